@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Plandeck needs to build, run and test.
+# Idempotent: packages already present are left alone. Run as root (or with sudo).
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential meson ninja-build pkg-config gettext
+  libglib2.0-dev libglib2.0-bin libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
+  libgtk-4-dev libadwaita-1-dev
+  # running the GUI and its tests without a display
+  xvfb xauth dbus-x11 at-spi2-core adwaita-icon-theme fonts-cantarell
+  # validation and tests
+  desktop-file-utils appstream python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
