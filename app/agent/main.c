@@ -1,0 +1,75 @@
+/* main.c: plandeck-agent, the command line face of the Plandeck engine.
+ *
+ * Only dispatch lives here; every subcommand has its own file.
+ */
+#define G_LOG_DOMAIN "plandeck-agent"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+#include <glib/gi18n.h>
+
+#include "pd-agent-commands.h"
+
+typedef struct
+{
+  const char *name;
+  int (*main_func) (int argc, char **argv);
+  const char *summary;
+} PdAgentCommand;
+
+static const PdAgentCommand commands[] = {
+  { "plan",   pd_agent_plan_main,   "Drive the plan engine: apply JSON lines, parse a rendered plan" },
+  { "config", pd_agent_config_main, "Print the resolved configuration and its warnings" },
+};
+
+static void
+print_usage (FILE *stream)
+{
+  fprintf (stream, "Usage: plandeck-agent COMMAND [OPTIONS...]\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (stream, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (stream, "\nRun 'plandeck-agent COMMAND --help' for the options of a command.\n");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return 2;
+    }
+
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      print_usage (stdout);
+      return 0;
+    }
+
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("plandeck-agent %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      if (strcmp (argv[1], commands[i].name) == 0)
+        return commands[i].main_func (argc - 1, argv + 1);
+    }
+
+  fprintf (stderr, "plandeck-agent: unknown command '%s'\n\n", argv[1]);
+  print_usage (stderr);
+  return 2;
+}

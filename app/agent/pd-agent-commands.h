@@ -1,0 +1,17 @@
+/* pd-agent-commands.h: the subcommands of plandeck-agent, one file each.
+ *
+ * Each entry point receives the arguments after the subcommand name
+ * (argv[0] is the subcommand itself) and returns the process exit status.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+int pd_agent_plan_main   (int    argc,
+                          char **argv);
+int pd_agent_config_main (int    argc,
+                          char **argv);
+
+G_END_DECLS
