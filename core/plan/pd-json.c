@@ -1,0 +1,736 @@
+/* pd-json.c: a small strict JSON reader and a canonical JSON writer. */
+#define G_LOG_DOMAIN "pd-json"
+
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "pd-json.h"
+
+G_DEFINE_QUARK (pd-json-error-quark, pd_json_error)
+
+typedef struct
+{
+  const char *start;
+  const char *pos;
+  const char *end;
+  guint       depth;
+} Reader;
+
+static JsonNode *read_value (Reader *r, GError **error);
+
+static gboolean
+fail (Reader      *r,
+      GError     **error,
+      PdJsonError  code,
+      const char  *what)
+{
+  g_set_error (error, PD_JSON_ERROR, code,
+               "invalid JSON at offset %" G_GSIZE_FORMAT ": %s",
+               (gsize) (r->pos - r->start), what);
+  return FALSE;
+}
+
+static void
+skip_ws (Reader *r)
+{
+  while (r->pos < r->end &&
+         (*r->pos == ' ' || *r->pos == '\t' || *r->pos == '\n' || *r->pos == '\r'))
+    r->pos++;
+}
+
+static gboolean
+read_hex4 (Reader   *r,
+           gunichar *out)
+{
+  gunichar value = 0;
+
+  if (r->end - r->pos < 4)
+    return FALSE;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (r->pos[i]);
+      if (digit < 0)
+        return FALSE;
+      value = (value << 4) | (gunichar) digit;
+    }
+
+  r->pos += 4;
+  *out = value;
+  return TRUE;
+}
+
+/* Reads a string starting at the opening quote.  Returns a newly allocated
+ * UTF-8 string or NULL with @error set. */
+static char *
+read_string (Reader  *r,
+             GError **error)
+{
+  g_autoptr(GString) out = NULL;
+  const char *run;
+
+  g_assert (*r->pos == '"');
+  r->pos++;
+  run = r->pos;
+
+  /* Fast path: no escapes. */
+  while (r->pos < r->end && *r->pos != '"' && *r->pos != '\\' && (guchar) *r->pos >= 0x20)
+    r->pos++;
+
+  if (r->pos < r->end && *r->pos == '"')
+    {
+      char *str = g_strndup (run, r->pos - run);
+      r->pos++;
+      return str;
+    }
+
+  out = g_string_new_len (run, r->pos - run);
+
+  while (r->pos < r->end)
+    {
+      char c = *r->pos;
+
+      if (c == '"')
+        {
+          r->pos++;
+          return g_string_free (g_steal_pointer (&out), FALSE);
+        }
+
+      if ((guchar) c < 0x20)
+        {
+          fail (r, error, PD_JSON_ERROR_SYNTAX, "control character in string");
+          return NULL;
+        }
+
+      if (c != '\\')
+        {
+          g_string_append_c (out, c);
+          r->pos++;
+          continue;
+        }
+
+      r->pos++;
+      if (r->pos >= r->end)
+        break;
+
+      c = *r->pos++;
+      switch (c)
+        {
+        case '"': g_string_append_c (out, '"'); break;
+        case '\\': g_string_append_c (out, '\\'); break;
+        case '/': g_string_append_c (out, '/'); break;
+        case 'b': g_string_append_c (out, '\b'); break;
+        case 'f': g_string_append_c (out, '\f'); break;
+        case 'n': g_string_append_c (out, '\n'); break;
+        case 'r': g_string_append_c (out, '\r'); break;
+        case 't': g_string_append_c (out, '\t'); break;
+        case 'u':
+          {
+            gunichar ch;
+
+            if (!read_hex4 (r, &ch))
+              {
+                fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
+                return NULL;
+              }
+
+            if (ch >= 0xD800 && ch <= 0xDBFF)
+              {
+                gunichar low;
+
+                if (r->end - r->pos < 6 || r->pos[0] != '\\' || r->pos[1] != 'u')
+                  {
+                    fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                    return NULL;
+                  }
+                r->pos += 2;
+                if (!read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
+                  {
+                    fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                    return NULL;
+                  }
+                ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
+              }
+            else if (ch >= 0xDC00 && ch <= 0xDFFF)
+              {
+                fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                return NULL;
+              }
+            else if (ch == 0)
+              {
+                fail (r, error, PD_JSON_ERROR_ENCODING, "NUL character in string");
+                return NULL;
+              }
+
+            g_string_append_unichar (out, ch);
+          }
+          break;
+        default:
+          r->pos--;
+          fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
+          return NULL;
+        }
+    }
+
+  fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
+  return NULL;
+}
+
+static JsonNode *
+read_number (Reader  *r,
+             GError **error)
+{
+  const char *begin = r->pos;
+  gboolean is_integer = TRUE;
+  char buf[64];
+  gsize len;
+
+  if (r->pos < r->end && *r->pos == '-')
+    r->pos++;
+
+  if (r->pos >= r->end || !g_ascii_isdigit (*r->pos))
+    {
+      fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
+      return NULL;
+    }
+
+  if (*r->pos == '0')
+    r->pos++;
+  else
+    while (r->pos < r->end && g_ascii_isdigit (*r->pos))
+      r->pos++;
+
+  if (r->pos < r->end && *r->pos == '.')
+    {
+      is_integer = FALSE;
+      r->pos++;
+      if (r->pos >= r->end || !g_ascii_isdigit (*r->pos))
+        {
+          fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
+          return NULL;
+        }
+      while (r->pos < r->end && g_ascii_isdigit (*r->pos))
+        r->pos++;
+    }
+
+  if (r->pos < r->end && (*r->pos == 'e' || *r->pos == 'E'))
+    {
+      is_integer = FALSE;
+      r->pos++;
+      if (r->pos < r->end && (*r->pos == '+' || *r->pos == '-'))
+        r->pos++;
+      if (r->pos >= r->end || !g_ascii_isdigit (*r->pos))
+        {
+          fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
+          return NULL;
+        }
+      while (r->pos < r->end && g_ascii_isdigit (*r->pos))
+        r->pos++;
+    }
+
+  len = r->pos - begin;
+  if (len >= sizeof buf)
+    {
+      /* Absurdly long literals are parsed from a heap copy. */
+      g_autofree char *copy = g_strndup (begin, len);
+      double d = g_ascii_strtod (copy, NULL);
+
+      if (!isfinite (d))
+        {
+          fail (r, error, PD_JSON_ERROR_SYNTAX, "number out of range");
+          return NULL;
+        }
+      return json_node_init_double (json_node_alloc (), d);
+    }
+
+  memcpy (buf, begin, len);
+  buf[len] = '\0';
+
+  if (is_integer)
+    {
+      char *endp = NULL;
+      gint64 v;
+
+      errno = 0;
+      v = g_ascii_strtoll (buf, &endp, 10);
+      if (errno == 0 && endp == buf + len)
+        return json_node_init_int (json_node_alloc (), v);
+    }
+
+  {
+    double d = g_ascii_strtod (buf, NULL);
+
+    if (!isfinite (d))
+      {
+        fail (r, error, PD_JSON_ERROR_SYNTAX, "number out of range");
+        return NULL;
+      }
+    return json_node_init_double (json_node_alloc (), d);
+  }
+}
+
+static gboolean
+match_literal (Reader     *r,
+               const char *word)
+{
+  gsize len = strlen (word);
+
+  if ((gsize) (r->end - r->pos) < len || memcmp (r->pos, word, len) != 0)
+    return FALSE;
+  r->pos += len;
+  return TRUE;
+}
+
+static JsonNode *
+read_object (Reader  *r,
+             GError **error)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+
+  r->pos++; /* { */
+  skip_ws (r);
+
+  if (r->pos < r->end && *r->pos == '}')
+    {
+      r->pos++;
+      return json_node_init_object (json_node_alloc (), object);
+    }
+
+  for (;;)
+    {
+      g_autofree char *key = NULL;
+      JsonNode *value;
+
+      skip_ws (r);
+      if (r->pos >= r->end || *r->pos != '"')
+        {
+          fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
+          return NULL;
+        }
+
+      if (!(key = read_string (r, error)))
+        return NULL;
+
+      if (json_object_has_member (object, key))
+        {
+          g_autofree char *what = g_strdup_printf ("duplicate key \"%s\"", key);
+          fail (r, error, PD_JSON_ERROR_DUPLICATE_KEY, what);
+          return NULL;
+        }
+
+      skip_ws (r);
+      if (r->pos >= r->end || *r->pos != ':')
+        {
+          fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
+          return NULL;
+        }
+      r->pos++;
+
+      if (!(value = read_value (r, error)))
+        return NULL;
+
+      json_object_set_member (object, key, value);
+
+      skip_ws (r);
+      if (r->pos < r->end && *r->pos == ',')
+        {
+          r->pos++;
+          continue;
+        }
+      if (r->pos < r->end && *r->pos == '}')
+        {
+          r->pos++;
+          return json_node_init_object (json_node_alloc (), object);
+        }
+
+      fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
+      return NULL;
+    }
+}
+
+static JsonNode *
+read_array (Reader  *r,
+            GError **error)
+{
+  g_autoptr(JsonArray) array = json_array_new ();
+
+  r->pos++; /* [ */
+  skip_ws (r);
+
+  if (r->pos < r->end && *r->pos == ']')
+    {
+      r->pos++;
+      return json_node_init_array (json_node_alloc (), array);
+    }
+
+  for (;;)
+    {
+      JsonNode *value;
+
+      if (!(value = read_value (r, error)))
+        return NULL;
+
+      json_array_add_element (array, value);
+
+      skip_ws (r);
+      if (r->pos < r->end && *r->pos == ',')
+        {
+          r->pos++;
+          continue;
+        }
+      if (r->pos < r->end && *r->pos == ']')
+        {
+          r->pos++;
+          return json_node_init_array (json_node_alloc (), array);
+        }
+
+      fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or ']'");
+      return NULL;
+    }
+}
+
+static JsonNode *
+read_value (Reader  *r,
+            GError **error)
+{
+  JsonNode *node = NULL;
+
+  skip_ws (r);
+
+  if (r->pos >= r->end)
+    {
+      fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected end of input");
+      return NULL;
+    }
+
+  switch (*r->pos)
+    {
+    case '{':
+    case '[':
+      if (++r->depth > PD_JSON_MAX_DEPTH)
+        {
+          fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+          return NULL;
+        }
+      node = *r->pos == '{' ? read_object (r, error) : read_array (r, error);
+      r->depth--;
+      return node;
+
+    case '"':
+      {
+        char *str = read_string (r, error);
+
+        if (str == NULL)
+          return NULL;
+        node = json_node_alloc ();
+        json_node_init (node, JSON_NODE_VALUE);
+        json_node_take_string (node, str);
+        return node;
+      }
+
+    case 't':
+      if (match_literal (r, "true"))
+        return json_node_init_boolean (json_node_alloc (), TRUE);
+      break;
+
+    case 'f':
+      if (match_literal (r, "false"))
+        return json_node_init_boolean (json_node_alloc (), FALSE);
+      break;
+
+    case 'n':
+      if (match_literal (r, "null"))
+        return json_node_init_null (json_node_alloc ());
+      break;
+
+    default:
+      if (*r->pos == '-' || g_ascii_isdigit (*r->pos))
+        return read_number (r, error);
+      break;
+    }
+
+  fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected character");
+  return NULL;
+}
+
+/**
+ * pd_json_parse:
+ * @text: UTF-8 JSON text
+ * @length: length of @text, or -1 when nul-terminated
+ *
+ * Parses exactly one JSON value surrounded by optional whitespace.  Nesting
+ * deeper than %PD_JSON_MAX_DEPTH, duplicate object keys, invalid UTF-8, lone
+ * surrogates and NUL characters are refused.
+ *
+ * Returns: (transfer full): the value, or %NULL with @error set
+ */
+JsonNode *
+pd_json_parse (const char  *text,
+               gssize       length,
+               GError     **error)
+{
+  Reader r;
+  JsonNode *node;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (length < 0)
+    length = strlen (text);
+
+  if (!g_utf8_validate_len (text, length, NULL))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return NULL;
+    }
+
+  r.start = r.pos = text;
+  r.end = text + length;
+  r.depth = 0;
+
+  if (!(node = read_value (&r, error)))
+    return NULL;
+
+  skip_ws (&r);
+  if (r.pos != r.end)
+    {
+      json_node_unref (node);
+      fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+      return NULL;
+    }
+
+  return node;
+}
+
+/* Escapes like Go's encoding/json (HTML-safe), so that rendered plans read the
+ * same as odek's and no '<' ever appears raw inside a check's JSON — the
+ * untrusted-content wrapper tags stay unforgeable from there. */
+void
+pd_json_append_string (GString    *out,
+                       const char *str)
+{
+  static const char hex[] = "0123456789abcdef";
+  const char *run = str;
+  const char *p = str;
+
+  g_string_append_c (out, '"');
+
+  while (*p)
+    {
+      guchar c = (guchar) *p;
+      const char *esc = NULL;
+      gsize adv = 1;
+
+      switch (c)
+        {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        case '<': esc = "\\u003c"; break;
+        case '>': esc = "\\u003e"; break;
+        case '&': esc = "\\u0026"; break;
+        case 0xE2:
+          /* U+2028 and U+2029 are line breaks to some readers. */
+          if ((guchar) p[1] == 0x80 && ((guchar) p[2] == 0xA8 || (guchar) p[2] == 0xA9))
+            {
+              esc = (guchar) p[2] == 0xA8 ? "\\u2028" : "\\u2029";
+              adv = 3;
+            }
+          break;
+        default:
+          break;
+        }
+
+      if (esc == NULL && (c < 0x20 || c == 0x7f))
+        {
+          g_string_append_len (out, run, p - run);
+          g_string_append (out, "\\u00");
+          g_string_append_c (out, hex[c >> 4]);
+          g_string_append_c (out, hex[c & 0xf]);
+          p++;
+          run = p;
+          continue;
+        }
+
+      if (esc != NULL)
+        {
+          g_string_append_len (out, run, p - run);
+          g_string_append (out, esc);
+          p += adv;
+          run = p;
+          continue;
+        }
+
+      p++;
+    }
+
+  g_string_append_len (out, run, p - run);
+  g_string_append_c (out, '"');
+}
+
+static void
+append_double (GString *out,
+               double   d)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* Integral values print as integers so 1, 1.0 and 1e0 agree. */
+  if (d == floor (d) && fabs (d) < 9.2e18)
+    {
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) d);
+      return;
+    }
+
+  /* Shortest spelling that reads back to the same double. */
+  for (int precision = 1; precision <= 17; precision++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buf, sizeof buf, format, d);
+      if (g_ascii_strtod (buf, NULL) == d)
+        break;
+    }
+
+  g_string_append (out, buf);
+}
+
+static int
+compare_keys (gconstpointer a,
+              gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+void
+pd_json_append_node (GString  *out,
+                     JsonNode *node,
+                     gboolean  sort_keys)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_NULL:
+      g_string_append (out, "null");
+      break;
+
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+          break;
+        case G_TYPE_DOUBLE:
+          append_double (out, json_node_get_double (node));
+          break;
+        case G_TYPE_BOOLEAN:
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+          break;
+        case G_TYPE_STRING:
+          pd_json_append_string (out, json_node_get_string (node));
+          break;
+        default:
+          g_string_append (out, "null");
+          break;
+        }
+      break;
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < n; i++)
+          {
+            if (i > 0)
+              g_string_append_c (out, ',');
+            pd_json_append_node (out, json_array_get_element (array, i), sort_keys);
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+        GList *members = json_object_get_members (object);
+
+        for (GList *l = members; l; l = l->next)
+          g_ptr_array_add (keys, l->data);
+        g_list_free (members);
+
+        if (sort_keys)
+          g_ptr_array_sort (keys, compare_keys);
+
+        g_string_append_c (out, '{');
+        for (guint i = 0; i < keys->len; i++)
+          {
+            const char *key = g_ptr_array_index (keys, i);
+
+            if (i > 0)
+              g_string_append_c (out, ',');
+            pd_json_append_string (out, key);
+            g_string_append_c (out, ':');
+            pd_json_append_node (out, json_object_get_member (object, key), sort_keys);
+          }
+        g_string_append_c (out, '}');
+      }
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+char *
+pd_json_to_string (JsonNode *node,
+                   gboolean  sort_keys)
+{
+  GString *out = g_string_new (NULL);
+
+  pd_json_append_node (out, node, sort_keys);
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * pd_json_canonicalize_object:
+ * @node: a JSON node that must hold an object
+ *
+ * Canonical form: compact, keys sorted bytewise at every level, numbers in
+ * their shortest round-trip spelling with integral values as integers.
+ *
+ * Returns: (transfer full): the canonical text, or %NULL when @node is not an object
+ */
+char *
+pd_json_canonicalize_object (JsonNode  *node,
+                             GError   **error)
+{
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_SYNTAX,
+                           "must be a JSON object");
+      return NULL;
+    }
+
+  return pd_json_to_string (node, TRUE);
+}
+
+char *
+pd_json_canonicalize_text (const char  *text,
+                           GError     **error)
+{
+  g_autoptr(JsonNode) node = pd_json_parse (text, -1, error);
+
+  if (node == NULL)
+    return NULL;
+
+  return pd_json_canonicalize_object (node, error);
+}

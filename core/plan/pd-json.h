@@ -1,0 +1,44 @@
+/* pd-json.h: a small strict JSON reader and a canonical JSON writer.
+ *
+ * The plan engine needs two things json-glib does not give it: a bounded
+ * parser (depth cap, duplicate keys refused, exactly one value) that is cheap
+ * enough to run on every rendered step line, and a canonical writer so that
+ * acceptance-check arguments compare equal whatever their key order or number
+ * spelling.  Both work on plain JsonNode trees so the rest of the code can
+ * keep using json-glib.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PD_JSON_ERROR (pd_json_error_quark ())
+#define PD_JSON_MAX_DEPTH 64
+
+typedef enum
+{
+  PD_JSON_ERROR_SYNTAX,
+  PD_JSON_ERROR_DEPTH,
+  PD_JSON_ERROR_DUPLICATE_KEY,
+  PD_JSON_ERROR_ENCODING,
+} PdJsonError;
+
+GQuark    pd_json_error_quark        (void);
+
+JsonNode *pd_json_parse              (const char  *text,
+                                      gssize       length,
+                                      GError     **error);
+void      pd_json_append_string      (GString     *out,
+                                      const char  *str);
+void      pd_json_append_node        (GString     *out,
+                                      JsonNode    *node,
+                                      gboolean     sort_keys);
+char     *pd_json_to_string          (JsonNode    *node,
+                                      gboolean     sort_keys);
+char     *pd_json_canonicalize_object (JsonNode   *node,
+                                       GError    **error);
+char     *pd_json_canonicalize_text  (const char  *text,
+                                      GError     **error);
+
+G_END_DECLS
