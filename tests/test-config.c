@@ -200,8 +200,8 @@ static void
 test_default_paths (Fixture       *f,
                     gconstpointer  data)
 {
-  /* G_TEST_OPTION_ISOLATE_DIRS gives each case its own config dir, so
-   * writing there never touches the developer's real config. */
+  /* main() points XDG_CONFIG_HOME at a private folder, so writing there
+   * never touches the developer's real config. */
   g_autofree char *config_dir = g_build_filename (g_get_user_config_dir (), "plandeck", NULL);
   g_autofree char *global = g_build_filename (config_dir, "config.json", NULL);
   g_autofree char *old_cwd = g_get_current_dir ();
@@ -890,7 +890,19 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *config_home = NULL;
+  int status;
+
+  /* Not G_TEST_OPTION_ISOLATE_DIRS: in GLib 2.74 it leaks the previous
+   * values on purpose, which valgrind and LeakSanitizer report.  One
+   * private config home, set before GLib first caches it, is enough. */
+  config_home = g_dir_make_tmp ("pd-config-home-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_setenv ("XDG_CONFIG_HOME", config_home, TRUE);
+  g_assert_cmpstr (g_get_user_config_dir (), ==, config_home);
+
+  g_test_init (&argc, &argv, NULL);
 
   ADD ("/pd/config/defaults", test_defaults);
   ADD ("/pd/config/missing-folder", test_missing_folder);
@@ -949,5 +961,9 @@ main (int   argc,
   ADD ("/pd/config/to-json/no-warnings", test_to_json_no_warnings);
   ADD ("/pd/config/sections", test_sections);
 
-  return g_test_run ();
+  status = g_test_run ();
+
+  remove_tree (config_home);
+
+  return status;
 }
