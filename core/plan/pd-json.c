@@ -425,9 +425,8 @@ read_value (Reader  *r,
 
         if (str == NULL)
           return NULL;
-        node = json_node_alloc ();
-        json_node_init (node, JSON_NODE_VALUE);
-        json_node_take_string (node, str);
+        node = json_node_init_string (json_node_alloc (), str);
+        g_free (str);
         return node;
       }
 

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "pd-plan-error.h"
 #include "pd-plan-text.h"
 
 G_DEFINE_QUARK (pd-plan-error-quark, pd_plan_error)
