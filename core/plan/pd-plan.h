@@ -8,6 +8,7 @@
 #include "pd-plan-limits.h"
 #include "pd-plan-parse.h"
 #include "pd-plan-render.h"
+#include "pd-plan-render-cache.h"
 #include "pd-plan-revision.h"
 #include "pd-plan-state.h"
 #include "pd-plan-step.h"
