@@ -89,6 +89,21 @@ pd_window_restore_size (PdWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
 }
 
+static gboolean
+pd_window_size_in_range (PdWindow   *self,
+                         const char *key,
+                         int         value)
+{
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GSettingsSchemaKey) schema_key = NULL;
+  g_autoptr(GVariant) variant = g_variant_ref_sink (g_variant_new_int32 (value));
+
+  g_object_get (self->settings, "settings-schema", &schema, NULL);
+  schema_key = g_settings_schema_get_key (schema, key);
+
+  return g_settings_schema_key_range_check (schema_key, variant);
+}
+
 static void
 pd_window_save_size (PdWindow *self)
 {
@@ -100,7 +115,9 @@ pd_window_save_size (PdWindow *self)
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
 
   g_settings_delay (self->settings);
-  if (width > 0 && height > 0)
+  /* A size the schema does not accept (a window never shown) is not stored. */
+  if (pd_window_size_in_range (self, "window-width", width) &&
+      pd_window_size_in_range (self, "window-height", height))
     {
       g_settings_set_int (self->settings, "window-width", width);
       g_settings_set_int (self->settings, "window-height", height);

@@ -295,6 +295,30 @@ test_window_size_remembered (void)
   g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
 }
 
+static void
+check_shrink_below_schema (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  gtk_window_set_default_size (GTK_WINDOW (window), 100, 100);
+}
+
+static void
+test_window_size_out_of_range_not_stored (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", 800);
+  g_settings_set_int (settings, "window-height", 600);
+
+  /* Storing 100×100 would be refused by the schema with a critical. */
+  g_assert_cmpint (pd_test_run_app (NULL, check_shrink_below_schema, NULL, NULL), ==, 0);
+
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 800);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 600);
+}
+
 /* --- a narrow window --------------------------------------------------- */
 
 static void
@@ -367,6 +391,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/window/demo-not-available", test_window_demo_says_not_available);
   g_test_add_func ("/pd/ui/window/actions", test_window_actions);
   g_test_add_func ("/pd/ui/window/size-remembered", test_window_size_remembered);
+  g_test_add_func ("/pd/ui/window/size-out-of-range-not-stored",
+                   test_window_size_out_of_range_not_stored);
   g_test_add_func ("/pd/ui/window/narrow-and-wide", test_window_narrow_and_wide);
   g_test_add_func ("/pd/ui/app/rejects-bad-command-lines", test_app_rejects_bad_command_lines);
 
