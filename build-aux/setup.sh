@@ -9,7 +9,9 @@ packages=(
   libglib2.0-dev libglib2.0-bin libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
   libgtk-4-dev libadwaita-1-dev
   # running the GUI and its tests without a display
-  xvfb xauth dbus-x11 at-spi2-core adwaita-icon-theme fonts-cantarell
+  xvfb xauth dbus-x11 dbus-daemon at-spi2-core adwaita-icon-theme fonts-cantarell
+  # settings that outlive the process (window size, recent sources)
+  dconf-gsettings-backend
   # validation and tests
   desktop-file-utils appstream python3
 )

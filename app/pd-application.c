@@ -1,0 +1,318 @@
+/* pd-application.c: the Plandeck desktop application
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Parses the command line (--db, --remote, --demo), opens one window per
+ * source, and owns the application-wide actions (about, quit).
+ */
+#define G_LOG_DOMAIN "pd-application"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-application.h"
+#include "pd-window.h"
+
+#define MAX_RECENT_SOURCES 10
+
+/* Exit status for a command line that cannot be acted on, as sysexits' EX_USAGE. */
+#define EXIT_USAGE 64
+
+struct _PdApplication
+{
+  AdwApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (PdApplication, pd_application, ADW_TYPE_APPLICATION)
+
+static const GOptionEntry main_entries[] = {
+  { "db", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+    N_("Open the sessions in the database at PATH"), N_("PATH") },
+  { "remote", 0, 0, G_OPTION_ARG_STRING, NULL,
+    N_("Open the sessions served by the endpoint at URL"), N_("URL") },
+  { "demo", 0, 0, G_OPTION_ARG_NONE, NULL,
+    N_("Show recorded demo sessions (not available yet)"), NULL },
+  { "version", 0, 0, G_OPTION_ARG_NONE, NULL,
+    N_("Print the version and exit"), NULL },
+  { NULL }
+};
+
+/**
+ * pd_application_default_database_path:
+ *
+ * Returns: (transfer full): `$XDG_DATA_HOME/plandeck/plandeck.db`
+ */
+char *
+pd_application_default_database_path (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "plandeck", "plandeck.db", NULL);
+}
+
+/* Returns TRUE when @url is an absolute http or https URL with a host. */
+static gboolean
+is_endpoint_url (const char  *url,
+                 GError     **error)
+{
+  g_autoptr(GUri) uri = NULL;
+  const char *scheme;
+
+  uri = g_uri_parse (url, G_URI_FLAGS_NONE, error);
+  if (uri == NULL)
+    return FALSE;
+
+  scheme = g_uri_get_scheme (uri);
+  if ((g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0) ||
+      g_uri_get_host (uri) == NULL || g_uri_get_host (uri)[0] == '\0')
+    {
+      g_set_error (error, G_URI_ERROR, G_URI_ERROR_BAD_SCHEME,
+                   _("Only http:// and https:// endpoints are supported"));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+remember_source (const char *source,
+                 gboolean    is_endpoint)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_auto(GStrv) old = g_settings_get_strv (settings, "recent-sources");
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) recent = NULL;
+  guint n = 1;
+
+  g_strv_builder_add (builder, source);
+  for (guint i = 0; old[i] != NULL && n < MAX_RECENT_SOURCES; i++)
+    {
+      if (g_strcmp0 (old[i], source) == 0)
+        continue;
+      g_strv_builder_add (builder, old[i]);
+      n++;
+    }
+  recent = g_strv_builder_end (builder);
+
+  g_settings_delay (settings);
+  g_settings_set_strv (settings, "recent-sources", (const char * const *) recent);
+  if (is_endpoint)
+    g_settings_set_string (settings, "endpoint-url", source);
+  g_settings_apply (settings);
+}
+
+/* Presents the window already showing this source, or a new one. */
+static PdWindow *
+pd_application_open_source (PdApplication *self,
+                            const char    *database_path,
+                            const char    *remote_url)
+{
+  PdWindow *window = NULL;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+    {
+      PdWindow *candidate;
+
+      if (!PD_IS_WINDOW (l->data))
+        continue;
+
+      candidate = PD_WINDOW (l->data);
+      if (remote_url != NULL
+          ? g_strcmp0 (pd_window_get_remote_url (candidate), remote_url) == 0
+          : g_strcmp0 (pd_window_get_database_path (candidate), database_path) == 0)
+        {
+          window = candidate;
+          break;
+        }
+    }
+
+  if (window == NULL)
+    window = pd_window_new (GTK_APPLICATION (self), database_path, remote_url);
+
+  if (remote_url != NULL)
+    remember_source (remote_url, TRUE);
+  else
+    remember_source (database_path, FALSE);
+
+  gtk_window_present (GTK_WINDOW (window));
+
+  return window;
+}
+
+static int
+pd_application_handle_local_options (GApplication *app,
+                                     GVariantDict *options)
+{
+  const char *remote = NULL;
+
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("plandeck %s\n", PACKAGE_VERSION);
+      return EXIT_SUCCESS;
+    }
+
+  if (g_variant_dict_contains (options, "db") && g_variant_dict_contains (options, "remote"))
+    {
+      g_printerr ("plandeck: %s\n", _("Use either --db or --remote, not both"));
+      return EXIT_USAGE;
+    }
+
+  if (g_variant_dict_lookup (options, "remote", "&s", &remote))
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!is_endpoint_url (remote, &error))
+        {
+          g_printerr ("plandeck: %s: %s\n", remote, error->message);
+          g_printerr ("%s\n", _("An endpoint URL looks like http://127.0.0.1:8080"));
+          return EXIT_USAGE;
+        }
+    }
+
+  return -1;
+}
+
+static int
+pd_application_command_line (GApplication            *app,
+                              GApplicationCommandLine *command_line)
+{
+  PdApplication *self = PD_APPLICATION (app);
+  GVariantDict *options = g_application_command_line_get_options_dict (command_line);
+  g_autofree char *database_path = NULL;
+  const char *db_arg = NULL;
+  const char *remote = NULL;
+  PdWindow *window;
+
+  g_variant_dict_lookup (options, "remote", "&s", &remote);
+
+  if (remote == NULL)
+    {
+      if (g_variant_dict_lookup (options, "db", "^&ay", &db_arg))
+        {
+          /* Relative to the directory plandeck was started in. */
+          g_autoptr(GFile) file = g_application_command_line_create_file_for_arg (command_line,
+                                                                                  db_arg);
+          database_path = g_file_get_path (file);
+        }
+      else
+        {
+          database_path = pd_application_default_database_path ();
+        }
+    }
+
+  window = pd_application_open_source (self, database_path, remote);
+
+  if (g_variant_dict_contains (options, "demo"))
+    pd_window_show_message (window, _("Demo sessions are not available yet"));
+
+  return EXIT_SUCCESS;
+}
+
+static void
+pd_application_activate (GApplication *app)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
+
+  if (window != NULL)
+    {
+      gtk_window_present (window);
+    }
+  else
+    {
+      g_autofree char *database_path = pd_application_default_database_path ();
+
+      pd_application_open_source (PD_APPLICATION (app), database_path, NULL);
+    }
+}
+
+static void
+about_action (GSimpleAction *action,
+              GVariant      *parameter,
+              gpointer       user_data)
+{
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  GtkWidget *about;
+
+  about = adw_about_window_new ();
+  gtk_window_set_transient_for (GTK_WINDOW (about), gtk_application_get_active_window (app));
+  gtk_window_set_modal (GTK_WINDOW (about), TRUE);
+  adw_about_window_set_application_icon (ADW_ABOUT_WINDOW (about), APP_ID);
+  adw_about_window_set_application_name (ADW_ABOUT_WINDOW (about), _("Plandeck"));
+  adw_about_window_set_comments (ADW_ABOUT_WINDOW (about),
+                                 _("Inspect the plans of AI coding-agent runs"));
+  adw_about_window_set_developer_name (ADW_ABOUT_WINDOW (about), _("The Plandeck Project"));
+  adw_about_window_set_version (ADW_ABOUT_WINDOW (about), PACKAGE_VERSION);
+  adw_about_window_set_license_type (ADW_ABOUT_WINDOW (about), GTK_LICENSE_GPL_3_0);
+  /* Translators: replace with your names, one per line */
+  adw_about_window_set_translator_credits (ADW_ABOUT_WINDOW (about), _("translator-credits"));
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+quit_action (GSimpleAction *action,
+             GVariant      *parameter,
+             gpointer       user_data)
+{
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  g_autoptr(GList) windows = g_list_copy (gtk_application_get_windows (app));
+
+  /* Closing (rather than destroying) lets each window save its state. */
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (GTK_WINDOW (l->data));
+}
+
+static const GActionEntry app_actions[] = {
+  { "about", about_action },
+  { "quit", quit_action },
+};
+
+static void
+pd_application_startup (GApplication *app)
+{
+  static const char *quit_accels[] = { "<Control>q", NULL };
+  static const char *close_accels[] = { "<Control>w", NULL };
+  static const char *open_accels[] = { "<Control>o", NULL };
+
+  G_APPLICATION_CLASS (pd_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
+                                   G_N_ELEMENTS (app_actions), app);
+
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-database",
+                                         open_accels);
+}
+
+static void
+pd_application_class_init (PdApplicationClass *klass)
+{
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->handle_local_options = pd_application_handle_local_options;
+  app_class->command_line = pd_application_command_line;
+  app_class->activate = pd_application_activate;
+  app_class->startup = pd_application_startup;
+}
+
+static void
+pd_application_init (PdApplication *self)
+{
+  g_application_add_main_option_entries (G_APPLICATION (self), main_entries);
+  g_application_set_option_context_summary (G_APPLICATION (self),
+                                            _("Inspect the plans of AI coding-agent runs."));
+}
+
+/**
+ * pd_application_new:
+ *
+ * Returns: (transfer full): the Plandeck application
+ */
+PdApplication *
+pd_application_new (void)
+{
+  return g_object_new (PD_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_HANDLES_COMMAND_LINE,
+                       "resource-base-path", "/io/github/plandeck/Plandeck",
+                       NULL);
+}

@@ -1,0 +1,202 @@
+/* pd-test-ui.c: helpers for the ui test suite
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-test-ui"
+
+#include "config.h"
+
+#include "pd-test-ui.h"
+
+/* A run that has not finished after this long is stuck; fail loudly. */
+#define RUN_TIMEOUT_SECONDS 60
+
+typedef struct
+{
+  PdTestWindowFunc func;
+  gpointer         user_data;
+  gboolean         saw_window;
+  gboolean         checked;
+} RunData;
+
+static RunData *current_run;
+
+void
+pd_test_reset_settings (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_auto(GStrv) keys = NULL;
+
+  g_object_get (settings, "settings-schema", &schema, NULL);
+  keys = g_settings_schema_list_keys (schema);
+  for (guint i = 0; keys[i] != NULL; i++)
+    g_settings_reset (settings, keys[i]);
+}
+
+void
+pd_test_flush (GtkWidget *widget)
+{
+  guint iterations = 0;
+
+  g_assert_true (gtk_widget_get_mapped (widget));
+
+  gtk_test_widget_wait_for_draw (widget);
+  gdk_display_sync (gtk_widget_get_display (widget));
+
+  /* Bounded: let pending layout and idle work settle. */
+  while (g_main_context_pending (NULL) && iterations++ < 1000)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+GtkWidget *
+pd_test_find_widget (GtkWidget *root,
+                     GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = pd_test_find_widget (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+GtkWidget *
+pd_test_find_label (GtkWidget  *root,
+                    const char *text)
+{
+  if (GTK_IS_LABEL (root) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (root)), text) == 0)
+    return root;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = pd_test_find_label (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+GtkWindow *
+pd_test_find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n = g_list_model_get_n_items (toplevels);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (item, type))
+        return GTK_WINDOW (item);
+    }
+
+  return NULL;
+}
+
+static void
+close_all_windows (GtkApplication *app)
+{
+  g_autoptr(GList) windows = g_list_copy (gtk_application_get_windows (app));
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (GTK_WINDOW (l->data));
+}
+
+static void
+check_window (gpointer user_data)
+{
+  PdWindow *window = PD_WINDOW (user_data);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (window));
+
+  pd_test_flush (GTK_WIDGET (window));
+
+  if (current_run->func != NULL)
+    current_run->func (PD_APPLICATION (app), window, current_run->user_data);
+  current_run->checked = TRUE;
+
+  close_all_windows (app);
+  g_object_unref (window);
+}
+
+static void
+on_window_added (GtkApplication *app,
+                 GtkWindow      *window,
+                 gpointer        user_data)
+{
+  if (!PD_IS_WINDOW (window) || current_run->saw_window)
+    return;
+
+  current_run->saw_window = TRUE;
+  /* The window is still being built here; check it once it is shown. */
+  g_idle_add_once (check_window, g_object_ref (window));
+}
+
+static gboolean
+on_run_timeout (gpointer user_data)
+{
+  g_error ("the application did not finish within %d seconds", RUN_TIMEOUT_SECONDS);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * pd_test_run_app:
+ * @args: (nullable): command line arguments after the program name
+ * @func: (nullable): checks to run on the first window, once drawn
+ * @saw_window: (out) (optional): whether a window was opened
+ *
+ * Runs a real #PdApplication, in process and without registering a unique
+ * name, with @args. The windows are closed after @func returns.
+ *
+ * Returns: the exit status of g_application_run()
+ */
+int
+pd_test_run_app (const char * const *args,
+                 PdTestWindowFunc    func,
+                 gpointer            user_data,
+                 gboolean           *saw_window)
+{
+  g_autoptr(PdApplication) app = pd_application_new ();
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  RunData run = { func, user_data, FALSE, FALSE };
+  guint timeout_id;
+  int status;
+
+  g_assert_null (current_run);
+  current_run = &run;
+
+  g_ptr_array_add (argv, (gpointer) "plandeck");
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app)) |
+                           G_APPLICATION_NON_UNIQUE);
+  g_signal_connect (app, "window-added", G_CALLBACK (on_window_added), NULL);
+
+  timeout_id = g_timeout_add_seconds (RUN_TIMEOUT_SECONDS, on_run_timeout, NULL);
+  status = g_application_run (G_APPLICATION (app), argv->len - 1, (char **) argv->pdata);
+  g_source_remove (timeout_id);
+
+  if (run.saw_window)
+    g_assert_true (run.checked);
+  if (saw_window != NULL)
+    *saw_window = run.saw_window;
+
+  current_run = NULL;
+
+  return status;
+}

@@ -1,0 +1,31 @@
+/* pd-test-ui.h: helpers for the ui test suite
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pd-application.h"
+#include "pd-window.h"
+
+G_BEGIN_DECLS
+
+/* Called once the first window is presented and drawn. */
+typedef void (*PdTestWindowFunc) (PdApplication *app,
+                                  PdWindow      *window,
+                                  gpointer       user_data);
+
+int        pd_test_run_app         (const char * const *args,
+                                    PdTestWindowFunc    func,
+                                    gpointer            user_data,
+                                    gboolean           *saw_window);
+void       pd_test_reset_settings  (void);
+void       pd_test_flush           (GtkWidget          *widget);
+GtkWidget *pd_test_find_widget     (GtkWidget          *root,
+                                    GType               type);
+GtkWidget *pd_test_find_label      (GtkWidget          *root,
+                                    const char         *text);
+GtkWindow *pd_test_find_toplevel   (GType               type);
+
+G_END_DECLS

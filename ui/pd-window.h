@@ -1,0 +1,23 @@
+/* pd-window.h: the main Plandeck window
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_WINDOW (pd_window_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdWindow, pd_window, PD, WINDOW, AdwApplicationWindow)
+
+PdWindow   *pd_window_new               (GtkApplication *application,
+                                         const char     *database_path,
+                                         const char     *remote_url);
+const char *pd_window_get_database_path (PdWindow       *self);
+const char *pd_window_get_remote_url    (PdWindow       *self);
+void        pd_window_show_message      (PdWindow       *self,
+                                         const char     *message);
+
+G_END_DECLS
