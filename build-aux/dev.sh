@@ -64,7 +64,20 @@ case "$command" in
       exit 2
     fi
     prepare
-    meson test -C "$builddir" --print-errorlogs
+    status=0
+    meson test -C "$builddir" --print-errorlogs || status=$?
+    # One closing line that any reader of the log understands.
+    python3 - "$builddir/meson-logs/testlog.json" <<'PY' || true
+import json, sys
+passed = failed = skipped = 0
+for line in open(sys.argv[1]):
+    result = json.loads(line).get("result")
+    if result in ("OK", "EXPECTEDFAIL"): passed += 1
+    elif result == "SKIP": skipped += 1
+    else: failed += 1
+print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+PY
+    exit "$status"
     ;;
   -h|--help|help)
     usage
