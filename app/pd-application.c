@@ -41,12 +41,12 @@ static const GOptionEntry main_entries[] = {
 /**
  * pd_application_default_database_path:
  *
- * Returns: (transfer full): `$XDG_DATA_HOME/plandeck/plandeck.db`
+ * Returns: (transfer full): `$XDG_DATA_HOME/plandeck/sessions.db`
  */
 char *
 pd_application_default_database_path (void)
 {
-  return g_build_filename (g_get_user_data_dir (), "plandeck", "plandeck.db", NULL);
+  return g_build_filename (g_get_user_data_dir (), "plandeck", "sessions.db", NULL);
 }
 
 /* Returns TRUE when @url is an absolute http or https URL with a host. */

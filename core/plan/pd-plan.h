@@ -11,6 +11,7 @@
 #include "pd-plan-render-cache.h"
 #include "pd-plan-revision.h"
 #include "pd-plan-state.h"
+#include "pd-plan-status.h"
 #include "pd-plan-step.h"
 #include "pd-plan-store.h"
 #include "pd-plan-text.h"

@@ -118,7 +118,7 @@ static void
 test_window_default_database (void)
 {
   g_autofree char *expected = g_build_filename (g_get_user_data_dir (),
-                                                "plandeck", "plandeck.db", NULL);
+                                                "plandeck", "sessions.db", NULL);
   g_autofree char *from_app = pd_application_default_database_path ();
 
   g_assert_cmpstr (from_app, ==, expected);

@@ -1,0 +1,116 @@
+/* pd-plan-status.c: the plan as a person reads it in a chat or a terminal. */
+#define G_LOG_DOMAIN "pd-plan"
+
+#include "config.h"
+
+#include "pd-plan-status.h"
+
+const char *
+pd_plan_step_status_glyph (PdPlanStepStatus status)
+{
+  switch (status)
+    {
+    case PD_PLAN_STEP_DONE: return "\xe2\x9c\x85";               /* ✅ */
+    case PD_PLAN_STEP_IN_PROGRESS: return "\xf0\x9f\x94\x84";    /* 🔄 */
+    case PD_PLAN_STEP_BLOCKED: return "\xe2\x9b\x94";            /* ⛔ */
+    case PD_PLAN_STEP_PENDING:
+    default: return "\xe2\xac\x9c";                              /* ⬜ */
+    }
+}
+
+static char *
+step_line (const PdPlanStep *step)
+{
+  GString *line = g_string_new (pd_plan_step_status_glyph (step->status));
+
+  g_string_append_printf (line, " %s %s", step->id, step->title);
+
+  if (step->note != NULL && *step->note)
+    {
+      g_string_append (line, " \xe2\x80\x94 ");
+      if (g_utf8_strlen (step->note, -1) > PD_PLAN_STATUS_NOTE_CHARS)
+        {
+          g_autofree char *cut = g_utf8_substring (step->note, 0, PD_PLAN_STATUS_NOTE_CHARS - 1);
+          g_string_append (line, cut);
+          g_string_append (line, "\xe2\x80\xa6");   /* … */
+        }
+      else
+        g_string_append (line, step->note);
+    }
+
+  return g_string_free (line, FALSE);
+}
+
+/**
+ * pd_plan_format_status:
+ * @state: (nullable): the plan
+ * @max_chars: the bound in characters, e.g. %PD_PLAN_STATUS_MAX_CHARS
+ *
+ * Returns: (transfer full): the status text; %PD_PLAN_STATUS_NO_PLAN
+ *   without a plan
+ */
+char *
+pd_plan_format_status (const PdPlanState *state,
+                       guint              max_chars)
+{
+  g_autoptr(GPtrArray) lines = NULL;
+  g_autoptr(GString) out = NULL;
+  PdPlanCounts counts;
+  glong used;
+  guint kept = 0;
+
+  if (state == NULL || state->version <= 0)
+    return g_strdup (PD_PLAN_STATUS_NO_PLAN);
+
+  pd_plan_state_count (state, &counts);
+
+  out = g_string_new ("\xf0\x9f\x93\x8b Plan \xe2\x80\x94 ");   /* 📋 Plan — */
+  if (counts.steps == 0)
+    {
+      /* A collapsed all-done plan keeps its version but not its rows. */
+      g_string_append_printf (out, "v%" G_GINT64_FORMAT " \xc2\xb7 all steps complete", state->version);
+      return g_string_free (g_steal_pointer (&out), FALSE);
+    }
+
+  g_string_append_printf (out, "v%" G_GINT64_FORMAT " \xc2\xb7 %u/%u done", state->version, counts.done, counts.steps);
+  if (counts.blocked > 0)
+    g_string_append_printf (out, " \xc2\xb7 %u blocked", counts.blocked);
+
+  lines = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < state->steps->len; i++)
+    g_ptr_array_add (lines, step_line (g_ptr_array_index (state->steps, i)));
+
+  used = g_utf8_strlen (out->str, -1);
+
+  {
+    glong total = used;
+
+    for (guint i = 0; i < lines->len; i++)
+      total += 1 + g_utf8_strlen (g_ptr_array_index (lines, i), -1);
+
+    if (total <= (glong) max_chars)
+      kept = lines->len;
+  }
+
+  /* Otherwise keep whole lines while they leave room for the trailer. */
+  for (; kept < lines->len; kept++)
+    {
+      glong line_chars = 1 + g_utf8_strlen (g_ptr_array_index (lines, kept), -1);
+      g_autofree char *trailer = g_strdup_printf ("\n%u more step(s) omitted", lines->len - kept - 1);
+
+      if (used + line_chars + g_utf8_strlen (trailer, -1) > (glong) max_chars)
+        break;
+      used += line_chars;
+    }
+
+  for (guint i = 0; i < kept; i++)
+    {
+      g_string_append_c (out, '\n');
+      g_string_append (out, g_ptr_array_index (lines, i));
+    }
+
+  if (kept < lines->len)
+    g_string_append_printf (out, "\n%u more step(s) omitted", lines->len - kept);
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
