@@ -369,9 +369,9 @@ op_replace (PdPlanEdit  *edit,
     return fail_args (error, "plan: revise: carry_checks_to required unless replacements declare checks");
 
   ids = join_ids (steps);
-  g_string_append_printf (summary, "%s %s -> %s", op_names[kind], step_id, ids);
+  g_string_append_printf (summary, "%s %s \xe2\x86\x92 %s", op_names[kind], step_id, ids);
   if (carry != NULL)
-    g_string_append_printf (summary, " (checks -> %s)", carry);
+    g_string_append_printf (summary, " (checks \xe2\x86\x92 %s)", carry);
 
   g_ptr_array_remove_index (edit->work->steps, index);
   insert_steps (edit->work, steps, index);
