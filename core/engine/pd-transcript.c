@@ -1,0 +1,324 @@
+/* pd-transcript.c: the messages of one session, as the engine keeps them. */
+#define G_LOG_DOMAIN "pd-engine"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-plan.h"
+#include "pd-transcript.h"
+
+struct _PdTranscript
+{
+  GObject    parent_instance;
+
+  GPtrArray *messages;    /* (element-type JsonObject) */
+  guint      dirty_from;  /* first index changed since the last save */
+};
+
+G_DEFINE_FINAL_TYPE (PdTranscript, pd_transcript, G_TYPE_OBJECT)
+
+static void
+pd_transcript_finalize (GObject *object)
+{
+  PdTranscript *self = (PdTranscript *) object;
+
+  g_clear_pointer (&self->messages, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (pd_transcript_parent_class)->finalize (object);
+}
+
+static void
+pd_transcript_class_init (PdTranscriptClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_transcript_finalize;
+}
+
+static void
+pd_transcript_init (PdTranscript *self)
+{
+  self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+}
+
+PdTranscript *
+pd_transcript_new (void)
+{
+  return g_object_new (PD_TYPE_TRANSCRIPT, NULL);
+}
+
+/* A transcript loaded from storage is clean: nothing to rewrite yet.
+ * Elements that are not objects are skipped. */
+PdTranscript *
+pd_transcript_new_from_json (JsonArray *messages)
+{
+  PdTranscript *self = pd_transcript_new ();
+  guint n = messages ? json_array_get_length (messages) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        g_ptr_array_add (self->messages, json_object_ref (json_node_get_object (node)));
+    }
+
+  self->dirty_from = self->messages->len;
+  return self;
+}
+
+guint
+pd_transcript_get_length (PdTranscript *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), 0);
+  return self->messages->len;
+}
+
+JsonObject *
+pd_transcript_get (PdTranscript *self,
+                   guint         index)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), NULL);
+  g_return_val_if_fail (index < self->messages->len, NULL);
+  return g_ptr_array_index (self->messages, index);
+}
+
+static void
+touch (PdTranscript *self,
+       guint         index)
+{
+  self->dirty_from = MIN (self->dirty_from, index);
+}
+
+void
+pd_transcript_append (PdTranscript *self,
+                      JsonObject   *message)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT (self));
+  touch (self, self->messages->len);
+  g_ptr_array_add (self->messages, json_object_ref (message));
+}
+
+void
+pd_transcript_insert (PdTranscript *self,
+                      guint         index,
+                      JsonObject   *message)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT (self));
+  g_return_if_fail (index <= self->messages->len);
+  touch (self, index);
+  g_ptr_array_insert (self->messages, index, json_object_ref (message));
+}
+
+void
+pd_transcript_replace (PdTranscript *self,
+                       guint         index,
+                       JsonObject   *message)
+{
+  JsonObject *old;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT (self));
+  g_return_if_fail (index < self->messages->len);
+  touch (self, index);
+  old = g_ptr_array_index (self->messages, index);
+  g_ptr_array_index (self->messages, index) = json_object_ref (message);
+  json_object_unref (old);
+}
+
+void
+pd_transcript_remove (PdTranscript *self,
+                      guint         index)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT (self));
+  g_return_if_fail (index < self->messages->len);
+  touch (self, index);
+  g_ptr_array_remove_index (self->messages, index);
+}
+
+JsonArray *
+pd_transcript_to_json (PdTranscript *self)
+{
+  JsonArray *array;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), NULL);
+
+  array = json_array_sized_new (self->messages->len);
+  for (guint i = 0; i < self->messages->len; i++)
+    json_array_add_object_element (array, json_object_ref (g_ptr_array_index (self->messages, i)));
+
+  return array;
+}
+
+guint
+pd_transcript_get_dirty_from (PdTranscript *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), 0);
+  return MIN (self->dirty_from, self->messages->len);
+}
+
+void
+pd_transcript_mark_saved (PdTranscript *self)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT (self));
+  self->dirty_from = self->messages->len;
+}
+
+JsonObject *
+pd_message_new (const char *role,
+                const char *content)
+{
+  JsonObject *message = json_object_new ();
+
+  json_object_set_string_member (message, "role", role);
+  if (content != NULL)
+    json_object_set_string_member (message, "content", content);
+  else
+    json_object_set_null_member (message, "content");
+
+  return message;
+}
+
+const char *
+pd_message_get_role (JsonObject *message)
+{
+  JsonNode *node = json_object_get_member (message, "role");
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+const char *
+pd_message_get_content (JsonObject *message)
+{
+  JsonNode *node = json_object_get_member (message, "content");
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+gboolean
+pd_message_is_digest (JsonObject *message)
+{
+  const char *content = pd_message_get_content (message);
+
+  return g_strcmp0 (pd_message_get_role (message), "system") == 0 &&
+         content != NULL && g_str_has_prefix (content, PD_DIGEST_PREFIX);
+}
+
+/* Role and prefix, both: a tool result quoting a plan is not the plan. */
+gboolean
+pd_message_is_plan (JsonObject *message)
+{
+  return pd_plan_is_plan_message (pd_message_get_role (message), pd_message_get_content (message));
+}
+
+int
+pd_transcript_find_plan_message (PdTranscript *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), -1);
+
+  for (guint i = self->messages->len; i-- > 0; )
+    if (pd_message_is_plan (g_ptr_array_index (self->messages, i)))
+      return (int) i;
+
+  return -1;
+}
+
+/**
+ * pd_transcript_get_head_length:
+ *
+ * The protected head: leading system messages (the system prompt), the
+ * first user message (the original task), and a compaction digest that sits
+ * right after them.  The plan message is not part of the head; it is
+ * inserted at the end of it and protected on its own.
+ */
+guint
+pd_transcript_get_head_length (PdTranscript *self)
+{
+  guint i = 0;
+  guint n;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), 0);
+
+  n = self->messages->len;
+
+  while (i < n)
+    {
+      JsonObject *message = g_ptr_array_index (self->messages, i);
+
+      if (g_strcmp0 (pd_message_get_role (message), "system") != 0 ||
+          pd_message_is_plan (message) || pd_message_is_digest (message))
+        break;
+      i++;
+    }
+
+  if (i < n && g_strcmp0 (pd_message_get_role (g_ptr_array_index (self->messages, i)), "user") == 0)
+    i++;
+
+  while (i < n && pd_message_is_digest (g_ptr_array_index (self->messages, i)))
+    i++;
+
+  return i;
+}
+
+gboolean
+pd_transcript_is_protected (PdTranscript *self,
+                            guint         index)
+{
+  JsonObject *message;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), TRUE);
+  g_return_val_if_fail (index < self->messages->len, TRUE);
+
+  if (index < pd_transcript_get_head_length (self))
+    return TRUE;
+
+  message = g_ptr_array_index (self->messages, index);
+  return pd_message_is_plan (message) || pd_message_is_digest (message);
+}
+
+/**
+ * pd_transcript_refresh_plan:
+ * @content: the wrapped plan message content, or %NULL for no plan
+ *
+ * Upserts the plan message: updated in place when present (its position is
+ * then fixed for the life of the session, which keeps the provider's prompt
+ * cache warm up to it), otherwise inserted right after the protected head.
+ * Equal content is a no-op.
+ *
+ * Returns: %TRUE when the transcript changed
+ */
+gboolean
+pd_transcript_refresh_plan (PdTranscript *self,
+                            const char   *content)
+{
+  int index;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), FALSE);
+
+  if (content == NULL)
+    return FALSE;
+
+  g_return_val_if_fail (g_str_has_prefix (content, PD_PLAN_MESSAGE_PREFIX), FALSE);
+
+  index = pd_transcript_find_plan_message (self);
+  if (index >= 0)
+    {
+      g_autoptr(JsonObject) message = NULL;
+
+      if (g_strcmp0 (pd_message_get_content (g_ptr_array_index (self->messages, index)), content) == 0)
+        return FALSE;
+
+      message = pd_message_new ("system", content);
+      pd_transcript_replace (self, (guint) index, message);
+      return TRUE;
+    }
+
+  {
+    g_autoptr(JsonObject) message = pd_message_new ("system", content);
+    pd_transcript_insert (self, pd_transcript_get_head_length (self), message);
+  }
+
+  return TRUE;
+}

@@ -1,0 +1,56 @@
+/* pd-transcript.h: the messages of one session, as the engine keeps them.
+ *
+ * OpenAI-shaped message objects ({role, content, name?, tool_call_id?,
+ * tool_calls?}) in order.  The transcript remembers the first position that
+ * changed since it was last saved, so a turn's save rewrites only the tail.
+ *
+ * Its structure has fixed places: the protected head (the system prompt, the
+ * original task, a compaction digest right after them), then the plan
+ * message.  Trimming never removes any of those.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PD_DIGEST_PREFIX "[Compacted earlier context:"
+
+#define PD_TYPE_TRANSCRIPT (pd_transcript_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdTranscript, pd_transcript, PD, TRANSCRIPT, GObject)
+
+PdTranscript *pd_transcript_new            (void);
+PdTranscript *pd_transcript_new_from_json  (JsonArray    *messages);
+guint         pd_transcript_get_length     (PdTranscript *self);
+JsonObject   *pd_transcript_get            (PdTranscript *self,
+                                            guint         index);
+void          pd_transcript_append         (PdTranscript *self,
+                                            JsonObject   *message);
+void          pd_transcript_insert         (PdTranscript *self,
+                                            guint         index,
+                                            JsonObject   *message);
+void          pd_transcript_replace        (PdTranscript *self,
+                                            guint         index,
+                                            JsonObject   *message);
+void          pd_transcript_remove         (PdTranscript *self,
+                                            guint         index);
+JsonArray    *pd_transcript_to_json        (PdTranscript *self);
+guint         pd_transcript_get_dirty_from (PdTranscript *self);
+void          pd_transcript_mark_saved     (PdTranscript *self);
+
+int           pd_transcript_find_plan_message (PdTranscript *self);
+guint         pd_transcript_get_head_length   (PdTranscript *self);
+gboolean      pd_transcript_is_protected      (PdTranscript *self,
+                                               guint         index);
+gboolean      pd_transcript_refresh_plan      (PdTranscript *self,
+                                               const char   *content);
+
+JsonObject   *pd_message_new               (const char   *role,
+                                            const char   *content);
+const char   *pd_message_get_role          (JsonObject   *message);
+const char   *pd_message_get_content       (JsonObject   *message);
+gboolean      pd_message_is_digest         (JsonObject   *message);
+gboolean      pd_message_is_plan           (JsonObject   *message);
+
+G_END_DECLS
