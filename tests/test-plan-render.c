@@ -90,7 +90,11 @@ test_header (void)
                    "s4 [pending] Add tests\n"
                    "s5 [pending] Update docs");
 
-  g_assert_null (pd_plan_render (pd_plan_state_new (), 2000) /* empty plan: no render */);
+  /* An empty plan has no render. */
+  {
+    g_autoptr(PdPlanState) empty = pd_plan_state_new ();
+    g_assert_null (pd_plan_render (empty, 2000));
+  }
 }
 
 static void
