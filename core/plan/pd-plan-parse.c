@@ -161,10 +161,16 @@ parse_checks (const char  *json,
   static const char * const allowed[] = { "id", "description", "tool", "arguments", "status", "call_id", NULL };
   g_autoptr(GPtrArray) checks = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_check_free);
   g_autoptr(GError) local_error = NULL;
-  g_autoptr(JsonNode) root = pd_json_parse (json, len, &local_error);
+  g_autoptr(JsonNode) root = NULL;
   JsonArray *array;
   guint n;
 
+  /* The renderer writes the array right after the marker and nothing after
+   * it; JSON's optional surrounding whitespace would be a deviation. */
+  if (len < 2 || json[0] != '[' || json[len - 1] != ']')
+    return parse_error (error, "plan: line %u: invalid checks JSON: not exactly one array after the marker", line_no);
+
+  root = pd_json_parse (json, len, &local_error);
   if (root == NULL)
     return parse_error (error, "plan: line %u: invalid checks JSON: %s", line_no, local_error->message);
   if (!JSON_NODE_HOLDS_ARRAY (root))
@@ -248,7 +254,7 @@ parse_revision (const char  *line,
   JsonNode *summary;
   const char *reason;
 
-  if (len < prefix + 2 || line[len - 1] != ']')
+  if (len < prefix + 3 || line[len - 1] != ']' || line[prefix] != '{' || line[len - 2] != '}')
     return parse_error (error, "plan: invalid revision metadata");
 
   root = pd_json_parse (line + prefix, len - prefix - 1, NULL);

@@ -1,0 +1,212 @@
+/* test-json.c: the strict JSON reader and canonical writer of the plan engine.
+ *
+ * Check arguments match by their canonical bytes, so the canonical form must
+ * be exact; and rendered plan lines are parsed with the strict reader, so
+ * everything ambiguous must be refused.
+ */
+#define G_LOG_DOMAIN "test-json"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+#include "pd-json.h"
+
+static void
+assert_parse_error (const char *text,
+                    gssize      length,
+                    int         code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = pd_json_parse (text, length, &error);
+
+  if (node != NULL)
+    g_error ("parsed, but should not have: %s", text);
+  g_assert_error (error, PD_JSON_ERROR, code);
+}
+
+static char *
+canonical (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  char *out = pd_json_canonicalize_text (text, &error);
+
+  if (out == NULL)
+    g_error ("did not canonicalize (%s): %s", error->message, text);
+  return out;
+}
+
+static void
+assert_canonical (const char *text,
+                  const char *expected)
+{
+  g_autofree char *out = canonical (text);
+
+  g_assert_cmpstr (out, ==, expected);
+}
+
+static char *
+nested (const char *open,
+        const char *inner,
+        const char *close,
+        guint       depth)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < depth; i++)
+    g_string_append (out, open);
+  g_string_append (out, inner);
+  for (guint i = 0; i < depth; i++)
+    g_string_append (out, close);
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_strict (void)
+{
+  static const char nul_inside[] = "{\"a\":\"x\0y\"}";
+
+  assert_parse_error ("{\"a\":1,\"a\":2}", -1, PD_JSON_ERROR_DUPLICATE_KEY);
+  assert_parse_error ("{\"a\":{\"b\":1,\"b\":1}}", -1, PD_JSON_ERROR_DUPLICATE_KEY);
+  /* The same key spelled with an escape is the same key. */
+  assert_parse_error ("{\"a\":1,\"\\u0061\":2}", -1, PD_JSON_ERROR_DUPLICATE_KEY);
+
+  assert_parse_error ("{} {}", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("{}x", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[1,]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("{\"a\":1,}", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("{'a':1}", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[01]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[+1]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[1.]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[.5]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[NaN]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[1e999]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[tru]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("   ", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[\"\\x\"]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[\"\\u12\"]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[\"unterminated]", -1, PD_JSON_ERROR_SYNTAX);
+
+  /* Raw control characters inside strings. */
+  assert_parse_error ("[\"a\nb\"]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[\"a\tb\"]", -1, PD_JSON_ERROR_SYNTAX);
+  assert_parse_error ("[\"a\x01" "b\"]", -1, PD_JSON_ERROR_SYNTAX);
+
+  /* Encoding: invalid UTF-8, lone surrogates, NUL. */
+  assert_parse_error ("[\"\xff\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error ("[\"\xc3\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error ("[\"\xed\xa0\x80\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error ("[\"\\ud800\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error ("[\"\\udc00\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error ("[\"\\ud800\\u0041\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error ("[\"\\ud800x\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error ("[\"\\u0000\"]", -1, PD_JSON_ERROR_ENCODING);
+  assert_parse_error (nul_inside, sizeof nul_inside - 1, PD_JSON_ERROR_ENCODING);
+
+  /* A valid pair is fine. */
+  {
+    g_autoptr(JsonNode) node = pd_json_parse ("[\"\\ud83d\\udccb\"]", -1, NULL);
+
+    g_assert_nonnull (node);
+    g_assert_cmpstr (json_array_get_string_element (json_node_get_array (node), 0), ==, "\xf0\x9f\x93\x8b");
+  }
+
+  /* A length bounds the text. */
+  {
+    g_autoptr(JsonNode) node = pd_json_parse ("{\"a\":1}garbage", 7, NULL);
+
+    g_assert_nonnull (node);
+    g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  }
+}
+
+static void
+test_depth (void)
+{
+  g_autofree char *arrays64 = nested ("[", "1", "]", 64);
+  g_autofree char *arrays65 = nested ("[", "1", "]", 65);
+  g_autofree char *objects64 = nested ("{\"a\":", "1", "}", 64);
+  g_autofree char *objects65 = nested ("{\"a\":", "1", "}", 65);
+  g_autofree char *deep = nested ("[", "", "]", 100000);
+  g_autoptr(JsonNode) ok_arrays = pd_json_parse (arrays64, -1, NULL);
+  g_autoptr(JsonNode) ok_objects = pd_json_parse (objects64, -1, NULL);
+
+  g_assert_nonnull (ok_arrays);
+  g_assert_nonnull (ok_objects);
+  assert_parse_error (arrays65, -1, PD_JSON_ERROR_DEPTH);
+  assert_parse_error (objects65, -1, PD_JSON_ERROR_DEPTH);
+  assert_parse_error (deep, -1, PD_JSON_ERROR_DEPTH);
+}
+
+static void
+test_canonical (void)
+{
+  /* Sorted keys at every level, no whitespace. */
+  assert_canonical (" { \"b\" : 1 , \"a\" : { \"z\" : [ { \"y\" : 1 , \"x\" : 2 } ] , \"m\" : null } } ",
+                    "{\"a\":{\"m\":null,\"z\":[{\"x\":2,\"y\":1}]},\"b\":1}");
+  /* Byte order of keys, so upper case sorts first. */
+  assert_canonical ("{\"b\":1,\"B\":2,\"a\":3,\"\xc3\xa9\":4,\"aa\":5}",
+                    "{\"B\":2,\"a\":3,\"aa\":5,\"b\":1,\"\xc3\xa9\":4}");
+
+  /* Number spelling. */
+  assert_canonical ("{\"a\":1.0,\"b\":1e0,\"c\":1E+2,\"d\":-0.125e2,\"e\":0.1,\"f\":100,\"g\":-7}",
+                    "{\"a\":1,\"b\":1,\"c\":100,\"d\":-12.5,\"e\":0.1,\"f\":100,\"g\":-7}");
+  assert_canonical ("{\"a\":2.5e-3,\"b\":9007199254740993}", "{\"a\":0.0025,\"b\":9007199254740993}");
+  assert_canonical ("{\"t\":true,\"f\":false,\"n\":null,\"s\":\"\",\"o\":{},\"l\":[]}",
+                    "{\"f\":false,\"l\":[],\"n\":null,\"o\":{},\"s\":\"\",\"t\":true}");
+
+  /* HTML-safe escaping and line separators; other text stays raw. */
+  assert_canonical ("{\"s\":\"<a href='x'>&</a>\"}", "{\"s\":\"\\u003ca href='x'\\u003e\\u0026\\u003c/a\\u003e\"}");
+  assert_canonical ("{\"s\":\"\xe2\x80\xa8|\\u2029|\xc3\xa9|\\u00e9|\xe2\x80\x94\"}",
+                    "{\"s\":\"\\u2028|\\u2029|\xc3\xa9|\xc3\xa9|\xe2\x80\x94\"}");
+  assert_canonical ("{\"s\":\"\\\"\\\\\\/\\n\\r\\t\\u0001\\u001f\"}",
+                    "{\"s\":\"\\\"\\\\/\\n\\r\\t\\u0001\\u001f\"}");
+
+  /* Spelled differently, canonically equal. */
+  {
+    g_autofree char *a = canonical ("{\"cmd\":\"make\",\"env\":{\"A\":1,\"B\":[1.0,2]}}");
+    g_autofree char *b = canonical ("{\"env\":{\"B\":[1,2.0e0],\"A\":1.00},\"cmd\":\"ma\\u006be\"}");
+
+    g_assert_cmpstr (a, ==, b);
+  }
+
+  /* Only objects canonicalize. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonNode) array = pd_json_parse ("[1]", -1, NULL);
+
+    g_assert_null (pd_json_canonicalize_text ("[1]", NULL));
+    g_assert_null (pd_json_canonicalize_text ("\"x\"", NULL));
+    g_assert_null (pd_json_canonicalize_text ("{} trailing", NULL));
+    g_assert_null (pd_json_canonicalize_object (array, &error));
+    g_assert_error (error, PD_JSON_ERROR, PD_JSON_ERROR_SYNTAX);
+    g_assert_null (pd_json_canonicalize_object (NULL, NULL));
+  }
+}
+
+static void
+test_append_string (void)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  pd_json_append_string (out, "a\"b\\c\x7f<>&\xe2\x80\xa8\xf0\x9f\x93\x8b");
+  g_assert_cmpstr (out->str, ==, "\"a\\\"b\\\\c\\u007f\\u003c\\u003e\\u0026\\u2028\xf0\x9f\x93\x8b\"");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/plan/json/strict", test_strict);
+  g_test_add_func ("/pd/plan/json/depth", test_depth);
+  g_test_add_func ("/pd/plan/json/canonical", test_canonical);
+  g_test_add_func ("/pd/plan/json/append-string", test_append_string);
+
+  return g_test_run ();
+}
