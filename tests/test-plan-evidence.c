@@ -359,7 +359,7 @@ test_denied (Fixture       *f,
   /* The blocked check does not gate completion; the pending one does. */
   exec_err (f, "{\"verb\":\"complete\",\"step_id\":\"u\"}", PD_PLAN_ERROR_CHECKS_PENDING,
             "plan: complete: step \"u\" has checks that have not passed \xe2\x80\x94 retryable: true; "
-            "blocking checks and satisfying calls: lint (pending): call lint with {}");
+            "blocking checks and satisfying calls: lint: call lint with {}");
   g_assert_true (observe_full (f, "lint", "{}", TRUE, "l1", PD_TOOL_EFFECTS_READ, FALSE));
   exec_ok (f, "{\"verb\":\"complete\",\"step_id\":\"u\"}");
   assert_step_status (f, "u", "done");
@@ -381,14 +381,14 @@ test_completion_gate (Fixture       *f,
 
   exec_err (f, "{\"verb\":\"complete\",\"step_id\":\"t\"}", PD_PLAN_ERROR_CHECKS_PENDING,
             "plan: complete: step \"t\" has checks that have not passed \xe2\x80\x94 retryable: true; "
-            "blocking checks and satisfying calls: go (pending): call shell with "
+            "blocking checks and satisfying calls: go: call shell with "
             "{\"command\":\"make check\",\"env\":{\"A\":[1,{\"x\":1,\"y\":2}],\"B\":1}}");
 
   g_assert_true (observe_full (f, "lint", "{}", FALSE, "l1", PD_TOOL_EFFECTS_READ, FALSE));
   exec_err (f, "{\"verb\":\"update\",\"updates\":[{\"id\":\"u\",\"status\":\"done\"}]}", PD_PLAN_ERROR_CHECKS_PENDING,
             "plan: update: step \"u\" has checks that have not passed \xe2\x80\x94 retryable: true; "
-            "blocking checks and satisfying calls: doc (pending): call docs with {\"n\":1}; "
-            "lint (failed): call lint with {}");
+            "blocking checks and satisfying calls: doc: call docs with {\"n\":1}; "
+            "lint: call lint with {} (last run failed)");
 
   /* Other statuses stay free for checked steps. */
   exec_ok (f, "{\"verb\":\"update\",\"updates\":[{\"id\":\"u\",\"status\":\"blocked\"}]}");

@@ -379,7 +379,7 @@ test_revise_split_carry (Fixture       *f,
   exec_ok_quiet (f, "{\"verb\":\"revise\",\"reason\":\"too big\",\"operations\":[{\"kind\":\"split\",\"step_id\":\"t\","
                     "\"carry_checks_to\":\"t2\",\"steps\":[{\"id\":\"t1\",\"title\":\"Unit\"},{\"id\":\"t2\",\"title\":\"Integration\"}]}]}");
   assert_render (f, HDR ("4", "0/3 done, 0 blocked, checks")
-                 "\n[Plan revision: {\"reason\":\"too big\",\"summary\":[\"split t -\\u003e t1,t2 (checks -\\u003e t2)\"]}]"
+                 "\n[Plan revision: {\"reason\":\"too big\",\"summary\":[\"split t \xe2\x86\x92 t1,t2 (checks \xe2\x86\x92 t2)\"]}]"
                  "\na [pending] A\nt1 [pending] Unit\nt2 [pending] Integration || checks:" CHECKS_PENDING);
 }
 
@@ -392,7 +392,7 @@ test_revise_supersede (Fixture       *f,
   /* The replaced id is free for its replacement. */
   exec_ok_quiet (f, REVISE ("[{\"kind\":\"supersede\",\"step_id\":\"b\",\"steps\":[{\"id\":\"b\",\"title\":\"Two, another way\"}]}]"));
   assert_render (f, HDR ("3", "1/3 done, 0 blocked")
-                 "\n[Plan revision: {\"reason\":\"r\",\"summary\":[\"supersede b -\\u003e b\"]}]"
+                 "\n[Plan revision: {\"reason\":\"r\",\"summary\":[\"supersede b \xe2\x86\x92 b\"]}]"
                  "\ns1 [done] One\nb [pending] Two, another way\ns2 [pending] Three");
 
   /* A checked step superseded by steps declaring their own checks. */
@@ -400,7 +400,7 @@ test_revise_supersede (Fixture       *f,
   exec_ok_quiet (f, REVISE ("[{\"kind\":\"supersede\",\"step_id\":\"s2\",\"steps\":[{\"title\":\"New\",\"checks\":"
                             "[{\"id\":\"n\",\"description\":\"d\",\"tool\":\"t\",\"arguments\":{\"x\":1}}]}]}]"));
   assert_render (f, HDR ("5", "1/3 done, 0 blocked, checks")
-                 "\n[Plan revision: {\"reason\":\"r\",\"summary\":[\"supersede s2 -\\u003e s2\"]}]"
+                 "\n[Plan revision: {\"reason\":\"r\",\"summary\":[\"supersede s2 \xe2\x86\x92 s2\"]}]"
                  "\ns1 [done] One\nb [pending] Two, another way\ns2 [pending] New || checks:"
                  "[{\"id\":\"n\",\"description\":\"d\",\"tool\":\"t\",\"arguments\":{\"x\":1},\"status\":\"pending\"}]");
 }

@@ -473,8 +473,8 @@ _pd_plan_checks_gate_message (const PdPlanStep *step)
 
       if (out->len > 0)
         g_string_append (out, "; ");
-      g_string_append_printf (out, "%s (%s): call %s with %s", check->id,
-                              pd_plan_check_status_to_string (check->status), check->tool, check->arguments);
+      g_string_append_printf (out, "%s: call %s with %s%s", check->id, check->tool, check->arguments,
+                              check->status == PD_PLAN_CHECK_FAILED ? " (last run failed)" : "");
     }
 
   return g_string_free (out, FALSE);
