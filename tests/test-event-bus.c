@@ -622,11 +622,10 @@ test_jsonl_not_regular (void)
    * test hangs, the O_NONBLOCK guard is gone. */
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   g_assert_false (pd_event_bus_open_jsonl (bus, fifo, &error));
-  g_assert_nonnull (error);
-  g_assert_true (error->domain == PD_EVENT_ERROR);
+  g_assert_error (error, PD_EVENT_ERROR, PD_EVENT_ERROR_NOT_REGULAR);
 
   g_assert_false (pd_event_bus_open_jsonl (bus, dir, &error2));
-  g_assert_nonnull (error2);
+  g_assert_error (error2, PD_EVENT_ERROR, PD_EVENT_ERROR_NOT_REGULAR);
 
   g_clear_object (&bus);
   remove_tmp (dir, names);

@@ -199,6 +199,14 @@ test_parse_round_trip (void)
   g_assert_cmpstr (pd_event_get_schema (back), ==, PD_EVENT_SCHEMA);
   again = pd_event_to_json (back);
   g_assert_cmpstr (again, ==, json);
+
+  /* The tree form (for `{"events":[…]}` documents) says the same. */
+  {
+    g_autoptr(JsonNode) node = pd_event_to_json_node (event);
+    g_autofree char *from_node = pd_json_to_string (node, FALSE);
+
+    g_assert_cmpstr (from_node, ==, json);
+  }
 }
 
 static void

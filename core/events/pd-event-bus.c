@@ -928,6 +928,11 @@ pd_event_bus_open_jsonl (PdEventBus  *self,
         g_set_error (error, PD_EVENT_ERROR, PD_EVENT_ERROR_SYMLINK,
                      _("Refusing to write events to “%s”: it is a symbolic link; "
                        "give the path of a regular file"), path);
+      /* EISDIR: a directory; ENXIO: a FIFO nobody reads (thanks to O_NONBLOCK)
+       * or a device without its driver. */
+      else if (saved_errno == EISDIR || saved_errno == ENXIO)
+        g_set_error (error, PD_EVENT_ERROR, PD_EVENT_ERROR_NOT_REGULAR,
+                     _("Refusing to write events to “%s”: it is not a regular file"), path);
       else
         g_set_error (error, PD_EVENT_ERROR, PD_EVENT_ERROR_IO,
                      _("Cannot open the events file “%s”: %s"), path, g_strerror (saved_errno));
