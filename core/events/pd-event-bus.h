@@ -25,7 +25,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdEventBus, pd_event_bus, PD, EVENT_BUS, GObject)
 
 /* Called on the dispatcher thread, in emit order; must not block for long
- * (it holds up every later event) and must not call pd_event_bus_flush(). */
+ * (it holds up every later event), must not call pd_event_bus_flush(), and
+ * must not drop the last reference to the bus (dispose joins that thread). */
 typedef void (*PdEventSinkFunc)     (PdEvent  *event,
                                      gpointer  user_data);
 /* Called on the main context that was thread-default at registration. */
