@@ -1,0 +1,582 @@
+/* pd-approver.c: the approval policy for tool calls. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "pd-approver.h"
+
+/* Long enough for any real command line; beyond that a person could not
+ * review it anyway, and the note says how much was left out. */
+#define SUMMARY_MAX_CHARS 2000
+#define OTHER_ARGS_MAX_CHARS 200
+
+G_DEFINE_ENUM_TYPE (PdApprovalPolicy, pd_approval_policy,
+                    G_DEFINE_ENUM_VALUE (PD_APPROVAL_POLICY_ASK, "ask"),
+                    G_DEFINE_ENUM_VALUE (PD_APPROVAL_POLICY_AUTO, "auto"),
+                    G_DEFINE_ENUM_VALUE (PD_APPROVAL_POLICY_DENY, "deny"))
+
+const char *
+pd_approval_policy_to_string (PdApprovalPolicy policy)
+{
+  switch (policy)
+    {
+    case PD_APPROVAL_POLICY_ASK:
+      return "ask";
+    case PD_APPROVAL_POLICY_AUTO:
+      return "auto";
+    case PD_APPROVAL_POLICY_DENY:
+      return "deny";
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+gboolean
+pd_approval_policy_from_string (const char       *str,
+                                PdApprovalPolicy *policy)
+{
+  static const PdApprovalPolicy all[] = {
+    PD_APPROVAL_POLICY_ASK, PD_APPROVAL_POLICY_AUTO, PD_APPROVAL_POLICY_DENY,
+  };
+
+  if (str == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (strcmp (str, pd_approval_policy_to_string (all[i])) == 0)
+      {
+        if (policy != NULL)
+          *policy = all[i];
+        return TRUE;
+      }
+
+  return FALSE;
+}
+
+/* The asker is refcounted so that replacing it while a question is open
+ * frees the old one only after that question is answered. */
+typedef struct
+{
+  PdApprovalFunc func;
+  gpointer       data;
+  GDestroyNotify destroy;
+} Asker;
+
+static void
+asker_clear (Asker *asker)
+{
+  if (asker->destroy != NULL)
+    asker->destroy (asker->data);
+}
+
+static void
+asker_release (Asker *asker)
+{
+  g_atomic_rc_box_release_full (asker, (GDestroyNotify) asker_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Asker, asker_release)
+
+struct _PdApprover
+{
+  GObject           parent_instance;
+
+  GMutex            mutex;         /* policy, asker */
+  GMutex            prompt_mutex;  /* one question at a time */
+  PdApprovalPolicy  policy;
+  Asker            *asker;
+};
+
+G_DEFINE_FINAL_TYPE (PdApprover, pd_approver, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_POLICY,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+pd_approver_finalize (GObject *object)
+{
+  PdApprover *self = (PdApprover *) object;
+
+  g_clear_pointer (&self->asker, asker_release);
+  g_mutex_clear (&self->mutex);
+  g_mutex_clear (&self->prompt_mutex);
+
+  G_OBJECT_CLASS (pd_approver_parent_class)->finalize (object);
+}
+
+static void
+pd_approver_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  PdApprover *self = PD_APPROVER (object);
+
+  switch (prop_id)
+    {
+    case PROP_POLICY:
+      g_value_set_enum (value, pd_approver_get_policy (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_approver_set_property (GObject      *object,
+                          guint         prop_id,
+                          const GValue *value,
+                          GParamSpec   *pspec)
+{
+  PdApprover *self = PD_APPROVER (object);
+
+  switch (prop_id)
+    {
+    case PROP_POLICY:
+      pd_approver_set_policy (self, g_value_get_enum (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_approver_class_init (PdApproverClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_approver_finalize;
+  object_class->get_property = pd_approver_get_property;
+  object_class->set_property = pd_approver_set_property;
+
+  /* ASK is the default: nothing that changes files runs unseen unless
+   * someone chose so. */
+  properties[PROP_POLICY] =
+    g_param_spec_enum ("policy", NULL, NULL,
+                       PD_TYPE_APPROVAL_POLICY,
+                       PD_APPROVAL_POLICY_ASK,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_approver_init (PdApprover *self)
+{
+  g_mutex_init (&self->mutex);
+  g_mutex_init (&self->prompt_mutex);
+  self->policy = PD_APPROVAL_POLICY_ASK;
+}
+
+PdApprover *
+pd_approver_new (PdApprovalPolicy policy)
+{
+  return g_object_new (PD_TYPE_APPROVER, "policy", policy, NULL);
+}
+
+PdApprovalPolicy
+pd_approver_get_policy (PdApprover *self)
+{
+  g_autoptr(GMutexLocker) locker = NULL;
+
+  g_return_val_if_fail (PD_IS_APPROVER (self), PD_APPROVAL_POLICY_DENY);
+
+  locker = g_mutex_locker_new (&self->mutex);
+  return self->policy;
+}
+
+void
+pd_approver_set_policy (PdApprover       *self,
+                        PdApprovalPolicy  policy)
+{
+  gboolean changed;
+
+  g_return_if_fail (PD_IS_APPROVER (self));
+  g_return_if_fail (policy <= PD_APPROVAL_POLICY_DENY);
+
+  g_mutex_lock (&self->mutex);
+  changed = self->policy != policy;
+  self->policy = policy;
+  g_mutex_unlock (&self->mutex);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POLICY]);
+}
+
+/**
+ * pd_approver_set_func:
+ * @func: (nullable): asks a person; %NULL removes the asker
+ * @destroy: (nullable): frees @user_data once no question uses it
+ *
+ * Sets who answers under the ASK policy: the CLI passes
+ * pd_approver_terminal_func(), the GUI a function that shows a dialog on
+ * its main thread and waits for the answer.  Never call pd_approver_decide()
+ * on the thread @func marshals to: it would wait for itself.
+ */
+void
+pd_approver_set_func (PdApprover     *self,
+                      PdApprovalFunc  func,
+                      gpointer        user_data,
+                      GDestroyNotify  destroy)
+{
+  Asker *asker = NULL;
+  Asker *old;
+
+  g_return_if_fail (PD_IS_APPROVER (self));
+
+  if (func != NULL)
+    {
+      asker = g_atomic_rc_box_new0 (Asker);
+      asker->func = func;
+      asker->data = user_data;
+      asker->destroy = destroy;
+    }
+  else if (destroy != NULL)
+    {
+      destroy (user_data);
+    }
+
+  g_mutex_lock (&self->mutex);
+  old = self->asker;
+  self->asker = asker;
+  g_mutex_unlock (&self->mutex);
+
+  if (old != NULL)
+    asker_release (old);
+}
+
+static void
+set_reason (char       **reason,
+            const char  *text)
+{
+  if (reason != NULL)
+    *reason = g_strdup (text);
+}
+
+/**
+ * pd_approver_decide:
+ * @tool: the tool about to run
+ * @args: (nullable): its arguments
+ * @reason: (out) (optional) (transfer full): why, for the log and, on a
+ *   denial, for pd_tool_result_new_denied()
+ *
+ * Decides one call.  May block while a person answers (ASK); safe to call
+ * from several threads at once.
+ */
+PdApprovalDecision
+pd_approver_decide (PdApprover  *self,
+                    PdTool      *tool,
+                    JsonObject  *args,
+                    char       **reason)
+{
+  g_autoptr(Asker) asker = NULL;
+  g_autofree char *summary = NULL;
+  PdApprovalPolicy policy;
+  gboolean allowed;
+
+  if (reason != NULL)
+    *reason = NULL;
+
+  g_return_val_if_fail (PD_IS_APPROVER (self), PD_APPROVAL_DENY);
+  g_return_val_if_fail (PD_IS_TOOL (tool), PD_APPROVAL_DENY);
+
+  switch (pd_tool_get_safety (tool))
+    {
+    case PD_TOOL_SAFE:
+      set_reason (reason, "safe tool: changes engine state only");
+      return PD_APPROVAL_ALLOW;
+
+    case PD_TOOL_READ_ONLY:
+      set_reason (reason, "read-only tool");
+      return PD_APPROVAL_ALLOW;
+
+    case PD_TOOL_MUTATING:
+    default:
+      break;
+    }
+
+  g_mutex_lock (&self->mutex);
+  policy = self->policy;
+  if (self->asker != NULL)
+    asker = g_atomic_rc_box_acquire (self->asker);
+  g_mutex_unlock (&self->mutex);
+
+  switch (policy)
+    {
+    case PD_APPROVAL_POLICY_AUTO:
+      set_reason (reason, "approval policy is auto");
+      return PD_APPROVAL_ALLOW;
+
+    case PD_APPROVAL_POLICY_DENY:
+      set_reason (reason, "approval policy is deny: tools that change files or run commands "
+                          "are not allowed in this session");
+      return PD_APPROVAL_DENY;
+
+    case PD_APPROVAL_POLICY_ASK:
+    default:
+      break;
+    }
+
+  if (asker == NULL)
+    {
+      set_reason (reason, "no one to ask: approval policy is ask, but no prompt is available");
+      return PD_APPROVAL_DENY;
+    }
+
+  summary = pd_approver_summarize (tool, args);
+
+  g_mutex_lock (&self->prompt_mutex);
+  allowed = asker->func (pd_tool_get_name (tool), summary, asker->data);
+  g_mutex_unlock (&self->prompt_mutex);
+
+  if (allowed)
+    {
+      set_reason (reason, "approved by the user");
+      return PD_APPROVAL_ALLOW;
+    }
+
+  set_reason (reason, "the user declined");
+  return PD_APPROVAL_DENY;
+}
+
+static gboolean
+needs_escape (gunichar c)
+{
+  /* Control characters could rewrite the terminal; bidirectional
+   * overrides could make a command read differently than it runs. */
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
+         c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
+/* Appends @text for a person to read: valid UTF-8, no control or
+ * direction characters, at most @max_chars characters. */
+static void
+append_sanitized (GString    *out,
+                  const char *text,
+                  guint       max_chars)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  guint n = 0;
+  const char *p;
+
+  for (p = valid; *p != '\0' && n < max_chars; p = g_utf8_next_char (p), n++)
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      else if (needs_escape (c))
+        g_string_append_printf (out, "\\u%04x", c);
+      else
+        g_string_append_unichar (out, c);
+    }
+
+  if (*p != '\0')
+    g_string_append_printf (out, " … (%ld more characters not shown)", g_utf8_strlen (p, -1));
+}
+
+static const char *
+member_string (JsonObject *args,
+               const char *key)
+{
+  JsonNode *node = args ? json_object_get_member (args, key) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+/**
+ * pd_approver_summarize:
+ *
+ * One line for a prompt: `shell: <command>`, `write_file: <path> (N bytes)`,
+ * … .  File contents and replacement text are never included, only their
+ * sizes; everything is escaped for a terminal.
+ *
+ * Returns: (transfer full): the summary
+ */
+char *
+pd_approver_summarize (PdTool     *tool,
+                       JsonObject *args)
+{
+  g_autoptr(GString) out = NULL;
+  const char *name;
+  const char *path;
+
+  g_return_val_if_fail (PD_IS_TOOL (tool), NULL);
+
+  name = pd_tool_get_name (tool);
+  out = g_string_new (NULL);
+  append_sanitized (out, name, 64);
+  g_string_append (out, ": ");
+
+  path = member_string (args, "path");
+
+  if (strcmp (name, "shell") == 0)
+    {
+      const char *command = member_string (args, "command");
+
+      append_sanitized (out, command ? command : "(no command)", SUMMARY_MAX_CHARS);
+    }
+  else if (strcmp (name, "write_file") == 0)
+    {
+      const char *content = member_string (args, "content");
+
+      append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
+      g_string_append_printf (out, " (%" G_GSIZE_FORMAT " bytes)", content ? strlen (content) : 0);
+    }
+  else if (strcmp (name, "edit_file") == 0)
+    {
+      const char *old_string = member_string (args, "old_string");
+      const char *new_string = member_string (args, "new_string");
+      JsonNode *all = args ? json_object_get_member (args, "replace_all") : NULL;
+      gboolean replace_all = all != NULL && JSON_NODE_HOLDS_VALUE (all) &&
+                             json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
+                             json_node_get_boolean (all);
+
+      append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
+      g_string_append_printf (out, " (replace %" G_GSIZE_FORMAT " bytes with %" G_GSIZE_FORMAT
+                              " bytes%s)",
+                              old_string ? strlen (old_string) : 0,
+                              new_string ? strlen (new_string) : 0,
+                              replace_all ? ", every occurrence" : "");
+    }
+  else if (strcmp (name, "grep") == 0)
+    {
+      const char *pattern = member_string (args, "pattern");
+
+      append_sanitized (out, pattern ? pattern : "", SUMMARY_MAX_CHARS);
+      g_string_append (out, " in ");
+      append_sanitized (out, path ? path : ".", SUMMARY_MAX_CHARS);
+    }
+  else if (strcmp (name, "plan") == 0)
+    {
+      const char *verb = member_string (args, "verb");
+
+      append_sanitized (out, verb ? verb : "(no verb)", 64);
+    }
+  else if (path != NULL || strcmp (name, "read_file") == 0 || strcmp (name, "list_dir") == 0)
+    {
+      append_sanitized (out, path ? path : ".", SUMMARY_MAX_CHARS);
+    }
+  else if (args != NULL)
+    {
+      /* A tool this file does not know: its arguments, short.  Nothing
+       * here names file contents, but long values are cut all the same. */
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), args);
+      g_autofree char *json = json_to_string (node, FALSE);
+
+      append_sanitized (out, json, OTHER_ARGS_MAX_CHARS);
+    }
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static gboolean
+write_all (int         fd,
+           const char *text)
+{
+  gsize len = strlen (text);
+
+  while (len > 0)
+    {
+      gssize n = write (fd, text, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      text += n;
+      len -= (gsize) n;
+    }
+
+  return TRUE;
+}
+
+/* Reads one line of at most 63 bytes (the rest of a longer line is
+ * discarded).  FALSE at end of file or on an error. */
+static gboolean
+read_answer (int   fd,
+             char *buf,
+             gsize size)
+{
+  gsize len = 0;
+
+  for (;;)
+    {
+      char c;
+      gssize n = read (fd, &c, 1);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      if (c == '\n')
+        break;
+      if (len + 1 < size)
+        buf[len++] = c;
+    }
+
+  buf[len] = '\0';
+  return TRUE;
+}
+
+/**
+ * pd_approver_terminal_func:
+ *
+ * A #PdApprovalFunc for the command line: asks y/N on the controlling
+ * terminal.  It reads /dev/tty, not stdin, because stdin may carry the
+ * task.  Without a terminal the answer is no.
+ */
+gboolean
+pd_approver_terminal_func (const char *tool,
+                           const char *summary,
+                           gpointer    user_data)
+{
+  g_autofree char *question = NULL;
+  g_autofree char *answer_text = NULL;
+  char answer[64];
+  gboolean ok;
+  int fd;
+
+  fd = open ("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+
+  /* Translators: %s is a one-line summary such as "shell: make check". */
+  question = g_strdup_printf (_("\nThe agent wants to run a tool that can change files or run commands:\n  %s\nAllow it? [y/N] "),
+                              summary);
+
+  ok = write_all (fd, question) && read_answer (fd, answer, sizeof answer);
+
+  if (!ok)
+    write_all (fd, "\n");
+
+  close (fd);
+
+  if (!ok)
+    return FALSE;
+
+  answer_text = g_strstrip (g_ascii_strdown (answer, -1));
+
+  return strcmp (answer_text, "y") == 0 || strcmp (answer_text, "yes") == 0;
+}

@@ -1,0 +1,166 @@
+/* pd-edit-file-tool.c: the edit_file tool — exact string replacement. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-edit-file-tool.h"
+#include "pd-tool-private.h"
+
+struct _PdEditFileTool
+{
+  GObject parent_instance;
+};
+
+static void pd_edit_file_tool_iface_init (PdToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdEditFileTool, pd_edit_file_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_edit_file_tool_iface_init))
+
+static const char schema[] =
+  "{"
+  "\"type\":\"object\","
+  "\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the working directory.\"},"
+    "\"old_string\":{\"type\":\"string\",\"description\":\"The exact text to replace, including whitespace and indentation. It must occur exactly once unless replace_all is true.\"},"
+    "\"new_string\":{\"type\":\"string\",\"description\":\"The replacement text.\"},"
+    "\"replace_all\":{\"type\":\"boolean\",\"description\":\"Optional. Replace every occurrence instead of exactly one.\"}"
+  "},"
+  "\"required\":[\"path\",\"old_string\",\"new_string\"]"
+  "}";
+
+/* Non-overlapping occurrences, the ones a replacement would touch. */
+static guint
+count_occurrences (const char *haystack,
+                   const char *needle)
+{
+  gsize needle_len = strlen (needle);
+  guint n = 0;
+
+  for (const char *p = haystack; (p = strstr (p, needle)) != NULL; p += needle_len)
+    n++;
+
+  return n;
+}
+
+static PdToolResult *
+pd_edit_file_tool_call (PdTool         *tool,
+                        PdToolContext  *context,
+                        JsonObject     *args,
+                        GCancellable   *cancellable,
+                        GError        **error)
+{
+  g_autofree char *resolved = NULL;
+  g_autofree char *display = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GString) edited = NULL;
+  PdToolResult *err_result = NULL;
+  const char *path = NULL;
+  const char *old_string = NULL;
+  const char *new_string = NULL;
+  gboolean replace_all = FALSE;
+  gsize length = 0;
+  guint n;
+
+  if (!_pd_tool_args_string (args, "edit_file", "path", TRUE, &path, &err_result) ||
+      !_pd_tool_args_string (args, "edit_file", "old_string", TRUE, &old_string, &err_result) ||
+      !_pd_tool_args_string (args, "edit_file", "new_string", TRUE, &new_string, &err_result) ||
+      !_pd_tool_args_bool (args, "edit_file", "replace_all", &replace_all, &err_result))
+    return err_result;
+
+  if (*old_string == '\0')
+    return pd_tool_result_new (FALSE, "edit_file: 'old_string' is empty; to create a file or "
+                               "replace all of it, use write_file");
+
+  if (strcmp (old_string, new_string) == 0)
+    return pd_tool_result_new (FALSE, "edit_file: 'old_string' and 'new_string' are identical; "
+                               "nothing would change");
+
+  if ((err_result = _pd_tool_resolve (context, "edit_file", path, &resolved)))
+    return err_result;
+
+  if (!_pd_tool_read_text_file ("edit_file", context, resolved, &contents, &length, &err_result))
+    return err_result;
+
+  display = pd_tool_context_display_path (context, resolved);
+  n = count_occurrences (contents, old_string);
+
+  if (n == 0)
+    return pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' was not found in '%s'; "
+                                      "read the file and copy the text exactly, including "
+                                      "whitespace", display);
+
+  if (n > 1 && !replace_all)
+    return pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' occurs %u times in '%s'; "
+                                      "include more surrounding text to make it unique, or set "
+                                      "replace_all to true", n, display);
+
+  edited = g_string_new_len (contents, length);
+  g_string_replace (edited, old_string, new_string, replace_all ? 0 : 1);
+
+  if (!_pd_tool_write_file ("edit_file", context, resolved, edited->str, edited->len, &err_result))
+    return err_result;
+
+  return pd_tool_result_new_printf (TRUE, "edited %s: replaced %u occurrence%s", display, n,
+                                    n == 1 ? "" : "s");
+}
+
+static const char *
+pd_edit_file_tool_get_name (PdTool *tool)
+{
+  return "edit_file";
+}
+
+static const char *
+pd_edit_file_tool_get_description (PdTool *tool)
+{
+  return "Replace an exact string in a text file. old_string must match the file byte for byte "
+         "and occur exactly once, unless replace_all is true. Read the file first.";
+}
+
+static JsonNode *
+pd_edit_file_tool_get_parameters (PdTool *tool)
+{
+  return _pd_tool_parse_schema (schema);
+}
+
+static PdToolSafety
+pd_edit_file_tool_get_safety (PdTool *tool)
+{
+  return PD_TOOL_MUTATING;
+}
+
+static PdToolEffects
+pd_edit_file_tool_get_effects (PdTool     *tool,
+                               JsonObject *args)
+{
+  return PD_TOOL_EFFECTS_WRITE;
+}
+
+static void
+pd_edit_file_tool_iface_init (PdToolInterface *iface)
+{
+  iface->get_name = pd_edit_file_tool_get_name;
+  iface->get_description = pd_edit_file_tool_get_description;
+  iface->get_parameters = pd_edit_file_tool_get_parameters;
+  iface->get_safety = pd_edit_file_tool_get_safety;
+  iface->get_effects = pd_edit_file_tool_get_effects;
+  iface->call = pd_edit_file_tool_call;
+}
+
+static void
+pd_edit_file_tool_class_init (PdEditFileToolClass *klass)
+{
+}
+
+static void
+pd_edit_file_tool_init (PdEditFileTool *self)
+{
+}
+
+PdTool *
+pd_edit_file_tool_new (void)
+{
+  return g_object_new (PD_TYPE_EDIT_FILE_TOOL, NULL);
+}

@@ -1,0 +1,190 @@
+/* pd-list-dir-tool.c: the list_dir tool — lists a directory. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pd-list-dir-tool.h"
+#include "pd-tool-private.h"
+
+struct _PdListDirTool
+{
+  GObject parent_instance;
+};
+
+static void pd_list_dir_tool_iface_init (PdToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdListDirTool, pd_list_dir_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_list_dir_tool_iface_init))
+
+static const char schema[] =
+  "{"
+  "\"type\":\"object\","
+  "\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"Optional. Directory, relative to the working directory (default: the working directory).\"}"
+  "}"
+  "}";
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static PdToolResult *
+pd_list_dir_tool_call (PdTool         *tool,
+                       PdToolContext  *context,
+                       JsonObject     *args,
+                       GCancellable   *cancellable,
+                       GError        **error)
+{
+  g_autofree char *resolved = NULL;
+  g_autofree char *display = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GString) out = NULL;
+  PdToolResult *err_result = NULL;
+  PdToolResult *result;
+  const char *path = NULL;
+  const char *name;
+  gsize cap = pd_tool_context_get_output_cap (context);
+  struct stat st;
+  guint shown = 0;
+
+  if (!_pd_tool_args_string (args, "list_dir", "path", FALSE, &path, &err_result))
+    return err_result;
+
+  if (path == NULL || *path == '\0')
+    path = ".";
+
+  if ((err_result = _pd_tool_resolve (context, "list_dir", path, &resolved)))
+    return err_result;
+
+  display = pd_tool_context_display_path (context, resolved);
+
+  if (stat (resolved, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT)
+        return pd_tool_result_new_printf (FALSE, "list_dir: '%s' does not exist", display);
+      return pd_tool_result_new_printf (FALSE, "list_dir: cannot open '%s': %s",
+                                        display, g_strerror (saved_errno));
+    }
+
+  if (!S_ISDIR (st.st_mode))
+    return pd_tool_result_new_printf (FALSE, "list_dir: '%s' is not a directory (use read_file)",
+                                      display);
+
+  dir = g_dir_open (resolved, 0, &local_error);
+  if (dir == NULL)
+    return pd_tool_result_new_printf (FALSE, "list_dir: cannot open '%s': %s",
+                                      display, local_error->message);
+
+  names = g_ptr_array_new_with_free_func (g_free);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+
+  if (names->len == 0)
+    return pd_tool_result_new (TRUE, "[empty directory]");
+
+  out = g_string_new (NULL);
+  for (shown = 0; shown < names->len; shown++)
+    {
+      const char *entry = g_ptr_array_index (names, shown);
+      g_autofree char *full = g_build_filename (resolved, entry, NULL);
+      g_autofree char *shown_name = g_filename_display_name (entry);
+      g_autoptr(GString) line = g_string_new (shown_name);
+
+      if (lstat (full, &st) == 0)
+        {
+          if (S_ISDIR (st.st_mode))
+            g_string_append_c (line, '/');
+          else if (S_ISLNK (st.st_mode))
+            {
+              g_autofree char *target = g_file_read_link (full, NULL);
+              g_autofree char *shown_target = target ? g_filename_display_name (target) : NULL;
+
+              g_string_append_printf (line, " -> %s", shown_target ? shown_target : "?");
+            }
+        }
+      g_string_append_c (line, '\n');
+
+      if (out->len + line->len > cap)
+        break;
+      g_string_append_len (out, line->str, line->len);
+    }
+
+  if (shown < names->len)
+    g_string_append_printf (out, "[truncated: %u more entries not shown]\n", names->len - shown);
+
+  result = pd_tool_result_new_take (TRUE, g_string_free (g_steal_pointer (&out), FALSE));
+  result->truncated = shown < names->len;
+
+  return result;
+}
+
+static const char *
+pd_list_dir_tool_get_name (PdTool *tool)
+{
+  return "list_dir";
+}
+
+static const char *
+pd_list_dir_tool_get_description (PdTool *tool)
+{
+  return "List the entries of a directory, sorted by name, one per line. Directories end with "
+         "'/', symbolic links show their target after ' -> '.";
+}
+
+static JsonNode *
+pd_list_dir_tool_get_parameters (PdTool *tool)
+{
+  return _pd_tool_parse_schema (schema);
+}
+
+static PdToolSafety
+pd_list_dir_tool_get_safety (PdTool *tool)
+{
+  return PD_TOOL_READ_ONLY;
+}
+
+static PdToolEffects
+pd_list_dir_tool_get_effects (PdTool     *tool,
+                              JsonObject *args)
+{
+  return PD_TOOL_EFFECTS_READ;
+}
+
+static void
+pd_list_dir_tool_iface_init (PdToolInterface *iface)
+{
+  iface->get_name = pd_list_dir_tool_get_name;
+  iface->get_description = pd_list_dir_tool_get_description;
+  iface->get_parameters = pd_list_dir_tool_get_parameters;
+  iface->get_safety = pd_list_dir_tool_get_safety;
+  iface->get_effects = pd_list_dir_tool_get_effects;
+  iface->call = pd_list_dir_tool_call;
+}
+
+static void
+pd_list_dir_tool_class_init (PdListDirToolClass *klass)
+{
+}
+
+static void
+pd_list_dir_tool_init (PdListDirTool *self)
+{
+}
+
+PdTool *
+pd_list_dir_tool_new (void)
+{
+  return g_object_new (PD_TYPE_LIST_DIR_TOOL, NULL);
+}

@@ -1,0 +1,450 @@
+/* pd-plan-tool.c: the plan tool — the model's checklist (seed 000).
+ *
+ * A thin adapter: the verbs, validation and evidence rules live in
+ * PdPlanStore.  The tool is Safe (seed 000, classifyToolCall): it changes
+ * engine-held state only, so it never prompts, and its effects are READ —
+ * the evidence recorder skips plan calls anyway.
+ */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include "pd-plan-tool.h"
+#include "pd-tool-private.h"
+
+struct _PdPlanTool
+{
+  GObject      parent_instance;
+
+  PdPlanStore *store;
+};
+
+enum {
+  PROP_0,
+  PROP_STORE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void pd_plan_tool_iface_init (PdToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdPlanTool, pd_plan_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_plan_tool_iface_init))
+
+/* The plan tool's definition exactly as seed 000 gives it: the name, the
+ * description and the parameters schema the model sees. */
+static const char definition[] =
+  "{\n"
+  "  \"description\": \"Maintain your task plan. Create steps before starting multi-step work; update statuses as you go (in_progress when you start a step, done only after verifying it); mark blocked with a note explaining why. The plan is shown to you on every iteration and survives context trimming — trust it over your memory of earlier turns. Use revise when the approach changes so acceptance checks stay attached. For verifiable work, declare optional checks with exact tool arguments before running them in a later batch. Complete checked steps only after their tools succeed; do not self-certify. Plans without checks remain advisory.\",\n"
+  "  \"name\": \"plan\",\n"
+  "  \"parameters\": {\n"
+  "    \"properties\": {\n"
+  "      \"operations\": {\n"
+  "        \"description\": \"revise only: ordered atomic operations. Existing checks cannot be removed or changed. New checks require a later tool batch.\",\n"
+  "        \"items\": {\n"
+  "          \"properties\": {\n"
+  "            \"after_id\": {\n"
+  "              \"description\": \"For add/move: place after this existing step. Use only one anchor; omit both to append.\",\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"before_id\": {\n"
+  "              \"description\": \"For add/move: place before this existing step. Mutually exclusive with after_id.\",\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"carry_checks_to\": {\n"
+  "              \"description\": \"Optional. When a split/supersede replaces a checked step: either set to a replacement ID to give it the original checks (pending fresh verification), or omit and declare fresh checks on the replacements. Rejected when omitted and no replacement declares checks, so a checked requirement is never silently dropped.\",\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"checks\": {\n"
+  "              \"description\": \"Optional checks with exact tool arguments. In revise edit, append only; IDs must not duplicate existing checks. Invoke tools separately through normal approval; only actual outcomes can pass checks.\",\n"
+  "              \"items\": {\n"
+  "                \"properties\": {\n"
+  "                  \"arguments\": {\n"
+  "                    \"type\": \"object\"\n"
+  "                  },\n"
+  "                  \"description\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  },\n"
+  "                  \"id\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  },\n"
+  "                  \"tool\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  }\n"
+  "                },\n"
+  "                \"required\": [\n"
+  "                  \"id\",\n"
+  "                  \"description\",\n"
+  "                  \"tool\",\n"
+  "                  \"arguments\"\n"
+  "                ],\n"
+  "                \"type\": \"object\"\n"
+  "              },\n"
+  "              \"maxItems\": 4,\n"
+  "              \"type\": \"array\"\n"
+  "            },\n"
+  "            \"kind\": {\n"
+  "              \"enum\": [\n"
+  "                \"add\",\n"
+  "                \"edit\",\n"
+  "                \"move\",\n"
+  "                \"split\",\n"
+  "                \"supersede\"\n"
+  "              ]\n"
+  "            },\n"
+  "            \"note\": {\n"
+  "              \"description\": \"edit only: replace note, including an empty string to clear it.\",\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"step_id\": {\n"
+  "              \"description\": \"Existing step for edit/move/split/supersede.\",\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"steps\": {\n"
+  "              \"description\": \"New steps for add/split/supersede. Split requires at least two. Replacement IDs must be unique; carried checks are added to the target's declared checks.\",\n"
+  "              \"items\": {\n"
+  "                \"properties\": {\n"
+  "                  \"checks\": {\n"
+  "                    \"description\": \"Optional checks with exact tool arguments. In revise edit, append only; IDs must not duplicate existing checks. Invoke tools separately through normal approval; only actual outcomes can pass checks.\",\n"
+  "                    \"items\": {\n"
+  "                      \"properties\": {\n"
+  "                        \"arguments\": {\n"
+  "                          \"type\": \"object\"\n"
+  "                        },\n"
+  "                        \"description\": {\n"
+  "                          \"type\": \"string\"\n"
+  "                        },\n"
+  "                        \"id\": {\n"
+  "                          \"type\": \"string\"\n"
+  "                        },\n"
+  "                        \"tool\": {\n"
+  "                          \"type\": \"string\"\n"
+  "                        }\n"
+  "                      },\n"
+  "                      \"required\": [\n"
+  "                        \"id\",\n"
+  "                        \"description\",\n"
+  "                        \"tool\",\n"
+  "                        \"arguments\"\n"
+  "                      ],\n"
+  "                      \"type\": \"object\"\n"
+  "                    },\n"
+  "                    \"maxItems\": 4,\n"
+  "                    \"type\": \"array\"\n"
+  "                  },\n"
+  "                  \"id\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  },\n"
+  "                  \"note\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  },\n"
+  "                  \"title\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  }\n"
+  "                },\n"
+  "                \"required\": [\n"
+  "                  \"id\",\n"
+  "                  \"title\"\n"
+  "                ],\n"
+  "                \"type\": \"object\"\n"
+  "              },\n"
+  "              \"minItems\": 1,\n"
+  "              \"type\": \"array\"\n"
+  "            },\n"
+  "            \"title\": {\n"
+  "              \"description\": \"edit only: replace title; changed work loses its prior check evidence and reopens if completed.\",\n"
+  "              \"type\": \"string\"\n"
+  "            }\n"
+  "          },\n"
+  "          \"required\": [\n"
+  "            \"kind\"\n"
+  "          ],\n"
+  "          \"type\": \"object\"\n"
+  "        },\n"
+  "        \"maxItems\": 8,\n"
+  "        \"minItems\": 1,\n"
+  "        \"type\": \"array\"\n"
+  "      },\n"
+  "      \"reason\": {\n"
+  "        \"description\": \"revise only: bounded reason for the change.\",\n"
+  "        \"maxLength\": 240,\n"
+  "        \"type\": \"string\"\n"
+  "      },\n"
+  "      \"step_id\": {\n"
+  "        \"description\": \"complete only\",\n"
+  "        \"type\": \"string\"\n"
+  "      },\n"
+  "      \"steps\": {\n"
+  "        \"description\": \"create only: full ordered step list (1..max_steps). New steps start pending. Existing checked requirements must remain identical; unchanged checked steps retain progress. Prefer revise for incremental changes.\",\n"
+  "        \"items\": {\n"
+  "          \"properties\": {\n"
+  "            \"checks\": {\n"
+  "              \"description\": \"Optional checks with exact tool arguments. In revise edit, append only; IDs must not duplicate existing checks. Invoke tools separately through normal approval; only actual outcomes can pass checks.\",\n"
+  "              \"items\": {\n"
+  "                \"properties\": {\n"
+  "                  \"arguments\": {\n"
+  "                    \"type\": \"object\"\n"
+  "                  },\n"
+  "                  \"description\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  },\n"
+  "                  \"id\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  },\n"
+  "                  \"tool\": {\n"
+  "                    \"type\": \"string\"\n"
+  "                  }\n"
+  "                },\n"
+  "                \"required\": [\n"
+  "                  \"id\",\n"
+  "                  \"description\",\n"
+  "                  \"tool\",\n"
+  "                  \"arguments\"\n"
+  "                ],\n"
+  "                \"type\": \"object\"\n"
+  "              },\n"
+  "              \"maxItems\": 4,\n"
+  "              \"type\": \"array\"\n"
+  "            },\n"
+  "            \"id\": {\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"note\": {\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"title\": {\n"
+  "              \"type\": \"string\"\n"
+  "            }\n"
+  "          },\n"
+  "          \"required\": [\n"
+  "            \"id\",\n"
+  "            \"title\"\n"
+  "          ],\n"
+  "          \"type\": \"object\"\n"
+  "        },\n"
+  "        \"type\": \"array\"\n"
+  "      },\n"
+  "      \"updates\": {\n"
+  "        \"description\": \"update only: applied in array order; unknown id or unknown status fails the whole call (atomic).\",\n"
+  "        \"items\": {\n"
+  "          \"properties\": {\n"
+  "            \"id\": {\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"note\": {\n"
+  "              \"type\": \"string\"\n"
+  "            },\n"
+  "            \"status\": {\n"
+  "              \"enum\": [\n"
+  "                \"pending\",\n"
+  "                \"in_progress\",\n"
+  "                \"done\",\n"
+  "                \"blocked\"\n"
+  "              ]\n"
+  "            }\n"
+  "          },\n"
+  "          \"required\": [\n"
+  "            \"id\"\n"
+  "          ],\n"
+  "          \"type\": \"object\"\n"
+  "        },\n"
+  "        \"type\": \"array\"\n"
+  "      },\n"
+  "      \"verb\": {\n"
+  "        \"description\": \"create: replace the whole plan. update: batch status/note changes. complete: shorthand to mark one step done. revise: atomically add/edit/move/split/supersede steps while preserving checked requirements. get: return current plan.\",\n"
+  "        \"enum\": [\n"
+  "          \"create\",\n"
+  "          \"update\",\n"
+  "          \"complete\",\n"
+  "          \"revise\",\n"
+  "          \"get\"\n"
+  "        ]\n"
+  "      }\n"
+  "    },\n"
+  "    \"required\": [\n"
+  "      \"verb\"\n"
+  "    ],\n"
+  "    \"type\": \"object\"\n"
+  "  }\n"
+  "}\n";
+
+static JsonObject *
+get_definition (void)
+{
+  static JsonNode *node;
+
+  /* Parsed once and sealed: the description string handed out by
+   * get_description() lives as long as the process. */
+  if (g_once_init_enter (&node))
+    {
+      JsonNode *parsed = _pd_tool_parse_schema (definition);
+
+      json_node_seal (parsed);
+      g_once_init_leave (&node, parsed);
+    }
+
+  return json_node_get_object (node);
+}
+
+static const char *
+pd_plan_tool_get_name (PdTool *tool)
+{
+  return "plan";
+}
+
+static const char *
+pd_plan_tool_get_description (PdTool *tool)
+{
+  return json_object_get_string_member (get_definition (), "description");
+}
+
+static JsonNode *
+pd_plan_tool_get_parameters (PdTool *tool)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  /* A deep copy: the caller owns it and may change it. */
+  json_generator_set_root (generator, json_object_get_member (get_definition (), "parameters"));
+  text = json_generator_to_data (generator, NULL);
+
+  return _pd_tool_parse_schema (text);
+}
+
+static PdToolSafety
+pd_plan_tool_get_safety (PdTool *tool)
+{
+  return PD_TOOL_SAFE;
+}
+
+static PdToolEffects
+pd_plan_tool_get_effects (PdTool     *tool,
+                          JsonObject *args)
+{
+  return PD_TOOL_EFFECTS_READ;
+}
+
+static PdToolResult *
+pd_plan_tool_call (PdTool         *tool,
+                   PdToolContext  *context,
+                   JsonObject     *args,
+                   GCancellable   *cancellable,
+                   GError        **error)
+{
+  PdPlanTool *self = PD_PLAN_TOOL (tool);
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), args);
+  g_autoptr(GError) local_error = NULL;
+  char *text;
+
+  text = pd_plan_store_execute_node (self->store, node, NULL, &local_error);
+
+  /* A rejected call is an ordinary tool error: the message ("plan: …")
+   * tells the model what to fix, and nothing changed. */
+  if (text == NULL)
+    return pd_tool_result_new (FALSE, local_error->message);
+
+  return pd_tool_result_new_take (TRUE, text);
+}
+
+static void
+pd_plan_tool_iface_init (PdToolInterface *iface)
+{
+  iface->get_name = pd_plan_tool_get_name;
+  iface->get_description = pd_plan_tool_get_description;
+  iface->get_parameters = pd_plan_tool_get_parameters;
+  iface->get_safety = pd_plan_tool_get_safety;
+  iface->get_effects = pd_plan_tool_get_effects;
+  iface->call = pd_plan_tool_call;
+}
+
+static void
+pd_plan_tool_finalize (GObject *object)
+{
+  PdPlanTool *self = (PdPlanTool *) object;
+
+  g_clear_object (&self->store);
+
+  G_OBJECT_CLASS (pd_plan_tool_parent_class)->finalize (object);
+}
+
+static void
+pd_plan_tool_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  PdPlanTool *self = PD_PLAN_TOOL (object);
+
+  switch (prop_id)
+    {
+    case PROP_STORE:
+      g_value_set_object (value, self->store);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_plan_tool_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  PdPlanTool *self = PD_PLAN_TOOL (object);
+
+  switch (prop_id)
+    {
+    case PROP_STORE:
+      self->store = g_value_dup_object (value);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_plan_tool_class_init (PdPlanToolClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_plan_tool_finalize;
+  object_class->get_property = pd_plan_tool_get_property;
+  object_class->set_property = pd_plan_tool_set_property;
+
+  properties[PROP_STORE] =
+    g_param_spec_object ("store", NULL, NULL,
+                         PD_TYPE_PLAN_STORE,
+                         (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_plan_tool_init (PdPlanTool *self)
+{
+}
+
+PdTool *
+pd_plan_tool_new (PdPlanStore *store)
+{
+  g_return_val_if_fail (PD_IS_PLAN_STORE (store), NULL);
+
+  return g_object_new (PD_TYPE_PLAN_TOOL, "store", store, NULL);
+}
+
+/**
+ * pd_plan_tool_get_store:
+ *
+ * Returns: (transfer none): the store the calls go to
+ */
+PdPlanStore *
+pd_plan_tool_get_store (PdPlanTool *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_TOOL (self), NULL);
+
+  return self->store;
+}

@@ -1,0 +1,239 @@
+/* pd-read-file-tool.c: the read_file tool — reads a UTF-8 text file. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-read-file-tool.h"
+#include "pd-tool-private.h"
+
+struct _PdReadFileTool
+{
+  GObject parent_instance;
+};
+
+static void pd_read_file_tool_iface_init (PdToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdReadFileTool, pd_read_file_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_read_file_tool_iface_init))
+
+static const char schema[] =
+  "{"
+  "\"type\":\"object\","
+  "\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the working directory.\"},"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Optional. First line to show, counting from 1.\"},"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Optional. Maximum number of lines to show.\"}"
+  "},"
+  "\"required\":[\"path\"]"
+  "}";
+
+static guint64
+count_lines (const char *text,
+             gsize       len)
+{
+  guint64 n = 0;
+
+  for (const char *p = text; (p = memchr (p, '\n', len - (p - text))) != NULL; p++)
+    n++;
+
+  if (len > 0 && text[len - 1] != '\n')
+    n++;
+
+  return n;
+}
+
+/* Start of line @line (1-based), or NULL past the end. */
+static const char *
+find_line (const char *text,
+           gsize       len,
+           guint64     line)
+{
+  const char *p = text;
+  const char *end = text + len;
+
+  for (guint64 i = 1; i < line; i++)
+    {
+      p = memchr (p, '\n', end - p);
+      if (p == NULL || p + 1 >= end)
+        return NULL;
+      p++;
+    }
+
+  return p < end ? p : NULL;
+}
+
+static PdToolResult *
+pd_read_file_tool_call (PdTool         *tool,
+                        PdToolContext  *context,
+                        JsonObject     *args,
+                        GCancellable   *cancellable,
+                        GError        **error)
+{
+  g_autofree char *resolved = NULL;
+  g_autofree char *display = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GString) out = NULL;
+  PdToolResult *err_result = NULL;
+  PdToolResult *result;
+  const char *path = NULL;
+  const char *start;
+  const char *end;
+  const char *cut;
+  gint64 offset = 1;
+  gint64 limit = G_MAXINT64;
+  gsize length = 0;
+  gsize cap = pd_tool_context_get_output_cap (context);
+  guint64 total_lines;
+  guint64 shown_last;
+  gboolean truncated = FALSE;
+
+  if (!_pd_tool_args_string (args, "read_file", "path", TRUE, &path, &err_result) ||
+      !_pd_tool_args_int (args, "read_file", "offset", 1, G_MAXINT64, &offset, &err_result) ||
+      !_pd_tool_args_int (args, "read_file", "limit", 1, G_MAXINT64, &limit, &err_result))
+    return err_result;
+
+  if ((err_result = _pd_tool_resolve (context, "read_file", path, &resolved)))
+    return err_result;
+
+  if (!_pd_tool_read_text_file ("read_file", context, resolved, &contents, &length, &err_result))
+    return err_result;
+
+  display = pd_tool_context_display_path (context, resolved);
+
+  if (length == 0)
+    return pd_tool_result_new (TRUE, "[empty file]");
+
+  total_lines = count_lines (contents, length);
+  start = find_line (contents, length, (guint64) offset);
+  if (start == NULL)
+    return pd_tool_result_new_printf (FALSE, "read_file: offset %" G_GINT64_FORMAT " is past the end "
+                                      "of '%s', which has %" G_GUINT64_FORMAT " line(s)",
+                                      offset, display, total_lines);
+
+  /* The end of the requested range of lines. */
+  end = start;
+  shown_last = (guint64) offset - 1;
+  while (end < contents + length && (guint64) (shown_last - offset + 1) < (guint64) limit)
+    {
+      const char *nl = memchr (end, '\n', contents + length - end);
+
+      end = nl ? nl + 1 : contents + length;
+      shown_last++;
+    }
+
+  /* Within the output cap, keep whole lines; a single line longer than the
+   * cap is cut at a character boundary. */
+  if ((gsize) (end - start) > cap)
+    {
+      const char *limit_p = start + cap;
+      const char *p = start;
+
+      cut = NULL;
+      shown_last = (guint64) offset - 1;
+      while (p < limit_p)
+        {
+          const char *nl = memchr (p, '\n', limit_p - p);
+
+          if (nl == NULL)
+            break;
+          p = nl + 1;
+          cut = p;
+          shown_last++;
+        }
+
+      if (cut == NULL)
+        {
+          cut = g_utf8_find_prev_char (start, limit_p + 1);
+          if (cut == NULL || cut <= start)
+            cut = limit_p;
+        }
+
+      end = cut;
+      truncated = TRUE;
+    }
+
+  out = g_string_new_len (start, end - start);
+
+  if (truncated || end < contents + length)
+    {
+      if (out->len > 0 && out->str[out->len - 1] != '\n')
+        g_string_append_c (out, '\n');
+
+      if (shown_last < (guint64) offset)
+        g_string_append_printf (out, "[truncated: line %" G_GINT64_FORMAT " is longer than the %"
+                                G_GSIZE_FORMAT "-byte output limit; use grep or shell to read it]",
+                                offset, cap);
+      else
+        g_string_append_printf (out, "[%sshowed lines %" G_GINT64_FORMAT "-%" G_GUINT64_FORMAT
+                                " of %" G_GUINT64_FORMAT "; continue with offset=%" G_GUINT64_FORMAT "]",
+                                truncated ? "truncated at the output limit: " : "",
+                                offset, shown_last, total_lines, shown_last + 1);
+    }
+
+  result = pd_tool_result_new_take (TRUE, g_string_free (g_steal_pointer (&out), FALSE));
+  result->truncated = truncated;
+
+  return result;
+}
+
+static const char *
+pd_read_file_tool_get_name (PdTool *tool)
+{
+  return "read_file";
+}
+
+static const char *
+pd_read_file_tool_get_description (PdTool *tool)
+{
+  return "Read a UTF-8 text file. Returns the text as it is (no line numbers). Large files are "
+         "cut at the output limit at a line boundary, with a note telling the offset to continue "
+         "from. Binary files are refused.";
+}
+
+static JsonNode *
+pd_read_file_tool_get_parameters (PdTool *tool)
+{
+  return _pd_tool_parse_schema (schema);
+}
+
+static PdToolSafety
+pd_read_file_tool_get_safety (PdTool *tool)
+{
+  return PD_TOOL_READ_ONLY;
+}
+
+static PdToolEffects
+pd_read_file_tool_get_effects (PdTool     *tool,
+                               JsonObject *args)
+{
+  return PD_TOOL_EFFECTS_READ;
+}
+
+static void
+pd_read_file_tool_iface_init (PdToolInterface *iface)
+{
+  iface->get_name = pd_read_file_tool_get_name;
+  iface->get_description = pd_read_file_tool_get_description;
+  iface->get_parameters = pd_read_file_tool_get_parameters;
+  iface->get_safety = pd_read_file_tool_get_safety;
+  iface->get_effects = pd_read_file_tool_get_effects;
+  iface->call = pd_read_file_tool_call;
+}
+
+static void
+pd_read_file_tool_class_init (PdReadFileToolClass *klass)
+{
+}
+
+static void
+pd_read_file_tool_init (PdReadFileTool *self)
+{
+}
+
+PdTool *
+pd_read_file_tool_new (void)
+{
+  return g_object_new (PD_TYPE_READ_FILE_TOOL, NULL);
+}

@@ -1,0 +1,483 @@
+/* pd-shell-tool.c: the shell tool — runs a command with bash -c. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "pd-shell-tool.h"
+#include "pd-tool-private.h"
+
+/* After bash exits, background jobs it left behind get this long to finish
+ * writing before the rest of its process group is killed. */
+#define GRACE_MS 1000
+/* After a kill, how long the pipe may stay open (a process that left the
+ * group still holds it) before the output is abandoned. */
+#define DRAIN_MS 2000
+#define READ_CHUNK 16384
+
+struct _PdShellTool
+{
+  GObject parent_instance;
+};
+
+static void pd_shell_tool_iface_init (PdToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdShellTool, pd_shell_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_shell_tool_iface_init))
+
+static const char schema[] =
+  "{"
+  "\"type\":\"object\","
+  "\"properties\":{"
+    "\"command\":{\"type\":\"string\",\"description\":\"The command line, run with bash -c in the working directory.\"},"
+    "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,"
+      "\"description\":\"Optional. Kill the command after this many milliseconds (default: the session's timeout, 120000 unless configured).\"}"
+  "},"
+  "\"required\":[\"command\"]"
+  "}";
+
+typedef struct
+{
+  GMainContext *context;
+  GCancellable *read_cancellable;   /* ours: abandons the pipe */
+  GInputStream *pipe;
+  pid_t         pgid;
+
+  GByteArray   *head;
+  GByteArray   *tail;
+  gsize         head_cap;
+  gsize         tail_cap;
+  guint64       total;
+
+  gboolean      reading;
+  gboolean      waiting;
+  gboolean      eof;
+  gboolean      exited;
+  gboolean      timed_out;
+  gboolean      cancelled;
+  gboolean      group_killed;
+  gboolean      drain_expired;
+
+  GSource      *grace_source;
+  GSource      *drain_source;
+} ShellRun;
+
+static void start_read (ShellRun *run);
+
+static void
+destroy_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+static GSource *
+add_timeout (ShellRun    *run,
+             guint        ms,
+             GSourceFunc  func)
+{
+  GSource *source = g_timeout_source_new (ms);
+
+  g_source_set_callback (source, func, run, NULL);
+  g_source_attach (source, run->context);
+
+  return source;
+}
+
+static gboolean
+on_drain_expired (gpointer data)
+{
+  ShellRun *run = data;
+
+  run->drain_expired = TRUE;
+  g_cancellable_cancel (run->read_cancellable);
+  g_clear_pointer (&run->drain_source, g_source_unref);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* The command runs in its own session (setsid in the child), so its
+ * process group holds bash and everything bash started; one kill reaches
+ * them all.  The group id could only be reused once every member is gone,
+ * in which case ESRCH is the expected outcome. */
+static void
+kill_group (ShellRun *run)
+{
+  if (run->group_killed)
+    return;
+
+  run->group_killed = TRUE;
+  if (run->pgid > 1)
+    kill (-run->pgid, SIGKILL);
+
+  destroy_source (&run->grace_source);
+  if (!run->eof)
+    run->drain_source = add_timeout (run, DRAIN_MS, on_drain_expired);
+}
+
+static gboolean
+on_timeout (gpointer data)
+{
+  ShellRun *run = data;
+
+  /* Once bash has exited the command finished in time; only background
+   * jobs it left are still draining and the grace kill deals with them. */
+  if (!run->exited)
+    run->timed_out = TRUE;
+  kill_group (run);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_grace_expired (gpointer data)
+{
+  ShellRun *run = data;
+
+  g_clear_pointer (&run->grace_source, g_source_unref);
+  kill_group (run);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_cancelled (GCancellable *cancellable,
+              gpointer      data)
+{
+  ShellRun *run = data;
+
+  run->cancelled = TRUE;
+  kill_group (run);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+append_output (ShellRun     *run,
+               const guint8 *data,
+               gsize         len)
+{
+  gsize to_head = MIN (len, run->head_cap - run->head->len);
+
+  run->total += len;
+  g_byte_array_append (run->head, data, to_head);
+  g_byte_array_append (run->tail, data + to_head, len - to_head);
+
+  /* Trim in batches: keeping twice the tail keeps the copying amortized. */
+  if (run->tail->len > 2 * run->tail_cap)
+    g_byte_array_remove_range (run->tail, 0, run->tail->len - run->tail_cap);
+}
+
+static void
+on_read (GObject      *object,
+         GAsyncResult *result,
+         gpointer      data)
+{
+  ShellRun *run = data;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  run->reading = FALSE;
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
+
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
+    {
+      /* End of output, an I/O error or our own abandon: stop reading. */
+      run->eof = TRUE;
+      destroy_source (&run->grace_source);
+      destroy_source (&run->drain_source);
+      return;
+    }
+
+  append_output (run, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+
+  if (!run->drain_expired)
+    start_read (run);
+}
+
+static void
+start_read (ShellRun *run)
+{
+  run->reading = TRUE;
+  g_input_stream_read_bytes_async (run->pipe, READ_CHUNK, G_PRIORITY_DEFAULT,
+                                   run->read_cancellable, on_read, run);
+}
+
+static void
+on_exited (GObject      *object,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  ShellRun *run = data;
+
+  /* Without a cancellable the wait cannot fail. */
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  run->waiting = FALSE;
+  run->exited = TRUE;
+
+  if (!run->eof && !run->group_killed)
+    run->grace_source = add_timeout (run, GRACE_MS, on_grace_expired);
+}
+
+static void
+child_setup (gpointer data)
+{
+  /* Async-signal-safe, and makes the child the leader of a new process
+   * group that kill_group() can reach as a whole. */
+  setsid ();
+}
+
+static char *
+collect_output (ShellRun *run,
+                gboolean *truncated)
+{
+  g_autoptr(GString) out = g_string_sized_new (run->head->len + run->tail_cap + 64);
+
+  g_string_append_len (out, (const char *) run->head->data, run->head->len);
+
+  if (run->total > run->head_cap + run->tail_cap)
+    {
+      guint64 omitted = run->total - run->head_cap - run->tail_cap;
+
+      g_string_append_printf (out, "\n[… %" G_GUINT64_FORMAT " bytes of output omitted …]\n",
+                              omitted);
+      g_string_append_len (out, (const char *) run->tail->data + (run->tail->len - run->tail_cap),
+                           run->tail_cap);
+      *truncated = TRUE;
+    }
+  else
+    {
+      g_string_append_len (out, (const char *) run->tail->data, run->tail->len);
+    }
+
+  if (out->len == 0)
+    g_string_append (out, "(no output)");
+
+  if (out->str[out->len - 1] != '\n')
+    g_string_append_c (out, '\n');
+
+  /* A command may print anything; the model gets UTF-8 text. */
+  if (!g_utf8_validate (out->str, out->len, NULL) || memchr (out->str, '\0', out->len))
+    {
+      g_autofree char *valid = NULL;
+
+      for (gsize i = 0; i < out->len; i++)
+        if (out->str[i] == '\0')
+          out->str[i] = '?';
+      valid = g_utf8_make_valid (out->str, out->len);
+      g_string_assign (out, valid);
+    }
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static PdToolResult *
+pd_shell_tool_call (PdTool         *tool,
+                    PdToolContext  *context,
+                    JsonObject     *args,
+                    GCancellable   *cancellable,
+                    GError        **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GMainContext) main_context = NULL;
+  g_autoptr(GCancellable) read_cancellable = NULL;
+  g_autoptr(GByteArray) head = NULL;
+  g_autoptr(GByteArray) tail = NULL;
+  g_autoptr(GSource) timeout_source = NULL;
+  g_autoptr(GSource) cancel_source = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *output = NULL;
+  const char * const *env;
+  PdToolResult *err_result = NULL;
+  PdToolResult *result;
+  const char *command = NULL;
+  const char *identifier;
+  gint64 timeout_ms = pd_tool_context_get_shell_timeout_ms (context);
+  gsize cap = pd_tool_context_get_output_cap (context);
+  gboolean truncated = FALSE;
+  ShellRun run = { 0 };
+  int status;
+
+  if (!_pd_tool_args_string (args, "shell", "command", TRUE, &command, &err_result) ||
+      !_pd_tool_args_int (args, "shell", "timeout_ms", 1, PD_TOOL_MAX_SHELL_TIMEOUT_MS,
+                          &timeout_ms, &err_result))
+    return err_result;
+
+  if (*command == '\0')
+    return pd_tool_result_new (FALSE, "shell: 'command' is empty");
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_subprocess_launcher_set_cwd (launcher, pd_tool_context_get_working_dir (context));
+  /* Pagers would wait for a terminal that is not there. */
+  g_subprocess_launcher_setenv (launcher, "PAGER", "cat", TRUE);
+  g_subprocess_launcher_setenv (launcher, "GIT_PAGER", "cat", TRUE);
+  env = pd_tool_context_get_env_additions (context);
+  for (guint i = 0; env[i] != NULL; i++)
+    {
+      const char *eq = strchr (env[i], '=');
+      g_autofree char *name = g_strndup (env[i], eq - env[i]);
+
+      g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
+    }
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
+
+  /* stdin stays /dev/null (GSubprocess's default): a command that reads
+   * its input must not take the engine's terminal or hang. */
+  process = g_subprocess_launcher_spawn (launcher, &local_error, "bash", "-c", command, NULL);
+  if (process == NULL)
+    {
+      g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
+                   "shell: cannot start bash: %s", local_error->message);
+      return NULL;
+    }
+
+  identifier = g_subprocess_get_identifier (process);
+  run.pgid = identifier ? (pid_t) atoi (identifier) : 0;
+
+  main_context = g_main_context_new ();
+  read_cancellable = g_cancellable_new ();
+  head = g_byte_array_new ();
+  tail = g_byte_array_new ();
+
+  run.context = main_context;
+  run.read_cancellable = read_cancellable;
+  run.pipe = g_subprocess_get_stdout_pipe (process);
+  run.head = head;
+  run.tail = tail;
+  run.head_cap = cap / 2;
+  run.tail_cap = cap - run.head_cap;
+
+  g_main_context_push_thread_default (main_context);
+
+  run.waiting = TRUE;
+  g_subprocess_wait_async (process, NULL, on_exited, &run);
+  start_read (&run);
+
+  timeout_source = add_timeout (&run, (guint) timeout_ms, on_timeout);
+
+  if (cancellable != NULL)
+    {
+      cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_callback (cancel_source, G_SOURCE_FUNC (on_cancelled), &run, NULL);
+      g_source_attach (cancel_source, main_context);
+    }
+
+  /* Done when bash is reaped and the pipe is drained (or abandoned), with
+   * no callback still pending on this stack frame's state. */
+  while (run.waiting || run.reading || !run.exited)
+    g_main_context_iteration (main_context, TRUE);
+
+  g_source_destroy (timeout_source);
+  if (cancel_source != NULL)
+    g_source_destroy (cancel_source);
+  destroy_source (&run.grace_source);
+  destroy_source (&run.drain_source);
+
+  /* Dispatch what the destroyed sources may have left queued. */
+  while (g_main_context_iteration (main_context, FALSE))
+    ;
+  g_main_context_pop_thread_default (main_context);
+
+  if (run.cancelled)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           "shell: the command was cancelled and killed");
+      return NULL;
+    }
+
+  output = collect_output (&run, &truncated);
+
+  if (g_subprocess_get_if_exited (process))
+    status = g_subprocess_get_exit_status (process);
+  else if (g_subprocess_get_if_signaled (process))
+    status = 128 + g_subprocess_get_term_sig (process);
+  else
+    status = -1;
+
+  if (run.timed_out)
+    result = pd_tool_result_new_printf (FALSE, "%skilled: timeout after %" G_GINT64_FORMAT " ms",
+                                        output, timeout_ms);
+  else if (g_subprocess_get_if_signaled (process))
+    result = pd_tool_result_new_printf (FALSE, "%sexit status %d (killed by signal %d)",
+                                        output, status, g_subprocess_get_term_sig (process));
+  else
+    result = pd_tool_result_new_printf (status == 0, "%sexit status %d", output, status);
+
+  result->exit_status = status;
+  result->truncated = truncated;
+
+  return result;
+}
+
+static const char *
+pd_shell_tool_get_name (PdTool *tool)
+{
+  return "shell";
+}
+
+static const char *
+pd_shell_tool_get_description (PdTool *tool)
+{
+  return "Run a shell command with bash -c in the working directory. stdin is empty; stdout "
+         "and stderr are merged. The result ends with the exit status; only exit status 0 "
+         "counts as success. Very long output keeps its beginning and end. The command and "
+         "everything it started are killed on timeout; background jobs do not outlive it.";
+}
+
+static JsonNode *
+pd_shell_tool_get_parameters (PdTool *tool)
+{
+  return _pd_tool_parse_schema (schema);
+}
+
+static PdToolSafety
+pd_shell_tool_get_safety (PdTool *tool)
+{
+  return PD_TOOL_MUTATING;
+}
+
+static PdToolEffects
+pd_shell_tool_get_effects (PdTool     *tool,
+                           JsonObject *args)
+{
+  /* A command can do anything; the evidence rules must assume it did. */
+  return PD_TOOL_EFFECTS_UNKNOWN;
+}
+
+static void
+pd_shell_tool_iface_init (PdToolInterface *iface)
+{
+  iface->get_name = pd_shell_tool_get_name;
+  iface->get_description = pd_shell_tool_get_description;
+  iface->get_parameters = pd_shell_tool_get_parameters;
+  iface->get_safety = pd_shell_tool_get_safety;
+  iface->get_effects = pd_shell_tool_get_effects;
+  iface->call = pd_shell_tool_call;
+}
+
+static void
+pd_shell_tool_class_init (PdShellToolClass *klass)
+{
+}
+
+static void
+pd_shell_tool_init (PdShellTool *self)
+{
+}
+
+PdTool *
+pd_shell_tool_new (void)
+{
+  return g_object_new (PD_TYPE_SHELL_TOOL, NULL);
+}

@@ -1,0 +1,1017 @@
+/* pd-tool.c: the PdTool interface, its context and result types. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pd-tool-private.h"
+
+G_DEFINE_QUARK (pd-tool-error-quark, pd_tool_error)
+
+const char *
+pd_tool_safety_to_string (PdToolSafety safety)
+{
+  switch (safety)
+    {
+    case PD_TOOL_SAFE:
+      return "safe";
+    case PD_TOOL_READ_ONLY:
+      return "read-only";
+    case PD_TOOL_MUTATING:
+      return "mutating";
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+/* PdToolContext */
+
+struct _PdToolContext
+{
+  char      *working_dir;    /* absolute, canonical (realpath) */
+  gboolean   allow_outside;
+  guint      shell_timeout_ms;
+  gsize      output_cap;
+  GPtrArray *env;            /* "NAME=VALUE", NULL-terminated */
+};
+
+G_DEFINE_BOXED_TYPE (PdToolContext, pd_tool_context,
+                     pd_tool_context_ref, pd_tool_context_unref)
+
+static void
+pd_tool_context_clear (PdToolContext *self)
+{
+  g_clear_pointer (&self->working_dir, g_free);
+  g_clear_pointer (&self->env, g_ptr_array_unref);
+}
+
+/**
+ * pd_tool_context_new:
+ * @working_dir: an existing directory
+ *
+ * Returns: (transfer full) (nullable): a context rooted at the canonical
+ *   form of @working_dir, or %NULL when it is not a directory
+ */
+PdToolContext *
+pd_tool_context_new (const char  *working_dir,
+                     GError     **error)
+{
+  PdToolContext *self;
+  char *canonical;
+  struct stat st;
+
+  g_return_val_if_fail (working_dir != NULL, NULL);
+
+  canonical = realpath (working_dir, NULL);
+  if (canonical == NULL || stat (canonical, &st) != 0 || !S_ISDIR (st.st_mode))
+    {
+      int saved_errno = errno;
+
+      free (canonical);
+      g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
+                   "working directory '%s' is not a usable directory: %s",
+                   working_dir, canonical ? "not a directory" : g_strerror (saved_errno));
+      return NULL;
+    }
+
+  self = g_atomic_rc_box_new0 (PdToolContext);
+  self->working_dir = g_strdup (canonical);
+  free (canonical);
+  self->shell_timeout_ms = PD_TOOL_DEFAULT_SHELL_TIMEOUT_MS;
+  self->output_cap = PD_TOOL_DEFAULT_OUTPUT_CAP;
+  self->env = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->env, NULL);
+
+  return self;
+}
+
+PdToolContext *
+pd_tool_context_ref (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return g_atomic_rc_box_acquire (self);
+}
+
+void
+pd_tool_context_unref (PdToolContext *self)
+{
+  g_return_if_fail (self != NULL);
+
+  g_atomic_rc_box_release_full (self, (GDestroyNotify) pd_tool_context_clear);
+}
+
+const char *
+pd_tool_context_get_working_dir (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->working_dir;
+}
+
+gboolean
+pd_tool_context_get_allow_outside (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->allow_outside;
+}
+
+void
+pd_tool_context_set_allow_outside (PdToolContext *self,
+                                   gboolean       allow_outside)
+{
+  g_return_if_fail (self != NULL);
+
+  self->allow_outside = !!allow_outside;
+}
+
+guint
+pd_tool_context_get_shell_timeout_ms (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->shell_timeout_ms;
+}
+
+/* 0 restores the default; larger values are clamped so a typo in a config
+ * file cannot leave a command running for days. */
+void
+pd_tool_context_set_shell_timeout_ms (PdToolContext *self,
+                                      guint          timeout_ms)
+{
+  g_return_if_fail (self != NULL);
+
+  if (timeout_ms == 0)
+    timeout_ms = PD_TOOL_DEFAULT_SHELL_TIMEOUT_MS;
+  self->shell_timeout_ms = MIN (timeout_ms, PD_TOOL_MAX_SHELL_TIMEOUT_MS);
+}
+
+gsize
+pd_tool_context_get_output_cap (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->output_cap;
+}
+
+/* The cap bounds what one result adds to the model's context.  Below 1 KiB
+ * even an error message would not fit, so that is the floor. */
+void
+pd_tool_context_set_output_cap (PdToolContext *self,
+                                gsize          output_cap)
+{
+  g_return_if_fail (self != NULL);
+
+  if (output_cap == 0)
+    output_cap = PD_TOOL_DEFAULT_OUTPUT_CAP;
+  self->output_cap = MAX (output_cap, 1024);
+}
+
+/**
+ * pd_tool_context_setenv:
+ * @name: a variable name (no '=')
+ * @value: (nullable): its value; %NULL removes an earlier addition
+ *
+ * Adds a variable to the environment of shell commands, on top of the
+ * process environment.
+ */
+void
+pd_tool_context_setenv (PdToolContext *self,
+                        const char    *name,
+                        const char    *value)
+{
+  gsize name_len;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL && *name != '\0' && strchr (name, '=') == NULL);
+
+  name_len = strlen (name);
+  for (guint i = 0; i + 1 < self->env->len; i++)
+    {
+      const char *entry = g_ptr_array_index (self->env, i);
+
+      if (strncmp (entry, name, name_len) == 0 && entry[name_len] == '=')
+        {
+          g_ptr_array_remove_index (self->env, i);
+          break;
+        }
+    }
+
+  if (value != NULL)
+    g_ptr_array_insert (self->env, self->env->len - 1, g_strconcat (name, "=", value, NULL));
+}
+
+/**
+ * pd_tool_context_get_env_additions:
+ *
+ * Returns: (transfer none): the additions as "NAME=VALUE", NULL-terminated
+ */
+const char * const *
+pd_tool_context_get_env_additions (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return (const char * const *) self->env->pdata;
+}
+
+static gboolean
+path_is_inside (const char *path,
+                const char *dir)
+{
+  gsize len = strlen (dir);
+
+  if (strcmp (dir, "/") == 0)
+    return TRUE;
+
+  return strncmp (path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+static void
+append_component (GString    *path,
+                  const char *component)
+{
+  if (path->len == 0 || path->str[path->len - 1] != '/')
+    g_string_append_c (path, '/');
+  g_string_append (path, component);
+}
+
+/* Drops the last component of a canonical path ("/a/b" → "/a", "/a" → "/"). */
+static void
+drop_component (GString *path)
+{
+  const char *slash = strrchr (path->str, '/');
+
+  g_string_truncate (path, slash == path->str ? 1 : (gsize) (slash - path->str));
+}
+
+/**
+ * pd_tool_context_resolve_path:
+ * @path: a path from the model, relative to the working directory or absolute
+ *
+ * Resolves @path the way the kernel would: the longest existing prefix is
+ * canonicalized component by component (so a symbolic link or a `..` cannot
+ * step outside unnoticed), and the components that do not exist yet are
+ * appended lexically.  Unless the context allows it, a result outside the
+ * working directory is refused.
+ *
+ * A link swapped between this check and the use of the path is not caught:
+ * this guards against a model's mistakes and tricks in its arguments, not
+ * against a hostile process racing the engine.
+ *
+ * Returns: (transfer full) (nullable): the absolute resolved path
+ */
+char *
+pd_tool_context_resolve_path (PdToolContext  *self,
+                              const char     *path,
+                              GError        **error)
+{
+  g_autoptr(GString) canon = NULL;
+  g_autoptr(GPtrArray) tail = NULL;
+  g_auto(GStrv) components = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (*path == '\0')
+    {
+      g_set_error_literal (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
+                           "the path is empty");
+      return NULL;
+    }
+
+  canon = g_string_new (g_path_is_absolute (path) ? "/" : self->working_dir);
+  tail = g_ptr_array_new ();
+  components = g_strsplit (path, "/", -1);
+
+  for (guint i = 0; components[i] != NULL; i++)
+    {
+      const char *c = components[i];
+      g_autoptr(GString) candidate = NULL;
+      struct stat st;
+
+      if (*c == '\0' || strcmp (c, ".") == 0)
+        continue;
+
+      if (strcmp (c, "..") == 0)
+        {
+          /* Components that do not exist cannot be links, so their ".."
+           * is lexical; otherwise canon is canonical and its parent real. */
+          if (tail->len > 0)
+            g_ptr_array_remove_index (tail, tail->len - 1);
+          else
+            drop_component (canon);
+          continue;
+        }
+
+      if (tail->len > 0)
+        {
+          g_ptr_array_add (tail, (gpointer) c);
+          continue;
+        }
+
+      candidate = g_string_new (canon->str);
+      append_component (candidate, c);
+
+      if (lstat (candidate->str, &st) != 0)
+        {
+          int saved_errno = errno;
+
+          if (saved_errno == ENOENT || saved_errno == ENOTDIR)
+            {
+              g_ptr_array_add (tail, (gpointer) c);
+              continue;
+            }
+
+          g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
+                       "cannot resolve path '%s': %s", path, g_strerror (saved_errno));
+          return NULL;
+        }
+
+      if (S_ISLNK (st.st_mode))
+        {
+          char *target = realpath (candidate->str, NULL);
+
+          if (target == NULL)
+            {
+              /* A dangling link would let a write create its target
+               * wherever it points, so it is never followed. */
+              g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
+                           "cannot resolve path '%s': the symbolic link '%s' points to "
+                           "a missing or looping target", path, candidate->str);
+              return NULL;
+            }
+
+          g_string_assign (canon, target);
+          free (target);
+        }
+      else
+        {
+          g_string_assign (canon, candidate->str);
+        }
+    }
+
+  for (guint i = 0; i < tail->len; i++)
+    append_component (canon, g_ptr_array_index (tail, i));
+
+  if (!self->allow_outside && !path_is_inside (canon->str, self->working_dir))
+    {
+      g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
+                   "path '%s' is outside the working directory '%s' (it resolves to '%s')",
+                   path, self->working_dir, canon->str);
+      return NULL;
+    }
+
+  return g_string_free (g_steal_pointer (&canon), FALSE);
+}
+
+/**
+ * pd_tool_context_display_path:
+ * @resolved: a path from pd_tool_context_resolve_path()
+ *
+ * Returns: (transfer full): @resolved relative to the working directory
+ *   when it is inside ("." for the directory itself), else as given
+ */
+char *
+pd_tool_context_display_path (PdToolContext *self,
+                              const char    *resolved)
+{
+  gsize len;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (resolved != NULL, NULL);
+
+  if (!path_is_inside (resolved, self->working_dir))
+    return g_strdup (resolved);
+
+  if (strcmp (resolved, self->working_dir) == 0)
+    return g_strdup (".");
+
+  len = strlen (self->working_dir);
+  if (strcmp (self->working_dir, "/") == 0)
+    len = 0;
+
+  return g_strdup (resolved + len + 1);
+}
+
+/* PdToolResult */
+
+G_DEFINE_BOXED_TYPE (PdToolResult, pd_tool_result, pd_tool_result_copy, pd_tool_result_free)
+
+/**
+ * pd_tool_result_new_take:
+ * @content: (transfer full): the text; made valid UTF-8 if it is not
+ */
+PdToolResult *
+pd_tool_result_new_take (gboolean  ok,
+                         char     *content)
+{
+  PdToolResult *self = g_new0 (PdToolResult, 1);
+
+  self->ok = !!ok;
+
+  if (content == NULL)
+    content = g_strdup ("");
+
+  /* The content goes into JSON for the model and onto terminals: it must
+   * be UTF-8 whatever a command printed. */
+  if (!g_utf8_validate (content, -1, NULL))
+    {
+      char *valid = g_utf8_make_valid (content, -1);
+
+      g_free (content);
+      content = valid;
+    }
+
+  self->content = content;
+
+  return self;
+}
+
+PdToolResult *
+pd_tool_result_new (gboolean    ok,
+                    const char *content)
+{
+  return pd_tool_result_new_take (ok, g_strdup (content));
+}
+
+PdToolResult *
+pd_tool_result_new_printf (gboolean    ok,
+                           const char *format,
+                           ...)
+{
+  va_list args;
+  char *content;
+
+  va_start (args, format);
+  content = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  return pd_tool_result_new_take (ok, content);
+}
+
+/**
+ * pd_tool_result_new_denied:
+ * @tool_name: the tool that was not run
+ * @reason: (nullable): why, from pd_approver_decide()
+ *
+ * The result the model reads for a call the approval policy refused.  The
+ * engine records it with `denied` set so matching checks become blocked.
+ */
+PdToolResult *
+pd_tool_result_new_denied (const char *tool_name,
+                           const char *reason)
+{
+  PdToolResult *self;
+
+  g_return_val_if_fail (tool_name != NULL, NULL);
+
+  self = pd_tool_result_new_printf (FALSE, "denied: the %s call was not run (%s). "
+                                    "Do not retry it unchanged; continue without it or "
+                                    "report that it was refused.",
+                                    tool_name, reason ? reason : "refused by the approval policy");
+  self->denied = TRUE;
+
+  return self;
+}
+
+PdToolResult *
+pd_tool_result_copy (const PdToolResult *self)
+{
+  PdToolResult *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = g_new0 (PdToolResult, 1);
+  *copy = *self;
+  copy->content = g_strdup (self->content);
+
+  return copy;
+}
+
+void
+pd_tool_result_free (PdToolResult *self)
+{
+  if (self == NULL)
+    return;
+
+  g_free (self->content);
+  g_free (self);
+}
+
+/* PdTool */
+
+G_DEFINE_INTERFACE (PdTool, pd_tool, G_TYPE_OBJECT)
+
+static PdToolEffects
+pd_tool_real_get_effects (PdTool     *self,
+                          JsonObject *args)
+{
+  /* Without a declaration, only what cannot touch the world reads. */
+  return pd_tool_get_safety (self) == PD_TOOL_MUTATING ? PD_TOOL_EFFECTS_UNKNOWN
+                                                       : PD_TOOL_EFFECTS_READ;
+}
+
+static PdToolSafety
+pd_tool_real_get_safety (PdTool *self)
+{
+  return PD_TOOL_MUTATING;
+}
+
+static void
+pd_tool_default_init (PdToolInterface *iface)
+{
+  iface->get_effects = pd_tool_real_get_effects;
+  iface->get_safety = pd_tool_real_get_safety;
+}
+
+const char *
+pd_tool_get_name (PdTool *self)
+{
+  g_return_val_if_fail (PD_IS_TOOL (self), NULL);
+
+  return PD_TOOL_GET_IFACE (self)->get_name (self);
+}
+
+const char *
+pd_tool_get_description (PdTool *self)
+{
+  g_return_val_if_fail (PD_IS_TOOL (self), NULL);
+
+  return PD_TOOL_GET_IFACE (self)->get_description (self);
+}
+
+/**
+ * pd_tool_get_parameters:
+ *
+ * Returns: (transfer full): the JSON schema object of the arguments
+ */
+JsonNode *
+pd_tool_get_parameters (PdTool *self)
+{
+  g_return_val_if_fail (PD_IS_TOOL (self), NULL);
+
+  return PD_TOOL_GET_IFACE (self)->get_parameters (self);
+}
+
+PdToolSafety
+pd_tool_get_safety (PdTool *self)
+{
+  g_return_val_if_fail (PD_IS_TOOL (self), PD_TOOL_MUTATING);
+
+  return PD_TOOL_GET_IFACE (self)->get_safety (self);
+}
+
+/**
+ * pd_tool_get_effects:
+ * @args: (nullable): the call's arguments
+ *
+ * What a call does to the world, for the evidence recorder: a call with
+ * write or unknown effects that matches no check invalidates evidence.
+ */
+PdToolEffects
+pd_tool_get_effects (PdTool     *self,
+                     JsonObject *args)
+{
+  g_return_val_if_fail (PD_IS_TOOL (self), PD_TOOL_EFFECTS_UNKNOWN);
+
+  return PD_TOOL_GET_IFACE (self)->get_effects (self, args);
+}
+
+/**
+ * pd_tool_call:
+ * @args: (nullable): the arguments object from the model (untrusted);
+ *   %NULL is read as `{}`
+ *
+ * Runs the tool on the calling thread.
+ *
+ * Returns: (transfer full) (nullable): the result, or %NULL with @error
+ *   set when the machinery failed or @cancellable was cancelled
+ */
+PdToolResult *
+pd_tool_call (PdTool         *self,
+              PdToolContext  *context,
+              JsonObject     *args,
+              GCancellable   *cancellable,
+              GError        **error)
+{
+  g_autoptr(JsonObject) empty = NULL;
+  PdToolResult *result;
+  GError *local_error = NULL;
+
+  g_return_val_if_fail (PD_IS_TOOL (self), NULL);
+  g_return_val_if_fail (context != NULL, NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  if (args == NULL)
+    args = empty = json_object_new ();
+
+  result = PD_TOOL_GET_IFACE (self)->call (self, context, args, cancellable, &local_error);
+
+  if (result == NULL && local_error == NULL)
+    g_set_error (&local_error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
+                 "the %s tool returned neither a result nor an error", pd_tool_get_name (self));
+
+  if (local_error != NULL)
+    {
+      g_clear_pointer (&result, pd_tool_result_free);
+      g_propagate_error (error, local_error);
+      return NULL;
+    }
+
+  return result;
+}
+
+typedef struct
+{
+  PdToolContext *context;
+  JsonObject    *args;
+} CallData;
+
+static void
+call_data_free (CallData *data)
+{
+  g_clear_pointer (&data->context, pd_tool_context_unref);
+  g_clear_pointer (&data->args, json_object_unref);
+  g_free (data);
+}
+
+static void
+call_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  CallData *data = task_data;
+  GError *error = NULL;
+  PdToolResult *result;
+
+  result = pd_tool_call (source_object, data->context, data->args, cancellable, &error);
+
+  if (result == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, result, (GDestroyNotify) pd_tool_result_free);
+}
+
+/**
+ * pd_tool_call_async:
+ *
+ * Runs pd_tool_call() in a thread of GTask's pool.  The arguments object
+ * is shared with that thread: do not modify it until the call finishes.
+ */
+void
+pd_tool_call_async (PdTool              *self,
+                    PdToolContext       *context,
+                    JsonObject          *args,
+                    GCancellable        *cancellable,
+                    GAsyncReadyCallback  callback,
+                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  CallData *data;
+
+  g_return_if_fail (PD_IS_TOOL (self));
+  g_return_if_fail (context != NULL);
+
+  data = g_new0 (CallData, 1);
+  data->context = pd_tool_context_ref (context);
+  data->args = args ? json_object_ref (args) : NULL;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pd_tool_call_async);
+  g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
+  /* No return-on-cancel: the tool has to finish to reap its processes. */
+  g_task_run_in_thread (task, call_thread);
+}
+
+PdToolResult *
+pd_tool_call_finish (PdTool        *self,
+                     GAsyncResult  *result,
+                     GError       **error)
+{
+  g_return_val_if_fail (PD_IS_TOOL (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * pd_tool_to_openai_json:
+ *
+ * Returns: (transfer full): `{"type":"function","function":{name,
+ *   description, parameters}}` as the Chat Completions API wants it
+ */
+JsonNode *
+pd_tool_to_openai_json (PdTool *self)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (PD_IS_TOOL (self), NULL);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "function");
+  json_builder_set_member_name (builder, "function");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, pd_tool_get_name (self));
+  json_builder_set_member_name (builder, "description");
+  json_builder_add_string_value (builder, pd_tool_get_description (self));
+  json_builder_set_member_name (builder, "parameters");
+  json_builder_add_value (builder, pd_tool_get_parameters (self));
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+/* Helpers for the built-in tools */
+
+JsonNode *
+_pd_tool_parse_schema (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (json, &error);
+
+  /* The schemas are constants of this library: a bad one is a bug. */
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    g_error ("built-in tool schema does not parse: %s", error ? error->message : "not an object");
+
+  return node;
+}
+
+static const char *
+json_type_name (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return "an object";
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return "an array";
+  if (JSON_NODE_HOLDS_NULL (node))
+    return "null";
+
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return "a string";
+    case G_TYPE_BOOLEAN:
+      return "a boolean";
+    default:
+      return "a number";
+    }
+}
+
+gboolean
+_pd_tool_args_string (JsonObject    *args,
+                      const char    *tool,
+                      const char    *key,
+                      gboolean       required,
+                      const char   **value,
+                      PdToolResult **error_result)
+{
+  JsonNode *node = json_object_get_member (args, key);
+
+  *value = NULL;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!required)
+        return TRUE;
+
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: missing '%s' (a string)", tool, key);
+      return FALSE;
+    }
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a string, got %s",
+                                                 tool, key, json_type_name (node));
+      return FALSE;
+    }
+
+  *value = json_node_get_string (node);
+  return TRUE;
+}
+
+gboolean
+_pd_tool_args_int (JsonObject    *args,
+                   const char    *tool,
+                   const char    *key,
+                   gint64         min,
+                   gint64         max,
+                   gint64        *value,
+                   PdToolResult **error_result)
+{
+  JsonNode *node = json_object_get_member (args, key);
+  GType type;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+
+  if (type == G_TYPE_INT64)
+    {
+      *value = CLAMP (json_node_get_int (node), min, max);
+      return TRUE;
+    }
+
+  /* Models write 10.0 for 10 often enough to accept whole doubles. */
+  if (type == G_TYPE_DOUBLE)
+    {
+      double d = json_node_get_double (node);
+
+      if (d == (double) (gint64) d)
+        {
+          *value = CLAMP ((gint64) d, min, max);
+          return TRUE;
+        }
+    }
+
+  *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
+                                             tool, key, json_type_name (node));
+  return FALSE;
+}
+
+gboolean
+_pd_tool_args_bool (JsonObject    *args,
+                    const char    *tool,
+                    const char    *key,
+                    gboolean      *value,
+                    PdToolResult **error_result)
+{
+  JsonNode *node = json_object_get_member (args, key);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be true or false, got %s",
+                                                 tool, key, json_type_name (node));
+      return FALSE;
+    }
+
+  *value = json_node_get_boolean (node);
+  return TRUE;
+}
+
+/* Resolves @path for @tool; on refusal the result carries the message. */
+PdToolResult *
+_pd_tool_resolve (PdToolContext  *context,
+                  const char     *tool,
+                  const char     *path,
+                  char          **resolved)
+{
+  g_autoptr(GError) error = NULL;
+
+  *resolved = pd_tool_context_resolve_path (context, path, &error);
+  if (*resolved == NULL)
+    return pd_tool_result_new_printf (FALSE, "%s: %s", tool, error->message);
+
+  return NULL;
+}
+
+/* Text means valid UTF-8 without NUL bytes: the model can only read text,
+ * and a NUL would silently cut a C string short. */
+gboolean
+_pd_tool_is_text (const char *data,
+                  gsize       length)
+{
+  if (memchr (data, '\0', length) != NULL)
+    return FALSE;
+
+  return g_utf8_validate (data, length, NULL);
+}
+
+gboolean
+_pd_tool_read_text_file (const char     *tool,
+                         PdToolContext  *context,
+                         const char     *resolved,
+                         char          **contents,
+                         gsize          *length,
+                         PdToolResult  **error_result)
+{
+  g_autofree char *display = pd_tool_context_display_path (context, resolved);
+  g_autoptr(GError) error = NULL;
+  struct stat st;
+
+  *contents = NULL;
+
+  if (stat (resolved, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT)
+        *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' does not exist", tool, display);
+      else
+        *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot read '%s': %s",
+                                                   tool, display, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (S_ISDIR (st.st_mode))
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is a directory (use list_dir)",
+                                                 tool, display);
+      return FALSE;
+    }
+
+  if (!S_ISREG (st.st_mode))
+    {
+      /* A FIFO or a device could block the worker forever. */
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is not a regular file",
+                                                 tool, display);
+      return FALSE;
+    }
+
+  if (st.st_size > PD_TOOL_MAX_FILE_SIZE)
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is too large (%" G_GINT64_FORMAT
+                                                 " bytes; the limit is %d bytes) — use grep, or "
+                                                 "shell with head/tail/sed",
+                                                 tool, display, (gint64) st.st_size,
+                                                 PD_TOOL_MAX_FILE_SIZE);
+      return FALSE;
+    }
+
+  if (!g_file_get_contents (resolved, contents, length, &error))
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot read '%s': %s",
+                                                 tool, display, error->message);
+      return FALSE;
+    }
+
+  if (!_pd_tool_is_text (*contents, *length))
+    {
+      g_clear_pointer (contents, g_free);
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is not a UTF-8 text file "
+                                                 "(it contains binary data or invalid UTF-8)",
+                                                 tool, display);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Atomic replace (a reader never sees half a file), creating the parent
+ * directories; an existing file keeps its permission bits. */
+gboolean
+_pd_tool_write_file (const char     *tool,
+                     PdToolContext  *context,
+                     const char     *resolved,
+                     const char     *contents,
+                     gsize           length,
+                     PdToolResult  **error_result)
+{
+  g_autofree char *display = pd_tool_context_display_path (context, resolved);
+  g_autofree char *parent = g_path_get_dirname (resolved);
+  g_autoptr(GError) error = NULL;
+  int mode = 0644;
+  struct stat st;
+
+  if (stat (resolved, &st) == 0)
+    {
+      if (S_ISDIR (st.st_mode))
+        {
+          *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is a directory", tool, display);
+          return FALSE;
+        }
+      if (!S_ISREG (st.st_mode))
+        {
+          *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is not a regular file",
+                                                     tool, display);
+          return FALSE;
+        }
+      mode = st.st_mode & 07777;
+    }
+
+  if (g_mkdir_with_parents (parent, 0755) != 0)
+    {
+      int saved_errno = errno;
+
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot create the directories of '%s': %s",
+                                                 tool, display, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (!g_file_set_contents_full (resolved, contents, (gssize) length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, mode, &error))
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot write '%s': %s",
+                                                 tool, display, error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}

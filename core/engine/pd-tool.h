@@ -1,0 +1,151 @@
+/* pd-tool.h: the engine's tools, their safety class and effects.
+ *
+ * A tool is called synchronously from a worker thread of the engine's tool
+ * batch (or through pd_tool_call_async()).  Its arguments come from the
+ * model and are untrusted.  Failures the model should see — a command that
+ * exits non-zero, a missing file, bad arguments — are results with ok=FALSE
+ * and a message; a GError is only for failures of the machinery itself
+ * (cancellation, a shell that cannot be spawned).
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "pd-plan-enums.h"
+
+G_BEGIN_DECLS
+
+/* How the approval policy treats a tool (seed 000, classifyToolCall). */
+typedef enum
+{
+  PD_TOOL_SAFE,       /* engine-held state only: never prompts */
+  PD_TOOL_READ_ONLY,  /* reads the working tree: allowed under every policy */
+  PD_TOOL_MUTATING,   /* writes files or runs commands: subject to the policy */
+} PdToolSafety;
+
+const char *pd_tool_safety_to_string (PdToolSafety safety);
+
+#define PD_TOOL_ERROR (pd_tool_error_quark ())
+
+typedef enum
+{
+  PD_TOOL_ERROR_FAILED,        /* the tool machinery failed (spawn, I/O setup) */
+  PD_TOOL_ERROR_INVALID_PATH,  /* a path could not be resolved */
+  PD_TOOL_ERROR_OUTSIDE,       /* a path resolves outside the working directory */
+} PdToolError;
+
+GQuark pd_tool_error_quark (void);
+
+/* PdToolContext: where and within which limits tools run.  Configure it
+ * before handing it to tools; afterwards it is shared read-only between the
+ * worker threads of a batch, so the setters must not be called while calls
+ * are running. */
+typedef struct _PdToolContext PdToolContext;
+
+#define PD_TYPE_TOOL_CONTEXT (pd_tool_context_get_type ())
+
+#define PD_TOOL_DEFAULT_SHELL_TIMEOUT_MS 120000
+#define PD_TOOL_MAX_SHELL_TIMEOUT_MS     600000
+#define PD_TOOL_DEFAULT_OUTPUT_CAP       (64 * 1024)
+
+GType           pd_tool_context_get_type          (void) G_GNUC_CONST;
+PdToolContext  *pd_tool_context_new               (const char     *working_dir,
+                                                   GError        **error);
+PdToolContext  *pd_tool_context_ref               (PdToolContext  *self);
+void            pd_tool_context_unref             (PdToolContext  *self);
+const char     *pd_tool_context_get_working_dir   (PdToolContext  *self);
+gboolean        pd_tool_context_get_allow_outside (PdToolContext  *self);
+void            pd_tool_context_set_allow_outside (PdToolContext  *self,
+                                                   gboolean        allow_outside);
+guint           pd_tool_context_get_shell_timeout_ms (PdToolContext *self);
+void            pd_tool_context_set_shell_timeout_ms (PdToolContext *self,
+                                                      guint          timeout_ms);
+gsize           pd_tool_context_get_output_cap    (PdToolContext  *self);
+void            pd_tool_context_set_output_cap    (PdToolContext  *self,
+                                                   gsize           output_cap);
+void            pd_tool_context_setenv            (PdToolContext  *self,
+                                                   const char     *name,
+                                                   const char     *value);
+const char * const *pd_tool_context_get_env_additions (PdToolContext *self);
+char           *pd_tool_context_resolve_path      (PdToolContext  *self,
+                                                   const char     *path,
+                                                   GError        **error);
+char           *pd_tool_context_display_path      (PdToolContext  *self,
+                                                   const char     *resolved);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdToolContext, pd_tool_context_unref)
+
+/* PdToolResult: what the model reads back. */
+typedef struct
+{
+  gboolean  ok;
+  char     *content;      /* text for the model, valid UTF-8, never NULL */
+  int       exit_status;  /* shell: the command's status (128+N for signal N); else 0 */
+  gboolean  truncated;    /* content was cut to the output cap */
+  gboolean  denied;       /* refused by approval or policy: the tool never ran */
+} PdToolResult;
+
+#define PD_TYPE_TOOL_RESULT (pd_tool_result_get_type ())
+
+GType         pd_tool_result_get_type   (void) G_GNUC_CONST;
+PdToolResult *pd_tool_result_new        (gboolean            ok,
+                                         const char         *content);
+PdToolResult *pd_tool_result_new_take   (gboolean            ok,
+                                         char               *content);
+PdToolResult *pd_tool_result_new_printf (gboolean            ok,
+                                         const char         *format,
+                                         ...) G_GNUC_PRINTF (2, 3);
+PdToolResult *pd_tool_result_new_denied (const char         *tool_name,
+                                         const char         *reason);
+PdToolResult *pd_tool_result_copy       (const PdToolResult *self);
+void          pd_tool_result_free       (PdToolResult       *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdToolResult, pd_tool_result_free)
+
+/* PdTool */
+#define PD_TYPE_TOOL (pd_tool_get_type ())
+
+G_DECLARE_INTERFACE (PdTool, pd_tool, PD, TOOL, GObject)
+
+struct _PdToolInterface
+{
+  GTypeInterface parent;
+
+  const char    *(*get_name)        (PdTool        *self);
+  const char    *(*get_description) (PdTool        *self);
+  /* (transfer full): a JSON schema object */
+  JsonNode      *(*get_parameters)  (PdTool        *self);
+  PdToolSafety   (*get_safety)      (PdTool        *self);
+  PdToolEffects  (*get_effects)     (PdTool        *self,
+                                     JsonObject    *args);
+  PdToolResult  *(*call)            (PdTool        *self,
+                                     PdToolContext *context,
+                                     JsonObject    *args,
+                                     GCancellable  *cancellable,
+                                     GError       **error);
+};
+
+const char    *pd_tool_get_name        (PdTool               *self);
+const char    *pd_tool_get_description (PdTool               *self);
+JsonNode      *pd_tool_get_parameters  (PdTool               *self);
+PdToolSafety   pd_tool_get_safety      (PdTool               *self);
+PdToolEffects  pd_tool_get_effects     (PdTool               *self,
+                                        JsonObject           *args);
+PdToolResult  *pd_tool_call            (PdTool               *self,
+                                        PdToolContext        *context,
+                                        JsonObject           *args,
+                                        GCancellable         *cancellable,
+                                        GError              **error);
+void           pd_tool_call_async      (PdTool               *self,
+                                        PdToolContext        *context,
+                                        JsonObject           *args,
+                                        GCancellable         *cancellable,
+                                        GAsyncReadyCallback   callback,
+                                        gpointer              user_data);
+PdToolResult  *pd_tool_call_finish     (PdTool               *self,
+                                        GAsyncResult         *result,
+                                        GError              **error);
+JsonNode      *pd_tool_to_openai_json  (PdTool               *self);
+
+G_END_DECLS

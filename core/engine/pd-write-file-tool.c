@@ -1,0 +1,123 @@
+/* pd-write-file-tool.c: the write_file tool — creates or replaces a file. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pd-tool-private.h"
+#include "pd-write-file-tool.h"
+
+struct _PdWriteFileTool
+{
+  GObject parent_instance;
+};
+
+static void pd_write_file_tool_iface_init (PdToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdWriteFileTool, pd_write_file_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_write_file_tool_iface_init))
+
+static const char schema[] =
+  "{"
+  "\"type\":\"object\","
+  "\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the working directory. Missing parent directories are created.\"},"
+    "\"content\":{\"type\":\"string\",\"description\":\"The complete new content of the file.\"}"
+  "},"
+  "\"required\":[\"path\",\"content\"]"
+  "}";
+
+static PdToolResult *
+pd_write_file_tool_call (PdTool         *tool,
+                         PdToolContext  *context,
+                         JsonObject     *args,
+                         GCancellable   *cancellable,
+                         GError        **error)
+{
+  g_autofree char *resolved = NULL;
+  g_autofree char *display = NULL;
+  PdToolResult *err_result = NULL;
+  const char *path = NULL;
+  const char *content = NULL;
+  gboolean existed;
+  gsize length;
+
+  if (!_pd_tool_args_string (args, "write_file", "path", TRUE, &path, &err_result) ||
+      !_pd_tool_args_string (args, "write_file", "content", TRUE, &content, &err_result))
+    return err_result;
+
+  if ((err_result = _pd_tool_resolve (context, "write_file", path, &resolved)))
+    return err_result;
+
+  existed = g_file_test (resolved, G_FILE_TEST_EXISTS);
+  length = strlen (content);
+
+  if (!_pd_tool_write_file ("write_file", context, resolved, content, length, &err_result))
+    return err_result;
+
+  display = pd_tool_context_display_path (context, resolved);
+
+  return pd_tool_result_new_printf (TRUE, "%s %s (%" G_GSIZE_FORMAT " bytes)",
+                                    existed ? "replaced" : "created", display, length);
+}
+
+static const char *
+pd_write_file_tool_get_name (PdTool *tool)
+{
+  return "write_file";
+}
+
+static const char *
+pd_write_file_tool_get_description (PdTool *tool)
+{
+  return "Create a file or replace its whole content. Missing parent directories are created; "
+         "the replacement is atomic. Prefer edit_file for changes to part of an existing file.";
+}
+
+static JsonNode *
+pd_write_file_tool_get_parameters (PdTool *tool)
+{
+  return _pd_tool_parse_schema (schema);
+}
+
+static PdToolSafety
+pd_write_file_tool_get_safety (PdTool *tool)
+{
+  return PD_TOOL_MUTATING;
+}
+
+static PdToolEffects
+pd_write_file_tool_get_effects (PdTool     *tool,
+                                JsonObject *args)
+{
+  return PD_TOOL_EFFECTS_WRITE;
+}
+
+static void
+pd_write_file_tool_iface_init (PdToolInterface *iface)
+{
+  iface->get_name = pd_write_file_tool_get_name;
+  iface->get_description = pd_write_file_tool_get_description;
+  iface->get_parameters = pd_write_file_tool_get_parameters;
+  iface->get_safety = pd_write_file_tool_get_safety;
+  iface->get_effects = pd_write_file_tool_get_effects;
+  iface->call = pd_write_file_tool_call;
+}
+
+static void
+pd_write_file_tool_class_init (PdWriteFileToolClass *klass)
+{
+}
+
+static void
+pd_write_file_tool_init (PdWriteFileTool *self)
+{
+}
+
+PdTool *
+pd_write_file_tool_new (void)
+{
+  return g_object_new (PD_TYPE_WRITE_FILE_TOOL, NULL);
+}

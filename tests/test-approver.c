@@ -1,0 +1,363 @@
+/* test-approver.c: the approval policy for tool calls. */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "pd-approver.h"
+#include "pd-grep-tool.h"
+#include "pd-plan-store.h"
+#include "pd-plan-tool.h"
+#include "pd-read-file-tool.h"
+#include "pd-shell-tool.h"
+#include "pd-write-file-tool.h"
+
+typedef struct
+{
+  gint      calls;       /* atomic */
+  gint      in_flight;   /* atomic: questions open at once */
+  gint      max_in_flight;
+  gboolean  answer;
+  char     *last_tool;
+  char     *last_summary;
+  GMutex    mutex;
+} Asker;
+
+static gboolean
+test_func (const char *tool,
+           const char *summary,
+           gpointer    data)
+{
+  Asker *asker = data;
+  gint now = g_atomic_int_add (&asker->in_flight, 1) + 1;
+
+  g_mutex_lock (&asker->mutex);
+  asker->max_in_flight = MAX (asker->max_in_flight, now);
+  g_free (asker->last_tool);
+  asker->last_tool = g_strdup (tool);
+  g_free (asker->last_summary);
+  asker->last_summary = g_strdup (summary);
+  g_mutex_unlock (&asker->mutex);
+
+  /* Long enough that unserialized questions would overlap. */
+  g_usleep (500);
+
+  g_atomic_int_inc (&asker->calls);
+  g_atomic_int_add (&asker->in_flight, -1);
+
+  return asker->answer;
+}
+
+static void
+asker_init (Asker    *asker,
+            gboolean  answer)
+{
+  memset (asker, 0, sizeof *asker);
+  g_mutex_init (&asker->mutex);
+  asker->answer = answer;
+}
+
+static void
+asker_clear (Asker *asker)
+{
+  g_free (asker->last_tool);
+  g_free (asker->last_summary);
+  g_mutex_clear (&asker->mutex);
+}
+
+static JsonObject *
+parse_args (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = json_from_string (json, &error);
+
+  g_assert_no_error (error);
+  return json_object_ref (json_node_get_object (node));
+}
+
+static void
+test_policy_strings (void)
+{
+  PdApprovalPolicy policy = PD_APPROVAL_POLICY_AUTO;
+  const char *names[] = { "ask", "auto", "deny" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_assert_true (pd_approval_policy_from_string (names[i], &policy));
+      g_assert_cmpint (policy, ==, (PdApprovalPolicy) i);
+      g_assert_cmpstr (pd_approval_policy_to_string (policy), ==, names[i]);
+    }
+
+  g_assert_false (pd_approval_policy_from_string ("ASK", &policy));
+  g_assert_false (pd_approval_policy_from_string ("yes", &policy));
+  g_assert_false (pd_approval_policy_from_string ("", &policy));
+  g_assert_false (pd_approval_policy_from_string (NULL, &policy));
+  g_assert_cmpint (policy, ==, PD_APPROVAL_POLICY_DENY);
+}
+
+static void
+test_policies (void)
+{
+  g_autoptr(PdPlanStore) store = pd_plan_store_new (12, 2000);
+  g_autoptr(PdTool) plan = pd_plan_tool_new (store);
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(PdTool) grep = pd_grep_tool_new ();
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(JsonObject) args = parse_args ("{\"command\":\"make\",\"path\":\"x\",\"content\":\"y\"}");
+  PdTool *harmless[] = { plan, read_file, grep };
+  PdTool *mutating[] = { shell, write_file };
+  Asker asker;
+
+  for (PdApprovalPolicy policy = PD_APPROVAL_POLICY_ASK; policy <= PD_APPROVAL_POLICY_DENY; policy++)
+    {
+      g_autoptr(PdApprover) approver = pd_approver_new (policy);
+
+      asker_init (&asker, FALSE);
+      pd_approver_set_func (approver, test_func, &asker, NULL);
+      g_assert_cmpint (pd_approver_get_policy (approver), ==, policy);
+
+      /* Safe and read-only tools pass under every policy, unasked. */
+      for (guint i = 0; i < G_N_ELEMENTS (harmless); i++)
+        {
+          g_autofree char *reason = NULL;
+
+          g_assert_cmpint (pd_approver_decide (approver, harmless[i], args, &reason), ==, PD_APPROVAL_ALLOW);
+          g_assert_nonnull (reason);
+        }
+      g_assert_cmpint (g_atomic_int_get (&asker.calls), ==, 0);
+
+      for (guint i = 0; i < G_N_ELEMENTS (mutating); i++)
+        {
+          g_autofree char *reason = NULL;
+          PdApprovalDecision decision = pd_approver_decide (approver, mutating[i], args, &reason);
+
+          switch (policy)
+            {
+            case PD_APPROVAL_POLICY_AUTO:
+              g_assert_cmpint (decision, ==, PD_APPROVAL_ALLOW);
+              g_assert_cmpstr (reason, ==, "approval policy is auto");
+              break;
+            case PD_APPROVAL_POLICY_DENY:
+              g_assert_cmpint (decision, ==, PD_APPROVAL_DENY);
+              g_assert_true (g_str_has_prefix (reason, "approval policy is deny"));
+              break;
+            case PD_APPROVAL_POLICY_ASK:
+            default:
+              g_assert_cmpint (decision, ==, PD_APPROVAL_DENY);
+              g_assert_cmpstr (reason, ==, "the user declined");
+              break;
+            }
+        }
+
+      /* Only ASK puts the mutating calls to a person. */
+      g_assert_cmpint (g_atomic_int_get (&asker.calls), ==, policy == PD_APPROVAL_POLICY_ASK ? 2 : 0);
+      pd_approver_set_func (approver, NULL, NULL, NULL);
+      asker_clear (&asker);
+    }
+}
+
+static void
+test_ask (void)
+{
+  g_autoptr(PdApprover) approver = pd_approver_new (PD_APPROVAL_POLICY_ASK);
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(JsonObject) args = parse_args ("{\"command\":\"make check\"}");
+  g_autofree char *reason = NULL;
+  g_autofree char *no_one = NULL;
+  Asker asker;
+
+  /* Nobody to ask: denied, and the reason says so. */
+  g_assert_cmpint (pd_approver_decide (approver, shell, args, &no_one), ==, PD_APPROVAL_DENY);
+  g_assert_true (g_str_has_prefix (no_one, "no one to ask"));
+
+  asker_init (&asker, TRUE);
+  pd_approver_set_func (approver, test_func, &asker, NULL);
+  g_assert_cmpint (pd_approver_decide (approver, shell, args, &reason), ==, PD_APPROVAL_ALLOW);
+  g_assert_cmpstr (reason, ==, "approved by the user");
+  g_assert_cmpint (asker.calls, ==, 1);
+  g_assert_cmpstr (asker.last_tool, ==, "shell");
+  g_assert_cmpstr (asker.last_summary, ==, "shell: make check");
+
+  /* reason is optional */
+  asker.answer = FALSE;
+  g_assert_cmpint (pd_approver_decide (approver, shell, args, NULL), ==, PD_APPROVAL_DENY);
+  g_assert_cmpint (asker.calls, ==, 2);
+
+  pd_approver_set_func (approver, NULL, NULL, NULL);
+  asker_clear (&asker);
+}
+
+static void
+count_destroy (gpointer data)
+{
+  g_atomic_int_inc ((gint *) data);
+}
+
+static gboolean
+always_yes (const char *tool,
+            const char *summary,
+            gpointer    data)
+{
+  return TRUE;
+}
+
+static void
+test_set_func_destroy (void)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  PdApprover *approver = pd_approver_new (PD_APPROVAL_POLICY_ASK);
+  gint destroyed_a = 0;
+  gint destroyed_b = 0;
+
+  pd_approver_set_func (approver, always_yes, &destroyed_a, count_destroy);
+  g_assert_cmpint (pd_approver_decide (approver, shell, NULL, NULL), ==, PD_APPROVAL_ALLOW);
+  pd_approver_set_func (approver, always_yes, &destroyed_b, count_destroy);
+  g_assert_cmpint (destroyed_a, ==, 1);
+  g_assert_cmpint (destroyed_b, ==, 0);
+  g_object_unref (approver);
+  g_assert_cmpint (destroyed_a, ==, 1);
+  g_assert_cmpint (destroyed_b, ==, 1);
+}
+
+static void
+test_summaries (void)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(JsonObject) write_args = parse_args ("{\"path\":\"src/a.c\",\"content\":\"SECRET-CONTENT\\n\"}");
+  g_autoptr(JsonObject) evil_args = parse_args ("{\"command\":\"echo hi\\n\\u001b[2Jrm -rf ~ \\u202e\"}");
+  g_autoptr(JsonObject) read_args = parse_args ("{\"path\":\"README\"}");
+  g_autoptr(JsonObject) long_args = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) long_node = NULL;
+  g_autofree char *long_command = g_strnfill (5000, 'a');
+  g_autofree char *w = NULL;
+  g_autofree char *e = NULL;
+  g_autofree char *r = NULL;
+  g_autofree char *l = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, long_command);
+  json_builder_end_object (builder);
+  long_node = json_builder_get_root (builder);
+  long_args = json_object_ref (json_node_get_object (long_node));
+
+  w = pd_approver_summarize (write_file, write_args);
+  g_assert_cmpstr (w, ==, "write_file: src/a.c (15 bytes)");
+  g_assert_null (strstr (w, "SECRET"));
+
+  e = pd_approver_summarize (shell, evil_args);
+  g_assert_cmpstr (e, ==, "shell: echo hi\\n\\u001b[2Jrm -rf ~ \\u202e");
+
+  r = pd_approver_summarize (read_file, read_args);
+  g_assert_cmpstr (r, ==, "read_file: README");
+
+  l = pd_approver_summarize (shell, long_args);
+  g_assert_true (g_str_has_suffix (l, " … (3000 more characters not shown)"));
+}
+
+typedef struct
+{
+  PdApprover *approver;
+  PdTool     *shell;
+  PdTool     *read_file;
+  gint        allowed;   /* atomic */
+} Shared;
+
+static gpointer
+decide_thread (gpointer data)
+{
+  Shared *shared = data;
+  g_autoptr(JsonObject) args = parse_args ("{\"command\":\"true\",\"path\":\"x\"}");
+
+  for (guint i = 0; i < 25; i++)
+    {
+      if (pd_approver_decide (shared->approver, shared->shell, args, NULL) == PD_APPROVAL_ALLOW)
+        g_atomic_int_inc (&shared->allowed);
+      if (pd_approver_decide (shared->approver, shared->read_file, args, NULL) == PD_APPROVAL_ALLOW)
+        g_atomic_int_inc (&shared->allowed);
+    }
+
+  return NULL;
+}
+
+static void
+test_concurrent (void)
+{
+  g_autoptr(PdApprover) approver = pd_approver_new (PD_APPROVAL_POLICY_ASK);
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  GThread *threads[8];
+  Shared shared = { approver, shell, read_file, 0 };
+  Asker asker;
+
+  asker_init (&asker, TRUE);
+  pd_approver_set_func (approver, test_func, &asker, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("decide", decide_thread, &shared);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+
+  /* Every mutating call asked exactly once, never two at a time; the
+   * read-only ones never asked. */
+  g_assert_cmpint (asker.calls, ==, 8 * 25);
+  g_assert_cmpint (asker.max_in_flight, ==, 1);
+  g_assert_cmpint (shared.allowed, ==, 8 * 25 * 2);
+
+  pd_approver_set_func (approver, NULL, NULL, NULL);
+  asker_clear (&asker);
+}
+
+static void
+test_terminal_without_tty (void)
+{
+  if (g_test_subprocess ())
+    {
+      /* A new session has no controlling terminal: /dev/tty cannot open. */
+      setsid ();
+      if (pd_approver_terminal_func ("shell", "shell: rm -rf build", NULL))
+        g_print ("allowed\n");
+      else
+        g_print ("denied\n");
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 10 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("denied\n");
+}
+
+static void
+test_policy_property (void)
+{
+  g_autoptr(PdApprover) approver = pd_approver_new (PD_APPROVAL_POLICY_DENY);
+  PdApprovalPolicy policy = PD_APPROVAL_POLICY_ASK;
+
+  g_object_get (approver, "policy", &policy, NULL);
+  g_assert_cmpint (policy, ==, PD_APPROVAL_POLICY_DENY);
+  pd_approver_set_policy (approver, PD_APPROVAL_POLICY_AUTO);
+  g_object_get (approver, "policy", &policy, NULL);
+  g_assert_cmpint (policy, ==, PD_APPROVAL_POLICY_AUTO);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/approver/policy-strings", test_policy_strings);
+  g_test_add_func ("/pd/approver/policy-property", test_policy_property);
+  g_test_add_func ("/pd/approver/policies", test_policies);
+  g_test_add_func ("/pd/approver/ask", test_ask);
+  g_test_add_func ("/pd/approver/set-func-destroy", test_set_func_destroy);
+  g_test_add_func ("/pd/approver/summaries", test_summaries);
+  g_test_add_func ("/pd/approver/concurrent", test_concurrent);
+  g_test_add_func ("/pd/approver/terminal-without-tty", test_terminal_without_tty);
+
+  return g_test_run ();
+}

@@ -1,0 +1,1122 @@
+/* test-tools.c: the engine's tools, on real temporary directories. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-edit-file-tool.h"
+#include "pd-grep-tool.h"
+#include "pd-list-dir-tool.h"
+#include "pd-plan-store.h"
+#include "pd-plan-tool.h"
+#include "pd-read-file-tool.h"
+#include "pd-shell-tool.h"
+#include "pd-tool-registry.h"
+#include "pd-write-file-tool.h"
+
+/* A root holding the working directory "wd" and a sibling "outside" with
+ * a file the tools must not reach. */
+typedef struct
+{
+  char          *root;
+  char          *wd;
+  char          *outside;
+  PdToolContext *context;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    return;
+
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = NULL;
+      const char *name;
+
+      /* A test may leave a directory unreadable; make it removable. */
+      chmod (path, 0700);
+      dir = g_dir_open (path, 0, NULL);
+      while (dir && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    {
+      g_unlink (path);
+    }
+}
+
+static char *
+fixture_path (Fixture    *f,
+              const char *relative)
+{
+  return g_build_filename (f->wd, relative, NULL);
+}
+
+static void
+write_text (const char *path,
+            const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+read_text (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+
+  return text;
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *secret = NULL;
+
+  f->root = g_dir_make_tmp ("pd-tools-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->wd = g_build_filename (f->root, "wd", NULL);
+  f->outside = g_build_filename (f->root, "outside", NULL);
+  g_assert_cmpint (g_mkdir (f->wd, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (f->outside, 0755), ==, 0);
+
+  secret = g_build_filename (f->outside, "secret.txt", NULL);
+  write_text (secret, "top secret\n");
+
+  f->context = pd_tool_context_new (f->wd, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (f->context);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_clear_pointer (&f->context, pd_tool_context_unref);
+  remove_tree (f->root);
+  g_free (f->root);
+  g_free (f->wd);
+  g_free (f->outside);
+}
+
+static JsonObject *
+parse_args (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = json_from_string (json, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+
+  return json_object_ref (json_node_get_object (node));
+}
+
+static PdToolResult *
+call (PdTool        *tool,
+      PdToolContext *context,
+      const char    *json)
+{
+  g_autoptr(JsonObject) args = parse_args (json);
+  g_autoptr(GError) error = NULL;
+  PdToolResult *result;
+
+  result = pd_tool_call (tool, context, args, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_assert_nonnull (result->content);
+  g_assert_true (g_utf8_validate (result->content, -1, NULL));
+
+  return result;
+}
+
+/* Builds a JSON arguments object with one or two string members, so
+ * that test paths need no escaping by hand. */
+static char *
+args_json (const char *key1,
+           const char *value1,
+           const char *key2,
+           const char *value2)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, key1);
+  json_builder_add_string_value (builder, value1);
+  if (key2 != NULL)
+    {
+      json_builder_set_member_name (builder, key2);
+      json_builder_add_string_value (builder, value2);
+    }
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+
+  return json_to_string (root, FALSE);
+}
+
+/* A process counts as gone when it no longer exists or is a zombie
+ * waiting for a reaper that is not us.  Bounded: up to about 3 s. */
+static gboolean
+process_gone (pid_t pid)
+{
+  for (guint i = 0; i < 300; i++)
+    {
+      g_autofree char *stat_path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+      g_autofree char *stat_text = NULL;
+      const char *paren;
+
+      if (kill (pid, 0) != 0 && errno == ESRCH)
+        return TRUE;
+
+      if (g_file_get_contents (stat_path, &stat_text, NULL, NULL) &&
+          (paren = strrchr (stat_text, ')')) != NULL && paren[1] == ' ' && paren[2] == 'Z')
+        return TRUE;
+
+      g_usleep (10 * 1000);
+    }
+
+  return FALSE;
+}
+
+static pid_t
+read_pid (Fixture    *f,
+          const char *name)
+{
+  g_autofree char *path = fixture_path (f, name);
+  g_autofree char *text = read_text (path);
+  gint64 pid = g_ascii_strtoll (text, NULL, 10);
+
+  g_assert_cmpint (pid, >, 1);
+  return (pid_t) pid;
+}
+
+/* shell */
+
+static void
+test_shell_exit_status (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) ok = call (shell, f->context, "{\"command\":\"echo hello\"}");
+  g_autoptr(PdToolResult) failed = call (shell, f->context, "{\"command\":\"echo oops; exit 3\"}");
+  g_autoptr(PdToolResult) signaled = call (shell, f->context, "{\"command\":\"kill -TERM $$\"}");
+
+  g_assert_true (ok->ok);
+  g_assert_cmpint (ok->exit_status, ==, 0);
+  g_assert_cmpstr (ok->content, ==, "hello\nexit status 0");
+
+  g_assert_false (failed->ok);
+  g_assert_cmpint (failed->exit_status, ==, 3);
+  g_assert_cmpstr (failed->content, ==, "oops\nexit status 3");
+
+  g_assert_false (signaled->ok);
+  g_assert_cmpint (signaled->exit_status, ==, 128 + SIGTERM);
+  g_assert_nonnull (strstr (signaled->content, "killed by signal 15"));
+}
+
+static void
+test_shell_merged_output (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result =
+    call (shell, f->context, "{\"command\":\"echo out; echo err >&2; echo out2\"}");
+  g_autoptr(PdToolResult) quiet = call (shell, f->context, "{\"command\":\"true\"}");
+
+  g_assert_true (result->ok);
+  g_assert_cmpstr (result->content, ==, "out\nerr\nout2\nexit status 0");
+  g_assert_cmpstr (quiet->content, ==, "(no output)\nexit status 0");
+}
+
+static void
+test_shell_environment (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) pwd = NULL;
+  g_autoptr(PdToolResult) env = NULL;
+  g_autoptr(PdToolResult) stdin_result = NULL;
+  g_autofree char *expected = NULL;
+  gint64 start;
+
+  pd_tool_context_setenv (f->context, "PD_TEST_VALUE", "first");
+  pd_tool_context_setenv (f->context, "PD_TEST_VALUE", "from-context");
+  pd_tool_context_setenv (f->context, "PD_TEST_GONE", "x");
+  pd_tool_context_setenv (f->context, "PD_TEST_GONE", NULL);
+
+  pwd = call (shell, f->context, "{\"command\":\"pwd -P\"}");
+  expected = g_strdup_printf ("%s\nexit status 0", pd_tool_context_get_working_dir (f->context));
+  g_assert_cmpstr (pwd->content, ==, expected);
+
+  env = call (shell, f->context, "{\"command\":\"echo \\\"$PD_TEST_VALUE:${PD_TEST_GONE-unset}\\\"\"}");
+  g_assert_cmpstr (env->content, ==, "from-context:unset\nexit status 0");
+
+  /* stdin is /dev/null: a command reading it ends at once. */
+  start = g_get_monotonic_time ();
+  stdin_result = call (shell, f->context, "{\"command\":\"cat; echo done\",\"timeout_ms\":10000}");
+  g_assert_cmpstr (stdin_result->content, ==, "done\nexit status 0");
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+}
+
+static void
+test_shell_output_cap (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+
+  pd_tool_context_set_output_cap (f->context, 2048);
+  g_assert_cmpuint (pd_tool_context_get_output_cap (f->context), ==, 2048);
+
+  result = call (shell, f->context, "{\"command\":\"seq 1 100000\"}");
+
+  g_assert_true (result->ok);
+  g_assert_true (result->truncated);
+  g_assert_true (g_str_has_prefix (result->content, "1\n2\n3\n"));
+  g_assert_true (g_str_has_suffix (result->content, "99999\n100000\nexit status 0"));
+  g_assert_nonnull (strstr (result->content, "bytes of output omitted"));
+  g_assert_cmpuint (strlen (result->content), <, 2048 + 200);
+}
+
+static void
+test_shell_timeout_kills_group (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  result = call (shell, f->context,
+                 "{\"command\":\"sleep 30 & echo $! > bg.pid; sleep 30 & echo $! > fg.pid; "
+                 "echo started; wait\",\"timeout_ms\":400}");
+
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  g_assert_false (result->ok);
+  g_assert_cmpstr (result->content, ==, "started\nkilled: timeout after 400 ms");
+  g_assert_true (process_gone (read_pid (f, "bg.pid")));
+  g_assert_true (process_gone (read_pid (f, "fg.pid")));
+}
+
+static void
+test_shell_background_job_reaped (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  /* bash exits at once, but its job keeps the output pipe open: the call
+   * must not wait for the job, and the job must not outlive the call. */
+  result = call (shell, f->context,
+                 "{\"command\":\"sleep 30 & echo $! > bg.pid; echo bye\",\"timeout_ms\":60000}");
+
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  g_assert_true (result->ok);
+  g_assert_cmpstr (result->content, ==, "bye\nexit status 0");
+  g_assert_true (process_gone (read_pid (f, "bg.pid")));
+}
+
+typedef struct
+{
+  PdToolResult *result;
+  GError       *error;
+  gboolean      done;
+} AsyncCall;
+
+static void
+on_call_done (GObject      *object,
+              GAsyncResult *res,
+              gpointer      data)
+{
+  AsyncCall *ac = data;
+
+  ac->result = pd_tool_call_finish (PD_TOOL (object), res, &ac->error);
+  ac->done = TRUE;
+}
+
+static gboolean
+cancel_now (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wait_for (AsyncCall *ac)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add_seconds (20, set_flag, &expired);
+
+  while (!ac->done && !expired)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_false (expired);
+  g_source_remove (id);
+}
+
+static void
+test_shell_cancel (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(JsonObject) args = NULL;
+  g_autofree char *bg_path = fixture_path (f, "bg.pid");
+  AsyncCall ac = { 0 };
+  gint64 start = g_get_monotonic_time ();
+
+  args = parse_args ("{\"command\":\"sleep 30 & echo $! > bg.pid; sleep 30\"}");
+  pd_tool_call_async (shell, f->context, args, cancellable, on_call_done, &ac);
+
+  /* Cancel only once the job is known to run. */
+  while (!g_file_test (bg_path, G_FILE_TEST_EXISTS) &&
+         g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
+    g_usleep (10 * 1000);
+  g_timeout_add (100, cancel_now, cancellable);
+
+  wait_for (&ac);
+
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 12 * G_USEC_PER_SEC);
+  g_assert_null (ac.result);
+  g_assert_error (ac.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&ac.error);
+  g_assert_true (process_gone (read_pid (f, "bg.pid")));
+}
+
+static void
+test_shell_async_result (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(JsonObject) args = parse_args ("{\"command\":\"echo async\"}");
+  AsyncCall ac = { 0 };
+
+  pd_tool_call_async (shell, f->context, args, NULL, on_call_done, &ac);
+  wait_for (&ac);
+
+  g_assert_no_error (ac.error);
+  g_assert_nonnull (ac.result);
+  g_assert_cmpstr (ac.result->content, ==, "async\nexit status 0");
+  pd_tool_result_free (ac.result);
+}
+
+static void
+test_shell_bad_args (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) missing = call (shell, f->context, "{}");
+  g_autoptr(PdToolResult) number = call (shell, f->context, "{\"command\":42}");
+  g_autoptr(PdToolResult) empty = call (shell, f->context, "{\"command\":\"\"}");
+  g_autoptr(PdToolResult) bad_timeout = call (shell, f->context,
+                                              "{\"command\":\"true\",\"timeout_ms\":\"soon\"}");
+
+  g_assert_false (missing->ok);
+  g_assert_cmpstr (missing->content, ==, "shell: missing 'command' (a string)");
+  g_assert_false (number->ok);
+  g_assert_cmpstr (number->content, ==, "shell: 'command' must be a string, got a number");
+  g_assert_false (empty->ok);
+  g_assert_false (bad_timeout->ok);
+  g_assert_nonnull (strstr (bad_timeout->content, "'timeout_ms' must be a whole number"));
+}
+
+/* read_file */
+
+static void
+test_read_file (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_read_file_tool_new ();
+  g_autofree char *path = fixture_path (f, "dir/notes.txt");
+  g_autoptr(PdToolResult) whole = NULL;
+  g_autoptr(PdToolResult) part = NULL;
+  g_autoptr(PdToolResult) past = NULL;
+  g_autoptr(PdToolResult) tail = NULL;
+
+  write_text (path, "one\ntwo\nthree\nfour");
+
+  whole = call (tool, f->context, "{\"path\":\"dir/notes.txt\"}");
+  g_assert_true (whole->ok);
+  g_assert_false (whole->truncated);
+  g_assert_cmpstr (whole->content, ==, "one\ntwo\nthree\nfour");
+
+  part = call (tool, f->context, "{\"path\":\"dir/notes.txt\",\"offset\":2,\"limit\":2}");
+  g_assert_true (part->ok);
+  g_assert_cmpstr (part->content, ==, "two\nthree\n[showed lines 2-3 of 4; continue with offset=4]");
+
+  tail = call (tool, f->context, "{\"path\":\"./dir/../dir/notes.txt\",\"offset\":4}");
+  g_assert_cmpstr (tail->content, ==, "four");
+
+  past = call (tool, f->context, "{\"path\":\"dir/notes.txt\",\"offset\":9}");
+  g_assert_false (past->ok);
+  g_assert_cmpstr (past->content, ==,
+                   "read_file: offset 9 is past the end of 'dir/notes.txt', which has 4 line(s)");
+}
+
+static void
+test_read_file_cap (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_read_file_tool_new ();
+  g_autofree char *path = fixture_path (f, "big.txt");
+  g_autofree char *long_line_path = fixture_path (f, "long.txt");
+  g_autofree char *long_line = g_strnfill (5000, 'x');
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(PdToolResult) result = NULL;
+  g_autoptr(PdToolResult) cut = NULL;
+
+  for (guint i = 1; i <= 1000; i++)
+    g_string_append_printf (text, "line %04u\n", i);   /* 10 bytes each */
+  write_text (path, text->str);
+  write_text (long_line_path, long_line);
+  pd_tool_context_set_output_cap (f->context, 1024);
+
+  result = call (tool, f->context, "{\"path\":\"big.txt\"}");
+  g_assert_true (result->ok);
+  g_assert_true (result->truncated);
+  g_assert_true (g_str_has_prefix (result->content, "line 0001\n"));
+  g_assert_nonnull (strstr (result->content, "line 0102\n[truncated at the output limit: "
+                                             "showed lines 1-102 of 1000; continue with offset=103]"));
+
+  cut = call (tool, f->context, "{\"path\":\"long.txt\"}");
+  g_assert_true (cut->truncated);
+  g_assert_nonnull (strstr (cut->content, "longer than the 1024-byte output limit"));
+}
+
+static void
+test_read_file_errors (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_read_file_tool_new ();
+  g_autofree char *bin = fixture_path (f, "blob.bin");
+  g_autofree char *latin1 = fixture_path (f, "latin1.txt");
+  g_autofree char *empty = fixture_path (f, "empty.txt");
+  g_autoptr(PdToolResult) missing = NULL;
+  g_autoptr(PdToolResult) binary = NULL;
+  g_autoptr(PdToolResult) invalid = NULL;
+  g_autoptr(PdToolResult) dir = NULL;
+  g_autoptr(PdToolResult) nothing = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char blob[] = { 'E', 'L', 'F', '\0', 1, 2, 3 };
+
+  g_file_set_contents (bin, blob, sizeof blob, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (latin1, "caf\xe9\n", -1, &error);
+  g_assert_no_error (error);
+  write_text (empty, "");
+
+  missing = call (tool, f->context, "{\"path\":\"nope.txt\"}");
+  g_assert_false (missing->ok);
+  g_assert_cmpstr (missing->content, ==, "read_file: 'nope.txt' does not exist");
+
+  binary = call (tool, f->context, "{\"path\":\"blob.bin\"}");
+  g_assert_false (binary->ok);
+  g_assert_nonnull (strstr (binary->content, "'blob.bin' is not a UTF-8 text file"));
+
+  invalid = call (tool, f->context, "{\"path\":\"latin1.txt\"}");
+  g_assert_false (invalid->ok);
+  g_assert_nonnull (strstr (invalid->content, "not a UTF-8 text file"));
+
+  dir = call (tool, f->context, "{\"path\":\".\"}");
+  g_assert_false (dir->ok);
+  g_assert_cmpstr (dir->content, ==, "read_file: '.' is a directory (use list_dir)");
+
+  nothing = call (tool, f->context, "{\"path\":\"empty.txt\"}");
+  g_assert_true (nothing->ok);
+  g_assert_cmpstr (nothing->content, ==, "[empty file]");
+}
+
+/* write_file */
+
+static void
+test_write_file (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_write_file_tool_new ();
+  g_autofree char *path = fixture_path (f, "a/b/c.txt");
+  g_autofree char *text = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr(PdToolResult) created = NULL;
+  g_autoptr(PdToolResult) replaced = NULL;
+  g_autoptr(PdToolResult) onto_dir = NULL;
+  struct stat st;
+
+  created = call (tool, f->context, "{\"path\":\"a/b/c.txt\",\"content\":\"hello\\n\"}");
+  g_assert_true (created->ok);
+  g_assert_cmpstr (created->content, ==, "created a/b/c.txt (6 bytes)");
+  text = read_text (path);
+  g_assert_cmpstr (text, ==, "hello\n");
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+
+  /* An existing file keeps its permissions. */
+  g_assert_cmpint (chmod (path, 0600), ==, 0);
+  replaced = call (tool, f->context, "{\"path\":\"a/b/c.txt\",\"content\":\"bye\"}");
+  g_assert_true (replaced->ok);
+  g_assert_cmpstr (replaced->content, ==, "replaced a/b/c.txt (3 bytes)");
+  again = read_text (path);
+  g_assert_cmpstr (again, ==, "bye");
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+
+  onto_dir = call (tool, f->context, "{\"path\":\"a/b\",\"content\":\"x\"}");
+  g_assert_false (onto_dir->ok);
+  g_assert_cmpstr (onto_dir->content, ==, "write_file: 'a/b' is a directory");
+}
+
+/* edit_file */
+
+static void
+test_edit_file (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_edit_file_tool_new ();
+  g_autofree char *path = fixture_path (f, "src/main.c");
+  g_autofree char *after_one = NULL;
+  g_autofree char *after_all = NULL;
+  g_autofree char *unchanged = NULL;
+  g_autoptr(PdToolResult) once = NULL;
+  g_autoptr(PdToolResult) none = NULL;
+  g_autoptr(PdToolResult) ambiguous = NULL;
+  g_autoptr(PdToolResult) all = NULL;
+  g_autoptr(PdToolResult) same = NULL;
+  g_autoptr(PdToolResult) empty = NULL;
+  g_autoptr(PdToolResult) missing = NULL;
+
+  write_text (path, "int a = 1;\nint b = 2;\nint c = 2;\n");
+
+  once = call (tool, f->context, "{\"path\":\"src/main.c\",\"old_string\":\"a = 1\",\"new_string\":\"a = 10\"}");
+  g_assert_true (once->ok);
+  g_assert_cmpstr (once->content, ==, "edited src/main.c: replaced 1 occurrence");
+  after_one = read_text (path);
+  g_assert_cmpstr (after_one, ==, "int a = 10;\nint b = 2;\nint c = 2;\n");
+
+  none = call (tool, f->context, "{\"path\":\"src/main.c\",\"old_string\":\"int d\",\"new_string\":\"x\"}");
+  g_assert_false (none->ok);
+  g_assert_true (g_str_has_prefix (none->content, "edit_file: 'old_string' was not found in 'src/main.c'"));
+
+  ambiguous = call (tool, f->context, "{\"path\":\"src/main.c\",\"old_string\":\"= 2\",\"new_string\":\"= 3\"}");
+  g_assert_false (ambiguous->ok);
+  g_assert_true (g_str_has_prefix (ambiguous->content, "edit_file: 'old_string' occurs 2 times in 'src/main.c'"));
+  unchanged = read_text (path);
+  g_assert_cmpstr (unchanged, ==, after_one);
+
+  all = call (tool, f->context, "{\"path\":\"src/main.c\",\"old_string\":\"= 2\",\"new_string\":\"= 3\",\"replace_all\":true}");
+  g_assert_true (all->ok);
+  g_assert_cmpstr (all->content, ==, "edited src/main.c: replaced 2 occurrences");
+  after_all = read_text (path);
+  g_assert_cmpstr (after_all, ==, "int a = 10;\nint b = 3;\nint c = 3;\n");
+
+  same = call (tool, f->context, "{\"path\":\"src/main.c\",\"old_string\":\"int\",\"new_string\":\"int\"}");
+  g_assert_false (same->ok);
+  empty = call (tool, f->context, "{\"path\":\"src/main.c\",\"old_string\":\"\",\"new_string\":\"x\"}");
+  g_assert_false (empty->ok);
+  g_assert_nonnull (strstr (empty->content, "use write_file"));
+  missing = call (tool, f->context, "{\"path\":\"src/none.c\",\"old_string\":\"a\",\"new_string\":\"b\"}");
+  g_assert_false (missing->ok);
+  g_assert_cmpstr (missing->content, ==, "edit_file: 'src/none.c' does not exist");
+}
+
+/* list_dir */
+
+static void
+test_list_dir (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_list_dir_tool_new ();
+  g_autofree char *file = fixture_path (f, "b.txt");
+  g_autofree char *sub = fixture_path (f, "sub/inner.txt");
+  g_autofree char *link = fixture_path (f, "link");
+  g_autofree char *empty_dir = fixture_path (f, "empty");
+  g_autoptr(PdToolResult) root = NULL;
+  g_autoptr(PdToolResult) inner = NULL;
+  g_autoptr(PdToolResult) empty = NULL;
+  g_autoptr(PdToolResult) not_dir = NULL;
+  g_autoptr(PdToolResult) missing = NULL;
+
+  write_text (file, "b");
+  write_text (sub, "i");
+  g_assert_cmpint (symlink ("b.txt", link), ==, 0);
+  g_assert_cmpint (g_mkdir (empty_dir, 0755), ==, 0);
+
+  root = call (tool, f->context, "{}");
+  g_assert_true (root->ok);
+  g_assert_cmpstr (root->content, ==, "b.txt\nempty/\nlink -> b.txt\nsub/\n");
+
+  inner = call (tool, f->context, "{\"path\":\"sub\"}");
+  g_assert_cmpstr (inner->content, ==, "inner.txt\n");
+
+  empty = call (tool, f->context, "{\"path\":\"empty\"}");
+  g_assert_true (empty->ok);
+  g_assert_cmpstr (empty->content, ==, "[empty directory]");
+
+  not_dir = call (tool, f->context, "{\"path\":\"b.txt\"}");
+  g_assert_false (not_dir->ok);
+  g_assert_cmpstr (not_dir->content, ==, "list_dir: 'b.txt' is not a directory (use read_file)");
+
+  missing = call (tool, f->context, "{\"path\":\"gone\"}");
+  g_assert_false (missing->ok);
+  g_assert_cmpstr (missing->content, ==, "list_dir: 'gone' does not exist");
+}
+
+/* grep */
+
+static void
+test_grep (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_grep_tool_new ();
+  g_autofree char *a = fixture_path (f, "src/a.c");
+  g_autofree char *b = fixture_path (f, "src/deep/b.h");
+  g_autofree char *git = fixture_path (f, ".git/config");
+  g_autofree char *bin = fixture_path (f, "blob.bin");
+  g_autofree char *link = fixture_path (f, "outside-link");
+  g_autofree char *target = g_build_filename (f->outside, "secret.txt", NULL);
+  g_autoptr(PdToolResult) all = NULL;
+  g_autoptr(PdToolResult) globbed = NULL;
+  g_autoptr(PdToolResult) one_file = NULL;
+  g_autoptr(PdToolResult) nothing = NULL;
+  g_autoptr(PdToolResult) invalid = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char blob[] = { 'T', 'O', 'D', 'O', '\0', '\n' };
+
+  write_text (a, "int main (void)\n{\n  /* TODO: argv */\n}\n");
+  write_text (b, "#pragma once\n// TODO header\n");
+  write_text (git, "TODO in git\n");
+  g_file_set_contents (bin, blob, sizeof blob, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (symlink (target, link), ==, 0);
+
+  all = call (tool, f->context, "{\"pattern\":\"TODO|secret\"}");
+  g_assert_true (all->ok);
+  g_assert_cmpstr (all->content, ==,
+                   "src/a.c:3:  /* TODO: argv */\n"
+                   "src/deep/b.h:2:// TODO header\n"
+                   "[1 binary, unreadable or oversized file skipped]");
+
+  globbed = call (tool, f->context, "{\"pattern\":\"TODO\",\"path\":\"src\",\"glob\":\"*.h\"}");
+  g_assert_cmpstr (globbed->content, ==, "src/deep/b.h:2:// TODO header\n");
+
+  one_file = call (tool, f->context, "{\"pattern\":\"^\\\\{\",\"path\":\"src/a.c\"}");
+  g_assert_cmpstr (one_file->content, ==, "src/a.c:2:{\n");
+
+  nothing = call (tool, f->context, "{\"pattern\":\"FIXME\",\"path\":\"src\"}");
+  g_assert_true (nothing->ok);
+  g_assert_cmpstr (nothing->content, ==, "no matches in 2 files");
+
+  invalid = call (tool, f->context, "{\"pattern\":\"(unclosed\"}");
+  g_assert_false (invalid->ok);
+  g_assert_true (g_str_has_prefix (invalid->content, "grep: invalid pattern: "));
+}
+
+static void
+test_grep_caps (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_grep_tool_new ();
+  g_autofree char *path = fixture_path (f, "many.txt");
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(PdToolResult) result = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  for (guint i = 0; i < 500; i++)
+    g_string_append (text, "match\n");
+  write_text (path, text->str);
+
+  result = call (tool, f->context, "{\"pattern\":\"match\"}");
+  g_assert_true (result->ok);
+  g_assert_true (result->truncated);
+  g_assert_true (g_str_has_suffix (result->content, "many.txt:200:match\n[truncated: stopped after 200 matches]\n"));
+  lines = g_strsplit (result->content, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 202);
+}
+
+/* Path confinement */
+
+static void
+test_paths_resolve (Fixture       *f,
+                    gconstpointer  data)
+{
+  const char *wd = pd_tool_context_get_working_dir (f->context);
+  g_autofree char *in_link = fixture_path (f, "in-link");
+  g_autofree char *out_link = fixture_path (f, "out-link");
+  g_autofree char *dangling = fixture_path (f, "dangling");
+  g_autofree char *sub = fixture_path (f, "sub");
+  g_autofree char *expected = NULL;
+  g_autofree char *got = NULL;
+  g_autofree char *abs_inside = NULL;
+  g_autofree char *abs_outside = NULL;
+  g_autoptr(GError) error = NULL;
+  char *r;
+
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_assert_cmpint (symlink ("sub", in_link), ==, 0);
+  g_assert_cmpint (symlink (f->outside, out_link), ==, 0);
+  g_assert_cmpint (symlink ("no-such-target", dangling), ==, 0);
+
+  /* Inside: relative, with dot-dot that stays in, through an inner link,
+   * absolute, and not yet existing. */
+  got = pd_tool_context_resolve_path (f->context, "in-link/new/../x.txt", &error);
+  g_assert_no_error (error);
+  expected = g_build_filename (wd, "sub", "x.txt", NULL);
+  g_assert_cmpstr (got, ==, expected);
+
+  abs_inside = g_build_filename (wd, "sub", NULL);
+  r = pd_tool_context_resolve_path (f->context, abs_inside, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (r, ==, abs_inside);
+  g_free (r);
+
+  r = pd_tool_context_resolve_path (f->context, ".", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (r, ==, wd);
+  g_free (r);
+
+  /* Outside, every way round. */
+  {
+    const char *escapes[] = {
+      "../x", "../outside/secret.txt", "sub/../../x", "new/dir/../../../x",
+      "out-link/secret.txt", "out-link/new.txt", "in-link/../../outside", "/etc/passwd",
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (escapes); i++)
+      {
+        r = pd_tool_context_resolve_path (f->context, escapes[i], &error);
+        g_assert_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE);
+        g_assert_null (r);
+        g_assert_nonnull (strstr (error->message, "is outside the working directory"));
+        g_clear_error (&error);
+      }
+  }
+
+  /* A dangling link is never followed, even inside. */
+  r = pd_tool_context_resolve_path (f->context, "dangling", &error);
+  g_assert_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH);
+  g_assert_null (r);
+  g_clear_error (&error);
+
+  r = pd_tool_context_resolve_path (f->context, "", &error);
+  g_assert_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH);
+  g_assert_null (r);
+  g_clear_error (&error);
+
+  /* The user may allow it. */
+  pd_tool_context_set_allow_outside (f->context, TRUE);
+  abs_outside = g_build_filename (f->root, "outside", "secret.txt", NULL);
+  r = pd_tool_context_resolve_path (f->context, "out-link/secret.txt", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (r, ==, abs_outside);
+  g_free (r);
+}
+
+static void
+test_paths_tools_refuse (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
+  g_autoptr(PdTool) list_dir = pd_list_dir_tool_new ();
+  g_autoptr(PdTool) grep = pd_grep_tool_new ();
+  g_autofree char *out_link = fixture_path (f, "out-link");
+  g_autofree char *secret = g_build_filename (f->outside, "secret.txt", NULL);
+  g_autofree char *planted = g_build_filename (f->outside, "planted.txt", NULL);
+  g_autofree char *abs_args = args_json ("path", secret, NULL, NULL);
+  g_autofree char *secret_after = NULL;
+  struct
+  {
+    PdTool     *tool;
+    const char *args;
+  } cases[] = {
+    { read_file, "{\"path\":\"../outside/secret.txt\"}" },
+    { read_file, "{\"path\":\"out-link/secret.txt\"}" },
+    { read_file, abs_args },
+    { write_file, "{\"path\":\"../outside/planted.txt\",\"content\":\"x\"}" },
+    { write_file, "{\"path\":\"out-link/planted.txt\",\"content\":\"x\"}" },
+    { edit_file, "{\"path\":\"out-link/secret.txt\",\"old_string\":\"top\",\"new_string\":\"no\"}" },
+    { list_dir, "{\"path\":\"..\"}" },
+    { grep, "{\"pattern\":\"secret\",\"path\":\"out-link\"}" },
+  };
+
+  g_assert_cmpint (symlink (f->outside, out_link), ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PdToolResult) result = call (cases[i].tool, f->context, cases[i].args);
+
+      g_assert_false (result->ok);
+      g_assert_nonnull (strstr (result->content, "is outside the working directory"));
+      g_assert_null (strstr (result->content, "top secret"));
+    }
+
+  g_assert_false (g_file_test (planted, G_FILE_TEST_EXISTS));
+  secret_after = read_text (secret);
+  g_assert_cmpstr (secret_after, ==, "top secret\n");
+}
+
+static void
+test_paths_allow_outside (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+
+  pd_tool_context_set_allow_outside (f->context, TRUE);
+  g_assert_true (pd_tool_context_get_allow_outside (f->context));
+  result = call (read_file, f->context, "{\"path\":\"../outside/secret.txt\"}");
+  g_assert_true (result->ok);
+  g_assert_cmpstr (result->content, ==, "top secret\n");
+}
+
+static void
+test_context (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdToolContext) context = NULL;
+  PdToolContext *missing;
+
+  missing = pd_tool_context_new ("/nonexistent/pd-tools-test", &error);
+  g_assert_null (missing);
+  g_assert_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH);
+  g_clear_error (&error);
+
+  context = pd_tool_context_new ("/tmp/../tmp/.", &error);
+  g_assert_no_error (error);
+  g_assert_true (g_path_is_absolute (pd_tool_context_get_working_dir (context)));
+  g_assert_null (strstr (pd_tool_context_get_working_dir (context), ".."));
+  g_assert_cmpuint (pd_tool_context_get_shell_timeout_ms (context), ==, 120000);
+  g_assert_cmpuint (pd_tool_context_get_output_cap (context), ==, 64 * 1024);
+  g_assert_false (pd_tool_context_get_allow_outside (context));
+
+  pd_tool_context_set_shell_timeout_ms (context, 24 * 3600 * 1000);
+  g_assert_cmpuint (pd_tool_context_get_shell_timeout_ms (context), ==, PD_TOOL_MAX_SHELL_TIMEOUT_MS);
+  pd_tool_context_set_shell_timeout_ms (context, 0);
+  g_assert_cmpuint (pd_tool_context_get_shell_timeout_ms (context), ==, 120000);
+}
+
+/* Safety classes, effects, schemas */
+
+static void
+test_safety_and_effects (void)
+{
+  g_autoptr(PdPlanStore) store = pd_plan_store_new (12, 2000);
+  g_autoptr(PdToolRegistry) registry = pd_tool_registry_new ();
+  g_autoptr(GPtrArray) tools = NULL;
+  static const struct
+  {
+    const char    *name;
+    PdToolSafety   safety;
+    PdToolEffects  effects;
+  } expected[] = {
+    { "read_file", PD_TOOL_READ_ONLY, PD_TOOL_EFFECTS_READ },
+    { "list_dir", PD_TOOL_READ_ONLY, PD_TOOL_EFFECTS_READ },
+    { "grep", PD_TOOL_READ_ONLY, PD_TOOL_EFFECTS_READ },
+    { "write_file", PD_TOOL_MUTATING, PD_TOOL_EFFECTS_WRITE },
+    { "edit_file", PD_TOOL_MUTATING, PD_TOOL_EFFECTS_WRITE },
+    { "shell", PD_TOOL_MUTATING, PD_TOOL_EFFECTS_UNKNOWN },
+    { "plan", PD_TOOL_SAFE, PD_TOOL_EFFECTS_READ },
+  };
+
+  pd_tool_registry_add_builtins (registry, store);
+  tools = pd_tool_registry_list (registry);
+  g_assert_cmpuint (tools->len, ==, G_N_ELEMENTS (expected));
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      PdTool *tool = g_ptr_array_index (tools, i);
+      g_autoptr(JsonObject) args = json_object_new ();
+
+      g_assert_cmpstr (pd_tool_get_name (tool), ==, expected[i].name);
+      g_assert_true (pd_tool_registry_lookup (registry, expected[i].name) == tool);
+      g_assert_cmpint (pd_tool_get_safety (tool), ==, expected[i].safety);
+      g_assert_cmpint (pd_tool_get_effects (tool, args), ==, expected[i].effects);
+    }
+
+  g_assert_null (pd_tool_registry_lookup (registry, "rm"));
+  g_assert_cmpstr (pd_tool_safety_to_string (PD_TOOL_SAFE), ==, "safe");
+  g_assert_cmpstr (pd_tool_safety_to_string (PD_TOOL_MUTATING), ==, "mutating");
+}
+
+static void
+test_registry (void)
+{
+  g_autoptr(PdToolRegistry) registry = pd_tool_registry_new ();
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) another_shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) grep = pd_grep_tool_new ();
+  g_autoptr(JsonArray) array = NULL;
+
+  g_assert_true (pd_tool_registry_add (registry, shell));
+  g_assert_true (pd_tool_registry_add (registry, grep));
+  g_assert_false (pd_tool_registry_add (registry, another_shell));
+  g_assert_cmpuint (pd_tool_registry_get_n_tools (registry), ==, 2);
+  g_assert_true (pd_tool_registry_lookup (registry, "shell") == shell);
+
+  /* Without a store there is no plan tool. */
+  {
+    g_autoptr(PdToolRegistry) plain = pd_tool_registry_new ();
+
+    pd_tool_registry_add_builtins (plain, NULL);
+    g_assert_cmpuint (pd_tool_registry_get_n_tools (plain), ==, 6);
+    g_assert_null (pd_tool_registry_lookup (plain, "plan"));
+  }
+
+  array = pd_tool_registry_to_openai_json (registry);
+  g_assert_cmpuint (json_array_get_length (array), ==, 2);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *entry = json_array_get_object_element (array, i);
+      JsonObject *function = json_object_get_object_member (entry, "function");
+      JsonObject *parameters = json_object_get_object_member (function, "parameters");
+
+      g_assert_cmpstr (json_object_get_string_member (entry, "type"), ==, "function");
+      g_assert_cmpstr (json_object_get_string_member (function, "name"), ==, i == 0 ? "shell" : "grep");
+      g_assert_true (strlen (json_object_get_string_member (function, "description")) > 20);
+      g_assert_cmpstr (json_object_get_string_member (parameters, "type"), ==, "object");
+      g_assert_true (json_object_has_member (json_object_get_object_member (parameters, "properties"),
+                                             i == 0 ? "command" : "pattern"));
+    }
+}
+
+/* plan */
+
+static void
+test_plan_tool (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(PdPlanStore) store = pd_plan_store_new (12, 2000);
+  g_autoptr(PdTool) plan = pd_plan_tool_new (store);
+  g_autoptr(JsonNode) parameters = pd_tool_get_parameters (plan);
+  g_autoptr(JsonNode) openai = pd_tool_to_openai_json (plan);
+  g_autoptr(PdToolResult) created = NULL;
+  g_autoptr(PdToolResult) completed = NULL;
+  g_autoptr(PdToolResult) got = NULL;
+  g_autoptr(PdToolResult) rejected = NULL;
+  g_autoptr(PdToolResult) unknown = NULL;
+  JsonObject *properties;
+  JsonArray *verbs;
+
+  g_assert_true (pd_plan_tool_get_store (PD_PLAN_TOOL (plan)) == store);
+  g_assert_true (g_str_has_prefix (pd_tool_get_description (plan), "Maintain your task plan. "));
+  g_assert_true (g_str_has_suffix (pd_tool_get_description (plan), "Plans without checks remain advisory."));
+  properties = json_object_get_object_member (json_node_get_object (parameters), "properties");
+  verbs = json_object_get_array_member (json_object_get_object_member (properties, "verb"), "enum");
+  g_assert_cmpuint (json_array_get_length (verbs), ==, 5);
+  g_assert_cmpstr (json_array_get_string_element (verbs, 4), ==, "get");
+  g_assert_true (json_object_has_member (properties, "operations"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_node_get_object (openai), "function"), "name"), ==, "plan");
+
+  created = call (plan, f->context,
+                  "{\"verb\":\"create\",\"steps\":[{\"id\":\"a\",\"title\":\"Do A\"},{\"id\":\"b\",\"title\":\"Do B\"}]}");
+  g_assert_true (created->ok);
+  g_assert_true (g_str_has_prefix (created->content, "[Current plan: v1 "));
+  g_assert_cmpint (pd_plan_store_get_version (store), ==, 1);
+
+  completed = call (plan, f->context, "{\"verb\":\"complete\",\"step_id\":\"a\"}");
+  g_assert_true (completed->ok);
+  g_assert_nonnull (strstr (completed->content, "a [done] Do A"));
+
+  got = call (plan, f->context, "{\"verb\":\"get\"}");
+  g_assert_cmpstr (got->content, ==, completed->content);
+
+  rejected = call (plan, f->context, "{\"verb\":\"complete\",\"step_id\":\"zz\"}");
+  g_assert_false (rejected->ok);
+  g_assert_true (g_str_has_prefix (rejected->content, "plan: complete: unknown step id"));
+
+  unknown = call (plan, f->context, "{\"verb\":\"bogus\"}");
+  g_assert_false (unknown->ok);
+  g_assert_true (g_str_has_prefix (unknown->content, "plan: unknown verb"));
+  g_assert_cmpint (pd_plan_store_get_version (store), ==, 2);
+}
+
+static void
+test_result_helpers (void)
+{
+  g_autoptr(PdToolResult) denied = pd_tool_result_new_denied ("shell", "the user declined");
+  g_autoptr(PdToolResult) invalid = pd_tool_result_new (TRUE, "bad \xff byte");
+  g_autoptr(PdToolResult) copy = NULL;
+
+  g_assert_false (denied->ok);
+  g_assert_true (denied->denied);
+  g_assert_true (g_str_has_prefix (denied->content, "denied: the shell call was not run (the user declined)"));
+
+  g_assert_true (g_utf8_validate (invalid->content, -1, NULL));
+  copy = pd_tool_result_copy (denied);
+  g_assert_true (copy->denied);
+  g_assert_cmpstr (copy->content, ==, denied->content);
+  g_assert_true (copy->content != denied->content);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  /* The file mode expectations assume the usual umask. */
+  umask (022);
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("/pd/tools/shell/exit-status", test_shell_exit_status);
+  ADD ("/pd/tools/shell/merged-output", test_shell_merged_output);
+  ADD ("/pd/tools/shell/environment", test_shell_environment);
+  ADD ("/pd/tools/shell/output-cap", test_shell_output_cap);
+  ADD ("/pd/tools/shell/timeout-kills-group", test_shell_timeout_kills_group);
+  ADD ("/pd/tools/shell/background-job-reaped", test_shell_background_job_reaped);
+  ADD ("/pd/tools/shell/cancel", test_shell_cancel);
+  ADD ("/pd/tools/shell/async", test_shell_async_result);
+  ADD ("/pd/tools/shell/bad-args", test_shell_bad_args);
+  ADD ("/pd/tools/read-file/basic", test_read_file);
+  ADD ("/pd/tools/read-file/cap", test_read_file_cap);
+  ADD ("/pd/tools/read-file/errors", test_read_file_errors);
+  ADD ("/pd/tools/write-file/basic", test_write_file);
+  ADD ("/pd/tools/edit-file/basic", test_edit_file);
+  ADD ("/pd/tools/list-dir/basic", test_list_dir);
+  ADD ("/pd/tools/grep/basic", test_grep);
+  ADD ("/pd/tools/grep/caps", test_grep_caps);
+  ADD ("/pd/tools/paths/resolve", test_paths_resolve);
+  ADD ("/pd/tools/paths/tools-refuse", test_paths_tools_refuse);
+  ADD ("/pd/tools/paths/allow-outside", test_paths_allow_outside);
+  ADD ("/pd/tools/plan/round-trip", test_plan_tool);
+  g_test_add_func ("/pd/tools/context", test_context);
+  g_test_add_func ("/pd/tools/safety-and-effects", test_safety_and_effects);
+  g_test_add_func ("/pd/tools/registry", test_registry);
+  g_test_add_func ("/pd/tools/result-helpers", test_result_helpers);
+
+#undef ADD
+
+  return g_test_run ();
+}
