@@ -280,6 +280,10 @@ server_thread (gpointer data)
 
   soup_server_disconnect (server->server);
   g_clear_object (&server->server);
+  /* Closing connections finishes in idle callbacks; run them so the
+   * sockets are really freed before the context goes. */
+  while (g_main_context_iteration (server->context, FALSE))
+    ;
   g_main_context_pop_thread_default (server->context);
   return NULL;
 }
