@@ -565,6 +565,45 @@ test_cancel_during_backoff (Fixture       *f,
   g_assert_cmpuint (test_server_count (f->server), ==, 1);
 }
 
+typedef struct
+{
+  Fixture            *f;
+  PdProviderResponse *response;
+  GError             *error;
+} WorkerCall;
+
+static gpointer
+worker_chat (gpointer data)
+{
+  WorkerCall *call = data;
+
+  call->response = pd_provider_chat (PD_PROVIDER (call->f->provider), &call->f->request,
+                                     NULL, NULL, NULL, &call->error);
+  return NULL;
+}
+
+/* The engine creates the provider on the main thread and chats from a
+ * worker: the session must work across that boundary, twice in a row. */
+static void
+test_worker_thread (Fixture       *f,
+                    gconstpointer  data)
+{
+  for (guint i = 0; i < 2; i++)
+    {
+      WorkerCall call = { f, NULL, NULL };
+      GThread *thread;
+
+      test_server_push (f->server, test_reply_stream ("text/event-stream", SSE_TEXT, 0, TRUE));
+      thread = g_thread_new ("worker", worker_chat, &call);
+      g_thread_join (thread);
+
+      g_assert_no_error (call.error);
+      g_assert_cmpstr (call.response->content, ==, "Hello, wörld!");
+      pd_provider_response_free (call.response);
+    }
+  g_assert_cmpuint (test_server_count (f->server), ==, 2);
+}
+
 static void
 test_retry_after_parse (void)
 {
@@ -671,6 +710,7 @@ main (int   argc,
   ADD ("network-error", test_network_error);
   ADD ("cancel/mid-stream", test_cancel_mid_stream);
   ADD ("cancel/during-backoff", test_cancel_during_backoff);
+  ADD ("worker-thread", test_worker_thread);
 #undef ADD
 
   g_test_add_func ("/pd/provider/retry-after-parse", test_retry_after_parse);

@@ -820,9 +820,9 @@ pd_anthropic_provider_finalize (GObject *object)
 
 static void
 pd_anthropic_provider_get_property (GObject    *object,
-                                 guint       prop_id,
-                                 GValue     *value,
-                                 GParamSpec *pspec)
+                                    guint       prop_id,
+                                    GValue     *value,
+                                    GParamSpec *pspec)
 {
   PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (object);
 
@@ -844,9 +844,9 @@ pd_anthropic_provider_get_property (GObject    *object,
 
 static void
 pd_anthropic_provider_set_property (GObject      *object,
-                                 guint         prop_id,
-                                 const GValue *value,
-                                 GParamSpec   *pspec)
+                                    guint         prop_id,
+                                    const GValue *value,
+                                    GParamSpec   *pspec)
 {
   PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (object);
 
@@ -912,7 +912,7 @@ pd_anthropic_provider_init (PdAnthropicProvider *self)
 
 PdAnthropicProvider *
 pd_anthropic_provider_new (const char *base_url,
-                        const char *api_key)
+                           const char *api_key)
 {
   if (base_url == NULL || *base_url == '\0')
     base_url = g_getenv ("ANTHROPIC_BASE_URL");
@@ -943,7 +943,7 @@ pd_anthropic_provider_get_max_retries (PdAnthropicProvider *self)
 
 void
 pd_anthropic_provider_set_max_retries (PdAnthropicProvider *self,
-                                    guint             max_retries)
+                                       guint                max_retries)
 {
   g_return_if_fail (PD_IS_ANTHROPIC_PROVIDER (self));
 
@@ -963,7 +963,7 @@ pd_anthropic_provider_get_retry_base_delay_ms (PdAnthropicProvider *self)
 
 void
 pd_anthropic_provider_set_retry_base_delay_ms (PdAnthropicProvider *self,
-                                            guint             delay_ms)
+                                               guint                delay_ms)
 {
   g_return_if_fail (PD_IS_ANTHROPIC_PROVIDER (self));
 
