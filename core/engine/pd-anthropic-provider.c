@@ -1,0 +1,974 @@
+/* pd-anthropic-provider.c: Anthropic Messages, streamed.
+ *
+ * The engine speaks OpenAI shapes; this file converts a request to the
+ * Messages API (system prompt apart, tool calls as tool_use blocks, tool
+ * results as user tool_result blocks, strictly alternating roles) and folds
+ * the typed event stream back into one OpenAI-shaped assistant message.
+ */
+#define G_LOG_DOMAIN "pd-provider"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-anthropic-provider.h"
+#include "pd-json.h"
+#include "pd-provider-private.h"
+
+#define NAME "anthropic"
+#define DEFAULT_BASE_URL "https://api.anthropic.com"
+#define API_VERSION "2023-06-01"
+#define DEFAULT_MAX_TOKENS 4096
+/* Content blocks of one message; far more than any real answer has. */
+#define MAX_BLOCK_INDEX 1023
+
+struct _PdAnthropicProvider
+{
+  GObject      parent_instance;
+
+  SoupSession *session;
+  char        *base_url;
+  char        *api_key;
+  guint        max_retries;
+  guint        retry_base_delay_ms;
+};
+
+static void provider_iface_init (PdProviderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdAnthropicProvider, pd_anthropic_provider, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_PROVIDER, provider_iface_init))
+
+enum {
+  PROP_0,
+  PROP_BASE_URL,
+  PROP_API_KEY,
+  PROP_MAX_RETRIES,
+  PROP_RETRY_BASE_DELAY_MS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* ---- request ------------------------------------------------------------ */
+
+static JsonObject *
+text_block (const char *text)
+{
+  JsonObject *block = json_object_new ();
+
+  json_object_set_string_member (block, "type", "text");
+  json_object_set_string_member (block, "text", text);
+  return block;
+}
+
+/* Appends @blocks to the last message when it has the same role, because
+ * the Messages API wants user and assistant turns to alternate. */
+static void
+append_turn (JsonArray  *out,
+             const char *role,
+             JsonArray  *blocks)
+{
+  guint n = json_array_get_length (out);
+
+  if (json_array_get_length (blocks) == 0)
+    return;
+
+  if (n > 0)
+    {
+      JsonObject *last = json_array_get_object_element (out, n - 1);
+
+      if (g_strcmp0 (json_object_get_string_member (last, "role"), role) == 0)
+        {
+          JsonArray *content = json_object_get_array_member (last, "content");
+
+          for (guint i = 0; i < json_array_get_length (blocks); i++)
+            json_array_add_element (content, json_node_copy (json_array_get_element (blocks, i)));
+          return;
+        }
+    }
+
+  {
+    JsonObject *message = json_object_new ();
+
+    json_object_set_string_member (message, "role", role);
+    json_object_set_array_member (message, "content", json_array_ref (blocks));
+    json_array_add_object_element (out, message);
+  }
+}
+
+static JsonNode *
+tool_input (const char *arguments)
+{
+  JsonNode *node = arguments ? pd_json_parse (arguments, -1, NULL) : NULL;
+
+  /* Calls in the transcript were checked when they arrived; anything else
+   * (an empty string, a hand-edited session) is sent as no arguments rather
+   * than refused, since the model has already seen the result. */
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_clear_pointer (&node, json_node_unref);
+      node = json_node_init_object (json_node_alloc (), NULL);
+      json_node_take_object (node, json_object_new ());
+    }
+
+  return node;
+}
+
+static JsonArray *
+convert_messages (JsonArray  *messages,
+                  GString    *system,
+                  GError    **error)
+{
+  g_autoptr(JsonArray) out = json_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+      g_autoptr(JsonArray) blocks = json_array_new ();
+      g_autofree char *text = NULL;
+      JsonObject *message;
+      const char *role;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                       NAME ": message %u of the request is not a JSON object", i + 1);
+          return NULL;
+        }
+
+      message = json_node_get_object (node);
+      role = _pd_provider_json_string (message, "role");
+      text = _pd_provider_content_text (json_object_get_member (message, "content"));
+
+      if (g_strcmp0 (role, "system") == 0)
+        {
+          if (*text != '\0')
+            {
+              if (system->len > 0)
+                g_string_append (system, "\n\n");
+              g_string_append (system, text);
+            }
+        }
+      else if (g_strcmp0 (role, "user") == 0)
+        {
+          /* The API refuses empty text blocks. */
+          if (*text != '\0')
+            json_array_add_object_element (blocks, text_block (text));
+          append_turn (out, "user", blocks);
+        }
+      else if (g_strcmp0 (role, "assistant") == 0)
+        {
+          JsonArray *calls = _pd_provider_json_array (message, "tool_calls");
+
+          if (*text != '\0')
+            json_array_add_object_element (blocks, text_block (text));
+
+          for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
+            {
+              JsonNode *call_node = json_array_get_element (calls, j);
+              JsonObject *call = JSON_NODE_HOLDS_OBJECT (call_node) ? json_node_get_object (call_node) : NULL;
+              JsonObject *function = _pd_provider_json_object (call, "function");
+              JsonObject *block;
+
+              if (call == NULL || function == NULL)
+                continue;
+
+              block = json_object_new ();
+              json_object_set_string_member (block, "type", "tool_use");
+              json_object_set_string_member (block, "id", _pd_provider_json_string (call, "id") ?: "");
+              json_object_set_string_member (block, "name", _pd_provider_json_string (function, "name") ?: "");
+              json_object_set_member (block, "input",
+                                      tool_input (_pd_provider_json_string (function, "arguments")));
+              json_array_add_object_element (blocks, block);
+            }
+          append_turn (out, "assistant", blocks);
+        }
+      else if (g_strcmp0 (role, "tool") == 0)
+        {
+          JsonObject *block = json_object_new ();
+
+          json_object_set_string_member (block, "type", "tool_result");
+          json_object_set_string_member (block, "tool_use_id",
+                                         _pd_provider_json_string (message, "tool_call_id") ?: "");
+          json_object_set_string_member (block, "content", text);
+          json_array_add_object_element (blocks, block);
+          append_turn (out, "user", blocks);
+        }
+      else
+        {
+          g_autofree char *shown = _pd_provider_sanitize (role ? role : "(none)", 40, NULL);
+
+          g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                       NAME ": message %u has the unknown role “%s”", i + 1, shown);
+          return NULL;
+        }
+    }
+
+  return g_steal_pointer (&out);
+}
+
+static JsonArray *
+convert_tools (JsonArray *tools)
+{
+  JsonArray *out = json_array_new ();
+
+  for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
+    {
+      JsonNode *node = json_array_get_element (tools, i);
+      JsonObject *function;
+      JsonObject *tool;
+      JsonNode *parameters;
+      const char *description;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      function = _pd_provider_json_object (json_node_get_object (node), "function");
+      if (function == NULL || _pd_provider_json_string (function, "name") == NULL)
+        continue;
+
+      tool = json_object_new ();
+      json_object_set_string_member (tool, "name", _pd_provider_json_string (function, "name"));
+      if ((description = _pd_provider_json_string (function, "description")))
+        json_object_set_string_member (tool, "description", description);
+
+      parameters = json_object_get_member (function, "parameters");
+      if (parameters != NULL && JSON_NODE_HOLDS_OBJECT (parameters))
+        json_object_set_member (tool, "input_schema", json_node_copy (parameters));
+      else
+        {
+          /* The API requires a schema even for a tool without parameters. */
+          JsonObject *schema = json_object_new ();
+
+          json_object_set_string_member (schema, "type", "object");
+          json_object_set_object_member (schema, "properties", json_object_new ());
+          json_object_set_object_member (tool, "input_schema", schema);
+        }
+
+      json_array_add_object_element (out, tool);
+    }
+
+  return out;
+}
+
+static GBytes *
+build_body (const PdProviderRequest  *request,
+            GError                  **error)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GString) system = g_string_new (NULL);
+  g_autoptr(JsonArray) tools = NULL;
+  JsonArray *messages;
+  char *text;
+
+  if (!(messages = convert_messages (request->messages, system, error)))
+    return NULL;
+
+  json_object_set_string_member (body, "model", request->model);
+  if (system->len > 0)
+    json_object_set_string_member (body, "system", system->str);
+  json_object_set_array_member (body, "messages", messages);
+
+  tools = convert_tools (request->tools);
+  if (json_array_get_length (tools) > 0)
+    json_object_set_array_member (body, "tools", json_array_ref (tools));
+
+  json_object_set_int_member (body, "max_tokens",
+                              request->max_tokens > 0 ? request->max_tokens : DEFAULT_MAX_TOKENS);
+  if (request->temperature >= 0)
+    json_object_set_double_member (body, "temperature", request->temperature);
+  json_object_set_boolean_member (body, "stream", TRUE);
+
+  root = json_node_init_object (json_node_alloc (), body);
+  text = pd_json_to_string (root, FALSE);
+
+  return g_bytes_new_take (text, strlen (text));
+}
+
+/* ---- response ----------------------------------------------------------- */
+
+typedef enum
+{
+  BLOCK_OTHER,
+  BLOCK_TEXT,
+  BLOCK_TOOL_USE,
+  BLOCK_THINKING,
+} BlockKind;
+
+typedef struct
+{
+  BlockKind  kind;
+  GString   *text;       /* text, or the partial JSON of a tool_use */
+  char      *id;
+  char      *name;
+  char      *input;      /* the tool_use input of content_block_start, as JSON text */
+} Block;
+
+static void
+block_free (gpointer data)
+{
+  Block *block = data;
+
+  if (block == NULL)
+    return;
+  g_string_free (block->text, TRUE);
+  g_free (block->id);
+  g_free (block->name);
+  g_free (block->input);
+  g_free (block);
+}
+
+typedef struct
+{
+  PdProviderDeltaFunc  on_delta;
+  gpointer             delta_data;
+  GPtrArray           *blocks;   /* Block by index; holes are NULL */
+  char                *stop_reason;
+  gint64               input_tokens;
+  gint64               output_tokens;
+  gsize                total;
+  gboolean             started;
+} Stream;
+
+static void
+stream_clear (Stream *stream)
+{
+  g_ptr_array_unref (stream->blocks);
+  g_free (stream->stop_reason);
+}
+
+static void
+emit (Stream              *stream,
+      PdProviderDeltaKind  kind,
+      const char          *text)
+{
+  if (stream->on_delta != NULL && text != NULL && *text != '\0')
+    stream->on_delta (kind, text, stream->delta_data);
+}
+
+static gboolean
+append_to_block (Stream      *stream,
+                 Block       *block,
+                 const char  *text,
+                 GError     **error)
+{
+  gsize len;
+
+  if (text == NULL || *text == '\0')
+    return TRUE;
+
+  len = strlen (text);
+  stream->total += len;
+  if (stream->total > PD_PROVIDER_MAX_RESPONSE_BYTES)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": the response is larger than %d bytes", PD_PROVIDER_MAX_RESPONSE_BYTES);
+      return FALSE;
+    }
+
+  g_string_append_len (block->text, text, (gssize) len);
+  if (block->kind == BLOCK_TEXT)
+    emit (stream, PD_PROVIDER_DELTA_TEXT, text);
+  else if (block->kind == BLOCK_THINKING)
+    emit (stream, PD_PROVIDER_DELTA_REASONING, text);
+
+  return TRUE;
+}
+
+static Block *
+start_block (Stream      *stream,
+             gint64       index,
+             JsonObject  *content_block,
+             GError     **error)
+{
+  const char *type = _pd_provider_json_string (content_block, "type");
+  Block *block;
+
+  if (index < 0 || index > MAX_BLOCK_INDEX || content_block == NULL)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": content_block_start has no usable index or content_block");
+      return NULL;
+    }
+
+  if ((guint) index >= stream->blocks->len)
+    g_ptr_array_set_size (stream->blocks, (guint) index + 1);
+
+  if (g_ptr_array_index (stream->blocks, index) != NULL)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": content block %" G_GINT64_FORMAT " started twice", index);
+      return NULL;
+    }
+
+  block = g_new0 (Block, 1);
+  block->text = g_string_new (NULL);
+  g_ptr_array_index (stream->blocks, index) = block;
+
+  if (g_strcmp0 (type, "text") == 0)
+    {
+      block->kind = BLOCK_TEXT;
+      if (!append_to_block (stream, block, _pd_provider_json_string (content_block, "text"), error))
+        return NULL;
+    }
+  else if (g_strcmp0 (type, "tool_use") == 0)
+    {
+      JsonNode *input = json_object_get_member (content_block, "input");
+
+      block->kind = BLOCK_TOOL_USE;
+      block->id = g_strdup (_pd_provider_json_string (content_block, "id"));
+      block->name = g_strdup (_pd_provider_json_string (content_block, "name"));
+      if (input != NULL && JSON_NODE_HOLDS_OBJECT (input))
+        block->input = pd_json_to_string (input, FALSE);
+      emit (stream, PD_PROVIDER_DELTA_TOOL_CALL, block->name);
+    }
+  else if (g_strcmp0 (type, "thinking") == 0)
+    {
+      block->kind = BLOCK_THINKING;
+      if (!append_to_block (stream, block, _pd_provider_json_string (content_block, "thinking"), error))
+        return NULL;
+    }
+  else
+    block->kind = BLOCK_OTHER;   /* redacted thinking, server tools: not ours to show */
+
+  return block;
+}
+
+static PdProviderError
+error_code_for_type (const char *type)
+{
+  if (g_strcmp0 (type, "rate_limit_error") == 0)
+    return PD_PROVIDER_ERROR_RATE_LIMITED;
+  if (g_strcmp0 (type, "authentication_error") == 0 || g_strcmp0 (type, "permission_error") == 0)
+    return PD_PROVIDER_ERROR_AUTH;
+  if (g_strcmp0 (type, "invalid_request_error") == 0 || g_strcmp0 (type, "not_found_error") == 0 ||
+      g_strcmp0 (type, "request_too_large") == 0)
+    return PD_PROVIDER_ERROR_HTTP;
+  return PD_PROVIDER_ERROR_SERVER;
+}
+
+static void
+read_usage (Stream     *stream,
+            JsonObject *usage)
+{
+  gint64 input;
+
+  if (usage == NULL)
+    return;
+
+  /* input_tokens leaves out cached tokens; the prompt was all of them. */
+  input = _pd_provider_json_int (usage, "input_tokens", -1);
+  if (input >= 0)
+    stream->input_tokens = input
+      + MAX (0, _pd_provider_json_int (usage, "cache_creation_input_tokens", 0))
+      + MAX (0, _pd_provider_json_int (usage, "cache_read_input_tokens", 0));
+  stream->output_tokens = _pd_provider_json_int (usage, "output_tokens", stream->output_tokens);
+}
+
+static PdSseResult
+on_event (const char  *event,
+          const char  *data,
+          gsize        length,
+          gpointer     user_data,
+          GError     **error)
+{
+  Stream *stream = user_data;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) parse_error = NULL;
+  JsonObject *object;
+  const char *type;
+
+  root = pd_json_parse (data, (gssize) length, &parse_error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_autofree char *shown = _pd_provider_sanitize (data, 80, NULL);
+
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": an event of the stream is not a JSON object (%s): %s",
+                   parse_error ? parse_error->message : "wrong type", shown);
+      return PD_SSE_ERROR;
+    }
+
+  object = json_node_get_object (root);
+  type = _pd_provider_json_string (object, "type");
+  if (type == NULL)
+    type = event;
+
+  if (g_strcmp0 (type, "error") == 0)
+    {
+      JsonObject *inner = _pd_provider_json_object (object, "error");
+      const char *error_type = _pd_provider_json_string (inner, "type");
+      g_autoptr(GBytes) bytes = g_bytes_new (data, length);
+      g_autofree char *message = _pd_provider_error_body_message (bytes);
+      g_autofree char *shown = _pd_provider_sanitize (message ? message : "no error message", 400, NULL);
+
+      g_set_error (error, PD_PROVIDER_ERROR, error_code_for_type (error_type),
+                   NAME ": the server reported an error in the middle of the response: %s", shown);
+      return PD_SSE_ERROR;
+    }
+
+  if (g_strcmp0 (type, "ping") == 0)
+    return PD_SSE_CONTINUE;
+
+  if (g_strcmp0 (type, "message_start") == 0)
+    {
+      stream->started = TRUE;
+      read_usage (stream, _pd_provider_json_object (_pd_provider_json_object (object, "message"), "usage"));
+      return PD_SSE_CONTINUE;
+    }
+
+  if (g_strcmp0 (type, "content_block_start") == 0)
+    {
+      if (!start_block (stream, _pd_provider_json_int (object, "index", -1),
+                        _pd_provider_json_object (object, "content_block"), error))
+        return PD_SSE_ERROR;
+      return PD_SSE_CONTINUE;
+    }
+
+  if (g_strcmp0 (type, "content_block_delta") == 0)
+    {
+      gint64 index = _pd_provider_json_int (object, "index", -1);
+      JsonObject *delta = _pd_provider_json_object (object, "delta");
+      const char *delta_type = _pd_provider_json_string (delta, "type");
+      Block *block = NULL;
+      const char *text = NULL;
+
+      if (index >= 0 && index < (gint64) stream->blocks->len)
+        block = g_ptr_array_index (stream->blocks, index);
+      if (block == NULL)
+        {
+          g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                       NAME ": a delta for content block %" G_GINT64_FORMAT " that was never started", index);
+          return PD_SSE_ERROR;
+        }
+
+      if (g_strcmp0 (delta_type, "text_delta") == 0 && block->kind == BLOCK_TEXT)
+        text = _pd_provider_json_string (delta, "text");
+      else if (g_strcmp0 (delta_type, "input_json_delta") == 0 && block->kind == BLOCK_TOOL_USE)
+        text = _pd_provider_json_string (delta, "partial_json");
+      else if (g_strcmp0 (delta_type, "thinking_delta") == 0 && block->kind == BLOCK_THINKING)
+        text = _pd_provider_json_string (delta, "thinking");
+      /* signature_delta, citations_delta and future kinds carry nothing we keep. */
+
+      if (!append_to_block (stream, block, text, error))
+        return PD_SSE_ERROR;
+      return PD_SSE_CONTINUE;
+    }
+
+  if (g_strcmp0 (type, "message_delta") == 0)
+    {
+      const char *stop_reason = _pd_provider_json_string (_pd_provider_json_object (object, "delta"),
+                                                          "stop_reason");
+
+      if (stop_reason != NULL)
+        {
+          g_free (stream->stop_reason);
+          stream->stop_reason = g_strdup (stop_reason);
+        }
+      read_usage (stream, _pd_provider_json_object (object, "usage"));
+      return PD_SSE_CONTINUE;
+    }
+
+  if (g_strcmp0 (type, "message_stop") == 0)
+    return PD_SSE_DONE;
+
+  /* content_block_stop needs nothing; unknown types are newer than us. */
+  return PD_SSE_CONTINUE;
+}
+
+/* A proxy or a compatible server may answer stream:true with one message. */
+static gboolean
+read_json_body (Stream  *stream,
+                GBytes  *body,
+                GError **error)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) parse_error = NULL;
+  JsonObject *object;
+  JsonArray *content;
+  gsize size;
+  const char *data = g_bytes_get_data (body, &size);
+
+  root = pd_json_parse (data ? data : "", (gssize) size, &parse_error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": the JSON response is not a JSON object (%s)",
+                   parse_error ? parse_error->message : "wrong type");
+      return FALSE;
+    }
+
+  object = json_node_get_object (root);
+  if (g_strcmp0 (_pd_provider_json_string (object, "type"), "error") == 0)
+    return on_event ("error", data, size, stream, error) != PD_SSE_ERROR;
+
+  if (!(content = _pd_provider_json_array (object, "content")))
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                           NAME ": the JSON response has no content array");
+      return FALSE;
+    }
+
+  read_usage (stream, _pd_provider_json_object (object, "usage"));
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *node = json_array_get_element (content, i);
+
+      if (!JSON_NODE_HOLDS_OBJECT (node) ||
+          !start_block (stream, i, json_node_get_object (node), error))
+        {
+          if (error != NULL && *error == NULL)
+            g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                         NAME ": content block %u of the JSON response is not an object", i);
+          return FALSE;
+        }
+    }
+
+  stream->stop_reason = g_strdup (_pd_provider_json_string (object, "stop_reason"));
+  if (stream->stop_reason == NULL)
+    stream->stop_reason = g_strdup ("end_turn");
+
+  return TRUE;
+}
+
+static const char *
+finish_reason_for (const char *stop_reason)
+{
+  if (g_strcmp0 (stop_reason, "tool_use") == 0)
+    return "tool_calls";
+  if (g_strcmp0 (stop_reason, "max_tokens") == 0)
+    return "length";
+  if (g_strcmp0 (stop_reason, "refusal") == 0)
+    return "content_filter";
+  return "stop";
+}
+
+static PdProviderResponse *
+build_response (Stream  *stream,
+                GError **error)
+{
+  g_autoptr(PdProviderResponse) response = pd_provider_response_new ();
+  g_autoptr(GString) content = g_string_new (NULL);
+
+  for (guint i = 0; i < stream->blocks->len; i++)
+    {
+      Block *block = g_ptr_array_index (stream->blocks, i);
+
+      if (block == NULL)
+        continue;
+
+      if (block->kind == BLOCK_TEXT)
+        g_string_append_len (content, block->text->str, (gssize) block->text->len);
+      else if (block->kind == BLOCK_TOOL_USE)
+        {
+          /* Streamed input arrives only as partial_json; the input of
+           * content_block_start is the whole of it when nothing streamed. */
+          const char *arguments = block->text->len > 0 ? block->text->str
+                                  : block->input ? block->input : "{}";
+
+          json_array_add_object_element (response->tool_calls,
+                                         _pd_provider_new_tool_call (block->id, block->name, arguments));
+        }
+    }
+
+  if (!_pd_provider_finish_tool_calls (NAME, response->tool_calls, error))
+    return NULL;
+
+  g_free (response->content);
+  response->content = g_strndup (content->str, content->len);
+  g_free (response->finish_reason);
+  response->finish_reason = g_strdup (finish_reason_for (stream->stop_reason));
+  response->input_tokens = stream->input_tokens;
+  response->output_tokens = stream->output_tokens;
+
+  return g_steal_pointer (&response);
+}
+
+typedef struct
+{
+  const char *api_key;
+} Headers;
+
+static void
+add_headers (SoupMessageHeaders *headers,
+             gpointer            user_data)
+{
+  Headers *h = user_data;
+
+  soup_message_headers_replace (headers, "Accept", "text/event-stream, application/json");
+  soup_message_headers_replace (headers, "anthropic-version", API_VERSION);
+  if (h->api_key != NULL && *h->api_key != '\0')
+    soup_message_headers_replace (headers, "x-api-key", h->api_key);
+}
+
+static gboolean
+is_official_endpoint (const char *url)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+
+  return uri != NULL && g_uri_get_host (uri) != NULL &&
+         g_ascii_strcasecmp (g_uri_get_host (uri), "api.anthropic.com") == 0;
+}
+
+static PdProviderResponse *
+pd_anthropic_provider_chat (PdProvider               *provider,
+                            const PdProviderRequest  *request,
+                            PdProviderDeltaFunc       on_delta,
+                            gpointer                  delta_data,
+                            GCancellable             *cancellable,
+                            GError                  **error)
+{
+  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (provider);
+  g_autofree char *url = NULL;
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(SoupMessage) message = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
+  Headers headers = { self->api_key };
+  Stream stream = {
+    on_delta, delta_data, g_ptr_array_new_with_free_func (block_free), NULL, -1, -1, 0, FALSE
+  };
+  PdProviderResponse *response = NULL;
+  gboolean done = FALSE;
+
+  if (request->model == NULL || *request->model == '\0')
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": no model was given; set one with --model or in the config");
+      goto out;
+    }
+
+  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/v1/messages", error)))
+    goto out;
+
+  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": api.anthropic.com needs an API key; set ANTHROPIC_API_KEY");
+      goto out;
+    }
+
+  if (!(body = build_body (request, error)))
+    goto out;
+
+  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
+                                  add_headers, &headers, &message, cancellable, error);
+  if (input == NULL)
+    goto out;
+
+  if (_pd_provider_is_json_response (message))
+    {
+      g_autoptr(GBytes) json = _pd_provider_read_body (input, NAME, PD_PROVIDER_MAX_RESPONSE_BYTES,
+                                                       cancellable, error);
+
+      if (json == NULL || !read_json_body (&stream, json, error))
+        goto out;
+    }
+  else
+    {
+      if (!_pd_provider_read_sse (input, NAME, on_event, &stream, &done, cancellable, error))
+        goto out;
+
+      /* A stream cut before message_stop and before the stop reason is a
+       * truncated answer, not a short one. */
+      if (!done && stream.stop_reason == NULL)
+        {
+          g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                               NAME ": the stream ended before the response was complete "
+                               "(no stop_reason and no message_stop)");
+          goto out;
+        }
+    }
+
+  response = build_response (&stream, error);
+
+out:
+  if (input != NULL)
+    g_input_stream_close (input, NULL, NULL);
+  stream_clear (&stream);
+  return response;
+}
+
+/* ---- object ------------------------------------------------------------- */
+
+static const char *
+pd_anthropic_provider_get_name (PdProvider *provider)
+{
+  return NAME;
+}
+
+static void
+provider_iface_init (PdProviderInterface *iface)
+{
+  iface->get_name = pd_anthropic_provider_get_name;
+  iface->chat = pd_anthropic_provider_chat;
+}
+
+static void
+pd_anthropic_provider_finalize (GObject *object)
+{
+  PdAnthropicProvider *self = (PdAnthropicProvider *) object;
+
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->base_url, g_free);
+  if (self->api_key != NULL)
+    memset (self->api_key, 0, strlen (self->api_key));
+  g_clear_pointer (&self->api_key, g_free);
+
+  G_OBJECT_CLASS (pd_anthropic_provider_parent_class)->finalize (object);
+}
+
+static void
+pd_anthropic_provider_get_property (GObject    *object,
+                                    guint       prop_id,
+                                    GValue     *value,
+                                    GParamSpec *pspec)
+{
+  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_BASE_URL:
+      g_value_set_string (value, self->base_url);
+      break;
+    case PROP_MAX_RETRIES:
+      g_value_set_uint (value, self->max_retries);
+      break;
+    case PROP_RETRY_BASE_DELAY_MS:
+      g_value_set_uint (value, self->retry_base_delay_ms);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_anthropic_provider_set_property (GObject      *object,
+                                    guint         prop_id,
+                                    const GValue *value,
+                                    GParamSpec   *pspec)
+{
+  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_BASE_URL:
+      g_free (self->base_url);
+      self->base_url = g_value_dup_string (value);
+      if (self->base_url == NULL || *self->base_url == '\0')
+        {
+          g_free (self->base_url);
+          self->base_url = g_strdup (DEFAULT_BASE_URL);
+        }
+      break;
+    case PROP_API_KEY:
+      g_free (self->api_key);
+      self->api_key = g_value_dup_string (value);
+      break;
+    case PROP_MAX_RETRIES:
+      pd_anthropic_provider_set_max_retries (self, g_value_get_uint (value));
+      break;
+    case PROP_RETRY_BASE_DELAY_MS:
+      pd_anthropic_provider_set_retry_base_delay_ms (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_anthropic_provider_class_init (PdAnthropicProviderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_anthropic_provider_finalize;
+  object_class->get_property = pd_anthropic_provider_get_property;
+  object_class->set_property = pd_anthropic_provider_set_property;
+
+  properties[PROP_BASE_URL] =
+    g_param_spec_string ("base-url", NULL, NULL, DEFAULT_BASE_URL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* Write-only, so no property dump can show it. */
+  properties[PROP_API_KEY] =
+    g_param_spec_string ("api-key", NULL, NULL, NULL,
+                         G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MAX_RETRIES] =
+    g_param_spec_uint ("max-retries", NULL, NULL, 0, 20, PD_PROVIDER_DEFAULT_RETRIES,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RETRY_BASE_DELAY_MS] =
+    g_param_spec_uint ("retry-base-delay-ms", NULL, NULL, 0, 60000, PD_PROVIDER_DEFAULT_BASE_DELAY,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_anthropic_provider_init (PdAnthropicProvider *self)
+{
+  self->session = _pd_provider_new_session ();
+  self->max_retries = PD_PROVIDER_DEFAULT_RETRIES;
+  self->retry_base_delay_ms = PD_PROVIDER_DEFAULT_BASE_DELAY;
+}
+
+PdAnthropicProvider *
+pd_anthropic_provider_new (const char *base_url,
+                           const char *api_key)
+{
+  if (base_url == NULL || *base_url == '\0')
+    base_url = g_getenv ("ANTHROPIC_BASE_URL");
+  if (api_key == NULL)
+    api_key = g_getenv ("ANTHROPIC_API_KEY");
+
+  return g_object_new (PD_TYPE_ANTHROPIC_PROVIDER,
+                       "base-url", base_url,
+                       "api-key", api_key,
+                       NULL);
+}
+
+const char *
+pd_anthropic_provider_get_base_url (PdAnthropicProvider *self)
+{
+  g_return_val_if_fail (PD_IS_ANTHROPIC_PROVIDER (self), NULL);
+
+  return self->base_url;
+}
+
+guint
+pd_anthropic_provider_get_max_retries (PdAnthropicProvider *self)
+{
+  g_return_val_if_fail (PD_IS_ANTHROPIC_PROVIDER (self), 0);
+
+  return self->max_retries;
+}
+
+void
+pd_anthropic_provider_set_max_retries (PdAnthropicProvider *self,
+                                       guint                max_retries)
+{
+  g_return_if_fail (PD_IS_ANTHROPIC_PROVIDER (self));
+
+  if (self->max_retries == max_retries)
+    return;
+  self->max_retries = max_retries;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_RETRIES]);
+}
+
+guint
+pd_anthropic_provider_get_retry_base_delay_ms (PdAnthropicProvider *self)
+{
+  g_return_val_if_fail (PD_IS_ANTHROPIC_PROVIDER (self), 0);
+
+  return self->retry_base_delay_ms;
+}
+
+void
+pd_anthropic_provider_set_retry_base_delay_ms (PdAnthropicProvider *self,
+                                               guint                delay_ms)
+{
+  g_return_if_fail (PD_IS_ANTHROPIC_PROVIDER (self));
+
+  if (self->retry_base_delay_ms == delay_ms)
+    return;
+  self->retry_base_delay_ms = delay_ms;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETRY_BASE_DELAY_MS]);
+}

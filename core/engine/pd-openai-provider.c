@@ -1,0 +1,811 @@
+/* pd-openai-provider.c: OpenAI-compatible Chat Completions, streamed.
+ *
+ * One request per chat() call; the answer is read as server-sent events and
+ * folded into one OpenAI-shaped assistant message.  Servers differ in small
+ * ways (reasoning fields, missing tool-call ids or indices, a plain JSON
+ * answer despite stream:true), and each of those is accepted here rather
+ * than in the engine.
+ */
+#define G_LOG_DOMAIN "pd-provider"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-json.h"
+#include "pd-openai-provider.h"
+#include "pd-provider-private.h"
+
+#define NAME "openai"
+#define DEFAULT_BASE_URL "https://api.openai.com/v1"
+/* Parallel tool calls are counted in units, not hundreds; a larger index is
+ * a broken stream, not a reason to allocate. */
+#define MAX_TOOL_CALL_INDEX 255
+
+struct _PdOpenAIProvider
+{
+  GObject      parent_instance;
+
+  SoupSession *session;
+  char        *base_url;
+  char        *api_key;
+  guint        max_retries;
+  guint        retry_base_delay_ms;
+  int          next_call_id;   /* ids for servers that send none, unique per provider */
+};
+
+static void provider_iface_init (PdProviderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdOpenAIProvider, pd_openai_provider, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_PROVIDER, provider_iface_init))
+
+enum {
+  PROP_0,
+  PROP_BASE_URL,
+  PROP_API_KEY,
+  PROP_MAX_RETRIES,
+  PROP_RETRY_BASE_DELAY_MS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+typedef struct
+{
+  char    *id;
+  char    *name;
+  GString *arguments;
+} ToolCall;
+
+static void
+tool_call_free (gpointer data)
+{
+  ToolCall *call = data;
+
+  if (call == NULL)
+    return;
+  g_free (call->id);
+  g_free (call->name);
+  g_string_free (call->arguments, TRUE);
+  g_free (call);
+}
+
+typedef struct
+{
+  PdOpenAIProvider    *self;
+  PdProviderDeltaFunc  on_delta;
+  gpointer             delta_data;
+  GString             *content;
+  GPtrArray           *calls;      /* ToolCall by stream index; holes are NULL */
+  char                *finish_reason;
+  gint64               input_tokens;
+  gint64               output_tokens;
+  gsize                total;      /* bytes of content and arguments, for the cap */
+} Stream;
+
+static void
+stream_clear (Stream *stream)
+{
+  g_string_free (stream->content, TRUE);
+  g_ptr_array_unref (stream->calls);
+  g_free (stream->finish_reason);
+}
+
+static void
+emit (Stream              *stream,
+      PdProviderDeltaKind  kind,
+      const char          *text)
+{
+  if (stream->on_delta != NULL && text != NULL && *text != '\0')
+    stream->on_delta (kind, text, stream->delta_data);
+}
+
+static gboolean
+count_bytes (Stream  *stream,
+             gsize    n,
+             GError **error)
+{
+  stream->total += n;
+  if (stream->total > PD_PROVIDER_MAX_RESPONSE_BYTES)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": the response is larger than %d bytes", PD_PROVIDER_MAX_RESPONSE_BYTES);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static ToolCall *
+tool_call_slot (Stream     *stream,
+                JsonObject *delta,
+                GError    **error)
+{
+  gint64 index = _pd_provider_json_int (delta, "index", -1);
+  const char *id = _pd_provider_json_string (delta, "id");
+  ToolCall *call;
+
+  if (index < 0)
+    {
+      /* Some servers leave out the index: a new id starts a new call, no id
+       * continues the last one. */
+      index = -1;
+      for (guint i = 0; i < stream->calls->len; i++)
+        {
+          ToolCall *other = g_ptr_array_index (stream->calls, i);
+
+          if (other != NULL && id != NULL && g_strcmp0 (other->id, id) == 0)
+            index = i;
+        }
+      if (index < 0)
+        index = (id != NULL || stream->calls->len == 0) ? (gint64) stream->calls->len
+                                                        : (gint64) stream->calls->len - 1;
+    }
+
+  if (index > MAX_TOOL_CALL_INDEX)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": the stream has a tool call with index %" G_GINT64_FORMAT
+                   ", more than %d", index, MAX_TOOL_CALL_INDEX);
+      return NULL;
+    }
+
+  if ((guint) index >= stream->calls->len)
+    g_ptr_array_set_size (stream->calls, (guint) index + 1);
+
+  if (!(call = g_ptr_array_index (stream->calls, index)))
+    {
+      call = g_new0 (ToolCall, 1);
+      call->arguments = g_string_new (NULL);
+      g_ptr_array_index (stream->calls, index) = call;
+    }
+
+  return call;
+}
+
+static gboolean
+add_tool_call_delta (Stream     *stream,
+                     JsonNode   *node,
+                     GError    **error)
+{
+  JsonObject *delta;
+  JsonObject *function;
+  ToolCall *call;
+  const char *id;
+  const char *name;
+  JsonNode *arguments;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                           NAME ": a tool call in the stream is not a JSON object");
+      return FALSE;
+    }
+
+  delta = json_node_get_object (node);
+  if (!(call = tool_call_slot (stream, delta, error)))
+    return FALSE;
+
+  function = _pd_provider_json_object (delta, "function");
+  id = _pd_provider_json_string (delta, "id");
+  name = _pd_provider_json_string (function, "name");
+
+  /* The id and name come once; servers that repeat them repeat the same. */
+  if (call->id == NULL && id != NULL && *id != '\0')
+    call->id = g_strdup (id);
+
+  if (call->name == NULL && name != NULL && *name != '\0')
+    {
+      call->name = g_strdup (name);
+      emit (stream, PD_PROVIDER_DELTA_TOOL_CALL, call->name);
+    }
+
+  arguments = function ? json_object_get_member (function, "arguments") : NULL;
+  if (arguments != NULL && JSON_NODE_HOLDS_VALUE (arguments) &&
+      json_node_get_value_type (arguments) == G_TYPE_STRING)
+    {
+      const char *text = json_node_get_string (arguments);
+      gsize len = strlen (text);
+
+      if (!count_bytes (stream, len, error))
+        return FALSE;
+      g_string_append_len (call->arguments, text, (gssize) len);
+    }
+  else if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
+    {
+      /* A few servers send the arguments as an object in one piece. */
+      g_autofree char *text = pd_json_to_string (arguments, FALSE);
+
+      g_string_assign (call->arguments, text);
+    }
+
+  return TRUE;
+}
+
+static gboolean
+add_text (Stream              *stream,
+          PdProviderDeltaKind  kind,
+          const char          *text,
+          GError             **error)
+{
+  gsize len;
+
+  if (text == NULL || *text == '\0')
+    return TRUE;
+
+  len = strlen (text);
+  if (!count_bytes (stream, len, error))
+    return FALSE;
+
+  if (kind == PD_PROVIDER_DELTA_TEXT)
+    g_string_append_len (stream->content, text, (gssize) len);
+  emit (stream, kind, text);
+
+  return TRUE;
+}
+
+static void
+read_usage (Stream     *stream,
+            JsonObject *object)
+{
+  JsonObject *usage = _pd_provider_json_object (object, "usage");
+
+  if (usage == NULL)
+    return;
+
+  stream->input_tokens = _pd_provider_json_int (usage, "prompt_tokens", stream->input_tokens);
+  stream->output_tokens = _pd_provider_json_int (usage, "completion_tokens", stream->output_tokens);
+}
+
+static char *
+error_text_of (const char *data,
+               gsize       length)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (data, length);
+  g_autofree char *message = _pd_provider_error_body_message (bytes);
+
+  return _pd_provider_sanitize (message ? message : "no error message", 400, NULL);
+}
+
+static PdSseResult
+on_event (const char  *event,
+          const char  *data,
+          gsize        length,
+          gpointer     user_data,
+          GError     **error)
+{
+  Stream *stream = user_data;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) parse_error = NULL;
+  JsonObject *object;
+  JsonArray *choices;
+
+  if (g_strcmp0 (event, "error") == 0)
+    {
+      g_autofree char *shown = error_text_of (data, length);
+
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER,
+                   NAME ": the server reported an error in the middle of the response: %s", shown);
+      return PD_SSE_ERROR;
+    }
+
+  if (length == 6 && memcmp (data, "[DONE]", 6) == 0)
+    return PD_SSE_DONE;
+
+  root = pd_json_parse (data, (gssize) length, &parse_error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_autofree char *shown = _pd_provider_sanitize (data, 80, NULL);
+
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": an event of the stream is not a JSON object (%s): %s",
+                   parse_error ? parse_error->message : "wrong type", shown);
+      return PD_SSE_ERROR;
+    }
+
+  object = json_node_get_object (root);
+
+  if (json_object_has_member (object, "error"))
+    {
+      g_autofree char *shown = error_text_of (data, length);
+
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER,
+                   NAME ": the server reported an error in the middle of the response: %s", shown);
+      return PD_SSE_ERROR;
+    }
+
+  read_usage (stream, object);
+
+  choices = _pd_provider_json_array (object, "choices");
+  for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
+    {
+      JsonNode *choice_node = json_array_get_element (choices, i);
+      JsonObject *choice;
+      JsonObject *delta;
+      JsonArray *tool_calls;
+      const char *finish_reason;
+      const char *reasoning;
+
+      if (!JSON_NODE_HOLDS_OBJECT (choice_node))
+        continue;
+      choice = json_node_get_object (choice_node);
+
+      /* We ask for one choice; a server that sends more is answered by the first. */
+      if (_pd_provider_json_int (choice, "index", 0) != 0)
+        continue;
+
+      delta = _pd_provider_json_object (choice, "delta");
+
+      reasoning = _pd_provider_json_string (delta, "reasoning_content");
+      if (reasoning == NULL)
+        reasoning = _pd_provider_json_string (delta, "reasoning");
+      if (!add_text (stream, PD_PROVIDER_DELTA_REASONING, reasoning, error))
+        return PD_SSE_ERROR;
+
+      if (!add_text (stream, PD_PROVIDER_DELTA_TEXT, _pd_provider_json_string (delta, "content"), error))
+        return PD_SSE_ERROR;
+
+      tool_calls = _pd_provider_json_array (delta, "tool_calls");
+      for (guint j = 0; tool_calls != NULL && j < json_array_get_length (tool_calls); j++)
+        if (!add_tool_call_delta (stream, json_array_get_element (tool_calls, j), error))
+          return PD_SSE_ERROR;
+
+      if ((finish_reason = _pd_provider_json_string (choice, "finish_reason")) && *finish_reason)
+        {
+          g_free (stream->finish_reason);
+          stream->finish_reason = g_strdup (finish_reason);
+        }
+    }
+
+  return PD_SSE_CONTINUE;
+}
+
+/* Some servers ignore stream:true and answer with one chat.completion. */
+static gboolean
+read_json_body (Stream       *stream,
+                GBytes       *body,
+                GError      **error)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) parse_error = NULL;
+  JsonObject *object;
+  JsonArray *choices;
+  JsonObject *choice = NULL;
+  JsonObject *message;
+  JsonArray *tool_calls;
+  const char *finish_reason;
+  const char *reasoning;
+  JsonNode *content;
+  gsize size;
+  const char *data = g_bytes_get_data (body, &size);
+
+  root = pd_json_parse (data ? data : "", (gssize) size, &parse_error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_autofree char *text = g_strndup (data, MIN (size, 200));
+      g_autofree char *shown = _pd_provider_sanitize (text, 80, NULL);
+
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   NAME ": the JSON response is not a JSON object (%s): %s",
+                   parse_error ? parse_error->message : "wrong type", shown);
+      return FALSE;
+    }
+
+  object = json_node_get_object (root);
+  if (json_object_has_member (object, "error"))
+    {
+      g_autofree char *shown = error_text_of (data, size);
+
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER,
+                   NAME ": the server answered with an error: %s", shown);
+      return FALSE;
+    }
+
+  read_usage (stream, object);
+
+  choices = _pd_provider_json_array (object, "choices");
+  if (choices != NULL && json_array_get_length (choices) > 0 &&
+      JSON_NODE_HOLDS_OBJECT (json_array_get_element (choices, 0)))
+    choice = json_array_get_object_element (choices, 0);
+  if (choice == NULL || !(message = _pd_provider_json_object (choice, "message")))
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                           NAME ": the JSON response has no choices[0].message");
+      return FALSE;
+    }
+
+  reasoning = _pd_provider_json_string (message, "reasoning_content");
+  if (reasoning == NULL)
+    reasoning = _pd_provider_json_string (message, "reasoning");
+  if (!add_text (stream, PD_PROVIDER_DELTA_REASONING, reasoning, error))
+    return FALSE;
+
+  content = json_object_get_member (message, "content");
+  if (content != NULL)
+    {
+      g_autofree char *text = _pd_provider_content_text (content);
+
+      if (!add_text (stream, PD_PROVIDER_DELTA_TEXT, text, error))
+        return FALSE;
+    }
+
+  tool_calls = _pd_provider_json_array (message, "tool_calls");
+  for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
+    {
+      JsonNode *call = json_array_get_element (tool_calls, i);
+
+      /* A whole call is the same as a stream delta carrying everything, at
+       * its own position. */
+      if (JSON_NODE_HOLDS_OBJECT (call) && !json_object_has_member (json_node_get_object (call), "index"))
+        json_object_set_int_member (json_node_get_object (call), "index", i);
+      if (!add_tool_call_delta (stream, call, error))
+        return FALSE;
+    }
+
+  if ((finish_reason = _pd_provider_json_string (choice, "finish_reason")) && *finish_reason)
+    {
+      g_free (stream->finish_reason);
+      stream->finish_reason = g_strdup (finish_reason);
+    }
+  else
+    stream->finish_reason = g_strdup ("stop");
+
+  return TRUE;
+}
+
+static PdProviderResponse *
+build_response (Stream  *stream,
+                GError **error)
+{
+  g_autoptr(PdProviderResponse) response = pd_provider_response_new ();
+
+  g_free (response->content);
+  response->content = g_strndup (stream->content->str, stream->content->len);
+  response->input_tokens = stream->input_tokens;
+  response->output_tokens = stream->output_tokens;
+
+  for (guint i = 0; i < stream->calls->len; i++)
+    {
+      ToolCall *call = g_ptr_array_index (stream->calls, i);
+      g_autofree char *id = NULL;
+
+      if (call == NULL)
+        continue;
+
+      id = call->id ? g_strdup (call->id)
+                    : g_strdup_printf ("call_%d", g_atomic_int_add (&stream->self->next_call_id, 1) + 1);
+      json_array_add_object_element (response->tool_calls,
+                                     _pd_provider_new_tool_call (id, call->name, call->arguments->str));
+    }
+
+  if (!_pd_provider_finish_tool_calls (NAME, response->tool_calls, error))
+    return NULL;
+
+  g_free (response->finish_reason);
+  /* Some servers say "stop" even when the turn ends in tool calls; the
+   * engine goes by finish_reason, so say what the message holds. */
+  if (json_array_get_length (response->tool_calls) > 0 &&
+      g_strcmp0 (stream->finish_reason, "length") != 0)
+    response->finish_reason = g_strdup ("tool_calls");
+  else
+    response->finish_reason = g_strdup (stream->finish_reason ? stream->finish_reason : "stop");
+
+  return g_steal_pointer (&response);
+}
+
+typedef struct
+{
+  const char *api_key;
+} Headers;
+
+static void
+add_headers (SoupMessageHeaders *headers,
+             gpointer            user_data)
+{
+  Headers *h = user_data;
+
+  soup_message_headers_replace (headers, "Accept", "text/event-stream, application/json");
+  if (h->api_key != NULL && *h->api_key != '\0')
+    {
+      g_autofree char *value = g_strconcat ("Bearer ", h->api_key, NULL);
+
+      soup_message_headers_replace (headers, "Authorization", value);
+    }
+}
+
+static GBytes *
+build_body (const PdProviderRequest *request)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *stream_options = json_object_new ();
+  char *text;
+
+  json_object_set_string_member (body, "model", request->model);
+  json_object_set_array_member (body, "messages", json_array_ref (request->messages));
+  if (request->tools != NULL && json_array_get_length (request->tools) > 0)
+    {
+      json_object_set_array_member (body, "tools", json_array_ref (request->tools));
+      json_object_set_string_member (body, "tool_choice", "auto");
+    }
+  if (request->max_tokens > 0)
+    json_object_set_int_member (body, "max_tokens", request->max_tokens);
+  if (request->temperature >= 0)
+    json_object_set_double_member (body, "temperature", request->temperature);
+  json_object_set_boolean_member (body, "stream", TRUE);
+  json_object_set_boolean_member (stream_options, "include_usage", TRUE);
+  json_object_set_object_member (body, "stream_options", stream_options);
+
+  root = json_node_init_object (json_node_alloc (), body);
+  text = pd_json_to_string (root, FALSE);
+
+  return g_bytes_new_take (text, strlen (text));
+}
+
+static gboolean
+is_official_endpoint (const char *url)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+
+  return uri != NULL && g_uri_get_host (uri) != NULL &&
+         g_ascii_strcasecmp (g_uri_get_host (uri), "api.openai.com") == 0;
+}
+
+static PdProviderResponse *
+pd_openai_provider_chat (PdProvider               *provider,
+                         const PdProviderRequest  *request,
+                         PdProviderDeltaFunc       on_delta,
+                         gpointer                  delta_data,
+                         GCancellable             *cancellable,
+                         GError                  **error)
+{
+  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (provider);
+  g_autofree char *url = NULL;
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(SoupMessage) message = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
+  Headers headers = { self->api_key };
+  Stream stream = {
+    self, on_delta, delta_data, g_string_new (NULL),
+    g_ptr_array_new_with_free_func (tool_call_free), NULL, -1, -1, 0
+  };
+  PdProviderResponse *response = NULL;
+  gboolean done = FALSE;
+
+  if (request->model == NULL || *request->model == '\0')
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": no model was given; set one with --model or in the config");
+      goto out;
+    }
+
+  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/chat/completions", error)))
+    goto out;
+
+  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": api.openai.com needs an API key; set OPENAI_API_KEY");
+      goto out;
+    }
+
+  body = build_body (request);
+  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
+                                  add_headers, &headers, &message, cancellable, error);
+  if (input == NULL)
+    goto out;
+
+  if (_pd_provider_is_json_response (message))
+    {
+      g_autoptr(GBytes) json = _pd_provider_read_body (input, NAME, PD_PROVIDER_MAX_RESPONSE_BYTES,
+                                                       cancellable, error);
+
+      if (json == NULL || !read_json_body (&stream, json, error))
+        goto out;
+    }
+  else
+    {
+      if (!_pd_provider_read_sse (input, NAME, on_event, &stream, &done, cancellable, error))
+        goto out;
+
+      /* Without [DONE] or a finish_reason we cannot tell a finished answer
+       * from a cut one, and a cut one must not pass for the model's word. */
+      if (!done && stream.finish_reason == NULL)
+        {
+          g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                               NAME ": the stream ended before the response was complete "
+                               "(no finish_reason and no [DONE])");
+          goto out;
+        }
+    }
+
+  response = build_response (&stream, error);
+
+out:
+  if (input != NULL)
+    g_input_stream_close (input, NULL, NULL);
+  stream_clear (&stream);
+  return response;
+}
+
+static const char *
+pd_openai_provider_get_name (PdProvider *provider)
+{
+  return NAME;
+}
+
+static void
+provider_iface_init (PdProviderInterface *iface)
+{
+  iface->get_name = pd_openai_provider_get_name;
+  iface->chat = pd_openai_provider_chat;
+}
+
+static void
+pd_openai_provider_finalize (GObject *object)
+{
+  PdOpenAIProvider *self = (PdOpenAIProvider *) object;
+
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->base_url, g_free);
+  if (self->api_key != NULL)
+    memset (self->api_key, 0, strlen (self->api_key));
+  g_clear_pointer (&self->api_key, g_free);
+
+  G_OBJECT_CLASS (pd_openai_provider_parent_class)->finalize (object);
+}
+
+static void
+pd_openai_provider_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_BASE_URL:
+      g_value_set_string (value, self->base_url);
+      break;
+    case PROP_MAX_RETRIES:
+      g_value_set_uint (value, self->max_retries);
+      break;
+    case PROP_RETRY_BASE_DELAY_MS:
+      g_value_set_uint (value, self->retry_base_delay_ms);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_openai_provider_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_BASE_URL:
+      g_free (self->base_url);
+      self->base_url = g_value_dup_string (value);
+      if (self->base_url == NULL || *self->base_url == '\0')
+        {
+          g_free (self->base_url);
+          self->base_url = g_strdup (DEFAULT_BASE_URL);
+        }
+      break;
+    case PROP_API_KEY:
+      g_free (self->api_key);
+      self->api_key = g_value_dup_string (value);
+      break;
+    case PROP_MAX_RETRIES:
+      pd_openai_provider_set_max_retries (self, g_value_get_uint (value));
+      break;
+    case PROP_RETRY_BASE_DELAY_MS:
+      pd_openai_provider_set_retry_base_delay_ms (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_openai_provider_class_init (PdOpenAIProviderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_openai_provider_finalize;
+  object_class->get_property = pd_openai_provider_get_property;
+  object_class->set_property = pd_openai_provider_set_property;
+
+  properties[PROP_BASE_URL] =
+    g_param_spec_string ("base-url", NULL, NULL, DEFAULT_BASE_URL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* Write-only, so no property dump can show it. */
+  properties[PROP_API_KEY] =
+    g_param_spec_string ("api-key", NULL, NULL, NULL,
+                         G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MAX_RETRIES] =
+    g_param_spec_uint ("max-retries", NULL, NULL, 0, 20, PD_PROVIDER_DEFAULT_RETRIES,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RETRY_BASE_DELAY_MS] =
+    g_param_spec_uint ("retry-base-delay-ms", NULL, NULL, 0, 60000, PD_PROVIDER_DEFAULT_BASE_DELAY,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_openai_provider_init (PdOpenAIProvider *self)
+{
+  self->session = _pd_provider_new_session ();
+  self->max_retries = PD_PROVIDER_DEFAULT_RETRIES;
+  self->retry_base_delay_ms = PD_PROVIDER_DEFAULT_BASE_DELAY;
+}
+
+PdOpenAIProvider *
+pd_openai_provider_new (const char *base_url,
+                        const char *api_key)
+{
+  if (base_url == NULL || *base_url == '\0')
+    base_url = g_getenv ("OPENAI_BASE_URL");
+  if (api_key == NULL)
+    api_key = g_getenv ("OPENAI_API_KEY");
+
+  return g_object_new (PD_TYPE_OPENAI_PROVIDER,
+                       "base-url", base_url,
+                       "api-key", api_key,
+                       NULL);
+}
+
+const char *
+pd_openai_provider_get_base_url (PdOpenAIProvider *self)
+{
+  g_return_val_if_fail (PD_IS_OPENAI_PROVIDER (self), NULL);
+
+  return self->base_url;
+}
+
+guint
+pd_openai_provider_get_max_retries (PdOpenAIProvider *self)
+{
+  g_return_val_if_fail (PD_IS_OPENAI_PROVIDER (self), 0);
+
+  return self->max_retries;
+}
+
+void
+pd_openai_provider_set_max_retries (PdOpenAIProvider *self,
+                                    guint             max_retries)
+{
+  g_return_if_fail (PD_IS_OPENAI_PROVIDER (self));
+
+  if (self->max_retries == max_retries)
+    return;
+  self->max_retries = max_retries;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_RETRIES]);
+}
+
+guint
+pd_openai_provider_get_retry_base_delay_ms (PdOpenAIProvider *self)
+{
+  g_return_val_if_fail (PD_IS_OPENAI_PROVIDER (self), 0);
+
+  return self->retry_base_delay_ms;
+}
+
+void
+pd_openai_provider_set_retry_base_delay_ms (PdOpenAIProvider *self,
+                                            guint             delay_ms)
+{
+  g_return_if_fail (PD_IS_OPENAI_PROVIDER (self));
+
+  if (self->retry_base_delay_ms == delay_ms)
+    return;
+  self->retry_base_delay_ms = delay_ms;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETRY_BASE_DELAY_MS]);
+}

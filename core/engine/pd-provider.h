@@ -1,0 +1,127 @@
+/* pd-provider.h: one streaming chat call to a language model, with tools.
+ *
+ * The engine loop runs in a worker thread and calls pd_provider_chat()
+ * synchronously.  Requests and responses use the OpenAI Chat Completions
+ * shapes whatever the wire protocol is, so the engine and the transcript
+ * store only ever see one shape.
+ *
+ * Everything a response carries (content, tool names, tool arguments) is
+ * model output: data to show and record, never to execute or interpret as
+ * markup.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PD_PROVIDER_ERROR (pd_provider_error_quark ())
+
+/* Messages start with the provider name ("openai: …") and say what to do. */
+typedef enum
+{
+  PD_PROVIDER_ERROR_NETWORK,            /* connection failed (after retries) or broke mid-stream */
+  PD_PROVIDER_ERROR_HTTP,               /* 4xx other than 401/403/429: the request was refused */
+  PD_PROVIDER_ERROR_RATE_LIMITED,       /* 429 after all retries */
+  PD_PROVIDER_ERROR_SERVER,             /* 5xx after all retries, or a server error event */
+  PD_PROVIDER_ERROR_AUTH,               /* 401/403: never retried */
+  PD_PROVIDER_ERROR_MALFORMED_STREAM,   /* the response could not be understood */
+  PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS, /* a tool call's arguments are not a JSON object */
+  PD_PROVIDER_ERROR_CANCELLED,
+  PD_PROVIDER_ERROR_REPLAY_EXHAUSTED,
+  PD_PROVIDER_ERROR_INVALID_CONFIG,
+} PdProviderError;
+
+GQuark pd_provider_error_quark (void);
+
+typedef struct
+{
+  const char *model;
+  /* OpenAI-shaped: {role: system|user|assistant|tool, content (string|null),
+   * name?, tool_call_id?, tool_calls?: [{id, type:"function",
+   * function:{name, arguments (JSON text)}}]} */
+  JsonArray  *messages;
+  /* OpenAI function tools: [{type:"function", function:{name, description,
+   * parameters}}]; NULL or empty for none. */
+  JsonArray  *tools;
+  guint       max_tokens;   /* 0 = provider default */
+  double      temperature;  /* < 0 = provider default */
+} PdProviderRequest;
+
+typedef enum
+{
+  PD_PROVIDER_DELTA_TEXT,       /* a piece of the assistant's content */
+  PD_PROVIDER_DELTA_TOOL_CALL,  /* the name of a tool call, once, as soon as it is known */
+  PD_PROVIDER_DELTA_REASONING,  /* a piece of reasoning/thinking text (not part of content) */
+} PdProviderDeltaKind;
+
+/* Streaming progress, called on the calling (worker) thread. */
+typedef void (*PdProviderDeltaFunc) (PdProviderDeltaKind  kind,
+                                     const char          *text,
+                                     gpointer             user_data);
+
+#define PD_TYPE_PROVIDER_RESPONSE (pd_provider_response_get_type ())
+
+typedef struct
+{
+  char      *content;        /* never NULL; "" when the model wrote no text */
+  JsonArray *tool_calls;     /* never NULL; [{id, type:"function", function:{name, arguments}}],
+                              * arguments always the text of a JSON object */
+  char      *finish_reason;  /* never NULL: "stop", "tool_calls", "length", or the server's word */
+  gint64     input_tokens;   /* -1 when the server did not say */
+  gint64     output_tokens;  /* -1 when the server did not say */
+} PdProviderResponse;
+
+GType               pd_provider_response_get_type (void) G_GNUC_CONST;
+PdProviderResponse *pd_provider_response_new      (void);
+PdProviderResponse *pd_provider_response_copy     (const PdProviderResponse *response);
+void                pd_provider_response_free     (PdProviderResponse       *response);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdProviderResponse, pd_provider_response_free)
+
+#define PD_TYPE_PROVIDER (pd_provider_get_type ())
+G_DECLARE_INTERFACE (PdProvider, pd_provider, PD, PROVIDER, GObject)
+
+/* Signals (on every provider):
+ *   "retrying" (PdProvider *self, guint attempt, guint delay_ms,
+ *               const char *reason) — emitted on the calling thread before
+ *   an HTTP provider waits to send a request again; the engine can record
+ *   it so a slow answer is explained.
+ */
+struct _PdProviderInterface
+{
+  GTypeInterface parent;
+
+  const char         *(*get_name) (PdProvider                *self);
+  PdProviderResponse *(*chat)     (PdProvider                *self,
+                                   const PdProviderRequest   *request,
+                                   PdProviderDeltaFunc        on_delta,
+                                   gpointer                   delta_data,
+                                   GCancellable              *cancellable,
+                                   GError                   **error);
+};
+
+/* "openai", "anthropic", "replay" */
+const char         *pd_provider_get_name     (PdProvider               *self);
+
+/* SYNCHRONOUS: blocks the calling (worker) thread until the whole response
+ * has arrived, the call failed, or @cancellable was cancelled.  Returns NULL
+ * with @error set on failure; text already streamed through @on_delta is
+ * the only partial result. */
+PdProviderResponse *pd_provider_chat         (PdProvider               *self,
+                                              const PdProviderRequest  *request,
+                                              PdProviderDeltaFunc       on_delta,
+                                              gpointer                  delta_data,
+                                              GCancellable             *cancellable,
+                                              GError                  **error);
+
+/* name: "openai", "anthropic" or "replay".  base_url and api_key may be NULL
+ * (environment, then defaults); replay_path is required for "replay". */
+PdProvider         *pd_provider_new_for_name (const char               *name,
+                                              const char               *base_url,
+                                              const char               *api_key,
+                                              const char               *replay_path,
+                                              GError                  **error);
+
+G_END_DECLS
