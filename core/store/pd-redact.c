@@ -170,13 +170,13 @@ redact_copy (JsonNode *node,
     case JSON_NODE_OBJECT:
       {
         g_autoptr(JsonObject) copy = json_object_new ();
-        JsonObjectIter iter;
-        JsonNode *member;
-        const char *name;
+        JsonObject *object = json_node_get_object (node);
+        /* get_members keeps the document order; the iterator does not. */
+        g_autoptr(GList) names = json_object_get_members (object);
 
-        json_object_iter_init (&iter, json_node_get_object (node));
-        while (json_object_iter_next (&iter, &name, &member))
-          json_object_set_member (copy, name, redact_copy (member, total));
+        for (GList *l = names; l; l = l->next)
+          json_object_set_member (copy, l->data,
+                                  redact_copy (json_object_get_member (object, l->data), total));
         return json_node_init_object (json_node_alloc (), copy);
       }
 

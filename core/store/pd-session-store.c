@@ -486,10 +486,9 @@ row_message_init (RowMessage  *row,
 {
   g_autoptr(JsonNode) redacted = NULL;
   g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(GList) names = NULL;
   JsonObject *object;
-  JsonObjectIter iter;
   JsonNode *member;
-  const char *member_name;
   const char *role;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -549,9 +548,12 @@ row_message_init (RowMessage  *row,
 
   /* Members beyond the OpenAI shape (reasoning_content, ids of other
    * agents…) are kept as they came so a transcript round-trips. */
-  json_object_iter_init (&iter, object);
-  while (json_object_iter_next (&iter, &member_name, &member))
+  names = json_object_get_members (object);
+  for (GList *l = names; l; l = l->next)
     {
+      const char *member_name = l->data;
+
+      member = json_object_get_member (object, member_name);
       if (g_str_equal (member_name, "role") || g_str_equal (member_name, "content") ||
           g_str_equal (member_name, "name") || g_str_equal (member_name, "tool_call_id") ||
           g_str_equal (member_name, "tool_calls"))
@@ -837,13 +839,12 @@ pd_session_store_load_messages (PdSessionStore  *self,
 
           if (node && JSON_NODE_HOLDS_OBJECT (node))
             {
-              JsonObjectIter iter;
-              JsonNode *member;
-              const char *name;
+              JsonObject *stored = json_node_get_object (node);
+              g_autoptr(GList) names = json_object_get_members (stored);
 
-              json_object_iter_init (&iter, json_node_get_object (node));
-              while (json_object_iter_next (&iter, &name, &member))
-                json_object_set_member (object, name, json_node_copy (member));
+              for (GList *l = names; l; l = l->next)
+                json_object_set_member (object, l->data,
+                                        json_node_copy (json_object_get_member (stored, l->data)));
             }
         }
 
