@@ -832,22 +832,6 @@ pd_session_store_load_messages (PdSessionStore  *self,
       const char *extra = (const char *) sqlite3_column_text (stmt, 6);
       const char *tool_calls = (const char *) sqlite3_column_text (stmt, 5);
 
-      /* extra first, so the known members below win over a stray copy. */
-      if (extra != NULL)
-        {
-          g_autoptr(JsonNode) node = json_from_string (extra, NULL);
-
-          if (node && JSON_NODE_HOLDS_OBJECT (node))
-            {
-              JsonObject *stored = json_node_get_object (node);
-              g_autoptr(GList) names = json_object_get_members (stored);
-
-              for (GList *l = names; l; l = l->next)
-                json_object_set_member (object, l->data,
-                                        json_node_copy (json_object_get_member (stored, l->data)));
-            }
-        }
-
       json_object_set_string_member (object, "role", (const char *) sqlite3_column_text (stmt, 0));
       if (content == NULL)
         json_object_set_null_member (object, "content");
@@ -873,6 +857,23 @@ pd_session_store_load_messages (PdSessionStore  *self,
 
           if (node)
             json_object_set_member (object, "tool_calls", node);
+        }
+
+      /* Other members last, never over the known ones. */
+      if (extra != NULL)
+        {
+          g_autoptr(JsonNode) node = json_from_string (extra, NULL);
+
+          if (node && JSON_NODE_HOLDS_OBJECT (node))
+            {
+              JsonObject *stored = json_node_get_object (node);
+              g_autoptr(GList) names = json_object_get_members (stored);
+
+              for (GList *l = names; l; l = l->next)
+                if (!json_object_has_member (object, l->data))
+                  json_object_set_member (object, l->data,
+                                          json_node_copy (json_object_get_member (stored, l->data)));
+            }
         }
 
       json_array_add_object_element (messages, g_steal_pointer (&object));
