@@ -63,7 +63,7 @@ report (const char *what,
       min = MIN (min, samples[i]);
       sum += samples[i];
     }
-  g_print ("  %-52s  median-ish mean %8.2f ms   best %8.2f ms\n", what, sum / n, min);
+  g_print ("  %-52s  mean %8.2f ms   best %8.2f ms\n", what, sum / n, min);
 }
 
 static void
