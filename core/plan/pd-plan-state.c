@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pd-json.h"
+#include "pd-plan-error.h"
 #include "pd-plan-state.h"
 
 G_DEFINE_BOXED_TYPE (PdPlanState, pd_plan_state, pd_plan_state_copy, pd_plan_state_free)
@@ -145,4 +146,181 @@ pd_plan_state_to_json (const PdPlanState *self)
   g_string_append_c (out, '}');
 
   return g_string_free (out, FALSE);
+}
+
+/* The inverse of pd_plan_state_to_json(), for stored plan versions.  It
+ * checks shapes, not the plan rules: the JSON was written by this engine. */
+static const char *
+member_string (JsonObject *object,
+               const char *name,
+               gboolean    required,
+               gboolean   *ok)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  if (required || (node && !JSON_NODE_HOLDS_NULL (node)))
+    *ok = FALSE;
+  return NULL;
+}
+
+static JsonArray *
+member_array (JsonObject *object,
+              const char *name,
+              gboolean   *ok)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      *ok = FALSE;
+      return NULL;
+    }
+  return json_node_get_array (node);
+}
+
+static PdPlanCheck *
+check_from_json (JsonNode *node,
+                 gboolean *ok)
+{
+  JsonObject *object;
+  JsonNode *arguments;
+  g_autofree char *canonical = NULL;
+  const char *id, *description, *tool, *status, *call_id;
+  PdPlanCheck *check;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return (*ok = FALSE, NULL);
+  object = json_node_get_object (node);
+  id = member_string (object, "id", TRUE, ok);
+  description = member_string (object, "description", TRUE, ok);
+  tool = member_string (object, "tool", TRUE, ok);
+  status = member_string (object, "status", TRUE, ok);
+  call_id = member_string (object, "call_id", FALSE, ok);
+  arguments = json_object_get_member (object, "arguments");
+  if (!*ok || arguments == NULL || !(canonical = pd_json_canonicalize_object (arguments, NULL)))
+    return (*ok = FALSE, NULL);
+
+  check = pd_plan_check_new (id, description, tool, canonical);
+  if (!pd_plan_check_status_from_string (status, &check->status))
+    *ok = FALSE;
+  check->call_id = g_strdup (call_id);
+  return check;
+}
+
+static PdPlanStep *
+step_from_json (JsonNode *node,
+                gboolean *ok)
+{
+  g_autoptr(PdPlanStep) step = NULL;
+  JsonObject *object;
+  JsonArray *checks;
+  const char *id, *title, *status, *note;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return (*ok = FALSE, NULL);
+  object = json_node_get_object (node);
+  id = member_string (object, "id", TRUE, ok);
+  title = member_string (object, "title", TRUE, ok);
+  status = member_string (object, "status", TRUE, ok);
+  note = member_string (object, "note", FALSE, ok);
+  checks = member_array (object, "checks", ok);
+  if (!*ok)
+    return NULL;
+
+  step = pd_plan_step_new (id, title);
+  if (!pd_plan_step_status_from_string (status, &step->status))
+    return (*ok = FALSE, NULL);
+  if (note)
+    pd_plan_step_set_note (step, note);
+  for (guint i = 0; checks && i < json_array_get_length (checks); i++)
+    {
+      PdPlanCheck *check = check_from_json (json_array_get_element (checks, i), ok);
+
+      if (!*ok)
+        {
+          pd_plan_check_free (check);
+          return NULL;
+        }
+      g_ptr_array_add (step->checks, check);
+    }
+  return g_steal_pointer (&step);
+}
+
+PdPlanState *
+pd_plan_state_new_from_json (const char  *json,
+                             GError     **error)
+{
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) local = NULL;
+  JsonObject *object;
+  JsonNode *version;
+  JsonNode *revision;
+  JsonArray *steps;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (json != NULL, NULL);
+
+  if (!(root = json_from_string (json, &local)) || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, PD_PLAN_ERROR, PD_PLAN_ERROR_PARSE,
+                   "plan: stored plan state is not a JSON object%s%s",
+                   local ? ": " : "", local ? local->message : "");
+      return NULL;
+    }
+  object = json_node_get_object (root);
+  state = pd_plan_state_new ();
+
+  version = json_object_get_member (object, "version");
+  if (version && JSON_NODE_HOLDS_VALUE (version) && json_node_get_value_type (version) == G_TYPE_INT64)
+    state->version = json_node_get_int (version);
+  else
+    ok = FALSE;
+
+  steps = member_array (object, "steps", &ok);
+  for (guint i = 0; ok && steps && i < json_array_get_length (steps); i++)
+    {
+      PdPlanStep *step = step_from_json (json_array_get_element (steps, i), &ok);
+
+      if (step)
+        g_ptr_array_add (state->steps, step);
+    }
+
+  revision = json_object_get_member (object, "revision");
+  if (ok && revision && JSON_NODE_HOLDS_OBJECT (revision))
+    {
+      JsonObject *r = json_node_get_object (revision);
+      const char *reason = member_string (r, "reason", TRUE, &ok);
+      JsonArray *summary = member_array (r, "summary", &ok);
+
+      if (ok)
+        {
+          state->revision = pd_plan_revision_new (reason);
+          for (guint i = 0; summary && i < json_array_get_length (summary); i++)
+            {
+              JsonNode *item = json_array_get_element (summary, i);
+
+              if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
+                pd_plan_revision_add (state->revision, json_node_get_string (item));
+              else
+                ok = FALSE;
+            }
+        }
+    }
+  else if (revision && !JSON_NODE_HOLDS_NULL (revision))
+    ok = FALSE;
+
+  if (!ok)
+    {
+      g_set_error (error, PD_PLAN_ERROR, PD_PLAN_ERROR_PARSE,
+                   "plan: stored plan state does not have the shape of a plan "
+                   "(version, steps with id/title/status, checks, revision)");
+      return NULL;
+    }
+
+  return g_steal_pointer (&state);
 }

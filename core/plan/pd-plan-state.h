@@ -41,6 +41,8 @@ PdPlanStep  *pd_plan_state_find_step  (const PdPlanState *self,
                                        guint             *index);
 gboolean     pd_plan_state_is_empty   (const PdPlanState *self);
 char        *pd_plan_state_to_json    (const PdPlanState *self);
+PdPlanState *pd_plan_state_new_from_json (const char     *json,
+                                          GError        **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdPlanState, pd_plan_state_free)
 

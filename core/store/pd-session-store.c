@@ -1,0 +1,1452 @@
+/* pd-session-store.c: sessions, transcripts, plan history, events and
+ * annotations in a PdDb. */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/random.h>
+
+#include "pd-plan.h"
+#include "pd-redact.h"
+#include "pd-session-store.h"
+#include "pd-session-store-private.h"
+
+/* A message's rowid is (session pk << SEQ_BITS) | seq, see the v1 schema. */
+#define SEQ_BITS 24
+#define SEQ_MAX  ((G_GINT64_CONSTANT (1) << SEQ_BITS) - 1)
+
+#define EVENTS_DEFAULT_LIMIT 100
+#define EVENTS_MAX_LIMIT     1000
+
+struct _PdSessionStore
+{
+  GObject  parent_instance;
+
+  PdDb    *db;
+  char    *failpoint;
+};
+
+G_DEFINE_FINAL_TYPE (PdSessionStore, pd_session_store, G_TYPE_OBJECT)
+
+G_DEFINE_BOXED_TYPE (PdSessionInfo, pd_session_info, pd_session_info_copy, pd_session_info_free)
+G_DEFINE_BOXED_TYPE (PdPlanVersionInfo, pd_plan_version_info, pd_plan_version_info_copy, pd_plan_version_info_free)
+G_DEFINE_BOXED_TYPE (PdStoredEvent, pd_stored_event, pd_stored_event_copy, pd_stored_event_free)
+
+/* ---------------------------------------------------------------------- */
+/* Boxed types and small helpers                                          */
+
+static const char * const status_names[] = { "idle", "running", "failed" };
+
+const char *
+pd_session_status_to_string (PdSessionStatus status)
+{
+  if ((guint) status >= G_N_ELEMENTS (status_names))
+    return "idle";
+  return status_names[status];
+}
+
+gboolean
+pd_session_status_from_string (const char      *str,
+                               PdSessionStatus *status)
+{
+  for (guint i = 0; str != NULL && i < G_N_ELEMENTS (status_names); i++)
+    if (strcmp (str, status_names[i]) == 0)
+      {
+        *status = (PdSessionStatus) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+PdSessionInfo *
+pd_session_info_copy (const PdSessionInfo *self)
+{
+  PdSessionInfo *copy = g_memdup2 (self, sizeof *self);
+
+  copy->id = g_strdup (self->id);
+  copy->task = g_strdup (self->task);
+  copy->name = g_strdup (self->name);
+  copy->model = g_strdup (self->model);
+  copy->provider = g_strdup (self->provider);
+  copy->source = g_strdup (self->source);
+  copy->cwd = g_strdup (self->cwd);
+  copy->auth_token = g_strdup (self->auth_token);
+
+  return copy;
+}
+
+void
+pd_session_info_free (PdSessionInfo *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->id);
+  g_free (self->task);
+  g_free (self->name);
+  g_free (self->model);
+  g_free (self->provider);
+  g_free (self->source);
+  g_free (self->cwd);
+  g_free (self->auth_token);
+  g_free (self);
+}
+
+PdPlanVersionInfo *
+pd_plan_version_info_copy (const PdPlanVersionInfo *self)
+{
+  PdPlanVersionInfo *copy = g_memdup2 (self, sizeof *self);
+
+  copy->state_json = g_strdup (self->state_json);
+  return copy;
+}
+
+void
+pd_plan_version_info_free (PdPlanVersionInfo *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->state_json);
+  g_free (self);
+}
+
+PdStoredEvent *
+pd_stored_event_copy (const PdStoredEvent *self)
+{
+  PdStoredEvent *copy = g_memdup2 (self, sizeof *self);
+
+  copy->event_json = g_strdup (self->event_json);
+  return copy;
+}
+
+void
+pd_stored_event_free (PdStoredEvent *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->event_json);
+  g_free (self);
+}
+
+static void
+fill_random (guint8 *buf,
+             gsize   len)
+{
+  gsize done = 0;
+
+  while (done < len)
+    {
+      ssize_t n = getrandom (buf + done, len - done, 0);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          /* Without getrandom (very old kernels) ids must still be unique and
+           * tokens unguessable enough: fall back to GLib's generator. */
+          for (; done < len; done++)
+            buf[done] = (guint8) g_random_int_range (0, 256);
+          return;
+        }
+      done += (gsize) n;
+    }
+}
+
+static char *
+random_hex (gsize n_bytes)
+{
+  g_autofree guint8 *bytes = g_malloc (n_bytes);
+  GString *out = g_string_sized_new (n_bytes * 2);
+
+  fill_random (bytes, n_bytes);
+  for (gsize i = 0; i < n_bytes; i++)
+    g_string_append_printf (out, "%02x", bytes[i]);
+
+  return g_string_free (out, FALSE);
+}
+
+char *
+pd_session_id_new (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *date = g_date_time_format (now, "%Y%m%d");
+  g_autofree char *hex = random_hex (16);
+
+  return g_strdup_printf ("%s-%s", date, hex);
+}
+
+/* Exactly "YYYYMMDD-" + 32 lowercase hex: an id is used in file names and
+ * URLs, so nothing else (separators, dots, NUL, upper case) gets through. */
+gboolean
+pd_session_id_is_valid (const char *id)
+{
+  if (id == NULL || strlen (id) != PD_SESSION_ID_LEN)
+    return FALSE;
+  for (guint i = 0; i < 8; i++)
+    if (!g_ascii_isdigit (id[i]))
+      return FALSE;
+  if (id[8] != '-')
+    return FALSE;
+  for (guint i = 9; i < PD_SESSION_ID_LEN; i++)
+    if (!g_ascii_isdigit (id[i]) && !(id[i] >= 'a' && id[i] <= 'f'))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+check_id (const char  *id,
+          GError     **error)
+{
+  if (pd_session_id_is_valid (id))
+    return TRUE;
+  g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+               "“%s” is not a session id (expected YYYYMMDD- and 32 hex digits)",
+               id ? id : "(null)");
+  return FALSE;
+}
+
+static void
+bind_text_or_null (sqlite3_stmt *stmt,
+                   int           index,
+                   const char   *text)
+{
+  if (text)
+    sqlite3_bind_text (stmt, index, text, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (stmt, index);
+}
+
+static char *
+column_dup (sqlite3_stmt *stmt,
+            int           column)
+{
+  return g_strdup ((const char *) sqlite3_column_text (stmt, column));
+}
+
+static void
+set_not_found (const char  *id,
+               GError     **error)
+{
+  g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND, "session %s not found", id);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Object                                                                 */
+
+static void
+pd_session_store_finalize (GObject *object)
+{
+  PdSessionStore *self = (PdSessionStore *) object;
+
+  g_clear_object (&self->db);
+  g_clear_pointer (&self->failpoint, g_free);
+
+  G_OBJECT_CLASS (pd_session_store_parent_class)->finalize (object);
+}
+
+static void
+pd_session_store_class_init (PdSessionStoreClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_session_store_finalize;
+}
+
+static void
+pd_session_store_init (PdSessionStore *self)
+{
+}
+
+PdSessionStore *
+pd_session_store_new (PdDb *db)
+{
+  PdSessionStore *self;
+
+  g_return_val_if_fail (PD_IS_DB (db), NULL);
+
+  self = g_object_new (PD_TYPE_SESSION_STORE, NULL);
+  self->db = g_object_ref (db);
+  return self;
+}
+
+PdDb *
+pd_session_store_get_db (PdSessionStore *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+  return self->db;
+}
+
+void
+_pd_session_store_set_failpoint (PdSessionStore *self,
+                                 const char     *failpoint)
+{
+  g_free (self->failpoint);
+  self->failpoint = g_strdup (failpoint);
+}
+
+static gboolean
+failpoint (PdSessionStore  *self,
+           const char      *name,
+           GError         **error)
+{
+  if (self->failpoint == NULL)
+    return TRUE;
+  if (g_str_has_prefix (self->failpoint, "crash-") && strcmp (self->failpoint + 6, name) == 0)
+    _exit (3);
+  if (strcmp (self->failpoint, name) != 0)
+    return TRUE;
+  g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO, "injected failure at %s", name);
+  return FALSE;
+}
+
+/* pk of a session, or -1 with NOT_FOUND.  Caller holds the lock. */
+static gint64
+lookup_pk (PdSessionStore  *self,
+           const char      *id,
+           gint64          *n_messages,
+           GError         **error)
+{
+  g_autoptr(PdDbStmt) stmt = NULL;
+  int rc;
+
+  if (!(stmt = pd_db_prepare (self->db, "SELECT pk, n_messages FROM sessions WHERE id = ?1", error)))
+    return -1;
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  rc = pd_db_step (self->db, stmt, error);
+  if (rc == SQLITE_ROW)
+    {
+      if (n_messages)
+        *n_messages = sqlite3_column_int64 (stmt, 1);
+      return sqlite3_column_int64 (stmt, 0);
+    }
+  if (rc == SQLITE_DONE)
+    set_not_found (id, error);
+  return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Sessions                                                               */
+
+#define SESSION_COLUMNS \
+  "s.id, s.task, s.name, s.model, s.provider, s.source, s.cwd, s.status, " \
+  "s.created_at, s.updated_at, s.turns, s.input_tokens, s.output_tokens, s.pinned, " \
+  "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages"
+
+static PdSessionInfo *
+info_from_row (sqlite3_stmt *stmt)
+{
+  PdSessionInfo *info = g_new0 (PdSessionInfo, 1);
+
+  info->id = column_dup (stmt, 0);
+  info->task = column_dup (stmt, 1);
+  info->name = column_dup (stmt, 2);
+  info->model = column_dup (stmt, 3);
+  info->provider = column_dup (stmt, 4);
+  info->source = column_dup (stmt, 5);
+  info->cwd = column_dup (stmt, 6);
+  if (!pd_session_status_from_string ((const char *) sqlite3_column_text (stmt, 7), &info->status))
+    info->status = PD_SESSION_STATUS_IDLE;
+  info->created_at = sqlite3_column_int64 (stmt, 8);
+  info->updated_at = sqlite3_column_int64 (stmt, 9);
+  info->turns = sqlite3_column_int64 (stmt, 10);
+  info->input_tokens = sqlite3_column_int64 (stmt, 11);
+  info->output_tokens = sqlite3_column_int64 (stmt, 12);
+  info->pinned = sqlite3_column_int (stmt, 13) != 0;
+  info->auth_token = column_dup (stmt, 14);
+  info->plan_version = sqlite3_column_int64 (stmt, 15);
+  info->plan_done = (guint) sqlite3_column_int (stmt, 16);
+  info->plan_total = (guint) sqlite3_column_int (stmt, 17);
+  info->plan_blocked = (guint) sqlite3_column_int (stmt, 18);
+  info->n_messages = (guint) sqlite3_column_int (stmt, 19);
+
+  return info;
+}
+
+PdSessionInfo *
+pd_session_store_get (PdSessionStore  *self,
+                      const char      *id,
+                      GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  if (!check_id (id, error))
+    return NULL;
+
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db, "SELECT " SESSION_COLUMNS " FROM sessions s WHERE s.id = ?1", error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  rc = pd_db_step (self->db, stmt, error);
+  if (rc == SQLITE_ROW)
+    return info_from_row (stmt);
+  if (rc == SQLITE_DONE)
+    set_not_found (id, error);
+  return NULL;
+}
+
+PdSessionInfo *
+pd_session_store_create (PdSessionStore  *self,
+                         const char      *task,
+                         const char      *model,
+                         const char      *provider,
+                         const char      *source,
+                         const char      *cwd,
+                         GError         **error)
+{
+  g_autofree char *id = pd_session_id_new ();
+  g_autofree char *token = random_hex (32);
+  g_autofree char *redacted_task = pd_redact (task ? task : "", NULL);
+  gint64 now = g_get_real_time ();
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  {
+    g_autoptr(PdDbLocker) locker = pd_db_locker_new (self->db);
+    g_autoptr(PdDbStmt) stmt = NULL;
+
+    if (!(stmt = pd_db_prepare (self->db,
+                                "INSERT INTO sessions (id, task, model, provider, source, cwd, status, "
+                                "created_at, updated_at, auth_token) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'idle', ?7, ?7, ?8)",
+                                error)))
+      return NULL;
+    sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 2, redacted_task, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 3, model ? model : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 4, provider ? provider : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 5, source && *source ? source : "plandeck", -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 6, cwd ? cwd : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (stmt, 7, now);
+    sqlite3_bind_text (stmt, 8, token, -1, SQLITE_STATIC);
+    if (!pd_db_step_done (self->db, stmt, error))
+      return NULL;
+  }
+
+  return pd_session_store_get (self, id, error);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Turns                                                                  */
+
+typedef struct
+{
+  char     *role;
+  char     *content;       /* NULL for null */
+  gboolean  content_json;
+  char     *name;
+  char     *tool_call_id;
+  char     *tool_calls;    /* JSON text or NULL */
+  char     *extra;         /* JSON text or NULL */
+} RowMessage;
+
+static void
+row_message_clear (RowMessage *row)
+{
+  g_free (row->role);
+  g_free (row->content);
+  g_free (row->name);
+  g_free (row->tool_call_id);
+  g_free (row->tool_calls);
+  g_free (row->extra);
+}
+
+static char *
+node_to_text (JsonNode *node)
+{
+  return json_to_string (node, FALSE);
+}
+
+static const char *
+optional_string (JsonObject  *object,
+                 const char  *member,
+                 guint        index,
+                 GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return NULL;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+               "message %u: “%s” must be a string or null", index, member);
+  return NULL;
+}
+
+/* Redacts and flattens one message; runs before the write lock is taken. */
+static gboolean
+row_message_init (RowMessage  *row,
+                  JsonNode    *node,
+                  guint        index,
+                  GError     **error)
+{
+  g_autoptr(JsonNode) redacted = NULL;
+  g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(GList) names = NULL;
+  JsonObject *object;
+  JsonNode *member;
+  const char *role;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID, "message %u is not a JSON object", index);
+      return FALSE;
+    }
+
+  redacted = pd_redact_node (node, NULL);
+  object = json_node_get_object (redacted);
+
+  role = optional_string (object, "role", index, error);
+  if (role == NULL)
+    {
+      if (error && *error == NULL)
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID, "message %u has no role", index);
+      return FALSE;
+    }
+  row->role = g_strdup (role);
+
+  member = json_object_get_member (object, "content");
+  if (member == NULL || JSON_NODE_HOLDS_NULL (member))
+    row->content = NULL;
+  else if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING)
+    row->content = g_strdup (json_node_get_string (member));
+  else
+    {
+      row->content = node_to_text (member);
+      row->content_json = TRUE;
+    }
+
+  {
+    GError *local = NULL;
+    const char *name = optional_string (object, "name", index, &local);
+    const char *tool_call_id = local ? NULL : optional_string (object, "tool_call_id", index, &local);
+
+    if (local)
+      {
+        g_propagate_error (error, local);
+        return FALSE;
+      }
+    row->name = g_strdup (name);
+    row->tool_call_id = g_strdup (tool_call_id);
+  }
+
+  member = json_object_get_member (object, "tool_calls");
+  if (member != NULL && !JSON_NODE_HOLDS_NULL (member))
+    {
+      if (!JSON_NODE_HOLDS_ARRAY (member))
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+                       "message %u: “tool_calls” must be an array", index);
+          return FALSE;
+        }
+      row->tool_calls = node_to_text (member);
+    }
+
+  /* Members beyond the OpenAI shape (reasoning_content, ids of other
+   * agents…) are kept as they came so a transcript round-trips. */
+  names = json_object_get_members (object);
+  for (GList *l = names; l; l = l->next)
+    {
+      const char *member_name = l->data;
+
+      member = json_object_get_member (object, member_name);
+      if (g_str_equal (member_name, "role") || g_str_equal (member_name, "content") ||
+          g_str_equal (member_name, "name") || g_str_equal (member_name, "tool_call_id") ||
+          g_str_equal (member_name, "tool_calls"))
+        continue;
+      if (extra == NULL)
+        extra = json_object_new ();
+      json_object_set_member (extra, member_name, json_node_copy (member));
+    }
+  if (extra != NULL)
+    {
+      g_autoptr(JsonNode) extra_node = json_node_init_object (json_node_alloc (), extra);
+      row->extra = node_to_text (extra_node);
+    }
+
+  return TRUE;
+}
+
+static gboolean
+insert_message (PdSessionStore  *self,
+                gint64           rowid,
+                const RowMessage *row,
+                GError         **error)
+{
+  g_autoptr(PdDbStmt) stmt = NULL;
+
+  if (!(stmt = pd_db_prepare (self->db,
+                              "INSERT INTO messages (id, role, content, content_json, name, tool_call_id, tool_calls, extra) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                              error)))
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, rowid);
+  sqlite3_bind_text (stmt, 2, row->role, -1, SQLITE_STATIC);
+  bind_text_or_null (stmt, 3, row->content);
+  sqlite3_bind_int (stmt, 4, row->content_json ? 1 : 0);
+  bind_text_or_null (stmt, 5, row->name);
+  bind_text_or_null (stmt, 6, row->tool_call_id);
+  bind_text_or_null (stmt, 7, row->tool_calls);
+  bind_text_or_null (stmt, 8, row->extra);
+
+  return pd_db_step_done (self->db, stmt, error);
+}
+
+static gboolean
+store_plan (PdSessionStore     *self,
+            const char         *session_id,
+            const PdPlanState  *plan,
+            const char         *state_json,
+            gint64              now,
+            GError            **error)
+{
+  g_autoptr(PdDbStmt) newest = NULL;
+  g_autoptr(PdDbStmt) insert = NULL;
+  g_autoptr(PdDbStmt) update = NULL;
+  PdPlanCounts counts;
+  int rc;
+
+  if (!(newest = pd_db_prepare (self->db,
+                                "SELECT version FROM plan_versions WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (newest, 1, session_id, -1, SQLITE_STATIC);
+  rc = pd_db_step (self->db, newest, error);
+  if (rc == SQLITE_ROW && sqlite3_column_int64 (newest, 0) == plan->version)
+    return TRUE;  /* not an effective change */
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return FALSE;
+  g_clear_pointer (&newest, pd_db_stmt_release);
+
+  pd_plan_state_count (plan, &counts);
+
+  if (!(insert = pd_db_prepare (self->db,
+                                "INSERT INTO plan_versions (session_id, version, created_at, state_json, done, total, blocked) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (insert, 1, session_id, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (insert, 2, plan->version);
+  sqlite3_bind_int64 (insert, 3, now);
+  sqlite3_bind_text (insert, 4, state_json, -1, SQLITE_STATIC);
+  sqlite3_bind_int (insert, 5, (int) counts.done);
+  sqlite3_bind_int (insert, 6, (int) counts.steps);
+  sqlite3_bind_int (insert, 7, (int) counts.blocked);
+  if (!pd_db_step_done (self->db, insert, error))
+    return FALSE;
+
+  if (!(update = pd_db_prepare (self->db,
+                                "UPDATE sessions SET plan_version = ?2, plan_done = ?3, plan_total = ?4, plan_blocked = ?5 "
+                                "WHERE id = ?1",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (update, 1, session_id, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (update, 2, plan->version);
+  sqlite3_bind_int (update, 3, (int) counts.done);
+  sqlite3_bind_int (update, 4, (int) counts.steps);
+  sqlite3_bind_int (update, 5, (int) counts.blocked);
+  return pd_db_step_done (self->db, update, error);
+}
+
+/* The transaction body; any FALSE makes the caller roll back. */
+static gboolean
+save_turn_locked (PdSessionStore  *self,
+                  const PdTurn    *turn,
+                  GArray          *rows,
+                  const char      *state_json,
+                  GError         **error)
+{
+  gint64 now = g_get_real_time ();
+  gint64 n_stored = 0;
+  gint64 pk;
+
+  if ((pk = lookup_pk (self, turn->session_id, &n_stored, error)) < 0)
+    return FALSE;
+
+  if (turn->messages != NULL)
+    {
+      g_autoptr(PdDbStmt) cut = NULL;
+      gint64 base = pk << SEQ_BITS;
+
+      /* Messages before first_changed are trusted to be stored already; a
+       * gap would silently lose the ones in between. */
+      if (turn->first_changed > n_stored)
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+                       "turn of session %s starts at message %u but only %" G_GINT64_FORMAT " are stored",
+                       turn->session_id, turn->first_changed, n_stored);
+          return FALSE;
+        }
+
+      if (!(cut = pd_db_prepare (self->db, "DELETE FROM messages WHERE id BETWEEN ?1 AND ?2", error)))
+        return FALSE;
+      sqlite3_bind_int64 (cut, 1, base + turn->first_changed);
+      sqlite3_bind_int64 (cut, 2, base + SEQ_MAX);
+      if (!pd_db_step_done (self->db, cut, error))
+        return FALSE;
+      g_clear_pointer (&cut, pd_db_stmt_release);
+
+      if (!failpoint (self, "after-delete", error))
+        return FALSE;
+
+      for (guint i = 0; i < rows->len; i++)
+        if (!insert_message (self, base + turn->first_changed + i,
+                             &g_array_index (rows, RowMessage, i), error))
+          {
+            g_prefix_error (error, "message %u of session %s: ", turn->first_changed + i, turn->session_id);
+            return FALSE;
+          }
+
+      if (!failpoint (self, "after-messages", error))
+        return FALSE;
+    }
+
+  if (turn->plan != NULL &&
+      !store_plan (self, turn->session_id, turn->plan, state_json, now, error))
+    return FALSE;
+
+  if (!failpoint (self, "after-plan", error))
+    return FALSE;
+
+  {
+    g_autoptr(PdDbStmt) stmt = NULL;
+
+    if (!(stmt = pd_db_prepare (self->db,
+                                "UPDATE sessions SET updated_at = max(updated_at, ?2), turns = turns + ?3, "
+                                "input_tokens = input_tokens + ?4, output_tokens = output_tokens + ?5, "
+                                "status = ?6, n_messages = coalesce(?7, n_messages) WHERE pk = ?1",
+                                error)))
+      return FALSE;
+    sqlite3_bind_int64 (stmt, 1, pk);
+    sqlite3_bind_int64 (stmt, 2, now);
+    sqlite3_bind_int (stmt, 3, turn->count_turn ? 1 : 0);
+    sqlite3_bind_int64 (stmt, 4, turn->input_tokens);
+    sqlite3_bind_int64 (stmt, 5, turn->output_tokens);
+    sqlite3_bind_text (stmt, 6, pd_session_status_to_string (turn->status), -1, SQLITE_STATIC);
+    if (turn->messages != NULL)
+      sqlite3_bind_int64 (stmt, 7, json_array_get_length (turn->messages));
+    else
+      sqlite3_bind_null (stmt, 7);
+    if (!pd_db_step_done (self->db, stmt, error))
+      return FALSE;
+  }
+
+  return failpoint (self, "before-commit", error);
+}
+
+gboolean
+pd_session_store_save_turn (PdSessionStore  *self,
+                            const PdTurn    *turn,
+                            GError         **error)
+{
+  g_autoptr(GArray) rows = NULL;
+  g_autofree char *state_json = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+  g_return_val_if_fail (turn != NULL, FALSE);
+
+  if (!check_id (turn->session_id, error))
+    return FALSE;
+
+  /* Everything that does not need the database happens before the write
+   * lock is taken, so other writers wait as little as possible. */
+  rows = g_array_new (FALSE, TRUE, sizeof (RowMessage));
+  g_array_set_clear_func (rows, (GDestroyNotify) row_message_clear);
+  if (turn->messages != NULL)
+    {
+      guint len = json_array_get_length (turn->messages);
+
+      if (turn->first_changed > len)
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+                       "first changed message %u is past the end of the %u-message transcript",
+                       turn->first_changed, len);
+          return FALSE;
+        }
+      if (len > SEQ_MAX)
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+                       "a transcript of %u messages is more than a session can hold", len);
+          return FALSE;
+        }
+      g_array_set_size (rows, len - turn->first_changed);
+      for (guint i = turn->first_changed; i < len; i++)
+        if (!row_message_init (&g_array_index (rows, RowMessage, i - turn->first_changed),
+                               json_array_get_element (turn->messages, i), i, error))
+          return FALSE;
+    }
+  if (turn->plan != NULL)
+    {
+      /* Plan titles and notes are model text like any message. */
+      g_autofree char *raw = pd_plan_state_to_json (turn->plan);
+      state_json = pd_redact (raw, NULL);
+    }
+
+  if (!pd_db_begin (self->db, error))
+    return FALSE;
+  if (!save_turn_locked (self, turn, rows, state_json, error))
+    {
+      pd_db_rollback (self->db);
+      return FALSE;
+    }
+  return pd_db_commit (self->db, error);
+}
+
+JsonArray *
+pd_session_store_load_messages (PdSessionStore  *self,
+                                const char      *id,
+                                GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  gint64 pk;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  if (!check_id (id, error))
+    return NULL;
+
+  locker = pd_db_locker_new (self->db);
+  if ((pk = lookup_pk (self, id, NULL, error)) < 0)
+    return NULL;
+
+  if (!(stmt = pd_db_prepare (self->db,
+                              "SELECT role, content, content_json, name, tool_call_id, tool_calls, extra "
+                              "FROM messages WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+                              error)))
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, pk << SEQ_BITS);
+  sqlite3_bind_int64 (stmt, 2, (pk << SEQ_BITS) + SEQ_MAX);
+
+  messages = json_array_new ();
+  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+    {
+      g_autoptr(JsonObject) object = json_object_new ();
+      const char *content = (const char *) sqlite3_column_text (stmt, 1);
+      const char *extra = (const char *) sqlite3_column_text (stmt, 6);
+      const char *tool_calls = (const char *) sqlite3_column_text (stmt, 5);
+
+      json_object_set_string_member (object, "role", (const char *) sqlite3_column_text (stmt, 0));
+      if (content == NULL)
+        json_object_set_null_member (object, "content");
+      else if (sqlite3_column_int (stmt, 2))
+        {
+          JsonNode *node = json_from_string (content, NULL);
+
+          if (node)
+            json_object_set_member (object, "content", node);
+          else
+            json_object_set_string_member (object, "content", content);
+        }
+      else
+        json_object_set_string_member (object, "content", content);
+
+      if (sqlite3_column_type (stmt, 3) != SQLITE_NULL)
+        json_object_set_string_member (object, "name", (const char *) sqlite3_column_text (stmt, 3));
+      if (sqlite3_column_type (stmt, 4) != SQLITE_NULL)
+        json_object_set_string_member (object, "tool_call_id", (const char *) sqlite3_column_text (stmt, 4));
+      if (tool_calls != NULL)
+        {
+          JsonNode *node = json_from_string (tool_calls, NULL);
+
+          if (node)
+            json_object_set_member (object, "tool_calls", node);
+        }
+
+      /* Other members last, never over the known ones. */
+      if (extra != NULL)
+        {
+          g_autoptr(JsonNode) node = json_from_string (extra, NULL);
+
+          if (node && JSON_NODE_HOLDS_OBJECT (node))
+            {
+              JsonObject *stored = json_node_get_object (node);
+              g_autoptr(GList) names = json_object_get_members (stored);
+
+              for (GList *l = names; l; l = l->next)
+                if (!json_object_has_member (object, l->data))
+                  json_object_set_member (object, l->data,
+                                          json_node_copy (json_object_get_member (stored, l->data)));
+            }
+        }
+
+      json_array_add_object_element (messages, g_steal_pointer (&object));
+    }
+  if (rc != SQLITE_DONE)
+    return NULL;
+
+  return g_steal_pointer (&messages);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Plans                                                                  */
+
+static gboolean
+session_exists (PdSessionStore  *self,
+                const char      *id,
+                GError         **error)
+{
+  return lookup_pk (self, id, NULL, error) >= 0;
+}
+
+GPtrArray *
+pd_session_store_list_plan_versions (PdSessionStore  *self,
+                                     const char      *id,
+                                     GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(GPtrArray) versions = NULL;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  if (!check_id (id, error))
+    return NULL;
+
+  locker = pd_db_locker_new (self->db);
+  if (!session_exists (self, id, error))
+    return NULL;
+  if (!(stmt = pd_db_prepare (self->db,
+                              "SELECT version, created_at, state_json FROM plan_versions "
+                              "WHERE session_id = ?1 ORDER BY id",
+                              error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+
+  versions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+    {
+      PdPlanVersionInfo *info = g_new0 (PdPlanVersionInfo, 1);
+
+      info->version = sqlite3_column_int64 (stmt, 0);
+      info->created_at = sqlite3_column_int64 (stmt, 1);
+      info->state_json = column_dup (stmt, 2);
+      g_ptr_array_add (versions, info);
+    }
+  if (rc != SQLITE_DONE)
+    return NULL;
+
+  return g_steal_pointer (&versions);
+}
+
+/* *state is NULL (and TRUE returned) when the session has no plan. */
+gboolean
+pd_session_store_get_plan (PdSessionStore  *self,
+                           const char      *id,
+                           PdPlanState    **state,
+                           GError         **error)
+{
+  g_autofree char *state_json = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+  g_return_val_if_fail (state != NULL, FALSE);
+
+  *state = NULL;
+  if (!check_id (id, error))
+    return FALSE;
+
+  {
+    g_autoptr(PdDbLocker) locker = pd_db_locker_new (self->db);
+    g_autoptr(PdDbStmt) stmt = NULL;
+    int rc;
+
+    if (!session_exists (self, id, error))
+      return FALSE;
+    if (!(stmt = pd_db_prepare (self->db,
+                                "SELECT state_json FROM plan_versions WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
+                                error)))
+      return FALSE;
+    sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+    rc = pd_db_step (self->db, stmt, error);
+    if (rc == SQLITE_ROW)
+      state_json = column_dup (stmt, 0);
+    else if (rc != SQLITE_DONE)
+      return FALSE;
+  }
+
+  if (state_json != NULL)
+    {
+      g_autoptr(GError) local = NULL;
+
+      *state = pd_plan_state_new_from_json (state_json, &local);
+      if (*state != NULL)
+        return TRUE;
+      /* A row this build cannot read (an older encoding): the transcript
+       * still has the rendered plan. */
+      g_debug ("stored plan of %s unreadable, extracting from the transcript: %s", id, local->message);
+    }
+
+  if (!(messages = pd_session_store_load_messages (self, id, error)))
+    return FALSE;
+  *state = pd_plan_extract (messages, NULL);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Listing and search                                                     */
+
+char *
+pd_session_store_fts_query (const char *text)
+{
+  g_auto(GStrv) words = NULL;
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+
+  words = g_strsplit_set (text, " \t\r\n\f\v", -1);
+  out = g_string_new (NULL);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      gboolean searchable = FALSE;
+
+      /* A word of punctuation only has no token: as a phrase it would be
+       * an FTS5 syntax error or match nothing, so it is left out. */
+      for (const char *p = words[i]; *p; p++)
+        if (g_ascii_isalnum (*p) || (guchar) *p >= 0x80)
+          searchable = TRUE;
+      if (!searchable)
+        continue;
+
+      if (out->len > 0)
+        g_string_append_c (out, ' ');
+      g_string_append_c (out, '"');
+      for (const char *p = words[i]; *p; p++)
+        {
+          if (*p == '"')
+            g_string_append_c (out, '"');
+          g_string_append_c (out, *p);
+        }
+      g_string_append_c (out, '"');
+    }
+
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+like_pattern (const char *query)
+{
+  GString *out = g_string_new ("%");
+
+  for (const char *p = query; *p; p++)
+    {
+      if (*p == '%' || *p == '_' || *p == '\\')
+        g_string_append_c (out, '\\');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '%');
+
+  return g_string_free (out, FALSE);
+}
+
+#define SUBSTRING_WHERE \
+  " WHERE (s.task LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'" \
+  " OR s.name LIKE ?1 ESCAPE '\\' OR s.id LIKE ?1 ESCAPE '\\'"
+/* The message index gives the session as rowid >> 24: no join with messages. */
+#define FTS_OR \
+  " OR s.pk IN (SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ?2" \
+  " UNION SELECT rowid >> 24 FROM messages_fts WHERE messages_fts MATCH ?2)"
+#define LIST_ORDER " ORDER BY s.pinned DESC, s.updated_at DESC, s.id LIMIT ?3 OFFSET ?4"
+
+GPtrArray *
+pd_session_store_list (PdSessionStore  *self,
+                       const char      *query,
+                       gboolean         full_text,
+                       guint            offset,
+                       guint            limit,
+                       guint           *total,
+                       GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autofree char *like = NULL;
+  g_autofree char *fts = NULL;
+  const char *where;
+  g_autofree char *page_sql = NULL;
+  g_autofree char *count_sql = NULL;
+  gint64 window_total = -1;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  if (total)
+    *total = 0;
+  limit = CLAMP (limit, 1, PD_SESSION_LIST_MAX_LIMIT);
+
+  if (query != NULL && *query != '\0')
+    {
+      like = like_pattern (query);
+      if (full_text)
+        fts = pd_session_store_fts_query (query);
+    }
+
+  if (like == NULL)
+    where = "";
+  else if (fts == NULL)
+    where = SUBSTRING_WHERE ")";
+  else
+    where = SUBSTRING_WHERE FTS_OR ")";
+
+  /* With a filter every row is visited anyway: the window count gives the
+   * total in the same pass instead of a second scan (and FTS lookup). */
+  page_sql = g_strconcat ("SELECT " SESSION_COLUMNS, like ? ", count(*) OVER ()" : ", -1",
+                          " FROM sessions s", where, LIST_ORDER, NULL);
+  count_sql = g_strconcat ("SELECT count(*) FROM sessions s", where, NULL);
+
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db, page_sql, error)))
+    return NULL;
+  if (like)
+    sqlite3_bind_text (stmt, 1, like, -1, SQLITE_STATIC);
+  if (fts)
+    sqlite3_bind_text (stmt, 2, fts, -1, SQLITE_STATIC);
+  sqlite3_bind_int (stmt, 3, (int) limit);
+  sqlite3_bind_int64 (stmt, 4, offset);
+
+  sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+    {
+      g_ptr_array_add (sessions, info_from_row (stmt));
+      window_total = sqlite3_column_int64 (stmt, 20);
+    }
+  if (rc != SQLITE_DONE)
+    return NULL;
+  g_clear_pointer (&stmt, pd_db_stmt_release);
+
+  if (total)
+    {
+      if (window_total >= 0)
+        *total = (guint) window_total;
+      /* A short first page already says how many there are. */
+      else if (offset == 0 && sessions->len < limit)
+        *total = sessions->len;
+      else
+        {
+          if (!(stmt = pd_db_prepare (self->db, count_sql, error)))
+            return NULL;
+          if (like)
+            sqlite3_bind_text (stmt, 1, like, -1, SQLITE_STATIC);
+          if (fts)
+            sqlite3_bind_text (stmt, 2, fts, -1, SQLITE_STATIC);
+          if (pd_db_step (self->db, stmt, error) != SQLITE_ROW)
+            return NULL;
+          *total = (guint) sqlite3_column_int64 (stmt, 0);
+        }
+    }
+
+  return g_steal_pointer (&sessions);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Session metadata                                                       */
+
+static gboolean
+update_session (PdSessionStore  *self,
+                const char      *id,
+                const char      *sql,
+                const char      *text,
+                gint64           number,
+                GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+
+  if (!check_id (id, error))
+    return FALSE;
+
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db, sql, error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  if (text)
+    sqlite3_bind_text (stmt, 2, text, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_int64 (stmt, 2, number);
+  if (!pd_db_step_done (self->db, stmt, error))
+    return FALSE;
+  if (sqlite3_changes (pd_db_get_handle (self->db)) == 0)
+    {
+      set_not_found (id, error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+pd_session_store_rename (PdSessionStore  *self,
+                         const char      *id,
+                         const char      *name,
+                         GError         **error)
+{
+  g_autofree char *redacted = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+
+  if (name == NULL || *name == '\0')
+    return update_session (self, id, "UPDATE sessions SET name = NULL WHERE id = ?1 AND ?2 = 0", NULL, 0, error);
+  redacted = pd_redact (name, NULL);
+  return update_session (self, id, "UPDATE sessions SET name = ?2 WHERE id = ?1", redacted, 0, error);
+}
+
+gboolean
+pd_session_store_set_pinned (PdSessionStore  *self,
+                             const char      *id,
+                             gboolean         pinned,
+                             GError         **error)
+{
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+  return update_session (self, id, "UPDATE sessions SET pinned = ?2 WHERE id = ?1", NULL, pinned ? 1 : 0, error);
+}
+
+gboolean
+pd_session_store_set_status (PdSessionStore  *self,
+                             const char      *id,
+                             PdSessionStatus  status,
+                             GError         **error)
+{
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+  return update_session (self, id, "UPDATE sessions SET status = ?2 WHERE id = ?1",
+                         pd_session_status_to_string (status), 0, error);
+}
+
+/* Messages go through a trigger, events, plan versions and annotations
+ * through ON DELETE CASCADE, the search index through its triggers. */
+gboolean
+pd_session_store_delete (PdSessionStore  *self,
+                         const char      *id,
+                         GError         **error)
+{
+  g_autoptr(PdDbStmt) stmt = NULL;
+  gboolean changed;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+
+  if (!check_id (id, error))
+    return FALSE;
+  if (!pd_db_begin (self->db, error))
+    return FALSE;
+  if (!(stmt = pd_db_prepare (self->db, "DELETE FROM sessions WHERE id = ?1", error)))
+    {
+      pd_db_rollback (self->db);
+      return FALSE;
+    }
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  if (!pd_db_step_done (self->db, stmt, error))
+    {
+      g_clear_pointer (&stmt, pd_db_stmt_release);
+      pd_db_rollback (self->db);
+      return FALSE;
+    }
+  changed = sqlite3_changes (pd_db_get_handle (self->db)) > 0;
+  g_clear_pointer (&stmt, pd_db_stmt_release);
+  if (!changed)
+    {
+      pd_db_rollback (self->db);
+      set_not_found (id, error);
+      return FALSE;
+    }
+  return pd_db_commit (self->db, error);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Events                                                                 */
+
+gint64
+pd_session_store_add_event (PdSessionStore  *self,
+                            const char      *session_id,
+                            const char      *run_id,
+                            const char      *type,
+                            gint64           timestamp_usec,
+                            const char      *event_json,
+                            GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autofree char *redacted = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), -1);
+
+  if (session_id != NULL && !check_id (session_id, error))
+    return -1;
+  if (type == NULL || *type == '\0' || event_json == NULL)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID, "an event needs a type and a JSON body");
+      return -1;
+    }
+  /* Plan events carry counts only, but tool events may quote arguments. */
+  redacted = pd_redact (event_json, NULL);
+
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db,
+                              "INSERT INTO events (session_id, run_id, type, timestamp, event_json) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5)",
+                              error)))
+    return -1;
+  bind_text_or_null (stmt, 1, session_id);
+  bind_text_or_null (stmt, 2, run_id);
+  sqlite3_bind_text (stmt, 3, type, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 4, timestamp_usec);
+  sqlite3_bind_text (stmt, 5, redacted, -1, SQLITE_STATIC);
+  if (!pd_db_step_done (self->db, stmt, &local))
+    {
+      /* The only constraint an event can break is its session's key. */
+      if (session_id && g_error_matches (local, PD_DB_ERROR, PD_DB_ERROR_CONSTRAINT))
+        set_not_found (session_id, error);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
+      return -1;
+    }
+  return sqlite3_last_insert_rowid (pd_db_get_handle (self->db));
+}
+
+GPtrArray *
+pd_session_store_list_events (PdSessionStore  *self,
+                              const char      *session_id,
+                              const char      *type,
+                              gint64           after_seq,
+                              guint            limit,
+                              GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GString) sql = g_string_new ("SELECT seq, event_json FROM events WHERE seq > ?1");
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  if (session_id != NULL && !check_id (session_id, error))
+    return NULL;
+  if (limit == 0)
+    limit = EVENTS_DEFAULT_LIMIT;
+  limit = MIN (limit, EVENTS_MAX_LIMIT);
+
+  /* One statement per filter combination, so each can use its index. */
+  if (session_id)
+    g_string_append (sql, " AND session_id = ?2");
+  if (type)
+    g_string_append (sql, " AND type = ?3");
+  g_string_append (sql, " ORDER BY seq LIMIT ?4");
+
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db, sql->str, error)))
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, after_seq);
+  if (session_id)
+    sqlite3_bind_text (stmt, 2, session_id, -1, SQLITE_STATIC);
+  if (type)
+    sqlite3_bind_text (stmt, 3, type, -1, SQLITE_STATIC);
+  sqlite3_bind_int (stmt, 4, (int) limit);
+
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+    {
+      PdStoredEvent *event = g_new0 (PdStoredEvent, 1);
+
+      event->seq = sqlite3_column_int64 (stmt, 0);
+      event->event_json = column_dup (stmt, 1);
+      g_ptr_array_add (events, event);
+    }
+  if (rc != SQLITE_DONE)
+    return NULL;
+
+  return g_steal_pointer (&events);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Annotations                                                            */
+
+gboolean
+pd_session_store_set_annotation (PdSessionStore  *self,
+                                 const char      *session_id,
+                                 const char      *key,
+                                 const char      *value_json,
+                                 GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(JsonNode) parsed = NULL;
+  g_autoptr(JsonNode) redacted = NULL;
+  g_autoptr(GError) local = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+
+  if (!check_id (session_id, error))
+    return FALSE;
+  if (key == NULL || *key == '\0')
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID, "an annotation needs a key");
+      return FALSE;
+    }
+  if (value_json == NULL || !(parsed = json_from_string (value_json, &local)) )
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID, "annotation “%s” is not JSON: %s",
+                   key, local ? local->message : "no value");
+      return FALSE;
+    }
+  /* User items may quote anything, secrets included. */
+  redacted = pd_redact_node (parsed, NULL);
+  text = json_to_string (redacted, FALSE);
+
+  locker = pd_db_locker_new (self->db);
+  if (!session_exists (self, session_id, error))
+    return FALSE;
+  if (!(stmt = pd_db_prepare (self->db,
+                              "INSERT INTO annotations (session_id, key, value_json, updated_at) VALUES (?1, ?2, ?3, ?4) "
+                              "ON CONFLICT (session_id, key) DO UPDATE SET value_json = excluded.value_json, "
+                              "updated_at = excluded.updated_at",
+                              error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 2, key, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 3, text, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 4, g_get_real_time ());
+  return pd_db_step_done (self->db, stmt, error);
+}
+
+/* NULL without an error when the session has no such annotation. */
+char *
+pd_session_store_get_annotation (PdSessionStore  *self,
+                                 const char      *session_id,
+                                 const char      *key,
+                                 GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  if (!check_id (session_id, error))
+    return NULL;
+
+  locker = pd_db_locker_new (self->db);
+  if (!session_exists (self, session_id, error))
+    return NULL;
+  if (!(stmt = pd_db_prepare (self->db,
+                              "SELECT value_json FROM annotations WHERE session_id = ?1 AND key = ?2",
+                              error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 2, key, -1, SQLITE_STATIC);
+  rc = pd_db_step (self->db, stmt, error);
+  if (rc == SQLITE_ROW)
+    return column_dup (stmt, 0);
+  return NULL;
+}

@@ -1,0 +1,188 @@
+/* pd-session-store.h: sessions, transcripts, plan history, events and
+ * annotations in a PdDb.
+ *
+ * Every call blocks: run it in a worker thread.  Text is redacted
+ * (pd-redact.h) when it is saved, so what is read back is the redacted text.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "pd-db.h"
+#include "pd-plan-state.h"
+
+G_BEGIN_DECLS
+
+#define PD_SESSION_ID_LEN 41  /* "YYYYMMDD-" + 32 hex */
+#define PD_SESSION_LIST_MAX_LIMIT 200
+
+typedef enum
+{
+  PD_SESSION_STATUS_IDLE,
+  PD_SESSION_STATUS_RUNNING,
+  PD_SESSION_STATUS_FAILED,
+} PdSessionStatus;
+
+const char *pd_session_status_to_string   (PdSessionStatus  status);
+gboolean    pd_session_status_from_string (const char      *str,
+                                           PdSessionStatus *status);
+
+char       *pd_session_id_new      (void);
+gboolean    pd_session_id_is_valid (const char *id);
+
+#define PD_TYPE_SESSION_INFO (pd_session_info_get_type ())
+
+typedef struct
+{
+  char            *id;
+  char            *task;
+  char            *name;         /* (nullable) the user's title */
+  char            *model;
+  char            *provider;
+  char            *source;       /* "plandeck", "odek", "claude-code", "codex", "opencode" */
+  char            *cwd;
+  PdSessionStatus  status;
+  gint64           created_at;   /* unix µs */
+  gint64           updated_at;   /* unix µs */
+  gint64           turns;
+  gint64           input_tokens;
+  gint64           output_tokens;
+  gboolean         pinned;
+  char            *auth_token;
+  /* Of the newest stored plan version, so a list can show done/total
+   * without parsing a plan. 0 when there is none. */
+  gint64           plan_version;
+  guint            plan_done;
+  guint            plan_total;
+  guint            plan_blocked;
+  guint            n_messages;
+} PdSessionInfo;
+
+GType          pd_session_info_get_type (void) G_GNUC_CONST;
+PdSessionInfo *pd_session_info_copy     (const PdSessionInfo *self);
+void           pd_session_info_free     (PdSessionInfo       *self);
+
+#define PD_TYPE_PLAN_VERSION_INFO (pd_plan_version_info_get_type ())
+
+typedef struct
+{
+  gint64  version;
+  gint64  created_at;   /* unix µs */
+  char   *state_json;   /* pd_plan_state_to_json() of that version */
+} PdPlanVersionInfo;
+
+GType              pd_plan_version_info_get_type (void) G_GNUC_CONST;
+PdPlanVersionInfo *pd_plan_version_info_copy     (const PdPlanVersionInfo *self);
+void               pd_plan_version_info_free     (PdPlanVersionInfo       *self);
+
+#define PD_TYPE_STORED_EVENT (pd_stored_event_get_type ())
+
+typedef struct
+{
+  gint64  seq;
+  char   *event_json;
+} PdStoredEvent;
+
+GType          pd_stored_event_get_type (void) G_GNUC_CONST;
+PdStoredEvent *pd_stored_event_copy     (const PdStoredEvent *self);
+void           pd_stored_event_free     (PdStoredEvent       *self);
+
+typedef struct
+{
+  const char        *session_id;
+  /* The whole transcript: OpenAI-shaped objects {role, content, name?,
+   * tool_call_id?, tool_calls?}.  NULL: the transcript is unchanged. */
+  JsonArray         *messages;
+  /* Messages before this index are already stored unchanged. */
+  guint              first_changed;
+  const PdPlanState *plan;          /* (nullable) the plan after this turn */
+  gint64             input_tokens;  /* deltas */
+  gint64             output_tokens;
+  gboolean           count_turn;
+  PdSessionStatus    status;
+} PdTurn;
+
+#define PD_TYPE_SESSION_STORE (pd_session_store_get_type ())
+G_DECLARE_FINAL_TYPE (PdSessionStore, pd_session_store, PD, SESSION_STORE, GObject)
+
+PdSessionStore *pd_session_store_new          (PdDb            *db);
+PdDb           *pd_session_store_get_db       (PdSessionStore  *self);
+
+PdSessionInfo  *pd_session_store_create       (PdSessionStore  *self,
+                                               const char      *task,
+                                               const char      *model,
+                                               const char      *provider,
+                                               const char      *source,
+                                               const char      *cwd,
+                                               GError         **error);
+gboolean        pd_session_store_save_turn    (PdSessionStore  *self,
+                                               const PdTurn    *turn,
+                                               GError         **error);
+PdSessionInfo  *pd_session_store_get          (PdSessionStore  *self,
+                                               const char      *id,
+                                               GError         **error);
+JsonArray      *pd_session_store_load_messages (PdSessionStore *self,
+                                                const char     *id,
+                                                GError        **error);
+GPtrArray      *pd_session_store_list_plan_versions (PdSessionStore *self,
+                                                     const char     *id,
+                                                     GError        **error);
+gboolean        pd_session_store_get_plan     (PdSessionStore  *self,
+                                               const char      *id,
+                                               PdPlanState    **state,
+                                               GError         **error);
+GPtrArray      *pd_session_store_list         (PdSessionStore  *self,
+                                               const char      *query,
+                                               gboolean         full_text,
+                                               guint            offset,
+                                               guint            limit,
+                                               guint           *total,
+                                               GError         **error);
+gboolean        pd_session_store_rename       (PdSessionStore  *self,
+                                               const char      *id,
+                                               const char      *name,
+                                               GError         **error);
+gboolean        pd_session_store_set_pinned   (PdSessionStore  *self,
+                                               const char      *id,
+                                               gboolean         pinned,
+                                               GError         **error);
+gboolean        pd_session_store_set_status   (PdSessionStore  *self,
+                                               const char      *id,
+                                               PdSessionStatus  status,
+                                               GError         **error);
+gboolean        pd_session_store_delete       (PdSessionStore  *self,
+                                               const char      *id,
+                                               GError         **error);
+gint64          pd_session_store_add_event    (PdSessionStore  *self,
+                                               const char      *session_id,
+                                               const char      *run_id,
+                                               const char      *type,
+                                               gint64           timestamp_usec,
+                                               const char      *event_json,
+                                               GError         **error);
+GPtrArray      *pd_session_store_list_events  (PdSessionStore  *self,
+                                               const char      *session_id,
+                                               const char      *type,
+                                               gint64           after_seq,
+                                               guint            limit,
+                                               GError         **error);
+gboolean        pd_session_store_set_annotation (PdSessionStore *self,
+                                                 const char     *session_id,
+                                                 const char     *key,
+                                                 const char     *value_json,
+                                                 GError        **error);
+char           *pd_session_store_get_annotation (PdSessionStore *self,
+                                                 const char     *session_id,
+                                                 const char     *key,
+                                                 GError        **error);
+
+/* Turns user text into an FTS5 expression that is never FTS syntax: each
+ * word becomes a quoted phrase, all must match.  NULL when nothing
+ * searchable is left. */
+char           *pd_session_store_fts_query    (const char      *text);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdSessionInfo, pd_session_info_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdPlanVersionInfo, pd_plan_version_info_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdStoredEvent, pd_stored_event_free)
+
+G_END_DECLS

@@ -1,0 +1,230 @@
+/* test-redact.c: secrets are cut out of stored text, and what remains is
+ * still valid JSON and a still parseable plan. */
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-plan.h"
+#include "pd-redact.h"
+
+static char *
+redact (const char *text,
+        guint      *n)
+{
+  return pd_redact (text, n);
+}
+
+static void
+assert_redacted (const char *input,
+                 const char *expected,
+                 guint       expected_count)
+{
+  guint n = 99;
+  g_autofree char *out = redact (input, &n);
+
+  g_assert_cmpstr (out, ==, expected);
+  g_assert_cmpuint (n, ==, expected_count);
+}
+
+static void
+test_provider_keys (void)
+{
+  assert_redacted ("key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123 end", "key [REDACTED] end", 1);
+  assert_redacted ("OPENAI sk-proj-AbCdEfGhIjKlMnOpQrStUvWx_yz-0123456789", "OPENAI [REDACTED]", 1);
+  assert_redacted ("old sk-AbCdEfGhIjKlMnOpQrStUvWxYz01234567.", "old [REDACTED].", 1);
+  assert_redacted ("gh ghp_0123456789abcdefghijABCDEFGHIJklmnop", "gh [REDACTED]", 1);
+  assert_redacted ("gho_0123456789abcdefghijABCDEFGHIJklmnop ghs_0123456789abcdefghijABCDEFGHIJklmnop",
+                   "[REDACTED] [REDACTED]", 2);
+  assert_redacted ("pat github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "pat [REDACTED]", 1);
+  assert_redacted ("aws AKIAIOSFODNN7EXAMPLE and ASIAIOSFODNN7EXAMPLE", "aws [REDACTED] and [REDACTED]", 2);
+  assert_redacted ("slack xoxb-1234567890-abcdefghij", "slack [REDACTED]", 1);
+  assert_redacted ("google AIzaSyA-0123456789abcdefghijklmnopqrstu", "google [REDACTED]", 1);
+  assert_redacted ("stripe sk_live_0123456789abcdefABCD rk_live_0123456789abcdefABCD",
+                   "stripe [REDACTED] [REDACTED]", 2);
+  assert_redacted ("hf hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf [REDACTED]", 1);
+}
+
+static void
+test_bearer_and_pem (void)
+{
+  assert_redacted ("Authorization: Bearer abc.DEF-123_xyz~+/==", "Authorization: Bearer [REDACTED]", 1);
+  assert_redacted ("authorization: bearer abcdefgh1234", "authorization: bearer [REDACTED]", 1);
+  /* Too short to be a token: prose about bearers stays. */
+  assert_redacted ("the Bearer of news", "the Bearer of news", 0);
+
+  assert_redacted ("before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc+/=\n-----END RSA PRIVATE KEY-----\nafter",
+                   "before\n[REDACTED]\nafter", 1);
+  assert_redacted ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA==\n-----END OPENSSH PRIVATE KEY-----",
+                   "[REDACTED]", 1);
+  /* A public key is not a secret; an unterminated block is left alone
+   * rather than eating the rest of the text. */
+  assert_redacted ("-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
+                   "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", 0);
+}
+
+static void
+test_assignments (void)
+{
+  assert_redacted ("password=hunter2", "password=[REDACTED]", 1);
+  assert_redacted ("PASSWD: hunter2 next", "PASSWD: [REDACTED] next", 1);
+  assert_redacted ("secret=abc&x=1", "secret=[REDACTED]&x=1", 1);
+  assert_redacted ("https://h/?token=abc123&page=2", "https://h/?token=[REDACTED]&page=2", 1);
+  assert_redacted ("api_key=XYZ apikey: XYZ API-KEY=XYZ", "api_key=[REDACTED] apikey: [REDACTED] API-KEY=[REDACTED]", 3);
+  assert_redacted ("client_secret = s3cr3t", "client_secret = [REDACTED]", 1);
+  assert_redacted ("{\"password\": \"hunter2\"}", "{\"password\": \"[REDACTED]\"}", 1);
+  assert_redacted ("export DB_PASSWORD='pw'", "export DB_PASSWORD='pw'", 0);
+}
+
+static void
+test_no_false_positives (void)
+{
+  const char *texts[] = {
+    "a task-based approach with a skeleton key",
+    "the token count is high; passwords are hashed",
+    "max_tokens=100 input_tokens: 5 keyboard=us",
+    "askew risk-assessment-of-the-entire-skeleton-based-framework",
+    "ghp_short hf_short sk-short AKIA1234",
+    "monkey: banana, turkey=1",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    assert_redacted (texts[i], texts[i], 0);
+}
+
+static void
+test_idempotent (void)
+{
+  const char *input = "password=hunter2 Bearer abcdefghijkl sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123";
+  g_autofree char *once = redact (input, NULL);
+  guint n = 99;
+  g_autofree char *twice = redact (once, &n);
+
+  g_assert_cmpstr (once, ==, "password=[REDACTED] Bearer [REDACTED] [REDACTED]");
+  g_assert_cmpstr (once, ==, twice);
+  g_assert_cmpuint (n, ==, 0);
+}
+
+/* Redacting the text of a JSON document must leave a JSON document, with the
+ * secrets gone and everything else in place. */
+static void
+test_json_stays_valid (void)
+{
+  const char *doc =
+    "{\"command\":\"curl -H 'Authorization: Bearer abcdef0123456789' https://x/?token=t0k&y=2\","
+    "\"env\":{\"password\":\"hunter2\",\"key\":\"sk-proj-AbCdEfGhIjKlMnOpQrStUvWx_yz\"},"
+    "\"pem\":\"-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEE\\n-----END EC PRIVATE KEY-----\\n\","
+    "\"list\":[\"passwd:[x]\",\"secret=a\\\\b\"]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *nested = NULL;
+  g_autofree char *nested_out = NULL;
+  g_autoptr(JsonNode) nested_node = NULL;
+  JsonObject *object;
+  guint n = 0;
+
+  out = redact (doc, &n);
+  node = json_from_string (out, &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (node);
+  g_assert_cmpstr (json_object_get_string_member (object, "command"), ==,
+                   "curl -H 'Authorization: Bearer [REDACTED]' https://x/?token=[REDACTED]&y=2");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "env"), "password"), ==, "[REDACTED]");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "env"), "key"), ==, "[REDACTED]");
+  g_assert_cmpstr (json_object_get_string_member (object, "pem"), ==, "[REDACTED]\n");
+  /* Values that begin with a bracket or hold a backslash are cut before it. */
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (object, "list"), 1), ==, "secret=[REDACTED]\\b");
+  g_assert_cmpuint (n, ==, 6);
+
+  /* The same document as a string inside another document (a tool result
+   * quoting JSON): quotes are escaped there, and must stay escaped. */
+  {
+    g_autoptr(JsonNode) str = json_node_init_string (json_node_alloc (), doc);
+    nested = json_to_string (str, FALSE);
+  }
+  nested_out = redact (nested, &n);
+  nested_node = json_from_string (nested_out, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (json_node_get_string (nested_node), "hunter2"));
+  g_assert_null (strstr (json_node_get_string (nested_node), "abcdef0123456789"));
+  g_assert_null (strstr (json_node_get_string (nested_node), "MHcCAQEE"));
+}
+
+static void
+test_node_copy (void)
+{
+  g_autoptr(JsonNode) node = json_from_string ("{\"role\":\"tool\",\"content\":[{\"type\":\"text\",\"text\":\"password=pw\"}],"
+                                               "\"n\":3,\"ok\":true,\"z\":null}", NULL);
+  g_autoptr(JsonNode) copy = NULL;
+  g_autofree char *before = json_to_string (node, FALSE);
+  g_autofree char *after = NULL;
+  g_autofree char *copied = NULL;
+  guint n = 0;
+
+  copy = pd_redact_node (node, &n);
+  g_assert_cmpuint (n, ==, 1);
+  after = json_to_string (node, FALSE);
+  g_assert_cmpstr (before, ==, after);  /* the input is untouched */
+  copied = json_to_string (copy, FALSE);
+  g_assert_cmpstr (copied, ==, "{\"role\":\"tool\",\"content\":[{\"type\":\"text\",\"text\":\"password=[REDACTED]\"}],"
+                               "\"n\":3,\"ok\":true,\"z\":null}");
+}
+
+/* The plan message is a message: redacted at save time, it must still parse
+ * with the strict plan parser, so resume keeps working. */
+static void
+test_plan_render_parses (void)
+{
+  g_autoptr(PdPlanStore) store = pd_plan_store_new (12, 4000);
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(PdPlanState) parsed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *render = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *result = NULL;
+  guint n = 0;
+
+  result = pd_plan_store_execute (store,
+    "{\"verb\":\"create\",\"steps\":[{\"id\":\"s1\",\"title\":\"Rotate key\","
+    "\"checks\":[{\"id\":\"c1\",\"description\":\"token=abc works\",\"tool\":\"shell\","
+    "\"arguments\":{\"command\":\"curl -H 'Authorization: Bearer abcdef0123456789' https://api\"}}]},"
+    "{\"id\":\"s2\",\"title\":\"Use sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123\"}]}", &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&result, g_free);
+  result = pd_plan_store_execute (store,
+    "{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"in_progress\",\"note\":\"password=hunter2\"}]}", &error);
+  g_assert_no_error (error);
+
+  state = pd_plan_store_snapshot (store);
+  render = pd_plan_render_full (state);
+  g_assert_nonnull (strstr (render, "password=hunter2"));
+  out = redact (render, &n);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_null (strstr (out, "hunter2"));
+  g_assert_null (strstr (out, "abcdef0123456789"));
+  g_assert_null (strstr (out, "sk-ant-"));
+
+  parsed = pd_plan_parse (out, 12, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (parsed);
+  g_assert_cmpuint (parsed->steps->len, ==, 2);
+  g_assert_cmpstr (((PdPlanStep *) g_ptr_array_index (parsed->steps, 0))->note, ==, "password=[REDACTED]");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/redact/provider-keys", test_provider_keys);
+  g_test_add_func ("/pd/redact/bearer-and-pem", test_bearer_and_pem);
+  g_test_add_func ("/pd/redact/assignments", test_assignments);
+  g_test_add_func ("/pd/redact/no-false-positives", test_no_false_positives);
+  g_test_add_func ("/pd/redact/idempotent", test_idempotent);
+  g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);
+  g_test_add_func ("/pd/redact/node-copy", test_node_copy);
+  g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);
+
+  return g_test_run ();
+}
