@@ -23,8 +23,12 @@ typedef struct
 } PdAgentCommand;
 
 static const PdAgentCommand commands[] = {
+  { "run",      pd_agent_run_main,      "Run an agent session on a task in the working directory" },
+  { "continue", pd_agent_continue_main, "Resume a stored session, optionally with a new message" },
   { "plan",   pd_agent_plan_main,   "Drive the plan engine: apply JSON lines, parse a rendered plan" },
   { "config", pd_agent_config_main, "Print the resolved configuration and its warnings" },
+  { "sessions", pd_agent_sessions_main, "List, show, export and remove stored sessions" },
+  { "events", pd_agent_events_main, "Print the stored event stream as JSON lines" },
 };
 
 static void

@@ -13,5 +13,13 @@ int pd_agent_plan_main   (int    argc,
                           char **argv);
 int pd_agent_config_main (int    argc,
                           char **argv);
+int pd_agent_sessions_main (int    argc,
+                            char **argv);
+int pd_agent_events_main (int    argc,
+                          char **argv);
+int pd_agent_run_main (int    argc,
+                       char **argv);
+int pd_agent_continue_main (int    argc,
+                            char **argv);
 
 G_END_DECLS

@@ -7,6 +7,8 @@
  *   plan parse [--max-steps N]
  *       a rendered plan message on stdin → its state as JSON, or the
  *       parser's error on stderr and exit status 1
+ *   plan status [--db PATH] SESSION_ID
+ *       a stored session's plan as a person reads it in a terminal
  *
  * People debugging plans use it, and the conformance scenarios drive the
  * engine through it exactly as the agent loop does.
@@ -21,6 +23,7 @@
 #include <glib.h>
 
 #include "pd-agent-commands.h"
+#include "pd-agent-common.h"
 #include "pd-config.h"
 #include "pd-plan.h"
 
@@ -467,6 +470,32 @@ plan_parse (int max_steps)
   return 0;
 }
 
+static int
+plan_status (const char *db_path,
+             const char *session_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autofree char *text = NULL;
+
+  if (!pd_session_id_is_valid (session_id))
+    {
+      fprintf (stderr, "plandeck-agent plan status: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", session_id);
+      return 2;
+    }
+
+  if (!(store = pd_agent_open_store (db_path, FALSE, &error)) ||
+      !(info = pd_session_store_get (store, session_id, &error)) ||
+      !pd_session_store_get_plan (store, session_id, &state, &error))
+    return pd_agent_fail ("plan status", error);
+
+  text = pd_plan_format_status (state, PD_PLAN_STATUS_MAX_CHARS);
+  printf ("%s\n", text);
+  return 0;
+}
+
 int
 pd_agent_plan_main (int    argc,
                     char **argv)
@@ -475,17 +504,20 @@ pd_agent_plan_main (int    argc,
   g_autoptr(GError) error = NULL;
   int max_steps = -1;
   int max_render_chars = -1;
+  g_autofree char *db_path = NULL;
   GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "status: session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
     { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, "Step cap (1..50; default from config)", "N" },
     { "max-render-chars", 0, 0, G_OPTION_ARG_INT, &max_render_chars, "Render cap (200..8000; default from config)", "N" },
     { NULL }
   };
 
-  context = g_option_context_new ("apply|parse");
+  context = g_option_context_new ("apply|parse|status SESSION_ID");
   g_option_context_set_summary (context,
                                 "apply: JSON lines on stdin ({\"call\"|\"observe\"|\"batch\"|\"render\"|\"resume\"|\"state\": …}),\n"
                                 "       one JSON line out for each.\n"
-                                "parse: a rendered plan message on stdin, its state as JSON on stdout.");
+                                "parse: a rendered plan message on stdin, its state as JSON on stdout.\n"
+                                "status: a stored session's plan, as a person reads it.");
   g_option_context_add_main_entries (context, entries, NULL);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -493,6 +525,9 @@ pd_agent_plan_main (int    argc,
       fprintf (stderr, "plandeck-agent plan: %s\n", error->message);
       return 2;
     }
+
+  if (argc == 3 && strcmp (argv[1], "status") == 0)
+    return plan_status (db_path, argv[2]);
 
   if (argc != 2)
     {
@@ -506,6 +541,6 @@ pd_agent_plan_main (int    argc,
   if (strcmp (argv[1], "parse") == 0)
     return plan_parse (max_steps);
 
-  fprintf (stderr, "plandeck-agent plan: unknown subcommand '%s' (want apply or parse)\n", argv[1]);
+  fprintf (stderr, "plandeck-agent plan: unknown subcommand '%s' (want apply, parse or status SESSION_ID)\n", argv[1]);
   return 2;
 }

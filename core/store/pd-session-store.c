@@ -78,6 +78,64 @@ pd_session_info_copy (const PdSessionInfo *self)
   return copy;
 }
 
+/* RFC 3339 in UTC with microseconds, as the event stream writes times. */
+char *
+pd_session_time_to_string (gint64 unix_usec)
+{
+  g_autoptr(GDateTime) seconds = g_date_time_new_from_unix_utc (unix_usec / G_USEC_PER_SEC);
+  g_autoptr(GDateTime) time = seconds ? g_date_time_add (seconds, unix_usec % G_USEC_PER_SEC) : NULL;
+
+  if (time == NULL)
+    return g_strdup ("1970-01-01T00:00:00.000000Z");
+  return g_date_time_format (time, "%Y-%m-%dT%H:%M:%S.%fZ");
+}
+
+/**
+ * pd_session_info_to_json:
+ * @with_token: include the per-session auth token (only its owner may see it)
+ *
+ * The session record as the CLI and the REST API show it: odek's session
+ * fields (id, title, task, model, provider, turns, tokens, pinned, times)
+ * plus ours (name, source, cwd, status, the plan summary).
+ *
+ * Returns: (transfer full): a new object
+ */
+JsonObject *
+pd_session_info_to_json (const PdSessionInfo *self,
+                         gboolean             with_token)
+{
+  JsonObject *object = json_object_new ();
+  JsonObject *plan = json_object_new ();
+  g_autofree char *created = pd_session_time_to_string (self->created_at);
+  g_autofree char *updated = pd_session_time_to_string (self->updated_at);
+
+  json_object_set_string_member (object, "id", self->id);
+  json_object_set_string_member (object, "title", self->name && *self->name ? self->name : (self->task ? self->task : ""));
+  if (self->name != NULL)
+    json_object_set_string_member (object, "name", self->name);
+  json_object_set_string_member (object, "task", self->task ? self->task : "");
+  json_object_set_string_member (object, "model", self->model ? self->model : "");
+  json_object_set_string_member (object, "provider", self->provider ? self->provider : "");
+  json_object_set_string_member (object, "source", self->source ? self->source : "");
+  json_object_set_string_member (object, "cwd", self->cwd ? self->cwd : "");
+  json_object_set_string_member (object, "status", pd_session_status_to_string (self->status));
+  json_object_set_string_member (object, "created_at", created);
+  json_object_set_string_member (object, "updated_at", updated);
+  json_object_set_int_member (object, "turns", self->turns);
+  json_object_set_int_member (object, "input_tokens", self->input_tokens);
+  json_object_set_int_member (object, "output_tokens", self->output_tokens);
+  json_object_set_boolean_member (object, "pinned", self->pinned);
+  json_object_set_int_member (object, "messages", self->n_messages);
+  json_object_set_int_member (plan, "version", self->plan_version);
+  json_object_set_int_member (plan, "done", self->plan_done);
+  json_object_set_int_member (plan, "total", self->plan_total);
+  json_object_set_int_member (plan, "blocked", self->plan_blocked);
+  json_object_set_object_member (object, "plan", plan);
+  json_object_set_string_member (object, "auth_token", with_token && self->auth_token ? self->auth_token : "");
+
+  return object;
+}
+
 void
 pd_session_info_free (PdSessionInfo *self)
 {

@@ -61,6 +61,9 @@ typedef struct
 GType          pd_session_info_get_type (void) G_GNUC_CONST;
 PdSessionInfo *pd_session_info_copy     (const PdSessionInfo *self);
 void           pd_session_info_free     (PdSessionInfo       *self);
+JsonObject    *pd_session_info_to_json  (const PdSessionInfo *self,
+                                         gboolean             with_token);
+char          *pd_session_time_to_string (gint64              unix_usec);
 
 #define PD_TYPE_PLAN_VERSION_INFO (pd_plan_version_info_get_type ())
 

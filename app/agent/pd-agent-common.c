@@ -1,0 +1,76 @@
+/* pd-agent-common.c: what several plandeck-agent subcommands share. */
+#define G_LOG_DOMAIN "plandeck-agent"
+
+#include "config.h"
+
+#include <stdio.h>
+
+#include <errno.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-agent-common.h"
+
+/* $XDG_DATA_HOME/plandeck/sessions.db, the database the app opens too. */
+char *
+pd_agent_default_db_path (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "plandeck", "sessions.db", NULL);
+}
+
+/**
+ * pd_agent_open_store:
+ * @db_path: (nullable): --db, or %NULL for the default database
+ * @create: create the database when missing (the default one always is,
+ *   on first use)
+ */
+PdSessionStore *
+pd_agent_open_store (const char  *db_path,
+                     gboolean     create,
+                     GError     **error)
+{
+  g_autofree char *path = db_path ? g_strdup (db_path) : pd_agent_default_db_path ();
+  g_autoptr(PdDb) db = NULL;
+  PdDbFlags flags = PD_DB_NONE;
+
+  if (db_path == NULL || create)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+
+      if (g_mkdir_with_parents (dir, 0700) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                       "cannot create the folder %s: %s", dir, g_strerror (saved));
+          return NULL;
+        }
+      flags |= PD_DB_CREATE;
+    }
+
+  if (!(db = pd_db_open (path, flags, error)))
+    return NULL;
+
+  return pd_session_store_new (db);
+}
+
+void
+pd_agent_print_json (JsonNode *node,
+                     gboolean  pretty)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, pretty);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+  fflush (stdout);
+}
+
+int
+pd_agent_fail (const char *command,
+               GError     *error)
+{
+  fprintf (stderr, "plandeck-agent %s: %s\n", command, error->message);
+  return 1;
+}

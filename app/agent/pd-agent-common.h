@@ -1,0 +1,20 @@
+/* pd-agent-common.h: what several plandeck-agent subcommands share. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "pd-session-store.h"
+
+G_BEGIN_DECLS
+
+char           *pd_agent_default_db_path (void);
+PdSessionStore *pd_agent_open_store      (const char  *db_path,
+                                          gboolean     create,
+                                          GError     **error);
+void            pd_agent_print_json      (JsonNode    *node,
+                                          gboolean     pretty);
+int             pd_agent_fail            (const char  *command,
+                                          GError      *error);
+
+G_END_DECLS

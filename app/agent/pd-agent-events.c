@@ -1,0 +1,104 @@
+/* pd-agent-events.c: `plandeck-agent events` — the stored event stream as JSON lines.
+ *
+ *   events [--db PATH] [--session ID] [--type T] [--follow]
+ *
+ * With --follow it keeps printing new events as another process (a run, the
+ * app) stores them, until interrupted.
+ */
+#define G_LOG_DOMAIN "plandeck-agent"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pd-agent-commands.h"
+#include "pd-agent-common.h"
+
+#define PAGE 500
+#define FOLLOW_INTERVAL_USEC (500 * G_TIME_SPAN_MILLISECOND)
+
+static gboolean
+print_after (PdSessionStore  *store,
+             const char      *session_id,
+             const char      *type,
+             gint64          *after,
+             GError         **error)
+{
+  for (;;)
+    {
+      g_autoptr(GPtrArray) events = pd_session_store_list_events (store, session_id, type, *after, PAGE, error);
+
+      if (events == NULL)
+        return FALSE;
+
+      for (guint i = 0; i < events->len; i++)
+        {
+          const PdStoredEvent *event = g_ptr_array_index (events, i);
+
+          printf ("%s\n", event->event_json);
+          *after = event->seq;
+        }
+      fflush (stdout);
+
+      if (events->len < PAGE)
+        return TRUE;
+    }
+}
+
+int
+pd_agent_events_main (int    argc,
+                      char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autofree char *db_path = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *type = NULL;
+  gboolean follow = FALSE;
+  gint64 after = 0;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session_id, "Only this session's events", "ID" },
+    { "type", 0, 0, G_OPTION_ARG_STRING, &type, "Only events of this type (e.g. plan_updated)", "T" },
+    { "follow", 'f', 0, G_OPTION_ARG_NONE, &follow, "Keep printing new events as they are stored", NULL },
+    { NULL }
+  };
+
+  context = g_option_context_new (NULL);
+  g_option_context_set_summary (context, "The stored event stream, one JSON object per line, oldest first.");
+  g_option_context_add_main_entries (context, entries, NULL);
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "plandeck-agent events: %s\n", error->message);
+      return 2;
+    }
+
+  if (argc > 1)
+    {
+      fprintf (stderr, "plandeck-agent events: unexpected argument '%s'\n", argv[1]);
+      return 2;
+    }
+
+  if (session_id != NULL && !pd_session_id_is_valid (session_id))
+    {
+      fprintf (stderr, "plandeck-agent events: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", session_id);
+      return 2;
+    }
+
+  if (!(store = pd_agent_open_store (db_path, FALSE, &error)))
+    return pd_agent_fail ("events", error);
+
+  do
+    {
+      if (!print_after (store, session_id, type, &after, &error))
+        return pd_agent_fail ("events", error);
+      if (follow)
+        g_usleep (FOLLOW_INTERVAL_USEC);
+    }
+  while (follow);
+
+  return 0;
+}

@@ -1,0 +1,276 @@
+/* pd-agent-sessions.c: `plandeck-agent sessions` — the stored sessions.
+ *
+ *   sessions [--db PATH] list [--query Q] [--full-text] [--limit N] [--offset N] [--json]
+ *   sessions [--db PATH] show ID [--json]
+ *   sessions [--db PATH] export ID      the full session as JSON
+ *   sessions [--db PATH] rm ID
+ */
+#define G_LOG_DOMAIN "plandeck-agent"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pd-agent-commands.h"
+#include "pd-agent-common.h"
+#include "pd-plan.h"
+
+static char *
+format_time (gint64 usec)
+{
+  g_autoptr(GDateTime) time = g_date_time_new_from_unix_local (usec / G_USEC_PER_SEC);
+
+  return time ? g_date_time_format (time, "%Y-%m-%d %H:%M") : g_strdup ("?");
+}
+
+/* Titles are model- or user-derived text: one line, bounded, no control
+ * characters reaching the terminal. */
+static char *
+display_title (const PdSessionInfo *info,
+               glong                max_chars)
+{
+  g_autofree char *flat = pd_plan_text_normalize (info->name && *info->name ? info->name : info->task);
+
+  if (g_utf8_strlen (flat, -1) > max_chars)
+    {
+      g_autofree char *cut = g_utf8_substring (flat, 0, max_chars - 1);
+      return g_strconcat (cut, "\xe2\x80\xa6", NULL);
+    }
+  return g_steal_pointer (&flat);
+}
+
+static int
+sessions_list (PdSessionStore *store,
+               const char     *query,
+               gboolean        full_text,
+               int             offset,
+               int             limit,
+               gboolean        as_json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  guint total = 0;
+
+  sessions = pd_session_store_list (store, query, full_text, (guint) MAX (offset, 0),
+                                    (guint) CLAMP (limit, 1, PD_SESSION_LIST_MAX_LIMIT), &total, &error);
+  if (sessions == NULL)
+    return pd_agent_fail ("sessions list", error);
+
+  if (as_json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *object = json_object_new ();
+      JsonArray *array = json_array_new ();
+
+      for (guint i = 0; i < sessions->len; i++)
+        json_array_add_object_element (array, pd_session_info_to_json (g_ptr_array_index (sessions, i), FALSE));
+      json_object_set_array_member (object, "sessions", array);
+      json_object_set_int_member (object, "offset", MAX (offset, 0));
+      json_object_set_int_member (object, "limit", CLAMP (limit, 1, PD_SESSION_LIST_MAX_LIMIT));
+      json_object_set_int_member (object, "count", sessions->len);
+      json_object_set_int_member (object, "total", total);
+      json_object_set_string_member (object, "query", query ? query : "");
+      json_node_take_object (root, object);
+      pd_agent_print_json (root, FALSE);
+      return 0;
+    }
+
+  if (sessions->len == 0)
+    {
+      printf (query ? "No sessions match.\n" : "No sessions yet.\n");
+      return 0;
+    }
+
+  printf ("%-41s  %-7s  %-7s  %-16s  %s\n", "ID", "STATUS", "PLAN", "UPDATED", "TITLE");
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      const PdSessionInfo *info = g_ptr_array_index (sessions, i);
+      g_autofree char *updated = format_time (info->updated_at);
+      g_autofree char *title = display_title (info, 60);
+      g_autofree char *plan = info->plan_version > 0 ? g_strdup_printf ("%u/%u", info->plan_done, info->plan_total)
+                                                     : g_strdup ("-");
+
+      printf ("%-41s  %-7s  %-7s  %-16s  %s%s\n", info->id, pd_session_status_to_string (info->status), plan,
+              updated, info->pinned ? "\xf0\x9f\x93\x8c " : "", title);
+    }
+
+  if (total > sessions->len)
+    printf ("(%u of %u; --offset and --limit page through the rest)\n", sessions->len, total);
+
+  return 0;
+}
+
+static int
+sessions_show (PdSessionStore *store,
+               const char     *id,
+               gboolean        as_json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, id, &error);
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autofree char *status = NULL;
+
+  if (info == NULL)
+    return pd_agent_fail ("sessions show", error);
+
+  if (!pd_session_store_get_plan (store, id, &plan, &error))
+    return pd_agent_fail ("sessions show", error);
+
+  if (as_json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *object = pd_session_info_to_json (info, FALSE);
+
+      if (plan != NULL)
+        {
+          g_autofree char *state = pd_plan_state_to_json (plan);
+          json_object_set_member (object, "plan_state", json_from_string (state, NULL));
+        }
+      json_node_take_object (root, object);
+      pd_agent_print_json (root, TRUE);
+      return 0;
+    }
+
+  {
+    g_autofree char *created = format_time (info->created_at);
+    g_autofree char *updated = format_time (info->updated_at);
+    g_autofree char *title = display_title (info, 200);
+
+    printf ("%s\n", title);
+    printf ("  id        %s\n", info->id);
+    printf ("  status    %s\n", pd_session_status_to_string (info->status));
+    printf ("  source    %s\n", info->source ? info->source : "");
+    printf ("  model     %s (%s)\n", info->model ? info->model : "", info->provider ? info->provider : "");
+    printf ("  folder    %s\n", info->cwd ? info->cwd : "");
+    printf ("  created   %s\n  updated   %s\n", created, updated);
+    printf ("  turns     %" G_GINT64_FORMAT ", tokens in %" G_GINT64_FORMAT " / out %" G_GINT64_FORMAT "\n",
+            info->turns, info->input_tokens, info->output_tokens);
+    printf ("  messages  %u%s\n\n", info->n_messages, info->pinned ? ", pinned" : "");
+  }
+
+  status = pd_plan_format_status (plan, PD_PLAN_STATUS_MAX_CHARS);
+  printf ("%s\n", status);
+  return 0;
+}
+
+static int
+sessions_export (PdSessionStore *store,
+                 const char     *id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, id, &error);
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object;
+  JsonArray *history;
+
+  if (info == NULL)
+    return pd_agent_fail ("sessions export", error);
+  if (!(messages = pd_session_store_load_messages (store, id, &error)))
+    return pd_agent_fail ("sessions export", error);
+  if (!(versions = pd_session_store_list_plan_versions (store, id, &error)))
+    return pd_agent_fail ("sessions export", error);
+
+  object = pd_session_info_to_json (info, FALSE);
+  json_object_set_array_member (object, "messages", json_array_ref (messages));
+
+  history = json_array_new ();
+  for (guint i = 0; i < versions->len; i++)
+    {
+      const PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
+      JsonObject *entry = json_object_new ();
+      g_autofree char *stamp = pd_session_time_to_string (version->created_at);
+
+      json_object_set_int_member (entry, "version", version->version);
+      json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
+      json_object_set_member (entry, "state", json_from_string (version->state_json, NULL));
+      json_array_add_object_element (history, entry);
+    }
+  json_object_set_array_member (object, "plan_versions", history);
+
+  root = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (root, object);
+  pd_agent_print_json (root, TRUE);
+  return 0;
+}
+
+static int
+sessions_rm (PdSessionStore *store,
+             const char     *id)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_session_store_delete (store, id, &error))
+    return pd_agent_fail ("sessions rm", error);
+
+  printf ("Removed session %s\n", id);
+  return 0;
+}
+
+int
+pd_agent_sessions_main (int    argc,
+                        char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autofree char *db_path = NULL;
+  g_autofree char *query = NULL;
+  gboolean as_json = FALSE;
+  gboolean full_text = FALSE;
+  int limit = 50;
+  int offset = 0;
+  const char *command;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
+    { "query", 'q', 0, G_OPTION_ARG_STRING, &query, "list: case-insensitive substring of task, model, name or id", "Q" },
+    { "full-text", 0, 0, G_OPTION_ARG_NONE, &full_text, "list: also search the message text", NULL },
+    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "list: at most N sessions (1..200, default 50)", "N" },
+    { "offset", 0, 0, G_OPTION_ARG_INT, &offset, "list: skip the first N sessions", "N" },
+    { NULL }
+  };
+
+  context = g_option_context_new ("list|show ID|export ID|rm ID");
+  g_option_context_set_summary (context, "The stored sessions.");
+  g_option_context_add_main_entries (context, entries, NULL);
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "plandeck-agent sessions: %s\n", error->message);
+      return 2;
+    }
+
+  command = argc >= 2 ? argv[1] : "list";
+
+  if ((strcmp (command, "list") == 0 && argc > 2) ||
+      ((strcmp (command, "show") == 0 || strcmp (command, "export") == 0 || strcmp (command, "rm") == 0) && argc != 3))
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "%s", help);
+      return 2;
+    }
+
+  if (argc == 3 && !pd_session_id_is_valid (argv[2]))
+    {
+      fprintf (stderr, "plandeck-agent sessions: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", argv[2]);
+      return 2;
+    }
+
+  if (!(store = pd_agent_open_store (db_path, FALSE, &error)))
+    return pd_agent_fail ("sessions", error);
+
+  if (strcmp (command, "list") == 0)
+    return sessions_list (store, query, full_text, offset, limit, as_json);
+  if (strcmp (command, "show") == 0)
+    return sessions_show (store, argv[2], as_json);
+  if (strcmp (command, "export") == 0)
+    return sessions_export (store, argv[2]);
+  if (strcmp (command, "rm") == 0)
+    return sessions_rm (store, argv[2]);
+
+  fprintf (stderr, "plandeck-agent sessions: unknown command '%s' (want list, show, export or rm)\n", command);
+  return 2;
+}

@@ -1,0 +1,118 @@
+/* pd-engine.h: the agent loop (observe → think → act).
+ *
+ * One run: the model is asked, the tool calls of its answer run as one
+ * batch (at most max_tool_parallel at a time), their results go back into
+ * the transcript, and so on until the model answers without tools or a
+ * budget runs out.  Planning rides along without changing that loop: plan
+ * calls are tool calls of the same batches, the plan message is refreshed
+ * after every batch, evidence is recorded from every result, and every turn
+ * is saved in one transaction.
+ *
+ * pd_engine_run() blocks: call it from a worker thread (the app does, with
+ * pd_engine_run_async()).  Progress callbacks run on that thread.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pd-approver.h"
+#include "pd-event-bus.h"
+#include "pd-plan-store.h"
+#include "pd-provider.h"
+#include "pd-session-store.h"
+#include "pd-tool-registry.h"
+
+G_BEGIN_DECLS
+
+#define PD_ENGINE_PLAN_SENTENCE \
+  "For multi-step work, maintain a plan with the plan tool: create steps up front, keep statuses " \
+  "current, replan when blocked. The plan survives context trimming \xe2\x80\x94 trust it over your " \
+  "memory of earlier turns."
+
+#define PD_ENGINE_DEFAULT_MAX_ITERATIONS    50
+#define PD_ENGINE_DEFAULT_MAX_TOOL_PARALLEL 4
+#define PD_ENGINE_DEFAULT_CONTEXT_BUDGET    100000
+
+typedef enum
+{
+  PD_RUN_COMPLETED,
+  PD_RUN_FAILED,
+  PD_RUN_BUDGET_EXCEEDED,
+  PD_RUN_CANCELLED,
+} PdRunStatus;
+
+typedef enum
+{
+  PD_ENGINE_PROGRESS_TEXT,        /* streamed assistant text */
+  PD_ENGINE_PROGRESS_REASONING,   /* streamed reasoning */
+  PD_ENGINE_PROGRESS_TOOL_START,  /* "tool: summary" */
+  PD_ENGINE_PROGRESS_TOOL_END,    /* "tool: ok|failed|denied" */
+  PD_ENGINE_PROGRESS_NOTICE,      /* engine hints and notices */
+  PD_ENGINE_PROGRESS_SESSION,     /* the session id, once known */
+} PdEngineProgress;
+
+typedef void (*PdEngineProgressFunc) (PdEngineProgress  kind,
+                                      const char       *text,
+                                      gpointer          user_data);
+
+typedef struct
+{
+  PdProvider     *provider;          /* required */
+  const char     *model;
+  const char     *provider_name;     /* recorded with the session */
+  PdToolRegistry *tools;             /* required; holds "plan" when planning */
+  PdPlanStore    *plan_store;        /* NULL: planning disabled, no plan logic at all */
+  PdApprover     *approver;          /* NULL: allow everything */
+  PdSessionStore *store;             /* NULL: nothing saved */
+  PdEventBus     *bus;               /* NULL: no events */
+  PdToolContext  *tool_context;      /* required */
+  const char     *system_prompt;     /* NULL: the default one */
+  const char     *source;            /* session source, "plandeck" by default */
+  guint           max_iterations;    /* 0: default */
+  guint           max_tool_parallel; /* 0: default */
+  gint64          max_tokens;        /* 0: unlimited (input + output) */
+  gint64          max_wall_ms;       /* 0: unlimited */
+  gint64          context_budget;    /* tokens; 0: default */
+} PdEngineOptions;
+
+typedef struct
+{
+  PdRunStatus  status;
+  char        *session_id;
+  char        *final_text;     /* the answer, with any engine notices */
+  char        *error_message;  /* failures */
+  char        *budget_name;    /* iterations | tokens | wall_time */
+  guint        iterations;
+  gint64       input_tokens;
+  gint64       output_tokens;
+} PdRunResult;
+
+void pd_run_result_free (PdRunResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdRunResult, pd_run_result_free)
+
+#define PD_TYPE_ENGINE (pd_engine_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdEngine, pd_engine, PD, ENGINE, GObject)
+
+PdEngine    *pd_engine_new               (const PdEngineOptions *options);
+void         pd_engine_set_progress_func (PdEngine              *self,
+                                          PdEngineProgressFunc   func,
+                                          gpointer               user_data,
+                                          GDestroyNotify         destroy);
+char        *pd_engine_default_system_prompt (gboolean           planning);
+PdRunResult *pd_engine_run               (PdEngine              *self,
+                                          const char            *session_id,
+                                          const char            *message,
+                                          GCancellable          *cancellable,
+                                          GError               **error);
+void         pd_engine_run_async         (PdEngine              *self,
+                                          const char            *session_id,
+                                          const char            *message,
+                                          GCancellable          *cancellable,
+                                          GAsyncReadyCallback    callback,
+                                          gpointer               user_data);
+PdRunResult *pd_engine_run_finish        (PdEngine              *self,
+                                          GAsyncResult          *result,
+                                          GError               **error);
+
+G_END_DECLS
