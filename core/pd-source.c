@@ -1,0 +1,301 @@
+/* pd-source.c: PdSource, the one interface the UI reads sessions through. */
+#define G_LOG_DOMAIN "pd-source"
+
+#include "config.h"
+
+#include "pd-source.h"
+
+G_DEFINE_QUARK (pd-source-error-quark, pd_source_error)
+
+G_DEFINE_BOXED_TYPE (PdSessionPage, pd_session_page, pd_session_page_copy, pd_session_page_free)
+
+/**
+ * pd_session_page_new:
+ * @sessions: (transfer full) (element-type PdSessionInfo)
+ */
+PdSessionPage *
+pd_session_page_new (GPtrArray *sessions,
+                     guint      total)
+{
+  PdSessionPage *self = g_new0 (PdSessionPage, 1);
+
+  self->sessions = sessions ? sessions : g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  self->total = total;
+
+  return self;
+}
+
+PdSessionPage *
+pd_session_page_copy (const PdSessionPage *self)
+{
+  GPtrArray *sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+
+  for (guint i = 0; i < self->sessions->len; i++)
+    g_ptr_array_add (sessions, pd_session_info_copy (g_ptr_array_index (self->sessions, i)));
+
+  return pd_session_page_new (sessions, self->total);
+}
+
+void
+pd_session_page_free (PdSessionPage *self)
+{
+  if (self == NULL)
+    return;
+  g_ptr_array_unref (self->sessions);
+  g_free (self);
+}
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_INTERFACE (PdSource, pd_source, G_TYPE_OBJECT)
+
+static void
+pd_source_default_init (PdSourceInterface *iface)
+{
+  /**
+   * PdSource::changed:
+   *
+   * The sessions of the source changed (one was added, saved, renamed or
+   * removed).  Listeners refresh what they show.  Emitted on the main
+   * context of the source.
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+void
+pd_source_emit_changed (PdSource *self)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+const char *
+pd_source_get_title (PdSource *self)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_title (self);
+}
+
+const char *
+pd_source_get_kind (PdSource *self)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_kind (self);
+}
+
+void
+pd_source_list_sessions_async (PdSource            *self,
+                               const char          *query,
+                               gboolean             full_text,
+                               guint                offset,
+                               guint                limit,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->list_sessions_async (self, query, full_text, offset, limit, cancellable, callback, user_data);
+}
+
+PdSessionPage *
+pd_source_list_sessions_finish (PdSource      *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->list_sessions_finish (self, result, error);
+}
+
+void
+pd_source_get_session_async (PdSource            *self,
+                             const char          *id,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->get_session_async (self, id, cancellable, callback, user_data);
+}
+
+PdSessionInfo *
+pd_source_get_session_finish (PdSource      *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_session_finish (self, result, error);
+}
+
+void
+pd_source_get_plan_async (PdSource            *self,
+                          const char          *id,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->get_plan_async (self, id, cancellable, callback, user_data);
+}
+
+/**
+ * pd_source_get_plan_finish:
+ * @plan: (out) (transfer full) (nullable): the plan, %NULL when the session
+ *   has none
+ *
+ * Returns: %FALSE with @error set when the plan could not be read
+ */
+gboolean
+pd_source_get_plan_finish (PdSource      *self,
+                           GAsyncResult  *result,
+                           PdPlanState  **plan,
+                           GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
+  return PD_SOURCE_GET_IFACE (self)->get_plan_finish (self, result, plan, error);
+}
+
+void
+pd_source_get_plan_history_async (PdSource            *self,
+                                  const char          *id,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->get_plan_history_async (self, id, cancellable, callback, user_data);
+}
+
+/**
+ * pd_source_get_plan_history_finish:
+ *
+ * Returns: (transfer full) (element-type PdPlanVersionInfo): every stored
+ *   plan version, oldest first
+ */
+GPtrArray *
+pd_source_get_plan_history_finish (PdSource      *self,
+                                   GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_plan_history_finish (self, result, error);
+}
+
+void
+pd_source_get_messages_async (PdSource            *self,
+                              const char          *id,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->get_messages_async (self, id, cancellable, callback, user_data);
+}
+
+JsonArray *
+pd_source_get_messages_finish (PdSource      *self,
+                               GAsyncResult  *result,
+                               GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_messages_finish (self, result, error);
+}
+
+void
+pd_source_get_events_async (PdSource            *self,
+                            const char          *session_id,
+                            gint64               after_seq,
+                            guint                limit,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->get_events_async (self, session_id, after_seq, limit, cancellable, callback, user_data);
+}
+
+/**
+ * pd_source_get_events_finish:
+ *
+ * Returns: (transfer full) (element-type PdStoredEvent): events after the
+ *   given sequence number, oldest first
+ */
+GPtrArray *
+pd_source_get_events_finish (PdSource      *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_events_finish (self, result, error);
+}
+
+void
+pd_source_get_usage_async (PdSource            *self,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->get_usage_async (self, cancellable, callback, user_data);
+}
+
+JsonObject *
+pd_source_get_usage_finish (PdSource      *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_usage_finish (self, result, error);
+}
+
+/**
+ * pd_source_update_session_async:
+ * @name: (nullable): the new name, or %NULL to keep it
+ * @pinned: 1 to pin, 0 to unpin, -1 to keep
+ */
+void
+pd_source_update_session_async (PdSource            *self,
+                                const char          *id,
+                                const char          *name,
+                                int                  pinned,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->update_session_async (self, id, name, pinned, cancellable, callback, user_data);
+}
+
+gboolean
+pd_source_update_session_finish (PdSource      *self,
+                                 GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
+  return PD_SOURCE_GET_IFACE (self)->update_session_finish (self, result, error);
+}
+
+void
+pd_source_delete_session_async (PdSource            *self,
+                                const char          *id,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  PD_SOURCE_GET_IFACE (self)->delete_session_async (self, id, cancellable, callback, user_data);
+}
+
+gboolean
+pd_source_delete_session_finish (PdSource      *self,
+                                 GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
+  return PD_SOURCE_GET_IFACE (self)->delete_session_finish (self, result, error);
+}

@@ -1,0 +1,184 @@
+/* pd-source.h: PdSource, the one interface the UI reads sessions through.
+ *
+ * A local session database (PdLocalSource) and a remote `serve` endpoint
+ * (PdRemoteSource, ours or odek's) look the same to a widget: every call is
+ * _async/_finish on a GTask, results come back on the caller's main context,
+ * and a widget cancels what it no longer needs in dispose.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "pd-plan-state.h"
+#include "pd-session-store.h"
+
+G_BEGIN_DECLS
+
+#define PD_SOURCE_ERROR (pd_source_error_quark ())
+
+typedef enum
+{
+  PD_SOURCE_ERROR_NOT_FOUND,     /* no such session */
+  PD_SOURCE_ERROR_UNAVAILABLE,   /* the database or endpoint cannot be reached */
+  PD_SOURCE_ERROR_DENIED,        /* 401/403: a token is missing or wrong */
+  PD_SOURCE_ERROR_RATE_LIMITED,  /* 429 */
+  PD_SOURCE_ERROR_INVALID,       /* a reply that could not be understood */
+  PD_SOURCE_ERROR_READ_ONLY,     /* the source cannot change this */
+} PdSourceError;
+
+GQuark pd_source_error_quark (void);
+
+/* One page of a session listing. */
+#define PD_TYPE_SESSION_PAGE (pd_session_page_get_type ())
+
+typedef struct
+{
+  GPtrArray *sessions;   /* (element-type PdSessionInfo) */
+  guint      total;      /* all matches, for paging */
+} PdSessionPage;
+
+GType          pd_session_page_get_type (void) G_GNUC_CONST;
+PdSessionPage *pd_session_page_new      (GPtrArray           *sessions,
+                                         guint                total);
+PdSessionPage *pd_session_page_copy     (const PdSessionPage *self);
+void           pd_session_page_free     (PdSessionPage       *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdSessionPage, pd_session_page_free)
+
+#define PD_TYPE_SOURCE (pd_source_get_type ())
+
+G_DECLARE_INTERFACE (PdSource, pd_source, PD, SOURCE, GObject)
+
+struct _PdSourceInterface
+{
+  GTypeInterface parent_iface;
+
+  const char     *(*get_title)            (PdSource *self);
+  const char     *(*get_kind)             (PdSource *self);
+
+  void            (*list_sessions_async)  (PdSource *self, const char *query, gboolean full_text,
+                                           guint offset, guint limit, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  PdSessionPage  *(*list_sessions_finish) (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*get_session_async)    (PdSource *self, const char *id, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  PdSessionInfo  *(*get_session_finish)   (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*get_plan_async)       (PdSource *self, const char *id, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  gboolean        (*get_plan_finish)      (PdSource *self, GAsyncResult *result, PdPlanState **plan,
+                                           GError **error);
+
+  void            (*get_plan_history_async)  (PdSource *self, const char *id, GCancellable *cancellable,
+                                              GAsyncReadyCallback callback, gpointer user_data);
+  GPtrArray      *(*get_plan_history_finish) (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*get_messages_async)   (PdSource *self, const char *id, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  JsonArray      *(*get_messages_finish)  (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*get_events_async)     (PdSource *self, const char *session_id, gint64 after_seq,
+                                           guint limit, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  GPtrArray      *(*get_events_finish)    (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*get_usage_async)      (PdSource *self, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  JsonObject     *(*get_usage_finish)     (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*update_session_async) (PdSource *self, const char *id, const char *name,
+                                           int pinned, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  gboolean        (*update_session_finish) (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*delete_session_async) (PdSource *self, const char *id, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  gboolean        (*delete_session_finish) (PdSource *self, GAsyncResult *result, GError **error);
+};
+
+const char    *pd_source_get_title             (PdSource             *self);
+const char    *pd_source_get_kind              (PdSource             *self);
+
+void           pd_source_list_sessions_async   (PdSource             *self,
+                                                const char           *query,
+                                                gboolean              full_text,
+                                                guint                 offset,
+                                                guint                 limit,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+PdSessionPage *pd_source_list_sessions_finish  (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+void           pd_source_get_session_async     (PdSource             *self,
+                                                const char           *id,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+PdSessionInfo *pd_source_get_session_finish    (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+void           pd_source_get_plan_async        (PdSource             *self,
+                                                const char           *id,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+gboolean       pd_source_get_plan_finish       (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                PdPlanState         **plan,
+                                                GError              **error);
+void           pd_source_get_plan_history_async  (PdSource           *self,
+                                                  const char         *id,
+                                                  GCancellable       *cancellable,
+                                                  GAsyncReadyCallback callback,
+                                                  gpointer            user_data);
+GPtrArray     *pd_source_get_plan_history_finish (PdSource           *self,
+                                                  GAsyncResult       *result,
+                                                  GError            **error);
+void           pd_source_get_messages_async    (PdSource             *self,
+                                                const char           *id,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+JsonArray     *pd_source_get_messages_finish   (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+void           pd_source_get_events_async      (PdSource             *self,
+                                                const char           *session_id,
+                                                gint64                after_seq,
+                                                guint                 limit,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+GPtrArray     *pd_source_get_events_finish     (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+void           pd_source_get_usage_async       (PdSource             *self,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+JsonObject    *pd_source_get_usage_finish      (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+void           pd_source_update_session_async  (PdSource             *self,
+                                                const char           *id,
+                                                const char           *name,
+                                                int                   pinned,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+gboolean       pd_source_update_session_finish (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+void           pd_source_delete_session_async  (PdSource             *self,
+                                                const char           *id,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+gboolean       pd_source_delete_session_finish (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+void           pd_source_emit_changed          (PdSource             *self);
+
+G_END_DECLS

@@ -1,0 +1,596 @@
+/* pd-local-source.c: a PdSource over a session database file. */
+#define G_LOG_DOMAIN "pd-source"
+
+#include "config.h"
+
+#include "pd-local-source.h"
+#include "pd-plan.h"
+
+struct _PdLocalSource
+{
+  GObject         parent_instance;
+
+  char           *path;
+  char           *title;
+  gboolean        create;
+
+  GMutex          mutex;
+  PdSessionStore *store;          /* opened on first use, in a worker */
+
+  guint           watch_id;
+  gint64          data_version;   /* last seen PRAGMA data_version, -1 unknown */
+  gboolean        watch_busy;
+  GCancellable   *cancellable;    /* cancels the watcher's own requests */
+};
+
+static void source_iface_init (PdSourceInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdLocalSource, pd_local_source, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_SOURCE, source_iface_init))
+
+typedef enum
+{
+  OP_LIST,
+  OP_GET,
+  OP_PLAN,
+  OP_HISTORY,
+  OP_MESSAGES,
+  OP_EVENTS,
+  OP_USAGE,
+  OP_UPDATE,
+  OP_DELETE,
+  OP_DATA_VERSION,
+} OpKind;
+
+typedef struct
+{
+  OpKind    kind;
+  char     *id;
+  char     *query;
+  char     *name;
+  gboolean  full_text;
+  guint     offset;
+  guint     limit;
+  gint64    after_seq;
+  int       pinned;
+} Op;
+
+static void
+op_free (Op *op)
+{
+  g_free (op->id);
+  g_free (op->query);
+  g_free (op->name);
+  g_free (op);
+}
+
+static void
+pd_local_source_dispose (GObject *object)
+{
+  PdLocalSource *self = (PdLocalSource *) object;
+
+  g_clear_handle_id (&self->watch_id, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+
+  G_OBJECT_CLASS (pd_local_source_parent_class)->dispose (object);
+}
+
+static void
+pd_local_source_finalize (GObject *object)
+{
+  PdLocalSource *self = (PdLocalSource *) object;
+
+  g_clear_object (&self->store);
+  g_clear_object (&self->cancellable);
+  g_free (self->path);
+  g_free (self->title);
+  g_mutex_clear (&self->mutex);
+
+  G_OBJECT_CLASS (pd_local_source_parent_class)->finalize (object);
+}
+
+static void
+pd_local_source_class_init (PdLocalSourceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = pd_local_source_dispose;
+  object_class->finalize = pd_local_source_finalize;
+}
+
+static void
+pd_local_source_init (PdLocalSource *self)
+{
+  g_mutex_init (&self->mutex);
+  self->data_version = -1;
+  self->cancellable = g_cancellable_new ();
+}
+
+/**
+ * pd_local_source_new:
+ * @path: the database file
+ * @create: create it when missing (the default database is)
+ */
+PdLocalSource *
+pd_local_source_new (const char *path,
+                     gboolean    create)
+{
+  PdLocalSource *self = g_object_new (PD_TYPE_LOCAL_SOURCE, NULL);
+
+  self->path = g_strdup (path);
+  self->title = g_filename_display_name (path);
+  self->create = create;
+
+  return self;
+}
+
+const char *
+pd_local_source_get_path (PdLocalSource *self)
+{
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), NULL);
+  return self->path;
+}
+
+/**
+ * pd_local_source_open_store:
+ *
+ * Opens the database once (blocking: call it from a worker thread) and
+ * returns the shared session store.
+ *
+ * Returns: (transfer full): the store, or %NULL with @error set
+ */
+PdSessionStore *
+pd_local_source_open_store (PdLocalSource  *self,
+                            GError        **error)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->mutex);
+
+  if (self->store == NULL)
+    {
+      g_autoptr(PdDb) db = NULL;
+
+      if (self->create)
+        {
+          g_autofree char *dir = g_path_get_dirname (self->path);
+          g_mkdir_with_parents (dir, 0700);
+        }
+
+      db = pd_db_open (self->path, self->create ? PD_DB_CREATE : PD_DB_NONE, error);
+      if (db == NULL)
+        return NULL;
+      self->store = pd_session_store_new (db);
+    }
+
+  return g_object_ref (self->store);
+}
+
+static void
+set_source_error (GTask  *task,
+                  GError *error)
+{
+  if (g_error_matches (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND))
+    g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND, "%s", error->message);
+  else
+    g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, "%s", error->message);
+  g_error_free (error);
+}
+
+static gint64
+read_data_version (PdSessionStore  *store,
+                   GError         **error)
+{
+  PdDb *db = pd_session_store_get_db (store);
+  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
+  PdDbStmt *stmt = pd_db_prepare (db, "PRAGMA data_version", error);
+  gint64 version = -1;
+
+  if (stmt == NULL)
+    return -1;
+  if (pd_db_step (db, stmt, error) == SQLITE_ROW)
+    version = sqlite3_column_int64 (stmt, 0);
+  pd_db_stmt_release (stmt);
+  return version;
+}
+
+static void
+run_op (GTask        *task,
+        gpointer      source_object,
+        gpointer      task_data,
+        GCancellable *cancellable)
+{
+  PdLocalSource *self = source_object;
+  Op *op = task_data;
+  GError *error = NULL;
+  g_autoptr(PdSessionStore) store = pd_local_source_open_store (self, &error);
+
+  if (store == NULL)
+    {
+      /* Whatever the reason, the source as a whole is not there. */
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, "%s", error->message);
+      g_error_free (error);
+      return;
+    }
+
+  switch (op->kind)
+    {
+    case OP_LIST:
+      {
+        guint total = 0;
+        GPtrArray *sessions = pd_session_store_list (store, op->query, op->full_text, op->offset, op->limit, &total, &error);
+
+        if (sessions == NULL)
+          set_source_error (task, error);
+        else
+          g_task_return_pointer (task, pd_session_page_new (sessions, total), (GDestroyNotify) pd_session_page_free);
+      }
+      break;
+
+    case OP_GET:
+      {
+        PdSessionInfo *info = pd_session_store_get (store, op->id, &error);
+
+        if (info == NULL)
+          set_source_error (task, error);
+        else
+          g_task_return_pointer (task, info, (GDestroyNotify) pd_session_info_free);
+      }
+      break;
+
+    case OP_PLAN:
+      {
+        PdPlanState *state = NULL;
+
+        if (!pd_session_store_get_plan (store, op->id, &state, &error))
+          set_source_error (task, error);
+        else if (state == NULL)
+          g_task_return_pointer (task, NULL, NULL);
+        else
+          g_task_return_pointer (task, state, (GDestroyNotify) pd_plan_state_free);
+      }
+      break;
+
+    case OP_HISTORY:
+      {
+        GPtrArray *versions = pd_session_store_list_plan_versions (store, op->id, &error);
+
+        if (versions == NULL)
+          set_source_error (task, error);
+        else
+          g_task_return_pointer (task, versions, (GDestroyNotify) g_ptr_array_unref);
+      }
+      break;
+
+    case OP_MESSAGES:
+      {
+        JsonArray *messages = pd_session_store_load_messages (store, op->id, &error);
+
+        if (messages == NULL)
+          set_source_error (task, error);
+        else
+          g_task_return_pointer (task, messages, (GDestroyNotify) json_array_unref);
+      }
+      break;
+
+    case OP_EVENTS:
+      {
+        GPtrArray *events = pd_session_store_list_events (store, op->id, NULL, op->after_seq, op->limit, &error);
+
+        if (events == NULL)
+          set_source_error (task, error);
+        else
+          g_task_return_pointer (task, events, (GDestroyNotify) g_ptr_array_unref);
+      }
+      break;
+
+    case OP_USAGE:
+      {
+        /* A database keeps no live counters; report what it holds. */
+        guint total = 0;
+        g_autoptr(GPtrArray) sessions = pd_session_store_list (store, NULL, FALSE, 0, 1, &total, &error);
+        JsonObject *usage;
+
+        if (sessions == NULL)
+          {
+            set_source_error (task, error);
+            break;
+          }
+        usage = json_object_new ();
+        json_object_set_int_member (usage, "sessions", total);
+        g_task_return_pointer (task, usage, (GDestroyNotify) json_object_unref);
+      }
+      break;
+
+    case OP_UPDATE:
+      if ((op->name != NULL && !pd_session_store_rename (store, op->id, op->name, &error)) ||
+          (op->pinned >= 0 && !pd_session_store_set_pinned (store, op->id, op->pinned != 0, &error)))
+        set_source_error (task, error);
+      else
+        g_task_return_boolean (task, TRUE);
+      break;
+
+    case OP_DELETE:
+      if (!pd_session_store_delete (store, op->id, &error))
+        set_source_error (task, error);
+      else
+        g_task_return_boolean (task, TRUE);
+      break;
+
+    case OP_DATA_VERSION:
+      {
+        gint64 version = read_data_version (store, &error);
+
+        if (version < 0)
+          set_source_error (task, error);
+        else
+          g_task_return_int (task, version);
+      }
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+start_op (PdLocalSource       *self,
+          Op                  *op,
+          gpointer             source_tag,
+          GCancellable        *cancellable,
+          GAsyncReadyCallback  callback,
+          gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, op, (GDestroyNotify) op_free);
+  g_task_run_in_thread (task, run_op);
+}
+
+static Op *
+op_new (OpKind      kind,
+        const char *id)
+{
+  Op *op = g_new0 (Op, 1);
+
+  op->kind = kind;
+  op->id = g_strdup (id);
+  op->pinned = -1;
+  return op;
+}
+
+static const char *
+local_get_title (PdSource *source)
+{
+  return PD_LOCAL_SOURCE (source)->title;
+}
+
+static const char *
+local_get_kind (PdSource *source)
+{
+  return "local";
+}
+
+static void
+local_list_sessions_async (PdSource *source, const char *query, gboolean full_text, guint offset, guint limit,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  Op *op = op_new (OP_LIST, NULL);
+
+  op->query = g_strdup (query);
+  op->full_text = full_text;
+  op->offset = offset;
+  op->limit = limit;
+  start_op (PD_LOCAL_SOURCE (source), op, local_list_sessions_async, cancellable, callback, user_data);
+}
+
+static PdSessionPage *
+local_list_sessions_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+local_get_session_async (PdSource *source, const char *id, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_GET, id), local_get_session_async, cancellable, callback, user_data);
+}
+
+static PdSessionInfo *
+local_get_session_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+local_get_plan_async (PdSource *source, const char *id, GCancellable *cancellable,
+                      GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_PLAN, id), local_get_plan_async, cancellable, callback, user_data);
+}
+
+static gboolean
+local_get_plan_finish (PdSource *source, GAsyncResult *result, PdPlanState **plan, GError **error)
+{
+  GError *local_error = NULL;
+  PdPlanState *state = g_task_propagate_pointer (G_TASK (result), &local_error);
+
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      if (plan)
+        *plan = NULL;
+      return FALSE;
+    }
+
+  if (plan)
+    *plan = state;
+  else
+    g_clear_pointer (&state, pd_plan_state_free);
+  return TRUE;
+}
+
+static void
+local_get_plan_history_async (PdSource *source, const char *id, GCancellable *cancellable,
+                              GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_HISTORY, id), local_get_plan_history_async, cancellable, callback, user_data);
+}
+
+static GPtrArray *
+local_get_plan_history_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+local_get_messages_async (PdSource *source, const char *id, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_MESSAGES, id), local_get_messages_async, cancellable, callback, user_data);
+}
+
+static JsonArray *
+local_get_messages_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+local_get_events_async (PdSource *source, const char *session_id, gint64 after_seq, guint limit,
+                        GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  Op *op = op_new (OP_EVENTS, session_id);
+
+  op->after_seq = after_seq;
+  op->limit = limit;
+  start_op (PD_LOCAL_SOURCE (source), op, local_get_events_async, cancellable, callback, user_data);
+}
+
+static GPtrArray *
+local_get_events_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+local_get_usage_async (PdSource *source, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_USAGE, NULL), local_get_usage_async, cancellable, callback, user_data);
+}
+
+static JsonObject *
+local_get_usage_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+local_update_session_async (PdSource *source, const char *id, const char *name, int pinned,
+                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  Op *op = op_new (OP_UPDATE, id);
+
+  op->name = g_strdup (name);
+  op->pinned = pinned;
+  start_op (PD_LOCAL_SOURCE (source), op, local_update_session_async, cancellable, callback, user_data);
+}
+
+static gboolean
+local_boolean_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
+
+  if (ok)
+    pd_source_emit_changed (source);
+  return ok;
+}
+
+static void
+local_delete_session_async (PdSource *source, const char *id, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_DELETE, id), local_delete_session_async, cancellable, callback, user_data);
+}
+
+static void
+source_iface_init (PdSourceInterface *iface)
+{
+  iface->get_title = local_get_title;
+  iface->get_kind = local_get_kind;
+  iface->list_sessions_async = local_list_sessions_async;
+  iface->list_sessions_finish = local_list_sessions_finish;
+  iface->get_session_async = local_get_session_async;
+  iface->get_session_finish = local_get_session_finish;
+  iface->get_plan_async = local_get_plan_async;
+  iface->get_plan_finish = local_get_plan_finish;
+  iface->get_plan_history_async = local_get_plan_history_async;
+  iface->get_plan_history_finish = local_get_plan_history_finish;
+  iface->get_messages_async = local_get_messages_async;
+  iface->get_messages_finish = local_get_messages_finish;
+  iface->get_events_async = local_get_events_async;
+  iface->get_events_finish = local_get_events_finish;
+  iface->get_usage_async = local_get_usage_async;
+  iface->get_usage_finish = local_get_usage_finish;
+  iface->update_session_async = local_update_session_async;
+  iface->update_session_finish = local_boolean_finish;
+  iface->delete_session_async = local_delete_session_async;
+  iface->delete_session_finish = local_boolean_finish;
+}
+
+/* --- watching for other writers ---------------------------------------- */
+
+static void
+on_data_version (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 version = g_task_propagate_int (G_TASK (result), &error);
+  PdLocalSource *self;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  self = PD_LOCAL_SOURCE (object);
+  self->watch_busy = FALSE;
+
+  if (error != NULL)
+    return;
+
+  /* data_version changes when another connection commits. */
+  if (self->data_version >= 0 && version != self->data_version)
+    pd_source_emit_changed (PD_SOURCE (self));
+  self->data_version = version;
+}
+
+static gboolean
+on_watch_tick (gpointer user_data)
+{
+  PdLocalSource *self = user_data;
+
+  if (!self->watch_busy)
+    {
+      self->watch_busy = TRUE;
+      start_op (self, op_new (OP_DATA_VERSION, NULL), on_watch_tick, self->cancellable, on_data_version, NULL);
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * pd_local_source_watch:
+ * @interval_ms: how often to look, 0 to stop
+ *
+ * Emits ::changed when another process commits to the database.
+ */
+void
+pd_local_source_watch (PdLocalSource *self,
+                       guint          interval_ms)
+{
+  g_return_if_fail (PD_IS_LOCAL_SOURCE (self));
+
+  g_clear_handle_id (&self->watch_id, g_source_remove);
+  if (interval_ms > 0)
+    self->watch_id = g_timeout_add (interval_ms, on_watch_tick, self);
+}

@@ -1,0 +1,26 @@
+/* pd-local-source.h: a PdSource over a session database file.
+ *
+ * The database is opened lazily, in a worker thread, on the first request;
+ * every request runs in a worker thread and returns on the caller's main
+ * context.  With pd_local_source_watch() it notices commits of other
+ * processes (a CLI run writing the same file) and emits ::changed.
+ */
+#pragma once
+
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_LOCAL_SOURCE (pd_local_source_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdLocalSource, pd_local_source, PD, LOCAL_SOURCE, GObject)
+
+PdLocalSource *pd_local_source_new      (const char    *path,
+                                         gboolean       create);
+const char    *pd_local_source_get_path (PdLocalSource *self);
+void           pd_local_source_watch    (PdLocalSource *self,
+                                         guint          interval_ms);
+PdSessionStore *pd_local_source_open_store (PdLocalSource *self,
+                                            GError       **error);
+
+G_END_DECLS

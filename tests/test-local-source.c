@@ -1,0 +1,234 @@
+/* test-local-source.c: PdLocalSource on a real database file, through the
+ * asynchronous PdSource calls a widget makes. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "pd-local-source.h"
+#include "pd-plan.h"
+
+typedef struct
+{
+  char           *dir;
+  char           *path;
+  PdSessionStore *store;     /* a second connection, like a CLI run */
+  char           *id;
+} Fixture;
+
+static void
+got_result (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+  *out = g_object_ref (result);
+}
+
+static GAsyncResult *
+await (GAsyncResult **slot)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (*slot == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (*slot);
+  return *slot;
+}
+
+static void
+save_plan_turn (Fixture    *f,
+                const char *plan_call)
+{
+  g_autoptr(PdPlanStore) plan = pd_plan_store_new (12, 2000);
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *result = pd_plan_store_execute (plan, plan_call, &error);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  JsonObject *system = json_object_new ();
+  JsonObject *user = json_object_new ();
+  PdTurn turn = { 0 };
+
+  g_assert_no_error (error);
+  state = pd_plan_store_snapshot (plan);
+
+  json_object_set_string_member (system, "role", "system");
+  json_object_set_string_member (system, "content", "You are an agent.");
+  json_object_set_string_member (user, "role", "user");
+  json_object_set_string_member (user, "content", "Fix <b>the</b> parser");
+  json_array_add_object_element (messages, system);
+  json_array_add_object_element (messages, user);
+
+  turn.session_id = f->id;
+  turn.messages = messages;
+  turn.first_changed = 0;
+  turn.plan = state;
+  turn.count_turn = TRUE;
+  turn.status = PD_SESSION_STATUS_RUNNING;
+  g_assert_true (pd_session_store_save_turn (f->store, &turn, &error));
+  g_assert_no_error (error);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+
+  f->dir = g_dir_make_tmp ("pd-local-source-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->path = g_build_filename (f->dir, "sessions.db", NULL);
+  db = pd_db_open (f->path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  f->store = pd_session_store_new (db);
+  info = pd_session_store_create (f->store, "Fix <b>the</b> parser", "m", "replay", "plandeck", "/tmp", &error);
+  g_assert_no_error (error);
+  f->id = g_strdup (info->id);
+  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"One\",\"Two\"]}");
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *wal = g_strconcat (f->path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (f->path, "-shm", NULL);
+
+  g_clear_object (&f->store);
+  g_unlink (f->path);
+  g_unlink (wal);
+  g_unlink (shm);
+  g_rmdir (f->dir);
+  g_free (f->path);
+  g_free (f->dir);
+  g_free (f->id);
+}
+
+static void
+test_list_get_plan (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL, r4 = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpstr (pd_source_get_kind (PD_SOURCE (source)), ==, "local");
+
+  pd_source_list_sessions_async (PD_SOURCE (source), "parser", FALSE, 0, 50, NULL, got_result, &r1);
+  page = pd_source_list_sessions_finish (PD_SOURCE (source), await (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->sessions->len, ==, 1);
+  g_assert_cmpuint (page->total, ==, 1);
+  g_assert_cmpstr (((PdSessionInfo *) g_ptr_array_index (page->sessions, 0))->id, ==, f->id);
+
+  pd_source_get_session_async (PD_SOURCE (source), f->id, NULL, got_result, &r2);
+  info = pd_source_get_session_finish (PD_SOURCE (source), await (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (info->plan_total, ==, 2);
+
+  pd_source_get_plan_async (PD_SOURCE (source), f->id, NULL, got_result, &r3);
+  g_assert_true (pd_source_get_plan_finish (PD_SOURCE (source), await (&r3), &plan, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (plan);
+  g_assert_cmpint (plan->version, ==, 1);
+  g_assert_cmpuint (plan->steps->len, ==, 2);
+
+  pd_source_get_messages_async (PD_SOURCE (source), f->id, NULL, got_result, &r4);
+  messages = pd_source_get_messages_finish (PD_SOURCE (source), await (&r4), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 2);
+}
+
+static void
+test_unknown_session (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autoptr(GAsyncResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+
+  pd_source_get_session_async (PD_SOURCE (source), "20260101-00000000000000000000000000000000", NULL, got_result, &r);
+  info = pd_source_get_session_finish (PD_SOURCE (source), await (&r), &error);
+  g_assert_null (info);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND);
+}
+
+static void
+test_missing_file_unavailable (void)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new ("/nonexistent/dir/sessions.db", FALSE);
+  g_autoptr(GAsyncResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+
+  pd_source_list_sessions_async (PD_SOURCE (source), NULL, FALSE, 0, 50, NULL, got_result, &r);
+  page = pd_source_list_sessions_finish (PD_SOURCE (source), await (&r), &error);
+  g_assert_null (page);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+}
+
+static void
+on_changed (PdSource *source,
+            gpointer  user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+test_update_and_watch (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  guint changed = 0;
+  gint64 deadline;
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+
+  pd_source_update_session_async (PD_SOURCE (source), f->id, "Renamed", 1, NULL, got_result, &r1);
+  g_assert_true (pd_source_update_session_finish (PD_SOURCE (source), await (&r1), &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (changed, ==, 1);
+
+  info = pd_session_store_get (f->store, f->id, &error);
+  g_assert_cmpstr (info->name, ==, "Renamed");
+  g_assert_true (info->pinned);
+
+  /* Another connection commits: the watcher notices. */
+  pd_local_source_watch (source, 20);
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 5;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"Three\"]}");
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (changed < 2 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (changed, ==, 2);
+  pd_local_source_watch (source, 0);
+
+  pd_source_delete_session_async (PD_SOURCE (source), f->id, NULL, got_result, &r2);
+  g_assert_true (pd_source_delete_session_finish (PD_SOURCE (source), await (&r2), &error));
+  g_assert_null (pd_session_store_get (f->store, f->id, NULL));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/pd/source/local/list-get-plan", Fixture, NULL, fixture_set_up, test_list_get_plan, fixture_tear_down);
+  g_test_add ("/pd/source/local/unknown-session", Fixture, NULL, fixture_set_up, test_unknown_session, fixture_tear_down);
+  g_test_add_func ("/pd/source/local/missing-file", test_missing_file_unavailable);
+  g_test_add ("/pd/source/local/update-and-watch", Fixture, NULL, fixture_set_up, test_update_and_watch, fixture_tear_down);
+
+  return g_test_run ();
+}
