@@ -448,6 +448,7 @@ save_turn (Run             *run,
   g_autoptr(JsonArray) messages = NULL;
   g_autoptr(PdPlanState) plan = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) replaced = NULL;
   PdTurn turn = { 0 };
 
   if (self->store == NULL)
@@ -460,6 +461,9 @@ save_turn (Run             *run,
   turn.session_id = run->session_id;
   turn.messages = messages;
   turn.first_changed = pd_transcript_get_dirty_from (run->transcript);
+  replaced = pd_transcript_get_replaced (run->transcript);
+  turn.replaced = (const guint *) (gpointer) replaced->data;
+  turn.n_replaced = replaced->len;
   turn.plan = plan;
   turn.input_tokens = run->unsaved_input;
   turn.output_tokens = run->unsaved_output;

@@ -12,8 +12,9 @@ struct _PdTranscript
 {
   GObject    parent_instance;
 
-  GPtrArray *messages;    /* (element-type JsonObject) */
-  guint      dirty_from;  /* first index changed since the last save */
+  GPtrArray  *messages;    /* (element-type JsonObject) */
+  guint       dirty_from;  /* first index changed since the last save */
+  GHashTable *replaced;    /* indices below dirty_from replaced in place */
 };
 
 G_DEFINE_FINAL_TYPE (PdTranscript, pd_transcript, G_TYPE_OBJECT)
@@ -24,6 +25,7 @@ pd_transcript_finalize (GObject *object)
   PdTranscript *self = (PdTranscript *) object;
 
   g_clear_pointer (&self->messages, g_ptr_array_unref);
+  g_clear_pointer (&self->replaced, g_hash_table_unref);
 
   G_OBJECT_CLASS (pd_transcript_parent_class)->finalize (object);
 }
@@ -38,6 +40,7 @@ static void
 pd_transcript_init (PdTranscript *self)
 {
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  self->replaced = g_hash_table_new (NULL, NULL);
 }
 
 PdTranscript *
@@ -118,7 +121,9 @@ pd_transcript_replace (PdTranscript *self,
 
   g_return_if_fail (PD_IS_TRANSCRIPT (self));
   g_return_if_fail (index < self->messages->len);
-  touch (self, index);
+  /* A replacement keeps every position: only that one row is rewritten. */
+  if (index < self->dirty_from)
+    g_hash_table_add (self->replaced, GUINT_TO_POINTER (index));
   old = g_ptr_array_index (self->messages, index);
   g_ptr_array_index (self->messages, index) = json_object_ref (message);
   json_object_unref (old);
@@ -160,6 +165,46 @@ pd_transcript_mark_saved (PdTranscript *self)
 {
   g_return_if_fail (PD_IS_TRANSCRIPT (self));
   self->dirty_from = self->messages->len;
+  g_hash_table_remove_all (self->replaced);
+}
+
+static int
+compare_uint (gconstpointer a,
+              gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
+/**
+ * pd_transcript_get_replaced:
+ *
+ * Returns: (transfer full) (element-type guint): the ascending indices of
+ *   messages replaced in place below the dirty tail since the last save
+ */
+GArray *
+pd_transcript_get_replaced (PdTranscript *self)
+{
+  GArray *indices = g_array_new (FALSE, FALSE, sizeof (guint));
+  GHashTableIter iter;
+  gpointer key;
+  guint dirty;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), indices);
+
+  dirty = pd_transcript_get_dirty_from (self);
+  g_hash_table_iter_init (&iter, self->replaced);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      guint index = GPOINTER_TO_UINT (key);
+
+      /* A structural change since then rewrites it with the tail anyway. */
+      if (index < dirty)
+        g_array_append_val (indices, index);
+    }
+  g_array_sort (indices, compare_uint);
+
+  return indices;
 }
 
 JsonObject *

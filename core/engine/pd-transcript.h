@@ -37,6 +37,7 @@ void          pd_transcript_remove         (PdTranscript *self,
                                             guint         index);
 JsonArray    *pd_transcript_to_json        (PdTranscript *self);
 guint         pd_transcript_get_dirty_from (PdTranscript *self);
+GArray       *pd_transcript_get_replaced   (PdTranscript *self);
 void          pd_transcript_mark_saved     (PdTranscript *self);
 
 int           pd_transcript_find_plan_message (PdTranscript *self);

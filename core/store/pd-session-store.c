@@ -715,6 +715,7 @@ static gboolean
 save_turn_locked (PdSessionStore  *self,
                   const PdTurn    *turn,
                   GArray          *rows,
+                  GArray          *replaced_rows,
                   const char      *state_json,
                   GError         **error)
 {
@@ -738,6 +739,28 @@ save_turn_locked (PdSessionStore  *self,
                        "turn of session %s starts at message %u but only %" G_GINT64_FORMAT " are stored",
                        turn->session_id, turn->first_changed, n_stored);
           return FALSE;
+        }
+
+      /* Rows replaced in place (the plan message): one row each, so a turn
+       * never rewrites the whole transcript behind the plan message. */
+      for (guint i = 0; i < turn->n_replaced; i++)
+        {
+          g_autoptr(PdDbStmt) drop = NULL;
+          guint index = turn->replaced[i];
+
+          if (index >= turn->first_changed || index >= n_stored)
+            continue;
+          if (!(drop = pd_db_prepare (self->db, "DELETE FROM messages WHERE id = ?1", error)))
+            return FALSE;
+          sqlite3_bind_int64 (drop, 1, base + index);
+          if (!pd_db_step_done (self->db, drop, error))
+            return FALSE;
+          g_clear_pointer (&drop, pd_db_stmt_release);
+          if (!insert_message (self, base + index, &g_array_index (replaced_rows, RowMessage, i), error))
+            {
+              g_prefix_error (error, "message %u of session %s: ", index, turn->session_id);
+              return FALSE;
+            }
         }
 
       if (!(cut = pd_db_prepare (self->db, "DELETE FROM messages WHERE id BETWEEN ?1 AND ?2", error)))
@@ -802,6 +825,7 @@ pd_session_store_save_turn (PdSessionStore  *self,
                             GError         **error)
 {
   g_autoptr(GArray) rows = NULL;
+  g_autoptr(GArray) replaced_rows = NULL;
   g_autofree char *state_json = NULL;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
@@ -837,6 +861,29 @@ pd_session_store_save_turn (PdSessionStore  *self,
                                json_array_get_element (turn->messages, i), i, error))
           return FALSE;
     }
+
+  replaced_rows = g_array_new (FALSE, TRUE, sizeof (RowMessage));
+  g_array_set_clear_func (replaced_rows, (GDestroyNotify) row_message_clear);
+  if (turn->messages != NULL && turn->n_replaced > 0)
+    {
+      guint len = json_array_get_length (turn->messages);
+
+      g_array_set_size (replaced_rows, turn->n_replaced);
+      for (guint i = 0; i < turn->n_replaced; i++)
+        {
+          guint index = turn->replaced[i];
+
+          if (index >= len)
+            {
+              g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+                           "replaced message %u is past the end of the %u-message transcript", index, len);
+              return FALSE;
+            }
+          if (!row_message_init (&g_array_index (replaced_rows, RowMessage, i),
+                                 json_array_get_element (turn->messages, index), index, error))
+            return FALSE;
+        }
+    }
   if (turn->plan != NULL)
     {
       /* Plan titles and notes are model text like any message. */
@@ -846,7 +893,7 @@ pd_session_store_save_turn (PdSessionStore  *self,
 
   if (!pd_db_begin (self->db, error))
     return FALSE;
-  if (!save_turn_locked (self, turn, rows, state_json, error))
+  if (!save_turn_locked (self, turn, rows, replaced_rows, state_json, error))
     {
       pd_db_rollback (self->db);
       return FALSE;

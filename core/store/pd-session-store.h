@@ -96,13 +96,18 @@ typedef struct
   /* The whole transcript: OpenAI-shaped objects {role, content, name?,
    * tool_call_id?, tool_calls?}.  NULL: the transcript is unchanged. */
   JsonArray         *messages;
-  /* Messages before this index are already stored unchanged. */
+  /* Messages before this index are already stored unchanged, but for the
+   * ones listed in @replaced (below). */
   guint              first_changed;
   const PdPlanState *plan;          /* (nullable) the plan after this turn */
   gint64             input_tokens;  /* deltas */
   gint64             output_tokens;
   gboolean           count_turn;
   PdSessionStatus    status;
+  /* Messages below first_changed replaced in place (the plan message), so
+   * a turn rewrites one row instead of the transcript behind it. */
+  const guint       *replaced;      /* (nullable) ascending indices */
+  guint              n_replaced;
 } PdTurn;
 
 #define PD_TYPE_SESSION_STORE (pd_session_store_get_type ())
