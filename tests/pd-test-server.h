@@ -433,6 +433,16 @@ cancel_soon (gpointer data)
   return NULL;
 }
 
+/* Holds its own reference: the test may drop the cancellable before the
+ * thread is joined in deltas_clear(). */
+static gpointer
+cancel_and_unref_soon (gpointer data)
+{
+  cancel_soon (data);
+  g_object_unref (data);
+  return NULL;
+}
+
 G_GNUC_UNUSED static void
 deltas_init (Deltas *deltas)
 {
@@ -465,7 +475,7 @@ on_delta (PdProviderDeltaKind  kind,
       g_string_append (deltas->text, text);
       deltas->n_text++;
       if (deltas->cancel_on_text != NULL && deltas->canceller == NULL)
-        deltas->canceller = g_thread_new ("test-cancel", cancel_soon, deltas->cancel_on_text);
+        deltas->canceller = g_thread_new ("test-cancel", cancel_and_unref_soon, g_object_ref (deltas->cancel_on_text));
       break;
     case PD_PROVIDER_DELTA_REASONING:
       g_string_append (deltas->reasoning, text);
