@@ -109,11 +109,72 @@ test_replace_in_place (void)
   }
 }
 
+/* More than 20000 matching messages: the list probes sessions in display
+ * order instead of collecting every match, and still finds the right page. */
+static void
+test_common_term (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-turn-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "s.db", NULL);
+  g_autoptr(PdDb) db = pd_db_open (path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) page = NULL;
+  g_autoptr(GPtrArray) rare = NULL;
+  guint total = 0;
+
+  for (guint s = 0; s < 60; s++)
+    {
+      g_autofree char *task = g_strdup_printf ("task %u", s);
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, task, "m", "p", "plandeck", "/", &error);
+      g_autoptr(PdTranscript) t = pd_transcript_new ();
+
+      g_assert_no_error (error);
+      /* Even sessions mention the common word; one also a rare one. */
+      for (guint m = 0; m < 700; m++)
+        {
+          g_autofree char *text = g_strdup_printf ("%s message %u%s", s % 2 == 0 ? "everywhere" : "elsewhere", m,
+                                                   s == 31 && m == 7 ? " needle" : "");
+          add (t, m == 0 ? "user" : "assistant", text);
+        }
+      save (store, info->id, t);
+      g_ptr_array_add (ids, g_strdup (info->id));
+    }
+
+  page = pd_session_store_list (store, "everywhere", TRUE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->len, ==, 10);
+  /* Most recently updated first: the even sessions from the end. */
+  for (guint i = 0; i < page->len; i++)
+    g_assert_cmpstr (((PdSessionInfo *) g_ptr_array_index (page, i))->id, ==, g_ptr_array_index (ids, 58 - 2 * i));
+  g_assert_cmpuint (total, >=, 11);
+  g_assert_cmpuint (total, <=, 30);
+
+  rare = pd_session_store_list (store, "needle", TRUE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rare->len, ==, 1);
+  g_assert_cmpuint (total, ==, 1);
+  g_assert_cmpstr (((PdSessionInfo *) g_ptr_array_index (rare, 0))->id, ==, g_ptr_array_index (ids, 31));
+
+  g_clear_object (&store);
+  g_clear_object (&db);
+  {
+    g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+    g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+    g_unlink (path);
+    g_unlink (wal);
+    g_unlink (shm);
+    g_rmdir (dir);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/store/turn/replace-in-place", test_replace_in_place);
+  g_test_add_func ("/pd/store/list/common-term", test_common_term);
   return g_test_run ();
 }

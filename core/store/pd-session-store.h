@@ -144,7 +144,7 @@ GPtrArray      *pd_session_store_list         (PdSessionStore  *self,
                                                gboolean         full_text,
                                                guint            offset,
                                                guint            limit,
-                                               guint           *total,
+                                               guint           *total,   /* a lower bound for very common full-text terms */
                                                GError         **error);
 gboolean        pd_session_store_rename       (PdSessionStore  *self,
                                                const char      *id,
