@@ -124,6 +124,18 @@ persist_event (PdEvent  *event,
     g_debug ("event not stored: %s", error->message);
 }
 
+/* A string member of a config section, or NULL (wrong types are ignored). */
+static char *
+section_string (JsonObject *section,
+                const char *key)
+{
+  JsonNode *node = json_object_get_member (section, key);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return g_strdup (json_node_get_string (node));
+}
+
 static const char *
 default_model (const char *provider)
 {
@@ -263,6 +275,21 @@ run_main (gboolean   is_continue,
       if (model == NULL && info->model && *info->model)
         model = g_strdup (info->model);
     }
+
+  /* The config's "provider" section: {"name", "base_url", "model"}; flags win. */
+  {
+    JsonObject *section = pd_config_get_section (config, "provider");
+
+    if (section != NULL)
+      {
+        if (provider_name == NULL)
+          provider_name = section_string (section, "name");
+        if (base_url == NULL)
+          base_url = section_string (section, "base_url");
+        if (model == NULL)
+          model = section_string (section, "model");
+      }
+  }
 
   if (provider_name == NULL)
     provider_name = g_strdup ("openai");
