@@ -109,21 +109,6 @@ on_interrupt (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Events go to the database with their session, as they happen. */
-static void
-persist_event (PdEvent  *event,
-               gpointer  user_data)
-{
-  PdSessionStore *store = user_data;
-  g_autofree char *json = pd_event_to_json (event);
-  g_autoptr(GError) error = NULL;
-
-  if (pd_session_store_add_event (store, pd_event_get_session_id (event), pd_event_get_run_id (event),
-                                  pd_event_get_event_type (event), pd_event_get_timestamp (event), json,
-                                  &error) < 0)
-    g_debug ("event not stored: %s", error->message);
-}
-
 /* A string member of a config section, or NULL (wrong types are ignored). */
 static char *
 section_string (JsonObject *section,
@@ -316,7 +301,7 @@ run_main (gboolean   is_continue,
     pd_approver_set_func (approver, pd_approver_terminal_func, NULL, NULL);
 
   bus = pd_event_bus_new ();
-  pd_event_bus_add_sink (bus, persist_event, g_object_ref (store), g_object_unref);
+  pd_engine_store_events (bus, store);
   if (events_jsonl != NULL && !pd_event_bus_open_jsonl (bus, events_jsonl, &error))
     return pd_agent_fail (command, error);
 

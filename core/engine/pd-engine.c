@@ -195,6 +195,40 @@ pd_engine_set_progress_func (PdEngine             *self,
   g_mutex_unlock (&self->progress_mutex);
 }
 
+/* Events go to the database with their session, as they happen (on the
+ * bus's dispatcher thread). */
+static void
+persist_event (PdEvent  *event,
+               gpointer  user_data)
+{
+  PdSessionStore *store = user_data;
+  g_autofree char *json = pd_event_to_json (event);
+  g_autoptr(GError) error = NULL;
+
+  if (pd_event_get_session_id (event) == NULL)
+    return;
+
+  if (pd_session_store_add_event (store, pd_event_get_session_id (event), pd_event_get_run_id (event),
+                                  pd_event_get_event_type (event), pd_event_get_timestamp (event), json,
+                                  &error) < 0)
+    g_debug ("event not stored: %s", error->message);
+}
+
+/**
+ * pd_engine_store_events:
+ *
+ * Persists every event of @bus that belongs to a session in @store.
+ */
+void
+pd_engine_store_events (PdEventBus     *bus,
+                        PdSessionStore *store)
+{
+  g_return_if_fail (PD_IS_EVENT_BUS (bus));
+  g_return_if_fail (PD_IS_SESSION_STORE (store));
+
+  pd_event_bus_add_sink (bus, persist_event, g_object_ref (store), g_object_unref);
+}
+
 void
 pd_run_result_free (PdRunResult *result)
 {

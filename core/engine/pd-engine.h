@@ -100,6 +100,8 @@ void         pd_engine_set_progress_func (PdEngine              *self,
                                           gpointer               user_data,
                                           GDestroyNotify         destroy);
 char        *pd_engine_default_system_prompt (gboolean           planning);
+void         pd_engine_store_events      (PdEventBus            *bus,
+                                          PdSessionStore        *store);
 PdRunResult *pd_engine_run               (PdEngine              *self,
                                           const char            *session_id,
                                           const char            *message,

@@ -1,0 +1,269 @@
+/* pd-demo.c: the demo a newcomer opens to see Plandeck at work. */
+#define G_LOG_DOMAIN "pd-engine"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-demo.h"
+#include "pd-embedded.h"
+#include "pd-json.h"
+#include "pd-replay-provider.h"
+
+struct _PdDemo
+{
+  GObject    parent_instance;
+
+  char      *root;       /* the temporary folder, removed with the demo */
+  char      *folder;     /* root/project: the tools' working directory */
+  char      *db_path;    /* root/sessions.db */
+  JsonNode  *recording;
+  char      *label;
+  double     speed;
+  PdEngine  *engine;
+};
+
+G_DEFINE_FINAL_TYPE (PdDemo, pd_demo, G_TYPE_OBJECT)
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+          remove_tree (child);
+        else
+          g_unlink (child);
+      }
+
+  g_rmdir (path);
+}
+
+static void
+pd_demo_finalize (GObject *object)
+{
+  PdDemo *self = (PdDemo *) object;
+
+  g_clear_object (&self->engine);
+  if (self->root != NULL)
+    remove_tree (self->root);
+  g_free (self->root);
+  g_free (self->folder);
+  g_free (self->db_path);
+  g_free (self->label);
+  g_clear_pointer (&self->recording, json_node_unref);
+
+  G_OBJECT_CLASS (pd_demo_parent_class)->finalize (object);
+}
+
+static void
+pd_demo_class_init (PdDemoClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_demo_finalize;
+}
+
+static void
+pd_demo_init (PdDemo *self)
+{
+  self->speed = 1.0;
+}
+
+static const PdEmbeddedFile *
+embedded (const char *name)
+{
+  for (guint i = 0; pd_demo_files[i].name != NULL; i++)
+    if (strcmp (pd_demo_files[i].name, name) == 0)
+      return &pd_demo_files[i];
+  return NULL;
+}
+
+/**
+ * pd_demo_new:
+ *
+ * Writes the demo project into a new temporary folder.
+ *
+ * Returns: (transfer full): the demo, or %NULL with @error set
+ */
+PdDemo *
+pd_demo_new (GError **error)
+{
+  g_autoptr(PdDemo) self = g_object_new (PD_TYPE_DEMO, NULL);
+  const PdEmbeddedFile *run = embedded ("demo-run.json");
+
+  if (!(self->root = g_dir_make_tmp ("plandeck-demo-XXXXXX", error)))
+    return NULL;
+
+  self->folder = g_build_filename (self->root, "project", NULL);
+  self->db_path = g_build_filename (self->root, "sessions.db", NULL);
+  if (g_mkdir (self->folder, 0700) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot create the demo folder %s", self->folder);
+      return NULL;
+    }
+
+  for (guint i = 0; pd_demo_files[i].name != NULL; i++)
+    {
+      const PdEmbeddedFile *file = &pd_demo_files[i];
+      g_autofree char *path = NULL;
+
+      if (strcmp (file->name, "demo-run.json") == 0)
+        continue;
+      path = g_build_filename (self->folder, file->name, NULL);
+      if (!g_file_set_contents (path, file->data, (gssize) file->length, error))
+        return NULL;
+    }
+
+  g_assert (run != NULL);
+  if (!(self->recording = pd_json_parse (run->data, (gssize) run->length, error)))
+    return NULL;
+  self->label = g_strdup (json_object_get_string_member_with_default (json_node_get_object (self->recording),
+                                                                      "label", "Plandeck demo"));
+
+  return g_steal_pointer (&self);
+}
+
+const char *
+pd_demo_get_folder (PdDemo *self)
+{
+  g_return_val_if_fail (PD_IS_DEMO (self), NULL);
+  return self->folder;
+}
+
+const char *
+pd_demo_get_database_path (PdDemo *self)
+{
+  g_return_val_if_fail (PD_IS_DEMO (self), NULL);
+  return self->db_path;
+}
+
+const char *
+pd_demo_get_label (PdDemo *self)
+{
+  g_return_val_if_fail (PD_IS_DEMO (self), NULL);
+  return self->label;
+}
+
+/* 1.0 plays the recorded pace; tests play it at speed 0 (no delays). */
+void
+pd_demo_set_speed (PdDemo *self,
+                   double  speed)
+{
+  g_return_if_fail (PD_IS_DEMO (self));
+  self->speed = MAX (speed, 0.0);
+}
+
+static JsonNode *
+paced_recording (PdDemo *self)
+{
+  /* A deep, unshared copy (json_node_copy shares containers). */
+  g_autofree char *text = pd_json_to_string (self->recording, FALSE);
+  JsonNode *node = pd_json_parse (text, -1, NULL);
+  JsonArray *turns;
+
+  turns = json_object_get_array_member (json_node_get_object (node), "turns");
+  for (guint i = 0; i < json_array_get_length (turns); i++)
+    {
+      JsonObject *turn = json_array_get_object_element (turns, i);
+      gint64 delay = json_object_get_int_member_with_default (turn, "delay_ms", 0);
+
+      json_object_set_int_member (turn, "delay_ms", self->speed > 0 ? (gint64) (delay / self->speed) : 0);
+    }
+
+  return node;
+}
+
+static void
+on_run_done (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  PdRunResult *run = pd_engine_run_finish (PD_ENGINE (source), result, &error);
+
+  if (run == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, run, (GDestroyNotify) pd_run_result_free);
+}
+
+/**
+ * pd_demo_run_async:
+ *
+ * Starts the recorded run into the demo's database.  Everything runs in a
+ * worker thread; the callback comes back on the caller's main context.
+ */
+void
+pd_demo_run_async (PdDemo              *self,
+                   GCancellable        *cancellable,
+                   GAsyncReadyCallback  callback,
+                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) recording = NULL;
+  g_autoptr(PdReplayProvider) provider = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdPlanStore) plan = NULL;
+  g_autoptr(PdToolRegistry) tools = NULL;
+  g_autoptr(PdApprover) approver = NULL;
+  g_autoptr(PdToolContext) context = NULL;
+  g_autoptr(PdEventBus) bus = NULL;
+  PdEngineOptions options = { 0 };
+
+  g_return_if_fail (PD_IS_DEMO (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pd_demo_run_async);
+
+  recording = paced_recording (self);
+  if (!(provider = pd_replay_provider_new_from_json (recording, &error)) ||
+      !(db = pd_db_open (self->db_path, PD_DB_CREATE, &error)) ||
+      !(context = pd_tool_context_new (self->folder, &error)))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  store = pd_session_store_new (db);
+  plan = pd_plan_store_new (12, 2000);
+  tools = pd_tool_registry_new ();
+  pd_tool_registry_add_builtins (tools, plan);
+  /* The recording is known: its calls need no approval. */
+  approver = pd_approver_new (PD_APPROVAL_POLICY_AUTO);
+  bus = pd_event_bus_new ();
+  pd_engine_store_events (bus, store);
+
+  options.provider = PD_PROVIDER (provider);
+  options.model = "replay";
+  options.provider_name = "replay";
+  options.tools = tools;
+  options.plan_store = plan;
+  options.approver = approver;
+  options.store = store;
+  options.bus = bus;
+  options.tool_context = context;
+  options.source = "demo";
+
+  g_clear_object (&self->engine);
+  self->engine = pd_engine_new (&options);
+  pd_engine_run_async (self->engine, NULL, PD_DEMO_TASK, cancellable, on_run_done, g_steal_pointer (&task));
+}
+
+PdRunResult *
+pd_demo_run_finish (PdDemo        *self,
+                    GAsyncResult  *result,
+                    GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
