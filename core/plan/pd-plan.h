@@ -3,6 +3,7 @@
 
 #include "pd-json.h"
 #include "pd-plan-check.h"
+#include "pd-plan-diff.h"
 #include "pd-plan-enums.h"
 #include "pd-plan-error.h"
 #include "pd-plan-limits.h"

@@ -1,0 +1,283 @@
+/* test-events-view.c: the event stream as a person watches it
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A real PdEventsView on a real database; events are added through the
+ * session store while the view is live, as a run in another process adds
+ * them.
+ */
+#define G_LOG_DOMAIN "test-events-view"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-event-item.h"
+#include "pd-events-view.h"
+#include "pd-test-db.h"
+#include "pd-test-ui.h"
+
+typedef struct
+{
+  GListModel *model;
+  guint       n;
+} CountWait;
+
+static gboolean
+has_n_items (gpointer user_data)
+{
+  CountWait *wait = user_data;
+
+  return g_list_model_get_n_items (wait->model) == wait->n;
+}
+
+static void
+add_first_events (PdTestDb   *db,
+                  const char *id)
+{
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0,
+                        "{\"model\":\"test-model\",\"provider\":\"replay\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "shell", 1,
+                        "{\"call_id\":\"call_1\",\"duration_ms\":412,\"result_bytes\":2048}");
+  pd_test_db_add_event (db, id, PD_EVENT_PLAN_UPDATED, NULL, 0,
+                        "{\"steps\":4,\"done\":1,\"in_progress\":1,\"blocked\":0,\"pending\":2,\"version\":3}");
+}
+
+static GtkSelectionModel *
+column_model (GtkWidget *view)
+{
+  GtkColumnView *columns = GTK_COLUMN_VIEW (pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW));
+
+  g_assert_nonnull (columns);
+  return gtk_column_view_get_model (columns);
+}
+
+static char *
+details_text (GtkWidget *view)
+{
+  GtkTextView *text = GTK_TEXT_VIEW (pd_test_find_widget (view, GTK_TYPE_TEXT_VIEW));
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (text);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+static void
+on_notices_changed (PdEventsView *view,
+                    guint        *count)
+{
+  (*count)++;
+}
+
+static void
+test_events_tail_live (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func (g_object_unref);
+  g_auto(GStrv) notices = NULL;
+  g_autofree char *details = NULL;
+  GtkWidget *view = pd_events_view_new ();
+  GtkSelectionModel *selection;
+  GListModel *model;
+  GtkWindow *window;
+  CountWait wait;
+  guint notices_changed = 0;
+
+  add_first_events (db, id);
+  window = pd_test_present (view, 1000, 640);
+  g_signal_connect (view, "notices-changed", G_CALLBACK (on_notices_changed), &notices_changed);
+  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
+  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
+
+  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.model = model;
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  for (guint i = 0; i < 3; i++)
+    g_ptr_array_add (before, g_list_model_get_item (model, i));
+
+  /* Columns and summaries derived from the data. */
+  g_assert_cmpstr (pd_event_item_get_summary (g_ptr_array_index (before, 1)), ==, "shell · 412 ms");
+  g_assert_cmpstr (pd_event_item_get_summary (g_ptr_array_index (before, 2)), ==, "plan v3 · 1/4 done");
+  g_assert_cmpstr (pd_event_item_get_iteration_text (g_ptr_array_index (before, 1)), ==, "1");
+  g_assert_cmpuint (strlen (pd_event_item_get_time_text (g_ptr_array_index (before, 0))), ==, 8);
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_nonnull (pd_test_find_label (view, "shell · 412 ms"));
+  g_assert_nonnull (pd_test_find_label (view, "tool_call_completed"));
+
+  /* Select the tool call: its JSON in the details pane. */
+  selection = column_model (view);
+  g_assert_true (gtk_selection_model_select_item (selection, 1, TRUE));
+  details = details_text (view);
+  g_assert_nonnull (strstr (details, "\"duration_ms\" : 412"));
+  g_assert_nonnull (strstr (details, "\"type\" : \"tool_call_completed\""));
+
+  /* The run goes on: new events are appended, nothing is refilled. */
+  pd_test_db_add_event (db, id, PD_EVENT_PLAN_REASSESSMENT, NULL, 4,
+                        "{\"reason\":\"repeated_check_failure\",\"failure_batches\":3}");
+  pd_test_db_add_event (db, id, PD_EVENT_PLAN_BLOCKED, NULL, 0,
+                        "{\"steps\":4,\"blocked\":2,\"version\":5}");
+  wait.n = 5;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(GObject) now = g_list_model_get_item (model, i);
+
+      g_assert_true (now == g_ptr_array_index (before, i));
+    }
+  g_assert_cmpuint (gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (selection)), ==, 1);
+  g_assert_true (gtk_single_selection_get_selected_item (GTK_SINGLE_SELECTION (selection)) ==
+                 g_ptr_array_index (before, 1));
+
+  /* Notices for the Now workspace. */
+  g_assert_cmpuint (notices_changed, >=, 1);
+  notices = pd_events_view_get_notices (PD_EVENTS_VIEW (view));
+  g_assert_cmpuint (g_strv_length (notices), ==, 2);
+  g_assert_cmpstr (notices[0], ==, "Plan reassessment requested: an acceptance check kept failing");
+  g_assert_cmpstr (notices[1], ==, "Steps keep getting blocked: 2 of 4 steps are blocked");
+  {
+    g_autoptr(PdEventItem) item = g_list_model_get_item (model, 3);
+
+    g_assert_cmpstr (pd_event_item_get_summary (item), ==, "reassessment: repeated_check_failure");
+  }
+
+  /* Not live: nothing is read behind the person's back. */
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), FALSE);
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
+                        "{\"duration_ms\":5300,\"input_tokens\":1200,\"output_tokens\":300}");
+  pd_test_spin (1500);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 5);
+  /* A refresh reads what is new. */
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  wait.n = 6;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+
+  pd_test_screenshot (GTK_WIDGET (window), "events");
+  gtk_window_destroy (window);
+}
+
+static void
+test_events_filter_by_type (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  GtkWidget *view = pd_events_view_new ();
+  GtkSelectionModel *selection;
+  GtkDropDown *dropdown;
+  GtkWindow *window;
+  CountWait wait;
+
+  add_first_events (db, id);
+  pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "read_file", 2,
+                        "{\"call_id\":\"call_2\",\"duration_ms\":3}");
+  window = pd_test_present (view, 900, 600);
+  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
+  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+
+  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+
+  /* The drop-down offers "All Types" and each type present, once. */
+  dropdown = GTK_DROP_DOWN (pd_test_find_widget (view, GTK_TYPE_DROP_DOWN));
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (dropdown)), ==, 4);
+  g_assert_null (pd_events_view_get_type_filter (PD_EVENTS_VIEW (view)));
+
+  selection = column_model (view);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, 4);
+  pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), PD_EVENT_TOOL_CALL_COMPLETED);
+  g_assert_cmpstr (pd_events_view_get_type_filter (PD_EVENTS_VIEW (view)), ==, PD_EVENT_TOOL_CALL_COMPLETED);
+  g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), >, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(PdEventItem) item = g_list_model_get_item (G_LIST_MODEL (selection), i);
+
+      g_assert_cmpstr (pd_event_item_get_event_type (item), ==, PD_EVENT_TOOL_CALL_COMPLETED);
+    }
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_nonnull (pd_test_find_label (view, "2 of 4 events"));
+
+  /* Events of the filtered type arriving later show up filtered in. */
+  pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "grep", 3, "{\"duration_ms\":1500}");
+  pd_test_db_add_event (db, id, PD_EVENT_ITERATION_COMPLETED, NULL, 3, "{\"tools_called\":1}");
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  wait.n = 6;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, 3);
+
+  pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, 6);
+
+  gtk_window_destroy (window);
+}
+
+static void
+test_events_plain_text_and_empty (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autofree char *other = pd_test_db_create_session (db, "Another session");
+  GtkWidget *view = pd_events_view_new ();
+  AdwStatusPage *status;
+  GtkWindow *window;
+  CountWait wait;
+  GtkWidget *label;
+  g_autofree char *details = NULL;
+
+  pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "<b>x</b>", 1,
+                        "{\"call_id\":\"<i>call</i>\",\"duration_ms\":7}");
+  window = pd_test_present (view, 900, 600);
+  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
+
+  /* A session with no events: the empty state. */
+  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), other);
+  pd_test_spin (300);
+  status = ADW_STATUS_PAGE (pd_test_find_widget (view, ADW_TYPE_STATUS_PAGE));
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Events Yet");
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
+
+  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.n = 1;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  gtk_test_widget_wait_for_draw (view);
+
+  label = pd_test_find_label (view, "<b>x</b>");
+  g_assert_nonnull (label);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_nonnull (pd_test_find_label (view, "<b>x</b> · 7 ms"));
+
+  g_assert_true (gtk_selection_model_select_item (column_model (view), 0, TRUE));
+  details = details_text (view);
+  g_assert_nonnull (strstr (details, "\"tool\" : \"<b>x</b>\""));
+
+  /* Switching away drops what belonged to the old session. */
+  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), other);
+  g_assert_cmpuint (g_list_model_get_n_items (wait.model), ==, 0);
+  pd_test_spin (300);
+  g_assert_cmpuint (g_list_model_get_n_items (wait.model), ==, 0);
+
+  /* Destroyed while live with a read in flight. */
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  gtk_window_destroy (window);
+  pd_test_spin (300);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_views_init (&argc, &argv);
+
+  g_test_add_func ("/pd/ui/events-view/tail-live", test_events_tail_live);
+  g_test_add_func ("/pd/ui/events-view/filter-by-type", test_events_filter_by_type);
+  g_test_add_func ("/pd/ui/events-view/plain-text-and-empty", test_events_plain_text_and_empty);
+
+  return g_test_run ();
+}

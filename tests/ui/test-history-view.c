@@ -1,0 +1,273 @@
+/* test-history-view.c: how a session's plan changed, version by version
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A real PdHistoryView on a real database; plan versions are saved through
+ * the session store as a run saves them.
+ */
+#define G_LOG_DOMAIN "test-history-view"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-history-view.h"
+#include "pd-plan-version-item.h"
+#include "pd-test-db.h"
+#include "pd-test-ui.h"
+
+typedef struct
+{
+  GListModel *model;
+  guint       n;
+} CountWait;
+
+static gboolean
+has_n_items (gpointer user_data)
+{
+  CountWait *wait = user_data;
+
+  return g_list_model_get_n_items (wait->model) == wait->n;
+}
+
+static PdPlanStep *
+add_step (PdPlanState      *state,
+          const char       *id,
+          const char       *title,
+          PdPlanStepStatus  status)
+{
+  PdPlanStep *step = pd_plan_step_new (id, title);
+
+  step->status = status;
+  g_ptr_array_add (state->steps, step);
+  return step;
+}
+
+static PdPlanStep *
+step (PdPlanState *state,
+      const char  *id)
+{
+  PdPlanStep *found = pd_plan_state_find_step (state, id, NULL);
+
+  g_assert_nonnull (found);
+  return found;
+}
+
+/* v1: three pending steps, s2 with a check.
+ * v2: s1 done, s2 in progress, s3 removed, s4 added, a revision.
+ * v3: s2's check passed with call_x, s2 renamed to markup-looking text. */
+static void
+save_three_versions (PdTestDb   *db,
+                     const char *id)
+{
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  PdPlanStep *s2;
+  PdPlanCheck *check;
+
+  plan->version = 1;
+  add_step (plan, "s1", "Read the parser", PD_PLAN_STEP_PENDING);
+  s2 = add_step (plan, "s2", "Fix the parser", PD_PLAN_STEP_PENDING);
+  g_ptr_array_add (s2->checks, pd_plan_check_new ("c1", "tests pass", "shell", "{\"command\":\"make check\"}"));
+  add_step (plan, "s3", "Write docs", PD_PLAN_STEP_PENDING);
+  pd_test_db_save (db, id, NULL, 0, plan);
+
+  plan->version = 2;
+  step (plan, "s1")->status = PD_PLAN_STEP_DONE;
+  step (plan, "s2")->status = PD_PLAN_STEP_IN_PROGRESS;
+  pd_plan_step_set_note (step (plan, "s2"), "the lexer drops <b> tags");
+  g_ptr_array_remove_index (plan->steps, 2);
+  add_step (plan, "s4", "Add a regression test", PD_PLAN_STEP_PENDING);
+  plan->revision = pd_plan_revision_new ("docs moved to a later session");
+  pd_plan_revision_add (plan->revision, "dropped s3");
+  pd_test_db_save (db, id, NULL, 0, plan);
+
+  plan->version = 3;
+  s2 = step (plan, "s2");
+  check = g_ptr_array_index (s2->checks, 0);
+  check->status = PD_PLAN_CHECK_PASSED;
+  check->call_id = g_strdup ("call_x");
+  g_free (s2->title);
+  s2->title = g_strdup ("Fix the <b>parser</b>");
+  pd_test_db_save (db, id, NULL, 0, plan);
+}
+
+static void
+test_history_lists_versions_and_changes (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func (g_object_unref);
+  GtkWidget *view = pd_history_view_new ();
+  GtkWindow *window;
+  GListModel *model;
+  CountWait wait;
+  GtkWidget *label;
+
+  save_three_versions (db, id);
+  window = pd_test_present (view, 1000, 760);
+  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+
+  model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.model = model;
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  for (guint i = 0; i < 3; i++)
+    {
+      PdPlanVersionItem *item = g_list_model_get_item (model, i);
+
+      g_assert_cmpint (pd_plan_version_item_get_version (item), ==, i + 1);
+      g_ptr_array_add (before, item);
+    }
+  g_assert_true (g_str_has_prefix (pd_plan_version_item_get_label (g_ptr_array_index (before, 0)), "v1 · "));
+  g_assert_true (g_str_has_suffix (pd_plan_version_item_get_label (g_ptr_array_index (before, 0)), " · 0/3 done"));
+  g_assert_true (g_str_has_suffix (pd_plan_version_item_get_label (g_ptr_array_index (before, 1)), " · 1/3 done"));
+
+  /* The newest version is shown first. */
+  g_assert_cmpint (pd_history_view_get_selected_version (PD_HISTORY_VIEW (view)), ==, 3);
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_nonnull (pd_test_find_label (view, "Plan — v3 · 1/3 done"));
+  g_assert_nonnull (pd_test_find_label (view, "Changes from v2"));
+  g_assert_nonnull (pd_test_find_label (view, "c1 pending → passed (call_x)"));
+  g_assert_nonnull (pd_test_find_label (view, "s2 renamed: “Fix the parser” → “Fix the <b>parser</b>”"));
+  /* Plan text is plain: the title shows its brackets. */
+  label = pd_test_find_label (view, "Fix the <b>parser</b>");
+  g_assert_nonnull (label);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_true (gtk_widget_get_mapped (label));
+  g_assert_nonnull (pd_test_find_label (view, "c1 · passed"));
+
+  /* v2 against v1: added, removed, status changes, note, revision. */
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 2));
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_nonnull (pd_test_find_label (view, "Changes from v1"));
+  g_assert_nonnull (pd_test_find_label (view, "Removed s3: Write docs"));
+  g_assert_nonnull (pd_test_find_label (view, "Added s4: Add a regression test"));
+  g_assert_nonnull (pd_test_find_label (view, "s1 pending → done"));
+  g_assert_nonnull (pd_test_find_label (view, "s2 pending → in_progress"));
+  g_assert_nonnull (pd_test_find_label (view, "s2 note: “the lexer drops <b> tags”"));
+  g_assert_nonnull (pd_test_find_label (view, "Revised: docs moved to a later session — dropped s3"));
+  g_assert_nonnull (pd_test_find_label (view, "Revision reason: docs moved to a later session"));
+  g_assert_null (pd_test_find_label (view, "c1 pending → passed (call_x)"));
+  /* The plan as it was: s3 is gone, s4 is there. */
+  g_assert_null (pd_test_find_label (view, "Write docs"));
+  g_assert_nonnull (pd_test_find_label (view, "Add a regression test"));
+  pd_test_screenshot (GTK_WIDGET (window), "history");
+
+  /* v1 is the first version. */
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 1));
+  g_assert_nonnull (pd_test_find_label (view, "First version"));
+  g_assert_nonnull (pd_test_find_label (view, "Added s3: Write docs"));
+
+  /* A new version lands: appended, the others keep their items, and the
+   * person reading v1 keeps reading v1. */
+  {
+    g_autoptr(PdPlanState) v4 = pd_plan_state_new_from_json (
+      pd_plan_version_item_get_state_json (g_ptr_array_index (before, 2)), NULL);
+
+    g_assert_nonnull (v4);
+    v4->version = 4;
+    step (v4, "s2")->status = PD_PLAN_STEP_DONE;
+    pd_test_db_save (db, id, NULL, 0, v4);
+  }
+  pd_history_view_refresh (PD_HISTORY_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(GObject) now = g_list_model_get_item (model, i);
+
+      g_assert_true (now == g_ptr_array_index (before, i));
+    }
+  g_assert_cmpint (pd_history_view_get_selected_version (PD_HISTORY_VIEW (view)), ==, 1);
+
+  gtk_window_destroy (window);
+}
+
+static void
+test_history_status_glyphs_are_named (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autoptr(GPtrArray) images = g_ptr_array_new ();
+  GtkWidget *view = pd_history_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  guint named = 0;
+
+  save_three_versions (db, id);
+  window = pd_test_present (view, 900, 700);
+  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+
+  /* Each step's glyph says its status in words too (tooltip, a11y label). */
+  pd_test_collect (view, GTK_TYPE_IMAGE, images);
+  for (guint i = 0; i < images->len; i++)
+    {
+      GtkWidget *image = g_ptr_array_index (images, i);
+      const char *tooltip = gtk_widget_get_tooltip_text (image);
+
+      if (g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (image)), "object-select-symbolic") == 0)
+        {
+          g_assert_cmpstr (tooltip, ==, "Done");
+          named++;
+        }
+      else if (g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (image)), "radio-symbolic") == 0)
+        {
+          g_assert_cmpstr (tooltip, ==, "Pending");
+          named++;
+        }
+    }
+  g_assert_cmpuint (named, ==, 2);   /* v3: s1 done, s4 pending */
+
+  gtk_window_destroy (window);
+}
+
+static void
+test_history_empty_and_switch (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *with_plan = pd_test_db_create_session (db, "with a plan");
+  g_autofree char *without = pd_test_db_create_session (db, "without a plan");
+  GtkWidget *view = pd_history_view_new ();
+  AdwStatusPage *status;
+  GtkWindow *window;
+  CountWait wait;
+
+  save_three_versions (db, with_plan);
+  window = pd_test_present (view, 800, 600);
+  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), with_plan);
+  /* Switched before the reply came: it is dropped. */
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), without);
+  pd_test_spin (400);
+
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 0;
+  g_assert_true (has_n_items (&wait));
+  status = ADW_STATUS_PAGE (pd_test_find_widget (view, ADW_TYPE_STATUS_PAGE));
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Plan Versions Yet");
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
+
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), with_plan);
+  pd_history_view_refresh (PD_HISTORY_VIEW (view));
+  gtk_window_destroy (window);
+  pd_test_spin (300);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_views_init (&argc, &argv);
+
+  g_test_add_func ("/pd/ui/history-view/lists-versions-and-changes", test_history_lists_versions_and_changes);
+  g_test_add_func ("/pd/ui/history-view/status-glyphs-are-named", test_history_status_glyphs_are_named);
+  g_test_add_func ("/pd/ui/history-view/empty-and-switch", test_history_empty_and_switch);
+
+  return g_test_run ();
+}

@@ -1,0 +1,349 @@
+/* test-transcript-view.c: the transcript as a person reads it
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A real PdTranscriptView on a real database, written through the session
+ * store as a run would write it.
+ */
+#define G_LOG_DOMAIN "test-transcript-view"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-message-item.h"
+#include "pd-message-row.h"
+#include "pd-test-db.h"
+#include "pd-test-ui.h"
+#include "pd-transcript-view.h"
+
+#define LONG_LINES 40
+
+typedef struct
+{
+  GListModel *model;
+  guint       n;
+} CountWait;
+
+static gboolean
+has_n_items (gpointer user_data)
+{
+  CountWait *wait = user_data;
+
+  return g_list_model_get_n_items (wait->model) == wait->n;
+}
+
+static char *
+long_output (void)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 1; i <= LONG_LINES; i++)
+    g_string_append_printf (out, "%sok %u - parser case %u", i > 1 ? "\n" : "", i, i);
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static JsonObject *
+assistant_with_call (void)
+{
+  JsonObject *message = pd_test_message ("assistant", "Running the tests.");
+  JsonArray *calls = json_array_new ();
+  JsonObject *call = json_object_new ();
+  JsonObject *function = json_object_new ();
+
+  json_object_set_string_member (function, "name", "shell");
+  json_object_set_string_member (function, "arguments", "{\"command\":\"make check\",\"timeout\":60}");
+  json_object_set_string_member (call, "id", "call_1");
+  json_object_set_string_member (call, "type", "function");
+  json_object_set_object_member (call, "function", function);
+  json_array_add_object_element (calls, call);
+  json_object_set_array_member (message, "tool_calls", calls);
+
+  return message;
+}
+
+static JsonObject *
+tool_result (const char *content)
+{
+  JsonObject *message = pd_test_message ("tool", content);
+
+  json_object_set_string_member (message, "tool_call_id", "call_1");
+  json_object_set_string_member (message, "name", "shell");
+  return message;
+}
+
+/* The first transcript: system prompt, the plan message, the task with
+ * markup-looking text, a tool call, its long result, and a tool result that
+ * quotes a plan. */
+static JsonArray *
+first_transcript (const char *plan_text)
+{
+  JsonArray *messages = json_array_new ();
+  g_autofree char *output = long_output ();
+
+  json_array_add_object_element (messages, pd_test_message ("system", "You are a careful coding agent."));
+  json_array_add_object_element (messages, pd_test_message ("system", plan_text));
+  json_array_add_object_element (messages, pd_test_message ("user", "Fix <b>the</b> parser"));
+  json_array_add_object_element (messages, assistant_with_call ());
+  json_array_add_object_element (messages, tool_result (output));
+  json_array_add_object_element (messages, tool_result ("[Current plan: quoted by cat, not a plan]"));
+
+  return messages;
+}
+
+static PdMessageRow *
+row_for_index (GtkWidget *view,
+               guint      index)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (view, PD_TYPE_MESSAGE_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PdMessageRow *row = g_ptr_array_index (rows, i);
+      PdMessageItem *item = pd_message_row_get_item (row);
+
+      if (item != NULL && pd_message_item_get_index (item) == index)
+        return row;
+    }
+
+  return NULL;
+}
+
+static gboolean
+badge_visible (PdMessageRow *row)
+{
+  GtkWidget *badge = pd_test_find_label (GTK_WIDGET (row), "Plan");
+
+  g_assert_nonnull (badge);
+  return gtk_widget_get_visible (badge);
+}
+
+static GtkExpander *
+find_expander (GtkWidget  *root,
+               const char *label)
+{
+  g_autoptr(GPtrArray) expanders = g_ptr_array_new ();
+
+  pd_test_collect (root, GTK_TYPE_EXPANDER, expanders);
+  for (guint i = 0; i < expanders->len; i++)
+    if (g_strcmp0 (gtk_expander_get_label (g_ptr_array_index (expanders, i)), label) == 0)
+      return g_ptr_array_index (expanders, i);
+
+  return NULL;
+}
+
+static void
+test_transcript_shows_messages (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autoptr(JsonArray) messages = first_transcript ("[Current plan: v1 · 0/2 done]\n⬜ s1 Read\n⬜ s2 Fix");
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  PdMessageRow *row;
+  GtkExpander *fold;
+  GtkExpander *call;
+  GtkWidget *label;
+  g_autofree char *output = long_output ();
+
+  pd_test_db_save (db, id, messages, 0, NULL);
+
+  window = pd_test_present (view, 900, 1400);
+  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 6;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  gtk_test_widget_wait_for_draw (view);
+
+  /* Roles. */
+  g_assert_nonnull (pd_test_find_label (view, "System"));
+  g_assert_nonnull (pd_test_find_label (view, "User"));
+  g_assert_nonnull (pd_test_find_label (view, "Assistant"));
+  g_assert_nonnull (pd_test_find_label (view, "Tool"));
+
+  /* The plan message, and only it, carries the badge. */
+  row = row_for_index (view, 1);
+  g_assert_nonnull (row);
+  g_assert_true (pd_message_item_get_is_plan (pd_message_row_get_item (row)));
+  g_assert_true (badge_visible (row));
+  g_assert_false (badge_visible (row_for_index (view, 0)));
+  row = row_for_index (view, 5);
+  g_assert_nonnull (row);
+  g_assert_false (pd_message_item_get_is_plan (pd_message_row_get_item (row)));
+  g_assert_false (badge_visible (row));
+
+  /* Markup-looking text is shown as it is. */
+  label = pd_test_find_label (view, "Fix <b>the</b> parser");
+  g_assert_nonnull (label);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_true (gtk_widget_get_mapped (label));
+
+  /* The tool call: name in the expander, arguments pretty-printed. */
+  row = row_for_index (view, 3);
+  call = find_expander (GTK_WIDGET (row), "Tool call: shell");
+  g_assert_nonnull (call);
+  g_assert_false (gtk_expander_get_expanded (call));
+  /* A collapsed expander keeps its child out of the widget tree. */
+  label = pd_test_find_label_containing (gtk_expander_get_child (call), "\"command\" : \"make check\"");
+  g_assert_nonnull (label);
+  g_assert_true (gtk_widget_has_css_class (label, "monospace"));
+  gtk_expander_set_expanded (call, TRUE);
+
+  /* The long result is folded: twelve lines, then "Show all". */
+  row = row_for_index (view, 4);
+  fold = find_expander (GTK_WIDGET (row), "Show all (40 lines)");
+  g_assert_nonnull (fold);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (fold)));
+  g_assert_false (gtk_expander_get_expanded (fold));
+  label = pd_test_find_label_containing (GTK_WIDGET (row), "ok 12 - parser case 12");
+  g_assert_nonnull (label);
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (label)), "ok 13 "));
+  g_assert_true (gtk_widget_has_css_class (label, "monospace"));
+  /* Expanded, the whole output replaces the preview. */
+  gtk_expander_set_expanded (fold, TRUE);
+  g_assert_false (gtk_widget_get_visible (label));
+  g_assert_nonnull (pd_test_find_label (gtk_expander_get_child (fold), output));
+  gtk_expander_set_expanded (fold, FALSE);
+
+  /* A short tool result is not folded. */
+  {
+    g_autoptr(GPtrArray) expanders = g_ptr_array_new ();
+
+    pd_test_collect (GTK_WIDGET (row_for_index (view, 5)), GTK_TYPE_EXPANDER, expanders);
+    g_assert_cmpuint (expanders->len, >, 0);
+    for (guint i = 0; i < expanders->len; i++)
+      g_assert_false (gtk_widget_get_visible (g_ptr_array_index (expanders, i)));
+  }
+
+  pd_test_screenshot (GTK_WIDGET (window), "transcript");
+  gtk_window_destroy (window);
+}
+
+static void
+test_transcript_grows_in_place (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autoptr(JsonArray) messages = first_transcript ("[Current plan: v1]");
+  g_autoptr(JsonArray) grown = NULL;
+  g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func (g_object_unref);
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  GListModel *model;
+  CountWait wait;
+
+  pd_test_db_save (db, id, messages, 0, NULL);
+
+  window = pd_test_present (view, 800, 600);
+  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.model = model;
+  wait.n = 6;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  for (guint i = 0; i < 6; i++)
+    g_ptr_array_add (before, g_list_model_get_item (model, i));
+
+  /* The run goes on: the plan message is rewritten, two messages added. */
+  grown = first_transcript ("[Current plan: v2]");
+  json_array_add_object_element (grown, pd_test_message ("assistant", "All tests pass."));
+  json_array_add_object_element (grown, pd_test_message ("user", "Thanks"));
+  pd_test_db_save (db, id, grown, 1, NULL);
+
+  pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 8;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autoptr(GObject) now = g_list_model_get_item (model, i);
+
+      if (i == 1)
+        {
+          /* Only the changed message got a new item. */
+          g_assert_true (now != g_ptr_array_index (before, i));
+          g_assert_cmpstr (pd_message_item_get_content (PD_MESSAGE_ITEM (now)), ==, "[Current plan: v2]");
+        }
+      else
+        g_assert_true (now == g_ptr_array_index (before, i));
+    }
+
+  /* A refresh with nothing new changes nothing. */
+  {
+    g_autoptr(GObject) last = g_list_model_get_item (model, 7);
+    g_autoptr(GObject) last_again = NULL;
+    gulong changes = 0;
+    gulong handler = g_signal_connect_swapped (model, "items-changed",
+                                               G_CALLBACK (g_atomic_int_inc), &changes);
+
+    pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
+    pd_test_spin (300);
+    g_signal_handler_disconnect (model, handler);
+    g_assert_cmpuint (changes, ==, 0);
+    last_again = g_list_model_get_item (model, 7);
+    g_assert_true (last == last_again);
+  }
+
+  gtk_window_destroy (window);
+}
+
+static void
+test_transcript_empty_and_switch (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *full = pd_test_db_create_session (db, "with messages");
+  g_autofree char *empty = pd_test_db_create_session (db, "without messages");
+  g_autoptr(JsonArray) messages = first_transcript ("[Current plan: v1]");
+  GtkWidget *view = pd_transcript_view_new ();
+  AdwStatusPage *status;
+  GtkWindow *window;
+  CountWait wait;
+
+  pd_test_db_save (db, full, messages, 0, NULL);
+  window = pd_test_present (view, 600, 500);
+
+  /* Nothing chosen yet. */
+  status = ADW_STATUS_PAGE (pd_test_find_widget (view, ADW_TYPE_STATUS_PAGE));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Session Selected");
+
+  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), full);
+  /* Switched away before the reply: the reply for "full" is dropped. */
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), empty);
+  pd_test_spin (400);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 0;
+  g_assert_true (has_n_items (&wait));
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Messages Yet");
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
+
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), full);
+  wait.n = 6;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+
+  /* Destroyed with a request in flight: the reply is cancelled, no crash. */
+  pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
+  gtk_window_destroy (window);
+  pd_test_spin (300);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_views_init (&argc, &argv);
+
+  g_test_add_func ("/pd/ui/transcript-view/shows-messages", test_transcript_shows_messages);
+  g_test_add_func ("/pd/ui/transcript-view/grows-in-place", test_transcript_grows_in_place);
+  g_test_add_func ("/pd/ui/transcript-view/empty-and-switch", test_transcript_empty_and_switch);
+
+  return g_test_run ();
+}

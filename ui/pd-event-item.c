@@ -1,0 +1,384 @@
+/* pd-event-item.c: one stored event, as the events view lists it
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Immutable: the columns (local time, type, iteration, tool, a short
+ * summary derived from the data) and the pretty-printed JSON are computed
+ * once.  A line that does not parse as an event is still listed, with its
+ * raw text as details, so nothing the store holds is hidden.
+ */
+#define G_LOG_DOMAIN "pd-event-item"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-event-item.h"
+#include "pd-ui-util-private.h"
+
+struct _PdEventItem
+{
+  GObject   parent_instance;
+
+  gint64    seq;
+  PdEvent  *event;           /* (nullable) when the text did not parse */
+  char     *event_type;
+  char     *time_text;
+  char     *iteration_text;
+  char     *tool;
+  char     *summary;
+  char     *details;
+};
+
+G_DEFINE_FINAL_TYPE (PdEventItem, pd_event_item, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_SEQ,
+  PROP_EVENT_TYPE,
+  PROP_TIME_TEXT,
+  PROP_ITERATION_TEXT,
+  PROP_TOOL,
+  PROP_SUMMARY,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+pd_event_item_finalize (GObject *object)
+{
+  PdEventItem *self = PD_EVENT_ITEM (object);
+
+  g_clear_pointer (&self->event, pd_event_unref);
+  g_free (self->event_type);
+  g_free (self->time_text);
+  g_free (self->iteration_text);
+  g_free (self->tool);
+  g_free (self->summary);
+  g_free (self->details);
+
+  G_OBJECT_CLASS (pd_event_item_parent_class)->finalize (object);
+}
+
+static void
+pd_event_item_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  PdEventItem *self = PD_EVENT_ITEM (object);
+
+  switch (prop_id)
+    {
+    case PROP_SEQ:
+      g_value_set_int64 (value, self->seq);
+      break;
+    case PROP_EVENT_TYPE:
+      g_value_set_string (value, self->event_type);
+      break;
+    case PROP_TIME_TEXT:
+      g_value_set_string (value, self->time_text);
+      break;
+    case PROP_ITERATION_TEXT:
+      g_value_set_string (value, self->iteration_text);
+      break;
+    case PROP_TOOL:
+      g_value_set_string (value, self->tool);
+      break;
+    case PROP_SUMMARY:
+      g_value_set_string (value, self->summary);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_event_item_class_init (PdEventItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_event_item_finalize;
+  object_class->get_property = pd_event_item_get_property;
+
+  properties[PROP_SEQ] =
+    g_param_spec_int64 ("seq", NULL, NULL, 0, G_MAXINT64, 0,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EVENT_TYPE] =
+    g_param_spec_string ("event-type", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TIME_TEXT] =
+    g_param_spec_string ("time-text", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ITERATION_TEXT] =
+    g_param_spec_string ("iteration-text", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TOOL] =
+    g_param_spec_string ("tool", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SUMMARY] =
+    g_param_spec_string ("summary", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_event_item_init (PdEventItem *self)
+{
+}
+
+static long long
+data_int (JsonObject *data,
+          const char *name,
+          gboolean   *present)
+{
+  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+      (json_node_get_value_type (node) == G_TYPE_INT64 ||
+       json_node_get_value_type (node) == G_TYPE_DOUBLE))
+    {
+      if (present != NULL)
+        *present = TRUE;
+      return json_node_get_int (node);
+    }
+
+  if (present != NULL)
+    *present = FALSE;
+  return 0;
+}
+
+static const char *
+data_string (JsonObject *data,
+             const char *name)
+{
+  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+static char *
+format_duration (long long ms)
+{
+  if (ms < 1000)
+    /* Translators: a duration in milliseconds */
+    return g_strdup_printf (_("%lld ms"), ms);
+  /* Translators: a duration in seconds */
+  return g_strdup_printf (_("%.1f s"), ms / 1000.0);
+}
+
+/* A short line derived from the event's data: counts and names only. */
+static char *
+summarize (PdEvent *event)
+{
+  const char *type = pd_event_get_event_type (event);
+  const char *tool = pd_event_get_tool (event);
+  JsonObject *data = pd_event_get_data (event);
+  gboolean has = FALSE;
+
+  if (g_strcmp0 (type, PD_EVENT_PLAN_CREATED) == 0)
+    return g_strdup_printf (_("plan v%lld · %lld steps"),
+                            data_int (data, "version", NULL), data_int (data, "steps", NULL));
+
+  if (g_strcmp0 (type, PD_EVENT_PLAN_UPDATED) == 0)
+    {
+      long long blocked = data_int (data, "blocked", NULL);
+      g_autofree char *line = g_strdup_printf (_("plan v%lld · %lld/%lld done"),
+                                               data_int (data, "version", NULL),
+                                               data_int (data, "done", NULL),
+                                               data_int (data, "steps", NULL));
+
+      if (blocked > 0)
+        return g_strdup_printf (_("%s · %lld blocked"), line, blocked);
+      return g_steal_pointer (&line);
+    }
+
+  if (g_strcmp0 (type, PD_EVENT_PLAN_BLOCKED) == 0)
+    return g_strdup_printf (_("blocked streak · %lld/%lld blocked · plan v%lld"),
+                            data_int (data, "blocked", NULL), data_int (data, "steps", NULL),
+                            data_int (data, "version", NULL));
+
+  if (g_strcmp0 (type, PD_EVENT_PLAN_REASSESSMENT) == 0)
+    return g_strdup_printf (_("reassessment: %s"),
+                            data_string (data, "reason") ? data_string (data, "reason") : "?");
+
+  if (g_strcmp0 (type, PD_EVENT_PLAN_VALIDATION_FAILED) == 0)
+    return g_strdup_printf (_("%s rejected: %s"),
+                            data_string (data, "verb") ? data_string (data, "verb") : "?",
+                            data_string (data, "error_class") ? data_string (data, "error_class") : "?");
+
+  if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_STARTED) == 0)
+    return g_strdup_printf ("%s · %s", tool ? tool : "?",
+                            data_string (data, "call_id") ? data_string (data, "call_id") : "");
+
+  if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_COMPLETED) == 0)
+    {
+      g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
+
+      return g_strdup_printf ("%s · %s", tool ? tool : "?", duration);
+    }
+
+  if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_FAILED) == 0)
+    {
+      g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
+
+      return g_strdup_printf (_("%s · failed: %s · %s"), tool ? tool : "?",
+                              data_string (data, "error_class") ? data_string (data, "error_class") : "?",
+                              duration);
+    }
+
+  if (g_strcmp0 (type, PD_EVENT_RUN_STARTED) == 0)
+    return g_strdup_printf ("%s · %s",
+                            data_string (data, "provider") ? data_string (data, "provider") : "?",
+                            data_string (data, "model") ? data_string (data, "model") : "?");
+
+  if (g_strcmp0 (type, PD_EVENT_RUN_COMPLETED) == 0 || g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0)
+    {
+      g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
+      const char *error_class = data_string (data, "error_class");
+
+      if (error_class != NULL)
+        return g_strdup_printf (_("%s after %s"), error_class, duration);
+      return g_strdup_printf (_("%s · %lld in / %lld out tokens"),
+                              duration, data_int (data, "input_tokens", NULL),
+                              data_int (data, "output_tokens", NULL));
+    }
+
+  if (g_strcmp0 (type, PD_EVENT_ITERATION_COMPLETED) == 0)
+    return g_strdup_printf (_("%lld tool calls · %lld in / %lld out tokens"),
+                            data_int (data, "tools_called", NULL),
+                            data_int (data, "input_tokens", NULL),
+                            data_int (data, "output_tokens", NULL));
+
+  if (g_strcmp0 (type, PD_EVENT_SESSION_SAVED) == 0)
+    {
+      long long version = data_int (data, "plan_version", &has);
+
+      if (has)
+        return g_strdup_printf (_("%lld messages · plan v%lld"),
+                                data_int (data, "messages", NULL), version);
+      return g_strdup_printf (_("%lld messages"), data_int (data, "messages", NULL));
+    }
+
+  if (g_strcmp0 (type, PD_EVENT_CONTEXT_TRIMMED) == 0)
+    return g_strdup_printf (_("%lld → %lld tokens"),
+                            data_int (data, "tokens_before", NULL),
+                            data_int (data, "tokens_after", NULL));
+
+  if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
+    return g_strdup_printf ("%s · %lld/%lld",
+                            data_string (data, "limit_name") ? data_string (data, "limit_name") : "?",
+                            data_int (data, "observed", NULL), data_int (data, "limit", NULL));
+
+  return g_strdup ("");
+}
+
+/**
+ * pd_event_item_new:
+ * @seq: the store's sequence number
+ * @event_json: the event as stored
+ *
+ * Returns: (transfer full): a new item
+ */
+PdEventItem *
+pd_event_item_new (gint64      seq,
+                   const char *event_json)
+{
+  PdEventItem *self = g_object_new (PD_TYPE_EVENT_ITEM, NULL);
+  g_autoptr(GError) error = NULL;
+
+  self->seq = seq;
+  self->event = pd_event_new_from_json (event_json ? event_json : "", &error);
+
+  if (self->event == NULL)
+    {
+      self->event_type = g_strdup (_("unreadable"));
+      self->time_text = g_strdup ("");
+      self->iteration_text = g_strdup ("");
+      self->tool = g_strdup ("");
+      self->summary = g_strdup (error->message);
+      self->details = g_strdup (event_json ? event_json : "");
+      return self;
+    }
+
+  {
+    g_autoptr(JsonNode) node = pd_event_to_json_node (self->event);
+    guint iteration = pd_event_get_iteration (self->event);
+
+    self->event_type = g_strdup (pd_event_get_event_type (self->event));
+    self->time_text = _pd_format_local_time (pd_event_get_timestamp (self->event));
+    self->iteration_text = iteration > 0 ? g_strdup_printf ("%u", iteration) : g_strdup ("");
+    self->tool = g_strdup (pd_event_get_tool (self->event) ? pd_event_get_tool (self->event) : "");
+    self->summary = summarize (self->event);
+    self->details = json_to_string (node, TRUE);
+  }
+
+  return self;
+}
+
+gint64
+pd_event_item_get_seq (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), 0);
+  return self->seq;
+}
+
+/**
+ * pd_event_item_get_event:
+ *
+ * Returns: (transfer none) (nullable): the event, or %NULL when the stored
+ *   text did not parse
+ */
+PdEvent *
+pd_event_item_get_event (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+  return self->event;
+}
+
+const char *
+pd_event_item_get_event_type (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+  return self->event_type;
+}
+
+const char *
+pd_event_item_get_time_text (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+  return self->time_text;
+}
+
+const char *
+pd_event_item_get_iteration_text (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+  return self->iteration_text;
+}
+
+const char *
+pd_event_item_get_tool (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+  return self->tool;
+}
+
+const char *
+pd_event_item_get_summary (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+  return self->summary;
+}
+
+/* The event's JSON, pretty-printed, for the details pane. */
+const char *
+pd_event_item_get_details (PdEventItem *self)
+{
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+  return self->details;
+}

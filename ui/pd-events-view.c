@@ -1,0 +1,871 @@
+/* pd-events-view.c: a session's event stream, tailed live
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A GtkColumnView over GListStore → GtkFilterListModel (type filter) →
+ * GtkSingleSelection.  The store only ever grows at its end: each request
+ * asks for the events after the last sequence number seen, so the rows
+ * already listed, the selection and the scroll position stay as they are.
+ * While live and mapped it polls every PD_EVENTS_VIEW_POLL_MS; unmapped it
+ * does not poll at all.
+ *
+ * The view also keeps the notices the Now workspace shows: the latest plan
+ * reassessment, the latest blocked streak and the latest session-level
+ * problem (a failed run, an exhausted budget), each since the latest
+ * run_started.
+ */
+#define G_LOG_DOMAIN "pd-events-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <adwaita.h>
+
+#include "pd-event-item.h"
+#include "pd-events-view.h"
+#include "pd-ui-util-private.h"
+
+typedef enum
+{
+  NOTICE_REASSESSMENT,
+  NOTICE_BLOCKED,
+  NOTICE_SESSION,
+  N_NOTICES
+} NoticeKind;
+
+struct _PdEventsView
+{
+  GtkWidget           parent_instance;
+
+  PdSource           *source;
+  char               *session_id;
+  GListStore         *events;
+  GtkFilterListModel *filtered;
+  GtkCustomFilter    *filter;
+  GtkSingleSelection *selection;
+  GtkStringList      *types;
+  GHashTable         *seen_types;
+  GCancellable       *cancellable;
+  gint64              last_seq;
+  guint               poll_id;
+  gboolean            live;
+  gboolean            loading;
+  gboolean            fetch_again;
+  char               *notices[N_NOTICES];
+
+  /* Template widgets */
+  GtkDropDown        *type_dropdown;
+  GtkLabel           *count_label;
+  GtkLabel           *error_label;
+  GtkStack           *stack;
+  GtkScrolledWindow  *scroller;
+  GtkColumnView      *column_view;
+  GtkStack           *details_stack;
+  GtkTextView        *details_view;
+};
+
+G_DEFINE_FINAL_TYPE (PdEventsView, pd_events_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SOURCE,
+  PROP_SESSION_ID,
+  PROP_LIVE,
+  N_PROPS
+};
+
+enum {
+  NOTICES_CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+typedef struct
+{
+  PdEventsView *self;         /* valid while cancellable is not cancelled */
+  GCancellable *cancellable;
+  char         *session_id;
+  gint64        after_seq;
+} Request;
+
+static void
+request_free (Request *request)
+{
+  g_object_unref (request->cancellable);
+  g_free (request->session_id);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
+
+static void pd_events_view_fetch (PdEventsView *self);
+
+static void
+pd_events_view_update_state (PdEventsView *self)
+{
+  g_autofree char *count = NULL;
+  guint total;
+  guint shown;
+
+  /* Not built yet (the template sets up the drop-down), or disposed. */
+  if (self->events == NULL || self->filtered == NULL)
+    return;
+
+  total = g_list_model_get_n_items (G_LIST_MODEL (self->events));
+  shown = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
+
+  if (total == 0)
+    count = g_strdup ("");
+  else if (shown == total)
+    count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u event", "%u events", total), total);
+  else
+    /* Translators: events shown by the type filter, of all events */
+    count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u event", "%u of %u events", total),
+                             shown, total);
+  gtk_label_set_text (self->count_label, count);
+
+  gtk_stack_set_visible_child_name (self->stack, total == 0 ? "empty" : "events");
+}
+
+static void
+pd_events_view_show_error (PdEventsView *self,
+                           const GError *error)
+{
+  if (error == NULL)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+      return;
+    }
+
+  {
+    g_autofree char *text = g_strdup_printf (_("Could not load the events: %s"), error->message);
+
+    gtk_label_set_text (self->error_label, text);
+    gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+  }
+}
+
+/* --- notices ------------------------------------------------------------ */
+
+static const char *
+data_string (JsonObject *data,
+             const char *name)
+{
+  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+static int
+data_int (JsonObject *data,
+          const char *name)
+{
+  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+    return (int) CLAMP (json_node_get_int (node), G_MININT, G_MAXINT);
+  return 0;
+}
+
+static const char *
+reassessment_reason_text (const char *reason)
+{
+  if (g_strcmp0 (reason, "repeated_check_failure") == 0)
+    return _("an acceptance check kept failing");
+  if (g_strcmp0 (reason, "varied_tool_failures") == 0)
+    return _("tool calls kept failing in different ways");
+  return reason ? reason : "?";
+}
+
+/* Returns whether a notice changed. */
+static gboolean
+set_notice (PdEventsView *self,
+            NoticeKind    kind,
+            char         *text)
+{
+  if (g_strcmp0 (self->notices[kind], text) == 0)
+    {
+      g_free (text);
+      return FALSE;
+    }
+
+  g_free (self->notices[kind]);
+  self->notices[kind] = text;
+  return TRUE;
+}
+
+static gboolean
+observe_notice (PdEventsView *self,
+                PdEvent      *event)
+{
+  const char *type = pd_event_get_event_type (event);
+  JsonObject *data = pd_event_get_data (event);
+  gboolean changed = FALSE;
+
+  if (g_strcmp0 (type, PD_EVENT_RUN_STARTED) == 0)
+    {
+      for (guint i = 0; i < N_NOTICES; i++)
+        changed |= set_notice (self, i, NULL);
+    }
+  else if (g_strcmp0 (type, PD_EVENT_PLAN_REASSESSMENT) == 0)
+    {
+      const char *reason = data_string (data, "reason");
+
+      changed = set_notice (self, NOTICE_REASSESSMENT,
+                            /* Translators: %s says why, e.g. "an acceptance check kept failing" */
+                            g_strdup_printf (_("Plan reassessment requested: %s"),
+                                             reassessment_reason_text (reason)));
+    }
+  else if (g_strcmp0 (type, PD_EVENT_PLAN_BLOCKED) == 0)
+    {
+      int blocked = data_int (data, "blocked");
+      int steps = data_int (data, "steps");
+
+      changed = set_notice (self, NOTICE_BLOCKED,
+                            /* Translators: steps of the plan blocked in a row; "%d of %d" */
+                            g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                          "Steps keep getting blocked: %d of %d step is blocked",
+                                                          "Steps keep getting blocked: %d of %d steps are blocked",
+                                                          steps),
+                                             blocked, steps));
+    }
+  else if (g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0)
+    {
+      const char *error_class = data_string (data, "error_class");
+
+      if (g_strcmp0 (error_class, "cancelled") == 0)
+        changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run was stopped")));
+      else
+        changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run failed")));
+    }
+  else if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
+    {
+      const char *limit = data_string (data, "limit_name");
+
+      changed = set_notice (self, NOTICE_SESSION,
+                            /* Translators: %s names the budget, e.g. "iterations" */
+                            g_strdup_printf (_("The run stopped: its %s budget is exhausted (%d of %d)"),
+                                             limit ? limit : "?",
+                                             data_int (data, "observed"), data_int (data, "limit")));
+    }
+
+  return changed;
+}
+
+static gboolean
+clear_notices (PdEventsView *self)
+{
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < N_NOTICES; i++)
+    changed |= set_notice (self, i, NULL);
+
+  return changed;
+}
+
+/* --- fetching ------------------------------------------------------------ */
+
+static void
+pd_events_view_append (PdEventsView *self,
+                       GPtrArray    *stored)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  gboolean notices_changed = FALSE;
+
+  for (guint i = 0; i < stored->len; i++)
+    {
+      PdStoredEvent *event = g_ptr_array_index (stored, i);
+      PdEventItem *item;
+      const char *type;
+
+      /* Only ever forward: an event already listed is never listed twice. */
+      if (event->seq <= self->last_seq)
+        continue;
+      self->last_seq = event->seq;
+
+      item = pd_event_item_new (event->seq, event->event_json);
+      g_ptr_array_add (items, item);
+
+      type = pd_event_item_get_event_type (item);
+      if (pd_event_item_get_event (item) != NULL && !g_hash_table_contains (self->seen_types, type))
+        {
+          g_hash_table_add (self->seen_types, g_strdup (type));
+          gtk_string_list_append (self->types, type);
+        }
+      if (pd_event_item_get_event (item) != NULL)
+        notices_changed |= observe_notice (self, pd_event_item_get_event (item));
+    }
+
+  if (items->len > 0)
+    g_list_store_splice (self->events, g_list_model_get_n_items (G_LIST_MODEL (self->events)), 0,
+                         items->pdata, items->len);
+
+  if (notices_changed)
+    g_signal_emit (self, signals[NOTICES_CHANGED], 0);
+}
+
+static void
+on_events_loaded (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(Request) request = user_data;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autoptr(GError) error = NULL;
+  PdEventsView *self;
+  gboolean more = FALSE;
+
+  stored = pd_source_get_events_finish (PD_SOURCE (object), result, &error);
+
+  if (g_cancellable_is_cancelled (request->cancellable))
+    return;
+
+  self = request->self;
+  self->loading = FALSE;
+
+  /* A late reply for another session, or one overtaken by a newer read. */
+  if (g_strcmp0 (request->session_id, self->session_id) != 0 || request->after_seq != self->last_seq)
+    return;
+
+  if (stored == NULL)
+    pd_events_view_show_error (self, error);
+  else
+    {
+      pd_events_view_show_error (self, NULL);
+      pd_events_view_append (self, stored);
+      more = stored->len >= PD_EVENTS_VIEW_PAGE_SIZE;
+    }
+
+  pd_events_view_update_state (self);
+
+  /* A full page means there may be more: read on without waiting. */
+  if (more || self->fetch_again)
+    {
+      self->fetch_again = FALSE;
+      pd_events_view_fetch (self);
+    }
+}
+
+static void
+pd_events_view_fetch (PdEventsView *self)
+{
+  Request *request;
+
+  if (self->source == NULL || self->session_id == NULL)
+    return;
+
+  if (self->loading)
+    {
+      self->fetch_again = TRUE;
+      return;
+    }
+
+  if (self->cancellable == NULL)
+    self->cancellable = g_cancellable_new ();
+
+  request = g_new0 (Request, 1);
+  request->self = self;
+  request->cancellable = g_object_ref (self->cancellable);
+  request->session_id = g_strdup (self->session_id);
+  request->after_seq = self->last_seq;
+
+  self->loading = TRUE;
+  pd_source_get_events_async (self->source, self->session_id, self->last_seq,
+                              PD_EVENTS_VIEW_PAGE_SIZE, self->cancellable,
+                              on_events_loaded, request);
+}
+
+static gboolean
+on_poll (gpointer user_data)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (user_data);
+
+  /* A poll never queues behind a slow one: it is skipped. */
+  if (!self->loading)
+    pd_events_view_fetch (self);
+
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+pd_events_view_update_polling (PdEventsView *self)
+{
+  gboolean want = self->live && gtk_widget_get_mapped (GTK_WIDGET (self)) &&
+                  self->source != NULL && self->session_id != NULL;
+
+  if (want && self->poll_id == 0)
+    {
+      self->poll_id = g_timeout_add (PD_EVENTS_VIEW_POLL_MS, on_poll, self);
+      g_source_set_name_by_id (self->poll_id, "[pd] events poll");
+    }
+  else if (!want)
+    g_clear_handle_id (&self->poll_id, g_source_remove);
+}
+
+/* A new source or session: what is listed belongs to the old one. */
+static void
+pd_events_view_reset (PdEventsView *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->loading = FALSE;
+  self->fetch_again = FALSE;
+  self->last_seq = 0;
+
+  gtk_drop_down_set_selected (self->type_dropdown, 0);
+  g_list_store_remove_all (self->events);
+  gtk_string_list_splice (self->types, 1,
+                          g_list_model_get_n_items (G_LIST_MODEL (self->types)) - 1, NULL);
+  g_hash_table_remove_all (self->seen_types);
+  pd_events_view_show_error (self, NULL);
+  if (clear_notices (self))
+    g_signal_emit (self, signals[NOTICES_CHANGED], 0);
+  pd_events_view_update_state (self);
+}
+
+/* --- filter and details -------------------------------------------------- */
+
+static gboolean
+filter_by_type (gpointer item,
+                gpointer user_data)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (user_data);
+  const char *type = pd_events_view_get_type_filter (self);
+
+  return type == NULL || g_strcmp0 (pd_event_item_get_event_type (PD_EVENT_ITEM (item)), type) == 0;
+}
+
+static void
+on_type_dropdown_selected_cb (PdEventsView *self)
+{
+  g_assert (PD_IS_EVENTS_VIEW (self));
+
+  if (self->filter != NULL)
+    gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  pd_events_view_update_state (self);
+}
+
+static void
+on_selected_item_changed (PdEventsView *self)
+{
+  PdEventItem *item = gtk_single_selection_get_selected_item (self->selection);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->details_view);
+
+  if (item == NULL)
+    {
+      gtk_text_buffer_set_text (buffer, "", -1);
+      gtk_stack_set_visible_child_name (self->details_stack, "none");
+      return;
+    }
+
+  /* gtk_text_buffer_set_text never reads markup: JSON stays as it is. */
+  gtk_text_buffer_set_text (buffer, pd_event_item_get_details (item), -1);
+  gtk_stack_set_visible_child_name (self->details_stack, "details");
+}
+
+/* --- GObject ------------------------------------------------------------- */
+
+static void
+pd_events_view_map (GtkWidget *widget)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (widget);
+
+  GTK_WIDGET_CLASS (pd_events_view_parent_class)->map (widget);
+
+  /* Catch up on what happened while hidden, then tail. */
+  pd_events_view_fetch (self);
+  pd_events_view_update_polling (self);
+}
+
+static void
+pd_events_view_unmap (GtkWidget *widget)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (widget);
+
+  GTK_WIDGET_CLASS (pd_events_view_parent_class)->unmap (widget);
+  pd_events_view_update_polling (self);
+}
+
+static void
+pd_events_view_dispose (GObject *object)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (object);
+
+  g_clear_handle_id (&self->poll_id, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->source);
+
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_EVENTS_VIEW);
+  /* The root box of the template is not bound to a field, so unparent it. */
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+      gtk_widget_unparent (child);
+  }
+  g_clear_object (&self->selection);
+  g_clear_object (&self->filtered);
+  g_clear_object (&self->filter);
+  g_clear_object (&self->events);
+  g_clear_object (&self->types);
+
+  G_OBJECT_CLASS (pd_events_view_parent_class)->dispose (object);
+}
+
+static void
+pd_events_view_finalize (GObject *object)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (object);
+
+  g_free (self->session_id);
+  g_clear_pointer (&self->seen_types, g_hash_table_unref);
+  for (guint i = 0; i < N_NOTICES; i++)
+    g_free (self->notices[i]);
+
+  G_OBJECT_CLASS (pd_events_view_parent_class)->finalize (object);
+}
+
+static void
+pd_events_view_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      g_value_set_object (value, self->source);
+      break;
+    case PROP_SESSION_ID:
+      g_value_set_string (value, self->session_id);
+      break;
+    case PROP_LIVE:
+      g_value_set_boolean (value, self->live);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_events_view_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  PdEventsView *self = PD_EVENTS_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      pd_events_view_set_source (self, g_value_get_object (value));
+      break;
+    case PROP_SESSION_ID:
+      pd_events_view_set_session_id (self, g_value_get_string (value));
+      break;
+    case PROP_LIVE:
+      pd_events_view_set_live (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_events_view_class_init (PdEventsViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_events_view_dispose;
+  object_class->finalize = pd_events_view_finalize;
+  object_class->get_property = pd_events_view_get_property;
+  object_class->set_property = pd_events_view_set_property;
+
+  widget_class->map = pd_events_view_map;
+  widget_class->unmap = pd_events_view_unmap;
+
+  properties[PROP_SOURCE] =
+    g_param_spec_object ("source", NULL, NULL,
+                         PD_TYPE_SOURCE,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+  properties[PROP_SESSION_ID] =
+    g_param_spec_string ("session-id", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+  /**
+   * PdEventsView:live:
+   *
+   * Whether to poll for new events (every second, while mapped).
+   */
+  properties[PROP_LIVE] =
+    g_param_spec_boolean ("live", NULL, NULL,
+                          FALSE,
+                          (G_PARAM_READWRITE |
+                           G_PARAM_EXPLICIT_NOTIFY |
+                           G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * PdEventsView::notices-changed:
+   *
+   * The reassessment, blocked-streak or session notice changed; read them
+   * with pd_events_view_get_notices().
+   */
+  signals[NOTICES_CHANGED] =
+    g_signal_new ("notices-changed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  g_type_ensure (PD_TYPE_EVENT_ITEM);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/plandeck/Plandeck/ui/pd-events-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, type_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, count_label);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, error_label);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, stack);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, scroller);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, column_view);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, details_stack);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, details_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_type_dropdown_selected_cb);
+}
+
+static void
+pd_events_view_init (PdEventsView *self)
+{
+  const char * const all[] = { _("All Types"), NULL };
+
+  self->seen_types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->types = gtk_string_list_new (all);
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  gtk_drop_down_set_model (self->type_dropdown, G_LIST_MODEL (self->types));
+  gtk_drop_down_set_selected (self->type_dropdown, 0);
+
+  self->events = g_list_store_new (PD_TYPE_EVENT_ITEM);
+  self->filter = gtk_custom_filter_new (filter_by_type, self, NULL);
+  self->filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->events)),
+                                              GTK_FILTER (g_object_ref (self->filter)));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->filtered)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  g_signal_connect_swapped (self->selection, "notify::selected-item",
+                            G_CALLBACK (on_selected_item_changed), self);
+  g_signal_connect_swapped (self->filtered, "items-changed",
+                            G_CALLBACK (pd_events_view_update_state), self);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+
+  _pd_follow_bottom (self->scroller);
+  pd_events_view_update_state (self);
+}
+
+GtkWidget *
+pd_events_view_new (void)
+{
+  return g_object_new (PD_TYPE_EVENTS_VIEW, NULL);
+}
+
+/**
+ * pd_events_view_get_source:
+ *
+ * Returns: (transfer none) (nullable): the source read from
+ */
+PdSource *
+pd_events_view_get_source (PdEventsView *self)
+{
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
+  return self->source;
+}
+
+void
+pd_events_view_set_source (PdEventsView *self,
+                           PdSource     *source)
+{
+  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
+  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
+
+  if (!g_set_object (&self->source, source))
+    return;
+
+  pd_events_view_reset (self);
+  pd_events_view_fetch (self);
+  pd_events_view_update_polling (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+}
+
+const char *
+pd_events_view_get_session_id (PdEventsView *self)
+{
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
+  return self->session_id;
+}
+
+void
+pd_events_view_set_session_id (PdEventsView *self,
+                               const char   *session_id)
+{
+  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
+
+  if (g_strcmp0 (self->session_id, session_id) == 0)
+    return;
+
+  g_free (self->session_id);
+  self->session_id = g_strdup (session_id);
+
+  pd_events_view_reset (self);
+  pd_events_view_fetch (self);
+  pd_events_view_update_polling (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+}
+
+/**
+ * pd_events_view_refresh:
+ *
+ * Reads the events after the last one listed and appends them.
+ */
+void
+pd_events_view_refresh (PdEventsView *self)
+{
+  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
+
+  pd_events_view_fetch (self);
+}
+
+gboolean
+pd_events_view_get_live (PdEventsView *self)
+{
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), FALSE);
+  return self->live;
+}
+
+/**
+ * pd_events_view_set_live:
+ * @live: whether a run is going on
+ *
+ * While live and mapped, the view polls for new events every
+ * %PD_EVENTS_VIEW_POLL_MS; otherwise it reads only on refresh, on map and on
+ * a session switch.
+ */
+void
+pd_events_view_set_live (PdEventsView *self,
+                         gboolean      live)
+{
+  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
+
+  live = !!live;
+  if (self->live == live)
+    return;
+
+  self->live = live;
+  if (live)
+    pd_events_view_fetch (self);
+  pd_events_view_update_polling (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LIVE]);
+}
+
+/**
+ * pd_events_view_get_type_filter:
+ *
+ * Returns: (nullable): the event type shown, or %NULL for all
+ */
+const char *
+pd_events_view_get_type_filter (PdEventsView *self)
+{
+  guint selected;
+
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
+
+  selected = gtk_drop_down_get_selected (self->type_dropdown);
+  if (selected == 0 || selected == GTK_INVALID_LIST_POSITION)
+    return NULL;
+
+  return gtk_string_list_get_string (self->types, selected);
+}
+
+/**
+ * pd_events_view_set_type_filter:
+ * @type: (nullable): an event type present in the list, or %NULL for all
+ */
+void
+pd_events_view_set_type_filter (PdEventsView *self,
+                                const char   *type)
+{
+  guint n;
+
+  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->types));
+  for (guint i = 1; type != NULL && i < n; i++)
+    {
+      if (g_strcmp0 (gtk_string_list_get_string (self->types, i), type) == 0)
+        {
+          gtk_drop_down_set_selected (self->type_dropdown, i);
+          return;
+        }
+    }
+
+  gtk_drop_down_set_selected (self->type_dropdown, 0);
+}
+
+/**
+ * pd_events_view_get_notices:
+ *
+ * The notices for the Now workspace, plain text, in this order when present:
+ * the latest plan reassessment, the latest blocked streak, the latest
+ * session-level problem; only those since the latest run started.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the notices, maybe none
+ */
+char **
+pd_events_view_get_notices (PdEventsView *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
+
+  for (guint i = 0; i < N_NOTICES; i++)
+    if (self->notices[i] != NULL)
+      g_strv_builder_add (builder, self->notices[i]);
+
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * pd_events_view_get_model:
+ *
+ * Returns: (transfer none): every event listed, unfiltered, as #PdEventItem
+ */
+GListModel *
+pd_events_view_get_model (PdEventsView *self)
+{
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
+  return G_LIST_MODEL (self->events);
+}
+
+gint64
+pd_events_view_get_last_seq (PdEventsView *self)
+{
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), 0);
+  return self->last_seq;
+}

@@ -1,0 +1,40 @@
+/* pd-events-view.h: a session's event stream, tailed live
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+/* While live and visible, the view asks for new events this often. */
+#define PD_EVENTS_VIEW_POLL_MS    1000
+/* At most this many events per request. */
+#define PD_EVENTS_VIEW_PAGE_SIZE  500
+
+#define PD_TYPE_EVENTS_VIEW (pd_events_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdEventsView, pd_events_view, PD, EVENTS_VIEW, GtkWidget)
+
+GtkWidget  *pd_events_view_new             (void);
+PdSource   *pd_events_view_get_source      (PdEventsView *self);
+void        pd_events_view_set_source      (PdEventsView *self,
+                                            PdSource     *source);
+const char *pd_events_view_get_session_id  (PdEventsView *self);
+void        pd_events_view_set_session_id  (PdEventsView *self,
+                                            const char   *session_id);
+void        pd_events_view_refresh         (PdEventsView *self);
+gboolean    pd_events_view_get_live        (PdEventsView *self);
+void        pd_events_view_set_live        (PdEventsView *self,
+                                            gboolean      live);
+const char *pd_events_view_get_type_filter (PdEventsView *self);
+void        pd_events_view_set_type_filter (PdEventsView *self,
+                                            const char   *type);
+char      **pd_events_view_get_notices     (PdEventsView *self);
+GListModel *pd_events_view_get_model       (PdEventsView *self);
+gint64      pd_events_view_get_last_seq    (PdEventsView *self);
+
+G_END_DECLS

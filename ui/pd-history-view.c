@@ -1,0 +1,833 @@
+/* pd-history-view.c: every version of a session's plan, and what changed
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * On the left the versions in order ("v3 · 12:04:31 · 2/5 done"), merged by
+ * version on refresh; on the right the selected version as it was (status
+ * glyph, id, title, note, check chips) and the PdPlanDiff from the version
+ * before it.  The diff is computed in core; this file only words it.  All
+ * plan text is set with gtk_label_set_text: plain, never markup.
+ */
+#define G_LOG_DOMAIN "pd-history-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <adwaita.h>
+
+#include "pd-history-view.h"
+#include "pd-plan-version-item.h"
+#include "pd-ui-util-private.h"
+
+struct _PdHistoryView
+{
+  GtkWidget           parent_instance;
+
+  PdSource           *source;
+  gulong              changed_id;
+  char               *session_id;
+  GListStore         *versions;
+  GtkSingleSelection *selection;
+  GCancellable       *cancellable;
+  gboolean            loading;
+  gboolean            refresh_again;
+
+  /* Template widgets */
+  GtkLabel           *error_label;
+  GtkStack           *stack;
+  AdwStatusPage      *empty_page;
+  GtkListView        *version_list;
+  GtkLabel           *plan_title;
+  GtkLabel           *revision_label;
+  GtkListBox         *steps_list;
+  GtkLabel           *changes_title;
+  GtkListBox         *changes_list;
+};
+
+G_DEFINE_FINAL_TYPE (PdHistoryView, pd_history_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SOURCE,
+  PROP_SESSION_ID,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+typedef struct
+{
+  PdHistoryView *self;         /* valid while cancellable is not cancelled */
+  GCancellable  *cancellable;
+  char          *session_id;
+} Request;
+
+static void
+request_free (Request *request)
+{
+  g_object_unref (request->cancellable);
+  g_free (request->session_id);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
+
+/* --- the selected version ------------------------------------------------ */
+
+static GtkWidget *
+plain_label (const char *text,
+             const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+
+  return label;
+}
+
+static GtkWidget *
+check_chip (const PdPlanCheck *check)
+{
+  g_autofree char *text = g_strdup_printf ("%s · %s", check->id, _pd_check_status_label (check->status));
+  g_autofree char *tooltip = NULL;
+  g_autofree char *status_class = g_strdup_printf ("pd-check-%s", pd_plan_check_status_to_string (check->status));
+  GtkWidget *chip = plain_label (text, "pd-chip");
+
+  gtk_label_set_wrap (GTK_LABEL (chip), FALSE);
+  gtk_widget_add_css_class (chip, "caption");
+  gtk_widget_add_css_class (chip, status_class);
+
+  if (check->call_id != NULL)
+    /* Translators: a check chip's tooltip: description, the tool and
+     * arguments of the required call, then the call that gave the evidence */
+    tooltip = g_strdup_printf (_("%s\n%s %s\nEvidence: %s"), check->description, check->tool,
+                               check->arguments, check->call_id);
+  else
+    tooltip = g_strdup_printf ("%s\n%s %s", check->description, check->tool, check->arguments);
+  /* Tooltips set as text are plain too. */
+  gtk_widget_set_tooltip_text (chip, tooltip);
+
+  return chip;
+}
+
+static GtkWidget *
+step_row (const PdPlanStep *step)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status));
+  GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  g_autofree char *status_class = g_strdup_printf ("pd-step-%s", pd_plan_step_status_to_string (step->status));
+  GtkWidget *title;
+
+  gtk_widget_set_margin_start (row, 12);
+  gtk_widget_set_margin_end (row, 12);
+  gtk_widget_set_margin_top (row, 8);
+  gtk_widget_set_margin_bottom (row, 8);
+
+  gtk_widget_set_valign (icon, GTK_ALIGN_START);
+  gtk_widget_add_css_class (icon, status_class);
+  gtk_widget_set_tooltip_text (icon, _pd_step_status_label (step->status));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _pd_step_status_label (step->status),
+                                  -1);
+  gtk_box_append (GTK_BOX (row), icon);
+
+  gtk_box_append (GTK_BOX (line), plain_label (step->id, "dim-label"));
+  title = plain_label (step->title, NULL);
+  gtk_widget_set_hexpand (title, TRUE);
+  gtk_box_append (GTK_BOX (line), title);
+  gtk_box_append (GTK_BOX (text), line);
+
+  if (step->note != NULL && step->note[0] != '\0')
+    {
+      GtkWidget *note = plain_label (step->note, "dim-label");
+
+      gtk_widget_add_css_class (note, "caption");
+      gtk_box_append (GTK_BOX (text), note);
+    }
+
+  if (step->checks->len > 0)
+    {
+      GtkWidget *chips = gtk_flow_box_new ();
+
+      gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (chips), GTK_SELECTION_NONE);
+      gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (chips), 4);
+      gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (chips), 6);
+      gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (chips), 6);
+      gtk_widget_set_halign (chips, GTK_ALIGN_START);
+      for (guint i = 0; i < step->checks->len; i++)
+        gtk_flow_box_append (GTK_FLOW_BOX (chips), check_chip (g_ptr_array_index (step->checks, i)));
+      gtk_box_append (GTK_BOX (text), chips);
+    }
+
+  gtk_widget_set_hexpand (text, TRUE);
+  gtk_box_append (GTK_BOX (row), text);
+
+  return row;
+}
+
+static char *
+quoted (const char *text)
+{
+  /* Translators: quotes a plan title or note inside a change line */
+  return g_strdup_printf (_("“%s”"), text ? text : "");
+}
+
+/* How a person reads one change; plain text. */
+static char *
+change_text (const PdPlanDiffEntry *entry)
+{
+  switch (entry->kind)
+    {
+    case PD_PLAN_DIFF_STEP_ADDED:
+      /* Translators: a step added to the plan: "Added s4: Write tests" */
+      return g_strdup_printf (_("Added %s: %s"), entry->step_id, entry->new_value);
+
+    case PD_PLAN_DIFF_STEP_REMOVED:
+      return g_strdup_printf (_("Removed %s: %s"), entry->step_id, entry->old_value);
+
+    case PD_PLAN_DIFF_STEP_TITLE:
+      {
+        g_autofree char *from = quoted (entry->old_value);
+        g_autofree char *to = quoted (entry->new_value);
+
+        return g_strdup_printf (_("%s renamed: %s → %s"), entry->step_id, from, to);
+      }
+
+    case PD_PLAN_DIFF_STEP_STATUS:
+      /* The status tokens are the plan's own words: "s2 pending → in_progress" */
+      return g_strdup_printf ("%s %s → %s", entry->step_id, entry->old_value, entry->new_value);
+
+    case PD_PLAN_DIFF_STEP_NOTE:
+      {
+        g_autofree char *to = quoted (entry->new_value);
+
+        if (entry->new_value == NULL || entry->new_value[0] == '\0')
+          return g_strdup_printf (_("%s note cleared"), entry->step_id);
+        return g_strdup_printf (_("%s note: %s"), entry->step_id, to);
+      }
+
+    case PD_PLAN_DIFF_CHECK_ADDED:
+      return g_strdup_printf (_("%s check %s added: %s"), entry->step_id, entry->check_id,
+                              entry->new_detail ? entry->new_detail : "");
+
+    case PD_PLAN_DIFF_CHECK_REMOVED:
+      return g_strdup_printf (_("%s check %s removed"), entry->step_id, entry->check_id);
+
+    case PD_PLAN_DIFF_CHECK_REQUIREMENT:
+      return g_strdup_printf (_("%s check %s now requires %s"), entry->step_id, entry->check_id,
+                              entry->new_value);
+
+    case PD_PLAN_DIFF_CHECK_EVIDENCE:
+      /* "c1 pending → passed (call_x)" */
+      if (entry->new_detail != NULL)
+        return g_strdup_printf ("%s %s → %s (%s)", entry->check_id, entry->old_value,
+                                entry->new_value, entry->new_detail);
+      return g_strdup_printf ("%s %s → %s", entry->check_id, entry->old_value, entry->new_value);
+
+    case PD_PLAN_DIFF_REVISION:
+      if (entry->new_detail != NULL && entry->new_detail[0] != '\0')
+        /* Translators: the reason a plan was revised, then what changed */
+        return g_strdup_printf (_("Revised: %s — %s"), entry->new_value, entry->new_detail);
+      return g_strdup_printf (_("Revised: %s"), entry->new_value);
+
+    default:
+      return g_strdup ("");
+    }
+}
+
+static const char *
+change_icon_name (PdPlanDiffKind kind)
+{
+  switch (kind)
+    {
+    case PD_PLAN_DIFF_STEP_ADDED:
+    case PD_PLAN_DIFF_CHECK_ADDED:
+      return "list-add-symbolic";
+    case PD_PLAN_DIFF_STEP_REMOVED:
+    case PD_PLAN_DIFF_CHECK_REMOVED:
+      return "list-remove-symbolic";
+    case PD_PLAN_DIFF_STEP_STATUS:
+      return "media-playback-start-symbolic";
+    case PD_PLAN_DIFF_CHECK_EVIDENCE:
+      return "emblem-ok-symbolic";
+    case PD_PLAN_DIFF_REVISION:
+      return "emblem-synchronizing-symbolic";
+    case PD_PLAN_DIFF_STEP_TITLE:
+    case PD_PLAN_DIFF_STEP_NOTE:
+    case PD_PLAN_DIFF_CHECK_REQUIREMENT:
+    default:
+      return "document-edit-symbolic";
+    }
+}
+
+static GtkWidget *
+change_row (const PdPlanDiffEntry *entry)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *icon = gtk_image_new_from_icon_name (change_icon_name (entry->kind));
+  g_autofree char *text = change_text (entry);
+  GtkWidget *label = plain_label (text, NULL);
+
+  gtk_widget_set_margin_start (row, 12);
+  gtk_widget_set_margin_end (row, 12);
+  gtk_widget_set_margin_top (row, 8);
+  gtk_widget_set_margin_bottom (row, 8);
+  gtk_widget_set_valign (icon, GTK_ALIGN_START);
+  gtk_widget_add_css_class (icon, "dim-label");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  pd_plan_diff_kind_to_string (entry->kind), -1);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_box_append (GTK_BOX (row), icon);
+  gtk_box_append (GTK_BOX (row), label);
+
+  return row;
+}
+
+static void
+list_box_clear (GtkListBox *list)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
+    gtk_list_box_remove (list, child);
+}
+
+static void
+list_box_add_placeholder_row (GtkListBox *list,
+                              const char *text)
+{
+  GtkWidget *label = plain_label (text, "dim-label");
+
+  gtk_widget_set_margin_start (label, 12);
+  gtk_widget_set_margin_end (label, 12);
+  gtk_widget_set_margin_top (label, 12);
+  gtk_widget_set_margin_bottom (label, 12);
+  gtk_list_box_append (list, label);
+}
+
+static void
+pd_history_view_show_selected (PdHistoryView *self)
+{
+  guint position = gtk_single_selection_get_selected (self->selection);
+  g_autoptr(PdPlanVersionItem) item = NULL;
+  g_autoptr(PdPlanVersionItem) previous = NULL;
+  g_autoptr(PdPlanDiff) diff = NULL;
+  g_autofree char *title = NULL;
+  const PdPlanState *state;
+  PdPlanCounts counts = { 0 };
+
+  list_box_clear (self->steps_list);
+  list_box_clear (self->changes_list);
+
+  if (position == GTK_INVALID_LIST_POSITION)
+    {
+      gtk_label_set_text (self->plan_title, "");
+      gtk_label_set_text (self->changes_title, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->revision_label), FALSE);
+      return;
+    }
+
+  item = g_list_model_get_item (G_LIST_MODEL (self->versions), position);
+  if (position > 0)
+    previous = g_list_model_get_item (G_LIST_MODEL (self->versions), position - 1);
+  state = pd_plan_version_item_get_state (item);
+
+  pd_plan_state_count (state, &counts);
+  if (counts.blocked > 0)
+    title = g_strdup_printf (_("Plan — v%lld · %u/%u done · %u blocked"),
+                             (long long) pd_plan_version_item_get_version (item),
+                             counts.done, counts.steps, counts.blocked);
+  else
+    title = g_strdup_printf (_("Plan — v%lld · %u/%u done"),
+                             (long long) pd_plan_version_item_get_version (item),
+                             counts.done, counts.steps);
+  gtk_label_set_text (self->plan_title, title);
+
+  if (state->revision != NULL)
+    {
+      g_autofree char *revision = g_strdup_printf (_("Revision reason: %s"), state->revision->reason);
+
+      gtk_label_set_text (self->revision_label, revision);
+      gtk_widget_set_visible (GTK_WIDGET (self->revision_label), TRUE);
+    }
+  else
+    gtk_widget_set_visible (GTK_WIDGET (self->revision_label), FALSE);
+
+  for (guint i = 0; i < state->steps->len; i++)
+    gtk_list_box_append (self->steps_list, step_row (g_ptr_array_index (state->steps, i)));
+  if (state->steps->len == 0)
+    list_box_add_placeholder_row (self->steps_list, _("The plan had no steps"));
+
+  diff = pd_plan_diff_new (previous ? pd_plan_version_item_get_state (previous) : NULL, state);
+  if (previous != NULL)
+    {
+      g_autofree char *changes = g_strdup_printf (_("Changes from v%lld"),
+                                                  (long long) pd_plan_version_item_get_version (previous));
+
+      gtk_label_set_text (self->changes_title, changes);
+    }
+  else
+    gtk_label_set_text (self->changes_title, _("First version"));
+
+  for (guint i = 0; i < diff->entries->len; i++)
+    gtk_list_box_append (self->changes_list, change_row (g_ptr_array_index (diff->entries, i)));
+  if (pd_plan_diff_is_empty (diff))
+    list_box_add_placeholder_row (self->changes_list, _("No change to steps or checks"));
+}
+
+/* --- loading ------------------------------------------------------------- */
+
+static void
+pd_history_view_update_state (PdHistoryView *self)
+{
+  gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->versions)) == 0;
+
+  if (self->session_id == NULL)
+    {
+      adw_status_page_set_title (self->empty_page, _("No Session Selected"));
+      adw_status_page_set_description (self->empty_page,
+                                       _("Choose a session to see how its plan changed"));
+    }
+  else
+    {
+      adw_status_page_set_title (self->empty_page, _("No Plan Versions Yet"));
+      adw_status_page_set_description (self->empty_page,
+                                       _("Each change of this session’s plan will be listed here"));
+    }
+
+  gtk_stack_set_visible_child_name (self->stack, empty ? "empty" : "history");
+}
+
+static void
+pd_history_view_show_error (PdHistoryView *self,
+                            const GError  *error)
+{
+  if (error == NULL)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+      return;
+    }
+
+  {
+    g_autofree char *text = g_strdup_printf (_("Could not load the plan history: %s"), error->message);
+
+    gtk_label_set_text (self->error_label, text);
+    gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+  }
+}
+
+/* Merge by version: unchanged versions keep their items, a changed one is
+ * replaced in place, new ones are appended. */
+static void
+pd_history_view_merge (PdHistoryView *self,
+                       GPtrArray     *history)
+{
+  guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->versions));
+  guint selected = gtk_single_selection_get_selected (self->selection);
+  gboolean on_newest = n_old == 0 || selected == n_old - 1 || selected == GTK_INVALID_LIST_POSITION;
+  g_autoptr(GPtrArray) appended = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n_new = history->len;
+
+  for (guint i = 0; i < n_new; i++)
+    {
+      PdPlanVersionInfo *info = g_ptr_array_index (history, i);
+
+      if (i < n_old)
+        {
+          g_autoptr(PdPlanVersionItem) old = g_list_model_get_item (G_LIST_MODEL (self->versions), i);
+
+          if (pd_plan_version_item_get_version (old) != info->version ||
+              g_strcmp0 (pd_plan_version_item_get_state_json (old), info->state_json) != 0)
+            {
+              g_autoptr(PdPlanVersionItem) item = pd_plan_version_item_new (info->version, info->created_at,
+                                                                            info->state_json);
+
+              g_list_store_splice (self->versions, i, 1, (gpointer *) &item, 1);
+            }
+        }
+      else
+        g_ptr_array_add (appended, pd_plan_version_item_new (info->version, info->created_at,
+                                                             info->state_json));
+    }
+
+  if (n_new < n_old)
+    g_list_store_splice (self->versions, n_new, n_old - n_new, NULL, 0);
+  else if (appended->len > 0)
+    g_list_store_splice (self->versions, n_old, 0, appended->pdata, appended->len);
+
+  /* Someone reading the newest version keeps reading the newest. */
+  if (n_new > 0 && (on_newest || gtk_single_selection_get_selected (self->selection) == GTK_INVALID_LIST_POSITION))
+    gtk_single_selection_set_selected (self->selection, n_new - 1);
+}
+
+static void pd_history_view_load (PdHistoryView *self);
+
+static void
+on_history_loaded (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(Request) request = user_data;
+  g_autoptr(GPtrArray) history = NULL;
+  g_autoptr(GError) error = NULL;
+  PdHistoryView *self;
+
+  history = pd_source_get_plan_history_finish (PD_SOURCE (object), result, &error);
+
+  if (g_cancellable_is_cancelled (request->cancellable))
+    return;
+
+  self = request->self;
+  self->loading = FALSE;
+
+  if (g_strcmp0 (request->session_id, self->session_id) != 0)
+    return;
+
+  if (history == NULL)
+    {
+      if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
+        pd_history_view_show_error (self, NULL);
+      else
+        pd_history_view_show_error (self, error);
+    }
+  else
+    {
+      pd_history_view_show_error (self, NULL);
+      pd_history_view_merge (self, history);
+    }
+
+  pd_history_view_update_state (self);
+
+  if (self->refresh_again)
+    {
+      self->refresh_again = FALSE;
+      pd_history_view_load (self);
+    }
+}
+
+static void
+pd_history_view_load (PdHistoryView *self)
+{
+  Request *request;
+
+  if (self->source == NULL || self->session_id == NULL)
+    return;
+
+  if (self->loading)
+    {
+      self->refresh_again = TRUE;
+      return;
+    }
+
+  if (self->cancellable == NULL)
+    self->cancellable = g_cancellable_new ();
+
+  request = g_new0 (Request, 1);
+  request->self = self;
+  request->cancellable = g_object_ref (self->cancellable);
+  request->session_id = g_strdup (self->session_id);
+
+  self->loading = TRUE;
+  pd_source_get_plan_history_async (self->source, self->session_id, self->cancellable,
+                                    on_history_loaded, request);
+}
+
+static void
+pd_history_view_reset (PdHistoryView *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->loading = FALSE;
+  self->refresh_again = FALSE;
+  g_list_store_remove_all (self->versions);
+  pd_history_view_show_error (self, NULL);
+  pd_history_view_update_state (self);
+}
+
+static void
+on_source_changed (PdHistoryView *self)
+{
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    pd_history_view_refresh (self);
+}
+
+/* --- GObject ------------------------------------------------------------- */
+
+static void
+pd_history_view_dispose (GObject *object)
+{
+  PdHistoryView *self = PD_HISTORY_VIEW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  if (self->source != NULL)
+    g_clear_signal_handler (&self->changed_id, self->source);
+  g_clear_object (&self->source);
+
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_HISTORY_VIEW);
+  /* The root box of the template is not bound to a field, so unparent it. */
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+      gtk_widget_unparent (child);
+  }
+  g_clear_object (&self->selection);
+  g_clear_object (&self->versions);
+
+  G_OBJECT_CLASS (pd_history_view_parent_class)->dispose (object);
+}
+
+static void
+pd_history_view_finalize (GObject *object)
+{
+  PdHistoryView *self = PD_HISTORY_VIEW (object);
+
+  g_free (self->session_id);
+
+  G_OBJECT_CLASS (pd_history_view_parent_class)->finalize (object);
+}
+
+static void
+pd_history_view_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  PdHistoryView *self = PD_HISTORY_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      g_value_set_object (value, self->source);
+      break;
+    case PROP_SESSION_ID:
+      g_value_set_string (value, self->session_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_history_view_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  PdHistoryView *self = PD_HISTORY_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      pd_history_view_set_source (self, g_value_get_object (value));
+      break;
+    case PROP_SESSION_ID:
+      pd_history_view_set_session_id (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_history_view_class_init (PdHistoryViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_history_view_dispose;
+  object_class->finalize = pd_history_view_finalize;
+  object_class->get_property = pd_history_view_get_property;
+  object_class->set_property = pd_history_view_set_property;
+
+  properties[PROP_SOURCE] =
+    g_param_spec_object ("source", NULL, NULL,
+                         PD_TYPE_SOURCE,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+  properties[PROP_SESSION_ID] =
+    g_param_spec_string ("session-id", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (PD_TYPE_PLAN_VERSION_ITEM);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/plandeck/Plandeck/ui/pd-history-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, error_label);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, stack);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, version_list);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, plan_title);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, revision_label);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, steps_list);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, changes_title);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, changes_list);
+}
+
+static void
+pd_history_view_init (PdHistoryView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->versions = g_list_store_new (PD_TYPE_PLAN_VERSION_ITEM);
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->versions)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, FALSE);
+  g_signal_connect_swapped (self->selection, "notify::selected-item",
+                            G_CALLBACK (pd_history_view_show_selected), self);
+  gtk_list_view_set_model (self->version_list, GTK_SELECTION_MODEL (self->selection));
+
+  pd_history_view_update_state (self);
+}
+
+GtkWidget *
+pd_history_view_new (void)
+{
+  return g_object_new (PD_TYPE_HISTORY_VIEW, NULL);
+}
+
+/**
+ * pd_history_view_get_source:
+ *
+ * Returns: (transfer none) (nullable): the source read from
+ */
+PdSource *
+pd_history_view_get_source (PdHistoryView *self)
+{
+  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), NULL);
+  return self->source;
+}
+
+void
+pd_history_view_set_source (PdHistoryView *self,
+                            PdSource      *source)
+{
+  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
+  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
+
+  if (self->source == source)
+    return;
+
+  if (self->source != NULL)
+    g_clear_signal_handler (&self->changed_id, self->source);
+  g_set_object (&self->source, source);
+  if (source != NULL)
+    self->changed_id = g_signal_connect_object (source, "changed", G_CALLBACK (on_source_changed),
+                                                self, G_CONNECT_SWAPPED);
+
+  pd_history_view_reset (self);
+  pd_history_view_load (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+}
+
+const char *
+pd_history_view_get_session_id (PdHistoryView *self)
+{
+  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), NULL);
+  return self->session_id;
+}
+
+void
+pd_history_view_set_session_id (PdHistoryView *self,
+                                const char    *session_id)
+{
+  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
+
+  if (g_strcmp0 (self->session_id, session_id) == 0)
+    return;
+
+  g_free (self->session_id);
+  self->session_id = g_strdup (session_id);
+
+  pd_history_view_reset (self);
+  pd_history_view_load (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+}
+
+/**
+ * pd_history_view_refresh:
+ *
+ * Reads the plan history again and merges it into the list.
+ */
+void
+pd_history_view_refresh (PdHistoryView *self)
+{
+  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
+
+  pd_history_view_load (self);
+}
+
+/**
+ * pd_history_view_get_model:
+ *
+ * Returns: (transfer none): the versions listed, as #PdPlanVersionItem
+ */
+GListModel *
+pd_history_view_get_model (PdHistoryView *self)
+{
+  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), NULL);
+  return G_LIST_MODEL (self->versions);
+}
+
+/**
+ * pd_history_view_get_selected_version:
+ *
+ * Returns: the plan version shown, or 0 when none is
+ */
+gint64
+pd_history_view_get_selected_version (PdHistoryView *self)
+{
+  PdPlanVersionItem *item;
+
+  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), 0);
+
+  item = gtk_single_selection_get_selected_item (self->selection);
+  return item ? pd_plan_version_item_get_version (item) : 0;
+}
+
+/**
+ * pd_history_view_select_version:
+ *
+ * Returns: whether @version is listed (and is now shown)
+ */
+gboolean
+pd_history_view_select_version (PdHistoryView *self,
+                                gint64         version)
+{
+  guint n;
+
+  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), FALSE);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->versions));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PdPlanVersionItem) item = g_list_model_get_item (G_LIST_MODEL (self->versions), i);
+
+      if (pd_plan_version_item_get_version (item) == version)
+        {
+          gtk_single_selection_set_selected (self->selection, i);
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}

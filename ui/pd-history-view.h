@@ -1,0 +1,30 @@
+/* pd-history-view.h: every version of a session's plan, and what changed
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_HISTORY_VIEW (pd_history_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdHistoryView, pd_history_view, PD, HISTORY_VIEW, GtkWidget)
+
+GtkWidget  *pd_history_view_new              (void);
+PdSource   *pd_history_view_get_source       (PdHistoryView *self);
+void        pd_history_view_set_source       (PdHistoryView *self,
+                                              PdSource      *source);
+const char *pd_history_view_get_session_id   (PdHistoryView *self);
+void        pd_history_view_set_session_id   (PdHistoryView *self,
+                                              const char    *session_id);
+void        pd_history_view_refresh          (PdHistoryView *self);
+GListModel *pd_history_view_get_model        (PdHistoryView *self);
+gint64      pd_history_view_get_selected_version (PdHistoryView *self);
+gboolean    pd_history_view_select_version   (PdHistoryView *self,
+                                              gint64         version);
+
+G_END_DECLS

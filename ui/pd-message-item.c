@@ -1,0 +1,299 @@
+/* pd-message-item.c: one transcript message, as the transcript view lists it
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Immutable once made: a refresh that finds a message changed puts a new
+ * item in its place, so rows of unchanged messages keep their objects.
+ */
+#define G_LOG_DOMAIN "pd-message-item"
+
+#include "config.h"
+
+#include "pd-message-item.h"
+#include "pd-plan.h"
+
+struct _PdMessageItem
+{
+  GObject    parent_instance;
+
+  guint      index;
+  char      *role;
+  char      *content;          /* "" when the message has none */
+  char      *name;
+  char      *tool_call_id;
+  JsonArray *tool_calls;       /* (nullable) */
+  char      *tool_calls_text;  /* compact JSON, for comparison; "" when none */
+  gboolean   is_plan;
+};
+
+G_DEFINE_FINAL_TYPE (PdMessageItem, pd_message_item, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_INDEX,
+  PROP_ROLE,
+  PROP_CONTENT,
+  PROP_IS_PLAN,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+pd_message_item_finalize (GObject *object)
+{
+  PdMessageItem *self = PD_MESSAGE_ITEM (object);
+
+  g_free (self->role);
+  g_free (self->content);
+  g_free (self->name);
+  g_free (self->tool_call_id);
+  g_clear_pointer (&self->tool_calls, json_array_unref);
+  g_free (self->tool_calls_text);
+
+  G_OBJECT_CLASS (pd_message_item_parent_class)->finalize (object);
+}
+
+static void
+pd_message_item_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  PdMessageItem *self = PD_MESSAGE_ITEM (object);
+
+  switch (prop_id)
+    {
+    case PROP_INDEX:
+      g_value_set_uint (value, self->index);
+      break;
+    case PROP_ROLE:
+      g_value_set_string (value, self->role);
+      break;
+    case PROP_CONTENT:
+      g_value_set_string (value, self->content);
+      break;
+    case PROP_IS_PLAN:
+      g_value_set_boolean (value, self->is_plan);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_message_item_class_init (PdMessageItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_message_item_finalize;
+  object_class->get_property = pd_message_item_get_property;
+
+  properties[PROP_INDEX] =
+    g_param_spec_uint ("index", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ROLE] =
+    g_param_spec_string ("role", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CONTENT] =
+    g_param_spec_string ("content", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_IS_PLAN] =
+    g_param_spec_boolean ("is-plan", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_message_item_init (PdMessageItem *self)
+{
+}
+
+static const char *
+member_string (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+      json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+
+  return NULL;
+}
+
+/* Content is a string in OpenAI-shaped messages; a list of parts is shown
+ * by its text parts, anything else as JSON. */
+static char *
+content_text (JsonObject *message)
+{
+  JsonNode *node = json_object_get_member (message, "content");
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return g_strdup ("");
+
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *parts = json_node_get_array (node);
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      for (guint i = 0; i < json_array_get_length (parts); i++)
+        {
+          JsonNode *part = json_array_get_element (parts, i);
+          const char *text;
+
+          if (!JSON_NODE_HOLDS_OBJECT (part))
+            continue;
+          text = member_string (json_node_get_object (part), "text");
+          if (text == NULL)
+            continue;
+          if (out->len > 0)
+            g_string_append_c (out, '\n');
+          g_string_append (out, text);
+        }
+
+      return g_string_free (g_steal_pointer (&out), FALSE);
+    }
+
+  return json_to_string (node, TRUE);
+}
+
+/**
+ * pd_message_item_new_from_json:
+ * @index: position of the message in the transcript
+ * @message: an OpenAI-shaped message object
+ *
+ * Returns: (transfer full): a new item
+ */
+PdMessageItem *
+pd_message_item_new_from_json (guint       index,
+                               JsonObject *message)
+{
+  PdMessageItem *self;
+  JsonNode *calls;
+  const char *role;
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  self = g_object_new (PD_TYPE_MESSAGE_ITEM, NULL);
+  role = member_string (message, "role");
+  self->index = index;
+  self->role = g_strdup (role ? role : "");
+  self->content = content_text (message);
+  self->name = g_strdup (member_string (message, "name"));
+  self->tool_call_id = g_strdup (member_string (message, "tool_call_id"));
+
+  calls = json_object_get_member (message, "tool_calls");
+  if (calls != NULL && JSON_NODE_HOLDS_ARRAY (calls) &&
+      json_array_get_length (json_node_get_array (calls)) > 0)
+    {
+      self->tool_calls = json_array_ref (json_node_get_array (calls));
+      self->tool_calls_text = json_to_string (calls, FALSE);
+    }
+  else
+    self->tool_calls_text = g_strdup ("");
+
+  /* Only the protected system message is the plan: a tool result quoting
+   * "[Current plan:" is not. */
+  self->is_plan = pd_plan_is_plan_message (self->role, self->content);
+
+  return self;
+}
+
+guint
+pd_message_item_get_index (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), 0);
+  return self->index;
+}
+
+const char *
+pd_message_item_get_role (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->role;
+}
+
+const char *
+pd_message_item_get_content (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->content;
+}
+
+const char *
+pd_message_item_get_name (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->name;
+}
+
+const char *
+pd_message_item_get_tool_call_id (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->tool_call_id;
+}
+
+/**
+ * pd_message_item_get_tool_calls:
+ *
+ * Returns: (nullable) (transfer none): the assistant's tool calls
+ */
+JsonArray *
+pd_message_item_get_tool_calls (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->tool_calls;
+}
+
+gboolean
+pd_message_item_get_is_plan (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), FALSE);
+  return self->is_plan;
+}
+
+/* Same message at the same place: the row need not change. */
+gboolean
+pd_message_item_equal (PdMessageItem *a,
+                       PdMessageItem *b)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (a), FALSE);
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (b), FALSE);
+
+  return a->index == b->index &&
+         g_strcmp0 (a->role, b->role) == 0 &&
+         g_strcmp0 (a->content, b->content) == 0 &&
+         g_strcmp0 (a->name, b->name) == 0 &&
+         g_strcmp0 (a->tool_call_id, b->tool_call_id) == 0 &&
+         g_strcmp0 (a->tool_calls_text, b->tool_calls_text) == 0;
+}
+
+/* What the copy button puts on the clipboard: the text, then the calls. */
+char *
+pd_message_item_dup_copy_text (PdMessageItem *self)
+{
+  g_autoptr(GString) out = NULL;
+
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+
+  out = g_string_new (self->content);
+  if (self->tool_calls != NULL)
+    {
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+      g_autofree char *pretty = NULL;
+
+      json_node_set_array (node, self->tool_calls);
+      pretty = json_to_string (node, TRUE);
+      if (out->len > 0)
+        g_string_append (out, "\n\n");
+      g_string_append (out, pretty);
+    }
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}

@@ -1,0 +1,416 @@
+/* pd-message-row.c: how the transcript view draws one message
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A header (role, a "Plan" badge on the protected plan message, the tool
+ * name or call id, a copy button), the text, long output folded behind
+ * "Show all", and each assistant tool call as an expander with its
+ * arguments pretty-printed.  All of it is plain text.
+ */
+#define G_LOG_DOMAIN "pd-message-row"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-message-row.h"
+
+struct _PdMessageRow
+{
+  GtkWidget      parent_instance;
+
+  PdMessageItem *item;
+  char          *role_class;
+
+  /* Template widgets */
+  GtkWidget     *box;
+  GtkLabel      *role_label;
+  GtkWidget     *plan_badge;
+  GtkLabel      *meta_label;
+  GtkWidget     *copy_button;
+  GtkLabel      *content_label;
+  GtkExpander   *fold_expander;
+  GtkLabel      *full_label;
+  GtkWidget     *calls_box;
+};
+
+G_DEFINE_FINAL_TYPE (PdMessageRow, pd_message_row, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_ITEM,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static const char *
+role_title (const char *role)
+{
+  if (g_strcmp0 (role, "system") == 0)
+    return _("System");
+  if (g_strcmp0 (role, "user") == 0)
+    return _("User");
+  if (g_strcmp0 (role, "assistant") == 0)
+    return _("Assistant");
+  if (g_strcmp0 (role, "tool") == 0)
+    return _("Tool");
+  return role;
+}
+
+/* The first lines of @text, at most PD_MESSAGE_ROW_FOLD_CHARS, or NULL when
+ * the whole text is short enough to show. */
+static char *
+fold_preview (const char *text,
+              guint      *n_lines)
+{
+  const char *p;
+  const char *cut = NULL;
+  guint lines = 1;
+
+  for (p = text; *p != '\0'; p++)
+    {
+      if (*p == '\n')
+        {
+          if (lines == PD_MESSAGE_ROW_FOLD_LINES && cut == NULL)
+            cut = p;
+          lines++;
+        }
+    }
+  *n_lines = lines;
+
+  if (cut == NULL && (gsize) (p - text) <= PD_MESSAGE_ROW_FOLD_CHARS)
+    return NULL;
+
+  if (cut == NULL || (gsize) (cut - text) > PD_MESSAGE_ROW_FOLD_CHARS)
+    {
+      cut = text + PD_MESSAGE_ROW_FOLD_CHARS;
+      /* Never cut inside a UTF-8 sequence. */
+      cut = g_utf8_find_prev_char (text, cut + 1);
+    }
+
+  {
+    g_autofree char *head = g_utf8_make_valid (text, cut - text);
+
+    return g_strconcat (head, "…", NULL);
+  }
+}
+
+static char *
+pretty_arguments (JsonObject *function)
+{
+  JsonNode *node = function ? json_object_get_member (function, "arguments") : NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  const char *text;
+
+  if (node == NULL)
+    return g_strdup ("{}");
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return json_to_string (node, TRUE);
+
+  /* Arguments arrive as a JSON string; show it parsed when it parses. */
+  text = json_node_get_string (node);
+  parser = json_parser_new_immutable ();
+  if (json_parser_load_from_data (parser, text, -1, NULL) && json_parser_get_root (parser) != NULL)
+    return json_to_string (json_parser_get_root (parser), TRUE);
+
+  return g_strdup (text);
+}
+
+static const char *
+object_string (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+static GtkWidget *
+tool_call_widget (JsonObject *call)
+{
+  JsonNode *function_node = json_object_get_member (call, "function");
+  JsonObject *function = NULL;
+  g_autofree char *arguments = NULL;
+  g_autofree char *title = NULL;
+  const char *name;
+  const char *call_id;
+  GtkWidget *expander;
+  GtkWidget *box;
+  GtkWidget *label;
+
+  if (function_node != NULL && JSON_NODE_HOLDS_OBJECT (function_node))
+    function = json_node_get_object (function_node);
+  name = object_string (function, "name");
+  call_id = object_string (call, "id");
+  arguments = pretty_arguments (function);
+
+  /* Translators: an assistant's tool call; %s is the tool's name. */
+  title = g_strdup_printf (_("Tool call: %s"), name ? name : "?");
+  expander = gtk_expander_new (title);
+  gtk_expander_set_use_markup (GTK_EXPANDER (expander), FALSE);
+  gtk_widget_add_css_class (expander, "pd-tool-call");
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_margin_start (box, 18);
+  if (call_id != NULL)
+    {
+      label = gtk_label_new (call_id);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "caption");
+      gtk_box_append (GTK_BOX (box), label);
+    }
+  label = gtk_label_new (arguments);
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "monospace");
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_expander_set_child (GTK_EXPANDER (expander), box);
+
+  return expander;
+}
+
+static void
+clear_calls (PdMessageRow *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (self->calls_box)) != NULL)
+    gtk_box_remove (GTK_BOX (self->calls_box), child);
+}
+
+static void
+pd_message_row_update (PdMessageRow *self)
+{
+  const char *role = self->item ? pd_message_item_get_role (self->item) : "";
+  const char *content = self->item ? pd_message_item_get_content (self->item) : "";
+  JsonArray *calls = self->item ? pd_message_item_get_tool_calls (self->item) : NULL;
+  gboolean is_plan = self->item ? pd_message_item_get_is_plan (self->item) : FALSE;
+  gboolean is_tool = g_strcmp0 (role, "tool") == 0;
+  gboolean foldable = is_tool || (g_strcmp0 (role, "system") == 0 && !is_plan);
+  g_autofree char *preview = NULL;
+  g_autofree char *meta = NULL;
+  guint n_lines = 0;
+
+  if (self->role_class != NULL)
+    gtk_widget_remove_css_class (GTK_WIDGET (self), self->role_class);
+  g_free (self->role_class);
+  self->role_class = g_strdup_printf ("pd-role-%s",
+                                      (g_strcmp0 (role, "system") == 0 ||
+                                       g_strcmp0 (role, "user") == 0 ||
+                                       g_strcmp0 (role, "assistant") == 0 ||
+                                       is_tool) ? role : "other");
+  gtk_widget_add_css_class (GTK_WIDGET (self), self->role_class);
+
+  gtk_label_set_text (self->role_label, role_title (role));
+  gtk_widget_set_visible (self->plan_badge, is_plan);
+
+  if (self->item != NULL)
+    {
+      const char *name = pd_message_item_get_name (self->item);
+      const char *call_id = pd_message_item_get_tool_call_id (self->item);
+
+      if (name != NULL && call_id != NULL)
+        meta = g_strdup_printf ("%s · %s", name, call_id);
+      else
+        meta = g_strdup (name ? name : call_id);
+    }
+  gtk_label_set_text (self->meta_label, meta ? meta : "");
+
+  if (is_tool)
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (self->content_label), "monospace");
+      gtk_widget_add_css_class (GTK_WIDGET (self->full_label), "monospace");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self->content_label), "monospace");
+      gtk_widget_remove_css_class (GTK_WIDGET (self->full_label), "monospace");
+    }
+
+  if (foldable)
+    preview = fold_preview (content, &n_lines);
+
+  gtk_expander_set_expanded (self->fold_expander, FALSE);
+  if (preview != NULL)
+    {
+      g_autofree char *show_all = NULL;
+
+      /* Translators: expands folded output; %u is its number of lines. */
+      show_all = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Show all (%u line)",
+                                               "Show all (%u lines)", n_lines), n_lines);
+      gtk_label_set_text (self->content_label, preview);
+      gtk_label_set_text (self->full_label, content);
+      gtk_expander_set_label (self->fold_expander, show_all);
+      gtk_widget_set_visible (GTK_WIDGET (self->fold_expander), TRUE);
+    }
+  else
+    {
+      gtk_label_set_text (self->content_label, content);
+      gtk_label_set_text (self->full_label, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->fold_expander), FALSE);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->content_label), content[0] != '\0');
+
+  clear_calls (self);
+  for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
+    {
+      JsonNode *call = json_array_get_element (calls, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (call))
+        gtk_box_append (GTK_BOX (self->calls_box), tool_call_widget (json_node_get_object (call)));
+    }
+  gtk_widget_set_visible (self->calls_box, gtk_widget_get_first_child (self->calls_box) != NULL);
+}
+
+static void
+on_fold_expander_expanded_cb (PdMessageRow *self)
+{
+  g_assert (PD_IS_MESSAGE_ROW (self));
+
+  /* Expanded, the full text replaces the preview rather than repeating it. */
+  gtk_widget_set_visible (GTK_WIDGET (self->content_label),
+                          !gtk_expander_get_expanded (self->fold_expander));
+}
+
+static void
+on_copy_button_clicked_cb (PdMessageRow *self)
+{
+  g_autofree char *text = NULL;
+
+  g_assert (PD_IS_MESSAGE_ROW (self));
+
+  if (self->item == NULL)
+    return;
+
+  text = pd_message_item_dup_copy_text (self->item);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), text);
+}
+
+static void
+pd_message_row_dispose (GObject *object)
+{
+  PdMessageRow *self = PD_MESSAGE_ROW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_MESSAGE_ROW);
+  g_clear_object (&self->item);
+
+  G_OBJECT_CLASS (pd_message_row_parent_class)->dispose (object);
+}
+
+static void
+pd_message_row_finalize (GObject *object)
+{
+  PdMessageRow *self = PD_MESSAGE_ROW (object);
+
+  g_free (self->role_class);
+
+  G_OBJECT_CLASS (pd_message_row_parent_class)->finalize (object);
+}
+
+static void
+pd_message_row_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  PdMessageRow *self = PD_MESSAGE_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ITEM:
+      g_value_set_object (value, self->item);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_message_row_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  PdMessageRow *self = PD_MESSAGE_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ITEM:
+      pd_message_row_set_item (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_message_row_class_init (PdMessageRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_message_row_dispose;
+  object_class->finalize = pd_message_row_finalize;
+  object_class->get_property = pd_message_row_get_property;
+  object_class->set_property = pd_message_row_set_property;
+
+  properties[PROP_ITEM] =
+    g_param_spec_object ("item", NULL, NULL,
+                         PD_TYPE_MESSAGE_ITEM,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "pdmessagerow");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/plandeck/Plandeck/ui/pd-message-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, box);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, role_label);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, plan_badge);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, meta_label);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, copy_button);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, content_label);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, fold_expander);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, full_label);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, calls_box);
+  gtk_widget_class_bind_template_callback (widget_class, on_copy_button_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_fold_expander_expanded_cb);
+}
+
+static void
+pd_message_row_init (PdMessageRow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+PdMessageItem *
+pd_message_row_get_item (PdMessageRow *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ROW (self), NULL);
+  return self->item;
+}
+
+void
+pd_message_row_set_item (PdMessageRow  *self,
+                         PdMessageItem *item)
+{
+  g_return_if_fail (PD_IS_MESSAGE_ROW (self));
+  g_return_if_fail (item == NULL || PD_IS_MESSAGE_ITEM (item));
+
+  if (!g_set_object (&self->item, item))
+    return;
+
+  pd_message_row_update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
+}

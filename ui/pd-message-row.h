@@ -1,0 +1,25 @@
+/* pd-message-row.h: how the transcript view draws one message
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pd-message-item.h"
+
+G_BEGIN_DECLS
+
+/* Tool output (and long system text) longer than this is folded. */
+#define PD_MESSAGE_ROW_FOLD_LINES 12
+#define PD_MESSAGE_ROW_FOLD_CHARS 1500
+
+#define PD_TYPE_MESSAGE_ROW (pd_message_row_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdMessageRow, pd_message_row, PD, MESSAGE_ROW, GtkWidget)
+
+PdMessageItem *pd_message_row_get_item (PdMessageRow  *self);
+void           pd_message_row_set_item (PdMessageRow  *self,
+                                        PdMessageItem *item);
+
+G_END_DECLS

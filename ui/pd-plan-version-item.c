@@ -1,0 +1,166 @@
+/* pd-plan-version-item.c: one stored plan version, as the history lists it
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Immutable.  The state is parsed once; a version whose JSON does not parse
+ * is listed with an empty plan rather than hidden.
+ */
+#define G_LOG_DOMAIN "pd-plan-version-item"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-plan-version-item.h"
+#include "pd-ui-util-private.h"
+
+struct _PdPlanVersionItem
+{
+  GObject      parent_instance;
+
+  gint64       version;
+  gint64       created_at;
+  char        *state_json;
+  PdPlanState *state;
+  char        *label;
+};
+
+G_DEFINE_FINAL_TYPE (PdPlanVersionItem, pd_plan_version_item, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_VERSION,
+  PROP_LABEL,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+pd_plan_version_item_finalize (GObject *object)
+{
+  PdPlanVersionItem *self = PD_PLAN_VERSION_ITEM (object);
+
+  g_free (self->state_json);
+  g_clear_pointer (&self->state, pd_plan_state_free);
+  g_free (self->label);
+
+  G_OBJECT_CLASS (pd_plan_version_item_parent_class)->finalize (object);
+}
+
+static void
+pd_plan_version_item_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  PdPlanVersionItem *self = PD_PLAN_VERSION_ITEM (object);
+
+  switch (prop_id)
+    {
+    case PROP_VERSION:
+      g_value_set_int64 (value, self->version);
+      break;
+    case PROP_LABEL:
+      g_value_set_string (value, self->label);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_plan_version_item_class_init (PdPlanVersionItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_plan_version_item_finalize;
+  object_class->get_property = pd_plan_version_item_get_property;
+
+  properties[PROP_VERSION] =
+    g_param_spec_int64 ("version", NULL, NULL, 0, G_MAXINT64, 0,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LABEL] =
+    g_param_spec_string ("label", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_plan_version_item_init (PdPlanVersionItem *self)
+{
+}
+
+/**
+ * pd_plan_version_item_new:
+ * @state_json: pd_plan_state_to_json() of that version
+ *
+ * Returns: (transfer full): a new item
+ */
+PdPlanVersionItem *
+pd_plan_version_item_new (gint64      version,
+                          gint64      created_at,
+                          const char *state_json)
+{
+  PdPlanVersionItem *self = g_object_new (PD_TYPE_PLAN_VERSION_ITEM, NULL);
+  g_autofree char *time = _pd_format_local_time (created_at);
+  PdPlanCounts counts = { 0 };
+
+  self->version = version;
+  self->created_at = created_at;
+  self->state_json = g_strdup (state_json ? state_json : "");
+  self->state = pd_plan_state_new_from_json (self->state_json, NULL);
+  if (self->state == NULL)
+    {
+      self->state = pd_plan_state_new ();
+      self->state->version = version;
+    }
+
+  pd_plan_state_count (self->state, &counts);
+  /* Translators: a plan version in the history list: "v3 · 12:04:31 · 2/5 done" */
+  self->label = g_strdup_printf (_("v%lld · %s · %u/%u done"), (long long) version, time,
+                                 counts.done, counts.steps);
+
+  return self;
+}
+
+gint64
+pd_plan_version_item_get_version (PdPlanVersionItem *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), 0);
+  return self->version;
+}
+
+gint64
+pd_plan_version_item_get_created_at (PdPlanVersionItem *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), 0);
+  return self->created_at;
+}
+
+const char *
+pd_plan_version_item_get_state_json (PdPlanVersionItem *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), NULL);
+  return self->state_json;
+}
+
+/**
+ * pd_plan_version_item_get_state:
+ *
+ * Returns: (transfer none): the plan as it was at this version
+ */
+const PdPlanState *
+pd_plan_version_item_get_state (PdPlanVersionItem *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), NULL);
+  return self->state;
+}
+
+const char *
+pd_plan_version_item_get_label (PdPlanVersionItem *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), NULL);
+  return self->label;
+}

@@ -1,0 +1,27 @@
+/* pd-transcript-view.h: a session's messages, by role
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_TRANSCRIPT_VIEW (pd_transcript_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdTranscriptView, pd_transcript_view, PD, TRANSCRIPT_VIEW, GtkWidget)
+
+GtkWidget  *pd_transcript_view_new            (void);
+PdSource   *pd_transcript_view_get_source     (PdTranscriptView *self);
+void        pd_transcript_view_set_source     (PdTranscriptView *self,
+                                               PdSource         *source);
+const char *pd_transcript_view_get_session_id (PdTranscriptView *self);
+void        pd_transcript_view_set_session_id (PdTranscriptView *self,
+                                               const char       *session_id);
+void        pd_transcript_view_refresh        (PdTranscriptView *self);
+GListModel *pd_transcript_view_get_model      (PdTranscriptView *self);
+
+G_END_DECLS

@@ -1,0 +1,20 @@
+/* pd-ui-util-private.h: small helpers the inspector views share
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pd-plan.h"
+
+G_BEGIN_DECLS
+
+char       *_pd_format_local_time      (gint64              unix_usec);
+void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
+gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
+const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);
+const char *_pd_step_status_label      (PdPlanStepStatus    status);
+const char *_pd_check_status_label     (PdPlanCheckStatus   status);
+
+G_END_DECLS
