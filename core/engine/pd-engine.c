@@ -1194,6 +1194,22 @@ assistant_message (PdProviderResponse *response)
   return message;
 }
 
+/* One model turn done: iteration_completed carries its number (1-based),
+ * then the count moves on. */
+static void
+complete_iteration (Run                      *run,
+                    const PdProviderResponse *response,
+                    guint                     n_calls)
+{
+  JsonObject *data = json_object_new ();
+
+  json_object_set_int_member (data, "input_tokens", MAX (response->input_tokens, 0));
+  json_object_set_int_member (data, "output_tokens", MAX (response->output_tokens, 0));
+  json_object_set_int_member (data, "tools_called", n_calls);
+  emit_with_data (run, PD_EVENT_ITERATION_COMPLETED, NULL, TRUE, data);
+  run->iteration++;
+}
+
 static PdRunResult *
 loop (Run *run)
 {
@@ -1288,8 +1304,8 @@ loop (Run *run)
                                g_strdup_printf ("[plandeck plan: the plan still has open steps (%s). Finish them, "
                                                 "mark them blocked with a note, or revise the plan before your "
                                                 "final answer.]", remaining));
-              run->iteration++;
               save_turn (run, PD_SESSION_STATUS_RUNNING);
+              complete_iteration (run, response, 0);
               continue;
             }
 
@@ -1305,34 +1321,14 @@ loop (Run *run)
               progress (run, PD_ENGINE_PROGRESS_NOTICE, notice);
             }
 
-          run->iteration++;
-          {
-            JsonObject *data = json_object_new ();
-
-            json_object_set_int_member (data, "input_tokens", MAX (response->input_tokens, 0));
-            json_object_set_int_member (data, "output_tokens", MAX (response->output_tokens, 0));
-            json_object_set_int_member (data, "tools_called", 0);
-            emit_with_data (run, PD_EVENT_ITERATION_COMPLETED, NULL, FALSE, data);
-          }
+          complete_iteration (run, response, 0);
           return finish (run, PD_RUN_COMPLETED, final->str, NULL);
         }
 
       run_batch (run, response->tool_calls);
       refresh_plan_message (run);
       save_turn (run, PD_SESSION_STATUS_RUNNING);
-
-      {
-        JsonObject *data = json_object_new ();
-        PdEvent *event;
-
-        json_object_set_int_member (data, "input_tokens", MAX (response->input_tokens, 0));
-        json_object_set_int_member (data, "output_tokens", MAX (response->output_tokens, 0));
-        json_object_set_int_member (data, "tools_called", n_calls);
-        event = new_event (run, PD_EVENT_ITERATION_COMPLETED, NULL, TRUE);
-        pd_event_take_data (event, data);
-        emit (run, event);
-      }
-      run->iteration++;
+      complete_iteration (run, response, n_calls);
     }
 }
 
