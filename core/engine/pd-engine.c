@@ -832,7 +832,8 @@ observe_result (Run     *run,
 {
   PdEngine *self = run->engine;
   PdToolResult *result = job->result;
-  gboolean is_plan = g_strcmp0 (job->name, "plan") == 0;
+  /* With planning off, a call named "plan" is just an unknown tool. */
+  gboolean is_plan = planning (run) && job->tool != NULL && g_strcmp0 (job->name, "plan") == 0;
   PdToolEffects effects = job->tool ? pd_tool_get_effects (job->tool, job->arguments) : PD_TOOL_EFFECTS_READ;
   g_autofree char *canonical = NULL;
   g_autoptr(JsonNode) args = NULL;
