@@ -1029,28 +1029,49 @@ flush_hints (Run *run)
   g_ptr_array_set_size (run->hints, 0);
 }
 
+/* Every declared check without current passing evidence: pending, failed,
+ * and blocked (its call was denied, so it never ran — no evidence either).
+ * pd_plan_store_pending_checks() leaves blocked checks out because they do
+ * not gate completion; an answer resting on one is still unverified. */
 static char *
 verification_notice (Run *run)
 {
-  g_autoptr(GPtrArray) pending = NULL;
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(GPtrArray) missing = NULL;
   GString *out;
 
   if (!planning (run))
     return NULL;
 
-  pending = pd_plan_store_pending_checks (run->engine->plan_store);
-  if (pending->len == 0)
+  state = pd_plan_store_snapshot (run->engine->plan_store);
+  missing = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < state->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (state->steps, i);
+
+      for (guint j = 0; j < step->checks->len; j++)
+        {
+          const PdPlanCheck *check = g_ptr_array_index (step->checks, j);
+          g_autofree char *name = NULL;
+          g_autofree char *escaped = NULL;
+
+          if (check->status == PD_PLAN_CHECK_PASSED)
+            continue;
+          name = g_strdup_printf ("%s/%s", step->id, check->id);
+          escaped = g_strescape (name, NULL);
+          g_ptr_array_add (missing, g_strdup_printf ("\"%s\"%s", escaped,
+                                                     check->status == PD_PLAN_CHECK_BLOCKED ? " (denied)" : ""));
+        }
+    }
+  if (missing->len == 0)
     return NULL;
 
   out = g_string_new (NULL);
   g_string_append_printf (out, "\n\n[plandeck verification incomplete: %u declared acceptance check(s) have no current "
-                               "passing evidence: ", pending->len);
-  for (guint i = 0; i < MIN (pending->len, 8); i++)
-    {
-      g_autofree char *escaped = g_strescape (g_ptr_array_index (pending, i), NULL);
-      g_string_append_printf (out, "%s\"%s\"", i ? ", " : "", escaped);
-    }
-  if (pending->len > 8)
+                               "passing evidence: ", missing->len);
+  for (guint i = 0; i < MIN (missing->len, 8); i++)
+    g_string_append_printf (out, "%s%s", i ? ", " : "", (const char *) g_ptr_array_index (missing, i));
+  if (missing->len > 8)
     g_string_append (out, ", \xe2\x80\xa6");
   g_string_append (out, ". Task completion is not verified.]");
 
