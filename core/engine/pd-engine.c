@@ -595,6 +595,25 @@ compact (Run    *run,
       g_array_append_val (chosen, next);
     }
 
+  /* An exchange that reaches into the kept tail stays whole: compacting its
+   * assistant message would leave tool results answering no call, which
+   * servers refuse.  (Its lines may already be in the digest source; the
+   * digest then merely repeats them.) */
+  if (chosen->len > 0)
+    {
+      guint next = g_array_index (chosen, guint, chosen->len - 1) + 1;
+
+      if (next < n && g_strcmp0 (pd_message_get_role (pd_transcript_get (t, next)), "tool") == 0)
+        while (chosen->len > 0)
+          {
+            guint last = g_array_index (chosen, guint, chosen->len - 1);
+
+            g_array_set_size (chosen, chosen->len - 1);
+            if (g_strcmp0 (pd_message_get_role (pd_transcript_get (t, last)), "tool") != 0)
+              break;
+          }
+    }
+
   if (chosen->len == 0)
     return FALSE;
 
