@@ -1112,7 +1112,10 @@ test_per_turn_save (Fixture       *f,
   g_assert_cmpint (info->status, ==, PD_SESSION_STATUS_IDLE);
   g_assert_cmpint (info->input_tokens, ==, 25);
   g_assert_cmpint (info->turns, ==, 1);
-  g_assert_cmpuint (info->n_messages, ==, json_array_get_length (stored_messages (f, result->session_id)));
+  {
+    g_autoptr(JsonArray) stored = stored_messages (f, result->session_id);
+    g_assert_cmpuint (info->n_messages, ==, json_array_get_length (stored));
+  }
 }
 
 /* Provider failures end the run with a recorded outcome. */
