@@ -633,6 +633,25 @@ compact (Run    *run,
       g_array_append_val (chosen, next);
     }
 
+  /* An exchange that reaches into the kept tail stays whole: compacting its
+   * assistant message would leave tool results answering no call, which
+   * servers refuse.  (Its lines may already be in the digest source; the
+   * digest then merely repeats them.) */
+  if (chosen->len > 0)
+    {
+      guint next = g_array_index (chosen, guint, chosen->len - 1) + 1;
+
+      if (next < n && g_strcmp0 (pd_message_get_role (pd_transcript_get (t, next)), "tool") == 0)
+        while (chosen->len > 0)
+          {
+            guint last = g_array_index (chosen, guint, chosen->len - 1);
+
+            g_array_set_size (chosen, chosen->len - 1);
+            if (g_strcmp0 (pd_message_get_role (pd_transcript_get (t, last)), "tool") != 0)
+              break;
+          }
+    }
+
   if (chosen->len == 0)
     return FALSE;
 
@@ -870,7 +889,8 @@ observe_result (Run     *run,
 {
   PdEngine *self = run->engine;
   PdToolResult *result = job->result;
-  gboolean is_plan = g_strcmp0 (job->name, "plan") == 0;
+  /* With planning off, a call named "plan" is just an unknown tool. */
+  gboolean is_plan = planning (run) && job->tool != NULL && g_strcmp0 (job->name, "plan") == 0;
   PdToolEffects effects = job->tool ? pd_tool_get_effects (job->tool, job->arguments) : PD_TOOL_EFFECTS_READ;
   g_autofree char *canonical = NULL;
   g_autoptr(JsonNode) args = NULL;
@@ -1066,28 +1086,49 @@ flush_hints (Run *run)
   g_ptr_array_set_size (run->hints, 0);
 }
 
+/* Every declared check without current passing evidence: pending, failed,
+ * and blocked (its call was denied, so it never ran — no evidence either).
+ * pd_plan_store_pending_checks() leaves blocked checks out because they do
+ * not gate completion; an answer resting on one is still unverified. */
 static char *
 verification_notice (Run *run)
 {
-  g_autoptr(GPtrArray) pending = NULL;
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(GPtrArray) missing = NULL;
   GString *out;
 
   if (!planning (run))
     return NULL;
 
-  pending = pd_plan_store_pending_checks (run->engine->plan_store);
-  if (pending->len == 0)
+  state = pd_plan_store_snapshot (run->engine->plan_store);
+  missing = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < state->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (state->steps, i);
+
+      for (guint j = 0; j < step->checks->len; j++)
+        {
+          const PdPlanCheck *check = g_ptr_array_index (step->checks, j);
+          g_autofree char *name = NULL;
+          g_autofree char *escaped = NULL;
+
+          if (check->status == PD_PLAN_CHECK_PASSED)
+            continue;
+          name = g_strdup_printf ("%s/%s", step->id, check->id);
+          escaped = g_strescape (name, NULL);
+          g_ptr_array_add (missing, g_strdup_printf ("\"%s\"%s", escaped,
+                                                     check->status == PD_PLAN_CHECK_BLOCKED ? " (denied)" : ""));
+        }
+    }
+  if (missing->len == 0)
     return NULL;
 
   out = g_string_new (NULL);
   g_string_append_printf (out, "\n\n[plandeck verification incomplete: %u declared acceptance check(s) have no current "
-                               "passing evidence: ", pending->len);
-  for (guint i = 0; i < MIN (pending->len, 8); i++)
-    {
-      g_autofree char *escaped = g_strescape (g_ptr_array_index (pending, i), NULL);
-      g_string_append_printf (out, "%s\"%s\"", i ? ", " : "", escaped);
-    }
-  if (pending->len > 8)
+                               "passing evidence: ", missing->len);
+  for (guint i = 0; i < MIN (missing->len, 8); i++)
+    g_string_append_printf (out, "%s%s", i ? ", " : "", (const char *) g_ptr_array_index (missing, i));
+  if (missing->len > 8)
     g_string_append (out, ", \xe2\x80\xa6");
   g_string_append (out, ". Task completion is not verified.]");
 
@@ -1232,6 +1273,22 @@ assistant_message (PdProviderResponse *response)
   return message;
 }
 
+/* One model turn done: iteration_completed carries its number (1-based),
+ * then the count moves on. */
+static void
+complete_iteration (Run                      *run,
+                    const PdProviderResponse *response,
+                    guint                     n_calls)
+{
+  JsonObject *data = json_object_new ();
+
+  json_object_set_int_member (data, "input_tokens", MAX (response->input_tokens, 0));
+  json_object_set_int_member (data, "output_tokens", MAX (response->output_tokens, 0));
+  json_object_set_int_member (data, "tools_called", n_calls);
+  emit_with_data (run, PD_EVENT_ITERATION_COMPLETED, NULL, TRUE, data);
+  run->iteration++;
+}
+
 static PdRunResult *
 loop (Run *run)
 {
@@ -1326,8 +1383,8 @@ loop (Run *run)
                                g_strdup_printf ("[plandeck plan: the plan still has open steps (%s). Finish them, "
                                                 "mark them blocked with a note, or revise the plan before your "
                                                 "final answer.]", remaining));
-              run->iteration++;
               save_turn (run, PD_SESSION_STATUS_RUNNING);
+              complete_iteration (run, response, 0);
               continue;
             }
 
@@ -1343,34 +1400,14 @@ loop (Run *run)
               progress (run, PD_ENGINE_PROGRESS_NOTICE, notice);
             }
 
-          run->iteration++;
-          {
-            JsonObject *data = json_object_new ();
-
-            json_object_set_int_member (data, "input_tokens", MAX (response->input_tokens, 0));
-            json_object_set_int_member (data, "output_tokens", MAX (response->output_tokens, 0));
-            json_object_set_int_member (data, "tools_called", 0);
-            emit_with_data (run, PD_EVENT_ITERATION_COMPLETED, NULL, FALSE, data);
-          }
+          complete_iteration (run, response, 0);
           return finish (run, PD_RUN_COMPLETED, final->str, NULL);
         }
 
       run_batch (run, response->tool_calls);
       refresh_plan_message (run);
       save_turn (run, PD_SESSION_STATUS_RUNNING);
-
-      {
-        JsonObject *data = json_object_new ();
-        PdEvent *event;
-
-        json_object_set_int_member (data, "input_tokens", MAX (response->input_tokens, 0));
-        json_object_set_int_member (data, "output_tokens", MAX (response->output_tokens, 0));
-        json_object_set_int_member (data, "tools_called", n_calls);
-        event = new_event (run, PD_EVENT_ITERATION_COMPLETED, NULL, TRUE);
-        pd_event_take_data (event, data);
-        emit (run, event);
-      }
-      run->iteration++;
+      complete_iteration (run, response, n_calls);
     }
 }
 

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""plandeck-agent end to end on a fresh database, with the replay provider.
+
+usage: test-agent-cli.py AGENT
+
+run → sessions list --json → sessions show → sessions export → plan status
+→ events --type plan_updated → continue → sessions rm, checking exit
+statuses and outputs.  Prints TAP.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+RECORDING = {
+    "label": "cli test",
+    "turns": [
+        {"content": "Planning.",
+         "tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": [
+             {"id": "look", "title": "List the files"},
+             {"id": "tell", "title": "Report them"}]}}]},
+        {"tool_calls": [{"name": "list_dir", "arguments": {}},
+                        {"name": "plan", "arguments": {"verb": "complete", "step_id": "look"}},
+                        {"name": "plan", "arguments": {"verb": "update",
+                                                       "updates": [{"id": "tell", "status": "in_progress"}]}}]},
+        {"content": "There is one file, a.txt."},
+        # The completion nudge (tell is still open) asks once more.
+        {"content": "There is one file, a.txt. Done."},
+    ],
+}
+
+CONTINUATION = {
+    "turns": [
+        {"tool_calls": [{"name": "plan", "arguments": {"verb": "complete", "step_id": "tell"}}]},
+        {"content": "Reported."},
+    ],
+}
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
+        if not ok:
+            self.failed += 1
+            for line in str(detail).splitlines()[:40]:
+                print(f"# {line}")
+        return ok
+
+
+def main():
+    agent = os.path.abspath(sys.argv[1])
+    tap = Tap()
+
+    with tempfile.TemporaryDirectory(prefix="pd-test-cli-") as tmp:
+        env = dict(os.environ)
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HOME"):
+            env[var] = tmp
+        for var in ("PLANDECK_PLANNING", "PLANDECK_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+            env.pop(var, None)
+        work = os.path.join(tmp, "work")
+        os.mkdir(work)
+        with open(os.path.join(work, "a.txt"), "w") as f:
+            f.write("a\n")
+        db = os.path.join(tmp, "sessions.db")
+        recording = os.path.join(tmp, "run.json")
+        continuation = os.path.join(tmp, "continue.json")
+        with open(recording, "w") as f:
+            json.dump(RECORDING, f)
+        with open(continuation, "w") as f:
+            json.dump(CONTINUATION, f)
+
+        def agent_run(*args):
+            return subprocess.run([agent, *args], env=env, cwd=tmp, capture_output=True, text=True, timeout=60)
+
+        def detail(proc):
+            return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+
+        # run
+        proc = agent_run("run", "--db", db, "--provider", "replay", "--replay", recording,
+                         "--approve", "auto", "-C", work, "List the files")
+        tap.check(proc.returncode == 0, "run exits 0", detail(proc))
+        tap.check("There is one file, a.txt. Done." in proc.stdout, "run prints the answer", detail(proc))
+        tap.check("still has open steps (tell in_progress)" in proc.stderr, "run shows the nudge", detail(proc))
+
+        # sessions list --json
+        proc = agent_run("sessions", "list", "--db", db, "--json")
+        tap.check(proc.returncode == 0, "sessions list exits 0", detail(proc))
+        try:
+            listing = json.loads(proc.stdout)
+        except ValueError as e:
+            listing = {"sessions": []}
+            tap.check(False, "sessions list prints JSON", e)
+        sessions = listing.get("sessions", [])
+        tap.check(len(sessions) == 1 and listing.get("total") == 1, "one session listed", proc.stdout)
+        if not sessions:
+            print(f"1..{tap.n}")
+            return 1
+        session = sessions[0]
+        sid = session["id"]
+        tap.check(session.get("task") == "List the files" and session.get("status") == "idle"
+                  and session.get("provider") == "replay" and session.get("cwd") == work,
+                  "the session row", session)
+        tap.check(session.get("plan") == {"version": 3, "done": 1, "total": 2, "blocked": 0},
+                  "the session's plan summary", session.get("plan"))
+
+        # sessions show
+        proc = agent_run("sessions", "show", "--db", db, sid)
+        tap.check(proc.returncode == 0, "sessions show exits 0", detail(proc))
+        tap.check(sid in proc.stdout and "List the files" in proc.stdout and "status    idle" in proc.stdout,
+                  "sessions show describes the session", detail(proc))
+        tap.check("\U0001f4cb Plan \u2014 v3 \u00b7 1/2 done" in proc.stdout, "sessions show has the plan", detail(proc))
+
+        # sessions export
+        proc = agent_run("sessions", "export", "--db", db, sid)
+        tap.check(proc.returncode == 0, "sessions export exits 0", detail(proc))
+        try:
+            exported = json.loads(proc.stdout)
+        except ValueError as e:
+            exported = {}
+            tap.check(False, "sessions export prints JSON", e)
+        messages = exported.get("messages", [])
+        roles = [m.get("role") for m in messages]
+        tap.check(exported.get("id") == sid and roles[:2] == ["system", "user"], "export: the head", roles)
+        plan_messages = [i for i, m in enumerate(messages)
+                         if m.get("role") == "system" and (m.get("content") or "").startswith("[Current plan:")]
+        tap.check(plan_messages == [2], "export: one plan message right after the head", plan_messages)
+        tap.check(messages and messages[-1].get("role") == "assistant"
+                  and messages[-1].get("content") == "There is one file, a.txt. Done.",
+                  "export: ends with the answer", messages[-1:] if messages else None)
+        tap.check(any(m.get("role") == "tool" and m.get("name") == "list_dir" and "a.txt" in (m.get("content") or "")
+                      for m in messages), "export: the list_dir result", roles)
+
+        # plan status
+        proc = agent_run("plan", "status", "--db", db, sid)
+        lines = proc.stdout.splitlines()
+        tap.check(proc.returncode == 0, "plan status exits 0", detail(proc))
+        tap.check(lines[:3] == ["\U0001f4cb Plan \u2014 v3 \u00b7 1/2 done",
+                                "\u2705 look List the files",
+                                "\U0001f504 tell Report them"], "plan status output", detail(proc))
+
+        # events --type plan_updated
+        proc = agent_run("events", "--db", db, "--session", sid, "--type", "plan_updated")
+        tap.check(proc.returncode == 0, "events exits 0", detail(proc))
+        events = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        tap.check([e.get("type") for e in events] == ["plan_updated", "plan_updated"]
+                  and [e["data"]["version"] for e in events] == [2, 3]
+                  and all(e.get("session_id") == sid for e in events),
+                  "two plan_updated events, versions 2 and 3", proc.stdout)
+        tap.check(all(set(e["data"]) == {"steps", "done", "in_progress", "blocked", "pending", "version"}
+                      for e in events) and "List the files" not in proc.stdout,
+                  "plan events carry counts only", proc.stdout)
+
+        # continue
+        proc = agent_run("continue", "--db", db, "--provider", "replay", "--replay", continuation,
+                         "--approve", "auto", "-C", work, sid, "Finish the report")
+        tap.check(proc.returncode == 0, "continue exits 0", detail(proc))
+        tap.check("Reported." in proc.stdout, "continue prints the answer", detail(proc))
+        proc = agent_run("plan", "status", "--db", db, sid)
+        tap.check(proc.returncode == 0 and proc.stdout.startswith("\U0001f4cb Plan \u2014 v4 \u00b7 2/2 done"),
+                  "the plan after continue", detail(proc))
+        proc = agent_run("sessions", "list", "--db", db, "--json")
+        listing = json.loads(proc.stdout) if proc.returncode == 0 else {}
+        tap.check(listing.get("total") == 1 and listing["sessions"][0]["id"] == sid, "continue kept one session",
+                  proc.stdout)
+
+        # continue with an unknown session fails
+        proc = agent_run("continue", "--db", db, "--provider", "replay", "--replay", continuation,
+                         "-C", work, "20200101-00000000000000000000000000000000", "Hi")
+        tap.check(proc.returncode != 0 and proc.stderr.strip() != "", "continue of an unknown session fails",
+                  detail(proc))
+
+        # sessions rm
+        proc = agent_run("sessions", "rm", "--db", db, sid)
+        tap.check(proc.returncode == 0, "sessions rm exits 0", detail(proc))
+        proc = agent_run("sessions", "show", "--db", db, sid)
+        tap.check(proc.returncode != 0 and "not found" in proc.stderr, "show after rm fails", detail(proc))
+        proc = agent_run("sessions", "list", "--db", db, "--json")
+        tap.check(proc.returncode == 0 and json.loads(proc.stdout).get("total") == 0, "list after rm is empty",
+                  detail(proc))
+        proc = agent_run("events", "--db", db, "--session", sid, "--type", "plan_updated")
+        tap.check(proc.returncode == 0 and proc.stdout.strip() == "", "no events left after rm", detail(proc))
+
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
