@@ -72,6 +72,13 @@ on_progress (PdEngineProgress  kind,
       break;
 
     case PD_ENGINE_PROGRESS_NOTICE:
+      /* A notice ends the answer streamed so far. */
+      if (!state->at_line_start && state->turn_text->len > 0)
+        {
+          fputc ('\n', stdout);
+          fflush (stdout);
+          state->at_line_start = TRUE;
+        }
       if (!state->quiet)
         fprintf (stderr, "%s\n", text);
       break;

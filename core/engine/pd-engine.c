@@ -1228,7 +1228,13 @@ stop_for_budget (Run        *run,
   g_string_append_printf (text, "[plandeck: the run stopped because its %s budget is exhausted (%" G_GINT64_FORMAT
                                 " of %" G_GINT64_FORMAT ").]", name, observed, limit);
   if (remaining != NULL)
-    g_string_append_printf (text, "\n[plan remaining: %s]", remaining);
+    {
+      /* Derived from the plan, so wrapped like the plan message body. */
+      g_autofree char *nonce = pd_plan_new_nonce ();
+
+      g_string_append_printf (text, "\n<untrusted_content_%s source=\"plan_remaining\">\n[plan remaining: %s]\n"
+                                    "</untrusted_content_%s>", nonce, remaining, nonce);
+    }
 
   note = pd_message_new ("system", text->str);
   pd_transcript_append (run->transcript, note);
