@@ -1170,7 +1170,7 @@ stream_advance (PdClaudeCodeReader  *self,
       st->lines += 1 + pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
 
       /* Cheap shape check for every line: one JSON object. */
-      if (line[0] != '{' || line[length - 1] != '}')
+      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
         {
           st->skipped_lines++;
           continue;

@@ -663,7 +663,7 @@ pd_codex_reader_update (PdCodexReader  *self,
 
       if ((++n & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
         break;
-      if (line[0] != '{' || line[length - 1] != '}')
+      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
         {
           stats->skipped_lines++;
           continue;

@@ -186,8 +186,6 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
               continue;
             }
           begin[len] = '\0';
-          if (len == 0)
-            continue;
           self->n_lines++;
           self->unterminated = FALSE;
           *line = begin;

@@ -25,7 +25,8 @@ void           pd_jsonl_reader_free         (PdJsonlReader  *self);
 
 /* The next line, without its newline (or "\r\n"), NUL-terminated, valid
  * until the next call.  FALSE at the end of the file or on an error (then
- * @error is set).  Blank lines are skipped. */
+ * @error is set).  Blank lines are returned too (length 0), for the caller
+ * to count as skipped. */
 gboolean       pd_jsonl_reader_next         (PdJsonlReader  *self,
                                              const char    **line,
                                              gsize          *length,

@@ -347,7 +347,7 @@ pd_opencode_read_database (const char    *path,
 
   /* Column names, not positions: the schema grows between versions. */
   rc = sqlite3_prepare_v2 (db, "SELECT * FROM session", -1, &stmt, NULL);
-  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       g_autoptr(PdImportedSession) session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, path);
 
@@ -387,7 +387,7 @@ pd_opencode_read_database (const char    *path,
     }
 
   rc = sqlite3_prepare_v2 (db, "SELECT session_id, id, data FROM part WHERE data LIKE '%todowrite%'", -1, &stmt, NULL);
-  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *session_id = column_text (stmt, 0);
       const char *data = column_text (stmt, 2);
