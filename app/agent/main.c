@@ -29,6 +29,7 @@ static const PdAgentCommand commands[] = {
   { "config", pd_agent_config_main, "Print the resolved configuration and its warnings" },
   { "sessions", pd_agent_sessions_main, "List, show, export and remove stored sessions" },
   { "events", pd_agent_events_main, "Print the stored event stream as JSON lines" },
+  { "import", pd_agent_import_main, "Read Claude Code, Codex and OpenCode plans from their transcripts" },
 };
 
 static void

@@ -1,0 +1,1321 @@
+/* pd-claude-code-reader.c: Claude Code (and Claude desktop) transcripts.
+ *
+ * Replay rules (seed 001, "What is read"; issue 7, "Readers"):
+ *  - a plan tool call changes the checklist only once its result is seen,
+ *    bound by tool_use.id ↔ tool_result.tool_use_id, and only when the result
+ *    is not an error;
+ *  - TodoWrite and update_plan with items are full lists: they replace the
+ *    agent's section, switch to their source and clear the known tasks;
+ *  - TaskCreate creates by the id its result returns; TaskUpdate applies
+ *    only what its result confirms, never for an unknown task; TaskList
+ *    results and task reminders are snapshots of the whole task list;
+ *  - subagent transcripts share the parent's task list (only their Task*
+ *    calls count; their TodoWrite list is their own) and are merged by
+ *    timestamp.
+ */
+#define _GNU_SOURCE
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd-claude-code-reader.h"
+#include "pd-import-private.h"
+#include "pd-jsonl-reader.h"
+
+#define TITLE_MAX_CHARS 120
+#define TITLE_MAX_USER_LINES 50
+
+typedef enum
+{
+  TOOL_TODO_WRITE,
+  TOOL_TASK_CREATE,
+  TOOL_TASK_UPDATE,
+  TOOL_TASK_LIST,
+  TOOL_EXIT_PLAN_MODE,
+  TOOL_CCD_UPDATE_PLAN,
+  TOOL_CCD_WRAP_UP,
+  N_TOOLS
+} Tool;
+
+static const char * const tool_names[N_TOOLS] = {
+  "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode",
+  "mcp__ccd_turn__update_plan", "mcp__ccd_turn__wrap_up",
+};
+
+/* Words that must occur in a line for it to be worth parsing. */
+static const char * const call_needles[] = {
+  "\"TodoWrite\"", "\"TaskCreate\"", "\"TaskUpdate\"", "\"TaskList\"", "\"ExitPlanMode\"",
+  "\"mcp__ccd_turn__", "\"task_reminder\"", NULL,
+};
+
+typedef struct
+{
+  char     *id;
+  Tool      tool;
+  JsonNode *input;
+  gboolean  from_subagent;
+  gint64    time;
+} Request;
+
+typedef struct
+{
+  char              *id;
+  char              *subject;
+  PdChecklistStatus  status;
+} Task;
+
+typedef struct
+{
+  char          *path;
+  goffset        offset;
+  gboolean       is_main;
+  /* During one update: */
+  PdJsonlReader *reader;
+  JsonParser    *parser;
+  JsonObject    *head;       /* owned by parser */
+  gint64         head_time;
+  gint64         last_time;
+} Stream;
+
+struct _PdClaudeCodeReader
+{
+  GObject            parent_instance;
+
+  char              *path;
+  char              *subagent_dir;
+  gsize              max_line;
+  gboolean           follow;
+  PdImportedSession *session;
+  GPtrArray         *streams;      /* Stream */
+  GHashTable        *requests;     /* id → Request */
+  GQueue             request_order; /* ids, oldest first (not owned) */
+  GPtrArray         *tasks;        /* Task, creation order */
+  gboolean           have_meta;
+  gboolean           have_title;
+  guint              user_lines;
+  gboolean           cancelled;
+};
+
+G_DEFINE_FINAL_TYPE (PdClaudeCodeReader, pd_claude_code_reader, G_TYPE_OBJECT)
+
+static void
+request_free (Request *request)
+{
+  g_free (request->id);
+  g_clear_pointer (&request->input, json_node_unref);
+  g_free (request);
+}
+
+static void
+task_free (Task *task)
+{
+  g_free (task->id);
+  g_free (task->subject);
+  g_free (task);
+}
+
+static void
+stream_close (Stream *stream)
+{
+  g_clear_pointer (&stream->reader, pd_jsonl_reader_free);
+  g_clear_object (&stream->parser);
+  stream->head = NULL;
+}
+
+static void
+stream_free (Stream *stream)
+{
+  stream_close (stream);
+  g_free (stream->path);
+  g_free (stream);
+}
+
+static void
+pd_claude_code_reader_finalize (GObject *object)
+{
+  PdClaudeCodeReader *self = PD_CLAUDE_CODE_READER (object);
+
+  g_queue_clear (&self->request_order);
+  g_clear_pointer (&self->requests, g_hash_table_unref);
+  g_clear_pointer (&self->streams, g_ptr_array_unref);
+  g_clear_pointer (&self->tasks, g_ptr_array_unref);
+  g_clear_object (&self->session);
+  g_free (self->path);
+  g_free (self->subagent_dir);
+
+  G_OBJECT_CLASS (pd_claude_code_reader_parent_class)->finalize (object);
+}
+
+static void
+pd_claude_code_reader_class_init (PdClaudeCodeReaderClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_claude_code_reader_finalize;
+}
+
+static void
+pd_claude_code_reader_init (PdClaudeCodeReader *self)
+{
+  self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
+  self->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) stream_free);
+  self->requests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) request_free);
+  g_queue_init (&self->request_order);
+  self->tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) task_free);
+}
+
+static Stream *
+add_stream (PdClaudeCodeReader *self,
+            const char         *path,
+            gboolean            is_main)
+{
+  Stream *stream;
+
+  for (guint i = 0; i < self->streams->len; i++)
+    {
+      stream = g_ptr_array_index (self->streams, i);
+      if (strcmp (stream->path, path) == 0)
+        return stream;
+    }
+  stream = g_new0 (Stream, 1);
+  stream->path = g_strdup (path);
+  stream->is_main = is_main;
+  g_ptr_array_add (self->streams, stream);
+  return stream;
+}
+
+PdClaudeCodeReader *
+pd_claude_code_reader_new (const char *path)
+{
+  PdClaudeCodeReader *self;
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (PD_TYPE_CLAUDE_CODE_READER, NULL);
+  self->path = g_strdup (path);
+  self->session = pd_imported_session_new (PD_IMPORT_SOURCE_CLAUDE_CODE, path);
+
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  if (g_str_has_suffix (base, ".jsonl"))
+    base[strlen (base) - strlen (".jsonl")] = '\0';
+  pd_imported_session_set_id (self->session, base);
+  self->subagent_dir = g_build_filename (dir, base, "subagents", NULL);
+
+  add_stream (self, path, TRUE);
+  return self;
+}
+
+void
+pd_claude_code_reader_set_max_line (PdClaudeCodeReader *self,
+                                    gsize               max_line)
+{
+  g_return_if_fail (PD_IS_CLAUDE_CODE_READER (self));
+  self->max_line = max_line;
+}
+
+void
+pd_claude_code_reader_set_follow (PdClaudeCodeReader *self,
+                                  gboolean            follow)
+{
+  g_return_if_fail (PD_IS_CLAUDE_CODE_READER (self));
+  self->follow = !!follow;
+}
+
+void
+pd_claude_code_reader_add_subagent (PdClaudeCodeReader *self,
+                                    const char         *path)
+{
+  g_return_if_fail (PD_IS_CLAUDE_CODE_READER (self));
+  g_return_if_fail (path != NULL);
+  add_stream (self, path, FALSE);
+}
+
+PdImportedSession *
+pd_claude_code_reader_get_session (PdClaudeCodeReader *self)
+{
+  g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), NULL);
+  return self->session;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The checklist                                                          */
+
+static PdImportStats *
+stats (PdClaudeCodeReader *self)
+{
+  return pd_imported_session_get_stats (self->session);
+}
+
+static PdChecklist *
+checklist (PdClaudeCodeReader *self)
+{
+  return pd_imported_session_get_checklist (self->session);
+}
+
+static void
+publish_tasks (PdClaudeCodeReader *self)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+
+  for (guint i = 0; i < self->tasks->len; i++)
+    {
+      Task *task = g_ptr_array_index (self->tasks, i);
+      g_ptr_array_add (items, pd_checklist_item_new (task->subject, task->status, task->id));
+    }
+  pd_checklist_replace_agent_items (checklist (self), PD_CHECKLIST_ORIGIN_CLAUDE_TASKS, items);
+}
+
+static Task *
+find_task (PdClaudeCodeReader *self,
+           const char         *id,
+           guint              *index)
+{
+  for (guint i = 0; id != NULL && i < self->tasks->len; i++)
+    {
+      Task *task = g_ptr_array_index (self->tasks, i);
+      if (strcmp (task->id, id) == 0)
+        {
+          if (index)
+            *index = i;
+          return task;
+        }
+    }
+  return NULL;
+}
+
+/* A full list (TodoWrite, update_plan items): replaces the agent's section
+ * and clears the known tasks. */
+static void
+apply_full_list (PdClaudeCodeReader *self,
+                 PdChecklistOrigin   origin,
+                 GPtrArray          *items)
+{
+  g_ptr_array_set_size (self->tasks, 0);
+  pd_checklist_replace_agent_items (checklist (self), origin, items);
+  stats (self)->applied_updates++;
+}
+
+static int
+compare_task_ids (gconstpointer a,
+                  gconstpointer b)
+{
+  const Task *ta = *(Task * const *) a;
+  const Task *tb = *(Task * const *) b;
+  gint64 na = g_ascii_strtoll (ta->id, NULL, 10);
+  gint64 nb = g_ascii_strtoll (tb->id, NULL, 10);
+
+  if (na != nb)
+    return na < nb ? -1 : 1;
+  return strcmp (ta->id, tb->id);
+}
+
+/* TaskList results and task reminders: the whole task list. */
+static gboolean
+apply_task_snapshot (PdClaudeCodeReader *self,
+                     JsonArray          *array)
+{
+  g_autoptr(GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) task_free);
+  guint n = json_array_get_length (array);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      JsonObject *object;
+      const char *subject, *status_text;
+      g_autofree char *id = NULL;
+      PdChecklistStatus status;
+      Task *task;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        return FALSE;
+      object = json_node_get_object (element);
+      id = _pd_import_get_id (object, "id");
+      subject = _pd_import_get_string (object, "subject");
+      status_text = _pd_import_get_string (object, "status");
+      if (id == NULL || subject == NULL)
+        return FALSE;
+      if (!pd_checklist_status_parse (status_text, &status))
+        continue;
+      if (tasks->len >= PD_IMPORT_MAX_TASKS)
+        break;
+      task = g_new0 (Task, 1);
+      task->id = g_steal_pointer (&id);
+      task->subject = _pd_import_clean_text (subject);
+      task->status = status;
+      g_ptr_array_add (tasks, task);
+    }
+
+  /* Snapshots are not in id order; ids are assigned in creation order. */
+  g_ptr_array_sort (tasks, compare_task_ids);
+  g_ptr_array_unref (self->tasks);
+  self->tasks = g_steal_pointer (&tasks);
+  publish_tasks (self);
+  stats (self)->applied_updates++;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Results                                                                */
+
+static gboolean
+tool_use_result_is_error (JsonNode *result)
+{
+  gboolean success;
+
+  if (result == NULL)
+    return FALSE;
+  if (JSON_NODE_HOLDS_VALUE (result) && json_node_get_value_type (result) == G_TYPE_STRING)
+    {
+      const char *text = json_node_get_string (result);
+      return g_str_has_prefix (text, "Error") || g_str_has_prefix (text, "User rejected");
+    }
+  if (JSON_NODE_HOLDS_OBJECT (result)
+      && _pd_import_get_boolean (json_node_get_object (result), "success", &success))
+    return !success;
+  return FALSE;
+}
+
+static JsonObject *
+result_object (JsonNode *result)
+{
+  return result && JSON_NODE_HOLDS_OBJECT (result) ? json_node_get_object (result) : NULL;
+}
+
+static const char * const todo_text_members[] = { "content", "text", NULL };
+static const char * const plan_text_members[] = { "text", "content", "title", "step", "subject", NULL };
+
+static void
+result_todo_write (PdClaudeCodeReader *self,
+                   Request            *request,
+                   JsonNode           *result)
+{
+  JsonArray *array = _pd_import_get_array (result_object (result), "newTodos");
+  g_autoptr(GPtrArray) items = NULL;
+
+  /* The result's newTodos is the post-state; the input is the fallback. */
+  if (array == NULL && request->input && JSON_NODE_HOLDS_OBJECT (request->input))
+    array = _pd_import_get_array (json_node_get_object (request->input), "todos");
+  if (!(items = _pd_import_items_from_array (array, todo_text_members, "id")))
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+  apply_full_list (self, PD_CHECKLIST_ORIGIN_TODO_LIST, g_steal_pointer (&items));
+}
+
+/* "Task #12 created successfully: …" → "12" */
+static char *
+id_from_text (const char *text,
+              const char *prefix,
+              const char *suffix)
+{
+  const char *p;
+  const char *digits;
+
+  if (text == NULL || !g_str_has_prefix (text, prefix))
+    return NULL;
+  p = digits = text + strlen (prefix);
+  while (g_ascii_isdigit (*p))
+    p++;
+  if (p == digits || p - digits > 12 || !g_str_has_prefix (p, suffix))
+    return NULL;
+  return g_strndup (digits, (gsize) (p - digits));
+}
+
+static void
+result_task_create (PdClaudeCodeReader *self,
+                    Request            *request,
+                    JsonNode           *result,
+                    const char         *text)
+{
+  JsonObject *task_object = _pd_import_get_object (result_object (result), "task");
+  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
+                      ? json_node_get_object (request->input) : NULL;
+  g_autofree char *id = NULL;
+  const char *subject = NULL;
+  Task *task;
+  guint index;
+
+  if (task_object != NULL)
+    {
+      id = _pd_import_get_id (task_object, "id");
+      subject = _pd_import_get_string (task_object, "subject");
+    }
+  else
+    id = id_from_text (text, "Task #", " created successfully");
+  if (subject == NULL)
+    subject = _pd_import_get_string (input, "subject");
+
+  if (id == NULL || subject == NULL)
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+
+  /* A new creation may reuse an id: it replaces that item. */
+  if ((task = find_task (self, id, &index)))
+    {
+      g_free (task->subject);
+      task->subject = _pd_import_clean_text (subject);
+      task->status = PD_CHECKLIST_STATUS_PENDING;
+    }
+  else
+    {
+      if (self->tasks->len >= PD_IMPORT_MAX_TASKS)
+        g_ptr_array_remove_index (self->tasks, 0);
+      task = g_new0 (Task, 1);
+      task->id = g_steal_pointer (&id);
+      task->subject = _pd_import_clean_text (subject);
+      task->status = PD_CHECKLIST_STATUS_PENDING;
+      g_ptr_array_add (self->tasks, task);
+    }
+  publish_tasks (self);
+  stats (self)->applied_updates++;
+}
+
+static gboolean
+strv_has (GStrv        strv,
+          const char  *word)
+{
+  return strv != NULL && g_strv_contains ((const char * const *) strv, word);
+}
+
+static void
+result_task_update (PdClaudeCodeReader *self,
+                    Request            *request,
+                    JsonNode           *result,
+                    const char         *text)
+{
+  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
+                      ? json_node_get_object (request->input) : NULL;
+  JsonObject *object = result_object (result);
+  g_autofree char *id = _pd_import_get_id (input, "taskId");
+  g_auto(GStrv) fields = NULL;
+  const char *new_status = NULL;
+  const char *new_subject = NULL;
+  gboolean changed = FALSE;
+  Task *task;
+  guint index;
+
+  if (id == NULL)
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+
+  if (object != NULL)
+    {
+      g_autofree char *result_id = _pd_import_get_id (object, "taskId");
+      JsonArray *updated = _pd_import_get_array (object, "updatedFields");
+      JsonObject *change = _pd_import_get_object (object, "statusChange");
+      gboolean success = FALSE;
+      GPtrArray *names = g_ptr_array_new ();
+
+      if (!_pd_import_get_boolean (object, "success", &success) || !success
+          || (result_id != NULL && strcmp (result_id, id) != 0) || updated == NULL)
+        {
+          g_ptr_array_unref (names);
+          stats (self)->ignored_updates++;
+          return;
+        }
+      for (guint i = 0; i < json_array_get_length (updated); i++)
+        {
+          JsonNode *element = json_array_get_element (updated, i);
+          if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+            g_ptr_array_add (names, g_strdup (json_node_get_string (element)));
+        }
+      g_ptr_array_add (names, NULL);
+      fields = (GStrv) g_ptr_array_free (names, FALSE);
+      new_status = _pd_import_get_string (change, "to");
+    }
+  else
+    {
+      /* Subagent transcripts carry only the text: "Updated task #N a, b". */
+      g_autofree char *text_id = id_from_text (text, "Updated task #", "");
+      const char *rest;
+
+      if (text_id == NULL || strcmp (text_id, id) != 0)
+        {
+          stats (self)->ignored_updates++;
+          return;
+        }
+      rest = text + strlen ("Updated task #") + strlen (text_id);
+      fields = g_strsplit_set (rest, ", \n", -1);
+    }
+
+  if (new_status == NULL && strv_has (fields, "status"))
+    new_status = _pd_import_get_string (input, "status");
+  if (strv_has (fields, "subject"))
+    new_subject = _pd_import_get_string (input, "subject");
+
+  /* Updates never invent a task. */
+  if (!(task = find_task (self, id, &index)))
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+
+  if (new_status != NULL)
+    {
+      PdChecklistStatus status;
+
+      if (!pd_checklist_status_parse (new_status, &status))
+        {
+          g_ptr_array_remove_index (self->tasks, index);
+          task = NULL;
+          changed = TRUE;
+        }
+      else if (status != task->status)
+        {
+          task->status = status;
+          changed = TRUE;
+        }
+    }
+  if (task != NULL && new_subject != NULL)
+    {
+      g_autofree char *clean = _pd_import_clean_text (new_subject);
+
+      if (strcmp (clean, task->subject) != 0)
+        {
+          g_free (task->subject);
+          task->subject = g_steal_pointer (&clean);
+          changed = TRUE;
+        }
+    }
+
+  /* Dependency-only and no-op updates change nothing. */
+  if (changed)
+    {
+      publish_tasks (self);
+      stats (self)->applied_updates++;
+    }
+}
+
+static void
+result_exit_plan_mode (PdClaudeCodeReader *self,
+                       Request            *request,
+                       gboolean            is_error,
+                       JsonNode           *result)
+{
+  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
+                      ? json_node_get_object (request->input) : NULL;
+  const char *plan = _pd_import_get_string (input, "plan");
+  const char *approved_plan = _pd_import_get_string (result_object (result), "plan");
+
+  if (!is_error && approved_plan != NULL)
+    plan = approved_plan;
+  if (plan == NULL)
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+  pd_imported_session_add_plan (self->session, request->id, plan,
+                                is_error ? PD_ARTIFACT_PLAN_REJECTED : PD_ARTIFACT_PLAN_APPROVED,
+                                request->time);
+}
+
+/* A reference to an item of the desktop plan: its id or its exact text. */
+static gboolean
+resolve_item (PdChecklist *list,
+              JsonNode    *node,
+              guint       *position)
+{
+  const char *ref;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return FALSE;
+  ref = json_node_get_string (node);
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+    {
+      const PdChecklistItem *item = pd_checklist_get_agent_item (list, i);
+      if (g_strcmp0 (item->source_id, ref) == 0 || strcmp (item->text, ref) == 0)
+        {
+          *position = i;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static GPtrArray *
+copy_agent_items (PdChecklist *list)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+    g_ptr_array_add (items, pd_checklist_item_copy (pd_checklist_get_agent_item (list, i)));
+  return items;
+}
+
+static void
+complete_in_progress (GPtrArray *items)
+{
+  for (guint i = 0; i < items->len; i++)
+    {
+      PdChecklistItem *item = g_ptr_array_index (items, i);
+      if (item->status == PD_CHECKLIST_STATUS_IN_PROGRESS)
+        item->status = PD_CHECKLIST_STATUS_COMPLETED;
+    }
+}
+
+/* An unrecognised shape gives no plan rather than a wrong one. */
+static void
+desktop_plan_unrecognised (PdClaudeCodeReader *self)
+{
+  if (pd_checklist_get_origin (checklist (self)) == PD_CHECKLIST_ORIGIN_DESKTOP_PLAN)
+    pd_checklist_clear_agent_items (checklist (self));
+  stats (self)->ignored_updates++;
+}
+
+static void
+result_ccd_update_plan (PdClaudeCodeReader *self,
+                        Request            *request)
+{
+  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
+                      ? json_node_get_object (request->input) : NULL;
+  PdChecklist *list = checklist (self);
+  JsonNode *advance, *done, *start;
+  JsonArray *array;
+  g_autoptr(GPtrArray) items = NULL;
+
+  if ((array = _pd_import_get_array (input, "items")))
+    {
+      if (!(items = _pd_import_items_from_array (array, plan_text_members, "id")))
+        {
+          desktop_plan_unrecognised (self);
+          return;
+        }
+      apply_full_list (self, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
+      return;
+    }
+
+  advance = input ? json_object_get_member (input, "advance") : NULL;
+  done = input ? json_object_get_member (input, "done") : NULL;
+  start = input ? json_object_get_member (input, "start") : NULL;
+
+  if (advance == NULL && done == NULL && start == NULL)
+    {
+      desktop_plan_unrecognised (self);
+      return;
+    }
+
+  /* Steps without a full list before them give no plan. */
+  if (pd_checklist_get_origin (list) != PD_CHECKLIST_ORIGIN_DESKTOP_PLAN)
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+
+  items = copy_agent_items (list);
+
+  if (advance != NULL)
+    {
+      gboolean moved = FALSE;
+      guint next = 0;
+
+      if (done != NULL || start != NULL
+          || !JSON_NODE_HOLDS_VALUE (advance) || json_node_get_value_type (advance) != G_TYPE_BOOLEAN)
+        {
+          desktop_plan_unrecognised (self);
+          return;
+        }
+      if (!json_node_get_boolean (advance))
+        {
+          stats (self)->ignored_updates++;
+          return;
+        }
+      /* Complete the step in progress, start the next open one. */
+      for (guint i = 0; i < items->len; i++)
+        {
+          PdChecklistItem *item = g_ptr_array_index (items, i);
+          if (item->status == PD_CHECKLIST_STATUS_IN_PROGRESS)
+            {
+              item->status = PD_CHECKLIST_STATUS_COMPLETED;
+              next = i + 1;
+              moved = TRUE;
+            }
+        }
+      for (guint i = moved ? next : 0; i < items->len; i++)
+        {
+          PdChecklistItem *item = g_ptr_array_index (items, i);
+          if (item->status == PD_CHECKLIST_STATUS_PENDING)
+            {
+              item->status = PD_CHECKLIST_STATUS_IN_PROGRESS;
+              break;
+            }
+        }
+    }
+  else
+    {
+      g_autoptr(GArray) done_positions = g_array_new (FALSE, FALSE, sizeof (guint));
+      guint position;
+
+      if (done != NULL && JSON_NODE_HOLDS_ARRAY (done))
+        {
+          JsonArray *refs = json_node_get_array (done);
+          for (guint i = 0; i < json_array_get_length (refs); i++)
+            {
+              if (!resolve_item (list, json_array_get_element (refs, i), &position))
+                {
+                  desktop_plan_unrecognised (self);
+                  return;
+                }
+              g_array_append_val (done_positions, position);
+            }
+        }
+      else if (done != NULL && JSON_NODE_HOLDS_VALUE (done)
+               && json_node_get_value_type (done) == G_TYPE_BOOLEAN)
+        {
+          /* done: true — the step in progress is done. */
+          if (json_node_get_boolean (done))
+            complete_in_progress (items);
+        }
+      else if (done != NULL)
+        {
+          if (!resolve_item (list, done, &position))
+            {
+              desktop_plan_unrecognised (self);
+              return;
+            }
+          g_array_append_val (done_positions, position);
+        }
+
+      for (guint i = 0; i < done_positions->len; i++)
+        {
+          PdChecklistItem *item = g_ptr_array_index (items, g_array_index (done_positions, guint, i));
+          item->status = PD_CHECKLIST_STATUS_COMPLETED;
+        }
+
+      if (start != NULL)
+        {
+          PdChecklistItem *item;
+
+          if (!resolve_item (list, start, &position))
+            {
+              desktop_plan_unrecognised (self);
+              return;
+            }
+          /* One step in progress at a time. */
+          complete_in_progress (items);
+          item = g_ptr_array_index (items, position);
+          item->status = PD_CHECKLIST_STATUS_IN_PROGRESS;
+        }
+    }
+
+  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
+  stats (self)->applied_updates++;
+}
+
+static void
+result_ccd_wrap_up (PdClaudeCodeReader *self)
+{
+  PdChecklist *list = checklist (self);
+  g_autoptr(GPtrArray) items = NULL;
+
+  if (pd_checklist_get_origin (list) != PD_CHECKLIST_ORIGIN_DESKTOP_PLAN)
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+  /* Completes the step in progress; open steps stay open. */
+  items = copy_agent_items (list);
+  complete_in_progress (items);
+  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
+  stats (self)->applied_updates++;
+}
+
+static void
+handle_result (PdClaudeCodeReader *self,
+               Request            *request,
+               gboolean            is_error,
+               const char         *text,
+               JsonNode           *result)
+{
+  /* ExitPlanMode answers either way: rejected is a result too. */
+  if (request->tool == TOOL_EXIT_PLAN_MODE)
+    {
+      result_exit_plan_mode (self, request, is_error || tool_use_result_is_error (result), result);
+      return;
+    }
+
+  if (is_error || tool_use_result_is_error (result))
+    {
+      stats (self)->ignored_updates++;
+      return;
+    }
+
+  switch (request->tool)
+    {
+    case TOOL_TODO_WRITE:
+      result_todo_write (self, request, result);
+      break;
+    case TOOL_TASK_CREATE:
+      result_task_create (self, request, result, text);
+      break;
+    case TOOL_TASK_UPDATE:
+      result_task_update (self, request, result, text);
+      break;
+    case TOOL_TASK_LIST:
+      {
+        JsonArray *tasks = _pd_import_get_array (result_object (result), "tasks");
+        if (tasks == NULL || !apply_task_snapshot (self, tasks))
+          stats (self)->ignored_updates++;
+      }
+      break;
+    case TOOL_CCD_UPDATE_PLAN:
+      result_ccd_update_plan (self, request);
+      break;
+    case TOOL_CCD_WRAP_UP:
+      result_ccd_wrap_up (self);
+      break;
+    case TOOL_EXIT_PLAN_MODE:
+    case N_TOOLS:
+    default:
+      break;
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lines                                                                  */
+
+static void
+add_request (PdClaudeCodeReader *self,
+             const char         *id,
+             Tool                tool,
+             JsonNode           *input,
+             gboolean            from_subagent,
+             gint64              time)
+{
+  Request *request;
+
+  if (g_hash_table_contains (self->requests, id))
+    return;
+  /* At most 100 pending requests: the oldest is given up. */
+  while (g_hash_table_size (self->requests) >= PD_IMPORT_MAX_PENDING)
+    {
+      char *oldest = g_queue_pop_head (&self->request_order);
+      g_hash_table_remove (self->requests, oldest);
+      stats (self)->ignored_updates++;
+    }
+
+  request = g_new0 (Request, 1);
+  request->id = g_strdup (id);
+  request->tool = tool;
+  request->input = input ? json_node_copy (input) : NULL;
+  request->from_subagent = from_subagent;
+  request->time = time;
+  g_hash_table_insert (self->requests, request->id, request);
+  g_queue_push_tail (&self->request_order, request->id);
+
+  /* A plan document is shown while it waits for its answer. */
+  if (tool == TOOL_EXIT_PLAN_MODE && input && JSON_NODE_HOLDS_OBJECT (input))
+    {
+      const char *plan = _pd_import_get_string (json_node_get_object (input), "plan");
+      if (plan != NULL)
+        pd_imported_session_add_plan (self->session, id, plan, PD_ARTIFACT_PLAN_PROPOSED, time);
+    }
+}
+
+static Request *
+take_request (PdClaudeCodeReader *self,
+              const char         *id)
+{
+  gpointer key = NULL, value = NULL;
+
+  if (!g_hash_table_steal_extended (self->requests, id, &key, &value))
+    return NULL;
+  g_queue_remove (&self->request_order, key);
+  return value;
+}
+
+static void
+handle_assistant (PdClaudeCodeReader *self,
+                  JsonObject         *line,
+                  gboolean            from_subagent,
+                  gint64              time)
+{
+  JsonArray *content = _pd_import_get_array (_pd_import_get_object (line, "message"), "content");
+
+  for (guint i = 0; content && i < json_array_get_length (content); i++)
+    {
+      JsonNode *element = json_array_get_element (content, i);
+      JsonObject *block;
+      const char *name, *id;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      block = json_node_get_object (element);
+      if (g_strcmp0 (_pd_import_get_string (block, "type"), "tool_use") != 0)
+        continue;
+      name = _pd_import_get_string (block, "name");
+      id = _pd_import_get_string (block, "id");
+      if (name == NULL || id == NULL)
+        continue;
+
+      for (guint t = 0; t < N_TOOLS; t++)
+        {
+          if (strcmp (name, tool_names[t]) != 0)
+            continue;
+          /* A subagent's TodoWrite list, plan and desktop plan are its own;
+           * only the task list is shared. */
+          if (from_subagent && t != TOOL_TASK_CREATE && t != TOOL_TASK_UPDATE && t != TOOL_TASK_LIST)
+            break;
+          if (t == TOOL_CCD_UPDATE_PLAN || t == TOOL_CCD_WRAP_UP)
+            pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
+          add_request (self, id, (Tool) t, json_object_get_member (block, "input"), from_subagent, time);
+          break;
+        }
+    }
+}
+
+static void
+handle_user (PdClaudeCodeReader *self,
+             JsonObject         *line)
+{
+  JsonArray *content = _pd_import_get_array (_pd_import_get_object (line, "message"), "content");
+  JsonNode *result = json_object_get_member (line, "toolUseResult");
+  guint n_results = 0;
+
+  if (content == NULL)
+    return;
+
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *element = json_array_get_element (content, i);
+      if (JSON_NODE_HOLDS_OBJECT (element)
+          && g_strcmp0 (_pd_import_get_string (json_node_get_object (element), "type"), "tool_result") == 0)
+        n_results++;
+    }
+  /* One toolUseResult for several results cannot be told apart: ambiguous,
+   * so only each result's own text and error flag count. */
+  if (n_results > 1)
+    result = NULL;
+
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *element = json_array_get_element (content, i);
+      JsonObject *block;
+      const char *id;
+      Request *request;
+      gboolean is_error = FALSE;
+      g_autofree char *text = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      block = json_node_get_object (element);
+      if (g_strcmp0 (_pd_import_get_string (block, "type"), "tool_result") != 0)
+        continue;
+      if (!(id = _pd_import_get_string (block, "tool_use_id")) || !(request = take_request (self, id)))
+        continue;
+
+      _pd_import_get_boolean (block, "is_error", &is_error);
+      text = _pd_import_result_text (json_object_get_member (block, "content"));
+      handle_result (self, request, is_error, text, result);
+      request_free (request);
+    }
+}
+
+static void
+handle_line (PdClaudeCodeReader *self,
+             Stream             *stream,
+             JsonObject         *line,
+             gint64              time)
+{
+  const char *type = _pd_import_get_string (line, "type");
+  gboolean sidechain = FALSE;
+
+  if (type == NULL)
+    return;
+  _pd_import_get_boolean (line, "isSidechain", &sidechain);
+
+  if (strcmp (type, "assistant") == 0)
+    handle_assistant (self, line, !stream->is_main || sidechain, time);
+  else if (strcmp (type, "user") == 0)
+    handle_user (self, line);
+  else if (strcmp (type, "attachment") == 0)
+    {
+      JsonObject *attachment = _pd_import_get_object (line, "attachment");
+      JsonArray *tasks;
+
+      if (g_strcmp0 (_pd_import_get_string (attachment, "type"), "task_reminder") != 0
+          || !(tasks = _pd_import_get_array (attachment, "content")))
+        return;
+      /* An empty reminder in a session that keeps no tasks says nothing. */
+      if (json_array_get_length (tasks) == 0
+          && pd_checklist_get_origin (checklist (self)) != PD_CHECKLIST_ORIGIN_CLAUDE_TASKS)
+        return;
+      if (!apply_task_snapshot (self, tasks))
+        stats (self)->ignored_updates++;
+    }
+}
+
+/* Session facts from the main transcript: never plan state. */
+static void
+note_meta (PdClaudeCodeReader *self,
+           JsonObject         *line)
+{
+  const char *type = _pd_import_get_string (line, "type");
+  const char *value;
+
+  if (!self->have_meta && (value = _pd_import_get_string (line, "cwd")))
+    {
+      pd_imported_session_set_cwd (self->session, value);
+      if ((value = _pd_import_get_string (line, "sessionId")))
+        pd_imported_session_set_id (self->session, value);
+      self->have_meta = TRUE;
+    }
+  if (g_strcmp0 (_pd_import_get_string (line, "entrypoint"), "claude-desktop") == 0)
+    pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
+
+  if (type == NULL)
+    return;
+  if (strcmp (type, "summary") == 0 && (value = _pd_import_get_string (line, "summary")))
+    {
+      g_autofree char *clean = _pd_import_clean_text (value);
+      pd_imported_session_set_title (self->session, clean);
+      self->have_title = TRUE;
+    }
+  else if (strcmp (type, "custom-title") == 0
+           && ((value = _pd_import_get_string (line, "customTitle")) || (value = _pd_import_get_string (line, "title"))))
+    {
+      g_autofree char *clean = _pd_import_clean_text (value);
+      pd_imported_session_set_title (self->session, clean);
+      self->have_title = TRUE;
+    }
+  else if (strcmp (type, "user") == 0 && !self->have_title && pd_imported_session_get_title (self->session) == NULL)
+    {
+      gboolean meta = FALSE;
+      const char *prompt = _pd_import_get_string (_pd_import_get_object (line, "message"), "content");
+
+      _pd_import_get_boolean (line, "isMeta", &meta);
+      if (!meta && prompt != NULL && *prompt != '<' && *prompt != '\0')
+        {
+          g_autofree char *clean = _pd_import_clean_text (prompt);
+          g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
+                                 ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
+          pd_imported_session_set_title (self->session, cut ? cut : clean);
+        }
+    }
+}
+
+/* The top-level "timestamp" of a line, without parsing it. */
+static gint64
+scan_time (const char *line,
+           gsize       length)
+{
+  static const char key[] = "\"timestamp\":\"";
+  const char *p = memmem (line, length, key, sizeof key - 1);
+  char buf[40];
+  const char *end;
+
+  if (p == NULL)
+    return 0;
+  p += sizeof key - 1;
+  end = memchr (p, '"', length - (gsize) (p - line));
+  if (end == NULL || end - p >= (gssize) sizeof buf)
+    return 0;
+  memcpy (buf, p, (gsize) (end - p));
+  buf[end - p] = '\0';
+  return _pd_import_parse_time (buf);
+}
+
+static gboolean
+has_pending_result (PdClaudeCodeReader *self,
+                    const char         *line,
+                    gsize               length)
+{
+  if (g_hash_table_size (self->requests) == 0
+      || !memmem (line, length, "\"tool_result\"", strlen ("\"tool_result\"")))
+    return FALSE;
+  for (GList *l = self->request_order.head; l != NULL; l = l->next)
+    if (memmem (line, length, l->data, strlen (l->data)))
+      return TRUE;
+  return FALSE;
+}
+
+/* Reads the stream up to its next line that matters for the plan. */
+static gboolean
+stream_advance (PdClaudeCodeReader  *self,
+                Stream              *stream,
+                GError             **error)
+{
+  PdImportStats *st = stats (self);
+  const char *line;
+  gsize length;
+
+  stream->head = NULL;
+  if (stream->reader == NULL)
+    return TRUE;
+
+  for (;;)
+    {
+      guint64 too_long = pd_jsonl_reader_get_n_too_long (stream->reader);
+      gboolean relevant, meta = FALSE;
+      JsonObject *object;
+      gint64 time;
+
+      if (!pd_jsonl_reader_next (stream->reader, &line, &length, error))
+        {
+          st->skipped_lines += pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
+          st->lines += pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
+          stream->offset = pd_jsonl_reader_get_offset (stream->reader);
+          stream_close (stream);
+          return error == NULL || *error == NULL;
+        }
+      st->skipped_lines += pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
+      st->lines += 1 + pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
+
+      /* Cheap shape check for every line: one JSON object. */
+      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
+        {
+          st->skipped_lines++;
+          continue;
+        }
+
+      time = scan_time (line, length);
+      if (time > 0)
+        stream->last_time = time;
+      if (stream->is_main)
+        pd_imported_session_note_time (self->session, time);
+
+      relevant = _pd_import_line_has_any (line, length, call_needles) || has_pending_result (self, line, length);
+      if (stream->is_main)
+        meta = (!self->have_meta && memmem (line, length, "\"cwd\"", 5))
+               || memmem (line, length, "\"type\":\"summary\"", 16)
+               || memmem (line, length, "\"type\":\"custom-title\"", 21)
+               || memmem (line, length, "\"entrypoint\":\"claude-desktop\"", 29)
+               || (!self->have_title && pd_imported_session_get_title (self->session) == NULL
+                   && self->user_lines < TITLE_MAX_USER_LINES
+                   && memmem (line, length, "\"type\":\"user\"", 13) && ++self->user_lines);
+      if (!relevant && !meta)
+        continue;
+
+      if (!(object = _pd_import_parse_object (stream->parser, line, length)))
+        {
+          st->skipped_lines++;
+          continue;
+        }
+      if (meta)
+        note_meta (self, object);
+      if (!relevant)
+        continue;
+
+      stream->head = object;
+      stream->head_time = time > 0 ? time : stream->last_time;
+      return TRUE;
+    }
+}
+
+static void
+find_subagents (PdClaudeCodeReader *self)
+{
+  g_autoptr(GDir) dir = g_dir_open (self->subagent_dir, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (dir == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)))
+    if (g_str_has_suffix (name, ".jsonl"))
+      g_ptr_array_add (names, g_strdup (name));
+  /* A stable order for equal timestamps. */
+  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (self->subagent_dir, g_ptr_array_index (names, i), NULL);
+      add_stream (self, path, FALSE);
+    }
+}
+
+/**
+ * pd_claude_code_reader_update:
+ *
+ * Reads what was appended to the transcript and its subagent transcripts
+ * since the last update (everything, the first time), merged by timestamp.
+ * A subagent file that cannot be opened is skipped; the main one is an error.
+ */
+gboolean
+pd_claude_code_reader_update (PdClaudeCodeReader  *self,
+                              GCancellable        *cancellable,
+                              GError             **error)
+{
+  gboolean ok = TRUE;
+  guint n = 0;
+
+  g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), FALSE);
+
+  find_subagents (self);
+
+  for (guint i = 0; i < self->streams->len; i++)
+    {
+      Stream *stream = g_ptr_array_index (self->streams, i);
+      g_autoptr(GError) local = NULL;
+
+      stream->reader = pd_jsonl_reader_new (stream->path, stream->offset, self->max_line, self->follow, &local);
+      if (stream->reader == NULL)
+        {
+          if (stream->is_main)
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              ok = FALSE;
+              break;
+            }
+          continue;
+        }
+      stream->parser = json_parser_new_immutable ();
+      if (!stream_advance (self, stream, error))
+        {
+          ok = FALSE;
+          break;
+        }
+    }
+
+  /* Merge: the earliest head next; on equal times, the main transcript
+   * first, then the subagents in name order.  Within one file the order of
+   * the file is kept. */
+  while (ok)
+    {
+      Stream *next = NULL;
+
+      for (guint i = 0; i < self->streams->len; i++)
+        {
+          Stream *stream = g_ptr_array_index (self->streams, i);
+          if (stream->head != NULL && (next == NULL || stream->head_time < next->head_time))
+            next = stream;
+        }
+      if (next == NULL)
+        break;
+
+      handle_line (self, next, next->head, next->head_time);
+      if (!stream_advance (self, next, error))
+        ok = FALSE;
+
+      if ((++n & 0xff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        ok = FALSE;
+    }
+
+  for (guint i = 0; i < self->streams->len; i++)
+    {
+      Stream *stream = g_ptr_array_index (self->streams, i);
+      if (stream->reader)
+        stream->offset = pd_jsonl_reader_get_offset (stream->reader);
+      stream_close (stream);
+    }
+
+  return ok;
+}
+
+PdImportedSession *
+pd_claude_code_read (const char  *path,
+                     GError     **error)
+{
+  g_autoptr(PdClaudeCodeReader) reader = pd_claude_code_reader_new (path);
+
+  if (!pd_claude_code_reader_update (reader, NULL, error))
+    return NULL;
+  return g_object_ref (reader->session);
+}

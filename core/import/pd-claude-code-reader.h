@@ -1,0 +1,44 @@
+/* pd-claude-code-reader.h: Claude Code (and Claude desktop) transcripts.
+ *
+ * Reads ~/.claude/projects/<slug>/<session>.jsonl together with the
+ * subagent transcripts beside it (the .jsonl files in <session>/subagents/, found by
+ * itself; flat agent-*.jsonl of older versions, added by the caller), merged
+ * by timestamp, and replays the plan tools into a PdImportedSession:
+ * TodoWrite, TaskCreate/TaskUpdate/TaskList and task reminders, ExitPlanMode,
+ * and the desktop app's mcp__ccd_turn__update_plan and wrap_up.
+ *
+ * The reader keeps its state: pd_claude_code_reader_update() again reads
+ * only what was appended since (and new subagent files), so a running
+ * session can be followed.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pd-imported-session.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_CLAUDE_CODE_READER (pd_claude_code_reader_get_type ())
+G_DECLARE_FINAL_TYPE (PdClaudeCodeReader, pd_claude_code_reader, PD, CLAUDE_CODE_READER, GObject)
+
+PdClaudeCodeReader *pd_claude_code_reader_new          (const char          *path);
+void                pd_claude_code_reader_set_max_line (PdClaudeCodeReader  *self,
+                                                        gsize                max_line);
+/* Follow mode: an unterminated last line is left for the next update. */
+void                pd_claude_code_reader_set_follow   (PdClaudeCodeReader  *self,
+                                                        gboolean             follow);
+/* A subagent transcript sharing this session's task list (v2.0 flat
+ * agent-*.jsonl files; <session>/subagents/ is found without this). */
+void                pd_claude_code_reader_add_subagent (PdClaudeCodeReader  *self,
+                                                        const char          *path);
+gboolean            pd_claude_code_reader_update       (PdClaudeCodeReader  *self,
+                                                        GCancellable        *cancellable,
+                                                        GError             **error);
+PdImportedSession  *pd_claude_code_reader_get_session  (PdClaudeCodeReader  *self);
+
+/* Reads one transcript (and its subagents) once. */
+PdImportedSession  *pd_claude_code_read                (const char          *path,
+                                                        GError             **error);
+
+G_END_DECLS

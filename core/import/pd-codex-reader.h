@@ -1,0 +1,41 @@
+/* pd-codex-reader.h: Codex CLI rollouts.
+ *
+ * Reads ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl and replays the plan:
+ * update_plan function calls (each a full list, applied once their output
+ * is seen and is not an error), the code-mode form (an exec script holding
+ * exactly one tools.update_plan({...}) call with a literal argument), live
+ * plan_update events when a tool wrote them, and plan mode's proposed plans
+ * (<proposed_plan> blocks and completed Plan items; the last of a turn wins).
+ *
+ * Like the Claude Code reader it keeps its state, so a second update reads
+ * only what was appended.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pd-imported-session.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_CODEX_READER (pd_codex_reader_get_type ())
+G_DECLARE_FINAL_TYPE (PdCodexReader, pd_codex_reader, PD, CODEX_READER, GObject)
+
+PdCodexReader     *pd_codex_reader_new          (const char     *path);
+void               pd_codex_reader_set_max_line (PdCodexReader  *self,
+                                                 gsize           max_line);
+void               pd_codex_reader_set_follow   (PdCodexReader  *self,
+                                                 gboolean        follow);
+gboolean           pd_codex_reader_update       (PdCodexReader  *self,
+                                                 GCancellable   *cancellable,
+                                                 GError        **error);
+PdImportedSession *pd_codex_reader_get_session  (PdCodexReader  *self);
+
+PdImportedSession *pd_codex_read                (const char     *path,
+                                                 GError        **error);
+
+/* The argument of the one update_plan({...}) call in a code-mode script, as
+ * JSON; NULL when there is not exactly one, or it is not a plain literal. */
+JsonNode          *pd_codex_extract_exec_plan   (const char     *script);
+
+G_END_DECLS

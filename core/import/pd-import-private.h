@@ -1,0 +1,63 @@
+/* pd-import-private.h: helpers the transcript readers share. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "pd-checklist.h"
+#include "pd-imported-session.h"
+
+G_BEGIN_DECLS
+
+/* Requests waiting for their result, and tasks known, per session
+ * (seed 001: "At most 100 known tasks and 100 pending requests"). */
+#define PD_IMPORT_MAX_PENDING 100
+#define PD_IMPORT_MAX_TASKS   100
+/* Items in one list; longer lists are cut (a defensive bound, not a rule). */
+#define PD_IMPORT_MAX_ITEMS   500
+/* Text of one item, in characters. */
+#define PD_IMPORT_MAX_TEXT    2000
+
+/* Parses one line into its top-level object; NULL (and nothing else) for
+ * anything that is not valid UTF-8 holding one JSON object. */
+JsonObject  *_pd_import_parse_object  (JsonParser  *parser,
+                                       const char  *line,
+                                       gsize        length);
+
+const char  *_pd_import_get_string    (JsonObject  *object,
+                                       const char  *member);
+JsonObject  *_pd_import_get_object    (JsonObject  *object,
+                                       const char  *member);
+JsonArray   *_pd_import_get_array     (JsonObject  *object,
+                                       const char  *member);
+/* A string, or an integer written as a decimal string ("7" for 7). */
+char        *_pd_import_get_id        (JsonObject  *object,
+                                       const char  *member);
+gboolean     _pd_import_get_boolean   (JsonObject  *object,
+                                       const char  *member,
+                                       gboolean    *value);
+
+/* ISO 8601 to unix µs; 0 when missing or unreadable. */
+gint64       _pd_import_parse_time    (const char  *text);
+
+/* One line of item text: control characters flattened, length bounded. */
+char        *_pd_import_clean_text    (const char  *text);
+
+/* Items of a whole-list tool: an array of objects whose text is the first
+ * string member of @text_members and whose status is "status".  NULL if the
+ * array is not such a list (any element of another shape refuses it all:
+ * an unrecognised shape gives no plan rather than a wrong one). */
+GPtrArray   *_pd_import_items_from_array (JsonArray          *array,
+                                          const char * const *text_members,
+                                          const char         *id_member);
+
+/* The text of a tool result: a string, or the text parts of an array of
+ * content blocks, joined.  NULL when there is none. */
+char        *_pd_import_result_text   (JsonNode    *content);
+
+/* Whether any of @needles occurs in the line (a cheap prefilter before
+ * parsing). */
+gboolean     _pd_import_line_has_any  (const char         *line,
+                                       gsize               length,
+                                       const char * const *needles);
+
+G_END_DECLS

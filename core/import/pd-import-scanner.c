@@ -1,0 +1,497 @@
+/* pd-import-scanner.c: finds other agents' transcripts and reads them. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-claude-code-reader.h"
+#include "pd-codex-reader.h"
+#include "pd-import-private.h"
+#include "pd-import-scanner.h"
+#include "pd-jsonl-reader.h"
+#include "pd-opencode-reader.h"
+
+#define MAX_DEPTH 8
+#define SNIFF_MAX_LINE (1024 * 1024)
+#define SNIFF_MAX_LINES 8
+
+typedef enum
+{
+  FORMAT_UNKNOWN,
+  FORMAT_CLAUDE,
+  FORMAT_CODEX,
+} Format;
+
+struct _PdImportScanner
+{
+  GObject  parent_instance;
+
+  char    *claude_dir;
+  char    *codex_dir;
+  char    *opencode_dir;
+};
+
+G_DEFINE_FINAL_TYPE (PdImportScanner, pd_import_scanner, G_TYPE_OBJECT)
+
+static void
+pd_import_scanner_finalize (GObject *object)
+{
+  PdImportScanner *self = PD_IMPORT_SCANNER (object);
+
+  g_free (self->claude_dir);
+  g_free (self->codex_dir);
+  g_free (self->opencode_dir);
+
+  G_OBJECT_CLASS (pd_import_scanner_parent_class)->finalize (object);
+}
+
+static void
+pd_import_scanner_class_init (PdImportScannerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_import_scanner_finalize;
+}
+
+static char *
+default_claude_dir (void)
+{
+  const char *config = g_getenv ("CLAUDE_CONFIG_DIR");
+
+  if (config && *config)
+    return g_build_filename (config, "projects", NULL);
+  return g_build_filename (g_get_home_dir (), ".claude", "projects", NULL);
+}
+
+static char *
+default_codex_dir (void)
+{
+  const char *home = g_getenv ("CODEX_HOME");
+
+  if (home && *home)
+    return g_strdup (home);
+  return g_build_filename (g_get_home_dir (), ".codex", NULL);
+}
+
+static char *
+default_opencode_dir (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "opencode", NULL);
+}
+
+static void
+pd_import_scanner_init (PdImportScanner *self)
+{
+  self->claude_dir = default_claude_dir ();
+  self->codex_dir = default_codex_dir ();
+  self->opencode_dir = default_opencode_dir ();
+}
+
+PdImportScanner *
+pd_import_scanner_new (void)
+{
+  return g_object_new (PD_TYPE_IMPORT_SCANNER, NULL);
+}
+
+void
+pd_import_scanner_set_claude_dir (PdImportScanner *self,
+                                  const char      *dir)
+{
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+  g_free (self->claude_dir);
+  self->claude_dir = dir ? g_strdup (dir) : default_claude_dir ();
+}
+
+void
+pd_import_scanner_set_codex_dir (PdImportScanner *self,
+                                 const char      *dir)
+{
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+  g_free (self->codex_dir);
+  self->codex_dir = dir ? g_strdup (dir) : default_codex_dir ();
+}
+
+void
+pd_import_scanner_set_opencode_dir (PdImportScanner *self,
+                                    const char      *dir)
+{
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+  g_free (self->opencode_dir);
+  self->opencode_dir = dir ? g_strdup (dir) : default_opencode_dir ();
+}
+
+const char *
+pd_import_scanner_get_claude_dir (PdImportScanner *self)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
+  return self->claude_dir;
+}
+
+const char *
+pd_import_scanner_get_codex_dir (PdImportScanner *self)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
+  return self->codex_dir;
+}
+
+const char *
+pd_import_scanner_get_opencode_dir (PdImportScanner *self)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
+  return self->opencode_dir;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Recognising formats                                                    */
+
+static const char * const claude_types[] = {
+  "user", "assistant", "system", "summary", "attachment", "file-history-snapshot",
+  "queue-operation", "progress", "permission-mode", "last-prompt", "custom-title", NULL,
+};
+static const char * const codex_types[] = {
+  "session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", NULL,
+};
+
+/* The format of a JSON lines file from its first lines; for Claude also the
+ * session it belongs to (subagent files name their parent's). */
+static Format
+sniff_jsonl (const char  *path,
+             char       **session_id)
+{
+  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, NULL);
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  const char *line;
+  gsize length;
+  Format format = FORMAT_UNKNOWN;
+
+  for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
+    {
+      JsonObject *object = _pd_import_parse_object (parser, line, length);
+      const char *type = _pd_import_get_string (object, "type");
+
+      if (type == NULL)
+        continue;
+      if (g_strv_contains (codex_types, type) && json_object_has_member (object, "payload"))
+        return FORMAT_CODEX;
+      if (g_strv_contains (claude_types, type))
+        {
+          format = FORMAT_CLAUDE;
+          if (session_id && _pd_import_get_string (object, "sessionId"))
+            {
+              *session_id = g_strdup (_pd_import_get_string (object, "sessionId"));
+              return format;
+            }
+        }
+    }
+  return format;
+}
+
+static gboolean
+is_sqlite (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
+  char header[16];
+  gsize n = 0;
+
+  if (stream == NULL
+      || !g_input_stream_read_all (G_INPUT_STREAM (stream), header, sizeof header, &n, NULL, NULL))
+    return FALSE;
+  return n == sizeof header && memcmp (header, "SQLite format 3", 16) == 0;
+}
+
+static gboolean
+is_opencode_storage (const char *dir)
+{
+  g_autofree char *session = g_build_filename (dir, "session", NULL);
+  g_autofree char *part = g_build_filename (dir, "part", NULL);
+  g_autofree char *message = g_build_filename (dir, "message", NULL);
+
+  return g_file_test (session, G_FILE_TEST_IS_DIR)
+         && (g_file_test (part, G_FILE_TEST_IS_DIR) || g_file_test (message, G_FILE_TEST_IS_DIR));
+}
+
+static gboolean
+has_sessions (PdImportedSession *session)
+{
+  return pd_imported_session_get_stats (session)->lines > 0;
+}
+
+/* One folder of JSON lines files: Claude's v2.0 flat agent-*.jsonl subagent
+ * files join the session they name, beside them. */
+static gboolean
+read_jsonl_files (const char    *dir,
+                  GPtrArray     *names,
+                  GPtrArray     *sessions,
+                  GCancellable  *cancellable,
+                  GError       **error)
+{
+  g_autoptr(GHashTable) readers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
+  g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *session_id = NULL;
+      Format format;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+
+      format = sniff_jsonl (path, &session_id);
+      if (format == FORMAT_CODEX)
+        {
+          PdImportedSession *session = pd_codex_read (path, NULL);
+          if (session && has_sessions (session))
+            g_ptr_array_add (sessions, session);
+          else
+            g_clear_object (&session);
+        }
+      else if (format == FORMAT_CLAUDE && g_str_has_prefix (name, "agent-"))
+        g_ptr_array_add (agents, g_strdup (path));
+      else if (format == FORMAT_CLAUDE)
+        {
+          g_autofree char *key = g_strndup (name, strlen (name) - strlen (".jsonl"));
+          PdClaudeCodeReader *reader = pd_claude_code_reader_new (path);
+
+          g_ptr_array_add (order, reader);
+          g_hash_table_replace (readers, g_steal_pointer (&key), reader);
+        }
+    }
+
+  for (guint i = 0; i < agents->len; i++)
+    {
+      const char *path = g_ptr_array_index (agents, i);
+      g_autofree char *session_id = NULL;
+      PdClaudeCodeReader *reader;
+
+      sniff_jsonl (path, &session_id);
+      if (session_id && (reader = g_hash_table_lookup (readers, session_id)))
+        pd_claude_code_reader_add_subagent (reader, path);
+      else
+        {
+          /* A subagent whose parent is gone: a session of its own. */
+          reader = pd_claude_code_reader_new (path);
+          g_ptr_array_add (order, reader);
+          g_hash_table_replace (readers, g_strdup (path), reader);
+        }
+    }
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      PdClaudeCodeReader *reader = g_ptr_array_index (order, i);
+      PdImportedSession *session = pd_claude_code_reader_get_session (reader);
+      g_autoptr(GError) local = NULL;
+
+      if (!pd_claude_code_reader_update (reader, cancellable, &local))
+        {
+          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return FALSE;
+            }
+          g_debug ("Skipping %s: %s", pd_imported_session_get_path (session), local->message);
+          continue;
+        }
+      if (has_sessions (session))
+        g_ptr_array_add (sessions, g_object_ref (session));
+    }
+  return TRUE;
+}
+
+static gboolean
+read_dir (const char    *dir,
+          guint          depth,
+          GPtrArray     *sessions,
+          GCancellable  *cancellable,
+          GError       **error)
+{
+  g_autoptr(GDir) handle = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) jsonl = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *storage = g_build_filename (dir, "storage", NULL);
+  const char *name;
+
+  if (depth > MAX_DEPTH)
+    return TRUE;
+
+  /* OpenCode's own layouts. */
+  if (is_opencode_storage (dir) || is_opencode_storage (storage))
+    {
+      GPtrArray *found = pd_opencode_read_storage (is_opencode_storage (dir) ? dir : storage, cancellable, error);
+      if (found == NULL)
+        return FALSE;
+      g_ptr_array_extend_and_steal (sessions, found);
+    }
+
+  if (!(handle = g_dir_open (dir, 0, error)))
+    return FALSE;
+  while ((name = g_dir_read_name (handle)))
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *entry = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (dir, entry, NULL);
+
+      /* Subagent transcripts are read with their parent. */
+      if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          if (!is_opencode_storage (dir) && !read_dir (path, depth + 1, sessions, cancellable, error))
+            {
+              if (g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                return FALSE;
+              g_clear_error (error);
+            }
+        }
+      else if (g_str_has_suffix (entry, ".jsonl"))
+        g_ptr_array_add (jsonl, g_strdup (entry));
+      else if (strcmp (entry, "opencode.db") == 0 || (g_str_has_prefix (entry, "opencode") && g_str_has_suffix (entry, ".db")))
+        {
+          g_autoptr(GError) local = NULL;
+          GPtrArray *found = pd_opencode_read_database (path, cancellable, &local);
+
+          if (found)
+            g_ptr_array_extend_and_steal (sessions, found);
+          else
+            g_debug ("Skipping %s: %s", path, local->message);
+        }
+    }
+
+  return read_jsonl_files (dir, jsonl, sessions, cancellable, error);
+}
+
+GPtrArray *
+pd_import_read_path (const char    *path,
+                     GCancellable  *cancellable,
+                     GError       **error)
+{
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      if (!read_dir (path, 0, sessions, cancellable, error))
+        return NULL;
+    }
+  else if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      if (is_sqlite (path))
+        {
+          GPtrArray *found = pd_opencode_read_database (path, cancellable, error);
+          if (found == NULL)
+            return NULL;
+          g_ptr_array_extend_and_steal (sessions, found);
+        }
+      else
+        {
+          g_autofree char *dir = g_path_get_dirname (path);
+          g_autofree char *base = g_path_get_basename (path);
+          g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+          if (sniff_jsonl (path, NULL) == FORMAT_UNKNOWN)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "%s is not a transcript of a known agent", path);
+              return NULL;
+            }
+          g_ptr_array_add (names, g_steal_pointer (&base));
+          if (!read_jsonl_files (dir, names, sessions, cancellable, error))
+            return NULL;
+        }
+    }
+  else
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
+      return NULL;
+    }
+
+  return g_steal_pointer (&sessions);
+}
+
+GPtrArray *
+pd_import_scanner_scan (PdImportScanner  *self,
+                        GCancellable     *cancellable,
+                        GError          **error)
+{
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *codex_sessions = NULL;
+  g_autofree char *codex_archived = NULL;
+  const char *roots[4];
+
+  g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
+
+  codex_sessions = g_build_filename (self->codex_dir, "sessions", NULL);
+  codex_archived = g_build_filename (self->codex_dir, "archived_sessions", NULL);
+  roots[0] = self->claude_dir;
+  roots[1] = codex_sessions;
+  roots[2] = codex_archived;
+  roots[3] = self->opencode_dir;
+
+  for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      g_autoptr(GError) local = NULL;
+
+      if (!g_file_test (roots[i], G_FILE_TEST_IS_DIR))
+        continue;
+      if (!read_dir (roots[i], 0, sessions, cancellable, &local))
+        {
+          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return NULL;
+            }
+          g_debug ("Skipping %s: %s", roots[i], local->message);
+        }
+    }
+
+  return g_steal_pointer (&sessions);
+}
+
+static void
+scan_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  GPtrArray *sessions = pd_import_scanner_scan (source_object, cancellable, &error);
+
+  if (sessions == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, sessions, (GDestroyNotify) g_ptr_array_unref);
+}
+
+void
+pd_import_scanner_scan_async (PdImportScanner     *self,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pd_import_scanner_scan_async);
+  g_task_run_in_thread (task, scan_thread);
+}
+
+GPtrArray *
+pd_import_scanner_scan_finish (PdImportScanner  *self,
+                               GAsyncResult     *result,
+                               GError          **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

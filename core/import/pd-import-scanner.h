@@ -1,0 +1,54 @@
+/* pd-import-scanner.h: finds other agents' transcripts and reads them.
+ *
+ * The default folders are each agent's own: ~/.claude/projects (or
+ * $CLAUDE_CONFIG_DIR/projects), ~/.codex/sessions and archived_sessions (or
+ * under $CODEX_HOME), and ~/.local/share/opencode (its storage/ tree and
+ * opencode.db).  Each can be replaced, for tests or a copied tree.
+ *
+ * pd_import_read_path() takes any file or folder and recognises the format
+ * from the content, not the name.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pd-imported-session.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_IMPORT_SCANNER (pd_import_scanner_get_type ())
+G_DECLARE_FINAL_TYPE (PdImportScanner, pd_import_scanner, PD, IMPORT_SCANNER, GObject)
+
+PdImportScanner *pd_import_scanner_new            (void);
+/* NULL restores the default; a folder that does not exist is skipped. */
+void             pd_import_scanner_set_claude_dir (PdImportScanner  *self,
+                                                   const char       *dir);
+void             pd_import_scanner_set_codex_dir  (PdImportScanner  *self,
+                                                   const char       *dir);
+void             pd_import_scanner_set_opencode_dir (PdImportScanner *self,
+                                                     const char      *dir);
+const char      *pd_import_scanner_get_claude_dir (PdImportScanner  *self);
+const char      *pd_import_scanner_get_codex_dir  (PdImportScanner  *self);
+const char      *pd_import_scanner_get_opencode_dir (PdImportScanner *self);
+
+/* Returns: (transfer full) (element-type PdImportedSession) */
+GPtrArray       *pd_import_scanner_scan           (PdImportScanner  *self,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error);
+void             pd_import_scanner_scan_async     (PdImportScanner     *self,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+GPtrArray       *pd_import_scanner_scan_finish    (PdImportScanner  *self,
+                                                   GAsyncResult     *result,
+                                                   GError          **error);
+
+/* A transcript file, an opencode.db, or a folder laid out like an agent's
+ * own.  Files of no known format are skipped; an error only when @path
+ * cannot be read at all.
+ * Returns: (transfer full) (element-type PdImportedSession) */
+GPtrArray       *pd_import_read_path              (const char       *path,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error);
+
+G_END_DECLS

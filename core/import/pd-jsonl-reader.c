@@ -1,0 +1,230 @@
+/* pd-jsonl-reader.c: JSON lines, read line by line with a capped line size. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "pd-jsonl-reader.h"
+
+#define CHUNK (256 * 1024)
+
+struct _PdJsonlReader
+{
+  int       fd;
+  char     *buf;
+  gsize     cap;
+  gsize     start;       /* first unconsumed byte in buf */
+  gsize     end;         /* end of valid data in buf */
+  gsize     scanned;     /* bytes after start known to hold no newline */
+  gsize     max_line;
+  goffset   offset;      /* file offset of buf[start] */
+  guint64   n_lines;
+  guint64   n_too_long;
+  gboolean  hold_partial;
+  gboolean  discarding;  /* inside a line longer than max_line */
+  gboolean  eof;
+  gboolean  unterminated;
+};
+
+PdJsonlReader *
+pd_jsonl_reader_new (const char  *path,
+                     goffset      offset,
+                     gsize        max_line,
+                     gboolean     hold_partial,
+                     GError     **error)
+{
+  PdJsonlReader *self;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Could not open %s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  if (offset > 0 && lseek (fd, offset, SEEK_SET) != offset)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Could not seek in %s: %s", path, g_strerror (saved));
+      close (fd);
+      return NULL;
+    }
+
+  self = g_new0 (PdJsonlReader, 1);
+  self->fd = fd;
+  self->max_line = max_line ? max_line : PD_JSONL_DEFAULT_MAX_LINE;
+  self->cap = MIN ((gsize) CHUNK, self->max_line + 2) + 1;
+  self->buf = g_malloc (self->cap);
+  self->offset = MAX (offset, 0);
+  self->hold_partial = hold_partial;
+  return self;
+}
+
+void
+pd_jsonl_reader_free (PdJsonlReader *self)
+{
+  if (self == NULL)
+    return;
+  if (self->fd >= 0)
+    close (self->fd);
+  g_free (self->buf);
+  g_free (self);
+}
+
+goffset
+pd_jsonl_reader_get_offset (PdJsonlReader *self)
+{
+  return self->offset;
+}
+
+guint64
+pd_jsonl_reader_get_n_lines (PdJsonlReader *self)
+{
+  return self->n_lines;
+}
+
+guint64
+pd_jsonl_reader_get_n_too_long (PdJsonlReader *self)
+{
+  return self->n_too_long;
+}
+
+gboolean
+pd_jsonl_reader_last_was_unterminated (PdJsonlReader *self)
+{
+  return self->unterminated;
+}
+
+/* Drops what is buffered of an over-long line. */
+static void
+discard_buffered (PdJsonlReader *self)
+{
+  self->offset += (goffset) (self->end - self->start);
+  self->start = self->end = self->scanned = 0;
+}
+
+static gboolean
+fill (PdJsonlReader  *self,
+      GError        **error)
+{
+  gssize n;
+
+  /* Move the unconsumed bytes to the front. */
+  if (self->start > 0)
+    {
+      memmove (self->buf, self->buf + self->start, self->end - self->start);
+      self->end -= self->start;
+      self->start = 0;
+    }
+  /* Room for a line of max_line bytes, its "\r\n" and a NUL. */
+  if (self->cap - self->end < CHUNK / 4 && self->cap < self->max_line + 3)
+    {
+      self->cap = MIN (self->cap * 2, self->max_line + 3);
+      self->buf = g_realloc (self->buf, self->cap);
+    }
+
+  do
+    n = read (self->fd, self->buf + self->end, self->cap - self->end - 1);
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Could not read a transcript: %s", g_strerror (saved));
+      return FALSE;
+    }
+  if (n == 0)
+    self->eof = TRUE;
+  self->end += (gsize) n;
+  return TRUE;
+}
+
+gboolean
+pd_jsonl_reader_next (PdJsonlReader  *self,
+                      const char    **line,
+                      gsize          *length,
+                      GError        **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  for (;;)
+    {
+      char *begin = self->buf + self->start;
+      char *nl = memchr (begin + self->scanned, '\n', self->end - self->start - self->scanned);
+
+      if (nl != NULL)
+        {
+          gsize len = (gsize) (nl - begin);
+
+          self->start += len + 1;
+          self->scanned = 0;
+          self->offset += (goffset) (len + 1);
+          if (self->discarding)
+            {
+              self->discarding = FALSE;
+              continue;
+            }
+          if (len > 0 && begin[len - 1] == '\r')
+            len--;
+          if (len > self->max_line)
+            {
+              self->n_too_long++;
+              self->n_lines++;
+              continue;
+            }
+          begin[len] = '\0';
+          self->n_lines++;
+          self->unterminated = FALSE;
+          *line = begin;
+          *length = len;
+          return TRUE;
+        }
+
+      self->scanned = self->end - self->start;
+      if (!self->discarding && self->scanned > self->max_line + 1)
+        {
+          /* Too long: count it once and drop it as it streams past. */
+          self->discarding = TRUE;
+          self->n_too_long++;
+          self->n_lines++;
+        }
+      if (self->discarding)
+        discard_buffered (self);
+
+      if (self->eof)
+        {
+          gsize len = self->end - self->start;
+
+          if (self->discarding || len == 0 || self->hold_partial)
+            return FALSE;
+          /* A last line without a newline: returned (it may be whole),
+           * flagged so the caller counts it as torn if it does not parse. */
+          begin = self->buf + self->start;
+          begin[len] = '\0';
+          self->start = self->end;
+          self->scanned = 0;
+          self->offset += (goffset) len;
+          self->n_lines++;
+          self->unterminated = TRUE;
+          *line = begin;
+          *length = len;
+          return TRUE;
+        }
+
+      if (!fill (self, error))
+        return FALSE;
+    }
+}

@@ -1,0 +1,43 @@
+/* pd-jsonl-reader.h: JSON lines, read line by line with a capped line size.
+ *
+ * The file is opened read-only and only read.  Lines longer than the cap are
+ * skipped without being held in memory, and counted.  Reading may start at an
+ * offset, so a file that grows can be followed by reading only what was
+ * appended: with hold_partial an unterminated last line (one the agent is
+ * still writing) is left for the next read instead of being returned.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define PD_JSONL_DEFAULT_MAX_LINE (16 * 1024 * 1024)
+
+typedef struct _PdJsonlReader PdJsonlReader;
+
+PdJsonlReader *pd_jsonl_reader_new          (const char     *path,
+                                             goffset         offset,
+                                             gsize           max_line,
+                                             gboolean        hold_partial,
+                                             GError        **error);
+void           pd_jsonl_reader_free         (PdJsonlReader  *self);
+
+/* The next line, without its newline (or "\r\n"), NUL-terminated, valid
+ * until the next call.  FALSE at the end of the file or on an error (then
+ * @error is set).  Blank lines are returned too (length 0), for the caller
+ * to count as skipped. */
+gboolean       pd_jsonl_reader_next         (PdJsonlReader  *self,
+                                             const char    **line,
+                                             gsize          *length,
+                                             GError        **error);
+/* Where the next read starts: after the last line returned or skipped. */
+goffset        pd_jsonl_reader_get_offset   (PdJsonlReader  *self);
+guint64        pd_jsonl_reader_get_n_lines  (PdJsonlReader  *self);
+guint64        pd_jsonl_reader_get_n_too_long (PdJsonlReader *self);
+/* Whether the line last returned had no newline after it (a torn tail). */
+gboolean       pd_jsonl_reader_last_was_unterminated (PdJsonlReader *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdJsonlReader, pd_jsonl_reader_free)
+
+G_END_DECLS

@@ -1,0 +1,438 @@
+/* pd-opencode-reader.c: OpenCode sessions, from the JSON tree or opencode.db. */
+#define _GNU_SOURCE
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+
+#include "pd-import-private.h"
+#include "pd-opencode-reader.h"
+
+#define MAX_FILE_SIZE (8 * 1024 * 1024)
+
+typedef struct
+{
+  gint64    time;   /* state.time.start, ms */
+  char     *id;
+  JsonNode *part;
+} TodoPart;
+
+static void
+todo_part_free (TodoPart *part)
+{
+  g_free (part->id);
+  json_node_unref (part->part);
+  g_free (part);
+}
+
+static int
+compare_parts (gconstpointer a,
+               gconstpointer b)
+{
+  const TodoPart *pa = *(TodoPart * const *) a;
+  const TodoPart *pb = *(TodoPart * const *) b;
+
+  if (pa->time != pb->time)
+    return pa->time < pb->time ? -1 : 1;
+  return g_strcmp0 (pa->id, pb->id);
+}
+
+static gint64
+get_int (JsonObject *object,
+         const char *member)
+{
+  JsonNode *node;
+
+  if (object == NULL || !(node = json_object_get_member (object, member)) || !JSON_NODE_HOLDS_VALUE (node))
+    return 0;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return json_node_get_int (node);
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    return (gint64) json_node_get_double (node);
+  return 0;
+}
+
+static const char * const todo_members[] = { "content", NULL };
+
+/* A part, if it is a todowrite tool part. */
+static TodoPart *
+todo_part_new (JsonNode   *node,
+               const char *fallback_id)
+{
+  JsonObject *object, *state;
+  TodoPart *part;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  object = json_node_get_object (node);
+  if (g_strcmp0 (_pd_import_get_string (object, "type"), "tool") != 0
+      || g_strcmp0 (_pd_import_get_string (object, "tool"), "todowrite") != 0)
+    return NULL;
+  state = _pd_import_get_object (object, "state");
+
+  part = g_new0 (TodoPart, 1);
+  part->time = get_int (_pd_import_get_object (state, "time"), "start");
+  part->id = g_strdup (_pd_import_get_string (object, "id") ? _pd_import_get_string (object, "id") : fallback_id);
+  part->part = json_node_ref (node);
+  return part;
+}
+
+static void
+replay_parts (PdImportedSession *session,
+              GPtrArray         *parts)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (session);
+
+  g_ptr_array_sort (parts, compare_parts);
+  for (guint i = 0; i < parts->len; i++)
+    {
+      TodoPart *part = g_ptr_array_index (parts, i);
+      JsonObject *state = _pd_import_get_object (json_node_get_object (part->part), "state");
+      const char *status = _pd_import_get_string (state, "status");
+      JsonArray *todos;
+      GPtrArray *items;
+
+      if (part->time > 0)
+        pd_imported_session_note_time (session, part->time * 1000);
+      /* Only a completed call changes the list; pending and running ones
+       * have not happened yet. */
+      if (g_strcmp0 (status, "completed") != 0)
+        {
+          if (g_strcmp0 (status, "error") == 0)
+            stats->ignored_updates++;
+          continue;
+        }
+      todos = _pd_import_get_array (_pd_import_get_object (state, "input"), "todos");
+      if (todos == NULL)
+        todos = _pd_import_get_array (_pd_import_get_object (state, "metadata"), "todos");
+      if (!(items = _pd_import_items_from_array (todos, todo_members, "id")))
+        {
+          stats->ignored_updates++;
+          continue;
+        }
+      pd_checklist_replace_agent_items (pd_imported_session_get_checklist (session),
+                                        PD_CHECKLIST_ORIGIN_OPENCODE_TODOS, items);
+      stats->applied_updates++;
+    }
+}
+
+static void
+set_session_info (PdImportedSession *session,
+                  JsonObject        *info)
+{
+  JsonObject *time = _pd_import_get_object (info, "time");
+  const char *value;
+
+  if ((value = _pd_import_get_string (info, "id")))
+    pd_imported_session_set_id (session, value);
+  if ((value = _pd_import_get_string (info, "title")))
+    {
+      g_autofree char *clean = _pd_import_clean_text (value);
+      pd_imported_session_set_title (session, clean);
+    }
+  if ((value = _pd_import_get_string (info, "directory")))
+    pd_imported_session_set_cwd (session, value);
+  pd_imported_session_note_time (session, get_int (time, "created") * 1000);
+  pd_imported_session_note_time (session, get_int (time, "updated") * 1000);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The JSON tree                                                          */
+
+static JsonNode *
+load_json_file (const char *path,
+                const char *must_contain,
+                gboolean   *bad)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  gsize length;
+  GStatBuf st;
+
+  *bad = FALSE;
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_FILE_SIZE)
+    {
+      *bad = TRUE;
+      return NULL;
+    }
+  if (!g_file_get_contents (path, &contents, &length, NULL))
+    {
+      *bad = TRUE;
+      return NULL;
+    }
+  if (must_contain && !memmem (contents, length, must_contain, strlen (must_contain)))
+    return NULL;
+  parser = json_parser_new_immutable ();
+  if (!g_utf8_validate (contents, (gssize) length, NULL)
+      || !json_parser_load_from_data (parser, contents, (gssize) length, NULL)
+      || json_parser_get_root (parser) == NULL)
+    {
+      *bad = TRUE;
+      return NULL;
+    }
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+static GPtrArray *
+list_json (const char *dir)
+{
+  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  while (handle && (name = g_dir_read_name (handle)))
+    if (g_str_has_suffix (name, ".json"))
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  return names;
+}
+
+static PdImportedSession *
+read_storage_session (const char *dir,
+                      const char *session_path)
+{
+  PdImportedSession *session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, session_path);
+  PdImportStats *stats = pd_imported_session_get_stats (session);
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
+  g_autoptr(JsonNode) info = NULL;
+  g_autofree char *message_dir = NULL;
+  g_autoptr(GPtrArray) messages = NULL;
+  gboolean bad;
+
+  info = load_json_file (session_path, NULL, &bad);
+  stats->lines++;
+  if (info == NULL || !JSON_NODE_HOLDS_OBJECT (info) || !_pd_import_get_string (json_node_get_object (info), "id"))
+    {
+      g_object_unref (session);
+      return NULL;
+    }
+  set_session_info (session, json_node_get_object (info));
+
+  message_dir = g_build_filename (dir, "message", pd_imported_session_get_id (session), NULL);
+  messages = list_json (message_dir);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      g_autofree char *message_id = g_strndup (g_ptr_array_index (messages, i),
+                                               strlen (g_ptr_array_index (messages, i)) - strlen (".json"));
+      g_autofree char *part_dir = g_build_filename (dir, "part", message_id, NULL);
+      g_autoptr(GPtrArray) names = list_json (part_dir);
+
+      for (guint j = 0; j < names->len; j++)
+        {
+          g_autofree char *path = g_build_filename (part_dir, g_ptr_array_index (names, j), NULL);
+          g_autoptr(JsonNode) node = load_json_file (path, "todowrite", &bad);
+          TodoPart *part;
+
+          stats->lines++;
+          if (bad)
+            stats->skipped_lines++;
+          if ((part = todo_part_new (node, g_ptr_array_index (names, j))))
+            g_ptr_array_add (parts, part);
+        }
+    }
+
+  replay_parts (session, parts);
+  return session;
+}
+
+GPtrArray *
+pd_opencode_read_storage (const char    *dir,
+                          GCancellable  *cancellable,
+                          GError       **error)
+{
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *session_root = g_build_filename (dir, "session", NULL);
+  g_autoptr(GDir) projects = NULL;
+  const char *project;
+
+  g_return_val_if_fail (dir != NULL, NULL);
+
+  if (!(projects = g_dir_open (session_root, 0, error)))
+    return NULL;
+
+  while ((project = g_dir_read_name (projects)))
+    {
+      g_autofree char *project_dir = g_build_filename (session_root, project, NULL);
+      g_autoptr(GPtrArray) names = list_json (project_dir);
+
+      for (guint i = 0; i < names->len; i++)
+        {
+          g_autofree char *path = g_build_filename (project_dir, g_ptr_array_index (names, i), NULL);
+          PdImportedSession *session;
+
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            return NULL;
+          if ((session = read_storage_session (dir, path)))
+            g_ptr_array_add (sessions, session);
+        }
+    }
+
+  return g_steal_pointer (&sessions);
+}
+
+/* ---------------------------------------------------------------------- */
+/* opencode.db                                                            */
+
+static sqlite3 *
+open_read_only (const char  *path,
+                GError     **error)
+{
+  g_autofree char *escaped = g_uri_escape_string (path, "/", FALSE);
+  /* mode=ro first: it sees a running OpenCode's WAL.  immutable=1 only as
+   * the fallback for a database that cannot be opened that way (a copy in a
+   * read-only folder, no -shm possible); it is safe only when nothing
+   * writes the file, which is then the case. */
+  const char *queries[] = { "mode=ro", "immutable=1" };
+  int last = SQLITE_OK;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not a file", path);
+      return NULL;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (queries); i++)
+    {
+      g_autofree char *uri = g_strdup_printf ("file:%s?%s", escaped, queries[i]);
+      sqlite3 *db = NULL;
+      sqlite3_stmt *stmt = NULL;
+
+      last = sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+      if (last == SQLITE_OK)
+        {
+          sqlite3_busy_timeout (db, 1000);
+          last = sqlite3_prepare_v2 (db, "SELECT count(*) FROM sqlite_master", -1, &stmt, NULL);
+          if (last == SQLITE_OK)
+            last = sqlite3_step (stmt);
+          sqlite3_finalize (stmt);
+          if (last == SQLITE_ROW)
+            return db;
+        }
+      sqlite3_close (db);
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Could not read %s: %s", path, sqlite3_errstr (last));
+  return NULL;
+}
+
+static const char *
+column_text (sqlite3_stmt *stmt,
+             int           column)
+{
+  return (const char *) sqlite3_column_text (stmt, column);
+}
+
+GPtrArray *
+pd_opencode_read_database (const char    *path,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GHashTable) by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) parts_by_id = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                             (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  sqlite3_stmt *stmt = NULL;
+  sqlite3 *db;
+  int rc;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!(db = open_read_only (path, error)))
+    return NULL;
+
+  /* Column names, not positions: the schema grows between versions. */
+  rc = sqlite3_prepare_v2 (db, "SELECT * FROM session", -1, &stmt, NULL);
+  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      g_autoptr(PdImportedSession) session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, path);
+
+      for (int c = 0; c < sqlite3_column_count (stmt); c++)
+        {
+          const char *name = sqlite3_column_name (stmt, c);
+          const char *text = column_text (stmt, c);
+
+          if (text == NULL)
+            continue;
+          if (strcmp (name, "id") == 0)
+            pd_imported_session_set_id (session, text);
+          else if (strcmp (name, "title") == 0)
+            {
+              g_autofree char *clean = _pd_import_clean_text (text);
+              pd_imported_session_set_title (session, clean);
+            }
+          else if (strcmp (name, "directory") == 0)
+            pd_imported_session_set_cwd (session, text);
+          else if (strcmp (name, "time_created") == 0 || strcmp (name, "time_updated") == 0)
+            pd_imported_session_note_time (session, sqlite3_column_int64 (stmt, c) * 1000);
+        }
+      if (pd_imported_session_get_id (session) == NULL
+          || g_hash_table_contains (by_id, pd_imported_session_get_id (session)))
+        continue;
+      g_hash_table_insert (by_id, (gpointer) pd_imported_session_get_id (session), session);
+      g_ptr_array_add (sessions, g_steal_pointer (&session));
+    }
+  sqlite3_finalize (stmt);
+  stmt = NULL;
+  if (rc != SQLITE_DONE)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s has no readable session table: %s",
+                   path, sqlite3_errmsg (db));
+      sqlite3_close (db);
+      return NULL;
+    }
+
+  rc = sqlite3_prepare_v2 (db, "SELECT session_id, id, data FROM part WHERE data LIKE '%todowrite%'", -1, &stmt, NULL);
+  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *session_id = column_text (stmt, 0);
+      const char *data = column_text (stmt, 2);
+      PdImportedSession *session;
+      GPtrArray *parts;
+      TodoPart *part;
+      JsonNode *root;
+
+      if (session_id == NULL || data == NULL || !(session = g_hash_table_lookup (by_id, session_id)))
+        continue;
+      pd_imported_session_get_stats (session)->lines++;
+      if (!g_utf8_validate (data, -1, NULL) || !json_parser_load_from_data (parser, data, -1, NULL)
+          || !(root = json_parser_get_root (parser)))
+        {
+          pd_imported_session_get_stats (session)->skipped_lines++;
+          continue;
+        }
+      if (!(part = todo_part_new (root, column_text (stmt, 1))))
+        continue;
+      if (!(parts = g_hash_table_lookup (parts_by_id, pd_imported_session_get_id (session))))
+        {
+          parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
+          g_hash_table_insert (parts_by_id, (gpointer) pd_imported_session_get_id (session), parts);
+        }
+      g_ptr_array_add (parts, part);
+
+      if (g_cancellable_is_cancelled (cancellable))
+        break;
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    g_debug ("%s: no readable part table: %s", path, sqlite3_errmsg (db));
+  sqlite3_close (db);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      PdImportedSession *session = g_ptr_array_index (sessions, i);
+      GPtrArray *parts = g_hash_table_lookup (parts_by_id, pd_imported_session_get_id (session));
+
+      if (parts)
+        replay_parts (session, parts);
+    }
+
+  return g_steal_pointer (&sessions);
+}

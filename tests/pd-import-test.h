@@ -1,0 +1,103 @@
+/* pd-import-test.h: what the importer tests share. */
+#pragma once
+
+#include <string.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "pd-checklist.h"
+#include "pd-imported-session.h"
+
+/* The shared fixtures folder, or NULL after g_test_skip() when it is missing. */
+static inline char *
+pd_import_test_fixtures (const char *sub)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  char *dir;
+
+  if (root == NULL || !g_file_test (root, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("PD_FIXTURES_DIR (../shared/fixtures) is missing: the real transcript fixtures are not here");
+      return NULL;
+    }
+  dir = g_build_filename (root, sub, NULL);
+  if (!g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("a fixtures subfolder is missing");
+      g_free (dir);
+      return NULL;
+    }
+  return dir;
+}
+
+/* Writes @lines (NULL-terminated) one per line to @dir/@name. */
+static inline char *
+pd_import_test_write (const char         *dir,
+                      const char         *name,
+                      const char * const *lines)
+{
+  GString *text = g_string_new (NULL);
+  char *path = g_build_filename (dir, name, NULL);
+  char *parent = g_path_get_dirname (path);
+  GError *error = NULL;
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      g_string_append (text, lines[i]);
+      g_string_append_c (text, '\n');
+    }
+  g_mkdir_with_parents (parent, 0700);
+  g_file_set_contents (path, text->str, (gssize) text->len, &error);
+  g_assert_no_error (error);
+  g_string_free (text, TRUE);
+  g_free (parent);
+  return path;
+}
+
+static inline char *
+pd_import_test_tmpdir (void)
+{
+  GError *error = NULL;
+  char *dir = g_dir_make_tmp ("pd-import-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static inline void
+pd_import_test_rmtree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir && (name = g_dir_read_name (dir)))
+    {
+      char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        pd_import_test_rmtree (child);
+      else
+        g_unlink (child);
+      g_free (child);
+    }
+  if (dir)
+    g_dir_close (dir);
+  g_rmdir (path);
+}
+
+/* "text:status|text:status" of the agent's section, for compact asserts. */
+static inline char *
+pd_import_test_describe (PdImportedSession *session)
+{
+  PdChecklist *list = pd_imported_session_get_checklist (session);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+    {
+      const PdChecklistItem *item = pd_checklist_get_agent_item (list, i);
+      if (i > 0)
+        g_string_append_c (out, '|');
+      g_string_append_printf (out, "%s:%s", item->text, pd_checklist_status_to_string (item->status));
+    }
+  return g_string_free (out, FALSE);
+}

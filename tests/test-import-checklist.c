@@ -1,0 +1,170 @@
+/* test-import-checklist.c: the two sections, overrides, and what is stored. */
+#include "config.h"
+
+#include "pd-import-test.h"
+#include "pd-session-store.h"
+
+static GPtrArray *
+items (const char *first,
+       ...)
+{
+  GPtrArray *array = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+  va_list args;
+
+  va_start (args, first);
+  for (const char *text = first; text; text = va_arg (args, const char *))
+    {
+      PdChecklistStatus status = va_arg (args, PdChecklistStatus);
+      g_ptr_array_add (array, pd_checklist_item_new (text, status, NULL));
+    }
+  va_end (args);
+  return array;
+}
+
+static void
+test_keys (void)
+{
+  g_autofree char *a0 = pd_checklist_item_key ("Write tests", 0);
+  g_autofree char *a0b = pd_checklist_item_key ("Write tests", 0);
+  g_autofree char *a1 = pd_checklist_item_key ("Write tests", 1);
+  g_autofree char *b0 = pd_checklist_item_key ("Write the tests", 0);
+
+  g_assert_cmpstr (a0, ==, a0b);
+  g_assert_cmpstr (a0, !=, a1);
+  g_assert_cmpstr (a0, !=, b0);
+  g_assert_cmpuint (strlen (a0), ==, 32);
+  g_assert_null (strstr (a0, "Write"));
+}
+
+static void
+test_overrides (void)
+{
+  g_autoptr(PdChecklist) list = pd_checklist_new ();
+  gboolean checked;
+  guint done, total, active;
+
+  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_TODO_LIST,
+                                    items ("Same", PD_CHECKLIST_STATUS_PENDING,
+                                           "Same", PD_CHECKLIST_STATUS_COMPLETED,
+                                           "Other", PD_CHECKLIST_STATUS_IN_PROGRESS, NULL));
+  /* Two items of the same text have different keys. */
+  g_assert_cmpstr (pd_checklist_get_agent_item (list, 0)->key, !=, pd_checklist_get_agent_item (list, 1)->key);
+
+  pd_checklist_set_checked (list, 0, TRUE);
+  pd_checklist_set_checked (list, 1, FALSE);
+  g_assert_true (pd_checklist_get_override (list, 0, &checked) && checked);
+  g_assert_true (pd_checklist_get_override (list, 1, &checked) && !checked);
+  g_assert_cmpint (pd_checklist_get_effective_status (list, 0), ==, PD_CHECKLIST_STATUS_COMPLETED);
+  g_assert_cmpint (pd_checklist_get_effective_status (list, 1), ==, PD_CHECKLIST_STATUS_PENDING);
+  /* The agent's own state again removes the override. */
+  pd_checklist_set_checked (list, 1, TRUE);
+  g_assert_false (pd_checklist_get_override (list, 1, NULL));
+  g_assert_cmpuint (pd_checklist_get_n_overrides (list), ==, 1);
+
+  /* The user's items follow, and count. */
+  pd_checklist_add_user_item (list, "Mine");
+  pd_checklist_count (list, &done, &total, &active);
+  g_assert_cmpuint (done, ==, 2);
+  g_assert_cmpuint (total, ==, 4);
+  g_assert_cmpuint (active, ==, 1);
+
+  /* The agent replaces its list: the user's items stay; a reworded item is
+   * a new item, the override of the old text no longer applies; the same
+   * text gets its override back. */
+  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_TODO_LIST,
+                                    items ("Same, reworded", PD_CHECKLIST_STATUS_PENDING,
+                                           "Other", PD_CHECKLIST_STATUS_IN_PROGRESS, NULL));
+  g_assert_false (pd_checklist_get_override (list, 0, NULL));
+  g_assert_cmpuint (pd_checklist_get_n_user_items (list), ==, 1);
+  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_TODO_LIST,
+                                    items ("Same", PD_CHECKLIST_STATUS_PENDING, NULL));
+  g_assert_true (pd_checklist_get_override (list, 0, &checked) && checked);
+  /* The agent catching up makes the override moot. */
+  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_TODO_LIST,
+                                    items ("Same", PD_CHECKLIST_STATUS_COMPLETED, NULL));
+  g_assert_false (pd_checklist_get_override (list, 0, NULL));
+}
+
+static void
+test_annotations_stored_without_agent_text (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdChecklist) list = pd_checklist_new ();
+  g_autoptr(PdChecklist) loaded = pd_checklist_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) back = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *stored = NULL;
+  g_autofree char *contents = NULL;
+  gboolean checked;
+  gsize length;
+
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  info = pd_session_store_create (store, "imported", "", "", "claude-code", "/w", &error);
+  g_assert_no_error (error);
+
+  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_TODO_LIST,
+                                    items ("SECRET-AGENT-STEP-TEXT", PD_CHECKLIST_STATUS_PENDING, NULL));
+  pd_checklist_set_checked (list, 0, TRUE);
+  pd_checklist_add_user_item (list, "my own note");
+  pd_checklist_set_user_item_done (list, 0, TRUE);
+
+  node = pd_checklist_annotations_to_json (list);
+  json = json_to_string (node, FALSE);
+  g_assert_null (strstr (json, "SECRET-AGENT-STEP-TEXT"));
+  g_assert_true (pd_session_store_set_annotation (store, info->id, "planOverrides", json, &error));
+  g_assert_no_error (error);
+
+  stored = pd_session_store_get_annotation (store, info->id, "planOverrides", &error);
+  g_assert_no_error (error);
+  back = json_from_string (stored, &error);
+  g_assert_no_error (error);
+  g_assert_true (pd_checklist_load_annotations (loaded, back, &error));
+  pd_checklist_replace_agent_items (loaded, PD_CHECKLIST_ORIGIN_TODO_LIST,
+                                    items ("SECRET-AGENT-STEP-TEXT", PD_CHECKLIST_STATUS_PENDING, NULL));
+  g_assert_true (pd_checklist_get_override (loaded, 0, &checked) && checked);
+  g_assert_cmpuint (pd_checklist_get_n_user_items (loaded), ==, 1);
+  g_assert_cmpint (pd_checklist_get_user_item (loaded, 0)->status, ==, PD_CHECKLIST_STATUS_COMPLETED);
+
+  /* Nowhere in the database file. */
+  g_clear_object (&store);
+  g_clear_object (&db);
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  g_assert_null (g_strstr_len (contents, (gssize) length, "SECRET-AGENT-STEP-TEXT"));
+  pd_import_test_rmtree (dir);
+}
+
+static void
+test_load_refuses_bad_entries (void)
+{
+  g_autoptr(PdChecklist) list = pd_checklist_new ();
+  g_autoptr(JsonNode) node = json_from_string ("{\"planOverrides\":{\"short\":true,\"0123456789abcdef0123456789abcdef\":\"yes\","
+                                               "\"0123456789abcdef0123456789abcdef\":true},"
+                                               "\"userItems\":[{\"text\":1},{\"text\":\"ok\",\"done\":false},7]}", NULL);
+  g_autoptr(JsonNode) bad = json_from_string ("[1]", NULL);
+
+  g_assert_true (pd_checklist_load_annotations (list, node, NULL));
+  g_assert_cmpuint (pd_checklist_get_n_overrides (list), ==, 1);
+  g_assert_cmpuint (pd_checklist_get_n_user_items (list), ==, 1);
+  g_assert_false (pd_checklist_load_annotations (list, bad, NULL));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-checklist/keys", test_keys);
+  g_test_add_func ("/pd/import-checklist/overrides", test_overrides);
+  g_test_add_func ("/pd/import-checklist/annotations-stored-without-agent-text", test_annotations_stored_without_agent_text);
+  g_test_add_func ("/pd/import-checklist/load-refuses-bad-entries", test_load_refuses_bad_entries);
+
+  return g_test_run ();
+}

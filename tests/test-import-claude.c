@@ -1,0 +1,615 @@
+/* test-import-claude.c: Claude Code transcripts replayed into checklists. */
+#include "config.h"
+
+#include "pd-claude-code-reader.h"
+#include "pd-import-scanner.h"
+#include "pd-import-test.h"
+
+static char *
+use (const char *ts,
+     const char *id,
+     const char *name,
+     const char *input)
+{
+  return g_strdup_printf ("{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:%sZ\",\"sessionId\":\"s1\",\"cwd\":\"/w\","
+                          "\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"%s\","
+                          "\"name\":\"%s\",\"input\":%s}]}}", ts, id, name, input);
+}
+
+static char *
+res (const char *ts,
+     const char *id,
+     gboolean    is_error,
+     const char *text,
+     const char *tool_use_result)
+{
+  g_autofree char *tur = tool_use_result ? g_strdup_printf (",\"toolUseResult\":%s", tool_use_result) : g_strdup ("");
+  return g_strdup_printf ("{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:%sZ\",\"message\":{\"role\":\"user\","
+                          "\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"%s\",\"content\":\"%s\",\"is_error\":%s}]}%s}",
+                          ts, id, text, is_error ? "true" : "false", tur);
+}
+
+typedef struct
+{
+  char      *dir;
+  GPtrArray *lines;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->dir = pd_import_test_tmpdir ();
+  f->lines = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  pd_import_test_rmtree (f->dir);
+  g_free (f->dir);
+  g_ptr_array_unref (f->lines);
+}
+
+static void
+add (Fixture *f,
+     char    *line)
+{
+  g_ptr_array_add (f->lines, line);
+}
+
+static PdImportedSession *
+replay (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  PdImportedSession *session;
+
+  g_ptr_array_add (f->lines, NULL);
+  path = pd_import_test_write (f->dir, "s1.jsonl", (const char * const *) f->lines->pdata);
+  g_ptr_array_remove_index (f->lines, f->lines->len - 1);
+  session = pd_claude_code_read (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (session);
+  return session;
+}
+
+static void
+assert_list (PdImportedSession *session,
+             const char        *expected)
+{
+  g_autofree char *got = pd_import_test_describe (session);
+  g_assert_cmpstr (got, ==, expected);
+}
+
+#define TODOS_AB "{\"todos\":[{\"content\":\"A\",\"status\":\"completed\",\"activeForm\":\"Doing A\"},{\"content\":\"B\",\"status\":\"in_progress\",\"activeForm\":\"Doing B\"}]}"
+
+/* ---------------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *file;
+  guint       applied;
+  const char *plans;
+} RealCase;
+
+static void
+test_real_fixtures (void)
+{
+  static const RealCase cases[] = {
+    { "-Users-dain-workspace-claude-code-log-sample/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl", 4, "" },
+    { "-Users-dain-workspace-danieldemmel-me-next/b25638d7-b104-4f06-a797-70ac33d069ed.jsonl", 4, "approved" },
+    { "-Users-dain-workspace-danieldemmel-me-next/f852ad25-1024-47da-964e-5eaae5bd6e6a.jsonl", 12,
+      "rejected,approved,rejected,approved" },
+  };
+  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
+
+  if (dir == NULL)
+    return;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, cases[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdImportedSession) session = pd_claude_code_read (path, &error);
+      PdChecklist *list;
+      GPtrArray *plans;
+      g_autoptr(GString) statuses = g_string_new (NULL);
+      guint done, total;
+
+      g_assert_no_error (error);
+      list = pd_imported_session_get_checklist (session);
+      g_assert_cmpint (pd_imported_session_get_source (session), ==, PD_IMPORT_SOURCE_CLAUDE_CODE);
+      g_assert_cmpint (pd_checklist_get_origin (list), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
+      g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, cases[i].applied);
+      g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
+      pd_checklist_count (list, &done, &total, NULL);
+      g_assert_cmpuint (total, ==, 2);
+      g_assert_cmpuint (done, ==, 2);
+      g_assert_nonnull (pd_imported_session_get_cwd (session));
+      g_assert_cmpint (pd_imported_session_get_created_at (session), >, 0);
+      g_assert_cmpint (pd_imported_session_get_updated_at (session), >=, pd_imported_session_get_created_at (session));
+
+      plans = pd_imported_session_get_plans (session);
+      for (guint j = 0; j < plans->len; j++)
+        {
+          const PdArtifactPlan *plan = g_ptr_array_index (plans, j);
+          g_string_append_printf (statuses, "%s%s", j ? "," : "", pd_artifact_plan_status_to_string (plan->status));
+          g_assert_cmpuint (strlen (plan->markdown), >, 20);
+        }
+      g_assert_cmpstr (statuses->str, ==, cases[i].plans);
+    }
+
+  /* The legacy item shape keeps the agent's ids. */
+  {
+    g_autofree char *path = g_build_filename (dir, cases[0].file, NULL);
+    g_autoptr(PdImportedSession) session = pd_claude_code_read (path, NULL);
+    const PdChecklistItem *item = pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 0);
+    g_assert_nonnull (item->source_id);
+  }
+}
+
+static void
+test_todo_write_rules (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  add (f, use ("01", "t1", "TodoWrite", TODOS_AB));
+  add (f, res ("02", "t1", FALSE, "Todos have been modified successfully", NULL));
+  /* A rejected call changes nothing. */
+  add (f, use ("03", "t2", "TodoWrite", "{\"todos\":[{\"content\":\"X\",\"status\":\"pending\"}]}"));
+  add (f, res ("04", "t2", TRUE, "The user doesn't want to proceed", "\"Error: The user doesn't want to proceed\""));
+  /* A call without a result yet changes nothing either. */
+  add (f, use ("05", "t3", "TodoWrite", "{\"todos\":[{\"content\":\"Y\",\"status\":\"pending\"}]}"));
+
+  session = replay (f);
+  assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
+}
+
+static void
+test_new_todos_preferred (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  add (f, use ("01", "t1", "TodoWrite", "{\"todos\":[{\"content\":\"from input\",\"status\":\"pending\"}]}"));
+  add (f, res ("02", "t1", FALSE, "ok",
+               "{\"oldTodos\":[],\"newTodos\":[{\"content\":\"from result\",\"status\":\"in_progress\",\"priority\":\"high\",\"id\":\"7\"},"
+               "{\"content\":\"odd\",\"status\":\"someday\",\"id\":\"8\"}]}"));
+  session = replay (f);
+  /* Unknown statuses read as pending. */
+  assert_list (session, "from result:in_progress|odd:pending");
+  g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 0)->source_id, ==, "7");
+}
+
+static const PdChecklistItem *
+find_id (PdImportedSession *session,
+         const char        *id)
+{
+  PdChecklist *list = pd_imported_session_get_checklist (session);
+
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+    if (g_strcmp0 (pd_checklist_get_agent_item (list, i)->source_id, id) == 0)
+      return pd_checklist_get_agent_item (list, i);
+  return NULL;
+}
+
+static void
+test_task_create_out_of_order (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  add (f, use ("01", "c1", "TaskCreate", "{\"subject\":\"Alpha\",\"description\":\"d\"}"));
+  add (f, use ("01", "c2", "TaskCreate", "{\"subject\":\"Beta\",\"description\":\"d\"}"));
+  add (f, use ("01", "c3", "TaskCreate", "{\"subject\":\"Gamma\",\"description\":\"d\"}"));
+  /* Results come back out of order; each binds by tool_use_id. */
+  add (f, res ("02", "c3", FALSE, "Task #3 created successfully: Gamma", "{\"task\":{\"id\":\"3\",\"subject\":\"Gamma\"}}"));
+  add (f, res ("02", "c1", FALSE, "Task #1 created successfully: Alpha", "{\"task\":{\"id\":\"1\",\"subject\":\"Alpha\"}}"));
+  add (f, res ("02", "c2", FALSE, "Task #2 created successfully: Beta", "{\"task\":{\"id\":\"2\",\"subject\":\"Beta\"}}"));
+  /* A failed creation and one without an id create nothing. */
+  add (f, use ("03", "c4", "TaskCreate", "{\"subject\":\"Delta\"}"));
+  add (f, res ("04", "c4", TRUE, "Error: no", NULL));
+  add (f, use ("05", "c5", "TaskCreate", "{\"subject\":\"Epsilon\"}"));
+  add (f, res ("06", "c5", FALSE, "something else", "{}"));
+
+  session = replay (f);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_CLAUDE_TASKS);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 3);
+  g_assert_cmpstr (find_id (session, "1")->text, ==, "Alpha");
+  g_assert_cmpstr (find_id (session, "2")->text, ==, "Beta");
+  g_assert_cmpstr (find_id (session, "3")->text, ==, "Gamma");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 2);
+}
+
+static void
+test_task_update_rules (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  add (f, use ("01", "c1", "TaskCreate", "{\"subject\":\"One\"}"));
+  add (f, res ("01", "c1", FALSE, "Task #1 created successfully: One", "{\"task\":{\"id\":\"1\",\"subject\":\"One\"}}"));
+  add (f, use ("02", "c2", "TaskCreate", "{\"subject\":\"Two\"}"));
+  add (f, res ("02", "c2", FALSE, "Task #2 created successfully: Two", "{\"task\":{\"id\":\"2\",\"subject\":\"Two\"}}"));
+  add (f, use ("03", "c3", "TaskCreate", "{\"subject\":\"Three\"}"));
+  add (f, res ("03", "c3", FALSE, "Task #3 created successfully: Three", "{\"task\":{\"id\":\"3\",\"subject\":\"Three\"}}"));
+  /* Confirmed status change. */
+  add (f, use ("04", "u1", "TaskUpdate", "{\"taskId\":\"1\",\"status\":\"in_progress\"}"));
+  add (f, res ("04", "u1", FALSE, "Updated task #1 status",
+               "{\"success\":true,\"taskId\":\"1\",\"updatedFields\":[\"status\"],\"statusChange\":{\"from\":\"pending\",\"to\":\"in_progress\"}}"));
+  /* Failed. */
+  add (f, use ("05", "u2", "TaskUpdate", "{\"taskId\":\"2\",\"status\":\"completed\"}"));
+  add (f, res ("05", "u2", FALSE, "x", "{\"success\":false,\"taskId\":\"2\",\"updatedFields\":[],\"error\":\"nope\"}"));
+  /* Unconfirmed: the result does not list the field. */
+  add (f, use ("06", "u3", "TaskUpdate", "{\"taskId\":\"2\",\"status\":\"completed\",\"subject\":\"Changed\"}"));
+  add (f, res ("06", "u3", FALSE, "Updated task #2 ", "{\"success\":true,\"taskId\":\"2\",\"updatedFields\":[]}"));
+  /* Dependency-only. */
+  add (f, use ("07", "u4", "TaskUpdate", "{\"taskId\":\"2\",\"addBlockedBy\":[\"1\"]}"));
+  add (f, res ("07", "u4", FALSE, "Updated task #2 blockedBy", "{\"success\":true,\"taskId\":\"2\",\"updatedFields\":[\"blockedBy\"]}"));
+  /* Unknown task: never invented. */
+  add (f, use ("08", "u5", "TaskUpdate", "{\"taskId\":\"9\",\"status\":\"completed\",\"subject\":\"Ghost\"}"));
+  add (f, res ("08", "u5", FALSE, "Updated task #9 status",
+               "{\"success\":true,\"taskId\":\"9\",\"updatedFields\":[\"status\",\"subject\"],\"statusChange\":{\"from\":\"pending\",\"to\":\"completed\"}}"));
+  /* A result for another task is not a confirmation. */
+  add (f, use ("09", "u6", "TaskUpdate", "{\"taskId\":\"2\",\"status\":\"completed\"}"));
+  add (f, res ("09", "u6", FALSE, "Updated task #3 status",
+               "{\"success\":true,\"taskId\":\"3\",\"updatedFields\":[\"status\"],\"statusChange\":{\"from\":\"pending\",\"to\":\"completed\"}}"));
+  /* Confirmed subject edit, with a numeric taskId. */
+  add (f, use ("10", "u7", "TaskUpdate", "{\"taskId\":2,\"subject\":\"Two, renamed\"}"));
+  add (f, res ("10", "u7", FALSE, "Updated task #2 subject", "{\"success\":true,\"taskId\":\"2\",\"updatedFields\":[\"subject\"]}"));
+  /* Deletion. */
+  add (f, use ("11", "u8", "TaskUpdate", "{\"taskId\":\"3\",\"status\":\"deleted\"}"));
+  add (f, res ("11", "u8", FALSE, "Updated task #3 deleted",
+               "{\"success\":true,\"taskId\":\"3\",\"updatedFields\":[\"status\"],\"statusChange\":{\"from\":\"pending\",\"to\":\"deleted\"}}"));
+  /* Never answered. */
+  add (f, use ("12", "u9", "TaskUpdate", "{\"taskId\":\"1\",\"status\":\"completed\"}"));
+
+  session = replay (f);
+  assert_list (session, "One:in_progress|Two, renamed:pending");
+}
+
+static void
+test_task_id_reuse_and_full_list (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  add (f, use ("01", "c1", "TaskCreate", "{\"subject\":\"Old\"}"));
+  add (f, res ("01", "c1", FALSE, "Task #1 created successfully: Old", "{\"task\":{\"id\":\"1\",\"subject\":\"Old\"}}"));
+  add (f, use ("02", "u1", "TaskUpdate", "{\"taskId\":\"1\",\"status\":\"completed\"}"));
+  add (f, res ("02", "u1", FALSE, "Updated task #1 status",
+               "{\"success\":true,\"taskId\":\"1\",\"updatedFields\":[\"status\"],\"statusChange\":{\"from\":\"pending\",\"to\":\"completed\"}}"));
+  add (f, use ("03", "c2", "TaskCreate", "{\"subject\":\"New\"}"));
+  add (f, res ("03", "c2", FALSE, "Task #1 created successfully: New", "{\"task\":{\"id\":\"1\",\"subject\":\"New\"}}"));
+  session = replay (f);
+  assert_list (session, "New:pending");
+  g_clear_object (&session);
+
+  /* A full list switches back to the list source and clears known tasks:
+   * a later update of an old task invents nothing. */
+  add (f, use ("04", "t1", "TodoWrite", TODOS_AB));
+  add (f, res ("04", "t1", FALSE, "ok", NULL));
+  add (f, use ("05", "u2", "TaskUpdate", "{\"taskId\":\"1\",\"status\":\"in_progress\"}"));
+  add (f, res ("05", "u2", FALSE, "Updated task #1 status",
+               "{\"success\":true,\"taskId\":\"1\",\"updatedFields\":[\"status\"],\"statusChange\":{\"from\":\"pending\",\"to\":\"in_progress\"}}"));
+  session = replay (f);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
+  assert_list (session, "A:completed|B:in_progress");
+}
+
+static void
+test_task_snapshots (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  add (f, use ("01", "l1", "TaskList", "{}"));
+  add (f, res ("01", "l1", FALSE, "#2 [pending] B\\n#1 [completed] A",
+               "{\"tasks\":[{\"id\":\"2\",\"subject\":\"B\",\"status\":\"pending\",\"blockedBy\":[]},"
+               "{\"id\":\"1\",\"subject\":\"A\",\"status\":\"completed\",\"blockedBy\":[]}]}"));
+  session = replay (f);
+  assert_list (session, "A:completed|B:pending");
+  g_clear_object (&session);
+
+  add (f, g_strdup ("{\"type\":\"attachment\",\"timestamp\":\"2026-01-01T00:00:09Z\",\"attachment\":{\"type\":\"task_reminder\","
+                    "\"content\":[{\"id\":\"1\",\"subject\":\"A\",\"status\":\"completed\"},{\"id\":\"2\",\"subject\":\"B\",\"status\":\"in_progress\"},"
+                    "{\"id\":\"3\",\"subject\":\"C\",\"status\":\"pending\"}],\"itemCount\":3}}"));
+  session = replay (f);
+  assert_list (session, "A:completed|B:in_progress|C:pending");
+}
+
+static void
+test_caps (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  /* 105 creations: the 100 newest tasks are kept. */
+  for (guint i = 1; i <= 105; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("c%u", i);
+      g_autofree char *text = g_strdup_printf ("Task #%u created successfully: T%u", i, i);
+      g_autofree char *tur = g_strdup_printf ("{\"task\":{\"id\":\"%u\",\"subject\":\"T%u\"}}", i, i);
+      add (f, use ("01", id, "TaskCreate", "{\"subject\":\"T\"}"));
+      add (f, res ("01", id, FALSE, text, tur));
+    }
+  session = replay (f);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 100);
+  g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 0)->source_id, ==, "6");
+  g_clear_object (&session);
+  g_ptr_array_set_size (f->lines, 0);
+
+  /* 105 calls waiting: the 5 oldest are given up. */
+  for (guint i = 1; i <= 105; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("p%u", i);
+      add (f, use ("02", id, "TaskCreate", "{\"subject\":\"P\"}"));
+    }
+  add (f, res ("03", "p1", FALSE, "Task #1 created successfully: P", "{\"task\":{\"id\":\"1\",\"subject\":\"P1\"}}"));
+  add (f, res ("03", "p105", FALSE, "Task #2 created successfully: P", "{\"task\":{\"id\":\"2\",\"subject\":\"P105\"}}"));
+  session = replay (f);
+  assert_list (session, "P105:pending");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 5);
+}
+
+static void
+test_subagents_merged_by_time (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+  const char *sub[] = { NULL, NULL, NULL, NULL, NULL };
+  g_autofree char *sub_path = NULL;
+
+  add (f, use ("01", "c1", "TaskCreate", "{\"subject\":\"Shared\"}"));
+  add (f, res ("01", "c1", FALSE, "Task #1 created successfully: Shared", "{\"task\":{\"id\":\"1\",\"subject\":\"Shared\"}}"));
+  add (f, use ("02", "t1", "TodoWrite", TODOS_AB));
+  add (f, res ("02", "t1", FALSE, "ok", NULL));
+  add (f, use ("03", "c2", "TaskCreate", "{\"subject\":\"Again\"}"));
+  add (f, res ("03", "c2", FALSE, "Task #1 created successfully: Again", "{\"task\":{\"id\":\"1\",\"subject\":\"Again\"}}"));
+  add (f, use ("07", "u1", "TaskUpdate", "{\"taskId\":\"1\",\"status\":\"completed\"}"));
+  add (f, res ("07", "u1", FALSE, "Updated task #1 status",
+               "{\"success\":true,\"taskId\":\"1\",\"updatedFields\":[\"status\"],\"statusChange\":{\"from\":\"in_progress\",\"to\":\"completed\"}}"));
+
+  /* The subagent works between the two (text-only results, as subagent
+   * files have), and keeps a TodoWrite list of its own. */
+  sub[0] = use ("05", "s1", "TaskUpdate", "{\"taskId\":\"1\",\"status\":\"in_progress\"}");
+  sub[1] = res ("05", "s1", FALSE, "Updated task #1 status", NULL);
+  sub[2] = use ("06", "s2", "TodoWrite", "{\"todos\":[{\"content\":\"Sub\",\"status\":\"pending\"}]}");
+  sub[3] = res ("06", "s2", FALSE, "ok", NULL);
+  sub_path = pd_import_test_write (f->dir, "s1/subagents/agent-a1.jsonl", sub);
+  for (guint i = 0; i < 4; i++)
+    g_free ((char *) sub[i]);
+
+  session = replay (f);
+  /* Merged by time: the subagent's in_progress (05) comes before the
+   * parent's completed (07). */
+  assert_list (session, "Again:completed");
+  g_clear_object (&session);
+
+  /* Without a later parent update, the subagent's change shows. */
+  g_ptr_array_set_size (f->lines, f->lines->len - 2);
+  session = replay (f);
+  assert_list (session, "Again:in_progress");
+}
+
+static void
+test_exit_plan_mode (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+  GPtrArray *plans;
+
+  add (f, use ("01", "p1", "ExitPlanMode", "{\"plan\":\"# First\\n- a\"}"));
+  add (f, res ("02", "p1", TRUE, "The user doesn't want to proceed", "\"Error: rejected\""));
+  add (f, use ("03", "p2", "ExitPlanMode", "{\"plan\":\"# Second\\n- b\"}"));
+  add (f, res ("04", "p2", FALSE, "User has approved your plan.", "{\"plan\":\"# Second, edited\\n- b\",\"isAgent\":false}"));
+  add (f, use ("05", "p3", "ExitPlanMode", "{\"plan\":\"# Third\"}"));
+  session = replay (f);
+  plans = pd_imported_session_get_plans (session);
+  g_assert_cmpuint (plans->len, ==, 3);
+  g_assert_cmpint (((PdArtifactPlan *) plans->pdata[0])->status, ==, PD_ARTIFACT_PLAN_REJECTED);
+  g_assert_cmpstr (((PdArtifactPlan *) plans->pdata[0])->markdown, ==, "# First\n- a");
+  g_assert_cmpint (((PdArtifactPlan *) plans->pdata[1])->status, ==, PD_ARTIFACT_PLAN_APPROVED);
+  g_assert_cmpstr (((PdArtifactPlan *) plans->pdata[1])->markdown, ==, "# Second, edited\n- b");
+  g_assert_cmpint (((PdArtifactPlan *) plans->pdata[2])->status, ==, PD_ARTIFACT_PLAN_PROPOSED);
+  /* A plan document is not a checklist. */
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
+}
+
+#define CCD_ITEMS "{\"items\":[{\"text\":\"Read\",\"status\":\"in_progress\"},{\"text\":\"Write\",\"status\":\"pending\"},{\"text\":\"Test\",\"status\":\"pending\"}]}"
+
+static void
+test_desktop_plan (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+
+  /* Steps before a full list give no plan. */
+  add (f, use ("01", "a0", "mcp__ccd_turn__update_plan", "{\"advance\":true}"));
+  add (f, res ("01", "a0", FALSE, "ok", NULL));
+  session = replay (f);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
+  g_assert_cmpint (pd_imported_session_get_source (session), ==, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
+  g_clear_object (&session);
+
+  add (f, use ("02", "i1", "mcp__ccd_turn__update_plan", CCD_ITEMS));
+  add (f, res ("02", "i1", FALSE, "ok", NULL));
+  session = replay (f);
+  assert_list (session, "Read:in_progress|Write:pending|Test:pending");
+  g_clear_object (&session);
+
+  add (f, use ("03", "a1", "mcp__ccd_turn__update_plan", "{\"advance\":true}"));
+  add (f, res ("03", "a1", FALSE, "ok", NULL));
+  session = replay (f);
+  assert_list (session, "Read:completed|Write:in_progress|Test:pending");
+  g_clear_object (&session);
+
+  add (f, use ("04", "d1", "mcp__ccd_turn__update_plan", "{\"done\":[\"Write\"],\"start\":\"Test\"}"));
+  add (f, res ("04", "d1", FALSE, "ok", NULL));
+  session = replay (f);
+  assert_list (session, "Read:completed|Write:completed|Test:in_progress");
+  g_clear_object (&session);
+
+  /* A failed step changes nothing. */
+  add (f, use ("05", "a2", "mcp__ccd_turn__update_plan", "{\"advance\":true}"));
+  add (f, res ("05", "a2", TRUE, "error", NULL));
+  add (f, use ("06", "w1", "mcp__ccd_turn__wrap_up", "{}"));
+  add (f, res ("06", "w1", FALSE, "ok", NULL));
+  session = replay (f);
+  assert_list (session, "Read:completed|Write:completed|Test:completed");
+  g_clear_object (&session);
+
+  /* An unrecognised shape gives no plan rather than a wrong one. */
+  add (f, use ("07", "x1", "mcp__ccd_turn__update_plan", "{\"steps\":[1,2,3]}"));
+  add (f, res ("07", "x1", FALSE, "ok", NULL));
+  session = replay (f);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
+  g_clear_object (&session);
+
+  /* And stays so until the next full list. */
+  add (f, use ("08", "a3", "mcp__ccd_turn__update_plan", "{\"advance\":true}"));
+  add (f, res ("08", "a3", FALSE, "ok", NULL));
+  session = replay (f);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
+  g_clear_object (&session);
+
+  /* Items of an unknown shape, and references to missing items, too. */
+  g_ptr_array_set_size (f->lines, 0);
+  add (f, use ("01", "i1", "mcp__ccd_turn__update_plan", CCD_ITEMS));
+  add (f, res ("01", "i1", FALSE, "ok", NULL));
+  add (f, use ("02", "d1", "mcp__ccd_turn__update_plan", "{\"done\":[\"Nope\"]}"));
+  add (f, res ("02", "d1", FALSE, "ok", NULL));
+  session = replay (f);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
+  g_clear_object (&session);
+
+  g_ptr_array_set_size (f->lines, 0);
+  add (f, use ("01", "i1", "mcp__ccd_turn__update_plan", "{\"items\":[{\"text\":\"ok\"},\"bare string\"]}"));
+  add (f, res ("01", "i1", FALSE, "ok", NULL));
+  session = replay (f);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
+}
+
+static void
+test_bad_lines (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(PdClaudeCodeReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "s1.jsonl", NULL);
+  g_autofree char *t1 = use ("01", "t1", "TodoWrite", TODOS_AB);
+  g_autofree char *r1 = res ("02", "t1", FALSE, "ok", NULL);
+  g_autofree char *t2 = use ("03", "t2", "TodoWrite", "{\"todos\":[{\"content\":\"Z\",\"status\":\"pending\"}]}");
+  g_autofree char *r2 = res ("04", "t2", FALSE, "ok", NULL);
+  g_autoptr(GString) text = g_string_new (NULL);
+  PdImportedSession *session;
+  const PdImportStats *stats;
+
+  g_string_append (text, "not json at all\n");
+  g_string_append (text, "\n   \n");
+  g_string_append_printf (text, "%s\n", t1);
+  /* A huge line (a tool output) beyond the cap. */
+  g_string_append (text, "{\"type\":\"user\",\"x\":\"");
+  for (guint i = 0; i < 20000; i++)
+    g_string_append (text, "TodoWrite ");
+  g_string_append (text, "\"}\n");
+  g_string_append_printf (text, "%s\n", r1);
+  /* Invalid UTF-8 in a line worth parsing. */
+  g_string_append (text, "{\"type\":\"assistant\",\"name\":\"TodoWrite\",\"bad\":\"\xff\xfe\"}\n");
+  g_string_append (text, "{\"type\":\"assistant\",\"TodoWrite\":[1,2\n");
+  g_string_append_printf (text, "%s\n", t2);
+  /* A torn last line: the result being written. */
+  g_string_append_len (text, r2, (gssize) strlen (r2) / 2);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+
+  reader = pd_claude_code_reader_new (path);
+  pd_claude_code_reader_set_max_line (reader, 64 * 1024);
+  g_assert_true (pd_claude_code_reader_update (reader, NULL, &error));
+  g_assert_no_error (error);
+  session = pd_claude_code_reader_get_session (reader);
+  stats = pd_imported_session_get_stats (session);
+  assert_list (session, "A:completed|B:in_progress");
+  /* garbage, two blank, huge, invalid UTF-8, unclosed, torn */
+  g_assert_cmpuint (stats->skipped_lines, ==, 7);
+  g_assert_cmpuint (stats->lines, ==, 10);
+}
+
+static void
+test_follow (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(PdClaudeCodeReader) reader = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "s1.jsonl", NULL);
+  g_autofree char *t1 = use ("01", "t1", "TodoWrite", TODOS_AB);
+  g_autofree char *r1 = res ("02", "t1", FALSE, "ok", NULL);
+  g_autofree char *first = g_strdup_printf ("%s\n%s", t1, r1);
+  g_autofree char *second = g_strdup_printf ("%s\n%s\n", t1, r1);
+  PdImportedSession *session;
+
+  /* The result's line is still being written. */
+  g_assert_true (g_file_set_contents (path, first, -1, NULL));
+  reader = pd_claude_code_reader_new (path);
+  pd_claude_code_reader_set_follow (reader, TRUE);
+  g_assert_true (pd_claude_code_reader_update (reader, NULL, NULL));
+  session = pd_claude_code_reader_get_session (reader);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
+
+  /* Now it is whole: only the appended bytes are read. */
+  g_assert_true (g_file_set_contents (path, second, -1, NULL));
+  g_assert_true (pd_claude_code_reader_update (reader, NULL, NULL));
+  assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 2);
+}
+
+static void
+test_scanner (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
+  g_autoptr(PdImportScanner) scanner = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (dir == NULL)
+    return;
+  scanner = pd_import_scanner_new ();
+  pd_import_scanner_set_claude_dir (scanner, dir);
+  pd_import_scanner_set_codex_dir (scanner, "/nonexistent");
+  pd_import_scanner_set_opencode_dir (scanner, "/nonexistent");
+  sessions = pd_import_scanner_scan (scanner, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 3);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define FIXTURE_TEST(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  g_test_add_func ("/pd/import-claude/real-fixtures", test_real_fixtures);
+  g_test_add_func ("/pd/import-claude/scanner", test_scanner);
+  FIXTURE_TEST ("/pd/import-claude/todo-write", test_todo_write_rules);
+  FIXTURE_TEST ("/pd/import-claude/new-todos-preferred", test_new_todos_preferred);
+  FIXTURE_TEST ("/pd/import-claude/task-create-out-of-order", test_task_create_out_of_order);
+  FIXTURE_TEST ("/pd/import-claude/task-update-rules", test_task_update_rules);
+  FIXTURE_TEST ("/pd/import-claude/task-id-reuse-and-full-list", test_task_id_reuse_and_full_list);
+  FIXTURE_TEST ("/pd/import-claude/task-snapshots", test_task_snapshots);
+  FIXTURE_TEST ("/pd/import-claude/caps", test_caps);
+  FIXTURE_TEST ("/pd/import-claude/subagents-merged-by-time", test_subagents_merged_by_time);
+  FIXTURE_TEST ("/pd/import-claude/exit-plan-mode", test_exit_plan_mode);
+  FIXTURE_TEST ("/pd/import-claude/desktop-plan", test_desktop_plan);
+  FIXTURE_TEST ("/pd/import-claude/bad-lines", test_bad_lines);
+  FIXTURE_TEST ("/pd/import-claude/follow", test_follow);
+
+  return g_test_run ();
+}

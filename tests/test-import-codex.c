@@ -1,0 +1,199 @@
+/* test-import-codex.c: Codex rollouts replayed into checklists. */
+#include "config.h"
+
+#include "pd-codex-reader.h"
+#include "pd-import-test.h"
+
+#define META "{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"abc\",\"cwd\":\"/w\"}}"
+#define CALL(id, args) "{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"update_plan\",\"arguments\":\"" args "\",\"call_id\":\"" id "\"}}"
+#define OUT(id, text) "{\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"" id "\",\"output\":\"" text "\"}}"
+#define PLAN_AB "{\\\"plan\\\":[{\\\"step\\\":\\\"A\\\",\\\"status\\\":\\\"completed\\\"},{\\\"status\\\":\\\"in_progress\\\",\\\"step\\\":\\\"B\\\"}]}"
+#define PLAN_X "{\\\"plan\\\":[{\\\"step\\\":\\\"X\\\",\\\"status\\\":\\\"pending\\\"}]}"
+
+static PdImportedSession *
+replay (const char * const *lines)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = pd_import_test_write (dir, "rollout-2026-01-01T00-00-00-abc.jsonl", lines);
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session = pd_codex_read (path, &error);
+
+  g_assert_no_error (error);
+  pd_import_test_rmtree (dir);
+  return session;
+}
+
+static void
+assert_list (PdImportedSession *session,
+             const char        *expected)
+{
+  g_autofree char *got = pd_import_test_describe (session);
+  g_assert_cmpstr (got, ==, expected);
+}
+
+static void
+test_real_fixtures (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("codex");
+  g_autofree char *synthetic = NULL;
+  g_autofree char *small = NULL;
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(PdImportedSession) other = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *plans;
+
+  if (dir == NULL)
+    return;
+
+  synthetic = g_build_filename (dir, "SYNTHETIC_update_plan_variants.jsonl", NULL);
+  session = pd_codex_read (synthetic, &error);
+  g_assert_no_error (error);
+  /* The README's oracle: [completed, completed, in_progress] after turn 1. */
+  assert_list (session, "Read the CLI parser:completed|Add --json flag:completed|Run tests:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/workspace/demo");
+  plans = pd_imported_session_get_plans (session);
+  g_assert_cmpuint (plans->len, ==, 1);
+  g_assert_cmpstr (((PdArtifactPlan *) plans->pdata[0])->markdown, ==,
+                   "# YAML output\n\n1. Add serde_yaml\n2. Add --yaml flag\n3. Tests\n");
+
+  small = g_build_filename (dir, "agent-sessions_codex_small_0.146.jsonl", NULL);
+  other = pd_codex_read (small, &error);
+  g_assert_no_error (error);
+  /* Many record types, none of them a plan call: no plan, nothing broken. */
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (other)), ==, PD_CHECKLIST_ORIGIN_NONE);
+  g_assert_cmpuint (pd_imported_session_get_stats (other)->skipped_lines, ==, 0);
+  g_assert_cmpuint (pd_imported_session_get_stats (other)->lines, ==, 118);
+  g_assert_cmpuint (pd_imported_session_get_plans (other)->len, ==, 1);
+}
+
+static void
+test_error_outputs (void)
+{
+  const char *lines[] = {
+    META,
+    CALL ("c1", PLAN_AB), OUT ("c1", "Plan updated"),
+    /* An error output changes nothing. */
+    CALL ("c2", PLAN_X), OUT ("c2", "failed to parse function arguments: missing field"),
+    CALL ("c3", PLAN_X),
+    "{\"timestamp\":\"2026-01-01T00:00:03.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c3\",\"output\":{\"content\":\"no\",\"success\":false}}}",
+    /* Malformed arguments, whatever the output says. */
+    CALL ("c4", "{\\\"plan\\\":[{\\\"step\\\":1}]}"), OUT ("c4", "Plan updated"),
+    /* Not answered yet. */
+    CALL ("c5", PLAN_X),
+    NULL,
+  };
+  g_autoptr(PdImportedSession) session = replay (lines);
+
+  assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 3);
+}
+
+static void
+test_exec_literal (void)
+{
+  struct { const char *script; const char *expected; } cases[] = {
+    { "const r = await tools.update_plan({plan:[{step:'a',status:\"completed\"},{step:`b`,status:'pending',},],}); text(r);",
+      "{\"plan\":[{\"step\":\"a\",\"status\":\"completed\"},{\"step\":\"b\",\"status\":\"pending\"}]}" },
+    { "await tools.update_plan( { explanation: 'it\\'s', plan: [] } )", "{\"explanation\":\"it's\",\"plan\":[]}" },
+    { "tools.update_plan({plan: steps})", NULL },
+    { "tools.update_plan({plan:[]}); tools.update_plan({plan:[]});", NULL },
+    { "tools.update_plan({plan:[{step:`${x}`,status:'pending'}]})", NULL },
+    { "tools.update_plan({plan:[{step:'a',status:'pending'}]}", NULL },
+    { "console.log('no plan here')", NULL },
+    { "tools.update_plan({plan:[{step:'a\\", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) node = pd_codex_extract_exec_plan (cases[i].script);
+      g_autofree char *json = node ? json_to_string (node, FALSE) : NULL;
+      g_assert_cmpstr (json, ==, cases[i].expected);
+    }
+}
+
+#define EXEC(id, script) "{\"timestamp\":\"2026-01-01T00:00:04.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"custom_tool_call\",\"status\":\"completed\",\"call_id\":\"" id "\",\"name\":\"exec\",\"input\":\"" script "\"}}"
+#define EXEC_OUT(id, text) "{\"timestamp\":\"2026-01-01T00:00:05.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"custom_tool_call_output\",\"call_id\":\"" id "\",\"output\":[{\"type\":\"input_text\",\"text\":\"" text "\"}]}}"
+
+static void
+test_exec_form (void)
+{
+  const char *lines[] = {
+    META,
+    EXEC ("e1", "await tools.update_plan({plan:[{step:'A',status:'completed'},{step:'B',status:'in_progress'}]});"),
+    EXEC_OUT ("e1", "Script completed\\nPlan updated"),
+    EXEC ("e2", "await tools.update_plan({plan:[{step:'X',status:'pending'}]});"),
+    EXEC_OUT ("e2", "Script failed\\nError: boom"),
+    EXEC ("e3", "await tools.update_plan({plan:myPlan});"),
+    EXEC_OUT ("e3", "Script completed"),
+    NULL,
+  };
+  g_autoptr(PdImportedSession) session = replay (lines);
+
+  assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 2);
+}
+
+#define TURN(id) "{\"timestamp\":\"2026-01-01T00:00:06.000Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\",\"turn_id\":\"" id "\",\"collaboration_mode_kind\":\"plan\"}}"
+#define SAY(text) "{\"timestamp\":\"2026-01-01T00:00:07.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"" text "\"}]}}"
+
+static void
+test_proposed_plans (void)
+{
+  const char *lines[] = {
+    META,
+    TURN ("t1"),
+    /* Tags not on their own lines are not a block. */
+    SAY ("see <proposed_plan> inline </proposed_plan>"),
+    SAY ("Draft\\n<proposed_plan>\\n# One\\n</proposed_plan>\\nand\\n<proposed_plan>\\n# Two\\n</proposed_plan>"),
+    "{\"timestamp\":\"2026-01-01T00:00:08.000Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"item_completed\",\"turn_id\":\"t1\",\"item\":{\"type\":\"Plan\",\"id\":\"t1-plan\",\"text\":\"# Final\\n\"}}}",
+    TURN ("t2"),
+    SAY ("<proposed_plan>\\n# Next turn\\n- a\\n</proposed_plan>"),
+    NULL,
+  };
+  g_autoptr(PdImportedSession) session = replay (lines);
+  GPtrArray *plans = pd_imported_session_get_plans (session);
+
+  g_assert_cmpuint (plans->len, ==, 2);
+  g_assert_cmpstr (((PdArtifactPlan *) plans->pdata[0])->markdown, ==, "# Final\n");
+  g_assert_cmpstr (((PdArtifactPlan *) plans->pdata[1])->markdown, ==, "# Next turn\n- a\n");
+  /* Plan documents are never a checklist; free text is never interpreted. */
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
+}
+
+static void
+test_bad_lines (void)
+{
+  const char *lines[] = {
+    "garbage",
+    META,
+    "{\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"update_plan\"",
+    "{\"type\":\"mystery\",\"payload\":{\"update_plan\":1}}",
+    CALL ("c1", PLAN_AB), OUT ("c1", "Plan updated"),
+    "{\"type\":\"event_msg\",\"payload\":{\"type\":\"plan_update\",\"plan\":[{\"step\":\"\xff\",\"status\":\"pending\"}]}}",
+    NULL,
+  };
+  g_autoptr(PdImportedSession) session = replay (lines);
+
+  assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 3);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 7);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-codex/real-fixtures", test_real_fixtures);
+  g_test_add_func ("/pd/import-codex/error-outputs", test_error_outputs);
+  g_test_add_func ("/pd/import-codex/exec-literal", test_exec_literal);
+  g_test_add_func ("/pd/import-codex/exec-form", test_exec_form);
+  g_test_add_func ("/pd/import-codex/proposed-plans", test_proposed_plans);
+  g_test_add_func ("/pd/import-codex/bad-lines", test_bad_lines);
+
+  return g_test_run ();
+}

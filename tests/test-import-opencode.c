@@ -1,0 +1,207 @@
+/* test-import-opencode.c: OpenCode storage trees and opencode.db. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "pd-import-scanner.h"
+#include "pd-import-test.h"
+#include "pd-opencode-reader.h"
+
+static PdImportedSession *
+find_session (GPtrArray  *sessions,
+              const char *id)
+{
+  for (guint i = 0; i < sessions->len; i++)
+    if (g_strcmp0 (pd_imported_session_get_id (g_ptr_array_index (sessions, i)), id) == 0)
+      return g_ptr_array_index (sessions, i);
+  return NULL;
+}
+
+static void
+assert_list (PdImportedSession *session,
+             const char        *expected)
+{
+  g_autofree char *got = pd_import_test_describe (session);
+  g_assert_cmpstr (got, ==, expected);
+}
+
+static void
+test_storage_fixtures (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("opencode");
+  g_autofree char *synthetic = NULL;
+  g_autofree char *v2 = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GPtrArray) others = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session;
+
+  if (dir == NULL)
+    return;
+
+  synthetic = g_build_filename (dir, "SYNTHETIC_legacy_storage", "storage", NULL);
+  sessions = pd_opencode_read_storage (synthetic, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  session = sessions->pdata[0];
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Add --json flag");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/workspace/demo");
+  /* The same list as storage/todo/<session>.json holds. */
+  assert_list (session, "Read the CLI parser:completed|Add --json flag:in_progress|Run tests:pending");
+  g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 2)->source_id, ==, "3");
+
+  v2 = g_build_filename (dir, "agent-sessions-storage_v2", NULL);
+  others = pd_opencode_read_storage (v2, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (others->len, ==, 2);
+  for (guint i = 0; i < others->len; i++)
+    g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (others->pdata[i])), ==,
+                     PD_CHECKLIST_ORIGIN_NONE);
+
+  /* Recognised from the layout, from the top folder down. */
+  all = pd_import_read_path (dir, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (all->len, ==, 3);
+}
+
+static void
+exec_sql (sqlite3    *db,
+          const char *sql)
+{
+  char *message = NULL;
+
+  if (sqlite3_exec (db, sql, NULL, NULL, &message) != SQLITE_OK)
+    g_error ("%s: %s", sql, message);
+}
+
+#define PART(status, start, todos) \
+  "{\"type\":\"tool\",\"tool\":\"todowrite\",\"callID\":\"c\",\"state\":{\"status\":\"" status "\"," \
+  "\"input\":{\"todos\":" todos "},\"time\":{\"start\":" start ",\"end\":" start "}}}"
+
+static char *
+checksum_file (const char *path)
+{
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
+}
+
+static void
+test_database (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "opencode.db", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GPtrArray) again = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session;
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  struct {
+    const char *id;
+    const char *data;
+  } parts[] = {
+    /* Inserted out of order: replayed by their start time. */
+    { "prt_3", PART ("completed", "3000", "[{\"content\":\"Plan\",\"status\":\"completed\",\"priority\":\"high\"},"
+                                         "{\"content\":\"Build\",\"status\":\"in_progress\",\"priority\":\"high\"},"
+                                         "{\"content\":\"Skip\",\"status\":\"cancelled\",\"priority\":\"low\"}]") },
+    { "prt_1", PART ("completed", "1000", "[{\"content\":\"Plan\",\"status\":\"in_progress\",\"priority\":\"high\"}]") },
+    { "prt_4", PART ("error", "4000", "[{\"content\":\"Wrong\",\"status\":\"pending\",\"priority\":\"high\"}]") },
+    { "prt_5", PART ("running", "5000", "[{\"content\":\"Not yet\",\"status\":\"pending\",\"priority\":\"high\"}]") },
+    { "prt_6", "{\"type\":\"tool\",\"tool\":\"todowrite\",\"state\":" },
+  };
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db, "PRAGMA journal_mode=WAL;"
+                "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT,"
+                " version TEXT, time_created INTEGER, time_updated INTEGER);"
+                "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);"
+                "CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT);"
+                "CREATE TABLE todo (session_id TEXT, content TEXT, status TEXT, priority TEXT, position INTEGER,"
+                " PRIMARY KEY (session_id, position));"
+                "INSERT INTO session VALUES ('ses_a', 'p', NULL, '/work/a', 'Session A', '1.2', 1767225600000, 1767225660000);"
+                "INSERT INTO session VALUES ('ses_b', 'p', NULL, '/work/b', 'Session B', '1.2', 1767225600000, 1767225600000);");
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "INSERT INTO part VALUES (?1, 'msg', 'ses_a', 0, ?2)", -1, &stmt, NULL), ==, SQLITE_OK);
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      sqlite3_bind_text (stmt, 1, parts[i].id, -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 2, parts[i].data, -1, SQLITE_STATIC);
+      g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+      sqlite3_reset (stmt);
+    }
+  sqlite3_finalize (stmt);
+  exec_sql (db, "PRAGMA wal_checkpoint(TRUNCATE);");
+  sqlite3_close (db);
+
+  before = checksum_file (path);
+  sessions = pd_opencode_read_database (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 2);
+  session = find_session (sessions, "ses_a");
+  g_assert_nonnull (session);
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Session A");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/work/a");
+  assert_list (session, "Plan:completed|Build:in_progress|Skip:cancelled");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (find_session (sessions, "ses_b"))), ==,
+                   PD_CHECKLIST_ORIGIN_NONE);
+  {
+    guint done, total;
+    /* A cancelled step counts neither way. */
+    pd_checklist_count (pd_imported_session_get_checklist (session), &done, &total, NULL);
+    g_assert_cmpuint (done, ==, 1);
+    g_assert_cmpuint (total, ==, 2);
+  }
+
+  /* Never written. */
+  after = checksum_file (path);
+  g_assert_cmpstr (before, ==, after);
+
+  /* A copy in a read-only folder still reads (immutable fallback). */
+  g_assert_cmpint (g_chmod (path, 0444), ==, 0);
+  g_assert_cmpint (g_chmod (dir, 0555), ==, 0);
+  again = pd_import_read_path (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (again->len, ==, 2);
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (path, 0644), ==, 0);
+
+  pd_import_test_rmtree (dir);
+}
+
+static void
+test_not_a_database (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  const char *lines[] = { "hello", NULL };
+  g_autofree char *path = pd_import_test_write (dir, "opencode.db", lines);
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sessions = pd_opencode_read_database (path, NULL, &error);
+  g_assert_null (sessions);
+  g_assert_nonnull (error);
+  pd_import_test_rmtree (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-opencode/storage-fixtures", test_storage_fixtures);
+  g_test_add_func ("/pd/import-opencode/database", test_database);
+  g_test_add_func ("/pd/import-opencode/not-a-database", test_not_a_database);
+
+  return g_test_run ();
+}
