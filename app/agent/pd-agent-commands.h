@@ -21,5 +21,7 @@ int pd_agent_run_main (int    argc,
                        char **argv);
 int pd_agent_continue_main (int    argc,
                             char **argv);
+int pd_agent_serve_main (int    argc,
+                         char **argv);
 
 G_END_DECLS
