@@ -1935,6 +1935,15 @@ begin_stop (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Every answer, libsoup's own errors included, is marked no-store. */
+static void
+on_request_started (SoupServer        *soup,
+                    SoupServerMessage *msg,
+                    gpointer           user_data)
+{
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control", "no-store");
+}
+
 static gpointer
 server_thread (gpointer data)
 {
@@ -1948,6 +1957,7 @@ server_thread (gpointer data)
   self->soup = soup_server_new ("server-header", "plandeck/" PACKAGE_VERSION " ", NULL);
   soup_server_add_handler (self->soup, "/api", handle_api, self, NULL);
   soup_server_add_handler (self->soup, NULL, handle_root, self, NULL);
+  g_signal_connect (self->soup, "request-started", G_CALLBACK (on_request_started), NULL);
 
   address = g_inet_address_new_from_string (self->host);
   if (address == NULL)
