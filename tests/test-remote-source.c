@@ -276,9 +276,11 @@ test_ours (Fixture       *f,
     PdEvent *event = pd_event_new (PD_EVENT_PLAN_UPDATED);
     pd_event_set_session_id (event, f->id);
     pd_event_bus_emit (bus, event);
+    pd_event_unref (event);
     event = pd_event_new (PD_EVENT_RUN_COMPLETED);
     pd_event_set_session_id (event, f->id);
     pd_event_bus_emit (bus, event);
+    pd_event_unref (event);
     pd_event_bus_flush (bus);
   }
   pd_source_get_events_async (source, f->id, 0, 10, NULL, store_result, &r6);
@@ -529,6 +531,7 @@ test_watch_stream (Fixture       *f,
       event = pd_event_new (PD_EVENT_PLAN_UPDATED);
       pd_event_set_session_id (event, f->id);
       pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
       {
         gint64 until = g_get_monotonic_time () + 100 * 1000;
         while (!got_event && g_get_monotonic_time () < until)

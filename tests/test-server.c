@@ -651,6 +651,15 @@ event_for (const char *type,
   return event;
 }
 
+/* pd_event_bus_emit() does not take the event. */
+static void
+emit (PdEventBus *bus,
+      PdEvent    *event)
+{
+  pd_event_bus_emit (bus, event);
+  pd_event_unref (event);
+}
+
 static void
 test_events (Fixture       *f,
              gconstpointer  data)
@@ -668,10 +677,10 @@ test_events (Fixture       *f,
   g_autoptr(Reply) usage = NULL;
   JsonArray *events;
 
-  pd_event_bus_emit (bus, event_for (PD_EVENT_RUN_STARTED, f->plan_id, "r1"));
-  pd_event_bus_emit (bus, event_for (PD_EVENT_PLAN_CREATED, f->plan_id, "r1"));
-  pd_event_bus_emit (bus, event_for (PD_EVENT_RUN_STARTED, f->done_id, "r2"));
-  pd_event_bus_emit (bus, event_for (PD_EVENT_RUN_COMPLETED, f->plan_id, "r1"));
+  emit (bus, event_for (PD_EVENT_RUN_STARTED, f->plan_id, "r1"));
+  emit (bus, event_for (PD_EVENT_PLAN_CREATED, f->plan_id, "r1"));
+  emit (bus, event_for (PD_EVENT_RUN_STARTED, f->done_id, "r2"));
+  emit (bus, event_for (PD_EVENT_RUN_COMPLETED, f->plan_id, "r1"));
   pd_event_bus_flush (bus);
 
   all = request (f, "GET", "/api/events", NULL, TOKEN, NULL);
@@ -870,8 +879,8 @@ test_stream_disconnect (Fixture       *f,
       g_autoptr(GError) error = NULL;
       g_autofree char *line = NULL;
 
-      pd_event_bus_emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->done_id, "other"));
-      pd_event_bus_emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->plan_id, "r"));
+      emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->done_id, "other"));
+      emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->plan_id, "r"));
       do
         {
           g_free (line);
@@ -886,7 +895,7 @@ test_stream_disconnect (Fixture       *f,
     }
 
   for (guint i = 0; i < 50; i++)
-    pd_event_bus_emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->plan_id, "r"));
+    emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->plan_id, "r"));
   pd_event_bus_flush (bus);
 
   {
