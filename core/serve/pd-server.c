@@ -1973,11 +1973,14 @@ server_thread (gpointer data)
         }
       else
         {
-          GSList *uris = soup_server_get_uris (self->soup);
+          /* Not soup_server_get_uris(): libsoup 3.2 leaks the address it
+           * reads there; the listening socket tells the port as well. */
+          GSList *listeners = soup_server_get_listeners (self->soup);
+          g_autoptr(GSocketAddress) local = listeners ? g_socket_get_local_address (listeners->data, NULL) : NULL;
 
-          if (uris != NULL)
-            self->port = (guint) g_uri_get_port (uris->data);
-          g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+          if (local != NULL && G_IS_INET_SOCKET_ADDRESS (local))
+            self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
+          g_slist_free (listeners);
         }
     }
 
