@@ -25,6 +25,7 @@ typedef struct
 static const PdAgentCommand commands[] = {
   { "run",      pd_agent_run_main,      "Run an agent session on a task in the working directory" },
   { "continue", pd_agent_continue_main, "Resume a stored session, optionally with a new message" },
+  { "serve",    pd_agent_serve_main,    "Serve the sessions over odek's REST API (loopback)" },
   { "plan",   pd_agent_plan_main,   "Drive the plan engine: apply JSON lines, parse a rendered plan" },
   { "config", pd_agent_config_main, "Print the resolved configuration and its warnings" },
   { "sessions", pd_agent_sessions_main, "List, show, export and remove stored sessions" },

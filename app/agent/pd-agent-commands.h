@@ -23,5 +23,7 @@ int pd_agent_continue_main (int    argc,
                             char **argv);
 int pd_agent_import_main (int    argc,
                           char **argv);
+int pd_agent_serve_main (int    argc,
+                         char **argv);
 
 G_END_DECLS

@@ -33,6 +33,7 @@ struct _PdEngine
   PdToolContext        *tool_context;
   char                 *system_prompt;
   char                 *source;
+  char                 *run_id;
   guint                 max_iterations;
   guint                 max_tool_parallel;
   gint64                max_tokens;
@@ -111,6 +112,7 @@ pd_engine_finalize (GObject *object)
   g_clear_pointer (&self->tool_context, pd_tool_context_unref);
   g_free (self->model);
   g_free (self->provider_name);
+  g_free (self->run_id);
   g_free (self->system_prompt);
   g_free (self->source);
   g_mutex_clear (&self->progress_mutex);
@@ -169,6 +171,7 @@ pd_engine_new (const PdEngineOptions *options)
   self->system_prompt = options->system_prompt ? g_strdup (options->system_prompt)
                                                : pd_engine_default_system_prompt (options->plan_store != NULL);
   self->source = g_strdup (options->source ? options->source : "plandeck");
+  self->run_id = g_strdup (options->run_id);
   self->max_iterations = options->max_iterations ? options->max_iterations : PD_ENGINE_DEFAULT_MAX_ITERATIONS;
   self->max_tool_parallel = options->max_tool_parallel ? options->max_tool_parallel : PD_ENGINE_DEFAULT_MAX_TOOL_PARALLEL;
   self->max_tokens = options->max_tokens;
@@ -1537,7 +1540,7 @@ pd_engine_run (PdEngine      *self,
 
   run.engine = self;
   run.cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
-  run.run_id = new_run_id ();
+  run.run_id = self->run_id ? g_strdup (self->run_id) : new_run_id ();
   run.render_cache = pd_plan_render_cache_new ();
   run.stall = pd_stall_detector_new (3);
   run.reassess = pd_reassessment_new ();

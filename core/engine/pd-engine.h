@@ -68,6 +68,8 @@ typedef struct
   PdToolContext  *tool_context;      /* required */
   const char     *system_prompt;     /* NULL: the default one */
   const char     *source;            /* session source, "plandeck" by default */
+  const char     *run_id;            /* NULL: a new random one per run; set: every run of
+                                      * this engine uses it (serve names a run before it starts) */
   guint           max_iterations;    /* 0: default */
   guint           max_tool_parallel; /* 0: default */
   gint64          max_tokens;        /* 0: unlimited (input + output) */

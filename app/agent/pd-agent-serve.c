@@ -1,0 +1,166 @@
+/* pd-agent-serve.c: `plandeck-agent serve` — the REST API over a session
+ * database, odek-compatible, with runs through the embedded engine.
+ *
+ *   serve [--db PATH] [--listen ADDR:PORT] [--allow-host HOST]...
+ *         [--rate-limit N] [engine options of `run`]
+ *
+ * The start URL (with the instance token) goes to stdout as the first line;
+ * SIGINT or SIGTERM stops the server cleanly (active runs are cancelled and
+ * saved first).
+ */
+#define G_LOG_DOMAIN "plandeck-agent"
+
+#include "config.h"
+
+#include <stdio.h>
+
+#include <glib/gi18n.h>
+#include <glib-unix.h>
+
+#include "pd-agent-commands.h"
+#include "pd-agent-common.h"
+#include "pd-agent-engine.h"
+#include "pd-server.h"
+
+typedef struct
+{
+  PdAgentEngineArgs *args;
+  PdConfig          *config;
+  PdApprovalPolicy   policy;
+} ServeEngines;
+
+static PdEngine *
+make_engine (const PdServerRunRequest  *request,
+             gpointer                   user_data,
+             GError                   **error)
+{
+  ServeEngines *engines = user_data;
+  PdAgentEngineSpec spec = { 0 };
+
+  spec.args = engines->args;
+  spec.config = engines->config;
+  spec.policy = engines->policy;
+  spec.terminal_approval = FALSE;   /* nobody at a terminal: ask means deny */
+  spec.provider_name = engines->args->provider_name;
+  spec.model = request->model && *request->model ? request->model : engines->args->model;
+  spec.store = request->store;
+  spec.bus = request->bus;
+  spec.run_id = request->run_id;
+  return pd_agent_engine_new (&spec, error);
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  g_main_loop_quit (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+pd_agent_serve_main (int    argc,
+                     char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *db_path = NULL;
+  g_autofree char *listen = NULL;
+  g_auto(GStrv) allow_hosts = NULL;
+  g_autofree char *host = NULL;
+  g_auto(PdAgentEngineArgs) args = { 0 };
+  int rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
+    { "listen", 0, 0, G_OPTION_ARG_STRING, &listen, "Address and port (default 127.0.0.1:8080; port 0 picks one)", "ADDR:PORT" },
+    { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_hosts, "Also accept this Host name (repeatable)", "HOST" },
+    { "rate-limit", 0, 0, G_OPTION_ARG_INT, &rate_limit, "Session lookups per minute per client (default 60, 0 = off)", "N" },
+    { NULL }
+  };
+  g_autoptr(PdConfig) config = NULL;
+  PdConfigLoadOptions config_options = PD_CONFIG_LOAD_OPTIONS_INIT;
+  g_autoptr(PdServer) server = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autofree char *url = NULL;
+  ServeEngines engines = { 0 };
+  guint port = PD_SERVER_DEFAULT_PORT;
+  guint sigint, sigterm;
+
+  context = g_option_context_new (NULL);
+  g_option_context_set_summary (context, "Serve the session database over odek's REST API, on loopback.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  pd_agent_engine_add_options (context, &args);
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "plandeck-agent serve: %s\n", error->message);
+      return 2;
+    }
+  if (argc > 1)
+    {
+      fprintf (stderr, "plandeck-agent serve: unexpected argument '%s'\n", argv[1]);
+      return 2;
+    }
+  if (rate_limit < 0)
+    {
+      fprintf (stderr, "plandeck-agent serve: --rate-limit takes 0 or more\n");
+      return 2;
+    }
+  if (!pd_agent_engine_args_check (&args, PD_APPROVAL_POLICY_DENY, &engines.policy, &error))
+    {
+      fprintf (stderr, "plandeck-agent serve: %s\n", error->message);
+      return 2;
+    }
+  host = g_strdup (PD_SERVER_DEFAULT_HOST);
+  if (listen != NULL && !pd_server_parse_listen (listen, &host, &port, &error))
+    {
+      g_clear_pointer (&host, g_free);
+      fprintf (stderr, "plandeck-agent serve: %s\n", error->message);
+      return 2;
+    }
+
+  config_options.cli_planning = args.planning_on ? 1 : args.planning_off ? 0 : -1;
+  config = pd_config_load (&config_options);
+  pd_agent_engine_args_apply_config (&args, config);
+  if (args.provider_name == NULL)
+    args.provider_name = g_strdup ("openai");
+  if (args.model == NULL)
+    args.model = g_strdup (pd_agent_engine_default_model (args.provider_name));
+  engines.args = &args;
+  engines.config = config;
+
+  if (db_path == NULL)
+    db_path = pd_agent_default_db_path ();
+  {
+    g_autofree char *dir = g_path_get_dirname (db_path);
+    g_mkdir_with_parents (dir, 0700);
+  }
+
+  server = pd_server_new (db_path);
+  pd_server_set_listen (server, host, port);
+  pd_server_set_rate_limit (server, (guint) rate_limit);
+  pd_server_set_model (server, args.model);
+  for (guint i = 0; allow_hosts && allow_hosts[i]; i++)
+    pd_server_add_allowed_host (server, allow_hosts[i]);
+  pd_server_set_engine_func (server, make_engine, &engines, NULL);
+
+  if (!pd_server_start (server, &error))
+    return pd_agent_fail ("serve", error);
+
+  url = pd_server_dup_start_url (server);
+  printf ("%s\n", url);
+  fflush (stdout);
+  /* TRANSLATORS: the first %s is the database path */
+  fprintf (stderr, _("Serving %s; stop with Ctrl+C.\n"), db_path);
+  if (!g_inet_address_get_is_loopback (g_inet_address_new_from_string (host)))
+    fprintf (stderr, "%s\n", _("Warning: listening beyond loopback; anyone with the token can read the sessions."));
+
+  loop = g_main_loop_new (NULL, FALSE);
+  sigint = g_unix_signal_add (SIGINT, on_signal, loop);
+  sigterm = g_unix_signal_add (SIGTERM, on_signal, loop);
+  g_main_loop_run (loop);
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+
+  fprintf (stderr, "%s\n", _("Stopping: cancelling active runs…"));
+  pd_server_stop (server);
+  return 0;
+}

@@ -1,0 +1,1204 @@
+/* pd-remote-source.c: a PdSource over a `serve` endpoint (see the header). */
+#define G_LOG_DOMAIN "pd-source"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+#include <libsoup/soup.h>
+
+#include "pd-event-bus.h"
+#include "pd-plan.h"
+#include "pd-remote-source.h"
+
+#define BACKOFF_MAX_SECONDS 60
+
+struct _PdRemoteSource
+{
+  GObject       parent_instance;
+
+  char         *base;            /* scheme://host:port, no trailing slash */
+  char         *token;
+  SoupSession  *session;
+  GMainContext *context;
+  GHashTable   *session_tokens;  /* session id → X-Session-Token */
+  gint64        backoff_until;   /* monotonic µs */
+  guint         backoff_seconds;
+  int           has_detail;      /* -1 unknown, 0 no, 1 yes */
+
+  guint         watch_interval;
+  GCancellable *watch_cancellable;
+  guint         watch_source;
+  gboolean      streaming;
+  char         *last_event_key;
+  GDataInputStream *stream;
+};
+
+enum {
+  EVENT,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void source_iface_init (PdSourceInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdRemoteSource, pd_remote_source, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_SOURCE, source_iface_init))
+
+/* ---------------------------------------------------------------------- */
+/* JSON helpers                                                            */
+
+static const char *
+get_string (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+static gint64
+get_int (JsonObject *object,
+         const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  if (node && JSON_NODE_HOLDS_VALUE (node) &&
+      (json_node_get_value_type (node) == G_TYPE_INT64 || json_node_get_value_type (node) == G_TYPE_DOUBLE))
+    return json_node_get_int (node);
+  return 0;
+}
+
+static gboolean
+get_bool (JsonObject *object,
+          const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  return node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN &&
+         json_node_get_boolean (node);
+}
+
+static JsonArray *
+get_array (JsonObject *object,
+           const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  return node && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+static JsonObject *
+get_object (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  return node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static gint64
+get_time (JsonObject *object,
+          const char *name)
+{
+  const char *text = get_string (object, name);
+  g_autoptr(GDateTime) dt = NULL;
+
+  if (text == NULL || !(dt = g_date_time_new_from_iso8601 (text, NULL)))
+    return 0;
+  return g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+}
+
+/* Our session record or odek's (a Session or an IndexEntry). */
+static PdSessionInfo *
+session_from_json (JsonObject *object)
+{
+  PdSessionInfo *info;
+  JsonObject *plan;
+  JsonNode *messages;
+  const char *id = get_string (object, "id");
+  const char *task = get_string (object, "task");
+  const char *status = get_string (object, "status");
+
+  if (id == NULL || !pd_session_id_is_valid (id))
+    return NULL;
+
+  info = g_new0 (PdSessionInfo, 1);
+  info->id = g_strdup (id);
+  info->task = g_strdup (task && *task ? task : get_string (object, "title") ? get_string (object, "title") : "");
+  info->name = g_strdup (get_string (object, "name"));
+  info->model = g_strdup (get_string (object, "model") ? get_string (object, "model") : "");
+  info->provider = g_strdup (get_string (object, "provider") ? get_string (object, "provider") : "");
+  info->source = g_strdup (get_string (object, "source") ? get_string (object, "source") : "odek");
+  info->cwd = g_strdup (get_string (object, "cwd") ? get_string (object, "cwd") : "");
+  if (status == NULL || !pd_session_status_from_string (status, &info->status))
+    info->status = PD_SESSION_STATUS_IDLE;
+  info->created_at = get_time (object, "created_at");
+  info->updated_at = get_time (object, "updated_at");
+  info->turns = get_int (object, "turns");
+  info->input_tokens = get_int (object, "input_tokens");
+  info->output_tokens = get_int (object, "output_tokens");
+  info->pinned = get_bool (object, "pinned");
+  if ((plan = get_object (object, "plan")))
+    {
+      info->plan_version = get_int (plan, "version");
+      info->plan_done = (guint) get_int (plan, "done");
+      info->plan_total = (guint) get_int (plan, "total");
+      info->plan_blocked = (guint) get_int (plan, "blocked");
+    }
+  messages = json_object_get_member (object, "messages");
+  if (messages && JSON_NODE_HOLDS_ARRAY (messages))
+    info->n_messages = json_array_get_length (json_node_get_array (messages));
+  else
+    info->n_messages = (guint) get_int (object, "messages");
+  return info;
+}
+
+/* {session_id, version, steps, found} with, from /plan/detail, checks and
+ * a revision.  NULL when found is false. */
+static PdPlanState *
+plan_from_json (JsonObject  *object,
+                GError     **error)
+{
+  g_autoptr(PdPlanState) state = NULL;
+  JsonArray *steps = get_array (object, "steps");
+  JsonObject *revision = get_object (object, "revision");
+
+  if (!get_bool (object, "found"))
+    return NULL;
+
+  state = pd_plan_state_new ();
+  state->version = get_int (object, "version");
+  for (guint i = 0; steps && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *row = json_array_get_object_element (steps, i);
+      JsonArray *checks = get_array (row, "checks");
+      const char *id = get_string (row, "id"), *title = get_string (row, "title");
+      PdPlanStep *step;
+
+      if (row == NULL || id == NULL || title == NULL)
+        {
+          g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("The server sent a plan step without an id or title"));
+          return NULL;
+        }
+      step = pd_plan_step_new (id, title);
+      if (!pd_plan_step_status_from_string (get_string (row, "status"), &step->status))
+        step->status = PD_PLAN_STEP_PENDING;
+      if (get_string (row, "note"))
+        pd_plan_step_set_note (step, get_string (row, "note"));
+      for (guint j = 0; checks && j < json_array_get_length (checks); j++)
+        {
+          JsonObject *c = json_array_get_object_element (checks, j);
+          PdPlanCheck *check;
+
+          if (c == NULL || get_string (c, "id") == NULL)
+            continue;
+          check = pd_plan_check_new (get_string (c, "id"), get_string (c, "description") ? get_string (c, "description") : "",
+                                     get_string (c, "tool") ? get_string (c, "tool") : "", "{}");
+          if (!pd_plan_check_status_from_string (get_string (c, "status"), &check->status))
+            check->status = PD_PLAN_CHECK_PENDING;
+          g_ptr_array_add (step->checks, check);
+        }
+      g_ptr_array_add (state->steps, step);
+    }
+
+  if (revision != NULL && get_string (revision, "reason"))
+    {
+      JsonArray *summary = get_array (revision, "summary");
+
+      state->revision = pd_plan_revision_new (get_string (revision, "reason"));
+      for (guint i = 0; summary && i < json_array_get_length (summary); i++)
+        {
+          JsonNode *item = json_array_get_element (summary, i);
+
+          if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
+            pd_plan_revision_add (state->revision, json_node_get_string (item));
+        }
+    }
+
+  return g_steal_pointer (&state);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Requests                                                                */
+
+typedef enum
+{
+  OP_LIST,
+  OP_GET,
+  OP_PLAN,
+  OP_HISTORY,
+  OP_MESSAGES,
+  OP_EVENTS,
+  OP_USAGE,
+  OP_UPDATE,
+  OP_DELETE,
+} OpKind;
+
+typedef struct
+{
+  OpKind      kind;
+  char       *method;
+  char       *path;         /* with the query */
+  char       *body;         /* JSON text or NULL */
+  char       *id;           /* the session, for its token */
+  gboolean    detail;       /* OP_PLAN: asked …/plan/detail */
+  gint64      after_seq;
+  gboolean    bootstrapped; /* the session token was fetched for this call */
+} Call;
+
+static void
+call_free (Call *call)
+{
+  g_free (call->method);
+  g_free (call->path);
+  g_free (call->body);
+  g_free (call->id);
+  g_free (call);
+}
+
+static void send_call (GTask *task);
+
+static void
+return_http_error (GTask      *task,
+                   guint       status,
+                   JsonNode   *root,
+                   const char *retry_after)
+{
+  PdRemoteSource *self = g_task_get_source_object (task);
+  const char *message = root && JSON_NODE_HOLDS_OBJECT (root) ? get_string (json_node_get_object (root), "error") : NULL;
+
+  if (message == NULL)
+    message = soup_status_get_phrase (status);
+
+  switch (status)
+    {
+    case 401:
+    case 403:
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                               _("%s refused the request (HTTP %u: %s); check the token"), self->base, status, message);
+      break;
+    case 404:
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND, _("Not found on %s: %s"), self->base, message);
+      break;
+    case 429:
+      {
+        guint64 seconds = 0;
+
+        if (retry_after == NULL || !g_ascii_string_to_unsigned (retry_after, 10, 1, BACKOFF_MAX_SECONDS, &seconds, NULL))
+          seconds = self->backoff_seconds ? MIN (self->backoff_seconds * 2, BACKOFF_MAX_SECONDS) : 1;
+        self->backoff_seconds = (guint) seconds;
+        self->backoff_until = g_get_monotonic_time () + (gint64) seconds * G_USEC_PER_SEC;
+        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED,
+                                 _("%s is rate limiting requests; waiting %u s before the next one"),
+                                 self->base, (guint) seconds);
+      }
+      break;
+    default:
+      g_task_return_new_error (task, PD_SOURCE_ERROR, status >= 500 ? PD_SOURCE_ERROR_UNAVAILABLE : PD_SOURCE_ERROR_INVALID,
+                               _("%s answered HTTP %u: %s"), self->base, status, message);
+      break;
+    }
+}
+
+static void
+finish_call (GTask    *task,
+             JsonNode *root)
+{
+  PdRemoteSource *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+  JsonObject *object = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  GError *error = NULL;
+
+  switch (call->kind)
+    {
+    case OP_LIST:
+      {
+        JsonArray *array = root && JSON_NODE_HOLDS_ARRAY (root) ? json_node_get_array (root) : get_array (object, "sessions");
+        GPtrArray *sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+        guint total;
+
+        if (array == NULL)
+          {
+            g_ptr_array_unref (sessions);
+            g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a session list of an unknown shape"), self->base);
+            return;
+          }
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          {
+            JsonObject *row = json_array_get_object_element (array, i);
+            PdSessionInfo *info = row ? session_from_json (row) : NULL;
+
+            if (info != NULL)
+              g_ptr_array_add (sessions, info);
+          }
+        total = object && json_object_has_member (object, "total") ? (guint) get_int (object, "total") : sessions->len;
+        g_task_return_pointer (task, pd_session_page_new (sessions, total), (GDestroyNotify) pd_session_page_free);
+      }
+      return;
+
+    case OP_GET:
+      {
+        PdSessionInfo *info = object ? session_from_json (object) : NULL;
+
+        if (info == NULL)
+          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a session record without a valid id"), self->base);
+        else
+          g_task_return_pointer (task, info, (GDestroyNotify) pd_session_info_free);
+      }
+      return;
+
+    case OP_PLAN:
+      {
+        PdPlanState *state = object ? plan_from_json (object, &error) : NULL;
+
+        if (error != NULL)
+          g_task_return_error (task, error);
+        else if (object == NULL)
+          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a plan of an unknown shape"), self->base);
+        else
+          g_task_return_pointer (task, state, state ? (GDestroyNotify) pd_plan_state_free : NULL);
+      }
+      return;
+
+    case OP_HISTORY:
+      {
+        JsonArray *versions = get_array (object, "plan_versions");
+        GPtrArray *history = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+
+        for (guint i = 0; versions && i < json_array_get_length (versions); i++)
+          {
+            JsonObject *entry = json_array_get_object_element (versions, i);
+            JsonNode *state = entry ? json_object_get_member (entry, "state") : NULL;
+            PdPlanVersionInfo *version;
+
+            if (state == NULL || !JSON_NODE_HOLDS_OBJECT (state))
+              continue;
+            version = g_new0 (PdPlanVersionInfo, 1);
+            version->version = get_int (entry, "version");
+            version->created_at = get_time (entry, "created_at");
+            version->state_json = json_to_string (state, FALSE);
+            g_ptr_array_add (history, version);
+          }
+        g_task_return_pointer (task, history, (GDestroyNotify) g_ptr_array_unref);
+      }
+      return;
+
+    case OP_MESSAGES:
+      {
+        JsonArray *messages = get_array (object, "messages");
+
+        g_task_return_pointer (task, messages ? json_array_ref (messages) : json_array_new (), (GDestroyNotify) json_array_unref);
+      }
+      return;
+
+    case OP_EVENTS:
+      {
+        JsonArray *events = get_array (object, "events");
+        JsonArray *seqs = get_array (object, "seq");
+        GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+
+        if (events == NULL)
+          {
+            g_ptr_array_unref (out);
+            g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent events of an unknown shape"), self->base);
+            return;
+          }
+        for (guint i = 0; i < json_array_get_length (events); i++)
+          {
+            JsonNode *node = json_array_get_element (events, i);
+            g_autoptr(PdEvent) event = pd_event_new_from_json_node (node, NULL);
+            /* odek's ring has no sequence numbers: positions stand in. */
+            gint64 seq = seqs && i < json_array_get_length (seqs) ? json_array_get_int_element (seqs, i) : (gint64) i + 1;
+            PdStoredEvent *stored;
+
+            if (event == NULL || seq <= call->after_seq)
+              continue;
+            stored = g_new0 (PdStoredEvent, 1);
+            stored->seq = seq;
+            stored->event_json = pd_event_to_json (event);
+            g_ptr_array_add (out, stored);
+          }
+        g_task_return_pointer (task, out, (GDestroyNotify) g_ptr_array_unref);
+      }
+      return;
+
+    case OP_USAGE:
+      if (object == NULL)
+        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent usage of an unknown shape"), self->base);
+      else
+        g_task_return_pointer (task, json_object_ref (object), (GDestroyNotify) json_object_unref);
+      return;
+
+    case OP_UPDATE:
+    case OP_DELETE:
+      if (call->kind == OP_DELETE)
+        g_hash_table_remove (self->session_tokens, call->id);
+      g_task_return_boolean (task, TRUE);
+      return;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+on_sent (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PdRemoteSource *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  g_autoptr(JsonNode) root = NULL;
+  const char *token;
+  guint status;
+
+  if (bytes == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_task_return_error (task, g_steal_pointer (&error));
+      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s did not answer in time"), self->base);
+      else
+        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("Could not reach %s: %s"), self->base, error->message);
+      return;
+    }
+
+  status = soup_message_get_status (msg);
+  token = soup_message_headers_get_one (soup_message_get_response_headers (msg), "X-Session-Token");
+  if (token != NULL && *token && call->id != NULL)
+    g_hash_table_replace (self->session_tokens, g_strdup (call->id), g_strdup (token));
+
+  if (g_bytes_get_size (bytes) > 0)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+
+      if (json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL))
+        root = json_parser_steal_root (parser);
+      else if (SOUP_STATUS_IS_SUCCESSFUL (status))
+        {
+          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base);
+          return;
+        }
+    }
+
+  /* An older server (odek) has no …/plan/detail: its 404 names the path as
+   * a session.  Ask …/plan once; if that works, stop asking for detail. */
+  if (call->kind == OP_PLAN && call->detail && status == 404)
+    {
+      g_autofree char *escaped = g_uri_escape_string (call->id, NULL, TRUE);
+
+      call->detail = FALSE;
+      g_free (call->path);
+      call->path = g_strdup_printf ("/api/sessions/%s/plan", escaped);
+      self->has_detail = -2;   /* probing */
+      send_call (g_steal_pointer (&task));
+      return;
+    }
+  if (call->kind == OP_PLAN && self->has_detail == -2)
+    self->has_detail = SOUP_STATUS_IS_SUCCESSFUL (status) ? 0 : -1;
+  else if (call->kind == OP_PLAN && call->detail && SOUP_STATUS_IS_SUCCESSFUL (status))
+    self->has_detail = 1;
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
+    {
+      return_http_error (task, status, root,
+                         soup_message_headers_get_one (soup_message_get_response_headers (msg), "Retry-After"));
+      return;
+    }
+
+  self->backoff_seconds = 0;
+  finish_call (task, root);
+}
+
+static gboolean
+send_later (gpointer data)
+{
+  send_call (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_bootstrapped (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (info == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  send_call (g_steal_pointer (&task));
+}
+
+static void start_call (PdRemoteSource *self, Call *call, gpointer tag, GCancellable *cancellable,
+                        GAsyncReadyCallback callback, gpointer user_data);
+
+/* Takes the task's reference. */
+static void
+send_call (GTask *task)
+{
+  PdRemoteSource *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+  g_autofree char *url = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  const char *session_token;
+  gint64 now = g_get_monotonic_time ();
+
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+
+  /* Back off after a 429: wait instead of adding to the pressure. */
+  if (self->backoff_until > now)
+    {
+      GSource *source = g_timeout_source_new ((guint) ((self->backoff_until - now) / 1000 + 1));
+
+      g_source_set_callback (source, send_later, task, NULL);
+      g_source_attach (source, self->context);
+      g_source_unref (source);
+      return;
+    }
+
+  session_token = call->id ? g_hash_table_lookup (self->session_tokens, call->id) : NULL;
+  if ((call->kind == OP_UPDATE || call->kind == OP_DELETE) && session_token == NULL && !call->bootstrapped)
+    {
+      /* A read returns the session's token; changes need it. */
+      g_autofree char *escaped = g_uri_escape_string (call->id, NULL, TRUE);
+      Call *get = g_new0 (Call, 1);
+
+      call->bootstrapped = TRUE;
+      get->kind = OP_GET;
+      get->method = g_strdup ("GET");
+      get->path = g_strdup_printf ("/api/sessions/%s", escaped);
+      get->id = g_strdup (call->id);
+      start_call (self, get, send_call, g_task_get_cancellable (task), on_bootstrapped, task);
+      return;
+    }
+
+  url = g_strconcat (self->base, call->path, NULL);
+  msg = soup_message_new (call->method, url);
+  if (msg == NULL)
+    {
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("“%s” is not a valid URL"), url);
+      g_object_unref (task);
+      return;
+    }
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json");
+  if (session_token != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Session-Token", session_token);
+  if (call->body != NULL)
+    {
+      g_autoptr(GBytes) body = g_bytes_new (call->body, strlen (call->body));
+      soup_message_set_request_body_from_bytes (msg, "application/json", body);
+    }
+
+  soup_session_send_and_read_async (self->session, msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task), on_sent, task);
+}
+
+static void
+start_call (PdRemoteSource      *self,
+            Call                *call,
+            gpointer             tag,
+            GCancellable        *cancellable,
+            GAsyncReadyCallback  callback,
+            gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, tag);
+  g_task_set_task_data (task, call, (GDestroyNotify) call_free);
+  send_call (task);
+}
+
+static Call *
+call_new (OpKind      kind,
+          const char *method,
+          const char *id,
+          const char *format,
+          ...) G_GNUC_PRINTF (4, 5);
+
+static Call *
+call_new (OpKind      kind,
+          const char *method,
+          const char *id,
+          const char *format,
+          ...)
+{
+  Call *call = g_new0 (Call, 1);
+  va_list ap;
+
+  call->kind = kind;
+  call->method = g_strdup (method);
+  call->id = g_strdup (id);
+  va_start (ap, format);
+  call->path = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  return call;
+}
+
+/* A session id goes into a path only when it is one: no path tricks. */
+static gboolean
+check_id (const char          *id,
+          GAsyncReadyCallback  callback,
+          gpointer             user_data,
+          PdRemoteSource      *self,
+          gpointer             tag)
+{
+  if (id != NULL && pd_session_id_is_valid (id))
+    return TRUE;
+  g_task_report_new_error (self, callback, user_data, tag, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND,
+                           _("“%s” is not a session id"), id ? id : "");
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* PdSource                                                                */
+
+static const char *
+remote_get_title (PdSource *source)
+{
+  return PD_REMOTE_SOURCE (source)->base;
+}
+
+static const char *
+remote_get_kind (PdSource *source)
+{
+  return "remote";
+}
+
+static void
+remote_list_sessions_async (PdSource *source, const char *query, gboolean full_text, guint offset, guint limit,
+                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+  g_autofree char *q = g_uri_escape_string (query ? query : "", NULL, TRUE);
+
+  start_call (self, call_new (OP_LIST, "GET", NULL, "/api/sessions?q=%s&limit=%u&offset=%u", q,
+                              limit ? MIN (limit, PD_SESSION_LIST_MAX_LIMIT) : 50, offset),
+              remote_list_sessions_async, cancellable, callback, user_data);
+}
+
+static gpointer
+remote_pointer_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+remote_get_session_async (PdSource *source, const char *id, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+
+  if (check_id (id, callback, user_data, self, remote_get_session_async))
+    start_call (self, call_new (OP_GET, "GET", id, "/api/sessions/%s", id),
+                remote_get_session_async, cancellable, callback, user_data);
+}
+
+static void
+remote_get_plan_async (PdSource *source, const char *id, GCancellable *cancellable,
+                       GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+  Call *call;
+
+  if (!check_id (id, callback, user_data, self, remote_get_plan_async))
+    return;
+  call = call_new (OP_PLAN, "GET", id, self->has_detail == 0 ? "/api/sessions/%s/plan" : "/api/sessions/%s/plan/detail", id);
+  call->detail = self->has_detail != 0;
+  start_call (self, call, remote_get_plan_async, cancellable, callback, user_data);
+}
+
+static gboolean
+remote_get_plan_finish (PdSource *source, GAsyncResult *result, PdPlanState **plan, GError **error)
+{
+  GError *local_error = NULL;
+  PdPlanState *state = g_task_propagate_pointer (G_TASK (result), &local_error);
+
+  if (plan)
+    *plan = NULL;
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  if (plan)
+    *plan = state;
+  else
+    g_clear_pointer (&state, pd_plan_state_free);
+  return TRUE;
+}
+
+static void
+remote_get_plan_history_async (PdSource *source, const char *id, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+
+  if (check_id (id, callback, user_data, self, remote_get_plan_history_async))
+    start_call (self, call_new (OP_HISTORY, "GET", id, "/api/sessions/%s/export", id),
+                remote_get_plan_history_async, cancellable, callback, user_data);
+}
+
+static void
+remote_get_messages_async (PdSource *source, const char *id, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+
+  if (check_id (id, callback, user_data, self, remote_get_messages_async))
+    start_call (self, call_new (OP_MESSAGES, "GET", id, "/api/sessions/%s/export", id),
+                remote_get_messages_async, cancellable, callback, user_data);
+}
+
+static void
+remote_get_events_async (PdSource *source, const char *session_id, gint64 after_seq, guint limit,
+                         GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+  guint clamped = limit ? MIN (limit, PD_EVENT_BUS_RING_SIZE) : 100;
+  Call *call;
+
+  if (session_id != NULL)
+    {
+      if (!check_id (session_id, callback, user_data, self, remote_get_events_async))
+        return;
+      call = call_new (OP_EVENTS, "GET", NULL, "/api/events?session_id=%s&limit=%u&after_seq=%" G_GINT64_FORMAT,
+                       session_id, clamped, MAX (after_seq, 0));
+    }
+  else
+    call = call_new (OP_EVENTS, "GET", NULL, "/api/events?limit=%u", clamped);
+  call->after_seq = after_seq;
+  start_call (self, call, remote_get_events_async, cancellable, callback, user_data);
+}
+
+static void
+remote_get_usage_async (PdSource *source, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_call (PD_REMOTE_SOURCE (source), call_new (OP_USAGE, "GET", NULL, "/api/usage"),
+              remote_get_usage_async, cancellable, callback, user_data);
+}
+
+static void
+remote_update_session_async (PdSource *source, const char *id, const char *name, int pinned,
+                             GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+  g_autoptr(JsonObject) body = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  Call *call;
+
+  if (!check_id (id, callback, user_data, self, remote_update_session_async))
+    return;
+  if (name != NULL)
+    json_object_set_string_member (body, "name", name);
+  if (pinned >= 0)
+    json_object_set_boolean_member (body, "pinned", pinned != 0);
+  json_node_set_object (node, body);
+  call = call_new (OP_UPDATE, "POST", id, "/api/sessions/%s", id);
+  call->body = json_to_string (node, FALSE);
+  start_call (self, call, remote_update_session_async, cancellable, callback, user_data);
+}
+
+static gboolean
+remote_boolean_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
+
+  if (ok)
+    pd_source_emit_changed (source);
+  return ok;
+}
+
+static void
+remote_delete_session_async (PdSource *source, const char *id, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+
+  if (check_id (id, callback, user_data, self, remote_delete_session_async))
+    start_call (self, call_new (OP_DELETE, "DELETE", id, "/api/sessions/%s", id),
+                remote_delete_session_async, cancellable, callback, user_data);
+}
+
+static void
+source_iface_init (PdSourceInterface *iface)
+{
+  iface->get_title = remote_get_title;
+  iface->get_kind = remote_get_kind;
+  iface->list_sessions_async = remote_list_sessions_async;
+  iface->list_sessions_finish = (gpointer) remote_pointer_finish;
+  iface->get_session_async = remote_get_session_async;
+  iface->get_session_finish = (gpointer) remote_pointer_finish;
+  iface->get_plan_async = remote_get_plan_async;
+  iface->get_plan_finish = remote_get_plan_finish;
+  iface->get_plan_history_async = remote_get_plan_history_async;
+  iface->get_plan_history_finish = (gpointer) remote_pointer_finish;
+  iface->get_messages_async = remote_get_messages_async;
+  iface->get_messages_finish = (gpointer) remote_pointer_finish;
+  iface->get_events_async = remote_get_events_async;
+  iface->get_events_finish = (gpointer) remote_pointer_finish;
+  iface->get_usage_async = remote_get_usage_async;
+  iface->get_usage_finish = (gpointer) remote_pointer_finish;
+  iface->update_session_async = remote_update_session_async;
+  iface->update_session_finish = remote_boolean_finish;
+  iface->delete_session_async = remote_delete_session_async;
+  iface->delete_session_finish = remote_boolean_finish;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Live updates                                                            */
+
+static void watch_schedule (PdRemoteSource *self, guint delay_ms);
+static void watch_poll (PdRemoteSource *self);
+
+static gboolean
+event_changes_sessions (const char *type)
+{
+  return pd_event_type_is_plan (type) ||
+         g_strcmp0 (type, PD_EVENT_SESSION_SAVED) == 0 ||
+         g_strcmp0 (type, PD_EVENT_RUN_STARTED) == 0 ||
+         g_strcmp0 (type, PD_EVENT_RUN_COMPLETED) == 0 ||
+         g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0;
+}
+
+static void
+on_stream_line (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdRemoteSource *self = user_data;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, &len, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_object_unref (self);
+      return;
+    }
+
+  if (line == NULL)
+    {
+      /* The stream ended or broke: poll, and try the stream again later. */
+      g_clear_object (&self->stream);
+      self->streaming = FALSE;
+      watch_schedule (self, self->watch_interval);
+      g_object_unref (self);
+      return;
+    }
+
+  if (g_str_has_prefix (line, "data: "))
+    {
+      g_autoptr(PdEvent) event = pd_event_new_from_json (line + strlen ("data: "), NULL);
+
+      if (event != NULL)
+        {
+          g_signal_emit (self, signals[EVENT], 0, event);
+          if (event_changes_sessions (pd_event_get_event_type (event)))
+            pd_source_emit_changed (PD_SOURCE (self));
+        }
+    }
+
+  g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
+}
+
+static void
+on_stream_open (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdRemoteSource *self = user_data;
+  g_autoptr(GError) error = NULL;
+  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
+  g_autoptr(GInputStream) stream = soup_session_send_finish (SOUP_SESSION (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_object_unref (self);
+      return;
+    }
+  if (stream == NULL || soup_message_get_status (msg) != 200)
+    {
+      /* No stream here (odek): poll. */
+      self->streaming = FALSE;
+      watch_poll (self);
+      g_object_unref (self);
+      return;
+    }
+
+  self->streaming = TRUE;
+  g_clear_object (&self->stream);
+  self->stream = g_data_input_stream_new (stream);
+  g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
+}
+
+static void
+on_poll_events (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  if (events != NULL && events->len > 0)
+    {
+      PdStoredEvent *newest = g_ptr_array_index (events, events->len - 1);
+
+      if (g_strcmp0 (newest->event_json, self->last_event_key) != 0)
+        {
+          gboolean first = self->last_event_key == NULL;
+
+          g_free (self->last_event_key);
+          self->last_event_key = g_strdup (newest->event_json);
+          if (!first)
+            pd_source_emit_changed (PD_SOURCE (self));
+        }
+    }
+
+  watch_schedule (self, self->watch_interval);
+}
+
+static void
+watch_poll (PdRemoteSource *self)
+{
+  Call *call = call_new (OP_EVENTS, "GET", NULL, "/api/events?limit=20");
+
+  start_call (self, call, watch_poll, self->watch_cancellable, on_poll_events, NULL);
+}
+
+static void
+on_health (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) health = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  if (health != NULL && get_bool (health, "events_stream"))
+    {
+      g_autofree char *url = g_strconcat (self->base, "/api/events/stream", NULL);
+      g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+
+      if (get_bool (health, "plan_detail"))
+        self->has_detail = 1;
+      soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
+      soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");
+      soup_session_send_async (self->session, msg, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_open,
+                               g_object_ref (self));
+      return;
+    }
+
+  watch_poll (self);
+}
+
+static gboolean
+on_watch_tick (gpointer user_data)
+{
+  PdRemoteSource *self = user_data;
+  Call *call;
+
+  self->watch_source = 0;
+  /* Health first: it says whether the server streams events. */
+  call = call_new (OP_USAGE, "GET", NULL, "/api/health");
+  start_call (self, call, on_watch_tick, self->watch_cancellable, on_health, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* One request at a time: the next is scheduled when the last completed. */
+static void
+watch_schedule (PdRemoteSource *self,
+                guint           delay_ms)
+{
+  GSource *source;
+
+  if (self->watch_interval == 0 || self->watch_source != 0)
+    return;
+  source = g_timeout_source_new (delay_ms);
+  g_source_set_priority (source, G_PRIORITY_LOW);
+  g_source_set_callback (source, on_watch_tick, self, NULL);
+  self->watch_source = g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
+/**
+ * pd_remote_source_watch:
+ * @interval_ms: how often to poll (and to retry the stream); 0 stops
+ *
+ * Follows the server's event stream when it has one, else polls
+ * /api/events; emits ::event and PdSource::changed.
+ */
+void
+pd_remote_source_watch (PdRemoteSource *self,
+                        guint           interval_ms)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  if (self->watch_source != 0)
+    {
+      GSource *source = g_main_context_find_source_by_id (self->context, self->watch_source);
+
+      if (source != NULL)
+        g_source_destroy (source);
+      self->watch_source = 0;
+    }
+  if (self->watch_cancellable != NULL)
+    g_cancellable_cancel (self->watch_cancellable);
+  g_clear_object (&self->watch_cancellable);
+  g_clear_object (&self->stream);
+  self->streaming = FALSE;
+
+  self->watch_interval = interval_ms;
+  if (interval_ms > 0)
+    {
+      self->watch_cancellable = g_cancellable_new ();
+      watch_schedule (self, 0);
+    }
+}
+
+gboolean
+pd_remote_source_is_streaming (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), FALSE);
+  return self->streaming;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void
+pd_remote_source_dispose (GObject *object)
+{
+  PdRemoteSource *self = (PdRemoteSource *) object;
+
+  pd_remote_source_watch (self, 0);
+  if (self->session != NULL)
+    soup_session_abort (self->session);
+
+  G_OBJECT_CLASS (pd_remote_source_parent_class)->dispose (object);
+}
+
+static void
+pd_remote_source_finalize (GObject *object)
+{
+  PdRemoteSource *self = (PdRemoteSource *) object;
+
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_hash_table_unref (self->session_tokens);
+  g_free (self->base);
+  g_free (self->token);
+  g_free (self->last_event_key);
+
+  G_OBJECT_CLASS (pd_remote_source_parent_class)->finalize (object);
+}
+
+static void
+pd_remote_source_class_init (PdRemoteSourceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = pd_remote_source_dispose;
+  object_class->finalize = pd_remote_source_finalize;
+
+  /**
+   * PdRemoteSource::event:
+   * @event: a #PdEvent, in either schema
+   *
+   * An event from the server's stream, while watching.
+   */
+  signals[EVENT] = g_signal_new ("event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 1, PD_TYPE_EVENT | G_SIGNAL_TYPE_STATIC_SCOPE);
+}
+
+static void
+pd_remote_source_init (PdRemoteSource *self)
+{
+  self->session_tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->has_detail = -1;
+  self->context = g_main_context_ref_thread_default ();
+  self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", 60, NULL);
+}
+
+/**
+ * pd_remote_source_new:
+ * @url: the endpoint, as `serve` prints it (`http://127.0.0.1:8080/?token=…`)
+ *   or its base URL
+ * @token: (nullable): the instance token, when @url does not carry it
+ */
+PdRemoteSource *
+pd_remote_source_new (const char  *url,
+                      const char  *token,
+                      GError     **error)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_ENCODED_QUERY, NULL);
+  g_autofree char *from_query = NULL;
+  PdRemoteSource *self;
+
+  if (uri == NULL || g_uri_get_host (uri) == NULL ||
+      (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 && g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
+    {
+      g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("“%s” is not an http:// or https:// URL"), url);
+      return NULL;
+    }
+
+  if (g_uri_get_query (uri) != NULL)
+    {
+      g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
+
+      if (params != NULL)
+        from_query = g_strdup (g_hash_table_lookup (params, "token"));
+    }
+  if (token == NULL)
+    token = from_query;
+  if (token == NULL || *token == '\0')
+    {
+      g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                   _("No token for %s: use the URL the server printed (with ?token=)"), url);
+      return NULL;
+    }
+
+  self = g_object_new (PD_TYPE_REMOTE_SOURCE, NULL);
+  self->base = g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
+                           g_uri_get_port (uri), "", NULL, NULL);
+  self->token = g_strdup (token);
+  return self;
+}
+
+const char *
+pd_remote_source_get_base_url (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), NULL);
+  return self->base;
+}
+
+void
+pd_remote_source_set_timeout (PdRemoteSource *self,
+                              guint           seconds)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+  soup_session_set_timeout (self->session, seconds);
+}

@@ -1,0 +1,42 @@
+/* pd-remote-source.h: a PdSource over a `serve` endpoint, ours or odek's.
+ *
+ * One SoupSession, asynchronous, on the main context that was
+ * thread-default when the source was created.  Every request carries the
+ * instance token (X-Odek-Ws-Token); the X-Session-Token a read returns is
+ * remembered per session and sent with POST and DELETE (fetched first with
+ * a GET when it is not known yet).
+ *
+ * Shapes: a bare-array session list and the paged object both read; events
+ * in either schema (odek.event/v1, plandeck.event/v1) read; the plan comes
+ * from …/plan/detail where the server has it and from …/plan otherwise.
+ *
+ * Errors are PD_SOURCE_ERROR: UNAVAILABLE (refused, timed out, 5xx),
+ * DENIED (401/403), RATE_LIMITED (429: later requests wait for the
+ * Retry-After or a doubling back-off), NOT_FOUND, INVALID (bad JSON).
+ *
+ * pd_remote_source_watch() follows the server's SSE stream when it has one
+ * (our /api/events/stream) and polls /api/events otherwise, emitting
+ * ::event for events it sees on the stream and PdSource::changed when a
+ * session may have changed.
+ */
+#pragma once
+
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_REMOTE_SOURCE (pd_remote_source_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdRemoteSource, pd_remote_source, PD, REMOTE_SOURCE, GObject)
+
+PdRemoteSource *pd_remote_source_new          (const char     *url,
+                                               const char     *token,
+                                               GError        **error);
+const char     *pd_remote_source_get_base_url (PdRemoteSource *self);
+void            pd_remote_source_set_timeout  (PdRemoteSource *self,
+                                               guint           seconds);
+void            pd_remote_source_watch        (PdRemoteSource *self,
+                                               guint           interval_ms);
+gboolean        pd_remote_source_is_streaming (PdRemoteSource *self);
+
+G_END_DECLS

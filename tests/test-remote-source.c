@@ -1,0 +1,582 @@
+/* test-remote-source.c: PdRemoteSource against our PdServer (in its own
+ * thread) and against a fixture server on this thread that answers with
+ * odek's recorded shapes.
+ */
+#define G_LOG_DOMAIN "test-remote-source"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+
+#include "pd-plan.h"
+#include "pd-remote-source.h"
+#include "pd-server.h"
+
+#define TOKEN  "feedface0123456789abcdef0123456789abcdef0123456789abcdef01234567"
+#define ODEK_ID "20260101-0123456789abcdef0123456789abcdef"
+#define SLOW_ID "20260101-ffffffffffffffffffffffffffffffff"
+#define BAD_ID  "20260101-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+
+typedef struct
+{
+  char           *dir;
+  char           *db_path;
+  PdServer       *server;
+  char           *id;
+  SoupServer     *odek;
+  char           *odek_url;
+  guint           odek_429;
+} Fixture;
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (*slot == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (*slot);
+  return *slot;
+}
+
+static void
+store_result (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static void
+iterate_until (gboolean *flag)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (!*flag && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (*flag);
+}
+
+/* --- the odek fixture ------------------------------------------------- */
+
+static void
+odek_handler (SoupServer        *server,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  Fixture *f = user_data;
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+  const char *body = NULL;
+  guint status = 200;
+
+  if (g_strcmp0 (soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Odek-Ws-Token"), TOKEN) != 0)
+    {
+      soup_server_message_set_status (msg, 403, NULL);
+      soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "Forbidden\n", 10);
+      return;
+    }
+
+  if (strcmp (path, "/api/sessions") == 0)
+    body = "[{\"id\":\"" ODEK_ID "\",\"title\":\"Port the parser\",\"created_at\":\"2026-01-01T10:00:00Z\","
+           "\"updated_at\":\"2026-01-01T11:00:00.5Z\",\"turns\":3,\"model\":\"gpt-x\",\"pinned\":true,"
+           "\"input_tokens\":100,\"output_tokens\":20}]";
+  else if (strcmp (path, "/api/sessions/" ODEK_ID) == 0)
+    {
+      soup_message_headers_replace (headers, "X-Session-Token", "odek-session-token");
+      body = "{\"id\":\"" ODEK_ID "\",\"auth_token\":\"\",\"task\":\"Port the parser\",\"model\":\"gpt-x\","
+             "\"messages\":[{\"role\":\"user\",\"content\":\"Port the parser\"}],\"turns\":3}";
+    }
+  else if (strcmp (path, "/api/sessions/" ODEK_ID "/plan") == 0)
+    body = "{\"session_id\":\"" ODEK_ID "\",\"version\":3,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"done\"},"
+           "{\"id\":\"s2\",\"title\":\"Write <i>it</i>\",\"status\":\"in_progress\",\"note\":\"half\"}],\"found\":true}";
+  else if (strcmp (path, "/api/sessions/" SLOW_ID "/plan") == 0)
+    {
+      if (f->odek_429++ == 0)
+        {
+          status = 429;
+          soup_message_headers_replace (headers, "Retry-After", "1");
+          body = "rate limit exceeded\n";
+        }
+      else
+        body = "{\"session_id\":\"" SLOW_ID "\",\"version\":0,\"steps\":[],\"found\":false}";
+    }
+  else if (strcmp (path, "/api/sessions/" BAD_ID "/plan") == 0)
+    body = "{\"session_id\": oops";
+  else if (strcmp (path, "/api/events") == 0)
+    body = "{\"events\":[{\"schema\":\"odek.event/v1\",\"type\":\"run_started\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"timestamp\":\"2026-08-07T12:00:00Z\",\"data\":{}},"
+           "{\"schema\":\"odek.event/v1\",\"type\":\"tool_call_completed\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"iteration\":3,\"tool\":\"read_file\",\"timestamp\":\"2026-08-07T12:00:01Z\","
+           "\"data\":{\"duration_ms\":412,\"result_bytes\":812,\"artifact_count\":1}}],\"count\":2}";
+  else if (strcmp (path, "/api/health") == 0)
+    body = "{\"status\":\"ok\",\"version\":\"1.0\",\"model\":\"gpt-x\",\"ws_connections\":0}";
+  else if (strcmp (path, "/api/usage") == 0)
+    body = "{\"prompts_started\":1,\"tokens_in\":100,\"prices_configured\":false}";
+
+  if (body == NULL)
+    {
+      status = 404;
+      body = "session not found\n";
+    }
+  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_response (msg, status == 200 ? "application/json" : "text/plain",
+                                    SOUP_MEMORY_STATIC, body, strlen (body));
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdPlanStore) plan = pd_plan_store_new (12, 4000);
+  g_autoptr(PdPlanState) state = NULL;
+  g_autofree char *r1 = NULL;
+  g_autofree char *r2 = NULL;
+  g_autoslist(GUri) uris = NULL;
+  PdTurn turn = { 0 };
+
+  f->dir = g_dir_make_tmp ("pd-remote-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->db_path = g_build_filename (f->dir, "sessions.db", NULL);
+  db = pd_db_open (f->db_path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  info = pd_session_store_create (store, "Fix the parser", "m", "replay", "plandeck", f->dir, &error);
+  g_assert_no_error (error);
+  f->id = g_strdup (info->id);
+  r1 = pd_plan_store_execute (plan, "{\"verb\":\"create\",\"steps\":[{\"title\":\"Read\"},{\"title\":\"Fix\"}]}", &error);
+  g_assert_no_error (error);
+  r2 = pd_plan_store_execute (plan, "{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"done\"}]}", &error);
+  g_assert_no_error (error);
+  state = pd_plan_store_snapshot (plan);
+  turn.session_id = f->id;
+  turn.plan = state;
+  turn.status = PD_SESSION_STATUS_IDLE;
+  g_assert_true (pd_session_store_save_turn (store, &turn, &error));
+
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.1", 0);
+  pd_server_set_token (f->server, TOKEN);
+  pd_server_set_rate_limit (f->server, GPOINTER_TO_UINT (data));
+  g_assert_true (pd_server_start (f->server, &error));
+  g_assert_no_error (error);
+
+  f->odek = soup_server_new (NULL, NULL);
+  soup_server_add_handler (f->odek, NULL, odek_handler, f, NULL);
+  soup_server_listen_local (f->odek, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (f->odek);
+  f->odek_url = g_strdup_printf ("http://127.0.0.1:%d/?token=%s", g_uri_get_port (uris->data), TOKEN);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  const char *names[] = { "sessions.db", "sessions.db-wal", "sessions.db-shm" };
+
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  soup_server_disconnect (f->odek);
+  g_clear_object (&f->odek);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (f->dir, names[i], NULL);
+      g_unlink (path);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->db_path);
+  g_free (f->id);
+  g_free (f->odek_url);
+}
+
+static PdSource *
+our_source (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = pd_server_dup_start_url (f->server);
+  PdRemoteSource *source = pd_remote_source_new (url, NULL, &error);
+
+  g_assert_no_error (error);
+  return PD_SOURCE (source);
+}
+
+static PdSource *
+odek_source (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  PdRemoteSource *source = pd_remote_source_new (f->odek_url, NULL, &error);
+
+  g_assert_no_error (error);
+  return PD_SOURCE (source);
+}
+
+static void
+test_ours (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL, r4 = NULL, r5 = NULL, r6 = NULL, r7 = NULL, r8 = NULL, r9 = NULL, r10 = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GPtrArray) history = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(JsonObject) usage = NULL;
+  PdEventBus *bus = pd_server_get_bus (f->server);
+
+  g_assert_cmpstr (pd_source_get_kind (source), ==, "remote");
+
+  pd_source_list_sessions_async (source, "parser", FALSE, 0, 10, NULL, store_result, &r1);
+  page = pd_source_list_sessions_finish (source, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->sessions->len, ==, 1);
+  g_assert_cmpuint (page->total, ==, 1);
+  g_assert_cmpstr (((PdSessionInfo *) g_ptr_array_index (page->sessions, 0))->id, ==, f->id);
+
+  pd_source_get_session_async (source, f->id, NULL, store_result, &r2);
+  info = pd_source_get_session_finish (source, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->task, ==, "Fix the parser");
+  g_assert_cmpint (info->plan_version, ==, 2);
+  g_assert_cmpuint (info->plan_total, ==, 2);
+  g_assert_cmpint (info->created_at, >, 0);
+
+  pd_source_get_plan_async (source, f->id, NULL, store_result, &r3);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r3), &plan, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (plan);
+  g_assert_cmpint (plan->version, ==, 2);
+  g_assert_cmpuint (plan->steps->len, ==, 2);
+  g_assert_cmpint (((PdPlanStep *) g_ptr_array_index (plan->steps, 0))->status, ==, PD_PLAN_STEP_DONE);
+
+  pd_source_get_plan_history_async (source, f->id, NULL, store_result, &r4);
+  history = pd_source_get_plan_history_finish (source, wait_result (&r4), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (history->len, ==, 1);
+
+  pd_source_get_messages_async (source, f->id, NULL, store_result, &r5);
+  messages = pd_source_get_messages_finish (source, wait_result (&r5), &error);
+  g_assert_no_error (error);
+
+  {
+    PdEvent *event = pd_event_new (PD_EVENT_PLAN_UPDATED);
+    pd_event_set_session_id (event, f->id);
+    pd_event_bus_emit (bus, event);
+    pd_event_unref (event);
+    event = pd_event_new (PD_EVENT_RUN_COMPLETED);
+    pd_event_set_session_id (event, f->id);
+    pd_event_bus_emit (bus, event);
+    pd_event_unref (event);
+    pd_event_bus_flush (bus);
+  }
+  pd_source_get_events_async (source, f->id, 0, 10, NULL, store_result, &r6);
+  events = pd_source_get_events_finish (source, wait_result (&r6), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (events, 1))->seq, >,
+                   ((PdStoredEvent *) g_ptr_array_index (events, 0))->seq);
+  {
+    gint64 first = ((PdStoredEvent *) g_ptr_array_index (events, 0))->seq;
+    g_autoptr(GPtrArray) later = NULL;
+
+    pd_source_get_events_async (source, f->id, first, 10, NULL, store_result, &r7);
+    later = pd_source_get_events_finish (source, wait_result (&r7), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (later->len, ==, 1);
+  }
+
+  pd_source_get_usage_async (source, NULL, store_result, &r8);
+  usage = pd_source_get_usage_finish (source, wait_result (&r8), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_object_get_int_member (usage, "plans_updated"), ==, 1);
+
+  /* A change on a source that never read the session: it fetches the
+   * session token first. */
+  {
+    g_autoptr(PdSource) fresh = our_source (f);
+    g_autoptr(GAsyncResult) ru = NULL, rg = NULL, rd = NULL, rx = NULL;
+    g_autoptr(PdSessionInfo) renamed = NULL;
+    g_autoptr(PdSessionInfo) gone = NULL;
+
+    pd_source_update_session_async (fresh, f->id, "Parser work", 1, NULL, store_result, &ru);
+    g_assert_true (pd_source_update_session_finish (fresh, wait_result (&ru), &error));
+    g_assert_no_error (error);
+    pd_source_get_session_async (fresh, f->id, NULL, store_result, &rg);
+    renamed = pd_source_get_session_finish (fresh, wait_result (&rg), &error);
+    g_assert_cmpstr (renamed->name, ==, "Parser work");
+    g_assert_true (renamed->pinned);
+
+    pd_source_delete_session_async (fresh, f->id, NULL, store_result, &rd);
+    g_assert_true (pd_source_delete_session_finish (fresh, wait_result (&rd), &error));
+    g_assert_no_error (error);
+    pd_source_get_session_async (fresh, f->id, NULL, store_result, &rx);
+    gone = pd_source_get_session_finish (fresh, wait_result (&rx), &error);
+    g_assert_null (gone);
+    g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND);
+    g_clear_error (&error);
+  }
+
+  /* Ids are checked before they reach a path. */
+  pd_source_get_plan_async (source, "../../etc/passwd", NULL, store_result, &r9);
+  g_assert_false (pd_source_get_plan_finish (source, wait_result (&r9), NULL, &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* A wrong token. */
+  {
+    g_autofree char *base = pd_server_dup_base_url (f->server);
+    g_autoptr(PdRemoteSource) wrong = pd_remote_source_new (base, "nope", &error);
+    g_autoptr(JsonObject) nothing = NULL;
+
+    g_assert_no_error (error);
+    pd_source_get_usage_async (PD_SOURCE (wrong), NULL, store_result, &r10);
+    nothing = pd_source_get_usage_finish (PD_SOURCE (wrong), wait_result (&r10), &error);
+    g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED);
+    g_clear_error (&error);
+  }
+}
+
+static void
+test_errors (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL;
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autofree char *url = NULL;
+  g_autoptr(PdRemoteSource) refused = NULL;
+  g_autoptr(PdSource) odek = odek_source (f);
+  g_autoptr(JsonObject) usage = NULL;
+  PdPlanState *plan = NULL;
+
+  g_assert_null (pd_remote_source_new ("ftp://example.org", "t", &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_null (pd_remote_source_new ("http://127.0.0.1:1/", NULL, &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED);
+  g_clear_error (&error);
+
+  /* A port nobody listens on (bound, never listening). */
+  g_assert_true (g_socket_bind (socket, any, FALSE, &error));
+  bound = g_socket_get_local_address (socket, &error);
+  url = g_strdup_printf ("http://127.0.0.1:%u/?token=x", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+  refused = pd_remote_source_new (url, NULL, &error);
+  g_assert_no_error (error);
+  pd_source_get_usage_async (PD_SOURCE (refused), NULL, store_result, &r1);
+  usage = pd_source_get_usage_finish (PD_SOURCE (refused), wait_result (&r1), &error);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+  g_clear_error (&error);
+
+  /* Bad JSON. */
+  pd_source_get_plan_async (odek, BAD_ID, NULL, store_result, &r2);
+  g_assert_false (pd_source_get_plan_finish (odek, wait_result (&r2), &plan, &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+  g_clear_error (&error);
+
+  /* 429, then the next request waits for Retry-After and succeeds. */
+  pd_source_get_plan_async (odek, SLOW_ID, NULL, store_result, &r3);
+  g_assert_false (pd_source_get_plan_finish (odek, wait_result (&r3), &plan, &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED);
+  g_clear_error (&error);
+  {
+    g_autoptr(GAsyncResult) r4 = NULL;
+    gint64 start = g_get_monotonic_time ();
+
+    pd_source_get_plan_async (odek, SLOW_ID, NULL, store_result, &r4);
+    g_assert_true (pd_source_get_plan_finish (odek, wait_result (&r4), &plan, &error));
+    g_assert_no_error (error);
+    g_assert_null (plan);
+    g_assert_cmpint (g_get_monotonic_time () - start, >=, 500 * 1000);
+  }
+}
+
+static void
+test_rate_limited_by_ours (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL;
+  g_autoptr(PdSessionInfo) a = NULL, b = NULL, c = NULL;
+
+  pd_source_get_session_async (source, f->id, NULL, store_result, &r1);
+  a = pd_source_get_session_finish (source, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  pd_source_get_session_async (source, f->id, NULL, store_result, &r2);
+  b = pd_source_get_session_finish (source, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  pd_source_get_session_async (source, f->id, NULL, store_result, &r3);
+  c = pd_source_get_session_finish (source, wait_result (&r3), &error);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED);
+}
+
+static void
+test_odek_shapes (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL, r4 = NULL, r5 = NULL, r6 = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(PdPlanState) again = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  PdSessionInfo *row;
+  PdPlanStep *step;
+
+  pd_source_list_sessions_async (source, NULL, FALSE, 0, 50, NULL, store_result, &r1);
+  page = pd_source_list_sessions_finish (source, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->sessions->len, ==, 1);
+  row = g_ptr_array_index (page->sessions, 0);
+  g_assert_cmpstr (row->id, ==, ODEK_ID);
+  g_assert_cmpstr (row->task, ==, "Port the parser");
+  g_assert_true (row->pinned);
+  g_assert_cmpint (row->turns, ==, 3);
+  g_assert_cmpint (row->updated_at, ==, row->created_at + (gint64) 3600 * G_USEC_PER_SEC + G_USEC_PER_SEC / 2);
+
+  pd_source_get_session_async (source, ODEK_ID, NULL, store_result, &r2);
+  info = pd_source_get_session_finish (source, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (info->n_messages, ==, 1);
+
+  /* No …/plan/detail there: the client falls back to …/plan. */
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r3);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r3), &plan, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (plan->version, ==, 3);
+  g_assert_cmpuint (plan->steps->len, ==, 2);
+  step = g_ptr_array_index (plan->steps, 1);
+  g_assert_cmpstr (step->title, ==, "Write <i>it</i>");
+  g_assert_cmpstr (step->note, ==, "half");
+  g_assert_cmpint (step->status, ==, PD_PLAN_STEP_IN_PROGRESS);
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r4);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r4), &again, &error));
+  g_assert_cmpint (again->version, ==, 3);
+
+  pd_source_get_events_async (source, ODEK_ID, 0, 100, NULL, store_result, &r5);
+  events = pd_source_get_events_finish (source, wait_result (&r5), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_nonnull (strstr (((PdStoredEvent *) g_ptr_array_index (events, 1))->event_json, "tool_call_completed"));
+
+  pd_source_get_messages_async (source, ODEK_ID, NULL, store_result, &r6);
+  messages = pd_source_get_messages_finish (source, wait_result (&r6), &error);
+  /* odek's export route is not in the fixture: a clear not-found. */
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND);
+}
+
+static void
+on_event (PdRemoteSource *source,
+          PdEvent        *event,
+          gpointer        user_data)
+{
+  if (g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_PLAN_UPDATED) == 0)
+    *(gboolean *) user_data = TRUE;
+}
+
+static void
+on_changed (PdSource *source,
+            gpointer  user_data)
+{
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+is_streaming (PdRemoteSource *source)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (!pd_remote_source_is_streaming (source) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  return pd_remote_source_is_streaming (source);
+}
+
+static void
+test_watch_stream (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  gboolean got_event = FALSE, changed = FALSE;
+  PdEvent *event;
+
+  g_signal_connect (source, "event", G_CALLBACK (on_event), &got_event);
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 200);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+
+  /* The stream is open on the server once the first line went out; give
+   * its listener a moment, then emit. */
+  for (guint i = 0; i < 50 && !got_event; i++)
+    {
+      event = pd_event_new (PD_EVENT_PLAN_UPDATED);
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      {
+        gint64 until = g_get_monotonic_time () + 100 * 1000;
+        while (!got_event && g_get_monotonic_time () < until)
+          g_main_context_iteration (NULL, FALSE);
+      }
+    }
+  iterate_until (&got_event);
+  iterate_until (&changed);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
+static void
+test_watch_poll (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 50);
+  /* odek has no stream: polling, never streaming, no error. */
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_assert_false (pd_remote_source_is_streaming (PD_REMOTE_SOURCE (source)));
+      g_usleep (1000);
+    }
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *names[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY" };
+
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_unsetenv (names[i]);
+
+  g_test_add ("/pd/remote-source/ours", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_ours, fixture_tear_down);
+  g_test_add ("/pd/remote-source/errors", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_errors, fixture_tear_down);
+  g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
+  g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-stream", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_stream, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
+
+  return g_test_run ();
+}

@@ -1,0 +1,971 @@
+/* test-server.c: PdServer on loopback port 0, in process, through HTTP.
+ *
+ * The server runs in its own thread; the tests speak to it with a
+ * synchronous SoupSession from the main thread.
+ */
+#define G_LOG_DOMAIN "test-server"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+
+#include "pd-plan.h"
+#include "pd-replay-provider.h"
+#include "pd-server.h"
+#include "pd-tool-registry.h"
+
+#define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+typedef struct
+{
+  char           *dir;
+  char           *db_path;
+  PdSessionStore *store;        /* a connection of the test's own */
+  PdServer       *server;
+  SoupSession    *session;
+  char           *base;
+  char           *plan_id;      /* a session with a plan */
+  char           *plain_id;     /* a session without one */
+  char           *done_id;      /* an all-done plan */
+  char           *replay_path;
+} Fixture;
+
+typedef struct
+{
+  guint               status;
+  char               *body;
+  SoupMessageHeaders *headers;
+  JsonNode           *json;
+} Reply;
+
+static void
+reply_free (Reply *reply)
+{
+  g_free (reply->body);
+  g_clear_pointer (&reply->headers, soup_message_headers_unref);
+  g_clear_pointer (&reply->json, json_node_unref);
+  g_free (reply);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Reply, reply_free)
+
+static JsonObject *
+reply_object (Reply *reply)
+{
+  g_assert_nonnull (reply->json);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (reply->json));
+  return json_node_get_object (reply->json);
+}
+
+/* @token: the instance token header, or NULL; then name/value header pairs. */
+static Reply *
+request (Fixture    *f,
+         const char *method,
+         const char *path,
+         const char *body,
+         const char *token,
+         ...)
+{
+  g_autofree char *url = g_strconcat (f->base, path, NULL);
+  g_autoptr(SoupMessage) msg = soup_message_new (method, url);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  Reply *reply = g_new0 (Reply, 1);
+  const char *name;
+  va_list ap;
+
+  g_assert_nonnull (msg);
+  if (token != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", token);
+  va_start (ap, token);
+  while ((name = va_arg (ap, const char *)) != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), name, va_arg (ap, const char *));
+  va_end (ap);
+  if (body != NULL)
+    {
+      g_autoptr(GBytes) request_body = g_bytes_new (body, strlen (body));
+      soup_message_set_request_body_from_bytes (msg, "application/json", request_body);
+    }
+
+  bytes = soup_session_send_and_read (f->session, msg, NULL, &error);
+  g_assert_no_error (error);
+  reply->status = soup_message_get_status (msg);
+  reply->body = g_bytes_get_size (bytes) ? g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)) : g_strdup ("");
+  reply->headers = soup_message_headers_ref (soup_message_get_response_headers (msg));
+  if (*reply->body)
+    reply->json = json_from_string (reply->body, NULL);
+
+  /* Every answer, whatever it is, must never be cached. */
+  g_assert_cmpstr (soup_message_headers_get_one (reply->headers, "Cache-Control"), ==, "no-store");
+  return reply;
+}
+
+static char *
+make_session (PdSessionStore *store,
+              const char     *task,
+              const char    **plan_calls)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_session_store_create (store, task, "test-model", "replay", "plandeck", "/tmp", &error);
+  g_autoptr(PdPlanStore) plan = pd_plan_store_new (12, 4000);
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(JsonArray) messages = json_array_new ();
+  JsonObject *user = json_object_new ();
+  PdTurn turn = { 0 };
+
+  g_assert_no_error (error);
+  for (guint i = 0; plan_calls && plan_calls[i]; i++)
+    {
+      g_autofree char *result = pd_plan_store_execute (plan, plan_calls[i], &error);
+      g_assert_no_error (error);
+    }
+  if (plan_calls)
+    state = pd_plan_store_snapshot (plan);
+
+  json_object_set_string_member (user, "role", "user");
+  json_object_set_string_member (user, "content", task);
+  json_array_add_object_element (messages, user);
+  turn.session_id = info->id;
+  turn.messages = messages;
+  turn.plan = state;
+  turn.count_turn = TRUE;
+  turn.status = PD_SESSION_STATUS_IDLE;
+  g_assert_true (pd_session_store_save_turn (store, &turn, &error));
+  g_assert_no_error (error);
+  return g_strdup (info->id);
+}
+
+static PdEngine *
+replay_engine (const PdServerRunRequest  *request,
+               gpointer                   user_data,
+               GError                   **error)
+{
+  Fixture *f = user_data;
+  g_autoptr(PdProvider) provider = NULL;
+  g_autoptr(PdPlanStore) plan_store = pd_plan_store_new (12, 4000);
+  g_autoptr(PdToolRegistry) tools = pd_tool_registry_new ();
+  g_autoptr(PdToolContext) context = NULL;
+  PdEngineOptions options = { 0 };
+
+  if (!(provider = pd_provider_new_for_name ("replay", NULL, NULL, f->replay_path, error)))
+    return NULL;
+  if (!(context = pd_tool_context_new (f->dir, error)))
+    return NULL;
+  pd_tool_registry_add_builtins (tools, plan_store);
+
+  options.provider = provider;
+  options.model = "replay";
+  options.tools = tools;
+  options.plan_store = plan_store;
+  options.store = request->store;
+  options.bus = request->bus;
+  options.tool_context = context;
+  options.run_id = request->run_id;
+  return pd_engine_new (&options);
+}
+
+static const char *two_steps = "{\"verb\":\"create\",\"steps\":[{\"title\":\"Read the parser\"},{\"title\":\"Fix <b>it</b>\"}]}";
+static const char *both_done = "{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"done\"},{\"id\":\"s2\",\"status\":\"done\"}]}";
+static const char *first_done = "{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"done\",\"note\":\"read\"}]}";
+
+static void
+start_server (Fixture *f,
+              guint    rate_limit)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.1", 0);
+  pd_server_set_token (f->server, TOKEN);
+  pd_server_set_rate_limit (f->server, rate_limit);
+  pd_server_add_allowed_host (f->server, "plandeck.test");
+  pd_server_set_engine_func (f->server, replay_engine, f, NULL);
+  g_assert_true (pd_server_start (f->server, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_server_get_port (f->server), >, 0);
+  f->base = pd_server_dup_base_url (f->server);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  const char *plan_calls[] = { two_steps, first_done, NULL };
+  const char *done_calls[] = { two_steps, both_done, NULL };
+  const char *replay =
+    "{\"label\":\"test\",\"turns\":["
+    "{\"tool_calls\":[{\"name\":\"plan\",\"arguments\":{\"verb\":\"create\",\"steps\":[{\"title\":\"One\"},{\"title\":\"Two\"}]}}],"
+    " \"input_tokens\":10,\"output_tokens\":5},"
+    "{\"tool_calls\":[{\"name\":\"plan\",\"arguments\":{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"done\"},{\"id\":\"s2\",\"status\":\"done\"}]}}]},"
+    "{\"content\":\"All done.\",\"input_tokens\":12,\"output_tokens\":3}]}";
+
+  f->dir = g_dir_make_tmp ("pd-server-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->db_path = g_build_filename (f->dir, "sessions.db", NULL);
+  f->replay_path = g_build_filename (f->dir, "replay.json", NULL);
+  g_assert_true (g_file_set_contents (f->replay_path, replay, -1, &error));
+
+  db = pd_db_open (f->db_path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  f->store = pd_session_store_new (db);
+  f->plan_id = make_session (f->store, "Fix the parser", plan_calls);
+  f->plain_id = make_session (f->store, "Say hello", NULL);
+  f->done_id = make_session (f->store, "Finished work", done_calls);
+
+  f->session = soup_session_new_with_options ("timeout", 20, NULL);
+
+  start_server (f, GPOINTER_TO_UINT (data));
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GFile) dir = g_file_new_for_path (f->dir);
+  g_autoptr(GFileEnumerator) children = NULL;
+  GFileInfo *info;
+
+  g_clear_object (&f->session);
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  g_clear_object (&f->store);
+
+  children = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME, 0, NULL, NULL);
+  while (children && (info = g_file_enumerator_next_file (children, NULL, NULL)))
+    {
+      g_autofree char *path = g_build_filename (f->dir, g_file_info_get_name (info), NULL);
+      g_unlink (path);
+      g_object_unref (info);
+    }
+  g_rmdir (f->dir);
+
+  g_free (f->dir);
+  g_free (f->db_path);
+  g_free (f->replay_path);
+  g_free (f->base);
+  g_free (f->plan_id);
+  g_free (f->plain_id);
+  g_free (f->done_id);
+}
+
+static const char *
+error_of (Reply *reply)
+{
+  return json_object_get_string_member (reply_object (reply), "error");
+}
+
+static void
+test_health (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(Reply) health = request (f, "GET", "/api/health", NULL, TOKEN, NULL);
+  g_autoptr(Reply) missing = request (f, "GET", "/api/nothing-here", NULL, TOKEN, NULL);
+  g_autoptr(Reply) usage = request (f, "GET", "/api/usage", NULL, TOKEN, NULL);
+  g_autoptr(Reply) usage_post = request (f, "POST", "/api/usage", "{}", TOKEN, NULL);
+
+  g_assert_cmpuint (health->status, ==, 200);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (health), "status"), ==, "ok");
+  g_assert_true (json_object_get_boolean_member (reply_object (health), "events_stream"));
+  g_assert_cmpuint (missing->status, ==, 404);
+  g_assert_cmpstr (error_of (missing), ==, "not found");
+  g_assert_cmpuint (usage->status, ==, 200);
+  g_assert_true (json_object_has_member (reply_object (usage), "plans_created"));
+  g_assert_true (json_object_has_member (reply_object (usage), "prompts_started"));
+  g_assert_cmpuint (usage_post->status, ==, 405);
+}
+
+static void
+test_instance_token (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *cookie = g_strdup_printf ("odek_ws_token=%s", TOKEN);
+  g_autofree char *root_path = g_strdup_printf ("/?token=%s", TOKEN);
+  g_autoptr(Reply) none = request (f, "GET", "/api/health", NULL, NULL, NULL);
+  g_autoptr(Reply) wrong = request (f, "GET", "/api/health", NULL, "ffff", NULL);
+  g_autoptr(Reply) almost = NULL;
+  g_autoptr(Reply) header = request (f, "GET", "/api/health", NULL, TOKEN, NULL);
+  g_autoptr(Reply) ours = request (f, "GET", "/api/health", NULL, NULL, "X-Plandeck-Token", TOKEN, NULL);
+  g_autoptr(Reply) via_cookie = request (f, "GET", "/api/health", NULL, NULL, "Cookie", cookie, NULL);
+  g_autoptr(Reply) root = request (f, "GET", root_path, NULL, NULL, NULL);
+  g_autofree char *prefix = g_strndup (TOKEN, strlen (TOKEN) - 1);
+
+  almost = request (f, "GET", "/api/health", NULL, prefix, NULL);
+  g_assert_cmpuint (none->status, ==, 403);
+  g_assert_cmpstr (error_of (none), ==, "Forbidden");
+  g_assert_cmpuint (wrong->status, ==, 403);
+  g_assert_cmpuint (almost->status, ==, 403);
+  g_assert_cmpuint (header->status, ==, 200);
+  g_assert_cmpuint (ours->status, ==, 200);
+  g_assert_cmpuint (via_cookie->status, ==, 200);
+  g_assert_cmpuint (root->status, ==, 200);
+  g_assert_nonnull (strstr (soup_message_headers_get_one (root->headers, "Set-Cookie"), cookie));
+  g_assert_nonnull (strstr (soup_message_headers_get_one (root->headers, "Set-Cookie"), "HttpOnly"));
+}
+
+static void
+test_host_and_origin (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s", f->plain_id);
+  g_autoptr(Reply) evil_host = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "evil.example:8080", NULL);
+  g_autoptr(Reply) allowed_host = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "plandeck.test:8080", NULL);
+  g_autoptr(Reply) localhost = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "localhost", NULL);
+  g_autoptr(Reply) evil_origin = request (f, "POST", path, "{\"name\":\"x\"}", TOKEN, "Origin", "http://evil.example", NULL);
+  g_autoptr(Reply) null_origin = request (f, "DELETE", path, NULL, TOKEN, "Origin", "null", NULL);
+  g_autoptr(Reply) get_foreign = request (f, "GET", "/api/health", NULL, TOKEN, "Origin", "http://evil.example", NULL);
+  g_autoptr(Reply) local_origin = request (f, "POST", path, "{}", TOKEN, "Origin", "http://localhost:5173", NULL);
+  g_autoptr(Reply) check = request (f, "GET", path, NULL, TOKEN, NULL);
+
+  g_assert_cmpuint (evil_host->status, ==, 403);
+  g_assert_cmpstr (error_of (evil_host), ==, "Host not allowed");
+  g_assert_cmpuint (allowed_host->status, ==, 200);
+  g_assert_cmpuint (localhost->status, ==, 200);
+  g_assert_cmpuint (evil_origin->status, ==, 403);
+  g_assert_cmpstr (error_of (evil_origin), ==, "Origin not allowed");
+  g_assert_cmpuint (null_origin->status, ==, 403);
+  g_assert_cmpuint (get_foreign->status, ==, 200);
+  /* A local origin passes the check and reaches the handler. */
+  g_assert_cmpuint (local_origin->status, ==, 400);
+  /* Nothing was renamed or deleted. */
+  g_assert_cmpuint (check->status, ==, 200);
+  g_assert_false (json_object_has_member (reply_object (check), "name"));
+}
+
+static void
+test_session_list (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(Reply) bare = request (f, "GET", "/api/sessions", NULL, TOKEN, NULL);
+  g_autoptr(Reply) paged = request (f, "GET", "/api/sessions?q=PARSER&limit=10", NULL, TOKEN, NULL);
+  g_autoptr(Reply) page2 = request (f, "GET", "/api/sessions?limit=1&offset=1", NULL, TOKEN, NULL);
+  g_autoptr(Reply) bad = request (f, "GET", "/api/sessions?limit=ten", NULL, TOKEN, NULL);
+  g_autoptr(Reply) post = request (f, "POST", "/api/sessions", "{}", TOKEN, NULL);
+  JsonObject *object, *first;
+  JsonArray *array;
+
+  g_assert_cmpuint (bare->status, ==, 200);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (bare->json));
+  array = json_node_get_array (bare->json);
+  g_assert_cmpuint (json_array_get_length (array), ==, 3);
+  first = json_array_get_object_element (array, 0);
+  g_assert_true (json_object_has_member (first, "id"));
+  /* The token of a session is never in a listing. */
+  g_assert_cmpstr (json_object_get_string_member (first, "auth_token"), ==, "");
+
+  g_assert_cmpuint (paged->status, ==, 200);
+  object = reply_object (paged);
+  g_assert_cmpint (json_object_get_int_member (object, "count"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (object, "limit"), ==, 10);
+  g_assert_cmpint (json_object_get_int_member (object, "offset"), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (object, "query"), ==, "parser");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (json_object_get_array_member (object, "sessions"), 0), "id"),
+                   ==, f->plan_id);
+
+  g_assert_cmpuint (page2->status, ==, 200);
+  g_assert_cmpint (json_object_get_int_member (reply_object (page2), "count"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (reply_object (page2), "offset"), ==, 1);
+
+  g_assert_cmpuint (bad->status, ==, 400);
+  g_assert_cmpuint (post->status, ==, 405);
+}
+
+static void
+test_session_tokens (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s", f->plain_id);
+  g_autofree char *cookie = g_strdup_printf ("odek_ws_token=%s", TOKEN);
+  g_autoptr(Reply) get = request (f, "GET", path, NULL, TOKEN, NULL);
+  const char *session_token = soup_message_headers_get_one (get->headers, "X-Session-Token");
+  g_autofree char *both_cookies = NULL;
+  g_autoptr(Reply) cookie_only = request (f, "GET", path, NULL, NULL, "Cookie", cookie, NULL);
+  g_autoptr(Reply) wrong_read = request (f, "GET", path, NULL, TOKEN, "X-Session-Token", "nope", NULL);
+  g_autoptr(Reply) with_cookies = NULL;
+  g_autoptr(Reply) rename_without = request (f, "POST", path, "{\"name\":\"Greeting\"}", TOKEN, NULL);
+  g_autoptr(Reply) rename_wrong = NULL;
+  g_autoptr(Reply) rename = NULL;
+  g_autoptr(Reply) nothing = NULL;
+  g_autoptr(Reply) bad_json = NULL;
+  g_autoptr(Reply) bad_type = NULL;
+  g_autoptr(Reply) after = NULL;
+  g_autoptr(Reply) del_without = NULL;
+  g_autoptr(Reply) del = NULL;
+  g_autoptr(Reply) gone = NULL;
+  g_autoptr(Reply) put = request (f, "PUT", path, "{}", TOKEN, NULL);
+  g_autoptr(Reply) empty = request (f, "GET", "/api/sessions/", NULL, TOKEN, NULL);
+  g_autoptr(Reply) tricky = request (f, "GET", "/api/sessions/..%2F..%2Fetc%2Fpasswd", NULL, TOKEN, NULL);
+  g_autoptr(Reply) unknown = request (f, "GET", "/api/sessions/20260101-00000000000000000000000000000000", NULL, TOKEN, NULL);
+
+  g_assert_cmpuint (get->status, ==, 200);
+  g_assert_nonnull (session_token);
+  g_assert_cmpuint (strlen (session_token), ==, 64);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (get), "id"), ==, f->plain_id);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (get), "auth_token"), ==, "");
+
+  /* The cookie alone is no bootstrap: the session's own token is needed. */
+  g_assert_cmpuint (cookie_only->status, ==, 401);
+  g_assert_cmpstr (error_of (cookie_only), ==, "invalid session token");
+  g_assert_cmpuint (wrong_read->status, ==, 401);
+  both_cookies = g_strdup_printf ("%s; session_token=%s", cookie, session_token);
+  with_cookies = request (f, "GET", path, NULL, NULL, "Cookie", both_cookies, NULL);
+  g_assert_cmpuint (with_cookies->status, ==, 200);
+
+  /* Changes need the session token itself. */
+  g_assert_cmpuint (rename_without->status, ==, 401);
+  rename_wrong = request (f, "POST", path, "{\"name\":\"Greeting\"}", TOKEN, "X-Session-Token", "0000", NULL);
+  g_assert_cmpuint (rename_wrong->status, ==, 401);
+  rename = request (f, "POST", path, "{\"name\":\"Greeting\",\"pinned\":true}", TOKEN, "X-Session-Token", session_token, NULL);
+  g_assert_cmpuint (rename->status, ==, 200);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (rename), "name"), ==, "Greeting");
+  g_assert_true (json_object_get_boolean_member (reply_object (rename), "pinned"));
+  nothing = request (f, "POST", path, "{}", TOKEN, "X-Session-Token", session_token, NULL);
+  g_assert_cmpuint (nothing->status, ==, 400);
+  g_assert_cmpstr (error_of (nothing), ==, "nothing to update (name or pinned required)");
+  bad_json = request (f, "POST", path, "{name:", TOKEN, "X-Session-Token", session_token, NULL);
+  g_assert_cmpuint (bad_json->status, ==, 400);
+  bad_type = request (f, "POST", path, "{\"pinned\":\"yes\"}", TOKEN, "X-Session-Token", session_token, NULL);
+  g_assert_cmpuint (bad_type->status, ==, 400);
+  after = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (after), "name"), ==, "Greeting");
+
+  del_without = request (f, "DELETE", path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (del_without->status, ==, 401);
+  del = request (f, "DELETE", path, NULL, TOKEN, "X-Session-Token", session_token, NULL);
+  g_assert_cmpuint (del->status, ==, 204);
+  gone = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (gone->status, ==, 404);
+  g_assert_cmpstr (error_of (gone), ==, "session not found");
+
+  g_assert_cmpuint (put->status, ==, 405);
+  g_assert_cmpuint (empty->status, ==, 400);
+  g_assert_cmpstr (error_of (empty), ==, "missing session id");
+  /* libsoup refuses the encoded dots itself; either way no path is read. */
+  g_assert_cmpuint (tricky->status / 100, ==, 4);
+  g_assert_cmpuint (unknown->status, ==, 404);
+}
+
+static void
+test_export (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s/export", f->plan_id);
+  g_autoptr(Reply) reply = request (f, "GET", path, NULL, TOKEN, NULL);
+  JsonObject *object;
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  object = reply_object (reply);
+  g_assert_cmpstr (json_object_get_string_member (object, "id"), ==, f->plan_id);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "messages")), ==, 1);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "plan_versions")), >=, 1);
+  g_assert_nonnull (soup_message_headers_get_one (reply->headers, "X-Session-Token"));
+}
+
+static void
+test_plan (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autofree char *found_path = g_strdup_printf ("/api/sessions/%s/plan", f->plan_id);
+  g_autofree char *none_path = g_strdup_printf ("/api/sessions/%s/plan", f->plain_id);
+  g_autofree char *done_path = g_strdup_printf ("/api/sessions/%s/plan", f->done_id);
+  g_autofree char *record_path = g_strdup_printf ("/api/sessions/%s", f->plan_id);
+  g_autoptr(Reply) found = request (f, "GET", found_path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) cached = request (f, "GET", found_path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) none = request (f, "GET", none_path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) done = request (f, "GET", done_path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) unknown = request (f, "GET", "/api/sessions/20260101-aabbcc/plan", NULL, TOKEN, NULL);
+  g_autoptr(Reply) unknown_valid = request (f, "GET", "/api/sessions/20260101-0123456789abcdef0123456789abcdef/plan", NULL, TOKEN, NULL);
+  g_autoptr(Reply) wrong_token = request (f, "GET", found_path, NULL, TOKEN, "X-Session-Token", "bad", NULL);
+  g_autoptr(Reply) record = NULL;
+  const char *methods[] = { "POST", "DELETE", "PUT", "PATCH" };
+  JsonObject *object, *step;
+  JsonArray *steps;
+
+  g_assert_cmpuint (found->status, ==, 200);
+  g_assert_cmpstr (soup_message_headers_get_content_type (found->headers, NULL), ==, "application/json");
+  object = reply_object (found);
+  g_assert_cmpstr (json_object_get_string_member (object, "session_id"), ==, f->plan_id);
+  g_assert_cmpint (json_object_get_int_member (object, "version"), ==, 2);
+  g_assert_true (json_object_get_boolean_member (object, "found"));
+  steps = json_object_get_array_member (object, "steps");
+  g_assert_cmpuint (json_array_get_length (steps), ==, 2);
+  step = json_array_get_object_element (steps, 0);
+  g_assert_cmpstr (json_object_get_string_member (step, "id"), ==, "s1");
+  g_assert_cmpstr (json_object_get_string_member (step, "status"), ==, "done");
+  g_assert_cmpstr (json_object_get_string_member (step, "note"), ==, "read");
+  step = json_array_get_object_element (steps, 1);
+  /* Model text is data, returned verbatim, never interpreted. */
+  g_assert_cmpstr (json_object_get_string_member (step, "title"), ==, "Fix <b>it</b>");
+  g_assert_false (json_object_has_member (step, "note"));
+  g_assert_false (json_object_has_member (step, "checks"));
+  g_assert_cmpstr (cached->body, ==, found->body);
+  g_assert_nonnull (soup_message_headers_get_one (cached->headers, "X-Session-Token"));
+  g_assert_cmpuint (wrong_token->status, ==, 401);
+
+  g_assert_cmpuint (none->status, ==, 200);
+  g_assert_false (json_object_get_boolean_member (reply_object (none), "found"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (none), "steps")), ==, 0);
+
+  g_assert_cmpuint (done->status, ==, 200);
+  g_assert_true (json_object_get_boolean_member (reply_object (done), "found"));
+  g_assert_cmpint (json_object_get_int_member (reply_object (done), "version"), ==, 2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (done), "steps")), ==, 0);
+
+  g_assert_cmpuint (unknown->status, ==, 404);
+  g_assert_cmpuint (unknown_valid->status, ==, 404);
+
+  /* Read only: no other method reaches a mutator. */
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    {
+      g_autofree char *session_token = g_strdup (soup_message_headers_get_one (found->headers, "X-Session-Token"));
+      g_autoptr(Reply) reply = request (f, methods[i], found_path, "{\"name\":\"hijacked\"}", TOKEN,
+                                        "X-Session-Token", session_token, NULL);
+
+      g_assert_cmpuint (reply->status, !=, 200);
+      g_assert_cmpuint (reply->status, >=, 400);
+    }
+  record = request (f, "GET", record_path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (record->status, ==, 200);
+  g_assert_false (json_object_has_member (reply_object (record), "name"));
+  g_assert_cmpstr (json_object_get_string_member (reply_object (record), "task"), ==, "Fix the parser");
+}
+
+static void
+test_plan_detail (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s/plan/detail", f->plan_id);
+  g_autofree char *done_path = g_strdup_printf ("/api/sessions/%s/plan/detail", f->done_id);
+  g_autoptr(Reply) reply = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) done = request (f, "GET", done_path, NULL, TOKEN, NULL);
+  JsonObject *object, *step;
+  JsonArray *history;
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  object = reply_object (reply);
+  g_assert_true (json_object_get_boolean_member (object, "found"));
+  g_assert_false (json_object_get_boolean_member (object, "collapsed"));
+  step = json_array_get_object_element (json_object_get_array_member (object, "steps"), 0);
+  g_assert_true (json_object_has_member (step, "checks"));
+  g_assert_true (json_object_has_member (object, "revision"));
+  history = json_object_get_array_member (object, "history");
+  g_assert_cmpuint (json_array_get_length (history), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (history, 0), "done"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (history, 0), "steps"), ==, 2);
+
+  /* The Now workspace still sees the rows of a collapsed plan. */
+  g_assert_cmpuint (done->status, ==, 200);
+  g_assert_true (json_object_get_boolean_member (reply_object (done), "collapsed"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (done), "steps")), ==, 2);
+}
+
+/* Another process (here: the test's own connection) changes the plan: the
+ * cached answer must not outlive the change by more than the watcher's
+ * interval. */
+static void
+test_plan_cache_invalidation (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s/plan", f->plan_id);
+  g_autoptr(Reply) before = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  PdTurn turn = { 0 };
+  gint64 version = 0;
+
+  g_assert_cmpint (json_object_get_int_member (reply_object (before), "version"), ==, 2);
+
+  g_assert_true (pd_session_store_get_plan (f->store, f->plan_id, &state, &error));
+  state->version = 7;
+  turn.session_id = f->plan_id;
+  turn.plan = state;
+  turn.status = PD_SESSION_STATUS_IDLE;
+  g_assert_true (pd_session_store_save_turn (f->store, &turn, &error));
+  g_assert_no_error (error);
+
+  while (version != 7 && g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(Reply) now = request (f, "GET", path, NULL, TOKEN, NULL);
+
+      version = json_object_get_int_member (reply_object (now), "version");
+      if (version != 7)
+        g_usleep (20 * 1000);
+    }
+  g_assert_cmpint (version, ==, 7);
+}
+
+static void
+test_rate_limit (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s/plan", f->plan_id);
+
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr(Reply) ok = request (f, "GET", path, NULL, TOKEN, NULL);
+      g_assert_cmpuint (ok->status, ==, 200);
+    }
+
+  {
+    g_autoptr(Reply) limited = request (f, "GET", path, NULL, TOKEN, NULL);
+    g_autofree char *record = g_strdup_printf ("/api/sessions/%s", f->plain_id);
+    g_autoptr(Reply) limited_record = request (f, "GET", record, NULL, TOKEN, NULL);
+    g_autoptr(Reply) list = request (f, "GET", "/api/sessions", NULL, TOKEN, NULL);
+
+    g_assert_cmpuint (limited->status, ==, 429);
+    g_assert_cmpstr (error_of (limited), ==, "rate limit exceeded");
+    g_assert_nonnull (soup_message_headers_get_one (limited->headers, "Retry-After"));
+    g_assert_cmpuint (limited_record->status, ==, 429);
+    /* Listing is no session lookup. */
+    g_assert_cmpuint (list->status, ==, 200);
+  }
+}
+
+static void
+test_rate_limit_off (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s/plan", f->plan_id);
+
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autoptr(Reply) ok = request (f, "GET", path, NULL, TOKEN, NULL);
+      g_assert_cmpuint (ok->status, ==, 200);
+    }
+}
+
+static PdEvent *
+event_for (const char *type,
+           const char *session_id,
+           const char *run_id)
+{
+  PdEvent *event = pd_event_new (type);
+
+  pd_event_set_session_id (event, session_id);
+  pd_event_set_run_id (event, run_id);
+  return event;
+}
+
+/* pd_event_bus_emit() does not take the event. */
+static void
+emit (PdEventBus *bus,
+      PdEvent    *event)
+{
+  pd_event_bus_emit (bus, event);
+  pd_event_unref (event);
+}
+
+static void
+test_events (Fixture       *f,
+             gconstpointer  data)
+{
+  PdEventBus *bus = pd_server_get_bus (f->server);
+  g_autofree char *by_session = g_strdup_printf ("/api/events?session_id=%s", f->plan_id);
+  g_autofree char *stored = g_strdup_printf ("/api/events?session_id=%s&after_seq=0", f->plan_id);
+  g_autoptr(Reply) all = NULL;
+  g_autoptr(Reply) two = NULL;
+  g_autoptr(Reply) session = NULL;
+  g_autoptr(Reply) run = NULL;
+  g_autoptr(Reply) bad = NULL;
+  g_autoptr(Reply) bad_id = NULL;
+  g_autoptr(Reply) from_store = NULL;
+  g_autoptr(Reply) usage = NULL;
+  JsonArray *events;
+
+  emit (bus, event_for (PD_EVENT_RUN_STARTED, f->plan_id, "r1"));
+  emit (bus, event_for (PD_EVENT_PLAN_CREATED, f->plan_id, "r1"));
+  emit (bus, event_for (PD_EVENT_RUN_STARTED, f->done_id, "r2"));
+  emit (bus, event_for (PD_EVENT_RUN_COMPLETED, f->plan_id, "r1"));
+  pd_event_bus_flush (bus);
+
+  all = request (f, "GET", "/api/events", NULL, TOKEN, NULL);
+  g_assert_cmpuint (all->status, ==, 200);
+  g_assert_cmpint (json_object_get_int_member (reply_object (all), "count"), ==, 4);
+
+  /* The most recent two, oldest first. */
+  two = request (f, "GET", "/api/events?limit=2", NULL, TOKEN, NULL);
+  events = json_object_get_array_member (reply_object (two), "events");
+  g_assert_cmpuint (json_array_get_length (events), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (events, 0), "session_id"), ==, f->done_id);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (events, 1), "type"), ==, "run_completed");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (events, 1), "schema"), ==, PD_EVENT_SCHEMA);
+
+  session = request (f, "GET", by_session, NULL, TOKEN, NULL);
+  g_assert_cmpint (json_object_get_int_member (reply_object (session), "count"), ==, 3);
+  run = request (f, "GET", "/api/events?run_id=r2", NULL, TOKEN, NULL);
+  g_assert_cmpint (json_object_get_int_member (reply_object (run), "count"), ==, 1);
+  bad = request (f, "GET", "/api/events?limit=-3", NULL, TOKEN, NULL);
+  g_assert_cmpuint (bad->status, ==, 400);
+  bad_id = request (f, "GET", "/api/events?session_id=../x", NULL, TOKEN, NULL);
+  g_assert_cmpuint (bad_id->status, ==, 400);
+
+  /* Ours: the stored events, with their sequence numbers. */
+  from_store = request (f, "GET", stored, NULL, TOKEN, NULL);
+  g_assert_cmpuint (from_store->status, ==, 200);
+  g_assert_cmpint (json_object_get_int_member (reply_object (from_store), "count"), ==, 3);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (from_store), "seq")), ==, 3);
+
+  usage = request (f, "GET", "/api/usage", NULL, TOKEN, NULL);
+  g_assert_cmpint (json_object_get_int_member (reply_object (usage), "plans_created"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (reply_object (usage), "prompts_started"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (reply_object (usage), "prompts_completed"), ==, 1);
+}
+
+static gpointer
+cancel_later (gpointer data)
+{
+  g_usleep (30 * G_USEC_PER_SEC);
+  g_cancellable_cancel (data);
+  g_object_unref (data);
+  return NULL;
+}
+
+static GDataInputStream *
+open_stream (Fixture      *f,
+             const char   *path,
+             GCancellable *cancellable)
+{
+  g_autofree char *url = g_strconcat (f->base, path, NULL);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GDataInputStream) data = NULL;
+  g_autofree char *first = NULL;
+
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", TOKEN);
+  stream = soup_session_send (f->session, msg, cancellable, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  g_assert_cmpstr (soup_message_headers_get_content_type (soup_message_get_response_headers (msg), NULL), ==,
+                   "text/event-stream");
+  data = g_data_input_stream_new (stream);
+  first = g_data_input_stream_read_line_utf8 (data, NULL, cancellable, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (first, ":"));
+  return g_steal_pointer (&data);
+}
+
+static void
+test_prompt_and_stream (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GDataInputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *run_path = NULL;
+  g_autofree char *plan_path = NULL;
+  g_autoptr(Reply) plan = NULL;
+  g_autoptr(Reply) run_reply = NULL;
+  const char *run_id, *session_id;
+  gint64 deadline;
+  gboolean completed = FALSE;
+
+  g_thread_unref (g_thread_new ("cancel-later", cancel_later, g_object_ref (cancellable)));
+  stream = open_stream (f, "/api/events/stream", cancellable);
+
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Do two things\"}", TOKEN, NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (accepted), "status"), ==, "running");
+  run_id = json_object_get_string_member (reply_object (accepted), "run_id");
+  session_id = json_object_get_string_member (reply_object (accepted), "session_id");
+  g_assert_cmpuint (strlen (run_id), ==, 32);
+  g_assert_true (pd_session_id_is_valid (session_id));
+
+  while (!completed)
+    {
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (stream, NULL, cancellable, &error);
+      g_autoptr(PdEvent) event = NULL;
+
+      g_assert_no_error (error);
+      g_assert_nonnull (line);
+      if (!g_str_has_prefix (line, "data: "))
+        continue;
+      event = pd_event_new_from_json (line + strlen ("data: "), &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (pd_event_get_run_id (event), ==, run_id);
+      g_assert_cmpstr (pd_event_get_session_id (event), ==, session_id);
+      g_ptr_array_add (types, g_strdup (pd_event_get_event_type (event)));
+      if (g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_RUN_FAILED) == 0)
+        {
+          g_autofree char *path = g_strdup_printf ("/api/runs/%s", run_id);
+          g_usleep (200000);
+          g_autoptr(Reply) why = request (f, "GET", path, NULL, TOKEN, NULL);
+          g_error ("the run failed: %s", why->body);
+        }
+      completed = g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_RUN_COMPLETED) == 0;
+    }
+  g_assert_cmpstr (g_ptr_array_index (types, 0), ==, PD_EVENT_RUN_STARTED);
+  g_assert_true (g_ptr_array_find_with_equal_func (types, PD_EVENT_PLAN_CREATED, g_str_equal, NULL));
+
+  /* The record of the run settles once the engine returned. */
+  run_path = g_strdup_printf ("/api/runs/%s", run_id);
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  for (;;)
+    {
+      g_clear_pointer (&run_reply, reply_free);
+      run_reply = request (f, "GET", run_path, NULL, TOKEN, NULL);
+      g_assert_cmpuint (run_reply->status, ==, 200);
+      if (g_strcmp0 (json_object_get_string_member (reply_object (run_reply), "status"), "running") != 0 ||
+          g_get_monotonic_time () > deadline)
+        break;
+      g_usleep (10 * 1000);
+    }
+  g_assert_cmpstr (json_object_get_string_member (reply_object (run_reply), "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (reply_object (run_reply), "result"), ==, "All done.");
+  g_assert_cmpint (json_object_get_int_member (reply_object (run_reply), "input_tokens"), ==, 22);
+
+  plan_path = g_strdup_printf ("/api/sessions/%s/plan", session_id);
+  plan = request (f, "GET", plan_path, NULL, TOKEN, NULL);
+  /* The run finished its plan: found, and collapsed as the transcript shows it. */
+  g_assert_true (json_object_get_boolean_member (reply_object (plan), "found"));
+  g_assert_cmpint (json_object_get_int_member (reply_object (plan), "version"), ==, 2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (plan), "steps")), ==, 0);
+
+  g_cancellable_cancel (cancellable);
+}
+
+static void
+test_prompt_errors (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(Reply) bad_json = request (f, "POST", "/api/prompt", "not json", TOKEN, NULL);
+  g_autoptr(Reply) no_message = request (f, "POST", "/api/prompt", "{\"session_id\":null}", TOKEN, NULL);
+  g_autoptr(Reply) bad_id = request (f, "POST", "/api/prompt", "{\"message\":\"hi\",\"session_id\":\"../../x\"}", TOKEN, NULL);
+  g_autoptr(Reply) unknown = request (f, "POST", "/api/prompt",
+                                      "{\"message\":\"hi\",\"session_id\":\"20260101-0123456789abcdef0123456789abcdef\"}", TOKEN, NULL);
+  g_autoptr(Reply) get = request (f, "GET", "/api/prompt", NULL, TOKEN, NULL);
+  g_autoptr(Reply) no_run = request (f, "GET", "/api/runs/ffff", NULL, TOKEN, NULL);
+  g_autoptr(Reply) runs = request (f, "GET", "/api/runs", NULL, TOKEN, NULL);
+  g_autoptr(Reply) cancel_missing = request (f, "POST", "/api/cancel", NULL, TOKEN, NULL);
+  g_autofree char *cancel_path = g_strdup_printf ("/api/cancel?session_id=%s", f->plan_id);
+  g_autoptr(Reply) cancel_idle = request (f, "POST", cancel_path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) cancel_get = request (f, "GET", cancel_path, NULL, TOKEN, NULL);
+
+  g_assert_cmpuint (bad_json->status, ==, 400);
+  g_assert_cmpuint (no_message->status, ==, 400);
+  g_assert_cmpstr (error_of (no_message), ==, "message required");
+  g_assert_cmpuint (bad_id->status, ==, 400);
+  g_assert_cmpuint (unknown->status, ==, 404);
+  g_assert_cmpuint (get->status, ==, 405);
+  g_assert_cmpuint (no_run->status, ==, 404);
+  g_assert_cmpuint (runs->status, ==, 200);
+  g_assert_cmpuint (cancel_missing->status, ==, 400);
+  g_assert_cmpuint (cancel_idle->status, ==, 200);
+  g_assert_true (json_object_get_boolean_member (reply_object (cancel_idle), "idle"));
+  g_assert_cmpstr (json_object_get_string_member (reply_object (cancel_idle), "session_id"), ==, f->plan_id);
+  g_assert_cmpuint (cancel_get->status, ==, 405);
+}
+
+/* A client that goes away mid-stream costs nothing: later events are not
+ * written anywhere and the server goes on answering. */
+static void
+test_stream_disconnect (Fixture       *f,
+                        gconstpointer  data)
+{
+  PdEventBus *bus = pd_server_get_bus (f->server);
+
+  for (guint round = 0; round < 3; round++)
+    {
+      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+      g_autofree char *path = g_strdup_printf ("/api/events/stream?session_id=%s", f->plan_id);
+      g_autoptr(GDataInputStream) stream = open_stream (f, path, cancellable);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *line = NULL;
+
+      emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->done_id, "other"));
+      emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->plan_id, "r"));
+      do
+        {
+          g_free (line);
+          line = g_data_input_stream_read_line_utf8 (stream, NULL, cancellable, &error);
+          g_assert_no_error (error);
+        }
+      while (line != NULL && !g_str_has_prefix (line, "data: "));
+      /* The filter let only this session's event through. */
+      g_assert_nonnull (strstr (line, f->plan_id));
+
+      g_input_stream_close (G_INPUT_STREAM (stream), NULL, NULL);
+    }
+
+  for (guint i = 0; i < 50; i++)
+    emit (bus, event_for (PD_EVENT_PLAN_UPDATED, f->plan_id, "r"));
+  pd_event_bus_flush (bus);
+
+  {
+    g_autoptr(Reply) health = request (f, "GET", "/api/health", NULL, TOKEN, NULL);
+    g_assert_cmpuint (health->status, ==, 200);
+  }
+}
+
+/* Stopping with a run in flight cancels it and waits for it to save. */
+static void
+test_stop_during_run (Fixture       *f,
+                      gconstpointer  data)
+{
+  const char *slow =
+    "{\"turns\":[{\"content\":\"thinking\",\"delay_ms\":200},"
+    "{\"content\":\"still\",\"delay_ms\":200,\"tool_calls\":[{\"name\":\"plan\",\"arguments\":{\"verb\":\"get\"}}]},"
+    "{\"content\":\"done\",\"delay_ms\":5000}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  gint64 start;
+
+  g_assert_true (g_file_set_contents (f->replay_path, slow, -1, &error));
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Take your time\"}", TOKEN, NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+
+  start = g_get_monotonic_time ();
+  pd_server_stop (f->server);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+
+  info = pd_session_store_get (f->store, json_object_get_string_member (reply_object (accepted), "session_id"), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (info);
+}
+
+static void
+test_unset_proxies_local (void)
+{
+  const char *names[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_unsetenv (names[i]);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  test_unset_proxies_local ();
+
+#define ADD(path, func, limit) \
+  g_test_add (path, Fixture, GUINT_TO_POINTER (limit), fixture_set_up, func, fixture_tear_down)
+
+  ADD ("/pd/server/health", test_health, 0);
+  ADD ("/pd/server/instance-token", test_instance_token, 0);
+  ADD ("/pd/server/host-and-origin", test_host_and_origin, 0);
+  ADD ("/pd/server/session-list", test_session_list, 0);
+  ADD ("/pd/server/session-tokens", test_session_tokens, 0);
+  ADD ("/pd/server/export", test_export, 0);
+  ADD ("/pd/server/plan", test_plan, 0);
+  ADD ("/pd/server/plan-detail", test_plan_detail, 0);
+  ADD ("/pd/server/plan-cache-invalidation", test_plan_cache_invalidation, 0);
+  ADD ("/pd/server/rate-limit", test_rate_limit, 5);
+  ADD ("/pd/server/rate-limit-off", test_rate_limit_off, 0);
+  ADD ("/pd/server/events", test_events, 0);
+  ADD ("/pd/server/prompt-and-stream", test_prompt_and_stream, 0);
+  ADD ("/pd/server/prompt-errors", test_prompt_errors, 0);
+  ADD ("/pd/server/stream-disconnect", test_stream_disconnect, 0);
+  ADD ("/pd/server/stop-during-run", test_stop_during_run, 0);
+
+  return g_test_run ();
+}
