@@ -580,12 +580,12 @@ test_kill_switch (Fixture       *f,
   /* The request carried no plan tool. */
   {
     g_autoptr(JsonArray) tools = pd_tool_registry_to_openai_json (f->tools);
-    g_autofree char *text = NULL;
-    g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
 
-    json_node_set_array (node, tools);
-    text = pd_json_to_string (node, FALSE);
-    g_assert_null (strstr (text, "\"plan\""));
+    for (guint i = 0; i < json_array_get_length (tools); i++)
+      {
+        JsonObject *function = json_object_get_object_member (json_array_get_object_element (tools, i), "function");
+        g_assert_cmpstr (json_object_get_string_member (function, "name"), !=, "plan");
+      }
   }
 }
 

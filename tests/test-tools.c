@@ -945,6 +945,7 @@ test_safety_and_effects (void)
     { "write_file", PD_TOOL_MUTATING, PD_TOOL_EFFECTS_WRITE },
     { "edit_file", PD_TOOL_MUTATING, PD_TOOL_EFFECTS_WRITE },
     { "shell", PD_TOOL_MUTATING, PD_TOOL_EFFECTS_UNKNOWN },
+    { "exit_plan_mode", PD_TOOL_SAFE, PD_TOOL_EFFECTS_READ },
     { "plan", PD_TOOL_SAFE, PD_TOOL_EFFECTS_READ },
   };
 
@@ -988,8 +989,10 @@ test_registry (void)
     g_autoptr(PdToolRegistry) plain = pd_tool_registry_new ();
 
     pd_tool_registry_add_builtins (plain, NULL);
-    g_assert_cmpuint (pd_tool_registry_get_n_tools (plain), ==, 6);
+    /* exit_plan_mode is always there: the tool list never changes with plan mode. */
+    g_assert_cmpuint (pd_tool_registry_get_n_tools (plain), ==, 7);
     g_assert_null (pd_tool_registry_lookup (plain, "plan"));
+    g_assert_nonnull (pd_tool_registry_lookup (plain, "exit_plan_mode"));
   }
 
   array = pd_tool_registry_to_openai_json (registry);

@@ -16,6 +16,8 @@
 #include <gio/gio.h>
 
 #include "pd-approver.h"
+#include "pd-exit-plan-mode-tool.h"
+#include "pd-plan-mode.h"
 #include "pd-event-bus.h"
 #include "pd-plan-store.h"
 #include "pd-provider.h"
@@ -75,6 +77,8 @@ typedef struct
   gint64          max_tokens;        /* 0: unlimited (input + output) */
   gint64          max_wall_ms;       /* 0: unlimited */
   gint64          context_budget;    /* tokens; 0: default */
+  const char     *plan_mode_section; /* NULL: the default plan-mode guidance */
+  gboolean        plan_mode_advisory; /* plan mode guides but does not refuse writes */
 } PdEngineOptions;
 
 typedef struct
@@ -118,5 +122,12 @@ void         pd_engine_run_async         (PdEngine              *self,
 PdRunResult *pd_engine_run_finish        (PdEngine              *self,
                                           GAsyncResult          *result,
                                           GError               **error);
+PdPlanModeSetResult pd_engine_set_plan_mode (PdEngine          *self,
+                                          const char            *session_id,
+                                          gboolean               active,
+                                          GError               **error);
+gboolean     pd_engine_get_plan_mode     (PdEngine              *self,
+                                          const char            *session_id,
+                                          gboolean              *pending);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include "pd-plan-tool.h"
 #include "pd-read-file-tool.h"
 #include "pd-shell-tool.h"
+#include "pd-exit-plan-mode-tool.h"
 #include "pd-tool-registry.h"
 #include "pd-write-file-tool.h"
 
@@ -92,7 +93,8 @@ pd_tool_registry_add (PdToolRegistry *self,
  * @plan_store: (nullable): the run's plan; %NULL when planning is off
  *
  * Registers the built-in tools: read_file, list_dir, grep, write_file,
- * edit_file, shell, and plan when @plan_store is given.
+ * edit_file, shell, exit_plan_mode (always: the tool list never changes
+ * with plan mode), and plan when @plan_store is given.
  */
 void
 pd_tool_registry_add_builtins (PdToolRegistry *self,
@@ -104,6 +106,7 @@ pd_tool_registry_add_builtins (PdToolRegistry *self,
   g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
   g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
   g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) exit_plan_mode = pd_exit_plan_mode_tool_new ();
 
   g_return_if_fail (PD_IS_TOOL_REGISTRY (self));
   g_return_if_fail (plan_store == NULL || PD_IS_PLAN_STORE (plan_store));
@@ -114,6 +117,7 @@ pd_tool_registry_add_builtins (PdToolRegistry *self,
   pd_tool_registry_add (self, write_file);
   pd_tool_registry_add (self, edit_file);
   pd_tool_registry_add (self, shell);
+  pd_tool_registry_add (self, exit_plan_mode);
 
   if (plan_store != NULL)
     {

@@ -1,0 +1,54 @@
+/* pd-exit-plan-mode-tool.h: `exit_plan_mode {plan}`, the reviewed way out of
+ * plan mode.
+ *
+ * Always registered, so the tool list never changes between modes.  Outside
+ * plan mode it fails; inside, the plan must be markdown starting with a #
+ * heading, and a person reviews it through the session's interaction channel
+ * (the app's review dialog, the terminal).  Approve returns {approved:true},
+ * leaves plan mode after the batch and saves the plan artifact; Keep planning
+ * fails the call with the feedback; without a channel the call fails.
+ */
+#pragma once
+
+#include "pd-plan-mode.h"
+#include "pd-tool.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PD_PLAN_REVIEW_APPROVE,
+  PD_PLAN_REVIEW_KEEP_PLANNING,
+  PD_PLAN_REVIEW_DISMISSED,
+} PdPlanReviewAnswer;
+
+/* Asks a person; may block (it runs on a tool worker thread).  @feedback
+ * receives their words for Keep planning. */
+typedef PdPlanReviewAnswer (*PdPlanReviewFunc) (const char  *markdown,
+                                                char       **feedback,
+                                                gpointer     user_data);
+
+/* Told where an approved plan was saved (on the tool's thread). */
+typedef void (*PdPlanSavedFunc) (const char *path,
+                                 const char *title,
+                                 gpointer    user_data);
+
+#define PD_TYPE_EXIT_PLAN_MODE_TOOL (pd_exit_plan_mode_tool_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdExitPlanModeTool, pd_exit_plan_mode_tool, PD, EXIT_PLAN_MODE_TOOL, GObject)
+
+PdTool *pd_exit_plan_mode_tool_new             (void);
+void    pd_exit_plan_mode_tool_set_review_func (PdExitPlanModeTool *self,
+                                                PdPlanReviewFunc    func,
+                                                gpointer            user_data,
+                                                GDestroyNotify      destroy);
+void    pd_exit_plan_mode_tool_bind            (PdExitPlanModeTool *self,
+                                                PdPlanMode         *mode,
+                                                const char         *session_id,
+                                                PdPlanSavedFunc     saved,
+                                                gpointer            saved_data);
+PdPlanReviewAnswer pd_exit_plan_mode_terminal_review (const char  *markdown,
+                                                      char       **feedback,
+                                                      gpointer     user_data);
+
+G_END_DECLS
