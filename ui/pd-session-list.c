@@ -824,3 +824,16 @@ pd_session_list_get_query (PdSessionList *self)
 
   return self->query;
 }
+
+/**
+ * pd_session_list_get_busy:
+ *
+ * Returns: whether a listing is on its way
+ */
+gboolean
+pd_session_list_get_busy (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
+
+  return self->cancellable != NULL;
+}
