@@ -30,7 +30,7 @@
 
 struct _PdNowView
 {
-  AdwBin        parent_instance;
+  GtkWidget     parent_instance;
 
   PdSource     *source;
   char         *session_id;
@@ -55,7 +55,7 @@ struct _PdNowView
   GtkListBox    *rows_box;
 };
 
-G_DEFINE_FINAL_TYPE (PdNowView, pd_now_view, ADW_TYPE_BIN)
+G_DEFINE_FINAL_TYPE (PdNowView, pd_now_view, GTK_TYPE_WIDGET)
 
 static void pd_now_view_request (PdNowView *self);
 
@@ -374,6 +374,7 @@ pd_now_view_class_init (PdNowViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdNowView, notices_box);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, rows_box);
   gtk_widget_class_set_css_name (widget_class, "now-view");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void

@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 
 #define PD_TYPE_NOW_VIEW (pd_now_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (PdNowView, pd_now_view, PD, NOW_VIEW, AdwBin)
+G_DECLARE_FINAL_TYPE (PdNowView, pd_now_view, PD, NOW_VIEW, GtkWidget)
 
 GtkWidget  *pd_now_view_new             (void);
 void        pd_now_view_set_source      (PdNowView          *self,
