@@ -27,7 +27,7 @@ struct _PdPlanRow
   GtkLabel      *id_label;
   GtkLabel      *title_label;
   GtkLabel      *note_label;
-  GtkFlowBox    *checks_box;
+  GtkBox        *checks_box;
 };
 
 G_DEFINE_FINAL_TYPE (PdPlanRow, pd_plan_row, GTK_TYPE_LIST_BOX_ROW)
@@ -77,6 +77,7 @@ check_chip_new (const PdPlanCheck *check)
                       ? check->description : check->id);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_label_set_max_width_chars (GTK_LABEL (label), 32);
+  gtk_label_set_width_chars (GTK_LABEL (label), MIN (6, (int) g_utf8_strlen (gtk_label_get_text (GTK_LABEL (label)), -1)));
   gtk_label_set_xalign (GTK_LABEL (label), 0);
 
   /* Translators: what a screen reader says for a check chip: description, state */
@@ -112,14 +113,10 @@ pd_plan_row_sync (PdPlanRow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->note_label), step->note != NULL && step->note[0] != '\0');
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->checks_box))) != NULL)
-    gtk_flow_box_remove (self->checks_box, child);
+    gtk_box_remove (self->checks_box, child);
+  /* At most four chips; on a narrow window their labels ellipsize. */
   for (guint i = 0; i < step->checks->len; i++)
-    {
-      GtkWidget *chip = check_chip_new (g_ptr_array_index (step->checks, i));
-
-      gtk_flow_box_append (self->checks_box, chip);
-      gtk_widget_set_focusable (gtk_widget_get_parent (chip), FALSE);
-    }
+    gtk_box_append (self->checks_box, check_chip_new (g_ptr_array_index (step->checks, i)));
   gtk_widget_set_visible (GTK_WIDGET (self->checks_box), step->checks->len > 0);
 }
 

@@ -143,11 +143,11 @@ test_now_shows_plan (Fixture       *f,
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (row_widget (f, 2)), "blocked"));
 
   /* One chip per check, styled by state, tooltip with tool and arguments. */
-  chips = pd_test_find_widget (GTK_WIDGET (row_widget (f, 1)), GTK_TYPE_FLOW_BOX);
+  chips = gtk_widget_get_parent (gtk_widget_get_parent (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "builds")));
   for (GtkWidget *c = gtk_widget_get_first_child (chips); c; c = gtk_widget_get_next_sibling (c))
     n_chips++;
   g_assert_cmpuint (n_chips, ==, 2);
-  chip = gtk_widget_get_first_child (gtk_widget_get_next_sibling (gtk_widget_get_first_child (chips)));
+  chip = gtk_widget_get_next_sibling (gtk_widget_get_first_child (chips));
   g_assert_true (gtk_widget_has_css_class (chip, "check-chip"));
   g_assert_true (gtk_widget_has_css_class (chip, "failed"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Tool: shell"));
