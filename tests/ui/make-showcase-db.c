@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Usage: make-showcase-db PATH
+ * Usage: make-showcase-db [--empty] PATH
  */
 #define G_LOG_DOMAIN "make-showcase-db"
 
@@ -15,15 +15,17 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(PdSessionStore) store = NULL;
+  gboolean empty = argc == 3 && g_str_equal (argv[1], "--empty");
 
-  if (argc != 2)
+  if (argc != 2 && !empty)
     {
-      g_printerr ("usage: %s PATH\n", argv[0]);
+      g_printerr ("usage: %s [--empty] PATH\n", argv[0]);
       return 64;
     }
 
-  store = pd_test_open_store (argv[1]);
-  pd_test_fill_showcase (store);
+  store = pd_test_open_store (argv[argc - 1]);
+  if (!empty)
+    pd_test_fill_showcase (store);
 
   return 0;
 }
