@@ -342,6 +342,20 @@ on_right_click (GtkGestureClick *gesture,
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
 }
 
+/* A click picks a session; a folded window then shows it. */
+static void
+on_primary_released (GtkGestureClick *gesture,
+                     int              n_press,
+                     double           x,
+                     double           y,
+                     PdSessionList   *self)
+{
+  PdSessionRow *row = row_at (self, x, y);
+
+  if (row != NULL && pd_session_row_get_item (row) != NULL)
+    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, pd_session_row_get_item (row));
+}
+
 static void
 on_long_press (GtkGestureLongPress *gesture,
                double               x,
@@ -351,17 +365,20 @@ on_long_press (GtkGestureLongPress *gesture,
   popup_at (self, x, y);
 }
 
-static gboolean
-on_menu_key (GtkWidget *widget,
-             GVariant  *args,
-             gpointer   user_data)
+/**
+ * pd_session_list_show_menu:
+ * @item: a listed session
+ *
+ * Opens the row menu (Rename, Pin) of @item at its row, as the Menu key does.
+ */
+void
+pd_session_list_show_menu (PdSessionList *self,
+                           PdSessionItem *item)
 {
-  PdSessionList *self = PD_SESSION_LIST (widget);
-  PdSessionItem *item = gtk_single_selection_get_selected_item (self->selection);
   PdSessionRow *row;
 
-  if (item == NULL)
-    return FALSE;
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+  g_return_if_fail (PD_IS_SESSION_ITEM (item));
 
   row = row_for_item (self, item);
   if (row != NULL)
@@ -369,6 +386,20 @@ on_menu_key (GtkWidget *widget,
                                 gtk_widget_get_height (GTK_WIDGET (row)) / 2.0);
   else
     pd_session_list_popup_menu (self, item, NULL, 24, 24);
+}
+
+static gboolean
+on_menu_key (GtkWidget *widget,
+             GVariant  *args,
+             gpointer   user_data)
+{
+  PdSessionList *self = PD_SESSION_LIST (widget);
+  PdSessionItem *item = gtk_single_selection_get_selected_item (self->selection);
+
+  if (item == NULL)
+    return FALSE;
+
+  pd_session_list_show_menu (self, item);
 
   return TRUE;
 }
@@ -653,6 +684,11 @@ pd_session_list_init (PdSessionList *self)
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
   g_signal_connect (click, "pressed", G_CALLBACK (on_right_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
+
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  g_signal_connect (click, "released", G_CALLBACK (on_primary_released), self);
   gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
 
   long_press = gtk_gesture_long_press_new ();

@@ -28,6 +28,8 @@ void                pd_session_list_set_query         (PdSessionList *self,
                                                        const char    *query,
                                                        gboolean       full_text);
 const char         *pd_session_list_get_query         (PdSessionList *self);
+void                pd_session_list_show_menu         (PdSessionList *self,
+                                                       PdSessionItem *item);
 void                pd_session_list_start_search      (PdSessionList *self);
 gboolean            pd_session_list_get_loaded        (PdSessionList *self);
 guint               pd_session_list_get_generation    (PdSessionList *self);

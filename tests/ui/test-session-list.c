@@ -330,6 +330,50 @@ test_session_list_follows_other_writers (Fixture       *f,
   pd_local_source_watch (PD_LOCAL_SOURCE (f->source), 0);
 }
 
+/* --- the row menu --------------------------------------------------------- */
+
+static void
+test_session_list_menu_pins_and_renames (Fixture       *f,
+                                         gconstpointer  data)
+{
+  PdSessionItem *parser = pd_session_list_model_find (pd_session_list_get_model (f->list), f->parser, NULL);
+  GtkWidget *popover;
+  AdwMessageDialog *dialog;
+  GtkEditable *entry;
+
+  g_assert_false (pd_session_item_get_pinned (parser));
+
+  /* Pin: the menu says so, and the session moves to the top. */
+  pd_session_list_show_menu (f->list, parser);
+  popover = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_POPOVER_MENU);
+  g_assert_nonnull (popover);
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_nonnull (pd_test_find_label (popover, "Pin"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->list), "session.toggle-pin", NULL));
+  wait_for_listing (f);
+  g_assert_true (pd_session_item_get_pinned (parser));
+  g_assert_true (item_at (f, 0) == parser);
+
+  /* Now it offers Unpin. */
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  pd_session_list_show_menu (f->list, parser);
+  g_assert_nonnull (pd_test_find_label (popover, "Unpin"));
+  gtk_popover_popdown (GTK_POPOVER (popover));
+
+  /* Rename through the dialog; the text is kept as typed. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->list), "session.rename", NULL));
+  dialog = ADW_MESSAGE_DIALOG (pd_test_find_toplevel (ADW_TYPE_MESSAGE_DIALOG));
+  g_assert_nonnull (dialog);
+  entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "Fix the parser");
+  gtk_editable_set_text (entry, "Parser <fixes> & more");
+  adw_message_dialog_response (dialog, "rename");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  wait_for_listing (f);
+  g_assert_cmpstr (pd_session_item_get_title (parser), ==, "Parser <fixes> & more");
+  g_assert_true (item_at (f, 0) == parser);
+}
+
 /* --- plain text ---------------------------------------------------------- */
 
 static void
@@ -389,6 +433,7 @@ main (int   argc,
   ADD ("late-reply-dropped", test_session_list_late_reply_dropped);
   ADD ("merge-keeps-items", test_session_list_merge_keeps_items);
   ADD ("follows-other-writers", test_session_list_follows_other_writers);
+  ADD ("menu-pins-and-renames", test_session_list_menu_pins_and_renames);
   ADD ("plain-text", test_session_list_plain_text);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
 
