@@ -104,7 +104,8 @@ remember_source (const char *source,
 static PdWindow *
 pd_application_open_source (PdApplication *self,
                             const char    *database_path,
-                            const char    *remote_url)
+                            const char    *remote_url,
+                            gboolean       create_database)
 {
   PdWindow *window = NULL;
 
@@ -126,7 +127,7 @@ pd_application_open_source (PdApplication *self,
     }
 
   if (window == NULL)
-    window = pd_window_new (GTK_APPLICATION (self), database_path, remote_url);
+    window = pd_window_new (GTK_APPLICATION (self), database_path, remote_url, create_database);
 
   if (remote_url != NULL)
     remember_source (remote_url, TRUE);
@@ -180,6 +181,7 @@ pd_application_command_line (GApplication            *app,
   g_autofree char *database_path = NULL;
   const char *db_arg = NULL;
   const char *remote = NULL;
+  gboolean create_database = FALSE;
   PdWindow *window;
 
   g_variant_dict_lookup (options, "remote", "&s", &remote);
@@ -195,11 +197,13 @@ pd_application_command_line (GApplication            *app,
         }
       else
         {
+          /* The default database is made on first use; a named one must exist. */
           database_path = pd_application_default_database_path ();
+          create_database = TRUE;
         }
     }
 
-  window = pd_application_open_source (self, database_path, remote);
+  window = pd_application_open_source (self, database_path, remote, create_database);
 
   if (g_variant_dict_contains (options, "demo"))
     pd_window_show_message (window, _("Demo sessions are not available yet"));
@@ -220,7 +224,7 @@ pd_application_activate (GApplication *app)
     {
       g_autofree char *database_path = pd_application_default_database_path ();
 
-      pd_application_open_source (PD_APPLICATION (app), database_path, NULL);
+      pd_application_open_source (PD_APPLICATION (app), database_path, NULL, TRUE);
     }
 }
 
@@ -260,9 +264,39 @@ quit_action (GSimpleAction *action,
     gtk_window_close (GTK_WINDOW (l->data));
 }
 
+static void
+open_database_action (GSimpleAction *action,
+                      GVariant      *parameter,
+                      gpointer       user_data)
+{
+  pd_application_open_source (PD_APPLICATION (user_data),
+                              g_variant_get_string (parameter, NULL), NULL, FALSE);
+}
+
+static void
+open_remote_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       user_data)
+{
+  const char *url = g_variant_get_string (parameter, NULL);
+  g_autoptr(GError) error = NULL;
+  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  if (!is_endpoint_url (url, &error))
+    {
+      if (PD_IS_WINDOW (active))
+        pd_window_show_message (PD_WINDOW (active), error->message);
+      return;
+    }
+
+  pd_application_open_source (PD_APPLICATION (user_data), NULL, url, FALSE);
+}
+
 static const GActionEntry app_actions[] = {
   { "about", about_action },
   { "quit", quit_action },
+  { "open-database", open_database_action, "s" },
+  { "open-remote", open_remote_action, "s" },
 };
 
 static void
@@ -271,6 +305,8 @@ pd_application_startup (GApplication *app)
   static const char *quit_accels[] = { "<Control>q", NULL };
   static const char *close_accels[] = { "<Control>w", NULL };
   static const char *open_accels[] = { "<Control>o", NULL };
+  static const char *search_accels[] = { "<Control>f", NULL };
+  static const char *now_accels[] = { "<Control>period", NULL };
 
   G_APPLICATION_CLASS (pd_application_parent_class)->startup (app);
 
@@ -281,6 +317,8 @@ pd_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-database",
                                          open_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.search", search_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-now", now_accels);
 }
 
 static void

@@ -2,9 +2,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A window shows one source of sessions: a local database file or a remote
- * endpoint. For now it has the sidebar placeholder and the empty state; the
- * session list and plan views plug into the two leaflet panes.
+ * A window shows one source of sessions: a local database file (read
+ * through PdLocalSource, watched for other writers) or a remote endpoint.
+ * The sidebar lists the sessions; the main area shows the selected one as
+ * a view stack (Now, Transcript, Events, History), or a status page: no
+ * sessions yet, no matches, a source that cannot be opened.
  */
 #define G_LOG_DOMAIN "pd-window"
 
@@ -12,7 +14,13 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-local-source.h"
+#include "pd-now-view.h"
+#include "pd-session-list.h"
 #include "pd-window.h"
+
+/* How often to look for commits of other writers (a CLI run). */
+#define WATCH_INTERVAL_MS 2000
 
 struct _PdWindow
 {
@@ -21,12 +29,27 @@ struct _PdWindow
   GSettings           *settings;
   char                *database_path;
   char                *remote_url;
+  gboolean             create_database;
+  PdSource            *source;
+  gboolean             failed;
+
+  PdSessionItem       *shown_item;
+  gulong               running_handler;
+  gulong               title_handler;
 
   /* Template widgets */
   AdwToastOverlay     *toast_overlay;
   AdwLeaflet          *leaflet;
-  AdwWindowTitle      *window_title;
+  AdwViewSwitcherTitle *switcher_title;
   AdwStatusPage       *empty_state;
+  AdwStatusPage       *error_page;
+  GtkStack            *content_stack;
+  AdwViewStack        *view_stack;
+  PdSessionList       *session_list;
+  PdNowView           *now_view;
+  GtkBox              *transcript_slot;
+  GtkBox              *events_slot;
+  GtkBox              *history_slot;
 };
 
 G_DEFINE_FINAL_TYPE (PdWindow, pd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -35,10 +58,17 @@ enum {
   PROP_0,
   PROP_DATABASE_PATH,
   PROP_REMOTE_URL,
+  PROP_CREATE_DATABASE,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+static const char *
+pd_window_source_label (PdWindow *self)
+{
+  return self->remote_url != NULL ? self->remote_url : self->database_path;
+}
 
 /* The label a person reads for the source: the full database path, or the URL. */
 static void
@@ -46,13 +76,12 @@ pd_window_update_title (PdWindow *self)
 {
   g_autofree char *short_name = NULL;
   g_autofree char *title = NULL;
-  const char *subtitle;
+  const char *subtitle = pd_window_source_label (self);
 
   if (self->remote_url != NULL)
     {
       g_autoptr(GUri) uri = g_uri_parse (self->remote_url, G_URI_FLAGS_NONE, NULL);
 
-      subtitle = self->remote_url;
       if (uri != NULL && g_uri_get_host (uri) != NULL)
         short_name = g_strdup (g_uri_get_host (uri));
       else
@@ -60,18 +89,17 @@ pd_window_update_title (PdWindow *self)
     }
   else if (self->database_path != NULL)
     {
-      subtitle = self->database_path;
       short_name = g_path_get_basename (self->database_path);
     }
   else
     {
-      adw_window_title_set_subtitle (self->window_title, NULL);
+      adw_view_switcher_title_set_subtitle (self->switcher_title, NULL);
       gtk_window_set_title (GTK_WINDOW (self), _("Plandeck"));
       return;
     }
 
-  adw_window_title_set_subtitle (self->window_title, subtitle);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->window_title), subtitle);
+  adw_view_switcher_title_set_subtitle (self->switcher_title, subtitle);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->switcher_title), subtitle);
 
   /* Translators: the window title; %s is a database file name or a host name */
   title = g_strdup_printf (_("%s — Plandeck"), short_name);
@@ -135,6 +163,158 @@ pd_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (pd_window_parent_class)->close_request (window);
 }
 
+
+static void
+pd_window_show_error (PdWindow   *self,
+                      const char *title,
+                      const char *description)
+{
+  g_autofree char *escaped = g_markup_escape_text (description, -1);
+
+  self->failed = TRUE;
+  adw_status_page_set_title (self->error_page, title);
+  /* The description of an AdwStatusPage is Pango markup. */
+  adw_status_page_set_description (self->error_page, escaped);
+  adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, FALSE);
+  gtk_stack_set_visible_child_name (self->content_stack, "error");
+}
+
+static void
+pd_window_show_page (PdWindow   *self,
+                     const char *name)
+{
+  adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title,
+                                                     g_str_equal (name, "session"));
+  gtk_stack_set_visible_child_name (self->content_stack, name);
+}
+
+/* Follows the selected session: its title, its status, its plan. */
+static void
+on_shown_item_running (PdWindow *self)
+{
+  pd_now_view_set_running (self->now_view, pd_session_item_get_running (self->shown_item));
+}
+
+static void
+on_shown_item_title (PdWindow *self)
+{
+  adw_view_switcher_title_set_title (self->switcher_title,
+                                     pd_session_item_get_title (self->shown_item));
+}
+
+static void
+pd_window_update_content (PdWindow *self)
+{
+  PdSessionItem *item = pd_session_list_get_selected_item (self->session_list);
+
+  if (item != self->shown_item)
+    {
+      if (self->shown_item != NULL)
+        {
+          g_clear_signal_handler (&self->running_handler, self->shown_item);
+          g_clear_signal_handler (&self->title_handler, self->shown_item);
+        }
+      g_set_object (&self->shown_item, item);
+
+      if (item != NULL)
+        {
+          self->running_handler = g_signal_connect_swapped (item, "notify::running",
+                                                            G_CALLBACK (on_shown_item_running), self);
+          self->title_handler = g_signal_connect_swapped (item, "notify::title",
+                                                          G_CALLBACK (on_shown_item_title), self);
+          pd_now_view_set_running (self->now_view, pd_session_item_get_running (item));
+          pd_now_view_set_session_id (self->now_view, pd_session_item_get_id (item));
+          adw_view_switcher_title_set_title (self->switcher_title, pd_session_item_get_title (item));
+        }
+      else
+        {
+          pd_now_view_set_session_id (self->now_view, NULL);
+          pd_now_view_set_running (self->now_view, FALSE);
+          adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
+        }
+    }
+
+  if (self->failed || self->source == NULL)
+    return;
+
+  if (!pd_session_list_get_loaded (self->session_list))
+    pd_window_show_page (self, "loading");
+  else if (item != NULL)
+    pd_window_show_page (self, "session");
+  else if (pd_session_list_get_query (self->session_list) != NULL)
+    pd_window_show_page (self, "no-results");
+  else
+    pd_window_show_page (self, "empty");
+}
+
+static void
+on_selected_item_changed (PdWindow *self)
+{
+  pd_window_update_content (self);
+}
+
+static void
+on_list_loaded (PdWindow *self)
+{
+  pd_window_update_content (self);
+}
+
+static void
+on_session_activated (PdWindow      *self,
+                      PdSessionItem *item)
+{
+  adw_leaflet_set_visible_child_name (self->leaflet, "content");
+}
+
+static void
+on_load_failed (PdWindow     *self,
+                const GError *error)
+{
+  if (!pd_session_list_get_loaded (self->session_list))
+    {
+      pd_window_show_error (self, _("Cannot Open This Database"), error->message);
+      return;
+    }
+
+  pd_window_show_message (self, error->message);
+}
+
+/* --- the source --------------------------------------------------------- */
+
+static void
+pd_window_open_source (PdWindow *self)
+{
+  if (self->remote_url != NULL)
+    {
+      /* PdRemoteSource arrives with the serve work. */
+      pd_window_show_page (self, "remote");
+      return;
+    }
+
+  if (self->database_path == NULL)
+    return;
+
+  if (!self->create_database && !g_file_test (self->database_path, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *description =
+        /* Translators: %s is a file path */
+        g_strdup_printf (_("There is no Plandeck database at %s. A run started with “plandeck-agent run --db PATH” creates one."),
+                         self->database_path);
+
+      pd_window_show_error (self, _("No Database Here"), description);
+      return;
+    }
+
+  self->source = PD_SOURCE (pd_local_source_new (self->database_path, self->create_database));
+  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_INTERVAL_MS);
+
+  pd_now_view_set_source (self->now_view, self->source);
+  pd_session_list_set_source (self->session_list, self->source);
+  pd_window_update_content (self);
+}
+
+/* --- actions ------------------------------------------------------------ */
+
 static void
 show_sessions_action (GtkWidget  *widget,
                       const char *action_name,
@@ -146,6 +326,124 @@ show_sessions_action (GtkWidget  *widget,
 }
 
 static void
+search_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+  pd_session_list_start_search (self->session_list);
+}
+
+static void
+show_now_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->view_stack, "now");
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0)
+    adw_leaflet_set_visible_child_name (self->leaflet, "content");
+}
+
+static void
+on_database_chosen (GtkNativeDialog *dialog,
+                    int              response,
+                    PdWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        gtk_widget_activate_action (GTK_WIDGET (self), "app.open-database", "s", path);
+    }
+
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+open_database_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  GtkFileChooserNative *chooser;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  chooser = gtk_file_chooser_native_new (_("Open Database"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+
+  gtk_file_filter_set_name (filter, _("Session Databases"));
+  gtk_file_filter_add_pattern (filter, "*.db");
+  gtk_file_filter_add_pattern (filter, "*.sqlite");
+  gtk_file_filter_add_pattern (filter, "*.sqlite3");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  gtk_file_filter_set_name (all, _("All Files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), all);
+
+  g_signal_connect (chooser, "response", G_CALLBACK (on_database_chosen), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+on_endpoint_response (AdwMessageDialog *dialog,
+                      const char       *response,
+                      PdWindow         *self)
+{
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  g_autofree char *url = NULL;
+
+  if (g_strcmp0 (response, "connect") != 0)
+    return;
+
+  url = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+  if (url[0] != '\0')
+    gtk_widget_activate_action (GTK_WIDGET (self), "app.open-remote", "s", url);
+}
+
+static void
+connect_endpoint_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  GtkWidget *dialog;
+  GtkWidget *entry;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Connect to Endpoint"),
+                                   _("The address of a plandeck-agent serve or odek serve endpoint."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "connect", _("C_onnect"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "connect",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "connect");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  entry = gtk_entry_new ();
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "http://127.0.0.1:8080");
+  gtk_editable_set_text (GTK_EDITABLE (entry), g_settings_get_string (self->settings, "endpoint-url"));
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Endpoint URL"), -1);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_endpoint_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
 pd_window_constructed (GObject *object)
 {
   PdWindow *self = PD_WINDOW (object);
@@ -153,12 +451,24 @@ pd_window_constructed (GObject *object)
   G_OBJECT_CLASS (pd_window_parent_class)->constructed (object);
 
   pd_window_update_title (self);
+  pd_window_open_source (self);
 }
 
 static void
 pd_window_dispose (GObject *object)
 {
+  PdWindow *self = PD_WINDOW (object);
+
+  if (self->shown_item != NULL)
+    {
+      g_clear_signal_handler (&self->running_handler, self->shown_item);
+      g_clear_signal_handler (&self->title_handler, self->shown_item);
+    }
+  g_clear_object (&self->shown_item);
+
   gtk_widget_dispose_template (GTK_WIDGET (object), PD_TYPE_WINDOW);
+
+  g_clear_object (&self->source);
 
   G_OBJECT_CLASS (pd_window_parent_class)->dispose (object);
 }
@@ -193,6 +503,10 @@ pd_window_get_property (GObject    *object,
       g_value_set_string (value, self->remote_url);
       break;
 
+    case PROP_CREATE_DATABASE:
+      g_value_set_boolean (value, self->create_database);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -216,6 +530,10 @@ pd_window_set_property (GObject      *object,
     case PROP_REMOTE_URL:
       g_free (self->remote_url);
       self->remote_url = g_value_dup_string (value);
+      break;
+
+    case PROP_CREATE_DATABASE:
+      self->create_database = g_value_get_boolean (value);
       break;
 
     default:
@@ -262,20 +580,51 @@ pd_window_class_init (PdWindowClass *klass)
                           G_PARAM_CONSTRUCT_ONLY |
                           G_PARAM_STATIC_STRINGS));
 
+  /**
+   * PdWindow:create-database:
+   *
+   * Whether a missing database file is created (the default database is);
+   * otherwise a missing file is reported.
+   */
+  properties[PROP_CREATE_DATABASE] =
+    g_param_spec_boolean ("create-database", NULL, NULL,
+                          FALSE,
+                          (G_PARAM_READWRITE |
+                           G_PARAM_CONSTRUCT_ONLY |
+                           G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (PD_TYPE_SESSION_LIST);
+  g_type_ensure (PD_TYPE_NOW_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PdWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, leaflet);
-  gtk_widget_class_bind_template_child (widget_class, PdWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, switcher_title);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, empty_state);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, error_page);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, content_stack);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, session_list);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, now_view);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, transcript_slot);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, events_slot);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, history_slot);
+  gtk_widget_class_bind_template_callback (widget_class, on_selected_item_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_list_loaded);
+  gtk_widget_class_bind_template_callback (widget_class, on_session_activated);
+  gtk_widget_class_bind_template_callback (widget_class, on_load_failed);
 
   gtk_widget_class_install_action (widget_class, "win.show-sessions", NULL, show_sessions_action);
-  /* Placeholders until sources can be switched at run time; they stay
-   * disabled so their buttons and menu items show as unavailable. */
-  gtk_widget_class_install_action (widget_class, "win.open-database", NULL, NULL);
-  gtk_widget_class_install_action (widget_class, "win.connect-endpoint", NULL, NULL);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
+  gtk_widget_class_install_action (widget_class, "win.show-now", NULL, show_now_action);
+  gtk_widget_class_install_action (widget_class, "win.open-database", NULL, open_database_action);
+  gtk_widget_class_install_action (widget_class, "win.connect-endpoint", NULL,
+                                   connect_endpoint_action);
+  /* The demo arrives later; the button shows as unavailable ("coming soon"). */
+  gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, NULL);
 }
 
 static void
@@ -286,8 +635,7 @@ pd_window_init (PdWindow *self)
   self->settings = g_settings_new (APP_ID);
   pd_window_restore_size (self);
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-database", FALSE);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.connect-endpoint", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-demo", FALSE);
 
   /* When the leaflet folds on a narrow window, the main area comes first. */
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
@@ -298,13 +646,15 @@ pd_window_init (PdWindow *self)
  * @application: the application the window belongs to
  * @database_path: (nullable): a local database file
  * @remote_url: (nullable): an endpoint URL; used instead of @database_path when set
+ * @create_database: create @database_path when it does not exist
  *
  * Returns: (transfer full): a new window showing the given source
  */
 PdWindow *
 pd_window_new (GtkApplication *application,
                const char     *database_path,
-               const char     *remote_url)
+               const char     *remote_url,
+               gboolean        create_database)
 {
   g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
 
@@ -312,6 +662,7 @@ pd_window_new (GtkApplication *application,
                        "application", application,
                        "database-path", remote_url == NULL ? database_path : NULL,
                        "remote-url", remote_url,
+                       "create-database", create_database,
                        NULL);
 }
 
@@ -350,4 +701,18 @@ pd_window_show_message (PdWindow   *self,
   /* AdwToast titles are Pango markup. */
   escaped = g_markup_escape_text (message, -1);
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+}
+
+/**
+ * pd_window_get_source:
+ *
+ * Returns: (transfer none) (nullable): the source the window reads, %NULL
+ *   when it could not be opened
+ */
+PdSource *
+pd_window_get_source (PdWindow *self)
+{
+  g_return_val_if_fail (PD_IS_WINDOW (self), NULL);
+
+  return self->source;
 }

@@ -6,6 +6,8 @@
 
 #include <adwaita.h>
 
+#include "pd-source.h"
+
 G_BEGIN_DECLS
 
 #define PD_TYPE_WINDOW (pd_window_get_type ())
@@ -14,7 +16,9 @@ G_DECLARE_FINAL_TYPE (PdWindow, pd_window, PD, WINDOW, AdwApplicationWindow)
 
 PdWindow   *pd_window_new               (GtkApplication *application,
                                          const char     *database_path,
-                                         const char     *remote_url);
+                                         const char     *remote_url,
+                                         gboolean        create_database);
+PdSource   *pd_window_get_source        (PdWindow       *self);
 const char *pd_window_get_database_path (PdWindow       *self);
 const char *pd_window_get_remote_url    (PdWindow       *self);
 void        pd_window_show_message      (PdWindow       *self,

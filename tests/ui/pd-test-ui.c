@@ -89,6 +89,55 @@ pd_test_find_label (GtkWidget  *root,
   return NULL;
 }
 
+static gboolean
+wake_up (gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * pd_test_wait_until:
+ * @condition: checked after each main-loop iteration
+ * @timeout_ms: how long to wait at most; the test fails after that
+ * @what: named in the failure
+ *
+ * Runs the default main context until @condition holds.  Bounded.
+ */
+void
+pd_test_wait_until (PdTestCondition  condition,
+                    gpointer         data,
+                    guint            timeout_ms,
+                    const char      *what)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint waker = g_timeout_add (10, wake_up, NULL);
+
+  while (!condition (data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("timed out after %u ms waiting for %s", timeout_ms, what);
+      g_main_context_iteration (NULL, TRUE);
+    }
+
+  g_source_remove (waker);
+}
+
+/**
+ * pd_test_make_tmp_dir:
+ *
+ * Returns: (transfer full): a new empty directory under the temporary one
+ */
+char *
+pd_test_make_tmp_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("plandeck-ui-XXXXXX", &error);
+
+  g_assert_no_error (error);
+
+  return dir;
+}
+
 GtkWindow *
 pd_test_find_toplevel (GType type)
 {

@@ -28,4 +28,12 @@ GtkWidget *pd_test_find_label      (GtkWidget          *root,
                                     const char         *text);
 GtkWindow *pd_test_find_toplevel   (GType               type);
 
+typedef gboolean (*PdTestCondition) (gpointer data);
+
+void       pd_test_wait_until      (PdTestCondition     condition,
+                                    gpointer            data,
+                                    guint               timeout_ms,
+                                    const char         *what);
+char      *pd_test_make_tmp_dir    (void);
+
 G_END_DECLS

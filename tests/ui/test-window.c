@@ -11,32 +11,59 @@
 
 #include <string.h>
 
+#include "pd-now-view.h"
+#include "pd-session-list.h"
+#include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
-/* The AdwWindowTitle in the header bar of the main area. */
-static AdwWindowTitle *
+/* The title of the main area's header bar: the view switcher's title. */
+static AdwViewSwitcherTitle *
 content_window_title (PdWindow *window)
 {
-  AdwStatusPage *status = ADW_STATUS_PAGE (pd_test_find_widget (GTK_WIDGET (window),
-                                                                ADW_TYPE_STATUS_PAGE));
-  GtkWidget *pane;
-  GtkWidget *title;
+  GtkWidget *title = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE);
 
-  g_assert_nonnull (status);
-  pane = gtk_widget_get_parent (GTK_WIDGET (status));
-  title = pd_test_find_widget (pane, ADW_TYPE_WINDOW_TITLE);
   g_assert_nonnull (title);
 
-  return ADW_WINDOW_TITLE (title);
+  return ADW_VIEW_SWITCHER_TITLE (title);
+}
+
+static gboolean
+window_settled (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *views = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  /* The view stack is on the "session" page of the main area's stack. */
+  GtkStack *pages = GTK_STACK (gtk_widget_get_ancestor (views, GTK_TYPE_STACK));
+
+  return g_strcmp0 (gtk_stack_get_visible_child_name (pages), "loading") != 0;
+}
+
+/* Waits until the window shows more than its loading page, then draws it. */
+static void
+wait_settled (PdWindow *window)
+{
+  pd_test_wait_until (window_settled, window, 10000, "the window to load its source");
+  pd_test_flush (GTK_WIDGET (window));
+}
+
+static GtkWidget *
+status_page_titled (PdWindow   *window,
+                    const char *title)
+{
+  GtkWidget *label = pd_test_find_label (GTK_WIDGET (window), title);
+
+  g_assert_nonnull (label);
+
+  return gtk_widget_get_ancestor (label, ADW_TYPE_STATUS_PAGE);
 }
 
 static void
 assert_title_names (PdWindow   *window,
                     const char *source)
 {
-  AdwWindowTitle *title = content_window_title (window);
+  AdwViewSwitcherTitle *title = content_window_title (window);
 
-  g_assert_cmpstr (adw_window_title_get_subtitle (title), ==, source);
+  g_assert_cmpstr (adw_view_switcher_title_get_subtitle (title), ==, source);
   /* What is drawn is the text itself, not text read as markup. */
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (title), source));
   g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (title), source)));
@@ -49,9 +76,12 @@ check_empty_state (PdApplication *app,
                    PdWindow      *window,
                    gpointer       user_data)
 {
-  GtkWidget *status = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_STATUS_PAGE);
+  GtkWidget *status;
   GtkWidget *title;
+  GtkWidget *demo;
 
+  wait_settled (window);
+  status = status_page_titled (window, "No sessions yet");
   g_assert_nonnull (status);
   g_assert_true (gtk_widget_get_mapped (status));
   g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No sessions yet");
@@ -61,15 +91,24 @@ check_empty_state (PdApplication *app,
   g_assert_true (gtk_widget_get_mapped (title));
   g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)),
                             "appear here"));
+
+  /* The demo is announced but not there yet. */
+  demo = gtk_widget_get_parent (pd_test_find_label (status, "Open Demo"));
+  g_assert_true (GTK_IS_BUTTON (demo));
+  g_assert_false (gtk_widget_is_sensitive (demo));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (demo), ==, "Coming soon");
+  g_assert_true (gtk_widget_is_sensitive (gtk_widget_get_parent (pd_test_find_label (status, "Open Database…"))));
 }
 
 static void
 test_window_empty_state (void)
 {
-  g_autofree char *db = g_build_filename (g_get_tmp_dir (), "sessions.db", NULL);
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
   const char *args[] = { "--db", db, NULL };
   gboolean saw_window = FALSE;
 
+  g_object_unref (pd_test_open_store (db));   /* an empty database */
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check_empty_state, NULL, &saw_window), ==, 0);
   g_assert_true (saw_window);
@@ -231,6 +270,13 @@ check_actions (PdApplication *app,
   g_assert_true (strv_has (open_accels, "<Control>o"));
   quit_accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "app.quit");
   g_assert_true (strv_has (quit_accels, "<Control>q"));
+  {
+    g_auto(GStrv) search_accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.search");
+    g_auto(GStrv) now_accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.show-now");
+
+    g_assert_true (strv_has (search_accels, "<Control>f"));
+    g_assert_true (strv_has (now_accels, "<Control>period"));
+  }
 
   /* Keyboard Shortcuts opens the shortcuts window. */
   g_action_group_activate_action (G_ACTION_GROUP (window), "show-help-overlay", NULL);
@@ -328,8 +374,11 @@ check_narrow (PdApplication *app,
 {
   AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window),
                                                           ADW_TYPE_LEAFLET));
-  GtkWidget *status = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_STATUS_PAGE);
+  GtkWidget *status;
   GtkWidget *sidebar_label = pd_test_find_label (GTK_WIDGET (window), "No sessions");
+
+  wait_settled (window);
+  status = status_page_titled (window, "No sessions yet");
 
   g_assert_nonnull (leaflet);
   g_assert_nonnull (sidebar_label);
@@ -354,11 +403,11 @@ check_wide (PdApplication *app,
   AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window),
                                                           ADW_TYPE_LEAFLET));
 
+  wait_settled (window);
   g_assert_false (adw_leaflet_get_folded (leaflet));
   g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (window),
                                                             "No sessions")));
-  g_assert_true (gtk_widget_get_mapped (pd_test_find_widget (GTK_WIDGET (window),
-                                                             ADW_TYPE_STATUS_PAGE)));
+  g_assert_true (gtk_widget_get_mapped (status_page_titled (window, "No sessions yet")));
 }
 
 static void
@@ -375,6 +424,137 @@ test_window_narrow_and_wide (void)
   g_settings_set_int (settings, "window-width", 1000);
   g_settings_set_int (settings, "window-height", 700);
   g_assert_cmpint (pd_test_run_app (NULL, check_wide, NULL, NULL), ==, 0);
+}
+
+/* --- sources that cannot be read --------------------------------------- */
+
+static void
+check_error_page (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  const char *title = user_data;
+  GtkWidget *status;
+
+  wait_settled (window);
+  status = status_page_titled (window, title);
+  g_assert_nonnull (status);
+  g_assert_true (gtk_widget_get_mapped (status));
+  g_assert_nonnull (adw_status_page_get_description (ADW_STATUS_PAGE (status)));
+}
+
+static void
+test_window_missing_database (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "nowhere.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_error_page, (gpointer) "No Database Here", NULL), ==, 0);
+  /* A named database is never created behind the user's back. */
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_window_corrupt_database (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "garbage.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *junk = g_strnfill (8192, 'x');
+
+  g_file_set_contents (db, junk, -1, &error);
+  g_assert_no_error (error);
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_error_page, (gpointer) "Cannot Open This Database", NULL), ==, 0);
+}
+
+static void
+check_remote_page (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  GtkWidget *status = status_page_titled (window, "Remote Endpoints Are Not Supported Yet");
+
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_mapped (status));
+  g_assert_null (pd_window_get_source (window));
+}
+
+static void
+test_window_remote_not_yet (void)
+{
+  const char *args[] = { "--remote", "http://127.0.0.1:9", NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_page, NULL, NULL), ==, 0);
+}
+
+/* --- sessions ------------------------------------------------------------ */
+
+static gboolean
+now_header_shown (gpointer data)
+{
+  GtkWidget *label = pd_test_find_label (data, "Plan — v4 · 1/4 done · 1 blocked");
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+static void
+check_sessions (PdApplication *app,
+                PdWindow      *window,
+                gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  AdwViewStack *views = ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  AdwViewSwitcherTitle *title = content_window_title (window);
+  GtkSearchBar *search_bar = GTK_SEARCH_BAR (pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_SEARCH_BAR));
+  PdSessionItem *selected;
+
+  wait_settled (window);
+
+  /* Six sessions; the pinned running one is first and shown. */
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))), ==, 6);
+  selected = pd_session_list_get_selected_item (list);
+  g_assert_nonnull (selected);
+  g_assert_true (pd_session_item_get_pinned (selected));
+  g_assert_true (pd_session_item_get_running (selected));
+  g_assert_cmpstr (adw_view_switcher_title_get_title (title), ==, pd_session_item_get_title (selected));
+  g_assert_true (adw_view_switcher_title_get_view_switcher_enabled (title));
+
+  /* The Now page, with the live plan, polled every second for a running session. */
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, "now");
+  pd_test_wait_until (now_header_shown, window, 10000, "the plan header");
+
+  /* The other pages are there for the next views to fill. */
+  adw_view_stack_set_visible_child_name (views, "history");
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, "history");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-now", NULL);
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, "now");
+
+  /* Ctrl+F opens the search. */
+  g_assert_false (gtk_search_bar_get_search_mode (search_bar));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  g_assert_true (gtk_search_bar_get_search_mode (search_bar));
+}
+
+static void
+test_window_sessions (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  pd_test_fill_showcase (store);
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", 1200);
+  g_settings_set_int (settings, "window-height", 800);
+  g_assert_cmpint (pd_test_run_app (args, check_sessions, NULL, NULL), ==, 0);
 }
 
 int
@@ -395,6 +575,10 @@ main (int   argc,
                    test_window_size_out_of_range_not_stored);
   g_test_add_func ("/pd/ui/window/narrow-and-wide", test_window_narrow_and_wide);
   g_test_add_func ("/pd/ui/app/rejects-bad-command-lines", test_app_rejects_bad_command_lines);
+  g_test_add_func ("/pd/ui/window/missing-database", test_window_missing_database);
+  g_test_add_func ("/pd/ui/window/corrupt-database", test_window_corrupt_database);
+  g_test_add_func ("/pd/ui/window/remote-not-yet", test_window_remote_not_yet);
+  g_test_add_func ("/pd/ui/window/sessions", test_window_sessions);
 
   return g_test_run ();
 }

@@ -1,0 +1,434 @@
+/* test-now-view.c: the Now workspace on a real database
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A PdNowView in a real window reads plans through a PdLocalSource from a
+ * database written with the core store API.
+ */
+#define G_LOG_DOMAIN "test-now-view"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-local-source.h"
+#include "pd-now-view-private.h"
+#include "pd-plan-row.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+typedef struct
+{
+  char           *dir;
+  char           *path;
+  PdSessionStore *store;
+  PdSource       *source;
+  GtkWindow      *window;
+  GtkStack       *pages;     /* the Now view and another page, like the view stack */
+  PdNowView      *view;
+  char           *id;
+} Fixture;
+
+static gboolean
+replied_at_least (gpointer data)
+{
+  PdNowView *view = ((gpointer *) data)[0];
+  guint wanted = GPOINTER_TO_UINT (((gpointer *) data)[1]);
+
+  return _pd_now_view_get_n_replies (view) >= wanted;
+}
+
+static void
+wait_for_reply (Fixture *f)
+{
+  gpointer data[2] = { f->view, GUINT_TO_POINTER (_pd_now_view_get_n_replies (f->view) + 1) };
+
+  pd_test_wait_until (replied_at_least, data, 10000, "a plan reply");
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->dir = pd_test_make_tmp_dir ();
+  f->path = g_build_filename (f->dir, "sessions.db", NULL);
+  f->store = pd_test_open_store (f->path);
+  f->id = pd_test_add_session (f->store, "Add an export subcommand", "plandeck");
+
+  f->source = PD_SOURCE (pd_local_source_new (f->path, FALSE));
+  f->window = GTK_WINDOW (gtk_window_new ());
+  /* Short enough that a four-step plan scrolls. */
+  gtk_window_set_default_size (f->window, 900, 300);
+  f->pages = GTK_STACK (gtk_stack_new ());
+  f->view = PD_NOW_VIEW (pd_now_view_new ());
+  gtk_stack_add_named (f->pages, GTK_WIDGET (f->view), "now");
+  gtk_stack_add_named (f->pages, gtk_label_new ("elsewhere"), "other");
+  gtk_window_set_child (f->window, GTK_WIDGET (f->pages));
+  gtk_window_present (f->window);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  pd_now_view_set_source (f->view, f->source);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  gtk_window_destroy (f->window);
+  g_clear_object (&f->source);
+  g_clear_object (&f->store);
+  g_free (f->id);
+  g_free (f->path);
+  g_free (f->dir);
+}
+
+static PdPlanRow *
+row_widget (Fixture *f,
+            guint    position)
+{
+  return PD_PLAN_ROW (_pd_now_view_get_row_widget (f->view, position));
+}
+
+static PdPlanRowItem *
+row_item (Fixture *f,
+          guint    position)
+{
+  g_autoptr(PdPlanRowItem) item = g_list_model_get_item (_pd_now_view_get_rows (f->view), position);
+
+  return item;   /* the model keeps it */
+}
+
+static GtkWidget *
+visible_page (Fixture *f)
+{
+  GtkStack *stack = GTK_STACK (pd_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_STACK));
+
+  return gtk_stack_get_visible_child (stack);
+}
+
+/* --- showing a plan ------------------------------------------------------ */
+
+static void
+test_now_shows_plan (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (4);
+  GtkWidget *header;
+  GtkWidget *chips;
+  GtkWidget *chip;
+  GtkWidget *icon;
+  guint n_chips = 0;
+
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_RUNNING);
+  pd_now_view_set_session_id (f->view, f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  header = pd_test_find_label (GTK_WIDGET (f->view), "Plan — v4 · 1/4 done · 1 blocked");
+  g_assert_nonnull (header);
+  g_assert_true (gtk_widget_get_mapped (header));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view),
+                                        "Last revision: Split the export step after the first test run failed"));
+  g_assert_cmpfloat_with_epsilon (gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (pd_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_PROGRESS_BAR))),
+                                  0.25, 0.001);
+
+  g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 4);
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "s2"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "Add the export subcommand"));
+
+  /* The status glyph says what it means. */
+  icon = pd_test_find_widget (GTK_WIDGET (row_widget (f, 1)), GTK_TYPE_IMAGE);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (icon), ==, "In progress");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (row_widget (f, 1)), "in-progress"));
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (row_widget (f, 2)), "blocked"));
+
+  /* One chip per check, styled by state, tooltip with tool and arguments. */
+  chips = gtk_widget_get_parent (gtk_widget_get_parent (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "builds")));
+  for (GtkWidget *c = gtk_widget_get_first_child (chips); c; c = gtk_widget_get_next_sibling (c))
+    n_chips++;
+  g_assert_cmpuint (n_chips, ==, 2);
+  chip = gtk_widget_get_next_sibling (gtk_widget_get_first_child (chips));
+  g_assert_true (gtk_widget_has_css_class (chip, "check-chip"));
+  g_assert_true (gtk_widget_has_css_class (chip, "failed"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Tool: shell"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "meson test -C _build export"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "State: Failed"));
+  g_assert_nonnull (pd_test_find_label (chip, "export tests pass"));
+
+  /* The note is shortened on screen and whole in its tooltip. */
+  {
+    GtkWidget *note = pd_test_find_label (GTK_WIDGET (row_widget (f, 1)),
+                                          "Writing JSON with json-glib; the tests come next");
+
+    g_assert_nonnull (note);
+    g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (note)), ==, PANGO_ELLIPSIZE_END);
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (note), ==,
+                     "Writing JSON with json-glib; the tests come next");
+  }
+
+  /* Read-only: no buttons, switches or check buttons in the plan. */
+  g_assert_null (pd_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_BUTTON));
+  g_assert_null (pd_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_CHECK_BUTTON));
+  g_assert_null (pd_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_SWITCH));
+}
+
+/* --- a new version lands ---------------------------------------------- */
+
+static void
+count_notify (guint *counter)
+{
+  (*counter)++;
+}
+
+static gboolean
+adjustment_allocated (gpointer data)
+{
+  return gtk_adjustment_get_page_size (GTK_ADJUSTMENT (data)) > 0;
+}
+
+static void
+test_now_updates_in_place (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(PdPlanState) v4 = pd_test_sample_plan (4);
+  g_autoptr(PdPlanState) v5 = NULL;
+  PdPlanRowItem *items[4];
+  PdPlanRow *rows[4];
+  guint notifies[4] = { 0 };
+  PdPlanStep *s2;
+  GtkAdjustment *adjustment;
+
+  pd_test_save_plan (f->store, f->id, v4, PD_SESSION_STATUS_RUNNING);
+  pd_now_view_set_session_id (f->view, f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  for (guint i = 0; i < 4; i++)
+    {
+      items[i] = row_item (f, i);
+      rows[i] = row_widget (f, i);
+      g_signal_connect_swapped (items[i], "notify", G_CALLBACK (count_notify), &notifies[i]);
+    }
+
+  /* The same plan again changes nothing. */
+  pd_now_view_refresh (f->view);
+  wait_for_reply (f);
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpuint (notifies[i], ==, 0);
+
+  /* Scrolled down a little. */
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (GTK_WIDGET (rows[0]), GTK_TYPE_SCROLLED_WINDOW)));
+  pd_test_wait_until (adjustment_allocated, adjustment, 5000, "the plan to be laid out");
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment), >, 40);
+  gtk_adjustment_set_value (adjustment, 40);
+
+  /* v5: s2 is done and its failed check passed; a step s5 is added. */
+  v5 = pd_plan_state_copy (v4);
+  v5->version = 5;
+  s2 = g_ptr_array_index (v5->steps, 1);
+  s2->status = PD_PLAN_STEP_DONE;
+  ((PdPlanCheck *) g_ptr_array_index (s2->checks, 1))->status = PD_PLAN_CHECK_PASSED;
+  g_ptr_array_add (v5->steps, pd_test_step ("s5", "Tag a release", PD_PLAN_STEP_PENDING, NULL));
+  pd_test_save_plan (f->store, f->id, v5, PD_SESSION_STATUS_RUNNING);
+
+  pd_now_view_refresh (f->view);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Plan — v5 · 2/5 done · 1 blocked"));
+  g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 5);
+
+  /* Every existing step keeps its item and its row widget … */
+  for (guint i = 0; i < 4; i++)
+    {
+      g_assert_true (row_item (f, i) == items[i]);
+      g_assert_true (row_widget (f, i) == rows[i]);
+    }
+  /* … only the changed one was told, and shows the change. */
+  g_assert_cmpuint (notifies[0], ==, 0);
+  g_assert_cmpuint (notifies[1], ==, 1);
+  g_assert_cmpuint (notifies[2], ==, 0);
+  g_assert_cmpuint (notifies[3], ==, 0);
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (rows[1]), "done"));
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (rows[1]), "in-progress"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (row_widget (f, 4)), "Tag a release"));
+
+  /* The scroll position stayed. */
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 40);
+}
+
+/* --- late replies --------------------------------------------------------- */
+
+static void
+test_now_drops_stale_replies (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(PdPlanState) v4 = pd_test_sample_plan (4);
+  g_autoptr(PdPlanState) v3 = pd_test_sample_plan (3);
+  g_autoptr(PdPlanState) v9 = pd_test_sample_plan (9);
+  g_autofree char *other = pd_test_add_session (f->store, "Another run", "plandeck");
+  PdPlanRowItem *first;
+
+  pd_test_save_plan (f->store, f->id, v4, PD_SESSION_STATUS_IDLE);
+  pd_now_view_set_session_id (f->view, f->id);
+  wait_for_reply (f);
+  first = row_item (f, 0);
+
+  /* An older version of the shown session. */
+  ((PdPlanStep *) g_ptr_array_index (v3->steps, 0))->status = PD_PLAN_STEP_PENDING;
+  g_assert_cmpint (_pd_now_view_apply_plan (f->view, f->id, v3), ==, PD_NOW_DROPPED);
+  /* A newer plan, but for a session no longer shown. */
+  g_assert_cmpint (_pd_now_view_apply_plan (f->view, other, v9), ==, PD_NOW_DROPPED);
+  /* The same version and content. */
+  g_assert_cmpint (_pd_now_view_apply_plan (f->view, f->id, v4), ==, PD_NOW_UNCHANGED);
+
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Plan — v4 · 1/4 done · 1 blocked"));
+  g_assert_true (row_item (f, 0) == first);
+  g_assert_cmpint (pd_plan_row_item_get_step (first)->status, ==, PD_PLAN_STEP_DONE);
+
+  /* A reply already on its way for the previous session is dropped
+   * after a switch: ask, then switch before the reply is handled. */
+  pd_now_view_refresh (f->view);
+  pd_now_view_set_session_id (f->view, other);
+  wait_for_reply (f);
+  g_assert_cmpstr (pd_now_view_get_session_id (f->view), ==, other);
+  /* The other session has no plan: the old one is not shown for it. */
+  g_assert_true (ADW_IS_STATUS_PAGE (visible_page (f)));
+  g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 0);
+}
+
+/* --- plain text ------------------------------------------------------------ */
+
+static void
+test_now_plain_text (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  PdPlanStep *step = pd_test_step ("s<1>", "<b>x</b>", PD_PLAN_STEP_IN_PROGRESS, "<i>note</i> & more");
+  GtkWidget *title;
+  GtkWidget *note;
+  GtkWidget *chip;
+
+  pd_test_step_add_check (step, "c&1", "<u>passes</u>", "shell", "{\"command\":\"echo '<b>'\"}",
+                          PD_PLAN_CHECK_PENDING);
+  g_ptr_array_add (plan->steps, step);
+  plan->version = 1;
+  plan->revision = pd_plan_revision_new ("<span>why</span>");
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+
+  pd_now_view_set_session_id (f->view, f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  title = pd_test_find_label (GTK_WIDGET (f->view), "<b>x</b>");
+  g_assert_nonnull (title);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (title)));
+  g_assert_true (gtk_widget_get_mapped (title));
+
+  note = pd_test_find_label (GTK_WIDGET (f->view), "<i>note</i> & more");
+  g_assert_nonnull (note);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (note)));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (note), ==, "<i>note</i> & more");
+
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "s<1>"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Last revision: <span>why</span>"));
+
+  chip = gtk_widget_get_parent (pd_test_find_label (GTK_WIDGET (f->view), "<u>passes</u>"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Arguments: {\"command\":\"echo '"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Check: c&1"));
+}
+
+/* --- no plan ---------------------------------------------------------------- */
+
+static void
+test_now_empty_state (Fixture       *f,
+                      gconstpointer  data)
+{
+  GtkWidget *page;
+
+  pd_now_view_set_session_id (f->view, f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  page = visible_page (f);
+  g_assert_true (ADW_IS_STATUS_PAGE (page));
+  g_assert_true (gtk_widget_get_mapped (page));
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (page)), ==, "No Plan Yet");
+  g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 0);
+}
+
+/* --- polling follows visibility and the run --------------------------------- */
+
+static void
+test_now_polling_cadence (Fixture       *f,
+                          gconstpointer  data)
+{
+  PdPollTimer *timer = _pd_now_view_get_poll_timer (f->view);
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  guint replies;
+
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_now_view_set_session_id (f->view, f->id);
+  wait_for_reply (f);
+
+  /* Visible and idle: every 3 s. */
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (f->view)));
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 3000);
+
+  /* The run is active: every second, and replies keep coming on their own. */
+  pd_now_view_set_running (f->view, TRUE);
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 1000);
+  replies = _pd_now_view_get_n_replies (f->view);
+  {
+    gpointer wait[2] = { f->view, GUINT_TO_POINTER (replies + 2) };
+
+    pd_test_wait_until (replied_at_least, wait, 5000, "two polled replies");
+  }
+
+  /* The run ended: back to every 3 s. */
+  pd_now_view_set_running (f->view, FALSE);
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 3000);
+
+  /* Another page is shown: the view is unmapped and polling stops. */
+  pd_now_view_set_running (f->view, TRUE);
+  gtk_stack_set_visible_child_name (f->pages, "other");
+  g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (f->view)));
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 0);
+
+  /* Back on the page: it polls again and asks at once. */
+  replies = _pd_now_view_get_n_replies (f->view);
+  gtk_stack_set_visible_child_name (f->pages, "now");
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 1000);
+  {
+    gpointer wait[2] = { f->view, GUINT_TO_POINTER (replies + 1) };
+
+    pd_test_wait_until (replied_at_least, wait, 900, "an immediate reply");
+  }
+
+  /* The window is hidden: polling stops. */
+  gtk_widget_set_visible (GTK_WIDGET (f->window), FALSE);
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 0);
+  gtk_window_present (f->window);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 1000);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  adw_init ();
+
+#define ADD(path, func) \
+  g_test_add ("/pd/ui/now-view/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("shows-plan", test_now_shows_plan);
+  ADD ("updates-in-place", test_now_updates_in_place);
+  ADD ("drops-stale-replies", test_now_drops_stale_replies);
+  ADD ("plain-text", test_now_plain_text);
+  ADD ("empty-state", test_now_empty_state);
+  ADD ("polling-cadence", test_now_polling_cadence);
+
+  return g_test_run ();
+}

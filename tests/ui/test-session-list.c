@@ -1,0 +1,441 @@
+/* test-session-list.c: the sidebar's session list on a real database
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A PdSessionList in a real window reads a PdLocalSource over a database
+ * written through the core store API.
+ */
+#define G_LOG_DOMAIN "test-session-list"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-local-source.h"
+#include "pd-session-list.h"
+#include "pd-session-row.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+typedef struct
+{
+  char           *dir;
+  char           *path;
+  PdSessionStore *store;
+  PdSource       *source;
+  GtkWindow      *window;
+  PdSessionList  *list;
+  char           *parser;
+  char           *docs;
+  char           *markup;
+} Fixture;
+
+static gboolean
+merged_at_least (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  guint wanted = GPOINTER_TO_UINT (((gpointer *) data)[1]);
+
+  return pd_session_list_get_generation (f->list) >= wanted;
+}
+
+/* Waits for the next merged listing. */
+static void
+wait_for_listing (Fixture *f)
+{
+  gpointer data[2] = { f, GUINT_TO_POINTER (pd_session_list_get_generation (f->list) + 1) };
+
+  pd_test_wait_until (merged_at_least, data, 10000, "a session listing");
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *query;
+  gboolean    full_text;
+} QueryWait;
+
+static gboolean
+listed_for_query (gpointer data)
+{
+  QueryWait *wait = data;
+
+  return g_strcmp0 (pd_session_list_get_query (wait->f->list), wait->query) == 0 &&
+         !pd_session_list_get_busy (wait->f->list);
+}
+
+/* Typed text is searched after a debounce: waits for the listing of @query. */
+static void
+wait_for_query (Fixture    *f,
+                const char *query)
+{
+  QueryWait wait = { f, query, FALSE };
+
+  pd_test_wait_until (listed_for_query, &wait, 10000, query != NULL ? query : "the full listing");
+}
+
+static guint
+n_items (Fixture *f)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (f->list)));
+}
+
+static PdSessionItem *
+item_at (Fixture *f,
+         guint    position)
+{
+  g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (pd_session_list_get_model (f->list)),
+                                                         position);
+
+  return item;   /* the model keeps it alive */
+}
+
+static void
+add_transcript (Fixture    *f,
+                const char *id,
+                const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = g_strdup_printf ("[{\"role\":\"user\",\"content\":\"%s\"}]", text);
+  g_autoptr(JsonNode) node = json_from_string (json, &error);
+  PdTurn turn = { 0 };
+
+  g_assert_no_error (error);
+  turn.session_id = id;
+  turn.messages = json_node_get_array (node);
+  turn.status = PD_SESSION_STATUS_IDLE;
+  g_assert_true (pd_session_store_save_turn (f->store, &turn, &error));
+  g_assert_no_error (error);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->dir = pd_test_make_tmp_dir ();
+  f->path = g_build_filename (f->dir, "sessions.db", NULL);
+  f->store = pd_test_open_store (f->path);
+
+  f->parser = pd_test_add_session (f->store, "Fix the parser", "plandeck");
+  f->docs = pd_test_add_session (f->store, "Write the docs", "claude-code");
+  add_transcript (f, f->docs, "mention the zeppelin config");
+  f->markup = pd_test_add_session (f->store, "<b>x</b> & friends", "codex");
+
+  f->source = PD_SOURCE (pd_local_source_new (f->path, FALSE));
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (f->window, 320, 600);
+  f->list = g_object_new (PD_TYPE_SESSION_LIST, NULL);
+  gtk_window_set_child (f->window, GTK_WIDGET (f->list));
+  gtk_window_present (f->window);
+
+  pd_session_list_set_source (f->list, f->source);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  gtk_window_destroy (f->window);
+  g_clear_object (&f->source);
+  g_clear_object (&f->store);
+  g_free (f->parser);
+  g_free (f->docs);
+  g_free (f->markup);
+  g_free (f->path);
+  g_free (f->dir);
+}
+
+/* --- listing and filtering --------------------------------------------- */
+
+static void
+test_session_list_lists_newest_first (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_assert_cmpuint (n_items (f), ==, 3);
+  g_assert_true (pd_session_list_get_loaded (f->list));
+
+  /* Most recently updated first, as the store orders them. */
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->markup);
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 1)), ==, f->docs);
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 2)), ==, f->parser);
+
+  /* Source badges name the agents. */
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->list), "Claude Code"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->list), "Codex"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->list), "Plandeck"));
+}
+
+static void
+test_session_list_filters (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkWidget *entry = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_SEARCH_ENTRY);
+  GtkWidget *toggle = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_TOGGLE_BUTTON);
+
+  g_assert_nonnull (entry);
+  g_assert_nonnull (toggle);
+  pd_session_list_start_search (f->list);
+
+  /* Typed into the search entry, after the debounce. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "parser");
+  wait_for_query (f, "parser");
+  g_assert_cmpuint (n_items (f), ==, 1);
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
+
+  /* A word only in a transcript matches with full text only. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "zeppelin");
+  wait_for_query (f, "zeppelin");
+  g_assert_cmpuint (n_items (f), ==, 0);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (f->list),
+                                                            "No matching sessions")));
+
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), TRUE);
+  wait_for_query (f, "zeppelin");
+  g_assert_cmpuint (n_items (f), ==, 1);
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->docs);
+
+  /* Clearing the search lists everything again. */
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), FALSE);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  wait_for_query (f, NULL);
+  g_assert_cmpuint (n_items (f), ==, 3);
+  g_assert_null (pd_session_list_get_query (f->list));
+}
+
+static void
+test_session_list_late_reply_dropped (Fixture       *f,
+                                      gconstpointer  data)
+{
+  guint before = pd_session_list_get_generation (f->list);
+
+  /* Two requests in a row: only the second one's answer is merged. */
+  pd_session_list_set_query (f->list, "parser", FALSE);
+  pd_session_list_set_query (f->list, "docs", FALSE);
+  wait_for_listing (f);
+
+  g_assert_cmpuint (pd_session_list_get_generation (f->list), ==, before + 1);
+  g_assert_cmpuint (n_items (f), ==, 1);
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->docs);
+
+  /* And nothing else arrives later. */
+  for (guint i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_usleep (50 * 1000);
+  for (guint i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpuint (pd_session_list_get_generation (f->list), ==, before + 1);
+  g_assert_cmpuint (n_items (f), ==, 1);
+}
+
+/* --- merging keeps items and selection ---------------------------------- */
+
+static void
+count_notify (guint *counter)
+{
+  (*counter)++;
+}
+
+static void
+test_session_list_merge_keeps_items (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  PdSessionItem *before[3];
+  PdSessionItem *parser_item;
+  PdSessionItem *markup_item;
+  guint position;
+  guint title_notifies = 0;
+
+  for (guint i = 0; i < 3; i++)
+    before[i] = item_at (f, i);
+
+  g_assert_true (pd_session_list_select (f->list, f->docs));
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+  markup_item = pd_session_list_model_find (pd_session_list_get_model (f->list), f->markup, NULL);
+  g_signal_connect_swapped (markup_item, "notify", G_CALLBACK (count_notify), &title_notifies);
+
+  /* Nothing changed: the same objects in the same places. */
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (item_at (f, i) == before[i]);
+
+  /* A rename changes that item in place. */
+  g_assert_true (pd_session_store_rename (f->store, f->parser, "Parser fixes", &error));
+  g_assert_no_error (error);
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  parser_item = pd_session_list_model_find (pd_session_list_get_model (f->list), f->parser, NULL);
+  g_assert_nonnull (parser_item);
+  g_assert_cmpstr (pd_session_item_get_title (parser_item), ==, "Parser fixes");
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (item_at (f, i) == before[i]);
+  /* The unchanged item was not notified at all. */
+  g_assert_cmpuint (title_notifies, ==, 0);
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+
+  /* Pinning moves the same item to the top; the selection stays. */
+  g_assert_true (pd_session_store_set_pinned (f->store, f->markup, TRUE, &error));
+  g_assert_no_error (error);
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  g_assert_true (item_at (f, 0) == markup_item);
+  g_assert_true (pd_session_item_get_pinned (markup_item));
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+
+  /* A deleted session goes; the others stay the same objects. */
+  g_assert_true (pd_session_store_delete (f->store, f->parser, &error));
+  g_assert_no_error (error);
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  g_assert_cmpuint (n_items (f), ==, 2);
+  g_assert_null (pd_session_list_model_find (pd_session_list_get_model (f->list), f->parser, NULL));
+  g_assert_true (pd_session_list_model_find (pd_session_list_get_model (f->list), f->markup, &position) == markup_item);
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+
+  /* A new session is inserted where the listing puts it. */
+  g_free (f->parser);
+  f->parser = pd_test_add_session (f->store, "A brand new run", "opencode");
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  g_assert_cmpuint (n_items (f), ==, 3);
+  g_assert_true (item_at (f, 0) == markup_item);   /* still pinned first */
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 1)), ==, f->parser);
+  g_assert_cmpstr (pd_session_item_get_source_label (item_at (f, 1)), ==, "OpenCode");
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+}
+
+/* A change made by another writer arrives through the source's watch. */
+static void
+test_session_list_follows_other_writers (Fixture       *f,
+                                         gconstpointer  data)
+{
+  g_autofree char *id = NULL;
+
+  pd_local_source_watch (PD_LOCAL_SOURCE (f->source), 50);
+  /* The first look records the data version; let it happen. */
+  for (guint i = 0; i < 20; i++)
+    {
+      g_usleep (10 * 1000);
+      while (g_main_context_pending (NULL))
+        g_main_context_iteration (NULL, FALSE);
+    }
+
+  id = pd_test_add_session (f->store, "Started from the command line", "plandeck");
+  wait_for_listing (f);
+  g_assert_nonnull (pd_session_list_model_find (pd_session_list_get_model (f->list), id, NULL));
+  pd_local_source_watch (PD_LOCAL_SOURCE (f->source), 0);
+}
+
+/* --- the row menu --------------------------------------------------------- */
+
+static void
+test_session_list_menu_pins_and_renames (Fixture       *f,
+                                         gconstpointer  data)
+{
+  PdSessionItem *parser = pd_session_list_model_find (pd_session_list_get_model (f->list), f->parser, NULL);
+  GtkWidget *popover;
+  AdwMessageDialog *dialog;
+  GtkEditable *entry;
+
+  g_assert_false (pd_session_item_get_pinned (parser));
+
+  /* Pin: the menu says so, and the session moves to the top. */
+  pd_session_list_show_menu (f->list, parser);
+  popover = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_POPOVER_MENU);
+  g_assert_nonnull (popover);
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_nonnull (pd_test_find_label (popover, "Pin"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->list), "session.toggle-pin", NULL));
+  wait_for_listing (f);
+  g_assert_true (pd_session_item_get_pinned (parser));
+  g_assert_true (item_at (f, 0) == parser);
+
+  /* Now it offers Unpin. */
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  pd_session_list_show_menu (f->list, parser);
+  g_assert_nonnull (pd_test_find_label (popover, "Unpin"));
+  gtk_popover_popdown (GTK_POPOVER (popover));
+
+  /* Rename through the dialog; the text is kept as typed. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->list), "session.rename", NULL));
+  dialog = ADW_MESSAGE_DIALOG (pd_test_find_toplevel (ADW_TYPE_MESSAGE_DIALOG));
+  g_assert_nonnull (dialog);
+  entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "Fix the parser");
+  gtk_editable_set_text (entry, "Parser <fixes> & more");
+  adw_message_dialog_response (dialog, "rename");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  wait_for_listing (f);
+  g_assert_cmpstr (pd_session_item_get_title (parser), ==, "Parser <fixes> & more");
+  g_assert_true (item_at (f, 0) == parser);
+}
+
+/* --- plain text ---------------------------------------------------------- */
+
+static void
+test_session_list_plain_text (Fixture       *f,
+                              gconstpointer  data)
+{
+  GtkWidget *label = pd_test_find_label (GTK_WIDGET (f->list), "<b>x</b> & friends");
+
+  g_assert_nonnull (label);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_true (gtk_widget_get_mapped (label));
+}
+
+/* --- relative times ------------------------------------------------------ */
+
+static void
+test_relative_time (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_utc (2026, 11, 30, 12, 0, 0);
+  gint64 now_us = g_date_time_to_unix (now) * G_USEC_PER_SEC;
+  struct { gint64 ago_s; const char *expected; } cases[] = {
+    { 5, "just now" },
+    { 60, "1 min ago" },
+    { 2 * 60, "2 min ago" },
+    { 59 * 60, "59 min ago" },
+    { 3 * 3600, "3 h ago" },
+    { 30 * 3600, "yesterday" },
+    { 4 * 86400, "4 days ago" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = pd_format_relative_time (now_us - cases[i].ago_s * G_USEC_PER_SEC, now);
+
+      g_assert_cmpstr (text, ==, cases[i].expected);
+    }
+
+  {
+    g_autofree char *old = pd_format_relative_time (now_us - (gint64) 40 * 86400 * G_USEC_PER_SEC, now);
+
+    g_assert_nonnull (strstr (old, "2026"));
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  adw_init ();
+
+#define ADD(path, func) \
+  g_test_add ("/pd/ui/session-list/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("lists-newest-first", test_session_list_lists_newest_first);
+  ADD ("filters", test_session_list_filters);
+  ADD ("late-reply-dropped", test_session_list_late_reply_dropped);
+  ADD ("merge-keeps-items", test_session_list_merge_keeps_items);
+  ADD ("follows-other-writers", test_session_list_follows_other_writers);
+  ADD ("menu-pins-and-renames", test_session_list_menu_pins_and_renames);
+  ADD ("plain-text", test_session_list_plain_text);
+  g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
+
+  return g_test_run ();
+}

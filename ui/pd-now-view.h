@@ -1,0 +1,30 @@
+/* pd-now-view.h: the Now workspace, the live plan of one session
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_NOW_VIEW (pd_now_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdNowView, pd_now_view, PD, NOW_VIEW, GtkWidget)
+
+GtkWidget  *pd_now_view_new             (void);
+void        pd_now_view_set_source      (PdNowView          *self,
+                                         PdSource           *source);
+PdSource   *pd_now_view_get_source      (PdNowView          *self);
+void        pd_now_view_set_session_id  (PdNowView          *self,
+                                         const char         *session_id);
+const char *pd_now_view_get_session_id  (PdNowView          *self);
+void        pd_now_view_set_running     (PdNowView          *self,
+                                         gboolean            running);
+void        pd_now_view_refresh         (PdNowView          *self);
+void        pd_now_view_set_notices     (PdNowView          *self,
+                                         const char * const *notices);
+
+G_END_DECLS

@@ -1,0 +1,187 @@
+/* pd-plan-row.c: one step in the Now workspace
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Status glyph (a symbolic icon with an accessible name), id, title, note,
+ * and one chip per acceptance check.  Everything here comes from the
+ * model, so every text is set as plain text, never as markup.  The row is
+ * read-only: nothing in it changes the plan.
+ */
+#define G_LOG_DOMAIN "pd-plan-row"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-plan-row.h"
+
+struct _PdPlanRow
+{
+  GtkListBoxRow  parent_instance;
+
+  PdPlanRowItem *item;
+  gulong         step_handler;
+
+  /* Template widgets */
+  GtkImage      *status_icon;
+  GtkLabel      *id_label;
+  GtkLabel      *title_label;
+  GtkLabel      *note_label;
+  GtkBox        *checks_box;
+};
+
+G_DEFINE_FINAL_TYPE (PdPlanRow, pd_plan_row, GTK_TYPE_LIST_BOX_ROW)
+
+static const char * const step_classes[] = { "pending", "in-progress", "done", "blocked" };
+static const char * const check_classes[] = { "pending", "passed", "failed", "blocked" };
+
+static char *
+check_tooltip (const PdPlanCheck *check)
+{
+  GString *text = g_string_new (NULL);
+
+  if (check->description != NULL && check->description[0] != '\0')
+    g_string_append_printf (text, "%s\n", check->description);
+  /* Translators: a line of an acceptance check's tooltip */
+  g_string_append_printf (text, _("Check: %s"), check->id);
+  g_string_append_c (text, '\n');
+  g_string_append_printf (text, _("State: %s"), pd_plan_check_status_label (check->status));
+  g_string_append_c (text, '\n');
+  g_string_append_printf (text, _("Tool: %s"), check->tool != NULL ? check->tool : "");
+  g_string_append_c (text, '\n');
+  g_string_append_printf (text, _("Arguments: %s"),
+                          check->arguments != NULL ? check->arguments : "{}");
+
+  return g_string_free (text, FALSE);
+}
+
+static GtkWidget *
+check_chip_new (const PdPlanCheck *check)
+{
+  g_autofree char *tooltip = check_tooltip (check);
+  const char *state = pd_plan_check_status_label (check->status);
+  GtkWidget *chip = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  GtkWidget *icon = gtk_image_new_from_icon_name (pd_plan_check_status_icon_name (check->status));
+  GtkWidget *label = gtk_label_new (NULL);
+  g_autofree char *accessible = NULL;
+
+  gtk_widget_add_css_class (chip, "check-chip");
+  gtk_widget_add_css_class (chip, check_classes[check->status]);
+  gtk_widget_set_tooltip_text (chip, tooltip);
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, state, -1);
+
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_text (GTK_LABEL (label),
+                      check->description != NULL && check->description[0] != '\0'
+                      ? check->description : check->id);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 32);
+  gtk_label_set_width_chars (GTK_LABEL (label), MIN (6, (int) g_utf8_strlen (gtk_label_get_text (GTK_LABEL (label)), -1)));
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+
+  /* Translators: what a screen reader says for a check chip: description, state */
+  accessible = g_strdup_printf (_("%s: %s"), gtk_label_get_text (GTK_LABEL (label)), state);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (chip), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+
+  gtk_box_append (GTK_BOX (chip), icon);
+  gtk_box_append (GTK_BOX (chip), label);
+
+  return chip;
+}
+
+static void
+pd_plan_row_sync (PdPlanRow *self)
+{
+  const PdPlanStep *step = pd_plan_row_item_get_step (self->item);
+  const char *status = pd_plan_step_status_label (step->status);
+  GtkWidget *child;
+
+  gtk_image_set_from_icon_name (self->status_icon, pd_plan_step_status_icon_name (step->status));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_icon), status);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->status_icon),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, status, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (step_classes); i++)
+    gtk_widget_remove_css_class (GTK_WIDGET (self), step_classes[i]);
+  gtk_widget_add_css_class (GTK_WIDGET (self), step_classes[step->status]);
+
+  gtk_label_set_text (self->id_label, step->id);
+  gtk_label_set_text (self->title_label, step->title);
+
+  gtk_label_set_text (self->note_label, step->note != NULL ? step->note : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->note_label), step->note);
+  gtk_widget_set_visible (GTK_WIDGET (self->note_label), step->note != NULL && step->note[0] != '\0');
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->checks_box))) != NULL)
+    gtk_box_remove (self->checks_box, child);
+  /* At most four chips; on a narrow window their labels ellipsize. */
+  for (guint i = 0; i < step->checks->len; i++)
+    gtk_box_append (self->checks_box, check_chip_new (g_ptr_array_index (step->checks, i)));
+  gtk_widget_set_visible (GTK_WIDGET (self->checks_box), step->checks->len > 0);
+}
+
+static void
+pd_plan_row_dispose (GObject *object)
+{
+  PdPlanRow *self = PD_PLAN_ROW (object);
+
+  if (self->item != NULL)
+    g_clear_signal_handler (&self->step_handler, self->item);
+  g_clear_object (&self->item);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_PLAN_ROW);
+
+  G_OBJECT_CLASS (pd_plan_row_parent_class)->dispose (object);
+}
+
+static void
+pd_plan_row_class_init (PdPlanRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_plan_row_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/plandeck/Plandeck/ui/pd-plan-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdPlanRow, status_icon);
+  gtk_widget_class_bind_template_child (widget_class, PdPlanRow, id_label);
+  gtk_widget_class_bind_template_child (widget_class, PdPlanRow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, PdPlanRow, note_label);
+  gtk_widget_class_bind_template_child (widget_class, PdPlanRow, checks_box);
+}
+
+static void
+pd_plan_row_init (PdPlanRow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+/**
+ * pd_plan_row_new:
+ * @item: the step to show; the row follows its changes
+ *
+ * Returns: (transfer floating): a new row
+ */
+GtkWidget *
+pd_plan_row_new (PdPlanRowItem *item)
+{
+  PdPlanRow *self;
+
+  g_return_val_if_fail (PD_IS_PLAN_ROW_ITEM (item), NULL);
+
+  self = g_object_new (PD_TYPE_PLAN_ROW, NULL);
+  self->item = g_object_ref (item);
+  self->step_handler = g_signal_connect_swapped (item, "notify::step",
+                                                 G_CALLBACK (pd_plan_row_sync), self);
+  pd_plan_row_sync (self);
+
+  return GTK_WIDGET (self);
+}
+
+PdPlanRowItem *
+pd_plan_row_get_item (PdPlanRow *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_ROW (self), NULL);
+
+  return self->item;
+}

@@ -1,0 +1,875 @@
+/* pd-session-list.c: the sidebar's searchable list of sessions
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Asks its PdSource for a listing (with the search query, if any) and
+ * merges the reply into a PdSessionListModel shown by a GtkListView.  Each
+ * new request cancels the one in flight, and a reply that is not the
+ * answer to the newest request is dropped, so typing fast never shows an
+ * older query's results.  The row menu renames and pins through the
+ * source; the source's ::changed then brings the new listing.
+ */
+#define G_LOG_DOMAIN "pd-session-list"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-session-list.h"
+#include "pd-session-row.h"
+
+#define LIST_LIMIT PD_SESSION_LIST_MAX_LIMIT
+
+struct _PdSessionList
+{
+  GtkWidget           parent_instance;
+
+  PdSource           *source;
+  gulong              changed_handler;
+  PdSessionListModel *model;
+  GtkSingleSelection *selection;
+  GCancellable       *cancellable;
+  guint               generation;     /* of the newest request */
+  guint               replies;        /* requests answered and merged */
+  gboolean            loaded;
+  gboolean            merging;
+  char               *query;
+  gboolean            full_text;
+  guint               time_source;
+
+  PdSessionItem      *menu_item;      /* the row the context menu is for */
+  GtkWidget          *menu;
+
+  /* Template widgets */
+  GtkSearchBar       *search_bar;
+  GtkSearchEntry     *search_entry;
+  GtkToggleButton    *full_text_toggle;
+  GtkStack           *list_stack;
+  GtkListView        *list_view;
+  GtkLabel           *empty_label;
+};
+
+G_DEFINE_FINAL_TYPE (PdSessionList, pd_session_list, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SOURCE,
+  PROP_SELECTED_ITEM,
+  PROP_LOADED,
+  N_PROPS
+};
+
+enum {
+  SESSION_ACTIVATED,
+  LOAD_FAILED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void
+pd_session_list_update_empty (PdSessionList *self)
+{
+  gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0;
+
+  if (self->query != NULL && self->query[0] != '\0')
+    gtk_label_set_text (self->empty_label, _("No matching sessions"));
+  else
+    gtk_label_set_text (self->empty_label, _("No sessions"));
+
+  gtk_stack_set_visible_child_name (self->list_stack, empty ? "empty" : "list");
+}
+
+typedef struct
+{
+  PdSessionList *self;
+  guint          generation;
+} ListRequest;
+
+static void
+list_request_free (ListRequest *request)
+{
+  g_object_unref (request->self);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ListRequest, list_request_free)
+
+static void
+on_list_ready (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  PdSource *source = PD_SOURCE (object);
+  g_autoptr(ListRequest) request = user_data;
+  PdSessionList *self = request->self;
+  guint generation = request->generation;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *selected_id = NULL;
+  g_autoptr(PdSessionItem) selected = NULL;
+  guint position;
+
+  page = pd_source_list_sessions_finish (source, result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  /* A late reply: a newer request (another query, or another source) is
+   * on its way, and only its answer is shown. */
+  if (source != self->source || generation != self->generation)
+    return;
+
+  g_clear_object (&self->cancellable);
+
+  if (page == NULL)
+    {
+      g_signal_emit (self, signals[LOAD_FAILED], 0, error);
+      return;
+    }
+
+  selected = gtk_single_selection_get_selected_item (self->selection);
+  if (selected != NULL)
+    g_object_ref (selected);
+  if (selected != NULL)
+    selected_id = g_strdup (pd_session_item_get_id (selected));
+
+  now = g_date_time_new_now_utc ();
+  self->merging = TRUE;
+  pd_session_list_model_merge (self->model, page->sessions, now);
+  self->merging = FALSE;
+
+  /* A moved item was removed and re-inserted: keep it selected. */
+  if (selected_id != NULL && pd_session_list_model_find (self->model, selected_id, &position))
+    gtk_single_selection_set_selected (self->selection, position);
+
+  self->replies++;
+  pd_session_list_update_empty (self);
+
+  if (!self->loaded)
+    {
+      self->loaded = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+    }
+
+  if (gtk_single_selection_get_selected_item (self->selection) != (gpointer) selected)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
+}
+
+/**
+ * pd_session_list_refresh:
+ *
+ * Asks the source for the listing again; a request in flight is cancelled.
+ */
+void
+pd_session_list_refresh (PdSessionList *self)
+{
+  ListRequest *request;
+
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+
+  self->generation++;
+  if (self->source == NULL)
+    return;
+
+  self->cancellable = g_cancellable_new ();
+  request = g_new0 (ListRequest, 1);
+  request->self = g_object_ref (self);
+  request->generation = self->generation;
+  pd_source_list_sessions_async (self->source, self->query, self->full_text, 0, LIST_LIMIT,
+                                 self->cancellable, on_list_ready, request);
+}
+
+static void
+on_source_changed (PdSessionList *self)
+{
+  pd_session_list_refresh (self);
+}
+
+static gboolean
+on_time_tick (gpointer user_data)
+{
+  PdSessionList *self = PD_SESSION_LIST (user_data);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+
+  pd_session_list_model_update_times (self->model, now);
+
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_selection_changed (PdSessionList *self)
+{
+  if (self->merging)
+    return;
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
+}
+
+static void
+on_list_view_activate (PdSessionList *self,
+                       guint          position)
+{
+  g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (self->model), position);
+
+  if (item != NULL)
+    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, item);
+}
+
+static void
+on_search_changed (PdSessionList *self)
+{
+  pd_session_list_set_query (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)),
+                             gtk_toggle_button_get_active (self->full_text_toggle));
+}
+
+static void
+on_search_stopped (PdSessionList *self)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+}
+
+/* --- context menu ------------------------------------------------------- */
+
+static PdSessionRow *
+row_at (PdSessionList *self,
+        double         x,
+        double         y)
+{
+  GtkWidget *picked = gtk_widget_pick (GTK_WIDGET (self->list_view), x, y, GTK_PICK_DEFAULT);
+
+  for (GtkWidget *w = picked; w != NULL && w != GTK_WIDGET (self->list_view);
+       w = gtk_widget_get_parent (w))
+    {
+      if (PD_IS_SESSION_ROW (w))
+        return PD_SESSION_ROW (w);
+      /* The row lives inside a GtkListItemWidget; look down from it too. */
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
+        if (PD_IS_SESSION_ROW (c))
+          return PD_SESSION_ROW (c);
+    }
+
+  return NULL;
+}
+
+static PdSessionRow *
+row_for_item (PdSessionList *self,
+              PdSessionItem *item)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+
+      if (row != NULL && PD_IS_SESSION_ROW (row) &&
+          pd_session_row_get_item (PD_SESSION_ROW (row)) == item)
+        return PD_SESSION_ROW (row);
+    }
+
+  return NULL;
+}
+
+static void
+pd_session_list_popup_menu (PdSessionList *self,
+                            PdSessionItem *item,
+                            GtkWidget     *anchor,
+                            double         x,
+                            double         y)
+{
+  g_autoptr(GMenu) menu = g_menu_new ();
+  GdkRectangle rect;
+  graphene_point_t point;
+
+  g_set_object (&self->menu_item, item);
+
+  g_menu_append (menu, _("_Rename…"), "session.rename");
+  g_menu_append (menu, pd_session_item_get_pinned (item) ? _("Un_pin") : _("_Pin"),
+                 "session.toggle-pin");
+
+  if (self->menu == NULL)
+    {
+      self->menu = gtk_popover_menu_new_from_model (NULL);
+      gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
+      gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
+      gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
+    }
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
+
+  if (anchor == NULL || !gtk_widget_compute_point (anchor, GTK_WIDGET (self),
+                                                   &GRAPHENE_POINT_INIT (x, y), &point))
+    point = GRAPHENE_POINT_INIT (x, y);
+
+  rect = (GdkRectangle) { (int) point.x, (int) point.y, 1, 1 };
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
+  gtk_popover_popup (GTK_POPOVER (self->menu));
+}
+
+static void
+popup_at (PdSessionList *self,
+          double         x,
+          double         y)
+{
+  PdSessionRow *row = row_at (self, x, y);
+  PdSessionItem *item;
+  guint position;
+
+  if (row == NULL || (item = pd_session_row_get_item (row)) == NULL)
+    return;
+
+  /* The menu is about this row: select it, as a file manager does. */
+  if (pd_session_list_model_find (self->model, pd_session_item_get_id (item), &position))
+    gtk_single_selection_set_selected (self->selection, position);
+
+  pd_session_list_popup_menu (self, item, GTK_WIDGET (self->list_view), x, y);
+}
+
+static void
+on_right_click (GtkGestureClick *gesture,
+                int              n_press,
+                double           x,
+                double           y,
+                PdSessionList   *self)
+{
+  popup_at (self, x, y);
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+/* A click picks a session; a folded window then shows it. */
+static void
+on_primary_released (GtkGestureClick *gesture,
+                     int              n_press,
+                     double           x,
+                     double           y,
+                     PdSessionList   *self)
+{
+  PdSessionRow *row = row_at (self, x, y);
+
+  if (row != NULL && pd_session_row_get_item (row) != NULL)
+    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, pd_session_row_get_item (row));
+}
+
+static void
+on_long_press (GtkGestureLongPress *gesture,
+               double               x,
+               double               y,
+               PdSessionList       *self)
+{
+  popup_at (self, x, y);
+}
+
+/**
+ * pd_session_list_show_menu:
+ * @item: a listed session
+ *
+ * Opens the row menu (Rename, Pin) of @item at its row, as the Menu key does.
+ */
+void
+pd_session_list_show_menu (PdSessionList *self,
+                           PdSessionItem *item)
+{
+  PdSessionRow *row;
+
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+  g_return_if_fail (PD_IS_SESSION_ITEM (item));
+
+  row = row_for_item (self, item);
+  if (row != NULL)
+    pd_session_list_popup_menu (self, item, GTK_WIDGET (row), 24,
+                                gtk_widget_get_height (GTK_WIDGET (row)) / 2.0);
+  else
+    pd_session_list_popup_menu (self, item, NULL, 24, 24);
+}
+
+static gboolean
+on_menu_key (GtkWidget *widget,
+             GVariant  *args,
+             gpointer   user_data)
+{
+  PdSessionList *self = PD_SESSION_LIST (widget);
+  PdSessionItem *item = gtk_single_selection_get_selected_item (self->selection);
+
+  if (item == NULL)
+    return FALSE;
+
+  pd_session_list_show_menu (self, item);
+
+  return TRUE;
+}
+
+static void
+on_update_ready (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(PdSessionList) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_source_update_session_finish (PD_SOURCE (object), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_signal_emit (self, signals[LOAD_FAILED], 0, error);
+      return;
+    }
+
+  /* A local source announces the change itself; a refresh is cheap anyway. */
+  pd_session_list_refresh (self);
+}
+
+static void
+toggle_pin_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  PdSessionList *self = PD_SESSION_LIST (widget);
+
+  if (self->menu_item == NULL || self->source == NULL)
+    return;
+
+  pd_source_update_session_async (self->source, pd_session_item_get_id (self->menu_item), NULL,
+                                  pd_session_item_get_pinned (self->menu_item) ? 0 : 1,
+                                  NULL, on_update_ready, g_object_ref (self));
+}
+
+typedef struct
+{
+  PdSessionList *self;
+  char          *id;
+  GtkEditable   *entry;
+} RenameData;
+
+static void
+rename_data_free (RenameData *data)
+{
+  g_object_unref (data->self);
+  g_free (data->id);
+  g_free (data);
+}
+
+static void
+on_rename_response (AdwMessageDialog *dialog,
+                    const char       *response,
+                    RenameData       *data)
+{
+  if (g_strcmp0 (response, "rename") == 0 && data->self->source != NULL)
+    pd_source_update_session_async (data->self->source, data->id,
+                                    gtk_editable_get_text (data->entry), -1,
+                                    NULL, on_update_ready, g_object_ref (data->self));
+}
+
+static void
+on_rename_entry_activate (AdwMessageDialog *dialog)
+{
+  adw_message_dialog_response (dialog, "rename");
+  gtk_window_close (GTK_WINDOW (dialog));
+}
+
+static void
+rename_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  PdSessionList *self = PD_SESSION_LIST (widget);
+  const PdSessionInfo *info;
+  GtkWidget *dialog;
+  GtkWidget *entry;
+  RenameData *data;
+
+  if (self->menu_item == NULL)
+    return;
+
+  info = pd_session_item_get_info (self->menu_item);
+  dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (widget)),
+                                   _("Rename Session"), NULL);
+  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog),
+                               _("An empty name shows the session's task again."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "rename", _("_Rename"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "rename",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "rename");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  entry = gtk_entry_new ();
+  gtk_editable_set_text (GTK_EDITABLE (entry),
+                         info->name != NULL ? info->name : pd_session_item_get_title (self->menu_item));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Session name"), -1);
+  g_signal_connect_swapped (entry, "activate", G_CALLBACK (on_rename_entry_activate), dialog);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+
+  data = g_new0 (RenameData, 1);
+  data->self = g_object_ref (self);
+  data->id = g_strdup (info->id);
+  data->entry = GTK_EDITABLE (entry);
+  g_signal_connect_data (dialog, "response", G_CALLBACK (on_rename_response), data,
+                         (GClosureNotify) rename_data_free, 0);
+
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+pd_session_list_dispose (GObject *object)
+{
+  PdSessionList *self = PD_SESSION_LIST (object);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->time_source, g_source_remove);
+  if (self->source != NULL)
+    g_clear_signal_handler (&self->changed_handler, self->source);
+  g_clear_object (&self->source);
+  g_clear_pointer (&self->menu, gtk_widget_unparent);
+  g_clear_object (&self->menu_item);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_SESSION_LIST);
+
+  g_clear_object (&self->selection);
+  g_clear_object (&self->model);
+
+  G_OBJECT_CLASS (pd_session_list_parent_class)->dispose (object);
+}
+
+static void
+pd_session_list_finalize (GObject *object)
+{
+  PdSessionList *self = PD_SESSION_LIST (object);
+
+  g_free (self->query);
+
+  G_OBJECT_CLASS (pd_session_list_parent_class)->finalize (object);
+}
+
+static void
+pd_session_list_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  PdSessionList *self = PD_SESSION_LIST (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      g_value_set_object (value, self->source);
+      break;
+    case PROP_SELECTED_ITEM:
+      g_value_set_object (value, pd_session_list_get_selected_item (self));
+      break;
+    case PROP_LOADED:
+      g_value_set_boolean (value, self->loaded);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_session_list_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  PdSessionList *self = PD_SESSION_LIST (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      pd_session_list_set_source (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_session_list_class_init (PdSessionListClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_session_list_dispose;
+  object_class->finalize = pd_session_list_finalize;
+  object_class->get_property = pd_session_list_get_property;
+  object_class->set_property = pd_session_list_set_property;
+
+  properties[PROP_SOURCE] =
+    g_param_spec_object ("source", NULL, NULL, PD_TYPE_SOURCE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SELECTED_ITEM] =
+    g_param_spec_object ("selected-item", NULL, NULL, PD_TYPE_SESSION_ITEM,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * PdSessionList:loaded:
+   *
+   * Whether a listing has arrived since the source was set.
+   */
+  properties[PROP_LOADED] =
+    g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * PdSessionList::session-activated:
+   *
+   * A person picked a session (Enter, double click); a folded window
+   * shows it.
+   */
+  signals[SESSION_ACTIVATED] =
+    g_signal_new ("session-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, PD_TYPE_SESSION_ITEM);
+  /**
+   * PdSessionList::load-failed:
+   *
+   * The source could not list or change sessions.
+   */
+  signals[LOAD_FAILED] =
+    g_signal_new ("load-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+
+  g_type_ensure (PD_TYPE_SESSION_ROW);
+  g_type_ensure (PD_TYPE_SESSION_ITEM);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/plandeck/Plandeck/ui/pd-session-list.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, full_text_toggle);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, list_stack);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, list_view);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, empty_label);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_stopped);
+  gtk_widget_class_bind_template_callback (widget_class, on_list_view_activate);
+
+  gtk_widget_class_install_action (widget_class, "session.rename", NULL, rename_action);
+  gtk_widget_class_install_action (widget_class, "session.toggle-pin", NULL, toggle_pin_action);
+
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Menu, 0, on_menu_key, NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, on_menu_key, NULL);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "session-list");
+}
+
+static void
+pd_session_list_init (PdSessionList *self)
+{
+  GtkGesture *click;
+  GtkGesture *long_press;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
+                                  GTK_ORIENTATION_VERTICAL);
+
+  self->model = pd_session_list_model_new ();
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
+  g_signal_connect_swapped (self->selection, "notify::selected-item",
+                            G_CALLBACK (on_selection_changed), self);
+  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));
+
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
+  g_signal_connect (click, "pressed", G_CALLBACK (on_right_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
+
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  g_signal_connect (click, "released", G_CALLBACK (on_primary_released), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
+
+  long_press = gtk_gesture_long_press_new ();
+  gtk_gesture_single_set_touch_only (GTK_GESTURE_SINGLE (long_press), TRUE);
+  g_signal_connect (long_press, "pressed", G_CALLBACK (on_long_press), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (long_press));
+
+  gtk_search_entry_set_search_delay (self->search_entry, 150);
+
+  /* "5 min ago" must not go stale while the window stays open. */
+  self->time_source = g_timeout_add_seconds (30, on_time_tick, self);
+
+  pd_session_list_update_empty (self);
+}
+
+PdSource *
+pd_session_list_get_source (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), NULL);
+
+  return self->source;
+}
+
+/**
+ * pd_session_list_set_source:
+ * @source: (nullable): where the sessions come from
+ *
+ * Lists the sessions of @source now and again on each of its ::changed.
+ */
+void
+pd_session_list_set_source (PdSessionList *self,
+                            PdSource      *source)
+{
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
+
+  if (self->source == source)
+    return;
+
+  if (self->source != NULL)
+    g_clear_signal_handler (&self->changed_handler, self->source);
+  g_set_object (&self->source, source);
+  if (source != NULL)
+    self->changed_handler = g_signal_connect_swapped (source, "changed",
+                                                      G_CALLBACK (on_source_changed), self);
+
+  self->loaded = FALSE;
+  pd_session_list_refresh (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+}
+
+/**
+ * pd_session_list_get_model:
+ *
+ * Returns: (transfer none): the listed sessions
+ */
+PdSessionListModel *
+pd_session_list_get_model (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), NULL);
+
+  return self->model;
+}
+
+/**
+ * pd_session_list_get_selected_item:
+ *
+ * Returns: (transfer none) (nullable): the selected session
+ */
+PdSessionItem *
+pd_session_list_get_selected_item (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), NULL);
+
+  return gtk_single_selection_get_selected_item (self->selection);
+}
+
+/**
+ * pd_session_list_select:
+ *
+ * Returns: %TRUE when session @id is listed and now selected
+ */
+gboolean
+pd_session_list_select (PdSessionList *self,
+                        const char    *id)
+{
+  guint position;
+
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
+
+  if (pd_session_list_model_find (self->model, id, &position) == NULL)
+    return FALSE;
+
+  gtk_single_selection_set_selected (self->selection, position);
+  return TRUE;
+}
+
+/**
+ * pd_session_list_set_query:
+ * @query: (nullable): words to look for; %NULL or "" lists all
+ * @full_text: search the transcripts too, not only titles and tasks
+ */
+void
+pd_session_list_set_query (PdSessionList *self,
+                           const char    *query,
+                           gboolean       full_text)
+{
+  g_autofree char *stripped = NULL;
+
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  stripped = g_strstrip (g_strdup (query != NULL ? query : ""));
+  if (stripped[0] == '\0')
+    g_clear_pointer (&stripped, g_free);
+
+  if (g_strcmp0 (stripped, self->query) == 0 && (self->full_text == !!full_text || stripped == NULL))
+    return;
+
+  g_free (self->query);
+  self->query = g_steal_pointer (&stripped);
+  self->full_text = !!full_text;
+  pd_session_list_refresh (self);
+}
+
+/**
+ * pd_session_list_start_search:
+ *
+ * Opens the search bar and puts the keyboard focus in its entry.
+ */
+void
+pd_session_list_start_search (PdSessionList *self)
+{
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+gboolean
+pd_session_list_get_loaded (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
+
+  return self->loaded;
+}
+
+/**
+ * pd_session_list_get_generation:
+ *
+ * Returns: how many listings have been merged; tests wait on it
+ */
+guint
+pd_session_list_get_generation (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), 0);
+
+  return self->replies;
+}
+
+/**
+ * pd_session_list_get_query:
+ *
+ * Returns: (nullable): the search words in use, %NULL when listing all
+ */
+const char *
+pd_session_list_get_query (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), NULL);
+
+  return self->query;
+}
+
+/**
+ * pd_session_list_get_busy:
+ *
+ * Returns: whether a listing is on its way
+ */
+gboolean
+pd_session_list_get_busy (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
+
+  return self->cancellable != NULL;
+}
