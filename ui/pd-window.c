@@ -14,8 +14,11 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-events-view.h"
+#include "pd-history-view.h"
 #include "pd-local-source.h"
 #include "pd-now-view.h"
+#include "pd-transcript-view.h"
 #include "pd-session-list.h"
 #include "pd-window.h"
 
@@ -50,6 +53,9 @@ struct _PdWindow
   GtkBox              *transcript_slot;
   GtkBox              *events_slot;
   GtkBox              *history_slot;
+  PdTranscriptView    *transcript_view;
+  PdEventsView        *events_view;
+  PdHistoryView       *history_view;
 };
 
 G_DEFINE_FINAL_TYPE (PdWindow, pd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -192,7 +198,21 @@ pd_window_show_page (PdWindow   *self,
 static void
 on_shown_item_running (PdWindow *self)
 {
-  pd_now_view_set_running (self->now_view, pd_session_item_get_running (self->shown_item));
+  gboolean running = pd_session_item_get_running (self->shown_item);
+
+  pd_now_view_set_running (self->now_view, running);
+  /* The events tail live while the run goes on. */
+  pd_events_view_set_live (self->events_view, running);
+}
+
+/* Reassessment, blocked-streak and run notices from the event stream show
+ * in the Now workspace. */
+static void
+on_notices_changed (PdWindow *self)
+{
+  g_auto(GStrv) notices = pd_events_view_get_notices (self->events_view);
+
+  pd_now_view_set_notices (self->now_view, (const char * const *) notices);
 }
 
 static void
@@ -224,12 +244,20 @@ pd_window_update_content (PdWindow *self)
                                                           G_CALLBACK (on_shown_item_title), self);
           pd_now_view_set_running (self->now_view, pd_session_item_get_running (item));
           pd_now_view_set_session_id (self->now_view, pd_session_item_get_id (item));
+          pd_transcript_view_set_session_id (self->transcript_view, pd_session_item_get_id (item));
+          pd_events_view_set_session_id (self->events_view, pd_session_item_get_id (item));
+          pd_events_view_set_live (self->events_view, pd_session_item_get_running (item));
+          pd_history_view_set_session_id (self->history_view, pd_session_item_get_id (item));
           adw_view_switcher_title_set_title (self->switcher_title, pd_session_item_get_title (item));
         }
       else
         {
           pd_now_view_set_session_id (self->now_view, NULL);
           pd_now_view_set_running (self->now_view, FALSE);
+          pd_transcript_view_set_session_id (self->transcript_view, NULL);
+          pd_events_view_set_session_id (self->events_view, NULL);
+          pd_events_view_set_live (self->events_view, FALSE);
+          pd_history_view_set_session_id (self->history_view, NULL);
           adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
         }
     }
@@ -309,6 +337,9 @@ pd_window_open_source (PdWindow *self)
   pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_INTERVAL_MS);
 
   pd_now_view_set_source (self->now_view, self->source);
+  pd_transcript_view_set_source (self->transcript_view, self->source);
+  pd_events_view_set_source (self->events_view, self->source);
+  pd_history_view_set_source (self->history_view, self->source);
   pd_session_list_set_source (self->session_list, self->source);
   pd_window_update_content (self);
 }
@@ -597,6 +628,9 @@ pd_window_class_init (PdWindowClass *klass)
 
   g_type_ensure (PD_TYPE_SESSION_LIST);
   g_type_ensure (PD_TYPE_NOW_VIEW);
+  g_type_ensure (PD_TYPE_TRANSCRIPT_VIEW);
+  g_type_ensure (PD_TYPE_EVENTS_VIEW);
+  g_type_ensure (PD_TYPE_HISTORY_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-window.ui");
@@ -612,6 +646,9 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, transcript_slot);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, events_slot);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, history_slot);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, transcript_view);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, events_view);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, history_view);
   gtk_widget_class_bind_template_callback (widget_class, on_selected_item_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_list_loaded);
   gtk_widget_class_bind_template_callback (widget_class, on_session_activated);
@@ -631,6 +668,9 @@ static void
 pd_window_init (PdWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  g_signal_connect_object (self->events_view, "notices-changed",
+                           G_CALLBACK (on_notices_changed), self, G_CONNECT_SWAPPED);
 
   self->settings = g_settings_new (APP_ID);
   pd_window_restore_size (self);
