@@ -147,6 +147,33 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
   if (spec->policy == PD_APPROVAL_POLICY_ASK && spec->terminal_approval)
     pd_approver_set_func (approver, pd_approver_terminal_func, NULL, NULL);
 
+  /* A plan presented with exit_plan_mode is reviewed on the terminal; with
+   * no one there (serve) the call fails and the model stays in plan mode. */
+  if (spec->terminal_approval)
+    {
+      PdTool *exit_tool = pd_tool_registry_lookup (tools, "exit_plan_mode");
+
+      if (exit_tool != NULL && PD_IS_EXIT_PLAN_MODE_TOOL (exit_tool))
+        pd_exit_plan_mode_tool_set_review_func (PD_EXIT_PLAN_MODE_TOOL (exit_tool),
+                                                pd_exit_plan_mode_terminal_review, NULL, NULL);
+    }
+
+  /* The config's "plan_mode" section: {"section": guidance, "advisory": bool}. */
+  {
+    JsonObject *plan_mode = pd_config_get_section (spec->config, "plan_mode");
+
+    if (plan_mode != NULL)
+      {
+        JsonNode *section = json_object_get_member (plan_mode, "section");
+        JsonNode *advisory = json_object_get_member (plan_mode, "advisory");
+
+        if (section != NULL && JSON_NODE_HOLDS_VALUE (section) && json_node_get_value_type (section) == G_TYPE_STRING)
+          options.plan_mode_section = json_node_get_string (section);
+        if (advisory != NULL && JSON_NODE_HOLDS_VALUE (advisory) && json_node_get_value_type (advisory) == G_TYPE_BOOLEAN)
+          options.plan_mode_advisory = json_node_get_boolean (advisory);
+      }
+  }
+
   options.provider = provider;
   options.model = spec->model;
   options.provider_name = spec->provider_name;

@@ -123,10 +123,12 @@ run_main (gboolean   is_continue,
   g_autofree char *events_jsonl = NULL;
   g_auto(PdAgentEngineArgs) args = { 0 };
   gboolean quiet = FALSE;
+  gboolean plan_mode = FALSE;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
     { "events-jsonl", 0, 0, G_OPTION_ARG_FILENAME, &events_jsonl, "Also write every event to this file, one JSON line each (mode 0600)", "PATH" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Only the assistant's text", NULL },
+    { "plan-mode", 0, 0, G_OPTION_ARG_NONE, &plan_mode, "Start in plan mode: explore and propose, change nothing until the plan is approved", NULL },
     { NULL }
   };
   g_autoptr(PdConfig) config = NULL;
@@ -171,6 +173,11 @@ run_main (gboolean   is_continue,
     {
       session_id = argv[1];
       message = argc == 3 ? argv[2] : NULL;
+      if (plan_mode)
+        {
+          g_autofree char *planned = g_strconcat ("/plan", message ? " " : "", message ? message : "", NULL);
+          message = g_intern_string (planned);
+        }
       if (!pd_session_id_is_valid (session_id))
         {
           fprintf (stderr, "plandeck-agent continue: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", session_id);
@@ -180,7 +187,9 @@ run_main (gboolean   is_continue,
   else
     {
       g_autofree char *joined = g_strjoinv (" ", argv + 1);
-      message = g_intern_string (joined);
+      g_autofree char *planned = plan_mode ? g_strconcat ("/plan ", joined, NULL) : NULL;
+
+      message = g_intern_string (planned ? planned : joined);
     }
 
   config_options.cli_planning = args.planning_on ? 1 : args.planning_off ? 0 : -1;

@@ -201,7 +201,7 @@ append_locked (PdPlanMode *self,
 
   if (!self->append (active, self->append_data, &error))
     {
-      g_warning ("plan mode change not logged (it stays pending): %s", error ? error->message : "unknown error");
+      g_message ("plan mode change not logged (it stays pending): %s", error ? error->message : "unknown error");
       return FALSE;
     }
 

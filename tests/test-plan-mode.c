@@ -1,0 +1,459 @@
+/* test-plan-mode.c: plan mode (seed 002) and plan artifacts — the folded
+ * log, pending intents, notices, the guards, the reviewed exit, and the
+ * approved plan written atomically. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-test-engine.h"
+#include "pd-exit-plan-mode-tool.h"
+#include "pd-plan-artifact.h"
+#include "pd-plan-mode.h"
+
+/* --- the fold -------------------------------------------------------- */
+
+static void
+test_fold (void)
+{
+  g_autoptr(GPtrArray) log = g_ptr_array_new_with_free_func (g_free);
+
+  g_assert_false (pd_plan_mode_fold (NULL));
+  g_assert_false (pd_plan_mode_fold (log));
+
+  g_ptr_array_add (log, g_strdup ("{\"schema\":\"plandeck.event/v1\",\"type\":\"plan_mode\",\"timestamp\":\"2026-01-01T00:00:00.000000Z\",\"data\":{\"active\":true}}"));
+  g_assert_true (pd_plan_mode_fold (log));
+
+  /* Other types and malformed values do not count. */
+  g_ptr_array_add (log, g_strdup ("{\"type\":\"plan_updated\",\"data\":{\"active\":false}}"));
+  g_ptr_array_add (log, g_strdup ("{\"type\":\"plan_mode\",\"data\":{\"active\":\"no\"}}"));
+  g_ptr_array_add (log, g_strdup ("not json"));
+  g_assert_true (pd_plan_mode_fold (log));
+
+  g_ptr_array_add (log, g_strdup ("{\"type\":\"plan_mode\",\"data\":{\"active\":false}}"));
+  g_assert_false (pd_plan_mode_fold (log));
+}
+
+/* --- set, pending, flush --------------------------------------------- */
+
+typedef struct
+{
+  GArray   *appended;   /* gboolean */
+  gboolean  fail;
+} Log;
+
+static gboolean
+append_to_log (gboolean   active,
+               gpointer   user_data,
+               GError   **error)
+{
+  Log *log = user_data;
+
+  if (log->fail)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "disk full");
+      return FALSE;
+    }
+  g_array_append_val (log->appended, active);
+  return TRUE;
+}
+
+static void
+test_set_idle_commits (void)
+{
+  g_autoptr(PdPlanMode) mode = pd_plan_mode_new (FALSE);
+  Log log = { g_array_new (FALSE, FALSE, sizeof (gboolean)), FALSE };
+  gboolean pending = TRUE;
+
+  pd_plan_mode_set_append_func (mode, append_to_log, &log, NULL);
+
+  g_assert_cmpint (pd_plan_mode_set (mode, FALSE), ==, PD_PLAN_MODE_NOOP);
+  g_assert_cmpint (pd_plan_mode_set (mode, TRUE), ==, PD_PLAN_MODE_COMMITTED);
+  g_assert_true (pd_plan_mode_get (mode, &pending));
+  g_assert_false (pending);
+  g_assert_cmpuint (log.appended->len, ==, 1);
+  g_assert_true (g_array_index (log.appended, gboolean, 0));
+  g_assert_cmpint (pd_plan_mode_set (mode, TRUE), ==, PD_PLAN_MODE_NOOP);
+
+  /* A failed append between turns stays pending, and lands at a boundary. */
+  log.fail = TRUE;
+  g_assert_cmpint (pd_plan_mode_set (mode, FALSE), ==, PD_PLAN_MODE_QUEUED);
+  g_assert_true (pd_plan_mode_get (mode, &pending));
+  g_assert_true (pending);
+  log.fail = FALSE;
+  g_free (pd_plan_mode_flush (mode));
+  g_assert_false (pd_plan_mode_get_active (mode));
+  g_assert_cmpuint (log.appended->len, ==, 2);
+
+  g_array_unref (log.appended);
+}
+
+static void
+test_pending_in_turn (void)
+{
+  g_autoptr(PdPlanMode) mode = pd_plan_mode_new (FALSE);
+  Log log = { g_array_new (FALSE, FALSE, sizeof (gboolean)), FALSE };
+  g_autofree char *notice = NULL;
+  gboolean pending = FALSE;
+
+  pd_plan_mode_set_append_func (mode, append_to_log, &log, NULL);
+  pd_plan_mode_set_turn_open (mode, TRUE);
+
+  g_assert_cmpint (pd_plan_mode_set (mode, TRUE), ==, PD_PLAN_MODE_QUEUED);
+  /* Nothing logged, and the step in progress still runs without plan mode. */
+  g_assert_cmpuint (log.appended->len, ==, 0);
+  g_assert_false (pd_plan_mode_get (mode, &pending));
+  g_assert_true (pending);
+  g_assert_cmpint (pd_plan_mode_set (mode, TRUE), ==, PD_PLAN_MODE_NOOP);
+
+  /* A flip back before the boundary nets out: no append, no notice. */
+  g_assert_cmpint (pd_plan_mode_set (mode, FALSE), ==, PD_PLAN_MODE_CANCELLED);
+  g_assert_null (pd_plan_mode_flush (mode));
+  g_assert_cmpuint (log.appended->len, ==, 0);
+
+  /* Selected again: lands at the boundary with one notice. */
+  g_assert_cmpint (pd_plan_mode_set (mode, TRUE), ==, PD_PLAN_MODE_QUEUED);
+  notice = pd_plan_mode_flush (mode);
+  g_assert_nonnull (notice);
+  g_assert_nonnull (strstr (notice, "plan mode is now active"));
+  g_assert_true (pd_plan_mode_get_active (mode));
+  g_assert_cmpuint (log.appended->len, ==, 1);
+
+  /* Never redundantly. */
+  g_assert_null (pd_plan_mode_flush (mode));
+
+  /* A failed append at the boundary never blocks: it stays pending. */
+  log.fail = TRUE;
+  g_assert_cmpint (pd_plan_mode_set (mode, FALSE), ==, PD_PLAN_MODE_QUEUED);
+  g_assert_null (pd_plan_mode_flush (mode));
+  g_assert_true (pd_plan_mode_get (mode, &pending));
+  g_assert_true (pending);
+  log.fail = FALSE;
+  g_clear_pointer (&notice, g_free);
+  notice = pd_plan_mode_flush (mode);
+  g_assert_nonnull (notice);
+  g_assert_false (pd_plan_mode_get_active (mode));
+
+  g_array_unref (log.appended);
+}
+
+static void
+test_exit_is_silent (void)
+{
+  g_autoptr(PdPlanMode) mode = pd_plan_mode_new (TRUE);
+
+  pd_plan_mode_set_turn_open (mode, TRUE);
+  pd_plan_mode_request_exit (mode);
+  /* Guidance holds until the boundary. */
+  g_assert_true (pd_plan_mode_get_active (mode));
+  g_assert_null (pd_plan_mode_flush (mode));
+  g_assert_false (pd_plan_mode_get_active (mode));
+}
+
+/* --- artifacts --------------------------------------------------------- */
+
+static void
+test_artifact_names_and_atomic_write (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-artifact-XXXXXX", &error);
+  g_autoptr(GDateTime) when = g_date_time_new_utc (2026, 11, 30, 3, 4, 5);
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *content = NULL;
+  g_autofree char *expected_dir = NULL;
+  const char *plan = "# Fix the Parser: step 1 — ünïcode!\n\n- read\n- fix\n";
+
+  g_assert_true (pd_plan_artifact_is_plan (plan));
+  g_assert_true (pd_plan_artifact_is_plan ("\n\n#  Title"));
+  g_assert_false (pd_plan_artifact_is_plan ("Title\n# later"));
+  g_assert_false (pd_plan_artifact_is_plan ("#nospace"));
+  g_assert_false (pd_plan_artifact_is_plan ("#   \n"));
+  g_assert_false (pd_plan_artifact_is_plan (NULL));
+
+  first = pd_plan_artifact_save (dir, "20261130-0123456789abcdef0123456789abcdef", plan, when, &error);
+  g_assert_no_error (error);
+  expected_dir = g_build_filename (dir, ".plandeck", "plans", NULL);
+  g_assert_true (g_str_has_prefix (first, expected_dir));
+  g_assert_true (g_str_has_suffix (first, "/20261130T030405Z-fix-the-parser-step-1-unicode.md"));
+  g_assert_true (pd_plan_artifact_path_is_artifact (dir, first));
+
+  g_assert_true (g_file_get_contents (first, &content, NULL, NULL));
+  g_assert_true (g_str_has_prefix (content, "<!-- plandeck plan artifact: session 20261130-0123456789abcdef0123456789abcdef, approved 2026-11-30T03:04:05Z -->\n\n# Fix"));
+
+  /* The same second: a distinct file, the first one untouched. */
+  second = pd_plan_artifact_save (dir, "s", plan, when, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (first, !=, second);
+  g_assert_true (g_file_test (first, G_FILE_TEST_IS_REGULAR));
+
+  g_assert_null (pd_plan_artifact_save (dir, "s", "no heading", when, &error));
+  g_assert_nonnull (error);
+
+  g_assert_false (pd_plan_artifact_path_is_artifact (dir, "/etc/passwd.md"));
+  {
+    g_autofree char *escape = g_build_filename (dir, ".plandeck", "plans", "..", "..", "x.md", NULL);
+    g_assert_false (pd_plan_artifact_path_is_artifact (dir, escape));
+  }
+
+  rm_rf (dir);
+}
+
+/* --- the engine -------------------------------------------------------- */
+
+typedef struct
+{
+  PdPlanReviewAnswer answer;
+  const char        *feedback;
+  guint              asked;
+  char              *last_plan;
+} Reviewer;
+
+static PdPlanReviewAnswer
+review (const char  *markdown,
+        char       **feedback,
+        gpointer     user_data)
+{
+  Reviewer *reviewer = user_data;
+
+  reviewer->asked++;
+  g_free (reviewer->last_plan);
+  reviewer->last_plan = g_strdup (markdown);
+  if (reviewer->feedback)
+    *feedback = g_strdup (reviewer->feedback);
+  return reviewer->answer;
+}
+
+static void
+set_reviewer (EngineFixture *f,
+              Reviewer      *reviewer)
+{
+  PdTool *tool = pd_tool_registry_lookup (f->tools, "exit_plan_mode");
+
+  g_assert_true (PD_IS_EXIT_PLAN_MODE_TOOL (tool));
+  pd_exit_plan_mode_tool_set_review_func (PD_EXIT_PLAN_MODE_TOOL (tool), reviewer ? review : NULL, reviewer, NULL);
+}
+
+static const char *
+tool_result (JsonArray  *messages,
+             const char *call_id)
+{
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *m = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (m, "tool_call_id", ""), call_id) == 0)
+        return json_object_get_string_member (m, "content");
+    }
+  return NULL;
+}
+
+static guint
+stored_plan_mode_events (EngineFixture *f,
+                         const char    *session_id,
+                         gboolean      *last)
+{
+  g_autoptr(GPtrArray) events = pd_session_store_list_events (f->store, session_id, "plan_mode", 0, 100, NULL);
+  g_autoptr(GPtrArray) texts = g_ptr_array_new ();
+
+  for (guint i = 0; i < events->len; i++)
+    g_ptr_array_add (texts, ((PdStoredEvent *) g_ptr_array_index (events, i))->event_json);
+  *last = pd_plan_mode_fold (texts);
+  return events->len;
+}
+
+#define PLAN_MD "# Greeting fix\\n\\n1. Change Helo to Hello\\n2. Run the test"
+
+static void
+test_engine_plan_mode_approve (void)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  Reviewer reviewer = { PD_PLAN_REVIEW_APPROVE, NULL, 0, NULL };
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *plans_dir = NULL;
+  g_autofree char *hello = NULL;
+  gboolean active = TRUE;
+  const char *content;
+
+  engine_fixture_setup (f, TRUE);
+  set_reviewer (f, &reviewer);
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'content':'Looking first.','tool_calls':["
+    "   {'name':'write_file','arguments':{'path':'hello.txt','content':'x'}},"
+    "   {'name':'plan','arguments':{'verb':'create','steps':['Fix']}},"
+    "   {'name':'plan','arguments':{'verb':'get'}},"
+    "   {'name':'write_file','arguments':{'path':'.plandeck/plans/draft.md','content':'# Draft'}},"
+    "   {'name':'list_dir','arguments':{}}]},"
+    " {'content':'','tool_calls':[{'name':'exit_plan_mode','arguments':{'plan':'" PLAN_MD "'}},"
+    "                             {'name':'write_file','arguments':{'path':'hello.txt','content':'too early'}}]},"
+    " {'content':'','tool_calls':[{'name':'write_file','arguments':{'path':'hello.txt','content':'Hello'}},"
+    "                             {'name':'plan','arguments':{'verb':'create','steps':['Fix']}}]},"
+    " {'content':'','tool_calls':[{'name':'plan','arguments':{'verb':'complete','step_id':'s1'}}]},"
+    " {'content':'Done.'}]}", NULL);
+
+  result = engine_fixture_run (f, NULL, "/plan Fix the greeting");
+  if (result->status != PD_RUN_COMPLETED)
+    g_printerr ("run: %s\n", result->final_text);
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+
+  messages = stored_messages (f, result->session_id);
+  /* In plan mode: writes and checklist edits refused, reads and the plan
+   * artifact folder allowed. */
+  content = tool_result (messages, "replay_1_1");
+  g_assert_nonnull (strstr (content, "plan mode is active: write_file is refused"));
+  content = tool_result (messages, "replay_1_2");
+  g_assert_true (g_str_has_prefix (content, "plan: the plan tool is the execution checklist and is not allowed in plan mode"));
+  g_assert_cmpstr (tool_result (messages, "replay_1_3"), ==, "No active plan.");
+  g_assert_true (g_str_has_prefix (tool_result (messages, "replay_1_4"), "created"));
+
+  /* The review: approved; guidance holds for the rest of that batch. */
+  g_assert_cmpuint (reviewer.asked, ==, 1);
+  g_assert_true (g_str_has_prefix (reviewer.last_plan, "# Greeting fix"));
+  content = tool_result (messages, "replay_2_1");
+  g_assert_true (g_str_has_prefix (content, "{\"approved\":true}"));
+  g_assert_nonnull (strstr (tool_result (messages, "replay_2_2"), "plan mode is active"));
+
+  /* After the boundary: execution. */
+  g_assert_true (g_str_has_prefix (tool_result (messages, "replay_3_1"), "created") ||
+                 g_str_has_prefix (tool_result (messages, "replay_3_1"), "wrote"));
+  g_assert_true (g_str_has_prefix (tool_result (messages, "replay_3_2"), "[Current plan: v1"));
+  hello = g_build_filename (f->workdir, "hello.txt", NULL);
+  g_assert_true (g_file_get_contents (hello, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, "Hello");
+
+  /* The log: on, then off. */
+  g_assert_cmpuint (stored_plan_mode_events (f, result->session_id, &active), ==, 2);
+  g_assert_false (active);
+
+  /* The artifact, atomically written and recorded. */
+  plans_dir = g_build_filename (f->workdir, ".plandeck", "plans", NULL);
+  {
+    g_autoptr(GDir) dir = g_dir_open (plans_dir, 0, NULL);
+    const char *name;
+    guint artifacts = 0;
+
+    while ((name = g_dir_read_name (dir)) != NULL)
+      if (g_str_has_suffix (name, "-greeting-fix.md"))
+        artifacts++;
+    g_assert_cmpuint (artifacts, ==, 1);
+  }
+  g_assert_cmpuint (count_events (f, PD_EVENT_PLAN_ARTIFACT_SAVED), ==, 1);
+
+  /* The guidance rode the system prompt only while plan mode was on. */
+  {
+    g_autoptr(JsonArray) first = pd_recorder_request (f->recorder, 0);
+    g_autoptr(JsonArray) last = pd_recorder_request (f->recorder, pd_recorder_n_requests (f->recorder) - 1);
+
+    g_assert_nonnull (strstr (msg_content (first, 0), "Plan mode is active"));
+    g_assert_null (strstr (msg_content (last, 0), "Plan mode is active"));
+    g_assert_null (strstr (msg_content (messages, 0), "Plan mode is active"));
+  }
+
+  g_free (reviewer.last_plan);
+  engine_fixture_teardown (f);
+}
+
+static void
+test_engine_keep_planning_and_resume (void)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  Reviewer reviewer = { PD_PLAN_REVIEW_KEEP_PLANNING, "split the second step", 0, NULL };
+  g_autoptr(PdRunResult) first = NULL;
+  g_autoptr(PdRunResult) second = NULL;
+  g_autoptr(PdRunResult) off = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  gboolean active = FALSE;
+
+  engine_fixture_setup (f, TRUE);
+  set_reviewer (f, &reviewer);
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'content':'','tool_calls':[{'name':'exit_plan_mode','arguments':{'plan':'no heading'}}]},"
+    " {'content':'','tool_calls':[{'name':'exit_plan_mode','arguments':{'plan':'" PLAN_MD "'}}]},"
+    " {'content':'I will revise.'},"
+    " {'content':'','tool_calls':[{'name':'shell','arguments':{'command':'echo hi > x'}}]},"
+    " {'content':'Still planning.'}]}", NULL);
+
+  first = engine_fixture_run (f, NULL, "/plan Fix it");
+  messages = stored_messages (f, first->session_id);
+  g_assert_cmpstr (tool_result (messages, "replay_1_1"), ==,
+                   "exit_plan_mode requires a non-empty markdown plan starting with a # heading");
+  g_assert_cmpstr (tool_result (messages, "replay_2_1"), ==,
+                   "The user chose to keep planning; revise the plan and present it again; their feedback: "
+                   "split the second step");
+  g_assert_cmpuint (stored_plan_mode_events (f, first->session_id, &active), ==, 1);
+  g_assert_true (active);
+
+  /* Resume: the fold of the log says plan mode, so the shell is refused. */
+  second = engine_fixture_run (f, first->session_id, "Go on");
+  g_clear_pointer (&messages, json_array_unref);
+  messages = stored_messages (f, first->session_id);
+  g_assert_nonnull (strstr (tool_result (messages, "replay_4_1"), "plan mode is active: shell is refused"));
+  g_assert_true (pd_engine_get_plan_mode (f->engine, first->session_id, NULL));
+
+  /* Between turns a selection commits at once; "/plan off" alone asks the
+   * model nothing. */
+  off = engine_fixture_run (f, first->session_id, "/plan off");
+  g_assert_cmpstr (off->final_text, ==, "Plan mode off.");
+  g_assert_false (pd_engine_get_plan_mode (f->engine, first->session_id, NULL));
+  g_assert_cmpint (pd_engine_set_plan_mode (f->engine, first->session_id, FALSE, NULL), ==, PD_PLAN_MODE_NOOP);
+  g_assert_cmpint (pd_engine_set_plan_mode (f->engine, first->session_id, TRUE, NULL), ==, PD_PLAN_MODE_COMMITTED);
+  g_assert_cmpuint (stored_plan_mode_events (f, first->session_id, &active), ==, 3);
+  g_assert_true (active);
+
+  g_free (reviewer.last_plan);
+  engine_fixture_teardown (f);
+}
+
+static void
+test_engine_no_channel_and_outside (void)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  g_autoptr(PdRunResult) outside = NULL;
+  g_autoptr(PdRunResult) inside = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+
+  engine_fixture_setup (f, TRUE);
+  set_reviewer (f, NULL);
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'content':'','tool_calls':[{'name':'exit_plan_mode','arguments':{'plan':'" PLAN_MD "'}}]},"
+    " {'content':'Fine.'},"
+    " {'content':'','tool_calls':[{'name':'exit_plan_mode','arguments':{'plan':'" PLAN_MD "'}}]},"
+    " {'content':'Waiting.'}]}", NULL);
+
+  outside = engine_fixture_run (f, NULL, "Do it");
+  messages = stored_messages (f, outside->session_id);
+  g_assert_cmpstr (tool_result (messages, "replay_1_1"), ==, "exit_plan_mode is only available in plan mode");
+
+  inside = engine_fixture_run (f, outside->session_id, "/plan Think first");
+  g_clear_pointer (&messages, json_array_unref);
+  messages = stored_messages (f, outside->session_id);
+  g_assert_true (g_str_has_prefix (tool_result (messages, "replay_3_1"), "no review channel is available"));
+  g_assert_true (pd_engine_get_plan_mode (f->engine, outside->session_id, NULL));
+
+  engine_fixture_teardown (f);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/plan-mode/fold", test_fold);
+  g_test_add_func ("/pd/plan-mode/set-idle-commits", test_set_idle_commits);
+  g_test_add_func ("/pd/plan-mode/pending-in-turn", test_pending_in_turn);
+  g_test_add_func ("/pd/plan-mode/exit-is-silent", test_exit_is_silent);
+  g_test_add_func ("/pd/plan-mode/artifact", test_artifact_names_and_atomic_write);
+  g_test_add_func ("/pd/plan-mode/engine/approve", test_engine_plan_mode_approve);
+  g_test_add_func ("/pd/plan-mode/engine/keep-planning-and-resume", test_engine_keep_planning_and_resume);
+  g_test_add_func ("/pd/plan-mode/engine/no-channel-and-outside", test_engine_no_channel_and_outside);
+
+  return g_test_run ();
+}
