@@ -9,54 +9,17 @@
 
 /* Below this a tool output is not worth shortening. */
 #define SHORTEN_MIN_BYTES 256
-/* Per-message overhead of the chat formats, in tokens. */
-#define MESSAGE_OVERHEAD 4
 
-/* About four bytes of English or code per token: an estimate is all the
- * budget needs, and it must be cheap enough to run every iteration. */
 gint64
 pd_context_estimate_message (JsonObject *message)
 {
-  gint64 bytes = 0;
-  JsonNode *content = json_object_get_member (message, "content");
-  JsonNode *tool_calls = json_object_get_member (message, "tool_calls");
-
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    bytes += strlen (json_node_get_string (content));
-
-  if (tool_calls != NULL && JSON_NODE_HOLDS_ARRAY (tool_calls))
-    {
-      JsonArray *calls = json_node_get_array (tool_calls);
-
-      for (guint i = 0; i < json_array_get_length (calls); i++)
-        {
-          JsonNode *call = json_array_get_element (calls, i);
-          JsonObject *function;
-
-          if (!JSON_NODE_HOLDS_OBJECT (call))
-            continue;
-          function = json_object_get_object_member (json_node_get_object (call), "function");
-          if (function == NULL)
-            continue;
-          bytes += strlen (json_object_get_string_member_with_default (function, "name", ""));
-          bytes += strlen (json_object_get_string_member_with_default (function, "arguments", ""));
-          bytes += 16;
-        }
-    }
-
-  return (bytes + 3) / 4 + MESSAGE_OVERHEAD;
+  return pd_message_estimate_tokens (message);
 }
 
 gint64
 pd_context_estimate_tokens (PdTranscript *transcript)
 {
-  gint64 total = 0;
-  guint n = pd_transcript_get_length (transcript);
-
-  for (guint i = 0; i < n; i++)
-    total += pd_context_estimate_message (pd_transcript_get (transcript, i));
-
-  return total;
+  return pd_transcript_get_total_estimate (transcript);
 }
 
 static gboolean

@@ -13,6 +13,8 @@ struct _PdTranscript
   GObject    parent_instance;
 
   GPtrArray  *messages;    /* (element-type JsonObject) */
+  GArray     *estimates;   /* gint64 token estimate of each message */
+  gint64      total;       /* their sum: the context size, without a scan */
   guint       dirty_from;  /* first index changed since the last save */
   GHashTable *replaced;    /* indices below dirty_from replaced in place */
 };
@@ -25,6 +27,7 @@ pd_transcript_finalize (GObject *object)
   PdTranscript *self = (PdTranscript *) object;
 
   g_clear_pointer (&self->messages, g_ptr_array_unref);
+  g_clear_pointer (&self->estimates, g_array_unref);
   g_clear_pointer (&self->replaced, g_hash_table_unref);
 
   G_OBJECT_CLASS (pd_transcript_parent_class)->finalize (object);
@@ -40,6 +43,7 @@ static void
 pd_transcript_init (PdTranscript *self)
 {
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  self->estimates = g_array_new (FALSE, FALSE, sizeof (gint64));
   self->replaced = g_hash_table_new (NULL, NULL);
 }
 
@@ -62,7 +66,14 @@ pd_transcript_new_from_json (JsonArray *messages)
       JsonNode *node = json_array_get_element (messages, i);
 
       if (JSON_NODE_HOLDS_OBJECT (node))
-        g_ptr_array_add (self->messages, json_object_ref (json_node_get_object (node)));
+        {
+          JsonObject *message = json_node_get_object (node);
+          gint64 estimate = pd_message_estimate_tokens (message);
+
+          g_ptr_array_add (self->messages, json_object_ref (message));
+          g_array_append_val (self->estimates, estimate);
+          self->total += estimate;
+        }
     }
 
   self->dirty_from = self->messages->len;
@@ -96,9 +107,14 @@ void
 pd_transcript_append (PdTranscript *self,
                       JsonObject   *message)
 {
+  gint64 estimate;
+
   g_return_if_fail (PD_IS_TRANSCRIPT (self));
+  estimate = pd_message_estimate_tokens (message);
   touch (self, self->messages->len);
   g_ptr_array_add (self->messages, json_object_ref (message));
+  g_array_append_val (self->estimates, estimate);
+  self->total += estimate;
 }
 
 void
@@ -106,10 +122,15 @@ pd_transcript_insert (PdTranscript *self,
                       guint         index,
                       JsonObject   *message)
 {
+  gint64 estimate;
+
   g_return_if_fail (PD_IS_TRANSCRIPT (self));
   g_return_if_fail (index <= self->messages->len);
+  estimate = pd_message_estimate_tokens (message);
   touch (self, index);
   g_ptr_array_insert (self->messages, index, json_object_ref (message));
+  g_array_insert_val (self->estimates, index, estimate);
+  self->total += estimate;
 }
 
 void
@@ -127,6 +148,9 @@ pd_transcript_replace (PdTranscript *self,
   old = g_ptr_array_index (self->messages, index);
   g_ptr_array_index (self->messages, index) = json_object_ref (message);
   json_object_unref (old);
+  self->total -= g_array_index (self->estimates, gint64, index);
+  g_array_index (self->estimates, gint64, index) = pd_message_estimate_tokens (message);
+  self->total += g_array_index (self->estimates, gint64, index);
 }
 
 void
@@ -137,6 +161,8 @@ pd_transcript_remove (PdTranscript *self,
   g_return_if_fail (index < self->messages->len);
   touch (self, index);
   g_ptr_array_remove_index (self->messages, index);
+  self->total -= g_array_index (self->estimates, gint64, index);
+  g_array_remove_index (self->estimates, index);
 }
 
 JsonArray *
@@ -205,6 +231,58 @@ pd_transcript_get_replaced (PdTranscript *self)
   g_array_sort (indices, compare_uint);
 
   return indices;
+}
+
+/* About four bytes of English or code per token, plus the per-message
+ * overhead of the chat formats: an estimate is all the budget needs, and
+ * it is kept per message so the total never needs a scan. */
+gint64
+pd_message_estimate_tokens (JsonObject *message)
+{
+  gint64 bytes = 0;
+  JsonNode *content = json_object_get_member (message, "content");
+  JsonNode *tool_calls = json_object_get_member (message, "tool_calls");
+
+  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
+    bytes += strlen (json_node_get_string (content));
+
+  if (tool_calls != NULL && JSON_NODE_HOLDS_ARRAY (tool_calls))
+    {
+      JsonArray *calls = json_node_get_array (tool_calls);
+
+      for (guint i = 0; i < json_array_get_length (calls); i++)
+        {
+          JsonNode *call = json_array_get_element (calls, i);
+          JsonObject *function;
+
+          if (!JSON_NODE_HOLDS_OBJECT (call))
+            continue;
+          function = json_object_get_object_member (json_node_get_object (call), "function");
+          if (function == NULL)
+            continue;
+          bytes += strlen (json_object_get_string_member_with_default (function, "name", ""));
+          bytes += strlen (json_object_get_string_member_with_default (function, "arguments", ""));
+          bytes += 16;
+        }
+    }
+
+  return (bytes + 3) / 4 + 4;
+}
+
+gint64
+pd_transcript_get_estimate (PdTranscript *self,
+                            guint         index)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), 0);
+  g_return_val_if_fail (index < self->estimates->len, 0);
+  return g_array_index (self->estimates, gint64, index);
+}
+
+gint64
+pd_transcript_get_total_estimate (PdTranscript *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), 0);
+  return self->total;
 }
 
 JsonObject *

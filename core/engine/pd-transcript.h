@@ -47,6 +47,11 @@ gboolean      pd_transcript_is_protected      (PdTranscript *self,
 gboolean      pd_transcript_refresh_plan      (PdTranscript *self,
                                                const char   *content);
 
+gint64        pd_transcript_get_estimate      (PdTranscript *self,
+                                               guint         index);
+gint64        pd_transcript_get_total_estimate (PdTranscript *self);
+
+gint64        pd_message_estimate_tokens   (JsonObject   *message);
 JsonObject   *pd_message_new               (const char   *role,
                                             const char   *content);
 const char   *pd_message_get_role          (JsonObject   *message);
