@@ -67,7 +67,8 @@ pd_plan_render_cache_get (PdPlanRenderCache *self,
   g_return_val_if_fail (PD_IS_PLAN_RENDER_CACHE (self), NULL);
   g_return_val_if_fail (PD_IS_PLAN_STORE (store), NULL);
 
-  render = pd_plan_store_render (store, &version);
+  /* The common case is an unchanged version: no render at all. */
+  version = pd_plan_store_get_version (store);
 
   locker = g_mutex_locker_new (&self->mutex);
 
@@ -76,6 +77,8 @@ pd_plan_render_cache_get (PdPlanRenderCache *self,
 
   if (version == self->version)
     return g_strdup (self->content);
+
+  render = pd_plan_store_render (store, &version);
 
   g_clear_pointer (&self->content, g_free);
   if (render != NULL)

@@ -85,38 +85,86 @@ replace_cb (const GMatchInfo *info,
   return FALSE;
 }
 
-static gboolean
-contains_ascii_ci (const char *text,
-                   const char *needle)
+/* Whether @text starts with @word, ASCII case-insensitively. */
+static inline gboolean
+starts_with_ci (const char *text,
+                const char *word)
 {
-  gsize len = strlen (needle);
-
-  for (const char *p = text; *p; p++)
-    if (g_ascii_strncasecmp (p, needle, len) == 0)
-      return TRUE;
-  return FALSE;
+  for (; *word; text++, word++)
+    if (g_ascii_tolower (*text) != *word)
+      return FALSE;
+  return TRUE;
 }
 
-/* Cheap screen: every pattern contains one of these literals, and most
- * transcript text has none of them, so it skips the regex engine. */
+/* Cheap screen, one pass: every pattern contains one of these literals
+ * (the key prefixes, a PEM header, or an assignment word or Bearer in any
+ * case), and most transcript text has none, so it skips the regex engine.
+ * This runs on every message saved, so it must stay a single scan. */
 static gboolean
 may_contain_secret (const char *text)
 {
-  static const char * const needles[] = {
-    "-----BEGIN", "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-    "github_pat_", "AKIA", "ASIA", "xox", "AIza", "hf_",
-  };
-  /* The assignment keys and Bearer, in any case. */
-  static const char * const words[] = {
-    "pass", "pwd", "secret", "token", "key", "bearer",
-  };
+  for (const char *p = text; *p; p++)
+    {
+      switch (*p)
+        {
+        case '-':
+          if (strncmp (p, "-----BEGIN", 10) == 0)
+            return TRUE;
+          break;
+        case 's':
+        case 'r':
+          if (p[1] == 'k' && (p[2] == '-' || p[2] == '_'))
+            return TRUE;   /* sk-, sk_, rk_ (and rk- costs nothing) */
+          break;
+        case 'g':
+          if (p[1] == 'h' && p[2] != '\0' && strchr ("pousr", p[2]) != NULL && p[3] == '_')
+            return TRUE;
+          if (strncmp (p, "github_pat_", 11) == 0)
+            return TRUE;
+          break;
+        case 'A':
+          if (strncmp (p, "AKIA", 4) == 0 || strncmp (p, "ASIA", 4) == 0 || strncmp (p, "AIza", 4) == 0)
+            return TRUE;
+          break;
+        case 'x':
+          if (p[1] == 'o' && p[2] == 'x')
+            return TRUE;
+          break;
+        case 'h':
+          if (p[1] == 'f' && p[2] == '_')
+            return TRUE;
+          break;
+        default:
+          break;
+        }
 
-  for (guint i = 0; i < G_N_ELEMENTS (needles); i++)
-    if (strstr (text, needles[i]) != NULL)
-      return TRUE;
-  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-    if (contains_ascii_ci (text, words[i]))
-      return TRUE;
+      switch (g_ascii_tolower (*p))
+        {
+        case 'p':
+          if (starts_with_ci (p, "pass") || starts_with_ci (p, "pwd"))
+            return TRUE;
+          break;
+        case 's':
+          if (starts_with_ci (p, "secret"))
+            return TRUE;
+          break;
+        case 't':
+          if (starts_with_ci (p, "token"))
+            return TRUE;
+          break;
+        case 'k':
+          if (starts_with_ci (p, "key"))
+            return TRUE;
+          break;
+        case 'b':
+          if (starts_with_ci (p, "bearer"))
+            return TRUE;
+          break;
+        default:
+          break;
+        }
+    }
+
   return FALSE;
 }
 
