@@ -17,6 +17,7 @@
 
 #include "pd-history-view.h"
 #include "pd-plan-version-item.h"
+#include "pd-event.h"
 #include "pd-ui-util-private.h"
 
 struct _PdHistoryView
@@ -42,6 +43,8 @@ struct _PdHistoryView
   GtkListBox         *steps_list;
   GtkLabel           *changes_title;
   GtkListBox         *changes_list;
+  GtkLabel           *artifacts_title;
+  GtkListBox         *artifacts_list;
 };
 
 G_DEFINE_FINAL_TYPE (PdHistoryView, pd_history_view, GTK_TYPE_WIDGET)
@@ -471,6 +474,119 @@ pd_history_view_merge (PdHistoryView *self,
 
 static void pd_history_view_load (PdHistoryView *self);
 
+/* --- approved plan artifacts ------------------------------------------- */
+
+static void
+on_open_artifact (GtkButton *button,
+                  gpointer   user_data)
+{
+  const char *path = g_object_get_data (G_OBJECT (button), "path");
+  g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (button));
+
+  if (uri != NULL)
+    gtk_show_uri (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, uri, GDK_CURRENT_TIME);
+}
+
+/* One row per plan a person approved (exit_plan_mode), with its time and,
+ * when the file is on this machine, a button to open it. */
+static GtkWidget *
+artifact_row (const char *path,
+              gint64      timestamp)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  g_autofree char *name = g_path_get_basename (path);
+  g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc (timestamp / G_USEC_PER_SEC);
+  g_autoptr(GDateTime) local = utc ? g_date_time_to_local (utc) : NULL;
+  g_autofree char *when = local ? g_date_time_format (local, "%Y-%m-%d %H:%M:%S") : g_strdup ("");
+  GtkWidget *title = gtk_label_new (NULL);
+  GtkWidget *subtitle = gtk_label_new (NULL);
+
+  gtk_widget_set_margin_start (row, 12);
+  gtk_widget_set_margin_end (row, 12);
+  gtk_widget_set_margin_top (row, 8);
+  gtk_widget_set_margin_bottom (row, 8);
+
+  /* File names derive from model text: plain text only. */
+  gtk_label_set_use_markup (GTK_LABEL (title), FALSE);
+  gtk_label_set_text (GTK_LABEL (title), name);
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_widget_set_tooltip_text (title, path);
+  gtk_label_set_text (GTK_LABEL (subtitle), when);
+  gtk_label_set_xalign (GTK_LABEL (subtitle), 0);
+  gtk_widget_add_css_class (subtitle, "dim-label");
+  gtk_widget_add_css_class (subtitle, "caption");
+  gtk_box_append (GTK_BOX (labels), title);
+  gtk_box_append (GTK_BOX (labels), subtitle);
+  gtk_widget_set_hexpand (labels, TRUE);
+  gtk_box_append (GTK_BOX (row), labels);
+
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      GtkWidget *open = gtk_button_new_with_label (_("Open"));
+
+      gtk_widget_set_valign (open, GTK_ALIGN_CENTER);
+      g_object_set_data_full (G_OBJECT (open), "path", g_strdup (path), g_free);
+      g_signal_connect (open, "clicked", G_CALLBACK (on_open_artifact), NULL);
+      gtk_box_append (GTK_BOX (row), open);
+    }
+
+  return row;
+}
+
+static void
+on_artifacts_loaded (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(Request) request = user_data;
+  g_autoptr(GPtrArray) events = pd_source_get_events_finish (PD_SOURCE (object), result, NULL);
+  PdHistoryView *self;
+  guint shown = 0;
+
+  if (g_cancellable_is_cancelled (request->cancellable))
+    return;
+  self = request->self;
+  if (g_strcmp0 (request->session_id, self->session_id) != 0)
+    return;
+
+  list_box_clear (self->artifacts_list);
+
+  for (guint i = 0; events != NULL && i < events->len; i++)
+    {
+      const PdStoredEvent *stored = g_ptr_array_index (events, i);
+      g_autoptr(PdEvent) event = pd_event_new_from_json (stored->event_json, NULL);
+      JsonObject *data;
+      const char *path;
+
+      if (event == NULL || g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_PLAN_ARTIFACT_SAVED) != 0)
+        continue;
+      data = pd_event_get_data (event);
+      path = data ? json_object_get_string_member_with_default (data, "path", NULL) : NULL;
+      if (path == NULL)
+        continue;
+      gtk_list_box_append (self->artifacts_list, artifact_row (path, pd_event_get_timestamp (event)));
+      shown++;
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->artifacts_title), shown > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->artifacts_list), shown > 0);
+}
+
+static void
+pd_history_view_load_artifacts (PdHistoryView *self)
+{
+  Request *request = g_new0 (Request, 1);
+
+  request->self = self;
+  request->cancellable = g_object_ref (self->cancellable);
+  request->session_id = g_strdup (self->session_id);
+  pd_source_get_events_async (self->source, self->session_id, 0, 1000, self->cancellable,
+                              on_artifacts_loaded, request);
+}
+
 static void
 on_history_loaded (GObject      *object,
                    GAsyncResult *result,
@@ -539,6 +655,7 @@ pd_history_view_load (PdHistoryView *self)
   self->loading = TRUE;
   pd_source_get_plan_history_async (self->source, self->session_id, self->cancellable,
                                     on_history_loaded, request);
+  pd_history_view_load_artifacts (self);
 }
 
 static void
@@ -681,6 +798,8 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, steps_list);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, changes_title);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, changes_list);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, artifacts_title);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, artifacts_list);
 }
 
 static void

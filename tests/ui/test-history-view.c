@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
+
 #include <string.h>
 
 #include "pd-history-view.h"
@@ -226,6 +228,63 @@ test_history_status_glyphs_are_named (void)
   gtk_window_destroy (window);
 }
 
+static gboolean
+label_shown (gpointer user_data)
+{
+  gpointer *args = user_data;
+  GtkWidget *label = pd_test_find_label (args[0], args[1]);
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+/* An approved plan artifact (exit_plan_mode) is listed and can be opened. */
+static void
+test_history_lists_approved_plans (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Plan first");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-artifact-ui-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "20261130T030405Z-greeting-fix.md", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+  GtkWidget *view = pd_history_view_new ();
+  GtkWindow *window;
+  gpointer args[2];
+  gboolean has_open = FALSE;
+
+  g_assert_true (g_file_set_contents (path, "# Greeting fix\n", -1, NULL));
+  save_three_versions (db, id);
+  {
+    g_autoptr(JsonObject) object = json_object_new ();
+    g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+    json_object_set_string_member (object, "path", path);
+    json_node_set_object (node, object);
+    data = json_to_string (node, FALSE);
+  }
+  pd_test_db_add_event (db, id, "plan_artifact_saved", "exit_plan_mode", 2, data);
+
+  window = pd_test_present (view, 900, 800);
+  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+
+  args[0] = view;
+  args[1] = (gpointer) "20261130T030405Z-greeting-fix.md";
+  g_assert_true (pd_test_wait_for (label_shown, args, 5000));
+  g_assert_nonnull (pd_test_find_label (view, "Approved Plans"));
+
+  pd_test_collect (view, GTK_TYPE_BUTTON, buttons);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (buttons, i)), "Open") == 0)
+      has_open = TRUE;
+  g_assert_true (has_open);
+
+  gtk_window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_history_empty_and_switch (void)
 {
@@ -268,6 +327,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/history-view/lists-versions-and-changes", test_history_lists_versions_and_changes);
   g_test_add_func ("/pd/ui/history-view/status-glyphs-are-named", test_history_status_glyphs_are_named);
   g_test_add_func ("/pd/ui/history-view/empty-and-switch", test_history_empty_and_switch);
+  g_test_add_func ("/pd/ui/history-view/lists-approved-plans", test_history_lists_approved_plans);
 
   return g_test_run ();
 }
