@@ -14,7 +14,7 @@
 /* Statements of a corrupt database can take very long; quick_check reads every
  * page, so it runs on open only while the file is small enough for that to
  * stay well under a frame of a worker thread's time budget. */
-#define QUICK_CHECK_MAX_BYTES (32 * 1024 * 1024)
+#define QUICK_CHECK_MAX_BYTES (4 * 1024 * 1024)
 #define BUSY_TIMEOUT_MS 5000
 
 struct _PdDb
