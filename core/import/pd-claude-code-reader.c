@@ -241,6 +241,16 @@ pd_claude_code_reader_get_session (PdClaudeCodeReader *self)
   return self->session;
 }
 
+goffset
+pd_claude_code_reader_get_offset (PdClaudeCodeReader *self)
+{
+  Stream *main_stream;
+
+  g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), 0);
+  main_stream = g_ptr_array_index (self->streams, 0);
+  return main_stream->offset;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The checklist                                                          */
 

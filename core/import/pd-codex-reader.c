@@ -114,6 +114,13 @@ pd_codex_reader_get_session (PdCodexReader *self)
   return self->session;
 }
 
+goffset
+pd_codex_reader_get_offset (PdCodexReader *self)
+{
+  g_return_val_if_fail (PD_IS_CODEX_READER (self), 0);
+  return self->offset;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Code mode: a JavaScript object literal to JSON                         */
 

@@ -60,4 +60,19 @@ gboolean     _pd_import_line_has_any  (const char         *line,
                                        gsize               length,
                                        const char * const *needles);
 
+/* Recognising formats from the content (the first lines, or the header). */
+typedef enum
+{
+  PD_IMPORT_FORMAT_UNKNOWN,
+  PD_IMPORT_FORMAT_CLAUDE,
+  PD_IMPORT_FORMAT_CODEX,
+} PdImportFormat;
+
+/* The format of a JSON lines file from its first lines; for Claude also the
+ * session it belongs to (subagent files name their parent's). */
+PdImportFormat _pd_import_sniff_jsonl          (const char  *path,
+                                                char       **session_id);
+gboolean       _pd_import_is_sqlite            (const char  *path);
+gboolean       _pd_import_is_opencode_storage  (const char  *dir);
+
 G_END_DECLS

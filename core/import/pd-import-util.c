@@ -6,7 +6,13 @@
 
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "pd-import-private.h"
+#include "pd-jsonl-reader.h"
+
+#define SNIFF_MAX_LINE (1024 * 1024)
+#define SNIFF_MAX_LINES 8
 
 JsonObject *
 _pd_import_parse_object (JsonParser *parser,
@@ -217,4 +223,72 @@ _pd_import_line_has_any (const char         *line,
     if (memmem (line, length, needles[i], strlen (needles[i])))
       return TRUE;
   return FALSE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Recognising formats                                                    */
+
+static const char * const claude_types[] = {
+  "user", "assistant", "system", "summary", "attachment", "file-history-snapshot",
+  "queue-operation", "progress", "permission-mode", "last-prompt", "custom-title", NULL,
+};
+static const char * const codex_types[] = {
+  "session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", NULL,
+};
+
+PdImportFormat
+_pd_import_sniff_jsonl (const char  *path,
+                        char       **session_id)
+{
+  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, NULL);
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  const char *line;
+  gsize length;
+  PdImportFormat format = PD_IMPORT_FORMAT_UNKNOWN;
+
+  for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
+    {
+      JsonObject *object = _pd_import_parse_object (parser, line, length);
+      const char *type = _pd_import_get_string (object, "type");
+
+      if (type == NULL)
+        continue;
+      if (g_strv_contains (codex_types, type) && json_object_has_member (object, "payload"))
+        return PD_IMPORT_FORMAT_CODEX;
+      if (g_strv_contains (claude_types, type))
+        {
+          format = PD_IMPORT_FORMAT_CLAUDE;
+          if (session_id && _pd_import_get_string (object, "sessionId"))
+            {
+              *session_id = g_strdup (_pd_import_get_string (object, "sessionId"));
+              return format;
+            }
+        }
+    }
+  return format;
+}
+
+gboolean
+_pd_import_is_sqlite (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
+  char header[16];
+  gsize n = 0;
+
+  if (stream == NULL
+      || !g_input_stream_read_all (G_INPUT_STREAM (stream), header, sizeof header, &n, NULL, NULL))
+    return FALSE;
+  return n == sizeof header && memcmp (header, "SQLite format 3", 16) == 0;
+}
+
+gboolean
+_pd_import_is_opencode_storage (const char *dir)
+{
+  g_autofree char *session = g_build_filename (dir, "session", NULL);
+  g_autofree char *part = g_build_filename (dir, "part", NULL);
+  g_autofree char *message = g_build_filename (dir, "message", NULL);
+
+  return g_file_test (session, G_FILE_TEST_IS_DIR)
+         && (g_file_test (part, G_FILE_TEST_IS_DIR) || g_file_test (message, G_FILE_TEST_IS_DIR));
 }
