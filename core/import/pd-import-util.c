@@ -226,6 +226,111 @@ _pd_import_line_has_any (const char         *line,
 }
 
 /* ---------------------------------------------------------------------- */
+/* Many needles, one pass                                                 */
+
+#define BLOCK 3
+#define HASH_BITS 15
+
+struct _PdNeedles
+{
+  guint       n;
+  gsize       m;                       /* the window: the shortest needle */
+  const char *needles[PD_NEEDLES_MAX];
+  gsize       lengths[PD_NEEDLES_MAX];
+  guint16     tails[PD_NEEDLES_MAX];   /* hash of the block ending each needle's window */
+  guint8      shift[1 << HASH_BITS];   /* by the hash of the block ending the window */
+};
+
+/* Three bytes, hashed: fewer blocks of ordinary JSON text look like a
+ * needle's than with two, so the window moves further per step. */
+static inline guint16
+block_at (const char *p)
+{
+  guint h = (guint) (guint8) p[0] ^ ((guint) (guint8) p[1] << 5) ^ ((guint) (guint8) p[2] << 10);
+  return (guint16) (h & ((1u << HASH_BITS) - 1));
+}
+
+PdNeedles *
+_pd_needles_new (const char * const *needles)
+{
+  PdNeedles *self = g_new0 (PdNeedles, 1);
+
+  self->m = G_MAXSIZE;
+  for (guint i = 0; needles[i]; i++)
+    {
+      g_return_val_if_fail (i < PD_NEEDLES_MAX, self);
+      self->needles[i] = needles[i];
+      self->lengths[i] = strlen (needles[i]);
+      g_return_val_if_fail (self->lengths[i] >= BLOCK, self);
+      self->m = MIN (self->m, self->lengths[i]);
+      self->n = i + 1;
+    }
+  self->m = MIN (self->m, 255);
+  memset (self->shift, (int) (self->m - BLOCK + 1), sizeof self->shift);
+  for (guint i = 0; i < self->n; i++)
+    {
+      for (gsize j = 0; j + BLOCK <= self->m; j++)
+        {
+          guint16 block = block_at (self->needles[i] + j);
+          guint8 s = (guint8) (self->m - BLOCK - j);
+          if (s < self->shift[block])
+            self->shift[block] = s;
+        }
+      self->tails[i] = block_at (self->needles[i] + self->m - BLOCK);
+    }
+  return self;
+}
+
+void
+_pd_needles_free (PdNeedles *self)
+{
+  g_free (self);
+}
+
+guint32
+_pd_needles_scan (const PdNeedles  *self,
+                  const char       *line,
+                  gsize             length,
+                  const char      **first)
+{
+  const gsize m = self->m;
+  guint32 found = 0;
+  gsize pos;
+
+  if (self->n == 0 || length < m)
+    return 0;
+
+  /* pos: the last byte of the window line[pos - m + 1 .. pos]. */
+  for (pos = m - 1; pos < length;)
+    {
+      guint16 block = block_at (line + pos + 1 - BLOCK);
+      guint8 s = self->shift[block];
+      const char *start;
+
+      if (s > 0)
+        {
+          pos += s;
+          continue;
+        }
+      start = line + pos + 1 - m;
+      for (guint i = 0; i < self->n; i++)
+        {
+          if (self->tails[i] != block || (found & (1u << i)))
+            continue;
+          if (self->lengths[i] <= length - (gsize) (start - line)
+              && memcmp (start, self->needles[i], self->lengths[i]) == 0)
+            {
+              found |= 1u << i;
+              if (first)
+                first[i] = start;
+            }
+        }
+      pos++;
+    }
+  return found;
+}
+
+/* ---------------------------------------------------------------------- */
 /* Recognising formats                                                    */
 
 static const char * const claude_types[] = {
