@@ -605,27 +605,55 @@ claude_reader_new (const char *path,
   return reader;
 }
 
-static gboolean
-read_jsonl_unit (PdImportIndex       *self,
-                 PdSessionStore      *store,
-                 const Unit          *unit,
-                 GPtrArray           *changed_ids,
-                 PdImportIndexStats  *stats,
-                 GCancellable        *cancellable,
-                 GError             **error)
+/* Reading one transcript file is a job: prepared on the run's thread (the
+ * reader found or made), read on a worker (files are read in parallel,
+ * each by one worker), finished on the run's thread again (the row). */
+typedef struct
+{
+  Unit       *unit;
+  GObject    *reader;       /* PdClaudeCodeReader or PdCodexReader (a ref) */
+  goffset     before;
+  guint64     lines_before;
+  gboolean    ok;
+  GError     *error;
+} Job;
+
+static void
+job_free (Job *job)
+{
+  g_clear_object (&job->reader);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+static PdImportedSession *
+reader_session (GObject *reader)
+{
+  return PD_IS_CODEX_READER (reader) ? pd_codex_reader_get_session (PD_CODEX_READER (reader))
+                                     : pd_claude_code_reader_get_session (PD_CLAUDE_CODE_READER (reader));
+}
+
+static goffset
+reader_offset (GObject *reader)
+{
+  return PD_IS_CODEX_READER (reader) ? pd_codex_reader_get_offset (PD_CODEX_READER (reader))
+                                     : pd_claude_code_reader_get_offset (PD_CLAUDE_CODE_READER (reader));
+}
+
+/* NULL when the file is nothing to read: not a known format, or a flat
+ * subagent transcript that is read with its parent. */
+static Job *
+prepare_jsonl (PdImportIndex      *self,
+               Unit               *unit,
+               PdImportIndexStats *stats)
 {
   GObject *reader = g_hash_table_lookup (self->readers, unit->path);
-  PdImportFormat format;
-  PdImportedSession *session;
-  goffset before = 0, offset;
-  guint64 lines_before = 0;
-  g_autoptr(GError) local = NULL;
-  gboolean ok;
+  goffset before = 0;
+  Job *job;
 
   if (reader != NULL)
     {
-      before = PD_IS_CLAUDE_CODE_READER (reader) ? pd_claude_code_reader_get_offset (PD_CLAUDE_CODE_READER (reader))
-                                                  : pd_codex_reader_get_offset (PD_CODEX_READER (reader));
+      before = reader_offset (reader);
       /* Shorter than what was read: rewritten, so read again. */
       if (unit->size < before)
         {
@@ -639,10 +667,10 @@ read_jsonl_unit (PdImportIndex       *self,
     {
       g_autofree char *parent = NULL;
       g_autofree char *name = session_name_of (unit->path);
+      PdImportFormat format = _pd_import_sniff_jsonl (unit->path, &parent);
 
-      format = _pd_import_sniff_jsonl (unit->path, &parent);
       if (format == PD_IMPORT_FORMAT_UNKNOWN)
-        return TRUE;
+        return NULL;
       /* A flat subagent transcript whose parent is beside it is read with
        * the parent; one whose parent is gone is a session of its own. */
       if (format == PD_IMPORT_FORMAT_CLAUDE && unit->agents != NULL && g_str_has_prefix (name, "agent-") && parent != NULL)
@@ -654,7 +682,7 @@ read_jsonl_unit (PdImportIndex       *self,
           if (g_file_test (parent_path, G_FILE_TEST_IS_REGULAR))
             {
               stats->transcripts--;
-              return TRUE;
+              return NULL;
             }
         }
       if (format == PD_IMPORT_FORMAT_CODEX)
@@ -668,36 +696,92 @@ read_jsonl_unit (PdImportIndex       *self,
       g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
     }
 
-  format = PD_IS_CODEX_READER (reader) ? PD_IMPORT_FORMAT_CODEX : PD_IMPORT_FORMAT_CLAUDE;
-  session = PD_IS_CODEX_READER (reader) ? pd_codex_reader_get_session (PD_CODEX_READER (reader))
-                                        : pd_claude_code_reader_get_session (PD_CLAUDE_CODE_READER (reader));
-  lines_before = pd_imported_session_get_stats (session)->lines;
+  job = g_new0 (Job, 1);
+  job->unit = unit;
+  job->reader = g_object_ref (reader);
+  job->before = before;
+  job->lines_before = pd_imported_session_get_stats (reader_session (reader))->lines;
+  return job;
+}
 
-  if (format == PD_IMPORT_FORMAT_CODEX)
-    ok = pd_codex_reader_update (PD_CODEX_READER (reader), cancellable, &local);
+static void
+run_job (Job          *job,
+         GCancellable *cancellable)
+{
+  if (PD_IS_CODEX_READER (job->reader))
+    job->ok = pd_codex_reader_update (PD_CODEX_READER (job->reader), cancellable, &job->error);
   else
-    ok = pd_claude_code_reader_update (PD_CLAUDE_CODE_READER (reader), cancellable, &local);
-  if (!ok)
+    job->ok = pd_claude_code_reader_update (PD_CLAUDE_CODE_READER (job->reader), cancellable, &job->error);
+}
+
+typedef struct
+{
+  GPtrArray    *jobs;
+  GCancellable *cancellable;
+  gint          next;
+} Workers;
+
+static gpointer
+worker_thread (gpointer data)
+{
+  Workers *workers = data;
+  gint i;
+
+  while ((i = g_atomic_int_add (&workers->next, 1)) < (gint) workers->jobs->len)
+    run_job (g_ptr_array_index (workers->jobs, i), workers->cancellable);
+  return NULL;
+}
+
+/* Reads the files of @jobs, on as many threads as there are processors
+ * (at most 4: beyond that the disk, not the CPU, sets the pace). */
+static void
+run_jobs (GPtrArray    *jobs,
+          GCancellable *cancellable)
+{
+  Workers workers = { jobs, cancellable, 0 };
+  guint n = MIN (MIN ((guint) g_get_num_processors (), 4u), jobs->len);
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+
+  for (guint i = 1; i < n; i++)
+    g_ptr_array_add (threads, g_thread_new ("pd-import", worker_thread, &workers));
+  worker_thread (&workers);
+  for (guint i = 0; i < threads->len; i++)
+    g_thread_join (g_ptr_array_index (threads, i));
+}
+
+static gboolean
+finish_jsonl (PdImportIndex       *self,
+              PdSessionStore      *store,
+              Job                 *job,
+              GPtrArray           *changed_ids,
+              PdImportIndexStats  *stats,
+              GError             **error)
+{
+  const Unit *unit = job->unit;
+  PdImportedSession *session = reader_session (job->reader);
+  PdImportFormat format = PD_IS_CODEX_READER (job->reader) ? PD_IMPORT_FORMAT_CODEX : PD_IMPORT_FORMAT_CLAUDE;
+  goffset offset;
+
+  if (!job->ok)
     {
       g_hash_table_remove (self->readers, unit->path);
-      if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          g_propagate_error (error, g_steal_pointer (&local));
+          g_propagate_error (error, g_steal_pointer (&job->error));
           return FALSE;
         }
-      g_debug ("Could not read a transcript: %s", local->message);
+      g_debug ("Could not read a transcript: %s", job->error ? job->error->message : "unknown error");
       stats->failed++;
       return TRUE;
     }
 
-  offset = format == PD_IMPORT_FORMAT_CODEX ? pd_codex_reader_get_offset (PD_CODEX_READER (reader))
-                                            : pd_claude_code_reader_get_offset (PD_CLAUDE_CODE_READER (reader));
-  if (before > 0)
+  offset = reader_offset (job->reader);
+  if (job->before > 0)
     stats->read_appended++;
   else
     stats->read_full++;
-  stats->bytes_read += (guint64) MAX (offset - before, 0);
-  stats->lines_read += pd_imported_session_get_stats (session)->lines - lines_before;
+  stats->bytes_read += (guint64) MAX (offset - job->before, 0);
+  stats->lines_read += pd_imported_session_get_stats (session)->lines - job->lines_before;
 
   /* An empty file is not a session (yet). */
   if (pd_imported_session_get_stats (session)->lines == 0)
@@ -757,20 +841,19 @@ index_units (PdImportIndex       *self,
              GError             **error)
 {
   PdDb *db = pd_session_store_get_db (store);
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();   /* Unit, to read */
+  g_autoptr(GHashTable) jobs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) job_free);
+  g_autoptr(GPtrArray) job_list = g_ptr_array_new ();
   guint in_transaction = 0;
   gboolean ok = TRUE;
 
-  for (guint i = 0; ok && i < units->len; i++)
+  /* What changed, from the index alone: unchanged files are not opened. */
+  for (guint i = 0; i < units->len; i++)
     {
       Unit *unit = g_ptr_array_index (units, i);
       g_autoptr(GError) local = NULL;
 
       stats->transcripts++;
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        {
-          ok = FALSE;
-          break;
-        }
       if (unit_is_unchanged (db, unit, &local))
         {
           stats->unchanged++;
@@ -779,10 +862,32 @@ index_units (PdImportIndex       *self,
       if (local != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      if (unit->kind == UNIT_JSONL)
+        {
+          Job *job = prepare_jsonl (self, unit, stats);
+          if (job == NULL)
+            continue;
+          g_hash_table_insert (jobs, unit, job);
+          g_ptr_array_add (job_list, job);
+        }
+      g_ptr_array_add (todo, unit);
+    }
+
+  /* The transcript files, read in parallel. */
+  run_jobs (job_list, cancellable);
+
+  /* The rows, in order, a few dozen files per transaction. */
+  for (guint i = 0; ok && i < todo->len; i++)
+    {
+      Unit *unit = g_ptr_array_index (todo, i);
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
           ok = FALSE;
           break;
         }
-
       /* begin holds the connection's lock until commit or rollback. */
       if (in_transaction == 0 && !pd_db_begin (db, error))
         {
@@ -792,7 +897,7 @@ index_units (PdImportIndex       *self,
       in_transaction++;
 
       if (unit->kind == UNIT_JSONL)
-        ok = read_jsonl_unit (self, store, unit, changed_ids, stats, cancellable, error);
+        ok = finish_jsonl (self, store, g_hash_table_lookup (jobs, unit), changed_ids, stats, error);
       else
         ok = read_opencode_unit (store, unit, changed_ids, stats, cancellable, error);
 

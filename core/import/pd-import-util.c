@@ -239,6 +239,10 @@ struct _PdNeedles
   gsize       lengths[PD_NEEDLES_MAX];
   guint16     tails[PD_NEEDLES_MAX];   /* hash of the block ending each needle's window */
   guint8      shift[1 << HASH_BITS];   /* by the hash of the block ending the window */
+  /* All needles open with a quote: a raw quote in JSON text is structural
+   * (inside strings it is escaped), so the scan hops from quote to quote. */
+  gboolean    quoted;
+  guint32     by_second[256];          /* needles by the byte after their quote */
 };
 
 /* Three bytes, hashed: fewer blocks of ordinary JSON text look like a
@@ -266,6 +270,13 @@ _pd_needles_new (const char * const *needles)
       self->n = i + 1;
     }
   self->m = MIN (self->m, 255);
+  self->quoted = self->n > 0;
+  for (guint i = 0; i < self->n; i++)
+    {
+      if (self->needles[i][0] != '"')
+        self->quoted = FALSE;
+      self->by_second[(guint8) self->needles[i][1]] |= 1u << i;
+    }
   memset (self->shift, (int) (self->m - BLOCK + 1), sizeof self->shift);
   for (guint i = 0; i < self->n; i++)
     {
@@ -299,6 +310,33 @@ _pd_needles_scan (const PdNeedles  *self,
 
   if (self->n == 0 || length < m)
     return 0;
+
+  if (self->quoted)
+    {
+      const char *end = line + length;
+      const char *p = line;
+
+      while ((p = memchr (p, '"', (gsize) (end - p - 1))) != NULL)
+        {
+          guint32 candidates = self->by_second[(guint8) p[1]] & ~found;
+
+          while (candidates != 0)
+            {
+              guint i = (guint) g_bit_nth_lsf (candidates, -1);
+
+              candidates &= ~(1u << i);
+              if (self->lengths[i] <= (gsize) (end - p) && memcmp (p, self->needles[i], self->lengths[i]) == 0)
+                {
+                  found |= 1u << i;
+                  if (first)
+                    first[i] = p;
+                }
+            }
+          if (++p >= end - 1)
+            break;
+        }
+      return found;
+    }
 
   /* pos: the last byte of the window line[pos - m + 1 .. pos]. */
   for (pos = m - 1; pos < length;)
