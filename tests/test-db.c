@@ -187,6 +187,15 @@ test_migrate_every_version (Fixture       *f,
       g_assert_cmpint (db_int (db, "SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH 'frobnicator'"), ==, 7);
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM plan_versions"), ==, 0);
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM annotations"), ==, 0);
+      /* v3: the import index, empty, and tied to its sessions. */
+      g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports"), ==, 0);
+      raw_exec (pd_db_get_handle (db),
+                "BEGIN; INSERT INTO imports (session_pk, path, format, size, mtime, indexed_at) "
+                "VALUES (7, '/t/a.jsonl', 'claude', 10, 20, 30)");
+      g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports WHERE session_pk = 7"), ==, 1);
+      raw_exec (pd_db_get_handle (db), "DELETE FROM sessions WHERE pk = 7");
+      g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports"), ==, 0);
+      raw_exec (pd_db_get_handle (db), "ROLLBACK");
 
       /* Opening again is a no-op. */
       g_clear_object (&db);

@@ -64,6 +64,8 @@ pd_session_source_label (const char *source)
     return "odek";
   if (g_str_equal (source, "claude-code"))
     return "Claude Code";
+  if (g_str_equal (source, "claude-desktop"))
+    return _("Claude desktop app");
   if (g_str_equal (source, "codex"))
     return "Codex";
   if (g_str_equal (source, "opencode"))

@@ -1,12 +1,15 @@
 /* pd-agent-import.c: `plandeck-agent import` — other agents' plans.
  *
- *   import [--json] [--plans] [--claude-dir DIR] [--codex-dir DIR] [--opencode-dir DIR] [PATH...]
+ *   import [--db PATH] [--json] [--plans] [--claude-dir DIR] [--codex-dir DIR] [--opencode-dir DIR] [PATH...]
  *
  * Reads Claude Code, Codex and OpenCode transcripts (the agents' default
  * folders, or the given files and folders, whose format is recognised from
  * the content) and prints, per session, the source, the final checklist and
- * how the reading went.  Transcripts are only read, never written.  Nothing
- * is stored: agent plan text stays out of the database (seed 001).
+ * how the reading went.  Transcripts are only read, never written.
+ *
+ * With --db the sessions are indexed into that database instead
+ * (PdImportIndex): metadata and plan counts only, never the agent's plan
+ * text (seed 001); files unchanged since the last import are not read.
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 
@@ -19,6 +22,7 @@
 
 #include "pd-agent-commands.h"
 #include "pd-agent-common.h"
+#include "pd-import-index.h"
 #include "pd-import-scanner.h"
 #include "pd-plan.h"
 
@@ -79,6 +83,109 @@ print_session (PdImportedSession *session)
           stats->lines, stats->skipped_lines, stats->applied_updates, stats->ignored_updates);
 }
 
+static gboolean
+is_imported_source (const char *source)
+{
+  static const char * const sources[] = { "claude-code", "claude-desktop", "codex", "opencode", NULL };
+  return source != NULL && g_strv_contains (sources, source);
+}
+
+static JsonNode *
+index_stats_to_json (const PdImportIndexStats *stats)
+{
+  JsonObject *object = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_int_member (object, "transcripts", stats->transcripts);
+  json_object_set_int_member (object, "unchanged", stats->unchanged);
+  json_object_set_int_member (object, "read_full", stats->read_full);
+  json_object_set_int_member (object, "read_appended", stats->read_appended);
+  json_object_set_int_member (object, "failed", stats->failed);
+  json_object_set_int_member (object, "sessions_added", stats->sessions_added);
+  json_object_set_int_member (object, "sessions_updated", stats->sessions_updated);
+  json_object_set_int_member (object, "bytes_read", (gint64) stats->bytes_read);
+  json_object_set_int_member (object, "lines_read", (gint64) stats->lines_read);
+  json_node_take_object (node, object);
+  return node;
+}
+
+/* import --db: index into the database; print what was done and the
+ * imported sessions as the index has them (no plan text: there is none). */
+static int
+import_to_db (const char       *db_path,
+              char            **paths,
+              PdImportScanner  *scanner,
+              gboolean          as_json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) listed = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  PdImportIndexStats stats = { 0 };
+  gboolean ok;
+  guint total = 0;
+
+  if (!(store = pd_agent_open_store (db_path, TRUE, &error)))
+    return pd_agent_fail ("import", error);
+
+  if (paths != NULL && paths[0] != NULL)
+    ok = pd_import_index_run_paths (index, store, (const char * const *) paths, &stats, NULL, &error);
+  else
+    ok = pd_import_index_run (index, store, scanner, &stats, &error);
+  if (!ok)
+    return pd_agent_fail ("import", error);
+
+  for (guint offset = 0;; offset += PD_SESSION_LIST_MAX_LIMIT)
+    {
+      g_autoptr(GPtrArray) page = pd_session_store_list (store, NULL, FALSE, offset, PD_SESSION_LIST_MAX_LIMIT, &total, &error);
+
+      if (page == NULL)
+        return pd_agent_fail ("import", error);
+      for (guint i = 0; i < page->len; i++)
+        {
+          PdSessionInfo *info = g_ptr_array_index (page, i);
+          if (is_imported_source (info->source))
+            g_ptr_array_add (listed, pd_session_info_copy (info));
+        }
+      if (page->len < PD_SESSION_LIST_MAX_LIMIT)
+        break;
+    }
+
+  if (as_json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *object = json_object_new ();
+      JsonArray *array = json_array_new ();
+
+      json_object_set_member (object, "index", index_stats_to_json (&stats));
+      for (guint i = 0; i < listed->len; i++)
+        json_array_add_object_element (array, pd_session_info_to_json (g_ptr_array_index (listed, i), FALSE));
+      json_object_set_array_member (object, "sessions", array);
+      json_object_set_int_member (object, "count", listed->len);
+      json_node_take_object (root, object);
+      pd_agent_print_json (root, TRUE);
+      return 0;
+    }
+
+  /* TRANSLATORS: import --db summary; the counts of transcript files */
+  printf (_("%u transcripts: %u unchanged (not read), %u read in full, %u read from where they ended, %u failed\n"),
+          stats.transcripts, stats.unchanged, stats.read_full, stats.read_appended, stats.failed);
+  printf (_("%u sessions added, %u updated; %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT " lines read\n"),
+          stats.sessions_added, stats.sessions_updated, stats.bytes_read, stats.lines_read);
+  for (guint i = 0; i < listed->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (listed, i);
+      g_autofree char *prefix = NULL;
+
+      if (info->plan_total > 0)
+        prefix = g_strdup_printf ("%s  %-14s %u/%u  ", info->id, info->source, info->plan_done, info->plan_total);
+      else
+        prefix = g_strdup_printf ("%s  %-14s %s  ", info->id, info->source, "-");
+      print_flat (prefix, info->name ? info->name : info->task);
+    }
+  return 0;
+}
+
 int
 pd_agent_import_main (int    argc,
                       char **argv)
@@ -90,9 +197,11 @@ pd_agent_import_main (int    argc,
   g_autofree char *claude_dir = NULL;
   g_autofree char *codex_dir = NULL;
   g_autofree char *opencode_dir = NULL;
+  g_autofree char *db_path = NULL;
   gboolean as_json = FALSE;
   gboolean with_plans = FALSE;
   GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Index the sessions into this database (metadata and plan counts only)"), N_("PATH") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, N_("Print the sessions as JSON"), NULL },
     { "plans", 0, 0, G_OPTION_ARG_NONE, &with_plans, N_("Include plan documents' markdown in the JSON"), NULL },
     { "claude-dir", 0, 0, G_OPTION_ARG_FILENAME, &claude_dir, N_("Claude Code projects folder"), N_("DIR") },
@@ -109,6 +218,19 @@ pd_agent_import_main (int    argc,
     {
       fprintf (stderr, "plandeck-agent import: %s\n", error->message);
       return 2;
+    }
+
+  if (db_path != NULL)
+    {
+      g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
+
+      if (claude_dir)
+        pd_import_scanner_set_claude_dir (scanner, claude_dir);
+      if (codex_dir)
+        pd_import_scanner_set_codex_dir (scanner, codex_dir);
+      if (opencode_dir)
+        pd_import_scanner_set_opencode_dir (scanner, opencode_dir);
+      return import_to_db (db_path, paths, scanner, as_json);
     }
 
   if (paths != NULL && paths[0] != NULL)

@@ -88,7 +88,7 @@ sessions_list (PdSessionStore *store,
       const PdSessionInfo *info = g_ptr_array_index (sessions, i);
       g_autofree char *updated = format_time (info->updated_at);
       g_autofree char *title = display_title (info, 60);
-      g_autofree char *plan = info->plan_version > 0 ? g_strdup_printf ("%u/%u", info->plan_done, info->plan_total)
+      g_autofree char *plan = info->plan_version > 0 || info->plan_total > 0 ? g_strdup_printf ("%u/%u", info->plan_done, info->plan_total)
                                                      : g_strdup ("-");
 
       printf ("%-41s  %-7s  %-7s  %-16s  %s%s\n", info->id, pd_session_status_to_string (info->status), plan,

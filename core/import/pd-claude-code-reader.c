@@ -45,11 +45,37 @@ static const char * const tool_names[N_TOOLS] = {
   "mcp__ccd_turn__update_plan", "mcp__ccd_turn__wrap_up",
 };
 
-/* Words that must occur in a line for it to be worth parsing. */
-static const char * const call_needles[] = {
+/* What the prefilter looks for in every line, in one pass: words that must
+ * occur in a line for it to be worth parsing (the first seven), and the
+ * facts that make a line matter otherwise. */
+static const char * const line_needles[] = {
   "\"TodoWrite\"", "\"TaskCreate\"", "\"TaskUpdate\"", "\"TaskList\"", "\"ExitPlanMode\"",
-  "\"mcp__ccd_turn__", "\"task_reminder\"", NULL,
+  "\"mcp__ccd_turn__", "\"task_reminder\"",
+  "\"tool_result\"", "\"timestamp\":\"", "\"type\":\"summary\"", "\"type\":\"custom-title\"",
+  "\"entrypoint\":\"claude-desktop\"", "\"type\":\"user\"", NULL,
 };
+
+enum {
+  NEEDLE_TOOL_RESULT = 7,
+  NEEDLE_TIMESTAMP,
+  NEEDLE_SUMMARY,
+  NEEDLE_CUSTOM_TITLE,
+  NEEDLE_DESKTOP,
+  NEEDLE_USER,
+};
+
+#define CALL_MASK ((1u << 7) - 1)
+#define BIT(n) (1u << (n))
+
+static const PdNeedles *
+get_line_needles (void)
+{
+  static PdNeedles *needles;
+
+  if (g_once_init_enter (&needles))
+    g_once_init_leave (&needles, _pd_needles_new (line_needles));
+  return needles;
+}
 
 typedef struct
 {
@@ -239,6 +265,16 @@ pd_claude_code_reader_get_session (PdClaudeCodeReader *self)
 {
   g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), NULL);
   return self->session;
+}
+
+goffset
+pd_claude_code_reader_get_offset (PdClaudeCodeReader *self)
+{
+  Stream *main_stream;
+
+  g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), 0);
+  main_stream = g_ptr_array_index (self->streams, 0);
+  return main_stream->offset;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1102,24 +1138,19 @@ note_meta (PdClaudeCodeReader *self,
     }
 }
 
-/* The top-level "timestamp" of a line, without parsing it. */
+/* The "timestamp" value at @p (just after its opening quote), without
+ * parsing the line. */
 static gint64
-scan_time (const char *line,
-           gsize       length)
+time_at (const char *p,
+         const char *end)
 {
-  static const char key[] = "\"timestamp\":\"";
-  const char *p = memmem (line, length, key, sizeof key - 1);
   char buf[40];
-  const char *end;
+  const char *close = memchr (p, '"', (gsize) (end - p));
 
-  if (p == NULL)
+  if (close == NULL || close - p >= (gssize) sizeof buf)
     return 0;
-  p += sizeof key - 1;
-  end = memchr (p, '"', length - (gsize) (p - line));
-  if (end == NULL || end - p >= (gssize) sizeof buf)
-    return 0;
-  memcpy (buf, p, (gsize) (end - p));
-  buf[end - p] = '\0';
+  memcpy (buf, p, (gsize) (close - p));
+  buf[close - p] = '\0';
   return _pd_import_parse_time (buf);
 }
 
@@ -1128,8 +1159,7 @@ has_pending_result (PdClaudeCodeReader *self,
                     const char         *line,
                     gsize               length)
 {
-  if (g_hash_table_size (self->requests) == 0
-      || !memmem (line, length, "\"tool_result\"", strlen ("\"tool_result\"")))
+  if (g_hash_table_size (self->requests) == 0)
     return FALSE;
   for (GList *l = self->request_order.head; l != NULL; l = l->next)
     if (memmem (line, length, l->data, strlen (l->data)))
@@ -1154,8 +1184,10 @@ stream_advance (PdClaudeCodeReader  *self,
   for (;;)
     {
       guint64 too_long = pd_jsonl_reader_get_n_too_long (stream->reader);
+      const char *first[PD_NEEDLES_MAX];
       gboolean relevant, meta = FALSE;
       JsonObject *object;
+      guint32 found;
       gint64 time;
 
       if (!pd_jsonl_reader_next (stream->reader, &line, &length, error))
@@ -1176,21 +1208,23 @@ stream_advance (PdClaudeCodeReader  *self,
           continue;
         }
 
-      time = scan_time (line, length);
+      /* One pass over the line finds everything the prefilter asks. */
+      found = _pd_needles_scan (get_line_needles (), line, length, first);
+      time = (found & BIT (NEEDLE_TIMESTAMP))
+             ? time_at (first[NEEDLE_TIMESTAMP] + strlen (line_needles[NEEDLE_TIMESTAMP]), line + length) : 0;
       if (time > 0)
         stream->last_time = time;
       if (stream->is_main)
         pd_imported_session_note_time (self->session, time);
 
-      relevant = _pd_import_line_has_any (line, length, call_needles) || has_pending_result (self, line, length);
+      relevant = (found & CALL_MASK)
+                 || ((found & BIT (NEEDLE_TOOL_RESULT)) && has_pending_result (self, line, length));
       if (stream->is_main)
         meta = (!self->have_meta && memmem (line, length, "\"cwd\"", 5))
-               || memmem (line, length, "\"type\":\"summary\"", 16)
-               || memmem (line, length, "\"type\":\"custom-title\"", 21)
-               || memmem (line, length, "\"entrypoint\":\"claude-desktop\"", 29)
+               || (found & (BIT (NEEDLE_SUMMARY) | BIT (NEEDLE_CUSTOM_TITLE) | BIT (NEEDLE_DESKTOP)))
                || (!self->have_title && pd_imported_session_get_title (self->session) == NULL
                    && self->user_lines < TITLE_MAX_USER_LINES
-                   && memmem (line, length, "\"type\":\"user\"", 13) && ++self->user_lines);
+                   && (found & BIT (NEEDLE_USER)) && ++self->user_lines);
       if (!relevant && !meta)
         continue;
 

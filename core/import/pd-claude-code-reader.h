@@ -36,6 +36,8 @@ gboolean            pd_claude_code_reader_update       (PdClaudeCodeReader  *sel
                                                         GCancellable        *cancellable,
                                                         GError             **error);
 PdImportedSession  *pd_claude_code_reader_get_session  (PdClaudeCodeReader  *self);
+/* Where the next update starts reading the main transcript. */
+goffset             pd_claude_code_reader_get_offset   (PdClaudeCodeReader  *self);
 
 /* Reads one transcript (and its subagents) once. */
 PdImportedSession  *pd_claude_code_read                (const char          *path,

@@ -13,10 +13,25 @@
 #define LITERAL_MAX_DEPTH 32
 #define TITLE_MAX_CHARS 120
 
+/* Words that make a line worth parsing (the first eight), and the end of a
+ * call output's type, worth it while calls wait: all found in one pass. */
 static const char * const needles[] = {
   "update_plan", "\"plan_update\"", "proposed_plan", "\"Plan\"", "\"session_meta\"",
-  "\"task_started\"", "\"turn_context\"", "\"user_message\"", NULL,
+  "\"task_started\"", "\"turn_context\"", "\"user_message\"", "_output\"", NULL,
 };
+
+#define NEEDLE_OUTPUT 8
+#define WORDS_MASK ((1u << NEEDLE_OUTPUT) - 1)
+
+static const PdNeedles *
+get_needles (void)
+{
+  static PdNeedles *compiled;
+
+  if (g_once_init_enter (&compiled))
+    g_once_init_leave (&compiled, _pd_needles_new (needles));
+  return compiled;
+}
 
 typedef struct
 {
@@ -112,6 +127,13 @@ pd_codex_reader_get_session (PdCodexReader *self)
 {
   g_return_val_if_fail (PD_IS_CODEX_READER (self), NULL);
   return self->session;
+}
+
+goffset
+pd_codex_reader_get_offset (PdCodexReader *self)
+{
+  g_return_val_if_fail (PD_IS_CODEX_READER (self), 0);
+  return self->offset;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -660,6 +682,7 @@ pd_codex_reader_update (PdCodexReader  *self,
     {
       JsonObject *object;
       const char *ts;
+      guint32 found;
 
       if ((++n & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
         break;
@@ -680,8 +703,8 @@ pd_codex_reader_update (PdCodexReader  *self,
               pd_imported_session_note_time (self->session, _pd_import_parse_time (buf));
             }
         }
-      if (!_pd_import_line_has_any (line, length, needles)
-          && !(g_hash_table_size (self->calls) > 0 && memmem (line, length, "_output\"", 8)))
+      found = _pd_needles_scan (get_needles (), line, length, NULL);
+      if (!(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT))))
         continue;
       if (!(object = _pd_import_parse_object (parser, line, length)))
         {

@@ -30,6 +30,8 @@ gboolean           pd_codex_reader_update       (PdCodexReader  *self,
                                                  GCancellable   *cancellable,
                                                  GError        **error);
 PdImportedSession *pd_codex_reader_get_session  (PdCodexReader  *self);
+/* Where the next update starts reading. */
+goffset            pd_codex_reader_get_offset   (PdCodexReader  *self);
 
 PdImportedSession *pd_codex_read                (const char     *path,
                                                  GError        **error);

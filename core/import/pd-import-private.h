@@ -60,4 +60,34 @@ gboolean     _pd_import_line_has_any  (const char         *line,
                                        gsize               length,
                                        const char * const *needles);
 
+/* Several needles searched in one pass over a line (Wu–Manber with 2-byte
+ * blocks): the prefilter's hot path, instead of one memmem per needle. */
+#define PD_NEEDLES_MAX 32
+
+typedef struct _PdNeedles PdNeedles;
+
+PdNeedles   *_pd_needles_new          (const char * const *needles);
+void         _pd_needles_free         (PdNeedles          *self);
+/* Bit i set: needles[i] occurs in the line.  @first (nullable, an array of
+ * PD_NEEDLES_MAX) gets where each found needle first occurs. */
+guint32      _pd_needles_scan         (const PdNeedles    *self,
+                                       const char         *line,
+                                       gsize               length,
+                                       const char        **first);
+
+/* Recognising formats from the content (the first lines, or the header). */
+typedef enum
+{
+  PD_IMPORT_FORMAT_UNKNOWN,
+  PD_IMPORT_FORMAT_CLAUDE,
+  PD_IMPORT_FORMAT_CODEX,
+} PdImportFormat;
+
+/* The format of a JSON lines file from its first lines; for Claude also the
+ * session it belongs to (subagent files name their parent's). */
+PdImportFormat _pd_import_sniff_jsonl          (const char  *path,
+                                                char       **session_id);
+gboolean       _pd_import_is_sqlite            (const char  *path);
+gboolean       _pd_import_is_opencode_storage  (const char  *dir);
+
 G_END_DECLS

@@ -15,15 +15,6 @@
 #include "pd-opencode-reader.h"
 
 #define MAX_DEPTH 8
-#define SNIFF_MAX_LINE (1024 * 1024)
-#define SNIFF_MAX_LINES 8
-
-typedef enum
-{
-  FORMAT_UNKNOWN,
-  FORMAT_CLAUDE,
-  FORMAT_CODEX,
-} Format;
 
 struct _PdImportScanner
 {
@@ -142,76 +133,6 @@ pd_import_scanner_get_opencode_dir (PdImportScanner *self)
   return self->opencode_dir;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Recognising formats                                                    */
-
-static const char * const claude_types[] = {
-  "user", "assistant", "system", "summary", "attachment", "file-history-snapshot",
-  "queue-operation", "progress", "permission-mode", "last-prompt", "custom-title", NULL,
-};
-static const char * const codex_types[] = {
-  "session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", NULL,
-};
-
-/* The format of a JSON lines file from its first lines; for Claude also the
- * session it belongs to (subagent files name their parent's). */
-static Format
-sniff_jsonl (const char  *path,
-             char       **session_id)
-{
-  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, NULL);
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  const char *line;
-  gsize length;
-  Format format = FORMAT_UNKNOWN;
-
-  for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
-    {
-      JsonObject *object = _pd_import_parse_object (parser, line, length);
-      const char *type = _pd_import_get_string (object, "type");
-
-      if (type == NULL)
-        continue;
-      if (g_strv_contains (codex_types, type) && json_object_has_member (object, "payload"))
-        return FORMAT_CODEX;
-      if (g_strv_contains (claude_types, type))
-        {
-          format = FORMAT_CLAUDE;
-          if (session_id && _pd_import_get_string (object, "sessionId"))
-            {
-              *session_id = g_strdup (_pd_import_get_string (object, "sessionId"));
-              return format;
-            }
-        }
-    }
-  return format;
-}
-
-static gboolean
-is_sqlite (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
-  char header[16];
-  gsize n = 0;
-
-  if (stream == NULL
-      || !g_input_stream_read_all (G_INPUT_STREAM (stream), header, sizeof header, &n, NULL, NULL))
-    return FALSE;
-  return n == sizeof header && memcmp (header, "SQLite format 3", 16) == 0;
-}
-
-static gboolean
-is_opencode_storage (const char *dir)
-{
-  g_autofree char *session = g_build_filename (dir, "session", NULL);
-  g_autofree char *part = g_build_filename (dir, "part", NULL);
-  g_autofree char *message = g_build_filename (dir, "message", NULL);
-
-  return g_file_test (session, G_FILE_TEST_IS_DIR)
-         && (g_file_test (part, G_FILE_TEST_IS_DIR) || g_file_test (message, G_FILE_TEST_IS_DIR));
-}
-
 static gboolean
 has_sessions (PdImportedSession *session)
 {
@@ -236,13 +157,13 @@ read_jsonl_files (const char    *dir,
       const char *name = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, name, NULL);
       g_autofree char *session_id = NULL;
-      Format format;
+      PdImportFormat format;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      format = sniff_jsonl (path, &session_id);
-      if (format == FORMAT_CODEX)
+      format = _pd_import_sniff_jsonl (path, &session_id);
+      if (format == PD_IMPORT_FORMAT_CODEX)
         {
           PdImportedSession *session = pd_codex_read (path, NULL);
           if (session && has_sessions (session))
@@ -250,9 +171,9 @@ read_jsonl_files (const char    *dir,
           else
             g_clear_object (&session);
         }
-      else if (format == FORMAT_CLAUDE && g_str_has_prefix (name, "agent-"))
+      else if (format == PD_IMPORT_FORMAT_CLAUDE && g_str_has_prefix (name, "agent-"))
         g_ptr_array_add (agents, g_strdup (path));
-      else if (format == FORMAT_CLAUDE)
+      else if (format == PD_IMPORT_FORMAT_CLAUDE)
         {
           g_autofree char *key = g_strndup (name, strlen (name) - strlen (".jsonl"));
           PdClaudeCodeReader *reader = pd_claude_code_reader_new (path);
@@ -268,7 +189,7 @@ read_jsonl_files (const char    *dir,
       g_autofree char *session_id = NULL;
       PdClaudeCodeReader *reader;
 
-      sniff_jsonl (path, &session_id);
+      _pd_import_sniff_jsonl (path, &session_id);
       if (session_id && (reader = g_hash_table_lookup (readers, session_id)))
         pd_claude_code_reader_add_subagent (reader, path);
       else
@@ -319,9 +240,9 @@ read_dir (const char    *dir,
     return TRUE;
 
   /* OpenCode's own layouts. */
-  if (is_opencode_storage (dir) || is_opencode_storage (storage))
+  if (_pd_import_is_opencode_storage (dir) || _pd_import_is_opencode_storage (storage))
     {
-      GPtrArray *found = pd_opencode_read_storage (is_opencode_storage (dir) ? dir : storage, cancellable, error);
+      GPtrArray *found = pd_opencode_read_storage (_pd_import_is_opencode_storage (dir) ? dir : storage, cancellable, error);
       if (found == NULL)
         return FALSE;
       g_ptr_array_extend_and_steal (sessions, found);
@@ -345,7 +266,7 @@ read_dir (const char    *dir,
         continue;
       if (g_file_test (path, G_FILE_TEST_IS_DIR))
         {
-          if (!is_opencode_storage (dir) && !read_dir (path, depth + 1, sessions, cancellable, error))
+          if (!_pd_import_is_opencode_storage (dir) && !read_dir (path, depth + 1, sessions, cancellable, error))
             {
               if (g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
                 return FALSE;
@@ -385,7 +306,7 @@ pd_import_read_path (const char    *path,
     }
   else if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
     {
-      if (is_sqlite (path))
+      if (_pd_import_is_sqlite (path))
         {
           GPtrArray *found = pd_opencode_read_database (path, cancellable, error);
           if (found == NULL)
@@ -398,7 +319,7 @@ pd_import_read_path (const char    *path,
           g_autofree char *base = g_path_get_basename (path);
           g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 
-          if (sniff_jsonl (path, NULL) == FORMAT_UNKNOWN)
+          if (_pd_import_sniff_jsonl (path, NULL) == PD_IMPORT_FORMAT_UNKNOWN)
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                            "%s is not a transcript of a known agent", path);

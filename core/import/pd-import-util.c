@@ -6,7 +6,13 @@
 
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "pd-import-private.h"
+#include "pd-jsonl-reader.h"
+
+#define SNIFF_MAX_LINE (1024 * 1024)
+#define SNIFF_MAX_LINES 8
 
 JsonObject *
 _pd_import_parse_object (JsonParser *parser,
@@ -217,4 +223,215 @@ _pd_import_line_has_any (const char         *line,
     if (memmem (line, length, needles[i], strlen (needles[i])))
       return TRUE;
   return FALSE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Many needles, one pass                                                 */
+
+#define BLOCK 3
+#define HASH_BITS 15
+
+struct _PdNeedles
+{
+  guint       n;
+  gsize       m;                       /* the window: the shortest needle */
+  const char *needles[PD_NEEDLES_MAX];
+  gsize       lengths[PD_NEEDLES_MAX];
+  guint16     tails[PD_NEEDLES_MAX];   /* hash of the block ending each needle's window */
+  guint8      shift[1 << HASH_BITS];   /* by the hash of the block ending the window */
+  /* All needles open with a quote: a raw quote in JSON text is structural
+   * (inside strings it is escaped), so the scan hops from quote to quote. */
+  gboolean    quoted;
+  guint32     by_second[256];          /* needles by the byte after their quote */
+};
+
+/* Three bytes, hashed: fewer blocks of ordinary JSON text look like a
+ * needle's than with two, so the window moves further per step. */
+static inline guint16
+block_at (const char *p)
+{
+  guint h = (guint) (guint8) p[0] ^ ((guint) (guint8) p[1] << 5) ^ ((guint) (guint8) p[2] << 10);
+  return (guint16) (h & ((1u << HASH_BITS) - 1));
+}
+
+PdNeedles *
+_pd_needles_new (const char * const *needles)
+{
+  PdNeedles *self = g_new0 (PdNeedles, 1);
+
+  self->m = G_MAXSIZE;
+  for (guint i = 0; needles[i]; i++)
+    {
+      g_return_val_if_fail (i < PD_NEEDLES_MAX, self);
+      self->needles[i] = needles[i];
+      self->lengths[i] = strlen (needles[i]);
+      g_return_val_if_fail (self->lengths[i] >= BLOCK, self);
+      self->m = MIN (self->m, self->lengths[i]);
+      self->n = i + 1;
+    }
+  self->m = MIN (self->m, 255);
+  self->quoted = self->n > 0;
+  for (guint i = 0; i < self->n; i++)
+    {
+      if (self->needles[i][0] != '"')
+        self->quoted = FALSE;
+      self->by_second[(guint8) self->needles[i][1]] |= 1u << i;
+    }
+  memset (self->shift, (int) (self->m - BLOCK + 1), sizeof self->shift);
+  for (guint i = 0; i < self->n; i++)
+    {
+      for (gsize j = 0; j + BLOCK <= self->m; j++)
+        {
+          guint16 block = block_at (self->needles[i] + j);
+          guint8 s = (guint8) (self->m - BLOCK - j);
+          if (s < self->shift[block])
+            self->shift[block] = s;
+        }
+      self->tails[i] = block_at (self->needles[i] + self->m - BLOCK);
+    }
+  return self;
+}
+
+void
+_pd_needles_free (PdNeedles *self)
+{
+  g_free (self);
+}
+
+guint32
+_pd_needles_scan (const PdNeedles  *self,
+                  const char       *line,
+                  gsize             length,
+                  const char      **first)
+{
+  const gsize m = self->m;
+  guint32 found = 0;
+  gsize pos;
+
+  if (self->n == 0 || length < m)
+    return 0;
+
+  if (self->quoted)
+    {
+      const char *end = line + length;
+      const char *p = line;
+
+      while ((p = memchr (p, '"', (gsize) (end - p - 1))) != NULL)
+        {
+          guint32 candidates = self->by_second[(guint8) p[1]] & ~found;
+
+          while (candidates != 0)
+            {
+              guint i = (guint) g_bit_nth_lsf (candidates, -1);
+
+              candidates &= ~(1u << i);
+              if (self->lengths[i] <= (gsize) (end - p) && memcmp (p, self->needles[i], self->lengths[i]) == 0)
+                {
+                  found |= 1u << i;
+                  if (first)
+                    first[i] = p;
+                }
+            }
+          if (++p >= end - 1)
+            break;
+        }
+      return found;
+    }
+
+  /* pos: the last byte of the window line[pos - m + 1 .. pos]. */
+  for (pos = m - 1; pos < length;)
+    {
+      guint16 block = block_at (line + pos + 1 - BLOCK);
+      guint8 s = self->shift[block];
+      const char *start;
+
+      if (s > 0)
+        {
+          pos += s;
+          continue;
+        }
+      start = line + pos + 1 - m;
+      for (guint i = 0; i < self->n; i++)
+        {
+          if (self->tails[i] != block || (found & (1u << i)))
+            continue;
+          if (self->lengths[i] <= length - (gsize) (start - line)
+              && memcmp (start, self->needles[i], self->lengths[i]) == 0)
+            {
+              found |= 1u << i;
+              if (first)
+                first[i] = start;
+            }
+        }
+      pos++;
+    }
+  return found;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Recognising formats                                                    */
+
+static const char * const claude_types[] = {
+  "user", "assistant", "system", "summary", "attachment", "file-history-snapshot",
+  "queue-operation", "progress", "permission-mode", "last-prompt", "custom-title", NULL,
+};
+static const char * const codex_types[] = {
+  "session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", NULL,
+};
+
+PdImportFormat
+_pd_import_sniff_jsonl (const char  *path,
+                        char       **session_id)
+{
+  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, NULL);
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  const char *line;
+  gsize length;
+  PdImportFormat format = PD_IMPORT_FORMAT_UNKNOWN;
+
+  for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
+    {
+      JsonObject *object = _pd_import_parse_object (parser, line, length);
+      const char *type = _pd_import_get_string (object, "type");
+
+      if (type == NULL)
+        continue;
+      if (g_strv_contains (codex_types, type) && json_object_has_member (object, "payload"))
+        return PD_IMPORT_FORMAT_CODEX;
+      if (g_strv_contains (claude_types, type))
+        {
+          format = PD_IMPORT_FORMAT_CLAUDE;
+          if (session_id && _pd_import_get_string (object, "sessionId"))
+            {
+              *session_id = g_strdup (_pd_import_get_string (object, "sessionId"));
+              return format;
+            }
+        }
+    }
+  return format;
+}
+
+gboolean
+_pd_import_is_sqlite (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
+  char header[16];
+  gsize n = 0;
+
+  if (stream == NULL
+      || !g_input_stream_read_all (G_INPUT_STREAM (stream), header, sizeof header, &n, NULL, NULL))
+    return FALSE;
+  return n == sizeof header && memcmp (header, "SQLite format 3", 16) == 0;
+}
+
+gboolean
+_pd_import_is_opencode_storage (const char *dir)
+{
+  g_autofree char *session = g_build_filename (dir, "session", NULL);
+  g_autofree char *part = g_build_filename (dir, "part", NULL);
+  g_autofree char *message = g_build_filename (dir, "message", NULL);
+
+  return g_file_test (session, G_FILE_TEST_IS_DIR)
+         && (g_file_test (part, G_FILE_TEST_IS_DIR) || g_file_test (message, G_FILE_TEST_IS_DIR));
 }

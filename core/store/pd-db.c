@@ -137,6 +137,29 @@ static const char * const migrations[] = {
   /* Index what v1 already holds. */
   "INSERT INTO sessions_fts (sessions_fts) VALUES ('rebuild');\n"
   "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');\n",
+
+  /* v3: other agents' transcripts in the index.  One row per imported
+   * session: the file it was read from (an OpenCode database or storage tree
+   * holds many sessions: agent_id tells them apart), what the file was like
+   * when it was read (size, mtime, and a signature of the files read with it:
+   * subagent transcripts, a WAL), and how far the reader got.  Only metadata
+   * and counts: the agent's plan text is never stored (seed 001). */
+  "CREATE TABLE imports (\n"
+  "  session_pk      INTEGER PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE,\n"
+  "  path            TEXT NOT NULL,\n"
+  "  agent_id        TEXT NOT NULL DEFAULT '',\n"
+  "  format          TEXT NOT NULL CHECK (format IN ('claude','codex','opencode-db','opencode-storage')),\n"
+  "  size            INTEGER NOT NULL,\n"
+  "  mtime           INTEGER NOT NULL,\n"
+  "  deps            TEXT NOT NULL DEFAULT '',\n"
+  "  read_offset     INTEGER NOT NULL DEFAULT 0,\n"
+  "  lines           INTEGER NOT NULL DEFAULT 0,\n"
+  "  skipped_lines   INTEGER NOT NULL DEFAULT 0,\n"
+  "  applied_updates INTEGER NOT NULL DEFAULT 0,\n"
+  "  ignored_updates INTEGER NOT NULL DEFAULT 0,\n"
+  "  indexed_at      INTEGER NOT NULL,\n"
+  "  UNIQUE (path, agent_id)\n"
+  ");\n",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == PD_DB_SCHEMA_VERSION);

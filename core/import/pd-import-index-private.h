@@ -1,0 +1,24 @@
+/* pd-import-index-private.h: what PdImportWatcher uses of PdImportIndex. */
+#pragma once
+
+#include "pd-import-index.h"
+
+G_BEGIN_DECLS
+
+/* Indexes one transcript file again (a file the watcher saw change, or a
+ * new one in a watched folder), and adds the ids of the sessions whose rows
+ * it rewrote to @changed_ids. */
+gboolean _pd_import_index_update_file (PdImportIndex       *self,
+                                       PdSessionStore      *store,
+                                       const char          *path,
+                                       GPtrArray           *changed_ids,
+                                       PdImportIndexStats  *stats,
+                                       GCancellable        *cancellable,
+                                       GError             **error);
+
+/* The transcript files and OpenCode databases of the index, for monitors.
+ * Returns: (transfer full) (element-type utf8) */
+GPtrArray *_pd_import_index_list_paths (PdSessionStore  *store,
+                                        GError         **error);
+
+G_END_DECLS

@@ -1,0 +1,1260 @@
+/* pd-import-index.c: other agents' transcripts in the session index. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-claude-code-reader.h"
+#include "pd-codex-reader.h"
+#include "pd-import-index.h"
+#include "pd-import-index-private.h"
+#include "pd-import-private.h"
+#include "pd-opencode-reader.h"
+#include "pd-redact.h"
+
+#define MAX_DEPTH 8
+/* Units between commits: one transaction per transcript would sync the WAL
+ * hundreds of times on a first import. */
+#define UNITS_PER_TRANSACTION 64
+
+typedef enum
+{
+  UNIT_JSONL,
+  UNIT_OPENCODE_DB,
+  UNIT_OPENCODE_STORAGE,
+} UnitKind;
+
+/* One thing to index: a transcript file (with its subagent files), an
+ * OpenCode database, or an OpenCode storage tree. */
+typedef struct
+{
+  UnitKind   kind;
+  char      *path;
+  gint64     size;
+  gint64     mtime;     /* unix µs */
+  char      *deps;      /* signature of the files read with it */
+  GPtrArray *agents;    /* (nullable) flat agent-*.jsonl beside it (Claude Code 2.0) */
+} Unit;
+
+struct _PdImportIndex
+{
+  GObject     parent_instance;
+
+  GMutex      lock;     /* one run at a time; guards readers */
+  GHashTable *readers;  /* path → PdClaudeCodeReader or PdCodexReader */
+};
+
+G_DEFINE_FINAL_TYPE (PdImportIndex, pd_import_index, G_TYPE_OBJECT)
+
+static void
+unit_free (Unit *unit)
+{
+  g_free (unit->path);
+  g_free (unit->deps);
+  g_clear_pointer (&unit->agents, g_ptr_array_unref);
+  g_free (unit);
+}
+
+static void
+pd_import_index_finalize (GObject *object)
+{
+  PdImportIndex *self = PD_IMPORT_INDEX (object);
+
+  g_clear_pointer (&self->readers, g_hash_table_unref);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (pd_import_index_parent_class)->finalize (object);
+}
+
+static void
+pd_import_index_class_init (PdImportIndexClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_import_index_finalize;
+}
+
+static void
+pd_import_index_init (PdImportIndex *self)
+{
+  g_mutex_init (&self->lock);
+  self->readers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+}
+
+PdImportIndex *
+pd_import_index_new (void)
+{
+  return g_object_new (PD_TYPE_IMPORT_INDEX, NULL);
+}
+
+static const char *
+unit_format (const Unit     *unit,
+             PdImportFormat  format)
+{
+  switch (unit->kind)
+    {
+    case UNIT_OPENCODE_DB:      return "opencode-db";
+    case UNIT_OPENCODE_STORAGE: return "opencode-storage";
+    case UNIT_JSONL:
+    default:
+      return format == PD_IMPORT_FORMAT_CODEX ? "codex" : "claude";
+    }
+}
+
+char *
+pd_import_index_session_id (const char *format,
+                            const char *path,
+                            const char *agent_id,
+                            gint64      created_at)
+{
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_MD5);
+  g_autoptr(GDateTime) date = NULL;
+  g_autofree char *day = NULL;
+
+  g_return_val_if_fail (format != NULL && path != NULL, NULL);
+
+  /* The format family, not the source: a Claude Code session that turns out
+   * to be the desktop app's keeps its id. */
+  g_checksum_update (checksum, (const guchar *) format, -1);
+  g_checksum_update (checksum, (const guchar *) "\n", 1);
+  g_checksum_update (checksum, (const guchar *) path, -1);
+  g_checksum_update (checksum, (const guchar *) "\n", 1);
+  g_checksum_update (checksum, (const guchar *) (agent_id ? agent_id : ""), -1);
+
+  date = g_date_time_new_from_unix_utc (MAX (created_at, 0) / G_USEC_PER_SEC);
+  day = date ? g_date_time_format (date, "%Y%m%d") : g_strdup ("19700101");
+  return g_strdup_printf ("%s-%s", day, g_checksum_get_string (checksum));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Finding transcripts: stat only, nothing is opened                      */
+
+static gboolean
+stat_file (const char *path,
+           gint64     *size,
+           gint64     *mtime)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  *size = (gint64) st.st_size;
+  *mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
+  return TRUE;
+}
+
+typedef struct
+{
+  guint  n;
+  gint64 size;
+  gint64 mtime;
+} Sig;
+
+static void
+sig_add (Sig        *sig,
+         const char *path)
+{
+  gint64 size, mtime;
+
+  if (!stat_file (path, &size, &mtime))
+    return;
+  sig->n++;
+  sig->size += size;
+  sig->mtime = MAX (sig->mtime, mtime);
+}
+
+static char *
+sig_to_string (const Sig  *sig,
+               const char *tag)
+{
+  if (sig->n == 0)
+    return g_strdup ("");
+  return g_strdup_printf ("%s:%u:%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, tag, sig->n, sig->size, sig->mtime);
+}
+
+/* Subagent transcripts: the .jsonl files of <session>/subagents, and the flat
+ * agent-*.jsonl files beside the session (any of them may be its). */
+static char *
+jsonl_deps (const char *path,
+            GPtrArray  *agents)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *subagents = NULL;
+  g_autoptr(GDir) handle = NULL;
+  Sig sig = { 0 };
+  const char *name;
+
+  if (g_str_has_suffix (base, ".jsonl"))
+    base[strlen (base) - strlen (".jsonl")] = '\0';
+  subagents = g_build_filename (dir, base, "subagents", NULL);
+  if ((handle = g_dir_open (subagents, 0, NULL)))
+    while ((name = g_dir_read_name (handle)))
+      if (g_str_has_suffix (name, ".jsonl"))
+        {
+          g_autofree char *child = g_build_filename (subagents, name, NULL);
+          sig_add (&sig, child);
+        }
+  for (guint i = 0; agents && i < agents->len; i++)
+    sig_add (&sig, g_ptr_array_index (agents, i));
+  return sig_to_string (&sig, "s");
+}
+
+static void
+storage_sig (const char *dir,
+             guint       depth,
+             Sig        *sig)
+{
+  g_autoptr(GDir) handle = NULL;
+  const char *name;
+
+  if (depth > MAX_DEPTH || !(handle = g_dir_open (dir, 0, NULL)))
+    return;
+  while ((name = g_dir_read_name (handle)))
+    {
+      g_autofree char *child = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        continue;
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        storage_sig (child, depth + 1, sig);
+      else
+        sig_add (sig, child);
+    }
+}
+
+static Unit *
+unit_new_jsonl (const char *path,
+                GPtrArray  *agents)
+{
+  Unit *unit = g_new0 (Unit, 1);
+
+  unit->kind = UNIT_JSONL;
+  unit->path = g_strdup (path);
+  if (!stat_file (path, &unit->size, &unit->mtime))
+    {
+      unit_free (unit);
+      return NULL;
+    }
+  unit->agents = agents && agents->len > 0 ? g_ptr_array_ref (agents) : NULL;
+  unit->deps = jsonl_deps (path, unit->agents);
+  return unit;
+}
+
+static Unit *
+unit_new_database (const char *path)
+{
+  Unit *unit = g_new0 (Unit, 1);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  Sig sig = { 0 };
+
+  unit->kind = UNIT_OPENCODE_DB;
+  unit->path = g_strdup (path);
+  if (!stat_file (path, &unit->size, &unit->mtime))
+    {
+      unit_free (unit);
+      return NULL;
+    }
+  sig_add (&sig, wal);
+  unit->deps = sig_to_string (&sig, "wal");
+  return unit;
+}
+
+static Unit *
+unit_new_storage (const char *dir)
+{
+  Unit *unit = g_new0 (Unit, 1);
+  Sig sig = { 0 };
+
+  unit->kind = UNIT_OPENCODE_STORAGE;
+  unit->path = g_strdup (dir);
+  storage_sig (dir, 0, &sig);
+  unit->size = sig.size;
+  unit->mtime = sig.mtime;
+  unit->deps = g_strdup_printf ("files:%u", sig.n);
+  return unit;
+}
+
+static void
+add_unit (GPtrArray *units,
+          Unit      *unit)
+{
+  if (unit != NULL)
+    g_ptr_array_add (units, unit);
+}
+
+/* The same walk as the scanner's: OpenCode's layouts, *.jsonl files, and
+ * folders below, without symlinks; subagent folders go with their parent. */
+static gboolean
+discover_dir (const char    *dir,
+              guint          depth,
+              GPtrArray     *units,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  g_autoptr(GDir) handle = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) jsonl = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *storage = g_build_filename (dir, "storage", NULL);
+  gboolean is_storage = _pd_import_is_opencode_storage (dir);
+  const char *name;
+
+  if (depth > MAX_DEPTH)
+    return TRUE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  if (is_storage)
+    add_unit (units, unit_new_storage (dir));
+  else if (_pd_import_is_opencode_storage (storage))
+    add_unit (units, unit_new_storage (storage));
+
+  if (!(handle = g_dir_open (dir, 0, NULL)))
+    return TRUE;
+  while ((name = g_dir_read_name (handle)))
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *entry = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (dir, entry, NULL);
+
+      if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          if (!is_storage && !discover_dir (path, depth + 1, units, cancellable, error))
+            return FALSE;
+        }
+      else if (g_str_has_suffix (entry, ".jsonl"))
+        {
+          /* agent-*.jsonl may be a flat Claude Code 2.0 subagent transcript
+           * (read with its parent), or any agent's transcript so named: the
+           * content tells, when it is read. */
+          if (g_str_has_prefix (entry, "agent-"))
+            g_ptr_array_add (agents, g_strdup (path));
+          g_ptr_array_add (jsonl, g_steal_pointer (&path));
+        }
+      else if (strcmp (entry, "opencode.db") == 0 || (g_str_has_prefix (entry, "opencode") && g_str_has_suffix (entry, ".db")))
+        add_unit (units, unit_new_database (path));
+    }
+
+  for (guint i = 0; i < jsonl->len; i++)
+    add_unit (units, unit_new_jsonl (g_ptr_array_index (jsonl, i), agents));
+  return TRUE;
+}
+
+static gboolean
+discover_path (const char    *path,
+               GPtrArray     *units,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return discover_dir (path, 0, units, cancellable, error);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL));
+      return TRUE;
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The rows                                                               */
+
+static gboolean
+unit_is_unchanged (PdDb        *db,
+                   const Unit  *unit,
+                   GError     **error)
+{
+  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
+  g_autoptr(PdDbStmt) stmt = NULL;
+  guint n = 0;
+  int rc;
+
+  if (!(stmt = pd_db_prepare (db, "SELECT size, mtime, deps FROM imports WHERE path = ?1", error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, unit->path, -1, SQLITE_STATIC);
+  while ((rc = pd_db_step (db, stmt, error)) == SQLITE_ROW)
+    {
+      if (sqlite3_column_int64 (stmt, 0) != unit->size
+          || sqlite3_column_int64 (stmt, 1) != unit->mtime
+          || g_strcmp0 ((const char *) sqlite3_column_text (stmt, 2), unit->deps) != 0)
+        return FALSE;
+      n++;
+    }
+  return rc == SQLITE_DONE && n > 0;
+}
+
+static char *
+random_token (void)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+  GString *out = g_string_sized_new (32);
+
+  for (const char *p = uuid; *p; p++)
+    if (*p != '-')
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+/* Applies the stored overrides and user items to @checklist. */
+static gboolean
+apply_annotations (PdSessionStore  *store,
+                   const char      *session_id,
+                   PdChecklist     *checklist,
+                   GError         **error)
+{
+  g_autofree char *json = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local = NULL;
+
+  if (!(json = pd_session_store_get_annotation (store, session_id, PD_IMPORT_ANNOTATION_CHECKLIST, &local)))
+    {
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      return TRUE;
+    }
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, json, -1, NULL)
+      || !pd_checklist_load_annotations (checklist, json_parser_get_root (parser), NULL))
+    g_debug ("Session %s: ignoring unreadable checklist annotations", session_id);
+  return TRUE;
+}
+
+static gboolean
+upsert_session (PdSessionStore     *store,
+                const Unit         *unit,
+                const char         *format,
+                const char         *agent_id,
+                goffset             offset,
+                PdImportedSession  *session,
+                GPtrArray          *changed_ids,
+                PdImportIndexStats *stats,
+                GError            **error)
+{
+  PdDb *db = pd_session_store_get_db (store);
+  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
+  const PdImportStats *st = pd_imported_session_get_stats (session);
+  PdChecklist *checklist = pd_imported_session_get_checklist (session);
+  g_autofree char *id = NULL;
+  g_autofree char *title = NULL;
+  gint64 pk = 0;
+  gint64 created = pd_imported_session_get_created_at (session);
+  gint64 updated = pd_imported_session_get_updated_at (session);
+  const char *source = pd_import_source_to_string (pd_imported_session_get_source (session));
+  guint done, total;
+
+  if (created <= 0)
+    created = unit->mtime;
+  if (updated <= 0)
+    updated = MAX (created, unit->mtime);
+  /* The title is the user's first prompt or the agent's summary, never
+   * plan text; it is redacted like every stored text. */
+  title = pd_redact (pd_imported_session_get_title (session) ? pd_imported_session_get_title (session) : "", NULL);
+
+  {
+    g_autoptr(PdDbStmt) stmt = NULL;
+    int rc;
+
+    if (!(stmt = pd_db_prepare (db,
+                                "SELECT s.pk, s.id FROM imports i JOIN sessions s ON s.pk = i.session_pk "
+                                "WHERE i.path = ?1 AND i.agent_id = ?2",
+                                error)))
+      return FALSE;
+    sqlite3_bind_text (stmt, 1, unit->path, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 2, agent_id, -1, SQLITE_STATIC);
+    rc = pd_db_step (db, stmt, error);
+    if (rc == SQLITE_ROW)
+      {
+        pk = sqlite3_column_int64 (stmt, 0);
+        id = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+      }
+    else if (rc != SQLITE_DONE)
+      return FALSE;
+  }
+
+  if (id == NULL)
+    {
+      g_autoptr(PdDbStmt) stmt = NULL;
+      g_autofree char *token = random_token ();
+
+      id = pd_import_index_session_id (format, unit->path, agent_id, created);
+      if (!(stmt = pd_db_prepare (db,
+                                  "INSERT INTO sessions (id, task, source, cwd, status, created_at, updated_at, auth_token) "
+                                  "VALUES (?1, '', ?2, '', 'idle', ?3, ?4, ?5) "
+                                  "ON CONFLICT (id) DO UPDATE SET source = excluded.source "
+                                  "RETURNING pk",
+                                  error)))
+        return FALSE;
+      sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 2, source, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (stmt, 3, created);
+      sqlite3_bind_int64 (stmt, 4, updated);
+      sqlite3_bind_text (stmt, 5, token, -1, SQLITE_STATIC);
+      if (pd_db_step (db, stmt, error) != SQLITE_ROW)
+        return FALSE;
+      pk = sqlite3_column_int64 (stmt, 0);
+      stats->sessions_added++;
+    }
+  else
+    stats->sessions_updated++;
+
+  /* The pill counts both sections, with the user's overrides. */
+  if (!apply_annotations (store, id, checklist, error))
+    return FALSE;
+  pd_checklist_count (checklist, &done, &total, NULL);
+
+  {
+    g_autoptr(PdDbStmt) stmt = NULL;
+
+    if (!(stmt = pd_db_prepare (db,
+                                "UPDATE sessions SET task = ?2, source = ?3, cwd = ?4, created_at = ?5, "
+                                "updated_at = ?6, plan_done = ?7, plan_total = ?8, plan_blocked = 0 WHERE pk = ?1",
+                                error)))
+      return FALSE;
+    sqlite3_bind_int64 (stmt, 1, pk);
+    sqlite3_bind_text (stmt, 2, title, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 3, source, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 4, pd_imported_session_get_cwd (session) ? pd_imported_session_get_cwd (session) : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (stmt, 5, created);
+    sqlite3_bind_int64 (stmt, 6, updated);
+    sqlite3_bind_int (stmt, 7, (int) done);
+    sqlite3_bind_int (stmt, 8, (int) total);
+    if (!pd_db_step_done (db, stmt, error))
+      return FALSE;
+  }
+
+  {
+    g_autoptr(PdDbStmt) stmt = NULL;
+
+    if (!(stmt = pd_db_prepare (db,
+                                "INSERT INTO imports (session_pk, path, agent_id, format, size, mtime, deps, read_offset, "
+                                "lines, skipped_lines, applied_updates, ignored_updates, indexed_at) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                                "ON CONFLICT (session_pk) DO UPDATE SET path = excluded.path, agent_id = excluded.agent_id, "
+                                "format = excluded.format, size = excluded.size, mtime = excluded.mtime, deps = excluded.deps, "
+                                "read_offset = excluded.read_offset, lines = excluded.lines, "
+                                "skipped_lines = excluded.skipped_lines, applied_updates = excluded.applied_updates, "
+                                "ignored_updates = excluded.ignored_updates, indexed_at = excluded.indexed_at",
+                                error)))
+      return FALSE;
+    sqlite3_bind_int64 (stmt, 1, pk);
+    sqlite3_bind_text (stmt, 2, unit->path, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 3, agent_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 4, format, -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (stmt, 5, unit->size);
+    sqlite3_bind_int64 (stmt, 6, unit->mtime);
+    sqlite3_bind_text (stmt, 7, unit->deps, -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (stmt, 8, offset);
+    sqlite3_bind_int64 (stmt, 9, (gint64) st->lines);
+    sqlite3_bind_int64 (stmt, 10, (gint64) st->skipped_lines);
+    sqlite3_bind_int64 (stmt, 11, st->applied_updates);
+    sqlite3_bind_int64 (stmt, 12, st->ignored_updates);
+    sqlite3_bind_int64 (stmt, 13, g_get_real_time ());
+    if (!pd_db_step_done (db, stmt, error))
+      return FALSE;
+  }
+
+  if (changed_ids != NULL)
+    g_ptr_array_add (changed_ids, g_steal_pointer (&id));
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading                                                                */
+
+static char *
+session_name_of (const char *path)
+{
+  char *base = g_path_get_basename (path);
+
+  if (g_str_has_suffix (base, ".jsonl"))
+    base[strlen (base) - strlen (".jsonl")] = '\0';
+  return base;
+}
+
+static PdClaudeCodeReader *
+claude_reader_new (const char *path,
+                   GPtrArray  *agents,
+                   gboolean    follow)
+{
+  PdClaudeCodeReader *reader = pd_claude_code_reader_new (path);
+  g_autofree char *name = session_name_of (path);
+
+  pd_claude_code_reader_set_follow (reader, follow);
+  for (guint i = 0; agents && i < agents->len; i++)
+    {
+      g_autofree char *parent = NULL;
+
+      if (_pd_import_sniff_jsonl (g_ptr_array_index (agents, i), &parent) == PD_IMPORT_FORMAT_CLAUDE
+          && g_strcmp0 (parent, name) == 0)
+        pd_claude_code_reader_add_subagent (reader, g_ptr_array_index (agents, i));
+    }
+  return reader;
+}
+
+/* Reading one transcript file is a job: prepared on the run's thread (the
+ * reader found or made), read on a worker (files are read in parallel,
+ * each by one worker), finished on the run's thread again (the row). */
+typedef struct
+{
+  Unit       *unit;
+  GObject    *reader;       /* PdClaudeCodeReader or PdCodexReader (a ref) */
+  goffset     before;
+  guint64     lines_before;
+  gboolean    ok;
+  GError     *error;
+} Job;
+
+static void
+job_free (Job *job)
+{
+  g_clear_object (&job->reader);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+static PdImportedSession *
+reader_session (GObject *reader)
+{
+  return PD_IS_CODEX_READER (reader) ? pd_codex_reader_get_session (PD_CODEX_READER (reader))
+                                     : pd_claude_code_reader_get_session (PD_CLAUDE_CODE_READER (reader));
+}
+
+static goffset
+reader_offset (GObject *reader)
+{
+  return PD_IS_CODEX_READER (reader) ? pd_codex_reader_get_offset (PD_CODEX_READER (reader))
+                                     : pd_claude_code_reader_get_offset (PD_CLAUDE_CODE_READER (reader));
+}
+
+/* NULL when the file is nothing to read: not a known format, or a flat
+ * subagent transcript that is read with its parent. */
+static Job *
+prepare_jsonl (PdImportIndex      *self,
+               Unit               *unit,
+               PdImportIndexStats *stats)
+{
+  GObject *reader = g_hash_table_lookup (self->readers, unit->path);
+  goffset before = 0;
+  Job *job;
+
+  if (reader != NULL)
+    {
+      before = reader_offset (reader);
+      /* Shorter than what was read: rewritten, so read again. */
+      if (unit->size < before)
+        {
+          g_hash_table_remove (self->readers, unit->path);
+          reader = NULL;
+          before = 0;
+        }
+    }
+
+  if (reader == NULL)
+    {
+      g_autofree char *parent = NULL;
+      g_autofree char *name = session_name_of (unit->path);
+      PdImportFormat format = _pd_import_sniff_jsonl (unit->path, &parent);
+
+      if (format == PD_IMPORT_FORMAT_UNKNOWN)
+        return NULL;
+      /* A flat subagent transcript whose parent is beside it is read with
+       * the parent; one whose parent is gone is a session of its own. */
+      if (format == PD_IMPORT_FORMAT_CLAUDE && unit->agents != NULL && g_str_has_prefix (name, "agent-") && parent != NULL)
+        {
+          g_autofree char *dir = g_path_get_dirname (unit->path);
+          g_autofree char *parent_name = g_strconcat (parent, ".jsonl", NULL);
+          g_autofree char *parent_path = g_build_filename (dir, parent_name, NULL);
+
+          if (g_file_test (parent_path, G_FILE_TEST_IS_REGULAR))
+            {
+              stats->transcripts--;
+              return NULL;
+            }
+        }
+      if (format == PD_IMPORT_FORMAT_CODEX)
+        {
+          PdCodexReader *codex = pd_codex_reader_new (unit->path);
+          pd_codex_reader_set_follow (codex, TRUE);
+          reader = G_OBJECT (codex);
+        }
+      else
+        reader = G_OBJECT (claude_reader_new (unit->path, unit->agents, TRUE));
+      g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
+    }
+
+  job = g_new0 (Job, 1);
+  job->unit = unit;
+  job->reader = g_object_ref (reader);
+  job->before = before;
+  job->lines_before = pd_imported_session_get_stats (reader_session (reader))->lines;
+  return job;
+}
+
+static void
+run_job (Job          *job,
+         GCancellable *cancellable)
+{
+  if (PD_IS_CODEX_READER (job->reader))
+    job->ok = pd_codex_reader_update (PD_CODEX_READER (job->reader), cancellable, &job->error);
+  else
+    job->ok = pd_claude_code_reader_update (PD_CLAUDE_CODE_READER (job->reader), cancellable, &job->error);
+}
+
+typedef struct
+{
+  GPtrArray    *jobs;
+  GCancellable *cancellable;
+  gint          next;
+} Workers;
+
+static gpointer
+worker_thread (gpointer data)
+{
+  Workers *workers = data;
+  gint i;
+
+  while ((i = g_atomic_int_add (&workers->next, 1)) < (gint) workers->jobs->len)
+    run_job (g_ptr_array_index (workers->jobs, i), workers->cancellable);
+  return NULL;
+}
+
+/* Reads the files of @jobs, on as many threads as there are processors
+ * (at most 4: beyond that the disk, not the CPU, sets the pace). */
+static void
+run_jobs (GPtrArray    *jobs,
+          GCancellable *cancellable)
+{
+  Workers workers = { jobs, cancellable, 0 };
+  guint n = MIN (MIN ((guint) g_get_num_processors (), 4u), jobs->len);
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+
+  for (guint i = 1; i < n; i++)
+    g_ptr_array_add (threads, g_thread_new ("pd-import", worker_thread, &workers));
+  worker_thread (&workers);
+  for (guint i = 0; i < threads->len; i++)
+    g_thread_join (g_ptr_array_index (threads, i));
+}
+
+static gboolean
+finish_jsonl (PdImportIndex       *self,
+              PdSessionStore      *store,
+              Job                 *job,
+              GPtrArray           *changed_ids,
+              PdImportIndexStats  *stats,
+              GError             **error)
+{
+  const Unit *unit = job->unit;
+  PdImportedSession *session = reader_session (job->reader);
+  PdImportFormat format = PD_IS_CODEX_READER (job->reader) ? PD_IMPORT_FORMAT_CODEX : PD_IMPORT_FORMAT_CLAUDE;
+  goffset offset;
+
+  if (!job->ok)
+    {
+      g_hash_table_remove (self->readers, unit->path);
+      if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&job->error));
+          return FALSE;
+        }
+      g_debug ("Could not read a transcript: %s", job->error ? job->error->message : "unknown error");
+      stats->failed++;
+      return TRUE;
+    }
+
+  offset = reader_offset (job->reader);
+  if (job->before > 0)
+    stats->read_appended++;
+  else
+    stats->read_full++;
+  stats->bytes_read += (guint64) MAX (offset - job->before, 0);
+  stats->lines_read += pd_imported_session_get_stats (session)->lines - job->lines_before;
+
+  /* An empty file is not a session (yet). */
+  if (pd_imported_session_get_stats (session)->lines == 0)
+    return TRUE;
+  return upsert_session (store, unit, unit_format (unit, format), "", offset, session, changed_ids, stats, error);
+}
+
+static gboolean
+read_opencode_unit (PdSessionStore      *store,
+                    const Unit          *unit,
+                    GPtrArray           *changed_ids,
+                    PdImportIndexStats  *stats,
+                    GCancellable        *cancellable,
+                    GError             **error)
+{
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) local = NULL;
+
+  if (unit->kind == UNIT_OPENCODE_DB)
+    sessions = pd_opencode_read_database (unit->path, cancellable, &local);
+  else
+    sessions = pd_opencode_read_storage (unit->path, cancellable, &local);
+  if (sessions == NULL)
+    {
+      if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      g_debug ("Could not read an OpenCode store: %s", local->message);
+      stats->failed++;
+      return TRUE;
+    }
+
+  stats->read_full++;
+  stats->bytes_read += (guint64) unit->size;
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      PdImportedSession *session = g_ptr_array_index (sessions, i);
+      const char *agent_id = pd_imported_session_get_id (session);
+
+      stats->lines_read += pd_imported_session_get_stats (session)->lines;
+      if (!upsert_session (store, unit, unit_format (unit, PD_IMPORT_FORMAT_UNKNOWN), agent_id ? agent_id : "",
+                           0, session, changed_ids, stats, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+index_units (PdImportIndex       *self,
+             PdSessionStore      *store,
+             GPtrArray           *units,
+             GPtrArray           *changed_ids,
+             PdImportIndexStats  *stats,
+             GCancellable        *cancellable,
+             GError             **error)
+{
+  PdDb *db = pd_session_store_get_db (store);
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();   /* Unit, to read */
+  g_autoptr(GHashTable) jobs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) job_free);
+  g_autoptr(GPtrArray) job_list = g_ptr_array_new ();
+  guint in_transaction = 0;
+  gboolean ok = TRUE;
+
+  /* What changed, from the index alone: unchanged files are not opened. */
+  for (guint i = 0; i < units->len; i++)
+    {
+      Unit *unit = g_ptr_array_index (units, i);
+      g_autoptr(GError) local = NULL;
+
+      stats->transcripts++;
+      if (unit_is_unchanged (db, unit, &local))
+        {
+          stats->unchanged++;
+          continue;
+        }
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      if (unit->kind == UNIT_JSONL)
+        {
+          Job *job = prepare_jsonl (self, unit, stats);
+          if (job == NULL)
+            continue;
+          g_hash_table_insert (jobs, unit, job);
+          g_ptr_array_add (job_list, job);
+        }
+      g_ptr_array_add (todo, unit);
+    }
+
+  /* The transcript files, read in parallel. */
+  run_jobs (job_list, cancellable);
+
+  /* The rows, in order, a few dozen files per transaction. */
+  for (guint i = 0; ok && i < todo->len; i++)
+    {
+      Unit *unit = g_ptr_array_index (todo, i);
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      /* begin holds the connection's lock until commit or rollback. */
+      if (in_transaction == 0 && !pd_db_begin (db, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      in_transaction++;
+
+      if (unit->kind == UNIT_JSONL)
+        ok = finish_jsonl (self, store, g_hash_table_lookup (jobs, unit), changed_ids, stats, error);
+      else
+        ok = read_opencode_unit (store, unit, changed_ids, stats, cancellable, error);
+
+      if (ok && in_transaction >= UNITS_PER_TRANSACTION)
+        {
+          ok = pd_db_commit (db, error);
+          in_transaction = 0;
+        }
+    }
+
+  if (in_transaction > 0)
+    {
+      if (ok)
+        ok = pd_db_commit (db, error);
+      else
+        pd_db_rollback (db);
+    }
+  return ok;
+}
+
+static gboolean
+run_roots (PdImportIndex       *self,
+           PdSessionStore      *store,
+           const char * const  *roots,
+           gboolean             missing_is_error,
+           GPtrArray           *changed_ids,
+           PdImportIndexStats  *stats,
+           GCancellable        *cancellable,
+           GError             **error)
+{
+  g_autoptr(GPtrArray) units = g_ptr_array_new_with_free_func ((GDestroyNotify) unit_free);
+  PdImportIndexStats local_stats = { 0 };
+  gboolean ok;
+
+  for (guint i = 0; roots[i]; i++)
+    {
+      g_autofree char *path = g_canonicalize_filename (roots[i], NULL);
+
+      if (!missing_is_error && !g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      if (!discover_path (path, units, cancellable, error))
+        return FALSE;
+    }
+
+  g_mutex_lock (&self->lock);
+  ok = index_units (self, store, units, changed_ids, &local_stats, cancellable, error);
+  g_mutex_unlock (&self->lock);
+
+  if (stats)
+    *stats = local_stats;
+  return ok;
+}
+
+gboolean
+pd_import_index_run_paths (PdImportIndex       *self,
+                           PdSessionStore      *store,
+                           const char * const  *paths,
+                           PdImportIndexStats  *stats,
+                           GCancellable        *cancellable,
+                           GError             **error)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_INDEX (self), FALSE);
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (paths != NULL, FALSE);
+
+  return run_roots (self, store, paths, TRUE, NULL, stats, cancellable, error);
+}
+
+static gboolean
+run_scanner (PdImportIndex       *self,
+             PdSessionStore      *store,
+             PdImportScanner     *scanner,
+             PdImportIndexStats  *stats,
+             GCancellable        *cancellable,
+             GError             **error)
+{
+  g_autoptr(PdImportScanner) own = scanner ? g_object_ref (scanner) : pd_import_scanner_new ();
+  g_autofree char *codex_sessions = g_build_filename (pd_import_scanner_get_codex_dir (own), "sessions", NULL);
+  g_autofree char *codex_archived = g_build_filename (pd_import_scanner_get_codex_dir (own), "archived_sessions", NULL);
+  const char *roots[] = {
+    pd_import_scanner_get_claude_dir (own), codex_sessions, codex_archived,
+    pd_import_scanner_get_opencode_dir (own), NULL,
+  };
+
+  return run_roots (self, store, roots, FALSE, NULL, stats, cancellable, error);
+}
+
+gboolean
+pd_import_index_run (PdImportIndex       *self,
+                     PdSessionStore      *store,
+                     PdImportScanner     *scanner,
+                     PdImportIndexStats  *stats,
+                     GError             **error)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_INDEX (self), FALSE);
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (scanner == NULL || PD_IS_IMPORT_SCANNER (scanner), FALSE);
+
+  return run_scanner (self, store, scanner, stats, NULL, error);
+}
+
+typedef struct
+{
+  PdSessionStore     *store;
+  PdImportScanner    *scanner;
+  PdImportIndexStats  stats;
+} RunData;
+
+static void
+run_data_free (RunData *data)
+{
+  g_clear_object (&data->store);
+  g_clear_object (&data->scanner);
+  g_free (data);
+}
+
+static void
+run_thread (GTask        *task,
+            gpointer      source_object,
+            gpointer      task_data,
+            GCancellable *cancellable)
+{
+  RunData *data = task_data;
+  GError *error = NULL;
+
+  if (run_scanner (source_object, data->store, data->scanner, &data->stats, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+pd_import_index_run_async (PdImportIndex       *self,
+                           PdSessionStore      *store,
+                           PdImportScanner     *scanner,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  RunData *data;
+
+  g_return_if_fail (PD_IS_IMPORT_INDEX (self));
+  g_return_if_fail (PD_IS_SESSION_STORE (store));
+
+  data = g_new0 (RunData, 1);
+  data->store = g_object_ref (store);
+  data->scanner = scanner ? g_object_ref (scanner) : NULL;
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pd_import_index_run_async);
+  g_task_set_task_data (task, data, (GDestroyNotify) run_data_free);
+  g_task_run_in_thread (task, run_thread);
+}
+
+gboolean
+pd_import_index_run_finish (PdImportIndex       *self,
+                            GAsyncResult        *result,
+                            PdImportIndexStats  *stats,
+                            GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return FALSE;
+  if (stats)
+    *stats = ((RunData *) g_task_get_task_data (G_TASK (result)))->stats;
+  return TRUE;
+}
+
+gboolean
+_pd_import_index_update_file (PdImportIndex       *self,
+                              PdSessionStore      *store,
+                              const char          *path,
+                              GPtrArray           *changed_ids,
+                              PdImportIndexStats  *stats,
+                              GCancellable        *cancellable,
+                              GError             **error)
+{
+  const char *roots[] = { path, NULL };
+
+  g_return_val_if_fail (PD_IS_IMPORT_INDEX (self), FALSE);
+
+  /* Gone between the event and now: nothing to do. */
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  return run_roots (self, store, roots, TRUE, changed_ids, stats, cancellable, error);
+}
+
+GPtrArray *
+_pd_import_index_list_paths (PdSessionStore  *store,
+                             GError         **error)
+{
+  PdDb *db = pd_session_store_get_db (store);
+  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  int rc;
+
+  if (!(stmt = pd_db_prepare (db, "SELECT DISTINCT path FROM imports WHERE format != 'opencode-storage' ORDER BY path", error)))
+    return NULL;
+  while ((rc = pd_db_step (db, stmt, error)) == SQLITE_ROW)
+    g_ptr_array_add (paths, g_strdup ((const char *) sqlite3_column_text (stmt, 0)));
+  if (rc != SQLITE_DONE)
+    return NULL;
+  return g_steal_pointer (&paths);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Checklists                                                             */
+
+static PdImportedSession *
+find_session (GPtrArray  *sessions,
+              const char *agent_id)
+{
+  for (guint i = 0; sessions && i < sessions->len; i++)
+    {
+      PdImportedSession *session = g_ptr_array_index (sessions, i);
+      if (g_strcmp0 (pd_imported_session_get_id (session), agent_id) == 0)
+        return g_object_ref (session);
+    }
+  return NULL;
+}
+
+/* The flat agent-*.jsonl files beside a Claude transcript. */
+static GPtrArray *
+flat_agents (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+  GPtrArray *agents = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  while (handle && (name = g_dir_read_name (handle)))
+    if (g_str_has_prefix (name, "agent-") && g_str_has_suffix (name, ".jsonl"))
+      g_ptr_array_add (agents, g_build_filename (dir, name, NULL));
+  g_ptr_array_sort (agents, (GCompareFunc) g_ascii_strcasecmp);
+  return agents;
+}
+
+PdChecklist *
+pd_import_index_load_checklist (PdSessionStore  *store,
+                                const char      *session_id,
+                                GError         **error)
+{
+  PdDb *db;
+  g_autofree char *path = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *format = NULL;
+  g_autoptr(PdImportedSession) session = NULL;
+  PdChecklist *checklist;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  db = pd_session_store_get_db (store);
+  {
+    g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
+    g_autoptr(PdDbStmt) stmt = NULL;
+    int rc;
+
+    if (!(stmt = pd_db_prepare (db,
+                                "SELECT i.path, i.agent_id, i.format FROM imports i "
+                                "JOIN sessions s ON s.pk = i.session_pk WHERE s.id = ?1",
+                                error)))
+      return NULL;
+    sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
+    rc = pd_db_step (db, stmt, error);
+    if (rc == SQLITE_DONE)
+      {
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND,
+                     "Session %s is not a session imported from another agent", session_id);
+        return NULL;
+      }
+    if (rc != SQLITE_ROW)
+      return NULL;
+    path = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+    agent_id = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+    format = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
+  }
+
+  if (strcmp (format, "claude") == 0)
+    {
+      g_autoptr(GPtrArray) agents = flat_agents (path);
+      g_autoptr(PdClaudeCodeReader) reader = claude_reader_new (path, agents, FALSE);
+
+      if (!pd_claude_code_reader_update (reader, NULL, error))
+        return NULL;
+      session = g_object_ref (pd_claude_code_reader_get_session (reader));
+    }
+  else if (strcmp (format, "codex") == 0)
+    {
+      if (!(session = pd_codex_read (path, error)))
+        return NULL;
+    }
+  else
+    {
+      g_autoptr(GPtrArray) sessions = strcmp (format, "opencode-db") == 0
+                                      ? pd_opencode_read_database (path, NULL, error)
+                                      : pd_opencode_read_storage (path, NULL, error);
+      if (sessions == NULL)
+        return NULL;
+      if (!(session = find_session (sessions, agent_id)))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "Session %s is no longer in %s", session_id, path);
+          return NULL;
+        }
+    }
+
+  checklist = g_object_ref (pd_imported_session_get_checklist (session));
+  if (!apply_annotations (store, session_id, checklist, error))
+    {
+      g_object_unref (checklist);
+      return NULL;
+    }
+  return checklist;
+}
+
+gboolean
+pd_import_index_save_annotations (PdSessionStore  *store,
+                                  const char      *session_id,
+                                  PdChecklist     *checklist,
+                                  GError         **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *json = NULL;
+  PdDb *db;
+  guint done, total;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (PD_IS_CHECKLIST (checklist), FALSE);
+
+  node = pd_checklist_annotations_to_json (checklist);
+  json = json_to_string (node, FALSE);
+  pd_checklist_count (checklist, &done, &total, NULL);
+
+  db = pd_session_store_get_db (store);
+  {
+    g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
+    g_autoptr(PdDbStmt) stmt = NULL;
+
+    if (!pd_db_begin (db, error))
+      return FALSE;
+    if (!pd_session_store_set_annotation (store, session_id, PD_IMPORT_ANNOTATION_CHECKLIST, json, error)
+        || !(stmt = pd_db_prepare (db, "UPDATE sessions SET plan_done = ?2, plan_total = ?3 WHERE id = ?1", error)))
+      {
+        pd_db_rollback (db);
+        return FALSE;
+      }
+    sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int (stmt, 2, (int) done);
+    sqlite3_bind_int (stmt, 3, (int) total);
+    if (!pd_db_step_done (db, stmt, error))
+      {
+        pd_db_rollback (db);
+        return FALSE;
+      }
+    return pd_db_commit (db, error);
+  }
+}

@@ -1,0 +1,102 @@
+/* pd-import-index.h: other agents' transcripts in the session index.
+ *
+ * A run finds the transcripts (the scanner's folders, or given paths) and
+ * gives each session a row in the sessions table, with its source
+ * ("claude-code", "claude-desktop", "codex", "opencode"), title, folder,
+ * times and the plan pill's counts, so imported sessions are listed by
+ * pd_session_store_list() beside Plandeck's own.  Beside each row the
+ * imports table keeps the file's path, size, mtime and the reader's offset.
+ *
+ * Privacy (seed 001): the agent's plan text is never written: only counts
+ * and metadata.  The checklist itself is recomputed from the transcript, in
+ * memory, by pd_import_index_load_checklist(); the user's overrides and own
+ * items are the session's "checklist" annotation.
+ *
+ * Incremental: a file with the size, mtime (and subagent files) it had when
+ * it was indexed is not opened at all.  A file that grew is read again: only
+ * its appended bytes when this index still holds its reader (a long-lived
+ * index in the app, or the watcher), from the start otherwise.
+ *
+ * Every call blocks; run them in a worker thread or use the _async forms.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pd-checklist.h"
+#include "pd-import-scanner.h"
+#include "pd-session-store.h"
+
+G_BEGIN_DECLS
+
+/* The session store's annotation key of an imported session's checklist
+ * annotations (pd_checklist_annotations_to_json()). */
+#define PD_IMPORT_ANNOTATION_CHECKLIST "checklist"
+
+typedef struct
+{
+  guint   transcripts;       /* transcript files (or OpenCode stores) found */
+  guint   unchanged;         /* same size and mtime: not opened, no parsing */
+  guint   read_full;         /* read from the start */
+  guint   read_appended;     /* only the bytes appended since the last read */
+  guint   failed;            /* could not be read (damaged beyond reading, gone) */
+  guint   sessions_added;
+  guint   sessions_updated;
+  guint64 bytes_read;
+  guint64 lines_read;
+} PdImportIndexStats;
+
+#define PD_TYPE_IMPORT_INDEX (pd_import_index_get_type ())
+G_DECLARE_FINAL_TYPE (PdImportIndex, pd_import_index, PD, IMPORT_INDEX, GObject)
+
+PdImportIndex *pd_import_index_new          (void);
+
+/* Indexes the scanner's folders (@scanner NULL: the agents' defaults). */
+gboolean       pd_import_index_run          (PdImportIndex        *self,
+                                             PdSessionStore       *store,
+                                             PdImportScanner      *scanner,
+                                             PdImportIndexStats   *stats,
+                                             GError              **error);
+void           pd_import_index_run_async    (PdImportIndex        *self,
+                                             PdSessionStore       *store,
+                                             PdImportScanner      *scanner,
+                                             GCancellable         *cancellable,
+                                             GAsyncReadyCallback   callback,
+                                             gpointer              user_data);
+gboolean       pd_import_index_run_finish   (PdImportIndex        *self,
+                                             GAsyncResult         *result,
+                                             PdImportIndexStats   *stats,
+                                             GError              **error);
+
+/* Indexes transcript files, opencode.db files and folders laid out like an
+ * agent's own.  An error when a path does not exist. */
+gboolean       pd_import_index_run_paths    (PdImportIndex        *self,
+                                             PdSessionStore       *store,
+                                             const char * const   *paths,
+                                             PdImportIndexStats   *stats,
+                                             GCancellable         *cancellable,
+                                             GError              **error);
+
+/* The checklist of an imported session, recomputed from its transcript,
+ * with the stored overrides and user items applied.  PD_DB_ERROR_NOT_FOUND
+ * when @session_id is not an imported session; a GIOError when its
+ * transcript cannot be read any more. */
+PdChecklist   *pd_import_index_load_checklist (PdSessionStore     *store,
+                                               const char         *session_id,
+                                               GError            **error);
+/* Stores @checklist's annotations (overrides and user items, never agent
+ * text) and refreshes the session's pill counts. */
+gboolean       pd_import_index_save_annotations (PdSessionStore   *store,
+                                                 const char       *session_id,
+                                                 PdChecklist      *checklist,
+                                                 GError          **error);
+
+/* The session id an imported session gets: "YYYYMMDD-" (the UTC date of
+ * its first record) and 32 hex digits of a hash of its format, path and the
+ * agent's own session id (for files holding many). */
+char          *pd_import_index_session_id   (const char           *format,
+                                             const char           *path,
+                                             const char           *agent_id,
+                                             gint64                created_at);
+
+G_END_DECLS

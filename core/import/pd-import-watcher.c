@@ -1,0 +1,443 @@
+/* pd-import-watcher.c: follows the transcripts of the import index live. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-import-index-private.h"
+#include "pd-import-watcher.h"
+
+/* Events of one burst of writes are gathered this long before reading. */
+#define SETTLE_MS 50
+#define MONITOR_RATE_LIMIT_MS 200
+
+struct _PdImportWatcher
+{
+  GObject             parent_instance;
+
+  PdImportIndex      *index;
+  PdSessionStore     *store;
+  GCancellable       *cancellable;
+  GHashTable         *monitors;   /* path → GFileMonitor (files and folders) */
+  GHashTable         *pending;    /* paths waiting to be read again (a set) */
+  guint               settle_id;
+  gboolean            busy;
+  PdImportIndexStats  stats;
+};
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (PdImportWatcher, pd_import_watcher, G_TYPE_OBJECT)
+
+static void
+pd_import_watcher_dispose (GObject *object)
+{
+  PdImportWatcher *self = PD_IMPORT_WATCHER (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->settle_id, g_source_remove);
+  if (self->monitors)
+    g_hash_table_remove_all (self->monitors);
+
+  G_OBJECT_CLASS (pd_import_watcher_parent_class)->dispose (object);
+}
+
+static void
+pd_import_watcher_finalize (GObject *object)
+{
+  PdImportWatcher *self = PD_IMPORT_WATCHER (object);
+
+  g_clear_pointer (&self->monitors, g_hash_table_unref);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->index);
+  g_clear_object (&self->store);
+
+  G_OBJECT_CLASS (pd_import_watcher_parent_class)->finalize (object);
+}
+
+static void
+monitor_free (GFileMonitor *monitor)
+{
+  g_signal_handlers_disconnect_by_data (monitor, g_object_get_data (G_OBJECT (monitor), "pd-watcher"));
+  g_file_monitor_cancel (monitor);
+  g_object_unref (monitor);
+}
+
+static void
+pd_import_watcher_class_init (PdImportWatcherClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = pd_import_watcher_dispose;
+  object_class->finalize = pd_import_watcher_finalize;
+
+  /**
+   * PdImportWatcher::changed:
+   * @session_id: the imported session whose row was updated
+   *
+   * A watched transcript changed and its session row (counts, times) was
+   * rewritten.  Reload its checklist with pd_import_index_load_checklist().
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+pd_import_watcher_init (PdImportWatcher *self)
+{
+  self->cancellable = g_cancellable_new ();
+  self->monitors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) monitor_free);
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+PdImportWatcher *
+pd_import_watcher_new (PdImportIndex  *index,
+                       PdSessionStore *store)
+{
+  PdImportWatcher *self;
+
+  g_return_val_if_fail (PD_IS_IMPORT_INDEX (index), NULL);
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+
+  self = g_object_new (PD_TYPE_IMPORT_WATCHER, NULL);
+  self->index = g_object_ref (index);
+  self->store = g_object_ref (store);
+  return self;
+}
+
+guint
+pd_import_watcher_get_n_watched (PdImportWatcher *self)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_WATCHER (self), 0);
+  return g_hash_table_size (self->monitors);
+}
+
+void
+pd_import_watcher_get_stats (PdImportWatcher    *self,
+                             PdImportIndexStats *stats)
+{
+  g_return_if_fail (PD_IS_IMPORT_WATCHER (self));
+  g_return_if_fail (stats != NULL);
+  *stats = self->stats;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading what changed                                                   */
+
+typedef struct
+{
+  GPtrArray          *paths;
+  GPtrArray          *ids;
+  PdImportIndexStats  stats;
+} Update;
+
+static void
+update_free (Update *update)
+{
+  g_clear_pointer (&update->paths, g_ptr_array_unref);
+  g_clear_pointer (&update->ids, g_ptr_array_unref);
+  g_free (update);
+}
+
+static void
+update_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  PdImportWatcher *self = source_object;
+  Update *update = task_data;
+
+  for (guint i = 0; i < update->paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (update->paths, i);
+      PdImportIndexStats stats = { 0 };
+      g_autoptr(GError) error = NULL;
+
+      if (!_pd_import_index_update_file (self->index, self->store, path, update->ids, &stats, cancellable, &error))
+        {
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            break;
+          g_debug ("Could not index a changed transcript: %s", error->message);
+        }
+      update->stats.transcripts += stats.transcripts;
+      update->stats.unchanged += stats.unchanged;
+      update->stats.read_full += stats.read_full;
+      update->stats.read_appended += stats.read_appended;
+      update->stats.failed += stats.failed;
+      update->stats.sessions_added += stats.sessions_added;
+      update->stats.sessions_updated += stats.sessions_updated;
+      update->stats.bytes_read += stats.bytes_read;
+      update->stats.lines_read += stats.lines_read;
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void schedule (PdImportWatcher *self);
+static void watch_path (PdImportWatcher *self, const char *path, gboolean is_dir);
+
+static void
+update_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  PdImportWatcher *self = PD_IMPORT_WATCHER (object);
+  Update *update = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  self->busy = FALSE;
+  if (g_cancellable_is_cancelled (self->cancellable))
+    return;
+
+  self->stats.transcripts += update->stats.transcripts;
+  self->stats.unchanged += update->stats.unchanged;
+  self->stats.read_full += update->stats.read_full;
+  self->stats.read_appended += update->stats.read_appended;
+  self->stats.failed += update->stats.failed;
+  self->stats.sessions_added += update->stats.sessions_added;
+  self->stats.sessions_updated += update->stats.sessions_updated;
+  self->stats.bytes_read += update->stats.bytes_read;
+  self->stats.lines_read += update->stats.lines_read;
+
+  /* A new transcript of a watched folder is followed from now on. */
+  for (guint i = 0; i < update->paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (update->paths, i);
+      if (!g_hash_table_contains (self->monitors, path) && g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        watch_path (self, path, FALSE);
+    }
+
+  for (guint i = 0; i < update->ids->len; i++)
+    {
+      const char *id = g_ptr_array_index (update->ids, i);
+      if (g_hash_table_add (seen, (gpointer) id))
+        g_signal_emit (self, signals[CHANGED], 0, id);
+    }
+
+  if (g_hash_table_size (self->pending) > 0)
+    schedule (self);
+}
+
+static gboolean
+settle_cb (gpointer user_data)
+{
+  PdImportWatcher *self = user_data;
+  g_autoptr(GTask) task = NULL;
+  Update *update;
+  GHashTableIter iter;
+  gpointer key;
+
+  self->settle_id = 0;
+  if (self->busy)
+    return G_SOURCE_REMOVE;  /* update_done schedules again */
+
+  update = g_new0 (Update, 1);
+  update->paths = g_ptr_array_new_with_free_func (g_free);
+  update->ids = g_ptr_array_new_with_free_func (g_free);
+  g_hash_table_iter_init (&iter, self->pending);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      g_ptr_array_add (update->paths, key);
+      g_hash_table_iter_steal (&iter);
+    }
+  g_ptr_array_sort (update->paths, (GCompareFunc) g_strcmp0);
+
+  self->busy = TRUE;
+  task = g_task_new (self, self->cancellable, update_done, NULL);
+  g_task_set_source_tag (task, settle_cb);
+  g_task_set_task_data (task, update, (GDestroyNotify) update_free);
+  g_task_run_in_thread (task, update_thread);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule (PdImportWatcher *self)
+{
+  if (self->settle_id == 0 && !self->busy)
+    self->settle_id = g_timeout_add (SETTLE_MS, settle_cb, self);
+}
+
+static void
+queue_path (PdImportWatcher *self,
+            const char      *path)
+{
+  g_hash_table_add (self->pending, g_strdup (path));
+  schedule (self);
+}
+
+static void
+file_changed_cb (GFileMonitor      *monitor,
+                 GFile             *file,
+                 GFile             *other,
+                 GFileMonitorEvent  event,
+                 gpointer           user_data)
+{
+  PdImportWatcher *self = user_data;
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path == NULL)
+    return;
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_CHANGED:
+    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+    case G_FILE_MONITOR_EVENT_CREATED:
+      queue_path (self, path);
+      break;
+    case G_FILE_MONITOR_EVENT_DELETED:
+    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
+    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
+    case G_FILE_MONITOR_EVENT_UNMOUNTED:
+    case G_FILE_MONITOR_EVENT_MOVED:
+    case G_FILE_MONITOR_EVENT_RENAMED:
+    case G_FILE_MONITOR_EVENT_MOVED_IN:
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+    default:
+      break;
+    }
+}
+
+/* A folder: new transcripts appear in it. */
+static void
+dir_changed_cb (GFileMonitor      *monitor,
+                GFile             *file,
+                GFile             *other,
+                GFileMonitorEvent  event,
+                gpointer           user_data)
+{
+  PdImportWatcher *self = user_data;
+  GFile *target = event == G_FILE_MONITOR_EVENT_RENAMED ? other : file;
+  g_autofree char *path = target ? g_file_get_path (target) : NULL;
+
+  if (path == NULL || !g_str_has_suffix (path, ".jsonl") || g_hash_table_contains (self->monitors, path))
+    return;
+  if (event == G_FILE_MONITOR_EVENT_CREATED || event == G_FILE_MONITOR_EVENT_MOVED_IN
+      || event == G_FILE_MONITOR_EVENT_RENAMED || event == G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT)
+    queue_path (self, path);
+}
+
+static void
+watch_path (PdImportWatcher *self,
+            const char      *path,
+            gboolean         is_dir)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GFileMonitor *monitor;
+
+  if (g_hash_table_contains (self->monitors, path))
+    return;
+  monitor = is_dir ? g_file_monitor_directory (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error)
+                   : g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+  if (monitor == NULL)
+    {
+      g_debug ("Cannot follow %s: %s", path, error->message);
+      return;
+    }
+  g_file_monitor_set_rate_limit (monitor, MONITOR_RATE_LIMIT_MS);
+  g_object_set_data (G_OBJECT (monitor), "pd-watcher", self);
+  g_signal_connect (monitor, "changed", is_dir ? G_CALLBACK (dir_changed_cb) : G_CALLBACK (file_changed_cb), self);
+  g_hash_table_insert (self->monitors, g_strdup (path), monitor);
+
+  /* The folder of a transcript, for new transcripts beside it. */
+  if (!is_dir)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      watch_path (self, dir, TRUE);
+    }
+}
+
+gboolean
+pd_import_watcher_watch (PdImportWatcher  *self,
+                         const char       *path,
+                         GError          **error)
+{
+  g_autofree char *canonical = NULL;
+
+  g_return_val_if_fail (PD_IS_IMPORT_WATCHER (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  canonical = g_canonicalize_filename (path, NULL);
+  if (!g_file_test (canonical, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", canonical);
+      return FALSE;
+    }
+  watch_path (self, canonical, g_file_test (canonical, G_FILE_TEST_IS_DIR));
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Starting                                                               */
+
+static void
+list_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  PdImportWatcher *self = source_object;
+  GError *error = NULL;
+  GPtrArray *paths = _pd_import_index_list_paths (self->store, &error);
+
+  if (paths == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, paths, (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+listed_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  PdImportWatcher *self = PD_IMPORT_WATCHER (object);
+  g_autoptr(GTask) outer = user_data;
+  g_autoptr(GPtrArray) paths = NULL;
+  GError *error = NULL;
+
+  if (!(paths = g_task_propagate_pointer (G_TASK (result), &error)))
+    {
+      g_task_return_error (outer, error);
+      return;
+    }
+  if (g_task_return_error_if_cancelled (outer))
+    return;
+  for (guint i = 0; i < paths->len; i++)
+    if (g_file_test (g_ptr_array_index (paths, i), G_FILE_TEST_IS_REGULAR))
+      watch_path (self, g_ptr_array_index (paths, i), FALSE);
+  g_task_return_boolean (outer, TRUE);
+}
+
+void
+pd_import_watcher_start_async (PdImportWatcher     *self,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) inner = NULL;
+  GTask *outer;
+
+  g_return_if_fail (PD_IS_IMPORT_WATCHER (self));
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, pd_import_watcher_start_async);
+  inner = g_task_new (self, cancellable, listed_cb, outer);
+  g_task_run_in_thread (inner, list_thread);
+}
+
+gboolean
+pd_import_watcher_start_finish (PdImportWatcher  *self,
+                                GAsyncResult     *result,
+                                GError          **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -1,0 +1,689 @@
+/* test-import-index.c: other agents' sessions in the session index: real
+ * fixtures listed from a database, privacy of plan text, incremental runs,
+ * overrides across re-imports, damaged files, and live following. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <unistd.h>
+
+#include "pd-import-index.h"
+#include "pd-import-scanner.h"
+#include "pd-import-test.h"
+#include "pd-import-watcher.h"
+
+typedef struct
+{
+  char           *dir;      /* transcripts */
+  char           *db_dir;
+  char           *db_path;
+  PdSessionStore *store;
+} Fixture;
+
+static PdSessionStore *
+open_store (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (path, PD_DB_CREATE, &error);
+
+  g_assert_no_error (error);
+  return pd_session_store_new (db);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->dir = pd_import_test_tmpdir ();
+  f->db_dir = pd_import_test_tmpdir ();
+  f->db_path = g_build_filename (f->db_dir, "sessions.db", NULL);
+  f->store = open_store (f->db_path);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_clear_object (&f->store);
+  pd_import_test_rmtree (f->dir);
+  pd_import_test_rmtree (f->db_dir);
+  g_free (f->dir);
+  g_free (f->db_dir);
+  g_free (f->db_path);
+}
+
+/* A Claude Code TodoWrite call and its successful result. */
+static char *
+todo_call (guint       second,
+           const char *id,
+           const char *todos)
+{
+  return g_strdup_printf ("{\"type\":\"assistant\",\"timestamp\":\"2026-03-04T10:00:%02uZ\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
+                          "\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"%s\","
+                          "\"name\":\"TodoWrite\",\"input\":{\"todos\":%s}}]}}\n"
+                          "{\"type\":\"user\",\"timestamp\":\"2026-03-04T10:00:%02uZ\",\"message\":{\"role\":\"user\","
+                          "\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"%s\",\"content\":\"ok\",\"is_error\":false}]}}\n",
+                          second, id, todos, second + 1, id);
+}
+
+static const char *prompt_line =
+  "{\"type\":\"user\",\"timestamp\":\"2026-03-04T10:00:00Z\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
+  "\"message\":{\"role\":\"user\",\"content\":\"Tidy the build\"}}\n";
+
+#define TODOS_1 "[{\"content\":\"Zanzibar step alpha\",\"status\":\"in_progress\"}," \
+                "{\"content\":\"Zanzibar step beta\",\"status\":\"pending\"}," \
+                "{\"content\":\"Zanzibar step gamma\",\"status\":\"pending\"}]"
+#define TODOS_2 "[{\"content\":\"Zanzibar step alpha\",\"status\":\"completed\"}," \
+                "{\"content\":\"Zanzibar step beta\",\"status\":\"in_progress\"}," \
+                "{\"content\":\"Zanzibar step gamma\",\"status\":\"pending\"}]"
+#define TODOS_3 "[{\"content\":\"Zanzibar step alpha\",\"status\":\"completed\"}," \
+                "{\"content\":\"Zanzibar step beta\",\"status\":\"completed\"}," \
+                "{\"content\":\"Zanzibar step gamma\",\"status\":\"pending\"}]"
+
+static char *
+write_claude (Fixture    *f,
+              const char *name,
+              const char *todos)
+{
+  g_autofree char *project = g_build_filename (f->dir, "-work-app", NULL);
+  g_autofree char *call = todo_call (1, "tu1", todos);
+  g_autofree char *text = g_strconcat (prompt_line, call, NULL);
+  char *path = g_build_filename (project, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_mkdir_with_parents (project, 0700);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+append (const char *path,
+        const char *text)
+{
+  FILE *file = fopen (path, "a");
+
+  g_assert_nonnull (file);
+  fputs (text, file);
+  fclose (file);
+}
+
+static PdSessionInfo *
+only_session (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+  return pd_session_info_copy (g_ptr_array_index (list, 0));
+}
+
+static void
+run_dir (Fixture            *f,
+         PdImportIndex      *index,
+         PdImportIndexStats *stats)
+{
+  const char *paths[] = { f->dir, NULL };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, stats, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Every fixture is listed from the database with its source, its title and
+ * the pill counts the in-memory replay gives. */
+static void
+test_fixtures (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *root = pd_import_test_fixtures (".");
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) expected = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportIndexStats stats = { 0 };
+  const char *paths[2] = { NULL, NULL };
+  guint total = 0, matched = 0;
+
+  if (root == NULL)
+    return;
+  paths[0] = root;
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.failed, ==, 0);
+  g_assert_cmpuint (stats.unchanged, ==, 0);
+  g_assert_cmpuint (stats.read_full, ==, stats.transcripts);
+
+  expected = pd_import_read_path (root, NULL, &error);
+  g_assert_no_error (error);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, PD_SESSION_LIST_MAX_LIMIT, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, expected->len);
+  g_assert_cmpuint (stats.sessions_added, ==, expected->len);
+
+  for (guint i = 0; i < expected->len; i++)
+    {
+      PdImportedSession *session = g_ptr_array_index (expected, i);
+      PdChecklist *checklist = pd_imported_session_get_checklist (session);
+      const char *source = pd_import_source_to_string (pd_imported_session_get_source (session));
+      guint done, n;
+
+      pd_checklist_count (checklist, &done, &n, NULL);
+      for (guint j = 0; j < list->len; j++)
+        {
+          PdSessionInfo *info = g_ptr_array_index (list, j);
+
+          g_assert_true (pd_session_id_is_valid (info->id));
+          if (g_strcmp0 (info->task, pd_imported_session_get_title (session)) != 0)
+            continue;
+          g_assert_cmpstr (info->source, ==, source);
+          g_assert_cmpuint (info->plan_done, ==, done);
+          g_assert_cmpuint (info->plan_total, ==, n);
+          g_assert_cmpstr (info->cwd, ==, pd_imported_session_get_cwd (session) ? pd_imported_session_get_cwd (session) : "");
+          g_assert_cmpint (info->created_at, >, 0);
+          matched++;
+          break;
+        }
+    }
+  g_assert_cmpuint (matched, ==, expected->len);
+
+  /* The checklist comes back from the transcript, item for item. */
+  for (guint j = 0; j < list->len; j++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (list, j);
+      g_autoptr(PdChecklist) checklist = pd_import_index_load_checklist (f->store, info->id, &error);
+      guint done, n;
+
+      g_assert_no_error (error);
+      pd_checklist_count (checklist, &done, &n, NULL);
+      g_assert_cmpuint (done, ==, info->plan_done);
+      g_assert_cmpuint (n, ==, info->plan_total);
+      if (info->plan_total > 0)
+        g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), >, 0);
+    }
+}
+
+static GBytes *
+read_all (const char *path)
+{
+  char *contents = NULL;
+  gsize length = 0;
+
+  if (!g_file_get_contents (path, &contents, &length, NULL))
+    return g_bytes_new (NULL, 0);
+  return g_bytes_new_take (contents, length);
+}
+
+static gboolean
+bytes_contain (GBytes     *bytes,
+               const char *needle)
+{
+  gsize length;
+  const char *data = g_bytes_get_data (bytes, &length);
+
+  return data != NULL && memmem (data, length, needle, strlen (needle)) != NULL;
+}
+
+/* No agent plan text reaches the database file (or its WAL): only counts. */
+static void
+test_privacy (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *root = pd_import_test_fixtures (".");
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *synthetic = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autofree char *wal = g_strconcat (f->db_path, "-wal", NULL);
+  const char *paths[3] = { f->dir, NULL, NULL };
+  g_autoptr(GBytes) db_bytes = NULL;
+  g_autoptr(GBytes) wal_bytes = NULL;
+  g_autoptr(GString) titles = g_string_new (NULL);
+  guint checked = 0;
+
+  paths[1] = root;
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  /* With the WAL still there, and after the close has checkpointed it. */
+  wal_bytes = read_all (wal);
+  g_clear_object (&f->store);
+  db_bytes = read_all (f->db_path);
+  g_assert_cmpuint (g_bytes_get_size (db_bytes), >, 0);
+  g_assert_true (bytes_contain (db_bytes, "Tidy the build"));  /* the title is there: the check can fail */
+
+  sessions = pd_import_read_path (f->dir, NULL, &error);
+  g_assert_no_error (error);
+  if (root != NULL)
+    {
+      GPtrArray *more = pd_import_read_path (root, NULL, &error);
+      g_assert_no_error (error);
+      g_ptr_array_extend_and_steal (sessions, more);
+    }
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      const char *title = pd_imported_session_get_title (sessions->pdata[i]);
+      g_string_append_printf (titles, "%s\n", title ? title : "");
+    }
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      PdImportedSession *session = g_ptr_array_index (sessions, i);
+      PdChecklist *checklist = pd_imported_session_get_checklist (session);
+      GPtrArray *plans = pd_imported_session_get_plans (session);
+
+      for (guint j = 0; j < pd_checklist_get_n_agent_items (checklist); j++)
+        {
+          const char *text = pd_checklist_get_agent_item (checklist, j)->text;
+
+          /* Very short item texts could be anywhere (a path, a title). */
+          if (strlen (text) < 12)
+            continue;
+          /* Titles (prompts) are stored: an item quoting one is not a leak. */
+          if (strstr (titles->str, text))
+            continue;
+          g_assert_false (bytes_contain (db_bytes, text));
+          g_assert_false (bytes_contain (wal_bytes, text));
+          checked++;
+        }
+      for (guint j = 0; j < plans->len; j++)
+        {
+          const PdArtifactPlan *plan = g_ptr_array_index (plans, j);
+          g_autofree char *head = g_strndup (plan->markdown, 40);
+
+          /* The fixtures' placeholder for trimmed text is also their cwd. */
+          if (strlen (head) >= 12 && !g_str_has_prefix (head, "[trimmed"))
+            {
+              g_assert_false (bytes_contain (db_bytes, head));
+              checked++;
+            }
+        }
+    }
+  g_assert_cmpuint (checked, >=, 3);
+  g_assert_false (bytes_contain (db_bytes, "Zanzibar"));
+  g_assert_false (bytes_contain (wal_bytes, "Zanzibar"));
+}
+
+/* A second import of unchanged files reads nothing; a grown file is read
+ * again, only its new bytes while the index still holds its reader. */
+static void
+test_incremental (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportIndex) fresh = pd_import_index_new ();
+  g_autoptr(PdSessionInfo) first = NULL;
+  g_autoptr(PdSessionInfo) after = NULL;
+  g_autofree char *more = todo_call (10, "tu2", TODOS_2);
+  PdImportIndexStats stats = { 0 };
+
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.transcripts, ==, 1);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_assert_cmpuint (stats.sessions_added, ==, 1);
+  first = only_session (f);
+  g_assert_cmpstr (first->source, ==, "claude-code");
+  g_assert_cmpstr (first->task, ==, "Tidy the build");
+  g_assert_cmpuint (first->plan_done, ==, 0);
+  g_assert_cmpuint (first->plan_total, ==, 3);
+
+  /* Unchanged: not even opened, by this index or a new one. */
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.transcripts, ==, 1);
+  g_assert_cmpuint (stats.unchanged, ==, 1);
+  g_assert_cmpuint (stats.read_full + stats.read_appended, ==, 0);
+  g_assert_cmpuint (stats.bytes_read, ==, 0);
+  g_assert_cmpuint (stats.lines_read, ==, 0);
+  run_dir (f, fresh, &stats);
+  g_assert_cmpuint (stats.unchanged, ==, 1);
+  g_assert_cmpuint (stats.bytes_read, ==, 0);
+
+  /* Grown: this index reads only what was appended. */
+  append (path, more);
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.read_appended, ==, 1);
+  g_assert_cmpuint (stats.read_full, ==, 0);
+  g_assert_cmpuint (stats.bytes_read, ==, strlen (more));
+  g_assert_cmpuint (stats.lines_read, ==, 2);
+  g_assert_cmpuint (stats.sessions_updated, ==, 1);
+  after = only_session (f);
+  g_assert_cmpstr (after->id, ==, first->id);
+  g_assert_cmpuint (after->plan_done, ==, 1);
+  g_assert_cmpuint (after->plan_total, ==, 3);
+
+  /* A new index (a new process) has no reader: it reads the file again. */
+  append (path, "\n");
+  run_dir (f, fresh, &stats);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_clear_pointer (&after, pd_session_info_free);
+  after = only_session (f);
+  g_assert_cmpuint (after->plan_done, ==, 1);
+}
+
+/* The user's ticks and items live in the annotation: a re-import (the agent
+ * moved on) keeps them, and the pill counts them. */
+static void
+test_overrides_survive (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportIndex) fresh = pd_import_index_new ();
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *more = todo_call (10, "tu2", TODOS_2);
+  g_autofree char *annotation = NULL;
+  gboolean checked;
+
+  run_dir (f, index, NULL);
+  info = only_session (f);
+  checklist = pd_import_index_load_checklist (f->store, info->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, 3);
+
+  /* Tick "gamma" (pending for the agent), add an item of one's own. */
+  pd_checklist_set_checked (checklist, 2, TRUE);
+  pd_checklist_add_user_item (checklist, "Tell the team");
+  g_assert_true (pd_import_index_save_annotations (f->store, info->id, checklist, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&info, pd_session_info_free);
+  info = only_session (f);
+  g_assert_cmpuint (info->plan_done, ==, 1);
+  g_assert_cmpuint (info->plan_total, ==, 4);
+  annotation = pd_session_store_get_annotation (f->store, info->id, PD_IMPORT_ANNOTATION_CHECKLIST, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (annotation, "Zanzibar"));
+  g_assert_nonnull (strstr (annotation, "Tell the team"));
+
+  /* The agent completes alpha: both the cached reader and a fresh one. */
+  append (path, more);
+  run_dir (f, index, NULL);
+  g_clear_pointer (&info, pd_session_info_free);
+  info = only_session (f);
+  g_assert_cmpuint (info->plan_done, ==, 2);   /* alpha by the agent, gamma by the user */
+  g_assert_cmpuint (info->plan_total, ==, 4);
+
+  g_clear_object (&checklist);
+  checklist = pd_import_index_load_checklist (f->store, info->id, &error);
+  g_assert_no_error (error);
+  g_assert_true (pd_checklist_get_override (checklist, 2, &checked));
+  g_assert_true (checked);
+  g_assert_false (pd_checklist_get_override (checklist, 0, NULL));
+  g_assert_cmpint (pd_checklist_get_effective_status (checklist, 0), ==, PD_CHECKLIST_STATUS_COMPLETED);
+  g_assert_cmpint (pd_checklist_get_effective_status (checklist, 1), ==, PD_CHECKLIST_STATUS_IN_PROGRESS);
+  g_assert_cmpuint (pd_checklist_get_n_user_items (checklist), ==, 1);
+  g_assert_cmpstr (pd_checklist_get_user_item (checklist, 0)->text, ==, "Tell the team");
+
+  /* A new index (a new process) reads the whole file again: same pill. */
+  append (path, "\n");
+  run_dir (f, fresh, NULL);
+  g_clear_pointer (&info, pd_session_info_free);
+  info = only_session (f);
+  g_assert_cmpuint (info->plan_done, ==, 2);
+  g_assert_cmpuint (info->plan_total, ==, 4);
+}
+
+/* Session ids are valid, and the same for the same file in another db. */
+static void
+test_session_ids (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autofree char *other_path = g_build_filename (f->db_dir, "other.db", NULL);
+  g_autoptr(PdSessionStore) other = open_store (other_path);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[] = { path, NULL };
+  g_autofree char *a = pd_import_index_session_id ("claude", "/a.jsonl", "", 0);
+  g_autofree char *b = pd_import_index_session_id ("codex", "/a.jsonl", "", 0);
+
+  g_assert_true (pd_session_id_is_valid (a));
+  g_assert_cmpstr (a, !=, b);
+
+  run_dir (f, index, NULL);
+  info = only_session (f);
+  g_assert_true (pd_session_id_is_valid (info->id));
+  g_assert_true (g_str_has_prefix (info->id, "20260304-"));
+
+  g_assert_true (pd_import_index_run_paths (index, other, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (other, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+  g_assert_cmpstr (((PdSessionInfo *) g_ptr_array_index (list, 0))->id, ==, info->id);
+
+  /* Not an imported session: a clear error. */
+  g_assert_null (pd_import_index_load_checklist (f->store, "20260101-0123456789abcdef0123456789abcdef", &error));
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND);
+}
+
+/* Damaged files never stop a run: garbage is not a session, a transcript
+ * with bad lines keeps what it can, and a transcript gone later gives an
+ * error for its checklist only. */
+static void
+test_damaged (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *good = write_claude (f, "good.jsonl", TODOS_1);
+  g_autofree char *damaged = write_claude (f, "damaged.jsonl", TODOS_2);
+  g_autofree char *garbage = g_build_filename (f->dir, "garbage.jsonl", NULL);
+  g_autofree char *empty = g_build_filename (f->dir, "empty.jsonl", NULL);
+  PdImportIndexStats stats = { 0 };
+  static const char bad[] = "not json at all\n{\"type\":\"user\",\"bad\":\"\xff\xfe\"}\n\n{\"type\":\"assist";
+  guint n_with_plan = 0;
+
+  append (damaged, bad);
+  g_assert_true (g_file_set_contents (garbage, "\x01\x02\x03 binary \xff\n\x00\x00", 16, NULL));
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.failed, ==, 0);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 2);
+  for (guint i = 0; i < list->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (list, i);
+      n_with_plan += info->plan_total == 3;
+    }
+  g_assert_cmpuint (n_with_plan, ==, 2);
+
+  /* Gone: the row stays (the user's annotations with it), the checklist
+   * cannot be loaded, and a run goes on. */
+  g_assert_cmpint (g_unlink (good), ==, 0);
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.failed, ==, 0);
+  for (guint i = 0; i < list->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (list, i);
+      g_autoptr(PdChecklist) checklist = pd_import_index_load_checklist (f->store, info->id, &error);
+
+      if (checklist == NULL)
+        {
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+          g_clear_error (&error);
+        }
+    }
+}
+
+/* The async run from the main loop. */
+static void
+run_done (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  PdImportIndexStats *stats = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (pd_import_index_run_finish (PD_IMPORT_INDEX (object), result, stats, &error));
+  g_assert_no_error (error);
+  stats->failed += 1000;  /* marks "done" */
+}
+
+static void
+test_async_scanner (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
+  g_autofree char *nowhere = g_build_filename (f->db_dir, "none", NULL);
+  g_autoptr(PdSessionInfo) info = NULL;
+  PdImportIndexStats stats = { 0 };
+
+  pd_import_scanner_set_claude_dir (scanner, f->dir);
+  pd_import_scanner_set_codex_dir (scanner, nowhere);
+  pd_import_scanner_set_opencode_dir (scanner, nowhere);
+  pd_import_index_run_async (index, f->store, scanner, NULL, run_done, &stats);
+  while (stats.failed < 1000)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (stats.sessions_added, ==, 1);
+  info = only_session (f);
+  g_assert_cmpuint (info->plan_total, ==, 3);
+}
+
+/* The watcher: a line appended to a followed transcript updates its row and
+ * says so, reading only the appended bytes. */
+typedef struct
+{
+  GPtrArray *ids;
+  GMainLoop *loop;
+} Changes;
+
+static void
+on_changed (PdImportWatcher *watcher,
+            const char      *session_id,
+            gpointer         user_data)
+{
+  Changes *changes = user_data;
+
+  g_ptr_array_add (changes->ids, g_strdup (session_id));
+  g_main_loop_quit (changes->loop);
+}
+
+static gboolean
+on_timeout (gpointer user_data)
+{
+  g_main_loop_quit (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+started (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (pd_import_watcher_start_finish (PD_IMPORT_WATCHER (object), result, &error));
+  g_assert_no_error (error);
+  g_main_loop_quit (user_data);
+}
+
+static void
+wait_for_change (Changes *changes,
+                 guint    n)
+{
+  guint timeout = g_timeout_add_seconds (10, on_timeout, changes->loop);
+
+  while (changes->ids->len < n)
+    {
+      guint before = changes->ids->len;
+      g_main_loop_run (changes->loop);
+      if (changes->ids->len == before)
+        break;  /* timed out */
+    }
+  if (changes->ids->len >= n)
+    g_source_remove (timeout);
+}
+
+static void
+test_watcher (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportWatcher) watcher = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *more = todo_call (10, "tu2", TODOS_2);
+  g_autofree char *last = todo_call (20, "tu3", TODOS_3);
+  g_autofree char *second = NULL;
+  Changes changes = { ids, loop };
+  PdImportIndexStats stats = { 0 };
+
+  run_dir (f, index, NULL);
+  watcher = pd_import_watcher_new (index, f->store);
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_changed), &changes);
+  pd_import_watcher_start_async (watcher, NULL, started, loop);
+  g_main_loop_run (loop);
+  g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 2);  /* the file and its folder */
+
+  append (path, more);
+  wait_for_change (&changes, 1);
+  g_assert_cmpuint (ids->len, >=, 1);
+  info = only_session (f);
+  g_assert_cmpstr (g_ptr_array_index (ids, 0), ==, info->id);
+  g_assert_cmpuint (info->plan_done, ==, 1);
+  pd_import_watcher_get_stats (watcher, &stats);
+  g_assert_cmpuint (stats.read_appended, >=, 1);
+  g_assert_cmpuint (stats.read_full, ==, 0);
+  g_assert_cmpuint (stats.bytes_read, ==, strlen (more));
+
+  /* Written in two pieces, the way an agent flushes: the half line waits. */
+  g_ptr_array_set_size (ids, 0);
+  append (path, "");
+  {
+    gsize half = strlen (last) / 3;
+    g_autofree char *head = g_strndup (last, half);
+
+    append (path, head);
+    append (path, last + half);
+  }
+  wait_for_change (&changes, 1);
+  g_clear_pointer (&info, pd_session_info_free);
+  info = only_session (f);
+  if (info->plan_done != 2)
+    {
+      /* The first half may have been seen alone: wait for the second event. */
+      wait_for_change (&changes, ids->len + 1);
+      g_clear_pointer (&info, pd_session_info_free);
+      info = only_session (f);
+    }
+  g_assert_cmpuint (info->plan_done, ==, 2);
+
+  /* A new transcript in the watched folder is indexed and followed. */
+  g_ptr_array_set_size (ids, 0);
+  second = write_claude (f, "s2.jsonl", TODOS_3);
+  wait_for_change (&changes, 1);
+  g_assert_cmpuint (ids->len, >=, 1);
+  g_assert_cmpstr (g_ptr_array_index (ids, 0), !=, info->id);
+  g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 3);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("/pd/import-index/fixtures", test_fixtures);
+  ADD ("/pd/import-index/privacy", test_privacy);
+  ADD ("/pd/import-index/incremental", test_incremental);
+  ADD ("/pd/import-index/overrides-survive", test_overrides_survive);
+  ADD ("/pd/import-index/session-ids", test_session_ids);
+  ADD ("/pd/import-index/damaged", test_damaged);
+  ADD ("/pd/import-index/async-scanner", test_async_scanner);
+  ADD ("/pd/import-index/watcher", test_watcher);
+#undef ADD
+
+  return g_test_run ();
+}
