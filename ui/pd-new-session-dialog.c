@@ -422,9 +422,19 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
 PdNewSessionDialog *
 pd_new_session_dialog_new (GtkWindow *parent)
 {
-  return g_object_new (PD_TYPE_NEW_SESSION_DIALOG,
-                       "transient-for", parent,
-                       NULL);
+  PdNewSessionDialog *self = g_object_new (PD_TYPE_NEW_SESSION_DIALOG,
+                                           "transient-for", parent,
+                                           NULL);
+  int width, height;
+
+  /* On a narrow or short window (a phone) the dialog fits over it. */
+  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  if (parent != NULL && gtk_widget_get_width (GTK_WIDGET (parent)) > 0)
+    gtk_window_set_default_size (GTK_WINDOW (self),
+                                 MIN (width, gtk_widget_get_width (GTK_WIDGET (parent))),
+                                 MIN (height, gtk_widget_get_height (GTK_WIDGET (parent))));
+
+  return self;
 }
 
 /* Tests and screenshots fill the dialog like a person would. */

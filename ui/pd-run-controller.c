@@ -213,6 +213,7 @@ struct _PdRunController
   gboolean       running;
   char          *session_id;
   GString       *status_text;
+  gboolean       status_stale;  /* a tool ran since: the next text starts anew */
   char          *activity;
   GString       *transcript;
 
@@ -702,6 +703,10 @@ progress_on_main (gpointer data)
   switch (progress->kind)
     {
     case PD_ENGINE_PROGRESS_TEXT:
+      /* The text of a turn stays up while its tools run. */
+      if (self->status_stale)
+        g_string_truncate (self->status_text, 0);
+      self->status_stale = FALSE;
       g_string_append (self->status_text, progress->text);
       if (self->status_text->len > STATUS_TEXT_MAX)
         {
@@ -716,13 +721,12 @@ progress_on_main (gpointer data)
       break;
 
     case PD_ENGINE_PROGRESS_TOOL_START:
-      g_string_truncate (self->status_text, 0);
+      self->status_stale = TRUE;
       g_free (self->activity);
       self->activity = g_strdup_printf ("\xe2\x86\x92 %s", progress->text);
       append_transcript (self, "\n");
       append_transcript (self, self->activity);
       append_transcript (self, "\n");
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_TEXT]);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVITY]);
       break;
 
@@ -1039,6 +1043,7 @@ pd_run_controller_begin (PdRunController      *self,
 
   pd_run_controller_set_session_id (self, session_id);
   g_string_truncate (self->status_text, 0);
+  self->status_stale = FALSE;
   g_string_truncate (self->transcript, 0);
   g_clear_pointer (&self->activity, g_free);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_TEXT]);

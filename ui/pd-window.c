@@ -53,6 +53,7 @@ struct _PdWindow
   PdRunController     *runs;
   char                *pending_select;
   gulong               items_handler;
+  guint                select_idle;
   guint                plan_mode_serial;
 
   PdSessionItem       *shown_item;
@@ -413,10 +414,24 @@ pd_window_try_select_pending (PdWindow *self)
     }
 }
 
+static gboolean
+select_pending_idle (gpointer data)
+{
+  PdWindow *self = data;
+
+  self->select_idle = 0;
+  pd_window_try_select_pending (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* The list keeps its selection across a merge, after the items changed:
+ * a pending selection is made once the merge is over. */
 static void
 on_session_items_changed (PdWindow *self)
 {
-  pd_window_try_select_pending (self);
+  if (self->select_idle == 0 && (self->pending_select != NULL || self->demo != NULL))
+    self->select_idle = g_idle_add (select_pending_idle, self);
 }
 
 static void
@@ -982,6 +997,7 @@ pd_window_dispose (GObject *object)
     }
   g_clear_object (&self->shown_item);
 
+  g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   if (self->runs != NULL)
