@@ -17,6 +17,7 @@
 
 #include "pd-new-session-dialog.h"
 #include "pd-now-view.h"
+#include "pd-preferences-window.h"
 #include "pd-server.h"
 #include "pd-session-list.h"
 #include "pd-test-db.h"
@@ -405,6 +406,12 @@ run_plan_shown (gpointer data)
   return header != NULL && gtk_widget_get_mapped (header);
 }
 
+static gboolean
+list_loaded_with_selection (gpointer data)
+{
+  return pd_session_list_get_selected_item (session_list (data)) != NULL;
+}
+
 static void
 check_run_streams (PdApplication *app,
                    PdWindow      *window,
@@ -437,6 +444,35 @@ test_run_streams_into_window (void)
 
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check_run_streams, fixture, NULL), ==, 0);
+}
+
+/* With sessions listed (one selected), the run's new session still wins
+ * the selection, and keeps it as the list refreshes. */
+static void
+check_run_selects_over_existing (PdApplication *app,
+                                 PdWindow      *window,
+                                 gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+
+  pd_test_wait_until (list_loaded_with_selection, window, WAIT_MS, "the listed session to be selected");
+  start_replay (window, fixture, PD_APPROVAL_POLICY_AUTO, "Summarise the project");
+  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the run's session to be selected");
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_spin (1500);
+  g_assert_true (run_session_selected (window));
+}
+
+static void
+test_run_selects_over_existing (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_streams);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *older = pd_test_add_session (store, "An older session", "plandeck");
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_run_selects_over_existing, fixture, NULL), ==, 0);
 }
 
 /* --- approvals --------------------------------------------------------------- */
@@ -778,6 +814,69 @@ test_new_session_dialog (void)
   g_assert_cmpint (pd_test_run_app (args, check_new_session_dialog, fixture, NULL), ==, 0);
 }
 
+/* --- preferences --------------------------------------------------------------- */
+
+static void
+check_preferences (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GVariant) before = g_settings_get_value (settings, "provider-profiles");
+  g_autoptr(GVariant) after = NULL;
+  GtkWindow *preferences;
+  GtkWidget *add;
+  GtkSwitch *privacy;
+  const char *name, *kind, *env;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.preferences", NULL));
+  preferences = pd_test_find_toplevel (PD_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (preferences);
+  pd_test_flush (GTK_WIDGET (preferences));
+
+  /* The privacy switch is on by default and stored as it is flipped. */
+  g_assert_true (g_settings_get_boolean (settings, "read-agent-plans"));
+  privacy = GTK_SWITCH (pd_test_find_widget (gtk_widget_get_ancestor (pd_test_find_label (GTK_WIDGET (preferences), "Read Agents’ Plans into Their Checklists"),
+                                                                     ADW_TYPE_ACTION_ROW),
+                                             GTK_TYPE_SWITCH));
+  g_assert_true (gtk_switch_get_active (privacy));
+  gtk_switch_set_active (privacy, FALSE);
+  g_assert_false (g_settings_get_boolean (settings, "read-agent-plans"));
+
+  /* Add Profile stores a new profile: a kind and an environment variable name, no key. */
+  add = NULL;
+  {
+    GPtrArray *buttons = g_ptr_array_new ();
+
+    pd_test_collect (GTK_WIDGET (preferences), GTK_TYPE_BUTTON, buttons);
+    for (guint i = 0; i < buttons->len && add == NULL; i++)
+      if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Add Profile") == 0)
+        add = g_ptr_array_index (buttons, i);
+    g_ptr_array_unref (buttons);
+  }
+  g_assert_nonnull (add);
+  g_signal_emit_by_name (add, "clicked");
+
+  after = g_settings_get_value (settings, "provider-profiles");
+  g_assert_cmpuint (g_variant_n_children (after), ==, g_variant_n_children (before) + 1);
+  g_variant_get_child (after, g_variant_n_children (after) - 1, "(&s&ss&s&s)", &name, &kind, NULL, NULL, &env);
+  g_assert_cmpstr (name, ==, "New Profile");
+  g_assert_cmpstr (kind, ==, "openai");
+  g_assert_cmpstr (env, ==, "OPENAI_API_KEY");
+
+  gtk_window_destroy (preferences);
+}
+
+static void
+test_preferences (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_streams);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_preferences, NULL, NULL), ==, 0);
+}
+
 /* --- a remote window -------------------------------------------------------- */
 
 static gboolean
@@ -862,12 +961,14 @@ main (int   argc,
   g_test_add_func ("/pd/ui/demo/plays-live", test_demo_plays_live);
   g_test_add_func ("/pd/ui/demo/from-empty-state", test_demo_from_empty_state);
   g_test_add_func ("/pd/ui/runs/streams-into-window", test_run_streams_into_window);
+  g_test_add_func ("/pd/ui/runs/selects-over-existing", test_run_selects_over_existing);
   g_test_add_func ("/pd/ui/runs/approval-deny-then-once", test_run_approval_deny_then_once);
   g_test_add_func ("/pd/ui/runs/approval-always", test_run_approval_always);
   g_test_add_func ("/pd/ui/runs/stop-while-asking", test_run_stop_while_asking);
   g_test_add_func ("/pd/ui/runs/plan-review", test_run_plan_review);
   g_test_add_func ("/pd/ui/runs/plan-review-dismissed", test_run_plan_dismissed);
   g_test_add_func ("/pd/ui/runs/new-session-dialog", test_new_session_dialog);
+  g_test_add_func ("/pd/ui/preferences/profiles-and-privacy", test_preferences);
   g_test_add_func ("/pd/ui/remote/lists-sessions", test_remote_window_lists_sessions);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
 
