@@ -399,16 +399,23 @@ static void
 test_window_narrow_and_wide (void)
 {
   g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  /* An empty database of its own: the default one is the person's, and may
+   * hold anything (or a newer schema). */
+  const char *args[] = { "--db", db, NULL };
+
+  g_object_unref (pd_test_open_store (db));
 
   pd_test_reset_settings ();
   g_settings_set_int (settings, "window-width", 360);
   g_settings_set_int (settings, "window-height", 640);
-  g_assert_cmpint (pd_test_run_app (NULL, check_narrow, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args, check_narrow, NULL, NULL), ==, 0);
 
   pd_test_reset_settings ();
   g_settings_set_int (settings, "window-width", 1000);
   g_settings_set_int (settings, "window-height", 700);
-  g_assert_cmpint (pd_test_run_app (NULL, check_wide, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args, check_wide, NULL, NULL), ==, 0);
 }
 
 /* --- sources that cannot be read --------------------------------------- */
