@@ -16,7 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-new-session-dialog.h"
-#include "pd-now-view.h"
+#include "pd-now-view-private.h"
 #include "pd-preferences-window.h"
 #include "pd-server.h"
 #include "pd-session-list.h"
@@ -877,6 +877,29 @@ test_preferences (void)
   g_assert_cmpint (pd_test_run_app (args, check_preferences, NULL, NULL), ==, 0);
 }
 
+/* The Now workspace polls at the cadence of the preferences. */
+static void
+test_preferences_poll_cadence (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GtkWidget *view;
+  PdPollTimer *timer;
+
+  pd_test_reset_settings ();
+  g_settings_set_uint (settings, "poll-running-ms", 500);
+  g_settings_set_uint (settings, "poll-idle-ms", 5000);
+
+  view = g_object_ref_sink (pd_now_view_new ());
+  timer = _pd_now_view_get_poll_timer (PD_NOW_VIEW (view));
+  pd_poll_timer_set_visible (timer, TRUE);
+  pd_poll_timer_set_running (timer, TRUE);
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 500);
+  pd_poll_timer_set_running (timer, FALSE);
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 5000);
+  g_object_unref (view);
+  pd_test_reset_settings ();
+}
+
 /* --- a remote window -------------------------------------------------------- */
 
 static gboolean
@@ -969,6 +992,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/runs/plan-review-dismissed", test_run_plan_dismissed);
   g_test_add_func ("/pd/ui/runs/new-session-dialog", test_new_session_dialog);
   g_test_add_func ("/pd/ui/preferences/profiles-and-privacy", test_preferences);
+  g_test_add_func ("/pd/ui/preferences/poll-cadence", test_preferences_poll_cadence);
   g_test_add_func ("/pd/ui/remote/lists-sessions", test_remote_window_lists_sessions);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
 
