@@ -961,6 +961,47 @@ test_remote_window_lists_sessions (void)
   g_assert_null (strstr (recent[0], "token"));
 }
 
+static gboolean
+error_page_shown (gpointer data)
+{
+  GtkWidget *label = pd_test_find_label (data, "The Endpoint Refused Access");
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+static void
+check_remote_denied (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  pd_test_wait_until (error_page_shown, window, WAIT_MS, "the access denied page");
+}
+
+/* A wrong token: the server answers 401, and the window says so. */
+static void
+test_remote_window_wrong_token (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "served.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdServer) server = pd_server_new (db);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *url = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, "right-token");
+  g_assert_true (pd_server_start (server, &error));
+  base = pd_server_dup_base_url (server);
+  url = g_strconcat (base, strchr (base, '?') ? "&" : "?", "token=wrong-token", NULL);
+  args[1] = url;
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_denied, NULL, NULL), ==, 0);
+  pd_server_stop (server);
+}
+
 static void
 test_split_endpoint_url (void)
 {
@@ -994,6 +1035,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/preferences/profiles-and-privacy", test_preferences);
   g_test_add_func ("/pd/ui/preferences/poll-cadence", test_preferences_poll_cadence);
   g_test_add_func ("/pd/ui/remote/lists-sessions", test_remote_window_lists_sessions);
+  g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
 
   return g_test_run ();
