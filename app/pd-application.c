@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "pd-application.h"
@@ -32,7 +34,7 @@ static const GOptionEntry main_entries[] = {
   { "remote", 0, 0, G_OPTION_ARG_STRING, NULL,
     N_("Open the sessions served by the endpoint at URL"), N_("URL") },
   { "demo", 0, 0, G_OPTION_ARG_NONE, NULL,
-    N_("Show recorded demo sessions (not available yet)"), NULL },
+    N_("Replay a recorded run against real tools in a temporary folder"), NULL },
   { "version", 0, 0, G_OPTION_ARG_NONE, NULL,
     N_("Print the version and exit"), NULL },
   { NULL }
@@ -75,6 +77,7 @@ is_endpoint_url (const char  *url,
 
 static void
 remember_source (const char *source,
+                 const char *token,
                  gboolean    is_endpoint)
 {
   g_autoptr(GSettings) settings = g_settings_new (APP_ID);
@@ -96,7 +99,12 @@ remember_source (const char *source,
   g_settings_delay (settings);
   g_settings_set_strv (settings, "recent-sources", (const char * const *) recent);
   if (is_endpoint)
-    g_settings_set_string (settings, "endpoint-url", source);
+    {
+      g_settings_set_string (settings, "endpoint-url", source);
+      /* A token that came with the URL is kept for reconnecting to it. */
+      if (token != NULL)
+        g_settings_set_string (settings, "endpoint-token", token);
+    }
   g_settings_apply (settings);
 }
 
@@ -108,6 +116,32 @@ pd_application_open_source (PdApplication *self,
                             gboolean       create_database)
 {
   PdWindow *window = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *base_url = NULL;
+  g_autofree char *with_token = NULL;
+
+  if (remote_url != NULL)
+    {
+      /* Windows, titles and recent sources know the URL without its token. */
+      base_url = pd_window_split_endpoint_url (remote_url, &token);
+      if (token == NULL)
+        {
+          g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+          g_autofree char *remembered_url = g_settings_get_string (settings, "endpoint-url");
+
+          if (g_strcmp0 (remembered_url, base_url) == 0)
+            token = g_settings_get_string (settings, "endpoint-token");
+          if (token != NULL && token[0] == '\0')
+            g_clear_pointer (&token, g_free);
+        }
+      if (token != NULL)
+        {
+          g_autofree char *escaped = g_uri_escape_string (token, NULL, FALSE);
+
+          with_token = g_strconcat (base_url, strchr (base_url, '?') ? "&" : "?", "token=", escaped, NULL);
+        }
+      remote_url = base_url;
+    }
 
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
     {
@@ -127,12 +161,13 @@ pd_application_open_source (PdApplication *self,
     }
 
   if (window == NULL)
-    window = pd_window_new (GTK_APPLICATION (self), database_path, remote_url, create_database);
+    window = pd_window_new (GTK_APPLICATION (self), database_path,
+                            with_token != NULL ? with_token : remote_url, create_database);
 
   if (remote_url != NULL)
-    remember_source (remote_url, TRUE);
+    remember_source (remote_url, token, TRUE);
   else
-    remember_source (database_path, FALSE);
+    remember_source (database_path, NULL, FALSE);
 
   gtk_window_present (GTK_WINDOW (window));
 
@@ -182,7 +217,12 @@ pd_application_command_line (GApplication            *app,
   const char *db_arg = NULL;
   const char *remote = NULL;
   gboolean create_database = FALSE;
-  PdWindow *window;
+
+  if (g_variant_dict_contains (options, "demo"))
+    {
+      g_action_group_activate_action (G_ACTION_GROUP (self), "open-demo", NULL);
+      return EXIT_SUCCESS;
+    }
 
   g_variant_dict_lookup (options, "remote", "&s", &remote);
 
@@ -203,10 +243,7 @@ pd_application_command_line (GApplication            *app,
         }
     }
 
-  window = pd_application_open_source (self, database_path, remote, create_database);
-
-  if (g_variant_dict_contains (options, "demo"))
-    pd_window_show_message (window, _("Demo sessions are not available yet"));
+  pd_application_open_source (self, database_path, remote, create_database);
 
   return EXIT_SUCCESS;
 }
@@ -292,11 +329,42 @@ open_remote_action (GSimpleAction *action,
   pd_application_open_source (PD_APPLICATION (user_data), NULL, url, FALSE);
 }
 
+/* A demo in a new temporary folder, in a window of its own.
+ * PLANDECK_DEMO_SPEED (a factor; 0: no delays) is for tests and screenshots. */
+static void
+open_demo_action (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       user_data)
+{
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDemo) demo = pd_demo_new (&error);
+  const char *speed = g_getenv ("PLANDECK_DEMO_SPEED");
+  PdWindow *window;
+
+  if (demo == NULL)
+    {
+      GtkWindow *active = gtk_application_get_active_window (app);
+
+      g_warning ("Cannot set up the demo: %s", error->message);
+      if (PD_IS_WINDOW (active))
+        pd_window_show_message (PD_WINDOW (active), error->message);
+      return;
+    }
+
+  if (speed != NULL && *speed != '\0')
+    pd_demo_set_speed (demo, g_ascii_strtod (speed, NULL));
+
+  window = pd_window_new_for_demo (app, demo);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
 static const GActionEntry app_actions[] = {
   { "about", about_action },
   { "quit", quit_action },
   { "open-database", open_database_action, "s" },
   { "open-remote", open_remote_action, "s" },
+  { "open-demo", open_demo_action },
 };
 
 static void
@@ -307,6 +375,8 @@ pd_application_startup (GApplication *app)
   static const char *open_accels[] = { "<Control>o", NULL };
   static const char *search_accels[] = { "<Control>f", NULL };
   static const char *now_accels[] = { "<Control>period", NULL };
+  static const char *new_session_accels[] = { "<Control>n", NULL };
+  static const char *preferences_accels[] = { "<Control>comma", NULL };
 
   G_APPLICATION_CLASS (pd_application_parent_class)->startup (app);
 
@@ -319,6 +389,10 @@ pd_application_startup (GApplication *app)
                                          open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.search", search_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-now", now_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.new-session",
+                                         new_session_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.preferences",
+                                         preferences_accels);
 }
 
 static void

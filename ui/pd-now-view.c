@@ -377,6 +377,24 @@ pd_now_view_class_init (PdNowViewClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
+/* The cadence of the preferences (Refresh), read when the view is made. */
+static PdPollTimer *
+pd_now_view_new_poll_timer (void)
+{
+  GSettingsSchemaSource *schemas = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GSettings) settings = NULL;
+
+  if (schemas != NULL)
+    schema = g_settings_schema_source_lookup (schemas, APP_ID, TRUE);
+  if (schema == NULL || !g_settings_schema_has_key (schema, "poll-running-ms"))
+    return pd_poll_timer_new (POLL_RUNNING_MS, POLL_IDLE_MS);
+
+  settings = g_settings_new (APP_ID);
+  return pd_poll_timer_new (g_settings_get_uint (settings, "poll-running-ms"),
+                            g_settings_get_uint (settings, "poll-idle-ms"));
+}
+
 static void
 pd_now_view_init (PdNowView *self)
 {
@@ -385,7 +403,7 @@ pd_now_view_init (PdNowView *self)
   self->rows = pd_plan_rows_new ();
   gtk_list_box_bind_model (self->rows_box, G_LIST_MODEL (self->rows), create_row, NULL, NULL);
 
-  self->timer = pd_poll_timer_new (POLL_RUNNING_MS, POLL_IDLE_MS);
+  self->timer = pd_now_view_new_poll_timer ();
   g_signal_connect_swapped (self->timer, "tick", G_CALLBACK (on_tick), self);
 }
 

@@ -12,18 +12,29 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-local-source.h"
+#include "pd-new-session-dialog.h"
 #include "pd-now-view.h"
+#include "pd-preferences-window.h"
+#include "pd-remote-source.h"
+#include "pd-run-controller.h"
 #include "pd-transcript-view.h"
 #include "pd-session-list.h"
 #include "pd-window.h"
 
 /* How often to look for commits of other writers (a CLI run). */
 #define WATCH_INTERVAL_MS 2000
+/* While a run of this window or the demo writes: follow it closely. */
+#define WATCH_LIVE_MS 500
+/* How often a remote source polls when the server has no event stream. */
+#define REMOTE_WATCH_MS 2000
+#define MAX_RECENT_SHOWN 6
 
 struct _PdWindow
 {
@@ -32,9 +43,18 @@ struct _PdWindow
   GSettings           *settings;
   char                *database_path;
   char                *remote_url;
+  char                *remote_token;
   gboolean             create_database;
   PdSource            *source;
   gboolean             failed;
+
+  PdDemo              *demo;
+  GCancellable        *cancellable;
+  PdRunController     *runs;
+  char                *pending_select;
+  gulong               items_handler;
+  guint                select_idle;
+  guint                plan_mode_serial;
 
   PdSessionItem       *shown_item;
   gulong               running_handler;
@@ -56,6 +76,15 @@ struct _PdWindow
   PdTranscriptView    *transcript_view;
   PdEventsView        *events_view;
   PdHistoryView       *history_view;
+  GtkButton           *error_button;
+  GtkToggleButton     *plan_mode_button;
+  GtkRevealer         *demo_banner;
+  GtkRevealer         *run_bar;
+  GtkLabel            *run_activity_label;
+  GtkLabel            *run_text_label;
+  GtkRevealer         *message_bar;
+  GtkEntry            *message_entry;
+  GMenu               *recent_section;
 };
 
 G_DEFINE_FINAL_TYPE (PdWindow, pd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -65,10 +94,14 @@ enum {
   PROP_DATABASE_PATH,
   PROP_REMOTE_URL,
   PROP_CREATE_DATABASE,
+  PROP_DEMO,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+static void pd_window_update_run_ui     (PdWindow *self);
+static void pd_window_refresh_plan_mode (PdWindow *self);
 
 static const char *
 pd_window_source_label (PdWindow *self)
@@ -83,6 +116,14 @@ pd_window_update_title (PdWindow *self)
   g_autofree char *short_name = NULL;
   g_autofree char *title = NULL;
   const char *subtitle = pd_window_source_label (self);
+
+  if (self->demo != NULL)
+    {
+      adw_view_switcher_title_set_subtitle (self->switcher_title, _("Demo"));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->switcher_title), pd_demo_get_label (self->demo));
+      gtk_window_set_title (GTK_WINDOW (self), _("Demo — Plandeck"));
+      return;
+    }
 
   if (self->remote_url != NULL)
     {
@@ -260,6 +301,9 @@ pd_window_update_content (PdWindow *self)
           pd_history_view_set_session_id (self->history_view, NULL);
           adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
         }
+
+      pd_window_update_run_ui (self);
+      pd_window_refresh_plan_mode (self);
     }
 
   if (self->failed || self->source == NULL)
@@ -300,22 +344,341 @@ on_load_failed (PdWindow     *self,
 {
   if (!pd_session_list_get_loaded (self->session_list))
     {
-      pd_window_show_error (self, _("Cannot Open This Database"), error->message);
+      if (self->remote_url == NULL)
+        pd_window_show_error (self, _("Cannot Open This Database"), error->message);
+      else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
+        pd_window_show_error (self, _("The Endpoint Refused Access"), error->message);
+      else
+        pd_window_show_error (self, _("Cannot Reach the Endpoint"), error->message);
       return;
     }
 
   pd_window_show_message (self, error->message);
 }
 
+/* --- runs ---------------------------------------------------------------- */
+
+static const char *
+pd_window_shown_session_id (PdWindow *self)
+{
+  return self->shown_item != NULL ? pd_session_item_get_id (self->shown_item) : NULL;
+}
+
+/* The run bar shows while this window's run goes on (for its session, or
+ * before the session exists); the message entry when the shown session of a
+ * local database is idle. */
+static void
+pd_window_update_run_ui (PdWindow *self)
+{
+  gboolean running = self->runs != NULL && pd_run_controller_get_running (self->runs);
+  const char *run_session = self->runs ? pd_run_controller_get_session_id (self->runs) : NULL;
+  const char *shown = pd_window_shown_session_id (self);
+  gboolean ours = running && (run_session == NULL || g_strcmp0 (run_session, shown) == 0);
+
+  gtk_revealer_set_reveal_child (self->run_bar, ours);
+  gtk_revealer_set_reveal_child (self->message_bar, self->runs != NULL && !running && shown != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->plan_mode_button), self->runs != NULL && shown != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", self->runs != NULL && !running);
+}
+
+static void
+on_run_text (PdWindow *self)
+{
+  const char *text = pd_run_controller_get_status_text (self->runs);
+  const char *activity = pd_run_controller_get_activity (self->runs);
+
+  /* Model-derived text: plain labels. */
+  gtk_label_set_text (self->run_text_label, text != NULL && *text ? text : _("Working…"));
+  gtk_label_set_text (self->run_activity_label, activity ? activity : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->run_activity_label), activity != NULL);
+}
+
+static void
+pd_window_try_select_pending (PdWindow *self)
+{
+  if (self->pending_select != NULL && pd_session_list_select (self->session_list, self->pending_select))
+    {
+      g_clear_pointer (&self->pending_select, g_free);
+      pd_window_update_content (self);
+    }
+
+  /* The demo shows its run as soon as it is there. */
+  if (self->demo != NULL && pd_session_list_get_selected_item (self->session_list) == NULL)
+    {
+      GListModel *model = G_LIST_MODEL (pd_session_list_get_model (self->session_list));
+      g_autoptr(PdSessionItem) first = g_list_model_get_item (model, 0);
+
+      if (first != NULL)
+        pd_session_list_select (self->session_list, pd_session_item_get_id (first));
+    }
+}
+
+static gboolean
+select_pending_idle (gpointer data)
+{
+  PdWindow *self = data;
+
+  self->select_idle = 0;
+  pd_window_try_select_pending (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* The list keeps its selection across a merge, after the items changed:
+ * a pending selection is made once the merge is over. */
+static void
+on_session_items_changed (PdWindow *self)
+{
+  if (self->select_idle == 0 && (self->pending_select != NULL || self->demo != NULL))
+    self->select_idle = g_idle_add (select_pending_idle, self);
+}
+
+static void
+on_run_session_started (PdWindow   *self,
+                        const char *session_id)
+{
+  g_free (self->pending_select);
+  self->pending_select = g_strdup (session_id);
+  pd_session_list_refresh (self->session_list);
+  pd_window_try_select_pending (self);
+  pd_window_update_run_ui (self);
+}
+
+static void
+on_run_running (PdWindow *self)
+{
+  gboolean running = pd_run_controller_get_running (self->runs);
+
+  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), running ? WATCH_LIVE_MS : WATCH_INTERVAL_MS);
+  pd_window_update_run_ui (self);
+}
+
+static void
+on_run_finished (PdWindow   *self,
+                 int         status,
+                 const char *message)
+{
+  if (message != NULL)
+    pd_window_show_message (self, message);
+  pd_session_list_refresh (self->session_list);
+  pd_now_view_refresh (self->now_view);
+  pd_window_update_run_ui (self);
+  pd_window_refresh_plan_mode (self);
+}
+
+static void
+on_new_session_start (PdWindow      *self,
+                      PdRunSettings *settings,
+                      const char    *message)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_run_controller_start (self->runs, settings, message, &error))
+    pd_window_show_message (self, error->message);
+}
+
+static void
+on_message_activate (PdWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.send-message", NULL);
+}
+
+/* The plan mode toggle follows the engine's folded state of the session. */
+typedef struct
+{
+  PdWindow *window;
+  guint     serial;
+  gboolean  active;
+  char     *session_id;
+} PlanModeCall;
+
+static void
+plan_mode_call_free (PlanModeCall *call)
+{
+  g_object_unref (call->window);
+  g_free (call->session_id);
+  g_free (call);
+}
+
+static void
+pd_window_show_plan_mode (PdWindow *self,
+                          gboolean  active,
+                          gboolean  pending)
+{
+  g_signal_handlers_block_matched (self->plan_mode_button, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+  gtk_toggle_button_set_active (self->plan_mode_button, active);
+  g_signal_handlers_unblock_matched (self->plan_mode_button, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+
+  if (pending)
+    gtk_widget_add_css_class (GTK_WIDGET (self->plan_mode_button), "pd-pending");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->plan_mode_button), "pd-pending");
+}
+
+static void
+on_plan_mode_read (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  PlanModeCall *call = user_data;
+  PdWindow *self = call->window;
+  g_autoptr(GError) error = NULL;
+  gboolean pending = FALSE;
+  gboolean active = pd_run_controller_get_plan_mode_finish (PD_RUN_CONTROLLER (object), result,
+                                                            &pending, &error);
+
+  /* A late reply for a session no longer shown is dropped. */
+  if (call->serial == self->plan_mode_serial && error == NULL &&
+      g_strcmp0 (call->session_id, pd_window_shown_session_id (self)) == 0)
+    pd_window_show_plan_mode (self, active, pending);
+
+  plan_mode_call_free (call);
+}
+
+static void
+pd_window_refresh_plan_mode (PdWindow *self)
+{
+  const char *shown = pd_window_shown_session_id (self);
+  PlanModeCall *call;
+
+  self->plan_mode_serial++;
+  if (self->runs == NULL || shown == NULL)
+    return;
+
+  call = g_new0 (PlanModeCall, 1);
+  call->window = g_object_ref (self);
+  call->serial = self->plan_mode_serial;
+  call->session_id = g_strdup (shown);
+  pd_run_controller_get_plan_mode_async (self->runs, shown, self->cancellable,
+                                         on_plan_mode_read, call);
+}
+
+static void
+on_plan_mode_set (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  PlanModeCall *call = user_data;
+  PdWindow *self = call->window;
+  g_autoptr(GError) error = NULL;
+  PdPlanModeSetResult outcome = pd_run_controller_set_plan_mode_finish (PD_RUN_CONTROLLER (object),
+                                                                        result, &error);
+  gboolean active = call->active;
+
+  if (error != NULL)
+    pd_window_show_message (self, error->message);
+  else if (outcome == PD_PLAN_MODE_COMMITTED)
+    pd_window_show_message (self, active ? _("Plan mode is on") : _("Plan mode is off"));
+  else if (outcome == PD_PLAN_MODE_QUEUED)
+    pd_window_show_message (self, active ? _("Plan mode turns on at the next step")
+                                         : _("Plan mode turns off at the next step"));
+  else if (outcome == PD_PLAN_MODE_CANCELLED)
+    pd_window_show_message (self, _("The pending plan mode change was taken back"));
+
+  if (!g_cancellable_is_cancelled (self->cancellable))
+    pd_window_refresh_plan_mode (self);
+  plan_mode_call_free (call);
+}
+
+static void
+on_plan_mode_toggled (PdWindow *self)
+{
+  const char *shown = pd_window_shown_session_id (self);
+  PlanModeCall *call;
+
+  if (self->runs == NULL || shown == NULL)
+    return;
+
+  call = g_new0 (PlanModeCall, 1);
+  call->window = g_object_ref (self);
+  call->active = gtk_toggle_button_get_active (self->plan_mode_button);
+  call->session_id = g_strdup (shown);
+  pd_run_controller_set_plan_mode_async (self->runs, shown,
+                                         gtk_toggle_button_get_active (self->plan_mode_button),
+                                         self->cancellable, on_plan_mode_set, call);
+}
+
+/* --- the demo ---------------------------------------------------------------- */
+
+static void
+on_demo_done (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(PdWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRunResult) run = pd_demo_run_finish (PD_DEMO (object), result, &error);
+
+  if (g_cancellable_is_cancelled (self->cancellable))
+    return;
+
+  if (run == NULL)
+    pd_window_show_message (self, error->message);
+  else
+    pd_window_show_message (self, _("The demo run is complete"));
+
+  if (self->source != NULL)
+    pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_INTERVAL_MS);
+  pd_session_list_refresh (self->session_list);
+  pd_now_view_refresh (self->now_view);
+}
+
 /* --- the source --------------------------------------------------------- */
+
+static void
+pd_window_set_source (PdWindow *self,
+                      PdSource *source)
+{
+  self->source = source;
+
+  pd_now_view_set_source (self->now_view, self->source);
+  pd_transcript_view_set_source (self->transcript_view, self->source);
+  pd_events_view_set_source (self->events_view, self->source);
+  pd_history_view_set_source (self->history_view, self->source);
+  pd_session_list_set_source (self->session_list, self->source);
+  pd_window_update_content (self);
+}
+
+static void
+pd_window_open_remote (PdWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  PdRemoteSource *remote = pd_remote_source_new (self->remote_url, self->remote_token, &error);
+
+  gtk_button_set_label (self->error_button, _("_Connect to Endpoint…"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_button), "win.connect-endpoint");
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
+
+  if (remote == NULL)
+    {
+      pd_window_show_error (self, g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED)
+                                  ? _("The Endpoint Needs a Token") : _("Cannot Reach the Endpoint"),
+                            error->message);
+      return;
+    }
+
+  pd_remote_source_watch (remote, REMOTE_WATCH_MS);
+  pd_window_set_source (self, PD_SOURCE (remote));
+}
 
 static void
 pd_window_open_source (PdWindow *self)
 {
   if (self->remote_url != NULL)
     {
-      /* PdRemoteSource arrives with the serve work. */
-      pd_window_show_page (self, "remote");
+      pd_window_open_remote (self);
+      return;
+    }
+
+  if (self->demo != NULL)
+    {
+      /* The run creates the database, then the source reads it live. */
+      gtk_revealer_set_reveal_child (self->demo_banner, TRUE);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
+      pd_demo_run_async (self->demo, self->cancellable, on_demo_done, g_object_ref (self));
+      pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, TRUE)));
+      pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_LIVE_MS);
       return;
     }
 
@@ -330,18 +693,26 @@ pd_window_open_source (PdWindow *self)
                          self->database_path);
 
       pd_window_show_error (self, _("No Database Here"), description);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
       return;
     }
 
-  self->source = PD_SOURCE (pd_local_source_new (self->database_path, self->create_database));
+  pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, self->create_database)));
   pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_INTERVAL_MS);
 
-  pd_now_view_set_source (self->now_view, self->source);
-  pd_transcript_view_set_source (self->transcript_view, self->source);
-  pd_events_view_set_source (self->events_view, self->source);
-  pd_history_view_set_source (self->history_view, self->source);
-  pd_session_list_set_source (self->session_list, self->source);
-  pd_window_update_content (self);
+  self->runs = pd_run_controller_new (PD_LOCAL_SOURCE (self->source), GTK_WINDOW (self));
+  g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "finished", G_CALLBACK (on_run_finished),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::running", G_CALLBACK (on_run_running),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::status-text", G_CALLBACK (on_run_text),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::activity", G_CALLBACK (on_run_text),
+                           self, G_CONNECT_SWAPPED);
+  pd_window_update_run_ui (self);
+  pd_window_refresh_plan_mode (self);
 }
 
 /* --- actions ------------------------------------------------------------ */
@@ -429,15 +800,34 @@ on_endpoint_response (AdwMessageDialog *dialog,
                       const char       *response,
                       PdWindow         *self)
 {
-  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "url-entry");
+  GtkEditable *token_entry = g_object_get_data (G_OBJECT (dialog), "token-entry");
   g_autofree char *url = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *from_url = NULL;
 
   if (g_strcmp0 (response, "connect") != 0)
     return;
 
   url = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
-  if (url[0] != '\0')
-    gtk_widget_activate_action (GTK_WIDGET (self), "app.open-remote", "s", url);
+  token = g_strstrip (g_strdup (gtk_editable_get_text (token_entry)));
+  if (url[0] == '\0')
+    return;
+
+  /* The token travels in the URL to the application, which keeps it apart. */
+  base = pd_window_split_endpoint_url (url, &from_url);
+  if (token[0] != '\0' && from_url == NULL)
+    {
+      g_autofree char *escaped = g_uri_escape_string (token, NULL, FALSE);
+      g_autofree char *with_token = g_strconcat (base, strchr (base, '?') ? "&" : "?",
+                                                 "token=", escaped, NULL);
+
+      gtk_widget_activate_action (GTK_WIDGET (self), "app.open-remote", "s", with_token);
+      return;
+    }
+
+  gtk_widget_activate_action (GTK_WIDGET (self), "app.open-remote", "s", url);
 }
 
 static void
@@ -446,8 +836,12 @@ connect_endpoint_action (GtkWidget  *widget,
                          GVariant   *parameter)
 {
   PdWindow *self = PD_WINDOW (widget);
+  g_autofree char *remembered_url = g_settings_get_string (self->settings, "endpoint-url");
+  g_autofree char *remembered_token = g_settings_get_string (self->settings, "endpoint-token");
   GtkWidget *dialog;
+  GtkWidget *box;
   GtkWidget *entry;
+  GtkWidget *token_entry;
 
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Connect to Endpoint"),
                                    _("The address of a plandeck-agent serve or odek serve endpoint."));
@@ -460,16 +854,121 @@ connect_endpoint_action (GtkWidget  *widget,
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "connect");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
 
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   entry = gtk_entry_new ();
   gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "http://127.0.0.1:8080");
-  gtk_editable_set_text (GTK_EDITABLE (entry), g_settings_get_string (self->settings, "endpoint-url"));
+  gtk_editable_set_text (GTK_EDITABLE (entry), remembered_url);
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Endpoint URL"), -1);
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+  gtk_box_append (GTK_BOX (box), entry);
+
+  token_entry = gtk_password_entry_new ();
+  gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (token_entry), TRUE);
+  g_object_set (token_entry, "placeholder-text", _("Token (unless the URL has ?token=)"),
+                "activates-default", TRUE, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (token_entry), remembered_token);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (token_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Token"), -1);
+  gtk_box_append (GTK_BOX (box), token_entry);
+
+  g_object_set_data (G_OBJECT (dialog), "url-entry", entry);
+  g_object_set_data (G_OBJECT (dialog), "token-entry", token_entry);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
 
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_endpoint_response), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+new_session_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  PdNewSessionDialog *dialog;
+
+  if (self->runs == NULL)
+    return;
+
+  dialog = pd_new_session_dialog_new (GTK_WINDOW (self));
+  g_signal_connect_object (dialog, "start", G_CALLBACK (on_new_session_start), self,
+                           G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+preferences_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  gtk_window_present (GTK_WINDOW (pd_preferences_window_new (GTK_WINDOW (widget))));
+}
+
+static void
+open_demo_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  gtk_widget_activate_action (widget, "app.open-demo", NULL);
+}
+
+static void
+stop_run_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  if (self->runs != NULL)
+    pd_run_controller_stop (self->runs);
+}
+
+static void
+send_message_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  const char *shown = pd_window_shown_session_id (self);
+  g_autofree char *message = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->message_entry))));
+  g_autoptr(GError) error = NULL;
+
+  if (self->runs == NULL || shown == NULL || message[0] == '\0')
+    return;
+
+  if (!pd_run_controller_continue (self->runs, shown, message, &error))
+    {
+      pd_window_show_message (self, error->message);
+      return;
+    }
+  gtk_editable_set_text (GTK_EDITABLE (self->message_entry), "");
+}
+
+/* The primary menu's recent sources, from GSettings, newest first. */
+static void
+pd_window_update_recent (PdWindow *self)
+{
+  g_auto(GStrv) recent = g_settings_get_strv (self->settings, "recent-sources");
+  guint shown = 0;
+
+  g_menu_remove_all (self->recent_section);
+  for (guint i = 0; recent[i] != NULL && shown < MAX_RECENT_SHOWN; i++)
+    {
+      g_autoptr(GMenuItem) item = NULL;
+      g_autofree char *label = NULL;
+      gboolean is_url = g_str_has_prefix (recent[i], "http://") || g_str_has_prefix (recent[i], "https://");
+
+      if (g_strcmp0 (recent[i], pd_window_source_label (self)) == 0)
+        continue;
+
+      label = is_url ? g_strdup (recent[i]) : g_path_get_basename (recent[i]);
+      item = g_menu_item_new (label, NULL);
+      g_menu_item_set_action_and_target_value (item, is_url ? "app.open-remote" : "app.open-database",
+                                               g_variant_new_string (recent[i]));
+      g_menu_append_item (self->recent_section, item);
+      shown++;
+    }
 }
 
 /* --- GObject ------------------------------------------------------------ */
@@ -483,6 +982,7 @@ pd_window_constructed (GObject *object)
 
   pd_window_update_title (self);
   pd_window_open_source (self);
+  pd_window_update_recent (self);
 }
 
 static void
@@ -497,9 +997,18 @@ pd_window_dispose (GObject *object)
     }
   g_clear_object (&self->shown_item);
 
+  g_clear_handle_id (&self->select_idle, g_source_remove);
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  if (self->runs != NULL)
+    g_object_run_dispose (G_OBJECT (self->runs));
+  g_clear_object (&self->runs);
+
   gtk_widget_dispose_template (GTK_WIDGET (object), PD_TYPE_WINDOW);
 
   g_clear_object (&self->source);
+  /* After the source: the demo removes its folder and database. */
+  g_clear_object (&self->demo);
 
   G_OBJECT_CLASS (pd_window_parent_class)->dispose (object);
 }
@@ -512,6 +1021,9 @@ pd_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_pointer (&self->database_path, g_free);
   g_clear_pointer (&self->remote_url, g_free);
+  g_clear_pointer (&self->remote_token, g_free);
+  g_clear_pointer (&self->pending_select, g_free);
+  g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (pd_window_parent_class)->finalize (object);
 }
@@ -538,6 +1050,10 @@ pd_window_get_property (GObject    *object,
       g_value_set_boolean (value, self->create_database);
       break;
 
+    case PROP_DEMO:
+      g_value_set_object (value, self->demo);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -560,11 +1076,24 @@ pd_window_set_property (GObject      *object,
 
     case PROP_REMOTE_URL:
       g_free (self->remote_url);
-      self->remote_url = g_value_dup_string (value);
+      g_clear_pointer (&self->remote_token, g_free);
+      /* The token is kept apart, never shown in a title or remembered. */
+      self->remote_url = g_value_get_string (value) != NULL
+        ? pd_window_split_endpoint_url (g_value_get_string (value), &self->remote_token)
+        : NULL;
       break;
 
     case PROP_CREATE_DATABASE:
       self->create_database = g_value_get_boolean (value);
+      break;
+
+    case PROP_DEMO:
+      self->demo = g_value_dup_object (value);
+      if (self->demo != NULL)
+        {
+          g_free (self->database_path);
+          self->database_path = g_strdup (pd_demo_get_database_path (self->demo));
+        }
       break;
 
     default:
@@ -624,6 +1153,18 @@ pd_window_class_init (PdWindowClass *klass)
                            G_PARAM_CONSTRUCT_ONLY |
                            G_PARAM_STATIC_STRINGS));
 
+  /**
+   * PdWindow:demo:
+   *
+   * The demo this window replays, kept alive with the window.
+   */
+  properties[PROP_DEMO] =
+    g_param_spec_object ("demo", NULL, NULL,
+                         PD_TYPE_DEMO,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_CONSTRUCT_ONLY |
+                          G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PD_TYPE_SESSION_LIST);
@@ -649,6 +1190,17 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, transcript_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, events_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, history_view);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, error_button);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, plan_mode_button);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, demo_banner);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, run_bar);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, run_activity_label);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, run_text_label);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, message_bar);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, message_entry);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, recent_section);
+  gtk_widget_class_bind_template_callback (widget_class, on_plan_mode_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_message_activate);
   gtk_widget_class_bind_template_callback (widget_class, on_selected_item_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_list_loaded);
   gtk_widget_class_bind_template_callback (widget_class, on_session_activated);
@@ -660,8 +1212,11 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-database", NULL, open_database_action);
   gtk_widget_class_install_action (widget_class, "win.connect-endpoint", NULL,
                                    connect_endpoint_action);
-  /* The demo arrives later; the button shows as unavailable ("coming soon"). */
-  gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, NULL);
+  gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
+  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
+  gtk_widget_class_install_action (widget_class, "win.stop-run", NULL, stop_run_action);
+  gtk_widget_class_install_action (widget_class, "win.send-message", NULL, send_message_action);
 }
 
 static void
@@ -673,9 +1228,17 @@ pd_window_init (PdWindow *self)
                            G_CALLBACK (on_notices_changed), self, G_CONNECT_SWAPPED);
 
   self->settings = g_settings_new (APP_ID);
+  self->cancellable = g_cancellable_new ();
   pd_window_restore_size (self);
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-demo", FALSE);
+  self->items_handler = g_signal_connect_object (pd_session_list_get_model (self->session_list),
+                                                 "items-changed",
+                                                 G_CALLBACK (on_session_items_changed),
+                                                 self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::recent-sources",
+                           G_CALLBACK (pd_window_update_recent), self, G_CONNECT_SWAPPED);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", FALSE);
 
   /* When the leaflet folds on a narrow window, the main area comes first. */
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
@@ -755,4 +1318,101 @@ pd_window_get_source (PdWindow *self)
   g_return_val_if_fail (PD_IS_WINDOW (self), NULL);
 
   return self->source;
+}
+
+/**
+ * pd_window_new_for_demo:
+ * @demo: the demo to replay; the window keeps it (and its folder) alive
+ *
+ * Returns: (transfer full): a window labelled as a demo that starts the
+ *   recorded run and follows it live
+ */
+PdWindow *
+pd_window_new_for_demo (GtkApplication *application,
+                        PdDemo         *demo)
+{
+  g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
+  g_return_val_if_fail (PD_IS_DEMO (demo), NULL);
+
+  return g_object_new (PD_TYPE_WINDOW,
+                       "application", application,
+                       "demo", demo,
+                       "create-database", TRUE,
+                       NULL);
+}
+
+PdDemo *
+pd_window_get_demo (PdWindow *self)
+{
+  g_return_val_if_fail (PD_IS_WINDOW (self), NULL);
+
+  return self->demo;
+}
+
+/**
+ * pd_window_get_run_controller:
+ *
+ * Returns: (transfer none) (nullable): the engine of a window on a local
+ *   database; %NULL for remote sources and the demo
+ */
+PdRunController *
+pd_window_get_run_controller (PdWindow *self)
+{
+  g_return_val_if_fail (PD_IS_WINDOW (self), NULL);
+
+  return self->runs;
+}
+
+/**
+ * pd_window_split_endpoint_url:
+ * @url: an endpoint URL, perhaps with `?token=…` as `serve` prints it
+ * @token: (out) (optional) (nullable): the token of the URL, or %NULL
+ *
+ * Returns: (transfer full): @url without its token parameter
+ */
+char *
+pd_window_split_endpoint_url (const char  *url,
+                              char       **token)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_ENCODED_QUERY, NULL);
+  g_autoptr(GString) query = NULL;
+  g_autoptr(GUri) stripped = NULL;
+  GUriParamsIter iter;
+  char *key = NULL;
+  char *value = NULL;
+
+  if (token != NULL)
+    *token = NULL;
+
+  if (uri == NULL || g_uri_get_query (uri) == NULL)
+    return g_strdup (url);
+
+  query = g_string_new (NULL);
+  g_uri_params_iter_init (&iter, g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE);
+  while (g_uri_params_iter_next (&iter, &key, &value, NULL))
+    {
+      if (g_strcmp0 (key, "token") == 0)
+        {
+          if (token != NULL)
+            {
+              g_free (*token);
+              *token = g_steal_pointer (&value);
+            }
+        }
+      else
+        {
+          g_autofree char *k = g_uri_escape_string (key, NULL, FALSE);
+          g_autofree char *v = g_uri_escape_string (value ? value : "", NULL, FALSE);
+
+          g_string_append_printf (query, "%s%s=%s", query->len ? "&" : "", k, v);
+        }
+      g_clear_pointer (&key, g_free);
+      g_clear_pointer (&value, g_free);
+    }
+
+  stripped = g_uri_build (G_URI_FLAGS_ENCODED_QUERY, g_uri_get_scheme (uri), g_uri_get_userinfo (uri),
+                          g_uri_get_host (uri), g_uri_get_port (uri), g_uri_get_path (uri),
+                          query->len ? query->str : NULL, g_uri_get_fragment (uri));
+
+  return g_uri_to_string (stripped);
 }

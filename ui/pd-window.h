@@ -6,6 +6,8 @@
 
 #include <adwaita.h>
 
+#include "pd-demo.h"
+#include "pd-run-controller.h"
 #include "pd-source.h"
 
 G_BEGIN_DECLS
@@ -18,7 +20,13 @@ PdWindow   *pd_window_new               (GtkApplication *application,
                                          const char     *database_path,
                                          const char     *remote_url,
                                          gboolean        create_database);
+PdWindow   *pd_window_new_for_demo      (GtkApplication *application,
+                                         PdDemo         *demo);
 PdSource   *pd_window_get_source        (PdWindow       *self);
+PdDemo     *pd_window_get_demo          (PdWindow       *self);
+PdRunController *pd_window_get_run_controller (PdWindow  *self);
+char       *pd_window_split_endpoint_url (const char    *url,
+                                         char          **token);
 const char *pd_window_get_database_path (PdWindow       *self);
 const char *pd_window_get_remote_url    (PdWindow       *self);
 void        pd_window_show_message      (PdWindow       *self,

@@ -92,11 +92,11 @@ check_empty_state (PdApplication *app,
   g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)),
                             "appear here"));
 
-  /* The demo is announced but not there yet. */
+  /* A newcomer can see the app at work: the demo, or a session of their own. */
   demo = gtk_widget_get_parent (pd_test_find_label (status, "Open Demo"));
   g_assert_true (GTK_IS_BUTTON (demo));
-  g_assert_false (gtk_widget_is_sensitive (demo));
-  g_assert_cmpstr (gtk_widget_get_tooltip_text (demo), ==, "Coming soon");
+  g_assert_true (gtk_widget_is_sensitive (demo));
+  g_assert_true (gtk_widget_is_sensitive (gtk_widget_get_parent (pd_test_find_label (status, "Start a Session…"))));
   g_assert_true (gtk_widget_is_sensitive (gtk_widget_get_parent (pd_test_find_label (status, "Open Database…"))));
 }
 
@@ -215,28 +215,6 @@ test_app_rejects_bad_command_lines (void)
   g_assert_false (saw_window);
 }
 
-/* --- --demo ------------------------------------------------------------ */
-
-static void
-check_demo_toast (PdApplication *app,
-                  PdWindow      *window,
-                  gpointer       user_data)
-{
-  GtkWidget *label = pd_test_find_label (GTK_WIDGET (window),
-                                         "Demo sessions are not available yet");
-
-  g_assert_nonnull (label);
-  g_assert_true (gtk_widget_get_mapped (label));
-}
-
-static void
-test_window_demo_says_not_available (void)
-{
-  const char *args[] = { "--demo", NULL };
-
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_demo_toast, NULL, NULL), ==, 0);
-}
 
 /* --- menus, shortcuts, about ------------------------------------------ */
 
@@ -276,6 +254,13 @@ check_actions (PdApplication *app,
 
     g_assert_true (strv_has (search_accels, "<Control>f"));
     g_assert_true (strv_has (now_accels, "<Control>period"));
+  }
+  {
+    g_auto(GStrv) new_accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.new-session");
+    g_auto(GStrv) prefs_accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.preferences");
+
+    g_assert_true (strv_has (new_accels, "<Control>n"));
+    g_assert_true (strv_has (prefs_accels, "<Control>comma"));
   }
 
   /* Keyboard Shortcuts opens the shortcuts window. */
@@ -414,16 +399,23 @@ static void
 test_window_narrow_and_wide (void)
 {
   g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  /* An empty database of its own: the default one is the person's, and may
+   * hold anything (or a newer schema). */
+  const char *args[] = { "--db", db, NULL };
+
+  g_object_unref (pd_test_open_store (db));
 
   pd_test_reset_settings ();
   g_settings_set_int (settings, "window-width", 360);
   g_settings_set_int (settings, "window-height", 640);
-  g_assert_cmpint (pd_test_run_app (NULL, check_narrow, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args, check_narrow, NULL, NULL), ==, 0);
 
   pd_test_reset_settings ();
   g_settings_set_int (settings, "window-width", 1000);
   g_settings_set_int (settings, "window-height", 700);
-  g_assert_cmpint (pd_test_run_app (NULL, check_wide, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args, check_wide, NULL, NULL), ==, 0);
 }
 
 /* --- sources that cannot be read --------------------------------------- */
@@ -472,25 +464,69 @@ test_window_corrupt_database (void)
   g_assert_cmpint (pd_test_run_app (args, check_error_page, (gpointer) "Cannot Open This Database", NULL), ==, 0);
 }
 
+static GtkWidget *
+find_action_button (GtkWidget  *root,
+                    const char *action)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
+    return root;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_action_button (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static GtkWidget *
+new_session_button (PdWindow *window)
+{
+  GtkWidget *button = find_action_button (GTK_WIDGET (window), "win.new-session");
+
+  g_assert_nonnull (button);
+  return button;
+}
+
 static void
 check_remote_page (PdApplication *app,
                    PdWindow      *window,
                    gpointer       user_data)
 {
-  GtkWidget *status = status_page_titled (window, "Remote Endpoints Are Not Supported Yet");
+  const char *title = user_data;
+  GtkWidget *status;
 
-  pd_test_flush (GTK_WIDGET (window));
+  wait_settled (window);
+  status = status_page_titled (window, title);
   g_assert_true (gtk_widget_get_mapped (status));
-  g_assert_null (pd_window_get_source (window));
+  /* The way out is another endpoint, not another database. */
+  g_assert_nonnull (pd_test_find_label (status, "Connect to Endpoint…"));
+  /* The sidebar's New Session button follows its action. */
+  g_assert_false (gtk_widget_get_sensitive (new_session_button (window)));
 }
 
 static void
-test_window_remote_not_yet (void)
+test_window_remote_refused (void)
+{
+  /* Nothing listens on the discard port: the connection is refused. */
+  const char *args[] = { "--remote", "http://127.0.0.1:9/?token=secret", NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_page, (gpointer) "Cannot Reach the Endpoint", NULL), ==, 0);
+}
+
+static void
+test_window_remote_no_token (void)
 {
   const char *args[] = { "--remote", "http://127.0.0.1:9", NULL };
 
   pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_remote_page, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args, check_remote_page, (gpointer) "The Endpoint Needs a Token", NULL), ==, 0);
 }
 
 /* --- sessions ------------------------------------------------------------ */
@@ -568,7 +604,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/window/relative-database", test_window_relative_database);
   g_test_add_func ("/pd/ui/window/default-database", test_window_default_database);
   g_test_add_func ("/pd/ui/window/remote", test_window_remote);
-  g_test_add_func ("/pd/ui/window/demo-not-available", test_window_demo_says_not_available);
   g_test_add_func ("/pd/ui/window/actions", test_window_actions);
   g_test_add_func ("/pd/ui/window/size-remembered", test_window_size_remembered);
   g_test_add_func ("/pd/ui/window/size-out-of-range-not-stored",
@@ -577,7 +612,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/app/rejects-bad-command-lines", test_app_rejects_bad_command_lines);
   g_test_add_func ("/pd/ui/window/missing-database", test_window_missing_database);
   g_test_add_func ("/pd/ui/window/corrupt-database", test_window_corrupt_database);
-  g_test_add_func ("/pd/ui/window/remote-not-yet", test_window_remote_not_yet);
+  g_test_add_func ("/pd/ui/window/remote-refused", test_window_remote_refused);
+  g_test_add_func ("/pd/ui/window/remote-no-token", test_window_remote_no_token);
   g_test_add_func ("/pd/ui/window/sessions", test_window_sessions);
 
   return g_test_run ();

@@ -1,0 +1,130 @@
+/* shot-scenario.c: the application in a given state, for screenshots
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ *   shot-scenario SCENARIO FOLDER [plandeck arguments…]
+ *
+ * Runs the real application and, once its first window is up, brings it
+ * into SCENARIO: "window" (as it is), "new-session" (the dialog, filled in),
+ * "approval" (a replayed run asking to write a file) or "review" (a
+ * replayed run in plan mode proposing a plan).  FOLDER is the working
+ * directory of the runs; the replay files are written there.  It runs until
+ * killed.  take-screenshots.sh captures the windows.
+ */
+#define G_LOG_DOMAIN "shot-scenario"
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "pd-application.h"
+#include "pd-new-session-dialog.h"
+#include "pd-window.h"
+
+static const char *scenario;
+static const char *folder;
+
+static const char *approval_replay =
+  "{\"label\": \"screenshot: a write to approve\", \"turns\": ["
+  " {\"content\": \"The README needs a usage section. I will add it.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"README.md\", \"content\": \"# greet\\n\\nUsage: sh greet.sh NAME\\n\"}}]},"
+  " {\"content\": \"Done.\"}]}";
+
+static const char *review_replay =
+  "{\"label\": \"screenshot: a plan to review\", \"turns\": ["
+  " {\"content\": \"I have read the project. Here is what I propose.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": "
+  "\"# Fix the greeting and document the script\\n\\n"
+  "The greeting in greet.sh is misspelled, and the README does not say how to run it.\\n\\n"
+  "## Steps\\n\\n"
+  "- Correct the greeting in greet.sh\\n"
+  "- Run sh test.sh and see it pass\\n"
+  "- Add a Usage section to README.md\\n\\n"
+  "## Checks\\n\\n"
+  "```\\nsh test.sh\\n```\\n\"}}]},"
+  " {\"content\": \"Starting.\"}]}";
+
+static void
+start_replay (PdWindow   *window,
+              const char *json,
+              const char *message)
+{
+  g_autofree char *path = g_build_filename (folder, "replay.json", NULL);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  if (pd_window_get_run_controller (window) == NULL)
+    g_error ("the window cannot run sessions (not an existing local database?)");
+  if (!g_file_set_contents (path, json, -1, &error))
+    g_error ("%s", error->message);
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (path);
+  settings->working_directory = g_strdup (folder);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+
+  if (!pd_run_controller_start (pd_window_get_run_controller (window), settings, message, &error))
+    g_error ("%s", error->message);
+}
+
+static void
+enter_scenario (gpointer user_data)
+{
+  PdWindow *window = user_data;
+
+  if (g_str_equal (scenario, "new-session"))
+    {
+      PdNewSessionDialog *dialog = pd_new_session_dialog_new (GTK_WINDOW (window));
+
+      pd_new_session_dialog_set_task (dialog, "Fix the greeting in greet.sh and describe the script in the README");
+      pd_new_session_dialog_set_folder (dialog, folder);
+      gtk_window_present (GTK_WINDOW (dialog));
+    }
+  else if (g_str_equal (scenario, "approval"))
+    {
+      start_replay (window, approval_replay, "Add a usage section to the README");
+    }
+  else if (g_str_equal (scenario, "review"))
+    {
+      start_replay (window, review_replay, "/plan Fix the greeting and document the script");
+    }
+
+  g_object_unref (window);
+}
+
+static void
+on_window_added (GtkApplication *app,
+                 GtkWindow      *window,
+                 gpointer        user_data)
+{
+  static gboolean seen;
+
+  if (!PD_IS_WINDOW (window) || seen)
+    return;
+  seen = TRUE;
+  g_timeout_add_once (1000, enter_scenario, g_object_ref (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(PdApplication) app = NULL;
+
+  if (argc < 3)
+    {
+      g_printerr ("usage: %s SCENARIO FOLDER [plandeck arguments…]\n", argv[0]);
+      return 2;
+    }
+
+  scenario = argv[1];
+  folder = argv[2];
+
+  app = pd_application_new ();
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
+  g_signal_connect (app, "window-added", G_CALLBACK (on_window_added), NULL);
+
+  /* The program name, then the application's arguments. */
+  argv[2] = argv[0];
+  return g_application_run (G_APPLICATION (app), argc - 2, argv + 2);
+}

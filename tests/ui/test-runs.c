@@ -1,0 +1,1042 @@
+/* test-runs.c: the demo, runs of the embedded engine, and remote windows
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every case runs the real application.  Runs use the replay provider on a
+ * temporary database and folder; questions of the engine (approve this
+ * call? approve this plan?) are answered through the real dialogs, from the
+ * main thread, as a person would.
+ */
+#define G_LOG_DOMAIN "test-runs"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-new-session-dialog.h"
+#include "pd-now-view-private.h"
+#include "pd-preferences-window.h"
+#include "pd-server.h"
+#include "pd-session-list.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+#define WAIT_MS 20000
+
+static GtkWidget *
+find_label_matching (GtkWidget  *root,
+                     const char *prefix,
+                     const char *suffix)
+{
+  if (GTK_IS_LABEL (root))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (root));
+
+      if (g_str_has_prefix (text, prefix) && g_str_has_suffix (text, suffix))
+        return root;
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label_matching (child, prefix, suffix);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static GtkToggleButton *
+find_plan_toggle (GtkWidget *root)
+{
+  if (GTK_IS_TOGGLE_BUTTON (root) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (root)), "Plan") == 0)
+    return GTK_TOGGLE_BUTTON (root);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkToggleButton *found = find_plan_toggle (child);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* The first button bound to @action: its sensitivity is the action's state. */
+static GtkWidget *
+find_action_button (GtkWidget  *root,
+                    const char *action)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
+    return root;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_action_button (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static gboolean
+action_enabled (PdWindow   *window,
+                const char *action)
+{
+  GtkWidget *button = find_action_button (GTK_WIDGET (window), action);
+
+  g_assert_nonnull (button);
+  return gtk_widget_get_sensitive (button);
+}
+
+static PdSessionList *
+session_list (PdWindow *window)
+{
+  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+}
+
+/* --- the demo ------------------------------------------------------------ */
+
+static gboolean
+demo_plan_done (gpointer data)
+{
+  GtkWidget *now = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_NOW_VIEW);
+  GtkWidget *header = find_label_matching (now, "Plan — v", " · 4/4 done");
+
+  return header != NULL && gtk_widget_get_mapped (header);
+}
+
+static void
+check_demo (PdApplication *app,
+            PdWindow      *window,
+            gpointer       user_data)
+{
+  PdDemo *demo = pd_window_get_demo (window);
+  g_autofree char *folder = NULL;
+  g_autofree char *greet = NULL;
+  g_autofree char *contents = NULL;
+  PdSessionItem *item;
+  GtkWidget *banner;
+
+  g_assert_nonnull (demo);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Demo — Plandeck");
+  banner = pd_test_find_label (GTK_WIDGET (window),
+                               "A recorded run replayed against real tools in a temporary folder");
+  g_assert_nonnull (banner);
+  g_assert_true (gtk_widget_get_mapped (banner));
+  /* The demo is no place for runs of one's own. */
+  g_assert_null (pd_window_get_run_controller (window));
+
+  /* The recorded run shows as soon as it is there, and plays to its end. */
+  pd_test_wait_until (demo_plan_done, window, WAIT_MS, "the demo's plan to be all done");
+  item = pd_session_list_get_selected_item (session_list (window));
+  g_assert_nonnull (item);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (session_list (window)))), ==, 1);
+
+  /* Real tools in a temporary folder: the script was fixed there. */
+  folder = g_strdup (pd_demo_get_folder (demo));
+  greet = g_build_filename (folder, "greet.sh", NULL);
+  g_assert_true (g_file_get_contents (greet, &contents, NULL, NULL));
+  g_assert_true (g_str_has_prefix (folder, g_get_tmp_dir ()));
+}
+
+static void
+test_demo_plays_live (void)
+{
+  const char *args[] = { "--demo", NULL };
+  gboolean saw_window = FALSE;
+
+  pd_test_reset_settings ();
+  g_setenv ("PLANDECK_DEMO_SPEED", "0", TRUE);
+  g_assert_cmpint (pd_test_run_app (args, check_demo, NULL, &saw_window), ==, 0);
+  g_unsetenv ("PLANDECK_DEMO_SPEED");
+  g_assert_true (saw_window);
+}
+
+/* The main area's page of a window with no sessions (the primary menu has an
+ * "Open Demo" item too). */
+static GtkWidget *
+empty_state (PdWindow *window)
+{
+  GtkWidget *views = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  GtkStack *pages = GTK_STACK (gtk_widget_get_ancestor (views, GTK_TYPE_STACK));
+
+  return gtk_stack_get_child_by_name (pages, "empty");
+}
+
+static gboolean
+demo_button_mapped (gpointer data)
+{
+  GtkWidget *label = pd_test_find_label (empty_state (data), "Open Demo");
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+static void
+check_demo_from_empty_state (PdApplication *app,
+                             PdWindow      *window,
+                             gpointer       user_data)
+{
+  PdWindow **demo_window = user_data;
+  GtkWidget *button;
+
+  pd_test_wait_until (demo_button_mapped, window, WAIT_MS, "the empty state");
+  button = gtk_widget_get_parent (pd_test_find_label (empty_state (window), "Open Demo"));
+  g_signal_emit_by_name (button, "clicked");
+
+  *demo_window = PD_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_true (*demo_window != window);
+  g_assert_nonnull (pd_window_get_demo (*demo_window));
+  pd_test_wait_until (demo_plan_done, *demo_window, WAIT_MS, "the demo's plan to be all done");
+}
+
+static void
+test_demo_from_empty_state (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  PdWindow *demo_window = NULL;
+
+  g_object_unref (pd_test_open_store (db));
+  pd_test_reset_settings ();
+  g_setenv ("PLANDECK_DEMO_SPEED", "0", TRUE);
+  g_assert_cmpint (pd_test_run_app (args, check_demo_from_empty_state, &demo_window, NULL), ==, 0);
+  g_unsetenv ("PLANDECK_DEMO_SPEED");
+  g_assert_nonnull (demo_window);
+}
+
+/* --- runs ------------------------------------------------------------------ */
+
+typedef struct
+{
+  char     *dir;
+  char     *db;
+  char     *project;
+  char     *replay;
+  gboolean  finished;
+  int       status;
+  char     *message;
+} RunFixture;
+
+static void
+run_fixture_free (RunFixture *fixture)
+{
+  g_free (fixture->dir);
+  g_free (fixture->db);
+  g_free (fixture->project);
+  g_free (fixture->replay);
+  g_free (fixture->message);
+  g_free (fixture);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunFixture, run_fixture_free)
+
+static RunFixture *
+run_fixture_new (const char *replay_json)
+{
+  RunFixture *fixture = g_new0 (RunFixture, 1);
+  g_autofree char *readme = NULL;
+
+  fixture->dir = pd_test_make_tmp_dir ();
+  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
+  fixture->project = g_build_filename (fixture->dir, "project", NULL);
+  fixture->replay = g_build_filename (fixture->dir, "replay.json", NULL);
+  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
+  readme = g_build_filename (fixture->project, "README.md", NULL);
+  g_assert_true (g_file_set_contents (readme, "A small project.\n", -1, NULL));
+  g_assert_true (g_file_set_contents (fixture->replay, replay_json, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture->db));
+
+  return fixture;
+}
+
+static void
+on_finished (PdRunController *runs,
+             int              status,
+             const char      *message,
+             RunFixture      *fixture)
+{
+  fixture->finished = TRUE;
+  fixture->status = status;
+  g_free (fixture->message);
+  fixture->message = g_strdup (message);
+}
+
+static PdRunController *
+start_replay (PdWindow         *window,
+              RunFixture       *fixture,
+              PdApprovalPolicy  policy,
+              const char       *message)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (runs);
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = policy;
+  settings->planning = TRUE;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, message, &error));
+  g_assert_no_error (error);
+  g_assert_true (pd_run_controller_get_running (runs));
+
+  return runs;
+}
+
+static gboolean
+run_finished (gpointer data)
+{
+  return ((RunFixture *) data)->finished;
+}
+
+/* A shown message dialog, not one answered already and on its way out. */
+static AdwMessageDialog *
+open_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_mapped (GTK_WIDGET (window)) &&
+          !g_object_get_data (G_OBJECT (window), "test-answered"))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+
+  return NULL;
+}
+
+static gboolean
+message_dialog_shown (gpointer data)
+{
+  return open_message_dialog () != NULL;
+}
+
+static AdwMessageDialog *
+wait_for_dialog (const char *what)
+{
+  pd_test_wait_until (message_dialog_shown, NULL, WAIT_MS, what);
+  return open_message_dialog ();
+}
+
+/* Answers like a click on a response button. */
+static void
+respond (AdwMessageDialog *dialog,
+         const char       *response)
+{
+  g_object_set_data (G_OBJECT (dialog), "test-answered", GINT_TO_POINTER (TRUE));
+  adw_message_dialog_response (dialog, response);
+}
+
+static JsonArray *
+load_messages (RunFixture *fixture,
+               const char *session_id)
+{
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autoptr(GError) error = NULL;
+  JsonArray *messages = pd_session_store_load_messages (store, session_id, &error);
+
+  g_assert_no_error (error);
+  return messages;
+}
+
+/* The content of the tool result messages, in order. */
+static GPtrArray *
+tool_results (JsonArray *messages)
+{
+  GPtrArray *results = g_ptr_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "role", ""), "tool") == 0)
+        g_ptr_array_add (results, (gpointer) json_object_get_string_member_with_default (message, "content", ""));
+    }
+
+  return results;
+}
+
+static const char *replay_streams =
+  "{\"label\": \"test: a planned run\", \"turns\": ["
+  " {\"content\": \"Planning the work.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"create\", \"steps\": ["
+  "   {\"id\": \"look\", \"title\": \"Look at the files\"}, {\"id\": \"sum\", \"title\": \"Summarise\"}]}}]},"
+  " {\"content\": \"Looking.\", \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
+  " {\"content\": \"Done looking.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"update\", \"updates\": ["
+  "   {\"id\": \"look\", \"status\": \"done\"}, {\"id\": \"sum\", \"status\": \"done\"}]}}]},"
+  " {\"content\": \"The project has a README.\"}]}";
+
+static gboolean
+run_session_selected (gpointer data)
+{
+  PdWindow *window = data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  PdSessionItem *item = pd_session_list_get_selected_item (session_list (window));
+
+  return item != NULL && pd_run_controller_get_session_id (runs) != NULL &&
+         g_strcmp0 (pd_session_item_get_id (item), pd_run_controller_get_session_id (runs)) == 0;
+}
+
+static gboolean
+run_plan_shown (gpointer data)
+{
+  GtkWidget *now = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_NOW_VIEW);
+  GtkWidget *header = find_label_matching (now, "Plan — v", " · 2/2 done");
+
+  return header != NULL && gtk_widget_get_mapped (header);
+}
+
+static gboolean
+list_loaded_with_selection (gpointer data)
+{
+  return pd_session_list_get_selected_item (session_list (data)) != NULL;
+}
+
+static void
+check_run_streams (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  PdRunController *runs;
+
+  runs = start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Summarise the project");
+
+  /* The new session is picked up and shown while the run goes on. */
+  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the run's session to be selected");
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_null (fixture->message);
+  g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "The project has a README."));
+  g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "list_dir"));
+  pd_test_wait_until (run_plan_shown, window, WAIT_MS, "the Now workspace to show the run's plan");
+
+  /* Idle: the message entry offers to continue the session; Stop is off. */
+  g_assert_true (action_enabled (window, "win.send-message"));
+  g_assert_false (action_enabled (window, "win.stop-run"));
+}
+
+static void
+test_run_streams_into_window (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_streams);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_run_streams, fixture, NULL), ==, 0);
+}
+
+/* With sessions listed (one selected), the run's new session still wins
+ * the selection, and keeps it as the list refreshes. */
+static void
+check_run_selects_over_existing (PdApplication *app,
+                                 PdWindow      *window,
+                                 gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+
+  pd_test_wait_until (list_loaded_with_selection, window, WAIT_MS, "the listed session to be selected");
+  start_replay (window, fixture, PD_APPROVAL_POLICY_AUTO, "Summarise the project");
+  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the run's session to be selected");
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_spin (1500);
+  g_assert_true (run_session_selected (window));
+}
+
+static void
+test_run_selects_over_existing (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_streams);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *older = pd_test_add_session (store, "An older session", "plandeck");
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_run_selects_over_existing, fixture, NULL), ==, 0);
+}
+
+/* --- approvals --------------------------------------------------------------- */
+
+static const char *replay_writes =
+  "{\"label\": \"test: two writes\", \"turns\": ["
+  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
+  " {\"content\": \"Writing again.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"two.txt\", \"content\": \"2\\n\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+static gboolean
+project_file_exists (RunFixture *fixture,
+                     const char *name)
+{
+  g_autofree char *path = g_build_filename (fixture->project, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static void
+check_approval_deny_then_once (PdApplication *app,
+                               PdWindow      *window,
+                               gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
+
+  /* The question is asked over the window, with the call shown as text. */
+  dialog = wait_for_dialog ("the first approval prompt");
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "one.txt"));
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+  respond (dialog, "deny");
+
+  dialog = wait_for_dialog ("the second approval prompt");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "two.txt"));
+  respond (dialog, "once");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+
+  /* The model read the refusal as a denial, and the approved call's result. */
+  messages = load_messages (fixture, pd_run_controller_get_session_id (pd_window_get_run_controller (window)));
+  results = tool_results (messages);
+  g_assert_cmpuint (results->len, ==, 2);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (results, 0), "denied:"));
+  g_assert_false (g_str_has_prefix (g_ptr_array_index (results, 1), "denied:"));
+}
+
+static void
+test_run_approval_deny_then_once (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_approval_deny_then_once, fixture, NULL), ==, 0);
+}
+
+static void
+check_approval_always (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
+
+  dialog = wait_for_dialog ("the approval prompt");
+  respond (dialog, "always");
+
+  /* The second write of the session is not asked about again. */
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  g_assert_null (open_message_dialog ());
+  g_assert_true (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+}
+
+static void
+test_run_approval_always (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_approval_always, fixture, NULL), ==, 0);
+}
+
+/* Stop answers an open question no and ends the run. */
+static void
+check_stop_while_asking (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
+  wait_for_dialog ("the approval prompt");
+  g_assert_true (action_enabled (window, "win.stop-run"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-run", NULL));
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to stop");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
+  g_assert_null (open_message_dialog ());
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+}
+
+static void
+test_run_stop_while_asking (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_stop_while_asking, fixture, NULL), ==, 0);
+}
+
+/* --- plan review ---------------------------------------------------------- */
+
+static const char *replay_plan_mode =
+  "{\"label\": \"test: plan mode\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Tidy the README\\n\\n- read it\\n- <b>rewrite</b> it\\n\"}}]},"
+  " {\"content\": \"Revised.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Tidy the README\\n\\n- read it\\n- rewrite the first line\\n\"}}]},"
+  " {\"content\": \"Plan approved; starting.\"}]}";
+
+static char *
+dialog_text (AdwMessageDialog *dialog)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_TEXT_VIEW);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+typedef struct
+{
+  gboolean done;
+  gboolean active;
+} PlanModeRead;
+
+static void
+on_plan_mode_read (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  PlanModeRead *read = user_data;
+  g_autoptr(GError) error = NULL;
+
+  read->active = pd_run_controller_get_plan_mode_finish (PD_RUN_CONTROLLER (object), result, NULL, &error);
+  g_assert_no_error (error);
+  read->done = TRUE;
+}
+
+static gboolean
+plan_mode_read (gpointer data)
+{
+  return ((PlanModeRead *) data)->done;
+}
+
+static gboolean
+artifact_saved (RunFixture *fixture)
+{
+  g_autofree char *plans = g_build_filename (fixture->project, ".plandeck", "plans", NULL);
+  g_autoptr(GDir) dir = g_dir_open (plans, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, ".md"))
+      return TRUE;
+
+  return FALSE;
+}
+
+static void
+check_plan_review (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  PdRunController *runs;
+  AdwMessageDialog *dialog;
+  GtkWidget *feedback;
+  g_autofree char *shown = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+  PlanModeRead read = { 0 };
+  GtkToggleButton *toggle;
+
+  runs = start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Tidy the README");
+
+  /* The first proposal: shown as text (the tags stay text), sent back. */
+  dialog = wait_for_dialog ("the plan review");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
+  shown = dialog_text (dialog);
+  g_assert_nonnull (strstr (shown, "Tidy the README"));
+  g_assert_nonnull (strstr (shown, "<b>rewrite</b>"));
+  g_assert_null (strstr (shown, "# Tidy"));   /* the heading is rendered as a heading */
+
+  /* While planning, the toggle in the header says so. */
+  toggle = find_plan_toggle (GTK_WIDGET (window));
+  g_assert_true (GTK_IS_TOGGLE_BUTTON (toggle));
+
+  feedback = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
+  gtk_editable_set_text (GTK_EDITABLE (feedback), "Say which line");
+  respond (dialog, "keep");
+
+  /* The revision: approved. */
+  dialog = wait_for_dialog ("the second plan review");
+  g_clear_pointer (&shown, g_free);
+  shown = dialog_text (dialog);
+  g_assert_nonnull (strstr (shown, "rewrite the first line"));
+  respond (dialog, "approve");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+
+  /* Keep planning reached the model with the feedback; Approve approved. */
+  messages = load_messages (fixture, pd_run_controller_get_session_id (runs));
+  results = tool_results (messages);
+  g_assert_cmpuint (results->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (results, 0), "Say which line"));
+  g_assert_nonnull (strstr (g_ptr_array_index (results, 1), "approved"));
+  g_assert_true (artifact_saved (fixture));
+
+  /* Plan mode was left after the approval. */
+  pd_run_controller_get_plan_mode_async (runs, pd_run_controller_get_session_id (runs), NULL,
+                                         on_plan_mode_read, &read);
+  pd_test_wait_until (plan_mode_read, &read, WAIT_MS, "the plan mode");
+  g_assert_false (read.active);
+  g_assert_false (gtk_toggle_button_get_active (toggle));
+}
+
+static void
+test_run_plan_review (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_plan_mode);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_plan_review, fixture, NULL), ==, 0);
+}
+
+/* Closing the review dialog is "dismissed": the call fails, plan mode stays. */
+static const char *replay_plan_dismissed =
+  "{\"label\": \"test: plan mode dismissed\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Tidy\\n\\n- read\\n\"}}]},"
+  " {\"content\": \"Waiting for a review.\"}]}";
+
+static gboolean
+toggle_active (gpointer data)
+{
+  return gtk_toggle_button_get_active (data);
+}
+
+static void
+check_plan_dismissed (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  GtkToggleButton *toggle;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Tidy the README");
+  dialog = wait_for_dialog ("the plan review");
+  gtk_window_close (GTK_WINDOW (dialog));
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  g_assert_false (artifact_saved (fixture));
+
+  /* The session is still in plan mode, and the toggle shows it. */
+  toggle = find_plan_toggle (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (toggle)));
+  pd_test_wait_until (toggle_active, toggle, WAIT_MS, "the plan mode toggle to be on");
+}
+
+static void
+test_run_plan_dismissed (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_plan_dismissed);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_plan_dismissed, fixture, NULL), ==, 0);
+}
+
+/* --- the new session dialog ---------------------------------------------------- */
+
+static void
+check_new_session_dialog (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  PdNewSessionDialog *dialog;
+  g_autoptr(PdRunSettings) settings = NULL;
+  g_autofree char *message = NULL;
+  g_autoptr(GSettings) gsettings = g_settings_new (APP_ID);
+  g_autofree char *remembered = NULL;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
+  dialog = PD_NEW_SESSION_DIALOG (pd_test_find_toplevel (PD_TYPE_NEW_SESSION_DIALOG));
+  g_assert_nonnull (dialog);
+  pd_test_flush (GTK_WIDGET (dialog));
+
+  /* Nothing to start without a task. */
+  g_assert_false (pd_new_session_dialog_activate_start (dialog));
+
+  pd_new_session_dialog_set_task (dialog, "Summarise the project");
+  pd_new_session_dialog_set_folder (dialog, fixture->project);
+  settings = pd_new_session_dialog_dup_settings (dialog);
+  message = pd_new_session_dialog_dup_message (dialog);
+  g_assert_cmpstr (settings->working_directory, ==, fixture->project);
+  g_assert_cmpstr (message, ==, "Summarise the project");
+  /* The default profile: an OpenAI-compatible server on this machine. */
+  g_assert_cmpstr (settings->provider, ==, "openai");
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_assert_cmpstr ((remembered = g_settings_get_string (gsettings, "last-working-directory")), ==, "");
+}
+
+static void
+test_new_session_dialog (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_streams);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_new_session_dialog, fixture, NULL), ==, 0);
+}
+
+/* --- preferences --------------------------------------------------------------- */
+
+static void
+check_preferences (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GVariant) before = g_settings_get_value (settings, "provider-profiles");
+  g_autoptr(GVariant) after = NULL;
+  GtkWindow *preferences;
+  GtkWidget *add;
+  GtkSwitch *privacy;
+  const char *name, *kind, *env;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.preferences", NULL));
+  preferences = pd_test_find_toplevel (PD_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (preferences);
+  pd_test_flush (GTK_WIDGET (preferences));
+
+  /* The privacy switch is on by default and stored as it is flipped. */
+  g_assert_true (g_settings_get_boolean (settings, "read-agent-plans"));
+  privacy = GTK_SWITCH (pd_test_find_widget (gtk_widget_get_ancestor (pd_test_find_label (GTK_WIDGET (preferences), "Read Agents’ Plans into Their Checklists"),
+                                                                     ADW_TYPE_ACTION_ROW),
+                                             GTK_TYPE_SWITCH));
+  g_assert_true (gtk_switch_get_active (privacy));
+  gtk_switch_set_active (privacy, FALSE);
+  g_assert_false (g_settings_get_boolean (settings, "read-agent-plans"));
+
+  /* Add Profile stores a new profile: a kind and an environment variable name, no key. */
+  add = NULL;
+  {
+    GPtrArray *buttons = g_ptr_array_new ();
+
+    pd_test_collect (GTK_WIDGET (preferences), GTK_TYPE_BUTTON, buttons);
+    for (guint i = 0; i < buttons->len && add == NULL; i++)
+      if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Add Profile") == 0)
+        add = g_ptr_array_index (buttons, i);
+    g_ptr_array_unref (buttons);
+  }
+  g_assert_nonnull (add);
+  g_signal_emit_by_name (add, "clicked");
+
+  after = g_settings_get_value (settings, "provider-profiles");
+  g_assert_cmpuint (g_variant_n_children (after), ==, g_variant_n_children (before) + 1);
+  g_variant_get_child (after, g_variant_n_children (after) - 1, "(&s&ss&s&s)", &name, &kind, NULL, NULL, &env);
+  g_assert_cmpstr (name, ==, "New Profile");
+  g_assert_cmpstr (kind, ==, "openai");
+  g_assert_cmpstr (env, ==, "OPENAI_API_KEY");
+
+  gtk_window_destroy (preferences);
+}
+
+static void
+test_preferences (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_streams);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_preferences, NULL, NULL), ==, 0);
+}
+
+/* The Now workspace polls at the cadence of the preferences. */
+static void
+test_preferences_poll_cadence (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GtkWidget *view;
+  PdPollTimer *timer;
+
+  pd_test_reset_settings ();
+  g_settings_set_uint (settings, "poll-running-ms", 500);
+  g_settings_set_uint (settings, "poll-idle-ms", 5000);
+
+  view = g_object_ref_sink (pd_now_view_new ());
+  timer = _pd_now_view_get_poll_timer (PD_NOW_VIEW (view));
+  pd_poll_timer_set_visible (timer, TRUE);
+  pd_poll_timer_set_running (timer, TRUE);
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 500);
+  pd_poll_timer_set_running (timer, FALSE);
+  g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 5000);
+  g_object_unref (view);
+  pd_test_reset_settings ();
+}
+
+/* --- a remote window -------------------------------------------------------- */
+
+static gboolean
+remote_listed (gpointer data)
+{
+  PdSessionList *list = session_list (data);
+
+  return pd_session_list_get_loaded (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == 2;
+}
+
+static void
+check_remote_lists (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  pd_test_wait_until (remote_listed, window, WAIT_MS, "the remote sessions to be listed");
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "Remote task one"));
+  /* Runs belong to local databases; the token is not part of the shown URL. */
+  g_assert_null (pd_window_get_run_controller (window));
+  g_assert_null (strstr (pd_window_get_remote_url (window), "token"));
+  g_assert_null (strstr (gtk_window_get_title (GTK_WINDOW (window)), "token"));
+}
+
+static void
+test_remote_window_lists_sessions (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "served.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdServer) server = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *id1 = pd_test_add_session (store, "Remote task one", "plandeck");
+  g_autofree char *id2 = pd_test_add_session (store, "Remote task two", "plandeck");
+  g_autoptr(GSettings) settings = NULL;
+  g_autofree char *remembered_token = NULL;
+  g_auto(GStrv) recent = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  server = pd_server_new (db);
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, "test-token");
+  g_assert_true (pd_server_start (server, &error));
+  g_assert_no_error (error);
+  url = pd_server_dup_start_url (server);
+  g_assert_nonnull (strstr (url, "token="));
+  args[1] = url;
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_lists, NULL, NULL), ==, 0);
+  pd_server_stop (server);
+
+  /* The token is kept for reconnecting, and the recent source has none. */
+  settings = g_settings_new (APP_ID);
+  remembered_token = g_settings_get_string (settings, "endpoint-token");
+  g_assert_cmpstr (remembered_token, ==, "test-token");
+  recent = g_settings_get_strv (settings, "recent-sources");
+  g_assert_null (strstr (recent[0], "token"));
+}
+
+static gboolean
+error_page_shown (gpointer data)
+{
+  GtkWidget *label = pd_test_find_label (data, "The Endpoint Refused Access");
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+static void
+check_remote_denied (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  pd_test_wait_until (error_page_shown, window, WAIT_MS, "the access denied page");
+}
+
+/* A wrong token: the server answers 401, and the window says so. */
+static void
+test_remote_window_wrong_token (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "served.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdServer) server = pd_server_new (db);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *url = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, "right-token");
+  g_assert_true (pd_server_start (server, &error));
+  base = pd_server_dup_base_url (server);
+  url = g_strconcat (base, strchr (base, '?') ? "&" : "?", "token=wrong-token", NULL);
+  args[1] = url;
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_denied, NULL, NULL), ==, 0);
+  pd_server_stop (server);
+}
+
+static void
+test_split_endpoint_url (void)
+{
+  g_autofree char *token = NULL;
+  g_autofree char *base = pd_window_split_endpoint_url ("http://127.0.0.1:8080/?token=a%20b&x=1", &token);
+  g_autofree char *plain_token = NULL;
+  g_autofree char *plain = pd_window_split_endpoint_url ("http://127.0.0.1:8080", &plain_token);
+
+  g_assert_cmpstr (token, ==, "a b");
+  g_assert_cmpstr (base, ==, "http://127.0.0.1:8080/?x=1");
+  g_assert_null (plain_token);
+  g_assert_cmpstr (plain, ==, "http://127.0.0.1:8080");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/pd/ui/demo/plays-live", test_demo_plays_live);
+  g_test_add_func ("/pd/ui/demo/from-empty-state", test_demo_from_empty_state);
+  g_test_add_func ("/pd/ui/runs/streams-into-window", test_run_streams_into_window);
+  g_test_add_func ("/pd/ui/runs/selects-over-existing", test_run_selects_over_existing);
+  g_test_add_func ("/pd/ui/runs/approval-deny-then-once", test_run_approval_deny_then_once);
+  g_test_add_func ("/pd/ui/runs/approval-always", test_run_approval_always);
+  g_test_add_func ("/pd/ui/runs/stop-while-asking", test_run_stop_while_asking);
+  g_test_add_func ("/pd/ui/runs/plan-review", test_run_plan_review);
+  g_test_add_func ("/pd/ui/runs/plan-review-dismissed", test_run_plan_dismissed);
+  g_test_add_func ("/pd/ui/runs/new-session-dialog", test_new_session_dialog);
+  g_test_add_func ("/pd/ui/preferences/profiles-and-privacy", test_preferences);
+  g_test_add_func ("/pd/ui/preferences/poll-cadence", test_preferences_poll_cadence);
+  g_test_add_func ("/pd/ui/remote/lists-sessions", test_remote_window_lists_sessions);
+  g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
+  g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
+
+  return g_test_run ();
+}

@@ -1,0 +1,286 @@
+/* pd-preferences-window.c: provider profiles, refresh intervals, privacy
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Everything is stored in GSettings as it is edited.  A profile is a name,
+ * a kind (openai, anthropic, replay), a base URL, a model and the name of
+ * the environment variable holding the API key; never the key itself.
+ */
+#define G_LOG_DOMAIN "pd-preferences-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-preferences-window.h"
+
+static const char * const kinds[] = { "openai", "anthropic", "replay" };
+
+typedef struct
+{
+  AdwExpanderRow *expander;
+  AdwEntryRow    *name;
+  AdwComboRow    *kind;
+  AdwEntryRow    *base_url;
+  AdwEntryRow    *model;
+  AdwEntryRow    *env;
+} ProfileRows;
+
+struct _PdPreferencesWindow
+{
+  AdwPreferencesWindow  parent_instance;
+
+  GSettings            *settings;
+  GPtrArray            *profiles;   /* (element-type ProfileRows) */
+
+  AdwPreferencesGroup  *profiles_group;
+  GtkSpinButton        *running_spin;
+  GtkSpinButton        *idle_spin;
+  GtkSwitch            *read_plans_switch;
+};
+
+G_DEFINE_FINAL_TYPE (PdPreferencesWindow, pd_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
+
+static const char *
+kind_label (guint kind)
+{
+  switch (kind)
+    {
+    case 1: return _("Anthropic");
+    case 2: return _("Replay File (Demo)");
+    default: return _("OpenAI-compatible");
+    }
+}
+
+static void
+update_expander (ProfileRows *rows)
+{
+  g_autofree char *title = g_markup_escape_text (gtk_editable_get_text (GTK_EDITABLE (rows->name)), -1);
+  g_autofree char *model = g_markup_escape_text (gtk_editable_get_text (GTK_EDITABLE (rows->model)), -1);
+  g_autofree char *subtitle = NULL;
+  guint kind = adw_combo_row_get_selected (rows->kind);
+
+  /* Titles and subtitles of rows are markup. */
+  subtitle = model[0] != '\0'
+    ? g_strdup_printf ("%s · %s", kind_label (kind), model)
+    : g_strdup (kind_label (kind));
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->expander), title[0] ? title : _("Unnamed"));
+  adw_expander_row_set_subtitle (rows->expander, subtitle);
+}
+
+static void
+pd_preferences_window_save_profiles (PdPreferencesWindow *self)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sssss)"));
+  for (guint i = 0; i < self->profiles->len; i++)
+    {
+      ProfileRows *rows = g_ptr_array_index (self->profiles, i);
+      guint kind = adw_combo_row_get_selected (rows->kind);
+
+      update_expander (rows);
+      g_variant_builder_add (&builder, "(sssss)",
+                             gtk_editable_get_text (GTK_EDITABLE (rows->name)),
+                             kinds[kind < G_N_ELEMENTS (kinds) ? kind : 0],
+                             gtk_editable_get_text (GTK_EDITABLE (rows->base_url)),
+                             gtk_editable_get_text (GTK_EDITABLE (rows->model)),
+                             gtk_editable_get_text (GTK_EDITABLE (rows->env)));
+    }
+  g_settings_set_value (self->settings, "provider-profiles", g_variant_builder_end (&builder));
+}
+
+static void pd_preferences_window_load_profiles (PdPreferencesWindow *self);
+
+static void
+on_remove_profile (GtkButton           *button,
+                   PdPreferencesWindow *self)
+{
+  AdwExpanderRow *expander = g_object_get_data (G_OBJECT (button), "expander");
+
+  for (guint i = 0; i < self->profiles->len; i++)
+    {
+      ProfileRows *rows = g_ptr_array_index (self->profiles, i);
+
+      if (rows->expander == expander)
+        {
+          adw_preferences_group_remove (self->profiles_group, GTK_WIDGET (expander));
+          g_ptr_array_remove_index (self->profiles, i);
+          break;
+        }
+    }
+  pd_preferences_window_save_profiles (self);
+}
+
+static AdwEntryRow *
+add_entry (ProfileRows *rows,
+           const char  *title,
+           const char  *text)
+{
+  GtkWidget *entry = adw_entry_row_new ();
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (entry), title);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+  adw_expander_row_add_row (rows->expander, entry);
+
+  return ADW_ENTRY_ROW (entry);
+}
+
+static void
+pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
+                                        const char          *name,
+                                        const char          *kind,
+                                        const char          *base_url,
+                                        const char          *model,
+                                        const char          *env)
+{
+  ProfileRows *rows = g_new0 (ProfileRows, 1);
+  g_autoptr(GtkStringList) kind_names = gtk_string_list_new (NULL);
+  GtkWidget *remove_row;
+  GtkWidget *remove;
+
+  rows->expander = ADW_EXPANDER_ROW (adw_expander_row_new ());
+  rows->name = add_entry (rows, _("Name"), name);
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    gtk_string_list_append (kind_names, kind_label (i));
+  rows->kind = ADW_COMBO_ROW (adw_combo_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->kind), _("Provider"));
+  adw_combo_row_set_model (rows->kind, G_LIST_MODEL (kind_names));
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (g_strcmp0 (kinds[i], kind) == 0)
+      adw_combo_row_set_selected (rows->kind, i);
+  adw_expander_row_add_row (rows->expander, GTK_WIDGET (rows->kind));
+
+  rows->base_url = add_entry (rows, _("Base URL (Empty: the Provider’s Default)"), base_url);
+  rows->model = add_entry (rows, _("Model"), model);
+  rows->env = add_entry (rows, _("API Key Environment Variable"), env);
+
+  remove_row = adw_action_row_new ();
+  remove = gtk_button_new_with_mnemonic (_("_Remove Profile"));
+  gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (remove, "destructive-action");
+  g_object_set_data (G_OBJECT (remove), "expander", rows->expander);
+  g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_profile), self);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);
+  adw_expander_row_add_row (rows->expander, remove_row);
+
+  update_expander (rows);
+  g_ptr_array_add (self->profiles, rows);
+  adw_preferences_group_add (self->profiles_group, GTK_WIDGET (rows->expander));
+
+  g_signal_connect_swapped (rows->name, "changed", G_CALLBACK (pd_preferences_window_save_profiles), self);
+  g_signal_connect_swapped (rows->base_url, "changed", G_CALLBACK (pd_preferences_window_save_profiles), self);
+  g_signal_connect_swapped (rows->model, "changed", G_CALLBACK (pd_preferences_window_save_profiles), self);
+  g_signal_connect_swapped (rows->env, "changed", G_CALLBACK (pd_preferences_window_save_profiles), self);
+  g_signal_connect_swapped (rows->kind, "notify::selected", G_CALLBACK (pd_preferences_window_save_profiles), self);
+}
+
+static void
+pd_preferences_window_load_profiles (PdPreferencesWindow *self)
+{
+  g_autoptr(GVariant) profiles = g_settings_get_value (self->settings, "provider-profiles");
+  GVariantIter iter;
+  const char *name, *kind, *base_url, *model, *env;
+
+  g_variant_iter_init (&iter, profiles);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &name, &kind, &base_url, &model, &env))
+    pd_preferences_window_add_profile_rows (self, name, kind, base_url, model, env);
+}
+
+static void
+on_add_profile (PdPreferencesWindow *self)
+{
+  ProfileRows *rows;
+
+  pd_preferences_window_add_profile_rows (self, _("New Profile"), "openai", "", "", "OPENAI_API_KEY");
+  rows = g_ptr_array_index (self->profiles, self->profiles->len - 1);
+  adw_expander_row_set_expanded (rows->expander, TRUE);
+  pd_preferences_window_save_profiles (self);
+}
+
+/* GSettings holds unsigned milliseconds; the spin buttons hold doubles. */
+static gboolean
+get_ms (GValue   *value,
+        GVariant *variant,
+        gpointer  user_data)
+{
+  g_value_set_double (value, g_variant_get_uint32 (variant));
+  return TRUE;
+}
+
+static GVariant *
+set_ms (const GValue       *value,
+        const GVariantType *expected_type,
+        gpointer            user_data)
+{
+  return g_variant_new_uint32 ((guint32) g_value_get_double (value));
+}
+
+static void
+pd_preferences_window_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), PD_TYPE_PREFERENCES_WINDOW);
+
+  G_OBJECT_CLASS (pd_preferences_window_parent_class)->dispose (object);
+}
+
+static void
+pd_preferences_window_finalize (GObject *object)
+{
+  PdPreferencesWindow *self = PD_PREFERENCES_WINDOW (object);
+
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->profiles, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (pd_preferences_window_parent_class)->finalize (object);
+}
+
+static void
+pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_preferences_window_dispose;
+  object_class->finalize = pd_preferences_window_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/plandeck/Plandeck/ui/pd-preferences-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, profiles_group);
+  gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, running_spin);
+  gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, idle_spin);
+  gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, read_plans_switch);
+  gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
+}
+
+static void
+pd_preferences_window_init (PdPreferencesWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = g_settings_new (APP_ID);
+  self->profiles = g_ptr_array_new_with_free_func (g_free);
+
+  g_settings_bind_with_mapping (self->settings, "poll-running-ms", self->running_spin, "value",
+                                G_SETTINGS_BIND_DEFAULT, get_ms, set_ms, NULL, NULL);
+  g_settings_bind_with_mapping (self->settings, "poll-idle-ms", self->idle_spin, "value",
+                                G_SETTINGS_BIND_DEFAULT, get_ms, set_ms, NULL, NULL);
+  g_settings_bind (self->settings, "read-agent-plans", self->read_plans_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+
+  pd_preferences_window_load_profiles (self);
+}
+
+/**
+ * pd_preferences_window_new:
+ *
+ * Returns: (transfer full): the preferences, over @parent
+ */
+PdPreferencesWindow *
+pd_preferences_window_new (GtkWindow *parent)
+{
+  return g_object_new (PD_TYPE_PREFERENCES_WINDOW,
+                       "transient-for", parent,
+                       NULL);
+}
