@@ -70,6 +70,8 @@ pd_session_source_label (const char *source)
     return "Codex";
   if (g_str_equal (source, "opencode"))
     return "OpenCode";
+  if (g_str_equal (source, "demo"))
+    return _("Demo");
   return source;
 }
 
