@@ -440,6 +440,82 @@ test_engine_no_channel_and_outside (void)
   engine_fixture_teardown (f);
 }
 
+static const char *
+digest_of (JsonArray *messages)
+{
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      const char *content = msg_content (messages, i);
+
+      if (content != NULL && g_str_has_prefix (content, "[Compacted earlier context:"))
+        return content;
+    }
+  return NULL;
+}
+
+/* Compaction keeps the approved plan as its path in the digest — or says
+ * the file is gone; it never invents one. */
+static void
+compaction_case (gboolean remove_artifact)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  Reviewer reviewer = { PD_PLAN_REVIEW_APPROVE, NULL, 0, NULL };
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autoptr(GString) recording = g_string_new (NULL);
+  PdEngineOptions options = { .context_budget = 3000 };
+  const char *digest;
+
+  engine_fixture_setup (f, TRUE);
+  set_reviewer (f, &reviewer);
+  for (guint i = 0; i < 100; i++)
+    g_string_append_printf (big, "line %03u of a large file that fills up the context\n", i);
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%u.txt", i);
+      write_file (f, name, big->str);
+    }
+
+  g_string_append (recording,
+    "{'turns':["
+    " {'content':'','tool_calls':[{'name':'exit_plan_mode','arguments':{'plan':'" PLAN_MD "'}}]},");
+  if (remove_artifact)
+    g_string_append (recording, " {'content':'','tool_calls':[{'name':'shell','arguments':{'command':'rm -r .plandeck'}}]},");
+  g_string_append (recording,
+    " {'content':'','tool_calls':[{'name':'read_file','arguments':{'path':'1.txt'}},{'name':'read_file','arguments':{'path':'2.txt'}}]},"
+    " {'content':'','tool_calls':[{'name':'read_file','arguments':{'path':'3.txt'}},{'name':'read_file','arguments':{'path':'4.txt'}}]},"
+    " {'content':'Read.'}]}");
+  engine_fixture_replay (f, recording->str, &options);
+  f->recorder->digest = g_strdup ("Digest.");
+
+  result = engine_fixture_run (f, NULL, "/plan Read four files");
+  messages = stored_messages (f, result->session_id);
+  digest = digest_of (messages);
+  g_assert_nonnull (digest);
+  g_assert_nonnull (strstr (digest, "Approved plan: "));
+  g_assert_nonnull (strstr (digest, "-greeting-fix.md"));
+  if (remove_artifact)
+    g_assert_nonnull (strstr (digest, "(missing: the file could not be read)"));
+  else
+    g_assert_null (strstr (digest, "(missing"));
+
+  g_free (reviewer.last_plan);
+  engine_fixture_teardown (f);
+}
+
+static void
+test_compaction_keeps_artifact_path (void)
+{
+  compaction_case (FALSE);
+}
+
+static void
+test_compaction_reports_missing_artifact (void)
+{
+  compaction_case (TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -454,6 +530,8 @@ main (int   argc,
   g_test_add_func ("/pd/plan-mode/engine/approve", test_engine_plan_mode_approve);
   g_test_add_func ("/pd/plan-mode/engine/keep-planning-and-resume", test_engine_keep_planning_and_resume);
   g_test_add_func ("/pd/plan-mode/engine/no-channel-and-outside", test_engine_no_channel_and_outside);
+  g_test_add_func ("/pd/plan-mode/engine/compaction-keeps-artifact-path", test_compaction_keeps_artifact_path);
+  g_test_add_func ("/pd/plan-mode/engine/compaction-reports-missing-artifact", test_compaction_reports_missing_artifact);
 
   return g_test_run ();
 }
