@@ -299,3 +299,56 @@ pd_source_delete_session_finish (PdSource      *self,
   g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
   return PD_SOURCE_GET_IFACE (self)->delete_session_finish (self, result, error);
 }
+
+void
+pd_source_get_checklist_async (PdSource            *self,
+                               const char          *session_id,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  g_return_if_fail (session_id != NULL);
+  PD_SOURCE_GET_IFACE (self)->get_checklist_async (self, session_id, cancellable, callback, user_data);
+}
+
+/**
+ * pd_source_get_checklist_finish:
+ * @plans: (out) (optional) (transfer full) (element-type PdArtifactPlan):
+ *   the session's plan documents (proposed, approved, rejected) in
+ *   transcript order
+ *
+ * Returns: (transfer full): the checklist, or %NULL with @error set
+ */
+PdChecklist *
+pd_source_get_checklist_finish (PdSource      *self,
+                                GAsyncResult  *result,
+                                GPtrArray    **plans,
+                                GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+  return PD_SOURCE_GET_IFACE (self)->get_checklist_finish (self, result, plans, error);
+}
+
+void
+pd_source_save_checklist_async (PdSource            *self,
+                                const char          *session_id,
+                                PdChecklist         *checklist,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_SOURCE (self));
+  g_return_if_fail (session_id != NULL);
+  g_return_if_fail (PD_IS_CHECKLIST (checklist));
+  PD_SOURCE_GET_IFACE (self)->save_checklist_async (self, session_id, checklist, cancellable, callback, user_data);
+}
+
+gboolean
+pd_source_save_checklist_finish (PdSource      *self,
+                                 GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
+  return PD_SOURCE_GET_IFACE (self)->save_checklist_finish (self, result, error);
+}

@@ -10,6 +10,8 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "pd-checklist.h"
+#include "pd-imported-session.h"
 #include "pd-plan-state.h"
 #include "pd-session-store.h"
 
@@ -95,6 +97,16 @@ struct _PdSourceInterface
   void            (*delete_session_async) (PdSource *self, const char *id, GCancellable *cancellable,
                                            GAsyncReadyCallback callback, gpointer user_data);
   gboolean        (*delete_session_finish) (PdSource *self, GAsyncResult *result, GError **error);
+
+  void            (*get_checklist_async)  (PdSource *self, const char *session_id, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+  PdChecklist    *(*get_checklist_finish) (PdSource *self, GAsyncResult *result, GPtrArray **plans,
+                                           GError **error);
+
+  void            (*save_checklist_async) (PdSource *self, const char *session_id, PdChecklist *checklist,
+                                           GCancellable *cancellable, GAsyncReadyCallback callback,
+                                           gpointer user_data);
+  gboolean        (*save_checklist_finish) (PdSource *self, GAsyncResult *result, GError **error);
 };
 
 const char    *pd_source_get_title             (PdSource             *self);
@@ -179,6 +191,31 @@ void           pd_source_delete_session_async  (PdSource             *self,
 gboolean       pd_source_delete_session_finish (PdSource             *self,
                                                 GAsyncResult         *result,
                                                 GError              **error);
+/* The checklist of a session imported from another agent (Claude Code,
+ * Codex, OpenCode, Claude desktop), recomputed from its transcript with the
+ * user's overrides and own items applied, and its plan documents.  A source
+ * that does not serve them fails with PD_SOURCE_ERROR_READ_ONLY. */
+void           pd_source_get_checklist_async   (PdSource             *self,
+                                                const char           *session_id,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+PdChecklist   *pd_source_get_checklist_finish  (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GPtrArray           **plans,
+                                                GError              **error);
+/* Stores the user's overrides and own items of @checklist (a snapshot taken
+ * when called), never the agent's text. */
+void           pd_source_save_checklist_async  (PdSource             *self,
+                                                const char           *session_id,
+                                                PdChecklist          *checklist,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+gboolean       pd_source_save_checklist_finish (PdSource             *self,
+                                                GAsyncResult         *result,
+                                                GError              **error);
+
 void           pd_source_emit_changed          (PdSource             *self);
 
 G_END_DECLS

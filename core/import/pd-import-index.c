@@ -1137,17 +1137,16 @@ flat_agents (const char *path)
   return agents;
 }
 
-PdChecklist *
-pd_import_index_load_checklist (PdSessionStore  *store,
-                                const char      *session_id,
-                                GError         **error)
+PdImportedSession *
+pd_import_index_load_session (PdSessionStore  *store,
+                              const char      *session_id,
+                              GError         **error)
 {
   PdDb *db;
   g_autofree char *path = NULL;
   g_autofree char *agent_id = NULL;
   g_autofree char *format = NULL;
   g_autoptr(PdImportedSession) session = NULL;
-  PdChecklist *checklist;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (session_id != NULL, NULL);
@@ -1207,13 +1206,21 @@ pd_import_index_load_checklist (PdSessionStore  *store,
         }
     }
 
-  checklist = g_object_ref (pd_imported_session_get_checklist (session));
-  if (!apply_annotations (store, session_id, checklist, error))
-    {
-      g_object_unref (checklist);
-      return NULL;
-    }
-  return checklist;
+  if (!apply_annotations (store, session_id, pd_imported_session_get_checklist (session), error))
+    return NULL;
+  return g_steal_pointer (&session);
+}
+
+PdChecklist *
+pd_import_index_load_checklist (PdSessionStore  *store,
+                                const char      *session_id,
+                                GError         **error)
+{
+  g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, session_id, error);
+
+  if (session == NULL)
+    return NULL;
+  return g_object_ref (pd_imported_session_get_checklist (session));
 }
 
 gboolean

@@ -24,6 +24,7 @@
 #include <gio/gio.h>
 
 #include "pd-checklist.h"
+#include "pd-imported-session.h"
 #include "pd-import-scanner.h"
 #include "pd-session-store.h"
 
@@ -84,6 +85,11 @@ gboolean       pd_import_index_run_paths    (PdImportIndex        *self,
 PdChecklist   *pd_import_index_load_checklist (PdSessionStore     *store,
                                                const char         *session_id,
                                                GError            **error);
+/* The same, as the whole session read from its transcript: its checklist
+ * (annotations applied) and its plan documents.  In memory only. */
+PdImportedSession *pd_import_index_load_session (PdSessionStore   *store,
+                                                 const char       *session_id,
+                                                 GError          **error);
 /* Stores @checklist's annotations (overrides and user items, never agent
  * text) and refreshes the session's pill counts. */
 gboolean       pd_import_index_save_annotations (PdSessionStore   *store,

@@ -838,6 +838,45 @@ remote_delete_session_async (PdSource *source, const char *id, GCancellable *can
 }
 
 static void
+remote_no_checklists (PdSource *source, gpointer source_tag, GCancellable *cancellable,
+                      GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GTask) task = g_task_new (source, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY,
+                           _("This endpoint does not serve agent checklists"));
+}
+
+static void
+remote_get_checklist_async (PdSource *source, const char *session_id, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data)
+{
+  remote_no_checklists (source, remote_get_checklist_async, cancellable, callback, user_data);
+}
+
+static PdChecklist *
+remote_get_checklist_finish (PdSource *source, GAsyncResult *result, GPtrArray **plans, GError **error)
+{
+  if (plans)
+    *plans = NULL;
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+remote_save_checklist_async (PdSource *source, const char *session_id, PdChecklist *checklist,
+                             GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  remote_no_checklists (source, remote_save_checklist_async, cancellable, callback, user_data);
+}
+
+static gboolean
+remote_save_checklist_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
 source_iface_init (PdSourceInterface *iface)
 {
   iface->get_title = remote_get_title;
@@ -860,6 +899,10 @@ source_iface_init (PdSourceInterface *iface)
   iface->update_session_finish = remote_boolean_finish;
   iface->delete_session_async = remote_delete_session_async;
   iface->delete_session_finish = remote_boolean_finish;
+  iface->get_checklist_async = remote_get_checklist_async;
+  iface->get_checklist_finish = remote_get_checklist_finish;
+  iface->save_checklist_async = remote_save_checklist_async;
+  iface->save_checklist_finish = remote_save_checklist_finish;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -1,8 +1,13 @@
-/* pd-local-source.c: a PdSource over a session database file. */
+/* pd-local-source.c: a PdSource over a session database file.
+ *
+ * It lives in core/ rather than core/store/ because it also serves the
+ * checklists of imported sessions, through core/import (which builds on
+ * the store). */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"
 
+#include "pd-import-index.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
 
@@ -40,6 +45,8 @@ typedef enum
   OP_UPDATE,
   OP_DELETE,
   OP_DATA_VERSION,
+  OP_CHECKLIST,
+  OP_SAVE_CHECKLIST,
 } OpKind;
 
 typedef struct
@@ -53,7 +60,23 @@ typedef struct
   guint     limit;
   gint64    after_seq;
   int       pinned;
+  PdChecklist *checklist;  /* OP_SAVE_CHECKLIST: a snapshot owned by the worker */
 } Op;
+
+/* What OP_CHECKLIST returns. */
+typedef struct
+{
+  PdChecklist *checklist;
+  GPtrArray   *plans;      /* (element-type PdArtifactPlan) */
+} ChecklistResult;
+
+static void
+checklist_result_free (ChecklistResult *result)
+{
+  g_clear_object (&result->checklist);
+  g_clear_pointer (&result->plans, g_ptr_array_unref);
+  g_free (result);
+}
 
 static void
 op_free (Op *op)
@@ -61,6 +84,7 @@ op_free (Op *op)
   g_free (op->id);
   g_free (op->query);
   g_free (op->name);
+  g_clear_object (&op->checklist);
   g_free (op);
 }
 
@@ -326,6 +350,34 @@ run_op (GTask        *task,
       }
       break;
 
+    case OP_CHECKLIST:
+      {
+        g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, op->id, &error);
+        ChecklistResult *result;
+        GPtrArray *plans;
+
+        if (session == NULL)
+          {
+            set_source_error (task, error);
+            break;
+          }
+        plans = pd_imported_session_get_plans (session);
+        result = g_new0 (ChecklistResult, 1);
+        result->checklist = g_object_ref (pd_imported_session_get_checklist (session));
+        result->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
+        for (guint i = 0; plans != NULL && i < plans->len; i++)
+          g_ptr_array_add (result->plans, pd_artifact_plan_copy (g_ptr_array_index (plans, i)));
+        g_task_return_pointer (task, result, (GDestroyNotify) checklist_result_free);
+      }
+      break;
+
+    case OP_SAVE_CHECKLIST:
+      if (!pd_import_index_save_annotations (store, op->id, op->checklist, &error))
+        set_source_error (task, error);
+      else
+        g_task_return_boolean (task, TRUE);
+      break;
+
     default:
       g_assert_not_reached ();
     }
@@ -514,6 +566,71 @@ local_delete_session_async (PdSource *source, const char *id, GCancellable *canc
 }
 
 static void
+local_get_checklist_async (PdSource *source, const char *session_id, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_CHECKLIST, session_id), local_get_checklist_async,
+            cancellable, callback, user_data);
+}
+
+static PdChecklist *
+local_get_checklist_finish (PdSource *source, GAsyncResult *result, GPtrArray **plans, GError **error)
+{
+  ChecklistResult *value = g_task_propagate_pointer (G_TASK (result), error);
+  PdChecklist *checklist;
+
+  if (value == NULL)
+    {
+      if (plans)
+        *plans = NULL;
+      return NULL;
+    }
+  checklist = g_steal_pointer (&value->checklist);
+  if (plans)
+    *plans = g_steal_pointer (&value->plans);
+  checklist_result_free (value);
+  return checklist;
+}
+
+/* A copy for the worker, so the caller may go on changing its checklist:
+ * the agent's items (in memory only) and the annotations. */
+static PdChecklist *
+snapshot_checklist (PdChecklist *checklist)
+{
+  PdChecklist *copy = pd_checklist_new ();
+  GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+  g_autoptr(JsonNode) annotations = pd_checklist_annotations_to_json (checklist);
+  guint n = pd_checklist_get_n_agent_items (checklist);
+
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (items, pd_checklist_item_copy (pd_checklist_get_agent_item (checklist, i)));
+  if (n > 0)
+    pd_checklist_replace_agent_items (copy, pd_checklist_get_origin (checklist), items);
+  else
+    g_ptr_array_unref (items);
+  pd_checklist_load_annotations (copy, annotations, NULL);
+  return copy;
+}
+
+static void
+local_save_checklist_async (PdSource *source, const char *session_id, PdChecklist *checklist,
+                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  Op *op = op_new (OP_SAVE_CHECKLIST, session_id);
+
+  op->checklist = snapshot_checklist (checklist);
+  start_op (PD_LOCAL_SOURCE (source), op, local_save_checklist_async, cancellable, callback, user_data);
+}
+
+static gboolean
+local_save_checklist_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  /* No ::changed: the pill counts changed, but listeners of a checklist
+   * already know; the session list notices through the data version. */
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
 source_iface_init (PdSourceInterface *iface)
 {
   iface->get_title = local_get_title;
@@ -536,6 +653,10 @@ source_iface_init (PdSourceInterface *iface)
   iface->update_session_finish = local_boolean_finish;
   iface->delete_session_async = local_delete_session_async;
   iface->delete_session_finish = local_boolean_finish;
+  iface->get_checklist_async = local_get_checklist_async;
+  iface->get_checklist_finish = local_get_checklist_finish;
+  iface->save_checklist_async = local_save_checklist_async;
+  iface->save_checklist_finish = local_save_checklist_finish;
 }
 
 /* --- watching for other writers ---------------------------------------- */

@@ -1,0 +1,249 @@
+/* test-source-checklist.c: the checklists of imported sessions through
+ * PdSource: PdLocalSource reads them from the transcript and stores only
+ * the user's overrides and own items; PdRemoteSource serves none. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-checklist-test.h"
+#include "pd-local-source.h"
+#include "pd-remote-source.h"
+
+typedef struct
+{
+  char           *dir;       /* transcripts */
+  char           *db_dir;
+  char           *db_path;
+  PdSessionStore *store;     /* a writer, like `plandeck-agent import` */
+  char           *session_id;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+
+  f->dir = g_dir_make_tmp ("pd-source-checklist-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->db_dir = g_dir_make_tmp ("pd-source-checklist-db-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->db_path = g_build_filename (f->db_dir, "sessions.db", NULL);
+  db = pd_db_open (f->db_path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  f->store = pd_session_store_new (db);
+  f->session_id = pd_checklist_test_import (f->store, f->dir);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_clear_object (&f->store);
+  pd_checklist_test_rmtree (f->dir);
+  pd_checklist_test_rmtree (f->db_dir);
+  g_free (f->dir);
+  g_free (f->db_dir);
+  g_free (f->db_path);
+  g_free (f->session_id);
+}
+
+static void
+on_result (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+/* Bounded: a hung worker fails the test instead of hanging it. */
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (*slot == NULL)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  return *slot;
+}
+
+static PdChecklist *
+get_checklist (PdSource    *source,
+               const char  *id,
+               GPtrArray  **plans,
+               GError     **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  pd_source_get_checklist_async (source, id, NULL, on_result, &result);
+  return pd_source_get_checklist_finish (source, wait_result (&result), plans, error);
+}
+
+static gboolean
+save_checklist (PdSource    *source,
+                const char  *id,
+                PdChecklist *checklist,
+                GError     **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  pd_source_save_checklist_async (source, id, checklist, NULL, on_result, &result);
+  return pd_source_save_checklist_finish (source, wait_result (&result), error);
+}
+
+static gboolean
+file_contains (const char *path,
+               const char *needle)
+{
+  g_autofree char *data = NULL;
+  gsize length = 0;
+
+  if (!g_file_get_contents (path, &data, &length, NULL))
+    return FALSE;
+  return memmem (data, length, needle, strlen (needle)) != NULL;
+}
+
+static void
+test_get (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->db_path, FALSE);
+  g_autoptr(GPtrArray) plans = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdChecklist) checklist = get_checklist (PD_SOURCE (source), f->session_id, &plans, &error);
+  const PdArtifactPlan *plan;
+  guint done, total, in_progress;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (checklist);
+  g_assert_cmpint (pd_checklist_get_origin (checklist), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, 3);
+  g_assert_cmpstr (pd_checklist_get_agent_item (checklist, 0)->text, ==, PD_CHECKLIST_TEST_ITEM_0);
+  g_assert_cmpstr (pd_checklist_get_agent_item (checklist, 1)->text, ==, PD_CHECKLIST_TEST_ITEM_1);
+  g_assert_cmpint (pd_checklist_get_agent_item (checklist, 1)->status, ==, PD_CHECKLIST_STATUS_IN_PROGRESS);
+  g_assert_cmpuint (pd_checklist_get_n_user_items (checklist), ==, 0);
+  pd_checklist_count (checklist, &done, &total, &in_progress);
+  g_assert_cmpuint (done, ==, 1);
+  g_assert_cmpuint (total, ==, 3);
+  g_assert_cmpuint (in_progress, ==, 1);
+
+  g_assert_nonnull (plans);
+  g_assert_cmpuint (plans->len, ==, 1);
+  plan = g_ptr_array_index (plans, 0);
+  g_assert_cmpstr (plan->markdown, ==, PD_CHECKLIST_TEST_PLAN);
+  g_assert_cmpint (plan->status, ==, PD_ARTIFACT_PLAN_APPROVED);
+}
+
+static void
+test_save (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->db_path, FALSE);
+  g_autoptr(PdChecklist) checklist = NULL;
+  g_autoptr(PdChecklist) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *annotation = NULL;
+  g_autofree char *wal = g_strconcat (f->db_path, "-wal", NULL);
+  gboolean checked = FALSE;
+
+  checklist = get_checklist (PD_SOURCE (source), f->session_id, NULL, &error);
+  g_assert_no_error (error);
+  pd_checklist_set_checked (checklist, 2, TRUE);
+  pd_checklist_add_user_item (checklist, "Tell the team");
+  g_assert_true (save_checklist (PD_SOURCE (source), f->session_id, checklist, &error));
+  g_assert_no_error (error);
+
+  /* What is saved is the snapshot at the call: later changes are not. */
+  pd_checklist_add_user_item (checklist, "Not saved");
+
+  again = get_checklist (PD_SOURCE (source), f->session_id, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (pd_checklist_get_override (again, 2, &checked));
+  g_assert_true (checked);
+  g_assert_cmpint (pd_checklist_get_effective_status (again, 2), ==, PD_CHECKLIST_STATUS_COMPLETED);
+  g_assert_false (pd_checklist_get_override (again, 0, NULL));
+  g_assert_cmpuint (pd_checklist_get_n_user_items (again), ==, 1);
+  g_assert_cmpstr (pd_checklist_get_user_item (again, 0)->text, ==, "Tell the team");
+
+  /* Privacy: the user's items are stored, the agent's text never. */
+  annotation = pd_session_store_get_annotation (f->store, f->session_id, PD_IMPORT_ANNOTATION_CHECKLIST, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (annotation);
+  g_assert_nonnull (strstr (annotation, "Tell the team"));
+  g_assert_null (strstr (annotation, "Zanzibar"));
+  g_assert_false (file_contains (f->db_path, "Zanzibar"));
+  g_assert_false (file_contains (wal, "Zanzibar"));
+
+  /* Choosing the agent's own status again removes the override. */
+  pd_checklist_set_checked (again, 2, FALSE);
+  g_assert_cmpuint (pd_checklist_get_n_overrides (again), ==, 0);
+  g_assert_true (save_checklist (PD_SOURCE (source), f->session_id, again, &error));
+  g_assert_no_error (error);
+  g_clear_object (&checklist);
+  checklist = get_checklist (PD_SOURCE (source), f->session_id, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (pd_checklist_get_override (checklist, 2, NULL));
+  g_assert_cmpuint (pd_checklist_get_n_user_items (checklist), ==, 1);
+}
+
+static void
+test_not_imported (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->db_path, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) own = pd_session_store_create (f->store, "Own task", "test-model", "replay",
+                                                          "plandeck", "/tmp", &error);
+  g_autoptr(PdChecklist) checklist = NULL;
+  GPtrArray *plans = (gpointer) 0x1;
+
+  g_assert_no_error (error);
+  checklist = get_checklist (PD_SOURCE (source), own->id, &plans, &error);
+  g_assert_null (checklist);
+  g_assert_null (plans);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  checklist = get_checklist (PD_SOURCE (source), "20260101-nope", NULL, &error);
+  g_assert_null (checklist);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND);
+}
+
+static void
+test_remote_read_only (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteSource) source = pd_remote_source_new ("http://127.0.0.1:9/?token=t", NULL, &error);
+  g_autoptr(PdChecklist) checklist = NULL;
+  g_autoptr(PdChecklist) mine = pd_checklist_new ();
+
+  g_assert_no_error (error);
+  checklist = get_checklist (PD_SOURCE (source), "20260101-x", NULL, &error);
+  g_assert_null (checklist);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY);
+  g_clear_error (&error);
+  g_assert_false (save_checklist (PD_SOURCE (source), "20260101-x", mine, &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/pd/source/checklist/get", Fixture, NULL, fixture_setup, test_get, fixture_teardown);
+  g_test_add ("/pd/source/checklist/save", Fixture, NULL, fixture_setup, test_save, fixture_teardown);
+  g_test_add ("/pd/source/checklist/not-imported", Fixture, NULL, fixture_setup, test_not_imported, fixture_teardown);
+  g_test_add_func ("/pd/source/checklist/remote-read-only", test_remote_read_only);
+
+  return g_test_run ();
+}

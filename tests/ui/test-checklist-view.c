@@ -1,0 +1,413 @@
+/* test-checklist-view.c: the checklist of another agent's session
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A real PdChecklistView on a real database holding a session imported
+ * from a synthetic Claude Code transcript (and, for the screenshot, a real
+ * one from ../shared/fixtures).
+ */
+#define G_LOG_DOMAIN "test-checklist-view"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "../pd-checklist-test.h"
+#include "pd-checklist-view.h"
+#include "pd-test-db.h"
+#include "pd-test-ui.h"
+
+#define WAIT_MS 10000
+
+typedef struct
+{
+  PdTestDb  *db;
+  char      *dir;
+  char      *session_id;
+  GtkWidget *view;
+  GtkWindow *window;
+} Fixture;
+
+static gboolean
+is_idle (gpointer user_data)
+{
+  PdChecklistView *view = user_data;
+
+  return !pd_checklist_view_is_busy (view);
+}
+
+static gboolean
+is_loaded (gpointer user_data)
+{
+  PdChecklistView *view = user_data;
+
+  return !pd_checklist_view_is_busy (view) && pd_checklist_view_get_checklist (view) != NULL;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->db = pd_test_db_new ();
+  f->dir = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->session_id = pd_checklist_test_import (f->db->store, f->dir);
+  f->view = pd_checklist_view_new ();
+  f->window = pd_test_present (f->view, 720, 900);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  gtk_window_destroy (f->window);
+  pd_test_spin (20);
+  pd_test_db_free (f->db);
+  pd_checklist_test_rmtree (f->dir);
+  g_free (f->dir);
+  g_free (f->session_id);
+}
+
+static void
+show_session (Fixture *f)
+{
+  pd_checklist_view_set_source (PD_CHECKLIST_VIEW (f->view), PD_SOURCE (f->db->source));
+  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
+  g_assert_true (pd_test_wait_for (is_loaded, f->view, WAIT_MS));
+}
+
+static const char *
+visible_page (GtkWidget *view)
+{
+  GtkWidget *stack = pd_test_find_widget (view, GTK_TYPE_STACK);
+
+  g_assert_nonnull (stack);
+  return gtk_stack_get_visible_child_name (GTK_STACK (stack));
+}
+
+/* The check buttons in the order they are shown. */
+static GPtrArray *
+check_buttons (GtkWidget *view)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  pd_test_collect (view, GTK_TYPE_CHECK_BUTTON, out);
+  return out;
+}
+
+/* The stored checklist, read the way a new view would read it. */
+static PdChecklist *
+stored (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  PdChecklist *checklist = pd_import_index_load_checklist (f->db->store, f->session_id, &error);
+
+  g_assert_no_error (error);
+  return checklist;
+}
+
+static gboolean
+label_shown (GtkWidget  *view,
+             const char *text)
+{
+  GtkWidget *label = pd_test_find_label_containing (view, text);
+
+  return label != NULL && gtk_widget_is_visible (label);
+}
+
+static int
+label_index (GtkWidget  *view,
+             const char *text)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  pd_test_collect (view, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (labels->pdata[i]), text) == 0)
+      return (int) i;
+  return -1;
+}
+
+static void
+test_sections (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GPtrArray) checks = NULL;
+  GtkWidget *markup;
+  GtkWidget *entry;
+
+  show_session (f);
+  g_assert_cmpstr (visible_page (f->view), ==, "checklist");
+  g_assert_true (label_shown (f->view, "Claude Code"));
+  g_assert_true (label_shown (f->view, "1/3 done · 1 step in progress"));
+
+  /* Agent text is plain: markup shows literally. */
+  markup = pd_test_find_label_containing (f->view, PD_CHECKLIST_TEST_ITEM_1);
+  g_assert_nonnull (markup);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (markup)));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (markup)), ==, PD_CHECKLIST_TEST_ITEM_1);
+
+  /* The agent's items reflect their status. */
+  checks = check_buttons (f->view);
+  g_assert_cmpuint (checks->len, ==, 3);
+  g_assert_true (gtk_check_button_get_active (checks->pdata[0]));
+  g_assert_false (gtk_check_button_get_active (checks->pdata[1]));
+  g_assert_false (gtk_check_button_get_active (checks->pdata[2]));
+
+  /* The plan document, as plain text, with its badge. */
+  g_assert_true (label_shown (f->view, "Approved"));
+  g_assert_true (label_shown (f->view, "# Parser plan"));
+
+  /* A user item goes after the agent's. */
+  entry = pd_test_find_widget (f->view, GTK_TYPE_ENTRY);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Tell the team");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_clear_pointer (&checks, g_ptr_array_unref);
+  checks = check_buttons (f->view);
+  g_assert_cmpuint (checks->len, ==, 4);
+  g_assert_cmpint (label_index (f->view, PD_CHECKLIST_TEST_ITEM_2), >=, 0);
+  g_assert_cmpint (label_index (f->view, PD_CHECKLIST_TEST_ITEM_2), <, label_index (f->view, "Tell the team"));
+  g_assert_true (label_shown (f->view, "1/4 done"));
+
+  pd_test_spin (100);
+  pd_test_screenshot (GTK_WIDGET (f->window), "checklist-synthetic");
+
+}
+
+static void
+test_override (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GPtrArray) checks = NULL;
+  g_autoptr(PdChecklist) saved = NULL;
+  gboolean checked = FALSE;
+
+  show_session (f);
+  g_assert_false (label_shown (f->view, "ticked by you"));
+
+  /* Ticking the pending item overrides it, and is saved. */
+  checks = check_buttons (f->view);
+  gtk_check_button_set_active (checks->pdata[2], TRUE);
+  g_assert_true (label_shown (f->view, "ticked by you"));
+  g_assert_true (label_shown (f->view, "2/3 done"));
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  saved = stored (f);
+  g_assert_true (pd_checklist_get_override (saved, 2, &checked));
+  g_assert_true (checked);
+  g_clear_object (&saved);
+
+  /* It survives a refresh. */
+  pd_checklist_view_refresh (PD_CHECKLIST_VIEW (f->view));
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (label_shown (f->view, "ticked by you"));
+
+  /* Unticking the agent's completed item: "unticked by you". */
+  g_clear_pointer (&checks, g_ptr_array_unref);
+  checks = check_buttons (f->view);
+  gtk_check_button_set_active (checks->pdata[0], FALSE);
+  g_assert_true (label_shown (f->view, "unticked by you"));
+
+  /* Choosing the agent's own status again removes the overrides. */
+  gtk_check_button_set_active (checks->pdata[0], TRUE);
+  gtk_check_button_set_active (checks->pdata[2], FALSE);
+  g_assert_false (label_shown (f->view, "ticked by you"));
+  g_assert_false (label_shown (f->view, "unticked by you"));
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  saved = stored (f);
+  g_assert_false (pd_checklist_get_override (saved, 0, NULL));
+  g_assert_false (pd_checklist_get_override (saved, 2, NULL));
+  g_assert_cmpuint (pd_checklist_get_n_overrides (saved), ==, 0);
+}
+
+static GtkWidget *
+find_remove_button (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+  pd_test_collect (root, GTK_TYPE_BUTTON, buttons);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (buttons->pdata[i]), "Remove") == 0)
+      return buttons->pdata[i];
+  return NULL;
+}
+
+static void
+test_user_items (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PdChecklist) saved = NULL;
+  g_autoptr(GPtrArray) checks = NULL;
+  GtkWidget *entry;
+  GtkWidget *remove;
+
+  show_session (f);
+  entry = pd_test_find_widget (f->view, GTK_TYPE_ENTRY);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Tell the <i>team</i>");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "");
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+
+  /* Tick it; both persist across a refresh. */
+  checks = check_buttons (f->view);
+  g_assert_cmpuint (checks->len, ==, 4);
+  gtk_check_button_set_active (checks->pdata[3], TRUE);
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  pd_checklist_view_refresh (PD_CHECKLIST_VIEW (f->view));
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_cmpint (label_index (f->view, "Tell the <i>team</i>"), >=, 0);
+  g_clear_pointer (&checks, g_ptr_array_unref);
+  checks = check_buttons (f->view);
+  g_assert_true (gtk_check_button_get_active (checks->pdata[3]));
+  saved = stored (f);
+  g_assert_cmpuint (pd_checklist_get_n_user_items (saved), ==, 1);
+  g_assert_cmpint (pd_checklist_get_user_item (saved, 0)->status, ==, PD_CHECKLIST_STATUS_COMPLETED);
+  g_clear_object (&saved);
+
+  /* Remove it; gone after a refresh too. */
+  remove = find_remove_button (f->view);
+  g_assert_nonnull (remove);
+  g_signal_emit_by_name (remove, "clicked");
+  g_assert_cmpint (label_index (f->view, "Tell the <i>team</i>"), <, 0);
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  pd_checklist_view_refresh (PD_CHECKLIST_VIEW (f->view));
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_cmpint (label_index (f->view, "Tell the <i>team</i>"), <, 0);
+  saved = stored (f);
+  g_assert_cmpuint (pd_checklist_get_n_user_items (saved), ==, 0);
+}
+
+static void
+test_privacy_off (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.plandeck.Plandeck");
+
+  g_settings_set_boolean (settings, "read-agent-plans", FALSE);
+  pd_checklist_view_set_source (PD_CHECKLIST_VIEW (f->view), PD_SOURCE (f->db->source));
+  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
+  pd_test_spin (200);
+  g_assert_cmpstr (visible_page (f->view), ==, "off");
+  g_assert_false (pd_checklist_view_is_busy (PD_CHECKLIST_VIEW (f->view)));
+  g_assert_null (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (f->view)));
+  g_assert_null (pd_test_find_label_containing (f->view, "Zanzibar"));
+
+  /* Turned on again, it reads. */
+  g_settings_set_boolean (settings, "read-agent-plans", TRUE);
+  g_assert_true (pd_test_wait_for (is_loaded, f->view, WAIT_MS));
+  g_assert_cmpstr (visible_page (f->view), ==, "checklist");
+
+  /* And off again, it forgets. */
+  g_settings_set_boolean (settings, "read-agent-plans", FALSE);
+  g_assert_cmpstr (visible_page (f->view), ==, "off");
+  g_assert_null (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (f->view)));
+  g_settings_reset (settings, "read-agent-plans");
+}
+
+static void
+test_empty_and_switch (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *own = pd_test_db_create_session (f->db, "A session of Plandeck's own");
+
+  show_session (f);
+  /* A session with no agent checklist: the empty page, no error. */
+  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), own);
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_cmpstr (visible_page (f->view), ==, "empty");
+  g_assert_null (pd_test_find_label_containing (f->view, "Could not"));
+
+  /* Switching while a read is in flight drops the late reply. */
+  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
+  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), own);
+  pd_test_spin (300);
+  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_cmpstr (visible_page (f->view), ==, "empty");
+  g_assert_null (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (f->view)));
+
+  /* Disposed while a read is in flight. */
+  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
+}
+
+/* A real Claude Code session (TodoWrite and ExitPlanMode) from the shared
+ * fixtures: the review screenshot. */
+static void
+test_fixture_screenshot (void)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(PdTestDb) db = NULL;
+  g_autoptr(PdImportIndex) index = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[2] = { NULL, NULL };
+  GtkWidget *view;
+  GtkWindow *window;
+
+  if (root == NULL)
+    {
+      g_test_skip ("PD_FIXTURES_DIR is not set");
+      return;
+    }
+  path = g_build_filename (root, "claude-code", "-Users-dain-workspace-danieldemmel-me-next",
+                           "f852ad25-1024-47da-964e-5eaae5bd6e6a.jsonl", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the Claude Code fixture is missing");
+      return;
+    }
+
+  db = pd_test_db_new ();
+  index = pd_import_index_new ();
+  paths[0] = path;
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (db->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+
+  view = pd_checklist_view_new ();
+  window = pd_test_present (view, 820, 1000);
+  pd_checklist_view_set_source (PD_CHECKLIST_VIEW (view), PD_SOURCE (db->source));
+  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  g_assert_true (pd_test_wait_for (is_loaded, view, WAIT_MS));
+  g_assert_cmpstr (visible_page (view), ==, "checklist");
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (view))), >, 0);
+
+  /* One override and one item of the user's own, as a person would have. */
+  {
+    g_autoptr(GPtrArray) checks = check_buttons (view);
+    GtkWidget *entry = pd_test_find_widget (view, GTK_TYPE_ENTRY);
+
+    g_assert_cmpuint (checks->len, >, 0);
+    gtk_check_button_set_active (checks->pdata[checks->len - 1],
+                                 !gtk_check_button_get_active (checks->pdata[checks->len - 1]));
+    g_assert_true (label_shown (view, "by you"));
+    gtk_editable_set_text (GTK_EDITABLE (entry), "Check the deploy preview on a phone");
+    g_signal_emit_by_name (entry, "activate");
+    g_assert_true (pd_test_wait_for (is_idle, view, WAIT_MS));
+  }
+
+  pd_test_spin (100);
+  pd_test_screenshot (GTK_WIDGET (window), "checklist");
+  gtk_window_destroy (window);
+  pd_test_spin (20);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_views_init (&argc, &argv);
+
+  g_test_add ("/pd/ui/checklist-view/sections", Fixture, NULL, fixture_setup, test_sections, fixture_teardown);
+  g_test_add ("/pd/ui/checklist-view/override", Fixture, NULL, fixture_setup, test_override, fixture_teardown);
+  g_test_add ("/pd/ui/checklist-view/user-items", Fixture, NULL, fixture_setup, test_user_items, fixture_teardown);
+  g_test_add ("/pd/ui/checklist-view/privacy-off", Fixture, NULL, fixture_setup, test_privacy_off, fixture_teardown);
+  g_test_add ("/pd/ui/checklist-view/empty-and-switch", Fixture, NULL, fixture_setup, test_empty_and_switch, fixture_teardown);
+  g_test_add_func ("/pd/ui/checklist-view/fixture-screenshot", test_fixture_screenshot);
+
+  return g_test_run ();
+}

@@ -1,0 +1,945 @@
+/* pd-checklist-view.c: the checklist of a session imported from another
+ * agent (Claude Code, Codex, OpenCode, Claude desktop)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Two sections (seed 001): the agent's items first, as its transcript has
+ * them, then the user's own items.  Ticking or unticking an agent item is
+ * an override that changes Plandeck's view only; choosing the agent's own
+ * status again removes it.  After each change the overrides and the user's
+ * items (never the agent's text) are saved through the source, one save at
+ * a time; a reload waits until the last save is written.
+ *
+ * Every text of the agent is plain: labels never parse markup.
+ */
+#define G_LOG_DOMAIN "pd-checklist-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <adwaita.h>
+
+#include "pd-checklist-view.h"
+
+#define SETTINGS_SCHEMA "io.github.plandeck.Plandeck"
+#define READ_AGENT_PLANS_KEY "read-agent-plans"
+
+struct _PdChecklistView
+{
+  GtkWidget      parent_instance;
+
+  PdSource      *source;
+  gulong         changed_id;
+  char          *session_id;
+  GSettings     *settings;
+
+  PdChecklist   *checklist;     /* what is shown, NULL before the first load */
+  GPtrArray     *plans;         /* (element-type PdArtifactPlan) */
+  GCancellable  *cancellable;   /* requests for this source and session */
+  gboolean       loading;
+  gboolean       load_again;
+  gboolean       saving;
+  gboolean       save_again;
+  guint          changes;       /* local changes, to drop replies that predate one */
+  gboolean       updating;      /* setting check buttons from the model */
+
+  /* Template widgets */
+  GtkLabel      *error_label;
+  GtkStack      *stack;
+  AdwStatusPage *empty_page;
+  GtkLabel      *source_label;
+  GtkLabel      *summary_label;
+  GtkLabel      *agent_heading;
+  GtkListBox    *agent_list;
+  GtkListBox    *user_list;
+  GtkEntry      *add_entry;
+  GtkButton     *add_button;
+  GtkLabel      *plans_heading;
+  GtkBox        *plans_box;
+};
+
+G_DEFINE_FINAL_TYPE (PdChecklistView, pd_checklist_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SOURCE,
+  PROP_SESSION_ID,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+typedef struct
+{
+  PdChecklistView *self;         /* valid while cancellable is not cancelled */
+  GCancellable    *cancellable;
+  char            *session_id;
+  guint            changes;
+} Request;
+
+static void
+request_free (Request *request)
+{
+  g_object_unref (request->cancellable);
+  g_free (request->session_id);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
+
+static Request *
+request_new (PdChecklistView *self)
+{
+  Request *request = g_new0 (Request, 1);
+
+  if (self->cancellable == NULL)
+    self->cancellable = g_cancellable_new ();
+  request->self = self;
+  request->cancellable = g_object_ref (self->cancellable);
+  request->session_id = g_strdup (self->session_id);
+  request->changes = self->changes;
+  return request;
+}
+
+static void pd_checklist_view_load (PdChecklistView *self);
+static void pd_checklist_view_rebuild (PdChecklistView *self);
+
+static gboolean
+reading_allowed (PdChecklistView *self)
+{
+  return self->settings == NULL || g_settings_get_boolean (self->settings, READ_AGENT_PLANS_KEY);
+}
+
+/* Shows @text (or hides the error when %NULL); takes it. */
+static void
+show_error (PdChecklistView *self,
+            char            *text)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), text != NULL);
+  if (text != NULL)
+    gtk_label_set_text (self->error_label, text);
+  g_free (text);
+}
+
+static const char *
+origin_label (PdChecklistOrigin origin)
+{
+  switch (origin)
+    {
+    case PD_CHECKLIST_ORIGIN_TODO_LIST:
+      return _("Claude Code");
+    case PD_CHECKLIST_ORIGIN_CLAUDE_TASKS:
+      return _("Claude Code tasks");
+    case PD_CHECKLIST_ORIGIN_DESKTOP_PLAN:
+      return _("Claude desktop");
+    case PD_CHECKLIST_ORIGIN_CODEX_PLAN:
+      return _("Codex");
+    case PD_CHECKLIST_ORIGIN_OPENCODE_TODOS:
+      return _("OpenCode");
+    case PD_CHECKLIST_ORIGIN_NONE:
+    case PD_CHECKLIST_ORIGIN_USER:
+    default:
+      return _("Another agent");
+    }
+}
+
+static const char *
+plan_status_label (PdArtifactPlanStatus status)
+{
+  switch (status)
+    {
+    case PD_ARTIFACT_PLAN_APPROVED:
+      return _("Approved");
+    case PD_ARTIFACT_PLAN_REJECTED:
+      return _("Rejected");
+    case PD_ARTIFACT_PLAN_PROPOSED:
+    default:
+      return _("Proposed");
+    }
+}
+
+/* --- the header ----------------------------------------------------------- */
+
+static void
+update_summary (PdChecklistView *self)
+{
+  guint done = 0, total = 0, in_progress = 0;
+  g_autofree char *counts = NULL;
+  g_autofree char *text = NULL;
+
+  pd_checklist_count (self->checklist, &done, &total, &in_progress);
+  /* Translators: items done out of all items, e.g. "3/5 done" */
+  counts = g_strdup_printf (_("%u/%u done"), done, total);
+  if (in_progress > 0)
+    {
+      g_autofree char *steps = g_strdup_printf (ngettext ("%u step in progress",
+                                                          "%u steps in progress", in_progress),
+                                                in_progress);
+      text = g_strdup_printf ("%s · %s", counts, steps);
+    }
+  else
+    text = g_steal_pointer (&counts);
+  gtk_label_set_text (self->summary_label, text);
+}
+
+/* --- agent items ---------------------------------------------------------- */
+
+typedef struct
+{
+  GtkCheckButton *check;
+  GtkImage       *progress_icon;
+  GtkLabel       *text_label;
+  GtkLabel       *override_label;
+} AgentRow;
+
+static void
+update_agent_row (PdChecklistView *self,
+                  GtkWidget       *row,
+                  guint            position)
+{
+  AgentRow *widgets = g_object_get_data (G_OBJECT (row), "pd-agent-row");
+  const PdChecklistItem *item = pd_checklist_get_agent_item (self->checklist, position);
+  PdChecklistStatus status = pd_checklist_get_effective_status (self->checklist, position);
+  gboolean checked = FALSE;
+  gboolean overridden = pd_checklist_get_override (self->checklist, position, &checked);
+
+  self->updating = TRUE;
+  gtk_check_button_set_active (widgets->check, status == PD_CHECKLIST_STATUS_COMPLETED);
+  self->updating = FALSE;
+
+  gtk_widget_set_visible (GTK_WIDGET (widgets->progress_icon), status == PD_CHECKLIST_STATUS_IN_PROGRESS);
+  if (status == PD_CHECKLIST_STATUS_CANCELLED)
+    gtk_widget_add_css_class (GTK_WIDGET (widgets->text_label), "pd-cancelled");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (widgets->text_label), "pd-cancelled");
+
+  gtk_widget_set_visible (GTK_WIDGET (widgets->override_label), overridden);
+  if (overridden)
+    gtk_label_set_text (widgets->override_label, checked ? _("ticked by you") : _("unticked by you"));
+
+  {
+    g_autofree char *description = NULL;
+
+    if (overridden)
+      description = g_strdup (checked ? _("Ticked by you") : _("Unticked by you"));
+    else if (status == PD_CHECKLIST_STATUS_IN_PROGRESS)
+      description = g_strdup (_("In progress"));
+    else if (status == PD_CHECKLIST_STATUS_CANCELLED)
+      description = g_strdup (_("Cancelled"));
+    gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->check),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, item->text,
+                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description ? description : "",
+                                    -1);
+  }
+}
+
+static void pd_checklist_view_save (PdChecklistView *self);
+
+static void
+on_agent_toggled (GtkCheckButton  *check,
+                  PdChecklistView *self)
+{
+  GtkWidget *row;
+  guint position;
+
+  if (self->updating || self->checklist == NULL)
+    return;
+
+  row = gtk_widget_get_ancestor (GTK_WIDGET (check), GTK_TYPE_LIST_BOX_ROW);
+  position = (guint) gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
+  pd_checklist_set_checked (self->checklist, position, gtk_check_button_get_active (check));
+  self->changes++;
+  update_agent_row (self, row, position);
+  update_summary (self);
+  pd_checklist_view_save (self);
+}
+
+static GtkWidget *
+new_text_label (const char *text)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_use_underline (GTK_LABEL (label), FALSE);
+  gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_widget_set_hexpand (label, TRUE);
+  return label;
+}
+
+static GtkWidget *
+new_agent_row (PdChecklistView *self,
+               guint            position)
+{
+  const PdChecklistItem *item = pd_checklist_get_agent_item (self->checklist, position);
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *text_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  AgentRow *widgets = g_new0 (AgentRow, 1);
+
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_widget_add_css_class (row, "pd-checklist-item");
+  gtk_widget_set_margin_top (box, 8);
+  gtk_widget_set_margin_bottom (box, 8);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+
+  widgets->check = GTK_CHECK_BUTTON (gtk_check_button_new ());
+  gtk_widget_set_valign (GTK_WIDGET (widgets->check), GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->check));
+
+  widgets->text_label = GTK_LABEL (new_text_label (item->text));
+  gtk_box_append (GTK_BOX (text_box), GTK_WIDGET (widgets->text_label));
+  widgets->override_label = GTK_LABEL (new_text_label (NULL));
+  gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "caption");
+  gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "pd-override");
+  gtk_box_append (GTK_BOX (text_box), GTK_WIDGET (widgets->override_label));
+  gtk_widget_set_valign (text_box, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (box), text_box);
+
+  widgets->progress_icon = GTK_IMAGE (gtk_image_new_from_icon_name ("media-playback-start-symbolic"));
+  gtk_widget_set_valign (GTK_WIDGET (widgets->progress_icon), GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (GTK_WIDGET (widgets->progress_icon), "pd-step-in_progress");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (widgets->progress_icon), _("In progress"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->progress_icon),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("In progress"), -1);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->progress_icon));
+
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+  g_object_set_data_full (G_OBJECT (row), "pd-agent-row", widgets, g_free);
+
+  update_agent_row (self, row, position);
+  g_signal_connect (widgets->check, "toggled", G_CALLBACK (on_agent_toggled), self);
+  return row;
+}
+
+/* --- the user's items ----------------------------------------------------- */
+
+static guint
+user_position (GtkWidget *child)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (child, GTK_TYPE_LIST_BOX_ROW);
+
+  return (guint) gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
+}
+
+static void
+on_user_toggled (GtkCheckButton  *check,
+                 PdChecklistView *self)
+{
+  if (self->updating || self->checklist == NULL)
+    return;
+
+  pd_checklist_set_user_item_done (self->checklist, user_position (GTK_WIDGET (check)),
+                                   gtk_check_button_get_active (check));
+  self->changes++;
+  update_summary (self);
+  pd_checklist_view_save (self);
+}
+
+static void rebuild_user_items (PdChecklistView *self);
+
+static void
+on_user_remove (GtkButton       *button,
+                PdChecklistView *self)
+{
+  if (self->checklist == NULL)
+    return;
+
+  pd_checklist_remove_user_item (self->checklist, user_position (GTK_WIDGET (button)));
+  self->changes++;
+  rebuild_user_items (self);
+  update_summary (self);
+  pd_checklist_view_save (self);
+}
+
+static GtkWidget *
+new_user_row (PdChecklistView *self,
+              guint            position)
+{
+  const PdChecklistItem *item = pd_checklist_get_user_item (self->checklist, position);
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *check = gtk_check_button_new ();
+  GtkWidget *label = new_text_label (item->text);
+  GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
+  g_autofree char *remove_label = g_strdup_printf (_("Remove “%s”"), item->text);
+
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_widget_add_css_class (row, "pd-checklist-user-item");
+  gtk_widget_set_margin_top (box, 8);
+  gtk_widget_set_margin_bottom (box, 8);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+
+  self->updating = TRUE;
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), item->status == PD_CHECKLIST_STATUS_COMPLETED);
+  self->updating = FALSE;
+  gtk_widget_set_valign (check, GTK_ALIGN_START);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL, item->text, -1);
+  g_signal_connect (check, "toggled", G_CALLBACK (on_user_toggled), self);
+
+  gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (remove, "flat");
+  gtk_widget_set_tooltip_text (remove, _("Remove"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL, remove_label, -1);
+  g_signal_connect (remove, "clicked", G_CALLBACK (on_user_remove), self);
+
+  gtk_box_append (GTK_BOX (box), check);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), remove);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+  return row;
+}
+
+static void
+clear_box (GtkWidget *box)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (box)) != NULL)
+    {
+      if (GTK_IS_LIST_BOX (box))
+        gtk_list_box_remove (GTK_LIST_BOX (box), child);
+      else
+        gtk_box_remove (GTK_BOX (box), child);
+    }
+}
+
+static void
+rebuild_user_items (PdChecklistView *self)
+{
+  guint n = pd_checklist_get_n_user_items (self->checklist);
+
+  clear_box (GTK_WIDGET (self->user_list));
+  for (guint i = 0; i < n; i++)
+    gtk_list_box_append (self->user_list, new_user_row (self, i));
+  gtk_widget_set_visible (GTK_WIDGET (self->user_list), n > 0);
+}
+
+static void
+on_add (PdChecklistView *self)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->add_entry))));
+
+  if (self->checklist == NULL || text[0] == '\0')
+    return;
+
+  pd_checklist_add_user_item (self->checklist, text);
+  gtk_editable_set_text (GTK_EDITABLE (self->add_entry), "");
+  self->changes++;
+  rebuild_user_items (self);
+  update_summary (self);
+  pd_checklist_view_save (self);
+}
+
+static void
+on_entry_changed (PdChecklistView *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->add_entry));
+  g_autofree char *stripped = g_strstrip (g_strdup (text));
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->add_button), stripped[0] != '\0');
+}
+
+/* --- plan documents ------------------------------------------------------- */
+
+static GtkWidget *
+new_plan_expander (const PdArtifactPlan *plan,
+                   guint                 number)
+{
+  GtkWidget *expander = gtk_expander_new (NULL);
+  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  g_autofree char *title = g_strdup_printf (_("Plan %u"), number);
+  GtkWidget *title_label = gtk_label_new (title);
+  GtkWidget *badge = gtk_label_new (plan_status_label (plan->status));
+  GtkWidget *text = new_text_label (plan->markdown ? plan->markdown : "");
+  g_autofree char *badge_class = g_strdup_printf ("pd-plan-%s", pd_artifact_plan_status_to_string (plan->status));
+
+  gtk_widget_add_css_class (badge, "pd-badge");
+  gtk_widget_add_css_class (badge, "caption");
+  gtk_widget_add_css_class (badge, badge_class);
+  gtk_box_append (GTK_BOX (header), title_label);
+  gtk_box_append (GTK_BOX (header), badge);
+  gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
+
+  gtk_label_set_selectable (GTK_LABEL (text), TRUE);
+  gtk_widget_add_css_class (text, "pd-plan-markdown");
+  gtk_widget_set_margin_top (text, 6);
+  gtk_widget_set_margin_start (text, 18);
+  gtk_expander_set_child (GTK_EXPANDER (expander), text);
+  gtk_widget_add_css_class (expander, "pd-plan-document");
+  return expander;
+}
+
+/* --- the whole view ------------------------------------------------------- */
+
+static void
+pd_checklist_view_rebuild (PdChecklistView *self)
+{
+  guint n_agent, n_user, n_plans;
+
+  clear_box (GTK_WIDGET (self->agent_list));
+  clear_box (GTK_WIDGET (self->user_list));
+  clear_box (GTK_WIDGET (self->plans_box));
+
+  if (!reading_allowed (self))
+    {
+      gtk_stack_set_visible_child_name (self->stack, "off");
+      return;
+    }
+  if (self->checklist == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, self->loading ? "loading" : "empty");
+      return;
+    }
+
+  n_agent = pd_checklist_get_n_agent_items (self->checklist);
+  n_user = pd_checklist_get_n_user_items (self->checklist);
+  n_plans = self->plans ? self->plans->len : 0;
+
+  if (n_agent == 0 && n_user == 0 && n_plans == 0)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      return;
+    }
+
+  gtk_label_set_text (self->source_label, origin_label (pd_checklist_get_origin (self->checklist)));
+  update_summary (self);
+
+  for (guint i = 0; i < n_agent; i++)
+    gtk_list_box_append (self->agent_list, new_agent_row (self, i));
+  gtk_widget_set_visible (GTK_WIDGET (self->agent_list), n_agent > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->agent_heading), n_agent > 0);
+
+  rebuild_user_items (self);
+
+  for (guint i = 0; i < n_plans; i++)
+    {
+      GtkWidget *expander = new_plan_expander (g_ptr_array_index (self->plans, i), i + 1);
+
+      /* The latest plan is the one that matters now. */
+      gtk_expander_set_expanded (GTK_EXPANDER (expander), i + 1 == n_plans);
+      gtk_box_append (self->plans_box, expander);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->plans_heading), n_plans > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->plans_box), n_plans > 0);
+
+  gtk_stack_set_visible_child_name (self->stack, "checklist");
+}
+
+static void
+on_checklist_loaded (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(Request) request = user_data;
+  g_autoptr(PdChecklist) checklist = NULL;
+  g_autoptr(GPtrArray) plans = NULL;
+  g_autoptr(GError) error = NULL;
+  PdChecklistView *self;
+
+  checklist = pd_source_get_checklist_finish (PD_SOURCE (object), result, &plans, &error);
+
+  /* Cancelled: the view was disposed or moved to another session. */
+  if (g_cancellable_is_cancelled (request->cancellable))
+    return;
+
+  self = request->self;
+  self->loading = FALSE;
+
+  /* A late reply for a session no longer shown. */
+  if (g_strcmp0 (request->session_id, self->session_id) != 0)
+    return;
+
+  /* The user changed something since this was read: read again once the
+   * change is saved. */
+  if (request->changes != self->changes || self->load_again)
+    {
+      self->load_again = FALSE;
+      pd_checklist_view_load (self);
+      return;
+    }
+
+  if (checklist == NULL)
+    {
+      g_clear_object (&self->checklist);
+      g_clear_pointer (&self->plans, g_ptr_array_unref);
+      /* A session of Plandeck's own has no agent checklist: nothing to show. */
+      if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
+        show_error (self, NULL);
+      else
+        show_error (self, g_strdup_printf (_("Could not load the checklist: %s"), error->message));
+    }
+  else
+    {
+      show_error (self, NULL);
+      g_set_object (&self->checklist, checklist);
+      g_clear_pointer (&self->plans, g_ptr_array_unref);
+      self->plans = g_steal_pointer (&plans);
+    }
+
+  pd_checklist_view_rebuild (self);
+}
+
+static void
+pd_checklist_view_load (PdChecklistView *self)
+{
+  Request *request;
+
+  if (self->source == NULL || self->session_id == NULL || !reading_allowed (self))
+    return;
+
+  /* One request at a time, and none while a save is being written. */
+  if (self->loading || self->saving)
+    {
+      self->load_again = TRUE;
+      return;
+    }
+
+  request = request_new (self);
+  self->loading = TRUE;
+  pd_source_get_checklist_async (self->source, self->session_id, request->cancellable,
+                                 on_checklist_loaded, request);
+}
+
+static void
+on_checklist_saved (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(Request) request = user_data;
+  g_autoptr(GError) error = NULL;
+  PdChecklistView *self;
+
+  pd_source_save_checklist_finish (PD_SOURCE (object), result, &error);
+
+  if (g_cancellable_is_cancelled (request->cancellable))
+    return;
+
+  self = request->self;
+  self->saving = FALSE;
+
+  if (g_strcmp0 (request->session_id, self->session_id) != 0)
+    return;
+
+  if (error != NULL)
+    show_error (self, g_strdup_printf (_("Could not save your changes: %s"), error->message));
+
+  if (self->save_again)
+    {
+      self->save_again = FALSE;
+      pd_checklist_view_save (self);
+    }
+  else if (self->load_again)
+    {
+      self->load_again = FALSE;
+      pd_checklist_view_load (self);
+    }
+}
+
+static void
+pd_checklist_view_save (PdChecklistView *self)
+{
+  Request *request;
+
+  if (self->source == NULL || self->session_id == NULL || self->checklist == NULL)
+    return;
+
+  if (self->saving)
+    {
+      self->save_again = TRUE;
+      return;
+    }
+
+  request = request_new (self);
+  self->saving = TRUE;
+  pd_source_save_checklist_async (self->source, self->session_id, self->checklist, request->cancellable,
+                                  on_checklist_saved, request);
+}
+
+/* Forget what is shown and what is in flight: a new source or session. */
+static void
+pd_checklist_view_reset (PdChecklistView *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->loading = FALSE;
+  self->load_again = FALSE;
+  self->saving = FALSE;
+  self->save_again = FALSE;
+  g_clear_object (&self->checklist);
+  g_clear_pointer (&self->plans, g_ptr_array_unref);
+  show_error (self, NULL);
+  pd_checklist_view_rebuild (self);
+}
+
+static void
+on_source_changed (PdChecklistView *self)
+{
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    pd_checklist_view_refresh (self);
+}
+
+static void
+on_read_agent_plans_changed (PdChecklistView *self)
+{
+  pd_checklist_view_reset (self);
+  pd_checklist_view_load (self);
+  pd_checklist_view_rebuild (self);
+}
+
+static void
+pd_checklist_view_dispose (GObject *object)
+{
+  PdChecklistView *self = PD_CHECKLIST_VIEW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  if (self->source != NULL)
+    g_clear_signal_handler (&self->changed_id, self->source);
+  g_clear_object (&self->source);
+  g_clear_object (&self->settings);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_CHECKLIST_VIEW);
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+      gtk_widget_unparent (child);
+  }
+  g_clear_object (&self->checklist);
+  g_clear_pointer (&self->plans, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (pd_checklist_view_parent_class)->dispose (object);
+}
+
+static void
+pd_checklist_view_finalize (GObject *object)
+{
+  PdChecklistView *self = PD_CHECKLIST_VIEW (object);
+
+  g_free (self->session_id);
+
+  G_OBJECT_CLASS (pd_checklist_view_parent_class)->finalize (object);
+}
+
+static void
+pd_checklist_view_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  PdChecklistView *self = PD_CHECKLIST_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      g_value_set_object (value, self->source);
+      break;
+    case PROP_SESSION_ID:
+      g_value_set_string (value, self->session_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_checklist_view_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  PdChecklistView *self = PD_CHECKLIST_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCE:
+      pd_checklist_view_set_source (self, g_value_get_object (value));
+      break;
+    case PROP_SESSION_ID:
+      pd_checklist_view_set_session_id (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_checklist_view_class_init (PdChecklistViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_checklist_view_dispose;
+  object_class->finalize = pd_checklist_view_finalize;
+  object_class->get_property = pd_checklist_view_get_property;
+  object_class->set_property = pd_checklist_view_set_property;
+
+  properties[PROP_SOURCE] =
+    g_param_spec_object ("source", NULL, NULL,
+                         PD_TYPE_SOURCE,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+  properties[PROP_SESSION_ID] =
+    g_param_spec_string ("session-id", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_css_name (widget_class, "checklist-view");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/plandeck/Plandeck/ui/pd-checklist-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, error_label);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, stack);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, source_label);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, agent_heading);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, agent_list);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, user_list);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_entry);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_button);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, plans_heading);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, plans_box);
+}
+
+static void
+pd_checklist_view_init (PdChecklistView *self)
+{
+  GSettingsSchemaSource *schemas = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* Without the schema (a test binary, a bare build) reading stays on. */
+  if (schemas != NULL && (schema = g_settings_schema_source_lookup (schemas, SETTINGS_SCHEMA, TRUE)) != NULL
+      && g_settings_schema_has_key (schema, READ_AGENT_PLANS_KEY))
+    {
+      self->settings = g_settings_new (SETTINGS_SCHEMA);
+      g_signal_connect_object (self->settings, "changed::" READ_AGENT_PLANS_KEY,
+                               G_CALLBACK (on_read_agent_plans_changed), self, G_CONNECT_SWAPPED);
+    }
+
+  g_signal_connect_object (self->add_entry, "activate", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->add_button, "clicked", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->add_entry, "changed", G_CALLBACK (on_entry_changed), self, G_CONNECT_SWAPPED);
+
+  pd_checklist_view_rebuild (self);
+}
+
+GtkWidget *
+pd_checklist_view_new (void)
+{
+  return g_object_new (PD_TYPE_CHECKLIST_VIEW, NULL);
+}
+
+/**
+ * pd_checklist_view_get_source:
+ *
+ * Returns: (transfer none) (nullable): the source read from
+ */
+PdSource *
+pd_checklist_view_get_source (PdChecklistView *self)
+{
+  g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
+  return self->source;
+}
+
+void
+pd_checklist_view_set_source (PdChecklistView *self,
+                              PdSource        *source)
+{
+  g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
+  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
+
+  if (self->source == source)
+    return;
+
+  if (self->source != NULL)
+    g_clear_signal_handler (&self->changed_id, self->source);
+  g_set_object (&self->source, source);
+  if (source != NULL)
+    self->changed_id = g_signal_connect_object (source, "changed", G_CALLBACK (on_source_changed),
+                                                self, G_CONNECT_SWAPPED);
+
+  pd_checklist_view_reset (self);
+  pd_checklist_view_load (self);
+  pd_checklist_view_rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+}
+
+const char *
+pd_checklist_view_get_session_id (PdChecklistView *self)
+{
+  g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
+  return self->session_id;
+}
+
+void
+pd_checklist_view_set_session_id (PdChecklistView *self,
+                                  const char      *session_id)
+{
+  g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
+
+  if (g_strcmp0 (self->session_id, session_id) == 0)
+    return;
+
+  g_free (self->session_id);
+  self->session_id = g_strdup (session_id);
+
+  pd_checklist_view_reset (self);
+  pd_checklist_view_load (self);
+  pd_checklist_view_rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+}
+
+/**
+ * pd_checklist_view_refresh:
+ *
+ * Reads the checklist again (the transcript may have grown).  A refresh
+ * asked for while a read or a save is in flight runs once it is done.
+ */
+void
+pd_checklist_view_refresh (PdChecklistView *self)
+{
+  g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
+
+  pd_checklist_view_load (self);
+}
+
+/**
+ * pd_checklist_view_get_checklist:
+ *
+ * Returns: (transfer none) (nullable): the checklist shown
+ */
+PdChecklist *
+pd_checklist_view_get_checklist (PdChecklistView *self)
+{
+  g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
+  return self->checklist;
+}
+
+/**
+ * pd_checklist_view_is_busy:
+ *
+ * Returns: whether a read or a save is in flight (for tests and the
+ *   integrator's spinners)
+ */
+gboolean
+pd_checklist_view_is_busy (PdChecklistView *self)
+{
+  g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), FALSE);
+  return self->loading || self->saving || self->load_again || self->save_again;
+}

@@ -1,0 +1,29 @@
+/* pd-checklist-view.h: the checklist of a session imported from another
+ * agent (Claude Code, Codex, OpenCode, Claude desktop)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_CHECKLIST_VIEW (pd_checklist_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdChecklistView, pd_checklist_view, PD, CHECKLIST_VIEW, GtkWidget)
+
+GtkWidget   *pd_checklist_view_new            (void);
+PdSource    *pd_checklist_view_get_source     (PdChecklistView *self);
+void         pd_checklist_view_set_source     (PdChecklistView *self,
+                                               PdSource        *source);
+const char  *pd_checklist_view_get_session_id (PdChecklistView *self);
+void         pd_checklist_view_set_session_id (PdChecklistView *self,
+                                               const char      *session_id);
+void         pd_checklist_view_refresh        (PdChecklistView *self);
+PdChecklist *pd_checklist_view_get_checklist  (PdChecklistView *self);
+gboolean     pd_checklist_view_is_busy        (PdChecklistView *self);
+
+G_END_DECLS
