@@ -355,6 +355,20 @@ pd_session_item_get_title (PdSessionItem *self)
   return self->title;
 }
 
+/* A session another agent recorded (read from its transcript): its Now
+ * workspace is a checklist, not a plan of ours. */
+gboolean
+pd_session_item_is_imported (PdSessionItem *self)
+{
+  const char *source;
+
+  g_return_val_if_fail (PD_IS_SESSION_ITEM (self), FALSE);
+
+  source = self->info->source;
+  return g_strcmp0 (source, "claude-code") == 0 || g_strcmp0 (source, "claude-desktop") == 0 ||
+         g_strcmp0 (source, "codex") == 0 || g_strcmp0 (source, "opencode") == 0;
+}
+
 const char *
 pd_session_item_get_source_label (PdSessionItem *self)
 {

@@ -20,6 +20,7 @@ const PdSessionInfo *pd_session_item_get_info          (PdSessionItem       *sel
 const char          *pd_session_item_get_id            (PdSessionItem       *self);
 const char          *pd_session_item_get_title         (PdSessionItem       *self);
 const char          *pd_session_item_get_source_label  (PdSessionItem       *self);
+gboolean             pd_session_item_is_imported       (PdSessionItem       *self);
 const char          *pd_session_item_get_status_icon   (PdSessionItem       *self);
 const char          *pd_session_item_get_status_label  (PdSessionItem       *self);
 const char          *pd_session_item_get_relative_time (PdSessionItem       *self);

@@ -16,6 +16,8 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-checklist-view.h"
+#include "pd-import-index.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-local-source.h"
@@ -73,6 +75,8 @@ struct _PdWindow
   GtkBox              *transcript_slot;
   GtkBox              *events_slot;
   GtkBox              *history_slot;
+  GtkStack            *now_stack;
+  PdChecklistView     *checklist_view;
   PdTranscriptView    *transcript_view;
   PdEventsView        *events_view;
   PdHistoryView       *history_view;
@@ -284,7 +288,19 @@ pd_window_update_content (PdWindow *self)
           self->title_handler = g_signal_connect_swapped (item, "notify::title",
                                                           G_CALLBACK (on_shown_item_title), self);
           pd_now_view_set_running (self->now_view, pd_session_item_get_running (item));
-          pd_now_view_set_session_id (self->now_view, pd_session_item_get_id (item));
+          /* Another agent's session: its Now workspace is its checklist. */
+          if (pd_session_item_is_imported (item))
+            {
+              pd_checklist_view_set_session_id (self->checklist_view, pd_session_item_get_id (item));
+              pd_now_view_set_session_id (self->now_view, NULL);
+              gtk_stack_set_visible_child_name (self->now_stack, "checklist");
+            }
+          else
+            {
+              pd_checklist_view_set_session_id (self->checklist_view, NULL);
+              pd_now_view_set_session_id (self->now_view, pd_session_item_get_id (item));
+              gtk_stack_set_visible_child_name (self->now_stack, "plan");
+            }
           pd_transcript_view_set_session_id (self->transcript_view, pd_session_item_get_id (item));
           pd_events_view_set_session_id (self->events_view, pd_session_item_get_id (item));
           pd_events_view_set_live (self->events_view, pd_session_item_get_running (item));
@@ -295,6 +311,7 @@ pd_window_update_content (PdWindow *self)
         {
           pd_now_view_set_session_id (self->now_view, NULL);
           pd_now_view_set_running (self->now_view, FALSE);
+          pd_checklist_view_set_session_id (self->checklist_view, NULL);
           pd_transcript_view_set_session_id (self->transcript_view, NULL);
           pd_events_view_set_session_id (self->events_view, NULL);
           pd_events_view_set_live (self->events_view, FALSE);
@@ -633,6 +650,7 @@ pd_window_set_source (PdWindow *self,
   self->source = source;
 
   pd_now_view_set_source (self->now_view, self->source);
+  pd_checklist_view_set_source (self->checklist_view, self->source);
   pd_transcript_view_set_source (self->transcript_view, self->source);
   pd_events_view_set_source (self->events_view, self->source);
   pd_history_view_set_source (self->history_view, self->source);
@@ -905,6 +923,96 @@ preferences_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (pd_preferences_window_new (GTK_WINDOW (widget))));
 }
 
+/* --- importing other agents' sessions ------------------------------------ */
+
+static void
+import_in_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  PdLocalSource *source = task_data;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdImportIndex) index = NULL;
+  PdImportIndexStats *stats = g_new0 (PdImportIndexStats, 1);
+  GError *error = NULL;
+
+  if (!(store = pd_local_source_open_store (source, &error)))
+    {
+      g_free (stats);
+      g_task_return_error (task, error);
+      return;
+    }
+
+  index = pd_import_index_new ();
+  if (!pd_import_index_run (index, store, NULL, stats, &error))
+    {
+      g_free (stats);
+      g_task_return_error (task, error);
+      return;
+    }
+
+  g_task_return_pointer (task, stats, g_free);
+}
+
+static void
+on_import_done (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdWindow *self = PD_WINDOW (object);
+  g_autoptr(GError) error = NULL;
+  g_autofree PdImportIndexStats *stats = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *message = NULL;
+
+  if (stats == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        pd_window_show_message (self, error->message);
+      return;
+    }
+
+  if (stats->transcripts == 0)
+    message = g_strdup (_("No transcripts of other agents were found on this computer"));
+  else
+    /* Translators: counts of sessions read from other agents' transcripts */
+    message = g_strdup_printf (_("Other agents: %u sessions added, %u updated, %u unchanged"),
+                               stats->sessions_added, stats->sessions_updated, stats->unchanged);
+  pd_window_show_message (self, message);
+
+  if (self->source != NULL)
+    pd_source_emit_changed (self->source);
+}
+
+/* Claude Code, Codex and OpenCode keep their transcripts on this machine:
+ * index them into this database (counts and metadata only — their plan
+ * text stays in their files). */
+static void
+import_transcripts_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  g_autoptr(GTask) task = NULL;
+
+  if (self->source == NULL || !PD_IS_LOCAL_SOURCE (self->source))
+    {
+      pd_window_show_message (self, _("Other agents' sessions can be read into a local database only"));
+      return;
+    }
+
+  if (!g_settings_get_boolean (self->settings, "read-agent-plans"))
+    {
+      pd_window_show_message (self, _("Reading other agents' plans is turned off in Preferences"));
+      return;
+    }
+
+  pd_window_show_message (self, _("Reading the transcripts of other agents…"));
+  task = g_task_new (self, NULL, on_import_done, NULL);
+  g_task_set_task_data (task, g_object_ref (self->source), g_object_unref);
+  g_task_run_in_thread (task, import_in_thread);
+}
+
 static void
 open_demo_action (GtkWidget  *widget,
                   const char *action_name,
@@ -1170,6 +1278,7 @@ pd_window_class_init (PdWindowClass *klass)
   g_type_ensure (PD_TYPE_SESSION_LIST);
   g_type_ensure (PD_TYPE_NOW_VIEW);
   g_type_ensure (PD_TYPE_TRANSCRIPT_VIEW);
+  g_type_ensure (PD_TYPE_CHECKLIST_VIEW);
   g_type_ensure (PD_TYPE_EVENTS_VIEW);
   g_type_ensure (PD_TYPE_HISTORY_VIEW);
 
@@ -1187,6 +1296,8 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, transcript_slot);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, events_slot);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, history_slot);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, now_stack);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, checklist_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, transcript_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, events_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, history_view);
@@ -1213,6 +1324,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.connect-endpoint", NULL,
                                    connect_endpoint_action);
   gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.import-transcripts", NULL, import_transcripts_action);
   gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.stop-run", NULL, stop_run_action);

@@ -1,0 +1,124 @@
+/* test-import.c: reading other agents' sessions from the window — they
+ * appear in the session list with their source, and their Now workspace is
+ * their checklist. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "pd-checklist-view.h"
+#include "pd-db.h"
+#include "pd-test-ui.h"
+
+static void
+copy_tree (const char *from,
+           const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *src = g_build_filename (from, name, NULL);
+      g_autofree char *dst = g_build_filename (to, name, NULL);
+
+      if (g_file_test (src, G_FILE_TEST_IS_DIR))
+        copy_tree (src, dst);
+      else
+        {
+          g_autofree char *data = NULL;
+          gsize len = 0;
+
+          g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+          g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
+        }
+    }
+}
+
+static gboolean
+has_claude_session (gpointer data)
+{
+  return pd_test_find_label (GTK_WIDGET (data), "Claude Code") != NULL;
+}
+
+static gboolean
+checklist_shown (gpointer data)
+{
+  PdChecklistView *view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_CHECKLIST_VIEW));
+
+  return view != NULL && gtk_widget_get_mapped (GTK_WIDGET (view)) && pd_checklist_view_get_checklist (view) != NULL;
+}
+
+static void
+check_import (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  PdChecklistView *view;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  pd_test_wait_until (has_claude_session, window, 20000, "an imported Claude Code session in the list");
+
+  /* The newest session is selected: its Now workspace is the checklist. */
+  pd_test_wait_until (checklist_shown, window, 20000, "the checklist of the imported session");
+  view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_CHECKLIST_VIEW));
+  g_assert_nonnull (pd_checklist_view_get_checklist (view));
+}
+
+static void
+test_import_from_window (void)
+{
+  const char *fixtures = g_getenv ("PD_FIXTURES_DIR");
+  g_autofree char *home = NULL;
+  g_autofree char *projects = NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *db = NULL;
+  const char *args[3];
+
+  if (fixtures == NULL || !g_file_test (fixtures, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("the shared fixtures folder (PD_FIXTURES_DIR) is missing");
+      return;
+    }
+
+  /* A home of the test's own: only the fixture transcripts are found. */
+  home = pd_test_make_tmp_dir ();
+  projects = g_build_filename (home, "claude", "projects", NULL);
+  source = g_build_filename (fixtures, "claude-code", "-Users-dain-workspace-danieldemmel-me-next", NULL);
+  target = g_build_filename (projects, "-Users-dain-workspace-danieldemmel-me-next", NULL);
+  copy_tree (source, target);
+  {
+    g_autofree char *claude = g_build_filename (home, "claude", NULL);
+    g_autofree char *codex = g_build_filename (home, "codex", NULL);
+    g_autofree char *data = g_build_filename (home, "data", NULL);
+
+    g_setenv ("CLAUDE_CONFIG_DIR", claude, TRUE);
+    g_setenv ("CODEX_HOME", codex, TRUE);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
+
+  db = g_build_filename (home, "sessions.db", NULL);
+  args[0] = "--db";
+  args[1] = db;
+  args[2] = NULL;
+  {
+    g_autoptr(PdDb) created = pd_db_open (db, PD_DB_CREATE, NULL);
+    g_assert_nonnull (created);
+  }
+
+  g_assert_cmpint (pd_test_run_app (args, check_import, NULL, NULL), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/import/from-window", test_import_from_window);
+
+  return g_test_run ();
+}
