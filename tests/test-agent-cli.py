@@ -175,6 +175,16 @@ def main():
         tap.check(proc.returncode != 0 and proc.stderr.strip() != "", "continue of an unknown session fails",
                   detail(proc))
 
+        # continue --interactive: plan mode selections between turns, logged as plan_mode events
+        proc = subprocess.run([agent, "continue", "-i", "--db", db, "--provider", "replay", "--replay", continuation,
+                               "-C", work, sid, "/plan"], env=env, cwd=tmp, input="/plan off\n\n",
+                              capture_output=True, text=True, timeout=60)
+        tap.check(proc.returncode == 0 and "Plan mode on." in proc.stdout and "Plan mode off." in proc.stdout,
+                  "interactive /plan and /plan off", detail(proc))
+        proc = agent_run("events", "--db", db, "--session", sid, "--type", "plan_mode")
+        modes = [json.loads(line)["data"]["active"] for line in proc.stdout.splitlines() if line.strip()]
+        tap.check(modes == [True, False], "plan_mode events logged in order", modes)
+
         # sessions rm
         proc = agent_run("sessions", "rm", "--db", db, sid)
         tap.check(proc.returncode == 0, "sessions rm exits 0", detail(proc))

@@ -124,10 +124,12 @@ run_main (gboolean   is_continue,
   g_auto(PdAgentEngineArgs) args = { 0 };
   gboolean quiet = FALSE;
   gboolean plan_mode = FALSE;
+  gboolean interactive = FALSE;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
     { "events-jsonl", 0, 0, G_OPTION_ARG_FILENAME, &events_jsonl, "Also write every event to this file, one JSON line each (mode 0600)", "PATH" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Only the assistant's text", NULL },
+    { "interactive", 'i', 0, G_OPTION_ARG_NONE, &interactive, "After each answer, read the next message from stdin (/plan, /plan off, /plan TEXT work too)", NULL },
     { "plan-mode", 0, 0, G_OPTION_ARG_NONE, &plan_mode, "Start in plan mode: explore and propose, change nothing until the plan is approved", NULL },
     { NULL }
   };
@@ -246,37 +248,67 @@ run_main (gboolean   is_continue,
   pd_engine_set_progress_func (engine, on_progress, &state, NULL);
 
   sigint = g_unix_signal_add (SIGINT, on_interrupt, &state);
-  pd_engine_run_async (engine, session_id, message, state.cancellable, on_run_done, &state);
-  g_main_loop_run (state.loop);
-  g_source_remove (sigint);
 
-  if (state.result == NULL)
+  /* One run, or with --interactive a conversation: after each answer the
+   * next line on stdin continues the session ("/plan", "/plan off" and
+   * "/plan TEXT" select plan mode; an empty line or end of input ends). */
+  for (;;)
     {
-      status = pd_agent_fail (command, state.error);
-      g_clear_error (&state.error);
-    }
-  else
-    {
-      const char *final = state.result->final_text ? state.result->final_text : "";
+      g_autofree char *next_session = NULL;
+      char line[16384];
 
-      /* The answer streamed already; print what the engine added to it. */
-      if (g_str_has_prefix (final, state.turn_text->str) && state.turn_text->len > 0)
-        printf ("%s\n", final + state.turn_text->len);
+      state.result = NULL;
+      g_string_truncate (state.turn_text, 0);
+      pd_engine_run_async (engine, session_id, message, state.cancellable, on_run_done, &state);
+      g_main_loop_run (state.loop);
+
+      if (state.result == NULL)
+        {
+          status = pd_agent_fail (command, state.error);
+          g_clear_error (&state.error);
+          break;
+        }
       else
-        printf ("%s%s\n", state.at_line_start ? "" : "\n", final);
+        {
+          const char *final = state.result->final_text ? state.result->final_text : "";
 
-      if (!quiet)
-        fprintf (stderr, "session %s: %s after %u iteration%s, %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out\n",
-                 state.result->session_id,
-                 state.result->status == PD_RUN_COMPLETED ? "done" :
-                 state.result->status == PD_RUN_BUDGET_EXCEEDED ? "stopped by its budget" :
-                 state.result->status == PD_RUN_CANCELLED ? "cancelled" : "failed",
-                 state.result->iterations, state.result->iterations == 1 ? "" : "s",
-                 state.result->input_tokens, state.result->output_tokens);
+          /* The answer streamed already; print what the engine added to it. */
+          if (g_str_has_prefix (final, state.turn_text->str) && state.turn_text->len > 0)
+            printf ("%s\n", final + state.turn_text->len);
+          else
+            printf ("%s%s\n", state.at_line_start ? "" : "\n", final);
 
-      status = state.result->status == PD_RUN_COMPLETED ? 0 : state.result->status == PD_RUN_BUDGET_EXCEEDED ? 3 : 1;
-      pd_run_result_free (state.result);
+          if (!quiet)
+            fprintf (stderr, "session %s: %s after %u iteration%s, %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out\n",
+                     state.result->session_id,
+                     state.result->status == PD_RUN_COMPLETED ? "done" :
+                     state.result->status == PD_RUN_BUDGET_EXCEEDED ? "stopped by its budget" :
+                     state.result->status == PD_RUN_CANCELLED ? "cancelled" : "failed",
+                     state.result->iterations, state.result->iterations == 1 ? "" : "s",
+                     state.result->input_tokens, state.result->output_tokens);
+
+          status = state.result->status == PD_RUN_COMPLETED ? 0 : state.result->status == PD_RUN_BUDGET_EXCEEDED ? 3 : 1;
+          next_session = g_strdup (state.result->session_id);
+          pd_run_result_free (state.result);
+          state.result = NULL;
+        }
+
+      if (!interactive || g_cancellable_is_cancelled (state.cancellable))
+        break;
+
+      fprintf (stderr, "> ");
+      fflush (stderr);
+      if (fgets (line, sizeof line, stdin) == NULL)
+        break;
+      g_strstrip (line);
+      if (line[0] == '\0')
+        break;
+
+      session_id = g_intern_string (next_session);
+      message = g_intern_string (line);
+      state.at_line_start = TRUE;
     }
+  g_source_remove (sigint);
 
   pd_event_bus_flush (bus);
   g_main_loop_unref (state.loop);
