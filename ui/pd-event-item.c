@@ -249,19 +249,27 @@ summarize (PdEvent *event)
     }
 
   if (g_strcmp0 (type, PD_EVENT_ITERATION_COMPLETED) == 0)
-    return g_strdup_printf (_("%lld tool calls · %lld in / %lld out tokens"),
-                            data_int (data, "tools_called", NULL),
-                            data_int (data, "input_tokens", NULL),
-                            data_int (data, "output_tokens", NULL));
+    {
+      long long calls = data_int (data, "tools_called", NULL);
+
+      return g_strdup_printf (ngettext ("%lld tool call · %lld in / %lld out tokens",
+                                        "%lld tool calls · %lld in / %lld out tokens",
+                                        (unsigned long) CLAMP (calls, 0, G_MAXLONG)),
+                              calls, data_int (data, "input_tokens", NULL),
+                              data_int (data, "output_tokens", NULL));
+    }
 
   if (g_strcmp0 (type, PD_EVENT_SESSION_SAVED) == 0)
     {
       long long version = data_int (data, "plan_version", &has);
 
+      long long messages = data_int (data, "messages", NULL);
+      unsigned long n = (unsigned long) CLAMP (messages, 0, G_MAXLONG);
+
       if (has)
-        return g_strdup_printf (_("%lld messages · plan v%lld"),
-                                data_int (data, "messages", NULL), version);
-      return g_strdup_printf (_("%lld messages"), data_int (data, "messages", NULL));
+        return g_strdup_printf (ngettext ("%lld message · plan v%lld", "%lld messages · plan v%lld", n),
+                                messages, version);
+      return g_strdup_printf (ngettext ("%lld message", "%lld messages", n), messages);
     }
 
   if (g_strcmp0 (type, PD_EVENT_CONTEXT_TRIMMED) == 0)

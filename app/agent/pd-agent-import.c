@@ -79,8 +79,11 @@ print_session (PdImportedSession *session)
       const PdArtifactPlan *plan = g_ptr_array_index (plans, i);
       printf (_("  Plan document %u: %s\n"), i + 1, pd_artifact_plan_status_to_string (plan->status));
     }
-  printf (_("  %" G_GUINT64_FORMAT " lines, %" G_GUINT64_FORMAT " skipped; %u updates applied, %u ignored\n"),
-          stats->lines, stats->skipped_lines, stats->applied_updates, stats->ignored_updates);
+  /* %llu, not G_GUINT64_FORMAT: a macro inside _() would cut the message
+   * short for xgettext. */
+  printf (_("  %llu lines, %llu skipped; %u updates applied, %u ignored\n"),
+          (unsigned long long) stats->lines, (unsigned long long) stats->skipped_lines,
+          stats->applied_updates, stats->ignored_updates);
 }
 
 static gboolean
@@ -170,8 +173,9 @@ import_to_db (const char       *db_path,
   /* TRANSLATORS: import --db summary; the counts of transcript files */
   printf (_("%u transcripts: %u unchanged (not read), %u read in full, %u read from where they ended, %u failed\n"),
           stats.transcripts, stats.unchanged, stats.read_full, stats.read_appended, stats.failed);
-  printf (_("%u sessions added, %u updated; %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT " lines read\n"),
-          stats.sessions_added, stats.sessions_updated, stats.bytes_read, stats.lines_read);
+  printf (_("%u sessions added, %u updated; %llu bytes, %llu lines read\n"),
+          stats.sessions_added, stats.sessions_updated,
+          (unsigned long long) stats.bytes_read, (unsigned long long) stats.lines_read);
   for (guint i = 0; i < listed->len; i++)
     {
       PdSessionInfo *info = g_ptr_array_index (listed, i);
