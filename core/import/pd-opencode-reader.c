@@ -11,6 +11,7 @@
 
 #include "pd-import-private.h"
 #include "pd-opencode-reader.h"
+#include "pd-opencode-reader-private.h"
 
 #define MAX_FILE_SIZE (8 * 1024 * 1024)
 
@@ -138,6 +139,38 @@ set_session_info (PdImportedSession *session,
     pd_imported_session_set_cwd (session, value);
   pd_imported_session_note_time (session, get_int (time, "created") * 1000);
   pd_imported_session_note_time (session, get_int (time, "updated") * 1000);
+}
+
+/* Parts as stored (one JSON document each), replayed into @session: what
+ * both storage generations do with the parts they found.  For the fuzz
+ * target fuzz/fuzz-opencode-part.c and tests. */
+void
+_pd_opencode_replay_part_data (PdImportedSession  *session,
+                               const char * const *data,
+                               const gsize        *lengths,
+                               guint               n)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (session);
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+      g_autofree char *fallback = g_strdup_printf ("prt_%u", i);
+      TodoPart *part;
+
+      stats->lines++;
+      if (!g_utf8_validate (data[i], (gssize) lengths[i], NULL)
+          || !json_parser_load_from_data (parser, data[i], (gssize) lengths[i], NULL)
+          || json_parser_get_root (parser) == NULL)
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      if ((part = todo_part_new (json_parser_get_root (parser), fallback)))
+        g_ptr_array_add (parts, part);
+    }
+  replay_parts (session, parts);
 }
 
 /* ---------------------------------------------------------------------- */
