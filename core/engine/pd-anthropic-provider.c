@@ -17,6 +17,9 @@
 #include "pd-provider-private.h"
 
 #define NAME "anthropic"
+/* Each token count is bounded before the three are added: a server that
+ * claims more is broken, and the sum must not overflow. */
+#define MAX_TOKENS ((gint64) G_MAXINT32)
 #define DEFAULT_BASE_URL "https://api.anthropic.com"
 #define API_VERSION "2023-06-01"
 #define DEFAULT_MAX_TOKENS 4096
@@ -460,9 +463,9 @@ read_usage (Stream     *stream,
   /* input_tokens leaves out cached tokens; the prompt was all of them. */
   input = _pd_provider_json_int (usage, "input_tokens", -1);
   if (input >= 0)
-    stream->input_tokens = input
-      + MAX (0, _pd_provider_json_int (usage, "cache_creation_input_tokens", 0))
-      + MAX (0, _pd_provider_json_int (usage, "cache_read_input_tokens", 0));
+    stream->input_tokens = MIN (input, MAX_TOKENS)
+      + CLAMP (_pd_provider_json_int (usage, "cache_creation_input_tokens", 0), 0, MAX_TOKENS)
+      + CLAMP (_pd_provider_json_int (usage, "cache_read_input_tokens", 0), 0, MAX_TOKENS);
   stream->output_tokens = _pd_provider_json_int (usage, "output_tokens", stream->output_tokens);
 }
 
