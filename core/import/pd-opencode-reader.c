@@ -53,8 +53,21 @@ get_int (JsonObject *object,
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     return json_node_get_int (node);
   if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    return (gint64) json_node_get_double (node);
+    {
+      double d = json_node_get_double (node);
+
+      /* Converting a double outside gint64 is undefined behaviour. */
+      return d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? (gint64) d : 0;
+    }
   return 0;
+}
+
+/* OpenCode times are in ms; ours in µs.  0 (unknown) for what is not a
+ * time at all, rather than an overflowing multiplication. */
+static gint64
+ms_to_us (gint64 ms)
+{
+  return ms > 0 && ms <= G_MAXINT64 / 1000 ? ms * 1000 : 0;
 }
 
 static const char * const todo_members[] = { "content", NULL };
@@ -98,7 +111,7 @@ replay_parts (PdImportedSession *session,
       GPtrArray *items;
 
       if (part->time > 0)
-        pd_imported_session_note_time (session, part->time * 1000);
+        pd_imported_session_note_time (session, ms_to_us (part->time));
       /* Only a completed call changes the list; pending and running ones
        * have not happened yet. */
       if (g_strcmp0 (status, "completed") != 0)
@@ -137,8 +150,8 @@ set_session_info (PdImportedSession *session,
     }
   if ((value = _pd_import_get_string (info, "directory")))
     pd_imported_session_set_cwd (session, value);
-  pd_imported_session_note_time (session, get_int (time, "created") * 1000);
-  pd_imported_session_note_time (session, get_int (time, "updated") * 1000);
+  pd_imported_session_note_time (session, ms_to_us (get_int (time, "created")));
+  pd_imported_session_note_time (session, ms_to_us (get_int (time, "updated")));
 }
 
 /* Parts as stored (one JSON document each), replayed into @session: what
@@ -401,7 +414,7 @@ pd_opencode_read_database (const char    *path,
           else if (strcmp (name, "directory") == 0)
             pd_imported_session_set_cwd (session, text);
           else if (strcmp (name, "time_created") == 0 || strcmp (name, "time_updated") == 0)
-            pd_imported_session_note_time (session, sqlite3_column_int64 (stmt, c) * 1000);
+            pd_imported_session_note_time (session, ms_to_us (sqlite3_column_int64 (stmt, c)));
         }
       if (pd_imported_session_get_id (session) == NULL
           || g_hash_table_contains (by_id, pd_imported_session_get_id (session)))
