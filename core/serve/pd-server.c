@@ -1885,7 +1885,10 @@ watch_thread (gpointer data)
                 pd_db_stmt_release (stmt);
               }
           }
-          if (version >= 0 && last >= 0 && version != last)
+          /* The first reading is a baseline taken after the server began
+           * answering: a change committed before it would never be seen, so
+           * it counts as a change too (one spurious miss at most). */
+          if (version >= 0 && version != last)
             bump_generation (self);
           last = version;
           g_mutex_lock (&self->watch_lock);
