@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pd-import-private.h"
+#include "pd-json.h"
 
 JsonObject *
 _pd_import_parse_object (JsonParser *parser,
@@ -16,6 +17,8 @@ _pd_import_parse_object (JsonParser *parser,
   JsonNode *root;
 
   if (!g_utf8_validate (line, (gssize) length, NULL))
+    return NULL;
+  if (pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH))
     return NULL;
   if (!json_parser_load_from_data (parser, line, (gssize) length, NULL))
     return NULL;

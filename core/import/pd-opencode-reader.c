@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "pd-import-private.h"
+#include "pd-json.h"
 #include "pd-opencode-reader.h"
 #include "pd-opencode-reader-private.h"
 
@@ -174,6 +175,7 @@ _pd_opencode_replay_part_data (PdImportedSession  *session,
 
       stats->lines++;
       if (!g_utf8_validate (data[i], (gssize) lengths[i], NULL)
+          || pd_json_nesting_exceeds (data[i], (gssize) lengths[i], PD_JSON_FOREIGN_MAX_DEPTH)
           || !json_parser_load_from_data (parser, data[i], (gssize) lengths[i], NULL)
           || json_parser_get_root (parser) == NULL)
         {
@@ -214,6 +216,7 @@ load_json_file (const char *path,
     return NULL;
   parser = json_parser_new_immutable ();
   if (!g_utf8_validate (contents, (gssize) length, NULL)
+      || pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
       || !json_parser_load_from_data (parser, contents, (gssize) length, NULL)
       || json_parser_get_root (parser) == NULL)
     {
@@ -445,7 +448,8 @@ pd_opencode_read_database (const char    *path,
       if (session_id == NULL || data == NULL || !(session = g_hash_table_lookup (by_id, session_id)))
         continue;
       pd_imported_session_get_stats (session)->lines++;
-      if (!g_utf8_validate (data, -1, NULL) || !json_parser_load_from_data (parser, data, -1, NULL)
+      if (!g_utf8_validate (data, -1, NULL) || pd_json_nesting_exceeds (data, -1, PD_JSON_FOREIGN_MAX_DEPTH)
+          || !json_parser_load_from_data (parser, data, -1, NULL)
           || !(root = json_parser_get_root (parser)))
         {
           pd_imported_session_get_stats (session)->skipped_lines++;
