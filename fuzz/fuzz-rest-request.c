@@ -12,7 +12,7 @@
  *   next lines    extra request headers, up to an empty line
  *   the rest      the body (Content-Length is added)
  *
- * The server must answer every request with a well-formed status line and
+ * The server must answer every request with a well-formed status line (HTTP/1.x) and
  * never with 500: bad input is a 4xx, not an internal error.
  */
 #include "config.h"
@@ -176,6 +176,26 @@ build_request (const guint8 *data,
   return out;
 }
 
+/* Whether @response holds a whole answer: headers and Content-Length
+ * bytes of body (a kept-alive connection is not closed after it). */
+static gboolean
+response_complete (GString  *response,
+                   gboolean  head)
+{
+  const char *end = strstr (response->str, "\r\n\r\n");
+  g_autofree char *headers = NULL;
+  const char *cl;
+
+  if (end == NULL)
+    return FALSE;
+  if (head)
+    return TRUE;
+  headers = g_ascii_strdown (response->str, end - response->str);
+  if (!(cl = strstr (headers, "\r\ncontent-length:")))
+    return FALSE;
+  return response->len - (gsize) (end + 4 - response->str) >= g_ascii_strtoull (cl + 17, NULL, 10);
+}
+
 int
 LLVMFuzzerTestOneInput (const guint8 *data,
                         size_t        size)
@@ -183,7 +203,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   g_autoptr(GString) request = NULL;
   g_autoptr(GString) response = g_string_new (NULL);
   struct sockaddr_in addr = { 0 };
-  gboolean streaming;
+  gboolean streaming, head;
   size_t sent = 0;
   int fd;
 
@@ -192,6 +212,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
 
   request = build_request (data, size);
   streaming = strstr (request->str, "/stream") != NULL;
+  head = g_str_has_prefix (request->str, "HEAD ");
 
   fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   addr.sin_family = AF_INET;
@@ -230,7 +251,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
       if (n <= 0)
         break;
       g_string_append_len (response, buffer, n);
-      if (response->len > 16 * 1024 * 1024)
+      if (response->len > 16 * 1024 * 1024 || response_complete (response, head))
         break;
     }
   close (fd);
@@ -239,7 +260,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
    * are not HTTP; anything that got an answer got a proper one. */
   if (response->len > 0)
     {
-      if (response->len < 12 || !g_str_has_prefix (response->str, "HTTP/1.1 ")
+      if (response->len < 12 || !g_str_has_prefix (response->str, "HTTP/1.")
           || !g_ascii_isdigit (response->str[9]))
         {
           g_printerr ("malformed answer:\n%.200s\n", response->str);
