@@ -2,8 +2,12 @@
 # Developer entry point for Plandeck.
 #
 #   bash build-aux/dev.sh run [ARGS...]   install build dependencies, build, start plandeck
-#   bash build-aux/dev.sh test            install build dependencies, build, run every test
+#   bash build-aux/dev.sh test            install build dependencies, build, run every test,
+#                                         then the proofs: the core suite under ASan+UBSan
+#                                         and valgrind, and each fuzz target for 10 s
 #
+# PLANDECK_PROOFS=0 skips the proofs after the tests (for a quick local run);
+# CI runs them.  tests/README.md describes each.
 # Works from a fresh Debian 12 machine (as root, or with sudo for the package step)
 # and can be run again at any time: each step only does what is missing.
 set -euo pipefail
@@ -45,6 +49,52 @@ run() {
   exec "${cmd[@]}"
 }
 
+# One closing line per test run that any reader of the log understands.
+summary() {
+  python3 - "$1" "$2" <<'PY' || true
+import json, sys
+passed = failed = skipped = 0
+for line in open(sys.argv[2]):
+    result = json.loads(line).get("result")
+    if result in ("OK", "EXPECTEDFAIL"): passed += 1
+    elif result == "SKIP": skipped += 1
+    else: failed += 1
+print(f"{sys.argv[1]}: {passed} passed, {failed} failed, {skipped} skipped")
+PY
+}
+
+# The proofs of tests/README.md that need their own build or a wrapper.
+# Bounded for a 2-core CI machine: about 6 minutes together.
+proofs() {
+  local asan="$root/_build-asan" ok=0
+
+  # 1. The core suite under AddressSanitizer + UndefinedBehaviorSanitizer
+  #    (GUI left out: the core suite does not need it).  Any UB aborts.
+  if [ ! -f "$asan/meson-private/coredata.dat" ]; then
+    meson setup "$asan" "$root" -Dgui=false -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dc_args=-fno-sanitize-recover=undefined >/dev/null
+  fi
+  meson compile -C "$asan" >/dev/null
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    meson test -C "$asan" --suite core --print-errorlogs --timeout-multiplier 2 \
+    --logbase asan >/dev/null || ok=1
+  summary "asan+ubsan (core)" "$asan/meson-logs/asan.json"
+
+  # 2. The C unit tests of the core suite under valgrind: no errors, no
+  #    definite leaks (meson names the log proofs-valgrind).  The search
+  #    test over 42000 messages is skipped there (pure SQLite volume: two
+  #    minutes under valgrind); it runs in the plain and sanitizer runs.
+  meson test -C "$builddir" --suite core-c --print-errorlogs --timeout-multiplier 5 --logbase proofs \
+    --wrap="valgrind --quiet --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1 --num-callers=30 --suppressions=$root/tests/libsoup-server.supp" \
+    --test-args="-s /pd/store/list/common-term" >/dev/null || ok=1
+  summary "valgrind (core C tests)" "$builddir/meson-logs/proofs-valgrind.json"
+
+  # 3. Each fuzz target for 10 s from the corpus in fuzz/corpus.
+  bash "$here/fuzz.sh" all "${PLANDECK_FUZZ_SECONDS:-10}" || ok=1
+
+  return "$ok"
+}
+
 if [ $# -lt 1 ]; then
   usage
   exit 2
@@ -66,17 +116,10 @@ case "$command" in
     prepare
     status=0
     meson test -C "$builddir" --print-errorlogs || status=$?
-    # One closing line that any reader of the log understands.
-    python3 - "$builddir/meson-logs/testlog.json" <<'PY' || true
-import json, sys
-passed = failed = skipped = 0
-for line in open(sys.argv[1]):
-    result = json.loads(line).get("result")
-    if result in ("OK", "EXPECTEDFAIL"): passed += 1
-    elif result == "SKIP": skipped += 1
-    else: failed += 1
-print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
-PY
+    summary "tests" "$builddir/meson-logs/testlog.json"
+    if [ "${PLANDECK_PROOFS:-1}" != 0 ]; then
+      proofs || status=1
+    fi
     exit "$status"
     ;;
   -h|--help|help)

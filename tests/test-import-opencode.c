@@ -8,6 +8,7 @@
 #include "pd-import-scanner.h"
 #include "pd-import-test.h"
 #include "pd-opencode-reader.h"
+#include "pd-opencode-reader-private.h"
 
 static PdImportedSession *
 find_session (GPtrArray  *sessions,
@@ -193,6 +194,43 @@ test_not_a_database (void)
   pd_import_test_rmtree (dir);
 }
 
+/* Found by fuzz-opencode-part: a start time of 1.7e17 ms overflowed when
+ * turned into µs, and a double beyond gint64 was cast.  Such times are
+ * unknown; the lists are still replayed. */
+static void
+test_huge_times (void)
+{
+  const char *parts[] = {
+    "{\"id\":\"p1\",\"type\":\"tool\",\"tool\":\"todowrite\",\"state\":{\"status\":\"completed\","
+    "\"input\":{\"todos\":[{\"content\":\"A\",\"status\":\"pending\",\"id\":\"1\"}]},"
+    "\"time\":{\"start\":176722560200602001}}}",
+    "{\"id\":\"p2\",\"type\":\"tool\",\"tool\":\"todowrite\",\"state\":{\"status\":\"completed\","
+    "\"input\":{\"todos\":[{\"content\":\"B\",\"status\":\"pending\",\"id\":\"1\"}]},"
+    "\"time\":{\"start\":1e300}}}",
+    /* 18446744073709552 ms wrapped to 384 µs: a time in 1970. */
+    "{\"id\":\"p3\",\"type\":\"tool\",\"tool\":\"todowrite\",\"state\":{\"status\":\"completed\","
+    "\"input\":{\"todos\":[{\"content\":\"D\",\"status\":\"pending\",\"id\":\"1\"}]},"
+    "\"time\":{\"start\":18446744073709552}}}",
+    "{\"id\":\"p0\",\"type\":\"tool\",\"tool\":\"todowrite\",\"state\":{\"status\":\"completed\","
+    "\"input\":{\"todos\":[{\"content\":\"C\",\"status\":\"done\",\"id\":\"1\"}]},"
+    "\"time\":{\"start\":1767225602000}}}",
+  };
+  gsize lengths[G_N_ELEMENTS (parts)];
+  g_autoptr(PdImportedSession) session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, "test");
+  PdChecklist *checklist;
+
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    lengths[i] = strlen (parts[i]);
+  _pd_opencode_replay_part_data (session, parts, lengths, G_N_ELEMENTS (parts));
+
+  /* Only the real time counts. */
+  g_assert_cmpint (pd_imported_session_get_created_at (session), ==, (gint64) 1767225602000 * 1000);
+  g_assert_cmpint (pd_imported_session_get_updated_at (session), ==, (gint64) 1767225602000 * 1000);
+  checklist = pd_imported_session_get_checklist (session);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, 1);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 4);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -202,6 +240,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-opencode/storage-fixtures", test_storage_fixtures);
   g_test_add_func ("/pd/import-opencode/database", test_database);
   g_test_add_func ("/pd/import-opencode/not-a-database", test_not_a_database);
+  g_test_add_func ("/pd/import-opencode/huge-times", test_huge_times);
 
   return g_test_run ();
 }

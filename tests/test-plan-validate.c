@@ -234,6 +234,15 @@ test_create_reserved (Fixture       *f,
             "uses reserved checks delimiter in title/note");
   exec_err (f, "{\"verb\":\"update\",\"updates\":[{\"id\":\"a\",\"note\":\"a || checks: b\"}]}",
             "uses reserved checks delimiter in title/note");
+  /* Found by fuzz-plan-args: text that starts with the marker's tail (after
+   * trimming) becomes the marker once rendered behind "— " or "] ", and the
+   * render of such a plan could not be parsed back on resume. */
+  exec_err (f, "{\"verb\":\"create\",\"steps\":[{\"id\":\"a\",\"title\":\"T\",\"note\":\" || checks:_x\"}]}",
+            "uses reserved checks delimiter in title/note");
+  exec_err (f, "{\"verb\":\"create\",\"steps\":[{\"id\":\"a\",\"title\":\"|| checks:[]\"}]}",
+            "uses reserved checks delimiter in title/note");
+  exec_err (f, "{\"verb\":\"update\",\"updates\":[{\"id\":\"a\",\"note\":\"\\t|| checks:\"}]}",
+            "uses reserved checks delimiter in title/note");
 }
 
 static void

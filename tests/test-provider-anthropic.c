@@ -11,6 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-anthropic-provider.h"
+#include "pd-anthropic-provider-private.h"
 #include "pd-test-server.h"
 
 #define API_KEY "sk-ant-test-0123456789"
@@ -426,6 +427,33 @@ test_config (void)
   g_test_trap_assert_passed ();
 }
 
+/* Token counts beyond reason (fuzzing: doubles beyond gint64, and three
+ * counts whose sum overflows) are bounded, never undefined behaviour. */
+static void
+test_huge_usage (void)
+{
+  static const char body[] =
+    "event: message_start\n"
+    "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9000000000000000000,"
+    "\"cache_creation_input_tokens\":9000000000000000000,\"cache_read_input_tokens\":9000000000000000000,"
+    "\"output_tokens\":1e300}}}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"Hi\"}}\n\n"
+    "event: message_delta\n"
+    "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+    "event: message_stop\n"
+    "data: {\"type\":\"message_stop\"}\n\n";
+  g_autoptr(GInputStream) input = g_memory_input_stream_new_from_data (body, sizeof body - 1, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdProviderResponse) response = NULL;
+
+  response = _pd_anthropic_provider_read_response (input, FALSE, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (response);
+  g_assert_cmpstr (response->content, ==, "Hi");
+  g_assert_cmpint (response->input_tokens, ==, 3 * (gint64) G_MAXINT32);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -448,6 +476,7 @@ main (int   argc,
 #undef ADD
 
   g_test_add_func ("/pd/provider/anthropic/config", test_config);
+  g_test_add_func ("/pd/provider/anthropic/huge-usage", test_huge_usage);
   g_test_add_func ("/pd/provider/anthropic/config/subprocess", test_config_subprocess);
 
   return g_test_run ();

@@ -14,6 +14,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-openai-provider.h"
+#include "pd-openai-provider-private.h"
 #include "pd-provider-private.h"
 #include "pd-test-server.h"
 
@@ -679,6 +680,32 @@ test_config (void)
   g_test_trap_assert_passed ();
 }
 
+/* Found by fuzz-sse-openai: numbers beyond gint64 (an index or a token
+ * count of 5.5e76) were cast to an integer, which is undefined behaviour.
+ * They now read as missing. */
+static void
+test_huge_numbers (void)
+{
+  static const char body[] =
+    "data: {\"choices\":[{\"index\":5.5e76,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n"
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1e300,\"id\":\"c1\","
+    "\"function\":{\"name\":\"plan\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}],"
+    "\"usage\":{\"prompt_tokens\":1e300,\"completion_tokens\":-1e300}}\n\n"
+    "data: [DONE]\n\n";
+  g_autoptr(PdOpenAIProvider) provider = pd_openai_provider_new ("http://127.0.0.1:9/v1", NULL);
+  g_autoptr(GInputStream) input = g_memory_input_stream_new_from_data (body, sizeof body - 1, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdProviderResponse) response = NULL;
+
+  response = _pd_openai_provider_read_response (provider, input, FALSE, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (response);
+  g_assert_cmpstr (response->content, ==, "Hi");
+  g_assert_cmpint (response->input_tokens, ==, -1);
+  g_assert_cmpint (response->output_tokens, ==, -1);
+  g_assert_cmpuint (json_array_get_length (response->tool_calls), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -714,6 +741,7 @@ main (int   argc,
 #undef ADD
 
   g_test_add_func ("/pd/provider/retry-after-parse", test_retry_after_parse);
+  g_test_add_func ("/pd/provider/openai/huge-numbers", test_huge_numbers);
   g_test_add_func ("/pd/provider/openai/config", test_config);
   g_test_add_func ("/pd/provider/openai/config/subprocess", test_config_subprocess);
 

@@ -12,10 +12,14 @@
 #include <string.h>
 
 #include "pd-anthropic-provider.h"
+#include "pd-anthropic-provider-private.h"
 #include "pd-json.h"
 #include "pd-provider-private.h"
 
 #define NAME "anthropic"
+/* Each token count is bounded before the three are added: a server that
+ * claims more is broken, and the sum must not overflow. */
+#define MAX_TOKENS ((gint64) G_MAXINT32)
 #define DEFAULT_BASE_URL "https://api.anthropic.com"
 #define API_VERSION "2023-06-01"
 #define DEFAULT_MAX_TOKENS 4096
@@ -459,9 +463,9 @@ read_usage (Stream     *stream,
   /* input_tokens leaves out cached tokens; the prompt was all of them. */
   input = _pd_provider_json_int (usage, "input_tokens", -1);
   if (input >= 0)
-    stream->input_tokens = input
-      + MAX (0, _pd_provider_json_int (usage, "cache_creation_input_tokens", 0))
-      + MAX (0, _pd_provider_json_int (usage, "cache_read_input_tokens", 0));
+    stream->input_tokens = MIN (input, MAX_TOKENS)
+      + CLAMP (_pd_provider_json_int (usage, "cache_creation_input_tokens", 0), 0, MAX_TOKENS)
+      + CLAMP (_pd_provider_json_int (usage, "cache_read_input_tokens", 0), 0, MAX_TOKENS);
   stream->output_tokens = _pd_provider_json_int (usage, "output_tokens", stream->output_tokens);
 }
 
@@ -710,53 +714,24 @@ is_official_endpoint (const char *url)
          g_ascii_strcasecmp (g_uri_get_host (uri), "api.anthropic.com") == 0;
 }
 
-static PdProviderResponse *
-pd_anthropic_provider_chat (PdProvider               *provider,
-                            const PdProviderRequest  *request,
-                            PdProviderDeltaFunc       on_delta,
-                            gpointer                  delta_data,
-                            GCancellable             *cancellable,
-                            GError                  **error)
+/* The answer of one request, from its body: a JSON document when
+ * @is_json, server-sent events otherwise.  Split from chat() so that the
+ * stream parser can be driven without HTTP (tests, fuzzing). */
+PdProviderResponse *
+_pd_anthropic_provider_read_response (GInputStream         *input,
+                                      gboolean              is_json,
+                                      PdProviderDeltaFunc   on_delta,
+                                      gpointer              delta_data,
+                                      GCancellable         *cancellable,
+                                      GError              **error)
 {
-  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (provider);
-  g_autofree char *url = NULL;
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(SoupMessage) message = NULL;
-  g_autoptr(GInputStream) input = NULL;
-  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
-  Headers headers = { self->api_key };
   Stream stream = {
     on_delta, delta_data, g_ptr_array_new_with_free_func (block_free), NULL, -1, -1, 0, FALSE
   };
   PdProviderResponse *response = NULL;
   gboolean done = FALSE;
 
-  if (request->model == NULL || *request->model == '\0')
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": no model was given; set one with --model or in the config");
-      goto out;
-    }
-
-  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/v1/messages", error)))
-    goto out;
-
-  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": api.anthropic.com needs an API key; set ANTHROPIC_API_KEY");
-      goto out;
-    }
-
-  if (!(body = build_body (request, error)))
-    goto out;
-
-  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
-                                  add_headers, &headers, &message, cancellable, error);
-  if (input == NULL)
-    goto out;
-
-  if (_pd_provider_is_json_response (message))
+  if (is_json)
     {
       g_autoptr(GBytes) json = _pd_provider_read_body (input, NAME, PD_PROVIDER_MAX_RESPONSE_BYTES,
                                                        cancellable, error);
@@ -783,9 +758,55 @@ pd_anthropic_provider_chat (PdProvider               *provider,
   response = build_response (&stream, error);
 
 out:
-  if (input != NULL)
-    g_input_stream_close (input, NULL, NULL);
   stream_clear (&stream);
+  return response;
+}
+
+static PdProviderResponse *
+pd_anthropic_provider_chat (PdProvider               *provider,
+                            const PdProviderRequest  *request,
+                            PdProviderDeltaFunc       on_delta,
+                            gpointer                  delta_data,
+                            GCancellable             *cancellable,
+                            GError                  **error)
+{
+  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (provider);
+  g_autofree char *url = NULL;
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(SoupMessage) message = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
+  Headers headers = { self->api_key };
+  PdProviderResponse *response;
+
+  if (request->model == NULL || *request->model == '\0')
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": no model was given; set one with --model or in the config");
+      return NULL;
+    }
+
+  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/v1/messages", error)))
+    return NULL;
+
+  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": api.anthropic.com needs an API key; set ANTHROPIC_API_KEY");
+      return NULL;
+    }
+
+  if (!(body = build_body (request, error)))
+    return NULL;
+
+  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
+                                  add_headers, &headers, &message, cancellable, error);
+  if (input == NULL)
+    return NULL;
+
+  response = _pd_anthropic_provider_read_response (input, _pd_provider_is_json_response (message),
+                                                   on_delta, delta_data, cancellable, error);
+  g_input_stream_close (input, NULL, NULL);
   return response;
 }
 

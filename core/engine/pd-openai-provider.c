@@ -14,6 +14,7 @@
 
 #include "pd-json.h"
 #include "pd-openai-provider.h"
+#include "pd-openai-provider-private.h"
 #include "pd-provider-private.h"
 
 #define NAME "openai"
@@ -550,21 +551,18 @@ is_official_endpoint (const char *url)
          g_ascii_strcasecmp (g_uri_get_host (uri), "api.openai.com") == 0;
 }
 
-static PdProviderResponse *
-pd_openai_provider_chat (PdProvider               *provider,
-                         const PdProviderRequest  *request,
-                         PdProviderDeltaFunc       on_delta,
-                         gpointer                  delta_data,
-                         GCancellable             *cancellable,
-                         GError                  **error)
+/* The answer of one request, from its body: a JSON document when
+ * @is_json, server-sent events otherwise.  Split from chat() so that the
+ * stream parser can be driven without HTTP (tests, fuzzing). */
+PdProviderResponse *
+_pd_openai_provider_read_response (PdOpenAIProvider     *self,
+                                   GInputStream         *input,
+                                   gboolean              is_json,
+                                   PdProviderDeltaFunc   on_delta,
+                                   gpointer              delta_data,
+                                   GCancellable         *cancellable,
+                                   GError              **error)
 {
-  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (provider);
-  g_autofree char *url = NULL;
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(SoupMessage) message = NULL;
-  g_autoptr(GInputStream) input = NULL;
-  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
-  Headers headers = { self->api_key };
   Stream stream = {
     self, on_delta, delta_data, g_string_new (NULL),
     g_ptr_array_new_with_free_func (tool_call_free), NULL, -1, -1, 0
@@ -572,30 +570,7 @@ pd_openai_provider_chat (PdProvider               *provider,
   PdProviderResponse *response = NULL;
   gboolean done = FALSE;
 
-  if (request->model == NULL || *request->model == '\0')
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": no model was given; set one with --model or in the config");
-      goto out;
-    }
-
-  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/chat/completions", error)))
-    goto out;
-
-  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": api.openai.com needs an API key; set OPENAI_API_KEY");
-      goto out;
-    }
-
-  body = build_body (request);
-  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
-                                  add_headers, &headers, &message, cancellable, error);
-  if (input == NULL)
-    goto out;
-
-  if (_pd_provider_is_json_response (message))
+  if (is_json)
     {
       g_autoptr(GBytes) json = _pd_provider_read_body (input, NAME, PD_PROVIDER_MAX_RESPONSE_BYTES,
                                                        cancellable, error);
@@ -622,9 +597,53 @@ pd_openai_provider_chat (PdProvider               *provider,
   response = build_response (&stream, error);
 
 out:
-  if (input != NULL)
-    g_input_stream_close (input, NULL, NULL);
   stream_clear (&stream);
+  return response;
+}
+
+static PdProviderResponse *
+pd_openai_provider_chat (PdProvider               *provider,
+                         const PdProviderRequest  *request,
+                         PdProviderDeltaFunc       on_delta,
+                         gpointer                  delta_data,
+                         GCancellable             *cancellable,
+                         GError                  **error)
+{
+  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (provider);
+  g_autofree char *url = NULL;
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(SoupMessage) message = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
+  Headers headers = { self->api_key };
+  PdProviderResponse *response;
+
+  if (request->model == NULL || *request->model == '\0')
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": no model was given; set one with --model or in the config");
+      return NULL;
+    }
+
+  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/chat/completions", error)))
+    return NULL;
+
+  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
+    {
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                           NAME ": api.openai.com needs an API key; set OPENAI_API_KEY");
+      return NULL;
+    }
+
+  body = build_body (request);
+  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
+                                  add_headers, &headers, &message, cancellable, error);
+  if (input == NULL)
+    return NULL;
+
+  response = _pd_openai_provider_read_response (self, input, _pd_provider_is_json_response (message),
+                                                on_delta, delta_data, cancellable, error);
+  g_input_stream_close (input, NULL, NULL);
   return response;
 }
 

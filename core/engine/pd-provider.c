@@ -268,7 +268,15 @@ _pd_provider_json_int (JsonObject *object,
     case G_TYPE_INT64:
       return json_node_get_int (node);
     case G_TYPE_DOUBLE:
-      return (gint64) json_node_get_double (node);
+      {
+        double d = json_node_get_double (node);
+
+        /* Converting a double outside gint64 (or NaN) is undefined
+         * behaviour; such a number is as good as missing. */
+        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+          return fallback;
+        return (gint64) d;
+      }
     default:
       return fallback;
     }

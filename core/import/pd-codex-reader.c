@@ -9,6 +9,7 @@
 #include "pd-codex-reader.h"
 #include "pd-import-private.h"
 #include "pd-jsonl-reader.h"
+#include "pd-json.h"
 
 #define LITERAL_MAX_DEPTH 32
 #define TITLE_MAX_CHARS 120
@@ -637,7 +638,8 @@ handle_line (PdCodexReader *self,
           g_autoptr(JsonParser) parser = json_parser_new_immutable ();
           GPtrArray *items = NULL;
 
-          if (arguments && json_parser_load_from_data (parser, arguments, -1, NULL))
+          if (arguments && !pd_json_nesting_exceeds (arguments, -1, PD_JSON_FOREIGN_MAX_DEPTH)
+              && json_parser_load_from_data (parser, arguments, -1, NULL))
             items = items_from_args (json_parser_get_root (parser));
           add_call (self, call_id, items, FALSE);
         }

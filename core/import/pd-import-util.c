@@ -13,6 +13,7 @@
 
 #define SNIFF_MAX_LINE (1024 * 1024)
 #define SNIFF_MAX_LINES 8
+#include "pd-json.h"
 
 JsonObject *
 _pd_import_parse_object (JsonParser *parser,
@@ -22,6 +23,8 @@ _pd_import_parse_object (JsonParser *parser,
   JsonNode *root;
 
   if (!g_utf8_validate (line, (gssize) length, NULL))
+    return NULL;
+  if (pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH))
     return NULL;
   if (!json_parser_load_from_data (parser, line, (gssize) length, NULL))
     return NULL;

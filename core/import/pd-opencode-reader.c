@@ -10,7 +10,9 @@
 #include <sqlite3.h>
 
 #include "pd-import-private.h"
+#include "pd-json.h"
 #include "pd-opencode-reader.h"
+#include "pd-opencode-reader-private.h"
 
 #define MAX_FILE_SIZE (8 * 1024 * 1024)
 
@@ -52,8 +54,21 @@ get_int (JsonObject *object,
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     return json_node_get_int (node);
   if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    return (gint64) json_node_get_double (node);
+    {
+      double d = json_node_get_double (node);
+
+      /* Converting a double outside gint64 is undefined behaviour. */
+      return d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? (gint64) d : 0;
+    }
   return 0;
+}
+
+/* OpenCode times are in ms; ours in µs.  0 (unknown) for what is not a
+ * time at all, rather than an overflowing multiplication. */
+static gint64
+ms_to_us (gint64 ms)
+{
+  return ms > 0 && ms <= G_MAXINT64 / 1000 ? ms * 1000 : 0;
 }
 
 static const char * const todo_members[] = { "content", NULL };
@@ -97,7 +112,7 @@ replay_parts (PdImportedSession *session,
       GPtrArray *items;
 
       if (part->time > 0)
-        pd_imported_session_note_time (session, part->time * 1000);
+        pd_imported_session_note_time (session, ms_to_us (part->time));
       /* Only a completed call changes the list; pending and running ones
        * have not happened yet. */
       if (g_strcmp0 (status, "completed") != 0)
@@ -136,8 +151,41 @@ set_session_info (PdImportedSession *session,
     }
   if ((value = _pd_import_get_string (info, "directory")))
     pd_imported_session_set_cwd (session, value);
-  pd_imported_session_note_time (session, get_int (time, "created") * 1000);
-  pd_imported_session_note_time (session, get_int (time, "updated") * 1000);
+  pd_imported_session_note_time (session, ms_to_us (get_int (time, "created")));
+  pd_imported_session_note_time (session, ms_to_us (get_int (time, "updated")));
+}
+
+/* Parts as stored (one JSON document each), replayed into @session: what
+ * both storage generations do with the parts they found.  For the fuzz
+ * target fuzz/fuzz-opencode-part.c and tests. */
+void
+_pd_opencode_replay_part_data (PdImportedSession  *session,
+                               const char * const *data,
+                               const gsize        *lengths,
+                               guint               n)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (session);
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+      g_autofree char *fallback = g_strdup_printf ("prt_%u", i);
+      TodoPart *part;
+
+      stats->lines++;
+      if (!g_utf8_validate (data[i], (gssize) lengths[i], NULL)
+          || pd_json_nesting_exceeds (data[i], (gssize) lengths[i], PD_JSON_FOREIGN_MAX_DEPTH)
+          || !json_parser_load_from_data (parser, data[i], (gssize) lengths[i], NULL)
+          || json_parser_get_root (parser) == NULL)
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      if ((part = todo_part_new (json_parser_get_root (parser), fallback)))
+        g_ptr_array_add (parts, part);
+    }
+  replay_parts (session, parts);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -168,6 +216,7 @@ load_json_file (const char *path,
     return NULL;
   parser = json_parser_new_immutable ();
   if (!g_utf8_validate (contents, (gssize) length, NULL)
+      || pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
       || !json_parser_load_from_data (parser, contents, (gssize) length, NULL)
       || json_parser_get_root (parser) == NULL)
     {
@@ -368,7 +417,7 @@ pd_opencode_read_database (const char    *path,
           else if (strcmp (name, "directory") == 0)
             pd_imported_session_set_cwd (session, text);
           else if (strcmp (name, "time_created") == 0 || strcmp (name, "time_updated") == 0)
-            pd_imported_session_note_time (session, sqlite3_column_int64 (stmt, c) * 1000);
+            pd_imported_session_note_time (session, ms_to_us (sqlite3_column_int64 (stmt, c)));
         }
       if (pd_imported_session_get_id (session) == NULL
           || g_hash_table_contains (by_id, pd_imported_session_get_id (session)))
@@ -399,7 +448,8 @@ pd_opencode_read_database (const char    *path,
       if (session_id == NULL || data == NULL || !(session = g_hash_table_lookup (by_id, session_id)))
         continue;
       pd_imported_session_get_stats (session)->lines++;
-      if (!g_utf8_validate (data, -1, NULL) || !json_parser_load_from_data (parser, data, -1, NULL)
+      if (!g_utf8_validate (data, -1, NULL) || pd_json_nesting_exceeds (data, -1, PD_JSON_FOREIGN_MAX_DEPTH)
+          || !json_parser_load_from_data (parser, data, -1, NULL)
           || !(root = json_parser_get_root (parser)))
         {
           pd_imported_session_get_stats (session)->skipped_lines++;

@@ -733,3 +733,48 @@ pd_json_canonicalize_text (const char  *text,
 
   return pd_json_canonicalize_object (node, error);
 }
+
+/**
+ * pd_json_nesting_exceeds:
+ * @text: JSON text (need not be valid)
+ * @length: its length, or -1 when NUL-terminated
+ * @max_depth: the deepest nesting allowed
+ *
+ * Whether arrays and objects in @text nest deeper than @max_depth, counted
+ * outside strings, in one pass without recursion: the check to make before
+ * handing text from elsewhere to json-glib's recursive parser.
+ */
+gboolean
+pd_json_nesting_exceeds (const char *text,
+                         gssize      length,
+                         guint       max_depth)
+{
+  const char *end;
+  gboolean in_string = FALSE;
+  guint depth = 0;
+
+  if (text == NULL)
+    return FALSE;
+  end = text + (length < 0 ? strlen (text) : (gsize) length);
+
+  for (const char *p = text; p < end; p++)
+    {
+      if (in_string)
+        {
+          if (*p == '\\')
+            p++;
+          else if (*p == '"')
+            in_string = FALSE;
+        }
+      else if (*p == '"')
+        in_string = TRUE;
+      else if (*p == '[' || *p == '{')
+        {
+          if (++depth > max_depth)
+            return TRUE;
+        }
+      else if ((*p == ']' || *p == '}') && depth > 0)
+        depth--;
+    }
+  return FALSE;
+}

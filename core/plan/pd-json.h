@@ -24,7 +24,16 @@ typedef enum
   PD_JSON_ERROR_ENCODING,
 } PdJsonError;
 
+/* Documents from elsewhere (transcripts, request bodies, other servers) are
+ * parsed with json-glib, whose parser recurses once per nesting level: a
+ * line of a million '[' would overflow the stack.  They are refused beyond
+ * this depth first. */
+#define PD_JSON_FOREIGN_MAX_DEPTH 512
+
 GQuark    pd_json_error_quark        (void);
+gboolean  pd_json_nesting_exceeds    (const char  *text,
+                                      gssize       length,
+                                      guint        max_depth);
 
 JsonNode *pd_json_parse              (const char  *text,
                                       gssize       length,

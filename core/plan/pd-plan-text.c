@@ -75,10 +75,14 @@ pd_plan_text_is_normalized (const char *text)
   return g_strcmp0 (normalized, text) == 0;
 }
 
+/* Normalized text always follows a space in a render ("s1 [pending] TITLE",
+ * "TITLE — NOTE"), so text that begins with the marker's tail becomes the
+ * marker once rendered and is reserved too. */
 gboolean
 pd_plan_text_has_reserved (const char *text)
 {
-  return text != NULL && strstr (text, PD_PLAN_CHECKS_MARKER) != NULL;
+  return text != NULL && (strstr (text, PD_PLAN_CHECKS_MARKER) != NULL ||
+                          g_str_has_prefix (text, PD_PLAN_CHECKS_MARKER + 1));
 }
 
 gboolean

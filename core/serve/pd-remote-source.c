@@ -481,7 +481,9 @@ on_sent (GObject      *object,
     {
       g_autoptr(JsonParser) parser = json_parser_new_immutable ();
 
-      if (json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL))
+      if (!pd_json_nesting_exceeds (g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
+                                    PD_JSON_FOREIGN_MAX_DEPTH)
+          && json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL))
         root = json_parser_steal_root (parser);
       else if (SOUP_STATUS_IS_SUCCESSFUL (status))
         {

@@ -1136,7 +1136,8 @@ handle_prompt (PdServer          *self,
       respond_error (msg, 413, "request body too large");
       return;
     }
-  if (len == 0 || !json_parser_load_from_data (parser, data, (gssize) len, &error) ||
+  if (len == 0 || pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) ||
+      !json_parser_load_from_data (parser, data, (gssize) len, &error) ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       respond_error (msg, 400, "invalid JSON body");
@@ -1677,6 +1678,7 @@ handle_session (PdServer          *self,
       JsonNode *node;
 
       if (len == 0 || len > PD_SERVER_MAX_BODY ||
+          pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) ||
           !json_parser_load_from_data (parser, data, (gssize) len, NULL) ||
           !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
         {
@@ -1885,7 +1887,10 @@ watch_thread (gpointer data)
                 pd_db_stmt_release (stmt);
               }
           }
-          if (version >= 0 && last >= 0 && version != last)
+          /* The first reading is a baseline taken after the server began
+           * answering: a change committed before it would never be seen, so
+           * it counts as a change too (one spurious miss at most). */
+          if (version >= 0 && version != last)
             bump_generation (self);
           last = version;
           g_mutex_lock (&self->watch_lock);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of fuzz/ for a while each.
+#
+#   bash build-aux/fuzz.sh TARGET|all SECONDS [LIBFUZZER-ARGS...]
+#
+# Configures _build-fuzz (CC=clang, -Dfuzzing=true -Dgui=false) if needed and
+# builds it.  Each target starts from its seeds in fuzz/corpus/TARGET (read
+# only) and the inputs it found before in _build-fuzz/corpus/TARGET; a crash
+# leaves its input in _build-fuzz/artifacts/TARGET/ and fails the script.
+# Prints one line of figures per target.  Targets: plan-args plan-parse
+# claude-line codex-line opencode-part rest-request sse-openai sse-anthropic.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+builddir="$root/_build-fuzz"
+all_targets=(plan-args plan-parse claude-line codex-line opencode-part rest-request sse-openai sse-anthropic)
+
+if [ $# -lt 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
+  sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+  exit 2
+fi
+which="$1"
+seconds="$2"
+shift 2
+
+if [ "$which" = all ]; then
+  targets=("${all_targets[@]}")
+else
+  targets=("$which")
+fi
+
+if [ ! -f "$builddir/meson-private/coredata.dat" ]; then
+  CC=clang meson setup "$builddir" "$root" -Dfuzzing=true -Dgui=false >/dev/null
+fi
+meson compile -C "$builddir" $(printf 'fuzz/fuzz-%s ' "${targets[@]}") >/dev/null
+
+status=0
+for t in "${targets[@]}"; do
+  exe="$builddir/fuzz/fuzz-$t"
+  if [ ! -x "$exe" ]; then
+    echo "fuzz.sh: no target '$t'" >&2
+    exit 2
+  fi
+  work="$builddir/corpus/$t"
+  artifacts="$builddir/artifacts/$t"
+  log="$builddir/fuzz-$t.log"
+  mkdir -p "$work" "$artifacts"
+  # libFuzzer looks for leaks after each input; the server target keeps a
+  # thread whose caches would make that check slow (4x), so it is left to
+  # the end of the run there (the valgrind run of test-server covers it).
+  extra=()
+  if [ "$t" = rest-request ]; then
+    extra=(-detect_leaks=0)
+  fi
+  if ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}" \
+     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+     "$exe" "$work" "$root/fuzz/corpus/$t" \
+       -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+       -artifact_prefix="$artifacts/" -print_final_stats=1 "${extra[@]}" "$@" >"$log" 2>&1; then
+    result=ok
+  else
+    result=CRASH
+    status=1
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d" " -f2 || true)
+  printf 'fuzz %-14s %-5s %6ss  %9s runs  %7s/s  cov %s  corpus %s\n' \
+    "$t" "$result" "$seconds" "${runs:-?}" "${rate:-?}" "${cov:-?}" "$(ls "$work" | wc -l)"
+  if [ "$result" = CRASH ]; then
+    grep -E 'ERROR|SUMMARY|runtime error|abort|Test unit written' "$log" | head -20 >&2 || true
+    echo "fuzz.sh: full log: $log" >&2
+  fi
+done
+exit "$status"

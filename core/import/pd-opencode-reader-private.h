@@ -1,0 +1,15 @@
+/* pd-opencode-reader-private.h: the part replay, without files or SQLite. */
+#pragma once
+
+#include <glib.h>
+
+#include "pd-imported-session.h"
+
+G_BEGIN_DECLS
+
+void _pd_opencode_replay_part_data (PdImportedSession  *session,
+                                    const char * const *data,
+                                    const gsize        *lengths,
+                                    guint               n);
+
+G_END_DECLS

@@ -1,0 +1,62 @@
+/* fuzz-codex-line.c: the Codex rollout reader, line by line.
+ *
+ * The input is a transcript (JSON lines); the reader reads it through its
+ * JSONL reader and line parser, with a small line cap so that the too-long
+ * path is reached too.  Then it is read once more in follow mode, split in
+ * two appends, as a running session is followed.
+ */
+#include "config.h"
+
+#include "pd-codex-reader.h"
+#include "pd-fuzz-import.h"
+
+static PdFuzzFile file;
+
+int
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
+{
+  pd_fuzz_init_logging ();
+  pd_fuzz_file_init (&file);
+  return 0;
+}
+
+int
+LLVMFuzzerTestOneInput (const guint8 *data,
+                        size_t        size)
+{
+  g_autoptr(PdCodexReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  size_t half = size / 2;
+
+  if (size > 256 * 1024)
+    return -1;
+
+  /* The code-mode form: the input as an exec script. */
+  {
+    g_autofree char *script = g_strndup ((const char *) data, size);
+    g_autoptr(JsonNode) plan = pd_codex_extract_exec_plan (script);
+
+    if (plan != NULL && !JSON_NODE_HOLDS_OBJECT (plan))
+      abort ();
+  }
+
+  pd_fuzz_file_set (&file, data, size);
+  reader = pd_codex_reader_new (file.path);
+  pd_codex_reader_set_max_line (reader, 32 * 1024);
+  if (pd_codex_reader_update (reader, NULL, &error))
+    pd_fuzz_check_session (pd_codex_reader_get_session (reader));
+  g_clear_error (&error);
+  g_clear_object (&reader);
+
+  /* Followed: the first half, then the whole. */
+  pd_fuzz_file_set (&file, data, half);
+  reader = pd_codex_reader_new (file.path);
+  pd_codex_reader_set_follow (reader, TRUE);
+  if (!pd_codex_reader_update (reader, NULL, &error))
+    return 0;
+  pd_fuzz_file_set (&file, data, size);
+  if (pd_codex_reader_update (reader, NULL, &error))
+    pd_fuzz_check_session (pd_codex_reader_get_session (reader));
+  return 0;
+}
