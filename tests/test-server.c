@@ -428,6 +428,11 @@ test_session_tokens (Fixture       *f,
   g_assert_cmpstr (error_of (nothing), ==, "nothing to update (name or pinned required)");
   bad_json = request (f, "POST", path, "{name:", TOKEN, "X-Session-Token", session_token, NULL);
   g_assert_cmpuint (bad_json->status, ==, 400);
+  {
+    /* Whitespace parses to no document at all (found by fuzzing). */
+    g_autoptr(Reply) blank = request (f, "POST", path, "  ", TOKEN, "X-Session-Token", session_token, NULL);
+    g_assert_cmpuint (blank->status, ==, 400);
+  }
   bad_type = request (f, "POST", path, "{\"pinned\":\"yes\"}", TOKEN, "X-Session-Token", session_token, NULL);
   g_assert_cmpuint (bad_type->status, ==, 400);
   after = request (f, "GET", path, NULL, TOKEN, NULL);
@@ -836,6 +841,8 @@ test_prompt_errors (Fixture       *f,
                     gconstpointer  data)
 {
   g_autoptr(Reply) bad_json = request (f, "POST", "/api/prompt", "not json", TOKEN, NULL);
+  /* Whitespace parses to no document at all (found by fuzzing). */
+  g_autoptr(Reply) blank = request (f, "POST", "/api/prompt", " \n ", TOKEN, NULL);
   g_autoptr(Reply) no_message = request (f, "POST", "/api/prompt", "{\"session_id\":null}", TOKEN, NULL);
   g_autoptr(Reply) bad_id = request (f, "POST", "/api/prompt", "{\"message\":\"hi\",\"session_id\":\"../../x\"}", TOKEN, NULL);
   g_autoptr(Reply) unknown = request (f, "POST", "/api/prompt",
@@ -849,6 +856,7 @@ test_prompt_errors (Fixture       *f,
   g_autoptr(Reply) cancel_get = request (f, "GET", cancel_path, NULL, TOKEN, NULL);
 
   g_assert_cmpuint (bad_json->status, ==, 400);
+  g_assert_cmpuint (blank->status, ==, 400);
   g_assert_cmpuint (no_message->status, ==, 400);
   g_assert_cmpstr (error_of (no_message), ==, "message required");
   g_assert_cmpuint (bad_id->status, ==, 400);

@@ -1138,6 +1138,7 @@ handle_prompt (PdServer          *self,
     }
   if (len == 0 || pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, data, (gssize) len, &error) ||
+      json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       respond_error (msg, 400, "invalid JSON body");
@@ -1680,6 +1681,8 @@ handle_session (PdServer          *self,
       if (len == 0 || len > PD_SERVER_MAX_BODY ||
           pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) ||
           !json_parser_load_from_data (parser, data, (gssize) len, NULL) ||
+          /* A body of whitespace only parses to no root at all. */
+          json_parser_get_root (parser) == NULL ||
           !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
         {
           req_free (req);
