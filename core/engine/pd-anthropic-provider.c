@@ -362,13 +362,8 @@ append_to_block (Stream      *stream,
     return TRUE;
 
   len = strlen (text);
-  stream->total += len;
-  if (stream->total > PD_PROVIDER_MAX_RESPONSE_BYTES)
-    {
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                   NAME ": the response is larger than %d bytes", PD_PROVIDER_MAX_RESPONSE_BYTES);
-      return FALSE;
-    }
+  if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
+    return FALSE;
 
   g_string_append_len (block->text, text, (gssize) len);
   if (block->kind == BLOCK_TEXT)
@@ -705,15 +700,6 @@ add_headers (SoupMessageHeaders *headers,
     soup_message_headers_replace (headers, "x-api-key", h->api_key);
 }
 
-static gboolean
-is_official_endpoint (const char *url)
-{
-  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
-
-  return uri != NULL && g_uri_get_host (uri) != NULL &&
-         g_ascii_strcasecmp (g_uri_get_host (uri), "api.anthropic.com") == 0;
-}
-
 /* The answer of one request, from its body: a JSON document when
  * @is_json, server-sent events otherwise.  Split from chat() so that the
  * stream parser can be driven without HTTP (tests, fuzzing). */
@@ -789,7 +775,7 @@ pd_anthropic_provider_chat (PdProvider               *provider,
   if (!(url = _pd_provider_build_url (NAME, self->base_url, "/v1/messages", error)))
     return NULL;
 
-  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
+  if ((self->api_key == NULL || *self->api_key == '\0') && _pd_provider_url_has_host (url, "api.anthropic.com"))
     {
       g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
                            NAME ": api.anthropic.com needs an API key; set ANTHROPIC_API_KEY");

@@ -101,21 +101,6 @@ emit (Stream              *stream,
     stream->on_delta (kind, text, stream->delta_data);
 }
 
-static gboolean
-count_bytes (Stream  *stream,
-             gsize    n,
-             GError **error)
-{
-  stream->total += n;
-  if (stream->total > PD_PROVIDER_MAX_RESPONSE_BYTES)
-    {
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                   NAME ": the response is larger than %d bytes", PD_PROVIDER_MAX_RESPONSE_BYTES);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static ToolCall *
 tool_call_slot (Stream     *stream,
                 JsonObject *delta,
@@ -207,7 +192,7 @@ add_tool_call_delta (Stream     *stream,
       const char *text = json_node_get_string (arguments);
       gsize len = strlen (text);
 
-      if (!count_bytes (stream, len, error))
+      if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
         return FALSE;
       g_string_append_len (call->arguments, text, (gssize) len);
     }
@@ -234,7 +219,7 @@ add_text (Stream              *stream,
     return TRUE;
 
   len = strlen (text);
-  if (!count_bytes (stream, len, error))
+  if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
     return FALSE;
 
   if (kind == PD_PROVIDER_DELTA_TEXT)
@@ -542,15 +527,6 @@ build_body (const PdProviderRequest *request)
   return g_bytes_new_take (text, strlen (text));
 }
 
-static gboolean
-is_official_endpoint (const char *url)
-{
-  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
-
-  return uri != NULL && g_uri_get_host (uri) != NULL &&
-         g_ascii_strcasecmp (g_uri_get_host (uri), "api.openai.com") == 0;
-}
-
 /* The answer of one request, from its body: a JSON document when
  * @is_json, server-sent events otherwise.  Split from chat() so that the
  * stream parser can be driven without HTTP (tests, fuzzing). */
@@ -628,7 +604,7 @@ pd_openai_provider_chat (PdProvider               *provider,
   if (!(url = _pd_provider_build_url (NAME, self->base_url, "/chat/completions", error)))
     return NULL;
 
-  if ((self->api_key == NULL || *self->api_key == '\0') && is_official_endpoint (url))
+  if ((self->api_key == NULL || *self->api_key == '\0') && _pd_provider_url_has_host (url, "api.openai.com"))
     {
       g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
                            NAME ": api.openai.com needs an API key; set OPENAI_API_KEY");

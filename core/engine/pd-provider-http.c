@@ -619,3 +619,33 @@ _pd_provider_http_post (PdProvider          *self,
         return NULL;
     }
 }
+
+/* Whether @url names @host: the official endpoints need a key, others
+ * (local servers, proxies) may not. */
+gboolean
+_pd_provider_url_has_host (const char *url,
+                           const char *host)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+
+  return uri != NULL && g_uri_get_host (uri) != NULL &&
+         g_ascii_strcasecmp (g_uri_get_host (uri), host) == 0;
+}
+
+/* Adds @n bytes of model output to @total, failing once the answer of one
+ * request grows beyond PD_PROVIDER_MAX_RESPONSE_BYTES. */
+gboolean
+_pd_provider_count_bytes (const char  *name,
+                          gsize       *total,
+                          gsize        n,
+                          GError     **error)
+{
+  *total += n;
+  if (*total > PD_PROVIDER_MAX_RESPONSE_BYTES)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   "%s: the response is larger than %d bytes", name, PD_PROVIDER_MAX_RESPONSE_BYTES);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -75,6 +75,12 @@ GBytes       *_pd_provider_read_body             (GInputStream        *stream,
                                                   GCancellable        *cancellable,
                                                   GError             **error);
 gboolean      _pd_provider_is_json_response      (SoupMessage         *message);
+gboolean      _pd_provider_url_has_host          (const char          *url,
+                                                  const char          *host);
+gboolean      _pd_provider_count_bytes           (const char          *name,
+                                                  gsize               *total,
+                                                  gsize                n,
+                                                  GError             **error);
 gint64        _pd_provider_parse_retry_after     (const char          *value,
                                                   GDateTime           *now);
 char         *_pd_provider_error_body_message    (GBytes              *body);
