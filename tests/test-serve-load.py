@@ -57,8 +57,10 @@ class Tap:
         print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
         if not ok:
             self.failed += 1
+            # Also on stderr: a test runner's console shows that, not stdout.
             for line in str(detail).splitlines()[:30]:
                 print(f"# {line}")
+                print(f"# {line}", file=sys.stderr)
         return ok
 
 
@@ -155,11 +157,15 @@ def main():
                 if writer is not None:
                     runs[-1]["rc"] = writer.returncode
                 events = os.path.join(tmp, f"events{run_index}.jsonl")
+                # stderr goes to a file: a pipe nobody reads could fill and
+                # stall the writer, and a file is there to show when it fails.
+                errors = open(os.path.join(tmp, f"stderr{run_index}.txt"), "w")
                 writer = subprocess.Popen([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
                                            "--approve", "auto", "--max-iterations", "1000", "-C", work, "--events-jsonl", events,
                                            f"Load round {run_index}"],
-                                          env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-                runs.append({"events": events, "rc": None})
+                                          env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=errors)
+                errors.close()
+                runs.append({"events": events, "stderr": errors.name, "rc": None})
                 run_index += 1
             if current["sid"] is None and os.path.exists(runs[-1]["events"]):
                 with open(runs[-1]["events"]) as f:
@@ -195,8 +201,12 @@ def main():
                 times = [parse_time(e["timestamp"]) for e in map(json.loads, f) if e.get("type") == "session_saved"]
             saves += len(times)
             worst_gap = max([worst_gap] + [b - a for a, b in zip(times, times[1:])])
-        tap.check(all(run["rc"] == 0 for run in runs), f"all {len(runs)} writer runs finished",
-                  [run["rc"] for run in runs])
+        failures = []
+        for index, run in enumerate(runs):
+            if run["rc"] != 0:
+                with open(run["stderr"], errors="replace") as f:
+                    failures.append(f"run {index}: exit {run['rc']}\n{f.read()[-1500:]}")
+        tap.check(not failures, f"all {len(runs)} writer runs finished", "\n".join(failures))
         tap.check(worst_gap < STALL_S, f"the writer never stalled (longest gap {worst_gap * 1000:.0f} ms)")
 
         latencies = sorted(stats["latencies"])
