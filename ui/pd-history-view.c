@@ -103,6 +103,8 @@ check_chip (const PdPlanCheck *check)
   GtkWidget *chip = plain_label (text, "pd-chip");
 
   gtk_label_set_wrap (GTK_LABEL (chip), FALSE);
+  /* A long status word of a translation must not widen a narrow window. */
+  gtk_label_set_ellipsize (GTK_LABEL (chip), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (chip, "caption");
   gtk_widget_add_css_class (chip, status_class);
 

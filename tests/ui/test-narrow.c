@@ -1,0 +1,162 @@
+/* test-narrow.c: the window fits a phone-sized screen in every language
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Run once per language of po/LINGUAS (and once untranslated), with
+ * LANGUAGE set by the test definition and the translations of this build
+ * bound through PD_TEST_LOCALEDIR.  A translation with longer words must
+ * never widen the window past 360 pixels: the switcher bar, the header and
+ * every page of a session are measured at that width.
+ */
+#define G_LOG_DOMAIN "test-narrow"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <locale.h>
+
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+#define NARROW_WIDTH 360
+
+static const char * const pages[] = { "now", "transcript", "events", "history" };
+
+static gboolean
+window_shows_session (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *views = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  GtkStack *main_pages = GTK_STACK (gtk_widget_get_ancestor (views, GTK_TYPE_STACK));
+
+  return g_strcmp0 (gtk_stack_get_visible_child_name (main_pages), "session") == 0;
+}
+
+/* Names the widgets that make the window too wide: from the content down,
+ * each child that alone needs more than the narrow width; where none does,
+ * the children whose widths add up past it. */
+static void
+print_wide_chain (GtkWidget *widget,
+                  guint      depth)
+{
+  gboolean found = FALSE;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      if (minimum > NARROW_WIDTH)
+        {
+          g_printerr ("# %*s%s.%s needs %d px\n", (int) depth * 2, "",
+                      G_OBJECT_TYPE_NAME (child), gtk_widget_get_css_name (child), minimum);
+          print_wide_chain (child, depth + 1);
+          found = TRUE;
+        }
+    }
+
+  if (found)
+    return;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      g_printerr ("# %*s%s.%s: %d px\n", (int) depth * 2, "",
+                  G_OBJECT_TYPE_NAME (child), gtk_widget_get_css_name (child), minimum);
+      if (depth < 14 && minimum > NARROW_WIDTH / 2)
+        print_wide_chain (child, depth + 1);
+    }
+}
+
+static void
+assert_fits (PdWindow   *window,
+             const char *where)
+{
+  GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  int minimum = 0;
+  int natural = 0;
+
+  pd_test_flush (GTK_WIDGET (window));
+  gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, &natural, NULL, NULL);
+  if (minimum > NARROW_WIDTH)
+    print_wide_chain (content, 0);
+  if (minimum > NARROW_WIDTH)
+    g_error ("%s (LANGUAGE=%s): the window needs %d px, more than %d",
+             where, g_getenv ("LANGUAGE"), minimum, NARROW_WIDTH);
+  g_assert_cmpint (gtk_widget_get_width (content), <=, NARROW_WIDTH);
+}
+
+static void
+check_narrow (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  AdwViewStack *views = ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  GtkWidget *bar = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_BAR);
+
+  pd_test_wait_until (window_shows_session, window, 10000, "a session to be shown");
+  g_assert_true (adw_leaflet_get_folded (leaflet));
+
+  /* Narrow, the views are switched from the bar at the bottom. */
+  g_assert_nonnull (bar);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (adw_view_switcher_bar_get_reveal (ADW_VIEW_SWITCHER_BAR (bar)));
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      adw_view_stack_set_visible_child_name (views, pages[i]);
+      assert_fits (window, pages[i]);
+    }
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "sidebar");
+  assert_fits (window, "the session list");
+}
+
+static void
+test_narrow_fits (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  const char *language = g_getenv ("LANGUAGE");
+
+  /* The translation is really in use, or this test would prove nothing. */
+  if (g_strcmp0 (language, "en") != 0)
+    g_assert_cmpstr (g_dgettext (GETTEXT_PACKAGE, "Events"), !=, "Events");
+
+  pd_test_fill_showcase (store);
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", NARROW_WIDTH);
+  g_settings_set_int (settings, "window-height", 640);
+  g_assert_cmpint (pd_test_run_app (args, check_narrow, NULL, NULL), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *localedir = g_getenv ("PD_TEST_LOCALEDIR");
+
+  g_assert_nonnull (localedir);
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* gtk_test_init sets the locale from the environment; C.UTF-8 lets
+   * LANGUAGE choose the translation without a generated locale. */
+  setlocale (LC_ALL, "C.UTF-8");
+  bindtextdomain (GETTEXT_PACKAGE, localedir);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  g_test_add_func ("/pd/ui/narrow/fits", test_narrow_fits);
+
+  return g_test_run ();
+}
