@@ -389,6 +389,40 @@ test_resume_after_restart (Fixture       *f,
   g_assert_cmpuint (count_messages (stored, "user", "Please go on"), ==, 1);
 }
 
+/* A session read from another agent's transcript is never continued: the
+ * run is refused before a model request, and its messages stay as they were. */
+static void
+test_imported_not_continued (Fixture       *f,
+                             gconstpointer  data)
+{
+  static const char * const sources[] = { "claude-code", "codex", "opencode" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (f->store, "Their task", "their-model", "",
+                                                               sources[i], "/tmp", &error);
+      g_autoptr(PdRunResult) result = NULL;
+      g_autoptr(JsonArray) before = NULL;
+      g_autoptr(JsonArray) after = NULL;
+
+      g_assert_no_error (error);
+      g_assert_true (pd_session_info_is_imported (info));
+      before = stored_messages (f, info->id);
+
+      g_clear_object (&f->engine);
+      engine_fixture_replay (f, "{'turns':[{'content':'never played'}]}", NULL);
+      result = pd_engine_run (f->engine, info->id, "Go on", NULL, &error);
+      g_assert_null (result);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+      g_assert_nonnull (strstr (error->message, sources[i]));
+      g_assert_cmpuint (pd_recorder_n_requests (f->recorder), ==, 0);
+
+      after = stored_messages (f, info->id);
+      g_assert_cmpuint (json_array_get_length (after), ==, json_array_get_length (before));
+    }
+}
+
 /* Resume removes plan messages that do not parse (a truncated render) and
  * restores the newest one that does. */
 static void
@@ -1218,6 +1252,7 @@ main (int   argc,
   ADD ("invalidation-by-write", test_invalidation_by_write);
   ADD ("parallel-batch", test_parallel_batch_with_plan_calls);
   ADD ("resume", test_resume_after_restart);
+  ADD ("imported-not-continued", test_imported_not_continued);
   ADD ("resume-drops-corrupt-plan", test_resume_drops_corrupt_plan);
   ADD ("forged-plan", test_forged_plan_in_tool_output);
   ADD ("plan-message-refresh", test_plan_message_refresh);

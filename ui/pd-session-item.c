@@ -360,13 +360,9 @@ pd_session_item_get_title (PdSessionItem *self)
 gboolean
 pd_session_item_is_imported (PdSessionItem *self)
 {
-  const char *source;
-
   g_return_val_if_fail (PD_IS_SESSION_ITEM (self), FALSE);
 
-  source = self->info->source;
-  return g_strcmp0 (source, "claude-code") == 0 || g_strcmp0 (source, "claude-desktop") == 0 ||
-         g_strcmp0 (source, "codex") == 0 || g_strcmp0 (source, "opencode") == 0;
+  return pd_session_info_is_imported (self->info);
 }
 
 const char *

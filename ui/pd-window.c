@@ -383,7 +383,8 @@ pd_window_shown_session_id (PdWindow *self)
 
 /* The run bar shows while this window's run goes on (for its session, or
  * before the session exists); the message entry when the shown session of a
- * local database is idle. */
+ * local database is idle and ours: another agent's imported transcript is
+ * continued in that agent, not here. */
 static void
 pd_window_update_run_ui (PdWindow *self)
 {
@@ -391,12 +392,13 @@ pd_window_update_run_ui (PdWindow *self)
   const char *run_session = self->runs ? pd_run_controller_get_session_id (self->runs) : NULL;
   const char *shown = pd_window_shown_session_id (self);
   gboolean ours = running && (run_session == NULL || g_strcmp0 (run_session, shown) == 0);
+  gboolean continuable = self->runs != NULL && shown != NULL && !pd_session_item_is_imported (self->shown_item);
 
   gtk_revealer_set_reveal_child (self->run_bar, ours);
-  gtk_revealer_set_reveal_child (self->message_bar, self->runs != NULL && !running && shown != NULL);
-  gtk_widget_set_visible (GTK_WIDGET (self->plan_mode_button), self->runs != NULL && shown != NULL);
+  gtk_revealer_set_reveal_child (self->message_bar, continuable && !running);
+  gtk_widget_set_visible (GTK_WIDGET (self->plan_mode_button), continuable);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", running);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", self->runs != NULL && !running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", continuable && !running);
 }
 
 static void

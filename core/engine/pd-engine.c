@@ -1791,6 +1791,15 @@ prepare (Run         *run,
       if (!(info = pd_session_store_get (self->store, session_id, error)) ||
           !(stored = pd_session_store_load_messages (self->store, session_id, error)))
         return FALSE;
+      /* Another agent's transcript is read, never written: its history and
+       * tools are that agent's, and a turn of ours would be a forgery. */
+      if (pd_session_info_is_imported (info))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "session %s was imported from %s and cannot be continued here; "
+                       "continue it in that agent", session_id, info->source);
+          return FALSE;
+        }
 
       run->session_id = g_strdup (session_id);
       run->transcript = pd_transcript_new_from_json (stored);

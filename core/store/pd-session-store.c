@@ -136,6 +136,26 @@ pd_session_info_to_json (const PdSessionInfo *self,
   return object;
 }
 
+/**
+ * pd_session_info_is_imported:
+ *
+ * Whether the session was read from another agent's transcript (Claude
+ * Code, Codex, OpenCode): shown, searched and annotated, but never
+ * continued, since its history belongs to that agent.
+ */
+gboolean
+pd_session_info_is_imported (const PdSessionInfo *self)
+{
+  static const char * const imported[] = { "claude-code", "claude-desktop", "codex", "opencode" };
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (imported); i++)
+    if (g_strcmp0 (self->source, imported[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 void
 pd_session_info_free (PdSessionInfo *self)
 {

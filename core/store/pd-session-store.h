@@ -63,6 +63,7 @@ PdSessionInfo *pd_session_info_copy     (const PdSessionInfo *self);
 void           pd_session_info_free     (PdSessionInfo       *self);
 JsonObject    *pd_session_info_to_json  (const PdSessionInfo *self,
                                          gboolean             with_token);
+gboolean       pd_session_info_is_imported (const PdSessionInfo *self);
 char          *pd_session_time_to_string (gint64              unix_usec);
 
 #define PD_TYPE_PLAN_VERSION_INFO (pd_plan_version_info_get_type ())

@@ -36,6 +36,22 @@ copy_tree (const char *from,
     }
 }
 
+static GtkWidget *
+find_with_class (GtkWidget  *root,
+                 const char *css_class)
+{
+  if (gtk_widget_has_css_class (root, css_class))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_with_class (child, css_class);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static gboolean
 has_claude_session (gpointer data)
 {
@@ -64,6 +80,20 @@ check_import (PdApplication *app,
   pd_test_wait_until (checklist_shown, window, 20000, "the checklist of the imported session");
   view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_CHECKLIST_VIEW));
   g_assert_nonnull (pd_checklist_view_get_checklist (view));
+
+  /* Another agent's session is continued in that agent: the message entry
+   * is not offered, and sending does nothing. */
+  {
+    GtkWidget *bar = find_with_class (GTK_WIDGET (window), "pd-message-bar");
+    GtkWidget *revealer;
+
+    g_assert_nonnull (bar);
+    revealer = gtk_widget_get_parent (bar);
+    g_assert_true (GTK_IS_REVEALER (revealer));
+    pd_test_flush (GTK_WIDGET (window));
+    g_assert_false (gtk_revealer_get_reveal_child (GTK_REVEALER (revealer)));
+    g_assert_false (gtk_widget_get_child_visible (bar) && gtk_widget_get_mapped (bar));
+  }
 }
 
 static void
