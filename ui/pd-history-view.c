@@ -32,8 +32,11 @@ struct _PdHistoryView
   GCancellable       *cancellable;
   gboolean            loading;
   gboolean            refresh_again;
+  gboolean            narrow;
 
   /* Template widgets */
+  GtkPaned           *paned;
+  GtkWidget          *versions_pane;
   GtkLabel           *error_label;
   GtkStack           *stack;
   AdwStatusPage      *empty_page;
@@ -53,6 +56,7 @@ enum {
   PROP_0,
   PROP_SOURCE,
   PROP_SESSION_ID,
+  PROP_NARROW,
   N_PROPS
 };
 
@@ -129,6 +133,7 @@ step_row (const PdPlanStep *step)
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   g_autofree char *status_class = g_strdup_printf ("pd-step-%s", pd_plan_step_status_to_string (step->status));
+  GtkWidget *id;
   GtkWidget *title;
 
   gtk_widget_set_margin_start (row, 12);
@@ -144,7 +149,11 @@ step_row (const PdPlanStep *step)
                                   -1);
   gtk_box_append (GTK_BOX (row), icon);
 
-  gtk_box_append (GTK_BOX (line), plain_label (step->id, "dim-label"));
+  id = plain_label (step->id, "dim-label");
+  /* An id is read whole: the title wraps instead. */
+  gtk_label_set_wrap (GTK_LABEL (id), FALSE);
+  gtk_widget_set_valign (id, GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (line), id);
   title = plain_label (step->title, NULL);
   gtk_widget_set_hexpand (title, TRUE);
   gtk_box_append (GTK_BOX (line), title);
@@ -734,6 +743,9 @@ pd_history_view_get_property (GObject    *object,
     case PROP_SESSION_ID:
       g_value_set_string (value, self->session_id);
       break;
+    case PROP_NARROW:
+      g_value_set_boolean (value, self->narrow);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -754,6 +766,9 @@ pd_history_view_set_property (GObject      *object,
       break;
     case PROP_SESSION_ID:
       pd_history_view_set_session_id (self, g_value_get_string (value));
+      break;
+    case PROP_NARROW:
+      pd_history_view_set_narrow (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -783,6 +798,14 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
                          (G_PARAM_READWRITE |
                           G_PARAM_EXPLICIT_NOTIFY |
                           G_PARAM_STATIC_STRINGS));
+  /* Set by the window when it folds: the versions go above the plan, not
+   * beside it, so the plan keeps the whole width of a phone. */
+  properties[PROP_NARROW] =
+    g_param_spec_boolean ("narrow", NULL, NULL,
+                          FALSE,
+                          (G_PARAM_READWRITE |
+                           G_PARAM_EXPLICIT_NOTIFY |
+                           G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -792,6 +815,8 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-history-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, error_label);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, paned);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, versions_pane);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, version_list);
@@ -882,6 +907,37 @@ pd_history_view_set_session_id (PdHistoryView *self,
   pd_history_view_reset (self);
   pd_history_view_load (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+}
+
+gboolean
+pd_history_view_get_narrow (PdHistoryView *self)
+{
+  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), FALSE);
+  return self->narrow;
+}
+
+/**
+ * pd_history_view_set_narrow:
+ *
+ * Narrow, the version list sits above the plan with a few rows' height;
+ * wide, beside it.
+ */
+void
+pd_history_view_set_narrow (PdHistoryView *self,
+                            gboolean       narrow)
+{
+  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
+
+  narrow = !!narrow;
+  if (self->narrow == narrow)
+    return;
+  self->narrow = narrow;
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->paned),
+                                  narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
+  gtk_widget_set_size_request (self->versions_pane, narrow ? -1 : 120, narrow ? 96 : -1);
+  gtk_paned_set_position (self->paned, narrow ? 140 : 240);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NARROW]);
 }
 
 /**

@@ -21,6 +21,9 @@ void        pd_history_view_set_source       (PdHistoryView *self,
 const char *pd_history_view_get_session_id   (PdHistoryView *self);
 void        pd_history_view_set_session_id   (PdHistoryView *self,
                                               const char    *session_id);
+gboolean    pd_history_view_get_narrow       (PdHistoryView *self);
+void        pd_history_view_set_narrow       (PdHistoryView *self,
+                                              gboolean       narrow);
 void        pd_history_view_refresh          (PdHistoryView *self);
 GListModel *pd_history_view_get_model        (PdHistoryView *self);
 gint64      pd_history_view_get_selected_version (PdHistoryView *self);

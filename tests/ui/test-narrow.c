@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 #include <locale.h>
 
+#include "pd-history-view.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
@@ -108,6 +109,15 @@ check_narrow (PdApplication *app,
   g_assert_nonnull (bar);
   pd_test_flush (GTK_WIDGET (window));
   g_assert_true (adw_view_switcher_bar_get_reveal (ADW_VIEW_SWITCHER_BAR (bar)));
+
+  /* Folded, the History stacks its versions above the plan. */
+  {
+    GtkWidget *history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
+    GtkWidget *paned = pd_test_find_widget (history, GTK_TYPE_PANED);
+
+    g_assert_true (pd_history_view_get_narrow (PD_HISTORY_VIEW (history)));
+    g_assert_cmpint (gtk_orientable_get_orientation (GTK_ORIENTABLE (paned)), ==, GTK_ORIENTATION_VERTICAL);
+  }
 
   for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
     {
