@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "pd-import-index.h"
+#include "pd-import-watcher.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
 
@@ -26,6 +27,10 @@ struct _PdLocalSource
   gint64          data_version;   /* last seen PRAGMA data_version, -1 unknown */
   gboolean        watch_busy;
   GCancellable   *cancellable;    /* cancels the watcher's own requests */
+
+  /* Following the imported transcripts as their agents append to them. */
+  PdImportWatcher *transcripts;
+  GCancellable    *follow_cancellable;
 };
 
 static void source_iface_init (PdSourceInterface *iface);
@@ -95,6 +100,7 @@ pd_local_source_dispose (GObject *object)
 
   g_clear_handle_id (&self->watch_id, g_source_remove);
   g_cancellable_cancel (self->cancellable);
+  pd_local_source_follow_transcripts (self, FALSE);
 
   G_OBJECT_CLASS (pd_local_source_parent_class)->dispose (object);
 }
@@ -697,6 +703,114 @@ on_watch_tick (gpointer user_data)
     }
 
   return G_SOURCE_CONTINUE;
+}
+
+/* --- following imported transcripts ------------------------------------- */
+
+static void
+on_transcript_changed (PdLocalSource *self,
+                       const char    *session_id)
+{
+  /* The watcher wrote through this source's own connection, which the
+   * data_version watch does not see: tell the views here. */
+  pd_source_emit_changed (PD_SOURCE (self));
+}
+
+static void
+on_follow_started (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_import_watcher_start_finish (PD_IMPORT_WATCHER (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("Cannot follow the imported transcripts: %s", error->message);
+}
+
+static void
+open_store_thread (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  GError *error = NULL;
+  PdSessionStore *store = pd_local_source_open_store (PD_LOCAL_SOURCE (source_object), &error);
+
+  if (store == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, store, g_object_unref);
+}
+
+static void
+on_follow_store (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  PdLocalSource *self = PD_LOCAL_SOURCE (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionStore) store = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr(PdImportIndex) index = NULL;
+  GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
+
+  if (store == NULL || g_cancellable_is_cancelled (cancellable))
+    return;
+
+  /* Monitors belong to the main context: made here, not in the worker. */
+  index = pd_import_index_new ();
+  self->transcripts = pd_import_watcher_new (index, store);
+  g_signal_connect_object (self->transcripts, "changed", G_CALLBACK (on_transcript_changed),
+                           self, G_CONNECT_SWAPPED);
+  pd_import_watcher_start_async (self->transcripts, cancellable, on_follow_started, NULL);
+}
+
+/**
+ * pd_local_source_follow_transcripts:
+ * @follow: %TRUE to follow, %FALSE to stop
+ *
+ * Follows the transcripts of the database's imported sessions (Claude
+ * Code, Codex): when an agent appends to one, only the new bytes are read,
+ * the session's counts are updated and ::changed is emitted, so a running
+ * agent's checklist is live.  Calling it again with %TRUE starts over, so
+ * the sessions of an import just made are followed too.
+ */
+void
+pd_local_source_follow_transcripts (PdLocalSource *self,
+                                    gboolean       follow)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PD_IS_LOCAL_SOURCE (self));
+
+  if (self->follow_cancellable != NULL)
+    g_cancellable_cancel (self->follow_cancellable);
+  g_clear_object (&self->follow_cancellable);
+  if (self->transcripts != NULL)
+    g_signal_handlers_disconnect_by_data (self->transcripts, self);
+  g_clear_object (&self->transcripts);
+
+  if (!follow)
+    return;
+
+  self->follow_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->follow_cancellable, on_follow_store, NULL);
+  g_task_set_source_tag (task, pd_local_source_follow_transcripts);
+  g_task_run_in_thread (task, open_store_thread);
+}
+
+/**
+ * pd_local_source_get_n_followed:
+ *
+ * How many files and folders are followed for imported sessions (0 until
+ * following has started).
+ */
+guint
+pd_local_source_get_n_followed (PdLocalSource *self)
+{
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), 0);
+
+  return self->transcripts != NULL ? pd_import_watcher_get_n_watched (self->transcripts) : 0;
 }
 
 /**

@@ -20,6 +20,9 @@ PdLocalSource *pd_local_source_new      (const char    *path,
 const char    *pd_local_source_get_path (PdLocalSource *self);
 void           pd_local_source_watch    (PdLocalSource *self,
                                          guint          interval_ms);
+void           pd_local_source_follow_transcripts (PdLocalSource *self,
+                                                   gboolean       follow);
+guint          pd_local_source_get_n_followed     (PdLocalSource *self);
 PdSessionStore *pd_local_source_open_store (PdLocalSource *self,
                                             GError       **error);
 

@@ -4,6 +4,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-import-index.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
 
@@ -219,6 +220,107 @@ test_update_and_watch (Fixture       *f,
   g_assert_null (pd_session_store_get (f->store, f->id, NULL));
 }
 
+/* A Claude Code TodoWrite call and its successful result. */
+static char *
+todo_lines (guint       second,
+            const char *id,
+            const char *second_status)
+{
+  return g_strdup_printf ("{\"type\":\"assistant\",\"timestamp\":\"2026-03-04T10:00:%02uZ\",\"sessionId\":\"s1\","
+                          "\"cwd\":\"/work/app\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\","
+                          "\"id\":\"%s\",\"name\":\"TodoWrite\",\"input\":{\"todos\":["
+                          "{\"content\":\"Read the logs\",\"status\":\"completed\"},"
+                          "{\"content\":\"Fix the parser\",\"status\":\"%s\"}]}}]}}\n"
+                          "{\"type\":\"user\",\"timestamp\":\"2026-03-04T10:00:%02uZ\",\"message\":{\"role\":\"user\","
+                          "\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"%s\",\"content\":\"ok\"}]}}\n",
+                          second, id, second_status, second + 1, id);
+}
+
+static gboolean
+checklist_second_done (PdLocalSource *source,
+                       const char    *session_id)
+{
+  g_autoptr(GAsyncResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+
+  pd_source_get_checklist_async (PD_SOURCE (source), session_id, NULL, got_result, &r);
+  checklist = pd_source_get_checklist_finish (PD_SOURCE (source), await (&r), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, 2);
+  return pd_checklist_get_agent_item (checklist, 1)->status == PD_CHECKLIST_STATUS_COMPLETED;
+}
+
+/* An agent appends to its transcript while the app shows it: the source
+ * follows the file, reads what was appended and says the data changed. */
+static void
+test_follow_transcripts (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *project = g_build_filename (f->dir, "projects", "-work-app", NULL);
+  g_autofree char *transcript = g_build_filename (project, "0f1e2d3c-0000-4000-8000-000000000001.jsonl", NULL);
+  g_autofree char *first = todo_lines (1, "tu1", "in_progress");
+  g_autofree char *second = todo_lines (10, "tu2", "completed");
+  g_autofree char *projects = g_path_get_dirname (project);
+  const char *paths[] = { projects, NULL };
+  g_autofree char *session_id = NULL;
+  gint64 deadline;
+  guint changed = 0;
+  FILE *file;
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (transcript, first, -1, NULL));
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(GPtrArray) sessions = pd_session_store_list (f->store, NULL, FALSE, 0, 50, NULL, &error);
+
+    g_assert_no_error (error);
+    for (guint i = 0; i < sessions->len; i++)
+      if (pd_session_info_is_imported (g_ptr_array_index (sessions, i)))
+        session_id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, i))->id);
+  }
+  g_assert_nonnull (session_id);
+  g_assert_false (checklist_second_done (source, session_id));
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+  pd_local_source_follow_transcripts (source, TRUE);
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (pd_local_source_get_n_followed (source) < 2 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (pd_local_source_get_n_followed (source), ==, 2);  /* the file and its folder */
+
+  file = fopen (transcript, "a");
+  g_assert_nonnull (file);
+  fputs (second, file);
+  fclose (file);
+
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (changed == 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (changed, >=, 1);
+  g_assert_true (checklist_second_done (source, session_id));
+
+  /* Stopped, an append goes unnoticed. */
+  pd_local_source_follow_transcripts (source, FALSE);
+  g_assert_cmpuint (pd_local_source_get_n_followed (source), ==, 0);
+  changed = 0;
+  file = fopen (transcript, "a");
+  fputs (first, file);
+  fclose (file);
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpuint (changed, ==, 0);
+
+  g_unlink (transcript);
+  g_rmdir (project);
+  g_rmdir (projects);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -228,6 +330,7 @@ main (int   argc,
   g_test_add ("/pd/source/local/list-get-plan", Fixture, NULL, fixture_set_up, test_list_get_plan, fixture_tear_down);
   g_test_add ("/pd/source/local/unknown-session", Fixture, NULL, fixture_set_up, test_unknown_session, fixture_tear_down);
   g_test_add_func ("/pd/source/local/missing-file", test_missing_file_unavailable);
+  g_test_add ("/pd/source/local/follow-transcripts", Fixture, NULL, fixture_set_up, test_follow_transcripts, fixture_tear_down);
   g_test_add ("/pd/source/local/update-and-watch", Fixture, NULL, fixture_set_up, test_update_and_watch, fixture_tear_down);
 
   return g_test_run ();

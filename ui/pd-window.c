@@ -660,6 +660,18 @@ pd_window_set_source (PdWindow *self,
   pd_window_update_content (self);
 }
 
+/* A local database's imported sessions are followed live while reading
+ * agents' plans is on: a running Claude Code or Codex session's checklist
+ * updates as the agent writes. */
+static void
+pd_window_follow_transcripts (PdWindow *self)
+{
+  if (self->source == NULL || !PD_IS_LOCAL_SOURCE (self->source))
+    return;
+  pd_local_source_follow_transcripts (PD_LOCAL_SOURCE (self->source),
+                                      g_settings_get_boolean (self->settings, "read-agent-plans"));
+}
+
 static void
 pd_window_open_remote (PdWindow *self)
 {
@@ -719,6 +731,7 @@ pd_window_open_source (PdWindow *self)
 
   pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, self->create_database)));
   pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_INTERVAL_MS);
+  pd_window_follow_transcripts (self);
 
   self->runs = pd_run_controller_new (PD_LOCAL_SOURCE (self->source), GTK_WINDOW (self));
   g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
@@ -984,6 +997,8 @@ on_import_done (GObject      *object,
 
   if (self->source != NULL)
     pd_source_emit_changed (self->source);
+  /* Follow the sessions just found as well. */
+  pd_window_follow_transcripts (self);
 }
 
 /* Claude Code, Codex and OpenCode keep their transcripts on this machine:
@@ -1349,6 +1364,8 @@ pd_window_init (PdWindow *self)
                                                  "items-changed",
                                                  G_CALLBACK (on_session_items_changed),
                                                  self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::read-agent-plans",
+                           G_CALLBACK (pd_window_follow_transcripts), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->settings, "changed::recent-sources",
                            G_CALLBACK (pd_window_update_recent), self, G_CONNECT_SWAPPED);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", FALSE);

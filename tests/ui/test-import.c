@@ -7,6 +7,7 @@
 
 #include "pd-checklist-view.h"
 #include "pd-db.h"
+#include "pd-local-source.h"
 #include "pd-test-ui.h"
 
 static void
@@ -66,6 +67,14 @@ checklist_shown (gpointer data)
   return view != NULL && gtk_widget_get_mapped (GTK_WIDGET (view)) && pd_checklist_view_get_checklist (view) != NULL;
 }
 
+static gboolean
+transcripts_followed (gpointer data)
+{
+  PdSource *source = pd_window_get_source (PD_WINDOW (data));
+
+  return PD_IS_LOCAL_SOURCE (source) && pd_local_source_get_n_followed (PD_LOCAL_SOURCE (source)) > 0;
+}
+
 static void
 check_import (PdApplication *app,
               PdWindow      *window,
@@ -80,6 +89,9 @@ check_import (PdApplication *app,
   pd_test_wait_until (checklist_shown, window, 20000, "the checklist of the imported session");
   view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_CHECKLIST_VIEW));
   g_assert_nonnull (pd_checklist_view_get_checklist (view));
+
+  /* The imported transcripts are followed from now on, for live checklists. */
+  pd_test_wait_until (transcripts_followed, window, 20000, "the imported transcripts to be followed");
 
   /* Another agent's session is continued in that agent: the message entry
    * is not offered, and sending does nothing. */
