@@ -107,7 +107,6 @@ check_chip (const PdPlanCheck *check)
   GtkWidget *chip = plain_label (text, "pd-chip");
 
   gtk_label_set_wrap (GTK_LABEL (chip), FALSE);
-  /* A long status word of a translation must not widen a narrow window. */
   gtk_label_set_ellipsize (GTK_LABEL (chip), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (chip, "caption");
   gtk_widget_add_css_class (chip, status_class);
@@ -169,15 +168,13 @@ step_row (const PdPlanStep *step)
 
   if (step->checks->len > 0)
     {
-      GtkWidget *chips = gtk_flow_box_new ();
+      /* At most four chips in one line, as on the Now page; on a narrow
+       * window their labels ellipsize (the tooltip has the whole check). */
+      GtkWidget *chips = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
 
-      gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (chips), GTK_SELECTION_NONE);
-      gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (chips), 4);
-      gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (chips), 6);
-      gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (chips), 6);
       gtk_widget_set_halign (chips, GTK_ALIGN_START);
       for (guint i = 0; i < step->checks->len; i++)
-        gtk_flow_box_append (GTK_FLOW_BOX (chips), check_chip (g_ptr_array_index (step->checks, i)));
+        gtk_box_append (GTK_BOX (chips), check_chip (g_ptr_array_index (step->checks, i)));
       gtk_box_append (GTK_BOX (text), chips);
     }
 
