@@ -70,6 +70,7 @@ save_three_versions (PdTestDb   *db,
   add_step (plan, "s1", "Read the parser", PD_PLAN_STEP_PENDING);
   s2 = add_step (plan, "s2", "Fix the parser", PD_PLAN_STEP_PENDING);
   g_ptr_array_add (s2->checks, pd_plan_check_new ("c1", "tests pass", "shell", "{\"command\":\"make check\"}"));
+  g_ptr_array_add (s2->checks, pd_plan_check_new ("c2", "lint is clean", "shell", "{\"command\":\"make lint\"}"));
   add_step (plan, "s3", "Write docs", PD_PLAN_STEP_PENDING);
   pd_test_db_save (db, id, NULL, 0, plan);
 
@@ -91,6 +92,36 @@ save_three_versions (PdTestDb   *db,
   g_free (s2->title);
   s2->title = g_strdup ("Fix the <b>parser</b>");
   pd_test_db_save (db, id, NULL, 0, plan);
+}
+
+/* Everything a row draws lies inside the row: a chip laid out on a line the
+ * row did not measure would be drawn over the next step. */
+static void
+assert_rows_hold_their_children (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (root, GTK_TYPE_LIST_BOX_ROW, rows);
+  g_assert_cmpuint (rows->len, >, 0);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+      pd_test_collect (row, GTK_TYPE_LABEL, labels);
+      for (guint j = 0; j < labels->len; j++)
+        {
+          GtkWidget *label = g_ptr_array_index (labels, j);
+          graphene_rect_t bounds;
+
+          if (!gtk_widget_get_mapped (label))
+            continue;
+          g_assert_true (gtk_widget_compute_bounds (label, row, &bounds));
+          if (bounds.origin.y + bounds.size.height > gtk_widget_get_height (row) + 0.5)
+            g_error ("“%s” is drawn below its row (%.0f > %d)", gtk_label_get_text (GTK_LABEL (label)),
+                     bounds.origin.y + bounds.size.height, gtk_widget_get_height (row));
+        }
+    }
 }
 
 static void
@@ -131,6 +162,7 @@ test_history_lists_versions_and_changes (void)
   g_assert_nonnull (pd_test_find_label (view, "Plan — v3 · 1/3 done"));
   g_assert_nonnull (pd_test_find_label (view, "Changes from v2"));
   g_assert_nonnull (pd_test_find_label (view, "c1 pending → passed (call_x)"));
+  assert_rows_hold_their_children (view);
   g_assert_nonnull (pd_test_find_label (view, "s2 renamed: “Fix the parser” → “Fix the <b>parser</b>”"));
   /* Plan text is plain: the title shows its brackets. */
   label = pd_test_find_label (view, "Fix the <b>parser</b>");
