@@ -1,5 +1,6 @@
 /* test-import-util.c: the helpers every transcript reader leans on: the
- * needle prefilter and the time parser, against the slow obvious answers. */
+ * needle prefilter, the time parser and the JSON reader, against the slow
+ * obvious answers. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -148,6 +149,103 @@ test_parse_time (void)
     }
 }
 
+static JsonNode *
+random_node (GRand *rand,
+             guint  depth)
+{
+  static const char * const texts[] = {
+    "", "plain", "quote \" and backslash \\", "tab\tnew\nline", "ünïcödé ✓", "emoji 😀", "slash /", "\x01 control",
+  };
+  guint kind = (guint) g_rand_int_range (rand, 0, depth < 4 ? 7 : 5);
+
+  switch (kind)
+    {
+    case 0: return json_node_init_null (json_node_alloc ());
+    case 1: return json_node_init_boolean (json_node_alloc (), g_rand_boolean (rand));
+    case 2: return json_node_init_int (json_node_alloc (), (gint64) g_rand_int (rand) - G_MAXINT32);
+    case 3: return json_node_init_double (json_node_alloc (), g_rand_double_range (rand, -1e6, 1e6));
+    case 4: return json_node_init_string (json_node_alloc (), texts[g_rand_int_range (rand, 0, G_N_ELEMENTS (texts))]);
+    case 5:
+      {
+        g_autoptr(JsonArray) array = json_array_new ();
+        for (gint i = g_rand_int_range (rand, 0, 4); i > 0; i--)
+          json_array_add_element (array, random_node (rand, depth + 1));
+        return json_node_init_array (json_node_alloc (), array);
+      }
+    default:
+      {
+        g_autoptr(JsonObject) object = json_object_new ();
+        for (gint i = g_rand_int_range (rand, 0, 5); i > 0; i--)
+          {
+            char key[16];
+            g_snprintf (key, sizeof key, "k%d", g_rand_int_range (rand, 0, 8));
+            json_object_set_member (object, key, random_node (rand, depth + 1));
+          }
+        return json_node_init_object (json_node_alloc (), object);
+      }
+    }
+}
+
+/* Whatever json-glib writes, the import reads back to an equal tree. */
+static void
+test_json_round_trip (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autoptr(JsonNode) node = random_node (rand, 0);
+      g_autofree char *text = json_to_string (node, g_rand_boolean (rand));
+      g_autoptr(JsonNode) back = _pd_import_parse_json (text, -1);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+
+      g_assert_nonnull (back);
+      g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+      if (!json_node_equal (back, json_parser_get_root (parser)))
+        g_error ("not read back equal: %s", text);
+    }
+}
+
+static void
+test_json_edges (void)
+{
+  static const struct { const char *text; gboolean ok; } cases[] = {
+    { "{\"a\":1}", TRUE },
+    { " {\"a\" : [1, 2.5, -3e2, true, false, null, \"\\u00e9\\ud83d\\ude00\"]} ", TRUE },
+    { "{\"a\":\"x\ty\"}", TRUE },          /* raw control characters, as json-glib */
+    { "{\"a\":1,\"a\":2}", TRUE },          /* the last value, as json-glib */
+    { "{\"a\":1 /* c */}", FALSE },          /* what no agent writes */
+    { "{'a':1}", FALSE },
+    { "{\"a\":0x10}", FALSE },
+    { "{\"a\":01}", FALSE },
+    { "{\"a\":1}{}", FALSE },
+    { "{\"a\":1,}", FALSE },
+    { "{\"a\":\"\\ud800\"}", FALSE },     /* a lone surrogate */
+    { "{\"a\":\"\\x\"}", FALSE },
+    { "{\"a\":tru}", FALSE },
+    { "{\"a\":\"open}", FALSE },
+    { "{\"a\":\"\xff\"}", FALSE },         /* not UTF-8 */
+    { "", FALSE },
+  };
+  g_autoptr(GString) deep = g_string_new (NULL);
+  g_autoptr(JsonNode) repeated = _pd_import_parse_json ("{\"a\":1,\"a\":2}", -1);
+  g_autoptr(JsonNode) nul = _pd_import_parse_json ("{\"a\":\"x\\u0000y\"}", -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) node = _pd_import_parse_json (cases[i].text, -1);
+      if ((node != NULL) != cases[i].ok)
+        g_error ("%s: %s", cases[i].text, node ? "read" : "refused");
+    }
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (repeated), "a"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (nul), "a"), ==, "x");
+
+  /* Nesting is bounded (the parser recurses per level). */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  g_assert_null (_pd_import_parse_json (deep->str, (gssize) deep->len));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -157,6 +255,8 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/needles", test_needles);
   g_test_add_func ("/pd/import-util/needles-long-line", test_needles_long_line);
   g_test_add_func ("/pd/import-util/parse-time", test_parse_time);
+  g_test_add_func ("/pd/import-util/json-round-trip", test_json_round_trip);
+  g_test_add_func ("/pd/import-util/json-edges", test_json_edges);
 
   return g_test_run ();
 }

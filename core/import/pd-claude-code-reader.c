@@ -100,8 +100,8 @@ typedef struct
   gboolean       is_main;
   /* During one update: */
   PdJsonlReader *reader;
-  JsonParser    *parser;
-  JsonObject    *head;       /* owned by parser */
+  JsonNode      *root;       /* the line last parsed */
+  JsonObject    *head;       /* in root */
   gint64         head_time;
   gint64         last_time;
 } Stream;
@@ -147,7 +147,7 @@ static void
 stream_close (Stream *stream)
 {
   g_clear_pointer (&stream->reader, pd_jsonl_reader_free);
-  g_clear_object (&stream->parser);
+  g_clear_pointer (&stream->root, json_node_unref);
   stream->head = NULL;
 }
 
@@ -1228,7 +1228,7 @@ stream_advance (PdClaudeCodeReader  *self,
       if (!relevant && !meta)
         continue;
 
-      if (!(object = _pd_import_parse_object (stream->parser, line, length)))
+      if (!(object = _pd_import_parse_object (&stream->root, line, length)))
         {
           st->skipped_lines++;
           continue;
@@ -1300,7 +1300,6 @@ pd_claude_code_reader_update (PdClaudeCodeReader  *self,
             }
           continue;
         }
-      stream->parser = json_parser_new_immutable ();
       if (!stream_advance (self, stream, error))
         {
           ok = FALSE;

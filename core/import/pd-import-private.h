@@ -17,9 +17,14 @@ G_BEGIN_DECLS
 /* Text of one item, in characters. */
 #define PD_IMPORT_MAX_TEXT    2000
 
-/* Parses one line into its top-level object; NULL (and nothing else) for
- * anything that is not valid UTF-8 holding one JSON object. */
-JsonObject  *_pd_import_parse_object  (JsonParser  *parser,
+/* Parses JSON text (valid UTF-8, one value, nested at most
+ * PD_JSON_FOREIGN_MAX_DEPTH deep); NULL when it is not.  See
+ * pd-import-json.c for where it is stricter than json-glib. */
+JsonNode    *_pd_import_parse_json    (const char  *text,
+                                       gssize       length);
+/* Parses one line into its top-level object, kept in *@root (whatever
+ * *@root held is released); NULL for anything that is not one JSON object. */
+JsonObject  *_pd_import_parse_object  (JsonNode   **root,
                                        const char  *line,
                                        gsize        length);
 
