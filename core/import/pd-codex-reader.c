@@ -718,6 +718,7 @@ pd_codex_reader_update (PdCodexReader  *self,
 
   stats->lines += pd_jsonl_reader_get_n_lines (reader);
   stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
+  stats->bytes_read += (guint64) MAX (pd_jsonl_reader_get_offset (reader) - self->offset, 0);
   self->offset = pd_jsonl_reader_get_offset (reader);
   if (local != NULL)
     {

@@ -80,6 +80,22 @@ guint32      _pd_needles_scan         (const PdNeedles    *self,
                                        gsize               length,
                                        const char        **first);
 
+/* Long transcripts (seed 001, "Long transcripts"): a first read of a file
+ * over the threshold scans backwards from its end, at most the bound, for
+ * the newest full list that applies, and replays forward from there. */
+#define PD_IMPORT_TAIL_THRESHOLD ((goffset) 64 * 1024 * 1024)
+#define PD_IMPORT_TAIL_BOUND     ((goffset) 64 * 1024 * 1024)
+/* Of the head of a tail-read file, what is read for the session's facts
+ * (folder, title, first time). */
+#define PD_IMPORT_TAIL_HEAD      ((goffset) 1024 * 1024)
+
+goffset      _pd_import_get_tail_threshold (void);
+goffset      _pd_import_get_tail_bound     (void);
+/* For tests, which cannot write files of many MB: lower limits (0, 0 puts
+ * the defaults back).  Not thread-safe: set before reading. */
+void         _pd_import_set_tail_limits    (goffset threshold,
+                                            goffset bound);
+
 /* Recognising formats from the content (the first lines, or the header). */
 typedef enum
 {

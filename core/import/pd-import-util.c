@@ -597,6 +597,32 @@ _pd_needles_scan (const PdNeedles  *self,
 }
 
 /* ---------------------------------------------------------------------- */
+/* Tail reads                                                             */
+
+static goffset tail_threshold = PD_IMPORT_TAIL_THRESHOLD;
+static goffset tail_bound = PD_IMPORT_TAIL_BOUND;
+
+goffset
+_pd_import_get_tail_threshold (void)
+{
+  return tail_threshold;
+}
+
+goffset
+_pd_import_get_tail_bound (void)
+{
+  return tail_bound;
+}
+
+void
+_pd_import_set_tail_limits (goffset threshold,
+                            goffset bound)
+{
+  tail_threshold = threshold > 0 ? threshold : PD_IMPORT_TAIL_THRESHOLD;
+  tail_bound = bound > 0 ? bound : PD_IMPORT_TAIL_BOUND;
+}
+
+/* ---------------------------------------------------------------------- */
 /* Recognising formats                                                    */
 
 static const char * const claude_types[] = {
