@@ -393,6 +393,7 @@ test_subagents_read_whole (Fixture       *f,
   g_autoptr(PdImportedSession) tail = NULL;
   g_autofree char *sub_dir = g_build_filename (f->dir, "0c3f6a2e-5b1d-4e6f-9a7b-1c2d3e4f5a6b", "subagents", NULL);
   g_autofree char *sub = NULL;
+  g_autofree char *got = NULL;
   const char *sub_lines[] = {
     "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"isSidechain\":true,\"message\":{\"role\":\"user\",\"content\":\"sub\"}}",
     NULL,
@@ -407,7 +408,8 @@ test_subagents_read_whole (Fixture       *f,
   tail = read_tail (f, 64 * 1024 * 1024);
   g_assert_false (pd_imported_session_get_stats (tail)->tail_read);
   g_assert_cmpuint (pd_imported_session_get_stats (tail)->bytes_read, ==, f->text->len);
-  g_assert_cmpstr (pd_import_test_describe (tail), ==, "A:pending");
+  got = pd_import_test_describe (tail);
+  g_assert_cmpstr (got, ==, "A:pending");
 }
 
 /* Through the index: the run's bytes_read says what was really read. */
