@@ -21,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "pd-claude-code-reader.h"
 #include "pd-import-private.h"
+#include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
 
 #define TITLE_MAX_CHARS 120
@@ -77,6 +80,23 @@ get_line_needles (void)
   return needles;
 }
 
+/* The calls and records that can be a full list, for the backward scan of
+ * long transcripts: whether one is (a full list, or a task snapshot, that
+ * its result confirms) the forward replay from it tells. */
+static const char * const full_list_needles[] = {
+  "\"TodoWrite\"", "\"mcp__ccd_turn__update_plan\"", "\"TaskList\"", "\"task_reminder\"", NULL,
+};
+
+static const PdNeedles *
+get_full_list_needles (void)
+{
+  static PdNeedles *needles;
+
+  if (g_once_init_enter (&needles))
+    g_once_init_leave (&needles, _pd_needles_new (full_list_needles));
+  return needles;
+}
+
 typedef struct
 {
   char     *id;
@@ -97,11 +117,13 @@ typedef struct
 {
   char          *path;
   goffset        offset;
+  goffset        stop;       /* (0: none) read no line starting after this */
   gboolean       is_main;
+  gboolean       meta_only;  /* the head of a tail read: facts, no plan */
   /* During one update: */
   PdJsonlReader *reader;
-  JsonParser    *parser;
-  JsonObject    *head;       /* owned by parser */
+  JsonNode      *root;       /* the line last parsed */
+  JsonObject    *head;       /* in root */
   gint64         head_time;
   gint64         last_time;
 } Stream;
@@ -123,6 +145,8 @@ struct _PdClaudeCodeReader
   gboolean           have_title;
   guint              user_lines;
   gboolean           cancelled;
+  guint              full_lists;   /* full lists and task snapshots applied */
+  gboolean           tail_done;    /* past the first read: no tail read again */
 };
 
 G_DEFINE_FINAL_TYPE (PdClaudeCodeReader, pd_claude_code_reader, G_TYPE_OBJECT)
@@ -147,7 +171,7 @@ static void
 stream_close (Stream *stream)
 {
   g_clear_pointer (&stream->reader, pd_jsonl_reader_free);
-  g_clear_object (&stream->parser);
+  g_clear_pointer (&stream->root, json_node_unref);
   stream->head = NULL;
 }
 
@@ -333,6 +357,7 @@ apply_full_list (PdClaudeCodeReader *self,
   g_ptr_array_set_size (self->tasks, 0);
   pd_checklist_replace_agent_items (checklist (self), origin, items);
   stats (self)->applied_updates++;
+  self->full_lists++;
 }
 
 static int
@@ -391,6 +416,7 @@ apply_task_snapshot (PdClaudeCodeReader *self,
   self->tasks = g_steal_pointer (&tasks);
   publish_tasks (self);
   stats (self)->applied_updates++;
+  self->full_lists++;
   return TRUE;
 }
 
@@ -1190,7 +1216,8 @@ stream_advance (PdClaudeCodeReader  *self,
       guint32 found;
       gint64 time;
 
-      if (!pd_jsonl_reader_next (stream->reader, &line, &length, error))
+      if ((stream->stop > 0 && pd_jsonl_reader_get_offset (stream->reader) >= stream->stop)
+          || !pd_jsonl_reader_next (stream->reader, &line, &length, error))
         {
           st->skipped_lines += pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
           st->lines += pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
@@ -1225,16 +1252,25 @@ stream_advance (PdClaudeCodeReader  *self,
                || (!self->have_title && pd_imported_session_get_title (self->session) == NULL
                    && self->user_lines < TITLE_MAX_USER_LINES
                    && (found & BIT (NEEDLE_USER)) && ++self->user_lines);
+      if (stream->meta_only)
+        relevant = FALSE;
       if (!relevant && !meta)
         continue;
 
-      if (!(object = _pd_import_parse_object (stream->parser, line, length)))
+      if (!(object = _pd_import_parse_object (&stream->root, line, length)))
         {
           st->skipped_lines++;
           continue;
         }
       if (meta)
         note_meta (self, object);
+      if (stream->meta_only && self->have_meta
+          && (self->have_title || pd_imported_session_get_title (self->session) != NULL))
+        {
+          stream->offset = pd_jsonl_reader_get_offset (stream->reader);
+          stream_close (stream);
+          return TRUE;
+        }
       if (!relevant)
         continue;
 
@@ -1265,6 +1301,141 @@ find_subagents (PdClaudeCodeReader *self)
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* Long transcripts                                                       */
+
+/* The session's facts from the head of a file whose middle is skipped: its
+ * folder, first time and title (the first prompt), as a full read would
+ * find them.  Plan calls there are before the replay: not applied. */
+static gboolean
+read_head (PdClaudeCodeReader  *self,
+           goffset              until,
+           GError             **error)
+{
+  Stream head = { 0 };
+  gboolean ok;
+
+  head.path = self->path;
+  head.is_main = TRUE;
+  head.meta_only = TRUE;
+  head.stop = MIN (until, PD_IMPORT_TAIL_HEAD);
+  if (head.stop <= 0)
+    return TRUE;
+  if (!(head.reader = pd_jsonl_reader_new (self->path, 0, self->max_line, FALSE, error)))
+    return FALSE;
+  /* Returns at the end of the head, or once the facts are known. */
+  ok = stream_advance (self, &head, error);
+  stats (self)->bytes_read += (guint64) head.offset;
+  stream_close (&head);
+  return ok;
+}
+
+/* Takes the state a replay of @other built (same file). */
+static void
+adopt (PdClaudeCodeReader *self,
+       PdClaudeCodeReader *other)
+{
+  Stream *mine = g_ptr_array_index (self->streams, 0);
+  Stream *theirs = g_ptr_array_index (other->streams, 0);
+  GQueue order = self->request_order;
+
+#define SWAP(field) G_STMT_START { __typeof__ (self->field) t = self->field; self->field = other->field; other->field = t; } G_STMT_END
+  SWAP (session);
+  SWAP (requests);
+  SWAP (tasks);
+  SWAP (have_meta);
+  SWAP (have_title);
+  SWAP (user_lines);
+  SWAP (full_lists);
+#undef SWAP
+  self->request_order = other->request_order;
+  other->request_order = order;
+  mine->offset = theirs->offset;
+}
+
+/*
+ * The first read of a transcript over the threshold, without subagents:
+ * its lines are scanned from the end backwards, at most the bound, and
+ * only those naming a full-list tool are looked at.  A full list counts
+ * once its result confirms it, which is after it in the file, so each
+ * candidate is tried by replaying forward from it (from its line, so that
+ * Task* increments after it are applied too); the first whose replay
+ * applies a full list (it, or a newer one) gives the state a full read
+ * gives from there on.  When none does within the bound, the replay starts
+ * at the bound's start: the checklist then holds what can be known, and
+ * task updates without their creation invent nothing, as always.
+ *
+ * What a tail read cannot know: plan documents (ExitPlanMode) and desktop
+ * tool use before the start, and requests made before it whose results
+ * come after it.  The head is read for the folder, title and first time.
+ *
+ * Subagent transcripts share the task list and are merged by timestamp:
+ * skipping the main file's middle would need them cut at the same moment,
+ * so a session with subagents is read whole.
+ */
+static gboolean
+read_tail (PdClaudeCodeReader  *self,
+           goffset              size,
+           GCancellable        *cancellable,
+           GError             **error)
+{
+  g_autoptr(PdJsonlBackward) back = NULL;
+  g_autoptr(GError) local = NULL;
+  Stream *main_stream = g_ptr_array_index (self->streams, 0);
+  guint64 tried = 0;
+  const char *line;
+  gsize length;
+  goffset offset;
+
+  if (!(back = _pd_jsonl_backward_new (self->path, size, _pd_import_get_tail_bound (), self->max_line, error)))
+    return FALSE;
+
+  while (_pd_jsonl_backward_prev (back, &line, &length, &offset, &local))
+    {
+      g_autoptr(PdClaudeCodeReader) trial = NULL;
+      Stream *trial_main;
+
+      if (length == 0 || _pd_needles_scan (get_full_list_needles (), line, length, NULL) == 0)
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+
+      trial = pd_claude_code_reader_new (self->path);
+      trial->max_line = self->max_line;
+      trial->follow = self->follow;
+      trial->tail_done = TRUE;
+      trial_main = g_ptr_array_index (trial->streams, 0);
+      if (!read_head (trial, offset, error))
+        return FALSE;
+      trial_main->offset = offset;
+      if (!pd_claude_code_reader_update (trial, cancellable, error))
+        return FALSE;
+      if (trial->full_lists > 0)
+        {
+          adopt (self, trial);
+          stats (self)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
+          stats (self)->tail_read = TRUE;
+          return TRUE;
+        }
+      /* Its newest full list failed (or was no full list): further back. */
+      tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+
+  /* No full list within the bound: replay from the bound's start. */
+  offset = _pd_jsonl_backward_get_floor (back);
+  if (!read_head (self, offset, error))
+    return FALSE;
+  main_stream->offset = offset;
+  stats (self)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
+  stats (self)->tail_read = offset > 0;
+  return TRUE;
+}
+
 /**
  * pd_claude_code_reader_update:
  *
@@ -1280,9 +1451,25 @@ pd_claude_code_reader_update (PdClaudeCodeReader  *self,
   gboolean ok = TRUE;
   guint n = 0;
 
+  Stream *main_stream;
+  goffset main_before;
+
   g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), FALSE);
 
   find_subagents (self);
+
+  main_stream = g_ptr_array_index (self->streams, 0);
+  if (!self->tail_done)
+    {
+      GStatBuf st;
+
+      self->tail_done = TRUE;
+      if (main_stream->offset == 0 && self->streams->len == 1
+          && g_stat (self->path, &st) == 0 && (goffset) st.st_size > _pd_import_get_tail_threshold ()
+          && !read_tail (self, (goffset) st.st_size, cancellable, error))
+        return FALSE;
+    }
+  main_before = main_stream->offset;
 
   for (guint i = 0; i < self->streams->len; i++)
     {
@@ -1300,7 +1487,6 @@ pd_claude_code_reader_update (PdClaudeCodeReader  *self,
             }
           continue;
         }
-      stream->parser = json_parser_new_immutable ();
       if (!stream_advance (self, stream, error))
         {
           ok = FALSE;
@@ -1339,6 +1525,7 @@ pd_claude_code_reader_update (PdClaudeCodeReader  *self,
         stream->offset = pd_jsonl_reader_get_offset (stream->reader);
       stream_close (stream);
     }
+  stats (self)->bytes_read += (guint64) MAX (main_stream->offset - main_before, 0);
 
   return ok;
 }

@@ -635,12 +635,11 @@ handle_line (PdCodexReader *self,
       if (strcmp (kind, "function_call") == 0 && g_strcmp0 (name, "update_plan") == 0 && call_id)
         {
           const char *arguments = _pd_import_get_string (payload, "arguments");
-          g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+          g_autoptr(JsonNode) args = _pd_import_parse_json (arguments, -1);
           GPtrArray *items = NULL;
 
-          if (arguments && !pd_json_nesting_exceeds (arguments, -1, PD_JSON_FOREIGN_MAX_DEPTH)
-              && json_parser_load_from_data (parser, arguments, -1, NULL))
-            items = items_from_args (json_parser_get_root (parser));
+          if (args != NULL)
+            items = items_from_args (args);
           add_call (self, call_id, items, FALSE);
         }
       else if (strcmp (kind, "custom_tool_call") == 0 && g_strcmp0 (name, "exec") == 0 && call_id)
@@ -667,7 +666,7 @@ pd_codex_reader_update (PdCodexReader  *self,
                         GError        **error)
 {
   g_autoptr(PdJsonlReader) reader = NULL;
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(JsonNode) root = NULL;
   PdImportStats *stats;
   const char *line;
   gsize length;
@@ -708,7 +707,7 @@ pd_codex_reader_update (PdCodexReader  *self,
       found = _pd_needles_scan (get_needles (), line, length, NULL);
       if (!(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT))))
         continue;
-      if (!(object = _pd_import_parse_object (parser, line, length)))
+      if (!(object = _pd_import_parse_object (&root, line, length)))
         {
           stats->skipped_lines++;
           continue;
@@ -719,6 +718,7 @@ pd_codex_reader_update (PdCodexReader  *self,
 
   stats->lines += pd_jsonl_reader_get_n_lines (reader);
   stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
+  stats->bytes_read += (guint64) MAX (pd_jsonl_reader_get_offset (reader) - self->offset, 0);
   self->offset = pd_jsonl_reader_get_offset (reader);
   if (local != NULL)
     {

@@ -614,6 +614,7 @@ typedef struct
   GObject    *reader;       /* PdClaudeCodeReader or PdCodexReader (a ref) */
   goffset     before;
   guint64     lines_before;
+  guint64     bytes_before;
   gboolean    ok;
   GError     *error;
 } Job;
@@ -701,6 +702,7 @@ prepare_jsonl (PdImportIndex      *self,
   job->reader = g_object_ref (reader);
   job->before = before;
   job->lines_before = pd_imported_session_get_stats (reader_session (reader))->lines;
+  job->bytes_before = pd_imported_session_get_stats (reader_session (reader))->bytes_read;
   return job;
 }
 
@@ -780,7 +782,9 @@ finish_jsonl (PdImportIndex       *self,
     stats->read_appended++;
   else
     stats->read_full++;
-  stats->bytes_read += (guint64) MAX (offset - job->before, 0);
+  /* What the reader read, which is less than the offset moved when a long
+   * transcript's middle was skipped. */
+  stats->bytes_read += pd_imported_session_get_stats (session)->bytes_read - job->bytes_before;
   stats->lines_read += pd_imported_session_get_stats (session)->lines - job->lines_before;
 
   /* An empty file is not a session (yet). */

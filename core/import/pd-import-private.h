@@ -17,9 +17,14 @@ G_BEGIN_DECLS
 /* Text of one item, in characters. */
 #define PD_IMPORT_MAX_TEXT    2000
 
-/* Parses one line into its top-level object; NULL (and nothing else) for
- * anything that is not valid UTF-8 holding one JSON object. */
-JsonObject  *_pd_import_parse_object  (JsonParser  *parser,
+/* Parses JSON text (valid UTF-8, one value, nested at most
+ * PD_JSON_FOREIGN_MAX_DEPTH deep); NULL when it is not.  See
+ * pd-import-json.c for where it is stricter than json-glib. */
+JsonNode    *_pd_import_parse_json    (const char  *text,
+                                       gssize       length);
+/* Parses one line into its top-level object, kept in *@root (whatever
+ * *@root held is released); NULL for anything that is not one JSON object. */
+JsonObject  *_pd_import_parse_object  (JsonNode   **root,
                                        const char  *line,
                                        gsize        length);
 
@@ -74,6 +79,22 @@ guint32      _pd_needles_scan         (const PdNeedles    *self,
                                        const char         *line,
                                        gsize               length,
                                        const char        **first);
+
+/* Long transcripts (seed 001, "Long transcripts"): a first read of a file
+ * over the threshold scans backwards from its end, at most the bound, for
+ * the newest full list that applies, and replays forward from there. */
+#define PD_IMPORT_TAIL_THRESHOLD ((goffset) 64 * 1024 * 1024)
+#define PD_IMPORT_TAIL_BOUND     ((goffset) 64 * 1024 * 1024)
+/* Of the head of a tail-read file, what is read for the session's facts
+ * (folder, title, first time). */
+#define PD_IMPORT_TAIL_HEAD      ((goffset) 1024 * 1024)
+
+goffset      _pd_import_get_tail_threshold (void);
+goffset      _pd_import_get_tail_bound     (void);
+/* For tests, which cannot write files of many MB: lower limits (0, 0 puts
+ * the defaults back).  Not thread-safe: set before reading. */
+void         _pd_import_set_tail_limits    (goffset threshold,
+                                            goffset bound);
 
 /* Recognising formats from the content (the first lines, or the header). */
 typedef enum

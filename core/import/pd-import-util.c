@@ -16,22 +16,15 @@
 #include "pd-json.h"
 
 JsonObject *
-_pd_import_parse_object (JsonParser *parser,
-                         const char *line,
-                         gsize       length)
+_pd_import_parse_object (JsonNode   **root,
+                         const char  *line,
+                         gsize        length)
 {
-  JsonNode *root;
-
-  if (!g_utf8_validate (line, (gssize) length, NULL))
+  g_clear_pointer (root, json_node_unref);
+  *root = _pd_import_parse_json (line, (gssize) length);
+  if (*root == NULL || !JSON_NODE_HOLDS_OBJECT (*root))
     return NULL;
-  if (pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH))
-    return NULL;
-  if (!json_parser_load_from_data (parser, line, (gssize) length, NULL))
-    return NULL;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return NULL;
-  return json_node_get_object (root);
+  return json_node_get_object (*root);
 }
 
 const char *
@@ -102,13 +95,103 @@ _pd_import_get_boolean (JsonObject *object,
   return TRUE;
 }
 
+static inline gboolean
+digits (const char *p,
+        guint       n,
+        int        *value)
+{
+  int v = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (!g_ascii_isdigit (p[i]))
+        return FALSE;
+      v = v * 10 + (p[i] - '0');
+    }
+  *value = v;
+  return TRUE;
+}
+
+/* Days from 1970-01-01 to a date of the proleptic Gregorian calendar. */
+static gint64
+days_from_civil (int year,
+                 int month,
+                 int day)
+{
+  gint64 y = year - (month <= 2);
+  gint64 era = (y >= 0 ? y : y - 399) / 400;
+  gint64 yoe = y - era * 400;
+  gint64 doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  gint64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+  return era * 146097 + doe - 719468;
+}
+
+/* The form every line of a transcript has, "2026-02-01T10:20:30.123Z", read
+ * without GLib's parser, which allocates a date and looks up a time zone for
+ * each of millions of lines.  The value is the one GLib computes, to the
+ * microsecond (the fraction goes through the same floating point steps as
+ * g_date_time_new()); anything else (offsets, leap seconds, more than six
+ * digits of fraction, out of range fields) is left to GLib. */
+static gboolean
+parse_time_utc (const char *text,
+                gint64     *time)
+{
+  int year, month, day, hour, minute, second;
+  guint64 value, divisor = 1;
+  const char *p;
+  double seconds;
+  volatile gint64 usec;
+  volatile double usecd;
+
+  if (!digits (text, 4, &year) || text[4] != '-' || !digits (text + 5, 2, &month) || text[7] != '-'
+      || !digits (text + 8, 2, &day) || text[10] != 'T' || !digits (text + 11, 2, &hour) || text[13] != ':'
+      || !digits (text + 14, 2, &minute) || text[16] != ':' || !digits (text + 17, 2, &second))
+    return FALSE;
+  if (year < 1 || month < 1 || month > 12 || day < 1
+      || day > g_date_get_days_in_month ((GDateMonth) month, (GDateYear) year)
+      || hour > 23 || minute > 59 || second > 59)
+    return FALSE;
+
+  value = (guint64) second;
+  p = text + 19;
+  if (*p == '.')
+    {
+      guint n = 0;
+
+      for (p++; g_ascii_isdigit (*p) && n < 6; p++, n++)
+        {
+          value = value * 10 + (guint64) (*p - '0');
+          divisor *= 10;
+        }
+      if (n == 0 || g_ascii_isdigit (*p))
+        return FALSE;
+    }
+  if (p[0] != 'Z' || p[1] != '\0')
+    return FALSE;
+
+  /* As g_date_time_new() turns seconds into microseconds. */
+  seconds = (double) value / (double) divisor;
+  usec = (gint64) (seconds * G_USEC_PER_SEC);
+  usecd = (usec + 1) * 1e-6;
+  if (usecd <= seconds)
+    usec++;
+
+  *time = (days_from_civil (year, month, day) * 86400 + hour * 3600 + minute * 60 + second) * G_USEC_PER_SEC
+          + usec % G_USEC_PER_SEC;
+  return TRUE;
+}
+
 gint64
 _pd_import_parse_time (const char *text)
 {
   g_autoptr(GDateTime) time = NULL;
+  gint64 fast;
 
   if (text == NULL || *text == '\0')
     return 0;
+  if (parse_time_utc (text, &fast))
+    return fast;
   if (!(time = g_date_time_new_from_iso8601 (text, NULL)))
     return 0;
   return g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time);
@@ -231,75 +314,261 @@ _pd_import_line_has_any (const char         *line,
 /* ---------------------------------------------------------------------- */
 /* Many needles, one pass                                                 */
 
-#define BLOCK 3
-#define HASH_BITS 15
+/* Each needle is found by an anchor: two adjacent bytes of it, chosen where
+ * the first is not a letter or digit (a quote, an underscore), because such
+ * pairs are rare in the prose and code that fill most of a transcript.  The
+ * scan tests sixteen or thirty-two positions at a time for "first byte of
+ * some anchor followed by second byte of some anchor" and only looks closer
+ * at the few positions that pass: most lines, and most of every line, are
+ * rejected at a few instructions per block, with no per-line allocation. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+/* SSE2 is there on every x86-64; AVX2 is used where the processor has it
+ * (chosen at run time): thirty-two positions at a time. */
+#define PD_NEEDLES_X86 1
+#include <immintrin.h>
+#elif defined(__GNUC__) || defined(__clang__)
+#define PD_NEEDLES_VECTOR 1
+typedef guint8 PdByteVec __attribute__ ((vector_size (16)));
+#endif
 
 struct _PdNeedles
 {
+  /* Each anchor's first and second byte, repeated for vector compares. */
+  guint8      vfirst[PD_NEEDLES_MAX][32];
+  guint8      vsecond[PD_NEEDLES_MAX][32];
+#ifdef PD_NEEDLES_X86
+  gboolean    avx2;
+#endif
   guint       n;
-  gsize       m;                       /* the window: the shortest needle */
+  guint       n_first;
+  guint       n_second;
+  gsize       min_length;
   const char *needles[PD_NEEDLES_MAX];
   gsize       lengths[PD_NEEDLES_MAX];
-  guint16     tails[PD_NEEDLES_MAX];   /* hash of the block ending each needle's window */
-  guint8      shift[1 << HASH_BITS];   /* by the hash of the block ending the window */
-  /* All needles open with a quote: a raw quote in JSON text is structural
-   * (inside strings it is escaped), so the scan hops from quote to quote. */
-  gboolean    quoted;
-  guint32     by_second[256];          /* needles by the byte after their quote */
+  gsize       anchors[PD_NEEDLES_MAX]; /* where in the needle its anchor starts */
+  guint8      firsts[PD_NEEDLES_MAX];
+  guint8      seconds[PD_NEEDLES_MAX];
+  guint32     by_first[256];           /* needles by their anchor's first byte */
+  guint32     by_second[256];          /* ... and by its second */
+  guint32     by_third[256];           /* ... and by the byte after (every
+                                        * byte for a needle ending there) */
 };
 
-/* Three bytes, hashed: fewer blocks of ordinary JSON text look like a
- * needle's than with two, so the window moves further per step. */
-static inline guint16
-block_at (const char *p)
+static gsize
+choose_anchor (const char *needle,
+               gsize       length)
 {
-  guint h = (guint) (guint8) p[0] ^ ((guint) (guint8) p[1] << 5) ^ ((guint) (guint8) p[2] << 10);
-  return (guint16) (h & ((1u << HASH_BITS) - 1));
+  for (gsize k = 0; k + 1 < length; k++)
+    if (!g_ascii_isalnum (needle[k]))
+      return k;
+  return 0;
+}
+
+static void
+add_byte (guint8 *set,
+          guint  *n,
+          guint8  byte)
+{
+  for (guint i = 0; i < *n; i++)
+    if (set[i] == byte)
+      return;
+  set[(*n)++] = byte;
 }
 
 PdNeedles *
 _pd_needles_new (const char * const *needles)
 {
-  PdNeedles *self = g_new0 (PdNeedles, 1);
+  /* Aligned for the vectors inside. */
+  PdNeedles *self = g_aligned_alloc0 (1, sizeof (PdNeedles), 64);
 
-  self->m = G_MAXSIZE;
+  self->min_length = G_MAXSIZE;
   for (guint i = 0; needles[i]; i++)
     {
+      gsize k;
+
       g_return_val_if_fail (i < PD_NEEDLES_MAX, self);
       self->needles[i] = needles[i];
       self->lengths[i] = strlen (needles[i]);
-      g_return_val_if_fail (self->lengths[i] >= BLOCK, self);
-      self->m = MIN (self->m, self->lengths[i]);
+      g_return_val_if_fail (self->lengths[i] >= 2, self);
+      k = choose_anchor (needles[i], self->lengths[i]);
+      self->anchors[i] = k;
+      self->by_first[(guint8) needles[i][k]] |= 1u << i;
+      self->by_second[(guint8) needles[i][k + 1]] |= 1u << i;
+      if (k + 2 < self->lengths[i])
+        self->by_third[(guint8) needles[i][k + 2]] |= 1u << i;
+      else
+        for (guint b = 0; b < 256; b++)
+          self->by_third[b] |= 1u << i;
+      add_byte (self->firsts, &self->n_first, (guint8) needles[i][k]);
+      add_byte (self->seconds, &self->n_second, (guint8) needles[i][k + 1]);
+      self->min_length = MIN (self->min_length, self->lengths[i]);
       self->n = i + 1;
     }
-  self->m = MIN (self->m, 255);
-  self->quoted = self->n > 0;
-  for (guint i = 0; i < self->n; i++)
-    {
-      if (self->needles[i][0] != '"')
-        self->quoted = FALSE;
-      self->by_second[(guint8) self->needles[i][1]] |= 1u << i;
-    }
-  memset (self->shift, (int) (self->m - BLOCK + 1), sizeof self->shift);
-  for (guint i = 0; i < self->n; i++)
-    {
-      for (gsize j = 0; j + BLOCK <= self->m; j++)
-        {
-          guint16 block = block_at (self->needles[i] + j);
-          guint8 s = (guint8) (self->m - BLOCK - j);
-          if (s < self->shift[block])
-            self->shift[block] = s;
-        }
-      self->tails[i] = block_at (self->needles[i] + self->m - BLOCK);
-    }
+#ifdef PD_NEEDLES_X86
+  self->avx2 = __builtin_cpu_supports ("avx2");
+#endif
+  for (guint i = 0; i < self->n_first; i++)
+    memset (self->vfirst[i], self->firsts[i], sizeof self->vfirst[i]);
+  for (guint i = 0; i < self->n_second; i++)
+    memset (self->vsecond[i], self->seconds[i], sizeof self->vsecond[i]);
   return self;
 }
 
 void
 _pd_needles_free (PdNeedles *self)
 {
-  g_free (self);
+  g_aligned_free (self);
 }
+
+/* Whether a needle's anchor at @pos is that needle, for each needle whose
+ * anchor has these two bytes. */
+static inline guint32
+check_anchor (const PdNeedles  *self,
+              const char       *line,
+              gsize             length,
+              gsize             pos,
+              guint32           found,
+              const char      **first)
+{
+  guint32 candidates = self->by_first[(guint8) line[pos]] & self->by_second[(guint8) line[pos + 1]] & ~found;
+
+  /* Most candidates differ from every needle in the byte after the pair
+   * ("type" beside "tool_result"): one more table look-up saves compares. */
+  if (candidates != 0 && pos + 2 < length)
+    candidates &= self->by_third[(guint8) line[pos + 2]];
+
+  while (candidates != 0)
+    {
+      guint i = (guint) g_bit_nth_lsf (candidates, -1);
+      gsize start;
+
+      candidates &= candidates - 1;
+      if (pos < self->anchors[i])
+        continue;
+      start = pos - self->anchors[i];
+      if (self->lengths[i] <= length - start && memcmp (line + start, self->needles[i], self->lengths[i]) == 0)
+        {
+          found |= 1u << i;
+          if (first)
+            first[i] = line + start;
+        }
+    }
+  return found;
+}
+
+#ifdef PD_NEEDLES_X86
+/* Each loop tests a block of positions for "first byte of some anchor
+ * followed by second byte of some anchor" and looks closer only at the
+ * positions that pass.  Returns where it stopped. */
+static gsize
+scan_sse2 (const PdNeedles  *self,
+           const char       *line,
+           gsize             length,
+           gsize             pos,
+           guint32          *found,
+           const char      **first)
+{
+  for (; pos + 16 + 1 <= length; pos += 16)
+    {
+      __m128i a = _mm_loadu_si128 ((const __m128i *) (line + pos));
+      __m128i b = _mm_loadu_si128 ((const __m128i *) (line + pos + 1));
+      __m128i in_first = _mm_cmpeq_epi8 (a, _mm_loadu_si128 ((const __m128i *) self->vfirst[0]));
+      __m128i in_second = _mm_cmpeq_epi8 (b, _mm_loadu_si128 ((const __m128i *) self->vsecond[0]));
+      guint mask;
+
+      for (guint j = 1; j < self->n_first; j++)
+        in_first = _mm_or_si128 (in_first, _mm_cmpeq_epi8 (a, _mm_loadu_si128 ((const __m128i *) self->vfirst[j])));
+      for (guint j = 1; j < self->n_second; j++)
+        in_second = _mm_or_si128 (in_second, _mm_cmpeq_epi8 (b, _mm_loadu_si128 ((const __m128i *) self->vsecond[j])));
+      mask = (guint) _mm_movemask_epi8 (_mm_and_si128 (in_first, in_second));
+      for (; mask != 0; mask &= mask - 1)
+        *found = check_anchor (self, line, length, pos + (guint) __builtin_ctz (mask), *found, first);
+    }
+  return pos;
+}
+
+__attribute__ ((target ("avx2")))
+static gsize
+scan_avx2 (const PdNeedles  *self,
+           const char       *line,
+           gsize             length,
+           gsize             pos,
+           guint32          *found,
+           const char      **first)
+{
+  for (; pos + 32 + 1 <= length; pos += 32)
+    {
+      __m256i a = _mm256_loadu_si256 ((const __m256i *) (line + pos));
+      __m256i b = _mm256_loadu_si256 ((const __m256i *) (line + pos + 1));
+      __m256i in_first = _mm256_cmpeq_epi8 (a, _mm256_loadu_si256 ((const __m256i *) self->vfirst[0]));
+      __m256i in_second = _mm256_cmpeq_epi8 (b, _mm256_loadu_si256 ((const __m256i *) self->vsecond[0]));
+      guint32 mask;
+
+      for (guint j = 1; j < self->n_first; j++)
+        in_first = _mm256_or_si256 (in_first, _mm256_cmpeq_epi8 (a, _mm256_loadu_si256 ((const __m256i *) self->vfirst[j])));
+      for (guint j = 1; j < self->n_second; j++)
+        in_second = _mm256_or_si256 (in_second, _mm256_cmpeq_epi8 (b, _mm256_loadu_si256 ((const __m256i *) self->vsecond[j])));
+      mask = (guint32) _mm256_movemask_epi8 (_mm256_and_si256 (in_first, in_second));
+      for (; mask != 0; mask &= mask - 1)
+        *found = check_anchor (self, line, length, pos + (guint) __builtin_ctz (mask), *found, first);
+    }
+  return pos;
+}
+#endif
+
+#ifdef PD_NEEDLES_VECTOR
+/* The same sixteen at a time with the compiler's generic vectors. */
+static gsize
+scan_vector (const PdNeedles  *self,
+             const char       *line,
+             gsize             length,
+             gsize             pos,
+             guint32          *found,
+             const char      **first)
+{
+  PdByteVec vfirst0, vsecond0;
+
+  memcpy (&vfirst0, self->vfirst[0], sizeof vfirst0);
+  memcpy (&vsecond0, self->vsecond[0], sizeof vsecond0);
+  for (; pos + sizeof (PdByteVec) + 1 <= length; pos += sizeof (PdByteVec))
+    {
+      PdByteVec a, b, v, in_first, in_second;
+      guint64 halves[2];
+
+      memcpy (&a, line + pos, sizeof a);
+      memcpy (&b, line + pos + 1, sizeof b);
+      in_first = (PdByteVec) (a == vfirst0);
+      for (guint j = 1; j < self->n_first; j++)
+        {
+          memcpy (&v, self->vfirst[j], sizeof v);
+          in_first |= (PdByteVec) (a == v);
+        }
+      in_second = (PdByteVec) (b == vsecond0);
+      for (guint j = 1; j < self->n_second; j++)
+        {
+          memcpy (&v, self->vsecond[j], sizeof v);
+          in_second |= (PdByteVec) (b == v);
+        }
+      in_first &= in_second;
+      memcpy (halves, &in_first, sizeof halves);
+      for (guint h = 0; h < 2; h++)
+        {
+          /* Byte j of the vector as bits 8j .. 8j + 7, whatever the host's
+           * byte order. */
+          guint64 bits = GUINT64_FROM_LE (halves[h]);
+
+          while (bits != 0)
+            {
+              guint j = (guint) __builtin_ctzll (bits) / 8;
+
+              *found = check_anchor (self, line, length, pos + h * 8 + j, *found, first);
+              bits &= ~(G_GUINT64_CONSTANT (0xff) << (j * 8));
+            }
+        }
+    }
+  return pos;
+}
+#endif
 
 guint32
 _pd_needles_scan (const PdNeedles  *self,
@@ -307,68 +576,50 @@ _pd_needles_scan (const PdNeedles  *self,
                   gsize             length,
                   const char      **first)
 {
-  const gsize m = self->m;
   guint32 found = 0;
-  gsize pos;
+  gsize pos = 0;
 
-  if (self->n == 0 || length < m)
+  if (self->n == 0 || length < self->min_length)
     return 0;
 
-  if (self->quoted)
-    {
-      const char *end = line + length;
-      const char *p = line;
+#ifdef PD_NEEDLES_X86
+  if (self->avx2)
+    pos = scan_avx2 (self, line, length, pos, &found, first);
+  pos = scan_sse2 (self, line, length, pos, &found, first);
+#elif defined (PD_NEEDLES_VECTOR)
+  pos = scan_vector (self, line, length, pos, &found, first);
+#endif
 
-      while ((p = memchr (p, '"', (gsize) (end - p - 1))) != NULL)
-        {
-          guint32 candidates = self->by_second[(guint8) p[1]] & ~found;
-
-          while (candidates != 0)
-            {
-              guint i = (guint) g_bit_nth_lsf (candidates, -1);
-
-              candidates &= ~(1u << i);
-              if (self->lengths[i] <= (gsize) (end - p) && memcmp (p, self->needles[i], self->lengths[i]) == 0)
-                {
-                  found |= 1u << i;
-                  if (first)
-                    first[i] = p;
-                }
-            }
-          if (++p >= end - 1)
-            break;
-        }
-      return found;
-    }
-
-  /* pos: the last byte of the window line[pos - m + 1 .. pos]. */
-  for (pos = m - 1; pos < length;)
-    {
-      guint16 block = block_at (line + pos + 1 - BLOCK);
-      guint8 s = self->shift[block];
-      const char *start;
-
-      if (s > 0)
-        {
-          pos += s;
-          continue;
-        }
-      start = line + pos + 1 - m;
-      for (guint i = 0; i < self->n; i++)
-        {
-          if (self->tails[i] != block || (found & (1u << i)))
-            continue;
-          if (self->lengths[i] <= length - (gsize) (start - line)
-              && memcmp (start, self->needles[i], self->lengths[i]) == 0)
-            {
-              found |= 1u << i;
-              if (first)
-                first[i] = start;
-            }
-        }
-      pos++;
-    }
+  for (; pos + 1 < length; pos++)
+    if (self->by_first[(guint8) line[pos]] & self->by_second[(guint8) line[pos + 1]])
+      found = check_anchor (self, line, length, pos, found, first);
   return found;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Tail reads                                                             */
+
+static goffset tail_threshold = PD_IMPORT_TAIL_THRESHOLD;
+static goffset tail_bound = PD_IMPORT_TAIL_BOUND;
+
+goffset
+_pd_import_get_tail_threshold (void)
+{
+  return tail_threshold;
+}
+
+goffset
+_pd_import_get_tail_bound (void)
+{
+  return tail_bound;
+}
+
+void
+_pd_import_set_tail_limits (goffset threshold,
+                            goffset bound)
+{
+  tail_threshold = threshold > 0 ? threshold : PD_IMPORT_TAIL_THRESHOLD;
+  tail_bound = bound > 0 ? bound : PD_IMPORT_TAIL_BOUND;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -387,14 +638,14 @@ _pd_import_sniff_jsonl (const char  *path,
                         char       **session_id)
 {
   g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, NULL);
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(JsonNode) root = NULL;
   const char *line;
   gsize length;
   PdImportFormat format = PD_IMPORT_FORMAT_UNKNOWN;
 
   for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
     {
-      JsonObject *object = _pd_import_parse_object (parser, line, length);
+      JsonObject *object = _pd_import_parse_object (&root, line, length);
       const char *type = _pd_import_get_string (object, "type");
 
       if (type == NULL)

@@ -93,6 +93,8 @@ typedef struct
   guint64 skipped_lines;    /* bad lines: not JSON, torn, invalid UTF-8, too long */
   guint   applied_updates;  /* plan updates that changed the checklist model */
   guint   ignored_updates;  /* plan updates refused: errors, unconfirmed, unknown shapes */
+  guint64 bytes_read;       /* bytes read, in all passes (a tail read skips the middle) */
+  gboolean tail_read;       /* read from the end: the middle was skipped */
 } PdImportStats;
 
 PdImportStats     *pd_imported_session_get_stats    (PdImportedSession *self);

@@ -14,6 +14,9 @@
 #include "pd-jsonl-reader.h"
 
 #define CHUNK (256 * 1024)
+/* The first read: enough for the first lines, which is all some readers
+ * want (recognising a format); the buffer grows as lines need. */
+#define FIRST_CHUNK (32 * 1024)
 
 struct _PdJsonlReader
 {
@@ -65,7 +68,7 @@ pd_jsonl_reader_new (const char  *path,
   self = g_new0 (PdJsonlReader, 1);
   self->fd = fd;
   self->max_line = max_line ? max_line : PD_JSONL_DEFAULT_MAX_LINE;
-  self->cap = MIN ((gsize) CHUNK, self->max_line + 2) + 1;
+  self->cap = MIN ((gsize) FIRST_CHUNK, self->max_line + 2) + 1;
   self->buf = g_malloc (self->cap);
   self->offset = MAX (offset, 0);
   self->hold_partial = hold_partial;

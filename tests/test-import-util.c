@@ -1,0 +1,262 @@
+/* test-import-util.c: the helpers every transcript reader leans on: the
+ * needle prefilter, the time parser and the JSON reader, against the slow
+ * obvious answers. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-import-private.h"
+#include "pd-import-test.h"
+
+static const char * const claude_needles[] = {
+  "\"TodoWrite\"", "\"TaskCreate\"", "\"TaskUpdate\"", "\"TaskList\"", "\"ExitPlanMode\"",
+  "\"mcp__ccd_turn__", "\"task_reminder\"", "\"tool_result\"", "\"timestamp\":\"",
+  "\"type\":\"summary\"", "\"entrypoint\":\"claude-desktop\"", "\"type\":\"user\"", NULL,
+};
+static const char * const codex_needles[] = {
+  "update_plan", "\"plan_update\"", "proposed_plan", "\"Plan\"", "\"session_meta\"",
+  "\"task_started\"", "_output\"", NULL,
+};
+/* Needles without punctuation, overlapping, and one a prefix of another. */
+static const char * const plain_needles[] = { "ab", "aab", "xyz", "zz", "abab", NULL };
+
+/* Lines of bytes the needles are made of, with pieces of needles spliced
+ * in: every position, every line length around the vector width. */
+static void
+check_needles (const char * const *needles,
+               guint32             seed)
+{
+  PdNeedles *compiled = _pd_needles_new (needles);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  const char *alphabet = "\"_abxyzTtu:{}\\ ";
+  guint n_needles = g_strv_length ((char **) needles);
+
+  for (guint round = 0; round < 20000; round++)
+    {
+      gsize length = (gsize) g_rand_int_range (rand, 0, 90);
+      g_autofree char *line = g_malloc (length + 1);
+      const char *first[PD_NEEDLES_MAX];
+      guint32 found, expected = 0;
+
+      for (gsize i = 0; i < length;)
+        {
+          if (g_rand_int_range (rand, 0, 12) == 0)
+            {
+              const char *needle = needles[g_rand_int_range (rand, 0, (gint32) n_needles)];
+              gsize cut = (gsize) g_rand_int_range (rand, 1, (gint32) strlen (needle) + 1);
+
+              for (gsize k = 0; k < cut && i < length; k++)
+                line[i++] = needle[k];
+            }
+          else
+            line[i++] = alphabet[g_rand_int_range (rand, 0, (gint32) strlen (alphabet))];
+        }
+      line[length] = '\0';
+
+      found = _pd_needles_scan (compiled, line, length, first);
+      for (guint i = 0; needles[i]; i++)
+        {
+          const char *at = memmem (line, length, needles[i], strlen (needles[i]));
+
+          if (at == NULL)
+            continue;
+          expected |= 1u << i;
+          if (found & (1u << i))
+            g_assert_true (first[i] == at);
+        }
+      if (found != expected)
+        g_error ("needles %x, expected %x in \"%s\"", found, expected, line);
+    }
+  _pd_needles_free (compiled);
+}
+
+static void
+test_needles (void)
+{
+  check_needles (claude_needles, 1);
+  check_needles (codex_needles, 2);
+  check_needles (plain_needles, 3);
+}
+
+static void
+test_needles_long_line (void)
+{
+  PdNeedles *compiled = _pd_needles_new (claude_needles);
+  g_autoptr(GString) line = g_string_new ("{");
+  const char *first[PD_NEEDLES_MAX];
+  guint32 found;
+
+  /* Escaped quotes inside text are not needles; the real one at the end is. */
+  for (guint i = 0; i < 5000; i++)
+    g_string_append (line, "word \\\"TodoWrit\\\" ");
+  g_string_append (line, "\"TodoWrite\"}");
+  found = _pd_needles_scan (compiled, line->str, line->len, first);
+  g_assert_cmphex (found, ==, 1u);
+  g_assert_true (first[0] == line->str + line->len - strlen ("\"TodoWrite\"}"));
+  /* Shorter than every needle. */
+  g_assert_cmphex (_pd_needles_scan (compiled, "\"T", 2, NULL), ==, 0);
+  _pd_needles_free (compiled);
+}
+
+static gint64
+glib_time (const char *text)
+{
+  g_autoptr(GDateTime) time = g_date_time_new_from_iso8601 (text, NULL);
+
+  if (time == NULL)
+    return 0;
+  return g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time);
+}
+
+static void
+test_parse_time (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  static const char * const odd[] = {
+    "2026-02-01T10:20:30Z", "2026-02-01T10:20:30.1Z", "2026-02-01T10:20:30.123456Z",
+    "2026-02-01T10:20:30.1234567Z", "2026-02-01T10:20:30.123+02:00", "2026-02-01T10:20:30.123",
+    "2026-02-01 10:20:30Z", "2026-02-29T10:20:30Z", "2024-02-29T23:59:59.999999Z",
+    "2026-13-01T10:20:30Z", "2026-02-01T24:00:00Z", "2026-02-01T10:20:60Z", "2026-02-01T10:20:30.Z",
+    "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "1969-12-31T23:59:59.5Z", "2026-02-01T10:20:30Zx",
+    "garbage", "", NULL,
+  };
+
+  for (guint i = 0; odd[i]; i++)
+    g_assert_cmpint (_pd_import_parse_time (odd[i]), ==, glib_time (odd[i]));
+
+  /* Random times with zero to six digits of fraction: to the microsecond
+   * what GLib says. */
+  for (guint i = 0; i < 50000; i++)
+    {
+      char text[64];
+      guint digits = (guint) g_rand_int_range (rand, 0, 7);
+      gint len = g_snprintf (text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d",
+                             g_rand_int_range (rand, 1, 10000), g_rand_int_range (rand, 1, 13),
+                             g_rand_int_range (rand, 1, 29), g_rand_int_range (rand, 0, 24),
+                             g_rand_int_range (rand, 0, 60), g_rand_int_range (rand, 0, 60));
+
+      if (digits > 0)
+        {
+          text[len++] = '.';
+          for (guint d = 0; d < digits; d++)
+            text[len++] = (char) ('0' + g_rand_int_range (rand, 0, 10));
+        }
+      text[len++] = 'Z';
+      text[len] = '\0';
+      if (_pd_import_parse_time (text) != glib_time (text))
+        g_error ("%s: %" G_GINT64_FORMAT " != %" G_GINT64_FORMAT, text, _pd_import_parse_time (text), glib_time (text));
+    }
+}
+
+static JsonNode *
+random_node (GRand *rand,
+             guint  depth)
+{
+  static const char * const texts[] = {
+    "", "plain", "quote \" and backslash \\", "tab\tnew\nline", "ünïcödé ✓", "emoji 😀", "slash /", "\x01 control",
+  };
+  guint kind = (guint) g_rand_int_range (rand, 0, depth < 4 ? 7 : 5);
+
+  switch (kind)
+    {
+    case 0: return json_node_init_null (json_node_alloc ());
+    case 1: return json_node_init_boolean (json_node_alloc (), g_rand_boolean (rand));
+    case 2: return json_node_init_int (json_node_alloc (), (gint64) g_rand_int (rand) - G_MAXINT32);
+    case 3: return json_node_init_double (json_node_alloc (), g_rand_double_range (rand, -1e6, 1e6));
+    case 4: return json_node_init_string (json_node_alloc (), texts[g_rand_int_range (rand, 0, G_N_ELEMENTS (texts))]);
+    case 5:
+      {
+        g_autoptr(JsonArray) array = json_array_new ();
+        for (gint i = g_rand_int_range (rand, 0, 4); i > 0; i--)
+          json_array_add_element (array, random_node (rand, depth + 1));
+        return json_node_init_array (json_node_alloc (), array);
+      }
+    default:
+      {
+        g_autoptr(JsonObject) object = json_object_new ();
+        for (gint i = g_rand_int_range (rand, 0, 5); i > 0; i--)
+          {
+            char key[16];
+            g_snprintf (key, sizeof key, "k%d", g_rand_int_range (rand, 0, 8));
+            json_object_set_member (object, key, random_node (rand, depth + 1));
+          }
+        return json_node_init_object (json_node_alloc (), object);
+      }
+    }
+}
+
+/* Whatever json-glib writes, the import reads back to an equal tree. */
+static void
+test_json_round_trip (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autoptr(JsonNode) node = random_node (rand, 0);
+      g_autofree char *text = json_to_string (node, g_rand_boolean (rand));
+      g_autoptr(JsonNode) back = _pd_import_parse_json (text, -1);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+
+      g_assert_nonnull (back);
+      g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+      if (!json_node_equal (back, json_parser_get_root (parser)))
+        g_error ("not read back equal: %s", text);
+    }
+}
+
+static void
+test_json_edges (void)
+{
+  static const struct { const char *text; gboolean ok; } cases[] = {
+    { "{\"a\":1}", TRUE },
+    { " {\"a\" : [1, 2.5, -3e2, true, false, null, \"\\u00e9\\ud83d\\ude00\"]} ", TRUE },
+    { "{\"a\":\"x\ty\"}", TRUE },          /* raw control characters, as json-glib */
+    { "{\"a\":1,\"a\":2}", TRUE },          /* the last value, as json-glib */
+    { "{\"a\":1 /* c */}", FALSE },          /* what no agent writes */
+    { "{'a':1}", FALSE },
+    { "{\"a\":0x10}", FALSE },
+    { "{\"a\":01}", FALSE },
+    { "{\"a\":1}{}", FALSE },
+    { "{\"a\":1,}", FALSE },
+    { "{\"a\":\"\\ud800\"}", FALSE },     /* a lone surrogate */
+    { "{\"a\":\"\\x\"}", FALSE },
+    { "{\"a\":tru}", FALSE },
+    { "{\"a\":\"open}", FALSE },
+    { "{\"a\":\"\xff\"}", FALSE },         /* not UTF-8 */
+    { "", FALSE },
+  };
+  g_autoptr(GString) deep = g_string_new (NULL);
+  g_autoptr(JsonNode) repeated = _pd_import_parse_json ("{\"a\":1,\"a\":2}", -1);
+  g_autoptr(JsonNode) nul = _pd_import_parse_json ("{\"a\":\"x\\u0000y\"}", -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) node = _pd_import_parse_json (cases[i].text, -1);
+      if ((node != NULL) != cases[i].ok)
+        g_error ("%s: %s", cases[i].text, node ? "read" : "refused");
+    }
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (repeated), "a"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (nul), "a"), ==, "x");
+
+  /* Nesting is bounded (the parser recurses per level). */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  g_assert_null (_pd_import_parse_json (deep->str, (gssize) deep->len));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-util/needles", test_needles);
+  g_test_add_func ("/pd/import-util/needles-long-line", test_needles_long_line);
+  g_test_add_func ("/pd/import-util/parse-time", test_parse_time);
+  g_test_add_func ("/pd/import-util/json-round-trip", test_json_round_trip);
+  g_test_add_func ("/pd/import-util/json-edges", test_json_edges);
+
+  return g_test_run ();
+}
