@@ -3,12 +3,14 @@
  * The input is a transcript (JSON lines); the reader reads it through its
  * JSONL reader and line parser, with a small line cap so that the too-long
  * path is reached too.  Then it is read once more in follow mode, split in
- * two appends, as a running session is followed.
+ * two appends, as a running session is followed, and once as a long
+ * rollout, from its end, with the tail limits lowered to the input's size.
  */
 #include "config.h"
 
 #include "pd-codex-reader.h"
 #include "pd-fuzz-import.h"
+#include "pd-import-private.h"
 
 static PdFuzzFile file;
 
@@ -48,6 +50,20 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     pd_fuzz_check_session (pd_codex_reader_get_session (reader));
   g_clear_error (&error);
   g_clear_object (&reader);
+
+  /* A long rollout: scanned back at most a third of it, so that the bound
+   * falls inside it. */
+  if (size > 1)
+    {
+      _pd_import_set_tail_limits (1, (goffset) (size / 3 + 1));
+      reader = pd_codex_reader_new (file.path);
+      pd_codex_reader_set_max_line (reader, 32 * 1024);
+      if (pd_codex_reader_update (reader, NULL, &error))
+        pd_fuzz_check_session (pd_codex_reader_get_session (reader));
+      _pd_import_set_tail_limits (0, 0);
+      g_clear_error (&error);
+      g_clear_object (&reader);
+    }
 
   /* Followed: the first half, then the whole. */
   pd_fuzz_file_set (&file, data, half);

@@ -6,8 +6,11 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "pd-codex-reader.h"
 #include "pd-import-private.h"
+#include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
 #include "pd-json.h"
 
@@ -21,8 +24,12 @@ static const char * const needles[] = {
   "\"task_started\"", "\"turn_context\"", "\"user_message\"", "_output\"", NULL,
 };
 
+#define NEEDLE_SESSION_META 4
+#define NEEDLE_USER_MESSAGE 7
 #define NEEDLE_OUTPUT 8
 #define WORDS_MASK ((1u << NEEDLE_OUTPUT) - 1)
+/* The lines that hold the session's facts (the head of a tail read). */
+#define META_MASK ((1u << NEEDLE_SESSION_META) | (1u << NEEDLE_USER_MESSAGE))
 
 static const PdNeedles *
 get_needles (void)
@@ -31,6 +38,39 @@ get_needles (void)
 
   if (g_once_init_enter (&compiled))
     g_once_init_leave (&compiled, _pd_needles_new (needles));
+  return compiled;
+}
+
+/* The lines that can be a full list, for the backward scan of long
+ * rollouts: update_plan calls (function calls, and code-mode scripts whose
+ * input names it) and plan_update events.  Proposed plans are not: they are
+ * plan documents, never the checklist. */
+static const char * const full_list_needles[] = {
+  "update_plan", "\"plan_update\"", NULL,
+};
+
+static const PdNeedles *
+get_full_list_needles (void)
+{
+  static PdNeedles *compiled;
+
+  if (g_once_init_enter (&compiled))
+    g_once_init_leave (&compiled, _pd_needles_new (full_list_needles));
+  return compiled;
+}
+
+/* The turn markers, for the turn a tail read starts in. */
+static const char * const turn_needles[] = {
+  "\"task_started\"", "\"turn_context\"", NULL,
+};
+
+static const PdNeedles *
+get_turn_needles (void)
+{
+  static PdNeedles *compiled;
+
+  if (g_once_init_enter (&compiled))
+    g_once_init_leave (&compiled, _pd_needles_new (turn_needles));
   return compiled;
 }
 
@@ -54,6 +94,11 @@ struct _PdCodexReader
   GQueue             call_order;  /* call ids (not owned) */
   char              *turn_id;
   guint64            n_lines;
+  gboolean           have_meta;      /* the session_meta line was read */
+  gboolean           meta_only;      /* the head of a tail read: facts, no plan */
+  gboolean           tail_done;      /* past the first read: no tail read again */
+  guint              full_lists;     /* full lists applied */
+  gboolean           turnless_plan;  /* a proposed plan was keyed without its turn */
 };
 
 G_DEFINE_FINAL_TYPE (PdCodexReader, pd_codex_reader, G_TYPE_OBJECT)
@@ -483,6 +528,7 @@ handle_output (PdCodexReader *self,
       pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
                                         PD_CHECKLIST_ORIGIN_CODEX_PLAN, g_steal_pointer (&call->items));
       stats->applied_updates++;
+      self->full_lists++;
     }
   call_free (call);
 }
@@ -528,6 +574,11 @@ add_proposed_plan (PdCodexReader *self,
                    gint64         time)
 {
   g_autofree char *id = g_strdup_printf ("turn:%s", turn_id ? turn_id : "");
+
+  /* Before any turn marker: a tail read that starts mid-turn looks further
+   * back for the turn (see read_tail()). */
+  if (turn_id == NULL)
+    self->turnless_plan = TRUE;
   pd_imported_session_add_plan (self->session, id, markdown, PD_ARTIFACT_PLAN_PROPOSED, time);
 }
 
@@ -555,6 +606,53 @@ handle_message (PdCodexReader *self,
     }
 }
 
+/* The turn a turn_context line or a task_started event begins; NULL for
+ * any other line. */
+static const char *
+turn_of_line (const char *type,
+              const char *kind,
+              JsonObject *payload)
+{
+  if (strcmp (type, "turn_context") == 0
+      || (strcmp (type, "event_msg") == 0 && g_strcmp0 (kind, "task_started") == 0))
+    return _pd_import_get_string (payload, "turn_id");
+  return NULL;
+}
+
+/* Session facts: never plan state.  TRUE when the line was one. */
+static gboolean
+handle_meta (PdCodexReader *self,
+             const char    *type,
+             const char    *kind,
+             JsonObject    *payload)
+{
+  const char *value;
+
+  if (strcmp (type, "session_meta") == 0)
+    {
+      if ((value = _pd_import_get_string (payload, "id")))
+        pd_imported_session_set_id (self->session, value);
+      if ((value = _pd_import_get_string (payload, "cwd")))
+        pd_imported_session_set_cwd (self->session, value);
+      pd_imported_session_note_time (self->session, _pd_import_parse_time (_pd_import_get_string (payload, "timestamp")));
+      self->have_meta = TRUE;
+      return TRUE;
+    }
+  if (strcmp (type, "event_msg") == 0 && g_strcmp0 (kind, "user_message") == 0)
+    {
+      if (pd_imported_session_get_title (self->session) == NULL
+          && (value = _pd_import_get_string (payload, "message")) && *value && *value != '<')
+        {
+          g_autofree char *clean = _pd_import_clean_text (value);
+          g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
+                                 ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
+          pd_imported_session_set_title (self->session, cut ? cut : clean);
+        }
+      return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 handle_line (PdCodexReader *self,
              JsonObject    *line,
@@ -569,38 +667,17 @@ handle_line (PdCodexReader *self,
   if (type == NULL || payload == NULL)
     return;
 
-  if (strcmp (type, "session_meta") == 0)
+  if (handle_meta (self, type, kind, payload) || self->meta_only)
+    return;
+
+  if ((value = turn_of_line (type, kind, payload)))
     {
-      if ((value = _pd_import_get_string (payload, "id")))
-        pd_imported_session_set_id (self->session, value);
-      if ((value = _pd_import_get_string (payload, "cwd")))
-        pd_imported_session_set_cwd (self->session, value);
-      pd_imported_session_note_time (self->session, _pd_import_parse_time (_pd_import_get_string (payload, "timestamp")));
-    }
-  else if (strcmp (type, "turn_context") == 0)
-    {
-      if ((value = _pd_import_get_string (payload, "turn_id")))
-        {
-          g_free (self->turn_id);
-          self->turn_id = g_strdup (value);
-        }
+      g_free (self->turn_id);
+      self->turn_id = g_strdup (value);
     }
   else if (strcmp (type, "event_msg") == 0 && kind != NULL)
     {
-      if (strcmp (kind, "task_started") == 0 && (value = _pd_import_get_string (payload, "turn_id")))
-        {
-          g_free (self->turn_id);
-          self->turn_id = g_strdup (value);
-        }
-      else if (strcmp (kind, "user_message") == 0 && pd_imported_session_get_title (self->session) == NULL
-               && (value = _pd_import_get_string (payload, "message")) && *value && *value != '<')
-        {
-          g_autofree char *clean = _pd_import_clean_text (value);
-          g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
-                                 ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
-          pd_imported_session_set_title (self->session, cut ? cut : clean);
-        }
-      else if (strcmp (kind, "plan_update") == 0)
+      if (strcmp (kind, "plan_update") == 0)
         {
           /* Not persisted by upstream, written by some tools: a full list. */
           g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), payload);
@@ -613,6 +690,7 @@ handle_line (PdCodexReader *self,
               pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
                                                 PD_CHECKLIST_ORIGIN_CODEX_PLAN, items);
               stats->applied_updates++;
+              self->full_lists++;
             }
         }
       else if (strcmp (kind, "item_completed") == 0)
@@ -660,10 +738,17 @@ handle_line (PdCodexReader *self,
     }
 }
 
-gboolean
-pd_codex_reader_update (PdCodexReader  *self,
-                        GCancellable   *cancellable,
-                        GError        **error)
+/* Reads the lines from @from on, up to the first that starts at or after
+ * @stop (0: to the end), and says in *@end where it stopped.  With
+ * meta_only, only the session's facts are taken, and it stops once they are
+ * known. */
+static gboolean
+read_lines (PdCodexReader  *self,
+            goffset         from,
+            goffset         stop,
+            goffset        *end,
+            GCancellable   *cancellable,
+            GError        **error)
 {
   g_autoptr(PdJsonlReader) reader = NULL;
   g_autoptr(JsonNode) root = NULL;
@@ -673,13 +758,13 @@ pd_codex_reader_update (PdCodexReader  *self,
   GError *local = NULL;
   guint n = 0;
 
-  g_return_val_if_fail (PD_IS_CODEX_READER (self), FALSE);
-
   stats = pd_imported_session_get_stats (self->session);
-  if (!(reader = pd_jsonl_reader_new (self->path, self->offset, self->max_line, self->follow, error)))
+  *end = from;
+  if (!(reader = pd_jsonl_reader_new (self->path, from, self->max_line, self->follow, error)))
     return FALSE;
 
-  while (pd_jsonl_reader_next (reader, &line, &length, &local))
+  while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)
+         && pd_jsonl_reader_next (reader, &line, &length, &local))
     {
       JsonObject *object;
       const char *ts;
@@ -696,16 +781,17 @@ pd_codex_reader_update (PdCodexReader  *self,
       if (g_str_has_prefix (line, "{\"timestamp\":\"") && length > 14 + 24)
         {
           char buf[40];
-          const char *end = memchr (line + 14, '"', MIN (length - 14, sizeof buf - 1));
-          if (end)
+          const char *close = memchr (line + 14, '"', MIN (length - 14, sizeof buf - 1));
+          if (close)
             {
-              memcpy (buf, line + 14, (gsize) (end - (line + 14)));
-              buf[end - (line + 14)] = '\0';
+              memcpy (buf, line + 14, (gsize) (close - (line + 14)));
+              buf[close - (line + 14)] = '\0';
               pd_imported_session_note_time (self->session, _pd_import_parse_time (buf));
             }
         }
       found = _pd_needles_scan (get_needles (), line, length, NULL);
-      if (!(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT))))
+      if (self->meta_only ? !(found & META_MASK)
+                          : !(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT))))
         continue;
       if (!(object = _pd_import_parse_object (&root, line, length)))
         {
@@ -714,18 +800,289 @@ pd_codex_reader_update (PdCodexReader  *self,
         }
       ts = _pd_import_get_string (object, "timestamp");
       handle_line (self, object, _pd_import_parse_time (ts));
+      if (self->meta_only && self->have_meta && pd_imported_session_get_title (self->session) != NULL)
+        break;
     }
 
   stats->lines += pd_jsonl_reader_get_n_lines (reader);
   stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
-  stats->bytes_read += (guint64) MAX (pd_jsonl_reader_get_offset (reader) - self->offset, 0);
-  self->offset = pd_jsonl_reader_get_offset (reader);
+  *end = pd_jsonl_reader_get_offset (reader);
+  stats->bytes_read += (guint64) MAX (*end - from, 0);
   if (local != NULL)
     {
       g_propagate_error (error, local);
       return FALSE;
     }
   return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Long rollouts                                                          */
+
+/* The session's facts from the head of a rollout whose middle is skipped:
+ * its id, folder and first time (the session_meta line, the first) and its
+ * title (the first prompt), as a full read finds them.  Plan lines there
+ * are before the replay: not applied. */
+static gboolean
+read_head (PdCodexReader  *self,
+           goffset         until,
+           GError        **error)
+{
+  goffset end;
+  gboolean ok;
+
+  until = MIN (until, PD_IMPORT_TAIL_HEAD);
+  if (until <= 0)
+    return TRUE;
+  self->meta_only = TRUE;
+  ok = read_lines (self, 0, until, &end, NULL, error);
+  self->meta_only = FALSE;
+  return ok;
+}
+
+/* Whether a line is a full list that can apply: an update_plan call (or
+ * code-mode script) whose arguments are a valid plan, or a valid
+ * plan_update event, as handle_line() reads them.  Lines that only name
+ * the tool (instructions, messages, malformed calls) are not tried. */
+static gboolean
+is_full_list (const char *line,
+              gsize       length)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GPtrArray) items = NULL;
+  JsonObject *object, *payload;
+  const char *type, *kind, *name;
+
+  if (length == 0 || line[0] != '{' || line[length - 1] != '}'
+      || !(object = _pd_import_parse_object (&root, line, length))
+      || !(type = _pd_import_get_string (object, "type"))
+      || !(payload = _pd_import_get_object (object, "payload"))
+      || !(kind = _pd_import_get_string (payload, "type")))
+    return FALSE;
+
+  name = _pd_import_get_string (payload, "name");
+  if (strcmp (type, "event_msg") == 0 && strcmp (kind, "plan_update") == 0)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), payload);
+      items = items_from_args (node);
+    }
+  else if (strcmp (type, "response_item") != 0 || _pd_import_get_string (payload, "call_id") == NULL)
+    return FALSE;
+  else if (strcmp (kind, "function_call") == 0 && g_strcmp0 (name, "update_plan") == 0)
+    {
+      g_autoptr(JsonNode) args = _pd_import_parse_json (_pd_import_get_string (payload, "arguments"), -1);
+      items = items_from_args (args);
+    }
+  else if (strcmp (kind, "custom_tool_call") == 0 && g_strcmp0 (name, "exec") == 0)
+    {
+      g_autoptr(JsonNode) args = pd_codex_extract_exec_plan (_pd_import_get_string (payload, "input"));
+      items = items_from_args (args);
+    }
+  return items != NULL;
+}
+
+/* The turn the line at @offset is in: the newest turn marker before it,
+ * looked for back to the bound's start @lower; *@turn is NULL when there is
+ * none there. */
+static gboolean
+turn_before (PdCodexReader  *self,
+             goffset         offset,
+             goffset         lower,
+             char          **turn,
+             guint64        *bytes_read,
+             GError        **error)
+{
+  g_autoptr(PdJsonlBackward) back = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) local = NULL;
+  const char *line;
+  gsize length;
+  goffset start;
+
+  *turn = NULL;
+  if (!(back = _pd_jsonl_backward_new (self->path, offset, offset - lower, self->max_line, error)))
+    return FALSE;
+  while (*turn == NULL && _pd_jsonl_backward_prev (back, &line, &length, &start, &local))
+    {
+      JsonObject *object, *payload;
+      const char *type, *value;
+
+      if (length == 0 || _pd_needles_scan (get_turn_needles (), line, length, NULL) == 0
+          || !(object = _pd_import_parse_object (&root, line, length))
+          || !(type = _pd_import_get_string (object, "type"))
+          || !(payload = _pd_import_get_object (object, "payload")))
+        continue;
+      if ((value = turn_of_line (type, _pd_import_get_string (payload, "type"), payload)))
+        *turn = g_strdup (value);
+    }
+  *bytes_read += _pd_jsonl_backward_get_bytes_read (back);
+  if (local != NULL)
+    {
+      g_clear_pointer (turn, g_free);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A replay of the rollout from the line at @offset, with the head read for
+ * the session's facts and the turn (nullable) it starts in. */
+static PdCodexReader *
+replay_from (PdCodexReader  *self,
+             goffset         offset,
+             const char     *turn_id,
+             GCancellable   *cancellable,
+             GError        **error)
+{
+  g_autoptr(PdCodexReader) trial = pd_codex_reader_new (self->path);
+
+  trial->max_line = self->max_line;
+  trial->follow = self->follow;
+  trial->tail_done = TRUE;
+  trial->turn_id = g_strdup (turn_id);
+  if (!read_head (trial, offset, error))
+    return NULL;
+  trial->offset = offset;
+  if (!pd_codex_reader_update (trial, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&trial);
+}
+
+/* Takes the state a replay of @other built (same file). */
+static void
+adopt (PdCodexReader *self,
+       PdCodexReader *other)
+{
+  GQueue order = self->call_order;
+
+#define SWAP(field) G_STMT_START { __typeof__ (self->field) t = self->field; self->field = other->field; other->field = t; } G_STMT_END
+  SWAP (session);
+  SWAP (calls);
+  SWAP (turn_id);
+  SWAP (offset);
+  SWAP (have_meta);
+  SWAP (full_lists);
+  SWAP (turnless_plan);
+#undef SWAP
+  self->call_order = other->call_order;
+  other->call_order = order;
+}
+
+/*
+ * The first read of a rollout over the threshold: its lines are scanned
+ * from the end backwards, at most the bound, and only those that are a
+ * full list (update_plan calls, their code-mode form, plan_update events)
+ * are looked at.  A call counts once its output says it did not fail, and
+ * the output comes after it, so each candidate is tried by replaying
+ * forward from its line; the first whose replay applies a full list gives
+ * the state a full read gives from there on.  When none does within the
+ * bound, the replay starts at the bound's start: the checklist then holds
+ * what can be known there (nothing, unless a full list follows).
+ *
+ * What a tail read cannot know: proposed plans (<proposed_plan> blocks,
+ * completed Plan items) before the replay's start, which are plan
+ * documents and no part of the checklist, though plan mode usually comes
+ * before the update_plan calls that carry it out; and calls made before
+ * the start whose output comes after it (parallel calls answered out of
+ * order).  The head is read for the id, folder, title and first time.  A
+ * proposed plan in the replay before its first turn marker is keyed by the
+ * turn found further back, within the bound, as a full read keys it.
+ */
+static gboolean
+read_tail (PdCodexReader  *self,
+           goffset         size,
+           GCancellable   *cancellable,
+           GError        **error)
+{
+  g_autoptr(PdJsonlBackward) back = NULL;
+  g_autoptr(GError) local = NULL;
+  goffset lower = MAX (size - _pd_import_get_tail_bound (), 0);
+  guint64 tried = 0;
+  const char *line;
+  gsize length;
+  goffset offset;
+
+  if (!(back = _pd_jsonl_backward_new (self->path, size, _pd_import_get_tail_bound (), self->max_line, error)))
+    return FALSE;
+
+  while (_pd_jsonl_backward_prev (back, &line, &length, &offset, &local))
+    {
+      g_autoptr(PdCodexReader) trial = NULL;
+
+      if (length == 0 || _pd_needles_scan (get_full_list_needles (), line, length, NULL) == 0
+          || !is_full_list (line, length))
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+
+      if (!(trial = replay_from (self, offset, NULL, cancellable, error)))
+        return FALSE;
+      if (trial->full_lists > 0)
+        {
+          if (trial->turnless_plan)
+            {
+              g_autofree char *turn = NULL;
+
+              if (!turn_before (self, offset, lower, &turn, &tried, error))
+                return FALSE;
+              if (turn != NULL)
+                {
+                  /* Once more, knowing the turn. */
+                  tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+                  g_clear_object (&trial);
+                  if (!(trial = replay_from (self, offset, turn, cancellable, error)))
+                    return FALSE;
+                }
+            }
+          adopt (self, trial);
+          pd_imported_session_get_stats (self->session)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
+          pd_imported_session_get_stats (self->session)->tail_read = TRUE;
+          return TRUE;
+        }
+      /* Its output was an error (or never came): further back. */
+      tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+
+  /* No full list within the bound: replay from the bound's start. */
+  offset = _pd_jsonl_backward_get_floor (back);
+  if (!read_head (self, offset, error))
+    return FALSE;
+  self->offset = offset;
+  pd_imported_session_get_stats (self->session)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
+  pd_imported_session_get_stats (self->session)->tail_read = offset > 0;
+  return TRUE;
+}
+
+/**
+ * pd_codex_reader_update:
+ *
+ * Reads what was appended to the rollout since the last update
+ * (everything, the first time; for a rollout over the threshold, from the
+ * newest full list that applies: see read_tail()).
+ */
+gboolean
+pd_codex_reader_update (PdCodexReader  *self,
+                        GCancellable   *cancellable,
+                        GError        **error)
+{
+  g_return_val_if_fail (PD_IS_CODEX_READER (self), FALSE);
+
+  if (!self->tail_done)
+    {
+      GStatBuf st;
+
+      self->tail_done = TRUE;
+      if (self->offset == 0 && g_stat (self->path, &st) == 0
+          && (goffset) st.st_size > _pd_import_get_tail_threshold ()
+          && !read_tail (self, (goffset) st.st_size, cancellable, error))
+        return FALSE;
+    }
+  return read_lines (self, self->offset, 0, &self->offset, cancellable, error);
 }
 
 PdImportedSession *

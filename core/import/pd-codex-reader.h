@@ -8,7 +8,9 @@
  * (<proposed_plan> blocks and completed Plan items; the last of a turn wins).
  *
  * Like the Claude Code reader it keeps its state, so a second update reads
- * only what was appended.
+ * only what was appended; and a first read of a rollout over the threshold
+ * starts from the newest full list that applies, found backwards within the
+ * bound (its head is still read for the session's facts).
  */
 #pragma once
 
