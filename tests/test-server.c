@@ -800,8 +800,10 @@ test_prompt_and_stream (Fixture       *f,
       if (g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_RUN_FAILED) == 0)
         {
           g_autofree char *path = g_strdup_printf ("/api/runs/%s", run_id);
+          g_autoptr(Reply) why = NULL;
+
           g_usleep (200000);
-          g_autoptr(Reply) why = request (f, "GET", path, NULL, TOKEN, NULL);
+          why = request (f, "GET", path, NULL, TOKEN, NULL);
           g_error ("the run failed: %s", why->body);
         }
       completed = g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_RUN_COMPLETED) == 0;
