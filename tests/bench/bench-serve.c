@@ -1,12 +1,21 @@
 /* bench-serve.c: requests per second and latency percentiles of
- * GET /api/sessions/{id}/plan on an in-process PdServer.
+ * GET /api/sessions/{id}/plan on an in-process PdServer, beside a bare
+ * SoupServer in the same run.
  *
  * The load generator is in this file: one thread, epoll, N keep-alive
  * connections on loopback, each sending its next request when the answer
  * to the last one is complete (no pipelining, like wrk).  Each round runs
  * for a bounded time.  The rate limit is off for the run.
  *
- *   bench-serve [SECONDS]   (default 3 per round)
+ * The baseline is libsoup with nothing of ours: a SoupServer on a thread of
+ * its own answering every request with the same body and headers, no
+ * routing, no token, no cache.  It is the ceiling our server can reach on
+ * the machine of the run, so the ratio says what our code costs, and the
+ * absolute figures what the machine gives.  Rounds of the two alternate,
+ * three of each per connection count, and the medians are printed: a
+ * machine shared with other jobs swings by a third from second to second.
+ *
+ *   bench-serve [SECONDS]   (default 2 per round)
  */
 #define G_LOG_DOMAIN "bench-serve"
 
@@ -26,9 +35,12 @@
 
 #include <glib/gstdio.h>
 
+#include <libsoup/soup.h>
+
 #include "pd-plan.h"
 #include "pd-server.h"
 
+#define REPEATS 3u
 #define TOKEN "bench0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
 
 typedef struct
@@ -78,12 +90,22 @@ response_length (Conn   *conn,
   return head + body;
 }
 
-static void
+typedef struct
+{
+  double  rate;
+  double  p50_ms;
+  double  p99_ms;
+  double  max_ms;
+  guint64 errors;
+} Round;
+
+static Round
 run_round (guint       port,
            const char *path,
            guint       n_conns,
            double      seconds)
 {
+  Round round = { 0 };
   g_autofree char *request = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Odek-Ws-Token: %s\r\n\r\n",
                                               path, port, TOKEN);
   gsize request_len = strlen (request);
@@ -160,15 +182,169 @@ run_round (guint       port,
   g_array_sort (latencies, compare_u32);
   sorted = (guint32 *) (void *) latencies->data;
   if (n == 0)
-    {
-      printf ("%3u connections: no answers\n", n_conns);
-      return;
-    }
-  printf ("%3u connections: %8.0f req/s  p50 %6.3f ms  p90 %6.3f ms  p99 %6.3f ms  max %7.3f ms  (%" G_GUINT64_FORMAT " requests, %" G_GUINT64_FORMAT " non-200)\n",
-          n_conns, done / seconds,
-          sorted[n / 2] / 1000.0, sorted[(guint) (n * 0.90)] / 1000.0, sorted[(guint) (n * 0.99)] / 1000.0,
-          sorted[n - 1] / 1000.0, done, errors);
-  fflush (stdout);
+    return round;
+  round.rate = done / seconds;
+  round.p50_ms = sorted[n / 2] / 1000.0;
+  round.p99_ms = sorted[(guint) (n * 0.99)] / 1000.0;
+  round.max_ms = sorted[n - 1] / 1000.0;
+  round.errors = errors;
+  return round;
+}
+
+static int
+compare_rounds (const void *a,
+                const void *b)
+{
+  double x = ((const Round *) a)->rate, y = ((const Round *) b)->rate;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The round of median rate (its p99 with it), and every round's errors. */
+static Round
+median_round (Round *rounds,
+              guint  n)
+{
+  Round median;
+  guint64 errors = 0;
+
+  for (guint i = 0; i < n; i++)
+    errors += rounds[i].errors;
+  qsort (rounds, n, sizeof *rounds, compare_rounds);
+  median = rounds[n / 2];
+  median.errors = errors;
+  return median;
+}
+
+/* --- the baseline: libsoup with nothing of ours ------------------------- */
+
+typedef struct
+{
+  GMainContext *context;
+  GMainLoop    *loop;
+  GThread      *thread;
+  SoupServer   *soup;
+  GBytes       *body;
+  guint         port;
+  GMutex        lock;
+  GCond         cond;
+  gboolean      ready;
+} Baseline;
+
+static void
+baseline_handle (SoupServer        *soup,
+                 SoupServerMessage *msg,
+                 const char        *path,
+                 GHashTable        *query,
+                 gpointer           user_data)
+{
+  Baseline *self = user_data;
+  gsize len;
+  const char *data = g_bytes_get_data (self->body, &len);
+
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control", "no-store");
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, data, len);
+}
+
+static gpointer
+baseline_thread (gpointer data)
+{
+  Baseline *self = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInetAddress) address = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) socket_address = g_inet_socket_address_new (address, 0);
+  GSList *listeners;
+
+  g_main_context_push_thread_default (self->context);
+  self->soup = soup_server_new ("server-header", "plandeck/" PACKAGE_VERSION " ", NULL);
+  soup_server_add_handler (self->soup, NULL, baseline_handle, self, NULL);
+  if (!soup_server_listen (self->soup, socket_address, 0, &error))
+    g_error ("baseline: %s", error->message);
+  listeners = soup_server_get_listeners (self->soup);
+  {
+    g_autoptr(GSocketAddress) local = g_socket_get_local_address (listeners->data, NULL);
+    self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
+  }
+  g_slist_free (listeners);
+
+  g_mutex_lock (&self->lock);
+  self->ready = TRUE;
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+
+  g_main_loop_run (self->loop);
+  soup_server_disconnect (self->soup);
+  g_clear_object (&self->soup);
+  while (g_main_context_iteration (self->context, FALSE))
+    ;
+  g_main_context_pop_thread_default (self->context);
+  return NULL;
+}
+
+static void
+baseline_start (Baseline *self,
+                GBytes   *body)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  self->body = g_bytes_ref (body);
+  self->context = g_main_context_new ();
+  self->loop = g_main_loop_new (self->context, FALSE);
+  self->thread = g_thread_new ("bench-baseline", baseline_thread, self);
+  g_mutex_lock (&self->lock);
+  while (!self->ready)
+    g_cond_wait (&self->cond, &self->lock);
+  g_mutex_unlock (&self->lock);
+}
+
+static gboolean
+baseline_quit (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+baseline_stop (Baseline *self)
+{
+  g_main_context_invoke (self->context, baseline_quit, self->loop);
+  g_thread_join (self->thread);
+  g_main_loop_unref (self->loop);
+  g_main_context_unref (self->context);
+  g_bytes_unref (self->body);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+}
+
+/* One blocking GET, for the body the baseline answers with. */
+static GBytes *
+fetch_body (guint       port,
+            const char *path)
+{
+  g_autofree char *request = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Odek-Ws-Token: %s\r\n"
+                                              "Connection: close\r\n\r\n", path, port, TOKEN);
+  struct sockaddr_in addr = { 0 };
+  g_autoptr(GString) reply = g_string_new (NULL);
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+  char buffer[4096];
+  ssize_t r;
+  const char *body;
+
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons (port);
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  if (connect (fd, (struct sockaddr *) &addr, sizeof addr) != 0 ||
+      write (fd, request, strlen (request)) != (ssize_t) strlen (request))
+    g_error ("fetching the plan: %s", g_strerror (errno));
+  while ((r = read (fd, buffer, sizeof buffer)) > 0)
+    g_string_append_len (reply, buffer, r);
+  close (fd);
+  body = strstr (reply->str, "\r\n\r\n");
+  if (!g_str_has_prefix (reply->str, "HTTP/1.1 200") || body == NULL)
+    g_error ("fetching the plan: %.200s", reply->str);
+  body += 4;
+  return g_bytes_new (body, strlen (body));
 }
 
 int
@@ -180,7 +356,9 @@ main (int   argc,
   g_autofree char *db_path = NULL;
   g_autofree char *path = NULL;
   g_autoptr(PdServer) server = NULL;
-  double seconds = argc > 1 ? g_ascii_strtod (argv[1], NULL) : 3.0;
+  double seconds = argc > 1 ? g_ascii_strtod (argv[1], NULL) : 2.0;
+  Baseline baseline = { 0 };
+  GBytes *body;
   const guint rounds[] = { 1, 16, 64 };
   char *id;
 
@@ -224,11 +402,34 @@ main (int   argc,
     g_error ("%s", error->message);
 
   path = g_strdup_printf ("/api/sessions/%s/plan", id);
-  printf ("GET %s, %.1f s per round, loopback, in-process server thread\n", path, seconds);
+  body = fetch_body (pd_server_get_port (server), path);
+  baseline_start (&baseline, body);
+  printf ("GET %s (%" G_GSIZE_FORMAT " bytes), %.1f s per round, loopback;\n"
+          "median of %u rounds each, ours alternating with a bare SoupServer answering the same body\n",
+          path, g_bytes_get_size (body), seconds, REPEATS);
   /* Warm the cache and the connections' code paths. */
   run_round (pd_server_get_port (server), path, 4, 0.3);
+  run_round (baseline.port, path, 4, 0.3);
   for (guint i = 0; i < G_N_ELEMENTS (rounds); i++)
-    run_round (pd_server_get_port (server), path, rounds[i], seconds);
+    {
+      Round ours[REPEATS], bare[REPEATS], o, b;
+
+      for (guint k = 0; k < REPEATS; k++)
+        {
+          ours[k] = run_round (pd_server_get_port (server), path, rounds[i], seconds);
+          bare[k] = run_round (baseline.port, path, rounds[i], seconds);
+        }
+      o = median_round (ours, REPEATS);
+      b = median_round (bare, REPEATS);
+      printf ("%3u connections: plandeck %6.0f req/s  p50 %6.3f ms  p99 %6.3f ms  max %7.3f ms  (%" G_GUINT64_FORMAT " non-200)\n"
+              "                 libsoup  %6.0f req/s  p50 %6.3f ms  p99 %6.3f ms  max %7.3f ms\n"
+              "                 ratio    %.2f× of bare libsoup\n",
+              rounds[i], o.rate, o.p50_ms, o.p99_ms, o.max_ms, o.errors,
+              b.rate, b.p50_ms, b.p99_ms, b.max_ms, b.rate > 0 ? o.rate / b.rate : 0);
+      fflush (stdout);
+    }
+  baseline_stop (&baseline);
+  g_bytes_unref (body);
 
   pd_server_stop (server);
   g_clear_object (&server);
