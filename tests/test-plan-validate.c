@@ -206,6 +206,12 @@ test_create_steps (Fixture       *f,
             "plan: step[0]: id \"a[1\" must be a short token without whitespace or brackets");
   exec_err (f, "{\"verb\":\"create\",\"steps\":[{\"id\":\"a]\",\"title\":\"T\"}]}",
             "plan: step[0]: id \"a]\" must be a short token without whitespace or brackets");
+  /* Angle brackets are brackets too: an id that begins a render line would
+   * pass for the untrusted-content wrapper's tag (a fuzz finding). */
+  exec_err (f, "{\"verb\":\"create\",\"steps\":[{\"id\":\"<untrusted_content_s1\",\"title\":\"T\"}]}",
+            "plan: step[0]: id \"<untrusted_content_s1\" must be a short token without whitespace or brackets");
+  exec_err (f, "{\"verb\":\"create\",\"steps\":[{\"id\":\"a>\",\"title\":\"T\"}]}",
+            "plan: step[0]: id \"a>\" must be a short token without whitespace or brackets");
   exec_err (f, "{\"verb\":\"create\",\"steps\":[{\"id\":\"d\",\"title\":\"T\"},{\"id\":\"d\",\"title\":\"U\"}]}",
             "plan: step[1]: duplicate step id \"d\"");
   exec_err (f, "{\"verb\":\"create\",\"steps\":[{\"id\":\"d\",\"title\":\"T\"},{\"id\":\" d \",\"title\":\"U\"}]}",

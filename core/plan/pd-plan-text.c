@@ -126,17 +126,20 @@ token_is_valid (const char *id,
   return TRUE;
 }
 
-/* Step ids are short tokens: no whitespace, no brackets (they delimit the
- * status in a render line), at most 32 characters. */
+/* Step ids are short tokens: no whitespace, no brackets, at most 32
+ * characters.  Square brackets delimit the status in a render line; angle
+ * brackets would let an id that begins a line pass for the untrusted-content
+ * wrapper's tag ("<untrusted_content_…"), and the render would not parse
+ * back. */
 gboolean
 pd_plan_step_id_is_valid (const char *id)
 {
-  return token_is_valid (id, 32, "[]");
+  return token_is_valid (id, 32, "[]<>");
 }
 
 /* Check ids also may not hold '/', which joins step and check in "s1/c1". */
 gboolean
 pd_plan_check_id_is_valid (const char *id)
 {
-  return token_is_valid (id, 32, "[]/");
+  return token_is_valid (id, 32, "[]<>/");
 }
