@@ -17,9 +17,8 @@ G_BEGIN_DECLS
 /* Text of one item, in characters. */
 #define PD_IMPORT_MAX_TEXT    2000
 
-/* Parses JSON text (valid UTF-8, one value, nested at most
- * PD_JSON_FOREIGN_MAX_DEPTH deep); NULL when it is not.  See
- * pd-import-json.c for where it is stricter than json-glib. */
+/* Parses JSON text written by another agent: pd_json_parse_full() with
+ * PD_JSON_PARSE_FOREIGN; NULL when it is not one JSON value. */
 JsonNode    *_pd_import_parse_json    (const char  *text,
                                        gssize       length);
 /* Parses one line into its top-level object, kept in *@root (whatever

@@ -15,6 +15,15 @@
 #define SNIFF_MAX_LINES 8
 #include "pd-json.h"
 
+JsonNode *
+_pd_import_parse_json (const char *text,
+                       gssize      length)
+{
+  if (text == NULL)
+    return NULL;
+  return pd_json_parse_full (text, length, PD_JSON_PARSE_FOREIGN, NULL);
+}
+
 JsonObject *
 _pd_import_parse_object (JsonNode   **root,
                          const char  *line,

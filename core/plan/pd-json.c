@@ -13,10 +13,13 @@ G_DEFINE_QUARK (pd-json-error-quark, pd_json_error)
 
 typedef struct
 {
-  const char *start;
-  const char *pos;
-  const char *end;
-  guint       depth;
+  const char       *start;
+  const char       *pos;
+  const char       *end;
+  guint             depth;
+  guint             max_depth;
+  PdJsonParseFlags  flags;
+  GString          *scratch;   /* the string being read */
 } Reader;
 
 static JsonNode *read_value (Reader *r, GError **error);
@@ -63,54 +66,40 @@ read_hex4 (Reader   *r,
   return TRUE;
 }
 
-/* Reads a string starting at the opening quote.  Returns a newly allocated
- * UTF-8 string or NULL with @error set. */
-static char *
+/* Reads a string starting at the opening quote into r->scratch.  Strict,
+ * raw control characters and "\u0000" are refused; for foreign documents
+ * they are taken as json-glib takes them (a NUL ends the C string). */
+static gboolean
 read_string (Reader  *r,
              GError **error)
 {
-  g_autoptr(GString) out = NULL;
-  const char *run;
+  gboolean foreign = (r->flags & PD_JSON_PARSE_FOREIGN) != 0;
+  GString *out = r->scratch;
 
   g_assert (*r->pos == '"');
   r->pos++;
-  run = r->pos;
-
-  /* Fast path: no escapes. */
-  while (r->pos < r->end && *r->pos != '"' && *r->pos != '\\' && (guchar) *r->pos >= 0x20)
-    r->pos++;
-
-  if (r->pos < r->end && *r->pos == '"')
-    {
-      char *str = g_strndup (run, r->pos - run);
-      r->pos++;
-      return str;
-    }
-
-  out = g_string_new_len (run, r->pos - run);
+  g_string_truncate (out, 0);
 
   while (r->pos < r->end)
     {
-      char c = *r->pos;
+      const char *run = r->pos;
+      char c;
 
+      /* The plain run up to the next quote, escape or control character. */
+      while (r->pos < r->end && *r->pos != '"' && *r->pos != '\\' && (foreign || (guchar) *r->pos >= 0x20))
+        r->pos++;
+      g_string_append_len (out, run, r->pos - run);
+      if (r->pos >= r->end)
+        break;
+
+      c = *r->pos;
       if (c == '"')
         {
           r->pos++;
-          return g_string_free (g_steal_pointer (&out), FALSE);
+          return TRUE;
         }
-
-      if ((guchar) c < 0x20)
-        {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "control character in string");
-          return NULL;
-        }
-
       if (c != '\\')
-        {
-          g_string_append_c (out, c);
-          r->pos++;
-          continue;
-        }
+        return fail (r, error, PD_JSON_ERROR_SYNTAX, "control character in string");
 
       r->pos++;
       if (r->pos >= r->end)
@@ -132,51 +121,34 @@ read_string (Reader  *r,
             gunichar ch;
 
             if (!read_hex4 (r, &ch))
-              {
-                fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
-                return NULL;
-              }
+              return fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
 
             if (ch >= 0xD800 && ch <= 0xDBFF)
               {
                 gunichar low;
 
                 if (r->end - r->pos < 6 || r->pos[0] != '\\' || r->pos[1] != 'u')
-                  {
-                    fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-                    return NULL;
-                  }
+                  return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
                 r->pos += 2;
                 if (!read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
-                  {
-                    fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-                    return NULL;
-                  }
+                  return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
                 ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
               }
             else if (ch >= 0xDC00 && ch <= 0xDFFF)
-              {
-                fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-                return NULL;
-              }
-            else if (ch == 0)
-              {
-                fail (r, error, PD_JSON_ERROR_ENCODING, "NUL character in string");
-                return NULL;
-              }
+              return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+            else if (ch == 0 && !foreign)
+              return fail (r, error, PD_JSON_ERROR_ENCODING, "NUL character in string");
 
             g_string_append_unichar (out, ch);
           }
           break;
         default:
           r->pos--;
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
-          return NULL;
+          return fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
         }
     }
 
-  fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
-  return NULL;
+  return fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
 }
 
 static JsonNode *
@@ -311,10 +283,13 @@ read_object (Reader  *r,
           return NULL;
         }
 
-      if (!(key = read_string (r, error)))
+      if (!read_string (r, error))
         return NULL;
+      key = g_strndup (r->scratch->str, r->scratch->len);
 
-      if (json_object_has_member (object, key))
+      /* Foreign documents keep the last of a repeated member, as json-glib
+       * does; our own refuse the ambiguity. */
+      if (!(r->flags & PD_JSON_PARSE_FOREIGN) && json_object_has_member (object, key))
         {
           g_autofree char *what = g_strdup_printf ("duplicate key \"%s\"", key);
           fail (r, error, PD_JSON_ERROR_DUPLICATE_KEY, what);
@@ -410,7 +385,7 @@ read_value (Reader  *r,
     {
     case '{':
     case '[':
-      if (++r->depth > PD_JSON_MAX_DEPTH)
+      if (++r->depth > r->max_depth)
         {
           fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
           return NULL;
@@ -420,15 +395,9 @@ read_value (Reader  *r,
       return node;
 
     case '"':
-      {
-        char *str = read_string (r, error);
-
-        if (str == NULL)
-          return NULL;
-        node = json_node_init_string (json_node_alloc (), str);
-        g_free (str);
-        return node;
-      }
+      if (!read_string (r, error))
+        return NULL;
+      return json_node_init_string (json_node_alloc (), r->scratch->str);
 
     case 't':
       if (match_literal (r, "true"))
@@ -456,21 +425,34 @@ read_value (Reader  *r,
 }
 
 /**
- * pd_json_parse:
+ * pd_json_parse_full:
  * @text: UTF-8 JSON text
  * @length: length of @text, or -1 when nul-terminated
+ * @flags: %PD_JSON_PARSE_FOREIGN for documents written elsewhere
+ * @error: (nullable): where to say what was wrong
  *
- * Parses exactly one JSON value surrounded by optional whitespace.  Nesting
- * deeper than %PD_JSON_MAX_DEPTH, duplicate object keys, invalid UTF-8, lone
- * surrogates and NUL characters are refused.
+ * Parses exactly one JSON value (RFC 8259) surrounded by optional
+ * whitespace; invalid UTF-8 and lone surrogates are always refused.
+ * Strict (the default, for what we read as our own: plan calls, stored
+ * plans), nesting deeper than %PD_JSON_MAX_DEPTH, duplicate object keys, raw
+ * control characters and NUL characters in strings are refused too.  With
+ * %PD_JSON_PARSE_FOREIGN (transcript lines of other agents), nesting is
+ * bounded by %PD_JSON_FOREIGN_MAX_DEPTH and json-glib's harmless answers
+ * are kept: raw control characters are taken, "\u0000" ends a string and a
+ * repeated member keeps its last value.  It builds the trees directly: on
+ * the short lines an import parses by the thousand, json-glib's parser (a
+ * GObject signal per member, under GLib's global signal lock) was most of
+ * the import's time.
  *
  * Returns: (transfer full): the value, or %NULL with @error set
  */
 JsonNode *
-pd_json_parse (const char  *text,
-               gssize       length,
-               GError     **error)
+pd_json_parse_full (const char        *text,
+                    gssize             length,
+                    PdJsonParseFlags   flags,
+                    GError           **error)
 {
+  g_autoptr(GString) scratch = NULL;
   Reader r;
   JsonNode *node;
 
@@ -486,9 +468,13 @@ pd_json_parse (const char  *text,
       return NULL;
     }
 
+  scratch = g_string_sized_new (256);
   r.start = r.pos = text;
   r.end = text + length;
   r.depth = 0;
+  r.flags = flags;
+  r.max_depth = (flags & PD_JSON_PARSE_FOREIGN) ? PD_JSON_FOREIGN_MAX_DEPTH : PD_JSON_MAX_DEPTH;
+  r.scratch = scratch;
 
   if (!(node = read_value (&r, error)))
     return NULL;
@@ -502,6 +488,19 @@ pd_json_parse (const char  *text,
     }
 
   return node;
+}
+
+/**
+ * pd_json_parse:
+ *
+ * pd_json_parse_full() with strict flags.
+ */
+JsonNode *
+pd_json_parse (const char  *text,
+               gssize       length,
+               GError     **error)
+{
+  return pd_json_parse_full (text, length, PD_JSON_PARSE_DEFAULT, error);
 }
 
 /* Escapes like Go's encoding/json (HTML-safe), so that rendered plans read the

@@ -30,6 +30,12 @@ typedef enum
  * this depth first. */
 #define PD_JSON_FOREIGN_MAX_DEPTH 512
 
+typedef enum
+{
+  PD_JSON_PARSE_DEFAULT = 0,
+  PD_JSON_PARSE_FOREIGN = 1 << 0,   /* written elsewhere: read as json-glib would */
+} PdJsonParseFlags;
+
 GQuark    pd_json_error_quark        (void);
 gboolean  pd_json_nesting_exceeds    (const char  *text,
                                       gssize       length,
@@ -37,6 +43,10 @@ gboolean  pd_json_nesting_exceeds    (const char  *text,
 
 JsonNode *pd_json_parse              (const char  *text,
                                       gssize       length,
+                                      GError     **error);
+JsonNode *pd_json_parse_full         (const char  *text,
+                                      gssize       length,
+                                      PdJsonParseFlags flags,
                                       GError     **error);
 void      pd_json_append_string      (GString     *out,
                                       const char  *str);
