@@ -1373,66 +1373,78 @@ adopt (PdClaudeCodeReader *self,
  * skipping the main file's middle would need them cut at the same moment,
  * so a session with subagents is read whole.
  */
+typedef struct
+{
+  PdClaudeCodeReader *self;
+  GCancellable       *cancellable;
+} TailSearch;
+
+/* One candidate of read_tail(): a replay from its line. */
+static gboolean
+try_tail_line (gpointer     user_data,
+               const char  *line,
+               gsize        length,
+               goffset      offset,
+               gboolean    *applied,
+               guint64     *tried,
+               GError     **error)
+{
+  TailSearch *search = user_data;
+  PdClaudeCodeReader *self = search->self;
+  g_autoptr(PdClaudeCodeReader) trial = NULL;
+  Stream *trial_main;
+
+  if (_pd_needles_scan (get_full_list_needles (), line, length, NULL) == 0)
+    return TRUE;
+  if (g_cancellable_set_error_if_cancelled (search->cancellable, error))
+    return FALSE;
+
+  trial = pd_claude_code_reader_new (self->path);
+  trial->max_line = self->max_line;
+  trial->follow = self->follow;
+  trial->tail_done = TRUE;
+  trial_main = g_ptr_array_index (trial->streams, 0);
+  if (!read_head (trial, offset, error))
+    return FALSE;
+  trial_main->offset = offset;
+  if (!pd_claude_code_reader_update (trial, search->cancellable, error))
+    return FALSE;
+  if (trial->full_lists > 0)
+    {
+      adopt (self, trial);
+      *applied = TRUE;
+      return TRUE;
+    }
+  /* Its newest full list failed (or was no full list): further back. */
+  *tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+  return TRUE;
+}
+
 static gboolean
 read_tail (PdClaudeCodeReader  *self,
            goffset              size,
            GCancellable        *cancellable,
            GError             **error)
 {
-  g_autoptr(PdJsonlBackward) back = NULL;
-  g_autoptr(GError) local = NULL;
+  TailSearch search = { self, cancellable };
   Stream *main_stream = g_ptr_array_index (self->streams, 0);
-  guint64 tried = 0;
-  const char *line;
-  gsize length;
-  goffset offset;
+  gboolean applied;
+  goffset start;
+  guint64 bytes_read;
 
-  if (!(back = _pd_jsonl_backward_new (self->path, size, _pd_import_get_tail_bound (), self->max_line, error)))
+  if (!_pd_jsonl_backward_find_start (self->path, size, _pd_import_get_tail_bound (), self->max_line,
+                                      try_tail_line, &search, &applied, &start, &bytes_read, error))
     return FALSE;
 
-  while (_pd_jsonl_backward_prev (back, &line, &length, &offset, &local))
+  if (!applied)
     {
-      g_autoptr(PdClaudeCodeReader) trial = NULL;
-      Stream *trial_main;
-
-      if (length == 0 || _pd_needles_scan (get_full_list_needles (), line, length, NULL) == 0)
-        continue;
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      /* No full list within the bound: replay from the bound's start. */
+      if (!read_head (self, start, error))
         return FALSE;
-
-      trial = pd_claude_code_reader_new (self->path);
-      trial->max_line = self->max_line;
-      trial->follow = self->follow;
-      trial->tail_done = TRUE;
-      trial_main = g_ptr_array_index (trial->streams, 0);
-      if (!read_head (trial, offset, error))
-        return FALSE;
-      trial_main->offset = offset;
-      if (!pd_claude_code_reader_update (trial, cancellable, error))
-        return FALSE;
-      if (trial->full_lists > 0)
-        {
-          adopt (self, trial);
-          stats (self)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
-          stats (self)->tail_read = TRUE;
-          return TRUE;
-        }
-      /* Its newest full list failed (or was no full list): further back. */
-      tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+      main_stream->offset = start;
     }
-  if (local != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
-
-  /* No full list within the bound: replay from the bound's start. */
-  offset = _pd_jsonl_backward_get_floor (back);
-  if (!read_head (self, offset, error))
-    return FALSE;
-  main_stream->offset = offset;
-  stats (self)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
-  stats (self)->tail_read = offset > 0;
+  stats (self)->bytes_read += bytes_read;
+  stats (self)->tail_read = applied || start > 0;
   return TRUE;
 }
 

@@ -988,73 +988,87 @@ adopt (PdCodexReader *self,
  * proposed plan in the replay before its first turn marker is keyed by the
  * turn found further back, within the bound, as a full read keys it.
  */
+typedef struct
+{
+  PdCodexReader *self;
+  goffset        lower;   /* the bound's start */
+  GCancellable  *cancellable;
+} TailSearch;
+
+/* One candidate of read_tail(): a replay from its line. */
+static gboolean
+try_tail_line (gpointer     user_data,
+               const char  *line,
+               gsize        length,
+               goffset      offset,
+               gboolean    *applied,
+               guint64     *tried,
+               GError     **error)
+{
+  TailSearch *search = user_data;
+  PdCodexReader *self = search->self;
+  g_autoptr(PdCodexReader) trial = NULL;
+
+  if (_pd_needles_scan (get_full_list_needles (), line, length, NULL) == 0 || !is_full_list (line, length))
+    return TRUE;
+  if (g_cancellable_set_error_if_cancelled (search->cancellable, error))
+    return FALSE;
+
+  if (!(trial = replay_from (self, offset, NULL, search->cancellable, error)))
+    return FALSE;
+  if (trial->full_lists == 0)
+    {
+      /* Its output was an error (or never came): further back. */
+      *tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+      return TRUE;
+    }
+
+  if (trial->turnless_plan)
+    {
+      g_autofree char *turn = NULL;
+
+      if (!turn_before (self, offset, search->lower, &turn, tried, error))
+        return FALSE;
+      if (turn != NULL)
+        {
+          /* Once more, knowing the turn. */
+          *tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+          g_clear_object (&trial);
+          if (!(trial = replay_from (self, offset, turn, search->cancellable, error)))
+            return FALSE;
+        }
+    }
+  adopt (self, trial);
+  *applied = TRUE;
+  return TRUE;
+}
+
 static gboolean
 read_tail (PdCodexReader  *self,
            goffset         size,
            GCancellable   *cancellable,
            GError        **error)
 {
-  g_autoptr(PdJsonlBackward) back = NULL;
-  g_autoptr(GError) local = NULL;
-  goffset lower = MAX (size - _pd_import_get_tail_bound (), 0);
-  guint64 tried = 0;
-  const char *line;
-  gsize length;
-  goffset offset;
+  TailSearch search = { self, MAX (size - _pd_import_get_tail_bound (), 0), cancellable };
+  PdImportStats *stats;
+  gboolean applied;
+  goffset start;
+  guint64 bytes_read;
 
-  if (!(back = _pd_jsonl_backward_new (self->path, size, _pd_import_get_tail_bound (), self->max_line, error)))
+  if (!_pd_jsonl_backward_find_start (self->path, size, _pd_import_get_tail_bound (), self->max_line,
+                                      try_tail_line, &search, &applied, &start, &bytes_read, error))
     return FALSE;
 
-  while (_pd_jsonl_backward_prev (back, &line, &length, &offset, &local))
+  if (!applied)
     {
-      g_autoptr(PdCodexReader) trial = NULL;
-
-      if (length == 0 || _pd_needles_scan (get_full_list_needles (), line, length, NULL) == 0
-          || !is_full_list (line, length))
-        continue;
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      /* No full list within the bound: replay from the bound's start. */
+      if (!read_head (self, start, error))
         return FALSE;
-
-      if (!(trial = replay_from (self, offset, NULL, cancellable, error)))
-        return FALSE;
-      if (trial->full_lists > 0)
-        {
-          if (trial->turnless_plan)
-            {
-              g_autofree char *turn = NULL;
-
-              if (!turn_before (self, offset, lower, &turn, &tried, error))
-                return FALSE;
-              if (turn != NULL)
-                {
-                  /* Once more, knowing the turn. */
-                  tried += pd_imported_session_get_stats (trial->session)->bytes_read;
-                  g_clear_object (&trial);
-                  if (!(trial = replay_from (self, offset, turn, cancellable, error)))
-                    return FALSE;
-                }
-            }
-          adopt (self, trial);
-          pd_imported_session_get_stats (self->session)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
-          pd_imported_session_get_stats (self->session)->tail_read = TRUE;
-          return TRUE;
-        }
-      /* Its output was an error (or never came): further back. */
-      tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+      self->offset = start;
     }
-  if (local != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
-
-  /* No full list within the bound: replay from the bound's start. */
-  offset = _pd_jsonl_backward_get_floor (back);
-  if (!read_head (self, offset, error))
-    return FALSE;
-  self->offset = offset;
-  pd_imported_session_get_stats (self->session)->bytes_read += _pd_jsonl_backward_get_bytes_read (back) + tried;
-  pd_imported_session_get_stats (self->session)->tail_read = offset > 0;
+  stats = pd_imported_session_get_stats (self->session);
+  stats->bytes_read += bytes_read;
+  stats->tail_read = applied || start > 0;
   return TRUE;
 }
 

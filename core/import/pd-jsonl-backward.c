@@ -191,3 +191,66 @@ _pd_jsonl_backward_prev (PdJsonlBackward  *self,
     }
   return FALSE;
 }
+
+/**
+ * _pd_jsonl_backward_find_start:
+ * @try_line: tries one line: replays forward from it and says whether a
+ *   full list applied (then the reader has taken that replay's state)
+ *
+ * The search both readers make for a tail read: from @end back to at most
+ * @bound bytes before it, each line @try_line wants to try is tried, newest
+ * first, until one applies.  *@start is where the reader goes on from when
+ * none did: the first whole line within the bound.  *@bytes_read is what
+ * the scan and the trials read.
+ *
+ * Returns: %FALSE on an error
+ */
+gboolean
+_pd_jsonl_backward_find_start (const char          *path,
+                               goffset              end,
+                               goffset              bound,
+                               gsize                max_line,
+                               PdJsonlTryLineFunc   try_line,
+                               gpointer             user_data,
+                               gboolean            *applied,
+                               goffset             *start,
+                               guint64             *bytes_read,
+                               GError             **error)
+{
+  g_autoptr(PdJsonlBackward) back = NULL;
+  g_autoptr(GError) local = NULL;
+  guint64 tried = 0;
+  const char *line;
+  gsize length;
+  goffset offset;
+
+  *applied = FALSE;
+  *start = 0;
+  *bytes_read = 0;
+
+  if (!(back = _pd_jsonl_backward_new (path, end, bound, max_line, error)))
+    return FALSE;
+
+  while (_pd_jsonl_backward_prev (back, &line, &length, &offset, &local))
+    {
+      if (length == 0)
+        continue;
+      if (!try_line (user_data, line, length, offset, applied, &tried, error))
+        return FALSE;
+      if (*applied)
+        {
+          *start = offset;
+          *bytes_read = _pd_jsonl_backward_get_bytes_read (back) + tried;
+          return TRUE;
+        }
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+
+  *start = _pd_jsonl_backward_get_floor (back);
+  *bytes_read = _pd_jsonl_backward_get_bytes_read (back) + tried;
+  return TRUE;
+}

@@ -35,4 +35,26 @@ guint64          _pd_jsonl_backward_get_bytes_read (PdJsonlBackward *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdJsonlBackward, _pd_jsonl_backward_free)
 
+/* Tries @line (at @offset) as the start of a tail read.  Sets *@applied
+ * when its replay applied a full list (the reader then holds that state);
+ * adds what the trial read to *@tried.  FALSE on an error. */
+typedef gboolean (*PdJsonlTryLineFunc) (gpointer      user_data,
+                                        const char   *line,
+                                        gsize         length,
+                                        goffset       offset,
+                                        gboolean     *applied,
+                                        guint64      *tried,
+                                        GError      **error);
+
+gboolean         _pd_jsonl_backward_find_start (const char          *path,
+                                                goffset              end,
+                                                goffset              bound,
+                                                gsize                max_line,
+                                                PdJsonlTryLineFunc   try_line,
+                                                gpointer             user_data,
+                                                gboolean            *applied,
+                                                goffset             *start,
+                                                guint64             *bytes_read,
+                                                GError             **error);
+
 G_END_DECLS
