@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-checklist.h"
+#include "pd-import-private.h"
 #include "pd-imported-session.h"
 
 /* The shared fixtures folder, or NULL after g_test_skip() when it is missing. */
@@ -100,4 +101,79 @@ pd_import_test_describe (PdImportedSession *session)
       g_string_append_printf (out, "%s:%s", item->text, pd_checklist_status_to_string (item->status));
     }
   return g_string_free (out, FALSE);
+}
+
+/* --- tail reads: a transcript written line by line, read whole and from
+ * its end with the threshold and bound lowered ----------------------- */
+
+typedef PdImportedSession *(*PdImportTestReadFunc) (const char  *path,
+                                                    GError     **error);
+
+typedef struct
+{
+  char    *dir;
+  char    *path;
+  GString *text;
+  guint    clock;   /* seconds since the first line */
+} PdTailFixture;
+
+static inline void
+pd_tail_fixture_init (PdTailFixture *f,
+                      const char    *name)
+{
+  f->dir = pd_import_test_tmpdir ();
+  f->path = g_build_filename (f->dir, name, NULL);
+  f->text = g_string_new (NULL);
+  f->clock = 0;
+}
+
+static inline void
+pd_tail_fixture_clear (PdTailFixture *f)
+{
+  _pd_import_set_tail_limits (0, 0);
+  pd_import_test_rmtree (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+  g_string_free (f->text, TRUE);
+}
+
+static inline void
+pd_tail_fixture_save (PdTailFixture *f)
+{
+  GError *error = NULL;
+
+  g_file_set_contents (f->path, f->text->str, (gssize) f->text->len, &error);
+  g_assert_no_error (error);
+}
+
+/* Read whole: no tail read, every byte read. */
+static inline PdImportedSession *
+pd_tail_fixture_read_full (PdTailFixture        *f,
+                           PdImportTestReadFunc  read)
+{
+  GError *error = NULL;
+  PdImportedSession *session;
+
+  _pd_import_set_tail_limits (0, 0);
+  session = read (f->path, &error);
+  g_assert_no_error (error);
+  g_assert_false (pd_imported_session_get_stats (session)->tail_read);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->bytes_read, ==, f->text->len);
+  return session;
+}
+
+/* Read as a file over the threshold, scanned back at most @bound bytes. */
+static inline PdImportedSession *
+pd_tail_fixture_read_tail (PdTailFixture        *f,
+                           PdImportTestReadFunc  read,
+                           goffset               bound)
+{
+  GError *error = NULL;
+  PdImportedSession *session;
+
+  _pd_import_set_tail_limits (64 * 1024, bound);
+  session = read (f->path, &error);
+  g_assert_no_error (error);
+  _pd_import_set_tail_limits (0, 0);
+  return session;
 }

@@ -10,32 +10,20 @@
 
 #define FILLER_BYTES 1000
 
-typedef struct
-{
-  char    *dir;
-  char    *path;
-  GString *text;
-  guint    clock;   /* seconds since the first line */
-} Fixture;
+typedef PdTailFixture Fixture;
 
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  f->dir = pd_import_test_tmpdir ();
-  f->path = g_build_filename (f->dir, "0c3f6a2e-5b1d-4e6f-9a7b-1c2d3e4f5a6b.jsonl", NULL);
-  f->text = g_string_new (NULL);
+  pd_tail_fixture_init (f, "0c3f6a2e-5b1d-4e6f-9a7b-1c2d3e4f5a6b.jsonl");
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  _pd_import_set_tail_limits (0, 0);
-  pd_import_test_rmtree (f->dir);
-  g_free (f->dir);
-  g_free (f->path);
-  g_string_free (f->text, TRUE);
+  pd_tail_fixture_clear (f);
 }
 
 static void
@@ -145,39 +133,20 @@ task_update (Fixture    *f,
 static void
 save (Fixture *f)
 {
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (f->path, f->text->str, (gssize) f->text->len, &error);
-  g_assert_no_error (error);
+  pd_tail_fixture_save (f);
 }
 
 static PdImportedSession *
 read_full (Fixture *f)
 {
-  g_autoptr(GError) error = NULL;
-  PdImportedSession *session;
-
-  _pd_import_set_tail_limits (0, 0);
-  session = pd_claude_code_read (f->path, &error);
-  g_assert_no_error (error);
-  g_assert_false (pd_imported_session_get_stats (session)->tail_read);
-  g_assert_cmpuint (pd_imported_session_get_stats (session)->bytes_read, ==, f->text->len);
-  return session;
+  return pd_tail_fixture_read_full (f, pd_claude_code_read);
 }
 
-/* Read as a file over the threshold, scanned back at most @bound bytes. */
 static PdImportedSession *
 read_tail (Fixture *f,
            goffset  bound)
 {
-  g_autoptr(GError) error = NULL;
-  PdImportedSession *session;
-
-  _pd_import_set_tail_limits (64 * 1024, bound);
-  session = pd_claude_code_read (f->path, &error);
-  g_assert_no_error (error);
-  _pd_import_set_tail_limits (0, 0);
-  return session;
+  return pd_tail_fixture_read_tail (f, pd_claude_code_read, bound);
 }
 
 /* The same checklist as a full read, from a fraction of the bytes. */
