@@ -3,7 +3,6 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -221,15 +220,37 @@ read_number (Reader  *r,
   memcpy (buf, begin, len);
   buf[len] = '\0';
 
+  /* Integers are summed here rather than with g_ascii_strtoll(): its errno
+   * may be left set by a first call's locale setup while another thread holds
+   * GLib's once-lock, which read a plain "15" as out of range now and then. */
   if (is_integer)
     {
-      char *endp = NULL;
-      gint64 v;
+      const char *p = buf;
+      gboolean negative = (*p == '-');
+      guint64 limit = negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64;
+      guint64 magnitude = 0;
+      gboolean fits = TRUE;
 
-      errno = 0;
-      v = g_ascii_strtoll (buf, &endp, 10);
-      if (errno == 0 && endp == buf + len)
-        return json_node_init_int (json_node_alloc (), v);
+      if (negative)
+        p++;
+      for (; *p != '\0'; p++)
+        {
+          guint digit = (guint) (*p - '0');
+
+          if (magnitude > (limit - digit) / 10)
+            {
+              fits = FALSE;
+              break;
+            }
+          magnitude = magnitude * 10 + digit;
+        }
+
+      if (fits)
+        {
+          gint64 v = negative ? (gint64) (0 - magnitude) : (gint64) magnitude;
+
+          return json_node_init_int (json_node_alloc (), v);
+        }
     }
 
   {
