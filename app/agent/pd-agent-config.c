@@ -14,6 +14,7 @@
 
 #include "pd-agent-commands.h"
 #include "pd-config.h"
+#include "pd-decimal.h"
 
 /* Parses a non-negative count for --max-steps / --max-render-chars.
  * Negative numbers are refused here rather than clamped, because -1 is the
@@ -32,7 +33,7 @@ parse_count (const char  *option,
       return TRUE;
     }
 
-  if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXINT, &value, NULL))
+  if (!pd_decimal_parse (text, -1, G_MAXINT, &value))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    _("%s wants a whole number from 0 up, not “%s”"), option, text);

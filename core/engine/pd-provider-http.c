@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "pd-decimal.h"
 #include "pd-json.h"
 #include "pd-provider-private.h"
 
@@ -98,7 +99,7 @@ _pd_provider_parse_retry_after (const char *value,
     {
       guint64 seconds;
 
-      if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &seconds, NULL))
+      if (!pd_decimal_parse (text, -1, G_MAXUINT64, &seconds))
         return -1;
       if (seconds >= PD_PROVIDER_RETRY_AFTER_CAP_MS / 1000)
         return PD_PROVIDER_RETRY_AFTER_CAP_MS;

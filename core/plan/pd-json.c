@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pd-decimal.h"
 #include "pd-json.h"
 
 G_DEFINE_QUARK (pd-json-error-quark, pd_json_error)
@@ -220,37 +221,15 @@ read_number (Reader  *r,
   memcpy (buf, begin, len);
   buf[len] = '\0';
 
-  /* Integers are summed here rather than with g_ascii_strtoll(): its errno
-   * may be left set by a first call's locale setup while another thread holds
-   * GLib's once-lock, which read a plain "15" as out of range now and then. */
+  /* Not g_ascii_strtoll(): see pd-decimal.h. */
   if (is_integer)
     {
-      const char *p = buf;
-      gboolean negative = (*p == '-');
-      guint64 limit = negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64;
-      guint64 magnitude = 0;
-      gboolean fits = TRUE;
+      gboolean negative = (buf[0] == '-');
+      guint64 magnitude;
 
-      if (negative)
-        p++;
-      for (; *p != '\0'; p++)
-        {
-          guint digit = (guint) (*p - '0');
-
-          if (magnitude > (limit - digit) / 10)
-            {
-              fits = FALSE;
-              break;
-            }
-          magnitude = magnitude * 10 + digit;
-        }
-
-      if (fits)
-        {
-          gint64 v = negative ? (gint64) (0 - magnitude) : (gint64) magnitude;
-
-          return json_node_init_int (json_node_alloc (), v);
-        }
+      if (pd_decimal_parse (buf + negative, (gssize) (len - negative),
+                            negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64, &magnitude))
+        return json_node_init_int (json_node_alloc (), negative ? (gint64) (0 - magnitude) : (gint64) magnitude);
     }
 
   {

@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 #include <libsoup/soup.h>
 
+#include "pd-decimal.h"
 #include "pd-event-bus.h"
 #include "pd-plan.h"
 #include "pd-remote-source.h"
@@ -289,7 +290,7 @@ return_http_error (GTask      *task,
       {
         guint64 seconds = 0;
 
-        if (retry_after == NULL || !g_ascii_string_to_unsigned (retry_after, 10, 1, BACKOFF_MAX_SECONDS, &seconds, NULL))
+        if (retry_after == NULL || !pd_decimal_parse (retry_after, -1, BACKOFF_MAX_SECONDS, &seconds) || seconds == 0)
           seconds = self->backoff_seconds ? MIN (self->backoff_seconds * 2, BACKOFF_MAX_SECONDS) : 1;
         self->backoff_seconds = (guint) seconds;
         self->backoff_until = g_get_monotonic_time () + (gint64) seconds * G_USEC_PER_SEC;

@@ -11,6 +11,7 @@
 #include <libsoup/soup.h>
 
 #include "pd-server.h"
+#include "pd-decimal.h"
 #include "pd-plan.h"
 
 #define N_READERS            4
@@ -170,7 +171,7 @@ parse_count (const char *text,
 {
   guint64 value;
 
-  if (text == NULL || *text == '\0' || !g_ascii_string_to_unsigned (text, 10, 0, G_MAXINT32, &value, NULL))
+  if (text == NULL || *text == '\0' || !pd_decimal_parse (text, -1, G_MAXINT32, &value))
     return FALSE;
   *out = (gint64) value;
   return TRUE;
@@ -2135,7 +2136,7 @@ pd_server_parse_listen (const char  *text,
       h = g_strdup ("127.0.0.1");
     }
   if (!g_hostname_is_ip_address (h) ||
-      !g_ascii_string_to_unsigned (port_text, 10, 0, 65535, &value, NULL))
+      !pd_decimal_parse (port_text, -1, 65535, &value))
     goto bad;
 
   *host = g_steal_pointer (&h);
