@@ -103,33 +103,74 @@ test_integers (void)
   assert_double ("1e2", 100.0);
 }
 
-/* Whole numbers read as whole numbers whatever the other threads do: the
- * reader once leaned on errno, which a library call could leave set. */
-static gpointer
-parse_integers_thread (gpointer data)
-{
-  for (guint i = 0; i < 2000; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(JsonNode) node = pd_json_parse ("{\"delay_ms\":15,\"n\":[-3,9223372036854775807]}", -1, &error);
-      JsonObject *object = json_node_get_object (node);
+/* Whole numbers read as whole numbers whatever the other threads do. The
+ * reader once trusted errno after g_ascii_strtoll(), whose first call in a
+ * process takes GLib's once-lock; when another thread held it, the futex wait
+ * left errno at EAGAIN and "15" was read as not whole. Each subprocess is a
+ * fresh process whose first number is parsed while threads crowd that lock. */
+static volatile gint crowd_running;
 
-      if (json_node_get_value_type (json_object_get_member (object, "delay_ms")) != G_TYPE_INT64 ||
-          json_object_get_int_member (object, "delay_ms") != 15)
-        return GINT_TO_POINTER (FALSE);
+static gpointer
+crowd_once_lock (gpointer data)
+{
+  while (g_atomic_int_get (&crowd_running))
+    {
+      gsize *location = g_new0 (gsize, 1);
+
+      if (g_once_init_enter (location))
+        g_once_init_leave (location, 1);
+      g_free (location);
     }
-  return GINT_TO_POINTER (TRUE);
+  return NULL;
 }
 
-static void
-test_integers_threads (void)
+/* Run as its own process (argv[1] == FIRST_PARSE_CHILD) before g_test_init(),
+ * which parses numbers of its own: 0 when "15" read as the whole number 15. */
+#define FIRST_PARSE_CHILD "--first-parse-child"
+
+static int
+first_parse_child (void)
 {
   GThread *threads[8];
+  g_autoptr(JsonNode) node = NULL;
+  JsonNode *delay;
 
+  g_atomic_int_set (&crowd_running, TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
-    threads[i] = g_thread_new ("parse", parse_integers_thread, NULL);
+    threads[i] = g_thread_new ("crowd", crowd_once_lock, NULL);
+  g_usleep (2000);
+
+  node = pd_json_parse ("{\"delay_ms\":15}", -1, NULL);
+
+  g_atomic_int_set (&crowd_running, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
-    g_assert_true (GPOINTER_TO_INT (g_thread_join (threads[i])));
+    g_thread_join (threads[i]);
+
+  if (node == NULL)
+    return 2;
+  delay = json_object_get_member (json_node_get_object (node), "delay_ms");
+  if (json_node_get_value_type (delay) != G_TYPE_INT64 || json_node_get_int (delay) != 15)
+    return 1;
+  return 0;
+}
+
+static char *self_path;
+
+static void
+test_integers_first_parse (void)
+{
+  for (guint round = 0; round < 40; round++)
+    {
+      const char *argv[] = { self_path, FIRST_PARSE_CHILD, NULL };
+      g_autoptr(GError) error = NULL;
+      int status = -1;
+
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                                   NULL, NULL, &status, &error));
+      g_assert_no_error (error);
+      if (!g_spawn_check_wait_status (status, &error))
+        g_error ("round %u: the first number parsed beside a crowded once-lock: %s", round, error->message);
+    }
 }
 
 static void
@@ -270,14 +311,22 @@ int
 main (int   argc,
       char *argv[])
 {
+  int status;
+
+  if (argc == 2 && g_str_equal (argv[1], FIRST_PARSE_CHILD))
+    return first_parse_child ();
+
+  self_path = g_canonicalize_filename (argv[0], NULL);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pd/plan/json/strict", test_strict);
   g_test_add_func ("/pd/plan/json/depth", test_depth);
   g_test_add_func ("/pd/plan/json/integers", test_integers);
-  g_test_add_func ("/pd/plan/json/integers-threads", test_integers_threads);
+  g_test_add_func ("/pd/plan/json/integers-first-parse", test_integers_first_parse);
   g_test_add_func ("/pd/plan/json/canonical", test_canonical);
   g_test_add_func ("/pd/plan/json/append-string", test_append_string);
 
-  return g_test_run ();
+  status = g_test_run ();
+  g_free (self_path);
+  return status;
 }
