@@ -76,11 +76,48 @@ test_demo_runs (void)
   g_assert_false (g_file_test (root, G_FILE_TEST_EXISTS));
 }
 
+/* A pace slower than any recording may ask for still plays: each turn's
+ * delay is held at the replay's 10 s bound instead of being refused. */
+static void
+test_demo_slow_pace (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDemo) demo = pd_demo_new (&error);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(PdRunResult) run = NULL;
+  gint64 deadline;
+
+  g_assert_no_error (error);
+  pd_demo_set_speed (demo, 1e-300);
+  pd_demo_run_async (demo, cancellable, got_result, &result);
+
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+  while (result == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  /* Still playing: a refused recording would have answered at once. */
+  g_assert_null (result);
+
+  g_cancellable_cancel (cancellable);
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (result == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (result);
+
+  run = pd_demo_run_finish (demo, result, &error);
+  if (run != NULL)
+    g_assert_cmpint (run->status, ==, PD_RUN_CANCELLED);
+  else
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_object (&result);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/engine/demo/runs", test_demo_runs);
+  g_test_add_func ("/pd/engine/demo/slow-pace", test_demo_slow_pace);
   return g_test_run ();
 }

@@ -157,7 +157,8 @@ pd_demo_set_speed (PdDemo *self,
                    double  speed)
 {
   g_return_if_fail (PD_IS_DEMO (self));
-  self->speed = MAX (speed, 0.0);
+  /* NaN and below zero play without delays, as 0 does. */
+  self->speed = speed > 0.0 ? speed : 0.0;
 }
 
 static JsonNode *
@@ -174,7 +175,11 @@ paced_recording (PdDemo *self)
       JsonObject *turn = json_array_get_object_element (turns, i);
       gint64 delay = json_object_get_int_member_with_default (turn, "delay_ms", 0);
 
-      json_object_set_int_member (turn, "delay_ms", self->speed > 0 ? (gint64) (delay / self->speed) : 0);
+      double paced = self->speed > 0 ? (double) delay / self->speed : 0.0;
+
+      /* A slow pace stays within what a recording may ask (10 s a turn);
+       * the double never reaches an integer it cannot be cast to. */
+      json_object_set_int_member (turn, "delay_ms", (gint64) CLAMP (paced, 0.0, 10000.0));
     }
 
   return node;
