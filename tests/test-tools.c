@@ -463,6 +463,9 @@ test_read_file (Fixture       *f,
   g_autoptr(PdToolResult) part = NULL;
   g_autoptr(PdToolResult) past = NULL;
   g_autoptr(PdToolResult) tail = NULL;
+  g_autoptr(PdToolResult) whole_double = NULL;
+  g_autoptr(PdToolResult) huge = NULL;
+  g_autoptr(PdToolResult) fraction = NULL;
 
   write_text (path, "one\ntwo\nthree\nfour");
 
@@ -477,6 +480,17 @@ test_read_file (Fixture       *f,
 
   tail = call (tool, f->context, "{\"path\":\"./dir/../dir/notes.txt\",\"offset\":4}");
   g_assert_cmpstr (tail->content, ==, "four");
+
+  /* Whole doubles are whole numbers; huge ones are held at the bound. */
+  whole_double = call (tool, f->context, "{\"path\":\"dir/notes.txt\",\"offset\":2.0,\"limit\":1e300}");
+  g_assert_true (whole_double->ok);
+  g_assert_cmpstr (whole_double->content, ==, "two\nthree\nfour");
+  huge = call (tool, f->context, "{\"path\":\"dir/notes.txt\",\"offset\":1e300}");
+  g_assert_false (huge->ok);
+  g_assert_nonnull (strstr (huge->content, "is past the end of 'dir/notes.txt'"));
+  fraction = call (tool, f->context, "{\"path\":\"dir/notes.txt\",\"offset\":1.5}");
+  g_assert_false (fraction->ok);
+  g_assert_cmpstr (fraction->content, ==, "read_file: 'offset' must be a whole number, got 1.5");
 
   past = call (tool, f->context, "{\"path\":\"dir/notes.txt\",\"offset\":9}");
   g_assert_false (past->ok);

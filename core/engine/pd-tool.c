@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -831,11 +832,26 @@ _pd_tool_args_int (JsonObject    *args,
     {
       double d = json_node_get_double (node);
 
-      if (d == (double) (gint64) d)
+      /* Clamped as a double first: casting one beyond gint64 (1e300) to an
+       * integer is undefined behaviour. */
+      if (isfinite (d) && floor (d) == d)
         {
-          *value = CLAMP ((gint64) d, min, max);
+          if (d <= (double) min)
+            *value = min;
+          else if (d >= (double) max)
+            *value = max;
+          else
+            *value = (gint64) d;
           return TRUE;
         }
+
+      {
+        char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+        *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
+                                                   tool, key, g_ascii_dtostr (text, sizeof text, d));
+        return FALSE;
+      }
     }
 
   *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
