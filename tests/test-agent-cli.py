@@ -169,6 +169,17 @@ def main():
         tap.check(listing.get("total") == 1 and listing["sessions"][0]["id"] == sid, "continue kept one session",
                   proc.stdout)
 
+        # a budget below zero is refused before anything runs
+        for option in ("--max-iterations=-1", "--max-tokens=-5", "--max-seconds=-2"):
+            proc = agent_run("run", "--db", db, "--provider", "replay", "--replay", recording,
+                             "-C", work, option, "Never runs")
+            name = option.split("=")[0]
+            tap.check(proc.returncode != 0 and f"{name} takes a whole number from 1 up" in proc.stderr
+                      and "session" not in proc.stdout, f"run refuses {option}", detail(proc))
+        proc = agent_run("sessions", "list", "--db", db, "--json")
+        tap.check(proc.returncode == 0 and json.loads(proc.stdout).get("total") == 1,
+                  "refused runs left no session", detail(proc))
+
         # continue with an unknown session fails
         proc = agent_run("continue", "--db", db, "--provider", "replay", "--replay", continuation,
                          "-C", work, "20200101-00000000000000000000000000000000", "Hi")

@@ -57,6 +57,15 @@ pd_agent_engine_args_check (PdAgentEngineArgs  *args,
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--approve takes ask, auto or deny");
       return FALSE;
     }
+  /* A budget below zero is a mistake, not "no budget": say so rather than
+   * run with the default. */
+  if (args->max_iterations < 0 || args->max_tokens < 0 || args->max_seconds < 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s takes a whole number from 1 up",
+                   args->max_iterations < 0 ? "--max-iterations" :
+                   args->max_tokens < 0 ? "--max-tokens" : "--max-seconds");
+      return FALSE;
+    }
   return TRUE;
 }
 
