@@ -180,6 +180,13 @@ def main():
         tap.check(proc.returncode == 0 and json.loads(proc.stdout).get("total") == 1,
                   "refused runs left no session", detail(proc))
 
+        # sessions list pages within bounds, and says so otherwise
+        for option, message in (("--limit=0", "--limit takes 1 to 200"), ("--limit=201", "--limit takes 1 to 200"),
+                                ("--offset=-3", "--offset takes 0 or more")):
+            proc = agent_run("sessions", "list", "--db", db, option)
+            tap.check(proc.returncode == 2 and message in proc.stderr and proc.stdout == "",
+                      f"sessions list refuses {option}", detail(proc))
+
         # continue with an unknown session fails
         proc = agent_run("continue", "--db", db, "--provider", "replay", "--replay", continuation,
                          "-C", work, "20200101-00000000000000000000000000000000", "Hi")

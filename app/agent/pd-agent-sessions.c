@@ -52,8 +52,7 @@ sessions_list (PdSessionStore *store,
   g_autoptr(GPtrArray) sessions = NULL;
   guint total = 0;
 
-  sessions = pd_session_store_list (store, query, full_text, (guint) MAX (offset, 0),
-                                    (guint) CLAMP (limit, 1, PD_SESSION_LIST_MAX_LIMIT), &total, &error);
+  sessions = pd_session_store_list (store, query, full_text, (guint) offset, (guint) limit, &total, &error);
   if (sessions == NULL)
     return pd_agent_fail ("sessions list", error);
 
@@ -66,8 +65,8 @@ sessions_list (PdSessionStore *store,
       for (guint i = 0; i < sessions->len; i++)
         json_array_add_object_element (array, pd_session_info_to_json (g_ptr_array_index (sessions, i), FALSE));
       json_object_set_array_member (object, "sessions", array);
-      json_object_set_int_member (object, "offset", MAX (offset, 0));
-      json_object_set_int_member (object, "limit", CLAMP (limit, 1, PD_SESSION_LIST_MAX_LIMIT));
+      json_object_set_int_member (object, "offset", offset);
+      json_object_set_int_member (object, "limit", limit);
       json_object_set_int_member (object, "count", sessions->len);
       json_object_set_int_member (object, "total", total);
       json_object_set_string_member (object, "query", query ? query : "");
@@ -250,6 +249,15 @@ pd_agent_sessions_main (int    argc,
     {
       g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
       fprintf (stderr, "%s", help);
+      return 2;
+    }
+
+  if (limit < 1 || limit > PD_SESSION_LIST_MAX_LIMIT || offset < 0)
+    {
+      if (offset < 0)
+        fprintf (stderr, "plandeck-agent sessions: --offset takes 0 or more\n");
+      else
+        fprintf (stderr, "plandeck-agent sessions: --limit takes 1 to %d\n", PD_SESSION_LIST_MAX_LIMIT);
       return 2;
     }
 
