@@ -345,6 +345,9 @@ on_selected_item_changed (PdWindow *self)
 static void
 on_list_loaded (PdWindow *self)
 {
+  /* Runs go into the local database, so they are offered once it reads. */
+  if (self->runs != NULL)
+    gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", TRUE);
   pd_window_update_content (self);
 }
 
@@ -362,7 +365,11 @@ on_load_failed (PdWindow     *self,
   if (!pd_session_list_get_loaded (self->session_list))
     {
       if (self->remote_url == NULL)
-        pd_window_show_error (self, _("Cannot Open This Database"), error->message);
+        {
+          /* A run could not be stored there either. */
+          gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
+          pd_window_show_error (self, _("Cannot Open This Database"), error->message);
+        }
       else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
         pd_window_show_error (self, _("The Endpoint Refused Access"), error->message);
       else

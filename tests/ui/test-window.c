@@ -420,6 +420,26 @@ test_window_narrow_and_wide (void)
 
 /* --- sources that cannot be read --------------------------------------- */
 
+static GtkWidget *
+find_action_button (GtkWidget  *root,
+                    const char *action)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
+    return root;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_action_button (child, action);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
 static void
 check_error_page (PdApplication *app,
                   PdWindow      *window,
@@ -433,6 +453,8 @@ check_error_page (PdApplication *app,
   g_assert_nonnull (status);
   g_assert_true (gtk_widget_get_mapped (status));
   g_assert_nonnull (adw_status_page_get_description (ADW_STATUS_PAGE (status)));
+  /* Nothing could be run into a database that does not open. */
+  g_assert_false (gtk_widget_get_sensitive (find_action_button (GTK_WIDGET (window), "win.new-session")));
 }
 
 static void
@@ -462,26 +484,6 @@ test_window_corrupt_database (void)
 
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check_error_page, (gpointer) "Cannot Open This Database", NULL), ==, 0);
-}
-
-static GtkWidget *
-find_action_button (GtkWidget  *root,
-                    const char *action)
-{
-  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
-    return root;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_action_button (child, action);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
 }
 
 static GtkWidget *
