@@ -1223,7 +1223,7 @@ pd_remote_source_new (const char  *url,
   if (token == NULL || *token == '\0')
     {
       g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                   _("No token for %s: use the URL the server printed (with ?token=)"), url);
+                   _("No token for %s: use the whole URL the server printed, token included"), url);
       return NULL;
     }
 
