@@ -62,21 +62,19 @@ idle_share (guint seconds)
 }
 
 /* The row titles are GtkInscriptions. */
+static gboolean
+shows_text (GtkWidget     *widget,
+            gconstpointer  data)
+{
+  return (GTK_IS_INSCRIPTION (widget) && g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), data) == 0) ||
+         (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), data) == 0);
+}
+
 static GtkWidget *
 find_text (GtkWidget  *root,
            const char *text)
 {
-  if ((GTK_IS_INSCRIPTION (root) && g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (root)), text) == 0) ||
-      (GTK_IS_LABEL (root) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (root)), text) == 0))
-    return root;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_text (child, text);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return pd_test_find_first (root, shows_text, text);
 }
 
 /* The list has loaded its first page and selected the newest session:

@@ -13,6 +13,7 @@
 
 #include "pd-event.h"
 #include "pd-test-db.h"
+#include "pd-test-ui.h"
 
 PdTestDb *
 pd_test_db_new (void)
@@ -208,24 +209,18 @@ pd_test_screenshot (GtkWidget  *widget,
   g_test_message ("screenshot: %s", file);
 }
 
+static gboolean
+is_label_containing (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
 GtkWidget *
 pd_test_find_label_containing (GtkWidget  *root,
                                const char *text)
 {
-  if (GTK_IS_LABEL (root) && strstr (gtk_label_get_text (GTK_LABEL (root)), text) != NULL)
-    return root;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = pd_test_find_label_containing (child, text);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
+  return pd_test_find_first (root, is_label_containing, text);
 }
 
 void

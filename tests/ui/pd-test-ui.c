@@ -49,18 +49,20 @@ pd_test_flush (GtkWidget *widget)
     g_main_context_iteration (NULL, FALSE);
 }
 
+/* The first widget, depth first from @root itself, that @match accepts. */
 GtkWidget *
-pd_test_find_widget (GtkWidget *root,
-                     GType      type)
+pd_test_find_first (GtkWidget          *root,
+                    PdTestWidgetMatch   match,
+                    gconstpointer       data)
 {
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+  if (match (root, data))
     return root;
 
   for (GtkWidget *child = gtk_widget_get_first_child (root);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GtkWidget *found = pd_test_find_widget (child, type);
+      GtkWidget *found = pd_test_find_first (child, match, data);
 
       if (found != NULL)
         return found;
@@ -69,24 +71,47 @@ pd_test_find_widget (GtkWidget *root,
   return NULL;
 }
 
+static gboolean
+is_of_type (GtkWidget     *widget,
+            gconstpointer  data)
+{
+  return G_TYPE_CHECK_INSTANCE_TYPE (widget, *(const GType *) data);
+}
+
+static gboolean
+is_label_with_text (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), data) == 0;
+}
+
+static gboolean
+is_button_for_action (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), data) == 0;
+}
+
+GtkWidget *
+pd_test_find_widget (GtkWidget *root,
+                     GType      type)
+{
+  return pd_test_find_first (root, is_of_type, &type);
+}
+
 GtkWidget *
 pd_test_find_label (GtkWidget  *root,
                     const char *text)
 {
-  if (GTK_IS_LABEL (root) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (root)), text) == 0)
-    return root;
+  return pd_test_find_first (root, is_label_with_text, text);
+}
 
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = pd_test_find_label (child, text);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
+/* The first button bound to @action: its sensitivity is the action's state. */
+GtkWidget *
+pd_test_find_action_button (GtkWidget  *root,
+                            const char *action)
+{
+  return pd_test_find_first (root, is_button_for_action, action);
 }
 
 static gboolean

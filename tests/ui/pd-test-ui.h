@@ -22,10 +22,19 @@ int        pd_test_run_app         (const char * const *args,
                                     gboolean           *saw_window);
 void       pd_test_reset_settings  (void);
 void       pd_test_flush           (GtkWidget          *widget);
+
+typedef gboolean (*PdTestWidgetMatch) (GtkWidget     *widget,
+                                       gconstpointer  data);
+
+GtkWidget *pd_test_find_first      (GtkWidget          *root,
+                                    PdTestWidgetMatch   match,
+                                    gconstpointer       data);
 GtkWidget *pd_test_find_widget     (GtkWidget          *root,
                                     GType               type);
 GtkWidget *pd_test_find_label      (GtkWidget          *root,
                                     const char         *text);
+GtkWidget *pd_test_find_action_button (GtkWidget       *root,
+                                    const char         *action);
 GtkWindow *pd_test_find_toplevel   (GType               type);
 
 typedef gboolean (*PdTestCondition) (gpointer data);

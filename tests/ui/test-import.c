@@ -37,20 +37,18 @@ copy_tree (const char *from,
     }
 }
 
+static gboolean
+has_css_class (GtkWidget     *widget,
+               gconstpointer  data)
+{
+  return gtk_widget_has_css_class (widget, data);
+}
+
 static GtkWidget *
 find_with_class (GtkWidget  *root,
                  const char *css_class)
 {
-  if (gtk_widget_has_css_class (root, css_class))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_with_class (child, css_class);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return pd_test_find_first (root, has_css_class, css_class);
 }
 
 static gboolean

@@ -26,77 +26,53 @@
 
 #define WAIT_MS 20000
 
+typedef struct
+{
+  const char *prefix;
+  const char *suffix;
+} Affixes;
+
+static gboolean
+is_label_with_affixes (GtkWidget     *widget,
+                       gconstpointer  data)
+{
+  const Affixes *affixes = data;
+  const char *text;
+
+  if (!GTK_IS_LABEL (widget))
+    return FALSE;
+  text = gtk_label_get_text (GTK_LABEL (widget));
+  return g_str_has_prefix (text, affixes->prefix) && g_str_has_suffix (text, affixes->suffix);
+}
+
 static GtkWidget *
 find_label_matching (GtkWidget  *root,
                      const char *prefix,
                      const char *suffix)
 {
-  if (GTK_IS_LABEL (root))
-    {
-      const char *text = gtk_label_get_text (GTK_LABEL (root));
+  Affixes affixes = { prefix, suffix };
 
-      if (g_str_has_prefix (text, prefix) && g_str_has_suffix (text, suffix))
-        return root;
-    }
+  return pd_test_find_first (root, is_label_with_affixes, &affixes);
+}
 
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_label_matching (child, prefix, suffix);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
+static gboolean
+is_plan_toggle (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_TOGGLE_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "Plan") == 0;
 }
 
 static GtkToggleButton *
 find_plan_toggle (GtkWidget *root)
 {
-  if (GTK_IS_TOGGLE_BUTTON (root) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (root)), "Plan") == 0)
-    return GTK_TOGGLE_BUTTON (root);
-
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkToggleButton *found = find_plan_toggle (child);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
-}
-
-/* The first button bound to @action: its sensitivity is the action's state. */
-static GtkWidget *
-find_action_button (GtkWidget  *root,
-                    const char *action)
-{
-  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
-    return root;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_action_button (child, action);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
+  return GTK_TOGGLE_BUTTON (pd_test_find_first (root, is_plan_toggle, NULL));
 }
 
 static gboolean
 action_enabled (PdWindow   *window,
                 const char *action)
 {
-  GtkWidget *button = find_action_button (GTK_WIDGET (window), action);
+  GtkWidget *button = pd_test_find_action_button (GTK_WIDGET (window), action);
 
   g_assert_nonnull (button);
   return gtk_widget_get_sensitive (button);

@@ -420,26 +420,6 @@ test_window_narrow_and_wide (void)
 
 /* --- sources that cannot be read --------------------------------------- */
 
-static GtkWidget *
-find_action_button (GtkWidget  *root,
-                    const char *action)
-{
-  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
-    return root;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_action_button (child, action);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
-}
-
 static void
 check_error_page (PdApplication *app,
                   PdWindow      *window,
@@ -454,7 +434,7 @@ check_error_page (PdApplication *app,
   g_assert_true (gtk_widget_get_mapped (status));
   g_assert_nonnull (adw_status_page_get_description (ADW_STATUS_PAGE (status)));
   /* Nothing could be run into a database that does not open. */
-  g_assert_false (gtk_widget_get_sensitive (find_action_button (GTK_WIDGET (window), "win.new-session")));
+  g_assert_false (gtk_widget_get_sensitive (pd_test_find_action_button (GTK_WIDGET (window), "win.new-session")));
 }
 
 static void
@@ -489,7 +469,7 @@ test_window_corrupt_database (void)
 static GtkWidget *
 new_session_button (PdWindow *window)
 {
-  GtkWidget *button = find_action_button (GTK_WIDGET (window), "win.new-session");
+  GtkWidget *button = pd_test_find_action_button (GTK_WIDGET (window), "win.new-session");
 
   g_assert_nonnull (button);
   return button;
