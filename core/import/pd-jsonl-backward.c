@@ -5,14 +5,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
-#include <glib/gstdio.h>
 
 #include "pd-jsonl-backward.h"
+#include "pd-jsonl-reader.h"
 
 #define BLOCK (64 * 1024)
 
@@ -45,14 +44,8 @@ _pd_jsonl_backward_new (const char  *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
-  if (fd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Could not open %s: %s", path, g_strerror (saved));
-      return NULL;
-    }
+  if ((fd = _pd_jsonl_open (path, error)) < 0)
+    return NULL;
 
   self = g_new0 (PdJsonlBackward, 1);
   self->fd = fd;

@@ -36,6 +36,22 @@ struct _PdJsonlReader
   gboolean  unterminated;
 };
 
+int
+_pd_jsonl_open (const char  *path,
+                GError     **error)
+{
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Could not open %s: %s", path, g_strerror (saved));
+    }
+  return fd;
+}
+
 PdJsonlReader *
 pd_jsonl_reader_new (const char  *path,
                      goffset      offset,
@@ -48,14 +64,8 @@ pd_jsonl_reader_new (const char  *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
-  if (fd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Could not open %s: %s", path, g_strerror (saved));
-      return NULL;
-    }
+  if ((fd = _pd_jsonl_open (path, error)) < 0)
+    return NULL;
   if (offset > 0 && lseek (fd, offset, SEEK_SET) != offset)
     {
       int saved = errno;

@@ -23,6 +23,11 @@ PdJsonlReader *pd_jsonl_reader_new          (const char     *path,
                                              GError        **error);
 void           pd_jsonl_reader_free         (PdJsonlReader  *self);
 
+/* The file descriptor of @path opened read-only (never a controlling
+ * terminal), or -1 with @error set; the backward reader opens files alike. */
+int            _pd_jsonl_open               (const char     *path,
+                                             GError        **error);
+
 /* The next line, without its newline (or "\r\n"), NUL-terminated, valid
  * until the next call.  FALSE at the end of the file or on an error (then
  * @error is set).  Blank lines are returned too (length 0), for the caller
