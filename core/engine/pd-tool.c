@@ -827,31 +827,23 @@ _pd_tool_args_int (JsonObject    *args,
       return TRUE;
     }
 
-  /* Models write 10.0 for 10 often enough to accept whole doubles. */
+  /* Models write 10.0 for 10 often enough to accept whole doubles.  They are
+   * held at the bounds as doubles: casting one beyond gint64 (1e300) to an
+   * integer is undefined behaviour. */
   if (type == G_TYPE_DOUBLE)
     {
       double d = json_node_get_double (node);
+      char text[G_ASCII_DTOSTR_BUF_SIZE];
 
-      /* Clamped as a double first: casting one beyond gint64 (1e300) to an
-       * integer is undefined behaviour. */
-      if (isfinite (d) && floor (d) == d)
+      if (!isfinite (d) || floor (d) != d)
         {
-          if (d <= (double) min)
-            *value = min;
-          else if (d >= (double) max)
-            *value = max;
-          else
-            *value = (gint64) d;
-          return TRUE;
+          *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
+                                                     tool, key, g_ascii_dtostr (text, sizeof text, d));
+          return FALSE;
         }
 
-      {
-        char text[G_ASCII_DTOSTR_BUF_SIZE];
-
-        *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
-                                                   tool, key, g_ascii_dtostr (text, sizeof text, d));
-        return FALSE;
-      }
+      *value = d <= (double) min ? min : d >= (double) max ? max : (gint64) d;
+      return TRUE;
     }
 
   *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
