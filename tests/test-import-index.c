@@ -10,6 +10,7 @@
 #include "pd-import-scanner.h"
 #include "pd-import-test.h"
 #include "pd-import-watcher.h"
+#include "pd-import-watcher-private.h"
 
 typedef struct
 {
@@ -668,6 +669,39 @@ test_watcher (Fixture       *f,
   g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 3);
 }
 
+static void
+queue_while_disposed (gpointer  path,
+                      GObject  *where_the_object_was)
+{
+  /* Weak references are told while the object is disposed and still whole. */
+  _pd_import_watcher_queue_path (PD_IMPORT_WATCHER (where_the_object_was), path);
+}
+
+/* Removing a watcher's monitors can deliver the changes the others still
+ * held (seen in a CI run, one stop of following in 25).  Such a change once
+ * scheduled a settle timeout on the watcher being freed, which then fired on
+ * freed memory.  Here a change arrives the same way, while the watcher is
+ * disposed, and the main loop runs past the settle delay. */
+static void
+test_watcher_change_while_disposed (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  PdImportWatcher *watcher;
+  gint64 deadline;
+
+  run_dir (f, index, NULL);
+  watcher = pd_import_watcher_new (index, f->store);
+  g_object_weak_ref (G_OBJECT (watcher), queue_while_disposed, path);
+  g_object_unref (watcher);
+
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 5;
+  while (g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -683,6 +717,7 @@ main (int    argc,
   ADD ("/pd/import-index/damaged", test_damaged);
   ADD ("/pd/import-index/async-scanner", test_async_scanner);
   ADD ("/pd/import-index/watcher", test_watcher);
+  ADD ("/pd/import-index/watcher-change-while-disposed", test_watcher_change_while_disposed);
 #undef ADD
 
   return g_test_run ();

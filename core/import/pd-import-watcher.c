@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pd-import-index-private.h"
+#include "pd-import-watcher-private.h"
 #include "pd-import-watcher.h"
 
 /* Events of one burst of writes are gathered this long before reading. */
@@ -40,10 +41,13 @@ pd_import_watcher_dispose (GObject *object)
 {
   PdImportWatcher *self = PD_IMPORT_WATCHER (object);
 
+  /* Removing a monitor can deliver the changes the others still held: the
+   * cancellable goes first, so _pd_import_watcher_queue_path() takes none of
+   * them, and the settle timeout goes last. */
   g_cancellable_cancel (self->cancellable);
-  g_clear_handle_id (&self->settle_id, g_source_remove);
   if (self->monitors)
     g_hash_table_remove_all (self->monitors);
+  g_clear_handle_id (&self->settle_id, g_source_remove);
 
   G_OBJECT_CLASS (pd_import_watcher_parent_class)->dispose (object);
 }
@@ -264,10 +268,15 @@ schedule (PdImportWatcher *self)
     self->settle_id = g_timeout_add (SETTLE_MS, settle_cb, self);
 }
 
-static void
-queue_path (PdImportWatcher *self,
-            const char      *path)
+void
+_pd_import_watcher_queue_path (PdImportWatcher *self,
+                               const char      *path)
 {
+  g_return_if_fail (PD_IS_IMPORT_WATCHER (self));
+  g_return_if_fail (path != NULL);
+
+  if (g_cancellable_is_cancelled (self->cancellable))
+    return;
   g_hash_table_add (self->pending, g_strdup (path));
   schedule (self);
 }
@@ -289,7 +298,7 @@ file_changed_cb (GFileMonitor      *monitor,
     case G_FILE_MONITOR_EVENT_CHANGED:
     case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
     case G_FILE_MONITOR_EVENT_CREATED:
-      queue_path (self, path);
+      _pd_import_watcher_queue_path (self, path);
       break;
     case G_FILE_MONITOR_EVENT_DELETED:
     case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
@@ -320,7 +329,7 @@ dir_changed_cb (GFileMonitor      *monitor,
     return;
   if (event == G_FILE_MONITOR_EVENT_CREATED || event == G_FILE_MONITOR_EVENT_MOVED_IN
       || event == G_FILE_MONITOR_EVENT_RENAMED || event == G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT)
-    queue_path (self, path);
+    _pd_import_watcher_queue_path (self, path);
 }
 
 static void
