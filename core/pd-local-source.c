@@ -787,7 +787,11 @@ pd_local_source_follow_transcripts (PdLocalSource *self,
     g_cancellable_cancel (self->follow_cancellable);
   g_clear_object (&self->follow_cancellable);
   if (self->transcripts != NULL)
-    g_signal_handlers_disconnect_by_data (self->transcripts, self);
+    {
+      /* A read still running holds the watcher: stop it, not only drop it. */
+      g_signal_handlers_disconnect_by_data (self->transcripts, self);
+      pd_import_watcher_stop (self->transcripts);
+    }
   g_clear_object (&self->transcripts);
 
   if (!follow)

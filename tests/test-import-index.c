@@ -667,6 +667,26 @@ test_watcher (Fixture       *f,
   g_assert_cmpuint (ids->len, >=, 1);
   g_assert_cmpstr (g_ptr_array_index (ids, 0), !=, info->id);
   g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 3);
+
+  /* Stopped while a read may still run: later writes go unnoticed. */
+  {
+    g_autoptr(GError) error = NULL;
+    gint64 deadline;
+
+    append (path, more);
+    pd_import_watcher_stop (watcher);
+    g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 0);
+    g_ptr_array_set_size (ids, 0);
+    append (path, last);
+    deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+    while (g_get_monotonic_time () < deadline)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    g_assert_cmpuint (ids->len, ==, 0);
+    g_assert_false (pd_import_watcher_watch (watcher, path, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 0);
+  }
 }
 
 static void

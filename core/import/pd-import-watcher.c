@@ -41,13 +41,7 @@ pd_import_watcher_dispose (GObject *object)
 {
   PdImportWatcher *self = PD_IMPORT_WATCHER (object);
 
-  /* Removing a monitor can deliver the changes the others still held: the
-   * cancellable goes first, so _pd_import_watcher_queue_path() takes none of
-   * them, and the settle timeout goes last. */
-  g_cancellable_cancel (self->cancellable);
-  if (self->monitors)
-    g_hash_table_remove_all (self->monitors);
-  g_clear_handle_id (&self->settle_id, g_source_remove);
+  pd_import_watcher_stop (self);
 
   G_OBJECT_CLASS (pd_import_watcher_parent_class)->dispose (object);
 }
@@ -114,6 +108,22 @@ pd_import_watcher_new (PdImportIndex  *index,
   self->index = g_object_ref (index);
   self->store = g_object_ref (store);
   return self;
+}
+
+void
+pd_import_watcher_stop (PdImportWatcher *self)
+{
+  g_return_if_fail (PD_IS_IMPORT_WATCHER (self));
+
+  /* Removing a monitor can deliver the changes the others still held: the
+   * cancellable goes first, so _pd_import_watcher_queue_path() takes none of
+   * them, and the settle timeout goes last. */
+  g_cancellable_cancel (self->cancellable);
+  if (self->monitors)
+    g_hash_table_remove_all (self->monitors);
+  g_clear_handle_id (&self->settle_id, g_source_remove);
+  if (self->pending)
+    g_hash_table_remove_all (self->pending);
 }
 
 guint
@@ -341,7 +351,7 @@ watch_path (PdImportWatcher *self,
   g_autoptr(GError) error = NULL;
   GFileMonitor *monitor;
 
-  if (g_hash_table_contains (self->monitors, path))
+  if (g_cancellable_is_cancelled (self->cancellable) || g_hash_table_contains (self->monitors, path))
     return;
   monitor = is_dir ? g_file_monitor_directory (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error)
                    : g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
@@ -373,6 +383,8 @@ pd_import_watcher_watch (PdImportWatcher  *self,
   g_return_val_if_fail (PD_IS_IMPORT_WATCHER (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
+  if (g_cancellable_set_error_if_cancelled (self->cancellable, error))
+    return FALSE;
   canonical = g_canonicalize_filename (path, NULL);
   if (!g_file_test (canonical, G_FILE_TEST_EXISTS))
     {

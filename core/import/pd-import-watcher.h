@@ -32,6 +32,9 @@ gboolean         pd_import_watcher_start_finish (PdImportWatcher   *self,
 gboolean         pd_import_watcher_watch        (PdImportWatcher   *self,
                                                  const char        *path,
                                                  GError           **error);
+/* Stops for good: no more monitors, reads or ::changed, even while a read
+ * still running keeps the watcher alive. */
+void             pd_import_watcher_stop         (PdImportWatcher   *self);
 guint            pd_import_watcher_get_n_watched (PdImportWatcher  *self);
 /* What the watcher's updates did, added up. */
 void             pd_import_watcher_get_stats    (PdImportWatcher   *self,
