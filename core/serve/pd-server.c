@@ -373,7 +373,7 @@ req_free (Req *req)
 {
   if (req->finished_id != 0)
     g_signal_handler_disconnect (req->msg, req->finished_id);
-  g_object_unref (req->msg);
+  g_clear_object (&req->msg);
   g_object_unref (req->server);
   g_free (req->id);
   g_free (req->query);
@@ -834,6 +834,13 @@ on_req_done (GObject      *object,
         respond_text (req->msg, req->status, "application/json", g_steal_pointer (&req->body));
       soup_server_message_unpause (req->msg);
     }
+
+  /* The message lives on the server's thread: let go of it here.  The task
+   * frees @req wherever its last reference goes, which may be the worker
+   * thread, and a handler removed there raced the message's own teardown
+   * here (a GSignal assertion in one run of 660). */
+  g_clear_signal_handler (&req->finished_id, req->msg);
+  g_clear_object (&req->msg);
 
   maybe_quit (self);
 }
