@@ -947,13 +947,34 @@ preferences_action (GtkWidget  *widget,
 
 /* --- importing other agents' sessions ------------------------------------ */
 
+/* The window and the database the import runs for.  The task's last
+ * reference may go in the worker thread, so the task owns none of them: the
+ * job is freed by on_import_done(), on the main thread, after the worker
+ * is done with it. */
+typedef struct
+{
+  PdWindow      *window;
+  PdLocalSource *source;
+} ImportJob;
+
+static void
+import_job_free (ImportJob *job)
+{
+  g_object_unref (job->window);
+  g_object_unref (job->source);
+  g_free (job);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ImportJob, import_job_free)
+
 static void
 import_in_thread (GTask        *task,
                   gpointer      source_object,
                   gpointer      task_data,
                   GCancellable *cancellable)
 {
-  PdLocalSource *source = task_data;
+  ImportJob *job = task_data;
+  PdLocalSource *source = job->source;
   g_autoptr(PdSessionStore) store = NULL;
   g_autoptr(PdImportIndex) index = NULL;
   PdImportIndexStats *stats = g_new0 (PdImportIndexStats, 1);
@@ -982,7 +1003,8 @@ on_import_done (GObject      *object,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
-  PdWindow *self = PD_WINDOW (object);
+  g_autoptr(ImportJob) job = user_data;
+  PdWindow *self = job->window;
   g_autoptr(GError) error = NULL;
   g_autofree PdImportIndexStats *stats = g_task_propagate_pointer (G_TASK (result), &error);
   g_autofree char *message = NULL;
@@ -1018,6 +1040,7 @@ import_transcripts_action (GtkWidget  *widget,
 {
   PdWindow *self = PD_WINDOW (widget);
   g_autoptr(GTask) task = NULL;
+  ImportJob *job;
 
   if (self->source == NULL || !PD_IS_LOCAL_SOURCE (self->source))
     {
@@ -1032,8 +1055,11 @@ import_transcripts_action (GtkWidget  *widget,
     }
 
   pd_window_show_message (self, _("Reading the transcripts of other agents…"));
-  task = g_task_new (self, NULL, on_import_done, NULL);
-  g_task_set_task_data (task, g_object_ref (self->source), g_object_unref);
+  job = g_new0 (ImportJob, 1);
+  job->window = g_object_ref (self);
+  job->source = PD_LOCAL_SOURCE (g_object_ref (self->source));
+  task = g_task_new (NULL, NULL, on_import_done, job);
+  g_task_set_task_data (task, job, NULL);
   g_task_run_in_thread (task, import_in_thread);
 }
 
