@@ -229,7 +229,14 @@ read_number (Reader  *r,
 
       if (pd_decimal_parse (buf + negative, (gssize) (len - negative),
                             negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64, &magnitude))
-        return json_node_init_int (json_node_alloc (), negative ? (gint64) (0 - magnitude) : (gint64) magnitude);
+        {
+          /* Negated in gint64 one below the magnitude, so G_MININT64 needs
+           * no unsigned-to-signed conversion of an out-of-range value. */
+          gint64 value = !negative ? (gint64) magnitude
+                       : magnitude == 0 ? 0 : -(gint64) (magnitude - 1) - 1;
+
+          return json_node_init_int (json_node_alloc (), value);
+        }
     }
 
   {
