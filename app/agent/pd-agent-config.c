@@ -44,16 +44,44 @@ parse_count (const char  *option,
   return TRUE;
 }
 
+/* One line per value, "section.key = value (origin)", from the same
+ * document --json prints, so the two never disagree.  Values are shown in
+ * their JSON form: a string from a file cannot start a line of its own. */
 static void
 print_text (PdConfig *config)
 {
+  g_autoptr(JsonNode) root = pd_config_to_json (config);
+  JsonObject *object = json_node_get_object (root);
+  JsonObject *origins = json_object_get_object_member (object, "origins");
   const char * const *warnings = pd_config_get_warnings (config);
   const char *global_path = pd_config_get_global_path (config);
   const char *project_path = pd_config_get_project_path (config);
+  JsonObjectIter sections;
+  const char *section_name;
+  JsonNode *section;
 
-  printf ("planning.enabled = %s\n", pd_config_get_planning_enabled (config) ? "true" : "false");
-  printf ("planning.max_steps = %u\n", pd_config_get_planning_max_steps (config));
-  printf ("planning.max_render_chars = %u\n", pd_config_get_planning_max_render_chars (config));
+  json_object_iter_init (&sections, object);
+  while (json_object_iter_next (&sections, &section_name, &section))
+    {
+      JsonObjectIter iter;
+      const char *key;
+      JsonNode *value;
+
+      if (!g_str_equal (section_name, "provider") && !g_str_equal (section_name, "planning") &&
+          !g_str_equal (section_name, "plan_mode") && !g_str_equal (section_name, "limits") &&
+          !g_str_equal (section_name, "tools"))
+        continue;
+
+      json_object_iter_init (&iter, json_node_get_object (section));
+      while (json_object_iter_next (&iter, &key, &value))
+        {
+          g_autofree char *path = g_strconcat (section_name, ".", key, NULL);
+          g_autofree char *shown = json_to_string (value, FALSE);
+
+          printf ("%s = %s (%s)\n", path, shown,
+                  json_object_get_string_member_with_default (origins, path, "default"));
+        }
+    }
   printf ("sources.global = %s\n", global_path != NULL ? global_path : _("(none)"));
   printf ("sources.project = %s\n", project_path != NULL ? project_path : _("(none)"));
 
@@ -119,9 +147,9 @@ pd_agent_config_main (int    argc,
 
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
-                                _("Print the resolved configuration and any problems found in it.\n"
-                                  "Precedence, highest first: command line, PLANDECK_PLANNING,\n"
-                                  "global config, project config (which may only lower limits)."));
+                                _("Print the resolved configuration, where each value comes from, and any\n"
+                                  "problems found in it.  Precedence, highest first: command line, environment,\n"
+                                  "global config, project config (which may only lower limits or turn things off)."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 
   if (!g_option_context_parse (context, &argc, &argv, &error) ||

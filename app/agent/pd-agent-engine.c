@@ -69,47 +69,37 @@ pd_agent_engine_args_check (PdAgentEngineArgs  *args,
   return TRUE;
 }
 
-/* A string member of a config section, or NULL (wrong types are ignored). */
-static char *
-section_string (JsonObject *section,
-                const char *key)
-{
-  JsonNode *node = json_object_get_member (section, key);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return g_strdup (json_node_get_string (node));
-}
-
 /**
- * pd_agent_engine_args_apply_config:
+ * pd_agent_engine_load_config:
  *
- * Fills what the command line left open from the config's "provider"
- * section: {"name", "base_url", "model"}.  Flags always win.
+ * The resolved configuration for a run with @args: the global config, the
+ * project config of the folder the tools work in (-C DIR, or the current
+ * one), the environment, and these command line options on top.
  */
-void
-pd_agent_engine_args_apply_config (PdAgentEngineArgs *args,
-                                   PdConfig          *config)
+PdConfig *
+pd_agent_engine_load_config (const PdAgentEngineArgs *args)
 {
-  JsonObject *section = pd_config_get_section (config, "provider");
+  PdConfigLoadOptions options = PD_CONFIG_LOAD_OPTIONS_INIT;
+  g_autofree char *project = NULL;
 
-  if (section == NULL)
-    return;
-  if (args->provider_name == NULL)
-    args->provider_name = section_string (section, "name");
-  if (args->base_url == NULL)
-    args->base_url = section_string (section, "base_url");
-  if (args->model == NULL)
-    args->model = section_string (section, "model");
+  if (args->cwd != NULL)
+    project = g_build_filename (args->cwd, "plandeck.json", NULL);
+  options.project_path = project;
+  options.cli_planning = args->planning_on ? 1 : args->planning_off ? 0 : -1;
+  options.cli_provider = args->provider_name;
+  options.cli_base_url = args->base_url;
+  options.cli_model = args->model;
+  options.cli_max_iterations = MAX (args->max_iterations, 0);
+  options.cli_max_tokens = MAX (args->max_tokens, 0);
+  options.cli_max_seconds = MAX (args->max_seconds, 0);
+  options.cli_allow_outside = args->allow_outside;
+
+  return pd_config_load (&options);
 }
 
 const char *
 pd_agent_engine_default_model (const char *provider)
 {
-  const char *env = g_getenv ("PLANDECK_MODEL");
-
-  if (env != NULL && *env)
-    return env;
   if (g_strcmp0 (provider, "anthropic") == 0)
     return "claude-sonnet-4-5";
   if (g_strcmp0 (provider, "replay") == 0)
@@ -122,32 +112,57 @@ pd_agent_engine_default_model (const char *provider)
  *
  * A provider, a tool registry with the builtins (and the plan tool when the
  * configuration plans), an approver and the limits, wired into a new engine
- * that saves to @spec->store and emits on @spec->bus.
+ * that saves to @spec->store and emits on @spec->bus.  Everything but the
+ * approval comes from @spec->config: its typed values, never a section read
+ * here, so what a project file may not set cannot reach the engine.
  */
 PdEngine *
 pd_agent_engine_new (const PdAgentEngineSpec  *spec,
                      GError                  **error)
 {
   const PdAgentEngineArgs *args = spec->args;
+  PdConfig *config = spec->config;
   g_autoptr(PdProvider) provider = NULL;
   g_autoptr(PdPlanStore) plan_store = NULL;
   g_autoptr(PdToolRegistry) tools = NULL;
   g_autoptr(PdApprover) approver = NULL;
   g_autoptr(PdToolContext) tool_context = NULL;
   g_autofree char *here = NULL;
+  const char *provider_name = pd_config_get_provider_name (config);
+  const char *base_url = NULL;
+  const char *api_key = NULL;
+  const char *model = NULL;
   PdEngineOptions options = { 0 };
 
-  if (!(provider = pd_provider_new_for_name (spec->provider_name, args->base_url, NULL, args->replay_path, error)))
+  /* A continued session keeps its provider and model unless the command
+   * line names others; the config's endpoint and key go with the config's
+   * provider only. */
+  if (spec->provider_name != NULL)
+    provider_name = spec->provider_name;
+  if (g_strcmp0 (provider_name, pd_config_get_provider_name (config)) == 0)
+    {
+      const char *key_env = pd_config_get_provider_api_key_env (config);
+
+      base_url = pd_config_get_provider_base_url (config);
+      model = pd_config_get_provider_model (config);
+      api_key = key_env != NULL ? g_getenv (key_env) : NULL;
+    }
+  if (spec->model != NULL)
+    model = spec->model;
+  if (model == NULL)
+    model = pd_agent_engine_default_model (provider_name);
+
+  if (!(provider = pd_provider_new_for_name (provider_name, base_url, api_key, args->replay_path, error)))
     return NULL;
 
   here = args->cwd ? g_canonicalize_filename (args->cwd, NULL) : g_get_current_dir ();
   if (!(tool_context = pd_tool_context_new (here, error)))
     return NULL;
-  pd_tool_context_set_allow_outside (tool_context, args->allow_outside);
+  pd_tool_context_set_allow_outside (tool_context, pd_config_get_allow_outside (config));
 
-  if (pd_config_get_planning_enabled (spec->config))
-    plan_store = pd_plan_store_new (pd_config_get_planning_max_steps (spec->config),
-                                    pd_config_get_planning_max_render_chars (spec->config));
+  if (pd_config_get_planning_enabled (config))
+    plan_store = pd_plan_store_new (pd_config_get_planning_max_steps (config),
+                                    pd_config_get_planning_max_render_chars (config));
 
   tools = pd_tool_registry_new ();
   pd_tool_registry_add_builtins (tools, plan_store);
@@ -167,25 +182,9 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
                                                 pd_exit_plan_mode_terminal_review, NULL, NULL);
     }
 
-  /* The config's "plan_mode" section: {"section": guidance, "advisory": bool}. */
-  {
-    JsonObject *plan_mode = pd_config_get_section (spec->config, "plan_mode");
-
-    if (plan_mode != NULL)
-      {
-        JsonNode *section = json_object_get_member (plan_mode, "section");
-        JsonNode *advisory = json_object_get_member (plan_mode, "advisory");
-
-        if (section != NULL && JSON_NODE_HOLDS_VALUE (section) && json_node_get_value_type (section) == G_TYPE_STRING)
-          options.plan_mode_section = json_node_get_string (section);
-        if (advisory != NULL && JSON_NODE_HOLDS_VALUE (advisory) && json_node_get_value_type (advisory) == G_TYPE_BOOLEAN)
-          options.plan_mode_advisory = json_node_get_boolean (advisory);
-      }
-  }
-
   options.provider = provider;
-  options.model = spec->model;
-  options.provider_name = spec->provider_name;
+  options.model = model;
+  options.provider_name = provider_name;
   options.tools = tools;
   options.plan_store = plan_store;
   options.approver = approver;
@@ -193,9 +192,11 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
   options.bus = spec->bus;
   options.tool_context = tool_context;
   options.run_id = spec->run_id;
-  options.max_iterations = args->max_iterations > 0 ? (guint) args->max_iterations : 0;
-  options.max_tokens = MAX (args->max_tokens, 0);
-  options.max_wall_ms = args->max_seconds > 0 ? (gint64) args->max_seconds * 1000 : 0;
+  options.max_iterations = pd_config_get_max_iterations (config);
+  options.max_tokens = pd_config_get_max_tokens (config);
+  options.max_wall_ms = (gint64) pd_config_get_max_seconds (config) * 1000;
+  options.plan_mode_section = pd_config_get_plan_mode_section (config);
+  options.plan_mode_advisory = pd_config_get_plan_mode_advisory (config);
 
   return pd_engine_new (&options);
 }

@@ -36,8 +36,7 @@ gboolean  pd_agent_engine_args_check   (PdAgentEngineArgs  *args,
                                         PdApprovalPolicy   *policy,
                                         GError            **error);
 const char *pd_agent_engine_default_model (const char      *provider);
-void        pd_agent_engine_args_apply_config (PdAgentEngineArgs *args,
-                                               PdConfig          *config);
+PdConfig   *pd_agent_engine_load_config (const PdAgentEngineArgs *args);
 
 typedef struct
 {
@@ -45,8 +44,8 @@ typedef struct
   PdConfig                *config;
   PdApprovalPolicy         policy;
   gboolean                 terminal_approval;  /* ask on the terminal */
-  const char              *provider_name;      /* resolved */
-  const char              *model;              /* resolved */
+  const char              *provider_name;      /* nullable: the config's */
+  const char              *model;              /* nullable: the config's, or the provider's default */
   PdSessionStore          *store;
   PdEventBus              *bus;
   const char              *run_id;             /* nullable */

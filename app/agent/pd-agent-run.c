@@ -134,7 +134,8 @@ run_main (gboolean   is_continue,
     { NULL }
   };
   g_autoptr(PdConfig) config = NULL;
-  PdConfigLoadOptions config_options = PD_CONFIG_LOAD_OPTIONS_INIT;
+  g_autofree char *stored_provider = NULL;
+  g_autofree char *stored_model = NULL;
   g_autoptr(PdSessionStore) store = NULL;
   g_autoptr(PdEventBus) bus = NULL;
   g_autoptr(PdEngine) engine = NULL;
@@ -194,8 +195,7 @@ run_main (gboolean   is_continue,
       message = g_intern_string (planned ? planned : joined);
     }
 
-  config_options.cli_planning = args.planning_on ? 1 : args.planning_off ? 0 : -1;
-  config = pd_config_load (&config_options);
+  config = pd_agent_engine_load_config (&args);
   {
     const char * const *warnings = pd_config_get_warnings (config);
     for (guint i = 0; warnings[i]; i++)
@@ -213,16 +213,10 @@ run_main (gboolean   is_continue,
       if (info == NULL)
         return pd_agent_fail (command, error);
       if (args.provider_name == NULL && info->provider && *info->provider)
-        args.provider_name = g_strdup (info->provider);
+        stored_provider = g_strdup (info->provider);
       if (args.model == NULL && info->model && *info->model)
-        args.model = g_strdup (info->model);
+        stored_model = g_strdup (info->model);
     }
-
-  pd_agent_engine_args_apply_config (&args, config);
-  if (args.provider_name == NULL)
-    args.provider_name = g_strdup ("openai");
-  if (args.model == NULL)
-    args.model = g_strdup (pd_agent_engine_default_model (args.provider_name));
 
   bus = pd_event_bus_new ();
   pd_engine_store_events (bus, store);
@@ -233,8 +227,8 @@ run_main (gboolean   is_continue,
   spec.config = config;
   spec.policy = policy;
   spec.terminal_approval = TRUE;
-  spec.provider_name = args.provider_name;
-  spec.model = args.model;
+  spec.provider_name = stored_provider;
+  spec.model = stored_model;
   spec.store = store;
   spec.bus = bus;
   if (!(engine = pd_agent_engine_new (&spec, &error)))

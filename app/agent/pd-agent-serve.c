@@ -41,8 +41,7 @@ make_engine (const PdServerRunRequest  *request,
   spec.config = engines->config;
   spec.policy = engines->policy;
   spec.terminal_approval = FALSE;   /* nobody at a terminal: ask means deny */
-  spec.provider_name = engines->args->provider_name;
-  spec.model = request->model && *request->model ? request->model : engines->args->model;
+  spec.model = request->model && *request->model ? request->model : NULL;
   spec.store = request->store;
   spec.bus = request->bus;
   spec.run_id = request->run_id;
@@ -76,7 +75,6 @@ pd_agent_serve_main (int    argc,
     { NULL }
   };
   g_autoptr(PdConfig) config = NULL;
-  PdConfigLoadOptions config_options = PD_CONFIG_LOAD_OPTIONS_INIT;
   g_autoptr(PdServer) server = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autofree char *url = NULL;
@@ -117,13 +115,9 @@ pd_agent_serve_main (int    argc,
       return 2;
     }
 
-  config_options.cli_planning = args.planning_on ? 1 : args.planning_off ? 0 : -1;
-  config = pd_config_load (&config_options);
-  pd_agent_engine_args_apply_config (&args, config);
-  if (args.provider_name == NULL)
-    args.provider_name = g_strdup ("openai");
-  if (args.model == NULL)
-    args.model = g_strdup (pd_agent_engine_default_model (args.provider_name));
+  config = pd_agent_engine_load_config (&args);
+  for (const char * const *w = pd_config_get_warnings (config); *w != NULL; w++)
+    fprintf (stderr, "plandeck-agent: warning: %s\n", *w);
   engines.args = &args;
   engines.config = config;
 
@@ -137,7 +131,9 @@ pd_agent_serve_main (int    argc,
   server = pd_server_new (db_path);
   pd_server_set_listen (server, host, port);
   pd_server_set_rate_limit (server, (guint) rate_limit);
-  pd_server_set_model (server, args.model);
+  pd_server_set_model (server, pd_config_get_provider_model (config) != NULL
+                              ? pd_config_get_provider_model (config)
+                              : pd_agent_engine_default_model (pd_config_get_provider_name (config)));
   for (guint i = 0; allow_hosts && allow_hosts[i]; i++)
     pd_server_add_allowed_host (server, allow_hosts[i]);
   pd_server_set_engine_func (server, make_engine, &engines, NULL);

@@ -1,10 +1,22 @@
 /* pd-config.c: load and resolve the Plandeck configuration.
  *
- * The rules for the planning section come from seed 000 ("Resolved onto the
- * config layer", "Disable precedence", "clampProjectPlanning"):
+ * Every key has one entry in the table below: its type, its range, and what
+ * a project file may do with it.  Resolution walks the layers from the
+ * bottom up:
  *
- *   defaults → global config → project config (may only lower)
- *            → PLANDECK_PLANNING → --planning/--no-planning, --max-*
+ *   defaults → global config → project config (may only lower or opt out)
+ *            → the environment → the command line
+ *
+ * with two environment rules kept from before: PLANDECK_PLANNING sits above
+ * both files (seed 000), while OPENAI_BASE_URL / ANTHROPIC_BASE_URL and
+ * PLANDECK_MODEL only fill what no file or flag gave.
+ *
+ * The project rule is one rule for every key (seed 000's clampProjectPlanning,
+ * made general): a repository's plandeck.json can lower a cap or turn a
+ * switch off, nothing else.  It cannot choose where requests go or with
+ * which key, which model answers, what the plan-mode guidance says, or loosen
+ * plan mode or the tools' folder, because whoever wrote the repository is
+ * not the person running the agent.
  *
  * Everything here is warnings, not errors: a broken config file must never
  * stop the agent, it must only be ignored loudly enough to get fixed.
@@ -35,13 +47,89 @@
  * cannot flood the terminal. */
 #define MAX_DISPLAY_CHARS 80
 
+typedef enum
+{
+  KEY_PROVIDER_NAME,
+  KEY_PROVIDER_BASE_URL,
+  KEY_PROVIDER_MODEL,
+  KEY_PROVIDER_API_KEY_ENV,
+  KEY_PLANNING_ENABLED,
+  KEY_PLANNING_MAX_STEPS,
+  KEY_PLANNING_MAX_RENDER_CHARS,
+  KEY_PLAN_MODE_SECTION,
+  KEY_PLAN_MODE_ADVISORY,
+  KEY_LIMITS_MAX_ITERATIONS,
+  KEY_LIMITS_MAX_TOKENS,
+  KEY_LIMITS_MAX_SECONDS,
+  KEY_TOOLS_ALLOW_OUTSIDE,
+  N_KEYS
+} Key;
+
+typedef enum
+{
+  TYPE_BOOLEAN,
+  TYPE_COUNT,
+  TYPE_STRING,
+} KeyType;
+
+/* What a project file may do with a key. */
+typedef enum
+{
+  PROJECT_IGNORED,  /* the person's own layers only */
+  PROJECT_LOWER,    /* a cap: a lower value is taken, a higher one ignored */
+  PROJECT_OPT_OUT,  /* a switch: false is taken, true ignored unless already on */
+} ProjectRule;
+
+typedef struct
+{
+  const char  *section;
+  const char  *name;
+  const char  *path;       /* "section.name", as warnings and origins say it */
+  KeyType      type;
+  ProjectRule  project;
+  gint64       min;        /* counts: the range values are clamped to */
+  gint64       max;
+  gboolean     no_cap;     /* counts: unset means no cap at all */
+} KeySpec;
+
+static const KeySpec keys[N_KEYS] = {
+  [KEY_PROVIDER_NAME] = { "provider", "name", "provider.name", TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PROVIDER_BASE_URL] = { "provider", "base_url", "provider.base_url", TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PROVIDER_MODEL] = { "provider", "model", "provider.model", TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PROVIDER_API_KEY_ENV] = { "provider", "api_key_env", "provider.api_key_env", TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PLANNING_ENABLED] = { "planning", "enabled", "planning.enabled", TYPE_BOOLEAN, PROJECT_OPT_OUT },
+  [KEY_PLANNING_MAX_STEPS] = { "planning", "max_steps", "planning.max_steps", TYPE_COUNT, PROJECT_LOWER,
+                               PD_CONFIG_PLANNING_MAX_STEPS_MIN, PD_CONFIG_PLANNING_MAX_STEPS_MAX },
+  [KEY_PLANNING_MAX_RENDER_CHARS] = { "planning", "max_render_chars", "planning.max_render_chars", TYPE_COUNT, PROJECT_LOWER,
+                                      PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MIN, PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MAX },
+  [KEY_PLAN_MODE_SECTION] = { "plan_mode", "section", "plan_mode.section", TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PLAN_MODE_ADVISORY] = { "plan_mode", "advisory", "plan_mode.advisory", TYPE_BOOLEAN, PROJECT_OPT_OUT },
+  [KEY_LIMITS_MAX_ITERATIONS] = { "limits", "max_iterations", "limits.max_iterations", TYPE_COUNT, PROJECT_LOWER,
+                                  1, PD_CONFIG_LIMITS_MAX_ITERATIONS_MAX },
+  [KEY_LIMITS_MAX_TOKENS] = { "limits", "max_tokens", "limits.max_tokens", TYPE_COUNT, PROJECT_LOWER,
+                              1, PD_CONFIG_LIMITS_MAX_TOKENS_MAX, TRUE },
+  [KEY_LIMITS_MAX_SECONDS] = { "limits", "max_seconds", "limits.max_seconds", TYPE_COUNT, PROJECT_LOWER,
+                               1, PD_CONFIG_LIMITS_MAX_SECONDS_MAX, TRUE },
+  [KEY_TOOLS_ALLOW_OUTSIDE] = { "tools", "allow_outside", "tools.allow_outside", TYPE_BOOLEAN, PROJECT_OPT_OUT },
+};
+
+/* In the order they are shown. */
+static const char * const sections[] = { "provider", "planning", "plan_mode", "limits", "tools" };
+
+/* One resolved value. */
+typedef struct
+{
+  PdConfigOrigin  origin;
+  gboolean        boolean;
+  gint64          count;    /* 0 for a no_cap key without a cap */
+  char           *string;   /* nullable */
+} Value;
+
 struct _PdConfig
 {
   GObject parent_instance;
 
-  gboolean planning_enabled;
-  guint planning_max_steps;
-  guint planning_max_render_chars;
+  Value values[N_KEYS];
 
   /* NULL-terminated, so it can be handed out as a strv. */
   GPtrArray *warnings;
@@ -49,12 +137,6 @@ struct _PdConfig
   /* Display names of the files that were loaded, NULL when absent or refused. */
   char *global_path;
   char *project_path;
-
-  /* Sealed top-level objects of each file, NULL when not loaded. */
-  JsonObject *layers[2];
-
-  /* Section name → sealed JsonObject, shallow-merged across the layers. */
-  GHashTable *sections;
 };
 
 G_DEFINE_FINAL_TYPE (PdConfig, pd_config, G_TYPE_OBJECT)
@@ -69,25 +151,26 @@ typedef struct
   char shown[48];   /* the value as the person wrote it, for warnings */
 } IntSetting;
 
+/* One key as one file gave it, type-checked but not yet range-checked:
+ * what is allowed depends on the layer. */
 typedef struct
 {
-  gboolean enabled_set;
-  gboolean enabled;
-  IntSetting max_steps;
-  IntSetting max_render_chars;
-} PlanningSection;
+  gboolean     set;
+  gboolean     boolean;
+  IntSetting   count;
+  const char  *string;   /* borrowed from the file's sealed JSON */
+} Setting;
 
 static void
 pd_config_finalize (GObject *object)
 {
   PdConfig *self = (PdConfig *)object;
 
+  for (guint i = 0; i < N_KEYS; i++)
+    g_clear_pointer (&self->values[i].string, g_free);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->global_path, g_free);
   g_clear_pointer (&self->project_path, g_free);
-  g_clear_pointer (&self->layers[PD_CONFIG_LAYER_GLOBAL], json_object_unref);
-  g_clear_pointer (&self->layers[PD_CONFIG_LAYER_PROJECT], json_object_unref);
-  g_clear_pointer (&self->sections, g_hash_table_unref);
 
   G_OBJECT_CLASS (pd_config_parent_class)->finalize (object);
 }
@@ -103,12 +186,12 @@ pd_config_class_init (PdConfigClass *klass)
 static void
 pd_config_init (PdConfig *self)
 {
-  self->planning_enabled = PD_CONFIG_PLANNING_ENABLED_DEFAULT;
-  self->planning_max_steps = PD_CONFIG_PLANNING_MAX_STEPS_DEFAULT;
-  self->planning_max_render_chars = PD_CONFIG_PLANNING_MAX_RENDER_CHARS_DEFAULT;
+  self->values[KEY_PROVIDER_NAME].string = g_strdup (PD_CONFIG_PROVIDER_DEFAULT);
+  self->values[KEY_PLANNING_ENABLED].boolean = PD_CONFIG_PLANNING_ENABLED_DEFAULT;
+  self->values[KEY_PLANNING_MAX_STEPS].count = PD_CONFIG_PLANNING_MAX_STEPS_DEFAULT;
+  self->values[KEY_PLANNING_MAX_RENDER_CHARS].count = PD_CONFIG_PLANNING_MAX_RENDER_CHARS_DEFAULT;
+  self->values[KEY_LIMITS_MAX_ITERATIONS].count = PD_CONFIG_LIMITS_MAX_ITERATIONS_DEFAULT;
   self->warnings = g_ptr_array_new_null_terminated (4, g_free, TRUE);
-  self->sections = g_hash_table_new_full (g_str_hash, g_str_equal,
-                                          g_free, (GDestroyNotify) json_object_unref);
 }
 
 /* Text from a file, a path or the environment may be any bytes.  Warnings
@@ -406,11 +489,11 @@ load_layer (PdConfig   *self,
 /* Accepts JSON integers and integral doubles (20.0 is a whole number even
  * if json-glib stores it as a double). */
 static gboolean
-read_int_setting (PdConfig    *self,
-                  const char  *where,
-                  const char  *key,
-                  JsonNode    *node,
-                  IntSetting  *out)
+read_int_setting (PdConfig       *self,
+                  const char     *where,
+                  const KeySpec  *spec,
+                  JsonNode       *node,
+                  IntSetting     *out)
 {
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
     {
@@ -441,121 +524,347 @@ read_int_setting (PdConfig    *self,
   {
     g_autofree char *what = describe_node (node);
 
-    add_warning (self, _("%s: planning.%s must be a whole number, not %s; ignored"),
-                 where, key, what);
+    add_warning (self, _("%s: %s must be a whole number, not %s; ignored"),
+                 where, spec->path, what);
   }
 
   return FALSE;
 }
 
-/* Type-checks a planning section; values are not range-checked here
- * because what is allowed depends on the layer. */
-static void
-read_planning_section (PdConfig        *self,
-                       const char      *where,
-                       JsonObject      *root,
-                       PlanningSection *out)
+/* An environment variable's name: what provider.api_key_env must hold. */
+static gboolean
+is_variable_name (const char *text)
 {
-  JsonNode *section;
-  JsonObjectIter iter;
-  const char *key;
-  JsonNode *node;
+  if (!g_ascii_isalpha (text[0]) && text[0] != '_')
+    return FALSE;
+  for (const char *p = text; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  return strlen (text) <= MAX_DISPLAY_CHARS;
+}
 
-  memset (out, 0, sizeof *out);
+static gboolean
+has_control_characters (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      return TRUE;
+  return FALSE;
+}
 
-  section = json_object_get_member (root, "planning");
-  if (section == NULL)
-    return;
+static void
+read_string_setting (PdConfig      *self,
+                     const char    *where,
+                     Key            key,
+                     JsonNode      *node,
+                     Setting       *out)
+{
+  const KeySpec *spec = &keys[key];
+  const char *text;
 
-  if (!JSON_NODE_HOLDS_OBJECT (section))
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     {
-      g_autofree char *what = describe_node (section);
+      g_autofree char *what = describe_node (node);
 
-      add_warning (self, _("%s: \"planning\" must be an object, not %s; the section is ignored"),
-                   where, what);
+      add_warning (self, _("%s: %s must be a string, not %s; ignored"), where, spec->path, what);
       return;
     }
 
-  json_object_iter_init (&iter, json_node_get_object (section));
-  while (json_object_iter_next (&iter, &key, &node))
+  text = json_node_get_string (node);
+
+  {
+    g_autofree char *stripped = g_strstrip (g_strdup (text));
+
+    if (stripped[0] == '\0')
+      {
+        add_warning (self, _("%s: %s is empty; ignored"), where, spec->path);
+        return;
+      }
+  }
+
+  /* The guidance text may span lines; a name, URL or model may not (it
+   * would go into a header or a request line as it is). */
+  if (key != KEY_PLAN_MODE_SECTION && has_control_characters (text))
     {
-      if (g_str_equal (key, "enabled"))
-        {
-          if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
-            {
-              out->enabled_set = TRUE;
-              out->enabled = json_node_get_boolean (node);
-            }
-          else
-            {
-              g_autofree char *what = describe_node (node);
+      add_warning (self, _("%s: %s must be one line of text; ignored"), where, spec->path);
+      return;
+    }
 
-              add_warning (self, _("%s: planning.enabled must be true or false, not %s; ignored"),
-                           where, what);
-            }
-        }
-      else if (g_str_equal (key, "max_steps"))
-        read_int_setting (self, where, key, node, &out->max_steps);
-      else if (g_str_equal (key, "max_render_chars"))
-        read_int_setting (self, where, key, node, &out->max_render_chars);
-      else
-        {
-          g_autofree char *shown = display_text (key);
+  if (key == KEY_PROVIDER_API_KEY_ENV && !is_variable_name (text))
+    {
+      g_autofree char *shown = display_text (text);
 
-          add_warning (self, _("%s: unknown key planning.%s ignored (known keys: enabled, max_steps, max_render_chars)"),
+      add_warning (self, _("%s: provider.api_key_env must name an environment variable (letters, digits and _), not “%s”; ignored"),
+                   where, shown);
+      return;
+    }
+
+  out->set = TRUE;
+  out->string = text;
+}
+
+static gboolean
+is_known_section (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
+    if (g_str_equal (sections[i], name))
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+known_keys_of (const char *section)
+{
+  GString *list = g_string_new (NULL);
+
+  for (guint k = 0; k < N_KEYS; k++)
+    {
+      if (!g_str_equal (keys[k].section, section))
+        continue;
+      if (list->len > 0)
+        g_string_append (list, ", ");
+      g_string_append (list, keys[k].name);
+    }
+
+  return g_string_free (list, FALSE);
+}
+
+/* Type-checks every key of one file into @out; unknown sections and keys
+ * are reported and skipped.  Values are not range-checked here because
+ * what is allowed depends on the layer. */
+static void
+read_layer (PdConfig   *self,
+            const char *where,
+            JsonObject *root,
+            Setting     out[N_KEYS])
+{
+  JsonObjectIter section_iter;
+  const char *section_name;
+  JsonNode *section;
+
+  memset (out, 0, sizeof (Setting) * N_KEYS);
+
+  json_object_iter_init (&section_iter, root);
+  while (json_object_iter_next (&section_iter, &section_name, &section))
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *node;
+
+      if (!is_known_section (section_name))
+        {
+          g_autofree char *shown = display_text (section_name);
+
+          add_warning (self, _("%s: unknown section \"%s\" ignored (known sections: provider, planning, plan_mode, limits, tools)"),
                        where, shown);
+          continue;
+        }
+
+      if (!JSON_NODE_HOLDS_OBJECT (section))
+        {
+          g_autofree char *what = describe_node (section);
+
+          add_warning (self, _("%s: \"%s\" must be an object, not %s; the section is ignored"),
+                       where, section_name, what);
+          continue;
+        }
+
+      json_object_iter_init (&iter, json_node_get_object (section));
+      while (json_object_iter_next (&iter, &name, &node))
+        {
+          Key key = N_KEYS;
+
+          for (guint k = 0; k < N_KEYS; k++)
+            if (g_str_equal (keys[k].section, section_name) && g_str_equal (keys[k].name, name))
+              key = k;
+
+          if (key == N_KEYS)
+            {
+              g_autofree char *shown = display_text (name);
+              g_autofree char *known = known_keys_of (section_name);
+
+              add_warning (self, _("%s: unknown key %s.%s ignored (known keys: %s)"),
+                           where, section_name, shown, known);
+              continue;
+            }
+
+          switch (keys[key].type)
+            {
+            case TYPE_BOOLEAN:
+              if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+                {
+                  out[key].set = TRUE;
+                  out[key].boolean = json_node_get_boolean (node);
+                }
+              else
+                {
+                  g_autofree char *what = describe_node (node);
+
+                  add_warning (self, _("%s: %s must be true or false, not %s; ignored"),
+                               where, keys[key].path, what);
+                }
+              break;
+
+            case TYPE_COUNT:
+              out[key].set = read_int_setting (self, where, &keys[key], node, &out[key].count);
+              break;
+
+            case TYPE_STRING:
+            default:
+              read_string_setting (self, where, key, node, &out[key]);
+              break;
+            }
         }
     }
 }
 
-static guint
+static gint64
 clamp_setting (PdConfig   *self,
                const char *where,
                const char *name,
                gint64      value,
                const char *shown,
-               guint       min,
-               guint       max)
+               gint64      min,
+               gint64      max)
 {
-  guint clamped;
+  gint64 clamped;
 
-  if (value < (gint64) min)
+  if (value < min)
     clamped = min;
-  else if (value > (gint64) max)
+  else if (value > max)
     clamped = max;
   else
-    return (guint) value;
+    return value;
 
-  add_warning (self, _("%s: %s %s is out of range %u..%u; using %u"),
-               where, name, shown, min, max, clamped);
+  {
+    /* Numbers as text: a G_GINT64_FORMAT inside _() hides the message from xgettext. */
+    g_autofree char *min_text = g_strdup_printf ("%" G_GINT64_FORMAT, min);
+    g_autofree char *max_text = g_strdup_printf ("%" G_GINT64_FORMAT, max);
+    g_autofree char *clamped_text = g_strdup_printf ("%" G_GINT64_FORMAT, clamped);
+
+    add_warning (self, _("%s: %s %s is out of range %s..%s; using %s"),
+                 where, name, shown, min_text, max_text, clamped_text);
+  }
 
   return clamped;
 }
 
-/* clampProjectPlanning: a project may lower a limit, never raise it. */
-static guint
-apply_project_limit (PdConfig         *self,
-                     const char       *where,
-                     const char       *key,
-                     const IntSetting *setting,
-                     guint             global_value,
-                     guint             min,
-                     guint             max)
+static void
+set_string (PdConfig       *self,
+            Key             key,
+            const char     *text,
+            PdConfigOrigin  origin)
 {
-  g_autofree char *name = NULL;
+  g_free (self->values[key].string);
+  self->values[key].string = g_strdup (text);
+  self->values[key].origin = origin;
+}
 
-  if (!setting->set)
-    return global_value;
+static void
+set_count (PdConfig       *self,
+           Key             key,
+           gint64          count,
+           PdConfigOrigin  origin)
+{
+  self->values[key].count = count;
+  self->values[key].origin = origin;
+}
 
-  if (setting->value > (gint64) global_value)
+static void
+set_boolean (PdConfig       *self,
+             Key             key,
+             gboolean        value,
+             PdConfigOrigin  origin)
+{
+  self->values[key].boolean = value;
+  self->values[key].origin = origin;
+}
+
+/* The global layer replaces the defaults, within the hard limits. */
+static void
+apply_global (PdConfig      *self,
+              const char    *where,
+              const Setting  settings[N_KEYS])
+{
+  for (guint k = 0; k < N_KEYS; k++)
     {
-      add_warning (self, _("%s: planning.%s %s ignored: a project may only lower it (global value %u)"),
-                   where, key, setting->shown, global_value);
-      return global_value;
-    }
+      const Setting *setting = &settings[k];
 
-  name = g_strconcat ("planning.", key, NULL);
-  return clamp_setting (self, where, name, setting->value, setting->shown, min, max);
+      if (!setting->set)
+        continue;
+
+      switch (keys[k].type)
+        {
+        case TYPE_BOOLEAN:
+          set_boolean (self, k, setting->boolean, PD_CONFIG_ORIGIN_GLOBAL);
+          break;
+        case TYPE_COUNT:
+          set_count (self, k,
+                     clamp_setting (self, where, keys[k].path, setting->count.value,
+                                    setting->count.shown, keys[k].min, keys[k].max),
+                     PD_CONFIG_ORIGIN_GLOBAL);
+          break;
+        case TYPE_STRING:
+        default:
+          set_string (self, k, setting->string, PD_CONFIG_ORIGIN_GLOBAL);
+          break;
+        }
+    }
+}
+
+/* The project layer: a checked-out repository is not trusted to widen what
+ * the person's own config allows, only to narrow it. */
+static void
+apply_project (PdConfig      *self,
+               const char    *where,
+               const Setting  settings[N_KEYS])
+{
+  for (guint k = 0; k < N_KEYS; k++)
+    {
+      const Setting *setting = &settings[k];
+      const KeySpec *spec = &keys[k];
+      Value *current = &self->values[k];
+
+      if (!setting->set)
+        continue;
+
+      switch (spec->project)
+        {
+        case PROJECT_LOWER:
+          {
+            gboolean capped = !(spec->no_cap && current->count == 0);
+
+            if (capped && setting->count.value > current->count)
+              {
+                g_autofree char *current_text = g_strdup_printf ("%" G_GINT64_FORMAT, current->count);
+
+                add_warning (self, _("%s: %s %s ignored: a project may only lower it (global value %s)"),
+                             where, spec->path, setting->count.shown, current_text);
+                break;
+              }
+            set_count (self, k,
+                       clamp_setting (self, where, spec->path, setting->count.value,
+                                      setting->count.shown, spec->min, spec->max),
+                       PD_CONFIG_ORIGIN_PROJECT);
+          }
+          break;
+
+        case PROJECT_OPT_OUT:
+          if (!setting->boolean)
+            set_boolean (self, k, FALSE, PD_CONFIG_ORIGIN_PROJECT);
+          else if (!current->boolean)
+            add_warning (self, _("%s: %s true ignored: a project may only turn it off"),
+                         where, spec->path);
+          /* true where it is already on says nothing new */
+          break;
+
+        case PROJECT_IGNORED:
+        default:
+          add_warning (self, _("%s: %s ignored: a project file may only lower limits or turn things off; set it in your own config or on the command line"),
+                       where, spec->path);
+          break;
+        }
+    }
 }
 
 /* TRUE when @text is one of the accepted spellings, with the value in *out. */
@@ -583,166 +892,122 @@ parse_boolean_word (const char *text,
   return FALSE;
 }
 
+/* PLANDECK_PLANNING: above both files, so one shell can switch planning off
+ * (or back on) without editing any config. */
 static void
-resolve_planning (PdConfig                  *self,
-                  const PdConfigLoadOptions *options,
-                  const char                *global_where,
-                  const char                *project_where)
+apply_planning_env (PdConfig *self)
 {
-  PlanningSection global = { 0 };
-  PlanningSection project = { 0 };
-  JsonObject *global_root = self->layers[PD_CONFIG_LAYER_GLOBAL];
-  JsonObject *project_root = self->layers[PD_CONFIG_LAYER_PROJECT];
+  const char *env = g_getenv (PD_CONFIG_ENV_PLANNING);
+  g_autofree char *stripped = NULL;
+  gboolean value;
 
-  /* Global layer: replaces the defaults, within the hard limits. */
-  if (global_root != NULL)
+  if (env == NULL)
+    return;
+
+  stripped = g_strstrip (g_strdup (env));
+
+  /* PLANDECK_PLANNING= (empty) is how shells unset a variable for one
+   * command, so it means "not set", not a mistake. */
+  if (parse_boolean_word (stripped, &value))
+    set_boolean (self, KEY_PLANNING_ENABLED, value, PD_CONFIG_ORIGIN_ENVIRONMENT);
+  else if (stripped[0] != '\0')
     {
-      read_planning_section (self, global_where, global_root, &global);
+      g_autofree char *shown = display_text (env);
 
-      if (global.enabled_set)
-        self->planning_enabled = global.enabled;
-      if (global.max_steps.set)
-        self->planning_max_steps =
-          clamp_setting (self, global_where, "planning.max_steps",
-                         global.max_steps.value, global.max_steps.shown,
-                         PD_CONFIG_PLANNING_MAX_STEPS_MIN, PD_CONFIG_PLANNING_MAX_STEPS_MAX);
-      if (global.max_render_chars.set)
-        self->planning_max_render_chars =
-          clamp_setting (self, global_where, "planning.max_render_chars",
-                         global.max_render_chars.value, global.max_render_chars.shown,
-                         PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MIN, PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MAX);
-    }
-
-  /* Project layer: a checked-out repository is not trusted to widen what
-   * the person's own config allows, only to narrow it. */
-  if (project_root != NULL)
-    {
-      read_planning_section (self, project_where, project_root, &project);
-
-      if (project.enabled_set)
-        {
-          if (!project.enabled)
-            self->planning_enabled = FALSE;
-          else if (global.enabled_set && !global.enabled)
-            add_warning (self, _("%s: planning.enabled true ignored: planning is disabled in the global config, which a project cannot override"),
-                         project_where);
-        }
-
-      self->planning_max_steps =
-        apply_project_limit (self, project_where, "max_steps", &project.max_steps,
-                             self->planning_max_steps,
-                             PD_CONFIG_PLANNING_MAX_STEPS_MIN, PD_CONFIG_PLANNING_MAX_STEPS_MAX);
-      self->planning_max_render_chars =
-        apply_project_limit (self, project_where, "max_render_chars", &project.max_render_chars,
-                             self->planning_max_render_chars,
-                             PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MIN, PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MAX);
-    }
-
-  /* Environment: above both files, so one shell can switch planning off
-   * (or back on) without editing any config. */
-  if (!options->ignore_env)
-    {
-      const char *env = g_getenv (PD_CONFIG_ENV_PLANNING);
-
-      if (env != NULL)
-        {
-          g_autofree char *stripped = g_strstrip (g_strdup (env));
-          gboolean value;
-
-          /* PLANDECK_PLANNING= (empty) is how shells unset a variable for
-           * one command, so it means "not set", not a mistake. */
-          if (parse_boolean_word (stripped, &value))
-            self->planning_enabled = value;
-          else if (stripped[0] != '\0')
-            {
-              g_autofree char *shown = display_text (env);
-
-              add_warning (self, _("environment: %s=%s ignored: use true/false, 1/0, yes/no or on/off"),
-                           PD_CONFIG_ENV_PLANNING, shown);
-            }
-        }
-    }
-
-  /* Command line: the most explicit request wins. */
-  if (options->cli_planning >= 0)
-    self->planning_enabled = options->cli_planning != 0;
-
-  if (options->cli_max_steps != -1)
-    {
-      char shown[16];
-
-      g_snprintf (shown, sizeof shown, "%d", options->cli_max_steps);
-      self->planning_max_steps =
-        clamp_setting (self, _("command line"), "--max-steps",
-                       options->cli_max_steps, shown,
-                       PD_CONFIG_PLANNING_MAX_STEPS_MIN, PD_CONFIG_PLANNING_MAX_STEPS_MAX);
-    }
-
-  if (options->cli_max_render_chars != -1)
-    {
-      char shown[16];
-
-      g_snprintf (shown, sizeof shown, "%d", options->cli_max_render_chars);
-      self->planning_max_render_chars =
-        clamp_setting (self, _("command line"), "--max-render-chars",
-                       options->cli_max_render_chars, shown,
-                       PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MIN, PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MAX);
+      add_warning (self, _("environment: %s=%s ignored: use true/false, 1/0, yes/no or on/off"),
+                   PD_CONFIG_ENV_PLANNING, shown);
     }
 }
 
-/* Shallow merge of every object-valued top-level member: keys from the
- * global file win over the project file, matching the layer precedence.
- * Sections with rules of their own (planning today) must be read through
- * their getters or per layer, not from this merged view. */
 static void
-merge_sections (PdConfig *self)
+apply_cli_count (PdConfig   *self,
+                 Key         key,
+                 const char *option,
+                 gint64      value)
 {
-  static const PdConfigLayer lowest_first[] = { PD_CONFIG_LAYER_PROJECT, PD_CONFIG_LAYER_GLOBAL };
+  char shown[32];
 
-  for (guint i = 0; i < G_N_ELEMENTS (lowest_first); i++)
+  g_snprintf (shown, sizeof shown, "%" G_GINT64_FORMAT, value);
+  set_count (self, key,
+             clamp_setting (self, _("command line"), option, value, shown, keys[key].min, keys[key].max),
+             PD_CONFIG_ORIGIN_COMMAND_LINE);
+}
+
+/* Command line: the most explicit request wins. */
+static void
+apply_cli (PdConfig                  *self,
+           const PdConfigLoadOptions *options)
+{
+  if (options->cli_provider != NULL &&
+      g_strcmp0 (options->cli_provider, self->values[KEY_PROVIDER_NAME].string) != 0)
     {
-      JsonObject *root = self->layers[lowest_first[i]];
-      JsonObjectIter iter;
-      const char *name;
-      JsonNode *node;
-
-      if (root == NULL)
-        continue;
-
-      json_object_iter_init (&iter, root);
-      while (json_object_iter_next (&iter, &name, &node))
-        {
-          JsonObject *merged;
-          JsonObjectIter member_iter;
-          const char *key;
-          JsonNode *value;
-
-          if (!JSON_NODE_HOLDS_OBJECT (node))
-            continue;
-
-          merged = g_hash_table_lookup (self->sections, name);
-          if (merged == NULL)
-            {
-              merged = json_object_new ();
-              g_hash_table_insert (self->sections, g_strdup (name), merged);
-            }
-
-          json_object_iter_init (&member_iter, json_node_get_object (node));
-          while (json_object_iter_next (&member_iter, &key, &value))
-            json_object_set_member (merged, key, json_node_copy (value));
-        }
+      /* The files' endpoint, model and key belong to the provider they
+       * name, not to the one asked for now. */
+      set_string (self, KEY_PROVIDER_BASE_URL, NULL, PD_CONFIG_ORIGIN_DEFAULT);
+      set_string (self, KEY_PROVIDER_MODEL, NULL, PD_CONFIG_ORIGIN_DEFAULT);
+      set_string (self, KEY_PROVIDER_API_KEY_ENV, NULL, PD_CONFIG_ORIGIN_DEFAULT);
     }
+  if (options->cli_provider != NULL)
+    set_string (self, KEY_PROVIDER_NAME, options->cli_provider, PD_CONFIG_ORIGIN_COMMAND_LINE);
+  if (options->cli_base_url != NULL)
+    set_string (self, KEY_PROVIDER_BASE_URL, options->cli_base_url, PD_CONFIG_ORIGIN_COMMAND_LINE);
+  if (options->cli_model != NULL)
+    set_string (self, KEY_PROVIDER_MODEL, options->cli_model, PD_CONFIG_ORIGIN_COMMAND_LINE);
 
-  /* Callers share these objects; sealing turns an accidental write into a
-   * critical instead of a silent change seen by everyone. */
-  {
-    GHashTableIter iter;
-    gpointer value;
+  if (options->cli_planning >= 0)
+    set_boolean (self, KEY_PLANNING_ENABLED, options->cli_planning != 0, PD_CONFIG_ORIGIN_COMMAND_LINE);
+  if (options->cli_max_steps != -1)
+    apply_cli_count (self, KEY_PLANNING_MAX_STEPS, "--max-steps", options->cli_max_steps);
+  if (options->cli_max_render_chars != -1)
+    apply_cli_count (self, KEY_PLANNING_MAX_RENDER_CHARS, "--max-render-chars", options->cli_max_render_chars);
 
-    g_hash_table_iter_init (&iter, self->sections);
-    while (g_hash_table_iter_next (&iter, NULL, &value))
-      json_object_seal (value);
-  }
+  if (options->cli_max_iterations != 0)
+    apply_cli_count (self, KEY_LIMITS_MAX_ITERATIONS, "--max-iterations", options->cli_max_iterations);
+  if (options->cli_max_tokens != 0)
+    apply_cli_count (self, KEY_LIMITS_MAX_TOKENS, "--max-tokens", options->cli_max_tokens);
+  if (options->cli_max_seconds != 0)
+    apply_cli_count (self, KEY_LIMITS_MAX_SECONDS, "--max-seconds", options->cli_max_seconds);
+
+  if (options->cli_allow_outside)
+    set_boolean (self, KEY_TOOLS_ALLOW_OUTSIDE, TRUE, PD_CONFIG_ORIGIN_COMMAND_LINE);
+}
+
+static const char *
+nonempty_env (const char *name)
+{
+  const char *value = g_getenv (name);
+
+  return value != NULL && value[0] != '\0' ? value : NULL;
+}
+
+/* What no file or flag gave: the provider's own environment variables
+ * (read here so that `config` shows where the endpoint comes from), then
+ * the name of the variable holding the key. */
+static void
+fill_provider_defaults (PdConfig *self,
+                        gboolean  read_env)
+{
+  const char *name = self->values[KEY_PROVIDER_NAME].string;
+  const char *url_env = NULL;
+  const char *key_env = NULL;
+
+  if (g_strcmp0 (name, "openai") == 0)
+    url_env = "OPENAI_BASE_URL", key_env = "OPENAI_API_KEY";
+  else if (g_strcmp0 (name, "anthropic") == 0)
+    url_env = "ANTHROPIC_BASE_URL", key_env = "ANTHROPIC_API_KEY";
+
+  if (read_env && url_env != NULL &&
+      self->values[KEY_PROVIDER_BASE_URL].origin == PD_CONFIG_ORIGIN_DEFAULT &&
+      nonempty_env (url_env) != NULL)
+    set_string (self, KEY_PROVIDER_BASE_URL, nonempty_env (url_env), PD_CONFIG_ORIGIN_ENVIRONMENT);
+
+  if (read_env &&
+      self->values[KEY_PROVIDER_MODEL].origin == PD_CONFIG_ORIGIN_DEFAULT &&
+      nonempty_env (PD_CONFIG_ENV_MODEL) != NULL)
+    set_string (self, KEY_PROVIDER_MODEL, nonempty_env (PD_CONFIG_ENV_MODEL), PD_CONFIG_ORIGIN_ENVIRONMENT);
+
+  if (self->values[KEY_PROVIDER_API_KEY_ENV].origin == PD_CONFIG_ORIGIN_DEFAULT)
+    set_string (self, KEY_PROVIDER_API_KEY_ENV, key_env, PD_CONFIG_ORIGIN_DEFAULT);
 }
 
 /**
@@ -767,6 +1032,9 @@ pd_config_load (const PdConfigLoadOptions *options)
   g_autofree char *project_shown = NULL;
   g_autofree char *global_where = NULL;
   g_autofree char *project_where = NULL;
+  g_autoptr(JsonObject) global_root = NULL;
+  g_autoptr(JsonObject) project_root = NULL;
+  Setting settings[N_KEYS];
   const char *global_path;
   const char *project_path;
 
@@ -787,24 +1055,48 @@ pd_config_load (const PdConfigLoadOptions *options)
   global_where = g_strdup_printf (_("global config %s"), global_shown);
   project_where = g_strdup_printf (_("project config %s"), project_shown);
 
-  self->layers[PD_CONFIG_LAYER_GLOBAL] = load_layer (self, global_where, global_path);
-  if (self->layers[PD_CONFIG_LAYER_GLOBAL] != NULL)
+  global_root = load_layer (self, global_where, global_path);
+  if (global_root != NULL)
     {
-      json_object_seal (self->layers[PD_CONFIG_LAYER_GLOBAL]);
       self->global_path = g_steal_pointer (&global_shown);
+      read_layer (self, global_where, global_root, settings);
+      apply_global (self, global_where, settings);
     }
 
-  self->layers[PD_CONFIG_LAYER_PROJECT] = load_layer (self, project_where, project_path);
-  if (self->layers[PD_CONFIG_LAYER_PROJECT] != NULL)
+  project_root = load_layer (self, project_where, project_path);
+  if (project_root != NULL)
     {
-      json_object_seal (self->layers[PD_CONFIG_LAYER_PROJECT]);
       self->project_path = g_steal_pointer (&project_shown);
+      read_layer (self, project_where, project_root, settings);
+      apply_project (self, project_where, settings);
     }
 
-  resolve_planning (self, options, global_where, project_where);
-  merge_sections (self);
+  if (!options->ignore_env)
+    apply_planning_env (self);
+
+  apply_cli (self, options);
+  fill_provider_defaults (self, !options->ignore_env);
 
   return g_steal_pointer (&self);
+}
+
+/**
+ * pd_config_new_default:
+ *
+ * The built-in defaults, with no file and no environment read: for what
+ * must not depend on the person's settings (the demo replays a recording
+ * made with these).
+ *
+ * Returns: (transfer full): a configuration with every value at its default
+ */
+PdConfig *
+pd_config_new_default (void)
+{
+  PdConfig *self = g_object_new (PD_TYPE_CONFIG, NULL);
+
+  fill_provider_defaults (self, FALSE);
+
+  return self;
 }
 
 gboolean
@@ -812,7 +1104,7 @@ pd_config_get_planning_enabled (PdConfig *self)
 {
   g_return_val_if_fail (PD_IS_CONFIG (self), PD_CONFIG_PLANNING_ENABLED_DEFAULT);
 
-  return self->planning_enabled;
+  return self->values[KEY_PLANNING_ENABLED].boolean;
 }
 
 guint
@@ -820,7 +1112,7 @@ pd_config_get_planning_max_steps (PdConfig *self)
 {
   g_return_val_if_fail (PD_IS_CONFIG (self), PD_CONFIG_PLANNING_MAX_STEPS_DEFAULT);
 
-  return self->planning_max_steps;
+  return (guint) self->values[KEY_PLANNING_MAX_STEPS].count;
 }
 
 guint
@@ -828,7 +1120,163 @@ pd_config_get_planning_max_render_chars (PdConfig *self)
 {
   g_return_val_if_fail (PD_IS_CONFIG (self), PD_CONFIG_PLANNING_MAX_RENDER_CHARS_DEFAULT);
 
-  return self->planning_max_render_chars;
+  return (guint) self->values[KEY_PLANNING_MAX_RENDER_CHARS].count;
+}
+
+/**
+ * pd_config_get_provider_name:
+ *
+ * Returns: (transfer none): the provider to use, "openai" unless a layer
+ *   says otherwise; not checked here (the provider factory says what it knows)
+ */
+const char *
+pd_config_get_provider_name (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), PD_CONFIG_PROVIDER_DEFAULT);
+
+  return self->values[KEY_PROVIDER_NAME].string;
+}
+
+/**
+ * pd_config_get_provider_base_url:
+ *
+ * Returns: (transfer none) (nullable): the provider's endpoint; %NULL for
+ *   the provider's own default
+ */
+const char *
+pd_config_get_provider_base_url (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
+
+  return self->values[KEY_PROVIDER_BASE_URL].string;
+}
+
+/**
+ * pd_config_get_provider_model:
+ *
+ * Returns: (transfer none) (nullable): the model; %NULL for the provider's
+ *   default model
+ */
+const char *
+pd_config_get_provider_model (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
+
+  return self->values[KEY_PROVIDER_MODEL].string;
+}
+
+/**
+ * pd_config_get_provider_api_key_env:
+ *
+ * Returns: (transfer none) (nullable): the environment variable that holds
+ *   the API key (OPENAI_API_KEY, ANTHROPIC_API_KEY by default); %NULL for a
+ *   provider that needs none
+ */
+const char *
+pd_config_get_provider_api_key_env (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
+
+  return self->values[KEY_PROVIDER_API_KEY_ENV].string;
+}
+
+/**
+ * pd_config_get_plan_mode_section:
+ *
+ * Returns: (transfer none) (nullable): the plan-mode guidance; %NULL for
+ *   the built-in one
+ */
+const char *
+pd_config_get_plan_mode_section (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
+
+  return self->values[KEY_PLAN_MODE_SECTION].string;
+}
+
+/* TRUE: plan mode guides but does not refuse the tools that change things. */
+gboolean
+pd_config_get_plan_mode_advisory (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), FALSE);
+
+  return self->values[KEY_PLAN_MODE_ADVISORY].boolean;
+}
+
+/* Model turns per run. */
+guint
+pd_config_get_max_iterations (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), PD_CONFIG_LIMITS_MAX_ITERATIONS_DEFAULT);
+
+  return (guint) self->values[KEY_LIMITS_MAX_ITERATIONS].count;
+}
+
+/* Tokens in and out per run; 0: no cap. */
+gint64
+pd_config_get_max_tokens (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), 0);
+
+  return self->values[KEY_LIMITS_MAX_TOKENS].count;
+}
+
+/* Seconds per run; 0: no cap. */
+guint
+pd_config_get_max_seconds (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), 0);
+
+  return (guint) self->values[KEY_LIMITS_MAX_SECONDS].count;
+}
+
+/* TRUE: the file tools may reach outside their working directory. */
+gboolean
+pd_config_get_allow_outside (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), FALSE);
+
+  return self->values[KEY_TOOLS_ALLOW_OUTSIDE].boolean;
+}
+
+/**
+ * pd_config_get_origin:
+ * @key: "section.name", e.g. "provider.base_url"
+ *
+ * Returns: the layer the resolved value of @key came from
+ */
+PdConfigOrigin
+pd_config_get_origin (PdConfig   *self,
+                      const char *key)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), PD_CONFIG_ORIGIN_DEFAULT);
+  g_return_val_if_fail (key != NULL, PD_CONFIG_ORIGIN_DEFAULT);
+
+  for (guint k = 0; k < N_KEYS; k++)
+    if (g_str_equal (keys[k].path, key))
+      return self->values[k].origin;
+
+  g_return_val_if_reached (PD_CONFIG_ORIGIN_DEFAULT);
+}
+
+/* The word `config` shows for an origin (stable: scripts read it). */
+const char *
+pd_config_origin_to_string (PdConfigOrigin origin)
+{
+  switch (origin)
+    {
+    case PD_CONFIG_ORIGIN_GLOBAL:
+      return "global";
+    case PD_CONFIG_ORIGIN_PROJECT:
+      return "project";
+    case PD_CONFIG_ORIGIN_ENVIRONMENT:
+      return "environment";
+    case PD_CONFIG_ORIGIN_COMMAND_LINE:
+      return "command line";
+    case PD_CONFIG_ORIGIN_DEFAULT:
+    default:
+      return "default";
+    }
 }
 
 /**
@@ -872,66 +1320,41 @@ pd_config_get_project_path (PdConfig *self)
   return self->project_path;
 }
 
-/**
- * pd_config_get_section:
- * @name: a top-level key, e.g. "provider"
- *
- * The raw section @name merged over both files, member by member, the
- * global file winning.  No rules are applied: a section whose project
- * values must be restricted (as planning is) should use
- * pd_config_get_layer_section() instead.
- *
- * Returns: (transfer none) (nullable): a sealed object, or %NULL when
- *   neither file has an object under @name
- */
-JsonObject *
-pd_config_get_section (PdConfig   *self,
-                       const char *name)
+static void
+add_value (JsonBuilder *builder,
+           Key          key,
+           const Value *value)
 {
-  g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-
-  return g_hash_table_lookup (self->sections, name);
-}
-
-/**
- * pd_config_get_layer_section:
- * @layer: which file
- * @name: a top-level key
- *
- * Returns: (transfer none) (nullable): the sealed object under @name in
- *   that one file, or %NULL when the file was not loaded or has no object
- *   there
- */
-JsonObject *
-pd_config_get_layer_section (PdConfig      *self,
-                             PdConfigLayer  layer,
-                             const char    *name)
-{
-  JsonObject *root;
-  JsonNode *node;
-
-  g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
-  g_return_val_if_fail (layer == PD_CONFIG_LAYER_GLOBAL || layer == PD_CONFIG_LAYER_PROJECT, NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-
-  root = self->layers[layer];
-  if (root == NULL)
-    return NULL;
-
-  node = json_object_get_member (root, name);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-
-  return json_node_get_object (node);
+  switch (keys[key].type)
+    {
+    case TYPE_BOOLEAN:
+      json_builder_add_boolean_value (builder, value->boolean);
+      break;
+    case TYPE_COUNT:
+      if (keys[key].no_cap && value->count == 0)
+        json_builder_add_null_value (builder);
+      else
+        json_builder_add_int_value (builder, value->count);
+      break;
+    case TYPE_STRING:
+    default:
+      if (value->string != NULL)
+        json_builder_add_string_value (builder, value->string);
+      else
+        json_builder_add_null_value (builder);
+      break;
+    }
 }
 
 /**
  * pd_config_to_json:
  *
- * Returns: (transfer full): {"planning": {"enabled", "max_steps",
- *   "max_render_chars"}, "sources": {"global", "project"}, "warnings": [...]}
- *   where a source is the loaded file's path or null
+ * Returns: (transfer full): every section with its resolved values
+ *   ({"provider": {"name", "base_url", "model", "api_key_env"}, "planning":
+ *   {...}, "plan_mode": {...}, "limits": {...}, "tools": {...}}; null for
+ *   "the provider's default" and "no cap"), then "origins" ("section.key" →
+ *   default, global, project, environment or command line), "sources"
+ *   ({"global", "project"}: the loaded file's path or null) and "warnings"
  */
 JsonNode *
 pd_config_to_json (PdConfig *self)
@@ -943,14 +1366,27 @@ pd_config_to_json (PdConfig *self)
   builder = json_builder_new ();
   json_builder_begin_object (builder);
 
-  json_builder_set_member_name (builder, "planning");
+  for (guint s = 0; s < G_N_ELEMENTS (sections); s++)
+    {
+      json_builder_set_member_name (builder, sections[s]);
+      json_builder_begin_object (builder);
+      for (guint k = 0; k < N_KEYS; k++)
+        {
+          if (!g_str_equal (keys[k].section, sections[s]))
+            continue;
+          json_builder_set_member_name (builder, keys[k].name);
+          add_value (builder, k, &self->values[k]);
+        }
+      json_builder_end_object (builder);
+    }
+
+  json_builder_set_member_name (builder, "origins");
   json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "enabled");
-  json_builder_add_boolean_value (builder, self->planning_enabled);
-  json_builder_set_member_name (builder, "max_steps");
-  json_builder_add_int_value (builder, self->planning_max_steps);
-  json_builder_set_member_name (builder, "max_render_chars");
-  json_builder_add_int_value (builder, self->planning_max_render_chars);
+  for (guint k = 0; k < N_KEYS; k++)
+    {
+      json_builder_set_member_name (builder, keys[k].path);
+      json_builder_add_string_value (builder, pd_config_origin_to_string (self->values[k].origin));
+    }
   json_builder_end_object (builder);
 
   json_builder_set_member_name (builder, "sources");
