@@ -14,6 +14,7 @@
 #include "pd-import-index-private.h"
 #include "pd-import-private.h"
 #include "pd-opencode-reader.h"
+#include "pd-random.h"
 #include "pd-redact.h"
 
 #define MAX_DEPTH 8
@@ -394,18 +395,6 @@ unit_is_unchanged (PdDb        *db,
   return rc == SQLITE_DONE && n > 0;
 }
 
-static char *
-random_token (void)
-{
-  g_autofree char *uuid = g_uuid_string_random ();
-  GString *out = g_string_sized_new (32);
-
-  for (const char *p = uuid; *p; p++)
-    if (*p != '-')
-      g_string_append_c (out, *p);
-  return g_string_free (out, FALSE);
-}
-
 /* Applies the stored overrides and user items to @checklist. */
 static gboolean
 apply_annotations (PdSessionStore  *store,
@@ -488,7 +477,7 @@ upsert_session (PdSessionStore     *store,
   if (id == NULL)
     {
       g_autoptr(PdDbStmt) stmt = NULL;
-      g_autofree char *token = random_token ();
+      g_autofree char *token = pd_random_hex (32);
 
       id = pd_import_index_session_id (format, unit->path, agent_id, created);
       if (!(stmt = pd_db_prepare (db,

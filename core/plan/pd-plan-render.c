@@ -4,9 +4,9 @@
 #include "config.h"
 
 #include <string.h>
-#include <sys/random.h>
 
 #include "pd-plan-limits.h"
+#include "pd-random.h"
 #include "pd-plan-render.h"
 #include "pd-plan-text.h"
 
@@ -304,27 +304,5 @@ pd_plan_wrap (const char *render,
 char *
 pd_plan_new_nonce (void)
 {
-  guint8 bytes[16];
-  GString *out = g_string_sized_new (33);
-  gsize got = 0;
-
-  while (got < sizeof bytes)
-    {
-      gssize n = getrandom (bytes + got, sizeof bytes - got, 0);
-
-      if (n <= 0)
-        {
-          /* getrandom cannot fail for 16 bytes on Linux ≥ 3.17; keep a
-           * defined fallback anyway. */
-          for (; got < sizeof bytes; got++)
-            bytes[got] = (guint8) g_random_int_range (0, 256);
-          break;
-        }
-      got += n;
-    }
-
-  for (guint i = 0; i < sizeof bytes; i++)
-    g_string_append_printf (out, "%02x", bytes[i]);
-
-  return g_string_free (out, FALSE);
+  return pd_random_hex (16);
 }

@@ -13,6 +13,7 @@
 #include "pd-server.h"
 #include "pd-decimal.h"
 #include "pd-plan.h"
+#include "pd-random.h"
 
 #define N_READERS            4
 #define RATE_WINDOW_USEC     (60 * G_TIME_SPAN_SECOND)
@@ -92,16 +93,6 @@ const_time_equal (const char *a,
   for (gsize i = 0; i < la; i++)
     diff |= (guchar) a[i] ^ (guchar) b[i % (lb ? lb : 1)];
   return diff == 0 && la > 0;
-}
-
-static char *
-random_hex (guint n_bytes)
-{
-  GString *out = g_string_sized_new (n_bytes * 2);
-
-  for (guint i = 0; i < n_bytes; i++)
-    g_string_append_printf (out, "%02x", (guint) g_random_int_range (0, 256));
-  return g_string_free (out, FALSE);
 }
 
 static char *
@@ -1199,7 +1190,7 @@ handle_prompt (PdServer          *self,
       return;
     }
 
-  run_id = random_hex (16);
+  run_id = pd_random_hex (16);
   request.session_id = session_id;
   request.message = message;
   request.model = model;
@@ -2068,7 +2059,7 @@ pd_server_init (PdServer *self)
   self->port = PD_SERVER_DEFAULT_PORT;
   self->rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
   self->allowed_hosts = g_ptr_array_new_with_free_func (g_free);
-  self->token = random_hex (32);
+  self->token = pd_random_hex (32);
   self->context = g_main_context_new ();
   self->loop = g_main_loop_new (self->context, FALSE);
   self->rate = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) rate_bucket_free);

@@ -4,12 +4,11 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/random.h>
 
 #include "pd-plan.h"
+#include "pd-random.h"
 #include "pd-redact.h"
 #include "pd-session-store.h"
 #include "pd-session-store-private.h"
@@ -208,49 +207,12 @@ pd_stored_event_free (PdStoredEvent *self)
   g_free (self);
 }
 
-static void
-fill_random (guint8 *buf,
-             gsize   len)
-{
-  gsize done = 0;
-
-  while (done < len)
-    {
-      ssize_t n = getrandom (buf + done, len - done, 0);
-
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          /* Without getrandom (very old kernels) ids must still be unique and
-           * tokens unguessable enough: fall back to GLib's generator. */
-          for (; done < len; done++)
-            buf[done] = (guint8) g_random_int_range (0, 256);
-          return;
-        }
-      done += (gsize) n;
-    }
-}
-
-static char *
-random_hex (gsize n_bytes)
-{
-  g_autofree guint8 *bytes = g_malloc (n_bytes);
-  GString *out = g_string_sized_new (n_bytes * 2);
-
-  fill_random (bytes, n_bytes);
-  for (gsize i = 0; i < n_bytes; i++)
-    g_string_append_printf (out, "%02x", bytes[i]);
-
-  return g_string_free (out, FALSE);
-}
-
 char *
 pd_session_id_new (void)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *date = g_date_time_format (now, "%Y%m%d");
-  g_autofree char *hex = random_hex (16);
+  g_autofree char *hex = pd_random_hex (16);
 
   return g_strdup_printf ("%s-%s", date, hex);
 }
@@ -476,7 +438,7 @@ pd_session_store_create (PdSessionStore  *self,
                          GError         **error)
 {
   g_autofree char *id = pd_session_id_new ();
-  g_autofree char *token = random_hex (32);
+  g_autofree char *token = pd_random_hex (32);
   g_autofree char *redacted_task = pd_redact (task ? task : "", NULL);
   gint64 now = g_get_real_time ();
 
