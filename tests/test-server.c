@@ -13,6 +13,7 @@
 #include <libsoup/soup.h>
 
 #include "pd-plan.h"
+#include "pd-redact.h"
 #include "pd-replay-provider.h"
 #include "pd-server.h"
 #include "pd-tool-registry.h"
@@ -873,6 +874,46 @@ test_prompt_errors (Fixture       *f,
   g_assert_cmpuint (cancel_get->status, ==, 405);
 }
 
+/* What a run answers is served to anyone with the instance token: a secret
+ * the model repeated (a key it read in a file) is redacted as in the store. */
+static void
+test_runs_redacted (Fixture       *f,
+                    gconstpointer  data)
+{
+  const char *replay =
+    "{\"turns\":[{\"content\":\"Found it: OPENAI_API_KEY=sk-proj-AbCdEfGhIjKlMnOpQrStUvWx_yz-0123456789 and password=hunter2\"}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(Reply) one = NULL;
+  g_autoptr(Reply) all = NULL;
+  g_autofree char *run_path = NULL;
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  g_assert_true (g_file_set_contents (f->replay_path, replay, -1, &error));
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Look for the key\"}", TOKEN, NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+  run_path = g_strdup_printf ("/api/runs/%s", json_object_get_string_member (reply_object (accepted), "run_id"));
+
+  do
+    {
+      g_clear_pointer (&one, reply_free);
+      g_usleep (10 * 1000);
+      one = request (f, "GET", run_path, NULL, TOKEN, NULL);
+      g_assert_cmpuint (one->status, ==, 200);
+    }
+  while (g_strcmp0 (json_object_get_string_member (reply_object (one), "status"), "running") == 0 &&
+         g_get_monotonic_time () < deadline);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (one), "status"), ==, "completed");
+  all = request (f, "GET", "/api/runs", NULL, TOKEN, NULL);
+
+  g_assert_null (strstr (one->body, "sk-proj-AbCdEf"));
+  g_assert_null (strstr (one->body, "hunter2"));
+  g_assert_null (strstr (all->body, "sk-proj-AbCdEf"));
+  g_assert_null (strstr (all->body, "hunter2"));
+  g_assert_cmpstr (json_object_get_string_member (reply_object (one), "result"), ==,
+                   "Found it: OPENAI_API_KEY=" PD_REDACTED " and password=" PD_REDACTED);
+}
+
 /* A client that goes away mid-stream costs nothing: later events are not
  * written anywhere and the server goes on answering. */
 static void
@@ -974,6 +1015,7 @@ main (int   argc,
   ADD ("/pd/server/events", test_events, 0);
   ADD ("/pd/server/prompt-and-stream", test_prompt_and_stream, 0);
   ADD ("/pd/server/prompt-errors", test_prompt_errors, 0);
+  ADD ("/pd/server/runs-redacted", test_runs_redacted, 0);
   ADD ("/pd/server/stream-disconnect", test_stream_disconnect, 0);
   ADD ("/pd/server/stop-during-run", test_stop_during_run, 0);
 

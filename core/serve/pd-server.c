@@ -14,6 +14,7 @@
 #include "pd-decimal.h"
 #include "pd-plan.h"
 #include "pd-random.h"
+#include "pd-redact.h"
 
 #define N_READERS            4
 #define RATE_WINDOW_USEC     (60 * G_TIME_SPAN_SECOND)
@@ -890,8 +891,8 @@ struct _Run
   gint64             ended_at;
   gint64             input_tokens;
   gint64             output_tokens;
-  char              *result;
-  char              *error;
+  char              *result;      /* redacted: anyone with the instance token reads runs */
+  char              *error;       /* redacted too */
   GCancellable      *cancellable;
   PdEngine          *engine;
   SoupServerMessage *pending;     /* the POST waiting for its 202 */
@@ -1045,12 +1046,12 @@ on_run_done (GObject      *object,
   if (outcome == NULL)
     {
       run->status = g_strdup ("failed");
-      run->error = g_strdup (error->message);
+      run->error = pd_redact (error->message, NULL);
       if (run->pending != NULL)
         {
           gboolean not_found = g_error_matches (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND);
 
-          respond_error (run->pending, not_found ? 404 : 400, not_found ? "session not found" : error->message);
+          respond_error (run->pending, not_found ? 404 : 400, not_found ? "session not found" : run->error);
           soup_server_message_unpause (run->pending);
           g_clear_object (&run->pending);
         }
@@ -1062,7 +1063,7 @@ on_run_done (GObject      *object,
       run_answer_accepted (run);
       run->input_tokens = outcome->input_tokens;
       run->output_tokens = outcome->output_tokens;
-      run->result = g_strdup (outcome->final_text);
+      run->result = outcome->final_text ? pd_redact (outcome->final_text, NULL) : NULL;
       switch (outcome->status)
         {
         case PD_RUN_COMPLETED:
@@ -1078,7 +1079,7 @@ on_run_done (GObject      *object,
         case PD_RUN_FAILED:
         default:
           run->status = g_strdup ("failed");
-          run->error = g_strdup (outcome->error_message ? outcome->error_message : "failed");
+          run->error = pd_redact (outcome->error_message ? outcome->error_message : "failed", NULL);
           break;
         }
     }
