@@ -328,6 +328,8 @@ typedef struct
   gpointer             delta_data;
   GPtrArray           *blocks;   /* Block by index; holes are NULL */
   char                *stop_reason;
+  char                *refusal;           /* stop_details.explanation */
+  char                *refusal_category;  /* stop_details.category */
   gint64               input_tokens;
   gint64               output_tokens;
   gsize                total;
@@ -339,6 +341,30 @@ stream_clear (Stream *stream)
 {
   g_ptr_array_unref (stream->blocks);
   g_free (stream->stop_reason);
+  g_free (stream->refusal);
+  g_free (stream->refusal_category);
+}
+
+/* stop_details comes with stop_reason (on message_delta, or in a whole
+ * message): {type: "refusal", category, explanation}, either of the last
+ * two possibly null.  Server text, so flattened before anyone shows it. */
+static void
+read_stop_details (Stream     *stream,
+                   JsonObject *details)
+{
+  const char *explanation = _pd_provider_json_string (details, "explanation");
+  const char *category = _pd_provider_json_string (details, "category");
+
+  if (explanation != NULL && *explanation != '\0')
+    {
+      g_free (stream->refusal);
+      stream->refusal = _pd_provider_sanitize (explanation, 1000, NULL);
+    }
+  if (category != NULL && *category != '\0')
+    {
+      g_free (stream->refusal_category);
+      stream->refusal_category = _pd_provider_sanitize (category, 80, NULL);
+    }
 }
 
 static void
@@ -556,14 +582,15 @@ on_event (const char  *event,
 
   if (g_strcmp0 (type, "message_delta") == 0)
     {
-      const char *stop_reason = _pd_provider_json_string (_pd_provider_json_object (object, "delta"),
-                                                          "stop_reason");
+      JsonObject *delta = _pd_provider_json_object (object, "delta");
+      const char *stop_reason = _pd_provider_json_string (delta, "stop_reason");
 
       if (stop_reason != NULL)
         {
           g_free (stream->stop_reason);
           stream->stop_reason = g_strdup (stop_reason);
         }
+      read_stop_details (stream, _pd_provider_json_object (delta, "stop_details"));
       read_usage (stream, _pd_provider_json_object (object, "usage"));
       return PD_SSE_CONTINUE;
     }
@@ -626,20 +653,25 @@ read_json_body (Stream  *stream,
   stream->stop_reason = g_strdup (_pd_provider_json_string (object, "stop_reason"));
   if (stream->stop_reason == NULL)
     stream->stop_reason = g_strdup ("end_turn");
+  read_stop_details (stream, _pd_provider_json_object (object, "stop_details"));
 
   return TRUE;
 }
 
+/* The Messages API's stop reasons: end_turn, stop_sequence, tool_use,
+ * max_tokens, model_context_window_exceeded, refusal, pause_turn (a server
+ * tool paused; Plandeck runs none, so it ends the turn like end_turn). */
 static const char *
 finish_reason_for (const char *stop_reason)
 {
   if (g_strcmp0 (stop_reason, "tool_use") == 0)
-    return "tool_calls";
-  if (g_strcmp0 (stop_reason, "max_tokens") == 0)
-    return "length";
+    return PD_FINISH_TOOL_CALLS;
+  if (g_strcmp0 (stop_reason, "max_tokens") == 0 ||
+      g_strcmp0 (stop_reason, "model_context_window_exceeded") == 0)
+    return PD_FINISH_LENGTH;
   if (g_strcmp0 (stop_reason, "refusal") == 0)
-    return "content_filter";
-  return "stop";
+    return PD_FINISH_REFUSAL;
+  return PD_FINISH_STOP;
 }
 
 static PdProviderResponse *
@@ -648,6 +680,8 @@ build_response (Stream  *stream,
 {
   g_autoptr(PdProviderResponse) response = pd_provider_response_new ();
   g_autoptr(GString) content = g_string_new (NULL);
+  const char *finish = finish_reason_for (stream->stop_reason);
+  gboolean refused = g_strcmp0 (finish, PD_FINISH_REFUSAL) == 0;
 
   for (guint i = 0; i < stream->blocks->len; i++)
     {
@@ -658,10 +692,11 @@ build_response (Stream  *stream,
 
       if (block->kind == BLOCK_TEXT)
         g_string_append_len (content, block->text->str, (gssize) block->text->len);
-      else if (block->kind == BLOCK_TOOL_USE)
+      else if (block->kind == BLOCK_TOOL_USE && !refused)
         {
           /* Streamed input arrives only as partial_json; the input of
-           * content_block_start is the whole of it when nothing streamed. */
+           * content_block_start is the whole of it when nothing streamed.
+           * A refused answer's calls are never run, whole or not. */
           const char *arguments = block->text->len > 0 ? block->text->str
                                   : block->input ? block->input : "{}";
 
@@ -676,7 +711,13 @@ build_response (Stream  *stream,
   g_free (response->content);
   response->content = g_strndup (content->str, content->len);
   g_free (response->finish_reason);
-  response->finish_reason = g_strdup (finish_reason_for (stream->stop_reason));
+  response->finish_reason = g_strdup (finish);
+  response->stop_reason = g_strdup (stream->stop_reason);
+  if (refused)
+    {
+      response->refusal = g_strdup (stream->refusal);
+      response->refusal_category = g_strdup (stream->refusal_category);
+    }
   response->input_tokens = stream->input_tokens;
   response->output_tokens = stream->output_tokens;
 
@@ -712,7 +753,11 @@ _pd_anthropic_provider_read_response (GInputStream         *input,
                                       GError              **error)
 {
   Stream stream = {
-    on_delta, delta_data, g_ptr_array_new_with_free_func (block_free), NULL, -1, -1, 0, FALSE
+    .on_delta = on_delta,
+    .delta_data = delta_data,
+    .blocks = g_ptr_array_new_with_free_func (block_free),
+    .input_tokens = -1,
+    .output_tokens = -1,
   };
   PdProviderResponse *response = NULL;
   gboolean done = FALSE;

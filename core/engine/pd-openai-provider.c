@@ -77,6 +77,7 @@ typedef struct
   PdProviderDeltaFunc  on_delta;
   gpointer             delta_data;
   GString             *content;
+  GString             *refusal;    /* delta.refusal / message.refusal: the model declining */
   GPtrArray           *calls;      /* ToolCall by stream index; holes are NULL */
   char                *finish_reason;
   gint64               input_tokens;
@@ -88,6 +89,7 @@ static void
 stream_clear (Stream *stream)
 {
   g_string_free (stream->content, TRUE);
+  g_string_free (stream->refusal, TRUE);
   g_ptr_array_unref (stream->calls);
   g_free (stream->finish_reason);
 }
@@ -229,6 +231,25 @@ add_text (Stream              *stream,
   return TRUE;
 }
 
+/* A refusal is the model's text too, but not an answer: kept apart, and not
+ * streamed as content. */
+static gboolean
+add_refusal (Stream      *stream,
+             const char  *text,
+             GError     **error)
+{
+  gsize len;
+
+  if (text == NULL || *text == '\0')
+    return TRUE;
+
+  len = strlen (text);
+  if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
+    return FALSE;
+  g_string_append_len (stream->refusal, text, (gssize) len);
+  return TRUE;
+}
+
 static void
 read_usage (Stream     *stream,
             JsonObject *object)
@@ -327,7 +348,8 @@ on_event (const char  *event,
       if (!add_text (stream, PD_PROVIDER_DELTA_REASONING, reasoning, error))
         return PD_SSE_ERROR;
 
-      if (!add_text (stream, PD_PROVIDER_DELTA_TEXT, _pd_provider_json_string (delta, "content"), error))
+      if (!add_text (stream, PD_PROVIDER_DELTA_TEXT, _pd_provider_json_string (delta, "content"), error) ||
+          !add_refusal (stream, _pd_provider_json_string (delta, "refusal"), error))
         return PD_SSE_ERROR;
 
       tool_calls = _pd_provider_json_array (delta, "tool_calls");
@@ -414,6 +436,9 @@ read_json_body (Stream       *stream,
         return FALSE;
     }
 
+  if (!add_refusal (stream, _pd_provider_json_string (message, "refusal"), error))
+    return FALSE;
+
   tool_calls = _pd_provider_json_array (message, "tool_calls");
   for (guint i = 0; tool_calls != NULL && i < json_array_get_length (tool_calls); i++)
     {
@@ -438,18 +463,41 @@ read_json_body (Stream       *stream,
   return TRUE;
 }
 
+/* finish_reason in OpenAI's words (stop, length, tool_calls,
+ * content_filter, function_call) and in those of compatible servers, which
+ * sometimes say "stop" when the turn ends in tool calls, or a word of their
+ * own ("eos"): the engine goes by finish_reason, so say what the message
+ * holds. */
+static const char *
+finish_reason_for (Stream   *stream,
+                   gboolean  has_calls)
+{
+  const char *word = stream->finish_reason;
+
+  if (stream->refusal->len > 0 || g_strcmp0 (word, "content_filter") == 0)
+    return PD_FINISH_REFUSAL;
+  if (g_strcmp0 (word, "length") == 0)
+    return PD_FINISH_LENGTH;
+  if (has_calls)
+    return PD_FINISH_TOOL_CALLS;
+  return PD_FINISH_STOP;
+}
+
 static PdProviderResponse *
 build_response (Stream  *stream,
                 GError **error)
 {
   g_autoptr(PdProviderResponse) response = pd_provider_response_new ();
+  const char *finish = finish_reason_for (stream, stream->calls->len > 0);
+  gboolean refused = g_strcmp0 (finish, PD_FINISH_REFUSAL) == 0;
 
   g_free (response->content);
   response->content = g_strndup (stream->content->str, stream->content->len);
   response->input_tokens = stream->input_tokens;
   response->output_tokens = stream->output_tokens;
 
-  for (guint i = 0; i < stream->calls->len; i++)
+  /* A refused answer's calls are never run, whole or not. */
+  for (guint i = 0; !refused && i < stream->calls->len; i++)
     {
       ToolCall *call = g_ptr_array_index (stream->calls, i);
       g_autofree char *id = NULL;
@@ -467,13 +515,19 @@ build_response (Stream  *stream,
     return NULL;
 
   g_free (response->finish_reason);
-  /* Some servers say "stop" even when the turn ends in tool calls; the
-   * engine goes by finish_reason, so say what the message holds. */
-  if (json_array_get_length (response->tool_calls) > 0 &&
-      g_strcmp0 (stream->finish_reason, "length") != 0)
-    response->finish_reason = g_strdup ("tool_calls");
-  else
-    response->finish_reason = g_strdup (stream->finish_reason ? stream->finish_reason : "stop");
+  response->finish_reason = g_strdup (finish);
+  response->stop_reason = g_strdup (stream->finish_reason ? stream->finish_reason : "stop");
+
+  if (refused)
+    {
+      /* The model's own refusal text is the explanation; a filter that cut
+       * the answer gives none, so say what happened. */
+      response->refusal = stream->refusal->len > 0
+        ? _pd_provider_sanitize (stream->refusal->str, 1000, NULL)
+        : g_strdup ("the server's content filter stopped the answer (finish_reason content_filter)");
+      if (g_strcmp0 (stream->finish_reason, "content_filter") == 0)
+        response->refusal_category = g_strdup ("content_filter");
+    }
 
   return g_steal_pointer (&response);
 }
@@ -498,6 +552,39 @@ add_headers (SoupMessageHeaders *headers,
     }
 }
 
+/* The messages as the Chat Completions API takes them: only its own
+ * members.  What Plandeck stores beside them (a refusal's explanation,
+ * notes' flags, thinking) is not the server's to read, and strict servers
+ * refuse members they do not know. */
+static JsonArray *
+wire_messages (JsonArray *messages)
+{
+  static const char * const members[] = { "role", "content", "name", "tool_call_id", "tool_calls" };
+  JsonArray *out = json_array_sized_new (json_array_get_length (messages));
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+      JsonObject *message;
+      JsonObject *copy;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      message = json_node_get_object (node);
+      copy = json_object_new ();
+      for (guint j = 0; j < G_N_ELEMENTS (members); j++)
+        {
+          JsonNode *member = json_object_get_member (message, members[j]);
+
+          if (member != NULL)
+            json_object_set_member (copy, members[j], json_node_copy (member));
+        }
+      json_array_add_object_element (out, copy);
+    }
+
+  return out;
+}
+
 static GBytes *
 build_body (const PdProviderRequest *request)
 {
@@ -507,7 +594,7 @@ build_body (const PdProviderRequest *request)
   char *text;
 
   json_object_set_string_member (body, "model", request->model);
-  json_object_set_array_member (body, "messages", json_array_ref (request->messages));
+  json_object_set_array_member (body, "messages", wire_messages (request->messages));
   if (request->tools != NULL && json_array_get_length (request->tools) > 0)
     {
       json_object_set_array_member (body, "tools", json_array_ref (request->tools));
@@ -540,8 +627,14 @@ _pd_openai_provider_read_response (PdOpenAIProvider     *self,
                                    GError              **error)
 {
   Stream stream = {
-    self, on_delta, delta_data, g_string_new (NULL),
-    g_ptr_array_new_with_free_func (tool_call_free), NULL, -1, -1, 0
+    .self = self,
+    .on_delta = on_delta,
+    .delta_data = delta_data,
+    .content = g_string_new (NULL),
+    .refusal = g_string_new (NULL),
+    .calls = g_ptr_array_new_with_free_func (tool_call_free),
+    .input_tokens = -1,
+    .output_tokens = -1,
   };
   PdProviderResponse *response = NULL;
   gboolean done = FALSE;

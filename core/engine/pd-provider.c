@@ -65,6 +65,9 @@ pd_provider_response_copy (const PdProviderResponse *response)
   copy->finish_reason = g_strdup (response->finish_reason);
   copy->input_tokens = response->input_tokens;
   copy->output_tokens = response->output_tokens;
+  copy->stop_reason = g_strdup (response->stop_reason);
+  copy->refusal = g_strdup (response->refusal);
+  copy->refusal_category = g_strdup (response->refusal_category);
 
   /* A deep copy: the caller may edit one without the other changing. */
   if (response->tool_calls != NULL)
@@ -86,6 +89,9 @@ pd_provider_response_free (PdProviderResponse *response)
   g_free (response->content);
   g_clear_pointer (&response->tool_calls, json_array_unref);
   g_free (response->finish_reason);
+  g_free (response->stop_reason);
+  g_free (response->refusal);
+  g_free (response->refusal_category);
   g_free (response);
 }
 
@@ -147,7 +153,23 @@ pd_provider_chat (PdProvider               *self,
     response->tool_calls = json_array_new ();
   if (response->finish_reason == NULL)
     response->finish_reason = g_strdup (json_array_get_length (response->tool_calls) > 0
-                                        ? "tool_calls" : "stop");
+                                        ? PD_FINISH_TOOL_CALLS : PD_FINISH_STOP);
+
+  /* A refusal always says something a person can read, and only a refusal
+   * carries one. */
+  if (g_strcmp0 (response->finish_reason, PD_FINISH_REFUSAL) == 0)
+    {
+      if (response->refusal == NULL || *response->refusal == '\0')
+        {
+          g_free (response->refusal);
+          response->refusal = g_strdup ("the model declined to answer and gave no explanation");
+        }
+    }
+  else
+    {
+      g_clear_pointer (&response->refusal, g_free);
+      g_clear_pointer (&response->refusal_category, g_free);
+    }
 
   return response;
 }

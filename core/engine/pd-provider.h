@@ -45,7 +45,7 @@ typedef struct
   /* OpenAI function tools: [{type:"function", function:{name, description,
    * parameters}}]; NULL or empty for none. */
   JsonArray  *tools;
-  guint       max_tokens;   /* 0 = provider default */
+  guint       max_tokens;   /* the output limit of this answer; 0 = provider default */
   double      temperature;  /* < 0 = provider default */
 } PdProviderRequest;
 
@@ -63,14 +63,25 @@ typedef void (*PdProviderDeltaFunc) (PdProviderDeltaKind  kind,
 
 #define PD_TYPE_PROVIDER_RESPONSE (pd_provider_response_get_type ())
 
+/* finish_reason, whatever the wire: */
+#define PD_FINISH_STOP       "stop"        /* a whole answer */
+#define PD_FINISH_TOOL_CALLS "tool_calls"  /* the answer asks for tools */
+#define PD_FINISH_LENGTH     "length"      /* cut off by the output limit (max_tokens) */
+#define PD_FINISH_REFUSAL    "refusal"     /* the model (or the server's filter) declined */
+
 typedef struct
 {
   char      *content;        /* never NULL; "" when the model wrote no text */
   JsonArray *tool_calls;     /* never NULL; [{id, type:"function", function:{name, arguments}}],
                               * arguments always the text of a JSON object */
-  char      *finish_reason;  /* never NULL: "stop", "tool_calls", "length", or the server's word */
+  char      *finish_reason;  /* never NULL: one of the PD_FINISH_ words above */
   gint64     input_tokens;   /* -1 when the server did not say */
   gint64     output_tokens;  /* -1 when the server did not say */
+  char      *stop_reason;    /* nullable: the server's own word ("end_turn", "max_tokens",
+                              * "refusal", "length", "content_filter", …), for naming it */
+  char      *refusal;        /* set exactly when finish_reason is "refusal": the explanation
+                              * (the server's, or the model's refusal text), never "" */
+  char      *refusal_category; /* nullable: the policy category the server named */
 } PdProviderResponse;
 
 GType               pd_provider_response_get_type (void) G_GNUC_CONST;

@@ -25,6 +25,7 @@ typedef struct
   char      *reasoning;
   JsonArray *tool_calls;   /* [{name, arguments (JSON text)}] as given */
   char      *finish_reason;
+  char      *refusal;        /* the turn is a refusal with this explanation */
   guint      delay_ms;
   gint64     input_tokens;
   gint64     output_tokens;
@@ -54,6 +55,7 @@ turn_free (gpointer data)
   g_free (turn->reasoning);
   g_clear_pointer (&turn->tool_calls, json_array_unref);
   g_free (turn->finish_reason);
+  g_free (turn->refusal);
   g_free (turn);
 }
 
@@ -139,6 +141,7 @@ parse_turn (JsonNode  *node,
   if (!optional_string (object, "content", &turn->content, number, error) ||
       !optional_string (object, "reasoning", &turn->reasoning, number, error) ||
       !optional_string (object, "finish_reason", &turn->finish_reason, number, error) ||
+      !optional_string (object, "refusal", &turn->refusal, number, error) ||
       !optional_int (object, "delay_ms", MAX_DELAY_MS, &delay, number, error) ||
       !optional_int (object, "input_tokens", G_MAXINT32, &turn->input_tokens, number, error) ||
       !optional_int (object, "output_tokens", G_MAXINT32, &turn->output_tokens, number, error))
@@ -393,9 +396,11 @@ pd_replay_provider_chat (PdProvider               *provider,
     }
 
   g_free (response->finish_reason);
-  response->finish_reason = g_strdup (turn->finish_reason ? turn->finish_reason
-                                      : json_array_get_length (response->tool_calls) > 0 ? "tool_calls"
-                                      : "stop");
+  response->finish_reason = g_strdup (turn->refusal ? PD_FINISH_REFUSAL
+                                      : turn->finish_reason ? turn->finish_reason
+                                      : json_array_get_length (response->tool_calls) > 0 ? PD_FINISH_TOOL_CALLS
+                                      : PD_FINISH_STOP);
+  response->refusal = g_strdup (turn->refusal);
 
   stream_text (turn->reasoning, PD_PROVIDER_DELTA_REASONING, on_delta, delta_data);
   stream_text (turn->content, PD_PROVIDER_DELTA_TEXT, on_delta, delta_data);

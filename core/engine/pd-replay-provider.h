@@ -10,6 +10,8 @@
  *               "finish_reason": "…", "delay_ms": 0,
  *               "input_tokens": 0, "output_tokens": 0}, …]}
  *
+ * A turn with "refusal": "explanation" is the model declining (finish
+ * reason "refusal"), as a server says it.
  * Every field of a turn is optional.  "arguments" may also be a string of
  * JSON text, which lets a recording reproduce a model that sends broken
  * arguments: such a turn fails like the HTTP providers do.
