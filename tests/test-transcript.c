@@ -237,6 +237,52 @@ test_under_budget_no_change (void)
   g_assert_cmpuint (pd_transcript_get_dirty_from (t), ==, pd_transcript_get_length (t));
 }
 
+/* What a model is shown: notes for the record never; a refused turn not
+ * again, from the user message that asked to the refusal, tool exchanges
+ * between included; the plan message stays even when the refused request
+ * was the original task. */
+static void
+test_request_leaves_out_refused_and_notes (void)
+{
+  g_autoptr(PdTranscript) t = pd_transcript_new ();
+  g_autoptr(JsonObject) note = pd_message_new_note ("[plandeck: the model provider failed: HTTP 500]");
+  g_autoptr(JsonObject) refused = pd_message_new ("assistant", "Hello..");
+  g_autoptr(JsonArray) request = NULL;
+  g_autofree char *plan = NULL;
+  const char *roles[] = { "system", "system", "user", "assistant" };
+  const char *contents[] = { "You are an agent.", NULL, "Next question", "Sure." };
+
+  json_object_set_string_member (refused, "refusal", "This request was declined.");
+  add (t, "system", "You are an agent.");
+  add (t, "user", "A refused task");
+  plan = g_strdup (PD_PLAN_MESSAGE_PREFIX " v1 — 0/1 done]\ns1 [pending] Look");
+  g_assert_true (pd_transcript_refresh_plan (t, plan));
+  add_exchange (t, 1, 10);
+  pd_transcript_append (t, refused);
+  g_assert_true (pd_transcript_ends_refused (t));
+  pd_transcript_append (t, note);
+  g_assert_true (pd_transcript_ends_refused (t));
+  add (t, "user", "Next question");
+  g_assert_false (pd_transcript_ends_refused (t));
+  add (t, "assistant", "Sure.");
+
+  request = pd_transcript_to_request (t);
+  g_assert_cmpuint (json_array_get_length (request), ==, G_N_ELEMENTS (roles));
+  for (guint i = 0; i < G_N_ELEMENTS (roles); i++)
+    {
+      JsonObject *message = json_array_get_object_element (request, i);
+
+      g_assert_cmpstr (pd_message_get_role (message), ==, roles[i]);
+      if (contents[i] != NULL)
+        g_assert_cmpstr (pd_message_get_content (message), ==, contents[i]);
+      else
+        g_assert_true (pd_message_is_plan (message));
+    }
+
+  /* Stored, everything is still there. */
+  g_assert_cmpuint (pd_transcript_get_length (t), ==, 9);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -244,6 +290,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pd/engine/transcript/plan-inserted-after-head", test_plan_inserted_after_head);
+  g_test_add_func ("/pd/engine/transcript/request-leaves-out-refused-and-notes", test_request_leaves_out_refused_and_notes);
   g_test_add_func ("/pd/engine/transcript/plan-after-digest", test_plan_after_digest);
   g_test_add_func ("/pd/engine/transcript/forged-plan-in-tool-output", test_forged_plan_in_tool_output);
   g_test_add_func ("/pd/engine/context/trim-shortens-oldest-first", test_trim_shortens_oldest_outputs_first);

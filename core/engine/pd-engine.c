@@ -758,7 +758,7 @@ plan_mode_guard (Run     *run,
 static JsonArray *
 request_messages (Run *run)
 {
-  JsonArray *messages = pd_transcript_to_json (run->transcript);
+  JsonArray *messages = pd_transcript_to_request (run->transcript);
   JsonArray *guided;
   JsonObject *first;
   guint n = json_array_get_length (messages);
@@ -945,9 +945,10 @@ compact (Run    *run,
 
       if (pd_transcript_is_protected (t, i))
         continue;
-      /* Do not split an exchange: a tool result goes with its call. */
-      line = message_for_digest (message);
-      if (source->len + strlen (line) < COMPACT_SOURCE_CHARS)
+      /* Do not split an exchange: a tool result goes with its call.  Notes
+       * for the record are never the model's to read. */
+      line = pd_message_is_record_only (message) ? g_strdup ("") : message_for_digest (message);
+      if (*line != '\0' && source->len + strlen (line) < COMPACT_SOURCE_CHARS)
         {
           g_string_append (source, line);
           g_string_append_c (source, '\n');
@@ -1511,15 +1512,18 @@ is_context_overflow (const GError *error)
                                                strstr (lower, "maximum") || strstr (lower, "exceed"));
 }
 
+/* @extra: (transfer full) (nullable): members added to the run_completed
+ * or run_failed event */
 static PdRunResult *
-finish (Run         *run,
-        PdRunStatus  status,
-        const char  *text,
-        const char  *error_message)
+finish_with (Run         *run,
+             PdRunStatus  status,
+             const char  *text,
+             const char  *error_message,
+             JsonObject  *extra)
 {
   PdRunResult *result = g_new0 (PdRunResult, 1);
   gint64 duration_ms = (g_get_monotonic_time () - run->started_usec) / 1000;
-  JsonObject *data = json_object_new ();
+  JsonObject *data = extra ? extra : json_object_new ();
 
   result->status = status;
   result->session_id = g_strdup (run->session_id);
@@ -1538,11 +1542,22 @@ finish (Run         *run,
     emit_with_data (run, PD_EVENT_RUN_COMPLETED, NULL, FALSE, data);
   else
     {
-      json_object_set_string_member (data, "error_class", status == PD_RUN_CANCELLED ? "cancelled" : "failed");
+      json_object_set_string_member (data, "error_class",
+                                     status == PD_RUN_CANCELLED ? "cancelled" :
+                                     status == PD_RUN_REFUSED ? "refused" : "failed");
       emit_with_data (run, PD_EVENT_RUN_FAILED, NULL, FALSE, data);
     }
 
   return result;
+}
+
+static PdRunResult *
+finish (Run         *run,
+        PdRunStatus  status,
+        const char  *text,
+        const char  *error_message)
+{
+  return finish_with (run, status, text, error_message, NULL);
 }
 
 static PdRunResult *
@@ -1573,7 +1588,7 @@ stop_for_budget (Run        *run,
                                     "</untrusted_content_%s>", nonce, remaining, nonce);
     }
 
-  note = pd_message_new ("system", text->str);
+  note = pd_message_new_note (text->str);
   pd_transcript_append (run->transcript, note);
   progress (run, PD_ENGINE_PROGRESS_NOTICE, text->str);
 
@@ -1593,13 +1608,13 @@ fail_run (Run          *run,
       g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED))
     {
       text = g_strdup ("[plandeck: the run was cancelled.]");
-      note = pd_message_new ("system", text);
+      note = pd_message_new_note (text);
       pd_transcript_append (run->transcript, note);
       return finish (run, PD_RUN_CANCELLED, text, "cancelled");
     }
 
   text = g_strdup_printf ("[plandeck: the model provider failed: %s]", error->message);
-  note = pd_message_new ("system", text);
+  note = pd_message_new_note (text);
   pd_transcript_append (run->transcript, note);
   progress (run, PD_ENGINE_PROGRESS_NOTICE, text);
   return finish (run, PD_RUN_FAILED, text, error->message);
@@ -1630,6 +1645,39 @@ complete_iteration (Run                      *run,
   json_object_set_int_member (data, "tools_called", n_calls);
   emit_with_data (run, PD_EVENT_ITERATION_COMPLETED, NULL, TRUE, data);
   run->iteration++;
+}
+
+/* The model declined.  Its turn is stored with the explanation (and
+ * whatever it wrote before declining), the person is told, and the run
+ * ends: asking again with the same context would only be refused again.
+ * The next request leaves the refused turn out (pd_transcript_to_request). */
+static PdRunResult *
+refuse_run (Run                *run,
+            PdProviderResponse *response)
+{
+  g_autoptr(JsonObject) message = pd_message_new ("assistant", *response->content ? response->content : NULL);
+  g_autofree char *reason = NULL;
+  g_autofree char *notice = NULL;
+  JsonObject *extra = json_object_new ();
+
+  json_object_set_string_member (message, PD_MESSAGE_REFUSAL, response->refusal);
+  if (response->refusal_category != NULL)
+    json_object_set_string_member (message, PD_MESSAGE_REFUSAL_CATEGORY, response->refusal_category);
+  pd_transcript_append (run->transcript, message);
+
+  reason = response->refusal_category != NULL
+    ? g_strdup_printf ("the model refused to answer (%s): %s", response->refusal_category, response->refusal)
+    : g_strdup_printf ("the model refused to answer: %s", response->refusal);
+  notice = g_strdup_printf ("[plandeck: %s. The refused request is left out of what the model sees next; "
+                            "continue the session with a new message.]", reason);
+  progress (run, PD_ENGINE_PROGRESS_NOTICE, notice);
+
+  if (response->refusal_category != NULL)
+    json_object_set_string_member (extra, "category", response->refusal_category);
+  json_object_set_string_member (extra, "stop_reason", response->stop_reason ? response->stop_reason : "refusal");
+
+  complete_iteration (run, response, 0);
+  return finish_with (run, PD_RUN_REFUSED, response->content, reason, extra);
 }
 
 static PdRunResult *
@@ -1716,6 +1764,9 @@ loop (Run *run)
       retried_overflow = FALSE;
       run->bad_arguments = 0;
       count_tokens (run, response);
+
+      if (g_strcmp0 (response->finish_reason, PD_FINISH_REFUSAL) == 0)
+        return refuse_run (run, response);
 
       assistant = assistant_message (response);
       pd_transcript_append (run->transcript, assistant);
@@ -1969,6 +2020,19 @@ pd_engine_run (PdEngine      *self,
               g_mutex_unlock (&self->run_mutex);
               return done;
             }
+        }
+
+      /* The refused turn is left out of every request, so without a new
+       * message there would be nothing to answer. */
+      if ((rest == NULL || *rest == '\0') && pd_transcript_ends_refused (run.transcript))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "the model refused the last turn of session %s; continue it with a new message",
+                       run.session_id);
+          json_object_unref (data);
+          run_clear (&run);
+          g_mutex_unlock (&self->run_mutex);
+          return NULL;
         }
 
       g_mutex_lock (&self->current_mutex);

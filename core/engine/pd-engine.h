@@ -41,6 +41,7 @@ typedef enum
   PD_RUN_FAILED,
   PD_RUN_BUDGET_EXCEEDED,
   PD_RUN_CANCELLED,
+  PD_RUN_REFUSED,          /* the model declined; error_message says why */
 } PdRunStatus;
 
 typedef enum
@@ -86,7 +87,7 @@ typedef struct
   PdRunStatus  status;
   char        *session_id;
   char        *final_text;     /* the answer, with any engine notices */
-  char        *error_message;  /* failures */
+  char        *error_message;  /* failures, and a refusal's explanation */
   char        *budget_name;    /* iterations | tokens | wall_time */
   guint        iterations;
   gint64       input_tokens;

@@ -179,6 +179,84 @@ pd_transcript_to_json (PdTranscript *self)
   return array;
 }
 
+/**
+ * pd_transcript_to_request:
+ *
+ * The messages a model is shown, which is not all that is stored:
+ *  - notes for the record (pd_message_new_note()) are left out;
+ *  - a refused turn is left out whole, from the user message that asked to
+ *    the refusal, because a model asked again with the refused request in
+ *    its context refuses again (the API's guidance is to reset the refused
+ *    turn).  The plan message and a compaction digest stay where they are.
+ *
+ * Returns: (transfer full): a new array holding the same message objects
+ */
+JsonArray *
+pd_transcript_to_request (PdTranscript *self)
+{
+  g_autoptr(GPtrArray) kept = NULL;
+  JsonArray *array;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), NULL);
+
+  kept = g_ptr_array_sized_new (self->messages->len);
+
+  for (guint i = 0; i < self->messages->len; i++)
+    {
+      JsonObject *message = g_ptr_array_index (self->messages, i);
+      guint asked = kept->len;
+
+      if (pd_message_is_record_only (message))
+        continue;
+
+      if (!pd_message_is_refused (message))
+        {
+          g_ptr_array_add (kept, message);
+          continue;
+        }
+
+      /* Back to the user message that opened the refused turn. */
+      while (asked > 0 &&
+             g_strcmp0 (pd_message_get_role (g_ptr_array_index (kept, asked - 1)), "user") != 0)
+        asked--;
+      if (asked == 0)
+        continue;   /* no user message before it: only the refusal goes */
+
+      for (guint j = kept->len; j-- > asked - 1; )
+        {
+          JsonObject *earlier = g_ptr_array_index (kept, j);
+
+          if (!pd_message_is_plan (earlier) && !pd_message_is_digest (earlier))
+            g_ptr_array_remove_index (kept, j);
+        }
+    }
+
+  array = json_array_sized_new (kept->len);
+  for (guint i = 0; i < kept->len; i++)
+    json_array_add_object_element (array, json_object_ref (g_ptr_array_index (kept, i)));
+
+  return array;
+}
+
+/* Whether the last message that is not a note is a refusal: such a session
+ * can only go on with a new message. */
+gboolean
+pd_transcript_ends_refused (PdTranscript *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT (self), FALSE);
+
+  for (guint i = self->messages->len; i-- > 0; )
+    {
+      JsonObject *message = g_ptr_array_index (self->messages, i);
+
+      if (pd_message_is_record_only (message))
+        continue;
+      return pd_message_is_refused (message);
+    }
+
+  return FALSE;
+}
+
 guint
 pd_transcript_get_dirty_from (PdTranscript *self)
 {
@@ -318,6 +396,36 @@ pd_message_get_content (JsonObject *message)
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (node);
+}
+
+/* A system message that records what Plandeck did (a failure, a stop) for
+ * the person reading the session; models are never shown it. */
+JsonObject *
+pd_message_new_note (const char *content)
+{
+  JsonObject *message = pd_message_new ("system", content);
+
+  json_object_set_boolean_member (message, PD_MESSAGE_RECORD_ONLY, TRUE);
+  return message;
+}
+
+gboolean
+pd_message_is_record_only (JsonObject *message)
+{
+  JsonNode *node = json_object_get_member (message, PD_MESSAGE_RECORD_ONLY);
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+}
+
+/* An assistant message the model declined: it carries the explanation. */
+gboolean
+pd_message_is_refused (JsonObject *message)
+{
+  JsonNode *node = json_object_get_member (message, PD_MESSAGE_REFUSAL);
+
+  return g_strcmp0 (pd_message_get_role (message), "assistant") == 0 &&
+         node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
 }
 
 gboolean

@@ -16,6 +16,17 @@ G_BEGIN_DECLS
 
 #define PD_DIGEST_PREFIX "[Compacted earlier context:"
 
+/* Members a stored message may carry besides the OpenAI shape; providers
+ * send none of them as they are (see pd_transcript_to_request()).
+ *   record_only       true: Plandeck's own note for the record (a failure,
+ *                     a cancellation, a budget stop), never sent to a model
+ *   refusal           on an assistant message: the model declined; the
+ *                     explanation a person reads
+ *   refusal_category  the policy category the server named, if any */
+#define PD_MESSAGE_RECORD_ONLY      "record_only"
+#define PD_MESSAGE_REFUSAL          "refusal"
+#define PD_MESSAGE_REFUSAL_CATEGORY "refusal_category"
+
 #define PD_TYPE_TRANSCRIPT (pd_transcript_get_type ())
 
 G_DECLARE_FINAL_TYPE (PdTranscript, pd_transcript, PD, TRANSCRIPT, GObject)
@@ -36,6 +47,8 @@ void          pd_transcript_replace        (PdTranscript *self,
 void          pd_transcript_remove         (PdTranscript *self,
                                             guint         index);
 JsonArray    *pd_transcript_to_json        (PdTranscript *self);
+JsonArray    *pd_transcript_to_request     (PdTranscript *self);
+gboolean      pd_transcript_ends_refused   (PdTranscript *self);
 guint         pd_transcript_get_dirty_from (PdTranscript *self);
 GArray       *pd_transcript_get_replaced   (PdTranscript *self);
 void          pd_transcript_mark_saved     (PdTranscript *self);
@@ -58,5 +71,8 @@ const char   *pd_message_get_role          (JsonObject   *message);
 const char   *pd_message_get_content       (JsonObject   *message);
 gboolean      pd_message_is_digest         (JsonObject   *message);
 gboolean      pd_message_is_plan           (JsonObject   *message);
+gboolean      pd_message_is_record_only    (JsonObject   *message);
+gboolean      pd_message_is_refused        (JsonObject   *message);
+JsonObject   *pd_message_new_note          (const char   *content);
 
 G_END_DECLS
