@@ -10,10 +10,13 @@ statuses and outputs.  Prints TAP.
 import http.server
 import json
 import os
+import queue
 import subprocess
 import sys
 import tempfile
 import threading
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
 RECORDING = {
     "label": "cli test",
@@ -197,6 +200,53 @@ def project_trust(tap, agent, env, tmp, db):
         theirs.close()
 
 
+class ModelServer:
+    """A model server on loopback that answers each request with the next
+    scripted reply (status, headers, body bytes) and keeps every request."""
+
+    def __init__(self):
+        self.replies = queue.Queue()
+        self.requests = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                outer.requests.append({"path": self.path, "headers": dict(self.headers),
+                                       "body": json.loads(body or b"null")})
+                try:
+                    status, headers, payload = outer.replies.get_nowait()
+                except queue.Empty:
+                    status, headers, payload = 500, {"Content-Type": "text/plain"}, b"no scripted reply left"
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def push(self, fixture, status=200, content_type="text/event-stream", headers=None):
+        with open(os.path.join(FIXTURES, fixture), "rb") as f:
+            payload = f.read()
+        self.replies.put((status, {"Content-Type": content_type, **(headers or {})}, payload))
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -360,8 +410,61 @@ def main():
         proc = agent_run("events", "--db", db, "--session", sid, "--type", "plan_updated")
         tap.check(proc.returncode == 0 and proc.stdout.strip() == "", "no events left after rm", detail(proc))
 
+        # Recorded model streams through a loopback server: what a person sees
+        # on stdout (the answer only) and stderr, the exit status, and the
+        # request the model gets next.
+        server = ModelServer()
+        try:
+            check_recordings(tap, agent_run, detail, server, db, work)
+        finally:
+            server.close()
+
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
+
+
+def check_recordings(tap, agent_run, detail, server, db, work):
+    anthropic = ("--db", db, "--provider", "anthropic", "--base-url", server.url, "--model", "claude-test",
+                 "--approve", "auto", "-C", work)
+    openai = ("--db", db, "--provider", "openai", "--base-url", server.url + "/v1", "--model", "gpt-test",
+              "--approve", "auto", "-C", work)
+
+    def last_session():
+        proc = agent_run("sessions", "list", "--db", db, "--json")
+        return json.loads(proc.stdout)["sessions"][0]["id"]
+
+    # A refusal (the real recording): exit 1, the explanation on stderr, nothing
+    # on stdout; continuing sends a fresh user turn without the refused one.
+    server.push("anthropic/refusal_response.sse")
+    proc = agent_run("run", *anthropic, "Write something harmful")
+    tap.check(proc.returncode == 1, "a refused run exits 1", detail(proc))
+    tap.check(proc.stdout.strip() == "", "a refused run prints nothing on stdout", detail(proc))
+    tap.check("This request was refused due to policy." in proc.stderr and "refused" in proc.stderr,
+              "a refused run says why on stderr", detail(proc))
+    sid = last_session()
+    proc = agent_run("continue", *anthropic, sid)
+    tap.check(proc.returncode != 0 and "continue it with a new message" in proc.stderr,
+              "a refused session does not continue without a new message", detail(proc))
+    server.push("anthropic/basic_response.sse")
+    proc = agent_run("continue", *anthropic, sid, "What is the weather like?")
+    tap.check(proc.returncode == 0 and proc.stdout == "Hello there!\n", "the continuation answers", detail(proc))
+    body = server.requests[-1]["body"]
+    tap.check(body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "What is the weather like?"}]}],
+              "the continuation is a fresh user turn", body["messages"])
+
+    # The same for an OpenAI refusal (delta.refusal), made in the API's shape.
+    server.push("openai/made-refusal.sse")
+    proc = agent_run("run", "-q", *openai, "Write something harmful")
+    tap.check(proc.returncode == 1 and proc.stdout.strip() == ""
+              and "I'm sorry, I can't assist with that." in proc.stderr,
+              "an OpenAI refusal exits 1 with the refusal on stderr", detail(proc))
+
+    # A provider error goes to stderr only: stdout is for the answer.
+    server.push("anthropic/400_invalid_request.json", status=400, content_type="application/json")
+    proc = agent_run("run", *anthropic, "Anything")
+    tap.check(proc.returncode == 1 and proc.stdout.strip() == ""
+              and "Each `tool_result` block must have a corresponding `tool_use` block" in proc.stderr,
+              "a provider error is told on stderr, not stdout", detail(proc))
 
 
 if __name__ == "__main__":

@@ -3,10 +3,11 @@
  *   run      [OPTIONS] TASK
  *   continue [OPTIONS] SESSION_ID [MESSAGE]
  *
- * The assistant's text streams to stdout, tool calls and engine notices go
- * to stderr briefly, and the exit status says how the run ended: 0 done,
- * 1 failed or cancelled, 2 bad usage, 3 a budget ran out.  Every run is a
- * stored session from its first turn.
+ * The assistant's text streams to stdout and nothing else does; tool calls,
+ * engine notices, failures and refusals go to stderr, and the exit status
+ * says how the run ended: 0 done, 1 failed, cancelled or refused, 2 bad
+ * usage, 3 a budget ran out.  Every run is a stored session from its first
+ * turn.
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 
@@ -265,19 +266,36 @@ run_main (gboolean   is_continue,
       else
         {
           const char *final = state.result->final_text ? state.result->final_text : "";
+          PdRunStatus run_status = state.result->status;
 
-          /* The answer streamed already; print what the engine added to it. */
-          if (g_str_has_prefix (final, state.turn_text->str) && state.turn_text->len > 0)
-            printf ("%s\n", final + state.turn_text->len);
+          /* stdout is the answer and nothing else: failures, refusals and
+           * stops are told on stderr (as notices while the run goes, and
+           * once more here when --quiet kept those quiet). */
+          if (run_status == PD_RUN_COMPLETED)
+            {
+              /* The answer streamed already; print what the engine added to it. */
+              if (g_str_has_prefix (final, state.turn_text->str) && state.turn_text->len > 0)
+                printf ("%s\n", final + state.turn_text->len);
+              else
+                printf ("%s%s\n", state.at_line_start ? "" : "\n", final);
+            }
           else
-            printf ("%s%s\n", state.at_line_start ? "" : "\n", final);
+            {
+              if (!state.at_line_start)
+                printf ("\n");
+              if (quiet)
+                fprintf (stderr, "plandeck-agent %s: %s\n", command,
+                         state.result->error_message ? state.result->error_message : final);
+            }
+          fflush (stdout);
 
           if (!quiet)
             fprintf (stderr, "session %s: %s after %u iteration%s, %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out\n",
                      state.result->session_id,
-                     state.result->status == PD_RUN_COMPLETED ? "done" :
-                     state.result->status == PD_RUN_BUDGET_EXCEEDED ? "stopped by its budget" :
-                     state.result->status == PD_RUN_CANCELLED ? "cancelled" : "failed",
+                     run_status == PD_RUN_COMPLETED ? "done" :
+                     run_status == PD_RUN_BUDGET_EXCEEDED ? "stopped by its budget" :
+                     run_status == PD_RUN_REFUSED ? "refused by the model" :
+                     run_status == PD_RUN_CANCELLED ? "cancelled" : "failed",
                      state.result->iterations, state.result->iterations == 1 ? "" : "s",
                      state.result->input_tokens, state.result->output_tokens);
 
