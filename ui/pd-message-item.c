@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "pd-message-item.h"
 #include "pd-plan.h"
 
@@ -24,6 +26,9 @@ struct _PdMessageItem
   JsonArray *tool_calls;       /* (nullable) */
   char      *tool_calls_text;  /* compact JSON, for comparison; "" when none */
   gboolean   is_plan;
+  char      *refusal;          /* the model declined: the explanation */
+  char      *incomplete;       /* cut off: the stop reason that said so */
+  char      *thinking;         /* the model's thinking or reasoning, to show folded */
 };
 
 G_DEFINE_FINAL_TYPE (PdMessageItem, pd_message_item, G_TYPE_OBJECT)
@@ -50,6 +55,9 @@ pd_message_item_finalize (GObject *object)
   g_free (self->tool_call_id);
   g_clear_pointer (&self->tool_calls, json_array_unref);
   g_free (self->tool_calls_text);
+  g_free (self->refusal);
+  g_free (self->incomplete);
+  g_free (self->thinking);
 
   G_OBJECT_CLASS (pd_message_item_parent_class)->finalize (object);
 }
@@ -162,6 +170,50 @@ content_text (JsonObject *message)
   return json_to_string (node, TRUE);
 }
 
+/* What an assistant message kept of the model's thinking: Anthropic
+ * thinking blocks (redacted ones are only named), and the reasoning text
+ * OpenAI-compatible servers send. */
+static char *
+thinking_text (JsonObject *message)
+{
+  JsonNode *node = json_object_get_member (message, "thinking");
+  g_autoptr(GString) out = g_string_new (NULL);
+  const char *reasoning[] = { member_string (message, "reasoning_content"), member_string (message, "reasoning") };
+
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *blocks = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (blocks); i++)
+        {
+          JsonNode *block_node = json_array_get_element (blocks, i);
+          JsonObject *block;
+          const char *text;
+
+          if (!JSON_NODE_HOLDS_OBJECT (block_node))
+            continue;
+          block = json_node_get_object (block_node);
+          if (g_strcmp0 (member_string (block, "type"), "redacted_thinking") == 0)
+            text = _("(redacted thinking)");
+          else if ((text = member_string (block, "thinking")) == NULL || *text == '\0')
+            continue;
+          if (out->len > 0)
+            g_string_append (out, "\n\n");
+          g_string_append (out, text);
+        }
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (reasoning); i++)
+    if (reasoning[i] != NULL && *reasoning[i] != '\0')
+      {
+        if (out->len > 0)
+          g_string_append (out, "\n\n");
+        g_string_append (out, reasoning[i]);
+      }
+
+  return out->len > 0 ? g_string_free (g_steal_pointer (&out), FALSE) : NULL;
+}
+
 /**
  * pd_message_item_new_from_json:
  * @index: position of the message in the transcript
@@ -200,6 +252,13 @@ pd_message_item_new_from_json (guint       index,
   /* Only the protected system message is the plan: a tool result quoting
    * "[Current plan:" is not. */
   self->is_plan = pd_plan_is_plan_message (self->role, self->content);
+
+  if (g_strcmp0 (self->role, "assistant") == 0)
+    {
+      self->refusal = g_strdup (member_string (message, "refusal"));
+      self->incomplete = g_strdup (member_string (message, "incomplete"));
+      self->thinking = thinking_text (message);
+    }
 
   return self;
 }
@@ -258,6 +317,30 @@ pd_message_item_get_is_plan (PdMessageItem *self)
   return self->is_plan;
 }
 
+/* (nullable): the explanation of a refused assistant turn */
+const char *
+pd_message_item_get_refusal (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->refusal;
+}
+
+/* (nullable): the stop reason of an answer cut off by its output limit */
+const char *
+pd_message_item_get_incomplete (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->incomplete;
+}
+
+/* (nullable): the model's thinking of this turn, as text */
+const char *
+pd_message_item_get_thinking (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+  return self->thinking;
+}
+
 /* Same message at the same place: the row need not change. */
 gboolean
 pd_message_item_equal (PdMessageItem *a,
@@ -271,7 +354,10 @@ pd_message_item_equal (PdMessageItem *a,
          g_strcmp0 (a->content, b->content) == 0 &&
          g_strcmp0 (a->name, b->name) == 0 &&
          g_strcmp0 (a->tool_call_id, b->tool_call_id) == 0 &&
-         g_strcmp0 (a->tool_calls_text, b->tool_calls_text) == 0;
+         g_strcmp0 (a->tool_calls_text, b->tool_calls_text) == 0 &&
+         g_strcmp0 (a->refusal, b->refusal) == 0 &&
+         g_strcmp0 (a->incomplete, b->incomplete) == 0 &&
+         g_strcmp0 (a->thinking, b->thinking) == 0;
 }
 
 /* What the copy button puts on the clipboard: the text, then the calls. */

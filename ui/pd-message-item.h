@@ -21,6 +21,9 @@ const char    *pd_message_item_get_name      (PdMessageItem *self);
 const char    *pd_message_item_get_tool_call_id (PdMessageItem *self);
 JsonArray     *pd_message_item_get_tool_calls (PdMessageItem *self);
 gboolean       pd_message_item_get_is_plan   (PdMessageItem *self);
+const char    *pd_message_item_get_refusal   (PdMessageItem *self);
+const char    *pd_message_item_get_incomplete (PdMessageItem *self);
+const char    *pd_message_item_get_thinking  (PdMessageItem *self);
 gboolean       pd_message_item_equal         (PdMessageItem *a,
                                               PdMessageItem *b);
 char          *pd_message_item_dup_copy_text (PdMessageItem *self);

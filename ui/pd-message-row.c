@@ -5,7 +5,9 @@
  * A header (role, a "Plan" badge on the protected plan message, the tool
  * name or call id, a copy button), the text, long output folded behind
  * "Show all", and each assistant tool call as an expander with its
- * arguments pretty-printed.  All of it is plain text.
+ * arguments pretty-printed.  An assistant turn also shows its thinking
+ * folded, and says when the model refused or its answer was cut off by the
+ * output limit.  All of it is plain text.
  */
 #define G_LOG_DOMAIN "pd-message-row"
 
@@ -28,7 +30,10 @@ struct _PdMessageRow
   GtkWidget     *plan_badge;
   GtkLabel      *meta_label;
   GtkWidget     *copy_button;
+  GtkExpander   *thinking_expander;
+  GtkLabel      *thinking_label;
   GtkLabel      *content_label;
+  GtkLabel      *outcome_label;
   GtkExpander   *fold_expander;
   GtkLabel      *full_label;
   GtkWidget     *calls_box;
@@ -259,6 +264,39 @@ pd_message_row_update (PdMessageRow *self)
     }
   gtk_widget_set_visible (GTK_WIDGET (self->content_label), content[0] != '\0');
 
+  /* Thinking is there to look into, not to read first: always folded. */
+  {
+    const char *thinking = self->item ? pd_message_item_get_thinking (self->item) : NULL;
+
+    gtk_expander_set_expanded (self->thinking_expander, FALSE);
+    gtk_label_set_text (self->thinking_label, thinking ? thinking : "");
+    gtk_widget_set_visible (GTK_WIDGET (self->thinking_expander), thinking != NULL);
+  }
+
+  /* How the turn ended, when that is not a whole answer. */
+  {
+    const char *refusal = self->item ? pd_message_item_get_refusal (self->item) : NULL;
+    const char *incomplete = self->item ? pd_message_item_get_incomplete (self->item) : NULL;
+    g_autofree char *outcome = NULL;
+
+    gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_label), "error");
+    gtk_widget_remove_css_class (GTK_WIDGET (self->outcome_label), "warning");
+    if (refusal != NULL)
+      {
+        /* Translators: the model declined to answer; %s is the explanation it or the server gave. */
+        outcome = g_strdup_printf (_("Refused: %s"), refusal);
+        gtk_widget_add_css_class (GTK_WIDGET (self->outcome_label), "error");
+      }
+    else if (incomplete != NULL)
+      {
+        /* Translators: %s is the server's stop reason, e.g. max_tokens. */
+        outcome = g_strdup_printf (_("Cut off at the output limit (%s): this answer is incomplete."), incomplete);
+        gtk_widget_add_css_class (GTK_WIDGET (self->outcome_label), "warning");
+      }
+    gtk_label_set_text (self->outcome_label, outcome ? outcome : "");
+    gtk_widget_set_visible (GTK_WIDGET (self->outcome_label), outcome != NULL);
+  }
+
   clear_calls (self);
   for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
     {
@@ -380,7 +418,10 @@ pd_message_row_class_init (PdMessageRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, plan_badge);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, meta_label);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, copy_button);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, thinking_expander);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, thinking_label);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, content_label);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, outcome_label);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, fold_expander);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, full_label);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, calls_box);

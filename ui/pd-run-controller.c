@@ -984,6 +984,14 @@ on_run_done (GObject      *object,
     case PD_RUN_BUDGET_EXCEEDED:
       pd_run_controller_finish (self, run->status, _("The run stopped: its budget ran out"));
       break;
+    case PD_RUN_REFUSED:
+      {
+        /* The explanation is the server's (or the model's) text: shown plain. */
+        g_autofree char *message = g_strdup_printf (_("Refused — %s. Continue the session with a new message."),
+                                                    run->error_message ? run->error_message : "");
+        pd_run_controller_finish (self, run->status, message);
+      }
+      break;
     case PD_RUN_FAILED:
     default:
       pd_run_controller_finish (self, run->status,

@@ -293,6 +293,81 @@ test_transcript_grows_in_place (void)
   gtk_window_destroy (window);
 }
 
+/* How a model's turn ended, and what it thought: a refused turn says so
+ * with its explanation, a cut answer says it is incomplete, thinking is
+ * folded away.  All of it plain text. */
+static void
+test_transcript_model_outcomes (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "outcomes");
+  g_autoptr(JsonArray) messages = json_array_new ();
+  JsonObject *refused = pd_test_message ("assistant", NULL);
+  JsonObject *cut = pd_test_message ("assistant", "The first half of the <i>answer");
+  JsonObject *thought = pd_test_message ("assistant", "Done.");
+  JsonArray *blocks = json_array_new ();
+  JsonObject *block = json_object_new ();
+  JsonObject *redacted = json_object_new ();
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  GtkExpander *thinking;
+  GtkWidget *label;
+  CountWait wait;
+
+  json_object_set_string_member (refused, "refusal", "This request was refused due to <b>policy</b>.");
+  json_object_set_string_member (refused, "refusal_category", "cyber");
+  json_object_set_string_member (cut, "incomplete", "max_tokens");
+  json_object_set_string_member (block, "type", "thinking");
+  json_object_set_string_member (block, "thinking", "Let me check <the> file first.");
+  json_object_set_string_member (block, "signature", "EqQBCkgIAhABGAIiQL");
+  json_object_set_string_member (redacted, "type", "redacted_thinking");
+  json_object_set_string_member (redacted, "data", "EmwKAhgBEgy3va3pzix");
+  json_array_add_object_element (blocks, block);
+  json_array_add_object_element (blocks, redacted);
+  json_object_set_array_member (thought, "thinking", blocks);
+
+  json_array_add_object_element (messages, pd_test_message ("user", "Do it"));
+  json_array_add_object_element (messages, refused);
+  json_array_add_object_element (messages, cut);
+  json_array_add_object_element (messages, thought);
+  pd_test_db_save (db, id, messages, 0, NULL);
+
+  window = pd_test_present (view, 800, 900);
+  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  gtk_test_widget_wait_for_draw (view);
+
+  label = pd_test_find_label (GTK_WIDGET (row_for_index (view, 1)),
+                              "Refused: This request was refused due to <b>policy</b>.");
+  g_assert_nonnull (label);
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+
+  label = pd_test_find_label (GTK_WIDGET (row_for_index (view, 2)),
+                              "Cut off at the output limit (max_tokens): this answer is incomplete.");
+  g_assert_nonnull (label);
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (row_for_index (view, 2)), "The first half of the <i>answer"));
+
+  /* Thinking: folded, its text (and the redacted block named) inside. */
+  thinking = find_expander (GTK_WIDGET (row_for_index (view, 3)), "Thinking");
+  g_assert_nonnull (thinking);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (thinking)));
+  g_assert_false (gtk_expander_get_expanded (thinking));
+  label = pd_test_find_label (gtk_expander_get_child (thinking),
+                              "Let me check <the> file first.\n\n(redacted thinking)");
+  g_assert_nonnull (label);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  /* The answer itself shows no outcome line and no thinking of others. */
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (find_expander (GTK_WIDGET (row_for_index (view, 1)), "Thinking"))));
+  g_assert_null (pd_test_find_label_containing (GTK_WIDGET (row_for_index (view, 3)), "Refused"));
+
+  gtk_window_destroy (window);
+}
+
 static void
 test_transcript_empty_and_switch (void)
 {
@@ -344,6 +419,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/transcript-view/shows-messages", test_transcript_shows_messages);
   g_test_add_func ("/pd/ui/transcript-view/grows-in-place", test_transcript_grows_in_place);
   g_test_add_func ("/pd/ui/transcript-view/empty-and-switch", test_transcript_empty_and_switch);
+  g_test_add_func ("/pd/ui/transcript-view/model-outcomes", test_transcript_model_outcomes);
 
   return g_test_run ();
 }
