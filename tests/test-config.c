@@ -1031,6 +1031,33 @@ test_project_cannot_raise_limits (Fixture       *f,
   g_assert_false (pd_config_get_plan_mode_advisory (config));
 }
 
+/* The output limit and the thinking budget of answers: the person sets
+ * them; a project may lower them, never raise them, and a budget below the
+ * API's smallest is held at it. */
+static void
+test_output_limits (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdConfig) config =
+    load (f,
+          "{\"provider\": {\"max_output_tokens\": 32000, \"thinking_budget\": 8000}}",
+          "{\"provider\": {\"max_output_tokens\": 64000, \"thinking_budget\": 4000}}");
+  g_autoptr(PdConfig) lowered = NULL;
+  g_autofree char *w1 = g_strdup_printf ("project config %s: provider.max_output_tokens 64000 ignored: a project may only lower it (global value 32000)",
+                                         f->project_path);
+  const char * const expected[] = { w1, NULL };
+
+  assert_warnings (config, expected);
+  g_assert_cmpuint (pd_config_get_max_output_tokens (config), ==, 32000);
+  g_assert_cmpuint (pd_config_get_thinking_budget (config), ==, 4000);
+  g_assert_cmpint (pd_config_get_origin (config, "provider.thinking_budget"), ==, PD_CONFIG_ORIGIN_PROJECT);
+
+  /* Unset: the model's family decides, and nothing thinks. */
+  lowered = load (f, "{}", "{}");
+  g_assert_cmpuint (pd_config_get_max_output_tokens (lowered), ==, 0);
+  g_assert_cmpuint (pd_config_get_thinking_budget (lowered), ==, 0);
+}
+
 /* A key the project names that no layer knows, or a whole section: ignored
  * by name too, so nothing is quietly taken or quietly lost. */
 static void
@@ -1041,7 +1068,7 @@ test_project_unknown (Fixture       *f,
     load (f, NULL, "{\"approval\": {\"policy\": \"auto\"}, \"provider\": {\"api_key\": \"sk-x\"}}");
   g_autofree char *w1 = g_strdup_printf ("project config %s: unknown section \"approval\" ignored (known sections: provider, planning, plan_mode, limits, tools)",
                                          f->project_path);
-  g_autofree char *w2 = g_strdup_printf ("project config %s: unknown key provider.api_key ignored (known keys: name, base_url, model, api_key_env)",
+  g_autofree char *w2 = g_strdup_printf ("project config %s: unknown key provider.api_key ignored (known keys: name, base_url, model, api_key_env, max_output_tokens, thinking_budget)",
                                          f->project_path);
   const char * const expected[] = { w1, w2, NULL };
 
@@ -1170,7 +1197,7 @@ test_to_json_origins (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (limits, "max_iterations"), ==, 9);
   g_assert_cmpstr (json_object_get_string_member (origins, "limits.max_iterations"), ==, "command line");
   g_assert_true (json_object_get_null_member (limits, "max_seconds"));
-  g_assert_cmpuint (json_object_get_size (origins), ==, 13);
+  g_assert_cmpuint (json_object_get_size (origins), ==, 15);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "warnings")), ==, 1);
 }
 
@@ -1280,6 +1307,7 @@ main (int   argc,
   ADD ("/pd/config/project/cannot-override-environment", test_project_cannot_override_environment);
   ADD ("/pd/config/project/lowers-and-opts-out", test_project_lowers_and_opts_out);
   ADD ("/pd/config/project/cannot-raise-limits", test_project_cannot_raise_limits);
+  ADD ("/pd/config/output-limits", test_output_limits);
   ADD ("/pd/config/project/unknown", test_project_unknown);
   ADD ("/pd/config/cli/limits", test_limits_cli);
   ADD ("/pd/config/provider/layers", test_provider_layers);

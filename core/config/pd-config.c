@@ -53,6 +53,8 @@ typedef enum
   KEY_PROVIDER_BASE_URL,
   KEY_PROVIDER_MODEL,
   KEY_PROVIDER_API_KEY_ENV,
+  KEY_PROVIDER_MAX_OUTPUT_TOKENS,
+  KEY_PROVIDER_THINKING_BUDGET,
   KEY_PLANNING_ENABLED,
   KEY_PLANNING_MAX_STEPS,
   KEY_PLANNING_MAX_RENDER_CHARS,
@@ -97,6 +99,12 @@ static const KeySpec keys[N_KEYS] = {
   [KEY_PROVIDER_BASE_URL] = { "provider", "base_url", "provider.base_url", TYPE_STRING, PROJECT_IGNORED },
   [KEY_PROVIDER_MODEL] = { "provider", "model", "provider.model", TYPE_STRING, PROJECT_IGNORED },
   [KEY_PROVIDER_API_KEY_ENV] = { "provider", "api_key_env", "provider.api_key_env", TYPE_STRING, PROJECT_IGNORED },
+  /* What one answer may write, and think: caps a project may only lower. */
+  [KEY_PROVIDER_MAX_OUTPUT_TOKENS] = { "provider", "max_output_tokens", "provider.max_output_tokens", TYPE_COUNT,
+                                       PROJECT_LOWER, 1, PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, TRUE },
+  [KEY_PROVIDER_THINKING_BUDGET] = { "provider", "thinking_budget", "provider.thinking_budget", TYPE_COUNT,
+                                     PROJECT_LOWER, PD_CONFIG_PROVIDER_THINKING_BUDGET_MIN,
+                                     PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, TRUE },
   [KEY_PLANNING_ENABLED] = { "planning", "enabled", "planning.enabled", TYPE_BOOLEAN, PROJECT_OPT_OUT },
   [KEY_PLANNING_MAX_STEPS] = { "planning", "max_steps", "planning.max_steps", TYPE_COUNT, PROJECT_LOWER,
                                PD_CONFIG_PLANNING_MAX_STEPS_MIN, PD_CONFIG_PLANNING_MAX_STEPS_MAX },
@@ -946,6 +954,8 @@ apply_cli (PdConfig                  *self,
       set_string (self, KEY_PROVIDER_BASE_URL, NULL, PD_CONFIG_ORIGIN_DEFAULT);
       set_string (self, KEY_PROVIDER_MODEL, NULL, PD_CONFIG_ORIGIN_DEFAULT);
       set_string (self, KEY_PROVIDER_API_KEY_ENV, NULL, PD_CONFIG_ORIGIN_DEFAULT);
+      set_count (self, KEY_PROVIDER_MAX_OUTPUT_TOKENS, 0, PD_CONFIG_ORIGIN_DEFAULT);
+      set_count (self, KEY_PROVIDER_THINKING_BUDGET, 0, PD_CONFIG_ORIGIN_DEFAULT);
     }
   if (options->cli_provider != NULL)
     set_string (self, KEY_PROVIDER_NAME, options->cli_provider, PD_CONFIG_ORIGIN_COMMAND_LINE);
@@ -1178,6 +1188,25 @@ pd_config_get_provider_api_key_env (PdConfig *self)
   g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
 
   return self->values[KEY_PROVIDER_API_KEY_ENV].string;
+}
+
+/* The output limit of one answer; 0: the model family's own. */
+guint
+pd_config_get_max_output_tokens (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), 0);
+
+  return (guint) self->values[KEY_PROVIDER_MAX_OUTPUT_TOKENS].count;
+}
+
+/* Tokens the model may think before it answers (extended thinking); 0: it
+ * does not think. */
+guint
+pd_config_get_thinking_budget (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), 0);
+
+  return (guint) self->values[KEY_PROVIDER_THINKING_BUDGET].count;
 }
 
 /**

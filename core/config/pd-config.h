@@ -60,6 +60,9 @@ typedef enum
 #define PD_CONFIG_LIMITS_MAX_SECONDS_MAX            1000000000
 
 #define PD_CONFIG_PROVIDER_DEFAULT "openai"
+/* One answer's output, and thinking (the API's smallest thinking budget). */
+#define PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX    1000000
+#define PD_CONFIG_PROVIDER_THINKING_BUDGET_MIN      1024
 
 /* A config file larger than this is refused unread. */
 #define PD_CONFIG_MAX_FILE_SIZE (1024 * 1024)
@@ -103,6 +106,8 @@ const char         *pd_config_get_provider_name             (PdConfig      *self
 const char         *pd_config_get_provider_base_url         (PdConfig      *self);
 const char         *pd_config_get_provider_model            (PdConfig      *self);
 const char         *pd_config_get_provider_api_key_env      (PdConfig      *self);
+guint               pd_config_get_max_output_tokens         (PdConfig      *self);
+guint               pd_config_get_thinking_budget           (PdConfig      *self);
 
 const char         *pd_config_get_plan_mode_section         (PdConfig      *self);
 gboolean            pd_config_get_plan_mode_advisory        (PdConfig      *self);
