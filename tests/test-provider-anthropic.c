@@ -309,10 +309,50 @@ test_bad_tool_arguments (Fixture       *f,
   test_server_push (f->server, test_reply_stream ("text/event-stream",
     EV ("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"edit\",\"input\":{}}}")
     EV ("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"file\\\": \"}}")
-    EV ("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":9}}")
+    EV ("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
+    EV ("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}")
     EV ("message_stop", "{\"type\":\"message_stop\"}"),
     0, TRUE));
-  expect_error (f, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS, "“edit”");
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PdProviderResponse) response = chat (f, NULL, &error);
+
+    /* An answer still: its cost is known, and none of its calls can run. */
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (response->rejected, "“edit”"));
+    g_assert_cmpuint (json_array_get_length (response->tool_calls), ==, 0);
+    g_assert_cmpint (response->output_tokens, ==, 9);
+  }
+}
+
+/* The real recording of a tool input cut by max_tokens: not arguments that
+ * are wrong, an answer cut off, and named so. */
+static void
+test_cut_tool_call (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", "anthropic",
+                                                 "incomplete_partial_json_response.sse", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdProviderResponse) response = NULL;
+
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  test_server_push (f->server, test_reply_stream ("text/event-stream", text, 23, TRUE));
+
+  response = chat (f, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (response->finish_reason, ==, "length");
+  g_assert_cmpstr (response->stop_reason, ==, "max_tokens");
+  g_assert_cmpstr (response->cut_tool, ==, "make_file");
+  g_assert_null (response->rejected);
+  g_assert_cmpuint (json_array_get_length (response->tool_calls), ==, 0);
+  g_assert_cmpstr (response->content, ==,
+                   "I'll create a comprehensive tax guide for someone with multiple W2s and save it in a file "
+                   "called taxes.txt. Let me do that for you now.");
+  g_assert_cmpint (response->input_tokens, ==, 450);
+  g_assert_cmpint (response->output_tokens, ==, 124);
 }
 
 static void
@@ -471,6 +511,7 @@ main (int   argc,
   ADD ("error-event", test_error_event);
   ADD ("malformed", test_malformed);
   ADD ("bad-tool-arguments", test_bad_tool_arguments);
+  ADD ("cut-tool-call", test_cut_tool_call);
   ADD ("retry-and-auth", test_retry_and_auth);
   ADD ("cancel", test_cancel);
 #undef ADD

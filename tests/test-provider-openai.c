@@ -204,6 +204,22 @@ test_tool_calls (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (body, "tool_choice"), ==, "auto");
   g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 256);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (body, "temperature"), 0.5, 1e-9);
+
+  /* OpenAI's reasoning models take the limit under its other name. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(PdProviderResponse) again = NULL;
+      g_autoptr(JsonNode) again_root = NULL;
+      JsonObject *again_body;
+
+      f->request.model = i == 0 ? "o3-mini" : "openai/gpt-5";
+      test_server_push (f->server, test_reply_stream ("text/event-stream", SSE_TOOLS, 0, TRUE));
+      again = chat (f, NULL, &error);
+      g_assert_no_error (error);
+      again_body = test_request_json (test_server_request (f->server, 1 + i), &again_root);
+      g_assert_false (json_object_has_member (again_body, "max_tokens"));
+      g_assert_cmpint (json_object_get_int_member (again_body, "max_completion_tokens"), ==, 256);
+    }
 }
 
 static void
@@ -292,6 +308,24 @@ expect_error (Fixture          *f,
   g_assert_null (strstr (error->message, API_KEY));
 }
 
+/* An answer whose tool calls cannot be used is still an answer: what it
+ * cost is known, and rejected says why none of its calls can run. */
+static void
+expect_rejected (Fixture    *f,
+                 const char *fragment)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdProviderResponse) response = NULL;
+
+  response = chat (f, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (response->rejected);
+  g_assert_nonnull (strstr (response->rejected, fragment));
+  g_assert_null (response->cut_tool);
+  g_assert_cmpuint (json_array_get_length (response->tool_calls), ==, 0);
+  g_assert_cmpstr (response->finish_reason, ==, "tool_calls");
+}
+
 static void
 test_malformed_garbage (Fixture       *f,
                         gconstpointer  data)
@@ -373,14 +407,15 @@ test_bad_tool_arguments (Fixture       *f,
   test_server_push (f->server, test_reply_stream ("text/event-stream",
     "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"write_file\",\"arguments\":\"{path: oops\"}}]}}]}\n\n"
     "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":7}}\n\n"
     "data: [DONE]\n\n", 9, TRUE));
-  expect_error (f, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS, "“write_file”");
+  expect_rejected (f, "“write_file”");
 
   /* A JSON value that is not an object is refused the same way. */
   test_server_push (f->server, test_reply_stream ("text/event-stream",
     "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"ls\",\"arguments\":\"[1,2]\"}}]}}]}\n\n"
     "data: [DONE]\n\n", 0, TRUE));
-  expect_error (f, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS, "[1,2]");
+  expect_rejected (f, "[1,2]");
 }
 
 static void

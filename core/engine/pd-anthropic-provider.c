@@ -15,6 +15,7 @@
 #include "pd-anthropic-provider-private.h"
 #include "pd-json.h"
 #include "pd-provider-private.h"
+#include "pd-transcript.h"
 
 #define NAME "anthropic"
 /* Each token count is bounded before the three are added: a server that
@@ -118,12 +119,23 @@ tool_input (const char *arguments)
   return node;
 }
 
+/* The Messages API has one system prompt: the session's leading system
+ * messages, and the context that holds for all of it (the plan message, a
+ * compaction digest) wherever it sits. */
+static gboolean
+in_system_prompt (JsonObject *message,
+                  gboolean    started)
+{
+  return !started || pd_message_is_plan (message) || pd_message_is_digest (message);
+}
+
 static JsonArray *
 convert_messages (JsonArray  *messages,
                   GString    *system,
                   GError    **error)
 {
   g_autoptr(JsonArray) out = json_array_new ();
+  gboolean started = FALSE;
 
   for (guint i = 0; i < json_array_get_length (messages); i++)
     {
@@ -143,8 +155,18 @@ convert_messages (JsonArray  *messages,
       message = json_node_get_object (node);
       role = _pd_provider_json_string (message, "role");
       text = _pd_provider_content_text (json_object_get_member (message, "content"));
+      started = started || g_strcmp0 (role, "system") != 0;
 
-      if (g_strcmp0 (role, "system") == 0)
+      if (g_strcmp0 (role, "system") == 0 && !in_system_prompt (message, started))
+        {
+          /* Plandeck's word in the middle of the conversation (a retry
+           * hint, a nudge) stays where it was said, as the user's turn:
+           * the system prompt is for what holds for the whole session. */
+          if (*text != '\0')
+            json_array_add_object_element (blocks, text_block (text));
+          append_turn (out, "user", blocks);
+        }
+      else if (g_strcmp0 (role, "system") == 0)
         {
           if (*text != '\0')
             {
@@ -705,14 +727,14 @@ build_response (Stream  *stream,
         }
     }
 
-  if (!_pd_provider_finish_tool_calls (NAME, response->tool_calls, error))
-    return NULL;
-
   g_free (response->content);
   response->content = g_strndup (content->str, content->len);
   g_free (response->finish_reason);
   response->finish_reason = g_strdup (finish);
   response->stop_reason = g_strdup (stream->stop_reason);
+
+  if (!_pd_provider_settle_tool_calls (NAME, response, error))
+    return NULL;
   if (refused)
     {
       response->refusal = g_strdup (stream->refusal);

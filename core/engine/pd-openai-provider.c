@@ -511,12 +511,12 @@ build_response (Stream  *stream,
                                      _pd_provider_new_tool_call (id, call->name, call->arguments->str));
     }
 
-  if (!_pd_provider_finish_tool_calls (NAME, response->tool_calls, error))
-    return NULL;
-
   g_free (response->finish_reason);
   response->finish_reason = g_strdup (finish);
   response->stop_reason = g_strdup (stream->finish_reason ? stream->finish_reason : "stop");
+
+  if (!_pd_provider_settle_tool_calls (NAME, response, error))
+    return NULL;
 
   if (refused)
     {
@@ -585,6 +585,15 @@ wire_messages (JsonArray *messages)
   return out;
 }
 
+static gboolean
+takes_max_completion_tokens (const char *model)
+{
+  const char *slash = model ? strrchr (model, '/') : NULL;
+  const char *name = slash ? slash + 1 : model ? model : "";
+
+  return (name[0] == 'o' && g_ascii_isdigit (name[1])) || g_str_has_prefix (name, "gpt-5");
+}
+
 static GBytes *
 build_body (const PdProviderRequest *request)
 {
@@ -600,8 +609,12 @@ build_body (const PdProviderRequest *request)
       json_object_set_array_member (body, "tools", json_array_ref (request->tools));
       json_object_set_string_member (body, "tool_choice", "auto");
     }
+  /* OpenAI's reasoning models refuse max_tokens and take
+   * max_completion_tokens; every other server knows max_tokens. */
   if (request->max_tokens > 0)
-    json_object_set_int_member (body, "max_tokens", request->max_tokens);
+    json_object_set_int_member (body, takes_max_completion_tokens (request->model) ? "max_completion_tokens"
+                                                                                     : "max_tokens",
+                                request->max_tokens);
   if (request->temperature >= 0)
     json_object_set_double_member (body, "temperature", request->temperature);
   json_object_set_boolean_member (body, "stream", TRUE);

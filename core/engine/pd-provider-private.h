@@ -94,6 +94,9 @@ gboolean      _pd_provider_wait                  (guint                delay_ms,
 gboolean      _pd_provider_finish_tool_calls     (const char          *name,
                                                   JsonArray           *tool_calls,
                                                   GError             **error);
+gboolean      _pd_provider_settle_tool_calls     (const char          *name,
+                                                  PdProviderResponse  *response,
+                                                  GError             **error);
 JsonObject   *_pd_provider_new_tool_call         (const char          *id,
                                                   const char          *name,
                                                   const char          *arguments);

@@ -68,6 +68,8 @@ pd_provider_response_copy (const PdProviderResponse *response)
   copy->stop_reason = g_strdup (response->stop_reason);
   copy->refusal = g_strdup (response->refusal);
   copy->refusal_category = g_strdup (response->refusal_category);
+  copy->cut_tool = g_strdup (response->cut_tool);
+  copy->rejected = g_strdup (response->rejected);
 
   /* A deep copy: the caller may edit one without the other changing. */
   if (response->tool_calls != NULL)
@@ -92,6 +94,8 @@ pd_provider_response_free (PdProviderResponse *response)
   g_free (response->stop_reason);
   g_free (response->refusal);
   g_free (response->refusal_category);
+  g_free (response->cut_tool);
+  g_free (response->rejected);
   g_free (response);
 }
 
@@ -400,6 +404,52 @@ _pd_provider_finish_tool_calls (const char  *name,
         }
     }
 
+  return TRUE;
+}
+
+/**
+ * _pd_provider_settle_tool_calls:
+ *
+ * What becomes of an answer's tool calls, once its finish reason is known:
+ *  - cut by the output limit: none runs (the last one lost its arguments,
+ *    and the others were meant to go with it); cut_tool names the last;
+ *  - arguments that are not a JSON object: none runs, and rejected says
+ *    why, so the engine can ask again and still count what was spent;
+ *  - otherwise they are checked and kept (arguments "" become "{}").
+ *
+ * Returns: %FALSE only for a call without a tool name
+ */
+gboolean
+_pd_provider_settle_tool_calls (const char          *name,
+                                PdProviderResponse  *response,
+                                GError             **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  guint n = json_array_get_length (response->tool_calls);
+
+  if (n > 0 && g_strcmp0 (response->finish_reason, PD_FINISH_LENGTH) == 0)
+    {
+      JsonObject *last = json_array_get_object_element (response->tool_calls, n - 1);
+      const char *tool = _pd_provider_json_string (_pd_provider_json_object (last, "function"), "name");
+
+      response->cut_tool = _pd_provider_sanitize (tool && *tool ? tool : "(unnamed)", 80, NULL);
+      json_array_unref (response->tool_calls);
+      response->tool_calls = json_array_new ();
+      return TRUE;
+    }
+
+  if (_pd_provider_finish_tool_calls (name, response->tool_calls, &local_error))
+    return TRUE;
+
+  if (!g_error_matches (local_error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  response->rejected = g_strdup (local_error->message);
+  json_array_unref (response->tool_calls);
+  response->tool_calls = json_array_new ();
   return TRUE;
 }
 

@@ -27,10 +27,11 @@ typedef enum
   PD_PROVIDER_ERROR_SERVER,             /* 5xx after all retries, or a server error event */
   PD_PROVIDER_ERROR_AUTH,               /* 401/403: never retried */
   PD_PROVIDER_ERROR_MALFORMED_STREAM,   /* the response could not be understood */
-  PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS, /* a tool call's arguments are not a JSON object */
+  PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS, /* unused: such an answer is a response with "rejected" */
   PD_PROVIDER_ERROR_CANCELLED,
   PD_PROVIDER_ERROR_REPLAY_EXHAUSTED,
   PD_PROVIDER_ERROR_INVALID_CONFIG,
+  PD_PROVIDER_ERROR_OUTPUT_LIMIT,       /* the engine: answers keep being cut by the output limit */
 } PdProviderError;
 
 GQuark pd_provider_error_quark (void);
@@ -82,6 +83,10 @@ typedef struct
   char      *refusal;        /* set exactly when finish_reason is "refusal": the explanation
                               * (the server's, or the model's refusal text), never "" */
   char      *refusal_category; /* nullable: the policy category the server named */
+  char      *cut_tool;       /* nullable: the answer was cut by the output limit while it called
+                              * this tool; no call of it is in tool_calls (none can run) */
+  char      *rejected;       /* nullable: why the answer's tool calls cannot be used (arguments
+                              * that are not a JSON object); tool_calls is then empty */
 } PdProviderResponse;
 
 GType               pd_provider_response_get_type (void) G_GNUC_CONST;

@@ -401,6 +401,7 @@ pd_replay_provider_chat (PdProvider               *provider,
                                       : json_array_get_length (response->tool_calls) > 0 ? PD_FINISH_TOOL_CALLS
                                       : PD_FINISH_STOP);
   response->refusal = g_strdup (turn->refusal);
+  response->stop_reason = g_strdup (turn->finish_reason);
 
   stream_text (turn->reasoning, PD_PROVIDER_DELTA_REASONING, on_delta, delta_data);
   stream_text (turn->content, PD_PROVIDER_DELTA_TEXT, on_delta, delta_data);
@@ -420,7 +421,7 @@ pd_replay_provider_chat (PdProvider               *provider,
 
   /* The turn is used even when its arguments are broken: the recording
    * meant the model to fail here, and the next call gets the next turn. */
-  if (!_pd_provider_finish_tool_calls (NAME, response->tool_calls, error))
+  if (!_pd_provider_settle_tool_calls (NAME, response, error))
     return NULL;
 
   return g_steal_pointer (&response);
