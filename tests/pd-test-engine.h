@@ -305,7 +305,7 @@ on_progress (PdEngineProgress  kind,
 {
   EngineFixture *f = user_data;
 
-  if (kind == PD_ENGINE_PROGRESS_NOTICE)
+  if (kind == PD_ENGINE_PROGRESS_NOTICE || kind == PD_ENGINE_PROGRESS_DISCARDED)
     g_ptr_array_add (f->notices, g_strdup (text));
   else if (kind == PD_ENGINE_PROGRESS_TEXT)
     g_string_append (f->text, text);
@@ -381,7 +381,7 @@ engine_fixture_make_engine (EngineFixture   *f,
   f->recorder = pd_recorder_new (provider);
 
   o.provider = PD_PROVIDER (f->recorder);
-  o.model = "test-model";
+  o.model = o.model ? o.model : "test-model";
   o.tools = f->tools;
   o.plan_store = f->plan_store;
   o.approver = f->approver;

@@ -459,6 +459,35 @@ def check_recordings(tap, agent_run, detail, server, db, work):
               and "I'm sorry, I can't assist with that." in proc.stderr,
               "an OpenAI refusal exits 1 with the refusal on stderr", detail(proc))
 
+    # A tool call cut by max_tokens (the real recording): asked again, not taken
+    # for bad arguments; the next answer is printed once; every token counted.
+    server.push("anthropic/incomplete_partial_json_response.sse")
+    server.push("anthropic/basic_response.sse")
+    proc = agent_run("run", *anthropic, "--model", "claude-3-7-sonnet-20250219", "Write a tax guide")
+    tap.check(proc.returncode == 0 and proc.stdout.count("Hello there!") == 1
+              and proc.stdout.endswith("\nHello there!\n"),
+              "after a cut tool call the next answer is printed once, on its own line", detail(proc))
+    tap.check("cut off at the output limit (stop reason max_tokens, 16384 tokens)" in proc.stderr
+              and "not a JSON object" not in proc.stderr and "461 tokens in, 130 out" in proc.stderr,
+              "the cut is named, and both answers are counted", detail(proc))
+    tap.check(server.requests[-2]["body"]["max_tokens"] == 16384,
+              "a Claude 3.7 answer may write 16384 tokens", server.requests[-2]["body"].get("max_tokens"))
+
+    # Cut again: a clear error, exit 1, both answers counted.
+    server.push("anthropic/incomplete_partial_json_response.sse")
+    server.push("anthropic/incomplete_partial_json_response.sse")
+    proc = agent_run("run", *anthropic, "--model", "claude-3-7-sonnet-20250219", "Write a tax guide")
+    tap.check(proc.returncode == 1 and "cut off at its output limit again" in proc.stderr
+              and "provider.max_output_tokens" in proc.stderr and "900 tokens in, 248 out" in proc.stderr,
+              "a tool call cut twice fails with a clear error", detail(proc))
+
+    # A text answer cut by max_tokens: printed, flagged incomplete, exit 3.
+    server.push("anthropic/made-cut-text.sse")
+    proc = agent_run("run", *anthropic, "--model", "claude-sonnet-4-5", "Write the report")
+    tap.check(proc.returncode == 3 and proc.stdout == "The report has three parts. The first\n"
+              and "incomplete" in proc.stderr and "stop reason max_tokens" in proc.stderr,
+              "a cut answer is flagged incomplete and exits 3", detail(proc))
+
     # A provider error goes to stderr only: stdout is for the answer.
     server.push("anthropic/400_invalid_request.json", status=400, content_type="application/json")
     proc = agent_run("run", *anthropic, "Anything")

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "pd-anthropic-provider.h"
+#include "pd-model-limits.h"
 #include "pd-openai-provider.h"
 #include "pd-test-engine.h"
 #include "pd-test-server.h"
@@ -41,6 +42,20 @@ make_engine (Fixture         *f,
 
   o.system_prompt = SYSTEM_PROMPT;
   engine_fixture_make_engine (&f->e, f->provider, &o);
+}
+
+/* An engine for @model (its family sets the output limits), with the
+ * profile's own limit @max_output_tokens (0: none). */
+static void
+make_engine_for (Fixture    *f,
+                 const char *model,
+                 guint       max_output_tokens)
+{
+  PdEngineOptions o = { 0 };
+
+  o.model = model;
+  o.max_output_tokens = max_output_tokens;
+  make_engine (f, &o);
 }
 
 static void
@@ -146,7 +161,10 @@ assert_request_messages (Fixture    *f,
   JsonObject *body = request_body (f, index, &root);
 
   if (f->wire == WIRE_OPENAI)
-    assert_json (json_object_get_member (body, "messages"), openai);
+    {
+      if (openai != NULL)
+        assert_json (json_object_get_member (body, "messages"), openai);
+    }
   else
     {
       g_assert_cmpstr (json_object_get_string_member (body, "system"), ==, SYSTEM_PROMPT);
@@ -230,6 +248,258 @@ test_refusal (Fixture       *f,
                            " {'role':'user','content':[{'type':'text','text':'Thanks'}]}]");
 }
 
+/* --- output limits ---------------------------------------------------- */
+
+/* The output limit request @index asked for; 0 when it asked none. */
+static gint64
+request_max_tokens (Fixture *f,
+                    guint    index)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *body = request_body (f, index, &root);
+
+  if (f->wire == WIRE_OPENAI && json_object_has_member (body, "max_completion_tokens"))
+    return json_object_get_int_member (body, "max_completion_tokens");
+  return json_object_get_int_member_with_default (body, "max_tokens", 0);
+}
+
+static gboolean
+stored_has_tool_call (JsonArray  *stored,
+                      const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (stored); i++)
+    {
+      JsonObject *message = json_array_get_object_element (stored, i);
+      JsonNode *node = json_object_get_member (message, "tool_calls");
+      JsonArray *calls = node && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
+        {
+          JsonObject *function = json_object_get_object_member (json_array_get_object_element (calls, j), "function");
+
+          if (g_strcmp0 (json_object_get_string_member (function, "name"), name) == 0)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* The real recording of a tool call cut by max_tokens (a tool that writes
+ * no file here): not taken for bad arguments, not stored, asked again once
+ * with a hint to split the work, and every token of it counted. */
+static void
+test_cut_tool_call_hint (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  const char *hint = "[plandeck: your last answer was cut off at the output limit (stop reason max_tokens, 16384 "
+                     "tokens) while you wrote the arguments of make_file, so it did not run. Do the work in smaller "
+                     "parts: write a shorter file and extend it with edit_file, or split the edit.]";
+  g_autofree char *openai_expected = NULL;
+  g_autofree char *anthropic_expected = NULL;
+
+  make_engine_for (f, "claude-3-7-sonnet-20250219", 0);
+  push_recording (f, "anthropic/incomplete_partial_json_response.sse");
+  push_recording (f, "anthropic/basic_response.sse");
+  result = engine_fixture_run (&f->e, NULL, "Write a tax guide to taxes.txt");
+
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  g_assert_cmpstr (result->final_text, ==, "Hello there!");
+  g_assert_cmpuint (result->iterations, ==, 2);
+  /* Both answers count, the cut one too. */
+  g_assert_cmpint (result->input_tokens, ==, 450 + 11);
+  g_assert_cmpint (result->output_tokens, ==, 124 + 6);
+  g_assert_cmpint (request_max_tokens (f, 0), ==, 16384);
+  g_assert_cmpint (request_max_tokens (f, 1), ==, 16384);
+  g_assert_true (has_notice (f, "asking again for smaller parts"));
+  g_assert_false (has_notice (f, "not a JSON object"));
+  g_assert_cmpstr (event_string (&f->e, "turn_discarded", 0, "reason"), ==, "max_tokens");
+  g_assert_cmpstr (event_string (&f->e, "turn_discarded", 0, "tool"), ==, "make_file");
+  g_assert_cmpint (event_int (&f->e, "turn_discarded", 0, "output_tokens"), ==, 124);
+
+  /* The cut call is not stored; the hint is, and it is the user's word on
+   * the Anthropic wire, not folded into the system prompt. */
+  stored = stored_messages (&f->e, result->session_id);
+  g_assert_false (stored_has_tool_call (stored, "make_file"));
+  g_assert_cmpuint (count_messages (stored, "assistant", "comprehensive tax guide"), ==, 0);
+  g_assert_cmpuint (count_messages (stored, "system", hint), ==, 1);
+
+  anthropic_expected = g_strdup_printf ("[{'role':'user','content':[{'type':'text','text':'Write a tax guide to taxes.txt'},"
+                                        " {'type':'text','text':'%s'}]}]", hint);
+  assert_request_messages (f, 1, NULL, anthropic_expected);
+}
+
+/* A cut call that writes a file is asked again once with the family's
+ * ceiling, then the limit is back where it was. */
+static void
+test_cut_tool_call_raise (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *path = g_build_filename (f->e.workdir, "notes.md", NULL);
+  gboolean openai = f->wire == WIRE_OPENAI;
+  g_autoptr(JsonNode) first = NULL;
+  g_autoptr(JsonNode) second = NULL;
+
+  /* OpenAI: the profile sets a limit (the server's own is not raised). */
+  make_engine_for (f, openai ? "gpt-4o" : "claude-sonnet-4-5", openai ? 1000 : 0);
+  push_recording (f, openai ? "openai/made-cut-write-file.sse" : "anthropic/made-cut-write-file.sse");
+  push_recording (f, openai ? "openai/made-write-file.sse" : "anthropic/made-write-file.sse");
+  push_recording (f, openai ? "openai/made-basic.sse" : "anthropic/basic_response.sse");
+  result = engine_fixture_run (&f->e, NULL, "Write the notes");
+
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  g_assert_cmpuint (result->iterations, ==, 3);
+  g_assert_cmpint (request_max_tokens (f, 0), ==, openai ? 1000 : 16384);
+  g_assert_cmpint (request_max_tokens (f, 1), ==, openai ? 16384 : 64000);
+  g_assert_cmpint (request_max_tokens (f, 2), ==, openai ? 1000 : 16384);
+  g_assert_cmpint (event_int (&f->e, "turn_discarded", 0, "next_max_tokens"), ==, openai ? 16384 : 64000);
+  g_assert_true (has_notice (f, openai ? "asking again with a limit of 16384 tokens"
+                                       : "asking again with a limit of 64000 tokens"));
+  g_assert_cmpint (result->output_tokens, ==, openai ? 1000 + 30 + 6 : 16384 + 30 + 6);
+
+  /* Asked again as it was: the same messages, no hint. */
+  {
+    JsonObject *a = request_body (f, 0, &first);
+    JsonObject *b = request_body (f, 1, &second);
+
+    g_assert_true (json_node_equal (json_object_get_member (a, "messages"), json_object_get_member (b, "messages")));
+  }
+
+  g_file_get_contents (path, &written, NULL, NULL);
+  g_assert_cmpstr (written, ==, "# Notes\n");
+  stored = stored_messages (&f->e, result->session_id);
+  g_assert_true (stored_has_tool_call (stored, "write_file"));
+  g_assert_cmpuint (count_messages (stored, "system", "cut off"), ==, 0);
+}
+
+/* Cut again after the retry: the run fails and says which limit cut what,
+ * with every token of both answers counted. */
+static void
+test_cut_tool_call_twice (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  gboolean openai = f->wire == WIRE_OPENAI;
+
+  make_engine_for (f, openai ? "gpt-4o" : "claude-3-7-sonnet-20250219", 0);
+  push_recording (f, openai ? "openai/made-cut-write-file.sse" : "anthropic/incomplete_partial_json_response.sse");
+  push_recording (f, openai ? "openai/made-cut-write-file.sse" : "anthropic/incomplete_partial_json_response.sse");
+  result = engine_fixture_run (&f->e, NULL, "Write a tax guide to taxes.txt");
+
+  g_assert_cmpint (result->status, ==, PD_RUN_FAILED);
+  g_assert_nonnull (strstr (result->error_message, "cut off at its output limit again"));
+  g_assert_nonnull (strstr (result->error_message, openai ? "stop reason length, the server default"
+                                                          : "stop reason max_tokens, 16384 tokens"));
+  g_assert_nonnull (strstr (result->error_message, openai ? "write_file" : "make_file"));
+  g_assert_nonnull (strstr (result->error_message, "provider.max_output_tokens"));
+  g_assert_cmpuint (test_server_count (f->server), ==, 2);
+  g_assert_cmpint (result->input_tokens, ==, openai ? 1024 : 900);
+  g_assert_cmpint (result->output_tokens, ==, openai ? 2000 : 248);
+  /* No max_tokens sent to an OpenAI model without a profile limit; the hint
+   * of the second request is Plandeck's word at its place. */
+  if (openai)
+    {
+      g_assert_cmpint (request_max_tokens (f, 0), ==, 0);
+      assert_request_messages (f, 1,
+                               "[{'role':'system','content':'" SYSTEM_PROMPT "'},"
+                               " {'role':'user','content':'Write a tax guide to taxes.txt'},"
+                               " {'role':'system','content':'[plandeck: your last answer was cut off at the output limit "
+                               "(stop reason length, the server default) while you wrote the arguments of "
+                               "write_file, so it did not run. Do the work in smaller parts: write a shorter file and "
+                               "extend it with edit_file, or split the edit.]'}]",
+                               NULL);
+    }
+}
+
+/* A text answer cut by the output limit is kept but flagged: the run ends
+ * as incomplete, and the stored answer says so. */
+static void
+test_cut_answer (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  JsonObject *last;
+  gboolean openai = f->wire == WIRE_OPENAI;
+
+  make_engine_for (f, openai ? "gpt-4o" : "claude-sonnet-4-5", 0);
+  push_recording (f, openai ? "openai/made-cut-text.sse" : "anthropic/made-cut-text.sse");
+  result = engine_fixture_run (&f->e, NULL, "Write the report");
+
+  g_assert_cmpint (result->status, ==, PD_RUN_INCOMPLETE);
+  g_assert_cmpstr (result->final_text, ==, "The report has three parts. The first");
+  g_assert_nonnull (strstr (result->error_message, openai ? "stop reason length" : "stop reason max_tokens"));
+  g_assert_true (json_object_get_boolean_member (pd_event_get_data (nth_event (&f->e, "run_completed", 0)),
+                                                 "incomplete"));
+
+  stored = stored_messages (&f->e, result->session_id);
+  last = json_array_get_object_element (stored, json_array_get_length (stored) - 1);
+  g_assert_cmpstr (pd_message_get_content (last), ==, "The report has three parts. The first");
+  g_assert_cmpstr (json_object_get_string_member (last, "incomplete"), ==, openai ? "length" : "max_tokens");
+}
+
+/* Each family's output limits, by the names people and routers use. */
+static void
+test_model_limits (void)
+{
+  const struct {
+    const char *provider;
+    const char *model;
+    guint       answer;
+    guint       ceiling;
+    gboolean    adaptive_only;
+  } cases[] = {
+    { "anthropic", "claude-3-haiku-20240307", 4096, 4096, FALSE },
+    { "anthropic", "claude-3-opus-latest", 4096, 4096, FALSE },
+    { "anthropic", "claude-3-5-sonnet-20241022", 8192, 8192, FALSE },
+    { "anthropic", "claude-3-7-sonnet-20250219", 16384, 64000, FALSE },
+    { "anthropic", "claude-sonnet-4-20250514", 16384, 64000, FALSE },
+    { "anthropic", "claude-opus-4-20250514", 16384, 32000, FALSE },
+    { "anthropic", "anthropic.claude-opus-4-1-20250805-v1:0", 16384, 32000, FALSE },
+    { "anthropic", "claude-opus-4-5", 16384, 64000, FALSE },
+    { "anthropic", "claude-haiku-4-5-20251001", 16384, 64000, FALSE },
+    { "anthropic", "claude-sonnet-4-6", 16384, 128000, FALSE },
+    { "anthropic", "claude-opus-4-7", 16384, 128000, TRUE },
+    { "anthropic", "claude-sonnet-5", 16384, 128000, TRUE },
+    { "anthropic", "some-proxy-model", 8192, 0, FALSE },
+    { "openai", "gpt-4o-mini", 0, 16384, FALSE },
+    { "openai", "openai/gpt-4.1", 0, 32768, FALSE },
+    { "openai", "o3-mini", 0, 100000, FALSE },
+    { "openai", "qwen2.5-coder", 0, 0, FALSE },
+    { "replay", "replay", 0, 0, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      PdModelLimits limits;
+
+      pd_model_limits_lookup (cases[i].provider, cases[i].model, &limits);
+      g_test_message ("%s", cases[i].model);
+      g_assert_cmpuint (pd_model_limits_answer (&limits, 0), ==, cases[i].answer);
+      g_assert_cmpuint (limits.ceiling_tokens, ==, cases[i].ceiling);
+      g_assert_cmpint (limits.adaptive_only, ==, cases[i].adaptive_only);
+    }
+
+  /* A profile's limit is held to the family's ceiling; raising goes to the
+   * ceiling, doubles when that is unknown, and never from the server's own. */
+  {
+    PdModelLimits limits;
+
+    pd_model_limits_lookup ("anthropic", "claude-opus-4-1", &limits);
+    g_assert_cmpuint (pd_model_limits_answer (&limits, 100000), ==, 32000);
+    g_assert_cmpuint (pd_model_limits_answer (&limits, 2000), ==, 2000);
+    g_assert_cmpuint (pd_model_limits_raise (&limits, 16384), ==, 32000);
+    g_assert_cmpuint (pd_model_limits_raise (&limits, 32000), ==, 0);
+    pd_model_limits_lookup ("openai", "qwen2.5-coder", &limits);
+    g_assert_cmpuint (pd_model_limits_raise (&limits, 1000), ==, 2000);
+    g_assert_cmpuint (pd_model_limits_raise (&limits, 0), ==, 0);
+  }
+}
+
 /* The real recordings are copies of ../shared/fixtures/anthropic: they
  * must stay the same bytes.  Without ../shared there is nothing to compare. */
 static void
@@ -274,10 +544,19 @@ main (int   argc,
   g_test_add ("/pd/engine-recordings/anthropic/" path, Fixture, GINT_TO_POINTER (WIRE_ANTHROPIC), setup, func, teardown)
 
   ADD ("refusal", test_refusal);
+  ADD ("cut-tool-call-raise", test_cut_tool_call_raise);
+  ADD ("cut-tool-call-twice", test_cut_tool_call_twice);
+  ADD ("cut-answer", test_cut_answer);
 
 #undef ADD
 
+  /* A real recording of the Anthropic API; cut-tool-call-twice plays the
+   * OpenAI case of the hint. */
+  g_test_add ("/pd/engine-recordings/anthropic/cut-tool-call-hint", Fixture, GINT_TO_POINTER (WIRE_ANTHROPIC),
+              setup, test_cut_tool_call_hint, teardown);
+
   g_test_add_func ("/pd/engine-recordings/shared-copies", test_shared_copies);
+  g_test_add_func ("/pd/engine-recordings/model-limits", test_model_limits);
 
   return g_test_run ();
 }

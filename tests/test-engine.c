@@ -1210,7 +1210,7 @@ test_bad_tool_arguments (Fixture       *f,
   g_assert_cmpuint (count_events (f, PD_EVENT_RUN_FAILED), ==, 1);
   {
     g_autoptr(JsonArray) stored = stored_messages (f, failed->session_id);
-    g_assert_cmpuint (count_messages (stored, "system", "the model provider failed"), ==, 1);
+    g_assert_cmpuint (count_messages (stored, "system", "the run failed"), ==, 1);
   }
 }
 

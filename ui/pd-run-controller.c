@@ -730,6 +730,10 @@ progress_on_main (gpointer data)
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVITY]);
       break;
 
+    case PD_ENGINE_PROGRESS_DISCARDED:
+      /* That answer is asked again: its text goes from the run bar. */
+      self->status_stale = TRUE;
+      G_GNUC_FALLTHROUGH;
     case PD_ENGINE_PROGRESS_TOOL_END:
     case PD_ENGINE_PROGRESS_NOTICE:
       g_free (self->activity);
@@ -846,6 +850,9 @@ build_engine (const PdRunSettings  *settings,
   options.store = store;
   options.bus = bus;
   options.tool_context = context;
+  /* The config's output limit is for the config's provider. */
+  if (g_strcmp0 (settings->provider, pd_config_get_provider_name (config)) == 0)
+    options.max_output_tokens = pd_config_get_max_output_tokens (config);
 
   engine = pd_engine_new (&options);
   pd_engine_set_progress_func (engine, progress_on_worker, channel_ref (channel),
@@ -983,6 +990,10 @@ on_run_done (GObject      *object,
       break;
     case PD_RUN_BUDGET_EXCEEDED:
       pd_run_controller_finish (self, run->status, _("The run stopped: its budget ran out"));
+      break;
+    case PD_RUN_INCOMPLETE:
+      pd_run_controller_finish (self, run->status,
+                                _("The answer was cut off at the model's output limit: it is incomplete"));
       break;
     case PD_RUN_REFUSED:
       {

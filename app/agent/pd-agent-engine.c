@@ -132,6 +132,7 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
   const char *base_url = NULL;
   const char *api_key = NULL;
   const char *model = NULL;
+  guint max_output_tokens = 0;
   PdEngineOptions options = { 0 };
 
   /* A continued session keeps its provider and model unless the command
@@ -146,6 +147,7 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
       base_url = pd_config_get_provider_base_url (config);
       model = pd_config_get_provider_model (config);
       api_key = key_env != NULL ? g_getenv (key_env) : NULL;
+      max_output_tokens = pd_config_get_max_output_tokens (config);
     }
   if (spec->model != NULL)
     model = spec->model;
@@ -195,6 +197,7 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
   options.max_iterations = pd_config_get_max_iterations (config);
   options.max_tokens = pd_config_get_max_tokens (config);
   options.max_wall_ms = (gint64) pd_config_get_max_seconds (config) * 1000;
+  options.max_output_tokens = max_output_tokens;
   options.plan_mode_section = pd_config_get_plan_mode_section (config);
   options.plan_mode_advisory = pd_config_get_plan_mode_advisory (config);
 

@@ -6,7 +6,7 @@
  * The assistant's text streams to stdout and nothing else does; tool calls,
  * engine notices, failures and refusals go to stderr, and the exit status
  * says how the run ended: 0 done, 1 failed, cancelled or refused, 2 bad
- * usage, 3 a budget ran out.  Every run is a stored session from its first
+ * usage, 3 a budget ran out (the run's, or the answer's output limit).  Every run is a stored session from its first
  * turn.
  */
 #define G_LOG_DOMAIN "plandeck-agent"
@@ -74,6 +74,20 @@ on_progress (PdEngineProgress  kind,
       break;
 
     case PD_ENGINE_PROGRESS_NOTICE:
+      if (!state->quiet)
+        fprintf (stderr, "%s\n", text);
+      break;
+
+    case PD_ENGINE_PROGRESS_DISCARDED:
+      /* The text of that answer was printed already; what comes next is a
+       * new answer, on a line of its own. */
+      if (!state->at_line_start)
+        {
+          fputc ('\n', stdout);
+          fflush (stdout);
+        }
+      state->at_line_start = TRUE;
+      g_string_truncate (state->turn_text, 0);
       if (!state->quiet)
         fprintf (stderr, "%s\n", text);
       break;
@@ -271,7 +285,7 @@ run_main (gboolean   is_continue,
           /* stdout is the answer and nothing else: failures, refusals and
            * stops are told on stderr (as notices while the run goes, and
            * once more here when --quiet kept those quiet). */
-          if (run_status == PD_RUN_COMPLETED)
+          if (run_status == PD_RUN_COMPLETED || run_status == PD_RUN_INCOMPLETE)
             {
               /* The answer streamed already; print what the engine added to it. */
               if (g_str_has_prefix (final, state.turn_text->str) && state.turn_text->len > 0)
@@ -287,6 +301,8 @@ run_main (gboolean   is_continue,
                 fprintf (stderr, "plandeck-agent %s: %s\n", command,
                          state.result->error_message ? state.result->error_message : final);
             }
+          if (run_status == PD_RUN_INCOMPLETE)
+            fprintf (stderr, "plandeck-agent %s: %s\n", command, state.result->error_message);
           fflush (stdout);
 
           if (!quiet)
@@ -295,11 +311,14 @@ run_main (gboolean   is_continue,
                      run_status == PD_RUN_COMPLETED ? "done" :
                      run_status == PD_RUN_BUDGET_EXCEEDED ? "stopped by its budget" :
                      run_status == PD_RUN_REFUSED ? "refused by the model" :
+                     run_status == PD_RUN_INCOMPLETE ? "cut off by the output limit" :
                      run_status == PD_RUN_CANCELLED ? "cancelled" : "failed",
                      state.result->iterations, state.result->iterations == 1 ? "" : "s",
                      state.result->input_tokens, state.result->output_tokens);
 
-          status = state.result->status == PD_RUN_COMPLETED ? 0 : state.result->status == PD_RUN_BUDGET_EXCEEDED ? 3 : 1;
+          /* A cut answer ran out of a budget too: the answer's own. */
+          status = run_status == PD_RUN_COMPLETED ? 0 :
+                   run_status == PD_RUN_BUDGET_EXCEEDED || run_status == PD_RUN_INCOMPLETE ? 3 : 1;
           next_session = g_strdup (state.result->session_id);
           pd_run_result_free (state.result);
           state.result = NULL;

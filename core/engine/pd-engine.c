@@ -9,6 +9,7 @@
 #include "pd-engine.h"
 #include "pd-event.h"
 #include "pd-json.h"
+#include "pd-model-limits.h"
 #include "pd-plan.h"
 #include "pd-plan-artifact.h"
 #include "pd-reassessment.h"
@@ -40,6 +41,8 @@ struct _PdEngine
   gint64                max_tokens;
   gint64                max_wall_ms;
   gint64                context_budget;
+  PdModelLimits         limits;          /* of the model's family */
+  guint                 answer_tokens;   /* one answer's output limit; 0: the server's */
   char                 *plan_mode_section;
   gboolean              plan_mode_advisory;
 
@@ -80,6 +83,8 @@ typedef struct
   gboolean           nudged;
   gint               blocked_fired;   /* atomic: set by the plan store callback */
   guint              bad_arguments;
+  guint              cut_answers;     /* tool calls cut by the output limit, in a row */
+  guint              next_max_tokens; /* the next request's output limit, when raised */
   PdPlanMode        *plan_mode;
   GMutex             artifact_mutex;
   char              *artifact_path;    /* the approved plan of the session, if any */
@@ -191,6 +196,8 @@ pd_engine_new (const PdEngineOptions *options)
   self->max_tokens = options->max_tokens;
   self->max_wall_ms = options->max_wall_ms;
   self->context_budget = options->context_budget > 0 ? options->context_budget : PD_ENGINE_DEFAULT_CONTEXT_BUDGET;
+  pd_model_limits_lookup (self->provider_name, self->model, &self->limits);
+  self->answer_tokens = pd_model_limits_answer (&self->limits, options->max_output_tokens);
   self->plan_mode_section = g_strdup (options->plan_mode_section);
   self->plan_mode_advisory = options->plan_mode_advisory;
 
@@ -1538,7 +1545,9 @@ finish_with (Run         *run,
   json_object_set_int_member (data, "duration_ms", duration_ms);
   json_object_set_int_member (data, "input_tokens", run->input_tokens);
   json_object_set_int_member (data, "output_tokens", run->output_tokens);
-  if (status == PD_RUN_COMPLETED || status == PD_RUN_BUDGET_EXCEEDED)
+  if (status == PD_RUN_INCOMPLETE)
+    json_object_set_boolean_member (data, "incomplete", TRUE);
+  if (status == PD_RUN_COMPLETED || status == PD_RUN_BUDGET_EXCEEDED || status == PD_RUN_INCOMPLETE)
     emit_with_data (run, PD_EVENT_RUN_COMPLETED, NULL, FALSE, data);
   else
     {
@@ -1613,11 +1622,23 @@ fail_run (Run          *run,
       return finish (run, PD_RUN_CANCELLED, text, "cancelled");
     }
 
-  text = g_strdup_printf ("[plandeck: the model provider failed: %s]", error->message);
+  /* Answers that kept coming back unusable are the model's doing, not the
+   * provider's. */
+  if (g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_OUTPUT_LIMIT) ||
+      g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS))
+    text = g_strdup_printf ("[plandeck: the run failed: %s]", error->message);
+  else
+    text = g_strdup_printf ("[plandeck: the model provider failed: %s]", error->message);
   note = pd_message_new_note (text);
   pd_transcript_append (run->transcript, note);
   progress (run, PD_ENGINE_PROGRESS_NOTICE, text);
   return finish (run, PD_RUN_FAILED, text, error->message);
+}
+
+static gboolean
+cut_off (const PdProviderResponse *response)
+{
+  return g_strcmp0 (response->finish_reason, PD_FINISH_LENGTH) == 0;
 }
 
 static JsonObject *
@@ -1628,7 +1649,28 @@ assistant_message (PdProviderResponse *response)
   if (response->tool_calls != NULL && json_array_get_length (response->tool_calls) > 0)
     json_object_set_array_member (message, "tool_calls", json_array_ref (response->tool_calls));
 
+  /* A text cut by the output limit is kept, and says it is not whole. */
+  if (cut_off (response))
+    json_object_set_string_member (message, PD_MESSAGE_INCOMPLETE,
+                                   response->stop_reason ? response->stop_reason : PD_FINISH_LENGTH);
+
   return message;
+}
+
+/* A shallow copy: the same member values, in a new object. */
+static JsonObject *
+copy_message (JsonObject *message)
+{
+  JsonObject *copy = json_object_new ();
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  json_object_iter_init (&iter, message);
+  while (json_object_iter_next (&iter, &name, &node))
+    json_object_set_member (copy, name, json_node_copy (node));
+
+  return copy;
 }
 
 /* One model turn done: iteration_completed carries its number (1-based),
@@ -1680,6 +1722,115 @@ refuse_run (Run                *run,
   return finish_with (run, PD_RUN_REFUSED, response->content, reason, extra);
 }
 
+/* Whether a call of @name would write files: such calls carry whole files
+ * or long edits, the ones an output limit cuts. */
+static gboolean
+writes_files (Run        *run,
+              const char *name)
+{
+  PdTool *tool = pd_tool_registry_lookup (run->engine->tools, name);
+
+  return tool != NULL && pd_tool_get_safety (tool) == PD_TOOL_MUTATING &&
+         (g_strcmp0 (name, "write_file") == 0 || g_strcmp0 (name, "edit_file") == 0);
+}
+
+/* An answer that cannot be used: a tool call cut off by the output limit,
+ * or tool arguments that are not a JSON object.  It is not stored (none of
+ * its calls can run, and a half-written call shown back to the model only
+ * misleads it) but it is counted, said, and asked again:
+ *  - a cut call that writes files is asked again once with the family's
+ *    higher limit; any other cut call, or one already asked with the higher
+ *    limit, once with a hint to split the work; then the run fails saying
+ *    which limit cut what;
+ *  - bad arguments are asked again with a hint, twice, then the run fails.
+ * Returns NULL to go on, or the failed run. */
+static PdRunResult *
+discard_turn (Run                *run,
+              PdProviderResponse *response,
+              guint               used_limit)
+{
+  PdEngine *self = run->engine;
+  gboolean cut = response->cut_tool != NULL;
+  const char *stop = response->stop_reason ? response->stop_reason : PD_FINISH_LENGTH;
+  g_autofree char *limit_text = used_limit > 0 ? g_strdup_printf ("%u tokens", used_limit)
+                                               : g_strdup ("the server default");
+  g_autofree char *notice = NULL;
+  g_autofree char *hint = NULL;
+  guint raised = 0;
+  JsonObject *data = json_object_new ();
+
+  if (cut)
+    {
+      if (run->cut_answers == 0 && writes_files (run, response->cut_tool))
+        raised = pd_model_limits_raise (&self->limits, used_limit);
+
+      if (run->cut_answers >= 1)
+        {
+          g_autoptr(GError) error = NULL;
+
+          error = g_error_new (PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_OUTPUT_LIMIT,
+                               "the model's answer was cut off at its output limit again (stop reason %s, %s) "
+                               "while it wrote the call of %s, so that call never ran; raise "
+                               "provider.max_output_tokens in the config if the model can write more, or ask "
+                               "for the change in smaller parts", stop, limit_text, response->cut_tool);
+          json_object_unref (data);
+          return fail_run (run, error);
+        }
+      run->cut_answers++;
+
+      if (raised > 0)
+        {
+          run->next_max_tokens = raised;
+          notice = g_strdup_printf ("[plandeck: the answer was cut off at the output limit (stop reason %s, %s) "
+                                    "while the model wrote the call of %s; asking again with a limit of %u tokens.]",
+                                    stop, limit_text, response->cut_tool, raised);
+        }
+      else
+        {
+          hint = g_strdup_printf ("[plandeck: your last answer was cut off at the output limit (stop reason %s, %s) "
+                                  "while you wrote the arguments of %s, so it did not run. Do the work in smaller "
+                                  "parts: write a shorter file and extend it with edit_file, or split the edit.]",
+                                  stop, limit_text, response->cut_tool);
+          notice = g_strdup_printf ("[plandeck: the answer was cut off at the output limit (stop reason %s, %s) "
+                                    "while the model wrote the call of %s; asking again for smaller parts.]",
+                                    stop, limit_text, response->cut_tool);
+        }
+    }
+  else
+    {
+      if (run->bad_arguments >= MAX_BAD_ARGUMENT_RETRIES)
+        {
+          g_autoptr(GError) error = g_error_new_literal (PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS,
+                                                         response->rejected);
+          json_object_unref (data);
+          return fail_run (run, error);
+        }
+      run->bad_arguments++;
+      hint = g_strdup_printf ("[plandeck: your last answer could not be used: %s. Send tool call arguments as one "
+                              "JSON object.]", response->rejected);
+      notice = g_strdup_printf ("[plandeck: the answer could not be used (%s); asking again.]", response->rejected);
+    }
+
+  json_object_set_string_member (data, "reason", cut ? "max_tokens" : "bad_arguments");
+  if (cut)
+    json_object_set_string_member (data, "tool", response->cut_tool);
+  json_object_set_string_member (data, "stop_reason", cut ? stop : response->finish_reason);
+  json_object_set_int_member (data, "input_tokens", MAX (response->input_tokens, 0));
+  json_object_set_int_member (data, "output_tokens", MAX (response->output_tokens, 0));
+  json_object_set_int_member (data, "max_tokens", used_limit);
+  if (raised > 0)
+    json_object_set_int_member (data, "next_max_tokens", raised);
+  emit_with_data (run, PD_EVENT_TURN_DISCARDED, NULL, TRUE, data);
+
+  progress (run, PD_ENGINE_PROGRESS_DISCARDED, notice);
+  if (hint != NULL)
+    g_ptr_array_add (run->hints, g_steal_pointer (&hint));
+
+  /* It was a model turn: it counts against the iterations too. */
+  run->iteration++;
+  return NULL;
+}
+
 static PdRunResult *
 loop (Run *run)
 {
@@ -1724,6 +1875,8 @@ loop (Run *run)
       request.messages = messages;
       request.tools = json_array_get_length (tools_json) > 0 ? tools_json : NULL;
       request.temperature = -1;
+      request.max_tokens = run->next_max_tokens ? run->next_max_tokens : self->answer_tokens;
+      run->next_max_tokens = 0;
 
       response = pd_provider_chat (self->provider, &request, on_delta, run, run->cancellable, &error);
 
@@ -1747,26 +1900,27 @@ loop (Run *run)
               continue;
             }
 
-          if (g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS) &&
-              run->bad_arguments < MAX_BAD_ARGUMENT_RETRIES)
-            {
-              g_autofree char *hint = g_strdup_printf ("[plandeck: your last answer could not be used: %s. Send tool "
-                                                       "call arguments as one JSON object.]", error->message);
-              run->bad_arguments++;
-              run->iteration++;
-              g_ptr_array_add (run->hints, g_steal_pointer (&hint));
-              continue;
-            }
-
           return fail_run (run, error);
         }
 
       retried_overflow = FALSE;
-      run->bad_arguments = 0;
+      /* What was spent counts, whether the answer can be used or not. */
       count_tokens (run, response);
 
       if (g_strcmp0 (response->finish_reason, PD_FINISH_REFUSAL) == 0)
         return refuse_run (run, response);
+
+      if (response->cut_tool != NULL || response->rejected != NULL)
+        {
+          PdRunResult *failed = discard_turn (run, response, request.max_tokens);
+
+          if (failed != NULL)
+            return failed;
+          continue;
+        }
+
+      run->bad_arguments = 0;
+      run->cut_answers = 0;
 
       assistant = assistant_message (response);
       pd_transcript_append (run->transcript, assistant);
@@ -1795,15 +1949,23 @@ loop (Run *run)
           notice = verification_notice (run);
           if (notice != NULL)
             {
-              g_autoptr(JsonObject) with_notice = NULL;
+              g_autoptr(JsonObject) with_notice = copy_message (assistant);
 
               g_string_append (final, notice);
-              with_notice = pd_message_new ("assistant", final->str);
+              json_object_set_string_member (with_notice, "content", final->str);
               pd_transcript_replace (run->transcript, pd_transcript_get_length (run->transcript) - 1, with_notice);
               progress (run, PD_ENGINE_PROGRESS_NOTICE, notice);
             }
 
           complete_iteration (run, response, 0);
+          if (cut_off (response))
+            {
+              g_autofree char *why = g_strdup_printf ("the answer was cut off at the output limit (stop reason %s%s); "
+                                                      "it is incomplete",
+                                                      response->stop_reason ? response->stop_reason : "length",
+                                                      request.max_tokens ? "" : ", the server default");
+              return finish (run, PD_RUN_INCOMPLETE, final->str, why);
+            }
           return finish (run, PD_RUN_COMPLETED, final->str, NULL);
         }
 

@@ -42,6 +42,7 @@ typedef enum
   PD_RUN_BUDGET_EXCEEDED,
   PD_RUN_CANCELLED,
   PD_RUN_REFUSED,          /* the model declined; error_message says why */
+  PD_RUN_INCOMPLETE,       /* the answer was cut off by its output limit; error_message says so */
 } PdRunStatus;
 
 typedef enum
@@ -52,6 +53,8 @@ typedef enum
   PD_ENGINE_PROGRESS_TOOL_END,    /* "tool: ok|failed|denied" */
   PD_ENGINE_PROGRESS_NOTICE,      /* engine hints and notices */
   PD_ENGINE_PROGRESS_SESSION,     /* the session id, once known */
+  PD_ENGINE_PROGRESS_DISCARDED,   /* what streamed since the last request is not the answer: it
+                                   * is asked again (text says why); the next text starts anew */
 } PdEngineProgress;
 
 typedef void (*PdEngineProgressFunc) (PdEngineProgress  kind,
@@ -78,6 +81,7 @@ typedef struct
   gint64          max_tokens;        /* 0: unlimited (input + output) */
   gint64          max_wall_ms;       /* 0: unlimited */
   gint64          context_budget;    /* tokens; 0: default */
+  guint           max_output_tokens; /* one answer's output limit; 0: the model family's */
   const char     *plan_mode_section; /* NULL: the default plan-mode guidance */
   gboolean        plan_mode_advisory; /* plan mode guides but does not refuse writes */
 } PdEngineOptions;

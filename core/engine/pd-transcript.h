@@ -22,10 +22,13 @@ G_BEGIN_DECLS
  *                     a cancellation, a budget stop), never sent to a model
  *   refusal           on an assistant message: the model declined; the
  *                     explanation a person reads
- *   refusal_category  the policy category the server named, if any */
+ *   refusal_category  the policy category the server named, if any
+ *   incomplete        on an assistant message: cut off by the output limit;
+ *                     the stop reason that said so ("max_tokens", "length") */
 #define PD_MESSAGE_RECORD_ONLY      "record_only"
 #define PD_MESSAGE_REFUSAL          "refusal"
 #define PD_MESSAGE_REFUSAL_CATEGORY "refusal_category"
+#define PD_MESSAGE_INCOMPLETE       "incomplete"
 
 #define PD_TYPE_TRANSCRIPT (pd_transcript_get_type ())
 

@@ -47,6 +47,13 @@ G_BEGIN_DECLS
 /* Ours, for plan mode and reviewed plan artifacts (seeds 002, 003). */
 #define PD_EVENT_PLAN_MODE              "plan_mode"
 #define PD_EVENT_PLAN_ARTIFACT_SAVED    "plan_artifact_saved"
+/* Ours, for what the model did that a run must show: a model turn that could
+ * not be used and is asked again ({reason: max_tokens|bad_arguments, tool,
+ * input_tokens, output_tokens, max_tokens, next_max_tokens}), and a request
+ * sent again after an overload, a rate limit or a server error ({attempt,
+ * delay_ms, reason, status}). */
+#define PD_EVENT_TURN_DISCARDED         "turn_discarded"
+#define PD_EVENT_PROVIDER_RETRY         "provider_retry"
 
 /* plan_reassessment always reports this many failure batches. */
 #define PD_EVENT_REASSESSMENT_FAILURE_BATCHES 3
