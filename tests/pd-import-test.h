@@ -10,22 +10,40 @@
 #include "pd-import-private.h"
 #include "pd-imported-session.h"
 
-/* The shared fixtures folder, or NULL after g_test_skip() when it is missing. */
+/* The project's own transcript fixtures (tests/fixtures, PD_FIXTURES_DIR):
+ * always there, so a missing folder fails the test. */
 static inline char *
 pd_import_test_fixtures (const char *sub)
 {
   const char *root = g_getenv ("PD_FIXTURES_DIR");
   char *dir;
 
+  g_assert_nonnull (root);
+  dir = g_build_filename (root, sub, NULL);
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    g_error ("the project's fixtures folder %s is missing", dir);
+  return dir;
+}
+
+/* The shared third-party recordings (../shared/fixtures beside the source
+ * tree, PD_SHARED_FIXTURES_DIR): an extra check.  NULL after g_test_skip()
+ * with the reason when they are not there. */
+static inline char *
+pd_import_test_shared_fixtures (const char *sub)
+{
+  const char *root = g_getenv ("PD_SHARED_FIXTURES_DIR");
+  char *dir;
+
   if (root == NULL || !g_file_test (root, G_FILE_TEST_IS_DIR))
     {
-      g_test_skip ("PD_FIXTURES_DIR (../shared/fixtures) is missing: the real transcript fixtures are not here");
+      g_test_skip ("../shared/fixtures (the third-party recordings) is not beside the source tree: this extra "
+                   "check is skipped; the same reader ran on the project's own fixtures in tests/fixtures");
       return NULL;
     }
   dir = g_build_filename (root, sub, NULL);
   if (!g_file_test (dir, G_FILE_TEST_EXISTS))
     {
-      g_test_skip ("a fixtures subfolder is missing");
+      g_test_skip ("a folder of ../shared/fixtures is missing: this extra check is skipped");
       g_free (dir);
       return NULL;
     }

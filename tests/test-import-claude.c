@@ -87,6 +87,164 @@ assert_list (PdImportedSession *session,
 
 /* ---------------------------------------------------------------------- */
 
+static const PdChecklistItem *
+find_id (PdImportedSession *session,
+         const char        *id)
+{
+  PdChecklist *list = pd_imported_session_get_checklist (session);
+
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+    if (g_strcmp0 (pd_checklist_get_agent_item (list, i)->source_id, id) == 0)
+      return pd_checklist_get_agent_item (list, i);
+  return NULL;
+}
+
+/* The project's own fixtures (tests/fixtures/README.md gives the oracle). */
+
+#define WORD_COUNT "-home-dev-src-inkwell/3c9d0e71-5a2b-4e8f-9d14-7b60c2a1f5e3.jsonl"
+#define SETTINGS_TOML "-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl"
+#define UPLOAD_LIMITS "-home-dev-src-harbor/5b2e9f07-c3d1-4a6b-8e20-f14d9a6c0b72.jsonl"
+
+static PdImportedSession *
+read_own (const char *dir,
+          const char *file)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session = pd_claude_code_read (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (session);
+  g_assert_cmpint (pd_imported_session_get_source (session), ==, PD_IMPORT_SOURCE_CLAUDE_CODE);
+  g_assert_cmpint (pd_imported_session_get_created_at (session), >, 0);
+  g_assert_cmpint (pd_imported_session_get_updated_at (session), >=, pd_imported_session_get_created_at (session));
+  return session;
+}
+
+static char *
+plan_statuses (PdImportedSession *session)
+{
+  GPtrArray *plans = pd_imported_session_get_plans (session);
+  GString *out = g_string_new (NULL);
+
+  for (guint j = 0; j < plans->len; j++)
+    {
+      const PdArtifactPlan *plan = g_ptr_array_index (plans, j);
+      g_string_append_printf (out, "%s%s", j ? "," : "", pd_artifact_plan_status_to_string (plan->status));
+      g_assert_cmpuint (strlen (plan->markdown), >, 20);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* v1.0: legacy items with ids, an inline sidechain with a list of its own,
+ * a rejected update. */
+static void
+test_own_legacy_todos (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
+  g_autoptr(PdImportedSession) session = read_own (dir, WORD_COUNT);
+  PdChecklist *list = pd_imported_session_get_checklist (session);
+  const PdImportStats *stats = pd_imported_session_get_stats (session);
+  g_autofree char *plans = plan_statuses (session);
+
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Word count in the status bar");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/inkwell");
+  g_assert_cmpstr (pd_imported_session_get_id (session), ==, "3c9d0e71-5a2b-4e8f-9d14-7b60c2a1f5e3");
+  g_assert_cmpint (pd_checklist_get_origin (list), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
+  assert_list (session, "Find where the status bar text is built:completed|"
+                        "Count words incrementally on buffer changes:completed|"
+                        "Show the count next to the cursor position:completed");
+  /* The legacy item shape keeps the agent's ids. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i + 1);
+      g_assert_cmpstr (pd_checklist_get_agent_item (list, i)->source_id, ==, id);
+    }
+  g_assert_cmpuint (stats->applied_updates, ==, 4);
+  g_assert_cmpuint (stats->ignored_updates, ==, 1);
+  g_assert_cmpuint (stats->skipped_lines, ==, 0);
+  g_assert_cmpstr (plans, ==, "");
+}
+
+/* v2.0: plan mode, activeForm items, a flat subagent file, a torn line, a
+ * compaction and a continuation; long enough for the tail read. */
+static void
+test_own_plan_mode (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
+  g_autoptr(PdImportedSession) session = read_own (dir, SETTINGS_TOML);
+  g_autoptr(PdImportedSession) tail = NULL;
+  g_autofree char *path = g_build_filename (dir, SETTINGS_TOML, NULL);
+  g_autofree char *plans = plan_statuses (session);
+  g_autofree char *full_list = pd_import_test_describe (session);
+  g_autofree char *tail_list = NULL;
+  const PdImportStats *stats = pd_imported_session_get_stats (session);
+  GStatBuf st;
+  guint done, total;
+
+  g_assert_true (g_str_has_prefix (pd_imported_session_get_title (session),
+                                   "Settings are read from ~/.config/inkwell/inkwell.ini today."));
+  g_assert_cmpint (g_utf8_strlen (pd_imported_session_get_title (session), -1), ==, 120);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
+  assert_list (session, "Read and write settings.toml atomically:completed|"
+                        "Convert inkwell.ini once on first start:completed|"
+                        "Keep defaults for unknown keys and bad values:completed|"
+                        "Tests for defaults, round trip and conversion:completed|"
+                        "Note the move in the changelog:in_progress");
+  pd_checklist_count (pd_imported_session_get_checklist (session), &done, &total, NULL);
+  g_assert_cmpuint (done, ==, 4);
+  g_assert_cmpuint (total, ==, 5);
+  g_assert_cmpuint (stats->applied_updates, ==, 6);
+  g_assert_cmpuint (stats->ignored_updates, ==, 0);
+  g_assert_cmpuint (stats->skipped_lines, ==, 1);
+  g_assert_cmpstr (plans, ==, "rejected,approved");
+  g_assert_true (g_str_has_prefix (((PdArtifactPlan *) pd_imported_session_get_plans (session)->pdata[1])->markdown,
+                                   "# Move settings to TOML\n\n1. Read `settings.toml`"));
+
+  /* Read from its end, as a transcript over the threshold: the same list. */
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, 96 * 1024);
+  _pd_import_set_tail_limits (64 * 1024, 32 * 1024);
+  tail = pd_claude_code_read (path, NULL);
+  _pd_import_set_tail_limits (0, 0);
+  g_assert_nonnull (tail);
+  g_assert_true (pd_imported_session_get_stats (tail)->tail_read);
+  g_assert_cmpuint (pd_imported_session_get_stats (tail)->bytes_read, <, (guint64) st.st_size);
+  tail_list = pd_import_test_describe (tail);
+  g_assert_cmpstr (tail_list, ==, full_list);
+  g_assert_cmpstr (pd_imported_session_get_title (tail), ==, pd_imported_session_get_title (session));
+}
+
+/* v2.1: Task tools, a subagent that takes a task, failed and no-op updates,
+ * a deletion, a TaskList and a reminder. */
+static void
+test_own_tasks (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
+  g_autoptr(PdImportedSession) session = read_own (dir, UPLOAD_LIMITS);
+  const PdImportStats *stats = pd_imported_session_get_stats (session);
+  guint done, total;
+
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Upload rate limits");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/harbor");
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_CLAUDE_TASKS);
+  assert_list (session, "Write a token bucket keyed by client address:completed|"
+                        "Return 429 with Retry-After from POST /upload:in_progress|"
+                        "Tests for the limiter under a fake clock:completed");
+  pd_checklist_count (pd_imported_session_get_checklist (session), &done, &total, NULL);
+  g_assert_cmpuint (done, ==, 2);
+  g_assert_cmpuint (total, ==, 3);
+  /* Two of the twelve are the subagent's: its transcript was merged in. */
+  g_assert_cmpuint (stats->applied_updates, ==, 12);
+  g_assert_cmpuint (stats->ignored_updates, ==, 1);
+  g_assert_cmpuint (stats->skipped_lines, ==, 0);
+  g_assert_nonnull (find_id (session, "3"));
+  g_assert_null (find_id (session, "4"));
+}
+
+/* ---------------------------------------------------------------------- */
+/* The shared third-party recordings: an extra check when they are there. */
+
 typedef struct
 {
   const char *file;
@@ -95,7 +253,7 @@ typedef struct
 } RealCase;
 
 static void
-test_real_fixtures (void)
+test_shared_fixtures (void)
 {
   static const RealCase cases[] = {
     { "-Users-dain-workspace-claude-code-log-sample/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl", 4, "" },
@@ -103,7 +261,7 @@ test_real_fixtures (void)
     { "-Users-dain-workspace-danieldemmel-me-next/f852ad25-1024-47da-964e-5eaae5bd6e6a.jsonl", 12,
       "rejected,approved,rejected,approved" },
   };
-  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
+  g_autofree char *dir = pd_import_test_shared_fixtures ("claude-code");
 
   if (dir == NULL)
     return;
@@ -113,9 +271,8 @@ test_real_fixtures (void)
       g_autofree char *path = g_build_filename (dir, cases[i].file, NULL);
       g_autoptr(GError) error = NULL;
       g_autoptr(PdImportedSession) session = pd_claude_code_read (path, &error);
+      g_autofree char *statuses = NULL;
       PdChecklist *list;
-      GPtrArray *plans;
-      g_autoptr(GString) statuses = g_string_new (NULL);
       guint done, total;
 
       g_assert_no_error (error);
@@ -130,15 +287,8 @@ test_real_fixtures (void)
       g_assert_nonnull (pd_imported_session_get_cwd (session));
       g_assert_cmpint (pd_imported_session_get_created_at (session), >, 0);
       g_assert_cmpint (pd_imported_session_get_updated_at (session), >=, pd_imported_session_get_created_at (session));
-
-      plans = pd_imported_session_get_plans (session);
-      for (guint j = 0; j < plans->len; j++)
-        {
-          const PdArtifactPlan *plan = g_ptr_array_index (plans, j);
-          g_string_append_printf (statuses, "%s%s", j ? "," : "", pd_artifact_plan_status_to_string (plan->status));
-          g_assert_cmpuint (strlen (plan->markdown), >, 20);
-        }
-      g_assert_cmpstr (statuses->str, ==, cases[i].plans);
+      statuses = plan_statuses (session);
+      g_assert_cmpstr (statuses, ==, cases[i].plans);
     }
 
   /* The legacy item shape keeps the agent's ids. */
@@ -186,17 +336,6 @@ test_new_todos_preferred (Fixture       *f,
   g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 0)->source_id, ==, "7");
 }
 
-static const PdChecklistItem *
-find_id (PdImportedSession *session,
-         const char        *id)
-{
-  PdChecklist *list = pd_imported_session_get_checklist (session);
-
-  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
-    if (g_strcmp0 (pd_checklist_get_agent_item (list, i)->source_id, id) == 0)
-      return pd_checklist_get_agent_item (list, i);
-  return NULL;
-}
 
 static void
 test_task_create_out_of_order (Fixture       *f,
@@ -568,23 +707,39 @@ test_follow (Fixture       *f,
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 2);
 }
 
+/* The scanner finds each session once: subagent transcripts join their
+ * parent, inline or flat or in subagents/. */
 static void
-test_scanner (void)
+scan_claude_dir (const char *dir,
+                 guint       expected)
 {
-  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
-  g_autoptr(PdImportScanner) scanner = NULL;
+  g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
   g_autoptr(GPtrArray) sessions = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (dir == NULL)
-    return;
-  scanner = pd_import_scanner_new ();
   pd_import_scanner_set_claude_dir (scanner, dir);
   pd_import_scanner_set_codex_dir (scanner, "/nonexistent");
   pd_import_scanner_set_opencode_dir (scanner, "/nonexistent");
   sessions = pd_import_scanner_scan (scanner, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (sessions->len, ==, 3);
+  g_assert_cmpuint (sessions->len, ==, expected);
+}
+
+static void
+test_scanner (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("claude-code");
+
+  scan_claude_dir (dir, 3);
+}
+
+static void
+test_scanner_shared (void)
+{
+  g_autofree char *dir = pd_import_test_shared_fixtures ("claude-code");
+
+  if (dir != NULL)
+    scan_claude_dir (dir, 3);
 }
 
 int
@@ -596,8 +751,12 @@ main (int   argc,
 #define FIXTURE_TEST(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
-  g_test_add_func ("/pd/import-claude/real-fixtures", test_real_fixtures);
+  g_test_add_func ("/pd/import-claude/own/legacy-todos", test_own_legacy_todos);
+  g_test_add_func ("/pd/import-claude/own/plan-mode", test_own_plan_mode);
+  g_test_add_func ("/pd/import-claude/own/tasks", test_own_tasks);
   g_test_add_func ("/pd/import-claude/scanner", test_scanner);
+  g_test_add_func ("/pd/import-claude/shared/fixtures", test_shared_fixtures);
+  g_test_add_func ("/pd/import-claude/shared/scanner", test_scanner_shared);
   FIXTURE_TEST ("/pd/import-claude/todo-write", test_todo_write_rules);
   FIXTURE_TEST ("/pd/import-claude/new-todos-preferred", test_new_todos_preferred);
   FIXTURE_TEST ("/pd/import-claude/task-create-out-of-order", test_task_create_out_of_order);

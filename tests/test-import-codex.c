@@ -31,10 +31,76 @@ assert_list (PdImportedSession *session,
   g_assert_cmpstr (got, ==, expected);
 }
 
+/* The project's own rollouts (tests/fixtures/README.md gives the oracle). */
+
+#define SINCE_FILTER "sessions/2026/03/14/rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl"
+#define NO_PLAN "sessions/2026/03/16/rollout-2026-03-16T15-02-11-019cf72b-3c1c-773a-8239-ac018110b3b1.jsonl"
+
 static void
-test_real_fixtures (void)
+test_own_fixtures (void)
 {
   g_autofree char *dir = pd_import_test_fixtures ("codex");
+  g_autofree char *since = g_build_filename (dir, SINCE_FILTER, NULL);
+  g_autofree char *no_plan = g_build_filename (dir, NO_PLAN, NULL);
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(PdImportedSession) tail = NULL;
+  g_autoptr(PdImportedSession) other = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *full_list = NULL;
+  g_autofree char *tail_list = NULL;
+  const PdArtifactPlan *plan;
+  GStatBuf st;
+
+  session = pd_codex_read (since, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pd_imported_session_get_source (session), ==, PD_IMPORT_SOURCE_CODEX);
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==,
+                   "Add a --since filter to `logtail show` that takes an ISO time and skips older entries.");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/logtail");
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_CODEX_PLAN);
+  /* The code-mode scripts of the resumed session have the last word. */
+  assert_list (session, "Parse durations like 2h, 3d and 1w:completed|Accept durations in --since:in_progress|"
+                        "Tests for durations:pending");
+  /* The refused status and the script without a literal plan. */
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 6);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 2);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
+  g_assert_cmpuint (pd_imported_session_get_plans (session)->len, ==, 1);
+  plan = pd_imported_session_get_plans (session)->pdata[0];
+  g_assert_cmpint (plan->status, ==, PD_ARTIFACT_PLAN_PROPOSED);
+  g_assert_true (g_str_has_prefix (plan->markdown, "# Relative --since values\n\n1. Parse `<number><unit>`"));
+  g_assert_true (g_str_has_suffix (plan->markdown, "ISO unchanged.\n"));
+
+  /* Read from its end, as a rollout over the threshold: the same list. */
+  g_assert_cmpint (g_stat (since, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, 96 * 1024);
+  _pd_import_set_tail_limits (64 * 1024, 32 * 1024);
+  tail = pd_codex_read (since, NULL);
+  _pd_import_set_tail_limits (0, 0);
+  g_assert_nonnull (tail);
+  g_assert_true (pd_imported_session_get_stats (tail)->tail_read);
+  g_assert_cmpuint (pd_imported_session_get_stats (tail)->bytes_read, <, (guint64) st.st_size);
+  full_list = pd_import_test_describe (session);
+  tail_list = pd_import_test_describe (tail);
+  g_assert_cmpstr (tail_list, ==, full_list);
+  g_assert_cmpstr (pd_imported_session_get_title (tail), ==, pd_imported_session_get_title (session));
+
+  /* Many record types, none of them a plan: no plan, nothing broken. */
+  other = pd_codex_read (no_plan, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (other)), ==, PD_CHECKLIST_ORIGIN_NONE);
+  g_assert_cmpuint (pd_imported_session_get_stats (other)->skipped_lines, ==, 0);
+  g_assert_cmpuint (pd_imported_session_get_stats (other)->lines, ==, 27);
+  g_assert_cmpuint (pd_imported_session_get_plans (other)->len, ==, 0);
+  g_assert_cmpstr (pd_imported_session_get_title (other), ==,
+                   "Why does `logtail tail` use a whole core after the log file is rotated?");
+}
+
+/* The shared recordings: an extra check when they are there. */
+static void
+test_shared_fixtures (void)
+{
+  g_autofree char *dir = pd_import_test_shared_fixtures ("codex");
   g_autofree char *synthetic = NULL;
   g_autofree char *small = NULL;
   g_autoptr(PdImportedSession) session = NULL;
@@ -188,7 +254,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/pd/import-codex/real-fixtures", test_real_fixtures);
+  g_test_add_func ("/pd/import-codex/own-fixtures", test_own_fixtures);
+  g_test_add_func ("/pd/import-codex/shared-fixtures", test_shared_fixtures);
   g_test_add_func ("/pd/import-codex/error-outputs", test_error_outputs);
   g_test_add_func ("/pd/import-codex/exec-literal", test_exec_literal);
   g_test_add_func ("/pd/import-codex/exec-form", test_exec_form);

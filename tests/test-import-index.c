@@ -137,7 +137,8 @@ static void
 test_fixtures (Fixture       *f,
                gconstpointer  data)
 {
-  g_autofree char *root = pd_import_test_fixtures (".");
+  /* The project's own fixtures, or (data set) the shared recordings when there. */
+  g_autofree char *root = data ? pd_import_test_shared_fixtures (".") : pd_import_test_fixtures (".");
   g_autoptr(PdImportIndex) index = pd_import_index_new ();
   g_autoptr(GPtrArray) expected = NULL;
   g_autoptr(GPtrArray) list = NULL;
@@ -230,7 +231,8 @@ static void
 test_privacy (Fixture       *f,
               gconstpointer  data)
 {
-  g_autofree char *root = pd_import_test_fixtures (".");
+  /* The project's own fixtures, or (data set) the shared recordings when there. */
+  g_autofree char *root = data ? pd_import_test_shared_fixtures (".") : pd_import_test_fixtures (".");
   g_autoptr(PdImportIndex) index = pd_import_index_new ();
   g_autoptr(GPtrArray) sessions = NULL;
   g_autoptr(GError) error = NULL;
@@ -731,6 +733,8 @@ main (int    argc,
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/pd/import-index/fixtures", test_fixtures);
   ADD ("/pd/import-index/privacy", test_privacy);
+  g_test_add ("/pd/import-index/shared/fixtures", Fixture, "shared", fixture_setup, test_fixtures, fixture_teardown);
+  g_test_add ("/pd/import-index/shared/privacy", Fixture, "shared", fixture_setup, test_privacy, fixture_teardown);
   ADD ("/pd/import-index/incremental", test_incremental);
   ADD ("/pd/import-index/overrides-survive", test_overrides_survive);
   ADD ("/pd/import-index/session-ids", test_session_ids);

@@ -28,10 +28,55 @@ assert_list (PdImportedSession *session,
   g_assert_cmpstr (got, ==, expected);
 }
 
+/* The project's own storage tree (tests/fixtures/README.md gives the oracle). */
 static void
-test_storage_fixtures (void)
+test_own_storage (void)
 {
   g_autofree char *dir = pd_import_test_fixtures ("opencode");
+  g_autofree char *storage = g_build_filename (dir, "storage", NULL);
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session;
+  PdImportedSession *child;
+  guint done, total;
+
+  sessions = pd_opencode_read_storage (storage, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 2);
+  session = find_session (sessions, "ses_3a9f1c2e0ffeQk7wTb2LxNsd4R");
+  g_assert_nonnull (session);
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Retry failed webhook deliveries");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/hookshot");
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==,
+                   PD_CHECKLIST_ORIGIN_OPENCODE_TODOS);
+  /* The same list as storage/todo/<session>.json holds: the refused call
+   * and the one still running when the run stopped change nothing. */
+  assert_list (session, "Find where deliveries fail:completed|Retry with exponential backoff for up to a day:completed|"
+                        "Record each attempt:in_progress|Show attempts on the admin page:cancelled");
+  g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 3)->source_id, ==, "4");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
+  pd_checklist_count (pd_imported_session_get_checklist (session), &done, &total, NULL);
+  g_assert_cmpuint (done, ==, 2);
+  g_assert_cmpuint (total, ==, 3);
+
+  child = find_session (sessions, "ses_3a9f0d71effeJm2Vq8ZcHyWp6T");
+  g_assert_nonnull (child);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (child)), ==, PD_CHECKLIST_ORIGIN_NONE);
+
+  /* Recognised from the layout, from the top folder down. */
+  all = pd_import_read_path (dir, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (all->len, ==, 2);
+}
+
+/* The shared recordings: an extra check when they are there. */
+static void
+test_shared_storage (void)
+{
+  g_autofree char *dir = pd_import_test_shared_fixtures ("opencode");
   g_autofree char *synthetic = NULL;
   g_autofree char *v2 = NULL;
   g_autoptr(GPtrArray) sessions = NULL;
@@ -237,7 +282,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/pd/import-opencode/storage-fixtures", test_storage_fixtures);
+  g_test_add_func ("/pd/import-opencode/own-storage", test_own_storage);
+  g_test_add_func ("/pd/import-opencode/shared-storage", test_shared_storage);
   g_test_add_func ("/pd/import-opencode/database", test_database);
   g_test_add_func ("/pd/import-opencode/not-a-database", test_not_a_database);
   g_test_add_func ("/pd/import-opencode/huge-times", test_huge_times);

@@ -331,12 +331,15 @@ test_empty_and_switch (Fixture       *f,
   pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
 }
 
-/* A real Claude Code session (TodoWrite and ExitPlanMode) from the shared
- * fixtures: the review screenshot. */
+/* A Claude Code session with TodoWrite and ExitPlanMode: the project's own
+ * fixture (the review screenshot), and a shared recording when it is there
+ * (an extra check). */
 static void
-test_fixture_screenshot (void)
+test_fixture_screenshot (gconstpointer fixture_file)
 {
-  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  const char *file = fixture_file;
+  gboolean shared = g_str_has_prefix (file, "-Users-");
+  const char *root = g_getenv (shared ? "PD_SHARED_FIXTURES_DIR" : "PD_FIXTURES_DIR");
   g_autofree char *path = NULL;
   g_autoptr(PdTestDb) db = NULL;
   g_autoptr(PdImportIndex) index = NULL;
@@ -346,18 +349,15 @@ test_fixture_screenshot (void)
   GtkWidget *view;
   GtkWindow *window;
 
-  if (root == NULL)
+  if (shared && (root == NULL || !g_file_test (root, G_FILE_TEST_IS_DIR)))
     {
-      g_test_skip ("PD_FIXTURES_DIR is not set");
+      g_test_skip ("../shared/fixtures (the third-party recordings) is not beside the source tree: this extra "
+                   "check is skipped; /pd/ui/checklist-view/fixture-screenshot ran on the project's own fixture");
       return;
     }
-  path = g_build_filename (root, "claude-code", "-Users-dain-workspace-danieldemmel-me-next",
-                           "f852ad25-1024-47da-964e-5eaae5bd6e6a.jsonl", NULL);
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_test_skip ("the Claude Code fixture is missing");
-      return;
-    }
+  g_assert_nonnull (root);
+  path = g_build_filename (root, "claude-code", file, NULL);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 
   db = pd_test_db_new ();
   index = pd_import_index_new ();
@@ -391,7 +391,7 @@ test_fixture_screenshot (void)
   }
 
   pd_test_spin (100);
-  pd_test_screenshot (GTK_WIDGET (window), "checklist");
+  pd_test_screenshot (GTK_WIDGET (window), shared ? "checklist-shared" : "checklist");
   gtk_window_destroy (window);
   pd_test_spin (20);
 }
@@ -407,7 +407,11 @@ main (int   argc,
   g_test_add ("/pd/ui/checklist-view/user-items", Fixture, NULL, fixture_setup, test_user_items, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/privacy-off", Fixture, NULL, fixture_setup, test_privacy_off, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/empty-and-switch", Fixture, NULL, fixture_setup, test_empty_and_switch, fixture_teardown);
-  g_test_add_func ("/pd/ui/checklist-view/fixture-screenshot", test_fixture_screenshot);
+  g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
+                        "-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl", test_fixture_screenshot);
+  g_test_add_data_func ("/pd/ui/checklist-view/fixture-shared",
+                        "-Users-dain-workspace-danieldemmel-me-next/f852ad25-1024-47da-964e-5eaae5bd6e6a.jsonl",
+                        test_fixture_screenshot);
 
   return g_test_run ();
 }

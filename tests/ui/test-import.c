@@ -106,10 +106,15 @@ check_import (PdApplication *app,
   }
 }
 
+/* A Claude Code project folder of @root (PD_FIXTURES_DIR, the project's
+ * own; or PD_SHARED_FIXTURES_DIR, the shared recordings, an extra check)
+ * in a home of the test's own, imported from the window. */
 static void
-test_import_from_window (void)
+test_import_from_window (gconstpointer project_folder)
 {
-  const char *fixtures = g_getenv ("PD_FIXTURES_DIR");
+  const char *project = project_folder;
+  gboolean shared = g_str_has_prefix (project, "-Users-");
+  const char *fixtures = g_getenv (shared ? "PD_SHARED_FIXTURES_DIR" : "PD_FIXTURES_DIR");
   g_autofree char *home = NULL;
   g_autofree char *projects = NULL;
   g_autofree char *source = NULL;
@@ -117,17 +122,20 @@ test_import_from_window (void)
   g_autofree char *db = NULL;
   const char *args[3];
 
-  if (fixtures == NULL || !g_file_test (fixtures, G_FILE_TEST_IS_DIR))
+  if (shared && (fixtures == NULL || !g_file_test (fixtures, G_FILE_TEST_IS_DIR)))
     {
-      g_test_skip ("the shared fixtures folder (PD_FIXTURES_DIR) is missing");
+      g_test_skip ("../shared/fixtures (the third-party recordings) is not beside the source tree: this extra "
+                   "check is skipped; /pd/ui/import/from-window ran on the project's own fixtures");
       return;
     }
+  g_assert_nonnull (fixtures);
 
   /* A home of the test's own: only the fixture transcripts are found. */
   home = pd_test_make_tmp_dir ();
   projects = g_build_filename (home, "claude", "projects", NULL);
-  source = g_build_filename (fixtures, "claude-code", "-Users-dain-workspace-danieldemmel-me-next", NULL);
-  target = g_build_filename (projects, "-Users-dain-workspace-danieldemmel-me-next", NULL);
+  source = g_build_filename (fixtures, "claude-code", project, NULL);
+  g_assert_true (g_file_test (source, G_FILE_TEST_IS_DIR));
+  target = g_build_filename (projects, project, NULL);
   copy_tree (source, target);
   {
     g_autofree char *claude = g_build_filename (home, "claude", NULL);
@@ -158,7 +166,9 @@ main (int   argc,
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 
-  g_test_add_func ("/pd/ui/import/from-window", test_import_from_window);
+  g_test_add_data_func ("/pd/ui/import/from-window", "-home-dev-src-inkwell", test_import_from_window);
+  g_test_add_data_func ("/pd/ui/import/from-window-shared", "-Users-dain-workspace-danieldemmel-me-next",
+                        test_import_from_window);
 
   return g_test_run ();
 }
