@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of the fuzz targets into fuzz/corpus/<target>/.
 
-usage: fuzz-corpus.py AGENT [FIXTURES [CONFORMANCE]]
+usage: fuzz-corpus.py AGENT [SHARED_FIXTURES [SHARED_CONFORMANCE]]
 
-AGENT is a built plandeck-agent (for renders of the conformance plans);
-FIXTURES defaults to ../shared/fixtures and CONFORMANCE to
-../shared/conformance/plan, beside the source tree.  Seeds are small (a
-transcript seed keeps the lines that matter to the reader and is cut at
-24 KiB) so the tree stays light; run it again after adding fixtures or
-scenarios.  Existing seeds with the same name are overwritten, others
-(regression inputs added by hand) are kept.
+AGENT is a built plandeck-agent (for renders of the conformance plans).
+The seeds come from the project's own transcript fixtures (tests/fixtures)
+and conformance scenarios (tests/conformance), and hand-written requests
+and streams.  The shared third-party recordings and sample scenarios add
+more seeds when they are there: SHARED_FIXTURES defaults to
+../shared/fixtures and SHARED_CONFORMANCE to ../shared/conformance/plan,
+beside the source tree; without them the script says so and writes the
+rest.  Seeds are small (a transcript seed keeps the lines that matter to
+the reader and is cut at 24 KiB) so the tree stays light; run it again
+after adding fixtures or scenarios.  Existing seeds with the same name are
+overwritten, others (regression inputs added by hand, and seeds of the
+shared recordings written on a machine that had them) are kept.
 """
 import glob
 import hashlib
@@ -38,7 +43,7 @@ def compact(value):
 
 
 def scenarios(conformance):
-    paths = sorted(glob.glob(os.path.join(conformance, "*.json")))
+    paths = sorted(glob.glob(os.path.join(conformance, "*.json"))) if conformance else []
     paths += sorted(glob.glob(os.path.join(ROOT, "tests", "conformance", "*.json")))
     for path in paths:
         with open(path) as f:
@@ -89,14 +94,15 @@ def transcript_seeds(target, paths):
                 write(target, "line-" + hashlib.sha1(line).hexdigest()[:12], line)
 
 
-def opencode_seeds(fixtures):
+def opencode_seeds(fixtures, prefix):
     parts = []
     for path in sorted(glob.glob(os.path.join(fixtures, "opencode", "**", "part", "**", "*.json"), recursive=True)):
         with open(path) as f:
             parts.append(compact(json.load(f)))
     for i, part in enumerate(parts):
-        write("opencode-part", f"part-{i:02d}", part)
-    write("opencode-part", "all-parts", "\n".join(parts))
+        write("opencode-part", f"{prefix}part-{i:02d}", part)
+    if parts:
+        write("opencode-part", f"{prefix}all-parts", "\n".join(parts))
 
 
 REST = [
@@ -212,14 +218,41 @@ def anthropic_seeds():
     write("sse-anthropic", "json-error", bytes([1]) + b'{"type":"error","error":{"type":"invalid_request_error","message":"no"}}')
 
 
+def transcripts(fixtures):
+    """The Claude Code, Codex and OpenCode files of a fixtures folder."""
+    claude = sorted(set(glob.glob(os.path.join(fixtures, "claude-code", "*", "*.jsonl"))
+                        + glob.glob(os.path.join(fixtures, "claude-code", "*", "*", "subagents", "*.jsonl"))))
+    codex = sorted(glob.glob(os.path.join(fixtures, "codex", "**", "*.jsonl"), recursive=True))
+    return claude, codex
+
+
 def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     agent = sys.argv[1]
-    fixtures = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "..", "shared", "fixtures")
-    conformance = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, "..", "shared", "conformance", "plan")
-    plan_seeds(agent, conformance)
-    transcript_seeds("claude-line", sorted(glob.glob(os.path.join(fixtures, "claude-code", "*", "*.jsonl"))))
-    transcript_seeds("codex-line", sorted(glob.glob(os.path.join(fixtures, "codex", "*.jsonl"))))
-    opencode_seeds(fixtures)
+    shared_fixtures = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "..", "shared", "fixtures")
+    shared_conformance = (sys.argv[3] if len(sys.argv) > 3
+                          else os.path.join(ROOT, "..", "shared", "conformance", "plan"))
+    own_fixtures = os.path.join(ROOT, "tests", "fixtures")
+    folders = [own_fixtures]
+    if os.path.isdir(shared_fixtures):
+        folders.append(shared_fixtures)
+    else:
+        print(f"note: {shared_fixtures} is not here: no seeds from the shared recordings "
+              "(those already in fuzz/corpus are kept)", file=sys.stderr)
+    if not os.path.isdir(shared_conformance):
+        print(f"note: {shared_conformance} is not here: no seeds from the shared scenarios "
+              "(those already in fuzz/corpus are kept)", file=sys.stderr)
+        shared_conformance = None
+
+    plan_seeds(agent, shared_conformance)
+    for fixtures in folders:
+        claude, codex = transcripts(fixtures)
+        transcript_seeds("claude-line", claude)
+        transcript_seeds("codex-line", codex)
+        # The project's seeds have names of their own; the shared ones keep theirs.
+        opencode_seeds(fixtures, "own-" if fixtures == own_fixtures else "")
     rest_seeds()
     openai_seeds()
     anthropic_seeds()
