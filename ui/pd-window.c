@@ -1164,6 +1164,10 @@ pd_window_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (object), PD_TYPE_WINDOW);
 
+  /* A remote source's open event stream holds the source: stopped here, or
+   * the source (its HTTP session and connection) outlives the window. */
+  if (self->source != NULL && PD_IS_REMOTE_SOURCE (self->source))
+    pd_remote_source_watch (PD_REMOTE_SOURCE (self->source), 0);
   g_clear_object (&self->source);
   /* After the source: the demo removes its folder and database. */
   g_clear_object (&self->demo);
