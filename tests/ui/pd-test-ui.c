@@ -6,7 +6,13 @@
 
 #include "config.h"
 
+#include "pd-checklist-view.h"
+#include "pd-events-view.h"
+#include "pd-history-view.h"
+#include "pd-now-view.h"
+#include "pd-session-list.h"
 #include "pd-test-ui.h"
+#include "pd-transcript-view.h"
 
 /* A run that has not finished after this long is stuck; fail loudly. */
 #define RUN_TIMEOUT_SECONDS 60
@@ -163,6 +169,65 @@ pd_test_make_tmp_dir (void)
   return dir;
 }
 
+static gboolean
+only_caller_holds (gpointer data)
+{
+  return g_atomic_int_get (&G_OBJECT (data)->ref_count) == 1;
+}
+
+/**
+ * pd_test_assert_finalized:
+ * @object: (transfer full): an object the caller holds one reference to,
+ *   e.g. a widget it took a reference on before destroying its window
+ *
+ * The leak check of the ui tests: waits until work in flight (a read on a
+ * worker thread, an idle) has let go of @object, then drops the caller's
+ * reference and asserts that @object was finalized.  An object that
+ * something still holds after that (a reference cycle, a signal handler
+ * that took a reference, a task never completed) fails here, naming its
+ * type and reference count.  Bounded: 20 s is a hang, not a slow machine.
+ */
+void
+pd_test_assert_finalized (gpointer object)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  guint waker;
+
+  g_assert_true (G_IS_OBJECT (object));
+  waker = g_timeout_add (10, wake_up, NULL);
+  while (!only_caller_holds (object) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (waker);
+
+  if (!only_caller_holds (object))
+    g_error ("%s %p is still referenced %u times besides the test's reference: leaked",
+             G_OBJECT_TYPE_NAME (object), object, (guint) g_atomic_int_get (&G_OBJECT (object)->ref_count) - 1);
+  g_assert_finalize_object (object);
+}
+
+/**
+ * pd_test_destroy_window:
+ * @window: a #GtkWindow (a test window, a dialog)
+ * @content: (nullable): a widget inside it under test, e.g. a view
+ *
+ * Destroys @window and asserts that @window and then @content are freed
+ * (pd_test_assert_finalized()).
+ */
+void
+pd_test_destroy_window (gpointer window,
+                        gpointer content)
+{
+  g_assert_true (GTK_IS_WINDOW (window));
+  g_object_ref (window);
+  if (content != NULL)
+    g_object_ref (content);
+  gtk_window_destroy (GTK_WINDOW (window));
+  /* The window lets go of its children when it is freed itself. */
+  pd_test_assert_finalized (window);
+  if (content != NULL)
+    pd_test_assert_finalized (content);
+}
+
 GtkWindow *
 pd_test_find_toplevel (GType type)
 {
@@ -201,8 +266,31 @@ check_window (gpointer user_data)
     current_run->func (PD_APPLICATION (app), window, current_run->user_data);
   current_run->checked = TRUE;
 
-  close_all_windows (app);
-  g_object_unref (window);
+  /* Closed, the window is freed, and with it each of its views and its
+   * session source: nothing they started holds them. */
+  {
+    GType views[] = {
+      PD_TYPE_SESSION_LIST, PD_TYPE_NOW_VIEW, PD_TYPE_CHECKLIST_VIEW,
+      PD_TYPE_TRANSCRIPT_VIEW, PD_TYPE_EVENTS_VIEW, PD_TYPE_HISTORY_VIEW,
+    };
+    g_autoptr(GPtrArray) held = g_ptr_array_new ();
+
+    for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+      {
+        GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), views[i]);
+
+        if (view == NULL)
+          g_error ("the window has no %s", g_type_name (views[i]));
+        g_ptr_array_add (held, g_object_ref (view));
+      }
+    if (pd_window_get_source (window) != NULL)
+      g_ptr_array_add (held, g_object_ref (pd_window_get_source (window)));
+
+    close_all_windows (app);
+    pd_test_assert_finalized (window);
+    for (guint i = 0; i < held->len; i++)
+      pd_test_assert_finalized (g_ptr_array_index (held, i));
+  }
 }
 
 static void
@@ -271,6 +359,8 @@ pd_test_run_app (const char * const *args,
     *saw_window = run.saw_window;
 
   current_run = NULL;
+  /* Its windows closed, the application is freed too. */
+  pd_test_assert_finalized (g_steal_pointer (&app));
 
   return status;
 }

@@ -44,5 +44,8 @@ void       pd_test_wait_until      (PdTestCondition     condition,
                                     guint               timeout_ms,
                                     const char         *what);
 char      *pd_test_make_tmp_dir    (void);
+void       pd_test_assert_finalized (gpointer           object);
+void       pd_test_destroy_window  (gpointer            window,
+                                    gpointer            content);
 
 G_END_DECLS

@@ -62,7 +62,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  gtk_window_destroy (f->window);
+  pd_test_destroy_window (f->window, f->view);
   pd_test_spin (20);
   pd_test_db_free (f->db);
   pd_checklist_test_rmtree (f->dir);
@@ -392,7 +392,7 @@ test_fixture_screenshot (gconstpointer fixture_file)
 
   pd_test_spin (100);
   pd_test_screenshot (GTK_WIDGET (window), shared ? "checklist-shared" : "checklist");
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
   pd_test_spin (20);
 }
 

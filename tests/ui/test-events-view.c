@@ -156,7 +156,7 @@ test_events_tail_live (void)
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
 
   pd_test_screenshot (GTK_WIDGET (window), "events");
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 static void
@@ -212,7 +212,7 @@ test_events_filter_by_type (void)
   pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), NULL);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, 6);
 
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 static void
@@ -265,7 +265,7 @@ test_events_plain_text_and_empty (void)
   /* Destroyed while live with a read in flight. */
   pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
   pd_events_view_refresh (PD_EVENTS_VIEW (view));
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
   pd_test_spin (300);
 }
 

@@ -215,7 +215,7 @@ test_history_lists_versions_and_changes (void)
     }
   g_assert_cmpint (pd_history_view_get_selected_version (PD_HISTORY_VIEW (view)), ==, 1);
 
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 static void
@@ -257,7 +257,7 @@ test_history_status_glyphs_are_named (void)
     }
   g_assert_cmpuint (named, ==, 2);   /* v3: s1 done, s4 pending */
 
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 static gboolean
@@ -312,7 +312,7 @@ test_history_lists_approved_plans (void)
       has_open = TRUE;
   g_assert_true (has_open);
 
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -346,7 +346,7 @@ test_history_empty_and_switch (void)
 
   pd_history_view_set_session_id (PD_HISTORY_VIEW (view), with_plan);
   pd_history_view_refresh (PD_HISTORY_VIEW (view));
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
   pd_test_spin (300);
 }
 

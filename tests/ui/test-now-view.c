@@ -74,7 +74,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  gtk_window_destroy (f->window);
+  pd_test_destroy_window (f->window, f->view);
   g_clear_object (&f->source);
   g_clear_object (&f->store);
   g_free (f->id);

@@ -315,13 +315,28 @@ wait_for_dialog (const char *what)
   return open_message_dialog ();
 }
 
-/* Answers like a click on a response button. */
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  label)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+/* Answers with a click on a response button: the dialog closes and emits
+ * the response (adw_message_dialog_response() alone would only emit it and
+ * leave the dialog open), and is freed: nothing keeps it. */
 static void
 respond (AdwMessageDialog *dialog,
          const char       *response)
 {
+  const char *label = adw_message_dialog_get_response_label (dialog, response);
+  GtkWidget *button = pd_test_find_first (GTK_WIDGET (dialog), is_button_labelled, label);
+
+  g_assert_nonnull (button);
   g_object_set_data (G_OBJECT (dialog), "test-answered", GINT_TO_POINTER (TRUE));
-  adw_message_dialog_response (dialog, response);
+  g_object_ref (dialog);
+  g_signal_emit_by_name (button, "clicked");
+  pd_test_assert_finalized (dialog);
 }
 
 static JsonArray *
@@ -724,7 +739,9 @@ check_plan_dismissed (PdApplication *app,
 
   start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Tidy the README");
   dialog = wait_for_dialog ("the plan review");
+  g_object_ref (dialog);
   gtk_window_close (GTK_WINDOW (dialog));
+  pd_test_assert_finalized (dialog);
 
   pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
   g_assert_false (artifact_saved (fixture));
@@ -776,7 +793,7 @@ check_new_session_dialog (PdApplication *app,
   /* The default profile: an OpenAI-compatible server on this machine. */
   g_assert_cmpstr (settings->provider, ==, "openai");
 
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  pd_test_destroy_window (dialog, NULL);
   g_assert_cmpstr ((remembered = g_settings_get_string (gsettings, "last-working-directory")), ==, "");
 }
 
@@ -840,7 +857,7 @@ check_preferences (PdApplication *app,
   g_assert_cmpstr (kind, ==, "openai");
   g_assert_cmpstr (env, ==, "OPENAI_API_KEY");
 
-  gtk_window_destroy (preferences);
+  pd_test_destroy_window (preferences, NULL);
 }
 
 static void

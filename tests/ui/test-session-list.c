@@ -137,7 +137,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  gtk_window_destroy (f->window);
+  pd_test_destroy_window (f->window, f->list);
   g_clear_object (&f->source);
   g_clear_object (&f->store);
   g_free (f->parser);
@@ -368,7 +368,7 @@ test_session_list_menu_pins_and_renames (Fixture       *f,
   g_assert_cmpstr (gtk_editable_get_text (entry), ==, "Fix the parser");
   gtk_editable_set_text (entry, "Parser <fixes> & more");
   adw_message_dialog_response (dialog, "rename");
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  pd_test_destroy_window (dialog, NULL);
   wait_for_listing (f);
   g_assert_cmpstr (pd_session_item_get_title (parser), ==, "Parser <fixes> & more");
   g_assert_true (item_at (f, 0) == parser);

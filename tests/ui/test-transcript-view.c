@@ -222,7 +222,7 @@ test_transcript_shows_messages (void)
   }
 
   pd_test_screenshot (GTK_WIDGET (window), "transcript");
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 static void
@@ -290,7 +290,7 @@ test_transcript_grows_in_place (void)
     g_assert_true (last == last_again);
   }
 
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 /* How a model's turn ended, and what it thought: a refused turn says so
@@ -406,7 +406,7 @@ test_transcript_empty_and_switch (void)
 
   /* Destroyed with a request in flight: the reply is cancelled, no crash. */
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
   pd_test_spin (300);
 }
 

@@ -235,6 +235,7 @@ check_actions (PdApplication *app,
   g_auto(GStrv) quit_accels = NULL;
   GtkShortcutsWindow *help;
   GtkWindow *about;
+  GtkWindow *endpoint;
 
   g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "about"));
   g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "quit"));
@@ -282,7 +283,16 @@ check_actions (PdApplication *app,
                    "Plandeck");
   g_assert_cmpstr (adw_about_window_get_version (ADW_ABOUT_WINDOW (about)), ==,
                    PACKAGE_VERSION);
-  gtk_window_destroy (about);
+  pd_test_destroy_window (about, NULL);
+
+  /* Connect to Endpoint asks for an address; closed (Escape), it is gone. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.connect-endpoint", NULL));
+  endpoint = pd_test_find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_nonnull (endpoint);
+  g_assert_cmpstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (endpoint)), ==, "Connect to Endpoint");
+  g_object_ref (endpoint);
+  gtk_window_close (endpoint);
+  pd_test_assert_finalized (endpoint);
 }
 
 static void
