@@ -505,7 +505,7 @@ test_model_limits (void)
 static void
 test_shared_copies (void)
 {
-  const char *shared = g_getenv ("PD_FIXTURES_DIR");
+  const char *shared = g_getenv ("PD_SHARED_FIXTURES_DIR");
   const char *names[] = {
     "basic_response.sse", "tool_use_response.sse", "incomplete_partial_json_response.sse",
     "refusal_response.sse", "400_invalid_request.json",
