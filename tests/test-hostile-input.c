@@ -11,11 +11,15 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
 #include "pd-claude-code-reader.h"
+#include "pd-grep-tool.h"
 #include "pd-json.h"
+#include "pd-list-dir-tool.h"
 #include "pd-plan.h"
 #include "pd-read-file-tool.h"
 #include "pd-server.h"
@@ -375,6 +379,64 @@ test_file_tool_traversal (void)
   remove_tree (root);
 }
 
+/* Special files in the working directory: a FIFO (opening it for reading
+ * would wait for a writer forever), a link to itself, a link to /proc's
+ * magic links.  The file tools open paths without following links and
+ * without blocking, so each call answers at once with a clear error. */
+static void
+test_file_tool_special_files (void)
+{
+  g_autofree char *root = make_dir ();
+  g_autofree char *fifo = g_build_filename (root, "fifo", NULL);
+  g_autofree char *loop = g_build_filename (root, "loop", NULL);
+  g_autofree char *proc_link = g_build_filename (root, "self", NULL);
+  g_autoptr(PdTool) reader = pd_read_file_tool_new ();
+  g_autoptr(PdTool) writer = pd_write_file_tool_new ();
+  g_autoptr(PdTool) lister = pd_list_dir_tool_new ();
+  g_autoptr(PdTool) grep = pd_grep_tool_new ();
+  g_autoptr(PdToolContext) context = NULL;
+  g_autoptr(PdToolResult) read_fifo = NULL;
+  g_autoptr(PdToolResult) write_fifo = NULL;
+  g_autoptr(PdToolResult) grep_all = NULL;
+  g_autoptr(PdToolResult) listing = NULL;
+  g_autoptr(PdToolResult) read_loop = NULL;
+  g_autoptr(PdToolResult) read_proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_build_filename (root, "a.txt", NULL);
+
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  g_assert_cmpint (symlink ("loop", loop), ==, 0);
+  g_assert_cmpint (symlink ("/proc/self/root", proc_link), ==, 0);
+  g_assert_true (g_file_set_contents (text, "needle\n", -1, &error));
+  context = pd_tool_context_new (root, &error);
+  g_assert_no_error (error);
+
+  read_fifo = call_tool (reader, context, "{\"path\":\"fifo\"}");
+  g_assert_false (read_fifo->ok);
+  g_assert_cmpstr (read_fifo->content, ==, "read_file: 'fifo' is not a regular file");
+
+  write_fifo = call_tool (writer, context, "{\"path\":\"fifo\",\"content\":\"x\"}");
+  g_assert_false (write_fifo->ok);
+  g_assert_cmpstr (write_fifo->content, ==, "write_file: 'fifo' is not a regular file");
+
+  grep_all = call_tool (grep, context, "{\"pattern\":\"needle\"}");
+  g_assert_true (grep_all->ok);
+  g_assert_cmpstr (grep_all->content, ==, "a.txt:1:needle\n");
+
+  listing = call_tool (lister, context, "{}");
+  g_assert_cmpstr (listing->content, ==, "a.txt\nfifo\nloop -> loop\nself -> /proc/self/root\n");
+
+  read_loop = call_tool (reader, context, "{\"path\":\"loop\"}");
+  g_assert_false (read_loop->ok);
+  g_assert_nonnull (strstr (read_loop->content, "missing or looping target"));
+
+  read_proc = call_tool (reader, context, "{\"path\":\"self/etc/passwd\"}");
+  g_assert_false (read_proc->ok);
+  g_assert_nonnull (strstr (read_proc->content, "outside the working directory"));
+
+  remove_tree (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -389,6 +451,7 @@ main (int   argc,
   g_test_add_func ("/pd/hostile/invalid-utf8", test_invalid_utf8);
   g_test_add_func ("/pd/hostile/session-id-traversal", test_session_id_traversal);
   g_test_add_func ("/pd/hostile/file-tool-traversal", test_file_tool_traversal);
+  g_test_add_func ("/pd/hostile/file-tool-special-files", test_file_tool_special_files);
 
   return g_test_run ();
 }

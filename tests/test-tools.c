@@ -1,8 +1,12 @@
 /* test-tools.c: the engine's tools, on real temporary directories. */
 #include "config.h"
 
+#define _GNU_SOURCE
+
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +21,7 @@
 #include "pd-plan-tool.h"
 #include "pd-read-file-tool.h"
 #include "pd-shell-tool.h"
+#include "pd-tool-private.h"
 #include "pd-tool-registry.h"
 #include "pd-write-file-tool.h"
 
@@ -1078,6 +1083,330 @@ test_plan_tool (Fixture       *f,
   g_assert_cmpint (pd_plan_store_get_version (store), ==, 2);
 }
 
+
+/* Long work: the run's deadline and cancellation reach into every tool. */
+
+/* Lines of 20 "a" and a "b": ^(a|aa)+$ backtracks about 1 ms on each
+ * (below the per-line limit), so 8 MiB of them take minutes. */
+static void
+write_slow_file (const char *path)
+{
+  g_autoptr(GString) text = g_string_sized_new (8 * 1024 * 1024 + 64);
+  g_autoptr(GError) error = NULL;
+
+  while (text->len < 8 * 1024 * 1024 - 32)
+    g_string_append (text, "aaaaaaaaaaaaaaaaaaaab\n");
+  g_file_set_contents (path, text->str, text->len, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_grep_backtracking_limit (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_grep_tool_new ();
+  g_autofree char *path = fixture_path (f, "f.txt");
+  g_autofree char *many = fixture_path (f, "many/m.txt");
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(PdToolResult) result = NULL;
+  g_autoptr(PdToolResult) own_limit = NULL;
+  g_autoptr(PdToolResult) utf = NULL;
+  g_autoptr(PdToolResult) verb = NULL;
+  g_autoptr(PdToolResult) stopped = NULL;
+  /* 28 "a": about 3 000 000 steps, which PCRE2's own limit allows. */
+  g_autofree char *long_a = g_strnfill (28, 'a');
+
+  g_string_append_printf (text, "match one\n%sb\n%sb\n%sb\nmatch two\n", long_a, long_a, long_a);
+  write_text (path, text->str);
+
+  /* The lines that need too much backtracking are named, the rest is
+   * searched, and the result is not a success: the search is incomplete. */
+  result = call (tool, f->context, "{\"pattern\":\"^(a|aa)+$|match\",\"path\":\"f.txt\"}");
+  g_assert_false (result->ok);
+  g_assert_true (g_str_has_prefix (result->content, "f.txt:1:match one\nf.txt:5:match two\n"
+                                   "[3 lines could not be searched: the pattern needs more than "
+                                   "1000000 backtracking steps on them (f.txt:2, f.txt:3, f.txt:4). "));
+
+  /* A pattern cannot lift the limit with its own setting. */
+  own_limit = call (tool, f->context,
+                    "{\"pattern\":\"(*LIMIT_MATCH=100000000)(*LIMIT_HEAP=1000000)^(a|aa)+$\",\"path\":\"f.txt\"}");
+  g_assert_false (own_limit->ok);
+  g_assert_nonnull (strstr (own_limit->content, "3 lines could not be searched"));
+
+  /* Start-of-pattern settings stay usable, and a verb is not one. */
+  utf = call (tool, f->context, "{\"pattern\":\"(*UTF)(*UCP)match t\\\\w+\",\"path\":\"f.txt\"}");
+  g_assert_true (utf->ok);
+  g_assert_cmpstr (utf->content, ==, "f.txt:5:match two\n");
+  verb = call (tool, f->context, "{\"pattern\":\"(*FAIL)|two\",\"path\":\"f.txt\"}");
+  g_assert_true (verb->ok);
+  g_assert_cmpstr (verb->content, ==, "f.txt:5:match two\n");
+
+  /* A file of such lines: the search gives up after 50 of them. */
+  g_string_truncate (text, 0);
+  for (guint i = 0; i < 400; i++)
+    g_string_append_printf (text, "%sb\n", long_a);
+  write_text (many, text->str);
+  stopped = call (tool, f->context, "{\"pattern\":\"^(a|aa)+$\",\"path\":\"many\"}");
+  g_assert_false (stopped->ok);
+  g_assert_true (g_str_has_prefix (stopped->content, "[stopped: 50 lines could not be searched: "
+                                   "the pattern needs more than 1000000 backtracking steps on them "
+                                   "(many/m.txt:1, many/m.txt:2, many/m.txt:3, …)."));
+}
+
+static void
+test_grep_deadline (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_grep_tool_new ();
+  g_autoptr(PdToolContext) context = pd_tool_context_copy (f->context);
+  g_autofree char *path = fixture_path (f, "slow.txt");
+  g_autoptr(PdToolResult) result = NULL;
+  g_autoptr(PdToolResult) late = NULL;
+
+  write_slow_file (path);
+
+  pd_tool_context_set_deadline (context, g_get_monotonic_time () + 300 * 1000);
+  g_assert_cmpint (pd_tool_context_get_deadline (f->context), ==, 0);
+  result = call (tool, context, "{\"pattern\":\"^(a|aa)+$\",\"path\":\"slow.txt\"}");
+  g_assert_false (result->ok);
+  g_assert_true (g_str_has_prefix (result->content, "[stopped: the run's time budget ran out after "));
+  g_assert_true (g_str_has_suffix (result->content, " in 1 file; the search is incomplete]\n"));
+
+  /* Once the time is out, no tool starts. */
+  late = call (tool, context, "{\"pattern\":\"b\",\"path\":\"slow.txt\"}");
+  g_assert_false (late->ok);
+  g_assert_cmpstr (late->content, ==, "grep: not run: the run's time budget ran out");
+}
+
+static gboolean
+cancel_when_started (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_grep_cancel (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_grep_tool_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(JsonObject) args = parse_args ("{\"pattern\":\"^(a|aa)+$\",\"path\":\"slow.txt\"}");
+  g_autofree char *path = fixture_path (f, "slow.txt");
+  AsyncCall ac = { 0 };
+
+  write_slow_file (path);
+
+  /* Cancelled in the middle of one large file: it stops there, well
+   * within wait_for()'s bound (the whole file takes minutes). */
+  pd_tool_call_async (tool, f->context, args, cancellable, on_call_done, &ac);
+  g_timeout_add (200, cancel_when_started, cancellable);
+  wait_for (&ac);
+
+  g_assert_null (ac.result);
+  g_assert_error (ac.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&ac.error);
+}
+
+static void
+test_shell_deadline (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolContext) context = pd_tool_context_copy (f->context);
+  g_autoptr(PdToolResult) result = NULL;
+  g_autoptr(PdToolResult) late = NULL;
+
+  pd_tool_context_set_deadline (context, g_get_monotonic_time () + 300 * 1000);
+  result = call (shell, context, "{\"command\":\"echo started; sleep 30 & echo $! > bg.pid; wait\"}");
+  g_assert_false (result->ok);
+  g_assert_true (g_str_has_prefix (result->content, "started\nkilled: the run's time budget ran out after "));
+  g_assert_true (process_gone (read_pid (f, "bg.pid")));
+
+  late = call (shell, context, "{\"command\":\"echo too late > late.txt\"}");
+  g_assert_cmpstr (late->content, ==, "shell: not run: the run's time budget ran out");
+  g_assert_false (g_file_test (fixture_path (f, "late.txt"), G_FILE_TEST_EXISTS));
+}
+
+static void
+test_edit_file_replace_all_large (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_edit_file_tool_new ();
+  g_autofree char *path = fixture_path (f, "big.txt");
+  g_autofree char *a = g_strnfill (4 * 1024 * 1024, 'a');
+  g_autofree char *b = g_strnfill (4 * 1024 * 1024, 'b');
+  g_autofree char *after = NULL;
+  g_autoptr(PdToolResult) result = NULL;
+
+  /* Four million replacements in one call: linear work, not one move of
+   * the rest of the file per replacement. */
+  write_text (path, a);
+  result = call (tool, f->context, "{\"path\":\"big.txt\",\"old_string\":\"a\",\"new_string\":\"b\",\"replace_all\":true}");
+  g_assert_true (result->ok);
+  g_assert_cmpstr (result->content, ==, "edited big.txt: replaced 4194304 occurrences");
+  after = read_text (path);
+  g_assert_true (strcmp (after, b) == 0);
+}
+
+/* Secrets: a command sees no provider key, whatever it tries.  They are
+ * set in main(), before any thread could read the environment. */
+static const char * const secret_names[] = {
+  "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY",
+  "openrouter_api_key", "PLANDECK_SERVE_TOKEN", "PLANDECK_REMOTE_KEY", "MY_PROFILE_KEY",
+};
+
+static void
+test_shell_secrets_hidden (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) env = NULL;
+  g_autoptr(PdToolResult) direct = NULL;
+
+  /* main() put the secrets into this process's environment. */
+  pd_tool_context_hide_env (f->context, "MY_PROFILE_KEY");
+  /* An addition cannot bring a hidden variable back. */
+  pd_tool_context_setenv (f->context, "OPENAI_API_KEY", "pd-secret-sentinel");
+
+  env = call (shell, f->context, "{\"command\":\"env; cat /proc/self/environ | tr '\\\\0' '\\\\n'\"}");
+  direct = call (shell, f->context, "{\"command\":\"echo \\\"[$OPENAI_API_KEY][$MY_PROFILE_KEY]\\\"\"}");
+
+  for (guint i = 0; i < G_N_ELEMENTS (secret_names); i++)
+    g_assert_true (pd_tool_context_env_is_hidden (f->context, secret_names[i]));
+
+  g_assert_true (env->ok);
+  g_assert_nonnull (strstr (env->content, "PD_TEST_VISIBLE=pd-visible-sentinel"));
+  g_assert_null (strstr (env->content, "pd-secret-sentinel"));
+  g_assert_cmpstr (direct->content, ==, "[][]\nexit status 0");
+  g_assert_false (pd_tool_context_env_is_hidden (f->context, "PATH"));
+  g_assert_false (pd_tool_context_env_is_hidden (f->context, "PLANDECK_PLANNING"));
+}
+
+/* The race of a path check and its use, as an attacker would run it: a
+ * thread swaps the directory "d" of the working directory with a link to
+ * the outside folder (renameat2 RENAME_EXCHANGE, so "d" is always one or
+ * the other) while the file tools work on paths through "d".  Every call
+ * either works inside or fails; none reads, lists, searches or changes
+ * anything outside. */
+typedef struct
+{
+  char *wd;
+  gint  stop;
+  guint swaps;
+} Racer;
+
+static gpointer
+race_swap (gpointer data)
+{
+  Racer *racer = data;
+  g_autofree char *d = g_build_filename (racer->wd, "d", NULL);
+  g_autofree char *alt = g_build_filename (racer->wd, "d.alt", NULL);
+
+  while (!g_atomic_int_get (&racer->stop))
+    if (renameat2 (AT_FDCWD, d, AT_FDCWD, alt, RENAME_EXCHANGE) == 0)
+      racer->swaps++;
+
+  return NULL;
+}
+
+static void
+race_tools (Fixture  *f,
+            gboolean  walk)
+{
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
+  g_autoptr(PdTool) list_dir = pd_list_dir_tool_new ();
+  g_autoptr(PdTool) grep = pd_grep_tool_new ();
+  g_autofree char *inside = fixture_path (f, "d/secret.txt");
+  g_autofree char *inside_edit = fixture_path (f, "d/edit.txt");
+  g_autofree char *outside_edit = g_build_filename (f->outside, "edit.txt", NULL);
+  g_autofree char *outside_only = g_build_filename (f->outside, "outside-only.txt", NULL);
+  g_autofree char *link = fixture_path (f, "d.alt");
+  g_autofree char *edited = NULL;
+  g_autoptr(GDir) dir = NULL;
+  Racer racer = { 0 };
+  GThread *thread;
+  guint escapes = 0;
+  guint read_escapes = 0;
+  guint list_escapes = 0;
+  guint grep_escapes = 0;
+  guint inside_ok = 0;
+  const char *name;
+
+  write_text (inside, "inside\n");
+  write_text (inside_edit, "marker\n");
+  write_text (outside_edit, "marker\n");
+  write_text (outside_only, "outside\n");
+  g_assert_cmpint (symlink (f->outside, link), ==, 0);
+
+  _pd_tool_set_force_walk (walk);
+  racer.wd = f->wd;
+  thread = g_thread_new ("racer", race_swap, &racer);
+
+  for (guint i = 0; i < 1500; i++)
+    {
+      g_autoptr(PdToolResult) r = call (read_file, f->context, "{\"path\":\"d/secret.txt\"}");
+      g_autoptr(PdToolResult) w = call (write_file, f->context, "{\"path\":\"d/written.txt\",\"content\":\"w\"}");
+      g_autoptr(PdToolResult) e = call (edit_file, f->context,
+                                        "{\"path\":\"d/edit.txt\",\"old_string\":\"marker\",\"new_string\":\"marker\\n\"}");
+      g_autoptr(PdToolResult) l = call (list_dir, f->context, "{\"path\":\"d\"}");
+      g_autoptr(PdToolResult) g = call (grep, f->context, "{\"pattern\":\"top secret|outside\",\"path\":\"d\"}");
+
+      if (strstr (r->content, "top secret") != NULL)
+        read_escapes++;
+      else if (r->ok)
+        inside_ok++;
+      if (strstr (l->content, "outside-only") != NULL)
+        list_escapes++;
+      if (strstr (g->content, "top secret") != NULL || strstr (g->content, "outside-only") != NULL)
+        grep_escapes++;
+    }
+
+  g_atomic_int_set (&racer.stop, TRUE);
+  g_thread_join (thread);
+  _pd_tool_set_force_walk (FALSE);
+  g_test_message ("%u swaps, %u reads inside; escapes: %u reads, %u listings, %u searches",
+                  racer.swaps, inside_ok, read_escapes, list_escapes, grep_escapes);
+  escapes = read_escapes + list_escapes + grep_escapes;
+
+  /* Nothing written or edited outside, and nothing read from there. */
+  dir = g_dir_open (f->outside, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (strcmp (name, "secret.txt") != 0 && strcmp (name, "edit.txt") != 0 &&
+        strcmp (name, "outside-only.txt") != 0)
+      {
+        g_test_message ("written outside: %s", name);
+        escapes++;
+      }
+  edited = read_text (outside_edit);
+  if (strcmp (edited, "marker\n") != 0)
+    {
+      g_test_message ("edited outside: %s", edited);
+      escapes++;
+    }
+
+  g_assert_cmpuint (racer.swaps, >, 100);
+  g_assert_cmpuint (inside_ok, >, 0);
+  g_assert_cmpuint (escapes, ==, 0);
+}
+
+static void
+test_paths_race_openat2 (Fixture       *f,
+                         gconstpointer  data)
+{
+  race_tools (f, FALSE);
+}
+
+static void
+test_paths_race_walk (Fixture       *f,
+                      gconstpointer  data)
+{
+  race_tools (f, TRUE);
+}
+
 static void
 test_result_helpers (void)
 {
@@ -1103,6 +1432,9 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   /* The file mode expectations assume the usual umask. */
   umask (022);
+  for (guint i = 0; i < G_N_ELEMENTS (secret_names); i++)
+    g_setenv (secret_names[i], "pd-secret-sentinel", TRUE);
+  g_setenv ("PD_TEST_VISIBLE", "pd-visible-sentinel", TRUE);
 
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
@@ -1116,17 +1448,25 @@ main (int   argc,
   ADD ("/pd/tools/shell/cancel", test_shell_cancel);
   ADD ("/pd/tools/shell/async", test_shell_async_result);
   ADD ("/pd/tools/shell/bad-args", test_shell_bad_args);
+  ADD ("/pd/tools/shell/deadline", test_shell_deadline);
+  ADD ("/pd/tools/shell/secrets-hidden", test_shell_secrets_hidden);
   ADD ("/pd/tools/read-file/basic", test_read_file);
   ADD ("/pd/tools/read-file/cap", test_read_file_cap);
   ADD ("/pd/tools/read-file/errors", test_read_file_errors);
   ADD ("/pd/tools/write-file/basic", test_write_file);
   ADD ("/pd/tools/edit-file/basic", test_edit_file);
+  ADD ("/pd/tools/edit-file/replace-all-large", test_edit_file_replace_all_large);
   ADD ("/pd/tools/list-dir/basic", test_list_dir);
   ADD ("/pd/tools/grep/basic", test_grep);
   ADD ("/pd/tools/grep/caps", test_grep_caps);
+  ADD ("/pd/tools/grep/backtracking-limit", test_grep_backtracking_limit);
+  ADD ("/pd/tools/grep/deadline", test_grep_deadline);
+  ADD ("/pd/tools/grep/cancel", test_grep_cancel);
   ADD ("/pd/tools/paths/resolve", test_paths_resolve);
   ADD ("/pd/tools/paths/tools-refuse", test_paths_tools_refuse);
   ADD ("/pd/tools/paths/allow-outside", test_paths_allow_outside);
+  ADD ("/pd/tools/paths/race-openat2", test_paths_race_openat2);
+  ADD ("/pd/tools/paths/race-walk", test_paths_race_walk);
   ADD ("/pd/tools/plan/round-trip", test_plan_tool);
   g_test_add_func ("/pd/tools/context", test_context);
   g_test_add_func ("/pd/tools/safety-and-effects", test_safety_and_effects);

@@ -8,9 +8,12 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pd-grep-tool.h"
 #include "pd-tool-private.h"
@@ -20,6 +23,19 @@
 #define MAX_DEPTH      64
 #define MAX_GREP_FILE  (8 * 1024 * 1024)
 #define MAX_LINE_SHOWN 300
+
+/* PCRE2 backtracks: a pattern like ^(a|aa)+$ takes time exponential in
+ * the line's length, and PCRE2's own limit (10 000 000 steps) still lets
+ * one line cost a tenth of a second.  These bound one line to about 15 ms
+ * and 32 MiB here; a line that needs more is reported, not skipped in
+ * silence, and after MAX_LIMITED_LINES of them the search stops, since
+ * the pattern is at fault.  GRegex (GLib 2.74) has no API for the limits,
+ * so they ride at the head of the pattern, after the pattern's own
+ * start-of-pattern settings (the last setting of a limit wins). */
+#define MATCH_LIMIT        1000000
+#define HEAP_LIMIT_KIB     32768
+#define MAX_LIMITED_LINES  50
+#define LIMITED_SHOWN      3
 
 struct _PdGrepTool
 {
@@ -54,9 +70,59 @@ typedef struct
   guint          matches;
   guint          files;
   guint          skipped;
-  gboolean       full;     /* a cap was reached: stop */
+  guint64        lines;
+  guint          limited;        /* lines the pattern could not be matched on */
+  GString       *limited_where;  /* the first few of them, "path:line" */
+  gboolean       full;           /* a cap was reached, or the time ran out: stop */
+  gboolean       out_of_time;
+  gboolean       gave_up;        /* stopped after MAX_LIMITED_LINES such lines */
   char          *stop_reason;
 } GrepRun;
+
+/* Inserts the limits after the pattern's leading (*NAME) and (*NAME=N)
+ * settings.  Backtracking verbs such as (*FAIL) are not settings. */
+static char *
+limited_pattern (const char *pattern)
+{
+  static const char * const verbs[] = { "ACCEPT", "FAIL", "F", "COMMIT", "PRUNE", "SKIP", "THEN" };
+  const char *p = pattern;
+
+  while (p[0] == '(' && p[1] == '*')
+    {
+      const char *name = p + 2;
+      const char *q = name;
+      gboolean verb = FALSE;
+
+      while (g_ascii_isupper (*q) || g_ascii_isdigit (*q) || *q == '_')
+        q++;
+      for (guint i = 0; i < G_N_ELEMENTS (verbs); i++)
+        if ((gsize) (q - name) == strlen (verbs[i]) && strncmp (name, verbs[i], q - name) == 0)
+          verb = TRUE;
+      if (q == name || verb)
+        break;
+      if (*q == '=')
+        {
+          q++;
+          while (g_ascii_isdigit (*q))
+            q++;
+        }
+      if (*q != ')')
+        break;
+      p = q + 1;
+    }
+
+  return g_strdup_printf ("%.*s(*LIMIT_MATCH=%d)(*LIMIT_HEAP=%d)%s",
+                          (int) (p - pattern), pattern, MATCH_LIMIT, HEAP_LIMIT_KIB, p);
+}
+
+static void
+stop_run (GrepRun    *run,
+          char       *reason)
+{
+  run->full = TRUE;
+  g_free (run->stop_reason);
+  run->stop_reason = reason;
+}
 
 static void
 append_match (GrepRun    *run,
@@ -84,58 +150,123 @@ append_match (GrepRun    *run,
 
   if (run->out->len + entry->len > run->cap)
     {
-      run->full = TRUE;
-      run->stop_reason = g_strdup ("the output limit was reached");
+      stop_run (run, g_strdup ("the output limit was reached"));
       return;
     }
 
   g_string_append_len (run->out, entry->str, entry->len);
 
   if (++run->matches >= MAX_MATCHES)
-    {
-      run->full = TRUE;
-      run->stop_reason = g_strdup_printf ("stopped after %d matches", MAX_MATCHES);
-    }
+    stop_run (run, g_strdup_printf ("stopped after %d matches", MAX_MATCHES));
 }
 
 static void
-grep_file (GrepRun    *run,
-           const char *full,
-           gsize       size)
+note_limited_line (GrepRun    *run,
+                   const char *display,
+                   guint64     lineno)
 {
-  g_autofree char *contents = NULL;
-  g_autofree char *display = NULL;
-  gsize length = 0;
-  char *line;
+  run->limited++;
+
+  if (run->limited <= LIMITED_SHOWN)
+    g_string_append_printf (run->limited_where, "%s%s:%" G_GUINT64_FORMAT,
+                            run->limited > 1 ? ", " : "", display, lineno);
+
+  if (run->limited >= MAX_LIMITED_LINES)
+    {
+      run->gave_up = TRUE;
+      stop_run (run, NULL);
+    }
+}
+
+/* Whether the search goes on; FALSE with @error set when cancelled, FALSE
+ * with the run stopped when the run's time is up. */
+static gboolean
+keep_going (GrepRun  *run,
+            GError  **error)
+{
+  switch (_pd_tool_check_stop (run->context, run->cancellable))
+    {
+    case PD_TOOL_STOP_CANCELLED:
+      g_cancellable_set_error_if_cancelled (run->cancellable, error);
+      return FALSE;
+
+    case PD_TOOL_STOP_DEADLINE:
+      run->out_of_time = TRUE;
+      stop_run (run, g_strdup ("the run's time budget ran out"));
+      return FALSE;
+
+    case PD_TOOL_GO:
+    default:
+      return !run->full;
+    }
+}
+
+/* Matches each line of @contents (which it changes: each newline becomes
+ * the line's terminator).  Checks the cancellable and the deadline before
+ * every line, so no file is too large to stop in. */
+static gboolean
+grep_text (GrepRun     *run,
+           const char  *display,
+           char        *contents,
+           gsize        length,
+           GError     **error)
+{
+  char *line = contents;
   guint64 lineno = 0;
 
-  if (size > MAX_GREP_FILE || !g_file_get_contents (full, &contents, &length, NULL) ||
-      !_pd_tool_is_text (contents, length))
-    {
-      run->skipped++;
-      return;
-    }
-
-  run->files++;
-  display = pd_tool_context_display_path (run->context, full);
-
-  /* Lines are matched in place: each newline becomes the terminator. */
-  line = contents;
-  while (!run->full && line < contents + length)
+  while (line < contents + length)
     {
       char *nl = memchr (line, '\n', contents + length - line);
+      g_autoptr(GError) match_error = NULL;
+      gsize line_len = nl ? (gsize) (nl - line) : (gsize) (contents + length - line);
+
+      if (!keep_going (run, error))
+        return error == NULL || *error == NULL;
 
       if (nl != NULL)
         *nl = '\0';
       lineno++;
+      run->lines++;
 
-      if (g_regex_match (run->regex, line, 0, NULL))
+      if (g_regex_match_full (run->regex, line, (gssize) line_len, 0, 0, NULL, &match_error))
         append_match (run, display, lineno, line);
+      else if (match_error != NULL)
+        note_limited_line (run, display, lineno);
 
       if (nl == NULL)
         break;
       line = nl + 1;
     }
+
+  return TRUE;
+}
+
+/* Searches the regular file open as @fd (which it closes). */
+static gboolean
+grep_fd (GrepRun     *run,
+         int          fd,
+         const char  *display,
+         GError     **error)
+{
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  struct stat st;
+  gboolean ok;
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_GREP_FILE ||
+      !_pd_tool_read_fd (fd, MAX_GREP_FILE, &contents, &length, NULL) ||
+      !_pd_tool_is_text (contents, length))
+    {
+      close (fd);
+      run->skipped++;
+      return TRUE;
+    }
+  close (fd);
+
+  run->files++;
+  ok = grep_text (run, display, contents, length, error);
+
+  return ok;
 }
 
 static gboolean
@@ -160,67 +291,97 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+static char *
+join_display (const char *top,
+              const char *relative)
+{
+  if (strcmp (top, ".") == 0)
+    return g_strdup (relative);
+
+  return g_build_filename (top, relative, NULL);
+}
+
+/* Walks the directory open as @dir_fd (which it closes).  Entries are
+ * looked at and opened relative to it without following links, so
+ * neither a loop nor a link swapped in leads the walk outside. */
 static gboolean
 grep_dir (GrepRun     *run,
-          const char  *dir_path,
+          int          dir_fd,
+          const char  *top,
           const char  *relative,
           guint        depth,
           GError     **error)
 {
-  g_autoptr(GDir) dir = NULL;
   g_autoptr(GPtrArray) names = NULL;
-  const char *name;
+  struct dirent *entry;
+  DIR *dir;
 
-  if (depth > MAX_DEPTH)
-    return TRUE;
-
-  dir = g_dir_open (dir_path, 0, NULL);
-  if (dir == NULL)
+  if (depth > MAX_DEPTH || (dir = fdopendir (dir_fd)) == NULL)
     {
-      run->skipped++;
+      close (dir_fd);
+      if (depth <= MAX_DEPTH)
+        run->skipped++;
       return TRUE;
     }
 
   /* Sorted, so the same tree always gives the same (capped) answer. */
   names = g_ptr_array_new_with_free_func (g_free);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
+  while ((entry = readdir (dir)) != NULL)
+    if (strcmp (entry->d_name, ".") != 0 && strcmp (entry->d_name, "..") != 0)
+      g_ptr_array_add (names, g_strdup (entry->d_name));
   g_ptr_array_sort (names, compare_names);
 
-  for (guint i = 0; i < names->len && !run->full; i++)
+  for (guint i = 0; i < names->len; i++)
     {
-      const char *entry = g_ptr_array_index (names, i);
-      g_autofree char *full = g_build_filename (dir_path, entry, NULL);
-      g_autofree char *rel = *relative ? g_build_filename (relative, entry, NULL) : g_strdup (entry);
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *rel = *relative ? g_build_filename (relative, name, NULL) : g_strdup (name);
       struct stat st;
+      int fd;
 
-      if (g_cancellable_set_error_if_cancelled (run->cancellable, error))
-        return FALSE;
+      if (!keep_going (run, error))
+        break;
 
-      /* lstat: links are not followed, so neither loops nor escapes. */
-      if (lstat (full, &st) != 0)
+      if (fstatat (dirfd (dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
 
       if (S_ISDIR (st.st_mode))
         {
-          if (strcmp (entry, ".git") == 0)
+          if (strcmp (name, ".git") == 0)
             continue;
-          if (!grep_dir (run, full, rel, depth + 1, error))
-            return FALSE;
+          fd = _pd_tool_openat_child (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+          if (fd < 0)
+            {
+              run->skipped++;
+              continue;
+            }
+          if (!grep_dir (run, fd, top, rel, depth + 1, error))
+            break;
         }
-      else if (S_ISREG (st.st_mode) && glob_matches (run, entry, rel))
+      else if (S_ISREG (st.st_mode) && glob_matches (run, name, rel))
         {
+          g_autofree char *display = NULL;
+
           if (run->files + run->skipped >= MAX_FILES)
             {
-              run->full = TRUE;
-              run->stop_reason = g_strdup_printf ("stopped after %d files", MAX_FILES);
+              stop_run (run, g_strdup_printf ("stopped after %d files", MAX_FILES));
               break;
             }
-          grep_file (run, full, (gsize) st.st_size);
+
+          fd = _pd_tool_openat_child (dirfd (dir), name, O_RDONLY | O_NONBLOCK);
+          if (fd < 0)
+            {
+              run->skipped++;
+              continue;
+            }
+          display = join_display (top, rel);
+          if (!grep_fd (run, fd, display, error))
+            break;
         }
     }
 
-  return TRUE;
+  closedir (dir);
+
+  return error == NULL || *error == NULL;
 }
 
 static PdToolResult *
@@ -232,9 +393,12 @@ pd_grep_tool_call (PdTool         *tool,
 {
   g_autofree char *resolved = NULL;
   g_autofree char *display = NULL;
+  g_autofree char *limited = NULL;
   g_autoptr(GRegex) regex = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(GError) walk_error = NULL;
   g_autoptr(GString) out = NULL;
+  g_autoptr(GString) limited_where = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
   const char *pattern = NULL;
@@ -242,6 +406,7 @@ pd_grep_tool_call (PdTool         *tool,
   const char *glob = NULL;
   GrepRun run = { 0 };
   struct stat st;
+  int fd;
 
   if (!_pd_tool_args_string (args, "grep", "pattern", TRUE, &pattern, &err_result) ||
       !_pd_tool_args_string (args, "grep", "path", FALSE, &path, &err_result) ||
@@ -254,30 +419,44 @@ pd_grep_tool_call (PdTool         *tool,
   if (path == NULL || *path == '\0')
     path = ".";
 
+  /* The pattern as given first, so an error message shows the model its
+   * own pattern and offsets; then with the limits. */
   regex = g_regex_new (pattern, 0, 0, &local_error);
   if (regex == NULL)
     return pd_tool_result_new_printf (FALSE, "grep: invalid pattern: %s", local_error->message);
+  g_clear_pointer (&regex, g_regex_unref);
+
+  limited = limited_pattern (pattern);
+  regex = g_regex_new (limited, 0, 0, &local_error);
+  if (regex == NULL)
+    return pd_tool_result_new_printf (FALSE, "grep: the pattern cannot be used with the tool's "
+                                      "backtracking limits: %s", local_error->message);
 
   if ((err_result = _pd_tool_resolve (context, "grep", path, &resolved)))
     return err_result;
 
   display = pd_tool_context_display_path (context, resolved);
 
-  if (stat (resolved, &st) != 0)
+  fd = _pd_tool_open (context, resolved, O_RDONLY | O_NONBLOCK, &local_error);
+  if (fd < 0)
+    return pd_tool_result_new_printf (FALSE, "grep: %s", local_error->message);
+
+  if (fstat (fd, &st) != 0)
     {
       int saved_errno = errno;
 
-      if (saved_errno == ENOENT)
-        return pd_tool_result_new_printf (FALSE, "grep: '%s' does not exist", display);
+      close (fd);
       return pd_tool_result_new_printf (FALSE, "grep: cannot open '%s': %s",
                                         display, g_strerror (saved_errno));
     }
 
   out = g_string_new (NULL);
+  limited_where = g_string_new (NULL);
   run.context = context;
   run.regex = regex;
   run.cancellable = cancellable;
   run.out = out;
+  run.limited_where = limited_where;
   run.cap = pd_tool_context_get_output_cap (context);
   if (glob != NULL && *glob != '\0')
     {
@@ -286,37 +465,53 @@ pd_grep_tool_call (PdTool         *tool,
     }
 
   if (S_ISDIR (st.st_mode))
-    {
-      if (!grep_dir (&run, resolved, "", 0, error))
-        {
-          g_clear_pointer (&run.glob, g_pattern_spec_free);
-          g_clear_pointer (&run.stop_reason, g_free);
-          return NULL;
-        }
-    }
+    grep_dir (&run, fd, display, "", 0, &walk_error);
   else if (S_ISREG (st.st_mode))
-    {
-      grep_file (&run, resolved, (gsize) st.st_size);
-    }
+    grep_fd (&run, fd, display, &walk_error);
   else
     {
+      close (fd);
       run.skipped++;
     }
 
   g_clear_pointer (&run.glob, g_pattern_spec_free);
 
-  if (run.matches == 0 && !run.full)
+  if (walk_error != NULL)
+    {
+      g_clear_pointer (&run.stop_reason, g_free);
+      g_propagate_error (error, g_steal_pointer (&walk_error));
+      return NULL;
+    }
+
+  if (run.matches == 0 && !run.full && run.limited == 0)
     g_string_append_printf (out, "no matches in %u file%s", run.files, run.files == 1 ? "" : "s");
 
-  if (run.full)
+  if (run.out_of_time)
+    g_string_append_printf (out, "[stopped: the run's time budget ran out after %" G_GUINT64_FORMAT
+                            " line%s in %u file%s; the search is incomplete%s]\n",
+                            run.lines, run.lines == 1 ? "" : "s", run.files, run.files == 1 ? "" : "s",
+                            run.matches > 0 ? ", the matches above are the ones found so far" : "");
+  else if (run.full && !run.gave_up)
     g_string_append_printf (out, "[truncated: %s]\n", run.stop_reason);
+
+  if (run.limited > 0)
+    g_string_append_printf (out, "%s[%s%u line%s could not be searched: the pattern needs more than %d "
+                            "backtracking steps on %s (%s%s). Simplify the pattern: avoid nested or "
+                            "overlapping repeats such as (a|aa)+ or (a+)+]",
+                            out->len > 0 && out->str[out->len - 1] != '\n' ? "\n" : "",
+                            run.gave_up ? "stopped: " : "",
+                            run.limited, run.limited == 1 ? "" : "s", MATCH_LIMIT,
+                            run.limited == 1 ? "it" : "them", limited_where->str,
+                            run.limited > LIMITED_SHOWN ? ", …" : "");
 
   if (run.skipped > 0)
     g_string_append_printf (out, "%s[%u binary, unreadable or oversized file%s skipped]",
                             out->len > 0 && out->str[out->len - 1] != '\n' ? "\n" : "",
                             run.skipped, run.skipped == 1 ? "" : "s");
 
-  result = pd_tool_result_new_take (TRUE, g_string_free (g_steal_pointer (&out), FALSE));
+  /* An incomplete search is no evidence that something is absent. */
+  result = pd_tool_result_new_take (!run.out_of_time && run.limited == 0,
+                                    g_string_free (g_steal_pointer (&out), FALSE));
   result->truncated = run.full;
   g_clear_pointer (&run.stop_reason, g_free);
 
@@ -335,7 +530,7 @@ pd_grep_tool_get_description (PdTool *tool)
   return "Search text files for a regular expression (PCRE syntax), recursively below a "
          "directory. Prints path:line:text for each matching line, in path order. Skips .git, "
          "binary files and symbolic links; stops after 200 matches. Finding nothing is not an "
-         "error.";
+         "error. A line on which the pattern would backtrack too much is reported, not searched.";
 }
 
 static JsonNode *

@@ -3,9 +3,12 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pd-list-dir-tool.h"
 #include "pd-tool-private.h"
@@ -35,6 +38,21 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* The target of the link @name in @dir_fd, for display. */
+static char *
+read_link_at (int         dir_fd,
+              const char *name)
+{
+  char buffer[4096];
+  gssize n = readlinkat (dir_fd, name, buffer, sizeof buffer - 1);
+
+  if (n < 0)
+    return NULL;
+  buffer[n] = '\0';
+
+  return g_filename_display_name (buffer);
+}
+
 static PdToolResult *
 pd_list_dir_tool_call (PdTool         *tool,
                        PdToolContext  *context,
@@ -44,17 +62,18 @@ pd_list_dir_tool_call (PdTool         *tool,
 {
   g_autofree char *resolved = NULL;
   g_autofree char *display = NULL;
-  g_autoptr(GDir) dir = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GString) out = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
   const char *path = NULL;
-  const char *name;
   gsize cap = pd_tool_context_get_output_cap (context);
+  struct dirent *entry;
   struct stat st;
   guint shown = 0;
+  DIR *dir;
+  int fd;
 
   if (!_pd_tool_args_string (args, "list_dir", "path", FALSE, &path, &err_result))
     return err_result;
@@ -67,51 +86,76 @@ pd_list_dir_tool_call (PdTool         *tool,
 
   display = pd_tool_context_display_path (context, resolved);
 
-  if (stat (resolved, &st) != 0)
+  /* Opened once, without following links on the way; the entries are
+   * then looked at relative to this descriptor, never by name. */
+  fd = _pd_tool_open (context, resolved, O_RDONLY | O_NONBLOCK, &local_error);
+  if (fd < 0)
+    return pd_tool_result_new_printf (FALSE, "list_dir: %s", local_error->message);
+
+  if (fstat (fd, &st) != 0 || !S_ISDIR (st.st_mode))
+    {
+      close (fd);
+      return pd_tool_result_new_printf (FALSE, "list_dir: '%s' is not a directory (use read_file)",
+                                        display);
+    }
+
+  dir = fdopendir (fd);
+  if (dir == NULL)
     {
       int saved_errno = errno;
 
-      if (saved_errno == ENOENT)
-        return pd_tool_result_new_printf (FALSE, "list_dir: '%s' does not exist", display);
+      close (fd);
       return pd_tool_result_new_printf (FALSE, "list_dir: cannot open '%s': %s",
                                         display, g_strerror (saved_errno));
     }
 
-  if (!S_ISDIR (st.st_mode))
-    return pd_tool_result_new_printf (FALSE, "list_dir: '%s' is not a directory (use read_file)",
-                                      display);
-
-  dir = g_dir_open (resolved, 0, &local_error);
-  if (dir == NULL)
-    return pd_tool_result_new_printf (FALSE, "list_dir: cannot open '%s': %s",
-                                      display, local_error->message);
-
   names = g_ptr_array_new_with_free_func (g_free);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
+  while ((entry = readdir (dir)) != NULL)
+    {
+      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+        continue;
+      g_ptr_array_add (names, g_strdup (entry->d_name));
+
+      /* A directory of millions of entries takes a while to read. */
+      if ((names->len & 4095) == 0)
+        {
+          PdToolStop stop = _pd_tool_check_stop (context, cancellable);
+
+          if (stop != PD_TOOL_GO)
+            {
+              closedir (dir);
+              if (stop == PD_TOOL_STOP_DEADLINE)
+                return pd_tool_result_new_printf (FALSE, "list_dir: stopped: the run's time budget ran out "
+                                                  "while reading '%s'", display);
+              g_cancellable_set_error_if_cancelled (cancellable, error);
+              return NULL;
+            }
+        }
+    }
   g_ptr_array_sort (names, compare_names);
 
   if (names->len == 0)
-    return pd_tool_result_new (TRUE, "[empty directory]");
+    {
+      closedir (dir);
+      return pd_tool_result_new (TRUE, "[empty directory]");
+    }
 
   out = g_string_new (NULL);
   for (shown = 0; shown < names->len; shown++)
     {
-      const char *entry = g_ptr_array_index (names, shown);
-      g_autofree char *full = g_build_filename (resolved, entry, NULL);
-      g_autofree char *shown_name = g_filename_display_name (entry);
+      const char *name = g_ptr_array_index (names, shown);
+      g_autofree char *shown_name = g_filename_display_name (name);
       g_autoptr(GString) line = g_string_new (shown_name);
 
-      if (lstat (full, &st) == 0)
+      if (fstatat (dirfd (dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
         {
           if (S_ISDIR (st.st_mode))
             g_string_append_c (line, '/');
           else if (S_ISLNK (st.st_mode))
             {
-              g_autofree char *target = g_file_read_link (full, NULL);
-              g_autofree char *shown_target = target ? g_filename_display_name (target) : NULL;
+              g_autofree char *target = read_link_at (dirfd (dir), name);
 
-              g_string_append_printf (line, " -> %s", shown_target ? shown_target : "?");
+              g_string_append_printf (line, " -> %s", target ? target : "?");
             }
         }
       g_string_append_c (line, '\n');
@@ -120,6 +164,7 @@ pd_list_dir_tool_call (PdTool         *tool,
         break;
       g_string_append_len (out, line->str, line->len);
     }
+  closedir (dir);
 
   if (shown < names->len)
     g_string_append_printf (out, "[truncated: %u more entries not shown]\n", names->len - shown);

@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <gio/gunixinputstream.h>
+#include <glib-unix.h>
 
 #include "pd-shell-tool.h"
 #include "pd-tool-private.h"
@@ -54,6 +58,8 @@ typedef struct
   gsize         head_cap;
   gsize         tail_cap;
   guint64       total;
+
+  int           wait_status;
 
   gboolean      reading;
   gboolean      waiting;
@@ -213,14 +219,14 @@ start_read (ShellRun *run)
 }
 
 static void
-on_exited (GObject      *object,
-           GAsyncResult *result,
-           gpointer      data)
+on_exited (GPid     pid,
+           int      wait_status,
+           gpointer data)
 {
   ShellRun *run = data;
 
-  /* Without a cancellable the wait cannot fail. */
-  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  g_spawn_close_pid (pid);
+  run->wait_status = wait_status;
   run->waiting = FALSE;
   run->exited = TRUE;
 
@@ -287,9 +293,10 @@ pd_shell_tool_call (PdTool         *tool,
                     GCancellable   *cancellable,
                     GError        **error)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GInputStream) pipe = NULL;
   g_autoptr(GMainContext) main_context = NULL;
+  g_autoptr(GSource) child_source = NULL;
+  g_auto(GStrv) envp = NULL;
   g_autoptr(GCancellable) read_cancellable = NULL;
   g_autoptr(GByteArray) head = NULL;
   g_autoptr(GByteArray) tail = NULL;
@@ -297,15 +304,19 @@ pd_shell_tool_call (PdTool         *tool,
   g_autoptr(GSource) cancel_source = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *output = NULL;
-  const char * const *env;
+  const char *argv[] = { "bash", "-c", NULL, NULL };
   PdToolResult *err_result = NULL;
   PdToolResult *result;
   const char *command = NULL;
-  const char *identifier;
+  gint64 deadline;
   gint64 timeout_ms = pd_tool_context_get_shell_timeout_ms (context);
   gsize cap = pd_tool_context_get_output_cap (context);
   gboolean truncated = FALSE;
+  gboolean deadline_cut = FALSE;
+  gboolean spawned;
   ShellRun run = { 0 };
+  int pipe_fds[2];
+  GPid pid;
   int status;
 
   if (!_pd_tool_args_string (args, "shell", "command", TRUE, &command, &err_result) ||
@@ -315,35 +326,54 @@ pd_shell_tool_call (PdTool         *tool,
 
   if (*command == '\0')
     return pd_tool_result_new (FALSE, "shell: 'command' is empty");
+  argv[2] = command;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_MERGE);
-  g_subprocess_launcher_set_cwd (launcher, pd_tool_context_get_working_dir (context));
-  /* Pagers would wait for a terminal that is not there. */
-  g_subprocess_launcher_setenv (launcher, "PAGER", "cat", TRUE);
-  g_subprocess_launcher_setenv (launcher, "GIT_PAGER", "cat", TRUE);
-  env = pd_tool_context_get_env_additions (context);
-  for (guint i = 0; env[i] != NULL; i++)
+  /* The run's deadline shortens the timeout; it is not a failure of the
+   * command, so it is told apart in the result. */
+  deadline = pd_tool_context_get_deadline (context);
+  if (deadline > 0)
     {
-      const char *eq = strchr (env[i], '=');
-      g_autofree char *name = g_strndup (env[i], eq - env[i]);
+      gint64 remaining_ms = MAX ((deadline - g_get_monotonic_time ()) / 1000, 1);
 
-      g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
+      if (remaining_ms < timeout_ms)
+        {
+          timeout_ms = remaining_ms;
+          deadline_cut = TRUE;
+        }
     }
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
 
-  /* stdin stays /dev/null (GSubprocess's default): a command that reads
-   * its input must not take the engine's terminal or hang. */
-  process = g_subprocess_launcher_spawn (launcher, &local_error, "bash", "-c", command, NULL);
-  if (process == NULL)
+  /* Our own pipe, both stdout and stderr of the command. */
+  if (!g_unix_open_pipe (pipe_fds, FD_CLOEXEC, &local_error))
     {
+      g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
+                   "shell: cannot make a pipe: %s", local_error->message);
+      return NULL;
+    }
+
+  /* The environment is built, not inherited: provider keys stay out of it
+   * (the output goes back to a model).  DO_NOT_REAP: bash's pid, which is
+   * its process group's id, stays ours until our child watch reaps it, so
+   * the group kill can never miss because the pid was already reaped and
+   * forgotten (GSubprocess forgets its identifier once it reaps). */
+  envp = pd_tool_context_build_env (context);
+  spawned = g_spawn_async_with_pipes_and_fds (pd_tool_context_get_working_dir (context), argv,
+                                              (const char * const *) envp,
+                                              G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH |
+                                              G_SPAWN_STDIN_FROM_DEV_NULL,
+                                              child_setup, NULL,
+                                              -1, pipe_fds[1], pipe_fds[1], NULL, NULL, 0,
+                                              &pid, NULL, NULL, NULL, &local_error);
+  close (pipe_fds[1]);
+  if (!spawned)
+    {
+      close (pipe_fds[0]);
       g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
                    "shell: cannot start bash: %s", local_error->message);
       return NULL;
     }
 
-  identifier = g_subprocess_get_identifier (process);
-  run.pgid = identifier ? (pid_t) atoi (identifier) : 0;
+  run.pgid = pid;
+  pipe = g_unix_input_stream_new (pipe_fds[0], TRUE);
 
   main_context = g_main_context_new ();
   read_cancellable = g_cancellable_new ();
@@ -352,7 +382,7 @@ pd_shell_tool_call (PdTool         *tool,
 
   run.context = main_context;
   run.read_cancellable = read_cancellable;
-  run.pipe = g_subprocess_get_stdout_pipe (process);
+  run.pipe = pipe;
   run.head = head;
   run.tail = tail;
   run.head_cap = cap / 2;
@@ -361,7 +391,9 @@ pd_shell_tool_call (PdTool         *tool,
   g_main_context_push_thread_default (main_context);
 
   run.waiting = TRUE;
-  g_subprocess_wait_async (process, NULL, on_exited, &run);
+  child_source = g_child_watch_source_new (pid);
+  g_source_set_callback (child_source, G_SOURCE_FUNC (on_exited), &run, NULL);
+  g_source_attach (child_source, main_context);
   start_read (&run);
 
   timeout_source = add_timeout (&run, (guint) timeout_ms, on_timeout);
@@ -379,6 +411,7 @@ pd_shell_tool_call (PdTool         *tool,
     g_main_context_iteration (main_context, TRUE);
 
   g_source_destroy (timeout_source);
+  g_source_destroy (child_source);
   if (cancel_source != NULL)
     g_source_destroy (cancel_source);
   destroy_source (&run.grace_source);
@@ -398,19 +431,22 @@ pd_shell_tool_call (PdTool         *tool,
 
   output = collect_output (&run, &truncated);
 
-  if (g_subprocess_get_if_exited (process))
-    status = g_subprocess_get_exit_status (process);
-  else if (g_subprocess_get_if_signaled (process))
-    status = 128 + g_subprocess_get_term_sig (process);
+  if (WIFEXITED (run.wait_status))
+    status = WEXITSTATUS (run.wait_status);
+  else if (WIFSIGNALED (run.wait_status))
+    status = 128 + WTERMSIG (run.wait_status);
   else
     status = -1;
 
-  if (run.timed_out)
+  if (run.timed_out && deadline_cut)
+    result = pd_tool_result_new_printf (FALSE, "%skilled: the run's time budget ran out after %"
+                                        G_GINT64_FORMAT " ms", output, timeout_ms);
+  else if (run.timed_out)
     result = pd_tool_result_new_printf (FALSE, "%skilled: timeout after %" G_GINT64_FORMAT " ms",
                                         output, timeout_ms);
-  else if (g_subprocess_get_if_signaled (process))
+  else if (WIFSIGNALED (run.wait_status))
     result = pd_tool_result_new_printf (FALSE, "%sexit status %d (killed by signal %d)",
-                                        output, status, g_subprocess_get_term_sig (process));
+                                        output, status, WTERMSIG (run.wait_status));
   else
     result = pd_tool_result_new_printf (status == 0, "%sexit status %d", output, status);
 

@@ -8,6 +8,45 @@ G_BEGIN_DECLS
 /* Files larger than this are not read whole by read_file/edit_file. */
 #define PD_TOOL_MAX_FILE_SIZE (32 * 1024 * 1024)
 
+/* Why a tool's long work must end now. */
+typedef enum
+{
+  PD_TOOL_GO,
+  PD_TOOL_STOP_CANCELLED,   /* the caller cancelled: return the G_IO_ERROR_CANCELLED error */
+  PD_TOOL_STOP_DEADLINE,    /* the run's time budget ran out: return a result that says so */
+} PdToolStop;
+
+PdToolStop    _pd_tool_check_stop     (PdToolContext *context,
+                                       GCancellable  *cancellable);
+int           _pd_tool_context_get_root_fd (PdToolContext *self);
+const char   *_pd_tool_context_confined_relative (PdToolContext *self,
+                                                  const char    *resolved);
+
+/* Opening model-given paths (pd-tool-fs.c).  @resolved comes from
+ * pd_tool_context_resolve_path(); inside a confined context it is opened
+ * from the working directory's descriptor with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS) or, where the kernel lacks it, one openat(O_NOFOLLOW)
+ * per component, so a link swapped in after the check is refused instead
+ * of followed.  O_CLOEXEC and O_NOCTTY are added to @flags. */
+int           _pd_tool_open           (PdToolContext *context,
+                                       const char    *resolved,
+                                       int            flags,
+                                       GError       **error);
+int           _pd_tool_open_dir       (PdToolContext *context,
+                                       const char    *resolved,
+                                       gboolean       create,
+                                       GError       **error);
+int           _pd_tool_openat_child   (int            dir_fd,
+                                       const char    *name,
+                                       int            flags);
+gboolean      _pd_tool_read_fd        (int            fd,
+                                       gsize          max,
+                                       char         **contents,
+                                       gsize         *length,
+                                       GError       **error);
+/* Tests: use the openat() walk even where openat2() works. */
+void          _pd_tool_set_force_walk (gboolean       force);
+
 JsonNode     *_pd_tool_parse_schema   (const char   *json);
 gboolean      _pd_tool_args_string    (JsonObject   *args,
                                        const char   *tool,

@@ -1,14 +1,18 @@
 /* pd-tool.c: the PdTool interface, its context and result types. */
 #define G_LOG_DOMAIN "pd-tools"
 
+#define _GNU_SOURCE
+
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pd-tool-private.h"
 
@@ -35,10 +39,27 @@ pd_tool_safety_to_string (PdToolSafety safety)
 struct _PdToolContext
 {
   char      *working_dir;    /* absolute, canonical (realpath) */
+  int        root_fd;        /* O_PATH of working_dir: what confined opens start from */
   gboolean   allow_outside;
   guint      shell_timeout_ms;
   gsize      output_cap;
+  gint64     deadline_usec;  /* g_get_monotonic_time() clock; 0: none */
   GPtrArray *env;            /* "NAME=VALUE", NULL-terminated */
+  GPtrArray *hidden_env;     /* names kept from commands besides the built-in ones */
+};
+
+/* Never handed to a command: the keys of model providers (the tools' output
+ * goes back to a model, so a command that prints its environment would send
+ * them along).  Any NAME_API_KEY is some service's key; the provider names
+ * also used for tokens are listed; PLANDECK_ variables holding a token, key
+ * or secret are the project's own.  A profile or config that names another
+ * variable as its key's source adds it with pd_tool_context_hide_env(). */
+static const char * const secret_env_names[] = {
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "OPENAI_ADMIN_KEY",
+  "AZURE_OPENAI_AD_TOKEN",
 };
 
 G_DEFINE_BOXED_TYPE (PdToolContext, pd_tool_context,
@@ -48,7 +69,10 @@ static void
 pd_tool_context_clear (PdToolContext *self)
 {
   g_clear_pointer (&self->working_dir, g_free);
+  if (self->root_fd >= 0)
+    close (self->root_fd);
   g_clear_pointer (&self->env, g_ptr_array_unref);
+  g_clear_pointer (&self->hidden_env, g_ptr_array_unref);
 }
 
 /**
@@ -65,30 +89,75 @@ pd_tool_context_new (const char  *working_dir,
   PdToolContext *self;
   char *canonical;
   struct stat st;
+  int root_fd = -1;
 
   g_return_val_if_fail (working_dir != NULL, NULL);
 
+  /* The directory is held open: every confined open starts from it, so
+   * renaming or replacing its path later cannot redirect the tools. */
   canonical = realpath (working_dir, NULL);
-  if (canonical == NULL || stat (canonical, &st) != 0 || !S_ISDIR (st.st_mode))
+  if (canonical == NULL ||
+      (root_fd = open (canonical, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+      fstat (root_fd, &st) != 0 || !S_ISDIR (st.st_mode))
     {
       int saved_errno = errno;
 
+      if (root_fd >= 0)
+        close (root_fd);
       free (canonical);
       g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
                    "working directory '%s' is not a usable directory: %s",
-                   working_dir, canonical ? "not a directory" : g_strerror (saved_errno));
+                   working_dir, canonical && saved_errno != ENOTDIR ? g_strerror (saved_errno) : "not a directory");
       return NULL;
     }
 
   self = g_atomic_rc_box_new0 (PdToolContext);
   self->working_dir = g_strdup (canonical);
+  self->root_fd = root_fd;
   free (canonical);
   self->shell_timeout_ms = PD_TOOL_DEFAULT_SHELL_TIMEOUT_MS;
   self->output_cap = PD_TOOL_DEFAULT_OUTPUT_CAP;
   self->env = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (self->env, NULL);
+  self->hidden_env = g_ptr_array_new_with_free_func (g_free);
 
   return self;
+}
+
+/**
+ * pd_tool_context_copy:
+ *
+ * A new context with the same settings, for one run or one call: the
+ * engine copies its context to give a run's tools that run's deadline
+ * without touching the context other runs share.
+ *
+ * Returns: (transfer full): the copy
+ */
+PdToolContext *
+pd_tool_context_copy (PdToolContext *self)
+{
+  PdToolContext *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = g_atomic_rc_box_new0 (PdToolContext);
+  copy->working_dir = g_strdup (self->working_dir);
+  copy->root_fd = fcntl (self->root_fd, F_DUPFD_CLOEXEC, 3);
+  if (copy->root_fd < 0)
+    g_error ("cannot duplicate the working directory descriptor: %s", g_strerror (errno));
+  copy->allow_outside = self->allow_outside;
+  copy->shell_timeout_ms = self->shell_timeout_ms;
+  copy->output_cap = self->output_cap;
+  copy->deadline_usec = self->deadline_usec;
+  copy->env = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i + 1 < self->env->len; i++)
+    g_ptr_array_add (copy->env, g_strdup (g_ptr_array_index (self->env, i)));
+  g_ptr_array_add (copy->env, NULL);
+  copy->hidden_env = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < self->hidden_env->len; i++)
+    g_ptr_array_add (copy->hidden_env, g_strdup (g_ptr_array_index (self->hidden_env, i)));
+
+  return copy;
 }
 
 PdToolContext *
@@ -221,6 +290,164 @@ pd_tool_context_get_env_additions (PdToolContext *self)
   return (const char * const *) self->env->pdata;
 }
 
+/**
+ * pd_tool_context_hide_env:
+ * @name: a variable name
+ *
+ * Keeps @name out of the environment of commands, like the provider keys
+ * that are always kept out: for a variable a profile or the config names
+ * as the source of an API key.  An addition of the same name is dropped.
+ */
+void
+pd_tool_context_hide_env (PdToolContext *self,
+                          const char    *name)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+
+  if (*name == '\0' || strchr (name, '=') != NULL || pd_tool_context_env_is_hidden (self, name))
+    return;
+
+  g_ptr_array_add (self->hidden_env, g_strdup (name));
+  pd_tool_context_setenv (self, name, NULL);
+}
+
+static gboolean
+contains_word (const char *name,
+               const char *word)
+{
+  return strstr (name, word) != NULL;
+}
+
+/**
+ * pd_tool_context_env_is_hidden:
+ *
+ * Returns: whether commands never see the variable @name
+ */
+gboolean
+pd_tool_context_env_is_hidden (PdToolContext *self,
+                               const char    *name)
+{
+  g_autofree char *upper = NULL;
+
+  g_return_val_if_fail (self != NULL, TRUE);
+  g_return_val_if_fail (name != NULL, TRUE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (secret_env_names); i++)
+    if (strcmp (name, secret_env_names[i]) == 0)
+      return TRUE;
+
+  for (guint i = 0; i < self->hidden_env->len; i++)
+    if (strcmp (name, g_ptr_array_index (self->hidden_env, i)) == 0)
+      return TRUE;
+
+  /* Case-folded: the environment is case-sensitive, the habit of naming
+   * keys is not. */
+  upper = g_ascii_strup (name, -1);
+  if (g_str_has_suffix (upper, "_API_KEY") || g_str_has_suffix (upper, "_APIKEY"))
+    return TRUE;
+  if (g_str_has_prefix (upper, "PLANDECK_") &&
+      (contains_word (upper, "TOKEN") || contains_word (upper, "KEY") ||
+       contains_word (upper, "SECRET") || contains_word (upper, "PASSWORD")))
+    return TRUE;
+
+  return FALSE;
+}
+
+/**
+ * pd_tool_context_build_env:
+ *
+ * The environment of a command: the process's, less every hidden variable,
+ * with pagers that do not wait for a terminal, and the additions on top.
+ *
+ * Returns: (transfer full): "NAME=VALUE" strings, for g_spawn_*()
+ */
+char **
+pd_tool_context_build_env (PdToolContext *self)
+{
+  g_auto(GStrv) inherited = g_get_environ ();
+  g_autoptr(GPtrArray) env = g_ptr_array_new_with_free_func (g_free);
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  for (guint i = 0; inherited[i] != NULL; i++)
+    {
+      const char *eq = strchr (inherited[i], '=');
+      g_autofree char *name = eq ? g_strndup (inherited[i], eq - inherited[i]) : g_strdup (inherited[i]);
+
+      if (!pd_tool_context_env_is_hidden (self, name))
+        g_ptr_array_add (env, g_strdup (inherited[i]));
+    }
+  g_ptr_array_add (env, NULL);
+
+  {
+    char **result = (char **) g_ptr_array_free (g_steal_pointer (&env), FALSE);
+
+    /* Pagers would wait for a terminal that is not there. */
+    result = g_environ_setenv (result, "PAGER", "cat", TRUE);
+    result = g_environ_setenv (result, "GIT_PAGER", "cat", TRUE);
+
+    for (guint i = 0; i + 1 < self->env->len; i++)
+      {
+        const char *entry = g_ptr_array_index (self->env, i);
+        const char *eq = strchr (entry, '=');
+        g_autofree char *name = g_strndup (entry, eq - entry);
+
+        if (!pd_tool_context_env_is_hidden (self, name))
+          result = g_environ_setenv (result, name, eq + 1, TRUE);
+      }
+
+    return result;
+  }
+}
+
+/**
+ * pd_tool_context_get_deadline:
+ *
+ * Returns: when the run's time budget runs out, on the clock of
+ *   g_get_monotonic_time(), or 0 for no deadline
+ */
+gint64
+pd_tool_context_get_deadline (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->deadline_usec;
+}
+
+/**
+ * pd_tool_context_set_deadline:
+ * @deadline_usec: a g_get_monotonic_time() time, or 0 for none
+ *
+ * Every tool stops its work when the deadline passes and says so in its
+ * result; a call that starts after it does not run.
+ */
+void
+pd_tool_context_set_deadline (PdToolContext *self,
+                              gint64         deadline_usec)
+{
+  g_return_if_fail (self != NULL);
+
+  self->deadline_usec = MAX (deadline_usec, 0);
+}
+
+int
+_pd_tool_context_get_root_fd (PdToolContext *self)
+{
+  return self->root_fd;
+}
+
+PdToolStop
+_pd_tool_check_stop (PdToolContext *context,
+                     GCancellable  *cancellable)
+{
+  if (g_cancellable_is_cancelled (cancellable))
+    return PD_TOOL_STOP_CANCELLED;
+  if (context->deadline_usec > 0 && g_get_monotonic_time () >= context->deadline_usec)
+    return PD_TOOL_STOP_DEADLINE;
+  return PD_TOOL_GO;
+}
+
 static gboolean
 path_is_inside (const char *path,
                 const char *dir)
@@ -261,9 +488,10 @@ drop_component (GString *path)
  * appended lexically.  Unless the context allows it, a result outside the
  * working directory is refused.
  *
- * A link swapped between this check and the use of the path is not caught:
- * this guards against a model's mistakes and tricks in its arguments, not
- * against a hostile process racing the engine.
+ * This check alone cannot catch a link swapped in between it and the use of
+ * the path; the file tools therefore never open the result by its name but
+ * with _pd_tool_open() (pd-tool-fs.c), which follows no link on the way
+ * and cannot leave the working directory whatever changes meanwhile.
  *
  * Returns: (transfer full) (nullable): the absolute resolved path
  */
@@ -369,6 +597,27 @@ pd_tool_context_resolve_path (PdToolContext  *self,
     }
 
   return g_string_free (g_steal_pointer (&canon), FALSE);
+}
+
+/* The part of @resolved below the working directory ("." for the directory
+ * itself), or NULL when opens of it are not confined: outside paths, which
+ * only an allow_outside context resolves, and every path of such a context. */
+const char *
+_pd_tool_context_confined_relative (PdToolContext *self,
+                                    const char    *resolved)
+{
+  gsize len = strlen (self->working_dir);
+
+  if (self->allow_outside || !path_is_inside (resolved, self->working_dir))
+    return NULL;
+
+  if (strcmp (resolved, self->working_dir) == 0)
+    return ".";
+
+  if (strcmp (self->working_dir, "/") == 0)
+    len = 0;
+
+  return resolved + len + 1;
 }
 
 /**
@@ -612,6 +861,14 @@ pd_tool_call (PdTool         *self,
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
+
+  /* A call that would start work on the world after the run's time ran
+   * out does not (a batch may hold more calls than run at once).  Tools on
+   * the engine's own state (plan) are instant and still record. */
+  if (pd_tool_get_safety (self) != PD_TOOL_SAFE &&
+      _pd_tool_check_stop (context, NULL) == PD_TOOL_STOP_DEADLINE)
+    return pd_tool_result_new_printf (FALSE, "%s: not run: the run's time budget ran out",
+                                      pd_tool_get_name (self));
 
   if (args == NULL)
     args = empty = json_object_new ();
@@ -900,126 +1157,4 @@ _pd_tool_is_text (const char *data,
     return FALSE;
 
   return g_utf8_validate (data, length, NULL);
-}
-
-gboolean
-_pd_tool_read_text_file (const char     *tool,
-                         PdToolContext  *context,
-                         const char     *resolved,
-                         char          **contents,
-                         gsize          *length,
-                         PdToolResult  **error_result)
-{
-  g_autofree char *display = pd_tool_context_display_path (context, resolved);
-  g_autoptr(GError) error = NULL;
-  struct stat st;
-
-  *contents = NULL;
-
-  if (stat (resolved, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      if (saved_errno == ENOENT)
-        *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' does not exist", tool, display);
-      else
-        *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot read '%s': %s",
-                                                   tool, display, g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  if (S_ISDIR (st.st_mode))
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is a directory (use list_dir)",
-                                                 tool, display);
-      return FALSE;
-    }
-
-  if (!S_ISREG (st.st_mode))
-    {
-      /* A FIFO or a device could block the worker forever. */
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is not a regular file",
-                                                 tool, display);
-      return FALSE;
-    }
-
-  if (st.st_size > PD_TOOL_MAX_FILE_SIZE)
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is too large (%" G_GINT64_FORMAT
-                                                 " bytes; the limit is %d bytes) — use grep, or "
-                                                 "shell with head/tail/sed",
-                                                 tool, display, (gint64) st.st_size,
-                                                 PD_TOOL_MAX_FILE_SIZE);
-      return FALSE;
-    }
-
-  if (!g_file_get_contents (resolved, contents, length, &error))
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot read '%s': %s",
-                                                 tool, display, error->message);
-      return FALSE;
-    }
-
-  if (!_pd_tool_is_text (*contents, *length))
-    {
-      g_clear_pointer (contents, g_free);
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is not a UTF-8 text file "
-                                                 "(it contains binary data or invalid UTF-8)",
-                                                 tool, display);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
-/* Atomic replace (a reader never sees half a file), creating the parent
- * directories; an existing file keeps its permission bits. */
-gboolean
-_pd_tool_write_file (const char     *tool,
-                     PdToolContext  *context,
-                     const char     *resolved,
-                     const char     *contents,
-                     gsize           length,
-                     PdToolResult  **error_result)
-{
-  g_autofree char *display = pd_tool_context_display_path (context, resolved);
-  g_autofree char *parent = g_path_get_dirname (resolved);
-  g_autoptr(GError) error = NULL;
-  int mode = 0644;
-  struct stat st;
-
-  if (stat (resolved, &st) == 0)
-    {
-      if (S_ISDIR (st.st_mode))
-        {
-          *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is a directory", tool, display);
-          return FALSE;
-        }
-      if (!S_ISREG (st.st_mode))
-        {
-          *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' is not a regular file",
-                                                     tool, display);
-          return FALSE;
-        }
-      mode = st.st_mode & 07777;
-    }
-
-  if (g_mkdir_with_parents (parent, 0755) != 0)
-    {
-      int saved_errno = errno;
-
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot create the directories of '%s': %s",
-                                                 tool, display, g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  if (!g_file_set_contents_full (resolved, contents, (gssize) length,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, mode, &error))
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot write '%s': %s",
-                                                 tool, display, error->message);
-      return FALSE;
-    }
-
-  return TRUE;
 }

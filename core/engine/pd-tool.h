@@ -52,6 +52,7 @@ typedef struct _PdToolContext PdToolContext;
 GType           pd_tool_context_get_type          (void) G_GNUC_CONST;
 PdToolContext  *pd_tool_context_new               (const char     *working_dir,
                                                    GError        **error);
+PdToolContext  *pd_tool_context_copy              (PdToolContext  *self);
 PdToolContext  *pd_tool_context_ref               (PdToolContext  *self);
 void            pd_tool_context_unref             (PdToolContext  *self);
 const char     *pd_tool_context_get_working_dir   (PdToolContext  *self);
@@ -68,6 +69,14 @@ void            pd_tool_context_setenv            (PdToolContext  *self,
                                                    const char     *name,
                                                    const char     *value);
 const char * const *pd_tool_context_get_env_additions (PdToolContext *self);
+void            pd_tool_context_hide_env          (PdToolContext  *self,
+                                                   const char     *name);
+gboolean        pd_tool_context_env_is_hidden     (PdToolContext  *self,
+                                                   const char     *name);
+char          **pd_tool_context_build_env         (PdToolContext  *self);
+gint64          pd_tool_context_get_deadline      (PdToolContext  *self);
+void            pd_tool_context_set_deadline      (PdToolContext  *self,
+                                                   gint64          deadline_usec);
 char           *pd_tool_context_resolve_path      (PdToolContext  *self,
                                                    const char     *path,
                                                    GError        **error);
