@@ -1149,8 +1149,12 @@ run_tool_job (gpointer data,
       else
         {
           g_autoptr(GError) error = NULL;
+          g_autoptr(PdToolContext) context = pd_tool_context_copy (self->tool_context);
 
-          job->result = pd_tool_call (job->tool, self->tool_context, job->arguments, run->cancellable, &error);
+          /* The run's time budget reaches into the tools: long work stops at it. */
+          if (self->max_wall_ms > 0)
+            pd_tool_context_set_deadline (context, run->started_usec + self->max_wall_ms * 1000);
+          job->result = pd_tool_call (job->tool, context, job->arguments, run->cancellable, &error);
           if (job->result == NULL)
             job->result = pd_tool_result_new_printf (FALSE, "%s failed: %s", job->name, error->message);
         }
