@@ -815,6 +815,9 @@ build_engine (const PdRunSettings  *settings,
 
   if (!(context = pd_tool_context_new (settings->working_directory, error)))
     return NULL;
+  /* The profile's key variable never reaches a command the model runs. */
+  if (settings->api_key_env != NULL)
+    pd_tool_context_hide_env (context, settings->api_key_env);
   if (!(db = pd_db_open (db_path, PD_DB_CREATE, error)))
     return NULL;
   store = pd_session_store_new (db);
