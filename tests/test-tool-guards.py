@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""The tools' promises, attacked through the real plandeck-agent.
+
+usage: test-tool-guards.py AGENT [RACE_CALLS]
+
+Each case runs `plandeck-agent run --provider replay` on a fresh database
+with a recorded tool call an attacker (or a careless model) would make:
+
+  budget        a grep whose pattern backtracks on every line of 8 MiB under
+                --max-seconds 5: the run ends by its budget (exit 3) and the
+                grep result says the time ran out
+  interrupt     the same grep without a budget, interrupted (SIGINT) while it
+                runs: the run ends as cancelled (exit 1)
+  secrets       `env` (and /proc/self/environ) through the shell tool with
+                provider keys and PLANDECK_ tokens in the agent's environment:
+                none reaches the stored session, whose tool results the model
+                reads
+  symlink-race  read_file/write_file/list_dir calls through a directory that
+                a second process keeps swapping with a link to a folder
+                outside: nothing outside is read, listed or written
+
+The process bounds (60 s) only catch a hang: before the fixes the grep ran
+for minutes whatever the budget.  Prints TAP; figures go to comments.
+"""
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SECRET = "pd-secret-sentinel-7f3a"
+SECRET_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY",
+               "PLANDECK_SERVE_TOKEN", "PLANDECK_REMOTE_TOKEN")
+HANG_BOUND = 60
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
+        if not ok:
+            self.failed += 1
+            for line in str(detail).splitlines()[:40]:
+                print(f"# {line}")
+        return ok
+
+
+def write_slow_file(path):
+    # 20 "a" and a "b": ^(a|aa)+$ fails each line after about a million
+    # steps, below the per-line limit, so only the deadline stops it.
+    line = "a" * 20 + "b\n"
+    with open(path, "w") as f:
+        f.write(line * (8 * 1024 * 1024 // len(line)))
+
+
+def tool_results(agent, env, db):
+    """Every tool message of the only session in @db."""
+    listing = subprocess.run([agent, "sessions", "list", "--db", db, "--json"], env=env,
+                             capture_output=True, text=True, timeout=HANG_BOUND)
+    sessions = json.loads(listing.stdout)["sessions"]
+    results = []
+    for session in sessions:
+        export = subprocess.run([agent, "sessions", "export", "--db", db, session["id"]], env=env,
+                                capture_output=True, text=True, timeout=HANG_BOUND)
+        for message in json.loads(export.stdout).get("messages", []):
+            if message.get("role") == "tool":
+                results.append(message.get("content", ""))
+    return results
+
+
+def make_env(tmp):
+    env = dict(os.environ)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HOME"):
+        env[var] = tmp
+    for var in ("PLANDECK_PLANNING", "PLANDECK_MODEL", *SECRET_VARS):
+        env.pop(var, None)
+    return env
+
+
+def recording(tmp, name, turns):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump({"label": name, "turns": turns}, f)
+    return path
+
+
+def case_budget(tap, agent, tmp):
+    env = make_env(tmp)
+    work = os.path.join(tmp, "budget")
+    os.mkdir(work)
+    write_slow_file(os.path.join(work, "slow.txt"))
+    db = os.path.join(tmp, "budget.db")
+    replay = recording(tmp, "budget.json", [
+        {"tool_calls": [{"name": "grep", "arguments": {"pattern": "^(a|aa)+$", "path": "slow.txt"}}]},
+        {"content": "done"}])
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                               "--approve", "auto", "--max-seconds", "5", "-C", work, "search"],
+                              env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+    except subprocess.TimeoutExpired:
+        tap.check(False, "budget: the run ends", f"still running after {HANG_BOUND} s (budget 5 s)")
+        tap.check(False, "budget: the grep result says the time ran out")
+        return
+    elapsed = time.monotonic() - start
+    print(f"# budget: the run ended after {elapsed:.1f} s (budget 5 s)")
+    tap.check(proc.returncode == 3, "budget: the run ends by its budget (exit 3)",
+              f"exit {proc.returncode}\n{proc.stderr}")
+    results = tool_results(agent, env, db)
+    tap.check(len(results) == 1 and "[stopped: the run's time budget ran out after" in results[0]
+              and "the search is incomplete" in results[0],
+              "budget: the grep result says the time ran out", results)
+
+
+def case_interrupt(tap, agent, tmp):
+    env = make_env(tmp)
+    work = os.path.join(tmp, "interrupt")
+    os.mkdir(work)
+    write_slow_file(os.path.join(work, "slow.txt"))
+    db = os.path.join(tmp, "interrupt.db")
+    replay = recording(tmp, "interrupt.json", [
+        {"tool_calls": [{"name": "grep", "arguments": {"pattern": "^(a|aa)+$", "path": "slow.txt"}}]},
+        {"content": "done"}])
+    proc = subprocess.Popen([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                             "--approve", "auto", "-C", work, "search"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    for line in proc.stderr:
+        seen += line
+        if line.startswith("→ grep"):
+            break
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    try:
+        rest = proc.communicate(timeout=HANG_BOUND)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        tap.check(False, "interrupt: the run ends", f"still running {HANG_BOUND} s after SIGINT")
+        return
+    print(f"# interrupt: the run ended {time.monotonic() - start:.2f} s after SIGINT")
+    tap.check(proc.returncode == 1 and "cancelled" in rest,
+              "interrupt: a grep in progress stops, the run ends as cancelled (exit 1)",
+              f"exit {proc.returncode}\n{seen}{rest}")
+
+
+def case_secrets(tap, agent, tmp):
+    env = make_env(tmp)
+    for var in SECRET_VARS:
+        env[var] = SECRET
+    env["PD_VISIBLE"] = "pd-visible-sentinel"
+    work = os.path.join(tmp, "secrets")
+    os.mkdir(work)
+    db = os.path.join(tmp, "secrets.db")
+    replay = recording(tmp, "secrets.json", [
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "env"}},
+                        {"name": "shell", "arguments": {"command": "cat /proc/self/environ | tr '\\0' '\\n'"}},
+                        {"name": "shell", "arguments": {"command": "echo \"$OPENAI_API_KEY$ANTHROPIC_API_KEY\""}}]},
+        {"content": "done"}])
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                           "--approve", "auto", "-C", work, "show the environment"],
+                          env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+    tap.check(proc.returncode == 0, "secrets: the run succeeds", f"exit {proc.returncode}\n{proc.stderr}")
+    results = tool_results(agent, env, db)
+    text = "\n".join(results)
+    tap.check(len(results) == 3 and text.count("PD_VISIBLE=pd-visible-sentinel") == 2,
+              "secrets: the commands ran and printed their environment", results)
+    leaked = [var for var in SECRET_VARS if f"{var}={SECRET}" in text] + (["value"] if SECRET in text else [])
+    tap.check(not leaked, "secrets: no provider key or token reaches the tool results", leaked)
+
+
+class Racer(threading.Thread):
+    """Swaps work/d (a directory) and work/d.alt (a link to outside)."""
+
+    RENAME_EXCHANGE = 2
+    AT_FDCWD = -100
+
+    def __init__(self, work):
+        super().__init__(daemon=True)
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.libc.renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                        ctypes.c_uint]
+        self.a = os.fsencode(os.path.join(work, "d"))
+        self.b = os.fsencode(os.path.join(work, "d.alt"))
+        self.stop = False
+        self.swaps = 0
+
+    def run(self):
+        while not self.stop:
+            if self.libc.renameat2(self.AT_FDCWD, self.a, self.AT_FDCWD, self.b, self.RENAME_EXCHANGE) == 0:
+                self.swaps += 1
+
+
+def case_symlink_race(tap, agent, tmp, calls):
+    env = make_env(tmp)
+    work = os.path.join(tmp, "race")
+    outside = os.path.join(tmp, "race-outside")
+    os.makedirs(os.path.join(work, "d"))
+    os.mkdir(outside)
+    with open(os.path.join(work, "d", "f.txt"), "w") as f:
+        f.write("inside\n")
+    with open(os.path.join(outside, "f.txt"), "w") as f:
+        f.write("top secret\n")
+    with open(os.path.join(outside, "outside-only.txt"), "w") as f:
+        f.write("x\n")
+    os.symlink(outside, os.path.join(work, "d.alt"))
+    db = os.path.join(tmp, "race.db")
+    per_turn = 25
+    turns = []
+    for _ in range(max(calls // per_turn, 1)):
+        batch = [{"name": "read_file", "arguments": {"path": "d/f.txt"}} for _ in range(per_turn - 2)]
+        batch.append({"name": "write_file", "arguments": {"path": "d/w.txt", "content": "w\n"}})
+        batch.append({"name": "list_dir", "arguments": {"path": "d"}})
+        turns.append({"tool_calls": batch})
+    turns.append({"content": "done"})
+    replay = recording(tmp, "race.json", turns)
+    racer = Racer(work)
+    racer.start()
+    try:
+        proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                               "--approve", "auto", "--no-planning", "--max-iterations", str(len(turns) + 5),
+                               "-C", work, "read"],
+                              env=env, capture_output=True, text=True, timeout=HANG_BOUND * 3)
+    finally:
+        racer.stop = True
+        racer.join()
+    tap.check(proc.returncode == 0, "symlink-race: the run finishes", f"exit {proc.returncode}\n{proc.stderr[-2000:]}")
+    results = tool_results(agent, env, db)
+    inside = sum(1 for r in results if r == "inside\n")
+    read_out = sum(1 for r in results if "top secret" in r)
+    listed_out = sum(1 for r in results if "outside-only" in r)
+    written_out = sorted(set(os.listdir(outside)) - {"f.txt", "outside-only.txt"})
+    print(f"# symlink-race: {racer.swaps} swaps, {len(results)} tool results, {inside} reads inside, "
+          f"escapes: {read_out} reads, {listed_out} listings, written outside: {written_out}")
+    tap.check(len(results) >= calls and inside > 0 and racer.swaps > 100,
+              "symlink-race: the calls ran while the directory was being swapped",
+              f"{len(results)} results, {inside} inside, {racer.swaps} swaps")
+    tap.check(read_out == 0 and listed_out == 0 and not written_out,
+              "symlink-race: nothing outside was read, listed or written",
+              f"{read_out} reads, {listed_out} listings, written: {written_out}")
+
+
+def main():
+    agent = os.path.abspath(sys.argv[1])
+    calls = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
+    tap = Tap()
+    with tempfile.TemporaryDirectory(prefix="pd-test-guards-") as tmp:
+        case_budget(tap, agent, tmp)
+        case_interrupt(tap, agent, tmp)
+        case_secrets(tap, agent, tmp)
+        case_symlink_race(tap, agent, tmp, calls)
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
