@@ -32,6 +32,7 @@
 #include <linux/openat2.h>
 #endif
 
+#include "pd-random.h"
 #include "pd-tool-private.h"
 
 /* Cleared once openat2() turns out to be missing (ENOSYS, or refused by a
@@ -535,8 +536,10 @@ _pd_tool_write_file (const char     *tool,
 
   for (guint tries = 0; fd < 0 && tries < 100; tries++)
     {
+      g_autofree char *suffix = pd_random_hex (6);
+
       g_free (temp_name);
-      temp_name = g_strdup_printf (".pd-write-%08x", g_random_int ());
+      temp_name = g_strconcat (".pd-write-", suffix, NULL);
       fd = openat (dir_fd, temp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
                    existed ? 0600 : mode);
       if (fd < 0 && errno != EEXIST)
