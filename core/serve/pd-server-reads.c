@@ -1,0 +1,797 @@
+/* pd-server-reads.c: the session routes of `plandeck-agent serve`.
+ *
+ * GET /api/sessions[/ID[/plan[/detail]|/export]], POST and DELETE of a
+ * session, and the stored events of GET /api/events?after_seq=.  Each runs
+ * in a GTask worker on a reader connection of its own; the answer goes back
+ * to the server's thread, which caches GET …/plan per session.
+ */
+#define G_LOG_DOMAIN "pd-server"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-server-private.h"
+#include "pd-plan.h"
+
+#define PLAN_CACHE_MAX       1024
+#define EVENTS_DEFAULT_LIMIT 100
+
+typedef enum
+{
+  OP_LIST,
+  OP_GET,
+  OP_PLAN,
+  OP_PLAN_DETAIL,
+  OP_EXPORT,
+  OP_UPDATE,
+  OP_DELETE,
+  OP_EVENTS,
+} OpKind;
+
+typedef struct
+{
+  PdServer          *server;
+  SoupServerMessage *msg;
+  gulong             finished_id;
+  gboolean           finished;
+
+  OpKind             kind;
+  char              *id;
+  /* OP_LIST */
+  gboolean           paged;
+  char              *query;
+  guint              offset;
+  guint              limit;
+  /* OP_UPDATE */
+  char              *name;
+  int                pinned;
+  /* OP_EVENTS */
+  gint64             after_seq;
+  /* tokens */
+  char              *session_token;     /* presented */
+  gboolean           instance_header;   /* the instance token came as a header */
+  gint               generation;        /* read before the database */
+
+  /* The answer. */
+  guint              status;
+  char              *body;
+  char              *token_out;         /* X-Session-Token */
+  char              *auth_token;        /* the session's, for the plan cache */
+} Req;
+
+static void
+req_free (Req *req)
+{
+  if (req->finished_id != 0)
+    g_signal_handler_disconnect (req->msg, req->finished_id);
+  g_clear_object (&req->msg);
+  g_object_unref (req->server);
+  g_free (req->id);
+  g_free (req->query);
+  g_free (req->name);
+  g_free (req->session_token);
+  g_free (req->body);
+  g_free (req->token_out);
+  g_free (req->auth_token);
+  g_free (req);
+}
+
+static void
+req_set_error (Req        *req,
+               guint       status,
+               const char *message)
+{
+  req->status = status;
+  g_free (req->body);
+  req->body = _pd_server_error_body (message);
+}
+
+static void
+req_set_object (Req        *req,
+                guint       status,
+                JsonObject *object)   /* (transfer full) */
+{
+  req->status = status;
+  g_free (req->body);
+  req->body = _pd_server_json_object_text (object);
+  json_object_unref (object);
+}
+
+static void
+req_set_db_error (Req    *req,
+                  GError *error)
+{
+  if (g_error_matches (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND))
+    req_set_error (req, 404, "session not found");
+  else
+    {
+      g_message ("database error: %s", error->message);
+      req_set_error (req, 500, "database error");
+    }
+}
+
+static JsonObject *
+plan_object (const char        *session_id,
+             const PdPlanState *state,
+             gboolean           detail)
+{
+  JsonObject *object = json_object_new ();
+  JsonArray *steps = json_array_new ();
+  PdPlanCounts counts = { 0 };
+  gboolean collapsed = FALSE;
+
+  if (state != NULL)
+    {
+      pd_plan_state_count (state, &counts);
+      /* What the rendered message shows: an all-done plan without checks or
+       * revision collapses to its header, and odek answers from that. */
+      collapsed = counts.steps > 0 && counts.done == counts.steps && counts.checks == 0 && state->revision == NULL;
+    }
+
+  json_object_set_string_member (object, "session_id", session_id);
+  json_object_set_int_member (object, "version", state ? state->version : 0);
+
+  for (guint i = 0; state != NULL && (!collapsed || detail) && i < state->steps->len; i++)
+    {
+      PdPlanStep *step = g_ptr_array_index (state->steps, i);
+      JsonObject *row = json_object_new ();
+
+      json_object_set_string_member (row, "id", step->id);
+      json_object_set_string_member (row, "title", step->title);
+      json_object_set_string_member (row, "status", pd_plan_step_status_to_string (step->status));
+      if (step->note && *step->note)
+        json_object_set_string_member (row, "note", step->note);
+      if (detail)
+        {
+          JsonArray *checks = json_array_new ();
+
+          for (guint j = 0; j < step->checks->len; j++)
+            {
+              PdPlanCheck *check = g_ptr_array_index (step->checks, j);
+              JsonObject *c = json_object_new ();
+
+              json_object_set_string_member (c, "id", check->id);
+              json_object_set_string_member (c, "description", check->description ? check->description : "");
+              json_object_set_string_member (c, "tool", check->tool ? check->tool : "");
+              json_object_set_string_member (c, "status", pd_plan_check_status_to_string (check->status));
+              json_array_add_object_element (checks, c);
+            }
+          json_object_set_array_member (row, "checks", checks);
+        }
+      json_array_add_object_element (steps, row);
+    }
+
+  json_object_set_array_member (object, "steps", steps);
+  json_object_set_boolean_member (object, "found", state != NULL);
+
+  if (detail)
+    {
+      json_object_set_boolean_member (object, "collapsed", collapsed);
+      if (state != NULL && state->revision != NULL)
+        {
+          JsonObject *revision = json_object_new ();
+          JsonArray *summary = json_array_new ();
+
+          json_object_set_string_member (revision, "reason", state->revision->reason ? state->revision->reason : "");
+          for (guint i = 0; i < state->revision->summary->len; i++)
+            json_array_add_string_element (summary, g_ptr_array_index (state->revision->summary, i));
+          json_object_set_array_member (revision, "summary", summary);
+          json_object_set_object_member (object, "revision", revision);
+        }
+      else
+        json_object_set_null_member (object, "revision");
+    }
+
+  return object;
+}
+
+static JsonArray *
+history_array (GPtrArray *versions)
+{
+  JsonArray *history = json_array_new ();
+
+  for (guint i = 0; i < versions->len; i++)
+    {
+      PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
+      g_autoptr(PdPlanState) state = pd_plan_state_new_from_json (version->state_json, NULL);
+      g_autofree char *stamp = pd_session_time_to_string (version->created_at);
+      JsonObject *entry = json_object_new ();
+      PdPlanCounts counts = { 0 };
+
+      if (state != NULL)
+        pd_plan_state_count (state, &counts);
+      json_object_set_int_member (entry, "version", version->version);
+      json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
+      json_object_set_int_member (entry, "steps", counts.steps);
+      json_object_set_int_member (entry, "done", counts.done);
+      json_object_set_int_member (entry, "in_progress", counts.in_progress);
+      json_object_set_int_member (entry, "blocked", counts.blocked);
+      json_object_set_int_member (entry, "pending", counts.pending);
+      json_array_add_object_element (history, entry);
+    }
+  return history;
+}
+
+static void
+op_list (Req            *req,
+         PdSessionStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  JsonArray *array = json_array_new ();
+  guint total = 0;
+
+  sessions = pd_session_store_list (store, req->query, FALSE, req->offset, req->limit, &total, &error);
+  if (sessions == NULL)
+    {
+      json_array_unref (array);
+      req_set_db_error (req, error);
+      return;
+    }
+
+  for (guint i = 0; i < sessions->len; i++)
+    json_array_add_object_element (array, pd_session_info_to_json (g_ptr_array_index (sessions, i), FALSE));
+
+  if (!req->paged)
+    {
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+
+      json_node_take_array (node, array);
+      req->status = 200;
+      req->body = _pd_server_json_text (node);
+    }
+  else
+    {
+      JsonObject *object = json_object_new ();
+      g_autofree char *lower = g_utf8_strdown (req->query ? req->query : "", -1);
+
+      json_object_set_array_member (object, "sessions", array);
+      json_object_set_int_member (object, "offset", req->offset);
+      json_object_set_int_member (object, "limit", req->limit);
+      json_object_set_int_member (object, "count", sessions->len);
+      json_object_set_int_member (object, "total", total);
+      json_object_set_string_member (object, "query", lower);
+      req_set_object (req, 200, object);
+    }
+}
+
+static void
+op_session (Req            *req,
+            PdSessionStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, req->id, &error);
+
+  if (info == NULL)
+    {
+      req_set_db_error (req, error);
+      return;
+    }
+
+  if (req->kind == OP_UPDATE || req->kind == OP_DELETE)
+    {
+      PdSessionStore *writer = req->server->store;
+      gboolean ok;
+
+      if (!_pd_server_token_allows_write (req->session_token, req->instance_header, info->auth_token))
+        {
+          req_set_error (req, 401, "invalid session token");
+          return;
+        }
+
+      if (req->kind == OP_DELETE)
+        ok = pd_session_store_delete (writer, req->id, &error);
+      else
+        ok = (req->name == NULL || pd_session_store_rename (writer, req->id, req->name, &error)) &&
+             (req->pinned < 0 || pd_session_store_set_pinned (writer, req->id, req->pinned != 0, &error));
+      _pd_server_bump_generation (req->server);
+
+      if (!ok)
+        {
+          req_set_db_error (req, error);
+          return;
+        }
+      if (req->kind == OP_DELETE)
+        {
+          req->status = 204;
+          req->body = g_strdup ("");
+          return;
+        }
+
+      g_clear_pointer (&info, pd_session_info_free);
+      if (!(info = pd_session_store_get (writer, req->id, &error)))
+        {
+          req_set_db_error (req, error);
+          return;
+        }
+      req_set_object (req, 200, pd_session_info_to_json (info, FALSE));
+      return;
+    }
+
+  if (!_pd_server_token_allows_read (req->session_token, req->instance_header, info->auth_token))
+    {
+      req_set_error (req, 401, "invalid session token");
+      return;
+    }
+  req->token_out = g_strdup (info->auth_token);
+  req->auth_token = g_strdup (info->auth_token);
+
+  switch (req->kind)
+    {
+    case OP_GET:
+      req_set_object (req, 200, pd_session_info_to_json (info, FALSE));
+      break;
+
+    case OP_PLAN:
+    case OP_PLAN_DETAIL:
+      {
+        g_autoptr(PdPlanState) state = NULL;
+        JsonObject *object;
+
+        if (!pd_session_store_get_plan (store, req->id, &state, &error))
+          {
+            req_set_db_error (req, error);
+            return;
+          }
+        object = plan_object (req->id, state, req->kind == OP_PLAN_DETAIL);
+        if (req->kind == OP_PLAN_DETAIL)
+          {
+            g_autoptr(GPtrArray) versions = pd_session_store_list_plan_versions (store, req->id, &error);
+
+            if (versions == NULL)
+              {
+                json_object_unref (object);
+                req_set_db_error (req, error);
+                return;
+              }
+            json_object_set_array_member (object, "history", history_array (versions));
+          }
+        req_set_object (req, 200, object);
+      }
+      break;
+
+    case OP_EXPORT:
+      {
+        g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, req->id, &error);
+        g_autoptr(GPtrArray) versions = NULL;
+        JsonObject *object;
+        JsonArray *history;
+
+        if (messages == NULL || !(versions = pd_session_store_list_plan_versions (store, req->id, &error)))
+          {
+            req_set_db_error (req, error);
+            return;
+          }
+        object = pd_session_info_to_json (info, FALSE);
+        json_object_set_array_member (object, "messages", json_array_ref (messages));
+        history = json_array_new ();
+        for (guint i = 0; i < versions->len; i++)
+          {
+            PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
+            g_autofree char *stamp = pd_session_time_to_string (version->created_at);
+            JsonObject *entry = json_object_new ();
+            JsonNode *state = json_from_string (version->state_json, NULL);
+
+            json_object_set_int_member (entry, "version", version->version);
+            json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
+            if (state != NULL)
+              json_object_set_member (entry, "state", state);
+            else
+              json_object_set_null_member (entry, "state");
+            json_array_add_object_element (history, entry);
+          }
+        json_object_set_array_member (object, "plan_versions", history);
+        req_set_object (req, 200, object);
+      }
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+op_events (Req            *req,
+           PdSessionStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = pd_session_store_list_events (store, req->id, NULL, req->after_seq, req->limit, &error);
+  JsonObject *object;
+  JsonArray *array, *seqs;
+
+  if (events == NULL)
+    {
+      req_set_db_error (req, error);
+      return;
+    }
+
+  object = json_object_new ();
+  array = json_array_new ();
+  seqs = json_array_new ();
+  for (guint i = 0; i < events->len; i++)
+    {
+      PdStoredEvent *event = g_ptr_array_index (events, i);
+      JsonNode *node = json_from_string (event->event_json, NULL);
+
+      if (node == NULL)
+        continue;
+      json_array_add_element (array, node);
+      json_array_add_int_element (seqs, event->seq);
+    }
+  json_object_set_array_member (object, "events", array);
+  json_object_set_int_member (object, "count", json_array_get_length (seqs));
+  json_object_set_array_member (object, "seq", seqs);
+  req_set_object (req, 200, object);
+}
+
+static void
+run_req (GTask        *task,
+         gpointer      source_object,
+         gpointer      task_data,
+         GCancellable *cancellable)
+{
+  PdServer *self = source_object;
+  Req *req = task_data;
+  PdSessionStore *store = g_async_queue_pop (self->readers);
+
+  switch (req->kind)
+    {
+    case OP_LIST:
+      op_list (req, store);
+      break;
+    case OP_EVENTS:
+      op_events (req, store);
+      break;
+    default:
+      op_session (req, store);
+      break;
+    }
+
+  g_async_queue_push (self->readers, store);
+  g_task_return_boolean (task, TRUE);
+}
+
+struct _PlanCacheEntry
+{
+  gint   generation;
+  char  *body;
+  char  *auth_token;
+};
+
+void
+_pd_server_plan_cache_entry_free (PlanCacheEntry *entry)
+{
+  g_free (entry->body);
+  g_free (entry->auth_token);
+  g_free (entry);
+}
+
+static void
+on_req_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  PdServer *self = PD_SERVER (object);
+  Req *req = g_task_get_task_data (G_TASK (result));
+
+  self->pending--;
+
+  if (req->kind == OP_PLAN && req->status == 200 && req->auth_token != NULL)
+    {
+      PlanCacheEntry *entry = g_new0 (PlanCacheEntry, 1);
+
+      if (g_hash_table_size (self->plan_cache) >= PLAN_CACHE_MAX)
+        g_hash_table_remove_all (self->plan_cache);
+      entry->generation = req->generation;
+      entry->body = g_strdup (req->body);
+      entry->auth_token = g_strdup (req->auth_token);
+      g_hash_table_replace (self->plan_cache, g_strdup (req->id), entry);
+    }
+
+  if (!req->finished)
+    {
+      if (req->token_out != NULL && *req->token_out)
+        soup_message_headers_replace (soup_server_message_get_response_headers (req->msg),
+                                      "X-Session-Token", req->token_out);
+      if (req->status == 204)
+        soup_server_message_set_status (req->msg, 204, NULL);
+      else
+        _pd_server_respond_text (req->msg, req->status, "application/json", g_steal_pointer (&req->body));
+      soup_server_message_unpause (req->msg);
+    }
+
+  /* The message lives on the server's thread: let go of it here.  The task
+   * frees @req wherever its last reference goes, which may be the worker
+   * thread, and a handler removed there raced the message's own teardown
+   * here (a GSignal assertion in one run of 660). */
+  g_clear_signal_handler (&req->finished_id, req->msg);
+  g_clear_object (&req->msg);
+
+  _pd_server_maybe_quit (self);
+}
+
+static void
+on_req_msg_finished (SoupServerMessage *msg,
+                     gpointer           user_data)
+{
+  Req *req = user_data;
+
+  req->finished = TRUE;
+}
+
+static Req *
+req_new (PdServer          *self,
+         SoupServerMessage *msg,
+         OpKind             kind,
+         const char        *id)
+{
+  Req *req = g_new0 (Req, 1);
+
+  req->server = g_object_ref (self);
+  req->msg = g_object_ref (msg);
+  req->kind = kind;
+  req->id = g_strdup (id);
+  req->pinned = -1;
+  return req;
+}
+
+static void
+req_start (PdServer *self,
+           Req      *req)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, on_req_done, NULL);
+
+  req->generation = g_atomic_int_get (&self->generation);
+  req->finished_id = g_signal_connect (req->msg, "finished", G_CALLBACK (on_req_msg_finished), req);
+  soup_server_message_pause (req->msg);
+  self->pending++;
+  g_task_set_task_data (task, req, (GDestroyNotify) req_free);
+  g_task_run_in_thread (task, run_req);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Routes                                                                 */
+
+void
+_pd_server_handle_events (PdServer          *self,
+                          SoupServerMessage *msg,
+                          GHashTable        *query)
+{
+  const char *limit_text = _pd_server_query_get (query, "limit");
+  const char *run_id = _pd_server_query_get (query, "run_id");
+  const char *session_id = _pd_server_query_get (query, "session_id");
+  const char *after_text = _pd_server_query_get (query, "after_seq");
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *object;
+  JsonArray *array;
+  gint64 limit = EVENTS_DEFAULT_LIMIT;
+
+  if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
+    {
+      _pd_server_respond_error (msg, 405, "method not allowed");
+      return;
+    }
+  if (limit_text != NULL && !_pd_server_parse_count (limit_text, &limit))
+    {
+      _pd_server_respond_error (msg, 400, "invalid limit");
+      return;
+    }
+  limit = CLAMP (limit, 1, PD_EVENT_BUS_RING_SIZE);
+  if (session_id != NULL && *session_id == '\0')
+    session_id = NULL;
+  if (run_id != NULL && *run_id == '\0')
+    run_id = NULL;
+  if (session_id != NULL && !pd_session_id_is_valid (session_id))
+    {
+      _pd_server_respond_error (msg, 400, "invalid session id");
+      return;
+    }
+
+  /* Ours: the stored events of a session after a sequence number. */
+  if (after_text != NULL)
+    {
+      Req *req;
+      gint64 after_seq;
+
+      if (session_id == NULL || !_pd_server_parse_count (after_text, &after_seq))
+        {
+          _pd_server_respond_error (msg, 400, "after_seq needs a session_id and a number");
+          return;
+        }
+      req = req_new (self, msg, OP_EVENTS, session_id);
+      req->after_seq = after_seq;
+      req->limit = (guint) limit;
+      req_start (self, req);
+      return;
+    }
+
+  events = pd_event_bus_get_recent (self->bus, (guint) limit, run_id, session_id);
+  object = json_object_new ();
+  array = json_array_new ();
+  for (guint i = 0; i < events->len; i++)
+    json_array_add_element (array, pd_event_to_json_node (g_ptr_array_index (events, i)));
+  json_object_set_array_member (object, "events", array);
+  json_object_set_int_member (object, "count", events->len);
+  _pd_server_respond_json (msg, 200, object);
+}
+
+void
+_pd_server_handle_sessions (PdServer          *self,
+                            SoupServerMessage *msg,
+                            GHashTable        *query)
+{
+  const char *q = _pd_server_query_get (query, "q");
+  const char *limit_text = _pd_server_query_get (query, "limit");
+  const char *offset_text = _pd_server_query_get (query, "offset");
+  gint64 limit = 50, offset = 0;
+  Req *req;
+
+  if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
+    {
+      _pd_server_respond_error (msg, 405, "method not allowed");
+      return;
+    }
+
+  req = req_new (self, msg, OP_LIST, NULL);
+  req->paged = q != NULL || limit_text != NULL || offset_text != NULL;
+  if ((limit_text != NULL && !_pd_server_parse_count (limit_text, &limit)) ||
+      (offset_text != NULL && !_pd_server_parse_count (offset_text, &offset)))
+    {
+      req_free (req);
+      _pd_server_respond_error (msg, 400, "invalid limit or offset");
+      return;
+    }
+  if (!req->paged)
+    limit = PD_SESSION_LIST_MAX_LIMIT;
+  req->limit = (guint) CLAMP (limit == 0 ? 50 : limit, 1, PD_SESSION_LIST_MAX_LIMIT);
+  req->offset = (guint) offset;
+  req->query = q && *q ? g_strdup (q) : NULL;
+  req_start (self, req);
+}
+
+void
+_pd_server_handle_session (PdServer          *self,
+                           SoupServerMessage *msg,
+                           const char        *rest,
+                           const char        *presented,
+                           gboolean           instance_header)
+{
+  const char *method = soup_server_message_get_method (msg);
+  g_autofree char *id = NULL;
+  OpKind kind;
+  Req *req;
+
+  if (rest == NULL || *rest == '\0')
+    {
+      _pd_server_respond_error (msg, 400, "missing session id");
+      return;
+    }
+
+  if (method == SOUP_METHOD_GET)
+    {
+      const char *slash = strchr (rest, '/');
+
+      id = g_strndup (rest, slash ? (gsize) (slash - rest) : strlen (rest));
+      if (slash == NULL)
+        kind = OP_GET;
+      else if (strcmp (slash, "/plan") == 0)
+        kind = OP_PLAN;
+      else if (strcmp (slash, "/plan/detail") == 0)
+        kind = OP_PLAN_DETAIL;
+      else if (strcmp (slash, "/export") == 0)
+        kind = OP_EXPORT;
+      else
+        {
+          _pd_server_respond_error (msg, 404, "not found");
+          return;
+        }
+
+      if (!_pd_server_rate_allow (self, soup_server_message_get_remote_host (msg)))
+        {
+          soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "60");
+          _pd_server_respond_error (msg, 429, "rate limit exceeded");
+          return;
+        }
+    }
+  else if (method == SOUP_METHOD_POST || method == SOUP_METHOD_DELETE)
+    {
+      /* Suffixes are never stripped for changes: a POST to …/plan names no
+       * session and reaches no mutator. */
+      if (strchr (rest, '/') != NULL)
+        {
+          soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow", "GET");
+          _pd_server_respond_error (msg, 405, "method not allowed");
+          return;
+        }
+      id = g_strdup (rest);
+      kind = method == SOUP_METHOD_POST ? OP_UPDATE : OP_DELETE;
+    }
+  else
+    {
+      _pd_server_respond_error (msg, 405, "method not allowed");
+      return;
+    }
+
+  if (!pd_session_id_is_valid (id))
+    {
+      _pd_server_respond_error (msg, 404, "session not found");
+      return;
+    }
+
+  if (kind == OP_PLAN)
+    {
+      PlanCacheEntry *entry = g_hash_table_lookup (self->plan_cache, id);
+
+      if (entry != NULL && entry->generation == g_atomic_int_get (&self->generation))
+        {
+          if (!_pd_server_token_allows_read (presented, instance_header, entry->auth_token))
+            {
+              _pd_server_respond_error (msg, 401, "invalid session token");
+              return;
+            }
+          if (*entry->auth_token)
+            soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                          "X-Session-Token", entry->auth_token);
+          soup_server_message_set_status (msg, 200, NULL);
+          soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
+                                            entry->body, strlen (entry->body));
+          return;
+        }
+    }
+
+  req = req_new (self, msg, kind, id);
+  req->session_token = g_strdup (presented);
+  req->instance_header = instance_header;
+
+  if (kind == OP_UPDATE)
+    {
+      g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+      gsize len;
+      const char *data = g_bytes_get_data (body, &len);
+      JsonObject *object;
+      JsonNode *node;
+
+      if (len == 0 || len > PD_SERVER_MAX_BODY ||
+          pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) ||
+          !json_parser_load_from_data (parser, data, (gssize) len, NULL) ||
+          /* A body of whitespace only parses to no root at all. */
+          json_parser_get_root (parser) == NULL ||
+          !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+        {
+          req_free (req);
+          _pd_server_respond_error (msg, 400, "invalid JSON body");
+          return;
+        }
+      object = json_node_get_object (json_parser_get_root (parser));
+      if ((node = json_object_get_member (object, "name")) && !JSON_NODE_HOLDS_NULL (node))
+        {
+          if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+            {
+              req_free (req);
+              _pd_server_respond_error (msg, 400, "name must be a string");
+              return;
+            }
+          req->name = g_strdup (json_node_get_string (node));
+        }
+      if ((node = json_object_get_member (object, "pinned")) && !JSON_NODE_HOLDS_NULL (node))
+        {
+          if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+            {
+              req_free (req);
+              _pd_server_respond_error (msg, 400, "pinned must be a boolean");
+              return;
+            }
+          req->pinned = json_node_get_boolean (node) ? 1 : 0;
+        }
+      if (req->name == NULL && req->pinned < 0)
+        {
+          req_free (req);
+          _pd_server_respond_error (msg, 400, "nothing to update (name or pinned required)");
+          return;
+        }
+    }
+
+  req_start (self, req);
+}
