@@ -87,7 +87,7 @@ proofs() {
   #    test over 42000 messages is skipped there (pure SQLite volume: two
   #    minutes under valgrind); it runs in the plain and sanitizer runs.
   meson test -C "$builddir" --suite core-c --print-errorlogs --timeout-multiplier 5 --logbase proofs \
-    --wrap="valgrind --quiet --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1 --num-callers=30 --suppressions=$root/tests/libsoup-server.supp" \
+    --wrap="valgrind --quiet --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1 --num-callers=30" \
     --test-args="-s /pd/store/list/common-term" >/dev/null || ok=1
   summary "valgrind (core C tests)" "$builddir/meson-logs/proofs-valgrind.json"
 

@@ -5,6 +5,7 @@
  * pd-server-reads.c the session routes and the plan cache (worker threads)
  * pd-server-runs.c  POST /api/prompt, /api/runs, /api/cancel
  * pd-server-stream.c GET /api/events/stream
+ * pd-server-conns.c connections closed once their client is gone
  *
  * Everything here runs on the server's thread unless it says otherwise.
  */
@@ -62,6 +63,7 @@ struct _PdServer
   GQueue              finished_runs;   /* run ids, oldest first */
   guint               active_runs;
   GList              *streams;         /* Stream */
+  GHashTable         *conns;           /* GSocket → Conn (pd-server-conns.c) */
 };
 
 /* pd-server.c */
@@ -106,6 +108,17 @@ typedef struct _RateBucket RateBucket;
 void        _pd_server_rate_bucket_free   (RateBucket        *bucket);
 gboolean    _pd_server_rate_allow         (PdServer          *self,
                                            const char        *client);
+
+/* pd-server-conns.c */
+void        _pd_server_conns_init         (PdServer          *self);
+void        _pd_server_conns_clear        (PdServer          *self);
+guint       _pd_server_conns_count        (PdServer          *self);
+void        _pd_server_conns_request_started  (PdServer          *self,
+                                               SoupServerMessage *msg);
+void        _pd_server_conns_request_finished (PdServer          *self,
+                                               SoupServerMessage *msg);
+void        _pd_server_conns_watch_stream (PdServer          *self,
+                                           SoupServerMessage *msg);
 
 /* pd-server-reads.c */
 typedef struct _PlanCacheEntry PlanCacheEntry;

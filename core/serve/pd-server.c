@@ -16,6 +16,7 @@
 #include "pd-server-private.h"
 #include "pd-decimal.h"
 #include "pd-random.h"
+#include "pd-soup-compat.h"
 
 #define N_READERS            4
 #define WATCH_INTERVAL_USEC  (100 * G_TIME_SPAN_MILLISECOND)
@@ -354,13 +355,26 @@ begin_stop (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Every answer, libsoup's own errors included, is marked no-store. */
+/* Every answer, libsoup's own errors included, is marked no-store; every
+ * connection is watched for its client going away (pd-server-conns.c). */
 static void
 on_request_started (SoupServer        *soup,
                     SoupServerMessage *msg,
                     gpointer           user_data)
 {
+  PdServer *self = user_data;
+
   soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control", "no-store");
+  _pd_server_conns_request_started (self, msg);
+}
+
+/* ::request-finished and ::request-aborted */
+static void
+on_request_finished (SoupServer        *soup,
+                     SoupServerMessage *msg,
+                     gpointer           user_data)
+{
+  _pd_server_conns_request_finished (user_data, msg);
 }
 
 static gpointer
@@ -374,9 +388,12 @@ server_thread (gpointer data)
   g_main_context_push_thread_default (self->context);
 
   self->soup = soup_server_new ("server-header", "plandeck/" PACKAGE_VERSION " ", NULL);
+  pd_soup_server_plug_accept_leak (self->soup);
   soup_server_add_handler (self->soup, "/api", handle_api, self, NULL);
   soup_server_add_handler (self->soup, NULL, handle_root, self, NULL);
-  g_signal_connect (self->soup, "request-started", G_CALLBACK (on_request_started), NULL);
+  g_signal_connect (self->soup, "request-started", G_CALLBACK (on_request_started), self);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (on_request_finished), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (on_request_finished), self);
 
   address = g_inet_address_new_from_string (self->host);
   if (address == NULL)
@@ -413,6 +430,7 @@ server_thread (gpointer data)
     g_main_loop_run (self->loop);
 
   soup_server_disconnect (self->soup);
+  _pd_server_conns_clear (self);
   g_clear_object (&self->soup);
   while (g_main_context_iteration (self->context, FALSE))
     ;
@@ -440,6 +458,7 @@ pd_server_finalize (GObject *object)
       g_async_queue_unref (self->readers);
     }
   g_hash_table_unref (self->rate);
+  g_hash_table_unref (self->conns);
   g_hash_table_unref (self->plan_cache);
   g_hash_table_unref (self->runs);
   g_queue_clear_full (&self->finished_runs, g_free);
@@ -474,6 +493,7 @@ pd_server_init (PdServer *self)
   self->token = pd_random_hex (32);
   self->context = g_main_context_new ();
   self->loop = g_main_loop_new (self->context, FALSE);
+  _pd_server_conns_init (self);
   self->rate = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_rate_bucket_free);
   self->plan_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_plan_cache_entry_free);
   self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_run_unref);

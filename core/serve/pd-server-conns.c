@@ -1,0 +1,252 @@
+/* pd-server-conns.c: every connection of `plandeck-agent serve` is closed
+ * once its client is gone.
+ *
+ * libsoup 3.2 (Debian 12 ships 3.2.3; fixed upstream in 3.3 by "server: do
+ * not leak idle connections closed by the client") leaks every kept-alive
+ * connection whose client closes it between two requests.  After a request,
+ * soup_server_message_io_http1_finished() makes a new SoupServerMessage for
+ * the next one and waits for its bytes, but gives it no completion callback:
+ * the server's request_finished() is attached only once the first byte has
+ * been read (the started_cb).  When the client closes instead, that idle
+ * message ends with an error, nobody calls soup_server_connection_disconnect(),
+ * and the socket stays open in CLOSE-WAIT, with its SoupServerConnection in
+ * the server's client list, until soup_server_disconnect().  About 1 000 such
+ * connections exhaust the usual 1 024 descriptors and the server stops
+ * accepting for good.
+ *
+ * So Plandeck watches each connection itself: it learns of it from the
+ * server's request-started signal (emitted at accept time and for every
+ * request after), and once a request has finished it watches the socket at
+ * G_PRIORITY_HIGH, above libsoup's own reader.  Bytes coming in are the next
+ * request: the watch steps aside and libsoup reads them.  The end of the
+ * stream (or a reset) is the client gone: the connection is taken from
+ * libsoup with soup_server_message_steal_connection(), which also drops it
+ * from the server's list, and closed.  libsoup's reader, at a lower priority,
+ * never sees that end; in a libsoup that closes such connections itself, the
+ * watch simply finds them gone.
+ *
+ * The same watch frees an event stream at once when its client goes (the
+ * stream is otherwise paused between writes, so the end was only noticed on
+ * the next keepalive write, up to 15 s later).
+ *
+ * All on the server's thread.
+ */
+#define G_LOG_DOMAIN "pd-server"
+
+#include "config.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+
+#include "pd-server-private.h"
+
+typedef enum
+{
+  CONN_BUSY,        /* a request is read, handled or answered: libsoup's */
+  CONN_IDLE,        /* between requests: the next bytes are libsoup's */
+  CONN_STREAMING,   /* an endless answer: any byte or the end closes it */
+} ConnState;
+
+typedef struct
+{
+  PdServer          *server;          /* (unowned) */
+  GSocket           *socket;
+  SoupServerMessage *msg;             /* the latest message on the connection */
+  gulong             disconnected_id;
+  GSource           *watch;
+  ConnState          state;
+} Conn;
+
+static void
+conn_unwatch (Conn *conn)
+{
+  if (conn->watch != NULL)
+    {
+      g_source_destroy (conn->watch);
+      g_clear_pointer (&conn->watch, g_source_unref);
+    }
+}
+
+static void
+conn_free (gpointer data)
+{
+  Conn *conn = data;
+
+  conn_unwatch (conn);
+  g_clear_signal_handler (&conn->disconnected_id, conn->msg);
+  g_clear_object (&conn->msg);
+  g_clear_object (&conn->socket);
+  g_free (conn);
+}
+
+/* libsoup disconnected it (or we stole it): forget it before the next poll
+ * could watch a descriptor number that is free again. */
+static void
+on_msg_disconnected (SoupServerMessage *msg,
+                     gpointer           user_data)
+{
+  Conn *conn = user_data;
+
+  g_hash_table_remove (conn->server->conns, conn->socket);
+}
+
+/* Takes the connection from libsoup and closes it.  @conn is freed. */
+static void
+conn_close (Conn *conn)
+{
+  g_autoptr(SoupServerMessage) msg = g_object_ref (conn->msg);
+  g_autoptr(GIOStream) stream = NULL;
+
+  /* Emits "disconnected" on @msg: on_msg_disconnected frees @conn, the
+   * server drops the connection from its list, and an event stream on it
+   * ends (pd-server-stream.c). */
+  stream = soup_server_message_steal_connection (msg);
+  if (stream != NULL)
+    g_io_stream_close (stream, NULL, NULL);
+}
+
+static gboolean
+on_conn_readable (GSocket      *socket,
+                  GIOCondition  condition,
+                  gpointer      user_data)
+{
+  Conn *conn = user_data;
+  char byte;
+  ssize_t n;
+
+  do
+    n = recv (g_socket_get_fd (socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    return G_SOURCE_CONTINUE;
+
+  /* The source ends with this dispatch either way. */
+  g_clear_pointer (&conn->watch, g_source_unref);
+
+  if (n > 0 && conn->state == CONN_IDLE)
+    return G_SOURCE_REMOVE;   /* the next request: libsoup reads it */
+
+  /* The end of the stream or a reset: the client is gone.  On an event
+   * stream, bytes are no request we could ever answer either. */
+  conn_close (conn);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+conn_watch (Conn      *conn,
+            ConnState  state)
+{
+  conn_unwatch (conn);
+  conn->state = state;
+  conn->watch = g_socket_create_source (conn->socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  /* Above libsoup's reader (G_PRIORITY_DEFAULT): the end of the stream is
+   * seen here first, while the connection can still be taken. */
+  g_source_set_priority (conn->watch, G_PRIORITY_HIGH);
+  g_source_set_callback (conn->watch, (GSourceFunc) (GCallback) on_conn_readable, conn, NULL);
+  g_source_attach (conn->watch, conn->server->context);
+}
+
+static Conn *
+conn_lookup (PdServer          *self,
+             SoupServerMessage *msg)
+{
+  GSocket *socket = soup_server_message_get_socket (msg);
+
+  return socket != NULL ? g_hash_table_lookup (self->conns, socket) : NULL;
+}
+
+void
+_pd_server_conns_init (PdServer *self)
+{
+  self->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_free);
+}
+
+/* After soup_server_disconnect(), which disconnected every connection (so
+ * the table is normally empty already). */
+void
+_pd_server_conns_clear (PdServer *self)
+{
+  g_hash_table_remove_all (self->conns);
+}
+
+guint
+_pd_server_conns_count (PdServer *self)
+{
+  return g_hash_table_size (self->conns);
+}
+
+/* SoupServer::request-started: a new connection (its first message, before
+ * anything is read), or the next request on a known one. */
+void
+_pd_server_conns_request_started (PdServer          *self,
+                                  SoupServerMessage *msg)
+{
+  GSocket *socket = soup_server_message_get_socket (msg);
+  Conn *conn;
+
+  if (socket == NULL)
+    return;   /* soup_server_accept_iostream(): not ours to watch */
+
+  conn = g_hash_table_lookup (self->conns, socket);
+  if (conn == NULL)
+    {
+      struct sockaddr_storage peer;
+      socklen_t len = sizeof peer;
+
+      /* soup_server_message_steal_connection() asks for the addresses, and
+       * libsoup warns (on stderr, for every connection) when the peer has
+       * reset by then: ask now, while it is connected, and they are kept.
+       * A connection reset before it was even accepted is left to libsoup,
+       * whose first read fails and closes it. */
+      if (getpeername (g_socket_get_fd (socket), (struct sockaddr *) &peer, &len) != 0)
+        return;
+      soup_server_message_get_remote_address (msg);
+      soup_server_message_get_local_address (msg);
+
+      conn = g_new0 (Conn, 1);
+      conn->server = self;
+      conn->socket = g_object_ref (socket);
+      g_hash_table_insert (self->conns, socket, conn);
+    }
+
+  conn_unwatch (conn);
+  conn->state = CONN_BUSY;
+  if (conn->msg != msg)
+    {
+      g_clear_signal_handler (&conn->disconnected_id, conn->msg);
+      g_set_object (&conn->msg, msg);
+      conn->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_msg_disconnected), conn);
+    }
+}
+
+/* SoupServer::request-finished and ::request-aborted.  libsoup decides
+ * after this whether the connection is kept; when it is not, the message's
+ * "disconnected" follows at once and the watch goes with the record. */
+void
+_pd_server_conns_request_finished (PdServer          *self,
+                                   SoupServerMessage *msg)
+{
+  Conn *conn = conn_lookup (self, msg);
+
+  if (conn == NULL || conn->msg != msg)
+    return;
+
+  /* The message stays only as a handle on its connection: its bodies,
+   * written and read by now, need not wait in memory for the next request. */
+  soup_message_body_truncate (soup_server_message_get_request_body (msg));
+  soup_message_body_truncate (soup_server_message_get_response_body (msg));
+  conn_watch (conn, CONN_IDLE);
+}
+
+/* An endless answer on @msg's connection (an event stream): its client
+ * going away closes it at once. */
+void
+_pd_server_conns_watch_stream (PdServer          *self,
+                               SoupServerMessage *msg)
+{
+  Conn *conn = conn_lookup (self, msg);
+
+  if (conn != NULL && conn->msg == msg)
+    conn_watch (conn, CONN_STREAMING);
+}
