@@ -1118,6 +1118,56 @@ test_stream_disconnect (Fixture       *f,
   }
 }
 
+/* One client cannot take every event-stream slot, and a client that goes
+ * gives its slot back at once: not at the next keepalive write, 15 s later
+ * (no event is emitted here, so nothing else writes to the streams). */
+static void
+test_stream_slots (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *open_text = g_strdup_printf ("GET /api/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                "X-Odek-Ws-Token: %s\r\n\r\n", TOKEN);
+  int fds[PD_SERVER_MAX_STREAMS_PER_CLIENT];
+  guint before = count_sockets ();
+  g_autofree char *refused = NULL;
+  g_autofree char *again = NULL;
+  gint64 deadline;
+  guint after;
+  int extra;
+
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    {
+      g_autofree char *head = NULL;
+
+      fds[i] = raw_connect (f);
+      g_assert_true (raw_send (fds[i], open_text, strlen (open_text)));
+      head = raw_read_answer (fds[i]);
+      g_assert_cmpuint (raw_status (head), ==, 200);
+    }
+
+  extra = raw_connect (f);
+  g_assert_true (raw_send (extra, open_text, strlen (open_text)));
+  refused = raw_read_answer (extra);
+  g_assert_cmpuint (raw_status (refused), ==, 503);
+  g_assert_nonnull (strstr (refused, "too many event streams from this client"));
+  close (extra);
+
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    close (fds[i]);
+
+  /* Well before the first keepalive (15 s), every server side is closed. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while ((after = count_sockets ()) > before && g_get_monotonic_time () < deadline)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (after, <=, before);
+
+  extra = raw_connect (f);
+  g_assert_true (raw_send (extra, open_text, strlen (open_text)));
+  again = raw_read_answer (extra);
+  g_assert_cmpuint (raw_status (again), ==, 200);
+  close (extra);
+}
+
 /* Stopping with a run in flight cancels it and waits for it to save. */
 static void
 test_stop_during_run (Fixture       *f,
@@ -1181,6 +1231,7 @@ main (int   argc,
   ADD ("/pd/server/runs-redacted", test_runs_redacted, 0);
   ADD ("/pd/server/stream-disconnect", test_stream_disconnect, 0);
   ADD ("/pd/server/keepalive-closed", test_keepalive_closed, 0);
+  ADD ("/pd/server/stream-slots", test_stream_slots, 0);
   ADD ("/pd/server/stop-during-run", test_stop_during_run, 0);
 
   return g_test_run ();

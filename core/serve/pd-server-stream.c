@@ -3,6 +3,10 @@
  *
  * One listener on the bus per stream, filtered by session and run; a comment
  * line every KEEPALIVE_SECONDS keeps proxies from closing an idle stream.
+ * At most PD_SERVER_MAX_STREAMS at once, PD_SERVER_MAX_STREAMS_PER_CLIENT of
+ * them from one client address; a stream's slot is free again as soon as
+ * its client goes (pd-server-conns.c watches the connection), not at the
+ * next keepalive write.
  */
 #define G_LOG_DOMAIN "pd-server"
 
@@ -18,11 +22,13 @@ typedef struct
 {
   PdServer          *server;
   SoupServerMessage *msg;
+  char              *client;        /* the remote address */
   char              *session_id;
   char              *run_id;
   guint              listener_id;
   GSource           *keepalive;
   gulong             finished_id;
+  gulong             disconnected_id;
   gboolean           closed;
 } Stream;
 
@@ -50,7 +56,9 @@ stream_free (gpointer data)
   Stream *stream = data;
 
   g_signal_handler_disconnect (stream->msg, stream->finished_id);
+  g_signal_handler_disconnect (stream->msg, stream->disconnected_id);
   g_object_unref (stream->msg);
+  g_free (stream->client);
   g_free (stream->session_id);
   g_free (stream->run_id);
   g_free (stream);
@@ -105,6 +113,17 @@ on_stream_finished (SoupServerMessage *msg,
   stream_close (stream);
 }
 
+static guint
+count_client_streams (PdServer   *self,
+                      const char *client)
+{
+  guint n = 0;
+
+  for (GList *l = self->streams; l != NULL; l = l->next)
+    n += g_strcmp0 (((Stream *) l->data)->client, client) == 0;
+  return n;
+}
+
 void
 _pd_server_handle_stream (PdServer          *self,
                           SoupServerMessage *msg,
@@ -113,6 +132,7 @@ _pd_server_handle_stream (PdServer          *self,
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
   const char *session_id = _pd_server_query_get (query, "session_id");
   const char *run_id = _pd_server_query_get (query, "run_id");
+  const char *client = soup_server_message_get_remote_host (msg);
   Stream *stream;
 
   if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
@@ -130,10 +150,16 @@ _pd_server_handle_stream (PdServer          *self,
       _pd_server_respond_error (msg, 503, "too many event streams");
       return;
     }
+  if (count_client_streams (self, client) >= PD_SERVER_MAX_STREAMS_PER_CLIENT)
+    {
+      _pd_server_respond_error (msg, 503, "too many event streams from this client");
+      return;
+    }
 
   stream = g_new0 (Stream, 1);
   stream->server = self;
   stream->msg = g_object_ref (msg);
+  stream->client = g_strdup (client);
   stream->session_id = session_id && *session_id ? g_strdup (session_id) : NULL;
   stream->run_id = run_id && *run_id ? g_strdup (run_id) : NULL;
   self->streams = g_list_prepend (self->streams, stream);
@@ -143,13 +169,18 @@ _pd_server_handle_stream (PdServer          *self,
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
 
+  /* libsoup ends it ("finished": a write failed, or the server stops), or
+   * the connection watch sees its client gone and takes the connection
+   * ("disconnected"). */
   stream->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_stream_finished), stream);
+  stream->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_stream_finished), stream);
   stream->listener_id = pd_event_bus_add_listener (self->bus, on_stream_event, stream, stream_free);
   stream->keepalive = g_timeout_source_new_seconds (KEEPALIVE_SECONDS);
   g_source_set_callback (stream->keepalive, on_stream_keepalive, stream, NULL);
   g_source_attach (stream->keepalive, self->context);
 
   stream_write (stream, ": plandeck event stream\n\n");
+  _pd_server_conns_watch_stream (self, msg);
 }
 
 /* Stopping: every stream gets the end of its body and is closed. */

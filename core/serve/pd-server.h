@@ -42,6 +42,7 @@ G_BEGIN_DECLS
 #define PD_SERVER_DEFAULT_RATE_LIMIT  60     /* session lookups per minute per client */
 #define PD_SERVER_MAX_ACTIVE_RUNS     20
 #define PD_SERVER_MAX_STREAMS         64
+#define PD_SERVER_MAX_STREAMS_PER_CLIENT 16   /* of them from one client address */
 #define PD_SERVER_MAX_BODY            (1024 * 1024)
 
 #define PD_SERVER_ERROR (pd_server_error_quark ())
