@@ -305,7 +305,8 @@ on_progress (PdEngineProgress  kind,
 {
   EngineFixture *f = user_data;
 
-  if (kind == PD_ENGINE_PROGRESS_NOTICE || kind == PD_ENGINE_PROGRESS_DISCARDED)
+  if (kind == PD_ENGINE_PROGRESS_NOTICE || kind == PD_ENGINE_PROGRESS_DISCARDED ||
+      kind == PD_ENGINE_PROGRESS_RETRY)
     g_ptr_array_add (f->notices, g_strdup (text));
   else if (kind == PD_ENGINE_PROGRESS_TEXT)
     g_string_append (f->text, text);

@@ -33,6 +33,7 @@ typedef struct
   guint      status;
   char      *content_type;
   char      *retry_after;
+  char      *retry_after_ms;
   GBytes    *body;       /* plain replies */
   GPtrArray *pieces;     /* streamed replies: GBytes, one write each */
   gboolean   chunked;    /* streamed with Transfer-Encoding: chunked */
@@ -80,6 +81,7 @@ test_reply_free (TestReply *reply)
 {
   g_free (reply->content_type);
   g_free (reply->retry_after);
+  g_free (reply->retry_after_ms);
   g_clear_pointer (&reply->body, g_bytes_unref);
   g_clear_pointer (&reply->pieces, g_ptr_array_unref);
   g_free (reply);
@@ -239,6 +241,9 @@ server_callback (SoupServer        *soup_server,
       if (reply->retry_after != NULL)
         soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                       "Retry-After", reply->retry_after);
+      if (reply->retry_after_ms != NULL)
+        soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                      "retry-after-ms", reply->retry_after_ms);
       soup_server_message_set_response (msg, reply->content_type, SOUP_MEMORY_COPY, body, len);
       test_reply_free (reply);
       return;

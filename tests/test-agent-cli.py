@@ -488,6 +488,30 @@ def check_recordings(tap, agent_run, detail, server, db, work):
               and "incomplete" in proc.stderr and "stop reason max_tokens" in proc.stderr,
               "a cut answer is flagged incomplete and exits 3", detail(proc))
 
+    # Overloaded in the middle of the answer (made in the API's shape): sent
+    # again, said on stderr even with -q, recorded as an event; stdout holds
+    # the answer once.
+    server.push("anthropic/made-overloaded-midstream.sse")
+    server.push("anthropic/basic_response.sse")
+    proc = agent_run("run", "-q", *anthropic, "Say hello")
+    tap.check(proc.returncode == 0 and proc.stdout == "Let me\nHello there!\n"
+              and "overloaded_error: Overloaded; sending the request again in 500 ms (attempt 2 of 4)" in proc.stderr,
+              "a mid-stream overload is retried and said on stderr", detail(proc))
+    sid = last_session()
+    proc = agent_run("events", "--db", db, "--session", sid, "--type", "provider_retry")
+    events = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    tap.check(len(events) == 1 and events[0]["data"]["attempt"] == 2 and events[0]["data"]["delay_ms"] == 500,
+              "the retry is an event of the session", proc.stdout)
+
+    # Overloaded as a status (529) with the wait the server asks for.
+    server.push("anthropic/made-529-overloaded.json", status=529, content_type="application/json",
+                headers={"retry-after-ms": "50"})
+    server.push("anthropic/basic_response.sse")
+    proc = agent_run("run", *anthropic, "Say hello")
+    tap.check(proc.returncode == 0 and proc.stdout == "Hello there!\n"
+              and "HTTP 529" in proc.stderr and "sending the request again in 50 ms" in proc.stderr,
+              "a 529 is retried after the server's wait, and said", detail(proc))
+
     # A provider error goes to stderr only: stdout is for the answer.
     server.push("anthropic/400_invalid_request.json", status=400, content_type="application/json")
     proc = agent_run("run", *anthropic, "Anything")

@@ -442,6 +442,88 @@ test_cut_answer (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (last, "incomplete"), ==, openai ? "length" : "max_tokens");
 }
 
+/* --- overloads ------------------------------------------------------------ */
+
+/* A plain error reply from tests/fixtures/@relative, with the wait the
+ * server asks for in milliseconds. */
+static void
+push_error (Fixture    *f,
+            guint       status,
+            const char *relative,
+            const char *retry_after_ms)
+{
+  g_autofree char *text = recording (relative);
+  TestReply *reply = test_reply_plain (status, "application/json", text);
+
+  reply->retry_after_ms = g_strdup (retry_after_ms);
+  test_server_push (f->server, reply);
+}
+
+/* The server breaks the answer off mid-stream (Anthropic: overloaded_error;
+ * OpenAI: server_error): no tool has run, so the request is sent again like
+ * a 529 would be, said as it happens, recorded, and the answer is whole. */
+static void
+test_overload_midstream (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  gboolean openai = f->wire == WIRE_OPENAI;
+  const char *reason;
+
+  push_recording (f, openai ? "openai/made-server-error-midstream.sse" : "anthropic/made-overloaded-midstream.sse");
+  push_recording (f, openai ? "openai/made-basic.sse" : "anthropic/basic_response.sse");
+  result = engine_fixture_run (&f->e, NULL, "Say hello");
+
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  g_assert_cmpstr (result->final_text, ==, "Hello there!");
+  g_assert_cmpuint (result->iterations, ==, 1);
+  g_assert_cmpuint (test_server_count (f->server), ==, 2);
+  g_assert_cmpuint (count_events (&f->e, "provider_retry"), ==, 1);
+  g_assert_cmpint (event_int (&f->e, "provider_retry", 0, "attempt"), ==, 2);
+  g_assert_cmpint (event_int (&f->e, "provider_retry", 0, "max_attempts"), ==, 3);
+  reason = event_string (&f->e, "provider_retry", 0, "reason");
+  g_assert_nonnull (strstr (reason, openai ? "server_error: The server had an error" : "overloaded_error: Overloaded"));
+  g_assert_false (json_object_has_member (pd_event_get_data (nth_event (&f->e, "provider_retry", 0)), "status"));
+  g_assert_true (has_notice (f, "sending the request again in"));
+
+  /* What streamed before the break is not part of the stored answer. */
+  stored = stored_messages (&f->e, result->session_id);
+  g_assert_cmpuint (count_messages (stored, "assistant", "Let me"), ==, 0);
+  g_assert_cmpstr (msg_content (stored, json_array_get_length (stored) - 1), ==, "Hello there!");
+}
+
+/* Overloaded (529) or rate limited (429) as a status: the wait the server
+ * asks for is kept, and the retry is told with its status. */
+static void
+test_overload_status (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  gboolean openai = f->wire == WIRE_OPENAI;
+
+  push_error (f, openai ? 429 : 529, openai ? "openai/made-429-rate-limit.json" : "anthropic/made-529-overloaded.json",
+              "120");
+  push_recording (f, openai ? "openai/made-basic.sse" : "anthropic/basic_response.sse");
+  result = engine_fixture_run (&f->e, NULL, "Say hello");
+
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  g_assert_cmpint (event_int (&f->e, "provider_retry", 0, "status"), ==, openai ? 429 : 529);
+  g_assert_cmpint (event_int (&f->e, "provider_retry", 0, "delay_ms"), ==, 120);
+  g_assert_true (has_notice (f, "sending the request again in 120 ms (attempt 2 of 3)"));
+
+  /* Overloaded to the end: the run fails and names it. */
+  g_ptr_array_set_size (f->e.notices, 0);
+  for (guint i = 0; i < 3; i++)
+    push_error (f, openai ? 429 : 529, openai ? "openai/made-429-rate-limit.json" : "anthropic/made-529-overloaded.json",
+                "10");
+  g_clear_pointer (&result, pd_run_result_free);
+  result = engine_fixture_run (&f->e, NULL, "Say hello again");
+  g_assert_cmpint (result->status, ==, PD_RUN_FAILED);
+  g_assert_nonnull (strstr (result->error_message, openai ? "still rate limited after 3 attempts"
+                                                          : "stayed overloaded through 3 attempts"));
+}
+
 /* Each family's output limits, by the names people and routers use. */
 static void
 test_model_limits (void)
@@ -547,6 +629,8 @@ main (int   argc,
   ADD ("cut-tool-call-raise", test_cut_tool_call_raise);
   ADD ("cut-tool-call-twice", test_cut_tool_call_twice);
   ADD ("cut-answer", test_cut_answer);
+  ADD ("overload-midstream", test_overload_midstream);
+  ADD ("overload-status", test_overload_status);
 
 #undef ADD
 

@@ -263,15 +263,126 @@ expect_error (Fixture          *f,
   g_assert_null (strstr (error->message, API_KEY));
 }
 
+#define SSE_OVERLOADED_MIDSTREAM \
+  EV ("message_start", "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}") \
+  EV ("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}") \
+  EV ("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}") \
+  EV ("error", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}")
+
+typedef struct
+{
+  guint  n;
+  guint  attempt;
+  guint  max_attempts;
+  guint  delay_ms;
+  guint  status;
+  char  *reason;
+} RetryNotes;
+
+static void
+note_retry (guint       attempt,
+            guint       max_attempts,
+            guint       delay_ms,
+            guint       status,
+            const char *reason,
+            gpointer    user_data)
+{
+  RetryNotes *notes = user_data;
+
+  notes->n++;
+  notes->attempt = attempt;
+  notes->max_attempts = max_attempts;
+  notes->delay_ms = delay_ms;
+  notes->status = status;
+  g_free (notes->reason);
+  notes->reason = g_strdup (reason);
+}
+
+/* An overload in the middle of the answer is retried like the same
+ * overload as a status: the answer starts over, and the caller is told. */
 static void
 test_error_event (Fixture       *f,
                   gconstpointer  data)
 {
-  test_server_push (f->server, test_reply_stream ("text/event-stream",
-    EV ("message_start", "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}")
-    EV ("error", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"),
-    0, TRUE));
-  expect_error (f, PD_PROVIDER_ERROR_SERVER, "overloaded_error: Overloaded");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdProviderResponse) response = NULL;
+  RetryNotes notes = { 0 };
+
+  f->request.on_retry = note_retry;
+  f->request.retry_data = &notes;
+  test_server_push (f->server, test_reply_stream ("text/event-stream", SSE_OVERLOADED_MIDSTREAM, 0, TRUE));
+  test_server_push (f->server, test_reply_stream ("text/event-stream", SSE_TEXT, 0, TRUE));
+  response = chat (f, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (response->content, ==, "Hello there");
+  g_assert_cmpuint (test_server_count (f->server), ==, 2);
+  g_assert_cmpuint (f->retries.n, ==, 1);
+  g_assert_cmpuint (notes.n, ==, 1);
+  g_assert_cmpuint (notes.attempt, ==, 2);
+  g_assert_cmpuint (notes.max_attempts, ==, 4);
+  g_assert_cmpuint (notes.status, ==, 0);
+  g_assert_cmpstr (notes.reason, ==, "the server reported an error in the middle of the response: "
+                                     "overloaded_error: Overloaded");
+  g_clear_pointer (&notes.reason, g_free);
+
+  /* With no retry left: an overload, said so. */
+  pd_anthropic_provider_set_max_retries (f->provider, 0);
+  test_server_push (f->server, test_reply_stream ("text/event-stream", SSE_OVERLOADED_MIDSTREAM, 0, TRUE));
+  expect_error (f, PD_PROVIDER_ERROR_OVERLOADED, "stayed overloaded through 1 attempts");
+  g_assert_cmpuint (notes.n, ==, 1);
+}
+
+/* 529 and 503 are overloads, retried after the wait the server asks for
+ * (retry-after-ms before Retry-After); a 429 of a reached spending limit is
+ * not retried at all: no wait lifts it. */
+static void
+test_overload_waits (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdProviderResponse) response = NULL;
+  TestReply *reply;
+  RetryNotes notes = { 0 };
+
+  f->request.on_retry = note_retry;
+  f->request.retry_data = &notes;
+
+  reply = test_reply_plain (529, "application/json",
+                            "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}");
+  reply->retry_after = g_strdup ("0");
+  test_server_push (f->server, reply);
+  reply = test_reply_plain (503, "application/json",
+                            "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"unavailable\"}}");
+  reply->retry_after = g_strdup ("9");
+  reply->retry_after_ms = g_strdup ("120");
+  test_server_push (f->server, reply);
+  test_server_push (f->server, test_reply_stream ("text/event-stream", SSE_TEXT, 0, TRUE));
+
+  response = chat (f, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (response->content, ==, "Hello there");
+  g_assert_cmpuint (notes.n, ==, 2);
+  /* The second wait is the one the 503 asked for, to the millisecond. */
+  g_assert_cmpuint (notes.delay_ms, ==, 120);
+  g_assert_cmpuint (notes.status, ==, 503);
+  g_assert_cmpuint (f->retries.last_delay_ms, ==, 120);
+  g_assert_nonnull (strstr (notes.reason, "HTTP 503"));
+  g_clear_pointer (&notes.reason, g_free);
+
+  /* Overloaded to the end: named as an overload. */
+  pd_anthropic_provider_set_max_retries (f->provider, 1);
+  for (guint i = 0; i < 2; i++)
+    test_server_push (f->server, test_reply_plain (529, "application/json",
+      "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
+  expect_error (f, PD_PROVIDER_ERROR_OVERLOADED, "overloaded_error: Overloaded");
+  g_clear_pointer (&notes.reason, g_free);
+
+  notes.n = 0;
+  test_server_push (f->server, test_reply_plain (429, "application/json",
+    "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"spend limit\","
+    "\"details\":{\"error_code\":\"enforced_spend_limit_reached\"}}}"));
+  expect_error (f, PD_PROVIDER_ERROR_RATE_LIMITED, "spending limit");
+  g_assert_cmpuint (notes.n, ==, 0);
 }
 
 static void
@@ -509,6 +620,7 @@ main (int   argc,
   ADD ("tool-use", test_tool_use);
   ADD ("json-body", test_json_body);
   ADD ("error-event", test_error_event);
+  ADD ("overload-waits", test_overload_waits);
   ADD ("malformed", test_malformed);
   ADD ("bad-tool-arguments", test_bad_tool_arguments);
   ADD ("cut-tool-call", test_cut_tool_call);

@@ -394,10 +394,14 @@ static void
 test_stream_error_event (Fixture       *f,
                          gconstpointer  data)
 {
-  test_server_push (f->server, test_reply_stream ("text/event-stream",
-    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
-    "data: {\"error\":{\"message\":\"model crashed\",\"type\":\"server_error\"}}\n\n", 0, TRUE));
+  /* Retried whole, and still failing: named as the server's failure. */
+  for (guint i = 0; i < 4; i++)
+    test_server_push (f->server, test_reply_stream ("text/event-stream",
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
+      "data: {\"error\":{\"message\":\"model crashed\",\"type\":\"server_error\"}}\n\n", 0, TRUE));
   expect_error (f, PD_PROVIDER_ERROR_SERVER, "model crashed");
+  g_assert_cmpuint (test_server_count (f->server), ==, 4);
+  g_assert_cmpuint (f->retries.n, ==, 3);
 }
 
 static void
@@ -446,7 +450,8 @@ test_retry_exhausted (Fixture       *f,
     test_server_push (f->server, test_reply_plain (503, "application/json",
                                                    "{\"error\":{\"message\":\"overloaded\"}}"));
 
-  expect_error (f, PD_PROVIDER_ERROR_SERVER, "overloaded");
+  /* 503 is the server saying it is overloaded. */
+  expect_error (f, PD_PROVIDER_ERROR_OVERLOADED, "stayed overloaded through 3 attempts");
   g_assert_cmpuint (test_server_count (f->server), ==, 3);
   g_assert_cmpuint (f->retries.n, ==, 2);
   /* Exponential: 10 ms, then 20 ms. */

@@ -171,6 +171,16 @@ format_duration (long long ms)
   return g_strdup_printf (_("%.1f s"), ms / 1000.0);
 }
 
+static gboolean
+data_bool (JsonObject *data,
+           const char *member)
+{
+  JsonNode *node = data ? json_object_get_member (data, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+}
+
 /* A short line derived from the event's data: counts and names only. */
 static char *
 summarize (PdEvent *event)
@@ -243,6 +253,10 @@ summarize (PdEvent *event)
 
       if (error_class != NULL)
         return g_strdup_printf (_("%s after %s"), error_class, duration);
+      if (data_bool (data, "incomplete"))
+        return g_strdup_printf (_("incomplete: cut off by the output limit · %s · %lld in / %lld out tokens"),
+                                duration, data_int (data, "input_tokens", NULL),
+                                data_int (data, "output_tokens", NULL));
       return g_strdup_printf (_("%s · %lld in / %lld out tokens"),
                               duration, data_int (data, "input_tokens", NULL),
                               data_int (data, "output_tokens", NULL));
@@ -281,6 +295,36 @@ summarize (PdEvent *event)
     return g_strdup_printf ("%s · %lld/%lld",
                             data_string (data, "limit_name") ? data_string (data, "limit_name") : "?",
                             data_int (data, "observed", NULL), data_int (data, "limit", NULL));
+
+  if (g_strcmp0 (type, PD_EVENT_PROVIDER_RETRY) == 0)
+    {
+      g_autofree char *wait = format_duration (data_int (data, "delay_ms", NULL));
+      long long status = data_int (data, "status", &has);
+
+      /* Translators: the model's server is asked again; attempt N of M, after a wait, and why. */
+      if (has)
+        return g_strdup_printf (_("attempt %lld of %lld in %s · HTTP %lld"),
+                                data_int (data, "attempt", NULL), data_int (data, "max_attempts", NULL),
+                                wait, status);
+      return g_strdup_printf (_("attempt %lld of %lld in %s · broken off mid-answer"),
+                              data_int (data, "attempt", NULL), data_int (data, "max_attempts", NULL), wait);
+    }
+
+  if (g_strcmp0 (type, PD_EVENT_TURN_DISCARDED) == 0)
+    {
+      long long raised = data_int (data, "next_max_tokens", &has);
+      const char *reason = data_string (data, "reason");
+
+      if (g_strcmp0 (reason, "max_tokens") == 0 && has)
+        /* Translators: an answer cut by its output limit is asked again with a higher one. */
+        return g_strdup_printf (_("cut off at %lld tokens in %s · asked again with %lld"),
+                                data_int (data, "max_tokens", NULL),
+                                data_string (data, "tool") ? data_string (data, "tool") : "?", raised);
+      if (g_strcmp0 (reason, "max_tokens") == 0)
+        return g_strdup_printf (_("cut off in %s · asked again in smaller parts"),
+                                data_string (data, "tool") ? data_string (data, "tool") : "?");
+      return g_strdup_printf (_("answer not usable (%s) · asked again"), reason ? reason : "?");
+    }
 
   return g_strdup ("");
 }

@@ -730,8 +730,10 @@ progress_on_main (gpointer data)
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVITY]);
       break;
 
+    case PD_ENGINE_PROGRESS_RETRY:
     case PD_ENGINE_PROGRESS_DISCARDED:
-      /* That answer is asked again: its text goes from the run bar. */
+      /* That answer is asked again: its text goes from the run bar, and the
+       * activity line says why (a retry: when). */
       self->status_stale = TRUE;
       G_GNUC_FALLTHROUGH;
     case PD_ENGINE_PROGRESS_TOOL_END:

@@ -78,9 +78,11 @@ on_progress (PdEngineProgress  kind,
         fprintf (stderr, "%s\n", text);
       break;
 
+    case PD_ENGINE_PROGRESS_RETRY:
     case PD_ENGINE_PROGRESS_DISCARDED:
       /* The text of that answer was printed already; what comes next is a
-       * new answer, on a line of its own. */
+       * new answer, on a line of its own.  Retries are told even with
+       * --quiet: a run that waits must say why. */
       if (!state->at_line_start)
         {
           fputc ('\n', stdout);
@@ -88,7 +90,7 @@ on_progress (PdEngineProgress  kind,
         }
       state->at_line_start = TRUE;
       g_string_truncate (state->turn_text, 0);
-      if (!state->quiet)
+      if (!state->quiet || kind == PD_ENGINE_PROGRESS_RETRY)
         fprintf (stderr, "%s\n", text);
       break;
 

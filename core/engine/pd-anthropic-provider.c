@@ -486,6 +486,8 @@ error_code_for_type (const char *type)
 {
   if (g_strcmp0 (type, "rate_limit_error") == 0)
     return PD_PROVIDER_ERROR_RATE_LIMITED;
+  if (g_strcmp0 (type, "overloaded_error") == 0)
+    return PD_PROVIDER_ERROR_OVERLOADED;
   if (g_strcmp0 (type, "authentication_error") == 0 || g_strcmp0 (type, "permission_error") == 0)
     return PD_PROVIDER_ERROR_AUTH;
   if (g_strcmp0 (type, "invalid_request_error") == 0 || g_strcmp0 (type, "not_found_error") == 0 ||
@@ -816,6 +818,18 @@ out:
 }
 
 static PdProviderResponse *
+read_answer (GInputStream         *input,
+             gboolean              is_json,
+             PdProviderDeltaFunc   on_delta,
+             gpointer              delta_data,
+             gpointer              read_data,
+             GCancellable         *cancellable,
+             GError              **error)
+{
+  return _pd_anthropic_provider_read_response (input, is_json, on_delta, delta_data, cancellable, error);
+}
+
+static PdProviderResponse *
 pd_anthropic_provider_chat (PdProvider               *provider,
                             const PdProviderRequest  *request,
                             PdProviderDeltaFunc       on_delta,
@@ -826,11 +840,8 @@ pd_anthropic_provider_chat (PdProvider               *provider,
   PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (provider);
   g_autofree char *url = NULL;
   g_autoptr(GBytes) body = NULL;
-  g_autoptr(SoupMessage) message = NULL;
-  g_autoptr(GInputStream) input = NULL;
   PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
   Headers headers = { self->api_key };
-  PdProviderResponse *response;
 
   if (request->model == NULL || *request->model == '\0')
     {
@@ -852,15 +863,8 @@ pd_anthropic_provider_chat (PdProvider               *provider,
   if (!(body = build_body (request, error)))
     return NULL;
 
-  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
-                                  add_headers, &headers, &message, cancellable, error);
-  if (input == NULL)
-    return NULL;
-
-  response = _pd_anthropic_provider_read_response (input, _pd_provider_is_json_response (message),
-                                                   on_delta, delta_data, cancellable, error);
-  g_input_stream_close (input, NULL, NULL);
-  return response;
+  return _pd_provider_http_chat (provider, self->session, &policy, url, body, add_headers, &headers,
+                                 read_answer, NULL, request, on_delta, delta_data, cancellable, error);
 }
 
 /* ---- object ------------------------------------------------------------- */

@@ -1421,6 +1421,35 @@ on_delta (PdProviderDeltaKind  kind,
     progress (run, PD_ENGINE_PROGRESS_REASONING, text);
 }
 
+/* PdProviderRetryFunc: the provider sends the request again.  Said as it
+ * happens, so a slow answer is explained, and recorded. */
+static void
+on_retry (guint       attempt,
+          guint       max_attempts,
+          guint       delay_ms,
+          guint       status,
+          const char *reason,
+          gpointer    user_data)
+{
+  Run *run = user_data;
+  g_autofree char *wait = delay_ms < 1000 ? g_strdup_printf ("%u ms", delay_ms)
+                                           : g_strdup_printf ("%u.%u s", delay_ms / 1000, (delay_ms % 1000) / 100);
+  g_autofree char *text = NULL;
+  JsonObject *data = json_object_new ();
+
+  text = g_strdup_printf ("[plandeck: %s; sending the request again in %s (attempt %u of %u).]",
+                          reason, wait, attempt, max_attempts);
+  progress (run, PD_ENGINE_PROGRESS_RETRY, text);
+
+  json_object_set_int_member (data, "attempt", attempt);
+  json_object_set_int_member (data, "max_attempts", max_attempts);
+  json_object_set_int_member (data, "delay_ms", delay_ms);
+  if (status != 0)
+    json_object_set_int_member (data, "status", status);
+  json_object_set_string_member (data, "reason", reason);
+  emit_with_data (run, PD_EVENT_PROVIDER_RETRY, NULL, TRUE, data);
+}
+
 static void
 flush_hints (Run *run)
 {
@@ -1880,6 +1909,8 @@ loop (Run *run)
       request.tools = json_array_get_length (tools_json) > 0 ? tools_json : NULL;
       request.temperature = -1;
       request.max_tokens = run->next_max_tokens ? run->next_max_tokens : self->answer_tokens;
+      request.on_retry = on_retry;
+      request.retry_data = run;
       run->next_max_tokens = 0;
 
       response = pd_provider_chat (self->provider, &request, on_delta, run, run->cancellable, &error);

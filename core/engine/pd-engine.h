@@ -55,6 +55,9 @@ typedef enum
   PD_ENGINE_PROGRESS_SESSION,     /* the session id, once known */
   PD_ENGINE_PROGRESS_DISCARDED,   /* what streamed since the last request is not the answer: it
                                    * is asked again (text says why); the next text starts anew */
+  PD_ENGINE_PROGRESS_RETRY,       /* the request is sent again after an overload, a rate limit or a
+                                   * server error (text says why and when); what streamed of it is
+                                   * void, and the next text starts anew */
 } PdEngineProgress;
 
 typedef void (*PdEngineProgressFunc) (PdEngineProgress  kind,

@@ -684,6 +684,18 @@ out:
 }
 
 static PdProviderResponse *
+read_answer (GInputStream         *input,
+             gboolean              is_json,
+             PdProviderDeltaFunc   on_delta,
+             gpointer              delta_data,
+             gpointer              read_data,
+             GCancellable         *cancellable,
+             GError              **error)
+{
+  return _pd_openai_provider_read_response (read_data, input, is_json, on_delta, delta_data, cancellable, error);
+}
+
+static PdProviderResponse *
 pd_openai_provider_chat (PdProvider               *provider,
                          const PdProviderRequest  *request,
                          PdProviderDeltaFunc       on_delta,
@@ -694,11 +706,8 @@ pd_openai_provider_chat (PdProvider               *provider,
   PdOpenAIProvider *self = PD_OPENAI_PROVIDER (provider);
   g_autofree char *url = NULL;
   g_autoptr(GBytes) body = NULL;
-  g_autoptr(SoupMessage) message = NULL;
-  g_autoptr(GInputStream) input = NULL;
   PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
   Headers headers = { self->api_key };
-  PdProviderResponse *response;
 
   if (request->model == NULL || *request->model == '\0')
     {
@@ -718,15 +727,8 @@ pd_openai_provider_chat (PdProvider               *provider,
     }
 
   body = build_body (request);
-  input = _pd_provider_http_post (provider, self->session, &policy, url, body,
-                                  add_headers, &headers, &message, cancellable, error);
-  if (input == NULL)
-    return NULL;
-
-  response = _pd_openai_provider_read_response (self, input, _pd_provider_is_json_response (message),
-                                                on_delta, delta_data, cancellable, error);
-  g_input_stream_close (input, NULL, NULL);
-  return response;
+  return _pd_provider_http_chat (provider, self->session, &policy, url, body, add_headers, &headers,
+                                 read_answer, self, request, on_delta, delta_data, cancellable, error);
 }
 
 static const char *

@@ -18,8 +18,9 @@
  * error with megabytes is not worth reading further. */
 #define MAX_ERROR_BODY_BYTES (64 * 1024)
 #define MAX_SHOWN_SERVER_MESSAGE 400
-/* libsoup 3.2 has no name for it. */
+/* libsoup 3.2 has no names for them. */
 #define STATUS_TOO_MANY_REQUESTS 429
+#define STATUS_OVERLOADED        529   /* Anthropic: the API is overloaded for everyone */
 
 SoupSession *
 _pd_provider_new_session (void)
@@ -465,153 +466,307 @@ is_retryable_network_error (GError *error)
   return error->domain != G_TLS_ERROR;
 }
 
-GInputStream *
-_pd_provider_http_post (PdProvider          *self,
-                        SoupSession         *session,
-                        const PdHttpPolicy  *policy,
-                        const char          *url,
-                        GBytes              *body,
-                        PdHttpHeadersFunc    add_headers,
-                        gpointer             headers_data,
-                        SoupMessage        **out_message,
-                        GCancellable        *cancellable,
-                        GError             **error)
+/* What one failed attempt says about the next. */
+typedef struct
+{
+  PdProviderError  code;
+  char            *reason;       /* for messages: status, server, the server's message */
+  gboolean         retryable;
+  gint64           retry_after;  /* ms the server asked to wait, -1 when it said nothing */
+  guint            status;       /* HTTP status, 0 when there was none */
+} Failure;
+
+static void
+failure_clear (Failure *failure)
+{
+  g_clear_pointer (&failure->reason, g_free);
+}
+
+/* The wait a server asks for: retry-after-ms (Anthropic and OpenAI send it
+ * with retry-after), then retry-after in seconds or as a date. */
+static gint64
+retry_after_of (SoupMessage *message)
+{
+  SoupMessageHeaders *headers = soup_message_get_response_headers (message);
+  const char *ms = soup_message_headers_get_one (headers, "retry-after-ms");
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  guint64 value;
+
+  if (ms != NULL)
+    {
+      g_autofree char *text = g_strstrip (g_strdup (ms));
+
+      if (*text != '\0' && pd_decimal_parse (text, -1, G_MAXUINT64, &value))
+        return (gint64) MIN (value, (guint64) PD_PROVIDER_RETRY_AFTER_CAP_MS);
+    }
+
+  return _pd_provider_parse_retry_after (soup_message_headers_get_one (headers, "Retry-After"), now);
+}
+
+/* error.type of an error body, and whether it says the organisation's
+ * spending limit was reached (a 429 that no wait will lift). */
+static const char *
+error_type_of (JsonNode *root,
+               gboolean *spend_limit)
+{
+  JsonObject *inner;
+  JsonObject *details;
+
+  *spend_limit = FALSE;
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  inner = _pd_provider_json_object (json_node_get_object (root), "error");
+  details = _pd_provider_json_object (inner, "details");
+  *spend_limit = g_strcmp0 (_pd_provider_json_string (details, "error_code"), "enforced_spend_limit_reached") == 0;
+  return _pd_provider_json_string (inner, "type");
+}
+
+/* One request.  Returns the response body of a 2xx answer; otherwise NULL
+ * with @failure filled in when another attempt may help, or with @error
+ * set when it cannot (cancelled, credentials, a refused request). */
+static GInputStream *
+send_once (SoupSession         *session,
+           const PdHttpPolicy  *policy,
+           const char          *url,
+           const char          *where,
+           GBytes              *body,
+           PdHttpHeadersFunc    add_headers,
+           gpointer             headers_data,
+           SoupMessage        **out_message,
+           Failure             *failure,
+           GCancellable        *cancellable,
+           GError             **error)
+{
+  const char *name = policy->name;
+  g_autoptr(SoupMessage) message = soup_message_new (SOUP_METHOD_POST, url);
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GError) send_error = NULL;
+  g_autoptr(GBytes) error_body = NULL;
+  g_autoptr(JsonNode) error_root = NULL;
+  g_autofree char *server_message = NULL;
+  g_autofree char *shown = NULL;
+  const char *error_type;
+  gboolean spend_limit;
+  guint status;
+
+  if (message == NULL)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
+                   "%s: cannot send to %s: not a valid URL", name, where);
+      return NULL;
+    }
+
+  soup_message_set_request_body_from_bytes (message, "application/json", body);
+  if (add_headers != NULL)
+    add_headers (soup_message_get_request_headers (message), headers_data);
+
+  stream = soup_session_send (session, message, cancellable, &send_error);
+
+  if (stream == NULL)
+    {
+      if (g_error_matches (send_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+          g_cancellable_is_cancelled (cancellable))
+        {
+          g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
+                       "%s: the request was cancelled", name);
+          return NULL;
+        }
+
+      shown = _pd_provider_sanitize (send_error->message, MAX_SHOWN_SERVER_MESSAGE, policy->secret);
+      failure->code = PD_PROVIDER_ERROR_NETWORK;
+      failure->retryable = is_retryable_network_error (send_error);
+      failure->reason = g_strdup_printf ("cannot reach %s: %s", where, shown);
+      return NULL;
+    }
+
+  status = soup_message_get_status (message);
+  if (SOUP_STATUS_IS_SUCCESSFUL (status))
+    {
+      *out_message = g_steal_pointer (&message);
+      return g_steal_pointer (&stream);
+    }
+
+  error_body = _pd_provider_read_body (stream, name, MAX_ERROR_BODY_BYTES, cancellable, NULL);
+  if (g_cancellable_is_cancelled (cancellable))
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
+                   "%s: the request was cancelled", name);
+      return NULL;
+    }
+
+  if (error_body != NULL && g_bytes_get_size (error_body) > 0)
+    error_root = pd_json_parse (g_bytes_get_data (error_body, NULL), (gssize) g_bytes_get_size (error_body), NULL);
+  error_type = error_type_of (error_root, &spend_limit);
+  server_message = _pd_provider_error_body_message (error_body);
+  shown = server_message
+    ? _pd_provider_sanitize (server_message, MAX_SHOWN_SERVER_MESSAGE, policy->secret)
+    : g_strdup ("no error message");
+  failure->status = status;
+  failure->reason = g_strdup_printf ("HTTP %u %s from %s: %s", status,
+                                     soup_message_get_reason_phrase (message)
+                                       ? soup_message_get_reason_phrase (message) : "",
+                                     where, shown);
+
+  if (status == SOUP_STATUS_UNAUTHORIZED || status == SOUP_STATUS_FORBIDDEN)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_AUTH,
+                   "%s: the server did not accept the credentials; check the API key (%s)",
+                   name, failure->reason);
+      return NULL;
+    }
+
+  if (status == STATUS_TOO_MANY_REQUESTS && spend_limit)
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_RATE_LIMITED,
+                   "%s: the spending limit of the account is reached, and waiting will not lift it (%s)",
+                   name, failure->reason);
+      return NULL;
+    }
+
+  if (status == STATUS_TOO_MANY_REQUESTS)
+    failure->code = PD_PROVIDER_ERROR_RATE_LIMITED;
+  else if (status == STATUS_OVERLOADED || status == SOUP_STATUS_SERVICE_UNAVAILABLE ||
+           g_strcmp0 (error_type, "overloaded_error") == 0)
+    failure->code = PD_PROVIDER_ERROR_OVERLOADED;
+  else if (status >= 500)
+    failure->code = PD_PROVIDER_ERROR_SERVER;
+  else
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_HTTP,
+                   "%s: the server refused the request (%s)", name, failure->reason);
+      return NULL;
+    }
+
+  failure->retryable = TRUE;
+  failure->retry_after = retry_after_of (message);
+  return NULL;
+}
+
+/* Failures of the answer itself that another attempt may not repeat: the
+ * server said mid-stream that it is overloaded, rate limited or failed.
+ * Nothing of the answer has been used yet (no tool ran), so it can be asked
+ * again whole. */
+static gboolean
+is_retryable_answer_error (const GError *error)
+{
+  return g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_OVERLOADED) ||
+         g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_RATE_LIMITED) ||
+         g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER);
+}
+
+static char *
+final_message (const char *name,
+               Failure    *failure,
+               guint       attempts)
+{
+  switch (failure->code)
+    {
+    case PD_PROVIDER_ERROR_RATE_LIMITED:
+      return g_strdup_printf ("%s: still rate limited after %u attempts (%s)", name, attempts, failure->reason);
+    case PD_PROVIDER_ERROR_OVERLOADED:
+      return g_strdup_printf ("%s: the server stayed overloaded through %u attempts; try again later (%s)",
+                              name, attempts, failure->reason);
+    case PD_PROVIDER_ERROR_SERVER:
+      return g_strdup_printf ("%s: the server failed %u times in a row (%s)", name, attempts, failure->reason);
+    default:
+      return g_strdup_printf ("%s: %s (after %u attempts)", name, failure->reason, attempts);
+    }
+}
+
+/**
+ * _pd_provider_http_chat:
+ * @read: reads one answer from a 2xx body
+ *
+ * One chat call with retries: a request that fails with a network error,
+ * 429, 5xx or 529, and an answer that the server breaks off with an
+ * overloaded, rate-limit or server error event, are sent again after the
+ * wait the server asked for (retry-after-ms, Retry-After) or an exponential
+ * backoff, up to policy->max_retries more times.  Every retry is told before
+ * the wait: through the "retrying" signal, and through @request's
+ * on_retry, which also says that what streamed so far is void.
+ */
+PdProviderResponse *
+_pd_provider_http_chat (PdProvider               *self,
+                        SoupSession              *session,
+                        const PdHttpPolicy       *policy,
+                        const char               *url,
+                        GBytes                   *body,
+                        PdHttpHeadersFunc         add_headers,
+                        gpointer                  headers_data,
+                        PdHttpReadFunc            read,
+                        gpointer                  read_data,
+                        const PdProviderRequest  *request,
+                        PdProviderDeltaFunc       on_delta,
+                        gpointer                  delta_data,
+                        GCancellable             *cancellable,
+                        GError                  **error)
 {
   g_autofree char *where = shown_url (url);
   const char *name = policy->name;
 
   for (guint attempt = 0;; attempt++)
     {
-      g_autoptr(SoupMessage) message = soup_message_new (SOUP_METHOD_POST, url);
+      g_autoptr(SoupMessage) message = NULL;
       g_autoptr(GInputStream) stream = NULL;
-      g_autoptr(GError) send_error = NULL;
-      g_autofree char *reason = NULL;
-      g_autofree char *final_message = NULL;
-      PdProviderError code;
-      gint64 retry_after = -1;
-      gboolean retryable;
-      guint status;
+      g_autoptr(GError) read_error = NULL;
+      g_autoptr(GError) fatal = NULL;
+      Failure failure = { 0, NULL, FALSE, -1, 0 };
       guint delay_ms;
 
-      if (message == NULL)
+      stream = send_once (session, policy, url, where, body, add_headers, headers_data, &message,
+                          &failure, cancellable, &fatal);
+      if (fatal != NULL)
         {
-          g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                       "%s: cannot send to %s: not a valid URL", name, where);
+          /* No attempt can help. */
+          failure_clear (&failure);
+          g_propagate_error (error, g_steal_pointer (&fatal));
           return NULL;
         }
 
-      soup_message_set_request_body_from_bytes (message, "application/json", body);
-      if (add_headers != NULL)
-        add_headers (soup_message_get_request_headers (message), headers_data);
-
-      stream = soup_session_send (session, message, cancellable, &send_error);
-
-      if (stream == NULL)
+      if (stream != NULL)
         {
-          g_autofree char *shown = NULL;
+          PdProviderResponse *response = read (stream, _pd_provider_is_json_response (message),
+                                               on_delta, delta_data, read_data, cancellable, &read_error);
 
-          if (g_error_matches (send_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-              g_cancellable_is_cancelled (cancellable))
+          g_input_stream_close (stream, NULL, NULL);
+          if (response != NULL)
+            return response;
+
+          if (!is_retryable_answer_error (read_error))
             {
-              g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                           "%s: the request was cancelled", name);
+              g_propagate_error (error, g_steal_pointer (&read_error));
               return NULL;
             }
 
-          shown = _pd_provider_sanitize (send_error->message, MAX_SHOWN_SERVER_MESSAGE, policy->secret);
-          code = PD_PROVIDER_ERROR_NETWORK;
-          retryable = is_retryable_network_error (send_error);
-          reason = g_strdup_printf ("cannot reach %s: %s", where, shown);
-        }
-      else
-        {
-          g_autoptr(GBytes) error_body = NULL;
-          g_autofree char *server_message = NULL;
-          g_autofree char *shown = NULL;
-
-          status = soup_message_get_status (message);
-          if (SOUP_STATUS_IS_SUCCESSFUL (status))
-            {
-              if (out_message != NULL)
-                *out_message = g_steal_pointer (&message);
-              return g_steal_pointer (&stream);
-            }
-
-          error_body = _pd_provider_read_body (stream, name, MAX_ERROR_BODY_BYTES, cancellable, NULL);
-          if (g_cancellable_is_cancelled (cancellable))
-            {
-              g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                           "%s: the request was cancelled", name);
-              return NULL;
-            }
-
-          server_message = _pd_provider_error_body_message (error_body);
-          shown = server_message
-            ? _pd_provider_sanitize (server_message, MAX_SHOWN_SERVER_MESSAGE, policy->secret)
-            : g_strdup ("no error message");
-          reason = g_strdup_printf ("HTTP %u %s from %s: %s", status,
-                                    soup_message_get_reason_phrase (message)
-                                      ? soup_message_get_reason_phrase (message) : "",
-                                    where, shown);
-
-          if (status == SOUP_STATUS_UNAUTHORIZED || status == SOUP_STATUS_FORBIDDEN)
-            {
-              g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_AUTH,
-                           "%s: the server did not accept the credentials; check the API key (%s)",
-                           name, reason);
-              return NULL;
-            }
-
-          if (status == STATUS_TOO_MANY_REQUESTS)
-            code = PD_PROVIDER_ERROR_RATE_LIMITED;
-          else if (status >= 500)
-            code = PD_PROVIDER_ERROR_SERVER;
-          else
-            {
-              g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_HTTP,
-                           "%s: the server refused the request (%s)", name, reason);
-              return NULL;
-            }
-
-          retryable = TRUE;
-          if (status == STATUS_TOO_MANY_REQUESTS || status == SOUP_STATUS_SERVICE_UNAVAILABLE)
-            {
-              g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-
-              retry_after = _pd_provider_parse_retry_after (
-                soup_message_headers_get_one (soup_message_get_response_headers (message), "Retry-After"),
-                now);
-            }
+          /* The message already names the provider: keep the rest. */
+          failure.code = read_error->code;
+          failure.retryable = TRUE;
+          failure.reason = g_strdup (g_str_has_prefix (read_error->message, name) &&
+                                     read_error->message[strlen (name)] == ':'
+                                     ? read_error->message + strlen (name) + 2 : read_error->message);
         }
 
-      if (!retryable || attempt >= policy->max_retries)
+      if (!failure.retryable || attempt >= policy->max_retries)
         {
-          switch (code)
-            {
-            case PD_PROVIDER_ERROR_RATE_LIMITED:
-              final_message = g_strdup_printf ("%s: still rate limited after %u attempts (%s)",
-                                               name, attempt + 1, reason);
-              break;
-            case PD_PROVIDER_ERROR_SERVER:
-              final_message = g_strdup_printf ("%s: the server failed %u times in a row (%s)",
-                                               name, attempt + 1, reason);
-              break;
-            default:
-              final_message = g_strdup_printf ("%s: %s (after %u attempts)", name, reason, attempt + 1);
-              break;
-            }
-          g_set_error_literal (error, PD_PROVIDER_ERROR, code, final_message);
+          g_autofree char *text = final_message (name, &failure, attempt + 1);
+
+          g_set_error_literal (error, PD_PROVIDER_ERROR, failure.code, text);
+          failure_clear (&failure);
           return NULL;
         }
 
-      if (retry_after >= 0)
-        delay_ms = (guint) retry_after;
+      if (failure.retry_after >= 0)
+        delay_ms = (guint) failure.retry_after;
       else
         delay_ms = (guint) MIN ((guint64) policy->base_delay_ms << MIN (attempt, 20),
                                 (guint64) PD_PROVIDER_BACKOFF_CAP_MS);
 
-      g_debug ("%s: attempt %u failed (%s); retrying in %u ms", name, attempt + 1, reason, delay_ms);
-      _pd_provider_emit_retrying (self, attempt + 1, delay_ms, reason);
+      g_debug ("%s: attempt %u failed (%s); retrying in %u ms", name, attempt + 1, failure.reason, delay_ms);
+      _pd_provider_emit_retrying (self, attempt + 1, delay_ms, failure.reason);
+      if (request != NULL && request->on_retry != NULL)
+        request->on_retry (attempt + 2, policy->max_retries + 1, delay_ms, failure.status, failure.reason,
+                           request->retry_data);
+      failure_clear (&failure);
 
       /* Let go of the failed response before sleeping on it. */
       g_clear_object (&stream);

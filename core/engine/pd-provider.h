@@ -25,6 +25,7 @@ typedef enum
   PD_PROVIDER_ERROR_HTTP,               /* 4xx other than 401/403/429: the request was refused */
   PD_PROVIDER_ERROR_RATE_LIMITED,       /* 429 after all retries */
   PD_PROVIDER_ERROR_SERVER,             /* 5xx after all retries, or a server error event */
+  PD_PROVIDER_ERROR_OVERLOADED,         /* 529/503 or an overloaded_error event, after all retries */
   PD_PROVIDER_ERROR_AUTH,               /* 401/403: never retried */
   PD_PROVIDER_ERROR_MALFORMED_STREAM,   /* the response could not be understood */
   PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS, /* unused: such an answer is a response with "rejected" */
@@ -35,6 +36,18 @@ typedef enum
 } PdProviderError;
 
 GQuark pd_provider_error_quark (void);
+
+/* Told before a request is sent again: @attempt is the number of the one
+ * about to go (2 for the first retry) of at most @max_attempts, after
+ * @delay_ms; @status is the HTTP status that failed (0: none, or an error
+ * in the middle of the answer); @reason names it.  Whatever streamed of the
+ * failed attempt is void: the answer starts over. */
+typedef void (*PdProviderRetryFunc) (guint        attempt,
+                                     guint        max_attempts,
+                                     guint        delay_ms,
+                                     guint        status,
+                                     const char  *reason,
+                                     gpointer     user_data);
 
 typedef struct
 {
@@ -48,6 +61,8 @@ typedef struct
   JsonArray  *tools;
   guint       max_tokens;   /* the output limit of this answer; 0 = provider default */
   double      temperature;  /* < 0 = provider default */
+  PdProviderRetryFunc on_retry;  /* nullable; called on the calling thread */
+  gpointer    retry_data;
 } PdProviderRequest;
 
 typedef enum

@@ -269,6 +269,38 @@ test_events_plain_text_and_empty (void)
   pd_test_spin (300);
 }
 
+/* What the model did that a run must show: a retry with its wait and
+ * status, an answer cut and asked again, a run that ended incomplete. */
+static void
+test_events_model_outcomes (void)
+{
+  const struct {
+    const char *json;
+    const char *summary;
+  } cases[] = {
+    { "{\"schema\":\"plandeck.event/v1\",\"type\":\"provider_retry\",\"timestamp\":\"2026-12-01T10:00:00Z\","
+      "\"iteration\":1,\"data\":{\"attempt\":2,\"max_attempts\":4,\"delay_ms\":1500,\"status\":529,"
+      "\"reason\":\"HTTP 529\"}}",
+      "attempt 2 of 4 in 1.5 s · HTTP 529" },
+    { "{\"schema\":\"plandeck.event/v1\",\"type\":\"provider_retry\",\"timestamp\":\"2026-12-01T10:00:00Z\","
+      "\"data\":{\"attempt\":2,\"max_attempts\":4,\"delay_ms\":500,\"reason\":\"overloaded_error\"}}",
+      "attempt 2 of 4 in 500 ms · broken off mid-answer" },
+    { "{\"schema\":\"plandeck.event/v1\",\"type\":\"turn_discarded\",\"timestamp\":\"2026-12-01T10:00:00Z\","
+      "\"data\":{\"reason\":\"max_tokens\",\"tool\":\"write_file\",\"max_tokens\":16384,\"next_max_tokens\":64000}}",
+      "cut off at 16384 tokens in write_file · asked again with 64000" },
+    { "{\"schema\":\"plandeck.event/v1\",\"type\":\"run_completed\",\"timestamp\":\"2026-12-01T10:00:00Z\","
+      "\"data\":{\"duration_ms\":2000,\"input_tokens\":30,\"output_tokens\":16384,\"incomplete\":true}}",
+      "incomplete: cut off by the output limit · 2.0 s · 30 in / 16384 out tokens" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PdEventItem) item = pd_event_item_new (i + 1, cases[i].json);
+
+      g_assert_cmpstr (pd_event_item_get_summary (item), ==, cases[i].summary);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -278,6 +310,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/tail-live", test_events_tail_live);
   g_test_add_func ("/pd/ui/events-view/filter-by-type", test_events_filter_by_type);
   g_test_add_func ("/pd/ui/events-view/plain-text-and-empty", test_events_plain_text_and_empty);
+  g_test_add_func ("/pd/ui/events-view/model-outcomes", test_events_model_outcomes);
 
   return g_test_run ();
 }
