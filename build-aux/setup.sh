@@ -14,6 +14,8 @@ packages=(
   dconf-gsettings-backend
   # validation and tests
   desktop-file-utils appstream python3
+  # man pages (groff formats them in the data suite)
+  groff-base
   # proofs (tests/README.md): valgrind; clang with its compiler-rt
   # (libFuzzer, ASan and UBSan runtimes) for the fuzz targets
   valgrind clang libclang-rt-dev
