@@ -14,8 +14,9 @@ packages=(
   dconf-gsettings-backend
   # validation and tests
   desktop-file-utils appstream python3
-  # man pages (groff formats them in the data suite)
-  groff-base
+  # man pages (groff formats them in the data suite) and the shell
+  # completions, tried in a real bash and a real zsh
+  groff-base bash-completion zsh
   # proofs (tests/README.md): valgrind; clang with its compiler-rt
   # (libFuzzer, ASan and UBSan runtimes) for the fuzz targets
   valgrind clang libclang-rt-dev
