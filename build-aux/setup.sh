@@ -17,6 +17,8 @@ packages=(
   # man pages (groff formats them in the data suite) and the shell
   # completions, tried in a real bash and a real zsh
   groff-base bash-completion zsh
+  # the Flatpak manifest's offline check (flatpak-builder --show-manifest)
+  flatpak-builder
   # proofs (tests/README.md): valgrind; clang with its compiler-rt
   # (libFuzzer, ASan and UBSan runtimes) for the fuzz targets
   valgrind clang libclang-rt-dev
