@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 results = []
 
@@ -192,8 +193,16 @@ def check_flatpak_builder(manifest, args):
     if not builder:
         skip("flatpak-builder --show-manifest", "flatpak-builder is missing (build-aux/setup.sh installs it)")
         return
-    result = subprocess.run([builder, "--show-manifest", args.manifest], capture_output=True, text=True,
-                            timeout=60, cwd=os.path.dirname(os.path.abspath(args.manifest)))
+    # flatpak-builder makes its state folder (.flatpak-builder) in the
+    # folder it runs in (--show-manifest takes no --state-dir): a temporary
+    # one, not the source tree.
+    states = [os.path.join(d, ".flatpak-builder") for d in (args.source_root, os.path.dirname(args.manifest))]
+    before = {s for s in states if os.path.exists(s)}
+    with tempfile.TemporaryDirectory(prefix="pd-flatpak-") as tmp:
+        result = subprocess.run([builder, "--show-manifest", args.manifest], capture_output=True, text=True,
+                                timeout=60, cwd=tmp)
+    made = {s for s in states if os.path.exists(s)} - before
+    check(not made, "the check leaves nothing in the source tree", "made: %s" % sorted(made))
     check(result.returncode == 0, "flatpak-builder --show-manifest reads the manifest", result.stderr)
     check("Unknown property" not in result.stderr and "WARNING" not in result.stderr,
           "flatpak-builder knows every property", result.stderr)
