@@ -3,7 +3,10 @@
  * cache and transactions. */
 #include "config.h"
 
+#include <grp.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -424,6 +427,234 @@ test_corrupt (Fixture       *f,
   assert_refused_unchanged (truncated, PD_DB_NONE, PD_DB_ERROR_CORRUPT, "is damaged");
 }
 
+/* user_version is a signed field anyone can set: below 0 it was never
+ * Plandeck's, and the migrations must not count up from it (they read
+ * before the first migration and crashed every command). */
+static void
+test_negative_user_version (Fixture       *f,
+                            gconstpointer  data)
+{
+  static const char * const versions[] = { "-1", "-2", "-2147483648" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("negative%u.db", i);
+      g_autofree char *path = make_db (f, name);
+      g_autofree char *bump = g_strdup_printf ("PRAGMA journal_mode = DELETE; PRAGMA user_version = %s", versions[i]);
+      g_autofree char *phrase = g_strdup_printf ("schema version %s is not one Plandeck writes", versions[i]);
+      sqlite3 *handle = NULL;
+
+      g_assert_cmpint (sqlite3_open (path, &handle), ==, SQLITE_OK);
+      raw_exec (handle, bump);
+      sqlite3_close (handle);
+
+      assert_refused_unchanged (path, PD_DB_NONE, PD_DB_ERROR_CORRUPT, phrase);
+      assert_refused_unchanged (path, PD_DB_READ_ONLY, PD_DB_ERROR_CORRUPT, phrase);
+      assert_refused_unchanged (path, PD_DB_CREATE, PD_DB_ERROR_CORRUPT, "restore it from a backup");
+    }
+
+  /* Of no application, never written by Plandeck: another program's. */
+  {
+    g_autofree char *path = g_build_filename (f->dir, "bare-negative.db", NULL);
+    sqlite3 *handle = NULL;
+
+    g_assert_cmpint (sqlite3_open (path, &handle), ==, SQLITE_OK);
+    raw_exec (handle, "PRAGMA user_version = -1");
+    sqlite3_close (handle);
+    assert_refused_unchanged (path, PD_DB_NONE, PD_DB_ERROR_NOT_A_DATABASE, "another application");
+  }
+}
+
+/* A file of the current version whose schema something else changed is
+ * refused on open, naming what is missing, instead of failing half way
+ * through a command (or a run) at the first statement that needs it. */
+static void
+test_schema_changed (Fixture       *f,
+                     gconstpointer  data)
+{
+  static const struct { const char *sql; const char *missing; } cases[] = {
+    { "DROP TABLE plan_versions", "its table “plan_versions” is missing" },
+    { "DROP TABLE annotations", "its table “annotations” is missing" },
+    { "ALTER TABLE sessions DROP COLUMN n_messages", "its column “sessions.n_messages” is missing" },
+    { "DROP TABLE events; CREATE TABLE events (x)", "its column “events.event_json” is missing" },
+    { "DROP TRIGGER messages_fts_ai", "its trigger “messages_fts_ai” is missing" },
+    { "DROP INDEX events_by_session", "its index “events_by_session” is missing" },
+    { "DROP TABLE messages_fts", "its table “messages_fts” is missing" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("changed%u.db", i);
+      g_autofree char *path = make_db (f, name);
+      g_autofree char *sql = g_strdup_printf ("PRAGMA journal_mode = DELETE; %s", cases[i].sql);
+      sqlite3 *handle = NULL;
+
+      g_assert_cmpint (sqlite3_open (path, &handle), ==, SQLITE_OK);
+      raw_exec (handle, sql);
+      sqlite3_close (handle);
+
+      assert_refused_unchanged (path, PD_DB_NONE, PD_DB_ERROR_CORRUPT, cases[i].missing);
+      assert_refused_unchanged (path, PD_DB_READ_ONLY, PD_DB_ERROR_CORRUPT, cases[i].missing);
+    }
+
+  /* What the file has beyond our schema is its own business. */
+  {
+    g_autofree char *path = make_db (f, "extra.db");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PdDb) db = NULL;
+    sqlite3 *handle = NULL;
+
+    g_assert_cmpint (sqlite3_open (path, &handle), ==, SQLITE_OK);
+    raw_exec (handle, "CREATE TABLE my_notes (body TEXT); ALTER TABLE sessions ADD COLUMN colour TEXT;"
+                      "CREATE INDEX sessions_by_colour ON sessions (colour)");
+    sqlite3_close (handle);
+    db = pd_db_open (path, PD_DB_NONE, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (db);
+  }
+}
+
+/* A folder or a FIFO at the path: refused, and the FIFO never waited on
+ * (no writer will ever come). */
+static void
+test_not_regular (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *folder = g_build_filename (f->dir, "folder.db", NULL);
+  g_autofree char *fifo = g_build_filename (f->dir, "fifo.db", NULL);
+  const char *paths[] = { folder, fifo };
+
+  g_assert_cmpint (g_mkdir (folder, 0700), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  for (guint p = 0; p < G_N_ELEMENTS (paths); p++)
+    for (guint i = 0; i < 3; i++)
+      {
+        PdDbFlags flags = i == 0 ? PD_DB_NONE : i == 1 ? PD_DB_READ_ONLY : PD_DB_CREATE;
+        g_autoptr(GError) error = NULL;
+        g_autoptr(PdDb) db = pd_db_open (paths[p], flags, &error);
+
+        g_assert_null (db);
+        g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_A_DATABASE);
+        g_assert_nonnull (strstr (error->message, "not a regular file"));
+      }
+  g_assert_true (g_file_test (folder, G_FILE_TEST_IS_DIR));
+}
+
+/* The tests below need a file this process cannot write.  As root every
+ * file is writable, so the checks run in a subprocess that first gives up
+ * root for nobody (65534). */
+static void
+drop_root (void)
+{
+  if (geteuid () != 0)
+    return;
+  g_assert_cmpint (setgroups (0, NULL), ==, 0);
+  g_assert_cmpint (setgid (65534), ==, 0);
+  g_assert_cmpint (setuid (65534), ==, 0);
+  g_assert_cmpint (geteuid (), ==, 65534);
+}
+
+static void
+test_read_only_file_subprocess (void)
+{
+  const char *dir = g_getenv ("PD_TEST_DB_DIR");
+  g_autofree char *path = g_build_filename (dir, "ro.db", NULL);
+  g_autofree char *old = g_build_filename (dir, "ro-old.db", NULL);
+  g_autofree char *empty = g_build_filename (dir, "ro-empty.db", NULL);
+  g_autofree char *locked = g_build_filename (dir, "locked", "x.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+
+  drop_root ();
+  g_assert_cmpint (access (path, W_OK), !=, 0);
+
+  /* Asked for writing, opened for reading: lists still work, and every
+   * write is refused up front with the reason. */
+  db = pd_db_open (path, PD_DB_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (pd_db_is_read_only (db));
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM sessions"), ==, 1);
+  g_assert_false (pd_db_check_writable (db, &error));
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "the file is read-only"));
+  g_clear_error (&error);
+  g_assert_false (pd_db_begin (db, &error));
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "the file is read-only"));
+  g_clear_error (&error);
+  /* A write that skips BEGIN meets SQLite's refusal, in words. */
+  g_assert_false (pd_db_exec (db, "DELETE FROM sessions", &error));
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "is read-only for this process (running SQL failed:"));
+  g_clear_error (&error);
+  g_clear_object (&db);
+
+  /* Too old to read, and it cannot be upgraded. */
+  db = pd_db_open (old, PD_DB_NONE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "cannot be upgraded: the file is read-only"));
+  g_clear_error (&error);
+
+  /* An empty file cannot be made a database. */
+  db = pd_db_open (empty, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "no database can be made in it"));
+  g_clear_error (&error);
+
+  /* A writable file in a folder that is not: SQLite cannot make its -shm
+   * file, and the message says where to look. */
+  g_assert_cmpint (access (locked, W_OK), ==, 0);
+  db = pd_db_open (locked, PD_DB_NONE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "is read-only for this process"));
+  g_assert_nonnull (strstr (error->message, "permissions of the file and of its folder"));
+}
+
+static void
+test_read_only_file (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = make_db (f, "ro.db");
+  g_autofree char *old = g_build_filename (f->dir, "ro-old.db", NULL);
+  g_autofree char *empty = g_build_filename (f->dir, "ro-empty.db", NULL);
+  g_autofree char *locked_dir = g_build_filename (f->dir, "locked", NULL);
+  g_autofree char *locked = g_build_filename (locked_dir, "x.db", NULL);
+  g_autofree char *locked_db = NULL;
+  sqlite3 *handle = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &handle), ==, SQLITE_OK);
+  raw_exec (handle, "INSERT INTO sessions (id, created_at, updated_at, auth_token) "
+                    "VALUES ('20250101-00000000000000000000000000000001', 1, 1, 't')");
+  sqlite3_close (handle);
+  g_assert_cmpint (sqlite3_open (old, &handle), ==, SQLITE_OK);
+  raw_exec (handle, _pd_db_migration_sql (1));
+  raw_exec (handle, "PRAGMA user_version = 1");
+  sqlite3_close (handle);
+  write_file (empty, "", 0);
+  g_assert_cmpint (g_mkdir (locked_dir, 0700), ==, 0);
+  locked_db = make_db (f, "locked/x.db");
+
+  g_assert_cmpint (g_chmod (path, 0444), ==, 0);
+  g_assert_cmpint (g_chmod (old, 0444), ==, 0);
+  g_assert_cmpint (g_chmod (empty, 0444), ==, 0);
+  g_assert_cmpint (g_chmod (locked, 0666), ==, 0);
+  g_assert_cmpint (g_chmod (locked_dir, 0555), ==, 0);
+  /* Nobody may make SQLite's side files beside ro.db, as its owner could. */
+  g_assert_cmpint (g_chmod (f->dir, 0777), ==, 0);
+
+  g_setenv ("PD_TEST_DB_DIR", f->dir, TRUE);
+  g_test_trap_subprocess ("/pd/db/read-only-file/subprocess", 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_unsetenv ("PD_TEST_DB_DIR");
+
+  g_chmod (locked_dir, 0700);
+  g_remove (locked);
+  g_rmdir (locked_dir);
+  g_test_trap_assert_passed ();
+}
+
 static void
 test_statement_cache (Fixture       *f,
                       gconstpointer  data)
@@ -545,6 +776,11 @@ main (int   argc,
   ADD ("/pd/db/foreign-files", test_foreign_files);
   ADD ("/pd/db/zero-length-create", test_zero_length_create);
   ADD ("/pd/db/corrupt", test_corrupt);
+  ADD ("/pd/db/negative-user-version", test_negative_user_version);
+  ADD ("/pd/db/schema-changed", test_schema_changed);
+  ADD ("/pd/db/not-regular", test_not_regular);
+  ADD ("/pd/db/read-only-file", test_read_only_file);
+  g_test_add_func ("/pd/db/read-only-file/subprocess", test_read_only_file_subprocess);
   ADD ("/pd/db/statement-cache", test_statement_cache);
   ADD ("/pd/db/transactions", test_transactions);
   ADD ("/pd/db/writers-wait", test_writers_wait);

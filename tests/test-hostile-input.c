@@ -20,6 +20,7 @@
 #include "pd-grep-tool.h"
 #include "pd-json.h"
 #include "pd-list-dir-tool.h"
+#include "pd-local-source.h"
 #include "pd-plan.h"
 #include "pd-read-file-tool.h"
 #include "pd-server.h"
@@ -327,6 +328,148 @@ test_session_id_traversal (void)
   remove_tree (dir);
 }
 
+static void
+got_result (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+await (GAsyncResult **slot)
+{
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  while (*slot == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (*slot);
+  return *slot;
+}
+
+static void
+raw_exec (const char *path,
+          const char *sql)
+{
+  sqlite3 *handle = NULL;
+  char *message = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &handle), ==, SQLITE_OK);
+  if (sqlite3_exec (handle, sql, NULL, NULL, &message) != SQLITE_OK)
+    g_error ("%s: %s", sql, message);
+  sqlite3_close (handle);
+}
+
+static char *
+copy_file (const char *from,
+           const char *dir,
+           const char *name)
+{
+  g_autofree char *contents = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (from, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (path, contents, (gssize) len, NULL));
+  return path;
+}
+
+/* The app's local source on hostile database files: every request ends
+ * with the source unavailable and a message naming the file and what is
+ * wrong with it; no crash (a user_version of -1 crashed every open), and
+ * the file is left as it was. */
+static void
+test_hostile_databases (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *good = g_build_filename (dir, "good.db", NULL);
+  g_autofree char *id = NULL;
+  struct { const char *name; const char *sql; const char *phrase; } cases[] = {
+    { "negative.db", "PRAGMA user_version = -1", "schema version -1 is not one Plandeck writes" },
+    { "newer.db", "PRAGMA user_version = 99", "is newer than this Plandeck" },
+    { "no-plans.db", "DROP TABLE plan_versions", "its table “plan_versions” is missing" },
+    { "no-count.db", "ALTER TABLE sessions DROP COLUMN n_messages", "its column “sessions.n_messages” is missing" },
+    { "notes.db", NULL, "it is not an SQLite file" },
+    { "truncated.db", NULL, "is damaged" },
+    { "folder.db", NULL, "not a regular file" },
+  };
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PdDb) db = pd_db_open (good, PD_DB_CREATE, &error);
+    g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+    g_autoptr(PdSessionInfo) info = pd_session_store_create (store, "task", "m", "p", "plandeck", "/", &error);
+
+    g_assert_no_error (error);
+    id = g_strdup (info->id);
+  }
+  raw_exec (good, "PRAGMA journal_mode = DELETE");
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *before = NULL;
+      g_autofree char *after = NULL;
+      gsize before_len = 0, after_len = 0;
+      g_autoptr(PdLocalSource) source = NULL;
+      g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+      g_autoptr(PdSessionPage) page = NULL;
+      g_autoptr(PdSessionInfo) info = NULL;
+      g_autoptr(GError) error = NULL;
+
+      if (cases[i].sql != NULL)
+        {
+          path = copy_file (good, dir, cases[i].name);
+          raw_exec (path, cases[i].sql);
+        }
+      else if (strcmp (cases[i].name, "notes.db") == 0)
+        {
+          path = g_build_filename (dir, cases[i].name, NULL);
+          g_assert_true (g_file_set_contents (path, "My notes; not a database.\n", -1, NULL));
+        }
+      else if (strcmp (cases[i].name, "truncated.db") == 0)
+        {
+          g_autofree char *contents = NULL;
+          gsize len = 0;
+
+          path = g_build_filename (dir, cases[i].name, NULL);
+          g_assert_true (g_file_get_contents (good, &contents, &len, NULL));
+          g_assert_true (g_file_set_contents (path, contents, 3000, NULL));
+        }
+      else
+        {
+          path = g_build_filename (dir, cases[i].name, NULL);
+          g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+        }
+      if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+        g_assert_true (g_file_get_contents (path, &before, &before_len, NULL));
+
+      /* As the app opens its database: not created, since it exists. */
+      source = pd_local_source_new (path, TRUE);
+      pd_source_list_sessions_async (PD_SOURCE (source), NULL, FALSE, 0, 50, NULL, got_result, &r1);
+      page = pd_source_list_sessions_finish (PD_SOURCE (source), await (&r1), &error);
+      g_assert_null (page);
+      g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, path));
+      g_assert_nonnull (strstr (error->message, cases[i].phrase));
+      g_clear_error (&error);
+
+      pd_source_get_session_async (PD_SOURCE (source), id, NULL, got_result, &r2);
+      info = pd_source_get_session_finish (PD_SOURCE (source), await (&r2), &error);
+      g_assert_null (info);
+      g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, cases[i].phrase));
+
+      if (before != NULL)
+        {
+          g_assert_true (g_file_get_contents (path, &after, &after_len, NULL));
+          g_assert_cmpmem (before, before_len, after, after_len);
+        }
+    }
+
+  remove_tree (dir);
+}
+
 static PdToolResult *
 call_tool (PdTool        *tool,
            PdToolContext *context,
@@ -452,6 +595,7 @@ main (int   argc,
   g_test_add_func ("/pd/hostile/session-id-traversal", test_session_id_traversal);
   g_test_add_func ("/pd/hostile/file-tool-traversal", test_file_tool_traversal);
   g_test_add_func ("/pd/hostile/file-tool-special-files", test_file_tool_special_files);
+  g_test_add_func ("/pd/hostile/databases", test_hostile_databases);
 
   return g_test_run ();
 }

@@ -49,6 +49,10 @@ pd_agent_open_store (const char  *db_path,
 
   if (!(db = pd_db_open (path, flags, error)))
     return NULL;
+  /* The commands that create (run, continue, import) write: a read-only
+   * file is refused now, not at the first save of a run. */
+  if (create && !pd_db_check_writable (db, error))
+    return NULL;
 
   return pd_session_store_new (db);
 }

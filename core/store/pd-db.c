@@ -4,7 +4,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -27,6 +30,9 @@ struct _PdDb
   GHashTable *stmts;        /* sql → sqlite3_stmt* (finalized on dispose) */
   int         user_version;
   guint       read_only : 1;
+  /* Asked for writing, but the file (or its folder) cannot be written:
+   * SQLite then opens it read-only without saying so. */
+  guint       read_only_file : 1;
 };
 
 G_DEFINE_FINAL_TYPE (PdDb, pd_db, G_TYPE_OBJECT)
@@ -255,7 +261,13 @@ pd_db_set_error_from_sqlite (PdDb        *self,
                    path, BUSY_TIMEOUT_MS / 1000, what, detail);
       break;
     case PD_DB_ERROR_IO:
-      g_set_error (error, PD_DB_ERROR, code, "cannot %s in %s: %s", what, path, detail);
+      if ((rc & 0xff) == SQLITE_READONLY)
+        g_set_error (error, PD_DB_ERROR, code,
+                     "%s is read-only for this process (%s failed: %s); check the permissions of the file "
+                     "and of its folder, where SQLite keeps its -wal and -shm files",
+                     path, what, detail);
+      else
+        g_set_error (error, PD_DB_ERROR, code, "%s failed in %s: %s", what, path, detail);
       break;
     default:
       g_set_error (error, PD_DB_ERROR, code, "%s failed in %s: %s", what, path, detail);
@@ -403,6 +415,34 @@ pd_db_in_transaction (PdDb *self)
   return !sqlite3_get_autocommit (self->handle);
 }
 
+/**
+ * pd_db_check_writable:
+ *
+ * Whether this connection may write: not when it was opened read-only, nor
+ * when the file turned out to be read-only.  A command that will write
+ * (a run) asks first, instead of failing at its first save.
+ */
+gboolean
+pd_db_check_writable (PdDb    *self,
+                      GError **error)
+{
+  g_return_val_if_fail (PD_IS_DB (self), FALSE);
+
+  if (self->read_only_file)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "%s cannot be written: the file is read-only; check its permissions", self->path);
+      return FALSE;
+    }
+  if (self->read_only)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "%s is open read-only; it cannot be written", self->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* BEGIN IMMEDIATE takes the write lock up front: two writers then wait for
  * each other through the busy timeout.  A deferred BEGIN that later upgrades
  * a read snapshot to a write fails with SQLITE_BUSY at once in WAL mode. */
@@ -415,12 +455,8 @@ pd_db_begin (PdDb    *self,
 
   g_return_val_if_fail (PD_IS_DB (self), FALSE);
 
-  if (self->read_only)
-    {
-      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
-                   "%s is open read-only; it cannot be written", self->path);
-      return FALSE;
-    }
+  if (!pd_db_check_writable (self, error))
+    return FALSE;
 
   pd_db_lock (self);
   if (!(stmt = pd_db_prepare (self, "BEGIN IMMEDIATE", error)))
@@ -529,7 +565,9 @@ pd_db_get_journal_mode (PdDb    *self,
 }
 
 /* Checks the file with plain reads before SQLite sees it, so nothing of a
- * foreign file is ever touched.  Sets *empty for a zero-length file. */
+ * foreign file is ever touched.  Sets *empty for a zero-length file.  The
+ * file is opened without blocking and then looked at (fstat), so a FIFO or
+ * device put at the path is refused, never waited on. */
 static gboolean
 check_header (const char  *path,
               gboolean    *exists,
@@ -539,14 +577,15 @@ check_header (const char  *path,
 {
   static const char magic[16] = "SQLite format 3";  /* with its NUL */
   char header[100];
-  GStatBuf st;
-  FILE *fp;
-  size_t n;
+  struct stat st;
+  gsize n = 0;
+  int fd;
 
   *exists = *empty = FALSE;
   *size = 0;
 
-  if (g_stat (path, &st) != 0)
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0)
     {
       int saved = errno;
 
@@ -558,8 +597,9 @@ check_header (const char  *path,
     }
   *exists = TRUE;
 
-  if (!S_ISREG (st.st_mode))
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
+      close (fd);
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_A_DATABASE,
                    "%s is not a Plandeck database (not a regular file)", path);
       return FALSE;
@@ -568,20 +608,31 @@ check_header (const char  *path,
   *size = st.st_size;
   if (st.st_size == 0)
     {
+      close (fd);
       *empty = TRUE;
       return TRUE;
     }
 
-  if (!(fp = g_fopen (path, "rb")))
+  while (n < sizeof header)
     {
-      int saved = errno;
+      gssize got = read (fd, header + n, sizeof header - n);
 
-      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
-                   "cannot read %s: %s", path, g_strerror (saved));
-      return FALSE;
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        {
+          int saved = errno;
+
+          close (fd);
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                       "cannot read %s: %s", path, g_strerror (saved));
+          return FALSE;
+        }
+      if (got == 0)
+        break;
+      n += (gsize) got;
     }
-  n = fread (header, 1, sizeof header, fp);
-  fclose (fp);
+  close (fd);
 
   if (n < sizeof header || memcmp (header, magic, sizeof magic) != 0)
     {
@@ -675,6 +726,16 @@ check_identity (PdDb        *self,
         }
     }
 
+  /* user_version is a signed 32-bit field anyone can set; below 0 it is no
+   * version Plandeck ever wrote, and the migrations count up from it. */
+  if (user_version < 0)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_CORRUPT,
+                   "%s is damaged: database schema version %" G_GINT64_FORMAT " is not one Plandeck writes "
+                   "(0 to %d); restore it from a backup or move it away to start a new one",
+                   self->path, user_version, PD_DB_SCHEMA_VERSION);
+      return FALSE;
+    }
   if (user_version > PD_DB_SCHEMA_VERSION)
     {
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NEWER_SCHEMA,
@@ -711,6 +772,127 @@ check_identity (PdDb        *self,
           return FALSE;
         }
       sqlite3_finalize (stmt);
+    }
+
+  return TRUE;
+}
+
+/* Every schema object and column as one string each ("table sessions",
+ * "column sessions.n_messages", "trigger …"), SQLite's own left out. */
+static const char schema_sql[] =
+  "SELECT type || ' ' || name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+  "UNION ALL "
+  "SELECT 'column ' || m.name || '.' || p.name FROM sqlite_master m, pragma_table_info (m.name) p "
+  "WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'";
+
+static gboolean
+collect_schema (sqlite3     *handle,
+                GHashTable  *into,
+                int         *rc_out)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_prepare_v2 (handle, schema_sql, -1, &stmt, NULL);
+
+  while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      g_hash_table_add (into, g_strdup ((const char *) sqlite3_column_text (stmt, 0)));
+      rc = SQLITE_OK;
+    }
+  sqlite3_finalize (stmt);
+  *rc_out = rc;
+  return rc == SQLITE_DONE;
+}
+
+static int
+schema_rank (const char *entry)
+{
+  static const char * const kinds[] = { "table ", "column ", "index ", "trigger " };
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (g_str_has_prefix (entry, kinds[i]))
+      return (int) i;
+  return G_N_ELEMENTS (kinds);
+}
+
+static int
+compare_schema_entries (gconstpointer a,
+                        gconstpointer b)
+{
+  const char *x = *(const char * const *) a;
+  const char *y = *(const char * const *) b;
+  int rank = schema_rank (x) - schema_rank (y);
+
+  return rank != 0 ? rank : strcmp (x, y);
+}
+
+/* What the migrations up to @version build, computed once per process on
+ * an in-memory database, so the check can never drift from the schema. */
+static GPtrArray *
+expected_schema (int version)
+{
+  static gsize once[PD_DB_SCHEMA_VERSION + 1];
+  static GPtrArray *expected[PD_DB_SCHEMA_VERSION + 1];
+
+  g_assert (version >= 0 && version <= PD_DB_SCHEMA_VERSION);
+
+  if (g_once_init_enter (&once[version]))
+    {
+      g_autoptr(GHashTable) set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      GPtrArray *list = g_ptr_array_new_with_free_func (g_free);
+      sqlite3 *handle = NULL;
+      GHashTableIter iter;
+      gpointer key;
+      int rc = sqlite3_open_v2 (":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+
+      for (int v = 0; rc == SQLITE_OK && v < version; v++)
+        rc = sqlite3_exec (handle, migrations[v], NULL, NULL, NULL);
+      /* The migrations are constants: failing here is a bug, not input. */
+      g_assert_cmpint (rc, ==, SQLITE_OK);
+      g_assert_true (collect_schema (handle, set, &rc));
+      sqlite3_close (handle);
+
+      g_hash_table_iter_init (&iter, set);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_ptr_array_add (list, g_strdup (key));
+      /* Tables first: a dropped table is reported as such, not as its
+       * first column. */
+      g_ptr_array_sort (list, compare_schema_entries);
+      expected[version] = list;
+      g_once_init_leave (&once[version], 1);
+    }
+
+  return expected[version];
+}
+
+/* A file whose tables, columns, indexes or triggers were dropped or
+ * changed by something else would fail later, in the middle of a run or
+ * after half a command; refuse it on open instead, before anything is
+ * written to it (WAL, migrations).  Objects the file has beyond the ones
+ * of its version are left alone. */
+static gboolean
+check_schema (PdDb    *self,
+              GError **error)
+{
+  g_autoptr(GHashTable) found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *expected = expected_schema (self->user_version);
+  int rc;
+
+  if (!collect_schema (self->handle, found, &rc))
+    return pd_db_set_error_from_sqlite (self, rc, "reading the schema", error);
+
+  for (guint i = 0; i < expected->len; i++)
+    {
+      const char *want = g_ptr_array_index (expected, i);
+      const char *space = strchr (want, ' ');
+      g_autofree char *kind = g_strndup (want, space - want);
+
+      if (g_hash_table_contains (found, want))
+        continue;
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_CORRUPT,
+                   "%s is damaged: its %s “%s” is missing, so its schema is not the one version %d has; "
+                   "restore it from a backup or move it away to start a new one",
+                   self->path, kind, space + 1, self->user_version);
+      return FALSE;
     }
 
   return TRUE;
@@ -804,17 +986,40 @@ pd_db_open (const char  *path,
       pd_db_set_error_from_sqlite (self, rc, "opening the database", error);
       return NULL;
     }
+  /* A file this process may not write is opened read-only without a word:
+   * say so now, so that reading works and every write is refused clearly. */
+  if (!self->read_only && sqlite3_db_readonly (self->handle, "main") == 1)
+    {
+      self->read_only = TRUE;
+      self->read_only_file = TRUE;
+      if (fresh)
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                       "%s cannot be written: the file is read-only, so no database can be made in it; "
+                       "check its permissions", path);
+          return NULL;
+        }
+    }
   sqlite3_extended_result_codes (self->handle, 0);
   /* Harmless on any file, and needed before anything that may wait on a
    * lock held by another process (reading a WAL database mid-checkpoint). */
   sqlite3_busy_timeout (self->handle, BUSY_TIMEOUT_MS);
 
   if (!check_identity (self, fresh, size, error) ||
+      !check_schema (self, error) ||
       !set_pragmas (self, error))
     return NULL;
 
   if (self->user_version < PD_DB_SCHEMA_VERSION)
     {
+      if (self->read_only_file)
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                       "%s has schema version %d, older than this Plandeck (%d), and cannot be upgraded: "
+                       "the file is read-only; check its permissions",
+                       path, self->user_version, PD_DB_SCHEMA_VERSION);
+          return NULL;
+        }
       if (self->read_only)
         {
           g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,

@@ -60,6 +60,8 @@ PdDb         *pd_db_open            (const char  *path,
                                      GError     **error);
 const char   *pd_db_get_path        (PdDb        *self);
 gboolean      pd_db_is_read_only    (PdDb        *self);
+gboolean      pd_db_check_writable  (PdDb        *self,
+                                     GError     **error);
 int           pd_db_get_user_version (PdDb       *self);
 char         *pd_db_get_journal_mode (PdDb       *self,
                                       GError    **error);

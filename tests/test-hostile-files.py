@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Hostile files on the real `plandeck-agent`, as an attacker would leave them.
+
+usage: test-hostile-files.py AGENT
+
+Databases: a session database with user_version -1, a file that is not
+SQLite, a truncated one, one with a table dropped, one with a column
+dropped, a newer schema, a folder, and (as a user who cannot write it) a
+read-only file.  Every command that opens a database must end with a clear
+error naming the file and the reason (never a signal, never a hang, never
+exit 0 having written nothing), and `serve` must refuse to start.
+
+Prints TAP.
+"""
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+RECORDING = {"label": "hostile files", "turns": [
+    {"tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": [
+        {"id": "a", "title": "Look"}]}}]},
+    {"tool_calls": [{"name": "plan", "arguments": {"verb": "complete", "step_id": "a"}}]},
+    {"content": "Done."}]}
+NOBODY = 65534
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
+        if not ok:
+            self.failed += 1
+            for line in str(detail).splitlines()[:40]:
+                print(f"# {line}")
+        return ok
+
+
+def detail(proc):
+    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+
+
+def as_nobody():
+    """A preexec_fn: give up root, so file permissions apply."""
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+
+
+class Agent:
+    def __init__(self, path, env, cwd):
+        self.path = path
+        self.env = env
+        self.cwd = cwd
+
+    def run(self, *args, timeout=60, nobody=False):
+        try:
+            return subprocess.run([self.path, *args], env=self.env, cwd=self.cwd, capture_output=True,
+                                  text=True, timeout=timeout, preexec_fn=as_nobody if nobody else None)
+        except subprocess.TimeoutExpired as e:
+            return subprocess.CompletedProcess(e.cmd, "timeout", e.stdout or "", e.stderr or "")
+
+
+def make_databases(agent, tmp, recording):
+    """ok.db with one finished session, and the hostile files made from it."""
+    ok = os.path.join(tmp, "ok.db")
+    proc = agent.run("run", "--db", ok, "--provider", "replay", "--replay", recording,
+                     "--approve", "auto", "-C", tmp, "Look around")
+    if proc.returncode != 0:
+        raise RuntimeError(detail(proc))
+    with sqlite3.connect(ok) as db:
+        sid = db.execute("SELECT id FROM sessions").fetchone()[0]
+        db.execute("PRAGMA journal_mode = DELETE")
+
+    def copy(name, *sql):
+        path = os.path.join(tmp, name)
+        shutil.copyfile(ok, path)
+        if sql:
+            db = sqlite3.connect(path, isolation_level=None)
+            for statement in sql:
+                db.execute(statement)
+            db.close()
+        return path
+
+    files = {}
+    files["negative user_version"] = (copy("negative.db", "PRAGMA user_version = -1"),
+                                      "schema version -1 is not one Plandeck writes")
+    files["newer schema"] = (copy("newer.db", "PRAGMA user_version = 99"), "is newer than this Plandeck")
+    files["missing table"] = (copy("no-plans.db", "DROP TABLE plan_versions"),
+                              "its table “plan_versions” is missing")
+    files["missing column"] = (copy("no-count.db", "ALTER TABLE sessions DROP COLUMN n_messages"),
+                               "its column “sessions.n_messages” is missing")
+    files["replaced table"] = (copy("odd-events.db", "DROP TABLE events", "CREATE TABLE events (x)"),
+                               "its column “events.event_json” is missing")
+    text = os.path.join(tmp, "notes.db")
+    with open(text, "w") as f:
+        f.write("These are my notes, not a database.\n" * 100)
+    files["not SQLite"] = (text, "is not a Plandeck database (it is not an SQLite file)")
+    truncated = os.path.join(tmp, "truncated.db")
+    with open(ok, "rb") as src, open(truncated, "wb") as dst:
+        dst.write(src.read(3000))
+    files["truncated"] = (truncated, "is damaged")
+    folder = os.path.join(tmp, "folder.db")
+    os.mkdir(folder)
+    files["folder"] = (folder, "not a regular file")
+    return ok, sid, files
+
+
+def commands(sid, recording, tmp):
+    return [
+        ("sessions list", ["sessions", "list"]),
+        ("sessions show", ["sessions", "show", sid]),
+        ("sessions export", ["sessions", "export", sid]),
+        ("sessions rm", ["sessions", "rm", sid]),
+        ("events", ["events"]),
+        ("plan status", ["plan", "status", sid]),
+        ("run", ["run", "--provider", "replay", "--replay", recording, "--approve", "auto", "-C", tmp, "Again"]),
+        ("continue", ["continue", sid, "--provider", "replay", "--replay", recording, "--approve", "auto",
+                      "-C", tmp, "More"]),
+        ("import --db", ["import", "--claude-dir", tmp, "--codex-dir", tmp, "--opencode-dir", tmp]),
+        ("serve", ["serve", "--listen", "127.0.0.1:0"]),
+    ]
+
+
+def refused(tap, proc, what, path, phrase):
+    ok = (proc.returncode == 1 and path in proc.stderr and phrase in proc.stderr
+          and "CRITICAL" not in proc.stderr and "WARNING" not in proc.stderr)
+    return tap.check(ok, what, detail(proc))
+
+
+def test_databases(tap, agent, tmp, recording):
+    ok, sid, files = make_databases(agent, tmp, recording)
+    for kind, (path, phrase) in files.items():
+        before = None if os.path.isdir(path) else open(path, "rb").read()
+        for name, args in commands(sid, recording, tmp):
+            # serve would run until stopped: a refusal ends it at once.
+            proc = agent.run(*args, "--db", path, timeout=20)
+            refused(tap, proc, f"{kind}: {name} refuses with a clear error", path, phrase)
+        if before is not None:
+            tap.check(open(path, "rb").read() == before, f"{kind}: the file is unchanged")
+
+    # A read-only file, for a user who may not write it: reading works,
+    # writing is refused before anything runs.
+    ro_dir = os.path.join(tmp, "ro")
+    os.mkdir(ro_dir)
+    os.chmod(ro_dir, 0o777)
+    ro = os.path.join(ro_dir, "ro.db")
+    shutil.copyfile(ok, ro)
+    os.chmod(ro, 0o444)
+    for name, args in commands(sid, recording, tmp):
+        if name == "serve":
+            continue  # serving a read-only file for reading is allowed
+        proc = agent.run(*args, "--db", ro, timeout=20, nobody=True)
+        if name in ("sessions list", "sessions show", "sessions export", "events", "plan status"):
+            tap.check(proc.returncode == 0 and "WARNING" not in proc.stderr, f"read-only: {name} reads", detail(proc))
+        else:
+            refused(tap, proc, f"read-only: {name} refuses to write", ro, "cannot be written")
+    with sqlite3.connect(ro) as db:
+        tap.check(db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
+                  and db.execute("PRAGMA integrity_check").fetchone()[0] == "ok",
+                  "read-only: the session is still there")
+
+
+def main():
+    agent_path = os.path.abspath(sys.argv[1])
+    tap = Tap()
+    with tempfile.TemporaryDirectory(prefix="pd-test-hostile-files-") as tmp:
+        os.chmod(tmp, 0o755)
+        env = dict(os.environ)
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HOME"):
+            env[var] = tmp
+        for var in ("PLANDECK_PLANNING", "PLANDECK_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                    "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+            env.pop(var, None)
+        agent = Agent(agent_path, env, tmp)
+        recording = os.path.join(tmp, "run.json")
+        with open(recording, "w") as f:
+            json.dump(RECORDING, f)
+        test_databases(tap, agent, tmp, recording)
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
