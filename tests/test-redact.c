@@ -72,7 +72,142 @@ test_assignments (void)
   assert_redacted ("api_key=XYZ apikey: XYZ API-KEY=XYZ", "api_key=[REDACTED] apikey: [REDACTED] API-KEY=[REDACTED]", 3);
   assert_redacted ("client_secret = s3cr3t", "client_secret = [REDACTED]", 1);
   assert_redacted ("{\"password\": \"hunter2\"}", "{\"password\": \"[REDACTED]\"}", 1);
-  assert_redacted ("export DB_PASSWORD='pw'", "export DB_PASSWORD='pw'", 0);
+  /* The name's last word says what it is: DB_PASSWORD is a password. */
+  assert_redacted ("export DB_PASSWORD='pw'", "export DB_PASSWORD='[REDACTED]'", 1);
+}
+
+/* Secrets as people write them in .env files, shells, configs, headers and
+ * URLs (values shaped like real ones, none real).  Each must be gone, with
+ * the name, the scheme or the URL around it kept. */
+static void
+test_env_secrets (void)
+{
+  static const struct { const char *input; const char *expected; const char *secret; } cases[] = {
+    { "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      "AWS_SECRET_ACCESS_KEY=[REDACTED]", "wJalrXUtnFEMI" },
+    { "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AWS_ACCESS_KEY_ID=[REDACTED]", "AKIAIOSFODNN7EXAMPLE" },
+    { "DATABASE_PASSWORD=correct-horse-battery", "DATABASE_PASSWORD=[REDACTED]", "correct-horse" },
+    { "DB_PASSWORD=hunter2", "DB_PASSWORD=[REDACTED]", "hunter2" },
+    { "export DATABASE_PASSWORD=\"correct horse battery\"", "export DATABASE_PASSWORD=\"[REDACTED]\"", "horse" },
+    { "GITLAB_TOKEN=glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn", "GITLAB_TOKEN=[REDACTED]", "glpat-" },
+    { "ci: glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn", "ci: [REDACTED]", "glpat-" },
+    { "NPM_TOKEN=npm_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Y", "NPM_TOKEN=[REDACTED]", "npm_Ab1" },
+    { "//registry.npmjs.org/:_authToken=npm_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Y",
+      "//registry.npmjs.org/:_authToken=[REDACTED]", "npm_Ab1" },
+    { "OPENAI_API_KEY=sk-short1", "OPENAI_API_KEY=[REDACTED]", "sk-short1" },
+    { "ANTHROPIC_API_KEY: x1", "ANTHROPIC_API_KEY: [REDACTED]", "x1" },
+    { "SECRET_KEY_BASE=8f7e6d5c4b3a", "SECRET_KEY_BASE=[REDACTED]", "8f7e6d" },
+    { "STRIPE_SECRET=whsec_abc123", "STRIPE_SECRET=[REDACTED]", "whsec_" },
+    { "GOOGLE_APPLICATION_CREDENTIALS_JSON=eyJ0eXBlIjoic2VydmljZV9hY2NvdW50In0",
+      "GOOGLE_APPLICATION_CREDENTIALS_JSON=[REDACTED]", "eyJ0eXBl" },
+    { "postgres://app:s3cr3t@db.internal:5432/app", "postgres://app:[REDACTED]@db.internal:5432/app", "s3cr3t" },
+    { "DATABASE_URL=mysql://root:p%40ss@localhost/db", "DATABASE_URL=mysql://root:[REDACTED]@localhost/db", "p%40ss" },
+    { "git clone https://x-access-token:abc123def@github.com/o/r.git",
+      "git clone https://x-access-token:[REDACTED]@github.com/o/r.git", "abc123def" },
+    { "redis://:hunter2@cache:6379/0", "redis://:[REDACTED]@cache:6379/0", "hunter2" },
+    { "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]", "dXNlcjpw" },
+    { "curl -H \"authorization: token ghs_shorttoken\" https://api",
+      "curl -H \"authorization: token [REDACTED]\" https://api", "ghs_short" },
+    { "Proxy-Authorization: Basic Zm9vOmJhcg==", "Proxy-Authorization: Basic [REDACTED]", "Zm9vOmJhcg" },
+    { "curl -u admin:s3cr3t https://h/", "curl -u admin:[REDACTED] https://h/", "s3cr3t" },
+    { "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+      "https://hooks.slack.com/services/[REDACTED]", "XXXXXXXX" },
+    { "https://discord.com/api/webhooks/123456789012345678/abcDEF-ghiJKL_mno",
+      "https://discord.com/api/webhooks/[REDACTED]", "abcDEF" },
+    { "slack xapp-1-A0123456789-0123456789012-abcdef", "slack [REDACTED]", "xapp-1" },
+    { "slack xoxp-0123456789-abcdefghij", "slack [REDACTED]", "xoxp-" },
+    { "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+      "jwt [REDACTED]", "eyJzdWIi" },
+    { "pypi-AgEIcHlwaS5vcmcCJGE4ZmY0NjQyLTY3NzEtNGQ2Zi1hMzU1LTk4ZDBkZWUwNDJmYwACKlszLCI",
+      "[REDACTED]", "pypi-AgE" },
+    { "mysql -u root --password hunter2 db", "mysql -u root --password [REDACTED] db", "hunter2" },
+    { "gh auth login --with-token --token=ghx_abc12345", "gh auth login --with-token --token=[REDACTED]", "ghx_abc" },
+    { "{\"apiKey\": \"abc123\", \"clientSecret\": \"def456\"}",
+      "{\"apiKey\": \"[REDACTED]\", \"clientSecret\": \"[REDACTED]\"}", "def456" },
+    { "headers: { 'X-Api-Key': 'k3y-v4lue' }", "headers: { 'X-Api-Key': '[REDACTED]' }", "k3y-v4lue" },
+    { "password := \"hunter2\"", "password := \"[REDACTED]\"", "hunter2" },
+    { "db.password: s3cr3t", "db.password: [REDACTED]", "s3cr3t" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint n = 0;
+      g_autofree char *out = redact (cases[i].input, &n);
+
+      g_assert_cmpstr (out, ==, cases[i].expected);
+      g_assert_null (strstr (out, cases[i].secret));
+      g_assert_cmpuint (n, >=, 1);
+    }
+}
+
+/* Look-alikes: names that hold KEY, TOKEN, AUTH or PASS without naming a
+ * secret, token counts, URLs without userinfo, prose.  Nothing goes. */
+static void
+test_look_alikes (void)
+{
+  const char *texts[] = {
+    "KEYBOARD_LAYOUT=us",
+    "monkey=1 donkey: 2 turkey=3",
+    "author: Jane Doe",
+    "git commit --author \"Jane <j@example.org>\"",
+    "TOKENIZER=bpe",
+    "max_tokens=4096 input_tokens: 12 output_tokens=3 maxTokens: 100",
+    "\"max_tokens\": 4096, \"cache_read_input_tokens\": 0",
+    "token_count=12 token_limit: 8000 password_min_length=12 auth_type=oauth",
+    "sort_key=name primary_key: id partition_key=user_id cache_key: abc",
+    "next_token=eyJ0 page_token: 7 eos_token: </s> pad_token=<pad>",
+    "key: ArrowUp",
+    "PWD=/home/user/src OLDPWD=/home/user",
+    "https://example.com/docs?page=2#install and http://localhost:8080/api",
+    "git@github.com:org/repo.git",
+    "if token == expected: return api_key != None",
+    "token = os.environ[\"GITHUB_TOKEN\"]; key = get_key(user)",
+    "password: ${DB_PASSWORD} secret=$SECRET token=%(token)s",
+    "auth: none, secret: false, password: null",
+    "The password field is required. Tokens are counted per request.",
+    "risk-assessment sk-learn-compatible-estimator task-based",
+    "ghp_short hf_short sk-short AKIA1234 glpat-short npm_short",
+    "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
+    "the author's keyboard shortcut: Ctrl+K",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    assert_redacted (texts[i], texts[i], 0);
+}
+
+/* The rule, name by name (pd-redact.h). */
+static void
+test_name_rule (void)
+{
+  static const char * const secret[] = {
+    "password", "PASSWORD", "db_password", "DbPassword", "passwd", "DB_PWD", "passphrase",
+    "secret", "client_secret", "clientSecret", "SECRET_KEY_BASE", "aws_secret_access_key",
+    "credentials", "GOOGLE_CREDENTIALS", "creds", "token", "access_token", "GITLAB_TOKEN",
+    "authToken", "X-Auth-Token", "auth", "basic_auth", "api_key", "apiKey", "APIKey", "apikey",
+    "API-KEY", "x-api-key", "OPENAI_API_KEY", "private_key", "signing_key", "license_key",
+    "csrf_token",
+  };
+  static const char * const not_secret[] = {
+    "key", "keyboard", "KEYBOARD_LAYOUT", "monkey", "hotkey", "author", "authority", "oauth",
+    "tokenizer", "TOKENIZER", "tokens", "max_tokens", "maxTokens", "input_tokens", "token_count",
+    "tokenCount", "next_token", "page_token", "eos_token", "token_type", "auth_type", "auth_url",
+    "authDomain", "key_id", "sort_key", "primary_key", "partition_key", "public_key", "password_min_length",
+    "password_file", "passwordFile", "secret_name", "PWD", "OLDPWD", "credential_path",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (secret); i++)
+    {
+      g_autofree char *input = g_strdup_printf ("%s=v4lue", secret[i]);
+      g_autofree char *expected = g_strdup_printf ("%s=[REDACTED]", secret[i]);
+
+      assert_redacted (input, expected, 1);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (not_secret); i++)
+    {
+      g_autofree char *input = g_strdup_printf ("%s=v4lue", not_secret[i]);
+
+      assert_redacted (input, input, 0);
+    }
 }
 
 static void
@@ -170,6 +305,26 @@ test_node_copy (void)
                                "\"n\":3,\"ok\":true,\"z\":null}");
 }
 
+/* An object member's name is the assignment's name: {"DB_PASSWORD": "x"}
+ * loses x, though "x" alone says nothing. */
+static void
+test_node_member_names (void)
+{
+  g_autoptr(JsonNode) node = json_from_string ("{\"env\":{\"DB_PASSWORD\":\"x\",\"KEYBOARD_LAYOUT\":\"us\","
+                                               "\"apiKey\":\"[REDACTED]\",\"token\":\"\",\"secret\":false,"
+                                               "\"max_tokens\":\"4096\"}}", NULL);
+  g_autoptr(JsonNode) copy = NULL;
+  g_autofree char *text = NULL;
+  guint n = 0;
+
+  copy = pd_redact_node (node, &n);
+  text = json_to_string (copy, FALSE);
+  g_assert_cmpstr (text, ==, "{\"env\":{\"DB_PASSWORD\":\"[REDACTED]\",\"KEYBOARD_LAYOUT\":\"us\","
+                             "\"apiKey\":\"[REDACTED]\",\"token\":\"\",\"secret\":false,"
+                             "\"max_tokens\":\"4096\"}}");
+  g_assert_cmpuint (n, ==, 1);
+}
+
 /* The plan message is a message: redacted at save time, it must still parse
  * with the strict plan parser, so resume keeps working. */
 static void
@@ -221,9 +376,13 @@ main (int   argc,
   g_test_add_func ("/pd/redact/bearer-and-pem", test_bearer_and_pem);
   g_test_add_func ("/pd/redact/assignments", test_assignments);
   g_test_add_func ("/pd/redact/no-false-positives", test_no_false_positives);
+  g_test_add_func ("/pd/redact/env-secrets", test_env_secrets);
+  g_test_add_func ("/pd/redact/look-alikes", test_look_alikes);
+  g_test_add_func ("/pd/redact/name-rule", test_name_rule);
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
+  g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);
 
   return g_test_run ();

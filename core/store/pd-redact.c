@@ -1,4 +1,16 @@
-/* pd-redact.c: secrets out of text before it is stored. */
+/* pd-redact.c: secrets out of text before it is stored.
+ *
+ * Private key PEM blocks go first, found with plain string searches.  Then
+ * one scan of the text looks, byte by byte, for where a secret could start:
+ * a known token prefix at a word start, "Authorization", "Bearer", curl's
+ * -u, the "://" of a URL, or a word of a secret-like name (key, token,
+ * auth, secret, passw…, pwd, credential, creds).  Only there is a small
+ * pattern tried, anchored; a name is judged by the rule of pd-redact.h
+ * before its value is looked at.  Every pattern is possessive or bounded,
+ * and the patterns run on bytes (G_REGEX_RAW: no UTF-8 check of the whole
+ * text per try), so the cost stays linear in the text —
+ * tests/bench/bench-redact.c measures texts built to make a regex backtrack.
+ */
 #define G_LOG_DOMAIN "pd-store"
 
 #include "config.h"
@@ -11,191 +23,644 @@
  * braces, parentheses, separators or whitespace.  That is what keeps a
  * redacted JSON string or a rendered plan line intact. */
 #define VALUE_CHARS "[^\\s\"'`\\\\\\[\\]{}()<>,;&|]"
+/* A quoted value: up to the closing quote, spaces allowed, still never a
+ * quote, backslash, bracket or line break. */
+#define QUOTED_VALUE "(?<=[\"'])[^\"'`\\\\\\[\\]\\n\\r]{1,256}+(?=\\\\?[\"'])"
+#define WORD_END "(?![A-Za-z0-9_\\-])"
 
-/* One pattern with named alternatives, compiled once: a single pass over the
- * text whatever the number of secret kinds. */
-static const char pattern[] =
-  /* PEM private key: the body may hold JSON-escaped newlines but never a
-   * quote, so a match cannot cross out of a JSON string. */
-  "(?<pem>-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[^\"]{0,16384}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)"
-  "|(?<bearer>(?i:\\bbearer)\\s+)(?<btoken>[A-Za-z0-9\\-._~+/]{8,}=*)"
-  "|(?<assign>(?i:(?<![A-Za-z0-9_\\-])(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|"
-    "token|access[_-]?token|refresh[_-]?token|auth[_-]?token|api[_-]?key|apikey|private[_-]?key))"
-    "(?:\\\\?[\"'])?\\s*[=:]\\s*(?:\\\\?[\"'])?)(?<avalue>" VALUE_CHARS "+)"
-  "|(?<key>(?<![A-Za-z0-9_\\-])(?:"
-    "sk-ant-[A-Za-z0-9_\\-]{20,}"
-    "|sk-(?:proj-)?[A-Za-z0-9_\\-]{20,}"
-    "|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}"
-    "|github_pat_[A-Za-z0-9_]{22,}"
+/* Each pattern is tried anchored where the scan found its start; group
+ * "v" is what is replaced (the whole match when there is none). */
+enum {
+  RE_KEY,
+  RE_AUTH,
+  RE_BEARER,
+  RE_CURL,
+  RE_HOOK,
+  RE_USERINFO,
+  RE_ASSIGN,
+  N_RE
+};
+
+static const char * const patterns[N_RE] = {
+  /* Known token shapes. */
+  [RE_KEY] =
+    "(?:sk-ant-[A-Za-z0-9_\\-]{20,}+"
+    /* a key has a capital or a digit; kebab-case words (sk-learn-…) do not */
+    "|sk-(?=[a-z_\\-]*+[A-Z0-9])[A-Za-z0-9_\\-]{20,}+"
+    "|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}+"
+    "|github_pat_[A-Za-z0-9_]{22,}+"
+    "|gl(?:pat|ptt|dt|rt|cbt|imt|soat|ffct|oas|agent)-[A-Za-z0-9_\\-]{20,}+"
+    "|npm_[A-Za-z0-9]{36}"
+    "|pypi-[A-Za-z0-9_\\-]{50,}+"
     "|(?:AKIA|ASIA)[A-Z0-9]{16}"
-    "|xox[abposr]-[A-Za-z0-9\\-]{10,}"
+    "|xox[abposr]-[A-Za-z0-9\\-]{10,}+"
+    "|xapp-[0-9]-[A-Za-z0-9\\-]{10,}+"
     "|AIza[A-Za-z0-9_\\-]{35}"
-    "|(?:sk|rk)_live_[A-Za-z0-9]{16,}"
-    "|hf_[A-Za-z0-9]{30,}"
-  ")(?![A-Za-z0-9_\\-]))";
+    "|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+"
+    "|hf_[A-Za-z0-9]{30,}+"
+    "|SG\\.[A-Za-z0-9_\\-]{22}\\.[A-Za-z0-9_\\-]{43}"
+    "|do[por]_v1_[a-f0-9]{64}"
+    "|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
+    "|eyJ[A-Za-z0-9_\\-]{8,}+\\.eyJ[A-Za-z0-9_\\-]{8,}+\\.[A-Za-z0-9_\\-]*+"
+    ")" WORD_END,
+  /* Authorization: [scheme] credentials (the scheme stays). */
+  [RE_AUTH] =
+    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?[ \\t]*+[:=][ \\t]*+(?:\\\\?[\"'])?"
+    "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
+    "(?<v>" VALUE_CHARS "++)",
+  [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
+  /* curl -u user:password */
+  [RE_CURL] = "(?:-u|--user)(?:[ \\t]++|=)(?:\\\\?[\"'])?[^\\s:\"'`\\\\/]{1,256}+:(?<v>" VALUE_CHARS "++)",
+  /* Webhook URLs: whoever has the path may post. */
+  [RE_HOOK] =
+    "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"
+    "|(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/)(?<v>[A-Za-z0-9_/\\-]{8,}+)",
+  /* scheme://user:password@host: the password goes. */
+  [RE_USERINFO] =
+    "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://[^\\s:/?#@\"'`<>\\\\\\[\\]{}]*+:"
+    "(?<v>[^\\s/?#@\"'`<>\\\\\\[\\]{}]++)(?=@)",
+  /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
+   * --name=value. */
+  [RE_ASSIGN] =
+    "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
+    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))"
+    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+(?:\\\\?[\"'])?)"
+    "(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
+};
 
 static GRegex *
-get_regex (void)
+get_regex (guint which)
 {
   static gsize once = 0;
-  static GRegex *regex = NULL;
+  static GRegex *regexes[N_RE];
 
   if (g_once_init_enter (&once))
     {
-      g_autoptr(GError) error = NULL;
+      for (guint i = 0; i < N_RE; i++)
+        {
+          g_autoptr(GError) error = NULL;
 
-      regex = g_regex_new (pattern, G_REGEX_OPTIMIZE, 0, &error);
-      /* The pattern is a constant: failing to compile is a bug, not input. */
-      g_assert_no_error (error);
+          /* Anchored when compiled: PCRE2's JIT does not take the
+           * anchoring as a match option, and falls back to its (much
+           * slower) interpreter then. */
+          regexes[i] = g_regex_new (patterns[i], G_REGEX_OPTIMIZE | G_REGEX_RAW | G_REGEX_ANCHORED, 0, &error);
+          /* The patterns are constants: failing to compile is a bug, not input. */
+          g_assert_no_error (error);
+        }
       g_once_init_leave (&once, 1);
     }
+  return regexes[which];
+}
 
-  return regex;
+/* ---------------------------------------------------------------------- */
+/* The name rule                                                          */
+
+/* g_ascii_tolower() is a call into GLib; this runs on every byte. */
+static inline char
+lower (char c)
+{
+  return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
 }
 
 static gboolean
-group_matched (const GMatchInfo *info,
-               const char       *name)
+word_in (const char         *word,
+         const char * const *set)
 {
-  int start = -1, end = -1;
-
-  return g_match_info_fetch_named_pos (info, name, &start, &end) && start >= 0 && end > start;
-}
-
-static gboolean
-replace_cb (const GMatchInfo *info,
-            GString          *out,
-            gpointer          user_data)
-{
-  guint *count = user_data;
-
-  if (group_matched (info, "bearer"))
-    {
-      g_autofree char *word = g_match_info_fetch_named (info, "bearer");
-      g_string_append (out, word);
-    }
-  else if (group_matched (info, "assign"))
-    {
-      g_autofree char *key = g_match_info_fetch_named (info, "assign");
-      g_string_append (out, key);
-    }
-  g_string_append (out, PD_REDACTED);
-  (*count)++;
-
+  for (guint i = 0; set[i]; i++)
+    if (word[0] == set[i][0] && strcmp (word, set[i]) == 0)
+      return TRUE;
   return FALSE;
 }
 
-/* Whether @text starts with @word, ASCII case-insensitively. */
+/* The words of a name, lower case, split at _ - . and where camelCase
+ * turns (apiKey → api key, APIKey → api key): NUL-separated in @buf, their
+ * starts in @words.  Names are at most 68 bytes (the scan's bound). */
+#define NAME_MAX_BYTES 68
+
+typedef struct
+{
+  char        buf[2 * NAME_MAX_BYTES + 2];
+  const char *words[NAME_MAX_BYTES];
+  guint       n;
+} NameWords;
+
+static void
+name_words (const char *name,
+            NameWords  *w)
+{
+  char *out = w->buf;
+  char *word = out;
+
+  w->n = 0;
+  for (const char *p = name; ; p++)
+    {
+      char c = *p;
+      gboolean boundary = FALSE;
+
+      if (c == '\0' || c == '_' || c == '-' || c == '.' || p - name >= NAME_MAX_BYTES)
+        boundary = TRUE;
+      else if (out > word && g_ascii_isupper (c))
+        {
+          char prev = p[-1];
+          /* aB, or the B of ABc */
+          boundary = g_ascii_islower (prev) || g_ascii_isdigit (prev)
+                     || (g_ascii_isupper (prev) && g_ascii_islower (p[1]));
+        }
+
+      if (boundary && out > word)
+        {
+          *out++ = '\0';
+          w->words[w->n++] = word;
+          word = out;
+        }
+      if (c == '\0' || p - name >= NAME_MAX_BYTES)
+        break;
+      if (c != '_' && c != '-' && c != '.')
+        *out++ = lower (c);
+    }
+}
+
+/* The rule, as pd-redact.h states it. */
+static gboolean
+name_is_secret (const char *name)
+{
+  /* A secret whatever comes after it. */
+  static const char * const strong[] = {
+    "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd",
+    "credential", "credentials", "creds", "apikey", "accesskey", "secretkey", "privatekey",
+    "authtoken", "accesstoken", "refreshtoken", "clientsecret", NULL,
+  };
+  /* Secret only as the last word (GITLAB_TOKEN, api_key, X-Auth), not
+   * before another (token_count, key_id, auth_type). */
+  static const char * const weak[] = { "key", "token", "auth", NULL };
+  /* A last word that makes the name about a secret, not the secret. */
+  static const char * const meta[] = {
+    "count", "counts", "length", "len", "size", "limit", "min", "max", "type", "types", "kind",
+    "file", "path", "dir", "name", "names", "id", "ids", "url", "uri", "endpoint", "domain",
+    "enabled", "disabled", "required", "format", "version", "expiry", "expires", "expiration",
+    "ttl", "timeout", "method", "mode", "provider", "policy", "field", "param", "env", "var",
+    "header", "prefix", "suffix", "hint", "label", "strength", "pattern", "regex", "rotation",
+    "usage", "used", "ratio", "budget", "index", NULL,
+  };
+  /* KEY after these is a lookup key, not a secret. */
+  static const char * const key_words[] = {
+    "sort", "primary", "foreign", "public", "partition", "cache", "idempotency", "unique",
+    "composite", "routing", "group", "map", "lookup", "shortcut", "hot", "row", "column",
+    "index", "object", "dedup", "dedupe", "hash", "range", "s3", "bucket", "next", "last",
+    "start", "end", "natural", "surrogate", "sort", "dict", "host", "translation", "i18n",
+    "react", "list", "item", "cursor", NULL,
+  };
+  /* TOKEN after these is a count, a tokenizer's token or a page cursor. */
+  static const char * const token_words[] = {
+    "max", "input", "output", "total", "num", "next", "continuation", "page", "sync",
+    "cancellation", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end",
+    "stop", "completion", "prompt", "reasoning", "cached", "cache", "new", "last", NULL,
+  };
+  NameWords w;
+  const char *last, *prev;
+
+  name_words (name, &w);
+  if (w.n == 0)
+    return FALSE;
+  last = w.words[w.n - 1];
+  prev = w.n > 1 ? w.words[w.n - 2] : NULL;
+
+  /* The shell's working directories. */
+  if (w.n == 1 && (strcmp (last, "pwd") == 0 || strcmp (last, "oldpwd") == 0))
+    return FALSE;
+  if (word_in (last, weak))
+    {
+      if (strcmp (last, "key") == 0 && (prev == NULL || word_in (prev, key_words)))
+        return FALSE;  /* a bare "key" is a map's key far more often */
+      if (strcmp (last, "token") == 0 && prev != NULL && word_in (prev, token_words))
+        return FALSE;
+      return TRUE;
+    }
+  for (guint i = 0; i < w.n; i++)
+    if (word_in (w.words[i], strong))
+      return !word_in (last, meta);
+  return FALSE;
+}
+
+/* Values that hold no secret: flags and nothing, and references to one
+ * ($TOKEN, ${TOKEN}, %(password)s). */
+static gboolean
+value_is_secret (const char *value)
+{
+  static const char * const plain[] = {
+    "true", "false", "null", "none", "nil", "undefined", "yes", "no", "on", "off", NULL,
+  };
+  g_autofree char *lower = g_ascii_strdown (value, -1);
+
+  if (value[0] == '$' || value[0] == '%' || strcmp (value, PD_REDACTED) == 0)
+    return FALSE;
+  return !word_in (lower, plain);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pass 1: private key blocks                                             */
+
+#define PEM_MAX_BODY 16384
+
+/* @p points at "-----BEGIN " or "-----END ": the end of a marker line
+ * "… [A-Z0-9 ]{0,40}PRIVATE KEY-----", or NULL when it is not one. */
+static const char *
+pem_marker_end (const char *p,
+                gsize       skip)
+{
+  const char *q = p + skip;
+  const char *run = q;
+
+  while ((g_ascii_isupper (*q) || g_ascii_isdigit (*q) || *q == ' ') && q - run < 40 + 11)
+    q++;
+  if (q - run < 11 || strncmp (q - 11, "PRIVATE KEY", 11) != 0 || strncmp (q, "-----", 5) != 0)
+    return NULL;
+  return q + 5;
+}
+
+/* Replaces BEGIN … PRIVATE KEY … END … PRIVATE KEY blocks of at most
+ * PEM_MAX_BODY bytes with no '"' inside (so a match never leaves a JSON
+ * string).  The next footer and the next quote are remembered, so each is
+ * searched for once, however many headers there are: linear. */
+static char *
+redact_pem (const char *text,
+            guint      *count)
+{
+  GString *out = NULL;
+  const char *copied = text;
+  const char *p = text;
+  const char *footer = NULL;      /* next private key footer at or after p, once known */
+  const char *footer_end = NULL;
+  const char *quote = NULL;       /* next '"' at or after p, once known */
+  gboolean no_footer = FALSE;
+  gboolean no_quote = FALSE;
+
+  while ((p = strstr (p, "-----BEGIN ")) != NULL)
+    {
+      const char *body = pem_marker_end (p, 11);
+
+      if (body == NULL)
+        {
+          p += 11;
+          continue;
+        }
+
+      if (!no_footer && (footer == NULL || footer < body))
+        {
+          const char *f = body;
+
+          footer = NULL;
+          while ((f = strstr (f, "-----END ")) != NULL)
+            {
+              if ((footer_end = pem_marker_end (f, 9)) != NULL)
+                {
+                  footer = f;
+                  break;
+                }
+              f += 9;
+            }
+          no_footer = footer == NULL;
+        }
+      if (no_footer)
+        break;  /* no block can end: none after this one either */
+
+      if (!no_quote && (quote == NULL || quote < body))
+        {
+          quote = strchr (body, '"');
+          no_quote = quote == NULL;
+        }
+
+      if (footer - body <= PEM_MAX_BODY && (no_quote || quote > footer))
+        {
+          if (out == NULL)
+            out = g_string_sized_new (strlen (text));
+          g_string_append_len (out, copied, p - copied);
+          g_string_append (out, PD_REDACTED);
+          (*count)++;
+          copied = p = footer_end;
+        }
+      else
+        p = body;
+    }
+
+  if (out == NULL)
+    return NULL;
+  g_string_append (out, copied);
+  return g_string_free (out, FALSE);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The scan                                                               */
+
+typedef struct
+{
+  const char *text;
+  gsize       len;
+  GString    *out;      /* NULL until something is redacted */
+  gsize       copied;   /* text[0, copied) is in out */
+  guint       count;
+} Redactor;
+
+static void
+redact_span (Redactor *r,
+             gsize     start,
+             gsize     end)
+{
+  if (r->out == NULL)
+    r->out = g_string_sized_new (r->len);
+  g_string_append_len (r->out, r->text + r->copied, start - r->copied);
+  g_string_append (r->out, PD_REDACTED);
+  r->copied = end;
+  r->count++;
+}
+
+/* Tries pattern @which anchored at @pos; on a match sets [*vs, *ve), the
+ * part to replace.  The regex runs on bytes over the rest of the text. */
+static gboolean
+match_at (Redactor *r,
+          guint     which,
+          gsize     pos,
+          gsize    *vs,
+          gsize    *ve)
+{
+  GRegex *regex = get_regex (which);
+  g_autoptr(GMatchInfo) info = NULL;
+  int start = -1, end = -1;
+
+  if (!g_regex_match_full (regex, r->text, (gssize) r->len, (int) pos, 0, &info, NULL))
+    return FALSE;
+  if (g_regex_get_string_number (regex, "v") < 0 || !g_match_info_fetch_named_pos (info, "v", &start, &end))
+    g_match_info_fetch_pos (info, 0, &start, &end);
+  if (start < 0 || end <= start)
+    return FALSE;
+  *vs = (gsize) start;
+  *ve = (gsize) end;
+  return TRUE;
+}
+
+static inline gboolean
+is_word_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '_' || c == '-';
+}
+
+static inline gboolean
+is_name_char (char c)
+{
+  return is_word_char (c) || c == '.';
+}
+
+static inline gboolean
+is_scheme_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '+' || c == '.' || c == '-';
+}
+
+/* Whether @text starts with @word (lower case), ASCII case-insensitively. */
 static inline gboolean
 starts_with_ci (const char *text,
                 const char *word)
 {
   for (; *word; text++, word++)
-    if (g_ascii_tolower (*text) != *word)
+    if (lower (*text) != *word)
       return FALSE;
   return TRUE;
 }
 
-/* Cheap screen, one pass: every pattern contains one of these literals
- * (the key prefixes, a PEM header, or an assignment word or Bearer in any
- * case), and most transcript text has none, so it skips the regex engine.
- * This runs on every message saved, so it must stay a single scan. */
-static gboolean
-may_contain_secret (const char *text)
+static inline gboolean
+starts_with_any (const char         *text,
+                 const char * const *words)
 {
-  for (const char *p = text; *p; p++)
-    {
-      switch (*p)
-        {
-        case '-':
-          if (strncmp (p, "-----BEGIN", 10) == 0)
-            return TRUE;
-          break;
-        case 's':
-        case 'r':
-          if (p[1] == 'k' && (p[2] == '-' || p[2] == '_'))
-            return TRUE;   /* sk-, sk_, rk_ (and rk- costs nothing) */
-          break;
-        case 'g':
-          if (p[1] == 'h' && p[2] != '\0' && strchr ("pousr", p[2]) != NULL && p[3] == '_')
-            return TRUE;
-          if (strncmp (p, "github_pat_", 11) == 0)
-            return TRUE;
-          break;
-        case 'A':
-          if (strncmp (p, "AKIA", 4) == 0 || strncmp (p, "ASIA", 4) == 0 || strncmp (p, "AIza", 4) == 0)
-            return TRUE;
-          break;
-        case 'x':
-          if (p[1] == 'o' && p[2] == 'x')
-            return TRUE;
-          break;
-        case 'h':
-          if (p[1] == 'f' && p[2] == '_')
-            return TRUE;
-          break;
-        default:
-          break;
-        }
-
-      switch (g_ascii_tolower (*p))
-        {
-        case 'p':
-          if (starts_with_ci (p, "pass") || starts_with_ci (p, "pwd"))
-            return TRUE;
-          break;
-        case 's':
-          if (starts_with_ci (p, "secret"))
-            return TRUE;
-          break;
-        case 't':
-          if (starts_with_ci (p, "token"))
-            return TRUE;
-          break;
-        case 'k':
-          if (starts_with_ci (p, "key"))
-            return TRUE;
-          break;
-        case 'b':
-          if (starts_with_ci (p, "bearer"))
-            return TRUE;
-          break;
-        default:
-          break;
-        }
-    }
-
+  for (guint i = 0; words[i]; i++)
+    if (strncmp (text, words[i], strlen (words[i])) == 0)
+      return TRUE;
   return FALSE;
 }
+
+static gboolean
+has_key_prefix (const char *p)
+{
+  static const char * const s[] = { "sk-", "sk_live_", "sk_test_", "shpat_", "shpss_", "shpca_", "shppa_", NULL };
+  static const char * const g[] = {
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-",
+    "glcbt-", "glimt-", "glsoat-", "glffct-", "gloas-", "glagent-", NULL,
+  };
+  static const char * const a[] = { "AKIA", "ASIA", "AIza", NULL };
+  static const char * const d[] = { "dop_v1_", "doo_v1_", "dor_v1_", NULL };
+
+  switch (*p)
+    {
+    case 's': return p[1] == 'k' || p[1] == 'h' ? starts_with_any (p, s) : FALSE;
+    case 'r': return strncmp (p, "rk_live_", 8) == 0 || strncmp (p, "rk_test_", 8) == 0;
+    case 'g': return p[1] == 'h' || p[1] == 'i' || p[1] == 'l' ? starts_with_any (p, g) : FALSE;
+    case 'n': return strncmp (p, "npm_", 4) == 0;
+    case 'p': return strncmp (p, "pypi-", 5) == 0;
+    case 'A': return starts_with_any (p, a);
+    case 'x': return strncmp (p, "xox", 3) == 0 || strncmp (p, "xapp-", 5) == 0;
+    case 'h': return strncmp (p, "hf_", 3) == 0;
+    case 'S': return strncmp (p, "SG.", 3) == 0;
+    case 'd': return p[1] == 'o' ? starts_with_any (p, d) : FALSE;
+    case 'e': return strncmp (p, "eyJ", 3) == 0;
+    default:  return FALSE;
+    }
+}
+
+/* The word of a secret-like name that starts at @p, if any. */
+static gboolean
+has_name_trigger (const char *p)
+{
+  switch (lower (*p))
+    {
+    case 'a': return starts_with_ci (p, "auth");
+    case 'c': return starts_with_ci (p, "credential") || starts_with_ci (p, "creds");
+    case 'k': return starts_with_ci (p, "key");
+    case 'p': return starts_with_ci (p, "passw") || starts_with_ci (p, "passp") || starts_with_ci (p, "pwd");
+    case 's': return starts_with_ci (p, "secret");
+    case 't': return starts_with_ci (p, "token");
+    default:  return FALSE;
+    }
+}
+
+/* A name holding a secret-like word at @i: judged whole (back to its
+ * start, at most 64 bytes, dashes of a flag included), and its value tried
+ * only when the name says secret.  Returns where the scan goes on. */
+static gsize
+try_assignment (Redactor *r,
+                gsize     i)
+{
+  const char *t = r->text;
+  gsize start = i, end = i, vs, ve;
+  g_autofree char *name = NULL;
+  const char *bare;
+
+  while (start > r->copied && is_name_char (t[start - 1]) && i - start < 64)
+    start--;
+  while (end < r->len && is_name_char (t[end]) && end - start < 68)
+    end++;
+  if ((start > 0 && is_name_char (t[start - 1])) || end - start >= 68)
+    {
+      /* Too long for a name, or it begins before what is already out. */
+      while (end < r->len && is_name_char (t[end]))
+        end++;
+      return end;
+    }
+
+  name = g_strndup (t + start, end - start);
+  bare = name;
+  while (*bare == '-')
+    bare++;
+  if (bare - name > 2 || !(g_ascii_isalpha (*bare) || *bare == '_') || !name_is_secret (bare))
+    return end;
+
+  if (match_at (r, RE_ASSIGN, start, &vs, &ve))
+    {
+      g_autofree char *value = g_strndup (t + vs, ve - vs);
+
+      /* A value followed by ( or [ is code (get_key(), env["X"]), not a
+       * secret.  Either way the scan goes on after the value, never into
+       * it again: each byte is looked at a bounded number of times. */
+      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && value_is_secret (value))
+        redact_span (r, vs, ve);
+      return ve;
+    }
+  return end;
+}
+
+/* A URL's "://" at @i: the scheme before it, then a webhook or a password
+ * in the userinfo.  Returns where the scan goes on. */
+static gsize
+try_url (Redactor *r,
+         gsize     i)
+{
+  const char *t = r->text;
+  gsize start = i, vs, ve;
+  gboolean at = FALSE;
+
+  while (start > r->copied && is_scheme_char (t[start - 1]) && i - start <= 31)
+    start--;
+  if (start == i || i - start > 31 || (start > 0 && is_scheme_char (t[start - 1])) || !g_ascii_isalpha (t[start]))
+    return i + 3;
+
+  if ((starts_with_ci (t + i + 3, "hooks.slack.com/") || starts_with_ci (t + i + 3, "discord")
+       || starts_with_ci (t + i + 3, "ptb.discord") || starts_with_ci (t + i + 3, "canary.discord"))
+      && match_at (r, RE_HOOK, start, &vs, &ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
+    }
+  /* Userinfo only when an '@' comes before the end of the authority (in
+   * at most 256 bytes, so the scan stays linear). */
+  for (gsize j = i + 3; j < r->len && j - i < 256 && !g_ascii_isspace (t[j]) && !strchr ("/?#\"'", t[j]); j++)
+    if (t[j] == '@')
+      {
+        at = TRUE;
+        break;
+      }
+  if (at && match_at (r, RE_USERINFO, start, &vs, &ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
+    }
+  return i + 3;
+}
+
+/* Everything that may start at @i.  Returns where the scan goes on (@i
+ * when nothing did). */
+static gsize
+try_at (Redactor *r,
+        gsize     i)
+{
+  const char *p = r->text + i;
+  gboolean word_start = i == 0 || !is_word_char (p[-1]);
+  gsize vs, ve;
+
+  if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
+    }
+  if (word_start && (*p == 'a' || *p == 'A' || *p == 'p' || *p == 'P')
+      && (starts_with_ci (p, "authorization") || starts_with_ci (p, "proxy-authorization"))
+      && match_at (r, RE_AUTH, i, &vs, &ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
+    }
+  if ((*p == 'b' || *p == 'B') && (i == 0 || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
+      && starts_with_ci (p, "bearer") && match_at (r, RE_BEARER, i, &vs, &ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
+    }
+  if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
+                                  || strncmp (p, "--user", 6) == 0)
+      && match_at (r, RE_CURL, i, &vs, &ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
+    }
+  if (*p == ':' && p[1] == '/' && p[2] == '/')
+    return try_url (r, i);
+  if (g_ascii_isalpha (*p) && has_name_trigger (p))
+    return try_assignment (r, i);
+  return i;
+}
+
+/* Which bytes may start something: ANYWHERE, a word of a secret-like name
+ * (inside names too: DB_PASSWORD, apiKey) or the ':' of "://";
+ * AT_WORD_START, a token prefix, Authorization, Bearer, curl's -u. */
+enum { ANYWHERE = 1, AT_WORD_START = 2 };
+
+static const guint8 may_start[256] = {
+  ['a'] = ANYWHERE, ['A'] = ANYWHERE | AT_WORD_START, ['c'] = ANYWHERE, ['C'] = ANYWHERE,
+  ['k'] = ANYWHERE, ['K'] = ANYWHERE, ['p'] = ANYWHERE | AT_WORD_START, ['P'] = ANYWHERE | AT_WORD_START,
+  ['s'] = ANYWHERE | AT_WORD_START, ['S'] = ANYWHERE | AT_WORD_START, ['t'] = ANYWHERE, ['T'] = ANYWHERE,
+  [':'] = ANYWHERE,
+  ['r'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
+  ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START,
+  ['B'] = AT_WORD_START, ['-'] = AT_WORD_START,
+};
 
 char *
 pd_redact (const char *text,
            guint      *n_redacted)
 {
-  g_autoptr(GError) error = NULL;
-  guint count = 0;
-  char *result;
+  g_autofree char *without_keys = NULL;
+  Redactor r = { 0 };
+  guint pem_count = 0;
 
   if (n_redacted)
     *n_redacted = 0;
   if (text == NULL)
     return NULL;
-  if (!may_contain_secret (text))
-    return g_strdup (text);
 
-  result = g_regex_replace_eval (get_regex (), text, -1, 0, 0, replace_cb, &count, &error);
-  if (result == NULL)
+  if (strstr (text, "-----BEGIN ") != NULL)
+    without_keys = redact_pem (text, &pem_count);
+
+  r.text = without_keys ? without_keys : text;
+  r.len = strlen (r.text);
+  for (gsize i = 0; i < r.len; )
     {
-      /* Invalid UTF-8 or a match limit: store nothing of it rather than a
-       * secret. */
-      g_warning ("redaction failed, dropping the text: %s", error->message);
-      count = 1;
-      result = g_strdup (PD_REDACTED);
+      guchar c = (guchar) r.text[i];
+      gsize next;
+
+      /* Most bytes can start nothing: one table lookup, and on. */
+      if (!(may_start[c] & ANYWHERE)
+          && !((may_start[c] & AT_WORD_START) && (i == 0 || !is_word_char (r.text[i - 1]))))
+        {
+          i++;
+          continue;
+        }
+      next = try_at (&r, i);
+      i = next > i ? next : i + 1;
     }
 
   if (n_redacted)
-    *n_redacted = count;
-  return result;
+    *n_redacted = pem_count + r.count;
+  if (r.out == NULL)
+    return g_strdup (r.text);
+  g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);
+  return g_string_free (r.out, FALSE);
 }
 
 static JsonNode *
@@ -223,8 +688,21 @@ redact_copy (JsonNode *node,
         g_autoptr(GList) names = json_object_get_members (object);
 
         for (GList *l = names; l; l = l->next)
-          json_object_set_member (copy, l->data,
-                                  redact_copy (json_object_get_member (object, l->data), total));
+          {
+            JsonNode *member = json_object_get_member (object, l->data);
+
+            /* {"DB_PASSWORD": "x"}: the member name is the assignment's
+             * name, which the text of the value alone does not show. */
+            if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
+                && json_node_get_string (member)[0] != '\0'
+                && name_is_secret (l->data) && value_is_secret (json_node_get_string (member)))
+              {
+                json_object_set_string_member (copy, l->data, PD_REDACTED);
+                (*total)++;
+                continue;
+              }
+            json_object_set_member (copy, l->data, redact_copy (member, total));
+          }
         return json_node_init_object (json_node_alloc (), copy);
       }
 

@@ -1,11 +1,40 @@
 /* pd-redact.h: secrets out of text before it is stored.
  *
- * Replaced by "[REDACTED]": API keys of the common providers, the token after
- * "Bearer " (the word stays), PEM private key blocks, and the value of
- * password=/passwd:/secret=/token=/api_key=/client_secret… assignments (the
- * key stays).  Matches never take quotes, backslashes, brackets, braces or
- * whitespace, so text that was valid JSON, or a rendered plan line, stays
- * valid after redaction.  Redacting twice changes nothing more.
+ * Replaced by "[REDACTED]":
+ *  - tokens known by their shape: sk-…, sk-ant-…, ghp_/gho_/ghu_/ghs_/ghr_…,
+ *    github_pat_…, glpat-… (and GitLab's other gl…- tokens), npm_…, pypi-…,
+ *    hf_…, xox[abposr]-…, xapp-…, AKIA…/ASIA…, AIza…, sk_/rk_live_/test_…,
+ *    SG.….…, do[por]_v1_…, shpat_…, JWTs (eyJ….eyJ….…), PEM private key
+ *    blocks;
+ *  - the credentials of an Authorization or Proxy-Authorization header (the
+ *    scheme stays), the token after "Bearer ", the password of URL userinfo
+ *    (scheme://user:[REDACTED]@host) and of curl -u user:password, and the
+ *    path of Slack and Discord webhook URLs;
+ *  - the value of an assignment whose name says secret, in the forms people
+ *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
+ *    --name v, --name=v, and in JSON objects {"name": "v"}.
+ *
+ * The name rule.  A name is split into words at _ - . and camelCase turns
+ * (AWS_SECRET_ACCESS_KEY → aws secret access key, apiKey → api key), and is
+ * a secret's name when
+ *  - its last word is key, token or auth (GITLAB_TOKEN, api_key, X-Auth) —
+ *    but not a bare "key" (a map's key far more often), not KEY after a
+ *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
+ *    after a counting or tokenizer word (max_token, next_token, eos_token…);
+ *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
+ *    creds (or fused: apikey, accesstoken, clientsecret…), unless the last
+ *    word says the name is about the secret, not the secret: count, length,
+ *    min, max, type, file, path, name, id, url, enabled, … (password_file,
+ *    token_count are not secrets; SECRET_KEY_BASE is).
+ * Whole words only, so KEYBOARD_LAYOUT, monkey, author, TOKENIZER and
+ * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
+ * shell's folders).  Values that hold no secret stay: true/false/null/none…,
+ * references ($TOKEN, ${X}, %(x)s), and code (a value followed by ( or [).
+ *
+ * Matches never take quotes, backslashes, brackets, braces or line breaks,
+ * so text that was valid JSON, or a rendered plan line, stays valid after
+ * redaction.  Redacting twice changes nothing more.  The cost is linear in
+ * the text (tests/bench/bench-redact.c).
  */
 #pragma once
 
