@@ -56,7 +56,7 @@ static const char * const patterns[N_RE] = {
     "|xox[abposr]-[A-Za-z0-9\\-]{10,}+"
     "|xapp-[0-9]-[A-Za-z0-9\\-]{10,}+"
     "|AIza[A-Za-z0-9_\\-]{35}"
-    "|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+"
+    "|(?:sk_|rk_)(?:live_|test_)[A-Za-z0-9]{16,}+"
     "|hf_[A-Za-z0-9]{30,}+"
     "|SG\\.[A-Za-z0-9_\\-]{22}\\.[A-Za-z0-9_\\-]{43}"
     "|do[por]_v1_[a-f0-9]{64}"
