@@ -524,6 +524,204 @@ test_overload_status (Fixture       *f,
                                                           : "stayed overloaded through 3 attempts"));
 }
 
+/* --- thinking ------------------------------------------------------------ */
+
+#define THINKING_BLOCKS \
+  "[{'type':'thinking','thinking':'The user wants the files listed. I should call list_dir first.'," \
+  "  'signature':'EqQBCkgIARABGAIiQMadeSignatureForTestsOnlyNotAValidOneButShapedLikeIt+/=='}," \
+  " {'type':'redacted_thinking','data':'EmwKAhgBEgyMadeRedactedThinkingDataForTests=='}]"
+
+/* Extended thinking (Anthropic): asked with its budget, the thinking blocks
+ * stored with their signatures and sent back unchanged while the model
+ * thinks, never when it does not; a family that takes only adaptive
+ * thinking gets that. */
+static void
+test_thinking (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(PdRunResult) later = NULL;
+  g_autoptr(PdRunResult) adaptive = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) root_later = NULL;
+  g_autoptr(JsonNode) root_adaptive = NULL;
+  PdEngineOptions o = { 0 };
+  JsonObject *body;
+  JsonObject *assistant = NULL;
+  g_autofree char *blocks = q (THINKING_BLOCKS);
+  g_autoptr(JsonNode) expected_blocks = pd_json_parse (blocks, -1, NULL);
+  g_autofree char *expected = NULL;
+
+  o.model = "claude-sonnet-4-5";
+  o.thinking_budget = 4000;
+  make_engine (f, &o);
+  push_recording (f, "anthropic/made-thinking-tool-use.sse");
+  push_recording (f, "anthropic/basic_response.sse");
+  result = engine_fixture_run (&f->e, NULL, "List the files");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  g_assert_cmpstr (result->final_text, ==, "Hello there!");
+
+  /* Asked with the budget; the limit grew by it. */
+  body = request_body (f, 0, &root);
+  assert_json (json_object_get_member (body, "thinking"), "{'type':'enabled','budget_tokens':4000}");
+  g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 16384 + 4000);
+  g_assert_false (json_object_has_member (body, "temperature"));
+
+  /* Stored with the answer, signature and redacted data as they came. */
+  stored = stored_messages (&f->e, result->session_id);
+  for (guint i = 0; i < json_array_get_length (stored); i++)
+    if (json_object_has_member (json_array_get_object_element (stored, i), "thinking"))
+      assistant = json_array_get_object_element (stored, i);
+  g_assert_nonnull (assistant);
+  g_assert_true (json_node_equal (json_object_get_member (assistant, "thinking"), expected_blocks));
+
+  /* Sent back unchanged, first in the answer. */
+  expected = g_strdup_printf ("[{'role':'user','content':[{'type':'text','text':'List the files'}]},"
+                              " {'role':'assistant','content':[%s, %s,"
+                              "   {'type':'text','text':'I will look at the files.'},"
+                              "   {'type':'tool_use','id':'toolu_made_thinking','name':'list_dir','input':{}}]}]",
+                              "{'type':'thinking','thinking':'The user wants the files listed. I should call list_dir first.',"
+                              "'signature':'EqQBCkgIARABGAIiQMadeSignatureForTestsOnlyNotAValidOneButShapedLikeIt+/=='}",
+                              "{'type':'redacted_thinking','data':'EmwKAhgBEgyMadeRedactedThinkingDataForTests=='}");
+  {
+    g_autoptr(JsonNode) second = NULL;
+    JsonObject *next = request_body (f, 1, &second);
+    JsonArray *messages = json_object_get_array_member (next, "messages");
+    g_autoptr(JsonArray) head = json_array_new ();
+
+    /* The first two messages: the task and the thinking answer (the tool
+     * result follows, with text of this machine's folder). */
+    json_array_add_element (head, json_node_copy (json_array_get_element (messages, 0)));
+    json_array_add_element (head, json_node_copy (json_array_get_element (messages, 1)));
+    {
+      g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), head);
+      g_autofree char *text = g_strdup (expected);
+
+      /* q() turns ' into ": the apostrophe of I'll is written as \' */
+      assert_json (node, text);
+    }
+  }
+
+  /* Thinking off: the blocks stay stored but are not sent. */
+  make_engine_for (f, "claude-sonnet-4-5", 0);
+  push_recording (f, "anthropic/basic_response.sse");
+  later = engine_fixture_run (&f->e, result->session_id, "Thanks");
+  body = request_body (f, 2, &root_later);
+  g_assert_false (json_object_has_member (body, "thinking"));
+  {
+    g_autofree char *sent = pd_json_to_string (json_object_get_member (body, "messages"), FALSE);
+
+    g_assert_null (strstr (sent, "\"type\":\"thinking\""));
+    g_assert_null (strstr (sent, "signature"));
+    g_assert_null (strstr (sent, "redacted_thinking"));
+  }
+
+  /* Opus 4.7 takes only adaptive thinking. */
+  o.model = "claude-opus-4-7";
+  make_engine (f, &o);
+  push_recording (f, "anthropic/basic_response.sse");
+  adaptive = engine_fixture_run (&f->e, NULL, "Say hello");
+  body = request_body (f, 3, &root_adaptive);
+  assert_json (json_object_get_member (body, "thinking"), "{'type':'adaptive'}");
+}
+
+/* OpenAI-compatible reasoning (reasoning_content): stored and shown, sent
+ * back with the tool calls of its answer as such servers ask, and nowhere
+ * else. */
+static void
+test_reasoning_content (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(PdRunResult) later = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) root_later = NULL;
+  JsonArray *messages;
+  JsonObject *call_turn;
+  JsonObject *answer;
+
+  make_engine_for (f, "deepseek-chat", 0);
+  push_recording (f, "openai/made-reasoning-tool-call.sse");
+  push_recording (f, "openai/made-reasoning-answer.sse");
+  result = engine_fixture_run (&f->e, NULL, "List the files");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  g_assert_cmpstr (result->final_text, ==, "There is one file.");
+
+  stored = stored_messages (&f->e, result->session_id);
+  call_turn = json_array_get_object_element (stored, 2);
+  answer = json_array_get_object_element (stored, json_array_get_length (stored) - 1);
+  g_assert_cmpstr (json_object_get_string_member (call_turn, "reasoning_content"), ==,
+                   "The user wants the files listed. I should call list_dir first.");
+  g_assert_cmpstr (json_object_get_string_member (answer, "reasoning_content"), ==, "One file. ");
+
+  /* The tool turn carried its reasoning back. */
+  messages = json_object_get_array_member (request_body (f, 1, &root), "messages");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "reasoning_content"),
+                   ==, "The user wants the files listed. I should call list_dir first.");
+
+  /* An answer without tool calls does not. */
+  push_recording (f, "openai/made-basic.sse");
+  later = engine_fixture_run (&f->e, result->session_id, "Thanks");
+  messages = json_object_get_array_member (request_body (f, 2, &root_later), "messages");
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (json_object_has_member (message, "reasoning_content"))
+        g_assert_true (json_object_has_member (message, "tool_calls"));
+    }
+  g_assert_false (json_object_has_member (json_array_get_object_element (messages, json_array_get_length (messages) - 2),
+                                          "reasoning_content"));
+}
+
+/* The real recording of a tool call (get_weather, a tool Plandeck does not
+ * have): it fails, and the model is told so by is_error as well as in
+ * words; the call goes back as it came. */
+static void
+test_failed_tool_result (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) want = NULL;
+  JsonObject *body;
+
+  push_recording (f, "anthropic/tool_use_response.sse");
+  push_recording (f, "anthropic/basic_response.sse");
+  result = engine_fixture_run (&f->e, NULL, "What is the weather in Paris?");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+
+  body = request_body (f, 1, &root);
+  want = pd_json_parse ("[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is the weather in Paris?\"}]},"
+                        " {\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"I'll check the current weather in Paris for you.\"},"
+                        "   {\"type\":\"tool_use\",\"id\":\"toolu_01NRLabsLyVHZPKxbKvkfSMn\",\"name\":\"get_weather\",\"input\":{\"location\":\"Paris\"}}]},"
+                        " {\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_01NRLabsLyVHZPKxbKvkfSMn\","
+                        "   \"content\":\"unknown tool 'get_weather'\",\"is_error\":true}]}]", -1, NULL);
+  g_assert_nonnull (want);
+  if (!json_node_equal (json_object_get_member (body, "messages"), want))
+    {
+      g_autofree char *got = pd_json_to_string (json_object_get_member (body, "messages"), FALSE);
+
+      g_test_message ("got %s", got);
+      g_test_fail ();
+    }
+}
+
+/* Two text blocks of one answer are two paragraphs, streamed and stored. */
+static void
+test_two_text_blocks (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+
+  push_recording (f, "anthropic/made-two-text-blocks.sse");
+  result = engine_fixture_run (&f->e, NULL, "How is it going?");
+  g_assert_cmpstr (result->final_text, ==, "The tests pass.\n\nNext, the docs.");
+  g_assert_cmpstr (f->e.text->str, ==, "The tests pass.\n\nNext, the docs.");
+}
+
 /* Each family's output limits, by the names people and routers use. */
 static void
 test_model_limits (void)
@@ -638,6 +836,15 @@ main (int   argc,
    * OpenAI case of the hint. */
   g_test_add ("/pd/engine-recordings/anthropic/cut-tool-call-hint", Fixture, GINT_TO_POINTER (WIRE_ANTHROPIC),
               setup, test_cut_tool_call_hint, teardown);
+  /* Each wire's own way of thinking. */
+  g_test_add ("/pd/engine-recordings/anthropic/thinking", Fixture, GINT_TO_POINTER (WIRE_ANTHROPIC),
+              setup, test_thinking, teardown);
+  g_test_add ("/pd/engine-recordings/openai/reasoning-content", Fixture, GINT_TO_POINTER (WIRE_OPENAI),
+              setup, test_reasoning_content, teardown);
+  g_test_add ("/pd/engine-recordings/anthropic/two-text-blocks", Fixture, GINT_TO_POINTER (WIRE_ANTHROPIC),
+              setup, test_two_text_blocks, teardown);
+  g_test_add ("/pd/engine-recordings/anthropic/failed-tool-result", Fixture, GINT_TO_POINTER (WIRE_ANTHROPIC),
+              setup, test_failed_tool_result, teardown);
 
   g_test_add_func ("/pd/engine-recordings/shared-copies", test_shared_copies);
   g_test_add_func ("/pd/engine-recordings/model-limits", test_model_limits);

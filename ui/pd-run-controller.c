@@ -855,9 +855,12 @@ build_engine (const PdRunSettings  *settings,
   options.store = store;
   options.bus = bus;
   options.tool_context = context;
-  /* The config's output limit is for the config's provider. */
+  /* The config's output limit and thinking are for the config's provider. */
   if (g_strcmp0 (settings->provider, pd_config_get_provider_name (config)) == 0)
-    options.max_output_tokens = pd_config_get_max_output_tokens (config);
+    {
+      options.max_output_tokens = pd_config_get_max_output_tokens (config);
+      options.thinking_budget = pd_config_get_thinking_budget (config);
+    }
 
   engine = pd_engine_new (&options);
   pd_engine_set_progress_func (engine, progress_on_worker, channel_ref (channel),

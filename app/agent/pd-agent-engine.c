@@ -133,6 +133,7 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
   const char *api_key = NULL;
   const char *model = NULL;
   guint max_output_tokens = 0;
+  guint thinking_budget = 0;
   PdEngineOptions options = { 0 };
 
   /* A continued session keeps its provider and model unless the command
@@ -148,6 +149,7 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
       model = pd_config_get_provider_model (config);
       api_key = key_env != NULL ? g_getenv (key_env) : NULL;
       max_output_tokens = pd_config_get_max_output_tokens (config);
+      thinking_budget = pd_config_get_thinking_budget (config);
     }
   if (spec->model != NULL)
     model = spec->model;
@@ -198,6 +200,7 @@ pd_agent_engine_new (const PdAgentEngineSpec  *spec,
   options.max_tokens = pd_config_get_max_tokens (config);
   options.max_wall_ms = (gint64) pd_config_get_max_seconds (config) * 1000;
   options.max_output_tokens = max_output_tokens;
+  options.thinking_budget = thinking_budget;
   options.plan_mode_section = pd_config_get_plan_mode_section (config);
   options.plan_mode_advisory = pd_config_get_plan_mode_advisory (config);
 

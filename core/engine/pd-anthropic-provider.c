@@ -26,6 +26,8 @@
 #define DEFAULT_MAX_TOKENS 4096
 /* Content blocks of one message; far more than any real answer has. */
 #define MAX_BLOCK_INDEX 1023
+/* Between two text blocks of one answer. */
+#define TEXT_BLOCK_SEPARATOR "\n\n"
 
 struct _PdAnthropicProvider
 {
@@ -129,8 +131,40 @@ in_system_prompt (JsonObject *message,
   return !started || pd_message_is_plan (message) || pd_message_is_digest (message);
 }
 
+static gboolean
+is_error (JsonObject *message)
+{
+  JsonNode *node = json_object_get_member (message, PD_MESSAGE_IS_ERROR);
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+}
+
+/* The thinking blocks stored with an assistant message, as they came:
+ * a model thinking in a tool loop must be shown its own blocks back, and
+ * any change breaks their signatures.  Anything else there is left out. */
+static void
+add_thinking_blocks (JsonArray  *blocks,
+                     JsonObject *message)
+{
+  JsonArray *stored = _pd_provider_json_array (message, "thinking");
+
+  for (guint i = 0; stored != NULL && i < json_array_get_length (stored); i++)
+    {
+      JsonNode *node = json_array_get_element (stored, i);
+      JsonObject *block = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *type = _pd_provider_json_string (block, "type");
+
+      if ((g_strcmp0 (type, "thinking") == 0 && _pd_provider_json_string (block, "thinking") != NULL &&
+           _pd_provider_json_string (block, "signature") != NULL) ||
+          (g_strcmp0 (type, "redacted_thinking") == 0 && _pd_provider_json_string (block, "data") != NULL))
+        json_array_add_element (blocks, json_node_copy (node));
+    }
+}
+
 static JsonArray *
 convert_messages (JsonArray  *messages,
+                  gboolean    thinking,
                   GString    *system,
                   GError    **error)
 {
@@ -186,6 +220,10 @@ convert_messages (JsonArray  *messages,
         {
           JsonArray *calls = _pd_provider_json_array (message, "tool_calls");
 
+          /* Thinking comes first in an answer, and goes back only while the
+           * model thinks (a request without thinking must not carry it). */
+          if (thinking)
+            add_thinking_blocks (blocks, message);
           if (*text != '\0')
             json_array_add_object_element (blocks, text_block (text));
 
@@ -217,6 +255,9 @@ convert_messages (JsonArray  *messages,
           json_object_set_string_member (block, "tool_use_id",
                                          _pd_provider_json_string (message, "tool_call_id") ?: "");
           json_object_set_string_member (block, "content", text);
+          /* A failed call says so, not only in its words. */
+          if (is_error (message))
+            json_object_set_boolean_member (block, "is_error", TRUE);
           json_array_add_object_element (blocks, block);
           append_turn (out, "user", blocks);
         }
@@ -285,9 +326,11 @@ build_body (const PdProviderRequest  *request,
   g_autoptr(GString) system = g_string_new (NULL);
   g_autoptr(JsonArray) tools = NULL;
   JsonArray *messages;
+  gboolean thinking;
   char *text;
 
-  if (!(messages = convert_messages (request->messages, system, error)))
+  thinking = request->thinking_budget > 0 || request->thinking_adaptive;
+  if (!(messages = convert_messages (request->messages, thinking, system, error)))
     return NULL;
 
   json_object_set_string_member (body, "model", request->model);
@@ -301,7 +344,21 @@ build_body (const PdProviderRequest  *request,
 
   json_object_set_int_member (body, "max_tokens",
                               request->max_tokens > 0 ? request->max_tokens : DEFAULT_MAX_TOKENS);
-  if (request->temperature >= 0)
+  if (thinking)
+    {
+      JsonObject *config = json_object_new ();
+
+      if (request->thinking_adaptive)
+        json_object_set_string_member (config, "type", "adaptive");
+      else
+        {
+          json_object_set_string_member (config, "type", "enabled");
+          json_object_set_int_member (config, "budget_tokens", request->thinking_budget);
+        }
+      json_object_set_object_member (body, "thinking", config);
+    }
+  /* A thinking model takes no temperature of ours. */
+  if (request->temperature >= 0 && !thinking)
     json_object_set_double_member (body, "temperature", request->temperature);
   json_object_set_boolean_member (body, "stream", TRUE);
 
@@ -319,15 +376,18 @@ typedef enum
   BLOCK_TEXT,
   BLOCK_TOOL_USE,
   BLOCK_THINKING,
+  BLOCK_REDACTED_THINKING,
 } BlockKind;
 
 typedef struct
 {
   BlockKind  kind;
-  GString   *text;       /* text, or the partial JSON of a tool_use */
+  GString   *text;       /* text, thinking, or the partial JSON of a tool_use */
   char      *id;
   char      *name;
   char      *input;      /* the tool_use input of content_block_start, as JSON text */
+  char      *signature;  /* thinking: what proves it unchanged when it is sent back */
+  char      *data;       /* redacted_thinking: the encrypted thinking, opaque */
 } Block;
 
 static void
@@ -341,6 +401,8 @@ block_free (gpointer data)
   g_free (block->id);
   g_free (block->name);
   g_free (block->input);
+  g_free (block->signature);
+  g_free (block->data);
   g_free (block);
 }
 
@@ -356,6 +418,7 @@ typedef struct
   gint64               output_tokens;
   gsize                total;
   gboolean             started;
+  gboolean             wrote_text;   /* a text block with text came before */
 } Stream;
 
 static void
@@ -413,12 +476,37 @@ append_to_block (Stream      *stream,
   if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
     return FALSE;
 
+  /* Text blocks are paragraphs apart: the second one's first words must not
+   * run into the first one's last (build_response joins them the same way). */
+  if (block->kind == BLOCK_TEXT && block->text->len == 0 && stream->wrote_text)
+    emit (stream, PD_PROVIDER_DELTA_TEXT, TEXT_BLOCK_SEPARATOR);
+
   g_string_append_len (block->text, text, (gssize) len);
   if (block->kind == BLOCK_TEXT)
-    emit (stream, PD_PROVIDER_DELTA_TEXT, text);
+    {
+      emit (stream, PD_PROVIDER_DELTA_TEXT, text);
+      stream->wrote_text = TRUE;
+    }
   else if (block->kind == BLOCK_THINKING)
     emit (stream, PD_PROVIDER_DELTA_REASONING, text);
 
+  return TRUE;
+}
+
+/* Opaque pieces of thinking (a signature, redacted data): kept whole, and
+ * counted toward the size of the answer like the rest. */
+static gboolean
+keep_opaque (Stream      *stream,
+             char       **slot,
+             const char  *value,
+             GError     **error)
+{
+  if (value == NULL)
+    return TRUE;
+  if (!_pd_provider_count_bytes (NAME, &stream->total, strlen (value), error))
+    return FALSE;
+  g_free (*slot);
+  *slot = g_strdup (value);
   return TRUE;
 }
 
@@ -472,11 +560,18 @@ start_block (Stream      *stream,
   else if (g_strcmp0 (type, "thinking") == 0)
     {
       block->kind = BLOCK_THINKING;
-      if (!append_to_block (stream, block, _pd_provider_json_string (content_block, "thinking"), error))
+      if (!append_to_block (stream, block, _pd_provider_json_string (content_block, "thinking"), error) ||
+          !keep_opaque (stream, &block->signature, _pd_provider_json_string (content_block, "signature"), error))
+        return NULL;
+    }
+  else if (g_strcmp0 (type, "redacted_thinking") == 0)
+    {
+      block->kind = BLOCK_REDACTED_THINKING;
+      if (!keep_opaque (stream, &block->data, _pd_provider_json_string (content_block, "data"), error))
         return NULL;
     }
   else
-    block->kind = BLOCK_OTHER;   /* redacted thinking, server tools: not ours to show */
+    block->kind = BLOCK_OTHER;   /* server tools and kinds newer than us: not ours to keep */
 
   return block;
 }
@@ -597,7 +692,14 @@ on_event (const char  *event,
         text = _pd_provider_json_string (delta, "partial_json");
       else if (g_strcmp0 (delta_type, "thinking_delta") == 0 && block->kind == BLOCK_THINKING)
         text = _pd_provider_json_string (delta, "thinking");
-      /* signature_delta, citations_delta and future kinds carry nothing we keep. */
+      else if (g_strcmp0 (delta_type, "signature_delta") == 0 && block->kind == BLOCK_THINKING)
+        {
+          /* The signature comes whole, once, just before the block ends. */
+          if (!keep_opaque (stream, &block->signature, _pd_provider_json_string (delta, "signature"), error))
+            return PD_SSE_ERROR;
+          return PD_SSE_CONTINUE;
+        }
+      /* citations_delta and future kinds carry nothing we keep. */
 
       if (!append_to_block (stream, block, text, error))
         return PD_SSE_ERROR;
@@ -698,6 +800,46 @@ finish_reason_for (const char *stop_reason)
   return PD_FINISH_STOP;
 }
 
+/* A thinking block as the API wants it back: unchanged, signature and all.
+ * One without a signature cannot be sent back (the API would refuse it), so
+ * only its text is kept, to show. */
+static void
+keep_thinking (PdProviderResponse *response,
+               Block              *block)
+{
+  JsonObject *kept = NULL;
+
+  if (block->kind == BLOCK_REDACTED_THINKING && block->data != NULL)
+    {
+      kept = json_object_new ();
+      json_object_set_string_member (kept, "type", "redacted_thinking");
+      json_object_set_string_member (kept, "data", block->data);
+    }
+  else if (block->kind == BLOCK_THINKING)
+    {
+      if (block->text->len > 0)
+        {
+          g_autofree char *before = response->reasoning;
+
+          response->reasoning = before ? g_strconcat (before, TEXT_BLOCK_SEPARATOR, block->text->str, NULL)
+                                       : g_strdup (block->text->str);
+        }
+      if (block->signature != NULL && *block->signature != '\0')
+        {
+          kept = json_object_new ();
+          json_object_set_string_member (kept, "type", "thinking");
+          json_object_set_string_member (kept, "thinking", block->text->str);
+          json_object_set_string_member (kept, "signature", block->signature);
+        }
+    }
+
+  if (kept == NULL)
+    return;
+  if (response->thinking == NULL)
+    response->thinking = json_array_new ();
+  json_array_add_object_element (response->thinking, kept);
+}
+
 static PdProviderResponse *
 build_response (Stream  *stream,
                 GError **error)
@@ -714,8 +856,14 @@ build_response (Stream  *stream,
       if (block == NULL)
         continue;
 
-      if (block->kind == BLOCK_TEXT)
-        g_string_append_len (content, block->text->str, (gssize) block->text->len);
+      if (block->kind == BLOCK_TEXT && block->text->len > 0)
+        {
+          if (content->len > 0)
+            g_string_append (content, TEXT_BLOCK_SEPARATOR);
+          g_string_append_len (content, block->text->str, (gssize) block->text->len);
+        }
+      else if (block->kind == BLOCK_THINKING || block->kind == BLOCK_REDACTED_THINKING)
+        keep_thinking (response, block);
       else if (block->kind == BLOCK_TOOL_USE && !refused)
         {
           /* Streamed input arrives only as partial_json; the input of

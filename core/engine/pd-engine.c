@@ -43,6 +43,7 @@ struct _PdEngine
   gint64                context_budget;
   PdModelLimits         limits;          /* of the model's family */
   guint                 answer_tokens;   /* one answer's output limit; 0: the server's */
+  guint                 thinking_budget; /* 0: the model does not think */
   char                 *plan_mode_section;
   gboolean              plan_mode_advisory;
 
@@ -198,6 +199,9 @@ pd_engine_new (const PdEngineOptions *options)
   self->context_budget = options->context_budget > 0 ? options->context_budget : PD_ENGINE_DEFAULT_CONTEXT_BUDGET;
   pd_model_limits_lookup (self->provider_name, self->model, &self->limits);
   self->answer_tokens = pd_model_limits_answer (&self->limits, options->max_output_tokens);
+  /* Only the Messages API takes a thinking budget. */
+  if (g_strcmp0 (self->provider_name, "anthropic") == 0)
+    self->thinking_budget = options->thinking_budget;
   self->plan_mode_section = g_strdup (options->plan_mode_section);
   self->plan_mode_advisory = options->plan_mode_advisory;
 
@@ -1381,6 +1385,8 @@ run_batch (Run       *run,
 
       json_object_set_string_member (message, "tool_call_id", job->call_id);
       json_object_set_string_member (message, "name", job->name);
+      if (!job->result->ok)
+        json_object_set_boolean_member (message, PD_MESSAGE_IS_ERROR, TRUE);
       pd_transcript_append (run->transcript, message);
       observe_result (run, job);
     }
@@ -1668,6 +1674,49 @@ fail_run (Run          *run,
   return finish (run, PD_RUN_FAILED, text, error->message);
 }
 
+/* Thinking shares the answer's output limit, so the limit grows by the
+ * budget (held to the family's ceiling), and the budget stays below it as
+ * the API requires.  Families that take only adaptive thinking get that. */
+static void
+set_thinking (PdEngine          *self,
+              PdProviderRequest *request)
+{
+  guint max_tokens;
+  guint budget = self->thinking_budget;
+
+  if (budget == 0)
+    return;
+
+  max_tokens = request->max_tokens + budget;
+  if (self->limits.ceiling_tokens > 0)
+    max_tokens = MIN (max_tokens, self->limits.ceiling_tokens);
+  if (budget >= max_tokens)
+    budget = max_tokens / 2;
+  if (budget < 1024)
+    return;   /* no room to think: the API's smallest budget is 1024 */
+
+  request->max_tokens = max_tokens;
+  if (self->limits.adaptive_only)
+    request->thinking_adaptive = TRUE;
+  else
+    request->thinking_budget = budget;
+}
+
+/* What the model thought, stored with its answer: Anthropic's blocks as
+ * they came (they go back to the model unchanged), or the reasoning text an
+ * OpenAI-compatible server sent, under the name it used. */
+static void
+keep_thinking (JsonObject               *message,
+               const PdProviderResponse *response)
+{
+  if (response->thinking != NULL && json_array_get_length (response->thinking) > 0)
+    json_object_set_array_member (message, "thinking", json_array_ref (response->thinking));
+  else if (g_strcmp0 (response->reasoning_field, "reasoning_content") == 0)
+    json_object_set_string_member (message, "reasoning_content", response->reasoning ? response->reasoning : "");
+  else if (response->reasoning != NULL)
+    json_object_set_string_member (message, "reasoning", response->reasoning);
+}
+
 static gboolean
 cut_off (const PdProviderResponse *response)
 {
@@ -1681,6 +1730,8 @@ assistant_message (PdProviderResponse *response)
 
   if (response->tool_calls != NULL && json_array_get_length (response->tool_calls) > 0)
     json_object_set_array_member (message, "tool_calls", json_array_ref (response->tool_calls));
+
+  keep_thinking (message, response);
 
   /* A text cut by the output limit is kept, and says it is not whole. */
   if (cut_off (response))
@@ -1736,6 +1787,7 @@ refuse_run (Run                *run,
   JsonObject *extra = json_object_new ();
 
   json_object_set_string_member (message, PD_MESSAGE_REFUSAL, response->refusal);
+  keep_thinking (message, response);
   if (response->refusal_category != NULL)
     json_object_set_string_member (message, PD_MESSAGE_REFUSAL_CATEGORY, response->refusal_category);
   pd_transcript_append (run->transcript, message);
@@ -1912,6 +1964,7 @@ loop (Run *run)
       request.on_retry = on_retry;
       request.retry_data = run;
       run->next_max_tokens = 0;
+      set_thinking (self, &request);
 
       response = pd_provider_chat (self->provider, &request, on_delta, run, run->cancellable, &error);
 

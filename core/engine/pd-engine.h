@@ -85,6 +85,7 @@ typedef struct
   gint64          max_wall_ms;       /* 0: unlimited */
   gint64          context_budget;    /* tokens; 0: default */
   guint           max_output_tokens; /* one answer's output limit; 0: the model family's */
+  guint           thinking_budget;   /* Anthropic: tokens to think before answering; 0: none */
   const char     *plan_mode_section; /* NULL: the default plan-mode guidance */
   gboolean        plan_mode_advisory; /* plan mode guides but does not refuse writes */
 } PdEngineOptions;

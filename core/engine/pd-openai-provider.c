@@ -78,6 +78,8 @@ typedef struct
   gpointer             delta_data;
   GString             *content;
   GString             *refusal;    /* delta.refusal / message.refusal: the model declining */
+  GString             *reasoning;  /* reasoning_content or reasoning: the model thinking */
+  gboolean             reasoning_content; /* the server sent reasoning_content, even empty */
   GPtrArray           *calls;      /* ToolCall by stream index; holes are NULL */
   char                *finish_reason;
   gint64               input_tokens;
@@ -90,6 +92,7 @@ stream_clear (Stream *stream)
 {
   g_string_free (stream->content, TRUE);
   g_string_free (stream->refusal, TRUE);
+  g_string_free (stream->reasoning, TRUE);
   g_ptr_array_unref (stream->calls);
   g_free (stream->finish_reason);
 }
@@ -226,6 +229,8 @@ add_text (Stream              *stream,
 
   if (kind == PD_PROVIDER_DELTA_TEXT)
     g_string_append_len (stream->content, text, (gssize) len);
+  else if (kind == PD_PROVIDER_DELTA_REASONING)
+    g_string_append_len (stream->reasoning, text, (gssize) len);
   emit (stream, kind, text);
 
   return TRUE;
@@ -248,6 +253,23 @@ add_refusal (Stream      *stream,
     return FALSE;
   g_string_append_len (stream->refusal, text, (gssize) len);
   return TRUE;
+}
+
+/* Reasoning, as servers that send it name it: reasoning_content (DeepSeek,
+ * vLLM, llama.cpp), or reasoning (others).  Which one came is remembered:
+ * a server that sends reasoning_content wants it back with tool calls. */
+static const char *
+reasoning_of (Stream     *stream,
+              JsonObject *delta)
+{
+  const char *reasoning = _pd_provider_json_string (delta, "reasoning_content");
+
+  if (reasoning != NULL)
+    {
+      stream->reasoning_content = TRUE;
+      return reasoning;
+    }
+  return _pd_provider_json_string (delta, "reasoning");
 }
 
 static void
@@ -342,9 +364,7 @@ on_event (const char  *event,
 
       delta = _pd_provider_json_object (choice, "delta");
 
-      reasoning = _pd_provider_json_string (delta, "reasoning_content");
-      if (reasoning == NULL)
-        reasoning = _pd_provider_json_string (delta, "reasoning");
+      reasoning = reasoning_of (stream, delta);
       if (!add_text (stream, PD_PROVIDER_DELTA_REASONING, reasoning, error))
         return PD_SSE_ERROR;
 
@@ -421,9 +441,7 @@ read_json_body (Stream       *stream,
       return FALSE;
     }
 
-  reasoning = _pd_provider_json_string (message, "reasoning_content");
-  if (reasoning == NULL)
-    reasoning = _pd_provider_json_string (message, "reasoning");
+  reasoning = reasoning_of (stream, message);
   if (!add_text (stream, PD_PROVIDER_DELTA_REASONING, reasoning, error))
     return FALSE;
 
@@ -495,6 +513,10 @@ build_response (Stream  *stream,
   response->content = g_strndup (stream->content->str, stream->content->len);
   response->input_tokens = stream->input_tokens;
   response->output_tokens = stream->output_tokens;
+  if (stream->reasoning->len > 0)
+    response->reasoning = g_strndup (stream->reasoning->str, stream->reasoning->len);
+  if (stream->reasoning_content)
+    response->reasoning_field = g_strdup ("reasoning_content");
 
   /* A refused answer's calls are never run, whole or not. */
   for (guint i = 0; !refused && i < stream->calls->len; i++)
@@ -579,6 +601,16 @@ wire_messages (JsonArray *messages)
           if (member != NULL)
             json_object_set_member (copy, members[j], json_node_copy (member));
         }
+
+      /* Reasoning goes back only where the server asked for it: with the
+       * tool calls of an answer whose server sent reasoning_content (the
+       * DeepSeek thinking mode refuses a tool turn without it; servers
+       * that never sent it are never sent it). */
+      if (json_object_has_member (message, "tool_calls") &&
+          _pd_provider_json_string (message, "reasoning_content") != NULL)
+        json_object_set_member (copy, "reasoning_content",
+                                json_node_copy (json_object_get_member (message, "reasoning_content")));
+
       json_array_add_object_element (out, copy);
     }
 
@@ -645,6 +677,7 @@ _pd_openai_provider_read_response (PdOpenAIProvider     *self,
     .delta_data = delta_data,
     .content = g_string_new (NULL),
     .refusal = g_string_new (NULL),
+    .reasoning = g_string_new (NULL),
     .calls = g_ptr_array_new_with_free_func (tool_call_free),
     .input_tokens = -1,
     .output_tokens = -1,

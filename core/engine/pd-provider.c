@@ -70,6 +70,15 @@ pd_provider_response_copy (const PdProviderResponse *response)
   copy->refusal_category = g_strdup (response->refusal_category);
   copy->cut_tool = g_strdup (response->cut_tool);
   copy->rejected = g_strdup (response->rejected);
+  copy->reasoning = g_strdup (response->reasoning);
+  copy->reasoning_field = g_strdup (response->reasoning_field);
+  if (response->thinking != NULL)
+    {
+      g_autoptr(JsonNode) blocks = json_node_init_array (json_node_alloc (), response->thinking);
+      g_autoptr(JsonNode) blocks_copy = json_node_copy (blocks);
+
+      copy->thinking = json_node_dup_array (blocks_copy);
+    }
 
   /* A deep copy: the caller may edit one without the other changing. */
   if (response->tool_calls != NULL)
@@ -96,6 +105,9 @@ pd_provider_response_free (PdProviderResponse *response)
   g_free (response->refusal_category);
   g_free (response->cut_tool);
   g_free (response->rejected);
+  g_free (response->reasoning);
+  g_free (response->reasoning_field);
+  g_clear_pointer (&response->thinking, json_array_unref);
   g_free (response);
 }
 

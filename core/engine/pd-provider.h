@@ -63,6 +63,12 @@ typedef struct
   double      temperature;  /* < 0 = provider default */
   PdProviderRetryFunc on_retry;  /* nullable; called on the calling thread */
   gpointer    retry_data;
+  /* Anthropic extended thinking: a budget in tokens (0: off; less than
+   * max_tokens), or adaptive thinking for the families that take only
+   * that.  With either, the thinking blocks stored with earlier answers
+   * ("thinking" on assistant messages) are sent back unchanged. */
+  guint       thinking_budget;
+  gboolean    thinking_adaptive;
 } PdProviderRequest;
 
 typedef enum
@@ -102,6 +108,11 @@ typedef struct
                               * this tool; no call of it is in tool_calls (none can run) */
   char      *rejected;       /* nullable: why the answer's tool calls cannot be used (arguments
                               * that are not a JSON object); tool_calls is then empty */
+  char      *reasoning;      /* nullable: the model's thinking or reasoning, as text to show */
+  char      *reasoning_field; /* nullable: "reasoning_content" when an OpenAI-compatible server
+                              * sent that field (sent back with tool calls, as such servers ask) */
+  JsonArray *thinking;       /* nullable: Anthropic thinking and redacted_thinking blocks, whole
+                              * and in order, signatures included: to be sent back unchanged */
 } PdProviderResponse;
 
 GType               pd_provider_response_get_type (void) G_GNUC_CONST;

@@ -401,6 +401,7 @@ pd_replay_provider_chat (PdProvider               *provider,
                                       : json_array_get_length (response->tool_calls) > 0 ? PD_FINISH_TOOL_CALLS
                                       : PD_FINISH_STOP);
   response->refusal = g_strdup (turn->refusal);
+  response->reasoning = g_strdup (turn->reasoning);
   response->stop_reason = g_strdup (turn->finish_reason);
 
   stream_text (turn->reasoning, PD_PROVIDER_DELTA_REASONING, on_delta, delta_data);

@@ -24,11 +24,17 @@ G_BEGIN_DECLS
  *                     explanation a person reads
  *   refusal_category  the policy category the server named, if any
  *   incomplete        on an assistant message: cut off by the output limit;
- *                     the stop reason that said so ("max_tokens", "length") */
+ *                     the stop reason that said so ("max_tokens", "length")
+ *   is_error          on a tool message: true when the call failed or was
+ *                     refused (the Messages API's tool_result says so too)
+ *   thinking          on an assistant message: the model's Anthropic thinking
+ *                     blocks, unchanged; reasoning_content / reasoning: the
+ *                     reasoning text an OpenAI-compatible server sent */
 #define PD_MESSAGE_RECORD_ONLY      "record_only"
 #define PD_MESSAGE_REFUSAL          "refusal"
 #define PD_MESSAGE_REFUSAL_CATEGORY "refusal_category"
 #define PD_MESSAGE_INCOMPLETE       "incomplete"
+#define PD_MESSAGE_IS_ERROR         "is_error"
 
 #define PD_TYPE_TRANSCRIPT (pd_transcript_get_type ())
 
