@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A window on a local database owns one PdRunController, and the controller
- * owns one PdEngine at a time.  The engine is built in a worker thread (it
- * opens its own connection to the database, so the window's source sees its
- * commits like those of any other writer), runs with pd_engine_run_async,
+ * owns one PdEngine at a time.  The engine is built by the core
+ * PdEngineBuilder in a worker thread (it opens its own connection to the
+ * source's database, so the window's source sees its commits like those of
+ * any other writer), runs with pd_engine_run_async,
  * and reports on its own threads.  Everything that reaches the controller
  * from those threads goes through a Channel: a reference-counted link to
  * the main context and a weak reference to the controller, dereferenced on
@@ -26,7 +27,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-config.h"
-#include "pd-db.h"
+#include "pd-engine-builder.h"
 #include "pd-run-controller.h"
 
 #define STATUS_TEXT_MAX 600
@@ -776,93 +777,72 @@ progress_on_worker (PdEngineProgress  kind,
 
 /* --- building an engine (worker thread) ----------------------------------- */
 
+/* The engine comes from the core builder like every other front end's:
+ * the configuration (with the project file of the session's folder, not of
+ * wherever the app started) sets the limits, plan mode and tool rules; the
+ * profile picks the provider; the window only answers the questions. */
 static PdEngine *
 build_engine (const PdRunSettings  *settings,
               const char           *db_path,
               Channel              *channel,
               gboolean              fallback_provider,
+              gboolean              report_warnings,
               GError              **error)
 {
   PdConfigLoadOptions config_options = PD_CONFIG_LOAD_OPTIONS_INIT;
   g_autoptr(PdConfig) config = NULL;
-  g_autoptr(PdDb) db = NULL;
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(PdProvider) provider = NULL;
-  g_autoptr(PdToolContext) context = NULL;
-  g_autoptr(PdPlanStore) plan_store = NULL;
-  g_autoptr(PdToolRegistry) tools = NULL;
-  g_autoptr(PdApprover) approver = NULL;
-  g_autoptr(PdEventBus) bus = NULL;
-  g_autoptr(GError) provider_error = NULL;
+  g_autoptr(PdEngineBuilder) builder = NULL;
+  g_autoptr(GError) build_error = NULL;
   g_autofree char *project_config = NULL;
-  PdEngineOptions options = { 0 };
   PdEngine *engine;
-  PdTool *exit_tool;
 
-  provider = pd_provider_new_for_name (settings->provider, settings->base_url,
-                                       settings->api_key, settings->replay_path,
-                                       &provider_error);
-  if (provider == NULL)
-    {
-      /* Plan mode needs an engine on the session, not a model: any provider does. */
-      if (!fallback_provider)
-        {
-          g_propagate_error (error, g_steal_pointer (&provider_error));
-          return NULL;
-        }
-      provider = pd_provider_new_for_name ("openai", NULL, NULL, NULL, error);
-      if (provider == NULL)
-        return NULL;
-    }
-
-  if (!(context = pd_tool_context_new (settings->working_directory, error)))
-    return NULL;
-  /* The profile's key variable never reaches a command the model runs. */
-  if (settings->api_key_env != NULL)
-    pd_tool_context_hide_env (context, settings->api_key_env);
-  if (!(db = pd_db_open (db_path, PD_DB_CREATE, error)))
-    return NULL;
-  store = pd_session_store_new (db);
-
-  /* The project config of the session's folder, not of wherever the app started. */
   project_config = g_build_filename (settings->working_directory, "plandeck.json", NULL);
   config_options.project_path = project_config;
   config = pd_config_load (&config_options);
-  if (settings->planning && pd_config_get_planning_enabled (config))
-    plan_store = pd_plan_store_new (pd_config_get_planning_max_steps (config),
-                                    pd_config_get_planning_max_render_chars (config));
 
-  tools = pd_tool_registry_new ();
-  pd_tool_registry_add_builtins (tools, plan_store);
-  exit_tool = pd_tool_registry_lookup (tools, "exit_plan_mode");
-  if (exit_tool != NULL && PD_IS_EXIT_PLAN_MODE_TOOL (exit_tool))
-    pd_exit_plan_mode_tool_set_review_func (PD_EXIT_PLAN_MODE_TOOL (exit_tool), review_on_worker,
-                                            channel_ref (channel), (GDestroyNotify) channel_unref);
+  /* What the CLI prints on stderr, the window shows with the run. */
+  if (report_warnings)
+    for (const char * const *warning = pd_config_get_warnings (config); *warning != NULL; warning++)
+      {
+        g_autofree char *text = g_strchomp (g_strdup_printf (_("warning: %s\n"), *warning));
 
-  approver = pd_approver_new (settings->policy);
-  pd_approver_set_func (approver, approve_on_worker, channel_ref (channel),
-                        (GDestroyNotify) channel_unref);
+        progress_on_worker (PD_ENGINE_PROGRESS_NOTICE, text, channel);
+      }
 
-  bus = pd_event_bus_new ();
-  pd_engine_store_events (bus, store);
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_provider_name (builder, settings->provider);
+  pd_engine_builder_set_base_url (builder, settings->base_url);
+  pd_engine_builder_set_model (builder, settings->model);
+  pd_engine_builder_set_api_key (builder, settings->api_key);
+  /* The profile's key variable never reaches a command the model runs. */
+  pd_engine_builder_set_api_key_env (builder, settings->api_key_env);
+  pd_engine_builder_set_replay_path (builder, settings->replay_path);
+  pd_engine_builder_set_working_directory (builder, settings->working_directory);
+  pd_engine_builder_set_planning (builder, settings->planning);
+  pd_engine_builder_set_approval (builder, settings->policy, approve_on_worker,
+                                  channel_ref (channel), (GDestroyNotify) channel_unref);
+  pd_engine_builder_set_review_func (builder, review_on_worker,
+                                     channel_ref (channel), (GDestroyNotify) channel_unref);
+  pd_engine_builder_set_database_path (builder, db_path);
 
-  options.provider = provider;
-  options.model = settings->model;
-  options.provider_name = settings->provider;
-  options.tools = tools;
-  options.plan_store = plan_store;
-  options.approver = approver;
-  options.store = store;
-  options.bus = bus;
-  options.tool_context = context;
-  /* The config's output limit and thinking are for the config's provider. */
-  if (g_strcmp0 (settings->provider, pd_config_get_provider_name (config)) == 0)
+  engine = pd_engine_builder_build (builder, &build_error);
+  if (engine == NULL && fallback_provider && build_error->domain == PD_PROVIDER_ERROR)
     {
-      options.max_output_tokens = pd_config_get_max_output_tokens (config);
-      options.thinking_budget = pd_config_get_thinking_budget (config);
+      /* Plan mode needs an engine on the session, not a model: any provider does. */
+      g_autoptr(PdProvider) fallback = pd_provider_new_for_name ("openai", NULL, NULL, NULL, error);
+
+      if (fallback == NULL)
+        return NULL;
+      pd_engine_builder_set_provider (builder, fallback);
+      g_clear_error (&build_error);
+      engine = pd_engine_builder_build (builder, &build_error);
+    }
+  if (engine == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&build_error));
+      return NULL;
     }
 
-  engine = pd_engine_new (&options);
   pd_engine_set_progress_func (engine, progress_on_worker, channel_ref (channel),
                                (GDestroyNotify) channel_unref);
 
@@ -927,7 +907,7 @@ job_ensure_engine (Job     *job,
 {
   if (job->engine == NULL)
     job->engine = build_engine (job->settings, job->db_path, job->channel,
-                                job->fallback_provider, error);
+                                job->fallback_provider, !job->fallback_provider, error);
   return job->engine;
 }
 

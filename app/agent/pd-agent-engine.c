@@ -97,112 +97,31 @@ pd_agent_engine_load_config (const PdAgentEngineArgs *args)
   return pd_config_load (&options);
 }
 
-const char *
-pd_agent_engine_default_model (const char *provider)
-{
-  if (g_strcmp0 (provider, "anthropic") == 0)
-    return "claude-sonnet-4-5";
-  if (g_strcmp0 (provider, "replay") == 0)
-    return "replay";
-  return "gpt-4o-mini";
-}
-
 /**
- * pd_agent_engine_new:
+ * pd_agent_engine_builder_new:
+ * @terminal: a person is at the terminal to approve changes and review plans
  *
- * A provider, a tool registry with the builtins (and the plan tool when the
- * configuration plans), an approver and the limits, wired into a new engine
- * that saves to @spec->store and emits on @spec->bus.  Everything but the
- * approval comes from @spec->config: its typed values, never a section read
- * here, so what a project file may not set cannot reach the engine.
+ * The core engine builder for @config, with what the command line adds: the
+ * replay recording, the tools' folder, and the terminal as the one who
+ * answers (or nobody, for serve: then asking means no).
  */
-PdEngine *
-pd_agent_engine_new (const PdAgentEngineSpec  *spec,
-                     GError                  **error)
+PdEngineBuilder *
+pd_agent_engine_builder_new (const PdAgentEngineArgs *args,
+                             PdConfig                *config,
+                             PdApprovalPolicy         policy,
+                             gboolean                 terminal)
 {
-  const PdAgentEngineArgs *args = spec->args;
-  PdConfig *config = spec->config;
-  g_autoptr(PdProvider) provider = NULL;
-  g_autoptr(PdPlanStore) plan_store = NULL;
-  g_autoptr(PdToolRegistry) tools = NULL;
-  g_autoptr(PdApprover) approver = NULL;
-  g_autoptr(PdToolContext) tool_context = NULL;
-  g_autofree char *here = NULL;
-  const char *provider_name = pd_config_get_provider_name (config);
-  const char *base_url = NULL;
-  const char *api_key = NULL;
-  const char *model = NULL;
-  guint max_output_tokens = 0;
-  guint thinking_budget = 0;
-  PdEngineOptions options = { 0 };
+  PdEngineBuilder *builder = pd_engine_builder_new (config);
 
-  /* A continued session keeps its provider and model unless the command
-   * line names others; the config's endpoint and key go with the config's
-   * provider only. */
-  if (spec->provider_name != NULL)
-    provider_name = spec->provider_name;
-  if (g_strcmp0 (provider_name, pd_config_get_provider_name (config)) == 0)
-    {
-      const char *key_env = pd_config_get_provider_api_key_env (config);
+  pd_engine_builder_set_replay_path (builder, args->replay_path);
+  pd_engine_builder_set_working_directory (builder, args->cwd);
+  pd_engine_builder_set_approval (builder, policy,
+                                  terminal && policy == PD_APPROVAL_POLICY_ASK ? pd_approver_terminal_func : NULL,
+                                  NULL, NULL);
+  /* With no one there (serve) exit_plan_mode fails and the model stays in
+   * plan mode. */
+  if (terminal)
+    pd_engine_builder_set_review_func (builder, pd_exit_plan_mode_terminal_review, NULL, NULL);
 
-      base_url = pd_config_get_provider_base_url (config);
-      model = pd_config_get_provider_model (config);
-      api_key = key_env != NULL ? g_getenv (key_env) : NULL;
-      max_output_tokens = pd_config_get_max_output_tokens (config);
-      thinking_budget = pd_config_get_thinking_budget (config);
-    }
-  if (spec->model != NULL)
-    model = spec->model;
-  if (model == NULL)
-    model = pd_agent_engine_default_model (provider_name);
-
-  if (!(provider = pd_provider_new_for_name (provider_name, base_url, api_key, args->replay_path, error)))
-    return NULL;
-
-  here = args->cwd ? g_canonicalize_filename (args->cwd, NULL) : g_get_current_dir ();
-  if (!(tool_context = pd_tool_context_new (here, error)))
-    return NULL;
-  pd_tool_context_set_allow_outside (tool_context, pd_config_get_allow_outside (config));
-
-  if (pd_config_get_planning_enabled (config))
-    plan_store = pd_plan_store_new (pd_config_get_planning_max_steps (config),
-                                    pd_config_get_planning_max_render_chars (config));
-
-  tools = pd_tool_registry_new ();
-  pd_tool_registry_add_builtins (tools, plan_store);
-
-  approver = pd_approver_new (spec->policy);
-  if (spec->policy == PD_APPROVAL_POLICY_ASK && spec->terminal_approval)
-    pd_approver_set_func (approver, pd_approver_terminal_func, NULL, NULL);
-
-  /* A plan presented with exit_plan_mode is reviewed on the terminal; with
-   * no one there (serve) the call fails and the model stays in plan mode. */
-  if (spec->terminal_approval)
-    {
-      PdTool *exit_tool = pd_tool_registry_lookup (tools, "exit_plan_mode");
-
-      if (exit_tool != NULL && PD_IS_EXIT_PLAN_MODE_TOOL (exit_tool))
-        pd_exit_plan_mode_tool_set_review_func (PD_EXIT_PLAN_MODE_TOOL (exit_tool),
-                                                pd_exit_plan_mode_terminal_review, NULL, NULL);
-    }
-
-  options.provider = provider;
-  options.model = model;
-  options.provider_name = provider_name;
-  options.tools = tools;
-  options.plan_store = plan_store;
-  options.approver = approver;
-  options.store = spec->store;
-  options.bus = spec->bus;
-  options.tool_context = tool_context;
-  options.run_id = spec->run_id;
-  options.max_iterations = pd_config_get_max_iterations (config);
-  options.max_tokens = pd_config_get_max_tokens (config);
-  options.max_wall_ms = (gint64) pd_config_get_max_seconds (config) * 1000;
-  options.max_output_tokens = max_output_tokens;
-  options.thinking_budget = thinking_budget;
-  options.plan_mode_section = pd_config_get_plan_mode_section (config);
-  options.plan_mode_advisory = pd_config_get_plan_mode_advisory (config);
-
-  return pd_engine_new (&options);
+  return builder;
 }

@@ -1,14 +1,16 @@
 /* pd-agent-engine.h: building an engine from command line settings.
  *
  * `run`, `continue` and `serve` share the provider, tools, planning,
- * approval and limit options; serve builds one engine per run from them.
+ * approval and limit options.  They become the command line layer of the
+ * configuration, and the engines come from the core PdEngineBuilder like
+ * every other front end's; serve builds one engine per run.
  */
 #pragma once
 
 #include <glib.h>
 
 #include "pd-config.h"
-#include "pd-engine.h"
+#include "pd-engine-builder.h"
 
 G_BEGIN_DECLS
 
@@ -35,25 +37,12 @@ gboolean  pd_agent_engine_args_check   (PdAgentEngineArgs  *args,
                                         PdApprovalPolicy    default_policy,
                                         PdApprovalPolicy   *policy,
                                         GError            **error);
-const char *pd_agent_engine_default_model (const char      *provider);
 PdConfig   *pd_agent_engine_load_config (const PdAgentEngineArgs *args);
-
-typedef struct
-{
-  const PdAgentEngineArgs *args;
-  PdConfig                *config;
-  PdApprovalPolicy         policy;
-  gboolean                 terminal_approval;  /* ask on the terminal */
-  const char              *provider_name;      /* nullable: the config's */
-  const char              *model;              /* nullable: the config's, or the provider's default */
-  PdSessionStore          *store;
-  PdEventBus              *bus;
-  const char              *run_id;             /* nullable */
-} PdAgentEngineSpec;
+PdEngineBuilder *pd_agent_engine_builder_new (const PdAgentEngineArgs *args,
+                                              PdConfig                *config,
+                                              PdApprovalPolicy         policy,
+                                              gboolean                 terminal);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PdAgentEngineArgs, pd_agent_engine_args_clear)
-
-PdEngine *pd_agent_engine_new (const PdAgentEngineSpec  *spec,
-                               GError                  **error);
 
 G_END_DECLS

@@ -157,7 +157,7 @@ run_main (gboolean   is_continue,
   g_autoptr(PdEventBus) bus = NULL;
   g_autoptr(PdEngine) engine = NULL;
   PdApprovalPolicy policy = PD_APPROVAL_POLICY_ASK;
-  PdAgentEngineSpec spec = { 0 };
+  g_autoptr(PdEngineBuilder) builder = NULL;
   RunState state = { 0 };
   const char *session_id = NULL;
   const char *message = NULL;
@@ -240,15 +240,12 @@ run_main (gboolean   is_continue,
   if (events_jsonl != NULL && !pd_event_bus_open_jsonl (bus, events_jsonl, &error))
     return pd_agent_fail (command, error);
 
-  spec.args = &args;
-  spec.config = config;
-  spec.policy = policy;
-  spec.terminal_approval = TRUE;
-  spec.provider_name = stored_provider;
-  spec.model = stored_model;
-  spec.store = store;
-  spec.bus = bus;
-  if (!(engine = pd_agent_engine_new (&spec, &error)))
+  builder = pd_agent_engine_builder_new (&args, config, policy, TRUE);
+  pd_engine_builder_set_provider_name (builder, stored_provider);
+  pd_engine_builder_set_model (builder, stored_model);
+  pd_engine_builder_set_store (builder, store);
+  pd_engine_builder_set_bus (builder, bus);
+  if (!(engine = pd_engine_builder_build (builder, &error)))
     return pd_agent_fail (command, error);
 
   state.loop = g_main_loop_new (NULL, FALSE);

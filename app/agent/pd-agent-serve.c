@@ -22,30 +22,21 @@
 #include "pd-agent-engine.h"
 #include "pd-server.h"
 
-typedef struct
-{
-  PdAgentEngineArgs *args;
-  PdConfig          *config;
-  PdApprovalPolicy   policy;
-} ServeEngines;
-
+/* POST /api/prompt: one engine per run, from the one builder; the request
+ * brings the server's store and bus, the run's id and maybe a model.
+ * Called on the server thread only, so setting the builder up is safe. */
 static PdEngine *
 make_engine (const PdServerRunRequest  *request,
              gpointer                   user_data,
              GError                   **error)
 {
-  ServeEngines *engines = user_data;
-  PdAgentEngineSpec spec = { 0 };
+  PdEngineBuilder *builder = user_data;
 
-  spec.args = engines->args;
-  spec.config = engines->config;
-  spec.policy = engines->policy;
-  spec.terminal_approval = FALSE;   /* nobody at a terminal: ask means deny */
-  spec.model = request->model && *request->model ? request->model : NULL;
-  spec.store = request->store;
-  spec.bus = request->bus;
-  spec.run_id = request->run_id;
-  return pd_agent_engine_new (&spec, error);
+  pd_engine_builder_set_model (builder, request->model);
+  pd_engine_builder_set_store (builder, request->store);
+  pd_engine_builder_set_bus (builder, request->bus);
+  pd_engine_builder_set_run_id (builder, request->run_id);
+  return pd_engine_builder_build (builder, error);
 }
 
 static gboolean
@@ -78,7 +69,8 @@ pd_agent_serve_main (int    argc,
   g_autoptr(PdServer) server = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autofree char *url = NULL;
-  ServeEngines engines = { 0 };
+  g_autoptr(PdEngineBuilder) builder = NULL;
+  PdApprovalPolicy policy = PD_APPROVAL_POLICY_DENY;
   guint port = PD_SERVER_DEFAULT_PORT;
   guint sigint, sigterm;
 
@@ -102,7 +94,7 @@ pd_agent_serve_main (int    argc,
       fprintf (stderr, "plandeck-agent serve: --rate-limit takes 0 or more\n");
       return 2;
     }
-  if (!pd_agent_engine_args_check (&args, PD_APPROVAL_POLICY_DENY, &engines.policy, &error))
+  if (!pd_agent_engine_args_check (&args, PD_APPROVAL_POLICY_DENY, &policy, &error))
     {
       fprintf (stderr, "plandeck-agent serve: %s\n", error->message);
       return 2;
@@ -118,8 +110,8 @@ pd_agent_serve_main (int    argc,
   config = pd_agent_engine_load_config (&args);
   for (const char * const *w = pd_config_get_warnings (config); *w != NULL; w++)
     fprintf (stderr, "plandeck-agent: warning: %s\n", *w);
-  engines.args = &args;
-  engines.config = config;
+  /* Nobody at a terminal: under ask, a change is refused. */
+  builder = pd_agent_engine_builder_new (&args, config, policy, FALSE);
 
   if (db_path == NULL)
     db_path = pd_agent_default_db_path ();
@@ -131,12 +123,10 @@ pd_agent_serve_main (int    argc,
   server = pd_server_new (db_path);
   pd_server_set_listen (server, host, port);
   pd_server_set_rate_limit (server, (guint) rate_limit);
-  pd_server_set_model (server, pd_config_get_provider_model (config) != NULL
-                              ? pd_config_get_provider_model (config)
-                              : pd_agent_engine_default_model (pd_config_get_provider_name (config)));
+  pd_server_set_model (server, pd_engine_builder_get_model (builder));
   for (guint i = 0; allow_hosts && allow_hosts[i]; i++)
     pd_server_add_allowed_host (server, allow_hosts[i]);
-  pd_server_set_engine_func (server, make_engine, &engines, NULL);
+  pd_server_set_engine_func (server, make_engine, g_object_ref (builder), g_object_unref);
 
   if (!pd_server_start (server, &error))
     return pd_agent_fail ("serve", error);

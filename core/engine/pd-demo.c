@@ -9,6 +9,7 @@
 
 #include "pd-demo.h"
 #include "pd-embedded.h"
+#include "pd-engine-builder.h"
 #include "pd-json.h"
 #include "pd-replay-provider.h"
 
@@ -200,11 +201,56 @@ on_run_done (GObject      *source,
     g_task_return_pointer (task, run, (GDestroyNotify) pd_run_result_free);
 }
 
+/* Worker thread: building opens the database.  This task has no source
+ * object, so wherever it is freed it frees no demo. */
+static void
+build_thread (GTask        *build,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  GError *error = NULL;
+  PdEngine *engine = pd_engine_builder_build (task_data, &error);
+
+  if (engine == NULL)
+    g_task_return_error (build, error);
+  else
+    g_task_return_pointer (build, engine, g_object_unref);
+}
+
+/* Main thread: the demo keeps its engine, and the run starts. */
+static void
+on_built (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PdDemo *self = g_task_get_source_object (task);
+  GCancellable *cancellable;
+  GError *error = NULL;
+  PdEngine *engine = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (engine == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  g_clear_object (&self->engine);
+  self->engine = engine;
+  cancellable = g_task_get_cancellable (task);
+  pd_engine_run_async (engine, NULL, PD_DEMO_TASK, cancellable, on_run_done, g_steal_pointer (&task));
+}
+
 /**
  * pd_demo_run_async:
  *
  * Starts the recorded run into the demo's database.  Everything runs in a
  * worker thread; the callback comes back on the caller's main context.
+ *
+ * The engine comes from the same builder as every other run's, with the
+ * built-in defaults for a configuration: the recording was made with them,
+ * and a person's limits or plan-mode rules are not the demo's.
  */
 void
 pd_demo_run_async (PdDemo              *self,
@@ -213,17 +259,12 @@ pd_demo_run_async (PdDemo              *self,
                    gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) build = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) recording = NULL;
   g_autoptr(PdReplayProvider) provider = NULL;
-  g_autoptr(PdDb) db = NULL;
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(PdPlanStore) plan = NULL;
-  g_autoptr(PdToolRegistry) tools = NULL;
-  g_autoptr(PdApprover) approver = NULL;
-  g_autoptr(PdToolContext) context = NULL;
-  g_autoptr(PdEventBus) bus = NULL;
-  PdEngineOptions options = { 0 };
+  g_autoptr(PdConfig) config = NULL;
+  PdEngineBuilder *builder;
 
   g_return_if_fail (PD_IS_DEMO (self));
 
@@ -231,37 +272,25 @@ pd_demo_run_async (PdDemo              *self,
   g_task_set_source_tag (task, pd_demo_run_async);
 
   recording = paced_recording (self);
-  if (!(provider = pd_replay_provider_new_from_json (recording, &error)) ||
-      !(db = pd_db_open (self->db_path, PD_DB_CREATE, &error)) ||
-      !(context = pd_tool_context_new (self->folder, &error)))
+  if (!(provider = pd_replay_provider_new_from_json (recording, &error)))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
-  store = pd_session_store_new (db);
-  plan = pd_plan_store_new (12, 2000);
-  tools = pd_tool_registry_new ();
-  pd_tool_registry_add_builtins (tools, plan);
+  config = pd_config_new_default ();
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_provider (builder, PD_PROVIDER (provider));
+  pd_engine_builder_set_working_directory (builder, self->folder);
+  pd_engine_builder_set_database_path (builder, self->db_path);
   /* The recording is known: its calls need no approval. */
-  approver = pd_approver_new (PD_APPROVAL_POLICY_AUTO);
-  bus = pd_event_bus_new ();
-  pd_engine_store_events (bus, store);
+  pd_engine_builder_set_approval (builder, PD_APPROVAL_POLICY_AUTO, NULL, NULL, NULL);
+  pd_engine_builder_set_source (builder, "demo");
 
-  options.provider = PD_PROVIDER (provider);
-  options.model = "replay";
-  options.provider_name = "replay";
-  options.tools = tools;
-  options.plan_store = plan;
-  options.approver = approver;
-  options.store = store;
-  options.bus = bus;
-  options.tool_context = context;
-  options.source = "demo";
-
-  g_clear_object (&self->engine);
-  self->engine = pd_engine_new (&options);
-  pd_engine_run_async (self->engine, NULL, PD_DEMO_TASK, cancellable, on_run_done, g_steal_pointer (&task));
+  build = g_task_new (NULL, cancellable, on_built, g_steal_pointer (&task));
+  g_task_set_source_tag (build, build_thread);
+  g_task_set_task_data (build, builder, g_object_unref);
+  g_task_run_in_thread (build, build_thread);
 }
 
 PdRunResult *

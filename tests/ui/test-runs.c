@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/wait.h>
 
 #include <glib/gstdio.h>
 
@@ -23,6 +24,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "../pd-test-server.h"
 
 #define WAIT_MS 20000
 
@@ -762,6 +764,375 @@ test_run_plan_dismissed (void)
   g_assert_cmpint (pd_test_run_app (args, check_plan_dismissed, fixture, NULL), ==, 0);
 }
 
+/* --- the configuration, as the CLI follows it -------------------------------- */
+
+/* The window's runs and `plandeck-agent run` get their engines from the same
+ * builder: the same configuration (the person's config.json, the project
+ * file of the folder the tools work in) gives the same limits and the same
+ * plan mode.  Each case runs the window, then the real CLI on a copy of the
+ * folder, and compares what both runs left in their databases. */
+
+static void
+write_global_config (const char *json)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_config_dir (), "plandeck", NULL);
+  g_autofree char *path = g_build_filename (dir, "config.json", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+}
+
+static void
+remove_global_config (void)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_config_dir (), "plandeck", NULL);
+  g_autofree char *path = g_build_filename (dir, "config.json", NULL);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A second folder for the CLI's run, with what the window's folder has. */
+static char *
+copy_project (RunFixture *fixture,
+              const char *project_json)
+{
+  g_autofree char *readme = NULL;
+  char *copy = g_build_filename (fixture->dir, "cli-project", NULL);
+
+  g_assert_cmpint (g_mkdir (copy, 0700), ==, 0);
+  readme = g_build_filename (copy, "README.md", NULL);
+  g_assert_true (g_file_set_contents (readme, "A small project.\n", -1, NULL));
+  if (project_json != NULL)
+    {
+      g_autofree char *window_file = g_build_filename (fixture->project, "plandeck.json", NULL);
+      g_autofree char *cli_file = g_build_filename (copy, "plandeck.json", NULL);
+
+      g_assert_true (g_file_set_contents (window_file, project_json, -1, NULL));
+      g_assert_true (g_file_set_contents (cli_file, project_json, -1, NULL));
+    }
+
+  return copy;
+}
+
+/* What a run left, as one line to compare: how it ended, the budget that
+ * stopped it (name and limit, as the budget_exceeded event says), and the
+ * result of every tool call in order. */
+static char *
+describe_run (const char *db,
+              const char *session_id,
+              const char *ending)
+{
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+  GString *out = g_string_new (ending);
+
+  events = pd_session_store_list_events (store, session_id, "budget_exceeded", 0, 10, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < events->len; i++)
+    {
+      PdStoredEvent *event = g_ptr_array_index (events, i);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *data;
+
+      g_assert_true (json_parser_load_from_data (parser, event->event_json, -1, NULL));
+      data = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "data");
+      g_string_append_printf (out, "; budget %s/%" G_GINT64_FORMAT,
+                              json_object_get_string_member (data, "limit_name"),
+                              json_object_get_int_member (data, "limit"));
+    }
+
+  messages = pd_session_store_load_messages (store, session_id, &error);
+  g_assert_no_error (error);
+  results = tool_results (messages);
+  for (guint i = 0; i < results->len; i++)
+    g_string_append_printf (out, "; tool %s", (const char *) g_ptr_array_index (results, i));
+
+  return g_string_free (out, FALSE);
+}
+
+static const char *
+ending_of (PdRunStatus status)
+{
+  switch (status)
+    {
+    case PD_RUN_COMPLETED:
+      return "done";
+    case PD_RUN_BUDGET_EXCEEDED:
+      return "budget";
+    case PD_RUN_CANCELLED:
+      return "cancelled";
+    case PD_RUN_FAILED:
+    default:
+      return "failed";
+    }
+}
+
+/* Runs the real `plandeck-agent run` in @folder on a database of its own
+ * and describes its one session.  NULL when the binary is not known. */
+static char *
+run_cli (RunFixture         *fixture,
+         const char         *folder,
+         const char * const *options,
+         const char         *task)
+{
+  const char *agent = g_getenv ("PLANDECK_AGENT");
+  g_autofree char *db = g_build_filename (fixture->dir, "cli.db", NULL);
+  g_autoptr(GStrvBuilder) argv_builder = g_strv_builder_new ();
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  PdSessionInfo *info;
+  const char *ending;
+  int wait_status = 0;
+  guint total = 0;
+
+  if (agent == NULL)
+    return NULL;
+
+  g_strv_builder_add_many (argv_builder, agent, "run", "--db", db, "-C", folder, "--approve", "auto", NULL);
+  g_strv_builder_addv (argv_builder, (const char **) options);
+  g_strv_builder_add (argv_builder, task);
+  argv = g_strv_builder_end (argv_builder);
+
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_test_message ("plandeck-agent: exit %d\n%s%s", WEXITSTATUS (wait_status), out, err);
+  g_assert_true (WIFEXITED (wait_status));
+  switch (WEXITSTATUS (wait_status))
+    {
+    case 0:
+      ending = "done";
+      break;
+    case 3:
+      ending = "budget";
+      break;
+    default:
+      ending = "failed";
+      break;
+    }
+
+  store = pd_test_open_store (db);
+  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  info = g_ptr_array_index (sessions, 0);
+
+  return describe_run (db, info->id, ending);
+}
+
+typedef struct
+{
+  const char *name;
+  const char *global_json;    /* the person's config.json, or NULL */
+  const char *project_json;   /* the folder's plandeck.json, or NULL */
+  const char *replay;
+  const char *task;
+  const char *expected;       /* how the window's run must begin */
+  const char *notice;         /* (nullable) what the window must show from the config */
+} ConfigCase;
+
+static const char *replay_four_looks =
+  "{\"label\": \"test: four looks\", \"turns\": ["
+  " {\"content\": \"One.\", \"input_tokens\": 30, \"output_tokens\": 30, \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
+  " {\"content\": \"Two.\", \"input_tokens\": 30, \"output_tokens\": 30, \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
+  " {\"content\": \"Three.\", \"input_tokens\": 30, \"output_tokens\": 30, \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
+  " {\"content\": \"All seen.\"}]}";
+
+/* The first turn takes longer than the one-second limit (no timing is
+ * asserted: the elapsed time is at least the delay). */
+static const char *replay_slow_look =
+  "{\"label\": \"test: a slow look\", \"turns\": ["
+  " {\"content\": \"Looking.\", \"delay_ms\": 1200, \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
+  " {\"content\": \"Still looking.\", \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
+  " {\"content\": \"Seen.\"}]}";
+
+static const char *replay_plan_mode_writes =
+  "{\"label\": \"test: writes in plan mode\", \"turns\": ["
+  " {\"content\": \"Noting.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"notes.txt\", \"content\": \"n\\n\"}}]},"
+  " {\"content\": \"Noted.\"}]}";
+
+static const ConfigCase config_cases[] = {
+  { "limits/iterations", "{\"limits\": {\"max_iterations\": 2}}", NULL,
+    NULL, "Look around", "budget; budget iterations/2;", NULL },
+  { "limits/tokens", "{\"limits\": {\"max_tokens\": 100}}", NULL,
+    NULL, "Look around", "budget; budget tokens/100;", NULL },
+  { "limits/time", "{\"limits\": {\"max_seconds\": 1}}", NULL,
+    NULL, "Look around", "budget; budget wall_time/1000;", NULL },
+  { "limits/project-lowers", NULL, "{\"limits\": {\"max_iterations\": 1}}",
+    NULL, "Look around", "budget; budget iterations/1;", NULL },
+  { "plan-mode/advisory", "{\"plan_mode\": {\"advisory\": true}}", NULL,
+    NULL, "/plan Take notes", "done; tool created notes.txt", NULL },
+  { "plan-mode/project-cannot-loosen", NULL, "{\"plan_mode\": {\"advisory\": true}}",
+    NULL, "/plan Take notes", "done; tool plan mode is active: write_file is refused while planning",
+    "plan_mode.advisory true ignored: a project may only turn it off" },
+};
+
+typedef struct
+{
+  const ConfigCase *c;
+  RunFixture       *fixture;
+} ConfigRun;
+
+static void
+check_config_case (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  ConfigRun *run = user_data;
+  PdRunController *runs;
+
+  runs = start_replay (window, run->fixture, PD_APPROVAL_POLICY_AUTO, run->c->task);
+  pd_test_wait_until (run_finished, run->fixture, WAIT_MS, "the run to finish");
+  /* What the CLI prints on stderr, the window shows with the run. */
+  if (run->c->notice != NULL)
+    g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), run->c->notice));
+}
+
+static void
+test_config_case (gconstpointer data)
+{
+  const ConfigCase *c = data;
+  const char *replay = g_str_has_prefix (c->name, "plan-mode/") ? replay_plan_mode_writes
+                     : g_str_equal (c->name, "limits/time") ? replay_slow_look : replay_four_looks;
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay);
+  const char *args[] = { "--db", fixture->db, NULL };
+  g_autofree char *cli_project = NULL;
+  g_autofree char *window_run = NULL;
+  g_autofree char *cli_run = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *cli_options[] = { "--provider", "replay", "--replay", fixture->replay, NULL, NULL };
+  const char *task = c->task;
+  ConfigRun run = { c, fixture };
+  guint total = 0;
+
+  if (g_getenv ("PLANDECK_AGENT") == NULL)
+    {
+      g_test_skip ("PLANDECK_AGENT (the plandeck-agent to compare with) is not set");
+      return;
+    }
+
+  if (c->global_json != NULL)
+    write_global_config (c->global_json);
+  cli_project = copy_project (fixture, c->project_json);
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_config_case, &run, NULL), ==, 0);
+
+  store = pd_test_open_store (fixture->db);
+  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  window_run = describe_run (fixture->db, ((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id,
+                             ending_of (fixture->status));
+
+  if (g_str_has_prefix (task, "/plan "))
+    {
+      cli_options[4] = "--plan-mode";
+      task += strlen ("/plan ");
+    }
+  cli_run = run_cli (fixture, cli_project, cli_options, task);
+
+  remove_global_config ();
+  g_test_message ("window: %s\ncli:    %s", window_run, cli_run);
+  g_assert_true (g_str_has_prefix (window_run, c->expected));
+  g_assert_cmpstr (window_run, ==, cli_run);
+}
+
+/* The plan-mode guidance of the person's config reaches the model from the
+ * window as from the CLI: both ask a loopback server, which keeps what it
+ * was sent. */
+static const char *provider_reply =
+  "{\"id\": \"r\", \"object\": \"chat.completion\", \"model\": \"m\", \"choices\": [{\"index\": 0,"
+  " \"finish_reason\": \"stop\", \"message\": {\"role\": \"assistant\", \"content\": \"Planned.\"}}],"
+  " \"usage\": {\"prompt_tokens\": 3, \"completion_tokens\": 2}}";
+
+#define GUIDANCE_MARKER "Guidance 7f3a: name every file you would touch."
+
+typedef struct
+{
+  RunFixture *fixture;
+  TestServer *server;
+} GuidanceRun;
+
+static void
+check_guidance (PdApplication *app,
+                PdWindow      *window,
+                gpointer       user_data)
+{
+  GuidanceRun *run = user_data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  settings->base_url = g_strdup (run->server->base_url);
+  settings->model = g_strdup ("local-model");
+  settings->working_directory = g_strdup (run->fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_AUTO;
+  settings->planning = TRUE;
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), run->fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, "/plan Look around", &error));
+  g_assert_no_error (error);
+  pd_test_wait_until (run_finished, run->fixture, WAIT_MS, "the run to finish");
+  g_assert_cmpint (run->fixture->status, ==, PD_RUN_COMPLETED);
+}
+
+static gboolean
+request_has (TestServer *server,
+             guint       index,
+             const char *text)
+{
+  TestRequest *request = test_server_request (server, index);
+  g_autofree char *body = g_strndup (g_bytes_get_data (request->body, NULL), g_bytes_get_size (request->body));
+
+  return strstr (body, text) != NULL;
+}
+
+static void
+test_config_guidance (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_four_looks);
+  const char *args[] = { "--db", fixture->db, NULL };
+  g_autofree char *cli_project = NULL;
+  g_autofree char *cli_run = NULL;
+  GuidanceRun run = { fixture, NULL };
+  const char *cli_options[] = { "--provider", "openai", "--base-url", NULL, "--model", "local-model", "--plan-mode", NULL };
+
+  if (g_getenv ("PLANDECK_AGENT") == NULL)
+    {
+      g_test_skip ("PLANDECK_AGENT (the plandeck-agent to compare with) is not set");
+      return;
+    }
+
+  test_unset_proxies ();
+  run.server = test_server_new ();
+  test_server_push (run.server, test_reply_plain (200, "application/json", provider_reply));
+  test_server_push (run.server, test_reply_plain (200, "application/json", provider_reply));
+  write_global_config ("{\"plan_mode\": {\"section\": \"" GUIDANCE_MARKER "\"}}");
+  cli_project = copy_project (fixture, NULL);
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_guidance, &run, NULL), ==, 0);
+
+  cli_options[3] = run.server->base_url;
+  cli_run = run_cli (fixture, cli_project, cli_options, "Look around");
+  remove_global_config ();
+  g_assert_true (g_str_has_prefix (cli_run, "done"));
+
+  g_assert_cmpuint (test_server_count (run.server), ==, 2);
+  g_assert_true (request_has (run.server, 0, GUIDANCE_MARKER));
+  g_assert_true (request_has (run.server, 1, GUIDANCE_MARKER));
+  test_server_free (run.server);
+}
+
 /* --- the new session dialog ---------------------------------------------------- */
 
 static void
@@ -1013,7 +1384,19 @@ int
 main (int   argc,
       char *argv[])
 {
+  g_autofree char *config_home = NULL;
+  int status;
+
+  /* The runs read the person's config.json (and the config cases write
+   * one): a folder of this process's own, set before GLib caches it, so no
+   * real config is read or written.  (gtk_test_init() ignores
+   * G_TEST_OPTION_ISOLATE_DIRS.) */
+  config_home = g_dir_make_tmp ("plandeck-ui-config-XXXXXX", NULL);
+  g_assert_nonnull (config_home);
+  g_setenv ("XDG_CONFIG_HOME", config_home, TRUE);
+
   gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_assert_cmpstr (g_get_user_config_dir (), ==, config_home);
 
   g_test_add_func ("/pd/ui/demo/plays-live", test_demo_plays_live);
   g_test_add_func ("/pd/ui/demo/from-empty-state", test_demo_from_empty_state);
@@ -1024,6 +1407,13 @@ main (int   argc,
   g_test_add_func ("/pd/ui/runs/stop-while-asking", test_run_stop_while_asking);
   g_test_add_func ("/pd/ui/runs/plan-review", test_run_plan_review);
   g_test_add_func ("/pd/ui/runs/plan-review-dismissed", test_run_plan_dismissed);
+  for (guint i = 0; i < G_N_ELEMENTS (config_cases); i++)
+    {
+      g_autofree char *path = g_strconcat ("/pd/ui/runs/config/", config_cases[i].name, NULL);
+
+      g_test_add_data_func (path, &config_cases[i], test_config_case);
+    }
+  g_test_add_func ("/pd/ui/runs/config/plan-mode/guidance", test_config_guidance);
   g_test_add_func ("/pd/ui/runs/new-session-dialog", test_new_session_dialog);
   g_test_add_func ("/pd/ui/preferences/profiles-and-privacy", test_preferences);
   g_test_add_func ("/pd/ui/preferences/poll-cadence", test_preferences_poll_cadence);
@@ -1031,5 +1421,9 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
 
-  return g_test_run ();
+  status = g_test_run ();
+  remove_global_config ();
+  g_rmdir (config_home);
+
+  return status;
 }
