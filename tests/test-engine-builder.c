@@ -1,0 +1,383 @@
+/* test-engine-builder.c: the one engine constructor every front end uses.
+ *
+ * Real parts: config files in a temporary folder, a session database, the
+ * replay provider against the real tools, and a loopback HTTP server for
+ * what a provider sends.  The CLI (tests/test-agent-cli.py) and the window
+ * (tests/ui/test-runs.c) check the same builder from their side.
+ */
+#define G_LOG_DOMAIN "test-engine-builder"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-engine-builder.h"
+#include "pd-test-server.h"
+
+typedef struct
+{
+  char *dir;
+  char *global_path;
+  char *project;
+  char *db_path;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *readme = NULL;
+
+  f->dir = g_dir_make_tmp ("pd-builder-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->global_path = g_build_filename (f->dir, "config.json", NULL);
+  f->project = g_build_filename (f->dir, "project", NULL);
+  f->db_path = g_build_filename (f->dir, "data", "sessions.db", NULL);
+  g_assert_cmpint (g_mkdir (f->project, 0700), ==, 0);
+  readme = g_build_filename (f->project, "README.md", NULL);
+  g_assert_true (g_file_set_contents (readme, "hello\n", -1, NULL));
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->global_path);
+  g_free (f->project);
+  g_free (f->db_path);
+}
+
+static PdConfig *
+load_config (Fixture    *f,
+             const char *global_json)
+{
+  PdConfigLoadOptions options = PD_CONFIG_LOAD_OPTIONS_INIT;
+  g_autofree char *project_file = g_build_filename (f->project, "plandeck.json", NULL);
+
+  g_assert_true (g_file_set_contents (f->global_path, global_json, -1, NULL));
+  options.global_path = f->global_path;
+  options.project_path = project_file;
+  options.ignore_env = TRUE;
+  return pd_config_load (&options);
+}
+
+static char *
+write_replay (Fixture    *f,
+              const char *json)
+{
+  char *path = g_build_filename (f->dir, "replay.json", NULL);
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  return path;
+}
+
+static const char *provider_reply =
+  "{\"id\": \"r\", \"object\": \"chat.completion\", \"model\": \"m\", \"choices\": [{\"index\": 0,"
+  " \"finish_reason\": \"stop\", \"message\": {\"role\": \"assistant\", \"content\": \"Hi.\"}}],"
+  " \"usage\": {\"prompt_tokens\": 1, \"completion_tokens\": 1}}";
+
+static PdRunResult *
+run_once (PdEngineBuilder *builder,
+          const char      *task)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdEngine) engine = pd_engine_builder_build (builder, &error);
+  PdRunResult *result;
+
+  g_assert_no_error (error);
+  result = pd_engine_run (engine, NULL, task, NULL, &error);
+  g_assert_no_error (error);
+  return result;
+}
+
+/* The config's endpoint and key variable go with the config's provider:
+ * a profile naming another provider gets neither (its own environment
+ * says where it goes, with its own key). */
+static void
+test_key_follows_provider (Fixture       *f,
+                           gconstpointer  data)
+{
+  TestServer *configured = NULL;
+  TestServer *other = NULL;
+  g_autofree char *global = NULL;
+  g_autoptr(PdConfig) config = NULL;
+  g_autoptr(PdEngineBuilder) builder = NULL;
+  g_autoptr(PdRunResult) first = NULL;
+  g_autoptr(PdRunResult) second = NULL;
+  g_autofree char *saved_url = g_strdup (g_getenv ("OPENAI_BASE_URL"));
+  g_autofree char *saved_key = g_strdup (g_getenv ("OPENAI_API_KEY"));
+  TestRequest *request;
+
+  test_unset_proxies ();
+  configured = test_server_new ();
+  other = test_server_new ();
+  test_server_push (configured, test_reply_plain (200, "application/json", provider_reply));
+  test_server_push (other, test_reply_plain (200, "application/json", provider_reply));
+  g_setenv ("PD_TEST_BUILDER_KEY", "sk-configured-secret", TRUE);
+  g_setenv ("OPENAI_BASE_URL", other->base_url, TRUE);
+  g_unsetenv ("OPENAI_API_KEY");
+
+  global = g_strdup_printf ("{\"provider\": {\"name\": \"openai\", \"base_url\": \"%s\", \"model\": \"configured-model\","
+                            " \"api_key_env\": \"PD_TEST_BUILDER_KEY\"}}", configured->base_url);
+  config = load_config (f, global);
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_working_directory (builder, f->project);
+  g_assert_cmpstr (pd_engine_builder_get_model (builder), ==, "configured-model");
+
+  first = run_once (builder, "Say hi");
+  g_assert_cmpint (first->status, ==, PD_RUN_COMPLETED);
+  g_assert_cmpuint (test_server_count (configured), ==, 1);
+  request = test_server_request (configured, 0);
+  g_assert_cmpstr (g_hash_table_lookup (request->headers, "authorization"), ==, "Bearer sk-configured-secret");
+
+  /* The model follows the same rule; a profile's own model wins. */
+  pd_engine_builder_set_provider_name (builder, "anthropic");
+  g_assert_cmpstr (pd_engine_builder_get_model (builder), ==, "claude-sonnet-4-5");
+  pd_engine_builder_set_provider_name (builder, "openai");
+  g_assert_cmpstr (pd_engine_builder_get_model (builder), ==, "configured-model");
+  pd_engine_builder_set_model (builder, "profile-model");
+  g_assert_cmpstr (pd_engine_builder_get_model (builder), ==, "profile-model");
+
+  /* The config describes anthropic; the profile asks for openai. */
+  g_clear_object (&config);
+  g_clear_object (&builder);
+  g_free (global);
+  global = g_strdup_printf ("{\"provider\": {\"name\": \"anthropic\", \"base_url\": \"%s\","
+                            " \"api_key_env\": \"PD_TEST_BUILDER_KEY\"}}", configured->base_url);
+  config = load_config (f, global);
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_working_directory (builder, f->project);
+  pd_engine_builder_set_provider_name (builder, "openai");
+  second = run_once (builder, "Say hi");
+  g_assert_cmpint (second->status, ==, PD_RUN_COMPLETED);
+
+  g_assert_cmpuint (test_server_count (configured), ==, 1);
+  g_assert_cmpuint (test_server_count (other), ==, 1);
+  request = test_server_request (other, 0);
+  g_assert_null (g_hash_table_lookup (request->headers, "authorization"));
+
+  test_server_free (configured);
+  test_server_free (other);
+  g_unsetenv ("PD_TEST_BUILDER_KEY");
+  if (saved_url != NULL)
+    g_setenv ("OPENAI_BASE_URL", saved_url, TRUE);
+  else
+    g_unsetenv ("OPENAI_BASE_URL");
+  if (saved_key != NULL)
+    g_setenv ("OPENAI_API_KEY", saved_key, TRUE);
+}
+
+typedef struct
+{
+  guint asked;
+  guint destroyed;
+} Asker;
+
+static gboolean
+allow_and_count (const char *tool,
+                 const char *summary,
+                 gpointer    user_data)
+{
+  g_atomic_int_inc (&((Asker *) user_data)->asked);
+  return TRUE;
+}
+
+static void
+count_destroy (gpointer user_data)
+{
+  ((Asker *) user_data)->destroyed++;
+}
+
+static const char *replay_write =
+  "{\"turns\": [{\"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"out.txt\", \"content\": \"x\"}}]},"
+  " {\"content\": \"Written.\"}]}";
+
+/* serve builds many engines from one builder: each asks through the front
+ * end's callback, and its data is freed once, after the last engine. */
+static void
+test_callbacks_shared (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *replay = write_replay (f, replay_write);
+  g_autoptr(PdConfig) config = load_config (f, "{}");
+  PdEngineBuilder *builder = pd_engine_builder_new (config);
+  g_autoptr(GError) error = NULL;
+  PdEngine *engines[2];
+  Asker asker = { 0 };
+
+  pd_engine_builder_set_provider_name (builder, "replay");
+  pd_engine_builder_set_replay_path (builder, replay);
+  pd_engine_builder_set_working_directory (builder, f->project);
+  pd_engine_builder_set_database_path (builder, f->db_path);
+  pd_engine_builder_set_approval (builder, PD_APPROVAL_POLICY_ASK, allow_and_count, &asker, count_destroy);
+
+  for (guint i = 0; i < G_N_ELEMENTS (engines); i++)
+    {
+      g_autoptr(PdRunResult) result = NULL;
+
+      engines[i] = pd_engine_builder_build (builder, &error);
+      g_assert_no_error (error);
+      result = pd_engine_run (engines[i], NULL, "Write", NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+    }
+  g_assert_cmpuint (asker.asked, ==, 2);
+
+  g_object_unref (builder);
+  g_object_unref (engines[0]);
+  g_assert_cmpuint (asker.destroyed, ==, 0);
+  g_object_unref (engines[1]);
+  g_assert_cmpuint (asker.destroyed, ==, 1);
+}
+
+static const char *replay_plan =
+  "{\"turns\": [{\"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"create\", \"steps\": [{\"id\": \"a\", \"title\": \"A\"}]}}]},"
+  " {\"content\": \"Done.\"}]}";
+
+static char *
+first_tool_result (const char *db_path,
+                   const char *session_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_NONE, &error);
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  messages = pd_session_store_load_messages (store, session_id, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "role", ""), "tool") == 0)
+        return g_strdup (json_object_get_string_member_with_default (message, "content", ""));
+    }
+  return NULL;
+}
+
+/* A front end may turn planning off for its engines, never on against the
+ * configuration; the limits are the configuration's. */
+static void
+test_planning_and_limits (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *replay = write_replay (f, replay_plan);
+  struct { const char *global; gboolean allowed; gboolean plans; } cases[] = {
+    { "{}", TRUE, TRUE },
+    { "{}", FALSE, FALSE },
+    { "{\"planning\": {\"enabled\": false}}", TRUE, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PdConfig) config = load_config (f, cases[i].global);
+      g_autoptr(PdEngineBuilder) builder = pd_engine_builder_new (config);
+      g_autoptr(PdRunResult) result = NULL;
+      g_autofree char *tool_result = NULL;
+
+      pd_engine_builder_set_provider_name (builder, "replay");
+      pd_engine_builder_set_replay_path (builder, replay);
+      pd_engine_builder_set_working_directory (builder, f->project);
+      pd_engine_builder_set_database_path (builder, f->db_path);
+      pd_engine_builder_set_planning (builder, cases[i].allowed);
+      result = run_once (builder, "Plan");
+      tool_result = first_tool_result (f->db_path, result->session_id);
+      g_test_message ("case %u: %s", i, tool_result);
+      g_assert_cmpint (g_str_has_prefix (tool_result, "unknown tool"), ==, !cases[i].plans);
+    }
+
+  {
+    g_autoptr(PdConfig) config = load_config (f, "{\"limits\": {\"max_iterations\": 1}}");
+    g_autoptr(PdEngineBuilder) builder = pd_engine_builder_new (config);
+    g_autoptr(PdRunResult) result = NULL;
+
+    pd_engine_builder_set_provider_name (builder, "replay");
+    pd_engine_builder_set_replay_path (builder, replay);
+    pd_engine_builder_set_working_directory (builder, f->project);
+    result = run_once (builder, "Plan");
+    g_assert_cmpint (result->status, ==, PD_RUN_BUDGET_EXCEEDED);
+    g_assert_cmpstr (result->budget_name, ==, "iterations");
+  }
+}
+
+/* Errors a person can act on, before anything runs. */
+static void
+test_errors (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(PdConfig) config = load_config (f, "{\"provider\": {\"name\": \"nonesuch\"}}");
+  g_autoptr(PdEngineBuilder) builder = pd_engine_builder_new (config);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdEngine) engine = NULL;
+  g_autofree char *missing = g_build_filename (f->dir, "no-such-folder", NULL);
+
+  engine = pd_engine_builder_build (builder, &error);
+  g_assert_null (engine);
+  g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG);
+  g_assert_nonnull (strstr (error->message, "unknown provider"));
+  g_clear_error (&error);
+
+  pd_engine_builder_set_provider_name (builder, "replay");
+  engine = pd_engine_builder_build (builder, &error);
+  g_assert_null (engine);
+  g_assert_nonnull (strstr (error->message, "no file of recorded turns"));
+  g_clear_error (&error);
+
+  pd_engine_builder_set_replay_path (builder, "/nonexistent/replay.json");
+  engine = pd_engine_builder_build (builder, &error);
+  g_assert_null (engine);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  {
+    g_autofree char *replay = write_replay (f, replay_plan);
+
+    pd_engine_builder_set_replay_path (builder, replay);
+    pd_engine_builder_set_working_directory (builder, missing);
+    engine = pd_engine_builder_build (builder, &error);
+    g_assert_null (engine);
+    g_assert_nonnull (error);
+  }
+}
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  ADD ("/pd/engine-builder/key-follows-provider", test_key_follows_provider);
+  ADD ("/pd/engine-builder/callbacks-shared", test_callbacks_shared);
+  ADD ("/pd/engine-builder/planning-and-limits", test_planning_and_limits);
+  ADD ("/pd/engine-builder/errors", test_errors);
+
+  return g_test_run ();
+}
