@@ -1058,6 +1058,25 @@ test_output_limits (Fixture       *f,
   g_assert_cmpuint (pd_config_get_thinking_budget (lowered), ==, 0);
 }
 
+/* As an attacker would: with no thinking in the person's config, a project
+ * that asks for a budget would turn thinking (and its cost) on. */
+static void
+test_project_cannot_start_thinking (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(PdConfig) config = load (f, "{}", "{\"provider\": {\"thinking_budget\": 4000}}");
+  g_autofree char *expected =
+    g_strdup_printf ("project config %s: provider.thinking_budget 4000 ignored: a project may only lower it (global value 0)",
+                     f->project_path);
+  g_autoptr(JsonNode) root = pd_config_to_json (config);
+
+  assert_one_warning (config, expected);
+  g_assert_cmpuint (pd_config_get_thinking_budget (config), ==, 0);
+  g_assert_cmpint (pd_config_get_origin (config, "provider.thinking_budget"), ==, PD_CONFIG_ORIGIN_DEFAULT);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (root), "provider"),
+                                               "thinking_budget"), ==, 0);
+}
+
 /* A key the project names that no layer knows, or a whole section: ignored
  * by name too, so nothing is quietly taken or quietly lost. */
 static void
@@ -1308,6 +1327,7 @@ main (int   argc,
   ADD ("/pd/config/project/lowers-and-opts-out", test_project_lowers_and_opts_out);
   ADD ("/pd/config/project/cannot-raise-limits", test_project_cannot_raise_limits);
   ADD ("/pd/config/output-limits", test_output_limits);
+  ADD ("/pd/config/project/cannot-start-thinking", test_project_cannot_start_thinking);
   ADD ("/pd/config/project/unknown", test_project_unknown);
   ADD ("/pd/config/cli/limits", test_limits_cli);
   ADD ("/pd/config/provider/layers", test_provider_layers);

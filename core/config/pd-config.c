@@ -101,10 +101,12 @@ static const KeySpec keys[N_KEYS] = {
   [KEY_PROVIDER_API_KEY_ENV] = { "provider", "api_key_env", "provider.api_key_env", TYPE_STRING, PROJECT_IGNORED },
   /* What one answer may write, and think: caps a project may only lower. */
   [KEY_PROVIDER_MAX_OUTPUT_TOKENS] = { "provider", "max_output_tokens", "provider.max_output_tokens", TYPE_COUNT,
-                                       PROJECT_LOWER, 1, PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, TRUE },
+                                       PROJECT_LOWER, 1, PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, FALSE },
+  /* Unset, nothing thinks: a budget is something to turn on, not a cap
+   * to lift, so a project may lower the person's, never start one. */
   [KEY_PROVIDER_THINKING_BUDGET] = { "provider", "thinking_budget", "provider.thinking_budget", TYPE_COUNT,
                                      PROJECT_LOWER, PD_CONFIG_PROVIDER_THINKING_BUDGET_MIN,
-                                     PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, TRUE },
+                                     PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, FALSE },
   [KEY_PLANNING_ENABLED] = { "planning", "enabled", "planning.enabled", TYPE_BOOLEAN, PROJECT_OPT_OUT },
   [KEY_PLANNING_MAX_STEPS] = { "planning", "max_steps", "planning.max_steps", TYPE_COUNT, PROJECT_LOWER,
                                PD_CONFIG_PLANNING_MAX_STEPS_MIN, PD_CONFIG_PLANNING_MAX_STEPS_MAX },
