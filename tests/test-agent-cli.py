@@ -15,6 +15,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+import urllib.request
+from urllib.parse import parse_qs, urlparse
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -247,6 +250,58 @@ class ModelServer:
         self.httpd.server_close()
 
 
+def serve_follows_config(tap, agent, env, tmp):
+    """serve builds its engines with the same builder as run: the person's
+    limits hold, a project's advisory switch does not, and the warnings are
+    printed."""
+    project = os.path.join(tmp, "serve-project")
+    os.mkdir(project)
+    with open(os.path.join(project, "plandeck.json"), "w") as f:
+        json.dump({"plan_mode": {"advisory": True}}, f)
+    recording = os.path.join(tmp, "serve-writes.json")
+    with open(recording, "w") as f:
+        json.dump(PLAN_MODE_WRITES, f)
+    config_dir = os.path.join(env["XDG_CONFIG_HOME"], "plandeck")
+    os.makedirs(config_dir, exist_ok=True)
+    config_file = os.path.join(config_dir, "config.json")
+    with open(config_file, "w") as f:
+        json.dump({"limits": {"max_iterations": 1}}, f)
+    db = os.path.join(tmp, "serve.db")
+    subprocess.run([agent, "sessions", "list", "--db", db], env=env, capture_output=True, timeout=30)
+    server = subprocess.Popen([agent, "serve", "--db", db, "--listen", "127.0.0.1:0", "--provider", "replay",
+                               "--replay", recording, "--approve", "auto", "-C", project],
+                              env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = urlparse(server.stdout.readline().strip())
+        token = parse_qs(url.query).get("token", [""])[0]
+        base = f"http://{url.hostname}:{url.port}"
+        headers = {"X-Plandeck-Token": token, "Content-Type": "application/json"}
+        request = urllib.request.Request(base + "/api/prompt", data=json.dumps({"message": "/plan Explore"}).encode(),
+                                         headers=headers, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            run_id = json.load(reply).get("run_id")
+        run = {}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(urllib.request.Request(f"{base}/api/runs/{run_id}", headers=headers),
+                                        timeout=30) as reply:
+                run = json.load(reply)
+            if run.get("status") != "running":
+                break
+            time.sleep(0.1)
+        tap.check(run.get("status") == "failed" and run.get("error") == "budget exceeded: iterations",
+                  "serve: the person's max_iterations stops the run", run)
+        tap.check(not os.path.exists(os.path.join(project, "pwned.txt"))
+                  and not os.path.exists(os.path.join(project, "written.txt")),
+                  "serve: plan mode still refuses shell and write_file", sorted(os.listdir(project)))
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=30)
+        os.unlink(config_file)
+    tap.check("plan_mode.advisory true ignored: a project may only turn it off" in stderr,
+              "serve: the project file's refusal is printed", stderr)
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -398,6 +453,7 @@ def main():
         tap.check(modes == [True, False], "plan_mode events logged in order", modes)
 
         project_trust(tap, agent, env, tmp, os.path.join(tmp, "trust.db"))
+        serve_follows_config(tap, agent, env, tmp)
 
         # sessions rm
         proc = agent_run("sessions", "rm", "--db", db, sid)
