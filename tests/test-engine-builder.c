@@ -325,6 +325,42 @@ test_planning_and_limits (Fixture       *f,
   }
 }
 
+static const char *replay_echo_keys =
+  "{\"turns\": [{\"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\":"
+  " \"echo config=[$PD_TEST_CONFIG_KEY] profile=[$PD_TEST_PROFILE_KEY] other=[$PD_TEST_OTHER]\"}}]},"
+  " {\"content\": \"Echoed.\"}]}";
+
+/* As an attacker would: a command asks for the variables the person's key
+ * came from.  The config's and the profile's are kept out, whatever they
+ * are called; others pass. */
+static void
+test_key_variables_hidden (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *replay = write_replay (f, replay_echo_keys);
+  g_autoptr(PdConfig) config = load_config (f, "{\"provider\": {\"name\": \"replay\", \"api_key_env\": \"PD_TEST_CONFIG_KEY\"}}");
+  g_autoptr(PdEngineBuilder) builder = pd_engine_builder_new (config);
+  g_autoptr(PdRunResult) result = NULL;
+  g_autofree char *output = NULL;
+
+  g_setenv ("PD_TEST_CONFIG_KEY", "sk-config-secret", TRUE);
+  g_setenv ("PD_TEST_PROFILE_KEY", "sk-profile-secret", TRUE);
+  g_setenv ("PD_TEST_OTHER", "visible", TRUE);
+  pd_engine_builder_set_replay_path (builder, replay);
+  pd_engine_builder_set_api_key_env (builder, "PD_TEST_PROFILE_KEY");
+  pd_engine_builder_set_working_directory (builder, f->project);
+  pd_engine_builder_set_database_path (builder, f->db_path);
+  pd_engine_builder_set_approval (builder, PD_APPROVAL_POLICY_AUTO, NULL, NULL, NULL);
+  result = run_once (builder, "Echo");
+  output = first_tool_result (f->db_path, result->session_id);
+  g_unsetenv ("PD_TEST_CONFIG_KEY");
+  g_unsetenv ("PD_TEST_PROFILE_KEY");
+  g_unsetenv ("PD_TEST_OTHER");
+
+  g_test_message ("%s", output);
+  g_assert_nonnull (strstr (output, "config=[] profile=[] other=[visible]"));
+}
+
 /* Errors a person can act on, before anything runs. */
 static void
 test_errors (Fixture       *f,
@@ -377,6 +413,7 @@ main (int   argc,
   ADD ("/pd/engine-builder/key-follows-provider", test_key_follows_provider);
   ADD ("/pd/engine-builder/callbacks-shared", test_callbacks_shared);
   ADD ("/pd/engine-builder/planning-and-limits", test_planning_and_limits);
+  ADD ("/pd/engine-builder/key-variables-hidden", test_key_variables_hidden);
   ADD ("/pd/engine-builder/errors", test_errors);
 
   return g_test_run ();
