@@ -10,7 +10,8 @@
  *   line 1        the request target, with {plan}, {plain} and {done}
  *                 replaced by the ids of the seeded sessions
  *   next lines    extra request headers, up to an empty line
- *   the rest      the body (Content-Length is added)
+ *   the rest      the body (Content-Length is added, and Content-Type:
+ *                 application/json unless a header line gives a type)
  *
  * The server must answer every request with a well-formed status line (HTTP/1.x) and
  * never with 500: bad input is a 4xx, not an internal error.
@@ -138,6 +139,7 @@ build_request (const guint8 *data,
   size_t left = size - 1;
   const char *nl;
   g_autoptr(GString) target = NULL;
+  gboolean typed = FALSE;
 
   if ((data[0] & 7) == 7)
     {
@@ -161,6 +163,9 @@ build_request (const guint8 *data,
   /* Headers up to an empty line. */
   while (left > 0 && (nl = memchr (rest, '\n', left)) && nl != rest)
     {
+      if ((size_t) (nl - rest) >= strlen ("content-type:") &&
+          g_ascii_strncasecmp (rest, "content-type:", strlen ("content-type:")) == 0)
+        typed = TRUE;
       g_string_append_len (out, rest, nl - rest);
       g_string_append (out, "\r\n");
       left -= (size_t) (nl - rest) + 1;
@@ -171,6 +176,10 @@ build_request (const guint8 *data,
       rest++;
       left--;
     }
+  /* A body is JSON unless the input says otherwise (the server refuses
+   * other types before reading a byte: the handlers would go unexplored). */
+  if (left > 0 && !typed)
+    g_string_append (out, "Content-Type: application/json\r\n");
   g_string_append_printf (out, "Content-Length: %zu\r\n\r\n", left);
   g_string_append_len (out, rest, (gssize) left);
   return out;

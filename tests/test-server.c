@@ -290,6 +290,7 @@ start_server (Fixture *f,
   pd_server_set_token (f->server, TOKEN);
   pd_server_set_rate_limit (f->server, rate_limit);
   pd_server_add_allowed_host (f->server, "plandeck.test");
+  pd_server_add_allowed_origin (f->server, "https://proxy.example");
   pd_server_set_engine_func (f->server, replay_engine, f, NULL);
   g_assert_true (pd_server_start (f->server, &error));
   g_assert_no_error (error);
@@ -415,19 +416,52 @@ test_instance_token (Fixture       *f,
   g_assert_nonnull (strstr (soup_message_headers_get_one (root->headers, "Set-Cookie"), "HttpOnly"));
 }
 
+/* A POST carrying @origin: 400 "nothing to update" once past the Origin check. */
+static guint
+post_with_origin (Fixture    *f,
+                  const char *path,
+                  const char *origin)
+{
+  g_autoptr(Reply) reply = request (f, "POST", path, "{}", TOKEN, "Origin", origin, NULL);
+
+  if (reply->status == 403)
+    g_assert_cmpstr (error_of (reply), ==, "Origin not allowed");
+  return reply->status;
+}
+
+static char *
+with_port (const char *pattern,
+           guint       port)
+{
+  GString *text = g_string_new (pattern);
+  g_autofree char *number = g_strdup_printf ("%u", port);
+
+  g_string_replace (text, "PORT", number, 0);
+  return g_string_free (text, FALSE);
+}
+
 static void
 test_host_and_origin (Fixture       *f,
                       gconstpointer  data)
 {
   g_autofree char *path = g_strdup_printf ("/api/sessions/%s", f->plain_id);
+  guint port = pd_server_get_port (f->server);
   g_autoptr(Reply) evil_host = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "evil.example:8080", NULL);
   g_autoptr(Reply) allowed_host = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "plandeck.test:8080", NULL);
   g_autoptr(Reply) localhost = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "localhost", NULL);
   g_autoptr(Reply) evil_origin = request (f, "POST", path, "{\"name\":\"x\"}", TOKEN, "Origin", "http://evil.example", NULL);
   g_autoptr(Reply) null_origin = request (f, "DELETE", path, NULL, TOKEN, "Origin", "null", NULL);
   g_autoptr(Reply) get_foreign = request (f, "GET", "/api/health", NULL, TOKEN, "Origin", "http://evil.example", NULL);
-  g_autoptr(Reply) local_origin = request (f, "POST", path, "{}", TOKEN, "Origin", "http://localhost:5173", NULL);
-  g_autoptr(Reply) check = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) check = NULL;
+  /* The server's own origin, by each name it answers to, and one allowed. */
+  const char *own[] = { "http://localhost:PORT", "http://127.0.0.1:PORT", "http://[::1]:PORT", "http://LocalHost:PORT",
+                        "http://plandeck.test:PORT", "https://proxy.example", "HTTPS://PROXY.EXAMPLE" };
+  /* A page on another port of this machine is another origin; so is https
+   * on our port, port 80 by default, and what is no origin at all. */
+  const char *foreign[] = { "http://127.0.0.1:3000", "http://localhost:5173", "https://127.0.0.1:PORT",
+                            "http://localhost", "ws://127.0.0.1:PORT", "http://127.0.0.1:PORT/page",
+                            "http://user@127.0.0.1:PORT", "https://proxy.example:444", "http://proxy.example",
+                            "127.0.0.1:PORT", "http://127.0.0.1:PORT?x", "" };
 
   g_assert_cmpuint (evil_host->status, ==, 403);
   g_assert_cmpstr (error_of (evil_host), ==, "Host not allowed");
@@ -437,11 +471,219 @@ test_host_and_origin (Fixture       *f,
   g_assert_cmpstr (error_of (evil_origin), ==, "Origin not allowed");
   g_assert_cmpuint (null_origin->status, ==, 403);
   g_assert_cmpuint (get_foreign->status, ==, 200);
-  /* A local origin passes the check and reaches the handler. */
-  g_assert_cmpuint (local_origin->status, ==, 400);
+
+  for (guint i = 0; i < G_N_ELEMENTS (foreign); i++)
+    {
+      g_autofree char *origin = with_port (foreign[i], port);
+
+      g_test_message ("foreign origin %s", origin);
+      g_assert_cmpuint (post_with_origin (f, path, origin), ==, 403);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (own); i++)
+    {
+      g_autofree char *origin = with_port (own[i], port);
+
+      g_test_message ("own origin %s", origin);
+      g_assert_cmpuint (post_with_origin (f, path, origin), ==, 400);
+    }
+
   /* Nothing was renamed or deleted. */
+  check = request (f, "GET", path, NULL, TOKEN, NULL);
   g_assert_cmpuint (check->status, ==, 200);
   g_assert_false (json_object_has_member (reply_object (check), "name"));
+}
+
+/* A raw request to the server, answered by one answer (or NULL). */
+static char *
+raw_exchange (Fixture    *f,
+              const char *text)
+{
+  int fd = raw_connect (f);
+  char *answer;
+
+  g_assert_true (raw_send (fd, text, strlen (text)));
+  answer = raw_read_answer (fd);
+  close (fd);
+  return answer;
+}
+
+/* Bodies a page elsewhere can send without asking first (text/plain, a
+ * form) start nothing: POST bodies are JSON.  And such a page cannot hold
+ * event-stream slots either. */
+static void
+test_json_bodies_only (Fixture       *f,
+                       gconstpointer  data)
+{
+  const char *body = "{\"message\":\"Do two things\"}";
+  const char *types[] = { "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                          "application/jsonx", NULL };
+  g_autofree char *stream = NULL;
+  g_autofree char *stream_text = NULL;
+  g_autofree char *accepted = NULL;
+  g_autofree char *accepted_text = NULL;
+  g_autoptr(Reply) runs = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autofree char *type_line = types[i] ? g_strdup_printf ("Content-Type: %s\r\n", types[i]) : g_strdup ("");
+      g_autofree char *text = g_strdup_printf ("POST /api/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n"
+                                               "%sContent-Length: %zu\r\n\r\n%s", TOKEN, type_line, strlen (body), body);
+      g_autofree char *answer = raw_exchange (f, text);
+
+      g_test_message ("Content-Type %s", types[i] ? types[i] : "(none)");
+      g_assert_cmpuint (raw_status (answer), ==, 415);
+      g_assert_nonnull (strstr (answer, "must be JSON"));
+    }
+
+  accepted_text = g_strdup_printf ("POST /api/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n"
+                                   "Content-Type: Application/JSON; charset=utf-8\r\nContent-Length: %zu\r\n\r\n%s",
+                                   TOKEN, strlen (body), body);
+  accepted = raw_exchange (f, accepted_text);
+  g_assert_cmpuint (raw_status (accepted), ==, 202);
+
+  /* Only that one run was started. */
+  runs = request (f, "GET", "/api/runs", NULL, TOKEN, NULL);
+  g_assert_cmpint (json_object_get_int_member (reply_object (runs), "count"), ==, 1);
+
+  stream_text = g_strdup_printf ("GET /api/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n"
+                                 "Origin: http://127.0.0.1:3000\r\n\r\n", TOKEN);
+  stream = raw_exchange (f, stream_text);
+  g_assert_cmpuint (raw_status (stream), ==, 403);
+}
+
+/* The answer comes before the body: an announced body is judged by the
+ * headers alone, and the connection is closed without reading it. */
+static void
+assert_refused_before_body (Fixture    *f,
+                            const char *text,
+                            guint       status,
+                            const char *error)
+{
+  int fd = raw_connect (f);
+  g_autofree char *answer = NULL;
+  char byte;
+
+  g_assert_true (raw_send (fd, text, strlen (text)));
+  /* Not one body byte is sent: the server that waits for them never answers. */
+  answer = raw_read_answer (fd);
+  g_assert_nonnull (answer);
+  g_assert_cmpuint (raw_status (answer), ==, status);
+  g_assert_nonnull (strstr (answer, error));
+  g_assert_nonnull (strstr (answer, "Connection: close"));
+  /* And then the end of the connection. */
+  g_assert_cmpint (recv (fd, &byte, 1, 0), <=, 0);
+  close (fd);
+}
+
+/* Bodies were read whole (and copied once more) before the token, Host and
+ * size checks: a 1.2 GB POST with a wrong token took serve to 2.4 GB. */
+static void
+test_body_limits (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *wrong_token = g_strdup ("POST /api/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: wrong\r\n"
+                                           "Content-Type: application/json\r\nContent-Length: 1200000000\r\n\r\n");
+  g_autofree char *wrong_host = g_strdup_printf ("POST /api/prompt HTTP/1.1\r\nHost: evil.example\r\nX-Odek-Ws-Token: %s\r\n"
+                                                 "Content-Type: application/json\r\nContent-Length: 1200000000\r\n\r\n", TOKEN);
+  g_autofree char *too_large = g_strdup_printf ("POST /api/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n"
+                                                "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+                                                TOKEN, PD_SERVER_MAX_BODY + 1);
+  g_autofree char *not_json = g_strdup_printf ("POST /api/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n"
+                                               "Content-Type: text/plain\r\nContent-Length: 100\r\n\r\n", TOKEN);
+  g_autofree char *root = g_strdup ("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1200000000\r\n\r\n");
+  g_autofree char *chunked = g_strdup_printf ("POST /api/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n"
+                                              "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", TOKEN);
+  const gsize endless = 64 * 1024 * 1024;
+  g_autofree char *chunk = NULL;
+  g_autofree char *answer = NULL;
+  g_autoptr(Reply) runs = NULL;
+  gsize sent = 0;
+  int fd;
+
+  assert_refused_before_body (f, wrong_token, 403, "Forbidden");
+  assert_refused_before_body (f, wrong_host, 403, "Host not allowed");
+  assert_refused_before_body (f, too_large, 413, "request body too large");
+  assert_refused_before_body (f, not_json, 415, "must be JSON");
+  assert_refused_before_body (f, root, 413, "request body too large");
+
+  /* A chunked body says nothing of its size: counted as it comes, refused
+   * at the cap, and the server stops reading.  Before, it read the 64 MiB
+   * (into memory, twice) and only then said 413. */
+  fd = raw_connect (f);
+  g_assert_true (raw_send (fd, chunked, strlen (chunked)));
+  {
+    const gsize piece = 64 * 1024;
+    g_autofree char *spaces = g_malloc (piece);
+
+    memset (spaces, ' ', piece);
+    chunk = g_strdup_printf ("%zx\r\n", piece);
+    while (sent < endless)
+      {
+        struct pollfd pfd = { fd, POLLOUT, 0 };
+
+        /* A server that neither reads nor closes stops the test here. */
+        if (poll (&pfd, 1, 10000) <= 0 ||
+            !raw_send (fd, chunk, strlen (chunk)) || !raw_send (fd, spaces, piece) || !raw_send (fd, "\r\n", 2))
+          break;
+        sent += piece;
+      }
+  }
+  g_test_message ("%" G_GSIZE_FORMAT " bytes of chunks sent before the server stopped reading", sent);
+  g_assert_cmpuint (sent, <, endless);
+  g_assert_cmpuint (sent, >=, PD_SERVER_MAX_BODY);
+  answer = raw_read_answer (fd);
+  /* The answer may be lost to the reset when the client goes on sending;
+   * when it arrives, it is the 413. */
+  if (answer != NULL)
+    g_assert_cmpuint (raw_status (answer), ==, 413);
+  close (fd);
+
+  /* None of it started a run. */
+  runs = request (f, "GET", "/api/runs", NULL, TOKEN, NULL);
+  g_assert_cmpint (json_object_get_int_member (reply_object (runs), "count"), ==, 0);
+
+  /* A body within the cap still works, in one piece or in chunks. */
+  {
+    g_autoptr(Reply) ok = request (f, "POST", "/api/prompt", "{\"message\":\"Do two things\"}", TOKEN, NULL);
+    g_autofree char *small = g_strdup_printf ("POST /api/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n"
+                                              "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                              "d\r\n{\"message\":\"\r\nf\r\nDo two things\"}\r\n0\r\n\r\n", TOKEN);
+    g_autofree char *small_answer = raw_exchange (f, small);
+
+    g_assert_cmpuint (ok->status, ==, 202);
+    g_assert_cmpuint (raw_status (small_answer), ==, 202);
+  }
+}
+
+/* RFC 9112 §3.2: two Host lines, or a Host that is a list, are a 400:
+ * libsoup keeps one of them, a proxy in front may read the other. */
+static void
+test_duplicate_host (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *hosts[] = { "Host: evil.example\r\nHost: 127.0.0.1", "Host: 127.0.0.1\r\nHost: evil.example",
+                          "Host: 127.0.0.1\r\nHost: 127.0.0.1", "Host: 127.0.0.1, evil.example" };
+  const char *paths[] = { "/api/health", "/" };
+
+  for (guint p = 0; p < G_N_ELEMENTS (paths); p++)
+    for (guint i = 0; i < G_N_ELEMENTS (hosts); i++)
+      {
+        g_autofree char *text = g_strdup_printf ("GET %s HTTP/1.1\r\n%s\r\nX-Odek-Ws-Token: %s\r\n\r\n",
+                                                 paths[p], hosts[i], TOKEN);
+        g_autofree char *answer = raw_exchange (f, text);
+
+        g_test_message ("%s with %s", paths[p], hosts[i]);
+        g_assert_cmpuint (raw_status (answer), ==, 400);
+        if (strcmp (paths[p], "/api/health") == 0)
+          g_assert_nonnull (strstr (answer, "more than one Host header"));
+      }
+
+  {
+    g_autofree char *text = g_strdup_printf ("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Odek-Ws-Token: %s\r\n\r\n", TOKEN);
+    g_autofree char *answer = raw_exchange (f, text);
+
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+  }
 }
 
 static void
@@ -1217,6 +1459,9 @@ main (int   argc,
   ADD ("/pd/server/health", test_health, 0);
   ADD ("/pd/server/instance-token", test_instance_token, 0);
   ADD ("/pd/server/host-and-origin", test_host_and_origin, 0);
+  ADD ("/pd/server/json-bodies-only", test_json_bodies_only, 0);
+  ADD ("/pd/server/duplicate-host", test_duplicate_host, 0);
+  ADD ("/pd/server/body-limits", test_body_limits, 0);
   ADD ("/pd/server/session-list", test_session_list, 0);
   ADD ("/pd/server/session-tokens", test_session_tokens, 0);
   ADD ("/pd/server/export", test_export, 0);

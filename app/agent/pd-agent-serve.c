@@ -2,7 +2,7 @@
  * database, odek-compatible, with runs through the embedded engine.
  *
  *   serve [--db PATH] [--listen ADDR:PORT] [--allow-host HOST]...
- *         [--rate-limit N] [engine options of `run`]
+ *         [--allow-origin ORIGIN]... [--rate-limit N] [engine options of `run`]
  *
  * The start URL (with the instance token) goes to stdout as the first line;
  * SIGINT or SIGTERM stops the server cleanly (active runs are cancelled and
@@ -55,6 +55,7 @@ pd_agent_serve_main (int    argc,
   g_autofree char *db_path = NULL;
   g_autofree char *listen = NULL;
   g_auto(GStrv) allow_hosts = NULL;
+  g_auto(GStrv) allow_origins = NULL;
   g_autofree char *host = NULL;
   g_auto(PdAgentEngineArgs) args = { 0 };
   int rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
@@ -62,6 +63,7 @@ pd_agent_serve_main (int    argc,
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
     { "listen", 0, 0, G_OPTION_ARG_STRING, &listen, "Address and port (default 127.0.0.1:8080; port 0 picks one)", "ADDR:PORT" },
     { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_hosts, "Also accept this Host name (repeatable)", "HOST" },
+    { "allow-origin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_origins, "Also accept changes from pages of this origin, e.g. https://plandeck.example (repeatable)", "ORIGIN" },
     { "rate-limit", 0, 0, G_OPTION_ARG_INT, &rate_limit, "Session lookups per minute per client (default 60, 0 = off)", "N" },
     { NULL }
   };
@@ -93,6 +95,20 @@ pd_agent_serve_main (int    argc,
     {
       fprintf (stderr, "plandeck-agent serve: --rate-limit takes 0 or more\n");
       return 2;
+    }
+  for (guint i = 0; allow_origins && allow_origins[i]; i++)
+    {
+      /* What a browser sends: scheme://host[:port], nothing after. */
+      g_autoptr(GUri) uri = g_uri_parse (allow_origins[i], G_URI_FLAGS_NONE, NULL);
+
+      if (uri == NULL || g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0' ||
+          *g_uri_get_path (uri) != '\0' || g_uri_get_userinfo (uri) != NULL ||
+          g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
+        {
+          fprintf (stderr, "plandeck-agent serve: --allow-origin takes scheme://host[:port] (as https://plandeck.example), not '%s'\n",
+                   allow_origins[i]);
+          return 2;
+        }
     }
   if (!pd_agent_engine_args_check (&args, PD_APPROVAL_POLICY_DENY, &policy, &error))
     {
@@ -126,6 +142,8 @@ pd_agent_serve_main (int    argc,
   pd_server_set_model (server, pd_engine_builder_get_model (builder));
   for (guint i = 0; allow_hosts && allow_hosts[i]; i++)
     pd_server_add_allowed_host (server, allow_hosts[i]);
+  for (guint i = 0; allow_origins && allow_origins[i]; i++)
+    pd_server_add_allowed_origin (server, allow_origins[i]);
   pd_server_set_engine_func (server, make_engine, g_object_ref (builder), g_object_unref);
 
   if (!pd_server_start (server, &error))

@@ -250,3 +250,176 @@ _pd_server_conns_watch_stream (PdServer          *self,
   if (conn != NULL && conn->msg == msg)
     conn_watch (conn, CONN_STREAMING);
 }
+
+/* ---------------------------------------------------------------------- */
+/* Refusals that read no request body                                     */
+
+#define DRAIN_MAX_BYTES (1024 * 1024)
+#define DRAIN_SECONDS   2
+
+/* A refused connection after its answer: what the client still sends is
+ * read and dropped for a little while, so that closing does not reset the
+ * connection before the client has read the answer; then it is closed. */
+struct _Refusal
+{
+  PdServer  *server;    /* (unowned) */
+  GIOStream *stream;
+  GSocket   *socket;
+  GSource   *watch;
+  GSource   *timeout;
+  gsize      drained;
+};
+
+static void
+refusal_free (Refusal *refusal)
+{
+  if (refusal->watch != NULL)
+    {
+      g_source_destroy (refusal->watch);
+      g_source_unref (refusal->watch);
+    }
+  if (refusal->timeout != NULL)
+    {
+      g_source_destroy (refusal->timeout);
+      g_source_unref (refusal->timeout);
+    }
+  g_io_stream_close (refusal->stream, NULL, NULL);
+  g_object_unref (refusal->stream);
+  g_object_unref (refusal->socket);
+  g_free (refusal);
+}
+
+static void
+refusal_end (Refusal *refusal)
+{
+  refusal->server->refusals = g_list_remove (refusal->server->refusals, refusal);
+  refusal_free (refusal);
+}
+
+static gboolean
+on_refusal_readable (GSocket      *socket,
+                     GIOCondition  condition,
+                     gpointer      user_data)
+{
+  Refusal *refusal = user_data;
+  char buffer[16 * 1024];
+
+  for (;;)
+    {
+      ssize_t n = recv (g_socket_get_fd (socket), buffer, sizeof buffer, MSG_DONTWAIT);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return G_SOURCE_CONTINUE;
+      if (n > 0 && (refusal->drained += (gsize) n) <= DRAIN_MAX_BYTES)
+        continue;
+      break;   /* the end, an error, or enough: close */
+    }
+
+  /* The source ends with this dispatch. */
+  g_clear_pointer (&refusal->watch, g_source_unref);
+  refusal_end (refusal);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_refusal_timeout (gpointer user_data)
+{
+  Refusal *refusal = user_data;
+
+  g_clear_pointer (&refusal->timeout, g_source_unref);
+  refusal_end (refusal);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+append_header (const char *name,
+               const char *value,
+               gpointer    user_data)
+{
+  if (g_ascii_strcasecmp (name, "Content-Length") != 0 &&
+      g_ascii_strcasecmp (name, "Transfer-Encoding") != 0 &&
+      g_ascii_strcasecmp (name, "Connection") != 0)
+    g_string_append_printf (user_data, "%s: %s\r\n", name, value);
+}
+
+/**
+ * _pd_server_conns_refuse:
+ *
+ * Sends the answer set on @msg (its status, headers and body) and closes the
+ * connection without reading the request body: the checks of the headers
+ * refused it, or its body went beyond the cap.  Called from a handler of
+ * @msg's "got-headers" or "got-chunk": the connection is taken from libsoup
+ * there and then (soup_server_message_steal_connection(); libsoup's reader
+ * sees its message gone and stops), so not one more byte is read into
+ * memory.
+ */
+void
+_pd_server_conns_refuse (PdServer          *self,
+                         SoupServerMessage *msg)
+{
+  g_autoptr(GString) answer = g_string_new (NULL);
+  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_response_body (msg));
+  g_autoptr(GIOStream) stream = NULL;
+  GSocket *socket = soup_server_message_get_socket (msg);
+  guint status = soup_server_message_get_status (msg);
+  Refusal *refusal;
+  gsize sent = 0;
+  int fd;
+
+  g_return_if_fail (socket != NULL);
+
+  g_string_append_printf (answer, "HTTP/1.1 %u %s\r\n", status, soup_status_get_phrase (status));
+  soup_message_headers_foreach (soup_server_message_get_response_headers (msg), append_header, answer);
+  g_string_append_printf (answer, "Content-Length: %" G_GSIZE_FORMAT "\r\nConnection: close\r\n\r\n",
+                          g_bytes_get_size (body));
+  g_string_append_len (answer, g_bytes_get_data (body, NULL), (gssize) g_bytes_get_size (body));
+
+  refusal = g_new0 (Refusal, 1);
+  refusal->server = self;
+  refusal->socket = g_object_ref (socket);
+  stream = soup_server_message_steal_connection (msg);
+  if (stream == NULL)
+    {
+      g_object_unref (refusal->socket);
+      g_free (refusal);
+      return;
+    }
+  refusal->stream = g_steal_pointer (&stream);
+  self->refusals = g_list_prepend (self->refusals, refusal);
+
+  /* A few hundred bytes into an empty send buffer: it does not block; if
+   * the client does not take them, it does not get them. */
+  fd = g_socket_get_fd (refusal->socket);
+  while (sent < answer->len)
+    {
+      ssize_t n = send (fd, answer->str + sent, answer->len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      sent += (gsize) n;
+    }
+  if (sent < answer->len || shutdown (fd, SHUT_WR) != 0)
+    {
+      refusal_end (refusal);
+      return;
+    }
+
+  refusal->watch = g_socket_create_source (refusal->socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_callback (refusal->watch, (GSourceFunc) (GCallback) on_refusal_readable, refusal, NULL);
+  g_source_attach (refusal->watch, self->context);
+  refusal->timeout = g_timeout_source_new_seconds (DRAIN_SECONDS);
+  g_source_set_callback (refusal->timeout, on_refusal_timeout, refusal, NULL);
+  g_source_attach (refusal->timeout, self->context);
+}
+
+/* Stopping: refused connections are closed now. */
+void
+_pd_server_conns_end_refusals (PdServer *self)
+{
+  while (self->refusals != NULL)
+    refusal_end (self->refusals->data);
+}

@@ -1,10 +1,13 @@
 /* pd-server-guard.c: who may ask what of `plandeck-agent serve`.
  *
- * The instance and session tokens, the Host and Origin checks, and the
- * rate limiter of session lookups (odek's requireServeToken,
- * requireLocalHost, requireLocalOrigin and sessionLookupLimiter).  All on
- * the server's thread, except the token rules, which the database workers
- * apply too.
+ * The instance and session tokens, the Host and Origin checks, the body
+ * limits, and the rate limiter of session lookups (odek's
+ * requireServeToken, requireLocalHost, requireLocalOrigin and
+ * sessionLookupLimiter).  A request is judged when its headers are in,
+ * before any of its body is read: a refused one with a body is answered
+ * and closed without reading it (pd-server-conns.c), and an accepted body
+ * is kept here, never beyond PD_SERVER_MAX_BODY.  All on the server's
+ * thread, except the token rules, which the database workers apply too.
  */
 #define G_LOG_DOMAIN "pd-server"
 
@@ -76,17 +79,34 @@ _pd_server_host_is_allowed (PdServer   *self,
   return name_is_allowed (self, host);
 }
 
-/* No Origin (not a browser) is fine; "null" and foreign ones are not. */
+/* No Origin (not a browser) is fine; "null" and foreign ones are not.  An
+ * origin is the server's own when it is http, names the server (a loopback
+ * name or an --allow-host one) and its port: a page on another port of the
+ * same machine is another origin, and as foreign as any other site.  Those
+ * of --allow-origin (a reverse proxy's) are taken exactly. */
 gboolean
 _pd_server_origin_is_allowed (PdServer   *self,
                               const char *origin)
 {
   g_autoptr(GUri) uri = NULL;
+  const char *path;
 
   if (origin == NULL)
     return TRUE;
+  for (guint i = 0; i < self->allowed_origins->len; i++)
+    if (g_ascii_strcasecmp (origin, g_ptr_array_index (self->allowed_origins, i)) == 0)
+      return TRUE;
+
   uri = g_uri_parse (origin, G_URI_FLAGS_NONE, NULL);
-  return uri != NULL && name_is_allowed (self, g_uri_get_host (uri));
+  if (uri == NULL || g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 || g_uri_get_userinfo (uri) != NULL ||
+      g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
+    return FALSE;
+  path = g_uri_get_path (uri);
+  if (path != NULL && *path != '\0' && strcmp (path, "/") != 0)
+    return FALSE;
+  /* No port in an http origin is port 80. */
+  return (g_uri_get_port (uri) == -1 ? 80u : (guint) g_uri_get_port (uri)) == self->port &&
+         name_is_allowed (self, g_uri_get_host (uri));
 }
 
 char *
@@ -194,4 +214,251 @@ _pd_server_rate_allow (PdServer   *self,
     }
 
   return FALSE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Requests judged by their headers, before a byte of body is read        */
+
+#define GUARD_KEY "pd-server-guard"
+
+/* What the guard knows of one request; lives on the message. */
+typedef struct
+{
+  PdServer   *server;           /* (unowned) */
+  gboolean    judged;           /* the headers passed */
+  gboolean    instance_header;  /* the instance token came as a header */
+  GByteArray *body;             /* what was read of it, never over the cap */
+} Guard;
+
+static void
+guard_free (gpointer data)
+{
+  Guard *guard = data;
+
+  g_clear_pointer (&guard->body, g_byte_array_unref);
+  g_free (guard);
+}
+
+static gboolean
+path_is_api (const char *path)
+{
+  return g_str_has_prefix (path, "/api") && (path[4] == '\0' || path[4] == '/');
+}
+
+static gboolean
+content_type_is_json (SoupMessageHeaders *headers)
+{
+  const char *type = soup_message_headers_get_content_type (headers, NULL);
+
+  return type != NULL && g_ascii_strcasecmp (type, "application/json") == 0;
+}
+
+/* The checks of handle_api, in odek's order (instance token, Host, Origin),
+ * then ours of the body.  Returns the status of a refusal, 0 to go on. */
+static guint
+judge (Guard              *guard,
+       SoupServerMessage  *msg,
+       const char         *path,
+       gboolean            has_body,
+       goffset             length,
+       const char        **error)
+{
+  PdServer *self = guard->server;
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  const char *method = soup_server_message_get_method (msg);
+  const char *host = soup_message_headers_get_list (headers, "Host");
+  gboolean api = path_is_api (path);
+
+  /* RFC 9112 §3.2: more than one Host field line is a 400, and a Host
+   * that is a list is no valid Host either; libsoup reads only one of them,
+   * and which one a proxy in front would read is anyone's guess. */
+  if (host != NULL && strchr (host, ',') != NULL)
+    {
+      *error = "more than one Host header";
+      return SOUP_STATUS_BAD_REQUEST;
+    }
+
+  if (api)
+    {
+      const char *header_token = soup_message_headers_get_one (headers, "X-Odek-Ws-Token");
+
+      if (header_token == NULL)
+        header_token = soup_message_headers_get_one (headers, "X-Plandeck-Token");
+      guard->instance_header = _pd_server_token_equal (header_token, self->token);
+      if (!guard->instance_header)
+        {
+          g_autofree char *cookie_token = _pd_server_cookie_value (msg, "odek_ws_token");
+
+          if (!_pd_server_token_equal (cookie_token, self->token))
+            {
+              *error = "Forbidden";
+              return SOUP_STATUS_FORBIDDEN;
+            }
+        }
+
+      if (!_pd_server_host_is_allowed (self, host))
+        {
+          *error = "Host not allowed";
+          return SOUP_STATUS_FORBIDDEN;
+        }
+
+      /* odek's rule (changes only), and ours for the event stream: a page
+       * elsewhere must not hold stream slots either. */
+      if ((method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD && method != SOUP_METHOD_OPTIONS) ||
+          strcmp (path, "/api/events/stream") == 0)
+        {
+          if (!_pd_server_origin_is_allowed (self, soup_message_headers_get_one (headers, "Origin")))
+            {
+              *error = "Origin not allowed";
+              return SOUP_STATUS_FORBIDDEN;
+            }
+        }
+
+      /* A form or text/plain body is what a page elsewhere can send without
+       * asking first (no CORS preflight); a JSON one it cannot. */
+      if (has_body && !content_type_is_json (headers))
+        {
+          *error = "the request body must be JSON (Content-Type: application/json)";
+          return SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE;
+        }
+    }
+
+  if (length > PD_SERVER_MAX_BODY)
+    {
+      *error = "request body too large";
+      return SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
+    }
+
+  return 0;
+}
+
+/* The answer is set on @msg.  Without a body the request is complete and
+ * libsoup sends it, on a connection kept alive; with one, the connection
+ * is taken and closed without reading it. */
+static void
+refuse (Guard             *guard,
+        SoupServerMessage *msg,
+        guint              status,
+        const char        *error,
+        gboolean           has_body)
+{
+  g_clear_pointer (&guard->body, g_byte_array_unref);
+  if (error != NULL)
+    _pd_server_respond_error (msg, status, error);
+  if (has_body)
+    _pd_server_conns_refuse (guard->server, msg);
+}
+
+static void
+on_got_headers (SoupServerMessage *msg,
+                gpointer           user_data)
+{
+  Guard *guard = user_data;
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  SoupEncoding encoding = soup_message_headers_get_encoding (headers);
+  goffset length = encoding == SOUP_ENCODING_CONTENT_LENGTH ? soup_message_headers_get_content_length (headers) : 0;
+  gboolean has_body = encoding == SOUP_ENCODING_CHUNKED || length > 0;
+  GUri *uri = soup_server_message_get_uri (msg);
+  const char *error = NULL;
+  guint status;
+
+  /* libsoup refused it already (a path with "..", a wrong scheme): its
+   * answer stands, and a body is not read for it either. */
+  if (soup_server_message_get_status (msg) != 0)
+    {
+      refuse (guard, msg, 0, NULL, has_body);
+      return;
+    }
+
+  status = judge (guard, msg, uri ? g_uri_get_path (uri) : "", has_body, length, &error);
+  if (status != 0)
+    {
+      refuse (guard, msg, status, error, has_body);
+      return;
+    }
+
+  guard->judged = TRUE;
+  if (has_body)
+    {
+      /* The chunks land in guard->body, which refuses to grow past the
+       * cap, instead of libsoup's body, which would take them all. */
+      soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+      guard->body = g_byte_array_sized_new ((guint) MIN (length, PD_SERVER_MAX_BODY));
+    }
+}
+
+/* Content-Length bodies stop at their length (checked above); chunked ones
+ * are counted as they come. */
+static void
+on_got_chunk (SoupServerMessage *msg,
+              GBytes            *chunk,
+              gpointer           user_data)
+{
+  Guard *guard = user_data;
+  gsize size = g_bytes_get_size (chunk);
+
+  if (guard->body == NULL)
+    return;
+  if (size > PD_SERVER_MAX_BODY - guard->body->len)
+    {
+      refuse (guard, msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "request body too large", TRUE);
+      return;
+    }
+  g_byte_array_append (guard->body, g_bytes_get_data (chunk, NULL), (guint) size);
+}
+
+/**
+ * _pd_server_guard_watch:
+ *
+ * From SoupServer::request-started: judges @msg when its headers are in,
+ * before its body is read, and keeps its body within PD_SERVER_MAX_BODY.
+ */
+void
+_pd_server_guard_watch (PdServer          *self,
+                        SoupServerMessage *msg)
+{
+  Guard *guard;
+
+  if (g_object_get_data (G_OBJECT (msg), GUARD_KEY) != NULL)
+    return;
+  guard = g_new0 (Guard, 1);
+  guard->server = self;
+  g_object_set_data_full (G_OBJECT (msg), GUARD_KEY, guard, guard_free);
+  g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers), guard);
+  g_signal_connect (msg, "got-chunk", G_CALLBACK (on_got_chunk), guard);
+}
+
+/**
+ * _pd_server_guard_passed:
+ * @instance_header: (out): whether the instance token came as a header
+ *
+ * Whether @msg's headers passed the guard: handlers answer nothing else.
+ */
+gboolean
+_pd_server_guard_passed (SoupServerMessage *msg,
+                         gboolean          *instance_header)
+{
+  Guard *guard = g_object_get_data (G_OBJECT (msg), GUARD_KEY);
+
+  if (guard == NULL || !guard->judged)
+    return FALSE;
+  if (instance_header != NULL)
+    *instance_header = guard->instance_header;
+  return TRUE;
+}
+
+/**
+ * _pd_server_request_body:
+ *
+ * Returns: (transfer full): @msg's body, at most PD_SERVER_MAX_BODY bytes;
+ *   the body is handed over, so a second call returns nothing.
+ */
+GBytes *
+_pd_server_request_body (SoupServerMessage *msg)
+{
+  Guard *guard = g_object_get_data (G_OBJECT (msg), GUARD_KEY);
+
+  if (guard == NULL || guard->body == NULL)
+    return g_bytes_new (NULL, 0);
+  return g_byte_array_free_to_bytes (g_steal_pointer (&guard->body));
 }

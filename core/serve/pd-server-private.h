@@ -18,6 +18,7 @@
 G_BEGIN_DECLS
 
 typedef struct _Run Run;
+typedef struct _Refusal Refusal;
 
 struct _PdServer
 {
@@ -28,6 +29,7 @@ struct _PdServer
   char               *host;
   guint               port;
   GPtrArray          *allowed_hosts;   /* lower case */
+  GPtrArray          *allowed_origins;
   guint               rate_limit;
   char               *token;
   char               *model;
@@ -64,6 +66,7 @@ struct _PdServer
   guint               active_runs;
   GList              *streams;         /* Stream */
   GHashTable         *conns;           /* GSocket → Conn (pd-server-conns.c) */
+  GList              *refusals;        /* Refusal (pd-server-conns.c) */
 };
 
 /* pd-server.c */
@@ -104,6 +107,11 @@ gboolean    _pd_server_token_allows_read  (const char        *presented,
 gboolean    _pd_server_token_allows_write (const char        *presented,
                                            gboolean           instance_header,
                                            const char        *session_token);
+void        _pd_server_guard_watch        (PdServer          *self,
+                                           SoupServerMessage *msg);
+gboolean    _pd_server_guard_passed       (SoupServerMessage *msg,
+                                           gboolean          *instance_header);
+GBytes     *_pd_server_request_body       (SoupServerMessage *msg);
 typedef struct _RateBucket RateBucket;
 void        _pd_server_rate_bucket_free   (RateBucket        *bucket);
 gboolean    _pd_server_rate_allow         (PdServer          *self,
@@ -119,6 +127,9 @@ void        _pd_server_conns_request_finished (PdServer          *self,
                                                SoupServerMessage *msg);
 void        _pd_server_conns_watch_stream (PdServer          *self,
                                            SoupServerMessage *msg);
+void        _pd_server_conns_refuse       (PdServer          *self,
+                                           SoupServerMessage *msg);
+void        _pd_server_conns_end_refusals (PdServer          *self);
 
 /* pd-server-reads.c */
 typedef struct _PlanCacheEntry PlanCacheEntry;

@@ -746,7 +746,7 @@ _pd_server_handle_session (PdServer          *self,
 
   if (kind == OP_UPDATE)
     {
-      g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+      g_autoptr(GBytes) body = _pd_server_request_body (msg);
       g_autoptr(JsonParser) parser = json_parser_new_immutable ();
       gsize len;
       const char *data = g_bytes_get_data (body, &len);

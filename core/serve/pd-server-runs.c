@@ -267,7 +267,7 @@ _pd_server_handle_prompt (PdServer          *self,
       return;
     }
 
-  body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+  body = _pd_server_request_body (msg);
   data = g_bytes_get_data (body, &len);
   if (len > PD_SERVER_MAX_BODY)
     {

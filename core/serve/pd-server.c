@@ -159,11 +159,9 @@ handle_api (SoupServer        *soup,
   SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
   SoupMessageHeaders *response_headers = soup_server_message_get_response_headers (msg);
   const char *method = soup_server_message_get_method (msg);
-  const char *header_token = soup_message_headers_get_one (request_headers, "X-Odek-Ws-Token");
   const char *session_header = soup_message_headers_get_one (request_headers, "X-Session-Token");
-  g_autofree char *cookie_token = NULL;
   g_autofree char *session_cookie = NULL;
-  gboolean instance_header;
+  gboolean instance_header = FALSE;
 
   soup_message_headers_replace (response_headers, "Cache-Control", "no-store");
 
@@ -173,29 +171,12 @@ handle_api (SoupServer        *soup,
       return;
     }
 
-  if (header_token == NULL)
-    header_token = soup_message_headers_get_one (request_headers, "X-Plandeck-Token");
-  instance_header = _pd_server_token_equal (header_token, self->token);
-  if (!instance_header)
+  /* The instance token, Host and Origin were checked with the headers,
+   * before the body was read (pd-server-guard.c); a request the guard did
+   * not judge is not answered here. */
+  if (!_pd_server_guard_passed (msg, &instance_header))
     {
-      cookie_token = _pd_server_cookie_value (msg, "odek_ws_token");
-      if (!_pd_server_token_equal (cookie_token, self->token))
-        {
-          _pd_server_respond_error (msg, 403, "Forbidden");
-          return;
-        }
-    }
-
-  if (!_pd_server_host_is_allowed (self, soup_message_headers_get_one (request_headers, "Host")))
-    {
-      _pd_server_respond_error (msg, 403, "Host not allowed");
-      return;
-    }
-
-  if (method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD && method != SOUP_METHOD_OPTIONS &&
-      !_pd_server_origin_is_allowed (self, soup_message_headers_get_one (request_headers, "Origin")))
-    {
-      _pd_server_respond_error (msg, 403, "Origin not allowed");
+      _pd_server_respond_error (msg, 403, "Forbidden");
       return;
     }
 
@@ -356,7 +337,9 @@ begin_stop (gpointer data)
 }
 
 /* Every answer, libsoup's own errors included, is marked no-store; every
- * connection is watched for its client going away (pd-server-conns.c). */
+ * connection is watched for its client going away (pd-server-conns.c); every
+ * request is judged by its headers before its body is read
+ * (pd-server-guard.c). */
 static void
 on_request_started (SoupServer        *soup,
                     SoupServerMessage *msg,
@@ -366,6 +349,7 @@ on_request_started (SoupServer        *soup,
 
   soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control", "no-store");
   _pd_server_conns_request_started (self, msg);
+  _pd_server_guard_watch (self, msg);
 }
 
 /* ::request-finished and ::request-aborted */
@@ -431,6 +415,7 @@ server_thread (gpointer data)
 
   soup_server_disconnect (self->soup);
   _pd_server_conns_clear (self);
+  _pd_server_conns_end_refusals (self);
   g_clear_object (&self->soup);
   while (g_main_context_iteration (self->context, FALSE))
     ;
@@ -463,6 +448,7 @@ pd_server_finalize (GObject *object)
   g_hash_table_unref (self->runs);
   g_queue_clear_full (&self->finished_runs, g_free);
   g_ptr_array_unref (self->allowed_hosts);
+  g_ptr_array_unref (self->allowed_origins);
   g_main_loop_unref (self->loop);
   g_main_context_unref (self->context);
   g_free (self->db_path);
@@ -490,6 +476,7 @@ pd_server_init (PdServer *self)
   self->port = PD_SERVER_DEFAULT_PORT;
   self->rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
   self->allowed_hosts = g_ptr_array_new_with_free_func (g_free);
+  self->allowed_origins = g_ptr_array_new_with_free_func (g_free);
   self->token = pd_random_hex (32);
   self->context = g_main_context_new ();
   self->loop = g_main_loop_new (self->context, FALSE);
@@ -606,6 +593,25 @@ pd_server_add_allowed_host (PdServer   *self,
   g_return_if_fail (self->thread == NULL);
 
   g_ptr_array_add (self->allowed_hosts, g_ascii_strdown (host, -1));
+}
+
+/**
+ * pd_server_add_allowed_origin:
+ * @origin: "scheme://host[:port]", as a browser sends it
+ *
+ * Accepts changes from pages of @origin besides the server's own (http, a
+ * name it answers to, its port): a reverse proxy's https origin, say.
+ * Compared exactly, case aside.
+ */
+void
+pd_server_add_allowed_origin (PdServer   *self,
+                              const char *origin)
+{
+  g_return_if_fail (PD_IS_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+  g_return_if_fail (origin != NULL);
+
+  g_ptr_array_add (self->allowed_origins, g_strdup (origin));
 }
 
 /**

@@ -88,6 +88,8 @@ void            pd_server_set_listen       (PdServer            *self,
                                             guint                port);
 void            pd_server_add_allowed_host (PdServer            *self,
                                             const char          *host);
+void            pd_server_add_allowed_origin (PdServer          *self,
+                                            const char          *origin);
 void            pd_server_set_rate_limit   (PdServer            *self,
                                             guint                per_minute);
 void            pd_server_set_token        (PdServer            *self,
