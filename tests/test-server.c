@@ -1188,6 +1188,117 @@ test_prompt_and_stream (Fixture       *f,
   g_cancellable_cancel (cancellable);
 }
 
+/* The session's token, as a client learns it: from a read with the
+ * instance token header. */
+static char *
+session_token_of (Fixture    *f,
+                  const char *id)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s", id);
+  g_autoptr(Reply) reply = request (f, "GET", path, NULL, TOKEN, NULL);
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_nonnull (soup_message_headers_get_one (reply->headers, "X-Session-Token"));
+  return g_strdup (soup_message_headers_get_one (reply->headers, "X-Session-Token"));
+}
+
+static const char *
+run_status (Fixture    *f,
+            const char *run_id,
+            Reply     **keep)
+{
+  g_autofree char *path = g_strdup_printf ("/api/runs/%s", run_id);
+
+  g_clear_pointer (keep, reply_free);
+  *keep = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_assert_cmpuint ((*keep)->status, ==, 200);
+  return json_object_get_string_member (reply_object (*keep), "status");
+}
+
+/* A run that continues a session, and a cancel, change that session: the
+ * session's own token is needed, as for rename and delete (the instance
+ * token alone let anyone continue or stop anyone's session). */
+static void
+test_session_changes_need_token (Fixture       *f,
+                                 gconstpointer  data)
+{
+  const char *slow =
+    "{\"turns\":[{\"content\":\"thinking\",\"delay_ms\":300},"
+    "{\"content\":\"still\",\"delay_ms\":300,\"tool_calls\":[{\"name\":\"plan\",\"arguments\":{\"verb\":\"get\"}}]},"
+    "{\"content\":\"done\",\"delay_ms\":5000}]}";
+  g_autofree char *body = g_strdup_printf ("{\"message\":\"Take it over\",\"session_id\":\"%s\"}", f->plan_id);
+  g_autofree char *cancel_path = g_strdup_printf ("/api/cancel?session_id=%s", f->plan_id);
+  g_autofree char *token = session_token_of (f, f->plan_id);
+  g_autofree char *other_token = session_token_of (f, f->plain_id);
+  g_autofree char *cookie = g_strdup_printf ("session_token=%s", token);
+  const char *unknown_id = "20260101-0123456789abcdef0123456789abcdef";
+  g_autofree char *unknown_body = g_strdup_printf ("{\"message\":\"hi\",\"session_id\":\"%s\"}", unknown_id);
+  g_autofree char *unknown_cancel = g_strdup_printf ("/api/cancel?session_id=%s", unknown_id);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(Reply) runs = NULL;
+  g_autoptr(Reply) status = NULL;
+  g_autofree char *run_id = NULL;
+  gint64 deadline;
+
+  g_assert_true (g_file_set_contents (f->replay_path, slow, -1, &error));
+
+  /* Continuing: the instance token alone, an empty, a wrong, another
+   * session's token: 401, and no run. */
+  {
+    g_autoptr(Reply) bare = request (f, "POST", "/api/prompt", body, TOKEN, NULL);
+    g_autoptr(Reply) empty = request (f, "POST", "/api/prompt", body, TOKEN, "X-Session-Token", "", NULL);
+    g_autoptr(Reply) wrong = request (f, "POST", "/api/prompt", body, TOKEN, "X-Session-Token", "0000", NULL);
+    g_autoptr(Reply) other = request (f, "POST", "/api/prompt", body, TOKEN, "X-Session-Token", other_token, NULL);
+    g_autoptr(Reply) unknown = request (f, "POST", "/api/prompt", unknown_body, TOKEN, "X-Session-Token", token, NULL);
+
+    g_assert_cmpuint (bare->status, ==, 401);
+    g_assert_cmpstr (error_of (bare), ==, "invalid session token");
+    g_assert_cmpuint (empty->status, ==, 401);
+    g_assert_cmpuint (wrong->status, ==, 401);
+    g_assert_cmpuint (other->status, ==, 401);
+    g_assert_cmpuint (unknown->status, ==, 404);
+    g_assert_cmpstr (error_of (unknown), ==, "session not found");
+    runs = request (f, "GET", "/api/runs", NULL, TOKEN, NULL);
+    g_assert_cmpint (json_object_get_int_member (reply_object (runs), "count"), ==, 0);
+  }
+
+  /* With the token (the header, or the cookie): the run starts. */
+  {
+    g_autoptr(Reply) accepted = request (f, "POST", "/api/prompt", body, TOKEN, "Cookie", cookie, NULL);
+
+    g_assert_cmpuint (accepted->status, ==, 202);
+    g_assert_cmpstr (json_object_get_string_member (reply_object (accepted), "session_id"), ==, f->plan_id);
+    run_id = g_strdup (json_object_get_string_member (reply_object (accepted), "run_id"));
+  }
+
+  /* Cancelling it: 401 without the token, and the run goes on; 404 for a
+   * session that is not there; with the token it is cancelled. */
+  {
+    g_autoptr(Reply) bare = request (f, "POST", cancel_path, NULL, TOKEN, NULL);
+    g_autoptr(Reply) empty = request (f, "POST", cancel_path, NULL, TOKEN, "X-Session-Token", "", NULL);
+    g_autoptr(Reply) other = request (f, "POST", cancel_path, NULL, TOKEN, "X-Session-Token", other_token, NULL);
+    g_autoptr(Reply) unknown = request (f, "POST", unknown_cancel, NULL, TOKEN, "X-Session-Token", token, NULL);
+    g_autoptr(Reply) allowed = NULL;
+
+    g_assert_cmpuint (bare->status, ==, 401);
+    g_assert_cmpstr (error_of (bare), ==, "invalid session token");
+    g_assert_cmpuint (empty->status, ==, 401);
+    g_assert_cmpuint (other->status, ==, 401);
+    g_assert_cmpuint (unknown->status, ==, 404);
+    g_assert_cmpstr (error_of (unknown), ==, "session not found");
+    g_assert_cmpstr (run_status (f, run_id, &status), ==, "running");
+
+    allowed = request (f, "POST", cancel_path, NULL, TOKEN, "X-Session-Token", token, NULL);
+    g_assert_cmpuint (allowed->status, ==, 200);
+    g_assert_false (json_object_get_boolean_member (reply_object (allowed), "idle"));
+  }
+
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (g_strcmp0 (run_status (f, run_id, &status), "running") == 0 && g_get_monotonic_time () < deadline)
+    g_usleep (10 * 1000);
+  g_assert_cmpstr (run_status (f, run_id, &status), ==, "cancelled");
+}
+
 static void
 test_prompt_errors (Fixture       *f,
                     gconstpointer  data)
@@ -1204,7 +1315,8 @@ test_prompt_errors (Fixture       *f,
   g_autoptr(Reply) runs = request (f, "GET", "/api/runs", NULL, TOKEN, NULL);
   g_autoptr(Reply) cancel_missing = request (f, "POST", "/api/cancel", NULL, TOKEN, NULL);
   g_autofree char *cancel_path = g_strdup_printf ("/api/cancel?session_id=%s", f->plan_id);
-  g_autoptr(Reply) cancel_idle = request (f, "POST", cancel_path, NULL, TOKEN, NULL);
+  g_autofree char *plan_token = session_token_of (f, f->plan_id);
+  g_autoptr(Reply) cancel_idle = request (f, "POST", cancel_path, NULL, TOKEN, "X-Session-Token", plan_token, NULL);
   g_autoptr(Reply) cancel_get = request (f, "GET", cancel_path, NULL, TOKEN, NULL);
 
   g_assert_cmpuint (bad_json->status, ==, 400);
@@ -1473,6 +1585,7 @@ main (int   argc,
   ADD ("/pd/server/events", test_events, 0);
   ADD ("/pd/server/prompt-and-stream", test_prompt_and_stream, 0);
   ADD ("/pd/server/prompt-errors", test_prompt_errors, 0);
+  ADD ("/pd/server/session-changes-need-token", test_session_changes_need_token, 0);
   ADD ("/pd/server/runs-redacted", test_runs_redacted, 0);
   ADD ("/pd/server/stream-disconnect", test_stream_disconnect, 0);
   ADD ("/pd/server/keepalive-closed", test_keepalive_closed, 0);

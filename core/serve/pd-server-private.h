@@ -133,6 +133,17 @@ void        _pd_server_conns_end_refusals (PdServer          *self);
 
 /* pd-server-reads.c */
 typedef struct _PlanCacheEntry PlanCacheEntry;
+typedef void (*PdServerAuthorized) (PdServer          *self,
+                                    SoupServerMessage *msg,
+                                    gpointer           data);
+void        _pd_server_authorize_change   (PdServer           *self,
+                                           SoupServerMessage  *msg,
+                                           const char         *session_id,
+                                           const char         *presented,
+                                           gboolean            instance_header,
+                                           PdServerAuthorized  then,
+                                           gpointer            data,
+                                           GDestroyNotify      destroy);
 void        _pd_server_plan_cache_entry_free (PlanCacheEntry *entry);
 void        _pd_server_handle_sessions    (PdServer          *self,
                                            SoupServerMessage *msg,
@@ -149,13 +160,17 @@ void        _pd_server_handle_events      (PdServer          *self,
 /* pd-server-runs.c */
 void        _pd_server_run_unref          (Run               *run);
 void        _pd_server_handle_prompt      (PdServer          *self,
-                                           SoupServerMessage *msg);
+                                           SoupServerMessage *msg,
+                                           const char        *presented,
+                                           gboolean           instance_header);
 void        _pd_server_handle_runs        (PdServer          *self,
                                            SoupServerMessage *msg,
                                            const char        *rest);
 void        _pd_server_handle_cancel      (PdServer          *self,
                                            SoupServerMessage *msg,
-                                           GHashTable        *query);
+                                           GHashTable        *query,
+                                           const char        *presented,
+                                           gboolean           instance_header);
 void        _pd_server_cancel_runs        (PdServer          *self);
 void        _pd_server_detach_runs        (PdServer          *self);
 

@@ -27,6 +27,7 @@ typedef enum
   OP_UPDATE,
   OP_DELETE,
   OP_EVENTS,
+  OP_AUTHORIZE,   /* a change elsewhere (a run, a cancel) needs the session's token */
 } OpKind;
 
 typedef struct
@@ -48,6 +49,10 @@ typedef struct
   int                pinned;
   /* OP_EVENTS */
   gint64             after_seq;
+  /* OP_AUTHORIZE: what to do once allowed, on the server's thread */
+  PdServerAuthorized then;
+  gpointer           then_data;
+  GDestroyNotify     then_destroy;
   /* tokens */
   char              *session_token;     /* presented */
   gboolean           instance_header;   /* the instance token came as a header */
@@ -74,6 +79,8 @@ req_free (Req *req)
   g_free (req->body);
   g_free (req->token_out);
   g_free (req->auth_token);
+  if (req->then_destroy != NULL)
+    req->then_destroy (req->then_data);
   g_free (req);
 }
 
@@ -269,7 +276,7 @@ op_session (Req            *req,
       return;
     }
 
-  if (req->kind == OP_UPDATE || req->kind == OP_DELETE)
+  if (req->kind == OP_UPDATE || req->kind == OP_DELETE || req->kind == OP_AUTHORIZE)
     {
       PdSessionStore *writer = req->server->store;
       gboolean ok;
@@ -279,6 +286,8 @@ op_session (Req            *req,
           req_set_error (req, 401, "invalid session token");
           return;
         }
+      if (req->kind == OP_AUTHORIZE)
+        return;   /* status 0: allowed */
 
       if (req->kind == OP_DELETE)
         ok = pd_session_store_delete (writer, req->id, &error);
@@ -489,7 +498,12 @@ on_req_done (GObject      *object,
       g_hash_table_replace (self->plan_cache, g_strdup (req->id), entry);
     }
 
-  if (!req->finished)
+  if (!req->finished && req->kind == OP_AUTHORIZE && req->status == 0)
+    {
+      /* Allowed: the change goes on, and answers (and unpauses) itself. */
+      req->then (self, req->msg, req->then_data);
+    }
+  else if (!req->finished)
     {
       if (req->token_out != NULL && *req->token_out)
         soup_message_headers_replace (soup_server_message_get_response_headers (req->msg),
@@ -548,6 +562,38 @@ req_start (PdServer *self,
   self->pending++;
   g_task_set_task_data (task, req, (GDestroyNotify) req_free);
   g_task_run_in_thread (task, run_req);
+}
+
+/**
+ * _pd_server_authorize_change:
+ * @presented: (nullable): the session token the request carried
+ * @then: called on the server's thread once the request may change
+ *   @session_id, with @msg paused; it answers and unpauses @msg
+ *
+ * The rule of rename and delete for changes made elsewhere (a run that
+ * continues the session, a cancel): the session must exist (404) and the
+ * request carry its token (401; a session that never had one takes the
+ * instance token header).  The lookup runs in a worker like the reads; the
+ * 404 or 401 is answered here.
+ */
+void
+_pd_server_authorize_change (PdServer           *self,
+                             SoupServerMessage  *msg,
+                             const char         *session_id,
+                             const char         *presented,
+                             gboolean            instance_header,
+                             PdServerAuthorized  then,
+                             gpointer            data,
+                             GDestroyNotify      destroy)
+{
+  Req *req = req_new (self, msg, OP_AUTHORIZE, session_id);
+
+  req->session_token = g_strdup (presented);
+  req->instance_header = instance_header;
+  req->then = then;
+  req->then_data = data;
+  req->then_destroy = destroy;
+  req_start (self, req);
 }
 
 /* ---------------------------------------------------------------------- */

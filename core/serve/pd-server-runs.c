@@ -244,22 +244,112 @@ find_active_run (PdServer   *self,
   return NULL;
 }
 
-void
-_pd_server_handle_prompt (PdServer          *self,
-                          SoupServerMessage *msg)
+/* What a POST /api/prompt asked for, kept while its session is looked up. */
+typedef struct
 {
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  char *message;
+  char *session_id;   /* (nullable) a session to continue */
+  char *model;        /* (nullable) */
+} Prompt;
+
+static void
+prompt_free (gpointer data)
+{
+  Prompt *prompt = data;
+
+  g_free (prompt->message);
+  g_free (prompt->session_id);
+  g_free (prompt->model);
+  g_free (prompt);
+}
+
+/* Starts the run.  Returns TRUE when the run took @msg (it answers 202 once
+ * the session is known), FALSE when @msg was answered with an error. */
+static gboolean
+prompt_start (PdServer          *self,
+              SoupServerMessage *msg,
+              Prompt            *prompt)
+{
   g_autoptr(GError) error = NULL;
   g_autoptr(PdEngine) engine = NULL;
   PdServerRunRequest request = { 0 };
   g_autofree char *run_id = NULL;
+  Run *run;
+
+  if (prompt->session_id != NULL && find_active_run (self, prompt->session_id) != NULL)
+    {
+      _pd_server_respond_error (msg, 409, "session is busy");
+      return FALSE;
+    }
+  if (self->active_runs >= PD_SERVER_MAX_ACTIVE_RUNS)
+    {
+      _pd_server_respond_error (msg, 503, "too many active runs");
+      return FALSE;
+    }
+
+  run_id = pd_random_hex (16);
+  request.session_id = prompt->session_id;
+  request.message = prompt->message;
+  request.model = prompt->model;
+  request.run_id = run_id;
+  request.store = self->store;
+  request.bus = self->bus;
+  if (!(engine = self->engine_func (&request, self->engine_data, &error)))
+    {
+      _pd_server_respond_error (msg, 400, error->message);
+      return FALSE;
+    }
+
+  run = g_new0 (Run, 1);
+  g_atomic_ref_count_init (&run->ref);
+  run->server = self;
+  run->id = g_strdup (run_id);
+  run->session_id = g_strdup (prompt->session_id);
+  run->model = g_strdup (prompt->model ? prompt->model : self->model);
+  run->status = g_strdup ("running");
+  run->started_at = g_get_real_time ();
+  run->cancellable = g_cancellable_new ();
+  run->engine = g_object_ref (engine);
+  run->pending = g_object_ref (msg);
+  run->active = TRUE;
+  g_hash_table_insert (self->runs, g_strdup (run_id), run);
+  self->active_runs++;
+
+  soup_server_message_pause (msg);
+  pd_engine_set_progress_func (engine, on_run_progress, run_ref (run), (GDestroyNotify) _pd_server_run_unref);
+  pd_engine_run_async (engine, prompt->session_id, prompt->message, run->cancellable, on_run_done, run_ref (run));
+  return TRUE;
+}
+
+/* The request may continue the session (it carried its token). */
+static void
+on_prompt_authorized (PdServer          *self,
+                      SoupServerMessage *msg,
+                      gpointer           data)
+{
+  /* @msg is paused for the lookup: a run unpauses it with its 202. */
+  if (!prompt_start (self, msg, data))
+    soup_server_message_unpause (msg);
+}
+
+/* POST /api/prompt {message, session_id?, model?}.  A run that continues a
+ * session changes it: the same rule as rename and delete (404 for a
+ * session that is not there, 401 without its token). */
+void
+_pd_server_handle_prompt (PdServer          *self,
+                          SoupServerMessage *msg,
+                          const char        *presented,
+                          gboolean           instance_header)
+{
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) error = NULL;
+  Prompt *prompt;
   JsonObject *object;
   JsonNode *node;
   const char *message = NULL, *session_id = NULL, *model = NULL;
   const char *data;
   gsize len;
-  Run *run;
 
   if (soup_server_message_get_method (msg) != SOUP_METHOD_POST)
     {
@@ -318,48 +408,20 @@ _pd_server_handle_prompt (PdServer          *self,
       _pd_server_respond_error (msg, 501, "this server does not run prompts");
       return;
     }
-  if (session_id != NULL && find_active_run (self, session_id) != NULL)
+
+  prompt = g_new0 (Prompt, 1);
+  prompt->message = g_strdup (message);
+  prompt->session_id = g_strdup (session_id);
+  prompt->model = g_strdup (model);
+
+  if (session_id == NULL)
     {
-      _pd_server_respond_error (msg, 409, "session is busy");
+      prompt_start (self, msg, prompt);
+      prompt_free (prompt);
       return;
     }
-  if (self->active_runs >= PD_SERVER_MAX_ACTIVE_RUNS)
-    {
-      _pd_server_respond_error (msg, 503, "too many active runs");
-      return;
-    }
-
-  run_id = pd_random_hex (16);
-  request.session_id = session_id;
-  request.message = message;
-  request.model = model;
-  request.run_id = run_id;
-  request.store = self->store;
-  request.bus = self->bus;
-  if (!(engine = self->engine_func (&request, self->engine_data, &error)))
-    {
-      _pd_server_respond_error (msg, 400, error->message);
-      return;
-    }
-
-  run = g_new0 (Run, 1);
-  g_atomic_ref_count_init (&run->ref);
-  run->server = self;
-  run->id = g_strdup (run_id);
-  run->session_id = g_strdup (session_id);
-  run->model = g_strdup (model ? model : self->model);
-  run->status = g_strdup ("running");
-  run->started_at = g_get_real_time ();
-  run->cancellable = g_cancellable_new ();
-  run->engine = g_object_ref (engine);
-  run->pending = g_object_ref (msg);
-  run->active = TRUE;
-  g_hash_table_insert (self->runs, g_strdup (run_id), run);
-  self->active_runs++;
-
-  soup_server_message_pause (msg);
-  pd_engine_set_progress_func (engine, on_run_progress, run_ref (run), (GDestroyNotify) _pd_server_run_unref);
-  pd_engine_run_async (engine, session_id, message, run->cancellable, on_run_done, run_ref (run));
+  _pd_server_authorize_change (self, msg, session_id, presented, instance_header,
+                               on_prompt_authorized, prompt, prompt_free);
 }
 
 void
@@ -399,14 +461,37 @@ _pd_server_handle_runs (PdServer          *self,
   }
 }
 
+/* The request may cancel the session's run (it carried its token). */
+static void
+on_cancel_authorized (PdServer          *self,
+                      SoupServerMessage *msg,
+                      gpointer           data)
+{
+  const char *session_id = data;
+  Run *run = find_active_run (self, session_id);
+  JsonObject *object;
+
+  if (run != NULL)
+    g_cancellable_cancel (run->cancellable);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "session_id", session_id);
+  json_object_set_boolean_member (object, "idle", run == NULL);
+  _pd_server_respond_json (msg, 200, object);
+  soup_server_message_unpause (msg);
+}
+
+/* POST /api/cancel?session_id=: odek's answers, 400 without an id, 404 for
+ * a session that is not there, 401 without its token, else 200
+ * {session_id, idle}. */
 void
 _pd_server_handle_cancel (PdServer          *self,
                           SoupServerMessage *msg,
-                          GHashTable        *query)
+                          GHashTable        *query,
+                          const char        *presented,
+                          gboolean           instance_header)
 {
   const char *session_id = _pd_server_query_get (query, "session_id");
-  JsonObject *object;
-  Run *run;
 
   if (soup_server_message_get_method (msg) != SOUP_METHOD_POST)
     {
@@ -424,14 +509,8 @@ _pd_server_handle_cancel (PdServer          *self,
       return;
     }
 
-  run = find_active_run (self, session_id);
-  if (run != NULL)
-    g_cancellable_cancel (run->cancellable);
-
-  object = json_object_new ();
-  json_object_set_string_member (object, "session_id", session_id);
-  json_object_set_boolean_member (object, "idle", run == NULL);
-  _pd_server_respond_json (msg, 200, object);
+  _pd_server_authorize_change (self, msg, session_id, presented, instance_header,
+                               on_cancel_authorized, g_strdup (session_id), g_free);
 }
 
 /* Stopping: every active run is cancelled; each saves and ends on its own. */

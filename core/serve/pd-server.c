@@ -201,13 +201,13 @@ handle_api (SoupServer        *soup,
   else if (strcmp (path, "/api/events/stream") == 0)
     _pd_server_handle_stream (self, msg, query);
   else if (strcmp (path, "/api/prompt") == 0)
-    _pd_server_handle_prompt (self, msg);
+    _pd_server_handle_prompt (self, msg, session_header, instance_header);
   else if (strcmp (path, "/api/runs") == 0)
     _pd_server_handle_runs (self, msg, NULL);
   else if (g_str_has_prefix (path, "/api/runs/"))
     _pd_server_handle_runs (self, msg, path + strlen ("/api/runs/"));
   else if (strcmp (path, "/api/cancel") == 0)
-    _pd_server_handle_cancel (self, msg, query);
+    _pd_server_handle_cancel (self, msg, query, session_header, instance_header);
   else
     _pd_server_respond_error (msg, 404, "not found");
 }
