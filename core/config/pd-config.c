@@ -37,6 +37,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-config.h"
+#include "pd-json-util.h"
 
 /* json-glib 1.6 parses recursively and overflows the stack at around 100 000
  * levels, which fits well inside the 1 MiB file limit.  No real config nests
@@ -572,15 +573,13 @@ read_string_setting (PdConfig      *self,
   const KeySpec *spec = &keys[key];
   const char *text;
 
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (!(text = pd_json_node_get_string (node)))
     {
       g_autofree char *what = describe_node (node);
 
       add_warning (self, _("%s: %s must be a string, not %s; ignored"), where, spec->path, what);
       return;
     }
-
-  text = json_node_get_string (node);
 
   {
     g_autofree char *stripped = g_strstrip (g_strdup (text));

@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "pd-approver.h"
+#include "pd-json-util.h"
 
 /* Long enough for any real command line; beyond that a person could not
  * review it anyway, and the note says how much was left out. */
@@ -392,19 +393,6 @@ append_sanitized (GString    *out,
     g_string_append_printf (out, " … (%ld more characters not shown)", g_utf8_strlen (p, -1));
 }
 
-static const char *
-member_string (JsonObject *args,
-               const char *key)
-{
-  JsonNode *node = args ? json_object_get_member (args, key) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
 /**
  * pd_approver_summarize:
  *
@@ -429,25 +417,25 @@ pd_approver_summarize (PdTool     *tool,
   append_sanitized (out, name, 64);
   g_string_append (out, ": ");
 
-  path = member_string (args, "path");
+  path = pd_json_get_string (args, "path");
 
   if (strcmp (name, "shell") == 0)
     {
-      const char *command = member_string (args, "command");
+      const char *command = pd_json_get_string (args, "command");
 
       append_sanitized (out, command ? command : "(no command)", SUMMARY_MAX_CHARS);
     }
   else if (strcmp (name, "write_file") == 0)
     {
-      const char *content = member_string (args, "content");
+      const char *content = pd_json_get_string (args, "content");
 
       append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
       g_string_append_printf (out, " (%" G_GSIZE_FORMAT " bytes)", content ? strlen (content) : 0);
     }
   else if (strcmp (name, "edit_file") == 0)
     {
-      const char *old_string = member_string (args, "old_string");
-      const char *new_string = member_string (args, "new_string");
+      const char *old_string = pd_json_get_string (args, "old_string");
+      const char *new_string = pd_json_get_string (args, "new_string");
       JsonNode *all = args ? json_object_get_member (args, "replace_all") : NULL;
       gboolean replace_all = all != NULL && JSON_NODE_HOLDS_VALUE (all) &&
                              json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
@@ -462,7 +450,7 @@ pd_approver_summarize (PdTool     *tool,
     }
   else if (strcmp (name, "grep") == 0)
     {
-      const char *pattern = member_string (args, "pattern");
+      const char *pattern = pd_json_get_string (args, "pattern");
 
       append_sanitized (out, pattern ? pattern : "", SUMMARY_MAX_CHARS);
       g_string_append (out, " in ");
@@ -470,7 +458,7 @@ pd_approver_summarize (PdTool     *tool,
     }
   else if (strcmp (name, "plan") == 0)
     {
-      const char *verb = member_string (args, "verb");
+      const char *verb = pd_json_get_string (args, "verb");
 
       append_sanitized (out, verb ? verb : "(no verb)", 64);
     }

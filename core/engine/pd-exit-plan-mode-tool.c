@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-exit-plan-mode-tool.h"
+#include "pd-json-util.h"
 #include "pd-plan-artifact.h"
 
 struct _PdExitPlanModeTool
@@ -159,7 +160,6 @@ tool_call (PdTool         *tool,
   gpointer review_data;
   PdPlanSavedFunc saved;
   gpointer saved_data;
-  JsonNode *plan_node;
   const char *plan;
   PdPlanReviewAnswer answer;
 
@@ -175,9 +175,7 @@ tool_call (PdTool         *tool,
   if (mode == NULL || !pd_plan_mode_get_active (mode))
     return pd_tool_result_new (FALSE, "exit_plan_mode is only available in plan mode");
 
-  plan_node = args ? json_object_get_member (args, "plan") : NULL;
-  plan = plan_node && JSON_NODE_HOLDS_VALUE (plan_node) && json_node_get_value_type (plan_node) == G_TYPE_STRING
-       ? json_node_get_string (plan_node) : NULL;
+  plan = pd_json_get_string (args, "plan");
   if (!pd_plan_artifact_is_plan (plan))
     return pd_tool_result_new (FALSE, "exit_plan_mode requires a non-empty markdown plan starting with a # heading");
 

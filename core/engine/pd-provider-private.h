@@ -8,6 +8,7 @@
 
 #include <libsoup/soup.h>
 
+#include "pd-json-util.h"
 #include "pd-provider.h"
 
 G_BEGIN_DECLS
@@ -113,15 +114,12 @@ gboolean      _pd_provider_settle_tool_calls     (const char          *name,
 JsonObject   *_pd_provider_new_tool_call         (const char          *id,
                                                   const char          *name,
                                                   const char          *arguments);
-const char   *_pd_provider_json_string           (JsonObject          *object,
-                                                  const char          *member);
-JsonObject   *_pd_provider_json_object           (JsonObject          *object,
-                                                  const char          *member);
-JsonArray    *_pd_provider_json_array            (JsonObject          *object,
-                                                  const char          *member);
-gint64        _pd_provider_json_int              (JsonObject          *object,
-                                                  const char          *member,
-                                                  gint64               fallback);
+/* Typed reads of JSON members: core/base/pd-json-util.h's, under the names
+ * the providers' wire code uses. */
+#define _pd_provider_json_string pd_json_get_string
+#define _pd_provider_json_object pd_json_get_object
+#define _pd_provider_json_array  pd_json_get_array
+#define _pd_provider_json_int    pd_json_get_int
 char         *_pd_provider_content_text          (JsonNode            *content);
 void          _pd_provider_emit_retrying         (PdProvider          *self,
                                                   guint                attempt,

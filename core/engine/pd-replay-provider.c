@@ -76,17 +76,16 @@ optional_string (JsonObject  *object,
                  guint        turn,
                  GError     **error)
 {
-  JsonNode *node = json_object_get_member (object, member);
+  const char *value;
 
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (!pd_json_get_optional_string (object, member, &value))
     {
       g_autofree char *what = g_strdup_printf ("“%s” must be a string", member);
       return invalid (error, turn, what);
     }
 
-  *out = g_strdup (json_node_get_string (node));
+  if (value != NULL)
+    *out = g_strdup (value);
   return TRUE;
 }
 

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-transcript.h"
 
@@ -318,11 +319,11 @@ gint64
 pd_message_estimate_tokens (JsonObject *message)
 {
   gint64 bytes = 0;
-  JsonNode *content = json_object_get_member (message, "content");
+  const char *content = pd_json_get_string (message, "content");
   JsonNode *tool_calls = json_object_get_member (message, "tool_calls");
 
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    bytes += strlen (json_node_get_string (content));
+  if (content != NULL)
+    bytes += strlen (content);
 
   if (tool_calls != NULL && JSON_NODE_HOLDS_ARRAY (tool_calls))
     {
@@ -381,21 +382,13 @@ pd_message_new (const char *role,
 const char *
 pd_message_get_role (JsonObject *message)
 {
-  JsonNode *node = json_object_get_member (message, "role");
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
+  return pd_json_get_string (message, "role");
 }
 
 const char *
 pd_message_get_content (JsonObject *message)
 {
-  JsonNode *node = json_object_get_member (message, "content");
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
+  return pd_json_get_string (message, "content");
 }
 
 /* A system message that records what Plandeck did (a failure, a stop) for
@@ -422,10 +415,8 @@ pd_message_is_record_only (JsonObject *message)
 gboolean
 pd_message_is_refused (JsonObject *message)
 {
-  JsonNode *node = json_object_get_member (message, PD_MESSAGE_REFUSAL);
-
   return g_strcmp0 (pd_message_get_role (message), "assistant") == 0 &&
-         node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+         pd_json_get_string (message, PD_MESSAGE_REFUSAL) != NULL;
 }
 
 gboolean

@@ -18,6 +18,7 @@
 #include "pd-event.h"
 #include "pd-event-private.h"
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-plan-error.h"
 
 struct _PdEvent
@@ -696,19 +697,17 @@ read_optional_string (JsonObject  *object,
                       char       **out,
                       GError     **error)
 {
-  JsonNode *node = json_object_get_member (object, key);
+  const char *value;
 
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (!pd_json_get_optional_string (object, key, &value))
     {
       g_set_error (error, PD_EVENT_ERROR, PD_EVENT_ERROR_PARSE,
                    _("Event field “%s” must be a string"), key);
       return FALSE;
     }
 
-  *out = dup_field (json_node_get_string (node));
+  if (value != NULL)
+    *out = dup_field (value);
   return TRUE;
 }
 

@@ -51,8 +51,6 @@ GPtrArray *_pd_plan_parse_checks     (PdPlanEdit  *edit,
                                       const char  *context,
                                       GError     **error);
 char      *_pd_plan_received_keys    (JsonObject  *args);
-const char *_pd_plan_get_string      (JsonObject  *args,
-                                      const char  *key);
 gboolean   _pd_plan_get_id           (JsonObject  *args,
                                       const char  *key,
                                       char       **out);

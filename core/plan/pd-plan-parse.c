@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-plan-error.h"
 #include "pd-plan-limits.h"
 #include "pd-plan-parse.h"
@@ -127,17 +128,6 @@ parse_header (const char  *line,
   return TRUE;
 }
 
-static const char *
-string_member (JsonObject *object,
-               const char *key)
-{
-  JsonNode *node = json_object_get_member (object, key);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static gboolean
 keys_allowed (JsonObject        *object,
               const char * const *allowed)
@@ -199,10 +189,10 @@ parse_checks (const char  *json,
       if (!keys_allowed (object, allowed))
         return parse_error (error, "plan: line %u: invalid checks JSON: check %u has unknown keys", line_no, i);
 
-      id = string_member (object, "id");
-      description = string_member (object, "description");
-      tool = string_member (object, "tool");
-      status = string_member (object, "status");
+      id = pd_json_get_string (object, "id");
+      description = pd_json_get_string (object, "description");
+      tool = pd_json_get_string (object, "tool");
+      status = pd_json_get_string (object, "status");
       arguments = json_object_get_member (object, "arguments");
 
       if (!pd_plan_check_id_is_valid (id))
@@ -222,7 +212,7 @@ parse_checks (const char  *json,
 
       if (json_object_has_member (object, "call_id"))
         {
-          call_id = string_member (object, "call_id");
+          call_id = pd_json_get_string (object, "call_id");
           if (call_id == NULL || *call_id == '\0' ||
               g_utf8_strlen (call_id, -1) > PD_PLAN_MAX_CALL_ID_CHARS || pd_plan_text_has_control (call_id))
             return parse_error (error, "plan: line %u: invalid checks JSON: check \"%s\" has an invalid call_id", line_no, id);
@@ -262,7 +252,7 @@ parse_revision (const char  *line,
     return parse_error (error, "plan: invalid revision metadata");
 
   object = json_node_get_object (root);
-  reason = string_member (object, "reason");
+  reason = pd_json_get_string (object, "reason");
   if (!keys_allowed (object, allowed) || reason == NULL || *reason == '\0' ||
       g_utf8_strlen (reason, -1) > PD_PLAN_MAX_REVISION_REASON)
     return parse_error (error, "plan: invalid revision metadata");
@@ -283,12 +273,11 @@ parse_revision (const char  *line,
 
       for (guint i = 0; i < json_array_get_length (items); i++)
         {
-          JsonNode *item = json_array_get_element (items, i);
+          const char *item = pd_json_node_get_string (json_array_get_element (items, i));
 
-          if (!JSON_NODE_HOLDS_VALUE (item) || json_node_get_value_type (item) != G_TYPE_STRING ||
-              g_utf8_strlen (json_node_get_string (item), -1) > PD_PLAN_MAX_REVISION_SUMMARY_ITEM)
+          if (item == NULL || g_utf8_strlen (item, -1) > PD_PLAN_MAX_REVISION_SUMMARY_ITEM)
             return parse_error (error, "plan: invalid revision metadata");
-          g_ptr_array_add (revision->summary, g_strdup (json_node_get_string (item)));
+          g_ptr_array_add (revision->summary, g_strdup (item));
         }
     }
 
@@ -606,8 +595,8 @@ pd_plan_extract (JsonArray *messages,
         continue;
 
       message = json_node_get_object (node);
-      role = string_member (message, "role");
-      content = string_member (message, "content");
+      role = pd_json_get_string (message, "role");
+      content = pd_json_get_string (message, "content");
 
       if (!pd_plan_is_plan_message (role, content))
         continue;

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "pd-json-util.h"
 #include "pd-plan-edit-private.h"
 #include "pd-plan-error.h"
 #include "pd-plan-limits.h"
@@ -191,9 +192,9 @@ op_edit (PdPlanEdit  *edit,
     {
       g_autofree char *title = NULL;
 
-      if (!JSON_NODE_HOLDS_VALUE (title_node) || json_node_get_value_type (title_node) != G_TYPE_STRING)
+      if (pd_json_node_get_string (title_node) == NULL)
         return fail_args (error, "%stitle must be a string", ctx);
-      if (!_pd_plan_validate_text (json_node_get_string (title_node), ctx, "title",
+      if (!_pd_plan_validate_text (pd_json_node_get_string (title_node), ctx, "title",
                                    PD_PLAN_MAX_TITLE_CHARS, TRUE, edit->max_render_chars, &title, error))
         return FALSE;
 
@@ -214,9 +215,9 @@ op_edit (PdPlanEdit  *edit,
     {
       g_autofree char *note = NULL;
 
-      if (!JSON_NODE_HOLDS_VALUE (note_node) || json_node_get_value_type (note_node) != G_TYPE_STRING)
+      if (pd_json_node_get_string (note_node) == NULL)
         return fail_args (error, "%snote must be a string (\"\" clears it)", ctx);
-      if (!_pd_plan_validate_text (json_node_get_string (note_node), ctx, "note",
+      if (!_pd_plan_validate_text (pd_json_node_get_string (note_node), ctx, "note",
                                    PD_PLAN_MAX_NOTE_CHARS, FALSE, edit->max_render_chars, &note, error))
         return FALSE;
       if (strcmp (note, step->note) != 0)
@@ -440,7 +441,7 @@ _pd_plan_verb_revise (PdPlanEdit  *edit,
         return fail_args (error, "plan: revise: operations[%u]: must be an object {kind,…}", i);
 
       op = json_node_get_object (element);
-      kind_name = _pd_plan_get_string (op, "kind");
+      kind_name = pd_json_get_string (op, "kind");
       for (k = 0; op_names[k]; k++)
         if (g_strcmp0 (kind_name, op_names[k]) == 0)
           break;

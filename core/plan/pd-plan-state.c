@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-plan-error.h"
 #include "pd-plan-state.h"
 
@@ -156,13 +157,11 @@ member_string (JsonObject *object,
                gboolean    required,
                gboolean   *ok)
 {
-  JsonNode *node = json_object_get_member (object, name);
+  const char *value;
 
-  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-  if (required || (node && !JSON_NODE_HOLDS_NULL (node)))
+  if (!pd_json_get_optional_string (object, name, &value) || (required && value == NULL))
     *ok = FALSE;
-  return NULL;
+  return value;
 }
 
 static JsonArray *
@@ -302,10 +301,10 @@ pd_plan_state_new_from_json (const char  *json,
           state->revision = pd_plan_revision_new (reason);
           for (guint i = 0; summary && i < json_array_get_length (summary); i++)
             {
-              JsonNode *item = json_array_get_element (summary, i);
+              const char *item = pd_json_node_get_string (json_array_get_element (summary, i));
 
-              if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
-                pd_plan_revision_add (state->revision, json_node_get_string (item));
+              if (item != NULL)
+                pd_plan_revision_add (state->revision, item);
               else
                 ok = FALSE;
             }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-plan-edit-private.h"
 #include "pd-plan-error.h"
 #include "pd-plan-limits.h"
@@ -260,8 +261,7 @@ pd_plan_store_execute_node (PdPlanStore  *self,
       return NULL;
     }
 
-  verb = JSON_NODE_HOLDS_VALUE (verb_node) && json_node_get_value_type (verb_node) == G_TYPE_STRING
-       ? json_node_get_string (verb_node) : NULL;
+  verb = pd_json_node_get_string (verb_node);
 
   if (verb == NULL)
     {

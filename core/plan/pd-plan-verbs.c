@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-plan-edit-private.h"
 #include "pd-plan-error.h"
 #include "pd-plan-limits.h"
@@ -61,24 +62,9 @@ _pd_plan_received_keys (JsonObject *args)
 }
 
 static gboolean
-node_is_string (JsonNode *node)
-{
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
-}
-
-static gboolean
 node_is_absent (JsonNode *node)
 {
   return node == NULL || JSON_NODE_HOLDS_NULL (node);
-}
-
-const char *
-_pd_plan_get_string (JsonObject *args,
-                     const char *key)
-{
-  JsonNode *node = json_object_get_member (args, key);
-
-  return node_is_string (node) ? json_node_get_string (node) : NULL;
 }
 
 /* Ids are strings; a whole number is accepted as its decimal spelling (an
@@ -96,7 +82,7 @@ _pd_plan_get_id (JsonObject  *args,
   if (node_is_absent (node))
     return TRUE;
 
-  if (node_is_string (node))
+  if (pd_json_node_get_string (node) != NULL)
     {
       *out = g_strstrip (g_strdup (json_node_get_string (node)));
       return TRUE;
@@ -204,14 +190,14 @@ _pd_plan_parse_check (PdPlanEdit  *edit,
   if (!pd_plan_check_id_is_valid (id))
     return fail_args (error, "%sid \"%s\" must be a short token without whitespace, brackets or '/'", context, id), NULL;
 
-  if (!node_is_string (json_object_get_member (object, "description")))
+  if (pd_json_get_string (object, "description") == NULL)
     return fail_args (error, "%sdescription is required (what passing proves)", context), NULL;
-  if (!_pd_plan_validate_text (_pd_plan_get_string (object, "description"), context, "description",
+  if (!_pd_plan_validate_text (pd_json_get_string (object, "description"), context, "description",
                                PD_PLAN_MAX_CHECK_DESC_CHARS, TRUE, edit->max_render_chars,
                                &description, error))
     return NULL;
 
-  tool = _pd_plan_get_string (object, "tool");
+  tool = pd_json_get_string (object, "tool");
   if (tool == NULL || *tool == '\0')
     return fail_args (error, "%stool is required (the exact tool name to call)", context), NULL;
   if (g_utf8_strlen (tool, -1) > PD_PLAN_MAX_CHECK_TOOL_CHARS || pd_plan_text_has_control (tool))
@@ -220,7 +206,7 @@ _pd_plan_parse_check (PdPlanEdit  *edit,
     return fail_args (error, "%stool cannot be 'plan': a check needs evidence from real work", context), NULL;
 
   arguments = json_object_get_member (object, "arguments");
-  if (node_is_string (arguments))
+  if (pd_json_node_get_string (arguments) != NULL)
     {
       /* Arguments sent as a JSON string holding an object: unambiguous. */
       canonical = pd_json_canonicalize_text (json_node_get_string (arguments), NULL);
@@ -317,7 +303,7 @@ _pd_plan_parse_steps (PdPlanEdit  *edit,
       g_autoptr(PdPlanStep) step = NULL;
       JsonObject *object;
 
-      if (node_is_string (element))
+      if (pd_json_node_get_string (element) != NULL)
         {
           /* A bare string is a title. */
           if (!_pd_plan_validate_text (json_node_get_string (element), ctx, "title",
@@ -350,7 +336,7 @@ _pd_plan_parse_steps (PdPlanEdit  *edit,
           g_hash_table_add (explicit_ids, g_strdup (id));
         }
 
-      if (!node_is_string (json_object_get_member (object, "title")))
+      if (pd_json_get_string (object, "title") == NULL)
         {
           g_autofree char *keys = _pd_plan_received_keys (object);
           const char *hint = json_object_has_member (object, "content") ? "content"
@@ -368,15 +354,15 @@ _pd_plan_parse_steps (PdPlanEdit  *edit,
       if (!_pd_plan_check_keys (object, allowed, ctx, error))
         return NULL;
 
-      if (!_pd_plan_validate_text (_pd_plan_get_string (object, "title"), ctx, "title",
+      if (!_pd_plan_validate_text (pd_json_get_string (object, "title"), ctx, "title",
                                    PD_PLAN_MAX_TITLE_CHARS, TRUE, edit->max_render_chars, &title, error))
         return NULL;
 
       if (!node_is_absent (json_object_get_member (object, "note")) &&
-          !node_is_string (json_object_get_member (object, "note")))
+          pd_json_get_string (object, "note") == NULL)
         return fail_args (error, "%snote must be a string", ctx), NULL;
 
-      if (!_pd_plan_validate_text (_pd_plan_get_string (object, "note"), ctx, "note",
+      if (!_pd_plan_validate_text (pd_json_get_string (object, "note"), ctx, "note",
                                    PD_PLAN_MAX_NOTE_CHARS, FALSE, edit->max_render_chars, &note, error))
         return NULL;
 
@@ -796,7 +782,7 @@ _pd_plan_verb_update (PdPlanEdit  *edit,
       status_node = json_object_get_member (entry, "status");
       if (!node_is_absent (status_node))
         {
-          const char *token = node_is_string (status_node) ? json_node_get_string (status_node) : NULL;
+          const char *token = pd_json_node_get_string (status_node);
 
           if (!pd_plan_step_status_from_string (token, &status))
             {
@@ -809,7 +795,7 @@ _pd_plan_verb_update (PdPlanEdit  *edit,
       note_node = json_object_get_member (entry, "note");
       if (!node_is_absent (note_node))
         {
-          if (!node_is_string (note_node))
+          if (pd_json_node_get_string (note_node) == NULL)
             return fail_args (error, "%snote must be a string", ctx);
           if (!_pd_plan_validate_text (json_node_get_string (note_node), ctx, "note",
                                        PD_PLAN_MAX_NOTE_CHARS, FALSE, edit->max_render_chars, &note, error))
@@ -909,9 +895,9 @@ _pd_plan_verb_check_replace (PdPlanEdit  *edit,
                                "'replacement' {id,description,tool,arguments} or 'evidence_note'; received keys: %s", keys);
     }
 
-  if (!node_is_string (json_object_get_member (args, "justification")))
+  if (pd_json_get_string (args, "justification") == NULL)
     return fail_args (error, "plan: check_replace: justification is required (why the check is dead, stale or denied)");
-  if (!_pd_plan_validate_text (_pd_plan_get_string (args, "justification"), "plan: check_replace: ",
+  if (!_pd_plan_validate_text (pd_json_get_string (args, "justification"), "plan: check_replace: ",
                                "justification", PD_PLAN_MAX_REVISION_REASON, TRUE,
                                edit->max_render_chars, &justification, error))
     return FALSE;
@@ -967,7 +953,7 @@ _pd_plan_verb_check_replace (PdPlanEdit  *edit,
       g_autofree char *note = NULL;
       g_autofree char *description = NULL;
 
-      if (!node_is_string (evidence))
+      if (pd_json_node_get_string (evidence) == NULL)
         return fail_args (error, "plan: check_replace: evidence_note must be a string");
       if (!_pd_plan_validate_text (json_node_get_string (evidence), "plan: check_replace: ", "evidence_note",
                                    PD_PLAN_MAX_EVIDENCE_NOTE_CHARS, TRUE, edit->max_render_chars, &note, error))

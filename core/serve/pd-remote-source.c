@@ -10,6 +10,7 @@
 
 #include "pd-decimal.h"
 #include "pd-event-bus.h"
+#include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-remote-source.h"
 
@@ -51,62 +52,11 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (PdRemoteSource, pd_remote_source, G_TYPE_OBJECT,
 /* ---------------------------------------------------------------------- */
 /* JSON helpers                                                            */
 
-static const char *
-get_string (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-  return NULL;
-}
-
-static gint64
-get_int (JsonObject *object,
-         const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node && JSON_NODE_HOLDS_VALUE (node) &&
-      (json_node_get_value_type (node) == G_TYPE_INT64 || json_node_get_value_type (node) == G_TYPE_DOUBLE))
-    return json_node_get_int (node);
-  return 0;
-}
-
-static gboolean
-get_bool (JsonObject *object,
-          const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  return node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN &&
-         json_node_get_boolean (node);
-}
-
-static JsonArray *
-get_array (JsonObject *object,
-           const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  return node && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-}
-
-static JsonObject *
-get_object (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  return node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
 static gint64
 get_time (JsonObject *object,
           const char *name)
 {
-  const char *text = get_string (object, name);
+  const char *text = pd_json_get_string (object, name);
   g_autoptr(GDateTime) dt = NULL;
 
   if (text == NULL || !(dt = g_date_time_new_from_iso8601 (text, NULL)))
@@ -121,41 +71,41 @@ session_from_json (JsonObject *object)
   PdSessionInfo *info;
   JsonObject *plan;
   JsonNode *messages;
-  const char *id = get_string (object, "id");
-  const char *task = get_string (object, "task");
-  const char *status = get_string (object, "status");
+  const char *id = pd_json_get_string (object, "id");
+  const char *task = pd_json_get_string (object, "task");
+  const char *status = pd_json_get_string (object, "status");
 
   if (id == NULL || !pd_session_id_is_valid (id))
     return NULL;
 
   info = g_new0 (PdSessionInfo, 1);
   info->id = g_strdup (id);
-  info->task = g_strdup (task && *task ? task : get_string (object, "title") ? get_string (object, "title") : "");
-  info->name = g_strdup (get_string (object, "name"));
-  info->model = g_strdup (get_string (object, "model") ? get_string (object, "model") : "");
-  info->provider = g_strdup (get_string (object, "provider") ? get_string (object, "provider") : "");
-  info->source = g_strdup (get_string (object, "source") ? get_string (object, "source") : "odek");
-  info->cwd = g_strdup (get_string (object, "cwd") ? get_string (object, "cwd") : "");
+  info->task = g_strdup (task && *task ? task : pd_json_get_string (object, "title") ? pd_json_get_string (object, "title") : "");
+  info->name = g_strdup (pd_json_get_string (object, "name"));
+  info->model = g_strdup (pd_json_get_string (object, "model") ? pd_json_get_string (object, "model") : "");
+  info->provider = g_strdup (pd_json_get_string (object, "provider") ? pd_json_get_string (object, "provider") : "");
+  info->source = g_strdup (pd_json_get_string (object, "source") ? pd_json_get_string (object, "source") : "odek");
+  info->cwd = g_strdup (pd_json_get_string (object, "cwd") ? pd_json_get_string (object, "cwd") : "");
   if (status == NULL || !pd_session_status_from_string (status, &info->status))
     info->status = PD_SESSION_STATUS_IDLE;
   info->created_at = get_time (object, "created_at");
   info->updated_at = get_time (object, "updated_at");
-  info->turns = get_int (object, "turns");
-  info->input_tokens = get_int (object, "input_tokens");
-  info->output_tokens = get_int (object, "output_tokens");
-  info->pinned = get_bool (object, "pinned");
-  if ((plan = get_object (object, "plan")))
+  info->turns = pd_json_get_int (object, "turns", 0);
+  info->input_tokens = pd_json_get_int (object, "input_tokens", 0);
+  info->output_tokens = pd_json_get_int (object, "output_tokens", 0);
+  info->pinned = pd_json_get_boolean (object, "pinned", FALSE);
+  if ((plan = pd_json_get_object (object, "plan")))
     {
-      info->plan_version = get_int (plan, "version");
-      info->plan_done = (guint) get_int (plan, "done");
-      info->plan_total = (guint) get_int (plan, "total");
-      info->plan_blocked = (guint) get_int (plan, "blocked");
+      info->plan_version = pd_json_get_int (plan, "version", 0);
+      info->plan_done = (guint) pd_json_get_int (plan, "done", 0);
+      info->plan_total = (guint) pd_json_get_int (plan, "total", 0);
+      info->plan_blocked = (guint) pd_json_get_int (plan, "blocked", 0);
     }
   messages = json_object_get_member (object, "messages");
   if (messages && JSON_NODE_HOLDS_ARRAY (messages))
     info->n_messages = json_array_get_length (json_node_get_array (messages));
   else
-    info->n_messages = (guint) get_int (object, "messages");
+    info->n_messages = (guint) pd_json_get_int (object, "messages", 0);
   return info;
 }
 
@@ -166,19 +116,19 @@ plan_from_json (JsonObject  *object,
                 GError     **error)
 {
   g_autoptr(PdPlanState) state = NULL;
-  JsonArray *steps = get_array (object, "steps");
-  JsonObject *revision = get_object (object, "revision");
+  JsonArray *steps = pd_json_get_array (object, "steps");
+  JsonObject *revision = pd_json_get_object (object, "revision");
 
-  if (!get_bool (object, "found"))
+  if (!pd_json_get_boolean (object, "found", FALSE))
     return NULL;
 
   state = pd_plan_state_new ();
-  state->version = get_int (object, "version");
+  state->version = pd_json_get_int (object, "version", 0);
   for (guint i = 0; steps && i < json_array_get_length (steps); i++)
     {
       JsonObject *row = json_array_get_object_element (steps, i);
-      JsonArray *checks = get_array (row, "checks");
-      const char *id = get_string (row, "id"), *title = get_string (row, "title");
+      JsonArray *checks = pd_json_get_array (row, "checks");
+      const char *id = pd_json_get_string (row, "id"), *title = pd_json_get_string (row, "title");
       PdPlanStep *step;
 
       if (row == NULL || id == NULL || title == NULL)
@@ -187,37 +137,38 @@ plan_from_json (JsonObject  *object,
           return NULL;
         }
       step = pd_plan_step_new (id, title);
-      if (!pd_plan_step_status_from_string (get_string (row, "status"), &step->status))
+      if (!pd_plan_step_status_from_string (pd_json_get_string (row, "status"), &step->status))
         step->status = PD_PLAN_STEP_PENDING;
-      if (get_string (row, "note"))
-        pd_plan_step_set_note (step, get_string (row, "note"));
+      if (pd_json_get_string (row, "note"))
+        pd_plan_step_set_note (step, pd_json_get_string (row, "note"));
       for (guint j = 0; checks && j < json_array_get_length (checks); j++)
         {
           JsonObject *c = json_array_get_object_element (checks, j);
           PdPlanCheck *check;
 
-          if (c == NULL || get_string (c, "id") == NULL)
+          if (c == NULL || pd_json_get_string (c, "id") == NULL)
             continue;
-          check = pd_plan_check_new (get_string (c, "id"), get_string (c, "description") ? get_string (c, "description") : "",
-                                     get_string (c, "tool") ? get_string (c, "tool") : "", "{}");
-          if (!pd_plan_check_status_from_string (get_string (c, "status"), &check->status))
+          check = pd_plan_check_new (pd_json_get_string (c, "id"),
+                                     pd_json_get_string (c, "description") ? pd_json_get_string (c, "description") : "",
+                                     pd_json_get_string (c, "tool") ? pd_json_get_string (c, "tool") : "", "{}");
+          if (!pd_plan_check_status_from_string (pd_json_get_string (c, "status"), &check->status))
             check->status = PD_PLAN_CHECK_PENDING;
           g_ptr_array_add (step->checks, check);
         }
       g_ptr_array_add (state->steps, step);
     }
 
-  if (revision != NULL && get_string (revision, "reason"))
+  if (revision != NULL && pd_json_get_string (revision, "reason"))
     {
-      JsonArray *summary = get_array (revision, "summary");
+      JsonArray *summary = pd_json_get_array (revision, "summary");
 
-      state->revision = pd_plan_revision_new (get_string (revision, "reason"));
+      state->revision = pd_plan_revision_new (pd_json_get_string (revision, "reason"));
       for (guint i = 0; summary && i < json_array_get_length (summary); i++)
         {
-          JsonNode *item = json_array_get_element (summary, i);
+          const char *item = pd_json_node_get_string (json_array_get_element (summary, i));
 
-          if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
-            pd_plan_revision_add (state->revision, json_node_get_string (item));
+          if (item != NULL)
+            pd_plan_revision_add (state->revision, item);
         }
     }
 
@@ -271,7 +222,7 @@ return_http_error (GTask      *task,
                    const char *retry_after)
 {
   PdRemoteSource *self = g_task_get_source_object (task);
-  const char *message = root && JSON_NODE_HOLDS_OBJECT (root) ? get_string (json_node_get_object (root), "error") : NULL;
+  const char *message = root && JSON_NODE_HOLDS_OBJECT (root) ? pd_json_get_string (json_node_get_object (root), "error") : NULL;
 
   if (message == NULL)
     message = soup_status_get_phrase (status);
@@ -319,7 +270,7 @@ finish_call (GTask    *task,
     {
     case OP_LIST:
       {
-        JsonArray *array = root && JSON_NODE_HOLDS_ARRAY (root) ? json_node_get_array (root) : get_array (object, "sessions");
+        JsonArray *array = root && JSON_NODE_HOLDS_ARRAY (root) ? json_node_get_array (root) : pd_json_get_array (object, "sessions");
         GPtrArray *sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
         guint total;
 
@@ -337,7 +288,7 @@ finish_call (GTask    *task,
             if (info != NULL)
               g_ptr_array_add (sessions, info);
           }
-        total = object && json_object_has_member (object, "total") ? (guint) get_int (object, "total") : sessions->len;
+        total = object && json_object_has_member (object, "total") ? (guint) pd_json_get_int (object, "total", 0) : sessions->len;
         g_task_return_pointer (task, pd_session_page_new (sessions, total), (GDestroyNotify) pd_session_page_free);
       }
       return;
@@ -368,7 +319,7 @@ finish_call (GTask    *task,
 
     case OP_HISTORY:
       {
-        JsonArray *versions = get_array (object, "plan_versions");
+        JsonArray *versions = pd_json_get_array (object, "plan_versions");
         GPtrArray *history = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
 
         for (guint i = 0; versions && i < json_array_get_length (versions); i++)
@@ -380,7 +331,7 @@ finish_call (GTask    *task,
             if (state == NULL || !JSON_NODE_HOLDS_OBJECT (state))
               continue;
             version = g_new0 (PdPlanVersionInfo, 1);
-            version->version = get_int (entry, "version");
+            version->version = pd_json_get_int (entry, "version", 0);
             version->created_at = get_time (entry, "created_at");
             version->state_json = json_to_string (state, FALSE);
             g_ptr_array_add (history, version);
@@ -391,7 +342,7 @@ finish_call (GTask    *task,
 
     case OP_MESSAGES:
       {
-        JsonArray *messages = get_array (object, "messages");
+        JsonArray *messages = pd_json_get_array (object, "messages");
 
         g_task_return_pointer (task, messages ? json_array_ref (messages) : json_array_new (), (GDestroyNotify) json_array_unref);
       }
@@ -399,8 +350,8 @@ finish_call (GTask    *task,
 
     case OP_EVENTS:
       {
-        JsonArray *events = get_array (object, "events");
-        JsonArray *seqs = get_array (object, "seq");
+        JsonArray *events = pd_json_get_array (object, "events");
+        JsonArray *seqs = pd_json_get_array (object, "seq");
         GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
 
         if (events == NULL)
@@ -1045,12 +996,12 @@ on_health (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
-  if (health != NULL && get_bool (health, "events_stream"))
+  if (health != NULL && pd_json_get_boolean (health, "events_stream", FALSE))
     {
       g_autofree char *url = g_strconcat (self->base, "/api/events/stream", NULL);
       g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
 
-      if (get_bool (health, "plan_detail"))
+      if (pd_json_get_boolean (health, "plan_detail", FALSE))
         self->has_detail = 1;
       soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
       soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");

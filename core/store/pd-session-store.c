@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-random.h"
 #include "pd-redact.h"
@@ -506,12 +507,10 @@ optional_string (JsonObject  *object,
                  guint        index,
                  GError     **error)
 {
-  JsonNode *node = json_object_get_member (object, member);
+  const char *value;
 
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return NULL;
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
+  if (pd_json_get_optional_string (object, member, &value))
+    return value;
   g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
                "message %u: “%s” must be a string or null", index, member);
   return NULL;
