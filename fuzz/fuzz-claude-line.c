@@ -34,20 +34,20 @@ LLVMFuzzerTestOneInput (const guint8 *data,
 
   pd_fuzz_file_set (&file, data, size);
   reader = pd_claude_code_reader_new (file.path);
-  pd_claude_code_reader_set_max_line (reader, 32 * 1024);
-  if (pd_claude_code_reader_update (reader, NULL, &error))
-    pd_fuzz_check_session (pd_claude_code_reader_get_session (reader));
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 32 * 1024);
+  if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
+    pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
   g_clear_error (&error);
   g_clear_object (&reader);
 
   /* Followed: the first half, then the whole. */
   pd_fuzz_file_set (&file, data, half);
   reader = pd_claude_code_reader_new (file.path);
-  pd_claude_code_reader_set_follow (reader, TRUE);
-  if (!pd_claude_code_reader_update (reader, NULL, &error))
+  pd_transcript_reader_set_follow (PD_TRANSCRIPT_READER (reader), TRUE);
+  if (!pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
     return 0;
   pd_fuzz_file_set (&file, data, size);
-  if (pd_claude_code_reader_update (reader, NULL, &error))
-    pd_fuzz_check_session (pd_claude_code_reader_get_session (reader));
+  if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
+    pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
   return 0;
 }

@@ -45,9 +45,9 @@ LLVMFuzzerTestOneInput (const guint8 *data,
 
   pd_fuzz_file_set (&file, data, size);
   reader = pd_codex_reader_new (file.path);
-  pd_codex_reader_set_max_line (reader, 32 * 1024);
-  if (pd_codex_reader_update (reader, NULL, &error))
-    pd_fuzz_check_session (pd_codex_reader_get_session (reader));
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 32 * 1024);
+  if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
+    pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
   g_clear_error (&error);
   g_clear_object (&reader);
 
@@ -57,9 +57,9 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     {
       _pd_import_set_tail_limits (1, (goffset) (size / 3 + 1));
       reader = pd_codex_reader_new (file.path);
-      pd_codex_reader_set_max_line (reader, 32 * 1024);
-      if (pd_codex_reader_update (reader, NULL, &error))
-        pd_fuzz_check_session (pd_codex_reader_get_session (reader));
+      pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 32 * 1024);
+      if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
+        pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
       _pd_import_set_tail_limits (0, 0);
       g_clear_error (&error);
       g_clear_object (&reader);
@@ -68,11 +68,11 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   /* Followed: the first half, then the whole. */
   pd_fuzz_file_set (&file, data, half);
   reader = pd_codex_reader_new (file.path);
-  pd_codex_reader_set_follow (reader, TRUE);
-  if (!pd_codex_reader_update (reader, NULL, &error))
+  pd_transcript_reader_set_follow (PD_TRANSCRIPT_READER (reader), TRUE);
+  if (!pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
     return 0;
   pd_fuzz_file_set (&file, data, size);
-  if (pd_codex_reader_update (reader, NULL, &error))
-    pd_fuzz_check_session (pd_codex_reader_get_session (reader));
+  if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
+    pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
   return 0;
 }

@@ -209,10 +209,10 @@ test_huge_lines (void)
   g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
 
   reader = pd_claude_code_reader_new (path);
-  pd_claude_code_reader_set_max_line (reader, 64 * 1024);
-  g_assert_true (pd_claude_code_reader_update (reader, NULL, &error));
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 64 * 1024);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
-  session = pd_claude_code_reader_get_session (reader);
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
   stats = pd_imported_session_get_stats (session);
   /* The long line is counted as skipped, and reading goes on past it. */
   g_assert_cmpuint (stats->lines, ==, 3);
@@ -273,8 +273,8 @@ test_deep_nesting (void)
   g_string_append (line, "}}]}}\n");
   g_assert_true (g_file_set_contents (path, line->str, (gssize) line->len, &error));
   reader = pd_claude_code_reader_new (path);
-  g_assert_true (pd_claude_code_reader_update (reader, NULL, &error));
-  session = pd_claude_code_reader_get_session (reader);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 2);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);
 

@@ -668,10 +668,10 @@ test_bad_lines (Fixture       *f,
   g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
 
   reader = pd_claude_code_reader_new (path);
-  pd_claude_code_reader_set_max_line (reader, 64 * 1024);
-  g_assert_true (pd_claude_code_reader_update (reader, NULL, &error));
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 64 * 1024);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
-  session = pd_claude_code_reader_get_session (reader);
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
   stats = pd_imported_session_get_stats (session);
   assert_list (session, "A:completed|B:in_progress");
   /* garbage, two blank, huge, invalid UTF-8, unclosed, torn */
@@ -694,15 +694,15 @@ test_follow (Fixture       *f,
   /* The result's line is still being written. */
   g_assert_true (g_file_set_contents (path, first, -1, NULL));
   reader = pd_claude_code_reader_new (path);
-  pd_claude_code_reader_set_follow (reader, TRUE);
-  g_assert_true (pd_claude_code_reader_update (reader, NULL, NULL));
-  session = pd_claude_code_reader_get_session (reader);
+  pd_transcript_reader_set_follow (PD_TRANSCRIPT_READER (reader), TRUE);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, NULL));
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
 
   /* Now it is whole: only the appended bytes are read. */
   g_assert_true (g_file_set_contents (path, second, -1, NULL));
-  g_assert_true (pd_claude_code_reader_update (reader, NULL, NULL));
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, NULL));
   assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 2);
 }

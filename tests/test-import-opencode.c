@@ -28,6 +28,56 @@ assert_list (PdImportedSession *session,
   g_assert_cmpstr (got, ==, expected);
 }
 
+/* One session read alone, through the reader the index makes for its row:
+ * the same as the whole store read at once gave. */
+static void
+assert_read_alone (const char        *format,
+                   const char        *path,
+                   PdImportedSession *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  g_autofree char *want = pd_import_test_describe (expected);
+  g_autofree char *got = NULL;
+  PdImportedSession *session;
+
+  reader = pd_transcript_reader_new_for_format (format, path, pd_imported_session_get_id (expected), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (pd_transcript_reader_get_format (reader), ==, format);
+  g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
+  g_assert_no_error (error);
+  session = pd_transcript_reader_get_session (reader);
+  got = pd_import_test_describe (session);
+  g_assert_cmpstr (got, ==, want);
+  g_assert_cmpstr (pd_imported_session_get_id (session), ==, pd_imported_session_get_id (expected));
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, pd_imported_session_get_title (expected));
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, pd_imported_session_get_cwd (expected));
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==,
+                    pd_imported_session_get_stats (expected)->applied_updates);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==,
+                    pd_imported_session_get_stats (expected)->ignored_updates);
+
+  /* Read again: the same (OpenCode rewrites parts in place, so each update
+   * reads the session whole). */
+  g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
+  g_clear_pointer (&got, g_free);
+  got = pd_import_test_describe (pd_transcript_reader_get_session (reader));
+  g_assert_cmpstr (got, ==, want);
+}
+
+static void
+assert_not_there (const char *format,
+                  const char *path,
+                  const char *agent_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format (format, path, agent_id, &error);
+
+  g_assert_no_error (error);
+  g_assert_false (pd_transcript_reader_update (reader, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+}
+
 /* The project's own storage tree (tests/fixtures/README.md gives the oracle). */
 static void
 test_own_storage (void)
@@ -65,6 +115,12 @@ test_own_storage (void)
   child = find_session (sessions, "ses_3a9f0d71effeJm2Vq8ZcHyWp6T");
   g_assert_nonnull (child);
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (child)), ==, PD_CHECKLIST_ORIGIN_NONE);
+
+  assert_read_alone ("opencode-storage", storage, session);
+  assert_read_alone ("opencode-storage", storage, child);
+  assert_not_there ("opencode-storage", storage, "ses_gone");
+  /* An id is a file name, never a path out of the tree. */
+  assert_not_there ("opencode-storage", storage, "../session/9f2c41d07be3a56e1c880d4f2a7b6e31c05d9a48/ses_3a9f1c2e0ffeQk7wTb2LxNsd4R");
 
   /* Recognised from the layout, from the top folder down. */
   all = pd_import_read_path (dir, NULL, &error);
@@ -104,8 +160,13 @@ test_shared_storage (void)
   g_assert_no_error (error);
   g_assert_cmpuint (others->len, ==, 2);
   for (guint i = 0; i < others->len; i++)
-    g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (others->pdata[i])), ==,
-                     PD_CHECKLIST_ORIGIN_NONE);
+    {
+      g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (others->pdata[i])), ==,
+                       PD_CHECKLIST_ORIGIN_NONE);
+      /* Files named otherwise than their session's id are found too. */
+      assert_read_alone ("opencode-storage", v2, others->pdata[i]);
+    }
+  assert_read_alone ("opencode-storage", synthetic, session);
 
   /* Recognised from the layout, from the top folder down. */
   all = pd_import_read_path (dir, NULL, &error);
@@ -208,6 +269,10 @@ test_database (void)
     g_assert_cmpuint (total, ==, 2);
   }
 
+  assert_read_alone ("opencode-db", path, session);
+  assert_read_alone ("opencode-db", path, find_session (sessions, "ses_b"));
+  assert_not_there ("opencode-db", path, "ses_gone");
+
   /* Never written. */
   after = checksum_file (path);
   g_assert_cmpstr (before, ==, after);
@@ -242,6 +307,17 @@ test_not_a_database (void)
 /* Found by fuzz-opencode-part: a start time of 1.7e17 ms overflowed when
  * turned into µs, and a double beyond gint64 was cast.  Such times are
  * unknown; the lists are still replayed. */
+static void
+test_unknown_format (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("gemini-chat", "/nowhere", NULL, &error);
+
+  g_assert_null (reader);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "gemini-chat"));
+}
+
 static void
 test_huge_times (void)
 {
@@ -287,6 +363,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-opencode/database", test_database);
   g_test_add_func ("/pd/import-opencode/not-a-database", test_not_a_database);
   g_test_add_func ("/pd/import-opencode/huge-times", test_huge_times);
+  g_test_add_func ("/pd/import-opencode/unknown-format", test_unknown_format);
 
   return g_test_run ();
 }

@@ -494,20 +494,20 @@ test_follow_appends (Fixture       *f,
 
   _pd_import_set_tail_limits (64 * 1024, 64 * 1024 * 1024);
   reader = pd_codex_reader_new (f->path);
-  pd_codex_reader_set_follow (reader, TRUE);
-  g_assert_true (pd_codex_reader_update (reader, NULL, &error));
+  pd_transcript_reader_set_follow (PD_TRANSCRIPT_READER (reader), TRUE);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
-  session = pd_codex_reader_get_session (reader);
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
   got = pd_import_test_describe (session);
   g_assert_cmpstr (got, ==, "A:in_progress");
   g_assert_true (pd_imported_session_get_stats (session)->tail_read);
-  g_assert_cmpint (pd_codex_reader_get_offset (reader), ==, (goffset) size);
+  g_assert_cmpint (pd_transcript_reader_get_offset (PD_TRANSCRIPT_READER (reader)), ==, (goffset) size);
 
   /* The torn line's rest: c2's output. */
   g_string_append (f->text, ",\"call_id\":\"c2\",\"output\":\"Plan updated\"}}\n");
   save (f);
   before = pd_imported_session_get_stats (session)->bytes_read;
-  g_assert_true (pd_codex_reader_update (reader, NULL, &error));
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
   g_clear_pointer (&got, g_free);
   got = pd_import_test_describe (session);

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "pd-checklist.h"
+#include "pd-json-util.h"
 
 #define KEY_PREFIX_LEN 32  /* hex digits of SHA-256 kept in a key */
 #define MAX_USER_ITEMS 1000
@@ -500,18 +501,17 @@ pd_checklist_load_annotations (PdChecklist  *self,
         {
           JsonNode *element = json_array_get_element (array, i);
           JsonObject *object;
-          JsonNode *text, *done;
+          const char *text;
 
           if (!JSON_NODE_HOLDS_OBJECT (element))
             continue;
           object = json_node_get_object (element);
-          text = json_object_get_member (object, "text");
-          done = json_object_get_member (object, "done");
-          if (text == NULL || !JSON_NODE_HOLDS_VALUE (text) || json_node_get_value_type (text) != G_TYPE_STRING)
+          if (!(text = pd_json_get_string (object, "text")))
             continue;
-          pd_checklist_add_user_item (self, json_node_get_string (text));
-          if (done && JSON_NODE_HOLDS_VALUE (done) && json_node_get_value_type (done) == G_TYPE_BOOLEAN)
-            pd_checklist_set_user_item_done (self, self->user_items->len - 1, json_node_get_boolean (done));
+          pd_checklist_add_user_item (self, text);
+          /* A missing or mistyped "done" leaves the new item open. */
+          if (pd_json_get_boolean (object, "done", FALSE))
+            pd_checklist_set_user_item_done (self, self->user_items->len - 1, TRUE);
         }
     }
 

@@ -149,7 +149,14 @@ struct _PdClaudeCodeReader
   gboolean           tail_done;    /* past the first read: no tail read again */
 };
 
-G_DEFINE_FINAL_TYPE (PdClaudeCodeReader, pd_claude_code_reader, G_TYPE_OBJECT)
+static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdClaudeCodeReader, pd_claude_code_reader, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
+
+static gboolean claude_update (PdTranscriptReader  *reader,
+                               GCancellable        *cancellable,
+                               GError             **error);
 
 static void
 request_free (Request *request)
@@ -259,20 +266,18 @@ pd_claude_code_reader_new (const char *path)
   return self;
 }
 
-void
-pd_claude_code_reader_set_max_line (PdClaudeCodeReader *self,
-                                    gsize               max_line)
+static void
+claude_set_max_line (PdTranscriptReader *reader,
+                     gsize               max_line)
 {
-  g_return_if_fail (PD_IS_CLAUDE_CODE_READER (self));
-  self->max_line = max_line;
+  PD_CLAUDE_CODE_READER (reader)->max_line = max_line;
 }
 
-void
-pd_claude_code_reader_set_follow (PdClaudeCodeReader *self,
-                                  gboolean            follow)
+static void
+claude_set_follow (PdTranscriptReader *reader,
+                   gboolean            follow)
 {
-  g_return_if_fail (PD_IS_CLAUDE_CODE_READER (self));
-  self->follow = !!follow;
+  PD_CLAUDE_CODE_READER (reader)->follow = !!follow;
 }
 
 void
@@ -284,21 +289,73 @@ pd_claude_code_reader_add_subagent (PdClaudeCodeReader *self,
   add_stream (self, path, FALSE);
 }
 
-PdImportedSession *
-pd_claude_code_reader_get_session (PdClaudeCodeReader *self)
+void
+pd_claude_code_reader_add_flat_subagents (PdClaudeCodeReader *self,
+                                          GPtrArray          *candidates)
 {
-  g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), NULL);
-  return self->session;
+  g_autoptr(GPtrArray) beside = NULL;
+  g_autofree char *name = NULL;
+
+  g_return_if_fail (PD_IS_CLAUDE_CODE_READER (self));
+
+  if (candidates == NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (self->path);
+      g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+      const char *entry;
+
+      beside = g_ptr_array_new_with_free_func (g_free);
+      while (handle && (entry = g_dir_read_name (handle)))
+        if (g_str_has_prefix (entry, "agent-") && g_str_has_suffix (entry, ".jsonl"))
+          g_ptr_array_add (beside, g_build_filename (dir, entry, NULL));
+      g_ptr_array_sort (beside, (GCompareFunc) g_ascii_strcasecmp);
+      candidates = beside;
+    }
+
+  name = g_path_get_basename (self->path);
+  if (g_str_has_suffix (name, ".jsonl"))
+    name[strlen (name) - strlen (".jsonl")] = '\0';
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      const char *path = g_ptr_array_index (candidates, i);
+      g_autofree char *parent = NULL;
+
+      if (strcmp (path, self->path) != 0
+          && _pd_import_sniff_jsonl (path, &parent) == PD_IMPORT_FORMAT_CLAUDE
+          && g_strcmp0 (parent, name) == 0)
+        add_stream (self, path, FALSE);
+    }
 }
 
-goffset
-pd_claude_code_reader_get_offset (PdClaudeCodeReader *self)
+static PdImportedSession *
+claude_get_session (PdTranscriptReader *reader)
 {
-  Stream *main_stream;
+  return PD_CLAUDE_CODE_READER (reader)->session;
+}
 
-  g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), 0);
-  main_stream = g_ptr_array_index (self->streams, 0);
+static goffset
+claude_get_offset (PdTranscriptReader *reader)
+{
+  Stream *main_stream = g_ptr_array_index (PD_CLAUDE_CODE_READER (reader)->streams, 0);
+
   return main_stream->offset;
+}
+
+static const char *
+claude_get_format (PdTranscriptReader *reader)
+{
+  return "claude";
+}
+
+static void
+transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
+{
+  iface->get_format = claude_get_format;
+  iface->set_max_line = claude_set_max_line;
+  iface->set_follow = claude_set_follow;
+  iface->update = claude_update;
+  iface->get_session = claude_get_session;
+  iface->get_offset = claude_get_offset;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -394,9 +451,9 @@ apply_task_snapshot (PdClaudeCodeReader *self,
       if (!JSON_NODE_HOLDS_OBJECT (element))
         return FALSE;
       object = json_node_get_object (element);
-      id = _pd_import_get_id (object, "id");
-      subject = _pd_import_get_string (object, "subject");
-      status_text = _pd_import_get_string (object, "status");
+      id = pd_json_dup_id (object, "id");
+      subject = pd_json_get_string (object, "subject");
+      status_text = pd_json_get_string (object, "status");
       if (id == NULL || subject == NULL)
         return FALSE;
       if (!pd_checklist_status_parse (status_text, &status))
@@ -426,18 +483,14 @@ apply_task_snapshot (PdClaudeCodeReader *self,
 static gboolean
 tool_use_result_is_error (JsonNode *result)
 {
-  gboolean success;
+  const char *text = pd_json_node_get_string (result);
 
   if (result == NULL)
     return FALSE;
-  if (JSON_NODE_HOLDS_VALUE (result) && json_node_get_value_type (result) == G_TYPE_STRING)
-    {
-      const char *text = json_node_get_string (result);
-      return g_str_has_prefix (text, "Error") || g_str_has_prefix (text, "User rejected");
-    }
-  if (JSON_NODE_HOLDS_OBJECT (result)
-      && _pd_import_get_boolean (json_node_get_object (result), "success", &success))
-    return !success;
+  if (text != NULL)
+    return g_str_has_prefix (text, "Error") || g_str_has_prefix (text, "User rejected");
+  if (JSON_NODE_HOLDS_OBJECT (result))
+    return !pd_json_get_boolean (json_node_get_object (result), "success", TRUE);
   return FALSE;
 }
 
@@ -455,12 +508,12 @@ result_todo_write (PdClaudeCodeReader *self,
                    Request            *request,
                    JsonNode           *result)
 {
-  JsonArray *array = _pd_import_get_array (result_object (result), "newTodos");
+  JsonArray *array = pd_json_get_array (result_object (result), "newTodos");
   g_autoptr(GPtrArray) items = NULL;
 
   /* The result's newTodos is the post-state; the input is the fallback. */
   if (array == NULL && request->input && JSON_NODE_HOLDS_OBJECT (request->input))
-    array = _pd_import_get_array (json_node_get_object (request->input), "todos");
+    array = pd_json_get_array (json_node_get_object (request->input), "todos");
   if (!(items = _pd_import_items_from_array (array, todo_text_members, "id")))
     {
       stats (self)->ignored_updates++;
@@ -494,7 +547,7 @@ result_task_create (PdClaudeCodeReader *self,
                     JsonNode           *result,
                     const char         *text)
 {
-  JsonObject *task_object = _pd_import_get_object (result_object (result), "task");
+  JsonObject *task_object = pd_json_get_object (result_object (result), "task");
   JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
                       ? json_node_get_object (request->input) : NULL;
   g_autofree char *id = NULL;
@@ -504,13 +557,13 @@ result_task_create (PdClaudeCodeReader *self,
 
   if (task_object != NULL)
     {
-      id = _pd_import_get_id (task_object, "id");
-      subject = _pd_import_get_string (task_object, "subject");
+      id = pd_json_dup_id (task_object, "id");
+      subject = pd_json_get_string (task_object, "subject");
     }
   else
     id = id_from_text (text, "Task #", " created successfully");
   if (subject == NULL)
-    subject = _pd_import_get_string (input, "subject");
+    subject = pd_json_get_string (input, "subject");
 
   if (id == NULL || subject == NULL)
     {
@@ -555,7 +608,7 @@ result_task_update (PdClaudeCodeReader *self,
   JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
                       ? json_node_get_object (request->input) : NULL;
   JsonObject *object = result_object (result);
-  g_autofree char *id = _pd_import_get_id (input, "taskId");
+  g_autofree char *id = pd_json_dup_id (input, "taskId");
   g_auto(GStrv) fields = NULL;
   const char *new_status = NULL;
   const char *new_subject = NULL;
@@ -571,13 +624,12 @@ result_task_update (PdClaudeCodeReader *self,
 
   if (object != NULL)
     {
-      g_autofree char *result_id = _pd_import_get_id (object, "taskId");
-      JsonArray *updated = _pd_import_get_array (object, "updatedFields");
-      JsonObject *change = _pd_import_get_object (object, "statusChange");
-      gboolean success = FALSE;
+      g_autofree char *result_id = pd_json_dup_id (object, "taskId");
+      JsonArray *updated = pd_json_get_array (object, "updatedFields");
+      JsonObject *change = pd_json_get_object (object, "statusChange");
       GPtrArray *names = g_ptr_array_new ();
 
-      if (!_pd_import_get_boolean (object, "success", &success) || !success
+      if (!pd_json_get_boolean (object, "success", FALSE)
           || (result_id != NULL && strcmp (result_id, id) != 0) || updated == NULL)
         {
           g_ptr_array_unref (names);
@@ -586,13 +638,13 @@ result_task_update (PdClaudeCodeReader *self,
         }
       for (guint i = 0; i < json_array_get_length (updated); i++)
         {
-          JsonNode *element = json_array_get_element (updated, i);
-          if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
-            g_ptr_array_add (names, g_strdup (json_node_get_string (element)));
+          const char *name = pd_json_node_get_string (json_array_get_element (updated, i));
+          if (name != NULL)
+            g_ptr_array_add (names, g_strdup (name));
         }
       g_ptr_array_add (names, NULL);
       fields = (GStrv) g_ptr_array_free (names, FALSE);
-      new_status = _pd_import_get_string (change, "to");
+      new_status = pd_json_get_string (change, "to");
     }
   else
     {
@@ -610,9 +662,9 @@ result_task_update (PdClaudeCodeReader *self,
     }
 
   if (new_status == NULL && strv_has (fields, "status"))
-    new_status = _pd_import_get_string (input, "status");
+    new_status = pd_json_get_string (input, "status");
   if (strv_has (fields, "subject"))
-    new_subject = _pd_import_get_string (input, "subject");
+    new_subject = pd_json_get_string (input, "subject");
 
   /* Updates never invent a task. */
   if (!(task = find_task (self, id, &index)))
@@ -665,8 +717,8 @@ result_exit_plan_mode (PdClaudeCodeReader *self,
 {
   JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
                       ? json_node_get_object (request->input) : NULL;
-  const char *plan = _pd_import_get_string (input, "plan");
-  const char *approved_plan = _pd_import_get_string (result_object (result), "plan");
+  const char *plan = pd_json_get_string (input, "plan");
+  const char *approved_plan = pd_json_get_string (result_object (result), "plan");
 
   if (!is_error && approved_plan != NULL)
     plan = approved_plan;
@@ -686,11 +738,10 @@ resolve_item (PdChecklist *list,
               JsonNode    *node,
               guint       *position)
 {
-  const char *ref;
+  const char *ref = pd_json_node_get_string (node);
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (ref == NULL)
     return FALSE;
-  ref = json_node_get_string (node);
   for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
     {
       const PdChecklistItem *item = pd_checklist_get_agent_item (list, i);
@@ -744,7 +795,7 @@ result_ccd_update_plan (PdClaudeCodeReader *self,
   JsonArray *array;
   g_autoptr(GPtrArray) items = NULL;
 
-  if ((array = _pd_import_get_array (input, "items")))
+  if ((array = pd_json_get_array (input, "items")))
     {
       if (!(items = _pd_import_items_from_array (array, plan_text_members, "id")))
         {
@@ -923,7 +974,7 @@ handle_result (PdClaudeCodeReader *self,
       break;
     case TOOL_TASK_LIST:
       {
-        JsonArray *tasks = _pd_import_get_array (result_object (result), "tasks");
+        JsonArray *tasks = pd_json_get_array (result_object (result), "tasks");
         if (tasks == NULL || !apply_task_snapshot (self, tasks))
           stats (self)->ignored_updates++;
       }
@@ -976,7 +1027,7 @@ add_request (PdClaudeCodeReader *self,
   /* A plan document is shown while it waits for its answer. */
   if (tool == TOOL_EXIT_PLAN_MODE && input && JSON_NODE_HOLDS_OBJECT (input))
     {
-      const char *plan = _pd_import_get_string (json_node_get_object (input), "plan");
+      const char *plan = pd_json_get_string (json_node_get_object (input), "plan");
       if (plan != NULL)
         pd_imported_session_add_plan (self->session, id, plan, PD_ARTIFACT_PLAN_PROPOSED, time);
     }
@@ -1000,7 +1051,7 @@ handle_assistant (PdClaudeCodeReader *self,
                   gboolean            from_subagent,
                   gint64              time)
 {
-  JsonArray *content = _pd_import_get_array (_pd_import_get_object (line, "message"), "content");
+  JsonArray *content = pd_json_get_array (pd_json_get_object (line, "message"), "content");
 
   for (guint i = 0; content && i < json_array_get_length (content); i++)
     {
@@ -1011,10 +1062,10 @@ handle_assistant (PdClaudeCodeReader *self,
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
       block = json_node_get_object (element);
-      if (g_strcmp0 (_pd_import_get_string (block, "type"), "tool_use") != 0)
+      if (g_strcmp0 (pd_json_get_string (block, "type"), "tool_use") != 0)
         continue;
-      name = _pd_import_get_string (block, "name");
-      id = _pd_import_get_string (block, "id");
+      name = pd_json_get_string (block, "name");
+      id = pd_json_get_string (block, "id");
       if (name == NULL || id == NULL)
         continue;
 
@@ -1038,7 +1089,7 @@ static void
 handle_user (PdClaudeCodeReader *self,
              JsonObject         *line)
 {
-  JsonArray *content = _pd_import_get_array (_pd_import_get_object (line, "message"), "content");
+  JsonArray *content = pd_json_get_array (pd_json_get_object (line, "message"), "content");
   JsonNode *result = json_object_get_member (line, "toolUseResult");
   guint n_results = 0;
 
@@ -1049,7 +1100,7 @@ handle_user (PdClaudeCodeReader *self,
     {
       JsonNode *element = json_array_get_element (content, i);
       if (JSON_NODE_HOLDS_OBJECT (element)
-          && g_strcmp0 (_pd_import_get_string (json_node_get_object (element), "type"), "tool_result") == 0)
+          && g_strcmp0 (pd_json_get_string (json_node_get_object (element), "type"), "tool_result") == 0)
         n_results++;
     }
   /* One toolUseResult for several results cannot be told apart: ambiguous,
@@ -1069,12 +1120,12 @@ handle_user (PdClaudeCodeReader *self,
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
       block = json_node_get_object (element);
-      if (g_strcmp0 (_pd_import_get_string (block, "type"), "tool_result") != 0)
+      if (g_strcmp0 (pd_json_get_string (block, "type"), "tool_result") != 0)
         continue;
-      if (!(id = _pd_import_get_string (block, "tool_use_id")) || !(request = take_request (self, id)))
+      if (!(id = pd_json_get_string (block, "tool_use_id")) || !(request = take_request (self, id)))
         continue;
 
-      _pd_import_get_boolean (block, "is_error", &is_error);
+      is_error = pd_json_get_boolean (block, "is_error", FALSE);
       text = _pd_import_result_text (json_object_get_member (block, "content"));
       handle_result (self, request, is_error, text, result);
       request_free (request);
@@ -1087,12 +1138,12 @@ handle_line (PdClaudeCodeReader *self,
              JsonObject         *line,
              gint64              time)
 {
-  const char *type = _pd_import_get_string (line, "type");
+  const char *type = pd_json_get_string (line, "type");
   gboolean sidechain = FALSE;
 
   if (type == NULL)
     return;
-  _pd_import_get_boolean (line, "isSidechain", &sidechain);
+  sidechain = pd_json_get_boolean (line, "isSidechain", FALSE);
 
   if (strcmp (type, "assistant") == 0)
     handle_assistant (self, line, !stream->is_main || sidechain, time);
@@ -1100,11 +1151,11 @@ handle_line (PdClaudeCodeReader *self,
     handle_user (self, line);
   else if (strcmp (type, "attachment") == 0)
     {
-      JsonObject *attachment = _pd_import_get_object (line, "attachment");
+      JsonObject *attachment = pd_json_get_object (line, "attachment");
       JsonArray *tasks;
 
-      if (g_strcmp0 (_pd_import_get_string (attachment, "type"), "task_reminder") != 0
-          || !(tasks = _pd_import_get_array (attachment, "content")))
+      if (g_strcmp0 (pd_json_get_string (attachment, "type"), "task_reminder") != 0
+          || !(tasks = pd_json_get_array (attachment, "content")))
         return;
       /* An empty reminder in a session that keeps no tasks says nothing. */
       if (json_array_get_length (tasks) == 0
@@ -1120,29 +1171,29 @@ static void
 note_meta (PdClaudeCodeReader *self,
            JsonObject         *line)
 {
-  const char *type = _pd_import_get_string (line, "type");
+  const char *type = pd_json_get_string (line, "type");
   const char *value;
 
-  if (!self->have_meta && (value = _pd_import_get_string (line, "cwd")))
+  if (!self->have_meta && (value = pd_json_get_string (line, "cwd")))
     {
       pd_imported_session_set_cwd (self->session, value);
-      if ((value = _pd_import_get_string (line, "sessionId")))
+      if ((value = pd_json_get_string (line, "sessionId")))
         pd_imported_session_set_id (self->session, value);
       self->have_meta = TRUE;
     }
-  if (g_strcmp0 (_pd_import_get_string (line, "entrypoint"), "claude-desktop") == 0)
+  if (g_strcmp0 (pd_json_get_string (line, "entrypoint"), "claude-desktop") == 0)
     pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
 
   if (type == NULL)
     return;
-  if (strcmp (type, "summary") == 0 && (value = _pd_import_get_string (line, "summary")))
+  if (strcmp (type, "summary") == 0 && (value = pd_json_get_string (line, "summary")))
     {
       g_autofree char *clean = _pd_import_clean_text (value);
       pd_imported_session_set_title (self->session, clean);
       self->have_title = TRUE;
     }
   else if (strcmp (type, "custom-title") == 0
-           && ((value = _pd_import_get_string (line, "customTitle")) || (value = _pd_import_get_string (line, "title"))))
+           && ((value = pd_json_get_string (line, "customTitle")) || (value = pd_json_get_string (line, "title"))))
     {
       g_autofree char *clean = _pd_import_clean_text (value);
       pd_imported_session_set_title (self->session, clean);
@@ -1151,9 +1202,9 @@ note_meta (PdClaudeCodeReader *self,
   else if (strcmp (type, "user") == 0 && !self->have_title && pd_imported_session_get_title (self->session) == NULL)
     {
       gboolean meta = FALSE;
-      const char *prompt = _pd_import_get_string (_pd_import_get_object (line, "message"), "content");
+      const char *prompt = pd_json_get_string (pd_json_get_object (line, "message"), "content");
 
-      _pd_import_get_boolean (line, "isMeta", &meta);
+      meta = pd_json_get_boolean (line, "isMeta", FALSE);
       if (!meta && prompt != NULL && *prompt != '<' && *prompt != '\0')
         {
           g_autofree char *clean = _pd_import_clean_text (prompt);
@@ -1407,7 +1458,7 @@ try_tail_line (gpointer     user_data,
   if (!read_head (trial, offset, error))
     return FALSE;
   trial_main->offset = offset;
-  if (!pd_claude_code_reader_update (trial, search->cancellable, error))
+  if (!claude_update (PD_TRANSCRIPT_READER (trial), search->cancellable, error))
     return FALSE;
   if (trial->full_lists > 0)
     {
@@ -1448,25 +1499,19 @@ read_tail (PdClaudeCodeReader  *self,
   return TRUE;
 }
 
-/**
- * pd_claude_code_reader_update:
- *
- * Reads what was appended to the transcript and its subagent transcripts
+/* Reads what was appended to the transcript and its subagent transcripts
  * since the last update (everything, the first time), merged by timestamp.
- * A subagent file that cannot be opened is skipped; the main one is an error.
- */
-gboolean
-pd_claude_code_reader_update (PdClaudeCodeReader  *self,
-                              GCancellable        *cancellable,
-                              GError             **error)
+ * A subagent file that cannot be opened is skipped; the main one is an error. */
+static gboolean
+claude_update (PdTranscriptReader  *reader,
+               GCancellable        *cancellable,
+               GError             **error)
 {
+  PdClaudeCodeReader *self = PD_CLAUDE_CODE_READER (reader);
   gboolean ok = TRUE;
   guint n = 0;
-
   Stream *main_stream;
   goffset main_before;
-
-  g_return_val_if_fail (PD_IS_CLAUDE_CODE_READER (self), FALSE);
 
   find_subagents (self);
 
@@ -1548,7 +1593,7 @@ pd_claude_code_read (const char  *path,
 {
   g_autoptr(PdClaudeCodeReader) reader = pd_claude_code_reader_new (path);
 
-  if (!pd_claude_code_reader_update (reader, NULL, error))
+  if (!claude_update (PD_TRANSCRIPT_READER (reader), NULL, error))
     return NULL;
   return g_object_ref (reader->session);
 }

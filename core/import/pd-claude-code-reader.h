@@ -7,15 +7,16 @@
  * TodoWrite, TaskCreate/TaskUpdate/TaskList and task reminders, ExitPlanMode,
  * and the desktop app's mcp__ccd_turn__update_plan and wrap_up.
  *
- * The reader keeps its state: pd_claude_code_reader_update() again reads
- * only what was appended since (and new subagent files), so a running
- * session can be followed.
+ * A PdTranscriptReader: it keeps its state, so pd_transcript_reader_update()
+ * again reads only what was appended since (and new subagent files), and a
+ * running session can be followed.
  */
 #pragma once
 
 #include <gio/gio.h>
 
 #include "pd-imported-session.h"
+#include "pd-transcript-reader.h"
 
 G_BEGIN_DECLS
 
@@ -23,21 +24,15 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdClaudeCodeReader, pd_claude_code_reader, PD, CLAUDE_CODE_READER, GObject)
 
 PdClaudeCodeReader *pd_claude_code_reader_new          (const char          *path);
-void                pd_claude_code_reader_set_max_line (PdClaudeCodeReader  *self,
-                                                        gsize                max_line);
-/* Follow mode: an unterminated last line is left for the next update. */
-void                pd_claude_code_reader_set_follow   (PdClaudeCodeReader  *self,
-                                                        gboolean             follow);
 /* A subagent transcript sharing this session's task list (v2.0 flat
  * agent-*.jsonl files; <session>/subagents/ is found without this). */
 void                pd_claude_code_reader_add_subagent (PdClaudeCodeReader  *self,
                                                         const char          *path);
-gboolean            pd_claude_code_reader_update       (PdClaudeCodeReader  *self,
-                                                        GCancellable        *cancellable,
-                                                        GError             **error);
-PdImportedSession  *pd_claude_code_reader_get_session  (PdClaudeCodeReader  *self);
-/* Where the next update starts reading the main transcript. */
-goffset             pd_claude_code_reader_get_offset   (PdClaudeCodeReader  *self);
+/* Adds those of @candidates (paths; NULL: the agent-*.jsonl files beside
+ * the transcript) that are Claude transcripts naming this session as
+ * theirs: v2.0's flat subagent files. */
+void                pd_claude_code_reader_add_flat_subagents (PdClaudeCodeReader *self,
+                                                              GPtrArray          *candidates);
 
 /* Reads one transcript (and its subagents) once. */
 PdImportedSession  *pd_claude_code_read                (const char          *path,

@@ -101,7 +101,14 @@ struct _PdCodexReader
   gboolean           turnless_plan;  /* a proposed plan was keyed without its turn */
 };
 
-G_DEFINE_FINAL_TYPE (PdCodexReader, pd_codex_reader, G_TYPE_OBJECT)
+static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdCodexReader, pd_codex_reader, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
+
+static gboolean codex_update (PdTranscriptReader  *reader,
+                              GCancellable        *cancellable,
+                              GError             **error);
 
 static void
 call_free (Call *call)
@@ -152,34 +159,47 @@ pd_codex_reader_new (const char *path)
   return self;
 }
 
-void
-pd_codex_reader_set_max_line (PdCodexReader *self,
-                              gsize          max_line)
+static void
+codex_set_max_line (PdTranscriptReader *reader,
+                    gsize               max_line)
 {
-  g_return_if_fail (PD_IS_CODEX_READER (self));
-  self->max_line = max_line;
+  PD_CODEX_READER (reader)->max_line = max_line;
 }
 
-void
-pd_codex_reader_set_follow (PdCodexReader *self,
-                            gboolean       follow)
+static void
+codex_set_follow (PdTranscriptReader *reader,
+                  gboolean            follow)
 {
-  g_return_if_fail (PD_IS_CODEX_READER (self));
-  self->follow = !!follow;
+  PD_CODEX_READER (reader)->follow = !!follow;
 }
 
-PdImportedSession *
-pd_codex_reader_get_session (PdCodexReader *self)
+static PdImportedSession *
+codex_get_session (PdTranscriptReader *reader)
 {
-  g_return_val_if_fail (PD_IS_CODEX_READER (self), NULL);
-  return self->session;
+  return PD_CODEX_READER (reader)->session;
 }
 
-goffset
-pd_codex_reader_get_offset (PdCodexReader *self)
+static goffset
+codex_get_offset (PdTranscriptReader *reader)
 {
-  g_return_val_if_fail (PD_IS_CODEX_READER (self), 0);
-  return self->offset;
+  return PD_CODEX_READER (reader)->offset;
+}
+
+static const char *
+codex_get_format (PdTranscriptReader *reader)
+{
+  return "codex";
+}
+
+static void
+transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
+{
+  iface->get_format = codex_get_format;
+  iface->set_max_line = codex_set_max_line;
+  iface->set_follow = codex_set_follow;
+  iface->update = codex_update;
+  iface->get_session = codex_get_session;
+  iface->get_offset = codex_get_offset;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -440,7 +460,7 @@ items_from_args (JsonNode *args)
 
   if (args == NULL || !JSON_NODE_HOLDS_OBJECT (args))
     return NULL;
-  if (!(plan = _pd_import_get_array (json_node_get_object (args), "plan")))
+  if (!(plan = pd_json_get_array (json_node_get_object (args), "plan")))
     return NULL;
   return _pd_import_items_from_array (plan, step_members, NULL);
 }
@@ -482,10 +502,8 @@ output_text (JsonNode *output,
   if (JSON_NODE_HOLDS_OBJECT (output))
     {
       JsonObject *object = json_node_get_object (output);
-      gboolean success;
 
-      if (_pd_import_get_boolean (object, "success", &success) && !success)
-        *failed = TRUE;
+      *failed = !pd_json_get_boolean (object, "success", TRUE);
       return _pd_import_result_text (json_object_get_member (object, "content"));
     }
   return _pd_import_result_text (output);
@@ -508,7 +526,7 @@ static void
 handle_output (PdCodexReader *self,
                JsonObject    *payload)
 {
-  const char *call_id = _pd_import_get_string (payload, "call_id");
+  const char *call_id = pd_json_get_string (payload, "call_id");
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
   gpointer key, value;
   Call *call;
@@ -587,8 +605,8 @@ handle_message (PdCodexReader *self,
                 JsonObject    *payload,
                 gint64         time)
 {
-  JsonArray *content = _pd_import_get_array (payload, "content");
-  const char *role = _pd_import_get_string (payload, "role");
+  JsonArray *content = pd_json_get_array (payload, "content");
+  const char *role = pd_json_get_string (payload, "role");
 
   if (g_strcmp0 (role, "assistant") != 0 || content == NULL)
     return;
@@ -600,7 +618,7 @@ handle_message (PdCodexReader *self,
 
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
-      text = _pd_import_get_string (json_node_get_object (element), "text");
+      text = pd_json_get_string (json_node_get_object (element), "text");
       if (text && strstr (text, "<proposed_plan>") && (plan = find_proposed_plan (text)))
         add_proposed_plan (self, self->turn_id, plan, time);
     }
@@ -615,7 +633,7 @@ turn_of_line (const char *type,
 {
   if (strcmp (type, "turn_context") == 0
       || (strcmp (type, "event_msg") == 0 && g_strcmp0 (kind, "task_started") == 0))
-    return _pd_import_get_string (payload, "turn_id");
+    return pd_json_get_string (payload, "turn_id");
   return NULL;
 }
 
@@ -630,18 +648,18 @@ handle_meta (PdCodexReader *self,
 
   if (strcmp (type, "session_meta") == 0)
     {
-      if ((value = _pd_import_get_string (payload, "id")))
+      if ((value = pd_json_get_string (payload, "id")))
         pd_imported_session_set_id (self->session, value);
-      if ((value = _pd_import_get_string (payload, "cwd")))
+      if ((value = pd_json_get_string (payload, "cwd")))
         pd_imported_session_set_cwd (self->session, value);
-      pd_imported_session_note_time (self->session, _pd_import_parse_time (_pd_import_get_string (payload, "timestamp")));
+      pd_imported_session_note_time (self->session, _pd_import_parse_time (pd_json_get_string (payload, "timestamp")));
       self->have_meta = TRUE;
       return TRUE;
     }
   if (strcmp (type, "event_msg") == 0 && g_strcmp0 (kind, "user_message") == 0)
     {
       if (pd_imported_session_get_title (self->session) == NULL
-          && (value = _pd_import_get_string (payload, "message")) && *value && *value != '<')
+          && (value = pd_json_get_string (payload, "message")) && *value && *value != '<')
         {
           g_autofree char *clean = _pd_import_clean_text (value);
           g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
@@ -658,10 +676,10 @@ handle_line (PdCodexReader *self,
              JsonObject    *line,
              gint64         time)
 {
-  const char *type = _pd_import_get_string (line, "type");
-  JsonObject *payload = _pd_import_get_object (line, "payload");
+  const char *type = pd_json_get_string (line, "type");
+  JsonObject *payload = pd_json_get_object (line, "payload");
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  const char *kind = _pd_import_get_string (payload, "type");
+  const char *kind = pd_json_get_string (payload, "type");
   const char *value;
 
   if (type == NULL || payload == NULL)
@@ -695,24 +713,24 @@ handle_line (PdCodexReader *self,
         }
       else if (strcmp (kind, "item_completed") == 0)
         {
-          JsonObject *item = _pd_import_get_object (payload, "item");
-          const char *text = _pd_import_get_string (item, "text");
+          JsonObject *item = pd_json_get_object (payload, "item");
+          const char *text = pd_json_get_string (item, "text");
 
-          if (g_strcmp0 (_pd_import_get_string (item, "type"), "Plan") == 0 && text != NULL)
+          if (g_strcmp0 (pd_json_get_string (item, "type"), "Plan") == 0 && text != NULL)
             {
-              value = _pd_import_get_string (payload, "turn_id");
+              value = pd_json_get_string (payload, "turn_id");
               add_proposed_plan (self, value ? value : self->turn_id, text, time);
             }
         }
     }
   else if (strcmp (type, "response_item") == 0 && kind != NULL)
     {
-      const char *call_id = _pd_import_get_string (payload, "call_id");
-      const char *name = _pd_import_get_string (payload, "name");
+      const char *call_id = pd_json_get_string (payload, "call_id");
+      const char *name = pd_json_get_string (payload, "name");
 
       if (strcmp (kind, "function_call") == 0 && g_strcmp0 (name, "update_plan") == 0 && call_id)
         {
-          const char *arguments = _pd_import_get_string (payload, "arguments");
+          const char *arguments = pd_json_get_string (payload, "arguments");
           g_autoptr(JsonNode) args = _pd_import_parse_json (arguments, -1);
           GPtrArray *items = NULL;
 
@@ -722,12 +740,12 @@ handle_line (PdCodexReader *self,
         }
       else if (strcmp (kind, "custom_tool_call") == 0 && g_strcmp0 (name, "exec") == 0 && call_id)
         {
-          g_autoptr(JsonNode) args = pd_codex_extract_exec_plan (_pd_import_get_string (payload, "input"));
+          g_autoptr(JsonNode) args = pd_codex_extract_exec_plan (pd_json_get_string (payload, "input"));
 
           /* Scripts without a plan call are none of ours. */
           if (args != NULL)
             add_call (self, call_id, items_from_args (args), TRUE);
-          else if (strstr (_pd_import_get_string (payload, "input") ? _pd_import_get_string (payload, "input") : "",
+          else if (strstr (pd_json_get_string (payload, "input") ? pd_json_get_string (payload, "input") : "",
                            "update_plan"))
             stats->ignored_updates++;
         }
@@ -798,7 +816,7 @@ read_lines (PdCodexReader  *self,
           stats->skipped_lines++;
           continue;
         }
-      ts = _pd_import_get_string (object, "timestamp");
+      ts = pd_json_get_string (object, "timestamp");
       handle_line (self, object, _pd_import_parse_time (ts));
       if (self->meta_only && self->have_meta && pd_imported_session_get_title (self->session) != NULL)
         break;
@@ -855,27 +873,27 @@ is_full_list (const char *line,
 
   if (length == 0 || line[0] != '{' || line[length - 1] != '}'
       || !(object = _pd_import_parse_object (&root, line, length))
-      || !(type = _pd_import_get_string (object, "type"))
-      || !(payload = _pd_import_get_object (object, "payload"))
-      || !(kind = _pd_import_get_string (payload, "type")))
+      || !(type = pd_json_get_string (object, "type"))
+      || !(payload = pd_json_get_object (object, "payload"))
+      || !(kind = pd_json_get_string (payload, "type")))
     return FALSE;
 
-  name = _pd_import_get_string (payload, "name");
+  name = pd_json_get_string (payload, "name");
   if (strcmp (type, "event_msg") == 0 && strcmp (kind, "plan_update") == 0)
     {
       g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), payload);
       items = items_from_args (node);
     }
-  else if (strcmp (type, "response_item") != 0 || _pd_import_get_string (payload, "call_id") == NULL)
+  else if (strcmp (type, "response_item") != 0 || pd_json_get_string (payload, "call_id") == NULL)
     return FALSE;
   else if (strcmp (kind, "function_call") == 0 && g_strcmp0 (name, "update_plan") == 0)
     {
-      g_autoptr(JsonNode) args = _pd_import_parse_json (_pd_import_get_string (payload, "arguments"), -1);
+      g_autoptr(JsonNode) args = _pd_import_parse_json (pd_json_get_string (payload, "arguments"), -1);
       items = items_from_args (args);
     }
   else if (strcmp (kind, "custom_tool_call") == 0 && g_strcmp0 (name, "exec") == 0)
     {
-      g_autoptr(JsonNode) args = pd_codex_extract_exec_plan (_pd_import_get_string (payload, "input"));
+      g_autoptr(JsonNode) args = pd_codex_extract_exec_plan (pd_json_get_string (payload, "input"));
       items = items_from_args (args);
     }
   return items != NULL;
@@ -909,10 +927,10 @@ turn_before (PdCodexReader  *self,
 
       if (length == 0 || _pd_needles_scan (get_turn_needles (), line, length, NULL) == 0
           || !(object = _pd_import_parse_object (&root, line, length))
-          || !(type = _pd_import_get_string (object, "type"))
-          || !(payload = _pd_import_get_object (object, "payload")))
+          || !(type = pd_json_get_string (object, "type"))
+          || !(payload = pd_json_get_object (object, "payload")))
         continue;
-      if ((value = turn_of_line (type, _pd_import_get_string (payload, "type"), payload)))
+      if ((value = turn_of_line (type, pd_json_get_string (payload, "type"), payload)))
         *turn = g_strdup (value);
     }
   *bytes_read += _pd_jsonl_backward_get_bytes_read (back);
@@ -943,7 +961,7 @@ replay_from (PdCodexReader  *self,
   if (!read_head (trial, offset, error))
     return NULL;
   trial->offset = offset;
-  if (!pd_codex_reader_update (trial, cancellable, error))
+  if (!codex_update (PD_TRANSCRIPT_READER (trial), cancellable, error))
     return NULL;
   return g_steal_pointer (&trial);
 }
@@ -1072,19 +1090,15 @@ read_tail (PdCodexReader  *self,
   return TRUE;
 }
 
-/**
- * pd_codex_reader_update:
- *
- * Reads what was appended to the rollout since the last update
+/* Reads what was appended to the rollout since the last update
  * (everything, the first time; for a rollout over the threshold, from the
- * newest full list that applies: see read_tail()).
- */
-gboolean
-pd_codex_reader_update (PdCodexReader  *self,
-                        GCancellable   *cancellable,
-                        GError        **error)
+ * newest full list that applies: see read_tail()). */
+static gboolean
+codex_update (PdTranscriptReader  *reader,
+              GCancellable        *cancellable,
+              GError             **error)
 {
-  g_return_val_if_fail (PD_IS_CODEX_READER (self), FALSE);
+  PdCodexReader *self = PD_CODEX_READER (reader);
 
   if (!self->tail_done)
     {
@@ -1105,7 +1119,7 @@ pd_codex_read (const char  *path,
 {
   g_autoptr(PdCodexReader) reader = pd_codex_reader_new (path);
 
-  if (!pd_codex_reader_update (reader, NULL, error))
+  if (!codex_update (PD_TRANSCRIPT_READER (reader), NULL, error))
     return NULL;
   return g_object_ref (reader->session);
 }

@@ -7,7 +7,7 @@
  * plan_update events when a tool wrote them, and plan mode's proposed plans
  * (<proposed_plan> blocks and completed Plan items; the last of a turn wins).
  *
- * Like the Claude Code reader it keeps its state, so a second update reads
+ * A PdTranscriptReader: like the Claude Code reader it keeps its state, so a second update reads
  * only what was appended; and a first read of a rollout over the threshold
  * starts from the newest full list that applies, found backwards within the
  * bound (its head is still read for the session's facts).
@@ -17,6 +17,7 @@
 #include <gio/gio.h>
 
 #include "pd-imported-session.h"
+#include "pd-transcript-reader.h"
 
 G_BEGIN_DECLS
 
@@ -24,16 +25,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdCodexReader, pd_codex_reader, PD, CODEX_READER, GObject)
 
 PdCodexReader     *pd_codex_reader_new          (const char     *path);
-void               pd_codex_reader_set_max_line (PdCodexReader  *self,
-                                                 gsize           max_line);
-void               pd_codex_reader_set_follow   (PdCodexReader  *self,
-                                                 gboolean        follow);
-gboolean           pd_codex_reader_update       (PdCodexReader  *self,
-                                                 GCancellable   *cancellable,
-                                                 GError        **error);
-PdImportedSession *pd_codex_reader_get_session  (PdCodexReader  *self);
-/* Where the next update starts reading. */
-goffset            pd_codex_reader_get_offset   (PdCodexReader  *self);
 
 PdImportedSession *pd_codex_read                (const char     *path,
                                                  GError        **error);

@@ -46,7 +46,7 @@ struct _PdImportIndex
   GObject     parent_instance;
 
   GMutex      lock;     /* one run at a time; guards readers */
-  GHashTable *readers;  /* path → PdClaudeCodeReader or PdCodexReader */
+  GHashTable *readers;  /* path → PdTranscriptReader */
 };
 
 G_DEFINE_FINAL_TYPE (PdImportIndex, pd_import_index, G_TYPE_OBJECT)
@@ -90,18 +90,12 @@ pd_import_index_new (void)
   return g_object_new (PD_TYPE_IMPORT_INDEX, NULL);
 }
 
+/* The format name of an OpenCode unit's rows (transcript files take their
+ * reader's). */
 static const char *
-unit_format (const Unit     *unit,
-             PdImportFormat  format)
+opencode_format (const Unit *unit)
 {
-  switch (unit->kind)
-    {
-    case UNIT_OPENCODE_DB:      return "opencode-db";
-    case UNIT_OPENCODE_STORAGE: return "opencode-storage";
-    case UNIT_JSONL:
-    default:
-      return format == PD_IMPORT_FORMAT_CODEX ? "codex" : "claude";
-    }
+  return unit->kind == UNIT_OPENCODE_DB ? "opencode-db" : "opencode-storage";
 }
 
 char *
@@ -574,38 +568,18 @@ session_name_of (const char *path)
   return base;
 }
 
-static PdClaudeCodeReader *
-claude_reader_new (const char *path,
-                   GPtrArray  *agents,
-                   gboolean    follow)
-{
-  PdClaudeCodeReader *reader = pd_claude_code_reader_new (path);
-  g_autofree char *name = session_name_of (path);
-
-  pd_claude_code_reader_set_follow (reader, follow);
-  for (guint i = 0; agents && i < agents->len; i++)
-    {
-      g_autofree char *parent = NULL;
-
-      if (_pd_import_sniff_jsonl (g_ptr_array_index (agents, i), &parent) == PD_IMPORT_FORMAT_CLAUDE
-          && g_strcmp0 (parent, name) == 0)
-        pd_claude_code_reader_add_subagent (reader, g_ptr_array_index (agents, i));
-    }
-  return reader;
-}
-
 /* Reading one transcript file is a job: prepared on the run's thread (the
  * reader found or made), read on a worker (files are read in parallel,
  * each by one worker), finished on the run's thread again (the row). */
 typedef struct
 {
-  Unit       *unit;
-  GObject    *reader;       /* PdClaudeCodeReader or PdCodexReader (a ref) */
-  goffset     before;
-  guint64     lines_before;
-  guint64     bytes_before;
-  gboolean    ok;
-  GError     *error;
+  Unit               *unit;
+  PdTranscriptReader *reader;   /* a ref */
+  goffset             before;
+  guint64             lines_before;
+  guint64             bytes_before;
+  gboolean            ok;
+  GError             *error;
 } Job;
 
 static void
@@ -616,20 +590,6 @@ job_free (Job *job)
   g_free (job);
 }
 
-static PdImportedSession *
-reader_session (GObject *reader)
-{
-  return PD_IS_CODEX_READER (reader) ? pd_codex_reader_get_session (PD_CODEX_READER (reader))
-                                     : pd_claude_code_reader_get_session (PD_CLAUDE_CODE_READER (reader));
-}
-
-static goffset
-reader_offset (GObject *reader)
-{
-  return PD_IS_CODEX_READER (reader) ? pd_codex_reader_get_offset (PD_CODEX_READER (reader))
-                                     : pd_claude_code_reader_get_offset (PD_CLAUDE_CODE_READER (reader));
-}
-
 /* NULL when the file is nothing to read: not a known format, or a flat
  * subagent transcript that is read with its parent. */
 static Job *
@@ -637,13 +597,13 @@ prepare_jsonl (PdImportIndex      *self,
                Unit               *unit,
                PdImportIndexStats *stats)
 {
-  GObject *reader = g_hash_table_lookup (self->readers, unit->path);
+  PdTranscriptReader *reader = g_hash_table_lookup (self->readers, unit->path);
   goffset before = 0;
   Job *job;
 
   if (reader != NULL)
     {
-      before = reader_offset (reader);
+      before = pd_transcript_reader_get_offset (reader);
       /* Shorter than what was read: rewritten, so read again. */
       if (unit->size < before)
         {
@@ -676,13 +636,17 @@ prepare_jsonl (PdImportIndex      *self,
             }
         }
       if (format == PD_IMPORT_FORMAT_CODEX)
-        {
-          PdCodexReader *codex = pd_codex_reader_new (unit->path);
-          pd_codex_reader_set_follow (codex, TRUE);
-          reader = G_OBJECT (codex);
-        }
+        reader = PD_TRANSCRIPT_READER (pd_codex_reader_new (unit->path));
       else
-        reader = G_OBJECT (claude_reader_new (unit->path, unit->agents, TRUE));
+        {
+          PdClaudeCodeReader *claude = pd_claude_code_reader_new (unit->path);
+
+          if (unit->agents != NULL)
+            pd_claude_code_reader_add_flat_subagents (claude, unit->agents);
+          reader = PD_TRANSCRIPT_READER (claude);
+        }
+      /* Kept for the next run, which then reads only what was appended. */
+      pd_transcript_reader_set_follow (reader, TRUE);
       g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
     }
 
@@ -690,8 +654,8 @@ prepare_jsonl (PdImportIndex      *self,
   job->unit = unit;
   job->reader = g_object_ref (reader);
   job->before = before;
-  job->lines_before = pd_imported_session_get_stats (reader_session (reader))->lines;
-  job->bytes_before = pd_imported_session_get_stats (reader_session (reader))->bytes_read;
+  job->lines_before = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->lines;
+  job->bytes_before = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->bytes_read;
   return job;
 }
 
@@ -699,10 +663,7 @@ static void
 run_job (Job          *job,
          GCancellable *cancellable)
 {
-  if (PD_IS_CODEX_READER (job->reader))
-    job->ok = pd_codex_reader_update (PD_CODEX_READER (job->reader), cancellable, &job->error);
-  else
-    job->ok = pd_claude_code_reader_update (PD_CLAUDE_CODE_READER (job->reader), cancellable, &job->error);
+  job->ok = pd_transcript_reader_update (job->reader, cancellable, &job->error);
 }
 
 typedef struct
@@ -749,8 +710,7 @@ finish_jsonl (PdImportIndex       *self,
               GError             **error)
 {
   const Unit *unit = job->unit;
-  PdImportedSession *session = reader_session (job->reader);
-  PdImportFormat format = PD_IS_CODEX_READER (job->reader) ? PD_IMPORT_FORMAT_CODEX : PD_IMPORT_FORMAT_CLAUDE;
+  PdImportedSession *session = pd_transcript_reader_get_session (job->reader);
   goffset offset;
 
   if (!job->ok)
@@ -766,7 +726,7 @@ finish_jsonl (PdImportIndex       *self,
       return TRUE;
     }
 
-  offset = reader_offset (job->reader);
+  offset = pd_transcript_reader_get_offset (job->reader);
   if (job->before > 0)
     stats->read_appended++;
   else
@@ -779,7 +739,8 @@ finish_jsonl (PdImportIndex       *self,
   /* An empty file is not a session (yet). */
   if (pd_imported_session_get_stats (session)->lines == 0)
     return TRUE;
-  return upsert_session (store, unit, unit_format (unit, format), "", offset, session, changed_ids, stats, error);
+  return upsert_session (store, unit, pd_transcript_reader_get_format (job->reader), "", offset, session,
+                         changed_ids, stats, error);
 }
 
 static gboolean
@@ -817,7 +778,7 @@ read_opencode_unit (PdSessionStore      *store,
       const char *agent_id = pd_imported_session_get_id (session);
 
       stats->lines_read += pd_imported_session_get_stats (session)->lines;
-      if (!upsert_session (store, unit, unit_format (unit, PD_IMPORT_FORMAT_UNKNOWN), agent_id ? agent_id : "",
+      if (!upsert_session (store, unit, opencode_format (unit), agent_id ? agent_id : "",
                            0, session, changed_ids, stats, error))
         return FALSE;
     }
@@ -1101,35 +1062,6 @@ _pd_import_index_list_paths (PdSessionStore  *store,
 /* ---------------------------------------------------------------------- */
 /* Checklists                                                             */
 
-static PdImportedSession *
-find_session (GPtrArray  *sessions,
-              const char *agent_id)
-{
-  for (guint i = 0; sessions && i < sessions->len; i++)
-    {
-      PdImportedSession *session = g_ptr_array_index (sessions, i);
-      if (g_strcmp0 (pd_imported_session_get_id (session), agent_id) == 0)
-        return g_object_ref (session);
-    }
-  return NULL;
-}
-
-/* The flat agent-*.jsonl files beside a Claude transcript. */
-static GPtrArray *
-flat_agents (const char *path)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  GPtrArray *agents = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  while (handle && (name = g_dir_read_name (handle)))
-    if (g_str_has_prefix (name, "agent-") && g_str_has_suffix (name, ".jsonl"))
-      g_ptr_array_add (agents, g_build_filename (dir, name, NULL));
-  g_ptr_array_sort (agents, (GCompareFunc) g_ascii_strcasecmp);
-  return agents;
-}
-
 PdImportedSession *
 pd_import_index_load_session (PdSessionStore  *store,
                               const char      *session_id,
@@ -1139,7 +1071,8 @@ pd_import_index_load_session (PdSessionStore  *store,
   g_autofree char *path = NULL;
   g_autofree char *agent_id = NULL;
   g_autofree char *format = NULL;
-  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  PdImportedSession *session;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (session_id != NULL, NULL);
@@ -1170,38 +1103,14 @@ pd_import_index_load_session (PdSessionStore  *store,
     format = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
   }
 
-  if (strcmp (format, "claude") == 0)
-    {
-      g_autoptr(GPtrArray) agents = flat_agents (path);
-      g_autoptr(PdClaudeCodeReader) reader = claude_reader_new (path, agents, FALSE);
-
-      if (!pd_claude_code_reader_update (reader, NULL, error))
-        return NULL;
-      session = g_object_ref (pd_claude_code_reader_get_session (reader));
-    }
-  else if (strcmp (format, "codex") == 0)
-    {
-      if (!(session = pd_codex_read (path, error)))
-        return NULL;
-    }
-  else
-    {
-      g_autoptr(GPtrArray) sessions = strcmp (format, "opencode-db") == 0
-                                      ? pd_opencode_read_database (path, NULL, error)
-                                      : pd_opencode_read_storage (path, NULL, error);
-      if (sessions == NULL)
-        return NULL;
-      if (!(session = find_session (sessions, agent_id)))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "Session %s is no longer in %s", session_id, path);
-          return NULL;
-        }
-    }
+  if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
+      || !pd_transcript_reader_update (reader, NULL, error))
+    return NULL;
+  session = pd_transcript_reader_get_session (reader);
 
   if (!apply_annotations (store, session_id, pd_imported_session_get_checklist (session), error))
     return NULL;
-  return g_steal_pointer (&session);
+  return g_object_ref (session);
 }
 
 PdChecklist *

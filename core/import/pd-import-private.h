@@ -5,6 +5,7 @@
 
 #include "pd-checklist.h"
 #include "pd-imported-session.h"
+#include "pd-json-util.h"
 
 G_BEGIN_DECLS
 
@@ -26,19 +27,6 @@ JsonNode    *_pd_import_parse_json    (const char  *text,
 JsonObject  *_pd_import_parse_object  (JsonNode   **root,
                                        const char  *line,
                                        gsize        length);
-
-const char  *_pd_import_get_string    (JsonObject  *object,
-                                       const char  *member);
-JsonObject  *_pd_import_get_object    (JsonObject  *object,
-                                       const char  *member);
-JsonArray   *_pd_import_get_array     (JsonObject  *object,
-                                       const char  *member);
-/* A string, or an integer written as a decimal string ("7" for 7). */
-char        *_pd_import_get_id        (JsonObject  *object,
-                                       const char  *member);
-gboolean     _pd_import_get_boolean   (JsonObject  *object,
-                                       const char  *member,
-                                       gboolean    *value);
 
 /* ISO 8601 to unix µs; 0 when missing or unreadable. */
 gint64       _pd_import_parse_time    (const char  *text);

@@ -204,10 +204,10 @@ read_jsonl_files (const char    *dir,
   for (guint i = 0; i < order->len; i++)
     {
       PdClaudeCodeReader *reader = g_ptr_array_index (order, i);
-      PdImportedSession *session = pd_claude_code_reader_get_session (reader);
+      PdImportedSession *session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
       g_autoptr(GError) local = NULL;
 
-      if (!pd_claude_code_reader_update (reader, cancellable, &local))
+      if (!pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), cancellable, &local))
         {
           if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
             {

@@ -36,74 +36,6 @@ _pd_import_parse_object (JsonNode   **root,
   return json_node_get_object (*root);
 }
 
-const char *
-_pd_import_get_string (JsonObject *object,
-                       const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || !(node = json_object_get_member (object, member)))
-    return NULL;
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-JsonObject *
-_pd_import_get_object (JsonObject *object,
-                       const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || !(node = json_object_get_member (object, member)))
-    return NULL;
-  return JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-JsonArray *
-_pd_import_get_array (JsonObject *object,
-                      const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || !(node = json_object_get_member (object, member)))
-    return NULL;
-  return JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-}
-
-char *
-_pd_import_get_id (JsonObject *object,
-                   const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || !(node = json_object_get_member (object, member)) || !JSON_NODE_HOLDS_VALUE (node))
-    return NULL;
-  if (json_node_get_value_type (node) == G_TYPE_STRING)
-    {
-      const char *s = json_node_get_string (node);
-      return *s ? g_strdup (s) : NULL;
-    }
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
-  return NULL;
-}
-
-gboolean
-_pd_import_get_boolean (JsonObject *object,
-                        const char *member,
-                        gboolean   *value)
-{
-  JsonNode *node;
-
-  if (object == NULL || !(node = json_object_get_member (object, member)))
-    return FALSE;
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    return FALSE;
-  *value = json_node_get_boolean (node);
-  return TRUE;
-}
-
 static inline gboolean
 digits (const char *p,
         guint       n,
@@ -259,10 +191,10 @@ _pd_import_items_from_array (JsonArray          *array,
         return NULL;
       object = json_node_get_object (element);
       for (guint j = 0; text == NULL && text_members[j]; j++)
-        text = _pd_import_get_string (object, text_members[j]);
+        text = pd_json_get_string (object, text_members[j]);
       if (text == NULL)
         return NULL;
-      status_text = _pd_import_get_string (object, "status");
+      status_text = pd_json_get_string (object, "status");
       if (json_object_has_member (object, "status") && status_text == NULL)
         return NULL;
       if (!pd_checklist_status_parse (status_text, &status))
@@ -270,7 +202,7 @@ _pd_import_items_from_array (JsonArray          *array,
       if (items->len >= PD_IMPORT_MAX_ITEMS)
         break;
       clean = _pd_import_clean_text (text);
-      id = id_member ? _pd_import_get_id (object, id_member) : NULL;
+      id = id_member ? pd_json_dup_id (object, id_member) : NULL;
       g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
     }
 
@@ -285,8 +217,8 @@ _pd_import_result_text (JsonNode *content)
 
   if (content == NULL)
     return NULL;
-  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (content));
+  if (pd_json_node_get_string (content) != NULL)
+    return g_strdup (pd_json_node_get_string (content));
   if (!JSON_NODE_HOLDS_ARRAY (content))
     return NULL;
 
@@ -299,7 +231,7 @@ _pd_import_result_text (JsonNode *content)
 
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
-      if ((text = _pd_import_get_string (json_node_get_object (element), "text")))
+      if ((text = pd_json_get_string (json_node_get_object (element), "text")))
         {
           if (out->len > 0)
             g_string_append_c (out, '\n');
@@ -655,7 +587,7 @@ _pd_import_sniff_jsonl (const char  *path,
   for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
     {
       JsonObject *object = _pd_import_parse_object (&root, line, length);
-      const char *type = _pd_import_get_string (object, "type");
+      const char *type = pd_json_get_string (object, "type");
 
       if (type == NULL)
         continue;
@@ -664,9 +596,9 @@ _pd_import_sniff_jsonl (const char  *path,
       if (g_strv_contains (claude_types, type))
         {
           format = PD_IMPORT_FORMAT_CLAUDE;
-          if (session_id && _pd_import_get_string (object, "sessionId"))
+          if (session_id && pd_json_get_string (object, "sessionId"))
             {
-              *session_id = g_strdup (_pd_import_get_string (object, "sessionId"));
+              *session_id = g_strdup (pd_json_get_string (object, "sessionId"));
               return format;
             }
         }

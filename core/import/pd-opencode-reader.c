@@ -43,26 +43,6 @@ compare_parts (gconstpointer a,
   return g_strcmp0 (pa->id, pb->id);
 }
 
-static gint64
-get_int (JsonObject *object,
-         const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL || !(node = json_object_get_member (object, member)) || !JSON_NODE_HOLDS_VALUE (node))
-    return 0;
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    return json_node_get_int (node);
-  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    {
-      double d = json_node_get_double (node);
-
-      /* Converting a double outside gint64 is undefined behaviour. */
-      return d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? (gint64) d : 0;
-    }
-  return 0;
-}
-
 /* OpenCode times are in ms; ours in µs.  0 (unknown) for what is not a
  * time at all, rather than an overflowing multiplication. */
 static gint64
@@ -84,14 +64,14 @@ todo_part_new (JsonNode   *node,
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return NULL;
   object = json_node_get_object (node);
-  if (g_strcmp0 (_pd_import_get_string (object, "type"), "tool") != 0
-      || g_strcmp0 (_pd_import_get_string (object, "tool"), "todowrite") != 0)
+  if (g_strcmp0 (pd_json_get_string (object, "type"), "tool") != 0
+      || g_strcmp0 (pd_json_get_string (object, "tool"), "todowrite") != 0)
     return NULL;
-  state = _pd_import_get_object (object, "state");
+  state = pd_json_get_object (object, "state");
 
   part = g_new0 (TodoPart, 1);
-  part->time = get_int (_pd_import_get_object (state, "time"), "start");
-  part->id = g_strdup (_pd_import_get_string (object, "id") ? _pd_import_get_string (object, "id") : fallback_id);
+  part->time = pd_json_get_int (pd_json_get_object (state, "time"), "start", 0);
+  part->id = g_strdup (pd_json_get_string (object, "id") ? pd_json_get_string (object, "id") : fallback_id);
   part->part = json_node_ref (node);
   return part;
 }
@@ -106,8 +86,8 @@ replay_parts (PdImportedSession *session,
   for (guint i = 0; i < parts->len; i++)
     {
       TodoPart *part = g_ptr_array_index (parts, i);
-      JsonObject *state = _pd_import_get_object (json_node_get_object (part->part), "state");
-      const char *status = _pd_import_get_string (state, "status");
+      JsonObject *state = pd_json_get_object (json_node_get_object (part->part), "state");
+      const char *status = pd_json_get_string (state, "status");
       JsonArray *todos;
       GPtrArray *items;
 
@@ -121,9 +101,9 @@ replay_parts (PdImportedSession *session,
             stats->ignored_updates++;
           continue;
         }
-      todos = _pd_import_get_array (_pd_import_get_object (state, "input"), "todos");
+      todos = pd_json_get_array (pd_json_get_object (state, "input"), "todos");
       if (todos == NULL)
-        todos = _pd_import_get_array (_pd_import_get_object (state, "metadata"), "todos");
+        todos = pd_json_get_array (pd_json_get_object (state, "metadata"), "todos");
       if (!(items = _pd_import_items_from_array (todos, todo_members, "id")))
         {
           stats->ignored_updates++;
@@ -139,20 +119,20 @@ static void
 set_session_info (PdImportedSession *session,
                   JsonObject        *info)
 {
-  JsonObject *time = _pd_import_get_object (info, "time");
+  JsonObject *time = pd_json_get_object (info, "time");
   const char *value;
 
-  if ((value = _pd_import_get_string (info, "id")))
+  if ((value = pd_json_get_string (info, "id")))
     pd_imported_session_set_id (session, value);
-  if ((value = _pd_import_get_string (info, "title")))
+  if ((value = pd_json_get_string (info, "title")))
     {
       g_autofree char *clean = _pd_import_clean_text (value);
       pd_imported_session_set_title (session, clean);
     }
-  if ((value = _pd_import_get_string (info, "directory")))
+  if ((value = pd_json_get_string (info, "directory")))
     pd_imported_session_set_cwd (session, value);
-  pd_imported_session_note_time (session, ms_to_us (get_int (time, "created")));
-  pd_imported_session_note_time (session, ms_to_us (get_int (time, "updated")));
+  pd_imported_session_note_time (session, ms_to_us (pd_json_get_int (time, "created", 0)));
+  pd_imported_session_note_time (session, ms_to_us (pd_json_get_int (time, "updated", 0)));
 }
 
 /* Parts as stored (one JSON document each), replayed into @session: what
@@ -240,6 +220,19 @@ list_json (const char *dir)
   return names;
 }
 
+static GPtrArray *
+list_dirs (const char *dir)
+{
+  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  while (handle && (name = g_dir_read_name (handle)))
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  return names;
+}
+
 static PdImportedSession *
 read_storage_session (const char *dir,
                       const char *session_path)
@@ -254,7 +247,7 @@ read_storage_session (const char *dir,
 
   info = load_json_file (session_path, NULL, &bad);
   stats->lines++;
-  if (info == NULL || !JSON_NODE_HOLDS_OBJECT (info) || !_pd_import_get_string (json_node_get_object (info), "id"))
+  if (info == NULL || !JSON_NODE_HOLDS_OBJECT (info) || !pd_json_get_string (json_node_get_object (info), "id"))
     {
       g_object_unref (session);
       return NULL;
@@ -375,10 +368,12 @@ column_text (sqlite3_stmt *stmt,
   return (const char *) sqlite3_column_text (stmt, column);
 }
 
-GPtrArray *
-pd_opencode_read_database (const char    *path,
-                           GCancellable  *cancellable,
-                           GError       **error)
+/* Every session of the database, or the one named @only_id (nullable). */
+static GPtrArray *
+read_database (const char    *path,
+               const char    *only_id,
+               GCancellable  *cancellable,
+               GError       **error)
 {
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GHashTable) by_id = g_hash_table_new (g_str_hash, g_str_equal);
@@ -395,7 +390,10 @@ pd_opencode_read_database (const char    *path,
     return NULL;
 
   /* Column names, not positions: the schema grows between versions. */
-  rc = sqlite3_prepare_v2 (db, "SELECT * FROM session", -1, &stmt, NULL);
+  rc = sqlite3_prepare_v2 (db, only_id ? "SELECT * FROM session WHERE id = ?1" : "SELECT * FROM session",
+                           -1, &stmt, NULL);
+  if (rc == SQLITE_OK && only_id != NULL)
+    sqlite3_bind_text (stmt, 1, only_id, -1, SQLITE_TRANSIENT);
   while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       g_autoptr(PdImportedSession) session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, path);
@@ -435,7 +433,12 @@ pd_opencode_read_database (const char    *path,
       return NULL;
     }
 
-  rc = sqlite3_prepare_v2 (db, "SELECT session_id, id, data FROM part WHERE data LIKE '%todowrite%'", -1, &stmt, NULL);
+  rc = sqlite3_prepare_v2 (db,
+                           only_id ? "SELECT session_id, id, data FROM part WHERE data LIKE '%todowrite%' AND session_id = ?1"
+                                   : "SELECT session_id, id, data FROM part WHERE data LIKE '%todowrite%'",
+                           -1, &stmt, NULL);
+  if (rc == SQLITE_OK && only_id != NULL)
+    sqlite3_bind_text (stmt, 1, only_id, -1, SQLITE_TRANSIENT);
   while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *session_id = column_text (stmt, 0);
@@ -485,4 +488,176 @@ pd_opencode_read_database (const char    *path,
     }
 
   return g_steal_pointer (&sessions);
+}
+
+GPtrArray *
+pd_opencode_read_database (const char    *path,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return read_database (path, NULL, cancellable, error);
+}
+
+/* ---------------------------------------------------------------------- */
+/* One session                                                            */
+
+struct _PdOpenCodeReader
+{
+  GObject            parent_instance;
+
+  char              *path;
+  PdOpenCodeStore    store;
+  char              *session_id;
+  PdImportedSession *session;
+};
+
+static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdOpenCodeReader, pd_opencode_reader, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
+
+static void
+pd_opencode_reader_finalize (GObject *object)
+{
+  PdOpenCodeReader *self = PD_OPENCODE_READER (object);
+
+  g_clear_object (&self->session);
+  g_free (self->path);
+  g_free (self->session_id);
+
+  G_OBJECT_CLASS (pd_opencode_reader_parent_class)->finalize (object);
+}
+
+static void
+pd_opencode_reader_class_init (PdOpenCodeReaderClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_opencode_reader_finalize;
+}
+
+static void
+pd_opencode_reader_init (PdOpenCodeReader *self)
+{
+}
+
+/**
+ * pd_opencode_reader_new:
+ * @path: the storage tree (the folder holding session/, message/, part/) or
+ *   the opencode.db file
+ * @store: which of the two @path is
+ * @session_id: OpenCode's id of the session ("ses_…")
+ */
+PdOpenCodeReader *
+pd_opencode_reader_new (const char      *path,
+                        PdOpenCodeStore  store,
+                        const char      *session_id)
+{
+  PdOpenCodeReader *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (PD_TYPE_OPENCODE_READER, NULL);
+  self->path = g_strdup (path);
+  self->store = store;
+  self->session_id = g_strdup (session_id ? session_id : "");
+  self->session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, path);
+  pd_imported_session_set_id (self->session, self->session_id);
+  return self;
+}
+
+/* The session's file in a storage tree, session/<project>/<id>.json as
+ * OpenCode names them, whichever project holds it; else the file whose "id"
+ * is @session_id (trees copied or written by other tools name them freely). */
+static char *
+find_storage_session (const char *dir,
+                      const char *session_id)
+{
+  g_autofree char *session_root = g_build_filename (dir, "session", NULL);
+  g_autofree char *file = g_strconcat (session_id, ".json", NULL);
+  g_autoptr(GPtrArray) projects = list_dirs (session_root);
+  /* An id is one file name, never a path. */
+  gboolean is_name = *session_id != '\0' && strchr (session_id, '/') == NULL && strcmp (session_id, "..") != 0;
+
+  for (guint i = 0; is_name && i < projects->len; i++)
+    {
+      g_autofree char *path = g_build_filename (session_root, g_ptr_array_index (projects, i), file, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&path);
+    }
+  for (guint i = 0; i < projects->len; i++)
+    {
+      g_autofree char *project_dir = g_build_filename (session_root, g_ptr_array_index (projects, i), NULL);
+      g_autoptr(GPtrArray) names = list_json (project_dir);
+
+      for (guint j = 0; j < names->len; j++)
+        {
+          g_autofree char *path = g_build_filename (project_dir, g_ptr_array_index (names, j), NULL);
+          g_autoptr(JsonNode) info = NULL;
+          gboolean bad;
+
+          if ((info = load_json_file (path, session_id, &bad)) && JSON_NODE_HOLDS_OBJECT (info)
+              && g_strcmp0 (pd_json_get_string (json_node_get_object (info), "id"), session_id) == 0)
+            return g_steal_pointer (&path);
+        }
+    }
+  return NULL;
+}
+
+/* OpenCode's parts change in place (running → completed): every update
+ * reads the session again, whole. */
+static gboolean
+opencode_update (PdTranscriptReader  *reader,
+                 GCancellable        *cancellable,
+                 GError             **error)
+{
+  PdOpenCodeReader *self = PD_OPENCODE_READER (reader);
+  g_autoptr(PdImportedSession) session = NULL;
+
+  if (self->store == PD_OPENCODE_STORE_TREE)
+    {
+      g_autofree char *session_path = find_storage_session (self->path, self->session_id);
+
+      if (session_path != NULL)
+        session = read_storage_session (self->path, session_path);
+    }
+  else
+    {
+      g_autoptr(GPtrArray) sessions = read_database (self->path, self->session_id, cancellable, error);
+
+      if (sessions == NULL)
+        return FALSE;
+      if (sessions->len > 0)
+        session = g_object_ref (g_ptr_array_index (sessions, 0));
+    }
+
+  if (session == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "The OpenCode session %s is no longer in %s", self->session_id, self->path);
+      return FALSE;
+    }
+  g_set_object (&self->session, session);
+  return TRUE;
+}
+
+static PdImportedSession *
+opencode_get_session (PdTranscriptReader *reader)
+{
+  return PD_OPENCODE_READER (reader)->session;
+}
+
+static const char *
+opencode_get_format (PdTranscriptReader *reader)
+{
+  return PD_OPENCODE_READER (reader)->store == PD_OPENCODE_STORE_TREE ? "opencode-storage" : "opencode-db";
+}
+
+static void
+transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
+{
+  iface->get_format = opencode_get_format;
+  iface->update = opencode_update;
+  iface->get_session = opencode_get_session;
 }

@@ -1,0 +1,154 @@
+/* pd-transcript-reader.c: what every reader of another agent's transcripts
+ * is, and the table of readers by format. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-claude-code-reader.h"
+#include "pd-codex-reader.h"
+#include "pd-opencode-reader.h"
+#include "pd-transcript-reader.h"
+
+G_DEFINE_INTERFACE (PdTranscriptReader, pd_transcript_reader, G_TYPE_OBJECT)
+
+static void
+pd_transcript_reader_default_init (PdTranscriptReaderInterface *iface)
+{
+}
+
+const char *
+pd_transcript_reader_get_format (PdTranscriptReader *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+
+  return PD_TRANSCRIPT_READER_GET_IFACE (self)->get_format (self);
+}
+
+void
+pd_transcript_reader_set_max_line (PdTranscriptReader *self,
+                                   gsize               max_line)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_READER (self));
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  if (iface->set_max_line != NULL)
+    iface->set_max_line (self, max_line);
+}
+
+void
+pd_transcript_reader_set_follow (PdTranscriptReader *self,
+                                 gboolean            follow)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_READER (self));
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  if (iface->set_follow != NULL)
+    iface->set_follow (self, follow);
+}
+
+gboolean
+pd_transcript_reader_update (PdTranscriptReader  *self,
+                             GCancellable        *cancellable,
+                             GError             **error)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return PD_TRANSCRIPT_READER_GET_IFACE (self)->update (self, cancellable, error);
+}
+
+/**
+ * pd_transcript_reader_get_session:
+ *
+ * Returns: (transfer none): the session as read so far
+ */
+PdImportedSession *
+pd_transcript_reader_get_session (PdTranscriptReader *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+
+  return PD_TRANSCRIPT_READER_GET_IFACE (self)->get_session (self);
+}
+
+goffset
+pd_transcript_reader_get_offset (PdTranscriptReader *self)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), 0);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  return iface->get_offset != NULL ? iface->get_offset (self) : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Readers by format                                                      */
+
+static PdTranscriptReader *
+new_claude (const char *path,
+            const char *agent_id)
+{
+  PdClaudeCodeReader *reader = pd_claude_code_reader_new (path);
+
+  /* Claude Code 2.0 wrote subagent transcripts beside the session. */
+  pd_claude_code_reader_add_flat_subagents (reader, NULL);
+  return PD_TRANSCRIPT_READER (reader);
+}
+
+static PdTranscriptReader *
+new_codex (const char *path,
+           const char *agent_id)
+{
+  return PD_TRANSCRIPT_READER (pd_codex_reader_new (path));
+}
+
+static PdTranscriptReader *
+new_opencode_db (const char *path,
+                 const char *agent_id)
+{
+  return PD_TRANSCRIPT_READER (pd_opencode_reader_new (path, PD_OPENCODE_STORE_DATABASE, agent_id));
+}
+
+static PdTranscriptReader *
+new_opencode_storage (const char *path,
+                      const char *agent_id)
+{
+  return PD_TRANSCRIPT_READER (pd_opencode_reader_new (path, PD_OPENCODE_STORE_TREE, agent_id));
+}
+
+/* The format names are those of the import index's rows: never renamed. */
+static const struct
+{
+  const char          *format;
+  PdTranscriptReader *(*new) (const char *path,
+                              const char *agent_id);
+} readers[] = {
+  { "claude",           new_claude },
+  { "codex",            new_codex },
+  { "opencode-db",      new_opencode_db },
+  { "opencode-storage", new_opencode_storage },
+};
+
+PdTranscriptReader *
+pd_transcript_reader_new_for_format (const char  *format,
+                                     const char  *path,
+                                     const char  *agent_id,
+                                     GError     **error)
+{
+  g_return_val_if_fail (format != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
+    if (strcmp (readers[i].format, format) == 0)
+      return readers[i].new (path, agent_id);
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               "No reader knows transcripts of the format “%s” (%s); a newer Plandeck may", format, path);
+  return NULL;
+}
