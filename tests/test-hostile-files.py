@@ -10,6 +10,12 @@ read-only file.  Every command that opens a database must end with a clear
 error naming the file and the reason (never a signal, never a hang, never
 exit 0 having written nothing), and `serve` must refuse to start.
 
+Transcript folders: a FIFO named like a transcript (import used to wait on
+it for ever), one as a session's subagent, a transcript this user may not
+read (it was counted nowhere), a symbolic link.  `import`, with and without
+--db and --json, must finish, read the good transcript, and name every
+file it passed over with the reason.
+
 Prints TAP.
 """
 import json
@@ -170,6 +176,96 @@ def test_databases(tap, agent, tmp, recording):
                   "read-only: the session is still there")
 
 
+def claude_transcript(session, title, todos):
+    """A small Claude Code transcript: a prompt, a TodoWrite call and its result."""
+    lines = [
+        {"type": "user", "timestamp": "2026-03-04T10:00:00Z", "sessionId": session, "cwd": "/work/app",
+         "message": {"role": "user", "content": title}},
+        {"type": "assistant", "timestamp": "2026-03-04T10:00:01Z", "sessionId": session, "cwd": "/work/app",
+         "message": {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "tu1", "name": "TodoWrite",
+              "input": {"todos": [{"content": t, "status": "pending"} for t in todos]}}]}},
+        {"type": "user", "timestamp": "2026-03-04T10:00:02Z", "sessionId": session,
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "tu1", "content": "ok", "is_error": False}]}},
+    ]
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+def test_import(tap, agent, tmp):
+    root = os.path.join(tmp, "agents")
+    project = os.path.join(root, "claude", "-work-app")
+    empty = os.path.join(root, "none")
+    os.makedirs(os.path.join(project, "good", "subagents"))
+    os.makedirs(empty)
+    for d in (root, os.path.join(root, "claude"), project, empty):
+        os.chmod(d, 0o777)
+    with open(os.path.join(project, "good.jsonl"), "w") as f:
+        f.write(claude_transcript("good", "Tidy the build", ["Zanzibar step one", "Zanzibar step two"]))
+    secret = os.path.join(project, "secret.jsonl")
+    with open(secret, "w") as f:
+        f.write(claude_transcript("secret", "Not yours", ["Hidden"]))
+    os.chmod(secret, 0)
+    trap = os.path.join(project, "trap.jsonl")
+    os.mkfifo(trap)
+    sub_trap = os.path.join(project, "good", "subagents", "agent-f.jsonl")
+    os.mkfifo(sub_trap)
+    link = os.path.join(project, "link.jsonl")
+    os.symlink(os.path.join(project, "good.jsonl"), link)
+    expected = {
+        trap: "not a regular file (a FIFO)",
+        sub_trap: "not a regular file (a FIFO)",
+        secret: "cannot be opened: Permission denied",
+        link: "a symbolic link (not followed)",
+    }
+    dirs = ["--claude-dir", os.path.join(root, "claude"), "--codex-dir", empty, "--opencode-dir", empty]
+    db_dir = os.path.join(tmp, "import-db")
+    os.mkdir(db_dir)
+    os.chmod(db_dir, 0o777)
+    db = os.path.join(db_dir, "sessions.db")
+
+    # Without --db, text: the session, then every skipped file.
+    proc = agent.run("import", *dirs, timeout=60, nobody=True)
+    tap.check(proc.returncode == 0, "import ends (a FIFO is not waited on)", detail(proc))
+    tap.check("Zanzibar step one" in proc.stdout and "Hidden" not in proc.stdout,
+              "import reads the good transcript", detail(proc))
+    tap.check("4 files skipped:" in proc.stdout
+              and all(f"{path}: {reason}" in proc.stdout for path, reason in expected.items()),
+              "import names every skipped file with its reason", detail(proc))
+
+    # --json: the same, as a list.
+    proc = agent.run("import", "--json", *dirs, timeout=60, nobody=True)
+    try:
+        listing = json.loads(proc.stdout)
+    except ValueError:
+        listing = {}
+    skipped = {item.get("path"): item.get("reason") for item in listing.get("skipped", [])}
+    tap.check(proc.returncode == 0 and listing.get("count") == 1 and skipped == expected,
+              "import --json lists the skipped files", detail(proc))
+
+    # --db: counted in the index figures, named in the text and the JSON.
+    proc = agent.run("import", "--db", db, *dirs, timeout=60, nobody=True)
+    tap.check(proc.returncode == 0 and "1 sessions added" in proc.stdout
+              and all(f"{path}: {reason}" in proc.stdout for path, reason in expected.items()),
+              "import --db names every skipped file", detail(proc))
+    proc = agent.run("import", "--db", db, "--json", *dirs, timeout=60, nobody=True)
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        report = {}
+    skipped = {item.get("path"): item.get("reason") for item in report.get("skipped", [])}
+    # The second run finds good.jsonl unchanged and does not open it, so its
+    # subagent FIFO is not met again; the files found by the walk are.
+    walk = {path: reason for path, reason in expected.items() if path != sub_trap}
+    tap.check(proc.returncode == 0 and report.get("index", {}).get("skipped") == len(walk) and skipped == walk,
+              "import --db --json counts and lists them", detail(proc))
+
+    # Named on the command line, a FIFO is an error that says what it is.
+    proc = agent.run("import", trap, timeout=60)
+    tap.check(proc.returncode == 1 and "is not a regular file (a FIFO)" in proc.stderr,
+              "import FIFO refuses it", detail(proc))
+
+
 def main():
     agent_path = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -186,6 +282,7 @@ def main():
         with open(recording, "w") as f:
             json.dump(RECORDING, f)
         test_databases(tap, agent, tmp, recording)
+        test_import(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

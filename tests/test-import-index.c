@@ -5,7 +5,10 @@
 #include "config.h"
 
 #include <unistd.h>
+#include <sys/stat.h>
 
+#include "pd-claude-code-reader.h"
+#include "pd-codex-reader.h"
 #include "pd-import-index.h"
 #include "pd-import-scanner.h"
 #include "pd-import-test.h"
@@ -724,6 +727,129 @@ test_watcher_change_while_disposed (Fixture       *f,
       g_usleep (1000);
 }
 
+static const char *
+reason_of (GPtrArray  *skipped,
+           const char *path)
+{
+  for (guint i = 0; i < skipped->len; i++)
+    {
+      const PdImportSkip *skip = g_ptr_array_index (skipped, i);
+
+      if (g_strcmp0 (skip->path, path) == 0)
+        return skip->reason;
+    }
+  return NULL;
+}
+
+/* What an attacker leaves in a transcript folder: a FIFO named like a
+ * transcript (any open of it waited for a writer for ever), one beside a
+ * session as its subagent, symbolic links to a transcript and to a folder,
+ * a .jsonl of no agent, an empty one.  Only regular files are opened;
+ * each of the others is counted and named, with its reason, by the index
+ * and by the scanner; the run ends.  The checks run in a subprocess with a
+ * time limit, so a hang fails the test instead of stalling it. */
+static void
+test_special_files (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *good = NULL;
+  g_autofree char *project = g_build_filename (f->dir, "-work-app", NULL);
+  g_autofree char *trap = g_build_filename (project, "trap.jsonl", NULL);
+  g_autofree char *link = g_build_filename (project, "link.jsonl", NULL);
+  g_autofree char *notes = g_build_filename (project, "notes.jsonl", NULL);
+  g_autofree char *empty = g_build_filename (project, "empty.jsonl", NULL);
+  g_autofree char *subagents = g_build_filename (project, "good", "subagents", NULL);
+  g_autofree char *sub_trap = g_build_filename (subagents, "agent-f.jsonl", NULL);
+  g_autofree char *link_dir = g_build_filename (f->dir, "elsewhere", NULL);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) skipped = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportIndexStats stats = { 0 };
+  const char *paths[] = { trap, NULL };
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  good = write_claude (f, "good.jsonl", TODOS_1);
+  g_assert_cmpint (mkfifo (trap, 0600), ==, 0);
+  g_assert_cmpint (symlink (good, link), ==, 0);
+  g_assert_true (g_file_set_contents (notes, "{\"hello\":1}\n", -1, NULL));
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (subagents, 0700), ==, 0);
+  g_assert_cmpint (mkfifo (sub_trap, 0600), ==, 0);
+  g_assert_cmpint (symlink (project, link_dir), ==, 0);
+
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_assert_cmpuint (stats.sessions_added, ==, 1);
+  skipped = pd_import_index_get_skipped (index);
+  g_assert_cmpuint (stats.skipped, ==, skipped->len);
+  g_assert_cmpuint (skipped->len, ==, 6);
+  g_assert_cmpstr (reason_of (skipped, trap), ==, "not a regular file (a FIFO)");
+  g_assert_cmpstr (reason_of (skipped, sub_trap), ==, "not a regular file (a FIFO)");
+  g_assert_cmpstr (reason_of (skipped, link), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_dir), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, notes), ==, "not a transcript of a known agent");
+  g_assert_cmpstr (reason_of (skipped, empty), ==, "empty");
+  g_clear_pointer (&skipped, g_ptr_array_unref);
+
+  /* The scanner (import without --db) passes over the same files. */
+  skipped = pd_import_skips_new ();
+  sessions = pd_import_read_path_full (f->dir, skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  g_assert_cmpuint (skipped->len, ==, 6);
+  g_assert_cmpstr (reason_of (skipped, trap), ==, "not a regular file (a FIFO)");
+  g_assert_cmpstr (reason_of (skipped, sub_trap), ==, "not a regular file (a FIFO)");
+  g_assert_cmpstr (reason_of (skipped, link), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_dir), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, notes), ==, "not a transcript of a known agent");
+  g_assert_cmpstr (reason_of (skipped, empty), ==, "empty");
+  g_clear_pointer (&sessions, g_ptr_array_unref);
+
+  /* Named on its own, a FIFO is an error that says what it is. */
+  sessions = pd_import_read_path (trap, NULL, &error);
+  g_assert_null (sessions);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_assert_nonnull (strstr (error->message, "not a regular file (a FIFO)"));
+  g_clear_error (&error);
+  g_assert_false (pd_import_index_run_paths (index, f->store, paths, &stats, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_clear_error (&error);
+
+  /* A file swapped for a FIFO after the walk looked: every reader opens
+   * it without waiting, and refuses it. */
+  {
+    g_autoptr(PdImportedSession) claude = pd_claude_code_read (trap, &error);
+    g_assert_null (claude);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr(PdImportedSession) codex = pd_codex_read (trap, &error);
+    g_assert_null (codex);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+    g_clear_error (&error);
+  }
+  g_assert_cmpint (_pd_import_sniff_jsonl (trap, NULL, &error), ==, PD_IMPORT_FORMAT_UNKNOWN);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_clear_error (&error);
+  g_assert_false (_pd_import_is_sqlite (trap));
+  {
+    g_autofree char *contents = NULL;
+    gsize len = 0;
+
+    g_assert_false (_pd_import_read_file (trap, 1024, &contents, &len, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+    g_clear_error (&error);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -739,6 +865,7 @@ main (int    argc,
   ADD ("/pd/import-index/overrides-survive", test_overrides_survive);
   ADD ("/pd/import-index/session-ids", test_session_ids);
   ADD ("/pd/import-index/damaged", test_damaged);
+  ADD ("/pd/import-index/special-files", test_special_files);
   ADD ("/pd/import-index/async-scanner", test_async_scanner);
   ADD ("/pd/import-index/watcher", test_watcher);
   ADD ("/pd/import-index/watcher-change-while-disposed", test_watcher_change_while_disposed);

@@ -24,7 +24,9 @@
 #include "pd-agent-common.h"
 #include "pd-import-index.h"
 #include "pd-import-scanner.h"
+#include "pd-import-skip.h"
 #include "pd-plan.h"
+#include "pd-safe-text.h"
 
 static const char *
 status_mark (PdChecklistStatus status)
@@ -39,13 +41,42 @@ status_mark (PdChecklistStatus status)
     }
 }
 
-/* Model-derived text on a terminal: one line, no control characters. */
+/* Model-derived text on a terminal: one line, no control characters, and
+ * no invisible format character left to reorder what is shown (bidi
+ * overrides become <U+202E>). */
 static void
 print_flat (const char *prefix,
             const char *text)
 {
   g_autofree char *flat = pd_plan_text_normalize (text ? text : "");
-  printf ("%s%s\n", prefix, flat);
+  g_autofree char *safe = pd_safe_text_line (flat);
+
+  printf ("%s%s\n", prefix, safe);
+}
+
+/* Paths and ids come from folders other programs write: shown alike. */
+static char *
+safe (const char *text)
+{
+  return pd_safe_text_line (text ? text : "");
+}
+
+/* Every file passed over, with the reason, after what was read. */
+static void
+print_skipped (GPtrArray *skipped)
+{
+  if (skipped->len == 0)
+    return;
+  /* TRANSLATORS: files an import did not read, listed below */
+  printf (g_dngettext (GETTEXT_PACKAGE, "%u file skipped:\n", "%u files skipped:\n", skipped->len), skipped->len);
+  for (guint i = 0; i < skipped->len; i++)
+    {
+      const PdImportSkip *skip = g_ptr_array_index (skipped, i);
+      g_autofree char *path = safe (skip->path);
+      g_autofree char *reason = safe (skip->reason);
+
+      printf ("  %s: %s\n", path, reason);
+    }
 }
 
 static void
@@ -56,9 +87,10 @@ print_session (PdImportedSession *session)
   GPtrArray *plans = pd_imported_session_get_plans (session);
   guint done, total, active;
 
+  g_autofree char *path = safe (pd_imported_session_get_path (session));
+
   pd_checklist_count (checklist, &done, &total, &active);
-  printf ("%s  %s\n", pd_import_source_to_string (pd_imported_session_get_source (session)),
-          pd_imported_session_get_path (session));
+  printf ("%s  %s\n", pd_import_source_to_string (pd_imported_session_get_source (session)), path);
   print_flat ("  ", pd_imported_session_get_title (session) ? pd_imported_session_get_title (session)
                                                            : pd_imported_session_get_id (session));
   if (pd_checklist_get_origin (checklist) == PD_CHECKLIST_ORIGIN_NONE)
@@ -108,6 +140,7 @@ index_stats_to_json (const PdImportIndexStats *stats)
   json_object_set_int_member (object, "sessions_updated", stats->sessions_updated);
   json_object_set_int_member (object, "bytes_read", (gint64) stats->bytes_read);
   json_object_set_int_member (object, "lines_read", (gint64) stats->lines_read);
+  json_object_set_int_member (object, "skipped", stats->skipped);
   json_node_take_object (node, object);
   return node;
 }
@@ -124,6 +157,7 @@ import_to_db (const char       *db_path,
   g_autoptr(PdSessionStore) store = NULL;
   g_autoptr(PdImportIndex) index = pd_import_index_new ();
   g_autoptr(GPtrArray) listed = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  g_autoptr(GPtrArray) skipped = NULL;
   PdImportIndexStats stats = { 0 };
   gboolean ok;
   guint total = 0;
@@ -137,6 +171,7 @@ import_to_db (const char       *db_path,
     ok = pd_import_index_run (index, store, scanner, &stats, &error);
   if (!ok)
     return pd_agent_fail ("import", error);
+  skipped = pd_import_index_get_skipped (index);
 
   for (guint offset = 0;; offset += PD_SESSION_LIST_MAX_LIMIT)
     {
@@ -165,6 +200,7 @@ import_to_db (const char       *db_path,
         json_array_add_object_element (array, pd_session_info_to_json (g_ptr_array_index (listed, i), FALSE));
       json_object_set_array_member (object, "sessions", array);
       json_object_set_int_member (object, "count", listed->len);
+      json_object_set_member (object, "skipped", pd_import_skips_to_json (skipped));
       json_node_take_object (root, object);
       pd_agent_print_json (root, TRUE);
       return 0;
@@ -187,6 +223,7 @@ import_to_db (const char       *db_path,
         prefix = g_strdup_printf ("%s  %-14s %s  ", info->id, info->source, "-");
       print_flat (prefix, info->name ? info->name : info->task);
     }
+  print_skipped (skipped);
   return 0;
 }
 
@@ -197,6 +234,7 @@ pd_agent_import_main (int    argc,
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) skipped = pd_import_skips_new ();
   g_auto(GStrv) paths = NULL;
   g_autofree char *claude_dir = NULL;
   g_autofree char *codex_dir = NULL;
@@ -242,7 +280,7 @@ pd_agent_import_main (int    argc,
       for (guint i = 0; paths[i]; i++)
         {
           g_autoptr(GError) local = NULL;
-          GPtrArray *found = pd_import_read_path (paths[i], NULL, &local);
+          GPtrArray *found = pd_import_read_path_full (paths[i], skipped, NULL, &local);
 
           if (found == NULL)
             return pd_agent_fail ("import", local);
@@ -260,7 +298,7 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_codex_dir (scanner, codex_dir);
       if (opencode_dir)
         pd_import_scanner_set_opencode_dir (scanner, opencode_dir);
-      if (!(found = pd_import_scanner_scan (scanner, NULL, &error)))
+      if (!(found = pd_import_scanner_scan_full (scanner, skipped, NULL, &error)))
         return pd_agent_fail ("import", error);
       g_ptr_array_extend_and_steal (sessions, found);
     }
@@ -275,17 +313,16 @@ pd_agent_import_main (int    argc,
         json_array_add_element (array, pd_imported_session_to_json (g_ptr_array_index (sessions, i), with_plans));
       json_object_set_array_member (object, "sessions", array);
       json_object_set_int_member (object, "count", sessions->len);
+      json_object_set_member (object, "skipped", pd_import_skips_to_json (skipped));
       json_node_take_object (root, object);
       pd_agent_print_json (root, TRUE);
       return 0;
     }
 
   if (sessions->len == 0)
-    {
-      printf ("%s\n", _("No transcripts found."));
-      return 0;
-    }
+    printf ("%s\n", _("No transcripts found."));
   for (guint i = 0; i < sessions->len; i++)
     print_session (g_ptr_array_index (sessions, i));
+  print_skipped (skipped);
   return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "pd-claude-code-reader.h"
 #include "pd-import-private.h"
+#include "pd-import-skip.h"
 #include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
 
@@ -147,6 +148,7 @@ struct _PdClaudeCodeReader
   gboolean           cancelled;
   guint              full_lists;   /* full lists and task snapshots applied */
   gboolean           tail_done;    /* past the first read: no tail read again */
+  GPtrArray         *skipped;      /* PdImportSkip: subagent files the last update could not open */
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -199,6 +201,7 @@ pd_claude_code_reader_finalize (GObject *object)
   g_clear_pointer (&self->requests, g_hash_table_unref);
   g_clear_pointer (&self->streams, g_ptr_array_unref);
   g_clear_pointer (&self->tasks, g_ptr_array_unref);
+  g_clear_pointer (&self->skipped, g_ptr_array_unref);
   g_clear_object (&self->session);
   g_free (self->path);
   g_free (self->subagent_dir);
@@ -220,6 +223,7 @@ pd_claude_code_reader_init (PdClaudeCodeReader *self)
   self->requests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) request_free);
   g_queue_init (&self->request_order);
   self->tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) task_free);
+  self->skipped = pd_import_skips_new ();
 }
 
 static Stream *
@@ -321,7 +325,7 @@ pd_claude_code_reader_add_flat_subagents (PdClaudeCodeReader *self,
       g_autofree char *parent = NULL;
 
       if (strcmp (path, self->path) != 0
-          && _pd_import_sniff_jsonl (path, &parent) == PD_IMPORT_FORMAT_CLAUDE
+          && _pd_import_sniff_jsonl (path, &parent, NULL) == PD_IMPORT_FORMAT_CLAUDE
           && g_strcmp0 (parent, name) == 0)
         add_stream (self, path, FALSE);
     }
@@ -347,6 +351,14 @@ claude_get_format (PdTranscriptReader *reader)
   return "claude";
 }
 
+/* The subagent files the last update could not open (a FIFO, no
+ * permission), with the reasons. */
+static GPtrArray *
+claude_get_skipped (PdTranscriptReader *reader)
+{
+  return PD_CLAUDE_CODE_READER (reader)->skipped;
+}
+
 static void
 transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 {
@@ -356,6 +368,7 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
   iface->update = claude_update;
   iface->get_session = claude_get_session;
   iface->get_offset = claude_get_offset;
+  iface->get_skipped = claude_get_skipped;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1501,7 +1514,8 @@ read_tail (PdClaudeCodeReader  *self,
 
 /* Reads what was appended to the transcript and its subagent transcripts
  * since the last update (everything, the first time), merged by timestamp.
- * A subagent file that cannot be opened is skipped; the main one is an error. */
+ * A subagent file that cannot be opened is skipped (and named by
+ * pd_transcript_reader_get_skipped()); the main one is an error. */
 static gboolean
 claude_update (PdTranscriptReader  *reader,
                GCancellable        *cancellable,
@@ -1513,6 +1527,7 @@ claude_update (PdTranscriptReader  *reader,
   Stream *main_stream;
   goffset main_before;
 
+  g_ptr_array_set_size (self->skipped, 0);
   find_subagents (self);
 
   main_stream = g_ptr_array_index (self->streams, 0);
@@ -1542,6 +1557,7 @@ claude_update (PdTranscriptReader  *reader,
               ok = FALSE;
               break;
             }
+          _pd_import_skip_add_error (self->skipped, stream->path, local);
           continue;
         }
       if (!stream_advance (self, stream, error))

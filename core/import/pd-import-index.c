@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -13,6 +15,8 @@
 #include "pd-import-index.h"
 #include "pd-import-index-private.h"
 #include "pd-import-private.h"
+#include "pd-import-skip.h"
+#include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
 #include "pd-random.h"
 #include "pd-redact.h"
@@ -45,8 +49,9 @@ struct _PdImportIndex
 {
   GObject     parent_instance;
 
-  GMutex      lock;     /* one run at a time; guards readers */
+  GMutex      lock;     /* one run at a time; guards readers and skipped */
   GHashTable *readers;  /* path → PdTranscriptReader */
+  GPtrArray  *skipped;  /* PdImportSkip: the files the last run passed over */
 };
 
 G_DEFINE_FINAL_TYPE (PdImportIndex, pd_import_index, G_TYPE_OBJECT)
@@ -66,6 +71,7 @@ pd_import_index_finalize (GObject *object)
   PdImportIndex *self = PD_IMPORT_INDEX (object);
 
   g_clear_pointer (&self->readers, g_hash_table_unref);
+  g_clear_pointer (&self->skipped, g_ptr_array_unref);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (pd_import_index_parent_class)->finalize (object);
@@ -82,6 +88,7 @@ pd_import_index_init (PdImportIndex *self)
 {
   g_mutex_init (&self->lock);
   self->readers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->skipped = pd_import_skips_new ();
 }
 
 PdImportIndex *
@@ -126,6 +133,7 @@ pd_import_index_session_id (const char *format,
 /* ---------------------------------------------------------------------- */
 /* Finding transcripts: stat only, nothing is opened                      */
 
+/* lstat: a symbolic link is not followed, here as when the file is read. */
 static gboolean
 stat_file (const char *path,
            gint64     *size,
@@ -133,7 +141,7 @@ stat_file (const char *path,
 {
   struct stat st;
 
-  if (stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+  if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
     return FALSE;
   *size = (gint64) st.st_size;
   *mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
@@ -280,12 +288,20 @@ add_unit (GPtrArray *units,
     g_ptr_array_add (units, unit);
 }
 
+static gboolean
+is_opencode_db_name (const char *name)
+{
+  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"));
+}
+
 /* The same walk as the scanner's: OpenCode's layouts, *.jsonl files, and
- * folders below, without symlinks; subagent folders go with their parent. */
+ * folders below, without symlinks; subagent folders go with their parent.
+ * What is passed over is named in @skipped. */
 static gboolean
 discover_dir (const char    *dir,
               guint          depth,
               GPtrArray     *units,
+              GPtrArray     *skipped,
               GCancellable  *cancellable,
               GError       **error)
 {
@@ -294,6 +310,7 @@ discover_dir (const char    *dir,
   g_autoptr(GPtrArray) jsonl = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *storage = g_build_filename (dir, "storage", NULL);
+  g_autoptr(GError) local = NULL;
   gboolean is_storage = _pd_import_is_opencode_storage (dir);
   const char *name;
 
@@ -307,8 +324,11 @@ discover_dir (const char    *dir,
   else if (_pd_import_is_opencode_storage (storage))
     add_unit (units, unit_new_storage (storage));
 
-  if (!(handle = g_dir_open (dir, 0, NULL)))
-    return TRUE;
+  if (!(handle = g_dir_open (dir, 0, &local)))
+    {
+      _pd_import_skip_add_error (skipped, dir, local);
+      return TRUE;
+    }
   while ((name = g_dir_read_name (handle)))
     g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
@@ -317,15 +337,38 @@ discover_dir (const char    *dir,
     {
       const char *entry = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, entry, NULL);
+      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || is_opencode_db_name (entry);
+      struct stat st;
 
       if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)
         continue;
-      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        continue;
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+      if (lstat (path, &st) != 0)
         {
-          if (!is_storage && !discover_dir (path, depth + 1, units, cancellable, error))
+          if (candidate)
+            {
+              g_autofree char *reason = g_strdup_printf ("cannot be looked at: %s", g_strerror (errno));
+              _pd_import_skip_add (skipped, path, reason);
+            }
+          continue;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          if (candidate || g_file_test (path, G_FILE_TEST_IS_DIR))
+            _pd_import_skip_add (skipped, path, "a symbolic link (not followed)");
+          continue;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          if (!is_storage && !discover_dir (path, depth + 1, units, skipped, cancellable, error))
             return FALSE;
+          continue;
+        }
+      if (!candidate)
+        continue;
+      if (!S_ISREG (st.st_mode))
+        {
+          g_autofree char *reason = g_strdup_printf ("not a regular file (%s)", _pd_file_kind (st.st_mode));
+          _pd_import_skip_add (skipped, path, reason);
         }
       else if (g_str_has_suffix (entry, ".jsonl"))
         {
@@ -336,7 +379,7 @@ discover_dir (const char    *dir,
             g_ptr_array_add (agents, g_strdup (path));
           g_ptr_array_add (jsonl, g_steal_pointer (&path));
         }
-      else if (strcmp (entry, "opencode.db") == 0 || (g_str_has_prefix (entry, "opencode") && g_str_has_suffix (entry, ".db")))
+      else
         add_unit (units, unit_new_database (path));
     }
 
@@ -348,17 +391,44 @@ discover_dir (const char    *dir,
 static gboolean
 discover_path (const char    *path,
                GPtrArray     *units,
+               GPtrArray     *skipped,
                GCancellable  *cancellable,
                GError       **error)
 {
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    return discover_dir (path, 0, units, cancellable, error);
-  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+  g_autofree char *resolved = NULL;
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
+      return FALSE;
+    }
+  /* A link named on the command line is the person's choice: index what it
+   * points to (files inside folders are opened without following links). */
+  if (S_ISLNK (st.st_mode))
+    {
+      char *real = realpath (path, NULL);
+
+      if (real == NULL || stat (real, &st) != 0)
+        {
+          free (real);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s points to nothing", path);
+          return FALSE;
+        }
+      resolved = g_strdup (real);
+      free (real);
+      path = resolved;
+    }
+  if (S_ISDIR (st.st_mode))
+    return discover_dir (path, 0, units, skipped, cancellable, error);
+  if (S_ISREG (st.st_mode))
     {
       add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL));
       return TRUE;
     }
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+               "%s is not a regular file (%s); transcripts are read from files and folders",
+               path, _pd_file_kind (st.st_mode));
   return FALSE;
 }
 
@@ -595,6 +665,7 @@ job_free (Job *job)
 static Job *
 prepare_jsonl (PdImportIndex      *self,
                Unit               *unit,
+               GPtrArray          *skipped,
                PdImportIndexStats *stats)
 {
   PdTranscriptReader *reader = g_hash_table_lookup (self->readers, unit->path);
@@ -617,10 +688,22 @@ prepare_jsonl (PdImportIndex      *self,
     {
       g_autofree char *parent = NULL;
       g_autofree char *name = session_name_of (unit->path);
-      PdImportFormat format = _pd_import_sniff_jsonl (unit->path, &parent);
+      g_autoptr(GError) local = NULL;
+      PdImportFormat format = _pd_import_sniff_jsonl (unit->path, &parent, &local);
 
+      if (local != NULL)
+        {
+          /* Unreadable (permissions), or no longer a regular file. */
+          _pd_import_skip_add_error (skipped, unit->path, local);
+          stats->failed++;
+          return NULL;
+        }
       if (format == PD_IMPORT_FORMAT_UNKNOWN)
-        return NULL;
+        {
+          _pd_import_skip_add (skipped, unit->path,
+                               unit->size == 0 ? "empty" : "not a transcript of a known agent");
+          return NULL;
+        }
       /* A flat subagent transcript whose parent is beside it is read with
        * the parent; one whose parent is gone is a session of its own. */
       if (format == PD_IMPORT_FORMAT_CLAUDE && unit->agents != NULL && g_str_has_prefix (name, "agent-") && parent != NULL)
@@ -706,6 +789,7 @@ finish_jsonl (PdImportIndex       *self,
               PdSessionStore      *store,
               Job                 *job,
               GPtrArray           *changed_ids,
+              GPtrArray           *skipped,
               PdImportIndexStats  *stats,
               GError             **error)
 {
@@ -721,10 +805,17 @@ finish_jsonl (PdImportIndex       *self,
           g_propagate_error (error, g_steal_pointer (&job->error));
           return FALSE;
         }
-      g_debug ("Could not read a transcript: %s", job->error ? job->error->message : "unknown error");
+      _pd_import_skip_add_error (skipped, unit->path, job->error);
       stats->failed++;
       return TRUE;
     }
+
+  {
+    GPtrArray *more = pd_transcript_reader_get_skipped (job->reader);
+
+    for (guint i = 0; more && i < more->len; i++)
+      g_ptr_array_add (skipped, pd_import_skip_copy (g_ptr_array_index (more, i)));
+  }
 
   offset = pd_transcript_reader_get_offset (job->reader);
   if (job->before > 0)
@@ -747,6 +838,7 @@ static gboolean
 read_opencode_unit (PdSessionStore      *store,
                     const Unit          *unit,
                     GPtrArray           *changed_ids,
+                    GPtrArray           *skipped,
                     PdImportIndexStats  *stats,
                     GCancellable        *cancellable,
                     GError             **error)
@@ -765,7 +857,7 @@ read_opencode_unit (PdSessionStore      *store,
           g_propagate_error (error, g_steal_pointer (&local));
           return FALSE;
         }
-      g_debug ("Could not read an OpenCode store: %s", local->message);
+      _pd_import_skip_add_error (skipped, unit->path, local);
       stats->failed++;
       return TRUE;
     }
@@ -790,6 +882,7 @@ index_units (PdImportIndex       *self,
              PdSessionStore      *store,
              GPtrArray           *units,
              GPtrArray           *changed_ids,
+             GPtrArray           *skipped,
              PdImportIndexStats  *stats,
              GCancellable        *cancellable,
              GError             **error)
@@ -820,7 +913,7 @@ index_units (PdImportIndex       *self,
         }
       if (unit->kind == UNIT_JSONL)
         {
-          Job *job = prepare_jsonl (self, unit, stats);
+          Job *job = prepare_jsonl (self, unit, skipped, stats);
           if (job == NULL)
             continue;
           g_hash_table_insert (jobs, unit, job);
@@ -851,9 +944,9 @@ index_units (PdImportIndex       *self,
       in_transaction++;
 
       if (unit->kind == UNIT_JSONL)
-        ok = finish_jsonl (self, store, g_hash_table_lookup (jobs, unit), changed_ids, stats, error);
+        ok = finish_jsonl (self, store, g_hash_table_lookup (jobs, unit), changed_ids, skipped, stats, error);
       else
-        ok = read_opencode_unit (store, unit, changed_ids, stats, cancellable, error);
+        ok = read_opencode_unit (store, unit, changed_ids, skipped, stats, cancellable, error);
 
       if (ok && in_transaction >= UNITS_PER_TRANSACTION)
         {
@@ -883,6 +976,7 @@ run_roots (PdImportIndex       *self,
            GError             **error)
 {
   g_autoptr(GPtrArray) units = g_ptr_array_new_with_free_func ((GDestroyNotify) unit_free);
+  g_autoptr(GPtrArray) skipped = pd_import_skips_new ();
   PdImportIndexStats local_stats = { 0 };
   gboolean ok;
 
@@ -892,12 +986,15 @@ run_roots (PdImportIndex       *self,
 
       if (!missing_is_error && !g_file_test (path, G_FILE_TEST_EXISTS))
         continue;
-      if (!discover_path (path, units, cancellable, error))
+      if (!discover_path (path, units, skipped, cancellable, error))
         return FALSE;
     }
 
   g_mutex_lock (&self->lock);
-  ok = index_units (self, store, units, changed_ids, &local_stats, cancellable, error);
+  ok = index_units (self, store, units, changed_ids, skipped, &local_stats, cancellable, error);
+  local_stats.skipped = skipped->len;
+  g_ptr_array_unref (self->skipped);
+  self->skipped = g_steal_pointer (&skipped);
   g_mutex_unlock (&self->lock);
 
   if (stats)
@@ -1019,6 +1116,29 @@ pd_import_index_run_finish (PdImportIndex       *self,
   if (stats)
     *stats = ((RunData *) g_task_get_task_data (G_TASK (result)))->stats;
   return TRUE;
+}
+
+/**
+ * pd_import_index_get_skipped:
+ *
+ * The files the last run passed over, each with its reason: not a regular
+ * file (a FIFO, a socket), a symbolic link, unreadable, of no known agent,
+ * failed to read.
+ *
+ * Returns: (transfer full) (element-type PdImportSkip): a copy
+ */
+GPtrArray *
+pd_import_index_get_skipped (PdImportIndex *self)
+{
+  GPtrArray *copy = pd_import_skips_new ();
+
+  g_return_val_if_fail (PD_IS_IMPORT_INDEX (self), copy);
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->skipped->len; i++)
+    g_ptr_array_add (copy, pd_import_skip_copy (g_ptr_array_index (self->skipped, i)));
+  g_mutex_unlock (&self->lock);
+  return copy;
 }
 
 gboolean

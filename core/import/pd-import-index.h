@@ -26,6 +26,7 @@
 #include "pd-checklist.h"
 #include "pd-imported-session.h"
 #include "pd-import-scanner.h"
+#include "pd-import-skip.h"
 #include "pd-session-store.h"
 
 G_BEGIN_DECLS
@@ -40,11 +41,15 @@ typedef struct
   guint   unchanged;         /* same size and mtime: not opened, no parsing */
   guint   read_full;         /* read from the start */
   guint   read_appended;     /* only the bytes appended since the last read */
-  guint   failed;            /* could not be read (damaged beyond reading, gone) */
+  guint   failed;            /* could not be read (unreadable, damaged beyond reading, gone) */
   guint   sessions_added;
   guint   sessions_updated;
   guint64 bytes_read;
   guint64 lines_read;
+  /* files passed over (the failed ones too): not regular files (a FIFO),
+   * symbolic links, unreadable, of no known agent; each is named, with its
+   * reason, by pd_import_index_get_skipped() */
+  guint   skipped;
 } PdImportIndexStats;
 
 #define PD_TYPE_IMPORT_INDEX (pd_import_index_get_type ())
@@ -69,8 +74,12 @@ gboolean       pd_import_index_run_finish   (PdImportIndex        *self,
                                              PdImportIndexStats   *stats,
                                              GError              **error);
 
+/* The files the last run passed over (element-type PdImportSkip). */
+GPtrArray     *pd_import_index_get_skipped  (PdImportIndex        *self);
+
 /* Indexes transcript files, opencode.db files and folders laid out like an
- * agent's own.  An error when a path does not exist. */
+ * agent's own.  An error when a path does not exist or is not a file or
+ * folder (a FIFO). */
 gboolean       pd_import_index_run_paths    (PdImportIndex        *self,
                                              PdSessionStore       *store,
                                              const char * const   *paths,

@@ -94,8 +94,17 @@ typedef enum
 /* The format of a JSON lines file from its first lines; for Claude also the
  * session it belongs to (subagent files name their parent's). */
 PdImportFormat _pd_import_sniff_jsonl          (const char  *path,
-                                                char       **session_id);
+                                                char       **session_id,
+                                                GError     **error);
 gboolean       _pd_import_is_sqlite            (const char  *path);
+/* A whole small file (an OpenCode part), opened as transcripts are
+ * (_pd_jsonl_open: a regular file only, never waiting), at most
+ * @max_size bytes. */
+gboolean       _pd_import_read_file            (const char  *path,
+                                                gsize        max_size,
+                                                char       **contents,
+                                                gsize       *length,
+                                                GError     **error);
 gboolean       _pd_import_is_opencode_storage  (const char  *dir);
 
 G_END_DECLS

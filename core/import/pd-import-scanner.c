@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -11,6 +13,7 @@
 #include "pd-codex-reader.h"
 #include "pd-import-private.h"
 #include "pd-import-scanner.h"
+#include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
 
@@ -139,12 +142,22 @@ has_sessions (PdImportedSession *session)
   return pd_imported_session_get_stats (session)->lines > 0;
 }
 
+static void
+append_skips (GPtrArray *skipped,
+              GPtrArray *more)
+{
+  for (guint i = 0; skipped && more && i < more->len; i++)
+    g_ptr_array_add (skipped, pd_import_skip_copy (g_ptr_array_index (more, i)));
+}
+
 /* One folder of JSON lines files: Claude's v2.0 flat agent-*.jsonl subagent
- * files join the session they name, beside them. */
+ * files join the session they name, beside them.  What cannot be read, or
+ * is no agent's, goes to @skipped. */
 static gboolean
 read_jsonl_files (const char    *dir,
                   GPtrArray     *names,
                   GPtrArray     *sessions,
+                  GPtrArray     *skipped,
                   GCancellable  *cancellable,
                   GError       **error)
 {
@@ -157,16 +170,25 @@ read_jsonl_files (const char    *dir,
       const char *name = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, name, NULL);
       g_autofree char *session_id = NULL;
+      g_autoptr(GError) local = NULL;
       PdImportFormat format;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      format = _pd_import_sniff_jsonl (path, &session_id);
+      format = _pd_import_sniff_jsonl (path, &session_id, &local);
+      if (local != NULL)
+        {
+          _pd_import_skip_add_error (skipped, path, local);
+          continue;
+        }
       if (format == PD_IMPORT_FORMAT_CODEX)
         {
-          PdImportedSession *session = pd_codex_read (path, NULL);
-          if (session && has_sessions (session))
+          PdImportedSession *session = pd_codex_read (path, &local);
+
+          if (session == NULL)
+            _pd_import_skip_add_error (skipped, path, local);
+          else if (has_sessions (session))
             g_ptr_array_add (sessions, session);
           else
             g_clear_object (&session);
@@ -181,6 +203,13 @@ read_jsonl_files (const char    *dir,
           g_ptr_array_add (order, reader);
           g_hash_table_replace (readers, g_steal_pointer (&key), reader);
         }
+      else
+        {
+          GStatBuf st;
+
+          _pd_import_skip_add (skipped, path, g_stat (path, &st) == 0 && st.st_size == 0
+                                              ? "empty" : "not a transcript of a known agent");
+        }
     }
 
   for (guint i = 0; i < agents->len; i++)
@@ -189,7 +218,7 @@ read_jsonl_files (const char    *dir,
       g_autofree char *session_id = NULL;
       PdClaudeCodeReader *reader;
 
-      _pd_import_sniff_jsonl (path, &session_id);
+      _pd_import_sniff_jsonl (path, &session_id, NULL);
       if (session_id && (reader = g_hash_table_lookup (readers, session_id)))
         pd_claude_code_reader_add_subagent (reader, path);
       else
@@ -214,9 +243,10 @@ read_jsonl_files (const char    *dir,
               g_propagate_error (error, g_steal_pointer (&local));
               return FALSE;
             }
-          g_debug ("Skipping %s: %s", pd_imported_session_get_path (session), local->message);
+          _pd_import_skip_add_error (skipped, pd_imported_session_get_path (session), local);
           continue;
         }
+      append_skips (skipped, pd_transcript_reader_get_skipped (PD_TRANSCRIPT_READER (reader)));
       if (has_sessions (session))
         g_ptr_array_add (sessions, g_object_ref (session));
     }
@@ -224,9 +254,16 @@ read_jsonl_files (const char    *dir,
 }
 
 static gboolean
+is_opencode_db_name (const char *name)
+{
+  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"));
+}
+
+static gboolean
 read_dir (const char    *dir,
           guint          depth,
           GPtrArray     *sessions,
+          GPtrArray     *skipped,
           GCancellable  *cancellable,
           GError       **error)
 {
@@ -258,24 +295,56 @@ read_dir (const char    *dir,
     {
       const char *entry = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, entry, NULL);
+      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || is_opencode_db_name (entry);
+      GStatBuf st;
 
       /* Subagent transcripts are read with their parent. */
       if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)
         continue;
-      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        continue;
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+      if (g_lstat (path, &st) != 0)
         {
-          if (!_pd_import_is_opencode_storage (dir) && !read_dir (path, depth + 1, sessions, cancellable, error))
+          int saved = errno;
+
+          if (candidate)
             {
-              if (g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-                return FALSE;
-              g_clear_error (error);
+              g_autofree char *reason = g_strdup_printf ("cannot be looked at: %s", g_strerror (saved));
+              _pd_import_skip_add (skipped, path, reason);
             }
+          continue;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          /* Not followed; said so when it stands for a transcript or a
+           * folder of them. */
+          if (candidate || g_file_test (path, G_FILE_TEST_IS_DIR))
+            _pd_import_skip_add (skipped, path, "a symbolic link (not followed)");
+          continue;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          g_autoptr(GError) local = NULL;
+
+          if (!_pd_import_is_opencode_storage (dir) && !read_dir (path, depth + 1, sessions, skipped, cancellable, &local))
+            {
+              if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                {
+                  g_propagate_error (error, g_steal_pointer (&local));
+                  return FALSE;
+                }
+              _pd_import_skip_add_error (skipped, path, local);
+            }
+          continue;
+        }
+      if (!candidate)
+        continue;
+      if (!S_ISREG (st.st_mode))
+        {
+          g_autofree char *reason = g_strdup_printf ("not a regular file (%s)", _pd_file_kind (st.st_mode));
+          _pd_import_skip_add (skipped, path, reason);
         }
       else if (g_str_has_suffix (entry, ".jsonl"))
         g_ptr_array_add (jsonl, g_strdup (entry));
-      else if (strcmp (entry, "opencode.db") == 0 || (g_str_has_prefix (entry, "opencode") && g_str_has_suffix (entry, ".db")))
+      else
         {
           g_autoptr(GError) local = NULL;
           GPtrArray *found = pd_opencode_read_database (path, cancellable, &local);
@@ -283,11 +352,11 @@ read_dir (const char    *dir,
           if (found)
             g_ptr_array_extend_and_steal (sessions, found);
           else
-            g_debug ("Skipping %s: %s", path, local->message);
+            _pd_import_skip_add_error (skipped, path, local);
         }
     }
 
-  return read_jsonl_files (dir, jsonl, sessions, cancellable, error);
+  return read_jsonl_files (dir, jsonl, sessions, skipped, cancellable, error);
 }
 
 GPtrArray *
@@ -295,16 +364,55 @@ pd_import_read_path (const char    *path,
                      GCancellable  *cancellable,
                      GError       **error)
 {
+  return pd_import_read_path_full (path, NULL, cancellable, error);
+}
+
+GPtrArray *
+pd_import_read_path_full (const char    *path,
+                          GPtrArray     *skipped,
+                          GCancellable  *cancellable,
+                          GError       **error)
+{
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *resolved = NULL;
+  GStatBuf st;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+  if (g_lstat (path, &st) != 0)
     {
-      if (!read_dir (path, 0, sessions, cancellable, error))
+      int saved = errno;
+
+      if (saved == ENOENT || saved == ENOTDIR)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "%s cannot be looked at: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  /* A link named on the command line is the person's choice: read what it
+   * points to (files inside are opened without following links). */
+  if (S_ISLNK (st.st_mode))
+    {
+      char *real = realpath (path, NULL);
+
+      if (real == NULL || g_stat (real, &st) != 0)
+        {
+          free (real);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s points to nothing", path);
+          return NULL;
+        }
+      resolved = g_strdup (real);
+      free (real);
+      path = resolved;
+    }
+
+  if (S_ISDIR (st.st_mode))
+    {
+      if (!read_dir (path, 0, sessions, skipped, cancellable, error))
         return NULL;
     }
-  else if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+  else if (S_ISREG (st.st_mode))
     {
       if (_pd_import_is_sqlite (path))
         {
@@ -318,21 +426,27 @@ pd_import_read_path (const char    *path,
           g_autofree char *dir = g_path_get_dirname (path);
           g_autofree char *base = g_path_get_basename (path);
           g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+          g_autoptr(GError) local = NULL;
 
-          if (_pd_import_sniff_jsonl (path, NULL) == PD_IMPORT_FORMAT_UNKNOWN)
+          if (_pd_import_sniff_jsonl (path, NULL, &local) == PD_IMPORT_FORMAT_UNKNOWN)
             {
-              g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "%s is not a transcript of a known agent", path);
+              if (local != NULL)
+                g_propagate_error (error, g_steal_pointer (&local));
+              else
+                g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                             "%s is not a transcript of a known agent", path);
               return NULL;
             }
           g_ptr_array_add (names, g_steal_pointer (&base));
-          if (!read_jsonl_files (dir, names, sessions, cancellable, error))
+          if (!read_jsonl_files (dir, names, sessions, skipped, cancellable, error))
             return NULL;
         }
     }
   else
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "%s is not a regular file (%s); transcripts are read from files and folders",
+                   path, _pd_file_kind (st.st_mode));
       return NULL;
     }
 
@@ -343,6 +457,15 @@ GPtrArray *
 pd_import_scanner_scan (PdImportScanner  *self,
                         GCancellable     *cancellable,
                         GError          **error)
+{
+  return pd_import_scanner_scan_full (self, NULL, cancellable, error);
+}
+
+GPtrArray *
+pd_import_scanner_scan_full (PdImportScanner  *self,
+                             GPtrArray        *skipped,
+                             GCancellable     *cancellable,
+                             GError          **error)
 {
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree char *codex_sessions = NULL;
@@ -364,14 +487,14 @@ pd_import_scanner_scan (PdImportScanner  *self,
 
       if (!g_file_test (roots[i], G_FILE_TEST_IS_DIR))
         continue;
-      if (!read_dir (roots[i], 0, sessions, cancellable, &local))
+      if (!read_dir (roots[i], 0, sessions, skipped, cancellable, &local))
         {
           if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
             {
               g_propagate_error (error, g_steal_pointer (&local));
               return NULL;
             }
-          g_debug ("Skipping %s: %s", roots[i], local->message);
+          _pd_import_skip_add_error (skipped, roots[i], local);
         }
     }
 

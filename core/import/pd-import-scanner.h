@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 
 #include "pd-imported-session.h"
+#include "pd-import-skip.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,13 @@ const char      *pd_import_scanner_get_opencode_dir (PdImportScanner *self);
 GPtrArray       *pd_import_scanner_scan           (PdImportScanner  *self,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
+/* The same; every file passed over (not a regular file, a symbolic link,
+ * unreadable, of no known agent) is appended to @skipped (nullable,
+ * element-type PdImportSkip). */
+GPtrArray       *pd_import_scanner_scan_full      (PdImportScanner  *self,
+                                                   GPtrArray        *skipped,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error);
 void             pd_import_scanner_scan_async     (PdImportScanner     *self,
                                                    GCancellable        *cancellable,
                                                    GAsyncReadyCallback  callback,
@@ -48,6 +56,13 @@ GPtrArray       *pd_import_scanner_scan_finish    (PdImportScanner  *self,
  * cannot be read at all.
  * Returns: (transfer full) (element-type PdImportedSession) */
 GPtrArray       *pd_import_read_path              (const char       *path,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error);
+/* The same, with the files passed over inside a folder appended to
+ * @skipped (nullable, element-type PdImportSkip).  A path that is itself
+ * not a file or folder (a FIFO) is an error. */
+GPtrArray       *pd_import_read_path_full         (const char       *path,
+                                                   GPtrArray        *skipped,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
 

@@ -4,7 +4,10 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <gio/gio.h>
 
@@ -576,9 +579,10 @@ static const char * const codex_types[] = {
 
 PdImportFormat
 _pd_import_sniff_jsonl (const char  *path,
-                        char       **session_id)
+                        char       **session_id,
+                        GError     **error)
 {
-  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, NULL);
+  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, error);
   g_autoptr(JsonNode) root = NULL;
   const char *line;
   gsize length;
@@ -609,15 +613,80 @@ _pd_import_sniff_jsonl (const char  *path,
 gboolean
 _pd_import_is_sqlite (const char *path)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
   char header[16];
   gsize n = 0;
+  int fd = _pd_jsonl_open (path, NULL);
 
-  if (stream == NULL
-      || !g_input_stream_read_all (G_INPUT_STREAM (stream), header, sizeof header, &n, NULL, NULL))
+  if (fd < 0)
     return FALSE;
+  while (n < sizeof header)
+    {
+      gssize got = read (fd, header + n, sizeof header - n);
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        break;
+      n += (gsize) got;
+    }
+  close (fd);
   return n == sizeof header && memcmp (header, "SQLite format 3", 16) == 0;
+}
+
+gboolean
+_pd_import_read_file (const char  *path,
+                      gsize        max_size,
+                      char       **contents,
+                      gsize       *length,
+                      GError     **error)
+{
+  g_autoptr(GString) data = NULL;
+  struct stat st;
+  int fd = _pd_jsonl_open (path, error);
+
+  *contents = NULL;
+  *length = 0;
+  if (fd < 0)
+    return FALSE;
+  if (fstat (fd, &st) == 0 && (guint64) st.st_size > max_size)
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: larger than %" G_GSIZE_FORMAT " bytes", path, max_size);
+      return FALSE;
+    }
+  data = g_string_sized_new (st.st_size + 1);
+  for (;;)
+    {
+      char buf[16384];
+      gssize got = read (fd, buf, sizeof buf);
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        {
+          int saved = errno;
+
+          close (fd);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "%s: cannot be read: %s", path, g_strerror (saved));
+          return FALSE;
+        }
+      if (got == 0)
+        break;
+      if (data->len + (gsize) got > max_size)
+        {
+          close (fd);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "%s: larger than %" G_GSIZE_FORMAT " bytes", path, max_size);
+          return FALSE;
+        }
+      g_string_append_len (data, buf, got);
+    }
+  close (fd);
+  *length = data->len;
+  *contents = g_string_free (g_steal_pointer (&data), FALSE);
+  return TRUE;
 }
 
 gboolean

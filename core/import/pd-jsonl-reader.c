@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
@@ -36,19 +38,56 @@ struct _PdJsonlReader
   gboolean  unterminated;
 };
 
+const char *
+_pd_file_kind (guint mode)
+{
+  if (S_ISDIR (mode))  return "a folder";
+  if (S_ISFIFO (mode)) return "a FIFO";
+  if (S_ISSOCK (mode)) return "a socket";
+  if (S_ISCHR (mode))  return "a character device";
+  if (S_ISBLK (mode))  return "a block device";
+  if (S_ISLNK (mode))  return "a symbolic link";
+  return "not a regular file";
+}
+
+/* Transcripts sit in folders other programs write, so only a regular file
+ * is read.  The open never blocks (O_NONBLOCK: a FIFO named like a
+ * transcript would wait for a writer for ever) and follows no symbolic
+ * link in the last component (the folder walks do not follow them, and a
+ * file swapped for one after the walk looked must not be either); then
+ * what was opened is looked at (fstat), so no swap between a check and
+ * the open gets anything but a regular file read. */
 int
 _pd_jsonl_open (const char  *path,
                 GError     **error)
 {
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, 0);
+  struct stat st;
+  int flags;
 
   if (fd < 0)
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Could not open %s: %s", path, g_strerror (saved));
+      if (saved == ELOOP)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                     "%s: a symbolic link (not followed)", path);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "%s: cannot be opened: %s", path, g_strerror (saved));
+      return -1;
     }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "%s: not a regular file (%s)", path, _pd_file_kind (st.st_mode));
+      close (fd);
+      return -1;
+    }
+  /* Reads of a regular file never wait; the flag goes so that nothing
+   * below ever meets EAGAIN. */
+  if ((flags = fcntl (fd, F_GETFL)) >= 0)
+    fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
   return fd;
 }
 

@@ -23,10 +23,15 @@ PdJsonlReader *pd_jsonl_reader_new          (const char     *path,
                                              GError        **error);
 void           pd_jsonl_reader_free         (PdJsonlReader  *self);
 
-/* The file descriptor of @path opened read-only (never a controlling
- * terminal), or -1 with @error set; the backward reader opens files alike. */
+/* The file descriptor of @path opened read-only, or -1 with @error set:
+ * only a regular file, never through a symbolic link, never waiting (a
+ * FIFO); G_IO_ERROR_NOT_REGULAR_FILE for what is not one.  The messages
+ * start with "PATH: ".  The backward reader and the readers of small files
+ * open files alike. */
 int            _pd_jsonl_open               (const char     *path,
                                              GError        **error);
+/* "a FIFO", "a folder", … for a stat mode. */
+const char    *_pd_file_kind                (guint           mode);
 
 /* The next line, without its newline (or "\r\n"), NUL-terminated, valid
  * until the next call.  FALSE at the end of the file or on an error (then

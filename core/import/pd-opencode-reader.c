@@ -179,15 +179,10 @@ load_json_file (const char *path,
   g_autofree char *contents = NULL;
   g_autoptr(JsonParser) parser = NULL;
   gsize length;
-  GStatBuf st;
 
   *bad = FALSE;
-  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_FILE_SIZE)
-    {
-      *bad = TRUE;
-      return NULL;
-    }
-  if (!g_file_get_contents (path, &contents, &length, NULL))
+  /* Opened as transcripts are: a regular file only, never waiting. */
+  if (!_pd_import_read_file (path, MAX_FILE_SIZE, &contents, &length, NULL))
     {
       *bad = TRUE;
       return NULL;

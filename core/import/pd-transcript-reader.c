@@ -87,6 +87,17 @@ pd_transcript_reader_get_offset (PdTranscriptReader *self)
   return iface->get_offset != NULL ? iface->get_offset (self) : 0;
 }
 
+GPtrArray *
+pd_transcript_reader_get_skipped (PdTranscriptReader *self)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  return iface->get_skipped != NULL ? iface->get_skipped (self) : NULL;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Readers by format                                                      */
 

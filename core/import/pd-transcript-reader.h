@@ -47,6 +47,9 @@ struct _PdTranscriptReaderInterface
   PdImportedSession *(*get_session)  (PdTranscriptReader  *self);
   /* Optional: where the next update starts (0 for formats read whole). */
   goffset            (*get_offset)   (PdTranscriptReader  *self);
+  /* Optional: the files beside the transcript the last update passed over
+   * (subagent files it could not open), element-type PdImportSkip. */
+  GPtrArray         *(*get_skipped)  (PdTranscriptReader  *self);
 };
 
 const char        *pd_transcript_reader_get_format   (PdTranscriptReader  *self);
@@ -61,6 +64,9 @@ gboolean           pd_transcript_reader_update       (PdTranscriptReader  *self,
                                                       GError             **error);
 PdImportedSession *pd_transcript_reader_get_session  (PdTranscriptReader  *self);
 goffset            pd_transcript_reader_get_offset   (PdTranscriptReader  *self);
+/* (transfer none) (nullable): NULL when the format has nothing beside the
+ * transcript to pass over. */
+GPtrArray         *pd_transcript_reader_get_skipped  (PdTranscriptReader  *self);
 
 /* The reader for @format at @path; @agent_id names the session in stores
  * that hold many (OpenCode), and is ignored otherwise.  NULL, with an

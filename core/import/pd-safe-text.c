@@ -1,0 +1,105 @@
+/* pd-safe-text.c: text from elsewhere, made safe to show. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-safe-text.h"
+
+gboolean
+pd_safe_text_is_invisible (gunichar c)
+{
+  switch (c)
+    {
+    case 0x200C:  /* zero-width non-joiner */
+    case 0x200D:  /* zero-width joiner */
+      return FALSE;
+    case 0x115F:  /* Hangul fillers: letters that show nothing */
+    case 0x1160:
+    case 0x3164:
+    case 0xFFA0:
+      return TRUE;
+    default:
+      return g_unichar_type (c) == G_UNICODE_FORMAT;
+    }
+}
+
+static gboolean
+is_control (gunichar c)
+{
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029;
+}
+
+char *
+pd_safe_text_line (const char *text)
+{
+  GString *out;
+  const char *p, *end;
+
+  if (text == NULL)
+    return g_strdup ("");
+
+  end = text + strlen (text);
+  out = g_string_sized_new (end - text);
+  for (p = text; p < end; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_unichar (out, 0xFFFD);
+          p++;
+          continue;
+        }
+      if (is_control (c))
+        g_string_append_c (out, ' ');
+      else if (pd_safe_text_is_invisible (c))
+        g_string_append_printf (out, "<U+%04X>", c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+pd_safe_text_escape_json (const char *json)
+{
+  GString *out;
+  const char *p, *end;
+
+  if (json == NULL)
+    return NULL;
+
+  end = json + strlen (json);
+  out = g_string_sized_new (end - json);
+  for (p = json; p < end; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          /* The generator writes UTF-8; keep any stray byte as it is. */
+          g_string_append_c (out, *p++);
+          continue;
+        }
+      /* Outside strings these characters cannot occur in JSON a generator
+       * wrote, so escaping every one keeps the document's value. */
+      if (pd_safe_text_is_invisible (c) || c == 0x2028 || c == 0x2029 || (c >= 0x80 && c < 0xa0))
+        {
+          if (c > 0xFFFF)
+            {
+              gunichar v = c - 0x10000;
+
+              g_string_append_printf (out, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+            }
+          else
+            g_string_append_printf (out, "\\u%04x", c);
+        }
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,33 @@
+/* pd-safe-text.h: text from elsewhere, made safe to show.
+ *
+ * Transcripts are written by other programs and by models: their text may
+ * hold terminal escapes, line breaks that forge output lines, and invisible
+ * format characters — bidi embeddings, overrides and isolates (U+202A–202E,
+ * U+2066–2069) that make a terminal or a label show text in another order
+ * than it is (as in "Trojan Source"), zero-width characters, tag characters
+ * (U+E0000 block, text a reader cannot see).  These functions keep the text
+ * and make each such character visible or harmless instead.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Whether @c is a format character that shows nothing (Unicode category
+ * Cf, Hangul fillers), but for the zero-width (non-)joiner, which emoji
+ * sequences and several scripts need and which reorder nothing. */
+gboolean  pd_safe_text_is_invisible  (gunichar    c);
+
+/* One line for a terminal or a label: control characters (C0, DEL, C1) and
+ * line or paragraph separators become spaces, each invisible format
+ * character becomes "<U+202E>", invalid UTF-8 becomes U+FFFD.  Nothing is
+ * trimmed or cut. */
+char     *pd_safe_text_line          (const char *text);
+
+/* JSON text with each invisible format character written as a \uXXXX
+ * escape (a surrogate pair beyond the BMP): the same JSON value, but a
+ * terminal showing it shows the escapes, not the reordering. */
+char     *pd_safe_text_escape_json   (const char *json);
+
+G_END_DECLS
