@@ -16,6 +16,9 @@ read (it was counted nowhere), a symbolic link.  `import`, with and without
 --db and --json, must finish, read the good transcript, and name every
 file it passed over with the reason.
 
+Bidi controls in a transcript's title, items and file name never reach
+the terminal raw, from import or sessions, text or JSON.
+
 Prints TAP.
 """
 import json
@@ -266,6 +269,58 @@ def test_import(tap, agent, tmp):
               "import FIFO refuses it", detail(proc))
 
 
+BIDI = [chr(c) for c in list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A)) + [0x200E, 0x200F, 0x061C]]
+
+
+def raw_bidi(text):
+    return [f"U+{ord(c):04X}" for c in set(text) if c in BIDI or 0xE0000 <= ord(c) <= 0xE007F]
+
+
+def test_bidi(tap, agent, tmp):
+    """Bidi overrides and isolates in a transcript (a title that reads
+    reversed, an item hiding its end, a file name): printed, they reordered
+    the terminal's line.  Every output shows them as <U+202E>, or as \\u
+    escapes in JSON."""
+    root = os.path.join(tmp, "bidi")
+    project = os.path.join(root, "-work-app")
+    empty = os.path.join(tmp, "bidi-none")
+    os.makedirs(project)
+    os.makedirs(empty)
+    name = os.path.join(project, "evil\u202egnp.jsonl")
+    with open(name, "w") as f:
+        f.write(claude_transcript("bidi", "Deploy \u202etxt.exe now",
+                                  ["Check \u2066admin\u2069 \u2067rights", "Tag \U000E0041\U000E0042 hidden"]))
+    dirs = ["--claude-dir", root, "--codex-dir", empty, "--opencode-dir", empty]
+    db = os.path.join(tmp, "bidi.db")
+
+    proc = agent.run("import", *dirs, timeout=60)
+    tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout)
+              and "Deploy <U+202E>txt.exe now" in proc.stdout and "Check <U+2066>admin<U+2069>" in proc.stdout
+              and "evil<U+202E>gnp.jsonl" in proc.stdout,
+              "import shows bidi controls, never prints them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+    proc = agent.run("import", "--json", *dirs, timeout=60)
+    tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout) and "\\u202e" in proc.stdout,
+              "import --json escapes them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+    proc = agent.run("import", "--db", db, *dirs, timeout=60)
+    tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout) and "<U+202E>" in proc.stdout,
+              "import --db shows them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+    proc = agent.run("sessions", "list", "--db", db, timeout=60)
+    tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout) and "Deploy <U+202E>txt.exe now" in proc.stdout,
+              "sessions list shows them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+    proc = agent.run("sessions", "list", "--db", db, "--json", timeout=60)
+    ids = []
+    try:
+        ids = [item["id"] for item in json.loads(proc.stdout)["sessions"]]
+    except (ValueError, KeyError):
+        pass
+    tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout) and len(ids) == 1,
+              "sessions list --json has none raw", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+    if ids:
+        proc = agent.run("sessions", "show", "--db", db, ids[0], timeout=60)
+        tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout) and "<U+202E>" in proc.stdout,
+                  "sessions show shows them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+
+
 def main():
     agent_path = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -283,6 +338,7 @@ def main():
             json.dump(RECORDING, f)
         test_databases(tap, agent, tmp, recording)
         test_import(tap, agent, tmp)
+        test_bidi(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

@@ -8,6 +8,7 @@
 
 #include "pd-import-private.h"
 #include "pd-import-test.h"
+#include "pd-safe-text.h"
 
 static const char * const claude_needles[] = {
   "\"TodoWrite\"", "\"TaskCreate\"", "\"TaskUpdate\"", "\"TaskList\"", "\"ExitPlanMode\"",
@@ -246,6 +247,55 @@ test_json_edges (void)
   g_assert_null (_pd_import_parse_json (deep->str, (gssize) deep->len));
 }
 
+/* Bidi controls and other invisible format characters from a transcript
+ * (a "Trojan Source" item: "Delete \u202Etxt.exe" shows as "Delete
+ * exe.txt") are made visible; joiners that emoji and scripts need stay. */
+static void
+test_clean_text_invisible (void)
+{
+  static const struct { const char *in; const char *out; } cases[] = {
+    { "Delete \u202Etxt.exe", "Delete <U+202E>txt.exe" },
+    { "a\u202Ab\u202Bc\u202Cd\u202De", "a<U+202A>b<U+202B>c<U+202C>d<U+202D>e" },
+    { "\u2066x\u2067y\u2068z\u2069", "<U+2066>x<U+2067>y<U+2068>z<U+2069>" },
+    { "rlm\u200Fmark\u200B zw \uFEFFbom", "rlm<U+200F>mark<U+200B> zw <U+FEFF>bom" },
+    { "tag \U000E0041\U000E007F", "tag <U+E0041><U+E007F>" },
+    { "hangul\u3164filler", "hangul<U+3164>filler" },
+    { "family \U0001F468\u200D\U0001F469 and \u0645\u200C\u06CC", "family \U0001F468\u200D\U0001F469 and \u0645\u200C\u06CC" },
+    { "esc \x1b[31mred\x1b[0m", "esc [31mred [0m" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *clean = _pd_import_clean_text (cases[i].in);
+      g_autofree char *line = pd_safe_text_line (cases[i].in);
+
+      g_assert_cmpstr (clean, ==, cases[i].out);
+      /* The terminal form is the same but for the control characters,
+       * which become one space each and are not trimmed. */
+      if (strchr (cases[i].in, 0x1b) == NULL)
+        g_assert_cmpstr (line, ==, cases[i].out);
+    }
+  {
+    g_autofree char *line = pd_safe_text_line ("bad \xff byte\nand line");
+    g_assert_cmpstr (line, ==, "bad \xef\xbf\xbd byte and line");
+  }
+}
+
+/* JSON printed on a terminal: the same value, the invisible characters as
+ * escapes. */
+static void
+test_escape_json (void)
+{
+  const char *json = "{\"t\":\"Delete \u202Etxt.exe \U000E0041 \U0001F468\u200D\U0001F469\"}";
+  g_autofree char *escaped = pd_safe_text_escape_json (json);
+  g_autoptr(JsonNode) before = json_from_string (json, NULL);
+  g_autoptr(JsonNode) after = json_from_string (escaped, NULL);
+
+  g_assert_cmpstr (escaped, ==, "{\"t\":\"Delete \\u202etxt.exe \\udb40\\udc41 \U0001F468\u200D\U0001F469\"}");
+  g_assert_nonnull (after);
+  g_assert_true (json_node_equal (before, after));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -257,6 +307,8 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/parse-time", test_parse_time);
   g_test_add_func ("/pd/import-util/json-round-trip", test_json_round_trip);
   g_test_add_func ("/pd/import-util/json-edges", test_json_edges);
+  g_test_add_func ("/pd/import-util/clean-text-invisible", test_clean_text_invisible);
+  g_test_add_func ("/pd/import-util/escape-json", test_escape_json);
 
   return g_test_run ();
 }

@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-agent-common.h"
+#include "pd-safe-text.h"
 
 /* $XDG_DATA_HOME/plandeck/sessions.db, the database the app opens too. */
 char *
@@ -63,11 +64,15 @@ pd_agent_print_json (JsonNode *node,
 {
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autofree char *text = NULL;
+  g_autofree char *shown = NULL;
 
   json_generator_set_root (generator, node);
   json_generator_set_pretty (generator, pretty);
   text = json_generator_to_data (generator, NULL);
-  printf ("%s\n", text);
+  /* The same JSON, with invisible format characters (bidi overrides from a
+   * transcript) as \u escapes, so a terminal shows them, not their effect. */
+  shown = pd_safe_text_escape_json (text);
+  printf ("%s\n", shown);
   fflush (stdout);
 }
 

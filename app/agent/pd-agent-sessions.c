@@ -15,6 +15,7 @@
 #include "pd-agent-commands.h"
 #include "pd-agent-common.h"
 #include "pd-plan.h"
+#include "pd-safe-text.h"
 
 static char *
 format_time (gint64 usec)
@@ -24,8 +25,17 @@ format_time (gint64 usec)
   return time ? g_date_time_format (time, "%Y-%m-%d %H:%M") : g_strdup ("?");
 }
 
-/* Titles are model- or user-derived text: one line, bounded, no control
- * characters reaching the terminal. */
+/* Text from the model, a user or another agent's transcript (an imported
+ * session's title and folder) on a terminal: no control character, and no
+ * invisible format character left to reorder what is shown (a bidi
+ * override becomes <U+202E>). */
+static char *
+safe (const char *text)
+{
+  return pd_safe_text_line (text ? text : "");
+}
+
+/* Titles: one line, bounded, and safe. */
 static char *
 display_title (const PdSessionInfo *info,
                glong                max_chars)
@@ -35,9 +45,25 @@ display_title (const PdSessionInfo *info,
   if (g_utf8_strlen (flat, -1) > max_chars)
     {
       g_autofree char *cut = g_utf8_substring (flat, 0, max_chars - 1);
-      return g_strconcat (cut, "\xe2\x80\xa6", NULL);
+      g_autofree char *shown = g_strconcat (cut, "\xe2\x80\xa6", NULL);
+      return safe (shown);
     }
-  return g_steal_pointer (&flat);
+  return safe (flat);
+}
+
+/* A block of lines (the plan status), each made safe. */
+static char *
+safe_lines (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *line = safe (lines[i]);
+      g_free (lines[i]);
+      lines[i] = line;
+    }
+  return g_strjoinv ("\n", lines);
 }
 
 static int
@@ -135,20 +161,27 @@ sessions_show (PdSessionStore *store,
     g_autofree char *created = format_time (info->created_at);
     g_autofree char *updated = format_time (info->updated_at);
     g_autofree char *title = display_title (info, 200);
+    g_autofree char *source = safe (info->source);
+    g_autofree char *model = safe (info->model);
+    g_autofree char *provider = safe (info->provider);
+    g_autofree char *folder = safe (info->cwd);
 
     printf ("%s\n", title);
     printf ("  id        %s\n", info->id);
     printf ("  status    %s\n", pd_session_status_to_string (info->status));
-    printf ("  source    %s\n", info->source ? info->source : "");
-    printf ("  model     %s (%s)\n", info->model ? info->model : "", info->provider ? info->provider : "");
-    printf ("  folder    %s\n", info->cwd ? info->cwd : "");
+    printf ("  source    %s\n", source);
+    printf ("  model     %s (%s)\n", model, provider);
+    printf ("  folder    %s\n", folder);
     printf ("  created   %s\n  updated   %s\n", created, updated);
     printf ("  turns     %" G_GINT64_FORMAT ", tokens in %" G_GINT64_FORMAT " / out %" G_GINT64_FORMAT "\n",
             info->turns, info->input_tokens, info->output_tokens);
     printf ("  messages  %u%s\n\n", info->n_messages, info->pinned ? ", pinned" : "");
   }
 
-  status = pd_plan_format_status (plan, PD_PLAN_STATUS_MAX_CHARS);
+  {
+    g_autofree char *text = pd_plan_format_status (plan, PD_PLAN_STATUS_MAX_CHARS);
+    status = safe_lines (text);
+  }
   printf ("%s\n", status);
   return 0;
 }

@@ -31,7 +31,8 @@ JsonObject  *_pd_import_parse_object  (JsonNode   **root,
 /* ISO 8601 to unix µs; 0 when missing or unreadable. */
 gint64       _pd_import_parse_time    (const char  *text);
 
-/* One line of item text: control characters flattened, length bounded. */
+/* One line of item text: control characters flattened, invisible format
+ * characters (bidi overrides) shown as <U+202E>, length bounded. */
 char        *_pd_import_clean_text    (const char  *text);
 
 /* Items of a whole-list tool: an array of objects whose text is the first

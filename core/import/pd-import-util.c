@@ -17,6 +17,7 @@
 #define SNIFF_MAX_LINE (1024 * 1024)
 #define SNIFF_MAX_LINES 8
 #include "pd-json.h"
+#include "pd-safe-text.h"
 
 JsonNode *
 _pd_import_parse_json (const char *text,
@@ -160,6 +161,11 @@ _pd_import_clean_text (const char *text)
           if (out->len > 0 && out->str[out->len - 1] != ' ')
             g_string_append_c (out, ' ');
         }
+      else if (pd_safe_text_is_invisible (c))
+        /* A bidi override or another invisible format character would make
+         * a label or a terminal show the item in another order than it is
+         * written: shown instead, as the escape a reader can see. */
+        g_string_append_printf (out, "<U+%04X>", c);
       else
         g_string_append_unichar (out, c);
     }
