@@ -218,6 +218,22 @@ def anthropic_seeds():
     write("sse-anthropic", "json-error", bytes([1]) + b'{"type":"error","error":{"type":"invalid_request_error","message":"no"}}')
 
 
+def recording_seeds():
+    """The provider recordings of tests/fixtures (real and made): whole
+    answers with refusals, cut calls, thinking blocks and error events."""
+    for wire, target in (("anthropic", "sse-anthropic"), ("openai", "sse-openai")):
+        folder = os.path.join(ROOT, "tests", "fixtures", wire)
+        for path in sorted(glob.glob(os.path.join(folder, "*"))):
+            name, ext = os.path.splitext(os.path.basename(path))
+            with open(path, "rb") as f:
+                body = f.read()
+            if ext == ".sse":
+                for chunk_byte in (0x00, 0x1c):
+                    write(target, f"rec-{name}-{chunk_byte:02x}", bytes([chunk_byte]) + body)
+            elif ext == ".json":
+                write(target, f"rec-{name}", bytes([1]) + body)
+
+
 def transcripts(fixtures):
     """The Claude Code, Codex and OpenCode files of a fixtures folder."""
     claude = sorted(set(glob.glob(os.path.join(fixtures, "claude-code", "*", "*.jsonl"))
@@ -256,6 +272,7 @@ def main():
     rest_seeds()
     openai_seeds()
     anthropic_seeds()
+    recording_seeds()
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, f)) for f in files)
