@@ -248,6 +248,35 @@ test_refusal (Fixture       *f,
                            " {'role':'user','content':[{'type':'text','text':'Thanks'}]}]");
 }
 
+/* A provider failure is noted in the session for the person reading it,
+ * not for the model: the continuation's request carries neither the note
+ * nor anything folded into the system prompt. */
+static void
+test_failure_note_not_sent (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(PdRunResult) failed = NULL;
+  g_autoptr(PdRunResult) next = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  g_autofree char *body = recording ("anthropic/400_invalid_request.json");
+
+  test_server_push (f->server, test_reply_plain (400, "application/json", body));
+  failed = engine_fixture_run (&f->e, NULL, "First task");
+  g_assert_cmpint (failed->status, ==, PD_RUN_FAILED);
+  stored = stored_messages (&f->e, failed->session_id);
+  g_assert_cmpuint (count_messages (stored, "system", "the model provider failed"), ==, 1);
+
+  push_recording (f, f->wire == WIRE_OPENAI ? "openai/made-basic.sse" : "anthropic/basic_response.sse");
+  next = engine_fixture_run (&f->e, failed->session_id, "Try again");
+  g_assert_cmpint (next->status, ==, PD_RUN_COMPLETED);
+  assert_request_messages (f, 1,
+                           "[{'role':'system','content':'" SYSTEM_PROMPT "'},"
+                           " {'role':'user','content':'First task'},"
+                           " {'role':'user','content':'Try again'}]",
+                           "[{'role':'user','content':[{'type':'text','text':'First task'},"
+                           "                          {'type':'text','text':'Try again'}]}]");
+}
+
 /* --- output limits ---------------------------------------------------- */
 
 /* The output limit request @index asked for; 0 when it asked none. */
@@ -824,6 +853,7 @@ main (int   argc,
   g_test_add ("/pd/engine-recordings/anthropic/" path, Fixture, GINT_TO_POINTER (WIRE_ANTHROPIC), setup, func, teardown)
 
   ADD ("refusal", test_refusal);
+  ADD ("failure-note-not-sent", test_failure_note_not_sent);
   ADD ("cut-tool-call-raise", test_cut_tool_call_raise);
   ADD ("cut-tool-call-twice", test_cut_tool_call_twice);
   ADD ("cut-answer", test_cut_answer);
