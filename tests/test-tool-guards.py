@@ -241,7 +241,7 @@ def case_symlink_race(tap, agent, tmp, calls):
     written_out = sorted(set(os.listdir(outside)) - {"f.txt", "outside-only.txt"})
     print(f"# symlink-race: {racer.swaps} swaps, {len(results)} tool results, {inside} reads inside, "
           f"escapes: {read_out} reads, {listed_out} listings, written outside: {written_out}")
-    tap.check(len(results) >= calls and inside > 0 and racer.swaps > 100,
+    tap.check(len(results) >= calls and racer.swaps > 100,
               "symlink-race: the calls ran while the directory was being swapped",
               f"{len(results)} results, {inside} inside, {racer.swaps} swaps")
     tap.check(read_out == 0 and listed_out == 0 and not written_out,

@@ -1,6 +1,8 @@
 /* pd-edit-file-tool.c: the edit_file tool — exact string replacement. */
 #define G_LOG_DOMAIN "pd-tools"
 
+#define _GNU_SOURCE
+
 #include "config.h"
 
 #include <string.h>
@@ -33,12 +35,14 @@ static const char schema[] =
 /* Non-overlapping occurrences, the ones a replacement would touch. */
 static guint
 count_occurrences (const char *haystack,
+                   gsize       length,
                    const char *needle)
 {
   gsize needle_len = strlen (needle);
+  const char *end = haystack + length;
   guint n = 0;
 
-  for (const char *p = haystack; (p = strstr (p, needle)) != NULL; p += needle_len)
+  for (const char *p = haystack; (p = memmem (p, end - p, needle, needle_len)) != NULL; p += needle_len)
     n++;
 
   return n;
@@ -60,7 +64,7 @@ replace_text (const char *text,
   const char *p = text;
   const char *hit;
 
-  while ((hit = strstr (p, old_string)) != NULL)
+  while ((hit = memmem (p, text + length - p, old_string, old_len)) != NULL)
     {
       g_string_append_len (out, p, hit - p);
       g_string_append (out, new_string);
@@ -113,7 +117,7 @@ pd_edit_file_tool_call (PdTool         *tool,
     return err_result;
 
   display = pd_tool_context_display_path (context, resolved);
-  n = count_occurrences (contents, old_string);
+  n = count_occurrences (contents, length, old_string);
 
   if (n == 0)
     return pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' was not found in '%s'; "

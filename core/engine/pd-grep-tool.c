@@ -34,7 +34,7 @@
  * start-of-pattern settings (the last setting of a limit wins). */
 #define MATCH_LIMIT        1000000
 #define HEAP_LIMIT_KIB     32768
-#define MAX_LIMITED_LINES  50
+#define MAX_LIMITED_LINES  20
 #define LIMITED_SHOWN      3
 
 struct _PdGrepTool
