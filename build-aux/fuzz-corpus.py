@@ -125,6 +125,9 @@ REST = [
     (1, "/api/sessions/{plain}", ["Content-Type: application/json"], '{"pinned":"yes"}'),
     (1, "/api/prompt", ["Content-Type: application/json"], '{"message":"hello","session_id":"{plan}"}'),
     (1, "/api/cancel?session_id={plan}", [], ""),
+    # 16: the harness sends the body chunked.
+    (17, "/api/prompt", ["Content-Type: application/json"], '{"message":"hello in chunks"}'),
+    (17, "/api/sessions/{plain}", ["Content-Type: application/json"], '{"name":"chunked"}'),
     (2, "/api/sessions/{done}", ["X-Session-Token: x"], ""),
     (4, "/api/sessions", ["Origin: http://evil.example"], ""),
     (8, "/api/health", [], ""),

@@ -6,12 +6,15 @@
  *
  *   byte 0        the method (low 3 bits: GET POST DELETE HEAD OPTIONS PUT
  *                 PATCH, or 7: the rest of the input is sent as it is);
- *                 bit 3 leaves the instance token out
+ *                 bit 3 leaves the instance token out, bit 4 sends the
+ *                 body chunked
  *   line 1        the request target, with {plan}, {plain} and {done}
  *                 replaced by the ids of the seeded sessions
  *   next lines    extra request headers, up to an empty line
- *   the rest      the body (Content-Length is added, and Content-Type:
- *                 application/json unless a header line gives a type)
+ *   the rest      the body (Content-Length is added, or it is chunked, and
+ *                 Content-Type: application/json unless a header line gives
+ *                 a type; an input that frames its own body is set aside,
+ *                 see names_framing())
  *
  * The server must answer every request with a well-formed status line (HTTP/1.x) and
  * never with 500: bad input is a 4xx, not an internal error.
@@ -180,9 +183,65 @@ build_request (const guint8 *data,
    * other types before reading a byte: the handlers would go unexplored). */
   if (left > 0 && !typed)
     g_string_append (out, "Content-Type: application/json\r\n");
-  g_string_append_printf (out, "Content-Length: %zu\r\n\r\n", left);
-  g_string_append_len (out, rest, (gssize) left);
+  if (data[0] & 16)
+    {
+      /* Chunked, in two chunks when there is more than a byte. */
+      size_t first = left / 2;
+
+      g_string_append (out, "Transfer-Encoding: chunked\r\n\r\n");
+      if (first > 0)
+        {
+          g_string_append_printf (out, "%zx\r\n", first);
+          g_string_append_len (out, rest, (gssize) first);
+          g_string_append (out, "\r\n");
+        }
+      if (left > first)
+        {
+          g_string_append_printf (out, "%zx\r\n", left - first);
+          g_string_append_len (out, rest + first, (gssize) (left - first));
+          g_string_append (out, "\r\n");
+        }
+      g_string_append (out, "0\r\n\r\n");
+    }
+  else
+    {
+      g_string_append_printf (out, "Content-Length: %zu\r\n\r\n", left);
+      g_string_append_len (out, rest, (gssize) left);
+    }
   return out;
+}
+
+/* libsoup 3.2 (Debian 12) leaks the request target of a request whose body
+ * framing it cannot read, a Content-Length that is no number (two of them
+ * too) or a Transfer-Encoding it does not know: parse_headers() returns
+ * early without freeing it (fixed upstream in 3.5.2, 450d43c4 "Fix memory
+ * leak in error path").  No Plandeck code runs for such a request (libsoup
+ * answers 400 or 501 and closes; no signal is emitted), and the leak check
+ * at exit would fail on libsoup's leak, not on ours.  So the harness owns
+ * the framing: an input that writes a Content-Length or Transfer-Encoding
+ * line of its own, in any request it holds (a second one may follow a
+ * chunked body), is set aside; bit 4 of byte 0 asks the harness for a
+ * chunked body instead of a Content-Length one. */
+static gboolean
+names_framing (GString *request,
+               guint    allowed)
+{
+  guint found = 0;
+
+  for (gsize i = 0; i < request->len; i++)
+    {
+      const char *line = request->str + i;
+      gsize left = request->len - i;
+
+      if (i > 0 && request->str[i - 1] != '\n')
+        continue;
+      while (left > 0 && (*line == ' ' || *line == '\t'))
+        line++, left--;
+      if ((left >= 14 && g_ascii_strncasecmp (line, "content-length", 14) == 0) ||
+          (left >= 17 && g_ascii_strncasecmp (line, "transfer-encoding", 17) == 0))
+        found++;
+    }
+  return found > allowed;
 }
 
 /* Whether @response holds a whole answer: headers and Content-Length
@@ -246,6 +305,9 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     return -1;
 
   request = build_request (data, size);
+  /* The harness's own framing line is one; raw inputs have none. */
+  if (names_framing (request, (data[0] & 7) == 7 ? 0 : 1))
+    return -1;
   streaming = strstr (request->str, "/stream") != NULL;
   head = g_str_has_prefix (request->str, "HEAD ");
 
