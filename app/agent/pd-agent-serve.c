@@ -115,10 +115,10 @@ pd_agent_serve_main (int    argc,
       fprintf (stderr, "plandeck-agent serve: %s\n", error->message);
       return 2;
     }
-  host = g_strdup (PD_SERVER_DEFAULT_HOST);
-  if (listen != NULL && !pd_server_parse_listen (listen, &host, &port, &error))
+  if (listen == NULL)
+    host = g_strdup (PD_SERVER_DEFAULT_HOST);
+  else if (!pd_server_parse_listen (listen, &host, &port, &error))
     {
-      g_clear_pointer (&host, g_free);
       fprintf (stderr, "plandeck-agent serve: %s\n", error->message);
       return 2;
     }
@@ -154,8 +154,12 @@ pd_agent_serve_main (int    argc,
   fflush (stdout);
   /* TRANSLATORS: the first %s is the database path */
   fprintf (stderr, _("Serving %s; stop with Ctrl+C.\n"), db_path);
-  if (!g_inet_address_get_is_loopback (g_inet_address_new_from_string (host)))
-    fprintf (stderr, "%s\n", _("Warning: listening beyond loopback; anyone with the token can read the sessions."));
+  {
+    g_autoptr(GInetAddress) address = g_inet_address_new_from_string (host);
+
+    if (address == NULL || !g_inet_address_get_is_loopback (address))
+      fprintf (stderr, "%s\n", _("Warning: listening beyond loopback; anyone with the token can read the sessions."));
+  }
 
   loop = g_main_loop_new (NULL, FALSE);
   sigint = g_unix_signal_add (SIGINT, on_signal, loop);
