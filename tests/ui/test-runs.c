@@ -1133,6 +1133,73 @@ test_config_guidance (void)
   test_server_free (run.server);
 }
 
+/* What the model did, in the window: an overloaded server asked again
+ * (the run bar says so as it waits), then the model's refusal, said with
+ * its explanation when the run ends.  A loopback server plays the real
+ * Anthropic refusal recording after a 529 made in the API's shape. */
+static char *
+provider_recording (const char *relative)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), relative, NULL);
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  return text;
+}
+
+static void
+check_retry_and_refusal (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  GuidanceRun *run = user_data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("anthropic");
+  settings->base_url = g_strdup (run->server->base_url);
+  settings->model = g_strdup ("claude-test");
+  settings->working_directory = g_strdup (run->fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_AUTO;
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), run->fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, "Write something harmful", &error));
+  g_assert_no_error (error);
+  pd_test_wait_until (run_finished, run->fixture, WAIT_MS, "the run to finish");
+
+  g_assert_cmpint (run->fixture->status, ==, PD_RUN_REFUSED);
+  g_assert_nonnull (strstr (run->fixture->message, "This request was refused due to policy."));
+  g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "HTTP 529"));
+  g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "sending the request again in 20 ms"));
+  g_assert_nonnull (strstr (pd_run_controller_get_activity (runs), "the model refused to answer (cyber)"));
+}
+
+static void
+test_run_retry_and_refusal (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_four_looks);
+  const char *args[] = { "--db", fixture->db, NULL };
+  g_autofree char *overloaded = provider_recording ("anthropic/made-529-overloaded.json");
+  g_autofree char *refusal = provider_recording ("anthropic/refusal_response.sse");
+  GuidanceRun run = { fixture, NULL };
+  TestReply *reply;
+
+  test_unset_proxies ();
+  run.server = test_server_new ();
+  reply = test_reply_plain (529, "application/json", overloaded);
+  reply->retry_after_ms = g_strdup ("20");
+  test_server_push (run.server, reply);
+  test_server_push (run.server, test_reply_stream ("text/event-stream", refusal, 0, TRUE));
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_retry_and_refusal, &run, NULL), ==, 0);
+  g_assert_cmpuint (test_server_count (run.server), ==, 2);
+  test_server_free (run.server);
+}
+
 /* --- the new session dialog ---------------------------------------------------- */
 
 static void
@@ -1414,6 +1481,7 @@ main (int   argc,
       g_test_add_data_func (path, &config_cases[i], test_config_case);
     }
   g_test_add_func ("/pd/ui/runs/config/plan-mode/guidance", test_config_guidance);
+  g_test_add_func ("/pd/ui/runs/retry-and-refusal", test_run_retry_and_refusal);
   g_test_add_func ("/pd/ui/runs/new-session-dialog", test_new_session_dialog);
   g_test_add_func ("/pd/ui/preferences/profiles-and-privacy", test_preferences);
   g_test_add_func ("/pd/ui/preferences/poll-cadence", test_preferences_poll_cadence);
