@@ -12,9 +12,11 @@ with a recorded tool call an attacker (or a careless model) would make:
   interrupt     the same grep without a budget, interrupted (SIGINT) while it
                 runs: the run ends as cancelled (exit 1)
   secrets       `env` (and /proc/self/environ) through the shell tool with
-                provider keys and PLANDECK_ tokens in the agent's environment:
-                none reaches the stored session, whose tool results the model
-                reads
+                provider keys, PLANDECK_ tokens and a variable the config
+                names as the key's source in the agent's environment: none
+                reaches the model, read on the wire of a loopback
+                OpenAI-compatible server (the stored session is redacted, so
+                it alone would not show a leak)
   symlink-race  read_file/write_file/list_dir calls through a directory that
                 a second process keeps swapping with a link to a folder
                 outside: nothing outside is read, listed or written
@@ -23,6 +25,7 @@ The process bounds (60 s) only catch a hang: before the fixes the grep ran
 for minutes whatever the budget.  Prints TAP; figures go to comments.
 """
 import ctypes
+import http.server
 import json
 import os
 import signal
@@ -153,29 +156,80 @@ def case_interrupt(tap, agent, tmp):
               f"exit {proc.returncode}\n{seen}{rest}")
 
 
+class FakeModel(http.server.ThreadingHTTPServer):
+    """A loopback chat completions server: the first answer calls the given
+    tools, the next one finishes; every tool message it is sent is kept."""
+
+    def __init__(self, calls):
+        super().__init__(("127.0.0.1", 0), FakeModelHandler)
+        self.calls = calls
+        self.tool_messages = []
+
+
+class FakeModelHandler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        tools = [m for m in body.get("messages", []) if m.get("role") == "tool"]
+        self.server.tool_messages.extend(tools)
+        if tools:
+            message = {"role": "assistant", "content": "done"}
+            finish = "stop"
+        else:
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{i}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                for i, (name, arguments) in enumerate(self.server.calls)]}
+            finish = "tool_calls"
+        answer = json.dumps({"id": "x", "object": "chat.completion", "model": "test",
+                             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                             "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+
 def case_secrets(tap, agent, tmp):
     env = make_env(tmp)
     for var in SECRET_VARS:
         env[var] = SECRET
     env["PD_VISIBLE"] = "pd-visible-sentinel"
+    # A key source named by the person's config, matching no built-in rule.
+    config_home = os.path.join(tmp, "secrets-config")
+    os.makedirs(os.path.join(config_home, "plandeck"))
+    with open(os.path.join(config_home, "plandeck", "config.json"), "w") as f:
+        json.dump({"provider": {"api_key_env": "CORP_LLM_CREDENTIAL"}}, f)
+    env["XDG_CONFIG_HOME"] = config_home
+    env["CORP_LLM_CREDENTIAL"] = SECRET
     work = os.path.join(tmp, "secrets")
     os.mkdir(work)
     db = os.path.join(tmp, "secrets.db")
-    replay = recording(tmp, "secrets.json", [
-        {"tool_calls": [{"name": "shell", "arguments": {"command": "env"}},
-                        {"name": "shell", "arguments": {"command": "cat /proc/self/environ | tr '\\0' '\\n'"}},
-                        {"name": "shell", "arguments": {"command": "echo \"$OPENAI_API_KEY$ANTHROPIC_API_KEY\""}}]},
-        {"content": "done"}])
-    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
-                           "--approve", "auto", "-C", work, "show the environment"],
-                          env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+    server = FakeModel([("shell", {"command": "env"}),
+                        ("shell", {"command": "cat /proc/self/environ | tr '\\0' '\\n'"}),
+                        ("shell", {"command": "echo \"[$OPENAI_API_KEY][$CORP_LLM_CREDENTIAL]\""})])
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        proc = subprocess.run([agent, "run", "--db", db, "--provider", "openai",
+                               "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
+                               "--model", "test", "--no-planning", "--approve", "auto", "-C", work,
+                               "show the environment"],
+                              env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+    finally:
+        server.shutdown()
+        server.server_close()
     tap.check(proc.returncode == 0, "secrets: the run succeeds", f"exit {proc.returncode}\n{proc.stderr}")
-    results = tool_results(agent, env, db)
-    text = "\n".join(results)
-    tap.check(len(results) == 3 and text.count("PD_VISIBLE=pd-visible-sentinel") == 2,
-              "secrets: the commands ran and printed their environment", results)
-    leaked = [var for var in SECRET_VARS if f"{var}={SECRET}" in text] + (["value"] if SECRET in text else [])
-    tap.check(not leaked, "secrets: no provider key or token reaches the tool results", leaked)
+    sent = [str(m.get("content")) for m in server.tool_messages]
+    text = "\n".join(sent)
+    tap.check(len(sent) == 3 and text.count("PD_VISIBLE=pd-visible-sentinel") == 2 and "[][]" in sent[2],
+              "secrets: the model got the commands' environment", sent)
+    leaked = [var for var in (*SECRET_VARS, "CORP_LLM_CREDENTIAL") if f"{var}={SECRET}" in text]
+    leaked += ["value"] if SECRET in text else []
+    tap.check(not leaked, "secrets: no provider key, token or configured key source reaches the model", leaked)
 
 
 class Racer(threading.Thread):
