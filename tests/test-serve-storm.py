@@ -23,6 +23,8 @@ Checks:
     above its count at rest by more than the connections open at once (one
     per worker) plus slack;
   - once the storm is over the count is back where it was at rest;
+  - its VmRSS grew by less than 16 MiB (libsoup 3.2's listener kept every
+    accepted socket, 340 bytes each: 34 MB for the storm);
   - the server printed no warning (libsoup warns when it is asked for the
     address of a peer that has reset).
 
@@ -42,6 +44,7 @@ from urllib.parse import urlparse, parse_qs
 
 FD_LIMIT = 1024
 SLACK = 16
+RSS_BOUND_KB = 16 * 1024
 ANSWER_TIMEOUT_S = 10
 PER_SOURCE = 4000
 
@@ -124,6 +127,14 @@ def fd_count(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -164,6 +175,7 @@ def main():
             sock.close()
             time.sleep(0.3)
             rest = fd_count(server.pid)
+            rss_rest = rss_kb(server.pid)
 
             results = multiprocessing.Queue()
             share = [connections // workers + (1 if k < connections % workers else 0) for k in range(workers)]
@@ -200,17 +212,21 @@ def main():
                 time.sleep(0.05)
                 after = fd_count(server.pid)
 
+            rss_after = rss_kb(server.pid)
             bound = rest + workers + SLACK
             tap.check(peak <= bound, f"descriptors never above {bound} during the storm",
                       f"at rest {rest}, peak {peak}")
             tap.check(after <= rest, "descriptors back at rest after the storm", f"at rest {rest}, after {after}")
+            tap.check(rss_after - rss_rest < RSS_BOUND_KB, "VmRSS grew by less than 16 MiB",
+                      f"{rss_rest} KiB at rest, {rss_after} KiB after")
             log.flush()
             with open(log_path) as f:
                 warnings = [line for line in f if "WARNING" in line or "CRITICAL" in line]
             tap.check(not warnings, "no warning from the server", "".join(warnings[:5]))
             print(f"# figures: {connections} connections ({answers} answers) by {workers} workers in "
                   f"{elapsed:.1f} s ({connections / elapsed:.0f}/s; server CPU {cpu * 1e6 / connections:.0f} µs each); server descriptors at rest {rest}, "
-                  f"peak {peak} ({samples} samples), after {after}; limit {FD_LIMIT}", flush=True)
+                  f"peak {peak} ({samples} samples), after {after}; limit {FD_LIMIT}; VmRSS {rss_rest} -> {rss_after} KiB",
+                  flush=True)
         finally:
             server.terminate()
             try:
