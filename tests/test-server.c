@@ -1222,10 +1222,10 @@ static void
 test_session_changes_need_token (Fixture       *f,
                                  gconstpointer  data)
 {
-  const char *slow =
-    "{\"turns\":[{\"content\":\"thinking\",\"delay_ms\":300},"
-    "{\"content\":\"still\",\"delay_ms\":300,\"tool_calls\":[{\"name\":\"plan\",\"arguments\":{\"verb\":\"get\"}}]},"
-    "{\"content\":\"done\",\"delay_ms\":5000}]}";
+  /* Six turns held at the replay's 10 s bound: a minute, so the run is
+   * still going whatever the machine's pace (valgrind too) when the allowed
+   * cancel comes; the cancel ends the wait at once. */
+  g_autoptr(GString) slow = g_string_new ("{\"turns\":[");
   g_autofree char *body = g_strdup_printf ("{\"message\":\"Take it over\",\"session_id\":\"%s\"}", f->plan_id);
   g_autofree char *cancel_path = g_strdup_printf ("/api/cancel?session_id=%s", f->plan_id);
   g_autofree char *token = session_token_of (f, f->plan_id);
@@ -1240,7 +1240,11 @@ test_session_changes_need_token (Fixture       *f,
   g_autofree char *run_id = NULL;
   gint64 deadline;
 
-  g_assert_true (g_file_set_contents (f->replay_path, slow, -1, &error));
+  for (guint i = 0; i < 6; i++)
+    g_string_append (slow, "{\"content\":\"still\",\"delay_ms\":10000,"
+                           "\"tool_calls\":[{\"name\":\"plan\",\"arguments\":{\"verb\":\"get\"}}]},");
+  g_string_append (slow, "{\"content\":\"done\"}]}");
+  g_assert_true (g_file_set_contents (f->replay_path, slow->str, -1, &error));
 
   /* Continuing: the instance token alone, an empty, a wrong, another
    * session's token: 401, and no run. */
