@@ -26,18 +26,16 @@
 
 struct _PdChecklistView
 {
-  GtkWidget      parent_instance;
+  PdSessionView  parent_instance;
 
-  PdSource      *source;
-  gulong         changed_id;
-  char          *session_id;
   GSettings     *settings;
 
   PdChecklist   *checklist;     /* what is shown, NULL before the first load */
   GPtrArray     *plans;         /* (element-type PdArtifactPlan) */
-  GCancellable  *cancellable;   /* requests for this source and session */
+  GCancellable  *cancellable;   /* saves for this source and session */
   gboolean       loading;
   gboolean       load_again;
+  guint          load_changes;  /* self->changes when the load in flight began */
   gboolean       saving;
   gboolean       save_again;
   guint          changes;       /* local changes, to drop replies that predate one */
@@ -58,16 +56,7 @@ struct _PdChecklistView
   GtkBox        *plans_box;
 };
 
-G_DEFINE_FINAL_TYPE (PdChecklistView, pd_checklist_view, GTK_TYPE_WIDGET)
-
-enum {
-  PROP_0,
-  PROP_SOURCE,
-  PROP_SESSION_ID,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (PdChecklistView, pd_checklist_view, PD_TYPE_SESSION_VIEW)
 
 typedef struct
 {
@@ -96,12 +85,11 @@ request_new (PdChecklistView *self)
     self->cancellable = g_cancellable_new ();
   request->self = self;
   request->cancellable = g_object_ref (self->cancellable);
-  request->session_id = g_strdup (self->session_id);
+  request->session_id = g_strdup (pd_session_view_get_session_id (PD_SESSION_VIEW (self)));
   request->changes = self->changes;
   return request;
 }
 
-static void pd_checklist_view_load (PdChecklistView *self);
 static void pd_checklist_view_rebuild (PdChecklistView *self);
 
 static gboolean
@@ -538,7 +526,7 @@ on_checklist_loaded (GObject      *object,
                      GAsyncResult *result,
                      gpointer      user_data)
 {
-  g_autoptr(Request) request = user_data;
+  g_autoptr(PdSessionViewRequest) request = user_data;
   g_autoptr(PdChecklist) checklist = NULL;
   g_autoptr(GPtrArray) plans = NULL;
   g_autoptr(GError) error = NULL;
@@ -546,23 +534,20 @@ on_checklist_loaded (GObject      *object,
 
   checklist = pd_source_get_checklist_finish (PD_SOURCE (object), result, &plans, &error);
 
-  /* Cancelled: the view was disposed or moved to another session. */
-  if (g_cancellable_is_cancelled (request->cancellable))
+  /* Another source or session is shown now, or the view is gone. */
+  if (!pd_session_view_request_is_current (request))
     return;
 
-  self = request->self;
+  self = PD_CHECKLIST_VIEW (request->view);
   self->loading = FALSE;
-
-  /* A late reply for a session no longer shown. */
-  if (g_strcmp0 (request->session_id, self->session_id) != 0)
-    return;
 
   /* The user changed something since this was read: read again once the
    * change is saved. */
-  if (request->changes != self->changes || self->load_again)
+  if (self->load_changes != self->changes || self->load_again)
     {
       self->load_again = FALSE;
-      pd_checklist_view_load (self);
+      pd_session_view_reload_done (request, NULL);
+      pd_session_view_reload (PD_SESSION_VIEW (self));
       return;
     }
 
@@ -572,39 +557,38 @@ on_checklist_loaded (GObject      *object,
       g_clear_pointer (&self->plans, g_ptr_array_unref);
       /* A session of Plandeck's own has no agent checklist: nothing to show. */
       if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
-        show_error (self, NULL);
-      else
-        show_error (self, g_strdup_printf (_("Could not load the checklist: %s"), error->message));
+        g_clear_error (&error);
     }
   else
     {
-      show_error (self, NULL);
       g_set_object (&self->checklist, checklist);
       g_clear_pointer (&self->plans, g_ptr_array_unref);
       self->plans = g_steal_pointer (&plans);
     }
 
   pd_checklist_view_rebuild (self);
+  pd_session_view_reload_done (request, error);
 }
 
 static void
-pd_checklist_view_load (PdChecklistView *self)
+pd_checklist_view_reload (PdSessionView        *view,
+                          PdSessionViewRequest *request)
 {
-  Request *request;
+  PdChecklistView *self = PD_CHECKLIST_VIEW (view);
 
-  if (self->source == NULL || self->session_id == NULL || !reading_allowed (self))
-    return;
-
-  /* One request at a time, and none while a save is being written. */
-  if (self->loading || self->saving)
+  /* None while reading is off, and none while a save is being written:
+   * the save's end asks again. */
+  if (!reading_allowed (self) || self->saving)
     {
-      self->load_again = TRUE;
+      self->load_again = self->saving;
+      pd_session_view_reload_done (request, NULL);
+      pd_session_view_request_free (request);
       return;
     }
 
-  request = request_new (self);
   self->loading = TRUE;
-  pd_source_get_checklist_async (self->source, self->session_id, request->cancellable,
+  self->load_changes = self->changes;
+  pd_source_get_checklist_async (request->source, request->session_id, request->cancellable,
                                  on_checklist_loaded, request);
 }
 
@@ -625,7 +609,7 @@ on_checklist_saved (GObject      *object,
   self = request->self;
   self->saving = FALSE;
 
-  if (g_strcmp0 (request->session_id, self->session_id) != 0)
+  if (g_strcmp0 (request->session_id, pd_session_view_get_session_id (PD_SESSION_VIEW (self))) != 0)
     return;
 
   if (error != NULL)
@@ -639,7 +623,7 @@ on_checklist_saved (GObject      *object,
   else if (self->load_again)
     {
       self->load_again = FALSE;
-      pd_checklist_view_load (self);
+      pd_session_view_reload (PD_SESSION_VIEW (self));
     }
 }
 
@@ -648,7 +632,10 @@ pd_checklist_view_save (PdChecklistView *self)
 {
   Request *request;
 
-  if (self->source == NULL || self->session_id == NULL || self->checklist == NULL)
+  PdSource *source = pd_session_view_get_source (PD_SESSION_VIEW (self));
+  const char *session_id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
+
+  if (source == NULL || session_id == NULL || self->checklist == NULL)
     return;
 
   if (self->saving)
@@ -659,14 +646,16 @@ pd_checklist_view_save (PdChecklistView *self)
 
   request = request_new (self);
   self->saving = TRUE;
-  pd_source_save_checklist_async (self->source, self->session_id, self->checklist, request->cancellable,
+  pd_source_save_checklist_async (source, session_id, self->checklist, request->cancellable,
                                   on_checklist_saved, request);
 }
 
 /* Forget what is shown and what is in flight: a new source or session. */
 static void
-pd_checklist_view_reset (PdChecklistView *self)
+pd_checklist_view_clear (PdSessionView *view)
 {
+  PdChecklistView *self = PD_CHECKLIST_VIEW (view);
+
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->loading = FALSE;
@@ -680,17 +669,10 @@ pd_checklist_view_reset (PdChecklistView *self)
 }
 
 static void
-on_source_changed (PdChecklistView *self)
-{
-  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
-    pd_checklist_view_refresh (self);
-}
-
-static void
 on_read_agent_plans_changed (PdChecklistView *self)
 {
-  pd_checklist_view_reset (self);
-  pd_checklist_view_load (self);
+  pd_checklist_view_clear (PD_SESSION_VIEW (self));
+  pd_session_view_reload (PD_SESSION_VIEW (self));
   pd_checklist_view_rebuild (self);
 }
 
@@ -701,16 +683,13 @@ pd_checklist_view_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  if (self->source != NULL)
-    g_clear_signal_handler (&self->changed_id, self->source);
-  g_clear_object (&self->source);
   g_clear_object (&self->settings);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_CHECKLIST_VIEW);
   {
-    GtkWidget *child;
+    GtkWidget *child = gtk_widget_get_last_child (GTK_WIDGET (self));
 
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    if (GTK_IS_BOX (child))
       gtk_widget_unparent (child);
   }
   g_clear_object (&self->checklist);
@@ -720,85 +699,17 @@ pd_checklist_view_dispose (GObject *object)
 }
 
 static void
-pd_checklist_view_finalize (GObject *object)
-{
-  PdChecklistView *self = PD_CHECKLIST_VIEW (object);
-
-  g_free (self->session_id);
-
-  G_OBJECT_CLASS (pd_checklist_view_parent_class)->finalize (object);
-}
-
-static void
-pd_checklist_view_get_property (GObject    *object,
-                                guint       prop_id,
-                                GValue     *value,
-                                GParamSpec *pspec)
-{
-  PdChecklistView *self = PD_CHECKLIST_VIEW (object);
-
-  switch (prop_id)
-    {
-    case PROP_SOURCE:
-      g_value_set_object (value, self->source);
-      break;
-    case PROP_SESSION_ID:
-      g_value_set_string (value, self->session_id);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-pd_checklist_view_set_property (GObject      *object,
-                                guint         prop_id,
-                                const GValue *value,
-                                GParamSpec   *pspec)
-{
-  PdChecklistView *self = PD_CHECKLIST_VIEW (object);
-
-  switch (prop_id)
-    {
-    case PROP_SOURCE:
-      pd_checklist_view_set_source (self, g_value_get_object (value));
-      break;
-    case PROP_SESSION_ID:
-      pd_checklist_view_set_session_id (self, g_value_get_string (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 pd_checklist_view_class_init (PdChecklistViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pd_checklist_view_dispose;
-  object_class->finalize = pd_checklist_view_finalize;
-  object_class->get_property = pd_checklist_view_get_property;
-  object_class->set_property = pd_checklist_view_set_property;
 
-  properties[PROP_SOURCE] =
-    g_param_spec_object ("source", NULL, NULL,
-                         PD_TYPE_SOURCE,
-                         (G_PARAM_READWRITE |
-                          G_PARAM_EXPLICIT_NOTIFY |
-                          G_PARAM_STATIC_STRINGS));
-  properties[PROP_SESSION_ID] =
-    g_param_spec_string ("session-id", NULL, NULL,
-                         NULL,
-                         (G_PARAM_READWRITE |
-                          G_PARAM_EXPLICIT_NOTIFY |
-                          G_PARAM_STATIC_STRINGS));
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  PD_SESSION_VIEW_CLASS (klass)->reload = pd_checklist_view_reload;
+  PD_SESSION_VIEW_CLASS (klass)->clear = pd_checklist_view_clear;
 
   gtk_widget_class_set_css_name (widget_class, "checklist-view");
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-checklist-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, error_label);
@@ -854,7 +765,7 @@ PdSource *
 pd_checklist_view_get_source (PdChecklistView *self)
 {
   g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
-  return self->source;
+  return pd_session_view_get_source (PD_SESSION_VIEW (self));
 }
 
 void
@@ -862,29 +773,14 @@ pd_checklist_view_set_source (PdChecklistView *self,
                               PdSource        *source)
 {
   g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
-  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
-
-  if (self->source == source)
-    return;
-
-  if (self->source != NULL)
-    g_clear_signal_handler (&self->changed_id, self->source);
-  g_set_object (&self->source, source);
-  if (source != NULL)
-    self->changed_id = g_signal_connect_object (source, "changed", G_CALLBACK (on_source_changed),
-                                                self, G_CONNECT_SWAPPED);
-
-  pd_checklist_view_reset (self);
-  pd_checklist_view_load (self);
-  pd_checklist_view_rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
 }
 
 const char *
 pd_checklist_view_get_session_id (PdChecklistView *self)
 {
   g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
-  return self->session_id;
+  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
 }
 
 void
@@ -892,17 +788,7 @@ pd_checklist_view_set_session_id (PdChecklistView *self,
                                   const char      *session_id)
 {
   g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
-
-  if (g_strcmp0 (self->session_id, session_id) == 0)
-    return;
-
-  g_free (self->session_id);
-  self->session_id = g_strdup (session_id);
-
-  pd_checklist_view_reset (self);
-  pd_checklist_view_load (self);
-  pd_checklist_view_rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
 }
 
 /**
@@ -916,7 +802,7 @@ pd_checklist_view_refresh (PdChecklistView *self)
 {
   g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
 
-  pd_checklist_view_load (self);
+  pd_session_view_reload (PD_SESSION_VIEW (self));
 }
 
 /**
@@ -941,5 +827,5 @@ gboolean
 pd_checklist_view_is_busy (PdChecklistView *self)
 {
   g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), FALSE);
-  return self->loading || self->saving || self->load_again || self->save_again;
+  return pd_session_view_get_busy (PD_SESSION_VIEW (self)) || self->saving || self->load_again || self->save_again;
 }

@@ -7,13 +7,13 @@
 
 #include <gtk/gtk.h>
 
-#include "pd-source.h"
+#include "pd-session-view.h"
 
 G_BEGIN_DECLS
 
 #define PD_TYPE_CHECKLIST_VIEW (pd_checklist_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (PdChecklistView, pd_checklist_view, PD, CHECKLIST_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (PdChecklistView, pd_checklist_view, PD, CHECKLIST_VIEW, PdSessionView)
 
 GtkWidget   *pd_checklist_view_new            (void);
 PdSource    *pd_checklist_view_get_source     (PdChecklistView *self);

@@ -35,42 +35,40 @@ typedef enum
 
 struct _PdEventsView
 {
-  GtkWidget           parent_instance;
+  PdSessionView       parent_instance;
 
-  PdSource           *source;
-  char               *session_id;
   GListStore         *events;
   GtkFilterListModel *filtered;
   GtkCustomFilter    *filter;
   GtkSingleSelection *selection;
   GtkStringList      *types;
   GHashTable         *seen_types;
-  GCancellable       *cancellable;
   gint64              last_seq;
-  guint               poll_id;
-  gboolean            live;
-  gboolean            loading;
-  gboolean            fetch_again;
   char               *notices[N_NOTICES];
+
+  /* Tailing: follow the newest while the person is at the bottom. */
+  gboolean            following;
+  double              last_upper;
+  double              last_page_size;
+  gboolean            scrolling;     /* our own move of the adjustment */
 
   /* Template widgets */
   GtkDropDown        *type_dropdown;
   GtkLabel           *count_label;
-  GtkLabel           *error_label;
   GtkStack           *stack;
   GtkScrolledWindow  *scroller;
   GtkColumnView      *column_view;
   GtkStack           *details_stack;
   GtkTextView        *details_view;
+  GtkButton          *jump_button;
 };
 
-G_DEFINE_FINAL_TYPE (PdEventsView, pd_events_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (PdEventsView, pd_events_view, PD_TYPE_SESSION_VIEW)
 
 enum {
   PROP_0,
-  PROP_SOURCE,
-  PROP_SESSION_ID,
   PROP_LIVE,
+  PROP_FOLLOWING,
   N_PROPS
 };
 
@@ -82,25 +80,8 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-typedef struct
-{
-  PdEventsView *self;         /* valid while cancellable is not cancelled */
-  GCancellable *cancellable;
-  char         *session_id;
-  gint64        after_seq;
-} Request;
-
-static void
-request_free (Request *request)
-{
-  g_object_unref (request->cancellable);
-  g_free (request->session_id);
-  g_free (request);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
-
-static void pd_events_view_fetch (PdEventsView *self);
+static void pd_events_view_fetch (PdEventsView         *self,
+                                  PdSessionViewRequest *request);
 
 static void
 pd_events_view_update_state (PdEventsView *self)
@@ -127,24 +108,7 @@ pd_events_view_update_state (PdEventsView *self)
   gtk_label_set_text (self->count_label, count);
 
   gtk_stack_set_visible_child_name (self->stack, total == 0 ? "empty" : "events");
-}
-
-static void
-pd_events_view_show_error (PdEventsView *self,
-                           const GError *error)
-{
-  if (error == NULL)
-    {
-      gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
-      return;
-    }
-
-  {
-    g_autofree char *text = g_strdup_printf (_("Could not load the events: %s"), error->message);
-
-    gtk_label_set_text (self->error_label, text);
-    gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
-  }
+  gtk_widget_set_visible (GTK_WIDGET (self->jump_button), !self->following && shown > 0);
 }
 
 /* --- notices ------------------------------------------------------------ */
@@ -308,112 +272,65 @@ pd_events_view_append (PdEventsView *self,
     g_signal_emit (self, signals[NOTICES_CHANGED], 0);
 }
 
+/* A page at a time after the last event listed: a full page means there
+ * may be more, so the reload goes on reading until a page is not full. */
 static void
 on_events_loaded (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(Request) request = user_data;
+  g_autoptr(PdSessionViewRequest) request = user_data;
   g_autoptr(GPtrArray) stored = NULL;
   g_autoptr(GError) error = NULL;
   PdEventsView *self;
-  gboolean more = FALSE;
 
   stored = pd_source_get_events_finish (PD_SOURCE (object), result, &error);
 
-  if (g_cancellable_is_cancelled (request->cancellable))
+  if (!pd_session_view_request_is_current (request))
     return;
-
-  self = request->self;
-  self->loading = FALSE;
-
-  /* A late reply for another session, or one overtaken by a newer read. */
-  if (g_strcmp0 (request->session_id, self->session_id) != 0 || request->after_seq != self->last_seq)
-    return;
+  self = PD_EVENTS_VIEW (request->view);
 
   if (stored == NULL)
-    pd_events_view_show_error (self, error);
-  else
     {
-      pd_events_view_show_error (self, NULL);
-      pd_events_view_append (self, stored);
-      more = stored->len >= PD_EVENTS_VIEW_PAGE_SIZE;
-    }
-
-  pd_events_view_update_state (self);
-
-  /* A full page means there may be more: read on without waiting. */
-  if (more || self->fetch_again)
-    {
-      self->fetch_again = FALSE;
-      pd_events_view_fetch (self);
-    }
-}
-
-static void
-pd_events_view_fetch (PdEventsView *self)
-{
-  Request *request;
-
-  if (self->source == NULL || self->session_id == NULL)
-    return;
-
-  if (self->loading)
-    {
-      self->fetch_again = TRUE;
+      pd_events_view_update_state (self);
+      pd_session_view_reload_done (request, error);
       return;
     }
 
-  if (self->cancellable == NULL)
-    self->cancellable = g_cancellable_new ();
+  pd_events_view_append (self, stored);
+  pd_events_view_update_state (self);
 
-  request = g_new0 (Request, 1);
-  request->self = self;
-  request->cancellable = g_object_ref (self->cancellable);
-  request->session_id = g_strdup (self->session_id);
-  request->after_seq = self->last_seq;
+  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE)
+    {
+      pd_events_view_fetch (self, g_steal_pointer (&request));
+      return;
+    }
 
-  self->loading = TRUE;
-  pd_source_get_events_async (self->source, self->session_id, self->last_seq,
-                              PD_EVENTS_VIEW_PAGE_SIZE, self->cancellable,
-                              on_events_loaded, request);
-}
-
-static gboolean
-on_poll (gpointer user_data)
-{
-  PdEventsView *self = PD_EVENTS_VIEW (user_data);
-
-  /* A poll never queues behind a slow one: it is skipped. */
-  if (!self->loading)
-    pd_events_view_fetch (self);
-
-  return G_SOURCE_CONTINUE;
+  pd_session_view_reload_done (request, NULL);
 }
 
 static void
-pd_events_view_update_polling (PdEventsView *self)
+pd_events_view_fetch (PdEventsView         *self,
+                      PdSessionViewRequest *request)
 {
-  gboolean want = self->live && gtk_widget_get_mapped (GTK_WIDGET (self)) &&
-                  self->source != NULL && self->session_id != NULL;
+  pd_source_get_events_async (request->source, request->session_id, self->last_seq,
+                              PD_EVENTS_VIEW_PAGE_SIZE, request->cancellable,
+                              on_events_loaded, request);
+}
 
-  if (want && self->poll_id == 0)
-    {
-      self->poll_id = g_timeout_add (PD_EVENTS_VIEW_POLL_MS, on_poll, self);
-      g_source_set_name_by_id (self->poll_id, "[pd] events poll");
-    }
-  else if (!want)
-    g_clear_handle_id (&self->poll_id, g_source_remove);
+static void
+pd_events_view_reload (PdSessionView        *view,
+                       PdSessionViewRequest *request)
+{
+  pd_events_view_fetch (PD_EVENTS_VIEW (view), request);
 }
 
 /* A new source or session: what is listed belongs to the old one. */
 static void
-pd_events_view_reset (PdEventsView *self)
+pd_events_view_clear (PdSessionView *view)
 {
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  self->loading = FALSE;
-  self->fetch_again = FALSE;
+  PdEventsView *self = PD_EVENTS_VIEW (view);
+
   self->last_seq = 0;
 
   gtk_drop_down_set_selected (self->type_dropdown, 0);
@@ -421,10 +338,85 @@ pd_events_view_reset (PdEventsView *self)
   gtk_string_list_splice (self->types, 1,
                           g_list_model_get_n_items (G_LIST_MODEL (self->types)) - 1, NULL);
   g_hash_table_remove_all (self->seen_types);
-  pd_events_view_show_error (self, NULL);
   if (clear_notices (self))
     g_signal_emit (self, signals[NOTICES_CHANGED], 0);
   pd_events_view_update_state (self);
+}
+
+/* --- tailing ----------------------------------------------------------------- */
+
+static gboolean
+at_bottom (GtkAdjustment *adjustment)
+{
+  return gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
+         gtk_adjustment_get_upper (adjustment) - 2;
+}
+
+static void
+pd_events_view_scroll_to_newest (PdEventsView *self)
+{
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+
+  self->scrolling = TRUE;
+  gtk_adjustment_set_value (adjustment,
+                            gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
+  self->scrolling = FALSE;
+}
+
+static void
+pd_events_view_set_following (PdEventsView *self,
+                              gboolean      following)
+{
+  following = !!following;
+  gtk_widget_set_visible (GTK_WIDGET (self->jump_button),
+                          !following && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0);
+  if (self->following == following)
+    return;
+  self->following = following;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
+}
+
+/* The adjustment moved.  When its size is what it was, the person scrolled:
+ * at the bottom they follow again, anywhere else they stop following.  When
+ * the content grew (or the view was resized), following goes on. */
+static void
+on_adjustment_value_changed (PdEventsView  *self,
+                             GtkAdjustment *adjustment)
+{
+  double upper = gtk_adjustment_get_upper (adjustment);
+  double page_size = gtk_adjustment_get_page_size (adjustment);
+  gboolean resized = upper != self->last_upper || page_size != self->last_page_size;
+
+  self->last_upper = upper;
+  self->last_page_size = page_size;
+
+  if (self->scrolling)
+    return;
+
+  if (at_bottom (adjustment))
+    pd_events_view_set_following (self, TRUE);
+  else if (!resized)
+    pd_events_view_set_following (self, FALSE);
+  else if (self->following)
+    pd_events_view_scroll_to_newest (self);
+}
+
+static void
+on_adjustment_changed (PdEventsView  *self,
+                       GtkAdjustment *adjustment)
+{
+  self->last_upper = gtk_adjustment_get_upper (adjustment);
+  self->last_page_size = gtk_adjustment_get_page_size (adjustment);
+
+  if (self->following && !at_bottom (adjustment))
+    pd_events_view_scroll_to_newest (self);
+}
+
+static void
+on_jump_clicked_cb (PdEventsView *self)
+{
+  pd_events_view_set_following (self, TRUE);
+  pd_events_view_scroll_to_newest (self);
 }
 
 /* --- filter and details -------------------------------------------------- */
@@ -470,44 +462,20 @@ on_selected_item_changed (PdEventsView *self)
 /* --- GObject ------------------------------------------------------------- */
 
 static void
-pd_events_view_map (GtkWidget *widget)
-{
-  PdEventsView *self = PD_EVENTS_VIEW (widget);
-
-  GTK_WIDGET_CLASS (pd_events_view_parent_class)->map (widget);
-
-  /* Catch up on what happened while hidden, then tail. */
-  pd_events_view_fetch (self);
-  pd_events_view_update_polling (self);
-}
-
-static void
-pd_events_view_unmap (GtkWidget *widget)
-{
-  PdEventsView *self = PD_EVENTS_VIEW (widget);
-
-  GTK_WIDGET_CLASS (pd_events_view_parent_class)->unmap (widget);
-  pd_events_view_update_polling (self);
-}
-
-static void
 pd_events_view_dispose (GObject *object)
 {
   PdEventsView *self = PD_EVENTS_VIEW (object);
 
-  g_clear_handle_id (&self->poll_id, g_source_remove);
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->source);
-
+  if (self->scroller != NULL)
+    g_signal_handlers_disconnect_by_data (gtk_scrolled_window_get_vadjustment (self->scroller), self);
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_EVENTS_VIEW);
   /* The root box of the template is not bound to a field, so unparent it. */
   {
-    GtkWidget *child;
+    GtkWidget *child = gtk_widget_get_last_child (GTK_WIDGET (self));
 
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    if (GTK_IS_BOX (child))
       gtk_widget_unparent (child);
   }
   g_clear_object (&self->selection);
@@ -524,7 +492,6 @@ pd_events_view_finalize (GObject *object)
 {
   PdEventsView *self = PD_EVENTS_VIEW (object);
 
-  g_free (self->session_id);
   g_clear_pointer (&self->seen_types, g_hash_table_unref);
   for (guint i = 0; i < N_NOTICES; i++)
     g_free (self->notices[i]);
@@ -542,14 +509,11 @@ pd_events_view_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_SOURCE:
-      g_value_set_object (value, self->source);
-      break;
-    case PROP_SESSION_ID:
-      g_value_set_string (value, self->session_id);
-      break;
     case PROP_LIVE:
-      g_value_set_boolean (value, self->live);
+      g_value_set_boolean (value, pd_events_view_get_live (self));
+      break;
+    case PROP_FOLLOWING:
+      g_value_set_boolean (value, self->following);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -566,12 +530,6 @@ pd_events_view_set_property (GObject      *object,
 
   switch (prop_id)
     {
-    case PROP_SOURCE:
-      pd_events_view_set_source (self, g_value_get_object (value));
-      break;
-    case PROP_SESSION_ID:
-      pd_events_view_set_session_id (self, g_value_get_string (value));
-      break;
     case PROP_LIVE:
       pd_events_view_set_live (self, g_value_get_boolean (value));
       break;
@@ -591,30 +549,33 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   object_class->get_property = pd_events_view_get_property;
   object_class->set_property = pd_events_view_set_property;
 
-  widget_class->map = pd_events_view_map;
-  widget_class->unmap = pd_events_view_unmap;
+  PD_SESSION_VIEW_CLASS (klass)->reload = pd_events_view_reload;
+  PD_SESSION_VIEW_CLASS (klass)->clear = pd_events_view_clear;
+  /* Reading after the last event is cheap: polling backs the push up. */
+  pd_session_view_class_set_polls (PD_SESSION_VIEW_CLASS (klass), TRUE);
 
-  properties[PROP_SOURCE] =
-    g_param_spec_object ("source", NULL, NULL,
-                         PD_TYPE_SOURCE,
-                         (G_PARAM_READWRITE |
-                          G_PARAM_EXPLICIT_NOTIFY |
-                          G_PARAM_STATIC_STRINGS));
-  properties[PROP_SESSION_ID] =
-    g_param_spec_string ("session-id", NULL, NULL,
-                         NULL,
-                         (G_PARAM_READWRITE |
-                          G_PARAM_EXPLICIT_NOTIFY |
-                          G_PARAM_STATIC_STRINGS));
   /**
    * PdEventsView:live:
    *
-   * Whether to poll for new events (every second, while mapped).
+   * Whether a run of the session is going on: the fallback polling is
+   * faster then (PdSessionView:running).
    */
   properties[PROP_LIVE] =
     g_param_spec_boolean ("live", NULL, NULL,
                           FALSE,
                           (G_PARAM_READWRITE |
+                           G_PARAM_EXPLICIT_NOTIFY |
+                           G_PARAM_STATIC_STRINGS));
+  /**
+   * PdEventsView:following:
+   *
+   * Whether the list follows the newest event (the person is at its end);
+   * scrolling up stops it, the jump button or scrolling down starts it.
+   */
+  properties[PROP_FOLLOWING] =
+    g_param_spec_boolean ("following", NULL, NULL,
+                          TRUE,
+                          (G_PARAM_READABLE |
                            G_PARAM_EXPLICIT_NOTIFY |
                            G_PARAM_STATIC_STRINGS));
 
@@ -635,18 +596,18 @@ pd_events_view_class_init (PdEventsViewClass *klass)
 
   g_type_ensure (PD_TYPE_EVENT_ITEM);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-events-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, type_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, count_label);
-  gtk_widget_class_bind_template_child (widget_class, PdEventsView, error_label);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, jump_button);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, column_view);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, details_stack);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, details_view);
   gtk_widget_class_bind_template_callback (widget_class, on_type_dropdown_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_jump_clicked_cb);
 }
 
 static void
@@ -676,7 +637,11 @@ pd_events_view_init (PdEventsView *self)
                             G_CALLBACK (pd_events_view_update_state), self);
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
 
-  _pd_follow_bottom (self->scroller);
+  self->following = TRUE;
+  g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "value-changed",
+                           G_CALLBACK (on_adjustment_value_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
+                           G_CALLBACK (on_adjustment_changed), self, G_CONNECT_SWAPPED);
   pd_events_view_update_state (self);
 }
 
@@ -695,7 +660,7 @@ PdSource *
 pd_events_view_get_source (PdEventsView *self)
 {
   g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
-  return self->source;
+  return pd_session_view_get_source (PD_SESSION_VIEW (self));
 }
 
 void
@@ -703,22 +668,14 @@ pd_events_view_set_source (PdEventsView *self,
                            PdSource     *source)
 {
   g_return_if_fail (PD_IS_EVENTS_VIEW (self));
-  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
-
-  if (!g_set_object (&self->source, source))
-    return;
-
-  pd_events_view_reset (self);
-  pd_events_view_fetch (self);
-  pd_events_view_update_polling (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
 }
 
 const char *
 pd_events_view_get_session_id (PdEventsView *self)
 {
   g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
-  return self->session_id;
+  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
 }
 
 void
@@ -726,17 +683,7 @@ pd_events_view_set_session_id (PdEventsView *self,
                                const char   *session_id)
 {
   g_return_if_fail (PD_IS_EVENTS_VIEW (self));
-
-  if (g_strcmp0 (self->session_id, session_id) == 0)
-    return;
-
-  g_free (self->session_id);
-  self->session_id = g_strdup (session_id);
-
-  pd_events_view_reset (self);
-  pd_events_view_fetch (self);
-  pd_events_view_update_polling (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
 }
 
 /**
@@ -749,23 +696,22 @@ pd_events_view_refresh (PdEventsView *self)
 {
   g_return_if_fail (PD_IS_EVENTS_VIEW (self));
 
-  pd_events_view_fetch (self);
+  pd_session_view_reload (PD_SESSION_VIEW (self));
 }
 
 gboolean
 pd_events_view_get_live (PdEventsView *self)
 {
   g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), FALSE);
-  return self->live;
+  return pd_session_view_get_running (PD_SESSION_VIEW (self));
 }
 
 /**
  * pd_events_view_set_live:
  * @live: whether a run is going on
  *
- * While live and mapped, the view polls for new events every
- * %PD_EVENTS_VIEW_POLL_MS; otherwise it reads only on refresh, on map and on
- * a session switch.
+ * New events arrive through the source's ::changed; while live and
+ * visible the view also polls every %PD_EVENTS_VIEW_POLL_MS as a fallback.
  */
 void
 pd_events_view_set_live (PdEventsView *self,
@@ -774,14 +720,37 @@ pd_events_view_set_live (PdEventsView *self,
   g_return_if_fail (PD_IS_EVENTS_VIEW (self));
 
   live = !!live;
-  if (self->live == live)
+  if (pd_events_view_get_live (self) == live)
     return;
 
-  self->live = live;
+  pd_session_view_set_running (PD_SESSION_VIEW (self), live);
   if (live)
-    pd_events_view_fetch (self);
-  pd_events_view_update_polling (self);
+    pd_session_view_reload (PD_SESSION_VIEW (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LIVE]);
+}
+
+/**
+ * pd_events_view_get_following:
+ *
+ * Returns: whether the list follows the newest event
+ */
+gboolean
+pd_events_view_get_following (PdEventsView *self)
+{
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), FALSE);
+  return self->following;
+}
+
+/**
+ * pd_events_view_jump_to_newest:
+ *
+ * Shows the newest event and follows again (the jump button).
+ */
+void
+pd_events_view_jump_to_newest (PdEventsView *self)
+{
+  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
+  on_jump_clicked_cb (self);
 }
 
 /**

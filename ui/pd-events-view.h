@@ -6,7 +6,7 @@
 
 #include <gtk/gtk.h>
 
-#include "pd-source.h"
+#include "pd-session-view.h"
 
 G_BEGIN_DECLS
 
@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 
 #define PD_TYPE_EVENTS_VIEW (pd_events_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (PdEventsView, pd_events_view, PD, EVENTS_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (PdEventsView, pd_events_view, PD, EVENTS_VIEW, PdSessionView)
 
 GtkWidget  *pd_events_view_new             (void);
 PdSource   *pd_events_view_get_source      (PdEventsView *self);
@@ -36,5 +36,7 @@ void        pd_events_view_set_type_filter (PdEventsView *self,
 char      **pd_events_view_get_notices     (PdEventsView *self);
 GListModel *pd_events_view_get_model       (PdEventsView *self);
 gint64      pd_events_view_get_last_seq    (PdEventsView *self);
+gboolean    pd_events_view_get_following   (PdEventsView *self);
+void        pd_events_view_jump_to_newest  (PdEventsView *self);
 
 G_END_DECLS

@@ -22,22 +22,15 @@
 
 struct _PdHistoryView
 {
-  GtkWidget           parent_instance;
+  PdSessionView       parent_instance;
 
-  PdSource           *source;
-  gulong              changed_id;
-  char               *session_id;
   GListStore         *versions;
   GtkSingleSelection *selection;
-  GCancellable       *cancellable;
-  gboolean            loading;
-  gboolean            refresh_again;
   gboolean            narrow;
 
   /* Template widgets */
   GtkPaned           *paned;
   GtkWidget          *versions_pane;
-  GtkLabel           *error_label;
   GtkStack           *stack;
   AdwStatusPage      *empty_page;
   GtkListView        *version_list;
@@ -50,34 +43,15 @@ struct _PdHistoryView
   GtkListBox         *artifacts_list;
 };
 
-G_DEFINE_FINAL_TYPE (PdHistoryView, pd_history_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (PdHistoryView, pd_history_view, PD_TYPE_SESSION_VIEW)
 
 enum {
   PROP_0,
-  PROP_SOURCE,
-  PROP_SESSION_ID,
   PROP_NARROW,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
-
-typedef struct
-{
-  PdHistoryView *self;         /* valid while cancellable is not cancelled */
-  GCancellable  *cancellable;
-  char          *session_id;
-} Request;
-
-static void
-request_free (Request *request)
-{
-  g_object_unref (request->cancellable);
-  g_free (request->session_id);
-  g_free (request);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
 
 /* --- the selected version ------------------------------------------------ */
 
@@ -402,7 +376,7 @@ pd_history_view_update_state (PdHistoryView *self)
 {
   gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->versions)) == 0;
 
-  if (self->session_id == NULL)
+  if (pd_session_view_get_session_id (PD_SESSION_VIEW (self)) == NULL)
     {
       adw_status_page_set_title (self->empty_page, _("No Session Selected"));
       adw_status_page_set_description (self->empty_page,
@@ -416,24 +390,6 @@ pd_history_view_update_state (PdHistoryView *self)
     }
 
   gtk_stack_set_visible_child_name (self->stack, empty ? "empty" : "history");
-}
-
-static void
-pd_history_view_show_error (PdHistoryView *self,
-                            const GError  *error)
-{
-  if (error == NULL)
-    {
-      gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
-      return;
-    }
-
-  {
-    g_autofree char *text = g_strdup_printf (_("Could not load the plan history: %s"), error->message);
-
-    gtk_label_set_text (self->error_label, text);
-    gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
-  }
 }
 
 /* Merge by version: unchanged versions keep their items, a changed one is
@@ -480,7 +436,6 @@ pd_history_view_merge (PdHistoryView *self,
     gtk_single_selection_set_selected (self->selection, n_new - 1);
 }
 
-static void pd_history_view_load (PdHistoryView *self);
 
 /* --- approved plan artifacts ------------------------------------------- */
 
@@ -549,16 +504,14 @@ on_artifacts_loaded (GObject      *object,
                      GAsyncResult *result,
                      gpointer      user_data)
 {
-  g_autoptr(Request) request = user_data;
+  g_autoptr(PdSessionViewRequest) request = user_data;
   g_autoptr(GPtrArray) events = pd_source_get_events_finish (PD_SOURCE (object), result, NULL);
   PdHistoryView *self;
   guint shown = 0;
 
-  if (g_cancellable_is_cancelled (request->cancellable))
+  if (!pd_session_view_request_is_current (request))
     return;
-  self = request->self;
-  if (g_strcmp0 (request->session_id, self->session_id) != 0)
-    return;
+  self = PD_HISTORY_VIEW (request->view);
 
   list_box_clear (self->artifacts_list);
 
@@ -584,105 +537,48 @@ on_artifacts_loaded (GObject      *object,
 }
 
 static void
-pd_history_view_load_artifacts (PdHistoryView *self)
-{
-  Request *request = g_new0 (Request, 1);
-
-  request->self = self;
-  request->cancellable = g_object_ref (self->cancellable);
-  request->session_id = g_strdup (self->session_id);
-  pd_source_get_events_async (self->source, self->session_id, 0, 1000, self->cancellable,
-                              on_artifacts_loaded, request);
-}
-
-static void
 on_history_loaded (GObject      *object,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(Request) request = user_data;
+  g_autoptr(PdSessionViewRequest) request = user_data;
   g_autoptr(GPtrArray) history = NULL;
   g_autoptr(GError) error = NULL;
   PdHistoryView *self;
 
   history = pd_source_get_plan_history_finish (PD_SOURCE (object), result, &error);
 
-  if (g_cancellable_is_cancelled (request->cancellable))
+  if (!pd_session_view_request_is_current (request))
     return;
+  self = PD_HISTORY_VIEW (request->view);
 
-  self = request->self;
-  self->loading = FALSE;
-
-  if (g_strcmp0 (request->session_id, self->session_id) != 0)
-    return;
-
-  if (history == NULL)
-    {
-      if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
-        pd_history_view_show_error (self, NULL);
-      else
-        pd_history_view_show_error (self, error);
-    }
-  else
-    {
-      pd_history_view_show_error (self, NULL);
-      pd_history_view_merge (self, history);
-    }
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
+    g_clear_error (&error);
+  else if (history != NULL)
+    pd_history_view_merge (self, history);
 
   pd_history_view_update_state (self);
-
-  if (self->refresh_again)
-    {
-      self->refresh_again = FALSE;
-      pd_history_view_load (self);
-    }
+  pd_session_view_reload_done (request, error);
 }
 
 static void
-pd_history_view_load (PdHistoryView *self)
+pd_history_view_reload (PdSessionView        *view,
+                        PdSessionViewRequest *request)
 {
-  Request *request;
-
-  if (self->source == NULL || self->session_id == NULL)
-    return;
-
-  if (self->loading)
-    {
-      self->refresh_again = TRUE;
-      return;
-    }
-
-  if (self->cancellable == NULL)
-    self->cancellable = g_cancellable_new ();
-
-  request = g_new0 (Request, 1);
-  request->self = self;
-  request->cancellable = g_object_ref (self->cancellable);
-  request->session_id = g_strdup (self->session_id);
-
-  self->loading = TRUE;
-  pd_source_get_plan_history_async (self->source, self->session_id, self->cancellable,
+  /* The approved plan files ride on the events; the versions end the reload. */
+  pd_source_get_events_async (request->source, request->session_id, 0, 1000, request->cancellable,
+                              on_artifacts_loaded, pd_session_view_request_copy (request));
+  pd_source_get_plan_history_async (request->source, request->session_id, request->cancellable,
                                     on_history_loaded, request);
-  pd_history_view_load_artifacts (self);
 }
 
 static void
-pd_history_view_reset (PdHistoryView *self)
+pd_history_view_clear (PdSessionView *view)
 {
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  self->loading = FALSE;
-  self->refresh_again = FALSE;
+  PdHistoryView *self = PD_HISTORY_VIEW (view);
+
   g_list_store_remove_all (self->versions);
-  pd_history_view_show_error (self, NULL);
   pd_history_view_update_state (self);
-}
-
-static void
-on_source_changed (PdHistoryView *self)
-{
-  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
-    pd_history_view_refresh (self);
 }
 
 /* --- GObject ------------------------------------------------------------- */
@@ -692,36 +588,20 @@ pd_history_view_dispose (GObject *object)
 {
   PdHistoryView *self = PD_HISTORY_VIEW (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  if (self->source != NULL)
-    g_clear_signal_handler (&self->changed_id, self->source);
-  g_clear_object (&self->source);
-
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_HISTORY_VIEW);
   /* The root box of the template is not bound to a field, so unparent it. */
   {
-    GtkWidget *child;
+    GtkWidget *child = gtk_widget_get_last_child (GTK_WIDGET (self));
 
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    if (GTK_IS_BOX (child))
       gtk_widget_unparent (child);
   }
   g_clear_object (&self->selection);
   g_clear_object (&self->versions);
 
   G_OBJECT_CLASS (pd_history_view_parent_class)->dispose (object);
-}
-
-static void
-pd_history_view_finalize (GObject *object)
-{
-  PdHistoryView *self = PD_HISTORY_VIEW (object);
-
-  g_free (self->session_id);
-
-  G_OBJECT_CLASS (pd_history_view_parent_class)->finalize (object);
 }
 
 static void
@@ -734,12 +614,6 @@ pd_history_view_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_SOURCE:
-      g_value_set_object (value, self->source);
-      break;
-    case PROP_SESSION_ID:
-      g_value_set_string (value, self->session_id);
-      break;
     case PROP_NARROW:
       g_value_set_boolean (value, self->narrow);
       break;
@@ -758,12 +632,6 @@ pd_history_view_set_property (GObject      *object,
 
   switch (prop_id)
     {
-    case PROP_SOURCE:
-      pd_history_view_set_source (self, g_value_get_object (value));
-      break;
-    case PROP_SESSION_ID:
-      pd_history_view_set_session_id (self, g_value_get_string (value));
-      break;
     case PROP_NARROW:
       pd_history_view_set_narrow (self, g_value_get_boolean (value));
       break;
@@ -779,22 +647,12 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pd_history_view_dispose;
-  object_class->finalize = pd_history_view_finalize;
   object_class->get_property = pd_history_view_get_property;
   object_class->set_property = pd_history_view_set_property;
 
-  properties[PROP_SOURCE] =
-    g_param_spec_object ("source", NULL, NULL,
-                         PD_TYPE_SOURCE,
-                         (G_PARAM_READWRITE |
-                          G_PARAM_EXPLICIT_NOTIFY |
-                          G_PARAM_STATIC_STRINGS));
-  properties[PROP_SESSION_ID] =
-    g_param_spec_string ("session-id", NULL, NULL,
-                         NULL,
-                         (G_PARAM_READWRITE |
-                          G_PARAM_EXPLICIT_NOTIFY |
-                          G_PARAM_STATIC_STRINGS));
+  PD_SESSION_VIEW_CLASS (klass)->reload = pd_history_view_reload;
+  PD_SESSION_VIEW_CLASS (klass)->clear = pd_history_view_clear;
+
   /* Set by the window when it folds: the versions go above the plan, not
    * beside it, so the plan keeps the whole width of a phone. */
   properties[PROP_NARROW] =
@@ -808,10 +666,8 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
 
   g_type_ensure (PD_TYPE_PLAN_VERSION_ITEM);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-history-view.ui");
-  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, error_label);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, paned);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, versions_pane);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, stack);
@@ -857,7 +713,7 @@ PdSource *
 pd_history_view_get_source (PdHistoryView *self)
 {
   g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), NULL);
-  return self->source;
+  return pd_session_view_get_source (PD_SESSION_VIEW (self));
 }
 
 void
@@ -865,28 +721,14 @@ pd_history_view_set_source (PdHistoryView *self,
                             PdSource      *source)
 {
   g_return_if_fail (PD_IS_HISTORY_VIEW (self));
-  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
-
-  if (self->source == source)
-    return;
-
-  if (self->source != NULL)
-    g_clear_signal_handler (&self->changed_id, self->source);
-  g_set_object (&self->source, source);
-  if (source != NULL)
-    self->changed_id = g_signal_connect_object (source, "changed", G_CALLBACK (on_source_changed),
-                                                self, G_CONNECT_SWAPPED);
-
-  pd_history_view_reset (self);
-  pd_history_view_load (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
 }
 
 const char *
 pd_history_view_get_session_id (PdHistoryView *self)
 {
   g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), NULL);
-  return self->session_id;
+  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
 }
 
 void
@@ -894,16 +736,7 @@ pd_history_view_set_session_id (PdHistoryView *self,
                                 const char    *session_id)
 {
   g_return_if_fail (PD_IS_HISTORY_VIEW (self));
-
-  if (g_strcmp0 (self->session_id, session_id) == 0)
-    return;
-
-  g_free (self->session_id);
-  self->session_id = g_strdup (session_id);
-
-  pd_history_view_reset (self);
-  pd_history_view_load (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
 }
 
 gboolean
@@ -947,7 +780,7 @@ pd_history_view_refresh (PdHistoryView *self)
 {
   g_return_if_fail (PD_IS_HISTORY_VIEW (self));
 
-  pd_history_view_load (self);
+  pd_session_view_reload (PD_SESSION_VIEW (self));
 }
 
 /**

@@ -6,13 +6,13 @@
 
 #include <gtk/gtk.h>
 
-#include "pd-source.h"
+#include "pd-session-view.h"
 
 G_BEGIN_DECLS
 
 #define PD_TYPE_HISTORY_VIEW (pd_history_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (PdHistoryView, pd_history_view, PD, HISTORY_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (PdHistoryView, pd_history_view, PD, HISTORY_VIEW, PdSessionView)
 
 GtkWidget  *pd_history_view_new              (void);
 PdSource   *pd_history_view_get_source       (PdHistoryView *self);

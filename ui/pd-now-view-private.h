@@ -26,5 +26,7 @@ GtkWidget   *_pd_now_view_get_row_widget   (PdNowView         *self,
                                             guint              position);
 guint        _pd_now_view_get_n_replies    (PdNowView         *self);
 gboolean     _pd_now_view_get_page_visible (PdNowView         *self);
+char        *_pd_now_view_explain_regression (const PdPlanState *old_plan,
+                                              const PdPlanState *new_plan);
 
 G_END_DECLS

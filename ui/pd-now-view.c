@@ -6,14 +6,15 @@
  * Z blocked", a progress bar, the latest revision reason, notices, and a
  * row per step.  It is strictly read-only.
  *
- * Live: a PdPollTimer asks the source every second while the session's
- * run is active and every three seconds while the view is visible and
- * idle; it stops while the view is unmapped (another page, another
- * session list pane, a closed window) or its window is minimised.  A
+ * Live (PdSessionView): the source's ::changed reloads it at once; as a
+ * fallback it also polls, every second while the session's run is active
+ * and every three seconds while visible and idle, never while hidden.  A
  * session switch and the window becoming active refresh at once.  A reply
  * for another session or with an older plan version is dropped; a reply
  * equal to what is shown changes nothing; a new version is merged row by
  * row, so unchanged rows keep their widgets and the scroll position stays.
+ * When a new version takes progress back (a done step reopened, passed
+ * evidence invalidated) a notice says what went back and why.
  */
 #define G_LOG_DOMAIN "pd-now-view"
 
@@ -22,29 +23,19 @@
 #include <glib/gi18n.h>
 
 #include "pd-now-view-private.h"
+#include "pd-plan-diff.h"
 #include "pd-plan-row.h"
 #include "pd-plan-row-item.h"
 
-#define POLL_RUNNING_MS 1000
-#define POLL_IDLE_MS    3000
-
 struct _PdNowView
 {
-  GtkWidget     parent_instance;
+  PdSessionView  parent_instance;
 
-  PdSource     *source;
-  char         *session_id;
-  gboolean      running;
-  PdPlanState  *plan;          /* shown; NULL when none */
-  GListStore   *rows;          /* (element-type PdPlanRowItem) */
-  PdPollTimer  *timer;
-  GCancellable *cancellable;   /* of the request in flight */
-  guint         n_replies;
-
-  GtkRoot      *root;
-  gulong        active_handler;
-  GdkSurface   *surface;
-  gulong        state_handler;
+  PdPlanState   *plan;          /* shown; NULL when none */
+  GListStore    *rows;          /* (element-type PdPlanRowItem) */
+  guint          n_replies;
+  char         **notices;       /* from the event stream, set by the window */
+  char          *regression;    /* why progress went back, or NULL */
 
   /* Template widgets */
   GtkStack      *stack;
@@ -55,9 +46,16 @@ struct _PdNowView
   GtkListBox    *rows_box;
 };
 
-G_DEFINE_FINAL_TYPE (PdNowView, pd_now_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (PdNowView, pd_now_view, PD_TYPE_SESSION_VIEW)
 
-static void pd_now_view_request (PdNowView *self);
+enum {
+  PLAN_SHOWN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void pd_now_view_show_notices (PdNowView *self);
 
 /* --- showing a plan ----------------------------------------------------- */
 
@@ -97,14 +95,136 @@ pd_now_view_show_header (PdNowView         *self,
     }
 }
 
+/* --- regressions ----------------------------------------------------------- */
+
+static const char *
+step_title (const PdPlanState *plan,
+            const char        *step_id)
+{
+  for (guint i = 0; plan != NULL && i < plan->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
+
+      if (g_strcmp0 (step->id, step_id) == 0)
+        return step->title;
+    }
+  return step_id;
+}
+
+static const char *
+status_words (const char *token)
+{
+  PdPlanStepStatus status = PD_PLAN_STEP_PENDING;
+
+  if (!pd_plan_step_status_from_string (token, &status))
+    return token ? token : "";
+  switch (status)
+    {
+    case PD_PLAN_STEP_DONE:
+      return C_("step went back from", "done");
+    case PD_PLAN_STEP_IN_PROGRESS:
+      return C_("step went back to", "in progress");
+    case PD_PLAN_STEP_BLOCKED:
+      return C_("step went back to", "blocked");
+    case PD_PLAN_STEP_PENDING:
+    default:
+      return C_("step went back to", "pending");
+    }
+}
+
+/**
+ * _pd_now_view_explain_regression:
+ * @old_plan: (nullable): the plan shown before
+ * @new_plan: the plan shown now
+ *
+ * Says in plain words what went back between the two (a done step no
+ * longer done, passed evidence no longer passed) and the reason the plan
+ * gave: its revision reason when the revision is new, else what the
+ * runtime does (evidence is invalidated by tool calls that change things).
+ *
+ * Returns: (transfer full) (nullable): the notice, or %NULL when nothing
+ *   went back
+ */
+char *
+_pd_now_view_explain_regression (const PdPlanState *old_plan,
+                                 const PdPlanState *new_plan)
+{
+  g_autoptr(PdPlanDiff) diff = NULL;
+  g_autoptr(GString) what = g_string_new (NULL);
+  const PdPlanDiffEntry *revision;
+  guint n_steps = 0;
+  guint n_checks = 0;
+  gboolean title_reopened = FALSE;
+
+  if (old_plan == NULL || new_plan == NULL || pd_plan_state_is_empty (old_plan))
+    return NULL;
+
+  diff = pd_plan_diff_new (old_plan, new_plan);
+  for (guint i = 0; i < diff->entries->len; i++)
+    {
+      const PdPlanDiffEntry *entry = g_ptr_array_index (diff->entries, i);
+
+      if (entry->kind == PD_PLAN_DIFF_STEP_STATUS &&
+          g_strcmp0 (entry->old_value, "done") == 0 && g_strcmp0 (entry->new_value, "done") != 0)
+        {
+          g_autofree char *line = NULL;
+
+          /* Translators: a step of the plan went back; “%s” is its title, then its
+           * old and new status, e.g. “Run the tests” went back from done to in progress */
+          line = g_strdup_printf (_("“%s” went back from %s to %s"),
+                                  step_title (new_plan, entry->step_id),
+                                  status_words (entry->old_value), status_words (entry->new_value));
+          g_string_append_printf (what, "%s%s", what->len ? "; " : "", line);
+          n_steps++;
+          if (pd_plan_diff_find (diff, PD_PLAN_DIFF_STEP_TITLE, entry->step_id, NULL) != NULL)
+            title_reopened = TRUE;
+        }
+      else if (entry->kind == PD_PLAN_DIFF_CHECK_EVIDENCE &&
+               g_strcmp0 (entry->old_value, "passed") == 0 && g_strcmp0 (entry->new_value, "passed") != 0)
+        n_checks++;
+    }
+
+  if (n_steps == 0 && n_checks == 0)
+    return NULL;
+
+  if (n_checks > 0)
+    {
+      g_autofree char *line =
+        /* Translators: acceptance checks whose passing evidence no longer counts */
+        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                      "%u passed check must be run again",
+                                      "%u passed checks must be run again", n_checks),
+                         n_checks);
+
+      g_string_append_printf (what, "%s%s", what->len ? "; " : "", line);
+    }
+
+  revision = pd_plan_diff_find (diff, PD_PLAN_DIFF_REVISION, NULL, NULL);
+  if (revision != NULL && revision->new_value != NULL && revision->new_value[0] != '\0')
+    /* Translators: %s says what went back, then the plan's revision reason (model text) */
+    return g_strdup_printf (_("Progress went back: %s. The plan was revised: %s"), what->str, revision->new_value);
+  if (title_reopened)
+    /* Translators: %s says what went back */
+    return g_strdup_printf (_("Progress went back: %s. A step’s title changed, which reopens it."), what->str);
+  if (n_checks > 0)
+    /* Translators: %s says what went back */
+    return g_strdup_printf (_("Progress went back: %s. A tool call that changes files or runs commands invalidates the evidence of earlier checks."),
+                            what->str);
+  /* Translators: %s says what went back */
+  return g_strdup_printf (_("Progress went back: %s. The agent changed the step’s status."), what->str);
+}
+
 PdNowApply
 _pd_now_view_apply_plan (PdNowView         *self,
                          const char        *session_id,
                          const PdPlanState *plan)
 {
+  const char *shown_id;
+
   g_return_val_if_fail (PD_IS_NOW_VIEW (self), PD_NOW_DROPPED);
 
-  if (self->session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
+  shown_id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
+  if (shown_id == NULL || g_strcmp0 (session_id, shown_id) != 0)
     return PD_NOW_DROPPED;
 
   if (plan != NULL && self->plan != NULL)
@@ -123,8 +243,22 @@ _pd_now_view_apply_plan (PdNowView         *self,
       g_clear_pointer (&self->plan, pd_plan_state_free);
       pd_plan_rows_merge (self->rows, NULL);
       gtk_stack_set_visible_child_name (self->stack, "empty");
+      g_signal_emit (self, signals[PLAN_SHOWN], 0);
       return PD_NOW_APPLIED;
     }
+
+  {
+    g_autofree char *regression = _pd_now_view_explain_regression (self->plan, plan);
+
+    /* A regression stays explained until another one replaces it or the
+     * session changes: the person may look a while after it happened. */
+    if (regression != NULL)
+      {
+        g_free (self->regression);
+        self->regression = g_steal_pointer (&regression);
+        pd_now_view_show_notices (self);
+      }
+  }
 
   g_clear_pointer (&self->plan, pd_plan_state_free);
   self->plan = pd_plan_state_copy (plan);
@@ -132,186 +266,74 @@ _pd_now_view_apply_plan (PdNowView         *self,
   pd_now_view_show_header (self, plan);
   pd_plan_rows_merge (self->rows, plan);
   gtk_stack_set_visible_child_name (self->stack, "plan");
+  g_signal_emit (self, signals[PLAN_SHOWN], 0);
 
   return PD_NOW_APPLIED;
 }
 
 /* --- asking the source -------------------------------------------------- */
 
-typedef struct
-{
-  PdNowView *self;
-  char      *session_id;
-} PlanRequest;
-
-static void
-plan_request_free (PlanRequest *request)
-{
-  g_object_unref (request->self);
-  g_free (request->session_id);
-  g_free (request);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanRequest, plan_request_free)
-
 static void
 on_plan_ready (GObject      *object,
                GAsyncResult *result,
                gpointer      user_data)
 {
-  g_autoptr(PlanRequest) request = user_data;
+  g_autoptr(PdSessionViewRequest) request = user_data;
   g_autoptr(PdPlanState) plan = NULL;
   g_autoptr(GError) error = NULL;
-  PdNowView *self = request->self;
+  PdNowView *self;
 
-  if (!pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
+  pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error);
+
+  if (!pd_session_view_request_is_current (request))
+    return;
+  self = PD_NOW_VIEW (request->view);
+
+  if (error != NULL)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        return;
-      g_clear_object (&self->cancellable);
-      /* Keep what is shown; the next tick tries again. */
+      /* Keep what is shown; the error says why it may be old. */
       g_debug ("Could not read the plan of %s: %s", request->session_id, error->message);
-      if (self->plan == NULL && g_strcmp0 (request->session_id, self->session_id) == 0)
-        gtk_stack_set_visible_child_name (self->stack, "empty");
+      pd_session_view_reload_done (request, error);
       return;
     }
 
-  if ((gpointer) object == (gpointer) self->source)
-    g_clear_object (&self->cancellable);
   self->n_replies++;
-
   _pd_now_view_apply_plan (self, request->session_id, plan);
+  pd_session_view_reload_done (request, NULL);
 }
 
 static void
-pd_now_view_request (PdNowView *self)
+pd_now_view_reload (PdSessionView        *view,
+                    PdSessionViewRequest *request)
 {
-  PlanRequest *request;
-
-  if (self->source == NULL || self->session_id == NULL)
-    return;
-
-  /* One request at a time; a tick during a slow reply is skipped. */
-  if (self->cancellable != NULL)
-    return;
-
-  self->cancellable = g_cancellable_new ();
-  request = g_new0 (PlanRequest, 1);
-  request->self = g_object_ref (self);
-  request->session_id = g_strdup (self->session_id);
-  pd_source_get_plan_async (self->source, self->session_id, self->cancellable,
+  pd_source_get_plan_async (request->source, request->session_id, request->cancellable,
                             on_plan_ready, request);
 }
 
 static void
-pd_now_view_cancel (PdNowView *self)
+pd_now_view_clear (PdSessionView *view)
 {
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  PdNowView *self = PD_NOW_VIEW (view);
+
+  g_clear_pointer (&self->plan, pd_plan_state_free);
+  g_clear_pointer (&self->regression, g_free);
+  g_clear_pointer (&self->notices, g_strfreev);
+  pd_plan_rows_merge (self->rows, NULL);
+  pd_now_view_show_notices (self);
+  gtk_stack_set_visible_child_name (self->stack, "loading");
 }
 
 /**
  * pd_now_view_refresh:
  *
- * Asks for the plan now, unless a request is already on its way.
+ * Asks for the plan now; merged with a request already on its way.
  */
 void
 pd_now_view_refresh (PdNowView *self)
 {
   g_return_if_fail (PD_IS_NOW_VIEW (self));
 
-  pd_now_view_request (self);
-}
-
-static void
-on_tick (PdNowView *self)
-{
-  pd_now_view_request (self);
-}
-
-/* --- when to poll ------------------------------------------------------- */
-
-static gboolean
-pd_now_view_is_minimized (PdNowView *self)
-{
-  return self->surface != NULL && GDK_IS_TOPLEVEL (self->surface) &&
-         (gdk_toplevel_get_state (GDK_TOPLEVEL (self->surface)) & GDK_TOPLEVEL_STATE_MINIMIZED) != 0;
-}
-
-static void
-pd_now_view_update_visibility (PdNowView *self)
-{
-  gboolean visible = gtk_widget_get_mapped (GTK_WIDGET (self)) && !pd_now_view_is_minimized (self);
-  gboolean was_visible = pd_poll_timer_get_visible (self->timer);
-
-  pd_poll_timer_set_visible (self->timer, visible);
-
-  /* Coming back into view shows the present at once, not after a period. */
-  if (visible && !was_visible)
-    pd_now_view_request (self);
-}
-
-static void
-on_root_active_changed (PdNowView *self)
-{
-  if (self->root != NULL && gtk_window_is_active (GTK_WINDOW (self->root)) &&
-      pd_poll_timer_get_visible (self->timer))
-    pd_now_view_request (self);
-}
-
-static void
-on_surface_state_changed (PdNowView *self)
-{
-  pd_now_view_update_visibility (self);
-}
-
-static void
-pd_now_view_watch_toplevel (PdNowView *self,
-                            gboolean   watch)
-{
-  if (self->root != NULL)
-    g_clear_signal_handler (&self->active_handler, self->root);
-  if (self->surface != NULL)
-    g_clear_signal_handler (&self->state_handler, self->surface);
-  g_clear_weak_pointer (&self->root);
-  g_clear_weak_pointer (&self->surface);
-
-  if (!watch)
-    return;
-
-  g_set_weak_pointer (&self->root, gtk_widget_get_root (GTK_WIDGET (self)));
-  if (self->root != NULL && GTK_IS_WINDOW (self->root))
-    {
-      self->active_handler = g_signal_connect_swapped (self->root, "notify::is-active",
-                                                       G_CALLBACK (on_root_active_changed), self);
-      g_set_weak_pointer (&self->surface, gtk_native_get_surface (GTK_NATIVE (self->root)));
-      if (self->surface != NULL)
-        self->state_handler = g_signal_connect_swapped (self->surface, "notify::state",
-                                                        G_CALLBACK (on_surface_state_changed), self);
-    }
-}
-
-static void
-pd_now_view_map (GtkWidget *widget)
-{
-  PdNowView *self = PD_NOW_VIEW (widget);
-
-  GTK_WIDGET_CLASS (pd_now_view_parent_class)->map (widget);
-
-  pd_now_view_watch_toplevel (self, TRUE);
-  pd_now_view_update_visibility (self);
-}
-
-static void
-pd_now_view_unmap (GtkWidget *widget)
-{
-  PdNowView *self = PD_NOW_VIEW (widget);
-
-  GTK_WIDGET_CLASS (pd_now_view_parent_class)->unmap (widget);
-
-  pd_now_view_watch_toplevel (self, FALSE);
-  pd_now_view_update_visibility (self);
+  pd_session_view_reload (PD_SESSION_VIEW (self));
 }
 
 /* --- GObject ------------------------------------------------------------ */
@@ -328,13 +350,6 @@ pd_now_view_dispose (GObject *object)
 {
   PdNowView *self = PD_NOW_VIEW (object);
 
-  pd_now_view_cancel (self);
-  pd_now_view_watch_toplevel (self, FALSE);
-  if (self->timer != NULL)
-    g_signal_handlers_disconnect_by_data (self->timer, self);
-  g_clear_object (&self->timer);
-  g_clear_object (&self->source);
-
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_NOW_VIEW);
 
   g_clear_object (&self->rows);
@@ -348,7 +363,8 @@ pd_now_view_finalize (GObject *object)
 {
   PdNowView *self = PD_NOW_VIEW (object);
 
-  g_free (self->session_id);
+  g_free (self->regression);
+  g_strfreev (self->notices);
 
   G_OBJECT_CLASS (pd_now_view_parent_class)->finalize (object);
 }
@@ -358,12 +374,23 @@ pd_now_view_class_init (PdNowViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PdSessionViewClass *view_class = PD_SESSION_VIEW_CLASS (klass);
 
   object_class->dispose = pd_now_view_dispose;
   object_class->finalize = pd_now_view_finalize;
 
-  widget_class->map = pd_now_view_map;
-  widget_class->unmap = pd_now_view_unmap;
+  view_class->reload = pd_now_view_reload;
+  view_class->clear = pd_now_view_clear;
+  /* The plan is cheap to read: polling backs the push up. */
+  pd_session_view_class_set_polls (view_class, TRUE);
+
+  /**
+   * PdNowView::plan-shown:
+   *
+   * A new plan (or none) is shown; read it with pd_now_view_get_plan().
+   */
+  signals[PLAN_SHOWN] = g_signal_new ("plan-shown", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                      0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-now-view.ui");
@@ -374,25 +401,6 @@ pd_now_view_class_init (PdNowViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdNowView, notices_box);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, rows_box);
   gtk_widget_class_set_css_name (widget_class, "now-view");
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-}
-
-/* The cadence of the preferences (Refresh), read when the view is made. */
-static PdPollTimer *
-pd_now_view_new_poll_timer (void)
-{
-  GSettingsSchemaSource *schemas = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-  g_autoptr(GSettings) settings = NULL;
-
-  if (schemas != NULL)
-    schema = g_settings_schema_source_lookup (schemas, APP_ID, TRUE);
-  if (schema == NULL || !g_settings_schema_has_key (schema, "poll-running-ms"))
-    return pd_poll_timer_new (POLL_RUNNING_MS, POLL_IDLE_MS);
-
-  settings = g_settings_new (APP_ID);
-  return pd_poll_timer_new (g_settings_get_uint (settings, "poll-running-ms"),
-                            g_settings_get_uint (settings, "poll-idle-ms"));
 }
 
 static void
@@ -402,9 +410,6 @@ pd_now_view_init (PdNowView *self)
 
   self->rows = pd_plan_rows_new ();
   gtk_list_box_bind_model (self->rows_box, G_LIST_MODEL (self->rows), create_row, NULL, NULL);
-
-  self->timer = pd_now_view_new_poll_timer ();
-  g_signal_connect_swapped (self->timer, "tick", G_CALLBACK (on_tick), self);
 }
 
 GtkWidget *
@@ -422,17 +427,8 @@ pd_now_view_set_source (PdNowView *self,
                         PdSource  *source)
 {
   g_return_if_fail (PD_IS_NOW_VIEW (self));
-  g_return_if_fail (source == NULL || PD_IS_SOURCE (source));
 
-  if (self->source == source)
-    return;
-
-  pd_now_view_cancel (self);
-  g_set_object (&self->source, source);
-  g_clear_pointer (&self->plan, pd_plan_state_free);
-  pd_plan_rows_merge (self->rows, NULL);
-  gtk_stack_set_visible_child_name (self->stack, "loading");
-  pd_now_view_request (self);
+  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
 }
 
 PdSource *
@@ -440,7 +436,7 @@ pd_now_view_get_source (PdNowView *self)
 {
   g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
 
-  return self->source;
+  return pd_session_view_get_source (PD_SESSION_VIEW (self));
 }
 
 /**
@@ -455,21 +451,7 @@ pd_now_view_set_session_id (PdNowView  *self,
 {
   g_return_if_fail (PD_IS_NOW_VIEW (self));
 
-  if (g_strcmp0 (self->session_id, session_id) == 0)
-    return;
-
-  /* The reply for the previous session no longer matters. */
-  pd_now_view_cancel (self);
-
-  g_free (self->session_id);
-  self->session_id = g_strdup (session_id);
-
-  g_clear_pointer (&self->plan, pd_plan_state_free);
-  pd_plan_rows_merge (self->rows, NULL);
-  pd_now_view_set_notices (self, NULL);
-  gtk_stack_set_visible_child_name (self->stack, "loading");
-
-  pd_now_view_request (self);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
 }
 
 const char *
@@ -477,7 +459,7 @@ pd_now_view_get_session_id (PdNowView *self)
 {
   g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
 
-  return self->session_id;
+  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
 }
 
 /**
@@ -490,55 +472,102 @@ pd_now_view_set_running (PdNowView *self,
 {
   g_return_if_fail (PD_IS_NOW_VIEW (self));
 
-  self->running = !!running;
-  pd_poll_timer_set_running (self->timer, self->running);
+  pd_session_view_set_running (PD_SESSION_VIEW (self), running);
+}
+
+/**
+ * pd_now_view_get_plan:
+ *
+ * Returns: (transfer none) (nullable): the plan shown
+ */
+const PdPlanState *
+pd_now_view_get_plan (PdNowView *self)
+{
+  g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
+
+  return self->plan;
+}
+
+static void
+add_notice (PdNowView  *self,
+            const char *icon_name,
+            const char *text,
+            const char *css_class)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *icon = gtk_image_new_from_icon_name (icon_name);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_widget_add_css_class (row, "plan-notice");
+  if (css_class != NULL)
+    gtk_widget_add_css_class (row, css_class);
+  gtk_widget_set_valign (icon, GTK_ALIGN_START);
+  /* Model-derived text (a revision reason): plain, never markup. */
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_box_append (GTK_BOX (row), icon);
+  gtk_box_append (GTK_BOX (row), label);
+  gtk_box_append (self->notices_box, row);
+}
+
+static void
+pd_now_view_show_notices (PdNowView *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->notices_box))) != NULL)
+    gtk_box_remove (self->notices_box, child);
+
+  if (self->regression != NULL)
+    add_notice (self, "edit-undo-symbolic", self->regression, "pd-regression");
+  for (guint i = 0; self->notices != NULL && self->notices[i] != NULL; i++)
+    add_notice (self, "dialog-information-symbolic", self->notices[i], NULL);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->notices_box),
+                          gtk_widget_get_first_child (GTK_WIDGET (self->notices_box)) != NULL);
 }
 
 /**
  * pd_now_view_set_notices:
  * @notices: (nullable) (array zero-terminated=1): plain-text notices
  *
- * HOOK for the events work: reassessment notices, blocked-streak notices
- * and the verification-incomplete notice, as read from the session's
- * event stream, are shown above the steps.  The Now view does not read
- * events itself.  Each notice is plain text.
+ * Reassessment notices, blocked-streak notices and the run's problems, as
+ * read from the session's event stream (the Events view reads them), are
+ * shown above the steps, after the explanation of a regression the view
+ * saw itself.  Each notice is plain text.
  */
 void
 pd_now_view_set_notices (PdNowView          *self,
                          const char * const *notices)
 {
-  GtkWidget *child;
-
   g_return_if_fail (PD_IS_NOW_VIEW (self));
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->notices_box))) != NULL)
-    gtk_box_remove (self->notices_box, child);
+  g_strfreev (self->notices);
+  self->notices = g_strdupv ((char **) notices);
+  pd_now_view_show_notices (self);
+}
 
-  for (guint i = 0; notices != NULL && notices[i] != NULL; i++)
-    {
-      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-      GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-information-symbolic");
-      GtkWidget *label = gtk_label_new (NULL);
+/**
+ * pd_now_view_get_regression:
+ *
+ * Returns: (nullable): the notice that explains why progress went back
+ */
+const char *
+pd_now_view_get_regression (PdNowView *self)
+{
+  g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
 
-      gtk_widget_add_css_class (row, "plan-notice");
-      gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-      gtk_label_set_text (GTK_LABEL (label), notices[i]);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_widget_set_hexpand (label, TRUE);
-      gtk_box_append (GTK_BOX (row), icon);
-      gtk_box_append (GTK_BOX (row), label);
-      gtk_box_append (self->notices_box, row);
-    }
-
-  gtk_widget_set_visible (GTK_WIDGET (self->notices_box),
-                          gtk_widget_get_first_child (GTK_WIDGET (self->notices_box)) != NULL);
+  return self->regression;
 }
 
 PdPollTimer *
 _pd_now_view_get_poll_timer (PdNowView *self)
 {
-  return self->timer;
+  return PD_POLL_TIMER (pd_session_view_get_poll_timer (PD_SESSION_VIEW (self)));
 }
 
 GListModel *
@@ -563,5 +592,5 @@ _pd_now_view_get_n_replies (PdNowView *self)
 gboolean
 _pd_now_view_get_page_visible (PdNowView *self)
 {
-  return pd_poll_timer_get_visible (self->timer);
+  return pd_session_view_get_visible_now (PD_SESSION_VIEW (self));
 }

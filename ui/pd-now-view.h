@@ -6,13 +6,14 @@
 
 #include <adwaita.h>
 
-#include "pd-source.h"
+#include "pd-plan.h"
+#include "pd-session-view.h"
 
 G_BEGIN_DECLS
 
 #define PD_TYPE_NOW_VIEW (pd_now_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (PdNowView, pd_now_view, PD, NOW_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (PdNowView, pd_now_view, PD, NOW_VIEW, PdSessionView)
 
 GtkWidget  *pd_now_view_new             (void);
 void        pd_now_view_set_source      (PdNowView          *self,
@@ -26,5 +27,7 @@ void        pd_now_view_set_running     (PdNowView          *self,
 void        pd_now_view_refresh         (PdNowView          *self);
 void        pd_now_view_set_notices     (PdNowView          *self,
                                          const char * const *notices);
+const PdPlanState *pd_now_view_get_plan (PdNowView          *self);
+const char *pd_now_view_get_regression  (PdNowView          *self);
 
 G_END_DECLS

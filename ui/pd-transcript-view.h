@@ -6,13 +6,13 @@
 
 #include <gtk/gtk.h>
 
-#include "pd-source.h"
+#include "pd-session-view.h"
 
 G_BEGIN_DECLS
 
 #define PD_TYPE_TRANSCRIPT_VIEW (pd_transcript_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (PdTranscriptView, pd_transcript_view, PD, TRANSCRIPT_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (PdTranscriptView, pd_transcript_view, PD, TRANSCRIPT_VIEW, PdSessionView)
 
 GtkWidget  *pd_transcript_view_new            (void);
 PdSource   *pd_transcript_view_get_source     (PdTranscriptView *self);

@@ -59,6 +59,7 @@ struct _PdWindow
   guint                plan_mode_serial;
 
   PdSessionItem       *shown_item;
+  char                *session_id;      /* of shown_item, bound to the views */
   gulong               running_handler;
   gulong               title_handler;
 
@@ -99,6 +100,8 @@ enum {
   PROP_REMOTE_URL,
   PROP_CREATE_DATABASE,
   PROP_DEMO,
+  PROP_SOURCE,
+  PROP_SESSION_ID,
   N_PROPS
 };
 
@@ -289,35 +292,22 @@ pd_window_update_content (PdWindow *self)
                                                           G_CALLBACK (on_shown_item_title), self);
           pd_now_view_set_running (self->now_view, pd_session_item_get_running (item));
           /* Another agent's session: its Now workspace is its checklist. */
-          if (pd_session_item_is_imported (item))
-            {
-              pd_checklist_view_set_session_id (self->checklist_view, pd_session_item_get_id (item));
-              pd_now_view_set_session_id (self->now_view, NULL);
-              gtk_stack_set_visible_child_name (self->now_stack, "checklist");
-            }
-          else
-            {
-              pd_checklist_view_set_session_id (self->checklist_view, NULL);
-              pd_now_view_set_session_id (self->now_view, pd_session_item_get_id (item));
-              gtk_stack_set_visible_child_name (self->now_stack, "plan");
-            }
-          pd_transcript_view_set_session_id (self->transcript_view, pd_session_item_get_id (item));
-          pd_events_view_set_session_id (self->events_view, pd_session_item_get_id (item));
+          gtk_stack_set_visible_child_name (self->now_stack,
+                                            pd_session_item_is_imported (item) ? "checklist" : "plan");
           pd_events_view_set_live (self->events_view, pd_session_item_get_running (item));
-          pd_history_view_set_session_id (self->history_view, pd_session_item_get_id (item));
           adw_view_switcher_title_set_title (self->switcher_title, pd_session_item_get_title (item));
         }
       else
         {
-          pd_now_view_set_session_id (self->now_view, NULL);
           pd_now_view_set_running (self->now_view, FALSE);
-          pd_checklist_view_set_session_id (self->checklist_view, NULL);
-          pd_transcript_view_set_session_id (self->transcript_view, NULL);
-          pd_events_view_set_session_id (self->events_view, NULL);
           pd_events_view_set_live (self->events_view, FALSE);
-          pd_history_view_set_session_id (self->history_view, NULL);
           adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
         }
+
+      /* Every view of the session follows through its binding. */
+      g_free (self->session_id);
+      self->session_id = item != NULL ? g_strdup (pd_session_item_get_id (item)) : NULL;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
 
       pd_window_update_run_ui (self);
       pd_window_refresh_plan_mode (self);
@@ -652,17 +642,19 @@ on_demo_done (GObject      *object,
 
 /* --- the source --------------------------------------------------------- */
 
+/* Takes @source.  The session views follow through their bindings. */
 static void
 pd_window_set_source (PdWindow *self,
                       PdSource *source)
 {
-  self->source = source;
+  if (self->source == source)
+    return;
 
-  pd_now_view_set_source (self->now_view, self->source);
-  pd_checklist_view_set_source (self->checklist_view, self->source);
-  pd_transcript_view_set_source (self->transcript_view, self->source);
-  pd_events_view_set_source (self->events_view, self->source);
-  pd_history_view_set_source (self->history_view, self->source);
+  g_clear_object (&self->source);
+  self->source = source;
+  self->failed = FALSE;
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
   pd_session_list_set_source (self->session_list, self->source);
   pd_window_update_content (self);
 }
@@ -1185,6 +1177,7 @@ pd_window_finalize (GObject *object)
   g_clear_pointer (&self->remote_url, g_free);
   g_clear_pointer (&self->remote_token, g_free);
   g_clear_pointer (&self->pending_select, g_free);
+  g_clear_pointer (&self->session_id, g_free);
   g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (pd_window_parent_class)->finalize (object);
@@ -1214,6 +1207,14 @@ pd_window_get_property (GObject    *object,
 
     case PROP_DEMO:
       g_value_set_object (value, self->demo);
+      break;
+
+    case PROP_SOURCE:
+      g_value_set_object (value, self->source);
+      break;
+
+    case PROP_SESSION_ID:
+      g_value_set_string (value, self->session_id);
       break;
 
     default:
@@ -1327,6 +1328,31 @@ pd_window_class_init (PdWindowClass *klass)
                           G_PARAM_CONSTRUCT_ONLY |
                           G_PARAM_STATIC_STRINGS));
 
+  /**
+   * PdWindow:source:
+   *
+   * What the window reads sessions from; every session view is bound to it.
+   */
+  properties[PROP_SOURCE] =
+    g_param_spec_object ("source", NULL, NULL,
+                         PD_TYPE_SOURCE,
+                         (G_PARAM_READABLE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+
+  /**
+   * PdWindow:session-id:
+   *
+   * The session shown, or %NULL; every session view is bound to it (the
+   * Now page to a session of our own, the checklist to an imported one).
+   */
+  properties[PROP_SESSION_ID] =
+    g_param_spec_string ("session-id", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READABLE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PD_TYPE_SESSION_LIST);
@@ -1385,10 +1411,58 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.send-message", NULL, send_message_action);
 }
 
+/* The Now page shows sessions of our own, the checklist imported ones. */
+static gboolean
+session_id_if_own (GBinding     *binding,
+                   const GValue *from,
+                   GValue       *to,
+                   gpointer      user_data)
+{
+  PdWindow *self = user_data;
+  gboolean imported = self->shown_item != NULL && pd_session_item_is_imported (self->shown_item);
+
+  g_value_set_string (to, imported ? NULL : g_value_get_string (from));
+  return TRUE;
+}
+
+static gboolean
+session_id_if_imported (GBinding     *binding,
+                        const GValue *from,
+                        GValue       *to,
+                        gpointer      user_data)
+{
+  PdWindow *self = user_data;
+  gboolean imported = self->shown_item != NULL && pd_session_item_is_imported (self->shown_item);
+
+  g_value_set_string (to, imported ? g_value_get_string (from) : NULL);
+  return TRUE;
+}
+
+static void
+pd_window_bind_views (PdWindow *self)
+{
+  GtkWidget *views[] = {
+    GTK_WIDGET (self->now_view), GTK_WIDGET (self->checklist_view), GTK_WIDGET (self->transcript_view),
+    GTK_WIDGET (self->events_view), GTK_WIDGET (self->history_view),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    g_object_bind_property (self, "source", views[i], "source", G_BINDING_SYNC_CREATE);
+
+  g_object_bind_property_full (self, "session-id", self->now_view, "session-id", G_BINDING_SYNC_CREATE,
+                               session_id_if_own, NULL, self, NULL);
+  g_object_bind_property_full (self, "session-id", self->checklist_view, "session-id", G_BINDING_SYNC_CREATE,
+                               session_id_if_imported, NULL, self, NULL);
+  g_object_bind_property (self, "session-id", self->transcript_view, "session-id", G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self, "session-id", self->events_view, "session-id", G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self, "session-id", self->history_view, "session-id", G_BINDING_SYNC_CREATE);
+}
+
 static void
 pd_window_init (PdWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  pd_window_bind_views (self);
 
   g_signal_connect_object (self->events_view, "notices-changed",
                            G_CALLBACK (on_notices_changed), self, G_CONNECT_SWAPPED);
