@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include "pd-database-watcher.h"
 #include "pd-import-index.h"
 #include "pd-import-watcher.h"
 #include "pd-local-source.h"
@@ -23,10 +24,9 @@ struct _PdLocalSource
   GMutex          mutex;
   PdSessionStore *store;          /* opened on first use, in a worker */
 
-  guint           watch_id;
-  gint64          data_version;   /* last seen PRAGMA data_version, -1 unknown */
-  gboolean        watch_busy;
-  GCancellable   *cancellable;    /* cancels the watcher's own requests */
+  /* Commits of other connections (a CLI run, the demo, a run of the
+   * window, serve): pushed by a file monitor, polled as a fallback. */
+  PdDatabaseWatcher *watcher;
 
   /* Following the imported transcripts as their agents append to them. */
   PdImportWatcher *transcripts;
@@ -49,7 +49,6 @@ typedef enum
   OP_USAGE,
   OP_UPDATE,
   OP_DELETE,
-  OP_DATA_VERSION,
   OP_CHECKLIST,
   OP_SAVE_CHECKLIST,
 } OpKind;
@@ -98,8 +97,7 @@ pd_local_source_dispose (GObject *object)
 {
   PdLocalSource *self = (PdLocalSource *) object;
 
-  g_clear_handle_id (&self->watch_id, g_source_remove);
-  g_cancellable_cancel (self->cancellable);
+  pd_local_source_watch (self, 0);
   pd_local_source_follow_transcripts (self, FALSE);
 
   G_OBJECT_CLASS (pd_local_source_parent_class)->dispose (object);
@@ -111,7 +109,6 @@ pd_local_source_finalize (GObject *object)
   PdLocalSource *self = (PdLocalSource *) object;
 
   g_clear_object (&self->store);
-  g_clear_object (&self->cancellable);
   g_free (self->path);
   g_free (self->title);
   g_mutex_clear (&self->mutex);
@@ -132,8 +129,6 @@ static void
 pd_local_source_init (PdLocalSource *self)
 {
   g_mutex_init (&self->mutex);
-  self->data_version = -1;
-  self->cancellable = g_cancellable_new ();
 }
 
 /**
@@ -203,23 +198,6 @@ set_source_error (GTask  *task,
   else
     g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, "%s", error->message);
   g_error_free (error);
-}
-
-static gint64
-read_data_version (PdSessionStore  *store,
-                   GError         **error)
-{
-  PdDb *db = pd_session_store_get_db (store);
-  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
-  PdDbStmt *stmt = pd_db_prepare (db, "PRAGMA data_version", error);
-  gint64 version = -1;
-
-  if (stmt == NULL)
-    return -1;
-  if (pd_db_step (db, stmt, error) == SQLITE_ROW)
-    version = sqlite3_column_int64 (stmt, 0);
-  pd_db_stmt_release (stmt);
-  return version;
 }
 
 static void
@@ -343,17 +321,6 @@ run_op (GTask        *task,
         set_source_error (task, error);
       else
         g_task_return_boolean (task, TRUE);
-      break;
-
-    case OP_DATA_VERSION:
-      {
-        gint64 version = read_data_version (store, &error);
-
-        if (version < 0)
-          set_source_error (task, error);
-        else
-          g_task_return_int (task, version);
-      }
       break;
 
     case OP_CHECKLIST:
@@ -665,46 +632,6 @@ source_iface_init (PdSourceInterface *iface)
   iface->save_checklist_finish = local_save_checklist_finish;
 }
 
-/* --- watching for other writers ---------------------------------------- */
-
-static void
-on_data_version (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-  gint64 version = g_task_propagate_int (G_TASK (result), &error);
-  PdLocalSource *self;
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-
-  self = PD_LOCAL_SOURCE (object);
-  self->watch_busy = FALSE;
-
-  if (error != NULL)
-    return;
-
-  /* data_version changes when another connection commits. */
-  if (self->data_version >= 0 && version != self->data_version)
-    pd_source_emit_changed (PD_SOURCE (self));
-  self->data_version = version;
-}
-
-static gboolean
-on_watch_tick (gpointer user_data)
-{
-  PdLocalSource *self = user_data;
-
-  if (!self->watch_busy)
-    {
-      self->watch_busy = TRUE;
-      start_op (self, op_new (OP_DATA_VERSION, NULL), on_watch_tick, self->cancellable, on_data_version, NULL);
-    }
-
-  return G_SOURCE_CONTINUE;
-}
-
 /* --- following imported transcripts ------------------------------------- */
 
 static void
@@ -819,9 +746,13 @@ pd_local_source_get_n_followed (PdLocalSource *self)
 
 /**
  * pd_local_source_watch:
- * @interval_ms: how often to look, 0 to stop
+ * @interval_ms: how often to look besides the pushes (the fallback poll);
+ *   0 stops watching
  *
- * Emits ::changed when another process commits to the database.
+ * Emits ::changed when another connection commits to the database — a
+ * CLI run, serve, the demo or a run of the window: a file monitor on the
+ * database and its WAL notices at once, and a read of its data version
+ * every @interval_ms backs it up.
  */
 void
 pd_local_source_watch (PdLocalSource *self,
@@ -829,7 +760,31 @@ pd_local_source_watch (PdLocalSource *self,
 {
   g_return_if_fail (PD_IS_LOCAL_SOURCE (self));
 
-  g_clear_handle_id (&self->watch_id, g_source_remove);
-  if (interval_ms > 0)
-    self->watch_id = g_timeout_add (interval_ms, on_watch_tick, self);
+  if (interval_ms == 0)
+    {
+      if (self->watcher != NULL)
+        g_signal_handlers_disconnect_by_data (self->watcher, self);
+      g_clear_object (&self->watcher);
+      return;
+    }
+
+  if (self->watcher == NULL)
+    {
+      self->watcher = pd_database_watcher_new (self->path);
+      g_signal_connect_swapped (self->watcher, "changed", G_CALLBACK (pd_source_emit_changed), self);
+    }
+  pd_database_watcher_set_poll_interval (self->watcher, interval_ms);
+}
+
+/**
+ * pd_local_source_get_watcher:
+ *
+ * Returns: (transfer none) (nullable): what notices other writers, while
+ *   watching
+ */
+PdDatabaseWatcher *
+pd_local_source_get_watcher (PdLocalSource *self)
+{
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), NULL);
+  return self->watcher;
 }

@@ -3,10 +3,12 @@
  * The database is opened lazily, in a worker thread, on the first request;
  * every request runs in a worker thread and returns on the caller's main
  * context.  With pd_local_source_watch() it notices commits of other
- * processes (a CLI run writing the same file) and emits ::changed.
+ * connections (a CLI run writing the same file, the demo, serve) as they
+ * happen, through a PdDatabaseWatcher, and emits ::changed.
  */
 #pragma once
 
+#include "pd-database-watcher.h"
 #include "pd-source.h"
 
 G_BEGIN_DECLS
@@ -20,6 +22,7 @@ PdLocalSource *pd_local_source_new      (const char    *path,
 const char    *pd_local_source_get_path (PdLocalSource *self);
 void           pd_local_source_watch    (PdLocalSource *self,
                                          guint          interval_ms);
+PdDatabaseWatcher *pd_local_source_get_watcher (PdLocalSource *self);
 void           pd_local_source_follow_transcripts (PdLocalSource *self,
                                                    gboolean       follow);
 guint          pd_local_source_get_n_followed     (PdLocalSource *self);

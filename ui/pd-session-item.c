@@ -23,6 +23,13 @@ struct _PdSessionItem
   char          *relative_time;
   char          *plan_label;
   char          *plan_tooltip;
+
+  /* The plan of the Now page while this session is shown there: the row
+   * draws that snapshot, so the two never disagree.  -1 when not shown. */
+  gint64         shown_version;
+  guint          shown_done;
+  guint          shown_total;
+  guint          shown_blocked;
 };
 
 G_DEFINE_FINAL_TYPE (PdSessionItem, pd_session_item, G_TYPE_OBJECT)
@@ -48,6 +55,17 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  LISTED_AHEAD,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static gboolean pd_session_item_apply (PdSessionItem       *self,
+                                       const PdSessionInfo *info,
+                                       GDateTime           *now);
 
 /**
  * pd_session_source_label:
@@ -301,11 +319,21 @@ pd_session_item_class_init (PdSessionItemClass *klass)
   properties[PROP_PLAN_TOOLTIP] = g_param_spec_string ("plan-tooltip", NULL, NULL, NULL, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * PdSessionItem::listed-ahead:
+   *
+   * A listing has a newer plan than the one shown on the Now page (which
+   * the row keeps drawing): the Now page should read it.
+   */
+  signals[LISTED_AHEAD] = g_signal_new ("listed-ahead", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
 pd_session_item_init (PdSessionItem *self)
 {
+  self->shown_version = -1;
 }
 
 /**
@@ -446,7 +474,10 @@ pd_session_item_update_time (PdSessionItem *self,
  * pd_session_item_update:
  * @info: a newer listing of the same session
  *
- * Takes @info and notifies the properties whose values changed.
+ * Takes @info and notifies the properties whose values changed.  While the
+ * session is shown on the Now page (pd_session_item_show_plan()) its plan
+ * summary stays the one shown there; a listing with a newer plan version
+ * emits ::listed-ahead instead, for the Now page to catch up.
  *
  * Returns: %TRUE when anything changed
  */
@@ -455,12 +486,86 @@ pd_session_item_update (PdSessionItem       *self,
                         const PdSessionInfo *info,
                         GDateTime           *now)
 {
-  g_autoptr(PdSessionInfo) old = NULL;
-  GObject *object = G_OBJECT (self);
+  g_autoptr(PdSessionInfo) effective = NULL;
+  gboolean ahead;
   gboolean changed;
 
   g_return_val_if_fail (PD_IS_SESSION_ITEM (self), FALSE);
   g_return_val_if_fail (info != NULL && g_strcmp0 (info->id, self->info->id) == 0, FALSE);
+
+  if (self->shown_version < 0)
+    return pd_session_item_apply (self, info, now);
+
+  ahead = info->plan_version > self->shown_version;
+  effective = pd_session_info_copy (info);
+  effective->plan_version = self->shown_version;
+  effective->plan_done = self->shown_done;
+  effective->plan_total = self->shown_total;
+  effective->plan_blocked = self->shown_blocked;
+  changed = pd_session_item_apply (self, effective, now);
+  if (ahead)
+    g_signal_emit (self, signals[LISTED_AHEAD], 0);
+  return changed;
+}
+
+/**
+ * pd_session_item_show_plan:
+ * @plan: (nullable): the plan the Now page shows for this session, or
+ *   %NULL when it no longer shows it
+ *
+ * Makes the row draw @plan's summary, the same snapshot as the Now page.
+ */
+void
+pd_session_item_show_plan (PdSessionItem     *self,
+                           const PdPlanState *plan)
+{
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GDateTime) now = NULL;
+  PdPlanCounts counts = { 0 };
+
+  g_return_if_fail (PD_IS_SESSION_ITEM (self));
+
+  if (plan == NULL)
+    {
+      self->shown_version = -1;
+      return;
+    }
+
+  pd_plan_state_count (plan, &counts);
+  self->shown_version = plan->version;
+  self->shown_done = counts.done;
+  self->shown_total = counts.steps;
+  self->shown_blocked = counts.blocked;
+
+  info = pd_session_info_copy (self->info);
+  info->plan_version = plan->version;
+  info->plan_done = counts.done;
+  info->plan_total = counts.steps;
+  info->plan_blocked = counts.blocked;
+  now = g_date_time_new_now_utc ();
+  pd_session_item_apply (self, info, now);
+}
+
+/**
+ * pd_session_item_get_plan_version:
+ *
+ * Returns: the version of the plan the row summarises, 0 for none
+ */
+gint64
+pd_session_item_get_plan_version (PdSessionItem *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_ITEM (self), 0);
+  return self->info->plan_version;
+}
+
+static gboolean
+pd_session_item_apply (PdSessionItem       *self,
+                       const PdSessionInfo *info,
+                       GDateTime           *now)
+{
+  g_autoptr(PdSessionInfo) old = NULL;
+  GObject *object = G_OBJECT (self);
+  gboolean changed;
 
   old = g_steal_pointer (&self->info);
   self->info = pd_session_info_copy (info);

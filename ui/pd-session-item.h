@@ -6,6 +6,7 @@
 
 #include <glib-object.h>
 
+#include "pd-plan.h"
 #include "pd-session-store.h"
 
 G_BEGIN_DECLS
@@ -29,6 +30,9 @@ gboolean             pd_session_item_get_running       (PdSessionItem       *sel
 gboolean             pd_session_item_update            (PdSessionItem       *self,
                                                         const PdSessionInfo *info,
                                                         GDateTime           *now);
+void                 pd_session_item_show_plan         (PdSessionItem       *self,
+                                                        const PdPlanState   *plan);
+gint64               pd_session_item_get_plan_version  (PdSessionItem       *self);
 void                 pd_session_item_update_time       (PdSessionItem       *self,
                                                         GDateTime           *now);
 char                *pd_format_relative_time           (gint64               unix_usec,

@@ -30,10 +30,10 @@
 #include "pd-session-list.h"
 #include "pd-window.h"
 
-/* How often to look for commits of other writers (a CLI run). */
-#define WATCH_INTERVAL_MS 2000
-/* While a run of this window or the demo writes: follow it closely. */
-#define WATCH_LIVE_MS 500
+/* Commits to a local database are pushed (a file monitor on the file and
+ * its WAL); the fallback poll of its data version follows the Refresh
+ * preferences: poll-running-ms while a run of this window or the demo
+ * writes, poll-idle-ms otherwise. */
 /* How often a remote source polls when the server has no event stream. */
 #define REMOTE_WATCH_MS 2000
 #define MAX_RECENT_SHOWN 6
@@ -62,6 +62,7 @@ struct _PdWindow
   char                *session_id;      /* of shown_item, bound to the views */
   gulong               running_handler;
   gulong               title_handler;
+  gulong               ahead_handler;
 
   /* Template widgets */
   AdwToastOverlay     *toast_overlay;
@@ -108,6 +109,13 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void pd_window_update_run_ui     (PdWindow *self);
+
+static guint
+pd_window_poll_ms (PdWindow *self,
+                   gboolean  running)
+{
+  return g_settings_get_uint (self->settings, running ? "poll-running-ms" : "poll-idle-ms");
+}
 static void pd_window_refresh_plan_mode (PdWindow *self);
 
 static const char *
@@ -263,6 +271,26 @@ on_notices_changed (PdWindow *self)
   pd_now_view_set_notices (self->now_view, (const char * const *) notices);
 }
 
+/* One snapshot: the selected row draws the plan the Now page shows.  When
+ * the list has read a newer one, the Now page reads it too (it will, on
+ * the same ::changed, unless it is hidden: then the row takes the list's
+ * until the Now page is shown again). */
+static void
+on_now_plan_shown (PdWindow *self)
+{
+  if (self->shown_item != NULL && !pd_session_item_is_imported (self->shown_item))
+    pd_session_item_show_plan (self->shown_item, pd_now_view_get_plan (self->now_view));
+}
+
+static void
+on_shown_item_ahead (PdWindow *self)
+{
+  if (pd_session_view_get_visible_now (PD_SESSION_VIEW (self->now_view)))
+    pd_now_view_refresh (self->now_view);
+  else
+    pd_session_item_show_plan (self->shown_item, NULL);
+}
+
 static void
 on_shown_item_title (PdWindow *self)
 {
@@ -281,6 +309,8 @@ pd_window_update_content (PdWindow *self)
         {
           g_clear_signal_handler (&self->running_handler, self->shown_item);
           g_clear_signal_handler (&self->title_handler, self->shown_item);
+          g_clear_signal_handler (&self->ahead_handler, self->shown_item);
+          pd_session_item_show_plan (self->shown_item, NULL);
         }
       g_set_object (&self->shown_item, item);
 
@@ -290,6 +320,8 @@ pd_window_update_content (PdWindow *self)
                                                             G_CALLBACK (on_shown_item_running), self);
           self->title_handler = g_signal_connect_swapped (item, "notify::title",
                                                           G_CALLBACK (on_shown_item_title), self);
+          self->ahead_handler = g_signal_connect_swapped (item, "listed-ahead",
+                                                          G_CALLBACK (on_shown_item_ahead), self);
           pd_now_view_set_running (self->now_view, pd_session_item_get_running (item));
           /* Another agent's session: its Now workspace is its checklist. */
           gtk_stack_set_visible_child_name (self->now_stack,
@@ -466,7 +498,7 @@ on_run_running (PdWindow *self)
 {
   gboolean running = pd_run_controller_get_running (self->runs);
 
-  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), running ? WATCH_LIVE_MS : WATCH_INTERVAL_MS);
+  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, running));
   pd_window_update_run_ui (self);
 }
 
@@ -635,7 +667,7 @@ on_demo_done (GObject      *object,
     pd_window_show_message (self, _("The demo run is complete"));
 
   if (self->source != NULL)
-    pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_INTERVAL_MS);
+    pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, FALSE));
   pd_session_list_refresh (self->session_list);
   pd_now_view_refresh (self->now_view);
 }
@@ -709,7 +741,7 @@ pd_window_open_source (PdWindow *self)
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
       pd_demo_run_async (self->demo, self->cancellable, on_demo_done, g_object_ref (self));
       pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, TRUE)));
-      pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_LIVE_MS);
+      pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, TRUE));
       return;
     }
 
@@ -729,7 +761,7 @@ pd_window_open_source (PdWindow *self)
     }
 
   pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, self->create_database)));
-  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), WATCH_INTERVAL_MS);
+  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, FALSE));
   pd_window_follow_transcripts (self);
 
   self->runs = pd_run_controller_new (PD_LOCAL_SOURCE (self->source), GTK_WINDOW (self));
@@ -1144,6 +1176,7 @@ pd_window_dispose (GObject *object)
     {
       g_clear_signal_handler (&self->running_handler, self->shown_item);
       g_clear_signal_handler (&self->title_handler, self->shown_item);
+      g_clear_signal_handler (&self->ahead_handler, self->shown_item);
     }
   g_clear_object (&self->shown_item);
 
@@ -1466,6 +1499,8 @@ pd_window_init (PdWindow *self)
 
   g_signal_connect_object (self->events_view, "notices-changed",
                            G_CALLBACK (on_notices_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->now_view, "plan-shown",
+                           G_CALLBACK (on_now_plan_shown), self, G_CONNECT_SWAPPED);
 
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();

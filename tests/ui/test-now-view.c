@@ -297,6 +297,68 @@ test_now_drops_stale_replies (Fixture       *f,
   g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 0);
 }
 
+/* --- regressions are explained ------------------------------------------- */
+
+static void
+test_now_explains_regressions (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(PdPlanState) v4 = pd_test_sample_plan (4);
+  g_autoptr(PdPlanState) v5 = pd_test_sample_plan (5);
+  g_autoptr(PdPlanState) v6 = pd_test_sample_plan (6);
+  g_autoptr(PdPlanState) v7 = pd_test_sample_plan (7);
+  PdPlanStep *first;
+  const char *notice;
+
+  pd_test_save_plan (f->store, f->id, v4, PD_SESSION_STATUS_RUNNING);
+  pd_now_view_set_session_id (f->view, f->id);
+  wait_for_reply (f);
+  g_assert_null (pd_now_view_get_regression (f->view));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Plan — v4 · 1/4 done · 1 blocked"));
+
+  /* A revision reopens the done step: the Now page says what and why. */
+  first = g_ptr_array_index (v5->steps, 0);
+  first->status = PD_PLAN_STEP_IN_PROGRESS;
+  ((PdPlanCheck *) g_ptr_array_index (first->checks, 0))->status = PD_PLAN_CHECK_PENDING;
+  g_clear_pointer (&v5->revision, pd_plan_revision_free);
+  v5->revision = pd_plan_revision_new ("The store must be read again: its schema changed <b>upstream</b>");
+  pd_test_save_plan (f->store, f->id, v5, PD_SESSION_STATUS_RUNNING);
+  pd_now_view_refresh (f->view);
+  wait_for_reply (f);
+
+  notice = pd_now_view_get_regression (f->view);
+  g_assert_nonnull (notice);
+  g_assert_nonnull (strstr (notice, "“Read the session store and its migrations” went back from done to in progress"));
+  g_assert_nonnull (strstr (notice, "1 passed check must be run again"));
+  g_assert_nonnull (strstr (notice, "The plan was revised: The store must be read again: its schema changed <b>upstream</b>"));
+  /* Shown as plain text on the page, with the header of the new version. */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
+  g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (f->view), notice)));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Plan — v5 · 0/4 done · 1 blocked"));
+
+  /* A version that goes forward keeps the explanation of the last step back. */
+  pd_test_save_plan (f->store, f->id, v6, PD_SESSION_STATUS_RUNNING);
+  pd_now_view_refresh (f->view);
+  wait_for_reply (f);
+  g_assert_cmpstr (pd_now_view_get_regression (f->view), ==, notice);
+
+  /* Evidence invalidated without a revision: the runtime's reason. */
+  g_clear_pointer (&v7->revision, pd_plan_revision_free);
+  v7->revision = pd_plan_revision_new ("Split the export step after the first test run failed");
+  ((PdPlanCheck *) g_ptr_array_index (((PdPlanStep *) g_ptr_array_index (v7->steps, 1))->checks, 0))->status =
+    PD_PLAN_CHECK_PENDING;
+  pd_test_save_plan (f->store, f->id, v7, PD_SESSION_STATUS_RUNNING);
+  pd_now_view_refresh (f->view);
+  wait_for_reply (f);
+  notice = pd_now_view_get_regression (f->view);
+  g_assert_nonnull (strstr (notice, "1 passed check must be run again"));
+  g_assert_nonnull (strstr (notice, "invalidates the evidence of earlier checks"));
+
+  /* Another session: nothing to explain there. */
+  pd_now_view_set_session_id (f->view, NULL);
+  g_assert_null (pd_now_view_get_regression (f->view));
+}
+
 /* --- plain text ------------------------------------------------------------ */
 
 static void
@@ -429,6 +491,7 @@ main (int   argc,
   ADD ("plain-text", test_now_plain_text);
   ADD ("empty-state", test_now_empty_state);
   ADD ("polling-cadence", test_now_polling_cadence);
+  ADD ("explains-regressions", test_now_explains_regressions);
 
   return g_test_run ();
 }

@@ -1,0 +1,442 @@
+/* test-live.c: every view true and live
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the window shows is what is stored, without a click: the demo's
+ * run, a run of a second process (plandeck-agent continue) on the same
+ * database, and a burst of 500 events.  The fallback polls are set to their
+ * longest (10 s running, 60 s idle), so what follows here is pushed.
+ */
+#define G_LOG_DOMAIN "test-live"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-events-view.h"
+#include "pd-history-view.h"
+#include "pd-now-view.h"
+#include "pd-session-list.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-transcript-view.h"
+
+#define WAIT_MS 20000
+
+static void
+set_longest_polls (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  pd_test_reset_settings ();
+  g_settings_set_uint (settings, "poll-running-ms", 10000);
+  g_settings_set_uint (settings, "poll-idle-ms", 60000);
+}
+
+static PdSessionList *
+session_list (PdWindow *window)
+{
+  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+}
+
+static PdNowView *
+now_view (PdWindow *window)
+{
+  return PD_NOW_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_NOW_VIEW));
+}
+
+static void
+show_page (PdWindow   *window,
+           const char *name)
+{
+  AdwViewStack *stack = ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+
+  adw_view_stack_set_visible_child_name (stack, name);
+}
+
+/* What the database holds for a session, read through a connection of
+ * the test's own. */
+typedef struct
+{
+  guint  messages;
+  guint  versions;
+  guint  events;
+  gint64 plan_version;
+} Stored;
+
+static Stored
+read_stored (const char *path,
+             const char *id)
+{
+  g_autoptr(PdSessionStore) store = pd_test_open_store (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, id, &error);
+  g_autoptr(GPtrArray) versions = pd_session_store_list_plan_versions (store, id, &error);
+  g_autoptr(GPtrArray) events = pd_session_store_list_events (store, id, NULL, 0, 1000, &error);
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, id, &error);
+  Stored stored;
+
+  g_assert_no_error (error);
+  stored.messages = json_array_get_length (messages);
+  stored.versions = versions->len;
+  stored.events = events->len;
+  stored.plan_version = info->plan_version;
+  return stored;
+}
+
+typedef struct
+{
+  GListModel *model;
+  guint       n;
+} CountWait;
+
+static gboolean
+has_n_items (gpointer data)
+{
+  CountWait *wait = data;
+
+  return g_list_model_get_n_items (wait->model) == wait->n;
+}
+
+static void
+wait_for_count (GListModel *model,
+                guint       n,
+                const char *what)
+{
+  CountWait wait = { model, n };
+  g_autofree char *message = g_strdup_printf ("%s: %u rows as stored (%u shown)", what, n,
+                                              g_list_model_get_n_items (model));
+
+  pd_test_wait_until (has_n_items, &wait, WAIT_MS, message);
+}
+
+/* Each page, once shown, lists what is stored: nothing waits for a click
+ * on the session or a refresh. */
+static void
+check_every_page (PdWindow   *window,
+                  const char *db_path,
+                  const char *id)
+{
+  Stored stored = read_stored (db_path, id);
+  PdSessionItem *item = pd_session_list_get_selected_item (session_list (window));
+  const PdPlanState *plan = pd_now_view_get_plan (now_view (window));
+
+  g_assert_cmpuint (stored.messages, >, 2);
+  g_assert_cmpuint (stored.versions, >, 1);
+
+  /* One snapshot: the sidebar row and the Now page agree on the version. */
+  g_assert_nonnull (plan);
+  g_assert_cmpint (plan->version, ==, stored.plan_version);
+  g_assert_cmpint (pd_session_item_get_plan_version (item), ==, plan->version);
+
+  show_page (window, "transcript");
+  wait_for_count (pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (pd_test_find_widget (GTK_WIDGET (window),
+                                                                                           PD_TYPE_TRANSCRIPT_VIEW))),
+                  stored.messages, "the Transcript");
+  show_page (window, "history");
+  wait_for_count (pd_history_view_get_model (PD_HISTORY_VIEW (pd_test_find_widget (GTK_WIDGET (window),
+                                                                                     PD_TYPE_HISTORY_VIEW))),
+                  stored.versions, "the History");
+  show_page (window, "events");
+  wait_for_count (pd_events_view_get_model (PD_EVENTS_VIEW (pd_test_find_widget (GTK_WIDGET (window),
+                                                                                   PD_TYPE_EVENTS_VIEW))),
+                  stored.events, "the Events");
+  show_page (window, "now");
+}
+
+/* --- the demo fills every view live --------------------------------------- */
+
+static gboolean
+demo_done (gpointer data)
+{
+  PdWindow *window = data;
+  const PdPlanState *plan = pd_now_view_get_plan (now_view (window));
+  PdPlanCounts counts;
+
+  if (plan == NULL)
+    return FALSE;
+  pd_plan_state_count (plan, &counts);
+  return counts.steps > 0 && counts.done == counts.steps && pd_session_list_get_selected_item (session_list (window)) != NULL;
+}
+
+static void
+check_demo (PdApplication *app,
+            PdWindow      *window,
+            gpointer       user_data)
+{
+  PdDemo *demo = pd_window_get_demo (window);
+  PdSessionItem *item;
+
+  pd_test_wait_until (demo_done, window, WAIT_MS, "the demo's plan to be all done");
+  item = pd_session_list_get_selected_item (session_list (window));
+  /* The run's last commits land after its plan is done: give them time to
+   * be pushed, then every page must show all of it. */
+  pd_test_flush (GTK_WIDGET (window));
+  check_every_page (window, pd_demo_get_database_path (demo), pd_session_item_get_id (item));
+}
+
+static void
+test_live_demo (void)
+{
+  const char *args[] = { "--demo", NULL };
+  gboolean saw_window = FALSE;
+
+  set_longest_polls ();
+  g_setenv ("PLANDECK_DEMO_SPEED", "0", TRUE);
+  g_assert_cmpint (pd_test_run_app (args, check_demo, NULL, &saw_window), ==, 0);
+  g_unsetenv ("PLANDECK_DEMO_SPEED");
+  g_assert_true (saw_window);
+}
+
+/* --- a second process commits ----------------------------------------------- */
+
+typedef struct
+{
+  char *dir;
+  char *db;
+  char *id;
+} Second;
+
+static const char first_turns[] =
+  "{\"label\": \"first\", \"turns\": ["
+  " {\"content\": \"Planning.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"create\", \"steps\": ["
+  "   {\"id\": \"look\", \"title\": \"Look at the project\"},"
+  "   {\"id\": \"write\", \"title\": \"Write NOTES.md\"},"
+  "   {\"id\": \"check\", \"title\": \"Check NOTES.md\"}]}}]},"
+  " {\"content\": \"Paused here.\"}]}";
+
+static const char second_turns[] =
+  "{\"label\": \"second\", \"turns\": ["
+  " {\"content\": \"Looking.\", \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}]},"
+  " {\"content\": \"Looked.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"update\", \"updates\": ["
+  "   {\"id\": \"look\", \"status\": \"done\"}, {\"id\": \"write\", \"status\": \"in_progress\"}]}}]},"
+  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"NOTES.md\", \"content\": \"notes\\n\"}}]},"
+  " {\"content\": \"Written.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"update\", \"updates\": ["
+  "   {\"id\": \"write\", \"status\": \"done\"}]}}]},"
+  " {\"content\": \"Done for now.\"}]}";
+
+static void
+run_agent (Second     *second,
+           const char *turns,
+           const char *const *command)
+{
+  g_autofree char *replay = g_build_filename (second->dir, "replay.json", NULL);
+  g_autofree char *project = g_build_filename (second->dir, "project", NULL);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) argv = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  int status = 0;
+
+  g_assert_true (g_file_set_contents (replay, turns, -1, NULL));
+  g_mkdir_with_parents (project, 0700);
+  g_strv_builder_add (builder, g_getenv ("PLANDECK_AGENT"));
+  g_strv_builder_addv (builder, (const char **) command);
+  g_strv_builder_add_many (builder, "--db", second->db, "--provider", "replay", "--replay", replay,
+                           "--approve", "auto", "-C", project, "-q", NULL);
+  argv = g_strv_builder_end (builder);
+
+  g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &out, NULL, &status, &error));
+  g_assert_no_error (error);
+}
+
+static gboolean
+session_selectable (gpointer data)
+{
+  PdWindow *window = ((gpointer *) data)[0];
+  const char *id = ((gpointer *) data)[1];
+
+  return pd_session_list_select (session_list (window), id);
+}
+
+static gboolean
+now_shows_version (gpointer data)
+{
+  PdWindow *window = ((gpointer *) data)[0];
+  gint64 version = GPOINTER_TO_SIZE (((gpointer *) data)[1]);
+  const PdPlanState *plan = pd_now_view_get_plan (now_view (window));
+
+  return plan != NULL && plan->version == version;
+}
+
+static void
+check_second_process (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  Second *second = user_data;
+  const char *cont[] = { "continue", second->id, "Go on", NULL };
+  gpointer data[2] = { window, second->id };
+  Stored before;
+  Stored after;
+
+  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  before = read_stored (second->db, second->id);
+  data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+
+  /* Another process continues the session; the window is not touched. */
+  run_agent (second, second_turns, cont);
+  after = read_stored (second->db, second->id);
+  g_assert_cmpint (after.plan_version, >, before.plan_version);
+  g_assert_cmpuint (after.messages, >, before.messages);
+
+  data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page to follow the other process");
+  pd_test_flush (GTK_WIDGET (window));
+  check_every_page (window, second->db, second->id);
+}
+
+static void
+test_live_second_process (void)
+{
+  Second second = { 0 };
+  const char *first[] = { "run", "Write notes about the project", NULL };
+  const char *args[] = { "--db", NULL, NULL };
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  gboolean saw_window = FALSE;
+  guint total = 0;
+
+  second.dir = pd_test_make_tmp_dir ();
+  second.db = g_build_filename (second.dir, "sessions.db", NULL);
+  run_agent (&second, first_turns, first);
+  store = pd_test_open_store (second.db);
+  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
+  g_assert_cmpuint (total, ==, 1);
+  second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
+  g_clear_object (&store);
+
+  set_longest_polls ();
+  args[1] = second.db;
+  g_assert_cmpint (pd_test_run_app (args, check_second_process, &second, &saw_window), ==, 0);
+  g_assert_true (saw_window);
+
+  g_free (second.id);
+  g_free (second.db);
+  g_free (second.dir);
+}
+
+/* --- the Events view tails a burst of 500 ------------------------------------ */
+
+static gboolean
+at_bottom (GtkAdjustment *adjustment)
+{
+  return gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
+         gtk_adjustment_get_upper (adjustment) - 2;
+}
+
+static gboolean
+settled_at_bottom (gpointer data)
+{
+  GtkAdjustment *adjustment = data;
+
+  return gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) && at_bottom (adjustment);
+}
+
+static void
+burst (PdTestDb   *db,
+       const char *id,
+       guint       n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *data = g_strdup_printf ("{\"steps\":4,\"done\":%u,\"blocked\":0,\"version\":%u}", i % 5, i + 1);
+
+      pd_test_db_add_event (db, id, PD_EVENT_PLAN_UPDATED, NULL, 0, data);
+    }
+}
+
+static guint
+n_stored_events (PdTestDb   *db,
+                 const char *id)
+{
+  g_autoptr(GPtrArray) events = pd_session_store_list_events (db->store, id, NULL, 0, 1000, NULL);
+
+  return events->len;
+}
+
+static void
+test_live_events_burst (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "A busy run");
+  GtkWidget *view = pd_events_view_new ();
+  GtkScrolledWindow *scroller;
+  GtkAdjustment *adjustment;
+  GtkWidget *jump;
+  GListModel *model;
+  GtkWindow *window;
+
+  set_longest_polls ();
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{}");
+  window = pd_test_present (view, 900, 500);
+  pd_local_source_watch (db->source, 60000);
+  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
+  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait_for_count (model, 1, "the first event");
+  scroller = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW),
+                                                          GTK_TYPE_SCROLLED_WINDOW));
+  adjustment = gtk_scrolled_window_get_vadjustment (scroller);
+
+  /* 500 events from another connection, as fast as it commits them: every
+   * one is listed, and the list follows the newest. */
+  burst (db, id, 500);
+  wait_for_count (model, n_stored_events (db, id), "after a burst of 500");
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 501);
+  g_assert_cmpint (pd_events_view_get_last_seq (PD_EVENTS_VIEW (view)), >, 0);
+  pd_test_wait_until (settled_at_bottom, adjustment, WAIT_MS, "the list to show the newest event");
+  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+
+  /* Scrolled up, it stays where the person is, and offers to jump. */
+  gtk_adjustment_set_value (adjustment, 0);
+  pd_test_flush (view);
+  g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  jump = NULL;
+  {
+    GPtrArray *buttons = g_ptr_array_new ();
+
+    pd_test_collect (view, GTK_TYPE_BUTTON, buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Jump to the newest event") == 0)
+        jump = g_ptr_array_index (buttons, i);
+    g_ptr_array_unref (buttons);
+  }
+  g_assert_nonnull (jump);
+  g_assert_true (gtk_widget_get_mapped (jump));
+
+  burst (db, id, 30);
+  wait_for_count (model, n_stored_events (db, id), "after 30 more");
+  pd_test_flush (view);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+
+  /* The jump button: the newest again, and following. */
+  g_signal_emit_by_name (jump, "clicked");
+  pd_test_wait_until (settled_at_bottom, adjustment, WAIT_MS, "the jump to the newest event");
+  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  pd_test_flush (view);
+  g_assert_false (gtk_widget_get_visible (jump));
+  pd_test_screenshot (GTK_WIDGET (window), "events-burst");
+
+  pd_local_source_watch (db->source, 0);
+  pd_test_destroy_window (window, view);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_views_init (&argc, &argv);
+
+  g_test_add_func ("/pd/ui/live/demo-fills-every-view", test_live_demo);
+  g_test_add_func ("/pd/ui/live/second-process", test_live_second_process);
+  g_test_add_func ("/pd/ui/live/events-burst-500", test_live_events_burst);
+
+  return g_test_run ();
+}
