@@ -321,6 +321,76 @@ test_follow_transcripts (Fixture       *f,
   g_rmdir (projects);
 }
 
+/* --- commits are pushed, not polled ---------------------------------------- */
+
+static void
+on_watcher_changed (PdDatabaseWatcher *watcher,
+                    guint             *count)
+{
+  (*count)++;
+}
+
+static void
+spin_until (gboolean (*done) (gpointer),
+            gpointer  data,
+            guint     ms)
+{
+  gint64 deadline = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
+
+  while (!done (data) && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+static gboolean
+has_read (gpointer data)
+{
+  return pd_database_watcher_get_n_reads (data) > 0;
+}
+
+static gboolean
+counted (gpointer data)
+{
+  return *(guint *) data > 0;
+}
+
+static void
+test_watch_pushed (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdDatabaseWatcher) watcher = pd_database_watcher_new (f->path);
+  guint changed = 0;
+  guint64 reads;
+
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_watcher_changed), &changed);
+  /* No fallback poll at all: only the file monitor can tell. */
+  g_assert_cmpuint (pd_database_watcher_get_poll_interval (watcher), ==, 0);
+  g_assert_true (pd_database_watcher_get_pushed (watcher));
+  spin_until (has_read, watcher, 10000);
+  g_assert_cmpuint (pd_database_watcher_get_n_reads (watcher), ==, 1);
+
+  /* Idle: nothing is read while nothing is written. */
+  reads = pd_database_watcher_get_n_reads (watcher);
+  spin_until (counted, &changed, 300);
+  g_assert_cmpuint (changed, ==, 0);
+  g_assert_cmpuint (pd_database_watcher_get_n_reads (watcher), ==, reads);
+
+  /* Another connection commits: pushed. */
+  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"One\"]}");
+  spin_until (counted, &changed, 10000);
+  g_assert_cmpuint (changed, ==, 1);
+  g_assert_cmpuint (pd_database_watcher_get_n_reads (watcher), >, reads);
+
+  /* A read that finds nothing committed (a checkpoint writes the file) is
+   * no change. */
+  changed = 0;
+  pd_database_watcher_check (watcher);
+  spin_until (counted, &changed, 300);
+  g_assert_cmpuint (changed, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -332,6 +402,7 @@ main (int   argc,
   g_test_add_func ("/pd/source/local/missing-file", test_missing_file_unavailable);
   g_test_add ("/pd/source/local/follow-transcripts", Fixture, NULL, fixture_set_up, test_follow_transcripts, fixture_tear_down);
   g_test_add ("/pd/source/local/update-and-watch", Fixture, NULL, fixture_set_up, test_update_and_watch, fixture_tear_down);
+  g_test_add ("/pd/source/local/watch-pushed", Fixture, NULL, fixture_set_up, test_watch_pushed, fixture_tear_down);
 
   return g_test_run ();
 }
