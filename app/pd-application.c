@@ -163,6 +163,10 @@ pd_application_open_source (PdApplication *self,
   if (window == NULL)
     window = pd_window_new (GTK_APPLICATION (self), database_path,
                             with_token != NULL ? with_token : remote_url, create_database);
+  else if (remote_url != NULL && token != NULL)
+    /* The address is open already: a token given now (a restarted server
+     * prints a new one) goes to that window, which reads everything again. */
+    pd_window_set_remote_token (window, token);
 
   if (remote_url != NULL)
     remember_source (remote_url, token, TRUE);

@@ -380,9 +380,24 @@ test_errors (Fixture       *f,
   g_assert_null (pd_remote_source_new ("ftp://example.org", "t", &error));
   g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
   g_clear_error (&error);
-  g_assert_null (pd_remote_source_new ("http://127.0.0.1:1/", NULL, &error));
-  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED);
-  g_clear_error (&error);
+  /* No token: the source is made all the same, and a refused connection
+   * says so (whether the server is there is what a person needs first). */
+  {
+    g_autoptr(PdRemoteSource) tokenless = pd_remote_source_new ("http://127.0.0.1:1/", NULL, &error);
+    g_autoptr(GAsyncResult) r0 = NULL;
+    g_autoptr(JsonObject) none = NULL;
+
+    g_assert_no_error (error);
+    g_assert_null (pd_remote_source_get_token (tokenless));
+    g_assert_cmpint (pd_remote_source_get_state (tokenless), ==, PD_REMOTE_CONNECTING);
+    pd_source_get_usage_async (PD_SOURCE (tokenless), NULL, store_result, &r0);
+    none = pd_source_get_usage_finish (PD_SOURCE (tokenless), wait_result (&r0), &error);
+    g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+    g_assert_nonnull (strstr (error->message, "refused"));
+    g_clear_error (&error);
+    g_assert_cmpint (pd_remote_source_get_state (tokenless), ==, PD_REMOTE_OFFLINE);
+    g_assert_nonnull (strstr (pd_remote_source_get_state_message (tokenless), "refused"));
+  }
 
   /* A port nobody listens on (bound, never listening). */
   g_assert_true (g_socket_bind (socket, any, FALSE, &error));

@@ -35,7 +35,7 @@
  * preferences: poll-running-ms while a run of this window or the demo
  * writes, poll-idle-ms otherwise. */
 /* How often a remote source polls when the server has no event stream. */
-#define REMOTE_WATCH_MS 2000
+#define REMOTE_WATCH_MS PD_REMOTE_SOURCE_WATCH_MS
 #define MAX_RECENT_SHOWN 6
 
 struct _PdWindow
@@ -85,6 +85,13 @@ struct _PdWindow
   GtkButton           *error_button;
   GtkToggleButton     *plan_mode_button;
   GtkRevealer         *demo_banner;
+  GtkRevealer         *connection_banner;
+  GtkImage            *connection_icon;
+  GtkLabel            *connection_label;
+  GtkButton           *connection_retry;
+  GtkBox              *token_box;
+  GtkPasswordEntry    *token_entry;
+  GtkButton           *error_retry;
   GtkRevealer         *run_bar;
   GtkLabel            *run_activity_label;
   GtkLabel            *run_text_label;
@@ -109,6 +116,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void pd_window_update_run_ui     (PdWindow *self);
+static void pd_window_open_source       (PdWindow *self);
 
 static guint
 pd_window_poll_ms (PdWindow *self,
@@ -367,6 +375,10 @@ on_selected_item_changed (PdWindow *self)
 static void
 on_list_loaded (PdWindow *self)
 {
+  /* Read after all (a server back, a retry that worked): no error page. */
+  if (self->source != NULL && pd_session_list_get_loaded (self->session_list))
+    self->failed = FALSE;
+
   /* Runs go into the local database, so they are offered once it reads. */
   if (self->runs != NULL)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", TRUE);
@@ -703,6 +715,45 @@ pd_window_follow_transcripts (PdWindow *self)
                                       g_settings_get_boolean (self->settings, "read-agent-plans"));
 }
 
+/* The banner over the content says whether a remote endpoint answers:
+ * offline (reconnecting by itself, or now with Retry), or refusing the
+ * token (a new one can be entered in place). */
+static void
+pd_window_update_connection (PdWindow *self)
+{
+  PdRemoteSource *remote = self->source != NULL && PD_IS_REMOTE_SOURCE (self->source)
+                           ? PD_REMOTE_SOURCE (self->source) : NULL;
+  PdRemoteState state = remote != NULL ? pd_remote_source_get_state (remote) : PD_REMOTE_ONLINE;
+  const char *reason = remote != NULL ? pd_remote_source_get_state_message (remote) : NULL;
+  g_autofree char *text = NULL;
+
+  switch (state)
+    {
+    case PD_REMOTE_OFFLINE:
+      /* Translators: %s says why, e.g. "Could not reach http://…: the connection was refused" */
+      text = g_strdup_printf (_("Offline, reconnecting. %s"), reason ? reason : "");
+      gtk_image_set_from_icon_name (self->connection_icon, "network-offline-symbolic");
+      gtk_widget_remove_css_class (GTK_WIDGET (self->connection_banner), "denied");
+      break;
+    case PD_REMOTE_DENIED:
+      /* Translators: %s says why, e.g. "http://… refused the token (HTTP 403)" */
+      text = g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
+      gtk_image_set_from_icon_name (self->connection_icon, "dialog-password-symbolic");
+      gtk_widget_add_css_class (GTK_WIDGET (self->connection_banner), "denied");
+      break;
+    case PD_REMOTE_CONNECTING:
+    case PD_REMOTE_ONLINE:
+    default:
+      break;
+    }
+
+  if (text != NULL)
+    gtk_label_set_text (self->connection_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);
+  gtk_widget_set_visible (GTK_WIDGET (self->token_box), state == PD_REMOTE_DENIED);
+  gtk_revealer_set_reveal_child (self->connection_banner, state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED);
+}
+
 static void
 pd_window_open_remote (PdWindow *self)
 {
@@ -715,14 +766,47 @@ pd_window_open_remote (PdWindow *self)
 
   if (remote == NULL)
     {
-      pd_window_show_error (self, g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED)
-                                  ? _("The Endpoint Needs a Token") : _("Cannot Reach the Endpoint"),
-                            error->message);
+      pd_window_show_error (self, _("Cannot Reach the Endpoint"), error->message);
       return;
     }
 
+  g_signal_connect_object (remote, "notify::state", G_CALLBACK (pd_window_update_connection),
+                           self, G_CONNECT_SWAPPED);
   pd_remote_source_watch (remote, REMOTE_WATCH_MS);
   pd_window_set_source (self, PD_SOURCE (remote));
+}
+
+/**
+ * pd_window_set_remote_token:
+ * @token: (nullable): the instance token of the endpoint the window shows
+ *
+ * Uses @token for the window's endpoint from now on (a restarted server
+ * prints a new one) and reads everything again.
+ */
+void
+pd_window_set_remote_token (PdWindow   *self,
+                            const char *token)
+{
+  g_return_if_fail (PD_IS_WINDOW (self));
+
+  if (self->remote_url == NULL)
+    return;
+  if (g_strcmp0 (self->remote_token, token) == 0 && self->source != NULL && PD_IS_REMOTE_SOURCE (self->source) &&
+      pd_remote_source_get_state (PD_REMOTE_SOURCE (self->source)) == PD_REMOTE_ONLINE)
+    return;
+
+  g_free (self->remote_token);
+  self->remote_token = g_strdup (token);
+  if (self->source != NULL && PD_IS_REMOTE_SOURCE (self->source))
+    {
+      pd_remote_source_set_token (PD_REMOTE_SOURCE (self->source), token);
+      pd_session_list_refresh (self->session_list);
+    }
+  else
+    {
+      self->failed = FALSE;
+      pd_window_open_remote (self);
+    }
 }
 
 static void
@@ -1127,6 +1211,49 @@ send_message_action (GtkWidget  *widget,
   gtk_editable_set_text (GTK_EDITABLE (self->message_entry), "");
 }
 
+static void
+on_token_activate (PdWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.use-token", NULL);
+}
+
+/* The token entered in the banner, for a server that refused the old one. */
+static void
+use_token_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  g_autofree char *token = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->token_entry))));
+
+  if (token[0] == '\0')
+    return;
+  gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
+  pd_window_set_remote_token (self, token);
+}
+
+/* Retry on an error page or the offline banner: open or ask again now. */
+static void
+retry_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  if (self->source == NULL)
+    {
+      self->failed = FALSE;
+      pd_window_open_source (self);
+      return;
+    }
+
+  if (PD_IS_REMOTE_SOURCE (self->source))
+    pd_remote_source_reconnect (PD_REMOTE_SOURCE (self->source));
+  else
+    pd_source_emit_changed (self->source);
+  pd_session_list_refresh (self->session_list);
+}
+
 /* The primary menu's recent sources, from GSettings, newest first. */
 static void
 pd_window_update_recent (PdWindow *self)
@@ -1417,6 +1544,13 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, error_button);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, plan_mode_button);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, demo_banner);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_banner);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_icon);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_label);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_retry);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, token_box);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, token_entry);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, error_retry);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, run_bar);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, run_activity_label);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, run_text_label);
@@ -1429,6 +1563,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_list_loaded);
   gtk_widget_class_bind_template_callback (widget_class, on_session_activated);
   gtk_widget_class_bind_template_callback (widget_class, on_load_failed);
+  gtk_widget_class_bind_template_callback (widget_class, on_token_activate);
 
   gtk_widget_class_install_action (widget_class, "win.show-sessions", NULL, show_sessions_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
@@ -1442,6 +1577,8 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.stop-run", NULL, stop_run_action);
   gtk_widget_class_install_action (widget_class, "win.send-message", NULL, send_message_action);
+  gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
+  gtk_widget_class_install_action (widget_class, "win.use-token", NULL, use_token_action);
 }
 
 /* The Now page shows sessions of our own, the checklist imported ones. */

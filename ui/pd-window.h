@@ -32,4 +32,7 @@ const char *pd_window_get_remote_url    (PdWindow       *self);
 void        pd_window_show_message      (PdWindow       *self,
                                          const char     *message);
 
+void             pd_window_set_remote_token   (PdWindow       *self,
+                                               const char     *token);
+
 G_END_DECLS

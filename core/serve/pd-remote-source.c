@@ -15,6 +15,9 @@
 #include "pd-remote-source.h"
 
 #define BACKOFF_MAX_SECONDS 60
+/* Reconnecting after the server went away: 0.5 s, 1 s, 2 s … at most 30 s. */
+#define RECONNECT_FIRST_MS  500
+#define RECONNECT_MAX_MS    30000
 
 struct _PdRemoteSource
 {
@@ -33,8 +36,13 @@ struct _PdRemoteSource
   GCancellable *watch_cancellable;
   guint         watch_source;
   gboolean      streaming;
+  gboolean      stream_spoke;    /* the open stream delivered a line */
   char         *last_event_key;
   GDataInputStream *stream;
+
+  PdRemoteState state;
+  char         *state_message;   /* why it is offline or denied */
+  guint         reconnect_ms;    /* the next wait before reconnecting */
 };
 
 enum {
@@ -43,6 +51,23 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+enum {
+  PROP_0,
+  PROP_STATE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_ENUM_TYPE (PdRemoteState, pd_remote_state,
+                    G_DEFINE_ENUM_VALUE (PD_REMOTE_CONNECTING, "connecting"),
+                    G_DEFINE_ENUM_VALUE (PD_REMOTE_ONLINE, "online"),
+                    G_DEFINE_ENUM_VALUE (PD_REMOTE_OFFLINE, "offline"),
+                    G_DEFINE_ENUM_VALUE (PD_REMOTE_DENIED, "denied"))
+
+static void pd_remote_source_note_failure (PdRemoteSource *self,
+                                           const GError   *error);
 
 static void source_iface_init (PdSourceInterface *iface);
 
@@ -415,12 +440,22 @@ on_sent (GObject      *object,
 
   if (bytes == NULL)
     {
+      g_autoptr(GError) unavailable = NULL;
+
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_task_return_error (task, g_steal_pointer (&error));
-      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s did not answer in time"), self->base);
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+        unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s did not answer in time"), self->base);
+      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+        unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                                   _("Could not reach %s: the connection was refused (is the server running?)"), self->base);
       else
-        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("Could not reach %s: %s"), self->base, error->message);
+        unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("Could not reach %s: %s"), self->base, error->message);
+      pd_remote_source_note_failure (self, unavailable);
+      g_task_return_error (task, g_steal_pointer (&unavailable));
       return;
     }
 
@@ -464,6 +499,13 @@ on_sent (GObject      *object,
 
   if (!SOUP_STATUS_IS_SUCCESSFUL (status))
     {
+      if (status == 401 || status == 403)
+        {
+          g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                                                  _("%s refused the token (HTTP %u)"), self->base, status);
+
+          pd_remote_source_note_failure (self, denied);
+        }
       return_http_error (task, status, root,
                          soup_message_headers_get_one (soup_message_get_response_headers (msg), "Retry-After"));
       return;
@@ -552,7 +594,8 @@ send_call (GTask *task)
       g_object_unref (task);
       return;
     }
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
+  if (self->token != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
   soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json");
   if (session_token != NULL)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Session-Token", session_token);
@@ -876,6 +919,58 @@ event_changes_sessions (const char *type)
 }
 
 static void
+pd_remote_source_set_state (PdRemoteSource *self,
+                            PdRemoteState   state,
+                            const char     *message)
+{
+  PdRemoteState old = self->state;
+
+  if (g_strcmp0 (self->state_message, message) != 0)
+    {
+      g_free (self->state_message);
+      self->state_message = g_strdup (message);
+    }
+  if (old == state)
+    return;
+
+  self->state = state;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+
+  /* Back after being away: what is shown may be old, read it all again. */
+  if (state == PD_REMOTE_ONLINE && (old == PD_REMOTE_OFFLINE || old == PD_REMOTE_DENIED))
+    pd_source_emit_changed (PD_SOURCE (self));
+}
+
+/* Drops the stream and tries again after the back-off, which grows. */
+static void
+watch_reconnect_later (PdRemoteSource *self)
+{
+  guint delay = self->reconnect_ms;
+
+  g_clear_object (&self->stream);
+  self->streaming = FALSE;
+  self->reconnect_ms = self->reconnect_ms == 0 ? RECONNECT_FIRST_MS : MIN (self->reconnect_ms * 2, RECONNECT_MAX_MS);
+  watch_schedule (self, delay);
+}
+
+/* A request failed for a reason that concerns the whole endpoint. */
+static void
+pd_remote_source_note_failure (PdRemoteSource *self,
+                               const GError   *error)
+{
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
+    {
+      /* A new token is needed: trying again with this one cannot help. */
+      pd_remote_source_set_state (self, PD_REMOTE_DENIED, error->message);
+      return;
+    }
+
+  if (self->state == PD_REMOTE_DENIED)
+    return;
+  pd_remote_source_set_state (self, PD_REMOTE_OFFLINE, error->message);
+}
+
+static void
 on_stream_line (GObject      *object,
                 GAsyncResult *result,
                 gpointer      user_data)
@@ -885,7 +980,7 @@ on_stream_line (GObject      *object,
   gsize len;
   g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, &len, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (gpointer) object != (gpointer) self->stream)
     {
       g_object_unref (self);
       return;
@@ -893,14 +988,18 @@ on_stream_line (GObject      *object,
 
   if (line == NULL)
     {
-      /* The stream ended or broke: poll, and try the stream again later. */
-      g_clear_object (&self->stream);
-      self->streaming = FALSE;
-      watch_schedule (self, self->watch_interval);
+      /* The stream ended or broke: the server went away, or restarted.
+       * Ask at once whether it is there (the first wait is none after a
+       * stream that worked), then wait longer and longer. */
+      if (self->stream_spoke)
+        self->reconnect_ms = 0;
+      self->stream_spoke = FALSE;
+      watch_reconnect_later (self);
       g_object_unref (self);
       return;
     }
 
+  self->stream_spoke = TRUE;
   if (g_str_has_prefix (line, "data: "))
     {
       g_autoptr(PdEvent) event = pd_event_new_from_json (line + strlen ("data: "), NULL);
@@ -925,13 +1024,33 @@ on_stream_open (GObject      *object,
   g_autoptr(GError) error = NULL;
   SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
   g_autoptr(GInputStream) stream = soup_session_send_finish (SOUP_SESSION (object), result, &error);
+  guint status = msg != NULL ? soup_message_get_status (msg) : 0;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_object_unref (self);
       return;
     }
-  if (stream == NULL || soup_message_get_status (msg) != 200)
+  if (status == 401 || status == 403)
+    {
+      g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                                              _("%s refused the token (HTTP %u)"), self->base, status);
+
+      pd_remote_source_note_failure (self, denied);
+      g_object_unref (self);
+      return;
+    }
+  if (stream == NULL)
+    {
+      g_autoptr(GError) unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                                                   _("Could not reach %s: %s"), self->base, error->message);
+
+      pd_remote_source_note_failure (self, unavailable);
+      watch_reconnect_later (self);
+      g_object_unref (self);
+      return;
+    }
+  if (status != 200)
     {
       /* No stream here (odek): poll. */
       self->streaming = FALSE;
@@ -941,6 +1060,8 @@ on_stream_open (GObject      *object,
     }
 
   self->streaming = TRUE;
+  self->stream_spoke = FALSE;
+  pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
   g_clear_object (&self->stream);
   self->stream = g_data_input_stream_new (stream);
   g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
@@ -957,6 +1078,21 @@ on_poll_events (GObject      *object,
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
+
+  if (error != NULL && (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE) ||
+                        g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED)))
+    {
+      /* The failure was noted when it came; reconnect through health. */
+      if (self->state != PD_REMOTE_DENIED)
+        watch_reconnect_later (self);
+      return;
+    }
+
+  if (events != NULL)
+    {
+      pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
+      self->reconnect_ms = 0;
+    }
 
   if (events != NULL && events->len > 0)
     {
@@ -996,6 +1132,14 @@ on_health (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
+    return;   /* noted; waits for a new token */
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
+    {
+      watch_reconnect_later (self);
+      return;
+    }
+
   if (health != NULL && pd_json_get_boolean (health, "events_stream", FALSE))
     {
       g_autofree char *url = g_strconcat (self->base, "/api/events/stream", NULL);
@@ -1003,13 +1147,18 @@ on_health (GObject      *object,
 
       if (pd_json_get_boolean (health, "plan_detail", FALSE))
         self->has_detail = 1;
-      soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
+      if (self->token != NULL)
+        soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
       soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");
       soup_session_send_async (self->session, msg, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_open,
                                g_object_ref (self));
       return;
     }
 
+  /* A server without a stream (odek), or a health answer of another shape:
+   * it is there, so poll its events. */
+  if (health != NULL)
+    pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
   watch_poll (self);
 }
 
@@ -1020,7 +1169,7 @@ on_watch_tick (gpointer user_data)
   Call *call;
 
   self->watch_source = 0;
-  /* Health first: it says whether the server streams events. */
+  /* Health first: it says whether the server is there and streams events. */
   call = call_new (OP_USAGE, "GET", NULL, "/api/health");
   start_call (self, call, on_watch_tick, self->watch_cancellable, on_health, NULL);
   return G_SOURCE_REMOVE;
@@ -1037,6 +1186,7 @@ watch_schedule (PdRemoteSource *self,
     return;
   source = g_timeout_source_new (delay_ms);
   g_source_set_priority (source, G_PRIORITY_LOW);
+  g_source_set_name (source, "[pd] remote watch");
   g_source_set_callback (source, on_watch_tick, self, NULL);
   self->watch_source = g_source_attach (source, self->context);
   g_source_unref (source);
@@ -1068,6 +1218,7 @@ pd_remote_source_watch (PdRemoteSource *self,
   g_clear_object (&self->watch_cancellable);
   g_clear_object (&self->stream);
   self->streaming = FALSE;
+  self->reconnect_ms = 0;
 
   self->watch_interval = interval_ms;
   if (interval_ms > 0)
@@ -1082,6 +1233,83 @@ pd_remote_source_is_streaming (PdRemoteSource *self)
 {
   g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), FALSE);
   return self->streaming;
+}
+
+/**
+ * pd_remote_source_get_state:
+ *
+ * Returns: whether the endpoint answers: %PD_REMOTE_CONNECTING until the
+ *   first answer, %PD_REMOTE_OFFLINE while it cannot be reached (the
+ *   watcher reconnects with a growing back-off), %PD_REMOTE_DENIED when it
+ *   refused the token (a new one is needed)
+ */
+PdRemoteState
+pd_remote_source_get_state (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), PD_REMOTE_CONNECTING);
+  return self->state;
+}
+
+/**
+ * pd_remote_source_get_state_message:
+ *
+ * Returns: (nullable): why the endpoint is offline or refused access
+ */
+const char *
+pd_remote_source_get_state_message (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), NULL);
+  return self->state == PD_REMOTE_ONLINE ? NULL : self->state_message;
+}
+
+/**
+ * pd_remote_source_reconnect:
+ *
+ * Tries the endpoint again now (a person pressed Retry), and with the
+ * shortest wait after that.
+ */
+void
+pd_remote_source_reconnect (PdRemoteSource *self)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  pd_remote_source_watch (self, self->watch_interval ? self->watch_interval : PD_REMOTE_SOURCE_WATCH_MS);
+  pd_source_emit_changed (PD_SOURCE (self));
+}
+
+/**
+ * pd_remote_source_get_token:
+ *
+ * Returns: (nullable): the instance token sent with each request
+ */
+const char *
+pd_remote_source_get_token (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), NULL);
+  return self->token;
+}
+
+/**
+ * pd_remote_source_set_token:
+ * @token: (nullable): the instance token the server prints (a restarted
+ *   server has a new one)
+ *
+ * Uses @token from now on, forgets the session tokens of the old one and
+ * reconnects; everything shown is read again.
+ */
+void
+pd_remote_source_set_token (PdRemoteSource *self,
+                            const char     *token)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  g_free (self->token);
+  self->token = token != NULL && *token != '\0' ? g_strdup (token) : NULL;
+  g_hash_table_remove_all (self->session_tokens);
+  self->backoff_until = 0;
+  self->backoff_seconds = 0;
+  pd_remote_source_set_state (self, PD_REMOTE_CONNECTING, NULL);
+  pd_remote_source_reconnect (self);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1109,8 +1337,27 @@ pd_remote_source_finalize (GObject *object)
   g_free (self->base);
   g_free (self->token);
   g_free (self->last_event_key);
+  g_free (self->state_message);
 
   G_OBJECT_CLASS (pd_remote_source_parent_class)->finalize (object);
+}
+
+static void
+pd_remote_source_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_STATE:
+      g_value_set_enum (value, self->state);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -1120,6 +1367,20 @@ pd_remote_source_class_init (PdRemoteSourceClass *klass)
 
   object_class->dispose = pd_remote_source_dispose;
   object_class->finalize = pd_remote_source_finalize;
+  object_class->get_property = pd_remote_source_get_property;
+
+  /**
+   * PdRemoteSource:state:
+   *
+   * Whether the endpoint answers (#PdRemoteState).
+   */
+  properties[PROP_STATE] =
+    g_param_spec_enum ("state", NULL, NULL,
+                       PD_TYPE_REMOTE_STATE, PD_REMOTE_CONNECTING,
+                       (G_PARAM_READABLE |
+                        G_PARAM_EXPLICIT_NOTIFY |
+                        G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * PdRemoteSource::event:
@@ -1169,19 +1430,15 @@ pd_remote_source_new (const char  *url,
       if (params != NULL)
         from_query = g_strdup (g_hash_table_lookup (params, "token"));
     }
+  /* Without a token the endpoint is still asked: whether it is there at
+   * all is what a person needs to know first; it then refuses access. */
   if (token == NULL)
     token = from_query;
-  if (token == NULL || *token == '\0')
-    {
-      g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                   _("No token for %s: use the whole URL the server printed, token included"), url);
-      return NULL;
-    }
 
   self = g_object_new (PD_TYPE_REMOTE_SOURCE, NULL);
   self->base = g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
                            g_uri_get_port (uri), "", NULL, NULL);
-  self->token = g_strdup (token);
+  self->token = token != NULL && *token != '\0' ? g_strdup (token) : NULL;
   return self;
 }
 

@@ -17,13 +17,30 @@
  * pd_remote_source_watch() follows the server's SSE stream when it has one
  * (our /api/events/stream) and polls /api/events otherwise, emitting
  * ::event for events it sees on the stream and PdSource::changed when a
- * session may have changed.
+ * session may have changed.  It also keeps :state: a server that goes
+ * away is OFFLINE as soon as its stream breaks, reconnected with a growing
+ * back-off (0.5 s to 30 s) and read again whole when it is back; a
+ * refused token is DENIED until pd_remote_source_set_token().
  */
 #pragma once
 
 #include "pd-source.h"
 
 G_BEGIN_DECLS
+
+/* How often a source without an event stream polls, by default. */
+#define PD_REMOTE_SOURCE_WATCH_MS 2000
+
+typedef enum
+{
+  PD_REMOTE_CONNECTING,  /* no answer yet */
+  PD_REMOTE_ONLINE,      /* answering; its event stream followed */
+  PD_REMOTE_OFFLINE,     /* cannot be reached; reconnecting with back-off */
+  PD_REMOTE_DENIED,      /* 401/403: the token is missing or old */
+} PdRemoteState;
+
+#define PD_TYPE_REMOTE_STATE (pd_remote_state_get_type ())
+GType pd_remote_state_get_type (void) G_GNUC_CONST;
 
 #define PD_TYPE_REMOTE_SOURCE (pd_remote_source_get_type ())
 
@@ -38,5 +55,11 @@ void            pd_remote_source_set_timeout  (PdRemoteSource *self,
 void            pd_remote_source_watch        (PdRemoteSource *self,
                                                guint           interval_ms);
 gboolean        pd_remote_source_is_streaming (PdRemoteSource *self);
+PdRemoteState   pd_remote_source_get_state    (PdRemoteSource *self);
+const char     *pd_remote_source_get_state_message (PdRemoteSource *self);
+void            pd_remote_source_reconnect    (PdRemoteSource *self);
+const char     *pd_remote_source_get_token    (PdRemoteSource *self);
+void            pd_remote_source_set_token    (PdRemoteSource *self,
+                                               const char     *token);
 
 G_END_DECLS
