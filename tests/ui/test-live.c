@@ -18,6 +18,7 @@
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-now-view.h"
+#include "pd-remote-source.h"
 #include "pd-session-list.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -321,6 +322,217 @@ test_live_second_process (void)
   g_free (second.dir);
 }
 
+/* --- a remote endpoint goes away and comes back --------------------------------- */
+
+typedef struct
+{
+  Second       second;
+  GSubprocess *serve;
+  char        *url;
+  guint        port;
+} Remote;
+
+/* Starts `plandeck-agent serve` on @port (0: any) and reads the URL it
+ * prints, with its new instance token. */
+static void
+start_serve (Remote *remote,
+             guint   port)
+{
+  g_autofree char *listen = g_strdup_printf ("127.0.0.1:%u", port);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GUri) uri = NULL;
+
+  remote->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                    g_getenv ("PLANDECK_AGENT"), "serve", "--db", remote->second.db,
+                                    "--listen", listen, "--rate-limit", "0", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (remote->serve));
+  g_free (remote->url);
+  remote->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (remote->url);
+  uri = g_uri_parse (remote->url, G_URI_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  remote->port = g_uri_get_port (uri);
+}
+
+static void
+stop_serve (Remote *remote)
+{
+  g_subprocess_force_exit (remote->serve);
+  g_subprocess_wait (remote->serve, NULL, NULL);
+  g_clear_object (&remote->serve);
+}
+
+static char *
+token_of (const char *url)
+{
+  g_autofree char *token = NULL;
+  g_autofree char *base = pd_window_split_endpoint_url (url, &token);
+
+  return g_steal_pointer (&token);
+}
+
+static PdRemoteState
+remote_state (PdWindow *window)
+{
+  return pd_remote_source_get_state (PD_REMOTE_SOURCE (pd_window_get_source (window)));
+}
+
+static GtkWidget *
+connection_banner (PdWindow *window)
+{
+  GPtrArray *revealers = g_ptr_array_new ();
+  GtkWidget *banner = NULL;
+
+  pd_test_collect (GTK_WIDGET (window), GTK_TYPE_REVEALER, revealers);
+  for (guint i = 0; i < revealers->len; i++)
+    {
+      GtkWidget *child = gtk_revealer_get_child (g_ptr_array_index (revealers, i));
+
+      if (child != NULL && gtk_widget_has_css_class (child, "pd-connection-banner"))
+        banner = g_ptr_array_index (revealers, i);
+    }
+  g_ptr_array_unref (revealers);
+  g_assert_nonnull (banner);
+  return banner;
+}
+
+typedef struct
+{
+  PdWindow      *window;
+  PdRemoteState  state;
+} StateWait;
+
+static gboolean
+in_state (gpointer data)
+{
+  StateWait *wait = data;
+  gboolean revealed = gtk_revealer_get_reveal_child (GTK_REVEALER (connection_banner (wait->window)));
+
+  return remote_state (wait->window) == wait->state &&
+         revealed == (wait->state == PD_REMOTE_OFFLINE || wait->state == PD_REMOTE_DENIED);
+}
+
+static void
+wait_for_state (PdWindow      *window,
+                PdRemoteState  state,
+                const char    *what)
+{
+  StateWait wait = { window, state };
+  gint64 start = g_get_monotonic_time ();
+
+  pd_test_wait_until (in_state, &wait, WAIT_MS, what);
+  pd_test_flush (GTK_WIDGET (window));
+  g_test_message ("%s: %" G_GINT64_FORMAT " ms", what, (g_get_monotonic_time () - start) / 1000);
+}
+
+static GtkWidget *
+token_entry (PdWindow *window)
+{
+  return pd_test_find_widget (connection_banner (window), GTK_TYPE_PASSWORD_ENTRY);
+}
+
+static void
+check_remote (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  Remote *remote = user_data;
+  const char *cont[] = { "continue", remote->second.id, "Go on", NULL };
+  gpointer data[2] = { window, remote->second.id };
+  g_autofree char *token = NULL;
+  g_autofree char *label = NULL;
+  Stored before;
+  Stored after;
+
+  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  before = read_stored (remote->second.db, remote->second.id);
+  data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+  wait_for_state (window, PD_REMOTE_ONLINE, "online");
+  g_assert_true (pd_remote_source_is_streaming (PD_REMOTE_SOURCE (pd_window_get_source (window))));
+
+  /* The server goes away: the banner says so, with what happened. */
+  stop_serve (remote);
+  wait_for_state (window, PD_REMOTE_OFFLINE, "the offline banner after the server was killed");
+  label = g_strdup (gtk_label_get_text (GTK_LABEL (pd_test_find_widget (connection_banner (window), GTK_TYPE_LABEL))));
+  g_assert_nonnull (strstr (label, "refused"));
+  g_assert_true (gtk_widget_get_mapped (pd_test_find_action_button (connection_banner (window), "win.retry")));
+  pd_test_screenshot (GTK_WIDGET (window), "remote-offline");
+
+  /* Meanwhile another process goes on with the session. */
+  run_agent (&remote->second, second_turns, cont);
+  after = read_stored (remote->second.db, remote->second.id);
+  g_assert_cmpint (after.plan_version, >, before.plan_version);
+
+  /* Restarted, with a new token: the banner asks for it, in place. */
+  start_serve (remote, remote->port);
+  wait_for_state (window, PD_REMOTE_DENIED, "the banner asking for the new token");
+  g_assert_true (gtk_widget_get_mapped (token_entry (window)));
+  pd_test_screenshot (GTK_WIDGET (window), "remote-denied");
+  token = token_of (remote->url);
+  gtk_editable_set_text (GTK_EDITABLE (token_entry (window)), token);
+  g_signal_emit_by_name (token_entry (window), "activate");
+
+  /* Back: everything is read again, the other process's work included. */
+  wait_for_state (window, PD_REMOTE_ONLINE, "online with the new token");
+  data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page after reconnecting");
+  pd_test_flush (GTK_WIDGET (window));
+  check_every_page (window, remote->second.db, remote->second.id);
+
+  /* Once more, and this time the new token comes through Connect to
+   * Endpoint: the window of that address takes it, no second window. */
+  stop_serve (remote);
+  wait_for_state (window, PD_REMOTE_OFFLINE, "offline again");
+  start_serve (remote, remote->port);
+  wait_for_state (window, PD_REMOTE_DENIED, "asking for the newest token");
+  g_action_group_activate_action (G_ACTION_GROUP (app), "open-remote", g_variant_new_string (remote->url));
+  wait_for_state (window, PD_REMOTE_ONLINE, "online through Connect to Endpoint");
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, 1);
+  g_clear_pointer (&token, g_free);
+  token = token_of (remote->url);
+  g_assert_cmpstr (pd_remote_source_get_token (PD_REMOTE_SOURCE (pd_window_get_source (window))), ==, token);
+
+  stop_serve (remote);
+}
+
+static void
+test_live_remote_kill_restart (void)
+{
+  Remote remote = { { 0 } };
+  const char *first[] = { "run", "Write notes about the project", NULL };
+  const char *args[] = { "--remote", NULL, NULL };
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  gboolean saw_window = FALSE;
+  guint total = 0;
+
+  remote.second.dir = pd_test_make_tmp_dir ();
+  remote.second.db = g_build_filename (remote.second.dir, "sessions.db", NULL);
+  run_agent (&remote.second, first_turns, first);
+  store = pd_test_open_store (remote.second.db);
+  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
+  g_assert_cmpuint (total, ==, 1);
+  remote.second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
+  g_clear_object (&store);
+
+  start_serve (&remote, 0);
+  set_longest_polls ();
+  args[1] = remote.url;
+  g_assert_cmpint (pd_test_run_app (args, check_remote, &remote, &saw_window), ==, 0);
+  g_assert_true (saw_window);
+
+  if (remote.serve != NULL)
+    stop_serve (&remote);
+  g_free (remote.url);
+  g_free (remote.second.id);
+  g_free (remote.second.db);
+  g_free (remote.second.dir);
+}
+
 /* --- the Events view tails a burst of 500 ------------------------------------ */
 
 static gboolean
@@ -437,6 +649,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/live/demo-fills-every-view", test_live_demo);
   g_test_add_func ("/pd/ui/live/second-process", test_live_second_process);
   g_test_add_func ("/pd/ui/live/events-burst-500", test_live_events_burst);
+  g_test_add_func ("/pd/ui/live/remote-kill-restart", test_live_remote_kill_restart);
 
   return g_test_run ();
 }
