@@ -1000,7 +1000,10 @@ on_stream_line (GObject      *object,
     }
 
   self->stream_spoke = TRUE;
-  if (g_str_has_prefix (line, "data: "))
+  /* Our serve names a commit of another connection (a CLI run) so. */
+  if (g_strcmp0 (line, "event: store_changed") == 0)
+    pd_source_emit_changed (PD_SOURCE (self));
+  else if (g_str_has_prefix (line, "data: "))
     {
       g_autoptr(PdEvent) event = pd_event_new_from_json (line + strlen ("data: "), NULL);
 

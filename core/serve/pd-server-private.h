@@ -178,6 +178,7 @@ void        _pd_server_detach_runs        (PdServer          *self);
 void        _pd_server_handle_stream      (PdServer          *self,
                                            SoupServerMessage *msg,
                                            GHashTable        *query);
+gboolean    _pd_server_announce_store_changed (gpointer           data);
 void        _pd_server_end_streams        (PdServer          *self);
 
 G_END_DECLS

@@ -183,6 +183,20 @@ _pd_server_handle_stream (PdServer          *self,
   _pd_server_conns_watch_stream (self, msg);
 }
 
+/* On the server's context: another connection committed to the database
+ * (a CLI run, a window's run), which the bus never hears of.  Every stream
+ * is told, so its client reads again what it shows at once instead of at
+ * its next poll.  The frame is a named event with no plan or session data. */
+gboolean
+_pd_server_announce_store_changed (gpointer data)
+{
+  PdServer *self = data;
+
+  for (GList *l = self->streams; l != NULL; l = l->next)
+    stream_write (l->data, "event: store_changed\ndata: {}\n\n");
+  return G_SOURCE_REMOVE;
+}
+
 /* Stopping: every stream gets the end of its body and is closed. */
 void
 _pd_server_end_streams (PdServer *self)

@@ -303,6 +303,11 @@ watch_thread (gpointer data)
            * it counts as a change too (one spurious miss at most). */
           if (version >= 0 && version != last)
             _pd_server_bump_generation (self);
+          /* The event streams hear of commits the bus never sees.  Only
+           * while the server thread runs its context: a call left after it
+           * stopped is dropped with the context, never run. */
+          if (version >= 0 && last >= 0 && version != last)
+            g_main_context_invoke (self->context, _pd_server_announce_store_changed, self);
           last = version;
           g_mutex_lock (&self->watch_lock);
         }

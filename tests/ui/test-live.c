@@ -411,8 +411,11 @@ in_state (gpointer data)
   StateWait *wait = data;
   gboolean revealed = gtk_revealer_get_reveal_child (GTK_REVEALER (connection_banner (wait->window)));
 
-  return remote_state (wait->window) == wait->state &&
-         revealed == (wait->state == PD_REMOTE_OFFLINE || wait->state == PD_REMOTE_DENIED);
+  gboolean shown = gtk_revealer_get_child_revealed (GTK_REVEALER (connection_banner (wait->window)));
+  gboolean wanted = wait->state == PD_REMOTE_OFFLINE || wait->state == PD_REMOTE_DENIED;
+
+  /* The banner's slide is over, whichever way it went. */
+  return remote_state (wait->window) == wait->state && revealed == wanted && shown == wanted;
 }
 
 static void
