@@ -748,9 +748,10 @@ check_plan_dismissed (PdApplication *app,
   pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
   g_assert_false (artifact_saved (fixture));
 
-  /* The session is still in plan mode, and the toggle shows it. */
+  /* The session is still in plan mode, and the toggle shows it (once the
+   * run's session is selected: the list may still be merging a push). */
   toggle = find_plan_toggle (GTK_WIDGET (window));
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (toggle)));
+  pd_test_wait_until ((PdTestCondition) gtk_widget_get_visible, toggle, WAIT_MS, "the plan mode toggle");
   pd_test_wait_until (toggle_active, toggle, WAIT_MS, "the plan mode toggle to be on");
 }
 
