@@ -49,16 +49,16 @@ setup (Fixture       *f,
       g_autofree char *base = g_strconcat (f->server->base_url, "/v1", NULL);
       PdOpenAIProvider *provider = pd_openai_provider_new (base, "sk-test");
 
-      pd_openai_provider_set_retry_base_delay_ms (provider, 10);
-      pd_openai_provider_set_max_retries (provider, 2);
+      pd_http_provider_set_retry_base_delay_ms (PD_HTTP_PROVIDER (provider), 10);
+      pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (provider), 2);
       f->provider = PD_PROVIDER (provider);
     }
   else
     {
       PdAnthropicProvider *provider = pd_anthropic_provider_new (f->server->base_url, "sk-ant-test");
 
-      pd_anthropic_provider_set_retry_base_delay_ms (provider, 10);
-      pd_anthropic_provider_set_max_retries (provider, 2);
+      pd_http_provider_set_retry_base_delay_ms (PD_HTTP_PROVIDER (provider), 10);
+      pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (provider), 2);
       f->provider = PD_PROVIDER (provider);
     }
   engine_fixture_make_engine (&f->e, f->provider, NULL);

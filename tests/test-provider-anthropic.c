@@ -33,7 +33,7 @@ fixture_setup (Fixture       *f,
 {
   f->server = test_server_new ();
   f->provider = pd_anthropic_provider_new (f->server->base_url, API_KEY);
-  pd_anthropic_provider_set_retry_base_delay_ms (f->provider, 10);
+  pd_http_provider_set_retry_base_delay_ms (PD_HTTP_PROVIDER (f->provider), 10);
   g_signal_connect (f->provider, "retrying", G_CALLBACK (on_retrying), &f->retries);
 
   f->messages = json_array_from_text ("[{\"role\":\"user\",\"content\":\"Say hello\"}]");
@@ -326,7 +326,7 @@ test_error_event (Fixture       *f,
   g_clear_pointer (&notes.reason, g_free);
 
   /* With no retry left: an overload, said so. */
-  pd_anthropic_provider_set_max_retries (f->provider, 0);
+  pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (f->provider), 0);
   test_server_push (f->server, test_reply_stream ("text/event-stream", SSE_OVERLOADED_MIDSTREAM, 0, TRUE));
   expect_error (f, PD_PROVIDER_ERROR_OVERLOADED, "stayed overloaded through 1 attempts");
   g_assert_cmpuint (notes.n, ==, 1);
@@ -370,7 +370,7 @@ test_overload_waits (Fixture       *f,
   g_clear_pointer (&notes.reason, g_free);
 
   /* Overloaded to the end: named as an overload. */
-  pd_anthropic_provider_set_max_retries (f->provider, 1);
+  pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (f->provider), 1);
   for (guint i = 0; i < 2; i++)
     test_server_push (f->server, test_reply_plain (529, "application/json",
       "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
@@ -554,7 +554,7 @@ test_config_subprocess (void)
   provider = pd_provider_new_for_name ("anthropic", NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pd_provider_get_name (provider), ==, "anthropic");
-  g_assert_cmpstr (pd_anthropic_provider_get_base_url (PD_ANTHROPIC_PROVIDER (provider)), ==,
+  g_assert_cmpstr (pd_http_provider_get_base_url (PD_HTTP_PROVIDER (provider)), ==,
                    "https://api.anthropic.com");
 
   response = pd_provider_chat (provider, &request, NULL, NULL, NULL, &error);
@@ -566,7 +566,7 @@ test_config_subprocess (void)
 
   g_setenv ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9", TRUE);
   provider = PD_PROVIDER (pd_anthropic_provider_new (NULL, NULL));
-  g_assert_cmpstr (pd_anthropic_provider_get_base_url (PD_ANTHROPIC_PROVIDER (provider)), ==,
+  g_assert_cmpstr (pd_http_provider_get_base_url (PD_HTTP_PROVIDER (provider)), ==,
                    "http://127.0.0.1:9");
 }
 

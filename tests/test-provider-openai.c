@@ -15,7 +15,7 @@
 
 #include "pd-openai-provider.h"
 #include "pd-openai-provider-private.h"
-#include "pd-provider-private.h"
+#include "pd-http-provider-private.h"
 #include "pd-test-server.h"
 
 #define API_KEY "sk-test-0123456789abcdef"
@@ -41,7 +41,7 @@ fixture_setup (Fixture       *f,
   base = g_strconcat (f->server->base_url, "/v1", NULL);
   f->provider = pd_openai_provider_new (base, API_KEY);
   /* Quick retries: the tests count them, they do not time them. */
-  pd_openai_provider_set_retry_base_delay_ms (f->provider, 10);
+  pd_http_provider_set_retry_base_delay_ms (PD_HTTP_PROVIDER (f->provider), 10);
   g_signal_connect (f->provider, "retrying", G_CALLBACK (on_retrying), &f->retries);
 
   f->messages = json_array_from_text ("[{\"role\":\"system\",\"content\":\"Be brief.\"},"
@@ -445,7 +445,7 @@ static void
 test_retry_exhausted (Fixture       *f,
                       gconstpointer  data)
 {
-  pd_openai_provider_set_max_retries (f->provider, 2);
+  pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (f->provider), 2);
   for (guint i = 0; i < 3; i++)
     test_server_push (f->server, test_reply_plain (503, "application/json",
                                                    "{\"error\":{\"message\":\"overloaded\"}}"));
@@ -488,7 +488,7 @@ static void
 test_rate_limit_exhausted (Fixture       *f,
                            gconstpointer  data)
 {
-  pd_openai_provider_set_max_retries (f->provider, 1);
+  pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (f->provider), 1);
   test_server_push (f->server, test_reply_plain (429, "application/json", "{\"error\":{\"message\":\"quota\"}}"));
   test_server_push (f->server, test_reply_plain (429, "application/json", "{\"error\":{\"message\":\"quota\"}}"));
   expect_error (f, PD_PROVIDER_ERROR_RATE_LIMITED, "quota");
@@ -650,16 +650,16 @@ test_retry_after_parse (void)
 {
   g_autoptr(GDateTime) now = g_date_time_new_utc (2024, 5, 1, 12, 0, 0);
 
-  g_assert_cmpint (_pd_provider_parse_retry_after ("1", now), ==, 1000);
-  g_assert_cmpint (_pd_provider_parse_retry_after (" 0 ", now), ==, 0);
-  g_assert_cmpint (_pd_provider_parse_retry_after ("3600", now), ==, PD_PROVIDER_RETRY_AFTER_CAP_MS);
-  g_assert_cmpint (_pd_provider_parse_retry_after ("99999999999999999999999", now), ==, -1);
-  g_assert_cmpint (_pd_provider_parse_retry_after ("Wed, 01 May 2024 12:00:05 GMT", now), ==, 5000);
-  g_assert_cmpint (_pd_provider_parse_retry_after ("Wed, 01 May 2024 11:00:00 GMT", now), ==, 0);
-  g_assert_cmpint (_pd_provider_parse_retry_after ("Thu, 02 May 2024 12:00:00 GMT", now), ==,
+  g_assert_cmpint (_pd_http_provider_parse_retry_after ("1", now), ==, 1000);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after (" 0 ", now), ==, 0);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after ("3600", now), ==, PD_PROVIDER_RETRY_AFTER_CAP_MS);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after ("99999999999999999999999", now), ==, -1);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after ("Wed, 01 May 2024 12:00:05 GMT", now), ==, 5000);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after ("Wed, 01 May 2024 11:00:00 GMT", now), ==, 0);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after ("Thu, 02 May 2024 12:00:00 GMT", now), ==,
                    PD_PROVIDER_RETRY_AFTER_CAP_MS);
-  g_assert_cmpint (_pd_provider_parse_retry_after ("soon", now), ==, -1);
-  g_assert_cmpint (_pd_provider_parse_retry_after (NULL, now), ==, -1);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after ("soon", now), ==, -1);
+  g_assert_cmpint (_pd_http_provider_parse_retry_after (NULL, now), ==, -1);
 }
 
 static void
@@ -676,7 +676,7 @@ test_config_subprocess (void)
   provider = pd_provider_new_for_name ("openai", NULL, "k", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pd_provider_get_name (provider), ==, "openai");
-  g_assert_cmpstr (pd_openai_provider_get_base_url (PD_OPENAI_PROVIDER (provider)), ==,
+  g_assert_cmpstr (pd_http_provider_get_base_url (PD_HTTP_PROVIDER (provider)), ==,
                    "http://127.0.0.1:9/v9");
   g_unsetenv ("OPENAI_BASE_URL");
   g_clear_object (&provider);
@@ -695,7 +695,7 @@ test_config_subprocess (void)
   /* The default endpoint with no key fails before any request is made. */
   g_unsetenv ("OPENAI_API_KEY");
   official = pd_openai_provider_new (NULL, NULL);
-  g_assert_cmpstr (pd_openai_provider_get_base_url (official), ==, "https://api.openai.com/v1");
+  g_assert_cmpstr (pd_http_provider_get_base_url (PD_HTTP_PROVIDER (official)), ==, "https://api.openai.com/v1");
   response = pd_provider_chat (PD_PROVIDER (official), &request, NULL, NULL, NULL, &error);
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG);
@@ -746,6 +746,39 @@ test_huge_numbers (void)
   g_assert_cmpuint (json_array_get_length (response->tool_calls), ==, 1);
 }
 
+/* What a server says instead of an answer, each way it is said: llama.cpp's
+ * "error:" line, an {"error": …} event, and a JSON body with an error. */
+static void
+expect_read_error (const char *body,
+                   gboolean    is_json,
+                   const char *message)
+{
+  g_autoptr(PdOpenAIProvider) provider = pd_openai_provider_new ("http://127.0.0.1:9/v1", NULL);
+  g_autoptr(GInputStream) input = g_memory_input_stream_new_from_data (body, strlen (body), NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdProviderResponse) response = NULL;
+
+  response = _pd_openai_provider_read_response (provider, input, is_json, NULL, NULL, NULL, &error);
+  g_assert_null (response);
+  g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER);
+  g_assert_cmpstr (error->message, ==, message);
+}
+
+static void
+test_server_error_forms (void)
+{
+  expect_read_error ("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
+                     "error: {\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}\n\n",
+                     FALSE,
+                     "openai: the server reported an error in the middle of the response: Loading model");
+  expect_read_error ("error: slot unavailable\n\n", FALSE,
+                     "openai: the server reported an error in the middle of the response: slot unavailable");
+  expect_read_error ("data: {\"error\":{\"message\":\"model crashed\"}}\n\n", FALSE,
+                     "openai: the server reported an error in the middle of the response: model crashed");
+  expect_read_error ("{\"error\":{\"message\":\"context too long\",\"type\":\"invalid_request_error\"}}", TRUE,
+                     "openai: the server answered with an error: invalid_request_error: context too long");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -782,6 +815,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/provider/retry-after-parse", test_retry_after_parse);
   g_test_add_func ("/pd/provider/openai/huge-numbers", test_huge_numbers);
+  g_test_add_func ("/pd/provider/openai/server-error-forms", test_server_error_forms);
   g_test_add_func ("/pd/provider/openai/config", test_config);
   g_test_add_func ("/pd/provider/openai/config/subprocess", test_config_subprocess);
 

@@ -13,15 +13,14 @@
 
 #include "pd-anthropic-provider.h"
 #include "pd-anthropic-provider-private.h"
+#include "pd-http-provider-private.h"
 #include "pd-json.h"
-#include "pd-provider-private.h"
 #include "pd-transcript.h"
 
 #define NAME "anthropic"
 /* Each token count is bounded before the three are added: a server that
  * claims more is broken, and the sum must not overflow. */
 #define MAX_TOKENS ((gint64) G_MAXINT32)
-#define DEFAULT_BASE_URL "https://api.anthropic.com"
 #define API_VERSION "2023-06-01"
 #define DEFAULT_MAX_TOKENS 4096
 /* Content blocks of one message; far more than any real answer has. */
@@ -31,30 +30,10 @@
 
 struct _PdAnthropicProvider
 {
-  GObject      parent_instance;
-
-  SoupSession *session;
-  char        *base_url;
-  char        *api_key;
-  guint        max_retries;
-  guint        retry_base_delay_ms;
+  PdHttpProvider parent_instance;
 };
 
-static void provider_iface_init (PdProviderInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdAnthropicProvider, pd_anthropic_provider, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_PROVIDER, provider_iface_init))
-
-enum {
-  PROP_0,
-  PROP_BASE_URL,
-  PROP_API_KEY,
-  PROP_MAX_RETRIES,
-  PROP_RETRY_BASE_DELAY_MS,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (PdAnthropicProvider, pd_anthropic_provider, PD_TYPE_HTTP_PROVIDER)
 
 /* ---- request ------------------------------------------------------------ */
 
@@ -318,8 +297,9 @@ convert_tools (JsonArray *tools)
 }
 
 static GBytes *
-build_body (const PdProviderRequest  *request,
-            GError                  **error)
+pd_anthropic_provider_build_body (PdHttpProvider           *provider,
+                                  const PdProviderRequest  *request,
+                                  GError                  **error)
 {
   g_autoptr(JsonObject) body = json_object_new ();
   g_autoptr(JsonNode) root = NULL;
@@ -473,7 +453,7 @@ append_to_block (Stream      *stream,
     return TRUE;
 
   len = strlen (text);
-  if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
+  if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
     return FALSE;
 
   /* Text blocks are paragraphs apart: the second one's first words must not
@@ -503,7 +483,7 @@ keep_opaque (Stream      *stream,
 {
   if (value == NULL)
     return TRUE;
-  if (!_pd_provider_count_bytes (NAME, &stream->total, strlen (value), error))
+  if (!_pd_http_provider_count_bytes (NAME, &stream->total, strlen (value), error))
     return FALSE;
   g_free (*slot);
   *slot = g_strdup (value);
@@ -618,20 +598,11 @@ on_event (const char  *event,
 {
   Stream *stream = user_data;
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) parse_error = NULL;
   JsonObject *object;
   const char *type;
 
-  root = pd_json_parse (data, (gssize) length, &parse_error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_autofree char *shown = _pd_provider_sanitize (data, 80, NULL);
-
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                   NAME ": an event of the stream is not a JSON object (%s): %s",
-                   parse_error ? parse_error->message : "wrong type", shown);
-      return PD_SSE_ERROR;
-    }
+  if (!(root = _pd_http_provider_parse_object (NAME, "an event of the stream", data, length, error)))
+    return PD_SSE_ERROR;
 
   object = json_node_get_object (root);
   type = _pd_provider_json_string (object, "type");
@@ -642,12 +613,10 @@ on_event (const char  *event,
     {
       JsonObject *inner = _pd_provider_json_object (object, "error");
       const char *error_type = _pd_provider_json_string (inner, "type");
-      g_autoptr(GBytes) bytes = g_bytes_new (data, length);
-      g_autofree char *message = _pd_provider_error_body_message (bytes);
-      g_autofree char *shown = _pd_provider_sanitize (message ? message : "no error message", 400, NULL);
 
-      g_set_error (error, PD_PROVIDER_ERROR, error_code_for_type (error_type),
-                   NAME ": the server reported an error in the middle of the response: %s", shown);
+      _pd_http_provider_set_server_error (NAME, error_code_for_type (error_type),
+                                          "reported an error in the middle of the response",
+                                          data, length, error);
       return PD_SSE_ERROR;
     }
 
@@ -730,25 +699,19 @@ on_event (const char  *event,
 
 /* A proxy or a compatible server may answer stream:true with one message. */
 static gboolean
-read_json_body (Stream  *stream,
-                GBytes  *body,
-                GError **error)
+read_json_body (gpointer   user_data,
+                GBytes    *body,
+                GError   **error)
 {
+  Stream *stream = user_data;
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) parse_error = NULL;
   JsonObject *object;
   JsonArray *content;
   gsize size;
   const char *data = g_bytes_get_data (body, &size);
 
-  root = pd_json_parse (data ? data : "", (gssize) size, &parse_error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                   NAME ": the JSON response is not a JSON object (%s)",
-                   parse_error ? parse_error->message : "wrong type");
-      return FALSE;
-    }
+  if (!(root = _pd_http_provider_parse_object (NAME, "the JSON response", data, size, error)))
+    return FALSE;
 
   object = json_node_get_object (root);
   if (g_strcmp0 (_pd_provider_json_string (object, "type"), "error") == 0)
@@ -896,21 +859,14 @@ build_response (Stream  *stream,
   return g_steal_pointer (&response);
 }
 
-typedef struct
-{
-  const char *api_key;
-} Headers;
-
 static void
-add_headers (SoupMessageHeaders *headers,
-             gpointer            user_data)
+pd_anthropic_provider_add_headers (PdHttpProvider     *provider,
+                                   SoupMessageHeaders *headers,
+                                   const char         *api_key)
 {
-  Headers *h = user_data;
-
-  soup_message_headers_replace (headers, "Accept", "text/event-stream, application/json");
   soup_message_headers_replace (headers, "anthropic-version", API_VERSION);
-  if (h->api_key != NULL && *h->api_key != '\0')
-    soup_message_headers_replace (headers, "x-api-key", h->api_key);
+  if (api_key != NULL && *api_key != '\0')
+    soup_message_headers_replace (headers, "x-api-key", api_key);
 }
 
 /* The answer of one request, from its body: a JSON document when
@@ -934,28 +890,18 @@ _pd_anthropic_provider_read_response (GInputStream         *input,
   PdProviderResponse *response = NULL;
   gboolean done = FALSE;
 
-  if (is_json)
-    {
-      g_autoptr(GBytes) json = _pd_provider_read_body (input, NAME, PD_PROVIDER_MAX_RESPONSE_BYTES,
-                                                       cancellable, error);
+  if (!_pd_http_provider_read_answer (NAME, input, is_json, read_json_body, on_event, &stream, &done,
+                                      cancellable, error))
+    goto out;
 
-      if (json == NULL || !read_json_body (&stream, json, error))
-        goto out;
-    }
-  else
+  /* A stream cut before message_stop and before the stop reason is a
+   * truncated answer, not a short one. */
+  if (!done && stream.stop_reason == NULL)
     {
-      if (!_pd_provider_read_sse (input, NAME, on_event, &stream, &done, cancellable, error))
-        goto out;
-
-      /* A stream cut before message_stop and before the stop reason is a
-       * truncated answer, not a short one. */
-      if (!done && stream.stop_reason == NULL)
-        {
-          g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                               NAME ": the stream ended before the response was complete "
-                               "(no stop_reason and no message_stop)");
-          goto out;
-        }
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                           NAME ": the stream ended before the response was complete "
+                           "(no stop_reason and no message_stop)");
+      goto out;
     }
 
   response = build_response (&stream, error);
@@ -966,235 +912,43 @@ out:
 }
 
 static PdProviderResponse *
-read_answer (GInputStream         *input,
-             gboolean              is_json,
-             PdProviderDeltaFunc   on_delta,
-             gpointer              delta_data,
-             gpointer              read_data,
-             GCancellable         *cancellable,
-             GError              **error)
+pd_anthropic_provider_read (PdHttpProvider       *provider,
+                            GInputStream         *input,
+                            gboolean              is_json,
+                            PdProviderDeltaFunc   on_delta,
+                            gpointer              delta_data,
+                            GCancellable         *cancellable,
+                            GError              **error)
 {
   return _pd_anthropic_provider_read_response (input, is_json, on_delta, delta_data, cancellable, error);
 }
 
-static PdProviderResponse *
-pd_anthropic_provider_chat (PdProvider               *provider,
-                            const PdProviderRequest  *request,
-                            PdProviderDeltaFunc       on_delta,
-                            gpointer                  delta_data,
-                            GCancellable             *cancellable,
-                            GError                  **error)
-{
-  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (provider);
-  g_autofree char *url = NULL;
-  g_autoptr(GBytes) body = NULL;
-  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
-  Headers headers = { self->api_key };
-
-  if (request->model == NULL || *request->model == '\0')
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": no model was given; set one with --model or in the config");
-      return NULL;
-    }
-
-  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/v1/messages", error)))
-    return NULL;
-
-  if ((self->api_key == NULL || *self->api_key == '\0') && _pd_provider_url_has_host (url, "api.anthropic.com"))
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": api.anthropic.com needs an API key; set ANTHROPIC_API_KEY");
-      return NULL;
-    }
-
-  if (!(body = build_body (request, error)))
-    return NULL;
-
-  return _pd_provider_http_chat (provider, self->session, &policy, url, body, add_headers, &headers,
-                                 read_answer, NULL, request, on_delta, delta_data, cancellable, error);
-}
-
 /* ---- object ------------------------------------------------------------- */
-
-static const char *
-pd_anthropic_provider_get_name (PdProvider *provider)
-{
-  return NAME;
-}
-
-static void
-provider_iface_init (PdProviderInterface *iface)
-{
-  iface->get_name = pd_anthropic_provider_get_name;
-  iface->chat = pd_anthropic_provider_chat;
-}
-
-static void
-pd_anthropic_provider_finalize (GObject *object)
-{
-  PdAnthropicProvider *self = (PdAnthropicProvider *) object;
-
-  g_clear_object (&self->session);
-  g_clear_pointer (&self->base_url, g_free);
-  if (self->api_key != NULL)
-    memset (self->api_key, 0, strlen (self->api_key));
-  g_clear_pointer (&self->api_key, g_free);
-
-  G_OBJECT_CLASS (pd_anthropic_provider_parent_class)->finalize (object);
-}
-
-static void
-pd_anthropic_provider_get_property (GObject    *object,
-                                    guint       prop_id,
-                                    GValue     *value,
-                                    GParamSpec *pspec)
-{
-  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (object);
-
-  switch (prop_id)
-    {
-    case PROP_BASE_URL:
-      g_value_set_string (value, self->base_url);
-      break;
-    case PROP_MAX_RETRIES:
-      g_value_set_uint (value, self->max_retries);
-      break;
-    case PROP_RETRY_BASE_DELAY_MS:
-      g_value_set_uint (value, self->retry_base_delay_ms);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-pd_anthropic_provider_set_property (GObject      *object,
-                                    guint         prop_id,
-                                    const GValue *value,
-                                    GParamSpec   *pspec)
-{
-  PdAnthropicProvider *self = PD_ANTHROPIC_PROVIDER (object);
-
-  switch (prop_id)
-    {
-    case PROP_BASE_URL:
-      g_free (self->base_url);
-      self->base_url = g_value_dup_string (value);
-      if (self->base_url == NULL || *self->base_url == '\0')
-        {
-          g_free (self->base_url);
-          self->base_url = g_strdup (DEFAULT_BASE_URL);
-        }
-      break;
-    case PROP_API_KEY:
-      g_free (self->api_key);
-      self->api_key = g_value_dup_string (value);
-      break;
-    case PROP_MAX_RETRIES:
-      pd_anthropic_provider_set_max_retries (self, g_value_get_uint (value));
-      break;
-    case PROP_RETRY_BASE_DELAY_MS:
-      pd_anthropic_provider_set_retry_base_delay_ms (self, g_value_get_uint (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
 
 static void
 pd_anthropic_provider_class_init (PdAnthropicProviderClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  PdHttpProviderClass *http_class = PD_HTTP_PROVIDER_CLASS (klass);
 
-  object_class->finalize = pd_anthropic_provider_finalize;
-  object_class->get_property = pd_anthropic_provider_get_property;
-  object_class->set_property = pd_anthropic_provider_set_property;
-
-  properties[PROP_BASE_URL] =
-    g_param_spec_string ("base-url", NULL, NULL, DEFAULT_BASE_URL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-  /* Write-only, so no property dump can show it. */
-  properties[PROP_API_KEY] =
-    g_param_spec_string ("api-key", NULL, NULL, NULL,
-                         G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_MAX_RETRIES] =
-    g_param_spec_uint ("max-retries", NULL, NULL, 0, 20, PD_PROVIDER_DEFAULT_RETRIES,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_RETRY_BASE_DELAY_MS] =
-    g_param_spec_uint ("retry-base-delay-ms", NULL, NULL, 0, 60000, PD_PROVIDER_DEFAULT_BASE_DELAY,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  http_class->name = NAME;
+  http_class->default_base_url = "https://api.anthropic.com";
+  http_class->base_url_variable = "ANTHROPIC_BASE_URL";
+  http_class->key_variable = "ANTHROPIC_API_KEY";
+  http_class->endpoint = "/v1/messages";
+  http_class->official_host = "api.anthropic.com";
+  http_class->build_body = pd_anthropic_provider_build_body;
+  http_class->add_headers = pd_anthropic_provider_add_headers;
+  http_class->read_response = pd_anthropic_provider_read;
 }
 
 static void
 pd_anthropic_provider_init (PdAnthropicProvider *self)
 {
-  self->session = _pd_provider_new_session ();
-  self->max_retries = PD_PROVIDER_DEFAULT_RETRIES;
-  self->retry_base_delay_ms = PD_PROVIDER_DEFAULT_BASE_DELAY;
 }
 
 PdAnthropicProvider *
 pd_anthropic_provider_new (const char *base_url,
                            const char *api_key)
 {
-  if (base_url == NULL || *base_url == '\0')
-    base_url = g_getenv ("ANTHROPIC_BASE_URL");
-  if (api_key == NULL)
-    api_key = g_getenv ("ANTHROPIC_API_KEY");
-
-  return g_object_new (PD_TYPE_ANTHROPIC_PROVIDER,
-                       "base-url", base_url,
-                       "api-key", api_key,
-                       NULL);
-}
-
-const char *
-pd_anthropic_provider_get_base_url (PdAnthropicProvider *self)
-{
-  g_return_val_if_fail (PD_IS_ANTHROPIC_PROVIDER (self), NULL);
-
-  return self->base_url;
-}
-
-guint
-pd_anthropic_provider_get_max_retries (PdAnthropicProvider *self)
-{
-  g_return_val_if_fail (PD_IS_ANTHROPIC_PROVIDER (self), 0);
-
-  return self->max_retries;
-}
-
-void
-pd_anthropic_provider_set_max_retries (PdAnthropicProvider *self,
-                                       guint                max_retries)
-{
-  g_return_if_fail (PD_IS_ANTHROPIC_PROVIDER (self));
-
-  if (self->max_retries == max_retries)
-    return;
-  self->max_retries = max_retries;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_RETRIES]);
-}
-
-guint
-pd_anthropic_provider_get_retry_base_delay_ms (PdAnthropicProvider *self)
-{
-  g_return_val_if_fail (PD_IS_ANTHROPIC_PROVIDER (self), 0);
-
-  return self->retry_base_delay_ms;
-}
-
-void
-pd_anthropic_provider_set_retry_base_delay_ms (PdAnthropicProvider *self,
-                                               guint                delay_ms)
-{
-  g_return_if_fail (PD_IS_ANTHROPIC_PROVIDER (self));
-
-  if (self->retry_base_delay_ms == delay_ms)
-    return;
-  self->retry_base_delay_ms = delay_ms;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETRY_BASE_DELAY_MS]);
+  return PD_ANTHROPIC_PROVIDER (_pd_http_provider_new (PD_TYPE_ANTHROPIC_PROVIDER, base_url, api_key));
 }

@@ -5,23 +5,17 @@
  */
 #pragma once
 
-#include "pd-provider.h"
+#include "pd-http-provider.h"
 
 G_BEGIN_DECLS
 
 #define PD_TYPE_ANTHROPIC_PROVIDER (pd_anthropic_provider_get_type ())
-G_DECLARE_FINAL_TYPE (PdAnthropicProvider, pd_anthropic_provider, PD, ANTHROPIC_PROVIDER, GObject)
+G_DECLARE_FINAL_TYPE (PdAnthropicProvider, pd_anthropic_provider, PD, ANTHROPIC_PROVIDER, PdHttpProvider)
 
 /* base_url: NULL → $ANTHROPIC_BASE_URL, then https://api.anthropic.com.
- * api_key: NULL → $ANTHROPIC_API_KEY (required by api.anthropic.com). */
-PdAnthropicProvider *pd_anthropic_provider_new                     (const char          *base_url,
-                                                                    const char          *api_key);
-const char          *pd_anthropic_provider_get_base_url            (PdAnthropicProvider *self);
-guint                pd_anthropic_provider_get_max_retries         (PdAnthropicProvider *self);
-void                 pd_anthropic_provider_set_max_retries         (PdAnthropicProvider *self,
-                                                                    guint                max_retries);
-guint                pd_anthropic_provider_get_retry_base_delay_ms (PdAnthropicProvider *self);
-void                 pd_anthropic_provider_set_retry_base_delay_ms (PdAnthropicProvider *self,
-                                                                    guint                delay_ms);
+ * api_key: NULL → $ANTHROPIC_API_KEY (required by api.anthropic.com).  The
+ * retry policy and the base URL are PdHttpProvider's. */
+PdAnthropicProvider *pd_anthropic_provider_new (const char *base_url,
+                                                const char *api_key);
 
 G_END_DECLS

@@ -12,44 +12,24 @@
 
 #include <string.h>
 
+#include "pd-http-provider-private.h"
 #include "pd-json.h"
 #include "pd-openai-provider.h"
 #include "pd-openai-provider-private.h"
-#include "pd-provider-private.h"
 
 #define NAME "openai"
-#define DEFAULT_BASE_URL "https://api.openai.com/v1"
 /* Parallel tool calls are counted in units, not hundreds; a larger index is
  * a broken stream, not a reason to allocate. */
 #define MAX_TOOL_CALL_INDEX 255
 
 struct _PdOpenAIProvider
 {
-  GObject      parent_instance;
+  PdHttpProvider parent_instance;
 
-  SoupSession *session;
-  char        *base_url;
-  char        *api_key;
-  guint        max_retries;
-  guint        retry_base_delay_ms;
-  int          next_call_id;   /* ids for servers that send none, unique per provider */
+  int            next_call_id;   /* ids for servers that send none, unique per provider */
 };
 
-static void provider_iface_init (PdProviderInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdOpenAIProvider, pd_openai_provider, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_PROVIDER, provider_iface_init))
-
-enum {
-  PROP_0,
-  PROP_BASE_URL,
-  PROP_API_KEY,
-  PROP_MAX_RETRIES,
-  PROP_RETRY_BASE_DELAY_MS,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (PdOpenAIProvider, pd_openai_provider, PD_TYPE_HTTP_PROVIDER)
 
 typedef struct
 {
@@ -197,7 +177,7 @@ add_tool_call_delta (Stream     *stream,
       const char *text = json_node_get_string (arguments);
       gsize len = strlen (text);
 
-      if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
+      if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
         return FALSE;
       g_string_append_len (call->arguments, text, (gssize) len);
     }
@@ -224,7 +204,7 @@ add_text (Stream              *stream,
     return TRUE;
 
   len = strlen (text);
-  if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
+  if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
     return FALSE;
 
   if (kind == PD_PROVIDER_DELTA_TEXT)
@@ -249,7 +229,7 @@ add_refusal (Stream      *stream,
     return TRUE;
 
   len = strlen (text);
-  if (!_pd_provider_count_bytes (NAME, &stream->total, len, error))
+  if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
     return FALSE;
   g_string_append_len (stream->refusal, text, (gssize) len);
   return TRUE;
@@ -285,16 +265,6 @@ read_usage (Stream     *stream,
   stream->output_tokens = _pd_provider_json_int (usage, "completion_tokens", stream->output_tokens);
 }
 
-static char *
-error_text_of (const char *data,
-               gsize       length)
-{
-  g_autoptr(GBytes) bytes = g_bytes_new (data, length);
-  g_autofree char *message = _pd_provider_error_body_message (bytes);
-
-  return _pd_provider_sanitize (message ? message : "no error message", 400, NULL);
-}
-
 static PdSseResult
 on_event (const char  *event,
           const char  *data,
@@ -304,43 +274,27 @@ on_event (const char  *event,
 {
   Stream *stream = user_data;
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) parse_error = NULL;
   JsonObject *object;
   JsonArray *choices;
 
-  if (g_strcmp0 (event, "error") == 0)
+  if (g_strcmp0 (event, "error") != 0)
     {
-      g_autofree char *shown = error_text_of (data, length);
-
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER,
-                   NAME ": the server reported an error in the middle of the response: %s", shown);
-      return PD_SSE_ERROR;
+      if (length == 6 && memcmp (data, "[DONE]", 6) == 0)
+        return PD_SSE_DONE;
+      if (!(root = _pd_http_provider_parse_object (NAME, "an event of the stream", data, length, error)))
+        return PD_SSE_ERROR;
     }
 
-  if (length == 6 && memcmp (data, "[DONE]", 6) == 0)
-    return PD_SSE_DONE;
-
-  root = pd_json_parse (data, (gssize) length, &parse_error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  /* llama.cpp's "error:" lines, and {"error": …} events. */
+  if (root == NULL || json_object_has_member (json_node_get_object (root), "error"))
     {
-      g_autofree char *shown = _pd_provider_sanitize (data, 80, NULL);
-
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                   NAME ": an event of the stream is not a JSON object (%s): %s",
-                   parse_error ? parse_error->message : "wrong type", shown);
+      _pd_http_provider_set_server_error (NAME, PD_PROVIDER_ERROR_SERVER,
+                                          "reported an error in the middle of the response",
+                                          data, length, error);
       return PD_SSE_ERROR;
     }
 
   object = json_node_get_object (root);
-
-  if (json_object_has_member (object, "error"))
-    {
-      g_autofree char *shown = error_text_of (data, length);
-
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER,
-                   NAME ": the server reported an error in the middle of the response: %s", shown);
-      return PD_SSE_ERROR;
-    }
 
   read_usage (stream, object);
 
@@ -389,12 +343,12 @@ on_event (const char  *event,
 
 /* Some servers ignore stream:true and answer with one chat.completion. */
 static gboolean
-read_json_body (Stream       *stream,
-                GBytes       *body,
-                GError      **error)
+read_json_body (gpointer   user_data,
+                GBytes    *body,
+                GError   **error)
 {
+  Stream *stream = user_data;
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GError) parse_error = NULL;
   JsonObject *object;
   JsonArray *choices;
   JsonObject *choice = NULL;
@@ -406,25 +360,13 @@ read_json_body (Stream       *stream,
   gsize size;
   const char *data = g_bytes_get_data (body, &size);
 
-  root = pd_json_parse (data ? data : "", (gssize) size, &parse_error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_autofree char *text = g_strndup (data, MIN (size, 200));
-      g_autofree char *shown = _pd_provider_sanitize (text, 80, NULL);
-
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                   NAME ": the JSON response is not a JSON object (%s): %s",
-                   parse_error ? parse_error->message : "wrong type", shown);
-      return FALSE;
-    }
+  if (!(root = _pd_http_provider_parse_object (NAME, "the JSON response", data, size, error)))
+    return FALSE;
 
   object = json_node_get_object (root);
   if (json_object_has_member (object, "error"))
     {
-      g_autofree char *shown = error_text_of (data, size);
-
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER,
-                   NAME ": the server answered with an error: %s", shown);
+      _pd_http_provider_set_server_error (NAME, PD_PROVIDER_ERROR_SERVER, "answered with an error", data, size, error);
       return FALSE;
     }
 
@@ -554,21 +496,14 @@ build_response (Stream  *stream,
   return g_steal_pointer (&response);
 }
 
-typedef struct
-{
-  const char *api_key;
-} Headers;
-
 static void
-add_headers (SoupMessageHeaders *headers,
-             gpointer            user_data)
+pd_openai_provider_add_headers (PdHttpProvider     *provider,
+                                SoupMessageHeaders *headers,
+                                const char         *api_key)
 {
-  Headers *h = user_data;
-
-  soup_message_headers_replace (headers, "Accept", "text/event-stream, application/json");
-  if (h->api_key != NULL && *h->api_key != '\0')
+  if (api_key != NULL && *api_key != '\0')
     {
-      g_autofree char *value = g_strconcat ("Bearer ", h->api_key, NULL);
+      g_autofree char *value = g_strconcat ("Bearer ", api_key, NULL);
 
       soup_message_headers_replace (headers, "Authorization", value);
     }
@@ -627,7 +562,9 @@ takes_max_completion_tokens (const char *model)
 }
 
 static GBytes *
-build_body (const PdProviderRequest *request)
+pd_openai_provider_build_body (PdHttpProvider           *provider,
+                               const PdProviderRequest  *request,
+                               GError                  **error)
 {
   g_autoptr(JsonObject) body = json_object_new ();
   g_autoptr(JsonNode) root = NULL;
@@ -685,28 +622,18 @@ _pd_openai_provider_read_response (PdOpenAIProvider     *self,
   PdProviderResponse *response = NULL;
   gboolean done = FALSE;
 
-  if (is_json)
-    {
-      g_autoptr(GBytes) json = _pd_provider_read_body (input, NAME, PD_PROVIDER_MAX_RESPONSE_BYTES,
-                                                       cancellable, error);
+  if (!_pd_http_provider_read_answer (NAME, input, is_json, read_json_body, on_event, &stream, &done,
+                                      cancellable, error))
+    goto out;
 
-      if (json == NULL || !read_json_body (&stream, json, error))
-        goto out;
-    }
-  else
+  /* Without [DONE] or a finish_reason we cannot tell a finished answer from
+   * a cut one, and a cut one must not pass for the model's word. */
+  if (!done && stream.finish_reason == NULL)
     {
-      if (!_pd_provider_read_sse (input, NAME, on_event, &stream, &done, cancellable, error))
-        goto out;
-
-      /* Without [DONE] or a finish_reason we cannot tell a finished answer
-       * from a cut one, and a cut one must not pass for the model's word. */
-      if (!done && stream.finish_reason == NULL)
-        {
-          g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                               NAME ": the stream ended before the response was complete "
-                               "(no finish_reason and no [DONE])");
-          goto out;
-        }
+      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                           NAME ": the stream ended before the response was complete "
+                           "(no finish_reason and no [DONE])");
+      goto out;
     }
 
   response = build_response (&stream, error);
@@ -717,231 +644,42 @@ out:
 }
 
 static PdProviderResponse *
-read_answer (GInputStream         *input,
-             gboolean              is_json,
-             PdProviderDeltaFunc   on_delta,
-             gpointer              delta_data,
-             gpointer              read_data,
-             GCancellable         *cancellable,
-             GError              **error)
+pd_openai_provider_read (PdHttpProvider       *provider,
+                         GInputStream         *input,
+                         gboolean              is_json,
+                         PdProviderDeltaFunc   on_delta,
+                         gpointer              delta_data,
+                         GCancellable         *cancellable,
+                         GError              **error)
 {
-  return _pd_openai_provider_read_response (read_data, input, is_json, on_delta, delta_data, cancellable, error);
-}
-
-static PdProviderResponse *
-pd_openai_provider_chat (PdProvider               *provider,
-                         const PdProviderRequest  *request,
-                         PdProviderDeltaFunc       on_delta,
-                         gpointer                  delta_data,
-                         GCancellable             *cancellable,
-                         GError                  **error)
-{
-  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (provider);
-  g_autofree char *url = NULL;
-  g_autoptr(GBytes) body = NULL;
-  PdHttpPolicy policy = { NAME, self->max_retries, self->retry_base_delay_ms, self->api_key };
-  Headers headers = { self->api_key };
-
-  if (request->model == NULL || *request->model == '\0')
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": no model was given; set one with --model or in the config");
-      return NULL;
-    }
-
-  if (!(url = _pd_provider_build_url (NAME, self->base_url, "/chat/completions", error)))
-    return NULL;
-
-  if ((self->api_key == NULL || *self->api_key == '\0') && _pd_provider_url_has_host (url, "api.openai.com"))
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_INVALID_CONFIG,
-                           NAME ": api.openai.com needs an API key; set OPENAI_API_KEY");
-      return NULL;
-    }
-
-  body = build_body (request);
-  return _pd_provider_http_chat (provider, self->session, &policy, url, body, add_headers, &headers,
-                                 read_answer, self, request, on_delta, delta_data, cancellable, error);
-}
-
-static const char *
-pd_openai_provider_get_name (PdProvider *provider)
-{
-  return NAME;
-}
-
-static void
-provider_iface_init (PdProviderInterface *iface)
-{
-  iface->get_name = pd_openai_provider_get_name;
-  iface->chat = pd_openai_provider_chat;
-}
-
-static void
-pd_openai_provider_finalize (GObject *object)
-{
-  PdOpenAIProvider *self = (PdOpenAIProvider *) object;
-
-  g_clear_object (&self->session);
-  g_clear_pointer (&self->base_url, g_free);
-  if (self->api_key != NULL)
-    memset (self->api_key, 0, strlen (self->api_key));
-  g_clear_pointer (&self->api_key, g_free);
-
-  G_OBJECT_CLASS (pd_openai_provider_parent_class)->finalize (object);
-}
-
-static void
-pd_openai_provider_get_property (GObject    *object,
-                                 guint       prop_id,
-                                 GValue     *value,
-                                 GParamSpec *pspec)
-{
-  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (object);
-
-  switch (prop_id)
-    {
-    case PROP_BASE_URL:
-      g_value_set_string (value, self->base_url);
-      break;
-    case PROP_MAX_RETRIES:
-      g_value_set_uint (value, self->max_retries);
-      break;
-    case PROP_RETRY_BASE_DELAY_MS:
-      g_value_set_uint (value, self->retry_base_delay_ms);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-pd_openai_provider_set_property (GObject      *object,
-                                 guint         prop_id,
-                                 const GValue *value,
-                                 GParamSpec   *pspec)
-{
-  PdOpenAIProvider *self = PD_OPENAI_PROVIDER (object);
-
-  switch (prop_id)
-    {
-    case PROP_BASE_URL:
-      g_free (self->base_url);
-      self->base_url = g_value_dup_string (value);
-      if (self->base_url == NULL || *self->base_url == '\0')
-        {
-          g_free (self->base_url);
-          self->base_url = g_strdup (DEFAULT_BASE_URL);
-        }
-      break;
-    case PROP_API_KEY:
-      g_free (self->api_key);
-      self->api_key = g_value_dup_string (value);
-      break;
-    case PROP_MAX_RETRIES:
-      pd_openai_provider_set_max_retries (self, g_value_get_uint (value));
-      break;
-    case PROP_RETRY_BASE_DELAY_MS:
-      pd_openai_provider_set_retry_base_delay_ms (self, g_value_get_uint (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  return _pd_openai_provider_read_response (PD_OPENAI_PROVIDER (provider), input, is_json,
+                                            on_delta, delta_data, cancellable, error);
 }
 
 static void
 pd_openai_provider_class_init (PdOpenAIProviderClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  PdHttpProviderClass *http_class = PD_HTTP_PROVIDER_CLASS (klass);
 
-  object_class->finalize = pd_openai_provider_finalize;
-  object_class->get_property = pd_openai_provider_get_property;
-  object_class->set_property = pd_openai_provider_set_property;
-
-  properties[PROP_BASE_URL] =
-    g_param_spec_string ("base-url", NULL, NULL, DEFAULT_BASE_URL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-  /* Write-only, so no property dump can show it. */
-  properties[PROP_API_KEY] =
-    g_param_spec_string ("api-key", NULL, NULL, NULL,
-                         G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_MAX_RETRIES] =
-    g_param_spec_uint ("max-retries", NULL, NULL, 0, 20, PD_PROVIDER_DEFAULT_RETRIES,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_RETRY_BASE_DELAY_MS] =
-    g_param_spec_uint ("retry-base-delay-ms", NULL, NULL, 0, 60000, PD_PROVIDER_DEFAULT_BASE_DELAY,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  http_class->name = NAME;
+  http_class->default_base_url = "https://api.openai.com/v1";
+  http_class->base_url_variable = "OPENAI_BASE_URL";
+  http_class->key_variable = "OPENAI_API_KEY";
+  http_class->endpoint = "/chat/completions";
+  http_class->official_host = "api.openai.com";
+  http_class->build_body = pd_openai_provider_build_body;
+  http_class->add_headers = pd_openai_provider_add_headers;
+  http_class->read_response = pd_openai_provider_read;
 }
 
 static void
 pd_openai_provider_init (PdOpenAIProvider *self)
 {
-  self->session = _pd_provider_new_session ();
-  self->max_retries = PD_PROVIDER_DEFAULT_RETRIES;
-  self->retry_base_delay_ms = PD_PROVIDER_DEFAULT_BASE_DELAY;
 }
 
 PdOpenAIProvider *
 pd_openai_provider_new (const char *base_url,
                         const char *api_key)
 {
-  if (base_url == NULL || *base_url == '\0')
-    base_url = g_getenv ("OPENAI_BASE_URL");
-  if (api_key == NULL)
-    api_key = g_getenv ("OPENAI_API_KEY");
-
-  return g_object_new (PD_TYPE_OPENAI_PROVIDER,
-                       "base-url", base_url,
-                       "api-key", api_key,
-                       NULL);
-}
-
-const char *
-pd_openai_provider_get_base_url (PdOpenAIProvider *self)
-{
-  g_return_val_if_fail (PD_IS_OPENAI_PROVIDER (self), NULL);
-
-  return self->base_url;
-}
-
-guint
-pd_openai_provider_get_max_retries (PdOpenAIProvider *self)
-{
-  g_return_val_if_fail (PD_IS_OPENAI_PROVIDER (self), 0);
-
-  return self->max_retries;
-}
-
-void
-pd_openai_provider_set_max_retries (PdOpenAIProvider *self,
-                                    guint             max_retries)
-{
-  g_return_if_fail (PD_IS_OPENAI_PROVIDER (self));
-
-  if (self->max_retries == max_retries)
-    return;
-  self->max_retries = max_retries;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_RETRIES]);
-}
-
-guint
-pd_openai_provider_get_retry_base_delay_ms (PdOpenAIProvider *self)
-{
-  g_return_val_if_fail (PD_IS_OPENAI_PROVIDER (self), 0);
-
-  return self->retry_base_delay_ms;
-}
-
-void
-pd_openai_provider_set_retry_base_delay_ms (PdOpenAIProvider *self,
-                                            guint             delay_ms)
-{
-  g_return_if_fail (PD_IS_OPENAI_PROVIDER (self));
-
-  if (self->retry_base_delay_ms == delay_ms)
-    return;
-  self->retry_base_delay_ms = delay_ms;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETRY_BASE_DELAY_MS]);
+  return PD_OPENAI_PROVIDER (_pd_http_provider_new (PD_TYPE_OPENAI_PROVIDER, base_url, api_key));
 }

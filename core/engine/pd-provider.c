@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "pd-anthropic-provider.h"
+#include "pd-http-provider-private.h"
 #include "pd-json.h"
 #include "pd-openai-provider.h"
-#include "pd-provider-private.h"
 #include "pd-replay-provider.h"
 
 G_DEFINE_QUARK (pd-provider-error-quark, pd_provider_error)
@@ -198,8 +198,6 @@ pd_provider_new_for_name (const char  *name,
                           GError     **error)
 {
   g_autoptr(PdProvider) provider = NULL;
-  g_autofree char *url = NULL;
-  const char *suffix;
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -215,17 +213,9 @@ pd_provider_new_for_name (const char  *name,
     }
 
   if (g_strcmp0 (name, "openai") == 0)
-    {
-      provider = PD_PROVIDER (pd_openai_provider_new (base_url, api_key));
-      base_url = pd_openai_provider_get_base_url (PD_OPENAI_PROVIDER (provider));
-      suffix = "/chat/completions";
-    }
+    provider = PD_PROVIDER (pd_openai_provider_new (base_url, api_key));
   else if (g_strcmp0 (name, "anthropic") == 0)
-    {
-      provider = PD_PROVIDER (pd_anthropic_provider_new (base_url, api_key));
-      base_url = pd_anthropic_provider_get_base_url (PD_ANTHROPIC_PROVIDER (provider));
-      suffix = "/v1/messages";
-    }
+    provider = PD_PROVIDER (pd_anthropic_provider_new (base_url, api_key));
   else
     {
       g_autofree char *shown = _pd_provider_sanitize (name ? name : "(none)", 40, NULL);
@@ -236,10 +226,52 @@ pd_provider_new_for_name (const char  *name,
     }
 
   /* A bad URL is a configuration mistake: say so now, not at the first turn. */
-  if (!(url = _pd_provider_build_url (name, base_url, suffix, error)))
+  if (!_pd_http_provider_check_url (PD_HTTP_PROVIDER (provider), error))
     return NULL;
 
   return g_steal_pointer (&provider);
+}
+
+/* Sleeps @delay_ms on the calling thread, or until @cancellable is
+ * cancelled (then FALSE, with a cancelled error). */
+gboolean
+_pd_provider_wait (guint          delay_ms,
+                   const char    *name,
+                   GCancellable  *cancellable,
+                   GError       **error)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) delay_ms * 1000;
+  GPollFD pollfd;
+  gboolean have_fd = cancellable && g_cancellable_make_pollfd (cancellable, &pollfd);
+
+  for (;;)
+    {
+      gint64 left = deadline - g_get_monotonic_time ();
+
+      if (g_cancellable_is_cancelled (cancellable))
+        break;
+      if (left <= 0)
+        break;
+
+      /* Woken by the cancellable's fd, so cancelling does not wait out a
+       * 60-second Retry-After.  Without an fd, poll in short slices. */
+      if (have_fd)
+        g_poll (&pollfd, 1, (int) MAX (1, left / 1000));
+      else
+        g_usleep (MIN (left, 20 * 1000));
+    }
+
+  if (have_fd)
+    g_cancellable_release_fd (cancellable);
+
+  if (g_cancellable_is_cancelled (cancellable))
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
+                   "%s: the request was cancelled", name);
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 void
