@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-application.h"
+#include "pd-tool.h"
 
 int
 main (int   argc,
@@ -18,6 +19,8 @@ main (int   argc,
 {
   g_autoptr(PdApplication) app = NULL;
 
+  /* Before any thread: keys out of what /proc/PID/environ shows commands. */
+  pd_tool_scrub_startup_environ ();
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-agent-commands.h"
+#include "pd-tool.h"
 
 typedef struct
 {
@@ -46,6 +47,8 @@ int
 main (int   argc,
       char *argv[])
 {
+  /* Before any thread: keys out of what /proc/PID/environ shows commands. */
+  pd_tool_scrub_startup_environ ();
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

@@ -319,26 +319,14 @@ contains_word (const char *name,
   return strstr (name, word) != NULL;
 }
 
-/**
- * pd_tool_context_env_is_hidden:
- *
- * Returns: whether commands never see the variable @name
- */
-gboolean
-pd_tool_context_env_is_hidden (PdToolContext *self,
-                               const char    *name)
+/* The built-in rules, without a context's own additions. */
+static gboolean
+name_is_secret (const char *name)
 {
   g_autofree char *upper = NULL;
 
-  g_return_val_if_fail (self != NULL, TRUE);
-  g_return_val_if_fail (name != NULL, TRUE);
-
   for (guint i = 0; i < G_N_ELEMENTS (secret_env_names); i++)
     if (strcmp (name, secret_env_names[i]) == 0)
-      return TRUE;
-
-  for (guint i = 0; i < self->hidden_env->len; i++)
-    if (strcmp (name, g_ptr_array_index (self->hidden_env, i)) == 0)
       return TRUE;
 
   /* Case-folded: the environment is case-sensitive, the habit of naming
@@ -352,6 +340,63 @@ pd_tool_context_env_is_hidden (PdToolContext *self,
     return TRUE;
 
   return FALSE;
+}
+
+/**
+ * pd_tool_context_env_is_hidden:
+ *
+ * Returns: whether commands never see the variable @name
+ */
+gboolean
+pd_tool_context_env_is_hidden (PdToolContext *self,
+                               const char    *name)
+{
+  g_return_val_if_fail (self != NULL, TRUE);
+  g_return_val_if_fail (name != NULL, TRUE);
+
+  for (guint i = 0; i < self->hidden_env->len; i++)
+    if (strcmp (name, g_ptr_array_index (self->hidden_env, i)) == 0)
+      return TRUE;
+
+  return name_is_secret (name);
+}
+
+/**
+ * pd_tool_scrub_startup_environ:
+ *
+ * A command the model runs can read /proc/PPID/environ: not the process's
+ * environment as setenv() left it, but the block it was started with, in
+ * its own memory.  This moves the value of every variable the built-in
+ * rules call secret to the heap (setenv) and overwrites it in that block,
+ * so the process still reads its keys and the file shows none.  Call it
+ * first thing in main(), before any thread can read the environment.
+ */
+void
+pd_tool_scrub_startup_environ (void)
+{
+  g_autoptr(GPtrArray) originals = g_ptr_array_new ();
+
+  /* Collected first: setenv() may move the array being walked. */
+  for (char **entry = environ; entry != NULL && *entry != NULL; entry++)
+    {
+      const char *eq = strchr (*entry, '=');
+      g_autofree char *name = eq ? g_strndup (*entry, eq - *entry) : NULL;
+
+      if (name != NULL && name_is_secret (name))
+        g_ptr_array_add (originals, *entry);
+    }
+
+  for (guint i = 0; i < originals->len; i++)
+    {
+      char *original = g_ptr_array_index (originals, i);
+      char *eq = strchr (original, '=');
+      g_autofree char *name = g_strndup (original, eq - original);
+      g_autofree char *value = g_strdup (eq + 1);
+
+      if (setenv (name, value, 1) != 0)
+        continue;
+      memset (eq + 1, '*', strlen (eq + 1));
+    }
 }
 
 /**

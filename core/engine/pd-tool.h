@@ -74,6 +74,7 @@ void            pd_tool_context_hide_env          (PdToolContext  *self,
 gboolean        pd_tool_context_env_is_hidden     (PdToolContext  *self,
                                                    const char     *name);
 char          **pd_tool_context_build_env         (PdToolContext  *self);
+void            pd_tool_scrub_startup_environ     (void);
 gint64          pd_tool_context_get_deadline      (PdToolContext  *self);
 void            pd_tool_context_set_deadline      (PdToolContext  *self,
                                                    gint64          deadline_usec);
