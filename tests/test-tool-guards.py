@@ -164,6 +164,7 @@ class FakeModel(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), FakeModelHandler)
         self.calls = calls
         self.tool_messages = []
+        self.authorizations = []
 
 
 class FakeModelHandler(http.server.BaseHTTPRequestHandler):
@@ -172,6 +173,7 @@ class FakeModelHandler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        self.server.authorizations.append(self.headers.get("Authorization", ""))
         tools = [m for m in body.get("messages", []) if m.get("role") == "tool"]
         self.server.tool_messages.extend(tools)
         if tools:
@@ -210,7 +212,9 @@ def case_secrets(tap, agent, tmp):
     db = os.path.join(tmp, "secrets.db")
     server = FakeModel([("shell", {"command": "env"}),
                         ("shell", {"command": "cat /proc/self/environ | tr '\\0' '\\n'"}),
-                        ("shell", {"command": "echo \"[$OPENAI_API_KEY][$CORP_LLM_CREDENTIAL]\""})])
+                        ("shell", {"command": "echo \"[$OPENAI_API_KEY][$CORP_LLM_CREDENTIAL]\""}),
+                        # The agent's own start-up environment, as its memory holds it.
+                        ("shell", {"command": "tr '\\0' '\\n' < /proc/$PPID/environ"})])
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -225,11 +229,18 @@ def case_secrets(tap, agent, tmp):
     tap.check(proc.returncode == 0, "secrets: the run succeeds", f"exit {proc.returncode}\n{proc.stderr}")
     sent = [str(m.get("content")) for m in server.tool_messages]
     text = "\n".join(sent)
-    tap.check(len(sent) == 3 and text.count("PD_VISIBLE=pd-visible-sentinel") == 2 and "[][]" in sent[2],
+    tap.check(len(sent) == 4 and text.count("PD_VISIBLE=pd-visible-sentinel") == 3 and "[][]" in sent[2],
               "secrets: the model got the commands' environment", sent)
-    leaked = [var for var in (*SECRET_VARS, "CORP_LLM_CREDENTIAL") if f"{var}={SECRET}" in text]
-    leaked += ["value"] if SECRET in text else []
+    leaked = [var for var in (*SECRET_VARS, "CORP_LLM_CREDENTIAL") if f"{var}={SECRET}" in "\n".join(sent[:3])]
+    leaked += ["value"] if SECRET in "\n".join(sent[:3]) else []
     tap.check(not leaked, "secrets: no provider key, token or configured key source reaches the model", leaked)
+    # /proc/PPID/environ: the built-in names are scrubbed at start-up; a name
+    # only the config knows is read later and stays there (README).
+    leaked = [var for var in SECRET_VARS if f"{var}={SECRET}" in sent[3]] if len(sent) == 4 else ["?"]
+    tap.check(not leaked and f"OPENAI_API_KEY={'*' * len(SECRET)}" in sent[3],
+              "secrets: the agent's start-up environment in /proc shows no built-in key", leaked)
+    tap.check(server.authorizations and all(a == f"Bearer {SECRET}" for a in server.authorizations),
+              "secrets: the agent itself still sends its key", server.authorizations)
 
 
 class Racer(threading.Thread):
