@@ -11,6 +11,9 @@ of the run.  After each kill:
   - PRAGMA integrity_check is "ok";
   - every turn the events reported as session_saved is in the database:
     at least as many messages, and each reported plan version stored;
+  - the killed run's session reads as "interrupted" (sessions show), and
+    is written so, unless the run had saved its end before the kill; while
+    the run is alive it never does (checked before the kill);
   - `plandeck-agent continue` resumes the session with its plan: a plan
     update in the continuation succeeds (it fails without a plan) and the
     plan after it is the stored plan, one version later, with the note.
@@ -88,7 +91,8 @@ def main():
     rng = random.Random(seed)
     print(f"# seed {seed}, {kills} kills")
     tap = Tap()
-    figures = {"killed_mid_run": 0, "saves_checked": 0, "resumed_with_plan": 0, "finished_before_kill": 0}
+    figures = {"killed_mid_run": 0, "saves_checked": 0, "resumed_with_plan": 0, "finished_before_kill": 0,
+               "seen_running_alive": 0, "marked_interrupted": 0}
     started = time.monotonic()
 
     with tempfile.TemporaryDirectory(prefix="pd-crash-") as tmp:
@@ -107,6 +111,19 @@ def main():
         def agent_run(*args):
             return subprocess.run([agent, *args], env=env, cwd=tmp, capture_output=True, text=True, timeout=60)
 
+        def raw_status(sid):
+            con = sqlite3.connect(db)
+            row = con.execute("SELECT status FROM sessions WHERE id = ?", (sid,)).fetchone()
+            con.close()
+            return row[0] if row else None
+
+        def shown_status(sid):
+            proc_show = agent_run("sessions", "show", "--db", db, "--json", sid)
+            try:
+                return json.loads(proc_show.stdout).get("status")
+            except ValueError:
+                return proc_show.stdout + proc_show.stderr
+
         for round_ in range(kills):
             work = os.path.join(tmp, f"work{round_}")
             os.mkdir(work)
@@ -116,6 +133,14 @@ def main():
                                      f"Crash round {round_}"],
                                     env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(rng.uniform(0.03, 0.8))
+            # While the run lives, reading its session never marks it
+            # interrupted (it may have finished meanwhile: then idle).
+            live_saves = [e for e in read_events(events_path) if e.get("type") == "session_saved"]
+            if proc.poll() is None and live_saves:
+                seen = shown_status(live_saves[0]["session_id"])
+                tap.check(seen in ("running", "idle") and raw_status(live_saves[0]["session_id"]) != "interrupted",
+                          f"round {round_}: the live run's session is not marked interrupted", seen)
+                figures["seen_running_alive"] += seen == "running"
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 figures["killed_mid_run"] += 1
@@ -135,6 +160,16 @@ def main():
                 tap.check(len(sids) <= 1, f"round {round_}: killed before the first save", events[-3:])
                 continue
             sid = saves[0]["session_id"]
+            # Killed before the run wrote its end: the next read says so.
+            before = raw_status(sid)
+            seen = shown_status(sid)
+            if before == "running":
+                tap.check(seen == "interrupted" and raw_status(sid) == "interrupted",
+                          f"round {round_}: the killed run's session reads as interrupted", f"{seen}, {raw_status(sid)}")
+                figures["marked_interrupted"] += 1
+            else:
+                tap.check(before == "idle" and seen == "idle",
+                          f"round {round_}: the finished run's session stays idle", f"{before}, {seen}")
             proc_export = agent_run("sessions", "export", "--db", db, sid)
             if not tap.check(proc_export.returncode == 0, f"round {round_}: the session is stored",
                              proc_export.stderr):

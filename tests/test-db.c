@@ -198,7 +198,18 @@ test_migrate_every_version (Fixture       *f,
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports WHERE session_pk = 7"), ==, 1);
       raw_exec (pd_db_get_handle (db), "DELETE FROM sessions WHERE pk = 7");
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports"), ==, 0);
+      /* v4 rebuilt the sessions table: what points at it still follows it
+       * (the cascade to events, the trigger to messages). */
+      g_assert_cmpint (db_int (db, "SELECT count(*) FROM events"), ==, 0);
+      g_assert_cmpint (db_int (db, "SELECT count(*) FROM messages"), ==, 0);
       raw_exec (pd_db_get_handle (db), "ROLLBACK");
+
+      /* v4: interrupted runs, and their owners. */
+      g_assert_cmpint (db_int (db, "PRAGMA foreign_keys"), ==, 1);
+      raw_exec (pd_db_get_handle (db), "UPDATE sessions SET status = 'interrupted', run_owner = 'x' WHERE pk = 7");
+      g_assert_cmpint (db_int (db, "SELECT count(*) FROM sessions WHERE status = 'interrupted'"), ==, 1);
+      g_assert_cmpint (db_int (db, "SELECT task = 'migrate the frobnicator' AND n_messages = 2 FROM sessions WHERE pk = 7"), ==, 1);
+      g_assert_cmpint (db_int (db, "SELECT count(*) FROM pragma_foreign_key_check"), ==, 0);
 
       /* Opening again is a no-op. */
       g_clear_object (&db);

@@ -1,6 +1,7 @@
 /* test-session-store.c: PdSessionStore on real database files. */
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 
 #include "pd-plan.h"
 #include "pd-session-store.h"
+#include "pd-run-owner.h"
 #include "pd-session-store-private.h"
 
 typedef struct
@@ -972,6 +974,164 @@ test_annotations (Fixture       *f,
   g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND);
 }
 
+static void
+set_owner (Fixture    *f,
+           const char *id,
+           const char *owner)
+{
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (pd_db_get_handle (f->db),
+                                       "UPDATE sessions SET status = 'running', run_owner = ?2 WHERE id = ?1",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  if (owner)
+    sqlite3_bind_text (stmt, 2, owner, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, 2);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+  sqlite3_finalize (stmt);
+}
+
+static char *
+raw_status (Fixture    *f,
+            const char *id)
+{
+  sqlite3_stmt *stmt = NULL;
+  char *status;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (pd_db_get_handle (f->db), "SELECT status FROM sessions WHERE id = ?1",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  status = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  return status;
+}
+
+static PdSessionStatus
+status_of (Fixture    *f,
+           const char *id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (f->store, id, &error);
+  g_autoptr(GPtrArray) list = NULL;
+
+  g_assert_no_error (error);
+  /* The list reads the same. */
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 50, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < list->len; i++)
+    {
+      PdSessionInfo *listed = g_ptr_array_index (list, i);
+      if (strcmp (listed->id, id) == 0)
+        g_assert_cmpint (listed->status, ==, info->status);
+    }
+  return info->status;
+}
+
+/* A run killed with SIGKILL left its session "running" for ever.  A
+ * running session names its run's owner; read, it is "interrupted" once
+ * that process is gone, and never while it lives (this process's run, or
+ * another process's). */
+static void
+test_interrupted (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(PdSessionInfo) info = create (f, "long job", "m");
+  g_autoptr(JsonArray) messages = parse_array (transcript_json);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self_owner = NULL;
+  g_autofree char *status = NULL;
+  const char *sleeper[] = { "sleep", "60", NULL };
+  GPid child = 0;
+  PdTurn turn = { info->id, messages, 0, NULL, 1, 1, TRUE, PD_SESSION_STATUS_RUNNING };
+
+  /* This process's run: running. */
+  save (f, &turn);
+  g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_RUNNING);
+  self_owner = _pd_run_owner_of ((int) getpid ());
+  g_assert_nonnull (self_owner);
+  g_assert_cmpstr (self_owner, ==, _pd_run_owner_self ());
+
+  /* Another live process's run: running; once it is killed: interrupted,
+   * and written so. */
+  g_assert_true (g_spawn_async (NULL, (char **) sleeper, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &child, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *owner = NULL;
+
+    /* /proc shows the child once it runs. */
+    for (guint i = 0; i < 200 && owner == NULL; i++, g_usleep (10000))
+      owner = _pd_run_owner_of (child);
+    g_assert_nonnull (owner);
+    set_owner (f, info->id, owner);
+    g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_RUNNING);
+    status = raw_status (f, info->id);
+    g_assert_cmpstr (status, ==, "running");
+    g_clear_pointer (&status, g_free);
+
+    kill (child, SIGKILL);
+    waitpid (child, NULL, 0);
+    g_spawn_close_pid (child);
+
+    /* A read-only reader says interrupted, and writes nothing. */
+    {
+      g_autoptr(PdDb) ro = pd_db_open (f->path, PD_DB_READ_ONLY, &error);
+      g_autoptr(PdSessionStore) reader = pd_session_store_new (ro);
+      g_autoptr(PdSessionInfo) seen = pd_session_store_get (reader, info->id, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (seen->status, ==, PD_SESSION_STATUS_INTERRUPTED);
+      status = raw_status (f, info->id);
+      g_assert_cmpstr (status, ==, "running");
+      g_clear_pointer (&status, g_free);
+    }
+
+    g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_INTERRUPTED);
+    status = raw_status (f, info->id);
+    g_assert_cmpstr (status, ==, "interrupted");
+    g_clear_pointer (&status, g_free);
+  }
+
+  /* A pid that is someone else's now (same pid, another start time), a run
+   * of before the last boot, a row from before owners were kept: gone. */
+  {
+    g_auto(GStrv) parts = g_strsplit (self_owner, " ", 0);
+    g_autofree char *reused = g_strdup_printf ("v1 %s %s %s 1", parts[1], parts[2], parts[3]);
+    g_autofree char *old_boot = g_strdup_printf ("v1 00000000-0000-0000-0000-000000000000 %s %s %s",
+                                                 parts[2], parts[3], parts[4]);
+    g_autofree char *other_ns = g_strdup_printf ("v1 %s 1 %s %s", parts[1], parts[3], parts[4]);
+    const char *gone[] = { reused, old_boot, NULL };
+
+    for (guint i = 0; i < G_N_ELEMENTS (gone); i++)
+      {
+        set_owner (f, info->id, gone[i]);
+        g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_INTERRUPTED);
+      }
+
+    /* Another pid namespace (a container sharing the file), or an owner
+     * that cannot be read: not known to be gone, so left running. */
+    set_owner (f, info->id, other_ns);
+    g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_RUNNING);
+    set_owner (f, info->id, "v2 something else");
+    g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_RUNNING);
+  }
+
+  /* Continued: running again, owned by this process. */
+  set_owner (f, info->id, NULL);
+  g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_INTERRUPTED);
+  {
+    PdTurn again = { info->id, NULL, 0, NULL, 0, 0, FALSE, PD_SESSION_STATUS_RUNNING };
+    save (f, &again);
+  }
+  g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_RUNNING);
+  g_assert_true (pd_session_store_set_status (f->store, info->id, PD_SESSION_STATUS_IDLE, &error));
+  g_assert_cmpint (status_of (f, info->id), ==, PD_SESSION_STATUS_IDLE);
+  g_assert_cmpstr (pd_session_status_to_string (PD_SESSION_STATUS_INTERRUPTED), ==, "interrupted");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -994,6 +1154,7 @@ main (int   argc,
   ADD ("/pd/store/delete-cascade", test_delete_cascade);
   ADD ("/pd/store/events", test_events);
   ADD ("/pd/store/annotations", test_annotations);
+  ADD ("/pd/store/interrupted", test_interrupted);
 #undef ADD
 
   return g_test_run ();

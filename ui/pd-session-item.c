@@ -411,6 +411,8 @@ pd_session_item_get_status_icon (PdSessionItem *self)
       return "media-playback-start-symbolic";
     case PD_SESSION_STATUS_FAILED:
       return "dialog-error-symbolic";
+    case PD_SESSION_STATUS_INTERRUPTED:
+      return "dialog-warning-symbolic";
     case PD_SESSION_STATUS_IDLE:
     default:
       return "radio-symbolic";
@@ -428,6 +430,9 @@ pd_session_item_get_status_label (PdSessionItem *self)
       return C_("session status", "Running");
     case PD_SESSION_STATUS_FAILED:
       return C_("session status", "Failed");
+    case PD_SESSION_STATUS_INTERRUPTED:
+      /* TRANSLATORS: its run's process ended without finishing (killed) */
+      return C_("session status", "Interrupted");
     case PD_SESSION_STATUS_IDLE:
     default:
       return C_("session status", "Idle");

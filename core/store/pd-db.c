@@ -166,6 +166,59 @@ static const char * const migrations[] = {
   "  indexed_at      INTEGER NOT NULL,\n"
   "  UNIQUE (path, agent_id)\n"
   ");\n",
+
+  /* v4: a run killed with SIGKILL left its session "running" for ever.  A
+   * running session now names its run's owner (run_owner: the process, see
+   * pd-run-owner.h), and one whose owner is gone is "interrupted".  SQLite
+   * cannot change a CHECK constraint in place: the table is rebuilt (with
+   * foreign keys off, see run_migrations(); same pk values, so messages,
+   * the full-text index and the tables that point here stay as they are). */
+  "CREATE TABLE sessions_v4 (\n"
+  "  pk            INTEGER PRIMARY KEY,\n"
+  "  id            TEXT NOT NULL UNIQUE,\n"
+  "  task          TEXT NOT NULL DEFAULT '',\n"
+  "  name          TEXT,\n"
+  "  model         TEXT NOT NULL DEFAULT '',\n"
+  "  provider      TEXT NOT NULL DEFAULT '',\n"
+  "  source        TEXT NOT NULL DEFAULT 'plandeck',\n"
+  "  cwd           TEXT NOT NULL DEFAULT '',\n"
+  "  status        TEXT NOT NULL DEFAULT 'idle' CHECK (status IN ('running','idle','failed','interrupted')),\n"
+  "  created_at    INTEGER NOT NULL,\n"
+  "  updated_at    INTEGER NOT NULL,\n"
+  "  turns         INTEGER NOT NULL DEFAULT 0,\n"
+  "  input_tokens  INTEGER NOT NULL DEFAULT 0,\n"
+  "  output_tokens INTEGER NOT NULL DEFAULT 0,\n"
+  "  pinned        INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0,1)),\n"
+  "  auth_token    TEXT NOT NULL,\n"
+  "  n_messages    INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_version  INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_done     INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_total    INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_blocked  INTEGER NOT NULL DEFAULT 0,\n"
+  "  run_owner     TEXT\n"
+  ");\n"
+  "INSERT INTO sessions_v4 (pk, id, task, name, model, provider, source, cwd, status, created_at, updated_at,\n"
+  "  turns, input_tokens, output_tokens, pinned, auth_token, n_messages, plan_version, plan_done, plan_total,\n"
+  "  plan_blocked)\n"
+  "SELECT pk, id, task, name, model, provider, source, cwd, status, created_at, updated_at, turns, input_tokens,\n"
+  "  output_tokens, pinned, auth_token, n_messages, plan_version, plan_done, plan_total, plan_blocked\n"
+  "FROM sessions;\n"
+  "DROP TABLE sessions;\n"
+  "ALTER TABLE sessions_v4 RENAME TO sessions;\n"
+  "CREATE INDEX sessions_by_order ON sessions (pinned DESC, updated_at DESC, id);\n"
+  "CREATE TRIGGER sessions_delete_messages AFTER DELETE ON sessions BEGIN\n"
+  "  DELETE FROM messages WHERE id BETWEEN (old.pk << 24) AND (old.pk << 24) + 16777215;\n"
+  "END;\n"
+  "CREATE TRIGGER sessions_fts_ai AFTER INSERT ON sessions BEGIN\n"
+  "  INSERT INTO sessions_fts (rowid, task) VALUES (new.pk, new.task);\n"
+  "END;\n"
+  "CREATE TRIGGER sessions_fts_ad AFTER DELETE ON sessions BEGIN\n"
+  "  INSERT INTO sessions_fts (sessions_fts, rowid, task) VALUES ('delete', old.pk, old.task);\n"
+  "END;\n"
+  "CREATE TRIGGER sessions_fts_au AFTER UPDATE OF task ON sessions BEGIN\n"
+  "  INSERT INTO sessions_fts (sessions_fts, rowid, task) VALUES ('delete', old.pk, old.task);\n"
+  "  INSERT INTO sessions_fts (rowid, task) VALUES (new.pk, new.task);\n"
+  "END;\n",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == PD_DB_SCHEMA_VERSION);
@@ -644,13 +697,56 @@ check_header (const char  *path,
   return TRUE;
 }
 
+/* The migration of one version, in the caller's transaction: its SQL,
+ * the foreign keys checked (a table rebuild runs with them off), and the
+ * version bump. */
+static int
+migrate_step (PdDb  *self,
+              guint  v)
+{
+  g_autofree char *bump = g_strdup_printf ("PRAGMA user_version = %u", v);
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_exec (self->handle, migrations[v - 1], NULL, NULL, NULL);
+
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2 (self->handle, "PRAGMA foreign_key_check", -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    {
+      rc = sqlite3_step (stmt);
+      /* A row is a broken reference: keep the file as it was. */
+      rc = rc == SQLITE_DONE ? SQLITE_OK : rc == SQLITE_ROW ? SQLITE_CONSTRAINT : rc;
+      sqlite3_finalize (stmt);
+    }
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (self->handle, bump, NULL, NULL, NULL);
+  return rc;
+}
+
+static gboolean run_migrations_locked (PdDb    *self,
+                                       GError **error);
+
+/* Foreign keys are off while migrating: rebuilding the sessions table (v4)
+ * drops the old one, which with them on would delete every event, plan
+ * version and annotation through ON DELETE CASCADE.  The pragma has no
+ * effect inside a transaction, so it is set around them. */
 static gboolean
 run_migrations (PdDb    *self,
                 GError **error)
 {
+  gboolean ok;
+
+  sqlite3_exec (self->handle, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL);
+  ok = run_migrations_locked (self, error);
+  sqlite3_exec (self->handle, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+  return ok;
+}
+
+static gboolean
+run_migrations_locked (PdDb    *self,
+                       GError **error)
+{
   for (guint v = (guint) self->user_version + 1; v <= PD_DB_SCHEMA_VERSION; v++)
     {
-      g_autofree char *bump = NULL;
       gint64 current = 0;
       int rc;
 
@@ -670,21 +766,13 @@ run_migrations (PdDb    *self,
           continue;
         }
 
-      rc = sqlite3_exec (self->handle, migrations[v - 1], NULL, NULL, NULL);
-      if (rc == SQLITE_OK)
-        {
-          bump = g_strdup_printf ("PRAGMA user_version = %u", v);
-          rc = sqlite3_exec (self->handle, bump, NULL, NULL, NULL);
-        }
+      rc = migrate_step (self, v);
       if (rc != SQLITE_OK)
         {
-          g_autoptr(GError) local = NULL;
+          g_autofree char *what = g_strdup_printf ("upgrading the schema to version %u", v);
 
-          pd_db_set_error_from_sqlite (self, rc, "upgrading the schema", &local);
+          pd_db_set_error_from_sqlite (self, rc, what, error);
           pd_db_rollback (self);
-          g_set_error (error, PD_DB_ERROR, local->code,
-                       "upgrading %s to schema version %u failed: %s",
-                       self->path, v, local->message);
           return FALSE;
         }
       if (!pd_db_commit (self, error))

@@ -11,6 +11,7 @@
 #include "pd-plan.h"
 #include "pd-random.h"
 #include "pd-redact.h"
+#include "pd-run-owner.h"
 #include "pd-session-store.h"
 #include "pd-session-store-private.h"
 
@@ -38,7 +39,7 @@ G_DEFINE_BOXED_TYPE (PdStoredEvent, pd_stored_event, pd_stored_event_copy, pd_st
 /* ---------------------------------------------------------------------- */
 /* Boxed types and small helpers                                          */
 
-static const char * const status_names[] = { "idle", "running", "failed" };
+static const char * const status_names[] = { "idle", "running", "failed", "interrupted" };
 
 const char *
 pd_session_status_to_string (PdSessionStatus status)
@@ -371,7 +372,9 @@ lookup_pk (PdSessionStore  *self,
 #define SESSION_COLUMNS \
   "s.id, s.task, s.name, s.model, s.provider, s.source, s.cwd, s.status, " \
   "s.created_at, s.updated_at, s.turns, s.input_tokens, s.output_tokens, s.pinned, " \
-  "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages"
+  "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner"
+/* The column after SESSION_COLUMNS. */
+#define SESSION_COLUMNS_END 21
 
 static PdSessionInfo *
 info_from_row (sqlite3_stmt *stmt)
@@ -403,6 +406,45 @@ info_from_row (sqlite3_stmt *stmt)
   return info;
 }
 
+/* A running session whose run's owner is gone was interrupted: a run
+ * killed with SIGKILL never writes its end.  Noticed whenever a session is
+ * read (get, list): the session reads as interrupted, and is written so
+ * when the file can be written — only if it still has that owner, so a run
+ * that took the session again meanwhile keeps it.  An owner that is alive,
+ * or that cannot be judged, leaves the session running (pd-run-owner.h).
+ * Caller holds the lock, with no statement of its own stepping. */
+static void
+settle_running (PdSessionStore *self,
+                PdSessionInfo  *info,
+                const char     *owner)
+{
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (info->status != PD_SESSION_STATUS_RUNNING || _pd_run_owner_check (owner) != PD_RUN_OWNER_GONE)
+    return;
+  info->status = PD_SESSION_STATUS_INTERRUPTED;
+  if (pd_db_is_read_only (self->db))
+    return;
+  if (!(stmt = pd_db_prepare (self->db,
+                              "UPDATE sessions SET status = 'interrupted', run_owner = NULL "
+                              "WHERE id = ?1 AND status = 'running' AND run_owner IS ?2",
+                              &error)))
+    {
+      g_debug ("%s", error->message);
+      return;
+    }
+  sqlite3_bind_text (stmt, 1, info->id, -1, SQLITE_STATIC);
+  if (owner)
+    sqlite3_bind_text (stmt, 2, owner, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (stmt, 2);
+  /* Not written (busy, read-only after all): it reads as interrupted
+   * anyway, and the next read tries again. */
+  if (!pd_db_step_done (self->db, stmt, &error))
+    g_debug ("could not mark session %s interrupted: %s", info->id, error->message);
+}
+
 PdSessionInfo *
 pd_session_store_get (PdSessionStore  *self,
                       const char      *id,
@@ -423,7 +465,14 @@ pd_session_store_get (PdSessionStore  *self,
   sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
   rc = pd_db_step (self->db, stmt, error);
   if (rc == SQLITE_ROW)
-    return info_from_row (stmt);
+    {
+      PdSessionInfo *info = info_from_row (stmt);
+      g_autofree char *owner = column_dup (stmt, 20);
+
+      g_clear_pointer (&stmt, pd_db_stmt_release);
+      settle_running (self, info, owner);
+      return info;
+    }
   if (rc == SQLITE_DONE)
     set_not_found (id, error);
   return NULL;
@@ -780,7 +829,7 @@ save_turn_locked (PdSessionStore  *self,
     if (!(stmt = pd_db_prepare (self->db,
                                 "UPDATE sessions SET updated_at = max(updated_at, ?2), turns = turns + ?3, "
                                 "input_tokens = input_tokens + ?4, output_tokens = output_tokens + ?5, "
-                                "status = ?6, n_messages = coalesce(?7, n_messages) WHERE pk = ?1",
+                                "status = ?6, n_messages = coalesce(?7, n_messages), run_owner = ?8 WHERE pk = ?1",
                                 error)))
       return FALSE;
     sqlite3_bind_int64 (stmt, 1, pk);
@@ -793,6 +842,11 @@ save_turn_locked (PdSessionStore  *self,
       sqlite3_bind_int64 (stmt, 7, json_array_get_length (turn->messages));
     else
       sqlite3_bind_null (stmt, 7);
+    /* A running session names the process that runs it (pd-run-owner.h). */
+    if (turn->status == PD_SESSION_STATUS_RUNNING)
+      sqlite3_bind_text (stmt, 8, _pd_run_owner_self (), -1, SQLITE_STATIC);
+    else
+      sqlite3_bind_null (stmt, 8);
     if (!pd_db_step_done (self->db, stmt, error))
       return FALSE;
   }
@@ -1207,6 +1261,7 @@ pd_session_store_list (PdSessionStore  *self,
   g_autoptr(PdDbLocker) locker = NULL;
   g_autoptr(PdDbStmt) stmt = NULL;
   g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GPtrArray) owners = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *like = NULL;
   g_autofree char *fts = NULL;
   const char *where;
@@ -1269,11 +1324,16 @@ pd_session_store_list (PdSessionStore  *self,
   while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
     {
       g_ptr_array_add (sessions, info_from_row (stmt));
-      window_total = sqlite3_column_int64 (stmt, 20);
+      window_total = sqlite3_column_int64 (stmt, SESSION_COLUMNS_END);
+      /* Running sessions are settled once the statement is done. */
+      g_ptr_array_add (owners, column_dup (stmt, 20));
     }
   if (rc != SQLITE_DONE)
     return NULL;
   g_clear_pointer (&stmt, pd_db_stmt_release);
+
+  for (guint i = 0; i < sessions->len; i++)
+    settle_running (self, g_ptr_array_index (sessions, i), g_ptr_array_index (owners, i));
 
   if (total)
     {
@@ -1377,7 +1437,10 @@ pd_session_store_set_status (PdSessionStore  *self,
                              GError         **error)
 {
   g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
-  return update_session (self, id, "UPDATE sessions SET status = ?2 WHERE id = ?1",
+  if (status == PD_SESSION_STATUS_RUNNING)
+    return update_session (self, id, "UPDATE sessions SET status = 'running', run_owner = ?2 WHERE id = ?1",
+                           _pd_run_owner_self (), 0, error);
+  return update_session (self, id, "UPDATE sessions SET status = ?2, run_owner = NULL WHERE id = ?1",
                          pd_session_status_to_string (status), 0, error);
 }
 

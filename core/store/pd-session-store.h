@@ -21,6 +21,9 @@ typedef enum
   PD_SESSION_STATUS_IDLE,
   PD_SESSION_STATUS_RUNNING,
   PD_SESSION_STATUS_FAILED,
+  /* Was running, and its run's process is gone (killed, crashed): noticed
+   * when the session is read (pd-run-owner.h).  Continuing it runs again. */
+  PD_SESSION_STATUS_INTERRUPTED,
 } PdSessionStatus;
 
 const char *pd_session_status_to_string   (PdSessionStatus  status);
