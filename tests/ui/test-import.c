@@ -159,6 +159,91 @@ test_import_from_window (gconstpointer project_folder)
   g_assert_cmpint (pd_test_run_app (args, check_import, NULL, NULL), ==, 0);
 }
 
+/* A label whose text holds a bidi control (U+202A–202E, U+2066–2069). */
+static gboolean
+is_label_with_bidi (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  const char *text;
+
+  if (!GTK_IS_LABEL (widget))
+    return FALSE;
+  text = gtk_label_get_text (GTK_LABEL (widget));
+  for (const char *p = text; p && *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+has_bidi_title (gpointer data)
+{
+  return pd_test_find_label (GTK_WIDGET (data), "Deploy <U+202E>txt.exe now") != NULL;
+}
+
+static gboolean
+has_bidi_item (gpointer data)
+{
+  return pd_test_find_label (GTK_WIDGET (data), "Check <U+2066>admin<U+2069> rights") != NULL;
+}
+
+static void
+check_bidi (PdApplication *app,
+            PdWindow      *window,
+            gpointer       user_data)
+{
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  /* The title in the list and the item on the Now page show the controls
+   * as <U+…>, so they reorder nothing; no label holds one raw. */
+  pd_test_wait_until (has_bidi_title, window, 20000, "the imported session's title, its bidi override shown");
+  pd_test_wait_until (checklist_shown, window, 20000, "the checklist of the imported session");
+  pd_test_wait_until (has_bidi_item, window, 20000, "the checklist item, its bidi isolates shown");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (window), is_label_with_bidi, NULL));
+}
+
+/* Bidi controls in another agent's transcript, as an attacker would write
+ * them: a title that reads reversed, an item whose middle is isolated. */
+static void
+test_import_bidi (void)
+{
+  g_autofree char *home = pd_test_make_tmp_dir ();
+  g_autofree char *project = g_build_filename (home, "claude", "projects", "-work-app", NULL);
+  g_autofree char *transcript = g_build_filename (project, "s1.jsonl", NULL);
+  g_autofree char *db = g_build_filename (home, "sessions.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  const char *lines =
+    "{\"type\":\"user\",\"timestamp\":\"2026-03-04T10:00:00Z\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
+    "\"message\":{\"role\":\"user\",\"content\":\"Deploy \u202Etxt.exe now\"}}\n"
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-03-04T10:00:01Z\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
+    "\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"TodoWrite\","
+    "\"input\":{\"todos\":[{\"content\":\"Check \u2066admin\u2069 rights\",\"status\":\"pending\"}]}}]}}\n"
+    "{\"type\":\"user\",\"timestamp\":\"2026-03-04T10:00:02Z\",\"sessionId\":\"s1\",\"message\":{\"role\":\"user\","
+    "\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"tu1\",\"content\":\"ok\",\"is_error\":false}]}}\n";
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (transcript, lines, -1, NULL));
+  {
+    g_autofree char *claude = g_build_filename (home, "claude", NULL);
+    g_autofree char *codex = g_build_filename (home, "codex", NULL);
+    g_autofree char *data = g_build_filename (home, "data", NULL);
+
+    g_setenv ("CLAUDE_CONFIG_DIR", claude, TRUE);
+    g_setenv ("CODEX_HOME", codex, TRUE);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
+  {
+    g_autoptr(PdDb) created = pd_db_open (db, PD_DB_CREATE, NULL);
+    g_assert_nonnull (created);
+  }
+
+  g_assert_cmpint (pd_test_run_app (args, check_bidi, NULL, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -169,6 +254,7 @@ main (int   argc,
   g_test_add_data_func ("/pd/ui/import/from-window", "-home-dev-src-inkwell", test_import_from_window);
   g_test_add_data_func ("/pd/ui/import/from-window-shared", "-Users-dain-workspace-danieldemmel-me-next",
                         test_import_from_window);
+  g_test_add_func ("/pd/ui/import/bidi-shown", test_import_bidi);
 
   return g_test_run ();
 }
