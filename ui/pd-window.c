@@ -733,13 +733,13 @@ pd_window_update_connection (PdWindow *self)
       /* Translators: %s says why, e.g. "Could not reach http://…: the connection was refused" */
       text = g_strdup_printf (_("Offline, reconnecting. %s"), reason ? reason : "");
       gtk_image_set_from_icon_name (self->connection_icon, "network-offline-symbolic");
-      gtk_widget_remove_css_class (GTK_WIDGET (self->connection_banner), "denied");
+      gtk_widget_remove_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;
     case PD_REMOTE_DENIED:
       /* Translators: %s says why, e.g. "http://… refused the token (HTTP 403)" */
       text = g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
       gtk_image_set_from_icon_name (self->connection_icon, "dialog-password-symbolic");
-      gtk_widget_add_css_class (GTK_WIDGET (self->connection_banner), "denied");
+      gtk_widget_add_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;
     case PD_REMOTE_CONNECTING:
     case PD_REMOTE_ONLINE:

@@ -16,6 +16,8 @@
 #include <locale.h>
 
 #include "pd-history-view.h"
+#include "pd-remote-source.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
@@ -121,8 +123,11 @@ check_narrow (PdApplication *app,
 
   for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
     {
+      g_autofree char *shot = g_strdup_printf ("narrow-%s-%s", pages[i], g_getenv ("LANGUAGE"));
+
       adw_view_stack_set_visible_child_name (views, pages[i]);
       assert_fits (window, pages[i]);
+      pd_test_screenshot (GTK_WIDGET (window), shot);
     }
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
@@ -151,6 +156,84 @@ test_narrow_fits (void)
   g_assert_cmpint (pd_test_run_app (args, check_narrow, NULL, NULL), ==, 0);
 }
 
+/* --- the connection banner fits too ---------------------------------------- */
+
+static gboolean
+banner_in_state (gpointer data)
+{
+  PdWindow *window = ((gpointer *) data)[0];
+  PdRemoteState state = GPOINTER_TO_INT (((gpointer *) data)[1]);
+  PdSource *source = pd_window_get_source (window);
+
+  return source != NULL && pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == state;
+}
+
+static void
+check_banner (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  const char *name = user_data;
+  gpointer data[2] = { window, GINT_TO_POINTER (g_str_equal (name, "offline") ? PD_REMOTE_OFFLINE : PD_REMOTE_DENIED) };
+  g_autofree char *shot = g_strdup_printf ("narrow-banner-%s-%s", name, g_getenv ("LANGUAGE"));
+
+  pd_test_wait_until (banner_in_state, data, 10000, "the connection banner");
+  /* Its slide over. */
+  {
+    gint64 end = g_get_monotonic_time () + 500 * G_TIME_SPAN_MILLISECOND;
+
+    while (g_get_monotonic_time () < end)
+      g_main_context_iteration (NULL, FALSE);
+  }
+  assert_fits (window, name);
+  pd_test_screenshot (GTK_WIDGET (window), shot);
+}
+
+static void
+narrow_settings (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", NARROW_WIDTH);
+  g_settings_set_int (settings, "window-height", 640);
+}
+
+static void
+test_narrow_banner (void)
+{
+  /* Nobody there: offline, with Retry. */
+  const char *offline[] = { "--remote", "http://127.0.0.1:9/?token=x", NULL };
+  const char *denied[] = { "--remote", NULL, NULL };
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSubprocess) serve = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *wrong = NULL;
+
+  narrow_settings ();
+  g_assert_cmpint (pd_test_run_app (offline, check_banner, (gpointer) "offline", NULL), ==, 0);
+
+  /* A server with another token: the token is asked for in place. */
+  serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                            g_getenv ("PLANDECK_AGENT"), "serve", "--db", db, "--listen", "127.0.0.1:0", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (serve));
+  url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  base = pd_window_split_endpoint_url (url, NULL);
+  wrong = g_strconcat (base, "?token=an-old-token", NULL);
+  denied[1] = wrong;
+  narrow_settings ();
+  g_assert_cmpint (pd_test_run_app (denied, check_banner, (gpointer) "denied", NULL), ==, 0);
+  g_subprocess_force_exit (serve);
+  g_subprocess_wait (serve, NULL, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -167,6 +250,7 @@ main (int   argc,
   textdomain (GETTEXT_PACKAGE);
 
   g_test_add_func ("/pd/ui/narrow/fits", test_narrow_fits);
+  g_test_add_func ("/pd/ui/narrow/connection-banner", test_narrow_banner);
 
   return g_test_run ();
 }
