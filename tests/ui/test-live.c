@@ -220,6 +220,15 @@ static const char second_turns[] =
   " {\"content\": \"Done for now.\"}]}";
 
 static void
+on_agent_exited (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
 run_agent (Second     *second,
            const char *turns,
            const char *const *command)
@@ -229,8 +238,8 @@ run_agent (Second     *second,
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_auto(GStrv) argv = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  int status = 0;
+  g_autoptr(GSubprocess) agent = NULL;
+  gboolean exited = FALSE;
 
   g_assert_true (g_file_set_contents (replay, turns, -1, NULL));
   g_mkdir_with_parents (project, 0700);
@@ -240,9 +249,14 @@ run_agent (Second     *second,
                            "--approve", "auto", "-C", project, "-q", NULL);
   argv = g_strv_builder_end (builder);
 
-  g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                               &out, NULL, &status, &error));
+  agent = g_subprocess_newv ((const char * const *) argv,
+                             G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
   g_assert_no_error (error);
+  /* The window goes on drawing (and hearing of commits) while the other
+   * process works. */
+  g_subprocess_wait_async (agent, NULL, on_agent_exited, &exited);
+  while (!exited)
+    g_main_context_iteration (NULL, TRUE);
 }
 
 static gboolean
@@ -316,6 +330,122 @@ test_live_second_process (void)
   args[1] = second.db;
   g_assert_cmpint (pd_test_run_app (args, check_second_process, &second, &saw_window), ==, 0);
   g_assert_true (saw_window);
+
+  g_free (second.id);
+  g_free (second.db);
+  g_free (second.dir);
+}
+
+/* --- one snapshot: the sidebar row and the Now page agree ------------------------ */
+
+typedef struct
+{
+  PdWindow *window;
+  guint     frames;        /* painted while the Now page showed a plan */
+  guint     disagreeing;   /* of those, with the row on another version */
+  gint64    seen_row;
+  gint64    seen_now;
+} Agreement;
+
+/* Checked whenever either side changes (and at each painted frame): the
+ * two never disagree, not even between two replies of one refresh. */
+static void
+check_agreement (Agreement *agreement)
+{
+  PdSessionItem *item = pd_session_list_get_selected_item (session_list (agreement->window));
+  const PdPlanState *plan = pd_now_view_get_plan (now_view (agreement->window));
+
+  if (item == NULL || plan == NULL)
+    return;
+  agreement->frames++;
+  if (pd_session_item_get_plan_version (item) != plan->version)
+    {
+      agreement->disagreeing++;
+      agreement->seen_row = pd_session_item_get_plan_version (item);
+      agreement->seen_now = plan->version;
+    }
+}
+
+static char *
+many_updates (guint n)
+{
+  GString *turns = g_string_new ("{\"label\": \"many\", \"turns\": [");
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (turns,
+                            "{\"content\": \"Step %u.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": "
+                            "{\"verb\": \"update\", \"updates\": [{\"id\": \"%s\", \"status\": \"%s\"}]}}]},",
+                            i, (const char *[]) { "look", "write", "check" }[i % 3],
+                            i % 2 == 0 ? "in_progress" : "done");
+  g_string_append (turns, "{\"content\": \"Done.\"}]}");
+  return g_string_free (turns, FALSE);
+}
+
+static void
+check_one_snapshot (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  Second *second = user_data;
+  const char *cont[] = { "continue", second->id, "Go on", NULL };
+  gpointer data[2] = { window, second->id };
+  g_autofree char *turns = many_updates (24);
+  Agreement agreement = { window };
+  GdkFrameClock *clock;
+  PdSessionItem *item;
+  gulong handlers[3];
+  Stored after;
+
+  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  data[1] = GSIZE_TO_POINTER ((gsize) read_stored (second->db, second->id).plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+
+  /* Every frame painted while another process updates the plan 24 times:
+   * the row's pie and the Now page show one version. */
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  item = pd_session_list_get_selected_item (session_list (window));
+  handlers[0] = g_signal_connect_swapped (clock, "after-paint", G_CALLBACK (check_agreement), &agreement);
+  handlers[1] = g_signal_connect_swapped (item, "notify", G_CALLBACK (check_agreement), &agreement);
+  handlers[2] = g_signal_connect_swapped (now_view (window), "plan-shown", G_CALLBACK (check_agreement), &agreement);
+  run_agent (second, turns, cont);
+  after = read_stored (second->db, second->id);
+  data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page to follow");
+  pd_test_flush (GTK_WIDGET (window));
+  g_signal_handler_disconnect (clock, handlers[0]);
+  g_signal_handler_disconnect (item, handlers[1]);
+  g_signal_handler_disconnect (now_view (window), handlers[2]);
+
+  g_test_message ("%u moments with a plan, %u with the row on another version (last: row v%" G_GINT64_FORMAT
+                  ", Now v%" G_GINT64_FORMAT ")", agreement.frames, agreement.disagreeing,
+                  agreement.seen_row, agreement.seen_now);
+  g_assert_cmpuint (agreement.frames, >, 0);
+  g_assert_cmpuint (agreement.disagreeing, ==, 0);
+  g_assert_cmpint (pd_session_item_get_plan_version (pd_session_list_get_selected_item (session_list (window))),
+                   ==, after.plan_version);
+}
+
+static void
+test_live_one_snapshot (void)
+{
+  Second second = { 0 };
+  const char *first[] = { "run", "Write notes about the project", NULL };
+  const char *args[] = { "--db", NULL, NULL };
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  guint total = 0;
+
+  second.dir = pd_test_make_tmp_dir ();
+  second.db = g_build_filename (second.dir, "sessions.db", NULL);
+  run_agent (&second, first_turns, first);
+  store = pd_test_open_store (second.db);
+  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
+  second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
+  g_clear_object (&store);
+
+  set_longest_polls ();
+  args[1] = second.db;
+  g_assert_cmpint (pd_test_run_app (args, check_one_snapshot, &second, NULL), ==, 0);
 
   g_free (second.id);
   g_free (second.db);
@@ -651,6 +781,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/live/demo-fills-every-view", test_live_demo);
   g_test_add_func ("/pd/ui/live/second-process", test_live_second_process);
+  g_test_add_func ("/pd/ui/live/one-snapshot", test_live_one_snapshot);
   g_test_add_func ("/pd/ui/live/events-burst-500", test_live_events_burst);
   g_test_add_func ("/pd/ui/live/remote-kill-restart", test_live_remote_kill_restart);
 
