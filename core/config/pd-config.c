@@ -25,152 +25,48 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <glib.h>
 #include <glib/gi18n-lib.h>
-#include <glib/gstdio.h>
 
-#include "pd-config.h"
-#include "pd-json-util.h"
+#include "pd-config-private.h"
 
-/* json-glib 1.6 parses recursively and overflows the stack at around 100 000
- * levels, which fits well inside the 1 MiB file limit.  No real config nests
- * more than a handful of levels, so anything deeper is refused unparsed. */
-#define MAX_JSON_DEPTH 128
-
-/* Long keys or values echoed into a warning are cut so one hostile file
- * cannot flood the terminal. */
-#define MAX_DISPLAY_CHARS 80
-
-typedef enum
-{
-  KEY_PROVIDER_NAME,
-  KEY_PROVIDER_BASE_URL,
-  KEY_PROVIDER_MODEL,
-  KEY_PROVIDER_API_KEY_ENV,
-  KEY_PROVIDER_MAX_OUTPUT_TOKENS,
-  KEY_PROVIDER_THINKING_BUDGET,
-  KEY_PLANNING_ENABLED,
-  KEY_PLANNING_MAX_STEPS,
-  KEY_PLANNING_MAX_RENDER_CHARS,
-  KEY_PLAN_MODE_SECTION,
-  KEY_PLAN_MODE_ADVISORY,
-  KEY_LIMITS_MAX_ITERATIONS,
-  KEY_LIMITS_MAX_TOKENS,
-  KEY_LIMITS_MAX_SECONDS,
-  KEY_TOOLS_ALLOW_OUTSIDE,
-  N_KEYS
-} Key;
-
-typedef enum
-{
-  TYPE_BOOLEAN,
-  TYPE_COUNT,
-  TYPE_STRING,
-} KeyType;
-
-/* What a project file may do with a key. */
-typedef enum
-{
-  PROJECT_IGNORED,  /* the person's own layers only */
-  PROJECT_LOWER,    /* a cap: a lower value is taken, a higher one ignored */
-  PROJECT_OPT_OUT,  /* a switch: false is taken, true ignored unless already on */
-} ProjectRule;
-
-typedef struct
-{
-  const char  *section;
-  const char  *name;
-  const char  *path;       /* "section.name", as warnings and origins say it */
-  KeyType      type;
-  ProjectRule  project;
-  gint64       min;        /* counts: the range values are clamped to */
-  gint64       max;
-  gboolean     no_cap;     /* counts: unset means no cap at all */
-} KeySpec;
-
-static const KeySpec keys[N_KEYS] = {
-  [KEY_PROVIDER_NAME] = { "provider", "name", "provider.name", TYPE_STRING, PROJECT_IGNORED },
-  [KEY_PROVIDER_BASE_URL] = { "provider", "base_url", "provider.base_url", TYPE_STRING, PROJECT_IGNORED },
-  [KEY_PROVIDER_MODEL] = { "provider", "model", "provider.model", TYPE_STRING, PROJECT_IGNORED },
-  [KEY_PROVIDER_API_KEY_ENV] = { "provider", "api_key_env", "provider.api_key_env", TYPE_STRING, PROJECT_IGNORED },
+const PdConfigKeySpec _pd_config_keys[N_KEYS] = {
+  [KEY_PROVIDER_NAME] = { "provider", "name", "provider.name", KEY_TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PROVIDER_BASE_URL] = { "provider", "base_url", "provider.base_url", KEY_TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PROVIDER_MODEL] = { "provider", "model", "provider.model", KEY_TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PROVIDER_API_KEY_ENV] = { "provider", "api_key_env", "provider.api_key_env", KEY_TYPE_STRING, PROJECT_IGNORED },
   /* What one answer may write, and think: caps a project may only lower. */
-  [KEY_PROVIDER_MAX_OUTPUT_TOKENS] = { "provider", "max_output_tokens", "provider.max_output_tokens", TYPE_COUNT,
+  [KEY_PROVIDER_MAX_OUTPUT_TOKENS] = { "provider", "max_output_tokens", "provider.max_output_tokens", KEY_TYPE_COUNT,
                                        PROJECT_LOWER, 1, PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, FALSE },
   /* Unset, nothing thinks: a budget is something to turn on, not a cap
    * to lift, so a project may lower the person's, never start one. */
-  [KEY_PROVIDER_THINKING_BUDGET] = { "provider", "thinking_budget", "provider.thinking_budget", TYPE_COUNT,
+  [KEY_PROVIDER_THINKING_BUDGET] = { "provider", "thinking_budget", "provider.thinking_budget", KEY_TYPE_COUNT,
                                      PROJECT_LOWER, PD_CONFIG_PROVIDER_THINKING_BUDGET_MIN,
                                      PD_CONFIG_PROVIDER_MAX_OUTPUT_TOKENS_MAX, FALSE },
-  [KEY_PLANNING_ENABLED] = { "planning", "enabled", "planning.enabled", TYPE_BOOLEAN, PROJECT_OPT_OUT },
-  [KEY_PLANNING_MAX_STEPS] = { "planning", "max_steps", "planning.max_steps", TYPE_COUNT, PROJECT_LOWER,
+  [KEY_PLANNING_ENABLED] = { "planning", "enabled", "planning.enabled", KEY_TYPE_BOOLEAN, PROJECT_OPT_OUT },
+  [KEY_PLANNING_MAX_STEPS] = { "planning", "max_steps", "planning.max_steps", KEY_TYPE_COUNT, PROJECT_LOWER,
                                PD_CONFIG_PLANNING_MAX_STEPS_MIN, PD_CONFIG_PLANNING_MAX_STEPS_MAX },
-  [KEY_PLANNING_MAX_RENDER_CHARS] = { "planning", "max_render_chars", "planning.max_render_chars", TYPE_COUNT, PROJECT_LOWER,
+  [KEY_PLANNING_MAX_RENDER_CHARS] = { "planning", "max_render_chars", "planning.max_render_chars", KEY_TYPE_COUNT, PROJECT_LOWER,
                                       PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MIN, PD_CONFIG_PLANNING_MAX_RENDER_CHARS_MAX },
-  [KEY_PLAN_MODE_SECTION] = { "plan_mode", "section", "plan_mode.section", TYPE_STRING, PROJECT_IGNORED },
-  [KEY_PLAN_MODE_ADVISORY] = { "plan_mode", "advisory", "plan_mode.advisory", TYPE_BOOLEAN, PROJECT_OPT_OUT },
-  [KEY_LIMITS_MAX_ITERATIONS] = { "limits", "max_iterations", "limits.max_iterations", TYPE_COUNT, PROJECT_LOWER,
+  [KEY_PLAN_MODE_SECTION] = { "plan_mode", "section", "plan_mode.section", KEY_TYPE_STRING, PROJECT_IGNORED },
+  [KEY_PLAN_MODE_ADVISORY] = { "plan_mode", "advisory", "plan_mode.advisory", KEY_TYPE_BOOLEAN, PROJECT_OPT_OUT },
+  [KEY_LIMITS_MAX_ITERATIONS] = { "limits", "max_iterations", "limits.max_iterations", KEY_TYPE_COUNT, PROJECT_LOWER,
                                   1, PD_CONFIG_LIMITS_MAX_ITERATIONS_MAX },
-  [KEY_LIMITS_MAX_TOKENS] = { "limits", "max_tokens", "limits.max_tokens", TYPE_COUNT, PROJECT_LOWER,
+  [KEY_LIMITS_MAX_TOKENS] = { "limits", "max_tokens", "limits.max_tokens", KEY_TYPE_COUNT, PROJECT_LOWER,
                               1, PD_CONFIG_LIMITS_MAX_TOKENS_MAX, TRUE },
-  [KEY_LIMITS_MAX_SECONDS] = { "limits", "max_seconds", "limits.max_seconds", TYPE_COUNT, PROJECT_LOWER,
+  [KEY_LIMITS_MAX_SECONDS] = { "limits", "max_seconds", "limits.max_seconds", KEY_TYPE_COUNT, PROJECT_LOWER,
                                1, PD_CONFIG_LIMITS_MAX_SECONDS_MAX, TRUE },
-  [KEY_TOOLS_ALLOW_OUTSIDE] = { "tools", "allow_outside", "tools.allow_outside", TYPE_BOOLEAN, PROJECT_OPT_OUT },
+  [KEY_TOOLS_ALLOW_OUTSIDE] = { "tools", "allow_outside", "tools.allow_outside", KEY_TYPE_BOOLEAN, PROJECT_OPT_OUT },
 };
 
 /* In the order they are shown. */
-static const char * const sections[] = { "provider", "planning", "plan_mode", "limits", "tools" };
-
-/* One resolved value. */
-typedef struct
-{
-  PdConfigOrigin  origin;
-  gboolean        boolean;
-  gint64          count;    /* 0 for a no_cap key without a cap */
-  char           *string;   /* nullable */
-} Value;
-
-struct _PdConfig
-{
-  GObject parent_instance;
-
-  Value values[N_KEYS];
-
-  /* NULL-terminated, so it can be handed out as a strv. */
-  GPtrArray *warnings;
-
-  /* Display names of the files that were loaded, NULL when absent or refused. */
-  char *global_path;
-  char *project_path;
-};
+const char * const _pd_config_sections[PD_CONFIG_N_SECTIONS] = { "provider", "planning", "plan_mode", "limits", "tools" };
 
 G_DEFINE_FINAL_TYPE (PdConfig, pd_config, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (pd-config-error-quark, pd_config_error)
-
-/* One integer-valued key as a config file gave it. */
-typedef struct
-{
-  gboolean set;
-  gint64 value;     /* saturated to the gint64 range */
-  char shown[48];   /* the value as the person wrote it, for warnings */
-} IntSetting;
-
-/* One key as one file gave it, type-checked but not yet range-checked:
- * what is allowed depends on the layer. */
-typedef struct
-{
-  gboolean     set;
-  gboolean     boolean;
-  IntSetting   count;
-  const char  *string;   /* borrowed from the file's sealed JSON */
-} Setting;
 
 static void
 pd_config_finalize (GObject *object)
@@ -205,58 +101,10 @@ pd_config_init (PdConfig *self)
   self->warnings = g_ptr_array_new_null_terminated (4, g_free, TRUE);
 }
 
-/* Text from a file, a path or the environment may be any bytes.  Warnings
- * end up in JSON (which must be UTF-8) and on a terminal (where a control
- * character or newline could forge another line), so make both safe. */
-static char *
-display_text (const char *text)
-{
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-  GString *out = g_string_new (NULL);
-  guint n_chars = 0;
-
-  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (n_chars++ == MAX_DISPLAY_CHARS)
-        {
-          g_string_append (out, "…");
-          break;
-        }
-
-      if (g_unichar_iscntrl (c))
-        g_string_append_c (out, '?');
-      else
-        g_string_append_unichar (out, c);
-    }
-
-  return g_string_free (out, FALSE);
-}
-
-static char *
-display_path (const char *path)
-{
-  g_autofree char *name = g_filename_display_name (path);
-
-  /* Paths are not truncated: a person needs the whole path to find the file. */
-  for (char *p = name; *p != '\0'; p++)
-    {
-      if ((guchar) *p < 0x20 || *p == 0x7f)
-        *p = '?';
-    }
-
-  return g_steal_pointer (&name);
-}
-
-static void add_warning (PdConfig   *self,
-                         const char *format,
-                         ...) G_GNUC_PRINTF (2, 3);
-
-static void
-add_warning (PdConfig   *self,
-             const char *format,
-             ...)
+void
+_pd_config_add_warning (PdConfig   *self,
+                        const char *format,
+                        ...)
 {
   va_list args;
   char *message;
@@ -267,464 +115,6 @@ add_warning (PdConfig   *self,
 
   g_debug ("%s", message);
   g_ptr_array_add (self->warnings, message);
-}
-
-/* How a JSON value that has the wrong type is described in a warning. */
-static char *
-describe_node (JsonNode *node)
-{
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      return g_strdup (_("an object"));
-    case JSON_NODE_ARRAY:
-      return g_strdup (_("an array"));
-    case JSON_NODE_NULL:
-      return g_strdup ("null");
-    case JSON_NODE_VALUE:
-    default:
-      break;
-    }
-
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_BOOLEAN:
-      return g_strdup (json_node_get_boolean (node) ? "true" : "false");
-    case G_TYPE_STRING:
-      return g_strdup (_("a string"));
-    case G_TYPE_DOUBLE:
-      {
-        char buf[G_ASCII_DTOSTR_BUF_SIZE];
-        return g_strdup (g_ascii_dtostr (buf, sizeof buf, json_node_get_double (node)));
-      }
-    case G_TYPE_INT64:
-      return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
-    default:
-      return g_strdup (_("a value of unknown type"));
-    }
-}
-
-/* Reads at most PD_CONFIG_MAX_FILE_SIZE bytes.  Returns NULL with *missing
- * set when the file does not exist (not a problem: every layer is optional),
- * or NULL with a warning for every other failure. */
-static GBytes *
-read_config_file (PdConfig   *self,
-                  const char *where,
-                  const char *path,
-                  gboolean   *missing)
-{
-  g_autoptr(GByteArray) buffer = NULL;
-  struct stat st;
-  int fd;
-
-  *missing = FALSE;
-
-  /* O_NONBLOCK so a FIFO put in place of the config cannot hang the agent
-   * in open(); only regular files are read. */
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-
-      if (saved_errno == ENOENT)
-        {
-          *missing = TRUE;
-          return NULL;
-        }
-
-      add_warning (self, _("%s: could not be read: %s"), where, g_strerror (saved_errno));
-      return NULL;
-    }
-
-  if (fstat (fd, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      add_warning (self, _("%s: could not be read: %s"), where, g_strerror (saved_errno));
-      close (fd);
-      return NULL;
-    }
-
-  if (!S_ISREG (st.st_mode))
-    {
-      add_warning (self, _("%s: ignored: not a regular file"), where);
-      close (fd);
-      return NULL;
-    }
-
-  if (st.st_size > PD_CONFIG_MAX_FILE_SIZE)
-    {
-      add_warning (self, _("%s: ignored: the file is larger than the 1 MiB limit"), where);
-      close (fd);
-      return NULL;
-    }
-
-  /* The size from fstat() is only a hint: the file may grow while we read,
-   * so the limit is enforced on the bytes actually read too. */
-  buffer = g_byte_array_sized_new ((guint) st.st_size + 1);
-  for (;;)
-    {
-      guint8 chunk[16384];
-      gssize n = read (fd, chunk, sizeof chunk);
-
-      if (n < 0)
-        {
-          int saved_errno = errno;
-
-          if (saved_errno == EINTR)
-            continue;
-
-          add_warning (self, _("%s: could not be read: %s"), where, g_strerror (saved_errno));
-          close (fd);
-          return NULL;
-        }
-
-      if (n == 0)
-        break;
-
-      if (buffer->len + (gsize) n > PD_CONFIG_MAX_FILE_SIZE)
-        {
-          add_warning (self, _("%s: ignored: the file is larger than the 1 MiB limit"), where);
-          close (fd);
-          return NULL;
-        }
-
-      g_byte_array_append (buffer, chunk, (guint) n);
-    }
-
-  close (fd);
-
-  return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
-}
-
-/* Deepest [ / { nesting outside strings; stops counting past the limit. */
-static guint
-json_nesting_depth (const char *data,
-                    gsize       len)
-{
-  gboolean in_string = FALSE;
-  guint depth = 0;
-  guint max_depth = 0;
-
-  for (gsize i = 0; i < len && max_depth <= MAX_JSON_DEPTH; i++)
-    {
-      char c = data[i];
-
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-        }
-      else if (c == '"')
-        in_string = TRUE;
-      else if (c == '[' || c == '{')
-        max_depth = MAX (max_depth, ++depth);
-      else if ((c == ']' || c == '}') && depth > 0)
-        depth--;
-    }
-
-  return max_depth;
-}
-
-/* Loads one layer.  Returns its sealed top-level object, or NULL when the
- * file is missing or had to be ignored (with a warning). */
-static JsonObject *
-load_layer (PdConfig   *self,
-            const char *where,
-            const char *path)
-{
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *data;
-  gsize len;
-  gboolean missing;
-  JsonNode *root;
-
-  bytes = read_config_file (self, where, path, &missing);
-  if (bytes == NULL)
-    return NULL;
-
-  data = g_bytes_get_data (bytes, &len);
-
-  /* Also rejects NUL bytes, which would make json-glib stop early. */
-  if (!g_utf8_validate_len (data, len, NULL))
-    {
-      add_warning (self, _("%s: ignored: the file is not valid UTF-8 text"), where);
-      return NULL;
-    }
-
-  if (json_nesting_depth (data, len) > MAX_JSON_DEPTH)
-    {
-      add_warning (self, _("%s: ignored: the JSON nests deeper than %d levels"),
-                   where, MAX_JSON_DEPTH);
-      return NULL;
-    }
-
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &error))
-    {
-      const char *message = error->message;
-      g_autofree char *shown = NULL;
-
-      /* json-glib names the input "<data>"; the file is already named. */
-      if (g_str_has_prefix (message, "<data>:"))
-        message += strlen ("<data>:");
-      shown = display_text (message);
-
-      add_warning (self, _("%s: ignored: not valid JSON: %s"), where, shown);
-      return NULL;
-    }
-
-  root = json_parser_get_root (parser);
-  if (root == NULL)
-    {
-      add_warning (self, _("%s: ignored: the file is empty (write {} for an empty config)"), where);
-      return NULL;
-    }
-
-  if (!JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_autofree char *what = describe_node (root);
-
-      add_warning (self, _("%s: ignored: the top level must be a JSON object, not %s"),
-                   where, what);
-      return NULL;
-    }
-
-  return json_object_ref (json_node_get_object (root));
-}
-
-/* Accepts JSON integers and integral doubles (20.0 is a whole number even
- * if json-glib stores it as a double). */
-static gboolean
-read_int_setting (PdConfig       *self,
-                  const char     *where,
-                  const KeySpec  *spec,
-                  JsonNode       *node,
-                  IntSetting     *out)
-{
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
-    {
-      out->set = TRUE;
-      out->value = json_node_get_int (node);
-      g_snprintf (out->shown, sizeof out->shown, "%" G_GINT64_FORMAT, out->value);
-      return TRUE;
-    }
-
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    {
-      double d = json_node_get_double (node);
-
-      if (isfinite (d) && floor (d) == d)
-        {
-          out->set = TRUE;
-          if (d >= 9223372036854775807.0)
-            out->value = G_MAXINT64;
-          else if (d <= -9223372036854775808.0)
-            out->value = G_MININT64;
-          else
-            out->value = (gint64) d;
-          g_ascii_formatd (out->shown, sizeof out->shown, "%.17g", d);
-          return TRUE;
-        }
-    }
-
-  {
-    g_autofree char *what = describe_node (node);
-
-    add_warning (self, _("%s: %s must be a whole number, not %s; ignored"),
-                 where, spec->path, what);
-  }
-
-  return FALSE;
-}
-
-/* An environment variable's name: what provider.api_key_env must hold. */
-static gboolean
-is_variable_name (const char *text)
-{
-  if (!g_ascii_isalpha (text[0]) && text[0] != '_')
-    return FALSE;
-  for (const char *p = text; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && *p != '_')
-      return FALSE;
-  return strlen (text) <= MAX_DISPLAY_CHARS;
-}
-
-static gboolean
-has_control_characters (const char *text)
-{
-  for (const char *p = text; *p != '\0'; p++)
-    if ((guchar) *p < 0x20 || *p == 0x7f)
-      return TRUE;
-  return FALSE;
-}
-
-static void
-read_string_setting (PdConfig      *self,
-                     const char    *where,
-                     Key            key,
-                     JsonNode      *node,
-                     Setting       *out)
-{
-  const KeySpec *spec = &keys[key];
-  const char *text;
-
-  if (!(text = pd_json_node_get_string (node)))
-    {
-      g_autofree char *what = describe_node (node);
-
-      add_warning (self, _("%s: %s must be a string, not %s; ignored"), where, spec->path, what);
-      return;
-    }
-
-  {
-    g_autofree char *stripped = g_strstrip (g_strdup (text));
-
-    if (stripped[0] == '\0')
-      {
-        add_warning (self, _("%s: %s is empty; ignored"), where, spec->path);
-        return;
-      }
-  }
-
-  /* The guidance text may span lines; a name, URL or model may not (it
-   * would go into a header or a request line as it is). */
-  if (key != KEY_PLAN_MODE_SECTION && has_control_characters (text))
-    {
-      add_warning (self, _("%s: %s must be one line of text; ignored"), where, spec->path);
-      return;
-    }
-
-  if (key == KEY_PROVIDER_API_KEY_ENV && !is_variable_name (text))
-    {
-      g_autofree char *shown = display_text (text);
-
-      add_warning (self, _("%s: provider.api_key_env must name an environment variable (letters, digits and _), not “%s”; ignored"),
-                   where, shown);
-      return;
-    }
-
-  out->set = TRUE;
-  out->string = text;
-}
-
-static gboolean
-is_known_section (const char *name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
-    if (g_str_equal (sections[i], name))
-      return TRUE;
-  return FALSE;
-}
-
-static char *
-known_keys_of (const char *section)
-{
-  GString *list = g_string_new (NULL);
-
-  for (guint k = 0; k < N_KEYS; k++)
-    {
-      if (!g_str_equal (keys[k].section, section))
-        continue;
-      if (list->len > 0)
-        g_string_append (list, ", ");
-      g_string_append (list, keys[k].name);
-    }
-
-  return g_string_free (list, FALSE);
-}
-
-/* Type-checks every key of one file into @out; unknown sections and keys
- * are reported and skipped.  Values are not range-checked here because
- * what is allowed depends on the layer. */
-static void
-read_layer (PdConfig   *self,
-            const char *where,
-            JsonObject *root,
-            Setting     out[N_KEYS])
-{
-  JsonObjectIter section_iter;
-  const char *section_name;
-  JsonNode *section;
-
-  memset (out, 0, sizeof (Setting) * N_KEYS);
-
-  json_object_iter_init (&section_iter, root);
-  while (json_object_iter_next (&section_iter, &section_name, &section))
-    {
-      JsonObjectIter iter;
-      const char *name;
-      JsonNode *node;
-
-      if (!is_known_section (section_name))
-        {
-          g_autofree char *shown = display_text (section_name);
-
-          add_warning (self, _("%s: unknown section \"%s\" ignored (known sections: provider, planning, plan_mode, limits, tools)"),
-                       where, shown);
-          continue;
-        }
-
-      if (!JSON_NODE_HOLDS_OBJECT (section))
-        {
-          g_autofree char *what = describe_node (section);
-
-          add_warning (self, _("%s: \"%s\" must be an object, not %s; the section is ignored"),
-                       where, section_name, what);
-          continue;
-        }
-
-      json_object_iter_init (&iter, json_node_get_object (section));
-      while (json_object_iter_next (&iter, &name, &node))
-        {
-          Key key = N_KEYS;
-
-          for (guint k = 0; k < N_KEYS; k++)
-            if (g_str_equal (keys[k].section, section_name) && g_str_equal (keys[k].name, name))
-              key = k;
-
-          if (key == N_KEYS)
-            {
-              g_autofree char *shown = display_text (name);
-              g_autofree char *known = known_keys_of (section_name);
-
-              add_warning (self, _("%s: unknown key %s.%s ignored (known keys: %s)"),
-                           where, section_name, shown, known);
-              continue;
-            }
-
-          switch (keys[key].type)
-            {
-            case TYPE_BOOLEAN:
-              if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
-                {
-                  out[key].set = TRUE;
-                  out[key].boolean = json_node_get_boolean (node);
-                }
-              else
-                {
-                  g_autofree char *what = describe_node (node);
-
-                  add_warning (self, _("%s: %s must be true or false, not %s; ignored"),
-                               where, keys[key].path, what);
-                }
-              break;
-
-            case TYPE_COUNT:
-              out[key].set = read_int_setting (self, where, &keys[key], node, &out[key].count);
-              break;
-
-            case TYPE_STRING:
-            default:
-              read_string_setting (self, where, key, node, &out[key]);
-              break;
-            }
-        }
-    }
 }
 
 static gint64
@@ -751,7 +141,7 @@ clamp_setting (PdConfig   *self,
     g_autofree char *max_text = g_strdup_printf ("%" G_GINT64_FORMAT, max);
     g_autofree char *clamped_text = g_strdup_printf ("%" G_GINT64_FORMAT, clamped);
 
-    add_warning (self, _("%s: %s %s is out of range %s..%s; using %s"),
+    _pd_config_add_warning (self, _("%s: %s %s is out of range %s..%s; using %s"),
                  where, name, shown, min_text, max_text, clamped_text);
   }
 
@@ -760,7 +150,7 @@ clamp_setting (PdConfig   *self,
 
 static void
 set_string (PdConfig       *self,
-            Key             key,
+            PdConfigKey     key,
             const char     *text,
             PdConfigOrigin  origin)
 {
@@ -771,7 +161,7 @@ set_string (PdConfig       *self,
 
 static void
 set_count (PdConfig       *self,
-           Key             key,
+           PdConfigKey     key,
            gint64          count,
            PdConfigOrigin  origin)
 {
@@ -781,7 +171,7 @@ set_count (PdConfig       *self,
 
 static void
 set_boolean (PdConfig       *self,
-             Key             key,
+             PdConfigKey     key,
              gboolean        value,
              PdConfigOrigin  origin)
 {
@@ -791,29 +181,29 @@ set_boolean (PdConfig       *self,
 
 /* The global layer replaces the defaults, within the hard limits. */
 static void
-apply_global (PdConfig      *self,
-              const char    *where,
-              const Setting  settings[N_KEYS])
+apply_global (PdConfig              *self,
+              const char            *where,
+              const PdConfigSetting  settings[N_KEYS])
 {
   for (guint k = 0; k < N_KEYS; k++)
     {
-      const Setting *setting = &settings[k];
+      const PdConfigSetting *setting = &settings[k];
 
       if (!setting->set)
         continue;
 
-      switch (keys[k].type)
+      switch (_pd_config_keys[k].type)
         {
-        case TYPE_BOOLEAN:
+        case KEY_TYPE_BOOLEAN:
           set_boolean (self, k, setting->boolean, PD_CONFIG_ORIGIN_GLOBAL);
           break;
-        case TYPE_COUNT:
+        case KEY_TYPE_COUNT:
           set_count (self, k,
-                     clamp_setting (self, where, keys[k].path, setting->count.value,
-                                    setting->count.shown, keys[k].min, keys[k].max),
+                     clamp_setting (self, where, _pd_config_keys[k].path, setting->count.value,
+                                    setting->count.shown, _pd_config_keys[k].min, _pd_config_keys[k].max),
                      PD_CONFIG_ORIGIN_GLOBAL);
           break;
-        case TYPE_STRING:
+        case KEY_TYPE_STRING:
         default:
           set_string (self, k, setting->string, PD_CONFIG_ORIGIN_GLOBAL);
           break;
@@ -824,15 +214,15 @@ apply_global (PdConfig      *self,
 /* The project layer: a checked-out repository is not trusted to widen what
  * the person's own config allows, only to narrow it. */
 static void
-apply_project (PdConfig      *self,
-               const char    *where,
-               const Setting  settings[N_KEYS])
+apply_project (PdConfig              *self,
+               const char            *where,
+               const PdConfigSetting  settings[N_KEYS])
 {
   for (guint k = 0; k < N_KEYS; k++)
     {
-      const Setting *setting = &settings[k];
-      const KeySpec *spec = &keys[k];
-      Value *current = &self->values[k];
+      const PdConfigSetting *setting = &settings[k];
+      const PdConfigKeySpec *spec = &_pd_config_keys[k];
+      PdConfigValue *current = &self->values[k];
 
       if (!setting->set)
         continue;
@@ -847,7 +237,7 @@ apply_project (PdConfig      *self,
               {
                 g_autofree char *current_text = g_strdup_printf ("%" G_GINT64_FORMAT, current->count);
 
-                add_warning (self, _("%s: %s %s ignored: a project may only lower it (global value %s)"),
+                _pd_config_add_warning (self, _("%s: %s %s ignored: a project may only lower it (global value %s)"),
                              where, spec->path, setting->count.shown, current_text);
                 break;
               }
@@ -862,14 +252,14 @@ apply_project (PdConfig      *self,
           if (!setting->boolean)
             set_boolean (self, k, FALSE, PD_CONFIG_ORIGIN_PROJECT);
           else if (!current->boolean)
-            add_warning (self, _("%s: %s true ignored: a project may only turn it off"),
+            _pd_config_add_warning (self, _("%s: %s true ignored: a project may only turn it off"),
                          where, spec->path);
           /* true where it is already on says nothing new */
           break;
 
         case PROJECT_IGNORED:
         default:
-          add_warning (self, _("%s: %s ignored: a project file may only lower limits or turn things off; set it in your own config or on the command line"),
+          _pd_config_add_warning (self, _("%s: %s ignored: a project file may only lower limits or turn things off; set it in your own config or on the command line"),
                        where, spec->path);
           break;
         }
@@ -921,24 +311,24 @@ apply_planning_env (PdConfig *self)
     set_boolean (self, KEY_PLANNING_ENABLED, value, PD_CONFIG_ORIGIN_ENVIRONMENT);
   else if (stripped[0] != '\0')
     {
-      g_autofree char *shown = display_text (env);
+      g_autofree char *shown = _pd_config_display_text (env);
 
-      add_warning (self, _("environment: %s=%s ignored: use true/false, 1/0, yes/no or on/off"),
+      _pd_config_add_warning (self, _("environment: %s=%s ignored: use true/false, 1/0, yes/no or on/off"),
                    PD_CONFIG_ENV_PLANNING, shown);
     }
 }
 
 static void
-apply_cli_count (PdConfig   *self,
-                 Key         key,
-                 const char *option,
-                 gint64      value)
+apply_cli_count (PdConfig    *self,
+                 PdConfigKey  key,
+                 const char  *option,
+                 gint64       value)
 {
   char shown[32];
 
   g_snprintf (shown, sizeof shown, "%" G_GINT64_FORMAT, value);
   set_count (self, key,
-             clamp_setting (self, _("command line"), option, value, shown, keys[key].min, keys[key].max),
+             clamp_setting (self, _("command line"), option, value, shown, _pd_config_keys[key].min, _pd_config_keys[key].max),
              PD_CONFIG_ORIGIN_COMMAND_LINE);
 }
 
@@ -1045,7 +435,7 @@ pd_config_load (const PdConfigLoadOptions *options)
   g_autofree char *project_where = NULL;
   g_autoptr(JsonObject) global_root = NULL;
   g_autoptr(JsonObject) project_root = NULL;
-  Setting settings[N_KEYS];
+  PdConfigSetting settings[N_KEYS];
   const char *global_path;
   const char *project_path;
 
@@ -1061,24 +451,24 @@ pd_config_load (const PdConfigLoadOptions *options)
   if (project_path == NULL)
     project_path = "./plandeck.json";
 
-  global_shown = display_path (global_path);
-  project_shown = display_path (project_path);
+  global_shown = _pd_config_display_path (global_path);
+  project_shown = _pd_config_display_path (project_path);
   global_where = g_strdup_printf (_("global config %s"), global_shown);
   project_where = g_strdup_printf (_("project config %s"), project_shown);
 
-  global_root = load_layer (self, global_where, global_path);
+  global_root = _pd_config_load_layer (self, global_where, global_path);
   if (global_root != NULL)
     {
       self->global_path = g_steal_pointer (&global_shown);
-      read_layer (self, global_where, global_root, settings);
+      _pd_config_read_layer (self, global_where, global_root, settings);
       apply_global (self, global_where, settings);
     }
 
-  project_root = load_layer (self, project_where, project_path);
+  project_root = _pd_config_load_layer (self, project_where, project_path);
   if (project_root != NULL)
     {
       self->project_path = g_steal_pointer (&project_shown);
-      read_layer (self, project_where, project_root, settings);
+      _pd_config_read_layer (self, project_where, project_root, settings);
       apply_project (self, project_where, settings);
     }
 
@@ -1283,7 +673,7 @@ pd_config_get_origin (PdConfig   *self,
   g_return_val_if_fail (key != NULL, PD_CONFIG_ORIGIN_DEFAULT);
 
   for (guint k = 0; k < N_KEYS; k++)
-    if (g_str_equal (keys[k].path, key))
+    if (g_str_equal (_pd_config_keys[k].path, key))
       return self->values[k].origin;
 
   g_return_val_if_reached (PD_CONFIG_ORIGIN_DEFAULT);
@@ -1351,22 +741,22 @@ pd_config_get_project_path (PdConfig *self)
 }
 
 static void
-add_value (JsonBuilder *builder,
-           Key          key,
-           const Value *value)
+add_value (JsonBuilder         *builder,
+           PdConfigKey          key,
+           const PdConfigValue *value)
 {
-  switch (keys[key].type)
+  switch (_pd_config_keys[key].type)
     {
-    case TYPE_BOOLEAN:
+    case KEY_TYPE_BOOLEAN:
       json_builder_add_boolean_value (builder, value->boolean);
       break;
-    case TYPE_COUNT:
-      if (keys[key].no_cap && value->count == 0)
+    case KEY_TYPE_COUNT:
+      if (_pd_config_keys[key].no_cap && value->count == 0)
         json_builder_add_null_value (builder);
       else
         json_builder_add_int_value (builder, value->count);
       break;
-    case TYPE_STRING:
+    case KEY_TYPE_STRING:
     default:
       if (value->string != NULL)
         json_builder_add_string_value (builder, value->string);
@@ -1396,15 +786,15 @@ pd_config_to_json (PdConfig *self)
   builder = json_builder_new ();
   json_builder_begin_object (builder);
 
-  for (guint s = 0; s < G_N_ELEMENTS (sections); s++)
+  for (guint s = 0; s < G_N_ELEMENTS (_pd_config_sections); s++)
     {
-      json_builder_set_member_name (builder, sections[s]);
+      json_builder_set_member_name (builder, _pd_config_sections[s]);
       json_builder_begin_object (builder);
       for (guint k = 0; k < N_KEYS; k++)
         {
-          if (!g_str_equal (keys[k].section, sections[s]))
+          if (!g_str_equal (_pd_config_keys[k].section, _pd_config_sections[s]))
             continue;
-          json_builder_set_member_name (builder, keys[k].name);
+          json_builder_set_member_name (builder, _pd_config_keys[k].name);
           add_value (builder, k, &self->values[k]);
         }
       json_builder_end_object (builder);
@@ -1414,7 +804,7 @@ pd_config_to_json (PdConfig *self)
   json_builder_begin_object (builder);
   for (guint k = 0; k < N_KEYS; k++)
     {
-      json_builder_set_member_name (builder, keys[k].path);
+      json_builder_set_member_name (builder, _pd_config_keys[k].path);
       json_builder_add_string_value (builder, pd_config_origin_to_string (self->values[k].origin));
     }
   json_builder_end_object (builder);

@@ -869,6 +869,20 @@ pd_anthropic_provider_add_headers (PdHttpProvider     *provider,
     soup_message_headers_replace (headers, "x-api-key", api_key);
 }
 
+/* A stream cut before message_stop and before the stop reason is a
+ * truncated answer, not a short one. */
+static gboolean
+said_end (gpointer user_data)
+{
+  Stream *stream = user_data;
+
+  return stream->stop_reason != NULL;
+}
+
+static const PdHttpReader reader = {
+  read_json_body, on_event, said_end, "no stop_reason and no message_stop"
+};
+
 /* The answer of one request, from its body: a JSON document when
  * @is_json, server-sent events otherwise.  Split from chat() so that the
  * stream parser can be driven without HTTP (tests, fuzzing). */
@@ -888,25 +902,10 @@ _pd_anthropic_provider_read_response (GInputStream         *input,
     .output_tokens = -1,
   };
   PdProviderResponse *response = NULL;
-  gboolean done = FALSE;
 
-  if (!_pd_http_provider_read_answer (NAME, input, is_json, read_json_body, on_event, &stream, &done,
-                                      cancellable, error))
-    goto out;
+  if (_pd_http_provider_read_answer (NAME, &reader, input, is_json, &stream, cancellable, error))
+    response = build_response (&stream, error);
 
-  /* A stream cut before message_stop and before the stop reason is a
-   * truncated answer, not a short one. */
-  if (!done && stream.stop_reason == NULL)
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                           NAME ": the stream ended before the response was complete "
-                           "(no stop_reason and no message_stop)");
-      goto out;
-    }
-
-  response = build_response (&stream, error);
-
-out:
   stream_clear (&stream);
   return response;
 }

@@ -40,6 +40,17 @@ typedef gboolean    (*PdHttpJsonFunc)  (gpointer     user_data,
                                         GBytes      *body,
                                         GError     **error);
 
+/* How a wire reads one answer into its state (user_data). */
+typedef struct
+{
+  PdHttpJsonFunc   read_json;
+  PdSseEventFunc   on_event;
+  /* Whether the events so far said how the answer ended, for a stream that
+   * closed without its end event: otherwise it was cut, not short. */
+  gboolean       (*said_end) (gpointer user_data);
+  const char      *missing_end;   /* what was missing, for the message */
+} PdHttpReader;
+
 /* ---- pd-http-provider.c: the object and the sending ---- */
 
 /* A wire's constructor: @base_url NULL or "" → the class's variable, then
@@ -56,16 +67,14 @@ gint64          _pd_http_provider_parse_retry_after (const char          *value,
 /* ---- pd-http-provider-read.c: reading what the server sends ---- */
 
 /* The skeleton of every wire's reader: a JSON body read whole (at most
- * PD_PROVIDER_MAX_RESPONSE_BYTES) and handed to @read_json, or server-sent
- * events handed one by one to @on_event.  @out_done: the stream said it was
- * done (PD_SSE_DONE), or the answer was a JSON document. */
+ * PD_PROVIDER_MAX_RESPONSE_BYTES) and handed to read_json, or server-sent
+ * events handed one by one to on_event; a stream that ends without its end
+ * event, and without saying how the answer ended, is an error. */
 gboolean        _pd_http_provider_read_answer       (const char          *name,
+                                                     const PdHttpReader  *reader,
                                                      GInputStream        *input,
                                                      gboolean             is_json,
-                                                     PdHttpJsonFunc       read_json,
-                                                     PdSseEventFunc       on_event,
                                                      gpointer             user_data,
-                                                     gboolean            *out_done,
                                                      GCancellable        *cancellable,
                                                      GError             **error);
 gboolean        _pd_http_provider_read_sse          (GInputStream        *stream,

@@ -363,27 +363,33 @@ _pd_http_provider_read_sse (GInputStream  *stream,
 }
 
 gboolean
-_pd_http_provider_read_answer (const char      *name,
-                               GInputStream    *input,
-                               gboolean         is_json,
-                               PdHttpJsonFunc   read_json,
-                               PdSseEventFunc   on_event,
-                               gpointer         user_data,
-                               gboolean        *out_done,
-                               GCancellable    *cancellable,
-                               GError         **error)
+_pd_http_provider_read_answer (const char          *name,
+                               const PdHttpReader  *reader,
+                               GInputStream        *input,
+                               gboolean             is_json,
+                               gpointer             user_data,
+                               GCancellable        *cancellable,
+                               GError             **error)
 {
   g_autoptr(GBytes) json = NULL;
+  gboolean done = FALSE;
 
-  *out_done = FALSE;
-  if (!is_json)
-    return _pd_http_provider_read_sse (input, name, on_event, user_data, out_done, cancellable, error);
+  if (is_json)
+    return (json = _pd_http_provider_read_body (input, name, PD_PROVIDER_MAX_RESPONSE_BYTES, cancellable, error)) &&
+           reader->read_json (user_data, json, error);
 
-  if (!(json = _pd_http_provider_read_body (input, name, PD_PROVIDER_MAX_RESPONSE_BYTES, cancellable, error)) ||
-      !read_json (user_data, json, error))
+  if (!_pd_http_provider_read_sse (input, name, reader->on_event, user_data, &done, cancellable, error))
     return FALSE;
 
-  *out_done = TRUE;
+  /* Without its end we cannot tell a finished answer from a cut one, and a
+   * cut one must not pass for the model's word. */
+  if (!done && !reader->said_end (user_data))
+    {
+      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
+                   "%s: the stream ended before the response was complete (%s)", name, reader->missing_end);
+      return FALSE;
+    }
+
   return TRUE;
 }
 

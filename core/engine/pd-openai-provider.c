@@ -192,11 +192,12 @@ add_tool_call_delta (Stream     *stream,
   return TRUE;
 }
 
+/* Model text, counted toward the size of the answer. */
 static gboolean
-add_text (Stream              *stream,
-          PdProviderDeltaKind  kind,
-          const char          *text,
-          GError             **error)
+append_counted (Stream      *stream,
+                GString     *into,
+                const char  *text,
+                GError     **error)
 {
   gsize len;
 
@@ -206,13 +207,20 @@ add_text (Stream              *stream,
   len = strlen (text);
   if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
     return FALSE;
+  g_string_append_len (into, text, (gssize) len);
+  return TRUE;
+}
 
-  if (kind == PD_PROVIDER_DELTA_TEXT)
-    g_string_append_len (stream->content, text, (gssize) len);
-  else if (kind == PD_PROVIDER_DELTA_REASONING)
-    g_string_append_len (stream->reasoning, text, (gssize) len);
+/* Content or reasoning: kept, and streamed. */
+static gboolean
+add_text (Stream              *stream,
+          PdProviderDeltaKind  kind,
+          const char          *text,
+          GError             **error)
+{
+  if (!append_counted (stream, kind == PD_PROVIDER_DELTA_TEXT ? stream->content : stream->reasoning, text, error))
+    return FALSE;
   emit (stream, kind, text);
-
   return TRUE;
 }
 
@@ -223,16 +231,7 @@ add_refusal (Stream      *stream,
              const char  *text,
              GError     **error)
 {
-  gsize len;
-
-  if (text == NULL || *text == '\0')
-    return TRUE;
-
-  len = strlen (text);
-  if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
-    return FALSE;
-  g_string_append_len (stream->refusal, text, (gssize) len);
-  return TRUE;
+  return append_counted (stream, stream->refusal, text, error);
 }
 
 /* Reasoning, as servers that send it name it: reasoning_content (DeepSeek,
@@ -596,6 +595,18 @@ pd_openai_provider_build_body (PdHttpProvider           *provider,
   return g_bytes_new_take (text, strlen (text));
 }
 
+static gboolean
+said_end (gpointer user_data)
+{
+  Stream *stream = user_data;
+
+  return stream->finish_reason != NULL;
+}
+
+static const PdHttpReader reader = {
+  read_json_body, on_event, said_end, "no finish_reason and no [DONE]"
+};
+
 /* The answer of one request, from its body: a JSON document when
  * @is_json, server-sent events otherwise.  Split from chat() so that the
  * stream parser can be driven without HTTP (tests, fuzzing). */
@@ -620,25 +631,10 @@ _pd_openai_provider_read_response (PdOpenAIProvider     *self,
     .output_tokens = -1,
   };
   PdProviderResponse *response = NULL;
-  gboolean done = FALSE;
 
-  if (!_pd_http_provider_read_answer (NAME, input, is_json, read_json_body, on_event, &stream, &done,
-                                      cancellable, error))
-    goto out;
+  if (_pd_http_provider_read_answer (NAME, &reader, input, is_json, &stream, cancellable, error))
+    response = build_response (&stream, error);
 
-  /* Without [DONE] or a finish_reason we cannot tell a finished answer from
-   * a cut one, and a cut one must not pass for the model's word. */
-  if (!done && stream.finish_reason == NULL)
-    {
-      g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                           NAME ": the stream ended before the response was complete "
-                           "(no finish_reason and no [DONE])");
-      goto out;
-    }
-
-  response = build_response (&stream, error);
-
-out:
   stream_clear (&stream);
   return response;
 }

@@ -1,0 +1,358 @@
+/* pd-engine-tools.c: one batch of tool calls.
+ *
+ * The calls of one answer run at most max_tool_parallel at a time, each
+ * through plan mode's guard and the approver; their results go back into
+ * the transcript in call order, with evidence, stall and reassessment
+ * bookkeeping after the batch.
+ */
+#define G_LOG_DOMAIN "pd-engine"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-engine-private.h"
+#include "pd-event.h"
+#include "pd-json.h"
+
+typedef struct
+{
+  PdEngineRun  *run;
+  char         *call_id;
+  char         *name;
+  char         *arguments_text;
+  JsonObject   *arguments;       /* NULL when the text is not a JSON object */
+  PdTool       *tool;            /* NULL for an unknown tool */
+  PdToolResult *result;
+  gint64        duration_ms;
+} ToolJob;
+
+typedef struct
+{
+  GMutex mutex;
+  GCond  cond;
+  guint  pending;
+} BatchWait;
+
+static void
+tool_job_free (ToolJob *job)
+{
+  g_free (job->call_id);
+  g_free (job->name);
+  g_free (job->arguments_text);
+  g_clear_pointer (&job->arguments, json_object_unref);
+  g_clear_object (&job->tool);
+  g_clear_pointer (&job->result, pd_tool_result_free);
+  g_free (job);
+}
+
+static const char *
+error_class_of (const ToolJob *job)
+{
+  const PdToolResult *result = job->result;
+
+  if (job->tool == NULL)
+    return "unknown_tool";
+  if (job->arguments == NULL)
+    return "bad_arguments";
+  if (result->content != NULL && g_str_has_prefix (result->content, "killed: timeout"))
+    return "timeout";
+  if (result->exit_status != 0)
+    return "command_failed";
+  if (result->content != NULL && strstr (result->content, "outside the working directory"))
+    return "path_denied";
+  if (result->content != NULL && (strstr (result->content, "No such file") || strstr (result->content, "not found")))
+    return "not_found";
+  return "tool_error";
+}
+
+static void
+run_tool_job (gpointer data,
+              gpointer user_data)
+{
+  ToolJob *job = data;
+  BatchWait *wait = user_data;
+  PdEngineRun *run = job->run;
+  PdEngine *self = run->engine;
+  gint64 start = g_get_monotonic_time ();
+
+  if (job->tool == NULL)
+    {
+      job->result = pd_tool_result_new_printf (FALSE, "unknown tool '%s'", job->name);
+    }
+  else if (job->arguments == NULL)
+    job->result = pd_tool_result_new_printf (FALSE, "the arguments of %s are not a JSON object; send an object "
+                                                    "matching the tool's parameters", job->name);
+  else if ((job->result = _pd_engine_plan_mode_guard (run, job->name, job->tool, job->arguments)) != NULL)
+    ;
+  else
+    {
+      g_autofree char *reason = NULL;
+      PdApprovalDecision decision = PD_APPROVAL_ALLOW;
+
+      if (self->approver != NULL)
+        decision = pd_approver_decide (self->approver, job->tool, job->arguments, &reason);
+
+      if (decision == PD_APPROVAL_DENY)
+        job->result = pd_tool_result_new_denied (job->name, reason);
+      else
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(PdToolContext) context = pd_tool_context_copy (self->tool_context);
+
+          /* The run's time budget reaches into the tools: long work stops at it. */
+          if (self->max_wall_ms > 0)
+            pd_tool_context_set_deadline (context, run->started_usec + self->max_wall_ms * 1000);
+          job->result = pd_tool_call (job->tool, context, job->arguments, run->cancellable, &error);
+          if (job->result == NULL)
+            job->result = pd_tool_result_new_printf (FALSE, "%s failed: %s", job->name, error->message);
+        }
+    }
+
+  job->duration_ms = (g_get_monotonic_time () - start) / 1000;
+
+  g_mutex_lock (&wait->mutex);
+  wait->pending--;
+  g_cond_signal (&wait->cond);
+  g_mutex_unlock (&wait->mutex);
+}
+
+static ToolJob *
+tool_job_new (PdEngineRun *run,
+              JsonObject  *call,
+              guint        index)
+{
+  ToolJob *job = g_new0 (ToolJob, 1);
+  JsonObject *function = json_object_get_object_member (call, "function");
+  const char *arguments;
+
+  job->run = run;
+  job->call_id = g_strdup (json_object_get_string_member_with_default (call, "id", ""));
+  if (*job->call_id == '\0')
+    {
+      g_free (job->call_id);
+      job->call_id = g_strdup_printf ("call_%u_%u", run->iteration + 1, index);
+    }
+
+  job->name = g_strdup (function ? json_object_get_string_member_with_default (function, "name", "") : "");
+  arguments = function ? json_object_get_string_member_with_default (function, "arguments", "") : "";
+  job->arguments_text = g_strdup (*arguments ? arguments : "{}");
+
+  {
+    g_autoptr(JsonNode) node = pd_json_parse (job->arguments_text, -1, NULL);
+
+    if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+      job->arguments = json_object_ref (json_node_get_object (node));
+  }
+
+  job->tool = pd_tool_registry_lookup (run->engine->tools, job->name);
+  if (job->tool != NULL)
+    g_object_ref (job->tool);
+
+  return job;
+}
+
+static void
+announce_tool (PdEngineRun *run,
+               ToolJob     *job)
+{
+  g_autofree char *summary = NULL;
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, job->arguments_text, -1);
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "call_id", job->call_id);
+  json_object_set_string_member (data, "args_sha256", digest);
+  json_object_set_int_member (data, "args_bytes", strlen (job->arguments_text));
+  _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_STARTED, job->name, TRUE, data);
+
+  if (job->tool != NULL && job->arguments != NULL)
+    summary = pd_approver_summarize (job->tool, job->arguments);
+  _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_START, summary ? summary : job->name);
+}
+
+static JsonNode *
+arguments_node (ToolJob *job)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (node, job->arguments);
+  return node;
+}
+
+/* Evidence, stall and reassessment bookkeeping for one finished call, in
+ * call order after the batch, so "latest outcome wins" is deterministic. */
+static void
+observe_result (PdEngineRun *run,
+                ToolJob     *job)
+{
+  PdEngine *self = run->engine;
+  PdToolResult *result = job->result;
+  /* With planning off, a call named "plan" is just an unknown tool. */
+  gboolean is_plan = _pd_engine_planning (run) && job->tool != NULL && g_strcmp0 (job->name, "plan") == 0;
+  PdToolEffects effects = job->tool ? pd_tool_get_effects (job->tool, job->arguments) : PD_TOOL_EFFECTS_READ;
+  g_autofree char *canonical = NULL;
+  g_autoptr(JsonNode) args = NULL;
+
+  {
+    JsonObject *data = json_object_new ();
+
+    json_object_set_string_member (data, "call_id", job->call_id);
+    json_object_set_int_member (data, "duration_ms", job->duration_ms);
+    if (result->ok)
+      {
+        json_object_set_int_member (data, "result_bytes", strlen (result->content));
+        _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_COMPLETED, job->name, TRUE, data);
+      }
+    else
+      {
+        json_object_set_string_member (data, "error_class", result->denied ? "denied" : error_class_of (job));
+        _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_FAILED, job->name, TRUE, data);
+      }
+  }
+
+  _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_END,
+            result->denied ? "denied" : result->ok ? "ok" : "failed");
+
+  if (job->arguments != NULL)
+    {
+      args = arguments_node (job);
+      canonical = pd_json_canonicalize_object (args, NULL);
+    }
+
+  if (is_plan)
+    {
+      if (!result->ok && self->bus != NULL)
+        {
+          const char *verb = job->arguments ? json_object_get_string_member_with_default (job->arguments, "verb", "") : "";
+          g_autoptr(GError) error = g_error_new_literal (PD_PLAN_ERROR, PD_PLAN_ERROR_INVALID_ARGS, result->content);
+
+          _pd_engine_emit (run, pd_event_new_plan_validation_failed (run->run_id, run->session_id, verb, error));
+        }
+      return;
+    }
+
+  /* Evidence: only tools that exist and could run. */
+  if (_pd_engine_planning (run) && job->tool != NULL && args != NULL)
+    {
+      PdPlanObservation observation = { 0 };
+      gboolean matched = pd_plan_store_matches_check (self->plan_store, job->name, args);
+
+      observation.tool = job->name;
+      observation.arguments = args;
+      observation.ok = result->ok;
+      observation.call_id = job->call_id;
+      observation.effects = effects;
+      observation.denied = result->denied;
+      pd_plan_store_record_outcome (self->plan_store, &observation);
+
+      if (matched && !result->denied)
+        {
+          g_autofree char *key = g_strconcat (job->name, " ", canonical, NULL);
+          pd_reassessment_check_outcome (run->reassess, key, result->ok);
+        }
+    }
+
+  {
+    g_autoptr(PdStall) stall = pd_stall_detector_observe (run->stall, job->name, canonical, result->content,
+                                                          effects != PD_TOOL_EFFECTS_READ, result->denied);
+    if (stall != NULL)
+      {
+        g_autofree char *in_progress = NULL;
+        g_autofree char *next_pending = NULL;
+
+        _pd_engine_plan_pointers (run, &in_progress, &next_pending);
+        g_ptr_array_add (run->hints, pd_stall_format_hint (stall, in_progress, next_pending));
+      }
+  }
+
+  /* Denials, cancellations and background polls are not evidence of a
+   * wrong approach. */
+  if (!result->denied && !g_cancellable_is_cancelled (run->cancellable) && !g_str_has_prefix (job->name, "bg_"))
+    {
+      g_autofree char *fingerprint = g_compute_checksum_for_string (G_CHECKSUM_SHA256,
+                                                                    canonical ? canonical : job->arguments_text, -1);
+      g_autofree char *keyed = g_strconcat (job->name, ":", fingerprint, NULL);
+
+      pd_reassessment_tool_outcome (run->reassess, keyed, result->ok, result->ok ? NULL : error_class_of (job));
+    }
+}
+
+void
+_pd_engine_run_batch (PdEngineRun *run,
+                      JsonArray   *tool_calls)
+{
+  PdEngine *self = run->engine;
+  g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_job_free);
+  BatchWait wait;
+  GThreadPool *pool;
+  guint n = json_array_get_length (tool_calls);
+  const char *reason;
+
+  g_mutex_init (&wait.mutex);
+  g_cond_init (&wait.cond);
+  wait.pending = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (tool_calls, i);
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      g_ptr_array_add (jobs, tool_job_new (run, json_node_get_object (node), i));
+    }
+
+  for (guint i = 0; i < jobs->len; i++)
+    announce_tool (run, g_ptr_array_index (jobs, i));
+
+  /* A pool per batch: its user data is this batch's wait. */
+  pool = g_thread_pool_new (run_tool_job, &wait, (int) self->max_tool_parallel, FALSE, NULL);
+
+  g_mutex_lock (&wait.mutex);
+  wait.pending = jobs->len;
+  g_mutex_unlock (&wait.mutex);
+
+  for (guint i = 0; i < jobs->len; i++)
+    g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+
+  g_mutex_lock (&wait.mutex);
+  while (wait.pending > 0)
+    g_cond_wait (&wait.cond, &wait.mutex);
+  g_mutex_unlock (&wait.mutex);
+
+  g_thread_pool_free (pool, FALSE, TRUE);
+  g_mutex_clear (&wait.mutex);
+  g_cond_clear (&wait.cond);
+
+  for (guint i = 0; i < jobs->len; i++)
+    {
+      ToolJob *job = g_ptr_array_index (jobs, i);
+      g_autoptr(JsonObject) message = pd_message_new ("tool", job->result->content);
+
+      json_object_set_string_member (message, "tool_call_id", job->call_id);
+      json_object_set_string_member (message, "name", job->name);
+      if (!job->result->ok)
+        json_object_set_boolean_member (message, PD_MESSAGE_IS_ERROR, TRUE);
+      pd_transcript_append (run->transcript, message);
+      observe_result (run, job);
+    }
+
+  if (_pd_engine_planning (run))
+    pd_plan_store_end_batch (self->plan_store);
+
+  reason = pd_reassessment_end_batch (run->reassess, _pd_engine_plan_is_open (run));
+  if (reason != NULL)
+    {
+      JsonObject *data = json_object_new ();
+
+      json_object_set_string_member (data, "reason", reason);
+      json_object_set_int_member (data, "failure_batches", PD_REASSESS_FAILURE_BATCHES);
+      _pd_engine_emit_data (run, PD_EVENT_PLAN_REASSESSMENT, NULL, TRUE, data);
+      g_ptr_array_add (run->hints, pd_reassessment_format_hint (reason));
+    }
+
+  if (g_atomic_int_compare_and_exchange (&run->blocked_fired, 1, 0))
+    g_ptr_array_add (run->hints,
+                     g_strdup ("[plandeck plan: three steps in a row were marked blocked. Decompose the work with "
+                               "plan revise \xe2\x80\x94 split or supersede the blocked steps \xe2\x80\x94 instead of "
+                               "blocking more, or report the blocker.]"));
+}
