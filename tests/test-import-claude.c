@@ -536,6 +536,43 @@ test_subagents_merged_by_time (Fixture       *f,
   assert_list (session, "Again:in_progress");
 }
 
+/* Found writing the pages of imported sessions: names were sorted with
+ * g_ascii_strcasecmp given to g_ptr_array_sort, which hands the comparison
+ * pointers to the array's elements, so it compared the bytes of addresses
+ * and the subagents came in any order.  On equal times the subagents are
+ * replayed in name order: the last word is agent-z's, every time. */
+static void
+test_subagents_equal_times (Fixture       *f,
+                            gconstpointer  data)
+{
+  const char *names[] = { "agent-z9.jsonl", "agent-a1.jsonl", "agent-m5.jsonl", "agent-c3.jsonl" };
+  const char *statuses[] = { "in_progress", "completed", "pending", "completed" };
+
+  add (f, use ("01", "c1", "TaskCreate", "{\"subject\":\"Shared\"}"));
+  add (f, res ("01", "c1", FALSE, "Task #1 created successfully: Shared", "{\"task\":{\"id\":\"1\",\"subject\":\"Shared\"}}"));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *input = g_strdup_printf ("{\"taskId\":\"1\",\"status\":\"%s\"}", statuses[i]);
+      g_autofree char *call_id = g_strdup_printf ("s%u", i);
+      g_autofree char *path = g_build_filename ("s1", "subagents", names[i], NULL);
+      g_autofree char *written = NULL;
+      const char *sub[] = { use ("05", call_id, "TaskUpdate", input), res ("05", call_id, FALSE, "Updated task #1 status", NULL), NULL };
+
+      written = pd_import_test_write (f->dir, path, sub);
+      g_free ((char *) sub[0]);
+      g_free ((char *) sub[1]);
+    }
+
+  /* Many reads, each with its own allocations. */
+  for (guint round = 0; round < 40; round++)
+    {
+      g_autoptr(PdImportedSession) session = replay (f);
+      g_autofree char *padding = g_malloc (round * 97 + 1);
+
+      assert_list (session, "Shared:in_progress");
+    }
+}
+
 static void
 test_exit_plan_mode (Fixture       *f,
                      gconstpointer  data)
@@ -765,6 +802,7 @@ main (int   argc,
   FIXTURE_TEST ("/pd/import-claude/task-snapshots", test_task_snapshots);
   FIXTURE_TEST ("/pd/import-claude/caps", test_caps);
   FIXTURE_TEST ("/pd/import-claude/subagents-merged-by-time", test_subagents_merged_by_time);
+  FIXTURE_TEST ("/pd/import-claude/subagents-equal-times", test_subagents_equal_times);
   FIXTURE_TEST ("/pd/import-claude/exit-plan-mode", test_exit_plan_mode);
   FIXTURE_TEST ("/pd/import-claude/desktop-plan", test_desktop_plan);
   FIXTURE_TEST ("/pd/import-claude/bad-lines", test_bad_lines);

@@ -312,7 +312,7 @@ pd_claude_code_reader_add_flat_subagents (PdClaudeCodeReader *self,
       while (handle && (entry = g_dir_read_name (handle)))
         if (g_str_has_prefix (entry, "agent-") && g_str_has_suffix (entry, ".jsonl"))
           g_ptr_array_add (beside, g_build_filename (dir, entry, NULL));
-      g_ptr_array_sort (beside, (GCompareFunc) g_ascii_strcasecmp);
+      _pd_import_sort_names (beside);
       candidates = beside;
     }
 
@@ -1357,7 +1357,7 @@ find_subagents (PdClaudeCodeReader *self)
     if (g_str_has_suffix (name, ".jsonl"))
       g_ptr_array_add (names, g_strdup (name));
   /* A stable order for equal timestamps. */
-  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  _pd_import_sort_names (names);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (self->subagent_dir, g_ptr_array_index (names, i), NULL);

@@ -28,6 +28,11 @@ JsonObject  *_pd_import_parse_object  (JsonNode   **root,
                                        const char  *line,
                                        gsize        length);
 
+/* Sorts file names or paths (strings) by name, ignoring ASCII case, in a
+ * stable order.  (g_ptr_array_sort() hands the comparison pointers to the
+ * elements: g_ascii_strcasecmp() there compares addresses.) */
+void         _pd_import_sort_names    (GPtrArray          *names);
+
 /* ISO 8601 to unix µs; 0 when missing or unreadable. */
 gint64       _pd_import_parse_time    (const char  *text);
 

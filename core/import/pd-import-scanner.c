@@ -289,7 +289,7 @@ read_dir (const char    *dir,
     return FALSE;
   while ((name = g_dir_read_name (handle)))
     g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  _pd_import_sort_names (names);
 
   for (guint i = 0; i < names->len; i++)
     {

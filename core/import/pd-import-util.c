@@ -40,6 +40,23 @@ _pd_import_parse_object (JsonNode   **root,
   return json_node_get_object (*root);
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  const char *na = *(const char * const *) a;
+  const char *nb = *(const char * const *) b;
+  int order = g_ascii_strcasecmp (na, nb);
+
+  return order != 0 ? order : strcmp (na, nb);
+}
+
+void
+_pd_import_sort_names (GPtrArray *names)
+{
+  g_ptr_array_sort (names, compare_names);
+}
+
 static inline gboolean
 digits (const char *p,
         guint       n,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pd-import-index-private.h"
+#include "pd-import-private.h"
 #include "pd-import-watcher-private.h"
 #include "pd-import-watcher.h"
 
@@ -261,7 +262,7 @@ settle_cb (gpointer user_data)
       g_ptr_array_add (update->paths, key);
       g_hash_table_iter_steal (&iter);
     }
-  g_ptr_array_sort (update->paths, (GCompareFunc) g_strcmp0);
+  _pd_import_sort_names (update->paths);
 
   self->busy = TRUE;
   task = g_task_new (self, self->cancellable, update_done, NULL);

@@ -211,7 +211,7 @@ list_json (const char *dir)
   while (handle && (name = g_dir_read_name (handle)))
     if (g_str_has_suffix (name, ".json"))
       g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  _pd_import_sort_names (names);
   return names;
 }
 
@@ -224,7 +224,7 @@ list_dirs (const char *dir)
 
   while (handle && (name = g_dir_read_name (handle)))
     g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  _pd_import_sort_names (names);
   return names;
 }
 
