@@ -12,6 +12,7 @@
 #include "pd-import-watcher.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
+#include "pd-session-reads.h"
 
 struct _PdLocalSource
 {
@@ -51,6 +52,7 @@ typedef enum
   OP_DELETE,
   OP_CHECKLIST,
   OP_SAVE_CHECKLIST,
+  OP_RESUME,
 } OpKind;
 
 typedef struct
@@ -235,7 +237,7 @@ run_op (GTask        *task,
 
     case OP_GET:
       {
-        PdSessionInfo *info = pd_session_store_get (store, op->id, &error);
+        PdSessionInfo *info = pd_session_reads_get (store, op->id, &error);
 
         if (info == NULL)
           set_source_error (task, error);
@@ -248,7 +250,7 @@ run_op (GTask        *task,
       {
         PdPlanState *state = NULL;
 
-        if (!pd_session_store_get_plan (store, op->id, &state, &error))
+        if (!pd_session_reads_get_plan (store, op->id, &state, &error))
           set_source_error (task, error);
         else if (state == NULL)
           g_task_return_pointer (task, NULL, NULL);
@@ -259,7 +261,7 @@ run_op (GTask        *task,
 
     case OP_HISTORY:
       {
-        GPtrArray *versions = pd_session_store_list_plan_versions (store, op->id, &error);
+        GPtrArray *versions = pd_session_reads_list_plan_versions (store, op->id, &error);
 
         if (versions == NULL)
           set_source_error (task, error);
@@ -270,7 +272,7 @@ run_op (GTask        *task,
 
     case OP_MESSAGES:
       {
-        JsonArray *messages = pd_session_store_load_messages (store, op->id, &error);
+        JsonArray *messages = pd_session_reads_load_messages (store, op->id, &error);
 
         if (messages == NULL)
           set_source_error (task, error);
@@ -281,7 +283,7 @@ run_op (GTask        *task,
 
     case OP_EVENTS:
       {
-        GPtrArray *events = pd_session_store_list_events (store, op->id, NULL, op->after_seq, op->limit, &error);
+        GPtrArray *events = pd_session_reads_list_events (store, op->id, NULL, op->after_seq, op->limit, &error);
 
         if (events == NULL)
           set_source_error (task, error);
@@ -349,6 +351,21 @@ run_op (GTask        *task,
         set_source_error (task, error);
       else
         g_task_return_boolean (task, TRUE);
+      break;
+
+    case OP_RESUME:
+      {
+        g_auto(GStrv) argv = NULL;
+        g_autofree char *workdir = NULL;
+
+        if (pd_session_reads_get_resume (store, op->id, &argv, &workdir, &error))
+          g_task_return_pointer (task, pd_resume_command_new (g_steal_pointer (&argv), workdir),
+                                 (GDestroyNotify) pd_resume_command_free);
+        else if (error != NULL)
+          set_source_error (task, error);
+        else
+          g_task_return_pointer (task, NULL, NULL);
+      }
       break;
 
     default:
@@ -604,6 +621,20 @@ local_save_checklist_finish (PdSource *source, GAsyncResult *result, GError **er
 }
 
 static void
+local_get_resume_command_async (PdSource *source, const char *session_id, GCancellable *cancellable,
+                                GAsyncReadyCallback callback, gpointer user_data)
+{
+  start_op (PD_LOCAL_SOURCE (source), op_new (OP_RESUME, session_id), local_get_resume_command_async,
+            cancellable, callback, user_data);
+}
+
+static PdResumeCommand *
+local_get_resume_command_finish (PdSource *source, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
 source_iface_init (PdSourceInterface *iface)
 {
   iface->get_title = local_get_title;
@@ -630,6 +661,8 @@ source_iface_init (PdSourceInterface *iface)
   iface->get_checklist_finish = local_get_checklist_finish;
   iface->save_checklist_async = local_save_checklist_async;
   iface->save_checklist_finish = local_save_checklist_finish;
+  iface->get_resume_command_async = local_get_resume_command_async;
+  iface->get_resume_command_finish = local_get_resume_command_finish;
 }
 
 /* --- following imported transcripts ------------------------------------- */

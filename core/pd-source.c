@@ -3,11 +3,68 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "pd-source.h"
 
 G_DEFINE_QUARK (pd-source-error-quark, pd_source_error)
 
 G_DEFINE_BOXED_TYPE (PdSessionPage, pd_session_page, pd_session_page_copy, pd_session_page_free)
+G_DEFINE_BOXED_TYPE (PdResumeCommand, pd_resume_command, pd_resume_command_copy, pd_resume_command_free)
+
+/**
+ * pd_resume_command_new:
+ * @argv: (transfer full): the words, none empty
+ * @workdir: (nullable): the folder to run them in
+ */
+PdResumeCommand *
+pd_resume_command_new (GStrv       argv,
+                       const char *workdir)
+{
+  PdResumeCommand *self = g_new0 (PdResumeCommand, 1);
+
+  self->argv = argv;
+  self->workdir = g_strdup (workdir);
+  return self;
+}
+
+PdResumeCommand *
+pd_resume_command_copy (const PdResumeCommand *self)
+{
+  return pd_resume_command_new (g_strdupv (self->argv), self->workdir);
+}
+
+void
+pd_resume_command_free (PdResumeCommand *self)
+{
+  if (self == NULL)
+    return;
+  g_strfreev (self->argv);
+  g_free (self->workdir);
+  g_free (self);
+}
+
+char *
+pd_resume_command_to_string (const PdResumeCommand *self)
+{
+  GString *out = g_string_new (NULL);
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  for (guint i = 0; self->argv && self->argv[i]; i++)
+    {
+      g_autofree char *quoted = g_shell_quote (self->argv[i]);
+      gboolean plain = TRUE;
+
+      /* Plain words as they are; anything else quoted for a POSIX shell. */
+      for (const char *p = self->argv[i]; *p; p++)
+        plain = plain && (g_ascii_isalnum (*p) || strchr ("-_./=:", *p) != NULL);
+      if (out->len > 0)
+        g_string_append_c (out, ' ');
+      g_string_append (out, plain && *self->argv[i] ? self->argv[i] : quoted);
+    }
+  return g_string_free (out, FALSE);
+}
 
 /**
  * pd_session_page_new:
@@ -66,6 +123,51 @@ pd_source_default_init (PdSourceInterface *iface)
    */
   signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+void
+pd_source_get_resume_command_async (PdSource            *self,
+                                    const char          *session_id,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  PdSourceInterface *iface;
+
+  g_return_if_fail (PD_IS_SOURCE (self));
+  g_return_if_fail (session_id != NULL);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_resume_command_async != NULL)
+    iface->get_resume_command_async (self, session_id, cancellable, callback, user_data);
+  else
+    {
+      g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+      g_task_set_source_tag (task, pd_source_get_resume_command_async);
+      g_task_return_pointer (task, NULL, NULL);
+    }
+}
+
+/**
+ * pd_source_get_resume_command_finish:
+ *
+ * Returns: (transfer full) (nullable): the command, or %NULL when there is
+ *   none (@error unset) or it could not be asked (@error set)
+ */
+PdResumeCommand *
+pd_source_get_resume_command_finish (PdSource      *self,
+                                     GAsyncResult  *result,
+                                     GError       **error)
+{
+  PdSourceInterface *iface;
+
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_resume_command_finish != NULL && !g_async_result_is_tagged (result, pd_source_get_resume_command_async))
+    return iface->get_resume_command_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void

@@ -47,6 +47,24 @@ PdSessionPage *pd_session_page_copy     (const PdSessionPage *self);
 void           pd_session_page_free     (PdSessionPage       *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdSessionPage, pd_session_page_free)
 
+/* How to continue a session imported from another agent in that agent. */
+#define PD_TYPE_RESUME_COMMAND (pd_resume_command_get_type ())
+
+typedef struct
+{
+  GStrv  argv;      /* e.g. {"claude", "--resume", ID}: run as is, never through a shell */
+  char  *workdir;   /* (nullable) the session's folder, to run it in */
+} PdResumeCommand;
+
+GType            pd_resume_command_get_type (void) G_GNUC_CONST;
+PdResumeCommand *pd_resume_command_new      (GStrv                  argv,
+                                             const char            *workdir);
+PdResumeCommand *pd_resume_command_copy     (const PdResumeCommand *self);
+void             pd_resume_command_free     (PdResumeCommand       *self);
+/* The command as one line to paste into a shell, each word quoted. */
+char            *pd_resume_command_to_string (const PdResumeCommand *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdResumeCommand, pd_resume_command_free)
+
 #define PD_TYPE_SOURCE (pd_source_get_type ())
 
 G_DECLARE_INTERFACE (PdSource, pd_source, PD, SOURCE, GObject)
@@ -107,6 +125,11 @@ struct _PdSourceInterface
                                            GCancellable *cancellable, GAsyncReadyCallback callback,
                                            gpointer user_data);
   gboolean        (*save_checklist_finish) (PdSource *self, GAsyncResult *result, GError **error);
+
+  /* Optional: a source without them continues no session elsewhere. */
+  void            (*get_resume_command_async)  (PdSource *self, const char *session_id, GCancellable *cancellable,
+                                                GAsyncReadyCallback callback, gpointer user_data);
+  PdResumeCommand *(*get_resume_command_finish) (PdSource *self, GAsyncResult *result, GError **error);
 };
 
 const char    *pd_source_get_title             (PdSource             *self);
@@ -215,6 +238,20 @@ void           pd_source_save_checklist_async  (PdSource             *self,
 gboolean       pd_source_save_checklist_finish (PdSource             *self,
                                                 GAsyncResult         *result,
                                                 GError              **error);
+
+/* The command that continues a session imported from another agent in
+ * that agent (claude --resume ID, codex resume ID, opencode --session ID),
+ * for Copy and Open in Terminal.  NULL without an error when there is none:
+ * one of Plandeck's own sessions, an id that cannot be passed safely, or a
+ * source that does not say. */
+void           pd_source_get_resume_command_async  (PdSource            *self,
+                                                    const char          *session_id,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+PdResumeCommand *pd_source_get_resume_command_finish (PdSource          *self,
+                                                      GAsyncResult      *result,
+                                                      GError           **error);
 
 void           pd_source_emit_changed          (PdSource             *self);
 

@@ -3,7 +3,8 @@
  * The input is a transcript (JSON lines); the reader reads it through its
  * JSONL reader and line parser, with a small line cap so that the too-long
  * path is reached too.  Then it is read once more in follow mode, split in
- * two appends, as a running session is followed.
+ * two appends, as a running session is followed, and once more whole for
+ * its pages (pd_fuzz_check_pages()).
  */
 #include "config.h"
 
@@ -38,6 +39,12 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
     pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
   g_clear_error (&error);
+  g_clear_object (&reader);
+
+  /* Read whole for the pages. */
+  reader = pd_claude_code_reader_new (file.path);
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 32 * 1024);
+  pd_fuzz_check_pages (PD_TRANSCRIPT_READER (reader));
   g_clear_object (&reader);
 
   /* Followed: the first half, then the whole. */

@@ -4,7 +4,8 @@
  * JSONL reader and line parser, with a small line cap so that the too-long
  * path is reached too.  Then it is read once more in follow mode, split in
  * two appends, as a running session is followed, and once as a long
- * rollout, from its end, with the tail limits lowered to the input's size.
+ * rollout, from its end, with the tail limits lowered to the input's size,
+ * and once whole for its pages (pd_fuzz_check_pages()).
  */
 #include "config.h"
 
@@ -49,6 +50,12 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
     pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
   g_clear_error (&error);
+  g_clear_object (&reader);
+
+  /* Read whole for the pages. */
+  reader = pd_codex_reader_new (file.path);
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 32 * 1024);
+  pd_fuzz_check_pages (PD_TRANSCRIPT_READER (reader));
   g_clear_object (&reader);
 
   /* A long rollout: scanned back at most a third of it, so that the bound

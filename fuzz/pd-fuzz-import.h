@@ -10,8 +10,12 @@
 #include <unistd.h>
 
 #include "pd-checklist.h"
+#include "pd-event.h"
 #include "pd-import-private.h"
 #include "pd-imported-session.h"
+#include "pd-plan.h"
+#include "pd-session-store.h"
+#include "pd-transcript-reader.h"
 #include "pd-fuzz.h"
 
 static inline void
@@ -56,6 +60,63 @@ pd_fuzz_check_session (PdImportedSession *session)
   for (guint i = 0; i < n; i++)
     pd_fuzz_check_text (pd_checklist_get_agent_item (checklist, i)->text, PD_IMPORT_MAX_TEXT);
   pd_fuzz_check_text (pd_imported_session_get_title (session), 0);
+}
+
+/* The pages of the same transcript, read by @reader (never updated): one
+ * version per update its replay applied, each a plan state our history
+ * reads back, each event our envelope, the conversation JSON of UTF-8 text
+ * whose cut texts keep to their bounds. */
+static inline void
+pd_fuzz_check_pages (PdTranscriptReader *reader)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptPages) pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+  g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autofree char *text = NULL;
+
+  if (pages == NULL)
+    return;
+  if (pd_transcript_pages_get_n_versions (pages)
+      != pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->applied_updates)
+    {
+      g_printerr ("%u versions for %u applied updates\n", pd_transcript_pages_get_n_versions (pages),
+                  pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->applied_updates);
+      abort ();
+    }
+  versions = pd_transcript_pages_dup_plan_versions (pages, NULL);
+  for (guint i = 0; i < versions->len; i++)
+    {
+      g_autoptr(PdPlanState) state = pd_plan_state_new_from_json (((PdPlanVersionInfo *) g_ptr_array_index (versions, i))->state_json, &error);
+
+      if (state == NULL)
+        {
+          g_printerr ("version %u does not read back: %s\n", i + 1, error->message);
+          abort ();
+        }
+    }
+  plan = pd_transcript_pages_dup_plan (pages, NULL);
+  events = pd_transcript_pages_dup_events (pages, "20260101-00000000000000000000000000000000", 0, 0);
+  for (guint i = 0; i < events->len; i++)
+    {
+      g_autoptr(PdEvent) event = pd_event_new_from_json (((PdStoredEvent *) g_ptr_array_index (events, i))->event_json, &error);
+
+      if (event == NULL)
+        {
+          g_printerr ("event %u does not read back: %s\n", i + 1, error->message);
+          abort ();
+        }
+    }
+  messages = pd_transcript_pages_dup_messages (pages);
+  if (json_array_get_length (messages) != pd_transcript_pages_get_n_messages (pages))
+    abort ();
+  root = json_node_init_array (json_node_alloc (), messages);
+  text = json_to_string (root, FALSE);
+  if (!g_utf8_validate (text, -1, NULL))
+    abort ();
 }
 
 /* A file in memory holding the input, and its /proc path for the readers

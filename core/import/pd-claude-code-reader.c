@@ -149,6 +149,10 @@ struct _PdClaudeCodeReader
   guint              full_lists;   /* full lists and task snapshots applied */
   gboolean           tail_done;    /* past the first read: no tail read again */
   GPtrArray         *skipped;      /* PdImportSkip: subagent files the last update could not open */
+  gint64             now;          /* the time of the line being replayed */
+  /* Reading for the pages: every line, and the conversations. */
+  PdTranscriptPages *pages;
+  GHashTable        *sidechains;   /* uuid → the root uuid of its inline subagent */
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -203,6 +207,8 @@ pd_claude_code_reader_finalize (GObject *object)
   g_clear_pointer (&self->tasks, g_ptr_array_unref);
   g_clear_pointer (&self->skipped, g_ptr_array_unref);
   g_clear_object (&self->session);
+  g_clear_object (&self->pages);
+  g_clear_pointer (&self->sidechains, g_hash_table_unref);
   g_free (self->path);
   g_free (self->subagent_dir);
 
@@ -360,6 +366,26 @@ claude_get_skipped (PdTranscriptReader *reader)
 }
 
 static void
+claude_set_pages (PdTranscriptReader *reader,
+                  PdTranscriptPages  *pages)
+{
+  PdClaudeCodeReader *self = PD_CLAUDE_CODE_READER (reader);
+
+  g_set_object (&self->pages, pages);
+  /* The pages need every line: never a long file's end alone. */
+  if (pages != NULL)
+    self->tail_done = TRUE;
+}
+
+static GStrv
+claude_dup_resume_argv (PdTranscriptReader *reader)
+{
+  static const char * const words[] = { "--resume", NULL };
+
+  return _pd_import_resume_argv ("claude", words, pd_imported_session_get_id (PD_CLAUDE_CODE_READER (reader)->session));
+}
+
+static void
 transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 {
   iface->get_format = claude_get_format;
@@ -369,6 +395,8 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
   iface->get_session = claude_get_session;
   iface->get_offset = claude_get_offset;
   iface->get_skipped = claude_get_skipped;
+  iface->set_pages = claude_set_pages;
+  iface->dup_resume_argv = claude_dup_resume_argv;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -384,6 +412,13 @@ static PdChecklist *
 checklist (PdClaudeCodeReader *self)
 {
   return pd_imported_session_get_checklist (self->session);
+}
+
+/* One update of the plan applied, as of the line being replayed. */
+static void
+applied (PdClaudeCodeReader *self)
+{
+  _pd_import_applied_update (self->session, self->pages, self->now);
 }
 
 static void
@@ -426,7 +461,7 @@ apply_full_list (PdClaudeCodeReader *self,
 {
   g_ptr_array_set_size (self->tasks, 0);
   pd_checklist_replace_agent_items (checklist (self), origin, items);
-  stats (self)->applied_updates++;
+  applied (self);
   self->full_lists++;
 }
 
@@ -485,7 +520,7 @@ apply_task_snapshot (PdClaudeCodeReader *self,
   g_ptr_array_unref (self->tasks);
   self->tasks = g_steal_pointer (&tasks);
   publish_tasks (self);
-  stats (self)->applied_updates++;
+  applied (self);
   self->full_lists++;
   return TRUE;
 }
@@ -602,7 +637,7 @@ result_task_create (PdClaudeCodeReader *self,
       g_ptr_array_add (self->tasks, task);
     }
   publish_tasks (self);
-  stats (self)->applied_updates++;
+  applied (self);
 }
 
 static gboolean
@@ -718,7 +753,7 @@ result_task_update (PdClaudeCodeReader *self,
   if (changed)
     {
       publish_tasks (self);
-      stats (self)->applied_updates++;
+      applied (self);
     }
 }
 
@@ -933,7 +968,7 @@ result_ccd_update_plan (PdClaudeCodeReader *self,
     }
 
   pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
-  stats (self)->applied_updates++;
+  applied (self);
 }
 
 static void
@@ -951,7 +986,7 @@ result_ccd_wrap_up (PdClaudeCodeReader *self)
   items = copy_agent_items (list);
   complete_in_progress (items);
   pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
-  stats (self)->applied_updates++;
+  applied (self);
 }
 
 static void
@@ -1179,6 +1214,171 @@ handle_line (PdClaudeCodeReader *self,
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* The conversation, for the pages                                        */
+
+/* The conversation a line belongs to: NULL for the session's own; a
+ * subagent's id for its transcript file (Claude Code 2.x; the id of its
+ * lines, or its file's name); the first line's uuid for a subagent written
+ * inline as sidechain lines (1.0.x), whose lines chain by parentUuid. */
+static char *
+conversation_of (PdClaudeCodeReader *self,
+                 Stream             *stream,
+                 JsonObject         *line)
+{
+  const char *uuid = pd_json_get_string (line, "uuid");
+  const char *parent = pd_json_get_string (line, "parentUuid");
+  const char *root;
+
+  if (!stream->is_main)
+    {
+      const char *agent = pd_json_get_string (line, "agentId");
+      g_autofree char *base = NULL;
+
+      if (agent != NULL && *agent != '\0')
+        return g_strdup (agent);
+      base = g_path_get_basename (stream->path);
+      if (g_str_has_suffix (base, ".jsonl"))
+        base[strlen (base) - strlen (".jsonl")] = '\0';
+      return g_strdup (g_str_has_prefix (base, "agent-") ? base + strlen ("agent-") : base);
+    }
+  if (!pd_json_get_boolean (line, "isSidechain", FALSE))
+    return NULL;
+
+  if (self->sidechains == NULL)
+    self->sidechains = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  root = parent ? g_hash_table_lookup (self->sidechains, parent) : NULL;
+  if (root == NULL)
+    root = uuid ? uuid : "sidechain";
+  if (uuid != NULL && !g_hash_table_contains (self->sidechains, uuid))
+    g_hash_table_insert (self->sidechains, g_strdup (uuid), g_strdup (root));
+  return g_strdup (root);
+}
+
+/* A user line: the person's prompt (or context the harness wrote, marked
+ * isMeta, or a compaction summary), and the results of tool calls. */
+static void
+conversation_user (PdClaudeCodeReader *self,
+                   const char         *key,
+                   JsonObject         *line,
+                   gint64              time)
+{
+  JsonNode *content = json_object_get_member (pd_json_get_object (line, "message"), "content");
+  JsonObject *result = pd_json_get_object (line, "toolUseResult");
+  const char *role = pd_json_get_boolean (line, "isMeta", FALSE) || pd_json_get_boolean (line, "isCompactSummary", FALSE)
+                     ? "system" : "user";
+  const char *answered = NULL;
+  guint n_results = 0;
+  JsonArray *blocks;
+
+  if (pd_json_node_get_string (content) != NULL)
+    {
+      _pd_transcript_pages_add_text (self->pages, key, role, pd_json_node_get_string (content), NULL, time);
+      return;
+    }
+  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+    return;
+
+  blocks = json_node_get_array (content);
+  for (guint i = 0; i < json_array_get_length (blocks); i++)
+    {
+      JsonNode *element = json_array_get_element (blocks, i);
+      JsonObject *block;
+      const char *type;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      block = json_node_get_object (element);
+      type = pd_json_get_string (block, "type");
+      if (g_strcmp0 (type, "text") == 0)
+        _pd_transcript_pages_add_text (self->pages, key, role, pd_json_get_string (block, "text"), NULL, time);
+      else if (g_strcmp0 (type, "tool_result") == 0)
+        {
+          g_autofree char *text = _pd_import_result_text (json_object_get_member (block, "content"));
+
+          answered = pd_json_get_string (block, "tool_use_id");
+          n_results++;
+          _pd_transcript_pages_add_tool_result (self->pages, key, answered, text,
+                                                pd_json_get_boolean (block, "is_error", FALSE), time);
+        }
+    }
+
+  /* A subagent's result names the transcript it wrote (Claude Code 2.1):
+   * its conversation goes under the call that started it. */
+  if (n_results == 1 && pd_json_get_string (result, "agentId") != NULL)
+    _pd_transcript_pages_set_subagent (self->pages, answered, pd_json_get_string (result, "agentId"),
+                                       NULL, pd_json_get_string (result, "agentType"), NULL);
+}
+
+/* An assistant line: one content block (or several) of one answer. */
+static void
+conversation_assistant (PdClaudeCodeReader *self,
+                        const char         *key,
+                        JsonObject         *line,
+                        gint64              time)
+{
+  JsonObject *message = pd_json_get_object (line, "message");
+  JsonArray *blocks = pd_json_get_array (message, "content");
+  const char *group = pd_json_get_string (message, "id");
+
+  if (pd_json_get_string (message, "content") != NULL)
+    _pd_transcript_pages_add_text (self->pages, key, "assistant", pd_json_get_string (message, "content"), group, time);
+  for (guint i = 0; blocks && i < json_array_get_length (blocks); i++)
+    {
+      JsonNode *element = json_array_get_element (blocks, i);
+      JsonObject *block;
+      const char *type;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      block = json_node_get_object (element);
+      type = pd_json_get_string (block, "type");
+      if (g_strcmp0 (type, "text") == 0)
+        _pd_transcript_pages_add_text (self->pages, key, "assistant", pd_json_get_string (block, "text"), group, time);
+      else if (g_strcmp0 (type, "thinking") == 0)
+        _pd_transcript_pages_add_thinking (self->pages, key, pd_json_get_string (block, "thinking"), group, time);
+      else if (g_strcmp0 (type, "tool_use") == 0)
+        {
+          const char *id = pd_json_get_string (block, "id");
+          const char *name = pd_json_get_string (block, "name");
+          JsonNode *input = json_object_get_member (block, "input");
+          g_autofree char *arguments = input ? json_to_string (input, FALSE) : NULL;
+          JsonObject *args = pd_json_get_object (block, "input");
+
+          _pd_transcript_pages_add_tool_call (self->pages, key, id, name, arguments, group, time);
+          /* Task (Agent since 2.1) starts a subagent with a prompt: the
+           * conversation whose first prompt it is, when nothing else links
+           * them (2.0's flat files, 1.0's sidechains). */
+          if (g_strcmp0 (name, "Task") == 0 || g_strcmp0 (name, "Agent") == 0)
+            _pd_transcript_pages_set_subagent (self->pages, id, NULL, pd_json_get_string (args, "prompt"),
+                                               pd_json_get_string (args, "subagent_type"),
+                                               pd_json_get_string (args, "description"));
+        }
+    }
+}
+
+static void
+conversation_line (PdClaudeCodeReader *self,
+                   Stream             *stream,
+                   JsonObject         *line,
+                   gint64              time)
+{
+  const char *type = pd_json_get_string (line, "type");
+  g_autofree char *key = NULL;
+
+  if (type == NULL)
+    return;
+  key = conversation_of (self, stream, line);
+  if (strcmp (type, "user") == 0)
+    conversation_user (self, key, line, time);
+  else if (strcmp (type, "assistant") == 0)
+    conversation_assistant (self, key, line, time);
+  else if (strcmp (type, "system") == 0
+           && (g_strcmp0 (pd_json_get_string (line, "subtype"), "compact_boundary") == 0
+               || g_strcmp0 (pd_json_get_string (line, "subtype"), "api_error") == 0))
+    _pd_transcript_pages_add_text (self->pages, key, "system", pd_json_get_string (line, "content"), NULL, time);
+}
+
 /* Session facts from the main transcript: never plan state. */
 static void
 note_meta (PdClaudeCodeReader *self,
@@ -1308,7 +1508,9 @@ stream_advance (PdClaudeCodeReader  *self,
       if (stream->is_main)
         pd_imported_session_note_time (self->session, time);
 
-      relevant = (found & CALL_MASK)
+      /* For the pages every line counts: the conversation is in all. */
+      relevant = self->pages != NULL
+                 || (found & CALL_MASK)
                  || ((found & BIT (NEEDLE_TOOL_RESULT)) && has_pending_result (self, line, length));
       if (stream->is_main)
         meta = (!self->have_meta && memmem (line, length, "\"cwd\"", 5))
@@ -1583,6 +1785,9 @@ claude_update (PdTranscriptReader  *reader,
       if (next == NULL)
         break;
 
+      self->now = next->head_time;
+      if (self->pages != NULL)
+        conversation_line (self, next, next->head, next->head_time);
       handle_line (self, next, next->head, next->head_time);
       if (!stream_advance (self, next, error))
         ok = FALSE;

@@ -99,6 +99,7 @@ struct _PdCodexReader
   gboolean           tail_done;      /* past the first read: no tail read again */
   guint              full_lists;     /* full lists applied */
   gboolean           turnless_plan;  /* a proposed plan was keyed without its turn */
+  PdTranscriptPages *pages;          /* reading for the pages: every line */
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -126,6 +127,7 @@ pd_codex_reader_finalize (GObject *object)
   g_queue_clear (&self->call_order);
   g_clear_pointer (&self->calls, g_hash_table_unref);
   g_clear_object (&self->session);
+  g_clear_object (&self->pages);
   g_free (self->path);
   g_free (self->turn_id);
 
@@ -192,6 +194,26 @@ codex_get_format (PdTranscriptReader *reader)
 }
 
 static void
+codex_set_pages (PdTranscriptReader *reader,
+                 PdTranscriptPages  *pages)
+{
+  PdCodexReader *self = PD_CODEX_READER (reader);
+
+  g_set_object (&self->pages, pages);
+  /* The pages need every line: never a long rollout's end alone. */
+  if (pages != NULL)
+    self->tail_done = TRUE;
+}
+
+static GStrv
+codex_dup_resume_argv (PdTranscriptReader *reader)
+{
+  static const char * const words[] = { "resume", NULL };
+
+  return _pd_import_resume_argv ("codex", words, pd_imported_session_get_id (PD_CODEX_READER (reader)->session));
+}
+
+static void
 transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 {
   iface->get_format = codex_get_format;
@@ -200,6 +222,8 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
   iface->update = codex_update;
   iface->get_session = codex_get_session;
   iface->get_offset = codex_get_offset;
+  iface->set_pages = codex_set_pages;
+  iface->dup_resume_argv = codex_dup_resume_argv;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -524,7 +548,8 @@ text_is_error (const char *text)
 
 static void
 handle_output (PdCodexReader *self,
-               JsonObject    *payload)
+               JsonObject    *payload,
+               gint64         time)
 {
   const char *call_id = pd_json_get_string (payload, "call_id");
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
@@ -545,7 +570,7 @@ handle_output (PdCodexReader *self,
     {
       pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
                                         PD_CHECKLIST_ORIGIN_CODEX_PLAN, g_steal_pointer (&call->items));
-      stats->applied_updates++;
+      _pd_import_applied_update (self->session, self->pages, time);
       self->full_lists++;
     }
   call_free (call);
@@ -624,6 +649,112 @@ handle_message (PdCodexReader *self,
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* The conversation, for the pages                                        */
+
+/* What the harness puts into the conversation as the user's: the folder,
+ * the sandbox, AGENTS.md; shown as context, not as the person's words. */
+static gboolean
+is_harness_text (const char *text)
+{
+  static const char * const prefixes[] = {
+    "<environment_context>", "<user_instructions>", "<permissions instructions>", "<user_shell_command>",
+    "# AGENTS.md instructions", NULL,
+  };
+
+  while (g_ascii_isspace (*text))
+    text++;
+  for (guint i = 0; prefixes[i]; i++)
+    if (g_str_has_prefix (text, prefixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* The text parts of a message's content ({type: input_text|output_text,
+ * text}), or of a reasoning summary ({type: summary_text, text}), joined. */
+static char *
+parts_text (JsonArray *parts)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; parts && i < json_array_get_length (parts); i++)
+    {
+      JsonNode *element = json_array_get_element (parts, i);
+      const char *text;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element) || !(text = pd_json_get_string (json_node_get_object (element), "text")))
+        continue;
+      if (out->len > 0)
+        g_string_append (out, "\n\n");
+      g_string_append (out, text);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+conversation_line (PdCodexReader *self,
+                   const char    *type,
+                   const char    *kind,
+                   JsonObject    *payload,
+                   gint64         time)
+{
+  const char *call_id = pd_json_get_string (payload, "call_id");
+
+  if (strcmp (type, "compacted") == 0)
+    {
+      _pd_transcript_pages_add_text (self->pages, NULL, "system", pd_json_get_string (payload, "message"), NULL, time);
+      return;
+    }
+  if (strcmp (type, "response_item") != 0 || kind == NULL)
+    return;
+
+  if (strcmp (kind, "message") == 0)
+    {
+      const char *role = pd_json_get_string (payload, "role");
+      g_autofree char *text = parts_text (pd_json_get_array (payload, "content"));
+
+      if (g_strcmp0 (role, "assistant") == 0)
+        _pd_transcript_pages_add_text (self->pages, NULL, "assistant", text, NULL, time);
+      else if (g_strcmp0 (role, "user") == 0)
+        _pd_transcript_pages_add_text (self->pages, NULL, is_harness_text (text) ? "system" : "user", text, NULL, time);
+      else
+        _pd_transcript_pages_add_text (self->pages, NULL, "system", text, NULL, time);
+    }
+  else if (strcmp (kind, "reasoning") == 0)
+    {
+      g_autofree char *text = parts_text (pd_json_get_array (payload, "summary"));
+
+      _pd_transcript_pages_add_thinking (self->pages, NULL, text, NULL, time);
+    }
+  else if (strcmp (kind, "function_call") == 0)
+    _pd_transcript_pages_add_tool_call (self->pages, NULL, call_id, pd_json_get_string (payload, "name"),
+                                        pd_json_get_string (payload, "arguments"), NULL, time);
+  else if (strcmp (kind, "custom_tool_call") == 0)
+    _pd_transcript_pages_add_tool_call (self->pages, NULL, call_id, pd_json_get_string (payload, "name"),
+                                        pd_json_get_string (payload, "input"), NULL, time);
+  else if (strcmp (kind, "local_shell_call") == 0)
+    {
+      JsonNode *action = json_object_get_member (payload, "action");
+      g_autofree char *arguments = action ? json_to_string (action, FALSE) : NULL;
+
+      _pd_transcript_pages_add_tool_call (self->pages, NULL, call_id, "local_shell", arguments, NULL, time);
+    }
+  else if (strcmp (kind, "function_call_output") == 0 || strcmp (kind, "custom_tool_call_output") == 0)
+    {
+      gboolean failed;
+      g_autofree char *text = output_text (json_object_get_member (payload, "output"), &failed);
+      g_autoptr(JsonNode) wrapped = NULL;
+      const char *inner = NULL;
+
+      /* Shell and patch outputs are JSON text themselves ({"output": …,
+       * "metadata": {exit_code, …}}): the output is what a person reads. */
+      if (text != NULL && text[0] == '{' && (wrapped = _pd_import_parse_json (text, -1)) != NULL
+          && JSON_NODE_HOLDS_OBJECT (wrapped))
+        inner = pd_json_get_string (json_node_get_object (wrapped), "output");
+      _pd_transcript_pages_add_tool_result (self->pages, NULL, call_id, inner ? inner : text, failed, time);
+    }
+}
+
 /* The turn a turn_context line or a task_started event begins; NULL for
  * any other line. */
 static const char *
@@ -685,6 +816,8 @@ handle_line (PdCodexReader *self,
   if (type == NULL || payload == NULL)
     return;
 
+  if (self->pages != NULL)
+    conversation_line (self, type, kind, payload, time);
   if (handle_meta (self, type, kind, payload) || self->meta_only)
     return;
 
@@ -707,7 +840,7 @@ handle_line (PdCodexReader *self,
             {
               pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
                                                 PD_CHECKLIST_ORIGIN_CODEX_PLAN, items);
-              stats->applied_updates++;
+              _pd_import_applied_update (self->session, self->pages, time);
               self->full_lists++;
             }
         }
@@ -750,7 +883,7 @@ handle_line (PdCodexReader *self,
             stats->ignored_updates++;
         }
       else if (strcmp (kind, "function_call_output") == 0 || strcmp (kind, "custom_tool_call_output") == 0)
-        handle_output (self, payload);
+        handle_output (self, payload, time);
       else if (strcmp (kind, "message") == 0)
         handle_message (self, payload, time);
     }
@@ -808,8 +941,10 @@ read_lines (PdCodexReader  *self,
             }
         }
       found = _pd_needles_scan (get_needles (), line, length, NULL);
-      if (self->meta_only ? !(found & META_MASK)
-                          : !(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT))))
+      /* For the pages every line counts: the conversation is in all. */
+      if (self->pages == NULL
+          && (self->meta_only ? !(found & META_MASK)
+                              : !(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT)))))
         continue;
       if (!(object = _pd_import_parse_object (&root, line, length)))
         {

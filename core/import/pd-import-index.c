@@ -1182,12 +1182,68 @@ _pd_import_index_list_paths (PdSessionStore  *store,
 /* ---------------------------------------------------------------------- */
 /* Checklists                                                             */
 
+gboolean
+pd_import_index_lookup (PdSessionStore  *store,
+                        const char      *session_id,
+                        char           **path,
+                        char           **format,
+                        char           **agent_id,
+                        GError         **error)
+{
+  PdDb *db;
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (session_id != NULL, FALSE);
+
+  db = pd_session_store_get_db (store);
+  locker = pd_db_locker_new (db);
+  if (!(stmt = pd_db_prepare (db,
+                              "SELECT i.path, i.format, i.agent_id FROM imports i "
+                              "JOIN sessions s ON s.pk = i.session_pk WHERE s.id = ?1",
+                              error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
+  rc = pd_db_step (db, stmt, error);
+  if (rc != SQLITE_ROW)
+    return FALSE;
+  if (path)
+    *path = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  if (format)
+    *format = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+  if (agent_id)
+    *agent_id = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
+  return TRUE;
+}
+
+/* The transcript of an imported session, or PD_DB_ERROR_NOT_FOUND. */
+static gboolean
+lookup_imported (PdSessionStore  *store,
+                 const char      *session_id,
+                 char           **path,
+                 char           **format,
+                 char           **agent_id,
+                 GError         **error)
+{
+  g_autoptr(GError) local = NULL;
+
+  if (pd_import_index_lookup (store, session_id, path, format, agent_id, &local))
+    return TRUE;
+  if (local != NULL)
+    g_propagate_error (error, g_steal_pointer (&local));
+  else
+    g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND,
+                 "Session %s is not a session imported from another agent", session_id);
+  return FALSE;
+}
+
 PdImportedSession *
 pd_import_index_load_session (PdSessionStore  *store,
                               const char      *session_id,
                               GError         **error)
 {
-  PdDb *db;
   g_autofree char *path = NULL;
   g_autofree char *agent_id = NULL;
   g_autofree char *format = NULL;
@@ -1197,31 +1253,8 @@ pd_import_index_load_session (PdSessionStore  *store,
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (session_id != NULL, NULL);
 
-  db = pd_session_store_get_db (store);
-  {
-    g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
-    g_autoptr(PdDbStmt) stmt = NULL;
-    int rc;
-
-    if (!(stmt = pd_db_prepare (db,
-                                "SELECT i.path, i.agent_id, i.format FROM imports i "
-                                "JOIN sessions s ON s.pk = i.session_pk WHERE s.id = ?1",
-                                error)))
-      return NULL;
-    sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
-    rc = pd_db_step (db, stmt, error);
-    if (rc == SQLITE_DONE)
-      {
-        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND,
-                     "Session %s is not a session imported from another agent", session_id);
-        return NULL;
-      }
-    if (rc != SQLITE_ROW)
-      return NULL;
-    path = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
-    agent_id = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
-    format = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
-  }
+  if (!lookup_imported (store, session_id, &path, &format, &agent_id, error))
+    return NULL;
 
   if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
       || !pd_transcript_reader_update (reader, NULL, error))
@@ -1231,6 +1264,178 @@ pd_import_index_load_session (PdSessionStore  *store,
   if (!apply_annotations (store, session_id, pd_imported_session_get_checklist (session), error))
     return NULL;
   return g_object_ref (session);
+}
+
+PdChecklist *
+pd_import_index_load_annotations (PdSessionStore  *store,
+                                  const char      *session_id,
+                                  GError         **error)
+{
+  g_autoptr(PdChecklist) checklist = pd_checklist_new ();
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (!apply_annotations (store, session_id, checklist, error))
+    return NULL;
+  return g_steal_pointer (&checklist);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pages                                                                  */
+
+/* The pages of a few sessions, within a budget: those of a long session
+ * hold a quarter of its transcript or so (its tool outputs cut). */
+#define PAGES_CACHE_SIZE  8
+#define PAGES_CACHE_BYTES ((gsize) 128 * 1024 * 1024)
+
+typedef struct
+{
+  char              *session_id;
+  char              *signature;
+  PdTranscriptPages *pages;
+  guint64            used;
+} CachedPages;
+
+static GMutex pages_lock;
+static CachedPages pages_cache[PAGES_CACHE_SIZE];
+static guint64 pages_clock;
+
+/* What a reading of the transcript depends on: its files' sizes and times
+ * (the unit the index would make of it), so a change of any is seen. */
+static char *
+transcript_signature (const char *format,
+                      const char *path)
+{
+  g_autoptr(GPtrArray) agents = NULL;
+  Unit *unit = NULL;
+  char *signature;
+
+  if (strcmp (format, "opencode-db") == 0)
+    unit = unit_new_database (path);
+  else if (strcmp (format, "opencode-storage") == 0)
+    unit = unit_new_storage (path);
+  else
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+      const char *name;
+
+      /* Claude Code 2.0's flat subagent files beside it count too. */
+      agents = g_ptr_array_new_with_free_func (g_free);
+      while (handle && (name = g_dir_read_name (handle)))
+        if (g_str_has_prefix (name, "agent-") && g_str_has_suffix (name, ".jsonl"))
+          g_ptr_array_add (agents, g_build_filename (dir, name, NULL));
+      _pd_import_sort_names (agents);
+      unit = unit_new_jsonl (path, agents);
+    }
+  if (unit == NULL)
+    return NULL;
+  signature = g_strdup_printf ("%s|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%s",
+                               format, unit->size, unit->mtime, unit->deps);
+  unit_free (unit);
+  return signature;
+}
+
+static PdTranscriptPages *
+cache_lookup (const char *session_id,
+              const char *signature)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&pages_lock);
+
+  for (guint i = 0; i < PAGES_CACHE_SIZE; i++)
+    if (pages_cache[i].pages != NULL && strcmp (pages_cache[i].session_id, session_id) == 0
+        && strcmp (pages_cache[i].signature, signature) == 0)
+      {
+        pages_cache[i].used = ++pages_clock;
+        return g_object_ref (pages_cache[i].pages);
+      }
+  return NULL;
+}
+
+static void
+cache_store (const char        *session_id,
+             const char        *signature,
+             PdTranscriptPages *pages)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&pages_lock);
+  CachedPages *slot = &pages_cache[0];
+
+  /* The session's old pages, else the slot used longest ago. */
+  for (guint i = 0; i < PAGES_CACHE_SIZE; i++)
+    {
+      if (pages_cache[i].pages != NULL && strcmp (pages_cache[i].session_id, session_id) == 0)
+        {
+          slot = &pages_cache[i];
+          break;
+        }
+      if (pages_cache[i].used < slot->used)
+        slot = &pages_cache[i];
+    }
+  g_free (slot->session_id);
+  g_free (slot->signature);
+  g_clear_object (&slot->pages);
+  slot->session_id = g_strdup (session_id);
+  slot->signature = g_strdup (signature);
+  slot->pages = g_object_ref (pages);
+  slot->used = ++pages_clock;
+
+  /* Over the budget: the pages used longest ago go, never the newest. */
+  for (;;)
+    {
+      CachedPages *oldest = NULL;
+      gsize total = 0;
+
+      for (guint i = 0; i < PAGES_CACHE_SIZE; i++)
+        if (pages_cache[i].pages != NULL)
+          {
+            total += _pd_transcript_pages_get_size (pages_cache[i].pages);
+            if (&pages_cache[i] != slot && (oldest == NULL || pages_cache[i].used < oldest->used))
+              oldest = &pages_cache[i];
+          }
+      if (total <= PAGES_CACHE_BYTES || oldest == NULL)
+        break;
+      g_clear_pointer (&oldest->session_id, g_free);
+      g_clear_pointer (&oldest->signature, g_free);
+      g_clear_object (&oldest->pages);
+      oldest->used = 0;
+    }
+}
+
+PdTranscriptPages *
+pd_import_index_load_pages (PdSessionStore  *store,
+                            const char      *session_id,
+                            GCancellable    *cancellable,
+                            GError         **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *signature = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  PdTranscriptPages *pages;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (!lookup_imported (store, session_id, &path, &format, &agent_id, error))
+    return NULL;
+
+  signature = transcript_signature (format, path);
+  if (signature == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "The transcript of session %s is gone: %s", session_id, path);
+      return NULL;
+    }
+  if ((pages = cache_lookup (session_id, signature)))
+    return pages;
+
+  if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
+      || !(pages = pd_transcript_reader_read_pages (reader, cancellable, error)))
+    return NULL;
+  cache_store (session_id, signature, pages);
+  return pages;
 }
 
 PdChecklist *

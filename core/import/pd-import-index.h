@@ -28,6 +28,7 @@
 #include "pd-import-scanner.h"
 #include "pd-import-skip.h"
 #include "pd-session-store.h"
+#include "pd-transcript-pages.h"
 
 G_BEGIN_DECLS
 
@@ -99,6 +100,32 @@ PdChecklist   *pd_import_index_load_checklist (PdSessionStore     *store,
 PdImportedSession *pd_import_index_load_session (PdSessionStore   *store,
                                                  const char       *session_id,
                                                  GError          **error);
+/* Whether @session_id is a session imported from another agent, and where
+ * its transcript is: the path, the reader's format name and the agent's
+ * own id of the session (for stores holding many; "" otherwise), each
+ * optional.  FALSE, without an error, for any other session. */
+gboolean       pd_import_index_lookup       (PdSessionStore       *store,
+                                             const char           *session_id,
+                                             char                **path,
+                                             char                **format,
+                                             char                **agent_id,
+                                             GError              **error);
+/* The user's overrides and own items of an imported session, on an empty
+ * checklist (no agent items), to apply to what its transcript says. */
+PdChecklist   *pd_import_index_load_annotations (PdSessionStore   *store,
+                                                 const char       *session_id,
+                                                 GError          **error);
+/* What the pages of an imported session show (pd-transcript-pages.h), read
+ * whole from its transcript on demand.  The pages of the last few sessions
+ * read are kept while their files stay the same (size, mtime, subagent
+ * files), so the pages and the API asking one after the other read once.
+ * PD_DB_ERROR_NOT_FOUND when @session_id is not an imported session; a
+ * GIOError when its transcript cannot be read any more. */
+PdTranscriptPages *pd_import_index_load_pages (PdSessionStore     *store,
+                                               const char         *session_id,
+                                               GCancellable       *cancellable,
+                                               GError            **error);
+
 /* Stores @checklist's annotations (overrides and user items, never agent
  * text) and refreshes the session's pill counts. */
 gboolean       pd_import_index_save_annotations (PdSessionStore   *store,

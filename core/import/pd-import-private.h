@@ -6,6 +6,7 @@
 #include "pd-checklist.h"
 #include "pd-imported-session.h"
 #include "pd-json-util.h"
+#include "pd-transcript-pages-private.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +28,19 @@ JsonNode    *_pd_import_parse_json    (const char  *text,
 JsonObject  *_pd_import_parse_object  (JsonNode   **root,
                                        const char  *line,
                                        gsize        length);
+
+/* A plan update the replay applied to the session's checklist at @time:
+ * counted, and a version of the plan on @pages (nullable). */
+void         _pd_import_applied_update (PdImportedSession *session,
+                                        PdTranscriptPages *pages,
+                                        gint64             time);
+
+/* {program, words..., id}: the command line that continues a session in
+ * its agent, or NULL when @id is no plain id (letters, digits, "-", "_",
+ * ".", not starting with "-", at most 128 bytes). */
+GStrv        _pd_import_resume_argv   (const char         *program,
+                                       const char * const *words,
+                                       const char         *id);
 
 /* Sorts file names or paths (strings) by name, ignoring ASCII case, in a
  * stable order.  (g_ptr_array_sort() hands the comparison pointers to the

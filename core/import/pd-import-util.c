@@ -57,6 +57,38 @@ _pd_import_sort_names (GPtrArray *names)
   g_ptr_array_sort (names, compare_names);
 }
 
+void
+_pd_import_applied_update (PdImportedSession *session,
+                           PdTranscriptPages *pages,
+                           gint64             time)
+{
+  pd_imported_session_get_stats (session)->applied_updates++;
+  if (pages != NULL)
+    _pd_transcript_pages_add_version (pages, pd_imported_session_get_checklist (session), time);
+}
+
+GStrv
+_pd_import_resume_argv (const char         *program,
+                        const char * const *words,
+                        const char         *id)
+{
+  g_autoptr(GStrvBuilder) builder = NULL;
+  gsize length;
+
+  if (id == NULL || (length = strlen (id)) == 0 || length > 128 || id[0] == '-')
+    return NULL;
+  for (const char *p = id; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_' && *p != '.')
+      return NULL;
+
+  builder = g_strv_builder_new ();
+  g_strv_builder_add (builder, program);
+  for (guint i = 0; words && words[i]; i++)
+    g_strv_builder_add (builder, words[i]);
+  g_strv_builder_add (builder, id);
+  return g_strv_builder_end (builder);
+}
+
 static inline gboolean
 digits (const char *p,
         guint       n,

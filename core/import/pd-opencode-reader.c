@@ -76,9 +76,11 @@ todo_part_new (JsonNode   *node,
   return part;
 }
 
+/* @pages (nullable): each applied list is a version of the plan there. */
 static void
 replay_parts (PdImportedSession *session,
-              GPtrArray         *parts)
+              GPtrArray         *parts,
+              PdTranscriptPages *pages)
 {
   PdImportStats *stats = pd_imported_session_get_stats (session);
 
@@ -111,7 +113,7 @@ replay_parts (PdImportedSession *session,
         }
       pd_checklist_replace_agent_items (pd_imported_session_get_checklist (session),
                                         PD_CHECKLIST_ORIGIN_OPENCODE_TODOS, items);
-      stats->applied_updates++;
+      _pd_import_applied_update (session, pages, ms_to_us (part->time));
     }
 }
 
@@ -165,7 +167,7 @@ _pd_opencode_replay_part_data (PdImportedSession  *session,
       if ((part = todo_part_new (json_parser_get_root (parser), fallback)))
         g_ptr_array_add (parts, part);
     }
-  replay_parts (session, parts);
+  replay_parts (session, parts, NULL);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -229,8 +231,9 @@ list_dirs (const char *dir)
 }
 
 static PdImportedSession *
-read_storage_session (const char *dir,
-                      const char *session_path)
+read_storage_session (const char        *dir,
+                      const char        *session_path,
+                      PdTranscriptPages *pages)
 {
   PdImportedSession *session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, session_path);
   PdImportStats *stats = pd_imported_session_get_stats (session);
@@ -272,7 +275,7 @@ read_storage_session (const char *dir,
         }
     }
 
-  replay_parts (session, parts);
+  replay_parts (session, parts, pages);
   return session;
 }
 
@@ -303,7 +306,7 @@ pd_opencode_read_storage (const char    *dir,
 
           if (g_cancellable_set_error_if_cancelled (cancellable, error))
             return NULL;
-          if ((session = read_storage_session (dir, path)))
+          if ((session = read_storage_session (dir, path, NULL)))
             g_ptr_array_add (sessions, session);
         }
     }
@@ -365,10 +368,11 @@ column_text (sqlite3_stmt *stmt,
 
 /* Every session of the database, or the one named @only_id (nullable). */
 static GPtrArray *
-read_database (const char    *path,
-               const char    *only_id,
-               GCancellable  *cancellable,
-               GError       **error)
+read_database (const char         *path,
+               const char         *only_id,
+               PdTranscriptPages  *pages,
+               GCancellable       *cancellable,
+               GError            **error)
 {
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GHashTable) by_id = g_hash_table_new (g_str_hash, g_str_equal);
@@ -479,7 +483,7 @@ read_database (const char    *path,
       GPtrArray *parts = g_hash_table_lookup (parts_by_id, pd_imported_session_get_id (session));
 
       if (parts)
-        replay_parts (session, parts);
+        replay_parts (session, parts, pages);
     }
 
   return g_steal_pointer (&sessions);
@@ -492,7 +496,7 @@ pd_opencode_read_database (const char    *path,
 {
   g_return_val_if_fail (path != NULL, NULL);
 
-  return read_database (path, NULL, cancellable, error);
+  return read_database (path, NULL, NULL, cancellable, error);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -506,6 +510,7 @@ struct _PdOpenCodeReader
   PdOpenCodeStore    store;
   char              *session_id;
   PdImportedSession *session;
+  PdTranscriptPages *pages;       /* reading for the pages */
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -519,6 +524,7 @@ pd_opencode_reader_finalize (GObject *object)
   PdOpenCodeReader *self = PD_OPENCODE_READER (object);
 
   g_clear_object (&self->session);
+  g_clear_object (&self->pages);
   g_free (self->path);
   g_free (self->session_id);
 
@@ -600,6 +606,283 @@ find_storage_session (const char *dir,
   return NULL;
 }
 
+/* ---------------------------------------------------------------------- */
+/* The conversation, for the pages                                        */
+
+/* Subagent sessions inside subagent sessions, followed this deep. */
+#define MAX_SUBAGENT_DEPTH 4
+
+/* Whether an id read from a store can name a file of the tree. */
+static gboolean
+is_file_name (const char *id)
+{
+  return id != NULL && *id != '\0' && strchr (id, '/') == NULL && strcmp (id, ".") != 0 && strcmp (id, "..") != 0;
+}
+
+/* One stored message with its parts (JSON documents), into the pages. */
+static void
+conversation_message (PdTranscriptPages *pages,
+                      const char        *key,
+                      JsonObject        *info,
+                      GPtrArray         *parts)   /* JsonNode */
+{
+  const char *message_id = pd_json_get_string (info, "id");
+  const char *role = g_strcmp0 (pd_json_get_string (info, "role"), "assistant") == 0 ? "assistant" : "user";
+  gint64 time = ms_to_us (pd_json_get_int (pd_json_get_object (info, "time"), "created", 0));
+
+  for (guint i = 0; i < parts->len; i++)
+    {
+      JsonNode *node = g_ptr_array_index (parts, i);
+      JsonObject *part, *state, *input;
+      const char *type, *call_id, *tool, *status;
+      g_autofree char *arguments = NULL;
+      gint64 start, end;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      part = json_node_get_object (node);
+      type = pd_json_get_string (part, "type");
+      if (g_strcmp0 (type, "text") == 0)
+        /* Text OpenCode itself wrote into a prompt (file contents, a
+         * command's output) is context, not the person's words. */
+        _pd_transcript_pages_add_text (pages, key,
+                                       pd_json_get_boolean (part, "synthetic", FALSE) ? "system" : role,
+                                       pd_json_get_string (part, "text"), message_id, time);
+      else if (g_strcmp0 (type, "reasoning") == 0)
+        _pd_transcript_pages_add_thinking (pages, key, pd_json_get_string (part, "text"), message_id, time);
+      else if (g_strcmp0 (type, "tool") == 0)
+        {
+          state = pd_json_get_object (part, "state");
+          input = pd_json_get_object (state, "input");
+          call_id = pd_json_get_string (part, "callID");
+          tool = pd_json_get_string (part, "tool");
+          status = pd_json_get_string (state, "status");
+          start = ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "start", 0));
+          end = ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "end", 0));
+          if (input != NULL)
+            {
+              g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), input);
+              arguments = json_to_string (copy, FALSE);
+            }
+          _pd_transcript_pages_add_tool_call (pages, key, call_id, tool, arguments, message_id, start ? start : time);
+          /* The task tool runs a subagent in a session of its own. */
+          if (g_strcmp0 (tool, "task") == 0)
+            _pd_transcript_pages_set_subagent (pages, call_id,
+                                               pd_json_get_string (pd_json_get_object (state, "metadata"), "sessionId"),
+                                               pd_json_get_string (input, "prompt"),
+                                               pd_json_get_string (input, "subagent_type"),
+                                               pd_json_get_string (input, "description"));
+          if (g_strcmp0 (status, "completed") == 0)
+            _pd_transcript_pages_add_tool_result (pages, key, call_id, pd_json_get_string (state, "output"), FALSE,
+                                                  end ? end : start);
+          else if (g_strcmp0 (status, "error") == 0)
+            _pd_transcript_pages_add_tool_result (pages, key, call_id, pd_json_get_string (state, "error"), TRUE,
+                                                  end ? end : start);
+        }
+    }
+}
+
+typedef struct
+{
+  gint64    time;
+  char     *id;
+  JsonNode *info;
+} StoredMessage;
+
+static void
+stored_message_free (StoredMessage *message)
+{
+  g_free (message->id);
+  json_node_unref (message->info);
+  g_free (message);
+}
+
+static int
+compare_messages (gconstpointer a,
+                  gconstpointer b)
+{
+  const StoredMessage *ma = *(StoredMessage * const *) a;
+  const StoredMessage *mb = *(StoredMessage * const *) b;
+
+  if (ma->time != mb->time)
+    return ma->time < mb->time ? -1 : 1;
+  return g_strcmp0 (ma->id, mb->id);
+}
+
+static StoredMessage *
+stored_message_new (JsonNode   *info,
+                    const char *fallback_id)
+{
+  StoredMessage *message;
+  JsonObject *object;
+
+  if (info == NULL || !JSON_NODE_HOLDS_OBJECT (info))
+    return NULL;
+  object = json_node_get_object (info);
+  message = g_new0 (StoredMessage, 1);
+  message->id = g_strdup (pd_json_get_string (object, "id") ? pd_json_get_string (object, "id") : fallback_id);
+  message->time = pd_json_get_int (pd_json_get_object (object, "time"), "created", 0);
+  message->info = json_node_ref (info);
+  return message;
+}
+
+/* A session of the storage tree and, below the calls that started them,
+ * its subagents' sessions (those in the same project naming it parent). */
+static void
+storage_conversation (PdOpenCodeReader *self,
+                      const char       *session_path,
+                      const char       *session_id,
+                      const char       *key,
+                      guint             depth)
+{
+  g_autofree char *message_dir = NULL;
+  g_autofree char *project_dir = g_path_get_dirname (session_path);
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func ((GDestroyNotify) stored_message_free);
+  g_autoptr(GPtrArray) siblings = NULL;
+
+  if (!is_file_name (session_id))
+    return;
+  message_dir = g_build_filename (self->path, "message", session_id, NULL);
+  names = list_json (message_dir);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (message_dir, g_ptr_array_index (names, i), NULL);
+      g_autoptr(JsonNode) info = NULL;
+      StoredMessage *message;
+      gboolean bad;
+
+      info = load_json_file (path, NULL, &bad);
+      if ((message = stored_message_new (info, g_ptr_array_index (names, i))))
+        g_ptr_array_add (messages, message);
+    }
+  g_ptr_array_sort (messages, compare_messages);
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      StoredMessage *message = g_ptr_array_index (messages, i);
+      g_autofree char *part_dir = NULL;
+      g_autoptr(GPtrArray) part_names = NULL;
+      g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+      if (!is_file_name (message->id))
+        continue;
+      part_dir = g_build_filename (self->path, "part", message->id, NULL);
+      part_names = list_json (part_dir);
+      for (guint j = 0; j < part_names->len; j++)
+        {
+          g_autofree char *path = g_build_filename (part_dir, g_ptr_array_index (part_names, j), NULL);
+          JsonNode *part;
+          gboolean bad;
+
+          if ((part = load_json_file (path, NULL, &bad)))
+            g_ptr_array_add (parts, part);
+        }
+      conversation_message (self->pages, key, json_node_get_object (message->info), parts);
+    }
+
+  if (depth >= MAX_SUBAGENT_DEPTH)
+    return;
+  siblings = list_json (project_dir);
+  for (guint i = 0; i < siblings->len; i++)
+    {
+      g_autofree char *path = g_build_filename (project_dir, g_ptr_array_index (siblings, i), NULL);
+      g_autoptr(JsonNode) info = NULL;
+      JsonObject *object;
+      gboolean bad;
+
+      if (!(info = load_json_file (path, session_id, &bad)) || !JSON_NODE_HOLDS_OBJECT (info))
+        continue;
+      object = json_node_get_object (info);
+      if (g_strcmp0 (pd_json_get_string (object, "parentID"), session_id) == 0
+          && g_strcmp0 (pd_json_get_string (object, "id"), session_id) != 0)
+        storage_conversation (self, path, pd_json_get_string (object, "id"), pd_json_get_string (object, "id"), depth + 1);
+    }
+}
+
+static JsonNode *
+parse_column (sqlite3_stmt *stmt,
+              int           column)
+{
+  const char *data = column_text (stmt, column);
+
+  if (data == NULL || !g_utf8_validate (data, -1, NULL))
+    return NULL;
+  return pd_json_parse_full (data, -1, PD_JSON_PARSE_FOREIGN, NULL);
+}
+
+/* The same from opencode.db: its message and part tables. */
+static void
+database_conversation (PdOpenCodeReader *self,
+                       sqlite3          *db,
+                       const char       *session_id,
+                       const char       *key,
+                       guint             depth)
+{
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func ((GDestroyNotify) stored_message_free);
+  g_autoptr(GHashTable) parts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr(GPtrArray) children = g_ptr_array_new_with_free_func (g_free);
+  sqlite3_stmt *stmt = NULL;
+
+  if (sqlite3_prepare_v2 (db, "SELECT id, data FROM message WHERE session_id = ?1", -1, &stmt, NULL) == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_TRANSIENT);
+      while (sqlite3_step (stmt) == SQLITE_ROW)
+        {
+          g_autoptr(JsonNode) info = parse_column (stmt, 1);
+          StoredMessage *message;
+
+          if ((message = stored_message_new (info, column_text (stmt, 0))))
+            g_ptr_array_add (messages, message);
+        }
+    }
+  sqlite3_finalize (stmt);
+  g_ptr_array_sort (messages, compare_messages);
+
+  if (sqlite3_prepare_v2 (db, "SELECT message_id, data FROM part WHERE session_id = ?1 ORDER BY id", -1, &stmt, NULL) == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_TRANSIENT);
+      while (sqlite3_step (stmt) == SQLITE_ROW)
+        {
+          const char *message_id = column_text (stmt, 0);
+          JsonNode *part;
+          GPtrArray *list;
+
+          if (message_id == NULL || !(part = parse_column (stmt, 1)))
+            continue;
+          if (!(list = g_hash_table_lookup (parts, message_id)))
+            {
+              list = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+              g_hash_table_insert (parts, g_strdup (message_id), list);
+            }
+          g_ptr_array_add (list, part);
+        }
+    }
+  sqlite3_finalize (stmt);
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      StoredMessage *message = g_ptr_array_index (messages, i);
+      GPtrArray *list = g_hash_table_lookup (parts, message->id);
+      g_autoptr(GPtrArray) none = g_ptr_array_new ();
+
+      conversation_message (self->pages, key, json_node_get_object (message->info), list ? list : none);
+    }
+
+  if (depth >= MAX_SUBAGENT_DEPTH)
+    return;
+  if (sqlite3_prepare_v2 (db, "SELECT id FROM session WHERE parent_id = ?1 AND id != ?1", -1, &stmt, NULL) == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_TRANSIENT);
+      while (sqlite3_step (stmt) == SQLITE_ROW)
+        if (column_text (stmt, 0) != NULL)
+          g_ptr_array_add (children, g_strdup (column_text (stmt, 0)));
+    }
+  sqlite3_finalize (stmt);
+  for (guint i = 0; i < children->len; i++)
+    database_conversation (self, db, g_ptr_array_index (children, i), g_ptr_array_index (children, i), depth + 1);
+}
+
 /* OpenCode's parts change in place (running → completed): every update
  * reads the session again, whole. */
 static gboolean
@@ -615,16 +898,26 @@ opencode_update (PdTranscriptReader  *reader,
       g_autofree char *session_path = find_storage_session (self->path, self->session_id);
 
       if (session_path != NULL)
-        session = read_storage_session (self->path, session_path);
+        session = read_storage_session (self->path, session_path, self->pages);
+      if (session != NULL && self->pages != NULL)
+        storage_conversation (self, session_path, self->session_id, NULL, 0);
     }
   else
     {
-      g_autoptr(GPtrArray) sessions = read_database (self->path, self->session_id, cancellable, error);
+      g_autoptr(GPtrArray) sessions = read_database (self->path, self->session_id, self->pages, cancellable, error);
 
       if (sessions == NULL)
         return FALSE;
       if (sessions->len > 0)
         session = g_object_ref (g_ptr_array_index (sessions, 0));
+      if (session != NULL && self->pages != NULL)
+        {
+          sqlite3 *db = open_read_only (self->path, NULL);
+
+          if (db != NULL)
+            database_conversation (self, db, self->session_id, NULL, 0);
+          sqlite3_close (db);
+        }
     }
 
   if (session == NULL)
@@ -650,9 +943,26 @@ opencode_get_format (PdTranscriptReader *reader)
 }
 
 static void
+opencode_set_pages (PdTranscriptReader *reader,
+                    PdTranscriptPages  *pages)
+{
+  g_set_object (&PD_OPENCODE_READER (reader)->pages, pages);
+}
+
+static GStrv
+opencode_dup_resume_argv (PdTranscriptReader *reader)
+{
+  static const char * const words[] = { "--session", NULL };
+
+  return _pd_import_resume_argv ("opencode", words, pd_imported_session_get_id (PD_OPENCODE_READER (reader)->session));
+}
+
+static void
 transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 {
   iface->get_format = opencode_get_format;
+  iface->set_pages = opencode_set_pages;
+  iface->dup_resume_argv = opencode_dup_resume_argv;
   iface->update = opencode_update;
   iface->get_session = opencode_get_session;
 }

@@ -9,6 +9,7 @@
 #include "pd-claude-code-reader.h"
 #include "pd-codex-reader.h"
 #include "pd-opencode-reader.h"
+#include "pd-transcript-pages-private.h"
 #include "pd-transcript-reader.h"
 
 G_DEFINE_INTERFACE (PdTranscriptReader, pd_transcript_reader, G_TYPE_OBJECT)
@@ -96,6 +97,49 @@ pd_transcript_reader_get_skipped (PdTranscriptReader *self)
 
   iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
   return iface->get_skipped != NULL ? iface->get_skipped (self) : NULL;
+}
+
+PdTranscriptPages *
+pd_transcript_reader_read_pages (PdTranscriptReader  *self,
+                                 GCancellable        *cancellable,
+                                 GError             **error)
+{
+  PdTranscriptReaderInterface *iface;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *workdir = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  pages = _pd_transcript_pages_new ();
+  iface->set_pages (self, pages);
+  ok = iface->update (self, cancellable, error);
+  iface->set_pages (self, NULL);
+  if (!ok)
+    return NULL;
+
+  argv = pd_transcript_reader_dup_resume_argv (self, &workdir);
+  _pd_transcript_pages_finish (pages, iface->get_session (self), argv, workdir);
+  return g_steal_pointer (&pages);
+}
+
+GStrv
+pd_transcript_reader_dup_resume_argv (PdTranscriptReader  *self,
+                                      char               **workdir)
+{
+  PdTranscriptReaderInterface *iface;
+  const char *cwd;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  cwd = pd_imported_session_get_cwd (iface->get_session (self));
+  if (workdir != NULL)
+    *workdir = cwd != NULL && g_path_is_absolute (cwd) ? g_strdup (cwd) : NULL;
+  return iface->dup_resume_argv != NULL ? iface->dup_resume_argv (self) : NULL;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -9,6 +9,11 @@
  * agent appended since (where the format allows it).  Readers never write
  * what they read.
  *
+ * pd_transcript_reader_read_pages() reads a session whole, for its pages:
+ * the conversation, every version of the plan, the plan documents and the
+ * events (pd-transcript-pages.h).  pd_transcript_reader_dup_resume_argv()
+ * says how to continue the session in its own agent.
+ *
  * pd_transcript_reader_new_for_format() makes the reader for a format name
  * as the import index stores it ("claude", "codex", "opencode-db",
  * "opencode-storage"): a new agent is a new reader file pair and one row in
@@ -22,6 +27,7 @@
 #include <gio/gio.h>
 
 #include "pd-imported-session.h"
+#include "pd-transcript-pages.h"
 
 G_BEGIN_DECLS
 
@@ -50,6 +56,13 @@ struct _PdTranscriptReaderInterface
   /* Optional: the files beside the transcript the last update passed over
    * (subagent files it could not open), element-type PdImportSkip. */
   GPtrArray         *(*get_skipped)  (PdTranscriptReader  *self);
+  /* Pages to fill while the next update reads (NULL: none).  With pages a
+   * reader reads every record, from the start, never only a file's end. */
+  void               (*set_pages)    (PdTranscriptReader  *self,
+                                      PdTranscriptPages   *pages);
+  /* The agent's own command that continues the session, once read; NULL
+   * when there is none. */
+  GStrv              (*dup_resume_argv) (PdTranscriptReader *self);
 };
 
 const char        *pd_transcript_reader_get_format   (PdTranscriptReader  *self);
@@ -67,6 +80,20 @@ goffset            pd_transcript_reader_get_offset   (PdTranscriptReader  *self)
 /* (transfer none) (nullable): NULL when the format has nothing beside the
  * transcript to pass over. */
 GPtrArray         *pd_transcript_reader_get_skipped  (PdTranscriptReader  *self);
+
+/* Reads the session whole for its pages.  On a reader not yet updated (it
+ * reads from the start): its session is then the replay of the whole
+ * transcript, and the pages' versions are that replay's updates. */
+PdTranscriptPages *pd_transcript_reader_read_pages   (PdTranscriptReader  *self,
+                                                      GCancellable        *cancellable,
+                                                      GError             **error);
+/* After an update: the command line that continues the session in its own
+ * agent (claude --resume ID, codex resume ID, opencode --session ID), to
+ * run in *@workdir (the session's folder, NULL when unknown).  NULL when
+ * the session's id is unknown or not a plain id (never anything a shell or
+ * the agent could take for an option or a second word). */
+GStrv              pd_transcript_reader_dup_resume_argv (PdTranscriptReader  *self,
+                                                         char               **workdir);
 
 /* The reader for @format at @path; @agent_id names the session in stores
  * that hold many (OpenCode), and is ignored otherwise.  NULL, with an

@@ -1,0 +1,1146 @@
+/* pd-transcript-pages.c: what the pages of an imported session show. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-event.h"
+#include "pd-json.h"
+#include "pd-session-store.h"
+#include "pd-transcript-pages.h"
+#include "pd-transcript-pages-private.h"
+
+/* Bounds on what is kept of one text, in bytes: the pages show a tool's
+ * output folded, and a transcript of many MB must not be held whole. */
+#define MESSAGE_TEXT_MAX   (64 * 1024)
+#define THINKING_TEXT_MAX  (16 * 1024)
+#define TOOL_TEXT_MAX      (4 * 1024)
+/* Subagents of subagents, nested at most this deep (and never in a loop). */
+#define SUBAGENT_MAX_DEPTH 8
+
+typedef struct _Call Call;
+
+typedef struct
+{
+  char      *role;
+  GString   *content;
+  gsize      content_cut;
+  GString   *thinking;       /* (nullable) */
+  gsize      thinking_cut;
+  GPtrArray *calls;          /* (nullable) Call, owned by the pages */
+  char      *tool_call_id;   /* role "tool" */
+  char      *name;           /* role "tool": the tool's */
+  gboolean   is_error;
+  char      *group;
+  gint64     time;
+} Message;
+
+struct _Call
+{
+  char     *id;
+  char     *name;
+  char     *arguments;
+  gsize     arguments_cut;
+  gint64    time;
+  gboolean  answered;
+  gboolean  failed;
+  gint64    result_time;
+  gsize     result_bytes;
+  /* A call that starts a subagent. */
+  gboolean  subagent;
+  char     *sub_conversation;   /* known, or found by prompt at the end */
+  char     *sub_prompt;
+  char     *agent_type;
+  char     *description;
+};
+
+typedef struct
+{
+  char      *key;
+  GPtrArray *messages;       /* Message */
+  char      *first_prompt;   /* the first user text: a subagent's task */
+  gint64     first_time;
+  gboolean   linked;
+} Conversation;
+
+typedef enum
+{
+  ENTRY_CALL,
+  ENTRY_RESULT,
+  ENTRY_VERSION,
+} EntryKind;
+
+/* The timeline, in the order things happened (readers call in time order). */
+typedef struct
+{
+  EntryKind kind;
+  gpointer  ref;   /* Call or Version */
+} Entry;
+
+typedef struct
+{
+  PdChecklistOrigin  origin;
+  GPtrArray         *items;   /* PdChecklistItem */
+  gint64             time;
+  gint64             number;
+} Version;
+
+typedef struct
+{
+  const char *type;
+  char       *tool;
+  gint64      time;
+  char       *data;    /* JSON object text */
+} Event;
+
+struct _PdTranscriptPages
+{
+  GObject      parent_instance;
+
+  /* While being built. */
+  GHashTable  *conversations;        /* key ("" for the session's) → Conversation */
+  GPtrArray   *conversation_order;   /* Conversation, not owned */
+  GHashTable  *calls;                /* id → Call, not owned */
+  GPtrArray   *call_list;            /* Call, owned */
+  GArray      *log;                  /* Entry */
+
+  /* Sealed. */
+  gboolean     sealed;
+  char        *messages_json;
+  guint        n_messages;
+  GPtrArray   *versions;             /* Version */
+  GPtrArray   *plans;                /* PdArtifactPlan */
+  GPtrArray   *events;               /* Event */
+  GStrv        resume_argv;
+  char        *workdir;
+};
+
+G_DEFINE_FINAL_TYPE (PdTranscriptPages, pd_transcript_pages, G_TYPE_OBJECT)
+
+static void
+message_free (Message *message)
+{
+  g_free (message->role);
+  g_string_free (message->content, TRUE);
+  if (message->thinking)
+    g_string_free (message->thinking, TRUE);
+  g_clear_pointer (&message->calls, g_ptr_array_unref);
+  g_free (message->tool_call_id);
+  g_free (message->name);
+  g_free (message->group);
+  g_free (message);
+}
+
+static void
+call_free (Call *call)
+{
+  g_free (call->id);
+  g_free (call->name);
+  g_free (call->arguments);
+  g_free (call->sub_conversation);
+  g_free (call->sub_prompt);
+  g_free (call->agent_type);
+  g_free (call->description);
+  g_free (call);
+}
+
+static void
+conversation_free (Conversation *conversation)
+{
+  g_free (conversation->key);
+  g_ptr_array_unref (conversation->messages);
+  g_free (conversation->first_prompt);
+  g_free (conversation);
+}
+
+static void
+version_free (Version *version)
+{
+  g_ptr_array_unref (version->items);
+  g_free (version);
+}
+
+static void
+event_free (Event *event)
+{
+  g_free (event->tool);
+  g_free (event->data);
+  g_free (event);
+}
+
+/* What is only needed while building. */
+static void
+drop_building_state (PdTranscriptPages *self)
+{
+  g_clear_pointer (&self->conversations, g_hash_table_unref);
+  g_clear_pointer (&self->conversation_order, g_ptr_array_unref);
+  g_clear_pointer (&self->calls, g_hash_table_unref);
+  g_clear_pointer (&self->log, g_array_unref);
+  g_clear_pointer (&self->call_list, g_ptr_array_unref);
+}
+
+static void
+pd_transcript_pages_finalize (GObject *object)
+{
+  PdTranscriptPages *self = PD_TRANSCRIPT_PAGES (object);
+
+  drop_building_state (self);
+  g_free (self->messages_json);
+  g_clear_pointer (&self->versions, g_ptr_array_unref);
+  g_clear_pointer (&self->plans, g_ptr_array_unref);
+  g_clear_pointer (&self->events, g_ptr_array_unref);
+  g_strfreev (self->resume_argv);
+  g_free (self->workdir);
+
+  G_OBJECT_CLASS (pd_transcript_pages_parent_class)->finalize (object);
+}
+
+static void
+pd_transcript_pages_class_init (PdTranscriptPagesClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_transcript_pages_finalize;
+}
+
+static void
+pd_transcript_pages_init (PdTranscriptPages *self)
+{
+  self->conversations = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) conversation_free);
+  self->conversation_order = g_ptr_array_new ();
+  self->calls = g_hash_table_new (g_str_hash, g_str_equal);
+  self->call_list = g_ptr_array_new_with_free_func ((GDestroyNotify) call_free);
+  self->log = g_array_new (FALSE, FALSE, sizeof (Entry));
+  self->versions = g_ptr_array_new_with_free_func ((GDestroyNotify) version_free);
+  self->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
+  self->events = g_ptr_array_new_with_free_func ((GDestroyNotify) event_free);
+}
+
+PdTranscriptPages *
+_pd_transcript_pages_new (void)
+{
+  return g_object_new (PD_TYPE_TRANSCRIPT_PAGES, NULL);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Building                                                               */
+
+/* Appends @text to @out, keeping at most @max bytes in @out (cut at a
+ * character boundary); what did not fit is added to *@cut. */
+static void
+append_bounded (GString    *out,
+                const char *text,
+                gsize       max,
+                gsize      *cut)
+{
+  gsize length = strlen (text);
+  gsize room = out->len < max ? max - out->len : 0;
+  gsize keep = room;
+
+  if (length <= room)
+    {
+      g_string_append_len (out, text, (gssize) length);
+      return;
+    }
+  /* Cut before the character that would not fit whole (the text is valid
+   * UTF-8: step back over continuation bytes to its first byte). */
+  while (keep > 0 && ((guchar) text[keep] & 0xC0) == 0x80)
+    keep--;
+  g_string_append_len (out, text, (gssize) keep);
+  *cut += length - keep;
+}
+
+static Conversation *
+conversation_get (PdTranscriptPages *self,
+                  const char        *key)
+{
+  Conversation *conversation;
+
+  if (key == NULL)
+    key = "";
+  if ((conversation = g_hash_table_lookup (self->conversations, key)))
+    return conversation;
+  conversation = g_new0 (Conversation, 1);
+  conversation->key = g_strdup (key);
+  conversation->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) message_free);
+  g_hash_table_insert (self->conversations, conversation->key, conversation);
+  g_ptr_array_add (self->conversation_order, conversation);
+  return conversation;
+}
+
+static Message *
+message_add (Conversation *conversation,
+             const char   *role,
+             const char   *group,
+             gint64        time)
+{
+  Message *message = g_new0 (Message, 1);
+
+  message->role = g_strdup (role);
+  message->content = g_string_new (NULL);
+  message->group = g_strdup (group);
+  message->time = time;
+  g_ptr_array_add (conversation->messages, message);
+  if (conversation->first_time == 0)
+    conversation->first_time = time;
+  return message;
+}
+
+static Message *
+last_message (Conversation *conversation)
+{
+  return conversation->messages->len > 0
+         ? g_ptr_array_index (conversation->messages, conversation->messages->len - 1) : NULL;
+}
+
+/* The assistant message a block of @group joins: the last message when it
+ * is the model's and of the same answer (or, without groups, any answer
+ * not yet followed by a tool result or a prompt). */
+static Message *
+assistant_for (Conversation *conversation,
+               const char   *group,
+               gint64        time)
+{
+  Message *last = last_message (conversation);
+
+  if (last != NULL && strcmp (last->role, "assistant") == 0
+      && (group == NULL || g_strcmp0 (last->group, group) == 0))
+    return last;
+  return message_add (conversation, "assistant", group, time);
+}
+
+void
+_pd_transcript_pages_add_text (PdTranscriptPages *self,
+                               const char        *conversation_key,
+                               const char        *role,
+                               const char        *text,
+                               const char        *group,
+                               gint64             time)
+{
+  Conversation *conversation;
+  Message *message;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  g_return_if_fail (role != NULL);
+
+  if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
+    return;
+  conversation = conversation_get (self, conversation_key);
+  message = last_message (conversation);
+  if (strcmp (role, "assistant") == 0 && group != NULL)
+    {
+      message = assistant_for (conversation, group, time);
+      if (message->calls != NULL && message->calls->len > 0)
+        message = message_add (conversation, "assistant", group, time);
+    }
+  else if (strcmp (role, "assistant") == 0 && message != NULL && strcmp (message->role, "assistant") == 0
+           && message->content->len == 0 && message->calls == NULL)
+    ;  /* The answer to the thinking just before it. */
+  else
+    message = message_add (conversation, role, group, time);
+  if (message->content->len > 0)
+    append_bounded (message->content, "\n\n", MESSAGE_TEXT_MAX, &message->content_cut);
+  append_bounded (message->content, text, MESSAGE_TEXT_MAX, &message->content_cut);
+
+  if (strcmp (role, "user") == 0 && conversation->first_prompt == NULL)
+    conversation->first_prompt = g_strdup (text);
+}
+
+void
+_pd_transcript_pages_add_thinking (PdTranscriptPages *self,
+                                   const char        *conversation_key,
+                                   const char        *text,
+                                   const char        *group,
+                                   gint64             time)
+{
+  Message *message;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+
+  if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
+    return;
+  message = assistant_for (conversation_get (self, conversation_key), group, time);
+  if (message->thinking == NULL)
+    message->thinking = g_string_new (NULL);
+  else
+    append_bounded (message->thinking, "\n\n", THINKING_TEXT_MAX, &message->thinking_cut);
+  append_bounded (message->thinking, text, THINKING_TEXT_MAX, &message->thinking_cut);
+}
+
+static void
+log_entry (PdTranscriptPages *self,
+           EntryKind          kind,
+           gpointer           ref)
+{
+  Entry entry = { kind, ref };
+
+  g_array_append_val (self->log, entry);
+}
+
+void
+_pd_transcript_pages_add_tool_call (PdTranscriptPages *self,
+                                    const char        *conversation_key,
+                                    const char        *call_id,
+                                    const char        *name,
+                                    const char        *arguments,
+                                    const char        *group,
+                                    gint64             time)
+{
+  Message *message;
+  g_autoptr(GString) bounded = g_string_new (NULL);
+  Call *call;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+
+  if (call_id == NULL || name == NULL || !g_utf8_validate (call_id, -1, NULL) || !g_utf8_validate (name, -1, NULL))
+    return;
+
+  call = g_new0 (Call, 1);
+  call->id = g_strdup (call_id);
+  call->name = g_strdup (name);
+  if (arguments != NULL && g_utf8_validate (arguments, -1, NULL))
+    append_bounded (bounded, arguments, TOOL_TEXT_MAX, &call->arguments_cut);
+  call->arguments = g_strdup (bounded->str);
+  call->time = time;
+  g_ptr_array_add (self->call_list, call);
+  /* A call id seen twice keeps its first call for the result. */
+  if (!g_hash_table_contains (self->calls, call->id))
+    g_hash_table_insert (self->calls, call->id, call);
+
+  message = assistant_for (conversation_get (self, conversation_key), group, time);
+  if (message->calls == NULL)
+    message->calls = g_ptr_array_new ();
+  g_ptr_array_add (message->calls, call);
+  log_entry (self, ENTRY_CALL, call);
+}
+
+void
+_pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
+                                      const char        *conversation_key,
+                                      const char        *call_id,
+                                      const char        *text,
+                                      gboolean           is_error,
+                                      gint64             time)
+{
+  Conversation *conversation;
+  Message *message;
+  Call *call;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+
+  if (call_id == NULL || !g_utf8_validate (call_id, -1, NULL))
+    return;
+  conversation = conversation_get (self, conversation_key);
+  message = message_add (conversation, "tool", NULL, time);
+  message->tool_call_id = g_strdup (call_id);
+  message->is_error = is_error;
+  if (text != NULL && g_utf8_validate (text, -1, NULL))
+    append_bounded (message->content, text, TOOL_TEXT_MAX, &message->content_cut);
+
+  call = g_hash_table_lookup (self->calls, call_id);
+  if (call != NULL && !call->answered)
+    {
+      message->name = g_strdup (call->name);
+      call->answered = TRUE;
+      call->failed = is_error;
+      call->result_time = time;
+      call->result_bytes = text ? strlen (text) : 0;
+      log_entry (self, ENTRY_RESULT, call);
+    }
+}
+
+void
+_pd_transcript_pages_set_subagent (PdTranscriptPages *self,
+                                   const char        *call_id,
+                                   const char        *conversation_key,
+                                   const char        *prompt,
+                                   const char        *agent_type,
+                                   const char        *description)
+{
+  Call *call;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+
+  if (call_id == NULL || !(call = g_hash_table_lookup (self->calls, call_id)))
+    return;
+  call->subagent = TRUE;
+  if (conversation_key != NULL && g_utf8_validate (conversation_key, -1, NULL))
+    {
+      g_free (call->sub_conversation);
+      call->sub_conversation = g_strdup (conversation_key);
+    }
+  if (prompt != NULL && call->sub_prompt == NULL && g_utf8_validate (prompt, -1, NULL))
+    call->sub_prompt = g_strdup (prompt);
+  if (agent_type != NULL && call->agent_type == NULL && g_utf8_validate (agent_type, -1, NULL))
+    call->agent_type = g_strdup (agent_type);
+  if (description != NULL && call->description == NULL && g_utf8_validate (description, -1, NULL))
+    call->description = g_strdup (description);
+}
+
+void
+_pd_transcript_pages_add_version (PdTranscriptPages *self,
+                                  PdChecklist       *checklist,
+                                  gint64             time)
+{
+  Version *version;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  g_return_if_fail (PD_IS_CHECKLIST (checklist));
+
+  version = g_new0 (Version, 1);
+  version->origin = pd_checklist_get_origin (checklist);
+  version->items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (checklist); i++)
+    g_ptr_array_add (version->items, pd_checklist_item_copy (pd_checklist_get_agent_item (checklist, i)));
+  version->time = time;
+  version->number = self->versions->len + 1;
+  g_ptr_array_add (self->versions, version);
+  log_entry (self, ENTRY_VERSION, version);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Sealing                                                                */
+
+static void set_time_member (JsonObject *object,
+                             const char *member,
+                             gint64      time);
+
+static JsonArray *conversation_to_json (PdTranscriptPages *self,
+                                        Conversation      *conversation,
+                                        guint              depth);
+
+static JsonObject *
+subagent_to_json (PdTranscriptPages *self,
+                  Call              *call,
+                  Conversation      *conversation,
+                  guint              depth)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "agent_id", conversation->key);
+  if (call->agent_type)
+    json_object_set_string_member (object, "agent_type", call->agent_type);
+  if (call->description)
+    json_object_set_string_member (object, "description", call->description);
+  json_object_set_array_member (object, "messages", conversation_to_json (self, conversation, depth + 1));
+  return object;
+}
+
+static JsonObject *
+call_to_json (PdTranscriptPages *self,
+              Call              *call,
+              guint              depth)
+{
+  JsonObject *object = json_object_new ();
+  JsonObject *function = json_object_new ();
+  Conversation *sub;
+
+  json_object_set_string_member (object, "id", call->id);
+  json_object_set_string_member (object, "type", "function");
+  json_object_set_string_member (function, "name", call->name);
+  json_object_set_string_member (function, "arguments", call->arguments);
+  json_object_set_object_member (object, "function", function);
+  if (call->arguments_cut > 0)
+    json_object_set_int_member (object, "arguments_cut", (gint64) call->arguments_cut);
+  /* Nested where it started; a loop or a chain too deep stays unnested. */
+  if (call->sub_conversation != NULL && depth < SUBAGENT_MAX_DEPTH
+      && (sub = g_hash_table_lookup (self->conversations, call->sub_conversation)) != NULL
+      && !sub->linked && *sub->key != '\0')
+    {
+      sub->linked = TRUE;
+      json_object_set_object_member (object, "subagent", subagent_to_json (self, call, sub, depth));
+    }
+  return object;
+}
+
+static JsonObject *
+message_to_json (PdTranscriptPages *self,
+                 Message           *message,
+                 guint              depth)
+{
+  JsonObject *object = json_object_new ();
+  gboolean has_calls = message->calls != NULL && message->calls->len > 0;
+
+  json_object_set_string_member (object, "role", message->role);
+  if (message->content->len == 0 && has_calls)
+    json_object_set_null_member (object, "content");
+  else
+    json_object_set_string_member (object, "content", message->content->str);
+  if (message->content_cut > 0)
+    json_object_set_int_member (object, "content_cut", (gint64) message->content_cut);
+  if (message->thinking != NULL)
+    {
+      json_object_set_string_member (object, "reasoning_content", message->thinking->str);
+      if (message->thinking_cut > 0)
+        json_object_set_int_member (object, "reasoning_cut", (gint64) message->thinking_cut);
+    }
+  if (has_calls)
+    {
+      JsonArray *calls = json_array_new ();
+
+      for (guint i = 0; i < message->calls->len; i++)
+        json_array_add_object_element (calls, call_to_json (self, g_ptr_array_index (message->calls, i), depth));
+      json_object_set_array_member (object, "tool_calls", calls);
+    }
+  if (message->tool_call_id != NULL)
+    {
+      json_object_set_string_member (object, "tool_call_id", message->tool_call_id);
+      if (message->name != NULL)
+        json_object_set_string_member (object, "name", message->name);
+      if (message->is_error)
+        json_object_set_boolean_member (object, "is_error", TRUE);
+    }
+  set_time_member (object, "time", message->time);
+  return object;
+}
+
+static JsonArray *
+conversation_to_json (PdTranscriptPages *self,
+                      Conversation      *conversation,
+                      guint              depth)
+{
+  JsonArray *array = json_array_new ();
+
+  conversation->linked = TRUE;
+  for (guint i = 0; i < conversation->messages->len; i++)
+    json_array_add_object_element (array, message_to_json (self, g_ptr_array_index (conversation->messages, i), depth));
+  return array;
+}
+
+static void
+set_time_member (JsonObject *object,
+                 const char *member,
+                 gint64      time)
+{
+  if (time > 0)
+    {
+      g_autofree char *text = pd_event_format_timestamp (time);
+      json_object_set_string_member (object, member, text);
+    }
+}
+
+/* Subagent calls whose conversation is known only by its task: the
+ * conversation (not the session's own) whose first prompt is the call's,
+ * the earliest call first. */
+static void
+link_by_prompt (PdTranscriptPages *self)
+{
+  g_autoptr(GHashTable) taken = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < self->call_list->len; i++)
+    {
+      Call *call = g_ptr_array_index (self->call_list, i);
+      if (call->sub_conversation != NULL)
+        g_hash_table_add (taken, call->sub_conversation);
+    }
+  for (guint i = 0; i < self->call_list->len; i++)
+    {
+      Call *call = g_ptr_array_index (self->call_list, i);
+
+      if (!call->subagent || call->sub_conversation != NULL || call->sub_prompt == NULL)
+        continue;
+      for (guint j = 0; j < self->conversation_order->len; j++)
+        {
+          Conversation *conversation = g_ptr_array_index (self->conversation_order, j);
+
+          if (*conversation->key != '\0' && !g_hash_table_contains (taken, conversation->key)
+              && g_strcmp0 (conversation->first_prompt, call->sub_prompt) == 0)
+            {
+              call->sub_conversation = g_strdup (conversation->key);
+              g_hash_table_add (taken, conversation->key);
+              break;
+            }
+        }
+    }
+}
+
+static char *
+build_messages (PdTranscriptPages *self)
+{
+  Conversation *main_conversation = conversation_get (self, NULL);
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+  JsonArray *array;
+
+  link_by_prompt (self);
+  array = conversation_to_json (self, main_conversation, 0);
+
+  /* A subagent whose call is unknown (cut from the transcript, or another
+   * agent's way of linking): shown after the conversation, not lost. */
+  for (guint i = 0; i < self->conversation_order->len; i++)
+    {
+      Conversation *conversation = g_ptr_array_index (self->conversation_order, i);
+      JsonObject *object, *subagent;
+
+      if (conversation->linked)
+        continue;
+      object = json_object_new ();
+      subagent = json_object_new ();
+      json_object_set_string_member (object, "role", "assistant");
+      json_object_set_string_member (object, "content", "");
+      json_object_set_string_member (subagent, "agent_id", conversation->key);
+      json_object_set_array_member (subagent, "messages", conversation_to_json (self, conversation, 1));
+      json_object_set_object_member (object, "subagent", subagent);
+      set_time_member (object, "time", conversation->first_time);
+      json_array_add_object_element (array, object);
+    }
+
+  self->n_messages = json_array_get_length (array);
+  json_node_take_array (root, array);
+  return json_to_string (root, FALSE);
+}
+
+static void
+count_items (GPtrArray *items,
+             guint     *done,
+             guint     *in_progress,
+             guint     *blocked,
+             guint     *pending)
+{
+  *done = *in_progress = *blocked = *pending = 0;
+  for (guint i = 0; i < items->len; i++)
+    {
+      const PdChecklistItem *item = g_ptr_array_index (items, i);
+
+      switch (item->status)
+        {
+        case PD_CHECKLIST_STATUS_COMPLETED:   (*done)++; break;
+        case PD_CHECKLIST_STATUS_IN_PROGRESS: (*in_progress)++; break;
+        case PD_CHECKLIST_STATUS_CANCELLED:   (*blocked)++; break;
+        case PD_CHECKLIST_STATUS_PENDING:
+        default:                              (*pending)++; break;
+        }
+    }
+}
+
+static void
+add_event (PdTranscriptPages *self,
+           const char        *type,
+           const char        *tool,
+           gint64             time,
+           JsonObject        *data)   /* (transfer full) */
+{
+  Event *event = g_new0 (Event, 1);
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, data);
+  event->type = type;
+  event->tool = g_strdup (tool);
+  event->time = time;
+  event->data = json_to_string (node, FALSE);
+  g_ptr_array_add (self->events, event);
+}
+
+static int
+compare_event_times (gconstpointer a,
+                     gconstpointer b)
+{
+  const Event *ea = *(Event * const *) a;
+  const Event *eb = *(Event * const *) b;
+
+  return ea->time < eb->time ? -1 : ea->time > eb->time;
+}
+
+/* The timeline, in the shapes of our own events: tool calls as the engine
+ * reports them, plan updates with counts and version only. */
+static void
+build_events (PdTranscriptPages *self)
+{
+  for (guint i = 0; i < self->log->len; i++)
+    {
+      Entry *entry = &g_array_index (self->log, Entry, i);
+      JsonObject *data = json_object_new ();
+
+      if (entry->kind == ENTRY_VERSION)
+        {
+          Version *version = entry->ref;
+          guint done, in_progress, blocked, pending;
+
+          count_items (version->items, &done, &in_progress, &blocked, &pending);
+          json_object_set_int_member (data, "steps", version->items->len);
+          if (version->number > 1)
+            {
+              json_object_set_int_member (data, "done", done);
+              json_object_set_int_member (data, "in_progress", in_progress);
+              json_object_set_int_member (data, "blocked", blocked);
+              json_object_set_int_member (data, "pending", pending);
+            }
+          json_object_set_int_member (data, "version", version->number);
+          add_event (self, version->number > 1 ? PD_EVENT_PLAN_UPDATED : PD_EVENT_PLAN_CREATED, NULL,
+                     version->time, data);
+        }
+      else if (entry->kind == ENTRY_CALL)
+        {
+          Call *call = entry->ref;
+
+          json_object_set_string_member (data, "call_id", call->id);
+          json_object_set_int_member (data, "args_bytes", (gint64) (strlen (call->arguments) + call->arguments_cut));
+          add_event (self, PD_EVENT_TOOL_CALL_STARTED, call->name, call->time, data);
+          if (call->subagent)
+            {
+              JsonObject *spawned = json_object_new ();
+
+              json_object_set_string_member (spawned, "call_id", call->id);
+              if (call->agent_type)
+                json_object_set_string_member (spawned, "agent_type", call->agent_type);
+              add_event (self, PD_EVENT_SUBAGENT_SPAWNED, call->name, call->time, spawned);
+            }
+        }
+      else
+        {
+          Call *call = entry->ref;
+
+          json_object_set_string_member (data, "call_id", call->id);
+          if (call->time > 0 && call->result_time >= call->time)
+            json_object_set_int_member (data, "duration_ms", (call->result_time - call->time) / 1000);
+          if (call->failed)
+            json_object_set_string_member (data, "error_class", "error");
+          else
+            json_object_set_int_member (data, "result_bytes", (gint64) call->result_bytes);
+          if (call->subagent)
+            {
+              JsonObject *completed = json_object_new ();
+
+              json_object_set_string_member (completed, "call_id", call->id);
+              json_object_set_boolean_member (completed, "ok", !call->failed);
+              add_event (self, PD_EVENT_SUBAGENT_COMPLETED, call->name, call->result_time, completed);
+            }
+          add_event (self, call->failed ? PD_EVENT_TOOL_CALL_FAILED : PD_EVENT_TOOL_CALL_COMPLETED, call->name,
+                     call->result_time, data);
+        }
+    }
+
+  /* Readers meet most records in time order, but not all (OpenCode's plan
+   * replay and its messages are two passes): in time order, what has no
+   * time staying after what came before it (a stable sort). */
+  for (guint i = 1; i < self->events->len; i++)
+    {
+      Event *event = g_ptr_array_index (self->events, i);
+      const Event *previous = g_ptr_array_index (self->events, i - 1);
+
+      if (event->time <= 0)
+        event->time = previous->time;
+    }
+  g_ptr_array_sort (self->events, compare_event_times);
+}
+
+void
+_pd_transcript_pages_finish (PdTranscriptPages *self,
+                             PdImportedSession *session,
+                             GStrv              resume_argv,
+                             const char        *workdir)
+{
+  GPtrArray *plans;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  g_return_if_fail (PD_IS_IMPORTED_SESSION (session));
+
+  self->messages_json = build_messages (self);
+  build_events (self);
+  plans = pd_imported_session_get_plans (session);
+  for (guint i = 0; i < plans->len; i++)
+    g_ptr_array_add (self->plans, pd_artifact_plan_copy (g_ptr_array_index (plans, i)));
+  self->resume_argv = g_strdupv (resume_argv);
+  self->workdir = g_strdup (workdir);
+
+  drop_building_state (self);
+  self->sealed = TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading                                                                */
+
+gsize
+_pd_transcript_pages_get_size (PdTranscriptPages *self)
+{
+  gsize size = 0;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
+
+  size += strlen (self->messages_json);
+  for (guint i = 0; i < self->events->len; i++)
+    size += 64 + strlen (((Event *) g_ptr_array_index (self->events, i))->data);
+  for (guint i = 0; i < self->versions->len; i++)
+    {
+      const Version *version = g_ptr_array_index (self->versions, i);
+
+      for (guint j = 0; j < version->items->len; j++)
+        size += 96 + strlen (((PdChecklistItem *) g_ptr_array_index (version->items, j))->text);
+    }
+  for (guint i = 0; i < self->plans->len; i++)
+    size += strlen (((PdArtifactPlan *) g_ptr_array_index (self->plans, i))->markdown);
+  return size;
+}
+
+guint
+pd_transcript_pages_get_n_messages (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
+  return self->n_messages;
+}
+
+/**
+ * pd_transcript_pages_dup_messages:
+ *
+ * Returns: (transfer full): the conversation, a tree of the caller's own
+ */
+JsonArray *
+pd_transcript_pages_dup_messages (PdTranscriptPages *self)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+
+  /* Parsed again for each caller: json-glib counts references without
+   * atomics, so a tree is never shared between threads. */
+  root = pd_json_parse_full (self->messages_json, -1, PD_JSON_PARSE_FOREIGN, NULL);
+  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
+    return json_array_new ();
+  return json_array_ref (json_node_get_array (root));
+}
+
+guint
+pd_transcript_pages_get_n_versions (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
+  return self->versions->len;
+}
+
+/* The agent's statuses in the plan's words: a cancelled item is neither
+ * work done nor work left, which is what blocked says of a step. */
+static const char *
+plan_status (PdChecklistStatus status)
+{
+  switch (status)
+    {
+    case PD_CHECKLIST_STATUS_COMPLETED:   return "done";
+    case PD_CHECKLIST_STATUS_IN_PROGRESS: return "in_progress";
+    case PD_CHECKLIST_STATUS_CANCELLED:   return "blocked";
+    case PD_CHECKLIST_STATUS_PENDING:
+    default:                              return "pending";
+    }
+}
+
+/* A step's id: the agent's own when it has one that no other item of the
+ * list shares, else the start of the item's key (a hash of its text and
+ * occurrence: short enough to read in a terminal, the whole key in the
+ * unlikely case two items share the start), so that a step keeps its
+ * identity from version to version, as the diff needs.  Written to @buffer
+ * (of STEP_ID_SIZE) when it is a part of the key. */
+#define SHORT_KEY 8
+#define STEP_ID_SIZE 80
+
+static const char *
+step_id (PdChecklist           *list,
+         const PdChecklistItem *item,
+         char                  *buffer)
+{
+  guint same_id = 0, same_start = 0;
+
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+    {
+      const PdChecklistItem *other = pd_checklist_get_agent_item (list, i);
+
+      same_id += item->source_id != NULL && g_strcmp0 (other->source_id, item->source_id) == 0;
+      same_start += strncmp (other->key, item->key, SHORT_KEY) == 0;
+    }
+  if (item->source_id != NULL && *item->source_id != '\0' && same_id == 1)
+    return item->source_id;
+  if (same_start > 1)
+    return item->key;
+  g_strlcpy (buffer, item->key, MIN (STEP_ID_SIZE, SHORT_KEY + 1));
+  return buffer;
+}
+
+/* The state JSON of our plan history (pd_plan_state_to_json()'s shape) for
+ * @list, with the agent's own statuses and the user's marks beside.  With
+ * @as_shown the statuses are those the checklist shows (overrides applied)
+ * and the user's own items follow. */
+static char *
+state_json (PdChecklist *list,
+            gint64       version,
+            gboolean     as_shown)
+{
+  GString *out = g_string_new (NULL);
+  guint n = pd_checklist_get_n_agent_items (list);
+  gboolean first = TRUE;
+
+  g_string_append_printf (out, "{\"version\":%" G_GINT64_FORMAT ",\"origin\":\"%s\",\"steps\":[", version,
+                          pd_checklist_origin_to_string (pd_checklist_get_origin (list)));
+  for (guint i = 0; i < n; i++)
+    {
+      const PdChecklistItem *item = pd_checklist_get_agent_item (list, i);
+      PdChecklistStatus status = as_shown ? pd_checklist_get_effective_status (list, i) : item->status;
+      char id[STEP_ID_SIZE];
+      gboolean checked;
+
+      if (!first)
+        g_string_append_c (out, ',');
+      first = FALSE;
+      g_string_append (out, "{\"id\":");
+      pd_json_append_string (out, step_id (list, item, id));
+      g_string_append (out, ",\"title\":");
+      pd_json_append_string (out, item->text);
+      g_string_append_printf (out, ",\"status\":\"%s\",\"agent_status\":\"%s\"", plan_status (status),
+                              pd_checklist_status_to_string (item->status));
+      if (pd_checklist_get_override (list, i, &checked))
+        g_string_append_printf (out, ",\"user_checked\":%s", checked ? "true" : "false");
+      g_string_append_c (out, '}');
+    }
+  for (guint i = 0; as_shown && i < pd_checklist_get_n_user_items (list); i++)
+    {
+      const PdChecklistItem *item = pd_checklist_get_user_item (list, i);
+      g_autofree char *id = g_strdup_printf ("user-%u", i + 1);
+
+      if (!first)
+        g_string_append_c (out, ',');
+      first = FALSE;
+      g_string_append (out, "{\"id\":");
+      pd_json_append_string (out, id);
+      g_string_append (out, ",\"title\":");
+      pd_json_append_string (out, item->text);
+      g_string_append_printf (out, ",\"status\":\"%s\",\"origin\":\"user\"}", plan_status (item->status));
+    }
+  g_string_append (out, "]}");
+  return g_string_free (out, FALSE);
+}
+
+/* @version's items as a checklist, with the user's annotations. */
+static PdChecklist *
+version_checklist (const Version *version,
+                   JsonNode      *annotations)
+{
+  PdChecklist *list = pd_checklist_new ();
+  GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+
+  for (guint i = 0; i < version->items->len; i++)
+    g_ptr_array_add (items, pd_checklist_item_copy (g_ptr_array_index (version->items, i)));
+  pd_checklist_replace_agent_items (list, version->origin, items);
+  if (annotations != NULL)
+    pd_checklist_load_annotations (list, annotations, NULL);
+  return list;
+}
+
+GPtrArray *
+pd_transcript_pages_dup_plan_versions (PdTranscriptPages *self,
+                                       PdChecklist       *annotations)
+{
+  g_autoptr(JsonNode) marks = NULL;
+  GPtrArray *out;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+  g_return_val_if_fail (annotations == NULL || PD_IS_CHECKLIST (annotations), NULL);
+
+  marks = annotations ? pd_checklist_annotations_to_json (annotations) : NULL;
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+  for (guint i = 0; i < self->versions->len; i++)
+    {
+      const Version *version = g_ptr_array_index (self->versions, i);
+      g_autoptr(PdChecklist) list = version_checklist (version, marks);
+      PdPlanVersionInfo *info = g_new0 (PdPlanVersionInfo, 1);
+
+      info->version = version->number;
+      info->created_at = version->time;
+      /* The agent's statuses: what changed between versions is the
+       * agent's doing; the user's overrides are marked beside. */
+      info->state_json = state_json (list, version->number, FALSE);
+      g_ptr_array_add (out, info);
+    }
+  return out;
+}
+
+PdPlanState *
+pd_transcript_pages_dup_plan (PdTranscriptPages *self,
+                              PdChecklist       *annotations)
+{
+  g_autoptr(JsonNode) marks = NULL;
+  g_autoptr(PdChecklist) list = NULL;
+  g_autofree char *json = NULL;
+  gint64 number = 0;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+  g_return_val_if_fail (annotations == NULL || PD_IS_CHECKLIST (annotations), NULL);
+
+  marks = annotations ? pd_checklist_annotations_to_json (annotations) : NULL;
+  if (self->versions->len > 0)
+    {
+      const Version *newest = g_ptr_array_index (self->versions, self->versions->len - 1);
+
+      list = version_checklist (newest, marks);
+      number = newest->number;
+    }
+  else
+    {
+      list = pd_checklist_new ();
+      if (marks != NULL)
+        pd_checklist_load_annotations (list, marks, NULL);
+    }
+  if (pd_checklist_get_n_agent_items (list) == 0 && pd_checklist_get_n_user_items (list) == 0
+      && self->versions->len == 0)
+    return NULL;
+  json = state_json (list, number, TRUE);
+  return pd_plan_state_new_from_json (json, NULL);
+}
+
+GPtrArray *
+pd_transcript_pages_dup_plan_documents (PdTranscriptPages *self)
+{
+  GPtrArray *out;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
+  for (guint i = 0; i < self->plans->len; i++)
+    g_ptr_array_add (out, pd_artifact_plan_copy (g_ptr_array_index (self->plans, i)));
+  return out;
+}
+
+guint
+pd_transcript_pages_get_n_events (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
+  return self->events->len;
+}
+
+GPtrArray *
+pd_transcript_pages_dup_events (PdTranscriptPages *self,
+                                const char        *session_id,
+                                gint64             after_seq,
+                                guint              limit)
+{
+  GPtrArray *out;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  for (guint i = (guint) CLAMP (after_seq, 0, (gint64) self->events->len);
+       i < self->events->len && (limit == 0 || out->len < limit); i++)
+    {
+      const Event *event = g_ptr_array_index (self->events, i);
+      g_autoptr(JsonNode) data = json_from_string (event->data, NULL);
+      g_autoptr(PdEvent) envelope = NULL;
+      PdStoredEvent *stored;
+
+      envelope = pd_event_new_full (event->type, NULL, session_id, 0, event->tool,
+                                    data ? json_object_ref (json_node_get_object (data)) : NULL);
+      if (event->time > 0)
+        pd_event_set_timestamp (envelope, event->time);
+      stored = g_new0 (PdStoredEvent, 1);
+      stored->seq = i + 1;
+      stored->event_json = pd_event_to_json (envelope);
+      g_ptr_array_add (out, stored);
+    }
+  return out;
+}
+
+GStrv
+pd_transcript_pages_dup_resume_argv (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+  return g_strdupv (self->resume_argv);
+}
+
+const char *
+pd_transcript_pages_get_workdir (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+  return self->workdir;
+}

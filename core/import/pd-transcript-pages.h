@@ -1,0 +1,80 @@
+/* pd-transcript-pages.h: what the pages of an imported session show.
+ *
+ * A session of another agent (Claude Code, Codex, OpenCode) fills every
+ * page Plandeck has for its own, read from the agent's transcript, which is
+ * never changed:
+ *
+ *  - Transcript: the conversation as OpenAI-shaped messages, the shape of
+ *    our own transcripts ({role, content, tool_calls, tool_call_id, name}),
+ *    with "time" (RFC 3339) on each; a tool call that started a subagent
+ *    (Claude's Task) carries that subagent's conversation under
+ *    "subagent": {agent_id, agent_type, description, messages}; text cut to
+ *    its bound says how much in "content_cut" / "arguments_cut" (bytes).
+ *  - History: every update of the agent's list that the replay applied is a
+ *    version, in the state JSON of our own plan history (version, steps with
+ *    id, title, status), so the same diff code (pd_plan_diff_new()) shows
+ *    what changed.  Steps also carry "agent_status" (the agent's own word:
+ *    pending, in_progress, completed, cancelled) and "user_checked" where the
+ *    user's override applies; the plan documents (ExitPlanMode, Codex's
+ *    proposed plans) come with them.
+ *  - Events: the agent's tool calls and plan updates as a timeline, in our
+ *    event envelope (tool_call_started / _completed / _failed,
+ *    subagent_spawned / _completed, plan_created / plan_updated with counts
+ *    and version only).
+ *  - How to continue the session in its own agent (argv and folder).
+ *
+ * Built in one pass by pd_transcript_reader_read_pages(), then immutable:
+ * one object may serve many threads, and every getter returns a copy of its
+ * own.  Held in memory only: plan text of imported sessions is never
+ * written to the database (seed 001).  Long texts are cut (a tool's output
+ * to 4 KiB, a message to 64 KiB), so a transcript of many MB costs little
+ * memory once read.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "pd-checklist.h"
+#include "pd-plan-state.h"
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_TRANSCRIPT_PAGES (pd_transcript_pages_get_type ())
+G_DECLARE_FINAL_TYPE (PdTranscriptPages, pd_transcript_pages, PD, TRANSCRIPT_PAGES, GObject)
+
+/* Transcript: the top-level messages (subagents' are nested in them; one
+ * whose call is unknown comes after the conversation, as a message of its
+ * own holding only "subagent"). */
+guint        pd_transcript_pages_get_n_messages     (PdTranscriptPages *self);
+JsonArray   *pd_transcript_pages_dup_messages       (PdTranscriptPages *self);
+
+/* History.  @annotations (nullable): the user's overrides and own items
+ * (pd_import_index_load_checklist() applies them), to mark. */
+guint        pd_transcript_pages_get_n_versions     (PdTranscriptPages *self);
+/* Returns: (transfer full) (element-type PdPlanVersionInfo) */
+GPtrArray   *pd_transcript_pages_dup_plan_versions  (PdTranscriptPages *self,
+                                                     PdChecklist       *annotations);
+/* The plan now, as the checklist shows it: the newest version with the
+ * user's overrides applied to the statuses, then the user's own items.
+ * NULL when there is neither. */
+PdPlanState *pd_transcript_pages_dup_plan           (PdTranscriptPages *self,
+                                                     PdChecklist       *annotations);
+/* Returns: (transfer full) (element-type PdArtifactPlan) */
+GPtrArray   *pd_transcript_pages_dup_plan_documents (PdTranscriptPages *self);
+
+/* Events, numbered from 1 in time order; those after @after_seq, at most
+ * @limit (0: all).  @session_id is the session's id in Plandeck.
+ * Returns: (transfer full) (element-type PdStoredEvent) */
+guint        pd_transcript_pages_get_n_events       (PdTranscriptPages *self);
+GPtrArray   *pd_transcript_pages_dup_events         (PdTranscriptPages *self,
+                                                     const char        *session_id,
+                                                     gint64             after_seq,
+                                                     guint              limit);
+
+/* The agent's own command that continues the session (e.g. claude --resume
+ * ID), to run in pd_transcript_pages_get_workdir(); NULL when the session
+ * cannot be continued (its id is unknown or not a plain id). */
+GStrv        pd_transcript_pages_dup_resume_argv    (PdTranscriptPages *self);
+const char  *pd_transcript_pages_get_workdir        (PdTranscriptPages *self);
+
+G_END_DECLS

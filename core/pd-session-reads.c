@@ -1,0 +1,251 @@
+/* pd-session-reads.c: a session's pages, as every front end asks for them.
+ *
+ * It lives in core/ rather than core/store/ because imported sessions are
+ * answered through core/import, which builds on the store. */
+#define G_LOG_DOMAIN "pd-source"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-event.h"
+#include "pd-import-index.h"
+#include "pd-session-reads.h"
+
+/* TRUE when @id is an imported session; FALSE with @error unset for one of
+ * ours, set when the index could not be asked. */
+static gboolean
+is_imported (PdSessionStore  *store,
+             const char      *id,
+             GError         **error)
+{
+  return pd_import_index_lookup (store, id, NULL, NULL, NULL, error);
+}
+
+/* The pages of an imported session and the user's marks on its checklist. */
+static PdTranscriptPages *
+load_pages (PdSessionStore  *store,
+            const char      *id,
+            PdChecklist    **annotations,
+            GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = pd_import_index_load_pages (store, id, NULL, error);
+
+  if (pages == NULL)
+    return NULL;
+  if (annotations != NULL && !(*annotations = pd_import_index_load_annotations (store, id, error)))
+    return NULL;
+  return g_steal_pointer (&pages);
+}
+
+PdSessionInfo *
+pd_session_reads_get (PdSessionStore  *store,
+                      const char      *id,
+                      GError         **error)
+{
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GError) unread = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  if (!(info = pd_session_store_get (store, id, error)))
+    return NULL;
+  if (!pd_session_info_is_imported (info))
+    return g_steal_pointer (&info);
+
+  /* The record stands without its transcript: a file gone or unreadable
+   * only leaves the count unknown. */
+  if ((pages = pd_import_index_load_pages (store, id, NULL, &unread)))
+    {
+      info->n_messages = pd_transcript_pages_get_n_messages (pages);
+      info->plan_version = pd_transcript_pages_get_n_versions (pages);
+    }
+  else
+    g_debug ("Session %s: transcript not read: %s", id, unread->message);
+  return g_steal_pointer (&info);
+}
+
+gboolean
+pd_session_reads_get_plan (PdSessionStore  *store,
+                           const char      *id,
+                           PdPlanState    **state,
+                           GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdChecklist) annotations = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (id != NULL && state != NULL, FALSE);
+
+  *state = NULL;
+  if (!is_imported (store, id, &local))
+    {
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      return pd_session_store_get_plan (store, id, state, error);
+    }
+  if (!(pages = load_pages (store, id, &annotations, error)))
+    return FALSE;
+  *state = pd_transcript_pages_dup_plan (pages, annotations);
+  return TRUE;
+}
+
+GPtrArray *
+pd_session_reads_list_plan_versions (PdSessionStore  *store,
+                                     const char      *id,
+                                     GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdChecklist) annotations = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  if (!is_imported (store, id, &local))
+    {
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      return pd_session_store_list_plan_versions (store, id, error);
+    }
+  if (!(pages = load_pages (store, id, &annotations, error)))
+    return NULL;
+  return pd_transcript_pages_dup_plan_versions (pages, annotations);
+}
+
+JsonArray *
+pd_session_reads_load_messages (PdSessionStore  *store,
+                                const char      *id,
+                                GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  if (!is_imported (store, id, &local))
+    {
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      return pd_session_store_load_messages (store, id, error);
+    }
+  if (!(pages = load_pages (store, id, NULL, error)))
+    return NULL;
+  return pd_transcript_pages_dup_messages (pages);
+}
+
+GPtrArray *
+pd_session_reads_list_events (PdSessionStore  *store,
+                              const char      *id,
+                              const char      *type,
+                              gint64           after_seq,
+                              guint            limit,
+                              GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GError) local = NULL;
+  GPtrArray *events;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+
+  /* Events of every session at once are the store's alone. */
+  if (id == NULL || !is_imported (store, id, &local))
+    {
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      return pd_session_store_list_events (store, id, type, after_seq, limit, error);
+    }
+  if (!(pages = load_pages (store, id, NULL, error)))
+    return NULL;
+  events = pd_transcript_pages_dup_events (pages, id, after_seq, type ? 0 : limit);
+  if (type != NULL)
+    {
+      /* The type is the envelope's; reading it back is cheaper than a
+       * second timeline. */
+      for (guint i = events->len; i > 0; i--)
+        {
+          PdStoredEvent *stored = g_ptr_array_index (events, i - 1);
+          g_autoptr(PdEvent) event = pd_event_new_from_json (stored->event_json, NULL);
+
+          if (event == NULL || g_strcmp0 (pd_event_get_event_type (event), type) != 0)
+            g_ptr_array_remove_index (events, i - 1);
+        }
+      if (limit > 0 && events->len > limit)
+        g_ptr_array_set_size (events, limit);
+    }
+  return events;
+}
+
+GPtrArray *
+pd_session_reads_list_plan_documents (PdSessionStore  *store,
+                                      const char      *id,
+                                      GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  if (!is_imported (store, id, &local))
+    {
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      return g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
+    }
+  if (!(pages = load_pages (store, id, NULL, error)))
+    return NULL;
+  return pd_transcript_pages_dup_plan_documents (pages);
+}
+
+gboolean
+pd_session_reads_get_resume (PdSessionStore  *store,
+                             const char      *id,
+                             GStrv           *argv,
+                             char           **workdir,
+                             GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GError) local = NULL;
+  g_auto(GStrv) words = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (id != NULL && argv != NULL, FALSE);
+
+  *argv = NULL;
+  if (workdir != NULL)
+    *workdir = NULL;
+  if (!is_imported (store, id, &local))
+    {
+      if (local != NULL)
+        g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (!(pages = load_pages (store, id, NULL, error)))
+    return FALSE;
+  if (!(words = pd_transcript_pages_dup_resume_argv (pages)))
+    return FALSE;
+  *argv = g_steal_pointer (&words);
+  if (workdir != NULL)
+    *workdir = g_strdup (pd_transcript_pages_get_workdir (pages));
+  return TRUE;
+}

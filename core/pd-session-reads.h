@@ -1,0 +1,66 @@
+/* pd-session-reads.h: a session's pages, as every front end asks for them.
+ *
+ * The window (PdLocalSource), the command line (plan status, sessions show
+ * and export) and `serve` answer the same questions of a session: its
+ * record, its plan, the plan's history, its messages, its events.  For
+ * Plandeck's own sessions the answers are stored; for sessions imported
+ * from another agent (Claude Code, Codex, OpenCode) they are read from the
+ * agent's transcript on demand (pd_import_index_load_pages()), in the same
+ * shapes, with the user's overrides of the agent's checklist applied.  So
+ * each front end asks here, and none needs to know where a session came
+ * from.
+ *
+ * Every call blocks (SQLite, file reads): run it in a worker thread.
+ * Errors are the store's (PD_DB_ERROR_NOT_FOUND for an unknown session) or,
+ * for an imported session whose transcript cannot be read any more, a
+ * GIOError.
+ */
+#pragma once
+
+#include "pd-session-store.h"
+
+G_BEGIN_DECLS
+
+/* The record; for an imported session its message count is the
+ * transcript's (the index stores none). */
+PdSessionInfo *pd_session_reads_get                (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    GError         **error);
+/* The current plan; *@state NULL when there is none. */
+gboolean       pd_session_reads_get_plan           (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    PdPlanState    **state,
+                                                    GError         **error);
+/* Returns: (transfer full) (element-type PdPlanVersionInfo) */
+GPtrArray     *pd_session_reads_list_plan_versions (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    GError         **error);
+JsonArray     *pd_session_reads_load_messages      (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    GError         **error);
+/* @type (nullable): only events of this type.
+ * Returns: (transfer full) (element-type PdStoredEvent) */
+GPtrArray     *pd_session_reads_list_events        (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    const char      *type,
+                                                    gint64           after_seq,
+                                                    guint            limit,
+                                                    GError         **error);
+/* The plan documents of an imported session (Claude Code's ExitPlanMode,
+ * Codex's proposed plans), in transcript order; none for our own, whose
+ * approved plans are files and plan_artifact_saved events.
+ * Returns: (transfer full) (element-type PdArtifactPlan) */
+GPtrArray     *pd_session_reads_list_plan_documents (PdSessionStore *store,
+                                                     const char     *id,
+                                                     GError        **error);
+/* How to continue an imported session in its own agent: the argv and the
+ * folder to run it in (nullable).  FALSE without an error for Plandeck's
+ * own sessions (continued here) and for sessions whose agent cannot be
+ * given their id safely. */
+gboolean       pd_session_reads_get_resume         (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    GStrv           *argv,
+                                                    char           **workdir,
+                                                    GError         **error);
+
+G_END_DECLS

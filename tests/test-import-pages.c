@@ -1,0 +1,1227 @@
+/* test-import-pages.c: imported sessions fill every page.
+ *
+ * For each agent, on the project's own fixtures (tests/fixtures/README.md
+ * gives each one's replay) and on the shared recordings when they are
+ * there: the Transcript (the conversation, subagents nested under the call
+ * that started them), the History (one version per update the replay
+ * applied, diffed by the code of our own plan history), the Events (tool
+ * calls and plan updates) and how to continue the session in its agent.
+ * Then the same through the API every front end uses (pd-session-reads.h,
+ * PdLocalSource): the user's overrides marked, the transcript followed,
+ * nothing of the plan's text in the database.
+ */
+#define _GNU_SOURCE
+#define G_LOG_DOMAIN "test-import-pages"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "pd-event.h"
+#include "pd-import-index.h"
+#include "pd-import-test.h"
+#include "pd-local-source.h"
+#include "pd-plan.h"
+#include "pd-session-reads.h"
+#include "pd-transcript-pages.h"
+#include "pd-transcript-reader.h"
+
+#define HARBOR  "claude-code/-home-dev-src-harbor/5b2e9f07-c3d1-4a6b-8e20-f14d9a6c0b72.jsonl"
+#define LEGACY  "claude-code/-home-dev-src-inkwell/3c9d0e71-5a2b-4e8f-9d14-7b60c2a1f5e3.jsonl"
+#define PLANNED "claude-code/-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl"
+#define SINCE   "codex/sessions/2026/03/14/rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl"
+#define NOPLAN  "codex/sessions/2026/03/16/rollout-2026-03-16T15-02-11-019cf72b-3c1c-773a-8239-ac018110b3b1.jsonl"
+#define WEBHOOK "ses_3a9f1c2e0ffeQk7wTb2LxNsd4R"
+
+/* ---------------------------------------------------------------------- */
+/* Helpers                                                                */
+
+static char *
+fixture_path (const char *relative)
+{
+  g_autofree char *root = pd_import_test_fixtures ("");
+
+  return g_build_filename (root, relative, NULL);
+}
+
+/* The pages of one session, and the session of a plain read (the one the
+ * index and the Now page use) to hold them to. */
+static PdTranscriptPages *
+read_pages (const char         *format,
+            const char         *path,
+            const char         *agent_id,
+            PdImportedSession **plain)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format (format, path, agent_id, &error);
+  g_autoptr(PdTranscriptReader) other = NULL;
+  PdTranscriptPages *pages;
+
+  g_assert_no_error (error);
+  pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (pages);
+
+  if (plain != NULL)
+    {
+      other = pd_transcript_reader_new_for_format (format, path, agent_id, &error);
+      g_assert_true (pd_transcript_reader_update (other, NULL, &error));
+      g_assert_no_error (error);
+      *plain = g_object_ref (pd_transcript_reader_get_session (other));
+    }
+  return pages;
+}
+
+static PdPlanState *
+version_state (GPtrArray *versions,
+               guint      number)
+{
+  PdPlanVersionInfo *info = g_ptr_array_index (versions, number - 1);
+  g_autoptr(GError) error = NULL;
+  PdPlanState *state;
+
+  g_assert_cmpint (info->version, ==, number);
+  state = pd_plan_state_new_from_json (info->state_json, &error);
+  g_assert_no_error (error);
+  return state;
+}
+
+/* "id:status|…" of a plan state's steps. */
+static char *
+describe_state (const PdPlanState *state)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < state->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (state->steps, i);
+
+      g_string_append_printf (out, "%s%s:%s", i ? "|" : "", step->id, pd_plan_step_status_to_string (step->status));
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* History holds one version per applied update, each version's steps are
+ * the list the replay had then, and the newest is the checklist the plain
+ * read ends with. */
+static GPtrArray *
+check_history (PdTranscriptPages *pages,
+               PdImportedSession *plain)
+{
+  GPtrArray *versions = pd_transcript_pages_dup_plan_versions (pages, NULL);
+  PdChecklist *checklist = pd_imported_session_get_checklist (plain);
+  gint64 previous = 0;
+
+  g_assert_cmpuint (versions->len, ==, pd_imported_session_get_stats (plain)->applied_updates);
+  g_assert_cmpuint (pd_transcript_pages_get_n_versions (pages), ==, versions->len);
+  for (guint i = 0; i < versions->len; i++)
+    {
+      PdPlanVersionInfo *info = g_ptr_array_index (versions, i);
+
+      /* Times of the updates, in order. */
+      g_assert_cmpint (info->created_at, >, 0);
+      g_assert_cmpint (info->created_at, >=, previous);
+      previous = info->created_at;
+    }
+  if (versions->len > 0)
+    {
+      g_autoptr(PdPlanState) newest = version_state (versions, versions->len);
+
+      g_assert_cmpuint (newest->steps->len, ==, pd_checklist_get_n_agent_items (checklist));
+      for (guint i = 0; i < newest->steps->len; i++)
+        {
+          const PdPlanStep *step = g_ptr_array_index (newest->steps, i);
+          g_assert_cmpstr (step->title, ==, pd_checklist_get_agent_item (checklist, i)->text);
+        }
+    }
+  return versions;
+}
+
+typedef struct
+{
+  guint started;
+  guint completed;
+  guint failed;
+  guint plan_created;
+  guint plan_updated;
+  guint spawned;
+  guint finished_subagents;
+} EventCounts;
+
+/* The timeline: our envelope, numbered from 1, in time order. */
+static void
+count_events (PdTranscriptPages *pages,
+              const char        *session_id,
+              EventCounts       *counts)
+{
+  g_autoptr(GPtrArray) events = pd_transcript_pages_dup_events (pages, session_id, 0, 0);
+  gint64 previous = 0;
+
+  memset (counts, 0, sizeof *counts);
+  g_assert_cmpuint (events->len, ==, pd_transcript_pages_get_n_events (pages));
+  for (guint i = 0; i < events->len; i++)
+    {
+      PdStoredEvent *stored = g_ptr_array_index (events, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdEvent) event = pd_event_new_from_json (stored->event_json, &error);
+      const char *type;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (stored->seq, ==, i + 1);
+      g_assert_cmpstr (pd_event_get_session_id (event), ==, session_id);
+      g_assert_cmpint (pd_event_get_timestamp (event), >=, previous);
+      previous = pd_event_get_timestamp (event);
+      type = pd_event_get_event_type (event);
+      if (strcmp (type, PD_EVENT_TOOL_CALL_STARTED) == 0)
+        counts->started++;
+      else if (strcmp (type, PD_EVENT_TOOL_CALL_COMPLETED) == 0)
+        counts->completed++;
+      else if (strcmp (type, PD_EVENT_TOOL_CALL_FAILED) == 0)
+        counts->failed++;
+      else if (strcmp (type, PD_EVENT_PLAN_CREATED) == 0)
+        counts->plan_created++;
+      else if (strcmp (type, PD_EVENT_PLAN_UPDATED) == 0)
+        {
+          /* Counts and version only: never an item's text. */
+          JsonObject *data = pd_event_get_data (event);
+          g_assert_true (json_object_has_member (data, "version"));
+          g_assert_false (json_object_has_member (data, "title"));
+          counts->plan_updated++;
+        }
+      else if (strcmp (type, PD_EVENT_SUBAGENT_SPAWNED) == 0)
+        counts->spawned++;
+      else if (strcmp (type, PD_EVENT_SUBAGENT_COMPLETED) == 0)
+        counts->finished_subagents++;
+    }
+
+  /* After a sequence number: the rest, from there. */
+  if (events->len > 2)
+    {
+      g_autoptr(GPtrArray) rest = pd_transcript_pages_dup_events (pages, session_id, events->len - 2, 0);
+      g_autoptr(GPtrArray) one = pd_transcript_pages_dup_events (pages, session_id, 0, 1);
+
+      g_assert_cmpuint (rest->len, ==, 2);
+      g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (rest, 0))->seq, ==, events->len - 1);
+      g_assert_cmpuint (one->len, ==, 1);
+    }
+}
+
+typedef struct
+{
+  guint       messages;   /* all, nested ones too */
+  guint       calls;
+  guint       results;
+  guint       nested;     /* subagent conversations under a call */
+  guint       unlinked;   /* subagent conversations after the conversation */
+  GHashTable *roles;      /* role → count (top level) */
+} Walk;
+
+static void
+walk_messages (JsonArray *messages,
+               Walk      *walk,
+               guint      depth)
+{
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+      const char *role = pd_json_get_string (message, "role");
+      JsonArray *calls = pd_json_get_array (message, "tool_calls");
+
+      g_assert_nonnull (role);
+      walk->messages++;
+      if (depth == 0)
+        g_hash_table_replace (walk->roles, g_strdup (role),
+                              GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (walk->roles, role)) + 1));
+      if (strcmp (role, "tool") == 0)
+        {
+          g_assert_nonnull (pd_json_get_string (message, "tool_call_id"));
+          walk->results++;
+        }
+      for (guint j = 0; calls && j < json_array_get_length (calls); j++)
+        {
+          JsonObject *call = json_array_get_object_element (calls, j);
+          JsonObject *subagent = pd_json_get_object (call, "subagent");
+
+          g_assert_cmpstr (pd_json_get_string (call, "type"), ==, "function");
+          g_assert_nonnull (pd_json_get_string (pd_json_get_object (call, "function"), "name"));
+          g_assert_nonnull (pd_json_get_string (pd_json_get_object (call, "function"), "arguments"));
+          walk->calls++;
+          if (subagent != NULL)
+            {
+              walk->nested++;
+              walk_messages (pd_json_get_array (subagent, "messages"), walk, depth + 1);
+            }
+        }
+      if (pd_json_get_object (message, "subagent") != NULL)
+        {
+          walk->unlinked++;
+          walk_messages (pd_json_get_array (pd_json_get_object (message, "subagent"), "messages"), walk, depth + 1);
+        }
+    }
+}
+
+static JsonArray *
+check_messages (PdTranscriptPages *pages,
+                Walk              *walk)
+{
+  JsonArray *messages = pd_transcript_pages_dup_messages (pages);
+
+  memset (walk, 0, sizeof *walk);
+  walk->roles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_assert_cmpuint (json_array_get_length (messages), ==, pd_transcript_pages_get_n_messages (pages));
+  walk_messages (messages, walk, 0);
+  return messages;
+}
+
+static guint
+role_count (Walk       *walk,
+            const char *role)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (walk->roles, role));
+}
+
+/* The first call named @name, at any depth. */
+static JsonObject *
+find_call (JsonArray  *messages,
+           const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+      JsonArray *calls = pd_json_get_array (message, "tool_calls");
+
+      for (guint j = 0; calls && j < json_array_get_length (calls); j++)
+        {
+          JsonObject *call = json_array_get_object_element (calls, j);
+          JsonObject *subagent = pd_json_get_object (call, "subagent");
+          JsonObject *found;
+
+          if (g_strcmp0 (pd_json_get_string (pd_json_get_object (call, "function"), "name"), name) == 0)
+            return call;
+          if (subagent && (found = find_call (pd_json_get_array (subagent, "messages"), name)))
+            return found;
+        }
+    }
+  return NULL;
+}
+
+static void
+check_resume (PdTranscriptPages  *pages,
+              const char * const *expected,
+              const char         *workdir)
+{
+  g_auto(GStrv) argv = pd_transcript_pages_dup_resume_argv (pages);
+
+  g_assert_nonnull (argv);
+  g_assert_cmpstrv (argv, expected);
+  g_assert_cmpstr (pd_transcript_pages_get_workdir (pages), ==, workdir);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Claude Code                                                            */
+
+/* Tasks: TaskCreate ×4, TaskUpdate, a subagent (current layout) that takes
+ * task 3, TaskList, a reminder: 12 applied updates. */
+static void
+test_claude_tasks (void)
+{
+  g_autofree char *path = fixture_path (HARBOR);
+  g_autoptr(PdImportedSession) plain = NULL;
+  g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, &plain);
+  g_autoptr(GPtrArray) versions = check_history (pages, plain);
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(PdPlanState) v4 = NULL, v5 = NULL, v8 = NULL, v9 = NULL;
+  g_autoptr(PdPlanDiff) started = NULL, deleted = NULL;
+  g_autofree char *last = NULL;
+  const char * const resume[] = { "claude", "--resume", "5b2e9f07-c3d1-4a6b-8e20-f14d9a6c0b72", NULL };
+  JsonObject *agent, *subagent;
+  EventCounts events;
+  Walk walk;
+
+  g_assert_cmpuint (versions->len, ==, 12);
+  {
+    g_autoptr(PdPlanState) newest = version_state (versions, 12);
+    last = describe_state (newest);
+  }
+  g_assert_cmpstr (last, ==, "1:done|2:in_progress|3:done");
+
+  /* What changed, by the diff of our own plan history. */
+  v4 = version_state (versions, 4);
+  v5 = version_state (versions, 5);
+  started = pd_plan_diff_new (v4, v5);
+  g_assert_cmpuint (started->entries->len, ==, 1);
+  g_assert_nonnull (pd_plan_diff_find (started, PD_PLAN_DIFF_STEP_STATUS, "1", NULL));
+  g_assert_cmpstr (pd_plan_diff_find (started, PD_PLAN_DIFF_STEP_STATUS, "1", NULL)->new_value, ==, "in_progress");
+  v8 = version_state (versions, 8);
+  v9 = version_state (versions, 9);
+  deleted = pd_plan_diff_new (v8, v9);
+  g_assert_nonnull (pd_plan_diff_find (deleted, PD_PLAN_DIFF_STEP_REMOVED, "4", NULL));
+
+  /* The conversation: the subagent under the Agent call that started it,
+   * with its own task updates. */
+  messages = check_messages (pages, &walk);
+  g_assert_cmpuint (pd_transcript_pages_get_n_messages (pages), ==, 30);
+  g_assert_cmpuint (role_count (&walk, "user"), ==, 2);
+  g_assert_cmpuint (walk.nested, ==, 1);
+  g_assert_cmpuint (walk.unlinked, ==, 0);
+  agent = find_call (messages, "Agent");
+  g_assert_nonnull (agent);
+  subagent = pd_json_get_object (agent, "subagent");
+  g_assert_cmpstr (pd_json_get_string (subagent, "agent_id"), ==, "aac8eaeccca28f5c8");
+  g_assert_cmpstr (pd_json_get_string (subagent, "agent_type"), ==, "general-purpose");
+  g_assert_cmpuint (json_array_get_length (pd_json_get_array (subagent, "messages")), ==, 12);
+  {
+    /* Its first message is the task the call gave it. */
+    g_autoptr(JsonNode) arguments = json_from_string (pd_json_get_string (pd_json_get_object (agent, "function"), "arguments"), NULL);
+    JsonObject *first = json_array_get_object_element (pd_json_get_array (subagent, "messages"), 0);
+
+    g_assert_cmpstr (pd_json_get_string (first, "role"), ==, "user");
+    g_assert_cmpstr (pd_json_get_string (first, "content"), ==, pd_json_get_string (json_node_get_object (arguments), "prompt"));
+  }
+  /* Every call answered in the conversation (14 + the subagent's 5). */
+  g_assert_cmpuint (walk.calls, ==, 19);
+  g_assert_cmpuint (walk.results, ==, 19);
+
+  count_events (pages, "20260312-00000000000000000000000000000000", &events);
+  g_assert_cmpuint (events.started, ==, 19);
+  g_assert_cmpuint (events.completed + events.failed, ==, 19);
+  /* The TaskUpdate of an unknown task failed. */
+  g_assert_cmpuint (events.failed, ==, 1);
+  g_assert_cmpuint (events.plan_created, ==, 1);
+  g_assert_cmpuint (events.plan_updated, ==, 11);
+  g_assert_cmpuint (events.spawned, ==, 1);
+  g_assert_cmpuint (events.finished_subagents, ==, 1);
+
+  check_resume (pages, resume, "/home/dev/src/harbor");
+  g_hash_table_unref (walk.roles);
+}
+
+/* 1.0.x: a subagent written inline as sidechain lines, with a TodoWrite
+ * list of its own (not the session's); a TodoWrite the user rejected. */
+static void
+test_claude_sidechain (void)
+{
+  g_autofree char *path = fixture_path (LEGACY);
+  g_autoptr(PdImportedSession) plain = NULL;
+  g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, &plain);
+  g_autoptr(GPtrArray) versions = check_history (pages, plain);
+  g_autoptr(JsonArray) messages = NULL;
+  JsonObject *task, *subagent;
+  gboolean rejected = FALSE;
+  EventCounts events;
+  Walk walk;
+
+  g_assert_cmpuint (versions->len, ==, 4);
+  messages = check_messages (pages, &walk);
+  task = find_call (messages, "Task");
+  g_assert_nonnull (task);
+  subagent = pd_json_get_object (task, "subagent");
+  g_assert_nonnull (subagent);
+  /* The subagent's own list is in its conversation, not in the history. */
+  g_assert_nonnull (find_call (pd_json_get_array (subagent, "messages"), "TodoWrite"));
+  g_assert_cmpuint (json_array_get_length (pd_json_get_array (subagent, "messages")), ==, 6);
+  g_assert_cmpuint (walk.unlinked, ==, 0);
+
+  /* The rejected call's result says so. */
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+      rejected |= pd_json_get_boolean (message, "is_error", FALSE)
+                  && g_strcmp0 (pd_json_get_string (message, "name"), "TodoWrite") == 0;
+    }
+  g_assert_true (rejected);
+
+  count_events (pages, "s", &events);
+  g_assert_cmpuint (events.plan_created + events.plan_updated, ==, 4);
+  g_assert_cmpuint (events.failed, ==, 1);
+  g_hash_table_unref (walk.roles);
+}
+
+/* 2.0.x: plan mode (rejected, then approved), a flat agent-*.jsonl
+ * subagent beside the session, a compaction, a torn line. */
+static void
+test_claude_plan_mode (void)
+{
+  g_autofree char *path = fixture_path (PLANNED);
+  g_autoptr(PdImportedSession) plain = NULL;
+  g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, &plain);
+  g_autoptr(GPtrArray) versions = check_history (pages, plain);
+  g_autoptr(GPtrArray) documents = pd_transcript_pages_dup_plan_documents (pages);
+  g_autoptr(JsonArray) messages = NULL;
+  JsonObject *subagent;
+  gboolean compacted = FALSE;
+  Walk walk;
+
+  g_assert_cmpuint (versions->len, ==, 6);
+  g_assert_cmpuint (documents->len, ==, 2);
+  g_assert_cmpint (((PdArtifactPlan *) g_ptr_array_index (documents, 0))->status, ==, PD_ARTIFACT_PLAN_REJECTED);
+  g_assert_cmpint (((PdArtifactPlan *) g_ptr_array_index (documents, 1))->status, ==, PD_ARTIFACT_PLAN_APPROVED);
+  g_assert_true (g_str_has_prefix (((PdArtifactPlan *) g_ptr_array_index (documents, 1))->markdown, "#"));
+
+  messages = check_messages (pages, &walk);
+  subagent = pd_json_get_object (find_call (messages, "Task"), "subagent");
+  g_assert_nonnull (subagent);
+  g_assert_cmpstr (pd_json_get_string (subagent, "agent_id"), ==, "3cff2801");
+  g_assert_cmpstr (pd_json_get_string (subagent, "description"), ==, "Find INI writers");
+  g_assert_cmpuint (json_array_get_length (pd_json_get_array (subagent, "messages")), ==, 6);
+  /* The compaction and the summary that continued the session are context. */
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+      compacted |= g_strcmp0 (pd_json_get_string (message, "role"), "system") == 0;
+    }
+  g_assert_true (compacted);
+  g_assert_cmpuint (role_count (&walk, "system"), ==, 2);
+  g_hash_table_unref (walk.roles);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Codex                                                                  */
+
+static void
+test_codex (void)
+{
+  g_autofree char *path = fixture_path (SINCE);
+  g_autoptr(PdImportedSession) plain = NULL;
+  g_autoptr(PdTranscriptPages) pages = read_pages ("codex", path, NULL, &plain);
+  g_autoptr(GPtrArray) versions = check_history (pages, plain);
+  g_autoptr(GPtrArray) documents = pd_transcript_pages_dup_plan_documents (pages);
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(PdPlanState) v4 = NULL, v5 = NULL;
+  g_autoptr(PdPlanDiff) diff = NULL;
+  const char * const resume[] = { "codex", "resume", "019ceb9e-8409-72b7-bb14-1b6f441e1673", NULL };
+  gboolean reasoning = FALSE, shell_output = FALSE;
+  EventCounts events;
+  Walk walk;
+
+  g_assert_cmpuint (versions->len, ==, 6);
+  /* The plan of the next morning is a new list: three steps out, three in. */
+  v4 = version_state (versions, 4);
+  v5 = version_state (versions, 5);
+  diff = pd_plan_diff_new (v4, v5);
+  g_assert_cmpuint (pd_plan_diff_count (diff, PD_PLAN_DIFF_STEP_REMOVED), ==, 3);
+  g_assert_cmpuint (pd_plan_diff_count (diff, PD_PLAN_DIFF_STEP_ADDED), ==, 3);
+
+  g_assert_cmpuint (documents->len, ==, 1);
+  g_assert_cmpint (((PdArtifactPlan *) g_ptr_array_index (documents, 0))->status, ==, PD_ARTIFACT_PLAN_PROPOSED);
+
+  messages = check_messages (pages, &walk);
+  /* The person's prompts, and what the harness put in their name (the
+   * sandbox, the folder) as context. */
+  g_assert_cmpuint (role_count (&walk, "user"), ==, 3);
+  g_assert_cmpuint (role_count (&walk, "system"), ==, 2);
+  g_assert_cmpuint (walk.calls, ==, 16);
+  g_assert_cmpuint (walk.results, ==, 16);
+  g_assert_nonnull (find_call (messages, "exec"));
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+      const char *content = pd_json_get_string (message, "content");
+
+      reasoning |= pd_json_get_string (message, "reasoning_content") != NULL;
+      /* Shell output as the person reads it, not its JSON wrapping. */
+      shell_output |= content != NULL && g_str_has_prefix (content, "logtail/cli.py:88:");
+    }
+  g_assert_true (reasoning);
+  g_assert_true (shell_output);
+
+  count_events (pages, "c", &events);
+  g_assert_cmpuint (events.started, ==, 16);
+  g_assert_cmpuint (events.plan_created + events.plan_updated, ==, 6);
+  check_resume (pages, resume, "/home/dev/src/logtail");
+  g_hash_table_unref (walk.roles);
+
+  /* A rollout without a plan: a conversation, no history, no plan. */
+  {
+    g_autofree char *other = fixture_path (NOPLAN);
+    g_autoptr(PdImportedSession) none = NULL;
+    g_autoptr(PdTranscriptPages) quiet = read_pages ("codex", other, NULL, &none);
+    g_autoptr(GPtrArray) no_versions = check_history (quiet, none);
+
+    g_assert_cmpuint (no_versions->len, ==, 0);
+    g_assert_null (pd_transcript_pages_dup_plan (quiet, NULL));
+    g_assert_cmpuint (pd_transcript_pages_get_n_messages (quiet), >, 0);
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* OpenCode                                                               */
+
+static void
+test_opencode_storage (void)
+{
+  g_autofree char *storage = fixture_path ("opencode/storage");
+  g_autoptr(PdImportedSession) plain = NULL;
+  g_autoptr(PdTranscriptPages) pages = read_pages ("opencode-storage", storage, WEBHOOK, &plain);
+  g_autoptr(GPtrArray) versions = check_history (pages, plain);
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(PdPlanState) newest = NULL;
+  const char * const resume[] = { "opencode", "--session", WEBHOOK, NULL };
+  JsonObject *subagent = NULL;
+  EventCounts events;
+  Walk walk;
+
+  g_assert_cmpuint (versions->len, ==, 3);
+  newest = version_state (versions, 3);
+  {
+    const PdPlanStep *cancelled = g_ptr_array_index (newest->steps, 3);
+    g_autofree char *shape = describe_state (newest);
+
+    g_assert_cmpstr (shape, ==, "1:done|2:done|3:in_progress|4:blocked");
+    g_assert_cmpstr (cancelled->title, ==, "Show attempts on the admin page");
+  }
+  /* The agent's own word beside ours. */
+  g_assert_nonnull (strstr (((PdPlanVersionInfo *) g_ptr_array_index (versions, 2))->state_json,
+                            "\"agent_status\":\"cancelled\""));
+
+  messages = check_messages (pages, &walk);
+  /* 19, and the subagent after them. */
+  g_assert_cmpuint (pd_transcript_pages_get_n_messages (pages), ==, 20);
+  /* The subagent's session (it names this one its parent): no task call
+   * links it in this store, so it follows the conversation. */
+  g_assert_cmpuint (walk.unlinked, ==, 1);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (pd_json_get_object (json_array_get_object_element (messages, i), "subagent"))
+      subagent = pd_json_get_object (json_array_get_object_element (messages, i), "subagent");
+  g_assert_cmpstr (pd_json_get_string (subagent, "agent_id"), ==, "ses_3a9f0d71effeJm2Vq8ZcHyWp6T");
+
+  count_events (pages, "o", &events);
+  g_assert_cmpuint (events.plan_created + events.plan_updated, ==, 3);
+  g_assert_cmpuint (events.started, ==, walk.calls);
+  check_resume (pages, resume, "/home/dev/src/hookshot");
+  g_hash_table_unref (walk.roles);
+}
+
+static void
+exec_sql (sqlite3    *db,
+          const char *sql)
+{
+  char *message = NULL;
+
+  if (sqlite3_exec (db, sql, NULL, NULL, &message) != SQLITE_OK)
+    g_error ("%s: %s", sql, message);
+}
+
+/* opencode.db: messages and parts from their tables, and a task call's
+ * subagent session nested under it. */
+static void
+test_opencode_database (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "opencode.db", NULL);
+  g_autoptr(PdImportedSession) plain = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  JsonObject *task, *subagent;
+  sqlite3 *db;
+  Walk walk;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db,
+            "CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, title TEXT,"
+            " time_created INTEGER, time_updated INTEGER);"
+            "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);"
+            "CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT);"
+            "INSERT INTO session VALUES ('ses_p', NULL, '/work/p', 'Parent', 1767225600000, 1767225660000);"
+            "INSERT INTO session VALUES ('ses_c', 'ses_p', '/work/p', 'Child', 1767225610000, 1767225620000);"
+            "INSERT INTO message VALUES ('msg_1', 'ses_p', 1767225600000,"
+            " '{\"id\":\"msg_1\",\"role\":\"user\",\"time\":{\"created\":1767225600000}}');"
+            "INSERT INTO message VALUES ('msg_2', 'ses_p', 1767225601000,"
+            " '{\"id\":\"msg_2\",\"role\":\"assistant\",\"time\":{\"created\":1767225601000}}');"
+            "INSERT INTO message VALUES ('msg_3', 'ses_c', 1767225610000,"
+            " '{\"id\":\"msg_3\",\"role\":\"user\",\"time\":{\"created\":1767225610000}}');"
+            "INSERT INTO part VALUES ('prt_1', 'msg_1', 'ses_p', 0, '{\"type\":\"text\",\"text\":\"Plan and look\"}');"
+            "INSERT INTO part VALUES ('prt_2', 'msg_2', 'ses_p', 0, '{\"type\":\"tool\",\"tool\":\"todowrite\",\"callID\":\"c1\","
+            "\"state\":{\"status\":\"completed\",\"input\":{\"todos\":[{\"content\":\"Look\",\"status\":\"in_progress\","
+            "\"priority\":\"high\"}]},\"output\":\"[]\",\"time\":{\"start\":1767225602000,\"end\":1767225602100}}}');"
+            "INSERT INTO part VALUES ('prt_3', 'msg_2', 'ses_p', 0, '{\"type\":\"tool\",\"tool\":\"task\",\"callID\":\"c2\","
+            "\"state\":{\"status\":\"completed\",\"input\":{\"prompt\":\"Look around\",\"description\":\"Look\","
+            "\"subagent_type\":\"general\"},\"output\":\"Found it\",\"metadata\":{\"sessionId\":\"ses_c\"},"
+            "\"time\":{\"start\":1767225603000,\"end\":1767225630000}}}');"
+            "INSERT INTO part VALUES ('prt_4', 'msg_3', 'ses_c', 0, '{\"type\":\"text\",\"text\":\"Look around\"}');");
+  sqlite3_close (db);
+
+  pages = read_pages ("opencode-db", path, "ses_p", &plain);
+  versions = check_history (pages, plain);
+  g_assert_cmpuint (versions->len, ==, 1);
+  messages = check_messages (pages, &walk);
+  task = find_call (messages, "task");
+  g_assert_nonnull (task);
+  subagent = pd_json_get_object (task, "subagent");
+  g_assert_nonnull (subagent);
+  g_assert_cmpstr (pd_json_get_string (subagent, "agent_id"), ==, "ses_c");
+  g_assert_cmpstr (pd_json_get_string (subagent, "agent_type"), ==, "general");
+  g_assert_cmpuint (json_array_get_length (pd_json_get_array (subagent, "messages")), ==, 1);
+  g_assert_cmpuint (walk.unlinked, ==, 0);
+  g_assert_cmpuint (walk.results, ==, 2);
+  g_hash_table_unref (walk.roles);
+  pd_import_test_rmtree (dir);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The shared recordings                                                  */
+
+static guint
+count_in_file (const char *path,
+               const char *needle)
+{
+  g_autofree char *contents = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  for (const char *p = strstr (contents, needle); p; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+static void
+test_shared (void)
+{
+  g_autofree char *root = pd_import_test_shared_fixtures ("");
+  const char *claude[] = {
+    "claude-code/-Users-dain-workspace-claude-code-log-sample/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl",
+    "claude-code/-Users-dain-workspace-danieldemmel-me-next/b25638d7-b104-4f06-a797-70ac33d069ed.jsonl",
+    "claude-code/-Users-dain-workspace-danieldemmel-me-next/f852ad25-1024-47da-964e-5eaae5bd6e6a.jsonl",
+  };
+  const guint applied[] = { 4, 4, 12 };
+  const guint documents[] = { 0, 1, 4 };
+
+  if (root == NULL)
+    return;
+
+  for (guint i = 0; i < G_N_ELEMENTS (claude); i++)
+    {
+      g_autofree char *path = g_build_filename (root, claude[i], NULL);
+      g_autoptr(PdImportedSession) plain = NULL;
+      g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, &plain);
+      g_autoptr(GPtrArray) versions = check_history (pages, plain);
+      g_autoptr(GPtrArray) plans = pd_transcript_pages_dup_plan_documents (pages);
+      g_autoptr(JsonArray) messages = NULL;
+      EventCounts events;
+      Walk walk;
+
+      g_assert_cmpuint (versions->len, ==, applied[i]);
+      g_assert_cmpuint (plans->len, ==, documents[i]);
+      messages = check_messages (pages, &walk);
+      /* Every tool call of the recording is in the conversation. */
+      g_assert_cmpuint (walk.calls, ==, count_in_file (path, "\"type\":\"tool_use\""));
+      count_events (pages, "shared", &events);
+      g_assert_cmpuint (events.started, ==, walk.calls);
+      g_assert_cmpuint (events.plan_created + events.plan_updated, ==, applied[i]);
+      g_hash_table_unref (walk.roles);
+    }
+
+  {
+    g_autofree char *path = g_build_filename (root, "codex", "SYNTHETIC_update_plan_variants.jsonl", NULL);
+    g_autoptr(PdImportedSession) plain = NULL;
+    g_autoptr(PdTranscriptPages) pages = read_pages ("codex", path, NULL, &plain);
+    g_autoptr(GPtrArray) versions = check_history (pages, plain);
+    g_autoptr(GPtrArray) plans = pd_transcript_pages_dup_plan_documents (pages);
+
+    g_assert_cmpuint (versions->len, >, 0);
+    g_assert_cmpuint (plans->len, ==, 1);
+    g_assert_cmpstr (((PdArtifactPlan *) g_ptr_array_index (plans, 0))->markdown, ==,
+                     "# YAML output\n\n1. Add serde_yaml\n2. Add --yaml flag\n3. Tests\n");
+  }
+  {
+    g_autofree char *path = g_build_filename (root, "codex", "agent-sessions_codex_small_0.146.jsonl", NULL);
+    g_autoptr(PdImportedSession) plain = NULL;
+    g_autoptr(PdTranscriptPages) pages = read_pages ("codex", path, NULL, &plain);
+    g_autoptr(GPtrArray) versions = check_history (pages, plain);
+    g_autoptr(JsonArray) messages = NULL;
+    Walk walk;
+
+    g_assert_cmpuint (versions->len, ==, 0);
+    messages = check_messages (pages, &walk);
+    g_assert_cmpuint (walk.messages, >, 0);
+    g_hash_table_unref (walk.roles);
+  }
+  {
+    g_autofree char *storage = g_build_filename (root, "opencode", "SYNTHETIC_legacy_storage", "storage", NULL);
+    g_autoptr(PdImportedSession) plain = NULL;
+    g_autoptr(PdTranscriptPages) pages = read_pages ("opencode-storage", storage, "ses_0000000000000000000000000001", &plain);
+    g_autoptr(GPtrArray) versions = check_history (pages, plain);
+
+    g_assert_cmpuint (versions->len, ==, 1);
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Bounds                                                                 */
+
+/* A tool's output of 200 KB is kept to its bound (4 KiB), cut between characters,
+ * and the cut is said; so are a call's arguments. */
+static void
+test_bounds (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autofree char *first = NULL, *call = NULL, *result = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  const char *lines[4];
+  JsonObject *answer, *asked, *arguments_call;
+  const char *content, *arguments;
+
+  /* "é" is two bytes: an odd bound would split one. */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append (big, "\xc3\xa9");
+  first = g_strdup ("{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"sessionId\":\"b1\",\"cwd\":\"/w\","
+                    "\"message\":{\"role\":\"user\",\"content\":\"Go\"}}");
+  call = g_strdup_printf ("{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":{\"id\":\"m1\","
+                          "\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Write\","
+                          "\"input\":{\"content\":\"%s\"}}]}}", big->str);
+  result = g_strdup_printf ("{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":{\"role\":\"user\","
+                            "\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"x%s\"}]}}",
+                            big->str);
+  lines[0] = first;
+  lines[1] = call;
+  lines[2] = result;
+  lines[3] = NULL;
+  path = pd_import_test_write (dir, "b1.jsonl", lines);
+
+  pages = read_pages ("claude", path, NULL, NULL);
+  messages = pd_transcript_pages_dup_messages (pages);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 3);
+
+  answer = json_array_get_object_element (messages, 2);
+  content = pd_json_get_string (answer, "content");
+  g_assert_true (g_utf8_validate (content, -1, NULL));
+  g_assert_cmpuint (strlen (content), <=, 4 * 1024);
+  g_assert_cmpuint (strlen (content), >, 4 * 1024 - 4);
+  g_assert_cmpint (pd_json_get_int (answer, "content_cut", 0), ==, (gint64) (1 + big->len - strlen (content)));
+
+  asked = json_array_get_object_element (messages, 1);
+  arguments_call = json_array_get_object_element (pd_json_get_array (asked, "tool_calls"), 0);
+  arguments = pd_json_get_string (pd_json_get_object (arguments_call, "function"), "arguments");
+  g_assert_true (g_utf8_validate (arguments, -1, NULL));
+  g_assert_cmpuint (strlen (arguments), <=, 4 * 1024);
+  g_assert_cmpint (pd_json_get_int (arguments_call, "arguments_cut", 0), >, 0);
+
+  pd_import_test_rmtree (dir);
+}
+
+/* An agent's session id goes into a command line: only a plain id does,
+ * never an option or a second word. */
+static void
+test_resume_ids (void)
+{
+  const char *ids[] = { "--dangerously-skip-permissions", "-r", "a b", "a;rm -rf ~", "$(id)", "`id`", "a\nb", "", NULL };
+  g_autofree char *dir = pd_import_test_tmpdir ();
+
+  for (guint i = 0; ids[i]; i++)
+    {
+      g_autoptr(JsonNode) id = json_node_init_string (json_node_alloc (), ids[i]);
+      g_autofree char *quoted = json_to_string (id, FALSE);
+      g_autofree char *line = g_strdup_printf ("{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"sessionId\":%s,"
+                                               "\"cwd\":\"/w\",\"message\":{\"role\":\"user\",\"content\":\"Go\"}}", quoted);
+      g_autofree char *name = g_strdup_printf ("hostile-%u.jsonl", i);
+      const char *lines[] = { line, NULL };
+      g_autofree char *path = pd_import_test_write (dir, name, lines);
+      g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, NULL);
+      g_auto(GStrv) argv = pd_transcript_pages_dup_resume_argv (pages);
+
+      g_assert_null (argv);
+    }
+  {
+    g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("opencode-db", "/nowhere", "-x", NULL);
+    g_autofree char *workdir = NULL;
+    g_auto(GStrv) argv = pd_transcript_reader_dup_resume_argv (reader, &workdir);
+
+    g_assert_null (argv);
+    g_assert_null (workdir);
+  }
+  pd_import_test_rmtree (dir);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Through the API                                                        */
+
+static void
+copy_tree (const char *from,
+           const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_mkdir_with_parents (to, 0700);
+  while ((name = g_dir_read_name (dir)))
+    {
+      g_autofree char *source = g_build_filename (from, name, NULL);
+      g_autofree char *target = g_build_filename (to, name, NULL);
+
+      if (g_file_test (source, G_FILE_TEST_IS_DIR))
+        copy_tree (source, target);
+      else
+        {
+          g_autofree char *contents = NULL;
+          gsize length;
+
+          g_assert_true (g_file_get_contents (source, &contents, &length, NULL));
+          g_assert_true (g_file_set_contents (target, contents, (gssize) length, NULL));
+        }
+    }
+}
+
+typedef struct
+{
+  char           *dir;
+  char           *db_path;
+  PdSessionStore *store;
+  char           *id;
+} Imported;
+
+static void
+imported_open (Imported   *f,
+               const char *fixture)   /* a folder of tests/fixtures/claude-code */
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autofree char *from = fixture_path (fixture);
+  g_autofree char *projects = NULL;
+  g_autofree char *base = g_path_get_basename (fixture);
+  const char *paths[2] = { NULL, NULL };
+
+  f->dir = pd_import_test_tmpdir ();
+  projects = g_build_filename (f->dir, "projects", base, NULL);
+  copy_tree (from, projects);
+  f->db_path = g_build_filename (f->dir, "sessions.db", NULL);
+  db = pd_db_open (f->db_path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  f->store = pd_session_store_new (db);
+  paths[0] = projects;
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, >=, 1);
+  f->id = g_strdup (((PdSessionInfo *) g_ptr_array_index (list, 0))->id);
+}
+
+static void
+imported_close (Imported *f)
+{
+  g_clear_object (&f->store);
+  pd_import_test_rmtree (f->dir);
+  g_free (f->dir);
+  g_free (f->db_path);
+  g_free (f->id);
+}
+
+/* Every byte of the database and its journal, for what must not be there. */
+static gboolean
+database_contains (Imported   *f,
+                   const char *needle)
+{
+  const char *suffixes[] = { "", "-wal", "-journal" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *path = g_strconcat (f->db_path, suffixes[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      if (g_file_get_contents (path, &contents, &length, NULL)
+          && memmem (contents, length, needle, strlen (needle)) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_reads (void)
+{
+  Imported f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(PdPlanState) ticked = NULL;
+  g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(GPtrArray) marked = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *workdir = NULL;
+  g_autofree char *shape = NULL;
+  guint marks = 0;
+
+  imported_open (&f, "claude-code/-home-dev-src-harbor");
+
+  info = pd_session_reads_get (f.store, f.id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (info->n_messages, ==, 30);
+  g_assert_cmpint (info->plan_version, ==, 12);
+
+  g_assert_true (pd_session_reads_get_plan (f.store, f.id, &plan, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (plan->version, ==, 12);
+  shape = describe_state (plan);
+  g_assert_cmpstr (shape, ==, "1:done|2:in_progress|3:done");
+
+  versions = pd_session_reads_list_plan_versions (f.store, f.id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (versions->len, ==, 12);
+  messages = pd_session_reads_load_messages (f.store, f.id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 30);
+  events = pd_session_reads_list_events (f.store, f.id, NULL, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, >, 30);
+  tools = pd_session_reads_list_events (f.store, f.id, PD_EVENT_TOOL_CALL_FAILED, 0, 10, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 1);
+  g_assert_true (pd_session_reads_get_resume (f.store, f.id, &argv, &workdir, &error));
+  g_assert_cmpstr (argv[0], ==, "claude");
+  g_assert_cmpstr (workdir, ==, "/home/dev/src/harbor");
+
+  /* The user ticks task 2 (in progress): the plan shows it done, the
+   * history marks it where the agent had it open. */
+  checklist = pd_import_index_load_checklist (f.store, f.id, &error);
+  g_assert_no_error (error);
+  pd_checklist_set_checked (checklist, 1, TRUE);
+  g_assert_true (pd_import_index_save_annotations (f.store, f.id, checklist, &error));
+  g_assert_no_error (error);
+  g_assert_true (pd_session_reads_get_plan (f.store, f.id, &ticked, &error));
+  g_clear_pointer (&shape, g_free);
+  shape = describe_state (ticked);
+  g_assert_cmpstr (shape, ==, "1:done|2:done|3:done");
+  marked = pd_session_reads_list_plan_versions (f.store, f.id, &error);
+  for (guint i = 0; i < marked->len; i++)
+    marks += strstr (((PdPlanVersionInfo *) g_ptr_array_index (marked, i))->state_json, "\"user_checked\":true") != NULL;
+  /* Versions 2 to 12 hold task 2 open. */
+  g_assert_cmpuint (marks, ==, 11);
+  /* ... while the history keeps the agent's own statuses. */
+  {
+    g_autoptr(PdPlanState) newest = version_state (marked, 12);
+    g_autofree char *agent = describe_state (newest);
+    g_assert_cmpstr (agent, ==, "1:done|2:in_progress|3:done");
+  }
+
+  /* Read, marked, served: none of the agent's text was written (seed 001). */
+  g_assert_false (database_contains (&f, "Write a token bucket"));
+  g_assert_false (database_contains (&f, "Return 429 with Retry-After"));
+  g_assert_false (database_contains (&f, "Tests for the limiter"));
+  g_assert_false (database_contains (&f, "Five tests, all pass"));
+
+  imported_close (&f);
+}
+
+/* The pages follow the transcript: an update appended later is a version
+ * at the next read; a transcript gone leaves the record readable. */
+static void
+test_reads_follow (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (dir, "sessions.db", NULL);
+  g_autofree char *project = g_build_filename (dir, "projects", "-work", NULL);
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GPtrArray) before = NULL, after = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  const char *lines[] = {
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"sessionId\":\"f1\",\"cwd\":\"/work\","
+    "\"message\":{\"role\":\"user\",\"content\":\"Go\"}}",
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":{\"id\":\"m1\",\"role\":\"assistant\","
+    "\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"TodoWrite\",\"input\":{\"todos\":["
+    "{\"content\":\"A\",\"status\":\"in_progress\"},{\"content\":\"B\",\"status\":\"pending\"}]}}]}}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":{\"role\":\"user\",\"content\":["
+    "{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"}]}}",
+    NULL,
+  };
+  const char *more =
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:01:00Z\",\"message\":{\"id\":\"m2\",\"role\":\"assistant\","
+    "\"content\":[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"TodoWrite\",\"input\":{\"todos\":["
+    "{\"content\":\"A\",\"status\":\"completed\"},{\"content\":\"B\",\"status\":\"in_progress\"}]}}]}}\n"
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:01:01Z\",\"message\":{\"role\":\"user\",\"content\":["
+    "{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":\"ok\"}]}}\n";
+  const char *paths[] = { project, NULL };
+  const char *id;
+  FILE *file;
+
+  path = pd_import_test_write (project, "f1.jsonl", lines);
+  db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  g_assert_true (pd_import_index_run_paths (index, store, paths, NULL, NULL, &error));
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_cmpuint (list->len, ==, 1);
+  id = ((PdSessionInfo *) g_ptr_array_index (list, 0))->id;
+
+  before = pd_session_reads_list_plan_versions (store, id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (before->len, ==, 1);
+
+  file = fopen (path, "a");
+  g_assert_nonnull (file);
+  fputs (more, file);
+  fclose (file);
+  after = pd_session_reads_list_plan_versions (store, id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (after->len, ==, 2);
+
+  /* Gone: the plan cannot be read, and says why; the record still can. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_false (pd_session_reads_get_plan (store, id, &plan, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  info = pd_session_reads_get (store, id, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (info);
+
+  /* Our own sessions are the store's: no resume, an empty plan list. */
+  {
+    g_autoptr(PdSessionInfo) own = pd_session_store_create (store, "Own", "m", "replay", "plandeck", "/w", &error);
+    g_auto(GStrv) argv = NULL;
+    g_autoptr(GPtrArray) documents = NULL;
+
+    g_assert_no_error (error);
+    g_assert_false (pd_session_reads_get_resume (store, own->id, &argv, NULL, &error));
+    g_assert_no_error (error);
+    documents = pd_session_reads_list_plan_documents (store, own->id, &error);
+    g_assert_cmpuint (documents->len, ==, 0);
+  }
+  pd_import_test_rmtree (dir);
+}
+
+static void
+on_result (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Bounded: a hung worker fails the test instead of hanging it. */
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (*slot == NULL)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  return *slot;
+}
+
+/* The window's source answers every page of an imported session, off the
+ * main thread. */
+static void
+test_local_source (void)
+{
+  Imported f = { 0 };
+  g_autoptr(PdLocalSource) source = NULL;
+  g_autoptr(GError) error = NULL;
+
+  imported_open (&f, "claude-code/-home-dev-src-inkwell");
+  /* Two sessions there: take the plan-mode one. */
+  {
+    g_autoptr(GPtrArray) list = pd_session_store_list (f.store, "settings", FALSE, 0, 10, NULL, &error);
+    g_assert_cmpuint (list->len, ==, 1);
+    g_free (f.id);
+    f.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (list, 0))->id);
+  }
+  source = pd_local_source_new (f.db_path, FALSE);
+
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(PdSessionInfo) info = NULL;
+
+    pd_source_get_session_async (PD_SOURCE (source), f.id, NULL, on_result, &result);
+    info = pd_source_get_session_finish (PD_SOURCE (source), wait_result (&result), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (info->n_messages, ==, 48);
+  }
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(PdPlanState) plan = NULL;
+
+    pd_source_get_plan_async (PD_SOURCE (source), f.id, NULL, on_result, &result);
+    g_assert_true (pd_source_get_plan_finish (PD_SOURCE (source), wait_result (&result), &plan, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (plan->version, ==, 6);
+    g_assert_cmpuint (plan->steps->len, ==, 5);
+  }
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GPtrArray) history = NULL;
+
+    pd_source_get_plan_history_async (PD_SOURCE (source), f.id, NULL, on_result, &result);
+    history = pd_source_get_plan_history_finish (PD_SOURCE (source), wait_result (&result), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (history->len, ==, 6);
+  }
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(JsonArray) messages = NULL;
+
+    pd_source_get_messages_async (PD_SOURCE (source), f.id, NULL, on_result, &result);
+    messages = pd_source_get_messages_finish (PD_SOURCE (source), wait_result (&result), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (messages), ==, 48);
+  }
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GPtrArray) events = NULL;
+
+    pd_source_get_events_async (PD_SOURCE (source), f.id, 3, 5, NULL, on_result, &result);
+    events = pd_source_get_events_finish (PD_SOURCE (source), wait_result (&result), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (events->len, ==, 5);
+    g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (events, 0))->seq, ==, 4);
+  }
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(PdResumeCommand) command = NULL;
+    g_autofree char *line = NULL;
+
+    pd_source_get_resume_command_async (PD_SOURCE (source), f.id, NULL, on_result, &result);
+    command = pd_source_get_resume_command_finish (PD_SOURCE (source), wait_result (&result), &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (command);
+    line = pd_resume_command_to_string (command);
+    g_assert_cmpstr (line, ==, "claude --resume b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9");
+    g_assert_cmpstr (command->workdir, ==, "/home/dev/src/inkwell");
+  }
+
+  g_clear_object (&source);
+  imported_close (&f);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-pages/claude/tasks", test_claude_tasks);
+  g_test_add_func ("/pd/import-pages/claude/sidechain", test_claude_sidechain);
+  g_test_add_func ("/pd/import-pages/claude/plan-mode", test_claude_plan_mode);
+  g_test_add_func ("/pd/import-pages/codex", test_codex);
+  g_test_add_func ("/pd/import-pages/opencode/storage", test_opencode_storage);
+  g_test_add_func ("/pd/import-pages/opencode/database", test_opencode_database);
+  g_test_add_func ("/pd/import-pages/shared", test_shared);
+  g_test_add_func ("/pd/import-pages/bounds", test_bounds);
+  g_test_add_func ("/pd/import-pages/resume-ids", test_resume_ids);
+  g_test_add_func ("/pd/import-pages/reads", test_reads);
+  g_test_add_func ("/pd/import-pages/reads-follow", test_reads_follow);
+  g_test_add_func ("/pd/import-pages/local-source", test_local_source);
+
+  return g_test_run ();
+}
