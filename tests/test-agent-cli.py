@@ -302,6 +302,83 @@ def serve_follows_config(tap, agent, env, tmp):
               "serve: the project file's refusal is printed", stderr)
 
 
+def imported_sessions(tap, agent_run, detail, tmp):
+    """Sessions imported from Claude Code, Codex and OpenCode answer plan
+    status, sessions show and export, and events, from their transcripts
+    (the project's own fixtures), as our own sessions do from the database;
+    none of the agent's plan text is written to the database."""
+    fixtures = os.environ.get("PD_FIXTURES_DIR")
+    if not fixtures:
+        tap.check(False, "PD_FIXTURES_DIR names the project's fixtures")
+        return
+    db = os.path.join(tmp, "imported.db")
+    proc = agent_run("import", "--db", db, os.path.join(fixtures, "claude-code"), os.path.join(fixtures, "codex"),
+                     os.path.join(fixtures, "opencode"))
+    tap.check(proc.returncode == 0, "import exits 0", detail(proc))
+    proc = agent_run("sessions", "list", "--db", db, "--json")
+    listing = json.loads(proc.stdout) if proc.returncode == 0 else {"sessions": []}
+    by_title = {s.get("task", ""): s for s in listing.get("sessions", [])}
+    expected = {
+        # title: (source, plan status head, versions, resume argv, folder)
+        "Upload rate limits": ("claude-code", "\U0001f4cb Plan \u2014 v12 \u00b7 2/3 done", 12,
+                               ["claude", "--resume", "5b2e9f07-c3d1-4a6b-8e20-f14d9a6c0b72"], "/home/dev/src/harbor"),
+        "Retry failed webhook deliveries": ("opencode", "\U0001f4cb Plan \u2014 v3 \u00b7 2/4 done", 3,
+                                            ["opencode", "--session", "ses_3a9f1c2e0ffeQk7wTb2LxNsd4R"],
+                                            "/home/dev/src/hookshot"),
+    }
+    codex = [s for s in listing.get("sessions", []) if s.get("source") == "codex"
+             and s.get("task", "").startswith("Add a --since filter")]
+    tap.check(len(codex) == 1, "the Codex session is listed", proc.stdout)
+    if codex:
+        expected[codex[0]["task"]] = ("codex", "\U0001f4cb Plan \u2014 v6 \u00b7 1/3 done", 6,
+                                      ["codex", "resume", "019ceb9e-8409-72b7-bb14-1b6f441e1673"],
+                                      "/home/dev/src/logtail")
+    for title, (source, head, versions, argv, folder) in expected.items():
+        session = by_title.get(title)
+        tap.check(session is not None and session.get("source") == source, f"{source}: listed", proc.stdout)
+        if session is None:
+            continue
+        sid = session["id"]
+
+        status = agent_run("plan", "status", "--db", db, sid)
+        tap.check(status.returncode == 0 and status.stdout.startswith(head), f"{source}: plan status", detail(status))
+
+        shown = agent_run("sessions", "show", "--db", db, "--json", sid)
+        record = json.loads(shown.stdout) if shown.returncode == 0 else {}
+        tap.check(record.get("messages", 0) > 0 and record.get("plan_state", {}).get("version") == versions,
+                  f"{source}: sessions show --json has the messages and the plan", detail(shown))
+        tap.check(record.get("resume") == {"argv": argv, "workdir": folder},
+                  f"{source}: sessions show --json says how to continue it in its agent", record.get("resume"))
+        shown = agent_run("sessions", "show", "--db", db, sid)
+        tap.check("  continue  " + " ".join(argv) in shown.stdout, f"{source}: sessions show prints the command",
+                  detail(shown))
+
+        exported = agent_run("sessions", "export", "--db", db, sid)
+        document = json.loads(exported.stdout) if exported.returncode == 0 else {}
+        messages = document.get("messages", [])
+        tap.check(len(messages) == record.get("messages") and len(document.get("plan_versions", [])) == versions,
+                  f"{source}: sessions export has the conversation and every version", detail(exported))
+        tap.check(any(m.get("role") == "tool" and m.get("tool_call_id") for m in messages)
+                  and any(m.get("role") == "user" for m in messages),
+                  f"{source}: the export holds prompts and tool results", [m.get("role") for m in messages][:10])
+
+        events = agent_run("events", "--db", db, "--session", sid, "--type", "plan_updated")
+        lines = [json.loads(line) for line in events.stdout.splitlines() if line.strip()]
+        tap.check(events.returncode == 0 and len(lines) == versions - 1
+                  and all(set(e["data"]) == {"steps", "done", "in_progress", "blocked", "pending", "version"}
+                          for e in lines), f"{source}: events has the plan updates", detail(events))
+
+    # Read, shown, exported: the agents' plan text is still not in the database.
+    with open(db, "rb") as f:
+        data = f.read()
+    for suffix in ("-wal",):
+        if os.path.exists(db + suffix):
+            with open(db + suffix, "rb") as f:
+                data += f.read()
+    for text in ("Write a token bucket", "Record each attempt", "Accept durations in --since"):
+        tap.check(text.encode() not in data, f"no plan text in the database: {text}")
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -452,6 +529,7 @@ def main():
         modes = [json.loads(line)["data"]["active"] for line in proc.stdout.splitlines() if line.strip()]
         tap.check(modes == [True, False], "plan_mode events logged in order", modes)
 
+        imported_sessions(tap, agent_run, detail, tmp)
         project_trust(tap, agent, env, tmp, os.path.join(tmp, "trust.db"))
         serve_follows_config(tap, agent, env, tmp)
 

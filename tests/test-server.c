@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
+#include "pd-import-index.h"
 #include "pd-plan.h"
 #include "pd-redact.h"
 #include "pd-replay-provider.h"
@@ -954,6 +955,101 @@ test_plan_cache_invalidation (Fixture       *f,
   g_assert_cmpint (version, ==, 7);
 }
 
+#define IMPORTED_LINES \
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"sessionId\":\"f1\",\"cwd\":\"/work\"," \
+  "\"message\":{\"role\":\"user\",\"content\":\"Go\"}}\n" \
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":{\"id\":\"m1\",\"role\":\"assistant\"," \
+  "\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[" \
+  "{\"content\":\"Alpha step\",\"status\":\"in_progress\"},{\"content\":\"Beta step\",\"status\":\"pending\"}]}}]}}\n" \
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":{\"role\":\"user\",\"content\":[" \
+  "{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"}]}}\n"
+
+#define IMPORTED_MORE \
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:01:00Z\",\"message\":{\"id\":\"m2\",\"role\":\"assistant\"," \
+  "\"content\":[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[" \
+  "{\"content\":\"Alpha step\",\"status\":\"completed\"},{\"content\":\"Beta step\",\"status\":\"in_progress\"}]}}]}}\n" \
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:01:01Z\",\"message\":{\"role\":\"user\",\"content\":[" \
+  "{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":\"ok\"}]}}\n"
+
+/* A session imported from Claude Code answers every read route from its
+ * transcript, as our own do from the database; its plan follows the
+ * transcript at once (no cached answer outlives an update). */
+static void
+test_imported (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *transcript = g_build_filename (f->dir, "f1.jsonl", NULL);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *record_path = NULL, *plan_path = NULL, *detail_path = NULL, *export_path = NULL;
+  g_autofree char *events_path = NULL;
+  g_autoptr(Reply) record = NULL, plan = NULL, detail = NULL, exported = NULL, events = NULL, later = NULL;
+  const char *paths[] = { transcript, NULL };
+  const char *id = NULL;
+  JsonArray *steps;
+  FILE *file;
+
+  g_assert_true (g_file_set_contents (transcript, IMPORTED_LINES, -1, &error));
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  for (guint i = 0; i < list->len; i++)
+    if (pd_session_info_is_imported (g_ptr_array_index (list, i)))
+      id = ((PdSessionInfo *) g_ptr_array_index (list, i))->id;
+  g_assert_nonnull (id);
+  record_path = g_strdup_printf ("/api/sessions/%s", id);
+  plan_path = g_strdup_printf ("/api/sessions/%s/plan", id);
+  detail_path = g_strdup_printf ("/api/sessions/%s/plan/detail", id);
+  export_path = g_strdup_printf ("/api/sessions/%s/export", id);
+  events_path = g_strdup_printf ("/api/events?session_id=%s&after_seq=0", id);
+
+  record = request (f, "GET", record_path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (record->status, ==, 200);
+  g_assert_cmpint (json_object_get_int_member (reply_object (record), "messages"), ==, 3);
+
+  plan = request (f, "GET", plan_path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (plan->status, ==, 200);
+  g_assert_true (json_object_get_boolean_member (reply_object (plan), "found"));
+  g_assert_cmpint (json_object_get_int_member (reply_object (plan), "version"), ==, 1);
+  steps = json_object_get_array_member (reply_object (plan), "steps");
+  g_assert_cmpuint (json_array_get_length (steps), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (steps, 0), "title"), ==, "Alpha step");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (steps, 0), "status"), ==, "in_progress");
+
+  detail = request (f, "GET", detail_path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (detail->status, ==, 200);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (detail), "history")), ==, 1);
+
+  exported = request (f, "GET", export_path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (exported->status, ==, 200);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (exported), "messages")), ==, 3);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (exported), "plan_versions")), ==, 1);
+
+  events = request (f, "GET", events_path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (events->status, ==, 200);
+  /* tool_call_started, plan_created, tool_call_completed */
+  g_assert_cmpint (json_object_get_int_member (reply_object (events), "count"), ==, 3);
+
+  /* The agent goes on: the next read says so. */
+  file = fopen (transcript, "a");
+  g_assert_nonnull (file);
+  fputs (IMPORTED_MORE, file);
+  fclose (file);
+  later = request (f, "GET", plan_path, NULL, TOKEN, NULL);
+  g_assert_cmpuint (later->status, ==, 200);
+  g_assert_cmpint (json_object_get_int_member (reply_object (later), "version"), ==, 2);
+  steps = json_object_get_array_member (reply_object (later), "steps");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (steps, 1), "status"), ==, "in_progress");
+
+  /* Gone: said, not a database failure. */
+  g_assert_cmpint (g_unlink (transcript), ==, 0);
+  {
+    g_autoptr(Reply) gone = request (f, "GET", plan_path, NULL, TOKEN, NULL);
+    g_assert_cmpuint (gone->status, ==, 503);
+  }
+}
+
 static void
 test_rate_limit (Fixture       *f,
                  gconstpointer  data)
@@ -1584,6 +1680,7 @@ main (int   argc,
   ADD ("/pd/server/plan", test_plan, 0);
   ADD ("/pd/server/plan-detail", test_plan_detail, 0);
   ADD ("/pd/server/plan-cache-invalidation", test_plan_cache_invalidation, 0);
+  ADD ("/pd/server/imported", test_imported, 0);
   ADD ("/pd/server/rate-limit", test_rate_limit, 5);
   ADD ("/pd/server/rate-limit-off", test_rate_limit_off, 0);
   ADD ("/pd/server/events", test_events, 0);

@@ -14,6 +14,7 @@
 
 #include "pd-agent-commands.h"
 #include "pd-agent-common.h"
+#include "pd-session-reads.h"
 
 #define PAGE 500
 #define FOLLOW_INTERVAL_USEC (500 * G_TIME_SPAN_MILLISECOND)
@@ -27,7 +28,8 @@ print_after (PdSessionStore  *store,
 {
   for (;;)
     {
-      g_autoptr(GPtrArray) events = pd_session_store_list_events (store, session_id, type, *after, PAGE, error);
+      /* An imported session's timeline is read from its transcript. */
+      g_autoptr(GPtrArray) events = pd_session_reads_list_events (store, session_id, type, *after, PAGE, error);
 
       if (events == NULL)
         return FALSE;

@@ -26,6 +26,7 @@
 #include "pd-agent-common.h"
 #include "pd-config.h"
 #include "pd-plan.h"
+#include "pd-session-reads.h"
 
 /* One input line may hold a large plan call, but not an unbounded one. */
 #define MAX_LINE_BYTES (16 * 1024 * 1024)
@@ -488,7 +489,7 @@ plan_status (const char *db_path,
 
   if (!(store = pd_agent_open_store (db_path, FALSE, &error)) ||
       !(info = pd_session_store_get (store, session_id, &error)) ||
-      !pd_session_store_get_plan (store, session_id, &state, &error))
+      !pd_session_reads_get_plan (store, session_id, &state, &error))
     return pd_agent_fail ("plan status", error);
 
   text = pd_plan_format_status (state, PD_PLAN_STATUS_MAX_CHARS);

@@ -16,6 +16,8 @@
 #include "pd-agent-common.h"
 #include "pd-plan.h"
 #include "pd-safe-text.h"
+#include "pd-session-reads.h"
+#include "pd-source.h"
 
 static char *
 format_time (gint64 usec)
@@ -132,15 +134,25 @@ sessions_show (PdSessionStore *store,
                gboolean        as_json)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, id, &error);
+  g_autoptr(PdSessionInfo) info = pd_session_reads_get (store, id, &error);
   g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(PdResumeCommand) resume = NULL;
   g_autofree char *status = NULL;
 
   if (info == NULL)
     return pd_agent_fail ("sessions show", error);
 
-  if (!pd_session_store_get_plan (store, id, &plan, &error))
+  if (!pd_session_reads_get_plan (store, id, &plan, &error))
     return pd_agent_fail ("sessions show", error);
+
+  /* Another agent's session is continued in that agent. */
+  {
+    g_auto(GStrv) argv = NULL;
+    g_autofree char *workdir = NULL;
+
+    if (pd_session_reads_get_resume (store, id, &argv, &workdir, NULL))
+      resume = pd_resume_command_new (g_steal_pointer (&argv), workdir);
+  }
 
   if (as_json)
     {
@@ -151,6 +163,20 @@ sessions_show (PdSessionStore *store,
         {
           g_autofree char *state = pd_plan_state_to_json (plan);
           json_object_set_member (object, "plan_state", json_from_string (state, NULL));
+        }
+      if (resume != NULL)
+        {
+          JsonObject *command = json_object_new ();
+          JsonArray *words = json_array_new ();
+
+          for (guint i = 0; resume->argv[i]; i++)
+            json_array_add_string_element (words, resume->argv[i]);
+          json_object_set_array_member (command, "argv", words);
+          if (resume->workdir)
+            json_object_set_string_member (command, "workdir", resume->workdir);
+          else
+            json_object_set_null_member (command, "workdir");
+          json_object_set_object_member (object, "resume", command);
         }
       json_node_take_object (root, object);
       pd_agent_print_json (root, TRUE);
@@ -175,7 +201,20 @@ sessions_show (PdSessionStore *store,
     printf ("  created   %s\n  updated   %s\n", created, updated);
     printf ("  turns     %" G_GINT64_FORMAT ", tokens in %" G_GINT64_FORMAT " / out %" G_GINT64_FORMAT "\n",
             info->turns, info->input_tokens, info->output_tokens);
-    printf ("  messages  %u%s\n\n", info->n_messages, info->pinned ? ", pinned" : "");
+    printf ("  messages  %u%s\n", info->n_messages, info->pinned ? ", pinned" : "");
+    if (resume != NULL)
+      {
+        g_autofree char *line = pd_resume_command_to_string (resume);
+        g_autofree char *shown = safe (line);
+
+        printf ("  continue  %s\n", shown);
+        if (resume->workdir != NULL)
+          {
+            g_autofree char *workdir = safe (resume->workdir);
+            printf ("            in %s\n", workdir);
+          }
+      }
+    printf ("\n");
   }
 
   {
@@ -191,18 +230,21 @@ sessions_export (PdSessionStore *store,
                  const char     *id)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, id, &error);
+  g_autoptr(PdSessionInfo) info = pd_session_reads_get (store, id, &error);
   g_autoptr(JsonArray) messages = NULL;
   g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(GPtrArray) documents = NULL;
   g_autoptr(JsonNode) root = NULL;
   JsonObject *object;
   JsonArray *history;
 
   if (info == NULL)
     return pd_agent_fail ("sessions export", error);
-  if (!(messages = pd_session_store_load_messages (store, id, &error)))
+  if (!(messages = pd_session_reads_load_messages (store, id, &error)))
     return pd_agent_fail ("sessions export", error);
-  if (!(versions = pd_session_store_list_plan_versions (store, id, &error)))
+  if (!(versions = pd_session_reads_list_plan_versions (store, id, &error)))
+    return pd_agent_fail ("sessions export", error);
+  if (!(documents = pd_session_reads_list_plan_documents (store, id, &error)))
     return pd_agent_fail ("sessions export", error);
 
   object = pd_session_info_to_json (info, FALSE);
@@ -221,6 +263,27 @@ sessions_export (PdSessionStore *store,
       json_array_add_object_element (history, entry);
     }
   json_object_set_array_member (object, "plan_versions", history);
+
+  /* Another agent's plan documents (ExitPlanMode, proposed plans). */
+  if (documents->len > 0)
+    {
+      JsonArray *array = json_array_new ();
+
+      for (guint i = 0; i < documents->len; i++)
+        {
+          const PdArtifactPlan *plan = g_ptr_array_index (documents, i);
+          JsonObject *entry = json_object_new ();
+          g_autofree char *stamp = plan->time > 0 ? pd_session_time_to_string (plan->time) : NULL;
+
+          json_object_set_string_member (entry, "id", plan->id ? plan->id : "");
+          json_object_set_string_member (entry, "status", pd_artifact_plan_status_to_string (plan->status));
+          if (stamp)
+            json_object_set_string_member (entry, "created_at", stamp);
+          json_object_set_string_member (entry, "markdown", plan->markdown);
+          json_array_add_object_element (array, entry);
+        }
+      json_object_set_array_member (object, "plan_documents", array);
+    }
 
   root = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (root, object);

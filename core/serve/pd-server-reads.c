@@ -13,6 +13,7 @@
 
 #include "pd-server-private.h"
 #include "pd-plan.h"
+#include "pd-session-reads.h"
 
 #define PLAN_CACHE_MAX       1024
 #define EVENTS_DEFAULT_LIMIT 100
@@ -63,6 +64,7 @@ typedef struct
   char              *body;
   char              *token_out;         /* X-Session-Token */
   char              *auth_token;        /* the session's, for the plan cache */
+  gboolean           imported;          /* another agent's: read from its transcript, never cached */
 } Req;
 
 static void
@@ -111,6 +113,12 @@ req_set_db_error (Req    *req,
 {
   if (g_error_matches (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND))
     req_set_error (req, 404, "session not found");
+  else if (error->domain == G_IO_ERROR)
+    {
+      /* An imported session whose agent's transcript is gone or unreadable. */
+      g_message ("transcript not read: %s", error->message);
+      req_set_error (req, 503, "the session's transcript cannot be read");
+    }
   else
     {
       g_message ("database error: %s", error->message);
@@ -268,7 +276,11 @@ op_session (Req            *req,
             PdSessionStore *store)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, req->id, &error);
+  /* Reads answer imported sessions from their transcripts; changes need
+   * the stored record only. */
+  g_autoptr(PdSessionInfo) info = req->kind == OP_UPDATE || req->kind == OP_DELETE
+                                  ? pd_session_store_get (store, req->id, &error)
+                                  : pd_session_reads_get (store, req->id, &error);
 
   if (info == NULL)
     {
@@ -325,6 +337,7 @@ op_session (Req            *req,
     }
   req->token_out = g_strdup (info->auth_token);
   req->auth_token = g_strdup (info->auth_token);
+  req->imported = pd_session_info_is_imported (info);
 
   switch (req->kind)
     {
@@ -338,7 +351,7 @@ op_session (Req            *req,
         g_autoptr(PdPlanState) state = NULL;
         JsonObject *object;
 
-        if (!pd_session_store_get_plan (store, req->id, &state, &error))
+        if (!pd_session_reads_get_plan (store, req->id, &state, &error))
           {
             req_set_db_error (req, error);
             return;
@@ -346,7 +359,7 @@ op_session (Req            *req,
         object = plan_object (req->id, state, req->kind == OP_PLAN_DETAIL);
         if (req->kind == OP_PLAN_DETAIL)
           {
-            g_autoptr(GPtrArray) versions = pd_session_store_list_plan_versions (store, req->id, &error);
+            g_autoptr(GPtrArray) versions = pd_session_reads_list_plan_versions (store, req->id, &error);
 
             if (versions == NULL)
               {
@@ -362,12 +375,12 @@ op_session (Req            *req,
 
     case OP_EXPORT:
       {
-        g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, req->id, &error);
+        g_autoptr(JsonArray) messages = pd_session_reads_load_messages (store, req->id, &error);
         g_autoptr(GPtrArray) versions = NULL;
         JsonObject *object;
         JsonArray *history;
 
-        if (messages == NULL || !(versions = pd_session_store_list_plan_versions (store, req->id, &error)))
+        if (messages == NULL || !(versions = pd_session_reads_list_plan_versions (store, req->id, &error)))
           {
             req_set_db_error (req, error);
             return;
@@ -405,7 +418,7 @@ op_events (Req            *req,
            PdSessionStore *store)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) events = pd_session_store_list_events (store, req->id, NULL, req->after_seq, req->limit, &error);
+  g_autoptr(GPtrArray) events = pd_session_reads_list_events (store, req->id, NULL, req->after_seq, req->limit, &error);
   JsonObject *object;
   JsonArray *array, *seqs;
 
@@ -486,7 +499,10 @@ on_req_done (GObject      *object,
 
   self->pending--;
 
-  if (req->kind == OP_PLAN && req->status == 200 && req->auth_token != NULL)
+  /* An imported session's plan changes with its transcript, which no
+   * generation counts: read again each time (the transcript's pages are
+   * kept while its files stay the same). */
+  if (req->kind == OP_PLAN && req->status == 200 && req->auth_token != NULL && !req->imported)
     {
       PlanCacheEntry *entry = g_new0 (PlanCacheEntry, 1);
 
