@@ -6,7 +6,7 @@
  */
 #pragma once
 
-#include <sys/mman.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "pd-checklist.h"
@@ -119,21 +119,33 @@ pd_fuzz_check_pages (PdTranscriptReader *reader)
     abort ();
 }
 
-/* A file in memory holding the input, and its /proc path for the readers
- * (which open files by name). */
+/* A file holding the input, for the readers, which open files by name.  A
+ * regular file in the temporary folder: the readers open only regular
+ * files and follow no link, so a memfd's /proc/self/fd/N (a link) would be
+ * refused and nothing read. */
 typedef struct
 {
   int   fd;
   char *path;
 } PdFuzzFile;
 
+static char *pd_fuzz_file_path;
+
+static void
+pd_fuzz_file_remove (void)
+{
+  if (pd_fuzz_file_path != NULL)
+    unlink (pd_fuzz_file_path);
+}
+
 static inline void
 pd_fuzz_file_init (PdFuzzFile *file)
 {
-  file->fd = memfd_create ("pd-fuzz", 0);
+  file->fd = g_file_open_tmp ("pd-fuzz-XXXXXX.jsonl", &file->path, NULL);
   if (file->fd < 0)
     abort ();
-  file->path = g_strdup_printf ("/proc/self/fd/%d", file->fd);
+  pd_fuzz_file_path = file->path;
+  atexit (pd_fuzz_file_remove);
 }
 
 static inline void
