@@ -805,6 +805,41 @@ test_bounds (void)
   pd_import_test_rmtree (dir);
 }
 
+/* Text written as an attacker would: a bidi override that reverses what
+ * follows, a terminal escape, a zero-width space; the pages keep the text,
+ * with line breaks, and show each such character instead of obeying it. */
+static void
+test_hostile_text (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  const char *lines[] = {
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"sessionId\":\"h1\",\"cwd\":\"/w\","
+    "\"message\":{\"role\":\"user\",\"content\":\"Deploy \u202Etxt.exe now\\nand \\u001b[31mred\u200b\"}}",
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":{\"id\":\"m1\",\"role\":\"assistant\","
+    "\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\u202E\",\"input\":{\"command\":\"ls \u2066x\u2069\"}}]}}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":{\"role\":\"user\",\"content\":["
+    "{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"a\u202Eb\"}]}}",
+    NULL,
+  };
+  g_autofree char *path = pd_import_test_write (dir, "h1.jsonl", lines);
+  g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, NULL);
+  g_autoptr(JsonArray) messages = pd_transcript_pages_dup_messages (pages);
+  g_autoptr(JsonNode) root = json_node_init_array (json_node_alloc (), messages);
+  g_autofree char *text = json_to_string (root, FALSE);
+  JsonObject *call;
+
+  g_assert_null (strstr (text, "\xe2\x80\xae"));   /* U+202E */
+  g_assert_null (strstr (text, "\xe2\x81\xa6"));   /* U+2066 */
+  g_assert_null (strstr (text, "\xe2\x80\x8b"));   /* U+200B */
+  g_assert_null (strstr (text, "\\u001b"));
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 0), "content"), ==,
+                   "Deploy <U+202E>txt.exe now\nand  [31mred<U+200B>");
+  call = json_array_get_object_element (pd_json_get_array (json_array_get_object_element (messages, 1), "tool_calls"), 0);
+  g_assert_cmpstr (pd_json_get_string (pd_json_get_object (call, "function"), "name"), ==, "Bash<U+202E>");
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 2), "content"), ==, "a<U+202E>b");
+  pd_import_test_rmtree (dir);
+}
+
 /* An agent's session id goes into a command line: only a plain id does,
  * never an option or a second word. */
 static void
@@ -1218,6 +1253,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-pages/opencode/database", test_opencode_database);
   g_test_add_func ("/pd/import-pages/shared", test_shared);
   g_test_add_func ("/pd/import-pages/bounds", test_bounds);
+  g_test_add_func ("/pd/import-pages/hostile-text", test_hostile_text);
   g_test_add_func ("/pd/import-pages/resume-ids", test_resume_ids);
   g_test_add_func ("/pd/import-pages/reads", test_reads);
   g_test_add_func ("/pd/import-pages/reads-follow", test_reads_follow);

@@ -31,8 +31,9 @@ is_control (gunichar c)
   return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029;
 }
 
-char *
-pd_safe_text_line (const char *text)
+static char *
+safe_text (const char *text,
+           gboolean    lines)
 {
   GString *out;
   const char *p, *end;
@@ -52,7 +53,13 @@ pd_safe_text_line (const char *text)
           p++;
           continue;
         }
-      if (is_control (c))
+      if (lines && (c == '\n' || c == '\t'))
+        g_string_append_c (out, (char) c);
+      else if (lines && c == '\r' && p + 1 < end && p[1] == '\n')
+        {
+          /* "\r\n" is one line break. */
+        }
+      else if (is_control (c))
         g_string_append_c (out, ' ');
       else if (pd_safe_text_is_invisible (c))
         g_string_append_printf (out, "<U+%04X>", c);
@@ -61,6 +68,18 @@ pd_safe_text_line (const char *text)
       p = g_utf8_next_char (p);
     }
   return g_string_free (out, FALSE);
+}
+
+char *
+pd_safe_text_line (const char *text)
+{
+  return safe_text (text, FALSE);
+}
+
+char *
+pd_safe_text_block (const char *text)
+{
+  return safe_text (text, TRUE);
 }
 
 char *

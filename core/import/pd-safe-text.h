@@ -25,6 +25,10 @@ gboolean  pd_safe_text_is_invisible  (gunichar    c);
  * trimmed or cut. */
 char     *pd_safe_text_line          (const char *text);
 
+/* Lines for a text view: as pd_safe_text_line(), but line breaks ("\n")
+ * and tabs are kept (a carriage return before a line break goes). */
+char     *pd_safe_text_block         (const char *text);
+
 /* JSON text with each invisible format character written as a \uXXXX
  * escape (a surrogate pair beyond the BMP): the same JSON value, but a
  * terminal showing it shows the escapes, not the reordering. */

@@ -7,6 +7,7 @@
 
 #include "pd-event.h"
 #include "pd-json.h"
+#include "pd-safe-text.h"
 #include "pd-session-store.h"
 #include "pd-transcript-pages.h"
 #include "pd-transcript-pages-private.h"
@@ -225,13 +226,17 @@ _pd_transcript_pages_new (void)
 /* Building                                                               */
 
 /* Appends @text to @out, keeping at most @max bytes in @out (cut at a
- * character boundary); what did not fit is added to *@cut. */
+ * character boundary); what did not fit is added to *@cut.  The text is
+ * another program's or a model's: it is kept as text a person can read
+ * safely, its control characters harmless and its invisible format
+ * characters (bidi overrides) shown as <U+202E> (pd-safe-text.h). */
 static void
 append_bounded (GString    *out,
-                const char *text,
+                const char *raw,
                 gsize       max,
                 gsize      *cut)
 {
+  g_autofree char *text = pd_safe_text_block (raw);
   gsize length = strlen (text);
   gsize room = out->len < max ? max - out->len : 0;
   gsize keep = room;
@@ -334,7 +339,9 @@ _pd_transcript_pages_add_text (PdTranscriptPages *self,
     }
   else if (strcmp (role, "assistant") == 0 && message != NULL && strcmp (message->role, "assistant") == 0
            && message->content->len == 0 && message->calls == NULL)
-    ;  /* The answer to the thinking just before it. */
+    {
+      /* The answer to the thinking just before it. */
+    }
   else
     message = message_add (conversation, role, group, time);
   if (message->content->len > 0)
@@ -396,7 +403,7 @@ _pd_transcript_pages_add_tool_call (PdTranscriptPages *self,
 
   call = g_new0 (Call, 1);
   call->id = g_strdup (call_id);
-  call->name = g_strdup (name);
+  call->name = pd_safe_text_line (name);
   if (arguments != NULL && g_utf8_validate (arguments, -1, NULL))
     append_bounded (bounded, arguments, TOOL_TEXT_MAX, &call->arguments_cut);
   call->arguments = g_strdup (bounded->str);
@@ -471,9 +478,9 @@ _pd_transcript_pages_set_subagent (PdTranscriptPages *self,
   if (prompt != NULL && call->sub_prompt == NULL && g_utf8_validate (prompt, -1, NULL))
     call->sub_prompt = g_strdup (prompt);
   if (agent_type != NULL && call->agent_type == NULL && g_utf8_validate (agent_type, -1, NULL))
-    call->agent_type = g_strdup (agent_type);
+    call->agent_type = pd_safe_text_line (agent_type);
   if (description != NULL && call->description == NULL && g_utf8_validate (description, -1, NULL))
-    call->description = g_strdup (description);
+    call->description = pd_safe_text_line (description);
 }
 
 void
@@ -515,8 +522,9 @@ subagent_to_json (PdTranscriptPages *self,
                   guint              depth)
 {
   JsonObject *object = json_object_new ();
+  g_autofree char *agent_id = pd_safe_text_line (conversation->key);
 
-  json_object_set_string_member (object, "agent_id", conversation->key);
+  json_object_set_string_member (object, "agent_id", agent_id);
   if (call->agent_type)
     json_object_set_string_member (object, "agent_type", call->agent_type);
   if (call->description)
@@ -669,14 +677,16 @@ build_messages (PdTranscriptPages *self)
     {
       Conversation *conversation = g_ptr_array_index (self->conversation_order, i);
       JsonObject *object, *subagent;
+      g_autofree char *agent_id = NULL;
 
       if (conversation->linked)
         continue;
+      agent_id = pd_safe_text_line (conversation->key);
       object = json_object_new ();
       subagent = json_object_new ();
       json_object_set_string_member (object, "role", "assistant");
       json_object_set_string_member (object, "content", "");
-      json_object_set_string_member (subagent, "agent_id", conversation->key);
+      json_object_set_string_member (subagent, "agent_id", agent_id);
       json_object_set_array_member (subagent, "messages", conversation_to_json (self, conversation, 1));
       json_object_set_object_member (object, "subagent", subagent);
       set_time_member (object, "time", conversation->first_time);
@@ -837,7 +847,14 @@ _pd_transcript_pages_finish (PdTranscriptPages *self,
   build_events (self);
   plans = pd_imported_session_get_plans (session);
   for (guint i = 0; i < plans->len; i++)
-    g_ptr_array_add (self->plans, pd_artifact_plan_copy (g_ptr_array_index (plans, i)));
+    {
+      PdArtifactPlan *plan = pd_artifact_plan_copy (g_ptr_array_index (plans, i));
+      char *markdown = pd_safe_text_block (plan->markdown);
+
+      g_free (plan->markdown);
+      plan->markdown = markdown;
+      g_ptr_array_add (self->plans, plan);
+    }
   self->resume_argv = g_strdupv (resume_argv);
   self->workdir = g_strdup (workdir);
 
