@@ -805,6 +805,35 @@ test_bounds (void)
   pd_import_test_rmtree (dir);
 }
 
+/* Lines of the right type with members of the wrong shape (a message that
+ * is a string, a number or missing; content of no known kind) are skipped
+ * without a warning, and the lines around them still read. */
+static void
+test_claude_odd_shapes (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  const char *lines[] = {
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"sessionId\":\"o1\",\"cwd\":\"/w\","
+    "\"message\":{\"role\":\"user\",\"content\":\"Go\"}}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":\"a string\"}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":7}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:03Z\"}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:04Z\",\"message\":{\"content\":{\"a\":1}}}",
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:05Z\",\"message\":\"a string\"}",
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:06Z\",\"message\":{\"id\":\"m1\",\"role\":\"assistant\","
+    "\"content\":[{\"type\":\"text\",\"text\":\"Done\"}]}}",
+    NULL,
+  };
+  g_autofree char *path = pd_import_test_write (dir, "o1.jsonl", lines);
+  g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, NULL);
+  g_autoptr(JsonArray) messages = pd_transcript_pages_dup_messages (pages);
+
+  g_assert_cmpuint (json_array_get_length (messages), ==, 2);
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 0), "content"), ==, "Go");
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 1), "content"), ==, "Done");
+  pd_import_test_rmtree (dir);
+}
+
 /* Text written as an attacker would: a bidi override that reverses what
  * follows, a terminal escape, a zero-width space; the pages keep the text,
  * with line breaks, and show each such character instead of obeying it. */
@@ -1253,6 +1282,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-pages/opencode/database", test_opencode_database);
   g_test_add_func ("/pd/import-pages/shared", test_shared);
   g_test_add_func ("/pd/import-pages/bounds", test_bounds);
+  g_test_add_func ("/pd/import-pages/claude/odd-shapes", test_claude_odd_shapes);
   g_test_add_func ("/pd/import-pages/hostile-text", test_hostile_text);
   g_test_add_func ("/pd/import-pages/resume-ids", test_resume_ids);
   g_test_add_func ("/pd/import-pages/reads", test_reads);

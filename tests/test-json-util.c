@@ -124,6 +124,9 @@ test_null_object (void)
   g_assert_true (pd_json_get_boolean (NULL, "t", TRUE));
   g_assert_cmpint (pd_json_get_int (NULL, "i", 5), ==, 5);
   g_assert_null (pd_json_dup_id (NULL, "i"));
+  g_assert_null (pd_json_get_member (NULL, "s"));
+  g_assert_null (pd_json_get_member (object, "missing"));
+  g_assert_true (pd_json_get_member (object, "s") == json_object_get_member (object, "s"));
   g_assert_null (pd_json_get_string (pd_json_get_object (object, "missing"), "inner"));
   g_assert_null (pd_json_node_get_string (NULL));
   g_assert_cmpstr (pd_json_node_get_string (json_object_get_member (object, "s")), ==, "text");

@@ -20,6 +20,13 @@ pd_json_node_get_string (JsonNode *node)
   return json_node_get_string (node);
 }
 
+JsonNode *
+pd_json_get_member (JsonObject *object,
+                    const char *name)
+{
+  return member (object, name);
+}
+
 const char *
 pd_json_get_string (JsonObject *object,
                     const char *name)

@@ -25,6 +25,9 @@ G_BEGIN_DECLS
 /* The string a node holds, or NULL (no node, or not a string). */
 const char *pd_json_node_get_string    (JsonNode    *node);
 
+/* The member's node of any type, or NULL (no object, or no such member). */
+JsonNode   *pd_json_get_member         (JsonObject  *object,
+                                        const char  *member);
 const char *pd_json_get_string         (JsonObject  *object,
                                         const char  *member);
 JsonObject *pd_json_get_object         (JsonObject  *object,

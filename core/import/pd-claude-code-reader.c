@@ -1263,7 +1263,7 @@ conversation_user (PdClaudeCodeReader *self,
                    JsonObject         *line,
                    gint64              time)
 {
-  JsonNode *content = json_object_get_member (pd_json_get_object (line, "message"), "content");
+  JsonNode *content = pd_json_get_member (pd_json_get_object (line, "message"), "content");
   JsonObject *result = pd_json_get_object (line, "toolUseResult");
   const char *role = pd_json_get_boolean (line, "isMeta", FALSE) || pd_json_get_boolean (line, "isCompactSummary", FALSE)
                      ? "system" : "user";
