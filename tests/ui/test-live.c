@@ -219,6 +219,14 @@ static const char second_turns[] =
   "   {\"id\": \"write\", \"status\": \"done\"}]}}]},"
   " {\"content\": \"Done for now.\"}]}";
 
+/* A substantive title change reopens a done step (seed 000). */
+static const char revise_turns[] =
+  "{\"label\": \"revise\", \"turns\": ["
+  " {\"content\": \"I missed the tests.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"revise\","
+  "   \"reason\": \"The tests folder was missed; look again, tests included\","
+  "   \"operations\": [{\"kind\": \"edit\", \"step_id\": \"look\", \"title\": \"Look at the whole project, tests included\"}]}}]},"
+  " {\"content\": \"Revised.\"}]}";
+
 static void
 on_agent_exited (GObject      *object,
                  GAsyncResult *result,
@@ -304,6 +312,26 @@ check_second_process (PdApplication *app,
   pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page to follow the other process");
   pd_test_flush (GTK_WIDGET (window));
   check_every_page (window, second->db, second->id);
+
+  /* The other process revises the plan and a done step is reopened: the
+   * Now page says what went back and why, in the plan's words. */
+  run_agent (second, revise_turns, cont);
+  after = read_stored (second->db, second->id);
+  data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page after the revision");
+  {
+    const char *notice = pd_now_view_get_regression (now_view (window));
+    GtkWidget *label;
+
+    g_assert_nonnull (notice);
+    g_assert_nonnull (strstr (notice, "“Look at the whole project, tests included” went back from done to"));
+    g_assert_nonnull (strstr (notice, "The tests folder was missed"));
+    pd_test_flush (GTK_WIDGET (window));
+    label = pd_test_find_label (GTK_WIDGET (window), notice);
+    g_assert_nonnull (label);
+    g_assert_true (gtk_widget_get_mapped (label));
+    pd_test_screenshot (GTK_WIDGET (window), "now-regression");
+  }
 }
 
 static void
