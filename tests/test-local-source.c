@@ -2,6 +2,10 @@
  * asynchronous PdSource calls a widget makes. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <glib/gstdio.h>
 
 #include "pd-import-index.h"
@@ -391,6 +395,57 @@ test_watch_pushed (Fixture       *f,
   g_assert_cmpuint (changed, ==, 0);
 }
 
+/* --- a second connection keeps the first one's locks ------------------------ */
+
+/* Whether another process sees a lock of this one on SQLite's shared range
+ * of @path (what tells a writer that readers are there). */
+static gboolean
+shared_lock_seen_from_outside (const char *path)
+{
+  pid_t child = fork ();
+  int status = 0;
+
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      int fd = open (path, O_RDWR);
+      struct flock lock = { 0 };
+
+      lock.l_type = F_WRLCK;
+      lock.l_whence = SEEK_SET;
+      lock.l_start = 0x40000002;   /* SHARED_FIRST */
+      lock.l_len = 510;            /* SHARED_SIZE */
+      if (fd < 0 || fcntl (fd, F_GETLK, &lock) != 0)
+        _exit (2);
+      _exit (lock.l_type == F_UNLCK ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), !=, 2);
+  return WEXITSTATUS (status) == 1;
+}
+
+static void
+test_second_open_keeps_locks (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) second = NULL;
+
+  /* The fixture's connection (WAL) holds a shared lock on the file. */
+  g_assert_true (shared_lock_seen_from_outside (f->path));
+
+  /* Opening another connection in this process (a window's run, a
+   * watcher) must not drop it: closing any descriptor of the file drops
+   * every POSIX lock of the process, and a writer elsewhere would then
+   * checkpoint under this process's readers. */
+  second = pd_db_open (f->path, PD_DB_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (shared_lock_seen_from_outside (f->path));
+  g_clear_object (&second);
+  g_assert_true (shared_lock_seen_from_outside (f->path));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -402,6 +457,8 @@ main (int   argc,
   g_test_add_func ("/pd/source/local/missing-file", test_missing_file_unavailable);
   g_test_add ("/pd/source/local/follow-transcripts", Fixture, NULL, fixture_set_up, test_follow_transcripts, fixture_tear_down);
   g_test_add ("/pd/source/local/update-and-watch", Fixture, NULL, fixture_set_up, test_update_and_watch, fixture_tear_down);
+  g_test_add ("/pd/source/local/second-open-keeps-locks", Fixture, NULL, fixture_set_up,
+              test_second_open_keeps_locks, fixture_tear_down);
   g_test_add ("/pd/source/local/watch-pushed", Fixture, NULL, fixture_set_up, test_watch_pushed, fixture_tear_down);
 
   return g_test_run ();

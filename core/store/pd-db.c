@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -617,10 +618,52 @@ pd_db_get_journal_mode (PdDb    *self,
   return mode;
 }
 
+/* Closing any descriptor of a file drops every POSIX lock this process
+ * holds on it, SQLite's included: a connection of this process already on
+ * the file (the window's source, a watcher) would lose its read lock while
+ * another process writes, and then read a stale or "malformed" database.
+ * So the descriptor a header check opens is never closed while it may be
+ * the file of a connection: one is kept per file (device and inode) for the
+ * life of the process, as SQLite keeps its own, and read with pread. */
+static GMutex      header_fds_lock;
+static GHashTable *header_fds;   /* "dev:ino" → fd + 1 */
+
+static int
+header_fd_for (const char  *path,
+               struct stat *st)
+{
+  g_autofree char *key = NULL;
+  int fd;
+
+  if (g_stat (path, st) != 0)
+    return -1;
+  if (!S_ISREG (st->st_mode))
+    {
+      /* Not a database: its descriptor may be closed (and a FIFO is
+       * opened without blocking, never waited on). */
+      errno = 0;
+      return -2;
+    }
+
+  key = g_strdup_printf ("%ju:%ju", (uintmax_t) st->st_dev, (uintmax_t) st->st_ino);
+  g_mutex_lock (&header_fds_lock);
+  if (header_fds == NULL)
+    header_fds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  fd = GPOINTER_TO_INT (g_hash_table_lookup (header_fds, key)) - 1;
+  if (fd < 0)
+    {
+      fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+      if (fd >= 0)
+        g_hash_table_insert (header_fds, g_steal_pointer (&key), GINT_TO_POINTER (fd + 1));
+    }
+  g_mutex_unlock (&header_fds_lock);
+
+  return fd;
+}
+
 /* Checks the file with plain reads before SQLite sees it, so nothing of a
- * foreign file is ever touched.  Sets *empty for a zero-length file.  The
- * file is opened without blocking and then looked at (fstat), so a FIFO or
- * device put at the path is refused, never waited on. */
+ * foreign file is ever touched.  Sets *empty for a zero-length file.  A
+ * FIFO or device put at the path is refused, never waited on. */
 static gboolean
 check_header (const char  *path,
               gboolean    *exists,
@@ -637,8 +680,8 @@ check_header (const char  *path,
   *exists = *empty = FALSE;
   *size = 0;
 
-  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
-  if (fd < 0)
+  fd = header_fd_for (path, &st);
+  if (fd == -1)
     {
       int saved = errno;
 
@@ -650,9 +693,8 @@ check_header (const char  *path,
     }
   *exists = TRUE;
 
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (fd == -2 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
-      close (fd);
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_A_DATABASE,
                    "%s is not a Plandeck database (not a regular file)", path);
       return FALSE;
@@ -661,14 +703,13 @@ check_header (const char  *path,
   *size = st.st_size;
   if (st.st_size == 0)
     {
-      close (fd);
       *empty = TRUE;
       return TRUE;
     }
 
   while (n < sizeof header)
     {
-      gssize got = read (fd, header + n, sizeof header - n);
+      gssize got = pread (fd, header + n, sizeof header - n, (off_t) n);
 
       if (got < 0 && errno == EINTR)
         continue;
@@ -676,7 +717,6 @@ check_header (const char  *path,
         {
           int saved = errno;
 
-          close (fd);
           g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
                        "cannot read %s: %s", path, g_strerror (saved));
           return FALSE;
@@ -685,7 +725,6 @@ check_header (const char  *path,
         break;
       n += (gsize) got;
     }
-  close (fd);
 
   if (n < sizeof header || memcmp (header, magic, sizeof magic) != 0)
     {
