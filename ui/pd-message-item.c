@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-message-item.h"
+#include "pd-safe-text.h"
 #include "pd-plan.h"
 
 struct _PdMessageItem
@@ -131,6 +132,42 @@ member_string (JsonObject *object,
   return NULL;
 }
 
+/* Transcript text comes from models and from other agents' files: every
+ * invisible format character (a bidi override that would show the text in
+ * another order, a zero-width or tag character) is shown as "<U+202E>";
+ * line breaks stay.  Takes @text. */
+static char *
+show_invisible (char *text)
+{
+  g_autofree char *owned = text;
+  g_autofree char *valid = NULL;
+  g_autoptr(GString) out = NULL;
+  const char *p;
+
+  if (text == NULL)
+    return NULL;
+  if (!g_utf8_validate (text, -1, NULL))
+    text = valid = g_utf8_make_valid (text, -1);
+
+  for (p = text; *p != '\0'; p = g_utf8_next_char (p))
+    if (pd_safe_text_is_invisible (g_utf8_get_char (p)))
+      break;
+  if (*p == '\0')
+    return valid != NULL ? g_steal_pointer (&valid) : g_steal_pointer (&owned);
+
+  out = g_string_new_len (text, p - text);
+  for (; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (pd_safe_text_is_invisible (c))
+        g_string_append_printf (out, "<U+%04X>", c);
+      else
+        g_string_append_unichar (out, c);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /* Content is a string in OpenAI-shaped messages; a list of parts is shown
  * by its text parts, anything else as JSON. */
 static char *
@@ -243,8 +280,10 @@ pd_message_item_new_from_json (guint       index,
   if (calls != NULL && JSON_NODE_HOLDS_ARRAY (calls) &&
       json_array_get_length (json_node_get_array (calls)) > 0)
     {
+      g_autofree char *json = json_to_string (calls, FALSE);
+
       self->tool_calls = json_array_ref (json_node_get_array (calls));
-      self->tool_calls_text = json_to_string (calls, FALSE);
+      self->tool_calls_text = pd_safe_text_escape_json (json);
     }
   else
     self->tool_calls_text = g_strdup ("");
@@ -252,12 +291,15 @@ pd_message_item_new_from_json (guint       index,
   /* Only the protected system message is the plan: a tool result quoting
    * "[Current plan:" is not. */
   self->is_plan = pd_plan_is_plan_message (self->role, self->content);
+  self->content = show_invisible (self->content);
 
   if (g_strcmp0 (self->role, "assistant") == 0)
     {
       self->refusal = g_strdup (member_string (message, "refusal"));
       self->incomplete = g_strdup (member_string (message, "incomplete"));
-      self->thinking = thinking_text (message);
+      self->thinking = show_invisible (thinking_text (message));
+      self->refusal = show_invisible (self->refusal);
+      self->incomplete = show_invisible (self->incomplete);
     }
 
   return self;

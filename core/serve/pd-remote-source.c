@@ -1001,7 +1001,7 @@ on_stream_line (GObject      *object,
 
   self->stream_spoke = TRUE;
   /* Our serve names a commit of another connection (a CLI run) so. */
-  if (g_strcmp0 (line, "event: store_changed") == 0)
+  if (g_strcmp0 (line, ": store_changed") == 0)
     pd_source_emit_changed (PD_SOURCE (self));
   else if (g_str_has_prefix (line, "data: "))
     {

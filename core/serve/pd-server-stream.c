@@ -186,14 +186,15 @@ _pd_server_handle_stream (PdServer          *self,
 /* On the server's context: another connection committed to the database
  * (a CLI run, a window's run), which the bus never hears of.  Every stream
  * is told, so its client reads again what it shows at once instead of at
- * its next poll.  The frame is a named event with no plan or session data. */
+ * its next poll.  The frame is a comment, which event-stream readers that
+ * do not know it skip; it holds no plan or session data. */
 gboolean
 _pd_server_announce_store_changed (gpointer data)
 {
   PdServer *self = data;
 
   for (GList *l = self->streams; l != NULL; l = l->next)
-    stream_write (l->data, "event: store_changed\ndata: {}\n\n");
+    stream_write (l->data, ": store_changed\n\n");
   return G_SOURCE_REMOVE;
 }
 
