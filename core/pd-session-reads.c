@@ -12,14 +12,21 @@
 #include "pd-import-index.h"
 #include "pd-session-reads.h"
 
-/* TRUE when @id is an imported session; FALSE with @error unset for one of
- * ours, set when the index could not be asked. */
+/* Whether @id is a session imported from another agent (*@imported), or
+ * FALSE with @error set when the index could not be asked. */
 static gboolean
-is_imported (PdSessionStore  *store,
-             const char      *id,
-             GError         **error)
+which (PdSessionStore  *store,
+       const char      *id,
+       gboolean        *imported,
+       GError         **error)
 {
-  return pd_import_index_lookup (store, id, NULL, NULL, NULL, error);
+  g_autoptr(GError) local = NULL;
+
+  *imported = pd_import_index_lookup (store, id, NULL, NULL, NULL, &local);
+  if (local == NULL)
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&local));
+  return FALSE;
 }
 
 /* The pages of an imported session and the user's marks on its checklist. */
@@ -75,21 +82,16 @@ pd_session_reads_get_plan (PdSessionStore  *store,
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
   g_autoptr(PdChecklist) annotations = NULL;
-  g_autoptr(GError) local = NULL;
+  gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
   g_return_val_if_fail (id != NULL && state != NULL, FALSE);
 
   *state = NULL;
-  if (!is_imported (store, id, &local))
-    {
-      if (local != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return FALSE;
-        }
-      return pd_session_store_get_plan (store, id, state, error);
-    }
+  if (!which (store, id, &imported, error))
+    return FALSE;
+  if (!imported)
+    return pd_session_store_get_plan (store, id, state, error);
   if (!(pages = load_pages (store, id, &annotations, error)))
     return FALSE;
   *state = pd_transcript_pages_dup_plan (pages, annotations);
@@ -103,20 +105,15 @@ pd_session_reads_list_plan_versions (PdSessionStore  *store,
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
   g_autoptr(PdChecklist) annotations = NULL;
-  g_autoptr(GError) local = NULL;
+  gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (id != NULL, NULL);
 
-  if (!is_imported (store, id, &local))
-    {
-      if (local != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return NULL;
-        }
-      return pd_session_store_list_plan_versions (store, id, error);
-    }
+  if (!which (store, id, &imported, error))
+    return NULL;
+  if (!imported)
+    return pd_session_store_list_plan_versions (store, id, error);
   if (!(pages = load_pages (store, id, &annotations, error)))
     return NULL;
   return pd_transcript_pages_dup_plan_versions (pages, annotations);
@@ -128,20 +125,15 @@ pd_session_reads_load_messages (PdSessionStore  *store,
                                 GError         **error)
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
-  g_autoptr(GError) local = NULL;
+  gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (id != NULL, NULL);
 
-  if (!is_imported (store, id, &local))
-    {
-      if (local != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return NULL;
-        }
-      return pd_session_store_load_messages (store, id, error);
-    }
+  if (!which (store, id, &imported, error))
+    return NULL;
+  if (!imported)
+    return pd_session_store_load_messages (store, id, error);
   if (!(pages = load_pages (store, id, NULL, error)))
     return NULL;
   return pd_transcript_pages_dup_messages (pages);
@@ -156,21 +148,16 @@ pd_session_reads_list_events (PdSessionStore  *store,
                               GError         **error)
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
-  g_autoptr(GError) local = NULL;
+  gboolean imported = FALSE;
   GPtrArray *events;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
 
   /* Events of every session at once are the store's alone. */
-  if (id == NULL || !is_imported (store, id, &local))
-    {
-      if (local != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return NULL;
-        }
-      return pd_session_store_list_events (store, id, type, after_seq, limit, error);
-    }
+  if (id != NULL && !which (store, id, &imported, error))
+    return NULL;
+  if (!imported)
+    return pd_session_store_list_events (store, id, type, after_seq, limit, error);
   if (!(pages = load_pages (store, id, NULL, error)))
     return NULL;
   events = pd_transcript_pages_dup_events (pages, id, after_seq, type ? 0 : limit);
@@ -198,20 +185,15 @@ pd_session_reads_list_plan_documents (PdSessionStore  *store,
                                       GError         **error)
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
-  g_autoptr(GError) local = NULL;
+  gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (id != NULL, NULL);
 
-  if (!is_imported (store, id, &local))
-    {
-      if (local != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return NULL;
-        }
-      return g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
-    }
+  if (!which (store, id, &imported, error))
+    return NULL;
+  if (!imported)
+    return g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
   if (!(pages = load_pages (store, id, NULL, error)))
     return NULL;
   return pd_transcript_pages_dup_plan_documents (pages);
@@ -225,8 +207,8 @@ pd_session_reads_get_resume (PdSessionStore  *store,
                              GError         **error)
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
-  g_autoptr(GError) local = NULL;
   g_auto(GStrv) words = NULL;
+  gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
   g_return_val_if_fail (id != NULL && argv != NULL, FALSE);
@@ -234,12 +216,8 @@ pd_session_reads_get_resume (PdSessionStore  *store,
   *argv = NULL;
   if (workdir != NULL)
     *workdir = NULL;
-  if (!is_imported (store, id, &local))
-    {
-      if (local != NULL)
-        g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
+  if (!which (store, id, &imported, error) || !imported)
+    return FALSE;
   if (!(pages = load_pages (store, id, NULL, error)))
     return FALSE;
   if (!(words = pd_transcript_pages_dup_resume_argv (pages)))
