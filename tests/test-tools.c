@@ -1244,13 +1244,9 @@ test_edit_file_replace_all_large (Fixture       *f,
 {
   g_autoptr(PdTool) tool = pd_edit_file_tool_new ();
   g_autofree char *path = fixture_path (f, "big.txt");
-#ifdef __SANITIZE_ADDRESS__
-  /* AddressSanitizer checks the whole rest of the text on each search call,
-   * which makes any search loop quadratic: a smaller file there. */
-  const gsize size = 256 * 1024;
-#else
+  /* The same size in every build: the search is linear under the
+   * sanitizers and valgrind too. */
   const gsize size = 4 * 1024 * 1024;
-#endif
   g_autofree char *a = g_strnfill (size, 'a');
   g_autofree char *b = g_strnfill (size, 'b');
   g_autofree char *expected = g_strdup_printf ("edited big.txt: replaced %" G_GSIZE_FORMAT " occurrences", size);
@@ -1265,6 +1261,49 @@ test_edit_file_replace_all_large (Fixture       *f,
   g_assert_cmpstr (result->content, ==, expected);
   after = read_text (path);
   g_assert_true (strcmp (after, b) == 0);
+}
+
+/* Occurrences at every distance around the edges of the windows the search
+ * goes through (1 KiB after each occurrence, then 2, 4 KiB…), so some straddle
+ * an edge: each is found once, in order.  "aab" in runs of "a": every run
+ * is a near miss until its end. */
+static void
+test_edit_file_replace_all_spread (Fixture       *f,
+                                   gconstpointer  data)
+{
+  static const struct { guint from, to; } distances[] = {
+    { 0, 8 }, { 1000, 1100 }, { 3040, 3100 }, { 7140, 7200 }, { 15320, 15380 },
+  };
+  g_autoptr(PdTool) tool = pd_edit_file_tool_new ();
+  g_autofree char *path = fixture_path (f, "spread.txt");
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GString) expected = g_string_new (NULL);
+  g_autofree char *message = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(PdToolResult) result = NULL;
+  guint n = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (distances); i++)
+    for (guint d = distances[i].from; d <= distances[i].to; d++, n++)
+      {
+        for (guint k = 0; k < d; k++)
+          {
+            g_string_append_c (text, 'a');
+            g_string_append_c (expected, 'a');
+          }
+        g_string_append (text, "aab");
+        g_string_append (expected, "<X>");
+      }
+  g_string_append (text, "aa");
+  g_string_append (expected, "aa");
+
+  write_text (path, text->str);
+  result = call (tool, f->context, "{\"path\":\"spread.txt\",\"old_string\":\"aab\",\"new_string\":\"<X>\",\"replace_all\":true}");
+  g_assert_true (result->ok);
+  message = g_strdup_printf ("edited spread.txt: replaced %u occurrences", n);
+  g_assert_cmpstr (result->content, ==, message);
+  after = read_text (path);
+  g_assert_true (strcmp (after, expected->str) == 0);
 }
 
 /* Secrets: a command sees no provider key, whatever it tries.  They are
@@ -1496,6 +1535,7 @@ main (int   argc,
   ADD ("/pd/tools/write-file/basic", test_write_file);
   ADD ("/pd/tools/edit-file/basic", test_edit_file);
   ADD ("/pd/tools/edit-file/replace-all-large", test_edit_file_replace_all_large);
+  ADD ("/pd/tools/edit-file/replace-all-spread", test_edit_file_replace_all_spread);
   ADD ("/pd/tools/list-dir/basic", test_list_dir);
   ADD ("/pd/tools/grep/basic", test_grep);
   ADD ("/pd/tools/grep/caps", test_grep_caps);

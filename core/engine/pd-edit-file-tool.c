@@ -32,6 +32,39 @@ static const char schema[] =
   "\"required\":[\"path\",\"old_string\",\"new_string\"]"
   "}";
 
+/* The first occurrence of @needle in [@p, @end), or NULL.  memmem() over a
+ * window that doubles while nothing is found, so that each call looks at
+ * about as much text as lies before the occurrence: the whole rest at every
+ * call is what AddressSanitizer checks on each memmem(), which made a
+ * replacement of every "a" in a big file quadratic there (and the window
+ * costs nothing elsewhere: the search stays linear). */
+static const char *
+find_next (const char *p,
+           const char *end,
+           const char *needle,
+           gsize       needle_len)
+{
+  gsize window = MAX (4 * needle_len, 1024);
+
+  while ((gsize) (end - p) >= needle_len)
+    {
+      gsize span = MIN (window, (gsize) (end - p));
+      const char *hit = memmem (p, span, needle, needle_len);
+
+      if (hit != NULL)
+        return hit;
+      if (span == (gsize) (end - p))
+        return NULL;
+      /* The next window starts where an occurrence that straddles this
+       * one's end would begin. */
+      p += span - needle_len + 1;
+      if (window < G_MAXSIZE / 2)
+        window *= 2;
+    }
+
+  return NULL;
+}
+
 /* Non-overlapping occurrences, the ones a replacement would touch. */
 static guint
 count_occurrences (const char *haystack,
@@ -42,7 +75,7 @@ count_occurrences (const char *haystack,
   const char *end = haystack + length;
   guint n = 0;
 
-  for (const char *p = haystack; (p = memmem (p, end - p, needle, needle_len)) != NULL; p += needle_len)
+  for (const char *p = haystack; (p = find_next (p, end, needle, needle_len)) != NULL; p += needle_len)
     n++;
 
   return n;
@@ -61,10 +94,11 @@ replace_text (const char *text,
 {
   GString *out = g_string_sized_new (length);
   gsize old_len = strlen (old_string);
+  const char *end = text + length;
   const char *p = text;
   const char *hit;
 
-  while ((hit = memmem (p, text + length - p, old_string, old_len)) != NULL)
+  while ((hit = find_next (p, end, old_string, old_len)) != NULL)
     {
       g_string_append_len (out, p, hit - p);
       g_string_append (out, new_string);
@@ -72,7 +106,7 @@ replace_text (const char *text,
       if (!all)
         break;
     }
-  g_string_append_len (out, p, text + length - p);
+  g_string_append_len (out, p, end - p);
 
   return out;
 }
