@@ -61,8 +61,11 @@ while IFS= read -r line; do
   zpty -rm pd out '*PD-START*'
   zpty -rm pd out '*PD-END*' || { print -u2 "no answer for: $line"; exit 1 }
   # The matches, one per line; the terminal adds carriage returns and
-  # cursor movements around them.
-  print -rl -- ${(f)"$(print -r -- $out | tr -d '\r' | grep -ao 'PD-MATCH:.*' | cut -c10-)"}
+  # cursor movements around them.  Parameter expansion, not a pipeline of
+  # commands: four processes a line made the run slow on a busy machine.
+  local -a got=(${(f)${out//$'\r'/}})
+  got=(${(M)got:#*PD-MATCH:*})
+  print -rl -- ${got#*PD-MATCH:}
   print -r -- "--- end"
   # Clear the line for the next one (Ctrl+U kills the whole line).
   zpty -n -w pd $'\x15'

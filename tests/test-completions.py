@@ -20,15 +20,24 @@ import argparse
 import json
 import os
 import re
+import selectors
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clihelp  # noqa: E402
 
 results = []
+
+# How long one line may go without an answer before the shell counts as
+# hung.  Not a measure of speed: an answer takes a fraction of a second,
+# and the whole run's length grows with the cases and the machine's load,
+# so no bound is put on it here (meson's timeout is the last resort).
+STUCK_S = 90
 
 
 def check(ok, name, detail=""):
@@ -102,20 +111,63 @@ def parse_blocks(text, prefix=""):
     return blocks
 
 
+def run_answering(argv, script, env, cwd):
+    """Runs ARGV with SCRIPT on its stdin, reading its output as it comes.
+    Returns (stdout, stderr, returncode); a run that says nothing new for
+    STUCK_S seconds is killed and its stderr says where it stopped."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, cwd=cwd)
+    # The script is written by a thread of its own: a shell that answers
+    # before it has read all of it must not block on a full pipe.
+    def feed():
+        try:
+            proc.stdin.write(script.encode())
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass  # the shell is gone; its answers say how far it got
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    out, err = bytearray(), bytearray()
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ, out)
+    selector.register(proc.stderr, selectors.EVENT_READ, err)
+    last = time.monotonic()
+    stuck = False
+    while selector.get_map():
+        ready = selector.select(timeout=1)
+        for key, _ in ready:
+            data = os.read(key.fd, 65536)
+            if data:
+                key.data.extend(data)
+                last = time.monotonic()
+            else:
+                selector.unregister(key.fileobj)
+        if not ready and time.monotonic() - last > STUCK_S:
+            stuck = True
+            proc.kill()
+            break
+    proc.wait()
+    feeder.join()
+    stdout, stderr = out.decode(errors="replace"), err.decode(errors="replace")
+    if stuck:
+        stderr += "\n%s said nothing for %d s after %d answers: stuck" % (
+            argv[0], STUCK_S, stdout.count("--- end"))
+    return stdout, stderr, proc.returncode
+
+
 def run_bash(main_script, lines, env, cwd):
-    result = subprocess.run(["bash", "--norc", "--noprofile"], input=bash_script(main_script, lines),
-                            capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
-    header = [l for l in result.stdout.splitlines() if l.startswith(("COMPLETE-SPEC:", "DEFINED-IN:", "LOAD-FAILED"))]
-    blocks = parse_blocks(result.stdout, "R:")
-    return header, [[w for w in b if w] for b in blocks], result.stderr
+    stdout, stderr, _ = run_answering(["bash", "--norc", "--noprofile"], bash_script(main_script, lines), env, cwd)
+    header = [l for l in stdout.splitlines() if l.startswith(("COMPLETE-SPEC:", "DEFINED-IN:", "LOAD-FAILED"))]
+    blocks = parse_blocks(stdout, "R:")
+    return header, [[w for w in b if w] for b in blocks], stderr
 
 
 def run_zsh(driver, fpath_dir, lines, env, cwd):
-    result = subprocess.run(["zsh", "-f", driver, fpath_dir], input="\n".join(lines) + "\n",
-                            capture_output=True, text=True, env=env, cwd=cwd, timeout=150)
-    if result.returncode == 77:
-        return None, result.stderr
-    return parse_blocks(result.stdout), result.stderr
+    stdout, stderr, returncode = run_answering(["zsh", "-f", driver, fpath_dir], "\n".join(lines) + "\n", env, cwd)
+    if returncode == 77:
+        return None, stderr
+    return parse_blocks(stdout), stderr
 
 
 def make_sessions(agent, db, count, workdir, env):
@@ -242,6 +294,16 @@ def main():
                     check(offered == want, "%s offers %s" % (name, what),
                           "missing: %s; not wanted: %s" % (sorted(want - offered), sorted(offered - want)))
 
+        # zsh works beside bash (each answers one line at a time, mostly
+        # waiting on a process it started): both run at once.
+        zsh_run = {}
+        have_zsh = zsh_dest and shutil.which("zsh")
+        if have_zsh:
+            lay_out(root, args.zsh, zsh_dest)
+            zsh_thread = threading.Thread(target=lambda: zsh_run.update(result=run_zsh(
+                args.zsh_driver, os.path.dirname(root + zsh_dest), lines, env, files)))
+            zsh_thread.start()
+
         # bash, through bash-completion's loader.
         bash_main = "/usr/share/bash-completion/bash_completion"
         if bash_dest and os.path.exists(bash_main) and shutil.which("bash"):
@@ -264,11 +326,11 @@ def main():
             skip("bash completion", "bash or bash-completion is missing (build-aux/setup.sh installs them)")
 
         # zsh, from its site-functions folder.
-        if zsh_dest and shutil.which("zsh"):
-            lay_out(root, args.zsh, zsh_dest)
+        if have_zsh:
             parse = subprocess.run(["zsh", "-n", args.zsh], capture_output=True, text=True)
             check(parse.returncode == 0, "zsh: _plandeck-agent parses (zsh -n)", parse.stderr)
-            blocks, stderr = run_zsh(args.zsh_driver, os.path.dirname(root + zsh_dest), lines, env, files)
+            zsh_thread.join()
+            blocks, stderr = zsh_run["result"]
             if blocks is None:
                 skip("zsh completion", "zsh has no zsh/zpty module: %s" % stderr.strip())
             else:
