@@ -16,18 +16,42 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 builddir="$root/_build"
 
+# Each stage's wall-clock and CPU seconds, for the log: where a run's time
+# goes.  The CPU is what this shell's finished children used (from
+# /proc, read without a fork: a subshell would count from zero).
+clock_ticks="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+children_cpu() {
+  local stat fields
+  read -r stat < "/proc/$$/stat"
+  read -r -a fields <<< "${stat##*) }"
+  # After the name: state is field 0, so cutime and cstime are 13 and 14.
+  echo $(( (fields[13] + fields[14]) / clock_ticks ))
+}
+stage_begin() {
+  stage_name="$1"
+  stage_wall0=$SECONDS
+  stage_cpu0=$(children_cpu)
+}
+stage_end() {
+  echo "dev.sh: $stage_name: $((SECONDS - stage_wall0)) s, CPU $(( $(children_cpu) - stage_cpu0 )) s"
+}
+
 usage() {
   sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 }
 
 prepare() {
+  stage_begin "setup (packages)"
   bash "$here/setup.sh"
+  stage_end
 
+  stage_begin "build"
   if [ ! -f "$builddir/meson-private/coredata.dat" ]; then
     meson setup "$builddir" "$root"
   fi
   # meson compile reconfigures by itself when a meson.build changed.
   meson compile -C "$builddir"
+  stage_end
 }
 
 run() {
@@ -72,27 +96,35 @@ proofs() {
   #    (GUI left out: the core suite does not need it).  Any UB aborts,
   #    and so does a double cast to an integer it does not fit (GCC leaves
   #    that check out of -fsanitize=undefined).
+  stage_begin "asan+ubsan build"
   if [ ! -f "$asan/meson-private/coredata.dat" ]; then
     meson setup "$asan" "$root" -Dgui=false -Db_sanitize=address,undefined -Db_lundef=false \
       "-Dc_args=-fno-sanitize-recover=undefined -fsanitize=float-cast-overflow" >/dev/null
   fi
   meson compile -C "$asan" >/dev/null
+  stage_end
+  stage_begin "asan+ubsan tests"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     meson test -C "$asan" --suite core --print-errorlogs --timeout-multiplier 2 \
     --logbase asan >/dev/null || ok=1
   summary "asan+ubsan (core)" "$asan/meson-logs/asan.json"
+  stage_end
 
   # 2. The C unit tests of the core suite under valgrind: no errors, no
   #    definite leaks (meson names the log proofs-valgrind).  The search
   #    test over 42000 messages is skipped there (pure SQLite volume: two
   #    minutes under valgrind); it runs in the plain and sanitizer runs.
+  stage_begin "valgrind"
   meson test -C "$builddir" --suite core-c --print-errorlogs --timeout-multiplier 5 --logbase proofs \
     --wrap="valgrind --quiet --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1 --num-callers=30" \
     --test-args="-s /pd/store/list/common-term" >/dev/null || ok=1
   summary "valgrind (core C tests)" "$builddir/meson-logs/proofs-valgrind.json"
+  stage_end
 
   # 3. Each fuzz target for 10 s from the corpus in fuzz/corpus.
+  stage_begin "fuzz (build and run)"
   bash "$here/fuzz.sh" all "${PLANDECK_FUZZ_SECONDS:-10}" || ok=1
+  stage_end
 
   return "$ok"
 }
@@ -117,11 +149,14 @@ case "$command" in
     fi
     prepare
     status=0
+    stage_begin "tests"
     meson test -C "$builddir" --print-errorlogs || status=$?
     summary "tests" "$builddir/meson-logs/testlog.json"
+    stage_end
     if [ "${PLANDECK_PROOFS:-1}" != 0 ]; then
       proofs || status=1
     fi
+    echo "dev.sh: total: $SECONDS s (exit $status)"
     exit "$status"
     ;;
   -h|--help|help)
