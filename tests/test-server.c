@@ -293,6 +293,7 @@ start_server (Fixture *f,
   pd_server_add_allowed_host (f->server, "plandeck.test");
   pd_server_add_allowed_origin (f->server, "https://proxy.example");
   pd_server_set_engine_func (f->server, replay_engine, f, NULL);
+  pd_server_set_working_directory (f->server, f->dir);
   g_assert_true (pd_server_start (f->server, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (pd_server_get_port (f->server), >, 0);
@@ -361,6 +362,18 @@ fixture_tear_down (Fixture       *f,
   g_free (f->plan_id);
   g_free (f->plain_id);
   g_free (f->done_id);
+}
+
+static char *
+session_token_of (Fixture    *f,
+                  const char *id)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s", id);
+  g_autoptr(Reply) reply = request (f, "GET", path, NULL, TOKEN, NULL);
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_nonnull (soup_message_headers_get_one (reply->headers, "X-Session-Token"));
+  return g_strdup (soup_message_headers_get_one (reply->headers, "X-Session-Token"));
 }
 
 static const char *
@@ -803,6 +816,187 @@ test_session_tokens (Fixture       *f,
   /* libsoup refuses the encoded dots itself; either way no path is read. */
   g_assert_cmpuint (tricky->status / 100, ==, 4);
   g_assert_cmpuint (unknown->status, ==, 404);
+}
+
+/* odek's GET /api/sessions/{id} is the full record, its transcript as a
+ * messages array: odek's browser UI shows a session from it (a count made
+ * it say "Error loading session"). */
+static void
+test_session_record (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s", f->plan_id);
+  g_autoptr(Reply) reply = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) list = request (f, "GET", "/api/sessions", NULL, TOKEN, NULL);
+  JsonObject *object, *first;
+  JsonArray *messages;
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  object = reply_object (reply);
+  g_assert_cmpstr (json_object_get_string_member (object, "id"), ==, f->plan_id);
+  g_assert_cmpstr (json_object_get_string_member (object, "task"), ==, "Fix the parser");
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (json_object_get_member (object, "messages")));
+  messages = json_object_get_array_member (object, "messages");
+  g_assert_cmpuint (json_array_get_length (messages), ==, 1);
+  first = json_array_get_object_element (messages, 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "role"), ==, "user");
+  g_assert_cmpstr (json_object_get_string_member (first, "content"), ==, "Fix the parser");
+  g_assert_cmpstr (soup_message_headers_get_content_type (reply->headers, NULL), ==, "application/json");
+
+  /* The list stays light: no transcripts in it. */
+  g_assert_false (JSON_NODE_HOLDS_ARRAY (json_object_get_member (json_array_get_object_element (json_node_get_array (list->json), 0),
+                                                                 "messages")));
+}
+
+/* odek's rename sets `task`, which its list shows: the name must come back
+ * as the task everywhere a client reads one (before, only `title` and
+ * `name` changed, and the browser UI's list kept the old task). */
+static void
+test_rename_sets_task (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s", f->plain_id);
+  g_autofree char *token = session_token_of (f, f->plain_id);
+  g_autoptr(Reply) rename = request (f, "POST", path, "{\"name\":\"Renamed X\"}", TOKEN, "X-Session-Token", token, NULL);
+  g_autoptr(Reply) record = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_autoptr(Reply) list = request (f, "GET", "/api/sessions", NULL, TOKEN, NULL);
+  g_autoptr(Reply) cleared = NULL;
+  g_autoptr(Reply) again = NULL;
+  JsonArray *array;
+  gboolean seen = FALSE;
+
+  g_assert_cmpuint (rename->status, ==, 200);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (rename), "task"), ==, "Renamed X");
+  g_assert_cmpstr (json_object_get_string_member (reply_object (record), "task"), ==, "Renamed X");
+  g_assert_cmpstr (json_object_get_string_member (reply_object (record), "title"), ==, "Renamed X");
+  array = json_node_get_array (list->json);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *row = json_array_get_object_element (array, i);
+
+      if (g_strcmp0 (json_object_get_string_member (row, "id"), f->plain_id) == 0)
+        {
+          g_assert_cmpstr (json_object_get_string_member (row, "task"), ==, "Renamed X");
+          seen = TRUE;
+        }
+    }
+  g_assert_true (seen);
+
+  /* An empty name gives the first prompt back. */
+  cleared = request (f, "POST", path, "{\"name\":\"\"}", TOKEN, "X-Session-Token", token, NULL);
+  g_assert_cmpuint (cleared->status, ==, 200);
+  again = request (f, "GET", path, NULL, TOKEN, NULL);
+  g_assert_cmpstr (json_object_get_string_member (reply_object (again), "task"), ==, "Say hello");
+}
+
+/* GET /api/models: odek's shape, the configured model as the current one. */
+static void
+test_models (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(Reply) none = request (f, "GET", "/api/models", NULL, TOKEN, NULL);
+  g_autoptr(Reply) post = request (f, "POST", "/api/models", "{}", TOKEN, NULL);
+  g_autoptr(Reply) bare = request (f, "GET", "/api/models", NULL, NULL, NULL);
+  g_autoptr(Reply) one = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *model;
+
+  g_assert_cmpuint (none->status, ==, 200);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (none->json));
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (none->json)), ==, 0);
+  g_assert_cmpuint (post->status, ==, 405);
+  g_assert_cmpuint (bare->status, ==, 403);
+
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  g_clear_pointer (&f->base, g_free);
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.1", 0);
+  pd_server_set_token (f->server, TOKEN);
+  pd_server_set_model (f->server, "qwen2.5-coder");
+  g_assert_true (pd_server_start (f->server, &error));
+  f->base = pd_server_dup_base_url (f->server);
+
+  one = request (f, "GET", "/api/models", NULL, TOKEN, NULL);
+  g_assert_cmpuint (one->status, ==, 200);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (one->json)), ==, 1);
+  model = json_array_get_object_element (json_node_get_array (one->json), 0);
+  g_assert_cmpstr (json_object_get_string_member (model, "id"), ==, "qwen2.5-coder");
+  g_assert_true (json_object_get_boolean_member (model, "current"));
+  g_assert_true (json_object_has_member (model, "max_context"));
+}
+
+static gboolean
+resources_have (Reply      *reply,
+                const char *id)
+{
+  JsonArray *array;
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (reply->json));
+  array = json_node_get_array (reply->json);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (array, i), "id"), id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* GET /api/resources: what an @ offers in odek's browser UI — the names in
+ * the folder runs work in, and sessions; never a path out of it. */
+static void
+test_resources (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *main_c = g_build_filename (f->dir, "main.c", NULL);
+  g_autofree char *sub = g_build_filename (f->dir, "maindir", NULL);
+  g_autofree char *hidden = g_build_filename (f->dir, ".main-secret", NULL);
+  g_autofree char *session_query = NULL;
+  g_autofree char *session_ref = g_strdup_printf ("@sess:%s", f->plan_id);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (main_c, "int main;\n", -1, &error));
+  g_assert_true (g_file_set_contents (hidden, "x", -1, &error));
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+
+  {
+    g_autoptr(Reply) mai = request (f, "GET", "/api/resources?q=mai&limit=8", NULL, TOKEN, NULL);
+    JsonObject *row;
+
+    g_assert_true (resources_have (mai, "@main.c"));
+    g_assert_true (resources_have (mai, "@maindir/"));
+    g_assert_false (resources_have (mai, "@.main-secret"));
+    row = json_array_get_object_element (json_node_get_array (mai->json), 0);
+    g_assert_cmpstr (json_object_get_string_member (row, "id"), ==, "@main.c");
+    g_assert_cmpstr (json_object_get_string_member (row, "type"), ==, "file");
+    g_assert_cmpstr (json_object_get_string_member (row, "label"), ==, "main.c");
+  }
+  {
+    g_autoptr(Reply) up = request (f, "GET", "/api/resources?q=..%2F&limit=8", NULL, TOKEN, NULL);
+    g_autoptr(Reply) slash = request (f, "GET", "/api/resources?q=%2Fetc%2Fpass", NULL, TOKEN, NULL);
+    g_autoptr(Reply) bad_utf8 = request (f, "GET", "/api/resources?q=%FF", NULL, TOKEN, NULL);
+    g_autoptr(Reply) bad_limit = request (f, "GET", "/api/resources?q=a&limit=x", NULL, TOKEN, NULL);
+    g_autoptr(Reply) post = request (f, "POST", "/api/resources", "{}", TOKEN, NULL);
+
+    g_assert_cmpuint (json_array_get_length (json_node_get_array (up->json)), ==, 0);
+    g_assert_cmpuint (json_array_get_length (json_node_get_array (slash->json)), ==, 0);
+    g_assert_cmpuint (bad_utf8->status, ==, 200);
+    g_assert_cmpuint (bad_limit->status, ==, 400);
+    g_assert_cmpuint (post->status, ==, 405);
+  }
+
+  /* Sessions by a part of their id or their task. */
+  session_query = g_strdup_printf ("/api/resources?q=%.20s", f->plan_id + 9);
+  {
+    g_autoptr(Reply) by_id = request (f, "GET", session_query, NULL, TOKEN, NULL);
+    g_autoptr(Reply) by_task = request (f, "GET", "/api/resources?q=parser", NULL, TOKEN, NULL);
+    g_autoptr(Reply) one = request (f, "GET", "/api/resources?q=&limit=1", NULL, TOKEN, NULL);
+
+    g_assert_true (resources_have (by_id, session_ref));
+    g_assert_true (resources_have (by_task, session_ref));
+    g_assert_cmpuint (json_array_get_length (json_node_get_array (one->json)), ==, 1);
+  }
+
+  g_rmdir (sub);
 }
 
 static void
@@ -1286,17 +1480,6 @@ test_prompt_and_stream (Fixture       *f,
 
 /* The session's token, as a client learns it: from a read with the
  * instance token header. */
-static char *
-session_token_of (Fixture    *f,
-                  const char *id)
-{
-  g_autofree char *path = g_strdup_printf ("/api/sessions/%s", id);
-  g_autoptr(Reply) reply = request (f, "GET", path, NULL, TOKEN, NULL);
-
-  g_assert_cmpuint (reply->status, ==, 200);
-  g_assert_nonnull (soup_message_headers_get_one (reply->headers, "X-Session-Token"));
-  return g_strdup (soup_message_headers_get_one (reply->headers, "X-Session-Token"));
-}
 
 /* A run that goes on until it is cancelled, however slow the machine: two
  * commands of ten minutes each (the shell tool's longest), more than any
@@ -1415,6 +1598,7 @@ test_prompt_errors (Fixture       *f,
   g_autoptr(Reply) no_run = request (f, "GET", "/api/runs/ffff", NULL, TOKEN, NULL);
   g_autoptr(Reply) runs = request (f, "GET", "/api/runs", NULL, TOKEN, NULL);
   g_autoptr(Reply) cancel_missing = request (f, "POST", "/api/cancel", NULL, TOKEN, NULL);
+  g_autoptr(Reply) cancel_no_session = request (f, "POST", "/api/cancel?session_id=..%2Fx", NULL, TOKEN, "X-Session-Token", "", NULL);
   g_autofree char *cancel_path = g_strdup_printf ("/api/cancel?session_id=%s", f->plan_id);
   g_autofree char *plan_token = session_token_of (f, f->plan_id);
   g_autoptr(Reply) cancel_idle = request (f, "POST", cancel_path, NULL, TOKEN, "X-Session-Token", plan_token, NULL);
@@ -1430,6 +1614,8 @@ test_prompt_errors (Fixture       *f,
   g_assert_cmpuint (no_run->status, ==, 404);
   g_assert_cmpuint (runs->status, ==, 200);
   g_assert_cmpuint (cancel_missing->status, ==, 400);
+  /* An id no session can have is no session: 404, as odek answers. */
+  g_assert_cmpuint (cancel_no_session->status, ==, 404);
   g_assert_cmpuint (cancel_idle->status, ==, 200);
   g_assert_true (json_object_get_boolean_member (reply_object (cancel_idle), "idle"));
   g_assert_cmpstr (json_object_get_string_member (reply_object (cancel_idle), "session_id"), ==, f->plan_id);
@@ -1672,6 +1858,10 @@ main (int   argc,
   ADD ("/pd/server/body-limits", test_body_limits, 0);
   ADD ("/pd/server/session-list", test_session_list, 0);
   ADD ("/pd/server/session-tokens", test_session_tokens, 0);
+  ADD ("/pd/server/session-record", test_session_record, 0);
+  ADD ("/pd/server/rename-sets-task", test_rename_sets_task, 0);
+  ADD ("/pd/server/models", test_models, 0);
+  ADD ("/pd/server/resources", test_resources, 0);
   ADD ("/pd/server/export", test_export, 0);
   ADD ("/pd/server/plan", test_plan, 0);
   ADD ("/pd/server/plan-detail", test_plan_detail, 0);

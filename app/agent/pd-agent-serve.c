@@ -140,6 +140,10 @@ pd_agent_serve_main (int    argc,
   pd_server_set_listen (server, host, port);
   pd_server_set_rate_limit (server, (guint) rate_limit);
   pd_server_set_model (server, pd_engine_builder_get_model (builder));
+  {
+    g_autofree char *here = g_get_current_dir ();
+    pd_server_set_working_directory (server, args.cwd ? args.cwd : here);
+  }
   for (guint i = 0; allow_hosts && allow_hosts[i]; i++)
     pd_server_add_allowed_host (server, allow_hosts[i]);
   for (guint i = 0; allow_origins && allow_origins[i]; i++)

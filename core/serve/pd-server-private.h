@@ -33,6 +33,7 @@ struct _PdServer
   guint               rate_limit;
   char               *token;
   char               *model;
+  char               *working_directory;   /* (nullable) what /api/resources lists */
   PdServerEngineFunc  engine_func;
   gpointer            engine_data;
   GDestroyNotify      engine_destroy;
@@ -88,6 +89,7 @@ const char *_pd_server_query_get          (GHashTable        *query,
 gboolean    _pd_server_parse_count        (const char        *text,
                                            gint64            *out);
 void        _pd_server_maybe_quit         (PdServer          *self);
+JsonObject *_pd_server_session_json       (const PdSessionInfo *info);
 /* Any thread. */
 void        _pd_server_bump_generation    (PdServer          *self);
 
@@ -153,6 +155,9 @@ void        _pd_server_handle_session     (PdServer          *self,
                                            const char        *rest,
                                            const char        *presented,
                                            gboolean           instance_header);
+void        _pd_server_handle_resources   (PdServer          *self,
+                                           SoupServerMessage *msg,
+                                           GHashTable        *query);
 void        _pd_server_handle_events      (PdServer          *self,
                                            SoupServerMessage *msg,
                                            GHashTable        *query);

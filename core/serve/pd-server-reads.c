@@ -18,6 +18,13 @@
 #define PLAN_CACHE_MAX       1024
 #define EVENTS_DEFAULT_LIMIT 100
 
+static int
+compare_names (gconstpointer a,
+                         gconstpointer b)
+{
+  return g_utf8_collate (*(const char * const *) a, *(const char * const *) b);
+}
+
 typedef enum
 {
   OP_LIST,
@@ -29,6 +36,7 @@ typedef enum
   OP_DELETE,
   OP_EVENTS,
   OP_AUTHORIZE,   /* a change elsewhere (a run, a cancel) needs the session's token */
+  OP_RESOURCES,   /* what an @ in the browser UI's prompt may name */
 } OpKind;
 
 typedef struct
@@ -50,6 +58,8 @@ typedef struct
   int                pinned;
   /* OP_EVENTS */
   gint64             after_seq;
+  /* OP_RESOURCES */
+  char              *folder;
   /* OP_AUTHORIZE: what to do once allowed, on the server's thread */
   PdServerAuthorized then;
   gpointer           then_data;
@@ -76,6 +86,7 @@ req_free (Req *req)
   g_object_unref (req->server);
   g_free (req->id);
   g_free (req->query);
+  g_free (req->folder);
   g_free (req->name);
   g_free (req->session_token);
   g_free (req->body);
@@ -246,7 +257,7 @@ op_list (Req            *req,
     }
 
   for (guint i = 0; i < sessions->len; i++)
-    json_array_add_object_element (array, pd_session_info_to_json (g_ptr_array_index (sessions, i), FALSE));
+    json_array_add_object_element (array, _pd_server_session_json (g_ptr_array_index (sessions, i)));
 
   if (!req->paged)
     {
@@ -326,7 +337,7 @@ op_session (Req            *req,
           req_set_db_error (req, error);
           return;
         }
-      req_set_object (req, 200, pd_session_info_to_json (info, FALSE));
+      req_set_object (req, 200, _pd_server_session_json (info));
       return;
     }
 
@@ -342,7 +353,21 @@ op_session (Req            *req,
   switch (req->kind)
     {
     case OP_GET:
-      req_set_object (req, 200, pd_session_info_to_json (info, FALSE));
+      {
+        /* odek's full record: the transcript as a messages array (a
+         * count in the list only), which its browser UI shows. */
+        g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, req->id, &error);
+        JsonObject *object;
+
+        if (messages == NULL)
+          {
+            req_set_db_error (req, error);
+            return;
+          }
+        object = _pd_server_session_json (info);
+        json_object_set_array_member (object, "messages", json_array_ref (messages));
+        req_set_object (req, 200, object);
+      }
       break;
 
     case OP_PLAN:
@@ -385,7 +410,7 @@ op_session (Req            *req,
             req_set_db_error (req, error);
             return;
           }
-        object = pd_session_info_to_json (info, FALSE);
+        object = _pd_server_session_json (info);
         json_object_set_array_member (object, "messages", json_array_ref (messages));
         history = json_array_new ();
         for (guint i = 0; i < versions->len; i++)
@@ -447,6 +472,85 @@ op_events (Req            *req,
   req_set_object (req, 200, object);
 }
 
+/* The folder's own entries whose names begin with the query (no path: a
+ * query with a separator or "..", or a long one, names no file), then the
+ * sessions it matches.  Only names are read, never a file. */
+static void
+op_resources (Req            *req,
+              PdSessionStore *store)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  const char *q = req->query ? req->query : "";
+  JsonArray *array = json_array_new ();
+  gboolean names_a_file = strlen (q) <= 256 && strchr (q, '/') == NULL && strchr (q, '\\') == NULL &&
+                          strstr (q, "..") == NULL;
+
+  json_node_take_array (node, array);
+  if (!g_utf8_validate (q, -1, NULL))
+    {
+      req->status = 200;
+      req->body = _pd_server_json_text (node);
+      return;
+    }
+
+  if (req->folder != NULL && names_a_file)
+    {
+      g_autoptr(GDir) dir = g_dir_open (req->folder, 0, NULL);
+      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char *lower = g_utf8_strdown (q, -1);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *folded = NULL;
+
+          if (name[0] == '.' || !g_utf8_validate (name, -1, NULL))
+            continue;
+          folded = g_utf8_strdown (name, -1);
+          if (g_str_has_prefix (folded, lower))
+            g_ptr_array_add (names, g_strdup (name));
+        }
+      g_ptr_array_sort (names, (GCompareFunc) compare_names);
+      for (guint i = 0; i < names->len && json_array_get_length (array) < req->limit; i++)
+        {
+          const char *entry = g_ptr_array_index (names, i);
+          g_autofree char *path = g_build_filename (req->folder, entry, NULL);
+          gboolean is_dir = g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK);
+          JsonObject *row = json_object_new ();
+          g_autofree char *id = g_strdup_printf ("@%s%s", entry, is_dir ? "/" : "");
+
+          json_object_set_string_member (row, "id", id);
+          json_object_set_string_member (row, "type", is_dir ? "directory" : "file");
+          json_object_set_string_member (row, "label", entry);
+          json_object_set_string_member (row, "detail", is_dir ? "directory" : "file");
+          json_array_add_object_element (array, row);
+        }
+    }
+
+  if (json_array_get_length (array) < req->limit)
+    sessions = pd_session_store_list (store, *q ? q : NULL, FALSE, 0, req->limit - json_array_get_length (array),
+                                      NULL, &error);
+  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (sessions, i);
+      JsonObject *row = json_object_new ();
+      g_autofree char *id = g_strdup_printf ("@sess:%s", info->id);
+
+      json_object_set_string_member (row, "id", id);
+      json_object_set_string_member (row, "type", "session");
+      json_object_set_string_member (row, "label", info->name && *info->name ? info->name : info->task ? info->task : "");
+      json_object_set_string_member (row, "detail", info->id);
+      json_array_add_object_element (array, row);
+    }
+  if (error != NULL)
+    g_message ("database error: %s", error->message);
+
+  req->status = 200;
+  req->body = _pd_server_json_text (node);
+}
+
 static void
 run_req (GTask        *task,
          gpointer      source_object,
@@ -464,6 +568,9 @@ run_req (GTask        *task,
       break;
     case OP_EVENTS:
       op_events (req, store);
+      break;
+    case OP_RESOURCES:
+      op_resources (req, store);
       break;
     default:
       op_session (req, store);
@@ -676,6 +783,36 @@ _pd_server_handle_events (PdServer          *self,
   json_object_set_array_member (object, "events", array);
   json_object_set_int_member (object, "count", events->len);
   _pd_server_respond_json (msg, 200, object);
+}
+
+/* GET /api/resources?q=&limit=: what an @ in odek's browser UI offers;
+ * limit 10 by default, at most 100 (odek's). */
+void
+_pd_server_handle_resources (PdServer          *self,
+                             SoupServerMessage *msg,
+                             GHashTable        *query)
+{
+  const char *q = _pd_server_query_get (query, "q");
+  const char *limit_text = _pd_server_query_get (query, "limit");
+  gint64 limit = 10;
+  Req *req;
+
+  if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
+    {
+      _pd_server_respond_error (msg, 405, "method not allowed");
+      return;
+    }
+  if (limit_text != NULL && !_pd_server_parse_count (limit_text, &limit))
+    {
+      _pd_server_respond_error (msg, 400, "invalid limit");
+      return;
+    }
+
+  req = req_new (self, msg, OP_RESOURCES, NULL);
+  req->limit = (guint) CLAMP (limit, 1, 100);
+  req->query = g_strdup (q);
+  req->folder = g_strdup (self->working_directory);
+  req_start (self, req);
 }
 
 void

@@ -503,9 +503,10 @@ _pd_server_handle_cancel (PdServer          *self,
       _pd_server_respond_error (msg, 400, "missing session_id");
       return;
     }
+  /* A session id that could be no session's is no session (odek: 404). */
   if (!pd_session_id_is_valid (session_id))
     {
-      _pd_server_respond_error (msg, 400, "invalid session id");
+      _pd_server_respond_error (msg, 404, "session not found");
       return;
     }
 

@@ -101,6 +101,21 @@ _pd_server_parse_count (const char *text,
   return TRUE;
 }
 
+/* A session as the API shows it: the store's record without its token,
+ * and `task` is the title a person sees.  odek's rename sets `task`, and
+ * its clients (the browser UI's list) show `task`; ours keeps the first
+ * prompt and the name apart, so a renamed session answers its name as
+ * `task`, and `name` says it was renamed. */
+JsonObject *
+_pd_server_session_json (const PdSessionInfo *info)
+{
+  JsonObject *object = pd_session_info_to_json (info, FALSE);
+
+  if (info->name != NULL && *info->name)
+    json_object_set_string_member (object, "task", info->name);
+  return object;
+}
+
 void
 _pd_server_bump_generation (PdServer *self)
 {
@@ -148,6 +163,35 @@ handle_usage (PdServer          *self,
   _pd_server_respond_json (msg, 200, object);
 }
 
+/* GET /api/models: the one model runs use (odek's HEAD answers the same);
+ * a prompt may name another, which the provider then takes or refuses. */
+static void
+handle_models (PdServer          *self,
+               SoupServerMessage *msg)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+  JsonArray *array = json_array_new ();
+
+  if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
+    {
+      json_array_unref (array);
+      _pd_server_respond_error (msg, 405, "method not allowed");
+      return;
+    }
+  if (self->model != NULL && *self->model)
+    {
+      JsonObject *model = json_object_new ();
+
+      json_object_set_string_member (model, "id", self->model);
+      json_object_set_int_member (model, "max_context", 0);
+      json_object_set_string_member (model, "description", self->model);
+      json_object_set_boolean_member (model, "current", TRUE);
+      json_array_add_object_element (array, model);
+    }
+  json_node_take_array (node, array);
+  _pd_server_respond_text (msg, 200, "application/json", _pd_server_json_text (node));
+}
+
 static void
 handle_api (SoupServer        *soup,
             SoupServerMessage *msg,
@@ -192,6 +236,10 @@ handle_api (SoupServer        *soup,
       else
         handle_usage (self, msg);
     }
+  else if (strcmp (path, "/api/models") == 0)
+    handle_models (self, msg);
+  else if (strcmp (path, "/api/resources") == 0)
+    _pd_server_handle_resources (self, msg, query);
   else if (strcmp (path, "/api/sessions") == 0)
     _pd_server_handle_sessions (self, msg, query);
   else if (g_str_has_prefix (path, "/api/sessions/"))
@@ -460,6 +508,7 @@ pd_server_finalize (GObject *object)
   g_free (self->host);
   g_free (self->token);
   g_free (self->model);
+  g_free (self->working_directory);
   g_mutex_clear (&self->start_lock);
   g_cond_clear (&self->start_cond);
   g_mutex_clear (&self->watch_lock);
@@ -654,6 +703,24 @@ pd_server_set_model (PdServer   *self,
   g_return_if_fail (PD_IS_SERVER (self));
   g_free (self->model);
   self->model = g_strdup (model);
+}
+
+/**
+ * pd_server_set_working_directory:
+ * @path: (nullable): the folder runs work in
+ *
+ * GET /api/resources offers the names of its own entries (never their
+ * contents) for an @ in the browser UI's prompt.
+ */
+void
+pd_server_set_working_directory (PdServer   *self,
+                                 const char *path)
+{
+  g_return_if_fail (PD_IS_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+
+  g_free (self->working_directory);
+  self->working_directory = path ? g_canonicalize_filename (path, NULL) : NULL;
 }
 
 /**

@@ -5,7 +5,9 @@
  *
  *   GET    /api/health
  *   GET    /api/sessions[?q=&limit=&offset=]   bare array without a query
- *   GET    /api/sessions/{id}                  the record, X-Session-Token
+ *   GET    /api/models                         the model runs use
+ *   GET    /api/resources?q=&limit=            @ completions: folder entries, sessions
+ *   GET    /api/sessions/{id}                  the record with its messages, X-Session-Token
  *   POST   /api/sessions/{id}                  {name?, pinned?}, strict token
  *   DELETE /api/sessions/{id}                  strict token, 204
  *   GET    /api/sessions/{id}/export           record + messages + plan versions
@@ -96,6 +98,8 @@ void            pd_server_set_token        (PdServer            *self,
                                             const char          *token);
 void            pd_server_set_model        (PdServer            *self,
                                             const char          *model);
+void            pd_server_set_working_directory (PdServer       *self,
+                                            const char          *path);
 void            pd_server_set_engine_func  (PdServer            *self,
                                             PdServerEngineFunc   func,
                                             gpointer             user_data,
