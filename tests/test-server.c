@@ -926,6 +926,111 @@ test_models (Fixture       *f,
   g_assert_true (json_object_has_member (model, "max_context"));
 }
 
+#define WEBUI_PAGE "<!DOCTYPE html><meta name=\"odek-ws-token\" content=\"{{ODEK_WS_TOKEN}}\"/>" \
+                   "<p>{{ODEK_WS_TOKEN}}</p>"
+
+/* serve --webui DIR: the folder's page, script and style the way odek
+ * serves its browser UI (the token in the page and the cookie only for the
+ * right ?token=, odek's security headers, nothing else served). */
+static void
+test_webui (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autofree char *ui = g_build_filename (f->dir, "ui", NULL);
+  g_autofree char *index = g_build_filename (ui, "index.html", NULL);
+  g_autofree char *script = g_build_filename (ui, "app.js", NULL);
+  g_autofree char *style = g_build_filename (ui, "style.css", NULL);
+  g_autofree char *with_token = g_strdup_printf ("/?token=%s", TOKEN);
+  g_autofree char *filled = g_strdup_printf ("content=\"%s\"", TOKEN);
+  g_autofree char *cookie = g_strdup_printf ("odek_ws_token=%s; Path=/; HttpOnly; SameSite=Strict", TOKEN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdServer) bare = pd_server_new (f->db_path);
+
+  g_assert_cmpint (g_mkdir (ui, 0700), ==, 0);
+
+  /* No index.html: said, naming the file. */
+  g_assert_false (pd_server_set_webui (bare, ui, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "index.html"));
+  g_clear_error (&error);
+
+  g_assert_true (g_file_set_contents (index, WEBUI_PAGE, -1, &error));
+  g_assert_true (g_file_set_contents (script, "console.log(1);", -1, &error));
+  g_assert_true (g_file_set_contents (style, "body{}", -1, &error));
+
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  g_clear_pointer (&f->base, g_free);
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.1", 0);
+  pd_server_set_token (f->server, TOKEN);
+  g_assert_true (pd_server_set_webui (f->server, ui, &error));
+  g_assert_no_error (error);
+  g_assert_true (pd_server_start (f->server, &error));
+  f->base = pd_server_dup_base_url (f->server);
+
+  /* The files are read once: changing them later changes nothing served. */
+  g_assert_true (g_file_set_contents (script, "changed();", -1, &error));
+
+  {
+    g_autoptr(Reply) page = request (f, "GET", with_token, NULL, NULL, NULL);
+    const char *csp;
+
+    g_assert_cmpuint (page->status, ==, 200);
+    g_assert_cmpstr (soup_message_headers_get_content_type (page->headers, NULL), ==, "text/html");
+    /* The first placeholder only, as odek. */
+    g_assert_nonnull (strstr (page->body, filled));
+    g_assert_nonnull (strstr (page->body, "<p>{{ODEK_WS_TOKEN}}</p>"));
+    g_assert_cmpstr (soup_message_headers_get_one (page->headers, "Set-Cookie"), ==, cookie);
+    g_assert_cmpstr (soup_message_headers_get_one (page->headers, "X-Content-Type-Options"), ==, "nosniff");
+    g_assert_cmpstr (soup_message_headers_get_one (page->headers, "Referrer-Policy"), ==, "no-referrer");
+    g_assert_cmpstr (soup_message_headers_get_one (page->headers, "X-Frame-Options"), ==, "DENY");
+    csp = soup_message_headers_get_one (page->headers, "Content-Security-Policy");
+    g_assert_cmpstr (csp, ==, "frame-ancestors 'none'");
+  }
+  {
+    g_autoptr(Reply) plain = request (f, "GET", "/", NULL, NULL, NULL);
+    g_autoptr(Reply) wrong = request (f, "GET", "/?token=ffff", NULL, NULL, NULL);
+
+    g_assert_cmpuint (plain->status, ==, 200);
+    g_assert_nonnull (strstr (plain->body, "content=\"\""));
+    g_assert_null (strstr (plain->body, TOKEN));
+    g_assert_null (soup_message_headers_get_one (plain->headers, "Set-Cookie"));
+    g_assert_cmpuint (wrong->status, ==, 200);
+    g_assert_null (strstr (wrong->body, TOKEN));
+    g_assert_null (soup_message_headers_get_one (wrong->headers, "Set-Cookie"));
+  }
+  {
+    g_autoptr(Reply) js = request (f, "GET", "/app.js", NULL, NULL, NULL);
+    g_autoptr(Reply) css = request (f, "GET", "/style.css?v=2", NULL, NULL, NULL);
+    g_autoptr(Reply) icon = request (f, "GET", "/favicon.ico", NULL, NULL, NULL);
+    g_autoptr(Reply) index_html = request (f, "GET", "/index.html", NULL, NULL, NULL);
+    g_autoptr(Reply) other = request (f, "GET", "/etc/passwd", NULL, NULL, NULL);
+    g_autoptr(Reply) post = request (f, "POST", "/", "{}", NULL, NULL);
+    g_autoptr(Reply) evil = request (f, "GET", with_token, NULL, NULL, "Host", "evil.example", NULL);
+
+    g_assert_cmpuint (js->status, ==, 200);
+    g_assert_cmpstr (soup_message_headers_get_content_type (js->headers, NULL), ==, "application/javascript");
+    g_assert_cmpstr (js->body, ==, "console.log(1);");
+    g_assert_cmpuint (css->status, ==, 200);
+    g_assert_cmpstr (soup_message_headers_get_content_type (css->headers, NULL), ==, "text/css");
+    g_assert_cmpuint (icon->status, ==, 200);
+    g_assert_cmpstr (soup_message_headers_get_content_type (icon->headers, NULL), ==, "image/svg+xml");
+    g_assert_cmpuint (index_html->status, ==, 404);
+    g_assert_cmpuint (other->status, ==, 404);
+    g_assert_cmpuint (post->status, ==, 405);
+    /* Another name for this machine (DNS rebinding): nothing, the token
+     * least of all. */
+    g_assert_cmpuint (evil->status, ==, 403);
+    g_assert_null (strstr (evil->body, TOKEN));
+  }
+
+  g_unlink (index);
+  g_unlink (script);
+  g_unlink (style);
+  g_rmdir (ui);
+}
+
 static gboolean
 resources_have (Reply      *reply,
                 const char *id)
@@ -1862,6 +1967,7 @@ main (int   argc,
   ADD ("/pd/server/rename-sets-task", test_rename_sets_task, 0);
   ADD ("/pd/server/models", test_models, 0);
   ADD ("/pd/server/resources", test_resources, 0);
+  ADD ("/pd/server/webui", test_webui, 0);
   ADD ("/pd/server/export", test_export, 0);
   ADD ("/pd/server/plan", test_plan, 0);
   ADD ("/pd/server/plan-detail", test_plan_detail, 0);

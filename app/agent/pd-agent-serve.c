@@ -2,7 +2,8 @@
  * database, odek-compatible, with runs through the embedded engine.
  *
  *   serve [--db PATH] [--listen ADDR:PORT] [--allow-host HOST]...
- *         [--allow-origin ORIGIN]... [--rate-limit N] [engine options of `run`]
+ *         [--allow-origin ORIGIN]... [--rate-limit N] [--webui DIR]
+ *         [engine options of `run`]
  *
  * The start URL (with the instance token) goes to stdout as the first line;
  * SIGINT or SIGTERM stops the server cleanly (active runs are cancelled and
@@ -54,6 +55,7 @@ pd_agent_serve_main (int    argc,
   g_autoptr(GError) error = NULL;
   g_autofree char *db_path = NULL;
   g_autofree char *listen = NULL;
+  g_autofree char *webui = NULL;
   g_auto(GStrv) allow_hosts = NULL;
   g_auto(GStrv) allow_origins = NULL;
   g_autofree char *host = NULL;
@@ -65,6 +67,7 @@ pd_agent_serve_main (int    argc,
     { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_hosts, "Also accept this Host name (repeatable)", "HOST" },
     { "allow-origin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_origins, "Also accept changes from pages of this origin, e.g. https://plandeck.example (repeatable)", "ORIGIN" },
     { "rate-limit", 0, 0, G_OPTION_ARG_INT, &rate_limit, "Session lookups per minute per client (default 60, 0 = off)", "N" },
+    { "webui", 0, 0, G_OPTION_ARG_FILENAME, &webui, "Serve the browser UI in DIR (index.html, app.js, style.css) the way odek serves its own", "DIR" },
     { NULL }
   };
   g_autoptr(PdConfig) config = NULL;
@@ -149,6 +152,11 @@ pd_agent_serve_main (int    argc,
   for (guint i = 0; allow_origins && allow_origins[i]; i++)
     pd_server_add_allowed_origin (server, allow_origins[i]);
   pd_server_set_engine_func (server, make_engine, g_object_ref (builder), g_object_unref);
+  if (webui != NULL && !pd_server_set_webui (server, webui, &error))
+    {
+      fprintf (stderr, "plandeck-agent serve: --webui: %s\n", error->message);
+      return 2;
+    }
 
   if (!pd_server_start (server, &error))
     return pd_agent_fail ("serve", error);

@@ -295,13 +295,18 @@ judge (Guard              *guard,
               return SOUP_STATUS_FORBIDDEN;
             }
         }
+    }
 
-      if (!_pd_server_host_is_allowed (self, host))
-        {
-          *error = "Host not allowed";
-          return SOUP_STATUS_FORBIDDEN;
-        }
+  /* Every path: a page served under a name that is not ours (DNS
+   * rebinding) gets nothing, the browser UI included. */
+  if (!_pd_server_host_is_allowed (self, host))
+    {
+      *error = "Host not allowed";
+      return SOUP_STATUS_FORBIDDEN;
+    }
 
+  if (api)
+    {
       /* odek's rule (changes only), and ours for the event stream: a page
        * elsewhere must not hold stream slots either. */
       if ((method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD && method != SOUP_METHOD_OPTIONS) ||

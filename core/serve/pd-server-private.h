@@ -6,6 +6,7 @@
  * pd-server-runs.c  POST /api/prompt, /api/runs, /api/cancel
  * pd-server-stream.c GET /api/events/stream
  * pd-server-conns.c connections closed once their client is gone
+ * pd-server-webui.c --webui: a browser UI served as odek serves its own
  *
  * Everything here runs on the server's thread unless it says otherwise.
  */
@@ -19,6 +20,7 @@ G_BEGIN_DECLS
 
 typedef struct _Run Run;
 typedef struct _Refusal Refusal;
+typedef struct _PdServerWebui PdServerWebui;
 
 struct _PdServer
 {
@@ -34,6 +36,7 @@ struct _PdServer
   char               *token;
   char               *model;
   char               *working_directory;   /* (nullable) what /api/resources lists */
+  PdServerWebui      *webui;               /* (nullable) --webui: a browser UI, odek's way */
   PdServerEngineFunc  engine_func;
   gpointer            engine_data;
   GDestroyNotify      engine_destroy;
@@ -178,6 +181,15 @@ void        _pd_server_handle_cancel      (PdServer          *self,
                                            gboolean           instance_header);
 void        _pd_server_cancel_runs        (PdServer          *self);
 void        _pd_server_detach_runs        (PdServer          *self);
+
+/* pd-server-webui.c */
+PdServerWebui *_pd_server_webui_load      (const char        *dir,
+                                           GError           **error);
+void        _pd_server_webui_free         (PdServerWebui     *webui);
+void        _pd_server_webui_handle       (PdServer          *self,
+                                           SoupServerMessage *msg,
+                                           const char        *path,
+                                           GHashTable        *query);
 
 /* pd-server-stream.c */
 void        _pd_server_handle_stream      (PdServer          *self,

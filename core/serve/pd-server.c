@@ -261,7 +261,8 @@ handle_api (SoupServer        *soup,
 }
 
 /* `GET /?token=…` stores the instance token in a cookie, as odek does, so a
- * browser can use the API; there is no web UI. */
+ * browser can use the API; with --webui the folder's browser UI is served
+ * (pd-server-webui.c). */
 static void
 handle_root (SoupServer        *soup,
              SoupServerMessage *msg,
@@ -274,6 +275,17 @@ handle_root (SoupServer        *soup,
   const char *token = _pd_server_query_get (query, "token");
 
   soup_message_headers_replace (headers, "Cache-Control", "no-store");
+
+  if (!_pd_server_guard_passed (msg, NULL))
+    {
+      _pd_server_respond_error (msg, 403, "Forbidden");
+      return;
+    }
+  if (self->webui != NULL)
+    {
+      _pd_server_webui_handle (self, msg, path, query);
+      return;
+    }
 
   if (strcmp (path, "/") != 0 || soup_server_message_get_method (msg) != SOUP_METHOD_GET)
     {
@@ -509,6 +521,7 @@ pd_server_finalize (GObject *object)
   g_free (self->token);
   g_free (self->model);
   g_free (self->working_directory);
+  _pd_server_webui_free (self->webui);
   g_mutex_clear (&self->start_lock);
   g_cond_clear (&self->start_cond);
   g_mutex_clear (&self->watch_lock);
@@ -721,6 +734,34 @@ pd_server_set_working_directory (PdServer   *self,
 
   g_free (self->working_directory);
   self->working_directory = path ? g_canonicalize_filename (path, NULL) : NULL;
+}
+
+/**
+ * pd_server_set_webui:
+ * @dir: (nullable): a folder with index.html (and app.js, style.css), as
+ *   odek's cmd/odek/ui; %NULL serves none
+ *
+ * Serves @dir's browser UI the way odek serves its own: the page with the
+ * instance token in it and the token cookie for `/?token=`, the script and
+ * the style sheet, nothing else.  The files are read now.
+ *
+ * Returns: %FALSE when index.html cannot be read (or a file is too large)
+ */
+gboolean
+pd_server_set_webui (PdServer    *self,
+                     const char  *dir,
+                     GError     **error)
+{
+  PdServerWebui *webui = NULL;
+
+  g_return_val_if_fail (PD_IS_SERVER (self), FALSE);
+  g_return_val_if_fail (self->thread == NULL, FALSE);
+
+  if (dir != NULL && !(webui = _pd_server_webui_load (dir, error)))
+    return FALSE;
+  _pd_server_webui_free (self->webui);
+  self->webui = webui;
+  return TRUE;
 }
 
 /**

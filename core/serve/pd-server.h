@@ -20,6 +20,9 @@
  *   GET    /api/runs, /api/runs/{id}
  *   POST   /api/cancel?session_id=
  *
+ * With pd_server_set_webui(), `/`, `/app.js` and `/style.css` serve a
+ * browser UI folder the way odek serves its own (pd-server-webui.c).
+ *
  * Threads: the server runs its own GMainContext in a dedicated thread,
  * started by pd_server_start() and joined by pd_server_stop(); handlers,
  * the rate limiter, the run table and the plan cache live on that thread
@@ -100,6 +103,9 @@ void            pd_server_set_model        (PdServer            *self,
                                             const char          *model);
 void            pd_server_set_working_directory (PdServer       *self,
                                             const char          *path);
+gboolean        pd_server_set_webui        (PdServer            *self,
+                                            const char          *dir,
+                                            GError             **error);
 void            pd_server_set_engine_func  (PdServer            *self,
                                             PdServerEngineFunc   func,
                                             gpointer             user_data,

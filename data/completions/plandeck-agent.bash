@@ -42,7 +42,7 @@ _plandeck_agent()
         case $word in
             --db | --events-jsonl | --provider | --base-url | --model | --replay | \
                 --approve | --max-iterations | --max-tokens | --max-seconds | -C | --cwd | \
-                --listen | --allow-host | --allow-origin | --rate-limit | --max-steps | --max-render-chars | \
+                --listen | --allow-host | --allow-origin | --rate-limit | --webui | --max-steps | --max-render-chars | \
                 --global | --project | -q | --query | --limit | --offset | --session | \
                 --type | --claude-dir | --codex-dir | --opencode-dir)
                 # -q takes a value only for sessions (elsewhere it is --quiet).
@@ -79,7 +79,7 @@ _plandeck_agent()
             _filedir
             return
             ;;
-        -C | --cwd | --claude-dir | --codex-dir | --opencode-dir)
+        -C | --cwd | --claude-dir | --codex-dir | --opencode-dir | --webui)
             _filedir -d
             return
             ;;
@@ -112,7 +112,7 @@ _plandeck_agent()
             options="--db --events-jsonl -q --quiet -i --interactive --plan-mode $engine"
             ;;
         serve)
-            options="--db --listen --allow-host --allow-origin --rate-limit $engine"
+            options="--db --listen --allow-host --allow-origin --rate-limit --webui $engine"
             ;;
         plan)
             options="--db --max-steps --max-render-chars"
