@@ -257,17 +257,29 @@ replay_engine (const PdServerRunRequest  *request,
   g_autoptr(PdPlanStore) plan_store = pd_plan_store_new (12, 4000);
   g_autoptr(PdToolRegistry) tools = pd_tool_registry_new ();
   g_autoptr(PdToolContext) context = NULL;
+  g_autoptr(PdApprover) approver = NULL;
   PdEngineOptions options = { 0 };
 
   if (!(provider = pd_provider_new_for_name ("replay", NULL, NULL, f->replay_path, error)))
-    return NULL;
+    {
+      request->approve_destroy (request->approve_data);
+      return NULL;
+    }
   if (!(context = pd_tool_context_new (f->dir, error)))
-    return NULL;
+    {
+      request->approve_destroy (request->approve_data);
+      return NULL;
+    }
   pd_tool_registry_add_builtins (tools, plan_store);
+
+  /* Changes are asked of whoever watches the run, as serve does. */
+  approver = pd_approver_new (PD_APPROVAL_POLICY_ASK);
+  pd_approver_set_func (approver, request->approve, request->approve_data, request->approve_destroy);
 
   options.provider = provider;
   options.model = "replay";
   options.tools = tools;
+  options.approver = approver;
   options.plan_store = plan_store;
   options.store = request->store;
   options.bus = request->bus;

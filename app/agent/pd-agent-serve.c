@@ -26,18 +26,44 @@
 /* POST /api/prompt: one engine per run, from the one builder; the request
  * brings the server's store and bus, the run's id and maybe a model.
  * Called on the server thread only, so setting the builder up is safe. */
+typedef struct
+{
+  PdEngineBuilder  *builder;
+  PdApprovalPolicy  policy;
+} Maker;
+
+static void
+maker_free (gpointer data)
+{
+  Maker *maker = data;
+
+  g_object_unref (maker->builder);
+  g_free (maker);
+}
+
+/* Runs from the API and the WebSocket: one engine per run, from the one
+ * builder; the request brings the server's store and bus, the run's id,
+ * maybe a model, and who answers its approval questions (the person
+ * watching the run, within the timeout).  Called on the server thread
+ * only, so setting the builder up is safe. */
 static PdEngine *
 make_engine (const PdServerRunRequest  *request,
              gpointer                   user_data,
              GError                   **error)
 {
-  PdEngineBuilder *builder = user_data;
+  Maker *maker = user_data;
+  PdEngine *engine;
 
-  pd_engine_builder_set_model (builder, request->model);
-  pd_engine_builder_set_store (builder, request->store);
-  pd_engine_builder_set_bus (builder, request->bus);
-  pd_engine_builder_set_run_id (builder, request->run_id);
-  return pd_engine_builder_build (builder, error);
+  pd_engine_builder_set_model (maker->builder, request->model);
+  pd_engine_builder_set_store (maker->builder, request->store);
+  pd_engine_builder_set_bus (maker->builder, request->bus);
+  pd_engine_builder_set_run_id (maker->builder, request->run_id);
+  pd_engine_builder_set_approval (maker->builder, maker->policy, request->approve, request->approve_data,
+                                  request->approve_destroy);
+  engine = pd_engine_builder_build (maker->builder, error);
+  /* The engine keeps what it needs; the builder lets go of this run's. */
+  pd_engine_builder_set_approval (maker->builder, maker->policy, NULL, NULL, NULL);
+  return engine;
 }
 
 static gboolean
@@ -75,7 +101,7 @@ pd_agent_serve_main (int    argc,
   g_autoptr(GMainLoop) loop = NULL;
   g_autofree char *url = NULL;
   g_autoptr(PdEngineBuilder) builder = NULL;
-  PdApprovalPolicy policy = PD_APPROVAL_POLICY_DENY;
+  PdApprovalPolicy policy = PD_APPROVAL_POLICY_ASK;
   guint port = PD_SERVER_DEFAULT_PORT;
   guint sigint, sigterm;
 
@@ -113,7 +139,9 @@ pd_agent_serve_main (int    argc,
           return 2;
         }
     }
-  if (!pd_agent_engine_args_check (&args, PD_APPROVAL_POLICY_DENY, &policy, &error))
+  /* Ask: the person who started the run answers (its WebSocket, or the
+   * desktop app), and nobody answering in time means no. */
+  if (!pd_agent_engine_args_check (&args, PD_APPROVAL_POLICY_ASK, &policy, &error))
     {
       fprintf (stderr, "plandeck-agent serve: %s\n", error->message);
       return 2;
@@ -129,7 +157,7 @@ pd_agent_serve_main (int    argc,
   config = pd_agent_engine_load_config (&args);
   for (const char * const *w = pd_config_get_warnings (config); *w != NULL; w++)
     fprintf (stderr, "plandeck-agent: warning: %s\n", *w);
-  /* Nobody at a terminal: under ask, a change is refused. */
+  /* Nobody at a terminal: the server gives each run its asker. */
   builder = pd_agent_engine_builder_new (&args, config, policy, FALSE);
 
   if (db_path == NULL)
@@ -151,7 +179,13 @@ pd_agent_serve_main (int    argc,
     pd_server_add_allowed_host (server, allow_hosts[i]);
   for (guint i = 0; allow_origins && allow_origins[i]; i++)
     pd_server_add_allowed_origin (server, allow_origins[i]);
-  pd_server_set_engine_func (server, make_engine, g_object_ref (builder), g_object_unref);
+  {
+    Maker *maker = g_new0 (Maker, 1);
+
+    maker->builder = g_object_ref (builder);
+    maker->policy = policy;
+    pd_server_set_engine_func (server, make_engine, maker, maker_free);
+  }
   if (webui != NULL && !pd_server_set_webui (server, webui, &error))
     {
       fprintf (stderr, "plandeck-agent serve: --webui: %s\n", error->message);

@@ -55,6 +55,9 @@ struct _PdEngine
   PdEngineProgressFunc  progress_func;
   gpointer              progress_data;
   GDestroyNotify        progress_destroy;
+  PdEngineToolFunc      tool_func;         /* under progress_mutex too */
+  gpointer              tool_data;
+  GDestroyNotify        tool_destroy;
 
   /* One run at a time: the plan store and its callback belong to it. */
   GMutex                run_mutex;
@@ -97,6 +100,12 @@ typedef struct
 void          _pd_engine_progress             (PdEngineRun               *run,
                                                PdEngineProgress           kind,
                                                const char                *text);
+void          _pd_engine_tell_tool            (PdEngineRun               *run,
+                                               PdEngineToolStage          stage,
+                                               const char                *name,
+                                               const char                *call_id,
+                                               const char                *text,
+                                               gboolean                   ok);
 void          _pd_engine_emit                 (PdEngineRun               *run,
                                                PdEvent                   *event);
 /* @data: (transfer full) (nullable) */

@@ -168,6 +168,7 @@ announce_tool (PdEngineRun *run,
   if (job->tool != NULL && job->arguments != NULL)
     summary = pd_approver_summarize (job->tool, job->arguments);
   _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_START, summary ? summary : job->name);
+  _pd_engine_tell_tool (run, PD_ENGINE_TOOL_CALL, job->name, job->call_id, job->arguments_text, TRUE);
 }
 
 static JsonNode *
@@ -333,6 +334,7 @@ _pd_engine_run_batch (PdEngineRun *run,
       if (!job->result->ok)
         json_object_set_boolean_member (message, PD_MESSAGE_IS_ERROR, TRUE);
       pd_transcript_append (run->transcript, message);
+      _pd_engine_tell_tool (run, PD_ENGINE_TOOL_RESULT, job->name, job->call_id, job->result->content, job->result->ok);
       observe_result (run, job);
     }
 

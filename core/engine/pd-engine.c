@@ -26,6 +26,8 @@ pd_engine_finalize (GObject *object)
 
   if (self->progress_destroy)
     self->progress_destroy (self->progress_data);
+  if (self->tool_destroy)
+    self->tool_destroy (self->tool_data);
 
   g_clear_object (&self->provider);
   g_clear_object (&self->tools);
@@ -132,6 +134,32 @@ pd_engine_set_progress_func (PdEngine             *self,
   g_mutex_unlock (&self->progress_mutex);
 }
 
+/**
+ * pd_engine_set_tool_func:
+ * @func: (nullable): told of each tool call with its arguments as the model
+ *   wrote them, and of each result with the tool's whole output
+ *
+ * For a front end that shows the calls themselves (serve's WebSocket): the
+ * calls of a batch are told before any of them runs, their results in call
+ * order once the batch is over.  Called on the run's thread.
+ */
+void
+pd_engine_set_tool_func (PdEngine         *self,
+                         PdEngineToolFunc  func,
+                         gpointer          user_data,
+                         GDestroyNotify    destroy)
+{
+  g_return_if_fail (PD_IS_ENGINE (self));
+
+  g_mutex_lock (&self->progress_mutex);
+  if (self->tool_destroy)
+    self->tool_destroy (self->tool_data);
+  self->tool_func = func;
+  self->tool_data = user_data;
+  self->tool_destroy = destroy;
+  g_mutex_unlock (&self->progress_mutex);
+}
+
 /* Events go to the database with their session, as they happen (on the
  * bus's dispatcher thread). */
 static void
@@ -192,6 +220,22 @@ _pd_engine_progress (PdEngineRun      *run,
   g_mutex_lock (&self->progress_mutex);
   if (self->progress_func)
     self->progress_func (kind, text, self->progress_data);
+  g_mutex_unlock (&self->progress_mutex);
+}
+
+void
+_pd_engine_tell_tool (PdEngineRun       *run,
+                      PdEngineToolStage  stage,
+                      const char        *name,
+                      const char        *call_id,
+                      const char        *text,
+                      gboolean           ok)
+{
+  PdEngine *self = run->engine;
+
+  g_mutex_lock (&self->progress_mutex);
+  if (self->tool_func)
+    self->tool_func (stage, name, call_id, text, ok, self->tool_data);
   g_mutex_unlock (&self->progress_mutex);
 }
 

@@ -64,6 +64,19 @@ typedef void (*PdEngineProgressFunc) (PdEngineProgress  kind,
                                       const char       *text,
                                       gpointer          user_data);
 
+typedef enum
+{
+  PD_ENGINE_TOOL_CALL,     /* text: the arguments, JSON as the model wrote them */
+  PD_ENGINE_TOOL_RESULT,   /* text: the tool's whole output; ok: it succeeded */
+} PdEngineToolStage;
+
+typedef void (*PdEngineToolFunc) (PdEngineToolStage  stage,
+                                  const char        *name,
+                                  const char        *call_id,
+                                  const char        *text,
+                                  gboolean           ok,
+                                  gpointer           user_data);
+
 typedef struct
 {
   PdProvider     *provider;          /* required */
@@ -112,6 +125,10 @@ G_DECLARE_FINAL_TYPE (PdEngine, pd_engine, PD, ENGINE, GObject)
 PdEngine    *pd_engine_new               (const PdEngineOptions *options);
 void         pd_engine_set_progress_func (PdEngine              *self,
                                           PdEngineProgressFunc   func,
+                                          gpointer               user_data,
+                                          GDestroyNotify         destroy);
+void         pd_engine_set_tool_func     (PdEngine              *self,
+                                          PdEngineToolFunc       func,
                                           gpointer               user_data,
                                           GDestroyNotify         destroy);
 char        *pd_engine_default_system_prompt (gboolean           planning);

@@ -149,6 +149,26 @@ _pd_server_token_allows_write (const char *presented,
   return presented != NULL && _pd_server_token_equal (presented, session_token);
 }
 
+/* Whether the WebSocket handshake offers the subprotocol odek.TOKEN. */
+gboolean
+_pd_server_ws_token_offered (PdServer          *self,
+                             SoupServerMessage *msg)
+{
+  const char *header = soup_message_headers_get_list (soup_server_message_get_request_headers (msg),
+                                                      "Sec-WebSocket-Protocol");
+  GSList *offered;
+  gboolean found = FALSE;
+
+  if (header == NULL)
+    return FALSE;
+  offered = soup_header_parse_list (header);
+  for (GSList *l = offered; l != NULL; l = l->next)
+    if (g_str_has_prefix (l->data, "odek.") && _pd_server_token_equal ((char *) l->data + 5, self->token))
+      found = TRUE;
+  soup_header_free_list (offered);
+  return found;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The rate limiter: a sliding window per client address                  */
 
@@ -178,30 +198,32 @@ rate_prune_one (gpointer key,
   return bucket->count == 0 || now - bucket->stamps[newest] >= RATE_WINDOW_USEC;
 }
 
+/* A sliding window of @limit requests a minute per client in @table. */
 gboolean
-_pd_server_rate_allow (PdServer   *self,
-                       const char *client)
+_pd_server_rate_allow_in (GHashTable *table,
+                          guint       limit,
+                          const char *client)
 {
   RateBucket *bucket;
   gint64 now;
 
-  if (self->rate_limit == 0 || client == NULL || *client == '\0')
+  if (limit == 0 || client == NULL || *client == '\0')
     return TRUE;
 
   now = g_get_monotonic_time ();
-  bucket = g_hash_table_lookup (self->rate, client);
+  bucket = g_hash_table_lookup (table, client);
   if (bucket == NULL)
     {
-      if (g_hash_table_size (self->rate) >= 4096)
-        g_hash_table_foreach_remove (self->rate, rate_prune_one, &now);
+      if (g_hash_table_size (table) >= 4096)
+        g_hash_table_foreach_remove (table, rate_prune_one, &now);
       bucket = g_new0 (RateBucket, 1);
-      bucket->stamps = g_new0 (gint64, self->rate_limit);
-      g_hash_table_insert (self->rate, g_strdup (client), bucket);
+      bucket->stamps = g_new0 (gint64, limit);
+      g_hash_table_insert (table, g_strdup (client), bucket);
     }
 
-  if (bucket->count < self->rate_limit)
+  if (bucket->count < limit)
     {
-      bucket->stamps[(bucket->head + bucket->count) % self->rate_limit] = now;
+      bucket->stamps[(bucket->head + bucket->count) % limit] = now;
       bucket->count++;
       return TRUE;
     }
@@ -209,11 +231,19 @@ _pd_server_rate_allow (PdServer   *self,
   if (now - bucket->stamps[bucket->head] >= RATE_WINDOW_USEC)
     {
       bucket->stamps[bucket->head] = now;
-      bucket->head = (bucket->head + 1) % self->rate_limit;
+      bucket->head = (bucket->head + 1) % limit;
       return TRUE;
     }
 
   return FALSE;
+}
+
+/* Session lookups (odek's sessionLookupLimiter). */
+gboolean
+_pd_server_rate_allow (PdServer   *self,
+                       const char *client)
+{
+  return _pd_server_rate_allow_in (self->rate, self->rate_limit, client);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -268,6 +298,7 @@ judge (Guard              *guard,
   const char *method = soup_server_message_get_method (msg);
   const char *host = soup_message_headers_get_list (headers, "Host");
   gboolean api = path_is_api (path);
+  gboolean ws = strcmp (path, "/ws") == 0;
 
   /* RFC 9112 §3.2: more than one Host field line is a 400, and a Host
    * that is a list is no valid Host either; libsoup reads only one of them,
@@ -278,7 +309,7 @@ judge (Guard              *guard,
       return SOUP_STATUS_BAD_REQUEST;
     }
 
-  if (api)
+  if (api || ws)
     {
       const char *header_token = soup_message_headers_get_one (headers, "X-Odek-Ws-Token");
 
@@ -289,7 +320,10 @@ judge (Guard              *guard,
         {
           g_autofree char *cookie_token = _pd_server_cookie_value (msg, "odek_ws_token");
 
-          if (!_pd_server_token_equal (cookie_token, self->token))
+          /* The WebSocket also takes it as the subprotocol odek.TOKEN, which
+           * is how a browser page sends it there. */
+          if (!_pd_server_token_equal (cookie_token, self->token) &&
+              !(ws && _pd_server_ws_token_offered (self, msg)))
             {
               *error = "Forbidden";
               return SOUP_STATUS_FORBIDDEN;
@@ -302,6 +336,15 @@ judge (Guard              *guard,
   if (!_pd_server_host_is_allowed (self, host))
     {
       *error = "Host not allowed";
+      return SOUP_STATUS_FORBIDDEN;
+    }
+
+  /* A WebSocket is never a simple request: a page elsewhere could open one
+   * with the cookie, and only the Origin tells (odek checks it too, more
+   * loosely: any loopback port). */
+  if (ws && !_pd_server_origin_is_allowed (self, soup_message_headers_get_one (headers, "Origin")))
+    {
+      *error = "Origin not allowed";
       return SOUP_STATUS_FORBIDDEN;
     }
 

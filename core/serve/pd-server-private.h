@@ -7,6 +7,8 @@
  * pd-server-stream.c GET /api/events/stream
  * pd-server-conns.c connections closed once their client is gone
  * pd-server-webui.c --webui: a browser UI served as odek serves its own
+ * pd-server-ws.c    /ws, odek's WebSocket: prompts, their events, approvals
+ * pd-server-approval.c one question to a person about a tool call
  *
  * Everything here runs on the server's thread unless it says otherwise.
  */
@@ -21,6 +23,31 @@ G_BEGIN_DECLS
 typedef struct _Run Run;
 typedef struct _Refusal Refusal;
 typedef struct _PdServerWebui PdServerWebui;
+typedef struct _Approval Approval;
+typedef struct _Socket Socket;
+
+typedef enum
+{
+  APPROVAL_PENDING,
+  APPROVAL_APPROVE,
+  APPROVAL_DENY,
+  APPROVAL_TRUST,       /* approve, and the socket trusts the class from now */
+  APPROVAL_TIMEOUT,     /* nobody answered in time: denied */
+  APPROVAL_CANCELLED,   /* the run was cancelled or its socket went: denied */
+} ApprovalAnswer;
+
+/* Who watches a run (pd-server-ws.c: a socket's prompt).  Server thread. */
+typedef struct
+{
+  void     (*session)  (Run *run, gpointer data, const char *session_id, const char *auth_token);
+  void     (*thinking) (Run *run, gpointer data, const char *text);
+  void     (*tool)     (Run *run, gpointer data, PdEngineToolStage stage, const char *name,
+                        const char *text, gboolean ok);
+  void     (*ask)      (Run *run, gpointer data, Approval *approval);
+  /* @outcome NULL: the engine failed with @error */
+  void     (*done)     (Run *run, gpointer data, PdRunResult *outcome, const GError *error);
+  void     (*release)  (gpointer data);
+} RunObserver;
 
 struct _PdServer
 {
@@ -33,6 +60,7 @@ struct _PdServer
   GPtrArray          *allowed_hosts;   /* lower case */
   GPtrArray          *allowed_origins;
   guint               rate_limit;
+  gint64              approval_timeout;   /* µs */
   char               *token;
   char               *model;
   char               *working_directory;   /* (nullable) what /api/resources lists */
@@ -70,6 +98,10 @@ struct _PdServer
   guint               active_runs;
   GList              *streams;         /* Stream */
   GHashTable         *conns;           /* GSocket → Conn (pd-server-conns.c) */
+  GList              *sockets;         /* Socket (pd-server-ws.c) */
+  guint               upgrading;       /* WebSocket handshakes under way */
+  GHashTable         *socket_rate;     /* client address → RateBucket, upgrades */
+  GSource            *sockets_deadline;   /* stopping: closes what did not close */
   GList              *refusals;        /* Refusal (pd-server-conns.c) */
 };
 
@@ -121,6 +153,11 @@ typedef struct _RateBucket RateBucket;
 void        _pd_server_rate_bucket_free   (RateBucket        *bucket);
 gboolean    _pd_server_rate_allow         (PdServer          *self,
                                            const char        *client);
+gboolean    _pd_server_rate_allow_in      (GHashTable        *table,
+                                           guint              limit,
+                                           const char        *client);
+gboolean    _pd_server_ws_token_offered   (PdServer          *self,
+                                           SoupServerMessage *msg);
 
 /* pd-server-conns.c */
 void        _pd_server_conns_init         (PdServer          *self);
@@ -165,15 +202,48 @@ void        _pd_server_handle_events      (PdServer          *self,
                                            SoupServerMessage *msg,
                                            GHashTable        *query);
 
+/* pd-server-approval.c; any thread */
+Approval   *_pd_server_approval_new       (const char        *tool,
+                                           const char        *summary);
+Approval   *_pd_server_approval_ref       (Approval          *approval);
+void        _pd_server_approval_unref     (Approval          *approval);
+const char *_pd_server_approval_get_id    (Approval          *approval);
+const char *_pd_server_approval_get_risk  (Approval          *approval);
+gboolean    _pd_server_approval_allows_trust (Approval       *approval);
+gboolean    _pd_server_approval_answer    (Approval          *approval,
+                                           ApprovalAnswer     answer);
+ApprovalAnswer _pd_server_approval_wait   (Approval          *approval,
+                                           GCancellable      *cancellable,
+                                           gint64             timeout_usec);
+JsonObject *_pd_server_approval_to_json   (Approval          *approval);
+gboolean    _pd_server_approval_parse_action (const char     *action,
+                                           ApprovalAnswer    *answer);
+
 /* pd-server-runs.c */
 void        _pd_server_run_unref          (Run               *run);
+Run        *_pd_server_run_start          (PdServer          *self,
+                                           const char        *session_id,
+                                           const char        *message,
+                                           const char        *model,
+                                           const RunObserver *observer,
+                                           gpointer           observer_data,
+                                           guint             *status,
+                                           GError           **error);
+const char *_pd_server_run_get_id         (Run               *run);
+const char *_pd_server_run_get_session_id (Run               *run);
+void        _pd_server_run_cancel         (Run               *run);
+Approval   *_pd_server_run_get_approval   (Run               *run,
+                                           const char        *id);
+gboolean    _pd_server_model_id_is_valid  (const char        *model);
 void        _pd_server_handle_prompt      (PdServer          *self,
                                            SoupServerMessage *msg,
                                            const char        *presented,
                                            gboolean           instance_header);
 void        _pd_server_handle_runs        (PdServer          *self,
                                            SoupServerMessage *msg,
-                                           const char        *rest);
+                                           const char        *rest,
+                                           const char        *presented,
+                                           gboolean           instance_header);
 void        _pd_server_handle_cancel      (PdServer          *self,
                                            SoupServerMessage *msg,
                                            GHashTable        *query,
@@ -190,6 +260,16 @@ void        _pd_server_webui_handle       (PdServer          *self,
                                            SoupServerMessage *msg,
                                            const char        *path,
                                            GHashTable        *query);
+
+/* pd-ws-meter.c */
+GIOStream  *_pd_ws_meter_new              (GIOStream         *base,
+                                           guint64            max_message);
+
+/* pd-server-ws.c */
+void        _pd_server_ws_install         (PdServer          *self);
+void        _pd_server_ws_close_all       (PdServer          *self);
+void        _pd_server_ws_clear           (PdServer          *self);
+guint       _pd_server_ws_count           (PdServer          *self);
 
 /* pd-server-stream.c */
 void        _pd_server_handle_stream      (PdServer          *self,

@@ -1,8 +1,18 @@
 /* pd-server-runs.c: runs through the embedded engine.
  *
- * POST /api/prompt starts one (202 once its session is known), GET
- * /api/runs[/ID] lists them (the last RUNS_KEPT finished ones kept), POST
- * /api/cancel?session_id= cancels the active run of a session.
+ * POST /api/prompt starts one (202 once its session is known), a prompt on
+ * a WebSocket another (pd-server-ws.c, which watches it through a
+ * RunObserver); GET /api/runs[/ID] lists them (the last RUNS_KEPT finished
+ * ones kept), POST /api/cancel?session_id= cancels the active run of a
+ * session, whichever connection started it.
+ *
+ * The engine runs in a GTask worker.  What it reports from there (the
+ * session, reasoning, tool calls and results, a question for a person)
+ * comes to the server's thread through g_main_context_invoke, in the order
+ * it was reported, and goes on to the run's observer.  A question waits on
+ * the worker (pd-server-approval.c) until the observer's person answers,
+ * POST /api/runs/ID/approval answers, the run is cancelled, or the time is
+ * up: a denial in all but the first case.
  */
 #define G_LOG_DOMAIN "pd-server"
 
@@ -11,11 +21,16 @@
 #include <string.h>
 
 #include "pd-server-private.h"
+#include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-random.h"
 #include "pd-redact.h"
 
 #define RUNS_KEPT            100
+
+/* What the bus says when a run waits for a person: ids only, never the
+ * command (ours; odek has no such event). */
+#define EVENT_APPROVAL_REQUESTED "approval_requested"
 
 struct _Run
 {
@@ -35,6 +50,16 @@ struct _Run
   PdEngine          *engine;
   SoupServerMessage *pending;     /* the POST waiting for its 202 */
   gboolean           active;
+
+  /* The server's thread. */
+  Approval          *approval;    /* the question open now, or NULL */
+  const RunObserver *observer;    /* who watches: a socket's prompt, or nobody */
+  gpointer           observer_data;
+
+  /* The engine's thread: reasoning since the last tool call or answer,
+   * sent as one piece (odek's UI appends what it gets). */
+  GMutex             lock;
+  GString           *reasoning;
 };
 
 static Run *
@@ -58,7 +83,38 @@ _pd_server_run_unref (Run *run)
   g_clear_object (&run->cancellable);
   g_clear_object (&run->engine);
   g_clear_object (&run->pending);
+  g_clear_pointer (&run->approval, _pd_server_approval_unref);
+  g_string_free (run->reasoning, TRUE);
+  g_mutex_clear (&run->lock);
   g_free (run);
+}
+
+const char *
+_pd_server_run_get_id (Run *run)
+{
+  return run->id;
+}
+
+const char *
+_pd_server_run_get_session_id (Run *run)
+{
+  return run->session_id;
+}
+
+void
+_pd_server_run_cancel (Run *run)
+{
+  g_cancellable_cancel (run->cancellable);
+}
+
+/* The question open now, if it is @id's (server thread). */
+Approval *
+_pd_server_run_get_approval (Run        *run,
+                             const char *id)
+{
+  if (run->approval == NULL || (id != NULL && g_strcmp0 (_pd_server_approval_get_id (run->approval), id) != 0))
+    return NULL;
+  return run->approval;
 }
 
 static JsonObject *
@@ -83,6 +139,9 @@ run_to_json (Run *run)
   json_object_set_int_member (object, "output_tokens", run->output_tokens);
   json_object_set_string_member (object, "result", run->result ? run->result : "");
   json_object_set_string_member (object, "error", run->error ? run->error : "");
+  /* Ours: the question a person is asked, for the desktop app. */
+  if (run->approval != NULL)
+    json_object_set_object_member (object, "approval", _pd_server_approval_to_json (run->approval));
   return object;
 }
 
@@ -102,32 +161,176 @@ run_answer_accepted (Run *run)
   g_clear_object (&run->pending);
 }
 
+/* ---------------------------------------------------------------------- */
+/* From the engine's thread to the server's                               */
+
+typedef enum
+{
+  NOTE_SESSION,
+  NOTE_THINKING,
+  NOTE_TOOL,
+  NOTE_APPROVAL_OPEN,
+  NOTE_APPROVAL_CLOSE,
+} NoteKind;
+
 typedef struct
 {
-  Run  *run;
-  char *session_id;
-} SessionKnown;
+  Run               *run;
+  NoteKind           kind;
+  char              *text;      /* session id, reasoning, tool output or arguments */
+  char              *name;      /* tool */
+  char              *token;     /* NOTE_SESSION: the session's token */
+  PdEngineToolStage  stage;
+  gboolean           ok;
+  Approval          *approval;
+} Note;
 
-static gboolean
-on_session_known (gpointer user_data)
+static void
+note_free (gpointer data)
 {
-  SessionKnown *known = user_data;
-  Run *run = known->run;
+  Note *note = data;
 
-  if (run->session_id == NULL)
-    run->session_id = g_strdup (known->session_id);
-  run_answer_accepted (run);
-  return G_SOURCE_REMOVE;
+  _pd_server_run_unref (note->run);
+  g_free (note->text);
+  g_free (note->name);
+  g_free (note->token);
+  g_clear_pointer (&note->approval, _pd_server_approval_unref);
+  g_free (note);
 }
 
 static void
-session_known_free (gpointer data)
+approval_open (Run      *run,
+               Approval *approval)
 {
-  SessionKnown *known = data;
+  PdServer *self = run->server;
+  JsonObject *data;
+  PdEvent *event;
 
-  _pd_server_run_unref (known->run);
-  g_free (known->session_id);
-  g_free (known);
+  g_clear_pointer (&run->approval, _pd_server_approval_unref);
+  run->approval = _pd_server_approval_ref (approval);
+  g_free (run->status);
+  run->status = g_strdup ("waiting_approval");
+
+  /* Those who follow the run's events learn it waits (the desktop app asks
+   * GET /api/runs/ID for the question, with the session's token). */
+  data = json_object_new ();
+  json_object_set_string_member (data, "approval_id", _pd_server_approval_get_id (approval));
+  json_object_set_string_member (data, "risk", _pd_server_approval_get_risk (approval));
+  /* (the event takes @data) */
+  event = pd_event_new_full (EVENT_APPROVAL_REQUESTED, run->id, run->session_id, 0, NULL, data);
+  pd_event_bus_emit (self->bus, event);
+  pd_event_unref (event);
+
+  if (run->observer != NULL && run->observer->ask != NULL)
+    run->observer->ask (run, run->observer_data, approval);
+}
+
+static void
+approval_close (Run      *run,
+                Approval *approval)
+{
+  if (run->approval != approval)
+    return;
+  g_clear_pointer (&run->approval, _pd_server_approval_unref);
+  if (run->active)
+    {
+      g_free (run->status);
+      run->status = g_strdup ("running");
+    }
+}
+
+static gboolean
+on_note (gpointer user_data)
+{
+  Note *note = user_data;
+  Run *run = note->run;
+
+  if (run->server == NULL)
+    return G_SOURCE_REMOVE;
+
+  switch (note->kind)
+    {
+    case NOTE_SESSION:
+      if (run->session_id == NULL)
+        run->session_id = g_strdup (note->text);
+      run_answer_accepted (run);
+      if (run->observer != NULL && run->observer->session != NULL)
+        run->observer->session (run, run->observer_data, run->session_id, note->token);
+      break;
+
+    case NOTE_THINKING:
+      if (run->observer != NULL && run->observer->thinking != NULL)
+        run->observer->thinking (run, run->observer_data, note->text);
+      break;
+
+    case NOTE_TOOL:
+      if (run->observer != NULL && run->observer->tool != NULL)
+        run->observer->tool (run, run->observer_data, note->stage, note->name, note->text, note->ok);
+      break;
+
+    case NOTE_APPROVAL_OPEN:
+      approval_open (run, note->approval);
+      break;
+
+    case NOTE_APPROVAL_CLOSE:
+      approval_close (run, note->approval);
+      break;
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Any thread; in the order of the calls. */
+static void
+note_post (Run  *run,
+           Note *note)
+{
+  PdServer *self = run->server;
+  GSource *source;
+
+  if (self == NULL)
+    {
+      note_free (note);
+      return;
+    }
+  note->run = run_ref (run);
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, on_note, note, note_free);
+  g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
+/* The reasoning gathered so far, as one `thinking`. */
+static void
+flush_reasoning (Run *run)
+{
+  Note *note;
+
+  g_mutex_lock (&run->lock);
+  if (run->reasoning->len == 0)
+    {
+      g_mutex_unlock (&run->lock);
+      return;
+    }
+  note = g_new0 (Note, 1);
+  note->kind = NOTE_THINKING;
+  note->text = g_strdup (run->reasoning->str);
+  g_string_truncate (run->reasoning, 0);
+  g_mutex_unlock (&run->lock);
+  note_post (run, note);
+}
+
+/* The session's token, read on the engine's thread (the session was just
+ * made, or just checked). */
+static char *
+read_session_token (PdServer   *self,
+                    const char *session_id)
+{
+  PdSessionStore *store = g_async_queue_pop (self->readers);
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, session_id, NULL);
+
+  g_async_queue_push (self->readers, store);
+  return info ? g_strdup (info->auth_token) : NULL;
 }
 
 /* On the engine's worker thread. */
@@ -137,20 +340,104 @@ on_run_progress (PdEngineProgress  kind,
                  gpointer          user_data)
 {
   Run *run = user_data;
-  SessionKnown *known;
-  GSource *source;
+  Note *note;
 
-  if (kind != PD_ENGINE_PROGRESS_SESSION || run->server == NULL)
+  if (run->server == NULL)
     return;
 
-  known = g_new0 (SessionKnown, 1);
-  known->run = run_ref (run);
-  known->session_id = g_strdup (text);
-  source = g_idle_source_new ();
-  g_source_set_callback (source, on_session_known, known, session_known_free);
-  g_source_attach (source, run->server->context);
-  g_source_unref (source);
+  switch (kind)
+    {
+    case PD_ENGINE_PROGRESS_SESSION:
+      note = g_new0 (Note, 1);
+      note->kind = NOTE_SESSION;
+      note->text = g_strdup (text);
+      if (run->observer != NULL)
+        note->token = read_session_token (run->server, text);
+      note_post (run, note);
+      break;
+
+    case PD_ENGINE_PROGRESS_REASONING:
+      g_mutex_lock (&run->lock);
+      if (run->reasoning->len < PD_SERVER_MAX_BODY)
+        g_string_append (run->reasoning, text);
+      g_mutex_unlock (&run->lock);
+      break;
+
+    case PD_ENGINE_PROGRESS_DISCARDED:
+    case PD_ENGINE_PROGRESS_RETRY:
+      /* What streamed is void: asked again. */
+      g_mutex_lock (&run->lock);
+      g_string_truncate (run->reasoning, 0);
+      g_mutex_unlock (&run->lock);
+      break;
+
+    default:
+      break;
+    }
 }
+
+/* On the engine's threads: each call of a batch before any runs, then the
+ * results in call order. */
+static void
+on_run_tool (PdEngineToolStage  stage,
+             const char        *name,
+             const char        *call_id,
+             const char        *text,
+             gboolean           ok,
+             gpointer           user_data)
+{
+  Run *run = user_data;
+  Note *note;
+
+  if (run->observer == NULL)
+    return;
+  if (stage == PD_ENGINE_TOOL_CALL)
+    flush_reasoning (run);
+
+  note = g_new0 (Note, 1);
+  note->kind = NOTE_TOOL;
+  note->stage = stage;
+  note->name = g_strdup (name);
+  /* What the model wrote and a tool read may hold a key: shown as the store
+   * keeps it. */
+  note->text = pd_redact (text ? text : "", NULL);
+  note->ok = ok;
+  note_post (run, note);
+}
+
+/* PdApprovalFunc, on a tool worker thread (one question at a time). */
+static gboolean
+on_run_approve (const char *tool,
+                const char *summary,
+                gpointer    user_data)
+{
+  Run *run = user_data;
+  PdServer *self = run->server;
+  Approval *approval;
+  ApprovalAnswer answer;
+  Note *note;
+
+  if (self == NULL)
+    return FALSE;
+
+  approval = _pd_server_approval_new (tool, summary);
+  note = g_new0 (Note, 1);
+  note->kind = NOTE_APPROVAL_OPEN;
+  note->approval = _pd_server_approval_ref (approval);
+  note_post (run, note);
+
+  answer = _pd_server_approval_wait (approval, run->cancellable, self->approval_timeout);
+
+  note = g_new0 (Note, 1);
+  note->kind = NOTE_APPROVAL_CLOSE;
+  note->approval = approval;
+  note_post (run, note);
+
+  return answer == APPROVAL_APPROVE || answer == APPROVAL_TRUST;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Runs                                                                   */
 
 static void
 forget_finished_runs (PdServer *self)
@@ -173,13 +460,17 @@ on_run_done (GObject      *object,
   PdServer *self = run->server;
   g_autoptr(GError) error = NULL;
   g_autoptr(PdRunResult) outcome = pd_engine_run_finish (PD_ENGINE (object), result, &error);
+  const RunObserver *observer = run->observer;
+  gpointer observer_data = run->observer_data;
 
   run->ended_at = g_get_real_time ();
   run->active = FALSE;
-  /* The engine's progress func holds a reference to the run. */
+  /* The engine's callbacks hold references to the run. */
   pd_engine_set_progress_func (run->engine, NULL, NULL, NULL);
+  pd_engine_set_tool_func (run->engine, NULL, NULL, NULL);
   g_clear_object (&run->engine);
   g_clear_pointer (&run->status, g_free);
+  g_clear_pointer (&run->approval, _pd_server_approval_unref);
 
   if (outcome == NULL)
     {
@@ -222,9 +513,23 @@ on_run_done (GObject      *object,
         }
     }
 
+  /* The reasoning of the answer comes before it. */
+  flush_reasoning (run);
+
   _pd_server_bump_generation (self);
   self->active_runs--;
   g_queue_push_tail (&self->finished_runs, g_strdup (run->id));
+
+  /* Last: the observer may start the next prompt of its socket. */
+  run->observer = NULL;
+  run->observer_data = NULL;
+  if (observer != NULL)
+    {
+      observer->done (run, observer_data, outcome, error);
+      if (observer->release != NULL)
+        observer->release (observer_data);
+    }
+
   forget_finished_runs (self);
   _pd_server_run_unref (run);
   _pd_server_maybe_quit (self);
@@ -243,6 +548,97 @@ find_active_run (PdServer   *self,
       return run;
   return NULL;
 }
+
+/**
+ * _pd_server_run_start:
+ * @session_id: (nullable): the session to continue (its token checked)
+ * @observer: (nullable): who watches the run, with @observer_data, which
+ *   observer->release lets go of once the run is done (not called when the
+ *   run does not start)
+ * @status: (out): on failure, the HTTP status that says why (409 busy, 503
+ *   too many runs, 400 no engine)
+ *
+ * Returns: (transfer none): the run, in the run table, or %NULL with @error
+ */
+Run *
+_pd_server_run_start (PdServer           *self,
+                      const char         *session_id,
+                      const char         *message,
+                      const char         *model,
+                      const RunObserver  *observer,
+                      gpointer            observer_data,
+                      guint              *status,
+                      GError            **error)
+{
+  g_autoptr(PdEngine) engine = NULL;
+  PdServerRunRequest request = { 0 };
+  g_autofree char *run_id = NULL;
+  Run *run;
+
+  if (session_id != NULL && find_active_run (self, session_id) != NULL)
+    {
+      *status = 409;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY, "session is busy");
+      return NULL;
+    }
+  if (self->active_runs >= PD_SERVER_MAX_ACTIVE_RUNS)
+    {
+      *status = 503;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY, "too many active runs");
+      return NULL;
+    }
+  if (self->engine_func == NULL)
+    {
+      *status = 501;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "this server does not run prompts");
+      return NULL;
+    }
+
+  run_id = pd_random_hex (16);
+  run = g_new0 (Run, 1);
+  g_atomic_ref_count_init (&run->ref);
+  g_mutex_init (&run->lock);
+  run->reasoning = g_string_new (NULL);
+  run->server = self;
+  run->id = g_strdup (run_id);
+  run->session_id = g_strdup (session_id);
+  run->model = g_strdup (model ? model : self->model);
+  run->status = g_strdup ("running");
+  run->started_at = g_get_real_time ();
+  run->cancellable = g_cancellable_new ();
+
+  request.session_id = session_id;
+  request.message = message;
+  request.model = model;
+  request.run_id = run_id;
+  request.store = self->store;
+  request.bus = self->bus;
+  request.approve = on_run_approve;
+  request.approve_data = run_ref (run);
+  request.approve_destroy = (GDestroyNotify) _pd_server_run_unref;
+  if (!(engine = self->engine_func (&request, self->engine_data, error)))
+    {
+      *status = 400;
+      run->server = NULL;
+      _pd_server_run_unref (run);
+      return NULL;
+    }
+
+  run->engine = g_object_ref (engine);
+  run->active = TRUE;
+  run->observer = observer;
+  run->observer_data = observer_data;
+  g_hash_table_insert (self->runs, g_strdup (run_id), run);
+  self->active_runs++;
+
+  pd_engine_set_progress_func (engine, on_run_progress, run_ref (run), (GDestroyNotify) _pd_server_run_unref);
+  pd_engine_set_tool_func (engine, on_run_tool, run_ref (run), (GDestroyNotify) _pd_server_run_unref);
+  pd_engine_run_async (engine, session_id, message, run->cancellable, on_run_done, run_ref (run));
+  return run;
+}
+
+/* ---------------------------------------------------------------------- */
+/* POST /api/prompt                                                       */
 
 /* What a POST /api/prompt asked for, kept while its session is looked up. */
 typedef struct
@@ -271,53 +667,17 @@ prompt_start (PdServer          *self,
               Prompt            *prompt)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdEngine) engine = NULL;
-  PdServerRunRequest request = { 0 };
-  g_autofree char *run_id = NULL;
-  Run *run;
+  guint status = 0;
+  Run *run = _pd_server_run_start (self, prompt->session_id, prompt->message, prompt->model, NULL, NULL,
+                                   &status, &error);
 
-  if (prompt->session_id != NULL && find_active_run (self, prompt->session_id) != NULL)
+  if (run == NULL)
     {
-      _pd_server_respond_error (msg, 409, "session is busy");
+      _pd_server_respond_error (msg, status, error->message);
       return FALSE;
     }
-  if (self->active_runs >= PD_SERVER_MAX_ACTIVE_RUNS)
-    {
-      _pd_server_respond_error (msg, 503, "too many active runs");
-      return FALSE;
-    }
-
-  run_id = pd_random_hex (16);
-  request.session_id = prompt->session_id;
-  request.message = prompt->message;
-  request.model = prompt->model;
-  request.run_id = run_id;
-  request.store = self->store;
-  request.bus = self->bus;
-  if (!(engine = self->engine_func (&request, self->engine_data, &error)))
-    {
-      _pd_server_respond_error (msg, 400, error->message);
-      return FALSE;
-    }
-
-  run = g_new0 (Run, 1);
-  g_atomic_ref_count_init (&run->ref);
-  run->server = self;
-  run->id = g_strdup (run_id);
-  run->session_id = g_strdup (prompt->session_id);
-  run->model = g_strdup (prompt->model ? prompt->model : self->model);
-  run->status = g_strdup ("running");
-  run->started_at = g_get_real_time ();
-  run->cancellable = g_cancellable_new ();
-  run->engine = g_object_ref (engine);
   run->pending = g_object_ref (msg);
-  run->active = TRUE;
-  g_hash_table_insert (self->runs, g_strdup (run_id), run);
-  self->active_runs++;
-
   soup_server_message_pause (msg);
-  pd_engine_set_progress_func (engine, on_run_progress, run_ref (run), (GDestroyNotify) _pd_server_run_unref);
-  pd_engine_run_async (engine, prompt->session_id, prompt->message, run->cancellable, on_run_done, run_ref (run));
   return TRUE;
 }
 
@@ -402,6 +762,11 @@ _pd_server_handle_prompt (PdServer          *self,
   node = json_object_get_member (object, "model");
   if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     model = json_node_get_string (node);
+  if (model != NULL && !_pd_server_model_id_is_valid (model))
+    {
+      _pd_server_respond_error (msg, 400, "invalid model ID");
+      return;
+    }
 
   if (self->engine_func == NULL)
     {
@@ -424,11 +789,144 @@ _pd_server_handle_prompt (PdServer          *self,
                                on_prompt_authorized, prompt, prompt_free);
 }
 
+/* odek's rule for a model id: at most 128 bytes of [A-Za-z0-9_.:/@-]. */
+gboolean
+_pd_server_model_id_is_valid (const char *model)
+{
+  gsize len = strlen (model);
+
+  if (len == 0 || len > 128)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isalnum (model[i]) && strchr ("_.:/@-", model[i]) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* GET /api/runs[/ID], POST /api/runs/ID/approval                         */
+
+typedef struct
+{
+  char           *run_id;
+  char           *approval_id;
+  ApprovalAnswer  answer;
+} Answer;
+
+static void
+answer_free (gpointer data)
+{
+  Answer *answer = data;
+
+  g_free (answer->run_id);
+  g_free (answer->approval_id);
+  g_free (answer);
+}
+
+/* The request may answer for the run's session (it carried its token). */
+static void
+on_answer_authorized (PdServer          *self,
+                      SoupServerMessage *msg,
+                      gpointer           data)
+{
+  Answer *answer = data;
+  Run *run = g_hash_table_lookup (self->runs, answer->run_id);
+  Approval *approval = run ? _pd_server_run_get_approval (run, answer->approval_id) : NULL;
+  JsonObject *object;
+
+  if (approval == NULL || !_pd_server_approval_answer (approval, answer->answer))
+    _pd_server_respond_error (msg, 404, "no such question: it was answered, or timed out");
+  else
+    {
+      object = json_object_new ();
+      json_object_set_string_member (object, "run_id", answer->run_id);
+      json_object_set_string_member (object, "id", answer->approval_id);
+      json_object_set_string_member (object, "action",
+                                     answer->answer == APPROVAL_DENY ? "deny" : "approve");
+      _pd_server_respond_json (msg, 200, object);
+    }
+  soup_server_message_unpause (msg);
+}
+
+/* POST /api/runs/ID/approval {id, action}: ours, how the desktop app
+ * answers the question a run it started (or follows) asks.  A change of
+ * the run's session: its token is needed. */
+static void
+handle_approval (PdServer          *self,
+                 SoupServerMessage *msg,
+                 const char        *run_id,
+                 const char        *presented,
+                 gboolean           instance_header)
+{
+  g_autoptr(GBytes) body = _pd_server_request_body (msg);
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  Run *run = g_hash_table_lookup (self->runs, run_id);
+  const char *data, *id, *action;
+  ApprovalAnswer value;
+  JsonObject *object;
+  Answer *answer;
+  gsize len;
+
+  if (soup_server_message_get_method (msg) != SOUP_METHOD_POST)
+    {
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow", "POST");
+      _pd_server_respond_error (msg, 405, "method not allowed");
+      return;
+    }
+  if (run == NULL || run->session_id == NULL)
+    {
+      _pd_server_respond_error (msg, 404, "run not found");
+      return;
+    }
+
+  data = g_bytes_get_data (body, &len);
+  if (len == 0 || pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) ||
+      !json_parser_load_from_data (parser, data, (gssize) len, NULL) ||
+      json_parser_get_root (parser) == NULL || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      _pd_server_respond_error (msg, 400, "invalid JSON body");
+      return;
+    }
+  object = json_node_get_object (json_parser_get_root (parser));
+  id = pd_json_get_string (object, "id");
+  action = pd_json_get_string (object, "action");
+  if (id == NULL || !_pd_server_approval_parse_action (action, &value))
+    {
+      _pd_server_respond_error (msg, 400, "an approval needs its id and an action: approve, deny or trust");
+      return;
+    }
+  /* Trust is a socket's; here it is one approval. */
+  if (value == APPROVAL_TRUST)
+    value = APPROVAL_APPROVE;
+
+  answer = g_new0 (Answer, 1);
+  answer->run_id = g_strdup (run_id);
+  answer->approval_id = g_strdup (id);
+  answer->answer = value;
+  _pd_server_authorize_change (self, msg, run->session_id, presented, instance_header,
+                               on_answer_authorized, answer, answer_free);
+}
+
 void
 _pd_server_handle_runs (PdServer          *self,
                         SoupServerMessage *msg,
-                        const char        *rest)
+                        const char        *rest,
+                        const char        *presented,
+                        gboolean           instance_header)
 {
+  const char *slash = rest ? strchr (rest, '/') : NULL;
+
+  if (slash != NULL)
+    {
+      g_autofree char *run_id = g_strndup (rest, slash - rest);
+
+      if (strcmp (slash, "/approval") == 0)
+        handle_approval (self, msg, run_id, presented, instance_header);
+      else
+        _pd_server_respond_error (msg, 404, "not found");
+      return;
+    }
+
   if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
     {
       _pd_server_respond_error (msg, 405, "method not allowed");
@@ -461,6 +959,9 @@ _pd_server_handle_runs (PdServer          *self,
   }
 }
 
+/* ---------------------------------------------------------------------- */
+/* POST /api/cancel                                                       */
+
 /* The request may cancel the session's run (it carried its token). */
 static void
 on_cancel_authorized (PdServer          *self,
@@ -471,6 +972,8 @@ on_cancel_authorized (PdServer          *self,
   Run *run = find_active_run (self, session_id);
   JsonObject *object;
 
+  /* A question the run waits on is answered no at once (odek's HEAD left
+   * it waiting out its minute). */
   if (run != NULL)
     g_cancellable_cancel (run->cancellable);
 

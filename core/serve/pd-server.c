@@ -142,8 +142,10 @@ handle_health (PdServer          *self,
   json_object_set_boolean_member (object, "stream", TRUE);
   json_object_set_boolean_member (object, "events_stream", TRUE);
   json_object_set_boolean_member (object, "plan_detail", TRUE);
-  json_object_set_int_member (object, "ws_connections", 0);
+  json_object_set_int_member (object, "ws_connections", _pd_server_ws_count (self));
   json_object_set_int_member (object, "runs_active", self->active_runs);
+  /* Ours: a run's question can be answered with POST /api/runs/ID/approval. */
+  json_object_set_boolean_member (object, "run_approvals", TRUE);
   _pd_server_respond_json (msg, 200, object);
 }
 
@@ -157,7 +159,7 @@ handle_usage (PdServer          *self,
   json_object_set_double_member (object, "estimated_cost_usd", 0.0);
   json_object_set_boolean_member (object, "prices_configured", FALSE);
   json_object_set_string_member (object, "model", self->model ? self->model : "");
-  json_object_set_int_member (object, "ws_connections", 0);
+  json_object_set_int_member (object, "ws_connections", _pd_server_ws_count (self));
   json_object_set_int_member (object, "runs_active", self->active_runs);
   json_object_set_int_member (object, "subagents", 0);
   _pd_server_respond_json (msg, 200, object);
@@ -251,9 +253,9 @@ handle_api (SoupServer        *soup,
   else if (strcmp (path, "/api/prompt") == 0)
     _pd_server_handle_prompt (self, msg, session_header, instance_header);
   else if (strcmp (path, "/api/runs") == 0)
-    _pd_server_handle_runs (self, msg, NULL);
+    _pd_server_handle_runs (self, msg, NULL, session_header, instance_header);
   else if (g_str_has_prefix (path, "/api/runs/"))
-    _pd_server_handle_runs (self, msg, path + strlen ("/api/runs/"));
+    _pd_server_handle_runs (self, msg, path + strlen ("/api/runs/"), session_header, instance_header);
   else if (strcmp (path, "/api/cancel") == 0)
     _pd_server_handle_cancel (self, msg, query, session_header, instance_header);
   else
@@ -385,7 +387,7 @@ watch_thread (gpointer data)
 void
 _pd_server_maybe_quit (PdServer *self)
 {
-  if (self->stopping && self->pending == 0 && self->active_runs == 0 && self->loop != NULL)
+  if (self->stopping && self->pending == 0 && self->active_runs == 0 && self->sockets == NULL && self->loop != NULL)
     g_main_loop_quit (self->loop);
 }
 
@@ -395,6 +397,7 @@ begin_stop (gpointer data)
   PdServer *self = data;
 
   self->stopping = TRUE;
+  _pd_server_ws_close_all (self);
   _pd_server_cancel_runs (self);
   _pd_server_end_streams (self);
   _pd_server_maybe_quit (self);
@@ -439,6 +442,7 @@ server_thread (gpointer data)
   self->soup = soup_server_new ("server-header", "plandeck/" PACKAGE_VERSION " ", NULL);
   pd_soup_server_plug_accept_leak (self->soup);
   soup_server_add_handler (self->soup, "/api", handle_api, self, NULL);
+  _pd_server_ws_install (self);
   soup_server_add_handler (self->soup, NULL, handle_root, self, NULL);
   g_signal_connect (self->soup, "request-started", G_CALLBACK (on_request_started), self);
   g_signal_connect (self->soup, "request-finished", G_CALLBACK (on_request_finished), self);
@@ -479,6 +483,7 @@ server_thread (gpointer data)
     g_main_loop_run (self->loop);
 
   soup_server_disconnect (self->soup);
+  _pd_server_ws_clear (self);
   _pd_server_conns_clear (self);
   _pd_server_conns_end_refusals (self);
   g_clear_object (&self->soup);
@@ -508,6 +513,7 @@ pd_server_finalize (GObject *object)
       g_async_queue_unref (self->readers);
     }
   g_hash_table_unref (self->rate);
+  g_hash_table_unref (self->socket_rate);
   g_hash_table_unref (self->conns);
   g_hash_table_unref (self->plan_cache);
   g_hash_table_unref (self->runs);
@@ -542,6 +548,7 @@ pd_server_init (PdServer *self)
   self->host = g_strdup (PD_SERVER_DEFAULT_HOST);
   self->port = PD_SERVER_DEFAULT_PORT;
   self->rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
+  self->approval_timeout = PD_SERVER_APPROVAL_TIMEOUT * G_USEC_PER_SEC;
   self->allowed_hosts = g_ptr_array_new_with_free_func (g_free);
   self->allowed_origins = g_ptr_array_new_with_free_func (g_free);
   self->token = pd_random_hex (32);
@@ -549,6 +556,7 @@ pd_server_init (PdServer *self)
   self->loop = g_main_loop_new (self->context, FALSE);
   _pd_server_conns_init (self);
   self->rate = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_rate_bucket_free);
+  self->socket_rate = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_rate_bucket_free);
   self->plan_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_plan_cache_entry_free);
   self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_run_unref);
   g_queue_init (&self->finished_runs);
@@ -694,6 +702,21 @@ pd_server_set_rate_limit (PdServer *self,
   g_return_if_fail (self->thread == NULL);
 
   self->rate_limit = per_minute;
+}
+
+/**
+ * pd_server_set_approval_timeout:
+ * @seconds: how long a run waits for a person to answer a question about a
+ *   tool call before it is denied (default 60, odek's)
+ */
+void
+pd_server_set_approval_timeout (PdServer *self,
+                                guint     seconds)
+{
+  g_return_if_fail (PD_IS_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+
+  self->approval_timeout = (gint64) seconds * G_USEC_PER_SEC;
 }
 
 /* Tests and benchmarks name the token; otherwise it is 32 random bytes. */

@@ -17,8 +17,11 @@
  *   GET    /api/events/stream[?session_id=&run_id=]   Server-Sent Events (ours)
  *   GET    /api/usage
  *   POST   /api/prompt {session_id?, message}  202 {run_id, session_id, status}
- *   GET    /api/runs, /api/runs/{id}
+ *   GET    /api/runs, /api/runs/{id}           with the question a run waits on
+ *   POST   /api/runs/{id}/approval {id, action}   ours: answers it, session token
  *   POST   /api/cancel?session_id=
+ *   GET    /ws                                 odek's WebSocket: prompts, tool events,
+ *                                              approvals (pd-server-ws.c)
  *
  * With pd_server_set_webui(), `/`, `/app.js` and `/style.css` serve a
  * browser UI folder the way odek serves its own (pd-server-webui.c).
@@ -49,6 +52,10 @@ G_BEGIN_DECLS
 #define PD_SERVER_MAX_STREAMS         64
 #define PD_SERVER_MAX_STREAMS_PER_CLIENT 16   /* of them from one client address */
 #define PD_SERVER_MAX_BODY            (1024 * 1024)
+#define PD_SERVER_APPROVAL_TIMEOUT    60     /* seconds a person has to answer, as odek */
+#define PD_SERVER_MAX_SOCKETS         20     /* WebSockets at once, as odek */
+#define PD_SERVER_SOCKET_RATE         30     /* WebSocket upgrades per minute per client, as odek */
+#define PD_SERVER_MAX_WS_MESSAGE      (8 * 1024 * 1024)
 
 #define PD_SERVER_ERROR (pd_server_error_quark ())
 
@@ -72,6 +79,14 @@ typedef struct
   const char     *run_id;
   PdSessionStore *store;
   PdEventBus     *bus;
+  /* Who answers approval questions: the person watching the run (its
+   * WebSocket, or the desktop app through POST /api/runs/ID/approval), or
+   * nobody within the timeout, which denies.  Hand @approve_data to the
+   * engine's approver with @approve_destroy (pd_engine_builder_set_approval,
+   * pd_approver_set_func), or call @approve_destroy on it. */
+  PdApprovalFunc  approve;
+  gpointer        approve_data;
+  GDestroyNotify  approve_destroy;
 } PdServerRunRequest;
 
 /* Called on the server thread; returns a new engine for one run. */
@@ -97,6 +112,8 @@ void            pd_server_add_allowed_origin (PdServer          *self,
                                             const char          *origin);
 void            pd_server_set_rate_limit   (PdServer            *self,
                                             guint                per_minute);
+void            pd_server_set_approval_timeout (PdServer        *self,
+                                            guint                seconds);
 void            pd_server_set_token        (PdServer            *self,
                                             const char          *token);
 void            pd_server_set_model        (PdServer            *self,

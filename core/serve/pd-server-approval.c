@@ -1,0 +1,216 @@
+/* pd-server-approval.c: one question to a person about a tool call of a
+ * run `serve` started.
+ *
+ * The engine asks from its tool worker thread and blocks there; the
+ * question is shown where the run is watched (its WebSocket, or the run
+ * record of GET /api/runs/ID for the desktop app) and answered on the
+ * server's thread, by an approval_response frame or POST
+ * /api/runs/ID/approval.  The worker waits with a deadline (odek's 60 s):
+ * no answer is a denial, and so are the run's cancellation and its socket
+ * going away.  Nothing approves by default.
+ */
+#define G_LOG_DOMAIN "pd-server"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-server-private.h"
+#include "pd-random.h"
+
+struct _Approval
+{
+  gatomicrefcount  ref;
+  char            *id;            /* "apr-" + 16 hex, odek's shape */
+  char            *tool;
+  char            *command;       /* what the summary says after "tool: " */
+  char            *description;   /* "tool=NAME" but for commands, as odek */
+  const char      *risk;
+  gboolean         allow_trust;
+
+  GMutex           mutex;
+  GCond            cond;
+  ApprovalAnswer   answer;        /* APPROVAL_PENDING until answered, once */
+};
+
+/* odek's risk classes, as far as Plandeck's tools have them. */
+static const char *
+risk_of (const char *tool)
+{
+  if (g_strcmp0 (tool, "shell") == 0)
+    return "code_execution";
+  if (g_strcmp0 (tool, "write_file") == 0 || g_strcmp0 (tool, "edit_file") == 0)
+    return "local_write";
+  return "unknown";
+}
+
+/**
+ * _pd_server_approval_new:
+ * @summary: pd_approver_summarize()'s line ("shell: make check"): never a
+ *   file's contents
+ *
+ * Any thread.
+ */
+Approval *
+_pd_server_approval_new (const char *tool,
+                         const char *summary)
+{
+  Approval *approval = g_new0 (Approval, 1);
+  g_autofree char *prefix = g_strdup_printf ("%s: ", tool);
+  g_autofree char *hex = pd_random_hex (8);
+
+  g_atomic_ref_count_init (&approval->ref);
+  approval->id = g_strconcat ("apr-", hex, NULL);
+  approval->tool = g_strdup (tool);
+  approval->command = g_strdup (summary && g_str_has_prefix (summary, prefix) ? summary + strlen (prefix)
+                                                                             : summary ? summary : "");
+  approval->description = g_strcmp0 (tool, "shell") == 0 ? g_strdup ("") : g_strdup_printf ("tool=%s", tool);
+  approval->risk = risk_of (tool);
+  /* odek: no trust for destructive, blocked or unknown classes. */
+  approval->allow_trust = strcmp (approval->risk, "unknown") != 0;
+  approval->answer = APPROVAL_PENDING;
+  g_mutex_init (&approval->mutex);
+  g_cond_init (&approval->cond);
+  return approval;
+}
+
+Approval *
+_pd_server_approval_ref (Approval *approval)
+{
+  g_atomic_ref_count_inc (&approval->ref);
+  return approval;
+}
+
+void
+_pd_server_approval_unref (Approval *approval)
+{
+  if (!g_atomic_ref_count_dec (&approval->ref))
+    return;
+  g_free (approval->id);
+  g_free (approval->tool);
+  g_free (approval->command);
+  g_free (approval->description);
+  g_mutex_clear (&approval->mutex);
+  g_cond_clear (&approval->cond);
+  g_free (approval);
+}
+
+const char *
+_pd_server_approval_get_id (Approval *approval)
+{
+  return approval->id;
+}
+
+const char *
+_pd_server_approval_get_risk (Approval *approval)
+{
+  return approval->risk;
+}
+
+gboolean
+_pd_server_approval_allows_trust (Approval *approval)
+{
+  return approval->allow_trust;
+}
+
+/**
+ * _pd_server_approval_answer:
+ *
+ * Any thread.  The first answer counts; later ones change nothing.
+ *
+ * Returns: %TRUE when this was the answer
+ */
+gboolean
+_pd_server_approval_answer (Approval       *approval,
+                            ApprovalAnswer  answer)
+{
+  gboolean taken = FALSE;
+
+  g_return_val_if_fail (answer != APPROVAL_PENDING, FALSE);
+
+  g_mutex_lock (&approval->mutex);
+  if (approval->answer == APPROVAL_PENDING)
+    {
+      approval->answer = answer;
+      taken = TRUE;
+      g_cond_broadcast (&approval->cond);
+    }
+  g_mutex_unlock (&approval->mutex);
+  return taken;
+}
+
+static void
+on_cancelled (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  _pd_server_approval_answer (user_data, APPROVAL_CANCELLED);
+}
+
+/**
+ * _pd_server_approval_wait:
+ * @timeout_usec: how long a person has to answer
+ *
+ * On the engine's worker thread: blocks until @approval is answered, @cancellable
+ * is cancelled, or the time is up (APPROVAL_TIMEOUT).
+ */
+ApprovalAnswer
+_pd_server_approval_wait (Approval     *approval,
+                          GCancellable *cancellable,
+                          gint64        timeout_usec)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_usec;
+  gulong handler = 0;
+  ApprovalAnswer answer;
+
+  /* Runs the handler at once when cancelled already. */
+  if (cancellable != NULL)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), approval, NULL);
+
+  g_mutex_lock (&approval->mutex);
+  while (approval->answer == APPROVAL_PENDING)
+    if (!g_cond_wait_until (&approval->cond, &approval->mutex, deadline))
+      {
+        if (approval->answer == APPROVAL_PENDING)
+          approval->answer = APPROVAL_TIMEOUT;
+      }
+  answer = approval->answer;
+  g_mutex_unlock (&approval->mutex);
+
+  if (handler != 0)
+    g_cancellable_disconnect (cancellable, handler);
+  return answer;
+}
+
+/* odek's approval_request fields: {id, risk, command, description,
+ * is_operation, allow_trust, friction}; the type and friction are the
+ * caller's. */
+JsonObject *
+_pd_server_approval_to_json (Approval *approval)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "id", approval->id);
+  json_object_set_string_member (object, "tool", approval->tool);
+  json_object_set_string_member (object, "risk", approval->risk);
+  json_object_set_string_member (object, "command", approval->command);
+  json_object_set_string_member (object, "description", approval->description);
+  json_object_set_boolean_member (object, "is_operation", FALSE);
+  json_object_set_boolean_member (object, "allow_trust", approval->allow_trust);
+  return object;
+}
+
+/* "approve", "deny", "trust" → the answer; FALSE for anything else. */
+gboolean
+_pd_server_approval_parse_action (const char     *action,
+                                  ApprovalAnswer *answer)
+{
+  if (g_strcmp0 (action, "approve") == 0)
+    *answer = APPROVAL_APPROVE;
+  else if (g_strcmp0 (action, "deny") == 0)
+    *answer = APPROVAL_DENY;
+  else if (g_strcmp0 (action, "trust") == 0)
+    *answer = APPROVAL_TRUST;
+  else
+    return FALSE;
+  return TRUE;
+}
