@@ -1317,7 +1317,7 @@ test_imported (Fixture       *f,
 
   record = request (f, "GET", record_path, NULL, TOKEN, NULL);
   g_assert_cmpuint (record->status, ==, 200);
-  g_assert_cmpint (json_object_get_int_member (reply_object (record), "messages"), ==, 3);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (reply_object (record), "messages")), ==, 3);
 
   plan = request (f, "GET", plan_path, NULL, TOKEN, NULL);
   g_assert_cmpuint (plan->status, ==, 200);

@@ -355,8 +355,9 @@ op_session (Req            *req,
     case OP_GET:
       {
         /* odek's full record: the transcript as a messages array (a
-         * count in the list only), which its browser UI shows. */
-        g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, req->id, &error);
+         * count in the list only), which its browser UI shows; an
+         * imported session's are read from its transcript. */
+        g_autoptr(JsonArray) messages = pd_session_reads_load_messages (store, req->id, &error);
         JsonObject *object;
 
         if (messages == NULL)
