@@ -19,6 +19,7 @@
 
 #include <libsoup/soup.h>
 
+#include "pd-provider.h"
 #include "pd-soup-compat.h"
 
 typedef struct

@@ -4,8 +4,10 @@
 
 #include <string.h>
 
+#include "pd-db.h"
 #include "pd-demo.h"
 #include "pd-plan.h"
+#include "pd-session-store.h"
 
 static void
 got_result (GObject      *object,

@@ -13,7 +13,9 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-db.h"
 #include "pd-engine-builder.h"
+#include "pd-session-store.h"
 #include "pd-test-server.h"
 
 typedef struct

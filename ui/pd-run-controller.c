@@ -28,6 +28,7 @@
 
 #include "pd-config.h"
 #include "pd-engine-builder.h"
+#include "pd-provider.h"
 #include "pd-run-controller.h"
 
 #define STATUS_TEXT_MAX 600

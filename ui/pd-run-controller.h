@@ -6,6 +6,7 @@
 
 #include <adwaita.h>
 
+#include "pd-approver.h"
 #include "pd-engine.h"
 #include "pd-local-source.h"
 

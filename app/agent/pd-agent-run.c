@@ -25,6 +25,7 @@
 #include "pd-config.h"
 #include "pd-engine.h"
 #include "pd-event.h"
+#include "pd-event-bus.h"
 
 typedef struct
 {

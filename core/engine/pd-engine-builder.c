@@ -14,6 +14,11 @@
 
 #include "pd-db.h"
 #include "pd-engine-builder.h"
+#include "pd-event-bus.h"
+#include "pd-plan-store.h"
+#include "pd-provider.h"
+#include "pd-session-store.h"
+#include "pd-tool-registry.h"
 
 /* A callback with its data, shared by every engine a builder makes: each
  * approver or review tool holds a reference, and the data is destroyed

@@ -19,8 +19,10 @@
 
 #include <gio/gio.h>
 
+#include "pd-approver.h"
 #include "pd-config.h"
 #include "pd-engine.h"
+#include "pd-exit-plan-mode-tool.h"
 
 G_BEGIN_DECLS
 

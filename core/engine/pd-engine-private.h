@@ -14,12 +14,17 @@
  */
 #pragma once
 
+#include "pd-approver.h"
 #include "pd-engine.h"
-#include "pd-event.h"
+#include "pd-event-bus.h"
+#include "pd-exit-plan-mode-tool.h"
 #include "pd-model-limits.h"
 #include "pd-plan.h"
+#include "pd-provider.h"
 #include "pd-reassessment.h"
+#include "pd-session-store.h"
 #include "pd-stall-detector.h"
+#include "pd-tool-registry.h"
 #include "pd-transcript.h"
 
 G_BEGIN_DECLS

@@ -15,14 +15,8 @@
 
 #include <gio/gio.h>
 
-#include "pd-approver.h"
-#include "pd-exit-plan-mode-tool.h"
 #include "pd-plan-mode.h"
-#include "pd-event-bus.h"
-#include "pd-plan-store.h"
-#include "pd-provider.h"
-#include "pd-session-store.h"
-#include "pd-tool-registry.h"
+#include "pd-types.h"
 
 G_BEGIN_DECLS
 

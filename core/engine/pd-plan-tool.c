@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include "pd-plan-store.h"
 #include "pd-plan-tool.h"
 #include "pd-tool-private.h"
 

@@ -1,8 +1,8 @@
 /* pd-plan-tool.h: the plan tool — the model's checklist (seed 000). */
 #pragma once
 
-#include "pd-plan-store.h"
 #include "pd-tool.h"
+#include "pd-types.h"
 
 G_BEGIN_DECLS
 

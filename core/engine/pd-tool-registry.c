@@ -6,6 +6,7 @@
 #include "pd-edit-file-tool.h"
 #include "pd-grep-tool.h"
 #include "pd-list-dir-tool.h"
+#include "pd-plan-store.h"
 #include "pd-plan-tool.h"
 #include "pd-read-file-tool.h"
 #include "pd-shell-tool.h"

@@ -1,8 +1,8 @@
 /* pd-tool-registry.h: the tools of one engine, by name, in order. */
 #pragma once
 
-#include "pd-plan-store.h"
 #include "pd-tool.h"
+#include "pd-types.h"
 
 G_BEGIN_DECLS
 

@@ -5,6 +5,7 @@
 
 #include "pd-plan-render.h"
 #include "pd-plan-render-cache.h"
+#include "pd-plan-store.h"
 
 struct _PdPlanRenderCache
 {

@@ -7,7 +7,7 @@
  */
 #pragma once
 
-#include "pd-plan-store.h"
+#include "pd-types.h"
 
 G_BEGIN_DECLS
 

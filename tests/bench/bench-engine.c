@@ -24,7 +24,9 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "pd-approver.h"
 #include "pd-engine.h"
+#include "pd-event-bus.h"
 #include "pd-json.h"
 #include "pd-plan.h"
 #include "pd-replay-provider.h"

@@ -15,6 +15,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-now-view.h"
