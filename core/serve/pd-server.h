@@ -39,6 +39,7 @@
 
 #include <gio/gio.h>
 
+#include "pd-approver.h"
 #include "pd-engine.h"
 #include "pd-event-bus.h"
 #include "pd-session-store.h"
