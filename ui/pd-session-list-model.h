@@ -18,6 +18,11 @@ PdSessionListModel *pd_session_list_model_new          (void);
 void                pd_session_list_model_merge        (PdSessionListModel *self,
                                                         GPtrArray          *sessions,
                                                         GDateTime          *now);
+gboolean            pd_session_list_model_merge_range (PdSessionListModel *self,
+                                                       guint               position,
+                                                       GPtrArray          *sessions,
+                                                       gboolean            last,
+                                                       GDateTime          *now);
 PdSessionItem      *pd_session_list_model_find         (PdSessionListModel *self,
                                                         const char         *id,
                                                         guint              *position);
