@@ -8,6 +8,19 @@
  * answer to the newest request is dropped, so typing fast never shows an
  * older query's results.  The row menu renames and pins through the
  * source; the source's ::changed then brings the new listing.
+ *
+ * A listing arrives in pages, one page a frame: the first frame needs only
+ * the rows it can show, and GtkListView (GTK 4.8) builds a row widget for
+ * each of the first 200 items it is given at once, whatever its height.  So
+ * the first page is small, the pages that fill those 200 rows come one
+ * after each frame, and the rest in the store's largest pages.  A refresh
+ * (the source's ::changed) reads again from the top and stops at the first
+ * page that changes nothing once the counts agree: a change moves its
+ * session to the top (the order is pinned, then most recently updated), so
+ * a 100,000-session list costs a page or two per change, not the whole
+ * listing.  A change that neither moves a session nor changes the count (a
+ * rename deep in the list by another process) shows with the next full
+ * listing; a rename made here reads that session again at once.
  */
 #define G_LOG_DOMAIN "pd-session-list"
 
@@ -18,7 +31,17 @@
 #include "pd-session-list.h"
 #include "pd-session-row.h"
 
-#define LIST_LIMIT PD_SESSION_LIST_MAX_LIMIT
+/* The rows the first frame shows: a tall sidebar holds about 25. */
+#define FIRST_PAGE  25u
+/* GtkListView keeps row widgets for up to 200 items around its anchor;
+ * while those are built, a page a frame is kept to what one frame builds
+ * without a stutter. */
+#define ROW_WIDGETS 200u
+#define WIDGET_PAGE 25u
+#define LIST_LIMIT  PD_SESSION_LIST_MAX_LIMIT
+#define NO_OFFSET   G_MAXUINT
+/* A list that is not shown draws no frames to wait for. */
+#define HIDDEN_PAGE_DELAY_MS 250u
 
 struct _PdSessionList
 {
@@ -29,8 +52,15 @@ struct _PdSessionList
   PdSessionListModel *model;
   GtkSingleSelection *selection;
   GCancellable       *cancellable;
-  guint               generation;     /* of the newest request */
-  guint               replies;        /* requests answered and merged */
+  guint               generation;     /* of the newest pass */
+  guint               replies;        /* passes finished */
+  guint               pass_offset;    /* of the page asked for next */
+  gboolean            pass_full;      /* the pass reads to the end */
+  guint               resume_offset;  /* where a full pass a refresh cut short goes on */
+  gboolean            complete;       /* a full pass ended: the model lists everything */
+  guint               next_tick;      /* waits for a frame before the next page */
+  guint               next_timeout;   /* …or for the hidden list */
+  gulong              map_handler;
   gboolean            loaded;
   gboolean            merging;
   char               *query;
@@ -85,6 +115,8 @@ typedef struct
 {
   PdSessionList *self;
   guint          generation;
+  guint          offset;
+  guint          limit;
 } ListRequest;
 
 static void
@@ -95,6 +127,77 @@ list_request_free (ListRequest *request)
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ListRequest, list_request_free)
+
+static void pd_session_list_request_page (PdSessionList *self);
+
+static void
+pd_session_list_cancel_next (PdSessionList *self)
+{
+  if (self->next_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->next_tick);
+  self->next_tick = 0;
+  g_clear_handle_id (&self->next_timeout, g_source_remove);
+  g_clear_signal_handler (&self->map_handler, self);
+}
+
+static gboolean
+on_next_page_tick (GtkWidget     *widget,
+                   GdkFrameClock *clock,
+                   gpointer       user_data)
+{
+  PdSessionList *self = PD_SESSION_LIST (widget);
+
+  /* The frame that draws the last page is under way: ask for the next. */
+  self->next_tick = 0;
+  pd_session_list_cancel_next (self);
+  pd_session_list_request_page (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_mapped_for_next_page (PdSessionList *self)
+{
+  pd_session_list_cancel_next (self);
+  self->next_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_next_page_tick, NULL, NULL);
+}
+
+static gboolean
+on_next_page_timeout (gpointer user_data)
+{
+  PdSessionList *self = PD_SESSION_LIST (user_data);
+
+  self->next_timeout = 0;
+  pd_session_list_cancel_next (self);
+  pd_session_list_request_page (self);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* The next page is asked for once the frame that shows this one has
+ * started, so no two pages are merged before one frame. */
+static void
+pd_session_list_schedule_page (PdSessionList *self)
+{
+  pd_session_list_cancel_next (self);
+
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      on_mapped_for_next_page (self);
+      return;
+    }
+
+  self->map_handler = g_signal_connect (self, "map", G_CALLBACK (on_mapped_for_next_page), NULL);
+  self->next_timeout = g_timeout_add (HIDDEN_PAGE_DELAY_MS, on_next_page_timeout, self);
+}
+
+/* The pass is over: the listing is merged as far as it needs to be. */
+static void
+pd_session_list_end_pass (PdSessionList *self)
+{
+  pd_session_list_cancel_next (self);
+  self->replies++;
+}
 
 static void
 on_list_ready (GObject      *object,
@@ -111,6 +214,9 @@ on_list_ready (GObject      *object,
   g_autofree char *selected_id = NULL;
   g_autoptr(PdSessionItem) selected = NULL;
   guint position;
+  guint n_listed;
+  gboolean last;
+  gboolean changed;
 
   page = pd_source_list_sessions_finish (source, result, &error);
 
@@ -130,6 +236,12 @@ on_list_ready (GObject      *object,
       return;
     }
 
+  /* The listing ends here when the count says so; a source that gives no
+   * count (total 0) ends it with a short page. */
+  n_listed = page->sessions->len;
+  last = n_listed == 0 ||
+         (page->total > 0 ? request->offset + n_listed >= page->total : n_listed < request->limit);
+
   selected = gtk_single_selection_get_selected_item (self->selection);
   if (selected != NULL)
     g_object_ref (selected);
@@ -138,14 +250,13 @@ on_list_ready (GObject      *object,
 
   now = g_date_time_new_now_utc ();
   self->merging = TRUE;
-  pd_session_list_model_merge (self->model, page->sessions, now);
+  changed = pd_session_list_model_merge_range (self->model, request->offset, page->sessions, last, now);
   self->merging = FALSE;
 
   /* A moved item was removed and re-inserted: keep it selected. */
   if (selected_id != NULL && pd_session_list_model_find (self->model, selected_id, &position))
     gtk_single_selection_set_selected (self->selection, position);
 
-  self->replies++;
   pd_session_list_update_empty (self);
 
   if (!self->loaded)
@@ -156,25 +267,49 @@ on_list_ready (GObject      *object,
 
   if (gtk_single_selection_get_selected_item (self->selection) != (gpointer) selected)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
+
+  if (last)
+    {
+      /* Read from the top to the end: the model lists everything. */
+      self->complete = TRUE;
+      self->resume_offset = NO_OFFSET;
+      pd_session_list_end_pass (self);
+      return;
+    }
+
+  /* A refresh stops where the listing and the model agree again. */
+  if (!self->pass_full && !changed &&
+      (self->resume_offset != NO_OFFSET ||
+       page->total == g_list_model_get_n_items (G_LIST_MODEL (self->model))))
+    {
+      if (self->resume_offset == NO_OFFSET)
+        {
+          pd_session_list_end_pass (self);
+          return;
+        }
+
+      /* The top is current: the full listing the refresh cut short goes on. */
+      self->pass_offset = self->resume_offset;
+      self->resume_offset = NO_OFFSET;
+      self->pass_full = TRUE;
+      pd_session_list_schedule_page (self);
+      return;
+    }
+
+  self->pass_offset = request->offset + n_listed;
+  /* Past the rows with widgets a page merges in a millisecond or two:
+   * the next is asked for at once, and frames go on between replies. */
+  if (self->pass_offset >= ROW_WIDGETS)
+    pd_session_list_request_page (self);
+  else
+    pd_session_list_schedule_page (self);
 }
 
-/**
- * pd_session_list_refresh:
- *
- * Asks the source for the listing again; a request in flight is cancelled.
- */
-void
-pd_session_list_refresh (PdSessionList *self)
+static void
+pd_session_list_request_page (PdSessionList *self)
 {
   ListRequest *request;
 
-  g_return_if_fail (PD_IS_SESSION_LIST (self));
-
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-
-  self->generation++;
   if (self->source == NULL)
     return;
 
@@ -182,8 +317,61 @@ pd_session_list_refresh (PdSessionList *self)
   request = g_new0 (ListRequest, 1);
   request->self = g_object_ref (self);
   request->generation = self->generation;
-  pd_source_list_sessions_async (self->source, self->query, self->full_text, 0, LIST_LIMIT,
+  request->offset = self->pass_offset;
+  if (self->pass_offset == 0)
+    request->limit = FIRST_PAGE;
+  else if (self->pass_offset < ROW_WIDGETS)
+    request->limit = WIDGET_PAGE;
+  else
+    request->limit = LIST_LIMIT;
+  pd_source_list_sessions_async (self->source, self->query, self->full_text,
+                                 request->offset, request->limit,
                                  self->cancellable, on_list_ready, request);
+}
+
+/* Starts reading the listing from the top; what is in flight is cancelled.
+ * A full pass reads to the end; another stops where nothing changed. */
+static void
+pd_session_list_start_pass (PdSessionList *self,
+                            gboolean       full)
+{
+  gboolean in_pass = self->cancellable != NULL || self->next_tick != 0 || self->next_timeout != 0;
+
+  /* A refresh during a full pass: the top first, then the pass goes on. */
+  if (in_pass && self->pass_full && !full && self->resume_offset == NO_OFFSET)
+    self->resume_offset = self->pass_offset;
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  pd_session_list_cancel_next (self);
+
+  self->generation++;
+  self->pass_offset = 0;
+  self->pass_full = full || (!self->complete && self->resume_offset == NO_OFFSET);
+  pd_session_list_request_page (self);
+}
+
+/* Another query or source: the listing is read whole again. */
+static void
+pd_session_list_restart (PdSessionList *self)
+{
+  self->complete = FALSE;
+  self->resume_offset = NO_OFFSET;
+  pd_session_list_start_pass (self, TRUE);
+}
+
+/**
+ * pd_session_list_refresh:
+ *
+ * Reads the listing again from the top; a request in flight is cancelled.
+ */
+void
+pd_session_list_refresh (PdSessionList *self)
+{
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  pd_session_list_start_pass (self, FALSE);
 }
 
 static void
@@ -404,12 +592,62 @@ on_menu_key (GtkWidget *widget,
   return TRUE;
 }
 
+/* A change made from the row menu, to the session @id. */
+typedef struct
+{
+  PdSessionList *self;
+  char          *id;
+} UpdateCall;
+
+static void
+update_call_free (UpdateCall *call)
+{
+  g_object_unref (call->self);
+  g_free (call->id);
+  g_free (call);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (UpdateCall, update_call_free)
+
+static UpdateCall *
+update_call_new (PdSessionList *self,
+                 const char    *id)
+{
+  UpdateCall *call = g_new0 (UpdateCall, 1);
+
+  call->self = g_object_ref (self);
+  call->id = g_strdup (id);
+  return call;
+}
+
+static void
+on_changed_session_read (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(PdSessionList) self = user_data;
+  g_autoptr(PdSessionInfo) info = pd_source_get_session_finish (PD_SOURCE (object), result, NULL);
+  g_autoptr(GDateTime) now = NULL;
+  PdSessionItem *item;
+
+  if (info == NULL || PD_SOURCE (object) != self->source)
+    return;
+
+  item = pd_session_list_model_find (self->model, info->id, NULL);
+  if (item == NULL)
+    return;
+
+  now = g_date_time_new_now_utc ();
+  pd_session_item_update (item, info, now);
+}
+
 static void
 on_update_ready (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
-  g_autoptr(PdSessionList) self = user_data;
+  g_autoptr(UpdateCall) call = user_data;
+  PdSessionList *self = call->self;
   g_autoptr(GError) error = NULL;
 
   if (!pd_source_update_session_finish (PD_SOURCE (object), result, &error))
@@ -419,8 +657,13 @@ on_update_ready (GObject      *object,
       return;
     }
 
-  /* A local source announces the change itself; a refresh is cheap anyway. */
+  /* A local source announces the change itself; a refresh is cheap anyway.
+   * A rename does not move its session, and a refresh stops at the pages
+   * that did not change: the session itself is read again too. */
   pd_session_list_refresh (self);
+  if (self->source == PD_SOURCE (object))
+    pd_source_get_session_async (self->source, call->id, NULL, on_changed_session_read,
+                                 g_object_ref (self));
 }
 
 static void
@@ -435,7 +678,8 @@ toggle_pin_action (GtkWidget  *widget,
 
   pd_source_update_session_async (self->source, pd_session_item_get_id (self->menu_item), NULL,
                                   pd_session_item_get_pinned (self->menu_item) ? 0 : 1,
-                                  NULL, on_update_ready, g_object_ref (self));
+                                  NULL, on_update_ready,
+                                  update_call_new (self, pd_session_item_get_id (self->menu_item)));
 }
 
 typedef struct
@@ -461,7 +705,7 @@ on_rename_response (AdwMessageDialog *dialog,
   if (g_strcmp0 (response, "rename") == 0 && data->self->source != NULL)
     pd_source_update_session_async (data->self->source, data->id,
                                     gtk_editable_get_text (data->entry), -1,
-                                    NULL, on_update_ready, g_object_ref (data->self));
+                                    NULL, on_update_ready, update_call_new (data->self, data->id));
 }
 
 static void
@@ -527,6 +771,7 @@ pd_session_list_dispose (GObject *object)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  pd_session_list_cancel_next (self);
   g_clear_handle_id (&self->time_source, g_source_remove);
   if (self->source != NULL)
     g_clear_signal_handler (&self->changed_handler, self->source);
@@ -672,6 +917,7 @@ pd_session_list_init (PdSessionList *self)
   GtkGesture *long_press;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->resume_offset = NO_OFFSET;
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);
 
@@ -736,7 +982,7 @@ pd_session_list_set_source (PdSessionList *self,
                                                       G_CALLBACK (on_source_changed), self);
 
   self->loaded = FALSE;
-  pd_session_list_refresh (self);
+  pd_session_list_restart (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
 }
 
@@ -810,7 +1056,7 @@ pd_session_list_set_query (PdSessionList *self,
   g_free (self->query);
   self->query = g_steal_pointer (&stripped);
   self->full_text = !!full_text;
-  pd_session_list_refresh (self);
+  pd_session_list_restart (self);
 }
 
 /**
@@ -838,7 +1084,8 @@ pd_session_list_get_loaded (PdSessionList *self)
 /**
  * pd_session_list_get_generation:
  *
- * Returns: how many listings have been merged; tests wait on it
+ * Returns: how many listings have been merged to their end (or to where
+ *   nothing changed); tests wait on it
  */
 guint
 pd_session_list_get_generation (PdSessionList *self)
@@ -871,5 +1118,5 @@ pd_session_list_get_busy (PdSessionList *self)
 {
   g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
 
-  return self->cancellable != NULL;
+  return self->cancellable != NULL || self->next_tick != 0 || self->next_timeout != 0;
 }
