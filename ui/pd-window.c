@@ -60,6 +60,8 @@ struct _PdWindow
 
   PdSessionItem       *shown_item;
   char                *session_id;      /* of shown_item, bound to the views */
+  guint                first_show_tick; /* the first session shows a frame after the list */
+  gboolean             first_shown;
   gulong               running_handler;
   gulong               title_handler;
   gulong               ahead_handler;
@@ -306,10 +308,40 @@ on_shown_item_title (PdWindow *self)
                                      pd_session_item_get_title (self->shown_item));
 }
 
+static void pd_window_update_content (PdWindow *self);
+
+static gboolean
+on_first_show_tick (GtkWidget     *widget,
+                    GdkFrameClock *clock,
+                    gpointer       user_data)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  self->first_show_tick = 0;
+  self->first_shown = TRUE;
+  pd_window_update_content (self);
+
+  return G_SOURCE_REMOVE;
+}
+
 static void
 pd_window_update_content (PdWindow *self)
 {
   PdSessionItem *item = pd_session_list_get_selected_item (self->session_list);
+
+  /* The first frame shows the list; the session it selects is read and
+   * laid out from the next frame on.  Its four views asking for their data
+   * and building their rows would otherwise hold that first frame back. */
+  if (!self->first_shown && item != NULL && self->shown_item == NULL &&
+      gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      if (self->first_show_tick == 0)
+        self->first_show_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_first_show_tick,
+                                                              NULL, NULL);
+      return;
+    }
+  if (item != NULL)
+    self->first_shown = TRUE;
 
   if (item != self->shown_item)
     {
@@ -1306,6 +1338,9 @@ pd_window_dispose (GObject *object)
       g_clear_signal_handler (&self->ahead_handler, self->shown_item);
     }
   g_clear_object (&self->shown_item);
+  if (self->first_show_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->first_show_tick);
+  self->first_show_tick = 0;
 
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)
