@@ -22,6 +22,9 @@ packages=(
   # proofs (tests/README.md): valgrind; clang with its compiler-rt
   # (libFuzzer, ASan and UBSan runtimes) for the fuzz targets
   valgrind clang libclang-rt-dev
+  # the browser test (tests/test-webui-browser.mjs): Chromium, and node with
+  # npm, which fetches the driver (playwright-core) into a cache on first use
+  chromium nodejs npm
 )
 
 missing=()
