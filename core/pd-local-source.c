@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "pd-database-watcher.h"
+#include "pd-event-bus.h"
 #include "pd-import-index.h"
 #include "pd-import-watcher.h"
 #include "pd-local-source.h"
@@ -32,7 +33,27 @@ struct _PdLocalSource
   /* Following the imported transcripts as their agents append to them. */
   PdImportWatcher *transcripts;
   GCancellable    *follow_cancellable;
+
+  /* The event buses of this process's writers (the demo, a run of the
+   * window): their events say at once that a session changed, file
+   * monitor or not.  Each a FollowedBus. */
+  GPtrArray       *buses;
+  GSource         *bus_idle;      /* one ::changed for a burst of events */
 };
+
+typedef struct
+{
+  PdEventBus *bus;
+  guint       listener;
+} FollowedBus;
+
+static void
+followed_bus_free (FollowedBus *followed)
+{
+  pd_event_bus_remove_listener (followed->bus, followed->listener);
+  g_object_unref (followed->bus);
+  g_free (followed);
+}
 
 static void source_iface_init (PdSourceInterface *iface);
 
@@ -101,6 +122,11 @@ pd_local_source_dispose (GObject *object)
 
   pd_local_source_watch (self, 0);
   pd_local_source_follow_transcripts (self, FALSE);
+  /* No listener is called after it is removed, so no idle comes after. */
+  g_ptr_array_set_size (self->buses, 0);
+  if (self->bus_idle != NULL)
+    g_source_destroy (self->bus_idle);
+  g_clear_pointer (&self->bus_idle, g_source_unref);
 
   G_OBJECT_CLASS (pd_local_source_parent_class)->dispose (object);
 }
@@ -111,6 +137,7 @@ pd_local_source_finalize (GObject *object)
   PdLocalSource *self = (PdLocalSource *) object;
 
   g_clear_object (&self->store);
+  g_ptr_array_unref (self->buses);
   g_free (self->path);
   g_free (self->title);
   g_mutex_clear (&self->mutex);
@@ -131,6 +158,7 @@ static void
 pd_local_source_init (PdLocalSource *self)
 {
   g_mutex_init (&self->mutex);
+  self->buses = g_ptr_array_new_with_free_func ((GDestroyNotify) followed_bus_free);
 }
 
 /**
@@ -820,4 +848,103 @@ pd_local_source_get_watcher (PdLocalSource *self)
 {
   g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), NULL);
   return self->watcher;
+}
+
+/* --- this process's writers ------------------------------------------------ */
+
+static gboolean
+bus_changed_idle (gpointer user_data)
+{
+  PdLocalSource *self = user_data;
+
+  g_clear_pointer (&self->bus_idle, g_source_unref);
+  pd_source_emit_changed (PD_SOURCE (self));
+  return G_SOURCE_REMOVE;
+}
+
+/* On the main context of pd_local_source_follow_bus(), after the event's
+ * sinks: an event of a session is stored, and a session_saved event comes
+ * after the commit it reports. */
+static void
+on_bus_event (PdEvent  *event,
+              gpointer  user_data)
+{
+  PdLocalSource *self = user_data;
+
+  if (pd_event_get_session_id (event) == NULL || self->bus_idle != NULL)
+    return;
+  /* Where this listener runs: the context it was added from. */
+  self->bus_idle = g_idle_source_new ();
+  g_source_set_priority (self->bus_idle, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (self->bus_idle, "[pd] local source: a writer's events");
+  g_source_set_callback (self->bus_idle, bus_changed_idle, self, NULL);
+  g_source_attach (self->bus_idle, g_main_context_get_thread_default ());
+}
+
+static guint
+find_bus (PdLocalSource *self,
+          PdEventBus    *bus)
+{
+  for (guint i = 0; i < self->buses->len; i++)
+    if (((FollowedBus *) g_ptr_array_index (self->buses, i))->bus == bus)
+      return i;
+  return G_MAXUINT;
+}
+
+/**
+ * pd_local_source_follow_bus:
+ * @bus: the event bus of an engine of this process that writes to the
+ *   source's database (the demo's, a run of the window)
+ *
+ * Emits ::changed when an event of a session goes through @bus, one for a
+ * burst.  The file monitor of pd_local_source_watch() hears of the same
+ * commits too, but not where a file system has no change notification,
+ * and only after the file is written; the bus is the writer itself
+ * telling.  Following a bus twice follows it once.
+ */
+void
+pd_local_source_follow_bus (PdLocalSource *self,
+                            PdEventBus    *bus)
+{
+  FollowedBus *followed;
+
+  g_return_if_fail (PD_IS_LOCAL_SOURCE (self));
+  g_return_if_fail (PD_IS_EVENT_BUS (bus));
+
+  if (find_bus (self, bus) != G_MAXUINT)
+    return;
+  followed = g_new0 (FollowedBus, 1);
+  followed->bus = g_object_ref (bus);
+  followed->listener = pd_event_bus_add_listener (bus, on_bus_event, self, NULL);
+  g_ptr_array_add (self->buses, followed);
+}
+
+/**
+ * pd_local_source_unfollow_bus:
+ *
+ * Stops following @bus (an engine replaced or gone); no ::changed comes
+ * from it after this returns.
+ */
+void
+pd_local_source_unfollow_bus (PdLocalSource *self,
+                              PdEventBus    *bus)
+{
+  guint i;
+
+  g_return_if_fail (PD_IS_LOCAL_SOURCE (self));
+
+  if ((i = find_bus (self, bus)) != G_MAXUINT)
+    g_ptr_array_remove_index_fast (self->buses, i);
+}
+
+/**
+ * pd_local_source_get_n_buses:
+ *
+ * How many event buses are followed.
+ */
+guint
+pd_local_source_get_n_buses (PdLocalSource *self)
+{
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), 0);
+  return self->buses->len;
 }

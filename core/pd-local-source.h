@@ -9,6 +9,7 @@
 #pragma once
 
 #include "pd-database-watcher.h"
+#include "pd-event-bus.h"
 #include "pd-source.h"
 
 G_BEGIN_DECLS
@@ -26,6 +27,11 @@ PdDatabaseWatcher *pd_local_source_get_watcher (PdLocalSource *self);
 void           pd_local_source_follow_transcripts (PdLocalSource *self,
                                                    gboolean       follow);
 guint          pd_local_source_get_n_followed     (PdLocalSource *self);
+void           pd_local_source_follow_bus         (PdLocalSource *self,
+                                                   PdEventBus    *bus);
+void           pd_local_source_unfollow_bus       (PdLocalSource *self,
+                                                   PdEventBus    *bus);
+guint          pd_local_source_get_n_buses        (PdLocalSource *self);
 PdSessionStore *pd_local_source_open_store (PdLocalSource *self,
                                             GError       **error);
 

@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-engine.h"
 #include "pd-import-index.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
@@ -395,6 +396,84 @@ test_watch_pushed (Fixture       *f,
   g_assert_cmpuint (changed, ==, 0);
 }
 
+/* --- this process's writers tell through their event bus -------------------- */
+
+static void
+on_source_changed (PdSource *source,
+                   guint    *count)
+{
+  (*count)++;
+}
+
+static void
+emit_saved (PdEventBus *bus,
+            const char *session_id)
+{
+  g_autoptr(PdEvent) event = pd_event_new_full (PD_EVENT_SESSION_SAVED, "run-1", session_id, 1, NULL, NULL);
+
+  pd_event_bus_emit (bus, event);
+  pd_event_bus_flush (bus);
+}
+
+static void
+test_follow_bus (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autoptr(PdEventBus) bus = pd_event_bus_new ();
+  g_autoptr(PdEvent) no_session = pd_event_new (PD_EVENT_RUN_STARTED);
+  g_autoptr(GPtrArray) stored = NULL;
+  guint changed = 0;
+
+  /* A writer of this process stores its events, as an engine does; the
+   * source has no watcher at all (as if the file system told nothing), so
+   * only the bus can tell it. */
+  pd_engine_store_events (bus, f->store);
+  g_assert_null (pd_local_source_get_watcher (source));
+  g_signal_connect (source, "changed", G_CALLBACK (on_source_changed), &changed);
+  pd_local_source_follow_bus (source, bus);
+  pd_local_source_follow_bus (source, bus);
+  g_assert_cmpuint (pd_local_source_get_n_buses (source), ==, 1);
+
+  /* An event of no session changes no session. */
+  pd_event_bus_emit (bus, no_session);
+  pd_event_bus_flush (bus);
+  spin_until (counted, &changed, 300);
+  g_assert_cmpuint (changed, ==, 0);
+
+  /* A session's event: ::changed, and the event is stored by then. */
+  emit_saved (bus, f->id);
+  spin_until (counted, &changed, 10000);
+  g_assert_cmpuint (changed, ==, 1);
+  stored = pd_session_store_list_events (f->store, f->id, PD_EVENT_SESSION_SAVED, 0, 10, NULL);
+  g_assert_cmpuint (stored->len, ==, 1);
+
+  /* A burst is told, merged (how many times depends on the dispatcher). */
+  changed = 0;
+  for (guint i = 0; i < 50; i++)
+    emit_saved (bus, f->id);
+  spin_until (counted, &changed, 10000);
+  g_assert_cmpuint (changed, >=, 1);
+  g_assert_cmpuint (changed, <=, 50);
+
+  /* Unfollowed (the engine replaced): nothing more. */
+  pd_local_source_unfollow_bus (source, bus);
+  g_assert_cmpuint (pd_local_source_get_n_buses (source), ==, 0);
+  spin_until (counted, &changed, 100);
+  changed = 0;
+  emit_saved (bus, f->id);
+  spin_until (counted, &changed, 300);
+  g_assert_cmpuint (changed, ==, 0);
+
+  /* The source goes while its writer's events are on their way. */
+  pd_local_source_follow_bus (source, bus);
+  for (guint i = 0; i < 20; i++)
+    emit_saved (bus, f->id);
+  g_clear_object (&source);
+  spin_until (counted, &changed, 300);
+  g_assert_cmpuint (changed, ==, 0);
+}
+
 /* --- a second connection keeps the first one's locks ------------------------ */
 
 /* Whether another process sees a lock of this one on SQLite's shared range
@@ -460,6 +539,7 @@ main (int   argc,
   g_test_add ("/pd/source/local/second-open-keeps-locks", Fixture, NULL, fixture_set_up,
               test_second_open_keeps_locks, fixture_tear_down);
   g_test_add ("/pd/source/local/watch-pushed", Fixture, NULL, fixture_set_up, test_watch_pushed, fixture_tear_down);
+  g_test_add ("/pd/source/local/follow-bus", Fixture, NULL, fixture_set_up, test_follow_bus, fixture_tear_down);
 
   return g_test_run ();
 }

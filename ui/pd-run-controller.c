@@ -243,6 +243,21 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
+/* The window's source hears of this engine's commits from its events at
+ * once (file monitor or not), and no more from an engine replaced. */
+static void
+pd_run_controller_set_engine (PdRunController *self,
+                              PdEngine        *engine)
+{
+  if (self->engine == engine)
+    return;
+  if (self->engine != NULL && pd_engine_get_bus (self->engine) != NULL)
+    pd_local_source_unfollow_bus (self->source, pd_engine_get_bus (self->engine));
+  g_set_object (&self->engine, engine);
+  if (engine != NULL && pd_engine_get_bus (engine) != NULL)
+    pd_local_source_follow_bus (self->source, pd_engine_get_bus (engine));
+}
+
 static Question *
 question_ref (Question *question)
 {
@@ -1016,7 +1031,7 @@ on_prepared (GObject      *object,
       return;
     }
 
-  g_set_object (&self->engine, engine);
+  pd_run_controller_set_engine (self, engine);
 
   if (g_cancellable_is_cancelled (self->cancellable))
     {
@@ -1193,7 +1208,7 @@ adopt_engine (PdRunController *self,
   Job *job = g_task_get_task_data (G_TASK (result));
 
   if (self->engine == NULL && job->engine != NULL)
-    self->engine = g_object_ref (job->engine);
+    pd_run_controller_set_engine (self, job->engine);
 }
 
 void
@@ -1287,6 +1302,7 @@ pd_run_controller_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   pd_run_controller_dismiss_questions (self);
   g_clear_weak_pointer (&self->parent);
+  pd_run_controller_set_engine (self, NULL);
 
   G_OBJECT_CLASS (pd_run_controller_parent_class)->dispose (object);
 }

@@ -716,6 +716,17 @@ on_demo_done (GObject      *object,
   pd_now_view_refresh (self->now_view);
 }
 
+/* The demo's run tells the window's source of its commits through its
+ * events, as a run of the window does (PdRunController). */
+static void
+on_demo_engine (PdWindow *self)
+{
+  PdEngine *engine = pd_demo_get_engine (self->demo);
+
+  if (engine != NULL && pd_engine_get_bus (engine) != NULL && PD_IS_LOCAL_SOURCE (self->source))
+    pd_local_source_follow_bus (PD_LOCAL_SOURCE (self->source), pd_engine_get_bus (engine));
+}
+
 /* --- the source --------------------------------------------------------- */
 
 /* Takes @source.  The session views follow through their bindings. */
@@ -855,6 +866,8 @@ pd_window_open_source (PdWindow *self)
       /* The run creates the database, then the source reads it live. */
       gtk_revealer_set_reveal_child (self->demo_banner, TRUE);
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
+      g_signal_connect_object (self->demo, "notify::engine", G_CALLBACK (on_demo_engine), self,
+                               G_CONNECT_SWAPPED);
       pd_demo_run_async (self->demo, self->cancellable, on_demo_done, g_object_ref (self));
       pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, TRUE)));
       pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, TRUE));

@@ -28,6 +28,14 @@ struct _PdDemo
 
 G_DEFINE_FINAL_TYPE (PdDemo, pd_demo, G_TYPE_OBJECT)
 
+enum {
+  PROP_0,
+  PROP_ENGINE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
 static void
 remove_tree (const char *path)
 {
@@ -66,9 +74,41 @@ pd_demo_finalize (GObject *object)
 }
 
 static void
+pd_demo_get_property (GObject    *object,
+                      guint       prop_id,
+                      GValue     *value,
+                      GParamSpec *pspec)
+{
+  PdDemo *self = PD_DEMO (object);
+
+  switch (prop_id)
+    {
+    case PROP_ENGINE:
+      g_value_set_object (value, self->engine);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 pd_demo_class_init (PdDemoClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = pd_demo_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_demo_finalize;
+  object_class->get_property = pd_demo_get_property;
+
+  /**
+   * PdDemo:engine:
+   *
+   * The engine of the run, once built (on the main thread, before the run
+   * starts): a window listens to its bus.
+   */
+  properties[PROP_ENGINE] =
+    g_param_spec_object ("engine", NULL, NULL, PD_TYPE_ENGINE,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -150,6 +190,19 @@ pd_demo_get_label (PdDemo *self)
 {
   g_return_val_if_fail (PD_IS_DEMO (self), NULL);
   return self->label;
+}
+
+/**
+ * pd_demo_get_engine:
+ *
+ * Returns: (transfer none) (nullable): the run's engine, %NULL until it is
+ *   built (see #PdDemo:engine)
+ */
+PdEngine *
+pd_demo_get_engine (PdDemo *self)
+{
+  g_return_val_if_fail (PD_IS_DEMO (self), NULL);
+  return self->engine;
 }
 
 /* 1.0 plays the recorded pace; tests play it at speed 0 (no delays). */
@@ -238,6 +291,7 @@ on_built (GObject      *object,
 
   g_clear_object (&self->engine);
   self->engine = engine;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ENGINE]);
   cancellable = g_task_get_cancellable (task);
   pd_engine_run_async (engine, NULL, PD_DEMO_TASK, cancellable, on_run_done, g_steal_pointer (&task));
 }

@@ -23,6 +23,7 @@ PdDemo      *pd_demo_new               (GError             **error);
 const char  *pd_demo_get_folder        (PdDemo              *self);
 const char  *pd_demo_get_database_path (PdDemo              *self);
 const char  *pd_demo_get_label         (PdDemo              *self);
+PdEngine    *pd_demo_get_engine        (PdDemo              *self);
 void         pd_demo_set_speed         (PdDemo              *self,
                                         double               speed);
 void         pd_demo_run_async         (PdDemo              *self,

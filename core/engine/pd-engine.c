@@ -197,6 +197,24 @@ pd_engine_store_events (PdEventBus     *bus,
   pd_event_bus_add_sink (bus, persist_event, g_object_ref (store), g_object_unref);
 }
 
+/**
+ * pd_engine_get_bus:
+ *
+ * Where the engine's events go: a front end of the same process listens
+ * there to hear of its runs' commits (a session_saved event follows the
+ * commit it reports) without waiting for the database file to be noticed.
+ *
+ * Returns: (transfer none) (nullable): the engine's bus, %NULL when it
+ *   emits no events
+ */
+PdEventBus *
+pd_engine_get_bus (PdEngine *self)
+{
+  g_return_val_if_fail (PD_IS_ENGINE (self), NULL);
+
+  return self->bus;
+}
+
 void
 pd_run_result_free (PdRunResult *result)
 {

@@ -128,6 +128,7 @@ void         pd_engine_set_tool_func     (PdEngine              *self,
 char        *pd_engine_default_system_prompt (gboolean           planning);
 void         pd_engine_store_events      (PdEventBus            *bus,
                                           PdSessionStore        *store);
+PdEventBus  *pd_engine_get_bus           (PdEngine              *self);
 PdRunResult *pd_engine_run               (PdEngine              *self,
                                           const char            *session_id,
                                           const char            *message,

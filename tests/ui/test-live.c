@@ -18,6 +18,7 @@
 #include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
+#include "pd-local-source.h"
 #include "pd-now-view.h"
 #include "pd-remote-source.h"
 #include "pd-session-list.h"
@@ -191,6 +192,117 @@ test_live_demo (void)
   g_assert_cmpint (pd_test_run_app (args, check_demo, NULL, &saw_window), ==, 0);
   g_unsetenv ("PLANDECK_DEMO_SPEED");
   g_assert_true (saw_window);
+}
+
+/* --- the demo's pages fill while it runs ------------------------------------ */
+
+typedef struct
+{
+  PdWindow       *window;
+  gboolean        bus_only;
+  PdSessionStore *store;      /* the test's own connection */
+  char           *id;
+  GListModel     *model;      /* the page shown */
+  guint           above;      /* rows to go beyond */
+  guint           stored_end; /* rows stored once the run is over (0: running) */
+} Running;
+
+static gboolean
+demo_session_selected (gpointer data)
+{
+  Running *running = data;
+
+  return pd_session_list_get_selected_item (session_list (running->window)) != NULL &&
+         g_file_test (pd_demo_get_database_path (pd_window_get_demo (running->window)), G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+demo_still_running (Running *running)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (running->store, running->id, &error);
+
+  g_assert_no_error (error);
+  return info->status == PD_SESSION_STATUS_RUNNING;
+}
+
+/* The page shows more than running->above rows, or the run is over. */
+static gboolean
+grew_or_over (gpointer data)
+{
+  Running *running = data;
+
+  return g_list_model_get_n_items (running->model) > running->above || !demo_still_running (running);
+}
+
+/* The page shown grows while the run goes on, with no click: twice, so
+ * what shows it is the view following, not the page's first read. */
+static void
+follow_while_running (Running    *running,
+                      const char *page,
+                      GListModel *model,
+                      guint       floor,
+                      const char *what)
+{
+  show_page (running->window, page);
+  running->model = model;
+  running->above = floor;
+  pd_test_wait_until (grew_or_over, running, WAIT_MS, what);
+  g_assert_true (demo_still_running (running));
+  g_test_message ("%s: %u rows while the demo runs", what, g_list_model_get_n_items (model));
+  running->above = g_list_model_get_n_items (model);
+  pd_test_wait_until (grew_or_over, running, WAIT_MS, what);
+  g_assert_true (demo_still_running (running));
+  g_test_message ("%s: then %u rows, the demo still running", what, g_list_model_get_n_items (model));
+}
+
+static void
+check_demo_running (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  Running *running = user_data;
+  PdDemo *demo = pd_window_get_demo (window);
+  GListModel *transcript = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (pd_test_find_widget (GTK_WIDGET (window),
+                                                                                                  PD_TYPE_TRANSCRIPT_VIEW)));
+  GListModel *history = pd_history_view_get_model (PD_HISTORY_VIEW (pd_test_find_widget (GTK_WIDGET (window),
+                                                                                          PD_TYPE_HISTORY_VIEW)));
+
+  running->window = window;
+  /* No file monitor and no poll: the demo's events alone tell the window
+   * (as on a file system without change notification). */
+  if (running->bus_only)
+    pd_local_source_watch (PD_LOCAL_SOURCE (pd_window_get_source (window)), 0);
+
+  pd_test_wait_until (demo_session_selected, running, WAIT_MS, "the demo's session");
+  running->store = pd_test_open_store (pd_demo_get_database_path (demo));
+  running->id = g_strdup (pd_session_item_get_id (pd_session_list_get_selected_item (session_list (window))));
+
+  /* System and user are there from the start; the rest comes as it runs. */
+  follow_while_running (running, "transcript", transcript, 2, "the Transcript");
+  follow_while_running (running, "history", history, 1, "the History");
+
+  pd_test_wait_until (demo_done, window, WAIT_MS, "the demo's plan to be all done");
+  pd_test_flush (GTK_WIDGET (window));
+  check_every_page (window, pd_demo_get_database_path (demo), running->id);
+  g_clear_object (&running->store);
+}
+
+static void
+test_live_demo_running (gconstpointer data)
+{
+  const char *args[] = { "--demo", NULL };
+  Running running = { 0 };
+  gboolean saw_window = FALSE;
+
+  running.bus_only = GPOINTER_TO_INT (data);
+  set_longest_polls ();
+  /* About 6 s in all, a turn every half second or so. */
+  g_setenv ("PLANDECK_DEMO_SPEED", "2", TRUE);
+  g_assert_cmpint (pd_test_run_app (args, check_demo_running, &running, &saw_window), ==, 0);
+  g_unsetenv ("PLANDECK_DEMO_SPEED");
+  g_assert_true (saw_window);
+  g_free (running.id);
 }
 
 /* --- a second process commits ----------------------------------------------- */
@@ -809,6 +921,10 @@ main (int   argc,
   pd_test_views_init (&argc, &argv);
 
   g_test_add_func ("/pd/ui/live/demo-fills-every-view", test_live_demo);
+  g_test_add_data_func ("/pd/ui/live/demo-pages-fill-while-running", GINT_TO_POINTER (FALSE),
+                        test_live_demo_running);
+  g_test_add_data_func ("/pd/ui/live/demo-pages-fill-while-running-bus-only", GINT_TO_POINTER (TRUE),
+                        test_live_demo_running);
   g_test_add_func ("/pd/ui/live/second-process", test_live_second_process);
   g_test_add_func ("/pd/ui/live/one-snapshot", test_live_one_snapshot);
   g_test_add_func ("/pd/ui/live/events-burst-500", test_live_events_burst);
