@@ -129,6 +129,9 @@ odek_handler (SoupServer        *server,
                                     SOUP_MEMORY_STATIC, body, strlen (body));
 }
 
+/* The server's fallback read of data_version; 0: its default. */
+static guint fixture_watch_interval;
+
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
@@ -170,6 +173,8 @@ fixture_set_up (Fixture       *f,
   pd_server_set_listen (f->server, "127.0.0.1", 0);
   pd_server_set_token (f->server, TOKEN);
   pd_server_set_rate_limit (f->server, GPOINTER_TO_UINT (data));
+  if (fixture_watch_interval > 0)
+    pd_server_set_watch_interval (f->server, fixture_watch_interval);
   g_assert_true (pd_server_start (f->server, &error));
   g_assert_no_error (error);
 
@@ -569,6 +574,47 @@ test_watch_stream (Fixture       *f,
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
 }
 
+/* Another connection (a CLI run) commits: serve's file monitor tells its
+ * streams at once, with its fallback poll a minute away. */
+static void
+set_up_slow_poll (Fixture       *f,
+                  gconstpointer  data)
+{
+  fixture_watch_interval = 60000;
+  fixture_set_up (f, data);
+  fixture_watch_interval = 0;
+}
+
+static void
+test_watch_other_writer (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  gboolean changed = FALSE;
+  gint64 until;
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+  /* The source's own fallback poll a minute away too. */
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+  until = g_get_monotonic_time () + 300 * 1000;
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE);
+  changed = FALSE;
+
+  db = pd_db_open (f->db_path, PD_DB_NONE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  info = pd_session_store_create (store, "Another task", "m", "replay", "plandeck", f->dir, &error);
+  g_assert_no_error (error);
+  iterate_until (&changed);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
 static void
 test_watch_poll (Fixture       *f,
                  gconstpointer  data)
@@ -602,6 +648,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-stream", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_stream, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
+              test_watch_other_writer, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
 
   return g_test_run ();

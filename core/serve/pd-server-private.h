@@ -78,6 +78,8 @@ struct _PdServer
   GMutex              watch_lock;
   GCond               watch_cond;
   gboolean            watch_stop;
+  gboolean            watch_poked;     /* the file was written: read now */
+  guint               watch_interval;  /* ms, the fallback poll */
 
   /* The server thread. */
   GThread            *thread;

@@ -19,7 +19,9 @@
 #include "pd-soup-compat.h"
 
 #define N_READERS            4
-#define WATCH_INTERVAL_USEC  (100 * G_TIME_SPAN_MILLISECOND)
+#define WATCH_INTERVAL_MS    100
+/* GLib sends the first change of a burst at once, the rest within this. */
+#define WATCH_RATE_LIMIT_MS  20
 
 G_DEFINE_QUARK (pd-server-error-quark, pd_server_error)
 
@@ -342,7 +344,7 @@ watch_thread (gpointer data)
   g_mutex_lock (&self->watch_lock);
   while (!self->watch_stop)
     {
-      gint64 deadline = g_get_monotonic_time () + WATCH_INTERVAL_USEC;
+      gint64 deadline = g_get_monotonic_time () + (gint64) self->watch_interval * G_TIME_SPAN_MILLISECOND;
 
       if (db != NULL)
         {
@@ -374,11 +376,61 @@ watch_thread (gpointer data)
           g_mutex_lock (&self->watch_lock);
         }
 
-      while (!self->watch_stop && g_cond_wait_until (&self->watch_cond, &self->watch_lock, deadline))
+      /* Until the next poll, or a write to the file that the monitors
+       * of the server thread tell of. */
+      while (!self->watch_stop && !self->watch_poked &&
+             g_cond_wait_until (&self->watch_cond, &self->watch_lock, deadline))
         ;
+      self->watch_poked = FALSE;
     }
   g_mutex_unlock (&self->watch_lock);
   return NULL;
+}
+
+/* Server thread: the file or its WAL was written (a commit, or frames
+ * before one): read data_version now rather than at the next poll. */
+static void
+on_database_written (GFileMonitor      *monitor,
+                     GFile             *file,
+                     GFile             *other,
+                     GFileMonitorEvent  event,
+                     gpointer           user_data)
+{
+  PdServer *self = user_data;
+
+  if (event != G_FILE_MONITOR_EVENT_CHANGED && event != G_FILE_MONITOR_EVENT_CREATED &&
+      event != G_FILE_MONITOR_EVENT_DELETED && event != G_FILE_MONITOR_EVENT_MOVED_IN &&
+      event != G_FILE_MONITOR_EVENT_RENAMED)
+    return;
+  g_mutex_lock (&self->watch_lock);
+  self->watch_poked = TRUE;
+  g_cond_signal (&self->watch_cond);
+  g_mutex_unlock (&self->watch_lock);
+}
+
+/* On the server thread, whose context the monitors report to.  Where a
+ * file system has no change notification, the poll alone is left. */
+static void
+monitor_database (PdServer      *self,
+                  GFileMonitor **monitors)
+{
+  g_autofree char *wal = g_strconcat (self->db_path, "-wal", NULL);
+  const char *paths[2] = { self->db_path, wal };
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (paths[i]);
+      g_autoptr(GError) error = NULL;
+
+      monitors[i] = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+      if (monitors[i] == NULL)
+        {
+          g_debug ("No change notification for %s (%s): polling only", paths[i], error->message);
+          continue;
+        }
+      g_file_monitor_set_rate_limit (monitors[i], WATCH_RATE_LIMIT_MS);
+      g_signal_connect (monitors[i], "changed", G_CALLBACK (on_database_written), self);
+    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -435,9 +487,11 @@ server_thread (gpointer data)
   PdServer *self = data;
   g_autoptr(GInetAddress) address = NULL;
   g_autoptr(GSocketAddress) socket_address = NULL;
+  GFileMonitor *monitors[2] = { NULL, NULL };
   GError *error = NULL;
 
   g_main_context_push_thread_default (self->context);
+  monitor_database (self, monitors);
 
   self->soup = soup_server_new ("server-header", "plandeck/" PACKAGE_VERSION " ", NULL);
   pd_soup_server_plug_accept_leak (self->soup);
@@ -487,6 +541,13 @@ server_thread (gpointer data)
   _pd_server_conns_clear (self);
   _pd_server_conns_end_refusals (self);
   g_clear_object (&self->soup);
+  for (guint i = 0; i < G_N_ELEMENTS (monitors); i++)
+    if (monitors[i] != NULL)
+      {
+        g_signal_handlers_disconnect_by_data (monitors[i], self);
+        g_file_monitor_cancel (monitors[i]);
+        g_clear_object (&monitors[i]);
+      }
   while (g_main_context_iteration (self->context, FALSE))
     ;
   g_main_context_pop_thread_default (self->context);
@@ -549,6 +610,7 @@ pd_server_init (PdServer *self)
   self->port = PD_SERVER_DEFAULT_PORT;
   self->rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
   self->approval_timeout = PD_SERVER_APPROVAL_TIMEOUT * G_USEC_PER_SEC;
+  self->watch_interval = WATCH_INTERVAL_MS;
   self->allowed_hosts = g_ptr_array_new_with_free_func (g_free);
   self->allowed_origins = g_ptr_array_new_with_free_func (g_free);
   self->token = pd_random_hex (32);
@@ -717,6 +779,23 @@ pd_server_set_approval_timeout (PdServer *self,
   g_return_if_fail (self->thread == NULL);
 
   self->approval_timeout = (gint64) seconds * G_USEC_PER_SEC;
+}
+
+/**
+ * pd_server_set_watch_interval:
+ * @interval_ms: how often the data version is read besides the pushes of
+ *   the file monitor (which tell of a write at once); tests set it long
+ *   to see that the pushes alone tell
+ */
+void
+pd_server_set_watch_interval (PdServer *self,
+                              guint     interval_ms)
+{
+  g_return_if_fail (PD_IS_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+  g_return_if_fail (interval_ms > 0);
+
+  self->watch_interval = interval_ms;
 }
 
 /* Tests and benchmarks name the token; otherwise it is 32 random bytes. */

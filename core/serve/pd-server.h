@@ -111,6 +111,8 @@ void            pd_server_add_allowed_host (PdServer            *self,
                                             const char          *host);
 void            pd_server_add_allowed_origin (PdServer          *self,
                                             const char          *origin);
+void            pd_server_set_watch_interval (PdServer          *self,
+                                              guint              interval_ms);
 void            pd_server_set_rate_limit   (PdServer            *self,
                                             guint                per_minute);
 void            pd_server_set_approval_timeout (PdServer        *self,
