@@ -12,6 +12,7 @@
 
 #include "pd-db.h"
 #include "pd-db-private.h"
+#include "pd-sqlite-guard.h"
 
 typedef struct
 {
@@ -551,6 +552,79 @@ test_not_regular (Fixture       *f,
   g_assert_true (g_file_test (folder, G_FILE_TEST_IS_DIR));
 }
 
+/* A rollback-journal database with a FIFO where its journal goes: SQLite's
+ * hot-journal check opened it for reading and waited for ever for a writer;
+ * with a link there, a writer's log went wherever the link pointed.  Each
+ * open runs in a subprocess with a time limit, so a wait fails the test. */
+static void
+test_companions_subprocess (void)
+{
+  const char *dir = g_getenv ("PD_TEST_DB_DIR");
+  g_autofree char *fifo_db = g_build_filename (dir, "fifo.db", NULL);
+  g_autofree char *link_db = g_build_filename (dir, "link.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  sqlite3 *handle = NULL;
+
+  for (guint i = 0; i < 2; i++)
+    {
+      db = pd_db_open (fifo_db, i == 0 ? PD_DB_NONE : PD_DB_READ_ONLY, &error);
+      g_assert_null (db);
+      g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, "fifo.db-journal beside it is a FIFO"));
+      g_clear_error (&error);
+    }
+  db = pd_db_open (link_db, PD_DB_NONE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "link.db-wal beside it is a symbolic link"));
+  g_clear_error (&error);
+
+  /* The check above is for the message; what holds against a FIFO swapped
+   * in after it is the guarded open: SQLite itself, past every check of
+   * ours, answers (an I/O error: it cannot seek in a FIFO), never waits. */
+  pd_sqlite_guard_install ();
+  g_assert_cmpint (sqlite3_open_v2 (fifo_db, &handle, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  {
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (handle, "SELECT count(*) FROM sessions", -1, &stmt, NULL);
+
+    g_assert_cmpint (rc, ==, SQLITE_IOERR);
+    sqlite3_finalize (stmt);
+  }
+  sqlite3_close (handle);
+}
+
+static void
+test_companions (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *fifo_db = make_db (f, "fifo.db");
+  g_autofree char *link_db = make_db (f, "link.db");
+  g_autofree char *journal = g_strconcat (fifo_db, "-journal", NULL);
+  g_autofree char *wal = g_strconcat (link_db, "-wal", NULL);
+  g_autofree char *outside = g_build_filename (f->dir, "outside.txt", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  sqlite3 *handle = NULL;
+
+  g_assert_cmpint (sqlite3_open (fifo_db, &handle), ==, SQLITE_OK);
+  raw_exec (handle, "PRAGMA journal_mode = DELETE");
+  sqlite3_close (handle);
+  g_assert_cmpint (mkfifo (journal, 0600), ==, 0);
+  write_file (outside, "keep me\n", 8);
+  before = file_checksum (outside);
+  g_assert_cmpint (symlink (outside, wal), ==, 0);
+
+  g_setenv ("PD_TEST_DB_DIR", f->dir, TRUE);
+  g_test_trap_subprocess ("/pd/db/companions/subprocess", 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_unsetenv ("PD_TEST_DB_DIR");
+  g_test_trap_assert_passed ();
+
+  after = file_checksum (outside);
+  g_assert_cmpstr (before, ==, after);
+}
+
 /* The tests below need a file this process cannot write.  As root every
  * file is writable, so the checks run in a subprocess that first gives up
  * root for nobody (65534). */
@@ -790,6 +864,8 @@ main (int   argc,
   ADD ("/pd/db/negative-user-version", test_negative_user_version);
   ADD ("/pd/db/schema-changed", test_schema_changed);
   ADD ("/pd/db/not-regular", test_not_regular);
+  ADD ("/pd/db/companions", test_companions);
+  g_test_add_func ("/pd/db/companions/subprocess", test_companions_subprocess);
   ADD ("/pd/db/read-only-file", test_read_only_file);
   g_test_add_func ("/pd/db/read-only-file/subprocess", test_read_only_file_subprocess);
   ADD ("/pd/db/statement-cache", test_statement_cache);

@@ -1,6 +1,7 @@
 /* test-import-opencode.c: OpenCode storage trees and opencode.db. */
 #include "config.h"
 
+#include <string.h>
 #include <sys/stat.h>
 
 #include <sqlite3.h>
@@ -289,6 +290,46 @@ test_database (void)
   pd_import_test_rmtree (dir);
 }
 
+/* OpenCode's database is someone else's file, and its folder may come from
+ * elsewhere: a FIFO named as its rollback journal made SQLite's hot-journal
+ * check wait for ever for a writer (import hung).  The open runs in a
+ * subprocess with a time limit, so a wait fails the test. */
+static void
+test_fifo_journal_subprocess (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("PD_TEST_OPENCODE_DIR"), "opencode.db", NULL);
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sessions = pd_opencode_read_database (path, NULL, &error);
+  g_assert_null (sessions);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "opencode.db-journal beside it is a FIFO"));
+}
+
+static void
+test_fifo_journal (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "opencode.db", NULL);
+  g_autofree char *journal = g_build_filename (dir, "opencode.db-journal", NULL);
+  sqlite3 *db;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db, "PRAGMA journal_mode=DELETE;"
+                "CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT);"
+                "INSERT INTO session VALUES ('ses_a', 'Session A');");
+  sqlite3_close (db);
+  g_assert_cmpint (mkfifo (journal, 0600), ==, 0);
+
+  g_setenv ("PD_TEST_OPENCODE_DIR", dir, TRUE);
+  g_test_trap_subprocess ("/pd/import-opencode/fifo-journal/subprocess", 20 * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_unsetenv ("PD_TEST_OPENCODE_DIR");
+  pd_import_test_rmtree (dir);
+  g_test_trap_assert_passed ();
+}
+
 static void
 test_not_a_database (void)
 {
@@ -361,6 +402,8 @@ main (int   argc,
   g_test_add_func ("/pd/import-opencode/own-storage", test_own_storage);
   g_test_add_func ("/pd/import-opencode/shared-storage", test_shared_storage);
   g_test_add_func ("/pd/import-opencode/database", test_database);
+  g_test_add_func ("/pd/import-opencode/fifo-journal", test_fifo_journal);
+  g_test_add_func ("/pd/import-opencode/fifo-journal/subprocess", test_fifo_journal_subprocess);
   g_test_add_func ("/pd/import-opencode/not-a-database", test_not_a_database);
   g_test_add_func ("/pd/import-opencode/huge-times", test_huge_times);
   g_test_add_func ("/pd/import-opencode/unknown-format", test_unknown_format);

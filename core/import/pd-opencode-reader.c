@@ -4,7 +4,10 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 #include <sqlite3.h>
@@ -13,6 +16,7 @@
 #include "pd-json.h"
 #include "pd-opencode-reader.h"
 #include "pd-opencode-reader-private.h"
+#include "pd-sqlite-guard.h"
 
 #define MAX_FILE_SIZE (8 * 1024 * 1024)
 
@@ -329,11 +333,25 @@ open_read_only (const char  *path,
   const char *queries[] = { "mode=ro", "immutable=1" };
   int last = SQLITE_OK;
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not a file", path);
-      return NULL;
-    }
+  /* Looked at without blocking, and every open SQLite makes is guarded
+   * (pd-sqlite-guard.h): a FIFO swapped in after this check, or put beside
+   * the database as its journal, is never waited on. */
+  pd_sqlite_guard_install ();
+  {
+    int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+    struct stat st;
+    gboolean regular = fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode);
+
+    if (fd >= 0)
+      close (fd);
+    if (!regular)
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not a file", path);
+        return NULL;
+      }
+  }
+  if (!pd_sqlite_guard_check_companions (path, error))
+    return NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (queries); i++)
     {

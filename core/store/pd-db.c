@@ -14,6 +14,7 @@
 
 #include "pd-db.h"
 #include "pd-db-private.h"
+#include "pd-sqlite-guard.h"
 
 /* Statements of a corrupt database can take very long; quick_check reads every
  * page, so it runs on open only while the file is small enough for that to
@@ -1077,8 +1078,18 @@ pd_db_open (const char  *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (!((flags & PD_DB_READ_ONLY) && (flags & PD_DB_CREATE)), NULL);
 
+  pd_sqlite_guard_install ();
   if (!check_header (path, &exists, &empty, &size, error))
     return NULL;
+  {
+    g_autoptr(GError) companion_error = NULL;
+
+    if (!pd_sqlite_guard_check_companions (path, &companion_error))
+      {
+        g_set_error_literal (error, PD_DB_ERROR, PD_DB_ERROR_IO, companion_error->message);
+        return NULL;
+      }
+  }
 
   if (!exists && !(flags & PD_DB_CREATE))
     {

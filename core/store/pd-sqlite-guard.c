@@ -1,0 +1,109 @@
+/* pd-sqlite-guard.c: SQLite never waits on, or writes through, a file an
+ * attacker put beside a database (see pd-sqlite-guard.h). */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+
+#include "pd-sqlite-guard.h"
+
+static const char * const companions[] = { "-journal", "-wal", "-shm" };
+
+static gboolean
+is_companion (const char *path)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (companions); i++)
+    if (g_str_has_suffix (path, companions[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* SQLite's unix VFS calls this for every file it opens (the database, its
+ * companions, the folder it syncs, /dev/urandom).  O_NONBLOCK changes
+ * nothing for a regular file or a folder; a FIFO opened with it does not
+ * wait for a writer, and reads as empty.  A companion is never a link. */
+static int
+guarded_open (const char *path,
+              int         flags,
+              int         mode)
+{
+  flags |= O_NONBLOCK | O_NOCTTY;
+  if (is_companion (path))
+    flags |= O_NOFOLLOW;
+  return open (path, flags, mode);
+}
+
+static gpointer
+install_once (gpointer data)
+{
+  sqlite3_vfs *vfs;
+
+  /* Every unix VFS variant shares one table of system calls; setting it
+   * through the default one sets it for all.  Done before this process's
+   * first connection (every opener calls in first), as SQLite asks. */
+  sqlite3_initialize ();
+  vfs = sqlite3_vfs_find (NULL);
+  if (vfs == NULL || vfs->iVersion < 3 || vfs->xSetSystemCall == NULL ||
+      vfs->xSetSystemCall (vfs, "open", (sqlite3_syscall_ptr) guarded_open) != SQLITE_OK)
+    g_warning ("SQLite's file opens could not be guarded: a FIFO beside a database may block");
+  return NULL;
+}
+
+void
+pd_sqlite_guard_install (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  g_once (&once, install_once, NULL);
+}
+
+static const char *
+kind_of (mode_t mode)
+{
+  if (S_ISLNK (mode))
+    return "a symbolic link";
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISDIR (mode))
+    return "a folder";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device";
+  return "not a regular file";
+}
+
+/**
+ * pd_sqlite_guard_check_companions:
+ *
+ * Whether each of @db_path's journal, log and shared-memory files is a
+ * regular file or missing; the error names the one that is not.  The
+ * guarded opens hold even when one is swapped in after this check; this is
+ * for the message.
+ */
+gboolean
+pd_sqlite_guard_check_companions (const char  *db_path,
+                                  GError     **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (companions); i++)
+    {
+      g_autofree char *path = g_strconcat (db_path, companions[i], NULL);
+      struct stat st;
+
+      if (g_lstat (path, &st) != 0 || S_ISREG (st.st_mode))
+        continue;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "%s cannot be opened: %s beside it is %s, not SQLite's own file; move it away",
+                   db_path, path, kind_of (st.st_mode));
+      return FALSE;
+    }
+  return TRUE;
+}
