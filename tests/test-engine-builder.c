@@ -9,7 +9,9 @@
 
 #include "config.h"
 
+#include <grp.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -403,6 +405,88 @@ test_errors (Fixture       *f,
   }
 }
 
+/* A database the run cannot write: before, the run went ahead and warned
+ * at each save that nothing was saved (the window's run, a continue); now
+ * the builder refuses, whoever builds.  As root every file is writable, so
+ * the file case runs in a subprocess that gives up root for nobody. */
+static void
+test_read_only_database_subprocess (void)
+{
+  const char *dir = g_getenv ("PD_TEST_BUILDER_DIR");
+  g_autofree char *db_path = g_build_filename (dir, "ro", "sessions.db", NULL);
+  g_autofree char *replay = g_build_filename (dir, "replay.json", NULL);
+  g_autoptr(PdConfig) config = NULL;
+  g_autoptr(PdEngineBuilder) builder = NULL;
+  g_autoptr(PdEngine) engine = NULL;
+  g_autoptr(GError) error = NULL;
+  PdConfigLoadOptions options = PD_CONFIG_LOAD_OPTIONS_INIT;
+
+  if (geteuid () == 0)
+    {
+      g_assert_cmpint (setgroups (0, NULL), ==, 0);
+      g_assert_cmpint (setgid (65534), ==, 0);
+      g_assert_cmpint (setuid (65534), ==, 0);
+    }
+  g_assert_cmpint (access (db_path, W_OK), !=, 0);
+
+  options.ignore_env = TRUE;
+  config = pd_config_load (&options);
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_provider_name (builder, "replay");
+  pd_engine_builder_set_replay_path (builder, replay);
+  pd_engine_builder_set_working_directory (builder, dir);
+  pd_engine_builder_set_database_path (builder, db_path);
+  engine = pd_engine_builder_build (builder, &error);
+  g_assert_null (engine);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "no run can start"));
+  g_assert_nonnull (strstr (error->message, "sessions.db cannot be written: the file is read-only"));
+}
+
+static void
+test_read_only_database (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdConfig) config = load_config (f, "{}");
+  g_autoptr(PdEngineBuilder) builder = pd_engine_builder_new (config);
+  g_autofree char *replay = write_replay (f, replay_plan);
+  g_autofree char *ro_dir = g_build_filename (f->dir, "ro", NULL);
+  g_autofree char *ro_db = g_build_filename (ro_dir, "sessions.db", NULL);
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdEngine) engine = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (ro_dir, 0755), ==, 0);
+  g_clear_object (&db);
+  db = pd_db_open (ro_db, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_clear_object (&db);
+
+  /* A store on a read-only connection (what a viewer opens). */
+  db = pd_db_open (ro_db, PD_DB_READ_ONLY, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  pd_engine_builder_set_provider_name (builder, "replay");
+  pd_engine_builder_set_replay_path (builder, replay);
+  pd_engine_builder_set_working_directory (builder, f->project);
+  pd_engine_builder_set_store (builder, store);
+  engine = pd_engine_builder_build (builder, &error);
+  g_assert_null (engine);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "no run can start"));
+  g_clear_error (&error);
+
+  /* A file this process may not write, by path (the window's runs). */
+  g_assert_cmpint (g_chmod (ro_db, 0444), ==, 0);
+  g_assert_cmpint (g_chmod (f->dir, 0755), ==, 0);
+  g_setenv ("PD_TEST_BUILDER_DIR", f->dir, TRUE);
+  g_test_trap_subprocess ("/pd/engine-builder/read-only-database/subprocess", 60 * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_unsetenv ("PD_TEST_BUILDER_DIR");
+  g_test_trap_assert_passed ();
+}
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -417,6 +501,8 @@ main (int   argc,
   ADD ("/pd/engine-builder/planning-and-limits", test_planning_and_limits);
   ADD ("/pd/engine-builder/key-variables-hidden", test_key_variables_hidden);
   ADD ("/pd/engine-builder/errors", test_errors);
+  ADD ("/pd/engine-builder/read-only-database", test_read_only_database);
+  g_test_add_func ("/pd/engine-builder/read-only-database/subprocess", test_read_only_database_subprocess);
 
   return g_test_run ();
 }

@@ -23,12 +23,15 @@ Prints TAP.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import urllib.error
+import urllib.request
 
 RECORDING = {"label": "hostile files", "turns": [
     {"tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": [
@@ -118,6 +121,11 @@ def make_databases(agent, tmp, recording):
     with open(ok, "rb") as src, open(truncated, "wb") as dst:
         dst.write(src.read(3000))
     files["truncated"] = (truncated, "is damaged")
+    # SQLite's hot-journal check opened a FIFO named as the journal and
+    # waited for ever (the file is in rollback-journal mode, as above).
+    fifo_journal = copy("fifo-journal.db")
+    os.mkfifo(fifo_journal + "-journal")
+    files["FIFO journal"] = (fifo_journal, "fifo-journal.db-journal beside it is a FIFO")
     folder = os.path.join(tmp, "folder.db")
     os.mkdir(folder)
     files["folder"] = (folder, "not a regular file")
@@ -141,7 +149,9 @@ def commands(sid, recording, tmp):
 
 
 def refused(tap, proc, what, path, phrase):
-    ok = (proc.returncode == 1 and path in proc.stderr and phrase in proc.stderr
+    # Named once: `serve` said "w.db: w.db is not a Plandeck database".
+    ok = (proc.returncode == 1 and len(re.findall(re.escape(path) + "(?!-)", proc.stderr)) == 1
+          and phrase in proc.stderr
           and "CRITICAL" not in proc.stderr and "WARNING" not in proc.stderr)
     return tap.check(ok, what, detail(proc))
 
@@ -173,10 +183,53 @@ def test_databases(tap, agent, tmp, recording):
             tap.check(proc.returncode == 0 and "WARNING" not in proc.stderr, f"read-only: {name} reads", detail(proc))
         else:
             refused(tap, proc, f"read-only: {name} refuses to write", ro, "cannot be written")
+    test_serve_read_only(tap, agent, ro, sid)
     with sqlite3.connect(ro) as db:
         tap.check(db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
                   and db.execute("PRAGMA integrity_check").fetchone()[0] == "ok",
                   "read-only: the session is still there")
+
+
+def test_serve_read_only(tap, agent, ro, sid):
+    """`serve` of a file it may not write: reads are served, and a run,
+    which could save nothing, is refused up front (it was accepted, 202,
+    and then warned at each save that nothing was saved)."""
+    proc = subprocess.Popen([agent.path, "serve", "--db", ro, "--listen", "127.0.0.1:0"], env=agent.env,
+                            cwd=agent.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=as_nobody)
+    try:
+        url = proc.stdout.readline().strip()
+        base, _, token = url.partition("/?token=")
+        headers = {"X-Plandeck-Token": token}
+
+        def call(method, path, body=None):
+            request = urllib.request.Request(base + path, method=method, headers=dict(headers),
+                                             data=None if body is None else json.dumps(body).encode())
+            if body is not None:
+                request.add_header("Content-Type", "application/json")
+            try:
+                with urllib.request.urlopen(request, timeout=20) as reply:
+                    return reply.status, reply.read().decode()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read().decode()
+
+        status, body = call("GET", "/api/sessions")
+        tap.check(status == 200 and sid in body, "read-only: serve serves the sessions", f"{status} {body}")
+        status, body = call("POST", "/api/prompt", {"message": "Write something"})
+        tap.check(status == 503 and "runs are refused" in body and "cannot be written" in body
+                  and ro in body, "read-only: serve refuses a run up front, saying why", f"{status} {body}")
+        status, body = call("POST", "/api/prompt", {"message": "More", "session_id": sid})
+        tap.check(status == 503 and "runs are refused" in body,
+                  "read-only: serve refuses to continue a session", f"{status} {body}")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            _, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+    tap.check("runs are refused" in err and "CRITICAL" not in err,
+              "read-only: serve says at start that runs are refused", err)
 
 
 def claude_transcript(session, title, todos):
@@ -262,6 +315,19 @@ def test_import(tap, agent, tmp):
     walk = {path: reason for path, reason in expected.items() if path != sub_trap}
     tap.check(proc.returncode == 0 and report.get("index", {}).get("skipped") == len(walk) and skipped == walk,
               "import --db --json counts and lists them", detail(proc))
+
+    # An OpenCode folder from elsewhere whose database has a FIFO as its
+    # journal: import waited for ever in SQLite's open.
+    oc = os.path.join(tmp, "opencode-fifo")
+    os.mkdir(oc)
+    with sqlite3.connect(os.path.join(oc, "opencode.db")) as odb:
+        odb.execute("CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT)")
+        odb.execute("INSERT INTO session VALUES ('ses_a', 'Session A')")
+    odb.close()
+    os.mkfifo(os.path.join(oc, "opencode.db-journal"))
+    proc = agent.run("import", "--claude-dir", empty, "--codex-dir", empty, "--opencode-dir", oc, timeout=30)
+    tap.check(proc.returncode != "timeout" and "opencode.db-journal beside it is a FIFO" in proc.stdout + proc.stderr,
+              "import ends on an OpenCode database with a FIFO journal, naming it", detail(proc))
 
     # Named on the command line, a FIFO is an error that says what it is.
     proc = agent.run("import", trap, timeout=60)

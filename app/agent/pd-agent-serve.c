@@ -195,6 +195,11 @@ pd_agent_serve_main (int    argc,
   if (!pd_server_start (server, &error))
     return pd_agent_fail ("serve", error);
 
+  if (pd_server_get_read_only (server) != NULL)
+    /* TRANSLATORS: %s says why the database cannot be written */
+    fprintf (stderr, _("Warning: %s; serving it for reading, and runs are refused.\n"),
+             pd_server_get_read_only (server));
+
   url = pd_server_dup_start_url (server);
   printf ("%s\n", url);
   fflush (stdout);

@@ -455,6 +455,9 @@ pd_engine_builder_set_source (PdEngineBuilder *self,
   replace_string (&self->source, source);
 }
 
+/* A run writes its session from the first turn: a database this process
+ * cannot write (a read-only file, a read-only connection) is refused here,
+ * for every front end, before anything runs, not at each save. */
 static PdSessionStore *
 open_store (PdEngineBuilder  *self,
             GError          **error)
@@ -463,16 +466,24 @@ open_store (PdEngineBuilder  *self,
   g_autofree char *dir = NULL;
 
   if (self->store != NULL)
-    return g_object_ref (self->store);
-  if (self->database_path == NULL)
+    db = g_object_ref (pd_session_store_get_db (self->store));
+  else if (self->database_path == NULL)
     return NULL;
+  else
+    {
+      dir = g_path_get_dirname (self->database_path);
+      g_mkdir_with_parents (dir, 0700);
+      if (!(db = pd_db_open (self->database_path, PD_DB_CREATE, error)))
+        return NULL;
+    }
 
-  dir = g_path_get_dirname (self->database_path);
-  g_mkdir_with_parents (dir, 0700);
-  if (!(db = pd_db_open (self->database_path, PD_DB_CREATE, error)))
-    return NULL;
+  if (!pd_db_check_writable (db, error))
+    {
+      g_prefix_error (error, "no run can start, its session could not be saved: ");
+      return NULL;
+    }
 
-  return pd_session_store_new (db);
+  return self->store != NULL ? g_object_ref (self->store) : pd_session_store_new (db);
 }
 
 /**

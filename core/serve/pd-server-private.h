@@ -65,6 +65,7 @@ struct _PdServer
   char               *model;
   char               *working_directory;   /* (nullable) what /api/resources lists */
   PdServerWebui      *webui;               /* (nullable) --webui: a browser UI, odek's way */
+  char               *read_only;       /* why the database cannot be written, or NULL */
   PdServerEngineFunc  engine_func;
   gpointer            engine_data;
   GDestroyNotify      engine_destroy;

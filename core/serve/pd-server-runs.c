@@ -716,6 +716,14 @@ _pd_server_handle_prompt (PdServer          *self,
       _pd_server_respond_error (msg, 405, "method not allowed");
       return;
     }
+  /* A run that could save nothing is not started. */
+  if (self->read_only != NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("runs are refused: %s", self->read_only);
+
+      _pd_server_respond_error (msg, 503, text);
+      return;
+    }
 
   body = _pd_server_request_body (msg);
   data = g_bytes_get_data (body, &len);

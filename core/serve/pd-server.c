@@ -589,6 +589,7 @@ pd_server_finalize (GObject *object)
   g_free (self->model);
   g_free (self->working_directory);
   _pd_server_webui_free (self->webui);
+  g_free (self->read_only);
   g_mutex_clear (&self->start_lock);
   g_cond_clear (&self->start_cond);
   g_mutex_clear (&self->watch_lock);
@@ -904,11 +905,17 @@ pd_server_start (PdServer  *self,
   g_return_val_if_fail (PD_IS_SERVER (self), FALSE);
   g_return_val_if_fail (self->thread == NULL, FALSE);
 
+  /* Every error of pd_db_open() names the file already. */
   if (!(db = pd_db_open (self->db_path, PD_DB_CREATE, error)))
-    {
-      g_prefix_error (error, "%s: ", self->db_path);
-      return FALSE;
-    }
+    return FALSE;
+  /* A file this process may not write is served for reading; a run could
+   * save nothing, so runs are refused up front (pd_server_get_read_only()). */
+  {
+    g_autoptr(GError) write_error = NULL;
+
+    if (!pd_db_check_writable (db, &write_error))
+      self->read_only = g_strdup (write_error->message);
+  }
   self->store = pd_session_store_new (db);
 
   self->readers = g_async_queue_new ();
@@ -917,10 +924,7 @@ pd_server_start (PdServer  *self,
       g_autoptr(PdDb) reader = pd_db_open (self->db_path, PD_DB_NONE, error);
 
       if (reader == NULL)
-        {
-          g_prefix_error (error, "%s: ", self->db_path);
-          return FALSE;
-        }
+        return FALSE;
       g_async_queue_push (self->readers, pd_session_store_new (reader));
     }
 
@@ -980,6 +984,19 @@ pd_server_stop (PdServer *self)
 
   if (self->runs != NULL)
     _pd_server_detach_runs (self);
+}
+
+/**
+ * pd_server_get_read_only:
+ *
+ * Returns: (nullable): once started, why the database cannot be written
+ *   (runs are then refused with 503), or %NULL when it can be
+ */
+const char *
+pd_server_get_read_only (PdServer *self)
+{
+  g_return_val_if_fail (PD_IS_SERVER (self), NULL);
+  return self->read_only;
 }
 
 guint
