@@ -387,6 +387,66 @@ def test_bidi(tap, agent, tmp):
                   "sessions show shows them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
 
 
+BIDI_RUN = {"label": "bidi run", "turns": [
+    {"tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": [
+        {"id": "a", "title": "Look \u202etxt.exe now"}]}}]},
+    {"tool_calls": [{"name": "evil\u202etxt.exe", "arguments": {"x": "\u2066y"}}]},
+    {"content": "Done \u202e evil.\u001b]0;pwned\u0007 end"}]}
+
+
+def test_bidi_own(tap, agent, tmp):
+    """Plandeck's own sessions: a plan title and a tool name the model wrote
+    with bidi controls, an answer with a terminal escape.  `plan status`
+    and `events` printed them raw; so did `run` on its terminal."""
+    recording = os.path.join(tmp, "bidi-run.json")
+    with open(recording, "w") as f:
+        json.dump(BIDI_RUN, f)
+    db = os.path.join(tmp, "bidi-own.db")
+    args = ["run", "--db", db, "--provider", "replay", "--replay", recording, "--approve", "auto", "-C", tmp, "Look"]
+    proc = agent.run(*args, timeout=60)
+    tap.check(not raw_bidi(proc.stderr) and "evil<U+202E>txt.exe" in proc.stderr,
+              "run: a tool name's bidi controls are shown on stderr", f"raw: {raw_bidi(proc.stderr)}\n{detail(proc)}")
+    tap.check("\u001b]0;pwned\u0007" in proc.stdout, "run: a piped answer stays as the model wrote it", detail(proc))
+    with sqlite3.connect(db) as conn:
+        sid = conn.execute("SELECT id FROM sessions").fetchone()[0]
+    conn.close()
+    proc = agent.run("plan", "status", "--db", db, sid, timeout=60)
+    tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout) and "Look <U+202E>txt.exe now" in proc.stdout,
+              "plan status shows bidi controls, never prints them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+    proc = agent.run("events", "--db", db, timeout=60)
+    tap.check(proc.returncode == 0 and not raw_bidi(proc.stdout) and "evil\\u202etxt.exe" in proc.stdout,
+              "events escapes them", f"raw: {raw_bidi(proc.stdout)}\n{detail(proc)}")
+    # A database from elsewhere may hold raw control characters in an event.
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE events SET event_json = replace(event_json, 'evil', ?)", ("a\x1b]0;x\x07\nforged",))
+    conn.close()
+    proc = agent.run("events", "--db", db, timeout=60)
+    tap.check(proc.returncode == 0 and "\x1b" not in proc.stdout and "\nforged" not in proc.stdout
+              and all(json.loads(line) for line in proc.stdout.splitlines()),
+              "events: control characters from the database are escaped, one event a line", detail(proc))
+
+    # On a terminal the answer is shown safe too.
+    import pty
+    master, slave = pty.openpty()
+    child = subprocess.Popen([agent.path, *args], env=agent.env, cwd=agent.cwd, stdin=subprocess.DEVNULL,
+                             stdout=slave, stderr=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    child.wait(timeout=60)
+    os.close(master)
+    text = out.decode(errors="replace")
+    tap.check("\x1b" not in text and not raw_bidi(text) and "Done <U+202E> evil." in text,
+              "run: on a terminal the answer's escape and bidi controls are shown, never obeyed", repr(text))
+
+
 def main():
     agent_path = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -405,6 +465,7 @@ def main():
         test_databases(tap, agent, tmp, recording)
         test_import(tap, agent, tmp)
         test_bidi(tap, agent, tmp)
+        test_bidi_own(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

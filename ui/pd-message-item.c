@@ -132,40 +132,19 @@ member_string (JsonObject *object,
   return NULL;
 }
 
-/* Transcript text comes from models and from other agents' files: every
- * invisible format character (a bidi override that would show the text in
- * another order, a zero-width or tag character) is shown as "<U+202E>";
- * line breaks stay.  Takes @text. */
+/* Transcript text comes from models and from other agents' files: as
+ * pd_safe_text_block() shows it — every invisible format character (a bidi
+ * override that would show the text in another order, a zero-width or tag
+ * character) as "<U+202E>", control characters as spaces, line breaks kept.
+ * Takes @text. */
 static char *
 show_invisible (char *text)
 {
   g_autofree char *owned = text;
-  g_autofree char *valid = NULL;
-  g_autoptr(GString) out = NULL;
-  const char *p;
 
   if (text == NULL)
     return NULL;
-  if (!g_utf8_validate (text, -1, NULL))
-    text = valid = g_utf8_make_valid (text, -1);
-
-  for (p = text; *p != '\0'; p = g_utf8_next_char (p))
-    if (pd_safe_text_is_invisible (g_utf8_get_char (p)))
-      break;
-  if (*p == '\0')
-    return valid != NULL ? g_steal_pointer (&valid) : g_steal_pointer (&owned);
-
-  out = g_string_new_len (text, p - text);
-  for (; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (pd_safe_text_is_invisible (c))
-        g_string_append_printf (out, "<U+%04X>", c);
-      else
-        g_string_append_unichar (out, c);
-    }
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return pd_safe_text_block (owned);
 }
 
 /* Content is a string in OpenAI-shaped messages; a list of parts is shown

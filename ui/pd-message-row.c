@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-message-row.h"
+#include "pd-safe-text.h"
 
 struct _PdMessageRow
 {
@@ -101,6 +102,18 @@ fold_preview (const char *text,
   }
 }
 
+/* Model text, shown: plain text (never markup), and with bidi controls and
+ * other invisible format characters shown as <U+202E>, control characters
+ * as spaces, so a label shows it in the order it is written. */
+static void
+set_model_text (GtkLabel   *label,
+                const char *text)
+{
+  g_autofree char *shown = pd_safe_text_block (text);
+
+  gtk_label_set_text (label, shown);
+}
+
 static char *
 pretty_arguments (JsonObject *function)
 {
@@ -140,6 +153,8 @@ tool_call_widget (JsonObject *call)
   JsonObject *function = NULL;
   g_autofree char *arguments = NULL;
   g_autofree char *title = NULL;
+  g_autofree char *safe_name = NULL;
+  g_autofree char *safe_id = NULL;
   const char *name;
   const char *call_id;
   GtkWidget *expander;
@@ -150,10 +165,15 @@ tool_call_widget (JsonObject *call)
     function = json_node_get_object (function_node);
   name = object_string (function, "name");
   call_id = object_string (call, "id");
-  arguments = pretty_arguments (function);
+  {
+    g_autofree char *raw = pretty_arguments (function);
+
+    arguments = pd_safe_text_block (raw);
+  }
+  name = safe_name = pd_safe_text_line (name ? name : "?");
 
   /* Translators: an assistant's tool call; %s is the tool's name. */
-  title = g_strdup_printf (_("Tool call: %s"), name ? name : "?");
+  title = g_strdup_printf (_("Tool call: %s"), name);
   expander = gtk_expander_new (title);
   gtk_expander_set_use_markup (GTK_EXPANDER (expander), FALSE);
   gtk_widget_add_css_class (expander, "pd-tool-call");
@@ -162,7 +182,7 @@ tool_call_widget (JsonObject *call)
   gtk_widget_set_margin_start (box, 18);
   if (call_id != NULL)
     {
-      label = gtk_label_new (call_id);
+      label = gtk_label_new ((safe_id = pd_safe_text_line (call_id)));
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_selectable (GTK_LABEL (label), TRUE);
       gtk_widget_add_css_class (label, "dim-label");
@@ -195,6 +215,8 @@ static void
 pd_message_row_update (PdMessageRow *self)
 {
   const char *role = self->item ? pd_message_item_get_role (self->item) : "";
+  /* The item shows its content, thinking, refusal and cut-off note safely
+   * already (pd-message-item.c); names, ids and tool calls are made safe here. */
   const char *content = self->item ? pd_message_item_get_content (self->item) : "";
   JsonArray *calls = self->item ? pd_message_item_get_tool_calls (self->item) : NULL;
   gboolean is_plan = self->item ? pd_message_item_get_is_plan (self->item) : FALSE;
@@ -227,7 +249,7 @@ pd_message_row_update (PdMessageRow *self)
       else
         meta = g_strdup (name ? name : call_id);
     }
-  gtk_label_set_text (self->meta_label, meta ? meta : "");
+  set_model_text (self->meta_label, meta ? meta : "");
 
   if (is_tool)
     {

@@ -80,6 +80,8 @@ int
 pd_agent_fail (const char *command,
                GError     *error)
 {
-  fprintf (stderr, "plandeck-agent %s: %s\n", command, error->message);
+  g_autofree char *message = pd_safe_text_block (error->message);
+
+  fprintf (stderr, "plandeck-agent %s: %s\n", command, message);
   return 1;
 }

@@ -14,10 +14,33 @@
 
 #include "pd-agent-commands.h"
 #include "pd-agent-common.h"
+#include "pd-safe-text.h"
 #include "pd-session-reads.h"
 
 #define PAGE 500
 #define FOLLOW_INTERVAL_USEC (500 * G_TIME_SPAN_MILLISECOND)
+
+/* One event, one line, for a terminal: a generator never leaves a control
+ * character raw in JSON, but a database from elsewhere may hold anything,
+ * and model text (a tool's name) may hold bidi controls.  Both become \u
+ * escapes: the same JSON value, shown as written. */
+static char *
+safe_json_line (const char *json)
+{
+  g_autofree char *escaped = pd_safe_text_escape_json (json);
+  GString *out = g_string_sized_new (strlen (escaped));
+
+  for (const char *p = escaped; *p; p++)
+    {
+      guchar c = (guchar) *p;
+
+      if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\u%04x", c);
+      else
+        g_string_append_c (out, (char) c);
+    }
+  return g_string_free (out, FALSE);
+}
 
 static gboolean
 print_after (PdSessionStore  *store,
@@ -37,8 +60,9 @@ print_after (PdSessionStore  *store,
       for (guint i = 0; i < events->len; i++)
         {
           const PdStoredEvent *event = g_ptr_array_index (events, i);
+          g_autofree char *line = safe_json_line (event->event_json);
 
-          printf ("%s\n", event->event_json);
+          printf ("%s\n", line);
           *after = event->seq;
         }
       fflush (stdout);

@@ -24,6 +24,7 @@
 
 #include "pd-agent-commands.h"
 #include "pd-agent-common.h"
+#include "pd-safe-text.h"
 #include "pd-config.h"
 #include "pd-plan.h"
 #include "pd-session-reads.h"
@@ -480,6 +481,7 @@ plan_status (const char *db_path,
   g_autoptr(PdPlanState) state = NULL;
   g_autoptr(PdSessionInfo) info = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *shown = NULL;
 
   if (!pd_session_id_is_valid (session_id))
     {
@@ -493,7 +495,9 @@ plan_status (const char *db_path,
     return pd_agent_fail ("plan status", error);
 
   text = pd_plan_format_status (state, PD_PLAN_STATUS_MAX_CHARS);
-  printf ("%s\n", text);
+  /* Titles and notes are the model's: bidi controls shown, not obeyed. */
+  shown = pd_safe_text_block (text);
+  printf ("%s\n", shown);
   return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "pd-engine.h"
 #include "pd-event.h"
 #include "pd-event-bus.h"
+#include "pd-safe-text.h"
 
 typedef struct
 {
@@ -36,6 +37,7 @@ typedef struct
   GString      *turn_text;   /* what streamed since the last tool batch */
   gboolean      quiet;
   gboolean      at_line_start;
+  gboolean      stdout_tty;  /* model text is made safe for the terminal */
 } RunState;
 
 static void
@@ -44,12 +46,19 @@ on_progress (PdEngineProgress  kind,
              gpointer          user_data)
 {
   RunState *state = user_data;
+  /* Model text on a terminal: escapes and bidi controls are shown, never
+   * obeyed (a piped answer stays exactly as the model wrote it). */
+  g_autofree char *line = pd_safe_text_line (text);
+  g_autofree char *block = NULL;
 
   switch (kind)
     {
     case PD_ENGINE_PROGRESS_TEXT:
       g_string_append (state->turn_text, text);
-      fputs (text, stdout);
+      if (state->stdout_tty)
+        fputs ((block = pd_safe_text_block (text)), stdout);
+      else
+        fputs (text, stdout);
       fflush (stdout);
       state->at_line_start = text[0] != '\0' && text[strlen (text) - 1] == '\n';
       break;
@@ -66,17 +75,17 @@ on_progress (PdEngineProgress  kind,
       state->at_line_start = TRUE;
       g_string_truncate (state->turn_text, 0);
       if (!state->quiet)
-        fprintf (stderr, "\xe2\x86\x92 %s\n", text);
+        fprintf (stderr, "\xe2\x86\x92 %s\n", line);
       break;
 
     case PD_ENGINE_PROGRESS_TOOL_END:
       if (!state->quiet && g_strcmp0 (text, "ok") != 0)
-        fprintf (stderr, "  (%s)\n", text);
+        fprintf (stderr, "  (%s)\n", line);
       break;
 
     case PD_ENGINE_PROGRESS_NOTICE:
       if (!state->quiet)
-        fprintf (stderr, "%s\n", text);
+        fprintf (stderr, "%s\n", (block = pd_safe_text_block (text)));
       break;
 
     case PD_ENGINE_PROGRESS_RETRY:
@@ -92,7 +101,7 @@ on_progress (PdEngineProgress  kind,
       state->at_line_start = TRUE;
       g_string_truncate (state->turn_text, 0);
       if (!state->quiet || kind == PD_ENGINE_PROGRESS_RETRY)
-        fprintf (stderr, "%s\n", text);
+        fprintf (stderr, "%s\n", line);
       break;
 
     case PD_ENGINE_PROGRESS_SESSION:
@@ -253,6 +262,7 @@ run_main (gboolean   is_continue,
   state.cancellable = g_cancellable_new ();
   state.turn_text = g_string_new (NULL);
   state.quiet = quiet;
+  state.stdout_tty = isatty (STDOUT_FILENO);
   state.at_line_start = TRUE;
   pd_engine_set_progress_func (engine, on_progress, &state, NULL);
 
@@ -288,21 +298,35 @@ run_main (gboolean   is_continue,
           if (run_status == PD_RUN_COMPLETED || run_status == PD_RUN_INCOMPLETE)
             {
               /* The answer streamed already; print what the engine added to it. */
+              const char *rest = final;
+              g_autofree char *shown = NULL;
+
               if (g_str_has_prefix (final, state.turn_text->str) && state.turn_text->len > 0)
-                printf ("%s\n", final + state.turn_text->len);
-              else
-                printf ("%s%s\n", state.at_line_start ? "" : "\n", final);
+                rest = final + state.turn_text->len;
+              else if (!state.at_line_start)
+                printf ("\n");
+              if (state.stdout_tty)
+                rest = shown = pd_safe_text_block (rest);
+              printf ("%s\n", rest);
             }
           else
             {
               if (!state.at_line_start)
                 printf ("\n");
               if (quiet)
-                fprintf (stderr, "plandeck-agent %s: %s\n", command,
-                         state.result->error_message ? state.result->error_message : final);
+                {
+                  g_autofree char *shown = pd_safe_text_block (state.result->error_message ? state.result->error_message
+                                                                                           : final);
+
+                  fprintf (stderr, "plandeck-agent %s: %s\n", command, shown);
+                }
             }
           if (run_status == PD_RUN_INCOMPLETE)
-            fprintf (stderr, "plandeck-agent %s: %s\n", command, state.result->error_message);
+            {
+              g_autofree char *shown = pd_safe_text_block (state.result->error_message);
+
+              fprintf (stderr, "plandeck-agent %s: %s\n", command, shown);
+            }
           fflush (stdout);
 
           if (!quiet)

@@ -410,6 +410,89 @@ test_transcript_empty_and_switch (void)
   pd_test_spin (300);
 }
 
+/* A label or expander whose text holds a bidi control (U+202A–202E,
+ * U+2066–2069) or a control character other than a line break or tab. */
+static gboolean
+text_is_unsafe (const char *text)
+{
+  for (const char *p = text; p && *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
+          (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+is_unsafe_widget (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  if (GTK_IS_LABEL (widget))
+    return text_is_unsafe (gtk_label_get_text (GTK_LABEL (widget)));
+  if (GTK_IS_EXPANDER (widget))
+    return text_is_unsafe (gtk_expander_get_label (GTK_EXPANDER (widget)));
+  return FALSE;
+}
+
+/* Plandeck's own session, as a model could write it: bidi controls in the
+ * answer, a tool's name, its arguments, its result and the thinking, and a
+ * terminal escape.  They were shown raw (the text read in another order than
+ * it is written); imported transcripts were already cleaned on import. */
+static void
+test_transcript_bidi_shown (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "bidi");
+  g_autoptr(JsonArray) messages = json_array_new ();
+  JsonObject *call_message = pd_test_message ("assistant", "Deploy \u202etxt.exe now");
+  JsonObject *thought = pd_test_message ("assistant", "Done \x1b]0;title\x07.");
+  JsonArray *calls = json_array_new ();
+  JsonObject *call = json_object_new ();
+  JsonObject *function = json_object_new ();
+  JsonArray *blocks = json_array_new ();
+  JsonObject *block = json_object_new ();
+  JsonObject *result = tool_result ("line one\nadmin \u2066secret\u2069 rights");
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+
+  json_object_set_string_member (function, "name", "evil\u202etxt");
+  json_object_set_string_member (function, "arguments", "{\"path\":\"a\u2067b\"}");
+  json_object_set_string_member (call, "id", "call_\u202e1");
+  json_object_set_object_member (call, "function", function);
+  json_array_add_object_element (calls, call);
+  json_object_set_array_member (call_message, "tool_calls", calls);
+  json_object_set_string_member (block, "type", "thinking");
+  json_object_set_string_member (block, "thinking", "Hide \u202eit");
+  json_array_add_object_element (blocks, block);
+  json_object_set_array_member (thought, "thinking", blocks);
+  json_object_set_string_member (result, "name", "sh\u202ell");
+
+  json_array_add_object_element (messages, pd_test_message ("user", "Do it"));
+  json_array_add_object_element (messages, call_message);
+  json_array_add_object_element (messages, result);
+  json_array_add_object_element (messages, thought);
+  pd_test_db_save (db, id, messages, 0, NULL);
+
+  window = pd_test_present (view, 800, 900);
+  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  gtk_test_widget_wait_for_draw (view);
+
+  g_assert_nonnull (pd_test_find_label (view, "Deploy <U+202E>txt.exe now"));
+  g_assert_nonnull (pd_test_find_label (view, "line one\nadmin <U+2066>secret<U+2069> rights"));
+  g_assert_nonnull (find_expander (view, "Tool call: evil<U+202E>txt"));
+  g_assert_null (pd_test_find_first (view, is_unsafe_widget, NULL));
+
+  gtk_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -420,6 +503,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/transcript-view/grows-in-place", test_transcript_grows_in_place);
   g_test_add_func ("/pd/ui/transcript-view/empty-and-switch", test_transcript_empty_and_switch);
   g_test_add_func ("/pd/ui/transcript-view/model-outcomes", test_transcript_model_outcomes);
+  g_test_add_func ("/pd/ui/transcript-view/bidi-shown", test_transcript_bidi_shown);
 
   return g_test_run ();
 }
