@@ -243,6 +243,81 @@ def case_secrets(tap, agent, tmp):
               "secrets: the agent itself still sends its key", server.authorizations)
 
 
+# Run by the shell tool: reads the agent's environment and
+# scans its memory for the key.  The needle is written reversed, so the
+# command's own text (which the agent holds too) does not count.
+MEMORY_PROBE = r"""
+import os
+# python's parent is the shell the tool started; the agent is the shell's.
+pid = int(open(f"/proc/{os.getppid()}/stat").read().rsplit(")", 1)[1].split()[1])
+needle = "%s"[::-1].encode()
+try:
+    open(f"/proc/{pid}/environ", "rb").read()
+    print("environ: read")
+except OSError as e:
+    print("environ: denied", e.errno)
+try:
+    maps = open(f"/proc/{pid}/maps").read().splitlines()
+    mem = open(f"/proc/{pid}/mem", "rb", 0)
+except OSError as e:
+    print("mem: denied", e.errno)
+    raise SystemExit
+found = 0
+for line in maps:
+    addr, perms = line.split()[:2]
+    start, end = (int(x, 16) for x in addr.split("-"))
+    if "r" not in perms or end - start > 256 << 20:
+        continue
+    try:
+        mem.seek(start)
+        found += mem.read(end - start).count(needle)
+    except OSError:
+        pass
+print("mem: found", found)
+"""
+
+
+def as_nobody():
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+
+
+def case_memory(tap, agent, tmp):
+    """A command the model runs, as the same user as the agent, read the
+    agent's /proc/PID/environ and its memory (/proc/PID/mem): the key the
+    agent holds to send was there to find.  The agent is not dumpable, so
+    both are the kernel's to refuse.  As root the kernel lets everything
+    through, so the agent runs as nobody then."""
+    home = os.path.join(tmp, "memory")
+    os.mkdir(home)
+    os.chmod(tmp, 0o755)
+    os.chmod(home, 0o777)
+    env = make_env(home)
+    env["OPENAI_API_KEY"] = SECRET
+    db = os.path.join(home, "memory.db")
+    probe = MEMORY_PROBE % SECRET[::-1]
+    server = FakeModel([("shell", {"command": "python3 - <<'EOF'\n" + probe + "EOF"})])
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        proc = subprocess.run([agent, "run", "--db", db, "--provider", "openai",
+                               "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
+                               "--model", "test", "--no-planning", "--approve", "auto", "-C", home,
+                               "look at the agent"],
+                              env=env, capture_output=True, text=True, timeout=HANG_BOUND, preexec_fn=as_nobody)
+    finally:
+        server.shutdown()
+        server.server_close()
+    sent = "\n".join(str(m.get("content")) for m in server.tool_messages)
+    tap.check(proc.returncode == 0 and "mem:" in sent, "memory: the probe ran", f"{sent}\n{proc.stderr}")
+    tap.check("environ: denied" in sent and "mem: denied" in sent,
+              "memory: a command cannot read the agent's environment or memory", sent)
+    tap.check(server.authorizations and all(a == f"Bearer {SECRET}" for a in server.authorizations),
+              "memory: the agent still sends its key", server.authorizations)
+
+
 class Racer(threading.Thread):
     """Swaps work/d (a directory) and work/d.alt (a link to outside)."""
 
@@ -322,6 +397,7 @@ def main():
         case_budget(tap, agent, tmp)
         case_interrupt(tap, agent, tmp)
         case_secrets(tap, agent, tmp)
+        case_memory(tap, agent, tmp)
         case_symlink_race(tap, agent, tmp, calls)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0

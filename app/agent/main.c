@@ -6,9 +6,11 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include <glib.h>
 #include <glib/gi18n.h>
@@ -49,6 +51,15 @@ main (int   argc,
 {
   /* Before any thread: keys out of what /proc/PID/environ shows commands. */
   pd_tool_scrub_startup_environ ();
+  /* And out of their reach altogether: a command the model runs is this
+   * user's process, which may read a dumpable process's /proc/PID/environ
+   * and /proc/PID/mem (where the key is, to be sent).  Not dumpable, those
+   * are the kernel's to refuse (children get their own flag back at exec).
+   * No core dumps then; a debugger as root still attaches.  Not in the
+   * window's process: xdg-desktop-portal refuses every call of a process
+   * whose /proc/PID/root it cannot open (the file chooser, settings). */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    g_warning ("could not make the process undumpable: %s", g_strerror (errno));
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
