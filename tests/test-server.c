@@ -712,6 +712,57 @@ test_duplicate_host (Fixture       *f,
   }
 }
 
+/* Found as an attacker would, past the fixed Host and Origin checks: an
+ * absolute-form target names another host than Host does (its authority is
+ * the request's, RFC 9112 §3.2.2), two Origin lines with ours last, and a
+ * search longer than SQLite's LIKE takes (a 500). */
+static void
+test_request_authority (Fixture       *f,
+                        gconstpointer  data)
+{
+  {
+    g_autofree char *text = g_strdup_printf ("GET http://evil.example/api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                             "X-Odek-Ws-Token: %s\r\n\r\n", TOKEN);
+    g_autofree char *answer = raw_exchange (f, text);
+
+    g_assert_cmpuint (raw_status (answer), ==, 403);
+    g_assert_nonnull (strstr (answer, "Host not allowed"));
+  }
+  {
+    g_autofree char *text = g_strdup_printf ("GET http://127.0.0.1:%u/api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                             "X-Odek-Ws-Token: %s\r\n\r\n", pd_server_get_port (f->server), TOKEN);
+    g_autofree char *answer = raw_exchange (f, text);
+
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+  }
+  {
+    g_autofree char *own = g_strdup_printf ("http://127.0.0.1:%u", pd_server_get_port (f->server));
+    const char *firsts[] = { "http://evil.example", own, "http://evil.example" };
+    const char *seconds[] = { "\r\nOrigin: ", "\r\nOrigin: ", " " };
+    const char *lasts[] = { own, "http://evil.example", own };
+
+    for (guint i = 0; i < G_N_ELEMENTS (firsts); i++)
+      {
+        g_autofree char *origin = g_strconcat ("Origin: ", firsts[i], seconds[i], lasts[i], NULL);
+        g_autofree char *text = g_strdup_printf ("DELETE /api/sessions/%s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n"
+                                                 "X-Odek-Ws-Token: %s\r\n\r\n", f->plan_id, origin, TOKEN);
+        g_autofree char *answer = raw_exchange (f, text);
+
+        g_test_message ("%s", origin);
+        g_assert_cmpuint (raw_status (answer), ==, 403);
+        g_assert_nonnull (strstr (answer, "Origin not allowed"));
+      }
+  }
+  {
+    g_autofree char *long_query = g_strnfill (60000, 'a');
+    g_autofree char *path = g_strdup_printf ("/api/sessions?q=%s", long_query);
+    g_autoptr(Reply) reply = request (f, "GET", path, NULL, TOKEN, NULL);
+
+    g_assert_cmpuint (reply->status, ==, 400);
+    g_assert_cmpstr (json_object_get_string_member (reply_object (reply), "error"), ==, "the search is too long");
+  }
+}
+
 static void
 test_session_list (Fixture       *f,
                    gconstpointer  data)
@@ -1980,6 +2031,7 @@ main (int   argc,
   ADD ("/pd/server/host-and-origin", test_host_and_origin, 0);
   ADD ("/pd/server/json-bodies-only", test_json_bodies_only, 0);
   ADD ("/pd/server/duplicate-host", test_duplicate_host, 0);
+  ADD ("/pd/server/request-authority", test_request_authority, 0);
   ADD ("/pd/server/body-limits", test_body_limits, 0);
   ADD ("/pd/server/session-list", test_session_list, 0);
   ADD ("/pd/server/session-tokens", test_session_tokens, 0);

@@ -283,6 +283,17 @@ content_type_is_json (SoupMessageHeaders *headers)
   return type != NULL && g_ascii_strcasecmp (type, "application/json") == 0;
 }
 
+/* All Origin lines, joined: of two, libsoup hands out the last, and "evil,
+ * then ours" passed.  A browser sends one origin, so a list is refused. */
+static gboolean
+origin_lines_allowed (PdServer           *self,
+                      SoupMessageHeaders *headers)
+{
+  const char *origin = soup_message_headers_get_list (headers, "Origin");
+
+  return (origin == NULL || strpbrk (origin, ", ") == NULL) && _pd_server_origin_is_allowed (self, origin);
+}
+
 /* The checks of handle_api, in odek's order (instance token, Host, Origin),
  * then ours of the body.  Returns the status of a refusal, 0 to go on. */
 static guint
@@ -299,6 +310,7 @@ judge (Guard              *guard,
   const char *host = soup_message_headers_get_list (headers, "Host");
   gboolean api = path_is_api (path);
   gboolean ws = strcmp (path, "/ws") == 0;
+  GUri *target = soup_server_message_get_uri (msg);
 
   /* RFC 9112 §3.2: more than one Host field line is a 400, and a Host
    * that is a list is no valid Host either; libsoup reads only one of them,
@@ -332,8 +344,12 @@ judge (Guard              *guard,
     }
 
   /* Every path: a page served under a name that is not ours (DNS
-   * rebinding) gets nothing, the browser UI included. */
-  if (!_pd_server_host_is_allowed (self, host))
+   * rebinding) gets nothing, the browser UI included.  RFC 9112 §3.2.2:
+   * with an absolute-form target ("GET http://evil/…") its authority is
+   * the request's, whatever Host says; libsoup builds the request's URI
+   * from it, so that is checked too. */
+  if (!_pd_server_host_is_allowed (self, host) ||
+      (target != NULL && !name_is_allowed (self, g_uri_get_host (target))))
     {
       *error = "Host not allowed";
       return SOUP_STATUS_FORBIDDEN;
@@ -342,7 +358,7 @@ judge (Guard              *guard,
   /* A WebSocket is never a simple request: a page elsewhere could open one
    * with the cookie, and only the Origin tells (odek checks it too, more
    * loosely: any loopback port). */
-  if (ws && !_pd_server_origin_is_allowed (self, soup_message_headers_get_one (headers, "Origin")))
+  if (ws && !origin_lines_allowed (self, headers))
     {
       *error = "Origin not allowed";
       return SOUP_STATUS_FORBIDDEN;
@@ -355,7 +371,7 @@ judge (Guard              *guard,
       if ((method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD && method != SOUP_METHOD_OPTIONS) ||
           strcmp (path, "/api/events/stream") == 0)
         {
-          if (!_pd_server_origin_is_allowed (self, soup_message_headers_get_one (headers, "Origin")))
+          if (!origin_lines_allowed (self, headers))
             {
               *error = "Origin not allowed";
               return SOUP_STATUS_FORBIDDEN;

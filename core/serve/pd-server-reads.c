@@ -842,6 +842,13 @@ _pd_server_handle_sessions (PdServer          *self,
       _pd_server_respond_error (msg, 400, "invalid limit or offset");
       return;
     }
+  /* The store refuses it too; here it is the client's error, not a 500. */
+  if (q != NULL && strlen (q) > PD_SESSION_QUERY_MAX_BYTES)
+    {
+      req_free (req);
+      _pd_server_respond_error (msg, 400, "the search is too long");
+      return;
+    }
   if (!req->paged)
     limit = PD_SESSION_LIST_MAX_LIMIT;
   req->limit = (guint) CLAMP (limit == 0 ? 50 : limit, 1, PD_SESSION_LIST_MAX_LIMIT);

@@ -1277,6 +1277,14 @@ pd_session_store_list (PdSessionStore  *self,
     *total = 0;
   limit = CLAMP (limit, 1, PD_SESSION_LIST_MAX_LIMIT);
 
+  if (query != NULL && strlen (query) > PD_SESSION_QUERY_MAX_BYTES)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID,
+                   "the search is too long (%" G_GSIZE_FORMAT " bytes; at most %d)",
+                   strlen (query), PD_SESSION_QUERY_MAX_BYTES);
+      return NULL;
+    }
+
   if (query != NULL && *query != '\0')
     {
       like = like_pattern (query);
