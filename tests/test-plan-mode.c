@@ -440,6 +440,50 @@ test_engine_no_channel_and_outside (void)
   engine_fixture_teardown (f);
 }
 
+/* The model's arguments are untrusted: a path or a verb of another type
+ * (an object, an array) is refused like any other call in plan mode, and
+ * read as no verb when a plan call fails outside it; json-glib is never
+ * asked for the string of an object (a critical, fatal here). */
+static void
+test_engine_mistyped_arguments (void)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  g_autoptr(PdRunResult) planning = NULL;
+  g_autoptr(PdRunResult) outside = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  guint failed_before;
+
+  engine_fixture_setup (f, TRUE);
+  set_reviewer (f, NULL);
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'content':'','tool_calls':["
+    "   {'name':'write_file','arguments':{'path':{'a':1},'content':'x'}},"
+    "   {'name':'edit_file','arguments':{'path':['hello.txt'],'old':'a','new':'b'}},"
+    "   {'name':'plan','arguments':{'verb':{'get':true}}}]},"
+    " {'content':'Planned.'},"
+    " {'content':'','tool_calls':[{'name':'plan','arguments':{'verb':['create'],'steps':['Fix']}}]},"
+    " {'content':'Done.'}]}", NULL);
+
+  planning = engine_fixture_run (f, NULL, "/plan Look first");
+  messages = stored_messages (f, planning->session_id);
+  g_assert_nonnull (strstr (tool_result (messages, "replay_1_1"), "plan mode is active: write_file is refused"));
+  g_assert_nonnull (strstr (tool_result (messages, "replay_1_2"), "plan mode is active: edit_file is refused"));
+  g_assert_true (g_str_has_prefix (tool_result (messages, "replay_1_3"),
+                                   "plan: the plan tool is the execution checklist and is not allowed in plan mode"));
+
+  failed_before = count_events (f, PD_EVENT_PLAN_VALIDATION_FAILED);
+  g_assert_cmpint (pd_engine_set_plan_mode (f->engine, planning->session_id, FALSE, NULL), ==, PD_PLAN_MODE_COMMITTED);
+  outside = engine_fixture_run (f, planning->session_id, "Go on");
+  g_clear_pointer (&messages, json_array_unref);
+  messages = stored_messages (f, planning->session_id);
+  g_assert_nonnull (tool_result (messages, "replay_3_1"));
+  g_assert_true (g_str_has_prefix (tool_result (messages, "replay_3_1"), "plan:"));
+  g_assert_cmpuint (count_events (f, PD_EVENT_PLAN_VALIDATION_FAILED), ==, failed_before + 1);
+
+  engine_fixture_teardown (f);
+}
+
 static const char *
 digest_of (JsonArray *messages)
 {
@@ -530,6 +574,7 @@ main (int   argc,
   g_test_add_func ("/pd/plan-mode/engine/approve", test_engine_plan_mode_approve);
   g_test_add_func ("/pd/plan-mode/engine/keep-planning-and-resume", test_engine_keep_planning_and_resume);
   g_test_add_func ("/pd/plan-mode/engine/no-channel-and-outside", test_engine_no_channel_and_outside);
+  g_test_add_func ("/pd/plan-mode/engine/mistyped-arguments", test_engine_mistyped_arguments);
   g_test_add_func ("/pd/plan-mode/engine/compaction-keeps-artifact-path", test_compaction_keeps_artifact_path);
   g_test_add_func ("/pd/plan-mode/engine/compaction-reports-missing-artifact", test_compaction_reports_missing_artifact);
 

@@ -13,6 +13,7 @@
 #include "pd-engine-private.h"
 #include "pd-event.h"
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-plan-artifact.h"
 
 typedef struct
@@ -107,9 +108,9 @@ _pd_engine_last_artifact_path (PdEngine   *self,
 
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
         continue;
-      data = json_object_get_object_member (json_node_get_object (node), "data");
-      if (data != NULL && json_object_has_member (data, "path"))
-        return g_strdup (json_object_get_string_member_with_default (data, "path", NULL));
+      data = pd_json_get_object (json_node_get_object (node), "data");
+      if (pd_json_get_string (data, "path") != NULL)
+        return g_strdup (pd_json_get_string (data, "path"));
     }
 
   return NULL;
@@ -254,7 +255,8 @@ _pd_engine_plan_mode_guard (PdEngineRun *run,
 
   if (g_strcmp0 (name, "plan") == 0)
     {
-      const char *verb = json_object_get_string_member_with_default (arguments, "verb", "");
+      /* The model's arguments: a verb of another type is no verb. */
+      const char *verb = pd_json_get_string (arguments, "verb");
 
       if (g_strcmp0 (verb, "get") == 0)
         return NULL;
@@ -267,7 +269,7 @@ _pd_engine_plan_mode_guard (PdEngineRun *run,
   if (pd_plan_mode_get_advisory (run->plan_mode) || pd_tool_get_safety (tool) != PD_TOOL_MUTATING)
     return NULL;
 
-  path = json_object_get_string_member_with_default (arguments, "path", NULL);
+  path = pd_json_get_string (arguments, "path");
   if (path != NULL && (g_strcmp0 (name, "write_file") == 0 || g_strcmp0 (name, "edit_file") == 0))
     {
       const char *worktree = pd_tool_context_get_working_dir (run->engine->tool_context);

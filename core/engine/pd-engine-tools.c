@@ -14,6 +14,7 @@
 #include "pd-engine-private.h"
 #include "pd-event.h"
 #include "pd-json.h"
+#include "pd-json-util.h"
 
 typedef struct
 {
@@ -224,7 +225,8 @@ observe_result (PdEngineRun *run,
     {
       if (!result->ok && self->bus != NULL)
         {
-          const char *verb = job->arguments ? json_object_get_string_member_with_default (job->arguments, "verb", "") : "";
+          /* The model's arguments: a verb of another type reads as none. */
+          const char *verb = pd_json_get_string (job->arguments, "verb");
           g_autoptr(GError) error = g_error_new_literal (PD_PLAN_ERROR, PD_PLAN_ERROR_INVALID_ARGS, result->content);
 
           _pd_engine_emit (run, pd_event_new_plan_validation_failed (run->run_id, run->session_id, verb, error));
