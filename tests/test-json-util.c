@@ -133,6 +133,31 @@ test_null_object (void)
   g_assert_null (pd_json_node_get_string (json_object_get_member (object, "i")));
 }
 
+/* An array's elements: an object or an integer where there is one, NULL
+ * or the fallback for any other element, past the end and for no array. */
+static void
+test_array_elements (void)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object = parse ("{\"a\":[{\"k\":\"v\"},7,2.9,\"8\",null,[1],true,{}]}", &root);
+  JsonArray *array = pd_json_get_array (object, "a");
+
+  g_assert_cmpstr (pd_json_get_string (pd_json_array_get_object (array, 0), "k"), ==, "v");
+  g_assert_nonnull (pd_json_array_get_object (array, 7));
+  for (guint i = 1; i < 7; i++)
+    g_assert_null (pd_json_array_get_object (array, i));
+  g_assert_null (pd_json_array_get_object (array, 8));
+  g_assert_null (pd_json_array_get_object (array, G_MAXUINT));
+  g_assert_null (pd_json_array_get_object (NULL, 0));
+
+  g_assert_cmpint (pd_json_array_get_int (array, 1, -1), ==, 7);
+  g_assert_cmpint (pd_json_array_get_int (array, 2, -1), ==, 2);
+  for (guint i = 3; i < 9; i++)
+    g_assert_cmpint (pd_json_array_get_int (array, i, -1), ==, -1);
+  g_assert_cmpint (pd_json_array_get_int (array, 0, -1), ==, -1);
+  g_assert_cmpint (pd_json_array_get_int (NULL, 0, 4), ==, 4);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -144,6 +169,7 @@ main (int   argc,
   g_test_add_func ("/pd/json-util/ids", test_ids);
   g_test_add_func ("/pd/json-util/optional-string", test_optional_string);
   g_test_add_func ("/pd/json-util/null-object", test_null_object);
+  g_test_add_func ("/pd/json-util/array-elements", test_array_elements);
 
   return g_test_run ();
 }

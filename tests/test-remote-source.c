@@ -30,6 +30,7 @@ typedef struct
   SoupServer     *odek;
   char           *odek_url;
   guint           odek_429;
+  gboolean        odek_mistyped;  /* answer with elements of every type */
 } Fixture;
 
 static GAsyncResult *
@@ -82,7 +83,24 @@ odek_handler (SoupServer        *server,
       return;
     }
 
-  if (strcmp (path, "/api/sessions") == 0)
+  /* A server whose arrays hold elements of the wrong types among the
+   * right ones (numbers, strings, arrays, nulls). */
+  if (f->odek_mistyped && strcmp (path, "/api/sessions") == 0)
+    body = "[1,\"x\",null,[],{\"id\":\"" ODEK_ID "\",\"title\":\"Kept\"}]";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions/" ODEK_ID "/plan") == 0)
+    body = "{\"session_id\":\"" ODEK_ID "\",\"version\":2,\"found\":true,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\","
+           "\"checks\":[7,[],\"c\",null,{\"id\":\"c1\",\"description\":\"kept\"}]}]}";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions/" BAD_ID "/plan") == 0)
+    body = "{\"session_id\":\"" BAD_ID "\",\"version\":2,\"found\":true,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\"},5]}";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions/" ODEK_ID "/export") == 0)
+    body = "{\"messages\":[],\"plan_versions\":[1,[],{\"version\":1,\"created_at\":\"2026-01-01T10:00:00Z\","
+           "\"state\":{\"version\":1,\"steps\":[]}}]}";
+  else if (f->odek_mistyped && strcmp (path, "/api/events") == 0)
+    body = "{\"events\":[{\"schema\":\"odek.event/v1\",\"type\":\"run_started\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"timestamp\":\"2026-08-07T12:00:00Z\",\"data\":{}},"
+           "{\"schema\":\"odek.event/v1\",\"type\":\"run_completed\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"timestamp\":\"2026-08-07T12:00:01Z\",\"data\":{}}],\"seq\":[{},9]}";
+  else if (strcmp (path, "/api/sessions") == 0)
     body = "[{\"id\":\"" ODEK_ID "\",\"title\":\"Port the parser\",\"created_at\":\"2026-01-01T10:00:00Z\","
            "\"updated_at\":\"2026-01-01T11:00:00.5Z\",\"turns\":3,\"model\":\"gpt-x\",\"pinned\":true,"
            "\"input_tokens\":100,\"output_tokens\":20}]";
@@ -516,6 +534,59 @@ test_odek_shapes (Fixture       *f,
   g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND);
 }
 
+/* Elements of another type in a server's arrays are passed over (a plan
+ * step that is not an object is a clear error): json-glib is never asked
+ * for an object or an integer it does not hold (a critical, fatal here). */
+static void
+test_mistyped_elements (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL, r4 = NULL, r5 = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(PdPlanState) none = NULL;
+  g_autoptr(GPtrArray) history = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  PdPlanStep *step;
+
+  f->odek_mistyped = TRUE;
+
+  pd_source_list_sessions_async (source, NULL, FALSE, 0, 50, NULL, store_result, &r1);
+  page = pd_source_list_sessions_finish (source, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->sessions->len, ==, 1);
+  g_assert_cmpstr (((PdSessionInfo *) g_ptr_array_index (page->sessions, 0))->task, ==, "Kept");
+
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r2);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r2), &plan, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->steps->len, ==, 1);
+  step = g_ptr_array_index (plan->steps, 0);
+  g_assert_cmpuint (step->checks->len, ==, 1);
+  g_assert_cmpstr (((PdPlanCheck *) g_ptr_array_index (step->checks, 0))->description, ==, "kept");
+
+  pd_source_get_plan_async (source, BAD_ID, NULL, store_result, &r3);
+  g_assert_false (pd_source_get_plan_finish (source, wait_result (&r3), &none, &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+  g_assert_null (none);
+  g_clear_error (&error);
+
+  pd_source_get_plan_history_async (source, ODEK_ID, NULL, store_result, &r4);
+  history = pd_source_get_plan_history_finish (source, wait_result (&r4), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (history->len, ==, 1);
+
+  /* A sequence number that is not one: the event's position stands in. */
+  pd_source_get_events_async (source, ODEK_ID, 0, 100, NULL, store_result, &r5);
+  events = pd_source_get_events_finish (source, wait_result (&r5), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (events, 0))->seq, ==, 1);
+  g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (events, 1))->seq, ==, 9);
+}
+
 static void
 on_event (PdRemoteSource *source,
           PdEvent        *event,
@@ -647,6 +718,7 @@ main (int   argc,
   g_test_add ("/pd/remote-source/errors", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_errors, fixture_tear_down);
   g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
+  g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-stream", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_stream, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);

@@ -64,13 +64,10 @@ pd_json_get_boolean (JsonObject *object,
   return json_node_get_boolean (node);
 }
 
-gint64
-pd_json_get_int (JsonObject *object,
-                 const char *name,
-                 gint64      fallback)
+static gint64
+node_get_int (JsonNode *node,
+              gint64    fallback)
 {
-  JsonNode *node = member (object, name);
-
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
     return fallback;
 
@@ -91,6 +88,38 @@ pd_json_get_int (JsonObject *object,
     default:
       return fallback;
     }
+}
+
+gint64
+pd_json_get_int (JsonObject *object,
+                 const char *name,
+                 gint64      fallback)
+{
+  return node_get_int (member (object, name), fallback);
+}
+
+static JsonNode *
+element (JsonArray *array,
+         guint      index)
+{
+  return array != NULL && index < json_array_get_length (array) ? json_array_get_element (array, index) : NULL;
+}
+
+JsonObject *
+pd_json_array_get_object (JsonArray *array,
+                          guint      index)
+{
+  JsonNode *node = element (array, index);
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+gint64
+pd_json_array_get_int (JsonArray *array,
+                       guint      index,
+                       gint64     fallback)
+{
+  return node_get_int (element (array, index), fallback);
 }
 
 char *

@@ -49,6 +49,17 @@ gint64      pd_json_get_int            (JsonObject  *object,
 char       *pd_json_dup_id             (JsonObject  *object,
                                         const char  *member);
 
+/* An array's element @index as an object, or NULL (no array, past its end,
+ * or an element of another type; json_array_get_object_element() would be
+ * a critical for a number or an array there). */
+JsonObject *pd_json_array_get_object   (JsonArray   *array,
+                                        guint        index);
+/* An array's element @index as an integer (as pd_json_get_int() reads a
+ * member); @fallback when there is none or it is not a number. */
+gint64      pd_json_array_get_int      (JsonArray   *array,
+                                        guint        index,
+                                        gint64       fallback);
+
 /* For readers that refuse what they do not understand: TRUE when the member
  * is absent or null (*@value = NULL) or a string (*@value = it); FALSE, with
  * *@value = NULL, when it is anything else. */

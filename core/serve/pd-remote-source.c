@@ -151,7 +151,7 @@ plan_from_json (JsonObject  *object,
   state->version = pd_json_get_int (object, "version", 0);
   for (guint i = 0; steps && i < json_array_get_length (steps); i++)
     {
-      JsonObject *row = json_array_get_object_element (steps, i);
+      JsonObject *row = pd_json_array_get_object (steps, i);
       JsonArray *checks = pd_json_get_array (row, "checks");
       const char *id = pd_json_get_string (row, "id"), *title = pd_json_get_string (row, "title");
       PdPlanStep *step;
@@ -168,7 +168,7 @@ plan_from_json (JsonObject  *object,
         pd_plan_step_set_note (step, pd_json_get_string (row, "note"));
       for (guint j = 0; checks && j < json_array_get_length (checks); j++)
         {
-          JsonObject *c = json_array_get_object_element (checks, j);
+          JsonObject *c = pd_json_array_get_object (checks, j);
           PdPlanCheck *check;
 
           if (c == NULL || pd_json_get_string (c, "id") == NULL)
@@ -307,7 +307,7 @@ finish_call (GTask    *task,
           }
         for (guint i = 0; i < json_array_get_length (array); i++)
           {
-            JsonObject *row = json_array_get_object_element (array, i);
+            JsonObject *row = pd_json_array_get_object (array, i);
             PdSessionInfo *info = row ? session_from_json (row) : NULL;
 
             if (info != NULL)
@@ -349,7 +349,7 @@ finish_call (GTask    *task,
 
         for (guint i = 0; versions && i < json_array_get_length (versions); i++)
           {
-            JsonObject *entry = json_array_get_object_element (versions, i);
+            JsonObject *entry = pd_json_array_get_object (versions, i);
             JsonNode *state = entry ? json_object_get_member (entry, "state") : NULL;
             PdPlanVersionInfo *version;
 
@@ -390,7 +390,7 @@ finish_call (GTask    *task,
             JsonNode *node = json_array_get_element (events, i);
             g_autoptr(PdEvent) event = pd_event_new_from_json_node (node, NULL);
             /* odek's ring has no sequence numbers: positions stand in. */
-            gint64 seq = seqs && i < json_array_get_length (seqs) ? json_array_get_int_element (seqs, i) : (gint64) i + 1;
+            gint64 seq = pd_json_array_get_int (seqs, i, (gint64) i + 1);
             PdStoredEvent *stored;
 
             if (event == NULL || seq <= call->after_seq)
