@@ -26,6 +26,7 @@
 #include "pd-agent-common.h"
 #include "pd-safe-text.h"
 #include "pd-config.h"
+#include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-session-reads.h"
 
@@ -146,7 +147,9 @@ handle_observe (ApplySession *session,
       }
   g_list_free (members);
 
-  observation.tool = json_object_get_string_member_with_default (object, "tool", NULL);
+  /* Each member is read for its type: json-glib's getters raise a
+   * critical for an object or an array where a string goes. */
+  observation.tool = pd_json_get_string (object, "tool");
   if (observation.tool == NULL || *observation.tool == '\0')
     {
       emit_error ("observe: 'tool' (string) is required", FALSE, 0);
@@ -186,7 +189,10 @@ handle_observe (ApplySession *session,
       observation.call_id = json_node_get_string (call_id);
     }
 
-  effects = json_object_get_string_member_with_default (object, "effects", "unknown");
+  if (!pd_json_get_optional_string (object, "effects", &effects))
+    effects = "";  /* of another type: refused below */
+  else if (effects == NULL)
+    effects = "unknown";
   if (!pd_tool_effects_from_string (effects, &observation.effects))
     {
       emit_error ("observe: 'effects' must be \"read\", \"write\" or \"unknown\"", FALSE, 0);
@@ -220,8 +226,9 @@ handle_render (ApplySession *session,
   g_autoptr(GString) out = NULL;
   const char *given = NULL;
 
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    given = json_object_get_string_member_with_default (json_node_get_object (node), "nonce", NULL);
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+      !pd_json_get_optional_string (json_node_get_object (node), "nonce", &given))
+    given = "";  /* a nonce of another type: refused below */
 
   if (given != NULL && !nonce_ok (given))
     {
