@@ -18,6 +18,7 @@
 #include "pd-history-view.h"
 #include "pd-plan-version-item.h"
 #include "pd-event.h"
+#include "pd-json-util.h"
 #include "pd-ui-util-private.h"
 
 struct _PdHistoryView
@@ -525,7 +526,9 @@ on_artifacts_loaded (GObject      *object,
       if (event == NULL || g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_PLAN_ARTIFACT_SAVED) != 0)
         continue;
       data = pd_event_get_data (event);
-      path = data ? json_object_get_string_member_with_default (data, "path", NULL) : NULL;
+      /* Another writer's event, or a remote server's: a path of another
+       * type is none. */
+      path = pd_json_get_string (data, "path");
       if (path == NULL)
         continue;
       gtk_list_box_append (self->artifacts_list, artifact_row (path, pd_event_get_timestamp (event)));

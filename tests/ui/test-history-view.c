@@ -295,7 +295,11 @@ test_history_lists_approved_plans (void)
     json_node_set_object (node, object);
     data = json_to_string (node, FALSE);
   }
+  /* One with a path of another type (another writer's, or a remote
+   * server's) is passed over, not read as a string (a critical). */
+  pd_test_db_add_event (db, id, "plan_artifact_saved", "exit_plan_mode", 2, "{\"path\":{\"name\":\"x.md\"}}");
   pd_test_db_add_event (db, id, "plan_artifact_saved", "exit_plan_mode", 2, data);
+  pd_test_db_add_event (db, id, "plan_artifact_saved", "exit_plan_mode", 2, "{\"path\":[\"y.md\"]}");
 
   window = pd_test_present (view, 900, 800);
   pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
@@ -311,6 +315,8 @@ test_history_lists_approved_plans (void)
     if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (buttons, i)), "Open") == 0)
       has_open = TRUE;
   g_assert_true (has_open);
+  g_assert_null (pd_test_find_label (view, "x.md"));
+  g_assert_null (pd_test_find_label (view, "y.md"));
 
   pd_test_destroy_window (window, view);
   g_unlink (path);
