@@ -29,6 +29,11 @@ packages=(
 
 missing=()
 for p in "${packages[@]}"; do
+  # Node.js from NodeSource (a common install) carries its own npm and
+  # conflicts with Debian's npm package: an npm on the PATH is enough.
+  if [ "$p" = npm ] && command -v npm >/dev/null; then
+    continue
+  fi
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$p")
   fi
