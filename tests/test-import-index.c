@@ -787,6 +787,9 @@ test_special_files (Fixture       *f,
   run_dir (f, index, &stats);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_assert_cmpuint (stats.sessions_added, ==, 1);
+  /* Files of no known agent are skipped files, not transcripts: the
+   * summary's counts add up ("1 transcripts: 0 unchanged, 1 read in full…"). */
+  g_assert_cmpuint (stats.transcripts, ==, stats.unchanged + stats.read_full + stats.read_appended + stats.failed);
   skipped = pd_import_index_get_skipped (index);
   g_assert_cmpuint (stats.skipped, ==, skipped->len);
   g_assert_cmpuint (skipped->len, ==, 6);

@@ -700,8 +700,11 @@ prepare_jsonl (PdImportIndex      *self,
         }
       if (format == PD_IMPORT_FORMAT_UNKNOWN)
         {
+          /* Not a transcript: named among the skipped files, not counted
+           * as one (the counts of the summary add up to the transcripts). */
           _pd_import_skip_add (skipped, unit->path,
                                unit->size == 0 ? "empty" : "not a transcript of a known agent");
+          stats->transcripts--;
           return NULL;
         }
       /* A flat subagent transcript whose parent is beside it is read with
