@@ -379,6 +379,23 @@ def imported_sessions(tap, agent_run, detail, tmp):
         tap.check(text.encode() not in data, f"no plan text in the database: {text}")
 
 
+def usage_errors(tap, agent_run, detail, db, recording, work):
+    """Mistakes a new user makes get status 2 and a message that says what to do."""
+    proc = agent_run("plan", "status", "--db", db)
+    tap.check(proc.returncode == 2 and "plan status: give one SESSION_ID" in proc.stderr
+              and "unknown subcommand" not in proc.stderr, "plan status without a session id says what it needs",
+              detail(proc))
+    proc = agent_run("run", "--db", db, "--provider", "opnai", "-C", work, "Never runs")
+    tap.check(proc.returncode == 2 and "--provider takes openai, anthropic or replay" in proc.stderr,
+              "a misspelt --provider is bad usage (status 2)", detail(proc))
+    # "Usage:\n  plandeck-agent run [OPTION…] TASK", not "  run [OPTION…] TASK".
+    for command in ("run", "continue", "serve", "plan", "config", "sessions", "events", "import"):
+        proc = agent_run(command, "--help")
+        lines = proc.stdout.splitlines()
+        tap.check(proc.returncode == 0 and len(lines) > 1 and lines[1].strip().startswith(f"plandeck-agent {command} ["),
+                  f"{command} --help names the program in its usage line", detail(proc))
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -413,6 +430,8 @@ def main():
         tap.check(proc.returncode == 0, "run exits 0", detail(proc))
         tap.check("There is one file, a.txt. Done." in proc.stdout, "run prints the answer", detail(proc))
         tap.check("still has open steps (tell in_progress)" in proc.stderr, "run shows the nudge", detail(proc))
+
+        usage_errors(tap, agent_run, detail, db, recording, work)
 
         # sessions list --json
         proc = agent_run("sessions", "list", "--db", db, "--json")

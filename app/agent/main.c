@@ -86,7 +86,14 @@ main (int   argc,
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       if (strcmp (argv[1], commands[i].name) == 0)
-        return commands[i].main_func (argc - 1, argv + 1);
+        {
+          g_autofree char *prgname = g_strconcat ("plandeck-agent ", commands[i].name, NULL);
+
+          /* Makes each command's --help read "Usage: plandeck-agent run [OPTION…] TASK",
+           * not "run [OPTION…]": GOption names the program by argv[0]. */
+          g_set_prgname (prgname);
+          return commands[i].main_func (argc - 1, argv + 1);
+        }
     }
 
   fprintf (stderr, "plandeck-agent: unknown command '%s'\n\n", argv[1]);

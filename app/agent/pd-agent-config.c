@@ -142,9 +142,6 @@ pd_agent_config_main (int    argc,
   g_autoptr(PdConfig) config = NULL;
   PdConfigLoadOptions options = PD_CONFIG_LOAD_OPTIONS_INIT;
 
-  /* Makes --help read "Usage: plandeck-agent config [OPTION…]". */
-  g_set_prgname ("plandeck-agent config");
-
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
                                 _("Print the resolved configuration, where each value comes from, and any\n"

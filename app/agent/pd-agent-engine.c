@@ -52,6 +52,14 @@ pd_agent_engine_args_check (PdAgentEngineArgs  *args,
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--planning and --no-planning together");
       return FALSE;
     }
+  /* A misspelt --provider is bad usage (status 2), like a bad --approve. */
+  if (args->provider_name != NULL && g_strcmp0 (args->provider_name, "openai") != 0 &&
+      g_strcmp0 (args->provider_name, "anthropic") != 0 && g_strcmp0 (args->provider_name, "replay") != 0)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--provider takes openai, anthropic or replay");
+      return FALSE;
+    }
   if (args->approve != NULL && !pd_approval_policy_from_string (args->approve, policy))
     {
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--approve takes ask, auto or deny");

@@ -540,6 +540,12 @@ pd_agent_plan_main (int    argc,
 
   if (argc == 3 && strcmp (argv[1], "status") == 0)
     return plan_status (db_path, argv[2]);
+  if (argc >= 2 && strcmp (argv[1], "status") == 0)
+    {
+      fprintf (stderr, "plandeck-agent plan status: give one SESSION_ID "
+                       "('plandeck-agent sessions list' shows them)\n");
+      return 2;
+    }
 
   if (argc != 2)
     {
