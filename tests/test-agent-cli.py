@@ -430,6 +430,10 @@ def main():
         tap.check(proc.returncode == 0, "run exits 0", detail(proc))
         tap.check("There is one file, a.txt. Done." in proc.stdout, "run prints the answer", detail(proc))
         tap.check("still has open steps (tell in_progress)" in proc.stderr, "run shows the nudge", detail(proc))
+        # The answer after the nudge is a new one: on its own line, and not
+        # printed twice (stdout was "…a.txt.There is … Done.\nThere is … Done.").
+        tap.check(proc.stdout == "Planning.\nThere is one file, a.txt.\nThere is one file, a.txt. Done.\n",
+                  "stdout holds each answer once, each on its own line", detail(proc))
 
         usage_errors(tap, agent_run, detail, db, recording, work)
 

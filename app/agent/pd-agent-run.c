@@ -38,6 +38,7 @@ typedef struct
   gboolean      quiet;
   gboolean      at_line_start;
   gboolean      stdout_tty;  /* model text is made safe for the terminal */
+  gboolean      new_answer;  /* text after a notice is a new answer */
 } RunState;
 
 static void
@@ -54,6 +55,16 @@ on_progress (PdEngineProgress  kind,
   switch (kind)
     {
     case PD_ENGINE_PROGRESS_TEXT:
+      /* After a notice (the engine sending the model back to its open plan
+       * steps, say) the model answers anew: that answer goes on a line of
+       * its own, and only it is compared with the final text. */
+      if (state->new_answer)
+        {
+          if (!state->at_line_start)
+            fputc ('\n', stdout);
+          g_string_truncate (state->turn_text, 0);
+          state->new_answer = FALSE;
+        }
       g_string_append (state->turn_text, text);
       if (state->stdout_tty)
         fputs ((block = pd_safe_text_block (text)), stdout);
@@ -84,6 +95,7 @@ on_progress (PdEngineProgress  kind,
       break;
 
     case PD_ENGINE_PROGRESS_NOTICE:
+      state->new_answer = TRUE;
       if (!state->quiet)
         fprintf (stderr, "%s\n", (block = pd_safe_text_block (text)));
       break;
