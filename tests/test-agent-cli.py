@@ -379,6 +379,72 @@ def imported_sessions(tap, agent_run, detail, tmp):
         tap.check(text.encode() not in data, f"no plan text in the database: {text}")
 
 
+WRITES = {
+    "turns": [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "written.txt", "content": "x"}}]},
+        {"content": "Tried."},
+    ],
+}
+
+
+def no_terminal(tap, agent, env, tmp):
+    """Run from a script, cron or CI (no controlling terminal) with the
+    default --approve ask: no one can answer, and the run says so once, with
+    what to do, instead of a bare "(denied)" per call."""
+    work = os.path.join(tmp, "no-terminal")
+    os.mkdir(work)
+    recording = os.path.join(tmp, "writes.json")
+    with open(recording, "w") as f:
+        json.dump(WRITES, f)
+    db = os.path.join(tmp, "no-terminal.db")
+    # start_new_session: setsid(), so /dev/tty cannot be opened, whatever
+    # terminal the test runner has.
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", recording, "-C", work,
+                           "Write a file"], env=env, cwd=tmp, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+    tap.check(proc.returncode == 0 and "no terminal to ask on" in proc.stderr and "--approve auto" in proc.stderr
+              and proc.stderr.count("no terminal") == 1,
+              "run without a terminal says once that changes will be refused, and what to pass",
+              f"exit {proc.returncode}\nstderr:\n{proc.stderr}")
+    tap.check(not os.path.exists(os.path.join(work, "written.txt")), "and the write was refused")
+    proc = subprocess.run([agent, "sessions", "list", "--db", db, "--json"], env=env, capture_output=True, text=True,
+                          timeout=60)
+    sid = json.loads(proc.stdout)["sessions"][0]["id"]
+    proc = subprocess.run([agent, "sessions", "export", "--db", db, sid], env=env, capture_output=True, text=True,
+                          timeout=60)
+    results = [m.get("content") or "" for m in json.loads(proc.stdout)["messages"] if m.get("role") == "tool"]
+    tap.check(len(results) == 1 and "no one to ask" in results[0] and "the user declined" not in results[0],
+              "the model is told no one could be asked, not that a person declined", results)
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", recording, "-C", work,
+                           "--approve", "deny", "Write a file"], env=env, cwd=tmp, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL, start_new_session=True)
+    tap.check(proc.returncode == 0 and "no terminal" not in proc.stderr, "--approve deny runs without the note",
+              proc.stderr)
+
+    # Plan mode with --approve auto: the plan cannot be reviewed either; the
+    # model must not be told that a person dismissed the review.
+    review = os.path.join(tmp, "review.json")
+    with open(review, "w") as f:
+        json.dump({"turns": [
+            {"tool_calls": [{"name": "exit_plan_mode", "arguments": {"plan": "# Plan\n\nWrite the file."}}]},
+            {"content": "Waiting."},
+        ]}, f)
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", review, "-C", work,
+                           "--approve", "auto", "--plan-mode", "Plan a file"], env=env, cwd=tmp,
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          start_new_session=True)
+    tap.check(proc.returncode == 0 and "no terminal to review the plan on" in proc.stderr
+              and "/plan off" in proc.stderr, "plan mode without a terminal says the plan cannot be reviewed",
+              proc.stderr)
+    sid = next((line.split()[1] for line in proc.stderr.splitlines() if line.startswith("session ")), "")
+    proc = subprocess.run([agent, "sessions", "export", "--db", db, sid], env=env, capture_output=True, text=True,
+                          timeout=60)
+    results = [m.get("content") or "" for m in json.loads(proc.stdout or "{}").get("messages", [])
+               if m.get("role") == "tool"]
+    tap.check(len(results) == 1 and "no review channel" in results[0] and "dismissed" not in results[0],
+              "the model is told no one can review, not that a person dismissed the review", results)
+
+
 def usage_errors(tap, agent_run, detail, db, recording, work):
     """Mistakes a new user makes get status 2 and a message that says what to do."""
     proc = agent_run("plan", "status", "--db", db)
@@ -435,6 +501,7 @@ def main():
         tap.check(proc.stdout == "Planning.\nThere is one file, a.txt.\nThere is one file, a.txt. Done.\n",
                   "stdout holds each answer once, each on its own line", detail(proc))
 
+        no_terminal(tap, agent, env, tmp)
         usage_errors(tap, agent_run, detail, db, recording, work)
 
         # sessions list --json

@@ -13,6 +13,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +151,19 @@ on_interrupt (gpointer user_data)
 }
 
 
+/* Approvals and plan reviews are asked on the controlling terminal, not on
+ * stdin (which may carry the task or, with --interactive, the messages). */
+static gboolean
+have_terminal (void)
+{
+  int fd = open ("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+  if (fd < 0)
+    return FALSE;
+  close (fd);
+  return TRUE;
+}
+
 static int
 run_main (gboolean   is_continue,
           int        argc,
@@ -184,6 +198,7 @@ run_main (gboolean   is_continue,
   const char *session_id = NULL;
   const char *message = NULL;
   guint sigint = 0;
+  gboolean terminal;
   int status;
 
   context = g_option_context_new (is_continue ? "SESSION_ID [MESSAGE]" : "TASK");
@@ -262,7 +277,18 @@ run_main (gboolean   is_continue,
   if (events_jsonl != NULL && !pd_event_bus_open_jsonl (bus, events_jsonl, &error))
     return pd_agent_fail (command, error);
 
-  builder = pd_agent_engine_builder_new (&args, config, policy, TRUE);
+  /* Without a terminal (a script, cron, CI) no one can answer: say so once
+   * instead of leaving each refused call to explain itself. */
+  terminal = have_terminal ();
+  if (!terminal && policy == PD_APPROVAL_POLICY_ASK)
+    fprintf (stderr, "plandeck-agent %s: no terminal to ask on: tool calls that change files or run commands "
+                     "will be refused, and a plan-mode plan cannot be approved; pass --approve auto to allow "
+                     "them, or --approve deny to refuse them without this note\n", command);
+  else if (!terminal && plan_mode)
+    fprintf (stderr, "plandeck-agent %s: no terminal to review the plan on: the session stays in plan mode; "
+                     "run it from a terminal, or continue it with \"/plan off\"\n", command);
+
+  builder = pd_agent_engine_builder_new (&args, config, policy, terminal);
   pd_engine_builder_set_provider_name (builder, stored_provider);
   pd_engine_builder_set_model (builder, stored_model);
   pd_engine_builder_set_store (builder, store);
