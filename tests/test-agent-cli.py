@@ -352,6 +352,10 @@ def imported_sessions(tap, agent_run, detail, tmp):
         shown = agent_run("sessions", "show", "--db", db, sid)
         tap.check("  continue  " + " ".join(argv) in shown.stdout, f"{source}: sessions show prints the command",
                   detail(shown))
+        # The transcript names no model of ours and its turns were never
+        # counted here: no "model      ()" line, no "turns 0, tokens 0 / 0".
+        tap.check("  model " not in shown.stdout and "  turns " not in shown.stdout and "()" not in shown.stdout,
+                  f"{source}: sessions show prints no empty model and no zero turns", detail(shown))
 
         exported = agent_run("sessions", "export", "--db", db, sid)
         document = json.loads(exported.stdout) if exported.returncode == 0 else {}

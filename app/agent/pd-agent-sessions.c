@@ -196,11 +196,15 @@ sessions_show (PdSessionStore *store,
     printf ("  id        %s\n", info->id);
     printf ("  status    %s\n", pd_session_status_to_string (info->status));
     printf ("  source    %s\n", source);
-    printf ("  model     %s (%s)\n", model, provider);
+    /* Another agent's transcript names no model we ran, and its turns and
+     * tokens were never counted here: no "model  ()" and no zeros. */
+    if (*model != '\0')
+      printf ("  model     %s (%s)\n", model, *provider ? provider : "?");
     printf ("  folder    %s\n", folder);
     printf ("  created   %s\n  updated   %s\n", created, updated);
-    printf ("  turns     %" G_GINT64_FORMAT ", tokens in %" G_GINT64_FORMAT " / out %" G_GINT64_FORMAT "\n",
-            info->turns, info->input_tokens, info->output_tokens);
+    if (!pd_session_info_is_imported (info))
+      printf ("  turns     %" G_GINT64_FORMAT ", tokens in %" G_GINT64_FORMAT " / out %" G_GINT64_FORMAT "\n",
+              info->turns, info->input_tokens, info->output_tokens);
     printf ("  messages  %u%s\n", info->n_messages, info->pinned ? ", pinned" : "");
     if (resume != NULL)
       {
