@@ -312,9 +312,19 @@ def imported_sessions(tap, agent_run, detail, tmp):
         tap.check(False, "PD_FIXTURES_DIR names the project's fixtures")
         return
     db = os.path.join(tmp, "imported.db")
-    proc = agent_run("import", "--db", db, os.path.join(fixtures, "claude-code"), os.path.join(fixtures, "codex"),
-                     os.path.join(fixtures, "opencode"))
+    # Without --db, import reads and prints only (every other command uses
+    # the app's database by default): it says so, and how to store them.
+    paths = [os.path.join(fixtures, name) for name in ("claude-code", "codex", "opencode")]
+    proc = agent_run("import", *paths)
+    tap.check(proc.returncode == 0 and "Upload rate limits" in proc.stdout
+              and "read only, nothing stored; --db PATH indexes these sessions" in proc.stderr
+              and os.path.join("plandeck", "sessions.db") in proc.stderr,
+              "import without --db says nothing was stored and how to store it", detail(proc))
+    proc = agent_run("import", "--json", *paths)
+    tap.check(proc.returncode == 0 and proc.stderr == "", "import --json prints no note", detail(proc))
+    proc = agent_run("import", "--db", db, *paths)
     tap.check(proc.returncode == 0, "import exits 0", detail(proc))
+    tap.check("nothing stored" not in proc.stderr, "import --db prints no note", detail(proc))
     proc = agent_run("sessions", "list", "--db", db, "--json")
     listing = json.loads(proc.stdout) if proc.returncode == 0 else {"sessions": []}
     by_title = {s.get("task", ""): s for s in listing.get("sessions", [])}

@@ -324,5 +324,15 @@ pd_agent_import_main (int    argc,
   for (guint i = 0; i < sessions->len; i++)
     print_session (g_ptr_array_index (sessions, i));
   print_skipped (skipped);
+
+  /* Every other command reads and writes the app's database by default;
+   * this one only reads the transcripts unless told where to index them. */
+  if (sessions->len > 0)
+    {
+      g_autofree char *default_db = pd_agent_default_db_path ();
+
+      fprintf (stderr, _("plandeck-agent import: read only, nothing stored; --db PATH indexes these sessions "
+                         "into a database (the app's is %s)\n"), default_db);
+    }
   return 0;
 }
