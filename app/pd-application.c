@@ -208,6 +208,23 @@ pd_application_handle_local_options (GApplication *app,
         }
     }
 
+  /* Started from the build tree without its schema, g_settings_new()
+   * would abort with a GLib error that says nothing of what to do. */
+  {
+    GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+    g_autoptr(GSettingsSchema) schema = source ? g_settings_schema_source_lookup (source, APP_ID, TRUE) : NULL;
+
+    if (schema == NULL)
+      {
+        g_printerr ("plandeck: ");
+        g_printerr (_("the settings schema %s is not installed. Start an uninstalled build with "
+                      "“bash build-aux/dev.sh run” (or set GSETTINGS_SCHEMA_DIR to the build "
+                      "tree’s data folder), or install Plandeck with “meson install”."), APP_ID);
+        g_printerr ("\n");
+        return EXIT_FAILURE;
+      }
+  }
+
   return -1;
 }
 
