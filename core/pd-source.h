@@ -27,6 +27,7 @@ typedef enum
   PD_SOURCE_ERROR_RATE_LIMITED,  /* 429 */
   PD_SOURCE_ERROR_INVALID,       /* a reply that could not be understood */
   PD_SOURCE_ERROR_READ_ONLY,     /* the source cannot change this */
+  PD_SOURCE_ERROR_UNSUPPORTED,   /* the endpoint lacks this feature (runs, approvals) */
 } PdSourceError;
 
 GQuark pd_source_error_quark (void);

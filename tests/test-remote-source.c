@@ -587,6 +587,51 @@ test_mistyped_elements (Fixture       *f,
   g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (events, 1))->seq, ==, 9);
 }
 
+/* An endpoint without runs says so, in words a person can act on: odek's
+ * HEAD (no /api/prompt, no /api/runs: its mux answers 404 in plain text)
+ * and a serve with no engine (501). */
+static void
+test_runs_unsupported (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PdSource) odek = odek_source (f);
+  g_autoptr(PdSource) ours = our_source (f);
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL, r4 = NULL, r5 = NULL;
+  g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL, e4 = NULL, e5 = NULL;
+  g_autoptr(PdRemoteRun) started = NULL, followed = NULL, ours_started = NULL;
+  PdRemoteRun question = { .run_id = (char *) "run-1", .session_id = (char *) ODEK_ID,
+                           .status = (char *) "waiting_approval", .approval_id = (char *) "apr-1" };
+
+  pd_remote_source_start_run_async (PD_REMOTE_SOURCE (odek), ODEK_ID, "Go on", NULL, store_result, &r1);
+  started = pd_remote_source_start_run_finish (PD_REMOTE_SOURCE (odek), wait_result (&r1), &e1);
+  g_assert_null (started);
+  g_assert_error (e1, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (e1->message, "does not run sessions for this app"));
+  g_assert_nonnull (strstr (e1->message, "/api/prompt"));
+
+  pd_remote_source_get_run_async (PD_REMOTE_SOURCE (odek), "run-1", NULL, store_result, &r2);
+  followed = pd_remote_source_get_run_finish (PD_REMOTE_SOURCE (odek), wait_result (&r2), &e2);
+  g_assert_null (followed);
+  g_assert_error (e2, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (e2->message, "cannot follow it"));
+
+  pd_remote_source_answer_approval_async (PD_REMOTE_SOURCE (odek), &question, TRUE, NULL, store_result, &r3);
+  g_assert_false (pd_remote_source_answer_approval_finish (PD_REMOTE_SOURCE (odek), wait_result (&r3), &e3));
+  g_assert_error (e3, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (e3->message, "takes no approvals from this app"));
+
+  pd_remote_source_cancel_async (PD_REMOTE_SOURCE (odek), ODEK_ID, NULL, store_result, &r4);
+  g_assert_false (pd_remote_source_cancel_finish (PD_REMOTE_SOURCE (odek), wait_result (&r4), &e4));
+  g_assert_error (e4, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED);
+
+  /* Ours without an engine: 501 with its reason. */
+  pd_remote_source_start_run_async (PD_REMOTE_SOURCE (ours), NULL, "Start", NULL, store_result, &r5);
+  ours_started = pd_remote_source_start_run_finish (PD_REMOTE_SOURCE (ours), wait_result (&r5), &e5);
+  g_assert_null (ours_started);
+  g_assert_error (e5, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (e5->message, "this server does not run prompts"));
+}
+
 static void
 on_event (PdRemoteSource *source,
           PdEvent        *event,
@@ -719,6 +764,7 @@ main (int   argc,
   g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
+  g_test_add ("/pd/remote-source/runs-unsupported", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_runs_unsupported, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-stream", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_stream, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);

@@ -17,6 +17,15 @@
  * the question on the main context and waits on a condition variable; the
  * main thread shows an AdwMessageDialog and answers.  Stop and dispose
  * answer every open question (deny, dismissed), so no worker waits forever.
+ *
+ * A window on a `serve` endpoint owns one too, made with
+ * pd_run_controller_new_for_remote(): its runs go on there (the server's
+ * engine, folder and limits), started and continued through the
+ * PdRemoteSource, followed with GET /api/runs/ID, and the question a run
+ * waits on is shown in the same dialog as a local run's and answered with
+ * POST /api/runs/ID/approval.  Everything is asynchronous on the main
+ * context; nothing blocks.  Stop cancels the run there; closing the window
+ * leaves it running (its question times out there, denied).
  */
 #define G_LOG_DOMAIN "pd-run-controller"
 
@@ -29,10 +38,13 @@
 #include "pd-config.h"
 #include "pd-engine-builder.h"
 #include "pd-provider.h"
+#include "pd-remote-source.h"
 #include "pd-run-controller.h"
 
 #define STATUS_TEXT_MAX 600
 #define TRANSCRIPT_MAX  (64 * 1024)
+/* How often a remote run is asked how it goes. */
+#define REMOTE_POLL_MS  250
 
 /* --- settings ------------------------------------------------------------- */
 
@@ -198,6 +210,7 @@ typedef struct
   gboolean         answered;
   int              answer;     /* TRUE/FALSE, or a PdPlanReviewAnswer */
   char            *feedback;
+  PdRemoteRun     *remote_run; /* (nullable) a remote run's question: answered over HTTP */
 
   GtkWidget       *dialog;     /* main thread only */
 } Question;
@@ -206,7 +219,8 @@ struct _PdRunController
 {
   GObject        parent_instance;
 
-  PdLocalSource *source;
+  PdLocalSource *source;       /* (nullable) a local database's window */
+  PdRemoteSource *remote;      /* (nullable) an endpoint's window */
   GtkWindow     *parent;       /* weak */
   Channel       *channel;
 
@@ -221,6 +235,14 @@ struct _PdRunController
 
   GHashTable    *always;       /* tool names approved for the session */
   GPtrArray     *questions;    /* (element-type Question) open, main thread */
+
+  /* A remote run: the last word on it, the question asked of it, the
+   * calls in flight (cancelled only when the controller goes). */
+  PdRemoteRun   *remote_run;
+  char          *remote_asked;
+  GCancellable  *remote_calls;
+  guint          remote_poll;
+  gboolean       remote_stop;  /* stopped before the server named the run */
 };
 
 G_DEFINE_FINAL_TYPE (PdRunController, pd_run_controller, G_TYPE_OBJECT)
@@ -274,6 +296,7 @@ question_unref (Question *question)
       g_free (question->tool);
       g_free (question->text);
       g_free (question->feedback);
+      g_clear_pointer (&question->remote_run, pd_remote_run_free);
       g_mutex_clear (&question->mutex);
       g_cond_clear (&question->cond);
       g_free (question);
@@ -330,6 +353,10 @@ pd_run_controller_dismiss_questions (PdRunController *self)
     }
 }
 
+static void pd_run_controller_answer_remote (PdRunController   *self,
+                                             const PdRemoteRun *run,
+                                             gboolean           allow);
+
 static void
 on_approval_response (AdwMessageDialog *dialog,
                       const char       *response,
@@ -341,6 +368,10 @@ on_approval_response (AdwMessageDialog *dialog,
   if (self != NULL && g_strcmp0 (response, "always") == 0)
     g_hash_table_add (self->always, g_strdup (question->tool));
 
+  /* A remote run waits on its server, which is told; a local one on a
+   * worker thread of ours. */
+  if (self != NULL && question->remote_run != NULL)
+    pd_run_controller_answer_remote (self, question->remote_run, allow);
   question_answer (question, allow, NULL);
   question->dialog = NULL;
   if (self != NULL)
@@ -909,7 +940,7 @@ pd_run_controller_new_job (PdRunController     *self,
   if (job->settings->api_key == NULL && job->settings->api_key_env != NULL)
     job->settings->api_key = nonempty (g_getenv (job->settings->api_key_env));
 
-  job->db_path = g_strdup (pd_local_source_get_path (self->source));
+  job->db_path = self->source ? g_strdup (pd_local_source_get_path (self->source)) : NULL;
   job->channel = channel_ref (self->channel);
   if (settings == NULL && self->engine != NULL)
     job->engine = g_object_ref (self->engine);
@@ -1043,6 +1074,258 @@ on_prepared (GObject      *object,
                        on_run_done, g_object_ref (self));
 }
 
+/* --- remote runs (main thread, asynchronous) ------------------------------ */
+
+static void pd_run_controller_poll_remote_later (PdRunController *self);
+
+static void
+pd_run_controller_set_activity (PdRunController *self,
+                                const char      *activity)
+{
+  if (g_strcmp0 (self->activity, activity) == 0)
+    return;
+  g_free (self->activity);
+  self->activity = g_strdup (activity);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVITY]);
+}
+
+static void
+pd_run_controller_finish_remote (PdRunController   *self,
+                                 const PdRemoteRun *run)
+{
+  g_clear_handle_id (&self->remote_poll, g_source_remove);
+  if (run->result != NULL)
+    {
+      /* The server's answer (model text): plain text in the run bar. */
+      g_string_assign (self->status_text, run->result);
+      append_transcript (self, run->result);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_TEXT]);
+    }
+
+  if (g_strcmp0 (run->status, "completed") == 0)
+    pd_run_controller_finish (self, PD_RUN_COMPLETED, NULL);
+  else if (g_strcmp0 (run->status, "cancelled") == 0)
+    pd_run_controller_finish (self, PD_RUN_CANCELLED, _("The run was stopped"));
+  else
+    pd_run_controller_finish (self, PD_RUN_FAILED, run->error ? run->error : _("The run failed"));
+}
+
+/* The question on screen is for an approval the run no longer waits on
+ * (answered elsewhere, timed out, the run cancelled): it goes. */
+static void
+pd_run_controller_close_stale_remote_questions (PdRunController   *self,
+                                                const PdRemoteRun *run)
+{
+  for (guint i = self->questions->len; i > 0; i--)
+    {
+      Question *question = g_ptr_array_index (self->questions, i - 1);
+
+      if (question->remote_run != NULL && g_strcmp0 (question->remote_run->approval_id, run->approval_id) != 0)
+        {
+          question_answer (question, FALSE, NULL);
+          pd_run_controller_close_question (self, question);
+        }
+    }
+}
+
+static void
+pd_run_controller_ask_remote (PdRunController   *self,
+                              const PdRemoteRun *run)
+{
+  g_autofree char *waiting = NULL;
+  Question *question;
+
+  g_free (self->remote_asked);
+  self->remote_asked = g_strdup (run->approval_id);
+
+  if (g_hash_table_contains (self->always, run->approval_tool))
+    {
+      pd_run_controller_answer_remote (self, run, TRUE);
+      return;
+    }
+
+  /* Translators: %s is the name of a tool, such as shell */
+  waiting = g_strdup_printf (_("Waiting for approval: %s"), run->approval_tool);
+  pd_run_controller_set_activity (self, waiting);
+
+  question = question_new (QUESTION_APPROVAL, self->channel, run->approval_tool, run->approval_command);
+  question->remote_run = pd_remote_run_copy (run);
+  g_ptr_array_add (self->questions, question);
+  pd_run_controller_ask_approval (self, question);
+}
+
+static void
+on_remote_run (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteRun) run = pd_remote_source_get_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || !self->running)
+    return;
+
+  if (run == NULL)
+    {
+      if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED))
+        {
+          g_autoptr(PdRemoteRun) lost = pd_remote_run_copy (self->remote_run);
+
+          g_free (lost->status);
+          lost->status = g_strdup ("failed");
+          g_free (lost->error);
+          lost->error = g_strdup (error->message);
+          pd_run_controller_finish_remote (self, lost);
+          return;
+        }
+      /* Offline for a moment, or rate limited: the run goes on there; say
+       * so and ask again. */
+      pd_run_controller_set_activity (self, error->message);
+      pd_run_controller_poll_remote_later (self);
+      return;
+    }
+
+  pd_remote_run_free (self->remote_run);
+  self->remote_run = pd_remote_run_copy (run);
+  if (run->session_id != NULL && g_strcmp0 (run->session_id, self->session_id) != 0)
+    {
+      pd_run_controller_set_session_id (self, run->session_id);
+      g_signal_emit (self, signals[SESSION_STARTED], 0, run->session_id);
+    }
+
+  pd_run_controller_close_stale_remote_questions (self, run);
+  if (pd_remote_run_is_over (run))
+    {
+      pd_run_controller_finish_remote (self, run);
+      return;
+    }
+
+  if (run->approval_id != NULL && g_strcmp0 (run->approval_id, self->remote_asked) != 0)
+    pd_run_controller_ask_remote (self, run);
+  else if (run->approval_id == NULL)
+    pd_run_controller_set_activity (self, _("Running on the endpoint"));
+
+  pd_run_controller_poll_remote_later (self);
+}
+
+static gboolean
+poll_remote (gpointer data)
+{
+  PdRunController *self = data;
+
+  self->remote_poll = 0;
+  pd_remote_source_get_run_async (self->remote, self->remote_run->run_id, self->remote_calls,
+                                  on_remote_run, g_object_ref (self));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pd_run_controller_poll_remote_later (PdRunController *self)
+{
+  if (self->remote_poll == 0)
+    self->remote_poll = g_timeout_add (REMOTE_POLL_MS, poll_remote, self);
+}
+
+static void
+on_remote_answered (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_remote_source_answer_approval_finish (PD_REMOTE_SOURCE (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    /* Not taken (it timed out there, or the endpoint takes no answers):
+     * the run bar says why, the run goes on. */
+    pd_run_controller_set_activity (self, error->message);
+}
+
+static void
+pd_run_controller_answer_remote (PdRunController   *self,
+                                 const PdRemoteRun *run,
+                                 gboolean           allow)
+{
+  pd_run_controller_set_activity (self, allow ? _("Approved") : _("Denied"));
+  pd_remote_source_answer_approval_async (self->remote, run, allow, self->remote_calls,
+                                          on_remote_answered, g_object_ref (self));
+}
+
+static void
+on_remote_cancelled (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_remote_source_cancel_finish (PD_REMOTE_SOURCE (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    pd_run_controller_set_activity (self, error->message);
+}
+
+/* Stop: the server cancels the run (and its question); the run is
+ * followed until it says it ended. */
+static void
+pd_run_controller_stop_remote (PdRunController *self)
+{
+  const char *session_id = self->remote_run ? self->remote_run->session_id : NULL;
+
+  if (self->remote_run == NULL)
+    {
+      self->remote_stop = TRUE;
+      return;
+    }
+  if (session_id == NULL)
+    return;
+  pd_run_controller_set_activity (self, _("Stopping…"));
+  pd_remote_source_cancel_async (self->remote, session_id, self->remote_calls,
+                                 on_remote_cancelled, g_object_ref (self));
+}
+
+static void
+on_remote_started (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteRun) run = pd_remote_source_start_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (run == NULL)
+    {
+      pd_run_controller_finish (self, PD_RUN_FAILED, error->message);
+      return;
+    }
+
+  self->remote_run = pd_remote_run_copy (run);
+  if (run->session_id != NULL && g_strcmp0 (run->session_id, self->session_id) != 0)
+    {
+      pd_run_controller_set_session_id (self, run->session_id);
+      g_signal_emit (self, signals[SESSION_STARTED], 0, run->session_id);
+    }
+  pd_run_controller_set_activity (self, _("Running on the endpoint"));
+  if (self->remote_stop)
+    pd_run_controller_stop_remote (self);
+  pd_run_controller_poll_remote_later (self);
+}
+
+static void
+pd_run_controller_begin_remote (PdRunController *self,
+                                const char      *session_id,
+                                const char      *message)
+{
+  g_clear_pointer (&self->remote_run, pd_remote_run_free);
+  g_clear_pointer (&self->remote_asked, g_free);
+  self->remote_stop = FALSE;
+  pd_run_controller_set_activity (self, _("Starting on the endpoint…"));
+  pd_remote_source_start_run_async (self->remote, session_id, message, self->remote_calls,
+                                    on_remote_started, g_object_ref (self));
+}
+
 static gboolean
 pd_run_controller_begin (PdRunController      *self,
                          const PdRunSettings  *settings,
@@ -1060,10 +1343,6 @@ pd_run_controller_begin (PdRunController      *self,
       return FALSE;
     }
 
-  job = pd_run_controller_new_job (self, settings);
-  job->session_id = g_strdup (session_id);
-  job->message = g_strdup (message);
-
   pd_run_controller_set_session_id (self, session_id);
   g_string_truncate (self->status_text, 0);
   self->status_stale = FALSE;
@@ -1074,6 +1353,16 @@ pd_run_controller_begin (PdRunController      *self,
 
   self->cancellable = g_cancellable_new ();
   pd_run_controller_set_running (self, TRUE);
+
+  if (self->remote != NULL)
+    {
+      pd_run_controller_begin_remote (self, session_id, message);
+      return TRUE;
+    }
+
+  job = pd_run_controller_new_job (self, settings);
+  job->session_id = g_strdup (session_id);
+  job->message = g_strdup (message);
 
   task = g_task_new (self, self->cancellable, on_prepared, NULL);
   g_task_set_source_tag (task, pd_run_controller_begin);
@@ -1101,7 +1390,7 @@ pd_run_controller_start (PdRunController      *self,
                          GError              **error)
 {
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), FALSE);
-  g_return_val_if_fail (settings != NULL, FALSE);
+  g_return_val_if_fail (settings != NULL || self->remote != NULL, FALSE);
   g_return_val_if_fail (message != NULL, FALSE);
 
   return pd_run_controller_begin (self, settings, NULL, message, error);
@@ -1137,6 +1426,8 @@ pd_run_controller_stop (PdRunController *self)
 {
   g_return_if_fail (PD_IS_RUN_CONTROLLER (self));
 
+  if (self->remote != NULL && self->running)
+    pd_run_controller_stop_remote (self);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   pd_run_controller_dismiss_questions (self);
@@ -1189,8 +1480,19 @@ pd_run_controller_plan_mode_job (PdRunController     *self,
                                  gpointer             user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  Job *job = pd_run_controller_new_job (self, NULL);
+  Job *job;
 
+  if (self->remote != NULL)
+    {
+      /* Plan mode is the engine's, and the engine is the server's. */
+      g_task_set_source_tag (task, tag);
+      g_task_set_task_data (task, g_new0 (Job, 1), g_free);
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED,
+                               _("Plan mode of a session on an endpoint is set there"));
+      return;
+    }
+
+  job = pd_run_controller_new_job (self, NULL);
   job->session_id = g_strdup (session_id);
   job->active = active;
   job->fallback_provider = TRUE;
@@ -1207,7 +1509,7 @@ adopt_engine (PdRunController *self,
 {
   Job *job = g_task_get_task_data (G_TASK (result));
 
-  if (self->engine == NULL && job->engine != NULL)
+  if (self->engine == NULL && job != NULL && job->engine != NULL)
     pd_run_controller_set_engine (self, job->engine);
 }
 
@@ -1298,6 +1600,9 @@ pd_run_controller_dispose (GObject *object)
 {
   PdRunController *self = PD_RUN_CONTROLLER (object);
 
+  /* A remote run goes on on its server: only our following of it ends. */
+  g_cancellable_cancel (self->remote_calls);
+  g_clear_handle_id (&self->remote_poll, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   pd_run_controller_dismiss_questions (self);
@@ -1313,6 +1618,10 @@ pd_run_controller_finalize (GObject *object)
   PdRunController *self = PD_RUN_CONTROLLER (object);
 
   g_clear_object (&self->source);
+  g_clear_object (&self->remote);
+  g_clear_object (&self->remote_calls);
+  g_clear_pointer (&self->remote_run, pd_remote_run_free);
+  g_clear_pointer (&self->remote_asked, g_free);
   g_clear_object (&self->engine);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->channel, channel_unref);
@@ -1409,6 +1718,7 @@ pd_run_controller_init (PdRunController *self)
   self->transcript = g_string_new (NULL);
   self->always = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->questions = g_ptr_array_new_with_free_func ((GDestroyNotify) question_unref);
+  self->remote_calls = g_cancellable_new ();
 }
 
 /**
@@ -1431,6 +1741,39 @@ pd_run_controller_new (PdLocalSource *source,
   g_set_weak_pointer (&self->parent, parent);
 
   return self;
+}
+
+/**
+ * pd_run_controller_new_for_remote:
+ * @source: the window's endpoint
+ * @parent: (nullable): the window questions are asked over
+ *
+ * Runs on the endpoint: pd_run_controller_start() (its @settings are the
+ * server's to choose, and ignored) and pd_run_controller_continue() start
+ * them there, questions come to the same dialog, stop cancels there.
+ *
+ * Returns: (transfer full): a controller for @source's runs
+ */
+PdRunController *
+pd_run_controller_new_for_remote (PdRemoteSource *source,
+                                  GtkWindow      *parent)
+{
+  PdRunController *self;
+
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (source), NULL);
+
+  self = g_object_new (PD_TYPE_RUN_CONTROLLER, NULL);
+  self->remote = g_object_ref (source);
+  g_set_weak_pointer (&self->parent, parent);
+
+  return self;
+}
+
+gboolean
+pd_run_controller_is_remote (PdRunController *self)
+{
+  g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), FALSE);
+  return self->remote != NULL;
 }
 
 gboolean

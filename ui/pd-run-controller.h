@@ -9,6 +9,7 @@
 #include "pd-approver.h"
 #include "pd-engine.h"
 #include "pd-local-source.h"
+#include "pd-remote-source.h"
 
 G_BEGIN_DECLS
 
@@ -40,6 +41,9 @@ G_DECLARE_FINAL_TYPE (PdRunController, pd_run_controller, PD, RUN_CONTROLLER, GO
 
 PdRunController *pd_run_controller_new             (PdLocalSource        *source,
                                                     GtkWindow            *parent);
+PdRunController *pd_run_controller_new_for_remote  (PdRemoteSource       *source,
+                                                    GtkWindow            *parent);
+gboolean         pd_run_controller_is_remote       (PdRunController      *self);
 gboolean         pd_run_controller_start           (PdRunController      *self,
                                                     const PdRunSettings  *settings,
                                                     const char           *message,

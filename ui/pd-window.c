@@ -411,8 +411,11 @@ on_list_loaded (PdWindow *self)
   if (self->source != NULL && pd_session_list_get_loaded (self->session_list))
     self->failed = FALSE;
 
-  /* Runs go into the local database, so they are offered once it reads. */
-  if (self->runs != NULL)
+  /* Runs go into the local database, so they are offered once it reads.
+   * An endpoint's sessions are continued there; a new one is started with
+   * the endpoint's own settings, which the New Session dialog does not
+   * show, so it stays off there. */
+  if (self->runs != NULL && !pd_run_controller_is_remote (self->runs))
     gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", TRUE);
   pd_window_update_content (self);
 }
@@ -469,7 +472,9 @@ pd_window_update_run_ui (PdWindow *self)
 
   gtk_revealer_set_reveal_child (self->run_bar, ours);
   gtk_revealer_set_reveal_child (self->message_bar, continuable && !running);
-  gtk_widget_set_visible (GTK_WIDGET (self->plan_mode_button), continuable);
+  /* Plan mode is the engine's: an endpoint's sessions have it there. */
+  gtk_widget_set_visible (GTK_WIDGET (self->plan_mode_button),
+                          continuable && !pd_run_controller_is_remote (self->runs));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", continuable && !running);
 }
@@ -542,7 +547,8 @@ on_run_running (PdWindow *self)
 {
   gboolean running = pd_run_controller_get_running (self->runs);
 
-  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, running));
+  if (PD_IS_LOCAL_SOURCE (self->source))
+    pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, running));
   pd_window_update_run_ui (self);
 }
 
@@ -635,7 +641,7 @@ pd_window_refresh_plan_mode (PdWindow *self)
   PlanModeCall *call;
 
   self->plan_mode_serial++;
-  if (self->runs == NULL || shown == NULL)
+  if (self->runs == NULL || shown == NULL || pd_run_controller_is_remote (self->runs))
     return;
 
   call = g_new0 (PlanModeCall, 1);
@@ -797,6 +803,29 @@ pd_window_update_connection (PdWindow *self)
   gtk_revealer_set_reveal_child (self->connection_banner, state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED);
 }
 
+/* Takes @runs: the window's runs, on its database or its endpoint. */
+static void
+pd_window_set_runs (PdWindow        *self,
+                    PdRunController *runs)
+{
+  if (self->runs != NULL)
+    g_object_run_dispose (G_OBJECT (self->runs));
+  g_clear_object (&self->runs);
+  self->runs = runs;
+  g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "finished", G_CALLBACK (on_run_finished),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::running", G_CALLBACK (on_run_running),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::status-text", G_CALLBACK (on_run_text),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::activity", G_CALLBACK (on_run_text),
+                           self, G_CONNECT_SWAPPED);
+  pd_window_update_run_ui (self);
+  pd_window_refresh_plan_mode (self);
+}
+
 static void
 pd_window_open_remote (PdWindow *self)
 {
@@ -817,6 +846,9 @@ pd_window_open_remote (PdWindow *self)
                            self, G_CONNECT_SWAPPED);
   pd_remote_source_watch (remote, REMOTE_WATCH_MS);
   pd_window_set_source (self, PD_SOURCE (remote));
+  /* Sessions there are continued there: the server's engine runs them,
+   * and asks its questions here. */
+  pd_window_set_runs (self, pd_run_controller_new_for_remote (remote, GTK_WINDOW (self)));
 }
 
 /**
@@ -893,19 +925,7 @@ pd_window_open_source (PdWindow *self)
   pd_local_source_watch (PD_LOCAL_SOURCE (self->source), pd_window_poll_ms (self, FALSE));
   pd_window_follow_transcripts (self);
 
-  self->runs = pd_run_controller_new (PD_LOCAL_SOURCE (self->source), GTK_WINDOW (self));
-  g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->runs, "finished", G_CALLBACK (on_run_finished),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->runs, "notify::running", G_CALLBACK (on_run_running),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->runs, "notify::status-text", G_CALLBACK (on_run_text),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->runs, "notify::activity", G_CALLBACK (on_run_text),
-                           self, G_CONNECT_SWAPPED);
-  pd_window_update_run_ui (self);
-  pd_window_refresh_plan_mode (self);
+  pd_window_set_runs (self, pd_run_controller_new (PD_LOCAL_SOURCE (self->source), GTK_WINDOW (self)));
 }
 
 /* --- actions ------------------------------------------------------------ */

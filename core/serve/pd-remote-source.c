@@ -12,6 +12,7 @@
 #include "pd-event-bus.h"
 #include "pd-json-util.h"
 #include "pd-plan.h"
+#include "pd-remote-run.h"
 #include "pd-remote-source.h"
 
 #define BACKOFF_MAX_SECONDS 60
@@ -214,6 +215,10 @@ typedef enum
   OP_USAGE,
   OP_UPDATE,
   OP_DELETE,
+  OP_PROMPT,    /* POST /api/prompt: a run starts */
+  OP_RUN,       /* GET /api/runs/ID */
+  OP_ANSWER,    /* POST /api/runs/ID/approval */
+  OP_CANCEL,    /* POST /api/cancel?session_id= */
 } OpKind;
 
 typedef struct
@@ -279,6 +284,50 @@ return_http_error (GTask      *task,
       g_task_return_new_error (task, PD_SOURCE_ERROR, status >= 500 ? PD_SOURCE_ERROR_UNAVAILABLE : PD_SOURCE_ERROR_INVALID,
                                _("%s answered HTTP %u: %s"), self->base, status, message);
       break;
+    }
+}
+
+/* A server without runs (odek's HEAD has no /api/prompt; a serve started
+ * without an engine answers 501) or without our approval route: said as
+ * such, so the app can tell the person what this endpoint cannot do.  A
+ * route that is there answers its errors as JSON ({"error": …}); a missing
+ * one answers 404 or 405 with no such body.  TRUE when it returned. */
+static gboolean
+return_unsupported (GTask    *task,
+                    guint     status,
+                    JsonNode *root)
+{
+  PdRemoteSource *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+  const char *message = root && JSON_NODE_HOLDS_OBJECT (root) ? pd_json_get_string (json_node_get_object (root), "error") : NULL;
+  gboolean missing = status == 405 || status == 501 || (status == 404 && message == NULL);
+
+  if (!missing)
+    return FALSE;
+
+  switch (call->kind)
+    {
+    case OP_PROMPT:
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED,
+                               _("%s does not run sessions for this app (HTTP %u on /api/prompt%s%s): start runs there with its own client"),
+                               self->base, status, message ? ": " : "", message ? message : "");
+      return TRUE;
+    case OP_RUN:
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED,
+                               _("%s does not say how its runs go (HTTP %u on /api/runs): the run goes on there, but this app cannot follow it or answer its questions"),
+                               self->base, status);
+      return TRUE;
+    case OP_ANSWER:
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED,
+                               _("%s takes no approvals from this app (HTTP %u on /api/runs/…/approval): the change is denied there when its question times out"),
+                               self->base, status);
+      return TRUE;
+    case OP_CANCEL:
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED,
+                               _("%s cannot cancel runs (HTTP %u on /api/cancel)"), self->base, status);
+      return TRUE;
+    default:
+      return FALSE;
     }
 }
 
@@ -418,6 +467,24 @@ finish_call (GTask    *task,
       g_task_return_boolean (task, TRUE);
       return;
 
+    case OP_PROMPT:
+    case OP_RUN:
+      {
+        PdRemoteRun *run = pd_remote_run_new_from_json (object);
+
+        if (run == NULL)
+          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
+                                   _("%s sent a run of an unknown shape"), self->base);
+        else
+          g_task_return_pointer (task, run, (GDestroyNotify) pd_remote_run_free);
+      }
+      return;
+
+    case OP_ANSWER:
+    case OP_CANCEL:
+      g_task_return_boolean (task, TRUE);
+      return;
+
     default:
       g_assert_not_reached ();
     }
@@ -497,6 +564,9 @@ on_sent (GObject      *object,
   else if (call->kind == OP_PLAN && call->detail && SOUP_STATUS_IS_SUCCESSFUL (status))
     self->has_detail = 1;
 
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status) && return_unsupported (task, status, root))
+    return;
+
   if (!SOUP_STATUS_IS_SUCCESSFUL (status))
     {
       if (status == 401 || status == 403)
@@ -571,7 +641,9 @@ send_call (GTask *task)
     }
 
   session_token = call->id ? g_hash_table_lookup (self->session_tokens, call->id) : NULL;
-  if ((call->kind == OP_UPDATE || call->kind == OP_DELETE) && session_token == NULL && !call->bootstrapped)
+  if ((call->kind == OP_UPDATE || call->kind == OP_DELETE || call->kind == OP_ANSWER || call->kind == OP_CANCEL ||
+       (call->kind == OP_PROMPT && call->id != NULL)) &&
+      session_token == NULL && !call->bootstrapped)
     {
       /* A read returns the session's token; changes need it. */
       g_autofree char *escaped = g_uri_escape_string (call->id, NULL, TRUE);
@@ -1458,4 +1530,173 @@ pd_remote_source_set_timeout (PdRemoteSource *self,
 {
   g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
   soup_session_set_timeout (self->session, seconds);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Runs                                                                    */
+
+/**
+ * pd_remote_source_start_run_async:
+ * @session_id: (nullable): the session to continue; %NULL starts a new one
+ * @message: what the person says
+ *
+ * Starts a run on the endpoint (POST /api/prompt).  It runs there, with the
+ * engine, folder and limits the server was started with; the result is the
+ * run as accepted (its id and session), followed with
+ * pd_remote_source_get_run_async().  An endpoint that runs nothing fails
+ * with %PD_SOURCE_ERROR_UNSUPPORTED.
+ */
+void
+pd_remote_source_start_run_async (PdRemoteSource      *self,
+                                  const char          *session_id,
+                                  const char          *message,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  Call *call;
+
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+  g_return_if_fail (message != NULL);
+
+  if (session_id != NULL && !check_id (session_id, callback, user_data, self, pd_remote_source_start_run_async))
+    return;
+  json_object_set_string_member (body, "message", message);
+  if (session_id != NULL)
+    json_object_set_string_member (body, "session_id", session_id);
+  else
+    json_object_set_null_member (body, "session_id");
+  json_node_set_object (node, body);
+  call = call_new (OP_PROMPT, "POST", session_id, "/api/prompt");
+  call->body = json_to_string (node, FALSE);
+  start_call (self, call, pd_remote_source_start_run_async, cancellable, callback, user_data);
+}
+
+/**
+ * pd_remote_source_start_run_finish:
+ *
+ * Returns: (transfer full): the run as the server accepted it
+ */
+PdRemoteRun *
+pd_remote_source_start_run_finish (PdRemoteSource  *self,
+                                   GAsyncResult    *result,
+                                   GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * pd_remote_source_get_run_async:
+ *
+ * How a run goes (GET /api/runs/ID): its status, and the question it waits
+ * on.
+ */
+void
+pd_remote_source_get_run_async (PdRemoteSource      *self,
+                                const char          *run_id,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autofree char *escaped = NULL;
+
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+  g_return_if_fail (run_id != NULL);
+
+  escaped = g_uri_escape_string (run_id, NULL, TRUE);
+  start_call (self, call_new (OP_RUN, "GET", NULL, "/api/runs/%s", escaped),
+              pd_remote_source_get_run_async, cancellable, callback, user_data);
+}
+
+/**
+ * pd_remote_source_get_run_finish:
+ *
+ * Returns: (transfer full): the run
+ */
+PdRemoteRun *
+pd_remote_source_get_run_finish (PdRemoteSource  *self,
+                                 GAsyncResult    *result,
+                                 GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * pd_remote_source_answer_approval_async:
+ * @run: the run, with the question it asks (@run's approval_id)
+ * @approve: %TRUE to let the call run
+ *
+ * Answers the run's question (POST /api/runs/ID/approval, with the
+ * session's token).  A question answered already or timed out fails with
+ * %PD_SOURCE_ERROR_NOT_FOUND; an endpoint without the route with
+ * %PD_SOURCE_ERROR_UNSUPPORTED.
+ */
+void
+pd_remote_source_answer_approval_async (PdRemoteSource      *self,
+                                        const PdRemoteRun   *run,
+                                        gboolean             approve,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *escaped = NULL;
+  Call *call;
+
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+  g_return_if_fail (run != NULL && run->run_id != NULL && run->approval_id != NULL);
+
+  if (!check_id (run->session_id, callback, user_data, self, pd_remote_source_answer_approval_async))
+    return;
+  json_object_set_string_member (body, "id", run->approval_id);
+  json_object_set_string_member (body, "action", approve ? "approve" : "deny");
+  json_node_set_object (node, body);
+  escaped = g_uri_escape_string (run->run_id, NULL, TRUE);
+  call = call_new (OP_ANSWER, "POST", run->session_id, "/api/runs/%s/approval", escaped);
+  call->body = json_to_string (node, FALSE);
+  start_call (self, call, pd_remote_source_answer_approval_async, cancellable, callback, user_data);
+}
+
+gboolean
+pd_remote_source_answer_approval_finish (PdRemoteSource  *self,
+                                         GAsyncResult    *result,
+                                         GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * pd_remote_source_cancel_async:
+ *
+ * Cancels the run of @session_id on the endpoint (POST
+ * /api/cancel?session_id=, with the session's token), whoever started it.
+ * The run then ends as cancelled; a session with no run is no error.
+ */
+void
+pd_remote_source_cancel_async (PdRemoteSource      *self,
+                               const char          *session_id,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  if (check_id (session_id, callback, user_data, self, pd_remote_source_cancel_async))
+    start_call (self, call_new (OP_CANCEL, "POST", session_id, "/api/cancel?session_id=%s", session_id),
+                pd_remote_source_cancel_async, cancellable, callback, user_data);
+}
+
+gboolean
+pd_remote_source_cancel_finish (PdRemoteSource  *self,
+                                GAsyncResult    *result,
+                                GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

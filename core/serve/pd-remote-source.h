@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include "pd-remote-run.h"
 #include "pd-source.h"
 
 G_BEGIN_DECLS
@@ -61,5 +62,43 @@ void            pd_remote_source_reconnect    (PdRemoteSource *self);
 const char     *pd_remote_source_get_token    (PdRemoteSource *self);
 void            pd_remote_source_set_token    (PdRemoteSource *self,
                                                const char     *token);
+
+/* Runs on the endpoint: started or continued there (its engine, folder
+ * and limits), followed, their questions answered, cancelled.  Said
+ * PD_SOURCE_ERROR_UNSUPPORTED where the endpoint lacks the route. */
+void            pd_remote_source_start_run_async  (PdRemoteSource      *self,
+                                                   const char          *session_id,
+                                                   const char          *message,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+PdRemoteRun    *pd_remote_source_start_run_finish (PdRemoteSource      *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
+void            pd_remote_source_get_run_async    (PdRemoteSource      *self,
+                                                   const char          *run_id,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+PdRemoteRun    *pd_remote_source_get_run_finish   (PdRemoteSource      *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
+void            pd_remote_source_answer_approval_async  (PdRemoteSource      *self,
+                                                         const PdRemoteRun   *run,
+                                                         gboolean             approve,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+gboolean        pd_remote_source_answer_approval_finish (PdRemoteSource      *self,
+                                                         GAsyncResult        *result,
+                                                         GError             **error);
+void            pd_remote_source_cancel_async     (PdRemoteSource      *self,
+                                                   const char          *session_id,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+gboolean        pd_remote_source_cancel_finish    (PdRemoteSource      *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
 
 G_END_DECLS

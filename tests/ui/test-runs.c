@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -1343,15 +1344,45 @@ remote_listed (gpointer data)
          g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == 2;
 }
 
+static void send_from_window (PdWindow   *window,
+                              const char *id,
+                              const char *message);
+
+static void
+on_finished_message (PdRunController *runs,
+                     int              status,
+                     const char      *message,
+                     char           **slot)
+{
+  *slot = g_strdup (message ? message : "");
+}
+
+static gboolean
+string_set (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
 static void
 check_remote_lists (PdApplication *app,
                     PdWindow      *window,
                     gpointer       user_data)
 {
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autofree char *message = NULL;
+
   pd_test_wait_until (remote_listed, window, WAIT_MS, "the remote sessions to be listed");
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "Remote task one"));
-  /* Runs belong to local databases; the token is not part of the shown URL. */
-  g_assert_null (pd_window_get_run_controller (window));
+
+  /* This server runs nothing (no engine): continuing a session says so. */
+  g_assert_nonnull (runs);
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished_message), &message);
+  send_from_window (window, user_data, "Go on");
+  pd_test_wait_until (string_set, &message, WAIT_MS, "the run to fail");
+  g_assert_nonnull (strstr (message, "does not run sessions for this app"));
+  g_assert_nonnull (strstr (message, "this server does not run prompts"));
+  g_assert_false (pd_run_controller_get_running (runs));
+  /* The token is not part of the shown URL. */
   g_assert_null (strstr (pd_window_get_remote_url (window), "token"));
   g_assert_null (strstr (gtk_window_get_title (GTK_WINDOW (window)), "token"));
 }
@@ -1382,7 +1413,7 @@ test_remote_window_lists_sessions (void)
   args[1] = url;
 
   pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_remote_lists, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args, check_remote_lists, id1, NULL), ==, 0);
   pd_server_stop (server);
 
   /* The token is kept for reconnecting, and the recent source has none. */
@@ -1432,6 +1463,211 @@ test_remote_window_wrong_token (void)
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check_remote_denied, NULL, NULL), ==, 0);
   pd_server_stop (server);
+}
+
+/* --- runs on a real serve ---------------------------------------------------- */
+
+/* `plandeck-agent serve` on loopback, with the replay provider and the
+ * fixture's folder, as a person would start it; its URL from its stdout. */
+typedef struct
+{
+  GSubprocess *process;
+  char        *url;
+} Served;
+
+static void
+served_stop (Served *served)
+{
+  if (served->process != NULL)
+    {
+      g_subprocess_send_signal (served->process, SIGTERM);
+      g_subprocess_wait (served->process, NULL, NULL);
+    }
+  g_clear_object (&served->process);
+  g_clear_pointer (&served->url, g_free);
+}
+
+static void
+served_start (Served     *served,
+              RunFixture *fixture)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = g_build_filename (fixture->dir, "serve.log", NULL);
+  const char *agent = g_getenv ("PLANDECK_AGENT");
+
+  g_assert_nonnull (agent);
+  g_subprocess_launcher_set_stderr_file_path (launcher, log);
+  served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", fixture->db,
+                                                 "--listen", "127.0.0.1:0", "--rate-limit", "0",
+                                                 "--provider", "replay", "--replay", fixture->replay,
+                                                 "-C", fixture->project, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (served->process));
+  served->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (served->url);
+  g_assert_true (g_str_has_prefix (served->url, "http://127.0.0.1:"));
+}
+
+static gboolean
+is_message_entry (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_ENTRY (widget) && gtk_widget_has_css_class (gtk_widget_get_parent (widget), "pd-message-bar");
+}
+
+static gboolean
+remote_one_listed (gpointer data)
+{
+  PdSessionList *list = session_list (data);
+
+  return pd_session_list_get_loaded (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) >= 1;
+}
+
+static gboolean
+send_enabled (gpointer data)
+{
+  return action_enabled (data, "win.send-message");
+}
+
+/* Selects @id and sends @message from the window's message bar. */
+static void
+send_from_window (PdWindow   *window,
+                  const char *id,
+                  const char *message)
+{
+  GtkWidget *entry;
+
+  pd_test_wait_until (remote_one_listed, window, WAIT_MS, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), id));
+  pd_test_wait_until (send_enabled, window, WAIT_MS, "the message bar to offer sending");
+  entry = pd_test_find_first (GTK_WIDGET (window), is_message_entry, NULL);
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), message);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.send-message", NULL));
+}
+
+static gboolean
+is_approval_command (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-command");
+}
+
+typedef struct
+{
+  RunFixture *fixture;
+  char       *id;
+} RemoteCase;
+
+/* A session of the endpoint continued from the window: the write asks in
+ * the window's own approval dialog, "Approve Once" lets it run there, and
+ * the run ends completed with the file written and the answer stored. */
+static void
+check_remote_run_approved (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  AdwMessageDialog *dialog;
+  GtkWidget *command;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+
+  g_assert_nonnull (runs);
+  g_assert_true (pd_run_controller_is_remote (runs));
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  send_from_window (window, remote->id, "Write two files");
+
+  dialog = wait_for_dialog ("the endpoint's first approval question");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
+  command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
+  g_assert_nonnull (command);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "one.txt"));
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+  respond (dialog, "deny");
+
+  dialog = wait_for_dialog ("the endpoint's second approval question");
+  command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "two.txt"));
+  respond (dialog, "once");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the remote run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_null (fixture->message);
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+  g_assert_cmpstr (pd_run_controller_get_session_id (runs), ==, remote->id);
+
+  /* What the server stored: the refusal and the write, in order. */
+  messages = load_messages (fixture, remote->id);
+  results = tool_results (messages);
+  g_assert_cmpuint (results->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (results, 0), "denied"));
+  g_assert_null (strstr (g_ptr_array_index (results, 1), "denied"));
+}
+
+static void
+test_remote_run_approved (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_run_approved, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
+/* Stop while the endpoint's run waits on the window: the run is cancelled
+ * there, its question goes away, nothing is written. */
+static void
+check_remote_run_stopped (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  send_from_window (window, remote->id, "Write two files");
+  wait_for_dialog ("the endpoint's approval question");
+  g_assert_true (action_enabled (window, "win.stop-run"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-run", NULL));
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the remote run to stop");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
+  g_assert_null (open_message_dialog ());
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+}
+
+static void
+test_remote_run_stopped (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_run_stopped, &remote, NULL), ==, 0);
+  served_stop (&served);
 }
 
 static void
@@ -1489,6 +1725,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/lists-sessions", test_remote_window_lists_sessions);
   g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
+  g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
+  g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
 
   status = g_test_run ();
   remove_global_config ();

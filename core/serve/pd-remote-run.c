@@ -1,0 +1,91 @@
+/* pd-remote-run.c: a run on a `serve` endpoint (see the header). */
+#include "config.h"
+
+#include "pd-json-util.h"
+#include "pd-remote-run.h"
+
+G_DEFINE_BOXED_TYPE (PdRemoteRun, pd_remote_run, pd_remote_run_copy, pd_remote_run_free)
+
+static char *
+nonempty (JsonObject *object,
+          const char *member)
+{
+  const char *text = pd_json_get_string (object, member);
+
+  return text != NULL && *text != '\0' ? g_strdup (text) : NULL;
+}
+
+PdRemoteRun *
+pd_remote_run_new_from_json (JsonObject *object)
+{
+  PdRemoteRun *self;
+  JsonObject *approval;
+  char *run_id;
+
+  if (object == NULL)
+    return NULL;
+  /* GET /api/runs/ID says "id", the 202 of POST /api/prompt "run_id". */
+  run_id = nonempty (object, "run_id");
+  if (run_id == NULL)
+    run_id = nonempty (object, "id");
+  if (run_id == NULL)
+    return NULL;
+
+  self = g_new0 (PdRemoteRun, 1);
+  self->run_id = run_id;
+  self->session_id = nonempty (object, "session_id");
+  self->status = nonempty (object, "status");
+  if (self->status == NULL)
+    self->status = g_strdup ("running");
+  self->error = nonempty (object, "error");
+  self->result = nonempty (object, "result");
+  approval = pd_json_get_object (object, "approval");
+  if (approval != NULL && (self->approval_id = nonempty (approval, "id")) != NULL)
+    {
+      self->approval_tool = nonempty (approval, "tool");
+      self->approval_command = nonempty (approval, "command");
+      if (self->approval_tool == NULL)
+        self->approval_tool = g_strdup ("");
+      if (self->approval_command == NULL)
+        self->approval_command = g_strdup ("");
+    }
+  return self;
+}
+
+PdRemoteRun *
+pd_remote_run_copy (const PdRemoteRun *self)
+{
+  PdRemoteRun *copy = g_new0 (PdRemoteRun, 1);
+
+  copy->run_id = g_strdup (self->run_id);
+  copy->session_id = g_strdup (self->session_id);
+  copy->status = g_strdup (self->status);
+  copy->error = g_strdup (self->error);
+  copy->result = g_strdup (self->result);
+  copy->approval_id = g_strdup (self->approval_id);
+  copy->approval_tool = g_strdup (self->approval_tool);
+  copy->approval_command = g_strdup (self->approval_command);
+  return copy;
+}
+
+void
+pd_remote_run_free (PdRemoteRun *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->run_id);
+  g_free (self->session_id);
+  g_free (self->status);
+  g_free (self->error);
+  g_free (self->result);
+  g_free (self->approval_id);
+  g_free (self->approval_tool);
+  g_free (self->approval_command);
+  g_free (self);
+}
+
+gboolean
+pd_remote_run_is_over (const PdRemoteRun *self)
+{
+  return g_strcmp0 (self->status, "running") != 0 && g_strcmp0 (self->status, "waiting_approval") != 0;
+}

@@ -1,0 +1,41 @@
+/* pd-remote-run.h: a run on a `serve` endpoint, as the endpoint tells it.
+ *
+ * What PdRemoteSource reads from POST /api/prompt (the run started) and
+ * GET /api/runs/ID (how it goes), so that the desktop app can follow a run
+ * it started there and answer the question it asks.  Every text is the
+ * server's (model-derived, untrusted): shown as plain text only.
+ */
+#pragma once
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_REMOTE_RUN (pd_remote_run_get_type ())
+
+typedef struct
+{
+  char *run_id;
+  char *session_id;        /* (nullable) until the server names it */
+  char *status;            /* running, waiting_approval, completed, cancelled, failed */
+  char *error;             /* (nullable) why a run failed */
+  char *result;            /* (nullable) the answer */
+  /* The question the run waits on (status waiting_approval), else NULL. */
+  char *approval_id;
+  char *approval_tool;
+  char *approval_command;
+} PdRemoteRun;
+
+GType        pd_remote_run_get_type  (void) G_GNUC_CONST;
+/* From {id|run_id, session_id, status, error, result, approval: {id, tool,
+ * command}}; NULL when it names no run. */
+PdRemoteRun *pd_remote_run_new_from_json (JsonObject        *object);
+PdRemoteRun *pd_remote_run_copy      (const PdRemoteRun *self);
+void         pd_remote_run_free      (PdRemoteRun       *self);
+/* Whether the run has ended (completed, cancelled, failed or anything the
+ * app does not know as live). */
+gboolean     pd_remote_run_is_over   (const PdRemoteRun *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdRemoteRun, pd_remote_run_free)
+
+G_END_DECLS
