@@ -697,10 +697,13 @@ on_closed (SoupWebsocketConnection *conn,
     return;
   socket->closed = TRUE;
   g_queue_clear_full (&socket->queue, (GDestroyNotify) json_object_unref);
-  if (socket->asked != NULL)
-    _pd_server_approval_answer (socket->asked, APPROVAL_CANCELLED);
+  /* The run first: a question denied before its run is cancelled lets the
+   * engine's worker go on with the denial and finish the run (seen once
+   * under AddressSanitizer: completed, not cancelled). */
   if (socket->run != NULL)
     _pd_server_run_cancel (socket->run);
+  if (socket->asked != NULL)
+    _pd_server_approval_answer (socket->asked, APPROVAL_CANCELLED);
   self->sockets = g_list_remove (self->sockets, socket);
   socket_unref (socket);
   _pd_server_maybe_quit (self);
