@@ -77,8 +77,8 @@ read_version_thread (GTask        *task,
 
     if (stmt != NULL)
       {
-        if (pd_db_step (self->db, stmt, &error) == SQLITE_ROW)
-          version = sqlite3_column_int64 (stmt, 0);
+        if (pd_db_step (self->db, stmt, &error) == PD_DB_ROW)
+          version = pd_db_stmt_column_int64 (stmt, 0);
         pd_db_stmt_release (stmt);
       }
   }

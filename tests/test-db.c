@@ -90,7 +90,7 @@ static gint64
 db_int (PdDb       *db,
         const char *sql)
 {
-  return raw_int (pd_db_get_handle (db), sql);
+  return raw_int (_pd_db_get_handle (db), sql);
 }
 
 static char *
@@ -193,21 +193,21 @@ test_migrate_every_version (Fixture       *f,
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM annotations"), ==, 0);
       /* v3: the import index, empty, and tied to its sessions. */
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports"), ==, 0);
-      raw_exec (pd_db_get_handle (db),
+      raw_exec (_pd_db_get_handle (db),
                 "BEGIN; INSERT INTO imports (session_pk, path, format, size, mtime, indexed_at) "
                 "VALUES (7, '/t/a.jsonl', 'claude', 10, 20, 30)");
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports WHERE session_pk = 7"), ==, 1);
-      raw_exec (pd_db_get_handle (db), "DELETE FROM sessions WHERE pk = 7");
+      raw_exec (_pd_db_get_handle (db), "DELETE FROM sessions WHERE pk = 7");
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports"), ==, 0);
       /* v4 rebuilt the sessions table: what points at it still follows it
        * (the cascade to events, the trigger to messages). */
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM events"), ==, 0);
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM messages"), ==, 0);
-      raw_exec (pd_db_get_handle (db), "ROLLBACK");
+      raw_exec (_pd_db_get_handle (db), "ROLLBACK");
 
       /* v4: interrupted runs, and their owners. */
       g_assert_cmpint (db_int (db, "PRAGMA foreign_keys"), ==, 1);
-      raw_exec (pd_db_get_handle (db), "UPDATE sessions SET status = 'interrupted', run_owner = 'x' WHERE pk = 7");
+      raw_exec (_pd_db_get_handle (db), "UPDATE sessions SET status = 'interrupted', run_owner = 'x' WHERE pk = 7");
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM sessions WHERE status = 'interrupted'"), ==, 1);
       g_assert_cmpint (db_int (db, "SELECT task = 'migrate the frobnicator' AND n_messages = 2 FROM sessions WHERE pk = 7"), ==, 1);
       g_assert_cmpint (db_int (db, "SELECT count(*) FROM pragma_foreign_key_check"), ==, 0);
@@ -752,18 +752,57 @@ test_statement_cache (Fixture       *f,
   g_assert_no_error (error);
   a = pd_db_prepare (db, "SELECT count(*) FROM sessions WHERE pinned = ?1", &error);
   g_assert_no_error (error);
-  sqlite3_bind_int (a, 1, 1);
-  g_assert_cmpint (sqlite3_step (a), ==, SQLITE_ROW);
+  pd_db_stmt_bind_int (a, 1, 1);
+  g_assert_cmpint (pd_db_step (db, a, &error), ==, PD_DB_ROW);
   /* Handed out again: the same statement, reset, bindings cleared. */
   b = pd_db_prepare (db, "SELECT count(*) FROM sessions WHERE pinned = ?1", &error);
   g_assert_true (a == b);
-  g_assert_cmpint (sqlite3_bind_parameter_count (b), ==, 1);
-  g_assert_cmpint (sqlite3_stmt_busy (b), ==, 0);
+  g_assert_cmpint (sqlite3_bind_parameter_count ((sqlite3_stmt *) b), ==, 1);
+  g_assert_cmpint (sqlite3_stmt_busy ((sqlite3_stmt *) b), ==, 0);
   pd_db_stmt_release (b);
 
   g_assert_null (pd_db_prepare (db, "SELEKT nonsense", &error));
   g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "syntax error"));
+}
+
+/* The typed binds and getters give back what was bound, NULL included, and a
+ * text bound by copy outlives the caller's buffer. */
+static void
+test_statement_typed (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *path = make_db (f, "typed.db");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (path, PD_DB_NONE, &error);
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autofree char *copied = g_strdup ("copied text");
+  g_autofree char *dup = NULL;
+
+  g_assert_no_error (error);
+  stmt = pd_db_prepare (db, "SELECT ?1, ?2, ?3, ?4, ?5, ?6", &error);
+  g_assert_no_error (error);
+  pd_db_stmt_bind_text (stmt, 1, "kept text");
+  pd_db_stmt_bind_text_copy (stmt, 2, copied);
+  memset (copied, 'x', strlen (copied));
+  pd_db_stmt_bind_int64 (stmt, 3, G_GINT64_CONSTANT (1) << 40);
+  pd_db_stmt_bind_int (stmt, 4, -7);
+  pd_db_stmt_bind_null (stmt, 5);
+  pd_db_stmt_bind_text (stmt, 6, NULL);
+  g_assert_cmpint (pd_db_step (db, stmt, &error), ==, PD_DB_ROW);
+  g_assert_no_error (error);
+
+  g_assert_cmpstr (pd_db_stmt_column_text (stmt, 0), ==, "kept text");
+  dup = pd_db_stmt_column_dup_text (stmt, 1);
+  g_assert_cmpstr (dup, ==, "copied text");
+  g_assert_cmpint (pd_db_stmt_column_int64 (stmt, 2), ==, G_GINT64_CONSTANT (1) << 40);
+  g_assert_cmpint (pd_db_stmt_column_int (stmt, 3), ==, -7);
+  g_assert_false (pd_db_stmt_column_is_null (stmt, 0));
+  g_assert_true (pd_db_stmt_column_is_null (stmt, 4));
+  g_assert_true (pd_db_stmt_column_is_null (stmt, 5));
+  g_assert_null (pd_db_stmt_column_text (stmt, 5));
+  g_assert_null (pd_db_stmt_column_dup_text (stmt, 5));
+  g_assert_cmpint (pd_db_step (db, stmt, &error), ==, PD_DB_DONE);
 }
 
 static void
@@ -869,6 +908,7 @@ main (int   argc,
   ADD ("/pd/db/read-only-file", test_read_only_file);
   g_test_add_func ("/pd/db/read-only-file/subprocess", test_read_only_file_subprocess);
   ADD ("/pd/db/statement-cache", test_statement_cache);
+  ADD ("/pd/db/statement-typed", test_statement_typed);
   ADD ("/pd/db/transactions", test_transactions);
   ADD ("/pd/db/writers-wait", test_writers_wait);
 #undef ADD

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "pd-claude-code-reader.h"
 #include "pd-grep-tool.h"

@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-db-private.h"
 #include "pd-plan.h"
 #include "pd-session-store.h"
 #include "pd-run-owner.h"
@@ -889,7 +890,7 @@ test_delete_cascade (Fixture       *f,
     g_autofree char *pattern = g_strdup_printf ("%s|", gone->id);
     g_assert_null (strstr (after, pattern));
   }
-  g_assert_cmpint (sqlite3_changes (pd_db_get_handle (f->db)), >=, 0);
+  g_assert_cmpint (sqlite3_changes (_pd_db_get_handle (f->db)), >=, 0);
   {
     guint total = 0;
     g_autoptr(GPtrArray) page = list (f, "zebra", TRUE, 0, 50, &total);
@@ -981,7 +982,7 @@ set_owner (Fixture    *f,
 {
   sqlite3_stmt *stmt = NULL;
 
-  g_assert_cmpint (sqlite3_prepare_v2 (pd_db_get_handle (f->db),
+  g_assert_cmpint (sqlite3_prepare_v2 (_pd_db_get_handle (f->db),
                                        "UPDATE sessions SET status = 'running', run_owner = ?2 WHERE id = ?1",
                                        -1, &stmt, NULL), ==, SQLITE_OK);
   sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
@@ -1000,7 +1001,7 @@ raw_status (Fixture    *f,
   sqlite3_stmt *stmt = NULL;
   char *status;
 
-  g_assert_cmpint (sqlite3_prepare_v2 (pd_db_get_handle (f->db), "SELECT status FROM sessions WHERE id = ?1",
+  g_assert_cmpint (sqlite3_prepare_v2 (_pd_db_get_handle (f->db), "SELECT status FROM sessions WHERE id = ?1",
                                        -1, &stmt, NULL), ==, SQLITE_OK);
   sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
   g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);

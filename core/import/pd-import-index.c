@@ -447,16 +447,16 @@ unit_is_unchanged (PdDb        *db,
 
   if (!(stmt = pd_db_prepare (db, "SELECT size, mtime, deps FROM imports WHERE path = ?1", error)))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, unit->path, -1, SQLITE_STATIC);
-  while ((rc = pd_db_step (db, stmt, error)) == SQLITE_ROW)
+  pd_db_stmt_bind_text (stmt, 1, unit->path);
+  while ((rc = pd_db_step (db, stmt, error)) == PD_DB_ROW)
     {
-      if (sqlite3_column_int64 (stmt, 0) != unit->size
-          || sqlite3_column_int64 (stmt, 1) != unit->mtime
-          || g_strcmp0 ((const char *) sqlite3_column_text (stmt, 2), unit->deps) != 0)
+      if (pd_db_stmt_column_int64 (stmt, 0) != unit->size
+          || pd_db_stmt_column_int64 (stmt, 1) != unit->mtime
+          || g_strcmp0 (pd_db_stmt_column_text (stmt, 2), unit->deps) != 0)
         return FALSE;
       n++;
     }
-  return rc == SQLITE_DONE && n > 0;
+  return rc == PD_DB_DONE && n > 0;
 }
 
 /* Applies the stored overrides and user items to @checklist. */
@@ -526,15 +526,15 @@ upsert_session (PdSessionStore     *store,
                                 "WHERE i.path = ?1 AND i.agent_id = ?2",
                                 error)))
       return FALSE;
-    sqlite3_bind_text (stmt, 1, unit->path, -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 2, agent_id, -1, SQLITE_STATIC);
+    pd_db_stmt_bind_text (stmt, 1, unit->path);
+    pd_db_stmt_bind_text (stmt, 2, agent_id);
     rc = pd_db_step (db, stmt, error);
-    if (rc == SQLITE_ROW)
+    if (rc == PD_DB_ROW)
       {
-        pk = sqlite3_column_int64 (stmt, 0);
-        id = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+        pk = pd_db_stmt_column_int64 (stmt, 0);
+        id = pd_db_stmt_column_dup_text (stmt, 1);
       }
-    else if (rc != SQLITE_DONE)
+    else if (rc != PD_DB_DONE)
       return FALSE;
   }
 
@@ -551,14 +551,14 @@ upsert_session (PdSessionStore     *store,
                                   "RETURNING pk",
                                   error)))
         return FALSE;
-      sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, 2, source, -1, SQLITE_STATIC);
-      sqlite3_bind_int64 (stmt, 3, created);
-      sqlite3_bind_int64 (stmt, 4, updated);
-      sqlite3_bind_text (stmt, 5, token, -1, SQLITE_STATIC);
-      if (pd_db_step (db, stmt, error) != SQLITE_ROW)
+      pd_db_stmt_bind_text (stmt, 1, id);
+      pd_db_stmt_bind_text (stmt, 2, source);
+      pd_db_stmt_bind_int64 (stmt, 3, created);
+      pd_db_stmt_bind_int64 (stmt, 4, updated);
+      pd_db_stmt_bind_text (stmt, 5, token);
+      if (pd_db_step (db, stmt, error) != PD_DB_ROW)
         return FALSE;
-      pk = sqlite3_column_int64 (stmt, 0);
+      pk = pd_db_stmt_column_int64 (stmt, 0);
       stats->sessions_added++;
     }
   else
@@ -577,14 +577,14 @@ upsert_session (PdSessionStore     *store,
                                 "updated_at = ?6, plan_done = ?7, plan_total = ?8, plan_blocked = 0 WHERE pk = ?1",
                                 error)))
       return FALSE;
-    sqlite3_bind_int64 (stmt, 1, pk);
-    sqlite3_bind_text (stmt, 2, title, -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 3, source, -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 4, pd_imported_session_get_cwd (session) ? pd_imported_session_get_cwd (session) : "", -1, SQLITE_STATIC);
-    sqlite3_bind_int64 (stmt, 5, created);
-    sqlite3_bind_int64 (stmt, 6, updated);
-    sqlite3_bind_int (stmt, 7, (int) done);
-    sqlite3_bind_int (stmt, 8, (int) total);
+    pd_db_stmt_bind_int64 (stmt, 1, pk);
+    pd_db_stmt_bind_text (stmt, 2, title);
+    pd_db_stmt_bind_text (stmt, 3, source);
+    pd_db_stmt_bind_text (stmt, 4, pd_imported_session_get_cwd (session) ? pd_imported_session_get_cwd (session) : "");
+    pd_db_stmt_bind_int64 (stmt, 5, created);
+    pd_db_stmt_bind_int64 (stmt, 6, updated);
+    pd_db_stmt_bind_int (stmt, 7, (int) done);
+    pd_db_stmt_bind_int (stmt, 8, (int) total);
     if (!pd_db_step_done (db, stmt, error))
       return FALSE;
   }
@@ -603,19 +603,19 @@ upsert_session (PdSessionStore     *store,
                                 "ignored_updates = excluded.ignored_updates, indexed_at = excluded.indexed_at",
                                 error)))
       return FALSE;
-    sqlite3_bind_int64 (stmt, 1, pk);
-    sqlite3_bind_text (stmt, 2, unit->path, -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 3, agent_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 4, format, -1, SQLITE_STATIC);
-    sqlite3_bind_int64 (stmt, 5, unit->size);
-    sqlite3_bind_int64 (stmt, 6, unit->mtime);
-    sqlite3_bind_text (stmt, 7, unit->deps, -1, SQLITE_STATIC);
-    sqlite3_bind_int64 (stmt, 8, offset);
-    sqlite3_bind_int64 (stmt, 9, (gint64) st->lines);
-    sqlite3_bind_int64 (stmt, 10, (gint64) st->skipped_lines);
-    sqlite3_bind_int64 (stmt, 11, st->applied_updates);
-    sqlite3_bind_int64 (stmt, 12, st->ignored_updates);
-    sqlite3_bind_int64 (stmt, 13, g_get_real_time ());
+    pd_db_stmt_bind_int64 (stmt, 1, pk);
+    pd_db_stmt_bind_text (stmt, 2, unit->path);
+    pd_db_stmt_bind_text (stmt, 3, agent_id);
+    pd_db_stmt_bind_text (stmt, 4, format);
+    pd_db_stmt_bind_int64 (stmt, 5, unit->size);
+    pd_db_stmt_bind_int64 (stmt, 6, unit->mtime);
+    pd_db_stmt_bind_text (stmt, 7, unit->deps);
+    pd_db_stmt_bind_int64 (stmt, 8, offset);
+    pd_db_stmt_bind_int64 (stmt, 9, (gint64) st->lines);
+    pd_db_stmt_bind_int64 (stmt, 10, (gint64) st->skipped_lines);
+    pd_db_stmt_bind_int64 (stmt, 11, st->applied_updates);
+    pd_db_stmt_bind_int64 (stmt, 12, st->ignored_updates);
+    pd_db_stmt_bind_int64 (stmt, 13, g_get_real_time ());
     if (!pd_db_step_done (db, stmt, error))
       return FALSE;
   }
@@ -1175,9 +1175,9 @@ _pd_import_index_list_paths (PdSessionStore  *store,
 
   if (!(stmt = pd_db_prepare (db, "SELECT DISTINCT path FROM imports WHERE format != 'opencode-storage' ORDER BY path", error)))
     return NULL;
-  while ((rc = pd_db_step (db, stmt, error)) == SQLITE_ROW)
-    g_ptr_array_add (paths, g_strdup ((const char *) sqlite3_column_text (stmt, 0)));
-  if (rc != SQLITE_DONE)
+  while ((rc = pd_db_step (db, stmt, error)) == PD_DB_ROW)
+    g_ptr_array_add (paths, pd_db_stmt_column_dup_text (stmt, 0));
+  if (rc != PD_DB_DONE)
     return NULL;
   return g_steal_pointer (&paths);
 }
@@ -1208,16 +1208,16 @@ pd_import_index_lookup (PdSessionStore  *store,
                               "JOIN sessions s ON s.pk = i.session_pk WHERE s.id = ?1",
                               error)))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, session_id);
   rc = pd_db_step (db, stmt, error);
-  if (rc != SQLITE_ROW)
+  if (rc != PD_DB_ROW)
     return FALSE;
   if (path)
-    *path = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+    *path = pd_db_stmt_column_dup_text (stmt, 0);
   if (format)
-    *format = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+    *format = pd_db_stmt_column_dup_text (stmt, 1);
   if (agent_id)
-    *agent_id = g_strdup ((const char *) sqlite3_column_text (stmt, 2));
+    *agent_id = pd_db_stmt_column_dup_text (stmt, 2);
   return TRUE;
 }
 
@@ -1484,9 +1484,9 @@ pd_import_index_save_annotations (PdSessionStore  *store,
         pd_db_rollback (db);
         return FALSE;
       }
-    sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
-    sqlite3_bind_int (stmt, 2, (int) done);
-    sqlite3_bind_int (stmt, 3, (int) total);
+    pd_db_stmt_bind_text (stmt, 1, session_id);
+    pd_db_stmt_bind_int (stmt, 2, (int) done);
+    pd_db_stmt_bind_int (stmt, 3, (int) total);
     if (!pd_db_step_done (db, stmt, error))
       {
         pd_db_rollback (db);

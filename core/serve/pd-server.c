@@ -357,8 +357,8 @@ watch_thread (gpointer data)
 
             if (stmt != NULL)
               {
-                if (pd_db_step (db, stmt, NULL) == SQLITE_ROW)
-                  version = sqlite3_column_int64 (stmt, 0);
+                if (pd_db_step (db, stmt, NULL) == PD_DB_ROW)
+                  version = pd_db_stmt_column_int64 (stmt, 0);
                 pd_db_stmt_release (stmt);
               }
           }

@@ -289,9 +289,9 @@ code_from_sqlite (int rc)
 }
 
 /* Turns an sqlite result code into a GError a person can act on.  Always
- * returns FALSE so callers can `return pd_db_set_error_from_sqlite (…)`. */
+ * returns FALSE so callers can `return _pd_db_set_error_from_sqlite (…)`. */
 gboolean
-pd_db_set_error_from_sqlite (PdDb        *self,
+_pd_db_set_error_from_sqlite (PdDb        *self,
                              int          rc,
                              const char  *what,
                              GError     **error)
@@ -354,10 +354,24 @@ pd_db_get_user_version (PdDb *self)
 }
 
 sqlite3 *
-pd_db_get_handle (PdDb *self)
+_pd_db_get_handle (PdDb *self)
 {
   g_return_val_if_fail (PD_IS_DB (self), NULL);
   return self->handle;
+}
+
+gint64
+pd_db_changes (PdDb *self)
+{
+  g_return_val_if_fail (PD_IS_DB (self), 0);
+  return sqlite3_changes (self->handle);
+}
+
+gint64
+pd_db_last_insert_rowid (PdDb *self)
+{
+  g_return_val_if_fail (PD_IS_DB (self), 0);
+  return sqlite3_last_insert_rowid (self->handle);
 }
 
 void
@@ -372,13 +386,102 @@ pd_db_unlock (PdDb *self)
   g_rec_mutex_unlock (&self->lock);
 }
 
+/* A PdDbStmt is an sqlite3_stmt under another name, so that only this file
+ * sees SQLite. */
+#define STMT(s) ((sqlite3_stmt *) (s))
+
 void
 pd_db_stmt_release (PdDbStmt *stmt)
 {
   if (stmt == NULL)
     return;
-  sqlite3_reset (stmt);
-  sqlite3_clear_bindings (stmt);
+  sqlite3_reset (STMT (stmt));
+  sqlite3_clear_bindings (STMT (stmt));
+}
+
+/* A bind fails only for an index the SQL does not have (or out of memory
+ * for a copy): a programming error, said as loudly as GLib says those. */
+static void
+check_bind (PdDbStmt   *stmt,
+            int         index,
+            int         rc)
+{
+  if G_UNLIKELY (rc != SQLITE_OK)
+    g_critical ("Binding parameter %d of \"%s\": %s", index, sqlite3_sql (STMT (stmt)), sqlite3_errstr (rc));
+}
+
+void
+pd_db_stmt_bind_text (PdDbStmt   *stmt,
+                      int         index,
+                      const char *text)
+{
+  check_bind (stmt, index, sqlite3_bind_text (STMT (stmt), index, text, -1, SQLITE_STATIC));
+}
+
+void
+pd_db_stmt_bind_text_copy (PdDbStmt   *stmt,
+                           int         index,
+                           const char *text)
+{
+  check_bind (stmt, index, sqlite3_bind_text (STMT (stmt), index, text, -1, SQLITE_TRANSIENT));
+}
+
+void
+pd_db_stmt_bind_int64 (PdDbStmt *stmt,
+                       int       index,
+                       gint64    value)
+{
+  check_bind (stmt, index, sqlite3_bind_int64 (STMT (stmt), index, value));
+}
+
+void
+pd_db_stmt_bind_int (PdDbStmt *stmt,
+                     int       index,
+                     int       value)
+{
+  check_bind (stmt, index, sqlite3_bind_int (STMT (stmt), index, value));
+}
+
+void
+pd_db_stmt_bind_null (PdDbStmt *stmt,
+                      int       index)
+{
+  check_bind (stmt, index, sqlite3_bind_null (STMT (stmt), index));
+}
+
+const char *
+pd_db_stmt_column_text (PdDbStmt *stmt,
+                        int       column)
+{
+  return (const char *) sqlite3_column_text (STMT (stmt), column);
+}
+
+char *
+pd_db_stmt_column_dup_text (PdDbStmt *stmt,
+                            int       column)
+{
+  return g_strdup ((const char *) sqlite3_column_text (STMT (stmt), column));
+}
+
+gint64
+pd_db_stmt_column_int64 (PdDbStmt *stmt,
+                         int       column)
+{
+  return sqlite3_column_int64 (STMT (stmt), column);
+}
+
+int
+pd_db_stmt_column_int (PdDbStmt *stmt,
+                       int       column)
+{
+  return sqlite3_column_int (STMT (stmt), column);
+}
+
+gboolean
+pd_db_stmt_column_is_null (PdDbStmt *stmt,
+                           int       column)
+{
+  return sqlite3_column_type (STMT (stmt), column) == SQLITE_NULL;
 }
 
 gboolean
@@ -393,7 +496,7 @@ pd_db_exec (PdDb        *self,
   pd_db_lock (self);
   rc = sqlite3_exec (self->handle, sql, NULL, NULL, NULL);
   if (rc != SQLITE_OK)
-    pd_db_set_error_from_sqlite (self, rc, "running SQL", error);
+    _pd_db_set_error_from_sqlite (self, rc, "running SQL", error);
   pd_db_unlock (self);
 
   return rc == SQLITE_OK;
@@ -421,32 +524,35 @@ pd_db_prepare (PdDb        *self,
       sqlite3_reset (stmt);
       sqlite3_clear_bindings (stmt);
       pd_db_unlock (self);
-      return stmt;
+      return (PdDbStmt *) stmt;
     }
 
   rc = sqlite3_prepare_v3 (self->handle, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
   if (rc != SQLITE_OK)
     {
-      pd_db_set_error_from_sqlite (self, rc, "preparing a statement", error);
+      _pd_db_set_error_from_sqlite (self, rc, "preparing a statement", error);
       pd_db_unlock (self);
       return NULL;
     }
   g_hash_table_insert (self->stmts, g_strdup (sql), stmt);
   pd_db_unlock (self);
 
-  return stmt;
+  return (PdDbStmt *) stmt;
 }
 
-/* SQLITE_ROW or SQLITE_DONE; anything else has set @error. */
+G_STATIC_ASSERT (PD_DB_ROW == SQLITE_ROW);
+G_STATIC_ASSERT (PD_DB_DONE == SQLITE_DONE);
+
+/* PD_DB_ROW or PD_DB_DONE; anything else has set @error. */
 int
 pd_db_step (PdDb        *self,
             PdDbStmt    *stmt,
             GError     **error)
 {
-  int rc = sqlite3_step (stmt);
+  int rc = sqlite3_step (STMT (stmt));
 
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    pd_db_set_error_from_sqlite (self, rc, "running a statement", error);
+    _pd_db_set_error_from_sqlite (self, rc, "running a statement", error);
 
   return rc;
 }
@@ -591,7 +697,7 @@ query_int (PdDb        *self,
   if (rc != SQLITE_OK)
     {
       /* sqlite3_errmsg must be read before finalize overwrites it. */
-      pd_db_set_error_from_sqlite (self, rc, "reading the database", error);
+      _pd_db_set_error_from_sqlite (self, rc, "reading the database", error);
       sqlite3_finalize (stmt);
       return FALSE;
     }
@@ -612,7 +718,7 @@ pd_db_get_journal_mode (PdDb    *self,
   if (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     mode = g_ascii_strdown ((const char *) sqlite3_column_text (stmt, 0), -1);
   else
-    pd_db_set_error_from_sqlite (self, rc, "reading the journal mode", error);
+    _pd_db_set_error_from_sqlite (self, rc, "reading the journal mode", error);
   sqlite3_finalize (stmt);
   pd_db_unlock (self);
 
@@ -811,7 +917,7 @@ run_migrations_locked (PdDb    *self,
         {
           g_autofree char *what = g_strdup_printf ("upgrading the schema to version %u", v);
 
-          pd_db_set_error_from_sqlite (self, rc, what, error);
+          _pd_db_set_error_from_sqlite (self, rc, what, error);
           pd_db_rollback (self);
           return FALSE;
         }
@@ -895,7 +1001,7 @@ check_identity (PdDb        *self,
         }
       else if (rc != SQLITE_DONE)
         {
-          pd_db_set_error_from_sqlite (self, rc, "checking the database", error);
+          _pd_db_set_error_from_sqlite (self, rc, "checking the database", error);
           sqlite3_finalize (stmt);
           return FALSE;
         }
@@ -1006,7 +1112,7 @@ check_schema (PdDb    *self,
   int rc;
 
   if (!collect_schema (self->handle, found, &rc))
-    return pd_db_set_error_from_sqlite (self, rc, "reading the schema", error);
+    return _pd_db_set_error_from_sqlite (self, rc, "reading the schema", error);
 
   for (guint i = 0; i < expected->len; i++)
     {
@@ -1038,14 +1144,14 @@ set_pragmas (PdDb    *self,
                      "PRAGMA synchronous = NORMAL;",
                      NULL, NULL, NULL);
   if (rc != SQLITE_OK)
-    return pd_db_set_error_from_sqlite (self, rc, "configuring the connection", error);
+    return _pd_db_set_error_from_sqlite (self, rc, "configuring the connection", error);
 
   if (self->read_only)
     return TRUE;
 
   rc = sqlite3_exec (self->handle, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
   if (rc != SQLITE_OK)
-    return pd_db_set_error_from_sqlite (self, rc, "switching to WAL", error);
+    return _pd_db_set_error_from_sqlite (self, rc, "switching to WAL", error);
 
   /* journal_mode answers with the mode in force; some file systems (network
    * mounts) silently keep the rollback journal, and then concurrent readers
@@ -1121,7 +1227,7 @@ pd_db_open (const char  *path,
   rc = sqlite3_open_v2 (path, &self->handle, open_flags, NULL);
   if (rc != SQLITE_OK)
     {
-      pd_db_set_error_from_sqlite (self, rc, "opening the database", error);
+      _pd_db_set_error_from_sqlite (self, rc, "opening the database", error);
       return NULL;
     }
   /* A file this process may not write is opened read-only without a word:

@@ -11,11 +11,14 @@
  * Opening never modifies a file that is not a Plandeck database: the header is
  * checked with plain file reads, the schema and ids are read, and only then are
  * pragmas that write (journal_mode) set and migrations run.
+ *
+ * Statements are bound and read through the typed pd_db_stmt_* calls, so no
+ * file outside this one sees SQLite itself (sqlite3.h stays in pd-db.c and
+ * the store's private headers).
  */
 #pragma once
 
 #include <glib-object.h>
-#include <sqlite3.h>
 
 G_BEGIN_DECLS
 
@@ -48,7 +51,11 @@ typedef enum
 
 /* A borrowed statement from the cache; the cleanup resets it (ends its read
  * snapshot) and clears its bindings, it never finalizes it. */
-typedef sqlite3_stmt PdDbStmt;
+typedef struct _PdDbStmt PdDbStmt;
+
+/* What pd_db_step() returns besides an error: a row to read, or the end. */
+#define PD_DB_ROW  100
+#define PD_DB_DONE 101
 
 #define PD_TYPE_DB (pd_db_get_type ())
 G_DECLARE_FINAL_TYPE (PdDb, pd_db, PD, DB, GObject)
@@ -65,7 +72,6 @@ gboolean      pd_db_check_writable  (PdDb        *self,
 int           pd_db_get_user_version (PdDb       *self);
 char         *pd_db_get_journal_mode (PdDb       *self,
                                       GError    **error);
-sqlite3      *pd_db_get_handle      (PdDb        *self);
 
 /* The lock guards the connection and its statement cache.  Every pd_db_*
  * call takes it; hold it yourself around a sequence that must not interleave
@@ -94,10 +100,42 @@ gboolean      pd_db_commit          (PdDb        *self,
 void          pd_db_rollback        (PdDb        *self);
 gboolean      pd_db_in_transaction  (PdDb        *self);
 
-gboolean      pd_db_set_error_from_sqlite (PdDb        *self,
-                                           int          rc,
-                                           const char  *what,
-                                           GError     **error);
+/* Of the last INSERT, UPDATE or DELETE of this connection (hold the lock
+ * across the statement and the call). */
+gint64        pd_db_changes         (PdDb        *self);
+gint64        pd_db_last_insert_rowid (PdDb      *self);
+
+/* Binding: @index is 1-based, as ?1 in the SQL.  bind_text keeps a pointer
+ * to @text, which must outlive the statement's steps (until it is
+ * released); bind_text_copy copies it.  A NULL text binds NULL. */
+void          pd_db_stmt_bind_text      (PdDbStmt    *stmt,
+                                         int          index,
+                                         const char  *text);
+void          pd_db_stmt_bind_text_copy (PdDbStmt    *stmt,
+                                         int          index,
+                                         const char  *text);
+void          pd_db_stmt_bind_int64     (PdDbStmt    *stmt,
+                                         int          index,
+                                         gint64       value);
+void          pd_db_stmt_bind_int       (PdDbStmt    *stmt,
+                                         int          index,
+                                         int          value);
+void          pd_db_stmt_bind_null      (PdDbStmt    *stmt,
+                                         int          index);
+
+/* Reading the current row: @column is 0-based.  column_text is NULL for
+ * NULL and stays valid until the next step or release of @stmt;
+ * column_dup_text copies it. */
+const char   *pd_db_stmt_column_text     (PdDbStmt   *stmt,
+                                          int         column);
+char         *pd_db_stmt_column_dup_text (PdDbStmt   *stmt,
+                                          int         column);
+gint64        pd_db_stmt_column_int64    (PdDbStmt   *stmt,
+                                          int         column);
+int           pd_db_stmt_column_int      (PdDbStmt   *stmt,
+                                          int         column);
+gboolean      pd_db_stmt_column_is_null  (PdDbStmt   *stmt,
+                                          int         column);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdDbStmt, pd_db_stmt_release)
 

@@ -250,24 +250,6 @@ check_id (const char  *id,
 }
 
 static void
-bind_text_or_null (sqlite3_stmt *stmt,
-                   int           index,
-                   const char   *text)
-{
-  if (text)
-    sqlite3_bind_text (stmt, index, text, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null (stmt, index);
-}
-
-static char *
-column_dup (sqlite3_stmt *stmt,
-            int           column)
-{
-  return g_strdup ((const char *) sqlite3_column_text (stmt, column));
-}
-
-static void
 set_not_found (const char  *id,
                GError     **error)
 {
@@ -353,15 +335,15 @@ lookup_pk (PdSessionStore  *self,
 
   if (!(stmt = pd_db_prepare (self->db, "SELECT pk, n_messages FROM sessions WHERE id = ?1", error)))
     return -1;
-  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, id);
   rc = pd_db_step (self->db, stmt, error);
-  if (rc == SQLITE_ROW)
+  if (rc == PD_DB_ROW)
     {
       if (n_messages)
-        *n_messages = sqlite3_column_int64 (stmt, 1);
-      return sqlite3_column_int64 (stmt, 0);
+        *n_messages = pd_db_stmt_column_int64 (stmt, 1);
+      return pd_db_stmt_column_int64 (stmt, 0);
     }
-  if (rc == SQLITE_DONE)
+  if (rc == PD_DB_DONE)
     set_not_found (id, error);
   return -1;
 }
@@ -377,31 +359,31 @@ lookup_pk (PdSessionStore  *self,
 #define SESSION_COLUMNS_END 21
 
 static PdSessionInfo *
-info_from_row (sqlite3_stmt *stmt)
+info_from_row (PdDbStmt     *stmt)
 {
   PdSessionInfo *info = g_new0 (PdSessionInfo, 1);
 
-  info->id = column_dup (stmt, 0);
-  info->task = column_dup (stmt, 1);
-  info->name = column_dup (stmt, 2);
-  info->model = column_dup (stmt, 3);
-  info->provider = column_dup (stmt, 4);
-  info->source = column_dup (stmt, 5);
-  info->cwd = column_dup (stmt, 6);
-  if (!pd_session_status_from_string ((const char *) sqlite3_column_text (stmt, 7), &info->status))
+  info->id = pd_db_stmt_column_dup_text (stmt, 0);
+  info->task = pd_db_stmt_column_dup_text (stmt, 1);
+  info->name = pd_db_stmt_column_dup_text (stmt, 2);
+  info->model = pd_db_stmt_column_dup_text (stmt, 3);
+  info->provider = pd_db_stmt_column_dup_text (stmt, 4);
+  info->source = pd_db_stmt_column_dup_text (stmt, 5);
+  info->cwd = pd_db_stmt_column_dup_text (stmt, 6);
+  if (!pd_session_status_from_string (pd_db_stmt_column_text (stmt, 7), &info->status))
     info->status = PD_SESSION_STATUS_IDLE;
-  info->created_at = sqlite3_column_int64 (stmt, 8);
-  info->updated_at = sqlite3_column_int64 (stmt, 9);
-  info->turns = sqlite3_column_int64 (stmt, 10);
-  info->input_tokens = sqlite3_column_int64 (stmt, 11);
-  info->output_tokens = sqlite3_column_int64 (stmt, 12);
-  info->pinned = sqlite3_column_int (stmt, 13) != 0;
-  info->auth_token = column_dup (stmt, 14);
-  info->plan_version = sqlite3_column_int64 (stmt, 15);
-  info->plan_done = (guint) sqlite3_column_int (stmt, 16);
-  info->plan_total = (guint) sqlite3_column_int (stmt, 17);
-  info->plan_blocked = (guint) sqlite3_column_int (stmt, 18);
-  info->n_messages = (guint) sqlite3_column_int (stmt, 19);
+  info->created_at = pd_db_stmt_column_int64 (stmt, 8);
+  info->updated_at = pd_db_stmt_column_int64 (stmt, 9);
+  info->turns = pd_db_stmt_column_int64 (stmt, 10);
+  info->input_tokens = pd_db_stmt_column_int64 (stmt, 11);
+  info->output_tokens = pd_db_stmt_column_int64 (stmt, 12);
+  info->pinned = pd_db_stmt_column_int (stmt, 13) != 0;
+  info->auth_token = pd_db_stmt_column_dup_text (stmt, 14);
+  info->plan_version = pd_db_stmt_column_int64 (stmt, 15);
+  info->plan_done = (guint) pd_db_stmt_column_int (stmt, 16);
+  info->plan_total = (guint) pd_db_stmt_column_int (stmt, 17);
+  info->plan_blocked = (guint) pd_db_stmt_column_int (stmt, 18);
+  info->n_messages = (guint) pd_db_stmt_column_int (stmt, 19);
 
   return info;
 }
@@ -434,11 +416,11 @@ settle_running (PdSessionStore *self,
       g_debug ("%s", error->message);
       return;
     }
-  sqlite3_bind_text (stmt, 1, info->id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, info->id);
   if (owner)
-    sqlite3_bind_text (stmt, 2, owner, -1, SQLITE_STATIC);
+    pd_db_stmt_bind_text (stmt, 2, owner);
   else
-    sqlite3_bind_null (stmt, 2);
+    pd_db_stmt_bind_null (stmt, 2);
   /* Not written (busy, read-only after all): it reads as interrupted
    * anyway, and the next read tries again. */
   if (!pd_db_step_done (self->db, stmt, &error))
@@ -462,18 +444,18 @@ pd_session_store_get (PdSessionStore  *self,
   locker = pd_db_locker_new (self->db);
   if (!(stmt = pd_db_prepare (self->db, "SELECT " SESSION_COLUMNS " FROM sessions s WHERE s.id = ?1", error)))
     return NULL;
-  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, id);
   rc = pd_db_step (self->db, stmt, error);
-  if (rc == SQLITE_ROW)
+  if (rc == PD_DB_ROW)
     {
       PdSessionInfo *info = info_from_row (stmt);
-      g_autofree char *owner = column_dup (stmt, 20);
+      g_autofree char *owner = pd_db_stmt_column_dup_text (stmt, 20);
 
       g_clear_pointer (&stmt, pd_db_stmt_release);
       settle_running (self, info, owner);
       return info;
     }
-  if (rc == SQLITE_DONE)
+  if (rc == PD_DB_DONE)
     set_not_found (id, error);
   return NULL;
 }
@@ -504,14 +486,14 @@ pd_session_store_create (PdSessionStore  *self,
                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'idle', ?7, ?7, ?8)",
                                 error)))
       return NULL;
-    sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 2, redacted_task, -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 3, model ? model : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 4, provider ? provider : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 5, source && *source ? source : "plandeck", -1, SQLITE_STATIC);
-    sqlite3_bind_text (stmt, 6, cwd ? cwd : "", -1, SQLITE_STATIC);
-    sqlite3_bind_int64 (stmt, 7, now);
-    sqlite3_bind_text (stmt, 8, token, -1, SQLITE_STATIC);
+    pd_db_stmt_bind_text (stmt, 1, id);
+    pd_db_stmt_bind_text (stmt, 2, redacted_task);
+    pd_db_stmt_bind_text (stmt, 3, model ? model : "");
+    pd_db_stmt_bind_text (stmt, 4, provider ? provider : "");
+    pd_db_stmt_bind_text (stmt, 5, source && *source ? source : "plandeck");
+    pd_db_stmt_bind_text (stmt, 6, cwd ? cwd : "");
+    pd_db_stmt_bind_int64 (stmt, 7, now);
+    pd_db_stmt_bind_text (stmt, 8, token);
     if (!pd_db_step_done (self->db, stmt, error))
       return NULL;
   }
@@ -672,14 +654,14 @@ insert_message (PdSessionStore  *self,
                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                               error)))
     return FALSE;
-  sqlite3_bind_int64 (stmt, 1, rowid);
-  sqlite3_bind_text (stmt, 2, row->role, -1, SQLITE_STATIC);
-  bind_text_or_null (stmt, 3, row->content);
-  sqlite3_bind_int (stmt, 4, row->content_json ? 1 : 0);
-  bind_text_or_null (stmt, 5, row->name);
-  bind_text_or_null (stmt, 6, row->tool_call_id);
-  bind_text_or_null (stmt, 7, row->tool_calls);
-  bind_text_or_null (stmt, 8, row->extra);
+  pd_db_stmt_bind_int64 (stmt, 1, rowid);
+  pd_db_stmt_bind_text (stmt, 2, row->role);
+  pd_db_stmt_bind_text_copy (stmt, 3, row->content);
+  pd_db_stmt_bind_int (stmt, 4, row->content_json ? 1 : 0);
+  pd_db_stmt_bind_text_copy (stmt, 5, row->name);
+  pd_db_stmt_bind_text_copy (stmt, 6, row->tool_call_id);
+  pd_db_stmt_bind_text_copy (stmt, 7, row->tool_calls);
+  pd_db_stmt_bind_text_copy (stmt, 8, row->extra);
 
   return pd_db_step_done (self->db, stmt, error);
 }
@@ -702,11 +684,11 @@ store_plan (PdSessionStore     *self,
                                 "SELECT version FROM plan_versions WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
                                 error)))
     return FALSE;
-  sqlite3_bind_text (newest, 1, session_id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (newest, 1, session_id);
   rc = pd_db_step (self->db, newest, error);
-  if (rc == SQLITE_ROW && sqlite3_column_int64 (newest, 0) == plan->version)
+  if (rc == PD_DB_ROW && pd_db_stmt_column_int64 (newest, 0) == plan->version)
     return TRUE;  /* not an effective change */
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+  if (rc != PD_DB_ROW && rc != PD_DB_DONE)
     return FALSE;
   g_clear_pointer (&newest, pd_db_stmt_release);
 
@@ -717,13 +699,13 @@ store_plan (PdSessionStore     *self,
                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                                 error)))
     return FALSE;
-  sqlite3_bind_text (insert, 1, session_id, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (insert, 2, plan->version);
-  sqlite3_bind_int64 (insert, 3, now);
-  sqlite3_bind_text (insert, 4, state_json, -1, SQLITE_STATIC);
-  sqlite3_bind_int (insert, 5, (int) counts.done);
-  sqlite3_bind_int (insert, 6, (int) counts.steps);
-  sqlite3_bind_int (insert, 7, (int) counts.blocked);
+  pd_db_stmt_bind_text (insert, 1, session_id);
+  pd_db_stmt_bind_int64 (insert, 2, plan->version);
+  pd_db_stmt_bind_int64 (insert, 3, now);
+  pd_db_stmt_bind_text (insert, 4, state_json);
+  pd_db_stmt_bind_int (insert, 5, (int) counts.done);
+  pd_db_stmt_bind_int (insert, 6, (int) counts.steps);
+  pd_db_stmt_bind_int (insert, 7, (int) counts.blocked);
   if (!pd_db_step_done (self->db, insert, error))
     return FALSE;
 
@@ -732,11 +714,11 @@ store_plan (PdSessionStore     *self,
                                 "WHERE id = ?1",
                                 error)))
     return FALSE;
-  sqlite3_bind_text (update, 1, session_id, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (update, 2, plan->version);
-  sqlite3_bind_int (update, 3, (int) counts.done);
-  sqlite3_bind_int (update, 4, (int) counts.steps);
-  sqlite3_bind_int (update, 5, (int) counts.blocked);
+  pd_db_stmt_bind_text (update, 1, session_id);
+  pd_db_stmt_bind_int64 (update, 2, plan->version);
+  pd_db_stmt_bind_int (update, 3, (int) counts.done);
+  pd_db_stmt_bind_int (update, 4, (int) counts.steps);
+  pd_db_stmt_bind_int (update, 5, (int) counts.blocked);
   return pd_db_step_done (self->db, update, error);
 }
 
@@ -782,7 +764,7 @@ save_turn_locked (PdSessionStore  *self,
             continue;
           if (!(drop = pd_db_prepare (self->db, "DELETE FROM messages WHERE id = ?1", error)))
             return FALSE;
-          sqlite3_bind_int64 (drop, 1, base + index);
+          pd_db_stmt_bind_int64 (drop, 1, base + index);
           if (!pd_db_step_done (self->db, drop, error))
             return FALSE;
           g_clear_pointer (&drop, pd_db_stmt_release);
@@ -795,8 +777,8 @@ save_turn_locked (PdSessionStore  *self,
 
       if (!(cut = pd_db_prepare (self->db, "DELETE FROM messages WHERE id BETWEEN ?1 AND ?2", error)))
         return FALSE;
-      sqlite3_bind_int64 (cut, 1, base + turn->first_changed);
-      sqlite3_bind_int64 (cut, 2, base + SEQ_MAX);
+      pd_db_stmt_bind_int64 (cut, 1, base + turn->first_changed);
+      pd_db_stmt_bind_int64 (cut, 2, base + SEQ_MAX);
       if (!pd_db_step_done (self->db, cut, error))
         return FALSE;
       g_clear_pointer (&cut, pd_db_stmt_release);
@@ -832,21 +814,21 @@ save_turn_locked (PdSessionStore  *self,
                                 "status = ?6, n_messages = coalesce(?7, n_messages), run_owner = ?8 WHERE pk = ?1",
                                 error)))
       return FALSE;
-    sqlite3_bind_int64 (stmt, 1, pk);
-    sqlite3_bind_int64 (stmt, 2, now);
-    sqlite3_bind_int (stmt, 3, turn->count_turn ? 1 : 0);
-    sqlite3_bind_int64 (stmt, 4, turn->input_tokens);
-    sqlite3_bind_int64 (stmt, 5, turn->output_tokens);
-    sqlite3_bind_text (stmt, 6, pd_session_status_to_string (turn->status), -1, SQLITE_STATIC);
+    pd_db_stmt_bind_int64 (stmt, 1, pk);
+    pd_db_stmt_bind_int64 (stmt, 2, now);
+    pd_db_stmt_bind_int (stmt, 3, turn->count_turn ? 1 : 0);
+    pd_db_stmt_bind_int64 (stmt, 4, turn->input_tokens);
+    pd_db_stmt_bind_int64 (stmt, 5, turn->output_tokens);
+    pd_db_stmt_bind_text (stmt, 6, pd_session_status_to_string (turn->status));
     if (turn->messages != NULL)
-      sqlite3_bind_int64 (stmt, 7, json_array_get_length (turn->messages));
+      pd_db_stmt_bind_int64 (stmt, 7, json_array_get_length (turn->messages));
     else
-      sqlite3_bind_null (stmt, 7);
+      pd_db_stmt_bind_null (stmt, 7);
     /* A running session names the process that runs it (pd-run-owner.h). */
     if (turn->status == PD_SESSION_STATUS_RUNNING)
-      sqlite3_bind_text (stmt, 8, _pd_run_owner_self (), -1, SQLITE_STATIC);
+      pd_db_stmt_bind_text (stmt, 8, _pd_run_owner_self ());
     else
-      sqlite3_bind_null (stmt, 8);
+      pd_db_stmt_bind_null (stmt, 8);
     if (!pd_db_step_done (self->db, stmt, error))
       return FALSE;
   }
@@ -961,21 +943,21 @@ pd_session_store_load_messages (PdSessionStore  *self,
                               "FROM messages WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
                               error)))
     return NULL;
-  sqlite3_bind_int64 (stmt, 1, pk << SEQ_BITS);
-  sqlite3_bind_int64 (stmt, 2, (pk << SEQ_BITS) + SEQ_MAX);
+  pd_db_stmt_bind_int64 (stmt, 1, pk << SEQ_BITS);
+  pd_db_stmt_bind_int64 (stmt, 2, (pk << SEQ_BITS) + SEQ_MAX);
 
   messages = json_array_new ();
-  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+  while ((rc = pd_db_step (self->db, stmt, error)) == PD_DB_ROW)
     {
       g_autoptr(JsonObject) object = json_object_new ();
-      const char *content = (const char *) sqlite3_column_text (stmt, 1);
-      const char *extra = (const char *) sqlite3_column_text (stmt, 6);
-      const char *tool_calls = (const char *) sqlite3_column_text (stmt, 5);
+      const char *content = pd_db_stmt_column_text (stmt, 1);
+      const char *extra = pd_db_stmt_column_text (stmt, 6);
+      const char *tool_calls = pd_db_stmt_column_text (stmt, 5);
 
-      json_object_set_string_member (object, "role", (const char *) sqlite3_column_text (stmt, 0));
+      json_object_set_string_member (object, "role", pd_db_stmt_column_text (stmt, 0));
       if (content == NULL)
         json_object_set_null_member (object, "content");
-      else if (sqlite3_column_int (stmt, 2))
+      else if (pd_db_stmt_column_int (stmt, 2))
         {
           JsonNode *node = json_from_string (content, NULL);
 
@@ -987,10 +969,10 @@ pd_session_store_load_messages (PdSessionStore  *self,
       else
         json_object_set_string_member (object, "content", content);
 
-      if (sqlite3_column_type (stmt, 3) != SQLITE_NULL)
-        json_object_set_string_member (object, "name", (const char *) sqlite3_column_text (stmt, 3));
-      if (sqlite3_column_type (stmt, 4) != SQLITE_NULL)
-        json_object_set_string_member (object, "tool_call_id", (const char *) sqlite3_column_text (stmt, 4));
+      if (!pd_db_stmt_column_is_null (stmt, 3))
+        json_object_set_string_member (object, "name", pd_db_stmt_column_text (stmt, 3));
+      if (!pd_db_stmt_column_is_null (stmt, 4))
+        json_object_set_string_member (object, "tool_call_id", pd_db_stmt_column_text (stmt, 4));
       if (tool_calls != NULL)
         {
           JsonNode *node = json_from_string (tool_calls, NULL);
@@ -1018,7 +1000,7 @@ pd_session_store_load_messages (PdSessionStore  *self,
 
       json_array_add_object_element (messages, g_steal_pointer (&object));
     }
-  if (rc != SQLITE_DONE)
+  if (rc != PD_DB_DONE)
     return NULL;
 
   return g_steal_pointer (&messages);
@@ -1058,19 +1040,19 @@ pd_session_store_list_plan_versions (PdSessionStore  *self,
                               "WHERE session_id = ?1 ORDER BY id",
                               error)))
     return NULL;
-  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, id);
 
   versions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
-  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+  while ((rc = pd_db_step (self->db, stmt, error)) == PD_DB_ROW)
     {
       PdPlanVersionInfo *info = g_new0 (PdPlanVersionInfo, 1);
 
-      info->version = sqlite3_column_int64 (stmt, 0);
-      info->created_at = sqlite3_column_int64 (stmt, 1);
-      info->state_json = column_dup (stmt, 2);
+      info->version = pd_db_stmt_column_int64 (stmt, 0);
+      info->created_at = pd_db_stmt_column_int64 (stmt, 1);
+      info->state_json = pd_db_stmt_column_dup_text (stmt, 2);
       g_ptr_array_add (versions, info);
     }
-  if (rc != SQLITE_DONE)
+  if (rc != PD_DB_DONE)
     return NULL;
 
   return g_steal_pointer (&versions);
@@ -1104,11 +1086,11 @@ pd_session_store_get_plan (PdSessionStore  *self,
                                 "SELECT state_json FROM plan_versions WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
                                 error)))
       return FALSE;
-    sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+    pd_db_stmt_bind_text (stmt, 1, id);
     rc = pd_db_step (self->db, stmt, error);
-    if (rc == SQLITE_ROW)
-      state_json = column_dup (stmt, 0);
-    else if (rc != SQLITE_DONE)
+    if (rc == PD_DB_ROW)
+      state_json = pd_db_stmt_column_dup_text (stmt, 0);
+    else if (rc != PD_DB_DONE)
       return FALSE;
   }
 
@@ -1221,11 +1203,11 @@ count_message_matches (PdSessionStore  *self,
                               "SELECT count(*) FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1 LIMIT ?2)",
                               error)))
     return -1;
-  sqlite3_bind_text (stmt, 1, fts, -1, SQLITE_STATIC);
-  sqlite3_bind_int (stmt, 2, COMMON_TERM_MATCHES + 1);
-  if (pd_db_step (self->db, stmt, error) != SQLITE_ROW)
+  pd_db_stmt_bind_text (stmt, 1, fts);
+  pd_db_stmt_bind_int (stmt, 2, COMMON_TERM_MATCHES + 1);
+  if (pd_db_step (self->db, stmt, error) != PD_DB_ROW)
     return -1;
-  return sqlite3_column_int64 (stmt, 0);
+  return pd_db_stmt_column_int64 (stmt, 0);
 }
 
 /* Distinct sessions among the first COMMON_TERM_MATCHES message matches: a
@@ -1242,11 +1224,11 @@ count_sessions_lower_bound (PdSessionStore  *self,
                               "(SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1 LIMIT ?2)",
                               error)))
     return -1;
-  sqlite3_bind_text (stmt, 1, fts, -1, SQLITE_STATIC);
-  sqlite3_bind_int (stmt, 2, COMMON_TERM_MATCHES);
-  if (pd_db_step (self->db, stmt, error) != SQLITE_ROW)
+  pd_db_stmt_bind_text (stmt, 1, fts);
+  pd_db_stmt_bind_int (stmt, 2, COMMON_TERM_MATCHES);
+  if (pd_db_step (self->db, stmt, error) != PD_DB_ROW)
     return -1;
-  return sqlite3_column_int64 (stmt, 0);
+  return pd_db_stmt_column_int64 (stmt, 0);
 }
 
 GPtrArray *
@@ -1322,21 +1304,21 @@ pd_session_store_list (PdSessionStore  *self,
   if (!(stmt = pd_db_prepare (self->db, page_sql, error)))
     return NULL;
   if (like)
-    sqlite3_bind_text (stmt, 1, like, -1, SQLITE_STATIC);
+    pd_db_stmt_bind_text (stmt, 1, like);
   if (fts)
-    sqlite3_bind_text (stmt, 2, fts, -1, SQLITE_STATIC);
-  sqlite3_bind_int (stmt, 3, (int) limit);
-  sqlite3_bind_int64 (stmt, 4, offset);
+    pd_db_stmt_bind_text (stmt, 2, fts);
+  pd_db_stmt_bind_int (stmt, 3, (int) limit);
+  pd_db_stmt_bind_int64 (stmt, 4, offset);
 
   sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
-  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+  while ((rc = pd_db_step (self->db, stmt, error)) == PD_DB_ROW)
     {
       g_ptr_array_add (sessions, info_from_row (stmt));
-      window_total = sqlite3_column_int64 (stmt, SESSION_COLUMNS_END);
+      window_total = pd_db_stmt_column_int64 (stmt, SESSION_COLUMNS_END);
       /* Running sessions are settled once the statement is done. */
-      g_ptr_array_add (owners, column_dup (stmt, 20));
+      g_ptr_array_add (owners, pd_db_stmt_column_dup_text (stmt, 20));
     }
-  if (rc != SQLITE_DONE)
+  if (rc != PD_DB_DONE)
     return NULL;
   g_clear_pointer (&stmt, pd_db_stmt_release);
 
@@ -1365,12 +1347,12 @@ pd_session_store_list (PdSessionStore  *self,
           if (!(stmt = pd_db_prepare (self->db, count_sql, error)))
             return NULL;
           if (like)
-            sqlite3_bind_text (stmt, 1, like, -1, SQLITE_STATIC);
+            pd_db_stmt_bind_text (stmt, 1, like);
           if (fts)
-            sqlite3_bind_text (stmt, 2, fts, -1, SQLITE_STATIC);
-          if (pd_db_step (self->db, stmt, error) != SQLITE_ROW)
+            pd_db_stmt_bind_text (stmt, 2, fts);
+          if (pd_db_step (self->db, stmt, error) != PD_DB_ROW)
             return NULL;
-          *total = (guint) sqlite3_column_int64 (stmt, 0);
+          *total = (guint) pd_db_stmt_column_int64 (stmt, 0);
         }
     }
 
@@ -1397,14 +1379,14 @@ update_session (PdSessionStore  *self,
   locker = pd_db_locker_new (self->db);
   if (!(stmt = pd_db_prepare (self->db, sql, error)))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, id);
   if (text)
-    sqlite3_bind_text (stmt, 2, text, -1, SQLITE_STATIC);
+    pd_db_stmt_bind_text (stmt, 2, text);
   else
-    sqlite3_bind_int64 (stmt, 2, number);
+    pd_db_stmt_bind_int64 (stmt, 2, number);
   if (!pd_db_step_done (self->db, stmt, error))
     return FALSE;
-  if (sqlite3_changes (pd_db_get_handle (self->db)) == 0)
+  if (pd_db_changes (self->db) == 0)
     {
       set_not_found (id, error);
       return FALSE;
@@ -1473,14 +1455,14 @@ pd_session_store_delete (PdSessionStore  *self,
       pd_db_rollback (self->db);
       return FALSE;
     }
-  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, id);
   if (!pd_db_step_done (self->db, stmt, error))
     {
       g_clear_pointer (&stmt, pd_db_stmt_release);
       pd_db_rollback (self->db);
       return FALSE;
     }
-  changed = sqlite3_changes (pd_db_get_handle (self->db)) > 0;
+  changed = pd_db_changes (self->db) > 0;
   g_clear_pointer (&stmt, pd_db_stmt_release);
   if (!changed)
     {
@@ -1526,11 +1508,11 @@ pd_session_store_add_event (PdSessionStore  *self,
                               "VALUES (?1, ?2, ?3, ?4, ?5)",
                               error)))
     return -1;
-  bind_text_or_null (stmt, 1, session_id);
-  bind_text_or_null (stmt, 2, run_id);
-  sqlite3_bind_text (stmt, 3, type, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (stmt, 4, timestamp_usec);
-  sqlite3_bind_text (stmt, 5, redacted, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text_copy (stmt, 1, session_id);
+  pd_db_stmt_bind_text_copy (stmt, 2, run_id);
+  pd_db_stmt_bind_text (stmt, 3, type);
+  pd_db_stmt_bind_int64 (stmt, 4, timestamp_usec);
+  pd_db_stmt_bind_text (stmt, 5, redacted);
   if (!pd_db_step_done (self->db, stmt, &local))
     {
       /* The only constraint an event can break is its session's key. */
@@ -1540,7 +1522,7 @@ pd_session_store_add_event (PdSessionStore  *self,
         g_propagate_error (error, g_steal_pointer (&local));
       return -1;
     }
-  return sqlite3_last_insert_rowid (pd_db_get_handle (self->db));
+  return pd_db_last_insert_rowid (self->db);
 }
 
 GPtrArray *
@@ -1575,23 +1557,23 @@ pd_session_store_list_events (PdSessionStore  *self,
   locker = pd_db_locker_new (self->db);
   if (!(stmt = pd_db_prepare (self->db, sql->str, error)))
     return NULL;
-  sqlite3_bind_int64 (stmt, 1, after_seq);
+  pd_db_stmt_bind_int64 (stmt, 1, after_seq);
   if (session_id)
-    sqlite3_bind_text (stmt, 2, session_id, -1, SQLITE_STATIC);
+    pd_db_stmt_bind_text (stmt, 2, session_id);
   if (type)
-    sqlite3_bind_text (stmt, 3, type, -1, SQLITE_STATIC);
-  sqlite3_bind_int (stmt, 4, (int) limit);
+    pd_db_stmt_bind_text (stmt, 3, type);
+  pd_db_stmt_bind_int (stmt, 4, (int) limit);
 
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
-  while ((rc = pd_db_step (self->db, stmt, error)) == SQLITE_ROW)
+  while ((rc = pd_db_step (self->db, stmt, error)) == PD_DB_ROW)
     {
       PdStoredEvent *event = g_new0 (PdStoredEvent, 1);
 
-      event->seq = sqlite3_column_int64 (stmt, 0);
-      event->event_json = column_dup (stmt, 1);
+      event->seq = pd_db_stmt_column_int64 (stmt, 0);
+      event->event_json = pd_db_stmt_column_dup_text (stmt, 1);
       g_ptr_array_add (events, event);
     }
-  if (rc != SQLITE_DONE)
+  if (rc != PD_DB_DONE)
     return NULL;
 
   return g_steal_pointer (&events);
@@ -1642,10 +1624,10 @@ pd_session_store_set_annotation (PdSessionStore  *self,
                               "updated_at = excluded.updated_at",
                               error)))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 2, key, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 3, text, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (stmt, 4, g_get_real_time ());
+  pd_db_stmt_bind_text (stmt, 1, session_id);
+  pd_db_stmt_bind_text (stmt, 2, key);
+  pd_db_stmt_bind_text (stmt, 3, text);
+  pd_db_stmt_bind_int64 (stmt, 4, g_get_real_time ());
   return pd_db_step_done (self->db, stmt, error);
 }
 
@@ -1672,10 +1654,10 @@ pd_session_store_get_annotation (PdSessionStore  *self,
                               "SELECT value_json FROM annotations WHERE session_id = ?1 AND key = ?2",
                               error)))
     return NULL;
-  sqlite3_bind_text (stmt, 1, session_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 2, key, -1, SQLITE_STATIC);
+  pd_db_stmt_bind_text (stmt, 1, session_id);
+  pd_db_stmt_bind_text (stmt, 2, key);
   rc = pd_db_step (self->db, stmt, error);
-  if (rc == SQLITE_ROW)
-    return column_dup (stmt, 0);
+  if (rc == PD_DB_ROW)
+    return pd_db_stmt_column_dup_text (stmt, 0);
   return NULL;
 }

@@ -10,6 +10,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-db-private.h"
 #include "pd-plan.h"
 #include "pd-session-store.h"
 
@@ -221,7 +222,7 @@ main (int   argc,
   /* Baseline: the first page without the order index (sorting all rows). */
   {
     double samples[REPEATS];
-    sqlite3 *handle = pd_db_get_handle (db);
+    sqlite3 *handle = _pd_db_get_handle (db);
 
     for (guint r = 0; r < REPEATS; r++)
       samples[r] = time_sql (handle, "SELECT id FROM sessions NOT INDEXED "
