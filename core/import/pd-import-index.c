@@ -18,7 +18,6 @@
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
-#include "pd-random.h"
 #include "pd-redact.h"
 
 #define MAX_DEPTH 8
@@ -436,27 +435,11 @@ discover_path (const char    *path,
 /* The rows                                                               */
 
 static gboolean
-unit_is_unchanged (PdDb        *db,
-                   const Unit  *unit,
-                   GError     **error)
+unit_is_unchanged (PdSessionStore  *store,
+                   const Unit      *unit,
+                   GError         **error)
 {
-  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
-  g_autoptr(PdDbStmt) stmt = NULL;
-  guint n = 0;
-  int rc;
-
-  if (!(stmt = pd_db_prepare (db, "SELECT size, mtime, deps FROM imports WHERE path = ?1", error)))
-    return FALSE;
-  pd_db_stmt_bind_text (stmt, 1, unit->path);
-  while ((rc = pd_db_step (db, stmt, error)) == PD_DB_ROW)
-    {
-      if (pd_db_stmt_column_int64 (stmt, 0) != unit->size
-          || pd_db_stmt_column_int64 (stmt, 1) != unit->mtime
-          || g_strcmp0 (pd_db_stmt_column_text (stmt, 2), unit->deps) != 0)
-        return FALSE;
-      n++;
-    }
-  return rc == PD_DB_DONE && n > 0;
+  return pd_session_store_import_is_unchanged (store, unit->path, unit->size, unit->mtime, unit->deps, error);
 }
 
 /* Applies the stored overrides and user items to @checklist. */
@@ -497,128 +480,68 @@ upsert_session (PdSessionStore     *store,
                 PdImportIndexStats *stats,
                 GError            **error)
 {
-  PdDb *db = pd_session_store_get_db (store);
-  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
   const PdImportStats *st = pd_imported_session_get_stats (session);
   PdChecklist *checklist = pd_imported_session_get_checklist (session);
+  g_autoptr(GError) local = NULL;
   g_autofree char *id = NULL;
   g_autofree char *title = NULL;
-  gint64 pk = 0;
-  gint64 created = pd_imported_session_get_created_at (session);
-  gint64 updated = pd_imported_session_get_updated_at (session);
-  const char *source = pd_import_source_to_string (pd_imported_session_get_source (session));
-  guint done, total;
+  PdImportedSummary summary = { 0 };
+  PdImportRecord record = { 0 };
+  gboolean added = FALSE;
 
-  if (created <= 0)
-    created = unit->mtime;
-  if (updated <= 0)
-    updated = MAX (created, unit->mtime);
+  summary.created_at = pd_imported_session_get_created_at (session);
+  summary.updated_at = pd_imported_session_get_updated_at (session);
+  if (summary.created_at <= 0)
+    summary.created_at = unit->mtime;
+  if (summary.updated_at <= 0)
+    summary.updated_at = MAX (summary.created_at, unit->mtime);
   /* The title is the user's first prompt or the agent's summary, never
    * plan text; it is redacted like every stored text. */
   title = pd_redact (pd_imported_session_get_title (session) ? pd_imported_session_get_title (session) : "", NULL);
+  summary.title = title;
+  summary.source = pd_import_source_to_string (pd_imported_session_get_source (session));
+  summary.cwd = pd_imported_session_get_cwd (session);
 
-  {
-    g_autoptr(PdDbStmt) stmt = NULL;
-    int rc;
-
-    if (!(stmt = pd_db_prepare (db,
-                                "SELECT s.pk, s.id FROM imports i JOIN sessions s ON s.pk = i.session_pk "
-                                "WHERE i.path = ?1 AND i.agent_id = ?2",
-                                error)))
-      return FALSE;
-    pd_db_stmt_bind_text (stmt, 1, unit->path);
-    pd_db_stmt_bind_text (stmt, 2, agent_id);
-    rc = pd_db_step (db, stmt, error);
-    if (rc == PD_DB_ROW)
-      {
-        pk = pd_db_stmt_column_int64 (stmt, 0);
-        id = pd_db_stmt_column_dup_text (stmt, 1);
-      }
-    else if (rc != PD_DB_DONE)
-      return FALSE;
-  }
-
-  if (id == NULL)
+  if (!(id = pd_session_store_find_import (store, unit->path, agent_id, &local)))
     {
-      g_autoptr(PdDbStmt) stmt = NULL;
-      g_autofree char *token = pd_random_hex (32);
-
-      id = pd_import_index_session_id (format, unit->path, agent_id, created);
-      if (!(stmt = pd_db_prepare (db,
-                                  "INSERT INTO sessions (id, task, source, cwd, status, created_at, updated_at, auth_token) "
-                                  "VALUES (?1, '', ?2, '', 'idle', ?3, ?4, ?5) "
-                                  "ON CONFLICT (id) DO UPDATE SET source = excluded.source "
-                                  "RETURNING pk",
-                                  error)))
-        return FALSE;
-      pd_db_stmt_bind_text (stmt, 1, id);
-      pd_db_stmt_bind_text (stmt, 2, source);
-      pd_db_stmt_bind_int64 (stmt, 3, created);
-      pd_db_stmt_bind_int64 (stmt, 4, updated);
-      pd_db_stmt_bind_text (stmt, 5, token);
-      if (pd_db_step (db, stmt, error) != PD_DB_ROW)
-        return FALSE;
-      pk = pd_db_stmt_column_int64 (stmt, 0);
-      stats->sessions_added++;
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      id = pd_import_index_session_id (format, unit->path, agent_id, summary.created_at);
     }
+
+  /* The pill counts both sections, with the user's overrides (a session
+   * not stored yet has none). */
+  if (!apply_annotations (store, id, checklist, &local))
+    {
+      if (!g_error_matches (local, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      g_clear_error (&local);
+    }
+  pd_checklist_count (checklist, &summary.plan_done, &summary.plan_total, NULL);
+
+  record.path = unit->path;
+  record.agent_id = agent_id;
+  record.format = format;
+  record.size = unit->size;
+  record.mtime = unit->mtime;
+  record.deps = unit->deps;
+  record.read_offset = offset;
+  record.lines = (gint64) st->lines;
+  record.skipped_lines = (gint64) st->skipped_lines;
+  record.applied_updates = st->applied_updates;
+  record.ignored_updates = st->ignored_updates;
+  if (!pd_session_store_save_import (store, id, &summary, &record, &added, error))
+    return FALSE;
+  if (added)
+    stats->sessions_added++;
   else
     stats->sessions_updated++;
-
-  /* The pill counts both sections, with the user's overrides. */
-  if (!apply_annotations (store, id, checklist, error))
-    return FALSE;
-  pd_checklist_count (checklist, &done, &total, NULL);
-
-  {
-    g_autoptr(PdDbStmt) stmt = NULL;
-
-    if (!(stmt = pd_db_prepare (db,
-                                "UPDATE sessions SET task = ?2, source = ?3, cwd = ?4, created_at = ?5, "
-                                "updated_at = ?6, plan_done = ?7, plan_total = ?8, plan_blocked = 0 WHERE pk = ?1",
-                                error)))
-      return FALSE;
-    pd_db_stmt_bind_int64 (stmt, 1, pk);
-    pd_db_stmt_bind_text (stmt, 2, title);
-    pd_db_stmt_bind_text (stmt, 3, source);
-    pd_db_stmt_bind_text (stmt, 4, pd_imported_session_get_cwd (session) ? pd_imported_session_get_cwd (session) : "");
-    pd_db_stmt_bind_int64 (stmt, 5, created);
-    pd_db_stmt_bind_int64 (stmt, 6, updated);
-    pd_db_stmt_bind_int (stmt, 7, (int) done);
-    pd_db_stmt_bind_int (stmt, 8, (int) total);
-    if (!pd_db_step_done (db, stmt, error))
-      return FALSE;
-  }
-
-  {
-    g_autoptr(PdDbStmt) stmt = NULL;
-
-    if (!(stmt = pd_db_prepare (db,
-                                "INSERT INTO imports (session_pk, path, agent_id, format, size, mtime, deps, read_offset, "
-                                "lines, skipped_lines, applied_updates, ignored_updates, indexed_at) "
-                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
-                                "ON CONFLICT (session_pk) DO UPDATE SET path = excluded.path, agent_id = excluded.agent_id, "
-                                "format = excluded.format, size = excluded.size, mtime = excluded.mtime, deps = excluded.deps, "
-                                "read_offset = excluded.read_offset, lines = excluded.lines, "
-                                "skipped_lines = excluded.skipped_lines, applied_updates = excluded.applied_updates, "
-                                "ignored_updates = excluded.ignored_updates, indexed_at = excluded.indexed_at",
-                                error)))
-      return FALSE;
-    pd_db_stmt_bind_int64 (stmt, 1, pk);
-    pd_db_stmt_bind_text (stmt, 2, unit->path);
-    pd_db_stmt_bind_text (stmt, 3, agent_id);
-    pd_db_stmt_bind_text (stmt, 4, format);
-    pd_db_stmt_bind_int64 (stmt, 5, unit->size);
-    pd_db_stmt_bind_int64 (stmt, 6, unit->mtime);
-    pd_db_stmt_bind_text (stmt, 7, unit->deps);
-    pd_db_stmt_bind_int64 (stmt, 8, offset);
-    pd_db_stmt_bind_int64 (stmt, 9, (gint64) st->lines);
-    pd_db_stmt_bind_int64 (stmt, 10, (gint64) st->skipped_lines);
-    pd_db_stmt_bind_int64 (stmt, 11, st->applied_updates);
-    pd_db_stmt_bind_int64 (stmt, 12, st->ignored_updates);
-    pd_db_stmt_bind_int64 (stmt, 13, g_get_real_time ());
-    if (!pd_db_step_done (db, stmt, error))
-      return FALSE;
-  }
 
   if (changed_ids != NULL)
     g_ptr_array_add (changed_ids, g_steal_pointer (&id));
@@ -904,7 +827,7 @@ index_units (PdImportIndex       *self,
       g_autoptr(GError) local = NULL;
 
       stats->transcripts++;
-      if (unit_is_unchanged (db, unit, &local))
+      if (unit_is_unchanged (store, unit, &local))
         {
           stats->unchanged++;
           continue;
@@ -1167,19 +1090,7 @@ GPtrArray *
 _pd_import_index_list_paths (PdSessionStore  *store,
                              GError         **error)
 {
-  PdDb *db = pd_session_store_get_db (store);
-  g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
-  g_autoptr(PdDbStmt) stmt = NULL;
-  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-  int rc;
-
-  if (!(stmt = pd_db_prepare (db, "SELECT DISTINCT path FROM imports WHERE format != 'opencode-storage' ORDER BY path", error)))
-    return NULL;
-  while ((rc = pd_db_step (db, stmt, error)) == PD_DB_ROW)
-    g_ptr_array_add (paths, pd_db_stmt_column_dup_text (stmt, 0));
-  if (rc != PD_DB_DONE)
-    return NULL;
-  return g_steal_pointer (&paths);
+  return pd_session_store_list_import_paths (store, error);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1193,32 +1104,7 @@ pd_import_index_lookup (PdSessionStore  *store,
                         char           **agent_id,
                         GError         **error)
 {
-  PdDb *db;
-  g_autoptr(PdDbLocker) locker = NULL;
-  g_autoptr(PdDbStmt) stmt = NULL;
-  int rc;
-
-  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
-  g_return_val_if_fail (session_id != NULL, FALSE);
-
-  db = pd_session_store_get_db (store);
-  locker = pd_db_locker_new (db);
-  if (!(stmt = pd_db_prepare (db,
-                              "SELECT i.path, i.format, i.agent_id FROM imports i "
-                              "JOIN sessions s ON s.pk = i.session_pk WHERE s.id = ?1",
-                              error)))
-    return FALSE;
-  pd_db_stmt_bind_text (stmt, 1, session_id);
-  rc = pd_db_step (db, stmt, error);
-  if (rc != PD_DB_ROW)
-    return FALSE;
-  if (path)
-    *path = pd_db_stmt_column_dup_text (stmt, 0);
-  if (format)
-    *format = pd_db_stmt_column_dup_text (stmt, 1);
-  if (agent_id)
-    *agent_id = pd_db_stmt_column_dup_text (stmt, 2);
-  return TRUE;
+  return pd_session_store_get_import (store, session_id, path, format, agent_id, error);
 }
 
 /* The transcript of an imported session, or PD_DB_ERROR_NOT_FOUND. */
@@ -1461,7 +1347,6 @@ pd_import_index_save_annotations (PdSessionStore  *store,
 {
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *json = NULL;
-  PdDb *db;
   guint done, total;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
@@ -1470,28 +1355,5 @@ pd_import_index_save_annotations (PdSessionStore  *store,
   node = pd_checklist_annotations_to_json (checklist);
   json = json_to_string (node, FALSE);
   pd_checklist_count (checklist, &done, &total, NULL);
-
-  db = pd_session_store_get_db (store);
-  {
-    g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
-    g_autoptr(PdDbStmt) stmt = NULL;
-
-    if (!pd_db_begin (db, error))
-      return FALSE;
-    if (!pd_session_store_set_annotation (store, session_id, PD_IMPORT_ANNOTATION_CHECKLIST, json, error)
-        || !(stmt = pd_db_prepare (db, "UPDATE sessions SET plan_done = ?2, plan_total = ?3 WHERE id = ?1", error)))
-      {
-        pd_db_rollback (db);
-        return FALSE;
-      }
-    pd_db_stmt_bind_text (stmt, 1, session_id);
-    pd_db_stmt_bind_int (stmt, 2, (int) done);
-    pd_db_stmt_bind_int (stmt, 3, (int) total);
-    if (!pd_db_step_done (db, stmt, error))
-      {
-        pd_db_rollback (db);
-        return FALSE;
-      }
-    return pd_db_commit (db, error);
-  }
+  return pd_session_store_save_checklist (store, session_id, PD_IMPORT_ANNOTATION_CHECKLIST, json, done, total, error);
 }

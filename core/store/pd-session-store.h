@@ -191,6 +191,76 @@ char           *pd_session_store_get_annotation (PdSessionStore *self,
                                                  const char     *key,
                                                  GError        **error);
 
+/* Sessions imported from other agents' transcripts (pd-session-store-imports.c).
+ * The import index reads the transcripts; these keep where each session's
+ * transcript is and what of it was read, so that an unchanged file is not
+ * opened again. */
+typedef struct
+{
+  const char *path;             /* the transcript file or folder */
+  const char *agent_id;         /* the agent's own id, for a file of several sessions; "" otherwise */
+  const char *format;           /* pd_transcript_reader_new_for_format()'s name */
+  gint64      size;             /* of the file, with mtime and deps: what "unchanged" means */
+  gint64      mtime;
+  const char *deps;
+  gint64      read_offset;      /* where the next read goes on */
+  gint64      lines;
+  gint64      skipped_lines;
+  gint64      applied_updates;
+  gint64      ignored_updates;
+} PdImportRecord;
+
+/* What the session list shows of an imported session.  The title is stored
+ * as given: redact it first. */
+typedef struct
+{
+  const char *title;
+  const char *source;           /* "claude-code", "codex", "opencode" */
+  const char *cwd;
+  gint64      created_at;       /* unix µs */
+  gint64      updated_at;
+  guint       plan_done;        /* the checklist, with the user's overrides */
+  guint       plan_total;
+} PdImportedSummary;
+
+gboolean        pd_session_store_import_is_unchanged (PdSessionStore           *self,
+                                                      const char               *path,
+                                                      gint64                    size,
+                                                      gint64                    mtime,
+                                                      const char               *deps,
+                                                      GError                  **error);
+/* The id of the session imported from @path (and @agent_id), or NULL;
+ * NULL without an error when there is none. */
+char           *pd_session_store_find_import         (PdSessionStore           *self,
+                                                      const char               *path,
+                                                      const char               *agent_id,
+                                                      GError                  **error);
+/* Makes or updates session @session_id and its imports row; @added says
+ * whether the session is new. */
+gboolean        pd_session_store_save_import         (PdSessionStore           *self,
+                                                      const char               *session_id,
+                                                      const PdImportedSummary  *summary,
+                                                      const PdImportRecord     *record,
+                                                      gboolean                 *added,
+                                                      GError                  **error);
+GPtrArray      *pd_session_store_list_import_paths   (PdSessionStore           *self,
+                                                      GError                  **error);
+/* FALSE without an error when @session_id is not an imported session. */
+gboolean        pd_session_store_get_import          (PdSessionStore           *self,
+                                                      const char               *session_id,
+                                                      char                    **path,
+                                                      char                    **format,
+                                                      char                    **agent_id,
+                                                      GError                  **error);
+/* Annotation @key and the session's done/total counts, in one transaction. */
+gboolean        pd_session_store_save_checklist      (PdSessionStore           *self,
+                                                      const char               *session_id,
+                                                      const char               *key,
+                                                      const char               *value_json,
+                                                      guint                     done,
+                                                      guint                     total,
+                                                      GError                  **error);
+
 /* Turns user text into an FTS5 expression that is never FTS syntax: each
  * word becomes a quoted phrase, all must match.  NULL when nothing
  * searchable is left. */
