@@ -13,8 +13,16 @@ allowed paths work) and must fail with "no such file" for a layer above or
 beside.  A build that let every layer see every folder (as before) fails
 every forbidden case here.
 
-Prints TAP, one case per (layer, other layer).
+It also checks the storage boundary (issue 14): only core/store sees SQLite
+and writes SQL.  No file of core/, ui/ or app/ outside core/store includes
+sqlite3.h, calls sqlite3_* or hands SQL to the store's connection
+(pd_db_prepare, pd_db_exec), but for the OpenCode reader, which reads
+OpenCode's own database file; the rest goes through PdSessionStore's typed
+calls.
+
+Prints TAP, one case per (layer, other layer), then one per boundary rule.
 """
+import re
 import concurrent.futures
 import json
 import os
@@ -38,6 +46,15 @@ LAYERS = {
     ".":      (["base", "plan", "events", "store", "import"], "pd-source.h"),
     "serve":  (["base", "plan", "config", "events", "store", "engine", "import", "."], "pd-server.h"),
 }
+# Files that may see SQLite outside core/store, and why.
+SQLITE_ALLOWED = {
+    "core/import/pd-opencode-reader.c": "reads OpenCode's own database, not ours",
+}
+BOUNDARY_RULES = [
+    ("includes sqlite3.h", re.compile(r'#\s*include\s*[<"]sqlite3\.h[>"]')),
+    ("calls SQLite itself", re.compile(r'\bsqlite3_[a-z0-9_]+\s*\(')),
+    ("hands SQL to the store's connection", re.compile(r'\bpd_db_(prepare|exec)\s*\(')),
+]
 DROP_WITH_ARGUMENT = {"-o", "-c", "-MQ", "-MF", "-MT"}
 DROP = {"-MD", "-MMD"}
 
@@ -82,6 +99,31 @@ def compile_include(flags, directory, header, scratch):
     return proc.returncode, proc.stderr
 
 
+def boundary_cases(source_dir):
+    """(name, offenders) per rule, over core/, ui/ and app/ outside core/store."""
+    files = []
+    for top in ("core", "ui", "app"):
+        for root, _, names in os.walk(os.path.join(source_dir, top)):
+            for name in sorted(names):
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(root, name)
+                    relative = os.path.relpath(path, source_dir)
+                    if not relative.startswith("core/store/"):
+                        files.append((relative, path))
+    cases = []
+    for what, pattern in BOUNDARY_RULES:
+        offenders = []
+        for relative, path in sorted(files):
+            if relative in SQLITE_ALLOWED and what != "hands SQL to the store's connection":
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    if pattern.search(line):
+                        offenders.append("%s:%d: %s" % (relative, number, line.strip()))
+        cases.append(("no file outside core/store %s" % what, offenders))
+    return cases
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -105,7 +147,8 @@ def main():
             if other != layer:
                 cases.append((layer, other, header, other in allowed))
 
-    print("1..%d" % len(cases))
+    boundary = boundary_cases(source_dir)
+    print("1..%d" % (len(cases) + len(boundary)))
     missing = [layer for layer in LAYERS if layer not in commands]
     scratch = tempfile.mkdtemp(prefix="pd-layering-")
 
@@ -131,6 +174,13 @@ def main():
             for line in detail.strip().splitlines()[:6]:
                 print("# " + line)
     os.rmdir(scratch)
+
+    for number, (name, offenders) in enumerate(boundary, len(cases) + 1):
+        print("%s %d - %s" % ("not ok" if offenders else "ok", number, name))
+        if offenders:
+            failed += 1
+            for line in offenders[:10]:
+                print("# " + line)
 
     if missing:
         print("# layers without a compile command: %s" % ", ".join(shown(layer) for layer in missing))

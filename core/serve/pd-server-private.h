@@ -16,6 +16,7 @@
 
 #include <libsoup/soup.h>
 
+#include "pd-database-watcher.h"
 #include "pd-server.h"
 
 G_BEGIN_DECLS
@@ -75,16 +76,13 @@ struct _PdServer
   GAsyncQueue        *readers;         /* PdSessionStore, one connection each */
   PdEventBus         *bus;
   volatile gint       generation;      /* bumped on every change we can see */
-  GThread            *watcher;
-  GMutex              watch_lock;
-  GCond               watch_cond;
-  gboolean            watch_stop;
-  gboolean            watch_poked;     /* the file was written: read now */
-  guint               watch_interval;  /* ms, the fallback poll */
+  guint               watch_interval;  /* ms, the database watcher's fallback poll */
 
   /* The server thread. */
   GThread            *thread;
   GMainContext       *context;
+  PdDatabaseWatcher  *db_watcher;      /* other processes' commits */
+  gboolean            db_watched;      /* its baseline reading came */
   GMainLoop          *loop;
   SoupServer         *soup;
   GMutex              start_lock;

@@ -19,9 +19,8 @@
 #include "pd-soup-compat.h"
 
 #define N_READERS            4
+/* The fallback poll of the database watcher, besides its file monitors. */
 #define WATCH_INTERVAL_MS    100
-/* GLib sends the first change of a burst at once, the rest within this. */
-#define WATCH_RATE_LIMIT_MS  20
 
 G_DEFINE_QUARK (pd-server-error-quark, pd_server_error)
 
@@ -330,107 +329,18 @@ persist_event (PdEvent  *event,
     _pd_server_bump_generation (self);
 }
 
-static gpointer
-watch_thread (gpointer data)
-{
-  PdServer *self = data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdDb) db = pd_db_open (self->db_path, PD_DB_READ_ONLY, &error);
-  gint64 last = -1;
-
-  if (db == NULL)
-    g_debug ("not watching for other writers: %s", error->message);
-
-  g_mutex_lock (&self->watch_lock);
-  while (!self->watch_stop)
-    {
-      gint64 deadline = g_get_monotonic_time () + (gint64) self->watch_interval * G_TIME_SPAN_MILLISECOND;
-
-      if (db != NULL)
-        {
-          gint64 version = -1;
-
-          g_mutex_unlock (&self->watch_lock);
-          {
-            g_autoptr(PdDbLocker) locker = pd_db_locker_new (db);
-            PdDbStmt *stmt = pd_db_prepare (db, "PRAGMA data_version", NULL);
-
-            if (stmt != NULL)
-              {
-                if (pd_db_step (db, stmt, NULL) == PD_DB_ROW)
-                  version = pd_db_stmt_column_int64 (stmt, 0);
-                pd_db_stmt_release (stmt);
-              }
-          }
-          /* The first reading is a baseline taken after the server began
-           * answering: a change committed before it would never be seen, so
-           * it counts as a change too (one spurious miss at most). */
-          if (version >= 0 && version != last)
-            _pd_server_bump_generation (self);
-          /* The event streams hear of commits the bus never sees.  Only
-           * while the server thread runs its context: a call left after it
-           * stopped is dropped with the context, never run. */
-          if (version >= 0 && last >= 0 && version != last)
-            g_main_context_invoke (self->context, _pd_server_announce_store_changed, self);
-          last = version;
-          g_mutex_lock (&self->watch_lock);
-        }
-
-      /* Until the next poll, or a write to the file that the monitors
-       * of the server thread tell of. */
-      while (!self->watch_stop && !self->watch_poked &&
-             g_cond_wait_until (&self->watch_cond, &self->watch_lock, deadline))
-        ;
-      self->watch_poked = FALSE;
-    }
-  g_mutex_unlock (&self->watch_lock);
-  return NULL;
-}
-
-/* Server thread: the file or its WAL was written (a commit, or frames
- * before one): read data_version now rather than at the next poll. */
+/* Another connection committed (another process, or this one's writer):
+ * cached plans are stale, and the event streams hear of commits the bus
+ * never sees.  The baseline reading counts as a change for the cache, taken
+ * after the server began answering (pd_database_watcher_set_baseline_changes),
+ * but is no news for the streams.  Server thread. */
 static void
-on_database_written (GFileMonitor      *monitor,
-                     GFile             *file,
-                     GFile             *other,
-                     GFileMonitorEvent  event,
-                     gpointer           user_data)
+on_store_changed (PdServer *self)
 {
-  PdServer *self = user_data;
-
-  if (event != G_FILE_MONITOR_EVENT_CHANGED && event != G_FILE_MONITOR_EVENT_CREATED &&
-      event != G_FILE_MONITOR_EVENT_DELETED && event != G_FILE_MONITOR_EVENT_MOVED_IN &&
-      event != G_FILE_MONITOR_EVENT_RENAMED)
-    return;
-  g_mutex_lock (&self->watch_lock);
-  self->watch_poked = TRUE;
-  g_cond_signal (&self->watch_cond);
-  g_mutex_unlock (&self->watch_lock);
-}
-
-/* On the server thread, whose context the monitors report to.  Where a
- * file system has no change notification, the poll alone is left. */
-static void
-monitor_database (PdServer      *self,
-                  GFileMonitor **monitors)
-{
-  g_autofree char *wal = g_strconcat (self->db_path, "-wal", NULL);
-  const char *paths[2] = { self->db_path, wal };
-
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-    {
-      g_autoptr(GFile) file = g_file_new_for_path (paths[i]);
-      g_autoptr(GError) error = NULL;
-
-      monitors[i] = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
-      if (monitors[i] == NULL)
-        {
-          g_debug ("No change notification for %s (%s): polling only", paths[i], error->message);
-          continue;
-        }
-      g_file_monitor_set_rate_limit (monitors[i], WATCH_RATE_LIMIT_MS);
-      g_signal_connect (monitors[i], "changed", G_CALLBACK (on_database_written), self);
-    }
+  _pd_server_bump_generation (self);
+  if (self->db_watched)
+    _pd_server_announce_store_changed (self);
+  self->db_watched = TRUE;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -487,11 +397,14 @@ server_thread (gpointer data)
   PdServer *self = data;
   g_autoptr(GInetAddress) address = NULL;
   g_autoptr(GSocketAddress) socket_address = NULL;
-  GFileMonitor *monitors[2] = { NULL, NULL };
   GError *error = NULL;
 
   g_main_context_push_thread_default (self->context);
-  monitor_database (self, monitors);
+
+  self->db_watcher = pd_database_watcher_new (self->db_path);
+  pd_database_watcher_set_baseline_changes (self->db_watcher, TRUE);
+  pd_database_watcher_set_poll_interval (self->db_watcher, self->watch_interval);
+  g_signal_connect_swapped (self->db_watcher, "changed", G_CALLBACK (on_store_changed), self);
 
   self->soup = soup_server_new ("server-header", "plandeck/" PACKAGE_VERSION " ", NULL);
   pd_soup_server_plug_accept_leak (self->soup);
@@ -541,13 +454,8 @@ server_thread (gpointer data)
   _pd_server_conns_clear (self);
   _pd_server_conns_end_refusals (self);
   g_clear_object (&self->soup);
-  for (guint i = 0; i < G_N_ELEMENTS (monitors); i++)
-    if (monitors[i] != NULL)
-      {
-        g_signal_handlers_disconnect_by_data (monitors[i], self);
-        g_file_monitor_cancel (monitors[i]);
-        g_clear_object (&monitors[i]);
-      }
+  g_signal_handlers_disconnect_by_data (self->db_watcher, self);
+  g_clear_object (&self->db_watcher);
   while (g_main_context_iteration (self->context, FALSE))
     ;
   g_main_context_pop_thread_default (self->context);
@@ -592,8 +500,6 @@ pd_server_finalize (GObject *object)
   g_free (self->read_only);
   g_mutex_clear (&self->start_lock);
   g_cond_clear (&self->start_cond);
-  g_mutex_clear (&self->watch_lock);
-  g_cond_clear (&self->watch_cond);
 
   G_OBJECT_CLASS (pd_server_parent_class)->finalize (object);
 }
@@ -625,8 +531,6 @@ pd_server_init (PdServer *self)
   g_queue_init (&self->finished_runs);
   g_mutex_init (&self->start_lock);
   g_cond_init (&self->start_cond);
-  g_mutex_init (&self->watch_lock);
-  g_cond_init (&self->watch_cond);
 }
 
 /**
@@ -932,7 +836,6 @@ pd_server_start (PdServer  *self,
   pd_event_bus_add_sink (self->bus, persist_event, self, NULL);
 
   self->started_at = g_get_real_time ();
-  self->watcher = g_thread_new ("pd-server-watch", watch_thread, self);
   self->thread = g_thread_new ("pd-server", server_thread, self);
 
   g_mutex_lock (&self->start_lock);
@@ -967,16 +870,6 @@ pd_server_stop (PdServer *self)
       g_main_context_invoke (self->context, begin_stop, self);
       g_thread_join (self->thread);
       self->thread = NULL;
-    }
-
-  if (self->watcher != NULL)
-    {
-      g_mutex_lock (&self->watch_lock);
-      self->watch_stop = TRUE;
-      g_cond_signal (&self->watch_cond);
-      g_mutex_unlock (&self->watch_lock);
-      g_thread_join (self->watcher);
-      self->watcher = NULL;
     }
 
   if (self->bus != NULL)

@@ -23,6 +23,8 @@ const char        *pd_database_watcher_get_path         (PdDatabaseWatcher *self
 void               pd_database_watcher_set_poll_interval (PdDatabaseWatcher *self,
                                                          guint              interval_ms);
 guint              pd_database_watcher_get_poll_interval (PdDatabaseWatcher *self);
+void               pd_database_watcher_set_baseline_changes (PdDatabaseWatcher *self,
+                                                            gboolean           baseline_changes);
 gboolean           pd_database_watcher_get_pushed       (PdDatabaseWatcher *self);
 void               pd_database_watcher_check            (PdDatabaseWatcher *self);
 guint64            pd_database_watcher_get_n_reads      (PdDatabaseWatcher *self);

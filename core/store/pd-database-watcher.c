@@ -12,8 +12,12 @@
  *
  * The connection is this watcher's own, read-only: it sees the commits of
  * every other connection, the source's own included.
+ *
+ * One watcher serves every reader that must hear of other processes'
+ * commits: the local source (the window's views) and serve (its plan cache
+ * and its event streams).
  */
-#define G_LOG_DOMAIN "pd-source"
+#define G_LOG_DOMAIN "pd-store"
 
 #include "config.h"
 
@@ -37,6 +41,7 @@ struct _PdDatabaseWatcher
   gboolean      reading;        /* a read in flight; the worker owns db */
   gboolean      again;          /* asked while reading */
   gboolean      failed;         /* the last read could not open or read */
+  gboolean      baseline_changes; /* the first reading counts as a change */
   gint64        last_version;   /* -1 until the first read */
   guint64       n_reads;
   PdDb         *db;
@@ -118,7 +123,7 @@ on_version_read (GObject      *object,
       /* A database that could not be read before and can now (the demo's,
        * made by its run) has changed as well. */
       changed = (self->last_version >= 0 && version != self->last_version) ||
-                (self->last_version < 0 && self->failed);
+                (self->last_version < 0 && (self->failed || self->baseline_changes));
       self->last_version = version;
       self->failed = FALSE;
     }
@@ -329,6 +334,23 @@ pd_database_watcher_set_poll_interval (PdDatabaseWatcher *self,
   g_source_set_name (self->poll, "[pd] data_version poll");
   g_source_set_callback (self->poll, on_poll, self, NULL);
   g_source_attach (self->poll, self->context);
+}
+
+/**
+ * pd_database_watcher_set_baseline_changes:
+ * @baseline_changes: whether the first reading emits ::changed
+ *
+ * For a reader that may have read the database before the watcher's first
+ * look (serve answers at once): a commit made between its read and that
+ * first look would otherwise never be told.  Set it right after
+ * pd_database_watcher_new(), on the same thread.
+ */
+void
+pd_database_watcher_set_baseline_changes (PdDatabaseWatcher *self,
+                                          gboolean           baseline_changes)
+{
+  g_return_if_fail (PD_IS_DATABASE_WATCHER (self));
+  self->baseline_changes = !!baseline_changes;
 }
 
 guint
