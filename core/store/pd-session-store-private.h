@@ -1,4 +1,5 @@
-/* pd-session-store-private.h: test hooks of PdSessionStore. */
+/* pd-session-store-private.h: between the parts of PdSessionStore (one file
+ * per table, pd-session-store.c), and its test hooks. */
 #pragma once
 
 #include "pd-session-store.h"
@@ -11,5 +12,43 @@ G_BEGIN_DECLS
  * would.  NULL clears it. */
 void _pd_session_store_set_failpoint (PdSessionStore *self,
                                       const char     *failpoint);
+
+struct _PdSessionStore
+{
+  GObject  parent_instance;
+
+  PdDb    *db;
+  char    *failpoint;
+};
+
+#define SESSION_COLUMNS \
+  "s.id, s.task, s.name, s.model, s.provider, s.source, s.cwd, s.status, " \
+  "s.created_at, s.updated_at, s.turns, s.input_tokens, s.output_tokens, s.pinned, " \
+  "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner"
+/* The column after SESSION_COLUMNS. */
+#define SESSION_COLUMNS_END 21
+
+/* FALSE with PD_DB_ERROR_INVALID unless @id is a session id. */
+gboolean       _pd_session_store_check_id       (const char      *id,
+                                                 GError         **error);
+void           _pd_session_store_set_not_found  (const char      *id,
+                                                 GError         **error);
+/* FALSE (or the crash) where the test hook names @name. */
+gboolean       _pd_session_store_failpoint      (PdSessionStore  *self,
+                                                 const char      *name,
+                                                 GError         **error);
+/* pk of a session, or -1 with NOT_FOUND.  Caller holds the lock. */
+gint64         _pd_session_store_lookup_pk      (PdSessionStore  *self,
+                                                 const char      *id,
+                                                 gint64          *n_messages,
+                                                 GError         **error);
+gboolean       _pd_session_store_session_exists (PdSessionStore  *self,
+                                                 const char      *id,
+                                                 GError         **error);
+/* A row of SESSION_COLUMNS. */
+PdSessionInfo *_pd_session_store_info_from_row  (PdDbStmt        *stmt);
+void           _pd_session_store_settle_running (PdSessionStore  *self,
+                                                 PdSessionInfo   *info,
+                                                 const char      *run_owner);
 
 G_END_DECLS

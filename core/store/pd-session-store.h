@@ -10,92 +10,14 @@
 
 #include "pd-db.h"
 #include "pd-plan-state.h"
+#include "pd-session-info.h"
 
 G_BEGIN_DECLS
 
-#define PD_SESSION_ID_LEN 41  /* "YYYYMMDD-" + 32 hex */
 #define PD_SESSION_LIST_MAX_LIMIT 200
 /* A search longer than this is refused (SQLite's LIKE takes 50 000 bytes
  * at most, and a search that long is no search a person types). */
 #define PD_SESSION_QUERY_MAX_BYTES 1000
-
-typedef enum
-{
-  PD_SESSION_STATUS_IDLE,
-  PD_SESSION_STATUS_RUNNING,
-  PD_SESSION_STATUS_FAILED,
-  /* Was running, and its run's process is gone (killed, crashed): noticed
-   * when the session is read (pd-run-owner.h).  Continuing it runs again. */
-  PD_SESSION_STATUS_INTERRUPTED,
-} PdSessionStatus;
-
-const char *pd_session_status_to_string   (PdSessionStatus  status);
-gboolean    pd_session_status_from_string (const char      *str,
-                                           PdSessionStatus *status);
-
-char       *pd_session_id_new      (void);
-gboolean    pd_session_id_is_valid (const char *id);
-
-#define PD_TYPE_SESSION_INFO (pd_session_info_get_type ())
-
-typedef struct
-{
-  char            *id;
-  char            *task;
-  char            *name;         /* (nullable) the user's title */
-  char            *model;
-  char            *provider;
-  char            *source;       /* "plandeck", "odek", "claude-code", "codex", "opencode" */
-  char            *cwd;
-  PdSessionStatus  status;
-  gint64           created_at;   /* unix µs */
-  gint64           updated_at;   /* unix µs */
-  gint64           turns;
-  gint64           input_tokens;
-  gint64           output_tokens;
-  gboolean         pinned;
-  char            *auth_token;
-  /* Of the newest stored plan version, so a list can show done/total
-   * without parsing a plan. 0 when there is none. */
-  gint64           plan_version;
-  guint            plan_done;
-  guint            plan_total;
-  guint            plan_blocked;
-  guint            n_messages;
-} PdSessionInfo;
-
-GType          pd_session_info_get_type (void) G_GNUC_CONST;
-PdSessionInfo *pd_session_info_copy     (const PdSessionInfo *self);
-void           pd_session_info_free     (PdSessionInfo       *self);
-JsonObject    *pd_session_info_to_json  (const PdSessionInfo *self,
-                                         gboolean             with_token);
-gboolean       pd_session_info_is_imported (const PdSessionInfo *self);
-char          *pd_session_time_to_string (gint64              unix_usec);
-
-#define PD_TYPE_PLAN_VERSION_INFO (pd_plan_version_info_get_type ())
-
-typedef struct
-{
-  gint64  version;
-  gint64  created_at;   /* unix µs */
-  char   *state_json;   /* pd_plan_state_to_json() of that version */
-} PdPlanVersionInfo;
-
-GType              pd_plan_version_info_get_type (void) G_GNUC_CONST;
-PdPlanVersionInfo *pd_plan_version_info_copy     (const PdPlanVersionInfo *self);
-void               pd_plan_version_info_free     (PdPlanVersionInfo       *self);
-
-#define PD_TYPE_STORED_EVENT (pd_stored_event_get_type ())
-
-typedef struct
-{
-  gint64  seq;
-  char   *event_json;
-} PdStoredEvent;
-
-GType          pd_stored_event_get_type (void) G_GNUC_CONST;
-PdStoredEvent *pd_stored_event_copy     (const PdStoredEvent *self);
-void           pd_stored_event_free     (PdStoredEvent       *self);
 
 typedef struct
 {
@@ -265,9 +187,5 @@ gboolean        pd_session_store_save_checklist      (PdSessionStore           *
  * word becomes a quoted phrase, all must match.  NULL when nothing
  * searchable is left. */
 char           *pd_session_store_fts_query    (const char      *text);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdSessionInfo, pd_session_info_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdPlanVersionInfo, pd_plan_version_info_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdStoredEvent, pd_stored_event_free)
 
 G_END_DECLS

@@ -1,0 +1,218 @@
+/* pd-session-info.c: the value types of the store (PdSessionInfo,
+ * PdPlanVersionInfo, PdStoredEvent), session ids and statuses: what callers
+ * read back, with no SQL.
+ */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-plan.h"
+#include "pd-random.h"
+#include "pd-session-info.h"
+
+G_DEFINE_BOXED_TYPE (PdSessionInfo, pd_session_info, pd_session_info_copy, pd_session_info_free)
+G_DEFINE_BOXED_TYPE (PdPlanVersionInfo, pd_plan_version_info, pd_plan_version_info_copy, pd_plan_version_info_free)
+G_DEFINE_BOXED_TYPE (PdStoredEvent, pd_stored_event, pd_stored_event_copy, pd_stored_event_free)
+
+/* ---------------------------------------------------------------------- */
+/* Boxed types                                                            */
+
+static const char * const status_names[] = { "idle", "running", "failed", "interrupted" };
+
+const char *
+pd_session_status_to_string (PdSessionStatus status)
+{
+  if ((guint) status >= G_N_ELEMENTS (status_names))
+    return "idle";
+  return status_names[status];
+}
+
+gboolean
+pd_session_status_from_string (const char      *str,
+                               PdSessionStatus *status)
+{
+  for (guint i = 0; str != NULL && i < G_N_ELEMENTS (status_names); i++)
+    if (strcmp (str, status_names[i]) == 0)
+      {
+        *status = (PdSessionStatus) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+PdSessionInfo *
+pd_session_info_copy (const PdSessionInfo *self)
+{
+  PdSessionInfo *copy = g_memdup2 (self, sizeof *self);
+
+  copy->id = g_strdup (self->id);
+  copy->task = g_strdup (self->task);
+  copy->name = g_strdup (self->name);
+  copy->model = g_strdup (self->model);
+  copy->provider = g_strdup (self->provider);
+  copy->source = g_strdup (self->source);
+  copy->cwd = g_strdup (self->cwd);
+  copy->auth_token = g_strdup (self->auth_token);
+
+  return copy;
+}
+
+/* RFC 3339 in UTC with microseconds, as the event stream writes times. */
+char *
+pd_session_time_to_string (gint64 unix_usec)
+{
+  g_autoptr(GDateTime) seconds = g_date_time_new_from_unix_utc (unix_usec / G_USEC_PER_SEC);
+  g_autoptr(GDateTime) time = seconds ? g_date_time_add (seconds, unix_usec % G_USEC_PER_SEC) : NULL;
+
+  if (time == NULL)
+    return g_strdup ("1970-01-01T00:00:00.000000Z");
+  return g_date_time_format (time, "%Y-%m-%dT%H:%M:%S.%fZ");
+}
+
+/**
+ * pd_session_info_to_json:
+ * @with_token: include the per-session auth token (only its owner may see it)
+ *
+ * The session record as the CLI and the REST API show it: odek's session
+ * fields (id, title, task, model, provider, turns, tokens, pinned, times)
+ * plus ours (name, source, cwd, status, the plan summary).
+ *
+ * Returns: (transfer full): a new object
+ */
+JsonObject *
+pd_session_info_to_json (const PdSessionInfo *self,
+                         gboolean             with_token)
+{
+  JsonObject *object = json_object_new ();
+  JsonObject *plan = json_object_new ();
+  g_autofree char *created = pd_session_time_to_string (self->created_at);
+  g_autofree char *updated = pd_session_time_to_string (self->updated_at);
+
+  json_object_set_string_member (object, "id", self->id);
+  json_object_set_string_member (object, "title", self->name && *self->name ? self->name : (self->task ? self->task : ""));
+  if (self->name != NULL)
+    json_object_set_string_member (object, "name", self->name);
+  json_object_set_string_member (object, "task", self->task ? self->task : "");
+  json_object_set_string_member (object, "model", self->model ? self->model : "");
+  json_object_set_string_member (object, "provider", self->provider ? self->provider : "");
+  json_object_set_string_member (object, "source", self->source ? self->source : "");
+  json_object_set_string_member (object, "cwd", self->cwd ? self->cwd : "");
+  json_object_set_string_member (object, "status", pd_session_status_to_string (self->status));
+  json_object_set_string_member (object, "created_at", created);
+  json_object_set_string_member (object, "updated_at", updated);
+  json_object_set_int_member (object, "turns", self->turns);
+  json_object_set_int_member (object, "input_tokens", self->input_tokens);
+  json_object_set_int_member (object, "output_tokens", self->output_tokens);
+  json_object_set_boolean_member (object, "pinned", self->pinned);
+  json_object_set_int_member (object, "messages", self->n_messages);
+  json_object_set_int_member (plan, "version", self->plan_version);
+  json_object_set_int_member (plan, "done", self->plan_done);
+  json_object_set_int_member (plan, "total", self->plan_total);
+  json_object_set_int_member (plan, "blocked", self->plan_blocked);
+  json_object_set_object_member (object, "plan", plan);
+  json_object_set_string_member (object, "auth_token", with_token && self->auth_token ? self->auth_token : "");
+
+  return object;
+}
+
+/**
+ * pd_session_info_is_imported:
+ *
+ * Whether the session was read from another agent's transcript (Claude
+ * Code, Codex, OpenCode): shown, searched and annotated, but never
+ * continued, since its history belongs to that agent.
+ */
+gboolean
+pd_session_info_is_imported (const PdSessionInfo *self)
+{
+  static const char * const imported[] = { "claude-code", "claude-desktop", "codex", "opencode" };
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (imported); i++)
+    if (g_strcmp0 (self->source, imported[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+void
+pd_session_info_free (PdSessionInfo *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->id);
+  g_free (self->task);
+  g_free (self->name);
+  g_free (self->model);
+  g_free (self->provider);
+  g_free (self->source);
+  g_free (self->cwd);
+  g_free (self->auth_token);
+  g_free (self);
+}
+
+PdPlanVersionInfo *
+pd_plan_version_info_copy (const PdPlanVersionInfo *self)
+{
+  PdPlanVersionInfo *copy = g_memdup2 (self, sizeof *self);
+
+  copy->state_json = g_strdup (self->state_json);
+  return copy;
+}
+
+void
+pd_plan_version_info_free (PdPlanVersionInfo *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->state_json);
+  g_free (self);
+}
+
+PdStoredEvent *
+pd_stored_event_copy (const PdStoredEvent *self)
+{
+  PdStoredEvent *copy = g_memdup2 (self, sizeof *self);
+
+  copy->event_json = g_strdup (self->event_json);
+  return copy;
+}
+
+void
+pd_stored_event_free (PdStoredEvent *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->event_json);
+  g_free (self);
+}
+
+char *
+pd_session_id_new (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *date = g_date_time_format (now, "%Y%m%d");
+  g_autofree char *hex = pd_random_hex (16);
+
+  return g_strdup_printf ("%s-%s", date, hex);
+}
+
+/* Exactly "YYYYMMDD-" + 32 lowercase hex: an id is used in file names and
+ * URLs, so nothing else (separators, dots, NUL, upper case) gets through. */
+gboolean
+pd_session_id_is_valid (const char *id)
+{
+  if (id == NULL || strlen (id) != PD_SESSION_ID_LEN)
+    return FALSE;
+  for (guint i = 0; i < 8; i++)
+    if (!g_ascii_isdigit (id[i]))
+      return FALSE;
+  if (id[8] != '-')
+    return FALSE;
+  for (guint i = 9; i < PD_SESSION_ID_LEN; i++)
+    if (!g_ascii_isdigit (id[i]) && !(id[i] >= 'a' && id[i] <= 'f'))
+      return FALSE;
+  return TRUE;
+}
