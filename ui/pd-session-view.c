@@ -33,6 +33,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-poll-timer.h"
+#include "pd-remote-source.h"
 #include "pd-session-view.h"
 
 #define POLL_RUNNING_MS 1000
@@ -59,6 +60,8 @@ typedef struct
   GdkSurface   *surface;
   gulong        state_handler;
   gboolean      visible_now;
+
+  gulong        connection_id; /* notify::state of a remote source */
 
   GtkWidget    *error_bar;     /* a GtkRevealer */
   GtkLabel     *error_bar_label;
@@ -202,6 +205,33 @@ pd_session_view_ensure_error_widgets (PdSessionView *self)
 
 }
 
+/* The window's banner tells that the server is away or refused the
+ * token, with its own Retry: a bar of each view saying it again was a
+ * second and third message for one cause. */
+static gboolean
+connection_told (PdSessionView *self)
+{
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+  PdRemoteState state;
+
+  if (priv->source == NULL || !PD_IS_REMOTE_SOURCE (priv->source))
+    return FALSE;
+  state = pd_remote_source_get_state (PD_REMOTE_SOURCE (priv->source));
+  return state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED;
+}
+
+static void
+pd_session_view_update_error_bar (PdSessionView *self)
+{
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+
+  if (priv->error_bar == NULL)
+    return;
+  gtk_revealer_set_reveal_child (GTK_REVEALER (priv->error_bar),
+                                 priv->error != NULL && !gtk_widget_get_visible (priv->error_page) &&
+                                 !connection_told (self));
+}
+
 static void
 pd_session_view_show_error (PdSessionView *self,
                             const char    *message)
@@ -225,8 +255,8 @@ pd_session_view_show_error (PdSessionView *self,
       adw_status_page_set_description (ADW_STATUS_PAGE (priv->error_page), escaped);
     }
 
-  gtk_revealer_set_reveal_child (GTK_REVEALER (priv->error_bar), message != NULL && !page);
   gtk_widget_set_visible (priv->error_page, page);
+  pd_session_view_update_error_bar (self);
   for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self));
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
@@ -505,7 +535,10 @@ pd_session_view_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (priv->timer, self);
   g_clear_object (&priv->timer);
   if (priv->source != NULL)
-    g_clear_signal_handler (&priv->changed_id, priv->source);
+    {
+      g_clear_signal_handler (&priv->changed_id, priv->source);
+      g_clear_signal_handler (&priv->connection_id, priv->source);
+    }
   g_clear_object (&priv->source);
 
   if (priv->error_bar != NULL && gtk_widget_get_parent (priv->error_bar) == GTK_WIDGET (self))
@@ -702,11 +735,18 @@ pd_session_view_set_source (PdSessionView *self,
     return;
 
   if (priv->source != NULL)
-    g_clear_signal_handler (&priv->changed_id, priv->source);
+    {
+      g_clear_signal_handler (&priv->changed_id, priv->source);
+      g_clear_signal_handler (&priv->connection_id, priv->source);
+    }
   g_set_object (&priv->source, source);
   if (source != NULL)
     priv->changed_id = g_signal_connect_object (source, "changed", G_CALLBACK (on_source_changed),
                                                 self, G_CONNECT_SWAPPED);
+  if (source != NULL && PD_IS_REMOTE_SOURCE (source))
+    priv->connection_id = g_signal_connect_object (source, "notify::state",
+                                                   G_CALLBACK (pd_session_view_update_error_bar),
+                                                   self, G_CONNECT_SWAPPED);
 
   pd_session_view_restart (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);

@@ -88,6 +88,7 @@ struct _PdWindow
   GtkToggleButton     *plan_mode_button;
   GtkRevealer         *demo_banner;
   GtkRevealer         *connection_banner;
+  GtkBox              *connection_row;
   GtkImage            *connection_icon;
   GtkLabel            *connection_label;
   GtkButton           *connection_retry;
@@ -731,6 +732,21 @@ on_demo_engine (PdWindow *self)
 
   if (engine != NULL && pd_engine_get_bus (engine) != NULL && PD_IS_LOCAL_SOURCE (self->source))
     pd_local_source_follow_bus (PD_LOCAL_SOURCE (self->source), pd_engine_get_bus (engine));
+}
+
+/* On a narrow window the banner's button goes under its text, which then
+ * has the whole width: beside a long button (German) the text was a column
+ * a word wide. */
+static void
+on_folded (PdWindow *self)
+{
+  gboolean narrow = adw_leaflet_get_folded (self->leaflet);
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->connection_row),
+                                  narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
+  gtk_box_set_spacing (self->connection_row, narrow ? 6 : 12);
+  gtk_widget_set_visible (GTK_WIDGET (self->connection_icon), !narrow);
+  gtk_widget_set_halign (GTK_WIDGET (self->connection_retry), narrow ? GTK_ALIGN_END : GTK_ALIGN_FILL);
 }
 
 /* --- the source --------------------------------------------------------- */
@@ -1613,6 +1629,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, plan_mode_button);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, demo_banner);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_banner);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_row);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_icon);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_label);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_retry);
@@ -1724,6 +1741,8 @@ pd_window_init (PdWindow *self)
 
   /* When the leaflet folds on a narrow window, the main area comes first. */
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  g_signal_connect_object (self->leaflet, "notify::folded", G_CALLBACK (on_folded), self, G_CONNECT_SWAPPED);
+  on_folded (self);
 }
 
 /**

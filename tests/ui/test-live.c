@@ -22,6 +22,7 @@
 #include "pd-now-view.h"
 #include "pd-remote-source.h"
 #include "pd-session-list.h"
+#include "pd-session-view.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -702,6 +703,40 @@ wait_for_state (PdWindow      *window,
   g_test_message ("%s: %" G_GINT64_FORMAT " ms", what, (g_get_monotonic_time () - start) / 1000);
 }
 
+static gboolean
+reloaded_with_error (gpointer data)
+{
+  return !pd_session_view_get_busy (data) && pd_session_view_get_error (data) != NULL;
+}
+
+/* The view's own error bar (a revealer among its direct children that
+ * holds its error), whether it is revealed. */
+static gboolean
+error_bar_revealed (PdSessionView *view)
+{
+  const char *error = pd_session_view_get_error (view);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (view)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_REVEALER (child) && pd_test_find_label (child, error) != NULL)
+      return gtk_revealer_get_reveal_child (GTK_REVEALER (child));
+  g_assert_not_reached ();
+}
+
+/* The server away: the views keep what they showed, and their reads'
+ * error is told once, by the window's banner, not again by each view. */
+static void
+check_told_once (PdWindow *window)
+{
+  PdSessionView *now = PD_SESSION_VIEW (now_view (window));
+
+  pd_session_view_reload (now);
+  pd_test_wait_until (reloaded_with_error, now, WAIT_MS, "the Now page's read to fail");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_nonnull (pd_now_view_get_plan (now_view (window)));
+  g_assert_false (error_bar_revealed (now));
+}
+
 static GtkWidget *
 token_entry (PdWindow *window)
 {
@@ -734,6 +769,7 @@ check_remote (PdApplication *app,
   label = g_strdup (gtk_label_get_text (GTK_LABEL (pd_test_find_widget (connection_banner (window), GTK_TYPE_LABEL))));
   g_assert_nonnull (strstr (label, "refused"));
   g_assert_true (gtk_widget_get_mapped (pd_test_find_action_button (connection_banner (window), "win.retry")));
+  check_told_once (window);
   pd_test_screenshot (GTK_WIDGET (window), "remote-offline");
 
   /* Meanwhile another process goes on with the session. */
@@ -745,6 +781,7 @@ check_remote (PdApplication *app,
   start_serve (remote, remote->port);
   wait_for_state (window, PD_REMOTE_DENIED, "the banner asking for the new token");
   g_assert_true (gtk_widget_get_mapped (token_entry (window)));
+  check_told_once (window);
   pd_test_screenshot (GTK_WIDGET (window), "remote-denied");
   token = token_of (remote->url);
   gtk_editable_set_text (GTK_EDITABLE (token_entry (window)), token);
