@@ -505,8 +505,9 @@ test_cancel (Fixture       *f,
     EV ("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}")
     EV ("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}"),
     0, TRUE);
-  gint64 start = g_get_monotonic_time ();
 
+  /* The server holds the connection until the client leaves: the call
+   * returns only because the cancel ends it. */
   reply->hang = TRUE;
   reply->truncate = TRUE;
   test_server_push (f->server, reply);
@@ -516,7 +517,6 @@ test_cancel (Fixture       *f,
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED);
   g_assert_cmpstr (f->deltas.text->str, ==, "Hi");
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_TIME_SPAN_SECOND);
 }
 
 static void

@@ -563,7 +563,6 @@ test_cancel_mid_stream (Fixture       *f,
   g_autoptr(PdProviderResponse) response = NULL;
   TestReply *reply = test_reply_stream ("text/event-stream",
     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", 0, TRUE);
-  gint64 start;
 
   /* The server sends one event, then nothing, and keeps the connection. */
   reply->hang = TRUE;
@@ -571,13 +570,12 @@ test_cancel_mid_stream (Fixture       *f,
   test_server_push (f->server, reply);
   f->deltas.cancel_on_text = cancellable;
 
-  start = g_get_monotonic_time ();
+  /* The server holds the connection until the client leaves: the call
+   * returns only because the cancel ends it. */
   response = chat (f, cancellable, &error);
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED);
   g_assert_cmpstr (f->deltas.text->str, ==, "Hi");
-  /* Promptly: the cancel comes 50 ms after the first delta. */
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_TIME_SPAN_SECOND);
 }
 
 /* Cancels from another thread once the provider says it is retrying: the

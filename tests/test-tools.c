@@ -275,7 +275,6 @@ test_shell_environment (Fixture       *f,
   g_autoptr(PdToolResult) env = NULL;
   g_autoptr(PdToolResult) stdin_result = NULL;
   g_autofree char *expected = NULL;
-  gint64 start;
 
   pd_tool_context_setenv (f->context, "PD_TEST_VALUE", "first");
   pd_tool_context_setenv (f->context, "PD_TEST_VALUE", "from-context");
@@ -289,11 +288,10 @@ test_shell_environment (Fixture       *f,
   env = call (shell, f->context, "{\"command\":\"echo \\\"$PD_TEST_VALUE:${PD_TEST_GONE-unset}\\\"\"}");
   g_assert_cmpstr (env->content, ==, "from-context:unset\nexit status 0");
 
-  /* stdin is /dev/null: a command reading it ends at once. */
-  start = g_get_monotonic_time ();
+  /* stdin is /dev/null: a command reading it ends at once (one reading
+   * anything else would be killed by the timeout, and say so). */
   stdin_result = call (shell, f->context, "{\"command\":\"cat; echo done\",\"timeout_ms\":10000}");
   g_assert_cmpstr (stdin_result->content, ==, "done\nexit status 0");
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
 }
 
 static void
@@ -322,13 +320,13 @@ test_shell_timeout_kills_group (Fixture       *f,
 {
   g_autoptr(PdTool) shell = pd_shell_tool_new ();
   g_autoptr(PdToolResult) result = NULL;
-  gint64 start = g_get_monotonic_time ();
 
+  /* The jobs would hold the output pipe for ten minutes, past the test's
+   * timeout: the call returns only because the whole group is killed. */
   result = call (shell, f->context,
-                 "{\"command\":\"sleep 30 & echo $! > bg.pid; sleep 30 & echo $! > fg.pid; "
+                 "{\"command\":\"sleep 600 & echo $! > bg.pid; sleep 600 & echo $! > fg.pid; "
                  "echo started; wait\",\"timeout_ms\":400}");
 
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
   g_assert_false (result->ok);
   g_assert_cmpstr (result->content, ==, "started\nkilled: timeout after 400 ms");
   g_assert_true (process_gone (read_pid (f, "bg.pid")));
@@ -341,14 +339,13 @@ test_shell_background_job_reaped (Fixture       *f,
 {
   g_autoptr(PdTool) shell = pd_shell_tool_new ();
   g_autoptr(PdToolResult) result = NULL;
-  gint64 start = g_get_monotonic_time ();
 
   /* bash exits at once, but its job keeps the output pipe open: the call
-   * must not wait for the job, and the job must not outlive the call. */
+   * must not wait for the job, and the job must not outlive the call (a
+   * call that waited would end at its timeout, killed, and not ok). */
   result = call (shell, f->context,
-                 "{\"command\":\"sleep 30 & echo $! > bg.pid; echo bye\",\"timeout_ms\":60000}");
+                 "{\"command\":\"sleep 600 & echo $! > bg.pid; echo bye\",\"timeout_ms\":60000}");
 
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
   g_assert_true (result->ok);
   g_assert_cmpstr (result->content, ==, "bye\nexit status 0");
   g_assert_true (process_gone (read_pid (f, "bg.pid")));
@@ -379,24 +376,13 @@ cancel_now (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean
-set_flag (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
+/* Until the call is done, however slow the machine: a call that never
+ * ends fails on the test's timeout, not on a guess of how long is enough. */
 static void
 wait_for (AsyncCall *ac)
 {
-  gboolean expired = FALSE;
-  guint id = g_timeout_add_seconds (20, set_flag, &expired);
-
-  while (!ac->done && !expired)
+  while (!ac->done)
     g_main_context_iteration (NULL, TRUE);
-
-  g_assert_false (expired);
-  g_source_remove (id);
 }
 
 static void
@@ -408,20 +394,19 @@ test_shell_cancel (Fixture       *f,
   g_autoptr(JsonObject) args = NULL;
   g_autofree char *bg_path = fixture_path (f, "bg.pid");
   AsyncCall ac = { 0 };
-  gint64 start = g_get_monotonic_time ();
 
-  args = parse_args ("{\"command\":\"sleep 30 & echo $! > bg.pid; sleep 30\"}");
+  args = parse_args ("{\"command\":\"sleep 600 & echo $! > bg.pid; sleep 600\"}");
   pd_tool_call_async (shell, f->context, args, cancellable, on_call_done, &ac);
 
-  /* Cancel only once the job is known to run. */
-  while (!g_file_test (bg_path, G_FILE_TEST_EXISTS) &&
-         g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
+  /* Cancel only once the job is known to run, however long that takes. */
+  while (!g_file_test (bg_path, G_FILE_TEST_EXISTS))
     g_usleep (10 * 1000);
   g_timeout_add (100, cancel_now, cancellable);
 
+  /* The command would run for ten minutes: it ends because it is
+   * cancelled. */
   wait_for (&ac);
 
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 12 * G_USEC_PER_SEC);
   g_assert_null (ac.result);
   g_assert_error (ac.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&ac.error);
