@@ -29,6 +29,17 @@
  * stream is otherwise paused between writes, so the end was only noticed on
  * the next keepalive write, up to 15 s later).
  *
+ * Clients that stay are bounded too.  libsoup's listener gives up for good
+ * on the first failed accept() (it removes its source): a client holding
+ * connections until the descriptors ran out (EMFILE) left a server that
+ * never answered anyone again, even after that client had gone.  So the
+ * connections (and refused ones still draining) are kept below three
+ * quarters of the descriptor limit: past that, a new connection closes the
+ * oldest one that is idle or still sending its request (or itself, when
+ * every one is at work).  And a request must be read whole within
+ * REQUEST_SECONDS of its start: a client that sends nothing, or a byte now
+ * and then (slowloris), is closed.
+ *
  * All on the server's thread.
  */
 #define G_LOG_DOMAIN "pd-server"
@@ -36,13 +47,22 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "pd-server-private.h"
 
+/* How long a client may take to send one request, headers and body. */
+#define REQUEST_SECONDS 15
+/* Descriptors kept free of connections, at the least: the database, the
+ * runs' files and commands, the listener itself. */
+#define RESERVED_FDS    64
+#define MAX_CONNS       16384
+
 typedef enum
 {
-  CONN_BUSY,        /* a request is read, handled or answered: libsoup's */
+  CONN_READING,     /* a request is being read: libsoup's, under a deadline */
+  CONN_BUSY,        /* a request is handled or answered: libsoup's */
   CONN_IDLE,        /* between requests: the next bytes are libsoup's */
   CONN_STREAMING,   /* an endless answer: any byte or the end closes it */
 } ConnState;
@@ -53,8 +73,11 @@ typedef struct
   GSocket           *socket;
   SoupServerMessage *msg;             /* the latest message on the connection */
   gulong             disconnected_id;
+  gulong             got_body_id;
   GSource           *watch;
+  GSource           *deadline;        /* while reading a request */
   ConnState          state;
+  gint64             since;           /* monotonic µs: when the state began */
 } Conn;
 
 static void
@@ -68,12 +91,24 @@ conn_unwatch (Conn *conn)
 }
 
 static void
+conn_clear_deadline (Conn *conn)
+{
+  if (conn->deadline != NULL)
+    {
+      g_source_destroy (conn->deadline);
+      g_clear_pointer (&conn->deadline, g_source_unref);
+    }
+}
+
+static void
 conn_free (gpointer data)
 {
   Conn *conn = data;
 
   conn_unwatch (conn);
+  conn_clear_deadline (conn);
   g_clear_signal_handler (&conn->disconnected_id, conn->msg);
+  g_clear_signal_handler (&conn->got_body_id, conn->msg);
   g_clear_object (&conn->msg);
   g_clear_object (&conn->socket);
   g_free (conn);
@@ -138,7 +173,9 @@ conn_watch (Conn      *conn,
             ConnState  state)
 {
   conn_unwatch (conn);
+  conn_clear_deadline (conn);
   conn->state = state;
+  conn->since = g_get_monotonic_time ();
   conn->watch = g_socket_create_source (conn->socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
   /* Above libsoup's reader (G_PRIORITY_DEFAULT): the end of the stream is
    * seen here first, while the connection can still be taken. */
@@ -156,10 +193,95 @@ conn_lookup (PdServer          *self,
   return socket != NULL ? g_hash_table_lookup (self->conns, socket) : NULL;
 }
 
+/* The request was read whole: it is the handler's now, with no deadline. */
+static void
+on_got_body (SoupServerMessage *msg,
+             gpointer           user_data)
+{
+  Conn *conn = user_data;
+
+  if (conn->msg == msg && conn->state == CONN_READING)
+    {
+      conn_clear_deadline (conn);
+      conn->state = CONN_BUSY;
+      conn->since = g_get_monotonic_time ();
+    }
+}
+
+static gboolean
+on_request_deadline (gpointer user_data)
+{
+  Conn *conn = user_data;
+
+  /* The source ends with this dispatch. */
+  g_clear_pointer (&conn->deadline, g_source_unref);
+  g_debug ("a client sent no whole request in %d s; closing its connection", REQUEST_SECONDS);
+  conn_close (conn);
+  return G_SOURCE_REMOVE;
+}
+
+/* The most connections (and refused ones draining) held at once, from the
+ * descriptor limit: three quarters of it, and RESERVED_FDS free at least. */
+static guint
+conns_cap_from_limit (void)
+{
+  struct rlimit limit;
+  rlim_t soft = 1024;
+  rlim_t cap;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    soft = limit.rlim_cur;
+  else if (getrlimit (RLIMIT_NOFILE, &limit) == 0)
+    soft = MAX_CONNS * 2;
+  cap = soft / 4 * 3;
+  if (soft < RESERVED_FDS * 2)
+    cap = soft / 2;
+  else if (soft - cap < RESERVED_FDS)
+    cap = soft - RESERVED_FDS;
+  return (guint) MAX (1, MIN (cap, MAX_CONNS));
+}
+
 void
 _pd_server_conns_init (PdServer *self)
 {
   self->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_free);
+  self->conns_cap = conns_cap_from_limit ();
+}
+
+static void refusal_end (Refusal *refusal);
+
+/* Makes room for one more connection: ends the oldest refused connection
+ * still draining, else closes the oldest connection that is idle or still
+ * sending its request (never @keep).  FALSE when every other one is at work. */
+static gboolean
+conns_make_room (PdServer *self,
+                 Conn     *keep)
+{
+  GHashTableIter iter;
+  gpointer value;
+  Conn *oldest = NULL;
+
+  if (self->refusals != NULL)
+    {
+      refusal_end (g_list_last (self->refusals)->data);
+      return TRUE;
+    }
+
+  g_hash_table_iter_init (&iter, self->conns);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Conn *conn = value;
+
+      if (conn == keep || (conn->state != CONN_READING && conn->state != CONN_IDLE))
+        continue;
+      if (oldest == NULL || conn->since < oldest->since)
+        oldest = conn;
+    }
+  if (oldest == NULL)
+    return FALSE;
+  g_debug ("%u connections at once: closing the oldest idle one", g_hash_table_size (self->conns));
+  conn_close (oldest);
+  return TRUE;
 }
 
 /* After soup_server_disconnect(), which disconnected every connection (so
@@ -183,6 +305,7 @@ _pd_server_conns_request_started (PdServer          *self,
                                   SoupServerMessage *msg)
 {
   GSocket *socket = soup_server_message_get_socket (msg);
+  gboolean immediate = FALSE;
   Conn *conn;
 
   if (socket == NULL)
@@ -208,16 +331,33 @@ _pd_server_conns_request_started (PdServer          *self,
       conn->server = self;
       conn->socket = g_object_ref (socket);
       g_hash_table_insert (self->conns, socket, conn);
+
+      while (g_hash_table_size (self->conns) + g_list_length (self->refusals) > self->conns_cap)
+        if (!conns_make_room (self, conn))
+          {
+            /* Every other connection is at work: this one gets no time
+             * to send a request.  It is closed from the main loop, once
+             * libsoup has finished setting it up. */
+            immediate = TRUE;
+            break;
+          }
     }
 
   conn_unwatch (conn);
-  conn->state = CONN_BUSY;
+  conn_clear_deadline (conn);
+  conn->state = CONN_READING;
+  conn->since = g_get_monotonic_time ();
   if (conn->msg != msg)
     {
       g_clear_signal_handler (&conn->disconnected_id, conn->msg);
+      g_clear_signal_handler (&conn->got_body_id, conn->msg);
       g_set_object (&conn->msg, msg);
       conn->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_msg_disconnected), conn);
+      conn->got_body_id = g_signal_connect (msg, "got-body", G_CALLBACK (on_got_body), conn);
     }
+  conn->deadline = immediate ? g_timeout_source_new (0) : g_timeout_source_new_seconds (REQUEST_SECONDS);
+  g_source_set_callback (conn->deadline, on_request_deadline, conn, NULL);
+  g_source_attach (conn->deadline, self->context);
 }
 
 /* SoupServer::request-finished and ::request-aborted.  libsoup decides

@@ -104,6 +104,7 @@ struct _PdServer
   GHashTable         *socket_rate;     /* client address → RateBucket, upgrades */
   GSource            *sockets_deadline;   /* stopping: closes what did not close */
   GList              *refusals;        /* Refusal (pd-server-conns.c) */
+  guint               conns_cap;       /* connections and refusals at once */
 };
 
 /* pd-server.c */
