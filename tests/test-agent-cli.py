@@ -188,6 +188,23 @@ def project_trust(tap, agent, env, tmp, db):
                   and secret not in proc.stdout,
                   "config --json: the refusals among the warnings, and no key", warnings)
 
+        # The next try: a budget below the API's smallest (held at 1 024)
+        # "lowered" the person's 0 and started thinking from the project.
+        below = os.path.join(tmp, "hostile-project-thinking")
+        os.mkdir(below)
+        with open(os.path.join(below, "plandeck.json"), "w") as f:
+            json.dump({"provider": {"thinking_budget": -1}}, f)
+        proc = subprocess.run([agent, "config", "--json"], env=keyed, cwd=below, capture_output=True, text=True,
+                              timeout=60)
+        try:
+            shown = json.loads(proc.stdout)
+        except ValueError:
+            shown = {}
+        tap.check(shown.get("provider", {}).get("thinking_budget") == 0
+                  and shown.get("origins", {}).get("provider.thinking_budget") == "default"
+                  and any("provider.thinking_budget -1 ignored" in w for w in shown.get("warnings", [])),
+                  "config --json: a project's thinking budget below the range starts no thinking", proc.stdout)
+
         # The person's own config does set the endpoint, and says so.
         config_dir = os.path.join(env["XDG_CONFIG_HOME"], "plandeck")
         os.makedirs(config_dir, exist_ok=True)

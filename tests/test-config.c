@@ -1077,6 +1077,23 @@ test_project_cannot_start_thinking (Fixture       *f,
                                                "thinking_budget"), ==, 0);
 }
 
+/* As an attacker would, the next try: a budget below the API's smallest is
+ * held at 1 024, so a negative one "lowered" 0 and came out as 1 024 from
+ * the project — thinking started after all.  Judged as it would be taken. */
+static void
+test_project_cannot_start_thinking_below_range (Fixture       *f,
+                                                gconstpointer  data)
+{
+  g_autoptr(PdConfig) config = load (f, "{}", "{\"provider\": {\"thinking_budget\": -1}}");
+  g_autofree char *expected =
+    g_strdup_printf ("project config %s: provider.thinking_budget -1 ignored: a project may only lower it (global value 0)",
+                     f->project_path);
+
+  assert_one_warning (config, expected);
+  g_assert_cmpuint (pd_config_get_thinking_budget (config), ==, 0);
+  g_assert_cmpint (pd_config_get_origin (config, "provider.thinking_budget"), ==, PD_CONFIG_ORIGIN_DEFAULT);
+}
+
 /* A key the project names that no layer knows, or a whole section: ignored
  * by name too, so nothing is quietly taken or quietly lost. */
 static void
@@ -1328,6 +1345,7 @@ main (int   argc,
   ADD ("/pd/config/project/cannot-raise-limits", test_project_cannot_raise_limits);
   ADD ("/pd/config/output-limits", test_output_limits);
   ADD ("/pd/config/project/cannot-start-thinking", test_project_cannot_start_thinking);
+  ADD ("/pd/config/project/cannot-start-thinking-below-range", test_project_cannot_start_thinking_below_range);
   ADD ("/pd/config/project/unknown", test_project_unknown);
   ADD ("/pd/config/cli/limits", test_limits_cli);
   ADD ("/pd/config/provider/layers", test_provider_layers);

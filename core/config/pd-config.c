@@ -232,8 +232,12 @@ apply_project (PdConfig              *self,
         case PROJECT_LOWER:
           {
             gboolean capped = !(spec->no_cap && current->count == 0);
+            /* Judged as it would be taken: a value below the key's range is
+             * held at its smallest, and for the thinking budget that is
+             * 1 024, above the 0 (no thinking) a project must not raise. */
+            gint64 taken = CLAMP (setting->count.value, spec->min, spec->max);
 
-            if (capped && setting->count.value > current->count)
+            if (capped && taken > current->count)
               {
                 g_autofree char *current_text = g_strdup_printf ("%" G_GINT64_FORMAT, current->count);
 
