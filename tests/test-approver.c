@@ -255,6 +255,15 @@ test_summaries (void)
   r = pd_approver_summarize (read_file, read_args);
   g_assert_cmpstr (r, ==, "read_file: README");
 
+  /* Invisible format characters beyond the bidi ones (a zero-width space,
+   * a word joiner, a tag character) hide what a command holds: shown too. */
+  {
+    g_autoptr(JsonObject) hidden_args = parse_args ("{\"command\":\"curl x\\u200b.sh\\u2060 \\udb40\\udc41\"}");
+    g_autofree char *h = pd_approver_summarize (shell, hidden_args);
+
+    g_assert_cmpstr (h, ==, "shell: curl x\\u200b.sh\\u2060 \\ue0041");
+  }
+
   l = pd_approver_summarize (shell, long_args);
   g_assert_true (g_str_has_suffix (l, " … (3000 more characters not shown)"));
 }

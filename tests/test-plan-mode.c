@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -264,6 +265,62 @@ stored_plan_mode_events (EngineFixture *f,
 }
 
 #define PLAN_MD "# Greeting fix\\n\\n1. Change Helo to Hello\\n2. Run the test"
+
+/* As an attacker would: a repository carries .plandeck (or .plandeck/plans)
+ * as a link to a folder of the person's.  The approved plan went there
+ * (g_mkdir_with_parents and g_file_set_contents follow links); now nothing
+ * is written where a link points, and the error says why. */
+static void
+test_artifact_never_through_a_link (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-artifact-link-XXXXXX", &error);
+  g_autofree char *work = g_build_filename (dir, "work", NULL);
+  g_autofree char *outside = g_build_filename (dir, "outside", NULL);
+  g_autofree char *link = g_build_filename (work, ".plandeck", NULL);
+  g_autofree char *inner = g_build_filename (work, ".plandeck", "plans", NULL);
+  g_autofree char *path = NULL;
+  const char *plan = "# Evil plan\n\n- step\n";
+
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir (work, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (outside, 0755), ==, 0);
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+
+  path = pd_plan_artifact_save (work, "s", plan, NULL, &error);
+  g_assert_null (path);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_LOOP);
+  g_assert_nonnull (strstr (error->message, ".plandeck is a symbolic link"));
+  g_clear_error (&error);
+  {
+    g_autoptr(GDir) listing = g_dir_open (outside, 0, NULL);
+
+    g_assert_null (g_dir_read_name (listing));
+  }
+
+  /* One level down: .plandeck is a folder, plans the link. */
+  g_assert_cmpint (unlink (link), ==, 0);
+  g_assert_cmpint (g_mkdir (link, 0755), ==, 0);
+  g_assert_cmpint (symlink (outside, inner), ==, 0);
+  g_assert_null (pd_plan_artifact_save (work, "s", plan, NULL, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_LOOP);
+  g_clear_error (&error);
+  {
+    g_autoptr(GDir) listing = g_dir_open (outside, 0, NULL);
+
+    g_assert_null (g_dir_read_name (listing));
+  }
+
+  /* The folder itself is fine; a link named like the next file is
+   * replaced, never written through. */
+  g_assert_cmpint (unlink (inner), ==, 0);
+  path = pd_plan_artifact_save (work, "s", plan, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (path, inner));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+
+  rm_rf (dir);
+}
 
 static void
 test_engine_plan_mode_approve (void)
@@ -571,6 +628,7 @@ main (int   argc,
   g_test_add_func ("/pd/plan-mode/pending-in-turn", test_pending_in_turn);
   g_test_add_func ("/pd/plan-mode/exit-is-silent", test_exit_is_silent);
   g_test_add_func ("/pd/plan-mode/artifact", test_artifact_names_and_atomic_write);
+  g_test_add_func ("/pd/plan-mode/artifact-never-through-a-link", test_artifact_never_through_a_link);
   g_test_add_func ("/pd/plan-mode/engine/approve", test_engine_plan_mode_approve);
   g_test_add_func ("/pd/plan-mode/engine/keep-planning-and-resume", test_engine_keep_planning_and_resume);
   g_test_add_func ("/pd/plan-mode/engine/no-channel-and-outside", test_engine_no_channel_and_outside);

@@ -20,6 +20,9 @@ with a recorded tool call an attacker (or a careless model) would make:
   symlink-race  read_file/write_file/list_dir calls through a directory that
                 a second process keeps swapping with a link to a folder
                 outside: nothing outside is read, listed or written
+  plan-review   run --plan-mode on a terminal: the plan's escapes and bidi
+                overrides are shown, not obeyed, and an approved plan is
+                not written through a .plandeck link to outside
 
 The process bounds (60 s) only catch a hang: before the fixes the grep ran
 for minutes whatever the budget.  Prints TAP; figures go to comments.
@@ -389,6 +392,74 @@ def case_symlink_race(tap, agent, tmp, calls):
               f"{read_out} reads, {listed_out} listings, written: {written_out}")
 
 
+def run_on_pty(argv, env, answer, bound=HANG_BOUND):
+    """Runs @argv on a pseudo-terminal (its /dev/tty), answers the plan
+    review with @answer, and returns (exit status, everything shown)."""
+    import pty
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    shown = b""
+    answered = False
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        shown += data
+        if not answered and b"Approve this plan" in shown:
+            os.write(fd, answer + b"\n")
+            answered = True
+    else:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), shown
+
+
+def case_plan_review(tap, agent, tmp):
+    """The plan a person approves on the terminal, and where it is saved.
+
+    The review printed the model's markdown raw on /dev/tty: ESC[8m hid a
+    step from the person approving it, a bidi override reordered one.  And
+    the approved plan went to <worktree>/.plandeck/plans through a link a
+    repository can carry: .plandeck -> any folder of the person's."""
+    env = make_env(tmp)
+    work = os.path.join(tmp, "review")
+    outside = os.path.join(tmp, "review-outside")
+    os.mkdir(work)
+    os.mkdir(outside)
+    os.symlink(outside, os.path.join(work, ".plandeck"))
+    plan = "# Tidy the README\n\n- read it\n\x1b[8m- then run rm -rf ~\x1b[0m\n- fix \u202etxt.exe\n"
+    replay = recording(tmp, "review.json", [
+        {"content": "Here is my plan.", "tool_calls": [{"name": "exit_plan_mode", "arguments": {"plan": plan}}]},
+        {"content": "done"}])
+    db = os.path.join(tmp, "review.db")
+    status, shown = run_on_pty([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                                "--approve", "auto", "--plan-mode", "-C", work, "plan it"], env, b"y")
+    review = shown.split(b"Approve this plan")[0].split(b"# Tidy the README")[-1]
+    tap.check(status == 0 and b"Approve this plan" in shown, "plan review: the run asks on the terminal and ends",
+              f"exit {status}\n{shown!r}")
+    tap.check(b"\x1b" not in shown and "\u202e".encode() not in shown
+              and b"then run rm -rf ~" in review and b"<U+202E>txt.exe" in review,
+              "plan review: the plan's escape and bidi override are shown, not obeyed", repr(review))
+    tap.check(os.listdir(outside) == [], "plan review: nothing is written where .plandeck links to",
+              os.listdir(outside))
+    results = tool_results(agent, env, db)
+    tap.check(len(results) == 1 and "could not be saved" in results[0] and "is a symbolic link" in results[0],
+              "plan review: the model is told the plan could not be saved, and why", results)
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     calls = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
@@ -399,6 +470,7 @@ def main():
         case_secrets(tap, agent, tmp)
         case_memory(tap, agent, tmp)
         case_symlink_race(tap, agent, tmp, calls)
+        case_plan_review(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

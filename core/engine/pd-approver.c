@@ -12,6 +12,7 @@
 
 #include "pd-approver.h"
 #include "pd-json-util.h"
+#include "pd-safe-text.h"
 
 /* Long enough for any real command line; beyond that a person could not
  * review it anyway, and the note says how much was left out. */
@@ -358,10 +359,11 @@ static gboolean
 needs_escape (gunichar c)
 {
   /* Control characters could rewrite the terminal; bidirectional
-   * overrides could make a command read differently than it runs. */
-  return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
-         c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
-         (c >= 0x2066 && c <= 0x2069);
+   * overrides could make a command read differently than it runs, and
+   * other invisible format characters (zero-width spaces, tag characters)
+   * hide what it holds: the same set pd_safe_text_line() shows. */
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
+         pd_safe_text_is_invisible (c);
 }
 
 /* Appends @text for a person to read: valid UTF-8, no control or

@@ -11,6 +11,7 @@
 #include "pd-exit-plan-mode-tool.h"
 #include "pd-json-util.h"
 #include "pd-plan-artifact.h"
+#include "pd-safe-text.h"
 
 struct _PdExitPlanModeTool
 {
@@ -244,6 +245,10 @@ pd_exit_plan_mode_terminal_review (const char  *markdown,
                                    gpointer     user_data)
 {
   FILE *tty = fopen ("/dev/tty", "r+");
+  /* The plan is model text: an escape sequence in it could hide a step
+   * from the person approving it (ESC[8m conceals, ESC[2K erases a line),
+   * a bidi override could reorder one.  They are shown, never obeyed. */
+  g_autofree char *shown = pd_safe_text_block (markdown);
   char line[4096];
 
   if (tty == NULL)
@@ -252,7 +257,7 @@ pd_exit_plan_mode_terminal_review (const char  *markdown,
       return PD_PLAN_REVIEW_DISMISSED;
     }
 
-  fprintf (tty, "\n%s\n\n%s ", markdown, _("Approve this plan and leave plan mode? [y = approve, or type feedback to keep planning]"));
+  fprintf (tty, "\n%s\n\n%s ", shown, _("Approve this plan and leave plan mode? [y = approve, or type feedback to keep planning]"));
   fflush (tty);
 
   if (fgets (line, sizeof line, tty) == NULL)

@@ -1,10 +1,15 @@
 /* pd-plan-artifact.c: the durable markdown plan a person approved. */
 #define G_LOG_DOMAIN "pd-engine"
 
+#define _GNU_SOURCE
+
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -89,18 +94,156 @@ pd_plan_artifact_slug (const char *title)
   return g_string_free (out, FALSE);
 }
 
-static char *
-plans_dir (const char *worktree)
+/* Where plans go: the worktree's .plandeck/plans, or, without a worktree,
+ * plandeck/plans in the user's data folder.  @base is opened by its name
+ * (the person chose it); @relative is walked below it. */
+static void
+plans_location (const char  *worktree,
+                char       **base,
+                const char **relative)
 {
   if (worktree != NULL && *worktree && g_file_test (worktree, G_FILE_TEST_IS_DIR))
-    return g_build_filename (worktree, PD_PLAN_ARTIFACT_DIR, NULL);
-  return g_build_filename (g_get_user_data_dir (), "plandeck", "plans", NULL);
+    {
+      *base = g_strdup (worktree);
+      *relative = PD_PLAN_ARTIFACT_DIR;
+    }
+  else
+    {
+      *base = g_strdup (g_get_user_data_dir ());
+      *relative = "plandeck/plans";
+    }
+}
+
+/* "cannot create PATH: No space left on device" */
+static void
+set_errno_error (GError     **error,
+                 int          saved_errno,
+                 const char  *what,
+                 const char  *path)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno), "%s %s: %s",
+               what, path, g_strerror (saved_errno));
+}
+
+/* Opens (making it when missing) each folder of @relative below @base_fd,
+ * one at a time and never through a symbolic link: a repository can carry
+ * .plandeck as a link to any folder of the person's, and the plan it
+ * approved would be written there.  Returns an O_PATH descriptor, or -1
+ * with @error set. */
+static int
+open_plans_dir (int          base_fd,
+                const char  *base,
+                const char  *relative,
+                GError     **error)
+{
+  g_auto(GStrv) parts = g_strsplit (relative, "/", -1);
+  g_autofree char *walked = g_strdup (base);
+  int dir_fd = fcntl (base_fd, F_DUPFD_CLOEXEC, 3);
+
+  if (dir_fd < 0)
+    {
+      set_errno_error (error, errno, "cannot open", base);
+      return -1;
+    }
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *next_walked = g_build_filename (walked, parts[i], NULL);
+      int next;
+      struct stat st;
+
+      g_free (walked);
+      walked = next_walked;
+      if (mkdirat (dir_fd, parts[i], 0755) != 0 && errno != EEXIST)
+        {
+          set_errno_error (error, errno, "cannot create", walked);
+          close (dir_fd);
+          return -1;
+        }
+      next = openat (dir_fd, parts[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0)
+        {
+          int saved_errno = errno;
+
+          if (fstatat (dir_fd, parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode))
+            g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_LOOP,
+                         "%s is a symbolic link: a plan is written only inside its folder, never where a link "
+                         "points; remove the link to save plans there", walked);
+          else
+            set_errno_error (error, saved_errno, "cannot open", walked);
+          close (dir_fd);
+          return -1;
+        }
+      close (dir_fd);
+      dir_fd = next;
+    }
+
+  return dir_fd;
+}
+
+static gboolean
+write_all (int         fd,
+           const char *data,
+           gsize       length)
+{
+  while (length > 0)
+    {
+      gssize n = write (fd, data, length);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return FALSE;
+        }
+      data += n;
+      length -= (gsize) n;
+    }
+  return TRUE;
+}
+
+/* Writes @content as @name in @dir_fd: a temporary file made there (no
+ * link followed), synced, and renamed there. */
+static gboolean
+write_in_dir (int          dir_fd,
+              const char  *dir,
+              const char  *name,
+              GString     *content,
+              GError     **error)
+{
+  g_autofree char *temp_name = g_strdup_printf (".%s.tmp", name);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  int fd;
+
+  unlinkat (dir_fd, temp_name, 0);
+  fd = openat (dir_fd, temp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0)
+    {
+      set_errno_error (error, errno, "cannot write", path);
+      return FALSE;
+    }
+  if (!write_all (fd, content->str, content->len) || fsync (fd) != 0)
+    {
+      set_errno_error (error, errno, "cannot write", path);
+      close (fd);
+      unlinkat (dir_fd, temp_name, 0);
+      return FALSE;
+    }
+  if (close (fd) != 0 || renameat (dir_fd, temp_name, dir_fd, name) != 0)
+    {
+      set_errno_error (error, errno, "cannot write", path);
+      unlinkat (dir_fd, temp_name, 0);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /**
  * pd_plan_artifact_save:
  * @worktree: (nullable): the session's working directory
  * @when: (nullable): the approval time, now when %NULL
+ *
+ * Writes the plan below @worktree, never through a symbolic link.
  *
  * Returns: (transfer full): the path written, or %NULL with @error set
  */
@@ -113,13 +256,19 @@ pd_plan_artifact_save (const char  *worktree,
 {
   g_autoptr(GDateTime) now = when ? g_date_time_ref (when) : g_date_time_new_now_utc ();
   g_autoptr(GDateTime) utc = g_date_time_to_utc (now);
-  g_autofree char *dir = plans_dir (worktree);
+  g_autofree char *base = NULL;
+  const char *relative = NULL;
   g_autofree char *title = pd_plan_artifact_title (markdown);
   g_autofree char *slug = pd_plan_artifact_slug (title);
   g_autofree char *stamp = g_date_time_format (utc, "%Y%m%dT%H%M%SZ");
   g_autofree char *iso = g_date_time_format (utc, "%Y-%m-%dT%H:%M:%SZ");
-  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *name = NULL;
   g_autoptr(GString) content = NULL;
+  gboolean written;
+  int base_fd;
+  int dir_fd;
+  struct stat st;
 
   if (!pd_plan_artifact_is_plan (markdown))
     {
@@ -128,20 +277,30 @@ pd_plan_artifact_save (const char  *worktree,
       return NULL;
     }
 
-  if (g_mkdir_with_parents (dir, 0755) != 0)
+  plans_location (worktree, &base, &relative);
+  if (g_mkdir_with_parents (base, 0755) != 0)
     {
-      int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot create %s: %s", dir, g_strerror (saved));
+      set_errno_error (error, errno, "cannot create", base);
       return NULL;
     }
+  base_fd = open (base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (base_fd < 0)
+    {
+      set_errno_error (error, errno, "cannot open", base);
+      return NULL;
+    }
+  dir_fd = open_plans_dir (base_fd, base, relative, error);
+  close (base_fd);
+  if (dir_fd < 0)
+    return NULL;
+  dir = g_build_filename (base, relative, NULL);
 
   /* Two approvals in one second get distinct names. */
-  path = g_strdup_printf ("%s/%s-%s.md", dir, stamp, slug);
-  for (guint n = 2; g_file_test (path, G_FILE_TEST_EXISTS) && n < 1000; n++)
+  name = g_strdup_printf ("%s-%s.md", stamp, slug);
+  for (guint n = 2; fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && n < 1000; n++)
     {
-      g_free (path);
-      path = g_strdup_printf ("%s/%s-%s-%u.md", dir, stamp, slug, n);
+      g_free (name);
+      name = g_strdup_printf ("%s-%s-%u.md", stamp, slug, n);
     }
 
   content = g_string_new (NULL);
@@ -151,12 +310,12 @@ pd_plan_artifact_save (const char  *worktree,
   if (content->len == 0 || content->str[content->len - 1] != '\n')
     g_string_append_c (content, '\n');
 
-  /* g_file_set_contents writes a temporary file and renames it over. */
-  if (!g_file_set_contents_full (path, content->str, (gssize) content->len,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+  written = write_in_dir (dir_fd, dir, name, content, error);
+  close (dir_fd);
+  if (!written)
     return NULL;
 
-  return g_steal_pointer (&path);
+  return g_build_filename (dir, name, NULL);
 }
 
 /* Whether @path (resolved, absolute) is inside the worktree's plan folder:

@@ -1,5 +1,5 @@
 /* pd-safe-text.c: text from elsewhere, made safe to show. */
-#define G_LOG_DOMAIN "pd-import"
+#define G_LOG_DOMAIN "pd-safe-text"
 
 #include "config.h"
 
