@@ -270,12 +270,6 @@ guard_free (gpointer data)
 }
 
 static gboolean
-path_is_api (const char *path)
-{
-  return g_str_has_prefix (path, "/api") && (path[4] == '\0' || path[4] == '/');
-}
-
-static gboolean
 content_type_is_json (SoupMessageHeaders *headers)
 {
   const char *type = soup_message_headers_get_content_type (headers, NULL);
@@ -308,8 +302,12 @@ judge (Guard              *guard,
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
   const char *method = soup_server_message_get_method (msg);
   const char *host = soup_message_headers_get_list (headers, "Host");
-  gboolean api = path_is_api (path);
-  gboolean ws = strcmp (path, "/ws") == 0;
+  /* As libsoup routes: a handler of "/ws" takes "/ws/", "/ws;x" and
+   * "/wsanything" too (soup_path_map_lookup() matches a prefix, not a
+   * folder), so they are judged as the WebSocket is.  An exact "/ws" here
+   * let "/ws/" open a socket with no token from any page. */
+  gboolean api = g_str_has_prefix (path, "/api");
+  gboolean ws = g_str_has_prefix (path, "/ws");
   GUri *target = soup_server_message_get_uri (msg);
 
   /* RFC 9112 §3.2: more than one Host field line is a 400, and a Host

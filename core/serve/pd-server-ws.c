@@ -774,6 +774,12 @@ handle_ws (SoupServer        *soup,
       _pd_server_respond_error (msg, 403, "Forbidden");
       return;
     }
+  /* libsoup hands this handler every path that begins with "/ws". */
+  if (strcmp (path, "/ws") != 0)
+    {
+      _pd_server_respond_error (msg, 404, "not found");
+      return;
+    }
   if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
     {
       _pd_server_respond_error (msg, 405, "method not allowed");
