@@ -3,11 +3,16 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A header (role, a "Plan" badge on the protected plan message, the tool
- * name or call id, a copy button), the text, long output folded behind
- * "Show all", and each assistant tool call as an expander with its
- * arguments pretty-printed.  An assistant turn also shows its thinking
- * folded, and says when the model refused or its answer was cut off by the
- * output limit.  All of it is plain text.
+ * name or call id, a copy button), the text, tool output folded behind its
+ * first lines and "Show all", the system prompt folded whole, and each
+ * assistant tool call as an expander with its arguments pretty-printed; a
+ * call that started a subagent (Claude Code's Task) holds that subagent's
+ * conversation, built when opened.  Our own plan message shows as a plan
+ * card (its version, counts and steps), with the text the model reads
+ * folded.  An assistant turn also shows its thinking folded, and says when
+ * the model refused or its answer was cut off by the output limit.
+ * Assistant text is markdown rendered by pd_markdown: styles built in code,
+ * never markup; everything else is plain text.
  */
 #define G_LOG_DOMAIN "pd-message-row"
 
@@ -15,8 +20,11 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-markdown.h"
 #include "pd-message-row.h"
+#include "pd-plan.h"
 #include "pd-safe-text.h"
+#include "pd-ui-util-private.h"
 
 struct _PdMessageRow
 {
@@ -34,6 +42,9 @@ struct _PdMessageRow
   GtkExpander   *thinking_expander;
   GtkLabel      *thinking_label;
   GtkLabel      *content_label;
+  GtkWidget     *plan_card;
+  GtkLabel      *plan_card_title;
+  GtkWidget     *plan_card_steps;
   GtkLabel      *outcome_label;
   GtkExpander   *fold_expander;
   GtkLabel      *full_label;
@@ -64,10 +75,12 @@ role_title (const char *role)
   return role;
 }
 
-/* The first lines of @text, at most PD_MESSAGE_ROW_FOLD_CHARS, or NULL when
- * the whole text is short enough to show. */
+/* The first @max_lines lines of @text, at most PD_MESSAGE_ROW_FOLD_CHARS,
+ * or NULL when the whole text is short enough to show; "" when @max_lines
+ * is 0 (folded whole). */
 static char *
 fold_preview (const char *text,
+              guint       max_lines,
               guint      *n_lines)
 {
   const char *p;
@@ -78,12 +91,15 @@ fold_preview (const char *text,
     {
       if (*p == '\n')
         {
-          if (lines == PD_MESSAGE_ROW_FOLD_LINES && cut == NULL)
+          if (lines == max_lines && cut == NULL)
             cut = p;
           lines++;
         }
     }
   *n_lines = lines;
+
+  if (max_lines == 0)
+    return g_strdup ("");
 
   if (cut == NULL && (gsize) (p - text) <= PD_MESSAGE_ROW_FOLD_CHARS)
     return NULL;
@@ -146,58 +162,188 @@ object_string (JsonObject *object,
   return NULL;
 }
 
+static gint64
+object_int (JsonObject *object,
+            const char *name,
+            gint64      fallback)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+    return json_node_get_int (node);
+  return fallback;
+}
+
+/* An expander whose title wraps: titles hold model text of any length,
+ * and a phone-wide window must not grow for them. */
+static GtkWidget *
+wrapping_expander (const char *title)
+{
+  GtkWidget *expander = gtk_expander_new (NULL);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_text (GTK_LABEL (label), title);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_expander_set_label_widget (GTK_EXPANDER (expander), label);
+  return expander;
+}
+
+static GtkWidget *
+dim_caption (const char *text)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_widget_add_css_class (label, "caption");
+  return label;
+}
+
+/* The subagent's messages, as rows of their own, made when the person
+ * opens the subagent: a long Task costs nothing until then. */
+static void
+on_subagent_expanded (GtkExpander *expander)
+{
+  JsonArray *messages = g_object_get_data (G_OBJECT (expander), "messages");
+  GtkWidget *box = gtk_expander_get_child (expander);
+
+  if (!gtk_expander_get_expanded (expander) || messages == NULL || gtk_widget_get_first_child (box) != NULL)
+    return;
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+      g_autoptr(PdMessageItem) item = NULL;
+      GtkWidget *row;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      item = pd_message_item_new_from_json (i, json_node_get_object (node));
+      row = g_object_new (PD_TYPE_MESSAGE_ROW, "item", item, NULL);
+      gtk_widget_add_css_class (row, "pd-subagent-message");
+      gtk_box_append (GTK_BOX (box), row);
+    }
+}
+
+/* A call that started a subagent: its description and type, and its
+ * conversation folded under it. */
+static GtkWidget *
+subagent_widget (JsonObject *subagent)
+{
+  JsonNode *messages_node = json_object_get_member (subagent, "messages");
+  JsonArray *messages = messages_node && JSON_NODE_HOLDS_ARRAY (messages_node) ? json_node_get_array (messages_node) : NULL;
+  guint n = messages ? json_array_get_length (messages) : 0;
+  const char *description = object_string (subagent, "description");
+  const char *type = object_string (subagent, "agent_type");
+  g_autofree char *safe_description = pd_safe_text_line (description ? description : "");
+  g_autofree char *safe_type = type ? pd_safe_text_line (type) : NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *title = NULL;
+  GtkWidget *expander;
+  GtkWidget *box;
+
+  /* Translators: the number of messages of a subagent's conversation */
+  count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u message", "%u messages", n), n);
+  if (safe_description[0] != '\0' && safe_type != NULL)
+    /* Translators: a subagent's conversation: "Subagent (Explore): Find the callers · 12 messages" */
+    title = g_strdup_printf (_("Subagent (%s): %s · %s"), safe_type, safe_description, count);
+  else if (safe_description[0] != '\0')
+    title = g_strdup_printf (_("Subagent: %s · %s"), safe_description, count);
+  else
+    title = g_strdup_printf (_("Subagent · %s"), count);
+
+  expander = wrapping_expander (title);
+  gtk_widget_add_css_class (expander, "pd-subagent");
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_add_css_class (box, "pd-subagent-messages");
+  gtk_widget_set_margin_start (box, 12);
+  gtk_expander_set_child (GTK_EXPANDER (expander), box);
+  if (messages != NULL)
+    g_object_set_data_full (G_OBJECT (expander), "messages", json_array_ref (messages),
+                            (GDestroyNotify) json_array_unref);
+  g_signal_connect (expander, "notify::expanded", G_CALLBACK (on_subagent_expanded), NULL);
+
+  return expander;
+}
+
 static GtkWidget *
 tool_call_widget (JsonObject *call)
 {
   JsonNode *function_node = json_object_get_member (call, "function");
+  JsonNode *subagent_node = json_object_get_member (call, "subagent");
   JsonObject *function = NULL;
   g_autofree char *arguments = NULL;
-  g_autofree char *title = NULL;
+  g_autofree char *safe_arguments = NULL;
   g_autofree char *safe_name = NULL;
-  g_autofree char *safe_id = NULL;
+  g_autofree char *title = NULL;
   const char *name;
   const char *call_id;
   GtkWidget *expander;
   GtkWidget *box;
   GtkWidget *label;
+  gint64 cut;
 
   if (function_node != NULL && JSON_NODE_HOLDS_OBJECT (function_node))
     function = json_node_get_object (function_node);
   name = object_string (function, "name");
   call_id = object_string (call, "id");
-  {
-    g_autofree char *raw = pretty_arguments (function);
-
-    arguments = pd_safe_text_block (raw);
-  }
-  name = safe_name = pd_safe_text_line (name ? name : "?");
+  arguments = pretty_arguments (function);
+  safe_arguments = pd_safe_text_block (arguments);
+  safe_name = pd_safe_text_line (name ? name : "?");
 
   /* Translators: an assistant's tool call; %s is the tool's name. */
-  title = g_strdup_printf (_("Tool call: %s"), name);
-  expander = gtk_expander_new (title);
-  gtk_expander_set_use_markup (GTK_EXPANDER (expander), FALSE);
+  title = g_strdup_printf (_("Tool call: %s"), safe_name);
+  expander = wrapping_expander (title);
   gtk_widget_add_css_class (expander, "pd-tool-call");
 
   box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   gtk_widget_set_margin_start (box, 18);
   if (call_id != NULL)
     {
-      label = gtk_label_new ((safe_id = pd_safe_text_line (call_id)));
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-      gtk_widget_add_css_class (label, "dim-label");
-      gtk_widget_add_css_class (label, "caption");
-      gtk_box_append (GTK_BOX (box), label);
+      g_autofree char *safe_id = pd_safe_text_line (call_id);
+
+      gtk_box_append (GTK_BOX (box), dim_caption (safe_id));
     }
-  label = gtk_label_new (arguments);
+  label = gtk_label_new (NULL);
   gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_text (GTK_LABEL (label), safe_arguments);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_widget_add_css_class (label, "monospace");
   gtk_box_append (GTK_BOX (box), label);
+
+  /* An imported transcript cuts long arguments; say how much is missing. */
+  cut = object_int (call, "arguments_cut", 0);
+  if (cut > 0)
+    {
+      g_autofree char *note = NULL;
+
+      /* Translators: %s is a size such as "12.3 kB" */
+      g_autofree char *size = g_format_size ((guint64) cut);
+
+      note = g_strdup_printf (_("%s more not shown"), size);
+      gtk_box_append (GTK_BOX (box), dim_caption (note));
+    }
   gtk_expander_set_child (GTK_EXPANDER (expander), box);
+
+  if (subagent_node != NULL && JSON_NODE_HOLDS_OBJECT (subagent_node))
+    {
+      GtkWidget *outer = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+
+      gtk_box_append (GTK_BOX (outer), expander);
+      gtk_box_append (GTK_BOX (outer), subagent_widget (json_node_get_object (subagent_node)));
+      return outer;
+    }
 
   return expander;
 }
@@ -209,6 +355,71 @@ clear_calls (PdMessageRow *self)
 
   while ((child = gtk_widget_get_first_child (self->calls_box)) != NULL)
     gtk_box_remove (GTK_BOX (self->calls_box), child);
+}
+
+static void
+clear_box (GtkWidget *box)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (box)) != NULL)
+    gtk_box_remove (GTK_BOX (box), child);
+}
+
+/* Our own plan message as a card: its version and counts, then each step
+ * with its status as an icon and a word.  A plan that does not parse (an
+ * older or cut render) has no card; its text stays folded below. */
+static void
+pd_message_row_update_plan_card (PdMessageRow *self,
+                                 const char   *plan_text)
+{
+  g_autoptr(PdPlanState) state = NULL;
+  g_autofree char *title = NULL;
+  PdPlanCounts counts = { 0 };
+
+  clear_box (self->plan_card_steps);
+  if (plan_text != NULL)
+    state = pd_plan_parse (plan_text, PD_PLAN_STEP_CEILING, NULL);
+  gtk_widget_set_visible (self->plan_card, state != NULL);
+  if (state == NULL)
+    return;
+
+  pd_plan_state_count (state, &counts);
+  if (state->steps->len == 0 && state->version > 0)
+    /* Translators: a finished plan the model now sees collapsed to one line */
+    title = g_strdup_printf (_("Plan v%lld · all done"), (long long) state->version);
+  else if (counts.blocked > 0)
+    title = g_strdup_printf (_("Plan v%lld · %u/%u done · %u blocked"), (long long) state->version,
+                             counts.done, counts.steps, counts.blocked);
+  else
+    title = g_strdup_printf (_("Plan v%lld · %u/%u done"), (long long) state->version,
+                             counts.done, counts.steps);
+  gtk_label_set_text (self->plan_card_title, title);
+
+  for (guint i = 0; i < state->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (state->steps, i);
+      g_autofree char *status_class = g_strdup_printf ("pd-step-%s", pd_plan_step_status_to_string (step->status));
+      g_autofree char *title_text = pd_safe_text_line (step->title);
+      GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+      GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status));
+      GtkWidget *label = gtk_label_new (NULL);
+
+      gtk_widget_add_css_class (icon, status_class);
+      gtk_widget_set_valign (icon, GTK_ALIGN_START);
+      gtk_widget_set_tooltip_text (icon, _pd_step_status_label (step->status));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _pd_step_status_label (step->status), -1);
+      gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+      gtk_label_set_text (GTK_LABEL (label), title_text);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_box_append (GTK_BOX (line), icon);
+      gtk_box_append (GTK_BOX (line), label);
+      gtk_box_append (GTK_BOX (self->plan_card_steps), line);
+    }
 }
 
 static void
@@ -262,17 +473,28 @@ pd_message_row_update (PdMessageRow *self)
       gtk_widget_remove_css_class (GTK_WIDGET (self->full_label), "monospace");
     }
 
-  if (foldable)
-    preview = fold_preview (content, &n_lines);
+  if (is_tool)
+    preview = fold_preview (content, PD_MESSAGE_ROW_FOLD_LINES, &n_lines);
+  else if (foldable || is_plan)
+    preview = fold_preview (content, 0, &n_lines);
 
   gtk_expander_set_expanded (self->fold_expander, FALSE);
+  gtk_label_set_attributes (self->content_label, NULL);
   if (preview != NULL)
     {
       g_autofree char *show_all = NULL;
 
-      /* Translators: expands folded output; %u is its number of lines. */
-      show_all = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Show all (%u line)",
-                                               "Show all (%u lines)", n_lines), n_lines);
+      if (is_plan)
+        /* Translators: expands the plan message as the model reads it */
+        show_all = g_strdup (_("As the model reads it"));
+      else if (!is_tool)
+        /* Translators: expands the folded system prompt; %u is its number of lines. */
+        show_all = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "System prompt (%u line)",
+                                                 "System prompt (%u lines)", n_lines), n_lines);
+      else
+        /* Translators: expands folded output; %u is its number of lines. */
+        show_all = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Show all (%u line)",
+                                                 "Show all (%u lines)", n_lines), n_lines);
       gtk_label_set_text (self->content_label, preview);
       gtk_label_set_text (self->full_label, content);
       gtk_expander_set_label (self->fold_expander, show_all);
@@ -280,11 +502,17 @@ pd_message_row_update (PdMessageRow *self)
     }
   else
     {
-      gtk_label_set_text (self->content_label, content);
+      if (g_strcmp0 (role, "assistant") == 0)
+        pd_markdown_set_label (self->content_label, content);
+      else
+        gtk_label_set_text (self->content_label, content);
       gtk_label_set_text (self->full_label, "");
       gtk_widget_set_visible (GTK_WIDGET (self->fold_expander), FALSE);
     }
-  gtk_widget_set_visible (GTK_WIDGET (self->content_label), content[0] != '\0');
+  gtk_widget_set_visible (GTK_WIDGET (self->content_label),
+                          gtk_label_get_text (self->content_label)[0] != '\0');
+
+  pd_message_row_update_plan_card (self, is_plan ? content : NULL);
 
   /* Thinking is there to look into, not to read first: always folded. */
   {
@@ -337,7 +565,8 @@ on_fold_expander_expanded_cb (PdMessageRow *self)
 
   /* Expanded, the full text replaces the preview rather than repeating it. */
   gtk_widget_set_visible (GTK_WIDGET (self->content_label),
-                          !gtk_expander_get_expanded (self->fold_expander));
+                          !gtk_expander_get_expanded (self->fold_expander) &&
+                          gtk_label_get_text (self->content_label)[0] != '\0');
 }
 
 static void
@@ -443,6 +672,9 @@ pd_message_row_class_init (PdMessageRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, thinking_expander);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, thinking_label);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, content_label);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, plan_card);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, plan_card_title);
+  gtk_widget_class_bind_template_child (widget_class, PdMessageRow, plan_card_steps);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, outcome_label);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, fold_expander);
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, full_label);

@@ -10,9 +10,10 @@
 
 G_BEGIN_DECLS
 
-/* Tool output (and long system text) longer than this is folded. */
-#define PD_MESSAGE_ROW_FOLD_LINES 12
-#define PD_MESSAGE_ROW_FOLD_CHARS 1500
+/* Tool output longer than this is folded behind its first lines; the
+ * system prompt is always folded whole. */
+#define PD_MESSAGE_ROW_FOLD_LINES 3
+#define PD_MESSAGE_ROW_FOLD_CHARS 400
 
 #define PD_TYPE_MESSAGE_ROW (pd_message_row_get_type ())
 

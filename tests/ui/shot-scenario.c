@@ -6,8 +6,10 @@
  *
  * Runs the real application and, once its first window is up, brings it
  * into SCENARIO: "window" (as it is), "new-session" (the dialog, filled in),
- * "approval" (a replayed run asking to write a file) or "review" (a
- * replayed run in plan mode proposing a plan).  FOLDER is the working
+ * "approval" (a replayed run asking to write a file), "review" (a
+ * replayed run in plan mode proposing a plan) or "page" (the session
+ * PD_SHOT_SESSION on its page PD_SHOT_PAGE: now, transcript, events or
+ * history).  FOLDER is the working
  * directory of the runs; the replay files are written there.  It runs until
  * killed.  take-screenshots.sh captures the windows.
  */
@@ -19,6 +21,8 @@
 
 #include "pd-application.h"
 #include "pd-new-session-dialog.h"
+#include "pd-session-list.h"
+#include "pd-test-ui.h"
 #include "pd-window.h"
 
 static const char *scenario;
@@ -66,6 +70,24 @@ start_replay (PdWindow   *window,
     g_error ("%s", error->message);
 }
 
+/* Selects the session once the list has it, then its page. */
+static gboolean
+show_page (gpointer user_data)
+{
+  PdWindow *window = user_data;
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+  GtkWidget *views = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  const char *id = g_getenv ("PD_SHOT_SESSION");
+  const char *page = g_getenv ("PD_SHOT_PAGE");
+
+  if (id != NULL && !pd_session_list_select (PD_SESSION_LIST (list), id))
+    return G_SOURCE_CONTINUE;
+  if (page != NULL)
+    adw_view_stack_set_visible_child_name (ADW_VIEW_STACK (views), page);
+  g_object_unref (window);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 enter_scenario (gpointer user_data)
 {
@@ -86,6 +108,10 @@ enter_scenario (gpointer user_data)
   else if (g_str_equal (scenario, "review"))
     {
       start_replay (window, review_replay, "/plan Fix the greeting and document the script");
+    }
+  else if (g_str_equal (scenario, "page"))
+    {
+      g_timeout_add (100, show_page, g_object_ref (window));
     }
 
   g_object_unref (window);

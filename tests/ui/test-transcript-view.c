@@ -13,6 +13,8 @@
 
 #include "pd-message-item.h"
 #include "pd-message-row.h"
+#include "pd-plan.h"
+#include "pd-test-fixtures.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
 #include "pd-transcript-view.h"
@@ -194,16 +196,16 @@ test_transcript_shows_messages (void)
   g_assert_true (gtk_widget_has_css_class (label, "monospace"));
   gtk_expander_set_expanded (call, TRUE);
 
-  /* The long result is folded: twelve lines, then "Show all". */
+  /* The long result is folded: its first lines, then "Show all". */
   row = row_for_index (view, 4);
   fold = find_expander (GTK_WIDGET (row), "Show all (40 lines)");
   g_assert_nonnull (fold);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (fold)));
   g_assert_false (gtk_expander_get_expanded (fold));
-  label = pd_test_find_label_containing (GTK_WIDGET (row), "ok 12 - parser case 12");
+  label = pd_test_find_label_containing (GTK_WIDGET (row), "ok 3 - parser case 3");
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_get_visible (label));
-  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (label)), "ok 13 "));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (label)), "ok 4 "));
   g_assert_true (gtk_widget_has_css_class (label, "monospace"));
   /* Expanded, the whole output replaces the preview. */
   gtk_expander_set_expanded (fold, TRUE);
@@ -493,6 +495,89 @@ test_transcript_bidi_shown (void)
   gtk_window_destroy (window);
 }
 
+static gboolean
+is_label_containing_mapped (GtkWidget     *widget,
+                            gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+static gboolean
+is_image_with_tooltip (GtkWidget     *widget,
+                       gconstpointer  data)
+{
+  return GTK_IS_IMAGE (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+/* Our own session as a person reads it: the system prompt folded away, the
+ * plan message as a plan card (never its wrapper and check JSON), statuses
+ * as words, the answer's markdown rendered. */
+static void
+test_transcript_plain_language (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Add the export");
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (2);
+  g_autofree char *render = pd_plan_render_full (plan);
+  g_autofree char *nonce = pd_plan_new_nonce ();
+  g_autofree char *wrapped = pd_plan_wrap (render, nonce);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  PdMessageRow *row;
+  GtkExpander *fold;
+  GtkWidget *label;
+
+  g_assert_nonnull (strstr (wrapped, "<untrusted_content_"));
+  json_array_add_object_element (messages, pd_test_message ("system", "You are a careful coding agent.\nUse the plan tool."));
+  json_array_add_object_element (messages, pd_test_message ("system", wrapped));
+  json_array_add_object_element (messages, pd_test_message ("user", "Add the export"));
+  json_array_add_object_element (messages, pd_test_message ("assistant", "## Export added\n\nRun **make check** and `plandeck-agent sessions export`."));
+  pd_test_db_save (db, id, messages, 0, NULL);
+
+  window = pd_test_present (view, 900, 1400);
+  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
+  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  gtk_test_widget_wait_for_draw (view);
+
+  /* The system prompt: folded whole. */
+  row = row_for_index (view, 0);
+  fold = find_expander (GTK_WIDGET (row), "System prompt (2 lines)");
+  g_assert_nonnull (fold);
+  g_assert_false (gtk_expander_get_expanded (fold));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "careful coding agent"));
+
+  /* The plan: a card with its counts and steps, statuses as words; the
+   * text the model reads is folded, its wrapper and checks never shown. */
+  row = row_for_index (view, 1);
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "Plan v2 · 1/4 done · 1 blocked"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "Add the export subcommand"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, "In progress"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, "Blocked"));
+  g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "untrusted_content"));
+  g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "in_progress"));
+  g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "\"tool\""));
+  fold = find_expander (GTK_WIDGET (row), "As the model reads it");
+  g_assert_nonnull (fold);
+  g_assert_false (gtk_expander_get_expanded (fold));
+
+  /* The answer: markdown rendered, its markers gone. */
+  label = pd_test_find_first (GTK_WIDGET (row_for_index (view, 3)), is_label_containing_mapped, "Export added");
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                   "Export added\n\nRun make check and plandeck-agent sessions export.");
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_nonnull (gtk_label_get_attributes (GTK_LABEL (label)));
+
+  pd_test_screenshot (GTK_WIDGET (window), "transcript-plain-language");
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -500,6 +585,7 @@ main (int   argc,
   pd_test_views_init (&argc, &argv);
 
   g_test_add_func ("/pd/ui/transcript-view/shows-messages", test_transcript_shows_messages);
+  g_test_add_func ("/pd/ui/transcript-view/plain-language", test_transcript_plain_language);
   g_test_add_func ("/pd/ui/transcript-view/grows-in-place", test_transcript_grows_in_place);
   g_test_add_func ("/pd/ui/transcript-view/empty-and-switch", test_transcript_empty_and_switch);
   g_test_add_func ("/pd/ui/transcript-view/model-outcomes", test_transcript_model_outcomes);

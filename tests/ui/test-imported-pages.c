@@ -1,0 +1,449 @@
+/* test-import-pages.c: every page of another agent's session, in the window
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The project's own Claude Code, Codex and OpenCode transcripts
+ * (tests/fixtures) are imported from the window, as a new user does; then
+ * each session is opened on its Transcript, History and Events pages.  None
+ * may say it is empty when the transcript has messages, plan updates and
+ * tool calls: the Transcript lists every message (the core's count, read on
+ * its own), History one version per applied full-list update (the number in
+ * tests/fixtures/README.md), Events the tool calls and plan updates.  The
+ * third-party recordings in ../shared/fixtures are an extra run that skips
+ * when the folder is absent.  Each run is made at the default size and
+ * 360 px wide.
+ */
+#define G_LOG_DOMAIN "test-import-pages"
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "pd-db.h"
+#include "pd-events-view.h"
+#include "pd-history-view.h"
+#include "pd-local-source.h"
+#include "pd-message-row.h"
+#include "pd-session-list.h"
+#include "pd-session-reads.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-transcript-view.h"
+
+typedef struct
+{
+  const char *agent;          /* names the case */
+  const char *title_prefix;   /* how the session is found in the list */
+  int         n_versions;     /* applied full-list updates; -1: the core's count */
+} PageCase;
+
+/* tests/fixtures/README.md: "N lists applied" of each transcript. */
+static const PageCase own_cases[] = {
+  { "claude-code-todowrite", "Word count in the status bar", 4 },
+  { "claude-code-plan-mode", "Settings are read from", 6 },
+  { "claude-code-tasks", "Upload rate limits", 12 },
+  { "codex", "Add a --since filter", 6 },
+  { "codex-no-plan", "Why does `logtail tail`", 0 },
+  { "opencode", "Retry failed webhook deliveries", 3 },
+  { "opencode-subagent", "Find callers of deliver", 0 },
+};
+
+typedef struct
+{
+  const PageCase *cases;
+  guint           n_cases;
+  const char     *db_path;
+  int             width;     /* 0: the default size */
+} PagesRun;
+
+static void
+copy_tree (const char *from,
+           const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *src = g_build_filename (from, name, NULL);
+      g_autofree char *dst = g_build_filename (to, name, NULL);
+
+      if (g_file_test (src, G_FILE_TEST_IS_DIR))
+        copy_tree (src, dst);
+      else
+        {
+          g_autofree char *data = NULL;
+          gsize len = 0;
+
+          g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+          g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
+        }
+    }
+}
+
+static PdSessionList *
+session_list (PdWindow *window)
+{
+  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+}
+
+/* Returns: (transfer full) (nullable) */
+static PdSessionItem *
+find_session (PdWindow   *window,
+              const char *title_prefix)
+{
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (session_list (window)));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+
+      if (g_str_has_prefix (pd_session_item_get_title (item), title_prefix))
+        return g_steal_pointer (&item);
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *title_prefix;
+} FindWait;
+
+static gboolean
+session_listed (gpointer data)
+{
+  FindWait *wait = data;
+
+  g_autoptr(PdSessionItem) item = find_session (wait->window, wait->title_prefix);
+
+  return item != NULL;
+}
+
+static gboolean
+import_done (gpointer data)
+{
+  PdWindow *window = data;
+  PdSource *source = pd_window_get_source (window);
+
+  /* Once the import ends, its transcripts are followed. */
+  return PD_IS_LOCAL_SOURCE (source) && pd_local_source_get_n_followed (PD_LOCAL_SOURCE (source)) > 0 &&
+         pd_session_list_get_loaded (session_list (window)) && !pd_session_list_get_busy (session_list (window));
+}
+
+/* The view shows @id and @n items in @model. */
+typedef struct
+{
+  GtkWidget  *view;
+  GListModel *model;
+  const char *id;
+  guint       n;
+} PageWait;
+
+static gboolean
+page_filled (gpointer data)
+{
+  PageWait *wait = data;
+
+  if (g_getenv ("PD_TEST_DEBUG"))
+    g_printerr ("%s/%s busy=%d n=%u want %u\n", pd_session_view_get_session_id (PD_SESSION_VIEW (wait->view)), wait->id,
+                pd_session_view_get_busy (PD_SESSION_VIEW (wait->view)), g_list_model_get_n_items (wait->model), wait->n);
+  return g_strcmp0 (pd_session_view_get_session_id (PD_SESSION_VIEW (wait->view)), wait->id) == 0 &&
+         !pd_session_view_get_busy (PD_SESSION_VIEW (wait->view)) &&
+         g_list_model_get_n_items (wait->model) == wait->n;
+}
+
+/* Names the widgets that ask for more than @width, from @widget down. */
+static void
+print_wide_chain (GtkWidget *widget,
+                  int        width,
+                  guint      depth)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      if (minimum > width)
+        {
+          g_printerr ("# %*s%s.%s needs %d px%s%s\n", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
+                      gtk_widget_get_css_name (child), minimum, GTK_IS_LABEL (child) ? ": " : "",
+                      GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child)) : "");
+          print_wide_chain (child, width, depth + 1);
+        }
+    }
+}
+
+/* At 360 px, nothing on the page asks for more. */
+static void
+assert_fits (PdWindow   *window,
+             int         width,
+             const char *what)
+{
+  GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  int minimum = 0;
+
+  if (width == 0)
+    return;
+  pd_test_flush (GTK_WIDGET (window));
+  gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  if (minimum > width)
+    print_wide_chain (content, width, 0);
+  if (minimum > width)
+    g_error ("%s needs %d px, more than %d", what, minimum, width);
+}
+
+/* The page's own stack shows its content, not "No … Yet". */
+static void
+assert_not_empty_page (GtkWidget  *view,
+                       const char *what)
+{
+  GtkStack *stack = GTK_STACK (pd_test_find_widget (view, GTK_TYPE_STACK));
+
+  g_assert_nonnull (stack);
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (stack), "empty") == 0)
+    g_error ("%s says it is empty", what);
+}
+
+static GtkExpander *
+find_expander_prefix (GtkWidget  *root,
+                      const char *prefix)
+{
+  g_autoptr(GPtrArray) expanders = g_ptr_array_new ();
+
+  pd_test_collect (root, GTK_TYPE_EXPANDER, expanders);
+  for (guint i = 0; i < expanders->len; i++)
+    {
+      const char *label = gtk_expander_get_label (g_ptr_array_index (expanders, i));
+
+      if (label != NULL && g_str_has_prefix (label, prefix))
+        return g_ptr_array_index (expanders, i);
+    }
+  return NULL;
+}
+
+/* Claude Code's Task: the subagent's conversation is under the call that
+ * started it, folded, and its messages are rows of their own once open. */
+static void
+check_subagent_nested (GtkWidget *transcript)
+{
+  GtkExpander *subagent = NULL;
+  GtkWidget *box;
+  guint n_rows = 0;
+
+  /* The list builds rows for what is on screen: look through all of it. */
+  {
+    GtkScrolledWindow *scroller = GTK_SCROLLED_WINDOW (pd_test_find_widget (transcript, GTK_TYPE_SCROLLED_WINDOW));
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scroller);
+
+    double y = 0;
+
+    for (guint step = 0; subagent == NULL && step < 200 && y <= gtk_adjustment_get_upper (adjustment); step++)
+      {
+        y += MAX (gtk_adjustment_get_page_size (adjustment) / 2, 50);
+        gtk_adjustment_set_value (adjustment, y);
+        pd_test_flush (transcript);
+        subagent = find_expander_prefix (transcript, "Subagent");
+      }
+  }
+  g_assert_nonnull (subagent);
+  g_assert_false (gtk_expander_get_expanded (subagent));
+  /* Under a tool call's row. */
+  g_assert_nonnull (gtk_widget_get_ancestor (GTK_WIDGET (subagent), PD_TYPE_MESSAGE_ROW));
+  g_assert_nonnull (find_expander_prefix (gtk_widget_get_parent (GTK_WIDGET (subagent)), "Tool call: "));
+
+  gtk_expander_set_expanded (subagent, TRUE);
+  box = gtk_expander_get_child (subagent);
+  for (GtkWidget *child = gtk_widget_get_first_child (box); child; child = gtk_widget_get_next_sibling (child))
+    if (PD_IS_MESSAGE_ROW (child))
+      n_rows++;
+  /* The subagent's prompt, its TaskUpdate calls and their results. */
+  g_assert_cmpuint (n_rows, >=, 3);
+  g_assert_nonnull (find_expander_prefix (box, "Tool call: TaskUpdate"));
+  gtk_expander_set_expanded (subagent, FALSE);
+}
+
+/* Long tool output shows its first lines, the rest folded. */
+static void
+check_tool_output_folded (GtkWidget *transcript)
+{
+  GtkExpander *fold = find_expander_prefix (transcript, "Show all (");
+
+  g_assert_nonnull (fold);
+  g_assert_false (gtk_expander_get_expanded (fold));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (fold)));
+}
+
+static void
+check_pages (PdApplication *app,
+             PdWindow      *window,
+             gpointer       user_data)
+{
+  PagesRun *run = user_data;
+  AdwViewStack *views = ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  GtkWidget *transcript = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_TRANSCRIPT_VIEW);
+  GtkWidget *history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
+  GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  g_autoptr(PdSessionStore) store = NULL;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  for (guint i = 0; i < run->n_cases; i++)
+    {
+      FindWait find = { window, run->cases[i].title_prefix };
+
+      pd_test_wait_until (session_listed, &find, 30000, run->cases[i].title_prefix);
+    }
+  pd_test_wait_until (import_done, window, 30000, "the import to end");
+  store = pd_test_open_store (run->db_path);
+
+  for (guint i = 0; i < run->n_cases; i++)
+    {
+      const PageCase *c = &run->cases[i];
+      FindWait find = { window, c->title_prefix };
+      g_autoptr(JsonArray) messages = NULL;
+      g_autoptr(GPtrArray) versions = NULL;
+      g_autoptr(GPtrArray) stored_events = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdSessionItem) item = NULL;
+      g_autofree char *id = NULL;
+      PageWait wait;
+      g_autofree char *what = NULL;
+
+      pd_test_wait_until (session_listed, &find, 30000, c->title_prefix);
+      item = find_session (window, c->title_prefix);
+      /* The list may replace its items on a refresh: the id is copied. */
+      id = g_strdup (pd_session_item_get_id (item));
+      g_assert_true (pd_session_item_is_imported (item));
+      g_assert_true (pd_session_list_select (session_list (window), id));
+
+      /* What the core reads of the transcript, asked on its own. */
+      messages = pd_session_reads_load_messages (store, id, &error);
+      g_assert_no_error (error);
+      versions = pd_session_reads_list_plan_versions (store, id, &error);
+      g_assert_no_error (error);
+      stored_events = pd_session_reads_list_events (store, id, NULL, 0, 0, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (json_array_get_length (messages), >, 0);
+      g_assert_cmpuint (stored_events->len, >, 0);
+      if (c->n_versions >= 0)
+        g_assert_cmpuint (versions->len, ==, (guint) c->n_versions);
+
+      /* Transcript: every message. */
+      adw_view_stack_set_visible_child_name (views, "transcript");
+      wait = (PageWait) { transcript, pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (transcript)), id,
+                          json_array_get_length (messages) };
+      what = g_strdup_printf ("the Transcript of %s", c->title_prefix);
+      pd_test_wait_until (page_filled, &wait, 30000, what);
+      assert_not_empty_page (transcript, what);
+      assert_fits (window, run->width, what);
+      if (g_str_equal (c->agent, "claude-code-tasks"))
+        check_subagent_nested (transcript);
+      if (g_str_equal (c->agent, "claude-code-plan-mode"))
+        check_tool_output_folded (transcript);
+
+      /* History: one version per applied update. */
+      adw_view_stack_set_visible_child_name (views, "history");
+      g_free (what);
+      what = g_strdup_printf ("the History of %s", c->title_prefix);
+      wait = (PageWait) { history, pd_history_view_get_model (PD_HISTORY_VIEW (history)), id, versions->len };
+      pd_test_wait_until (page_filled, &wait, 30000, what);
+      if (versions->len > 0)
+        assert_not_empty_page (history, what);
+      assert_fits (window, run->width, what);
+
+      /* Events: the tool calls and plan updates. */
+      adw_view_stack_set_visible_child_name (views, "events");
+      g_free (what);
+      what = g_strdup_printf ("the Events of %s", c->title_prefix);
+      wait = (PageWait) { events, pd_events_view_get_model (PD_EVENTS_VIEW (events)), id, stored_events->len };
+      pd_test_wait_until (page_filled, &wait, 30000, what);
+      assert_not_empty_page (events, what);
+      assert_fits (window, run->width, what);
+    }
+}
+
+/* A home of the test's own holding @fixtures' transcripts of every agent,
+ * and an empty database in it. */
+static char *
+make_home (const char *fixtures,
+           char      **db_path)
+{
+  char *home = pd_test_make_tmp_dir ();
+  g_autofree char *claude = g_build_filename (home, "claude", NULL);
+  g_autofree char *codex = g_build_filename (home, "codex", NULL);
+  g_autofree char *claude_from = g_build_filename (fixtures, "claude-code", NULL);
+  g_autofree char *claude_to = g_build_filename (claude, "projects", NULL);
+  g_autofree char *codex_from = g_build_filename (fixtures, "codex", NULL);
+  g_autofree char *opencode_from = g_build_filename (fixtures, "opencode", "storage", NULL);
+  /* GLib reads XDG_DATA_HOME once: main() set it to a folder of this test. */
+  g_autofree char *opencode_to = g_build_filename (g_get_user_data_dir (), "opencode", "storage", NULL);
+
+  copy_tree (claude_from, claude_to);
+  copy_tree (codex_from, codex);
+  copy_tree (opencode_from, opencode_to);
+  g_setenv ("CLAUDE_CONFIG_DIR", claude, TRUE);
+  g_setenv ("CODEX_HOME", codex, TRUE);
+
+  *db_path = g_build_filename (home, "sessions.db", NULL);
+  {
+    g_autoptr(PdDb) created = pd_db_open (*db_path, PD_DB_CREATE, NULL);
+
+    g_assert_nonnull (created);
+  }
+  return home;
+}
+
+static void
+run_pages (const PageCase *cases,
+           guint           n_cases,
+           const char     *fixtures,
+           int             width)
+{
+  g_autofree char *db = NULL;
+  g_autofree char *home = make_home (fixtures, &db);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  PagesRun run = { cases, n_cases, db, width };
+
+  pd_test_reset_settings ();
+  if (width > 0)
+    {
+      g_settings_set_int (settings, "window-width", width);
+      g_settings_set_int (settings, "window-height", 720);
+    }
+  g_assert_cmpint (pd_test_run_app (args, check_pages, &run, NULL), ==, 0);
+}
+
+static void
+test_pages_own (void)
+{
+  run_pages (own_cases, G_N_ELEMENTS (own_cases), g_getenv ("PD_FIXTURES_DIR"), 0);
+}
+
+static void
+test_pages_own_narrow (void)
+{
+  run_pages (own_cases, G_N_ELEMENTS (own_cases), g_getenv ("PD_FIXTURES_DIR"), 360);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *data = g_dir_make_tmp ("pd-imported-pages-XXXXXX", NULL);
+
+  /* OpenCode's storage is found under the user data folder, which GLib
+   * reads once: a folder of this test's own, set before anything reads it. */
+  g_assert_nonnull (data);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/imported-pages/own", test_pages_own);
+  g_test_add_func ("/pd/ui/imported-pages/own-narrow", test_pages_own_narrow);
+
+  return g_test_run ();
+}
