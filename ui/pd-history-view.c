@@ -5,8 +5,14 @@
  * On the left the versions in order ("v3 · 12:04:31 · 2/5 done"), merged by
  * version on refresh; on the right the selected version as it was (status
  * glyph, id, title, note, check chips) and the PdPlanDiff from the version
- * before it.  The diff is computed in core; this file only words it.  All
- * plan text is set with gtk_label_set_text: plain, never markup.
+ * before it.  The diff is computed in core; this file only words it, with
+ * statuses as words.  Of a session imported from another agent, the steps
+ * the user ticked or unticked are marked, and its plan documents
+ * (ExitPlanMode, Codex's proposed plans) follow, their markdown rendered by
+ * pd_markdown.  When versions are missing from the list (the plan changed
+ * more than once in one turn, and a turn keeps only its last version), one
+ * line says which and why.  All plan text is set with gtk_label_set_text or
+ * pd_markdown: plain, never markup.
  */
 #define G_LOG_DOMAIN "pd-history-view"
 
@@ -16,6 +22,9 @@
 #include <adwaita.h>
 
 #include "pd-history-view.h"
+#include "pd-markdown.h"
+#include "pd-plan-artifact.h"
+#include "pd-safe-text.h"
 #include "pd-plan-version-item.h"
 #include "pd-event.h"
 #include "pd-json-util.h"
@@ -35,6 +44,7 @@ struct _PdHistoryView
   GtkStack           *stack;
   AdwStatusPage      *empty_page;
   GtkListView        *version_list;
+  GtkLabel           *gaps_label;
   GtkLabel           *plan_title;
   GtkLabel           *revision_label;
   GtkListBox         *steps_list;
@@ -42,6 +52,8 @@ struct _PdHistoryView
   GtkListBox         *changes_list;
   GtkLabel           *artifacts_title;
   GtkListBox         *artifacts_list;
+  GtkLabel           *documents_title;
+  GtkListBox         *documents_list;
 };
 
 G_DEFINE_FINAL_TYPE (PdHistoryView, pd_history_view, PD_TYPE_SESSION_VIEW)
@@ -99,8 +111,59 @@ check_chip (const PdPlanCheck *check)
   return chip;
 }
 
+/* What the user did to an imported agent's step, and what the agent said
+ * of it beyond our four statuses: read from the version's state JSON, where
+ * the transcript pages put "user_checked" and "agent_status". */
+static const char *
+step_mark (JsonObject *marks,
+           const char *step_id)
+{
+  JsonObject *mark = marks && json_object_has_member (marks, step_id) ? json_object_get_object_member (marks, step_id) : NULL;
+  JsonNode *checked = mark ? json_object_get_member (mark, "user_checked") : NULL;
+
+  if (checked != NULL && JSON_NODE_HOLDS_VALUE (checked) && json_node_get_value_type (checked) == G_TYPE_BOOLEAN)
+    return json_node_get_boolean (checked) ? _("Ticked by you") : _("Unticked by you");
+  if (mark != NULL && g_strcmp0 (json_object_get_string_member_with_default (mark, "agent_status", NULL), "cancelled") == 0)
+    return _("Cancelled by the agent");
+  return NULL;
+}
+
+/* Each step's object by id, from a version's state JSON. */
+static JsonObject *
+step_marks (const char *state_json)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  JsonObject *marks = json_object_new ();
+  JsonNode *root;
+  JsonNode *steps;
+
+  if (state_json == NULL || !json_parser_load_from_data (parser, state_json, -1, NULL))
+    return marks;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return marks;
+  steps = json_object_get_member (json_node_get_object (root), "steps");
+  if (steps == NULL || !JSON_NODE_HOLDS_ARRAY (steps))
+    return marks;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (steps)); i++)
+    {
+      JsonNode *step = json_array_get_element (json_node_get_array (steps), i);
+      const char *id;
+
+      if (!JSON_NODE_HOLDS_OBJECT (step))
+        continue;
+      id = json_object_get_string_member_with_default (json_node_get_object (step), "id", NULL);
+      if (id != NULL && (json_object_has_member (json_node_get_object (step), "user_checked") ||
+                         json_object_has_member (json_node_get_object (step), "agent_status")))
+        json_object_set_object_member (marks, id, json_object_ref (json_node_get_object (step)));
+    }
+  return marks;
+}
+
 static GtkWidget *
-step_row (const PdPlanStep *step)
+step_row (const PdPlanStep *step,
+          gboolean          imported,
+          const char       *mark)
 {
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status));
@@ -123,15 +186,28 @@ step_row (const PdPlanStep *step)
                                   -1);
   gtk_box_append (GTK_BOX (row), icon);
 
-  id = plain_label (step->id, "dim-label");
-  /* An id is read whole: the title wraps instead. */
-  gtk_label_set_wrap (GTK_LABEL (id), FALSE);
-  gtk_widget_set_valign (id, GTK_ALIGN_START);
-  gtk_box_append (GTK_BOX (line), id);
+  /* An id is read whole: the title wraps instead.  An imported agent's
+   * ids are Plandeck's own hashes, which say nothing: not shown. */
+  if (!imported)
+    {
+      id = plain_label (step->id, "dim-label");
+      gtk_label_set_wrap (GTK_LABEL (id), FALSE);
+      gtk_widget_set_valign (id, GTK_ALIGN_START);
+      gtk_box_append (GTK_BOX (line), id);
+    }
   title = plain_label (step->title, NULL);
   gtk_widget_set_hexpand (title, TRUE);
   gtk_box_append (GTK_BOX (line), title);
   gtk_box_append (GTK_BOX (text), line);
+
+  if (mark != NULL)
+    {
+      GtkWidget *badge = plain_label (mark, "pd-badge");
+
+      gtk_widget_add_css_class (badge, "caption");
+      gtk_widget_set_halign (badge, GTK_ALIGN_START);
+      gtk_box_append (GTK_BOX (text), badge);
+    }
 
   if (step->note != NULL && step->note[0] != '\0')
     {
@@ -166,9 +242,31 @@ quoted (const char *text)
   return g_strdup_printf (_("“%s”"), text ? text : "");
 }
 
+/* A status token of the plan ("in_progress") as a person reads it. */
+static const char *
+step_status_word (const char *token)
+{
+  PdPlanStepStatus status;
+
+  if (token != NULL && pd_plan_step_status_from_string (token, &status))
+    return _pd_step_status_label (status);
+  return token ? token : "";
+}
+
+static const char *
+check_status_word (const char *token)
+{
+  PdPlanCheckStatus status;
+
+  if (token != NULL && pd_plan_check_status_from_string (token, &status))
+    return _pd_check_status_label (status);
+  return token ? token : "";
+}
+
 /* How a person reads one change; plain text. */
 static char *
-change_text (const PdPlanDiffEntry *entry)
+change_text (const PdPlanDiffEntry *entry,
+             const char            *step_name)
 {
   switch (entry->kind)
     {
@@ -188,8 +286,9 @@ change_text (const PdPlanDiffEntry *entry)
       }
 
     case PD_PLAN_DIFF_STEP_STATUS:
-      /* The status tokens are the plan's own words: "s2 pending → in_progress" */
-      return g_strdup_printf ("%s %s → %s", entry->step_id, entry->old_value, entry->new_value);
+      /* Translators: a step's status changed: "s2: Pending → In progress" */
+      return g_strdup_printf (_("%s: %s → %s"), step_name, step_status_word (entry->old_value),
+                              step_status_word (entry->new_value));
 
     case PD_PLAN_DIFF_STEP_NOTE:
       {
@@ -212,11 +311,12 @@ change_text (const PdPlanDiffEntry *entry)
                               entry->new_value);
 
     case PD_PLAN_DIFF_CHECK_EVIDENCE:
-      /* "c1 pending → passed (call_x)" */
+      /* "c1: pending → passed (call_x)" */
       if (entry->new_detail != NULL)
-        return g_strdup_printf ("%s %s → %s (%s)", entry->check_id, entry->old_value,
-                                entry->new_value, entry->new_detail);
-      return g_strdup_printf ("%s %s → %s", entry->check_id, entry->old_value, entry->new_value);
+        return g_strdup_printf (_("%s: %s → %s (%s)"), entry->check_id, check_status_word (entry->old_value),
+                                check_status_word (entry->new_value), entry->new_detail);
+      return g_strdup_printf (_("%s: %s → %s"), entry->check_id, check_status_word (entry->old_value),
+                              check_status_word (entry->new_value));
 
     case PD_PLAN_DIFF_REVISION:
       if (entry->new_detail != NULL && entry->new_detail[0] != '\0')
@@ -255,11 +355,12 @@ change_icon_name (PdPlanDiffKind kind)
 }
 
 static GtkWidget *
-change_row (const PdPlanDiffEntry *entry)
+change_row (const PdPlanDiffEntry *entry,
+            const char            *step_name)
 {
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *icon = gtk_image_new_from_icon_name (change_icon_name (entry->kind));
-  g_autofree char *text = change_text (entry);
+  g_autofree char *text = change_text (entry, step_name);
   GtkWidget *label = plain_label (text, NULL);
 
   gtk_widget_set_margin_start (row, 12);
@@ -308,6 +409,8 @@ pd_history_view_show_selected (PdHistoryView *self)
   g_autoptr(PdPlanVersionItem) previous = NULL;
   g_autoptr(PdPlanDiff) diff = NULL;
   g_autofree char *title = NULL;
+  g_autoptr(JsonObject) marks = NULL;
+  gboolean imported = FALSE;
   const PdPlanState *state;
   PdPlanCounts counts = { 0 };
 
@@ -348,8 +451,14 @@ pd_history_view_show_selected (PdHistoryView *self)
   else
     gtk_widget_set_visible (GTK_WIDGET (self->revision_label), FALSE);
 
+  marks = step_marks (pd_plan_version_item_get_state_json (item));
+  imported = json_object_get_size (marks) > 0;
   for (guint i = 0; i < state->steps->len; i++)
-    gtk_list_box_append (self->steps_list, step_row (g_ptr_array_index (state->steps, i)));
+    {
+      const PdPlanStep *step = g_ptr_array_index (state->steps, i);
+
+      gtk_list_box_append (self->steps_list, step_row (step, imported, step_mark (marks, step->id)));
+    }
   if (state->steps->len == 0)
     list_box_add_placeholder_row (self->steps_list, _("The plan had no steps"));
 
@@ -365,7 +474,22 @@ pd_history_view_show_selected (PdHistoryView *self)
     gtk_label_set_text (self->changes_title, _("First version"));
 
   for (guint i = 0; i < diff->entries->len; i++)
-    gtk_list_box_append (self->changes_list, change_row (g_ptr_array_index (diff->entries, i)));
+    {
+      const PdPlanDiffEntry *entry = g_ptr_array_index (diff->entries, i);
+      g_autofree char *name = NULL;
+
+      /* An imported agent's step ids are made up by Plandeck: its title
+       * names the step. */
+      if (imported && entry->step_id != NULL)
+        for (guint j = 0; j < state->steps->len && name == NULL; j++)
+          {
+            const PdPlanStep *step = g_ptr_array_index (state->steps, j);
+
+            if (g_strcmp0 (step->id, entry->step_id) == 0)
+              name = quoted (step->title);
+          }
+      gtk_list_box_append (self->changes_list, change_row (entry, name ? name : entry->step_id));
+    }
   if (pd_plan_diff_is_empty (diff))
     list_box_add_placeholder_row (self->changes_list, _("No change to steps or checks"));
 }
@@ -539,6 +663,135 @@ on_artifacts_loaded (GObject      *object,
   gtk_widget_set_visible (GTK_WIDGET (self->artifacts_list), shown > 0);
 }
 
+/* --- plan documents of imported sessions ---------------------------------- */
+
+static const char *
+document_status_word (PdArtifactPlanStatus status)
+{
+  switch (status)
+    {
+    case PD_ARTIFACT_PLAN_APPROVED:
+      return C_("plan document", "Approved");
+    case PD_ARTIFACT_PLAN_REJECTED:
+      return C_("plan document", "Rejected");
+    case PD_ARTIFACT_PLAN_PROPOSED:
+    default:
+      return C_("plan document", "Proposed");
+    }
+}
+
+/* One plan document: its status, title and time, its markdown folded. */
+static GtkWidget *
+document_row (const PdArtifactPlan *plan)
+{
+  g_autofree char *title = pd_plan_artifact_title (plan->markdown ? plan->markdown : "");
+  g_autofree char *safe_title = pd_safe_text_line (title ? title : "");
+  g_autofree char *when = plan->time > 0 ? _pd_format_local_time (plan->time) : g_strdup ("");
+  g_autofree char *heading = NULL;
+  GtkWidget *expander = gtk_expander_new (NULL);
+  GtkWidget *heading_label;
+  GtkWidget *body = plain_label ("", NULL);
+
+  if (when[0] != '\0')
+    /* Translators: a plan document: "Approved · 14:02:11 · Move the settings to TOML" */
+    heading = g_strdup_printf (_("%s · %s · %s"), document_status_word (plan->status), when, safe_title);
+  else
+    heading = g_strdup_printf (_("%s · %s"), document_status_word (plan->status), safe_title);
+  heading_label = plain_label (heading, NULL);
+  gtk_expander_set_label_widget (GTK_EXPANDER (expander), heading_label);
+
+  pd_markdown_set_label (GTK_LABEL (body), plan->markdown);
+  gtk_label_set_selectable (GTK_LABEL (body), TRUE);
+  gtk_widget_set_margin_top (body, 8);
+  gtk_expander_set_child (GTK_EXPANDER (expander), body);
+
+  gtk_widget_set_margin_start (expander, 12);
+  gtk_widget_set_margin_end (expander, 12);
+  gtk_widget_set_margin_top (expander, 8);
+  gtk_widget_set_margin_bottom (expander, 8);
+  gtk_widget_add_css_class (expander, "pd-plan-document");
+
+  return expander;
+}
+
+static void
+on_documents_loaded (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(PdSessionViewRequest) request = user_data;
+  g_autoptr(GPtrArray) plans = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  PdHistoryView *self;
+
+  /* Our own sessions have no checklist to read: no documents, no error. */
+  checklist = pd_source_get_checklist_finish (PD_SOURCE (object), result, &plans, NULL);
+
+  if (!pd_session_view_request_is_current (request))
+    return;
+  self = PD_HISTORY_VIEW (request->view);
+
+  list_box_clear (self->documents_list);
+  for (guint i = 0; plans != NULL && i < plans->len; i++)
+    gtk_list_box_append (self->documents_list, document_row (g_ptr_array_index (plans, i)));
+  gtk_widget_set_visible (GTK_WIDGET (self->documents_title), plans != NULL && plans->len > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->documents_list), plans != NULL && plans->len > 0);
+}
+
+/* Versions a turn replaced before it was saved are not in the history:
+ * one line names them and says why, so no one wonders where v3 went. */
+static void
+pd_history_view_update_gaps (PdHistoryView *self)
+{
+  GListModel *model = G_LIST_MODEL (self->versions);
+  g_autoptr(GString) missing = g_string_new (NULL);
+  guint n_missing = 0;
+  guint n_named = 0;
+  gint64 previous = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdPlanVersionItem) item = g_list_model_get_item (model, i);
+      gint64 version = pd_plan_version_item_get_version (item);
+
+      if (i > 0 && version > previous + 1)
+        {
+          n_missing += (guint) MIN (version - previous - 1, (gint64) G_MAXUINT / 4);
+          /* The first few are named, the rest counted. */
+          for (gint64 v = previous + 1; v < version && n_named < 5; v++)
+            {
+              if (n_named > 0)
+                g_string_append (missing, ", ");
+              g_string_append_printf (missing, "v%lld", (long long) v);
+              n_named++;
+            }
+        }
+      previous = version;
+    }
+
+  if (n_missing > n_named)
+    {
+      /* Translators: more versions not listed than are named */
+      g_string_append_printf (missing, g_dngettext (GETTEXT_PACKAGE, " and %u more", " and %u more",
+                                                    n_missing - n_named), n_missing - n_named);
+    }
+
+  if (n_missing > 0)
+    {
+      g_autofree char *text = NULL;
+
+      /* Translators: %s names the versions, e.g. "v3, v7" */
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "Not listed: %s. The plan changed more than once in one turn, "
+                                           "and each turn keeps only its last version.",
+                                           "Not listed: %s. The plan changed more than once in one turn, "
+                                           "and each turn keeps only its last version.", n_missing),
+                              missing->str);
+      gtk_label_set_text (self->gaps_label, text);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->gaps_label), n_missing > 0);
+}
+
 static void
 on_history_loaded (GObject      *object,
                    GAsyncResult *result,
@@ -560,6 +813,7 @@ on_history_loaded (GObject      *object,
   else if (history != NULL)
     pd_history_view_merge (self, history);
 
+  pd_history_view_update_gaps (self);
   pd_history_view_update_state (self);
   pd_session_view_reload_done (request, error);
 }
@@ -568,6 +822,9 @@ static void
 pd_history_view_reload (PdSessionView        *view,
                         PdSessionViewRequest *request)
 {
+  /* The plan documents of an imported session come with its checklist. */
+  pd_source_get_checklist_async (request->source, request->session_id, request->cancellable,
+                                 on_documents_loaded, pd_session_view_request_copy (request));
   /* The approved plan files ride on the events; the versions end the reload. */
   pd_source_get_events_async (request->source, request->session_id, 0, 1000, request->cancellable,
                               on_artifacts_loaded, pd_session_view_request_copy (request));
@@ -581,6 +838,10 @@ pd_history_view_clear (PdSessionView *view)
   PdHistoryView *self = PD_HISTORY_VIEW (view);
 
   g_list_store_remove_all (self->versions);
+  list_box_clear (self->documents_list);
+  gtk_widget_set_visible (GTK_WIDGET (self->documents_title), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->documents_list), FALSE);
+  pd_history_view_update_gaps (self);
   pd_history_view_update_state (self);
 }
 
@@ -676,6 +937,7 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, version_list);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, gaps_label);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, plan_title);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, revision_label);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, steps_list);
@@ -683,6 +945,8 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, changes_list);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, artifacts_title);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, artifacts_list);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, documents_title);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, documents_list);
 }
 
 static void

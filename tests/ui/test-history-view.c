@@ -161,7 +161,7 @@ test_history_lists_versions_and_changes (void)
   gtk_test_widget_wait_for_draw (view);
   g_assert_nonnull (pd_test_find_label (view, "Plan — v3 · 1/3 done"));
   g_assert_nonnull (pd_test_find_label (view, "Changes from v2"));
-  g_assert_nonnull (pd_test_find_label (view, "c1 pending → passed (call_x)"));
+  g_assert_nonnull (pd_test_find_label (view, "c1: pending → passed (call_x)"));
   assert_rows_hold_their_children (view);
   g_assert_nonnull (pd_test_find_label (view, "s2 renamed: “Fix the parser” → “Fix the <b>parser</b>”"));
   /* Plan text is plain: the title shows its brackets. */
@@ -177,12 +177,12 @@ test_history_lists_versions_and_changes (void)
   g_assert_nonnull (pd_test_find_label (view, "Changes from v1"));
   g_assert_nonnull (pd_test_find_label (view, "Removed s3: Write docs"));
   g_assert_nonnull (pd_test_find_label (view, "Added s4: Add a regression test"));
-  g_assert_nonnull (pd_test_find_label (view, "s1 pending → done"));
-  g_assert_nonnull (pd_test_find_label (view, "s2 pending → in_progress"));
+  g_assert_nonnull (pd_test_find_label (view, "s1: Pending → Done"));
+  g_assert_nonnull (pd_test_find_label (view, "s2: Pending → In progress"));
   g_assert_nonnull (pd_test_find_label (view, "s2 note: “the lexer drops <b> tags”"));
   g_assert_nonnull (pd_test_find_label (view, "Revised: docs moved to a later session — dropped s3"));
   g_assert_nonnull (pd_test_find_label (view, "Revision reason: docs moved to a later session"));
-  g_assert_null (pd_test_find_label (view, "c1 pending → passed (call_x)"));
+  g_assert_null (pd_test_find_label (view, "c1: pending → passed (call_x)"));
   /* The plan as it was: s3 is gone, s4 is there. */
   g_assert_null (pd_test_find_label (view, "Write docs"));
   g_assert_nonnull (pd_test_find_label (view, "Add a regression test"));
@@ -356,6 +356,62 @@ test_history_empty_and_switch (void)
   pd_test_spin (300);
 }
 
+static gboolean
+is_mapped_label_with_prefix (GtkWidget     *widget,
+                             gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), data);
+}
+
+/* Versions a turn replaced before it was saved (v2, v3, v5) are not in the
+ * list, and one line says which and why; without gaps, no such line. */
+static void
+test_history_says_why_versions_are_missing (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autofree char *complete = pd_test_db_create_session (db, "Fix the lexer");
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  const gint64 saved[] = { 1, 4, 6 };
+  GtkWidget *view = pd_history_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  GtkWidget *label;
+
+  add_step (plan, "s1", "Read the parser", PD_PLAN_STEP_PENDING);
+  add_step (plan, "s2", "Fix the parser", PD_PLAN_STEP_PENDING);
+  for (guint i = 0; i < G_N_ELEMENTS (saved); i++)
+    {
+      plan->version = saved[i];
+      step (plan, "s1")->status = i > 0 ? PD_PLAN_STEP_DONE : PD_PLAN_STEP_PENDING;
+      pd_test_db_save (db, id, NULL, 0, plan);
+    }
+  save_three_versions (db, complete);
+
+  window = pd_test_present (view, 1000, 760);
+  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  pd_test_flush (view);
+
+  label = pd_test_find_first (view, is_mapped_label_with_prefix, "Not listed:");
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                   "Not listed: v2, v3, v5. The plan changed more than once in one turn, "
+                   "and each turn keeps only its last version.");
+  pd_test_screenshot (GTK_WIDGET (window), "history-gaps");
+
+  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), complete);
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  pd_test_flush (view);
+  g_assert_null (pd_test_find_first (view, is_mapped_label_with_prefix, "Not listed:"));
+
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -366,6 +422,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/history-view/status-glyphs-are-named", test_history_status_glyphs_are_named);
   g_test_add_func ("/pd/ui/history-view/empty-and-switch", test_history_empty_and_switch);
   g_test_add_func ("/pd/ui/history-view/lists-approved-plans", test_history_lists_approved_plans);
+  g_test_add_func ("/pd/ui/history-view/says-why-versions-are-missing", test_history_says_why_versions_are_missing);
 
   return g_test_run ();
 }

@@ -22,6 +22,7 @@
 #include "pd-db.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
+#include "pd-import-index.h"
 #include "pd-local-source.h"
 #include "pd-message-row.h"
 #include "pd-session-list.h"
@@ -277,6 +278,48 @@ check_tool_output_folded (GtkWidget *transcript)
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (fold)));
 }
 
+static gboolean
+is_mapped_label_with_prefix (GtkWidget     *widget,
+                             gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), data);
+}
+
+/* The user unticks the agent's first item (done by the agent). */
+static void
+untick_first_item (PdSessionStore *store,
+                   const char     *id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, id, &error);
+  PdChecklist *checklist;
+
+  g_assert_no_error (error);
+  checklist = pd_imported_session_get_checklist (session);
+  pd_checklist_set_checked (checklist, 0, FALSE);
+  g_assert_true (pd_import_index_save_annotations (store, id, checklist, &error));
+  g_assert_no_error (error);
+}
+
+/* Claude Code's plan mode: the newest version marks the step the user
+ * unticked, and both plan documents follow, with their answers. */
+static gboolean
+documents_shown (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_mapped_label_with_prefix, "Approved · ") != NULL;
+}
+
+static void
+check_history_marks_and_documents (GtkWidget *history)
+{
+  pd_test_wait_until (documents_shown, history, 30000, "the plan documents in History");
+  g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Unticked by you"));
+  g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Plan Documents"));
+  g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Rejected · "));
+  g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Approved · "));
+}
+
 static void
 check_pages (PdApplication *app,
              PdWindow      *window,
@@ -317,6 +360,8 @@ check_pages (PdApplication *app,
       /* The list may replace its items on a refresh: the id is copied. */
       id = g_strdup (pd_session_item_get_id (item));
       g_assert_true (pd_session_item_is_imported (item));
+      if (g_str_equal (c->agent, "claude-code-plan-mode"))
+        untick_first_item (store, id);
       g_assert_true (pd_session_list_select (session_list (window), id));
 
       /* What the core reads of the transcript, asked on its own. */
@@ -352,6 +397,8 @@ check_pages (PdApplication *app,
       pd_test_wait_until (page_filled, &wait, 30000, what);
       if (versions->len > 0)
         assert_not_empty_page (history, what);
+      if (g_str_equal (c->agent, "claude-code-plan-mode"))
+        check_history_marks_and_documents (history);
       assert_fits (window, run->width, what);
 
       /* Events: the tool calls and plan updates. */
