@@ -10,6 +10,11 @@
  * items (never the agent's text) are saved through the source, one save at
  * a time; a reload waits until the last save is written.
  *
+ * Each override shows a toast with Undo, which puts the item back as it
+ * was.  Below, the agent's own command that continues the session (claude
+ * --resume ID, codex resume ID, opencode --session ID) with Copy and, when a
+ * terminal is installed, Open in Terminal in the session's folder.
+ *
  * Every text of the agent is plain: labels never parse markup.
  */
 #define G_LOG_DOMAIN "pd-checklist-view"
@@ -20,6 +25,8 @@
 #include <adwaita.h>
 
 #include "pd-checklist-view.h"
+#include "pd-safe-text.h"
+#include "pd-terminal.h"
 
 #define SETTINGS_SCHEMA "io.github.plandeck.Plandeck"
 #define READ_AGENT_PLANS_KEY "read-agent-plans"
@@ -54,6 +61,13 @@ struct _PdChecklistView
   GtkButton     *add_button;
   GtkLabel      *plans_heading;
   GtkBox        *plans_box;
+  GtkWidget     *resume_bar;
+  GtkLabel      *resume_title;
+  GtkLabel      *resume_label;
+  GtkWidget     *copy_button;
+  GtkWidget     *terminal_button;
+
+  PdResumeCommand *resume;      /* (nullable) how to continue the session in its agent */
 };
 
 G_DEFINE_FINAL_TYPE (PdChecklistView, pd_checklist_view, PD_TYPE_SESSION_VIEW)
@@ -223,6 +237,104 @@ update_agent_row (PdChecklistView *self,
 
 static void pd_checklist_view_save (PdChecklistView *self);
 
+/* What Undo needs: the item, and the state the user's click replaced.  The
+ * view is held weakly: a toast may outlive it. */
+typedef struct
+{
+  GWeakRef     view;
+  PdChecklist *checklist;
+  guint        position;
+  gboolean     checked;      /* what the user set */
+} UndoData;
+
+static void
+undo_data_free (gpointer data)
+{
+  UndoData *undo = data;
+
+  g_weak_ref_clear (&undo->view);
+  g_clear_object (&undo->checklist);
+  g_free (undo);
+}
+
+static void
+undo_data_closure_free (gpointer  data,
+                        GClosure *closure)
+{
+  undo_data_free (data);
+}
+
+static void
+on_undo_clicked (AdwToast *toast,
+                 UndoData *undo)
+{
+  g_autoptr(PdChecklistView) self = g_weak_ref_get (&undo->view);
+  GtkListBoxRow *row;
+
+  /* Another session (or a newer read) is shown: nothing of this to undo. */
+  if (self == NULL || self->checklist != undo->checklist ||
+      undo->position >= pd_checklist_get_n_agent_items (self->checklist))
+    return;
+
+  pd_checklist_set_checked (self->checklist, undo->position, !undo->checked);
+  self->changes++;
+  row = gtk_list_box_get_row_at_index (self->agent_list, (int) undo->position);
+  if (row != NULL)
+    {
+      self->updating = TRUE;
+      update_agent_row (self, GTK_WIDGET (row), undo->position);
+      self->updating = FALSE;
+    }
+  update_summary (self);
+  pd_checklist_view_save (self);
+}
+
+/* "You ticked “Write the tests”" with Undo, in the window's toast overlay. */
+static void
+show_undo_toast (PdChecklistView *self,
+                 guint            position,
+                 gboolean         checked)
+{
+  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
+  const PdChecklistItem *item = pd_checklist_get_agent_item (self->checklist, position);
+  g_autofree char *text = pd_safe_text_line (item->text);
+  g_autofree char *short_text = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *escaped = NULL;
+  AdwToast *toast;
+  UndoData *undo;
+
+  if (overlay == NULL)
+    return;
+
+  /* A long item would fill the toast: its start is enough to know it. */
+  if (g_utf8_strlen (text, -1) > 40)
+    {
+      g_autofree char *head = g_utf8_substring (text, 0, 39);
+
+      short_text = g_strconcat (head, "…", NULL);
+    }
+  else
+    short_text = g_strdup (text);
+
+  title = checked ? g_strdup_printf (_("Ticked “%s”"), short_text)
+                  : g_strdup_printf (_("Unticked “%s”"), short_text);
+  /* AdwToast titles are Pango markup: the agent's text is escaped. */
+  escaped = g_markup_escape_text (title, -1);
+  toast = adw_toast_new (escaped);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+
+  undo = g_new0 (UndoData, 1);
+  g_weak_ref_init (&undo->view, self);
+  undo->checklist = g_object_ref (self->checklist);
+  undo->position = position;
+  undo->checked = checked;
+  g_signal_connect_data (toast, "button-clicked", G_CALLBACK (on_undo_clicked), undo,
+                         undo_data_closure_free, 0);
+  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
+}
+
 static void
 on_agent_toggled (GtkCheckButton  *check,
                   PdChecklistView *self)
@@ -240,6 +352,7 @@ on_agent_toggled (GtkCheckButton  *check,
   update_agent_row (self, row, position);
   update_summary (self);
   pd_checklist_view_save (self);
+  show_undo_toast (self, position, gtk_check_button_get_active (check));
 }
 
 static GtkWidget *
@@ -570,6 +683,106 @@ on_checklist_loaded (GObject      *object,
   pd_session_view_reload_done (request, error);
 }
 
+/* --- continuing the session in its own agent ------------------------------ */
+
+static const char *
+agent_name (const char *program)
+{
+  g_autofree char *base = program ? g_path_get_basename (program) : NULL;
+
+  if (g_strcmp0 (base, "claude") == 0)
+    return "Claude Code";
+  if (g_strcmp0 (base, "codex") == 0)
+    return "Codex";
+  if (g_strcmp0 (base, "opencode") == 0)
+    return "OpenCode";
+  return NULL;
+}
+
+static void
+pd_checklist_view_update_resume (PdChecklistView *self)
+{
+  g_autofree char *line = NULL;
+  g_autofree char *safe_line = NULL;
+  g_autofree char *title = NULL;
+  const char *name;
+
+  gtk_widget_set_visible (self->resume_bar, self->resume != NULL);
+  if (self->resume == NULL)
+    return;
+
+  name = agent_name (self->resume->argv[0]);
+  if (name != NULL)
+    /* Translators: %s is an agent, e.g. "Claude Code" */
+    title = g_strdup_printf (_("Continue in %s"), name);
+  else
+    title = g_strdup (_("Continue in Its Agent"));
+  gtk_label_set_text (self->resume_title, title);
+
+  line = pd_resume_command_to_string (self->resume);
+  safe_line = pd_safe_text_line (line);
+  gtk_label_set_text (self->resume_label, safe_line);
+  if (self->resume->workdir != NULL)
+    {
+      g_autofree char *safe_dir = pd_safe_text_line (self->resume->workdir);
+      /* Translators: %s is a folder */
+      g_autofree char *tooltip = g_strdup_printf (_("Runs in %s"), safe_dir);
+
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), tooltip);
+    }
+  else
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), NULL);
+  gtk_widget_set_visible (self->terminal_button, pd_terminal_is_available ());
+}
+
+static void
+on_resume_loaded (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PdSessionViewRequest) request = user_data;
+  g_autoptr(PdResumeCommand) resume = NULL;
+  PdChecklistView *self;
+
+  /* None for our own sessions, and none from a source that does not say. */
+  resume = pd_source_get_resume_command_finish (PD_SOURCE (object), result, NULL);
+
+  if (!pd_session_view_request_is_current (request))
+    return;
+  self = PD_CHECKLIST_VIEW (request->view);
+
+  g_clear_pointer (&self->resume, pd_resume_command_free);
+  self->resume = g_steal_pointer (&resume);
+  pd_checklist_view_update_resume (self);
+}
+
+static void
+on_copy_clicked (PdChecklistView *self)
+{
+  g_autofree char *line = NULL;
+  GtkWidget *overlay;
+
+  if (self->resume == NULL)
+    return;
+  line = pd_resume_command_to_string (self->resume);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), line);
+
+  overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
+  if (overlay != NULL)
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (_("Command copied")));
+}
+
+static void
+on_terminal_clicked (PdChecklistView *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->resume == NULL)
+    return;
+  if (!pd_terminal_launch ((const char * const *) self->resume->argv, self->resume->workdir, &error))
+    show_error (self, error->message);
+}
+
 static void
 pd_checklist_view_reload (PdSessionView        *view,
                           PdSessionViewRequest *request)
@@ -588,6 +801,9 @@ pd_checklist_view_reload (PdSessionView        *view,
 
   self->loading = TRUE;
   self->load_changes = self->changes;
+  if (self->resume == NULL)
+    pd_source_get_resume_command_async (request->source, request->session_id, request->cancellable,
+                                        on_resume_loaded, pd_session_view_request_copy (request));
   pd_source_get_checklist_async (request->source, request->session_id, request->cancellable,
                                  on_checklist_loaded, request);
 }
@@ -664,6 +880,8 @@ pd_checklist_view_clear (PdSessionView *view)
   self->save_again = FALSE;
   g_clear_object (&self->checklist);
   g_clear_pointer (&self->plans, g_ptr_array_unref);
+  g_clear_pointer (&self->resume, pd_resume_command_free);
+  pd_checklist_view_update_resume (self);
   show_error (self, NULL);
   pd_checklist_view_rebuild (self);
 }
@@ -694,6 +912,7 @@ pd_checklist_view_dispose (GObject *object)
   }
   g_clear_object (&self->checklist);
   g_clear_pointer (&self->plans, g_ptr_array_unref);
+  g_clear_pointer (&self->resume, pd_resume_command_free);
 
   G_OBJECT_CLASS (pd_checklist_view_parent_class)->dispose (object);
 }
@@ -724,6 +943,11 @@ pd_checklist_view_class_init (PdChecklistViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_button);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, plans_heading);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, plans_box);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, resume_bar);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, resume_title);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, resume_label);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, copy_button);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, terminal_button);
 }
 
 static void
@@ -746,6 +970,9 @@ pd_checklist_view_init (PdChecklistView *self)
   g_signal_connect_object (self->add_entry, "activate", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->add_button, "clicked", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->add_entry, "changed", G_CALLBACK (on_entry_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->copy_button, "clicked", G_CALLBACK (on_copy_clicked), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->terminal_button, "clicked", G_CALLBACK (on_terminal_clicked), self,
+                           G_CONNECT_SWAPPED);
 
   pd_checklist_view_rebuild (self);
 }

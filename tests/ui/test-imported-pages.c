@@ -19,6 +19,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-checklist-view.h"
 #include "pd-db.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
@@ -476,6 +477,198 @@ test_pages_own_narrow (void)
   run_pages (own_cases, G_N_ELEMENTS (own_cases), g_getenv ("PD_FIXTURES_DIR"), 360);
 }
 
+/* --- continue in the agent, and undo an override -------------------------- */
+
+typedef struct
+{
+  const char *db_path;
+  const char *record;     /* where the fake terminal writes what it was given */
+} ResumeRun;
+
+static gboolean
+is_visible_resume_bar (GtkWidget     *widget,
+                       gconstpointer  data)
+{
+  return gtk_widget_has_css_class (widget, "pd-resume-bar") && gtk_widget_get_mapped (widget);
+}
+
+static gboolean
+resume_shown (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_visible_resume_bar, NULL) != NULL;
+}
+
+static gboolean
+is_button_with_tooltip (GtkWidget     *widget,
+                        gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+static gboolean
+is_label_with_prefix (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), data);
+}
+
+static gboolean
+is_undo_button (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "_Undo") == 0;
+}
+
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_test (data, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+undo_shown (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_undo_button, NULL) != NULL;
+}
+
+static gboolean
+checklist_ready (gpointer data)
+{
+  PdChecklistView *view = data;
+
+  return pd_checklist_view_get_checklist (view) != NULL && !pd_checklist_view_is_busy (view) &&
+         gtk_widget_get_mapped (GTK_WIDGET (view));
+}
+
+static void
+check_resume_and_undo (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
+{
+  ResumeRun *run = user_data;
+  FindWait find = { window, "Upload rate limits" };
+  g_autoptr(PdSessionItem) item = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *workdir = NULL;
+  g_autofree char *id = NULL;
+  GtkWidget *bar;
+  GtkWidget *button;
+  PdChecklistView *checklist_view;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  pd_test_wait_until (session_listed, &find, 30000, find.title_prefix);
+  pd_test_wait_until (import_done, window, 30000, "the import to end");
+  item = find_session (window, find.title_prefix);
+  id = g_strdup (pd_session_item_get_id (item));
+  g_assert_true (pd_session_list_select (session_list (window), id));
+
+  /* The core's answer, asked on its own: Claude Code's own command. */
+  store = pd_test_open_store (run->db_path);
+  g_assert_true (pd_session_reads_get_resume (store, id, &argv, &workdir, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (argv[0], ==, "claude");
+  g_assert_cmpstr (argv[1], ==, "--resume");
+
+  /* The Now page offers it, with Copy and Open in Terminal. */
+  pd_test_wait_until (resume_shown, window, 30000, "the command that continues the session");
+  bar = pd_test_find_first (GTK_WIDGET (window), is_visible_resume_bar, NULL);
+  g_assert_nonnull (pd_test_find_label (bar, "Continue in Claude Code"));
+  {
+    g_autofree char *line = g_strjoinv (" ", argv);
+
+    g_assert_nonnull (pd_test_find_label (bar, line));
+  }
+
+  button = pd_test_find_first (bar, is_button_with_tooltip, "Copy the Command");
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+  {
+    GdkContentProvider *content = gdk_clipboard_get_content (gtk_widget_get_clipboard (GTK_WIDGET (window)));
+    g_auto(GValue) value = G_VALUE_INIT;
+    g_autofree char *line = g_strjoinv (" ", argv);
+
+    g_assert_nonnull (content);
+    g_value_init (&value, G_TYPE_STRING);
+    g_assert_true (gdk_content_provider_get_value (content, &value, NULL));
+    g_assert_cmpstr (g_value_get_string (&value), ==, line);
+  }
+
+  /* Open in Terminal: the terminal gets the command as separate words. */
+  button = pd_test_find_first (bar, is_button_with_tooltip, "Open in Terminal");
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+  pd_test_wait_until (file_exists, (gpointer) run->record, 30000, "the terminal to start");
+  {
+    g_autofree char *recorded = NULL;
+    g_auto(GStrv) lines = NULL;
+
+    /* Written whole by the script before it renames the file in place. */
+    g_assert_true (g_file_get_contents (run->record, &recorded, NULL, NULL));
+    lines = g_strsplit (recorded, "\n", -1);
+    for (guint i = 0; argv[i] != NULL; i++)
+      g_assert_cmpstr (lines[i], ==, argv[i]);
+    g_assert_cmpstr (lines[g_strv_length (argv)], ==, "");
+  }
+
+  /* Unticking the agent's first item shows a toast; Undo puts it back. */
+  checklist_view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_CHECKLIST_VIEW));
+  pd_test_wait_until (checklist_ready, checklist_view, 30000, "the checklist");
+  {
+    PdChecklist *checklist = pd_checklist_view_get_checklist (checklist_view);
+    GtkWidget *check = pd_test_find_widget (GTK_WIDGET (checklist_view), GTK_TYPE_CHECK_BUTTON);
+    gboolean was = gtk_check_button_get_active (GTK_CHECK_BUTTON (check));
+    gboolean overridden;
+
+    g_assert_cmpuint (pd_checklist_get_n_overrides (checklist), ==, 0);
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (check), !was);
+    g_assert_cmpuint (pd_checklist_get_n_overrides (pd_checklist_view_get_checklist (checklist_view)), ==, 1);
+    pd_test_wait_until (undo_shown, window, 10000, "the toast with Undo");
+    g_assert_nonnull (pd_test_find_first (GTK_WIDGET (window), is_label_with_prefix,
+                                          was ? "Unticked “Write a token bucket" : "Ticked “Write a token bucket"));
+    g_signal_emit_by_name (pd_test_find_first (GTK_WIDGET (window), is_undo_button, NULL), "clicked");
+    pd_test_flush (GTK_WIDGET (window));
+    check = pd_test_find_widget (GTK_WIDGET (checklist_view), GTK_TYPE_CHECK_BUTTON);
+    g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)) == was);
+    checklist = pd_checklist_view_get_checklist (checklist_view);
+    g_assert_false (pd_checklist_get_override (checklist, 0, &overridden));
+    pd_test_wait_until (checklist_ready, checklist_view, 30000, "the undo to be saved");
+  }
+  {
+    g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, id, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (pd_checklist_get_n_overrides (pd_imported_session_get_checklist (session)), ==, 0);
+  }
+}
+
+/* A terminal of the test's own on PATH, first of those Plandeck knows:
+ * it writes the words it was given, one a line, to @record. */
+static void
+test_resume_and_undo (void)
+{
+  g_autofree char *db = NULL;
+  g_autofree char *home = make_home (g_getenv ("PD_FIXTURES_DIR"), &db);
+  g_autofree char *bin = g_build_filename (home, "bin", NULL);
+  g_autofree char *terminal = g_build_filename (bin, "xdg-terminal-exec", NULL);
+  g_autofree char *record = g_build_filename (home, "terminal-args", NULL);
+  g_autofree char *script = g_strdup_printf ("#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s.tmp'\nmv '%s.tmp' '%s'\n",
+                                             record, record, record);
+  g_autofree char *path = g_strconcat (bin, ":", g_getenv ("PATH"), NULL);
+  const char *args[] = { "--db", db, NULL };
+  ResumeRun run = { db, record };
+
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (terminal, script, -1, NULL));
+  g_assert_cmpint (g_chmod (terminal, 0700), ==, 0);
+  g_setenv ("PATH", path, TRUE);
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_resume_and_undo, &run, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -491,6 +684,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/imported-pages/own", test_pages_own);
   g_test_add_func ("/pd/ui/imported-pages/own-narrow", test_pages_own_narrow);
+  g_test_add_func ("/pd/ui/imported-pages/resume-and-undo", test_resume_and_undo);
 
   return g_test_run ();
 }
