@@ -36,6 +36,7 @@ enum {
   PROP_0,
   PROP_SEQ,
   PROP_EVENT_TYPE,
+  PROP_TYPE_LABEL,
   PROP_TIME_TEXT,
   PROP_ITERATION_TEXT,
   PROP_TOOL,
@@ -77,6 +78,9 @@ pd_event_item_get_property (GObject    *object,
     case PROP_EVENT_TYPE:
       g_value_set_string (value, self->event_type);
       break;
+    case PROP_TYPE_LABEL:
+      g_value_set_string (value, _pd_event_type_label (self->event_type));
+      break;
     case PROP_TIME_TEXT:
       g_value_set_string (value, self->time_text);
       break;
@@ -107,6 +111,10 @@ pd_event_item_class_init (PdEventItemClass *klass)
                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_EVENT_TYPE] =
     g_param_spec_string ("event-type", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* The type as a person reads it ("Tool call started"). */
+  properties[PROP_TYPE_LABEL] =
+    g_param_spec_string ("type-label", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_TIME_TEXT] =
     g_param_spec_string ("time-text", NULL, NULL, NULL,

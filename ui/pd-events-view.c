@@ -610,6 +610,28 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_jump_clicked_cb);
 }
 
+/* The type filter lists event types by their words, not their tokens. */
+static void
+on_type_setup (GtkSignalListItemFactory *factory,
+               GtkListItem              *list_item)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_list_item_set_child (list_item, label);
+}
+
+static void
+on_type_bind (GtkSignalListItemFactory *factory,
+              GtkListItem              *list_item)
+{
+  GtkStringObject *item = gtk_list_item_get_item (list_item);
+
+  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (list_item)),
+                      _pd_event_type_label (gtk_string_object_get_string (item)));
+}
+
 static void
 pd_events_view_init (PdEventsView *self)
 {
@@ -621,6 +643,13 @@ pd_events_view_init (PdEventsView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   gtk_drop_down_set_model (self->type_dropdown, G_LIST_MODEL (self->types));
+  {
+    g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+
+    g_signal_connect (factory, "setup", G_CALLBACK (on_type_setup), NULL);
+    g_signal_connect (factory, "bind", G_CALLBACK (on_type_bind), NULL);
+    gtk_drop_down_set_factory (self->type_dropdown, factory);
+  }
   gtk_drop_down_set_selected (self->type_dropdown, 0);
 
   self->events = g_list_store_new (PD_TYPE_EVENT_ITEM);

@@ -128,6 +128,16 @@ step_mark (JsonObject *marks,
   return NULL;
 }
 
+static gboolean
+step_cancelled (JsonObject *marks,
+                const char *step_id)
+{
+  JsonObject *mark = marks && json_object_has_member (marks, step_id) ? json_object_get_object_member (marks, step_id) : NULL;
+
+  return mark != NULL && !json_object_has_member (mark, "user_checked") &&
+         g_strcmp0 (json_object_get_string_member_with_default (mark, "agent_status", NULL), "cancelled") == 0;
+}
+
 /* Each step's object by id, from a version's state JSON. */
 static JsonObject *
 step_marks (const char *state_json)
@@ -411,6 +421,7 @@ pd_history_view_show_selected (PdHistoryView *self)
   g_autofree char *title = NULL;
   g_autoptr(JsonObject) marks = NULL;
   gboolean imported = FALSE;
+  guint n_cancelled;
   const PdPlanState *state;
   PdPlanCounts counts = { 0 };
 
@@ -431,7 +442,13 @@ pd_history_view_show_selected (PdHistoryView *self)
   state = pd_plan_version_item_get_state (item);
 
   pd_plan_state_count (state, &counts);
-  if (counts.blocked > 0)
+  n_cancelled = MIN (pd_plan_version_item_get_n_cancelled (item), counts.blocked);
+  if (n_cancelled > 0)
+    /* Translators: an imported agent's plan: "Plan — v3 · 2/3 done · 1 cancelled" */
+    title = g_strdup_printf (_("Plan — v%lld · %u/%u done · %u cancelled"),
+                             (long long) pd_plan_version_item_get_version (item),
+                             counts.done, counts.steps - n_cancelled, n_cancelled);
+  else if (counts.blocked > 0)
     title = g_strdup_printf (_("Plan — v%lld · %u/%u done · %u blocked"),
                              (long long) pd_plan_version_item_get_version (item),
                              counts.done, counts.steps, counts.blocked);
@@ -488,6 +505,19 @@ pd_history_view_show_selected (PdHistoryView *self)
             if (g_strcmp0 (step->id, entry->step_id) == 0)
               name = quoted (step->title);
           }
+      /* "Blocked" is how the pages write an agent's cancelled item. */
+      if (entry->kind == PD_PLAN_DIFF_STEP_STATUS && g_strcmp0 (entry->new_value, "blocked") == 0 &&
+          step_cancelled (marks, entry->step_id))
+        {
+          g_autofree char *text = g_strdup_printf (_("%s: %s → %s"), name ? name : entry->step_id,
+                                                   step_status_word (entry->old_value), _("Cancelled"));
+          GtkWidget *row = change_row (entry, name ? name : entry->step_id);
+          GtkWidget *label = gtk_widget_get_last_child (row);
+
+          gtk_label_set_text (GTK_LABEL (label), text);
+          gtk_list_box_append (self->changes_list, row);
+          continue;
+        }
       gtk_list_box_append (self->changes_list, change_row (entry, name ? name : entry->step_id));
     }
   if (pd_plan_diff_is_empty (diff))

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "pd-plan-version-item.h"
@@ -23,6 +25,7 @@ struct _PdPlanVersionItem
   char        *state_json;
   PdPlanState *state;
   char        *label;
+  guint        n_cancelled;
 };
 
 G_DEFINE_FINAL_TYPE (PdPlanVersionItem, pd_plan_version_item, G_TYPE_OBJECT)
@@ -92,6 +95,40 @@ pd_plan_version_item_init (PdPlanVersionItem *self)
 {
 }
 
+/* Steps an imported agent cancelled (and the user did not tick): our plans
+ * have no such status, so the pages write them "blocked" with the agent's
+ * own word beside it.  Like the sidebar, they count neither way. */
+static guint
+count_cancelled (const char *state_json)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  JsonNode *root;
+  JsonNode *steps;
+  guint n = 0;
+
+  if (strstr (state_json, "agent_status") == NULL || !json_parser_load_from_data (parser, state_json, -1, NULL))
+    return 0;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return 0;
+  steps = json_object_get_member (json_node_get_object (root), "steps");
+  if (steps == NULL || !JSON_NODE_HOLDS_ARRAY (steps))
+    return 0;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (steps)); i++)
+    {
+      JsonNode *node = json_array_get_element (json_node_get_array (steps), i);
+      JsonObject *step;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      step = json_node_get_object (node);
+      if (g_strcmp0 (json_object_get_string_member_with_default (step, "agent_status", NULL), "cancelled") == 0 &&
+          g_strcmp0 (json_object_get_string_member_with_default (step, "status", NULL), "blocked") == 0)
+        n++;
+    }
+  return n;
+}
+
 /**
  * pd_plan_version_item_new:
  * @state_json: pd_plan_state_to_json() of that version
@@ -118,9 +155,10 @@ pd_plan_version_item_new (gint64      version,
     }
 
   pd_plan_state_count (self->state, &counts);
+  self->n_cancelled = count_cancelled (self->state_json);
   /* Translators: a plan version in the history list: "v3 · 12:04:31 · 2/5 done" */
   self->label = g_strdup_printf (_("v%lld · %s · %u/%u done"), (long long) version, time,
-                                 counts.done, counts.steps);
+                                 counts.done, counts.steps - MIN (self->n_cancelled, counts.steps));
 
   return self;
 }
@@ -163,4 +201,12 @@ pd_plan_version_item_get_label (PdPlanVersionItem *self)
 {
   g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), NULL);
   return self->label;
+}
+
+/* Steps the imported agent cancelled, counted in neither done nor total. */
+guint
+pd_plan_version_item_get_n_cancelled (PdPlanVersionItem *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), 0);
+  return self->n_cancelled;
 }

@@ -20,5 +20,6 @@ gint64             pd_plan_version_item_get_created_at (PdPlanVersionItem *self)
 const char        *pd_plan_version_item_get_state_json (PdPlanVersionItem *self);
 const PdPlanState *pd_plan_version_item_get_state      (PdPlanVersionItem *self);
 const char        *pd_plan_version_item_get_label      (PdPlanVersionItem *self);
+guint              pd_plan_version_item_get_n_cancelled (PdPlanVersionItem *self);
 
 G_END_DECLS

@@ -16,5 +16,6 @@ gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
 const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);
 const char *_pd_step_status_label      (PdPlanStepStatus    status);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
+const char *_pd_event_type_label       (const char         *type);
 
 G_END_DECLS

@@ -124,3 +124,39 @@ _pd_check_status_label (PdPlanCheckStatus status)
       return C_("check status", "pending");
     }
 }
+
+/* An event type ("tool_call_started") as a person reads it ("Tool call
+ * started"); a type this build does not know is shown as it is. */
+const char *
+_pd_event_type_label (const char *type)
+{
+  static const struct { const char *type; const char *label; } labels[] = {
+    { "run_started", N_("Run started") },
+    { "iteration_completed", N_("Step completed") },
+    { "tool_call_started", N_("Tool call started") },
+    { "tool_call_completed", N_("Tool call completed") },
+    { "tool_call_failed", N_("Tool call failed") },
+    { "session_saved", N_("Session saved") },
+    { "context_trimmed", N_("Context trimmed") },
+    { "budget_exceeded", N_("Budget exceeded") },
+    { "run_completed", N_("Run completed") },
+    { "run_failed", N_("Run failed") },
+    { "plan_created", N_("Plan created") },
+    { "plan_updated", N_("Plan updated") },
+    { "plan_blocked", N_("Plan blocked") },
+    { "plan_reassessment", N_("Plan reassessed") },
+    { "plan_validation_failed", N_("Plan refused") },
+    { "subagent_spawned", N_("Subagent started") },
+    { "subagent_completed", N_("Subagent finished") },
+    { "side_call_usage", N_("Side call") },
+    { "plan_mode", N_("Plan mode") },
+    { "plan_artifact_saved", N_("Plan saved") },
+    { "turn_discarded", N_("Turn discarded") },
+    { "provider_retry", N_("Retrying the provider") },
+  };
+
+  for (guint i = 0; type != NULL && i < G_N_ELEMENTS (labels); i++)
+    if (g_str_equal (type, labels[i].type))
+      return _(labels[i].label);
+  return type;
+}

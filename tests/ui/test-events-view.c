@@ -106,7 +106,9 @@ test_events_tail_live (void)
   g_assert_cmpuint (strlen (pd_event_item_get_time_text (g_ptr_array_index (before, 0))), ==, 8);
   gtk_test_widget_wait_for_draw (view);
   g_assert_nonnull (pd_test_find_label (view, "shell · 412 ms"));
-  g_assert_nonnull (pd_test_find_label (view, "tool_call_completed"));
+  /* The type in words; the token stays in the details' JSON. */
+  g_assert_nonnull (pd_test_find_label (view, "Tool call completed"));
+  g_assert_null (pd_test_find_label (view, "tool_call_completed"));
 
   /* Select the tool call: its JSON in the details pane. */
   selection = column_model (view);

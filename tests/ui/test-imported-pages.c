@@ -321,6 +321,14 @@ check_history_marks_and_documents (GtkWidget *history)
   g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Approved · "));
 }
 
+static void check_each_session (PagesRun       *run,
+                                PdWindow       *window,
+                                AdwViewStack   *views,
+                                GtkWidget      *transcript,
+                                GtkWidget      *history,
+                                GtkWidget      *events,
+                                PdSessionStore *store);
+
 static void
 check_pages (PdApplication *app,
              PdWindow      *window,
@@ -343,6 +351,45 @@ check_pages (PdApplication *app,
   pd_test_wait_until (import_done, window, 30000, "the import to end");
   store = pd_test_open_store (run->db_path);
 
+  /* A case with no title stands for every session listed. */
+  {
+    GListModel *model = G_LIST_MODEL (pd_session_list_get_model (session_list (window)));
+    g_autoptr(GArray) expanded = g_array_new (FALSE, FALSE, sizeof (PageCase));
+    g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint i = 0; i < run->n_cases; i++)
+      {
+        if (run->cases[i].title_prefix[0] != '\0')
+          {
+            g_array_append_val (expanded, run->cases[i]);
+            continue;
+          }
+        for (guint j = 0; j < g_list_model_get_n_items (model); j++)
+          {
+            g_autoptr(PdSessionItem) listed = g_list_model_get_item (model, j);
+            PageCase each = { run->cases[i].agent, NULL, -1 };
+
+            g_ptr_array_add (titles, g_strdup (pd_session_item_get_title (listed)));
+            each.title_prefix = g_ptr_array_index (titles, titles->len - 1);
+            g_array_append_val (expanded, each);
+          }
+      }
+    g_assert_cmpuint (expanded->len, >, 0);
+    run->cases = (const PageCase *) expanded->data;
+    run->n_cases = expanded->len;
+    check_each_session (run, window, views, transcript, history, events, store);
+  }
+}
+
+static void
+check_each_session (PagesRun       *run,
+                    PdWindow       *window,
+                    AdwViewStack   *views,
+                    GtkWidget      *transcript,
+                    GtkWidget      *history,
+                    GtkWidget      *events,
+                    PdSessionStore *store)
+{
   for (guint i = 0; i < run->n_cases; i++)
     {
       const PageCase *c = &run->cases[i];
@@ -409,6 +456,8 @@ check_pages (PdApplication *app,
       wait = (PageWait) { events, pd_events_view_get_model (PD_EVENTS_VIEW (events)), id, stored_events->len };
       pd_test_wait_until (page_filled, &wait, 30000, what);
       assert_not_empty_page (events, what);
+      /* Types in words, as on every page. */
+      g_assert_null (pd_test_find_first (events, is_mapped_label_with_prefix, "tool_call_"));
       assert_fits (window, run->width, what);
     }
 }
@@ -430,8 +479,16 @@ make_home (const char *fixtures,
   g_autofree char *opencode_to = g_build_filename (g_get_user_data_dir (), "opencode", "storage", NULL);
 
   copy_tree (claude_from, claude_to);
-  copy_tree (codex_from, codex);
-  copy_tree (opencode_from, opencode_to);
+  /* The shared recordings hold Codex and OpenCode files in no agent's
+   * layout: only what is laid out as the agents store it is copied. */
+  {
+    g_autofree char *codex_sessions = g_build_filename (codex_from, "sessions", NULL);
+
+    if (g_file_test (codex_sessions, G_FILE_TEST_IS_DIR))
+      copy_tree (codex_from, codex);
+  }
+  if (g_file_test (opencode_from, G_FILE_TEST_IS_DIR))
+    copy_tree (opencode_from, opencode_to);
   g_setenv ("CLAUDE_CONFIG_DIR", claude, TRUE);
   g_setenv ("CODEX_HOME", codex, TRUE);
 
@@ -469,6 +526,29 @@ static void
 test_pages_own (void)
 {
   run_pages (own_cases, G_N_ELEMENTS (own_cases), g_getenv ("PD_FIXTURES_DIR"), 0);
+}
+
+/* The third-party Claude Code recordings of ../shared/fixtures: every
+ * session of them, each page against the core's own count.  (Their Codex
+ * and OpenCode files are single files and storage snapshots the window's
+ * import does not find in an agent's layout: the core tests read those.) */
+static const PageCase shared_cases[] = {
+  { "shared-claude-code-log-sample", "", -1 },
+};
+
+static void
+test_pages_shared (void)
+{
+  const char *fixtures = g_getenv ("PD_SHARED_FIXTURES_DIR");
+  g_autofree char *claude = fixtures ? g_build_filename (fixtures, "claude-code", NULL) : NULL;
+
+  if (claude == NULL || !g_file_test (claude, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("../shared/fixtures (the third-party recordings) is not beside the source tree: this extra "
+                   "check is skipped; /pd/ui/imported-pages/own ran on the project's own fixtures");
+      return;
+    }
+  run_pages (shared_cases, G_N_ELEMENTS (shared_cases), fixtures, 0);
 }
 
 static void
@@ -684,6 +764,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/imported-pages/own", test_pages_own);
   g_test_add_func ("/pd/ui/imported-pages/own-narrow", test_pages_own_narrow);
+  g_test_add_func ("/pd/ui/imported-pages/shared", test_pages_shared);
   g_test_add_func ("/pd/ui/imported-pages/resume-and-undo", test_resume_and_undo);
 
   return g_test_run ();
