@@ -68,6 +68,7 @@ struct _PdChecklistView
   GtkWidget     *terminal_button;
 
   PdResumeCommand *resume;      /* (nullable) how to continue the session in its agent */
+  AdwToast        *toast;       /* (nullable) (weak) the last toast this view showed */
 };
 
 G_DEFINE_FINAL_TYPE (PdChecklistView, pd_checklist_view, PD_TYPE_SESSION_VIEW)
@@ -237,12 +238,36 @@ update_agent_row (PdChecklistView *self,
 
 static void pd_checklist_view_save (PdChecklistView *self);
 
+/* A new toast of this view replaces its last one at once, rather than
+ * waiting behind it.  (Not by ADW_TOAST_PRIORITY_HIGH: libadwaita 1.2
+ * re-queues the replaced toast and asserts when it comes back while it is
+ * still hiding.) */
+static void
+show_toast (PdChecklistView *self,
+            GtkWidget       *overlay,
+            AdwToast        *toast)
+{
+  if (self->toast != NULL)
+    {
+      /* Dismissing may drop the overlay's last reference. */
+      g_autoptr(AdwToast) old = g_object_ref (self->toast);
+
+      g_object_remove_weak_pointer (G_OBJECT (old), (gpointer *) &self->toast);
+      self->toast = NULL;
+      adw_toast_dismiss (old);
+    }
+  self->toast = toast;
+  g_object_add_weak_pointer (G_OBJECT (toast), (gpointer *) &self->toast);
+  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
+}
+
 /* What Undo needs: the item, and the state the user's click replaced.  The
  * view is held weakly: a toast may outlive it. */
 typedef struct
 {
   GWeakRef     view;
-  PdChecklist *checklist;
+  char        *session_id;
+  char        *text;         /* the item's text, to know it is still the same item */
   guint        position;
   gboolean     checked;      /* what the user set */
 } UndoData;
@@ -253,7 +278,8 @@ undo_data_free (gpointer data)
   UndoData *undo = data;
 
   g_weak_ref_clear (&undo->view);
-  g_clear_object (&undo->checklist);
+  g_free (undo->session_id);
+  g_free (undo->text);
   g_free (undo);
 }
 
@@ -271,9 +297,12 @@ on_undo_clicked (AdwToast *toast,
   g_autoptr(PdChecklistView) self = g_weak_ref_get (&undo->view);
   GtkListBoxRow *row;
 
-  /* Another session (or a newer read) is shown: nothing of this to undo. */
-  if (self == NULL || self->checklist != undo->checklist ||
-      undo->position >= pd_checklist_get_n_agent_items (self->checklist))
+  /* Another session is shown, or the agent's list changed under the item
+   * (a newer read of the same session is fine): nothing of this to undo. */
+  if (self == NULL || self->checklist == NULL ||
+      g_strcmp0 (pd_session_view_get_session_id (PD_SESSION_VIEW (self)), undo->session_id) != 0 ||
+      undo->position >= pd_checklist_get_n_agent_items (self->checklist) ||
+      g_strcmp0 (pd_checklist_get_agent_item (self->checklist, undo->position)->text, undo->text) != 0)
     return;
 
   pd_checklist_set_checked (self->checklist, undo->position, !undo->checked);
@@ -323,16 +352,16 @@ show_undo_toast (PdChecklistView *self,
   escaped = g_markup_escape_text (title, -1);
   toast = adw_toast_new (escaped);
   adw_toast_set_button_label (toast, _("_Undo"));
-  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
 
   undo = g_new0 (UndoData, 1);
   g_weak_ref_init (&undo->view, self);
-  undo->checklist = g_object_ref (self->checklist);
+  undo->session_id = g_strdup (pd_session_view_get_session_id (PD_SESSION_VIEW (self)));
+  undo->text = g_strdup (item->text);
   undo->position = position;
   undo->checked = checked;
   g_signal_connect_data (toast, "button-clicked", G_CALLBACK (on_undo_clicked), undo,
                          undo_data_closure_free, 0);
-  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
+  show_toast (self, overlay, toast);
 }
 
 static void
@@ -708,6 +737,8 @@ pd_checklist_view_update_resume (PdChecklistView *self)
   const char *name;
 
   gtk_widget_set_visible (self->resume_bar, self->resume != NULL);
+  gtk_button_set_icon_name (GTK_BUTTON (self->copy_button), "edit-copy-symbolic");
+  gtk_widget_set_tooltip_text (self->copy_button, _("Copy the Command"));
   if (self->resume == NULL)
     return;
 
@@ -760,16 +791,16 @@ static void
 on_copy_clicked (PdChecklistView *self)
 {
   g_autofree char *line = NULL;
-  GtkWidget *overlay;
 
   if (self->resume == NULL)
     return;
   line = pd_resume_command_to_string (self->resume);
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), line);
 
-  overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
-  if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (_("Command copied")));
+  /* Said by the button itself: a toast here would queue the Undo of an
+   * override behind it. */
+  gtk_button_set_icon_name (GTK_BUTTON (self->copy_button), "object-select-symbolic");
+  gtk_widget_set_tooltip_text (self->copy_button, _("Command copied"));
 }
 
 static void
@@ -913,6 +944,11 @@ pd_checklist_view_dispose (GObject *object)
   g_clear_object (&self->checklist);
   g_clear_pointer (&self->plans, g_ptr_array_unref);
   g_clear_pointer (&self->resume, pd_resume_command_free);
+  if (self->toast != NULL)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (self->toast), (gpointer *) &self->toast);
+      self->toast = NULL;
+    }
 
   G_OBJECT_CLASS (pd_checklist_view_parent_class)->dispose (object);
 }

@@ -597,7 +597,8 @@ static gboolean
 is_undo_button (GtkWidget     *widget,
                 gconstpointer  data)
 {
-  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "_Undo") == 0;
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "_Undo") == 0;
 }
 
 static gboolean
