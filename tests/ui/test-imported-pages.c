@@ -622,6 +622,39 @@ checklist_ready (gpointer data)
          gtk_widget_get_mapped (GTK_WIDGET (view));
 }
 
+/* The sidebar's row of the session and the Now page agree on the counts. */
+typedef struct
+{
+  PdWindow        *window;
+  PdChecklistView *view;
+  const char      *id;
+  guint            done;
+} CountsWait;
+
+static gboolean
+counts_agree (gpointer data)
+{
+  CountsWait *wait = data;
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (session_list (wait->window)));
+  PdChecklist *checklist = pd_checklist_view_get_checklist (wait->view);
+  guint done = 0, total = 0, in_progress = 0;
+
+  if (checklist == NULL || pd_checklist_view_is_busy (wait->view))
+    return FALSE;
+  pd_checklist_count (checklist, &done, &total, &in_progress);
+  if (done != wait->done)
+    return FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+      const PdSessionInfo *info = pd_session_item_get_info (item);
+
+      if (g_strcmp0 (pd_session_item_get_id (item), wait->id) == 0)
+        return info->plan_done == done && info->plan_total == total;
+    }
+  return FALSE;
+}
+
 static void
 check_resume_and_undo (PdApplication *app,
                        PdWindow      *window,
@@ -703,9 +736,16 @@ check_resume_and_undo (PdApplication *app,
     gboolean was = gtk_check_button_get_active (GTK_CHECK_BUTTON (check));
     gboolean overridden;
 
+    CountsWait counts = { window, checklist_view, id, 2 };
+
     g_assert_cmpuint (pd_checklist_get_n_overrides (checklist), ==, 0);
+    g_assert_true (was);
+    pd_test_wait_until (counts_agree, &counts, 30000, "the sidebar and the Now page at 2 of 3");
     gtk_check_button_set_active (GTK_CHECK_BUTTON (check), !was);
     g_assert_cmpuint (pd_checklist_get_n_overrides (pd_checklist_view_get_checklist (checklist_view)), ==, 1);
+    /* Once saved, the sidebar's pill says what the Now page says. */
+    counts.done = 1;
+    pd_test_wait_until (counts_agree, &counts, 30000, "the sidebar and the Now page at 1 of 3");
     pd_test_wait_until (undo_shown, window, 10000, "the toast with Undo");
     g_assert_nonnull (pd_test_find_first (GTK_WIDGET (window), is_label_with_prefix,
                                           was ? "Unticked “Write a token bucket" : "Ticked “Write a token bucket"));
@@ -716,6 +756,8 @@ check_resume_and_undo (PdApplication *app,
     checklist = pd_checklist_view_get_checklist (checklist_view);
     g_assert_false (pd_checklist_get_override (checklist, 0, &overridden));
     pd_test_wait_until (checklist_ready, checklist_view, 30000, "the undo to be saved");
+    counts.done = 2;
+    pd_test_wait_until (counts_agree, &counts, 30000, "the sidebar and the Now page back at 2 of 3");
   }
   {
     g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, id, &error);
