@@ -774,6 +774,22 @@ def check_recordings(tap, agent_run, detail, server, db, work):
               and "Each `tool_result` block must have a corresponding `tool_use` block" in proc.stderr,
               "a provider error is told on stderr, not stdout", detail(proc))
 
+    # As an attacker's server would (or an overloaded one): a 429 asking for
+    # an hour.  The wait is a minute at most, but --max-seconds is the run's
+    # budget: it ends by it (exit 3), during the wait.
+    server.replies.put((429, {"Content-Type": "application/json", "Retry-After": "3600"},
+                        b'{"error":{"message":"slow down"}}'))
+    start = time.monotonic()
+    try:
+        proc = agent_run("run", *openai, "--max-seconds", "3", "Say hello")
+        elapsed = time.monotonic() - start
+        tap.check(proc.returncode == 3 and "budget is exhausted" in proc.stderr,
+                  "--max-seconds ends a run that waits to retry (exit 3)", f"after {elapsed:.0f} s\n{detail(proc)}")
+    except subprocess.TimeoutExpired:
+        tap.check(False, "--max-seconds ends a run that waits to retry (exit 3)", "still waiting after 60 s")
+    while not server.replies.empty():
+        server.replies.get_nowait()
+
 
 if __name__ == "__main__":
     sys.exit(main())

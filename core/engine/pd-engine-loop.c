@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "pd-engine-private.h"
 #include "pd-event.h"
 
@@ -150,6 +152,88 @@ copy_message (JsonObject *message)
   return copy;
 }
 
+/* The run's time budget over one model call: the provider blocks (a slow
+ * stream, a retry after the wait a server asks for, up to a minute each),
+ * so a watcher thread cancels the call when the budget runs out.  The
+ * call's cancellable also follows the run's. */
+typedef struct
+{
+  GMutex        mutex;
+  GCond         cond;
+  gboolean      done;
+  gboolean      expired;
+  gint64        deadline;   /* g_get_monotonic_time() */
+  GCancellable *cancellable;
+  gulong        run_handler;
+  GThread      *thread;
+} CallDeadline;
+
+static gpointer
+call_deadline_watch (gpointer data)
+{
+  CallDeadline *watch = data;
+
+  g_mutex_lock (&watch->mutex);
+  while (!watch->done && g_cond_wait_until (&watch->cond, &watch->mutex, watch->deadline))
+    ;
+  if (!watch->done)
+    {
+      watch->expired = TRUE;
+      g_cancellable_cancel (watch->cancellable);
+    }
+  g_mutex_unlock (&watch->mutex);
+  return NULL;
+}
+
+static void
+on_run_cancelled (GCancellable *run_cancellable,
+                  gpointer      data)
+{
+  g_cancellable_cancel (data);
+}
+
+static void
+call_deadline_start (CallDeadline *watch,
+                     PdEngineRun  *run)
+{
+  PdEngine *self = run->engine;
+
+  memset (watch, 0, sizeof *watch);
+  g_mutex_init (&watch->mutex);
+  g_cond_init (&watch->cond);
+  watch->cancellable = g_cancellable_new ();
+  if (run->cancellable != NULL)
+    watch->run_handler = g_cancellable_connect (run->cancellable, G_CALLBACK (on_run_cancelled),
+                                                watch->cancellable, NULL);
+  if (self->max_wall_ms > 0)
+    {
+      watch->deadline = run->started_usec + self->max_wall_ms * 1000;
+      watch->thread = g_thread_new ("pd-call-deadline", call_deadline_watch, watch);
+    }
+}
+
+/* Returns whether the budget ran out during the call. */
+static gboolean
+call_deadline_stop (CallDeadline *watch,
+                    PdEngineRun  *run)
+{
+  gboolean expired;
+
+  g_mutex_lock (&watch->mutex);
+  watch->done = TRUE;
+  g_cond_signal (&watch->cond);
+  g_mutex_unlock (&watch->mutex);
+  if (watch->thread != NULL)
+    g_thread_join (watch->thread);
+  if (watch->run_handler != 0)
+    g_cancellable_disconnect (run->cancellable, watch->run_handler);
+  expired = watch->expired;
+  g_object_unref (watch->cancellable);
+  g_mutex_clear (&watch->mutex);
+  g_cond_clear (&watch->cond);
+  return expired;
+}
+
 PdRunResult *
 _pd_engine_loop (PdEngineRun *run)
 {
@@ -200,7 +284,21 @@ _pd_engine_loop (PdEngineRun *run)
       run->next_max_tokens = 0;
       set_thinking (self, &request);
 
-      response = pd_provider_chat (self->provider, &request, on_delta, run, run->cancellable, &error);
+      {
+        CallDeadline watch;
+        gboolean expired;
+
+        call_deadline_start (&watch, run);
+        response = pd_provider_chat (self->provider, &request, on_delta, run, watch.cancellable, &error);
+        expired = call_deadline_stop (&watch, run);
+
+        /* The budget ran out while the model was asked (a slow answer, or
+         * a server that asked for a long wait before a retry): the run
+         * ends by its budget, as between turns. */
+        if (response == NULL && expired && !g_cancellable_is_cancelled (run->cancellable) &&
+            _pd_engine_budget_exhausted (run, &budget_name, &observed, &limit))
+          return _pd_engine_stop_for_budget (run, budget_name, observed, limit);
+      }
 
       if (response == NULL)
         {
