@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-claude-code-reader.h"
+#include "pd-claude-code-reader-private.h"
 #include "pd-import-private.h"
 #include "pd-import-skip.h"
 #include "pd-jsonl-backward.h"
@@ -31,18 +32,6 @@
 
 #define TITLE_MAX_CHARS 120
 #define TITLE_MAX_USER_LINES 50
-
-typedef enum
-{
-  TOOL_TODO_WRITE,
-  TOOL_TASK_CREATE,
-  TOOL_TASK_UPDATE,
-  TOOL_TASK_LIST,
-  TOOL_EXIT_PLAN_MODE,
-  TOOL_CCD_UPDATE_PLAN,
-  TOOL_CCD_WRAP_UP,
-  N_TOOLS
-} Tool;
 
 static const char * const tool_names[N_TOOLS] = {
   "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode",
@@ -100,22 +89,6 @@ get_full_list_needles (void)
 
 typedef struct
 {
-  char     *id;
-  Tool      tool;
-  JsonNode *input;
-  gboolean  from_subagent;
-  gint64    time;
-} Request;
-
-typedef struct
-{
-  char              *id;
-  char              *subject;
-  PdChecklistStatus  status;
-} Task;
-
-typedef struct
-{
   char          *path;
   goffset        offset;
   goffset        stop;       /* (0: none) read no line starting after this */
@@ -128,32 +101,6 @@ typedef struct
   gint64         head_time;
   gint64         last_time;
 } Stream;
-
-struct _PdClaudeCodeReader
-{
-  GObject            parent_instance;
-
-  char              *path;
-  char              *subagent_dir;
-  gsize              max_line;
-  gboolean           follow;
-  PdImportedSession *session;
-  GPtrArray         *streams;      /* Stream */
-  GHashTable        *requests;     /* id → Request */
-  GQueue             request_order; /* ids, oldest first (not owned) */
-  GPtrArray         *tasks;        /* Task, creation order */
-  gboolean           have_meta;
-  gboolean           have_title;
-  guint              user_lines;
-  gboolean           cancelled;
-  guint              full_lists;   /* full lists and task snapshots applied */
-  gboolean           tail_done;    /* past the first read: no tail read again */
-  GPtrArray         *skipped;      /* PdImportSkip: subagent files the last update could not open */
-  gint64             now;          /* the time of the line being replayed */
-  /* Reading for the pages: every line, and the conversations. */
-  PdTranscriptPages *pages;
-  GHashTable        *sidechains;   /* uuid → the root uuid of its inline subagent */
-};
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
 
@@ -172,8 +119,8 @@ request_free (Request *request)
   g_free (request);
 }
 
-static void
-task_free (Task *task)
+void
+_pd_claude_task_free (Task *task)
 {
   g_free (task->id);
   g_free (task->subject);
@@ -228,7 +175,7 @@ pd_claude_code_reader_init (PdClaudeCodeReader *self)
   self->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) stream_free);
   self->requests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) request_free);
   g_queue_init (&self->request_order);
-  self->tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) task_free);
+  self->tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_claude_task_free);
   self->skipped = pd_import_skips_new ();
 }
 
@@ -400,647 +347,6 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The checklist                                                          */
-
-static PdImportStats *
-stats (PdClaudeCodeReader *self)
-{
-  return pd_imported_session_get_stats (self->session);
-}
-
-static PdChecklist *
-checklist (PdClaudeCodeReader *self)
-{
-  return pd_imported_session_get_checklist (self->session);
-}
-
-/* One update of the plan applied, as of the line being replayed. */
-static void
-applied (PdClaudeCodeReader *self)
-{
-  _pd_import_applied_update (self->session, self->pages, self->now);
-}
-
-static void
-publish_tasks (PdClaudeCodeReader *self)
-{
-  GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
-
-  for (guint i = 0; i < self->tasks->len; i++)
-    {
-      Task *task = g_ptr_array_index (self->tasks, i);
-      g_ptr_array_add (items, pd_checklist_item_new (task->subject, task->status, task->id));
-    }
-  pd_checklist_replace_agent_items (checklist (self), PD_CHECKLIST_ORIGIN_CLAUDE_TASKS, items);
-}
-
-static Task *
-find_task (PdClaudeCodeReader *self,
-           const char         *id,
-           guint              *index)
-{
-  for (guint i = 0; id != NULL && i < self->tasks->len; i++)
-    {
-      Task *task = g_ptr_array_index (self->tasks, i);
-      if (strcmp (task->id, id) == 0)
-        {
-          if (index)
-            *index = i;
-          return task;
-        }
-    }
-  return NULL;
-}
-
-/* A full list (TodoWrite, update_plan items): replaces the agent's section
- * and clears the known tasks. */
-static void
-apply_full_list (PdClaudeCodeReader *self,
-                 PdChecklistOrigin   origin,
-                 GPtrArray          *items)
-{
-  g_ptr_array_set_size (self->tasks, 0);
-  pd_checklist_replace_agent_items (checklist (self), origin, items);
-  applied (self);
-  self->full_lists++;
-}
-
-static int
-compare_task_ids (gconstpointer a,
-                  gconstpointer b)
-{
-  const Task *ta = *(Task * const *) a;
-  const Task *tb = *(Task * const *) b;
-  gint64 na = g_ascii_strtoll (ta->id, NULL, 10);
-  gint64 nb = g_ascii_strtoll (tb->id, NULL, 10);
-
-  if (na != nb)
-    return na < nb ? -1 : 1;
-  return strcmp (ta->id, tb->id);
-}
-
-/* TaskList results and task reminders: the whole task list. */
-static gboolean
-apply_task_snapshot (PdClaudeCodeReader *self,
-                     JsonArray          *array)
-{
-  g_autoptr(GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) task_free);
-  guint n = json_array_get_length (array);
-
-  for (guint i = 0; i < n; i++)
-    {
-      JsonNode *element = json_array_get_element (array, i);
-      JsonObject *object;
-      const char *subject, *status_text;
-      g_autofree char *id = NULL;
-      PdChecklistStatus status;
-      Task *task;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element))
-        return FALSE;
-      object = json_node_get_object (element);
-      id = pd_json_dup_id (object, "id");
-      subject = pd_json_get_string (object, "subject");
-      status_text = pd_json_get_string (object, "status");
-      if (id == NULL || subject == NULL)
-        return FALSE;
-      if (!pd_checklist_status_parse (status_text, &status))
-        continue;
-      if (tasks->len >= PD_IMPORT_MAX_TASKS)
-        break;
-      task = g_new0 (Task, 1);
-      task->id = g_steal_pointer (&id);
-      task->subject = _pd_import_clean_text (subject);
-      task->status = status;
-      g_ptr_array_add (tasks, task);
-    }
-
-  /* Snapshots are not in id order; ids are assigned in creation order. */
-  g_ptr_array_sort (tasks, compare_task_ids);
-  g_ptr_array_unref (self->tasks);
-  self->tasks = g_steal_pointer (&tasks);
-  publish_tasks (self);
-  applied (self);
-  self->full_lists++;
-  return TRUE;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Results                                                                */
-
-static gboolean
-tool_use_result_is_error (JsonNode *result)
-{
-  const char *text = pd_json_node_get_string (result);
-
-  if (result == NULL)
-    return FALSE;
-  if (text != NULL)
-    return g_str_has_prefix (text, "Error") || g_str_has_prefix (text, "User rejected");
-  if (JSON_NODE_HOLDS_OBJECT (result))
-    return !pd_json_get_boolean (json_node_get_object (result), "success", TRUE);
-  return FALSE;
-}
-
-static JsonObject *
-result_object (JsonNode *result)
-{
-  return result && JSON_NODE_HOLDS_OBJECT (result) ? json_node_get_object (result) : NULL;
-}
-
-static const char * const todo_text_members[] = { "content", "text", NULL };
-static const char * const plan_text_members[] = { "text", "content", "title", "step", "subject", NULL };
-
-static void
-result_todo_write (PdClaudeCodeReader *self,
-                   Request            *request,
-                   JsonNode           *result)
-{
-  JsonArray *array = pd_json_get_array (result_object (result), "newTodos");
-  g_autoptr(GPtrArray) items = NULL;
-
-  /* The result's newTodos is the post-state; the input is the fallback. */
-  if (array == NULL && request->input && JSON_NODE_HOLDS_OBJECT (request->input))
-    array = pd_json_get_array (json_node_get_object (request->input), "todos");
-  if (!(items = _pd_import_items_from_array (array, todo_text_members, "id")))
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-  apply_full_list (self, PD_CHECKLIST_ORIGIN_TODO_LIST, g_steal_pointer (&items));
-}
-
-/* "Task #12 created successfully: …" → "12" */
-static char *
-id_from_text (const char *text,
-              const char *prefix,
-              const char *suffix)
-{
-  const char *p;
-  const char *digits;
-
-  if (text == NULL || !g_str_has_prefix (text, prefix))
-    return NULL;
-  p = digits = text + strlen (prefix);
-  while (g_ascii_isdigit (*p))
-    p++;
-  if (p == digits || p - digits > 12 || !g_str_has_prefix (p, suffix))
-    return NULL;
-  return g_strndup (digits, (gsize) (p - digits));
-}
-
-static void
-result_task_create (PdClaudeCodeReader *self,
-                    Request            *request,
-                    JsonNode           *result,
-                    const char         *text)
-{
-  JsonObject *task_object = pd_json_get_object (result_object (result), "task");
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
-  g_autofree char *id = NULL;
-  const char *subject = NULL;
-  Task *task;
-  guint index;
-
-  if (task_object != NULL)
-    {
-      id = pd_json_dup_id (task_object, "id");
-      subject = pd_json_get_string (task_object, "subject");
-    }
-  else
-    id = id_from_text (text, "Task #", " created successfully");
-  if (subject == NULL)
-    subject = pd_json_get_string (input, "subject");
-
-  if (id == NULL || subject == NULL)
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-
-  /* A new creation may reuse an id: it replaces that item. */
-  if ((task = find_task (self, id, &index)))
-    {
-      g_free (task->subject);
-      task->subject = _pd_import_clean_text (subject);
-      task->status = PD_CHECKLIST_STATUS_PENDING;
-    }
-  else
-    {
-      if (self->tasks->len >= PD_IMPORT_MAX_TASKS)
-        g_ptr_array_remove_index (self->tasks, 0);
-      task = g_new0 (Task, 1);
-      task->id = g_steal_pointer (&id);
-      task->subject = _pd_import_clean_text (subject);
-      task->status = PD_CHECKLIST_STATUS_PENDING;
-      g_ptr_array_add (self->tasks, task);
-    }
-  publish_tasks (self);
-  applied (self);
-}
-
-static gboolean
-strv_has (GStrv        strv,
-          const char  *word)
-{
-  return strv != NULL && g_strv_contains ((const char * const *) strv, word);
-}
-
-static void
-result_task_update (PdClaudeCodeReader *self,
-                    Request            *request,
-                    JsonNode           *result,
-                    const char         *text)
-{
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
-  JsonObject *object = result_object (result);
-  g_autofree char *id = pd_json_dup_id (input, "taskId");
-  g_auto(GStrv) fields = NULL;
-  const char *new_status = NULL;
-  const char *new_subject = NULL;
-  gboolean changed = FALSE;
-  Task *task;
-  guint index;
-
-  if (id == NULL)
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-
-  if (object != NULL)
-    {
-      g_autofree char *result_id = pd_json_dup_id (object, "taskId");
-      JsonArray *updated = pd_json_get_array (object, "updatedFields");
-      JsonObject *change = pd_json_get_object (object, "statusChange");
-      GPtrArray *names = g_ptr_array_new ();
-
-      if (!pd_json_get_boolean (object, "success", FALSE)
-          || (result_id != NULL && strcmp (result_id, id) != 0) || updated == NULL)
-        {
-          g_ptr_array_unref (names);
-          stats (self)->ignored_updates++;
-          return;
-        }
-      for (guint i = 0; i < json_array_get_length (updated); i++)
-        {
-          const char *name = pd_json_node_get_string (json_array_get_element (updated, i));
-          if (name != NULL)
-            g_ptr_array_add (names, g_strdup (name));
-        }
-      g_ptr_array_add (names, NULL);
-      fields = (GStrv) g_ptr_array_free (names, FALSE);
-      new_status = pd_json_get_string (change, "to");
-    }
-  else
-    {
-      /* Subagent transcripts carry only the text: "Updated task #N a, b". */
-      g_autofree char *text_id = id_from_text (text, "Updated task #", "");
-      const char *rest;
-
-      if (text_id == NULL || strcmp (text_id, id) != 0)
-        {
-          stats (self)->ignored_updates++;
-          return;
-        }
-      rest = text + strlen ("Updated task #") + strlen (text_id);
-      fields = g_strsplit_set (rest, ", \n", -1);
-    }
-
-  if (new_status == NULL && strv_has (fields, "status"))
-    new_status = pd_json_get_string (input, "status");
-  if (strv_has (fields, "subject"))
-    new_subject = pd_json_get_string (input, "subject");
-
-  /* Updates never invent a task. */
-  if (!(task = find_task (self, id, &index)))
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-
-  if (new_status != NULL)
-    {
-      PdChecklistStatus status;
-
-      if (!pd_checklist_status_parse (new_status, &status))
-        {
-          g_ptr_array_remove_index (self->tasks, index);
-          task = NULL;
-          changed = TRUE;
-        }
-      else if (status != task->status)
-        {
-          task->status = status;
-          changed = TRUE;
-        }
-    }
-  if (task != NULL && new_subject != NULL)
-    {
-      g_autofree char *clean = _pd_import_clean_text (new_subject);
-
-      if (strcmp (clean, task->subject) != 0)
-        {
-          g_free (task->subject);
-          task->subject = g_steal_pointer (&clean);
-          changed = TRUE;
-        }
-    }
-
-  /* Dependency-only and no-op updates change nothing. */
-  if (changed)
-    {
-      publish_tasks (self);
-      applied (self);
-    }
-}
-
-static void
-result_exit_plan_mode (PdClaudeCodeReader *self,
-                       Request            *request,
-                       gboolean            is_error,
-                       JsonNode           *result)
-{
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
-  const char *plan = pd_json_get_string (input, "plan");
-  const char *approved_plan = pd_json_get_string (result_object (result), "plan");
-
-  if (!is_error && approved_plan != NULL)
-    plan = approved_plan;
-  if (plan == NULL)
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-  pd_imported_session_add_plan (self->session, request->id, plan,
-                                is_error ? PD_ARTIFACT_PLAN_REJECTED : PD_ARTIFACT_PLAN_APPROVED,
-                                request->time);
-}
-
-/* A reference to an item of the desktop plan: its id or its exact text. */
-static gboolean
-resolve_item (PdChecklist *list,
-              JsonNode    *node,
-              guint       *position)
-{
-  const char *ref = pd_json_node_get_string (node);
-
-  if (ref == NULL)
-    return FALSE;
-  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
-    {
-      const PdChecklistItem *item = pd_checklist_get_agent_item (list, i);
-      if (g_strcmp0 (item->source_id, ref) == 0 || strcmp (item->text, ref) == 0)
-        {
-          *position = i;
-          return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-static GPtrArray *
-copy_agent_items (PdChecklist *list)
-{
-  GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
-
-  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
-    g_ptr_array_add (items, pd_checklist_item_copy (pd_checklist_get_agent_item (list, i)));
-  return items;
-}
-
-static void
-complete_in_progress (GPtrArray *items)
-{
-  for (guint i = 0; i < items->len; i++)
-    {
-      PdChecklistItem *item = g_ptr_array_index (items, i);
-      if (item->status == PD_CHECKLIST_STATUS_IN_PROGRESS)
-        item->status = PD_CHECKLIST_STATUS_COMPLETED;
-    }
-}
-
-/* An unrecognised shape gives no plan rather than a wrong one. */
-static void
-desktop_plan_unrecognised (PdClaudeCodeReader *self)
-{
-  if (pd_checklist_get_origin (checklist (self)) == PD_CHECKLIST_ORIGIN_DESKTOP_PLAN)
-    pd_checklist_clear_agent_items (checklist (self));
-  stats (self)->ignored_updates++;
-}
-
-static void
-result_ccd_update_plan (PdClaudeCodeReader *self,
-                        Request            *request)
-{
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
-  PdChecklist *list = checklist (self);
-  JsonNode *advance, *done, *start;
-  JsonArray *array;
-  g_autoptr(GPtrArray) items = NULL;
-
-  if ((array = pd_json_get_array (input, "items")))
-    {
-      if (!(items = _pd_import_items_from_array (array, plan_text_members, "id")))
-        {
-          desktop_plan_unrecognised (self);
-          return;
-        }
-      apply_full_list (self, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
-      return;
-    }
-
-  advance = input ? json_object_get_member (input, "advance") : NULL;
-  done = input ? json_object_get_member (input, "done") : NULL;
-  start = input ? json_object_get_member (input, "start") : NULL;
-
-  if (advance == NULL && done == NULL && start == NULL)
-    {
-      desktop_plan_unrecognised (self);
-      return;
-    }
-
-  /* Steps without a full list before them give no plan. */
-  if (pd_checklist_get_origin (list) != PD_CHECKLIST_ORIGIN_DESKTOP_PLAN)
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-
-  items = copy_agent_items (list);
-
-  if (advance != NULL)
-    {
-      gboolean moved = FALSE;
-      guint next = 0;
-
-      if (done != NULL || start != NULL
-          || !JSON_NODE_HOLDS_VALUE (advance) || json_node_get_value_type (advance) != G_TYPE_BOOLEAN)
-        {
-          desktop_plan_unrecognised (self);
-          return;
-        }
-      if (!json_node_get_boolean (advance))
-        {
-          stats (self)->ignored_updates++;
-          return;
-        }
-      /* Complete the step in progress, start the next open one. */
-      for (guint i = 0; i < items->len; i++)
-        {
-          PdChecklistItem *item = g_ptr_array_index (items, i);
-          if (item->status == PD_CHECKLIST_STATUS_IN_PROGRESS)
-            {
-              item->status = PD_CHECKLIST_STATUS_COMPLETED;
-              next = i + 1;
-              moved = TRUE;
-            }
-        }
-      for (guint i = moved ? next : 0; i < items->len; i++)
-        {
-          PdChecklistItem *item = g_ptr_array_index (items, i);
-          if (item->status == PD_CHECKLIST_STATUS_PENDING)
-            {
-              item->status = PD_CHECKLIST_STATUS_IN_PROGRESS;
-              break;
-            }
-        }
-    }
-  else
-    {
-      g_autoptr(GArray) done_positions = g_array_new (FALSE, FALSE, sizeof (guint));
-      guint position;
-
-      if (done != NULL && JSON_NODE_HOLDS_ARRAY (done))
-        {
-          JsonArray *refs = json_node_get_array (done);
-          for (guint i = 0; i < json_array_get_length (refs); i++)
-            {
-              if (!resolve_item (list, json_array_get_element (refs, i), &position))
-                {
-                  desktop_plan_unrecognised (self);
-                  return;
-                }
-              g_array_append_val (done_positions, position);
-            }
-        }
-      else if (done != NULL && JSON_NODE_HOLDS_VALUE (done)
-               && json_node_get_value_type (done) == G_TYPE_BOOLEAN)
-        {
-          /* done: true — the step in progress is done. */
-          if (json_node_get_boolean (done))
-            complete_in_progress (items);
-        }
-      else if (done != NULL)
-        {
-          if (!resolve_item (list, done, &position))
-            {
-              desktop_plan_unrecognised (self);
-              return;
-            }
-          g_array_append_val (done_positions, position);
-        }
-
-      for (guint i = 0; i < done_positions->len; i++)
-        {
-          PdChecklistItem *item = g_ptr_array_index (items, g_array_index (done_positions, guint, i));
-          item->status = PD_CHECKLIST_STATUS_COMPLETED;
-        }
-
-      if (start != NULL)
-        {
-          PdChecklistItem *item;
-
-          if (!resolve_item (list, start, &position))
-            {
-              desktop_plan_unrecognised (self);
-              return;
-            }
-          /* One step in progress at a time. */
-          complete_in_progress (items);
-          item = g_ptr_array_index (items, position);
-          item->status = PD_CHECKLIST_STATUS_IN_PROGRESS;
-        }
-    }
-
-  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
-  applied (self);
-}
-
-static void
-result_ccd_wrap_up (PdClaudeCodeReader *self)
-{
-  PdChecklist *list = checklist (self);
-  g_autoptr(GPtrArray) items = NULL;
-
-  if (pd_checklist_get_origin (list) != PD_CHECKLIST_ORIGIN_DESKTOP_PLAN)
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-  /* Completes the step in progress; open steps stay open. */
-  items = copy_agent_items (list);
-  complete_in_progress (items);
-  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
-  applied (self);
-}
-
-static void
-handle_result (PdClaudeCodeReader *self,
-               Request            *request,
-               gboolean            is_error,
-               const char         *text,
-               JsonNode           *result)
-{
-  /* ExitPlanMode answers either way: rejected is a result too. */
-  if (request->tool == TOOL_EXIT_PLAN_MODE)
-    {
-      result_exit_plan_mode (self, request, is_error || tool_use_result_is_error (result), result);
-      return;
-    }
-
-  if (is_error || tool_use_result_is_error (result))
-    {
-      stats (self)->ignored_updates++;
-      return;
-    }
-
-  switch (request->tool)
-    {
-    case TOOL_TODO_WRITE:
-      result_todo_write (self, request, result);
-      break;
-    case TOOL_TASK_CREATE:
-      result_task_create (self, request, result, text);
-      break;
-    case TOOL_TASK_UPDATE:
-      result_task_update (self, request, result, text);
-      break;
-    case TOOL_TASK_LIST:
-      {
-        JsonArray *tasks = pd_json_get_array (result_object (result), "tasks");
-        if (tasks == NULL || !apply_task_snapshot (self, tasks))
-          stats (self)->ignored_updates++;
-      }
-      break;
-    case TOOL_CCD_UPDATE_PLAN:
-      result_ccd_update_plan (self, request);
-      break;
-    case TOOL_CCD_WRAP_UP:
-      result_ccd_wrap_up (self);
-      break;
-    case TOOL_EXIT_PLAN_MODE:
-    case N_TOOLS:
-    default:
-      break;
-    }
-}
-
-/* ---------------------------------------------------------------------- */
 /* Lines                                                                  */
 
 static void
@@ -1060,7 +366,7 @@ add_request (PdClaudeCodeReader *self,
     {
       char *oldest = g_queue_pop_head (&self->request_order);
       g_hash_table_remove (self->requests, oldest);
-      stats (self)->ignored_updates++;
+      _pd_claude_stats (self)->ignored_updates++;
     }
 
   request = g_new0 (Request, 1);
@@ -1175,7 +481,7 @@ handle_user (PdClaudeCodeReader *self,
 
       is_error = pd_json_get_boolean (block, "is_error", FALSE);
       text = _pd_import_result_text (json_object_get_member (block, "content"));
-      handle_result (self, request, is_error, text, result);
+      _pd_claude_handle_result (self, request, is_error, text, result);
       request_free (request);
     }
 }
@@ -1207,10 +513,10 @@ handle_line (PdClaudeCodeReader *self,
         return;
       /* An empty reminder in a session that keeps no tasks says nothing. */
       if (json_array_get_length (tasks) == 0
-          && pd_checklist_get_origin (checklist (self)) != PD_CHECKLIST_ORIGIN_CLAUDE_TASKS)
+          && pd_checklist_get_origin (_pd_claude_checklist (self)) != PD_CHECKLIST_ORIGIN_CLAUDE_TASKS)
         return;
-      if (!apply_task_snapshot (self, tasks))
-        stats (self)->ignored_updates++;
+      if (!_pd_claude_apply_task_snapshot (self, tasks))
+        _pd_claude_stats (self)->ignored_updates++;
     }
 }
 
@@ -1463,7 +769,7 @@ stream_advance (PdClaudeCodeReader  *self,
                 Stream              *stream,
                 GError             **error)
 {
-  PdImportStats *st = stats (self);
+  PdImportStats *st = _pd_claude_stats (self);
   const char *line;
   gsize length;
 
@@ -1591,7 +897,7 @@ read_head (PdClaudeCodeReader  *self,
     return FALSE;
   /* Returns at the end of the head, or once the facts are known. */
   ok = stream_advance (self, &head, error);
-  stats (self)->bytes_read += (guint64) head.offset;
+  _pd_claude_stats (self)->bytes_read += (guint64) head.offset;
   stream_close (&head);
   return ok;
 }
@@ -1709,8 +1015,8 @@ read_tail (PdClaudeCodeReader  *self,
         return FALSE;
       main_stream->offset = start;
     }
-  stats (self)->bytes_read += bytes_read;
-  stats (self)->tail_read = applied || start > 0;
+  _pd_claude_stats (self)->bytes_read += bytes_read;
+  _pd_claude_stats (self)->tail_read = applied || start > 0;
   return TRUE;
 }
 
@@ -1803,7 +1109,7 @@ claude_update (PdTranscriptReader  *reader,
         stream->offset = pd_jsonl_reader_get_offset (stream->reader);
       stream_close (stream);
     }
-  stats (self)->bytes_read += (guint64) MAX (main_stream->offset - main_before, 0);
+  _pd_claude_stats (self)->bytes_read += (guint64) MAX (main_stream->offset - main_before, 0);
 
   return ok;
 }

@@ -1,0 +1,80 @@
+/* pd-claude-code-reader-private.h: between the Claude Code reader's parts:
+ * the reader (lines, conversation, long transcripts) and its plan
+ * (pd-claude-code-plan.c: what the plan tools' results do to the checklist).
+ */
+#pragma once
+
+#include "pd-claude-code-reader.h"
+#include "pd-import-private.h"
+#include "pd-jsonl-reader.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  TOOL_TODO_WRITE,
+  TOOL_TASK_CREATE,
+  TOOL_TASK_UPDATE,
+  TOOL_TASK_LIST,
+  TOOL_EXIT_PLAN_MODE,
+  TOOL_CCD_UPDATE_PLAN,
+  TOOL_CCD_WRAP_UP,
+  N_TOOLS
+} Tool;
+
+typedef struct
+{
+  char     *id;
+  Tool      tool;
+  JsonNode *input;
+  gboolean  from_subagent;
+  gint64    time;
+} Request;
+
+typedef struct
+{
+  char              *id;
+  char              *subject;
+  PdChecklistStatus  status;
+} Task;
+
+struct _PdClaudeCodeReader
+{
+  GObject            parent_instance;
+
+  char              *path;
+  char              *subagent_dir;
+  gsize              max_line;
+  gboolean           follow;
+  PdImportedSession *session;
+  GPtrArray         *streams;      /* Stream */
+  GHashTable        *requests;     /* id → Request */
+  GQueue             request_order; /* ids, oldest first (not owned) */
+  GPtrArray         *tasks;        /* Task, creation order */
+  gboolean           have_meta;
+  gboolean           have_title;
+  guint              user_lines;
+  gboolean           cancelled;
+  guint              full_lists;   /* full lists and task snapshots applied */
+  gboolean           tail_done;    /* past the first read: no tail read again */
+  GPtrArray         *skipped;      /* PdImportSkip: subagent files the last update could not open */
+  gint64             now;          /* the time of the line being replayed */
+  /* Reading for the pages: every line, and the conversations. */
+  PdTranscriptPages *pages;
+  GHashTable        *sidechains;   /* uuid → the root uuid of its inline subagent */
+};
+
+void           _pd_claude_task_free           (Task               *task);
+PdImportStats *_pd_claude_stats               (PdClaudeCodeReader *self);
+PdChecklist   *_pd_claude_checklist           (PdClaudeCodeReader *self);
+/* One update of the plan applied, as of the line being replayed. */
+void           _pd_claude_applied             (PdClaudeCodeReader *self);
+gboolean       _pd_claude_apply_task_snapshot (PdClaudeCodeReader *self,
+                                               JsonArray          *array);
+void           _pd_claude_handle_result       (PdClaudeCodeReader *self,
+                                               Request            *request,
+                                               gboolean            is_error,
+                                               const char         *text,
+                                               JsonNode           *result);
+
+G_END_DECLS
