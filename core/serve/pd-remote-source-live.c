@@ -1,0 +1,427 @@
+/* pd-remote-source-live.c: the live side of PdRemoteSource: the event
+ * stream (with its poll as the fallback), the connection's state (online,
+ * offline, denied), reconnecting with a growing wait, and the instance
+ * token, whose change reconnects. */
+#define G_LOG_DOMAIN "pd-source"
+
+#include "config.h"
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <libsoup/soup.h>
+#include "pd-decimal.h"
+#include "pd-event-bus.h"
+#include "pd-json-util.h"
+#include "pd-plan.h"
+#include "pd-remote-run.h"
+#include "pd-remote-source.h"
+#include "pd-remote-source-private.h"
+
+/* ---------------------------------------------------------------------- */
+/* Live updates                                                            */
+
+static void watch_schedule (PdRemoteSource *self, guint delay_ms);
+static void watch_poll (PdRemoteSource *self);
+
+static gboolean
+event_changes_sessions (const char *type)
+{
+  return pd_event_type_is_plan (type) ||
+         g_strcmp0 (type, PD_EVENT_SESSION_SAVED) == 0 ||
+         g_strcmp0 (type, PD_EVENT_RUN_STARTED) == 0 ||
+         g_strcmp0 (type, PD_EVENT_RUN_COMPLETED) == 0 ||
+         g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0;
+}
+
+static void
+pd_remote_source_set_state (PdRemoteSource *self,
+                            PdRemoteState   state,
+                            const char     *message)
+{
+  PdRemoteState old = self->state;
+
+  if (g_strcmp0 (self->state_message, message) != 0)
+    {
+      g_free (self->state_message);
+      self->state_message = g_strdup (message);
+    }
+  if (old == state)
+    return;
+
+  self->state = state;
+  _pd_remote_source_notify_state (self);
+
+  /* Back after being away: what is shown may be old, read it all again. */
+  if (state == PD_REMOTE_ONLINE && (old == PD_REMOTE_OFFLINE || old == PD_REMOTE_DENIED))
+    pd_source_emit_changed (PD_SOURCE (self));
+}
+
+/* Drops the stream and tries again after the back-off, which grows. */
+static void
+watch_reconnect_later (PdRemoteSource *self)
+{
+  guint delay = self->reconnect_ms;
+
+  g_clear_object (&self->stream);
+  self->streaming = FALSE;
+  self->reconnect_ms = self->reconnect_ms == 0 ? RECONNECT_FIRST_MS : MIN (self->reconnect_ms * 2, RECONNECT_MAX_MS);
+  watch_schedule (self, delay);
+}
+
+/* A request failed for a reason that concerns the whole endpoint. */
+void
+_pd_remote_source_note_failure (PdRemoteSource *self,
+                                const GError   *error)
+{
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
+    {
+      /* A new token is needed: trying again with this one cannot help. */
+      pd_remote_source_set_state (self, PD_REMOTE_DENIED, error->message);
+      return;
+    }
+
+  if (self->state == PD_REMOTE_DENIED)
+    return;
+  pd_remote_source_set_state (self, PD_REMOTE_OFFLINE, error->message);
+}
+
+static void
+on_stream_line (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdRemoteSource *self = user_data;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, &len, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (gpointer) object != (gpointer) self->stream)
+    {
+      g_object_unref (self);
+      return;
+    }
+
+  if (line == NULL)
+    {
+      /* The stream ended or broke: the server went away, or restarted.
+       * Ask at once whether it is there (the first wait is none after a
+       * stream that worked), then wait longer and longer. */
+      if (self->stream_spoke)
+        self->reconnect_ms = 0;
+      self->stream_spoke = FALSE;
+      watch_reconnect_later (self);
+      g_object_unref (self);
+      return;
+    }
+
+  self->stream_spoke = TRUE;
+  /* Our serve names a commit of another connection (a CLI run) so. */
+  if (g_strcmp0 (line, ": store_changed") == 0)
+    pd_source_emit_changed (PD_SOURCE (self));
+  else if (g_str_has_prefix (line, "data: "))
+    {
+      g_autoptr(PdEvent) event = pd_event_new_from_json (line + strlen ("data: "), NULL);
+
+      if (event != NULL)
+        {
+          _pd_remote_source_emit_event (self, event);
+          if (event_changes_sessions (pd_event_get_event_type (event)))
+            pd_source_emit_changed (PD_SOURCE (self));
+        }
+    }
+
+  g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
+}
+
+static void
+on_stream_open (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdRemoteSource *self = user_data;
+  g_autoptr(GError) error = NULL;
+  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
+  g_autoptr(GInputStream) stream = soup_session_send_finish (SOUP_SESSION (object), result, &error);
+  guint status = msg != NULL ? soup_message_get_status (msg) : 0;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_object_unref (self);
+      return;
+    }
+  if (status == 401 || status == 403)
+    {
+      g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                                              _("%s refused the token (HTTP %u)"), self->base, status);
+
+      _pd_remote_source_note_failure (self, denied);
+      g_object_unref (self);
+      return;
+    }
+  if (stream == NULL)
+    {
+      g_autoptr(GError) unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                                                   _("Could not reach %s: %s"), self->base, error->message);
+
+      _pd_remote_source_note_failure (self, unavailable);
+      watch_reconnect_later (self);
+      g_object_unref (self);
+      return;
+    }
+  if (status != 200)
+    {
+      /* No stream here (odek): poll. */
+      self->streaming = FALSE;
+      watch_poll (self);
+      g_object_unref (self);
+      return;
+    }
+
+  self->streaming = TRUE;
+  self->stream_spoke = FALSE;
+  pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
+  g_clear_object (&self->stream);
+  self->stream = g_data_input_stream_new (stream);
+  g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
+}
+
+static void
+on_poll_events (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  if (error != NULL && (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE) ||
+                        g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED)))
+    {
+      /* The failure was noted when it came; reconnect through health. */
+      if (self->state != PD_REMOTE_DENIED)
+        watch_reconnect_later (self);
+      return;
+    }
+
+  if (events != NULL)
+    {
+      pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
+      self->reconnect_ms = 0;
+    }
+
+  if (events != NULL && events->len > 0)
+    {
+      PdStoredEvent *newest = g_ptr_array_index (events, events->len - 1);
+
+      if (g_strcmp0 (newest->event_json, self->last_event_key) != 0)
+        {
+          gboolean first = self->last_event_key == NULL;
+
+          g_free (self->last_event_key);
+          self->last_event_key = g_strdup (newest->event_json);
+          if (!first)
+            pd_source_emit_changed (PD_SOURCE (self));
+        }
+    }
+
+  watch_schedule (self, self->watch_interval);
+}
+
+static void
+watch_poll (PdRemoteSource *self)
+{
+  _pd_remote_source_start_get (self, OP_EVENTS, "/api/events?limit=20", watch_poll, self->watch_cancellable,
+                               on_poll_events, NULL);
+}
+
+static void
+on_health (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) health = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
+    return;   /* noted; waits for a new token */
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
+    {
+      watch_reconnect_later (self);
+      return;
+    }
+
+  if (health != NULL && pd_json_get_boolean (health, "events_stream", FALSE))
+    {
+      g_autofree char *url = g_strconcat (self->base, "/api/events/stream", NULL);
+      g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+
+      if (pd_json_get_boolean (health, "plan_detail", FALSE))
+        self->has_detail = 1;
+      if (self->token != NULL)
+        soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
+      soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");
+      soup_session_send_async (self->session, msg, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_open,
+                               g_object_ref (self));
+      return;
+    }
+
+  /* A server without a stream (odek), or a health answer of another shape:
+   * it is there, so poll its events. */
+  if (health != NULL)
+    pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
+  watch_poll (self);
+}
+
+static gboolean
+on_watch_tick (gpointer user_data)
+{
+  PdRemoteSource *self = user_data;
+
+  self->watch_source = 0;
+  /* Health first: it says whether the server is there and streams events. */
+  _pd_remote_source_start_get (self, OP_USAGE, "/api/health", on_watch_tick, self->watch_cancellable, on_health, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* One request at a time: the next is scheduled when the last completed. */
+static void
+watch_schedule (PdRemoteSource *self,
+                guint           delay_ms)
+{
+  GSource *source;
+
+  if (self->watch_interval == 0 || self->watch_source != 0)
+    return;
+  source = g_timeout_source_new (delay_ms);
+  g_source_set_priority (source, G_PRIORITY_LOW);
+  g_source_set_name (source, "[pd] remote watch");
+  g_source_set_callback (source, on_watch_tick, self, NULL);
+  self->watch_source = g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
+/**
+ * pd_remote_source_watch:
+ * @interval_ms: how often to poll (and to retry the stream); 0 stops
+ *
+ * Follows the server's event stream when it has one, else polls
+ * /api/events; emits ::event and PdSource::changed.
+ */
+void
+pd_remote_source_watch (PdRemoteSource *self,
+                        guint           interval_ms)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  if (self->watch_source != 0)
+    {
+      GSource *source = g_main_context_find_source_by_id (self->context, self->watch_source);
+
+      if (source != NULL)
+        g_source_destroy (source);
+      self->watch_source = 0;
+    }
+  if (self->watch_cancellable != NULL)
+    g_cancellable_cancel (self->watch_cancellable);
+  g_clear_object (&self->watch_cancellable);
+  g_clear_object (&self->stream);
+  self->streaming = FALSE;
+  self->reconnect_ms = 0;
+
+  self->watch_interval = interval_ms;
+  if (interval_ms > 0)
+    {
+      self->watch_cancellable = g_cancellable_new ();
+      watch_schedule (self, 0);
+    }
+}
+
+gboolean
+pd_remote_source_is_streaming (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), FALSE);
+  return self->streaming;
+}
+
+/**
+ * pd_remote_source_get_state:
+ *
+ * Returns: whether the endpoint answers: %PD_REMOTE_CONNECTING until the
+ *   first answer, %PD_REMOTE_OFFLINE while it cannot be reached (the
+ *   watcher reconnects with a growing back-off), %PD_REMOTE_DENIED when it
+ *   refused the token (a new one is needed)
+ */
+PdRemoteState
+pd_remote_source_get_state (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), PD_REMOTE_CONNECTING);
+  return self->state;
+}
+
+/**
+ * pd_remote_source_get_state_message:
+ *
+ * Returns: (nullable): why the endpoint is offline or refused access
+ */
+const char *
+pd_remote_source_get_state_message (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), NULL);
+  return self->state == PD_REMOTE_ONLINE ? NULL : self->state_message;
+}
+
+/**
+ * pd_remote_source_reconnect:
+ *
+ * Tries the endpoint again now (a person pressed Retry), and with the
+ * shortest wait after that.
+ */
+void
+pd_remote_source_reconnect (PdRemoteSource *self)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  pd_remote_source_watch (self, self->watch_interval ? self->watch_interval : PD_REMOTE_SOURCE_WATCH_MS);
+  pd_source_emit_changed (PD_SOURCE (self));
+}
+
+/**
+ * pd_remote_source_get_token:
+ *
+ * Returns: (nullable): the instance token sent with each request
+ */
+const char *
+pd_remote_source_get_token (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), NULL);
+  return self->token;
+}
+
+/**
+ * pd_remote_source_set_token:
+ * @token: (nullable): the instance token the server prints (a restarted
+ *   server has a new one)
+ *
+ * Uses @token from now on, forgets the session tokens of the old one and
+ * reconnects; everything shown is read again.
+ */
+void
+pd_remote_source_set_token (PdRemoteSource *self,
+                            const char     *token)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  g_free (self->token);
+  self->token = token != NULL && *token != '\0' ? g_strdup (token) : NULL;
+  g_hash_table_remove_all (self->session_tokens);
+  self->backoff_until = 0;
+  self->backoff_seconds = 0;
+  pd_remote_source_set_state (self, PD_REMOTE_CONNECTING, NULL);
+  pd_remote_source_reconnect (self);
+}

@@ -1,0 +1,87 @@
+/* pd-remote-source-private.h: between the parts of PdRemoteSource: the
+ * object, its requests and the PdSource calls (pd-remote-source.c), and the
+ * live updates and connection state (pd-remote-source-live.c). */
+#pragma once
+
+#include <libsoup/soup.h>
+
+#include "pd-event.h"
+#include "pd-remote-source.h"
+
+G_BEGIN_DECLS
+
+/* Reconnecting after the server went away: 0.5 s, 1 s, 2 s … at most 30 s. */
+#define RECONNECT_FIRST_MS  500
+#define RECONNECT_MAX_MS    30000
+
+typedef enum
+{
+  OP_LIST,
+  OP_GET,
+  OP_PLAN,
+  OP_HISTORY,
+  OP_MESSAGES,
+  OP_EVENTS,
+  OP_USAGE,
+  OP_UPDATE,
+  OP_DELETE,
+  OP_PROMPT,    /* POST /api/prompt: a run starts */
+  OP_RUN,       /* GET /api/runs/ID */
+  OP_ANSWER,    /* POST /api/runs/ID/approval */
+  OP_CANCEL,    /* POST /api/cancel?session_id= */
+} OpKind;
+
+typedef struct
+{
+  OpKind      kind;
+  char       *method;
+  char       *path;         /* with the query */
+  char       *body;         /* JSON text or NULL */
+  char       *id;           /* the session, for its token */
+  gboolean    detail;       /* OP_PLAN: asked …/plan/detail */
+  gint64      after_seq;
+  gboolean    bootstrapped; /* the session token was fetched for this call */
+} Call;
+
+struct _PdRemoteSource
+{
+  GObject       parent_instance;
+
+  char         *base;            /* scheme://host:port, no trailing slash */
+  char         *token;
+  SoupSession  *session;
+  GMainContext *context;
+  GHashTable   *session_tokens;  /* session id → X-Session-Token */
+  gint64        backoff_until;   /* monotonic µs */
+  guint         backoff_seconds;
+  int           has_detail;      /* -1 unknown, 0 no, 1 yes */
+
+  guint         watch_interval;
+  GCancellable *watch_cancellable;
+  guint         watch_source;
+  gboolean      streaming;
+  gboolean      stream_spoke;    /* the open stream delivered a line */
+  char         *last_event_key;
+  GDataInputStream *stream;
+
+  PdRemoteState state;
+  char         *state_message;   /* why it is offline or denied */
+  guint         reconnect_ms;    /* the next wait before reconnecting */
+};
+
+/* GET @path (with its query), as the PdSource calls do. */
+void  _pd_remote_source_start_get    (PdRemoteSource      *self,
+                                      OpKind               kind,
+                                      const char          *path,
+                                      gpointer             tag,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+/* The server answered with a failure: offline or denied, and reconnect. */
+void  _pd_remote_source_note_failure (PdRemoteSource      *self,
+                                      const GError        *error);
+void  _pd_remote_source_notify_state (PdRemoteSource      *self);
+void  _pd_remote_source_emit_event   (PdRemoteSource      *self,
+                                      PdEvent             *event);
+
+G_END_DECLS
