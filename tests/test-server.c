@@ -1985,6 +1985,111 @@ test_stream_slots (Fixture       *f,
   close (extra);
 }
 
+/* Reads what @fd has now (without waiting) and counts the event frames in
+ * it; @tail carries the end of the last read, where a frame's name may
+ * begin. */
+static guint
+count_frames_now (int      fd,
+                  GString *tail)
+{
+  static const char name[] = "event: plan_updated";
+  char buffer[65536];
+  guint frames = 0;
+  ssize_t n;
+
+  while ((n = recv (fd, buffer, sizeof buffer, MSG_DONTWAIT)) > 0)
+    {
+      const char *p;
+
+      g_string_append_len (tail, buffer, n);
+      for (p = tail->str; (p = strstr (p, name)) != NULL; p += sizeof name - 1)
+        frames++;
+      /* Keep less than a name: it cannot be counted twice. */
+      if (tail->len >= sizeof name - 1)
+        g_string_erase (tail, 0, tail->len - (sizeof name - 2));
+    }
+  return frames;
+}
+
+/* A watcher that never reads its stream costs the others nothing and the
+ * server a bounded amount: once it is PD_SERVER_STREAM_MAX_BACKLOG behind
+ * its socket buffers its stream is closed, while a watcher that reads gets
+ * every event.  (The server kept every chunk of a stream in memory for as
+ * long as it was open, and a watcher that never read was kept forever.) */
+static void
+test_stream_slow_watcher (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *open_text = g_strdup_printf ("GET /api/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                "X-Odek-Ws-Token: %s\r\n\r\n", TOKEN);
+  PdEventBus *bus = pd_server_get_bus (f->server);
+  g_autoptr(GString) tail = g_string_new (NULL);
+  g_autofree char *pad = g_strnfill (2000, 'x');
+  g_autofree char *head = NULL;
+  struct sockaddr_in addr = { 0 };
+  int small = 4096;
+  int reader, slow;
+  guint with_slow;
+  guint emitted = 0;
+  guint received = 0;
+  gboolean dropped = FALSE;
+  gint64 deadline;
+
+  reader = raw_connect (f);
+  g_assert_true (raw_send (reader, open_text, strlen (open_text)));
+  head = raw_read_answer (reader);
+  g_assert_cmpuint (raw_status (head), ==, 200);
+
+  /* The slow one takes as little as the kernel allows, and never reads. */
+  slow = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  g_assert_cmpint (slow, >=, 0);
+  setsockopt (slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons (pd_server_get_port (f->server));
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (connect (slow, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_true (raw_send (slow, open_text, strlen (open_text)));
+  g_usleep (100 * 1000);
+  with_slow = count_sockets ();
+
+  /* 2 KB events until the server closes its side of the slow stream; 16 MiB
+   * of them would be far past any bound. */
+  while (emitted < 8192 && !dropped)
+    {
+      g_autoptr(JsonObject) event_data = json_object_new ();
+
+      json_object_set_string_member (event_data, "pad", pad);
+      emit (bus, pd_event_new_full (PD_EVENT_PLAN_UPDATED, "r", f->plan_id, 1, NULL,
+                                    g_steal_pointer (&event_data)));
+      emitted++;
+      if (emitted % 16 == 0)
+        {
+          pd_event_bus_flush (bus);
+          received += count_frames_now (reader, tail);
+          dropped = count_sockets () < with_slow;
+        }
+    }
+  g_test_message ("the slow watcher was dropped after %u events of 2 KB", emitted);
+  g_assert_true (dropped);
+  /* Dropped within its bound: the kernel's buffers and 64 KiB more. */
+  g_assert_cmpuint (emitted, <, 1024);
+
+  /* The reader has every event, and the server goes on. */
+  pd_event_bus_flush (bus);
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (received < emitted && g_get_monotonic_time () < deadline)
+    {
+      struct pollfd pfd = { reader, POLLIN, 0 };
+
+      poll (&pfd, 1, 100);
+      received += count_frames_now (reader, tail);
+    }
+  g_assert_cmpuint (received, ==, emitted);
+
+  close (slow);
+  close (reader);
+}
+
 /* Stopping with a run in flight cancels it and waits for it to save. */
 static void
 test_stop_during_run (Fixture       *f,
@@ -2055,6 +2160,7 @@ main (int   argc,
   ADD ("/pd/server/stream-disconnect", test_stream_disconnect, 0);
   ADD ("/pd/server/keepalive-closed", test_keepalive_closed, 0);
   ADD ("/pd/server/stream-slots", test_stream_slots, 0);
+  ADD ("/pd/server/stream-slow-watcher", test_stream_slow_watcher, 0);
   ADD ("/pd/server/stop-during-run", test_stop_during_run, 0);
 
   return g_test_run ();

@@ -379,6 +379,26 @@ _pd_server_conns_request_finished (PdServer          *self,
   conn_watch (conn, CONN_IDLE);
 }
 
+/* Takes @msg's connection from libsoup and closes it: an event stream
+ * whose client is too far behind.  "disconnected" follows on @msg. */
+void
+_pd_server_conns_close (PdServer          *self,
+                        SoupServerMessage *msg)
+{
+  Conn *conn = conn_lookup (self, msg);
+  g_autoptr(GIOStream) stream = NULL;
+
+  if (conn != NULL && conn->msg == msg)
+    {
+      conn_close (conn);
+      return;
+    }
+
+  stream = soup_server_message_steal_connection (msg);
+  if (stream != NULL)
+    g_io_stream_close (stream, NULL, NULL);
+}
+
 /* An endless answer on @msg's connection (an event stream): its client
  * going away closes it at once. */
 void

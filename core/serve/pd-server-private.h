@@ -62,6 +62,8 @@ struct _PdServer
   GPtrArray          *allowed_origins;
   guint               rate_limit;
   gint64              approval_timeout;   /* µs */
+  guint               max_streams;
+  guint               max_streams_per_client;
   char               *token;
   char               *model;
   char               *working_directory;   /* (nullable) what /api/resources lists */
@@ -98,6 +100,10 @@ struct _PdServer
   GQueue              finished_runs;   /* run ids, oldest first */
   guint               active_runs;
   GList              *streams;         /* Stream */
+  GList              *closed_streams;  /* Stream, freed once no walk of the streams runs */
+  guint               streams_walking;
+  guint               streams_listener; /* on the bus while there are streams */
+  GSource            *streams_keepalive; /* while there are streams */
   GHashTable         *conns;           /* GSocket → Conn (pd-server-conns.c) */
   GList              *sockets;         /* Socket (pd-server-ws.c) */
   guint               upgrading;       /* WebSocket handshakes under way */
@@ -169,6 +175,8 @@ void        _pd_server_conns_request_started  (PdServer          *self,
                                                SoupServerMessage *msg);
 void        _pd_server_conns_request_finished (PdServer          *self,
                                                SoupServerMessage *msg);
+void        _pd_server_conns_close        (PdServer          *self,
+                                           SoupServerMessage *msg);
 void        _pd_server_conns_watch_stream (PdServer          *self,
                                            SoupServerMessage *msg);
 void        _pd_server_conns_refuse       (PdServer          *self,

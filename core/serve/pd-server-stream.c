@@ -1,22 +1,36 @@
 /* pd-server-stream.c: GET /api/events/stream, the event bus as
  * Server-Sent Events (ours; odek has its WebSocket instead).
  *
- * One listener on the bus per stream, filtered by session and run; a comment
- * line every KEEPALIVE_SECONDS keeps proxies from closing an idle stream.
- * At most PD_SERVER_MAX_STREAMS at once, PD_SERVER_MAX_STREAMS_PER_CLIENT of
- * them from one client address; a stream's slot is free again as soon as
+ * One listener on the bus for all the streams, while there are any: each
+ * event is made into its frame once and the same bytes are appended to every
+ * stream whose filter (session, run) lets it through.  (A listener per
+ * stream put one source per stream and event on the server's context, and
+ * printed the frame once per stream.)  A comment line every
+ * KEEPALIVE_SECONDS, to all the streams at once, keeps proxies from closing
+ * an idle stream.
+ * At most max_streams at once (PD_SERVER_MAX_STREAMS unless --max-streams),
+ * max_streams_per_client of them from one client address; a stream's slot is free again as soon as
  * its client goes (pd-server-conns.c watches the connection), not at the
  * next keepalive write.
+ *
+ * A client that does not read costs a bounded amount: the body keeps no
+ * chunk once it is written (not accumulated), and a stream whose unwritten
+ * bytes would pass PD_SERVER_STREAM_MAX_BACKLOG (the kernel's socket buffer
+ * full, and this much more waiting here) is closed.  Its client reconnects
+ * and reads what it missed from GET /api/events?after_seq=.  The others
+ * never wait for it: each write only appends to its own body.
  */
 #define G_LOG_DOMAIN "pd-server"
 
 #include "config.h"
 
 #include <string.h>
+#include <sys/socket.h>
 
 #include "pd-server-private.h"
 
 #define KEEPALIVE_SECONDS    15
+#define STREAM_SOCKET_BUFFER (64 * 1024)   /* SO_SNDBUF; the kernel doubles it */
 
 typedef struct
 {
@@ -25,12 +39,39 @@ typedef struct
   char              *client;        /* the remote address */
   char              *session_id;
   char              *run_id;
-  guint              listener_id;
-  GSource           *keepalive;
   gulong             finished_id;
   gulong             disconnected_id;
+  gulong             wrote_chunk_id;
+  GQueue             unwritten;     /* sizes of the chunks appended and not written, oldest first */
+  gsize              backlog;       /* their sum */
   gboolean           closed;
 } Stream;
+
+static void
+stream_free (gpointer data)
+{
+  Stream *stream = data;
+
+  g_signal_handler_disconnect (stream->msg, stream->finished_id);
+  g_signal_handler_disconnect (stream->msg, stream->disconnected_id);
+  g_signal_handler_disconnect (stream->msg, stream->wrote_chunk_id);
+  g_queue_clear (&stream->unwritten);
+  g_object_unref (stream->msg);
+  g_free (stream->client);
+  g_free (stream->session_id);
+  g_free (stream->run_id);
+  g_free (stream);
+}
+
+/* Streams closed while the streams were being walked are freed once the
+ * walk is over (the closing write may be several calls down). */
+static void
+streams_reap (PdServer *self)
+{
+  if (self->streams_walking > 0)
+    return;
+  g_list_free_full (g_steal_pointer (&self->closed_streams), stream_free);
+}
 
 static void
 stream_close (Stream *stream)
@@ -41,65 +82,111 @@ stream_close (Stream *stream)
     return;
   stream->closed = TRUE;
   self->streams = g_list_remove (self->streams, stream);
-  if (stream->keepalive != NULL)
+  self->closed_streams = g_list_prepend (self->closed_streams, stream);
+  /* The last stream takes the listener and the keepalive with it. */
+  if (self->streams == NULL && self->streams_listener != 0)
     {
-      g_source_destroy (stream->keepalive);
-      g_clear_pointer (&stream->keepalive, g_source_unref);
+      pd_event_bus_remove_listener (self->bus, self->streams_listener);
+      self->streams_listener = 0;
     }
-  /* Last: its destroy notify may free the stream right here. */
-  pd_event_bus_remove_listener (self->bus, stream->listener_id);
+  if (self->streams == NULL && self->streams_keepalive != NULL)
+    {
+      g_source_destroy (self->streams_keepalive);
+      g_clear_pointer (&self->streams_keepalive, g_source_unref);
+    }
+}
+
+/* libsoup wrote the oldest chunk in full (and, not accumulating, let go of it). */
+static void
+on_stream_wrote_chunk (SoupServerMessage *msg,
+                       gpointer           user_data)
+{
+  Stream *stream = user_data;
+
+  if (!g_queue_is_empty (&stream->unwritten))
+    stream->backlog -= GPOINTER_TO_SIZE (g_queue_pop_head (&stream->unwritten));
 }
 
 static void
-stream_free (gpointer data)
+stream_write_bytes (Stream *stream,
+                    GBytes *bytes)
 {
-  Stream *stream = data;
+  gsize len = g_bytes_get_size (bytes);
 
-  g_signal_handler_disconnect (stream->msg, stream->finished_id);
-  g_signal_handler_disconnect (stream->msg, stream->disconnected_id);
-  g_object_unref (stream->msg);
-  g_free (stream->client);
-  g_free (stream->session_id);
-  g_free (stream->run_id);
-  g_free (stream);
+  if (stream->closed)
+    return;
+
+  /* Too far behind: the client is dropped rather than buffered for. */
+  if (stream->backlog + len > PD_SERVER_STREAM_MAX_BACKLOG)
+    {
+      g_debug ("event stream of %s closed: %" G_GSIZE_FORMAT " bytes unread", stream->client, stream->backlog);
+      _pd_server_conns_close (stream->server, stream->msg);
+      return;
+    }
+
+  soup_message_body_append_bytes (soup_server_message_get_response_body (stream->msg), bytes);
+  g_queue_push_tail (&stream->unwritten, GSIZE_TO_POINTER (len));
+  stream->backlog += len;
+  soup_server_message_unpause (stream->msg);
 }
 
 static void
 stream_write (Stream     *stream,
               const char *text)
 {
-  if (stream->closed)
-    return;
-  soup_message_body_append (soup_server_message_get_response_body (stream->msg), SOUP_MEMORY_COPY,
-                            text, strlen (text));
-  soup_server_message_unpause (stream->msg);
+  g_autoptr(GBytes) bytes = g_bytes_new_static (text, strlen (text));
+
+  stream_write_bytes (stream, bytes);
+}
+
+/* Writes @bytes to every stream @event (if any) passes the filter of. */
+static void
+streams_broadcast (PdServer *self,
+                   PdEvent  *event,
+                   GBytes   *bytes)
+{
+  const char *session_id = event != NULL ? pd_event_get_session_id (event) : NULL;
+  const char *run_id = event != NULL ? pd_event_get_run_id (event) : NULL;
+
+  self->streams_walking++;
+  for (GList *l = self->streams, *next; l != NULL; l = next)
+    {
+      Stream *stream = l->data;
+
+      /* A write may close its stream, which leaves the list. */
+      next = l->next;
+      if (event != NULL && stream->session_id && g_strcmp0 (session_id, stream->session_id) != 0)
+        continue;
+      if (event != NULL && stream->run_id && g_strcmp0 (run_id, stream->run_id) != 0)
+        continue;
+      stream_write_bytes (stream, bytes);
+    }
+  self->streams_walking--;
+  streams_reap (self);
 }
 
 static void
-on_stream_event (PdEvent  *event,
-                 gpointer  user_data)
+on_streams_event (PdEvent  *event,
+                  gpointer  user_data)
 {
-  Stream *stream = user_data;
-  g_autofree char *json = NULL;
-  g_autofree char *frame = NULL;
-
-  if (stream->closed)
-    return;
-  if (stream->session_id && g_strcmp0 (pd_event_get_session_id (event), stream->session_id) != 0)
-    return;
-  if (stream->run_id && g_strcmp0 (pd_event_get_run_id (event), stream->run_id) != 0)
-    return;
-
-  json = pd_event_to_json (event);
+  PdServer *self = user_data;
+  g_autofree char *json = pd_event_to_json (event);
   /* One line of JSON: no newline can split the data field. */
-  frame = g_strdup_printf ("event: %s\ndata: %s\n\n", pd_event_get_event_type (event), json);
-  stream_write (stream, frame);
+  char *frame = g_strdup_printf ("event: %s\ndata: %s\n\n", pd_event_get_event_type (event), json);
+  g_autoptr(GBytes) bytes = g_bytes_new_take (frame, strlen (frame));
+
+  streams_broadcast (self, event, bytes);
 }
 
+/* One timer for all the streams (a source per stream is a source more for
+ * every iteration of the server's loop to look at). */
 static gboolean
-on_stream_keepalive (gpointer user_data)
+on_streams_keepalive (gpointer user_data)
 {
-  stream_write (user_data, ": keepalive\n\n");
+  PdServer *self = user_data;
+  g_autoptr(GBytes) bytes = g_bytes_new_static (": keepalive\n\n", 13);
+
+  streams_broadcast (self, NULL, bytes);
   return G_SOURCE_CONTINUE;
 }
 
@@ -108,9 +195,10 @@ on_stream_finished (SoupServerMessage *msg,
                     gpointer           user_data)
 {
   Stream *stream = user_data;
+  PdServer *self = stream->server;
 
-  /* The listener's destroy notify frees the stream once no call runs. */
   stream_close (stream);
+  streams_reap (self);
 }
 
 static guint
@@ -145,12 +233,12 @@ _pd_server_handle_stream (PdServer          *self,
       _pd_server_respond_error (msg, 400, "invalid session id");
       return;
     }
-  if (g_list_length (self->streams) >= PD_SERVER_MAX_STREAMS)
+  if (g_list_length (self->streams) >= self->max_streams)
     {
       _pd_server_respond_error (msg, 503, "too many event streams");
       return;
     }
-  if (count_client_streams (self, client) >= PD_SERVER_MAX_STREAMS_PER_CLIENT)
+  if (count_client_streams (self, client) >= self->max_streams_per_client)
     {
       _pd_server_respond_error (msg, 503, "too many event streams from this client");
       return;
@@ -168,19 +256,40 @@ _pd_server_handle_stream (PdServer          *self,
   soup_message_headers_set_content_type (headers, "text/event-stream", NULL);
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
+  /* A written chunk is let go of: an endless body must not keep them all. */
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
+  /* And the kernel keeps a fixed, small buffer for a client that does not
+   * read (autotuning lets one grow to 4 MiB): a slow client is noticed
+   * after that much, not after megabytes. */
+  if (soup_server_message_get_socket (msg) != NULL)
+    {
+      int size = STREAM_SOCKET_BUFFER;
+
+      setsockopt (g_socket_get_fd (soup_server_message_get_socket (msg)), SOL_SOCKET, SO_SNDBUF,
+                  &size, sizeof size);
+    }
 
   /* libsoup ends it ("finished": a write failed, or the server stops), or
    * the connection watch sees its client gone and takes the connection
    * ("disconnected"). */
   stream->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_stream_finished), stream);
   stream->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_stream_finished), stream);
-  stream->listener_id = pd_event_bus_add_listener (self->bus, on_stream_event, stream, stream_free);
-  stream->keepalive = g_timeout_source_new_seconds (KEEPALIVE_SECONDS);
-  g_source_set_callback (stream->keepalive, on_stream_keepalive, stream, NULL);
-  g_source_attach (stream->keepalive, self->context);
+  stream->wrote_chunk_id = g_signal_connect (msg, "wrote-chunk", G_CALLBACK (on_stream_wrote_chunk), stream);
+  /* On this (the server's) context. */
+  if (self->streams_listener == 0)
+    self->streams_listener = pd_event_bus_add_listener (self->bus, on_streams_event, self, NULL);
+  if (self->streams_keepalive == NULL)
+    {
+      self->streams_keepalive = g_timeout_source_new_seconds (KEEPALIVE_SECONDS);
+      g_source_set_callback (self->streams_keepalive, on_streams_keepalive, self, NULL);
+      g_source_attach (self->streams_keepalive, self->context);
+    }
 
+  self->streams_walking++;
   stream_write (stream, ": plandeck event stream\n\n");
+  self->streams_walking--;
   _pd_server_conns_watch_stream (self, msg);
+  streams_reap (self);
 }
 
 /* On the server's context: another connection committed to the database
@@ -192,9 +301,9 @@ gboolean
 _pd_server_announce_store_changed (gpointer data)
 {
   PdServer *self = data;
+  g_autoptr(GBytes) bytes = g_bytes_new_static (": store_changed\n\n", 17);
 
-  for (GList *l = self->streams; l != NULL; l = l->next)
-    stream_write (l->data, ": store_changed\n\n");
+  streams_broadcast (self, NULL, bytes);
   return G_SOURCE_REMOVE;
 }
 
@@ -210,4 +319,5 @@ _pd_server_end_streams (PdServer *self)
       soup_server_message_unpause (stream->msg);
       stream_close (stream);
     }
+  streams_reap (self);
 }

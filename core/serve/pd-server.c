@@ -518,6 +518,8 @@ pd_server_init (PdServer *self)
   self->rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
   self->approval_timeout = PD_SERVER_APPROVAL_TIMEOUT * G_USEC_PER_SEC;
   self->watch_interval = WATCH_INTERVAL_MS;
+  self->max_streams = PD_SERVER_MAX_STREAMS;
+  self->max_streams_per_client = PD_SERVER_MAX_STREAMS_PER_CLIENT;
   self->allowed_hosts = g_ptr_array_new_with_free_func (g_free);
   self->allowed_origins = g_ptr_array_new_with_free_func (g_free);
   self->token = pd_random_hex (32);
@@ -701,6 +703,28 @@ pd_server_set_watch_interval (PdServer *self,
   g_return_if_fail (interval_ms > 0);
 
   self->watch_interval = interval_ms;
+}
+
+/**
+ * pd_server_set_stream_limits:
+ * @total: event streams open at once (`--max-streams`), at least 1
+ * @per_client: of them from one client address, at least 1; more than
+ *   @total means @total
+ *
+ * A stream costs a few KiB while its client keeps up, and at most
+ * PD_SERVER_STREAM_MAX_BACKLOG more while it falls behind.
+ */
+void
+pd_server_set_stream_limits (PdServer *self,
+                             guint     total,
+                             guint     per_client)
+{
+  g_return_if_fail (PD_IS_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+  g_return_if_fail (total > 0 && per_client > 0);
+
+  self->max_streams = total;
+  self->max_streams_per_client = MIN (per_client, total);
 }
 
 /* Tests and benchmarks name the token; otherwise it is 32 random bytes. */

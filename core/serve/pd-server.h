@@ -50,8 +50,9 @@ G_BEGIN_DECLS
 #define PD_SERVER_DEFAULT_PORT        8080
 #define PD_SERVER_DEFAULT_RATE_LIMIT  60     /* session lookups per minute per client */
 #define PD_SERVER_MAX_ACTIVE_RUNS     20
-#define PD_SERVER_MAX_STREAMS         64
-#define PD_SERVER_MAX_STREAMS_PER_CLIENT 16   /* of them from one client address */
+#define PD_SERVER_MAX_STREAMS         64     /* default of --max-streams */
+#define PD_SERVER_MAX_STREAMS_PER_CLIENT 16   /* of them from one client address, by default */
+#define PD_SERVER_STREAM_MAX_BACKLOG  (64 * 1024)   /* bytes a stream's client may be behind */
 #define PD_SERVER_MAX_BODY            (1024 * 1024)
 #define PD_SERVER_APPROVAL_TIMEOUT    60     /* seconds a person has to answer, as odek */
 #define PD_SERVER_MAX_SOCKETS         20     /* WebSockets at once, as odek */
@@ -117,6 +118,9 @@ void            pd_server_set_rate_limit   (PdServer            *self,
                                             guint                per_minute);
 void            pd_server_set_approval_timeout (PdServer        *self,
                                             guint                seconds);
+void            pd_server_set_stream_limits (PdServer           *self,
+                                            guint                total,
+                                            guint                per_client);
 void            pd_server_set_token        (PdServer            *self,
                                             const char          *token);
 void            pd_server_set_model        (PdServer            *self,
