@@ -319,6 +319,52 @@ def serve_follows_config(tap, agent, env, tmp):
               "serve: the project file's refusal is printed", stderr)
 
 
+def serve_stream_limits(tap, agent, env, tmp):
+    """--max-streams and --max-streams-per-client: refused below 1; with a
+    per-client limit of 2, a third stream from loopback gets the 503, and a
+    total above the default 64 lets 70 streams open at once."""
+    import socket
+
+    db = os.path.join(tmp, "streams.db")
+    proc = subprocess.run([agent, "serve", "--db", db, "--max-streams", "0"], env=env, cwd=tmp,
+                          capture_output=True, text=True, timeout=30)
+    tap.check(proc.returncode == 2 and "--max-streams" in proc.stderr, "serve --max-streams 0 is refused",
+              proc.stderr)
+
+    def open_streams(limit_args, count):
+        server = subprocess.Popen([agent, "serve", "--db", db, "--listen", "127.0.0.1:0"] + limit_args,
+                                  env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        statuses = []
+        socks = []
+        try:
+            url = urlparse(server.stdout.readline().strip())
+            token = parse_qs(url.query).get("token", [""])[0]
+            for _ in range(count):
+                sock = socket.create_connection((url.hostname, url.port), timeout=30)
+                sock.sendall(f"GET /api/events/stream HTTP/1.1\r\nHost: 127.0.0.1:{url.port}\r\n"
+                             f"X-Plandeck-Token: {token}\r\n\r\n".encode())
+                head = b""
+                while b"\r\n" not in head:
+                    data = sock.recv(4096)
+                    if not data:
+                        break
+                    head += data
+                statuses.append(int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0)
+                socks.append(sock)
+        finally:
+            for sock in socks:
+                sock.close()
+            server.terminate()
+            server.communicate(timeout=30)
+        return statuses
+
+    statuses = open_streams(["--max-streams-per-client", "2"], 3)
+    tap.check(statuses == [200, 200, 503], "serve --max-streams-per-client 2: the third stream is refused", statuses)
+    statuses = open_streams(["--max-streams", "70", "--max-streams-per-client", "70"], 70)
+    tap.check(statuses == [200] * 70, "serve --max-streams 70: 70 streams open at once",
+              [s for s in statuses if s != 200])
+
+
 def imported_sessions(tap, agent_run, detail, tmp):
     """Sessions imported from Claude Code, Codex and OpenCode answer plan
     status, sessions show and export, and events, from their transcripts
@@ -653,6 +699,7 @@ def main():
         imported_sessions(tap, agent_run, detail, tmp)
         project_trust(tap, agent, env, tmp, os.path.join(tmp, "trust.db"))
         serve_follows_config(tap, agent, env, tmp)
+        serve_stream_limits(tap, agent, env, tmp)
 
         # sessions rm
         proc = agent_run("sessions", "rm", "--db", db, sid)

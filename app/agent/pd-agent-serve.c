@@ -3,7 +3,7 @@
  *
  *   serve [--db PATH] [--listen ADDR:PORT] [--allow-host HOST]...
  *         [--allow-origin ORIGIN]... [--rate-limit N] [--webui DIR]
- *         [engine options of `run`]
+ *         [--max-streams N] [--max-streams-per-client N] [engine options of `run`]
  *
  * The start URL (with the instance token) goes to stdout as the first line;
  * SIGINT or SIGTERM stops the server cleanly (active runs are cancelled and
@@ -87,12 +87,16 @@ pd_agent_serve_main (int    argc,
   g_autofree char *host = NULL;
   g_auto(PdAgentEngineArgs) args = { 0 };
   int rate_limit = PD_SERVER_DEFAULT_RATE_LIMIT;
+  int max_streams = PD_SERVER_MAX_STREAMS;
+  int max_streams_per_client = PD_SERVER_MAX_STREAMS_PER_CLIENT;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
     { "listen", 0, 0, G_OPTION_ARG_STRING, &listen, "Address and port (default 127.0.0.1:8080; port 0 picks one)", "ADDR:PORT" },
     { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_hosts, "Also accept this Host name (repeatable)", "HOST" },
     { "allow-origin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_origins, "Also accept changes from pages of this origin, e.g. https://plandeck.example (repeatable)", "ORIGIN" },
     { "rate-limit", 0, 0, G_OPTION_ARG_INT, &rate_limit, "Session lookups per minute per client (default 60, 0 = off)", "N" },
+    { "max-streams", 0, 0, G_OPTION_ARG_INT, &max_streams, "Event streams open at once (default 64)", "N" },
+    { "max-streams-per-client", 0, 0, G_OPTION_ARG_INT, &max_streams_per_client, "Event streams open at once from one client address (default 16)", "N" },
     { "webui", 0, 0, G_OPTION_ARG_FILENAME, &webui, "Serve the browser UI in DIR (index.html, app.js, style.css) the way odek serves its own", "DIR" },
     { NULL }
   };
@@ -123,6 +127,11 @@ pd_agent_serve_main (int    argc,
   if (rate_limit < 0)
     {
       fprintf (stderr, "plandeck-agent serve: --rate-limit takes 0 or more\n");
+      return 2;
+    }
+  if (max_streams < 1 || max_streams_per_client < 1)
+    {
+      fprintf (stderr, "plandeck-agent serve: --max-streams and --max-streams-per-client take 1 or more\n");
       return 2;
     }
   for (guint i = 0; allow_origins && allow_origins[i]; i++)
@@ -170,6 +179,7 @@ pd_agent_serve_main (int    argc,
   server = pd_server_new (db_path);
   pd_server_set_listen (server, host, port);
   pd_server_set_rate_limit (server, (guint) rate_limit);
+  pd_server_set_stream_limits (server, (guint) max_streams, (guint) max_streams_per_client);
   pd_server_set_model (server, pd_engine_builder_get_model (builder));
   {
     g_autofree char *here = g_get_current_dir ();

@@ -42,7 +42,8 @@ _plandeck_agent()
         case $word in
             --db | --events-jsonl | --provider | --base-url | --model | --replay | \
                 --approve | --max-iterations | --max-tokens | --max-seconds | -C | --cwd | \
-                --listen | --allow-host | --allow-origin | --rate-limit | --webui | --max-steps | --max-render-chars | \
+                --listen | --allow-host | --allow-origin | --rate-limit | --webui | --max-streams | \
+                --max-streams-per-client | --max-steps | --max-render-chars | \
                 --global | --project | -q | --query | --limit | --offset | --session | \
                 --type | --claude-dir | --codex-dir | --opencode-dir)
                 # -q takes a value only for sessions (elsewhere it is --quiet).
@@ -96,7 +97,8 @@ _plandeck_agent()
             return
             ;;
         --base-url | --model | --max-iterations | --max-tokens | --max-seconds | --listen | \
-            --allow-host | --allow-origin | --rate-limit | --max-steps | --max-render-chars | --query | \
+            --allow-host | --allow-origin | --rate-limit | --max-streams | --max-streams-per-client | \
+            --max-steps | --max-render-chars | --query | \
             --limit | --offset | --type)
             return
             ;;
@@ -112,7 +114,7 @@ _plandeck_agent()
             options="--db --events-jsonl -q --quiet -i --interactive --plan-mode $engine"
             ;;
         serve)
-            options="--db --listen --allow-host --allow-origin --rate-limit --webui $engine"
+            options="--db --listen --allow-host --allow-origin --rate-limit --webui --max-streams --max-streams-per-client $engine"
             ;;
         plan)
             options="--db --max-steps --max-render-chars"
