@@ -10,6 +10,18 @@
  * shell calls with outputs, update_plan now and then), with line lengths
  * like real transcripts.  The goal of issue 7: within 3× of `wc -l` and at
  * least 10× faster than `jq`.
+ *
+ * Then, when the shared fixtures are there (PD_SHARED_FIXTURES_DIR, set by
+ * meson), a second corpus of real lines at real density: 1,200 Claude Code
+ * transcripts, each one of the three real fixture sessions under a new
+ * session id (a TodoWrite every 26 KB or so, 6–7 a file), and 300 Codex
+ * rollouts, the real rollout with the synthetic update_plan calls after it
+ * (4 a file).  Many small files with plan calls throughout, where the
+ * synthetic corpus has few large files with a plan call now and then.  It is
+ * imported by the real `plandeck-agent import` (PLANDECK_AGENT), with --json
+ * and with --db (first and unchanged), beside `wc -l` and `jq` on the same
+ * files in the same run.  OpenCode's storage (a file per message and part)
+ * is left out: its fixtures are too few to make a corpus of.
  */
 #include "config.h"
 
@@ -294,6 +306,219 @@ rmtree (const char *path)
   g_rmdir (path);
 }
 
+
+/* ---------------------------------------------------------------------- */
+/* The corpus of real lines                                               */
+
+static char *
+read_fixture (const char *dir,
+              const char *path)
+{
+  g_autofree char *full = g_build_filename (dir, path, NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (full, &text, NULL, NULL))
+    return NULL;
+  return text;
+}
+
+/* @text with every @from replaced by @to. */
+static GString *
+replace_all (const char *text,
+             const char *from,
+             const char *to)
+{
+  GString *out = g_string_new (text);
+
+  g_string_replace (out, from, to, 0);
+  return out;
+}
+
+static guint64
+count_lines (const GString *text)
+{
+  guint64 n = 0;
+
+  for (gsize i = 0; i < text->len; i++)
+    n += text->str[i] == '\n';
+  return n;
+}
+
+static double
+run_agent (const char * const *argv,
+           gboolean           *ok)
+{
+  return run_command (argv, ok);
+}
+
+static void
+real_corpus_run (const char *fixtures,
+                 const char *agent,
+                 const char *wc,
+                 const char *jq)
+{
+  static const char * const claude_fixtures[][2] = {
+    { "claude-code/-Users-dain-workspace-claude-code-log-sample/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl",
+      "326189cf-5676-4237-8cde-1ce80aae4a9f" },
+    { "claude-code/-Users-dain-workspace-danieldemmel-me-next/b25638d7-b104-4f06-a797-70ac33d069ed.jsonl",
+      "b25638d7-b104-4f06-a797-70ac33d069ed" },
+    { "claude-code/-Users-dain-workspace-danieldemmel-me-next/f852ad25-1024-47da-964e-5eaae5bd6e6a.jsonl",
+      "f852ad25-1024-47da-964e-5eaae5bd6e6a" },
+  };
+  const guint n_claude = 1200, n_codex = 300;
+  g_autofree char *root = g_dir_make_tmp ("pd-bench-import-real-XXXXXX", NULL);
+  g_autofree char *claude_root = g_build_filename (root, "claude", NULL);
+  g_autofree char *codex_home = g_build_filename (root, "codex", NULL);
+  g_autofree char *codex_dir = g_build_filename (codex_home, "sessions", "2026", "02", "01", NULL);
+  g_autofree char *opencode_dir = g_build_filename (root, "opencode", NULL);
+  g_autofree char *db_path = g_build_filename (root, "sessions.db", NULL);
+  g_autoptr(GPtrArray) claude_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) codex_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) codex_text = NULL;
+  char *claude_text[G_N_ELEMENTS (claude_fixtures)];
+  g_autofree char *codex_real = read_fixture (fixtures, "codex/agent-sessions_codex_small_0.146.jsonl");
+  g_autofree char *codex_plans = read_fixture (fixtures, "codex/SYNTHETIC_update_plan_variants.jsonl");
+  guint64 bytes = 0, lines = 0, todo_calls = 0, plan_calls = 0;
+  double t_json, t_db, t_again, t_wc = 0, t_jq = 0;
+  gboolean ok_json, ok_db, ok_again;
+
+  for (guint f = 0; f < G_N_ELEMENTS (claude_fixtures); f++)
+    if (!(claude_text[f] = read_fixture (fixtures, claude_fixtures[f][0])))
+      {
+        printf ("# real corpus: %s not found: skipped\n", claude_fixtures[f][0]);
+        return;
+      }
+  if (codex_real == NULL || codex_plans == NULL || agent == NULL)
+    {
+      printf ("# real corpus: the Codex fixtures or PLANDECK_AGENT missing: skipped\n");
+      return;
+    }
+
+  /* The Codex rollout: the real one, then the synthetic plan calls (not
+   * their session_meta line) as if the same session went on. */
+  codex_text = g_string_new (codex_real);
+  if (codex_text->len > 0 && codex_text->str[codex_text->len - 1] != '\n')
+    g_string_append_c (codex_text, '\n');
+  {
+    g_auto(GStrv) plan_lines = g_strsplit (codex_plans, "\n", -1);
+
+    for (guint i = 0; plan_lines[i] != NULL; i++)
+      if (*plan_lines[i] != '\0' && strstr (plan_lines[i], "\"type\":\"session_meta\"") == NULL)
+        g_string_append_printf (codex_text, "%s\n", plan_lines[i]);
+  }
+
+  g_mkdir_with_parents (codex_dir, 0700);
+  g_mkdir_with_parents (opencode_dir, 0700);
+  for (guint i = 0; i < n_claude; i++)
+    {
+      guint f = i % G_N_ELEMENTS (claude_fixtures);
+      g_autofree char *id = g_strdup_printf ("%08x-0000-4000-8000-%012u", i + 1, i);
+      g_autofree char *project = g_strdup_printf ("-home-dev-project-%02u", i % 40);
+      g_autofree char *dir = g_build_filename (claude_root, project, NULL);
+      g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
+      g_autoptr(GString) text = replace_all (claude_text[f], claude_fixtures[f][1], id);
+      char *path = g_build_filename (dir, name, NULL);
+      const char *p = text->str;
+
+      g_mkdir_with_parents (dir, 0700);
+      g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+      g_ptr_array_add (claude_files, path);
+      bytes += text->len;
+      lines += count_lines (text);
+      while ((p = strstr (p, "\"name\":\"TodoWrite\"")) != NULL)
+        todo_calls++, p++;
+    }
+  for (guint i = 0; i < n_codex; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("019fc8be-3658-7ca3-9e29-%012u", i + 1);
+      g_autofree char *name = g_strdup_printf ("rollout-2026-02-01T00-00-00-%s.jsonl", id);
+      g_autoptr(GString) text = replace_all (codex_text->str, "019fc8be-3658-7ca3-9e29-000000000000", id);
+      char *path = g_build_filename (codex_dir, name, NULL);
+      const char *p = text->str;
+
+      g_string_replace (text, "00000000-0000-7000-8000-000000000001", id, 0);
+      g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+      g_ptr_array_add (codex_files, path);
+      bytes += text->len;
+      lines += count_lines (text);
+      while ((p = strstr (p, "\"name\":\"update_plan\"")) != NULL)
+        plan_calls++, p++;
+    }
+  for (guint f = 0; f < G_N_ELEMENTS (claude_fixtures); f++)
+    g_free (claude_text[f]);
+
+  printf ("# real corpus: %u Claude Code transcripts of the 3 real fixture sessions (%" G_GUINT64_FORMAT
+          " TodoWrite calls), %u Codex rollouts of the real one with synthetic update_plan calls (%" G_GUINT64_FORMAT
+          "), %.1f MB, %" G_GUINT64_FORMAT " lines\n",
+          n_claude, todo_calls, n_codex, plan_calls, bytes / 1048576.0, lines);
+
+  if (wc != NULL)
+    {
+      g_autoptr(GPtrArray) args = g_ptr_array_new ();
+      gboolean ok;
+
+      g_ptr_array_add (args, (gpointer) wc);
+      g_ptr_array_add (args, (gpointer) "-l");
+      g_ptr_array_extend (args, claude_files, NULL, NULL);
+      g_ptr_array_extend (args, codex_files, NULL, NULL);
+      g_ptr_array_add (args, NULL);
+      run_command ((const char * const *) args->pdata, &ok);  /* warm the page cache */
+      t_wc = run_command ((const char * const *) args->pdata, &ok);
+      if (!ok)
+        t_wc = 0;
+    }
+
+  {
+    const char *json_args[] = { agent, "import", "--json", "--claude-dir", claude_root, "--codex-dir", codex_home,
+                                "--opencode-dir", opencode_dir, NULL };
+    const char *db_args[] = { agent, "import", "--db", db_path, "--claude-dir", claude_root, "--codex-dir", codex_home,
+                              "--opencode-dir", opencode_dir, NULL };
+
+    t_json = run_agent (json_args, &ok_json);
+    t_db = run_agent (db_args, &ok_db);
+    t_again = run_agent (db_args, &ok_again);
+    if (!ok_json || !ok_db || !ok_again)
+      g_error ("plandeck-agent import failed on the real corpus");
+  }
+
+  if (jq != NULL)
+    {
+      g_autoptr(GPtrArray) a = g_ptr_array_new ();
+      g_autoptr(GPtrArray) b = g_ptr_array_new ();
+      gboolean ok_a, ok_b;
+
+      g_ptr_array_add (a, (gpointer) jq);
+      g_ptr_array_add (a, (gpointer) "-c");
+      g_ptr_array_add (a, (gpointer) "select(.type==\"assistant\") | .message.content[]? | select(.name==\"TodoWrite\") | .input");
+      g_ptr_array_extend (a, claude_files, NULL, NULL);
+      g_ptr_array_add (a, NULL);
+      g_ptr_array_add (b, (gpointer) jq);
+      g_ptr_array_add (b, (gpointer) "-c");
+      g_ptr_array_add (b, (gpointer) "select(.type==\"response_item\") | .payload | select(.name==\"update_plan\") | .arguments");
+      g_ptr_array_extend (b, codex_files, NULL, NULL);
+      g_ptr_array_add (b, NULL);
+      t_jq = run_command ((const char * const *) a->pdata, &ok_a) + run_command ((const char * const *) b->pdata, &ok_b);
+      if (!ok_a || !ok_b)
+        t_jq = 0;
+    }
+
+  printf ("real: import --json          %7.2f s  %8.1f MB/s\n", t_json, bytes / 1048576.0 / t_json);
+  printf ("real: import --db (first)    %7.2f s  %8.1f MB/s\n", t_db, bytes / 1048576.0 / t_db);
+  printf ("real: import --db (unchanged)%7.3f s  (%u files)\n", t_again, n_claude + n_codex);
+  if (t_wc > 0)
+    printf ("real: wc -l                  %7.2f s  %8.1f MB/s\n", t_wc, bytes / 1048576.0 / t_wc);
+  if (t_jq > 0)
+    printf ("real: jq                     %7.2f s  %8.1f MB/s\n", t_jq, bytes / 1048576.0 / t_jq);
+  if (t_wc > 0)
+    printf ("real: import --json / wc -l  %7.2f×  --db %.2f×  (goal: ≤ 3×)  %s\n", t_json / t_wc, t_db / t_wc,
+            MAX (t_json, t_db) <= 3 * t_wc ? "met" : "MISSED");
+  if (t_jq > 0)
+    printf ("real: jq / import --json     %7.2f×  --db %.2f×  (goal: ≥ 10×) %s\n", t_jq / t_json, t_jq / t_db,
+            t_jq >= 10 * MAX (t_json, t_db) ? "met" : "MISSED");
+
+  rmtree (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -434,5 +659,11 @@ main (int    argc,
   g_clear_object (&store);
   g_clear_object (&db);
   rmtree (root);
+
+  if (g_getenv ("PD_SHARED_FIXTURES_DIR") != NULL &&
+      g_file_test (g_getenv ("PD_SHARED_FIXTURES_DIR"), G_FILE_TEST_IS_DIR))
+    real_corpus_run (g_getenv ("PD_SHARED_FIXTURES_DIR"), g_getenv ("PLANDECK_AGENT"), wc, jq);
+  else
+    printf ("# real corpus: no shared fixtures (PD_SHARED_FIXTURES_DIR): skipped\n");
   return 0;
 }
