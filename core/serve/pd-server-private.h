@@ -104,6 +104,7 @@ struct _PdServer
   guint               streams_walking;
   guint               streams_listener; /* on the bus while there are streams */
   GSource            *streams_keepalive; /* while there are streams */
+  guint               streams_check;    /* idle: drops streams too far behind */
   GHashTable         *conns;           /* GSocket → Conn (pd-server-conns.c) */
   GList              *sockets;         /* Socket (pd-server-ws.c) */
   guint               upgrading;       /* WebSocket handshakes under way */

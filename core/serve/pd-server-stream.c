@@ -15,8 +15,8 @@
  *
  * A client that does not read costs a bounded amount: the body keeps no
  * chunk once it is written (not accumulated), and a stream whose unwritten
- * bytes would pass PD_SERVER_STREAM_MAX_BACKLOG (the kernel's socket buffer
- * full, and this much more waiting here) is closed.  Its client reconnects
+ * bytes pass PD_SERVER_STREAM_MAX_BACKLOG once the loop is idle (the
+ * kernel's socket buffer full, and this much more waiting here) is closed.  Its client reconnects
  * and reads what it missed from GET /api/events?after_seq=.  The others
  * never wait for it: each write only appends to its own body.
  */
@@ -83,7 +83,15 @@ stream_close (Stream *stream)
   stream->closed = TRUE;
   self->streams = g_list_remove (self->streams, stream);
   self->closed_streams = g_list_prepend (self->closed_streams, stream);
-  /* The last stream takes the listener and the keepalive with it. */
+  /* The last stream takes the listener, the keepalive and the check with it. */
+  if (self->streams == NULL && self->streams_check != 0)
+    {
+      GSource *check = g_main_context_find_source_by_id (self->context, self->streams_check);
+
+      if (check != NULL)
+        g_source_destroy (check);
+      self->streams_check = 0;
+    }
   if (self->streams == NULL && self->streams_listener != 0)
     {
       pd_event_bus_remove_listener (self->bus, self->streams_listener);
@@ -107,27 +115,58 @@ on_stream_wrote_chunk (SoupServerMessage *msg,
     stream->backlog -= GPOINTER_TO_SIZE (g_queue_pop_head (&stream->unwritten));
 }
 
+/* Once the loop has nothing else to do (libsoup has written what each
+ * socket takes), a stream still more than the bound behind is a client
+ * that does not read: it is dropped rather than buffered for.  Judged then,
+ * not as frames are appended: a burst of events (the bus delivers a
+ * backlog at once) or one long frame is no sign of a slow client. */
+static gboolean
+on_streams_check (gpointer user_data)
+{
+  PdServer *self = user_data;
+
+  self->streams_check = 0;
+  self->streams_walking++;
+  for (GList *l = self->streams, *next; l != NULL; l = next)
+    {
+      Stream *stream = l->data;
+
+      next = l->next;
+      if (stream->backlog > PD_SERVER_STREAM_MAX_BACKLOG && !stream->closed)
+        {
+          g_debug ("event stream of %s closed: %" G_GSIZE_FORMAT " bytes unread", stream->client, stream->backlog);
+          _pd_server_conns_close (self, stream->msg);
+        }
+    }
+  self->streams_walking--;
+  streams_reap (self);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 stream_write_bytes (Stream *stream,
                     GBytes *bytes)
 {
+  PdServer *self = stream->server;
   gsize len = g_bytes_get_size (bytes);
 
   if (stream->closed)
     return;
 
-  /* Too far behind: the client is dropped rather than buffered for. */
-  if (stream->backlog + len > PD_SERVER_STREAM_MAX_BACKLOG)
-    {
-      g_debug ("event stream of %s closed: %" G_GSIZE_FORMAT " bytes unread", stream->client, stream->backlog);
-      _pd_server_conns_close (stream->server, stream->msg);
-      return;
-    }
-
   soup_message_body_append_bytes (soup_server_message_get_response_body (stream->msg), bytes);
   g_queue_push_tail (&stream->unwritten, GSIZE_TO_POINTER (len));
   stream->backlog += len;
   soup_server_message_unpause (stream->msg);
+
+  if (stream->backlog > PD_SERVER_STREAM_MAX_BACKLOG && self->streams_check == 0)
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_LOW);
+      g_source_set_callback (source, on_streams_check, self, NULL);
+      self->streams_check = g_source_attach (source, self->context);
+      g_source_unref (source);
+    }
 }
 
 static void
