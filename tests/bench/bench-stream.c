@@ -22,9 +22,9 @@
  * the run, so mallinfo2 counts the server thread; the kernel's socket
  * buffers are not in it).
  *
- * Then the largest count again with one more watcher that never reads: it
- * must be dropped once it is PD_SERVER_STREAM_MAX_BACKLOG behind its
- * socket buffers, and the others' latency must not change.
+ * Then 100 watchers again with one more that never reads: it must be
+ * dropped once it is PD_SERVER_STREAM_MAX_BACKLOG behind its socket
+ * buffers, and the others' latency must not change.
  *
  * Goals: p99 under 50 ms at 1,000 watchers, under 64 KiB per watcher.  It
  * prints figures and asserts nothing about time; a watcher that misses an
@@ -673,11 +673,14 @@ main (int   argc,
     }
 
   {
-    Result slow = run_round (server, NULL, pd_server_get_port (server), largest, TRUE, n_events);
+    /* 100 that read beside it: on a loaded machine 1,000 readers in one
+     * thread fall far enough behind to be dropped themselves. */
+    guint readers = MIN (largest, 100);
+    Result slow = run_round (server, NULL, pd_server_get_port (server), readers, TRUE, n_events);
 
     printf ("%5u watchers and one that never reads: p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms, %u watchers missed events;\n"
             "                the one that never reads %s\n",
-            largest, slow.p50_ms, slow.p99_ms, slow.max_ms, slow.wrong,
+            readers, slow.p50_ms, slow.p99_ms, slow.max_ms, slow.wrong,
             slow.slow_dropped ? "was dropped" : "was NOT dropped");
     if (slow.slow_dropped)
       printf ("                after %u events (about %u KiB)\n", slow.slow_events, slow.slow_events * 800 / 1024);
