@@ -118,6 +118,37 @@ test_default_bound (void)
   g_assert_nonnull (strstr (text, "more step(s) omitted"));
 }
 
+/* A step done with a check that never passed (its test run was denied)
+ * says it is unverified; a step whose checks passed, or that is not done
+ * yet, reads as before. */
+static void
+test_unverified_done_step (void)
+{
+  g_autoptr(PdPlanState) state = state_with (3, "");
+  PdPlanStep *done = g_ptr_array_index (state->steps, 2);
+  PdPlanStep *pending = g_ptr_array_index (state->steps, 0);
+  PdPlanCheck *check;
+  g_autofree char *text = NULL;
+
+  check = pd_plan_check_new ("tests", "the tests pass", "shell", "{\"command\":\"make check\"}");
+  check->status = PD_PLAN_CHECK_BLOCKED;
+  g_ptr_array_add (done->checks, check);
+  check = pd_plan_check_new ("lint", "lint is clean", "shell", "{\"command\":\"make lint\"}");
+  check->status = PD_PLAN_CHECK_PASSED;
+  g_ptr_array_add (done->checks, check);
+  check = pd_plan_check_new ("build", "it builds", "shell", "{\"command\":\"make\"}");
+  check->status = PD_PLAN_CHECK_FAILED;
+  g_ptr_array_add (done->checks, check);
+  g_ptr_array_add (pending->checks, pd_plan_check_new ("t", "pending check", "shell", "{\"command\":\"true\"}"));
+  text = pd_plan_format_status (state, PD_PLAN_STATUS_MAX_CHARS);
+
+  g_assert_cmpstr (text, ==,
+                   "📋 Plan — v3 · 1/3 done\n"
+                   "⬜ s1 Step number 1\n"
+                   "🔄 s2 Step number 2\n"
+                   "✅ s3 Step number 3 · unverified: check tests blocked, check build failed");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -131,6 +162,7 @@ main (int   argc,
   g_test_add_func ("/pd/plan/status/bound-drops-whole-lines", test_bound_drops_whole_lines);
   g_test_add_func ("/pd/plan/status/fits-exactly", test_fits_exactly_without_trailer);
   g_test_add_func ("/pd/plan/status/default-bound", test_default_bound);
+  g_test_add_func ("/pd/plan/status/unverified-done-step", test_unverified_done_step);
 
   return g_test_run ();
 }

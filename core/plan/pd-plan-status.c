@@ -38,6 +38,24 @@ step_line (const PdPlanStep *step)
         g_string_append (line, step->note);
     }
 
+  /* A step marked done whose checks did not all pass (a denied test run,
+   * say) is the model's word only: say so, as the window's check chips do. */
+  if (step->status == PD_PLAN_STEP_DONE)
+    {
+      gboolean first = TRUE;
+
+      for (guint i = 0; i < step->checks->len; i++)
+        {
+          const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
+
+          if (check->status == PD_PLAN_CHECK_PASSED)
+            continue;
+          g_string_append (line, first ? " \xc2\xb7 unverified: check " : ", check ");
+          g_string_append_printf (line, "%s %s", check->id, pd_plan_check_status_to_string (check->status));
+          first = FALSE;
+        }
+    }
+
   return g_string_free (line, FALSE);
 }
 
