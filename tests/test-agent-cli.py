@@ -522,6 +522,47 @@ def no_terminal(tap, agent, env, tmp):
               "the model is told no one can review, not that a person dismissed the review", results)
 
 
+UNVERIFIED = {
+    "turns": [
+        {"tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": [
+            {"id": "a", "title": "Check it", "checks": [
+                {"id": "t", "description": "true passes", "tool": "shell", "arguments": {"command": "true"}}]}]}}]},
+        {"tool_calls": [{"name": "plan", "arguments": {"verb": "update", "updates": [{"id": "a", "status": "in_progress"}]}},
+                        {"name": "shell", "arguments": {"command": "true"}}]},
+        {"tool_calls": [{"name": "plan", "arguments": {"verb": "complete", "id": "a"}}]},
+        {"content": "Done."},
+    ],
+}
+
+
+def unverified(tap, agent, env, tmp):
+    """A step completed while its check's command was denied: the
+    verification note ends the answer after a blank line, stands on a line
+    of its own on stderr (no blank lines before it), and plan status says
+    the done step is unverified."""
+    work = os.path.join(tmp, "unverified")
+    os.mkdir(work)
+    recording = os.path.join(tmp, "unverified.json")
+    with open(recording, "w") as f:
+        json.dump(UNVERIFIED, f)
+    db = os.path.join(tmp, "unverified.db")
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", recording, "-C", work,
+                           "--approve", "deny", "Check"], env=env, cwd=tmp, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    note = "[plandeck verification incomplete:"
+    tap.check(proc.returncode == 0 and proc.stdout.startswith("Done.\n\n" + note), "the answer ends with the note",
+              proc.stdout)
+    lines = proc.stderr.splitlines()
+    at = next((i for i, line in enumerate(lines) if line.startswith(note)), None)
+    tap.check(at is not None and at > 0 and lines[at - 1].strip() != "",
+              "on stderr the note is a line of its own, with no blank line before it", proc.stderr)
+    sid = next((line.split()[1] for line in lines if line.startswith("session ")), "")
+    proc = subprocess.run([agent, "plan", "status", "--db", db, sid], env=env, capture_output=True, text=True,
+                          timeout=60)
+    tap.check(proc.returncode == 0 and "\u2705 a Check it \u00b7 unverified: check t blocked" in proc.stdout,
+              "plan status says the done step is unverified", proc.stdout + proc.stderr)
+
+
 def usage_errors(tap, agent_run, detail, db, recording, work):
     """Mistakes a new user makes get status 2 and a message that says what to do."""
     proc = agent_run("plan", "status", "--db", db)
@@ -579,6 +620,7 @@ def main():
                   "stdout holds each answer once, each on its own line", detail(proc))
 
         no_terminal(tap, agent, env, tmp)
+        unverified(tap, agent, env, tmp)
         usage_errors(tap, agent_run, detail, db, recording, work)
 
         # sessions list --json

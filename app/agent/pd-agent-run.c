@@ -97,8 +97,11 @@ on_progress (PdEngineProgress  kind,
 
     case PD_ENGINE_PROGRESS_NOTICE:
       state->new_answer = TRUE;
+      /* A notice the engine also appends to the answer (the verification
+       * note) starts with the blank line that parts it from the answer
+       * there; on stderr it is a line of its own. */
       if (!state->quiet)
-        fprintf (stderr, "%s\n", (block = pd_safe_text_block (text)));
+        fprintf (stderr, "%s\n", (block = pd_safe_text_block (text + strspn (text, "\n"))));
       break;
 
     case PD_ENGINE_PROGRESS_RETRY:
