@@ -572,6 +572,18 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
     proc = agent_run("run", "--db", db, "--provider", "opnai", "-C", work, "Never runs")
     tap.check(proc.returncode == 2 and "--provider takes openai, anthropic or replay" in proc.stderr,
               "a misspelt --provider is bad usage (status 2)", detail(proc))
+    # replay with nothing to play: bad usage that names --replay, before
+    # anything else is said (was status 1, after the no-terminal note).
+    proc = agent_run("run", "--db", db, "--provider", "replay", "-C", work, "Never runs")
+    tap.check(proc.returncode == 2 and proc.stderr.startswith("plandeck-agent run: the replay provider plays recorded "
+                                                              "turns: pass --replay FILE\n"),
+              "run --provider replay without --replay is bad usage that names --replay", detail(proc))
+    listed = json.loads(agent_run("sessions", "list", "--db", db, "--json").stdout)["sessions"]
+    replayed = next((s["id"] for s in listed if s.get("provider") == "replay"), "")
+    proc = agent_run("continue", "--db", db, "-C", work, replayed, "Go on")
+    tap.check(proc.returncode == 2 and "pass --replay FILE (this session ran with replay; --provider picks another)"
+              in proc.stderr and "no terminal" not in proc.stderr,
+              "continue of a replayed session without --replay says how to go on", detail(proc))
     # "Usage:\n  plandeck-agent run [OPTION…] TASK", not "  run [OPTION…] TASK".
     for command in ("run", "continue", "serve", "plan", "config", "sessions", "events", "import"):
         proc = agent_run(command, "--help")

@@ -280,9 +280,27 @@ run_main (gboolean   is_continue,
   if (events_jsonl != NULL && !pd_event_bus_open_jsonl (bus, events_jsonl, &error))
     return pd_agent_fail (command, error);
 
+  terminal = have_terminal ();
+  builder = pd_agent_engine_builder_new (&args, config, policy, terminal);
+  pd_engine_builder_set_provider_name (builder, stored_provider);
+  pd_engine_builder_set_model (builder, stored_model);
+  pd_engine_builder_set_store (builder, store);
+  pd_engine_builder_set_bus (builder, bus);
+
+  /* replay plays a recording: without one there is nothing to run (a
+   * session that ran with it is continued with it unless --provider says). */
+  if (g_strcmp0 (pd_engine_builder_get_provider_name (builder), "replay") == 0 && args.replay_path == NULL)
+    {
+      fprintf (stderr, "plandeck-agent %s: the replay provider plays recorded turns: pass --replay FILE%s\n", command,
+               stored_provider != NULL ? " (this session ran with replay; --provider picks another)" : "");
+      return 2;
+    }
+
+  if (!(engine = pd_engine_builder_build (builder, &error)))
+    return pd_agent_fail (command, error);
+
   /* Without a terminal (a script, cron, CI) no one can answer: say so once
    * instead of leaving each refused call to explain itself. */
-  terminal = have_terminal ();
   if (!terminal && policy == PD_APPROVAL_POLICY_ASK)
     fprintf (stderr, "plandeck-agent %s: no terminal to ask on: tool calls that change files or run commands "
                      "will be refused, and a plan-mode plan cannot be approved; pass --approve auto to allow "
@@ -290,14 +308,6 @@ run_main (gboolean   is_continue,
   else if (!terminal && plan_mode)
     fprintf (stderr, "plandeck-agent %s: no terminal to review the plan on: the session stays in plan mode; "
                      "run it from a terminal, or continue it with \"/plan off\"\n", command);
-
-  builder = pd_agent_engine_builder_new (&args, config, policy, terminal);
-  pd_engine_builder_set_provider_name (builder, stored_provider);
-  pd_engine_builder_set_model (builder, stored_model);
-  pd_engine_builder_set_store (builder, store);
-  pd_engine_builder_set_bus (builder, bus);
-  if (!(engine = pd_engine_builder_build (builder, &error)))
-    return pd_agent_fail (command, error);
 
   state.loop = g_main_loop_new (NULL, FALSE);
   state.cancellable = g_cancellable_new ();
