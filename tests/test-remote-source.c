@@ -630,6 +630,23 @@ test_runs_unsupported (Fixture       *f,
   g_assert_null (ours_started);
   g_assert_error (e5, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (e5->message, "this server does not run prompts"));
+
+  /* Finding a session's live run: odek's HEAD cannot say; ours has none. */
+  {
+    g_autoptr(GAsyncResult) r6 = NULL, r7 = NULL;
+    g_autoptr(GError) e6 = NULL, e7 = NULL;
+    g_autoptr(PdRemoteRun) odek_live = NULL, ours_live = NULL;
+
+    pd_remote_source_find_run_async (PD_REMOTE_SOURCE (odek), ODEK_ID, NULL, store_result, &r6);
+    odek_live = pd_remote_source_find_run_finish (PD_REMOTE_SOURCE (odek), wait_result (&r6), &e6);
+    g_assert_null (odek_live);
+    g_assert_error (e6, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED);
+
+    pd_remote_source_find_run_async (PD_REMOTE_SOURCE (ours), f->id, NULL, store_result, &r7);
+    ours_live = pd_remote_source_find_run_finish (PD_REMOTE_SOURCE (ours), wait_result (&r7), &e7);
+    g_assert_no_error (e7);
+    g_assert_null (ours_live);
+  }
 }
 
 static void

@@ -1326,6 +1326,56 @@ pd_run_controller_begin_remote (PdRunController *self,
                                     on_remote_started, g_object_ref (self));
 }
 
+static void
+on_remote_found (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteRun) run = pd_remote_source_find_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+
+  /* Nothing going on there, the endpoint cannot say, or a run of our own
+   * started meanwhile: nothing to follow. */
+  if (run == NULL || self->running)
+    return;
+
+  g_clear_pointer (&self->remote_run, pd_remote_run_free);
+  g_clear_pointer (&self->remote_asked, g_free);
+  self->remote_stop = FALSE;
+  g_string_truncate (self->status_text, 0);
+  g_string_truncate (self->transcript, 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_TEXT]);
+  self->cancellable = g_cancellable_new ();
+  self->remote_run = pd_remote_run_copy (run);
+  pd_run_controller_set_session_id (self, run->session_id);
+  pd_run_controller_set_activity (self, _("Running on the endpoint"));
+  pd_run_controller_set_running (self, TRUE);
+  pd_run_controller_poll_remote_later (self);
+}
+
+/**
+ * pd_run_controller_follow:
+ * @session_id: a session of the controller's endpoint
+ *
+ * Reattaches to the run of @session_id going on at the endpoint (started
+ * from a window since closed, or by another client): it is shown as this
+ * window's run, its questions come to the dialog, Stop cancels it.  Does
+ * nothing for a local database, while a run is going on, or when the
+ * session has no run.
+ */
+void
+pd_run_controller_follow (PdRunController *self,
+                          const char      *session_id)
+{
+  g_return_if_fail (PD_IS_RUN_CONTROLLER (self));
+
+  if (self->remote == NULL || self->running || session_id == NULL)
+    return;
+  pd_remote_source_find_run_async (self->remote, session_id, self->remote_calls,
+                                   on_remote_found, g_object_ref (self));
+}
+
 static gboolean
 pd_run_controller_begin (PdRunController      *self,
                          const PdRunSettings  *settings,

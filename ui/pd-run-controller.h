@@ -44,6 +44,8 @@ PdRunController *pd_run_controller_new             (PdLocalSource        *source
 PdRunController *pd_run_controller_new_for_remote  (PdRemoteSource       *source,
                                                     GtkWindow            *parent);
 gboolean         pd_run_controller_is_remote       (PdRunController      *self);
+void             pd_run_controller_follow          (PdRunController      *self,
+                                                    const char           *session_id);
 gboolean         pd_run_controller_start           (PdRunController      *self,
                                                     const PdRunSettings  *settings,
                                                     const char           *message,

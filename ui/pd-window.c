@@ -384,6 +384,10 @@ pd_window_update_content (PdWindow *self)
 
       pd_window_update_run_ui (self);
       pd_window_refresh_plan_mode (self);
+      /* A run of this session on the endpoint (from a window since closed,
+       * or another client) is followed here, its questions asked here. */
+      if (self->runs != NULL && item != NULL)
+        pd_run_controller_follow (self->runs, pd_session_item_get_id (item));
     }
 
   if (self->failed || self->source == NULL)

@@ -29,6 +29,7 @@ typedef enum
   OP_RUN,       /* GET /api/runs/ID */
   OP_ANSWER,    /* POST /api/runs/ID/approval */
   OP_CANCEL,    /* POST /api/cancel?session_id= */
+  OP_RUNS,      /* GET /api/runs: the live run of one session */
 } OpKind;
 
 typedef struct

@@ -269,6 +269,7 @@ return_unsupported (GTask    *task,
                                self->base, status, message ? ": " : "", message ? message : "");
       return TRUE;
     case OP_RUN:
+    case OP_RUNS:
       g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED,
                                _("%s does not say how its runs go (HTTP %u on /api/runs): the run goes on there, but this app cannot follow it or answer its questions"),
                                self->base, status);
@@ -439,6 +440,28 @@ finish_call (GTask    *task,
     case OP_ANSWER:
     case OP_CANCEL:
       g_task_return_boolean (task, TRUE);
+      return;
+
+    case OP_RUNS:
+      {
+        JsonArray *runs = pd_json_get_array (object, "runs");
+        PdRemoteRun *live = NULL;
+
+        if (runs == NULL)
+          {
+            g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
+                                     _("%s sent a run list of an unknown shape"), self->base);
+            return;
+          }
+        for (guint i = 0; live == NULL && i < json_array_get_length (runs); i++)
+          {
+            g_autoptr(PdRemoteRun) run = pd_remote_run_new_from_json (json_array_get_object_element (runs, i));
+
+            if (run != NULL && g_strcmp0 (run->session_id, call->id) == 0 && !pd_remote_run_is_over (run))
+              live = g_steal_pointer (&run);
+          }
+        g_task_return_pointer (task, live, (GDestroyNotify) pd_remote_run_free);
+      }
       return;
 
     default:
@@ -1254,4 +1277,40 @@ pd_remote_source_cancel_finish (PdRemoteSource  *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * pd_remote_source_find_run_async:
+ * @session_id: a session of the endpoint
+ *
+ * The run of @session_id going on now on the endpoint (GET /api/runs),
+ * started by whoever: a window that was closed, another client.  %NULL,
+ * without an error, when there is none.
+ */
+void
+pd_remote_source_find_run_async (PdRemoteSource      *self,
+                                 const char          *session_id,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
+
+  if (check_id (session_id, callback, user_data, self, pd_remote_source_find_run_async))
+    start_call (self, call_new (OP_RUNS, "GET", session_id, "/api/runs"),
+                pd_remote_source_find_run_async, cancellable, callback, user_data);
+}
+
+/**
+ * pd_remote_source_find_run_finish:
+ *
+ * Returns: (transfer full) (nullable): the live run, or %NULL
+ */
+PdRemoteRun *
+pd_remote_source_find_run_finish (PdRemoteSource  *self,
+                                  GAsyncResult    *result,
+                                  GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -92,6 +92,14 @@ void            pd_remote_source_answer_approval_async  (PdRemoteSource      *se
 gboolean        pd_remote_source_answer_approval_finish (PdRemoteSource      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+void            pd_remote_source_find_run_async   (PdRemoteSource      *self,
+                                                   const char          *session_id,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+PdRemoteRun    *pd_remote_source_find_run_finish  (PdRemoteSource      *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
 void            pd_remote_source_cancel_async     (PdRemoteSource      *self,
                                                    const char          *session_id,
                                                    GCancellable        *cancellable,

@@ -1670,6 +1670,90 @@ test_remote_run_stopped (void)
   served_stop (&served);
 }
 
+/* Starts a run of @id on the endpoint the way another client does (odek's
+ * REST API, with the session's token), so that no window started it. */
+static void
+start_run_elsewhere (const char *url,
+                     const char *id,
+                     const char *message)
+{
+  g_autoptr(SoupSession) http = soup_session_new ();
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
+  const char *token = g_hash_table_lookup (params, "token");
+  g_autofree char *record_url = g_strdup_printf ("http://127.0.0.1:%d/api/sessions/%s", g_uri_get_port (uri), id);
+  g_autofree char *prompt_url = g_strdup_printf ("http://127.0.0.1:%d/api/prompt", g_uri_get_port (uri));
+  g_autofree char *body = g_strdup_printf ("{\"message\":\"%s\",\"session_id\":\"%s\"}", message, id);
+  g_autoptr(SoupMessage) get = soup_message_new ("GET", record_url);
+  g_autoptr(SoupMessage) post = soup_message_new ("POST", prompt_url);
+  g_autoptr(GBytes) got = NULL, posted = NULL;
+  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
+  g_autoptr(GError) error = NULL;
+  const char *session_token;
+
+  soup_message_headers_replace (soup_message_get_request_headers (get), "X-Odek-Ws-Token", token);
+  got = soup_session_send_and_read (http, get, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (get), ==, 200);
+  session_token = soup_message_headers_get_one (soup_message_get_response_headers (get), "X-Session-Token");
+  g_assert_nonnull (session_token);
+
+  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Odek-Ws-Token", token);
+  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Session-Token", session_token);
+  soup_message_set_request_body_from_bytes (post, "application/json", request);
+  posted = soup_session_send_and_read (http, post, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (post), ==, 202);
+}
+
+/* A run going on at the endpoint that no open window started (its window
+ * was closed, or another client started it): showing its session follows
+ * it, its question comes to this window's dialog, and it ends here. */
+static void
+check_remote_run_followed (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  AdwMessageDialog *dialog;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  pd_test_wait_until (remote_one_listed, window, WAIT_MS, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), remote->id));
+
+  dialog = wait_for_dialog ("the running session's first question");
+  g_assert_true (pd_run_controller_get_running (runs));
+  g_assert_true (action_enabled (window, "win.stop-run"));
+  respond (dialog, "once");
+  dialog = wait_for_dialog ("the running session's second question");
+  respond (dialog, "once");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the followed run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_true (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+}
+
+static void
+test_remote_run_followed (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  start_run_elsewhere (served.url, id, "Write two files");
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_run_followed, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
 static void
 test_split_endpoint_url (void)
 {
@@ -1727,6 +1811,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
   g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
+  g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
 
   status = g_test_run ();
   remove_global_config ();
