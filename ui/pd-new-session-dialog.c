@@ -24,8 +24,13 @@ struct _PdNewSessionDialog
 
   GSettings         *settings;
   char              *folder;
+  char              *endpoint;     /* (nullable) runs there, with its own settings */
 
   GtkButton         *start_button;
+  AdwPreferencesGroup *task_group;
+  GtkWidget         *folder_group;
+  GtkWidget         *model_group;
+  GtkWidget         *planning_row;
   GtkTextView       *task_view;
   AdwActionRow      *folder_row;
   AdwComboRow       *profile_row;
@@ -76,7 +81,10 @@ on_changed (PdNewSessionDialog *self)
   g_autofree char *task = dup_task (self);
   gboolean ready = task[0] != '\0' && self->folder != NULL;
 
-  if (selected_kind (self) == 2)
+  /* An endpoint runs in its own folder with its own engine. */
+  if (self->endpoint != NULL)
+    ready = task[0] != '\0';
+  else if (selected_kind (self) == 2)
     ready = ready && gtk_editable_get_text (GTK_EDITABLE (self->replay_row))[0] != '\0';
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->start_button), ready);
@@ -296,7 +304,8 @@ on_start_clicked (PdNewSessionDialog *self)
   if (!gtk_widget_get_sensitive (GTK_WIDGET (self->start_button)))
     return;
 
-  pd_new_session_dialog_remember (self, settings);
+  if (self->endpoint == NULL)
+    pd_new_session_dialog_remember (self, settings);
   g_signal_emit (self, signals[START], 0, settings, message);
   gtk_window_destroy (GTK_WINDOW (self));
 }
@@ -345,6 +354,7 @@ pd_new_session_dialog_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_pointer (&self->folder, g_free);
+  g_clear_pointer (&self->endpoint, g_free);
 
   G_OBJECT_CLASS (pd_new_session_dialog_parent_class)->finalize (object);
 }
@@ -392,6 +402,10 @@ pd_new_session_dialog_class_init (PdNewSessionDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdNewSessionDialog, planning_switch);
   gtk_widget_class_bind_template_child (widget_class, PdNewSessionDialog, policy_row);
   gtk_widget_class_bind_template_child (widget_class, PdNewSessionDialog, plan_mode_switch);
+  gtk_widget_class_bind_template_child (widget_class, PdNewSessionDialog, task_group);
+  gtk_widget_class_bind_template_child (widget_class, PdNewSessionDialog, folder_group);
+  gtk_widget_class_bind_template_child (widget_class, PdNewSessionDialog, model_group);
+  gtk_widget_class_bind_template_child (widget_class, PdNewSessionDialog, planning_row);
   gtk_widget_class_bind_template_callback (widget_class, on_start_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_choose_folder);
   gtk_widget_class_bind_template_callback (widget_class, on_choose_recording);
@@ -435,6 +449,41 @@ pd_new_session_dialog_new (GtkWindow *parent)
                                  MIN (height, gtk_widget_get_height (GTK_WIDGET (parent))));
 
   return self;
+}
+
+/**
+ * pd_new_session_dialog_set_endpoint:
+ * @endpoint: the base URL of the `serve` endpoint the session will run on
+ *
+ * The session runs there, with the server's engine, folder, limits and
+ * approval policy: the dialog asks for the task (and plan mode) only, and
+ * the settings it hands to ::start are not used.
+ */
+void
+pd_new_session_dialog_set_endpoint (PdNewSessionDialog *self,
+                                    const char         *endpoint)
+{
+  g_autofree char *description = NULL;
+
+  g_return_if_fail (PD_IS_NEW_SESSION_DIALOG (self));
+  g_return_if_fail (endpoint != NULL);
+
+  g_free (self->endpoint);
+  self->endpoint = g_strdup (endpoint);
+  gtk_widget_set_visible (self->folder_group, FALSE);
+  gtk_widget_set_visible (self->model_group, FALSE);
+  gtk_widget_set_visible (self->planning_row, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->policy_row), FALSE);
+  /* Translators: %s is the address of a server, such as http://127.0.0.1:8080 */
+  description = g_strdup_printf (_("What the agent should do, in your words. It runs on %s, in that server’s folder with its model, and asks you here before it changes anything."),
+                                 endpoint);
+  /* The description of a group is markup. */
+  {
+    g_autofree char *escaped = g_markup_escape_text (description, -1);
+
+    adw_preferences_group_set_description (self->task_group, escaped);
+  }
+  on_changed (self);
 }
 
 /* Tests and screenshots fill the dialog like a person would. */

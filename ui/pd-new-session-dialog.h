@@ -22,5 +22,7 @@ void                pd_new_session_dialog_set_task       (PdNewSessionDialog *se
 void                pd_new_session_dialog_set_folder     (PdNewSessionDialog *self,
                                                           const char         *folder);
 gboolean            pd_new_session_dialog_activate_start (PdNewSessionDialog *self);
+void                pd_new_session_dialog_set_endpoint   (PdNewSessionDialog *self,
+                                                          const char         *endpoint);
 
 G_END_DECLS

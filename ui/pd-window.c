@@ -416,11 +416,9 @@ on_list_loaded (PdWindow *self)
   if (self->source != NULL && pd_session_list_get_loaded (self->session_list))
     self->failed = FALSE;
 
-  /* Runs go into the local database, so they are offered once it reads.
-   * An endpoint's sessions are continued there; a new one is started with
-   * the endpoint's own settings, which the New Session dialog does not
-   * show, so it stays off there. */
-  if (self->runs != NULL && !pd_run_controller_is_remote (self->runs))
+  /* Runs go into the local database or the endpoint, so they are offered
+   * once it reads. */
+  if (self->runs != NULL)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", TRUE);
   pd_window_update_content (self);
 }
@@ -1125,6 +1123,8 @@ new_session_action (GtkWidget  *widget,
     return;
 
   dialog = pd_new_session_dialog_new (GTK_WINDOW (self));
+  if (pd_run_controller_is_remote (self->runs))
+    pd_new_session_dialog_set_endpoint (dialog, self->remote_url);
   g_signal_connect_object (dialog, "start", G_CALLBACK (on_new_session_start), self,
                            G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));

@@ -1754,6 +1754,67 @@ test_remote_run_followed (void)
   served_stop (&served);
 }
 
+static gboolean
+new_session_enabled (gpointer data)
+{
+  return gtk_widget_is_sensitive (pd_test_find_action_button (GTK_WIDGET (data), "win.new-session")) &&
+         remote_one_listed (data);
+}
+
+/* New Session on an endpoint: the dialog asks for the task only (the
+ * server has its folder and model), the run starts there, asks here, and
+ * its new session is selected. */
+static void
+check_remote_new_session (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  PdNewSessionDialog *dialog;
+  GtkWidget *folder;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  pd_test_wait_until (new_session_enabled, window, WAIT_MS, "New Session to be offered");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
+  dialog = PD_NEW_SESSION_DIALOG (pd_test_find_toplevel (PD_TYPE_NEW_SESSION_DIALOG));
+  g_assert_nonnull (dialog);
+  pd_test_flush (GTK_WIDGET (dialog));
+  folder = pd_test_find_label (GTK_WIDGET (dialog), "Working Directory");
+  g_assert_true (folder == NULL || !gtk_widget_get_mapped (folder));
+  g_assert_false (pd_new_session_dialog_activate_start (dialog));
+  pd_new_session_dialog_set_task (dialog, "Write two files");
+  g_assert_true (pd_new_session_dialog_activate_start (dialog));
+
+  respond (wait_for_dialog ("the new remote session's first question"), "once");
+  respond (wait_for_dialog ("the new remote session's second question"), "once");
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the new remote run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_nonnull (pd_run_controller_get_session_id (runs));
+  g_assert_cmpstr (pd_run_controller_get_session_id (runs), !=, remote->id);
+  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the new session to be selected");
+  g_assert_true (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+}
+
+static void
+test_remote_new_session (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_new_session, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
 static void
 test_split_endpoint_url (void)
 {
@@ -1812,6 +1873,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
+  g_test_add_func ("/pd/ui/remote/new-session", test_remote_new_session);
 
   status = g_test_run ();
   remove_global_config ();
