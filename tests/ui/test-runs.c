@@ -948,7 +948,8 @@ static const char *replay_four_looks =
   " {\"content\": \"All seen.\"}]}";
 
 /* The first turn takes longer than the one-second limit (no timing is
- * asserted: the elapsed time is at least the delay). */
+ * asserted: the elapsed time is at least the delay), and the budget cuts
+ * it: the run ends before its tool, in the window as on the command line. */
 static const char *replay_slow_look =
   "{\"label\": \"test: a slow look\", \"turns\": ["
   " {\"content\": \"Looking.\", \"delay_ms\": 1200, \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
@@ -966,7 +967,7 @@ static const ConfigCase config_cases[] = {
   { "limits/tokens", "{\"limits\": {\"max_tokens\": 100}}", NULL,
     NULL, "Look around", "budget; budget tokens/100;", NULL },
   { "limits/time", "{\"limits\": {\"max_seconds\": 1}}", NULL,
-    NULL, "Look around", "budget; budget wall_time/1000;", NULL },
+    NULL, "Look around", "budget; budget wall_time/1000", NULL },
   { "limits/project-lowers", NULL, "{\"limits\": {\"max_iterations\": 1}}",
     NULL, "Look around", "budget; budget iterations/1;", NULL },
   { "plan-mode/advisory", "{\"plan_mode\": {\"advisory\": true}}", NULL,
