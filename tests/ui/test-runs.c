@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -1488,6 +1489,13 @@ served_stop (Served *served)
   g_clear_pointer (&served->url, g_free);
 }
 
+/* A test that fails aborts before served_stop(): the server goes with it. */
+static void
+die_with_test (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 static void
 served_start (Served     *served,
               RunFixture *fixture)
@@ -1500,6 +1508,7 @@ served_start (Served     *served,
 
   g_assert_nonnull (agent);
   g_subprocess_launcher_set_stderr_file_path (launcher, log);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
   served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", fixture->db,
                                                  "--listen", "127.0.0.1:0", "--rate-limit", "0",
                                                  "--provider", "replay", "--replay", fixture->replay,
