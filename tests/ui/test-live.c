@@ -277,6 +277,8 @@ check_demo_running (PdApplication *app,
 
   pd_test_wait_until (demo_session_selected, running, WAIT_MS, "the demo's session");
   running->store = pd_test_open_store (pd_demo_get_database_path (demo));
+  /* The demo's engine tells the window's source through its bus. */
+  g_assert_cmpuint (pd_local_source_get_n_buses (PD_LOCAL_SOURCE (pd_window_get_source (window))), ==, 1);
   running->id = g_strdup (pd_session_item_get_id (pd_session_list_get_selected_item (session_list (window))));
 
   /* System and user are there from the start; the rest comes as it runs. */

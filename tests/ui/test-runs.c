@@ -18,6 +18,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-local-source.h"
 #include "pd-new-session-dialog.h"
 #include "pd-now-view-private.h"
 #include "pd-preferences-window.h"
@@ -425,6 +426,9 @@ check_run_streams (PdApplication *app,
   g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "The project has a README."));
   g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "list_dir"));
   pd_test_wait_until (run_plan_shown, window, WAIT_MS, "the Now workspace to show the run's plan");
+  /* The run's engine tells the window's source of its commits through its
+   * event bus, file monitor or not (/pd/ui/live/demo-pages-fill-while-running-bus-only). */
+  g_assert_cmpuint (pd_local_source_get_n_buses (PD_LOCAL_SOURCE (pd_window_get_source (window))), ==, 1);
 
   /* Idle: the message entry offers to continue the session; Stop is off. */
   g_assert_true (action_enabled (window, "win.send-message"));
