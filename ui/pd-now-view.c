@@ -97,6 +97,18 @@ pd_now_view_show_header (PdNowView         *self,
 
 /* --- regressions ----------------------------------------------------------- */
 
+/* Every step done: what the plan set out to do is finished. */
+static gboolean
+plan_is_finished (const PdPlanState *plan)
+{
+  if (plan->steps->len == 0)
+    return FALSE;
+  for (guint i = 0; i < plan->steps->len; i++)
+    if (((const PdPlanStep *) g_ptr_array_index (plan->steps, i))->status != PD_PLAN_STEP_DONE)
+      return FALSE;
+  return TRUE;
+}
+
 static const char *
 step_title (const PdPlanState *plan,
             const char        *step_id)
@@ -250,12 +262,19 @@ _pd_now_view_apply_plan (PdNowView         *self,
   {
     g_autofree char *regression = _pd_now_view_explain_regression (self->plan, plan);
 
-    /* A regression stays explained until another one replaces it or the
-     * session changes: the person may look a while after it happened. */
+    /* A regression stays explained until another one replaces it, the
+     * session changes, or every step is done: the person may look a while
+     * after it happened, but a finished plan has nothing left that went
+     * back, and the notice would say otherwise. */
     if (regression != NULL)
       {
         g_free (self->regression);
         self->regression = g_steal_pointer (&regression);
+        pd_now_view_show_notices (self);
+      }
+    else if (self->regression != NULL && plan_is_finished (plan))
+      {
+        g_clear_pointer (&self->regression, g_free);
         pd_now_view_show_notices (self);
       }
   }
