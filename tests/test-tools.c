@@ -1335,7 +1335,7 @@ typedef struct
 {
   char *wd;
   gint  stop;
-  guint swaps;
+  gint  swaps;   /* atomic: the calls' thread reads it while it grows */
 } Racer;
 
 static gpointer
@@ -1348,7 +1348,7 @@ race_swap (gpointer data)
   while (!g_atomic_int_get (&racer->stop))
     {
       if (renameat2 (AT_FDCWD, d, AT_FDCWD, alt, RENAME_EXCHANGE) == 0)
-        racer->swaps++;
+        g_atomic_int_inc (&racer->swaps);
       /* valgrind runs one thread at a time: a tight loop would starve the
        * calls it races with. */
       if (RUNNING_ON_VALGRIND)
@@ -1382,6 +1382,7 @@ race_tools (Fixture  *f,
   guint grep_escapes = 0;
   guint inside_ok = 0;
   const char *name;
+  const gint min_swaps = RUNNING_ON_VALGRIND ? 1 : 100;
 
   write_text (inside, "inside\n");
   write_text (inside_edit, "marker\n");
@@ -1394,8 +1395,13 @@ race_tools (Fixture  *f,
   thread = g_thread_new ("racer", race_swap, &racer);
 
   /* Under valgrind every call is some fifty times slower; the plain run is
-   * the one that proves the race (it found escapes in every run before). */
-  for (guint i = 0; i < (RUNNING_ON_VALGRIND ? 60 : 1500); i++)
+   * the one that proves the race (it found escapes in every run before).
+   * The calls go on until the racer has swapped enough times as well, so
+   * a busy machine (or valgrind's one-thread-at-a-time scheduling) that
+   * gives the racer few turns makes the race longer, never void. */
+  for (guint i = 0;
+       i < (RUNNING_ON_VALGRIND ? 60 : 1500) || g_atomic_int_get (&racer.swaps) <= min_swaps;
+       i++)
     {
       g_autoptr(PdToolResult) r = call (read_file, f->context, "{\"path\":\"d/secret.txt\"}");
       g_autoptr(PdToolResult) w = call (write_file, f->context, "{\"path\":\"d/written.txt\",\"content\":\"w\"}");
@@ -1432,8 +1438,8 @@ race_tools (Fixture  *f,
     g_assert_cmpstr (r->content, ==, "inside\n");
   }
   _pd_tool_set_force_walk (FALSE);
-  g_test_message ("%u swaps, %u reads inside; escapes: %u reads, %u listings, %u searches",
-                  racer.swaps, inside_ok, read_escapes, list_escapes, grep_escapes);
+  g_test_message ("%d swaps, %u reads inside; escapes: %u reads, %u listings, %u searches",
+                  g_atomic_int_get (&racer.swaps), inside_ok, read_escapes, list_escapes, grep_escapes);
   escapes = read_escapes + list_escapes + grep_escapes;
 
   /* Nothing written or edited outside, and nothing read from there. */
@@ -1453,7 +1459,7 @@ race_tools (Fixture  *f,
       escapes++;
     }
 
-  g_assert_cmpuint (racer.swaps, >, RUNNING_ON_VALGRIND ? 1 : 100);
+  g_assert_cmpint (g_atomic_int_get (&racer.swaps), >, min_swaps);
   g_assert_cmpuint (escapes, ==, 0);
 }
 
