@@ -92,7 +92,19 @@ function loadPlaywright () {
       fs.rmSync (staging, { recursive: true, force: true });
     }
   }
-  return { playwright: createRequire (path.join (prefix, 'index.js')) ('playwright-core') };
+  // The driver names the Node.js it needs; Debian 12's own is older than
+  // the one this version asks for (NodeSource's is not).  An older Node
+  // skips with the reason rather than failing inside the driver.
+  const engines = JSON.parse (fs.readFileSync (manifest, 'utf8')).engines || {};
+  const needed = /^>=\s*(\d+)/.exec (engines.node || '');
+  const major = Number (process.versions.node.split ('.')[0]);
+  if (needed && major < Number (needed[1]))
+    return { error: `playwright-core@${PLAYWRIGHT_VERSION} needs Node.js ${engines.node}; this is ${process.versions.node}` };
+  try {
+    return { playwright: createRequire (path.join (prefix, 'index.js')) ('playwright-core') };
+  } catch (e) {
+    return { error: `playwright-core@${PLAYWRIGHT_VERSION} did not load: ${e.message}` };
+  }
 }
 
 // A recorded model: each run of the seeded sessions answers at once.
