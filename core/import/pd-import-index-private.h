@@ -1,4 +1,6 @@
-/* pd-import-index-private.h: what PdImportWatcher uses of PdImportIndex. */
+/* pd-import-index-private.h: what PdImportWatcher uses of PdImportIndex, and
+ * what its indexing (pd-import-index.c) and reading back
+ * (pd-import-index-load.c) share. */
 #pragma once
 
 #include "pd-import-index.h"
@@ -20,5 +22,16 @@ gboolean _pd_import_index_update_file (PdImportIndex       *self,
  * Returns: (transfer full) (element-type utf8) */
 GPtrArray *_pd_import_index_list_paths (PdSessionStore  *store,
                                         GError         **error);
+
+/* Applies the stored overrides and user items to @checklist. */
+gboolean _pd_import_index_apply_annotations (PdSessionStore  *store,
+                                             const char      *session_id,
+                                             PdChecklist     *checklist,
+                                             GError         **error);
+
+/* What a reading of the transcript depends on (its files' sizes and times),
+ * for the pages cache; NULL when the transcript is gone. */
+char    *_pd_import_index_signature         (const char      *format,
+                                             const char      *path);
 
 G_END_DECLS

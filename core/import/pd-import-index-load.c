@@ -1,0 +1,265 @@
+/* pd-import-index-load.c: imported sessions read back from the index —
+ * their checklist with the user's annotations, and their pages (cached). */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-import-index.h"
+#include "pd-import-index-private.h"
+#include "pd-import-private.h"
+#include "pd-transcript-reader.h"
+
+gboolean
+pd_import_index_lookup (PdSessionStore  *store,
+                        const char      *session_id,
+                        char           **path,
+                        char           **format,
+                        char           **agent_id,
+                        GError         **error)
+{
+  return pd_session_store_get_import (store, session_id, path, format, agent_id, error);
+}
+
+/* Applies the stored overrides and user items to @checklist. */
+gboolean
+_pd_import_index_apply_annotations (PdSessionStore  *store,
+                                    const char      *session_id,
+                                    PdChecklist     *checklist,
+                                    GError         **error)
+{
+  g_autofree char *json = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local = NULL;
+
+  if (!(json = pd_session_store_get_annotation (store, session_id, PD_IMPORT_ANNOTATION_CHECKLIST, &local)))
+    {
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      return TRUE;
+    }
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, json, -1, NULL)
+      || !pd_checklist_load_annotations (checklist, json_parser_get_root (parser), NULL))
+    g_debug ("Session %s: ignoring unreadable checklist annotations", session_id);
+  return TRUE;
+}
+
+/* The transcript of an imported session, or PD_DB_ERROR_NOT_FOUND. */
+static gboolean
+lookup_imported (PdSessionStore  *store,
+                 const char      *session_id,
+                 char           **path,
+                 char           **format,
+                 char           **agent_id,
+                 GError         **error)
+{
+  g_autoptr(GError) local = NULL;
+
+  if (pd_import_index_lookup (store, session_id, path, format, agent_id, &local))
+    return TRUE;
+  if (local != NULL)
+    g_propagate_error (error, g_steal_pointer (&local));
+  else
+    g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND,
+                 "Session %s is not a session imported from another agent", session_id);
+  return FALSE;
+}
+
+PdImportedSession *
+pd_import_index_load_session (PdSessionStore  *store,
+                              const char      *session_id,
+                              GError         **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *format = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  PdImportedSession *session;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (!lookup_imported (store, session_id, &path, &format, &agent_id, error))
+    return NULL;
+
+  if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
+      || !pd_transcript_reader_update (reader, NULL, error))
+    return NULL;
+  session = pd_transcript_reader_get_session (reader);
+
+  if (!_pd_import_index_apply_annotations (store, session_id, pd_imported_session_get_checklist (session), error))
+    return NULL;
+  return g_object_ref (session);
+}
+
+PdChecklist *
+pd_import_index_load_annotations (PdSessionStore  *store,
+                                  const char      *session_id,
+                                  GError         **error)
+{
+  g_autoptr(PdChecklist) checklist = pd_checklist_new ();
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (!_pd_import_index_apply_annotations (store, session_id, checklist, error))
+    return NULL;
+  return g_steal_pointer (&checklist);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pages                                                                  */
+
+/* The pages of a few sessions, within a budget: those of a long session
+ * hold a quarter of its transcript or so (its tool outputs cut). */
+#define PAGES_CACHE_SIZE  8
+#define PAGES_CACHE_BYTES ((gsize) 128 * 1024 * 1024)
+
+typedef struct
+{
+  char              *session_id;
+  char              *signature;
+  PdTranscriptPages *pages;
+  guint64            used;
+} CachedPages;
+
+static GMutex pages_lock;
+static CachedPages pages_cache[PAGES_CACHE_SIZE];
+static guint64 pages_clock;
+
+static PdTranscriptPages *
+cache_lookup (const char *session_id,
+              const char *signature)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&pages_lock);
+
+  for (guint i = 0; i < PAGES_CACHE_SIZE; i++)
+    if (pages_cache[i].pages != NULL && strcmp (pages_cache[i].session_id, session_id) == 0
+        && strcmp (pages_cache[i].signature, signature) == 0)
+      {
+        pages_cache[i].used = ++pages_clock;
+        return g_object_ref (pages_cache[i].pages);
+      }
+  return NULL;
+}
+
+static void
+cache_store (const char        *session_id,
+             const char        *signature,
+             PdTranscriptPages *pages)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&pages_lock);
+  CachedPages *slot = &pages_cache[0];
+
+  /* The session's old pages, else the slot used longest ago. */
+  for (guint i = 0; i < PAGES_CACHE_SIZE; i++)
+    {
+      if (pages_cache[i].pages != NULL && strcmp (pages_cache[i].session_id, session_id) == 0)
+        {
+          slot = &pages_cache[i];
+          break;
+        }
+      if (pages_cache[i].used < slot->used)
+        slot = &pages_cache[i];
+    }
+  g_free (slot->session_id);
+  g_free (slot->signature);
+  g_clear_object (&slot->pages);
+  slot->session_id = g_strdup (session_id);
+  slot->signature = g_strdup (signature);
+  slot->pages = g_object_ref (pages);
+  slot->used = ++pages_clock;
+
+  /* Over the budget: the pages used longest ago go, never the newest. */
+  for (;;)
+    {
+      CachedPages *oldest = NULL;
+      gsize total = 0;
+
+      for (guint i = 0; i < PAGES_CACHE_SIZE; i++)
+        if (pages_cache[i].pages != NULL)
+          {
+            total += _pd_transcript_pages_get_size (pages_cache[i].pages);
+            if (&pages_cache[i] != slot && (oldest == NULL || pages_cache[i].used < oldest->used))
+              oldest = &pages_cache[i];
+          }
+      if (total <= PAGES_CACHE_BYTES || oldest == NULL)
+        break;
+      g_clear_pointer (&oldest->session_id, g_free);
+      g_clear_pointer (&oldest->signature, g_free);
+      g_clear_object (&oldest->pages);
+      oldest->used = 0;
+    }
+}
+
+PdTranscriptPages *
+pd_import_index_load_pages (PdSessionStore  *store,
+                            const char      *session_id,
+                            GCancellable    *cancellable,
+                            GError         **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *signature = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  PdTranscriptPages *pages;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (!lookup_imported (store, session_id, &path, &format, &agent_id, error))
+    return NULL;
+
+  signature = _pd_import_index_signature (format, path);
+  if (signature == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "The transcript of session %s is gone: %s", session_id, path);
+      return NULL;
+    }
+  if ((pages = cache_lookup (session_id, signature)))
+    return pages;
+
+  if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
+      || !(pages = pd_transcript_reader_read_pages (reader, cancellable, error)))
+    return NULL;
+  cache_store (session_id, signature, pages);
+  return pages;
+}
+
+PdChecklist *
+pd_import_index_load_checklist (PdSessionStore  *store,
+                                const char      *session_id,
+                                GError         **error)
+{
+  g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, session_id, error);
+
+  if (session == NULL)
+    return NULL;
+  return g_object_ref (pd_imported_session_get_checklist (session));
+}
+
+gboolean
+pd_import_index_save_annotations (PdSessionStore  *store,
+                                  const char      *session_id,
+                                  PdChecklist     *checklist,
+                                  GError         **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *json = NULL;
+  guint done, total;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (PD_IS_CHECKLIST (checklist), FALSE);
+
+  node = pd_checklist_annotations_to_json (checklist);
+  json = json_to_string (node, FALSE);
+  pd_checklist_count (checklist, &done, &total, NULL);
+  return pd_session_store_save_checklist (store, session_id, PD_IMPORT_ANNOTATION_CHECKLIST, json, done, total, error);
+}
