@@ -1,0 +1,363 @@
+/* pd-run-controller-channel.c: what runs on the engine's worker threads
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The channel back to the main thread, the questions a worker asks and
+ * waits on, the progress it reports, and building the engine.
+ */
+#define G_LOG_DOMAIN "pd-run-controller"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-config.h"
+#include "pd-engine-builder.h"
+#include "pd-provider.h"
+#include "pd-run-controller-private.h"
+
+#define STATUS_TEXT_MAX 600
+
+/* --- the channel from worker threads --------------------------------------- */
+
+Channel *
+_pd_run_channel_new (PdRunController *controller)
+{
+  Channel *channel = g_new0 (Channel, 1);
+
+  g_atomic_ref_count_init (&channel->ref);
+  g_weak_ref_init (&channel->controller, controller);
+  channel->context = g_main_context_ref_thread_default ();
+
+  return channel;
+}
+
+Channel *
+_pd_run_channel_ref (Channel *channel)
+{
+  g_atomic_ref_count_inc (&channel->ref);
+  return channel;
+}
+
+void
+_pd_run_channel_unref (Channel *channel)
+{
+  if (g_atomic_ref_count_dec (&channel->ref))
+    {
+      g_weak_ref_clear (&channel->controller);
+      g_main_context_unref (channel->context);
+      g_free (channel);
+    }
+}
+
+/* Main thread: a worker asks. */
+static gboolean
+ask_on_main (gpointer data)
+{
+  Question *question = data;
+  g_autoptr(PdRunController) self = g_weak_ref_get (&question->channel->controller);
+
+  if (self == NULL)
+    {
+      _pd_run_question_answer (question, _pd_run_question_dismissed_answer (question), NULL);
+      return G_SOURCE_REMOVE;
+    }
+
+  if (question->kind == QUESTION_APPROVAL && g_hash_table_contains (self->always, question->tool))
+    {
+      _pd_run_question_answer (question, TRUE, NULL);
+      return G_SOURCE_REMOVE;
+    }
+
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      _pd_run_question_answer (question, _pd_run_question_dismissed_answer (question), NULL);
+      return G_SOURCE_REMOVE;
+    }
+
+  g_ptr_array_add (self->questions, _pd_run_question_ref (question));
+  if (question->kind == QUESTION_APPROVAL)
+    _pd_run_controller_ask_approval (self, question);
+  else
+    _pd_run_controller_ask_review (self, question);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread: queues @question on the main context and waits. */
+static void
+ask_and_wait (Question *question)
+{
+  g_main_context_invoke_full (question->channel->context, G_PRIORITY_DEFAULT, ask_on_main,
+                              _pd_run_question_ref (question), (GDestroyNotify) _pd_run_question_unref);
+
+  g_mutex_lock (&question->mutex);
+  while (!question->answered)
+    g_cond_wait (&question->cond, &question->mutex);
+  g_mutex_unlock (&question->mutex);
+}
+
+Question *
+_pd_run_question_new (QuestionKind  kind,
+                      Channel      *channel,
+                      const char   *tool,
+                      const char   *text)
+{
+  Question *question = g_new0 (Question, 1);
+
+  g_atomic_ref_count_init (&question->ref);
+  question->kind = kind;
+  question->channel = _pd_run_channel_ref (channel);
+  question->tool = g_strdup (tool);
+  question->text = g_strdup (text);
+  g_mutex_init (&question->mutex);
+  g_cond_init (&question->cond);
+
+  return question;
+}
+
+/* PdApprovalFunc: on a tool worker thread. */
+static gboolean
+approve_on_worker (const char *tool,
+                   const char *summary,
+                   gpointer    user_data)
+{
+  Question *question = _pd_run_question_new (QUESTION_APPROVAL, user_data, tool, summary);
+  gboolean allow;
+
+  ask_and_wait (question);
+  allow = question->answer;
+  _pd_run_question_unref (question);
+
+  return allow;
+}
+
+/* PdPlanReviewFunc: on a tool worker thread. */
+static PdPlanReviewAnswer
+review_on_worker (const char  *markdown,
+                  char       **feedback,
+                  gpointer     user_data)
+{
+  Question *question = _pd_run_question_new (QUESTION_REVIEW, user_data, "exit_plan_mode", markdown);
+  PdPlanReviewAnswer answer;
+
+  ask_and_wait (question);
+  answer = question->answer;
+  if (feedback != NULL)
+    *feedback = g_steal_pointer (&question->feedback);
+  _pd_run_question_unref (question);
+
+  return answer;
+}
+
+/* --- progress ------------------------------------------------------------- */
+
+typedef struct
+{
+  Channel          *channel;
+  PdEngineProgress  kind;
+  char             *text;
+} Progress;
+
+static void
+progress_free (Progress *progress)
+{
+  _pd_run_channel_unref (progress->channel);
+  g_free (progress->text);
+  g_free (progress);
+}
+
+static gboolean
+progress_on_main (gpointer data)
+{
+  Progress *progress = data;
+  g_autoptr(PdRunController) self = g_weak_ref_get (&progress->channel->controller);
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+
+  switch (progress->kind)
+    {
+    case PD_ENGINE_PROGRESS_TEXT:
+      /* The text of a turn stays up while its tools run. */
+      if (self->status_stale)
+        g_string_truncate (self->status_text, 0);
+      self->status_stale = FALSE;
+      g_string_append (self->status_text, progress->text);
+      if (self->status_text->len > STATUS_TEXT_MAX)
+        {
+          /* Keep the tail, cut at a character boundary. */
+          const char *start = self->status_text->str + self->status_text->len - STATUS_TEXT_MAX;
+
+          start = g_utf8_find_next_char (start - 1, NULL);
+          g_string_erase (self->status_text, 0, start - self->status_text->str);
+        }
+      _pd_run_controller_append_transcript (self, progress->text);
+      _pd_run_controller_notify (self, PROP_STATUS_TEXT);
+      break;
+
+    case PD_ENGINE_PROGRESS_TOOL_START:
+      self->status_stale = TRUE;
+      g_free (self->activity);
+      self->activity = g_strdup_printf ("\xe2\x86\x92 %s", progress->text);
+      _pd_run_controller_append_transcript (self, "\n");
+      _pd_run_controller_append_transcript (self, self->activity);
+      _pd_run_controller_append_transcript (self, "\n");
+      _pd_run_controller_notify (self, PROP_ACTIVITY);
+      break;
+
+    case PD_ENGINE_PROGRESS_RETRY:
+    case PD_ENGINE_PROGRESS_DISCARDED:
+      /* That answer is asked again: its text goes from the run bar, and the
+       * activity line says why (a retry: when). */
+      self->status_stale = TRUE;
+      G_GNUC_FALLTHROUGH;
+    case PD_ENGINE_PROGRESS_TOOL_END:
+    case PD_ENGINE_PROGRESS_NOTICE:
+      g_free (self->activity);
+      self->activity = g_strdup (progress->text);
+      _pd_run_controller_append_transcript (self, progress->text);
+      _pd_run_controller_append_transcript (self, "\n");
+      _pd_run_controller_notify (self, PROP_ACTIVITY);
+      break;
+
+    case PD_ENGINE_PROGRESS_SESSION:
+      _pd_run_controller_set_session_id (self, progress->text);
+      _pd_run_controller_emit_session_started (self, progress->text);
+      break;
+
+    case PD_ENGINE_PROGRESS_REASONING:
+    default:
+      break;
+    }
+
+  return G_SOURCE_REMOVE;
+}
+
+/* PdEngineProgressFunc: on the engine's threads. */
+static void
+progress_on_worker (PdEngineProgress  kind,
+                    const char       *text,
+                    gpointer          user_data)
+{
+  Channel *channel = user_data;
+  Progress *progress = g_new0 (Progress, 1);
+
+  progress->channel = _pd_run_channel_ref (channel);
+  progress->kind = kind;
+  progress->text = g_strdup (text ? text : "");
+  g_main_context_invoke_full (channel->context, G_PRIORITY_DEFAULT, progress_on_main,
+                              progress, (GDestroyNotify) progress_free);
+}
+
+/* --- building an engine (worker thread) ----------------------------------- */
+
+/* The engine comes from the core builder like every other front end's:
+ * the configuration (with the project file of the session's folder, not of
+ * wherever the app started) sets the limits, plan mode and tool rules; the
+ * profile picks the provider; the window only answers the questions. */
+static PdEngine *
+build_engine (const PdRunSettings  *settings,
+              const char           *db_path,
+              Channel              *channel,
+              gboolean              fallback_provider,
+              gboolean              report_warnings,
+              GError              **error)
+{
+  PdConfigLoadOptions config_options = PD_CONFIG_LOAD_OPTIONS_INIT;
+  g_autoptr(PdConfig) config = NULL;
+  g_autoptr(PdEngineBuilder) builder = NULL;
+  g_autoptr(GError) build_error = NULL;
+  g_autofree char *project_config = NULL;
+  PdEngine *engine;
+
+  project_config = g_build_filename (settings->working_directory, "plandeck.json", NULL);
+  config_options.project_path = project_config;
+  config = pd_config_load (&config_options);
+
+  /* What the CLI prints on stderr, the window shows with the run. */
+  if (report_warnings)
+    for (const char * const *warning = pd_config_get_warnings (config); *warning != NULL; warning++)
+      {
+        g_autofree char *text = g_strchomp (g_strdup_printf (_("warning: %s\n"), *warning));
+
+        progress_on_worker (PD_ENGINE_PROGRESS_NOTICE, text, channel);
+      }
+
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_provider_name (builder, settings->provider);
+  pd_engine_builder_set_base_url (builder, settings->base_url);
+  pd_engine_builder_set_model (builder, settings->model);
+  pd_engine_builder_set_api_key (builder, settings->api_key);
+  /* The profile's key variable never reaches a command the model runs. */
+  pd_engine_builder_set_api_key_env (builder, settings->api_key_env);
+  pd_engine_builder_set_replay_path (builder, settings->replay_path);
+  pd_engine_builder_set_working_directory (builder, settings->working_directory);
+  pd_engine_builder_set_planning (builder, settings->planning);
+  pd_engine_builder_set_approval (builder, settings->policy, approve_on_worker,
+                                  _pd_run_channel_ref (channel), (GDestroyNotify) _pd_run_channel_unref);
+  pd_engine_builder_set_review_func (builder, review_on_worker,
+                                     _pd_run_channel_ref (channel), (GDestroyNotify) _pd_run_channel_unref);
+  pd_engine_builder_set_database_path (builder, db_path);
+
+  engine = pd_engine_builder_build (builder, &build_error);
+  if (engine == NULL && fallback_provider && build_error->domain == PD_PROVIDER_ERROR)
+    {
+      /* Plan mode needs an engine on the session, not a model: any provider does. */
+      g_autoptr(PdProvider) fallback = pd_provider_new_for_name ("openai", NULL, NULL, NULL, error);
+
+      if (fallback == NULL)
+        return NULL;
+      pd_engine_builder_set_provider (builder, fallback);
+      g_clear_error (&build_error);
+      engine = pd_engine_builder_build (builder, &build_error);
+    }
+  if (engine == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&build_error));
+      return NULL;
+    }
+
+  pd_engine_set_progress_func (engine, progress_on_worker, _pd_run_channel_ref (channel),
+                               (GDestroyNotify) _pd_run_channel_unref);
+
+  return engine;
+}
+
+
+void
+_pd_run_job_free (Job *job)
+{
+  pd_run_settings_free (job->settings);
+  g_free (job->db_path);
+  _pd_run_channel_unref (job->channel);
+  g_clear_object (&job->engine);
+  g_free (job->session_id);
+  g_free (job->message);
+  g_free (job);
+}
+
+PdEngine *
+_pd_run_job_ensure_engine (Job     *job,
+                           GError **error)
+{
+  if (job->engine == NULL)
+    job->engine = build_engine (job->settings, job->db_path, job->channel,
+                                job->fallback_provider, !job->fallback_provider, error);
+  return job->engine;
+}
+
+void
+_pd_run_prepare_thread (GTask        *task,
+                        gpointer      source_object,
+                        gpointer      task_data,
+                        GCancellable *cancellable)
+{
+  Job *job = task_data;
+  GError *error = NULL;
+
+  if (_pd_run_job_ensure_engine (job, &error) == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_object_ref (job->engine), g_object_unref);
+}

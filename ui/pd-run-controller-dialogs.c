@@ -1,0 +1,329 @@
+/* pd-run-controller-dialogs.c: the questions a run asks a person: approve a tool call, review a plan
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-run-controller"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "pd-exit-plan-mode-tool.h"
+#include "pd-run-controller-private.h"
+
+Question *
+_pd_run_question_ref (Question *question)
+{
+  g_atomic_ref_count_inc (&question->ref);
+  return question;
+}
+
+void
+_pd_run_question_unref (Question *question)
+{
+  if (g_atomic_ref_count_dec (&question->ref))
+    {
+      _pd_run_channel_unref (question->channel);
+      g_free (question->tool);
+      g_free (question->text);
+      g_free (question->feedback);
+      g_clear_pointer (&question->remote_run, pd_remote_run_free);
+      g_mutex_clear (&question->mutex);
+      g_cond_clear (&question->cond);
+      g_free (question);
+    }
+}
+
+/* Main thread: hands the answer to the waiting worker, once. */
+void
+_pd_run_question_answer (Question   *question,
+                         int         answer,
+                         const char *feedback)
+{
+  g_mutex_lock (&question->mutex);
+  if (!question->answered)
+    {
+      question->answered = TRUE;
+      question->answer = answer;
+      question->feedback = g_strdup (feedback);
+      g_cond_signal (&question->cond);
+    }
+  g_mutex_unlock (&question->mutex);
+}
+
+int
+_pd_run_question_dismissed_answer (Question *question)
+{
+  return question->kind == QUESTION_APPROVAL ? FALSE : PD_PLAN_REVIEW_DISMISSED;
+}
+
+void
+_pd_run_controller_close_question (PdRunController *self,
+                                   Question        *question)
+{
+  GtkWidget *dialog = g_steal_pointer (&question->dialog);
+
+  if (dialog != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (dialog, question);
+      gtk_window_destroy (GTK_WINDOW (dialog));
+    }
+  g_ptr_array_remove (self->questions, question);
+}
+
+/* Stop and dispose: nobody will answer the open questions any more. */
+void
+_pd_run_controller_dismiss_questions (PdRunController *self)
+{
+  while (self->questions->len > 0)
+    {
+      Question *question = g_ptr_array_index (self->questions, 0);
+
+      _pd_run_question_answer (question, _pd_run_question_dismissed_answer (question), NULL);
+      _pd_run_controller_close_question (self, question);
+    }
+}
+
+static void
+on_approval_response (AdwMessageDialog *dialog,
+                      const char       *response,
+                      Question         *question)
+{
+  g_autoptr(PdRunController) self = g_weak_ref_get (&question->channel->controller);
+  gboolean allow = g_strcmp0 (response, "once") == 0 || g_strcmp0 (response, "always") == 0;
+
+  if (self != NULL && g_strcmp0 (response, "always") == 0)
+    g_hash_table_add (self->always, g_strdup (question->tool));
+
+  /* A remote run waits on its server, which is told; a local one on a
+   * worker thread of ours. */
+  if (self != NULL && question->remote_run != NULL)
+    _pd_run_controller_answer_remote (self, question->remote_run, allow);
+  _pd_run_question_answer (question, allow, NULL);
+  question->dialog = NULL;
+  if (self != NULL)
+    g_ptr_array_remove (self->questions, question);
+}
+
+static const char *
+describe_tool (const char *tool)
+{
+  if (g_strcmp0 (tool, "shell") == 0)
+    return _("The agent wants to run a command.");
+  if (g_strcmp0 (tool, "write_file") == 0)
+    return _("The agent wants to write a file.");
+  if (g_strcmp0 (tool, "edit_file") == 0)
+    return _("The agent wants to edit a file.");
+  return NULL;
+}
+
+static GtkWidget *
+monospace_block (const char *text)
+{
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *label = gtk_label_new (text);
+
+  /* Model-derived text: a plain label, never markup. */
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "monospace");
+  gtk_widget_add_css_class (label, "pd-approval-command");
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 240);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), label);
+  gtk_widget_add_css_class (scroller, "card");
+
+  return scroller;
+}
+
+void
+_pd_run_controller_ask_approval (PdRunController *self,
+                                 Question        *question)
+{
+  GtkWidget *dialog;
+  const char *body = describe_tool (question->tool);
+  g_autofree char *generic = NULL;
+
+  if (body == NULL)
+    /* Translators: %s is the name of a tool, such as shell */
+    body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), question->tool);
+
+  dialog = adw_message_dialog_new (self->parent, _("Allow This Change?"), body);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "deny", _("_Deny"),
+                                    "always", _("Always for This _Session"),
+                                    "once", _("_Approve Once"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "deny",
+                                              ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "once",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "once");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "deny");
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), monospace_block (question->text));
+  gtk_widget_add_css_class (dialog, "pd-approval-dialog");
+
+  question->dialog = dialog;
+  g_signal_connect (dialog, "response", G_CALLBACK (on_approval_response), question);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* A small markdown rendering with text tags: headings, bullets and code
+ * blocks.  The text is inserted as text; nothing is read as markup. */
+static void
+render_markdown (GtkTextBuffer *buffer,
+                 const char    *markdown)
+{
+  g_auto(GStrv) lines = g_strsplit (markdown, "\n", -1);
+  gboolean in_code = FALSE;
+  GtkTextIter end;
+
+  gtk_text_buffer_create_tag (buffer, "h1", "weight", PANGO_WEIGHT_BOLD, "scale", 1.4,
+                              "pixels-below-lines", 6, NULL);
+  gtk_text_buffer_create_tag (buffer, "h2", "weight", PANGO_WEIGHT_BOLD, "scale", 1.2,
+                              "pixels-above-lines", 6, "pixels-below-lines", 4, NULL);
+  gtk_text_buffer_create_tag (buffer, "h3", "weight", PANGO_WEIGHT_BOLD, NULL);
+  gtk_text_buffer_create_tag (buffer, "code", "family", "monospace", "left-margin", 12, NULL);
+  gtk_text_buffer_create_tag (buffer, "item", "left-margin", 12, "indent", -12, NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+      const char *tag = NULL;
+      g_autofree char *shown = NULL;
+
+      gtk_text_buffer_get_end_iter (buffer, &end);
+
+      if (g_str_has_prefix (line, "```"))
+        {
+          in_code = !in_code;
+          continue;
+        }
+
+      if (in_code)
+        {
+          tag = "code";
+          shown = g_strdup (line);
+        }
+      else if (line[0] == '#')
+        {
+          guint level = 0;
+
+          while (line[level] == '#')
+            level++;
+          tag = level == 1 ? "h1" : level == 2 ? "h2" : "h3";
+          shown = g_strdup (g_strchug ((char *) line + level));
+        }
+      else if (g_str_has_prefix (line + strspn (line, " "), "- ") ||
+               g_str_has_prefix (line + strspn (line, " "), "* "))
+        {
+          tag = "item";
+          shown = g_strconcat ("\xe2\x80\xa2 ", line + strspn (line, " ") + 2, NULL);
+        }
+      else
+        {
+          shown = g_strdup (line);
+        }
+
+      if (tag != NULL)
+        gtk_text_buffer_insert_with_tags_by_name (buffer, &end, shown, -1, tag, NULL);
+      else
+        gtk_text_buffer_insert (buffer, &end, shown, -1);
+
+      if (lines[i + 1] != NULL)
+        {
+          gtk_text_buffer_get_end_iter (buffer, &end);
+          gtk_text_buffer_insert (buffer, &end, "\n", -1);
+        }
+    }
+}
+
+static void
+on_review_response (AdwMessageDialog *dialog,
+                    const char       *response,
+                    Question         *question)
+{
+  g_autoptr(PdRunController) self = g_weak_ref_get (&question->channel->controller);
+  GtkEditable *feedback = g_object_get_data (G_OBJECT (dialog), "feedback");
+  PdPlanReviewAnswer answer = PD_PLAN_REVIEW_DISMISSED;
+
+  if (g_strcmp0 (response, "approve") == 0)
+    answer = PD_PLAN_REVIEW_APPROVE;
+  else if (g_strcmp0 (response, "keep") == 0)
+    answer = PD_PLAN_REVIEW_KEEP_PLANNING;
+
+  _pd_run_question_answer (question, answer,
+                   answer == PD_PLAN_REVIEW_KEEP_PLANNING ? gtk_editable_get_text (feedback) : NULL);
+  question->dialog = NULL;
+  if (self != NULL)
+    g_ptr_array_remove (self->questions, question);
+}
+
+void
+_pd_run_controller_ask_review (PdRunController *self,
+                               Question        *question)
+{
+  GtkWidget *dialog;
+  GtkWidget *box;
+  GtkWidget *scroller;
+  GtkWidget *view;
+  GtkWidget *entry;
+
+  dialog = adw_message_dialog_new (self->parent, _("Review the Plan"),
+                                   _("Approve it to leave plan mode and let the agent carry it out, or keep planning and tell the agent what to change."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "keep", _("_Keep Planning"),
+                                    "approve", _("_Approve"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "approve",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "approve");
+  /* Closing the dialog answers "dismissed". */
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "dismiss");
+  gtk_widget_add_css_class (dialog, "pd-review-dialog");
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+
+  view = gtk_text_view_new ();
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Proposed plan"), -1);
+  render_markdown (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), question->text);
+  g_object_set_data_full (G_OBJECT (dialog), "markdown", g_strdup (question->text), g_free);
+
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), 260);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  gtk_widget_add_css_class (scroller, "card");
+  gtk_widget_add_css_class (scroller, "pd-plan-review");
+  gtk_box_append (GTK_BOX (box), scroller);
+
+  entry = gtk_entry_new ();
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("What should change (for Keep Planning)"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Feedback"), -1);
+  gtk_box_append (GTK_BOX (box), entry);
+  g_object_set_data (G_OBJECT (dialog), "feedback", entry);
+
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
+
+  question->dialog = dialog;
+  g_signal_connect (dialog, "response", G_CALLBACK (on_review_response), question);
+  gtk_window_present (GTK_WINDOW (dialog));
+}

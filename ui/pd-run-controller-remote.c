@@ -1,0 +1,316 @@
+/* pd-run-controller-remote.c: runs that go on at a serve endpoint, followed from the main thread
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-run-controller"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-run-controller-private.h"
+
+/* How often a remote run is asked how it goes. */
+#define REMOTE_POLL_MS  250
+
+/* --- remote runs (main thread, asynchronous) ------------------------------ */
+
+static void pd_run_controller_poll_remote_later (PdRunController *self);
+
+static void
+pd_run_controller_set_activity (PdRunController *self,
+                                const char      *activity)
+{
+  if (g_strcmp0 (self->activity, activity) == 0)
+    return;
+  g_free (self->activity);
+  self->activity = g_strdup (activity);
+  _pd_run_controller_notify (self, PROP_ACTIVITY);
+}
+
+static void
+pd_run_controller_finish_remote (PdRunController   *self,
+                                 const PdRemoteRun *run)
+{
+  g_clear_handle_id (&self->remote_poll, g_source_remove);
+  if (run->result != NULL)
+    {
+      /* The server's answer (model text): plain text in the run bar. */
+      g_string_assign (self->status_text, run->result);
+      _pd_run_controller_append_transcript (self, run->result);
+      _pd_run_controller_notify (self, PROP_STATUS_TEXT);
+    }
+
+  if (g_strcmp0 (run->status, "completed") == 0)
+    _pd_run_controller_finish (self, PD_RUN_COMPLETED, NULL);
+  else if (g_strcmp0 (run->status, "cancelled") == 0)
+    _pd_run_controller_finish (self, PD_RUN_CANCELLED, _("The run was stopped"));
+  else
+    _pd_run_controller_finish (self, PD_RUN_FAILED, run->error ? run->error : _("The run failed"));
+}
+
+/* The question on screen is for an approval the run no longer waits on
+ * (answered elsewhere, timed out, the run cancelled): it goes. */
+static void
+pd_run_controller_close_stale_remote_questions (PdRunController   *self,
+                                                const PdRemoteRun *run)
+{
+  for (guint i = self->questions->len; i > 0; i--)
+    {
+      Question *question = g_ptr_array_index (self->questions, i - 1);
+
+      if (question->remote_run != NULL && g_strcmp0 (question->remote_run->approval_id, run->approval_id) != 0)
+        {
+          _pd_run_question_answer (question, FALSE, NULL);
+          _pd_run_controller_close_question (self, question);
+        }
+    }
+}
+
+static void
+pd_run_controller_ask_remote (PdRunController   *self,
+                              const PdRemoteRun *run)
+{
+  g_autofree char *waiting = NULL;
+  Question *question;
+
+  g_free (self->remote_asked);
+  self->remote_asked = g_strdup (run->approval_id);
+
+  if (g_hash_table_contains (self->always, run->approval_tool))
+    {
+      _pd_run_controller_answer_remote (self, run, TRUE);
+      return;
+    }
+
+  /* Translators: %s is the name of a tool, such as shell */
+  waiting = g_strdup_printf (_("Waiting for approval: %s"), run->approval_tool);
+  pd_run_controller_set_activity (self, waiting);
+
+  question = _pd_run_question_new (QUESTION_APPROVAL, self->channel, run->approval_tool, run->approval_command);
+  question->remote_run = pd_remote_run_copy (run);
+  g_ptr_array_add (self->questions, question);
+  _pd_run_controller_ask_approval (self, question);
+}
+
+static void
+on_remote_run (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteRun) run = pd_remote_source_get_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || !self->running)
+    return;
+
+  if (run == NULL)
+    {
+      if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED))
+        {
+          g_autoptr(PdRemoteRun) lost = pd_remote_run_copy (self->remote_run);
+
+          g_free (lost->status);
+          lost->status = g_strdup ("failed");
+          g_free (lost->error);
+          lost->error = g_strdup (error->message);
+          pd_run_controller_finish_remote (self, lost);
+          return;
+        }
+      /* Offline for a moment, or rate limited: the run goes on there; say
+       * so and ask again. */
+      pd_run_controller_set_activity (self, error->message);
+      pd_run_controller_poll_remote_later (self);
+      return;
+    }
+
+  pd_remote_run_free (self->remote_run);
+  self->remote_run = pd_remote_run_copy (run);
+  if (run->session_id != NULL && g_strcmp0 (run->session_id, self->session_id) != 0)
+    {
+      _pd_run_controller_set_session_id (self, run->session_id);
+      _pd_run_controller_emit_session_started (self, run->session_id);
+    }
+
+  pd_run_controller_close_stale_remote_questions (self, run);
+  if (pd_remote_run_is_over (run))
+    {
+      pd_run_controller_finish_remote (self, run);
+      return;
+    }
+
+  if (run->approval_id != NULL && g_strcmp0 (run->approval_id, self->remote_asked) != 0)
+    pd_run_controller_ask_remote (self, run);
+  else if (run->approval_id == NULL)
+    pd_run_controller_set_activity (self, _("Running on the endpoint"));
+
+  pd_run_controller_poll_remote_later (self);
+}
+
+static gboolean
+poll_remote (gpointer data)
+{
+  PdRunController *self = data;
+
+  self->remote_poll = 0;
+  pd_remote_source_get_run_async (self->remote, self->remote_run->run_id, self->remote_calls,
+                                  on_remote_run, g_object_ref (self));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pd_run_controller_poll_remote_later (PdRunController *self)
+{
+  if (self->remote_poll == 0)
+    self->remote_poll = g_timeout_add (REMOTE_POLL_MS, poll_remote, self);
+}
+
+static void
+on_remote_answered (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_remote_source_answer_approval_finish (PD_REMOTE_SOURCE (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    /* Not taken (it timed out there, or the endpoint takes no answers):
+     * the run bar says why, the run goes on. */
+    pd_run_controller_set_activity (self, error->message);
+}
+
+void
+_pd_run_controller_answer_remote (PdRunController   *self,
+                                  const PdRemoteRun *run,
+                                  gboolean           allow)
+{
+  pd_run_controller_set_activity (self, allow ? _("Approved") : _("Denied"));
+  pd_remote_source_answer_approval_async (self->remote, run, allow, self->remote_calls,
+                                          on_remote_answered, g_object_ref (self));
+}
+
+static void
+on_remote_cancelled (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_remote_source_cancel_finish (PD_REMOTE_SOURCE (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    pd_run_controller_set_activity (self, error->message);
+}
+
+/* Stop: the server cancels the run (and its question); the run is
+ * followed until it says it ended. */
+void
+_pd_run_controller_stop_remote (PdRunController *self)
+{
+  const char *session_id = self->remote_run ? self->remote_run->session_id : NULL;
+
+  if (self->remote_run == NULL)
+    {
+      self->remote_stop = TRUE;
+      return;
+    }
+  if (session_id == NULL)
+    return;
+  pd_run_controller_set_activity (self, _("Stopping…"));
+  pd_remote_source_cancel_async (self->remote, session_id, self->remote_calls,
+                                 on_remote_cancelled, g_object_ref (self));
+}
+
+static void
+on_remote_started (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteRun) run = pd_remote_source_start_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (run == NULL)
+    {
+      _pd_run_controller_finish (self, PD_RUN_FAILED, error->message);
+      return;
+    }
+
+  self->remote_run = pd_remote_run_copy (run);
+  if (run->session_id != NULL && g_strcmp0 (run->session_id, self->session_id) != 0)
+    {
+      _pd_run_controller_set_session_id (self, run->session_id);
+      _pd_run_controller_emit_session_started (self, run->session_id);
+    }
+  pd_run_controller_set_activity (self, _("Running on the endpoint"));
+  if (self->remote_stop)
+    _pd_run_controller_stop_remote (self);
+  pd_run_controller_poll_remote_later (self);
+}
+
+void
+_pd_run_controller_begin_remote (PdRunController *self,
+                                 const char      *session_id,
+                                 const char      *message)
+{
+  g_clear_pointer (&self->remote_run, pd_remote_run_free);
+  g_clear_pointer (&self->remote_asked, g_free);
+  self->remote_stop = FALSE;
+  pd_run_controller_set_activity (self, _("Starting on the endpoint…"));
+  pd_remote_source_start_run_async (self->remote, session_id, message, self->remote_calls,
+                                    on_remote_started, g_object_ref (self));
+}
+
+static void
+on_remote_found (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(PdRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteRun) run = pd_remote_source_find_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+
+  /* Nothing going on there, the endpoint cannot say, or a run of our own
+   * started meanwhile: nothing to follow. */
+  if (run == NULL || self->running)
+    return;
+
+  g_clear_pointer (&self->remote_run, pd_remote_run_free);
+  g_clear_pointer (&self->remote_asked, g_free);
+  self->remote_stop = FALSE;
+  g_string_truncate (self->status_text, 0);
+  g_string_truncate (self->transcript, 0);
+  _pd_run_controller_notify (self, PROP_STATUS_TEXT);
+  self->cancellable = g_cancellable_new ();
+  self->remote_run = pd_remote_run_copy (run);
+  _pd_run_controller_set_session_id (self, run->session_id);
+  pd_run_controller_set_activity (self, _("Running on the endpoint"));
+  _pd_run_controller_set_running (self, TRUE);
+  pd_run_controller_poll_remote_later (self);
+}
+
+/**
+ * pd_run_controller_follow:
+ * @session_id: a session of the controller's endpoint
+ *
+ * Reattaches to the run of @session_id going on at the endpoint (started
+ * from a window since closed, or by another client): it is shown as this
+ * window's run, its questions come to the dialog, Stop cancels it.  Does
+ * nothing for a local database, while a run is going on, or when the
+ * session has no run.
+ */
+void
+pd_run_controller_follow (PdRunController *self,
+                          const char      *session_id)
+{
+  g_return_if_fail (PD_IS_RUN_CONTROLLER (self));
+
+  if (self->remote == NULL || self->running || session_id == NULL)
+    return;
+  pd_remote_source_find_run_async (self->remote, session_id, self->remote_calls,
+                                   on_remote_found, g_object_ref (self));
+}

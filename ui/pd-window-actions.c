@@ -1,0 +1,469 @@
+/* pd-window-actions.c: the window's actions (win.*) and its menu of recent sources
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-window"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "pd-import-index.h"
+#include "pd-new-session-dialog.h"
+#include "pd-preferences-window.h"
+#include "pd-window-private.h"
+
+#define MAX_RECENT_SHOWN 6
+
+/* --- actions ------------------------------------------------------------ */
+
+static void
+show_sessions_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+}
+
+static void
+search_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+  pd_session_list_start_search (self->session_list);
+}
+
+static void
+show_now_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->view_stack, "now");
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0)
+    adw_leaflet_set_visible_child_name (self->leaflet, "content");
+}
+
+static void
+on_database_chosen (GtkNativeDialog *dialog,
+                    int              response,
+                    PdWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        gtk_widget_activate_action (GTK_WIDGET (self), "app.open-database", "s", path);
+    }
+
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+open_database_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  GtkFileChooserNative *chooser;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  chooser = gtk_file_chooser_native_new (_("Open Database"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+
+  gtk_file_filter_set_name (filter, _("Session Databases"));
+  gtk_file_filter_add_pattern (filter, "*.db");
+  gtk_file_filter_add_pattern (filter, "*.sqlite");
+  gtk_file_filter_add_pattern (filter, "*.sqlite3");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  gtk_file_filter_set_name (all, _("All Files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), all);
+
+  g_signal_connect (chooser, "response", G_CALLBACK (on_database_chosen), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+on_endpoint_response (AdwMessageDialog *dialog,
+                      const char       *response,
+                      PdWindow         *self)
+{
+  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "url-entry");
+  GtkEditable *token_entry = g_object_get_data (G_OBJECT (dialog), "token-entry");
+  g_autofree char *url = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *from_url = NULL;
+
+  if (g_strcmp0 (response, "connect") != 0)
+    return;
+
+  url = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+  token = g_strstrip (g_strdup (gtk_editable_get_text (token_entry)));
+  if (url[0] == '\0')
+    return;
+
+  /* The token travels in the URL to the application, which keeps it apart. */
+  base = pd_window_split_endpoint_url (url, &from_url);
+  if (token[0] != '\0' && from_url == NULL)
+    {
+      g_autofree char *escaped = g_uri_escape_string (token, NULL, FALSE);
+      g_autofree char *with_token = g_strconcat (base, strchr (base, '?') ? "&" : "?",
+                                                 "token=", escaped, NULL);
+
+      gtk_widget_activate_action (GTK_WIDGET (self), "app.open-remote", "s", with_token);
+      return;
+    }
+
+  gtk_widget_activate_action (GTK_WIDGET (self), "app.open-remote", "s", url);
+}
+
+static void
+connect_endpoint_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  g_autofree char *remembered_url = g_settings_get_string (self->settings, "endpoint-url");
+  g_autofree char *remembered_token = g_settings_get_string (self->settings, "endpoint-token");
+  GtkWidget *dialog;
+  GtkWidget *box;
+  GtkWidget *entry;
+  GtkWidget *token_entry;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Connect to Endpoint"),
+                                   _("The address of a plandeck-agent serve or odek serve endpoint."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "connect", _("C_onnect"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "connect",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "connect");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  entry = gtk_entry_new ();
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "http://127.0.0.1:8080");
+  gtk_editable_set_text (GTK_EDITABLE (entry), remembered_url);
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Endpoint URL"), -1);
+  gtk_box_append (GTK_BOX (box), entry);
+
+  token_entry = gtk_password_entry_new ();
+  gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (token_entry), TRUE);
+  g_object_set (token_entry, "placeholder-text", _("Token (unless the URL has ?token=)"),
+                "activates-default", TRUE, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (token_entry), remembered_token);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (token_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Token"), -1);
+  gtk_box_append (GTK_BOX (box), token_entry);
+
+  g_object_set_data (G_OBJECT (dialog), "url-entry", entry);
+  g_object_set_data (G_OBJECT (dialog), "token-entry", token_entry);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
+
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_endpoint_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_new_session_start (PdWindow      *self,
+                      PdRunSettings *settings,
+                      const char    *message)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_run_controller_start (self->runs, settings, message, &error))
+    pd_window_show_message (self, error->message);
+}
+
+static void
+new_session_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  PdNewSessionDialog *dialog;
+
+  if (self->runs == NULL)
+    return;
+
+  dialog = pd_new_session_dialog_new (GTK_WINDOW (self));
+  if (pd_run_controller_is_remote (self->runs))
+    pd_new_session_dialog_set_endpoint (dialog, self->remote_url);
+  g_signal_connect_object (dialog, "start", G_CALLBACK (on_new_session_start), self,
+                           G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+preferences_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  gtk_window_present (GTK_WINDOW (pd_preferences_window_new (GTK_WINDOW (widget))));
+}
+
+/* --- importing other agents' sessions ------------------------------------ */
+
+/* The window and the database the import runs for.  The task's last
+ * reference may go in the worker thread, so the task owns none of them: the
+ * job is freed by on_import_done(), on the main thread, after the worker
+ * is done with it. */
+typedef struct
+{
+  PdWindow      *window;
+  PdLocalSource *source;
+} ImportJob;
+
+static void
+import_job_free (ImportJob *job)
+{
+  g_object_unref (job->window);
+  g_object_unref (job->source);
+  g_free (job);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ImportJob, import_job_free)
+
+static void
+import_in_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  ImportJob *job = task_data;
+  PdLocalSource *source = job->source;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdImportIndex) index = NULL;
+  PdImportIndexStats *stats = g_new0 (PdImportIndexStats, 1);
+  GError *error = NULL;
+
+  if (!(store = pd_local_source_open_store (source, &error)))
+    {
+      g_free (stats);
+      g_task_return_error (task, error);
+      return;
+    }
+
+  index = pd_import_index_new ();
+  if (!pd_import_index_run (index, store, NULL, stats, &error))
+    {
+      g_free (stats);
+      g_task_return_error (task, error);
+      return;
+    }
+
+  g_task_return_pointer (task, stats, g_free);
+}
+
+static void
+on_import_done (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(ImportJob) job = user_data;
+  PdWindow *self = job->window;
+  g_autoptr(GError) error = NULL;
+  g_autofree PdImportIndexStats *stats = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *message = NULL;
+
+  if (stats == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        pd_window_show_message (self, error->message);
+      return;
+    }
+
+  if (stats->transcripts == 0)
+    message = g_strdup (_("No transcripts of other agents were found on this computer"));
+  else
+    /* Translators: counts of sessions read from other agents' transcripts */
+    message = g_strdup_printf (_("Other agents: %u sessions added, %u updated, %u unchanged"),
+                               stats->sessions_added, stats->sessions_updated, stats->unchanged);
+  pd_window_show_message (self, message);
+
+  if (self->source != NULL)
+    pd_source_emit_changed (self->source);
+  /* Follow the sessions just found as well. */
+  _pd_window_follow_transcripts (self);
+}
+
+/* Claude Code, Codex and OpenCode keep their transcripts on this machine:
+ * index them into this database (counts and metadata only — their plan
+ * text stays in their files). */
+static void
+import_transcripts_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  g_autoptr(GTask) task = NULL;
+  ImportJob *job;
+
+  if (self->source == NULL || !PD_IS_LOCAL_SOURCE (self->source))
+    {
+      pd_window_show_message (self, _("Other agents' sessions can be read into a local database only"));
+      return;
+    }
+
+  if (!g_settings_get_boolean (self->settings, "read-agent-plans"))
+    {
+      pd_window_show_message (self, _("Reading other agents' plans is turned off in Preferences"));
+      return;
+    }
+
+  pd_window_show_message (self, _("Reading the transcripts of other agents…"));
+  job = g_new0 (ImportJob, 1);
+  job->window = g_object_ref (self);
+  job->source = PD_LOCAL_SOURCE (g_object_ref (self->source));
+  task = g_task_new (NULL, NULL, on_import_done, job);
+  g_task_set_task_data (task, job, NULL);
+  g_task_run_in_thread (task, import_in_thread);
+}
+
+static void
+open_demo_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  gtk_widget_activate_action (widget, "app.open-demo", NULL);
+}
+
+static void
+stop_run_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  if (self->runs != NULL)
+    pd_run_controller_stop (self->runs);
+}
+
+static void
+send_message_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  const char *shown = _pd_window_shown_session_id (self);
+  g_autofree char *message = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->message_entry))));
+  g_autoptr(GError) error = NULL;
+
+  if (self->runs == NULL || shown == NULL || message[0] == '\0')
+    return;
+
+  if (!pd_run_controller_continue (self->runs, shown, message, &error))
+    {
+      pd_window_show_message (self, error->message);
+      return;
+    }
+  gtk_editable_set_text (GTK_EDITABLE (self->message_entry), "");
+}
+
+static void
+on_token_activate (PdWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.use-token", NULL);
+}
+
+/* The token entered in the banner, for a server that refused the old one. */
+static void
+use_token_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  g_autofree char *token = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->token_entry))));
+
+  if (token[0] == '\0')
+    return;
+  gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
+  pd_window_set_remote_token (self, token);
+}
+
+/* Retry on an error page or the offline banner: open or ask again now. */
+static void
+retry_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  if (self->source == NULL)
+    {
+      self->failed = FALSE;
+      _pd_window_open_source (self);
+      return;
+    }
+
+  if (PD_IS_REMOTE_SOURCE (self->source))
+    pd_remote_source_reconnect (PD_REMOTE_SOURCE (self->source));
+  else
+    pd_source_emit_changed (self->source);
+  pd_session_list_refresh (self->session_list);
+}
+
+/* The primary menu's recent sources, from GSettings, newest first. */
+void
+_pd_window_update_recent (PdWindow *self)
+{
+  g_auto(GStrv) recent = g_settings_get_strv (self->settings, "recent-sources");
+  guint shown = 0;
+
+  g_menu_remove_all (self->recent_section);
+  for (guint i = 0; recent[i] != NULL && shown < MAX_RECENT_SHOWN; i++)
+    {
+      g_autoptr(GMenuItem) item = NULL;
+      g_autofree char *label = NULL;
+      gboolean is_url = g_str_has_prefix (recent[i], "http://") || g_str_has_prefix (recent[i], "https://");
+
+      if (g_strcmp0 (recent[i], _pd_window_source_label (self)) == 0)
+        continue;
+
+      label = is_url ? g_strdup (recent[i]) : g_path_get_basename (recent[i]);
+      item = g_menu_item_new (label, NULL);
+      g_menu_item_set_action_and_target_value (item, is_url ? "app.open-remote" : "app.open-database",
+                                               g_variant_new_string (recent[i]));
+      g_menu_append_item (self->recent_section, item);
+      shown++;
+    }
+}
+
+void
+_pd_window_class_actions_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_bind_template_callback (widget_class, on_token_activate);
+
+  gtk_widget_class_install_action (widget_class, "win.show-sessions", NULL, show_sessions_action);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
+  gtk_widget_class_install_action (widget_class, "win.show-now", NULL, show_now_action);
+  gtk_widget_class_install_action (widget_class, "win.open-database", NULL, open_database_action);
+  gtk_widget_class_install_action (widget_class, "win.connect-endpoint", NULL,
+                                   connect_endpoint_action);
+  gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
+  gtk_widget_class_install_action (widget_class, "win.import-transcripts", NULL, import_transcripts_action);
+  gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
+  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
+  gtk_widget_class_install_action (widget_class, "win.stop-run", NULL, stop_run_action);
+  gtk_widget_class_install_action (widget_class, "win.send-message", NULL, send_message_action);
+  gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
+  gtk_widget_class_install_action (widget_class, "win.use-token", NULL, use_token_action);
+}

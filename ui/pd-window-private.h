@@ -1,0 +1,121 @@
+/* pd-window-private.h: what the parts of PdWindow share
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * PdWindow is one type in four files, as GNOME Text Editor splits its
+ * window: pd-window.c (lifecycle, properties, the views' bindings and the
+ * content shown), pd-window-source.c (opening the local database, the
+ * endpoint or the demo), pd-window-runs.c (the run bar, the message entry
+ * and plan mode) and pd-window-actions.c (the win.* actions).
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pd-checklist-view.h"
+#include "pd-events-view.h"
+#include "pd-history-view.h"
+#include "pd-local-source.h"
+#include "pd-now-view.h"
+#include "pd-remote-source.h"
+#include "pd-run-controller.h"
+#include "pd-session-list.h"
+#include "pd-transcript-view.h"
+#include "pd-window.h"
+
+G_BEGIN_DECLS
+
+struct _PdWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  GSettings           *settings;
+  char                *database_path;
+  char                *remote_url;
+  char                *remote_token;
+  gboolean             create_database;
+  PdSource            *source;
+  gboolean             failed;
+
+  PdDemo              *demo;
+  GCancellable        *cancellable;
+  PdRunController     *runs;
+  char                *pending_select;
+  gulong               items_handler;
+  guint                select_idle;
+  guint                plan_mode_serial;
+
+  PdSessionItem       *shown_item;
+  char                *session_id;      /* of shown_item, bound to the views */
+  guint                first_show_tick; /* the first session shows a frame after the list */
+  gboolean             first_shown;
+  gulong               running_handler;
+  gulong               title_handler;
+  gulong               ahead_handler;
+
+  /* Template widgets */
+  AdwToastOverlay     *toast_overlay;
+  AdwLeaflet          *leaflet;
+  AdwViewSwitcherTitle *switcher_title;
+  AdwStatusPage       *empty_state;
+  AdwStatusPage       *error_page;
+  GtkStack            *content_stack;
+  AdwViewStack        *view_stack;
+  PdSessionList       *session_list;
+  PdNowView           *now_view;
+  GtkBox              *transcript_slot;
+  GtkBox              *events_slot;
+  GtkBox              *history_slot;
+  GtkStack            *now_stack;
+  PdChecklistView     *checklist_view;
+  PdTranscriptView    *transcript_view;
+  PdEventsView        *events_view;
+  PdHistoryView       *history_view;
+  GtkButton           *error_button;
+  GtkToggleButton     *plan_mode_button;
+  GtkRevealer         *demo_banner;
+  GtkRevealer         *connection_banner;
+  GtkBox              *connection_row;
+  GtkImage            *connection_icon;
+  GtkLabel            *connection_label;
+  GtkButton           *connection_retry;
+  GtkBox              *token_box;
+  GtkPasswordEntry    *token_entry;
+  GtkButton           *error_retry;
+  GtkRevealer         *run_bar;
+  GtkLabel            *run_activity_label;
+  GtkLabel            *run_text_label;
+  GtkRevealer         *message_bar;
+  GtkEntry            *message_entry;
+  GMenu               *recent_section;
+};
+
+/* pd-window.c */
+guint       _pd_window_poll_ms             (PdWindow        *self,
+                                            gboolean         running);
+const char *_pd_window_source_label        (PdWindow        *self);
+void        _pd_window_show_error          (PdWindow        *self,
+                                            const char      *title,
+                                            const char      *description);
+void        _pd_window_update_content      (PdWindow        *self);
+void        _pd_window_try_select_pending  (PdWindow        *self);
+void        _pd_window_set_source          (PdWindow        *self,
+                                            PdSource        *source);
+
+/* pd-window-source.c */
+void        _pd_window_open_source         (PdWindow        *self);
+void        _pd_window_follow_transcripts  (PdWindow        *self);
+
+/* pd-window-runs.c */
+const char *_pd_window_shown_session_id    (PdWindow        *self);
+void        _pd_window_update_run_ui       (PdWindow        *self);
+void        _pd_window_refresh_plan_mode   (PdWindow        *self);
+void        _pd_window_set_runs            (PdWindow        *self,
+                                            PdRunController *runs);
+void        _pd_window_class_runs_init     (GtkWidgetClass  *widget_class);
+
+/* pd-window-actions.c */
+void        _pd_window_update_recent       (PdWindow        *self);
+void        _pd_window_class_actions_init  (GtkWidgetClass  *widget_class);
+
+G_END_DECLS

@@ -1,0 +1,238 @@
+/* pd-window-runs.c: the window's runs: the run bar, the message entry and plan mode
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-window-private.h"
+
+/* --- runs ---------------------------------------------------------------- */
+
+const char *
+_pd_window_shown_session_id (PdWindow *self)
+{
+  return self->shown_item != NULL ? pd_session_item_get_id (self->shown_item) : NULL;
+}
+
+/* The run bar shows while this window's run goes on (for its session, or
+ * before the session exists); the message entry when the shown session of a
+ * local database is idle and ours: another agent's imported transcript is
+ * continued in that agent, not here. */
+void
+_pd_window_update_run_ui (PdWindow *self)
+{
+  gboolean running = self->runs != NULL && pd_run_controller_get_running (self->runs);
+  const char *run_session = self->runs ? pd_run_controller_get_session_id (self->runs) : NULL;
+  const char *shown = _pd_window_shown_session_id (self);
+  gboolean ours = running && (run_session == NULL || g_strcmp0 (run_session, shown) == 0);
+  gboolean continuable = self->runs != NULL && shown != NULL && !pd_session_item_is_imported (self->shown_item);
+
+  gtk_revealer_set_reveal_child (self->run_bar, ours);
+  gtk_revealer_set_reveal_child (self->message_bar, continuable && !running);
+  /* Plan mode is the engine's: an endpoint's sessions have it there. */
+  gtk_widget_set_visible (GTK_WIDGET (self->plan_mode_button),
+                          continuable && !pd_run_controller_is_remote (self->runs));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", continuable && !running);
+}
+
+static void
+on_run_text (PdWindow *self)
+{
+  const char *text = pd_run_controller_get_status_text (self->runs);
+  const char *activity = pd_run_controller_get_activity (self->runs);
+
+  /* Model-derived text: plain labels. */
+  gtk_label_set_text (self->run_text_label, text != NULL && *text ? text : _("Working…"));
+  gtk_label_set_text (self->run_activity_label, activity ? activity : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->run_activity_label), activity != NULL);
+}
+
+static void
+on_run_session_started (PdWindow   *self,
+                        const char *session_id)
+{
+  g_free (self->pending_select);
+  self->pending_select = g_strdup (session_id);
+  pd_session_list_refresh (self->session_list);
+  _pd_window_try_select_pending (self);
+  _pd_window_update_run_ui (self);
+}
+
+static void
+on_run_running (PdWindow *self)
+{
+  gboolean running = pd_run_controller_get_running (self->runs);
+
+  if (PD_IS_LOCAL_SOURCE (self->source))
+    pd_local_source_watch (PD_LOCAL_SOURCE (self->source), _pd_window_poll_ms (self, running));
+  _pd_window_update_run_ui (self);
+}
+
+static void
+on_run_finished (PdWindow   *self,
+                 int         status,
+                 const char *message)
+{
+  if (message != NULL)
+    pd_window_show_message (self, message);
+  pd_session_list_refresh (self->session_list);
+  pd_now_view_refresh (self->now_view);
+  _pd_window_update_run_ui (self);
+  _pd_window_refresh_plan_mode (self);
+}
+
+static void
+on_message_activate (PdWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.send-message", NULL);
+}
+
+/* The plan mode toggle follows the engine's folded state of the session. */
+typedef struct
+{
+  PdWindow *window;
+  guint     serial;
+  gboolean  active;
+  char     *session_id;
+} PlanModeCall;
+
+static void
+plan_mode_call_free (PlanModeCall *call)
+{
+  g_object_unref (call->window);
+  g_free (call->session_id);
+  g_free (call);
+}
+
+static void
+pd_window_show_plan_mode (PdWindow *self,
+                          gboolean  active,
+                          gboolean  pending)
+{
+  g_signal_handlers_block_matched (self->plan_mode_button, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+  gtk_toggle_button_set_active (self->plan_mode_button, active);
+  g_signal_handlers_unblock_matched (self->plan_mode_button, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+
+  if (pending)
+    gtk_widget_add_css_class (GTK_WIDGET (self->plan_mode_button), "pd-pending");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->plan_mode_button), "pd-pending");
+}
+
+static void
+on_plan_mode_read (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  PlanModeCall *call = user_data;
+  PdWindow *self = call->window;
+  g_autoptr(GError) error = NULL;
+  gboolean pending = FALSE;
+  gboolean active = pd_run_controller_get_plan_mode_finish (PD_RUN_CONTROLLER (object), result,
+                                                            &pending, &error);
+
+  /* A late reply for a session no longer shown is dropped. */
+  if (call->serial == self->plan_mode_serial && error == NULL &&
+      g_strcmp0 (call->session_id, _pd_window_shown_session_id (self)) == 0)
+    pd_window_show_plan_mode (self, active, pending);
+
+  plan_mode_call_free (call);
+}
+
+void
+_pd_window_refresh_plan_mode (PdWindow *self)
+{
+  const char *shown = _pd_window_shown_session_id (self);
+  PlanModeCall *call;
+
+  self->plan_mode_serial++;
+  if (self->runs == NULL || shown == NULL || pd_run_controller_is_remote (self->runs))
+    return;
+
+  call = g_new0 (PlanModeCall, 1);
+  call->window = g_object_ref (self);
+  call->serial = self->plan_mode_serial;
+  call->session_id = g_strdup (shown);
+  pd_run_controller_get_plan_mode_async (self->runs, shown, self->cancellable,
+                                         on_plan_mode_read, call);
+}
+
+static void
+on_plan_mode_set (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  PlanModeCall *call = user_data;
+  PdWindow *self = call->window;
+  g_autoptr(GError) error = NULL;
+  PdPlanModeSetResult outcome = pd_run_controller_set_plan_mode_finish (PD_RUN_CONTROLLER (object),
+                                                                        result, &error);
+  gboolean active = call->active;
+
+  if (error != NULL)
+    pd_window_show_message (self, error->message);
+  else if (outcome == PD_PLAN_MODE_COMMITTED)
+    pd_window_show_message (self, active ? _("Plan mode is on") : _("Plan mode is off"));
+  else if (outcome == PD_PLAN_MODE_QUEUED)
+    pd_window_show_message (self, active ? _("Plan mode turns on at the next step")
+                                         : _("Plan mode turns off at the next step"));
+  else if (outcome == PD_PLAN_MODE_CANCELLED)
+    pd_window_show_message (self, _("The pending plan mode change was taken back"));
+
+  if (!g_cancellable_is_cancelled (self->cancellable))
+    _pd_window_refresh_plan_mode (self);
+  plan_mode_call_free (call);
+}
+
+static void
+on_plan_mode_toggled (PdWindow *self)
+{
+  const char *shown = _pd_window_shown_session_id (self);
+  PlanModeCall *call;
+
+  if (self->runs == NULL || shown == NULL)
+    return;
+
+  call = g_new0 (PlanModeCall, 1);
+  call->window = g_object_ref (self);
+  call->active = gtk_toggle_button_get_active (self->plan_mode_button);
+  call->session_id = g_strdup (shown);
+  pd_run_controller_set_plan_mode_async (self->runs, shown,
+                                         gtk_toggle_button_get_active (self->plan_mode_button),
+                                         self->cancellable, on_plan_mode_set, call);
+}
+
+/* Takes @runs: the window's runs, on its database or its endpoint. */
+void
+_pd_window_set_runs (PdWindow        *self,
+                     PdRunController *runs)
+{
+  if (self->runs != NULL)
+    g_object_run_dispose (G_OBJECT (self->runs));
+  g_clear_object (&self->runs);
+  self->runs = runs;
+  g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "finished", G_CALLBACK (on_run_finished),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::running", G_CALLBACK (on_run_running),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::status-text", G_CALLBACK (on_run_text),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::activity", G_CALLBACK (on_run_text),
+                           self, G_CONNECT_SWAPPED);
+  _pd_window_update_run_ui (self);
+  _pd_window_refresh_plan_mode (self);
+}
+
+void
+_pd_window_class_runs_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_bind_template_callback (widget_class, on_plan_mode_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_message_activate);
+}
