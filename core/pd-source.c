@@ -171,6 +171,55 @@ pd_source_get_resume_command_finish (PdSource      *self,
 }
 
 void
+pd_source_import_transcripts_async (PdSource            *self,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  PdSourceInterface *iface;
+
+  g_return_if_fail (PD_IS_SOURCE (self));
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->import_transcripts_async != NULL)
+    iface->import_transcripts_async (self, cancellable, callback, user_data);
+  else
+    {
+      g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+      g_task_set_source_tag (task, pd_source_import_transcripts_async);
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED,
+                               "%s reads no other agents' transcripts: open a local database to read them",
+                               pd_source_get_title (self));
+    }
+}
+
+/**
+ * pd_source_import_transcripts_finish:
+ * @counts: (out) (optional): what the import found
+ *
+ * Returns: %TRUE when the transcripts were read
+ */
+gboolean
+pd_source_import_transcripts_finish (PdSource        *self,
+                                     GAsyncResult    *result,
+                                     PdImportCounts  *counts,
+                                     GError         **error)
+{
+  PdSourceInterface *iface;
+
+  g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
+
+  if (counts != NULL)
+    memset (counts, 0, sizeof *counts);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->import_transcripts_finish != NULL && !g_async_result_is_tagged (result, pd_source_import_transcripts_async))
+    return iface->import_transcripts_finish (self, result, counts, error);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
 pd_source_emit_changed (PdSource *self)
 {
   g_return_if_fail (PD_IS_SOURCE (self));

@@ -66,6 +66,15 @@ void             pd_resume_command_free     (PdResumeCommand       *self);
 char            *pd_resume_command_to_string (const PdResumeCommand *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdResumeCommand, pd_resume_command_free)
 
+/* What reading other agents' transcripts into a source found. */
+typedef struct
+{
+  guint transcripts;       /* transcript files (or OpenCode stores) found */
+  guint sessions_added;
+  guint sessions_updated;
+  guint unchanged;         /* same size and mtime as at the last read: not read again */
+} PdImportCounts;
+
 #define PD_TYPE_SOURCE (pd_source_get_type ())
 
 G_DECLARE_INTERFACE (PdSource, pd_source, PD, SOURCE, GObject)
@@ -131,6 +140,12 @@ struct _PdSourceInterface
   void            (*get_resume_command_async)  (PdSource *self, const char *session_id, GCancellable *cancellable,
                                                 GAsyncReadyCallback callback, gpointer user_data);
   PdResumeCommand *(*get_resume_command_finish) (PdSource *self, GAsyncResult *result, GError **error);
+
+  /* Optional: a source without them reads no other agents' transcripts. */
+  void            (*import_transcripts_async)  (PdSource *self, GCancellable *cancellable,
+                                                GAsyncReadyCallback callback, gpointer user_data);
+  gboolean        (*import_transcripts_finish) (PdSource *self, GAsyncResult *result,
+                                                PdImportCounts *counts, GError **error);
 };
 
 const char    *pd_source_get_title             (PdSource             *self);
@@ -253,6 +268,19 @@ void           pd_source_get_resume_command_async  (PdSource            *self,
 PdResumeCommand *pd_source_get_resume_command_finish (PdSource          *self,
                                                       GAsyncResult      *result,
                                                       GError           **error);
+
+/* Reads the transcripts Claude Code, Codex and OpenCode keep on this
+ * computer into the source (counts and metadata: their plan text stays in
+ * their files), in a worker thread.  A source that cannot fails with
+ * PD_SOURCE_ERROR_UNSUPPORTED. */
+void           pd_source_import_transcripts_async  (PdSource            *self,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+gboolean       pd_source_import_transcripts_finish (PdSource            *self,
+                                                    GAsyncResult        *result,
+                                                    PdImportCounts      *counts,
+                                                    GError             **error);
 
 void           pd_source_emit_changed          (PdSource             *self);
 

@@ -20,6 +20,10 @@ sqlite3.h, calls sqlite3_* or hands SQL to the store's connection
 OpenCode's own database file; the rest goes through PdSessionStore's typed
 calls.
 
+And the UI's boundary (issue 14): the UI reaches data only through PdSource,
+so no file of ui/ includes pd-db.h, pd-session-store*.h, pd-import-index.h
+or sqlite3.h.
+
 Prints TAP, one case per (layer, other layer), then one per boundary rule.
 """
 import re
@@ -55,6 +59,8 @@ BOUNDARY_RULES = [
     ("calls SQLite itself", re.compile(r'\bsqlite3_[a-z0-9_]+\s*\(')),
     ("hands SQL to the store's connection", re.compile(r'\bpd_db_(prepare|exec)\s*\(')),
 ]
+# Headers no file of ui/ includes: it reads and imports through PdSource.
+UI_FORBIDDEN = re.compile(r'#\s*include\s*[<"](pd-db\.h|pd-session-store[^">]*\.h|pd-import-index\.h|sqlite3\.h)[>"]')
 DROP_WITH_ARGUMENT = {"-o", "-c", "-MQ", "-MF", "-MT"}
 DROP = {"-MD", "-MMD"}
 
@@ -124,6 +130,27 @@ def boundary_cases(source_dir):
     return cases
 
 
+def ui_cases(source_dir):
+    """(name, offenders): the ui/ files that include the store's, the
+    import's or SQLite's headers instead of reading through PdSource."""
+    offenders = []
+    read = 0
+    for root, _, names in os.walk(os.path.join(source_dir, "ui")):
+        for name in sorted(names):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(root, name)
+            read += 1
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    if UI_FORBIDDEN.search(line):
+                        offenders.append("%s:%d: %s" % (os.path.relpath(path, source_dir), number, line.strip()))
+    if read == 0:
+        offenders.append("no C file found under ui/: the rule checked nothing")
+    return [("no file of ui/ includes pd-db.h, pd-session-store*.h, pd-import-index.h or sqlite3.h "
+             "(the UI reads through PdSource)", offenders)]
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -147,7 +174,7 @@ def main():
             if other != layer:
                 cases.append((layer, other, header, other in allowed))
 
-    boundary = boundary_cases(source_dir)
+    boundary = boundary_cases(source_dir) + ui_cases(source_dir)
     print("1..%d" % (len(cases) + len(boundary)))
     missing = [layer for layer in LAYERS if layer not in commands]
     scratch = tempfile.mkdtemp(prefix="pd-layering-")

@@ -525,10 +525,95 @@ test_second_open_keeps_locks (Fixture       *f,
   g_assert_true (shared_lock_seen_from_outside (f->path));
 }
 
+/* --- reading other agents' transcripts -------------------------------------- */
+
+/* The agents' folders of this test program (main() points the agents'
+ * variables there): only what a test writes is found. */
+static char *agents_home;
+
+/* The window imports through the source, never the import index itself:
+ * the source reads the agents' transcripts in a worker, counts what it
+ * found and says ::changed; a second read finds them unchanged. */
+static void
+test_import_transcripts (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autofree char *projects = g_build_filename (agents_home, "claude", "projects", NULL);
+  g_autofree char *project = g_build_filename (projects, "-work-app", NULL);
+  g_autofree char *transcript = g_build_filename (project, "0f1e2d3c-0000-4000-8000-000000000002.jsonl", NULL);
+  g_autofree char *lines = todo_lines (1, "tu1", "in_progress");
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  PdImportCounts counts;
+  guint imported = 0;
+  guint changed = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (transcript, lines, -1, NULL));
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+
+  pd_source_import_transcripts_async (PD_SOURCE (source), NULL, got_result, &r1);
+  g_assert_true (pd_source_import_transcripts_finish (PD_SOURCE (source), await (&r1), &counts, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (counts.transcripts, ==, 1);
+  g_assert_cmpuint (counts.sessions_added, ==, 1);
+  g_assert_cmpuint (counts.unchanged, ==, 0);
+  g_assert_cmpuint (changed, ==, 1);
+
+  /* In the database, for every other reader (a CLI, serve) too. */
+  sessions = pd_session_store_list (f->store, NULL, FALSE, 0, 50, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < sessions->len; i++)
+    imported += pd_session_info_is_imported (g_ptr_array_index (sessions, i));
+  g_assert_cmpuint (imported, ==, 1);
+
+  pd_source_import_transcripts_async (PD_SOURCE (source), NULL, got_result, &r2);
+  g_assert_true (pd_source_import_transcripts_finish (PD_SOURCE (source), await (&r2), &counts, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (counts.transcripts, ==, 1);
+  g_assert_cmpuint (counts.sessions_added, ==, 0);
+  g_assert_cmpuint (counts.unchanged, ==, 1);
+
+  g_unlink (transcript);
+  g_rmdir (project);
+  g_rmdir (projects);
+}
+
+/* A database that cannot be opened: a clear error, nothing read. */
+static void
+test_import_transcripts_unavailable (void)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new ("/nonexistent/dir/sessions.db", FALSE);
+  g_autoptr(GAsyncResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportCounts counts = { 7, 7, 7, 7 };
+
+  pd_source_import_transcripts_async (PD_SOURCE (source), NULL, got_result, &r);
+  g_assert_false (pd_source_import_transcripts_finish (PD_SOURCE (source), await (&r), &counts, &error));
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+  g_assert_cmpuint (counts.transcripts, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
+  g_autofree char *claude = NULL;
+  g_autofree char *codex = NULL;
+  g_autofree char *data = NULL;
+  int status;
+
+  agents_home = g_dir_make_tmp ("pd-local-source-agents-XXXXXX", NULL);
+  g_assert_nonnull (agents_home);
+  claude = g_build_filename (agents_home, "claude", NULL);
+  codex = g_build_filename (agents_home, "codex", NULL);
+  data = g_build_filename (agents_home, "data", NULL);
+  g_setenv ("CLAUDE_CONFIG_DIR", claude, TRUE);
+  g_setenv ("CODEX_HOME", codex, TRUE);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+
   g_test_init (&argc, &argv, NULL);
 
   g_test_add ("/pd/source/local/list-get-plan", Fixture, NULL, fixture_set_up, test_list_get_plan, fixture_tear_down);
@@ -540,6 +625,13 @@ main (int   argc,
               test_second_open_keeps_locks, fixture_tear_down);
   g_test_add ("/pd/source/local/watch-pushed", Fixture, NULL, fixture_set_up, test_watch_pushed, fixture_tear_down);
   g_test_add ("/pd/source/local/follow-bus", Fixture, NULL, fixture_set_up, test_follow_bus, fixture_tear_down);
+  g_test_add ("/pd/source/local/import-transcripts", Fixture, NULL, fixture_set_up, test_import_transcripts,
+              fixture_tear_down);
+  g_test_add_func ("/pd/source/local/import-transcripts-unavailable", test_import_transcripts_unavailable);
 
-  return g_test_run ();
+  status = g_test_run ();
+  g_rmdir (claude);
+  g_rmdir (agents_home);
+  g_free (agents_home);
+  return status;
 }

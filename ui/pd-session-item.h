@@ -7,7 +7,7 @@
 #include <glib-object.h>
 
 #include "pd-plan.h"
-#include "pd-session-store.h"
+#include "pd-session-info.h"
 
 G_BEGIN_DECLS
 

@@ -10,7 +10,6 @@
 
 #include <glib/gi18n.h>
 
-#include "pd-import-index.h"
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
 #include "pd-window-private.h"
@@ -222,85 +221,31 @@ preferences_action (GtkWidget  *widget,
 
 /* --- importing other agents' sessions ------------------------------------ */
 
-/* The window and the database the import runs for.  The task's last
- * reference may go in the worker thread, so the task owns none of them: the
- * job is freed by on_import_done(), on the main thread, after the worker
- * is done with it. */
-typedef struct
-{
-  PdWindow      *window;
-  PdLocalSource *source;
-} ImportJob;
-
-static void
-import_job_free (ImportJob *job)
-{
-  g_object_unref (job->window);
-  g_object_unref (job->source);
-  g_free (job);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ImportJob, import_job_free)
-
-static void
-import_in_thread (GTask        *task,
-                  gpointer      source_object,
-                  gpointer      task_data,
-                  GCancellable *cancellable)
-{
-  ImportJob *job = task_data;
-  PdLocalSource *source = job->source;
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(PdImportIndex) index = NULL;
-  PdImportIndexStats *stats = g_new0 (PdImportIndexStats, 1);
-  GError *error = NULL;
-
-  if (!(store = pd_local_source_open_store (source, &error)))
-    {
-      g_free (stats);
-      g_task_return_error (task, error);
-      return;
-    }
-
-  index = pd_import_index_new ();
-  if (!pd_import_index_run (index, store, NULL, stats, &error))
-    {
-      g_free (stats);
-      g_task_return_error (task, error);
-      return;
-    }
-
-  g_task_return_pointer (task, stats, g_free);
-}
-
 static void
 on_import_done (GObject      *object,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
-  g_autoptr(ImportJob) job = user_data;
-  PdWindow *self = job->window;
+  g_autoptr(PdWindow) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree PdImportIndexStats *stats = g_task_propagate_pointer (G_TASK (result), &error);
   g_autofree char *message = NULL;
+  PdImportCounts counts;
 
-  if (stats == NULL)
+  if (!pd_source_import_transcripts_finish (PD_SOURCE (object), result, &counts, &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         pd_window_show_message (self, error->message);
       return;
     }
 
-  if (stats->transcripts == 0)
+  if (counts.transcripts == 0)
     message = g_strdup (_("No transcripts of other agents were found on this computer"));
   else
     /* Translators: counts of sessions read from other agents' transcripts */
     message = g_strdup_printf (_("Other agents: %u sessions added, %u updated, %u unchanged"),
-                               stats->sessions_added, stats->sessions_updated, stats->unchanged);
+                               counts.sessions_added, counts.sessions_updated, counts.unchanged);
   pd_window_show_message (self, message);
 
-  if (self->source != NULL)
-    pd_source_emit_changed (self->source);
   /* Follow the sessions just found as well. */
   _pd_window_follow_transcripts (self);
 }
@@ -314,8 +259,6 @@ import_transcripts_action (GtkWidget  *widget,
                            GVariant   *parameter)
 {
   PdWindow *self = PD_WINDOW (widget);
-  g_autoptr(GTask) task = NULL;
-  ImportJob *job;
 
   if (self->source == NULL || !PD_IS_LOCAL_SOURCE (self->source))
     {
@@ -330,12 +273,9 @@ import_transcripts_action (GtkWidget  *widget,
     }
 
   pd_window_show_message (self, _("Reading the transcripts of other agents…"));
-  job = g_new0 (ImportJob, 1);
-  job->window = g_object_ref (self);
-  job->source = PD_LOCAL_SOURCE (g_object_ref (self->source));
-  task = g_task_new (NULL, NULL, on_import_done, job);
-  g_task_set_task_data (task, job, NULL);
-  g_task_run_in_thread (task, import_in_thread);
+  /* The source reads them in a worker thread and says ::changed. */
+  pd_source_import_transcripts_async (self->source, self->cancellable, on_import_done,
+                                      g_object_ref (self));
 }
 
 static void
