@@ -1,6 +1,7 @@
 /* pd-remote-source-private.h: between the parts of PdRemoteSource: the
- * object, its requests and the PdSource calls (pd-remote-source.c), and the
- * live updates and connection state (pd-remote-source-live.c). */
+ * object, its requests and the PdSource calls (pd-remote-source.c), the
+ * live updates and connection state (pd-remote-source-live.c), and the
+ * endpoint's runs (pd-remote-source-runs.c). */
 #pragma once
 
 #include <libsoup/soup.h>
@@ -70,6 +71,26 @@ struct _PdRemoteSource
   guint         reconnect_ms;    /* the next wait before reconnecting */
 };
 
+/* A request: its path is @format's; @id names the session whose token
+ * it sends. */
+Call     *_pd_remote_source_call_new     (OpKind               kind,
+                                          const char          *method,
+                                          const char          *id,
+                                          const char          *format,
+                                          ...) G_GNUC_PRINTF (4, 5);
+/* Sends @call (taken) as a task of @self. */
+void      _pd_remote_source_start_call   (PdRemoteSource      *self,
+                                          Call                *call,
+                                          gpointer             tag,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data);
+/* %TRUE when @id is a session id; else reports the error to @callback. */
+gboolean  _pd_remote_source_check_id     (const char          *id,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data,
+                                          PdRemoteSource      *self,
+                                          gpointer             tag);
 /* GET @path (with its query), as the PdSource calls do. */
 void  _pd_remote_source_start_get    (PdRemoteSource      *self,
                                       OpKind               kind,

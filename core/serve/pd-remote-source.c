@@ -1,7 +1,7 @@
 /* pd-remote-source.c: a PdSource over a `serve` endpoint (see the header):
  * the object, its requests and the PdSource calls; the live updates and the
- * connection's state are in pd-remote-source-live.c, with
- * pd-remote-source-private.h between them. */
+ * connection's state are in pd-remote-source-live.c, the endpoint's runs in
+ * pd-remote-source-runs.c, with pd-remote-source-private.h between them. */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"
@@ -588,9 +588,6 @@ on_bootstrapped (GObject      *object,
   send_call (g_steal_pointer (&task));
 }
 
-static void start_call (PdRemoteSource *self, Call *call, gpointer tag, GCancellable *cancellable,
-                        GAsyncReadyCallback callback, gpointer user_data);
-
 /* Takes the task's reference. */
 static void
 send_call (GTask *task)
@@ -633,7 +630,7 @@ send_call (GTask *task)
       get->method = g_strdup ("GET");
       get->path = g_strdup_printf ("/api/sessions/%s", escaped);
       get->id = g_strdup (call->id);
-      start_call (self, get, send_call, g_task_get_cancellable (task), on_bootstrapped, task);
+      _pd_remote_source_start_call (self, get, send_call, g_task_get_cancellable (task), on_bootstrapped, task);
       return;
     }
 
@@ -659,13 +656,13 @@ send_call (GTask *task)
   soup_session_send_and_read_async (self->session, msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task), on_sent, task);
 }
 
-static void
-start_call (PdRemoteSource      *self,
-            Call                *call,
-            gpointer             tag,
-            GCancellable        *cancellable,
-            GAsyncReadyCallback  callback,
-            gpointer             user_data)
+void
+_pd_remote_source_start_call (PdRemoteSource      *self,
+                              Call                *call,
+                              gpointer             tag,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
 
@@ -674,19 +671,12 @@ start_call (PdRemoteSource      *self,
   send_call (task);
 }
 
-static Call *
-call_new (OpKind      kind,
-          const char *method,
-          const char *id,
-          const char *format,
-          ...) G_GNUC_PRINTF (4, 5);
-
-static Call *
-call_new (OpKind      kind,
-          const char *method,
-          const char *id,
-          const char *format,
-          ...)
+Call *
+_pd_remote_source_call_new (OpKind      kind,
+                            const char *method,
+                            const char *id,
+                            const char *format,
+                            ...)
 {
   Call *call = g_new0 (Call, 1);
   va_list ap;
@@ -709,16 +699,16 @@ _pd_remote_source_start_get (PdRemoteSource      *self,
                              GAsyncReadyCallback  callback,
                              gpointer             user_data)
 {
-  start_call (self, call_new (kind, "GET", NULL, "%s", path), tag, cancellable, callback, user_data);
+  _pd_remote_source_start_call (self, _pd_remote_source_call_new (kind, "GET", NULL, "%s", path), tag, cancellable, callback, user_data);
 }
 
 /* A session id goes into a path only when it is one: no path tricks. */
-static gboolean
-check_id (const char          *id,
-          GAsyncReadyCallback  callback,
-          gpointer             user_data,
-          PdRemoteSource      *self,
-          gpointer             tag)
+gboolean
+_pd_remote_source_check_id (const char          *id,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data,
+                            PdRemoteSource      *self,
+                            gpointer             tag)
 {
   if (id != NULL && pd_session_id_is_valid (id))
     return TRUE;
@@ -749,7 +739,7 @@ remote_list_sessions_async (PdSource *source, const char *query, gboolean full_t
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
   g_autofree char *q = g_uri_escape_string (query ? query : "", NULL, TRUE);
 
-  start_call (self, call_new (OP_LIST, "GET", NULL, "/api/sessions?q=%s&limit=%u&offset=%u", q,
+  _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_LIST, "GET", NULL, "/api/sessions?q=%s&limit=%u&offset=%u", q,
                               limit ? MIN (limit, PD_SESSION_LIST_MAX_LIMIT) : 50, offset),
               remote_list_sessions_async, cancellable, callback, user_data);
 }
@@ -766,8 +756,8 @@ remote_get_session_async (PdSource *source, const char *id, GCancellable *cancel
 {
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
 
-  if (check_id (id, callback, user_data, self, remote_get_session_async))
-    start_call (self, call_new (OP_GET, "GET", id, "/api/sessions/%s", id),
+  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_session_async))
+    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_GET, "GET", id, "/api/sessions/%s", id),
                 remote_get_session_async, cancellable, callback, user_data);
 }
 
@@ -778,11 +768,11 @@ remote_get_plan_async (PdSource *source, const char *id, GCancellable *cancellab
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
   Call *call;
 
-  if (!check_id (id, callback, user_data, self, remote_get_plan_async))
+  if (!_pd_remote_source_check_id (id, callback, user_data, self, remote_get_plan_async))
     return;
-  call = call_new (OP_PLAN, "GET", id, self->has_detail == 0 ? "/api/sessions/%s/plan" : "/api/sessions/%s/plan/detail", id);
+  call = _pd_remote_source_call_new (OP_PLAN, "GET", id, self->has_detail == 0 ? "/api/sessions/%s/plan" : "/api/sessions/%s/plan/detail", id);
   call->detail = self->has_detail != 0;
-  start_call (self, call, remote_get_plan_async, cancellable, callback, user_data);
+  _pd_remote_source_start_call (self, call, remote_get_plan_async, cancellable, callback, user_data);
 }
 
 static gboolean
@@ -811,8 +801,8 @@ remote_get_plan_history_async (PdSource *source, const char *id, GCancellable *c
 {
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
 
-  if (check_id (id, callback, user_data, self, remote_get_plan_history_async))
-    start_call (self, call_new (OP_HISTORY, "GET", id, "/api/sessions/%s/export", id),
+  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_plan_history_async))
+    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_HISTORY, "GET", id, "/api/sessions/%s/export", id),
                 remote_get_plan_history_async, cancellable, callback, user_data);
 }
 
@@ -822,8 +812,8 @@ remote_get_messages_async (PdSource *source, const char *id, GCancellable *cance
 {
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
 
-  if (check_id (id, callback, user_data, self, remote_get_messages_async))
-    start_call (self, call_new (OP_MESSAGES, "GET", id, "/api/sessions/%s/export", id),
+  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_messages_async))
+    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_MESSAGES, "GET", id, "/api/sessions/%s/export", id),
                 remote_get_messages_async, cancellable, callback, user_data);
 }
 
@@ -837,21 +827,21 @@ remote_get_events_async (PdSource *source, const char *session_id, gint64 after_
 
   if (session_id != NULL)
     {
-      if (!check_id (session_id, callback, user_data, self, remote_get_events_async))
+      if (!_pd_remote_source_check_id (session_id, callback, user_data, self, remote_get_events_async))
         return;
-      call = call_new (OP_EVENTS, "GET", NULL, "/api/events?session_id=%s&limit=%u&after_seq=%" G_GINT64_FORMAT,
+      call = _pd_remote_source_call_new (OP_EVENTS, "GET", NULL, "/api/events?session_id=%s&limit=%u&after_seq=%" G_GINT64_FORMAT,
                        session_id, clamped, MAX (after_seq, 0));
     }
   else
-    call = call_new (OP_EVENTS, "GET", NULL, "/api/events?limit=%u", clamped);
+    call = _pd_remote_source_call_new (OP_EVENTS, "GET", NULL, "/api/events?limit=%u", clamped);
   call->after_seq = after_seq;
-  start_call (self, call, remote_get_events_async, cancellable, callback, user_data);
+  _pd_remote_source_start_call (self, call, remote_get_events_async, cancellable, callback, user_data);
 }
 
 static void
 remote_get_usage_async (PdSource *source, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
-  start_call (PD_REMOTE_SOURCE (source), call_new (OP_USAGE, "GET", NULL, "/api/usage"),
+  _pd_remote_source_start_call (PD_REMOTE_SOURCE (source), _pd_remote_source_call_new (OP_USAGE, "GET", NULL, "/api/usage"),
               remote_get_usage_async, cancellable, callback, user_data);
 }
 
@@ -864,16 +854,16 @@ remote_update_session_async (PdSource *source, const char *id, const char *name,
   g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
   Call *call;
 
-  if (!check_id (id, callback, user_data, self, remote_update_session_async))
+  if (!_pd_remote_source_check_id (id, callback, user_data, self, remote_update_session_async))
     return;
   if (name != NULL)
     json_object_set_string_member (body, "name", name);
   if (pinned >= 0)
     json_object_set_boolean_member (body, "pinned", pinned != 0);
   json_node_set_object (node, body);
-  call = call_new (OP_UPDATE, "POST", id, "/api/sessions/%s", id);
+  call = _pd_remote_source_call_new (OP_UPDATE, "POST", id, "/api/sessions/%s", id);
   call->body = json_to_string (node, FALSE);
-  start_call (self, call, remote_update_session_async, cancellable, callback, user_data);
+  _pd_remote_source_start_call (self, call, remote_update_session_async, cancellable, callback, user_data);
 }
 
 static gboolean
@@ -892,8 +882,8 @@ remote_delete_session_async (PdSource *source, const char *id, GCancellable *can
 {
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
 
-  if (check_id (id, callback, user_data, self, remote_delete_session_async))
-    start_call (self, call_new (OP_DELETE, "DELETE", id, "/api/sessions/%s", id),
+  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_delete_session_async))
+    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_DELETE, "DELETE", id, "/api/sessions/%s", id),
                 remote_delete_session_async, cancellable, callback, user_data);
 }
 
@@ -1108,209 +1098,4 @@ pd_remote_source_set_timeout (PdRemoteSource *self,
 {
   g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
   soup_session_set_timeout (self->session, seconds);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Runs                                                                    */
-
-/**
- * pd_remote_source_start_run_async:
- * @session_id: (nullable): the session to continue; %NULL starts a new one
- * @message: what the person says
- *
- * Starts a run on the endpoint (POST /api/prompt).  It runs there, with the
- * engine, folder and limits the server was started with; the result is the
- * run as accepted (its id and session), followed with
- * pd_remote_source_get_run_async().  An endpoint that runs nothing fails
- * with %PD_SOURCE_ERROR_UNSUPPORTED.
- */
-void
-pd_remote_source_start_run_async (PdRemoteSource      *self,
-                                  const char          *session_id,
-                                  const char          *message,
-                                  GCancellable        *cancellable,
-                                  GAsyncReadyCallback  callback,
-                                  gpointer             user_data)
-{
-  g_autoptr(JsonObject) body = json_object_new ();
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  Call *call;
-
-  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
-  g_return_if_fail (message != NULL);
-
-  if (session_id != NULL && !check_id (session_id, callback, user_data, self, pd_remote_source_start_run_async))
-    return;
-  json_object_set_string_member (body, "message", message);
-  if (session_id != NULL)
-    json_object_set_string_member (body, "session_id", session_id);
-  else
-    json_object_set_null_member (body, "session_id");
-  json_node_set_object (node, body);
-  call = call_new (OP_PROMPT, "POST", session_id, "/api/prompt");
-  call->body = json_to_string (node, FALSE);
-  start_call (self, call, pd_remote_source_start_run_async, cancellable, callback, user_data);
-}
-
-/**
- * pd_remote_source_start_run_finish:
- *
- * Returns: (transfer full): the run as the server accepted it
- */
-PdRemoteRun *
-pd_remote_source_start_run_finish (PdRemoteSource  *self,
-                                   GAsyncResult    *result,
-                                   GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/**
- * pd_remote_source_get_run_async:
- *
- * How a run goes (GET /api/runs/ID): its status, and the question it waits
- * on.
- */
-void
-pd_remote_source_get_run_async (PdRemoteSource      *self,
-                                const char          *run_id,
-                                GCancellable        *cancellable,
-                                GAsyncReadyCallback  callback,
-                                gpointer             user_data)
-{
-  g_autofree char *escaped = NULL;
-
-  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
-  g_return_if_fail (run_id != NULL);
-
-  escaped = g_uri_escape_string (run_id, NULL, TRUE);
-  start_call (self, call_new (OP_RUN, "GET", NULL, "/api/runs/%s", escaped),
-              pd_remote_source_get_run_async, cancellable, callback, user_data);
-}
-
-/**
- * pd_remote_source_get_run_finish:
- *
- * Returns: (transfer full): the run
- */
-PdRemoteRun *
-pd_remote_source_get_run_finish (PdRemoteSource  *self,
-                                 GAsyncResult    *result,
-                                 GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/**
- * pd_remote_source_answer_approval_async:
- * @run: the run, with the question it asks (@run's approval_id)
- * @approve: %TRUE to let the call run
- *
- * Answers the run's question (POST /api/runs/ID/approval, with the
- * session's token).  A question answered already or timed out fails with
- * %PD_SOURCE_ERROR_NOT_FOUND; an endpoint without the route with
- * %PD_SOURCE_ERROR_UNSUPPORTED.
- */
-void
-pd_remote_source_answer_approval_async (PdRemoteSource      *self,
-                                        const PdRemoteRun   *run,
-                                        gboolean             approve,
-                                        GCancellable        *cancellable,
-                                        GAsyncReadyCallback  callback,
-                                        gpointer             user_data)
-{
-  g_autoptr(JsonObject) body = json_object_new ();
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autofree char *escaped = NULL;
-  Call *call;
-
-  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
-  g_return_if_fail (run != NULL && run->run_id != NULL && run->approval_id != NULL);
-
-  if (!check_id (run->session_id, callback, user_data, self, pd_remote_source_answer_approval_async))
-    return;
-  json_object_set_string_member (body, "id", run->approval_id);
-  json_object_set_string_member (body, "action", approve ? "approve" : "deny");
-  json_node_set_object (node, body);
-  escaped = g_uri_escape_string (run->run_id, NULL, TRUE);
-  call = call_new (OP_ANSWER, "POST", run->session_id, "/api/runs/%s/approval", escaped);
-  call->body = json_to_string (node, FALSE);
-  start_call (self, call, pd_remote_source_answer_approval_async, cancellable, callback, user_data);
-}
-
-gboolean
-pd_remote_source_answer_approval_finish (PdRemoteSource  *self,
-                                         GAsyncResult    *result,
-                                         GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/**
- * pd_remote_source_cancel_async:
- *
- * Cancels the run of @session_id on the endpoint (POST
- * /api/cancel?session_id=, with the session's token), whoever started it.
- * The run then ends as cancelled; a session with no run is no error.
- */
-void
-pd_remote_source_cancel_async (PdRemoteSource      *self,
-                               const char          *session_id,
-                               GCancellable        *cancellable,
-                               GAsyncReadyCallback  callback,
-                               gpointer             user_data)
-{
-  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
-
-  if (check_id (session_id, callback, user_data, self, pd_remote_source_cancel_async))
-    start_call (self, call_new (OP_CANCEL, "POST", session_id, "/api/cancel?session_id=%s", session_id),
-                pd_remote_source_cancel_async, cancellable, callback, user_data);
-}
-
-gboolean
-pd_remote_source_cancel_finish (PdRemoteSource  *self,
-                                GAsyncResult    *result,
-                                GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/**
- * pd_remote_source_find_run_async:
- * @session_id: a session of the endpoint
- *
- * The run of @session_id going on now on the endpoint (GET /api/runs),
- * started by whoever: a window that was closed, another client.  %NULL,
- * without an error, when there is none.
- */
-void
-pd_remote_source_find_run_async (PdRemoteSource      *self,
-                                 const char          *session_id,
-                                 GCancellable        *cancellable,
-                                 GAsyncReadyCallback  callback,
-                                 gpointer             user_data)
-{
-  g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
-
-  if (check_id (session_id, callback, user_data, self, pd_remote_source_find_run_async))
-    start_call (self, call_new (OP_RUNS, "GET", session_id, "/api/runs"),
-                pd_remote_source_find_run_async, cancellable, callback, user_data);
-}
-
-/**
- * pd_remote_source_find_run_finish:
- *
- * Returns: (transfer full) (nullable): the live run, or %NULL
- */
-PdRemoteRun *
-pd_remote_source_find_run_finish (PdRemoteSource  *self,
-                                  GAsyncResult    *result,
-                                  GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
