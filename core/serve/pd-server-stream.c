@@ -6,8 +6,10 @@
  * stream whose filter (session, run) lets it through.  (A listener per
  * stream put one source per stream and event on the server's context, and
  * printed the frame once per stream.)  A comment line every
- * KEEPALIVE_SECONDS, to all the streams at once, keeps proxies from closing
- * an idle stream.
+ * PD_SERVER_STREAM_KEEPALIVE_MS, to all the streams at once, keeps proxies
+ * from closing an idle stream and lets a client tell a server that stopped
+ * answering (hung, or the network cut) within a few seconds: /api/health
+ * announces the interval as keepalive_ms.
  * At most max_streams at once (PD_SERVER_MAX_STREAMS unless --max-streams),
  * max_streams_per_client of them from one client address; a stream's slot is free again as soon as
  * its client goes (pd-server-conns.c watches the connection), not at the
@@ -29,7 +31,6 @@
 
 #include "pd-server-private.h"
 
-#define KEEPALIVE_SECONDS    15
 #define STREAM_SOCKET_BUFFER (64 * 1024)   /* SO_SNDBUF; the kernel doubles it */
 
 typedef struct
@@ -319,7 +320,7 @@ _pd_server_handle_stream (PdServer          *self,
     self->streams_listener = pd_event_bus_add_listener (self->bus, on_streams_event, self, NULL);
   if (self->streams_keepalive == NULL)
     {
-      self->streams_keepalive = g_timeout_source_new_seconds (KEEPALIVE_SECONDS);
+      self->streams_keepalive = g_timeout_source_new (PD_SERVER_STREAM_KEEPALIVE_MS);
       g_source_set_callback (self->streams_keepalive, on_streams_keepalive, self, NULL);
       g_source_attach (self->streams_keepalive, self->context);
     }

@@ -142,6 +142,9 @@ handle_health (PdServer          *self,
   json_object_set_boolean_member (object, "sandbox", FALSE);
   json_object_set_boolean_member (object, "stream", TRUE);
   json_object_set_boolean_member (object, "events_stream", TRUE);
+  /* Ours: the stream's comment line comes this often, so a client that
+   * hears nothing for a few of them knows the server stopped answering. */
+  json_object_set_int_member (object, "keepalive_ms", PD_SERVER_STREAM_KEEPALIVE_MS);
   json_object_set_boolean_member (object, "plan_detail", TRUE);
   json_object_set_int_member (object, "ws_connections", _pd_server_ws_count (self));
   json_object_set_int_member (object, "runs_active", self->active_runs);

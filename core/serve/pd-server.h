@@ -53,6 +53,7 @@ G_BEGIN_DECLS
 #define PD_SERVER_MAX_STREAMS         64     /* default of --max-streams */
 #define PD_SERVER_MAX_STREAMS_PER_CLIENT 16   /* of them from one client address, by default */
 #define PD_SERVER_STREAM_MAX_BACKLOG  (256 * 1024)  /* bytes a stream's client may be behind, beyond its socket */
+#define PD_SERVER_STREAM_KEEPALIVE_MS 1000   /* a stream's comment line; /api/health's keepalive_ms */
 #define PD_SERVER_MAX_BODY            (1024 * 1024)
 #define PD_SERVER_APPROVAL_TIMEOUT    60     /* seconds a person has to answer, as odek */
 #define PD_SERVER_MAX_SOCKETS         20     /* WebSockets at once, as odek */
