@@ -31,6 +31,9 @@ typedef struct
   char           *odek_url;
   guint           odek_429;
   gboolean        odek_mistyped;  /* answer with elements of every type */
+  gboolean        odek_hung;      /* answer nothing, keep the requests */
+  GPtrArray      *odek_held;      /* the requests held meanwhile */
+  guint           odek_polls;     /* GET /api/events answered */
 } Fixture;
 
 static GAsyncResult *
@@ -75,6 +78,16 @@ odek_handler (SoupServer        *server,
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
   const char *body = NULL;
   guint status = 200;
+
+  /* Hung: the connection stays open and nothing comes back, as when the
+   * server stopped or the network was cut. */
+  if (f->odek_hung)
+    {
+      soup_server_message_pause (msg);
+      g_ptr_array_add (f->odek_held, g_object_ref (msg));
+      return;
+    }
+  f->odek_polls += strcmp (path, "/api/events") == 0;
 
   if (g_strcmp0 (soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Odek-Ws-Token"), TOKEN) != 0)
     {
@@ -198,6 +211,7 @@ fixture_set_up (Fixture       *f,
 
   /* Neither soup_server_listen_local() nor soup_server_get_uris(): libsoup
    * 3.2 leaks an address in each (and each accepted socket, unless plugged). */
+  f->odek_held = g_ptr_array_new_with_free_func (g_object_unref);
   f->odek = soup_server_new (NULL, NULL);
   pd_soup_server_plug_accept_leak (f->odek);
   soup_server_add_handler (f->odek, NULL, odek_handler, f, NULL);
@@ -219,6 +233,9 @@ fixture_tear_down (Fixture       *f,
 
   pd_server_stop (f->server);
   g_clear_object (&f->server);
+  for (guint i = 0; i < f->odek_held->len; i++)
+    soup_server_message_unpause (g_ptr_array_index (f->odek_held, i));
+  g_ptr_array_unref (f->odek_held);
   soup_server_disconnect (f->odek);
   g_clear_object (&f->odek);
   while (g_main_context_iteration (NULL, FALSE))
@@ -766,6 +783,48 @@ test_watch_poll (Fixture       *f,
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
 }
 
+static gboolean
+in_state (PdRemoteSource *source,
+          PdRemoteState   state)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (pd_remote_source_get_state (source) != state && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  return pd_remote_source_get_state (source) == state;
+}
+
+/* A server that announces no keepalive (odek) and stops answering: its
+ * connections stay open, so no request fails, and the HTTP timeout is
+ * taken away.  The watchdog's health probe, unanswered, tells: offline,
+ * saying so; once it answers again, online. */
+static void
+test_watch_hung_odek (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  PdRemoteSource *remote = PD_REMOTE_SOURCE (source);
+
+  pd_remote_source_set_timeout (remote, 0);
+  /* Its poll a minute away: only the probe can notice. */
+  pd_remote_source_watch (remote, 60000);
+  g_assert_true (in_state (remote, PD_REMOTE_ONLINE));
+  while (f->odek_polls == 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  f->odek_hung = TRUE;
+  g_assert_true (in_state (remote, PD_REMOTE_OFFLINE));
+  g_assert_nonnull (strstr (pd_remote_source_get_state_message (remote), "stopped answering"));
+
+  f->odek_hung = FALSE;
+  for (guint i = 0; i < f->odek_held->len; i++)
+    soup_server_message_unpause (g_ptr_array_index (f->odek_held, i));
+  g_ptr_array_set_size (f->odek_held, 0);
+  g_assert_true (in_state (remote, PD_REMOTE_ONLINE));
+  g_assert_false (pd_remote_source_is_streaming (remote));
+  pd_remote_source_watch (remote, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -786,6 +845,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-hung-odek", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_hung_odek,
+              fixture_tear_down);
 
   return g_test_run ();
 }

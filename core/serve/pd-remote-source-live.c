@@ -1,7 +1,8 @@
 /* pd-remote-source-live.c: the live side of PdRemoteSource: the event
  * stream (with its poll as the fallback), the connection's state (online,
- * offline, denied), reconnecting with a growing wait, and the instance
- * token, whose change reconnects. */
+ * offline, denied), the watchdog that notices a server that stopped
+ * answering, reconnecting with a growing wait, and the instance token,
+ * whose change reconnects. */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"
@@ -21,6 +22,37 @@
 
 static void watch_schedule (PdRemoteSource *self, guint delay_ms);
 static void watch_poll (PdRemoteSource *self);
+
+/* The watch's next request, if one is scheduled, is not sent. */
+static void
+watch_unschedule (PdRemoteSource *self)
+{
+  if (self->watch_source != 0)
+    {
+      GSource *source = g_main_context_find_source_by_id (self->context, self->watch_source);
+
+      if (source != NULL)
+        g_source_destroy (source);
+      self->watch_source = 0;
+    }
+}
+
+/* The watch awaits an answer (or the stream's next line) from now on. */
+static void
+watch_waiting (PdRemoteSource *self)
+{
+  self->waiting_since = g_get_monotonic_time ();
+}
+
+/* The server said something: it is there.  A stream that announced its
+ * keepalive is awaited again at once; one that did not may be silent. */
+static void
+watch_heard (PdRemoteSource *self,
+             gboolean        await_more)
+{
+  self->last_heard = g_get_monotonic_time ();
+  self->waiting_since = await_more ? self->last_heard : 0;
+}
 
 static gboolean
 event_changes_sessions (const char *type)
@@ -63,6 +95,7 @@ watch_reconnect_later (PdRemoteSource *self)
 
   g_clear_object (&self->stream);
   self->streaming = FALSE;
+  self->waiting_since = 0;
   self->reconnect_ms = self->reconnect_ms == 0 ? RECONNECT_FIRST_MS : MIN (self->reconnect_ms * 2, RECONNECT_MAX_MS);
   watch_schedule (self, delay);
 }
@@ -114,6 +147,7 @@ on_stream_line (GObject      *object,
     }
 
   self->stream_spoke = TRUE;
+  watch_heard (self, self->keepalive_ms > 0);
   /* Our serve names a commit of another connection (a CLI run) so. */
   if (g_strcmp0 (line, ": store_changed") == 0)
     pd_source_emit_changed (PD_SOURCE (self));
@@ -148,6 +182,7 @@ on_stream_open (GObject      *object,
       g_object_unref (self);
       return;
     }
+  self->waiting_since = 0;
   if (status == 401 || status == 403)
     {
       g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
@@ -170,6 +205,7 @@ on_stream_open (GObject      *object,
   if (status != 200)
     {
       /* No stream here (odek): poll. */
+      watch_heard (self, FALSE);
       self->streaming = FALSE;
       watch_poll (self);
       g_object_unref (self);
@@ -178,6 +214,7 @@ on_stream_open (GObject      *object,
 
   self->streaming = TRUE;
   self->stream_spoke = FALSE;
+  watch_heard (self, self->keepalive_ms > 0);
   pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
   g_clear_object (&self->stream);
   self->stream = g_data_input_stream_new (stream);
@@ -195,6 +232,10 @@ on_poll_events (GObject      *object,
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
+
+  self->waiting_since = 0;
+  if (error == NULL || !g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
+    watch_heard (self, FALSE);
 
   if (error != NULL && (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE) ||
                         g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED)))
@@ -232,6 +273,7 @@ on_poll_events (GObject      *object,
 static void
 watch_poll (PdRemoteSource *self)
 {
+  watch_waiting (self);
   _pd_remote_source_start_get (self, OP_EVENTS, "/api/events?limit=20", watch_poll, self->watch_cancellable,
                                on_poll_events, NULL);
 }
@@ -248,12 +290,22 @@ on_health (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
+  self->waiting_since = 0;
   if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
     return;   /* noted; waits for a new token */
   if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
     {
       watch_reconnect_later (self);
       return;
+    }
+
+  if (health != NULL)
+    {
+      /* Ours announces how often its stream speaks; odek's does not. */
+      gint64 keepalive = pd_json_get_int (health, "keepalive_ms", 0);
+
+      watch_heard (self, FALSE);
+      self->keepalive_ms = keepalive > 0 ? (guint) CLAMP (keepalive, KEEPALIVE_MIN_MS, KEEPALIVE_MAX_MS) : 0;
     }
 
   if (health != NULL && pd_json_get_boolean (health, "events_stream", FALSE))
@@ -266,6 +318,7 @@ on_health (GObject      *object,
       if (self->token != NULL)
         soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
       soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");
+      watch_waiting (self);
       soup_session_send_async (self->session, msg, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_open,
                                g_object_ref (self));
       return;
@@ -285,6 +338,7 @@ on_watch_tick (gpointer user_data)
 
   self->watch_source = 0;
   /* Health first: it says whether the server is there and streams events. */
+  watch_waiting (self);
   _pd_remote_source_start_get (self, OP_USAGE, "/api/health", on_watch_tick, self->watch_cancellable, on_health, NULL);
   return G_SOURCE_REMOVE;
 }
@@ -306,6 +360,133 @@ watch_schedule (PdRemoteSource *self,
   g_source_unref (source);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The watchdog                                                            */
+
+/* How long the watch waits for a word before it takes the server for gone. */
+static gint64
+watchdog_deadline_us (PdRemoteSource *self)
+{
+  guint interval = self->keepalive_ms > 0 ? self->keepalive_ms : PROBE_MS;
+
+  return (gint64) (WATCHDOG_FACTOR * interval * 1000);
+}
+
+/* Every request of the watch is dropped (their connections may be dead: a
+ * cut network sends no reset) and it starts again after its wait; a poll
+ * scheduled a minute away is not what asks whether the server is back. */
+static void
+watch_restart (PdRemoteSource *self)
+{
+  g_cancellable_cancel (self->watch_cancellable);
+  g_clear_object (&self->watch_cancellable);
+  self->watch_cancellable = g_cancellable_new ();
+  self->probe_since = 0;
+  self->stream_spoke = FALSE;
+  watch_unschedule (self);
+  watch_reconnect_later (self);
+}
+
+static void
+on_probe (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) health = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self->probe_since = 0;
+  if (health != NULL)
+    self->last_heard = g_get_monotonic_time ();
+  /* A failure was noted (offline or denied) as it came; reconnect. */
+  else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
+    watch_restart (self);
+}
+
+/* Nothing came in time: the banner says so and the watch reconnects with
+ * its growing wait. */
+static void
+watchdog_lost (PdRemoteSource *self)
+{
+  g_autofree char *message = g_strdup_printf (_("%s stopped answering (is it hung, or the network down?)"), self->base);
+
+  g_debug ("%s: nothing for %" G_GINT64_FORMAT " ms", self->base,
+           (g_get_monotonic_time () - MAX (self->waiting_since, self->probe_since)) / 1000);
+  /* After a connection that worked, the first try again is at once. */
+  if (self->state == PD_REMOTE_ONLINE)
+    self->reconnect_ms = 0;
+  pd_remote_source_set_state (self, PD_REMOTE_OFFLINE, message);
+  watch_restart (self);
+}
+
+static gboolean
+on_watchdog_tick (gpointer user_data)
+{
+  PdRemoteSource *self = user_data;
+  gint64 now = g_get_monotonic_time ();
+  gint64 deadline = watchdog_deadline_us (self);
+  gboolean late = self->last_tick != 0 && now - self->last_tick > 4 * WATCHDOG_TICK_MS * 1000;
+
+  self->last_tick = now;
+  /* This loop itself was held up (the machine or the process was busy):
+   * what the server sent meanwhile waits unread.  Read it first.  A server
+   * that refused the token waits for a new one, hung or not. */
+  if (late || self->state == PD_REMOTE_DENIED)
+    return G_SOURCE_CONTINUE;
+
+  if ((self->waiting_since != 0 && now - self->waiting_since > deadline) ||
+      (self->probe_since != 0 && now - self->probe_since > deadline))
+    {
+      watchdog_lost (self);
+      return G_SOURCE_CONTINUE;
+    }
+
+  /* A server whose silence says nothing (no keepalive announced, or
+   * between polls) is asked, while it is thought to be there. */
+  if (self->state == PD_REMOTE_ONLINE && self->waiting_since == 0 && self->probe_since == 0 &&
+      now - self->last_heard >= (gint64) PROBE_MS * 1000)
+    {
+      self->probe_since = now;
+      _pd_remote_source_start_get (self, OP_USAGE, "/api/health", on_watchdog_tick, self->watch_cancellable,
+                                   on_probe, NULL);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watchdog_stop (PdRemoteSource *self)
+{
+  if (self->watchdog_source != 0)
+    {
+      GSource *source = g_main_context_find_source_by_id (self->context, self->watchdog_source);
+
+      if (source != NULL)
+        g_source_destroy (source);
+      self->watchdog_source = 0;
+    }
+  self->waiting_since = 0;
+  self->probe_since = 0;
+  self->last_tick = 0;
+}
+
+static void
+watchdog_start (PdRemoteSource *self)
+{
+  GSource *source = g_timeout_source_new (WATCHDOG_TICK_MS);
+
+  /* Below the stream's reads: a line that came is read before the
+   * watchdog looks at how long it has been. */
+  g_source_set_priority (source, G_PRIORITY_LOW);
+  g_source_set_name (source, "[pd] remote watchdog");
+  g_source_set_callback (source, on_watchdog_tick, self, NULL);
+  self->watchdog_source = g_source_attach (source, self->context);
+  g_source_unref (source);
+  self->last_heard = g_get_monotonic_time ();
+}
+
 /**
  * pd_remote_source_watch:
  * @interval_ms: how often to poll (and to retry the stream); 0 stops
@@ -319,25 +500,20 @@ pd_remote_source_watch (PdRemoteSource *self,
 {
   g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
 
-  if (self->watch_source != 0)
-    {
-      GSource *source = g_main_context_find_source_by_id (self->context, self->watch_source);
-
-      if (source != NULL)
-        g_source_destroy (source);
-      self->watch_source = 0;
-    }
+  watch_unschedule (self);
   if (self->watch_cancellable != NULL)
     g_cancellable_cancel (self->watch_cancellable);
   g_clear_object (&self->watch_cancellable);
   g_clear_object (&self->stream);
   self->streaming = FALSE;
   self->reconnect_ms = 0;
+  watchdog_stop (self);
 
   self->watch_interval = interval_ms;
   if (interval_ms > 0)
     {
       self->watch_cancellable = g_cancellable_new ();
+      watchdog_start (self);
       watch_schedule (self, 0);
     }
 }

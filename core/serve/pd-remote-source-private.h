@@ -15,6 +15,17 @@ G_BEGIN_DECLS
 #define RECONNECT_FIRST_MS  500
 #define RECONNECT_MAX_MS    30000
 
+/* A server that stops answering (hung, or the network cut) sends no error:
+ * the watchdog takes it for gone when nothing came for WATCHDOG_FACTOR
+ * times the stream's announced keepalive, or, when it announces none (odek,
+ * an older serve), when a health probe sent every PROBE_MS is not answered
+ * within WATCHDOG_FACTOR × PROBE_MS.  It looks every WATCHDOG_TICK_MS. */
+#define WATCHDOG_FACTOR     2.5
+#define PROBE_MS            1000
+#define WATCHDOG_TICK_MS    250
+#define KEEPALIVE_MIN_MS    200
+#define KEEPALIVE_MAX_MS    60000
+
 typedef enum
 {
   OP_LIST,
@@ -65,6 +76,13 @@ struct _PdRemoteSource
   gboolean      stream_spoke;    /* the open stream delivered a line */
   char         *last_event_key;
   GDataInputStream *stream;
+
+  guint         keepalive_ms;    /* announced by /api/health; 0 when not */
+  guint         watchdog_source;
+  gint64        waiting_since;   /* monotonic µs: a watch request (or the stream's next line) awaited since; 0 none */
+  gint64        probe_since;     /* a health probe awaited since; 0 none */
+  gint64        last_heard;      /* the last answer or line */
+  gint64        last_tick;
 
   PdRemoteState state;
   char         *state_message;   /* why it is offline or denied */

@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -846,6 +847,93 @@ test_live_remote_kill_restart (void)
   g_free (remote.second.dir);
 }
 
+/* --- a remote endpoint stops answering and answers again ----------------------- */
+
+/* serve is stopped (SIGSTOP): its connections stay open and say nothing,
+ * as with a hung server or a cut network.  The source's HTTP timeout is
+ * taken away, so only the watchdog (the stream's keepalive not coming) can
+ * tell: the banner shows; continued (SIGCONT), it goes and what another
+ * process did meanwhile is shown. */
+static void
+check_remote_hung (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Remote *remote = user_data;
+  PdRemoteSource *source = PD_REMOTE_SOURCE (pd_window_get_source (window));
+  const char *cont[] = { "continue", remote->second.id, "Go on", NULL };
+  gpointer data[2] = { window, remote->second.id };
+  const char *pid = g_subprocess_get_identifier (remote->serve);
+  g_autofree char *label = NULL;
+  Stored before;
+  Stored after;
+
+  pd_remote_source_set_timeout (source, 0);
+  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  before = read_stored (remote->second.db, remote->second.id);
+  data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+  wait_for_state (window, PD_REMOTE_ONLINE, "online");
+  g_assert_true (pd_remote_source_is_streaming (source));
+
+  g_assert_nonnull (pid);
+  g_assert_cmpint (kill ((pid_t) g_ascii_strtoll (pid, NULL, 10), SIGSTOP), ==, 0);
+  wait_for_state (window, PD_REMOTE_OFFLINE, "the offline banner after the server stopped answering");
+  label = g_strdup (gtk_label_get_text (GTK_LABEL (pd_test_find_widget (connection_banner (window), GTK_TYPE_LABEL))));
+  g_assert_nonnull (strstr (label, "stopped answering"));
+  g_assert_true (gtk_widget_get_mapped (pd_test_find_action_button (connection_banner (window), "win.retry")));
+  g_assert_nonnull (pd_now_view_get_plan (now_view (window)));
+  pd_test_screenshot (GTK_WIDGET (window), "remote-hung");
+
+  /* Meanwhile another process goes on with the session. */
+  run_agent (&remote->second, second_turns, cont);
+  after = read_stored (remote->second.db, remote->second.id);
+  g_assert_cmpint (after.plan_version, >, before.plan_version);
+
+  g_assert_cmpint (kill ((pid_t) g_ascii_strtoll (pid, NULL, 10), SIGCONT), ==, 0);
+  wait_for_state (window, PD_REMOTE_ONLINE, "online after the server answers again");
+  data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
+  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page after the server answers again");
+  pd_test_flush (GTK_WIDGET (window));
+  check_every_page (window, remote->second.db, remote->second.id);
+
+  stop_serve (remote);
+}
+
+static void
+test_live_remote_hung (void)
+{
+  Remote remote = { { 0 } };
+  const char *first[] = { "run", "Write notes about the project", NULL };
+  const char *args[] = { "--remote", NULL, NULL };
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  gboolean saw_window = FALSE;
+  guint total = 0;
+
+  remote.second.dir = pd_test_make_tmp_dir ();
+  remote.second.db = g_build_filename (remote.second.dir, "sessions.db", NULL);
+  run_agent (&remote.second, first_turns, first);
+  store = pd_test_open_store (remote.second.db);
+  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
+  g_assert_cmpuint (total, ==, 1);
+  remote.second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
+  g_clear_object (&store);
+
+  start_serve (&remote, 0);
+  set_longest_polls ();
+  args[1] = remote.url;
+  g_assert_cmpint (pd_test_run_app (args, check_remote_hung, &remote, &saw_window), ==, 0);
+  g_assert_true (saw_window);
+
+  if (remote.serve != NULL)
+    stop_serve (&remote);   /* SIGKILL ends a stopped process too */
+  g_free (remote.url);
+  g_free (remote.second.id);
+  g_free (remote.second.db);
+  g_free (remote.second.dir);
+}
+
 /* --- the Events view tails a burst of 500 ------------------------------------ */
 
 static gboolean
@@ -968,6 +1056,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/live/one-snapshot", test_live_one_snapshot);
   g_test_add_func ("/pd/ui/live/events-burst-500", test_live_events_burst);
   g_test_add_func ("/pd/ui/live/remote-kill-restart", test_live_remote_kill_restart);
+  g_test_add_func ("/pd/ui/live/remote-hung", test_live_remote_hung);
 
   return g_test_run ();
 }
