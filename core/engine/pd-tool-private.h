@@ -1,4 +1,6 @@
-/* pd-tool-private.h: helpers shared by the built-in tools. */
+/* pd-tool-private.h: helpers shared by the built-in tools.  PdToolContext's
+ * internals live in pd-tool-context.c, the opening of model-given paths in
+ * pd-tool-fs.c, and the argument, schema and text helpers in pd-tool-args.c. */
 #pragma once
 
 #include "pd-tool.h"

@@ -7,6 +7,24 @@
 
 G_BEGIN_DECLS
 
+/* PdDb is written in three parts: the connection, its statements and
+ * transactions (pd-db.c); the checks a file passes before it is trusted
+ * (pd-db-checks.c); the schema's migrations (pd-db-migrations.c). */
+struct _PdDb
+{
+  GObject     parent_instance;
+
+  GRecMutex   lock;
+  sqlite3    *handle;
+  char       *path;
+  GHashTable *stmts;        /* sql → sqlite3_stmt* (finalized on dispose) */
+  int         user_version;
+  guint       read_only : 1;
+  /* Asked for writing, but the file (or its folder) cannot be written:
+   * SQLite then opens it read-only without saying so. */
+  guint       read_only_file : 1;
+};
+
 /* The SQL of migration step @version (1-based), which takes a database from
  * version - 1 to version.  NULL past the newest. */
 const char *_pd_db_migration_sql (guint version);
@@ -19,5 +37,28 @@ gboolean    _pd_db_set_error_from_sqlite (PdDb        *self,
                                           int          rc,
                                           const char  *what,
                                           GError     **error);
+
+/* One integer from @sql (0 when it returns no row), outside the cache. */
+gboolean    _pd_db_query_int        (PdDb        *self,
+                                     const char  *sql,
+                                     gint64      *value,
+                                     GError     **error);
+
+/* pd-db-checks.c */
+gboolean    _pd_db_check_file       (const char  *path,
+                                     gboolean    *exists,
+                                     gboolean    *empty,
+                                     goffset     *size,
+                                     GError     **error);
+gboolean    _pd_db_check_identity   (PdDb        *self,
+                                     gboolean     fresh,
+                                     goffset      size,
+                                     GError     **error);
+gboolean    _pd_db_check_schema     (PdDb        *self,
+                                     GError     **error);
+
+/* pd-db-migrations.c: runs the steps from the file's version up. */
+gboolean    _pd_db_run_migrations   (PdDb        *self,
+                                     GError     **error);
 
 G_END_DECLS

@@ -1,0 +1,176 @@
+/* pd-tool-args.c: helpers of the built-in tools: their schemas, typed reads
+ * of the model's arguments with errors the model can act on, and what counts
+ * as text. */
+#define G_LOG_DOMAIN "pd-tools"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pd-tool-private.h"
+
+
+JsonNode *
+_pd_tool_parse_schema (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (json, &error);
+
+  /* The schemas are constants of this library: a bad one is a bug. */
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    g_error ("built-in tool schema does not parse: %s", error ? error->message : "not an object");
+
+  return node;
+}
+
+static const char *
+json_type_name (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return "an object";
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return "an array";
+  if (JSON_NODE_HOLDS_NULL (node))
+    return "null";
+
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return "a string";
+    case G_TYPE_BOOLEAN:
+      return "a boolean";
+    default:
+      return "a number";
+    }
+}
+
+gboolean
+_pd_tool_args_string (JsonObject    *args,
+                      const char    *tool,
+                      const char    *key,
+                      gboolean       required,
+                      const char   **value,
+                      PdToolResult **error_result)
+{
+  JsonNode *node = json_object_get_member (args, key);
+
+  *value = NULL;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!required)
+        return TRUE;
+
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: missing '%s' (a string)", tool, key);
+      return FALSE;
+    }
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a string, got %s",
+                                                 tool, key, json_type_name (node));
+      return FALSE;
+    }
+
+  *value = json_node_get_string (node);
+  return TRUE;
+}
+
+gboolean
+_pd_tool_args_int (JsonObject    *args,
+                   const char    *tool,
+                   const char    *key,
+                   gint64         min,
+                   gint64         max,
+                   gint64        *value,
+                   PdToolResult **error_result)
+{
+  JsonNode *node = json_object_get_member (args, key);
+  GType type;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+
+  if (type == G_TYPE_INT64)
+    {
+      *value = CLAMP (json_node_get_int (node), min, max);
+      return TRUE;
+    }
+
+  /* Models write 10.0 for 10 often enough to accept whole doubles.  They are
+   * held at the bounds as doubles: casting one beyond gint64 (1e300) to an
+   * integer is undefined behaviour. */
+  if (type == G_TYPE_DOUBLE)
+    {
+      double d = json_node_get_double (node);
+      char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+      if (!isfinite (d) || floor (d) != d)
+        {
+          *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
+                                                     tool, key, g_ascii_dtostr (text, sizeof text, d));
+          return FALSE;
+        }
+
+      *value = d <= (double) min ? min : d >= (double) max ? max : (gint64) d;
+      return TRUE;
+    }
+
+  *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
+                                             tool, key, json_type_name (node));
+  return FALSE;
+}
+
+gboolean
+_pd_tool_args_bool (JsonObject    *args,
+                    const char    *tool,
+                    const char    *key,
+                    gboolean      *value,
+                    PdToolResult **error_result)
+{
+  JsonNode *node = json_object_get_member (args, key);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be true or false, got %s",
+                                                 tool, key, json_type_name (node));
+      return FALSE;
+    }
+
+  *value = json_node_get_boolean (node);
+  return TRUE;
+}
+
+/* Resolves @path for @tool; on refusal the result carries the message. */
+PdToolResult *
+_pd_tool_resolve (PdToolContext  *context,
+                  const char     *tool,
+                  const char     *path,
+                  char          **resolved)
+{
+  g_autoptr(GError) error = NULL;
+
+  *resolved = pd_tool_context_resolve_path (context, path, &error);
+  if (*resolved == NULL)
+    return pd_tool_result_new_printf (FALSE, "%s: %s", tool, error->message);
+
+  return NULL;
+}
+
+/* Text means valid UTF-8 without NUL bytes: the model can only read text,
+ * and a NUL would silently cut a C string short. */
+gboolean
+_pd_tool_is_text (const char *data,
+                  gsize       length)
+{
+  if (memchr (data, '\0', length) != NULL)
+    return FALSE;
+
+  return g_utf8_validate (data, length, NULL);
+}
