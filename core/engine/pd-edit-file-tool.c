@@ -10,16 +10,6 @@
 #include "pd-edit-file-tool.h"
 #include "pd-tool-private.h"
 
-struct _PdEditFileTool
-{
-  GObject parent_instance;
-};
-
-static void pd_edit_file_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdEditFileTool, pd_edit_file_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_edit_file_tool_iface_init))
-
 static const char schema[] =
   "{"
   "\"type\":\"object\","
@@ -172,61 +162,13 @@ pd_edit_file_tool_call (PdTool         *tool,
                                     n == 1 ? "" : "s");
 }
 
-static const char *
-pd_edit_file_tool_get_name (PdTool *tool)
-{
-  return "edit_file";
-}
+static const PdToolInfo info = {
+  .name = "edit_file",
+  .description = "Replace an exact string in a text file. old_string must match the file byte for byte "
+                 "and occur exactly once, unless replace_all is true. Read the file first.",
+  .schema = schema,
+  .safety = PD_TOOL_MUTATING,
+  .effects = PD_TOOL_EFFECTS_WRITE,
+};
 
-static const char *
-pd_edit_file_tool_get_description (PdTool *tool)
-{
-  return "Replace an exact string in a text file. old_string must match the file byte for byte "
-         "and occur exactly once, unless replace_all is true. Read the file first.";
-}
-
-static JsonNode *
-pd_edit_file_tool_get_parameters (PdTool *tool)
-{
-  return _pd_tool_parse_schema (schema);
-}
-
-static PdToolSafety
-pd_edit_file_tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_MUTATING;
-}
-
-static PdToolEffects
-pd_edit_file_tool_get_effects (PdTool     *tool,
-                               JsonObject *args)
-{
-  return PD_TOOL_EFFECTS_WRITE;
-}
-
-static void
-pd_edit_file_tool_iface_init (PdToolInterface *iface)
-{
-  iface->get_name = pd_edit_file_tool_get_name;
-  iface->get_description = pd_edit_file_tool_get_description;
-  iface->get_parameters = pd_edit_file_tool_get_parameters;
-  iface->get_safety = pd_edit_file_tool_get_safety;
-  iface->get_effects = pd_edit_file_tool_get_effects;
-  iface->call = pd_edit_file_tool_call;
-}
-
-static void
-pd_edit_file_tool_class_init (PdEditFileToolClass *klass)
-{
-}
-
-static void
-pd_edit_file_tool_init (PdEditFileTool *self)
-{
-}
-
-PdTool *
-pd_edit_file_tool_new (void)
-{
-  return g_object_new (PD_TYPE_EDIT_FILE_TOOL, NULL);
-}
+PD_DEFINE_BUILTIN_TOOL (PdEditFileTool, pd_edit_file_tool, info, pd_edit_file_tool_call)

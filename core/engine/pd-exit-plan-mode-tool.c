@@ -12,6 +12,7 @@
 #include "pd-json-util.h"
 #include "pd-plan-artifact.h"
 #include "pd-safe-text.h"
+#include "pd-tool-private.h"
 
 struct _PdExitPlanModeTool
 {
@@ -106,42 +107,19 @@ pd_exit_plan_mode_tool_bind (PdExitPlanModeTool *self,
   g_mutex_unlock (&self->mutex);
 }
 
-static const char *
-tool_get_name (PdTool *tool)
-{
-  return "exit_plan_mode";
-}
-
-static const char *
-tool_get_description (PdTool *tool)
-{
-  return "Leave plan mode by presenting your plan for review. Send the COMPLETE plan as markdown starting "
-         "with a # heading: goal, the changes you will make, how you will verify them. A person approves "
-         "it (plan mode ends after this step; carry out the plan) or asks you to keep planning with "
-         "feedback. Only available in plan mode.";
-}
-
-static JsonNode *
-tool_get_parameters (PdTool *tool)
-{
-  return json_from_string ("{\"type\":\"object\",\"properties\":{\"plan\":{\"type\":\"string\","
-                           "\"description\":\"The complete plan in markdown, starting with a # heading.\"}},"
-                           "\"required\":[\"plan\"]}", NULL);
-}
-
 /* A question to a person: never an approval prompt of its own. */
-static PdToolSafety
-tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_SAFE;
-}
-
-static PdToolEffects
-tool_get_effects (PdTool     *tool,
-                  JsonObject *args)
-{
-  return PD_TOOL_EFFECTS_READ;
-}
+static const PdToolInfo info = {
+  .name = "exit_plan_mode",
+  .description = "Leave plan mode by presenting your plan for review. Send the COMPLETE plan as markdown starting "
+                 "with a # heading: goal, the changes you will make, how you will verify them. A person approves "
+                 "it (plan mode ends after this step; carry out the plan) or asks you to keep planning with "
+                 "feedback. Only available in plan mode.",
+  .schema = "{\"type\":\"object\",\"properties\":{\"plan\":{\"type\":\"string\","
+            "\"description\":\"The complete plan in markdown, starting with a # heading.\"}},"
+            "\"required\":[\"plan\"]}",
+  .safety = PD_TOOL_SAFE,
+  .effects = PD_TOOL_EFFECTS_READ,
+};
 
 static PdToolResult *
 tool_call (PdTool         *tool,
@@ -229,11 +207,7 @@ tool_call (PdTool         *tool,
 static void
 pd_exit_plan_mode_tool_iface_init (PdToolInterface *iface)
 {
-  iface->get_name = tool_get_name;
-  iface->get_description = tool_get_description;
-  iface->get_parameters = tool_get_parameters;
-  iface->get_safety = tool_get_safety;
-  iface->get_effects = tool_get_effects;
+  _pd_tool_implement (iface, &info);
   iface->call = tool_call;
 }
 

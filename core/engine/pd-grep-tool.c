@@ -37,16 +37,6 @@
 #define MAX_LIMITED_LINES  20
 #define LIMITED_SHOWN      3
 
-struct _PdGrepTool
-{
-  GObject parent_instance;
-};
-
-static void pd_grep_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdGrepTool, pd_grep_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_grep_tool_iface_init))
-
 static const char schema[] =
   "{"
   "\"type\":\"object\","
@@ -518,63 +508,15 @@ pd_grep_tool_call (PdTool         *tool,
   return result;
 }
 
-static const char *
-pd_grep_tool_get_name (PdTool *tool)
-{
-  return "grep";
-}
+static const PdToolInfo info = {
+  .name = "grep",
+  .description = "Search text files for a regular expression (PCRE syntax), recursively below a "
+                 "directory. Prints path:line:text for each matching line, in path order. Skips .git, "
+                 "binary files and symbolic links; stops after 200 matches. Finding nothing is not an "
+                 "error. A line on which the pattern would backtrack too much is reported, not searched.",
+  .schema = schema,
+  .safety = PD_TOOL_READ_ONLY,
+  .effects = PD_TOOL_EFFECTS_READ,
+};
 
-static const char *
-pd_grep_tool_get_description (PdTool *tool)
-{
-  return "Search text files for a regular expression (PCRE syntax), recursively below a "
-         "directory. Prints path:line:text for each matching line, in path order. Skips .git, "
-         "binary files and symbolic links; stops after 200 matches. Finding nothing is not an "
-         "error. A line on which the pattern would backtrack too much is reported, not searched.";
-}
-
-static JsonNode *
-pd_grep_tool_get_parameters (PdTool *tool)
-{
-  return _pd_tool_parse_schema (schema);
-}
-
-static PdToolSafety
-pd_grep_tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_READ_ONLY;
-}
-
-static PdToolEffects
-pd_grep_tool_get_effects (PdTool     *tool,
-                          JsonObject *args)
-{
-  return PD_TOOL_EFFECTS_READ;
-}
-
-static void
-pd_grep_tool_iface_init (PdToolInterface *iface)
-{
-  iface->get_name = pd_grep_tool_get_name;
-  iface->get_description = pd_grep_tool_get_description;
-  iface->get_parameters = pd_grep_tool_get_parameters;
-  iface->get_safety = pd_grep_tool_get_safety;
-  iface->get_effects = pd_grep_tool_get_effects;
-  iface->call = pd_grep_tool_call;
-}
-
-static void
-pd_grep_tool_class_init (PdGrepToolClass *klass)
-{
-}
-
-static void
-pd_grep_tool_init (PdGrepTool *self)
-{
-}
-
-PdTool *
-pd_grep_tool_new (void)
-{
-  return g_object_new (PD_TYPE_GREP_TOOL, NULL);
-}
+PD_DEFINE_BUILTIN_TOOL (PdGrepTool, pd_grep_tool, info, pd_grep_tool_call)

@@ -13,16 +13,6 @@
 #include "pd-list-dir-tool.h"
 #include "pd-tool-private.h"
 
-struct _PdListDirTool
-{
-  GObject parent_instance;
-};
-
-static void pd_list_dir_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdListDirTool, pd_list_dir_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_list_dir_tool_iface_init))
-
 static const char schema[] =
   "{"
   "\"type\":\"object\","
@@ -175,61 +165,13 @@ pd_list_dir_tool_call (PdTool         *tool,
   return result;
 }
 
-static const char *
-pd_list_dir_tool_get_name (PdTool *tool)
-{
-  return "list_dir";
-}
+static const PdToolInfo info = {
+  .name = "list_dir",
+  .description = "List the entries of a directory, sorted by name, one per line. Directories end with "
+                 "'/', symbolic links show their target after ' -> '.",
+  .schema = schema,
+  .safety = PD_TOOL_READ_ONLY,
+  .effects = PD_TOOL_EFFECTS_READ,
+};
 
-static const char *
-pd_list_dir_tool_get_description (PdTool *tool)
-{
-  return "List the entries of a directory, sorted by name, one per line. Directories end with "
-         "'/', symbolic links show their target after ' -> '.";
-}
-
-static JsonNode *
-pd_list_dir_tool_get_parameters (PdTool *tool)
-{
-  return _pd_tool_parse_schema (schema);
-}
-
-static PdToolSafety
-pd_list_dir_tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_READ_ONLY;
-}
-
-static PdToolEffects
-pd_list_dir_tool_get_effects (PdTool     *tool,
-                              JsonObject *args)
-{
-  return PD_TOOL_EFFECTS_READ;
-}
-
-static void
-pd_list_dir_tool_iface_init (PdToolInterface *iface)
-{
-  iface->get_name = pd_list_dir_tool_get_name;
-  iface->get_description = pd_list_dir_tool_get_description;
-  iface->get_parameters = pd_list_dir_tool_get_parameters;
-  iface->get_safety = pd_list_dir_tool_get_safety;
-  iface->get_effects = pd_list_dir_tool_get_effects;
-  iface->call = pd_list_dir_tool_call;
-}
-
-static void
-pd_list_dir_tool_class_init (PdListDirToolClass *klass)
-{
-}
-
-static void
-pd_list_dir_tool_init (PdListDirTool *self)
-{
-}
-
-PdTool *
-pd_list_dir_tool_new (void)
-{
-  return g_object_new (PD_TYPE_LIST_DIR_TOOL, NULL);
-}
+PD_DEFINE_BUILTIN_TOOL (PdListDirTool, pd_list_dir_tool, info, pd_list_dir_tool_call)

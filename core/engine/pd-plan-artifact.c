@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-plan-artifact.h"
+#include "pd-tool-private.h"
 
 /* A plan is markdown whose first non-blank line is a "# " heading. */
 gboolean
@@ -181,27 +182,6 @@ open_plans_dir (int          base_fd,
   return dir_fd;
 }
 
-static gboolean
-write_all (int         fd,
-           const char *data,
-           gsize       length)
-{
-  while (length > 0)
-    {
-      gssize n = write (fd, data, length);
-
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return FALSE;
-        }
-      data += n;
-      length -= (gsize) n;
-    }
-  return TRUE;
-}
-
 /* Writes @content as @name in @dir_fd: a temporary file made there (no
  * link followed), synced, and renamed there. */
 static gboolean
@@ -222,7 +202,7 @@ write_in_dir (int          dir_fd,
       set_errno_error (error, errno, "cannot write", path);
       return FALSE;
     }
-  if (!write_all (fd, content->str, content->len) || fsync (fd) != 0)
+  if (!_pd_tool_write_all (fd, content->str, content->len) || fsync (fd) != 0)
     {
       set_errno_error (error, errno, "cannot write", path);
       close (fd);

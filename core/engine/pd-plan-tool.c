@@ -289,12 +289,6 @@ get_definition (void)
 }
 
 static const char *
-pd_plan_tool_get_name (PdTool *tool)
-{
-  return "plan";
-}
-
-static const char *
 pd_plan_tool_get_description (PdTool *tool)
 {
   return json_object_get_string_member (get_definition (), "description");
@@ -311,19 +305,6 @@ pd_plan_tool_get_parameters (PdTool *tool)
   text = json_generator_to_data (generator, NULL);
 
   return _pd_tool_parse_schema (text);
-}
-
-static PdToolSafety
-pd_plan_tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_SAFE;
-}
-
-static PdToolEffects
-pd_plan_tool_get_effects (PdTool     *tool,
-                          JsonObject *args)
-{
-  return PD_TOOL_EFFECTS_READ;
 }
 
 static PdToolResult *
@@ -348,14 +329,19 @@ pd_plan_tool_call (PdTool         *tool,
   return pd_tool_result_new_take (TRUE, text);
 }
 
+/* The description and schema come from the definition above. */
+static const PdToolInfo info = {
+  .name = "plan",
+  .safety = PD_TOOL_SAFE,
+  .effects = PD_TOOL_EFFECTS_READ,
+};
+
 static void
 pd_plan_tool_iface_init (PdToolInterface *iface)
 {
-  iface->get_name = pd_plan_tool_get_name;
+  _pd_tool_implement (iface, &info);
   iface->get_description = pd_plan_tool_get_description;
   iface->get_parameters = pd_plan_tool_get_parameters;
-  iface->get_safety = pd_plan_tool_get_safety;
-  iface->get_effects = pd_plan_tool_get_effects;
   iface->call = pd_plan_tool_call;
 }
 

@@ -8,16 +8,6 @@
 #include "pd-read-file-tool.h"
 #include "pd-tool-private.h"
 
-struct _PdReadFileTool
-{
-  GObject parent_instance;
-};
-
-static void pd_read_file_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdReadFileTool, pd_read_file_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_read_file_tool_iface_init))
-
 static const char schema[] =
   "{"
   "\"type\":\"object\","
@@ -178,62 +168,14 @@ pd_read_file_tool_call (PdTool         *tool,
   return result;
 }
 
-static const char *
-pd_read_file_tool_get_name (PdTool *tool)
-{
-  return "read_file";
-}
+static const PdToolInfo info = {
+  .name = "read_file",
+  .description = "Read a UTF-8 text file. Returns the text as it is (no line numbers). Large files are "
+                 "cut at the output limit at a line boundary, with a note telling the offset to continue "
+                 "from. Binary files are refused.",
+  .schema = schema,
+  .safety = PD_TOOL_READ_ONLY,
+  .effects = PD_TOOL_EFFECTS_READ,
+};
 
-static const char *
-pd_read_file_tool_get_description (PdTool *tool)
-{
-  return "Read a UTF-8 text file. Returns the text as it is (no line numbers). Large files are "
-         "cut at the output limit at a line boundary, with a note telling the offset to continue "
-         "from. Binary files are refused.";
-}
-
-static JsonNode *
-pd_read_file_tool_get_parameters (PdTool *tool)
-{
-  return _pd_tool_parse_schema (schema);
-}
-
-static PdToolSafety
-pd_read_file_tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_READ_ONLY;
-}
-
-static PdToolEffects
-pd_read_file_tool_get_effects (PdTool     *tool,
-                               JsonObject *args)
-{
-  return PD_TOOL_EFFECTS_READ;
-}
-
-static void
-pd_read_file_tool_iface_init (PdToolInterface *iface)
-{
-  iface->get_name = pd_read_file_tool_get_name;
-  iface->get_description = pd_read_file_tool_get_description;
-  iface->get_parameters = pd_read_file_tool_get_parameters;
-  iface->get_safety = pd_read_file_tool_get_safety;
-  iface->get_effects = pd_read_file_tool_get_effects;
-  iface->call = pd_read_file_tool_call;
-}
-
-static void
-pd_read_file_tool_class_init (PdReadFileToolClass *klass)
-{
-}
-
-static void
-pd_read_file_tool_init (PdReadFileTool *self)
-{
-}
-
-PdTool *
-pd_read_file_tool_new (void)
-{
-  return g_object_new (PD_TYPE_READ_FILE_TOOL, NULL);
-}
+PD_DEFINE_BUILTIN_TOOL (PdReadFileTool, pd_read_file_tool, info, pd_read_file_tool_call)

@@ -25,16 +25,6 @@
 #define DRAIN_MS 2000
 #define READ_CHUNK 16384
 
-struct _PdShellTool
-{
-  GObject parent_instance;
-};
-
-static void pd_shell_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdShellTool, pd_shell_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_shell_tool_iface_init))
-
 static const char schema[] =
   "{"
   "\"type\":\"object\","
@@ -456,64 +446,16 @@ pd_shell_tool_call (PdTool         *tool,
   return result;
 }
 
-static const char *
-pd_shell_tool_get_name (PdTool *tool)
-{
-  return "shell";
-}
-
-static const char *
-pd_shell_tool_get_description (PdTool *tool)
-{
-  return "Run a shell command with bash -c in the working directory. stdin is empty; stdout "
-         "and stderr are merged. The result ends with the exit status; only exit status 0 "
-         "counts as success. Very long output keeps its beginning and end. The command and "
-         "everything it started are killed on timeout; background jobs do not outlive it.";
-}
-
-static JsonNode *
-pd_shell_tool_get_parameters (PdTool *tool)
-{
-  return _pd_tool_parse_schema (schema);
-}
-
-static PdToolSafety
-pd_shell_tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_MUTATING;
-}
-
-static PdToolEffects
-pd_shell_tool_get_effects (PdTool     *tool,
-                           JsonObject *args)
-{
+static const PdToolInfo info = {
+  .name = "shell",
+  .description = "Run a shell command with bash -c in the working directory. stdin is empty; stdout "
+                 "and stderr are merged. The result ends with the exit status; only exit status 0 "
+                 "counts as success. Very long output keeps its beginning and end. The command and "
+                 "everything it started are killed on timeout; background jobs do not outlive it.",
+  .schema = schema,
+  .safety = PD_TOOL_MUTATING,
   /* A command can do anything; the evidence rules must assume it did. */
-  return PD_TOOL_EFFECTS_UNKNOWN;
-}
+  .effects = PD_TOOL_EFFECTS_UNKNOWN,
+};
 
-static void
-pd_shell_tool_iface_init (PdToolInterface *iface)
-{
-  iface->get_name = pd_shell_tool_get_name;
-  iface->get_description = pd_shell_tool_get_description;
-  iface->get_parameters = pd_shell_tool_get_parameters;
-  iface->get_safety = pd_shell_tool_get_safety;
-  iface->get_effects = pd_shell_tool_get_effects;
-  iface->call = pd_shell_tool_call;
-}
-
-static void
-pd_shell_tool_class_init (PdShellToolClass *klass)
-{
-}
-
-static void
-pd_shell_tool_init (PdShellTool *self)
-{
-}
-
-PdTool *
-pd_shell_tool_new (void)
-{
-  return g_object_new (PD_TYPE_SHELL_TOOL, NULL);
-}
+PD_DEFINE_BUILTIN_TOOL (PdShellTool, pd_shell_tool, info, pd_shell_tool_call)

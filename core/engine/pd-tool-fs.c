@@ -200,6 +200,24 @@ set_open_error (PdToolContext  *context,
                  "cannot open '%s': %s", display, g_strerror (saved_errno));
 }
 
+/* A path the context does not confine (outside the working directory) is
+ * opened only when the context allows it. */
+static gboolean
+outside_allowed (PdToolContext  *context,
+                 const char     *resolved,
+                 GError        **error)
+{
+  g_autofree char *display = NULL;
+
+  if (pd_tool_context_get_allow_outside (context))
+    return TRUE;
+
+  display = pd_tool_context_display_path (context, resolved);
+  g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
+               "'%s' is outside the working directory", display);
+  return FALSE;
+}
+
 /**
  * _pd_tool_open:
  * @resolved: a path from pd_tool_context_resolve_path()
@@ -222,14 +240,8 @@ _pd_tool_open (PdToolContext  *context,
 
   if (relative == NULL)
     {
-      if (!pd_tool_context_get_allow_outside (context))
-        {
-          g_autofree char *display = pd_tool_context_display_path (context, resolved);
-
-          g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
-                       "'%s' is outside the working directory", display);
-          return -1;
-        }
+      if (!outside_allowed (context, resolved, error))
+        return -1;
 
       /* Confinement is off: the path is opened as the user would. */
       fd = open (resolved, flags);
@@ -270,14 +282,8 @@ _pd_tool_open_dir (PdToolContext  *context,
 
   if (relative == NULL)
     {
-      if (!pd_tool_context_get_allow_outside (context))
-        {
-          g_autofree char *display = pd_tool_context_display_path (context, resolved);
-
-          g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
-                       "'%s' is outside the working directory", display);
-          return -1;
-        }
+      if (!outside_allowed (context, resolved, error))
+        return -1;
 
       if (create && g_mkdir_with_parents (resolved, 0755) != 0)
         fd = -1;
@@ -447,10 +453,11 @@ _pd_tool_read_text_file (const char     *tool,
   return TRUE;
 }
 
-static gboolean
-write_all (int         fd,
-           const char *data,
-           gsize       length)
+/* The whole of @data, through short writes and EINTR; FALSE with errno set. */
+gboolean
+_pd_tool_write_all (int         fd,
+                    const char *data,
+                    gsize       length)
 {
   while (length > 0)
     {
@@ -557,7 +564,7 @@ _pd_tool_write_file (const char     *tool,
 
   /* Like G_FILE_SET_CONTENTS_CONSISTENT: a replaced file is on disk before
    * the rename makes it the file, so a crash leaves the old or the new. */
-  if (!write_all (fd, contents, length) ||
+  if (!_pd_tool_write_all (fd, contents, length) ||
       (existed && fchmod (fd, mode) != 0) ||
       (existed && fsync (fd) != 0))
     {

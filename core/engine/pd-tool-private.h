@@ -7,6 +7,61 @@
 
 G_BEGIN_DECLS
 
+/* What a built-in tool declares once, in a static table: its name, what the
+ * model is told about it, the JSON schema of its arguments, how much
+ * approval it needs and what it does to the files.  The tool's iface_init
+ * hands it to _pd_tool_implement() and sets only its call (and whatever it
+ * works out at run time instead: the plan tool's description and schema). */
+typedef struct
+{
+  const char    *name;
+  const char    *description;
+  const char    *schema;
+  PdToolSafety   safety;
+  PdToolEffects  effects;
+} PdToolInfo;
+
+void          _pd_tool_implement      (PdToolInterface  *iface,
+                                       const PdToolInfo *info);
+
+/* Defines a built-in tool that keeps no state of its own, as G_DEFINE_*
+ * does for a type: its instance struct, its type implementing PdTool from
+ * @info (a static PdToolInfo) and @call_func, and type_name_new().  The header
+ * declares it with G_DECLARE_FINAL_TYPE (…, GObject) and type_name_new().
+ * @call_func is the tool's PdToolInterface.call. */
+#define PD_DEFINE_BUILTIN_TOOL(TypeName, type_name, info, call_func)             \
+  struct _##TypeName                                                           \
+  {                                                                            \
+    GObject parent_instance;                                                   \
+  };                                                                           \
+                                                                               \
+  static void                                                                  \
+  type_name##_iface_init (PdToolInterface *iface)                              \
+  {                                                                            \
+    _pd_tool_implement (iface, &(info));                                       \
+    iface->call = (call_func);                                                 \
+  }                                                                            \
+                                                                               \
+  G_DEFINE_FINAL_TYPE_WITH_CODE (TypeName, type_name, G_TYPE_OBJECT,           \
+                                 G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL,          \
+                                                        type_name##_iface_init)) \
+                                                                               \
+  static void                                                                  \
+  type_name##_class_init (TypeName##Class *klass)                              \
+  {                                                                            \
+  }                                                                            \
+                                                                               \
+  static void                                                                  \
+  type_name##_init (TypeName *self)                                            \
+  {                                                                            \
+  }                                                                            \
+                                                                               \
+  PdTool *                                                                     \
+  type_name##_new (void)                                                       \
+  {                                                                            \
+    return g_object_new (type_name##_get_type (), NULL);                       \
+  }
+
 /* Files larger than this are not read whole by read_file/edit_file. */
 #define PD_TOOL_MAX_FILE_SIZE (32 * 1024 * 1024)
 
@@ -46,6 +101,9 @@ gboolean      _pd_tool_read_fd        (int            fd,
                                        char         **contents,
                                        gsize         *length,
                                        GError       **error);
+gboolean      _pd_tool_write_all      (int            fd,
+                                       const char    *data,
+                                       gsize          length);
 /* Tests: use the openat() walk even where openat2() works. */
 void          _pd_tool_set_force_walk (gboolean       force);
 

@@ -156,6 +156,70 @@ pd_tool_default_init (PdToolInterface *iface)
   iface->get_safety = pd_tool_real_get_safety;
 }
 
+/* Built-in tools: the interface answered from their PdToolInfo, kept on the
+ * implementing type (each class has its own copy of the interface, and
+ * g_instance_type says whose it is). */
+
+static G_DEFINE_QUARK (pd-tool-info, tool_info)
+
+static const PdToolInfo *
+tool_info_of (PdTool *self)
+{
+  for (GType type = G_OBJECT_TYPE (self); type != G_TYPE_INVALID; type = g_type_parent (type))
+    {
+      const PdToolInfo *info = g_type_get_qdata (type, tool_info_quark ());
+
+      if (info != NULL)
+        return info;
+    }
+  g_assert_not_reached ();
+}
+
+static const char *
+tool_info_get_name (PdTool *self)
+{
+  return tool_info_of (self)->name;
+}
+
+static const char *
+tool_info_get_description (PdTool *self)
+{
+  return tool_info_of (self)->description;
+}
+
+static JsonNode *
+tool_info_get_parameters (PdTool *self)
+{
+  return _pd_tool_parse_schema (tool_info_of (self)->schema);
+}
+
+static PdToolSafety
+tool_info_get_safety (PdTool *self)
+{
+  return tool_info_of (self)->safety;
+}
+
+static PdToolEffects
+tool_info_get_effects (PdTool     *self,
+                       JsonObject *args)
+{
+  return tool_info_of (self)->effects;
+}
+
+/* @info must live as long as the type: a static table. */
+void
+_pd_tool_implement (PdToolInterface  *iface,
+                    const PdToolInfo *info)
+{
+  g_type_set_qdata (((GTypeInterface *) iface)->g_instance_type, tool_info_quark (), (gpointer) info);
+
+  iface->get_name = tool_info_get_name;
+  iface->get_description = tool_info_get_description;
+  iface->get_parameters = tool_info_get_parameters;
+  iface->get_safety = tool_info_get_safety;
+  iface->get_effects = tool_info_get_effects;
+}
+
 const char *
 pd_tool_get_name (PdTool *self)
 {

@@ -9,16 +9,6 @@
 #include "pd-tool-private.h"
 #include "pd-write-file-tool.h"
 
-struct _PdWriteFileTool
-{
-  GObject parent_instance;
-};
-
-static void pd_write_file_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdWriteFileTool, pd_write_file_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_write_file_tool_iface_init))
-
 static const char schema[] =
   "{"
   "\"type\":\"object\","
@@ -63,61 +53,13 @@ pd_write_file_tool_call (PdTool         *tool,
                                     existed ? "replaced" : "created", display, length);
 }
 
-static const char *
-pd_write_file_tool_get_name (PdTool *tool)
-{
-  return "write_file";
-}
+static const PdToolInfo info = {
+  .name = "write_file",
+  .description = "Create a file or replace its whole content. Missing parent directories are created; "
+                 "the replacement is atomic. Prefer edit_file for changes to part of an existing file.",
+  .schema = schema,
+  .safety = PD_TOOL_MUTATING,
+  .effects = PD_TOOL_EFFECTS_WRITE,
+};
 
-static const char *
-pd_write_file_tool_get_description (PdTool *tool)
-{
-  return "Create a file or replace its whole content. Missing parent directories are created; "
-         "the replacement is atomic. Prefer edit_file for changes to part of an existing file.";
-}
-
-static JsonNode *
-pd_write_file_tool_get_parameters (PdTool *tool)
-{
-  return _pd_tool_parse_schema (schema);
-}
-
-static PdToolSafety
-pd_write_file_tool_get_safety (PdTool *tool)
-{
-  return PD_TOOL_MUTATING;
-}
-
-static PdToolEffects
-pd_write_file_tool_get_effects (PdTool     *tool,
-                                JsonObject *args)
-{
-  return PD_TOOL_EFFECTS_WRITE;
-}
-
-static void
-pd_write_file_tool_iface_init (PdToolInterface *iface)
-{
-  iface->get_name = pd_write_file_tool_get_name;
-  iface->get_description = pd_write_file_tool_get_description;
-  iface->get_parameters = pd_write_file_tool_get_parameters;
-  iface->get_safety = pd_write_file_tool_get_safety;
-  iface->get_effects = pd_write_file_tool_get_effects;
-  iface->call = pd_write_file_tool_call;
-}
-
-static void
-pd_write_file_tool_class_init (PdWriteFileToolClass *klass)
-{
-}
-
-static void
-pd_write_file_tool_init (PdWriteFileTool *self)
-{
-}
-
-PdTool *
-pd_write_file_tool_new (void)
-{
-  return g_object_new (PD_TYPE_WRITE_FILE_TOOL, NULL);
-}
+PD_DEFINE_BUILTIN_TOOL (PdWriteFileTool, pd_write_file_tool, info, pd_write_file_tool_call)

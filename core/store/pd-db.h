@@ -13,7 +13,7 @@
  * pragmas that write (journal_mode) set and migrations run.
  *
  * Statements are bound and read through the typed pd_db_stmt_* calls, so no
- * file outside this one sees SQLite itself (sqlite3.h stays in pd-db.c and
+ * file outside PdDb's own sees SQLite itself (sqlite3.h stays in pd-db*.c and
  * the store's private headers).
  */
 #pragma once
