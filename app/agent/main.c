@@ -26,23 +26,23 @@ typedef struct
 } PdAgentCommand;
 
 static const PdAgentCommand commands[] = {
-  { "run",      pd_agent_run_main,      "Run an agent session on a task in the working directory" },
-  { "continue", pd_agent_continue_main, "Resume a stored session, optionally with a new message" },
-  { "serve",    pd_agent_serve_main,    "Serve the sessions over odek's REST API (loopback)" },
-  { "plan",   pd_agent_plan_main,   "Drive the plan engine: apply JSON lines, parse a rendered plan" },
-  { "config", pd_agent_config_main, "Print the resolved configuration and its warnings" },
-  { "sessions", pd_agent_sessions_main, "List, show, export and remove stored sessions" },
-  { "events", pd_agent_events_main, "Print the stored event stream as JSON lines" },
-  { "import", pd_agent_import_main, "Read Claude Code, Codex and OpenCode plans from their transcripts" },
+  { "run",      pd_agent_run_main,      N_("Run an agent session on a task in the working directory") },
+  { "continue", pd_agent_continue_main, N_("Resume a stored session, optionally with a new message") },
+  { "serve",    pd_agent_serve_main,    N_("Serve the sessions over odek's REST API (loopback)") },
+  { "plan",   pd_agent_plan_main,   N_("Drive the plan engine: apply JSON lines, parse a rendered plan") },
+  { "config", pd_agent_config_main, N_("Print the resolved configuration and its warnings") },
+  { "sessions", pd_agent_sessions_main, N_("List, show, export and remove stored sessions") },
+  { "events", pd_agent_events_main, N_("Print the stored event stream as JSON lines") },
+  { "import", pd_agent_import_main, N_("Read Claude Code, Codex and OpenCode plans from their transcripts") },
 };
 
 static void
 print_usage (FILE *stream)
 {
-  fprintf (stream, "Usage: plandeck-agent COMMAND [OPTIONS...]\n\nCommands:\n");
+  fprintf (stream, "%s\n\n%s\n", _("Usage: plandeck-agent COMMAND [OPTIONS…]"), _("Commands:"));
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (stream, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (stream, "\nRun 'plandeck-agent COMMAND --help' for the options of a command.\n");
+    fprintf (stream, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (stream, "\n%s\n", _("Run “plandeck-agent COMMAND --help” for the options of a command."));
 }
 
 int
@@ -96,7 +96,7 @@ main (int   argc,
         }
     }
 
-  fprintf (stderr, "plandeck-agent: unknown command '%s'\n\n", argv[1]);
+  fprintf (stderr, _("plandeck-agent: unknown command “%s”\n\n"), argv[1]);
   print_usage (stderr);
   return 2;
 }

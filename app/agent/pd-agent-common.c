@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 
 #include <errno.h>
@@ -42,7 +44,7 @@ pd_agent_open_store (const char  *db_path,
         {
           int saved = errno;
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                       "cannot create the folder %s: %s", dir, g_strerror (saved));
+                       _("cannot create the folder %s: %s"), dir, g_strerror (saved));
           return NULL;
         }
       flags |= PD_DB_CREATE;

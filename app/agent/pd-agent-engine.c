@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "pd-agent-engine.h"
 
 void
@@ -21,22 +23,22 @@ pd_agent_engine_add_options (GOptionContext    *context,
                              PdAgentEngineArgs *args)
 {
   GOptionEntry entries[] = {
-    { "provider", 0, 0, G_OPTION_ARG_STRING, &args->provider_name, "openai (any OpenAI-compatible server), anthropic or replay", "NAME" },
-    { "base-url", 0, 0, G_OPTION_ARG_STRING, &args->base_url, "The provider's base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)", "URL" },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &args->model, "Model name (default: config, $PLANDECK_MODEL)", "NAME" },
-    { "replay", 0, 0, G_OPTION_ARG_FILENAME, &args->replay_path, "replay: the recorded turns to play (a demo, not a model)", "FILE" },
-    { "planning", 0, 0, G_OPTION_ARG_NONE, &args->planning_on, "Turn the plan tool on", NULL },
-    { "no-planning", 0, 0, G_OPTION_ARG_NONE, &args->planning_off, "Turn the plan tool and all plan logic off", NULL },
-    { "approve", 0, 0, G_OPTION_ARG_STRING, &args->approve, "Tool calls that change things: ask, auto or deny", "POLICY" },
-    { "max-iterations", 0, 0, G_OPTION_ARG_INT, &args->max_iterations, "Stop after N model turns (default 50)", "N" },
-    { "max-tokens", 0, 0, G_OPTION_ARG_INT64, &args->max_tokens, "Stop after N tokens in and out", "N" },
-    { "max-seconds", 0, 0, G_OPTION_ARG_INT, &args->max_seconds, "Stop after N seconds", "N" },
-    { "cwd", 'C', 0, G_OPTION_ARG_FILENAME, &args->cwd, "Working directory of the tools (default: the current one)", "DIR" },
-    { "allow-outside", 0, 0, G_OPTION_ARG_NONE, &args->allow_outside, "Let file tools reach outside the working directory", NULL },
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &args->provider_name, N_("openai (any OpenAI-compatible server), anthropic or replay"), N_("NAME") },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &args->base_url, N_("The provider's base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL)"), N_("URL") },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &args->model, N_("Model name (default: config, $PLANDECK_MODEL)"), N_("NAME") },
+    { "replay", 0, 0, G_OPTION_ARG_FILENAME, &args->replay_path, N_("replay: the recorded turns to play (a demo, not a model)"), N_("FILE") },
+    { "planning", 0, 0, G_OPTION_ARG_NONE, &args->planning_on, N_("Turn the plan tool on"), NULL },
+    { "no-planning", 0, 0, G_OPTION_ARG_NONE, &args->planning_off, N_("Turn the plan tool and all plan logic off"), NULL },
+    { "approve", 0, 0, G_OPTION_ARG_STRING, &args->approve, N_("Tool calls that change things: ask, auto or deny"), N_("POLICY") },
+    { "max-iterations", 0, 0, G_OPTION_ARG_INT, &args->max_iterations, N_("Stop after N model turns (default 50)"), N_("N") },
+    { "max-tokens", 0, 0, G_OPTION_ARG_INT64, &args->max_tokens, N_("Stop after N tokens in and out"), N_("N") },
+    { "max-seconds", 0, 0, G_OPTION_ARG_INT, &args->max_seconds, N_("Stop after N seconds"), N_("N") },
+    { "cwd", 'C', 0, G_OPTION_ARG_FILENAME, &args->cwd, N_("Working directory of the tools (default: the current one)"), N_("DIR") },
+    { "allow-outside", 0, 0, G_OPTION_ARG_NONE, &args->allow_outside, N_("Let file tools reach outside the working directory"), NULL },
     { NULL }
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 }
 
 gboolean
@@ -49,7 +51,7 @@ pd_agent_engine_args_check (PdAgentEngineArgs  *args,
 
   if (args->planning_on && args->planning_off)
     {
-      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--planning and --no-planning together");
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--planning and --no-planning together"));
       return FALSE;
     }
   /* A misspelt --provider is bad usage (status 2), like a bad --approve. */
@@ -57,19 +59,19 @@ pd_agent_engine_args_check (PdAgentEngineArgs  *args,
       g_strcmp0 (args->provider_name, "anthropic") != 0 && g_strcmp0 (args->provider_name, "replay") != 0)
     {
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                           "--provider takes openai, anthropic or replay");
+                           _("--provider takes openai, anthropic or replay"));
       return FALSE;
     }
   if (args->approve != NULL && !pd_approval_policy_from_string (args->approve, policy))
     {
-      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--approve takes ask, auto or deny");
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--approve takes ask, auto or deny"));
       return FALSE;
     }
   /* A budget below zero is a mistake, not "no budget": say so rather than
    * run with the default. */
   if (args->max_iterations < 0 || args->max_tokens < 0 || args->max_seconds < 0)
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s takes a whole number from 1 up",
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("%s takes a whole number from 1 up"),
                    args->max_iterations < 0 ? "--max-iterations" :
                    args->max_tokens < 0 ? "--max-tokens" : "--max-seconds");
       return FALSE;

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -85,16 +87,16 @@ pd_agent_events_main (int    argc,
   gboolean follow = FALSE;
   gint64 after = 0;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
-    { "session", 0, 0, G_OPTION_ARG_STRING, &session_id, "Only this session's events", "ID" },
-    { "type", 0, 0, G_OPTION_ARG_STRING, &type, "Only events of this type (e.g. plan_updated)", "T" },
-    { "follow", 'f', 0, G_OPTION_ARG_NONE, &follow, "Keep printing new events as they are stored", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)"), N_("PATH") },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session_id, N_("Only this session's events"), N_("ID") },
+    { "type", 0, 0, G_OPTION_ARG_STRING, &type, N_("Only events of this type (e.g. plan_updated)"), N_("T") },
+    { "follow", 'f', 0, G_OPTION_ARG_NONE, &follow, N_("Keep printing new events as they are stored"), NULL },
     { NULL }
   };
 
   context = g_option_context_new (NULL);
-  g_option_context_set_summary (context, "The stored event stream, one JSON object per line, oldest first.");
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context, _("The stored event stream, one JSON object per line, oldest first."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -104,13 +106,13 @@ pd_agent_events_main (int    argc,
 
   if (argc > 1)
     {
-      fprintf (stderr, "plandeck-agent events: unexpected argument '%s'\n", argv[1]);
+      fprintf (stderr, _("plandeck-agent events: unexpected argument “%s”\n"), argv[1]);
       return 2;
     }
 
   if (session_id != NULL && !pd_session_id_is_valid (session_id))
     {
-      fprintf (stderr, "plandeck-agent events: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", session_id);
+      fprintf (stderr, _("plandeck-agent events: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), session_id);
       return 2;
     }
 

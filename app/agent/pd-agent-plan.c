@@ -17,6 +17,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -385,7 +387,7 @@ load_config (int max_steps,
 
   warnings = pd_config_get_warnings (config);
   for (guint i = 0; warnings[i]; i++)
-    fprintf (stderr, "plandeck-agent: warning: %s\n", warnings[i]);
+    fprintf (stderr, _("plandeck-agent: warning: %s\n"), warnings[i]);
 
   return config;
 }
@@ -451,7 +453,7 @@ plan_parse (int max_steps)
     {
       if (input->len + n > MAX_LINE_BYTES)
         {
-          fprintf (stderr, "plan: message is longer than 16 MiB\n");
+          fprintf (stderr, "%s\n", _("plan: message is longer than 16 MiB"));
           return 1;
         }
       g_string_append_len (input, buffer, n);
@@ -459,7 +461,7 @@ plan_parse (int max_steps)
 
   if (memchr (input->str, '\0', input->len) != NULL)
     {
-      fprintf (stderr, "plan: message contains a NUL byte\n");
+      fprintf (stderr, "%s\n", _("plan: message contains a NUL byte"));
       return 1;
     }
 
@@ -492,7 +494,7 @@ plan_status (const char *db_path,
 
   if (!pd_session_id_is_valid (session_id))
     {
-      fprintf (stderr, "plandeck-agent plan status: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", session_id);
+      fprintf (stderr, _("plandeck-agent plan status: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), session_id);
       return 2;
     }
 
@@ -518,19 +520,20 @@ pd_agent_plan_main (int    argc,
   int max_render_chars = -1;
   g_autofree char *db_path = NULL;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "status: session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
-    { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, "Step cap (1..50; default from config)", "N" },
-    { "max-render-chars", 0, 0, G_OPTION_ARG_INT, &max_render_chars, "Render cap (200..8000; default from config)", "N" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("status: session database (default: $XDG_DATA_HOME/plandeck/sessions.db)"), N_("PATH") },
+    { "max-steps", 0, 0, G_OPTION_ARG_INT, &max_steps, N_("Step cap (1..50; default from config)"), N_("N") },
+    { "max-render-chars", 0, 0, G_OPTION_ARG_INT, &max_render_chars, N_("Render cap (200..8000; default from config)"), N_("N") },
     { NULL }
   };
 
-  context = g_option_context_new ("apply|parse|status SESSION_ID");
+  /* Translators: apply, parse and status are subcommands: keep them. */
+  context = g_option_context_new (_("apply|parse|status SESSION_ID"));
   g_option_context_set_summary (context,
-                                "apply: JSON lines on stdin ({\"call\"|\"observe\"|\"batch\"|\"render\"|\"resume\"|\"state\": …}),\n"
-                                "       one JSON line out for each.\n"
-                                "parse: a rendered plan message on stdin, its state as JSON on stdout.\n"
-                                "status: a stored session's plan, as a person reads it.");
-  g_option_context_add_main_entries (context, entries, NULL);
+                                _("apply: JSON lines on stdin ({\"call\"|\"observe\"|\"batch\"|\"render\"|\"resume\"|\"state\": …}),\n"
+                                  "       one JSON line out for each.\n"
+                                  "parse: a rendered plan message on stdin, its state as JSON on stdout.\n"
+                                  "status: a stored session’s plan, as a person reads it."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -542,8 +545,8 @@ pd_agent_plan_main (int    argc,
     return plan_status (db_path, argv[2]);
   if (argc >= 2 && strcmp (argv[1], "status") == 0)
     {
-      fprintf (stderr, "plandeck-agent plan status: give one SESSION_ID "
-                       "('plandeck-agent sessions list' shows them)\n");
+      fprintf (stderr, "%s\n", _("plandeck-agent plan status: give one SESSION_ID "
+                                  "(“plandeck-agent sessions list” shows them)"));
       return 2;
     }
 
@@ -559,6 +562,6 @@ pd_agent_plan_main (int    argc,
   if (strcmp (argv[1], "parse") == 0)
     return plan_parse (max_steps);
 
-  fprintf (stderr, "plandeck-agent plan: unknown subcommand '%s' (want apply, parse or status SESSION_ID)\n", argv[1]);
+  fprintf (stderr, _("plandeck-agent plan: unknown subcommand “%s” (want apply, parse or status SESSION_ID)\n"), argv[1]);
   return 2;
 }

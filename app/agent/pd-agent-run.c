@@ -13,6 +13,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,7 +124,7 @@ on_progress (PdEngineProgress  kind,
 
     case PD_ENGINE_PROGRESS_SESSION:
       if (!state->quiet)
-        fprintf (stderr, "session %s\n", text);
+        fprintf (stderr, _("session %s\n"), text);
       break;
 
     default:
@@ -146,7 +148,7 @@ on_interrupt (gpointer user_data)
 {
   RunState *state = user_data;
 
-  fprintf (stderr, "\nstopping: the run ends after the current step (Ctrl+C again to quit at once)\n");
+  fprintf (stderr, "\n%s\n", _("stopping: the run ends after the current step (Ctrl+C again to quit at once)"));
   if (g_cancellable_is_cancelled (state->cancellable))
     _exit (130);
   g_cancellable_cancel (state->cancellable);
@@ -182,11 +184,11 @@ run_main (gboolean   is_continue,
   gboolean plan_mode = FALSE;
   gboolean interactive = FALSE;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
-    { "events-jsonl", 0, 0, G_OPTION_ARG_FILENAME, &events_jsonl, "Also write every event to this file, one JSON line each (mode 0600)", "PATH" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Only the assistant's text", NULL },
-    { "interactive", 'i', 0, G_OPTION_ARG_NONE, &interactive, "After each answer, read the next message from stdin (/plan, /plan off, /plan TEXT work too)", NULL },
-    { "plan-mode", 0, 0, G_OPTION_ARG_NONE, &plan_mode, "Start in plan mode: explore and propose, change nothing until the plan is approved", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)"), N_("PATH") },
+    { "events-jsonl", 0, 0, G_OPTION_ARG_FILENAME, &events_jsonl, N_("Also write every event to this file, one JSON line each (mode 0600)"), N_("PATH") },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("Only the assistant's text"), NULL },
+    { "interactive", 'i', 0, G_OPTION_ARG_NONE, &interactive, N_("After each answer, read the next message from stdin (/plan, /plan off, /plan TEXT work too)"), NULL },
+    { "plan-mode", 0, 0, G_OPTION_ARG_NONE, &plan_mode, N_("Start in plan mode: explore and propose, change nothing until the plan is approved"), NULL },
     { NULL }
   };
   g_autoptr(PdConfig) config = NULL;
@@ -204,10 +206,11 @@ run_main (gboolean   is_continue,
   gboolean terminal;
   int status;
 
-  context = g_option_context_new (is_continue ? "SESSION_ID [MESSAGE]" : "TASK");
-  g_option_context_set_summary (context, is_continue ? "Resume a stored session, optionally with a new message."
-                                                     : "Run an agent session on TASK in the working directory.");
-  g_option_context_add_main_entries (context, entries, NULL);
+  /* Translators: the words of the usage line that stand for what to give. */
+  context = g_option_context_new (is_continue ? _("SESSION_ID [MESSAGE]") : _("TASK"));
+  g_option_context_set_summary (context, is_continue ? _("Resume a stored session, optionally with a new message.")
+                                                     : _("Run an agent session on TASK in the working directory."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   pd_agent_engine_add_options (context, &args);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -240,7 +243,7 @@ run_main (gboolean   is_continue,
         }
       if (!pd_session_id_is_valid (session_id))
         {
-          fprintf (stderr, "plandeck-agent continue: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", session_id);
+          fprintf (stderr, _("plandeck-agent continue: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), session_id);
           return 2;
         }
     }
@@ -256,7 +259,7 @@ run_main (gboolean   is_continue,
   {
     const char * const *warnings = pd_config_get_warnings (config);
     for (guint i = 0; warnings[i]; i++)
-      fprintf (stderr, "plandeck-agent: warning: %s\n", warnings[i]);
+      fprintf (stderr, _("plandeck-agent: warning: %s\n"), warnings[i]);
   }
 
   if (!(store = pd_agent_open_store (db_path, TRUE, &error)))
@@ -291,8 +294,11 @@ run_main (gboolean   is_continue,
    * session that ran with it is continued with it unless --provider says). */
   if (g_strcmp0 (pd_engine_builder_get_provider_name (builder), "replay") == 0 && args.replay_path == NULL)
     {
-      fprintf (stderr, "plandeck-agent %s: the replay provider plays recorded turns: pass --replay FILE%s\n", command,
-               stored_provider != NULL ? " (this session ran with replay; --provider picks another)" : "");
+      if (stored_provider != NULL)
+        fprintf (stderr, _("plandeck-agent %s: the replay provider plays recorded turns: pass --replay FILE "
+                           "(this session ran with replay; --provider picks another)\n"), command);
+      else
+        fprintf (stderr, _("plandeck-agent %s: the replay provider plays recorded turns: pass --replay FILE\n"), command);
       return 2;
     }
 
@@ -302,12 +308,12 @@ run_main (gboolean   is_continue,
   /* Without a terminal (a script, cron, CI) no one can answer: say so once
    * instead of leaving each refused call to explain itself. */
   if (!terminal && policy == PD_APPROVAL_POLICY_ASK)
-    fprintf (stderr, "plandeck-agent %s: no terminal to ask on: tool calls that change files or run commands "
-                     "will be refused, and a plan-mode plan cannot be approved; pass --approve auto to allow "
-                     "them, or --approve deny to refuse them without this note\n", command);
+    fprintf (stderr, _("plandeck-agent %s: no terminal to ask on: tool calls that change files or run commands "
+                       "will be refused, and a plan-mode plan cannot be approved; pass --approve auto to allow "
+                       "them, or --approve deny to refuse them without this note\n"), command);
   else if (!terminal && plan_mode)
-    fprintf (stderr, "plandeck-agent %s: no terminal to review the plan on: the session stays in plan mode; "
-                     "run it from a terminal, or continue it with \"/plan off\"\n", command);
+    fprintf (stderr, _("plandeck-agent %s: no terminal to review the plan on: the session stays in plan mode; "
+                       "run it from a terminal, or continue it with \"/plan off\"\n"), command);
 
   state.loop = g_main_loop_new (NULL, FALSE);
   state.cancellable = g_cancellable_new ();
@@ -381,15 +387,19 @@ run_main (gboolean   is_continue,
           fflush (stdout);
 
           if (!quiet)
-            fprintf (stderr, "session %s: %s after %u iteration%s, %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out\n",
+            /* Translators: session ID: how the run ended (done, cancelled…) after N iterations,
+             * N tokens in, N out. */
+            fprintf (stderr, ngettext ("session %s: %s after %u iteration, %lld tokens in, %lld out\n",
+                                       "session %s: %s after %u iterations, %lld tokens in, %lld out\n",
+                                       state.result->iterations),
                      state.result->session_id,
-                     run_status == PD_RUN_COMPLETED ? "done" :
-                     run_status == PD_RUN_BUDGET_EXCEEDED ? "stopped by its budget" :
-                     run_status == PD_RUN_REFUSED ? "refused by the model" :
-                     run_status == PD_RUN_INCOMPLETE ? "cut off by the output limit" :
-                     run_status == PD_RUN_CANCELLED ? "cancelled" : "failed",
-                     state.result->iterations, state.result->iterations == 1 ? "" : "s",
-                     state.result->input_tokens, state.result->output_tokens);
+                     run_status == PD_RUN_COMPLETED ? _("done") :
+                     run_status == PD_RUN_BUDGET_EXCEEDED ? _("stopped by its budget") :
+                     run_status == PD_RUN_REFUSED ? _("refused by the model") :
+                     run_status == PD_RUN_INCOMPLETE ? _("cut off by the output limit") :
+                     run_status == PD_RUN_CANCELLED ? _("cancelled") : _("failed"),
+                     state.result->iterations,
+                     (long long) state.result->input_tokens, (long long) state.result->output_tokens);
 
           /* A cut answer ran out of a budget too: the answer's own. */
           status = run_status == PD_RUN_COMPLETED ? 0 :

@@ -90,14 +90,14 @@ pd_agent_serve_main (int    argc,
   int max_streams = PD_SERVER_MAX_STREAMS;
   int max_streams_per_client = PD_SERVER_MAX_STREAMS_PER_CLIENT;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
-    { "listen", 0, 0, G_OPTION_ARG_STRING, &listen, "Address and port (default 127.0.0.1:8080; port 0 picks one)", "ADDR:PORT" },
-    { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_hosts, "Also accept this Host name (repeatable)", "HOST" },
-    { "allow-origin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_origins, "Also accept changes from pages of this origin, e.g. https://plandeck.example (repeatable)", "ORIGIN" },
-    { "rate-limit", 0, 0, G_OPTION_ARG_INT, &rate_limit, "Session lookups per minute per client (default 60, 0 = off)", "N" },
-    { "max-streams", 0, 0, G_OPTION_ARG_INT, &max_streams, "Event streams open at once (default 64)", "N" },
-    { "max-streams-per-client", 0, 0, G_OPTION_ARG_INT, &max_streams_per_client, "Event streams open at once from one client address (default 16)", "N" },
-    { "webui", 0, 0, G_OPTION_ARG_FILENAME, &webui, "Serve the browser UI in DIR (index.html, app.js, style.css) the way odek serves its own", "DIR" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)"), N_("PATH") },
+    { "listen", 0, 0, G_OPTION_ARG_STRING, &listen, N_("Address and port (default 127.0.0.1:8080; port 0 picks one)"), N_("ADDR:PORT") },
+    { "allow-host", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_hosts, N_("Also accept this Host name (repeatable)"), N_("HOST") },
+    { "allow-origin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &allow_origins, N_("Also accept changes from pages of this origin, e.g. https://plandeck.example (repeatable)"), N_("ORIGIN") },
+    { "rate-limit", 0, 0, G_OPTION_ARG_INT, &rate_limit, N_("Session lookups per minute per client (default 60, 0 = off)"), N_("N") },
+    { "max-streams", 0, 0, G_OPTION_ARG_INT, &max_streams, N_("Event streams open at once (default 64)"), N_("N") },
+    { "max-streams-per-client", 0, 0, G_OPTION_ARG_INT, &max_streams_per_client, N_("Event streams open at once from one client address (default 16)"), N_("N") },
+    { "webui", 0, 0, G_OPTION_ARG_FILENAME, &webui, N_("Serve the browser UI in DIR (index.html, app.js, style.css) the way odek serves its own"), N_("DIR") },
     { NULL }
   };
   g_autoptr(PdConfig) config = NULL;
@@ -110,8 +110,8 @@ pd_agent_serve_main (int    argc,
   guint sigint, sigterm;
 
   context = g_option_context_new (NULL);
-  g_option_context_set_summary (context, "Serve the session database over odek's REST API, on loopback.");
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context, _("Serve the session database over odek’s REST API, on loopback."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   pd_agent_engine_add_options (context, &args);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -121,17 +121,17 @@ pd_agent_serve_main (int    argc,
     }
   if (argc > 1)
     {
-      fprintf (stderr, "plandeck-agent serve: unexpected argument '%s'\n", argv[1]);
+      fprintf (stderr, _("plandeck-agent serve: unexpected argument “%s”\n"), argv[1]);
       return 2;
     }
   if (rate_limit < 0)
     {
-      fprintf (stderr, "plandeck-agent serve: --rate-limit takes 0 or more\n");
+      fprintf (stderr, "%s\n", _("plandeck-agent serve: --rate-limit takes 0 or more"));
       return 2;
     }
   if (max_streams < 1 || max_streams_per_client < 1)
     {
-      fprintf (stderr, "plandeck-agent serve: --max-streams and --max-streams-per-client take 1 or more\n");
+      fprintf (stderr, "%s\n", _("plandeck-agent serve: --max-streams and --max-streams-per-client take 1 or more"));
       return 2;
     }
   for (guint i = 0; allow_origins && allow_origins[i]; i++)
@@ -143,7 +143,7 @@ pd_agent_serve_main (int    argc,
           *g_uri_get_path (uri) != '\0' || g_uri_get_userinfo (uri) != NULL ||
           g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
         {
-          fprintf (stderr, "plandeck-agent serve: --allow-origin takes scheme://host[:port] (as https://plandeck.example), not '%s'\n",
+          fprintf (stderr, _("plandeck-agent serve: --allow-origin takes scheme://host[:port] (as https://plandeck.example), not “%s”\n"),
                    allow_origins[i]);
           return 2;
         }
@@ -165,7 +165,7 @@ pd_agent_serve_main (int    argc,
 
   config = pd_agent_engine_load_config (&args);
   for (const char * const *w = pd_config_get_warnings (config); *w != NULL; w++)
-    fprintf (stderr, "plandeck-agent: warning: %s\n", *w);
+    fprintf (stderr, _("plandeck-agent: warning: %s\n"), *w);
   /* Nobody at a terminal: the server gives each run its asker. */
   builder = pd_agent_engine_builder_new (&args, config, policy, FALSE);
 

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -105,11 +107,12 @@ sessions_list (PdSessionStore *store,
 
   if (sessions->len == 0)
     {
-      printf (query ? "No sessions match.\n" : "No sessions yet.\n");
+      printf ("%s\n", query ? _("No sessions match.") : _("No sessions yet."));
       return 0;
     }
 
-  printf ("%-41s  %-7s  %-7s  %-16s  %s\n", "ID", "STATUS", "PLAN", "UPDATED", "TITLE");
+  /* Translators: the headings of the columns of the session list. */
+  printf ("%-41s  %-7s  %-7s  %-16s  %s\n", _("ID"), _("STATUS"), _("PLAN"), _("UPDATED"), _("TITLE"));
   for (guint i = 0; i < sessions->len; i++)
     {
       const PdSessionInfo *info = g_ptr_array_index (sessions, i);
@@ -123,7 +126,7 @@ sessions_list (PdSessionStore *store,
     }
 
   if (total > sessions->len)
-    printf ("(%u of %u; --offset and --limit page through the rest)\n", sessions->len, total);
+    printf (_("(%u of %u; --offset and --limit page through the rest)\n"), sessions->len, total);
 
   return 0;
 }
@@ -193,29 +196,32 @@ sessions_show (PdSessionStore *store,
     g_autofree char *folder = safe (info->cwd);
 
     printf ("%s\n", title);
-    printf ("  id        %s\n", info->id);
-    printf ("  status    %s\n", pd_session_status_to_string (info->status));
-    printf ("  source    %s\n", source);
+    printf (_("  id        %s\n"), info->id);
+    printf (_("  status    %s\n"), pd_session_status_to_string (info->status));
+    printf (_("  source    %s\n"), source);
     /* Another agent's transcript names no model we ran, and its turns and
      * tokens were never counted here: no "model  ()" and no zeros. */
     if (*model != '\0')
-      printf ("  model     %s (%s)\n", model, *provider ? provider : "?");
-    printf ("  folder    %s\n", folder);
-    printf ("  created   %s\n  updated   %s\n", created, updated);
+      printf (_("  model     %s (%s)\n"), model, *provider ? provider : "?");
+    printf (_("  folder    %s\n"), folder);
+    printf (_("  created   %s\n  updated   %s\n"), created, updated);
     if (!pd_session_info_is_imported (info))
-      printf ("  turns     %" G_GINT64_FORMAT ", tokens in %" G_GINT64_FORMAT " / out %" G_GINT64_FORMAT "\n",
-              info->turns, info->input_tokens, info->output_tokens);
-    printf ("  messages  %u%s\n", info->n_messages, info->pinned ? ", pinned" : "");
+      printf (_("  turns     %lld, tokens in %lld / out %lld\n"),
+              (long long) info->turns, (long long) info->input_tokens, (long long) info->output_tokens);
+    if (info->pinned)
+      printf (_("  messages  %u, pinned\n"), info->n_messages);
+    else
+      printf (_("  messages  %u\n"), info->n_messages);
     if (resume != NULL)
       {
         g_autofree char *line = pd_resume_command_to_string (resume);
         g_autofree char *shown = safe (line);
 
-        printf ("  continue  %s\n", shown);
+        printf (_("  continue  %s\n"), shown);
         if (resume->workdir != NULL)
           {
             g_autofree char *workdir = safe (resume->workdir);
-            printf ("            in %s\n", workdir);
+            printf (_("            in %s\n"), workdir);
           }
       }
     printf ("\n");
@@ -304,7 +310,7 @@ sessions_rm (PdSessionStore *store,
   if (!pd_session_store_delete (store, id, &error))
     return pd_agent_fail ("sessions rm", error);
 
-  printf ("Removed session %s\n", id);
+  printf (_("Removed session %s\n"), id);
   return 0;
 }
 
@@ -323,18 +329,19 @@ pd_agent_sessions_main (int    argc,
   int offset = 0;
   const char *command;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)", "PATH" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
-    { "query", 'q', 0, G_OPTION_ARG_STRING, &query, "list: case-insensitive substring of task, model, name or id", "Q" },
-    { "full-text", 0, 0, G_OPTION_ARG_NONE, &full_text, "list: also search the message text", NULL },
-    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "list: at most N sessions (1..200, default 50)", "N" },
-    { "offset", 0, 0, G_OPTION_ARG_INT, &offset, "list: skip the first N sessions", "N" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)"), N_("PATH") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, N_("Print JSON"), NULL },
+    { "query", 'q', 0, G_OPTION_ARG_STRING, &query, N_("list: case-insensitive substring of task, model, name or id"), N_("Q") },
+    { "full-text", 0, 0, G_OPTION_ARG_NONE, &full_text, N_("list: also search the message text"), NULL },
+    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, N_("list: at most N sessions (1..200, default 50)"), N_("N") },
+    { "offset", 0, 0, G_OPTION_ARG_INT, &offset, N_("list: skip the first N sessions"), N_("N") },
     { NULL }
   };
 
-  context = g_option_context_new ("list|show ID|export ID|rm ID");
-  g_option_context_set_summary (context, "The stored sessions.");
-  g_option_context_add_main_entries (context, entries, NULL);
+  /* Translators: list, show, export and rm are subcommands: keep them. */
+  context = g_option_context_new (_("list|show ID|export ID|rm ID"));
+  g_option_context_set_summary (context, _("The stored sessions."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -355,15 +362,15 @@ pd_agent_sessions_main (int    argc,
   if (limit < 1 || limit > PD_SESSION_LIST_MAX_LIMIT || offset < 0)
     {
       if (offset < 0)
-        fprintf (stderr, "plandeck-agent sessions: --offset takes 0 or more\n");
+        fprintf (stderr, "%s\n", _("plandeck-agent sessions: --offset takes 0 or more"));
       else
-        fprintf (stderr, "plandeck-agent sessions: --limit takes 1 to %d\n", PD_SESSION_LIST_MAX_LIMIT);
+        fprintf (stderr, _("plandeck-agent sessions: --limit takes 1 to %d\n"), PD_SESSION_LIST_MAX_LIMIT);
       return 2;
     }
 
   if (argc == 3 && !pd_session_id_is_valid (argv[2]))
     {
-      fprintf (stderr, "plandeck-agent sessions: '%s' is not a session id (YYYYMMDD- and 32 hex digits)\n", argv[2]);
+      fprintf (stderr, _("plandeck-agent sessions: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), argv[2]);
       return 2;
     }
 
@@ -379,6 +386,6 @@ pd_agent_sessions_main (int    argc,
   if (strcmp (command, "rm") == 0)
     return sessions_rm (store, argv[2]);
 
-  fprintf (stderr, "plandeck-agent sessions: unknown command '%s' (want list, show, export or rm)\n", command);
+  fprintf (stderr, _("plandeck-agent sessions: unknown command “%s” (want list, show, export or rm)\n"), command);
   return 2;
 }
