@@ -487,6 +487,56 @@ test_read_only_database (Fixture       *f,
   g_test_trap_assert_passed ();
 }
 
+/* tools.allow_outside of the configuration reaches the tools of every
+ * engine the builder makes (the window's runs once went without it): a file
+ * beside the project is read only when the person's configuration allows
+ * it, and a project file cannot allow it. */
+static const char *replay_outside =
+  "{\"turns\": [{\"tool_calls\": [{\"name\": \"read_file\", \"arguments\": {\"path\": \"../outside.txt\"}}]},"
+  " {\"content\": \"Done.\"}]}";
+
+static void
+test_allow_outside (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *replay = write_replay (f, replay_outside);
+  g_autofree char *outside = g_build_filename (f->dir, "outside.txt", NULL);
+  g_autofree char *project_file = g_build_filename (f->project, "plandeck.json", NULL);
+  struct { const char *global; const char *project; gboolean reads; } cases[] = {
+    { "{}", NULL, FALSE },
+    { "{\"tools\": {\"allow_outside\": true}}", NULL, TRUE },
+    { "{}", "{\"tools\": {\"allow_outside\": true}}", FALSE },
+  };
+
+  g_assert_true (g_file_set_contents (outside, "beside the project\n", -1, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PdConfig) config = NULL;
+      g_autoptr(PdEngineBuilder) builder = NULL;
+      g_autoptr(PdRunResult) result = NULL;
+      g_autofree char *tool_result = NULL;
+
+      if (cases[i].project != NULL)
+        g_assert_true (g_file_set_contents (project_file, cases[i].project, -1, NULL));
+      else
+        g_unlink (project_file);
+      config = load_config (f, cases[i].global);
+      builder = pd_engine_builder_new (config);
+      pd_engine_builder_set_provider_name (builder, "replay");
+      pd_engine_builder_set_replay_path (builder, replay);
+      pd_engine_builder_set_working_directory (builder, f->project);
+      pd_engine_builder_set_database_path (builder, f->db_path);
+      result = run_once (builder, "Read the file beside");
+      tool_result = first_tool_result (f->db_path, result->session_id);
+      g_test_message ("case %u: %s", i, tool_result);
+      if (cases[i].reads)
+        g_assert_cmpstr (tool_result, ==, "beside the project\n");
+      else
+        g_assert_nonnull (strstr (tool_result, "is outside the working directory"));
+    }
+}
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -500,6 +550,7 @@ main (int   argc,
   ADD ("/pd/engine-builder/callbacks-shared", test_callbacks_shared);
   ADD ("/pd/engine-builder/planning-and-limits", test_planning_and_limits);
   ADD ("/pd/engine-builder/key-variables-hidden", test_key_variables_hidden);
+  ADD ("/pd/engine-builder/allow-outside", test_allow_outside);
   ADD ("/pd/engine-builder/errors", test_errors);
   ADD ("/pd/engine-builder/read-only-database", test_read_only_database);
   g_test_add_func ("/pd/engine-builder/read-only-database/subprocess", test_read_only_database_subprocess);

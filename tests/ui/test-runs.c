@@ -775,8 +775,8 @@ test_run_plan_dismissed (void)
 
 /* The window's runs and `plandeck-agent run` get their engines from the same
  * builder: the same configuration (the person's config.json, the project
- * file of the folder the tools work in) gives the same limits and the same
- * plan mode.  Each case runs the window, then the real CLI on a copy of the
+ * file of the folder the tools work in) gives the same limits, the same
+ * plan mode and the same reach of the tools (allow_outside).  Each case runs the window, then the real CLI on a copy of the
  * folder, and compares what both runs left in their databases. */
 
 static void
@@ -966,6 +966,13 @@ static const char *replay_plan_mode_writes =
   " {\"content\": \"Noting.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"notes.txt\", \"content\": \"n\\n\"}}]},"
   " {\"content\": \"Noted.\"}]}";
 
+/* A file beside the project: read only where the configuration allows the
+ * tools outside their folder. */
+static const char *replay_read_outside =
+  "{\"label\": \"test: a file beside\", \"turns\": ["
+  " {\"content\": \"Reading.\", \"tool_calls\": [{\"name\": \"read_file\", \"arguments\": {\"path\": \"../outside.txt\"}}]},"
+  " {\"content\": \"Read.\"}]}";
+
 static const ConfigCase config_cases[] = {
   { "limits/iterations", "{\"limits\": {\"max_iterations\": 2}}", NULL,
     NULL, "Look around", "budget; budget iterations/2;", NULL },
@@ -980,6 +987,8 @@ static const ConfigCase config_cases[] = {
   { "plan-mode/project-cannot-loosen", NULL, "{\"plan_mode\": {\"advisory\": true}}",
     NULL, "/plan Take notes", "done; tool plan mode is active: write_file is refused while planning",
     "plan_mode.advisory true ignored: a project may only turn it off" },
+  { "tools/allow-outside", "{\"tools\": {\"allow_outside\": true}}", NULL,
+    NULL, "Read the file beside", "done; tool beside the project\n", NULL },
 };
 
 typedef struct
@@ -1008,8 +1017,10 @@ test_config_case (gconstpointer data)
 {
   const ConfigCase *c = data;
   const char *replay = g_str_has_prefix (c->name, "plan-mode/") ? replay_plan_mode_writes
+                     : g_str_has_prefix (c->name, "tools/") ? replay_read_outside
                      : g_str_equal (c->name, "limits/time") ? replay_slow_look : replay_four_looks;
   g_autoptr(RunFixture) fixture = run_fixture_new (replay);
+  g_autofree char *outside = g_build_filename (fixture->dir, "outside.txt", NULL);
   const char *args[] = { "--db", fixture->db, NULL };
   g_autofree char *cli_project = NULL;
   g_autofree char *window_run = NULL;
@@ -1028,6 +1039,8 @@ test_config_case (gconstpointer data)
       return;
     }
 
+  /* Beside both the window's folder and the CLI's copy of it. */
+  g_assert_true (g_file_set_contents (outside, "beside the project\n", -1, NULL));
   if (c->global_json != NULL)
     write_global_config (c->global_json);
   cli_project = copy_project (fixture, c->project_json);
