@@ -27,6 +27,7 @@
 #include "pd-checklist-view.h"
 #include "pd-safe-text.h"
 #include "pd-terminal.h"
+#include "pd-ui-util-private.h"
 
 #define SETTINGS_SCHEMA "io.github.plandeck.Plandeck"
 #define READ_AGENT_PLANS_KEY "read-agent-plans"
@@ -387,14 +388,8 @@ on_agent_toggled (GtkCheckButton  *check,
 static GtkWidget *
 new_text_label (const char *text)
 {
-  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *label = _pd_plain_label (text, NULL);
 
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_use_underline (GTK_LABEL (label), FALSE);
-  gtk_label_set_text (GTK_LABEL (label), text);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_widget_set_hexpand (label, TRUE);
   return label;
 }
@@ -1017,41 +1012,6 @@ GtkWidget *
 pd_checklist_view_new (void)
 {
   return g_object_new (PD_TYPE_CHECKLIST_VIEW, NULL);
-}
-
-/**
- * pd_checklist_view_get_source:
- *
- * Returns: (transfer none) (nullable): the source read from
- */
-PdSource *
-pd_checklist_view_get_source (PdChecklistView *self)
-{
-  g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
-  return pd_session_view_get_source (PD_SESSION_VIEW (self));
-}
-
-void
-pd_checklist_view_set_source (PdChecklistView *self,
-                              PdSource        *source)
-{
-  g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
-  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
-}
-
-const char *
-pd_checklist_view_get_session_id (PdChecklistView *self)
-{
-  g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
-  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
-}
-
-void
-pd_checklist_view_set_session_id (PdChecklistView *self,
-                                  const char      *session_id)
-{
-  g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
 }
 
 /**

@@ -16,12 +16,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdChecklistView, pd_checklist_view, PD, CHECKLIST_VIEW, PdSessionView)
 
 GtkWidget   *pd_checklist_view_new            (void);
-PdSource    *pd_checklist_view_get_source     (PdChecklistView *self);
-void         pd_checklist_view_set_source     (PdChecklistView *self,
-                                               PdSource        *source);
-const char  *pd_checklist_view_get_session_id (PdChecklistView *self);
-void         pd_checklist_view_set_session_id (PdChecklistView *self,
-                                               const char      *session_id);
 void         pd_checklist_view_refresh        (PdChecklistView *self);
 PdChecklist *pd_checklist_view_get_checklist  (PdChecklistView *self);
 gboolean     pd_checklist_view_is_busy        (PdChecklistView *self);

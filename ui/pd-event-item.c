@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-event-item.h"
+#include "pd-json-util.h"
 #include "pd-ui-util-private.h"
 
 struct _PdEventItem
@@ -158,17 +159,6 @@ data_int (JsonObject *data,
   return 0;
 }
 
-static const char *
-data_string (JsonObject *data,
-             const char *name)
-{
-  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
-
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-  return NULL;
-}
-
 static char *
 format_duration (long long ms)
 {
@@ -177,16 +167,6 @@ format_duration (long long ms)
     return g_strdup_printf (_("%lld ms"), ms);
   /* Translators: a duration in seconds */
   return g_strdup_printf (_("%.1f s"), ms / 1000.0);
-}
-
-static gboolean
-data_bool (JsonObject *data,
-           const char *member)
-{
-  JsonNode *node = data ? json_object_get_member (data, member) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
 }
 
 /* A short line derived from the event's data: counts and names only. */
@@ -222,16 +202,16 @@ summarize (PdEvent *event)
 
   if (g_strcmp0 (type, PD_EVENT_PLAN_REASSESSMENT) == 0)
     return g_strdup_printf (_("reassessment: %s"),
-                            data_string (data, "reason") ? data_string (data, "reason") : "?");
+                            pd_json_get_string (data, "reason") ? pd_json_get_string (data, "reason") : "?");
 
   if (g_strcmp0 (type, PD_EVENT_PLAN_VALIDATION_FAILED) == 0)
     return g_strdup_printf (_("%s rejected: %s"),
-                            data_string (data, "verb") ? data_string (data, "verb") : "?",
-                            data_string (data, "error_class") ? data_string (data, "error_class") : "?");
+                            pd_json_get_string (data, "verb") ? pd_json_get_string (data, "verb") : "?",
+                            pd_json_get_string (data, "error_class") ? pd_json_get_string (data, "error_class") : "?");
 
   if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_STARTED) == 0)
     return g_strdup_printf ("%s · %s", tool ? tool : "?",
-                            data_string (data, "call_id") ? data_string (data, "call_id") : "");
+                            pd_json_get_string (data, "call_id") ? pd_json_get_string (data, "call_id") : "");
 
   if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_COMPLETED) == 0)
     {
@@ -245,23 +225,23 @@ summarize (PdEvent *event)
       g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
 
       return g_strdup_printf (_("%s · failed: %s · %s"), tool ? tool : "?",
-                              data_string (data, "error_class") ? data_string (data, "error_class") : "?",
+                              pd_json_get_string (data, "error_class") ? pd_json_get_string (data, "error_class") : "?",
                               duration);
     }
 
   if (g_strcmp0 (type, PD_EVENT_RUN_STARTED) == 0)
     return g_strdup_printf ("%s · %s",
-                            data_string (data, "provider") ? data_string (data, "provider") : "?",
-                            data_string (data, "model") ? data_string (data, "model") : "?");
+                            pd_json_get_string (data, "provider") ? pd_json_get_string (data, "provider") : "?",
+                            pd_json_get_string (data, "model") ? pd_json_get_string (data, "model") : "?");
 
   if (g_strcmp0 (type, PD_EVENT_RUN_COMPLETED) == 0 || g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0)
     {
       g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
-      const char *error_class = data_string (data, "error_class");
+      const char *error_class = pd_json_get_string (data, "error_class");
 
       if (error_class != NULL)
         return g_strdup_printf (_("%s after %s"), error_class, duration);
-      if (data_bool (data, "incomplete"))
+      if (pd_json_get_boolean (data, "incomplete", FALSE))
         return g_strdup_printf (_("incomplete: cut off by the output limit · %s · %lld in / %lld out tokens"),
                                 duration, data_int (data, "input_tokens", NULL),
                                 data_int (data, "output_tokens", NULL));
@@ -301,7 +281,7 @@ summarize (PdEvent *event)
 
   if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
     return g_strdup_printf ("%s · %lld/%lld",
-                            data_string (data, "limit_name") ? data_string (data, "limit_name") : "?",
+                            pd_json_get_string (data, "limit_name") ? pd_json_get_string (data, "limit_name") : "?",
                             data_int (data, "observed", NULL), data_int (data, "limit", NULL));
 
   if (g_strcmp0 (type, PD_EVENT_PROVIDER_RETRY) == 0)
@@ -321,16 +301,16 @@ summarize (PdEvent *event)
   if (g_strcmp0 (type, PD_EVENT_TURN_DISCARDED) == 0)
     {
       long long raised = data_int (data, "next_max_tokens", &has);
-      const char *reason = data_string (data, "reason");
+      const char *reason = pd_json_get_string (data, "reason");
 
       if (g_strcmp0 (reason, "max_tokens") == 0 && has)
         /* Translators: an answer cut by its output limit is asked again with a higher one. */
         return g_strdup_printf (_("cut off at %lld tokens in %s · asked again with %lld"),
                                 data_int (data, "max_tokens", NULL),
-                                data_string (data, "tool") ? data_string (data, "tool") : "?", raised);
+                                pd_json_get_string (data, "tool") ? pd_json_get_string (data, "tool") : "?", raised);
       if (g_strcmp0 (reason, "max_tokens") == 0)
         return g_strdup_printf (_("cut off in %s · asked again in smaller parts"),
-                                data_string (data, "tool") ? data_string (data, "tool") : "?");
+                                pd_json_get_string (data, "tool") ? pd_json_get_string (data, "tool") : "?");
       return g_strdup_printf (_("answer not usable (%s) · asked again"), reason ? reason : "?");
     }
 

@@ -23,6 +23,7 @@
 
 #include "pd-event-item.h"
 #include "pd-events-view.h"
+#include "pd-json-util.h"
 #include "pd-ui-util-private.h"
 
 typedef enum
@@ -113,17 +114,6 @@ pd_events_view_update_state (PdEventsView *self)
 
 /* --- notices ------------------------------------------------------------ */
 
-static const char *
-data_string (JsonObject *data,
-             const char *name)
-{
-  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
-
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-  return NULL;
-}
-
 static int
 data_int (JsonObject *data,
           const char *name)
@@ -177,7 +167,7 @@ observe_notice (PdEventsView *self,
     }
   else if (g_strcmp0 (type, PD_EVENT_PLAN_REASSESSMENT) == 0)
     {
-      const char *reason = data_string (data, "reason");
+      const char *reason = pd_json_get_string (data, "reason");
 
       changed = set_notice (self, NOTICE_REASSESSMENT,
                             /* Translators: %s says why, e.g. "an acceptance check kept failing" */
@@ -199,7 +189,7 @@ observe_notice (PdEventsView *self,
     }
   else if (g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0)
     {
-      const char *error_class = data_string (data, "error_class");
+      const char *error_class = pd_json_get_string (data, "error_class");
 
       if (g_strcmp0 (error_class, "cancelled") == 0)
         changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run was stopped")));
@@ -208,7 +198,7 @@ observe_notice (PdEventsView *self,
     }
   else if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
     {
-      const char *limit = data_string (data, "limit_name");
+      const char *limit = pd_json_get_string (data, "limit_name");
 
       changed = set_notice (self, NOTICE_SESSION,
                             /* Translators: %s names the budget, e.g. "iterations" */
@@ -678,41 +668,6 @@ GtkWidget *
 pd_events_view_new (void)
 {
   return g_object_new (PD_TYPE_EVENTS_VIEW, NULL);
-}
-
-/**
- * pd_events_view_get_source:
- *
- * Returns: (transfer none) (nullable): the source read from
- */
-PdSource *
-pd_events_view_get_source (PdEventsView *self)
-{
-  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
-  return pd_session_view_get_source (PD_SESSION_VIEW (self));
-}
-
-void
-pd_events_view_set_source (PdEventsView *self,
-                           PdSource     *source)
-{
-  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
-  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
-}
-
-const char *
-pd_events_view_get_session_id (PdEventsView *self)
-{
-  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
-  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
-}
-
-void
-pd_events_view_set_session_id (PdEventsView *self,
-                               const char   *session_id)
-{
-  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
 }
 
 /**

@@ -20,12 +20,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdEventsView, pd_events_view, PD, EVENTS_VIEW, PdSessionView)
 
 GtkWidget  *pd_events_view_new             (void);
-PdSource   *pd_events_view_get_source      (PdEventsView *self);
-void        pd_events_view_set_source      (PdEventsView *self,
-                                            PdSource     *source);
-const char *pd_events_view_get_session_id  (PdEventsView *self);
-void        pd_events_view_set_session_id  (PdEventsView *self,
-                                            const char   *session_id);
 void        pd_events_view_refresh         (PdEventsView *self);
 gboolean    pd_events_view_get_live        (PdEventsView *self);
 void        pd_events_view_set_live        (PdEventsView *self,

@@ -28,6 +28,7 @@
 #include "pd-plan-version-item.h"
 #include "pd-event.h"
 #include "pd-json-util.h"
+#include "pd-plan-row-item.h"
 #include "pd-ui-util-private.h"
 
 struct _PdHistoryView
@@ -69,29 +70,12 @@ static GParamSpec *properties[N_PROPS];
 /* --- the selected version ------------------------------------------------ */
 
 static GtkWidget *
-plain_label (const char *text,
-             const char *css_class)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_text (GTK_LABEL (label), text);
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  if (css_class != NULL)
-    gtk_widget_add_css_class (label, css_class);
-
-  return label;
-}
-
-static GtkWidget *
 check_chip (const PdPlanCheck *check)
 {
   g_autofree char *text = g_strdup_printf ("%s · %s", check->id, _pd_check_status_label (check->status));
   g_autofree char *tooltip = NULL;
   g_autofree char *status_class = g_strdup_printf ("pd-check-%s", pd_plan_check_status_to_string (check->status));
-  GtkWidget *chip = plain_label (text, "pd-chip");
+  GtkWidget *chip = _pd_plain_label (text, "pd-chip");
 
   gtk_label_set_wrap (GTK_LABEL (chip), FALSE);
   gtk_label_set_ellipsize (GTK_LABEL (chip), PANGO_ELLIPSIZE_END);
@@ -190,9 +174,9 @@ step_row (const PdPlanStep *step,
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, status_class);
-  gtk_widget_set_tooltip_text (icon, _pd_step_status_label (step->status));
+  gtk_widget_set_tooltip_text (icon, pd_plan_step_status_label (step->status));
   gtk_accessible_update_property (GTK_ACCESSIBLE (icon),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _pd_step_status_label (step->status),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, pd_plan_step_status_label (step->status),
                                   -1);
   gtk_box_append (GTK_BOX (row), icon);
 
@@ -200,19 +184,19 @@ step_row (const PdPlanStep *step,
    * ids are Plandeck's own hashes, which say nothing: not shown. */
   if (!imported)
     {
-      id = plain_label (step->id, "dim-label");
+      id = _pd_plain_label (step->id, "dim-label");
       gtk_label_set_wrap (GTK_LABEL (id), FALSE);
       gtk_widget_set_valign (id, GTK_ALIGN_START);
       gtk_box_append (GTK_BOX (line), id);
     }
-  title = plain_label (step->title, NULL);
+  title = _pd_plain_label (step->title, NULL);
   gtk_widget_set_hexpand (title, TRUE);
   gtk_box_append (GTK_BOX (line), title);
   gtk_box_append (GTK_BOX (text), line);
 
   if (mark != NULL)
     {
-      GtkWidget *badge = plain_label (mark, "pd-badge");
+      GtkWidget *badge = _pd_plain_label (mark, "pd-badge");
 
       gtk_widget_add_css_class (badge, "caption");
       gtk_widget_set_halign (badge, GTK_ALIGN_START);
@@ -221,7 +205,7 @@ step_row (const PdPlanStep *step,
 
   if (step->note != NULL && step->note[0] != '\0')
     {
-      GtkWidget *note = plain_label (step->note, "dim-label");
+      GtkWidget *note = _pd_plain_label (step->note, "dim-label");
 
       gtk_widget_add_css_class (note, "caption");
       gtk_box_append (GTK_BOX (text), note);
@@ -259,7 +243,7 @@ step_status_word (const char *token)
   PdPlanStepStatus status;
 
   if (token != NULL && pd_plan_step_status_from_string (token, &status))
-    return _pd_step_status_label (status);
+    return pd_plan_step_status_label (status);
   return token ? token : "";
 }
 
@@ -371,7 +355,7 @@ change_row (const PdPlanDiffEntry *entry,
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *icon = gtk_image_new_from_icon_name (change_icon_name (entry->kind));
   g_autofree char *text = change_text (entry, step_name);
-  GtkWidget *label = plain_label (text, NULL);
+  GtkWidget *label = _pd_plain_label (text, NULL);
 
   gtk_widget_set_margin_start (row, 12);
   gtk_widget_set_margin_end (row, 12);
@@ -402,7 +386,7 @@ static void
 list_box_add_placeholder_row (GtkListBox *list,
                               const char *text)
 {
-  GtkWidget *label = plain_label (text, "dim-label");
+  GtkWidget *label = _pd_plain_label (text, "dim-label");
 
   gtk_widget_set_margin_start (label, 12);
   gtk_widget_set_margin_end (label, 12);
@@ -720,14 +704,14 @@ document_row (const PdArtifactPlan *plan)
   g_autofree char *heading = NULL;
   GtkWidget *expander = gtk_expander_new (NULL);
   GtkWidget *heading_label;
-  GtkWidget *body = plain_label ("", NULL);
+  GtkWidget *body = _pd_plain_label ("", NULL);
 
   if (when[0] != '\0')
     /* Translators: a plan document: "Approved · 14:02:11 · Move the settings to TOML" */
     heading = g_strdup_printf (_("%s · %s · %s"), document_status_word (plan->status), when, safe_title);
   else
     heading = g_strdup_printf (_("%s · %s"), document_status_word (plan->status), safe_title);
-  heading_label = plain_label (heading, NULL);
+  heading_label = _pd_plain_label (heading, NULL);
   gtk_expander_set_label_widget (GTK_EXPANDER (expander), heading_label);
 
   pd_markdown_set_label (GTK_LABEL (body), plan->markdown);
@@ -999,41 +983,6 @@ GtkWidget *
 pd_history_view_new (void)
 {
   return g_object_new (PD_TYPE_HISTORY_VIEW, NULL);
-}
-
-/**
- * pd_history_view_get_source:
- *
- * Returns: (transfer none) (nullable): the source read from
- */
-PdSource *
-pd_history_view_get_source (PdHistoryView *self)
-{
-  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), NULL);
-  return pd_session_view_get_source (PD_SESSION_VIEW (self));
-}
-
-void
-pd_history_view_set_source (PdHistoryView *self,
-                            PdSource      *source)
-{
-  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
-  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
-}
-
-const char *
-pd_history_view_get_session_id (PdHistoryView *self)
-{
-  g_return_val_if_fail (PD_IS_HISTORY_VIEW (self), NULL);
-  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
-}
-
-void
-pd_history_view_set_session_id (PdHistoryView *self,
-                                const char    *session_id)
-{
-  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
 }
 
 gboolean

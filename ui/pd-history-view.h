@@ -15,12 +15,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdHistoryView, pd_history_view, PD, HISTORY_VIEW, PdSessionView)
 
 GtkWidget  *pd_history_view_new              (void);
-PdSource   *pd_history_view_get_source       (PdHistoryView *self);
-void        pd_history_view_set_source       (PdHistoryView *self,
-                                              PdSource      *source);
-const char *pd_history_view_get_session_id   (PdHistoryView *self);
-void        pd_history_view_set_session_id   (PdHistoryView *self,
-                                              const char    *session_id);
 gboolean    pd_history_view_get_narrow       (PdHistoryView *self);
 void        pd_history_view_set_narrow       (PdHistoryView *self,
                                               gboolean       narrow);

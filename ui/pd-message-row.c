@@ -24,6 +24,7 @@
 #include "pd-message-row.h"
 #include "pd-plan.h"
 #include "pd-safe-text.h"
+#include "pd-plan-row-item.h"
 #include "pd-ui-util-private.h"
 
 struct _PdMessageRow
@@ -180,29 +181,17 @@ static GtkWidget *
 wrapping_expander (const char *title)
 {
   GtkWidget *expander = gtk_expander_new (NULL);
-  GtkWidget *label = gtk_label_new (NULL);
 
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_text (GTK_LABEL (label), title);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_expander_set_label_widget (GTK_EXPANDER (expander), label);
+  gtk_expander_set_label_widget (GTK_EXPANDER (expander), _pd_plain_label (title, NULL));
   return expander;
 }
 
 static GtkWidget *
 dim_caption (const char *text)
 {
-  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *label = _pd_plain_label (text, "dim-label");
 
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_text (GTK_LABEL (label), text);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_add_css_class (label, "dim-label");
   gtk_widget_add_css_class (label, "caption");
   return label;
 }
@@ -312,14 +301,8 @@ tool_call_widget (JsonObject *call)
 
       gtk_box_append (GTK_BOX (box), dim_caption (safe_id));
     }
-  label = gtk_label_new (NULL);
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_text (GTK_LABEL (label), safe_arguments);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  label = _pd_plain_label (safe_arguments, "monospace");
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_add_css_class (label, "monospace");
   gtk_box_append (GTK_BOX (box), label);
 
   /* An imported transcript cuts long arguments; say how much is missing. */
@@ -403,18 +386,13 @@ pd_message_row_update_plan_card (PdMessageRow *self,
       g_autofree char *title_text = pd_safe_text_line (step->title);
       GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
       GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status));
-      GtkWidget *label = gtk_label_new (NULL);
+      GtkWidget *label = _pd_plain_label (title_text, NULL);
 
       gtk_widget_add_css_class (icon, status_class);
       gtk_widget_set_valign (icon, GTK_ALIGN_START);
-      gtk_widget_set_tooltip_text (icon, _pd_step_status_label (step->status));
+      gtk_widget_set_tooltip_text (icon, pd_plan_step_status_label (step->status));
       gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      _pd_step_status_label (step->status), -1);
-      gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-      gtk_label_set_text (GTK_LABEL (label), title_text);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+                                      pd_plan_step_status_label (step->status), -1);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_box_append (GTK_BOX (line), icon);
       gtk_box_append (GTK_BOX (line), label);

@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-new-session-dialog.h"
+#include "pd-ui-util-private.h"
 
 static const char * const kinds[] = { "openai", "anthropic", "replay" };
 
@@ -146,17 +147,10 @@ on_folder_chosen (GtkNativeDialog    *chooser,
                   int                 response,
                   PdNewSessionDialog *self)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
-      g_autofree char *path = file ? g_file_get_path (file) : NULL;
+  g_autofree char *path = _pd_file_chooser_take_path (chooser, response);
 
-      if (path != NULL)
-        pd_new_session_dialog_set_folder_path (self, path);
-    }
-
-  gtk_native_dialog_destroy (chooser);
-  g_object_unref (chooser);
+  if (path != NULL)
+    pd_new_session_dialog_set_folder_path (self, path);
   g_object_unref (self);
 }
 
@@ -184,17 +178,10 @@ on_recording_chosen (GtkNativeDialog    *chooser,
                      int                 response,
                      PdNewSessionDialog *self)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
-      g_autofree char *path = file ? g_file_get_path (file) : NULL;
+  g_autofree char *path = _pd_file_chooser_take_path (chooser, response);
 
-      if (path != NULL)
-        gtk_editable_set_text (GTK_EDITABLE (self->replay_row), path);
-    }
-
-  gtk_native_dialog_destroy (chooser);
-  g_object_unref (chooser);
+  if (path != NULL)
+    gtk_editable_set_text (GTK_EDITABLE (self->replay_row), path);
   g_object_unref (self);
 }
 

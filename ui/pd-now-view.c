@@ -26,6 +26,7 @@
 #include "pd-plan-diff.h"
 #include "pd-plan-row.h"
 #include "pd-plan-row-item.h"
+#include "pd-ui-util-private.h"
 
 struct _PdNowView
 {
@@ -438,50 +439,6 @@ pd_now_view_new (void)
 }
 
 /**
- * pd_now_view_set_source:
- * @source: (nullable): where plans come from
- */
-void
-pd_now_view_set_source (PdNowView *self,
-                        PdSource  *source)
-{
-  g_return_if_fail (PD_IS_NOW_VIEW (self));
-
-  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
-}
-
-PdSource *
-pd_now_view_get_source (PdNowView *self)
-{
-  g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
-
-  return pd_session_view_get_source (PD_SESSION_VIEW (self));
-}
-
-/**
- * pd_now_view_set_session_id:
- * @session_id: (nullable): the session to follow
- *
- * Shows that session's plan, asked for at once.
- */
-void
-pd_now_view_set_session_id (PdNowView  *self,
-                            const char *session_id)
-{
-  g_return_if_fail (PD_IS_NOW_VIEW (self));
-
-  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
-}
-
-const char *
-pd_now_view_get_session_id (PdNowView *self)
-{
-  g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
-
-  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
-}
-
-/**
  * pd_now_view_set_running:
  * @running: whether the session's run is active; it is polled faster then
  */
@@ -515,18 +472,13 @@ add_notice (PdNowView  *self,
 {
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   GtkWidget *icon = gtk_image_new_from_icon_name (icon_name);
-  GtkWidget *label = gtk_label_new (NULL);
+  /* Model-derived text (a revision reason): plain, never markup. */
+  GtkWidget *label = _pd_plain_label (text, NULL);
 
   gtk_widget_add_css_class (row, "plan-notice");
   if (css_class != NULL)
     gtk_widget_add_css_class (row, css_class);
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
-  /* Model-derived text (a revision reason): plain, never markup. */
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_text (GTK_LABEL (label), text);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_box_append (GTK_BOX (row), icon);
   gtk_box_append (GTK_BOX (row), label);

@@ -16,12 +16,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdNowView, pd_now_view, PD, NOW_VIEW, PdSessionView)
 
 GtkWidget  *pd_now_view_new             (void);
-void        pd_now_view_set_source      (PdNowView          *self,
-                                         PdSource           *source);
-PdSource   *pd_now_view_get_source      (PdNowView          *self);
-void        pd_now_view_set_session_id  (PdNowView          *self,
-                                         const char         *session_id);
-const char *pd_now_view_get_session_id  (PdNowView          *self);
 void        pd_now_view_set_running     (PdNowView          *self,
                                          gboolean            running);
 void        pd_now_view_refresh         (PdNowView          *self);

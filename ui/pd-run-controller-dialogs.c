@@ -12,6 +12,7 @@
 
 #include "pd-exit-plan-mode-tool.h"
 #include "pd-run-controller-private.h"
+#include "pd-ui-util-private.h"
 
 Question *
 _pd_run_question_ref (Question *question)
@@ -123,15 +124,10 @@ static GtkWidget *
 monospace_block (const char *text)
 {
   GtkWidget *scroller = gtk_scrolled_window_new ();
-  GtkWidget *label = gtk_label_new (text);
-
   /* Model-derived text: a plain label, never markup. */
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  GtkWidget *label = _pd_plain_label (text, "monospace");
+
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_widget_add_css_class (label, "monospace");
   gtk_widget_add_css_class (label, "pd-approval-command");
 
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,

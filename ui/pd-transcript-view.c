@@ -203,41 +203,6 @@ pd_transcript_view_new (void)
 }
 
 /**
- * pd_transcript_view_get_source:
- *
- * Returns: (transfer none) (nullable): the source read from
- */
-PdSource *
-pd_transcript_view_get_source (PdTranscriptView *self)
-{
-  g_return_val_if_fail (PD_IS_TRANSCRIPT_VIEW (self), NULL);
-  return pd_session_view_get_source (PD_SESSION_VIEW (self));
-}
-
-void
-pd_transcript_view_set_source (PdTranscriptView *self,
-                               PdSource         *source)
-{
-  g_return_if_fail (PD_IS_TRANSCRIPT_VIEW (self));
-  pd_session_view_set_source (PD_SESSION_VIEW (self), source);
-}
-
-const char *
-pd_transcript_view_get_session_id (PdTranscriptView *self)
-{
-  g_return_val_if_fail (PD_IS_TRANSCRIPT_VIEW (self), NULL);
-  return pd_session_view_get_session_id (PD_SESSION_VIEW (self));
-}
-
-void
-pd_transcript_view_set_session_id (PdTranscriptView *self,
-                                   const char       *session_id)
-{
-  g_return_if_fail (PD_IS_TRANSCRIPT_VIEW (self));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (self), session_id);
-}
-
-/**
  * pd_transcript_view_refresh:
  *
  * Reads the transcript again and merges it into what is shown.  A refresh

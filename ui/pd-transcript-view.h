@@ -15,12 +15,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdTranscriptView, pd_transcript_view, PD, TRANSCRIPT_VIEW, PdSessionView)
 
 GtkWidget  *pd_transcript_view_new            (void);
-PdSource   *pd_transcript_view_get_source     (PdTranscriptView *self);
-void        pd_transcript_view_set_source     (PdTranscriptView *self,
-                                               PdSource         *source);
-const char *pd_transcript_view_get_session_id (PdTranscriptView *self);
-void        pd_transcript_view_set_session_id (PdTranscriptView *self,
-                                               const char       *session_id);
 void        pd_transcript_view_refresh        (PdTranscriptView *self);
 GListModel *pd_transcript_view_get_model      (PdTranscriptView *self);
 

@@ -14,8 +14,11 @@ char       *_pd_format_local_time      (gint64              unix_usec);
 void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
 gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
 const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);
-const char *_pd_step_status_label      (PdPlanStepStatus    status);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
 const char *_pd_event_type_label       (const char         *type);
+GtkWidget  *_pd_plain_label            (const char         *text,
+                                        const char         *css_class);
+char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,
+                                        int                 response);
 
 G_END_DECLS

@@ -92,23 +92,6 @@ _pd_step_status_icon_name (PdPlanStepStatus status)
 }
 
 const char *
-_pd_step_status_label (PdPlanStepStatus status)
-{
-  switch (status)
-    {
-    case PD_PLAN_STEP_DONE:
-      return _("Done");
-    case PD_PLAN_STEP_IN_PROGRESS:
-      return _("In progress");
-    case PD_PLAN_STEP_BLOCKED:
-      return _("Blocked");
-    case PD_PLAN_STEP_PENDING:
-    default:
-      return _("Pending");
-    }
-}
-
-const char *
 _pd_check_status_label (PdPlanCheckStatus status)
 {
   switch (status)
@@ -159,4 +142,59 @@ _pd_event_type_label (const char *type)
     if (g_str_equal (type, labels[i].type))
       return _(labels[i].label);
   return type;
+}
+
+/**
+ * _pd_file_chooser_take_path:
+ * @chooser: (transfer full): a file chooser that answered
+ * @response: its response
+ *
+ * Ends a file chooser's ::response: destroys @chooser and drops the
+ * reference its caller kept for the answer.
+ *
+ * Returns: (transfer full) (nullable): the local path a person accepted;
+ *   %NULL when cancelled, or for a file with no local path
+ */
+char *
+_pd_file_chooser_take_path (GtkNativeDialog *chooser,
+                            int              response)
+{
+  g_autofree char *path = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+
+      path = file != NULL ? g_file_get_path (file) : NULL;
+    }
+
+  gtk_native_dialog_destroy (chooser);
+  g_object_unref (chooser);
+
+  return g_steal_pointer (&path);
+}
+
+/**
+ * _pd_plain_label:
+ * @text: text that may come from a model, an agent or a file
+ * @css_class: (nullable): a style class to add
+ *
+ * Returns: (transfer floating): a start-aligned label showing @text as
+ *   plain text (never Pango markup), wrapped wherever a long word needs
+ */
+GtkWidget *
+_pd_plain_label (const char *text,
+                 const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+
+  return label;
 }

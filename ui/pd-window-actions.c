@@ -12,6 +12,7 @@
 
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 #define MAX_RECENT_SHOWN 6
@@ -56,17 +57,10 @@ on_database_chosen (GtkNativeDialog *dialog,
                     int              response,
                     PdWindow        *self)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+  g_autofree char *path = _pd_file_chooser_take_path (dialog, response);
 
-      if (path != NULL)
-        gtk_widget_activate_action (GTK_WIDGET (self), "app.open-database", "s", path);
-    }
-
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
+  if (path != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (self), "app.open-database", "s", path);
 }
 
 static void

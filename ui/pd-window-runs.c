@@ -101,6 +101,18 @@ typedef struct
   char     *session_id;
 } PlanModeCall;
 
+static PlanModeCall *
+plan_mode_call_new (PdWindow   *window,
+                    const char *session_id)
+{
+  PlanModeCall *call = g_new0 (PlanModeCall, 1);
+
+  call->window = g_object_ref (window);
+  call->serial = window->plan_mode_serial;
+  call->session_id = g_strdup (session_id);
+  return call;
+}
+
 static void
 plan_mode_call_free (PlanModeCall *call)
 {
@@ -154,10 +166,7 @@ _pd_window_refresh_plan_mode (PdWindow *self)
   if (self->runs == NULL || shown == NULL || pd_run_controller_is_remote (self->runs))
     return;
 
-  call = g_new0 (PlanModeCall, 1);
-  call->window = g_object_ref (self);
-  call->serial = self->plan_mode_serial;
-  call->session_id = g_strdup (shown);
+  call = plan_mode_call_new (self, shown);
   pd_run_controller_get_plan_mode_async (self->runs, shown, self->cancellable,
                                          on_plan_mode_read, call);
 }
@@ -198,10 +207,8 @@ on_plan_mode_toggled (PdWindow *self)
   if (self->runs == NULL || shown == NULL)
     return;
 
-  call = g_new0 (PlanModeCall, 1);
-  call->window = g_object_ref (self);
+  call = plan_mode_call_new (self, shown);
   call->active = gtk_toggle_button_get_active (self->plan_mode_button);
-  call->session_id = g_strdup (shown);
   pd_run_controller_set_plan_mode_async (self->runs, shown,
                                          gtk_toggle_button_get_active (self->plan_mode_button),
                                          self->cancellable, on_plan_mode_set, call);

@@ -293,8 +293,8 @@ measure (Run        *run,
   run->view = PD_NOW_VIEW (pd_now_view_new ());
   gtk_window_set_child (run->window, GTK_WIDGET (run->view));
   gtk_window_present (run->window);
-  pd_now_view_set_source (run->view, source);
-  pd_now_view_set_session_id (run->view, id);
+  pd_session_view_set_source (PD_SESSION_VIEW (run->view), source);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (run->view), id);
   wait.view = run->view;
   iterate_until (show_wait_done, &wait, 30);
   if (!shows_version (run->view, first - 1))

@@ -73,8 +73,8 @@ fixture_teardown (Fixture       *f,
 static void
 show_session (Fixture *f)
 {
-  pd_checklist_view_set_source (PD_CHECKLIST_VIEW (f->view), PD_SOURCE (f->db->source));
-  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
+  pd_session_view_set_source (PD_SESSION_VIEW (f->view), PD_SOURCE (f->db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->session_id);
   g_assert_true (pd_test_wait_for (is_loaded, f->view, WAIT_MS));
 }
 
@@ -286,8 +286,8 @@ test_privacy_off (Fixture       *f,
   g_autoptr(GSettings) settings = g_settings_new ("io.github.plandeck.Plandeck");
 
   g_settings_set_boolean (settings, "read-agent-plans", FALSE);
-  pd_checklist_view_set_source (PD_CHECKLIST_VIEW (f->view), PD_SOURCE (f->db->source));
-  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
+  pd_session_view_set_source (PD_SESSION_VIEW (f->view), PD_SOURCE (f->db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->session_id);
   pd_test_spin (200);
   g_assert_cmpstr (visible_page (f->view), ==, "off");
   g_assert_false (pd_checklist_view_is_busy (PD_CHECKLIST_VIEW (f->view)));
@@ -314,21 +314,21 @@ test_empty_and_switch (Fixture       *f,
 
   show_session (f);
   /* A session with no agent checklist: the empty page, no error. */
-  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), own);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), own);
   g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
   g_assert_cmpstr (visible_page (f->view), ==, "empty");
   g_assert_null (pd_test_find_label_containing (f->view, "Could not"));
 
   /* Switching while a read is in flight drops the late reply. */
-  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
-  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), own);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->session_id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), own);
   pd_test_spin (300);
   g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
   g_assert_cmpstr (visible_page (f->view), ==, "empty");
   g_assert_null (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (f->view)));
 
   /* Disposed while a read is in flight. */
-  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (f->view), f->session_id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->session_id);
 }
 
 /* A Claude Code session with TodoWrite and ExitPlanMode: the project's own
@@ -370,8 +370,8 @@ test_fixture_screenshot (gconstpointer fixture_file)
 
   view = pd_checklist_view_new ();
   window = pd_test_present (view, 820, 1000);
-  pd_checklist_view_set_source (PD_CHECKLIST_VIEW (view), PD_SOURCE (db->source));
-  pd_checklist_view_set_session_id (PD_CHECKLIST_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
   g_assert_true (pd_test_wait_for (is_loaded, view, WAIT_MS));
   g_assert_cmpstr (visible_page (view), ==, "checklist");
   g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (view))), >, 0);

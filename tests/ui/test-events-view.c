@@ -88,8 +88,8 @@ test_events_tail_live (void)
   add_first_events (db, id);
   window = pd_test_present (view, 1000, 640);
   g_signal_connect (view, "notices-changed", G_CALLBACK (on_notices_changed), &notices_changed);
-  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
-  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
 
   model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
@@ -176,8 +176,8 @@ test_events_filter_by_type (void)
   pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "read_file", 2,
                         "{\"call_id\":\"call_2\",\"duration_ms\":3}");
   window = pd_test_present (view, 900, 600);
-  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
-  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
 
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 4;
@@ -233,17 +233,17 @@ test_events_plain_text_and_empty (void)
   pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "<b>x</b>", 1,
                         "{\"call_id\":\"<i>call</i>\",\"duration_ms\":7}");
   window = pd_test_present (view, 900, 600);
-  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
 
   /* A session with no events: the empty state. */
-  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), other);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), other);
   pd_test_spin (300);
   status = ADW_STATUS_PAGE (pd_test_find_widget (view, ADW_TYPE_STATUS_PAGE));
   g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Events Yet");
   gtk_test_widget_wait_for_draw (view);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
 
-  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 1;
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
@@ -259,7 +259,7 @@ test_events_plain_text_and_empty (void)
   g_assert_nonnull (strstr (details, "\"tool\" : \"<b>x</b>\""));
 
   /* Switching away drops what belonged to the old session. */
-  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), other);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), other);
   g_assert_cmpuint (g_list_model_get_n_items (wait.model), ==, 0);
   pd_test_spin (300);
   g_assert_cmpuint (g_list_model_get_n_items (wait.model), ==, 0);

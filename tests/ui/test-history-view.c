@@ -138,8 +138,8 @@ test_history_lists_versions_and_changes (void)
 
   save_three_versions (db, id);
   window = pd_test_present (view, 1000, 760);
-  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
 
   model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.model = model;
@@ -231,8 +231,8 @@ test_history_status_glyphs_are_named (void)
 
   save_three_versions (db, id);
   window = pd_test_present (view, 900, 700);
-  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.n = 3;
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
@@ -302,8 +302,8 @@ test_history_lists_approved_plans (void)
   pd_test_db_add_event (db, id, "plan_artifact_saved", "exit_plan_mode", 2, "{\"path\":[\"y.md\"]}");
 
   window = pd_test_present (view, 900, 800);
-  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
 
   args[0] = view;
   args[1] = (gpointer) "20261130T030405Z-greeting-fix.md";
@@ -336,10 +336,10 @@ test_history_empty_and_switch (void)
 
   save_three_versions (db, with_plan);
   window = pd_test_present (view, 800, 600);
-  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), with_plan);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), with_plan);
   /* Switched before the reply came: it is dropped. */
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), without);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), without);
   pd_test_spin (400);
 
   wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
@@ -350,7 +350,7 @@ test_history_empty_and_switch (void)
   gtk_test_widget_wait_for_draw (view);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
 
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), with_plan);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), with_plan);
   pd_history_view_refresh (PD_HISTORY_VIEW (view));
   pd_test_destroy_window (window, view);
   pd_test_spin (300);
@@ -390,8 +390,8 @@ test_history_says_why_versions_are_missing (void)
   save_three_versions (db, complete);
 
   window = pd_test_present (view, 1000, 760);
-  pd_history_view_set_source (PD_HISTORY_VIEW (view), PD_SOURCE (db->source));
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.n = 3;
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
@@ -404,7 +404,7 @@ test_history_says_why_versions_are_missing (void)
                    "and each turn keeps only its last version.");
   pd_test_screenshot (GTK_WIDGET (window), "history-gaps");
 
-  pd_history_view_set_session_id (PD_HISTORY_VIEW (view), complete);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), complete);
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
   pd_test_flush (view);
   g_assert_null (pd_test_find_first (view, is_mapped_label_with_prefix, "Not listed:"));

@@ -989,8 +989,8 @@ test_live_events_burst (void)
   pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{}");
   window = pd_test_present (view, 900, 500);
   pd_local_source_watch (db->source, 60000);
-  pd_events_view_set_source (PD_EVENTS_VIEW (view), PD_SOURCE (db->source));
-  pd_events_view_set_session_id (PD_EVENTS_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait_for_count (model, 1, "the first event");
   scroller = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW),

@@ -67,7 +67,7 @@ fixture_set_up (Fixture       *f,
   gtk_window_present (f->window);
   pd_test_flush (GTK_WIDGET (f->window));
 
-  pd_now_view_set_source (f->view, f->source);
+  pd_session_view_set_source (PD_SESSION_VIEW (f->view), f->source);
 }
 
 static void
@@ -120,7 +120,7 @@ test_now_shows_plan (Fixture       *f,
   guint n_chips = 0;
 
   pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_RUNNING);
-  pd_now_view_set_session_id (f->view, f->id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
   wait_for_reply (f);
   pd_test_flush (GTK_WIDGET (f->window));
 
@@ -199,7 +199,7 @@ test_now_updates_in_place (Fixture       *f,
   GtkAdjustment *adjustment;
 
   pd_test_save_plan (f->store, f->id, v4, PD_SESSION_STATUS_RUNNING);
-  pd_now_view_set_session_id (f->view, f->id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
   wait_for_reply (f);
   pd_test_flush (GTK_WIDGET (f->window));
 
@@ -270,7 +270,7 @@ test_now_drops_stale_replies (Fixture       *f,
   PdPlanRowItem *first;
 
   pd_test_save_plan (f->store, f->id, v4, PD_SESSION_STATUS_IDLE);
-  pd_now_view_set_session_id (f->view, f->id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
   wait_for_reply (f);
   first = row_item (f, 0);
 
@@ -289,9 +289,9 @@ test_now_drops_stale_replies (Fixture       *f,
   /* A reply already on its way for the previous session is dropped
    * after a switch: ask, then switch before the reply is handled. */
   pd_now_view_refresh (f->view);
-  pd_now_view_set_session_id (f->view, other);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), other);
   wait_for_reply (f);
-  g_assert_cmpstr (pd_now_view_get_session_id (f->view), ==, other);
+  g_assert_cmpstr (pd_session_view_get_session_id (PD_SESSION_VIEW (f->view)), ==, other);
   /* The other session has no plan: the old one is not shown for it. */
   g_assert_true (ADW_IS_STATUS_PAGE (visible_page (f)));
   g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 0);
@@ -311,7 +311,7 @@ test_now_explains_regressions (Fixture       *f,
   const char *notice;
 
   pd_test_save_plan (f->store, f->id, v4, PD_SESSION_STATUS_RUNNING);
-  pd_now_view_set_session_id (f->view, f->id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
   wait_for_reply (f);
   g_assert_null (pd_now_view_get_regression (f->view));
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Plan — v4 · 1/4 done · 1 blocked"));
@@ -374,7 +374,7 @@ test_now_explains_regressions (Fixture       *f,
   g_assert_null (pd_test_find_label (GTK_WIDGET (f->view), notice));
 
   /* Another session: nothing to explain there. */
-  pd_now_view_set_session_id (f->view, NULL);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), NULL);
   g_assert_null (pd_now_view_get_regression (f->view));
 }
 
@@ -397,7 +397,7 @@ test_now_plain_text (Fixture       *f,
   plan->revision = pd_plan_revision_new ("<span>why</span>");
   pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
 
-  pd_now_view_set_session_id (f->view, f->id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
   wait_for_reply (f);
   pd_test_flush (GTK_WIDGET (f->window));
 
@@ -427,7 +427,7 @@ test_now_empty_state (Fixture       *f,
 {
   GtkWidget *page;
 
-  pd_now_view_set_session_id (f->view, f->id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
   wait_for_reply (f);
   pd_test_flush (GTK_WIDGET (f->window));
 
@@ -449,7 +449,7 @@ test_now_polling_cadence (Fixture       *f,
   guint replies;
 
   pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
-  pd_now_view_set_session_id (f->view, f->id);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
   wait_for_reply (f);
 
   /* Visible and idle: every 3 s. */

@@ -154,8 +154,8 @@ test_transcript_shows_messages (void)
   pd_test_db_save (db, id, messages, 0, NULL);
 
   window = pd_test_present (view, 900, 1400);
-  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
 
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 6;
@@ -243,8 +243,8 @@ test_transcript_grows_in_place (void)
   pd_test_db_save (db, id, messages, 0, NULL);
 
   window = pd_test_present (view, 800, 600);
-  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.model = model;
   wait.n = 6;
@@ -335,8 +335,8 @@ test_transcript_model_outcomes (void)
   pd_test_db_save (db, id, messages, 0, NULL);
 
   window = pd_test_present (view, 800, 900);
-  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
@@ -390,10 +390,10 @@ test_transcript_empty_and_switch (void)
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
   g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Session Selected");
 
-  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), full);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), full);
   /* Switched away before the reply: the reply for "full" is dropped. */
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), empty);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), empty);
   pd_test_spin (400);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 0;
@@ -402,7 +402,7 @@ test_transcript_empty_and_switch (void)
   gtk_test_widget_wait_for_draw (view);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
 
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), full);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), full);
   wait.n = 6;
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
 
@@ -480,8 +480,8 @@ test_transcript_bidi_shown (void)
   pd_test_db_save (db, id, messages, 0, NULL);
 
   window = pd_test_present (view, 800, 900);
-  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
@@ -538,8 +538,8 @@ test_transcript_plain_language (void)
   pd_test_db_save (db, id, messages, 0, NULL);
 
   window = pd_test_present (view, 900, 1400);
-  pd_transcript_view_set_source (PD_TRANSCRIPT_VIEW (view), PD_SOURCE (db->source));
-  pd_transcript_view_set_session_id (PD_TRANSCRIPT_VIEW (view), id);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
   g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
