@@ -38,8 +38,10 @@ pd_test_db_free (PdTestDb *db)
 {
   const char *suffixes[] = { "", "-wal", "-shm" };
 
-  g_clear_object (&db->source);
-  g_clear_object (&db->store);
+  /* The views read through the source and are gone by now: they hold
+   * neither it nor anything of the store. */
+  pd_test_assert_finalized (g_steal_pointer (&db->source));
+  pd_test_assert_finalized (g_steal_pointer (&db->store));
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
       g_autofree char *file = g_strconcat (db->path, suffixes[i], NULL);

@@ -266,8 +266,9 @@ check_window (gpointer user_data)
     current_run->func (PD_APPLICATION (app), window, current_run->user_data);
   current_run->checked = TRUE;
 
-  /* Closed, the window is freed, and with it each of its views and its
-   * session source: nothing they started holds them. */
+  /* Closed, the window is freed, and with it each of its views, its
+   * session source, its runs and its demo: nothing they started holds
+   * them. */
   {
     GType views[] = {
       PD_TYPE_SESSION_LIST, PD_TYPE_NOW_VIEW, PD_TYPE_CHECKLIST_VIEW,
@@ -283,8 +284,15 @@ check_window (gpointer user_data)
           g_error ("the window has no %s", g_type_name (views[i]));
         g_ptr_array_add (held, g_object_ref (view));
       }
+    /* Its runs too (before the source they hold): a run's worker or a
+     * dialog holds none of them. */
+    if (pd_window_get_run_controller (window) != NULL)
+      g_ptr_array_add (held, g_object_ref (pd_window_get_run_controller (window)));
     if (pd_window_get_source (window) != NULL)
       g_ptr_array_add (held, g_object_ref (pd_window_get_source (window)));
+    /* And the demo (after the source: it removes the source's folder). */
+    if (pd_window_get_demo (window) != NULL)
+      g_ptr_array_add (held, g_object_ref (pd_window_get_demo (window)));
 
     close_all_windows (app);
     pd_test_assert_finalized (window);

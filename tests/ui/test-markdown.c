@@ -143,7 +143,7 @@ test_markdown_hostile_text (void)
     pd_markdown_set_label (GTK_LABEL (label), "**<b>x</b>** &amp;");
     g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
     g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "<b>x</b> &amp;");
-    g_object_unref (label);
+    g_assert_finalize_object (label);
   }
 }
 

@@ -75,8 +75,8 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   pd_test_destroy_window (f->window, f->view);
-  g_clear_object (&f->source);
-  g_clear_object (&f->store);
+  pd_test_assert_finalized (g_steal_pointer (&f->source));
+  pd_test_assert_finalized (g_steal_pointer (&f->store));
   g_free (f->id);
   g_free (f->path);
   g_free (f->dir);

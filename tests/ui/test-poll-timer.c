@@ -121,8 +121,8 @@ test_poll_timer_cadence (void)
   pd_poll_timer_set_visible (timer, TRUE);
   g_assert_cmpuint (clock.interval, ==, 1000);
 
-  /* Disposing removes the source. */
-  g_clear_object (&timer);
+  /* Disposing removes the source, and nothing else holds the timer. */
+  g_assert_finalize_object (g_steal_pointer (&timer));
   g_assert_cmpuint (clock.active_id, ==, 0);
   g_assert_cmpuint (clock.n_added, ==, clock.n_removed);
 }

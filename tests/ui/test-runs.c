@@ -1348,7 +1348,7 @@ test_preferences_poll_cadence (void)
   g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 500);
   pd_poll_timer_set_running (timer, FALSE);
   g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 5000);
-  g_object_unref (view);
+  g_assert_finalize_object (view);
   pd_test_reset_settings ();
 }
 

@@ -138,8 +138,8 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   pd_test_destroy_window (f->window, f->list);
-  g_clear_object (&f->source);
-  g_clear_object (&f->store);
+  pd_test_assert_finalized (g_steal_pointer (&f->source));
+  pd_test_assert_finalized (g_steal_pointer (&f->store));
   g_free (f->parser);
   g_free (f->docs);
   g_free (f->markup);

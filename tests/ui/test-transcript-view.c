@@ -367,7 +367,7 @@ test_transcript_model_outcomes (void)
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (find_expander (GTK_WIDGET (row_for_index (view, 1)), "Thinking"))));
   g_assert_null (pd_test_find_label_containing (GTK_WIDGET (row_for_index (view, 3)), "Refused"));
 
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 static void
@@ -492,7 +492,7 @@ test_transcript_bidi_shown (void)
   g_assert_nonnull (find_expander (view, "Tool call: evil<U+202E>txt"));
   g_assert_null (pd_test_find_first (view, is_unsafe_widget, NULL));
 
-  gtk_window_destroy (window);
+  pd_test_destroy_window (window, view);
 }
 
 static gboolean
