@@ -2137,6 +2137,368 @@ test_stream_slow_watcher (Fixture       *f,
   close (reader);
 }
 
+/* Restarts the fixture's server with room for @n event streams, all from
+ * this one client address. */
+static void
+restart_with_streams (Fixture *f,
+                      guint    n)
+{
+  g_autoptr(GError) error = NULL;
+
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  g_clear_pointer (&f->base, g_free);
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.1", 0);
+  pd_server_set_token (f->server, TOKEN);
+  pd_server_set_rate_limit (f->server, 0);
+  pd_server_set_stream_limits (f->server, n, n);
+  g_assert_true (pd_server_start (f->server, &error));
+  g_assert_no_error (error);
+  f->base = pd_server_dup_base_url (f->server);
+}
+
+/* An event-stream client reading the raw bytes: the answer's head, then the
+ * chunked body decoded chunk by chunk, then the events' "n" marks, each of
+ * which must be the one after the last. */
+typedef struct
+{
+  int      fd;
+  GString *raw;        /* not yet decoded */
+  GString *body;       /* decoded, not yet scanned (a line's start) */
+  gboolean head_done;
+  gboolean opened;     /* the stream's first comment came */
+  gboolean ended;      /* the last chunk, or the connection's end */
+  gboolean wrong;      /* a bad chunk, or an event missing, doubled or out of order */
+  guint    next;       /* the event expected next */
+} Watcher;
+
+static void
+watcher_open (Watcher *w,
+              Fixture *f)
+{
+  g_autofree char *open_text = g_strdup_printf ("GET /api/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                "X-Odek-Ws-Token: %s\r\n\r\n", TOKEN);
+
+  w->fd = raw_connect (f);
+  w->raw = g_string_new (NULL);
+  w->body = g_string_new (NULL);
+  g_assert_true (raw_send (w->fd, open_text, strlen (open_text)));
+}
+
+static void
+watcher_close (Watcher *w)
+{
+  if (w->fd >= 0)
+    close (w->fd);
+  g_string_free (w->raw, TRUE);
+  g_string_free (w->body, TRUE);
+}
+
+static void
+watcher_take (Watcher    *w,
+              const char *data,
+              gsize       len)
+{
+  static const char mark[] = "\"n\":";
+  char *nl;
+
+  g_string_append_len (w->raw, data, len);
+  if (!w->head_done)
+    {
+      const char *end = strstr (w->raw->str, "\r\n\r\n");
+      g_autofree char *head = NULL;
+
+      if (end == NULL)
+        return;
+      head = g_ascii_strdown (w->raw->str, end - w->raw->str);
+      if (!g_str_has_prefix (head, "http/1.1 200") || strstr (head, "\r\ntransfer-encoding: chunked") == NULL)
+        w->wrong = TRUE;
+      g_string_erase (w->raw, 0, end + 4 - w->raw->str);
+      w->head_done = TRUE;
+    }
+
+  while (!w->ended)
+    {
+      const char *crlf = strstr (w->raw->str, "\r\n");
+      char *size_end = NULL;
+      gsize size, line;
+
+      if (crlf == NULL)
+        break;
+      line = crlf - w->raw->str;
+      size = g_ascii_strtoull (w->raw->str, &size_end, 16);
+      if (size_end != crlf || line == 0)
+        {
+          w->wrong = w->ended = TRUE;
+          break;
+        }
+      if (w->raw->len < line + 2 + size + 2)
+        break;   /* the rest of the chunk is still on its way */
+      if (memcmp (w->raw->str + line + 2 + size, "\r\n", 2) != 0)
+        w->wrong = TRUE;
+      g_string_append_len (w->body, w->raw->str + line + 2, size);
+      g_string_erase (w->raw, 0, line + 2 + size + 2);
+      w->ended = size == 0;
+    }
+
+  while ((nl = memchr (w->body->str, '\n', w->body->len)) != NULL)
+    {
+      *nl = '\0';
+      if (strcmp (w->body->str, ": plandeck event stream") == 0)
+        w->opened = TRUE;
+      else if (g_str_has_prefix (w->body->str, "data: "))
+        {
+          const char *p = strstr (w->body->str, mark);
+
+          if (p == NULL || (guint) g_ascii_strtoull (p + strlen (mark), NULL, 10) != w->next)
+            w->wrong = TRUE;
+          w->next++;
+        }
+      g_string_erase (w->body, 0, nl + 1 - w->body->str);
+    }
+}
+
+/* Reads what @w has now, without waiting. */
+static void
+watcher_read (Watcher *w)
+{
+  char buffer[65536];
+  ssize_t n;
+
+  if (w->fd < 0 || w->ended)
+    return;
+  while ((n = recv (w->fd, buffer, sizeof buffer, MSG_DONTWAIT)) > 0)
+    watcher_take (w, buffer, n);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+    w->ended = TRUE;
+}
+
+/* Reads @watchers until each has @count events (or a minute went by). */
+static void
+watchers_read_until (Watcher *watchers,
+                     guint    n,
+                     guint    count)
+{
+  g_autofree struct pollfd *pfds = g_new0 (struct pollfd, n);
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      guint behind = 0;
+
+      for (guint i = 0; i < n; i++)
+        {
+          watcher_read (&watchers[i]);
+          behind += watchers[i].next < count && !watchers[i].ended;
+          pfds[i].fd = watchers[i].fd;
+          pfds[i].events = POLLIN;
+        }
+      if (behind == 0)
+        break;
+      poll (pfds, n, 100);
+    }
+}
+
+/* Each stream's first comment came: its events come from now on. */
+static void
+watchers_wait_open (Watcher *watchers,
+                    guint    n)
+{
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  guint open = 0;
+
+  while (open < n && g_get_monotonic_time () < deadline)
+    {
+      open = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          watcher_read (&watchers[i]);
+          open += watchers[i].opened;
+        }
+      if (open < n)
+        g_usleep (10 * 1000);
+    }
+  g_assert_cmpuint (open, ==, n);
+}
+
+static void
+emit_numbered (PdEventBus *bus,
+               const char *session_id,
+               guint       n,
+               const char *pad)
+{
+  g_autoptr(JsonObject) event_data = json_object_new ();
+
+  json_object_set_int_member (event_data, "n", n);
+  json_object_set_string_member (event_data, "pad", pad);
+  emit (bus, pd_event_new_full (PD_EVENT_PLAN_UPDATED, "r", session_id, 1, NULL,
+                                g_steal_pointer (&event_data)));
+}
+
+#define MANY_WATCHERS 220
+
+/* Many watchers and one that never reads: every one that reads gets every
+ * event, whole and in order (the stream writes each socket itself, frames
+ * cut wherever the socket's room ends); the one that never reads is
+ * dropped once it is its bound behind, and the others go on meanwhile. */
+static void
+test_stream_many_watchers (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree Watcher *watchers = g_new0 (Watcher, MANY_WATCHERS);
+  g_autofree char *pad = g_strnfill (3000, 'x');
+  /* Now and then one longer than a socket takes at once (but within the
+   * bound): the readers' streams are cut mid-frame and go on from there. */
+  g_autofree char *long_pad = g_strnfill (150 * 1024, 'w');
+  Watcher slow = { 0 };
+  int small = 4096;
+  PdEventBus *bus;
+  guint with_slow;
+  guint emitted = 0;
+  gboolean dropped = FALSE;
+
+  restart_with_streams (f, MANY_WATCHERS + 1);
+  bus = pd_server_get_bus (f->server);
+
+  for (guint i = 0; i < MANY_WATCHERS; i++)
+    watcher_open (&watchers[i], f);
+  watchers_wait_open (watchers, MANY_WATCHERS);
+
+  /* The slow one takes as little as the kernel allows, and never reads. */
+  slow.fd = raw_connect (f);
+  setsockopt (slow.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  {
+    g_autofree char *open_text = g_strdup_printf ("GET /api/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                  "X-Odek-Ws-Token: %s\r\n\r\n", TOKEN);
+
+    g_assert_true (raw_send (slow.fd, open_text, strlen (open_text)));
+  }
+  g_usleep (100 * 1000);
+  with_slow = count_sockets ();
+
+  /* 3 KB events until the server closes its side of the slow stream (the
+   * readers read as clients do, all along); far more would be far past
+   * any bound. */
+  while (emitted < 4096 && !dropped)
+    {
+      emit_numbered (bus, f->plan_id, emitted, emitted % 50 == 10 ? long_pad : pad);
+      emitted++;
+      if (emitted % 8 == 0)
+        {
+          pd_event_bus_flush (bus);
+          watchers_read_until (watchers, MANY_WATCHERS, emitted);
+          dropped = count_sockets () < with_slow;
+        }
+    }
+  g_test_message ("the slow watcher was dropped after %u events of 3 KB (and some of 150 KiB)", emitted);
+  g_assert_true (dropped);
+  /* Within its bound: the kernel's buffers and 256 KiB more. */
+  g_assert_cmpuint (emitted, <, 1024);
+
+  /* And the others go on. */
+  for (guint i = 0; i < 20; i++)
+    emit_numbered (bus, f->plan_id, emitted++, pad);
+  pd_event_bus_flush (bus);
+  watchers_read_until (watchers, MANY_WATCHERS, emitted);
+  for (guint i = 0; i < MANY_WATCHERS; i++)
+    {
+      g_assert_false (watchers[i].wrong);
+      g_assert_false (watchers[i].ended);
+      g_assert_cmpuint (watchers[i].next, ==, emitted);
+      watcher_close (&watchers[i]);
+    }
+  close (slow.fd);
+}
+
+/* Clients that go away in the middle of a frame (some with a reset, some
+ * with an orderly close, each having read part of it) cost the server
+ * nothing: it goes on writing to the others, closes their sockets, and
+ * answers. */
+static void
+test_stream_gone_mid_frame (Fixture       *f,
+                            gconstpointer  data)
+{
+  Watcher reader = { 0 };
+  Watcher quitters[6] = { { 0 } };
+  /* Longer than what the sockets take at once, shorter than the bound. */
+  g_autofree char *big = g_strnfill (200 * 1024, 'y');
+  g_autofree char *pad = g_strnfill (100, 'z');
+  PdEventBus *bus;
+  guint before = count_sockets ();
+  guint emitted = 0;
+  gint64 deadline;
+  guint after;
+
+  restart_with_streams (f, 16);
+  bus = pd_server_get_bus (f->server);
+  before = count_sockets ();
+
+  watcher_open (&reader, f);
+  for (guint i = 0; i < G_N_ELEMENTS (quitters); i++)
+    watcher_open (&quitters[i], f);
+  watchers_wait_open (&reader, 1);
+  watchers_wait_open (quitters, G_N_ELEMENTS (quitters));
+
+  emit_numbered (bus, f->plan_id, emitted++, big);
+  pd_event_bus_flush (bus);
+  for (guint i = 0; i < G_N_ELEMENTS (quitters); i++)
+    {
+      char buffer[16384];
+      gsize got = 0;
+
+      /* The reader reads as a client does, all along. */
+      watchers_read_until (&reader, 1, emitted);
+      g_assert_false (reader.ended);
+
+      /* Some of the big frame, not all of it. */
+      while (got < (i + 1) * 8192)
+        {
+          struct pollfd pfd = { quitters[i].fd, POLLIN, 0 };
+          ssize_t n;
+
+          g_assert_cmpint (poll (&pfd, 1, 10000), ==, 1);
+          n = recv (quitters[i].fd, buffer, MIN (sizeof buffer, (i + 1) * 8192 - got), 0);
+          g_assert_cmpint (n, >, 0);
+          got += n;
+        }
+      if (i % 2 == 0)
+        {
+          struct linger reset = { 1, 0 };
+
+          setsockopt (quitters[i].fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        }
+      close (quitters[i].fd);
+      quitters[i].fd = -1;
+      /* More for the server to write to it meanwhile. */
+      emit_numbered (bus, f->plan_id, emitted++, pad);
+    }
+
+  for (guint i = 0; i < 50; i++)
+    {
+      emit_numbered (bus, f->plan_id, emitted++, i % 10 == 0 ? big : pad);
+      pd_event_bus_flush (bus);
+      watchers_read_until (&reader, 1, emitted);
+    }
+  g_assert_false (reader.wrong);
+  g_assert_false (reader.ended);
+  g_assert_cmpuint (reader.next, ==, emitted);
+
+  /* The server closed each quitter's socket: only the reader's two remain. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while ((after = count_sockets ()) > before + 2 && g_get_monotonic_time () < deadline)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (after, <=, before + 2);
+
+  {
+    g_autoptr(Reply) health = request (f, "GET", "/api/health", NULL, TOKEN, NULL);
+    g_assert_cmpuint (health->status, ==, 200);
+  }
+  watcher_close (&reader);
+  for (guint i = 0; i < G_N_ELEMENTS (quitters); i++)
+    watcher_close (&quitters[i]);
+}
+
 /* Stopping with a run in flight cancels it and waits for it to save. */
 static void
 test_stop_during_run (Fixture       *f,
@@ -2209,6 +2571,8 @@ main (int   argc,
   ADD ("/pd/server/stream-slots", test_stream_slots, 0);
   ADD ("/pd/server/stream-keepalive", test_stream_keepalive, 0);
   ADD ("/pd/server/stream-slow-watcher", test_stream_slow_watcher, 0);
+  ADD ("/pd/server/stream-many-watchers", test_stream_many_watchers, 0);
+  ADD ("/pd/server/stream-gone-mid-frame", test_stream_gone_mid_frame, 0);
   ADD ("/pd/server/stop-during-run", test_stop_during_run, 0);
 
   return g_test_run ();

@@ -25,9 +25,9 @@
  * never sees that end; in a libsoup that closes such connections itself, the
  * watch simply finds them gone.
  *
- * The same watch frees an event stream at once when its client goes (the
- * stream is otherwise paused between writes, so the end was only noticed on
- * the next keepalive write, up to 15 s later).
+ * An event stream's connection is taken from libsoup once its headers are
+ * out (pd-server-stream.c), and watched there.  It still counts here: a
+ * descriptor.
  *
  * Clients that stay are bounded too.  libsoup's listener gives up for good
  * on the first failed accept() (it removes its source): a client holding
@@ -64,7 +64,6 @@ typedef enum
   CONN_READING,     /* a request is being read: libsoup's, under a deadline */
   CONN_BUSY,        /* a request is handled or answered: libsoup's */
   CONN_IDLE,        /* between requests: the next bytes are libsoup's */
-  CONN_STREAMING,   /* an endless answer: any byte or the end closes it */
 } ConnState;
 
 typedef struct
@@ -162,8 +161,7 @@ on_conn_readable (GSocket      *socket,
   if (n > 0 && conn->state == CONN_IDLE)
     return G_SOURCE_REMOVE;   /* the next request: libsoup reads it */
 
-  /* The end of the stream or a reset: the client is gone.  On an event
-   * stream, bytes are no request we could ever answer either. */
+  /* The end of the stream or a reset: the client is gone. */
   conn_close (conn);
   return G_SOURCE_REMOVE;
 }
@@ -332,7 +330,8 @@ _pd_server_conns_request_started (PdServer          *self,
       conn->socket = g_object_ref (socket);
       g_hash_table_insert (self->conns, socket, conn);
 
-      while (g_hash_table_size (self->conns) + g_list_length (self->refusals) > self->conns_cap)
+      /* Event streams are connections too, though no longer libsoup's. */
+      while (g_hash_table_size (self->conns) + g_list_length (self->refusals) + self->n_streams > self->conns_cap)
         if (!conns_make_room (self, conn))
           {
             /* Every other connection is at work: this one gets no time
@@ -397,18 +396,6 @@ _pd_server_conns_close (PdServer          *self,
   stream = soup_server_message_steal_connection (msg);
   if (stream != NULL)
     g_io_stream_close (stream, NULL, NULL);
-}
-
-/* An endless answer on @msg's connection (an event stream): its client
- * going away closes it at once. */
-void
-_pd_server_conns_watch_stream (PdServer          *self,
-                               SoupServerMessage *msg)
-{
-  Conn *conn = conn_lookup (self, msg);
-
-  if (conn != NULL && conn->msg == msg)
-    conn_watch (conn, CONN_STREAMING);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -100,6 +100,9 @@ struct _PdServer
   GQueue              finished_runs;   /* run ids, oldest first */
   guint               active_runs;
   GList              *streams;         /* Stream */
+  guint               n_streams;       /* in it */
+  int                 streams_epoll;   /* watches their sockets, while there are streams */
+  GSource            *streams_poll;    /* on the server's loop: the epoll descriptor */
   GList              *closed_streams;  /* Stream, freed once no walk of the streams runs */
   guint               streams_walking;
   guint               streams_listener; /* on the bus while there are streams */
@@ -177,8 +180,6 @@ void        _pd_server_conns_request_started  (PdServer          *self,
 void        _pd_server_conns_request_finished (PdServer          *self,
                                                SoupServerMessage *msg);
 void        _pd_server_conns_close        (PdServer          *self,
-                                           SoupServerMessage *msg);
-void        _pd_server_conns_watch_stream (PdServer          *self,
                                            SoupServerMessage *msg);
 void        _pd_server_conns_refuse       (PdServer          *self,
                                            SoupServerMessage *msg);

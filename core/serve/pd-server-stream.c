@@ -12,39 +12,73 @@
  * announces the interval as keepalive_ms.
  * At most max_streams at once (PD_SERVER_MAX_STREAMS unless --max-streams),
  * max_streams_per_client of them from one client address; a stream's slot is free again as soon as
- * its client goes (pd-server-conns.c watches the connection), not at the
+ * its client goes (the stream watches its connection), not at the
  * next keepalive write.
  *
- * A client that does not read costs a bounded amount: the body keeps no
- * chunk once it is written (not accumulated), and a stream whose unwritten
- * bytes pass PD_SERVER_STREAM_MAX_BACKLOG once the loop is idle (the
- * kernel's socket buffer full, and this much more waiting here) is closed.  Its client reconnects
- * and reads what it missed from GET /api/events?after_seq=.  The others
- * never wait for it: each write only appends to its own body.
+ * libsoup writes the answer's status line and headers (chunked, as every
+ * other answer's), and then the connection is taken from it
+ * (soup_server_message_steal_connection() from "wrote-headers"): the
+ * stream writes its chunks to the socket itself.  With libsoup writing the
+ * body, every event was, for every stream, a source on the loop (its
+ * unpause), a run of its writer through a chunked body stream, and a
+ * handful of signals: at 1,000 watchers that cost 2.6 times what the
+ * writes themselves do (tests/README.md, bench-stream).  Here an event is
+ * one frame, chunk framing included, made once; each stream's socket gets
+ * it with one non-blocking send() from one loop over the streams.  The
+ * connections are plain TCP (serve sets no TLS certificate: a stream is
+ * refused if one is set), so the bytes on the socket are the bytes on the
+ * wire.  One epoll descriptor, one source on the loop, watches all the
+ * streams' sockets: for the client going (the end of its stream, or any
+ * byte it sends, which is no request we could answer), and, only for a
+ * stream that is behind, for room to write again.
+ *
+ * A client that does not read costs a bounded amount: a stream keeps
+ * references to the frames its socket did not take (shared with the other
+ * streams), and a stream whose unwritten bytes pass
+ * PD_SERVER_STREAM_MAX_BACKLOG once the loop is idle (the kernel's socket
+ * buffer full, and this much more waiting here) is closed.  Its client
+ * reconnects and reads what it missed from GET /api/events?after_seq=.
+ * The others never wait for it: a write never blocks, and a stream that is
+ * behind only queues until its socket has room.
  */
 #define G_LOG_DOMAIN "pd-server"
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <glib-unix.h>
 
 #include "pd-server-private.h"
 
 #define STREAM_SOCKET_BUFFER (64 * 1024)   /* SO_SNDBUF; the kernel doubles it */
+#define MAX_IOV              64            /* frames handed to one sendmsg() */
+#define MAX_POLL_EVENTS      128
 
 typedef struct
 {
   PdServer          *server;
+  /* Until the answer's headers are out, libsoup's: */
   SoupServerMessage *msg;
+  gulong             finished_id;
+  gulong             disconnected_id;
+  gulong             wrote_headers_id;
+  /* and then ours. */
+  GIOStream         *connection;
+  GSocket           *socket;
+  int                fd;            /* -1 until the connection is ours */
   char              *client;        /* the remote address */
   char              *session_id;
   char              *run_id;
-  gulong             finished_id;
-  gulong             disconnected_id;
-  gulong             wrote_chunk_id;
-  GQueue             unwritten;     /* sizes of the chunks appended and not written, oldest first */
-  gsize              backlog;       /* their sum */
+  GQueue             unwritten;     /* GBytes: frames not yet (all) written, oldest first */
+  gsize              head_written;  /* bytes of the oldest already written */
+  gsize              backlog;       /* bytes not yet written, in all of them */
+  gboolean           watching_out;  /* epoll waits for room to write */
   gboolean           closed;
 } Stream;
 
@@ -53,15 +87,28 @@ stream_free (gpointer data)
 {
   Stream *stream = data;
 
-  g_signal_handler_disconnect (stream->msg, stream->finished_id);
-  g_signal_handler_disconnect (stream->msg, stream->disconnected_id);
-  g_signal_handler_disconnect (stream->msg, stream->wrote_chunk_id);
-  g_queue_clear (&stream->unwritten);
-  g_object_unref (stream->msg);
+  g_queue_clear_full (&stream->unwritten, (GDestroyNotify) g_bytes_unref);
+  g_clear_object (&stream->msg);
+  g_clear_object (&stream->connection);
+  g_clear_object (&stream->socket);
   g_free (stream->client);
   g_free (stream->session_id);
   g_free (stream->run_id);
   g_free (stream);
+}
+
+/* @text in a chunk of the answer's chunked body: the bytes that go on the
+ * socket as they are. */
+static GBytes *
+frame_new (const char *text,
+           gsize       len)
+{
+  GString *chunk = g_string_sized_new (len + 16);
+
+  g_string_append_printf (chunk, "%" G_GSIZE_MODIFIER "x\r\n", len);
+  g_string_append_len (chunk, text, len);
+  g_string_append (chunk, "\r\n");
+  return g_string_free_to_bytes (chunk);
 }
 
 /* Streams closed while the streams were being walked are freed once the
@@ -75,6 +122,17 @@ streams_reap (PdServer *self)
 }
 
 static void
+stream_forget_msg (Stream *stream)
+{
+  if (stream->msg == NULL)
+    return;
+  g_clear_signal_handler (&stream->finished_id, stream->msg);
+  g_clear_signal_handler (&stream->disconnected_id, stream->msg);
+  g_clear_signal_handler (&stream->wrote_headers_id, stream->msg);
+  g_clear_object (&stream->msg);
+}
+
+static void
 stream_close (Stream *stream)
 {
   PdServer *self = stream->server;
@@ -83,8 +141,30 @@ stream_close (Stream *stream)
     return;
   stream->closed = TRUE;
   self->streams = g_list_remove (self->streams, stream);
+  self->n_streams--;
   self->closed_streams = g_list_prepend (self->closed_streams, stream);
-  /* The last stream takes the listener, the keepalive and the check with it. */
+
+  if (stream->msg != NULL)
+    {
+      /* Its headers are not out yet: libsoup still has the connection. */
+      g_autoptr(SoupServerMessage) msg = g_object_ref (stream->msg);
+
+      stream_forget_msg (stream);
+      _pd_server_conns_close (self, msg);
+    }
+  if (stream->fd >= 0)
+    {
+      epoll_ctl (self->streams_epoll, EPOLL_CTL_DEL, stream->fd, NULL);
+      stream->fd = -1;
+      g_io_stream_close (stream->connection, NULL, NULL);
+      g_socket_close (stream->socket, NULL);
+    }
+  /* The frames go with the stream now: its memory is no longer counted. */
+  g_queue_clear_full (&stream->unwritten, (GDestroyNotify) g_bytes_unref);
+  stream->backlog = 0;
+
+  /* The last stream takes the listener, the keepalive, the check and the
+   * watch with it. */
   if (self->streams == NULL && self->streams_check != 0)
     {
       GSource *check = g_main_context_find_source_by_id (self->context, self->streams_check);
@@ -103,24 +183,97 @@ stream_close (Stream *stream)
       g_source_destroy (self->streams_keepalive);
       g_clear_pointer (&self->streams_keepalive, g_source_unref);
     }
+  if (self->streams == NULL && self->streams_poll != NULL)
+    {
+      g_source_destroy (self->streams_poll);
+      g_clear_pointer (&self->streams_poll, g_source_unref);
+      close (self->streams_epoll);
+      self->streams_epoll = -1;
+    }
 }
 
-/* libsoup wrote the oldest chunk in full (and, not accumulating, let go of it). */
+/* Whether epoll tells us of room to write on @stream's socket: only while
+ * frames wait for it. */
 static void
-on_stream_wrote_chunk (SoupServerMessage *msg,
-                       gpointer           user_data)
+stream_watch_out (Stream   *stream,
+                  gboolean  out)
 {
-  Stream *stream = user_data;
+  struct epoll_event ev = { 0 };
 
-  if (!g_queue_is_empty (&stream->unwritten))
-    stream->backlog -= GPOINTER_TO_SIZE (g_queue_pop_head (&stream->unwritten));
+  if (stream->watching_out == out)
+    return;
+  stream->watching_out = out;
+  ev.events = EPOLLIN | EPOLLRDHUP | (out ? EPOLLOUT : 0);
+  ev.data.ptr = stream;
+  epoll_ctl (stream->server->streams_epoll, EPOLL_CTL_MOD, stream->fd, &ev);
 }
 
-/* Once the loop has nothing else to do (libsoup has written what each
- * socket takes), a stream still more than the bound behind is a client
- * that does not read: it is dropped rather than buffered for.  Judged then,
- * not as frames are appended: a burst of events (the bus delivers a
- * backlog at once) or one long frame is no sign of a slow client. */
+/* Hands the socket what it takes of the frames waiting, oldest first,
+ * without waiting.  A client gone (a reset, a broken pipe) closes the
+ * stream. */
+static void
+stream_flush (Stream *stream)
+{
+  while (!g_queue_is_empty (&stream->unwritten))
+    {
+      struct iovec iov[MAX_IOV];
+      struct msghdr message = { 0 };
+      gsize n_iov = 0;
+      gsize offset = stream->head_written;
+      ssize_t sent;
+
+      for (GList *l = stream->unwritten.head; l != NULL && n_iov < MAX_IOV; l = l->next)
+        {
+          gsize size;
+          const char *data = g_bytes_get_data (l->data, &size);
+
+          iov[n_iov].iov_base = (char *) data + offset;
+          iov[n_iov].iov_len = size - offset;
+          n_iov++;
+          offset = 0;
+        }
+      message.msg_iov = iov;
+      message.msg_iovlen = n_iov;
+
+      do
+        sent = sendmsg (stream->fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+      while (sent < 0 && errno == EINTR);
+
+      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        break;
+      if (sent < 0)
+        {
+          g_debug ("event stream of %s closed: %s", stream->client, g_strerror (errno));
+          stream_close (stream);
+          return;
+        }
+
+      stream->backlog -= sent;
+      while (sent > 0)
+        {
+          gsize size = g_bytes_get_size (g_queue_peek_head (&stream->unwritten));
+          gsize rest = size - stream->head_written;
+
+          if ((gsize) sent < rest)
+            {
+              stream->head_written += sent;
+              break;
+            }
+          sent -= rest;
+          stream->head_written = 0;
+          g_bytes_unref (g_queue_pop_head (&stream->unwritten));
+        }
+      if (!g_queue_is_empty (&stream->unwritten) && stream->head_written > 0)
+        break;   /* the socket took less than it was given: it is full */
+    }
+  stream_watch_out (stream, !g_queue_is_empty (&stream->unwritten));
+}
+
+/* Once the loop has nothing else to do (each socket has taken what it
+ * takes), a stream still more than the bound behind is a client that does
+ * not read: it is dropped rather than buffered for.  Judged then, not as
+ * frames are appended: a burst of events (the bus delivers a backlog at
+ * once) or one long frame is no sign of a slow client. */
 static gboolean
 on_streams_check (gpointer user_data)
 {
@@ -136,7 +289,7 @@ on_streams_check (gpointer user_data)
       if (stream->backlog > PD_SERVER_STREAM_MAX_BACKLOG && !stream->closed)
         {
           g_debug ("event stream of %s closed: %" G_GSIZE_FORMAT " bytes unread", stream->client, stream->backlog);
-          _pd_server_conns_close (self, stream->msg);
+          stream_close (stream);
         }
     }
   self->streams_walking--;
@@ -146,20 +299,21 @@ on_streams_check (gpointer user_data)
 
 static void
 stream_write_bytes (Stream *stream,
-                    GBytes *bytes)
+                    GBytes *frame)
 {
   PdServer *self = stream->server;
-  gsize len = g_bytes_get_size (bytes);
 
   if (stream->closed)
     return;
 
-  soup_message_body_append_bytes (soup_server_message_get_response_body (stream->msg), bytes);
-  g_queue_push_tail (&stream->unwritten, GSIZE_TO_POINTER (len));
-  stream->backlog += len;
-  soup_server_message_unpause (stream->msg);
+  g_queue_push_tail (&stream->unwritten, g_bytes_ref (frame));
+  stream->backlog += g_bytes_get_size (frame);
+  /* A stream that is behind waits for room (epoll says when); one whose
+   * headers are not out yet, for them. */
+  if (stream->fd >= 0 && !stream->watching_out)
+    stream_flush (stream);
 
-  if (stream->backlog > PD_SERVER_STREAM_MAX_BACKLOG && self->streams_check == 0)
+  if (!stream->closed && stream->backlog > PD_SERVER_STREAM_MAX_BACKLOG && self->streams_check == 0)
     {
       GSource *source = g_idle_source_new ();
 
@@ -174,16 +328,16 @@ static void
 stream_write (Stream     *stream,
               const char *text)
 {
-  g_autoptr(GBytes) bytes = g_bytes_new_static (text, strlen (text));
+  g_autoptr(GBytes) frame = frame_new (text, strlen (text));
 
-  stream_write_bytes (stream, bytes);
+  stream_write_bytes (stream, frame);
 }
 
-/* Writes @bytes to every stream @event (if any) passes the filter of. */
+/* Writes @frame to every stream @event (if any) passes the filter of. */
 static void
 streams_broadcast (PdServer *self,
                    PdEvent  *event,
-                   GBytes   *bytes)
+                   GBytes   *frame)
 {
   const char *session_id = event != NULL ? pd_event_get_session_id (event) : NULL;
   const char *run_id = event != NULL ? pd_event_get_run_id (event) : NULL;
@@ -199,7 +353,7 @@ streams_broadcast (PdServer *self,
         continue;
       if (event != NULL && stream->run_id && g_strcmp0 (run_id, stream->run_id) != 0)
         continue;
-      stream_write_bytes (stream, bytes);
+      stream_write_bytes (stream, frame);
     }
   self->streams_walking--;
   streams_reap (self);
@@ -212,10 +366,10 @@ on_streams_event (PdEvent  *event,
   PdServer *self = user_data;
   g_autofree char *json = pd_event_to_json (event);
   /* One line of JSON: no newline can split the data field. */
-  char *frame = g_strdup_printf ("event: %s\ndata: %s\n\n", pd_event_get_event_type (event), json);
-  g_autoptr(GBytes) bytes = g_bytes_new_take (frame, strlen (frame));
+  g_autofree char *text = g_strdup_printf ("event: %s\ndata: %s\n\n", pd_event_get_event_type (event), json);
+  g_autoptr(GBytes) frame = frame_new (text, strlen (text));
 
-  streams_broadcast (self, event, bytes);
+  streams_broadcast (self, event, frame);
 }
 
 /* One timer for all the streams (a source per stream is a source more for
@@ -224,12 +378,106 @@ static gboolean
 on_streams_keepalive (gpointer user_data)
 {
   PdServer *self = user_data;
-  g_autoptr(GBytes) bytes = g_bytes_new_static (": keepalive\n\n", 13);
+  g_autoptr(GBytes) frame = frame_new (": keepalive\n\n", 13);
 
-  streams_broadcast (self, NULL, bytes);
+  streams_broadcast (self, NULL, frame);
   return G_SOURCE_CONTINUE;
 }
 
+/* The epoll descriptor is readable: some streams' sockets have news. */
+static gboolean
+on_streams_poll (int          fd,
+                 GIOCondition condition,
+                 gpointer     user_data)
+{
+  PdServer *self = user_data;
+  struct epoll_event events[MAX_POLL_EVENTS];
+  int n;
+
+  do
+    n = epoll_wait (fd, events, G_N_ELEMENTS (events), 0);
+  while (n < 0 && errno == EINTR);
+
+  self->streams_walking++;
+  for (int i = 0; i < n; i++)
+    {
+      Stream *stream = events[i].data.ptr;
+
+      /* Closed by an earlier one of these (it is freed after the walk). */
+      if (stream->closed)
+        continue;
+      /* The end of the stream, a reset, or bytes: an event stream's client
+       * sends nothing we could answer, and its slot is free again now. */
+      if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+        {
+          g_debug ("event stream of %s closed by its client", stream->client);
+          stream_close (stream);
+          continue;
+        }
+      if (events[i].events & EPOLLOUT)
+        stream_flush (stream);
+    }
+  self->streams_walking--;
+  streams_reap (self);
+  /* Gone with the last stream, or there is more to come. */
+  return G_SOURCE_CONTINUE;
+}
+
+/* libsoup wrote the answer's status line and headers: the connection is
+ * the stream's from here. */
+static void
+on_stream_wrote_headers (SoupServerMessage *msg,
+                         gpointer           user_data)
+{
+  Stream *stream = user_data;
+  PdServer *self = stream->server;
+  g_autoptr(SoupServerMessage) held = g_object_ref (msg);
+  GSocket *socket = soup_server_message_get_socket (msg);
+  struct epoll_event ev = { 0 };
+  int size = STREAM_SOCKET_BUFFER;
+
+  g_return_if_fail (socket != NULL);
+
+  /* Stealing emits "disconnected", which is no end of this stream. */
+  stream_forget_msg (stream);
+  stream->socket = g_object_ref (socket);
+  stream->connection = soup_server_message_steal_connection (msg);
+  if (stream->connection == NULL || g_socket_is_closed (socket))
+    {
+      stream_close (stream);
+      streams_reap (self);
+      return;
+    }
+  stream->fd = g_socket_get_fd (socket);
+
+  /* And the kernel keeps a fixed, small buffer for a client that does not
+   * read (autotuning lets one grow to 4 MiB): a slow client is noticed
+   * after that much, not after megabytes. */
+  setsockopt (stream->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.ptr = stream;
+  if (epoll_ctl (self->streams_epoll, EPOLL_CTL_ADD, stream->fd, &ev) != 0)
+    {
+      g_debug ("event stream of %s closed: cannot watch it: %s", stream->client, g_strerror (errno));
+      stream->fd = -1;
+      g_io_stream_close (stream->connection, NULL, NULL);
+      g_socket_close (stream->socket, NULL);
+      stream_close (stream);
+      streams_reap (self);
+      return;
+    }
+
+  /* What came while the headers were written, the first comment first. */
+  self->streams_walking++;
+  stream_flush (stream);
+  self->streams_walking--;
+  streams_reap (self);
+}
+
+/* libsoup ended it before its headers were out ("finished": a write
+ * failed, or the server stops; "disconnected": the connection watch saw its
+ * client gone). */
 static void
 on_stream_finished (SoupServerMessage *msg,
                     gpointer           user_data)
@@ -237,6 +485,7 @@ on_stream_finished (SoupServerMessage *msg,
   Stream *stream = user_data;
   PdServer *self = stream->server;
 
+  stream_forget_msg (stream);
   stream_close (stream);
   streams_reap (self);
 }
@@ -273,7 +522,14 @@ _pd_server_handle_stream (PdServer          *self,
       _pd_server_respond_error (msg, 400, "invalid session id");
       return;
     }
-  if (g_list_length (self->streams) >= self->max_streams)
+  /* The stream writes to the socket itself: with TLS those would not be
+   * the bytes on the wire.  serve never sets a certificate. */
+  if (soup_server_get_tls_certificate (self->soup) != NULL || soup_server_message_get_socket (msg) == NULL)
+    {
+      _pd_server_respond_error (msg, 501, "event streams need a plain HTTP connection");
+      return;
+    }
+  if (self->n_streams >= self->max_streams)
     {
       _pd_server_respond_error (msg, 503, "too many event streams");
       return;
@@ -284,37 +540,41 @@ _pd_server_handle_stream (PdServer          *self,
       return;
     }
 
+  if (self->streams_poll == NULL)
+    {
+      self->streams_epoll = epoll_create1 (EPOLL_CLOEXEC);
+      if (self->streams_epoll < 0)
+        {
+          g_debug ("epoll_create1: %s", g_strerror (errno));
+          _pd_server_respond_error (msg, 503, "cannot watch event streams now");
+          return;
+        }
+      self->streams_poll = g_unix_fd_source_new (self->streams_epoll, G_IO_IN);
+      g_source_set_callback (self->streams_poll, (GSourceFunc) (GCallback) on_streams_poll, self, NULL);
+      g_source_attach (self->streams_poll, self->context);
+    }
+
   stream = g_new0 (Stream, 1);
   stream->server = self;
   stream->msg = g_object_ref (msg);
+  stream->fd = -1;
   stream->client = g_strdup (client);
   stream->session_id = session_id && *session_id ? g_strdup (session_id) : NULL;
   stream->run_id = run_id && *run_id ? g_strdup (run_id) : NULL;
   self->streams = g_list_prepend (self->streams, stream);
+  self->n_streams++;
 
   soup_server_message_set_status (msg, 200, NULL);
   soup_message_headers_set_content_type (headers, "text/event-stream", NULL);
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
-  /* A written chunk is let go of: an endless body must not keep them all. */
-  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
-  /* And the kernel keeps a fixed, small buffer for a client that does not
-   * read (autotuning lets one grow to 4 MiB): a slow client is noticed
-   * after that much, not after megabytes. */
-  if (soup_server_message_get_socket (msg) != NULL)
-    {
-      int size = STREAM_SOCKET_BUFFER;
 
-      setsockopt (g_socket_get_fd (soup_server_message_get_socket (msg)), SOL_SOCKET, SO_SNDBUF,
-                  &size, sizeof size);
-    }
-
-  /* libsoup ends it ("finished": a write failed, or the server stops), or
-   * the connection watch sees its client gone and takes the connection
-   * ("disconnected"). */
+  /* Until "wrote-headers", libsoup ends it ("finished": a write failed, or
+   * the server stops), or the connection watch sees its client gone and
+   * takes the connection ("disconnected"). */
   stream->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_stream_finished), stream);
   stream->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_stream_finished), stream);
-  stream->wrote_chunk_id = g_signal_connect (msg, "wrote-chunk", G_CALLBACK (on_stream_wrote_chunk), stream);
+  stream->wrote_headers_id = g_signal_connect (msg, "wrote-headers", G_CALLBACK (on_stream_wrote_headers), stream);
   /* On this (the server's) context. */
   if (self->streams_listener == 0)
     self->streams_listener = pd_event_bus_add_listener (self->bus, on_streams_event, self, NULL);
@@ -325,11 +585,8 @@ _pd_server_handle_stream (PdServer          *self,
       g_source_attach (self->streams_keepalive, self->context);
     }
 
-  self->streams_walking++;
+  /* Waits for the headers. */
   stream_write (stream, ": plandeck event stream\n\n");
-  self->streams_walking--;
-  _pd_server_conns_watch_stream (self, msg);
-  streams_reap (self);
 }
 
 /* On the server's context: another connection committed to the database
@@ -341,23 +598,44 @@ gboolean
 _pd_server_announce_store_changed (gpointer data)
 {
   PdServer *self = data;
-  g_autoptr(GBytes) bytes = g_bytes_new_static (": store_changed\n\n", 17);
+  g_autoptr(GBytes) frame = frame_new (": store_changed\n\n", 17);
 
-  streams_broadcast (self, NULL, bytes);
+  streams_broadcast (self, NULL, frame);
   return G_SOURCE_REMOVE;
 }
 
-/* Stopping: every stream gets the end of its body and is closed. */
+/* Stopping: every stream gets the end of its body, as far as its socket
+ * takes it now, and is closed. */
 void
 _pd_server_end_streams (PdServer *self)
 {
+  g_autoptr(GBytes) last = g_bytes_new_static ("0\r\n\r\n", 5);
+
+  self->streams_walking++;
   while (self->streams != NULL)
     {
       Stream *stream = self->streams->data;
 
-      soup_message_body_complete (soup_server_message_get_response_body (stream->msg));
-      soup_server_message_unpause (stream->msg);
+      if (stream->fd >= 0)
+        {
+          stream_write_bytes (stream, last);
+          if (!stream->closed && stream->watching_out)
+            {
+              /* Behind: the rest would never come; one try more. */
+              stream_flush (stream);
+            }
+        }
+      else if (stream->msg != NULL)
+        {
+          /* Its headers are not out yet: libsoup writes them and the end. */
+          g_autoptr(SoupServerMessage) msg = g_object_ref (stream->msg);
+
+          stream_forget_msg (stream);
+          soup_message_body_complete (soup_server_message_get_response_body (msg));
+          soup_server_message_unpause (msg);
+        }
       stream_close (stream);
     }
+  self->streams_walking--;
   streams_reap (self);
 }
