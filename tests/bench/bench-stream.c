@@ -106,6 +106,25 @@ heap_in_use (void)
   return info.uordblks + info.hblkhd;
 }
 
+/* The process's resident memory, after giving the heap's free pages back. */
+static gsize
+resident_now (void)
+{
+  g_autofree char *text = NULL;
+  gsize pages = 0;
+
+  malloc_trim (0);
+  if (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL))
+    {
+      char **fields = g_strsplit (text, " ", 3);
+
+      if (fields[0] != NULL && fields[1] != NULL)
+        pages = g_ascii_strtoull (fields[1], NULL, 10);
+      g_strfreev (fields);
+    }
+  return pages * (gsize) sysconf (_SC_PAGESIZE);
+}
+
 static guint
 count_sockets (void)
 {
@@ -397,6 +416,7 @@ typedef struct
 {
   double  p50_ms, p99_ms, max_ms;
   double  heap_per_watcher;
+  double  rss_per_watcher;
   guint   wrong;
   guint   delivered;
   guint   events;
@@ -419,13 +439,16 @@ run_round (PdServer *server,
   const char *path = server != NULL ? "/api/events/stream" : "/stream";
   GThread *reader;
   gsize heap_with, heap_without;
+  gsize rss_with, rss_without;
   guint sockets_with_slow = 0;
   int slow_fd = -1;
   guint emitted = 0;
 
   round.n = n;
   round.watchers = g_new0 (Watcher, n);
-  round.capacity = n_events + (slow ? SLOW_MAX_EVENTS : 0);
+  /* The bare server never drops the one that never reads (libsoup queues
+   * its frames): it gets the events and no more. */
+  round.capacity = n_events + (slow && server != NULL ? SLOW_MAX_EVENTS : 0);
   round.emitted_at = g_new0 (gint64, round.capacity);
   round.max_latencies = n * round.capacity;
   round.latencies = g_new (guint32, round.max_latencies);
@@ -506,6 +529,7 @@ run_round (PdServer *server,
       }
   }
   heap_with = heap_in_use ();
+  rss_with = resident_now ();
 
   g_atomic_int_set (&round.stop, TRUE);
   g_thread_join (reader);
@@ -532,6 +556,7 @@ run_round (PdServer *server,
     }
   g_usleep (500 * 1000);
   heap_without = heap_in_use ();
+  rss_without = resident_now ();
 
   qsort (round.latencies, round.n_latencies, sizeof (guint32), compare_u32);
   if (round.n_latencies > 0)
@@ -543,6 +568,7 @@ run_round (PdServer *server,
   result.delivered = round.n_latencies;
   result.events = emitted;
   result.heap_per_watcher = heap_with > heap_without ? (double) (heap_with - heap_without) / n : 0;
+  result.rss_per_watcher = rss_with > rss_without ? (double) (rss_with - rss_without) / n : 0;
 
   g_free (round.watchers);
   g_free (round.emitted_at);
@@ -577,6 +603,7 @@ median_result (const Result *results)
   MEDIAN_OF (p99_ms);
   MEDIAN_OF (max_ms);
   MEDIAN_OF (heap_per_watcher);
+  MEDIAN_OF (rss_per_watcher);
   median.wrong = median.delivered = median.events = 0;
   for (guint k = 0; k < REPEATS; k++)
     {
@@ -601,6 +628,7 @@ main (int   argc,
   guint largest = 0;
   struct rlimit files;
   Bare bare = { 0 };
+  Result ours_by_count[MAX_COUNTS], base_by_count[MAX_COUNTS];
 
   /* Every thread in the main arena, so mallinfo2() sees the server's heap. */
   mallopt (M_ARENA_MAX, 1);
@@ -659,14 +687,19 @@ main (int   argc,
         }
       ours = median_result (ours_r);
       base = median_result (base_r);
+      ours_by_count[i] = ours;
+      base_by_count[i] = base;
 
-      printf ("%5u watchers: plandeck p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms  heap %5.1f KiB/watcher  %u of %u deliveries, %u watchers missed events\n"
-              "                libsoup  p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms  heap %5.1f KiB/watcher\n"
-              "                p99 %.2f× the bare server's   (goal: p99 < 50 ms at 1000, < 64 KiB a watcher)\n",
-              counts[i], ours.p50_ms, ours.p99_ms, ours.max_ms, ours.heap_per_watcher / 1024,
+      printf ("%5u watchers: plandeck p50 %6.2f ms  p99 %7.2f ms  max %7.2f ms  heap %5.1f KiB  RSS %5.1f KiB a watcher  %u of %u deliveries, %u watchers missed events\n"
+              "                libsoup  p50 %6.2f ms  p99 %7.2f ms  max %7.2f ms  heap %5.1f KiB  RSS %5.1f KiB a watcher  %u of %u deliveries, %u watchers missed events\n"
+              "                plandeck/libsoup: p50 %.2f×  p99 %.2f×  RSS %.2f×   (goal: p99 < 50 ms at 1000, < 64 KiB a watcher)\n",
+              counts[i], ours.p50_ms, ours.p99_ms, ours.max_ms, ours.heap_per_watcher / 1024, ours.rss_per_watcher / 1024,
               ours.delivered, counts[i] * ours.events, ours.wrong,
-              base.p50_ms, base.p99_ms, base.max_ms, base.heap_per_watcher / 1024,
-              base.p99_ms > 0 ? ours.p99_ms / base.p99_ms : 0);
+              base.p50_ms, base.p99_ms, base.max_ms, base.heap_per_watcher / 1024, base.rss_per_watcher / 1024,
+              base.delivered, counts[i] * base.events, base.wrong,
+              base.p50_ms > 0 ? ours.p50_ms / base.p50_ms : 0,
+              base.p99_ms > 0 ? ours.p99_ms / base.p99_ms : 0,
+              base.rss_per_watcher > 0 ? ours.rss_per_watcher / base.rss_per_watcher : 0);
       fflush (stdout);
       if (ours.wrong > 0)
         g_error ("%u watchers missed an event", ours.wrong);
@@ -674,16 +707,51 @@ main (int   argc,
 
   {
     /* 100 that read beside it: on a loaded machine 1,000 readers in one
-     * thread fall far enough behind to be dropped themselves. */
+     * thread fall far enough behind to be dropped themselves.  Beside the
+     * same number without it (the rounds above, when they had that many),
+     * for both servers. */
     guint readers = MIN (largest, 100);
-    Result slow = run_round (server, NULL, pd_server_get_port (server), readers, TRUE, n_events);
+    Result ours_alone = { 0 }, base_alone = { 0 };
+    Result slow, base_slow;
+    gboolean found = FALSE;
 
-    printf ("%5u watchers and one that never reads: p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms, %u watchers missed events;\n"
-            "                the one that never reads %s\n",
-            readers, slow.p50_ms, slow.p99_ms, slow.max_ms, slow.wrong,
+    for (guint i = 0; i < n_counts; i++)
+      if (counts[i] == readers)
+        {
+          ours_alone = ours_by_count[i];
+          base_alone = base_by_count[i];
+          found = TRUE;
+        }
+    if (!found)
+      {
+        Result ours_r[REPEATS], base_r[REPEATS];
+
+        for (guint k = 0; k < REPEATS; k++)
+          {
+            ours_r[k] = run_round (server, NULL, pd_server_get_port (server), readers, FALSE, n_events);
+            base_r[k] = run_round (NULL, &bare, bare.port, readers, FALSE, n_events);
+          }
+        ours_alone = median_result (ours_r);
+        base_alone = median_result (base_r);
+      }
+    slow = run_round (server, NULL, pd_server_get_port (server), readers, TRUE, n_events);
+    base_slow = run_round (NULL, &bare, bare.port, readers, TRUE, n_events);
+
+    printf ("%5u watchers and one that never reads:\n"
+            "                plandeck p50 %6.2f ms  p99 %7.2f ms  max %7.2f ms (without it: p99 %7.2f ms, %.2f×), %u watchers missed events;\n"
+            "                         the one that never reads %s",
+            readers, slow.p50_ms, slow.p99_ms, slow.max_ms, ours_alone.p99_ms,
+            ours_alone.p99_ms > 0 ? slow.p99_ms / ours_alone.p99_ms : 0, slow.wrong,
             slow.slow_dropped ? "was dropped" : "was NOT dropped");
     if (slow.slow_dropped)
-      printf ("                after %u events (about %u KiB)\n", slow.slow_events, slow.slow_events * 800 / 1024);
+      printf (" after %u events (about %u KiB)", slow.slow_events, slow.slow_events * 800 / 1024);
+    printf ("\n"
+            "                libsoup  p50 %6.2f ms  p99 %7.2f ms  max %7.2f ms (without it: p99 %7.2f ms, %.2f×), %u watchers missed events;\n"
+            "                         the one that never reads is kept (libsoup queues its frames)\n"
+            "                with it, plandeck/libsoup: p99 %.2f×\n",
+            base_slow.p50_ms, base_slow.p99_ms, base_slow.max_ms, base_alone.p99_ms,
+            base_alone.p99_ms > 0 ? base_slow.p99_ms / base_alone.p99_ms : 0, base_slow.wrong,
+            base_slow.p99_ms > 0 ? slow.p99_ms / base_slow.p99_ms : 0);
     fflush (stdout);
     if (slow.wrong > 0 || !slow.slow_dropped)
       g_error ("the slow watcher cost the others, or stayed");
