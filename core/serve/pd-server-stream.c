@@ -46,6 +46,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -68,9 +69,7 @@ typedef struct
   gulong             finished_id;
   gulong             disconnected_id;
   gulong             wrote_headers_id;
-  /* and then ours. */
-  GIOStream         *connection;
-  GSocket           *socket;
+  /* and then ours: the socket's descriptor, no more. */
   int                fd;            /* -1 until the connection is ours */
   char              *client;        /* the remote address */
   char              *session_id;
@@ -89,8 +88,6 @@ stream_free (gpointer data)
 
   g_queue_clear_full (&stream->unwritten, (GDestroyNotify) g_bytes_unref);
   g_clear_object (&stream->msg);
-  g_clear_object (&stream->connection);
-  g_clear_object (&stream->socket);
   g_free (stream->client);
   g_free (stream->session_id);
   g_free (stream->run_id);
@@ -155,9 +152,8 @@ stream_close (Stream *stream)
   if (stream->fd >= 0)
     {
       epoll_ctl (self->streams_epoll, EPOLL_CTL_DEL, stream->fd, NULL);
+      close (stream->fd);
       stream->fd = -1;
-      g_io_stream_close (stream->connection, NULL, NULL);
-      g_socket_close (stream->socket, NULL);
     }
   /* The frames go with the stream now: its memory is no longer counted. */
   g_queue_clear_full (&stream->unwritten, (GDestroyNotify) g_bytes_unref);
@@ -424,7 +420,9 @@ on_streams_poll (int          fd,
 }
 
 /* libsoup wrote the answer's status line and headers: the connection is
- * the stream's from here. */
+ * the stream's from here.  It keeps a descriptor of the socket and lets
+ * go of the rest (libsoup's streams, the message, the socket object: most
+ * of what a stream cost in memory). */
 static void
 on_stream_wrote_headers (SoupServerMessage *msg,
                          gpointer           user_data)
@@ -432,41 +430,52 @@ on_stream_wrote_headers (SoupServerMessage *msg,
   Stream *stream = user_data;
   PdServer *self = stream->server;
   g_autoptr(SoupServerMessage) held = g_object_ref (msg);
-  GSocket *socket = soup_server_message_get_socket (msg);
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GIOStream) connection = NULL;
   struct epoll_event ev = { 0 };
   int size = STREAM_SOCKET_BUFFER;
+  int fd = -1;
 
-  g_return_if_fail (socket != NULL);
+  if (soup_server_message_get_socket (msg) != NULL)
+    socket = g_object_ref (soup_server_message_get_socket (msg));
+  if (socket != NULL && !g_socket_is_closed (socket))
+    fd = fcntl (g_socket_get_fd (socket), F_DUPFD_CLOEXEC, 0);
 
-  /* Stealing emits "disconnected", which is no end of this stream. */
+  /* Stealing emits "disconnected", which is no end of this stream.
+   * Closing what libsoup gives back closes its descriptor, not the
+   * connection, which our copy keeps open. */
   stream_forget_msg (stream);
-  stream->socket = g_object_ref (socket);
-  stream->connection = soup_server_message_steal_connection (msg);
-  if (stream->connection == NULL || g_socket_is_closed (socket))
+  connection = soup_server_message_steal_connection (msg);
+  if (connection != NULL)
+    g_io_stream_close (connection, NULL, NULL);
+  if (socket != NULL)
+    g_socket_close (socket, NULL);
+  if (connection == NULL || fd < 0)
     {
+      g_debug ("event stream of %s closed: its connection could not be taken", stream->client);
+      if (fd >= 0)
+        close (fd);
       stream_close (stream);
       streams_reap (self);
       return;
     }
-  stream->fd = g_socket_get_fd (socket);
 
   /* And the kernel keeps a fixed, small buffer for a client that does not
    * read (autotuning lets one grow to 4 MiB): a slow client is noticed
    * after that much, not after megabytes. */
-  setsockopt (stream->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
 
   ev.events = EPOLLIN | EPOLLRDHUP;
   ev.data.ptr = stream;
-  if (epoll_ctl (self->streams_epoll, EPOLL_CTL_ADD, stream->fd, &ev) != 0)
+  if (epoll_ctl (self->streams_epoll, EPOLL_CTL_ADD, fd, &ev) != 0)
     {
       g_debug ("event stream of %s closed: cannot watch it: %s", stream->client, g_strerror (errno));
-      stream->fd = -1;
-      g_io_stream_close (stream->connection, NULL, NULL);
-      g_socket_close (stream->socket, NULL);
+      close (fd);
       stream_close (stream);
       streams_reap (self);
       return;
     }
+  stream->fd = fd;
 
   /* What came while the headers were written, the first comment first. */
   self->streams_walking++;
