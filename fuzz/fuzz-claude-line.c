@@ -4,7 +4,8 @@
  * JSONL reader and line parser, with a small line cap so that the too-long
  * path is reached too.  Then it is read once more in follow mode, split in
  * two appends, as a running session is followed, and once more whole for
- * its pages (pd_fuzz_check_pages()).
+ * its pages (pd_fuzz_check_pages()); and it reads to the same session
+ * with its lines picked as with whole trees (pd_fuzz_check_picked()).
  */
 #include "config.h"
 
@@ -40,6 +41,14 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
   g_clear_error (&error);
   g_clear_object (&reader);
+
+  /* Its lines picked, and whole: the same session. */
+  {
+    g_autoptr(PdClaudeCodeReader) picked = pd_claude_code_reader_new (file.path);
+    g_autoptr(PdClaudeCodeReader) whole = pd_claude_code_reader_new (file.path);
+
+    pd_fuzz_check_picked (PD_TRANSCRIPT_READER (picked), PD_TRANSCRIPT_READER (whole));
+  }
 
   /* Read whole for the pages. */
   reader = pd_claude_code_reader_new (file.path);

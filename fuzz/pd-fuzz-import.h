@@ -62,6 +62,41 @@ pd_fuzz_check_session (PdImportedSession *session)
   pd_fuzz_check_text (pd_imported_session_get_title (session), 0);
 }
 
+/* What a reader makes of a transcript, as `import --json` prints it. */
+static inline char *
+pd_fuzz_session_json (PdTranscriptReader *reader)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (!pd_transcript_reader_update (reader, NULL, NULL))
+    return g_strdup ("(failed)");
+  node = pd_imported_session_to_json (pd_transcript_reader_get_session (reader), TRUE);
+  return json_to_string (node, FALSE);
+}
+
+/* The lean line path against whole trees: @picked and @whole are two new
+ * readers of the same transcript; the one reads its lines picked (the
+ * default), the other whole, and both make the same session of it. */
+static inline void
+pd_fuzz_check_picked (PdTranscriptReader *picked,
+                      PdTranscriptReader *whole)
+{
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+
+  pd_transcript_reader_set_max_line (picked, 32 * 1024);
+  pd_transcript_reader_set_max_line (whole, 32 * 1024);
+  a = pd_fuzz_session_json (picked);
+  _pd_import_set_pick_lines (FALSE);
+  b = pd_fuzz_session_json (whole);
+  _pd_import_set_pick_lines (TRUE);
+  if (strcmp (a, b) != 0)
+    {
+      g_printerr ("lines picked and whole read differently:\n%s\n%s\n", a, b);
+      abort ();
+    }
+}
+
 /* The pages of the same transcript, read by @reader (never updated): one
  * version per update its replay applied, each a plan state our history
  * reads back, each event our envelope, the conversation JSON of UTF-8 text

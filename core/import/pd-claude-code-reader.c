@@ -70,6 +70,32 @@ get_line_needles (void)
   return needles;
 }
 
+/* What the replay and the session's facts read of a line (handle_line()
+ * with its handlers and _pd_claude_handle_result(), note_meta()): the rest
+ * of a line — the text and thinking blocks, other tools' inputs and
+ * results — is skipped unbuilt.  The pages read everything, whole. */
+static const PdJsonPick content_block_pick[] = {
+  { "type", NULL }, { "name", NULL }, { "id", NULL }, { "input", NULL },
+  { "tool_use_id", NULL }, { "is_error", NULL }, { "content", NULL }, { NULL, NULL },
+};
+static const PdJsonPick message_pick[] = {
+  { "content", content_block_pick }, { NULL, NULL },
+};
+static const PdJsonPick tool_use_result_pick[] = {
+  { "success", NULL }, { "newTodos", NULL }, { "task", NULL }, { "taskId", NULL },
+  { "updatedFields", NULL }, { "statusChange", NULL }, { "plan", NULL }, { "tasks", NULL },
+  { NULL, NULL },
+};
+static const PdJsonPick attachment_pick[] = {
+  { "type", NULL }, { "content", NULL }, { NULL, NULL },
+};
+const PdJsonPick _pd_claude_line_pick[] = {
+  { "type", NULL }, { "isSidechain", NULL }, { "cwd", NULL }, { "sessionId", NULL },
+  { "entrypoint", NULL }, { "summary", NULL }, { "customTitle", NULL }, { "title", NULL },
+  { "isMeta", NULL }, { "message", message_pick }, { "toolUseResult", tool_use_result_pick },
+  { "attachment", attachment_pick }, { NULL, NULL },
+};
+
 /* The calls and records that can be a full list, for the backward scan of
  * long transcripts: whether one is (a full list, or a task snapshot, that
  * its result confirms) the forward replay from it tells. */
@@ -829,7 +855,9 @@ stream_advance (PdClaudeCodeReader  *self,
       if (!relevant && !meta)
         continue;
 
-      if (!(object = _pd_import_parse_object (&stream->root, line, length)))
+      object = self->pages != NULL ? _pd_import_parse_object (&stream->root, line, length)
+                                   : _pd_import_parse_picked (&stream->root, line, length, _pd_claude_line_pick);
+      if (object == NULL)
         {
           st->skipped_lines++;
           continue;

@@ -40,6 +40,25 @@ get_needles (void)
   return compiled;
 }
 
+/* What handle_line() and its handlers read of a line: the rest (the
+ * instructions of session_meta and turn_context lines, reasoning, other
+ * tools' calls) is skipped unbuilt.  The pages read everything, whole. */
+static const PdJsonPick text_pick[] = {
+  { "text", NULL }, { NULL, NULL },
+};
+static const PdJsonPick item_pick[] = {
+  { "type", NULL }, { "text", NULL }, { NULL, NULL },
+};
+static const PdJsonPick payload_pick[] = {
+  { "type", NULL }, { "id", NULL }, { "cwd", NULL }, { "timestamp", NULL }, { "message", NULL },
+  { "turn_id", NULL }, { "call_id", NULL }, { "name", NULL }, { "arguments", NULL }, { "input", NULL },
+  { "output", NULL }, { "role", NULL }, { "content", text_pick }, { "item", item_pick }, { "plan", NULL },
+  { NULL, NULL },
+};
+const PdJsonPick _pd_codex_line_pick[] = {
+  { "type", NULL }, { "timestamp", NULL }, { "payload", payload_pick }, { NULL, NULL },
+};
+
 /* The lines that can be a full list, for the backward scan of long
  * rollouts: update_plan calls (function calls, and code-mode scripts whose
  * input names it) and plan_update events.  Proposed plans are not: they are
@@ -699,7 +718,9 @@ read_lines (PdCodexReader  *self,
           && (self->meta_only ? !(found & META_MASK)
                               : !(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT)))))
         continue;
-      if (!(object = _pd_import_parse_object (&root, line, length)))
+      object = self->pages != NULL ? _pd_import_parse_object (&root, line, length)
+                                   : _pd_import_parse_picked (&root, line, length, _pd_codex_line_pick);
+      if (object == NULL)
         {
           stats->skipped_lines++;
           continue;

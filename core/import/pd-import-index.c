@@ -648,39 +648,19 @@ run_job (Job          *job,
   job->ok = pd_transcript_reader_update (job->reader, cancellable, &job->error);
 }
 
-typedef struct
+static void
+run_job_in_thread (gpointer job,
+                   gpointer cancellable)
 {
-  GPtrArray    *jobs;
-  GCancellable *cancellable;
-  gint          next;
-} Workers;
-
-static gpointer
-worker_thread (gpointer data)
-{
-  Workers *workers = data;
-  gint i;
-
-  while ((i = g_atomic_int_add (&workers->next, 1)) < (gint) workers->jobs->len)
-    run_job (g_ptr_array_index (workers->jobs, i), workers->cancellable);
-  return NULL;
+  run_job (job, cancellable);
 }
 
-/* Reads the files of @jobs, on as many threads as there are processors
- * (at most 4: beyond that the disk, not the CPU, sets the pace). */
+/* Reads the files of @jobs, on as many threads as there are processors. */
 static void
 run_jobs (GPtrArray    *jobs,
           GCancellable *cancellable)
 {
-  Workers workers = { jobs, cancellable, 0 };
-  guint n = MIN (MIN ((guint) g_get_num_processors (), 4u), jobs->len);
-  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
-
-  for (guint i = 1; i < n; i++)
-    g_ptr_array_add (threads, g_thread_new ("pd-import", worker_thread, &workers));
-  worker_thread (&workers);
-  for (guint i = 0; i < threads->len; i++)
-    g_thread_join (g_ptr_array_index (threads, i));
+  _pd_import_run_parallel (jobs, run_job_in_thread, cancellable);
 }
 
 static gboolean

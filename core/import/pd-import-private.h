@@ -5,6 +5,7 @@
 
 #include "pd-checklist.h"
 #include "pd-imported-session.h"
+#include "pd-json.h"
 #include "pd-json-util.h"
 #include "pd-transcript-pages-private.h"
 
@@ -28,6 +29,32 @@ JsonNode    *_pd_import_parse_json    (const char  *text,
 JsonObject  *_pd_import_parse_object  (JsonNode   **root,
                                        const char  *line,
                                        gsize        length);
+
+/* _pd_import_parse_object() keeping only the members @pick names (see
+ * pd_json_parse_picked()): the same lines refused, the same members read,
+ * the rest of a line skipped without being built.  A reader's pick names
+ * every member its handlers read of the lines it parses this way. */
+JsonObject  *_pd_import_parse_picked  (JsonNode         **root,
+                                       const char        *line,
+                                       gsize              length,
+                                       const PdJsonPick  *pick);
+/* What the Claude Code and Codex readers pick of the lines they replay
+ * (for the tests, which compare it with whole trees). */
+extern const PdJsonPick _pd_claude_line_pick[];
+extern const PdJsonPick _pd_codex_line_pick[];
+
+/* For tests: FALSE makes _pd_import_parse_picked() build whole trees, so
+ * what readers make of picked lines can be compared with them.  Not
+ * thread-safe: set before reading. */
+void         _pd_import_set_pick_lines (gboolean          pick);
+
+/* Calls @func on each of @items (with @user_data), on as many threads as
+ * there are processors, at most 4 (beyond that the disk, not the CPU, sets
+ * the pace of reading transcripts); returns once all are done.  Each item
+ * is one transcript's reader: they share nothing. */
+void         _pd_import_run_parallel  (GPtrArray         *items,
+                                       GFunc              func,
+                                       gpointer           user_data);
 
 /* A plan update the replay applied to the session's checklist at @time:
  * counted, and a version of the plan on @pages (nullable). */

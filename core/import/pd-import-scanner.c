@@ -150,9 +150,58 @@ append_skips (GPtrArray *skipped,
     g_ptr_array_add (skipped, pd_import_skip_copy (g_ptr_array_index (more, i)));
 }
 
+/* One transcript of a folder, read on a worker thread. */
+typedef struct
+{
+  PdTranscriptReader *reader;
+  gboolean            ok;
+  GError             *error;
+  GPtrArray          *skip;    /* (nullable) a file passed over instead: its entry */
+} ReadJob;
+
+static void
+read_job_free (ReadJob *job)
+{
+  g_clear_object (&job->reader);
+  g_clear_error (&job->error);
+  g_clear_pointer (&job->skip, g_ptr_array_unref);
+  g_free (job);
+}
+
+/* A file passed over, at its place among the rollouts. */
+static ReadJob *
+read_job_new_skip (void)
+{
+  ReadJob *job = g_new0 (ReadJob, 1);
+
+  job->skip = pd_import_skips_new ();
+  return job;
+}
+
+static ReadJob *
+read_job_new (gpointer reader)
+{
+  ReadJob *job = g_new0 (ReadJob, 1);
+
+  job->reader = reader;
+  return job;
+}
+
+static void
+read_job_run (gpointer data,
+              gpointer cancellable)
+{
+  ReadJob *job = data;
+
+  job->ok = pd_transcript_reader_update (job->reader, cancellable, &job->error);
+}
+
 /* One folder of JSON lines files: Claude's v2.0 flat agent-*.jsonl subagent
  * files join the session they name, beside them.  What cannot be read, or
- * is no agent's, goes to @skipped. */
+ * is no agent's, goes to @skipped.  The files are read on several threads;
+ * the sessions and skipped files come out in the order of a reading one
+ * after another (the Codex rollouts and the files passed over in name
+ * order, then the Claude Code sessions). */
 static gboolean
 read_jsonl_files (const char    *dir,
                   GPtrArray     *names,
@@ -164,6 +213,9 @@ read_jsonl_files (const char    *dir,
   g_autoptr(GHashTable) readers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   g_autoptr(GPtrArray) order = g_ptr_array_new ();
   g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
+  /* In name order: a rollout to read, or a file passed over. */
+  g_autoptr(GPtrArray) first = g_ptr_array_new_with_free_func ((GDestroyNotify) read_job_free);
+  g_autoptr(GPtrArray) jobs = g_ptr_array_new ();
 
   for (guint i = 0; i < names->len; i++)
     {
@@ -179,19 +231,18 @@ read_jsonl_files (const char    *dir,
       format = _pd_import_sniff_jsonl (path, &session_id, &local);
       if (local != NULL)
         {
-          _pd_import_skip_add_error (skipped, path, local);
+          ReadJob *job = read_job_new_skip ();
+
+          _pd_import_skip_add_error (job->skip, path, local);
+          g_ptr_array_add (first, job);
           continue;
         }
       if (format == PD_IMPORT_FORMAT_CODEX)
         {
-          PdImportedSession *session = pd_codex_read (path, &local);
+          ReadJob *job = read_job_new (pd_codex_reader_new (path));
 
-          if (session == NULL)
-            _pd_import_skip_add_error (skipped, path, local);
-          else if (has_sessions (session))
-            g_ptr_array_add (sessions, session);
-          else
-            g_clear_object (&session);
+          g_ptr_array_add (jobs, job);
+          g_ptr_array_add (first, job);
         }
       else if (format == PD_IMPORT_FORMAT_CLAUDE && g_str_has_prefix (name, "agent-"))
         g_ptr_array_add (agents, g_strdup (path));
@@ -205,10 +256,12 @@ read_jsonl_files (const char    *dir,
         }
       else
         {
+          ReadJob *job = read_job_new_skip ();
           GStatBuf st;
 
-          _pd_import_skip_add (skipped, path, g_stat (path, &st) == 0 && st.st_size == 0
-                                              ? "empty" : "not a transcript of a known agent");
+          _pd_import_skip_add (job->skip, path, g_stat (path, &st) == 0 && st.st_size == 0
+                                                ? "empty" : "not a transcript of a known agent");
+          g_ptr_array_add (first, job);
         }
     }
 
@@ -231,22 +284,51 @@ read_jsonl_files (const char    *dir,
     }
 
   for (guint i = 0; i < order->len; i++)
-    {
-      PdClaudeCodeReader *reader = g_ptr_array_index (order, i);
-      PdImportedSession *session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
-      g_autoptr(GError) local = NULL;
+    g_ptr_array_add (first, read_job_new (g_object_ref (g_ptr_array_index (order, i))));
+  for (guint i = 0; i < order->len; i++)
+    g_ptr_array_add (jobs, g_ptr_array_index (first, first->len - order->len + i));
+  _pd_import_run_parallel (jobs, read_job_run, cancellable);
 
-      if (!pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), cancellable, &local))
+  for (guint i = 0; i < first->len - order->len; i++)
+    {
+      ReadJob *job = g_ptr_array_index (first, i);
+      PdImportedSession *session;
+
+      if (job->skip != NULL)
         {
-          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            {
-              g_propagate_error (error, g_steal_pointer (&local));
-              return FALSE;
-            }
-          _pd_import_skip_add_error (skipped, pd_imported_session_get_path (session), local);
+          append_skips (skipped, job->skip);
           continue;
         }
-      append_skips (skipped, pd_transcript_reader_get_skipped (PD_TRANSCRIPT_READER (reader)));
+      session = pd_transcript_reader_get_session (job->reader);
+      if (!job->ok)
+        {
+          if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              g_propagate_error (error, g_steal_pointer (&job->error));
+              return FALSE;
+            }
+          _pd_import_skip_add_error (skipped, pd_imported_session_get_path (session), job->error);
+        }
+      else if (has_sessions (session))
+        g_ptr_array_add (sessions, g_object_ref (session));
+    }
+
+  for (guint i = first->len - order->len; i < first->len; i++)
+    {
+      ReadJob *job = g_ptr_array_index (first, i);
+      PdImportedSession *session = pd_transcript_reader_get_session (job->reader);
+
+      if (!job->ok)
+        {
+          if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              g_propagate_error (error, g_steal_pointer (&job->error));
+              return FALSE;
+            }
+          _pd_import_skip_add_error (skipped, pd_imported_session_get_path (session), job->error);
+          continue;
+        }
+      append_skips (skipped, pd_transcript_reader_get_skipped (job->reader));
       if (has_sessions (session))
         g_ptr_array_add (sessions, g_object_ref (session));
     }

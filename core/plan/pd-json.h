@@ -36,6 +36,18 @@ typedef enum
   PD_JSON_PARSE_FOREIGN = 1 << 0,   /* written elsewhere: read as json-glib would */
 } PdJsonParseFlags;
 
+/* What pd_json_parse_picked() keeps of an object: the members named, a list
+ * ended by a NULL name.  @members NULL keeps the member's value whole;
+ * otherwise an object value keeps the members @members names, and an array
+ * value has each element picked alike (a scalar is kept as it is). */
+typedef struct _PdJsonPick PdJsonPick;
+
+struct _PdJsonPick
+{
+  const char       *name;
+  const PdJsonPick *members;
+};
+
 GQuark    pd_json_error_quark        (void);
 gboolean  pd_json_nesting_exceeds    (const char  *text,
                                       gssize       length,
@@ -47,6 +59,10 @@ JsonNode *pd_json_parse              (const char  *text,
 JsonNode *pd_json_parse_full         (const char  *text,
                                       gssize       length,
                                       PdJsonParseFlags flags,
+                                      GError     **error);
+JsonNode *pd_json_parse_picked       (const char  *text,
+                                      gssize       length,
+                                      const PdJsonPick *pick,
                                       GError     **error);
 void      pd_json_append_string      (GString     *out,
                                       const char  *str);
