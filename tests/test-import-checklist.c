@@ -36,6 +36,40 @@ test_keys (void)
   g_assert_null (strstr (a0, "Write"));
 }
 
+/* Keys taken over from the list replaced (a replay replaces it thousands
+ * of times) are the keys the items' text and occurrence give: a text that
+ * moved to a second occurrence, or back to the first, gets its own. */
+static void
+test_keys_across_replacements (void)
+{
+  g_autoptr(PdChecklist) list = pd_checklist_new ();
+  const char * const texts[][4] = {
+    { "Same", "Same", "Other", NULL },
+    { "Other", "Same", "New", NULL },
+    { "Same", "Other", "Other", "Same" },
+    { "Other", "Same", "Same", NULL },
+  };
+
+  for (guint round = 0; round < G_N_ELEMENTS (texts); round++)
+    {
+      GPtrArray *list_items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+      g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < 4 && texts[round][i]; i++)
+        g_ptr_array_add (list_items, pd_checklist_item_new (texts[round][i], PD_CHECKLIST_STATUS_PENDING, NULL));
+      pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_TODO_LIST, list_items);
+      for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+        {
+          const PdChecklistItem *item = pd_checklist_get_agent_item (list, i);
+          guint occurrence = GPOINTER_TO_UINT (g_hash_table_lookup (seen, item->text));
+          g_autofree char *expected = pd_checklist_item_key (item->text, occurrence);
+
+          g_hash_table_insert (seen, item->text, GUINT_TO_POINTER (occurrence + 1));
+          g_assert_cmpstr (item->key, ==, expected);
+        }
+    }
+}
+
 static void
 test_overrides (void)
 {
@@ -162,6 +196,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pd/import-checklist/keys", test_keys);
+  g_test_add_func ("/pd/import-checklist/keys-across-replacements", test_keys_across_replacements);
   g_test_add_func ("/pd/import-checklist/overrides", test_overrides);
   g_test_add_func ("/pd/import-checklist/annotations-stored-without-agent-text", test_annotations_stored_without_agent_text);
   g_test_add_func ("/pd/import-checklist/load-refuses-bad-entries", test_load_refuses_bad_entries);

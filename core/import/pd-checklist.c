@@ -206,19 +206,33 @@ pd_checklist_replace_agent_items (PdChecklist       *self,
                                   GPtrArray         *items)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) previous = g_hash_table_new (g_str_hash, g_str_equal);
 
   g_return_if_fail (PD_IS_CHECKLIST (self));
   g_return_if_fail (items != NULL);
   g_return_if_fail (origin != PD_CHECKLIST_ORIGIN_USER);
 
+  /* The keys of the items the list had (the first of each text): a replay
+   * replaces the list thousands of times with mostly the same items, and
+   * a key is a SHA-256. */
+  for (guint i = 0; i < self->agent_items->len; i++)
+    {
+      PdChecklistItem *item = g_ptr_array_index (self->agent_items, i);
+
+      if (item->key != NULL && !g_hash_table_contains (previous, item->text))
+        g_hash_table_insert (previous, item->text, item->key);
+    }
+
   for (guint i = 0; i < items->len; i++)
     {
       PdChecklistItem *item = g_ptr_array_index (items, i);
       guint occurrence = GPOINTER_TO_UINT (g_hash_table_lookup (seen, item->text));
+      const char *known = occurrence == 0 ? g_hash_table_lookup (previous, item->text) : NULL;
+      char *key = known ? g_strdup (known) : pd_checklist_item_key (item->text, occurrence);
 
       g_hash_table_insert (seen, item->text, GUINT_TO_POINTER (occurrence + 1));
       g_free (item->key);
-      item->key = pd_checklist_item_key (item->text, occurrence);
+      item->key = key;
       item->origin = origin;
     }
 

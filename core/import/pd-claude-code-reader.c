@@ -74,20 +74,33 @@ get_line_needles (void)
  * with its handlers and _pd_claude_handle_result(), note_meta()): the rest
  * of a line — the text and thinking blocks, other tools' inputs and
  * results — is skipped unbuilt.  The pages read everything, whole. */
+/* An item of a list (todos, a desktop plan's items, tasks): what
+ * _pd_import_items_from_array() and the task snapshots read — not, say,
+ * a todo's activeForm. */
+static const PdJsonPick item_pick[] = {
+  { "content", NULL }, { "text", NULL }, { "title", NULL }, { "step", NULL }, { "subject", NULL },
+  { "status", NULL }, { "id", NULL }, { NULL, NULL },
+};
+/* A plan tool's input, as the results' handlers read it. */
+static const PdJsonPick input_pick[] = {
+  { "todos", item_pick }, { "items", item_pick }, { "subject", NULL }, { "taskId", NULL },
+  { "status", NULL }, { "plan", NULL }, { "advance", NULL }, { "done", NULL }, { "start", NULL },
+  { NULL, NULL },
+};
 static const PdJsonPick content_block_pick[] = {
-  { "type", NULL }, { "name", NULL }, { "id", NULL }, { "input", NULL },
+  { "type", NULL }, { "name", NULL }, { "id", NULL }, { "input", input_pick },
   { "tool_use_id", NULL }, { "is_error", NULL }, { "content", NULL }, { NULL, NULL },
 };
 static const PdJsonPick message_pick[] = {
   { "content", content_block_pick }, { NULL, NULL },
 };
 static const PdJsonPick tool_use_result_pick[] = {
-  { "success", NULL }, { "newTodos", NULL }, { "task", NULL }, { "taskId", NULL },
-  { "updatedFields", NULL }, { "statusChange", NULL }, { "plan", NULL }, { "tasks", NULL },
+  { "success", NULL }, { "newTodos", item_pick }, { "task", NULL }, { "taskId", NULL },
+  { "updatedFields", NULL }, { "statusChange", NULL }, { "plan", NULL }, { "tasks", item_pick },
   { NULL, NULL },
 };
 static const PdJsonPick attachment_pick[] = {
-  { "type", NULL }, { "content", NULL }, { NULL, NULL },
+  { "type", NULL }, { "content", item_pick }, { NULL, NULL },
 };
 const PdJsonPick _pd_claude_line_pick[] = {
   { "type", NULL }, { "isSidechain", NULL }, { "cwd", NULL }, { "sessionId", NULL },
