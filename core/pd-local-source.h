@@ -9,6 +9,7 @@
 #pragma once
 
 #include "pd-database-watcher.h"
+#include "pd-types.h"
 #include "pd-event-bus.h"
 #include "pd-source.h"
 

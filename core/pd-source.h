@@ -13,7 +13,7 @@
 #include "pd-checklist.h"
 #include "pd-imported-session.h"
 #include "pd-plan-state.h"
-#include "pd-session-store.h"
+#include "pd-session-info.h"
 
 G_BEGIN_DECLS
 

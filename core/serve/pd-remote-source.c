@@ -14,6 +14,7 @@
 #include "pd-decimal.h"
 #include "pd-event-bus.h"
 #include "pd-json-util.h"
+#include "pd-session-store.h"
 #include "pd-plan.h"
 #include "pd-remote-run.h"
 #include "pd-remote-source.h"

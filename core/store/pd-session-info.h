@@ -11,6 +11,8 @@
 G_BEGIN_DECLS
 
 #define PD_SESSION_ID_LEN 41  /* "YYYYMMDD-" + 32 hex */
+/* The most sessions one page of a session list holds, for every source. */
+#define PD_SESSION_LIST_MAX_LIMIT 200
 
 typedef enum
 {

@@ -14,7 +14,6 @@
 
 G_BEGIN_DECLS
 
-#define PD_SESSION_LIST_MAX_LIMIT 200
 /* A search longer than this is refused (SQLite's LIKE takes 50 000 bytes
  * at most, and a search that long is no search a person types). */
 #define PD_SESSION_QUERY_MAX_BYTES 1000

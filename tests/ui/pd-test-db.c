@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-event.h"
+#include "pd-session-store.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
 
