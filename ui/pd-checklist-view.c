@@ -140,6 +140,14 @@ origin_label (PdChecklistOrigin origin)
       return _("Codex");
     case PD_CHECKLIST_ORIGIN_OPENCODE_TODOS:
       return _("OpenCode");
+    case PD_CHECKLIST_ORIGIN_QWEN_TODOS:
+      return _("Qwen Code");
+    case PD_CHECKLIST_ORIGIN_GEMINI_TODOS:
+      return _("Gemini CLI");
+    case PD_CHECKLIST_ORIGIN_CLINE_PROGRESS:
+      return _("Cline");
+    case PD_CHECKLIST_ORIGIN_ROO_TODOS:
+      return _("Roo Code");
     case PD_CHECKLIST_ORIGIN_NONE:
     case PD_CHECKLIST_ORIGIN_USER:
     default:
@@ -720,6 +728,14 @@ agent_name (const char *program)
     return "Codex";
   if (g_strcmp0 (base, "opencode") == 0)
     return "OpenCode";
+  if (g_strcmp0 (base, "qwen") == 0)
+    return "Qwen Code";
+  if (g_strcmp0 (base, "gemini") == 0)
+    return "Gemini CLI";
+  if (g_strcmp0 (base, "cline") == 0)
+    return "Cline";
+  if (g_strcmp0 (base, "kilo") == 0)
+    return "Kilo Code";
   return NULL;
 }
 

@@ -88,6 +88,16 @@ pd_session_source_label (const char *source)
     return "Codex";
   if (g_str_equal (source, "opencode"))
     return "OpenCode";
+  if (g_str_equal (source, "qwen"))
+    return "Qwen Code";
+  if (g_str_equal (source, "gemini"))
+    return "Gemini CLI";
+  if (g_str_equal (source, "cline"))
+    return "Cline";
+  if (g_str_equal (source, "roo"))
+    return "Roo Code";
+  if (g_str_equal (source, "kilo"))
+    return "Kilo Code";
   if (g_str_equal (source, "demo"))
     return _("Demo");
   return source;

@@ -1,8 +1,9 @@
 /* pd-agent-import.c: `plandeck-agent import` — other agents' plans.
  *
- *   import [--db PATH] [--json] [--plans] [--claude-dir DIR] [--codex-dir DIR] [--opencode-dir DIR] [PATH...]
+ *   import [--db PATH] [--json] [--plans] [--claude-dir DIR] [--codex-dir DIR] [--opencode-dir DIR]
+ *          [--qwen-dir DIR] [PATH...]
  *
- * Reads Claude Code, Codex and OpenCode transcripts (the agents' default
+ * Reads Claude Code, Codex, OpenCode and Qwen Code transcripts (the agents' default
  * folders, or the given files and folders, whose format is recognised from
  * the content) and prints, per session, the source, the final checklist and
  * how the reading went.  Transcripts are only read, never written.
@@ -121,7 +122,8 @@ print_session (PdImportedSession *session)
 static gboolean
 is_imported_source (const char *source)
 {
-  static const char * const sources[] = { "claude-code", "claude-desktop", "codex", "opencode", NULL };
+  static const char * const sources[] = { "claude-code", "claude-desktop", "codex", "opencode",
+                                               "qwen", "gemini", "cline", "roo", "kilo", NULL };
   return source != NULL && g_strv_contains (sources, source);
 }
 
@@ -239,6 +241,7 @@ pd_agent_import_main (int    argc,
   g_autofree char *claude_dir = NULL;
   g_autofree char *codex_dir = NULL;
   g_autofree char *opencode_dir = NULL;
+  g_autofree char *qwen_dir = NULL;
   g_autofree char *db_path = NULL;
   gboolean as_json = FALSE;
   gboolean with_plans = FALSE;
@@ -249,6 +252,7 @@ pd_agent_import_main (int    argc,
     { "claude-dir", 0, 0, G_OPTION_ARG_FILENAME, &claude_dir, N_("Claude Code projects folder"), N_("DIR") },
     { "codex-dir", 0, 0, G_OPTION_ARG_FILENAME, &codex_dir, N_("Codex home folder"), N_("DIR") },
     { "opencode-dir", 0, 0, G_OPTION_ARG_FILENAME, &opencode_dir, N_("OpenCode data folder"), N_("DIR") },
+    { "qwen-dir", 0, 0, G_OPTION_ARG_FILENAME, &qwen_dir, N_("Qwen Code projects folder"), N_("DIR") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, N_("[PATH…]") },
     { NULL }
   };
@@ -272,6 +276,8 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_codex_dir (scanner, codex_dir);
       if (opencode_dir)
         pd_import_scanner_set_opencode_dir (scanner, opencode_dir);
+      if (qwen_dir)
+        pd_import_scanner_set_qwen_dir (scanner, qwen_dir);
       return import_to_db (db_path, paths, scanner, as_json);
     }
 
@@ -298,6 +304,8 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_codex_dir (scanner, codex_dir);
       if (opencode_dir)
         pd_import_scanner_set_opencode_dir (scanner, opencode_dir);
+      if (qwen_dir)
+        pd_import_scanner_set_qwen_dir (scanner, qwen_dir);
       if (!(found = pd_import_scanner_scan_full (scanner, skipped, NULL, &error)))
         return pd_agent_fail ("import", error);
       g_ptr_array_extend_and_steal (sessions, found);

@@ -31,6 +31,7 @@ G_DEFINE_BOXED_TYPE (PdChecklistItem, pd_checklist_item, pd_checklist_item_copy,
 static const char * const status_names[] = { "pending", "in_progress", "completed", "cancelled" };
 static const char * const origin_names[] = {
   "none", "todo_list", "claude_tasks", "desktop_plan", "codex_plan", "opencode_todos", "user",
+  "qwen_todos", "gemini_todos", "cline_progress", "roo_todos",
 };
 
 const char *

@@ -36,6 +36,10 @@ typedef enum
   PD_CHECKLIST_ORIGIN_CODEX_PLAN,      /* Codex update_plan */
   PD_CHECKLIST_ORIGIN_OPENCODE_TODOS,  /* OpenCode todowrite */
   PD_CHECKLIST_ORIGIN_USER,            /* the user's own items */
+  PD_CHECKLIST_ORIGIN_QWEN_TODOS,      /* Qwen Code todo_write */
+  PD_CHECKLIST_ORIGIN_GEMINI_TODOS,    /* Gemini CLI write_todos */
+  PD_CHECKLIST_ORIGIN_CLINE_PROGRESS,  /* Cline task_progress checklists */
+  PD_CHECKLIST_ORIGIN_ROO_TODOS,       /* Roo Code / Kilo Code updateTodoList */
 } PdChecklistOrigin;
 
 const char *pd_checklist_status_to_string (PdChecklistStatus  status);

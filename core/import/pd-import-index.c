@@ -629,6 +629,8 @@ prepare_jsonl (PdImportIndex      *self,
         }
       if (format == PD_IMPORT_FORMAT_CODEX)
         reader = PD_TRANSCRIPT_READER (pd_codex_reader_new (unit->path));
+      else if (format != PD_IMPORT_FORMAT_CLAUDE)
+        reader = pd_transcript_reader_new_for_format (_pd_import_format_name (format), unit->path, NULL, NULL);
       else
         {
           PdClaudeCodeReader *claude = pd_claude_code_reader_new (unit->path);
@@ -919,7 +921,7 @@ run_scanner (PdImportIndex       *self,
   g_autofree char *codex_archived = g_build_filename (pd_import_scanner_get_codex_dir (own), "archived_sessions", NULL);
   const char *roots[] = {
     pd_import_scanner_get_claude_dir (own), codex_sessions, codex_archived,
-    pd_import_scanner_get_opencode_dir (own), NULL,
+    pd_import_scanner_get_opencode_dir (own), pd_import_scanner_get_qwen_dir (own), NULL,
   };
 
   return run_roots (self, store, roots, FALSE, NULL, stats, cancellable, error);

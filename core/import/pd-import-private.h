@@ -136,7 +136,12 @@ typedef enum
   PD_IMPORT_FORMAT_UNKNOWN,
   PD_IMPORT_FORMAT_CLAUDE,
   PD_IMPORT_FORMAT_CODEX,
+  PD_IMPORT_FORMAT_QWEN,
 } PdImportFormat;
+
+/* The reader's format name of a sniffed format (as
+ * pd_transcript_reader_new_for_format() takes it); NULL for UNKNOWN. */
+const char    *_pd_import_format_name          (PdImportFormat format);
 
 /* The format of a JSON lines file from its first lines; for Claude also the
  * session it belongs to (subagent files name their parent's). */

@@ -16,6 +16,7 @@
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
+#include "pd-transcript-reader.h"
 
 #define MAX_DEPTH 8
 
@@ -26,6 +27,7 @@ struct _PdImportScanner
   char    *claude_dir;
   char    *codex_dir;
   char    *opencode_dir;
+  char    *qwen_dir;
 };
 
 G_DEFINE_FINAL_TYPE (PdImportScanner, pd_import_scanner, G_TYPE_OBJECT)
@@ -38,6 +40,7 @@ pd_import_scanner_finalize (GObject *object)
   g_free (self->claude_dir);
   g_free (self->codex_dir);
   g_free (self->opencode_dir);
+  g_free (self->qwen_dir);
 
   G_OBJECT_CLASS (pd_import_scanner_parent_class)->finalize (object);
 }
@@ -74,12 +77,20 @@ default_opencode_dir (void)
   return g_build_filename (g_get_user_data_dir (), "opencode", NULL);
 }
 
+/* Qwen Code: ~/.qwen/projects/<slug>/chats/<id>.jsonl. */
+static char *
+default_qwen_dir (void)
+{
+  return g_build_filename (g_get_home_dir (), ".qwen", "projects", NULL);
+}
+
 static void
 pd_import_scanner_init (PdImportScanner *self)
 {
   self->claude_dir = default_claude_dir ();
   self->codex_dir = default_codex_dir ();
   self->opencode_dir = default_opencode_dir ();
+  self->qwen_dir = default_qwen_dir ();
 }
 
 PdImportScanner *
@@ -113,6 +124,22 @@ pd_import_scanner_set_opencode_dir (PdImportScanner *self,
   g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
   g_free (self->opencode_dir);
   self->opencode_dir = dir ? g_strdup (dir) : default_opencode_dir ();
+}
+
+void
+pd_import_scanner_set_qwen_dir (PdImportScanner *self,
+                                const char      *dir)
+{
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+  g_free (self->qwen_dir);
+  self->qwen_dir = dir ? g_strdup (dir) : default_qwen_dir ();
+}
+
+const char *
+pd_import_scanner_get_qwen_dir (PdImportScanner *self)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
+  return self->qwen_dir;
 }
 
 const char *
@@ -243,6 +270,15 @@ read_jsonl_files (const char    *dir,
 
           g_ptr_array_add (jobs, job);
           g_ptr_array_add (first, job);
+        }
+      else if (format != PD_IMPORT_FORMAT_CLAUDE && format != PD_IMPORT_FORMAT_UNKNOWN)
+        {
+          /* The other agents' files: one session each. */
+          PdTranscriptReader *reader = pd_transcript_reader_new_for_format (_pd_import_format_name (format), path,
+                                                                            NULL, NULL);
+
+          g_ptr_array_add (order, reader);
+          g_hash_table_replace (readers, g_strdup (path), reader);
         }
       else if (format == PD_IMPORT_FORMAT_CLAUDE && g_str_has_prefix (name, "agent-"))
         g_ptr_array_add (agents, g_strdup (path));
@@ -552,7 +588,7 @@ pd_import_scanner_scan_full (PdImportScanner  *self,
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree char *codex_sessions = NULL;
   g_autofree char *codex_archived = NULL;
-  const char *roots[4];
+  const char *roots[5];
 
   g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
 
@@ -562,6 +598,7 @@ pd_import_scanner_scan_full (PdImportScanner  *self,
   roots[1] = codex_sessions;
   roots[2] = codex_archived;
   roots[3] = self->opencode_dir;
+  roots[4] = self->qwen_dir;
 
   for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
     {

@@ -2,8 +2,8 @@
  *
  * The default folders are each agent's own: ~/.claude/projects (or
  * $CLAUDE_CONFIG_DIR/projects), ~/.codex/sessions and archived_sessions (or
- * under $CODEX_HOME), and ~/.local/share/opencode (its storage/ tree and
- * opencode.db).  Each can be replaced, for tests or a copied tree.
+ * under $CODEX_HOME), ~/.local/share/opencode (its storage/ tree and
+ * opencode.db) and ~/.qwen/projects (Qwen Code).  Each can be replaced, for tests or a copied tree.
  *
  * pd_import_read_path() takes any file or folder and recognises the format
  * from the content, not the name.
@@ -28,9 +28,12 @@ void             pd_import_scanner_set_codex_dir  (PdImportScanner  *self,
                                                    const char       *dir);
 void             pd_import_scanner_set_opencode_dir (PdImportScanner *self,
                                                      const char      *dir);
+void             pd_import_scanner_set_qwen_dir   (PdImportScanner  *self,
+                                                   const char       *dir);
 const char      *pd_import_scanner_get_claude_dir (PdImportScanner  *self);
 const char      *pd_import_scanner_get_codex_dir  (PdImportScanner  *self);
 const char      *pd_import_scanner_get_opencode_dir (PdImportScanner *self);
+const char      *pd_import_scanner_get_qwen_dir   (PdImportScanner  *self);
 
 /* Returns: (transfer full) (element-type PdImportedSession) */
 GPtrArray       *pd_import_scanner_scan           (PdImportScanner  *self,

@@ -694,9 +694,41 @@ static const char * const codex_types[] = {
 
 /* What the sniffing reads of a line: the payload's presence only. */
 static const PdJsonPick nothing_pick[] = { { NULL, NULL } };
+/* Qwen Code's content: whether message.parts is there, and a system
+ * record's payload. */
+static const PdJsonPick message_pick[] = { { "parts", nothing_pick }, { NULL, NULL } };
 static const PdJsonPick sniff_pick[] = {
-  { "type", NULL }, { "sessionId", NULL }, { "payload", nothing_pick }, { NULL, NULL },
+  { "type", NULL }, { "sessionId", NULL }, { "payload", nothing_pick },
+  { "message", message_pick }, { "systemPayload", nothing_pick }, { "projectHash", nothing_pick }, { NULL, NULL },
 };
+
+const char *
+_pd_import_format_name (PdImportFormat format)
+{
+  switch (format)
+    {
+    case PD_IMPORT_FORMAT_CLAUDE: return "claude";
+    case PD_IMPORT_FORMAT_CODEX:  return "codex";
+    case PD_IMPORT_FORMAT_QWEN:   return "qwen";
+    case PD_IMPORT_FORMAT_UNKNOWN:
+    default:                      return NULL;
+    }
+}
+
+/* Qwen Code's records carry Claude's envelope (uuid, sessionId, cwd, type
+ * user | assistant | system) but Gemini's content: message.parts, not
+ * message.content; and records of their own (tool_result, systemPayload). */
+static gboolean
+is_qwen_record (JsonObject *object,
+                const char *type)
+{
+  if (strcmp (type, "tool_result") == 0)
+    return json_object_has_member (object, "sessionId");
+  if (strcmp (type, "user") != 0 && strcmp (type, "assistant") != 0 && strcmp (type, "system") != 0)
+    return FALSE;
+  return pd_json_get_array (pd_json_get_object (object, "message"), "parts") != NULL
+         || pd_json_get_object (object, "systemPayload") != NULL;
+}
 
 PdImportFormat
 _pd_import_sniff_jsonl (const char  *path,
@@ -718,6 +750,8 @@ _pd_import_sniff_jsonl (const char  *path,
         continue;
       if (g_strv_contains (codex_types, type) && json_object_has_member (object, "payload"))
         return PD_IMPORT_FORMAT_CODEX;
+      if (is_qwen_record (object, type))
+        return PD_IMPORT_FORMAT_QWEN;
       if (g_strv_contains (claude_types, type))
         {
           format = PD_IMPORT_FORMAT_CLAUDE;

@@ -35,6 +35,11 @@ pd_import_source_to_string (PdImportSource source)
     case PD_IMPORT_SOURCE_CODEX:          return "codex";
     case PD_IMPORT_SOURCE_OPENCODE:       return "opencode";
     case PD_IMPORT_SOURCE_CLAUDE_DESKTOP: return "claude-desktop";
+    case PD_IMPORT_SOURCE_QWEN:           return "qwen";
+    case PD_IMPORT_SOURCE_GEMINI:         return "gemini";
+    case PD_IMPORT_SOURCE_CLINE:          return "cline";
+    case PD_IMPORT_SOURCE_ROO:            return "roo";
+    case PD_IMPORT_SOURCE_KILO:           return "kilo";
     default:                              return "unknown";
     }
 }

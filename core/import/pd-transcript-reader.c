@@ -9,6 +9,7 @@
 #include "pd-claude-code-reader.h"
 #include "pd-codex-reader.h"
 #include "pd-opencode-reader.h"
+#include "pd-qwen-reader.h"
 #include "pd-transcript-pages-private.h"
 #include "pd-transcript-reader.h"
 
@@ -177,6 +178,13 @@ new_opencode_storage (const char *path,
   return PD_TRANSCRIPT_READER (pd_opencode_reader_new (path, PD_OPENCODE_STORE_TREE, agent_id));
 }
 
+static PdTranscriptReader *
+new_qwen (const char *path,
+          const char *agent_id)
+{
+  return PD_TRANSCRIPT_READER (pd_qwen_reader_new (path));
+}
+
 /* The format names are those of the import index's rows: never renamed. */
 static const struct
 {
@@ -188,6 +196,7 @@ static const struct
   { "codex",            new_codex },
   { "opencode-db",      new_opencode_db },
   { "opencode-storage", new_opencode_storage },
+  { "qwen",             new_qwen },
 };
 
 PdTranscriptReader *

@@ -186,6 +186,30 @@ static const char * const migrations[] = {
   "  INSERT INTO sessions_fts (sessions_fts, rowid, task) VALUES ('delete', old.pk, old.task);\n"
   "  INSERT INTO sessions_fts (rowid, task) VALUES (new.pk, new.task);\n"
   "END;\n",
+
+  /* v5: more agents' transcripts (Qwen Code, Gemini CLI in both its
+   * formats, the Cline family's task folders).  The format's CHECK is
+   * widened by rebuilding the table, as v4 did for sessions (same pks). */
+  "CREATE TABLE imports_v5 (\n"
+  "  session_pk      INTEGER PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE,\n"
+  "  path            TEXT NOT NULL,\n"
+  "  agent_id        TEXT NOT NULL DEFAULT '',\n"
+  "  format          TEXT NOT NULL CHECK (format IN ('claude','codex','opencode-db','opencode-storage',\n"
+  "                                                  'qwen','gemini','gemini-json','cline')),\n"
+  "  size            INTEGER NOT NULL,\n"
+  "  mtime           INTEGER NOT NULL,\n"
+  "  deps            TEXT NOT NULL DEFAULT '',\n"
+  "  read_offset     INTEGER NOT NULL DEFAULT 0,\n"
+  "  lines           INTEGER NOT NULL DEFAULT 0,\n"
+  "  skipped_lines   INTEGER NOT NULL DEFAULT 0,\n"
+  "  applied_updates INTEGER NOT NULL DEFAULT 0,\n"
+  "  ignored_updates INTEGER NOT NULL DEFAULT 0,\n"
+  "  indexed_at      INTEGER NOT NULL,\n"
+  "  UNIQUE (path, agent_id)\n"
+  ");\n"
+  "INSERT INTO imports_v5 SELECT * FROM imports;\n"
+  "DROP TABLE imports;\n"
+  "ALTER TABLE imports_v5 RENAME TO imports;\n",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == PD_DB_SCHEMA_VERSION);

@@ -121,13 +121,14 @@ pd_session_info_to_json (const PdSessionInfo *self,
  * pd_session_info_is_imported:
  *
  * Whether the session was read from another agent's transcript (Claude
- * Code, Codex, OpenCode): shown, searched and annotated, but never
+ * Code, Codex, OpenCode, Qwen Code, Gemini CLI, Cline, Roo Code, Kilo Code): shown, searched and annotated, but never
  * continued, since its history belongs to that agent.
  */
 gboolean
 pd_session_info_is_imported (const PdSessionInfo *self)
 {
-  static const char * const imported[] = { "claude-code", "claude-desktop", "codex", "opencode" };
+  static const char * const imported[] = { "claude-code", "claude-desktop", "codex", "opencode",
+                                               "qwen", "gemini", "cline", "roo", "kilo" };
 
   g_return_val_if_fail (self != NULL, FALSE);
 

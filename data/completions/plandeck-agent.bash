@@ -45,7 +45,7 @@ _plandeck_agent()
                 --listen | --allow-host | --allow-origin | --rate-limit | --webui | --max-streams | \
                 --max-streams-per-client | --max-steps | --max-render-chars | \
                 --global | --project | -q | --query | --limit | --offset | --session | \
-                --type | --claude-dir | --codex-dir | --opencode-dir)
+                --type | --claude-dir | --codex-dir | --opencode-dir | --qwen-dir)
                 # -q takes a value only for sessions (elsewhere it is --quiet).
                 if [[ $word != -q || $command == sessions ]]; then
                     ((i++))
@@ -80,7 +80,7 @@ _plandeck_agent()
             _filedir
             return
             ;;
-        -C | --cwd | --claude-dir | --codex-dir | --opencode-dir | --webui)
+        -C | --cwd | --claude-dir | --codex-dir | --opencode-dir | --qwen-dir | --webui)
             _filedir -d
             return
             ;;
@@ -130,7 +130,7 @@ _plandeck_agent()
             options="--db --session --type -f --follow"
             ;;
         import)
-            options="--db --json --plans --claude-dir --codex-dir --opencode-dir"
+            options="--db --json --plans --claude-dir --codex-dir --opencode-dir --qwen-dir"
             ;;
         *)
             return

@@ -1,0 +1,767 @@
+/* pd-qwen-reader.c: Qwen Code sessions. */
+#define _GNU_SOURCE
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-import-private.h"
+#include "pd-jsonl-backward.h"
+#include "pd-jsonl-reader.h"
+#include "pd-json.h"
+#include "pd-qwen-reader.h"
+
+#define TITLE_MAX_CHARS 120
+#define SIDE_FILE_MAX (4 * 1024 * 1024)
+/* A call without an id waits under this key (one at a time). */
+#define ANONYMOUS_CALL ""
+
+/* Words that make a line worth parsing when it is not read for the pages:
+ * the plan tool's calls and the results that confirm them, the title. */
+static const char * const needles[] = {
+  "todo_write", "\"tool_result\"", "custom_title", "\"user\"", NULL,
+};
+
+#define NEEDLE_TODO_WRITE 0
+#define NEEDLE_RESULT 1
+#define NEEDLE_TITLE 2
+#define NEEDLE_USER 3
+
+static const PdNeedles *
+get_needles (void)
+{
+  static PdNeedles *compiled;
+
+  if (g_once_init_enter (&compiled))
+    g_once_init_leave (&compiled, _pd_needles_new (needles));
+  return compiled;
+}
+
+struct _PdQwenReader
+{
+  GObject            parent_instance;
+
+  char              *path;
+  char              *todos_dir;    /* (nullable) where the side files are */
+  gsize              max_line;
+  gboolean           follow;
+  goffset            offset;
+  PdImportedSession *session;
+  GHashTable        *calls;        /* call id → GPtrArray of items (NULL: not a valid list) */
+  GQueue             call_order;   /* call ids (owned by calls) */
+  gboolean           have_meta;    /* id and folder known */
+  gboolean           titled;       /* a custom title was set (it wins over the prompt) */
+  gboolean           meta_only;    /* the head of a tail read: facts, no plan */
+  gboolean           tail_done;
+  guint              full_lists;
+  PdQwenSideCheck    side_check;
+  PdTranscriptPages *pages;
+};
+
+static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdQwenReader, pd_qwen_reader, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
+
+static gboolean qwen_update (PdTranscriptReader  *reader,
+                             GCancellable        *cancellable,
+                             GError             **error);
+
+static void
+items_free (gpointer data)
+{
+  if (data != NULL)
+    g_ptr_array_unref (data);
+}
+
+static void
+pd_qwen_reader_finalize (GObject *object)
+{
+  PdQwenReader *self = PD_QWEN_READER (object);
+
+  g_queue_clear (&self->call_order);
+  g_clear_pointer (&self->calls, g_hash_table_unref);
+  g_clear_object (&self->session);
+  g_clear_object (&self->pages);
+  g_free (self->path);
+  g_free (self->todos_dir);
+
+  G_OBJECT_CLASS (pd_qwen_reader_parent_class)->finalize (object);
+}
+
+static void
+pd_qwen_reader_class_init (PdQwenReaderClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_qwen_reader_finalize;
+}
+
+static void
+pd_qwen_reader_init (PdQwenReader *self)
+{
+  self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
+  self->calls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, items_free);
+  g_queue_init (&self->call_order);
+}
+
+PdQwenReader *
+pd_qwen_reader_new (const char *path)
+{
+  PdQwenReader *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (PD_TYPE_QWEN_READER, NULL);
+  self->path = g_strdup (path);
+  self->session = pd_imported_session_new (PD_IMPORT_SOURCE_QWEN, path);
+  return self;
+}
+
+void
+pd_qwen_reader_set_todos_dir (PdQwenReader *self,
+                              const char   *dir)
+{
+  g_return_if_fail (PD_IS_QWEN_READER (self));
+
+  g_free (self->todos_dir);
+  self->todos_dir = g_strdup (dir);
+}
+
+PdQwenSideCheck
+pd_qwen_reader_get_side_check (PdQwenReader *self)
+{
+  g_return_val_if_fail (PD_IS_QWEN_READER (self), PD_QWEN_SIDE_CHECK_NONE);
+
+  return self->side_check;
+}
+
+static void
+qwen_set_max_line (PdTranscriptReader *reader,
+                   gsize               max_line)
+{
+  PD_QWEN_READER (reader)->max_line = max_line;
+}
+
+static void
+qwen_set_follow (PdTranscriptReader *reader,
+                 gboolean            follow)
+{
+  PD_QWEN_READER (reader)->follow = !!follow;
+}
+
+static PdImportedSession *
+qwen_get_session (PdTranscriptReader *reader)
+{
+  return PD_QWEN_READER (reader)->session;
+}
+
+static goffset
+qwen_get_offset (PdTranscriptReader *reader)
+{
+  return PD_QWEN_READER (reader)->offset;
+}
+
+static const char *
+qwen_get_format (PdTranscriptReader *reader)
+{
+  return "qwen";
+}
+
+static void
+qwen_set_pages (PdTranscriptReader *reader,
+                PdTranscriptPages  *pages)
+{
+  PdQwenReader *self = PD_QWEN_READER (reader);
+
+  g_set_object (&self->pages, pages);
+  if (pages != NULL)
+    self->tail_done = TRUE;
+}
+
+/* qwen --resume ID, in the session's folder (Qwen keeps sessions per
+ * folder, as the path's slug says). */
+static GStrv
+qwen_dup_resume_argv (PdTranscriptReader *reader)
+{
+  static const char * const words[] = { "--resume", NULL };
+
+  return _pd_import_resume_argv ("qwen", words, pd_imported_session_get_id (PD_QWEN_READER (reader)->session));
+}
+
+static void
+transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
+{
+  iface->get_format = qwen_get_format;
+  iface->set_max_line = qwen_set_max_line;
+  iface->set_follow = qwen_set_follow;
+  iface->update = qwen_update;
+  iface->get_session = qwen_get_session;
+  iface->get_offset = qwen_get_offset;
+  iface->set_pages = qwen_set_pages;
+  iface->dup_resume_argv = qwen_dup_resume_argv;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Replay                                                                 */
+
+static const char * const content_members[] = { "content", NULL };
+
+/* The items of todo_write's arguments; NULL when they are no list. */
+static GPtrArray *
+items_from_args (JsonObject *args)
+{
+  return _pd_import_items_from_array (pd_json_get_array (args, "todos"), content_members, "id");
+}
+
+static void
+add_call (PdQwenReader *self,
+          const char   *call_id,
+          GPtrArray    *items)
+{
+  gpointer key;
+
+  /* A call id seen again (a torn write repeated): the newer call is the
+   * one its result answers. */
+  if (g_hash_table_lookup_extended (self->calls, call_id, &key, NULL))
+    {
+      g_queue_remove (&self->call_order, key);
+      g_hash_table_remove (self->calls, call_id);
+    }
+  while (g_hash_table_size (self->calls) >= PD_IMPORT_MAX_PENDING)
+    {
+      char *oldest = g_queue_pop_head (&self->call_order);
+
+      g_hash_table_remove (self->calls, oldest);
+      pd_imported_session_get_stats (self->session)->ignored_updates++;
+    }
+  key = g_strdup (call_id);
+  g_hash_table_insert (self->calls, key, items);
+  g_queue_push_tail (&self->call_order, key);
+}
+
+/* A tool_result's verdict: whether the call failed. */
+static gboolean
+result_failed (JsonObject *record,
+               JsonObject *response)
+{
+  JsonObject *result = pd_json_get_object (record, "toolCallResult");
+  const char *status = pd_json_get_string (result, "status");
+  JsonNode *error;
+
+  if (status != NULL && strcmp (status, "success") != 0)
+    return TRUE;
+  if (result != NULL && (error = json_object_get_member (result, "error")) && !JSON_NODE_HOLDS_NULL (error))
+    return TRUE;
+  if (response != NULL && (error = json_object_get_member (response, "error")) && !JSON_NODE_HOLDS_NULL (error))
+    return TRUE;
+  return FALSE;
+}
+
+static void
+handle_response (PdQwenReader *self,
+                 JsonObject   *record,
+                 JsonObject   *call,
+                 gint64        time)
+{
+  const char *call_id = pd_json_get_string (call, "id");
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  gpointer key, value;
+
+  if (call_id == NULL)
+    call_id = ANONYMOUS_CALL;
+  if (!g_hash_table_lookup_extended (self->calls, call_id, &key, &value))
+    return;
+  g_queue_remove (&self->call_order, key);
+  g_hash_table_steal (self->calls, call_id);
+
+  if (value == NULL || result_failed (record, pd_json_get_object (call, "response")))
+    {
+      stats->ignored_updates++;
+      g_clear_pointer ((GPtrArray **) &value, g_ptr_array_unref);
+    }
+  else
+    {
+      pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
+                                        PD_CHECKLIST_ORIGIN_QWEN_TODOS, value);
+      _pd_import_applied_update (self->session, self->pages, time);
+      self->full_lists++;
+    }
+  g_free (key);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The conversation, for the pages                                        */
+
+static void
+add_part_to_pages (PdQwenReader *self,
+                   JsonObject   *record,
+                   const char   *type,
+                   const char   *group,
+                   JsonObject   *part,
+                   gint64        time)
+{
+  JsonObject *call, *response;
+  const char *text = pd_json_get_string (part, "text");
+
+  if (text != NULL)
+    {
+      if (pd_json_get_boolean (part, "thought", FALSE))
+        _pd_transcript_pages_add_thinking (self->pages, NULL, text, group, time);
+      else
+        _pd_transcript_pages_add_text (self->pages, NULL, strcmp (type, "assistant") == 0 ? "assistant" : "user",
+                                       text, group, time);
+    }
+  else if ((call = pd_json_get_object (part, "functionCall")))
+    {
+      JsonNode *args = json_object_get_member (call, "args");
+      g_autofree char *arguments = args ? json_to_string (args, FALSE) : NULL;
+
+      _pd_transcript_pages_add_tool_call (self->pages, NULL, pd_json_get_string (call, "id"),
+                                          pd_json_get_string (call, "name"), arguments, group, time);
+    }
+  else if ((response = pd_json_get_object (part, "functionResponse")))
+    {
+      JsonObject *body = pd_json_get_object (response, "response");
+      const char *output = pd_json_get_string (body, "output");
+      g_autofree char *whole = NULL;
+
+      if (output == NULL && (output = pd_json_get_string (body, "error")) == NULL && body != NULL)
+        {
+          g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), body);
+          output = whole = json_to_string (node, FALSE);
+        }
+      _pd_transcript_pages_add_tool_result (self->pages, NULL, pd_json_get_string (response, "id"), output,
+                                            result_failed (record, body), time);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Records                                                                */
+
+static void
+set_title (PdQwenReader *self,
+           const char   *text)
+{
+  g_autofree char *clean = NULL;
+  g_autofree char *cut = NULL;
+
+  if (text == NULL || *text == '\0')
+    return;
+  clean = _pd_import_clean_text (text);
+  cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
+  pd_imported_session_set_title (self->session, cut ? cut : clean);
+}
+
+/* The session's facts, on every record: never plan state. */
+static void
+handle_meta (PdQwenReader *self,
+             JsonObject   *record,
+             const char   *type,
+             JsonArray    *parts)
+{
+  const char *value;
+
+  if (!self->have_meta)
+    {
+      if ((value = pd_json_get_string (record, "sessionId")))
+        pd_imported_session_set_id (self->session, value);
+      if ((value = pd_json_get_string (record, "cwd")))
+        pd_imported_session_set_cwd (self->session, value);
+      self->have_meta = pd_imported_session_get_id (self->session) != NULL;
+    }
+
+  if (strcmp (type, "system") == 0 && g_strcmp0 (pd_json_get_string (record, "subtype"), "custom_title") == 0)
+    {
+      JsonObject *payload = pd_json_get_object (record, "systemPayload");
+
+      value = pd_json_get_string (payload, "title");
+      if (value == NULL)
+        value = pd_json_get_string (payload, "customTitle");
+      if (value != NULL && *value)
+        {
+          set_title (self, value);
+          self->titled = TRUE;
+        }
+    }
+  else if (strcmp (type, "user") == 0 && pd_imported_session_get_title (self->session) == NULL && parts != NULL)
+    {
+      for (guint i = 0; i < json_array_get_length (parts); i++)
+        {
+          JsonNode *element = json_array_get_element (parts, i);
+
+          if (JSON_NODE_HOLDS_OBJECT (element)
+              && (value = pd_json_get_string (json_node_get_object (element), "text")) && *value)
+            {
+              set_title (self, value);
+              break;
+            }
+        }
+    }
+}
+
+static void
+handle_record (PdQwenReader *self,
+               JsonObject   *record,
+               gint64        time)
+{
+  const char *type = pd_json_get_string (record, "type");
+  JsonArray *parts = pd_json_get_array (pd_json_get_object (record, "message"), "parts");
+
+  if (type == NULL)
+    return;
+  pd_imported_session_note_time (self->session, time);
+  handle_meta (self, record, type, parts);
+  if (self->meta_only || parts == NULL)
+    return;
+
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *element = json_array_get_element (parts, i);
+      JsonObject *part, *call;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      part = json_node_get_object (element);
+      if (self->pages != NULL)
+        add_part_to_pages (self, record, type, pd_json_get_string (record, "uuid"), part, time);
+
+      if (strcmp (type, "assistant") == 0 && (call = pd_json_get_object (part, "functionCall"))
+          && g_strcmp0 (pd_json_get_string (call, "name"), "todo_write") == 0)
+        {
+          const char *call_id = pd_json_get_string (call, "id");
+          JsonObject *args = pd_json_get_object (call, "args");
+          GPtrArray *items = args ? items_from_args (args) : NULL;
+
+          add_call (self, call_id ? call_id : ANONYMOUS_CALL, items);
+        }
+      else if (strcmp (type, "tool_result") == 0 && (call = pd_json_get_object (part, "functionResponse"))
+               && g_hash_table_size (self->calls) > 0)
+        handle_response (self, record, call, time);
+    }
+}
+
+static gboolean
+read_lines (PdQwenReader  *self,
+            goffset        from,
+            goffset        stop,
+            goffset       *end,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  g_autoptr(PdJsonlReader) reader = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  const char *line;
+  gsize length;
+  GError *local = NULL;
+  guint n = 0;
+
+  *end = from;
+  if (!(reader = pd_jsonl_reader_new (self->path, from, self->max_line, self->follow, error)))
+    return FALSE;
+
+  while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)
+         && pd_jsonl_reader_next (reader, &line, &length, &local))
+    {
+      JsonObject *object;
+      guint32 found;
+
+      if ((++n & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
+        break;
+      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      found = _pd_needles_scan (get_needles (), line, length, NULL);
+      /* Parsed: every line for the pages; otherwise the first (the
+       * session's facts), plan calls, results while calls wait, and the
+       * lines that can give the title. */
+      if (self->pages == NULL && self->have_meta
+          && !(found & (1u << NEEDLE_TODO_WRITE) && !self->meta_only)
+          && !((found & (1u << NEEDLE_RESULT)) && g_hash_table_size (self->calls) > 0)
+          && !(found & (1u << NEEDLE_TITLE))
+          && !((found & (1u << NEEDLE_USER)) && pd_imported_session_get_title (self->session) == NULL))
+        continue;
+      if (!(object = _pd_import_parse_object (&root, line, length)))
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      handle_record (self, object, _pd_import_parse_time (pd_json_get_string (object, "timestamp")));
+      /* A custom title wins over the first prompt: the head is read on
+       * until one is found (or its end). */
+      if (self->meta_only && self->have_meta && self->titled)
+        break;
+    }
+
+  stats->lines += pd_jsonl_reader_get_n_lines (reader);
+  stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
+  *end = pd_jsonl_reader_get_offset (reader);
+  stats->bytes_read += (guint64) MAX (*end - from, 0);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The side file                                                          */
+
+/* <.qwen>/todos, from <.qwen>/projects/<slug>/chats/<id>.jsonl. */
+static char *
+default_todos_dir (const char *path)
+{
+  g_autofree char *chats = g_path_get_dirname (path);
+  g_autofree char *project = g_path_get_dirname (chats);
+  g_autofree char *projects = g_path_get_dirname (project);
+  g_autofree char *root = g_path_get_dirname (projects);
+  g_autofree char *chats_name = g_path_get_basename (chats);
+  g_autofree char *projects_name = g_path_get_basename (projects);
+
+  if (strcmp (chats_name, "chats") != 0 || strcmp (projects_name, "projects") != 0)
+    return NULL;
+  return g_build_filename (root, "todos", NULL);
+}
+
+/* Compares the side file's list ({todos: [...]}, or the array alone) with
+ * the checklist the replay ended on: texts and statuses in order. */
+static void
+check_side_file (PdQwenReader *self)
+{
+  const char *id = pd_imported_session_get_id (self->session);
+  g_autofree char *dir = self->todos_dir ? g_strdup (self->todos_dir) : default_todos_dir (self->path);
+  g_autofree char *name = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GPtrArray) items = NULL;
+  PdChecklist *checklist = pd_imported_session_get_checklist (self->session);
+  JsonArray *todos = NULL;
+  gsize length;
+
+  self->side_check = PD_QWEN_SIDE_CHECK_NONE;
+  /* The id names a file: only a plain one. */
+  if (dir == NULL || id == NULL || *id == '\0' || strchr (id, '/') != NULL || id[0] == '.')
+    return;
+  name = g_strconcat (id, ".json", NULL);
+  file = g_build_filename (dir, name, NULL);
+  if (!g_file_test (file, G_FILE_TEST_EXISTS)
+      || !_pd_import_read_file (file, SIDE_FILE_MAX, &contents, &length, NULL)
+      || !(root = _pd_import_parse_json (contents, (gssize) length)))
+    return;
+  if (JSON_NODE_HOLDS_ARRAY (root))
+    todos = json_node_get_array (root);
+  else if (JSON_NODE_HOLDS_OBJECT (root))
+    todos = pd_json_get_array (json_node_get_object (root), "todos");
+  if (!(items = _pd_import_items_from_array (todos, content_members, "id")))
+    return;
+
+  self->side_check = PD_QWEN_SIDE_CHECK_AGREES;
+  if (items->len != pd_checklist_get_n_agent_items (checklist))
+    self->side_check = PD_QWEN_SIDE_CHECK_DIFFERS;
+  for (guint i = 0; self->side_check == PD_QWEN_SIDE_CHECK_AGREES && i < items->len; i++)
+    {
+      const PdChecklistItem *mine = pd_checklist_get_agent_item (checklist, i);
+      const PdChecklistItem *theirs = g_ptr_array_index (items, i);
+
+      if (strcmp (mine->text, theirs->text) != 0 || mine->status != theirs->status)
+        self->side_check = PD_QWEN_SIDE_CHECK_DIFFERS;
+    }
+  if (self->side_check == PD_QWEN_SIDE_CHECK_DIFFERS)
+    g_debug ("%s: Qwen's side file of the session holds another list than the replay ended on", self->path);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Long sessions                                                          */
+
+static gboolean
+read_head (PdQwenReader  *self,
+           goffset        until,
+           GError       **error)
+{
+  goffset end;
+  gboolean ok;
+
+  until = MIN (until, PD_IMPORT_TAIL_HEAD);
+  if (until <= 0)
+    return TRUE;
+  self->meta_only = TRUE;
+  ok = read_lines (self, 0, until, &end, NULL, error);
+  self->meta_only = FALSE;
+  return ok;
+}
+
+/* Whether a line is a todo_write call whose arguments are a list. */
+static gboolean
+is_full_list (const char *line,
+              gsize       length)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object;
+  JsonArray *parts;
+
+  if (length == 0 || line[0] != '{' || line[length - 1] != '}'
+      || !(object = _pd_import_parse_object (&root, line, length))
+      || g_strcmp0 (pd_json_get_string (object, "type"), "assistant") != 0
+      || !(parts = pd_json_get_array (pd_json_get_object (object, "message"), "parts")))
+    return FALSE;
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *element = json_array_get_element (parts, i);
+      JsonObject *call;
+      g_autoptr(GPtrArray) items = NULL;
+
+      if (JSON_NODE_HOLDS_OBJECT (element)
+          && (call = pd_json_get_object (json_node_get_object (element), "functionCall"))
+          && g_strcmp0 (pd_json_get_string (call, "name"), "todo_write") == 0
+          && (items = items_from_args (pd_json_get_object (call, "args"))))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+typedef struct
+{
+  PdQwenReader *self;
+  GCancellable *cancellable;
+} TailSearch;
+
+static PdQwenReader *
+replay_from (PdQwenReader  *self,
+             goffset        offset,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  g_autoptr(PdQwenReader) trial = pd_qwen_reader_new (self->path);
+
+  trial->max_line = self->max_line;
+  trial->follow = self->follow;
+  trial->tail_done = TRUE;
+  trial->todos_dir = g_strdup (self->todos_dir);
+  if (!read_head (trial, offset, error))
+    return NULL;
+  trial->offset = offset;
+  if (!read_lines (trial, offset, 0, &trial->offset, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&trial);
+}
+
+static void
+adopt (PdQwenReader *self,
+       PdQwenReader *other)
+{
+  GQueue order = self->call_order;
+
+#define SWAP(field) G_STMT_START { __typeof__ (self->field) t = self->field; self->field = other->field; other->field = t; } G_STMT_END
+  SWAP (session);
+  SWAP (calls);
+  SWAP (offset);
+  SWAP (have_meta);
+  SWAP (titled);
+  SWAP (full_lists);
+#undef SWAP
+  self->call_order = other->call_order;
+  other->call_order = order;
+}
+
+/* A candidate of the backward scan: a todo_write call, tried by replaying
+ * forward from it (its result comes after it). */
+static gboolean
+try_tail_line (gpointer     user_data,
+               const char  *line,
+               gsize        length,
+               goffset      offset,
+               gboolean    *applied,
+               guint64     *tried,
+               GError     **error)
+{
+  TailSearch *search = user_data;
+  g_autoptr(PdQwenReader) trial = NULL;
+
+  if (!(_pd_needles_scan (get_needles (), line, length, NULL) & (1u << NEEDLE_TODO_WRITE))
+      || !is_full_list (line, length))
+    return TRUE;
+  if (g_cancellable_set_error_if_cancelled (search->cancellable, error))
+    return FALSE;
+  if (!(trial = replay_from (search->self, offset, search->cancellable, error)))
+    return FALSE;
+  if (trial->full_lists == 0)
+    {
+      *tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+      return TRUE;
+    }
+  adopt (search->self, trial);
+  *applied = TRUE;
+  return TRUE;
+}
+
+/* The first read of a session over the threshold: from the newest
+ * todo_write call within the bound whose result confirms it, as Codex's
+ * rollouts are read (pd-codex-reader.c); the head (its first MB, up to
+ * where the replay starts) gives the facts.  A custom title set between
+ * the head and the replay's start is not known. */
+static gboolean
+read_tail (PdQwenReader  *self,
+           goffset        size,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  TailSearch search = { self, cancellable };
+  gboolean applied;
+  goffset start;
+  guint64 bytes_read;
+  PdImportStats *stats;
+
+  if (!_pd_jsonl_backward_find_start (self->path, size, _pd_import_get_tail_bound (), self->max_line,
+                                      try_tail_line, &search, &applied, &start, &bytes_read, error))
+    return FALSE;
+  if (!applied)
+    {
+      if (!read_head (self, start, error))
+        return FALSE;
+      self->offset = start;
+    }
+  stats = pd_imported_session_get_stats (self->session);
+  stats->bytes_read += bytes_read;
+  stats->tail_read = applied || start > 0;
+  return TRUE;
+}
+
+static gboolean
+qwen_update (PdTranscriptReader  *reader,
+             GCancellable        *cancellable,
+             GError             **error)
+{
+  PdQwenReader *self = PD_QWEN_READER (reader);
+
+  if (!self->tail_done)
+    {
+      GStatBuf st;
+
+      self->tail_done = TRUE;
+      if (self->offset == 0 && g_stat (self->path, &st) == 0
+          && (goffset) st.st_size > _pd_import_get_tail_threshold ()
+          && !read_tail (self, (goffset) st.st_size, cancellable, error))
+        return FALSE;
+    }
+  if (!read_lines (self, self->offset, 0, &self->offset, cancellable, error))
+    return FALSE;
+  check_side_file (self);
+  return TRUE;
+}
+
+PdImportedSession *
+pd_qwen_read (const char  *path,
+              GError     **error)
+{
+  g_autoptr(PdQwenReader) reader = pd_qwen_reader_new (path);
+
+  if (!qwen_update (PD_TRANSCRIPT_READER (reader), NULL, error))
+    return NULL;
+  return g_object_ref (reader->session);
+}
