@@ -1,9 +1,11 @@
 /* pd-agent-import.c: `plandeck-agent import` — other agents' plans.
  *
  *   import [--db PATH] [--json] [--plans] [--claude-dir DIR] [--codex-dir DIR] [--opencode-dir DIR]
- *          [--qwen-dir DIR] [PATH...]
+ *          [--qwen-dir DIR] [--gemini-dir DIR]
+ *          [--cline-dir DIR] [--kilo-dir DIR] [PATH...]
  *
- * Reads Claude Code, Codex, OpenCode and Qwen Code transcripts (the agents' default
+ * Reads Claude Code, Codex, OpenCode, Qwen Code, Gemini CLI, Cline, Roo Code
+ * and Kilo Code transcripts (the agents' default
  * folders, or the given files and folders, whose format is recognised from
  * the content) and prints, per session, the source, the final checklist and
  * how the reading went.  Transcripts are only read, never written.
@@ -242,6 +244,9 @@ pd_agent_import_main (int    argc,
   g_autofree char *codex_dir = NULL;
   g_autofree char *opencode_dir = NULL;
   g_autofree char *qwen_dir = NULL;
+  g_autofree char *gemini_dir = NULL;
+  g_autofree char *vscode_dir = NULL;
+  g_autofree char *kilo_dir = NULL;
   g_autofree char *db_path = NULL;
   gboolean as_json = FALSE;
   gboolean with_plans = FALSE;
@@ -253,6 +258,10 @@ pd_agent_import_main (int    argc,
     { "codex-dir", 0, 0, G_OPTION_ARG_FILENAME, &codex_dir, N_("Codex home folder"), N_("DIR") },
     { "opencode-dir", 0, 0, G_OPTION_ARG_FILENAME, &opencode_dir, N_("OpenCode data folder"), N_("DIR") },
     { "qwen-dir", 0, 0, G_OPTION_ARG_FILENAME, &qwen_dir, N_("Qwen Code projects folder"), N_("DIR") },
+    { "gemini-dir", 0, 0, G_OPTION_ARG_FILENAME, &gemini_dir, N_("Gemini CLI projects folder (its tmp)"), N_("DIR") },
+    { "cline-dir", 0, 0, G_OPTION_ARG_FILENAME, &vscode_dir,
+      N_("Cline, Roo Code and Kilo Code: the editor's global storage folder, or one extension's"), N_("DIR") },
+    { "kilo-dir", 0, 0, G_OPTION_ARG_FILENAME, &kilo_dir, N_("Kilo Code CLI data folder"), N_("DIR") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL, N_("[PATH…]") },
     { NULL }
   };
@@ -278,6 +287,12 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_opencode_dir (scanner, opencode_dir);
       if (qwen_dir)
         pd_import_scanner_set_qwen_dir (scanner, qwen_dir);
+      if (gemini_dir)
+        pd_import_scanner_set_gemini_dir (scanner, gemini_dir);
+      if (vscode_dir)
+        pd_import_scanner_set_vscode_dir (scanner, vscode_dir);
+      if (kilo_dir)
+        pd_import_scanner_set_kilo_dir (scanner, kilo_dir);
       return import_to_db (db_path, paths, scanner, as_json);
     }
 
@@ -306,6 +321,12 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_opencode_dir (scanner, opencode_dir);
       if (qwen_dir)
         pd_import_scanner_set_qwen_dir (scanner, qwen_dir);
+      if (gemini_dir)
+        pd_import_scanner_set_gemini_dir (scanner, gemini_dir);
+      if (vscode_dir)
+        pd_import_scanner_set_vscode_dir (scanner, vscode_dir);
+      if (kilo_dir)
+        pd_import_scanner_set_kilo_dir (scanner, kilo_dir);
       if (!(found = pd_import_scanner_scan_full (scanner, skipped, NULL, &error)))
         return pd_agent_fail ("import", error);
       g_ptr_array_extend_and_steal (sessions, found);

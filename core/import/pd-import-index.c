@@ -300,7 +300,8 @@ add_unit (GPtrArray *units,
 static gboolean
 is_opencode_db_name (const char *name)
 {
-  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"));
+  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
+         || strcmp (name, "kilo.db") == 0;
 }
 
 /* The same walk as the scanner's: OpenCode's layouts, *.jsonl files, and
@@ -346,7 +347,8 @@ discover_dir (const char    *dir,
     {
       const char *entry = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, entry, NULL);
-      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || is_opencode_db_name (entry);
+      gboolean document = _pd_import_is_document_name (dir, entry);
+      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || is_opencode_db_name (entry);
       struct stat st;
 
       if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)
@@ -379,7 +381,7 @@ discover_dir (const char    *dir,
           g_autofree char *reason = g_strdup_printf ("not a regular file (%s)", _pd_file_kind (st.st_mode));
           _pd_import_skip_add (skipped, path, reason);
         }
-      else if (g_str_has_suffix (entry, ".jsonl"))
+      else if (g_str_has_suffix (entry, ".jsonl") || document)
         {
           /* agent-*.jsonl may be a flat Claude Code 2.0 subagent transcript
            * (read with its parent), or any agent's transcript so named: the
@@ -917,14 +919,9 @@ run_scanner (PdImportIndex       *self,
              GError             **error)
 {
   g_autoptr(PdImportScanner) own = scanner ? g_object_ref (scanner) : pd_import_scanner_new ();
-  g_autofree char *codex_sessions = g_build_filename (pd_import_scanner_get_codex_dir (own), "sessions", NULL);
-  g_autofree char *codex_archived = g_build_filename (pd_import_scanner_get_codex_dir (own), "archived_sessions", NULL);
-  const char *roots[] = {
-    pd_import_scanner_get_claude_dir (own), codex_sessions, codex_archived,
-    pd_import_scanner_get_opencode_dir (own), pd_import_scanner_get_qwen_dir (own), NULL,
-  };
+  g_auto(GStrv) roots = pd_import_scanner_dup_roots (own);
 
-  return run_roots (self, store, roots, FALSE, NULL, stats, cancellable, error);
+  return run_roots (self, store, (const char * const *) roots, FALSE, NULL, stats, cancellable, error);
 }
 
 gboolean

@@ -137,7 +137,17 @@ typedef enum
   PD_IMPORT_FORMAT_CLAUDE,
   PD_IMPORT_FORMAT_CODEX,
   PD_IMPORT_FORMAT_QWEN,
+  PD_IMPORT_FORMAT_GEMINI,        /* JSON lines, v0.39 and later */
+  PD_IMPORT_FORMAT_GEMINI_JSON,   /* one JSON document per session, before */
+  PD_IMPORT_FORMAT_CLINE,         /* a Cline / Roo Code / Kilo Code task's ui_messages.json */
 } PdImportFormat;
+
+/* A whole-JSON-document transcript among an agent's files, by its name and
+ * folder: Gemini CLI's chats/session-*.json, and the Cline family's
+ * tasks/<id>/ui_messages.json.  The index and the scanner
+ * take these beside *.jsonl files; _pd_import_sniff_jsonl() tells them. */
+gboolean       _pd_import_is_document_name     (const char *dir,
+                                                const char *name);
 
 /* The reader's format name of a sniffed format (as
  * pd_transcript_reader_new_for_format() takes it); NULL for UNKNOWN. */

@@ -28,6 +28,9 @@ struct _PdImportScanner
   char    *codex_dir;
   char    *opencode_dir;
   char    *qwen_dir;
+  char    *gemini_dir;
+  char    *vscode_dir;   /* (nullable) NULL: every editor's default */
+  char    *kilo_dir;
 };
 
 G_DEFINE_FINAL_TYPE (PdImportScanner, pd_import_scanner, G_TYPE_OBJECT)
@@ -41,6 +44,9 @@ pd_import_scanner_finalize (GObject *object)
   g_free (self->codex_dir);
   g_free (self->opencode_dir);
   g_free (self->qwen_dir);
+  g_free (self->gemini_dir);
+  g_free (self->vscode_dir);
+  g_free (self->kilo_dir);
 
   G_OBJECT_CLASS (pd_import_scanner_parent_class)->finalize (object);
 }
@@ -84,6 +90,21 @@ default_qwen_dir (void)
   return g_build_filename (g_get_home_dir (), ".qwen", "projects", NULL);
 }
 
+/* Gemini CLI: ~/.gemini/tmp/<project>/chats/session-*.jsonl (.json before
+ * v0.39). */
+static char *
+default_gemini_dir (void)
+{
+  return g_build_filename (g_get_home_dir (), ".gemini", "tmp", NULL);
+}
+
+/* Kilo Code's CLI keeps OpenCode's storage: ~/.local/share/kilo/kilo.db. */
+static char *
+default_kilo_dir (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "kilo", NULL);
+}
+
 static void
 pd_import_scanner_init (PdImportScanner *self)
 {
@@ -91,6 +112,8 @@ pd_import_scanner_init (PdImportScanner *self)
   self->codex_dir = default_codex_dir ();
   self->opencode_dir = default_opencode_dir ();
   self->qwen_dir = default_qwen_dir ();
+  self->gemini_dir = default_gemini_dir ();
+  self->kilo_dir = default_kilo_dir ();
 }
 
 PdImportScanner *
@@ -140,6 +163,90 @@ pd_import_scanner_get_qwen_dir (PdImportScanner *self)
 {
   g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
   return self->qwen_dir;
+}
+
+void
+pd_import_scanner_set_gemini_dir (PdImportScanner *self,
+                                  const char      *dir)
+{
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+  g_free (self->gemini_dir);
+  self->gemini_dir = dir ? g_strdup (dir) : default_gemini_dir ();
+}
+
+const char *
+pd_import_scanner_get_gemini_dir (PdImportScanner *self)
+{
+  g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
+  return self->gemini_dir;
+}
+
+void
+pd_import_scanner_set_vscode_dir (PdImportScanner *self,
+                                  const char      *dir)
+{
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+  g_free (self->vscode_dir);
+  self->vscode_dir = g_strdup (dir);
+}
+
+void
+pd_import_scanner_set_kilo_dir (PdImportScanner *self,
+                                const char      *dir)
+{
+  g_return_if_fail (PD_IS_IMPORT_SCANNER (self));
+  g_free (self->kilo_dir);
+  self->kilo_dir = dir ? g_strdup (dir) : default_kilo_dir ();
+}
+
+/* The VS Code extensions' task folders, <globalStorage>/<extension>/tasks,
+ * under the editor folder given or each editor's own. */
+static void
+add_task_roots (PdImportScanner *self,
+                GPtrArray       *roots)
+{
+  static const char * const editors[] = { "Code", "Code - OSS", "Code - Insiders", "VSCodium", "Cursor", "Windsurf", NULL };
+  static const char * const extensions[] = { "saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code", NULL };
+  g_autoptr(GPtrArray) bases = g_ptr_array_new_with_free_func (g_free);
+
+  if (self->vscode_dir != NULL)
+    {
+      g_autofree char *tasks = g_build_filename (self->vscode_dir, "tasks", NULL);
+
+      /* One extension's own folder, named directly. */
+      if (g_file_test (tasks, G_FILE_TEST_IS_DIR))
+        {
+          g_ptr_array_add (roots, g_steal_pointer (&tasks));
+          return;
+        }
+      g_ptr_array_add (bases, g_strdup (self->vscode_dir));
+    }
+  else
+    for (guint i = 0; editors[i]; i++)
+      g_ptr_array_add (bases, g_build_filename (g_get_user_config_dir (), editors[i], "User", "globalStorage", NULL));
+
+  for (guint i = 0; i < bases->len; i++)
+    for (guint j = 0; extensions[j]; j++)
+      g_ptr_array_add (roots, g_build_filename (g_ptr_array_index (bases, i), extensions[j], "tasks", NULL));
+}
+
+GStrv
+pd_import_scanner_dup_roots (PdImportScanner *self)
+{
+  g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+
+  g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
+
+  g_ptr_array_add (roots, g_strdup (self->claude_dir));
+  g_ptr_array_add (roots, g_build_filename (self->codex_dir, "sessions", NULL));
+  g_ptr_array_add (roots, g_build_filename (self->codex_dir, "archived_sessions", NULL));
+  g_ptr_array_add (roots, g_strdup (self->opencode_dir));
+  g_ptr_array_add (roots, g_strdup (self->qwen_dir));
+  g_ptr_array_add (roots, g_strdup (self->gemini_dir));
+  add_task_roots (self, roots);
+  g_ptr_array_add (roots, g_strdup (self->kilo_dir));
+  g_ptr_array_add (roots, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&roots), FALSE);
 }
 
 const char *
@@ -374,7 +481,8 @@ read_jsonl_files (const char    *dir,
 static gboolean
 is_opencode_db_name (const char *name)
 {
-  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"));
+  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
+         || strcmp (name, "kilo.db") == 0;
 }
 
 static gboolean
@@ -413,7 +521,8 @@ read_dir (const char    *dir,
     {
       const char *entry = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, entry, NULL);
-      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || is_opencode_db_name (entry);
+      gboolean document = _pd_import_is_document_name (dir, entry);
+      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || is_opencode_db_name (entry);
       GStatBuf st;
 
       /* Subagent transcripts are read with their parent. */
@@ -460,7 +569,7 @@ read_dir (const char    *dir,
           g_autofree char *reason = g_strdup_printf ("not a regular file (%s)", _pd_file_kind (st.st_mode));
           _pd_import_skip_add (skipped, path, reason);
         }
-      else if (g_str_has_suffix (entry, ".jsonl"))
+      else if (g_str_has_suffix (entry, ".jsonl") || document)
         g_ptr_array_add (jsonl, g_strdup (entry));
       else
         {
@@ -586,21 +695,13 @@ pd_import_scanner_scan_full (PdImportScanner  *self,
                              GError          **error)
 {
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char *codex_sessions = NULL;
-  g_autofree char *codex_archived = NULL;
-  const char *roots[5];
+  g_auto(GStrv) roots = NULL;
 
   g_return_val_if_fail (PD_IS_IMPORT_SCANNER (self), NULL);
 
-  codex_sessions = g_build_filename (self->codex_dir, "sessions", NULL);
-  codex_archived = g_build_filename (self->codex_dir, "archived_sessions", NULL);
-  roots[0] = self->claude_dir;
-  roots[1] = codex_sessions;
-  roots[2] = codex_archived;
-  roots[3] = self->opencode_dir;
-  roots[4] = self->qwen_dir;
+  roots = pd_import_scanner_dup_roots (self);
 
-  for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
+  for (guint i = 0; roots[i]; i++)
     {
       g_autoptr(GError) local = NULL;
 

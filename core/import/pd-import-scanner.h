@@ -3,7 +3,9 @@
  * The default folders are each agent's own: ~/.claude/projects (or
  * $CLAUDE_CONFIG_DIR/projects), ~/.codex/sessions and archived_sessions (or
  * under $CODEX_HOME), ~/.local/share/opencode (its storage/ tree and
- * opencode.db) and ~/.qwen/projects (Qwen Code).  Each can be replaced, for tests or a copied tree.
+ * opencode.db), ~/.qwen/projects (Qwen Code), ~/.gemini/tmp (Gemini CLI),
+ * the task folders of the Cline, Roo Code and Kilo Code extensions in the
+ * editors' global storage, and ~/.local/share/kilo (Kilo Code's CLI).  Each can be replaced, for tests or a copied tree.
  *
  * pd_import_read_path() takes any file or folder and recognises the format
  * from the content, not the name.
@@ -30,10 +32,25 @@ void             pd_import_scanner_set_opencode_dir (PdImportScanner *self,
                                                      const char      *dir);
 void             pd_import_scanner_set_qwen_dir   (PdImportScanner  *self,
                                                    const char       *dir);
+void             pd_import_scanner_set_gemini_dir (PdImportScanner  *self,
+                                                   const char       *dir);
+/* The VS Code global storage folder (…/User/globalStorage) whose Cline, Roo
+ * Code and Kilo Code task folders are read, or one extension's own folder;
+ * NULL: every editor's under $XDG_CONFIG_HOME (Code, Code - OSS, VSCodium,
+ * Cursor, …). */
+void             pd_import_scanner_set_vscode_dir (PdImportScanner  *self,
+                                                   const char       *dir);
+/* Kilo Code's CLI data folder (its kilo.db, OpenCode's layout). */
+void             pd_import_scanner_set_kilo_dir   (PdImportScanner  *self,
+                                                   const char       *dir);
 const char      *pd_import_scanner_get_claude_dir (PdImportScanner  *self);
 const char      *pd_import_scanner_get_codex_dir  (PdImportScanner  *self);
 const char      *pd_import_scanner_get_opencode_dir (PdImportScanner *self);
 const char      *pd_import_scanner_get_qwen_dir   (PdImportScanner  *self);
+const char      *pd_import_scanner_get_gemini_dir (PdImportScanner  *self);
+/* Every folder the scanner reads, in order (the ones that do not exist
+ * are passed over when reading). */
+GStrv            pd_import_scanner_dup_roots      (PdImportScanner  *self);
 
 /* Returns: (transfer full) (element-type PdImportedSession) */
 GPtrArray       *pd_import_scanner_scan           (PdImportScanner  *self,

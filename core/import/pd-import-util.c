@@ -710,6 +710,9 @@ _pd_import_format_name (PdImportFormat format)
     case PD_IMPORT_FORMAT_CLAUDE: return "claude";
     case PD_IMPORT_FORMAT_CODEX:  return "codex";
     case PD_IMPORT_FORMAT_QWEN:   return "qwen";
+    case PD_IMPORT_FORMAT_GEMINI: return "gemini";
+    case PD_IMPORT_FORMAT_GEMINI_JSON: return "gemini-json";
+    case PD_IMPORT_FORMAT_CLINE:  return "cline";
     case PD_IMPORT_FORMAT_UNKNOWN:
     default:                      return NULL;
     }
@@ -730,6 +733,50 @@ is_qwen_record (JsonObject *object,
          || pd_json_get_object (object, "systemPayload") != NULL;
 }
 
+gboolean
+_pd_import_is_document_name (const char *dir,
+                             const char *name)
+{
+  g_autofree char *folder = g_path_get_basename (dir);
+
+  if (strcmp (name, "ui_messages.json") == 0)
+    {
+      g_autofree char *up = g_path_get_dirname (dir);
+      g_autofree char *tasks = g_path_get_basename (up);
+
+      return strcmp (tasks, "tasks") == 0;
+    }
+  return g_str_has_prefix (name, "session-") && g_str_has_suffix (name, ".json") && strcmp (folder, "chats") == 0;
+}
+
+/* A document's first byte that is not white space, or 0. */
+static char
+document_start (const char *path)
+{
+  char buf[256];
+  gssize got;
+  int fd = _pd_jsonl_open (path, NULL);
+
+  if (fd < 0)
+    return 0;
+  do
+    got = read (fd, buf, sizeof buf);
+  while (got < 0 && errno == EINTR);
+  close (fd);
+  for (gssize i = 0; i < got; i++)
+    if (!g_ascii_isspace (buf[i]))
+      return buf[i];
+  return 0;
+}
+
+/* Gemini CLI's session header: the first line of its JSON lines. */
+static gboolean
+is_gemini_header (JsonObject *object)
+{
+  return pd_json_get_string (object, "sessionId") != NULL && json_object_has_member (object, "projectHash")
+         && !json_object_has_member (object, "type");
+}
+
 PdImportFormat
 _pd_import_sniff_jsonl (const char  *path,
                         char       **session_id,
@@ -741,11 +788,28 @@ _pd_import_sniff_jsonl (const char  *path,
   gsize length;
   PdImportFormat format = PD_IMPORT_FORMAT_UNKNOWN;
 
+  /* Whole documents: known by their place, opened by their first byte. */
+  if (reader != NULL && g_str_has_suffix (path, ".json"))
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *name = g_path_get_basename (path);
+
+      if (!_pd_import_is_document_name (dir, name))
+        return PD_IMPORT_FORMAT_UNKNOWN;
+      if (strcmp (name, "ui_messages.json") == 0)
+        return document_start (path) == '[' ? PD_IMPORT_FORMAT_CLINE : PD_IMPORT_FORMAT_UNKNOWN;
+      if (document_start (path) == '{')
+        return PD_IMPORT_FORMAT_GEMINI_JSON;
+      return PD_IMPORT_FORMAT_UNKNOWN;
+    }
+
   for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
     {
       JsonObject *object = _pd_import_parse_picked (&root, line, length, sniff_pick);
       const char *type = pd_json_get_string (object, "type");
 
+      if (object != NULL && is_gemini_header (object))
+        return PD_IMPORT_FORMAT_GEMINI;
       if (type == NULL)
         continue;
       if (g_strv_contains (codex_types, type) && json_object_has_member (object, "payload"))

@@ -336,8 +336,17 @@ dir_changed_cb (GFileMonitor      *monitor,
   GFile *target = event == G_FILE_MONITOR_EVENT_RENAMED ? other : file;
   g_autofree char *path = target ? g_file_get_path (target) : NULL;
 
-  if (path == NULL || !g_str_has_suffix (path, ".jsonl") || g_hash_table_contains (self->monitors, path))
+  if (path == NULL || g_hash_table_contains (self->monitors, path))
     return;
+  if (!g_str_has_suffix (path, ".jsonl"))
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *name = g_path_get_basename (path);
+
+      /* Whole documents too (Gemini CLI's older sessions). */
+      if (!_pd_import_is_document_name (dir, name))
+        return;
+    }
   if (event == G_FILE_MONITOR_EVENT_CREATED || event == G_FILE_MONITOR_EVENT_MOVED_IN
       || event == G_FILE_MONITOR_EVENT_RENAMED || event == G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT)
     _pd_import_watcher_queue_path (self, path);

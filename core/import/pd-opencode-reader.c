@@ -55,6 +55,18 @@ ms_to_us (gint64 ms)
   return ms > 0 && ms <= G_MAXINT64 / 1000 ? ms * 1000 : 0;
 }
 
+/* Kilo Code's CLI keeps OpenCode's storage in its own folder
+ * (~/.local/share/kilo, kilo.db): the same reader, its own name. */
+static PdImportSource
+source_of (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+
+  if (strcmp (base, "kilo.db") == 0 || strstr (path, "/kilo/storage/") != NULL)
+    return PD_IMPORT_SOURCE_KILO;
+  return PD_IMPORT_SOURCE_OPENCODE;
+}
+
 static const char * const todo_members[] = { "content", NULL };
 
 /* A part, if it is a todowrite tool part. */
@@ -239,7 +251,7 @@ read_storage_session (const char        *dir,
                       const char        *session_path,
                       PdTranscriptPages *pages)
 {
-  PdImportedSession *session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, session_path);
+  PdImportedSession *session = pd_imported_session_new (source_of (session_path), session_path);
   PdImportStats *stats = pd_imported_session_get_stats (session);
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
   g_autoptr(JsonNode) info = NULL;
@@ -413,7 +425,7 @@ read_database (const char         *path,
     sqlite3_bind_text (stmt, 1, only_id, -1, SQLITE_TRANSIENT);
   while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      g_autoptr(PdImportedSession) session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, path);
+      g_autoptr(PdImportedSession) session = pd_imported_session_new (source_of (path), path);
 
       for (int c = 0; c < sqlite3_column_count (stmt); c++)
         {
@@ -580,7 +592,7 @@ pd_opencode_reader_new (const char      *path,
   self->path = g_strdup (path);
   self->store = store;
   self->session_id = g_strdup (session_id ? session_id : "");
-  self->session = pd_imported_session_new (PD_IMPORT_SOURCE_OPENCODE, path);
+  self->session = pd_imported_session_new (source_of (path), path);
   pd_imported_session_set_id (self->session, self->session_id);
   return self;
 }
@@ -971,8 +983,12 @@ static GStrv
 opencode_dup_resume_argv (PdTranscriptReader *reader)
 {
   static const char * const words[] = { "--session", NULL };
+  static const char * const kilo_words[] = { "-s", NULL };
+  PdImportedSession *session = PD_OPENCODE_READER (reader)->session;
 
-  return _pd_import_resume_argv ("opencode", words, pd_imported_session_get_id (PD_OPENCODE_READER (reader)->session));
+  if (pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO)
+    return _pd_import_resume_argv ("kilo", kilo_words, pd_imported_session_get_id (session));
+  return _pd_import_resume_argv ("opencode", words, pd_imported_session_get_id (session));
 }
 
 static void

@@ -10,6 +10,8 @@
 #include "pd-codex-reader.h"
 #include "pd-opencode-reader.h"
 #include "pd-qwen-reader.h"
+#include "pd-gemini-reader.h"
+#include "pd-cline-reader.h"
 #include "pd-transcript-pages-private.h"
 #include "pd-transcript-reader.h"
 
@@ -185,6 +187,27 @@ new_qwen (const char *path,
   return PD_TRANSCRIPT_READER (pd_qwen_reader_new (path));
 }
 
+static PdTranscriptReader *
+new_gemini (const char *path,
+            const char *agent_id)
+{
+  return PD_TRANSCRIPT_READER (pd_gemini_reader_new (path, FALSE));
+}
+
+static PdTranscriptReader *
+new_gemini_json (const char *path,
+                 const char *agent_id)
+{
+  return PD_TRANSCRIPT_READER (pd_gemini_reader_new (path, TRUE));
+}
+
+static PdTranscriptReader *
+new_cline (const char *path,
+           const char *agent_id)
+{
+  return PD_TRANSCRIPT_READER (pd_cline_reader_new (path));
+}
+
 /* The format names are those of the import index's rows: never renamed. */
 static const struct
 {
@@ -197,6 +220,9 @@ static const struct
   { "opencode-db",      new_opencode_db },
   { "opencode-storage", new_opencode_storage },
   { "qwen",             new_qwen },
+  { "gemini",           new_gemini },
+  { "gemini-json",      new_gemini_json },
+  { "cline",            new_cline },
 };
 
 PdTranscriptReader *

@@ -16,8 +16,8 @@
  *
  * pd_transcript_reader_new_for_format() makes the reader for a format name
  * as the import index stores it ("claude", "codex", "opencode-db",
- * "opencode-storage", "qwen"): a new agent is a new reader file pair and one row in
- * its table.
+ * "opencode-storage", "qwen", "gemini", "gemini-json", "cline"): a new agent is a
+ * new reader file pair and one row in its table.
  *
  * Every call blocks: run readers in a worker thread.  A reader is used by
  * one thread at a time.

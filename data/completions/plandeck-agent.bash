@@ -45,7 +45,8 @@ _plandeck_agent()
                 --listen | --allow-host | --allow-origin | --rate-limit | --webui | --max-streams | \
                 --max-streams-per-client | --max-steps | --max-render-chars | \
                 --global | --project | -q | --query | --limit | --offset | --session | \
-                --type | --claude-dir | --codex-dir | --opencode-dir | --qwen-dir)
+                --type | --claude-dir | --codex-dir | --opencode-dir | --qwen-dir | \
+                --gemini-dir | --cline-dir | --kilo-dir)
                 # -q takes a value only for sessions (elsewhere it is --quiet).
                 if [[ $word != -q || $command == sessions ]]; then
                     ((i++))
@@ -80,7 +81,8 @@ _plandeck_agent()
             _filedir
             return
             ;;
-        -C | --cwd | --claude-dir | --codex-dir | --opencode-dir | --qwen-dir | --webui)
+        -C | --cwd | --claude-dir | --codex-dir | --opencode-dir | --qwen-dir | --gemini-dir | \
+            --cline-dir | --kilo-dir | --webui)
             _filedir -d
             return
             ;;
@@ -130,7 +132,7 @@ _plandeck_agent()
             options="--db --session --type -f --follow"
             ;;
         import)
-            options="--db --json --plans --claude-dir --codex-dir --opencode-dir --qwen-dir"
+            options="--db --json --plans --claude-dir --codex-dir --opencode-dir --qwen-dir --gemini-dir --cline-dir --kilo-dir"
             ;;
         *)
             return

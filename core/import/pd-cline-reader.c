@@ -1,0 +1,417 @@
+/* pd-cline-reader.c: tasks of Cline, Roo Code and Kilo Code. */
+#define _GNU_SOURCE
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-cline-reader.h"
+#include "pd-import-private.h"
+#include "pd-json.h"
+
+#define TITLE_MAX_CHARS 120
+#define DOCUMENT_MAX ((gsize) 256 * 1024 * 1024)
+#define HISTORY_MAX ((gsize) 32 * 1024 * 1024)
+
+struct _PdClineReader
+{
+  GObject            parent_instance;
+
+  char              *path;
+  PdImportedSession *session;
+  gboolean           read_once;   /* the document was read whole at least once */
+  PdTranscriptPages *pages;
+};
+
+static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdClineReader, pd_cline_reader, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
+
+static void
+pd_cline_reader_finalize (GObject *object)
+{
+  PdClineReader *self = PD_CLINE_READER (object);
+
+  g_clear_object (&self->session);
+  g_clear_object (&self->pages);
+  g_free (self->path);
+
+  G_OBJECT_CLASS (pd_cline_reader_parent_class)->finalize (object);
+}
+
+static void
+pd_cline_reader_class_init (PdClineReaderClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_cline_reader_finalize;
+}
+
+static void
+pd_cline_reader_init (PdClineReader *self)
+{
+}
+
+/* The extension, from the folder it keeps its tasks in. */
+static gboolean
+source_of_path (const char     *path,
+                PdImportSource *source)
+{
+  if (strstr (path, "/saoudrizwan.claude-dev/"))
+    *source = PD_IMPORT_SOURCE_CLINE;
+  else if (strstr (path, "/rooveterinaryinc.roo-cline/"))
+    *source = PD_IMPORT_SOURCE_ROO;
+  else if (strstr (path, "/kilocode.kilo-code/"))
+    *source = PD_IMPORT_SOURCE_KILO;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+PdClineReader *
+pd_cline_reader_new (const char *path)
+{
+  PdClineReader *self;
+  PdImportSource source = PD_IMPORT_SOURCE_CLINE;
+  g_autofree char *dir = NULL;
+  g_autofree char *id = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (PD_TYPE_CLINE_READER, NULL);
+  self->path = g_strdup (path);
+  source_of_path (path, &source);
+  self->session = pd_imported_session_new (source, path);
+  /* The task's id is its folder's name (an epoch in ms). */
+  dir = g_path_get_dirname (path);
+  id = g_path_get_basename (dir);
+  if (strcmp (id, ".") != 0 && strcmp (id, "/") != 0)
+    pd_imported_session_set_id (self->session, id);
+  return self;
+}
+
+static PdImportedSession *
+cline_get_session (PdTranscriptReader *reader)
+{
+  return PD_CLINE_READER (reader)->session;
+}
+
+static const char *
+cline_get_format (PdTranscriptReader *reader)
+{
+  return "cline";
+}
+
+static void
+cline_set_pages (PdTranscriptReader *reader,
+                 PdTranscriptPages  *pages)
+{
+  g_set_object (&PD_CLINE_READER (reader)->pages, pages);
+}
+
+static gboolean cline_update (PdTranscriptReader  *reader,
+                              GCancellable        *cancellable,
+                              GError             **error);
+
+/* No dup_resume_argv: the extensions continue a task from their history in
+ * the editor, with no command line to give. */
+static void
+transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
+{
+  iface->get_format = cline_get_format;
+  iface->update = cline_update;
+  iface->get_session = cline_get_session;
+  iface->set_pages = cline_set_pages;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lists                                                                  */
+
+GPtrArray *
+pd_cline_parse_checklist (const char *markdown)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+  g_auto(GStrv) lines = NULL;
+
+  if (markdown == NULL)
+    return NULL;
+  lines = g_strsplit (markdown, "\n", -1);
+  for (guint i = 0; lines[i] && items->len < PD_IMPORT_MAX_ITEMS; i++)
+    {
+      const char *p = lines[i];
+      PdChecklistStatus status;
+      g_autofree char *clean = NULL;
+
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if ((*p != '-' && *p != '*') || p[1] != ' ')
+        continue;
+      p += 2;
+      while (*p == ' ')
+        p++;
+      if (p[0] != '[' || p[1] == '\0' || p[2] != ']')
+        continue;
+      switch (p[1])
+        {
+        case ' ':           status = PD_CHECKLIST_STATUS_PENDING; break;
+        case 'x': case 'X': status = PD_CHECKLIST_STATUS_COMPLETED; break;
+        case '-': case '~': status = PD_CHECKLIST_STATUS_IN_PROGRESS; break;
+        default:            continue;
+        }
+      p += 3;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == '\0')
+        continue;
+      clean = _pd_import_clean_text (p);
+      g_ptr_array_add (items, pd_checklist_item_new (g_strchomp (clean), status, NULL));
+    }
+  return items->len > 0 ? g_steal_pointer (&items) : NULL;
+}
+
+static const char * const content_members[] = { "content", "text", NULL };
+
+/* Roo's and Kilo's updateTodoList, from the tool message's JSON text.  The
+ * ids are left out: they change with the status. */
+static GPtrArray *
+roo_items (const char *text,
+           gboolean   *is_todo_tool)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object;
+  JsonNode *todos;
+
+  *is_todo_tool = FALSE;
+  if (text == NULL || strstr (text, "updateTodoList") == NULL
+      || !(root = _pd_import_parse_json (text, -1)) || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  object = json_node_get_object (root);
+  if (g_strcmp0 (pd_json_get_string (object, "tool"), "updateTodoList") != 0)
+    return NULL;
+  *is_todo_tool = TRUE;
+  todos = json_object_get_member (object, "todos");
+  if (todos != NULL && JSON_NODE_HOLDS_ARRAY (todos))
+    return _pd_import_items_from_array (json_node_get_array (todos), content_members, NULL);
+  /* The tool's own argument: the markdown checklist. */
+  if (todos != NULL && pd_json_node_get_string (todos) != NULL)
+    return pd_cline_parse_checklist (pd_json_node_get_string (todos));
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading                                                                */
+
+/* Cline's own index: <storage>/state/taskHistory.json, [{id, task, ts,
+ * cwdOnTaskInitialization}], for the task's folder. */
+static void
+read_task_history (PdClineReader *self)
+{
+  const char *id = pd_imported_session_get_id (self->session);
+  g_autofree char *task_dir = g_path_get_dirname (self->path);
+  g_autofree char *tasks = g_path_get_dirname (task_dir);
+  g_autofree char *storage = g_path_get_dirname (tasks);
+  g_autofree char *tasks_name = g_path_get_basename (tasks);
+  g_autofree char *file = g_build_filename (storage, "state", "taskHistory.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *array;
+  gsize length;
+
+  if (id == NULL || strcmp (tasks_name, "tasks") != 0 || !g_file_test (file, G_FILE_TEST_EXISTS)
+      || !_pd_import_read_file (file, HISTORY_MAX, &contents, &length, NULL)
+      || !(root = _pd_import_parse_json (contents, (gssize) length)) || !JSON_NODE_HOLDS_ARRAY (root))
+    return;
+  array = json_node_get_array (root);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      JsonObject *item;
+      const char *cwd;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element)
+          || g_strcmp0 (pd_json_get_string (item = json_node_get_object (element), "id"), id) != 0)
+        continue;
+      cwd = pd_json_get_string (item, "cwdOnTaskInitialization");
+      if (cwd == NULL)
+        cwd = pd_json_get_string (item, "cwd");
+      if (cwd != NULL && g_path_is_absolute (cwd) && strchr (cwd, '\n') == NULL)
+        pd_imported_session_set_cwd (self->session, cwd);
+      return;
+    }
+}
+
+static gint64
+ms_to_us (gint64 ms)
+{
+  return ms > 0 && ms <= G_MAXINT64 / 1000 ? ms * 1000 : 0;
+}
+
+/* @command: the id of the last command shown, whose output follows it. */
+static void
+add_to_pages (PdClineReader  *self,
+              const char     *kind,
+              const char     *text,
+              const char     *group,
+              char          **command,
+              gint64          time)
+{
+  if (text == NULL || *text == '\0')
+    return;
+  if (strcmp (kind, "task") == 0 || strcmp (kind, "user_feedback") == 0)
+    _pd_transcript_pages_add_text (self->pages, NULL, "user", text, group, time);
+  else if (strcmp (kind, "text") == 0 || strcmp (kind, "completion_result") == 0 || strcmp (kind, "followup") == 0)
+    _pd_transcript_pages_add_text (self->pages, NULL, "assistant", text, group, time);
+  else if (strcmp (kind, "reasoning") == 0)
+    _pd_transcript_pages_add_thinking (self->pages, NULL, text, group, time);
+  else if (strcmp (kind, "tool") == 0)
+    {
+      g_autoptr(JsonNode) root = _pd_import_parse_json (text, -1);
+      const char *name = root && JSON_NODE_HOLDS_OBJECT (root) ? pd_json_get_string (json_node_get_object (root), "tool") : NULL;
+
+      _pd_transcript_pages_add_tool_call (self->pages, NULL, group, name ? name : "tool", text, group, time);
+    }
+  else if (strcmp (kind, "command") == 0)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), json_object_new ());
+      g_autofree char *arguments = NULL;
+
+      json_object_set_string_member (json_node_get_object (node), "command", text);
+      arguments = json_to_string (node, FALSE);
+      _pd_transcript_pages_add_tool_call (self->pages, NULL, group, "execute_command", arguments, group, time);
+      g_free (*command);
+      *command = g_strdup (group);
+    }
+  else if (strcmp (kind, "command_output") == 0 && *command != NULL)
+    _pd_transcript_pages_add_tool_result (self->pages, NULL, *command, text, FALSE, time);
+  else if (strcmp (kind, "error") == 0)
+    _pd_transcript_pages_add_text (self->pages, NULL, "system", text, group, time);
+}
+
+/* The task again, whole: the checklist is replayed from its start. */
+static gboolean
+cline_update (PdTranscriptReader  *reader,
+              GCancellable        *cancellable,
+              GError             **error)
+{
+  PdClineReader *self = PD_CLINE_READER (reader);
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  PdChecklist *checklist = pd_imported_session_get_checklist (self->session);
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *command = NULL;
+  PdImportSource source;
+  gboolean cline_lists = FALSE;
+  gboolean title_set = FALSE;
+  JsonArray *messages;
+  gsize length;
+
+  if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
+    return FALSE;
+  stats->bytes_read += length;
+  root = _pd_import_parse_json (contents, (gssize) length);
+  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
+    {
+      /* Caught while the extension rewrites it: keep what was read. */
+      if (self->read_once)
+        {
+          stats->skipped_lines++;
+          return TRUE;
+        }
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: not a task's messages (one JSON array)", self->path);
+      return FALSE;
+    }
+  if (!self->read_once && pd_imported_session_get_cwd (self->session) == NULL)
+    read_task_history (self);
+  self->read_once = TRUE;
+
+  messages = json_node_get_array (root);
+  stats->lines = 0;
+  stats->skipped_lines = 0;
+  stats->applied_updates = 0;
+  stats->ignored_updates = 0;
+  pd_checklist_clear_agent_items (checklist);
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonNode *element = json_array_get_element (messages, i);
+      JsonObject *message;
+      const char *type, *kind, *text;
+      g_autofree char *group = NULL;
+      GPtrArray *items = NULL;
+      PdChecklistOrigin origin = PD_CHECKLIST_ORIGIN_CLINE_PROGRESS;
+      gint64 time;
+
+      if ((i & 0xfff) == 0xfff && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      stats->lines++;
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      message = json_node_get_object (element);
+      type = pd_json_get_string (message, "type");
+      kind = g_strcmp0 (type, "ask") == 0 ? pd_json_get_string (message, "ask") : pd_json_get_string (message, "say");
+      text = pd_json_get_string (message, "text");
+      time = ms_to_us (pd_json_get_int (message, "ts", 0));
+      if (type == NULL || kind == NULL)
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      pd_imported_session_note_time (self->session, time);
+      group = g_strdup_printf ("%u", i);
+      if (self->pages != NULL)
+        add_to_pages (self, kind, text, group, &command, time);
+
+      if (!title_set && strcmp (kind, "task") == 0 && text != NULL && *text)
+        {
+          g_autofree char *clean = _pd_import_clean_text (text);
+          g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
+
+          pd_imported_session_set_title (self->session, cut ? cut : clean);
+          title_set = TRUE;
+        }
+
+      if (strcmp (kind, "task_progress") == 0)
+        {
+          items = pd_cline_parse_checklist (text);
+          cline_lists = TRUE;
+          if (items == NULL)
+            stats->ignored_updates++;
+        }
+      else if (strcmp (kind, "tool") == 0)
+        {
+          gboolean is_todo_tool;
+
+          items = roo_items (text, &is_todo_tool);
+          origin = PD_CHECKLIST_ORIGIN_ROO_TODOS;
+          if (is_todo_tool && items == NULL)
+            stats->ignored_updates++;
+        }
+      if (items != NULL)
+        {
+          pd_checklist_replace_agent_items (checklist, origin, items);
+          _pd_import_applied_update (self->session, self->pages, time);
+        }
+    }
+
+  /* Not told by its folder: Cline writes task_progress, Roo and Kilo the
+   * tool. */
+  if (!source_of_path (self->path, &source))
+    pd_imported_session_set_source (self->session, cline_lists || pd_checklist_get_origin (checklist) != PD_CHECKLIST_ORIGIN_ROO_TODOS
+                                                   ? PD_IMPORT_SOURCE_CLINE : PD_IMPORT_SOURCE_ROO);
+  return TRUE;
+}
+
+PdImportedSession *
+pd_cline_read (const char  *path,
+               GError     **error)
+{
+  g_autoptr(PdClineReader) reader = pd_cline_reader_new (path);
+
+  if (!cline_update (PD_TRANSCRIPT_READER (reader), NULL, error))
+    return NULL;
+  return g_object_ref (reader->session);
+}

@@ -1,0 +1,711 @@
+/* pd-gemini-reader.c: Gemini CLI sessions, JSON lines and the older
+ * one-document format. */
+#define _GNU_SOURCE
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-gemini-reader.h"
+#include "pd-import-private.h"
+#include "pd-jsonl-reader.h"
+#include "pd-json.h"
+
+#define TITLE_MAX_CHARS 120
+/* The older format is one document, read whole: a bound on its size. */
+#define DOCUMENT_MAX ((gsize) 256 * 1024 * 1024)
+#define PROJECT_ROOT_MAX 4096
+/* Messages kept for the replay (ids, times, lists): a defensive bound. */
+#define MAX_MESSAGES 1000000
+
+/* Lines worth parsing when not read for the pages; any other line is a
+ * message whose id alone matters (it may replace one with a list). */
+static const char * const needles[] = {
+  "write_todos", "$rewindTo", "$set", "\"user\"", "\"projectHash\"", NULL,
+};
+
+static const PdNeedles *
+get_needles (void)
+{
+  static PdNeedles *compiled;
+
+  if (g_once_init_enter (&compiled))
+    g_once_init_leave (&compiled, _pd_needles_new (needles));
+  return compiled;
+}
+
+/* One message as the replay needs it. */
+typedef struct
+{
+  char      *id;
+  gint64     time;
+  GPtrArray *lists;      /* (nullable) GPtrArray of item arrays: its applied write_todos calls */
+  guint      refused;    /* its write_todos calls that failed or were of another shape */
+  char      *user_text;  /* (nullable) a user message's text, for the title */
+  JsonNode  *node;       /* (nullable) the whole message, kept when reading for the pages */
+} Message;
+
+struct _PdGeminiReader
+{
+  GObject            parent_instance;
+
+  char              *path;
+  gboolean           document;
+  gsize              max_line;
+  gboolean           follow;
+  goffset            offset;
+  PdImportedSession *session;
+  GPtrArray         *messages;   /* Message, in order */
+  GHashTable        *by_id;      /* id → Message (not owned) */
+  char              *summary;    /* $set summary: the title */
+  gboolean           read_once;  /* a document was read whole at least once */
+  PdTranscriptPages *pages;
+};
+
+static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdGeminiReader, pd_gemini_reader, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
+
+static void
+message_free (Message *message)
+{
+  g_free (message->id);
+  g_clear_pointer (&message->lists, g_ptr_array_unref);
+  g_free (message->user_text);
+  g_clear_pointer (&message->node, json_node_unref);
+  g_free (message);
+}
+
+static void
+pd_gemini_reader_finalize (GObject *object)
+{
+  PdGeminiReader *self = PD_GEMINI_READER (object);
+
+  g_clear_pointer (&self->by_id, g_hash_table_unref);
+  g_clear_pointer (&self->messages, g_ptr_array_unref);
+  g_clear_object (&self->session);
+  g_clear_object (&self->pages);
+  g_free (self->path);
+  g_free (self->summary);
+
+  G_OBJECT_CLASS (pd_gemini_reader_parent_class)->finalize (object);
+}
+
+static void
+pd_gemini_reader_class_init (PdGeminiReaderClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_gemini_reader_finalize;
+}
+
+static void
+pd_gemini_reader_init (PdGeminiReader *self)
+{
+  self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
+  self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) message_free);
+  self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+PdGeminiReader *
+pd_gemini_reader_new (const char *path,
+                      gboolean    document)
+{
+  PdGeminiReader *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (PD_TYPE_GEMINI_READER, NULL);
+  self->path = g_strdup (path);
+  self->document = !!document;
+  self->session = pd_imported_session_new (PD_IMPORT_SOURCE_GEMINI, path);
+  return self;
+}
+
+static void
+gemini_set_max_line (PdTranscriptReader *reader,
+                     gsize               max_line)
+{
+  PD_GEMINI_READER (reader)->max_line = max_line;
+}
+
+static void
+gemini_set_follow (PdTranscriptReader *reader,
+                   gboolean            follow)
+{
+  PD_GEMINI_READER (reader)->follow = !!follow;
+}
+
+static PdImportedSession *
+gemini_get_session (PdTranscriptReader *reader)
+{
+  return PD_GEMINI_READER (reader)->session;
+}
+
+/* A document is read whole each time: 0, so the index never takes a
+ * rewritten document for one that only grew. */
+static goffset
+gemini_get_offset (PdTranscriptReader *reader)
+{
+  PdGeminiReader *self = PD_GEMINI_READER (reader);
+
+  return self->document ? 0 : self->offset;
+}
+
+static const char *
+gemini_get_format (PdTranscriptReader *reader)
+{
+  return PD_GEMINI_READER (reader)->document ? "gemini-json" : "gemini";
+}
+
+static void
+gemini_set_pages (PdTranscriptReader *reader,
+                  PdTranscriptPages  *pages)
+{
+  g_set_object (&PD_GEMINI_READER (reader)->pages, pages);
+}
+
+static GStrv
+gemini_dup_resume_argv (PdTranscriptReader *reader)
+{
+  static const char * const words[] = { "--resume", NULL };
+
+  return _pd_import_resume_argv ("gemini", words, pd_imported_session_get_id (PD_GEMINI_READER (reader)->session));
+}
+
+static gboolean gemini_update (PdTranscriptReader  *reader,
+                               GCancellable        *cancellable,
+                               GError             **error);
+
+static void
+transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
+{
+  iface->get_format = gemini_get_format;
+  iface->set_max_line = gemini_set_max_line;
+  iface->set_follow = gemini_set_follow;
+  iface->update = gemini_update;
+  iface->get_session = gemini_get_session;
+  iface->get_offset = gemini_get_offset;
+  iface->set_pages = gemini_set_pages;
+  iface->dup_resume_argv = gemini_dup_resume_argv;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Messages                                                               */
+
+static const char * const description_members[] = { "description", NULL };
+
+/* The text of a message's content: a string, a part ({text}) or parts. */
+static char *
+content_text (JsonNode *content)
+{
+  GString *out;
+  JsonArray *array;
+
+  if (content == NULL)
+    return NULL;
+  if (pd_json_node_get_string (content) != NULL)
+    return g_strdup (pd_json_node_get_string (content));
+  if (JSON_NODE_HOLDS_OBJECT (content))
+    return g_strdup (pd_json_get_string (json_node_get_object (content), "text"));
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return NULL;
+  array = json_node_get_array (content);
+  out = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      const char *text = NULL;
+
+      if (JSON_NODE_HOLDS_OBJECT (element))
+        text = pd_json_get_string (json_node_get_object (element), "text");
+      else
+        text = pd_json_node_get_string (element);
+      if (text == NULL)
+        continue;
+      if (out->len > 0)
+        g_string_append (out, "\n\n");
+      g_string_append (out, text);
+    }
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+is_plan_tool (const char *name)
+{
+  return g_strcmp0 (name, "write_todos") == 0 || g_strcmp0 (name, "write_todos_list") == 0;
+}
+
+/* A call failed, was cancelled, or never ran: its list does not count. */
+static gboolean
+call_refused (JsonObject *call)
+{
+  const char *status = pd_json_get_string (call, "status");
+
+  if (json_object_has_member (call, "status") && status == NULL)
+    return TRUE;
+  return status != NULL && (strcmp (status, "error") == 0 || strcmp (status, "cancelled") == 0
+                            || strcmp (status, "canceled") == 0);
+}
+
+static Message *
+message_new (JsonObject *object,
+             const char *id,
+             gboolean    keep_node)
+{
+  Message *message = g_new0 (Message, 1);
+  JsonArray *calls = pd_json_get_array (object, "toolCalls");
+
+  message->id = g_strdup (id);
+  message->time = _pd_import_parse_time (pd_json_get_string (object, "timestamp"));
+  if (g_strcmp0 (pd_json_get_string (object, "type"), "user") == 0)
+    {
+      g_autofree char *text = content_text (json_object_get_member (object, "content"));
+
+      if (text != NULL && *text)
+        {
+          g_autofree char *clean = _pd_import_clean_text (text);
+
+          message->user_text = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
+                               ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : g_steal_pointer (&clean);
+        }
+    }
+  for (guint i = 0; calls && i < json_array_get_length (calls); i++)
+    {
+      JsonNode *element = json_array_get_element (calls, i);
+      JsonObject *call;
+      GPtrArray *items;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element)
+          || !is_plan_tool (pd_json_get_string (call = json_node_get_object (element), "name")))
+        continue;
+      items = call_refused (call) ? NULL
+              : _pd_import_items_from_array (pd_json_get_array (pd_json_get_object (call, "args"), "todos"),
+                                             description_members, NULL);
+      if (items == NULL)
+        {
+          message->refused++;
+          continue;
+        }
+      if (message->lists == NULL)
+        message->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+      g_ptr_array_add (message->lists, items);
+    }
+  if (keep_node)
+    message->node = json_node_init_object (json_node_alloc (), object);
+  return message;
+}
+
+/* A message, or the one with its id replaced in place. */
+static void
+put_message (PdGeminiReader *self,
+             Message        *message)
+{
+  Message *old = g_hash_table_lookup (self->by_id, message->id);
+
+  if (old != NULL)
+    {
+      for (guint i = 0; i < self->messages->len; i++)
+        if (g_ptr_array_index (self->messages, i) == old)
+          {
+            g_hash_table_replace (self->by_id, message->id, message);
+            self->messages->pdata[i] = message;
+            message_free (old);
+            return;
+          }
+    }
+  if (self->messages->len >= MAX_MESSAGES)
+    {
+      message_free (message);
+      pd_imported_session_get_stats (self->session)->skipped_lines++;
+      return;
+    }
+  g_ptr_array_add (self->messages, message);
+  g_hash_table_replace (self->by_id, message->id, message);
+}
+
+/* $rewindTo: every message after @id goes; an unknown id changes nothing. */
+static void
+rewind_to (PdGeminiReader *self,
+           const char     *id)
+{
+  Message *keep = g_hash_table_lookup (self->by_id, id);
+  guint i;
+
+  if (keep == NULL)
+    return;
+  for (i = 0; i < self->messages->len && g_ptr_array_index (self->messages, i) != keep; i++)
+    ;
+  for (guint j = i + 1; j < self->messages->len; j++)
+    g_hash_table_remove (self->by_id, ((Message *) g_ptr_array_index (self->messages, j))->id);
+  if (i + 1 < self->messages->len)
+    g_ptr_array_set_size (self->messages, i + 1);
+}
+
+static void
+handle_header (PdGeminiReader *self,
+               JsonObject     *object)
+{
+  const char *value;
+
+  if ((value = pd_json_get_string (object, "sessionId")) && pd_imported_session_get_id (self->session) == NULL)
+    pd_imported_session_set_id (self->session, value);
+  pd_imported_session_note_time (self->session, _pd_import_parse_time (pd_json_get_string (object, "startTime")));
+  pd_imported_session_note_time (self->session, _pd_import_parse_time (pd_json_get_string (object, "lastUpdated")));
+  if ((value = pd_json_get_string (object, "summary")))
+    {
+      g_free (self->summary);
+      self->summary = g_strdup (value);
+    }
+}
+
+static void
+handle_object (PdGeminiReader *self,
+               JsonObject     *object)
+{
+  JsonObject *set;
+  const char *id;
+
+  if ((id = pd_json_get_string (object, "$rewindTo")))
+    rewind_to (self, id);
+  else if ((set = pd_json_get_object (object, "$set")))
+    handle_header (self, set);
+  /* Any record with an id is a message (its type is only shown): so the
+   * quick path of read_lines(), which looks at the id alone, agrees. */
+  else if ((id = pd_json_get_string (object, "id")))
+    {
+      Message *message = message_new (object, id, self->pages != NULL);
+
+      pd_imported_session_note_time (self->session, message->time);
+      put_message (self, message);
+    }
+  else if (json_object_has_member (object, "sessionId"))
+    handle_header (self, object);
+}
+
+/* A message line without a plan call, a rewind, metadata or the user's
+ * words: only its id matters, taken without parsing when the line starts
+ * with it as Gemini writes them ({"id":"…", with no escapes). */
+static gboolean
+put_plain_line (PdGeminiReader *self,
+                const char     *line,
+                gsize           length)
+{
+  static const char prefix[] = "{\"id\":\"";
+  const char *start, *end;
+  Message *message;
+
+  if (length <= sizeof prefix || memcmp (line, prefix, sizeof prefix - 1) != 0)
+    return FALSE;
+  start = line + sizeof prefix - 1;
+  end = memchr (start, '"', length - (sizeof prefix - 1));
+  if (end == NULL || end == start || memchr (start, '\\', (gsize) (end - start)) != NULL
+      || !g_utf8_validate (start, end - start, NULL))
+    return FALSE;
+  message = g_new0 (Message, 1);
+  message->id = g_strndup (start, (gsize) (end - start));
+  put_message (self, message);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The replay                                                             */
+
+static void
+add_message_to_pages (PdGeminiReader *self,
+                      Message        *message)
+{
+  JsonObject *object;
+  JsonArray *calls, *thoughts;
+  const char *type;
+  g_autofree char *text = NULL;
+
+  if (message->node == NULL)
+    return;
+  object = json_node_get_object (message->node);
+  type = pd_json_get_string (object, "type");
+  text = content_text (json_object_get_member (object, "content"));
+
+  thoughts = pd_json_get_array (object, "thoughts");
+  for (guint i = 0; thoughts && i < json_array_get_length (thoughts); i++)
+    {
+      JsonNode *element = json_array_get_element (thoughts, i);
+      JsonObject *thought;
+      g_autofree char *joined = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      thought = json_node_get_object (element);
+      joined = g_strjoin (": ", pd_json_get_string (thought, "subject") ? pd_json_get_string (thought, "subject") : "",
+                          pd_json_get_string (thought, "description") ? pd_json_get_string (thought, "description") : "",
+                          NULL);
+      _pd_transcript_pages_add_thinking (self->pages, NULL, joined, message->id, message->time);
+    }
+
+  if (text != NULL && *text)
+    {
+      const char *role = g_strcmp0 (type, "user") == 0 ? "user" : g_strcmp0 (type, "gemini") == 0 ? "assistant" : "system";
+
+      _pd_transcript_pages_add_text (self->pages, NULL, role, text, message->id, message->time);
+    }
+
+  calls = pd_json_get_array (object, "toolCalls");
+  for (guint i = 0; calls && i < json_array_get_length (calls); i++)
+    {
+      JsonNode *element = json_array_get_element (calls, i);
+      JsonObject *call;
+      JsonNode *args, *display;
+      g_autofree char *arguments = NULL;
+      g_autofree char *output = NULL;
+      gint64 time;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      call = json_node_get_object (element);
+      args = json_object_get_member (call, "args");
+      arguments = args ? json_to_string (args, FALSE) : NULL;
+      time = _pd_import_parse_time (pd_json_get_string (call, "timestamp"));
+      if (time == 0)
+        time = message->time;
+      _pd_transcript_pages_add_tool_call (self->pages, NULL, pd_json_get_string (call, "id"),
+                                          pd_json_get_string (call, "name"), arguments, message->id, time);
+
+      /* What a person saw: the display text, else the response's output. */
+      display = json_object_get_member (call, "resultDisplay");
+      if (display != NULL && pd_json_node_get_string (display) != NULL)
+        output = g_strdup (pd_json_node_get_string (display));
+      else
+        {
+          JsonArray *result = pd_json_get_array (call, "result");
+
+          for (guint j = 0; output == NULL && result && j < json_array_get_length (result); j++)
+            {
+              JsonNode *part = json_array_get_element (result, j);
+              JsonObject *response;
+
+              if (JSON_NODE_HOLDS_OBJECT (part)
+                  && (response = pd_json_get_object (pd_json_get_object (json_node_get_object (part), "functionResponse"),
+                                                     "response")))
+                output = g_strdup (pd_json_get_string (response, "output") ? pd_json_get_string (response, "output")
+                                                                           : pd_json_get_string (response, "error"));
+            }
+        }
+      if (json_object_has_member (call, "status") || output != NULL)
+        _pd_transcript_pages_add_tool_result (self->pages, NULL, pd_json_get_string (call, "id"), output,
+                                              g_strcmp0 (pd_json_get_string (call, "status"), "error") == 0, time);
+    }
+}
+
+/* The checklist from the messages kept, in order: each applied list is an
+ * update, the last one is the plan.  Recomputed after every read, since a
+ * replaced message or a rewind can undo any list. */
+static void
+replay (PdGeminiReader *self)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  PdChecklist *checklist = pd_imported_session_get_checklist (self->session);
+  const char *title = self->summary;
+
+  stats->applied_updates = 0;
+  stats->ignored_updates = 0;
+  pd_checklist_clear_agent_items (checklist);
+  for (guint i = 0; i < self->messages->len; i++)
+    {
+      Message *message = g_ptr_array_index (self->messages, i);
+
+      if (self->pages != NULL)
+        add_message_to_pages (self, message);
+      if (title == NULL && message->user_text != NULL)
+        title = message->user_text;
+      stats->ignored_updates += message->refused;
+      for (guint j = 0; message->lists && j < message->lists->len; j++)
+        {
+          GPtrArray *items = g_ptr_array_index (message->lists, j);
+          GPtrArray *copy = g_ptr_array_new_full (items->len, (GDestroyNotify) pd_checklist_item_free);
+
+          for (guint k = 0; k < items->len; k++)
+            g_ptr_array_add (copy, pd_checklist_item_copy (g_ptr_array_index (items, k)));
+          pd_checklist_replace_agent_items (checklist, PD_CHECKLIST_ORIGIN_GEMINI_TODOS, copy);
+          _pd_import_applied_update (self->session, self->pages, message->time);
+        }
+    }
+  if (title != NULL)
+    {
+      g_autofree char *clean = _pd_import_clean_text (title);
+      g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
+
+      pd_imported_session_set_title (self->session, cut ? cut : clean);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading                                                                */
+
+/* The project's folder: <project>/.project_root, the project being the
+ * folder above chats/ (subagent sessions are one level further down). */
+static void
+read_project_root (PdGeminiReader *self)
+{
+  g_autofree char *dir = g_path_get_dirname (self->path);
+
+  for (guint depth = 0; depth < 3; depth++)
+    {
+      g_autofree char *base = g_path_get_basename (dir);
+      char *up = g_path_get_dirname (dir);
+
+      g_free (dir);
+      dir = up;
+      if (strcmp (base, "chats") == 0)
+        {
+          g_autofree char *file = g_build_filename (dir, ".project_root", NULL);
+          g_autofree char *contents = NULL;
+          gsize length;
+
+          if (g_file_test (file, G_FILE_TEST_EXISTS)
+              && _pd_import_read_file (file, PROJECT_ROOT_MAX, &contents, &length, NULL)
+              && g_utf8_validate (contents, (gssize) length, NULL) && memchr (contents, '\0', length) == NULL)
+            {
+              g_strstrip (contents);
+              if (g_path_is_absolute (contents) && strchr (contents, '\n') == NULL)
+                pd_imported_session_set_cwd (self->session, contents);
+            }
+          return;
+        }
+    }
+}
+
+static gboolean
+read_lines (PdGeminiReader  *self,
+            GCancellable    *cancellable,
+            GError         **error)
+{
+  g_autoptr(PdJsonlReader) reader = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  goffset from = self->offset;
+  const char *line;
+  gsize length;
+  GError *local = NULL;
+  guint n = 0;
+
+  if (!(reader = pd_jsonl_reader_new (self->path, from, self->max_line, self->follow, error)))
+    return FALSE;
+  while (pd_jsonl_reader_next (reader, &line, &length, &local))
+    {
+      JsonObject *object;
+
+      if ((++n & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
+        break;
+      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      if (self->pages == NULL && _pd_needles_scan (get_needles (), line, length, NULL) == 0
+          && put_plain_line (self, line, length))
+        continue;
+      if (!(object = _pd_import_parse_object (&root, line, length)))
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      handle_object (self, object);
+    }
+  stats->lines += pd_jsonl_reader_get_n_lines (reader);
+  stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
+  self->offset = pd_jsonl_reader_get_offset (reader);
+  stats->bytes_read += (guint64) MAX (self->offset - from, 0);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The older format: the whole document again.  One caught half-written
+ * (the agent rewrites it whole) keeps what the last read gave. */
+static gboolean
+read_document (PdGeminiReader  *self,
+               GError         **error)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  JsonObject *object;
+  JsonArray *messages;
+  gsize length;
+
+  if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
+    return FALSE;
+  stats->bytes_read += length;
+  root = _pd_import_parse_json (contents, (gssize) length);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root)
+      || !(messages = pd_json_get_array (object = json_node_get_object (root), "messages")))
+    {
+      if (self->read_once)
+        {
+          stats->skipped_lines++;
+          return TRUE;
+        }
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: not a Gemini CLI session (one JSON object with its messages)", self->path);
+      return FALSE;
+    }
+
+  g_ptr_array_set_size (self->messages, 0);
+  g_hash_table_remove_all (self->by_id);
+  g_clear_pointer (&self->summary, g_free);
+  stats->lines = 0;
+  stats->skipped_lines = 0;
+  handle_header (self, object);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonNode *element = json_array_get_element (messages, i);
+
+      stats->lines++;
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      handle_object (self, json_node_get_object (element));
+    }
+  self->read_once = TRUE;
+  return TRUE;
+}
+
+static gboolean
+gemini_update (PdTranscriptReader  *reader,
+               GCancellable        *cancellable,
+               GError             **error)
+{
+  PdGeminiReader *self = PD_GEMINI_READER (reader);
+  gboolean ok;
+
+  if (pd_imported_session_get_cwd (self->session) == NULL)
+    read_project_root (self);
+  ok = self->document ? read_document (self, error) : read_lines (self, cancellable, error);
+  if (!ok)
+    return FALSE;
+  replay (self);
+  return TRUE;
+}
+
+PdImportedSession *
+pd_gemini_read (const char  *path,
+                GError     **error)
+{
+  g_autoptr(PdGeminiReader) reader = pd_gemini_reader_new (path, g_str_has_suffix (path, ".json"));
+
+  if (!gemini_update (PD_TRANSCRIPT_READER (reader), NULL, error))
+    return NULL;
+  return g_object_ref (reader->session);
+}

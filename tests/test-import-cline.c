@@ -1,0 +1,459 @@
+/* test-import-cline.c: Cline, Roo Code and Kilo Code tasks replayed into
+ * checklists: the project's fixtures, Roo's ids that change with the
+ * status, whole-file rewrites followed, the pages, overrides across
+ * re-imports in the index, hostile files, and Kilo Code's CLI (OpenCode's
+ * storage in its own folder). */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <sqlite3.h>
+
+#include "pd-cline-reader.h"
+#include "pd-import-index.h"
+#include "pd-import-scanner.h"
+#include "pd-import-test.h"
+#include "pd-transcript-reader.h"
+
+#define STORAGE "User/globalStorage/"
+#define CLINE_TASK STORAGE "saoudrizwan.claude-dev/tasks/1775300000000/ui_messages.json"
+#define ROO_TASK STORAGE "rooveterinaryinc.roo-cline/tasks/1775310000000/ui_messages.json"
+#define KILO_TASK STORAGE "kilocode.kilo-code/tasks/1775320000000/ui_messages.json"
+
+#define CLINE_LIST "Read the orders handler:completed|Add limit and offset:completed|Test the pages:pending|" \
+                   "Check the last page:pending"
+#define ROO_LIST "Map the checkout's dependencies:completed|Move payment code to payments/:completed|" \
+                 "Fix the imports:in_progress"
+
+static char *
+fixture_path (const char *file)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("vscode");
+
+  return g_build_filename (dir, file, NULL);
+}
+
+static void
+assert_list (PdImportedSession *session,
+             const char        *expected)
+{
+  g_autofree char *got = pd_import_test_describe (session);
+  g_assert_cmpstr (got, ==, expected);
+}
+
+static void
+test_own_fixtures (void)
+{
+  g_autofree char *cline = fixture_path (CLINE_TASK);
+  g_autofree char *roo = fixture_path (ROO_TASK);
+  g_autofree char *kilo = fixture_path (KILO_TASK);
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("cline", cline, NULL, NULL);
+  g_autoptr(PdImportedSession) roo_session = NULL;
+  g_autoptr(PdImportedSession) kilo_session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *workdir = NULL;
+  g_auto(GStrv) argv = NULL;
+  PdImportedSession *session;
+
+  g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
+  g_assert_no_error (error);
+  session = pd_transcript_reader_get_session (reader);
+  g_assert_cmpint (pd_imported_session_get_source (session), ==, PD_IMPORT_SOURCE_CLINE);
+  g_assert_cmpstr (pd_imported_session_get_id (session), ==, "1775300000000");
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==,
+                   "Add pagination to the /orders endpoint: limit and offset, 50 by default.");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/shopfront");
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==,
+                   PD_CHECKLIST_ORIGIN_CLINE_PROGRESS);
+  assert_list (session, CLINE_LIST);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 11);
+  g_assert_cmpint (pd_imported_session_get_created_at (session), ==, G_GINT64_CONSTANT (1775300004100) * 1000);
+  /* Continued from the extension's history, not from a command line. */
+  argv = pd_transcript_reader_dup_resume_argv (reader, &workdir);
+  g_assert_null (argv);
+  g_assert_cmpstr (workdir, ==, "/home/dev/src/shopfront");
+  g_assert_cmpint (pd_transcript_reader_get_offset (reader), ==, 0);
+
+  roo_session = pd_cline_read (roo, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pd_imported_session_get_source (roo_session), ==, PD_IMPORT_SOURCE_ROO);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (roo_session)), ==,
+                   PD_CHECKLIST_ORIGIN_ROO_TODOS);
+  assert_list (roo_session, ROO_LIST);
+  g_assert_cmpuint (pd_imported_session_get_stats (roo_session)->applied_updates, ==, 3);
+  g_assert_cmpuint (pd_imported_session_get_stats (roo_session)->ignored_updates, ==, 1);
+  /* Roo's ids are not the items' identity: left out. */
+  g_assert_null (pd_checklist_get_agent_item (pd_imported_session_get_checklist (roo_session), 0)->source_id);
+  g_assert_null (pd_imported_session_get_cwd (roo_session));
+
+  kilo_session = pd_cline_read (kilo, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pd_imported_session_get_source (kilo_session), ==, PD_IMPORT_SOURCE_KILO);
+  assert_list (kilo_session, "List the refund endpoints:completed|Write the examples:in_progress");
+}
+
+/* Roo's id per status: the user's tick on an item stays when the agent's
+ * next list gives the item another id. */
+static void
+test_roo_ids_change (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  const char *first[] = {
+    "[{\"ts\":1,\"type\":\"say\",\"say\":\"task\",\"text\":\"Go\"},"
+    "{\"ts\":2,\"type\":\"ask\",\"ask\":\"tool\",\"text\":\"{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":["
+    "{\\\"id\\\":\\\"aa\\\",\\\"content\\\":\\\"A\\\",\\\"status\\\":\\\"in_progress\\\"},"
+    "{\\\"id\\\":\\\"bb\\\",\\\"content\\\":\\\"B\\\",\\\"status\\\":\\\"pending\\\"}]}\"}]",
+    NULL,
+  };
+  const char *second[] = {
+    "[{\"ts\":1,\"type\":\"say\",\"say\":\"task\",\"text\":\"Go\"},"
+    "{\"ts\":3,\"type\":\"ask\",\"ask\":\"tool\",\"text\":\"{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":["
+    "{\\\"id\\\":\\\"cc\\\",\\\"content\\\":\\\"A\\\",\\\"status\\\":\\\"completed\\\"},"
+    "{\\\"id\\\":\\\"dd\\\",\\\"content\\\":\\\"B\\\",\\\"status\\\":\\\"in_progress\\\"}]}\"}]",
+    NULL,
+  };
+  g_autofree char *path = pd_import_test_write (dir, "tasks/7/ui_messages.json", first);
+  g_autoptr(PdClineReader) reader = pd_cline_reader_new (path);
+  PdTranscriptReader *r = PD_TRANSCRIPT_READER (reader);
+  PdChecklist *checklist = pd_imported_session_get_checklist (pd_transcript_reader_get_session (r));
+  g_autoptr(GError) error = NULL;
+  gboolean checked;
+
+  g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+  g_assert_no_error (error);
+  assert_list (pd_transcript_reader_get_session (r), "A:in_progress|B:pending");
+  /* Not in a known extension's folder: the tool tells Roo. */
+  g_assert_cmpint (pd_imported_session_get_source (pd_transcript_reader_get_session (r)), ==, PD_IMPORT_SOURCE_ROO);
+  pd_checklist_set_checked (checklist, 1, TRUE);   /* the user ticks B */
+
+  g_free (pd_import_test_write (dir, "tasks/7/ui_messages.json", second));
+  g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+  assert_list (pd_transcript_reader_get_session (r), "A:completed|B:in_progress");
+  g_assert_true (pd_checklist_get_override (checklist, 1, &checked));
+  g_assert_true (checked);
+  g_assert_cmpint (pd_checklist_get_effective_status (checklist, 1), ==, PD_CHECKLIST_STATUS_COMPLETED);
+  pd_import_test_rmtree (dir);
+}
+
+/* Rewritten whole: read again; caught half-written, kept. */
+static void
+test_rewrites (void)
+{
+  g_autofree char *cline = fixture_path (CLINE_TASK);
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *task = g_build_filename (dir, "saoudrizwan.claude-dev", "tasks", "1775300000000", NULL);
+  g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *longer = NULL;
+  g_autoptr(PdClineReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session;
+
+  g_assert_true (g_file_get_contents (cline, &contents, NULL, NULL));
+  g_mkdir_with_parents (task, 0700);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  reader = pd_cline_reader_new (path);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
+  assert_list (session, CLINE_LIST);
+  /* No taskHistory.json beside it: no folder. */
+  g_assert_null (pd_imported_session_get_cwd (session));
+
+  contents[strlen (contents) - 1] = '\0';   /* the closing ] */
+  longer = g_strconcat (contents, ",{\"ts\":1775300099000,\"type\":\"say\",\"say\":\"task_progress\","
+                        "\"text\":\"- [x] Read the orders handler\\n- [x] Add limit and offset\\n- [x] Test the pages\"}]", NULL);
+  g_assert_true (g_file_set_contents (path, longer, -1, NULL));
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  assert_list (session, "Read the orders handler:completed|Add limit and offset:completed|Test the pages:completed");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 4);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 12);
+
+  g_assert_true (g_file_set_contents (path, longer, (gssize) strlen (longer) - 40, NULL));
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  g_assert_no_error (error);
+  assert_list (session, "Read the orders handler:completed|Add limit and offset:completed|Test the pages:completed");
+  pd_import_test_rmtree (dir);
+}
+
+static void
+test_pages (void)
+{
+  g_autofree char *cline = fixture_path (CLINE_TASK);
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("cline", cline, NULL, NULL);
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *all = NULL;
+
+  pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_transcript_pages_get_n_versions (pages), ==, 3);
+  messages = pd_transcript_pages_dup_messages (pages);
+  node = json_node_init_array (json_node_alloc (), messages);
+  all = json_to_string (node, FALSE);
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 0), "role"), ==, "user");
+  g_assert_nonnull (strstr (all, "npm test -- orders"));
+  g_assert_nonnull (strstr (all, "4 passed"));
+  g_assert_nonnull (strstr (all, "Pagination is in"));
+  events = pd_transcript_pages_dup_events (pages, "s", 0, 0);
+  g_assert_cmpuint (events->len, >, 0);
+  g_assert_null (pd_transcript_pages_dup_resume_argv (pages));
+}
+
+/* The scanner finds the three extensions' tasks under a global storage
+ * folder, and the index keeps the user's ticks across a rewrite. */
+static void
+test_index (void)
+{
+  g_autofree char *root = pd_import_test_fixtures ("vscode");
+  g_autofree char *storage = g_build_filename (root, "User", "globalStorage", NULL);
+  g_autofree char *roo_folder = g_build_filename (storage, "rooveterinaryinc.roo-cline", NULL);
+  g_autofree char *nowhere = g_build_filename (root, "nowhere", NULL);
+  g_autofree char *db_dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
+  g_autoptr(GPtrArray) scanned = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  PdImportIndexStats stats = { 0 };
+  guint total;
+
+  pd_import_scanner_set_claude_dir (scanner, nowhere);
+  pd_import_scanner_set_codex_dir (scanner, nowhere);
+  pd_import_scanner_set_opencode_dir (scanner, nowhere);
+  pd_import_scanner_set_qwen_dir (scanner, nowhere);
+  pd_import_scanner_set_gemini_dir (scanner, nowhere);
+  pd_import_scanner_set_kilo_dir (scanner, nowhere);
+  pd_import_scanner_set_vscode_dir (scanner, storage);
+  scanned = pd_import_scanner_scan (scanner, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scanned->len, ==, 3);
+
+  /* One extension's folder named directly. */
+  g_clear_pointer (&scanned, g_ptr_array_unref);
+  pd_import_scanner_set_vscode_dir (scanner, roo_folder);
+  scanned = pd_import_scanner_scan (scanner, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scanned->len, ==, 1);
+  g_assert_cmpint (pd_imported_session_get_source (g_ptr_array_index (scanned, 0)), ==, PD_IMPORT_SOURCE_ROO);
+
+  pd_import_scanner_set_vscode_dir (scanner, storage);
+  g_assert_true (pd_import_index_run (index, store, scanner, &stats, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.sessions_added, ==, 3);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_cmpuint (list->len, ==, 3);
+  for (guint i = 0; i < list->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (list, i);
+      g_autofree char *format = NULL;
+
+      g_assert_true (pd_session_info_is_imported (info));
+      g_assert_true (pd_import_index_lookup (store, info->id, NULL, &format, NULL, &error));
+      g_assert_cmpstr (format, ==, "cline");
+      g_assert_true (g_strv_contains ((const char * const []) { "cline", "roo", "kilo", NULL }, info->source));
+    }
+  g_clear_object (&store);
+  pd_import_test_rmtree (db_dir);
+}
+
+/* A copy of a task in a database: the user's override survives the
+ * extension rewriting the file with the next list. */
+static void
+test_index_overrides (void)
+{
+  g_autofree char *roo = fixture_path (ROO_TASK);
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *task = g_build_filename (dir, "rooveterinaryinc.roo-cline", "tasks", "1775310000000", NULL);
+  g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
+  g_autofree char *db_dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *longer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  const char *roots[] = { dir, NULL };
+  PdImportIndexStats stats = { 0 };
+  PdSessionInfo *info;
+  gboolean checked;
+  guint total;
+
+  g_assert_true (g_file_get_contents (roo, &contents, NULL, NULL));
+  g_mkdir_with_parents (task, 0700);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  pd_import_index_run_paths (index, store, roots, &stats, NULL, &error);
+  g_assert_no_error (error);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_cmpuint (list->len, ==, 1);
+  info = g_ptr_array_index (list, 0);
+  g_assert_cmpstr (info->source, ==, "roo");
+  checklist = pd_import_index_load_checklist (store, info->id, &error);
+  g_assert_no_error (error);
+  pd_checklist_set_checked (checklist, 2, TRUE);   /* "Fix the imports", in progress */
+  g_assert_true (pd_import_index_save_annotations (store, info->id, checklist, &error));
+
+  contents[strlen (contents) - 1] = '\0';
+  longer = g_strconcat (contents, ",{\"ts\":1775310099000,\"type\":\"ask\",\"ask\":\"tool\",\"text\":"
+                        "\"{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":[{\\\"id\\\":\\\"x1\\\",\\\"content\\\":"
+                        "\\\"Fix the imports\\\",\\\"status\\\":\\\"in_progress\\\"},{\\\"id\\\":\\\"x2\\\",\\\"content\\\":"
+                        "\\\"Run the checkout tests\\\",\\\"status\\\":\\\"pending\\\"}]}\"}]", NULL);
+  g_assert_true (g_file_set_contents (path, longer, -1, NULL));
+  pd_import_index_run_paths (index, store, roots, &stats, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_clear_object (&checklist);
+  checklist = pd_import_index_load_checklist (store, info->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, 2);
+  g_assert_true (pd_checklist_get_override (checklist, 0, &checked));
+  g_assert_true (checked);
+  g_assert_cmpint (pd_checklist_get_effective_status (checklist, 0), ==, PD_CHECKLIST_STATUS_COMPLETED);
+  g_clear_object (&store);
+  pd_import_test_rmtree (dir);
+  pd_import_test_rmtree (db_dir);
+}
+
+/* Files as an attacker would write them. */
+static void
+test_hostile (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *huge = g_strnfill (1024 * 1024, 'z');
+  g_autoptr(GString) many = g_string_new (NULL);
+  g_autofree char *big = NULL;
+  const char *shapes[] = {
+    "[1, null, [], {\"type\":7}, {\"type\":\"say\"}, {\"type\":\"say\",\"say\":\"task_progress\",\"text\":7},"
+    "{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ]\\n- [?] odd\\n-[x]tight\\n- [x] \\u202e bidi \\u0007\"},"
+    "{\"type\":\"ask\",\"ask\":\"tool\",\"text\":\"{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":[{\\\"content\\\":1}]}\"},"
+    "{\"type\":\"ask\",\"ask\":\"tool\",\"text\":\"updateTodoList {not json\"},"
+    "{\"ts\":\"soon\",\"type\":\"ask\",\"ask\":\"tool\",\"text\":\"{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":\\\"- [-] doing\\\\n- [x] done\\\"}\"},"
+    "{\"ts\":-5,\"type\":\"say\",\"say\":\"task\",\"text\":{}}]",
+    NULL,
+  };
+  g_autofree char *path = pd_import_test_write (dir, "tasks/1/ui_messages.json", shapes);
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  session = pd_cline_read (path, &error);
+  g_assert_no_error (error);
+  /* The bidi item, then Roo's markdown todos; refused: the progress that
+   * is no text, the todos of another shape (a tool text that is no JSON
+   * is no call at all). */
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 2);
+  assert_list (session, "doing:in_progress|done:completed");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 5);
+
+  {
+    g_autoptr(GPtrArray) items = pd_cline_parse_checklist ("- [x] \u202e bidi \a bell");
+
+    g_assert_nonnull (strstr (((PdChecklistItem *) items->pdata[0])->text, "<U+202E>"));
+    g_assert_null (strchr (((PdChecklistItem *) items->pdata[0])->text, '\a'));
+  }
+
+  /* A huge item and a crowd of them. */
+  g_string_append (many, "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"");
+  for (guint i = 0; i < 800; i++)
+    g_string_append_printf (many, "- [ ] step %u\\n", i);
+  g_string_append_printf (many, "- [ ] %s\"}]", huge);
+  big = g_build_filename (dir, "tasks", "2", "ui_messages.json", NULL);
+  {
+    g_autofree char *parent = g_path_get_dirname (big);
+    g_mkdir_with_parents (parent, 0700);
+  }
+  g_assert_true (g_file_set_contents (big, many->str, (gssize) many->len, NULL));
+  g_clear_object (&session);
+  session = pd_cline_read (big, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, PD_IMPORT_MAX_ITEMS);
+
+  /* Not an array; a FIFO where the task should be. */
+  {
+    const char *object[] = { "{\"messages\": []}", NULL };
+    g_autofree char *odd = pd_import_test_write (dir, "tasks/3/ui_messages.json", object);
+
+    g_assert_null (pd_cline_read (odd, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_clear_error (&error);
+  }
+  pd_import_test_rmtree (dir);
+}
+
+/* Kilo Code's CLI: OpenCode's database as kilo.db in its own folder. */
+static void
+test_kilo_cli (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *kilo = g_build_filename (dir, "kilo", NULL);
+  g_autofree char *path = g_build_filename (kilo, "kilo.db", NULL);
+  g_autofree char *nowhere = g_build_filename (dir, "nowhere", NULL);
+  g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  g_auto(GStrv) argv = NULL;
+  sqlite3 *db;
+
+  g_mkdir_with_parents (kilo, 0700);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db,
+                   "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT,"
+                   " version TEXT, time_created INTEGER, time_updated INTEGER);"
+                   "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);"
+                   "CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT);"
+                   "INSERT INTO session VALUES ('ses_k', 'p', NULL, '/work/k', 'Kilo task', '0.9', 1767225600000, 1767225660000);"
+                   "INSERT INTO part VALUES ('prt_1', 'msg', 'ses_k', 0, '{\"type\":\"tool\",\"tool\":\"todowrite\",\"state\":"
+                   "{\"status\":\"completed\",\"time\":{\"start\":1000},\"input\":{\"todos\":[{\"content\":\"K\",\"status\":\"in_progress\"}]}}}');",
+                   NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  pd_import_scanner_set_claude_dir (scanner, nowhere);
+  pd_import_scanner_set_codex_dir (scanner, nowhere);
+  pd_import_scanner_set_opencode_dir (scanner, nowhere);
+  pd_import_scanner_set_qwen_dir (scanner, nowhere);
+  pd_import_scanner_set_gemini_dir (scanner, nowhere);
+  pd_import_scanner_set_vscode_dir (scanner, nowhere);
+  pd_import_scanner_set_kilo_dir (scanner, kilo);
+  sessions = pd_import_scanner_scan (scanner, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  g_assert_cmpint (pd_imported_session_get_source (g_ptr_array_index (sessions, 0)), ==, PD_IMPORT_SOURCE_KILO);
+  assert_list (g_ptr_array_index (sessions, 0), "K:in_progress");
+
+  reader = pd_transcript_reader_new_for_format ("opencode-db", path, "ses_k", NULL);
+  g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
+  g_assert_no_error (error);
+  argv = pd_transcript_reader_dup_resume_argv (reader, NULL);
+  g_assert_nonnull (argv);
+  g_assert_cmpstr (argv[0], ==, "kilo");
+  g_assert_cmpstr (argv[1], ==, "-s");
+  g_assert_cmpstr (argv[2], ==, "ses_k");
+  pd_import_test_rmtree (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-cline/own-fixtures", test_own_fixtures);
+  g_test_add_func ("/pd/import-cline/roo-ids-change", test_roo_ids_change);
+  g_test_add_func ("/pd/import-cline/rewrites", test_rewrites);
+  g_test_add_func ("/pd/import-cline/pages", test_pages);
+  g_test_add_func ("/pd/import-cline/index", test_index);
+  g_test_add_func ("/pd/import-cline/index-overrides", test_index_overrides);
+  g_test_add_func ("/pd/import-cline/hostile", test_hostile);
+  g_test_add_func ("/pd/import-cline/kilo-cli", test_kilo_cli);
+  return g_test_run ();
+}

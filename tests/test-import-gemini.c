@@ -1,0 +1,440 @@
+/* test-import-gemini.c: Gemini CLI sessions replayed into checklists: both
+ * formats of the project's fixtures, the three replay rules of the JSON
+ * lines, live following (appends, and documents rewritten whole), the
+ * pages, overrides across re-imports in the index, and hostile records. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include "pd-gemini-reader.h"
+#include "pd-import-index.h"
+#include "pd-import-scanner.h"
+#include "pd-import-test.h"
+#include "pd-transcript-reader.h"
+
+#define SIGHUP_ID "3fa9c0d1-5e27-4b8a-9c61-0d2e4f6a8b10"
+#define LEGACY_ID "7b1e2f3a-9c4d-4e6f-8a0b-1c2d3e4f5a6b"
+#define CHATS "tmp/lantern/chats/"
+#define SIGHUP_FILE CHATS "session-2026-04-05T10-12-3fa9c0d1.jsonl"
+#define LEGACY_FILE CHATS "session-2026-03-20T09-00-7b1e2f3a.json"
+
+#define SIGHUP_LIST "Find where the config is loaded:completed|Install a SIGHUP handler:completed|" \
+                    "Reload without dropping connections:completed|Document the signal:cancelled|Log each reload:in_progress"
+#define LEGACY_LIST "Parse --dry-run:completed|Print the plan, change nothing:in_progress"
+
+#define HEADER "{\"sessionId\":\"s1\",\"projectHash\":\"ab\",\"startTime\":\"2026-04-05T10:00:00.000Z\",\"lastUpdated\":\"2026-04-05T10:00:00.000Z\",\"kind\":\"main\"}"
+#define MSG(id, calls) "{\"id\":\"" id "\",\"timestamp\":\"2026-04-05T10:00:01.000Z\",\"type\":\"gemini\",\"content\":\"\",\"toolCalls\":" calls "}"
+#define TODOS(list, status) "[{\"id\":\"w\",\"name\":\"write_todos\",\"args\":{\"todos\":" list "},\"status\":\"" status "\"}]"
+#define LIST_A "[{\"description\":\"A\",\"status\":\"in_progress\"}]"
+#define LIST_AB "[{\"description\":\"A\",\"status\":\"completed\"},{\"description\":\"B\",\"status\":\"in_progress\"}]"
+
+static char *
+fixture_path (const char *file)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("gemini");
+
+  return g_build_filename (dir, file, NULL);
+}
+
+static void
+assert_list (PdImportedSession *session,
+             const char        *expected)
+{
+  g_autofree char *got = pd_import_test_describe (session);
+  g_assert_cmpstr (got, ==, expected);
+}
+
+static void
+append (const char *path,
+        const char *text)
+{
+  FILE *file = fopen (path, "a");
+
+  g_assert_nonnull (file);
+  fputs (text, file);
+  fclose (file);
+}
+
+/* The project's own sessions (tests/fixtures/README.md gives the oracle). */
+static void
+test_own_fixtures (void)
+{
+  g_autofree char *sighup = fixture_path (SIGHUP_FILE);
+  g_autofree char *legacy = fixture_path (LEGACY_FILE);
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("gemini", sighup, NULL, NULL);
+  g_autoptr(PdImportedSession) old = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *workdir = NULL;
+  PdImportedSession *session;
+  const PdImportStats *stats;
+
+  g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
+  g_assert_no_error (error);
+  session = pd_transcript_reader_get_session (reader);
+  g_assert_cmpint (pd_imported_session_get_source (session), ==, PD_IMPORT_SOURCE_GEMINI);
+  g_assert_cmpstr (pd_imported_session_get_id (session), ==, SIGHUP_ID);
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/lantern");
+  /* $set's summary is the title. */
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Reload lantern's config on SIGHUP");
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==,
+                   PD_CHECKLIST_ORIGIN_GEMINI_TODOS);
+  /* The rewind dropped "Restart the workers"; the replaced message counts
+   * once, with its second list. */
+  assert_list (session, SIGHUP_LIST);
+  stats = pd_imported_session_get_stats (session);
+  g_assert_cmpuint (stats->applied_updates, ==, 4);
+  g_assert_cmpuint (stats->ignored_updates, ==, 1);
+  g_assert_cmpuint (stats->lines, ==, 14);
+  g_assert_cmpuint (stats->skipped_lines, ==, 0);
+  /* No ids in Gemini's lists. */
+  g_assert_null (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 0)->source_id);
+  g_assert_cmpstr (pd_transcript_reader_get_format (reader), ==, "gemini");
+
+  argv = pd_transcript_reader_dup_resume_argv (reader, &workdir);
+  g_assert_nonnull (argv);
+  g_assert_cmpstr (argv[0], ==, "gemini");
+  g_assert_cmpstr (argv[1], ==, "--resume");
+  g_assert_cmpstr (argv[2], ==, SIGHUP_ID);
+  g_assert_null (argv[3]);
+  g_assert_cmpstr (workdir, ==, "/home/dev/src/lantern");
+
+  /* The older format: one document, the tool under its v0.8 name first. */
+  old = pd_gemini_read (legacy, &error);
+  g_assert_no_error (error);
+  assert_list (old, LEGACY_LIST);
+  g_assert_cmpuint (pd_imported_session_get_stats (old)->applied_updates, ==, 2);
+  g_assert_cmpstr (pd_imported_session_get_id (old), ==, LEGACY_ID);
+  g_assert_cmpstr (pd_imported_session_get_title (old), ==, "Add a --dry-run flag to lantern's migrate command.");
+  g_assert_cmpstr (pd_imported_session_get_cwd (old), ==, "/home/dev/src/lantern");
+  g_assert_cmpint (pd_imported_session_get_created_at (old), ==, G_GINT64_CONSTANT (1773997209) * G_USEC_PER_SEC);
+}
+
+/* Found where Gemini keeps them, both formats, by the content. */
+static void
+test_read_path (void)
+{
+  g_autofree char *dir = pd_import_test_fixtures ("gemini");
+  g_autofree char *tmp = g_build_filename (dir, "tmp", NULL);
+  g_autofree char *nowhere = g_build_filename (dir, "nowhere", NULL);
+  g_autoptr(GPtrArray) skipped = pd_import_skips_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sessions = pd_import_read_path_full (dir, skipped, NULL, &error);
+  g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
+  g_autoptr(GPtrArray) scanned = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 2);
+  g_assert_cmpuint (skipped->len, ==, 0);
+  for (guint i = 0; i < sessions->len; i++)
+    g_assert_cmpint (pd_imported_session_get_source (g_ptr_array_index (sessions, i)), ==, PD_IMPORT_SOURCE_GEMINI);
+
+  pd_import_scanner_set_claude_dir (scanner, nowhere);
+  pd_import_scanner_set_codex_dir (scanner, nowhere);
+  pd_import_scanner_set_opencode_dir (scanner, nowhere);
+  pd_import_scanner_set_qwen_dir (scanner, nowhere);
+  pd_import_scanner_set_gemini_dir (scanner, tmp);
+  scanned = pd_import_scanner_scan (scanner, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scanned->len, ==, 2);
+}
+
+/* The three rules, as the lines arrive: a replaced message, $set, and a
+ * rewind that takes a list back; a torn line waits. */
+static void
+test_follow (void)
+{
+  const char *lines[] = { HEADER, MSG ("m1", TODOS (LIST_A, "success")), NULL };
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = pd_import_test_write (dir, "chats/session-1.jsonl", lines);
+  g_autoptr(PdGeminiReader) reader = pd_gemini_reader_new (path, FALSE);
+  PdTranscriptReader *r = PD_TRANSCRIPT_READER (reader);
+  PdImportedSession *session = pd_transcript_reader_get_session (r);
+  g_autoptr(GError) error = NULL;
+  const char *torn = MSG ("m3", TODOS (LIST_A, "success")) "\n";
+
+  pd_transcript_reader_set_follow (r, TRUE);
+  g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+  g_assert_no_error (error);
+  assert_list (session, "A:in_progress");
+  g_assert_null (pd_imported_session_get_cwd (session));   /* no .project_root */
+
+  append (path, MSG ("m2", TODOS (LIST_AB, "success")) "\n{\"$set\":{\"summary\":\"Named\"}}\n");
+  g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+  assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Named");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
+
+  /* m1 written again without its call: its list goes, m2's stays. */
+  append (path, "{\"id\":\"m1\",\"timestamp\":\"2026-04-05T10:00:01.000Z\",\"type\":\"gemini\",\"content\":\"x\"}\n");
+  g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
+  assert_list (session, "A:completed|B:in_progress");
+
+  /* Rewound to m1: m2 and its list go. */
+  append (path, "{\"$rewindTo\":\"m1\"}\n");
+  g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
+
+  /* Half a line: nothing yet; the rest: the list. */
+  {
+    g_autofree char *head = g_strndup (torn, strlen (torn) / 2);
+
+    append (path, head);
+    g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+    g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
+    append (path, torn + strlen (torn) / 2);
+    g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+    assert_list (session, "A:in_progress");
+  }
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
+  pd_import_test_rmtree (dir);
+}
+
+/* The older format is rewritten whole: each update reads it again; one
+ * caught half-written keeps what was read. */
+static void
+test_document_rewrites (void)
+{
+  g_autofree char *legacy = fixture_path (LEGACY_FILE);
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *chats = g_build_filename (dir, "chats", NULL);
+  g_autofree char *path = g_build_filename (chats, "session-old.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *longer = NULL;
+  g_autoptr(PdGeminiReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session;
+  gsize length;
+  char *last;
+
+  g_assert_true (g_file_get_contents (legacy, &contents, &length, NULL));
+  g_mkdir_with_parents (chats, 0700);
+  g_assert_true (g_file_set_contents (path, contents, (gssize) length, NULL));
+  reader = pd_gemini_reader_new (path, TRUE);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  g_assert_no_error (error);
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
+  assert_list (session, LEGACY_LIST);
+  g_assert_cmpint (pd_transcript_reader_get_offset (PD_TRANSCRIPT_READER (reader)), ==, 0);
+  g_assert_cmpstr (pd_transcript_reader_get_format (PD_TRANSCRIPT_READER (reader)), ==, "gemini-json");
+
+  /* One more message, written into the whole document again. */
+  last = strrchr (contents, ']');
+  g_assert_nonnull (last);
+  *last = '\0';
+  longer = g_strconcat (contents, ", " MSG ("late", TODOS (LIST_AB, "success")) "]", last + 1, NULL);
+  g_assert_true (g_file_set_contents (path, longer, -1, NULL));
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  g_assert_no_error (error);
+  assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 5);
+
+  /* Caught while Gemini writes it: the list stays what it was. */
+  g_assert_true (g_file_set_contents (path, longer, (gssize) strlen (longer) / 2, NULL));
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  g_assert_no_error (error);
+  assert_list (session, "A:completed|B:in_progress");
+
+  /* Never read whole: a clear error. */
+  {
+    g_autoptr(PdGeminiReader) fresh = pd_gemini_reader_new (path, TRUE);
+
+    g_assert_false (pd_transcript_reader_update (PD_TRANSCRIPT_READER (fresh), NULL, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  }
+  pd_import_test_rmtree (dir);
+}
+
+static void
+test_pages (void)
+{
+  g_autofree char *sighup = fixture_path (SIGHUP_FILE);
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("gemini", sighup, NULL, NULL);
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *all = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_transcript_pages_get_n_versions (pages), ==, 4);
+  messages = pd_transcript_pages_dup_messages (pages);
+  node = json_node_init_array (json_node_alloc (), messages);
+  all = json_to_string (node, FALSE);
+  /* The thought, the user's words; not what the rewind dropped. */
+  g_assert_nonnull (strstr (all, "Three steps: find, handle, reload."));
+  g_assert_nonnull (strstr (all, "Log each reload instead."));
+  g_assert_null (strstr (all, "Also restart the workers."));
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 0), "role"), ==, "user");
+  events = pd_transcript_pages_dup_events (pages, "s", 0, 0);
+  g_assert_cmpuint (events->len, >, 0);
+  argv = pd_transcript_pages_dup_resume_argv (pages);
+  g_assert_cmpstr (argv[0], ==, "gemini");
+  g_assert_cmpstr (pd_transcript_pages_get_workdir (pages), ==, "/home/dev/src/lantern");
+}
+
+/* In the index: both formats listed; the user's ticks stay across an
+ * append and across a rewrite of the whole document. */
+static void
+test_index_overrides (void)
+{
+  g_autofree char *legacy = fixture_path (LEGACY_FILE);
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *db_dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  const char *lines[] = { HEADER, MSG ("m1", TODOS (LIST_AB, "success")), NULL };
+  g_autofree char *path = pd_import_test_write (dir, "lantern/chats/session-new.jsonl", lines);
+  g_autofree char *doc = g_build_filename (dir, "lantern", "chats", "session-old.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  g_autofree char *doc_id = NULL;
+  const char *roots[] = { dir, NULL };
+  PdImportIndexStats stats = { 0 };
+  guint total;
+  gboolean checked;
+
+  g_assert_true (g_file_get_contents (legacy, &contents, NULL, NULL));
+  g_assert_true (g_file_set_contents (doc, contents, -1, NULL));
+  pd_import_index_run_paths (index, store, roots, &stats, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.sessions_added, ==, 2);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_cmpuint (list->len, ==, 2);
+  for (guint i = 0; i < list->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (list, i);
+      g_autofree char *format = NULL;
+
+      g_assert_cmpstr (info->source, ==, "gemini");
+      g_assert_true (pd_import_index_lookup (store, info->id, NULL, &format, NULL, &error));
+      if (g_strcmp0 (format, "gemini-json") == 0)
+        doc_id = g_strdup (info->id);
+    }
+  g_assert_nonnull (doc_id);
+
+  /* Untick "Parse --dry-run", done by the agent. */
+  checklist = pd_import_index_load_checklist (store, doc_id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, 2);
+  pd_checklist_set_checked (checklist, 0, FALSE);
+  g_assert_true (pd_import_index_save_annotations (store, doc_id, checklist, &error));
+
+  /* Gemini rewrites the document with one more list (the same first step). */
+  {
+    g_autofree char *longer = NULL;
+    char *last = strrchr (contents, ']');
+
+    *last = '\0';
+    longer = g_strconcat (contents, ", " MSG ("late", "[{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"Parse --dry-run\",\"status\":\"completed\"},{\"description\":\"Print the plan, change nothing\",\"status\":\"completed\"}]}}]") "]", last + 1, NULL);
+    g_assert_true (g_file_set_contents (doc, longer, -1, NULL));
+  }
+  append (path, MSG ("m2", TODOS (LIST_A, "success")) "\n");
+  pd_import_index_run_paths (index, store, roots, &stats, NULL, &error);
+  g_assert_no_error (error);
+  /* The document whole again, the JSON lines from where they ended. */
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_assert_cmpuint (stats.read_appended, ==, 1);
+  g_clear_object (&checklist);
+  checklist = pd_import_index_load_checklist (store, doc_id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pd_checklist_get_effective_status (checklist, 0), ==, PD_CHECKLIST_STATUS_PENDING);
+  g_assert_true (pd_checklist_get_override (checklist, 0, &checked));
+  g_assert_false (checked);
+  g_assert_cmpint (pd_checklist_get_effective_status (checklist, 1), ==, PD_CHECKLIST_STATUS_COMPLETED);
+
+  g_clear_object (&store);
+  pd_import_test_rmtree (dir);
+  pd_import_test_rmtree (db_dir);
+}
+
+static PdImportedSession *
+replay (const char * const *lines)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = pd_import_test_write (dir, "chats/session-1.jsonl", lines);
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session = pd_gemini_read (path, &error);
+
+  g_assert_no_error (error);
+  pd_import_test_rmtree (dir);
+  return session;
+}
+
+/* Records as an attacker would write them. */
+static void
+test_hostile (void)
+{
+  g_autofree char *huge = g_strnfill (2 * 1024 * 1024, 'y');
+  g_autofree char *huge_line = g_strdup_printf (MSG ("h", TODOS ("[{\"description\":\"%s\",\"status\":\"pending\"}]", "success")), huge);
+  const char *lines[] = {
+    HEADER,
+    MSG ("m1", TODOS (LIST_AB, "success")),
+    "{\"$rewindTo\":7}",
+    "{\"$rewindTo\":\"nobody\"}",
+    "{\"$set\":[1,2]}",
+    "{\"$set\":{\"summary\":\"bidi \\u202e and \\u0007 bell\\nnewline\"}}",
+    "{\"id\":\"m2\",\"type\":\"gemini\",\"toolCalls\":{\"name\":\"write_todos\"}}",
+    "{\"id\":\"m3\",\"type\":\"gemini\",\"toolCalls\":[1,null,[],{\"name\":\"write_todos\",\"args\":\"x\"}]}",
+    "{\"id\":\"m4\",\"type\":\"gemini\",\"toolCalls\":[{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":5}]}}]}",
+    "{\"id\":\"m5\",\"type\":\"gemini\",\"toolCalls\":[{\"name\":\"write_todos\",\"status\":[],\"args\":{\"todos\":[]}}]}",
+    "{\"id\":[],\"type\":\"user\",\"content\":{}}",
+    "{\"id\":\"m1\",\"type\":7}",
+    "{\"id\":\"m6\",\"type\":\"user\",\"content\":[{\"text\":7},\"word\",null]}",
+    "{\"id\":\"m7\",\"timestamp\":\"9999-99-99\",\"type\":\"gemini\",\"content\":\"\"",
+    "not json",
+    huge_line,
+    NULL,
+  };
+  g_autoptr(PdImportedSession) session = replay (lines);
+  const PdImportStats *stats = pd_imported_session_get_stats (session);
+
+  /* m1 written again as a record of no known type: it replaces the first
+   * and its list goes; the huge one counts, cut to the bound. */
+  g_assert_cmpuint (stats->applied_updates, ==, 1);
+  g_assert_cmpuint (stats->ignored_updates, ==, 3);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 1);
+  g_assert_cmpuint (g_utf8_strlen (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 0)->text, -1),
+                    <=, PD_IMPORT_MAX_TEXT);
+  g_assert_null (strchr (pd_imported_session_get_title (session), '\n'));
+  g_assert_null (strchr (pd_imported_session_get_title (session), '\a'));
+  g_assert_nonnull (strstr (pd_imported_session_get_title (session), "<U+202E>"));
+  g_assert_cmpuint (stats->skipped_lines, ==, 2);
+
+  /* A document of another shape, or not one at all. */
+  {
+    g_autofree char *dir = pd_import_test_tmpdir ();
+    const char *array[] = { "[{\"messages\": []}]", NULL };
+    g_autofree char *path = pd_import_test_write (dir, "chats/session-x.json", array);
+    g_autoptr(GError) error = NULL;
+
+    g_assert_null (pd_gemini_read (path, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    pd_import_test_rmtree (dir);
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-gemini/own-fixtures", test_own_fixtures);
+  g_test_add_func ("/pd/import-gemini/read-path", test_read_path);
+  g_test_add_func ("/pd/import-gemini/follow", test_follow);
+  g_test_add_func ("/pd/import-gemini/document-rewrites", test_document_rewrites);
+  g_test_add_func ("/pd/import-gemini/pages", test_pages);
+  g_test_add_func ("/pd/import-gemini/index-overrides", test_index_overrides);
+  g_test_add_func ("/pd/import-gemini/hostile", test_hostile);
+  return g_test_run ();
+}
