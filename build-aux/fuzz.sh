@@ -8,8 +8,8 @@
 # only) and the inputs it found before in _build-fuzz/corpus/TARGET; a crash
 # leaves its input in _build-fuzz/artifacts/TARGET/ and fails the script.
 # Prints one line of figures per target.  Targets: plan-args plan-parse
-# claude-line codex-line opencode-part qwen-line gemini-line rest-request sse-openai
-# sse-anthropic.
+# claude-line codex-line opencode-part qwen-line gemini-line cline-doc rest-request
+# sse-openai sse-anthropic.
 # The targets run as many at once as there are cores (PLANDECK_FUZZ_JOBS
 # sets another number): each fuzzer is one process on one core, and each
 # still gets its SECONDS.
@@ -18,7 +18,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 builddir="$root/_build-fuzz"
-all_targets=(plan-args plan-parse claude-line codex-line opencode-part qwen-line gemini-line rest-request sse-openai sse-anthropic)
+all_targets=(plan-args plan-parse claude-line codex-line opencode-part qwen-line gemini-line cline-doc rest-request sse-openai sse-anthropic)
 
 if [ $# -lt 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
   sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
