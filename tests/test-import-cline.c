@@ -12,6 +12,7 @@
 #include "pd-import-index.h"
 #include "pd-import-scanner.h"
 #include "pd-import-test.h"
+#include "pd-import-watcher.h"
 #include "pd-transcript-reader.h"
 
 #define STORAGE "User/globalStorage/"
@@ -441,6 +442,121 @@ test_kilo_cli (void)
   pd_import_test_rmtree (dir);
 }
 
+typedef struct
+{
+  GMainLoop *loop;
+  guint      changes;
+} Watch;
+
+static void
+on_changed (PdImportWatcher *watcher,
+            const char      *session_id,
+            gpointer         user_data)
+{
+  Watch *watch = user_data;
+
+  watch->changes++;
+  g_main_loop_quit (watch->loop);
+}
+
+static void
+on_started (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_assert_true (pd_import_watcher_start_finish (PD_IMPORT_WATCHER (object), result, NULL));
+  g_main_loop_quit (((Watch *) user_data)->loop);
+}
+
+static gboolean
+on_timeout (gpointer user_data)
+{
+  g_main_loop_quit (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Waits for the watcher's next change, or gives up after 10 s (the
+ * assertion that follows then fails: no timed assertion of its own). */
+static void
+wait_change (Watch *watch,
+             guint  n)
+{
+  guint timeout = g_timeout_add_seconds (10, on_timeout, watch->loop);
+
+  while (watch->changes < n)
+    {
+      guint before = watch->changes;
+
+      g_main_loop_run (watch->loop);
+      if (watch->changes == before)
+        return;
+    }
+  g_source_remove (timeout);
+}
+
+/* Followed live: the extension rewrites the task whole (a new file renamed
+ * over the old one), the watcher reads it again. */
+static void
+test_watcher (void)
+{
+  g_autofree char *roo = fixture_path (ROO_TASK);
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *task = g_build_filename (dir, "rooveterinaryinc.roo-cline", "tasks", "1775310000000", NULL);
+  g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
+  g_autofree char *db_dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *longer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportWatcher) watcher = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GPtrArray) list = NULL;
+  const char *roots[] = { dir, NULL };
+  Watch watch = { loop, 0 };
+  PdSessionInfo *info;
+  guint total;
+
+  g_assert_true (g_file_get_contents (roo, &contents, NULL, NULL));
+  g_mkdir_with_parents (task, 0700);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  g_assert_true (pd_import_index_run_paths (index, store, roots, NULL, NULL, &error));
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  info = g_ptr_array_index (list, 0);
+  g_assert_cmpuint (info->plan_done, ==, 2);
+  g_assert_cmpuint (info->plan_total, ==, 3);
+
+  watcher = pd_import_watcher_new (index, store);
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_changed), &watch);
+  pd_import_watcher_start_async (watcher, NULL, on_started, &watch);
+  g_main_loop_run (loop);
+  g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), >=, 1);
+
+  contents[strlen (contents) - 1] = '\0';
+  longer = g_strconcat (contents, ",{\"ts\":1775310099000,\"type\":\"ask\",\"ask\":\"tool\",\"text\":"
+                        "\"{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":[{\\\"id\\\":\\\"x1\\\",\\\"content\\\":"
+                        "\\\"Fix the imports\\\",\\\"status\\\":\\\"completed\\\"}]}\"}]", NULL);
+  /* g_file_set_contents() writes a new file and renames it over the old:
+   * as the extensions save. */
+  g_assert_true (g_file_set_contents (path, longer, -1, NULL));
+  wait_change (&watch, 1);
+  g_assert_cmpuint (watch.changes, >=, 1);
+  g_clear_pointer (&list, g_ptr_array_unref);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_cmpuint (list->len, ==, 1);
+  info = g_ptr_array_index (list, 0);
+  g_assert_cmpuint (info->plan_done, ==, 1);
+  g_assert_cmpuint (info->plan_total, ==, 1);
+
+  pd_import_watcher_stop (watcher);
+  g_clear_object (&watcher);
+  g_clear_object (&store);
+  pd_import_test_rmtree (dir);
+  pd_import_test_rmtree (db_dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -455,5 +571,6 @@ main (int   argc,
   g_test_add_func ("/pd/import-cline/index-overrides", test_index_overrides);
   g_test_add_func ("/pd/import-cline/hostile", test_hostile);
   g_test_add_func ("/pd/import-cline/kilo-cli", test_kilo_cli);
+  g_test_add_func ("/pd/import-cline/watcher", test_watcher);
   return g_test_run ();
 }
