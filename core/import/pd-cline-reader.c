@@ -272,10 +272,12 @@ add_to_pages (PdClineReader  *self,
     }
   else if (strcmp (kind, "command") == 0)
     {
-      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), json_object_new ());
+      g_autoptr(JsonObject) object = json_object_new ();
+      g_autoptr(JsonNode) node = NULL;
       g_autofree char *arguments = NULL;
 
-      json_object_set_string_member (json_node_get_object (node), "command", text);
+      json_object_set_string_member (object, "command", text);
+      node = json_node_init_object (json_node_alloc (), object);
       arguments = json_to_string (node, FALSE);
       _pd_transcript_pages_add_tool_call (self->pages, NULL, group, "execute_command", arguments, group, time);
       g_free (*command);
