@@ -143,7 +143,8 @@ def commands(sid, recording, tmp):
         ("run", ["run", "--provider", "replay", "--replay", recording, "--approve", "auto", "-C", tmp, "Again"]),
         ("continue", ["continue", sid, "--provider", "replay", "--replay", recording, "--approve", "auto",
                       "-C", tmp, "More"]),
-        ("import --db", ["import", "--claude-dir", tmp, "--codex-dir", tmp, "--opencode-dir", tmp]),
+        ("import --db", ["import", "--claude-dir", tmp, "--codex-dir", tmp, "--opencode-dir", tmp, "--qwen-dir", tmp,
+                          "--gemini-dir", tmp, "--cline-dir", tmp, "--kilo-dir", tmp]),
         ("serve", ["serve", "--listen", "127.0.0.1:0"]),
     ]
 
@@ -268,13 +269,30 @@ def test_import(tap, agent, tmp):
     os.mkfifo(sub_trap)
     link = os.path.join(project, "link.jsonl")
     os.symlink(os.path.join(project, "good.jsonl"), link)
+    # The agents read whole: a Cline task's messages and a Gemini CLI
+    # session of the older format as FIFOs, a Qwen Code session a link.
+    cline_trap = os.path.join(root, "vscode", "saoudrizwan.claude-dev", "tasks", "1", "ui_messages.json")
+    gemini_trap = os.path.join(root, "gemini", "p", "chats", "session-x.json")
+    qwen_link = os.path.join(root, "qwen", "-w", "chats", "s.jsonl")
+    for path in (cline_trap, gemini_trap, qwen_link):
+        os.makedirs(os.path.dirname(path))
+    os.mkfifo(cline_trap)
+    os.mkfifo(gemini_trap)
+    os.symlink(os.path.join(project, "good.jsonl"), qwen_link)
+    for folder, _, _ in os.walk(root):
+        os.chmod(folder, 0o777)
     expected = {
         trap: "not a regular file (a FIFO)",
         sub_trap: "not a regular file (a FIFO)",
         secret: "cannot be opened: Permission denied",
         link: "a symbolic link (not followed)",
+        cline_trap: "not a regular file (a FIFO)",
+        gemini_trap: "not a regular file (a FIFO)",
+        qwen_link: "a symbolic link (not followed)",
     }
-    dirs = ["--claude-dir", os.path.join(root, "claude"), "--codex-dir", empty, "--opencode-dir", empty]
+    dirs = ["--claude-dir", os.path.join(root, "claude"), "--codex-dir", empty, "--opencode-dir", empty,
+            "--qwen-dir", os.path.join(root, "qwen"), "--gemini-dir", os.path.join(root, "gemini"),
+            "--cline-dir", os.path.join(root, "vscode"), "--kilo-dir", empty]
     db_dir = os.path.join(tmp, "import-db")
     os.mkdir(db_dir)
     os.chmod(db_dir, 0o777)
@@ -285,7 +303,7 @@ def test_import(tap, agent, tmp):
     tap.check(proc.returncode == 0, "import ends (a FIFO is not waited on)", detail(proc))
     tap.check("Zanzibar step one" in proc.stdout and "Hidden" not in proc.stdout,
               "import reads the good transcript", detail(proc))
-    tap.check("4 files skipped:" in proc.stdout
+    tap.check("7 files skipped:" in proc.stdout
               and all(f"{path}: {reason}" in proc.stdout for path, reason in expected.items()),
               "import names every skipped file with its reason", detail(proc))
 
@@ -325,7 +343,8 @@ def test_import(tap, agent, tmp):
         odb.execute("INSERT INTO session VALUES ('ses_a', 'Session A')")
     odb.close()
     os.mkfifo(os.path.join(oc, "opencode.db-journal"))
-    proc = agent.run("import", "--claude-dir", empty, "--codex-dir", empty, "--opencode-dir", oc, timeout=30)
+    proc = agent.run("import", "--claude-dir", empty, "--codex-dir", empty, "--opencode-dir", oc, "--qwen-dir", empty,
+                     "--gemini-dir", empty, "--cline-dir", empty, "--kilo-dir", empty, timeout=30)
     tap.check(proc.returncode != "timeout" and "opencode.db-journal beside it is a FIFO" in proc.stdout + proc.stderr,
               "import ends on an OpenCode database with a FIFO journal, naming it", detail(proc))
 
@@ -356,7 +375,8 @@ def test_bidi(tap, agent, tmp):
     with open(name, "w") as f:
         f.write(claude_transcript("bidi", "Deploy \u202etxt.exe now",
                                   ["Check \u2066admin\u2069 \u2067rights", "Tag \U000E0041\U000E0042 hidden"]))
-    dirs = ["--claude-dir", root, "--codex-dir", empty, "--opencode-dir", empty]
+    dirs = ["--claude-dir", root, "--codex-dir", empty, "--opencode-dir", empty, "--qwen-dir", empty,
+            "--gemini-dir", empty, "--cline-dir", empty, "--kilo-dir", empty]
     db = os.path.join(tmp, "bidi.db")
 
     proc = agent.run("import", *dirs, timeout=60)
