@@ -328,7 +328,8 @@ cline_update (PdTranscriptReader  *reader,
   self->read_once = TRUE;
 
   messages = json_node_get_array (root);
-  stats->lines = 0;
+  /* Lines (messages) read in all passes, as bytes are: the index counts
+   * what each pass read from the difference. */
   stats->skipped_lines = 0;
   stats->applied_updates = 0;
   stats->ignored_updates = 0;

@@ -663,7 +663,8 @@ read_document (PdGeminiReader  *self,
   g_ptr_array_set_size (self->messages, 0);
   g_hash_table_remove_all (self->by_id);
   g_clear_pointer (&self->summary, g_free);
-  stats->lines = 0;
+  /* Lines (messages) read in all passes, as bytes are: the index counts
+   * what each pass read from the difference. */
   stats->skipped_lines = 0;
   handle_header (self, object);
   for (guint i = 0; i < json_array_get_length (messages); i++)
