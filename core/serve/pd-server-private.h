@@ -103,6 +103,7 @@ struct _PdServer
   guint               n_streams;       /* in it */
   int                 streams_epoll;   /* watches their sockets, while there are streams */
   GSource            *streams_poll;    /* on the server's loop: the epoll descriptor */
+  GSource            *streams_flush;   /* idle: writes what the last events queued */
   GList              *closed_streams;  /* Stream, freed once no walk of the streams runs */
   guint               streams_walking;
   guint               streams_listener; /* on the bus while there are streams */

@@ -20,11 +20,13 @@
  * (soup_server_message_steal_connection() from "wrote-headers"): the
  * stream writes its chunks to the socket itself.  With libsoup writing the
  * body, every event was, for every stream, a source on the loop (its
- * unpause), a run of its writer through a chunked body stream, and a
- * handful of signals: at 1,000 watchers that cost 2.6 times what the
- * writes themselves do (tests/README.md, bench-stream).  Here an event is
- * one frame, chunk framing included, made once; each stream's socket gets
- * it with one non-blocking send() from one loop over the streams.  The
+ * unpause), a run of its writer through a chunked body stream and a handful
+ * of signals, and every turn of the loop polled each stream's connection:
+ * at 1,000 watchers a profile found serve's thread mostly in poll() and in
+ * libsoup (tests/README.md, bench-stream).  Here an event is one frame,
+ * chunk framing included, made once; after each batch of events the bus
+ * delivers, each stream's socket gets what it has not had yet in one
+ * non-blocking sendmsg(), from one loop over the streams.  The
  * connections are plain TCP (serve sets no TLS certificate: a stream is
  * refused if one is set), so the bytes on the socket are the bytes on the
  * wire.  One epoll descriptor, one source on the loop, watches all the
@@ -179,6 +181,11 @@ stream_close (Stream *stream)
       g_source_destroy (self->streams_keepalive);
       g_clear_pointer (&self->streams_keepalive, g_source_unref);
     }
+  if (self->streams == NULL && self->streams_flush != NULL)
+    {
+      g_source_destroy (self->streams_flush);
+      g_clear_pointer (&self->streams_flush, g_source_unref);
+    }
   if (self->streams == NULL && self->streams_poll != NULL)
     {
       g_source_destroy (self->streams_poll);
@@ -293,6 +300,30 @@ on_streams_check (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* After a batch of events (the bus delivers what came meanwhile at once):
+ * each stream's socket gets all of them in one sendmsg().  A stream that
+ * is behind waits for room (epoll says when); one whose headers are not
+ * out yet, for them. */
+static gboolean
+on_streams_flush (gpointer user_data)
+{
+  PdServer *self = user_data;
+
+  g_clear_pointer (&self->streams_flush, g_source_unref);
+  self->streams_walking++;
+  for (GList *l = self->streams, *next; l != NULL; l = next)
+    {
+      Stream *stream = l->data;
+
+      next = l->next;
+      if (stream->fd >= 0 && !stream->watching_out && !g_queue_is_empty (&stream->unwritten))
+        stream_flush (stream);
+    }
+  self->streams_walking--;
+  streams_reap (self);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 stream_write_bytes (Stream *stream,
                     GBytes *frame)
@@ -304,10 +335,15 @@ stream_write_bytes (Stream *stream,
 
   g_queue_push_tail (&stream->unwritten, g_bytes_ref (frame));
   stream->backlog += g_bytes_get_size (frame);
-  /* A stream that is behind waits for room (epoll says when); one whose
-   * headers are not out yet, for them. */
-  if (stream->fd >= 0 && !stream->watching_out)
-    stream_flush (stream);
+  if (stream->fd >= 0 && !stream->watching_out && self->streams_flush == NULL)
+    {
+      /* At the priority of the bus's delivery, after it. */
+      self->streams_flush = g_idle_source_new ();
+      g_source_set_priority (self->streams_flush, G_PRIORITY_DEFAULT);
+      g_source_set_static_name (self->streams_flush, "[pd-server] event streams' writes");
+      g_source_set_callback (self->streams_flush, on_streams_flush, self, NULL);
+      g_source_attach (self->streams_flush, self->context);
+    }
 
   if (!stream->closed && stream->backlog > PD_SERVER_STREAM_MAX_BACKLOG && self->streams_check == 0)
     {
@@ -627,12 +663,10 @@ _pd_server_end_streams (PdServer *self)
 
       if (stream->fd >= 0)
         {
+          /* What its socket takes now: the rest would never come. */
           stream_write_bytes (stream, last);
-          if (!stream->closed && stream->watching_out)
-            {
-              /* Behind: the rest would never come; one try more. */
-              stream_flush (stream);
-            }
+          if (!stream->closed)
+            stream_flush (stream);
         }
       else if (stream->msg != NULL)
         {
