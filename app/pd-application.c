@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-application.h"
+#include "pd-notifier.h"
 #include "pd-window.h"
 
 #define MAX_RECENT_SOURCES 10
@@ -380,7 +381,52 @@ open_demo_action (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (window));
 }
 
+/* A notification's click: the window that lists the session shows it. */
+static void
+open_session_action (GSimpleAction *action,
+                     GVariant      *parameter,
+                     gpointer       user_data)
+{
+  const char *session_id = g_variant_get_string (parameter, NULL);
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (user_data)); l; l = l->next)
+    if (PD_IS_WINDOW (l->data) && pd_window_open_session (PD_WINDOW (l->data), session_id))
+      return;
+  g_debug ("no window lists session %s", session_id);
+}
+
+/* A notification's Approve or Deny button: the run that asked gets it. */
+static void
+answer_approval (GtkApplication *app,
+                 const char     *session_id,
+                 gboolean        allow)
+{
+  for (GList *l = gtk_application_get_windows (app); l; l = l->next)
+    if (PD_IS_WINDOW (l->data) && pd_window_answer_approval (PD_WINDOW (l->data), session_id, allow))
+      return;
+  g_debug ("no run of session %s waits for an approval", session_id);
+}
+
+static void
+approve_run_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       user_data)
+{
+  answer_approval (GTK_APPLICATION (user_data), g_variant_get_string (parameter, NULL), TRUE);
+}
+
+static void
+deny_run_action (GSimpleAction *action,
+                 GVariant      *parameter,
+                 gpointer       user_data)
+{
+  answer_approval (GTK_APPLICATION (user_data), g_variant_get_string (parameter, NULL), FALSE);
+}
+
 static const GActionEntry app_actions[] = {
+  { PD_NOTIFIER_ACTION_OPEN, open_session_action, "s" },
+  { PD_NOTIFIER_ACTION_APPROVE, approve_run_action, "s" },
+  { PD_NOTIFIER_ACTION_DENY, deny_run_action, "s" },
   { "about", about_action },
   { "quit", quit_action },
   { "open-database", open_database_action, "s" },

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-notification-page.h"
 #include "pd-preferences-window.h"
 
 static const char * const kinds[] = { "openai", "anthropic", "replay" };
@@ -268,6 +269,7 @@ pd_preferences_window_init (PdPreferencesWindow *self)
                                 G_SETTINGS_BIND_DEFAULT, get_ms, set_ms, NULL, NULL);
   g_settings_bind (self->settings, "read-agent-plans", self->read_plans_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_notification_page_new (self->settings));
 
   pd_preferences_window_load_profiles (self);
 }

@@ -105,7 +105,10 @@ on_approval_response (AdwMessageDialog *dialog,
   _pd_run_question_answer (question, allow, NULL);
   question->dialog = NULL;
   if (self != NULL)
-    g_ptr_array_remove (self->questions, question);
+    {
+      g_ptr_array_remove (self->questions, question);
+      _pd_run_controller_emit_approval (self, NULL);
+    }
 }
 
 static const char *
@@ -170,6 +173,46 @@ _pd_run_controller_ask_approval (PdRunController *self,
   question->dialog = dialog;
   g_signal_connect (dialog, "response", G_CALLBACK (on_approval_response), question);
   gtk_window_present (GTK_WINDOW (dialog));
+  _pd_run_controller_emit_approval (self, question->tool);
+}
+
+/**
+ * pd_run_controller_answer_approval:
+ * @session_id: the session whose run asks
+ * @allow: approve once, or deny
+ *
+ * Answers the open approval question of @session_id's run as its dialog
+ * would (a notification's Approve and Deny buttons).
+ *
+ * Returns: whether such a question was open
+ */
+gboolean
+pd_run_controller_answer_approval (PdRunController *self,
+                                   const char      *session_id,
+                                   gboolean         allow)
+{
+  g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), FALSE);
+
+  if (session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
+    return FALSE;
+
+  for (guint i = 0; i < self->questions->len; i++)
+    {
+      Question *question = g_ptr_array_index (self->questions, i);
+
+      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL)
+        {
+          GtkWidget *dialog = question->dialog;
+
+          /* The response answers (and may free the question); the dialog,
+           * answered elsewhere, goes. */
+          adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), allow ? "once" : "deny");
+          gtk_window_destroy (GTK_WINDOW (dialog));
+          return TRUE;
+        }
+    }
+
+  return FALSE;
 }
 
 /* A small markdown rendering with text tags: headings, bullets and code

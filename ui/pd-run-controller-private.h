@@ -104,6 +104,8 @@ typedef enum
 /* pd-run-controller.c */
 void      _pd_run_controller_notify               (PdRunController     *self,
                                                    PdRunControllerProp  prop);
+void      _pd_run_controller_emit_approval        (PdRunController     *self,
+                                                   const char          *tool);
 void      _pd_run_controller_emit_session_started (PdRunController     *self,
                                                    const char          *session_id);
 void      _pd_run_controller_set_session_id       (PdRunController     *self,

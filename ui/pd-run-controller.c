@@ -148,6 +148,8 @@ G_DEFINE_FINAL_TYPE (PdRunController, pd_run_controller, G_TYPE_OBJECT)
 enum {
   SESSION_STARTED,
   FINISHED,
+  APPROVAL_ASKED,
+  APPROVAL_ANSWERED,
   N_SIGNALS
 };
 
@@ -166,6 +168,17 @@ _pd_run_controller_emit_session_started (PdRunController *self,
                                          const char      *session_id)
 {
   g_signal_emit (self, signals[SESSION_STARTED], 0, session_id);
+}
+
+/* An approval dialog opened (@tool) or was answered (@tool %NULL). */
+void
+_pd_run_controller_emit_approval (PdRunController *self,
+                                  const char      *tool)
+{
+  if (tool != NULL)
+    g_signal_emit (self, signals[APPROVAL_ASKED], 0, self->session_id, tool);
+  else
+    g_signal_emit (self, signals[APPROVAL_ANSWERED], 0, self->session_id);
 }
 
 /* The window's source hears of this engine's commits from its events at
@@ -717,6 +730,23 @@ pd_run_controller_class_init (PdRunControllerClass *klass)
   signals[FINISHED] =
     g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
+
+  /**
+   * PdRunController::approval-asked:
+   * @session_id: (nullable): the session of the run that waits
+   * @tool: the tool it wants to use
+   */
+  signals[APPROVAL_ASKED] =
+    g_signal_new ("approval-asked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
+  /**
+   * PdRunController::approval-answered:
+   * @session_id: (nullable): the session of the run that asked
+   */
+  signals[APPROVAL_ANSWERED] =
+    g_signal_new ("approval-answered", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

@@ -16,6 +16,7 @@
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-local-source.h"
+#include "pd-notifier.h"
 #include "pd-now-view.h"
 #include "pd-remote-source.h"
 #include "pd-run-controller.h"
@@ -40,6 +41,7 @@ struct _PdWindow
   PdDemo              *demo;
   GCancellable        *cancellable;
   PdRunController     *runs;
+  PdNotifier          *notifier;
   char                *pending_select;
   gulong               items_handler;
   guint                select_idle;

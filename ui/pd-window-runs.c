@@ -223,6 +223,7 @@ _pd_window_set_runs (PdWindow        *self,
     g_object_run_dispose (G_OBJECT (self->runs));
   g_clear_object (&self->runs);
   self->runs = runs;
+  pd_notifier_set_runs (self->notifier, runs);
   g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "finished", G_CALLBACK (on_run_finished),
@@ -242,4 +243,65 @@ _pd_window_class_runs_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, on_plan_mode_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_message_activate);
+}
+
+/**
+ * pd_window_get_notifier:
+ *
+ * Returns: (transfer none): the window's notifier
+ */
+PdNotifier *
+pd_window_get_notifier (PdWindow *self)
+{
+  g_return_val_if_fail (PD_IS_WINDOW (self), NULL);
+
+  return self->notifier;
+}
+
+/**
+ * pd_window_open_session:
+ * @session_id: a session of this window's source
+ *
+ * Shows @session_id, as a click on a notification about it asks.
+ *
+ * Returns: whether this window lists (or runs) @session_id
+ */
+gboolean
+pd_window_open_session (PdWindow   *self,
+                        const char *session_id)
+{
+  PdSessionListModel *model;
+
+  g_return_val_if_fail (PD_IS_WINDOW (self), FALSE);
+
+  model = pd_session_list_get_model (self->session_list);
+  if (session_id == NULL ||
+      (pd_session_list_model_find (model, session_id, NULL) == NULL &&
+       (self->runs == NULL || g_strcmp0 (pd_run_controller_get_session_id (self->runs), session_id) != 0)))
+    return FALSE;
+
+  g_free (self->pending_select);
+  self->pending_select = g_strdup (session_id);
+  _pd_window_try_select_pending (self);
+  adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  gtk_window_present (GTK_WINDOW (self));
+
+  return TRUE;
+}
+
+/**
+ * pd_window_answer_approval:
+ * @session_id: the session whose run waits for an approval
+ * @allow: approve once, or deny
+ *
+ * Returns: whether this window's run of @session_id was waiting
+ */
+gboolean
+pd_window_answer_approval (PdWindow   *self,
+                           const char *session_id,
+                           gboolean    allow)
+{
+  g_return_val_if_fail (PD_IS_WINDOW (self), FALSE);
+
+  return self->runs != NULL && pd_run_controller_answer_approval (self->runs, session_id, allow);
 }

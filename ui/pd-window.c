@@ -470,6 +470,9 @@ pd_window_dispose (GObject *object)
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  if (self->notifier != NULL)
+    g_object_run_dispose (G_OBJECT (self->notifier));
+  g_clear_object (&self->notifier);
   if (self->runs != NULL)
     g_object_run_dispose (G_OBJECT (self->runs));
   g_clear_object (&self->runs);
@@ -788,6 +791,8 @@ pd_window_init (PdWindow *self)
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
   pd_window_restore_size (self);
+  self->notifier = pd_notifier_new (GTK_WINDOW (self));
+  pd_notifier_watch_sessions (self->notifier, G_LIST_MODEL (pd_session_list_get_model (self->session_list)));
 
   self->items_handler = g_signal_connect_object (pd_session_list_get_model (self->session_list),
                                                  "items-changed",

@@ -7,6 +7,7 @@
 #include <adwaita.h>
 
 #include "pd-demo.h"
+#include "pd-notifier.h"
 #include "pd-run-controller.h"
 #include "pd-source.h"
 
@@ -34,5 +35,11 @@ void        pd_window_show_message      (PdWindow       *self,
 
 void             pd_window_set_remote_token   (PdWindow       *self,
                                                const char     *token);
+PdNotifier      *pd_window_get_notifier       (PdWindow       *self);
+gboolean         pd_window_open_session       (PdWindow       *self,
+                                               const char     *session_id);
+gboolean         pd_window_answer_approval    (PdWindow       *self,
+                                               const char     *session_id,
+                                               gboolean        allow);
 
 G_END_DECLS

@@ -26,6 +26,19 @@ typedef struct
 } RunData;
 
 static RunData *current_run;
+static gboolean registered;
+
+/**
+ * pd_test_set_registered:
+ * @is_registered: whether pd_test_run_app() registers the application on
+ *   the session bus under its id (a notification server reaches its actions
+ *   there) instead of running it as a non-unique instance
+ */
+void
+pd_test_set_registered (gboolean is_registered)
+{
+  registered = is_registered;
+}
 
 void
 pd_test_reset_settings (void)
@@ -352,9 +365,10 @@ pd_test_run_app (const char * const *args,
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
 
-  g_application_set_flags (G_APPLICATION (app),
-                           g_application_get_flags (G_APPLICATION (app)) |
-                           G_APPLICATION_NON_UNIQUE);
+  if (!registered)
+    g_application_set_flags (G_APPLICATION (app),
+                             g_application_get_flags (G_APPLICATION (app)) |
+                             G_APPLICATION_NON_UNIQUE);
   g_signal_connect (app, "window-added", G_CALLBACK (on_window_added), NULL);
 
   timeout_id = g_timeout_add_seconds (RUN_TIMEOUT_SECONDS, on_run_timeout, NULL);

@@ -21,6 +21,7 @@ int        pd_test_run_app         (const char * const *args,
                                     gpointer            user_data,
                                     gboolean           *saw_window);
 void       pd_test_reset_settings  (void);
+void       pd_test_set_registered  (gboolean            is_registered);
 void       pd_test_flush           (GtkWidget          *widget);
 
 typedef gboolean (*PdTestWidgetMatch) (GtkWidget     *widget,

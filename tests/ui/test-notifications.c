@@ -1,0 +1,740 @@
+/* test-notifications.c: desktop notifications, seen by a notification server
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs under dbus-run-session: a private session bus on which this test
+ * owns org.gtk.Notifications on a connection of its own and records every
+ * AddNotification and RemoveNotification, as GNOME Shell would receive
+ * them.  The real application, registered on that bus under its id, runs
+ * replayed runs and reads a real database another writer changes; the
+ * test sees each kind of notification exactly once with its buttons, and
+ * activates the buttons and the click the way the server does: by calling
+ * org.freedesktop.Application.ActivateAction on the application.
+ */
+#define G_LOG_DOMAIN "test-notifications"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-notifier-private.h"
+#include "pd-preferences-window.h"
+#include "pd-session-list.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+#define WAIT_MS 20000
+#define APP_PATH "/io/github/plandeck/Plandeck"
+
+/* --- the recording notification server ------------------------------------ */
+
+static const char server_xml[] =
+  "<node>"
+  "  <interface name='org.gtk.Notifications'>"
+  "    <method name='AddNotification'>"
+  "      <arg type='s' name='app_id' direction='in'/>"
+  "      <arg type='s' name='id' direction='in'/>"
+  "      <arg type='a{sv}' name='notification' direction='in'/>"
+  "    </method>"
+  "    <method name='RemoveNotification'>"
+  "      <arg type='s' name='app_id' direction='in'/>"
+  "      <arg type='s' name='id' direction='in'/>"
+  "    </method>"
+  "  </interface>"
+  "</node>";
+
+typedef struct
+{
+  char     *id;
+  GVariant *notification;   /* a{sv} */
+} Record;
+
+typedef struct
+{
+  GDBusConnection *connection;
+  GPtrArray       *added;     /* (element-type Record) */
+  GPtrArray       *removed;   /* (element-type utf8) ids */
+} Server;
+
+static Server server;
+
+static void
+record_free (Record *record)
+{
+  g_free (record->id);
+  g_variant_unref (record->notification);
+  g_free (record);
+}
+
+static void
+on_server_call (GDBusConnection       *connection,
+                const char            *sender,
+                const char            *path,
+                const char            *interface,
+                const char            *method,
+                GVariant              *parameters,
+                GDBusMethodInvocation *invocation,
+                gpointer               user_data)
+{
+  const char *app_id;
+  const char *id;
+
+  if (g_strcmp0 (method, "AddNotification") == 0)
+    {
+      Record *record = g_new0 (Record, 1);
+
+      g_variant_get (parameters, "(&s&s@a{sv})", &app_id, &id, &record->notification);
+      g_assert_cmpstr (app_id, ==, APP_ID);
+      record->id = g_strdup (id);
+      g_test_message ("notification %s: %s", id, g_variant_print (record->notification, FALSE));
+      g_ptr_array_add (server.added, record);
+    }
+  else
+    {
+      g_variant_get (parameters, "(&s&s)", &app_id, &id);
+      g_ptr_array_add (server.removed, g_strdup (id));
+    }
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void
+server_start (void)
+{
+  static const GDBusInterfaceVTable vtable = { on_server_call, NULL, NULL, { 0 } };
+  g_autoptr(GDBusNodeInfo) info = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  guint32 result = 0;
+
+  g_assert_no_error (error);
+  /* A connection of its own: to the application it is another peer. */
+  server.connection = g_dbus_connection_new_for_address_sync (address,
+                                                              G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                              G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                              NULL, NULL, &error);
+  g_assert_no_error (error);
+  server.added = g_ptr_array_new_with_free_func ((GDestroyNotify) record_free);
+  server.removed = g_ptr_array_new_with_free_func (g_free);
+
+  info = g_dbus_node_info_new_for_xml (server_xml, &error);
+  g_assert_no_error (error);
+  g_dbus_connection_register_object (server.connection, "/org/gtk/Notifications", info->interfaces[0],
+                                     &vtable, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  reply = g_dbus_connection_call_sync (server.connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "RequestName",
+                                       g_variant_new ("(su)", "org.gtk.Notifications", 4 /* DO_NOT_QUEUE */),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  g_variant_get (reply, "(u)", &result);
+  g_assert_cmpuint (result, ==, 1 /* PRIMARY_OWNER */);
+}
+
+static guint
+count_added (const char *kind)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < server.added->len; i++)
+    if (g_str_has_prefix (((Record *) g_ptr_array_index (server.added, i))->id, kind))
+      n++;
+  return n;
+}
+
+static Record *
+find_added (const char *kind)
+{
+  for (guint i = 0; i < server.added->len; i++)
+    {
+      Record *record = g_ptr_array_index (server.added, i);
+
+      if (g_str_has_prefix (record->id, kind))
+        return record;
+    }
+  return NULL;
+}
+
+static gboolean
+has_added (gpointer kind)
+{
+  return find_added (kind) != NULL;
+}
+
+static void
+wait_for_notification (const char *kind)
+{
+  g_autofree char *what = g_strdup_printf ("a %s notification", kind);
+
+  pd_test_wait_until (has_added, (gpointer) kind, WAIT_MS, what);
+}
+
+/* The notification's field @key as a string; "" when absent. */
+static char *
+field (Record     *record,
+       const char *key)
+{
+  const char *value = NULL;
+
+  if (!g_variant_lookup (record->notification, key, "&s", &value))
+    return g_strdup ("");
+  return g_strdup (value);
+}
+
+static void
+assert_id (Record     *record,
+           const char *kind,
+           const char *session_id)
+{
+  g_autofree char *expected = g_strconcat (kind, session_id, NULL);
+
+  g_assert_cmpstr (record->id, ==, expected);
+}
+
+/* A click on the notification: the server activates its default action. */
+static void
+assert_default_opens (Record     *record,
+                      const char *session_id)
+{
+  g_autofree char *action = field (record, "default-action");
+  g_autoptr(GVariant) target = g_variant_lookup_value (record->notification, "default-action-target", NULL);
+
+  g_assert_cmpstr (action, ==, "app.open-session");
+  g_assert_nonnull (target);
+  g_assert_cmpstr (g_variant_get_string (target, NULL), ==, session_id);
+}
+
+/* What GNOME Shell does for a click or a button: ActivateAction on the
+ * application's object, the "app." prefix dropped. */
+static void
+activate_app_action (const char *action,
+                     GVariant   *target)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  GVariantBuilder params;
+
+  g_variant_builder_init (&params, G_VARIANT_TYPE ("av"));
+  if (target != NULL)
+    g_variant_builder_add (&params, "v", target);
+  g_assert_true (g_str_has_prefix (action, "app."));
+  g_dbus_connection_call (server.connection, APP_ID, APP_PATH, "org.freedesktop.Application",
+                          "ActivateAction",
+                          g_variant_new ("(sav@a{sv})", action + 4, &params,
+                                         g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0)),
+                          NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
+}
+
+/* The button labelled @label: its action and target. */
+static void
+activate_button (Record     *record,
+                 const char *label,
+                 const char *expected_action,
+                 const char *session_id)
+{
+  g_autoptr(GVariant) buttons = g_variant_lookup_value (record->notification, "buttons",
+                                                        G_VARIANT_TYPE ("aa{sv}"));
+  GVariantIter iter;
+  GVariant *button;
+
+  g_assert_nonnull (buttons);
+  g_variant_iter_init (&iter, buttons);
+  while ((button = g_variant_iter_next_value (&iter)))
+    {
+      const char *button_label = NULL;
+      const char *action = NULL;
+      g_autoptr(GVariant) target = NULL;
+
+      g_variant_lookup (button, "label", "&s", &button_label);
+      g_variant_lookup (button, "action", "&s", &action);
+      target = g_variant_lookup_value (button, "target", NULL);
+      if (g_strcmp0 (button_label, label) == 0)
+        {
+          g_assert_cmpstr (action, ==, expected_action);
+          g_assert_nonnull (target);
+          g_assert_cmpstr (g_variant_get_string (target, NULL), ==, session_id);
+          activate_app_action (action, target);
+          g_variant_unref (button);
+          return;
+        }
+      g_variant_unref (button);
+    }
+  g_error ("the notification %s has no button “%s”", record->id, label);
+}
+
+/* --- focus ------------------------------------------------------------------- */
+
+static gboolean
+window_inactive (gpointer window)
+{
+  return !gtk_window_is_active (window);
+}
+
+static gboolean
+window_active (gpointer window)
+{
+  return gtk_window_is_active (window);
+}
+
+/* The user looks at another window: presented, it takes the X focus (with
+ * no window manager, GDK sets the input focus itself). */
+static GtkWindow *
+look_elsewhere (PdWindow *window)
+{
+  GtkWindow *other = GTK_WINDOW (gtk_window_new ());
+
+  gtk_window_set_title (other, "Another application");
+  gtk_window_present (other);
+  pd_test_wait_until (window_inactive, window, WAIT_MS, "the window to lose the focus");
+  return other;
+}
+
+static void
+look_back (PdWindow *window)
+{
+  gtk_window_present (GTK_WINDOW (window));
+  pd_test_wait_until (window_active, window, WAIT_MS, "the window to have the focus");
+}
+
+/* --- runs of ours -------------------------------------------------------- */
+
+typedef struct
+{
+  char     *dir;
+  char     *db;
+  char     *project;
+  char     *replay_write;
+  char     *replay_fail;
+  guint     finished;
+  int       status;
+} Fixture;
+
+static void
+fixture_free (Fixture *fixture)
+{
+  g_free (fixture->dir);
+  g_free (fixture->db);
+  g_free (fixture->project);
+  g_free (fixture->replay_write);
+  g_free (fixture->replay_fail);
+  g_free (fixture);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Fixture, fixture_free)
+
+static Fixture *
+fixture_new (void)
+{
+  Fixture *fixture = g_new0 (Fixture, 1);
+
+  fixture->dir = pd_test_make_tmp_dir ();
+  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
+  fixture->project = g_build_filename (fixture->dir, "project", NULL);
+  fixture->replay_write = g_build_filename (fixture->dir, "write.json", NULL);
+  fixture->replay_fail = g_build_filename (fixture->dir, "fail.json", NULL);
+  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (fixture->replay_write,
+    "{\"label\": \"test: one write\", \"turns\": ["
+    " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
+    " {\"content\": \"All done.\"}]}", -1, NULL));
+  /* One turn with a tool call and nothing to answer its result with: the
+   * replay runs out and the run fails. */
+  g_assert_true (g_file_set_contents (fixture->replay_fail,
+    "{\"label\": \"test: runs out\", \"turns\": ["
+    " {\"content\": \"Listing.\", \"tool_calls\": [{\"name\": \"list_files\", \"arguments\": {\"path\": \".\"}}]}]}",
+    -1, NULL));
+  g_object_unref (pd_test_open_store (fixture->db));
+
+  return fixture;
+}
+
+static void
+on_finished (PdRunController *runs,
+             int              status,
+             const char      *message,
+             Fixture         *fixture)
+{
+  fixture->finished++;
+  fixture->status = status;
+}
+
+static void
+start_replay (PdWindow   *window,
+              Fixture    *fixture,
+              const char *replay,
+              const char *message)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  settings->planning = TRUE;
+  g_assert_true (pd_run_controller_start (runs, settings, message, &error));
+  g_assert_no_error (error);
+}
+
+typedef struct
+{
+  Fixture *fixture;
+  guint    count;
+} FinishWait;
+
+static gboolean
+finished_count (gpointer data)
+{
+  FinishWait *wait = data;
+
+  return wait->fixture->finished >= wait->count;
+}
+
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *id;
+} Shown;
+
+static gboolean
+window_shows (gpointer data)
+{
+  Shown *shown = data;
+  PdSessionItem *item = pd_session_list_get_selected_item (PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (shown->window), PD_TYPE_SESSION_LIST)));
+
+  return item != NULL && g_strcmp0 (pd_session_item_get_id (item), shown->id) == 0;
+}
+
+static void
+check_runs (PdApplication *app,
+            PdWindow      *window,
+            gpointer       user_data)
+{
+  Fixture *fixture = user_data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autofree char *written = g_build_filename (fixture->project, "one.txt", NULL);
+  g_autofree char *run_id = NULL;
+  FinishWait wait = { fixture, 1 };
+  Record *record;
+  g_autofree char *title = NULL;
+
+  GtkWindow *other = look_elsewhere (window);
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+
+  start_replay (window, fixture, fixture->replay_write, "Write a file");
+  wait_for_notification ("approval:");
+  run_id = g_strdup (pd_run_controller_get_session_id (runs));
+  record = find_added ("approval:");
+  assert_id (record, "approval:", run_id);
+  title = field (record, "title");
+  g_assert_cmpstr (title, ==, "Approval Needed");
+  assert_default_opens (record, run_id);
+  g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
+
+  /* Approve from the notification: the write happens, the dialog goes,
+   * and the notification is withdrawn. */
+  activate_button (record, "Approve Once", "app.approve-run", run_id);
+  pd_test_wait_until (file_exists, written, WAIT_MS, "the approved write");
+  pd_test_wait_until (finished_count, &wait, WAIT_MS, "the run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  wait_for_notification ("run-finished:");
+  g_assert_cmpuint (count_added ("approval:"), ==, 1);
+  g_assert_true (g_ptr_array_find_with_equal_func (server.removed, record->id, g_str_equal, NULL));
+  record = find_added ("run-finished:");
+  assert_default_opens (record, run_id);
+
+  /* A run that fails. */
+  wait.count = 2;
+  start_replay (window, fixture, fixture->replay_fail, "List the files");
+  pd_test_wait_until (finished_count, &wait, WAIT_MS, "the second run to end");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_FAILED);
+  wait_for_notification ("run-failed:");
+
+  /* A click on the first run's notification opens that session. */
+  record = find_added ("run-finished:");
+  {
+    g_autoptr(GVariant) target = g_variant_lookup_value (record->notification, "default-action-target", NULL);
+    Shown shown = { window, run_id };
+    Shown second = { window, pd_run_controller_get_session_id (runs) };
+
+    pd_test_wait_until (window_shows, &second, WAIT_MS, "the second run's session to be shown");
+    g_assert_false (window_shows (&shown));
+    activate_app_action ("app.open-session", target);
+    pd_test_wait_until (window_shows, &shown, WAIT_MS, "the clicked session to be shown");
+  }
+
+  /* Each once: nothing more came while the list polled. */
+  pd_test_spin (500);
+  g_assert_cmpuint (count_added ("approval:"), ==, 1);
+  g_assert_cmpuint (count_added ("run-finished:"), ==, 1);
+  g_assert_cmpuint (count_added ("run-failed:"), ==, 1);
+  gtk_window_destroy (other);
+}
+
+static void
+test_runs (void)
+{
+  g_autoptr(Fixture) fixture = fixture_new ();
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  g_assert_cmpint (pd_test_run_app (args, check_runs, fixture, NULL), ==, 0);
+}
+
+/* --- sessions another writer changes --------------------------------------- */
+
+static PdPlanState *
+checklist (gint64 version,
+           guint  done,
+           guint  total,
+           guint  blocked)
+{
+  PdPlanState *plan = pd_plan_state_new ();
+
+  plan->version = version;
+  for (guint i = 0; i < total; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("s%u", i + 1);
+      g_autofree char *title = g_strdup_printf ("Item %u", i + 1);
+      PdPlanStepStatus status = i < done ? PD_PLAN_STEP_DONE
+                                : i < done + blocked ? PD_PLAN_STEP_BLOCKED : PD_PLAN_STEP_PENDING;
+
+      g_ptr_array_add (plan->steps, pd_test_step (id, title, status, NULL));
+    }
+  return plan;
+}
+
+typedef struct
+{
+  char           *dir;
+  char           *db;
+  PdSessionStore *store;
+} Writer;
+
+typedef struct
+{
+  PdSessionList *list;
+  const char    *id;
+  guint          blocked;
+} BlockedWait;
+
+static gboolean
+listed_blocked (gpointer data)
+{
+  BlockedWait *wait = data;
+  PdSessionItem *item = pd_session_list_model_find (pd_session_list_get_model (wait->list), wait->id, NULL);
+
+  return item != NULL && pd_session_item_get_info (item)->plan_blocked == wait->blocked;
+}
+
+static void
+check_sessions (PdApplication *app,
+                PdWindow      *window,
+                gpointer       user_data)
+{
+  Writer *writer = user_data;
+  g_autofree char *plan_id = pd_test_add_session (writer->store, "Tidy the parser", "plandeck");
+  g_autofree char *agent_id = pd_test_add_session (writer->store, "Port the tests", "claude-code");
+  g_autoptr(PdPlanState) open = checklist (1, 1, 3, 0);
+  g_autoptr(PdPlanState) blocked = checklist (2, 1, 3, 1);
+  g_autoptr(PdPlanState) complete = checklist (2, 3, 3, 0);
+  Record *record;
+  g_autofree char *title = NULL;
+  g_autofree char *body = NULL;
+  PdNotifier *notifier = pd_window_get_notifier (window);
+  GtkWindow *other = look_elsewhere (window);
+
+  /* A plan step becomes blocked (another process writing the database). */
+  pd_test_save_plan (writer->store, plan_id, open, PD_SESSION_STATUS_RUNNING);
+  pd_test_save_plan (writer->store, agent_id, open, PD_SESSION_STATUS_IDLE);
+  pd_test_save_plan (writer->store, plan_id, blocked, PD_SESSION_STATUS_RUNNING);
+  wait_for_notification ("plan-blocked:");
+  record = find_added ("plan-blocked:");
+  assert_id (record, "plan-blocked:", plan_id);
+  assert_default_opens (record, plan_id);
+  title = field (record, "title");
+  body = field (record, "body");
+  g_assert_cmpstr (title, ==, "Plan Blocked");
+  g_assert_nonnull (strstr (body, "Tidy the parser"));
+
+  /* The agent's checklist goes quiet with unfinished items: once per
+   * quiet spell, however often it is looked at. */
+  {
+    gint64 later = g_get_real_time () + (gint64) 16 * 60 * G_USEC_PER_SEC;
+
+    _pd_notifier_check_stalled (notifier, g_get_real_time ());
+    g_assert_cmpuint (count_added ("checklist-stalled:"), ==, 0);
+    _pd_notifier_check_stalled (notifier, later);
+    wait_for_notification ("checklist-stalled:");
+    _pd_notifier_check_stalled (notifier, later + (gint64) 60 * G_USEC_PER_SEC);
+    record = find_added ("checklist-stalled:");
+    assert_id (record, "checklist-stalled:", agent_id);
+    assert_default_opens (record, agent_id);
+  }
+
+  /* Its checklist completed. */
+  pd_test_save_plan (writer->store, agent_id, complete, PD_SESSION_STATUS_IDLE);
+  wait_for_notification ("checklist-completed:");
+  record = find_added ("checklist-completed:");
+  assert_id (record, "checklist-completed:", agent_id);
+  assert_default_opens (record, agent_id);
+
+  /* More polls, another change to the blocked session that adds no block,
+   * and no kind comes twice. */
+  {
+    g_autoptr(PdPlanState) still_blocked = checklist (3, 1, 3, 1);
+
+    pd_test_save_plan (writer->store, plan_id, still_blocked, PD_SESSION_STATUS_RUNNING);
+  }
+  pd_test_spin (1500);
+  _pd_notifier_check_stalled (notifier, g_get_real_time () + (gint64) 60 * 60 * G_USEC_PER_SEC);
+  g_assert_cmpuint (count_added ("plan-blocked:"), ==, 1);
+  g_assert_cmpuint (count_added ("checklist-stalled:"), ==, 1);
+  g_assert_cmpuint (count_added ("checklist-completed:"), ==, 1);
+
+  /* The user looks at the session in the focused window: a new block
+   * there is not sent, since it is on screen. */
+  {
+    PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+    g_autoptr(PdPlanState) more_blocked = checklist (4, 0, 3, 2);
+    Shown shown = { window, plan_id };
+    BlockedWait blocked_wait = { list, plan_id, 2 };
+
+    look_back (window);
+    g_assert_true (pd_session_list_select (list, plan_id));
+    pd_test_wait_until (window_shows, &shown, WAIT_MS, "the blocked session to be shown");
+    pd_test_save_plan (writer->store, plan_id, more_blocked, PD_SESSION_STATUS_RUNNING);
+    pd_test_wait_until (listed_blocked, &blocked_wait, WAIT_MS, "the second block to be listed");
+    pd_test_spin (200);
+    g_assert_cmpuint (count_added ("plan-blocked:"), ==, 1);
+  }
+
+  /* Switched off in Preferences: nothing, seen or not. */
+  {
+    PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+    g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+    g_autoptr(PdPlanState) all_blocked = checklist (5, 0, 3, 3);
+    BlockedWait blocked_wait = { list, plan_id, 3 };
+    guint before = server.added->len;
+
+    gtk_window_present (other);
+    pd_test_wait_until (window_inactive, window, WAIT_MS, "the window to lose the focus");
+    g_settings_set_boolean (settings, "notify-plan-blocked", FALSE);
+    pd_test_save_plan (writer->store, plan_id, all_blocked, PD_SESSION_STATUS_RUNNING);
+    pd_test_wait_until (listed_blocked, &blocked_wait, WAIT_MS, "the third block to be listed");
+    pd_test_spin (200);
+    g_assert_cmpuint (server.added->len, ==, before);
+    g_settings_reset (settings, "notify-plan-blocked");
+  }
+  gtk_window_destroy (other);
+}
+
+static void
+test_sessions (void)
+{
+  Writer writer = { 0 };
+  const char *args[] = { NULL, NULL, NULL };
+
+  writer.dir = pd_test_make_tmp_dir ();
+  writer.db = g_build_filename (writer.dir, "sessions.db", NULL);
+  writer.store = pd_test_open_store (writer.db);
+  args[0] = "--db";
+  args[1] = writer.db;
+
+  g_assert_cmpint (pd_test_run_app (args, check_sessions, &writer, NULL), ==, 0);
+
+  g_object_unref (writer.store);
+  g_free (writer.db);
+  g_free (writer.dir);
+}
+
+/* --- Preferences ------------------------------------------------------------ */
+
+static gboolean
+is_row_titled (GtkWidget     *widget,
+               gconstpointer  title)
+{
+  return ADW_IS_ACTION_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0;
+}
+
+/* Each kind has its switch, bound to its key. */
+static void
+test_preferences (void)
+{
+  static const char * const rows[][2] = {
+    { "Run Finished", "notify-run-finished" },
+    { "Run Failed", "notify-run-failed" },
+    { "Approval Needed", "notify-approval" },
+    { "Plan Blocked", "notify-plan-blocked" },
+    { "Agent’s Checklist Completed", "notify-checklist-completed" },
+    { "Agent’s Checklist Stalled", "notify-checklist-stalled" },
+  };
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  PdPreferencesWindow *prefs;
+
+  pd_test_reset_settings ();
+  prefs = pd_preferences_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (prefs));
+  pd_test_flush (GTK_WIDGET (prefs));
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      GtkWidget *row = pd_test_find_first (GTK_WIDGET (prefs), is_row_titled, rows[i][0]);
+      GtkWidget *toggle;
+
+      g_assert_nonnull (row);
+      toggle = pd_test_find_widget (row, GTK_TYPE_SWITCH);
+      g_assert_nonnull (toggle);
+      g_assert_true (gtk_switch_get_active (GTK_SWITCH (toggle)));
+      gtk_switch_set_active (GTK_SWITCH (toggle), FALSE);
+      g_assert_false (g_settings_get_boolean (settings, rows[i][1]));
+    }
+  {
+    GtkWidget *row = pd_test_find_first (GTK_WIDGET (prefs), is_row_titled, "Stalled After");
+    GtkWidget *spin = pd_test_find_widget (row, GTK_TYPE_SPIN_BUTTON);
+
+    /* Off with its switch. */
+    g_assert_false (gtk_widget_get_sensitive (row));
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 42);
+    g_assert_cmpuint (g_settings_get_uint (settings, "notify-stalled-minutes"), ==, 42);
+  }
+  pd_test_destroy_window (prefs, NULL);
+  pd_test_reset_settings ();
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") == NULL)
+    {
+      g_print ("1..0 # SKIP no session bus: run under dbus-run-session (meson test does)\n");
+      return 0;
+    }
+  server_start ();
+  /* Registered on the bus under its id, as the desktop runs it, so that
+   * the notification server can reach its actions. */
+  pd_test_set_registered (TRUE);
+
+  g_test_add_func ("/pd/ui/notifications/runs", test_runs);
+  g_test_add_func ("/pd/ui/notifications/sessions", test_sessions);
+  g_test_add_func ("/pd/ui/notifications/preferences", test_preferences);
+
+  return g_test_run ();
+}
