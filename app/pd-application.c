@@ -19,6 +19,9 @@
 
 #define MAX_RECENT_SOURCES 10
 
+/* As the metainfo's homepage, bugtracker and contribute URLs. */
+#define PD_WEBSITE "https://github.com/plandeck/plandeck"
+
 /* Exit status for a command line that cannot be acted on, as sysexits' EX_USAGE. */
 #define EXIT_USAGE 64
 
@@ -292,6 +295,11 @@ about_action (GSimpleAction *action,
               GVariant      *parameter,
               gpointer       user_data)
 {
+  /* The project names no people: its contributors are one credit. */
+  static const char *developers[] = {
+    "The Plandeck Project contributors https://github.com/plandeck/plandeck/graphs/contributors",
+    NULL
+  };
   GtkApplication *app = GTK_APPLICATION (user_data);
   GtkWidget *about;
 
@@ -305,6 +313,14 @@ about_action (GSimpleAction *action,
   adw_about_window_set_developer_name (ADW_ABOUT_WINDOW (about), _("The Plandeck Project"));
   adw_about_window_set_version (ADW_ABOUT_WINDOW (about), PACKAGE_VERSION);
   adw_about_window_set_license_type (ADW_ABOUT_WINDOW (about), GTK_LICENSE_GPL_3_0);
+  adw_about_window_set_website (ADW_ABOUT_WINDOW (about), PD_WEBSITE);
+  adw_about_window_set_issue_url (ADW_ABOUT_WINDOW (about), PD_WEBSITE "/issues");
+  adw_about_window_set_support_url (ADW_ABOUT_WINDOW (about), PD_WEBSITE "/blob/main/CONTRIBUTING.md");
+  adw_about_window_set_copyright (ADW_ABOUT_WINDOW (about), _("© 2026 The Plandeck Project"));
+  adw_about_window_set_developers (ADW_ABOUT_WINDOW (about), developers);
+  adw_about_window_add_link (ADW_ABOUT_WINDOW (about), _("_Source Code"), PD_WEBSITE);
+  adw_about_window_add_link (ADW_ABOUT_WINDOW (about), _("_Translate"),
+                             PD_WEBSITE "/blob/main/CONTRIBUTING.md#translations");
   /* Translators: replace with your names, one per line */
   adw_about_window_set_translator_credits (ADW_ABOUT_WINDOW (about), _("translator-credits"));
   gtk_window_present (GTK_WINDOW (about));

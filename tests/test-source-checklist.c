@@ -234,6 +234,60 @@ test_remote_read_only (void)
   g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY);
 }
 
+/* Deleting an imported session hides it from the index and leaves the
+ * agent's transcript alone; the next scan of the agent's folder does not
+ * bring it back.  A session of ours is deleted, rows and all. */
+static void
+test_delete_hides_imported (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *transcript = g_build_filename (f->dir, "-work-app", "0b7c0c1e-5f7e-4d21-9a43-3c2d1e0f9a11.jsonl", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdSessionInfo) ours = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[] = { f->dir, NULL };
+  guint total = 99;
+
+  g_assert_true (g_file_get_contents (transcript, &before, NULL, NULL));
+  ours = pd_session_store_create (f->store, "Ours", "m", "replay", "plandeck", "/tmp", &error);
+  g_assert_no_error (error);
+
+  g_assert_true (pd_session_store_delete (f->store, f->session_id, &error));
+  g_assert_no_error (error);
+  g_assert_true (pd_session_store_delete (f->store, ours->id, &error));
+  g_assert_no_error (error);
+
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 0);
+  g_assert_cmpuint (total, ==, 0);
+  g_clear_pointer (&list, g_ptr_array_unref);
+  /* Not even by a search for it. */
+  list = pd_session_store_list (f->store, "parser", TRUE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 0);
+  g_clear_pointer (&list, g_ptr_array_unref);
+
+  /* Ours is gone; the agent's transcript is as it was. */
+  info = pd_session_store_get (f->store, ours->id, &error);
+  g_assert_null (info);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (transcript, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+
+  /* Scanned again, it stays hidden. */
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -244,6 +298,8 @@ main (int   argc,
   g_test_add ("/pd/source/checklist/save", Fixture, NULL, fixture_setup, test_save, fixture_teardown);
   g_test_add ("/pd/source/checklist/not-imported", Fixture, NULL, fixture_setup, test_not_imported, fixture_teardown);
   g_test_add_func ("/pd/source/checklist/remote-read-only", test_remote_read_only);
+  g_test_add ("/pd/source/checklist/delete-hides-imported", Fixture, NULL, fixture_setup,
+              test_delete_hides_imported, fixture_teardown);
 
   return g_test_run ();
 }

@@ -50,6 +50,8 @@ struct _PdSessionList
   PdSource           *source;
   gulong              changed_handler;
   PdSessionListModel *model;
+  GtkFilterListModel *shown;          /* the model less the hidden sessions */
+  GHashTable         *hidden;         /* ids of sessions deleted pending an Undo */
   GtkSingleSelection *selection;
   GCancellable       *cancellable;
   guint               generation;     /* of the newest pass */
@@ -101,7 +103,7 @@ static guint signals[N_SIGNALS];
 static void
 pd_session_list_update_empty (PdSessionList *self)
 {
-  gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0;
+  gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->shown)) == 0;
 
   if (self->query != NULL && self->query[0] != '\0')
     gtk_label_set_text (self->empty_label, _("No matching sessions"));
@@ -109,6 +111,36 @@ pd_session_list_update_empty (PdSessionList *self)
     gtk_label_set_text (self->empty_label, _("No sessions"));
 
   gtk_stack_set_visible_child_name (self->list_stack, empty ? "empty" : "list");
+}
+
+/* The position of @id in the list as shown (the selection's positions):
+ * the model's own unless sessions are hidden. */
+static gboolean
+pd_session_list_find_shown (PdSessionList *self,
+                            const char    *id,
+                            guint         *position)
+{
+  PdSessionItem *item = pd_session_list_model_find (self->model, id, position);
+  guint n;
+
+  if (item == NULL || g_hash_table_size (self->hidden) == 0)
+    return item != NULL;
+  if (g_hash_table_contains (self->hidden, id))
+    return FALSE;
+
+  /* Only while a deletion waits for its Undo: a walk is fine. */
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->shown));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PdSessionItem) shown = g_list_model_get_item (G_LIST_MODEL (self->shown), i);
+
+      if (shown == item)
+        {
+          *position = i;
+          return TRUE;
+        }
+    }
+  return FALSE;
 }
 
 typedef struct
@@ -254,7 +286,7 @@ on_list_ready (GObject      *object,
   self->merging = FALSE;
 
   /* A moved item was removed and re-inserted: keep it selected. */
-  if (selected_id != NULL && pd_session_list_model_find (self->model, selected_id, &position))
+  if (selected_id != NULL && pd_session_list_find_shown (self, selected_id, &position))
     gtk_single_selection_set_selected (self->selection, position);
 
   pd_session_list_update_empty (self);
@@ -404,7 +436,7 @@ static void
 on_list_view_activate (PdSessionList *self,
                        guint          position)
 {
-  g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (self->model), position);
+  g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (self->shown), position);
 
   if (item != NULL)
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, item);
@@ -481,6 +513,23 @@ pd_session_list_popup_menu (PdSessionList *self,
   g_menu_append (menu, _("_Rename…"), "session.rename");
   g_menu_append (menu, pd_session_item_get_pinned (item) ? _("Un_pin") : _("_Pin"),
                  "session.toggle-pin");
+  /* Export and Delete are the window's (its session menu has them too). */
+  {
+    g_autoptr(GMenu) section = g_menu_new ();
+    g_autoptr(GMenuItem) markdown = g_menu_item_new (_("Export as _Markdown…"), NULL);
+    g_autoptr(GMenuItem) json = g_menu_item_new (_("Export as _JSON…"), NULL);
+    g_autoptr(GMenuItem) delete = g_menu_item_new (pd_session_item_is_imported (item)
+                                                   ? _("_Remove From List") : _("_Delete"), NULL);
+    const char *id = pd_session_item_get_id (item);
+
+    g_menu_item_set_action_and_target (markdown, "win.export-markdown", "s", id);
+    g_menu_item_set_action_and_target (json, "win.export-json", "s", id);
+    g_menu_item_set_action_and_target (delete, "win.delete-session", "s", id);
+    g_menu_append_item (section, markdown);
+    g_menu_append_item (section, json);
+    g_menu_append_item (section, delete);
+    g_menu_append_section (menu, NULL, G_MENU_MODEL (section));
+  }
 
   if (self->menu == NULL)
     {
@@ -513,7 +562,7 @@ popup_at (PdSessionList *self,
     return;
 
   /* The menu is about this row: select it, as a file manager does. */
-  if (pd_session_list_model_find (self->model, pd_session_item_get_id (item), &position))
+  if (pd_session_list_find_shown (self, pd_session_item_get_id (item), &position))
     gtk_single_selection_set_selected (self->selection, position);
 
   pd_session_list_popup_menu (self, item, GTK_WIDGET (self->list_view), x, y);
@@ -782,6 +831,7 @@ pd_session_list_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_SESSION_LIST);
 
   g_clear_object (&self->selection);
+  g_clear_object (&self->shown);
   g_clear_object (&self->model);
 
   G_OBJECT_CLASS (pd_session_list_parent_class)->dispose (object);
@@ -793,6 +843,7 @@ pd_session_list_finalize (GObject *object)
   PdSessionList *self = PD_SESSION_LIST (object);
 
   g_free (self->query);
+  g_clear_pointer (&self->hidden, g_hash_table_unref);
 
   G_OBJECT_CLASS (pd_session_list_parent_class)->finalize (object);
 }
@@ -922,7 +973,9 @@ pd_session_list_init (PdSessionList *self)
                                   GTK_ORIENTATION_VERTICAL);
 
   self->model = pd_session_list_model_new ();
-  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
+  self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->shown = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->model)), NULL);
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->shown)));
   g_signal_connect_swapped (self->selection, "notify::selected-item",
                             G_CALLBACK (on_selection_changed), self);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));
@@ -1025,7 +1078,7 @@ pd_session_list_select (PdSessionList *self,
 
   g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
 
-  if (pd_session_list_model_find (self->model, id, &position) == NULL)
+  if (!pd_session_list_find_shown (self, id, &position))
     return FALSE;
 
   gtk_single_selection_set_selected (self->selection, position);
@@ -1119,4 +1172,61 @@ pd_session_list_get_busy (PdSessionList *self)
   g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
 
   return self->cancellable != NULL || self->next_tick != 0 || self->next_timeout != 0;
+}
+
+static gboolean
+is_shown (gpointer item,
+          gpointer user_data)
+{
+  PdSessionList *self = user_data;
+
+  return !g_hash_table_contains (self->hidden, pd_session_item_get_id (item));
+}
+
+/**
+ * pd_session_list_set_hidden:
+ * @id: a session id
+ * @hidden: whether the list leaves it out
+ *
+ * Hides a session the user deleted while the toast offers Undo (the
+ * deletion is done when the toast goes), or shows it again.
+ */
+void
+pd_session_list_set_hidden (PdSessionList *self,
+                            const char    *id,
+                            gboolean       hidden)
+{
+  g_autoptr(PdSessionItem) selected = NULL;
+  gboolean changed;
+
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+  g_return_if_fail (id != NULL);
+
+  changed = hidden ? g_hash_table_add (self->hidden, g_strdup (id)) : g_hash_table_remove (self->hidden, id);
+  if (!changed)
+    return;
+
+  selected = gtk_single_selection_get_selected_item (self->selection);
+  if (selected != NULL)
+    g_object_ref (selected);
+
+  if (g_hash_table_size (self->hidden) == 0)
+    gtk_filter_list_model_set_filter (self->shown, NULL);
+  else
+    {
+      g_autoptr(GtkFilter) filter = GTK_FILTER (gtk_custom_filter_new (is_shown, self, NULL));
+
+      gtk_filter_list_model_set_filter (self->shown, filter);
+    }
+
+  /* A session shown again keeps the selection where it was. */
+  if (selected != NULL && !hidden)
+    {
+      guint position;
+
+      if (pd_session_list_find_shown (self, pd_session_item_get_id (selected), &position))
+        gtk_single_selection_set_selected (self->selection, position);
+    }
+  pd_session_list_update_empty (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
 }

@@ -24,6 +24,9 @@ PdSessionItem      *pd_session_list_get_selected_item (PdSessionList *self);
 gboolean            pd_session_list_select            (PdSessionList *self,
                                                        const char    *id);
 void                pd_session_list_refresh           (PdSessionList *self);
+void                pd_session_list_set_hidden        (PdSessionList *self,
+                                                       const char    *id,
+                                                       gboolean       hidden);
 void                pd_session_list_set_query         (PdSessionList *self,
                                                        const char    *query,
                                                        gboolean       full_text);

@@ -12,6 +12,7 @@
 
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
+#include "pd-session-export.h"
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
@@ -381,12 +382,76 @@ _pd_window_update_recent (PdWindow *self)
     }
 }
 
+/* "Create a New Database Here": the file --db named, in a folder that exists. */
+static void
+create_database_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+
+  if (self->source != NULL || self->database_path == NULL)
+    return;
+  self->create_database = TRUE;
+  self->failed = FALSE;
+  gtk_button_set_label (self->error_button, _("_Open Another Database…"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_button), "win.open-database");
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", TRUE);
+  _pd_window_open_source (self);
+}
+
+/* The session a session action is for: its target, or the shown one for
+ * the empty target of the main menu's Session section. */
+static PdSessionItem *
+pd_window_item_for (PdWindow *self,
+                    GVariant *parameter)
+{
+  const char *id = parameter != NULL ? g_variant_get_string (parameter, NULL) : "";
+
+  if (*id == '\0')
+    return self->shown_item;
+  return pd_session_list_model_find (pd_session_list_get_model (self->session_list), id, NULL);
+}
+
+static void
+delete_session_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  PdSessionItem *item = pd_window_item_for (self, parameter);
+
+  if (item == NULL || self->source == NULL)
+    return;
+  pd_session_deleter_delete (self->deleter, self->source, item);
+}
+
+static void
+export_session_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  PdSessionItem *item = pd_window_item_for (self, parameter);
+
+  if (item == NULL || self->source == NULL)
+    return;
+  pd_session_export_choose (GTK_WINDOW (self), self->toast_overlay, self->source,
+                            pd_session_item_get_id (item), pd_session_item_get_title (item),
+                            g_str_equal (action_name, "win.export-json")
+                            ? PD_SESSION_EXPORT_JSON : PD_SESSION_EXPORT_MARKDOWN);
+}
+
 void
 _pd_window_class_actions_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, on_token_activate);
 
   gtk_widget_class_install_action (widget_class, "win.show-sessions", NULL, show_sessions_action);
+  gtk_widget_class_install_action (widget_class, "win.delete-session", "s", delete_session_action);
+  gtk_widget_class_install_action (widget_class, "win.export-markdown", "s", export_session_action);
+  gtk_widget_class_install_action (widget_class, "win.export-json", "s", export_session_action);
+  gtk_widget_class_install_action (widget_class, "win.create-database", NULL, create_database_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
   gtk_widget_class_install_action (widget_class, "win.show-now", NULL, show_now_action);
   gtk_widget_class_install_action (widget_class, "win.open-database", NULL, open_database_action);

@@ -17,6 +17,7 @@
 #include "pd-history-view.h"
 #include "pd-local-source.h"
 #include "pd-notifier.h"
+#include "pd-session-deleter.h"
 #include "pd-now-view.h"
 #include "pd-remote-source.h"
 #include "pd-run-controller.h"
@@ -42,6 +43,7 @@ struct _PdWindow
   GCancellable        *cancellable;
   PdRunController     *runs;
   PdNotifier          *notifier;
+  PdSessionDeleter    *deleter;
   char                *pending_select;
   gulong               items_handler;
   guint                select_idle;

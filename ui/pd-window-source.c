@@ -187,10 +187,23 @@ _pd_window_open_source (PdWindow *self)
 
   if (!self->create_database && !g_file_test (self->database_path, G_FILE_TEST_EXISTS))
     {
-      g_autofree char *description =
-        /* Translators: %s is a file path */
-        g_strdup_printf (_("There is no Plandeck database at %s. A run started with “plandeck-agent run --db PATH” creates one."),
-                         self->database_path);
+      g_autofree char *folder = g_path_get_dirname (self->database_path);
+      g_autofree char *description = NULL;
+
+      /* In a folder that exists, the file can be made here; a folder that
+       * does not exist is most likely a typing mistake, and is refused. */
+      if (g_file_test (folder, G_FILE_TEST_IS_DIR))
+        {
+          /* Translators: %s is a file path */
+          description = g_strdup_printf (_("There is no Plandeck database at %s yet. Create a new, empty one there, or open another."),
+                                         self->database_path);
+          gtk_button_set_label (self->error_button, _("_Create a New Database Here"));
+          gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_button), "win.create-database");
+        }
+      else
+        /* Translators: the first %s is a folder, the second a file path */
+        description = g_strdup_printf (_("There is no folder %s, so no database at %s. Check the path, or open another database."),
+                                       folder, self->database_path);
 
       _pd_window_show_error (self, _("No Database Here"), description);
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);

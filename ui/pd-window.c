@@ -295,6 +295,10 @@ _pd_window_update_content (PdWindow *self)
       self->session_id = item != NULL ? g_strdup (pd_session_item_get_id (item)) : NULL;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
 
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete-session", item != NULL);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-markdown", item != NULL);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-json", item != NULL);
+
       _pd_window_update_run_ui (self);
       _pd_window_refresh_plan_mode (self);
       /* A run of this session on the endpoint (from a window since closed,
@@ -470,6 +474,10 @@ pd_window_dispose (GObject *object)
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  /* Deletions waiting for their Undo toast are done now. */
+  if (self->deleter != NULL)
+    g_object_run_dispose (G_OBJECT (self->deleter));
+  g_clear_object (&self->deleter);
   if (self->notifier != NULL)
     g_object_run_dispose (G_OBJECT (self->notifier));
   g_clear_object (&self->notifier);
@@ -793,6 +801,7 @@ pd_window_init (PdWindow *self)
   pd_window_restore_size (self);
   self->notifier = pd_notifier_new (GTK_WINDOW (self));
   pd_notifier_watch_sessions (self->notifier, G_LIST_MODEL (pd_session_list_get_model (self->session_list)));
+  self->deleter = pd_session_deleter_new (self->toast_overlay, self->session_list);
 
   self->items_handler = g_signal_connect_object (pd_session_list_get_model (self->session_list),
                                                  "items-changed",
@@ -804,6 +813,9 @@ pd_window_init (PdWindow *self)
                            G_CALLBACK (_pd_window_update_recent), self, G_CONNECT_SWAPPED);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete-session", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-markdown", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-json", FALSE);
 
   /* When the leaflet folds on a narrow window, the main area comes first. */
   adw_leaflet_set_visible_child_name (self->leaflet, "content");

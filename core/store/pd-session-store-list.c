@@ -89,6 +89,22 @@ like_pattern (const char *query)
   " AND rowid BETWEEN (s.pk << 24) AND (s.pk << 24) + 16777215)"
 #define LIST_ORDER " ORDER BY s.pinned DESC, s.updated_at DESC, s.id LIMIT ?3 OFFSET ?4"
 
+/* 1 when some session is hidden, 0 when none is, -1 on an error. */
+static gint64
+any_hidden (PdSessionStore  *self,
+            GError         **error)
+{
+  g_autoptr(PdDbStmt) stmt = NULL;
+
+  if (!(stmt = pd_db_prepare (self->db,
+                              "SELECT EXISTS (SELECT 1 FROM annotations WHERE key = '" PD_SESSION_STORE_HIDDEN_KEY "')",
+                              error)))
+    return -1;
+  if (pd_db_step (self->db, stmt, error) != PD_DB_ROW)
+    return -1;
+  return pd_db_stmt_column_int64 (stmt, 0) != 0;
+}
+
 /* The number of message matches, counted up to COMMON_TERM_MATCHES + 1. */
 static gint64
 count_message_matches (PdSessionStore  *self,
@@ -183,14 +199,23 @@ pd_session_store_list (PdSessionStore  *self,
       common = matches > COMMON_TERM_MATCHES;
     }
 
-  if (like == NULL)
-    where = "";
-  else if (fts == NULL)
-    where = SUBSTRING_WHERE ")";
-  else if (!common)
-    where = SUBSTRING_WHERE FTS_OR ")";
-  else
-    where = SUBSTRING_WHERE FTS_EXISTS ")";
+  /* Deleted imported sessions stay in the index, hidden
+   * (pd_session_store_delete()).  Most databases hide none: their listing
+   * skips the per-row test. */
+  {
+    gint64 any = any_hidden (self, error);
+
+    if (any < 0)
+      return NULL;
+    if (like == NULL)
+      where = any ? " WHERE" PD_SESSION_STORE_NOT_HIDDEN : "";
+    else if (fts == NULL)
+      where = any ? SUBSTRING_WHERE ") AND" PD_SESSION_STORE_NOT_HIDDEN : SUBSTRING_WHERE ")";
+    else if (!common)
+      where = any ? SUBSTRING_WHERE FTS_OR ") AND" PD_SESSION_STORE_NOT_HIDDEN : SUBSTRING_WHERE FTS_OR ")";
+    else
+      where = any ? SUBSTRING_WHERE FTS_EXISTS ") AND" PD_SESSION_STORE_NOT_HIDDEN : SUBSTRING_WHERE FTS_EXISTS ")";
+  }
 
   /* With a filter every row is visited anyway: the window count gives the
    * total in the same pass instead of a second scan (and FTS lookup).  Not

@@ -25,6 +25,13 @@ struct _PdSessionStore
   "s.id, s.task, s.name, s.model, s.provider, s.source, s.cwd, s.status, " \
   "s.created_at, s.updated_at, s.turns, s.input_tokens, s.output_tokens, s.pinned, " \
   "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner"
+/* The annotation that hides a deleted imported session from listings, and
+ * the sources that are imported (as pd_session_info_is_imported()). */
+#define PD_SESSION_STORE_HIDDEN_KEY "hidden"
+#define PD_SESSION_STORE_IMPORTED_SOURCES "('claude-code','claude-desktop','codex','opencode')"
+#define PD_SESSION_STORE_NOT_HIDDEN \
+  " NOT EXISTS (SELECT 1 FROM annotations h WHERE h.session_id = s.id AND h.key = '" PD_SESSION_STORE_HIDDEN_KEY "')"
+
 /* The column after SESSION_COLUMNS. */
 #define SESSION_COLUMNS_END 21
 

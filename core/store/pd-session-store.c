@@ -367,7 +367,13 @@ pd_session_store_set_status (PdSessionStore  *self,
 }
 
 /* Messages go through a trigger, events, plan versions and annotations
- * through ON DELETE CASCADE, the search index through its triggers. */
+ * through ON DELETE CASCADE, the search index through its triggers; all in
+ * one transaction.
+ *
+ * A session imported from another agent's transcript is hidden instead:
+ * its row stays, marked with the "hidden" annotation that listings leave
+ * out, so that the next scan of the agent's folder does not index it
+ * again.  The agent's transcript is never touched. */
 gboolean
 pd_session_store_delete (PdSessionStore  *self,
                          const char      *id,
@@ -382,6 +388,31 @@ pd_session_store_delete (PdSessionStore  *self,
     return FALSE;
   if (!pd_db_begin (self->db, error))
     return FALSE;
+
+  if (!(stmt = pd_db_prepare (self->db,
+                              "INSERT INTO annotations (session_id, key, value_json, updated_at) "
+                              "SELECT id, '" PD_SESSION_STORE_HIDDEN_KEY "', 'true', ?2 FROM sessions "
+                              "WHERE id = ?1 AND source IN " PD_SESSION_STORE_IMPORTED_SOURCES " "
+                              "ON CONFLICT (session_id, key) DO UPDATE SET value_json = 'true', "
+                              "updated_at = excluded.updated_at",
+                              error)))
+    {
+      pd_db_rollback (self->db);
+      return FALSE;
+    }
+  pd_db_stmt_bind_text (stmt, 1, id);
+  pd_db_stmt_bind_int64 (stmt, 2, g_get_real_time ());
+  if (!pd_db_step_done (self->db, stmt, error))
+    {
+      g_clear_pointer (&stmt, pd_db_stmt_release);
+      pd_db_rollback (self->db);
+      return FALSE;
+    }
+  changed = pd_db_changes (self->db) > 0;
+  g_clear_pointer (&stmt, pd_db_stmt_release);
+  if (changed)
+    return pd_db_commit (self->db, error);
+
   if (!(stmt = pd_db_prepare (self->db, "DELETE FROM sessions WHERE id = ?1", error)))
     {
       pd_db_rollback (self->db);

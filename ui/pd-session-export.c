@@ -1,0 +1,540 @@
+/* pd-session-export.c: a session written out as Markdown or JSON
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Export reads through the window's PdSource (a database or an endpoint,
+ * sessions of ours and imported ones alike): the session, its transcript
+ * and its plan versions, then writes one file.  JSON has the shape of
+ * `plandeck-agent sessions export`; Markdown is for people: the facts, the
+ * newest plan as a checklist, then the conversation.  Model text goes in
+ * as text: in Markdown, each message body sits in a fence long enough
+ * that nothing inside can close it.
+ */
+#define G_LOG_DOMAIN "pd-session-export"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "pd-plan-state.h"
+#include "pd-session-export.h"
+
+typedef struct
+{
+  PdSource              *source;
+  char                  *session_id;
+  PdSessionExportFormat  format;
+  GFile                 *file;
+  PdSessionInfo         *info;
+  JsonArray             *messages;
+  char                  *contents;
+} ExportData;
+
+static void
+export_data_free (ExportData *data)
+{
+  g_clear_object (&data->source);
+  g_free (data->session_id);
+  g_clear_object (&data->file);
+  g_clear_pointer (&data->info, pd_session_info_free);
+  g_clear_pointer (&data->messages, json_array_unref);
+  g_free (data->contents);
+  g_free (data);
+}
+
+/* --- the formats ------------------------------------------------------- */
+
+static const char *
+object_string (JsonObject *object,
+               const char *member)
+{
+  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* A message's text: a string, or the text of its parts. */
+static char *
+message_text (JsonObject *message)
+{
+  JsonNode *content = json_object_get_member (message, "content");
+  GString *text;
+
+  if (content == NULL || JSON_NODE_HOLDS_NULL (content))
+    return g_strdup ("");
+  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (content));
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return json_to_string (content, TRUE);
+
+  text = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
+    {
+      JsonNode *part = json_array_get_element (json_node_get_array (content), i);
+      const char *part_text = JSON_NODE_HOLDS_OBJECT (part) ? object_string (json_node_get_object (part), "text") : NULL;
+
+      if (part_text == NULL)
+        continue;
+      if (text->len > 0)
+        g_string_append (text, "\n\n");
+      g_string_append (text, part_text);
+    }
+  return g_string_free (text, FALSE);
+}
+
+/* A fence of backticks longer than any run of them in @text. */
+static char *
+fence_for (const char *text)
+{
+  guint longest = 0;
+  guint run = 0;
+
+  for (const char *p = text; *p; p++)
+    {
+      run = *p == '`' ? run + 1 : 0;
+      longest = MAX (longest, run);
+    }
+  return g_strnfill (MAX (3, longest + 1), '`');
+}
+
+static void
+append_fenced (GString    *out,
+               const char *text,
+               const char *language)
+{
+  g_autofree char *fence = fence_for (text);
+
+  g_string_append_printf (out, "%s%s\n%s%s%s\n\n", fence, language ? language : "", text,
+                          g_str_has_suffix (text, "\n") || *text == '\0' ? "" : "\n", fence);
+}
+
+/* A title on one line, as a heading can hold. */
+static char *
+one_line (const char *text)
+{
+  char *line = g_strdup (text ? text : "");
+
+  g_strdelimit (line, "\r\n", ' ');
+  return line;
+}
+
+static const char *
+role_heading (const char *role)
+{
+  if (g_strcmp0 (role, "user") == 0)
+    return _("User");
+  if (g_strcmp0 (role, "assistant") == 0)
+    return _("Assistant");
+  if (g_strcmp0 (role, "tool") == 0)
+    return _("Tool Result");
+  if (g_strcmp0 (role, "system") == 0 || g_strcmp0 (role, "developer") == 0)
+    return _("System Prompt");
+  return role;
+}
+
+static const char *
+step_box (PdPlanStepStatus status)
+{
+  return status == PD_PLAN_STEP_DONE ? "[x]" : "[ ]";
+}
+
+/**
+ * pd_session_export_markdown:
+ * @messages: the transcript
+ * @versions: (element-type PdPlanVersionInfo): the plan versions, oldest first
+ *
+ * Returns: (transfer full): the session as a Markdown document
+ */
+char *
+pd_session_export_markdown (const PdSessionInfo *info,
+                            JsonArray           *messages,
+                            GPtrArray           *versions)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree char *title = one_line (info->name && *info->name ? info->name : info->task);
+  g_autofree char *created = pd_session_time_to_string (info->created_at);
+  g_autofree char *updated = pd_session_time_to_string (info->updated_at);
+
+  g_string_append_printf (out, "# %s\n\n", *title ? title : _("Untitled session"));
+  g_string_append_printf (out, "- %s: `%s`\n", _("Session"), info->id);
+  g_string_append_printf (out, "- %s: %s\n", _("Source"), info->source);
+  if (info->model && *info->model)
+    g_string_append_printf (out, "- %s: %s (%s)\n", _("Model"), info->model, info->provider);
+  if (info->cwd && *info->cwd)
+    g_string_append_printf (out, "- %s: `%s`\n", _("Folder"), info->cwd);
+  g_string_append_printf (out, "- %s: %s\n", _("Started"), created ? created : "");
+  g_string_append_printf (out, "- %s: %s\n", _("Last change"), updated ? updated : "");
+  g_string_append_printf (out, "- %s: %s\n\n", _("Status"), pd_session_status_to_string (info->status));
+
+  if (info->task && *info->task)
+    {
+      g_string_append_printf (out, "## %s\n\n", _("Task"));
+      append_fenced (out, info->task, "text");
+    }
+
+  if (versions != NULL && versions->len > 0)
+    {
+      const PdPlanVersionInfo *newest = g_ptr_array_index (versions, versions->len - 1);
+      g_autoptr(PdPlanState) plan = pd_plan_state_new_from_json (newest->state_json, NULL);
+
+      if (plan != NULL)
+        {
+          g_string_append_printf (out, "## %s %" G_GINT64_FORMAT "\n\n", _("Plan, version"), plan->version);
+          for (guint i = 0; i < plan->steps->len; i++)
+            {
+              const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
+              g_autofree char *step_title = one_line (step->title);
+
+              g_string_append_printf (out, "- %s %s (%s)", step_box (step->status), step_title,
+                                      pd_plan_step_status_to_string (step->status));
+              if (step->note && *step->note)
+                {
+                  g_autofree char *note = one_line (step->note);
+
+                  g_string_append_printf (out, " — %s", note);
+                }
+              g_string_append_c (out, '\n');
+            }
+          g_string_append_c (out, '\n');
+        }
+    }
+
+  g_string_append_printf (out, "## %s\n\n", _("Transcript"));
+  for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+      JsonObject *message;
+      JsonNode *calls;
+      g_autofree char *text = NULL;
+      const char *role;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      message = json_node_get_object (node);
+      role = object_string (message, "role");
+      text = message_text (message);
+
+      g_string_append_printf (out, "### %s\n\n", role_heading (role ? role : "?"));
+      if (*text != '\0')
+        append_fenced (out, text, "");
+
+      calls = json_object_get_member (message, "tool_calls");
+      if (calls != NULL && JSON_NODE_HOLDS_ARRAY (calls))
+        for (guint j = 0; j < json_array_get_length (json_node_get_array (calls)); j++)
+          {
+            JsonNode *call = json_array_get_element (json_node_get_array (calls), j);
+            JsonNode *function = JSON_NODE_HOLDS_OBJECT (call)
+              ? json_object_get_member (json_node_get_object (call), "function") : NULL;
+            JsonObject *fn = function && JSON_NODE_HOLDS_OBJECT (function) ? json_node_get_object (function) : NULL;
+            const char *name = object_string (fn, "name");
+            const char *arguments = object_string (fn, "arguments");
+
+            /* Translators: %s is the name of a tool the model called */
+            g_string_append_printf (out, "%s `%s`\n\n", _("Tool call:"), name ? name : "?");
+            if (arguments != NULL)
+              append_fenced (out, arguments, "json");
+          }
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * pd_session_export_json:
+ *
+ * Returns: (transfer full): the session as the JSON `plandeck-agent
+ *   sessions export` writes: its facts, "messages" and "plan_versions"
+ */
+char *
+pd_session_export_json (const PdSessionInfo *info,
+                        JsonArray           *messages,
+                        GPtrArray           *versions)
+{
+  JsonObject *object = pd_session_info_to_json (info, FALSE);
+  JsonArray *history = json_array_new ();
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+  json_object_set_array_member (object, "messages", messages ? json_array_ref (messages) : json_array_new ());
+  for (guint i = 0; versions != NULL && i < versions->len; i++)
+    {
+      const PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
+      JsonObject *entry = json_object_new ();
+      g_autofree char *stamp = pd_session_time_to_string (version->created_at);
+      JsonNode *state = json_from_string (version->state_json, NULL);
+
+      json_object_set_int_member (entry, "version", version->version);
+      json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
+      json_object_set_member (entry, "state", state ? state : json_node_new (JSON_NODE_NULL));
+      json_array_add_object_element (history, entry);
+    }
+  json_object_set_array_member (object, "plan_versions", history);
+
+  json_node_take_object (root, object);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  return json_generator_to_data (generator, NULL);
+}
+
+/* --- reading and writing ------------------------------------------------ */
+
+static void
+on_written (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_history (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ExportData *data = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) versions = NULL;
+  GError *error = NULL;
+
+  versions = pd_source_get_plan_history_finish (PD_SOURCE (object), result, &error);
+  if (versions == NULL)
+    {
+      /* A session without a plan has no history to give; the rest is written. */
+      if (!g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND) &&
+          !g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      g_clear_error (&error);
+    }
+
+  data->contents = data->format == PD_SESSION_EXPORT_JSON
+    ? pd_session_export_json (data->info, data->messages, versions)
+    : pd_session_export_markdown (data->info, data->messages, versions);
+  g_file_replace_contents_async (data->file, data->contents, strlen (data->contents), NULL, FALSE,
+                                 G_FILE_CREATE_REPLACE_DESTINATION, g_task_get_cancellable (task),
+                                 on_written, g_object_ref (task));
+}
+
+static void
+on_messages (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ExportData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  data->messages = pd_source_get_messages_finish (PD_SOURCE (object), result, &error);
+  if (data->messages == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  pd_source_get_plan_history_async (data->source, data->session_id, g_task_get_cancellable (task),
+                                    on_history, g_object_ref (task));
+}
+
+static void
+on_session (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ExportData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  data->info = pd_source_get_session_finish (PD_SOURCE (object), result, &error);
+  if (data->info == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  pd_source_get_messages_async (data->source, data->session_id, g_task_get_cancellable (task),
+                                on_messages, g_object_ref (task));
+}
+
+/**
+ * pd_session_export_async:
+ * @file: where to write; replaced whole, or left as it was on an error
+ *
+ * Reads @session_id through @source and writes it to @file.
+ */
+void
+pd_session_export_async (PdSource              *source,
+                         const char            *session_id,
+                         PdSessionExportFormat  format,
+                         GFile                 *file,
+                         GCancellable          *cancellable,
+                         GAsyncReadyCallback    callback,
+                         gpointer               user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  ExportData *data = g_new0 (ExportData, 1);
+
+  g_return_if_fail (PD_IS_SOURCE (source));
+  g_return_if_fail (G_IS_FILE (file));
+
+  data->source = g_object_ref (source);
+  data->session_id = g_strdup (session_id);
+  data->format = format;
+  data->file = g_object_ref (file);
+  g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
+  g_task_set_source_tag (task, pd_session_export_async);
+
+  pd_source_get_session_async (source, session_id, cancellable, on_session, g_steal_pointer (&task));
+}
+
+gboolean
+pd_session_export_finish (GAsyncResult  *result,
+                          GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* --- the file chooser --------------------------------------------------- */
+
+typedef struct
+{
+  GWeakRef               toasts;
+  PdSource              *source;
+  char                  *session_id;
+  PdSessionExportFormat  format;
+  char                  *name;
+} ChooseData;
+
+static void
+choose_data_free (ChooseData *data)
+{
+  g_weak_ref_clear (&data->toasts);
+  g_clear_object (&data->source);
+  g_free (data->session_id);
+  g_free (data->name);
+  g_free (data);
+}
+
+static void
+on_exported (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  ChooseData *data = user_data;
+  g_autoptr(AdwToastOverlay) toasts = g_weak_ref_get (&data->toasts);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  if (!pd_session_export_finish (result, &error))
+    /* Translators: %s is a file name, then why it could not be written */
+    text = g_strdup_printf (_("Could not export to “%s”: %s"), data->name, error->message);
+  else
+    /* Translators: %s is a file name */
+    text = g_strdup_printf (_("Exported to “%s”"), data->name);
+
+  /* Toast titles are Pango markup: the name and message are text. */
+  if (toasts != NULL)
+    {
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+      adw_toast_overlay_add_toast (toasts, adw_toast_new (escaped));
+    }
+  choose_data_free (data);
+}
+
+static void
+on_chooser_response (GtkNativeDialog *chooser,
+                     int              response,
+                     ChooseData      *data)
+{
+  g_autoptr(GFile) file = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  gtk_native_dialog_destroy (chooser);
+  g_object_unref (chooser);
+
+  if (file == NULL)
+    {
+      choose_data_free (data);
+      return;
+    }
+  g_free (data->name);
+  data->name = g_file_get_basename (file);
+  pd_session_export_async (data->source, data->session_id, data->format, file, NULL, on_exported, data);
+}
+
+/* A file name from a title: no folder separators, no dot files. */
+static char *
+suggested_name (const char            *title,
+                PdSessionExportFormat  format)
+{
+  g_autofree char *base = g_strndup (title && *title ? title : "session", 64);
+
+  g_strdelimit (base, "/\\:\r\n\t", '-');
+  g_strstrip (base);
+  if (*base == '.' || *base == '\0')
+    {
+      g_free (base);
+      base = g_strdup ("session");
+    }
+  return g_strconcat (base, format == PD_SESSION_EXPORT_JSON ? ".json" : ".md", NULL);
+}
+
+/**
+ * pd_session_export_choose:
+ * @parent: the window the file chooser belongs to
+ * @toasts: where the outcome is told
+ * @title: the session's title, for the suggested file name
+ *
+ * Asks where to save @session_id (GtkFileChooserNative: the portal's chooser
+ * inside a sandbox) and writes it there.
+ */
+void
+pd_session_export_choose (GtkWindow             *parent,
+                          AdwToastOverlay       *toasts,
+                          PdSource              *source,
+                          const char            *session_id,
+                          const char            *title,
+                          PdSessionExportFormat  format)
+{
+  GtkFileChooserNative *chooser;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *name = suggested_name (title, format);
+  ChooseData *data = g_new0 (ChooseData, 1);
+
+  g_weak_ref_init (&data->toasts, toasts);
+  data->source = g_object_ref (source);
+  data->session_id = g_strdup (session_id);
+  data->format = format;
+
+  chooser = gtk_file_chooser_native_new (format == PD_SESSION_EXPORT_JSON
+                                         ? _("Export Session as JSON") : _("Export Session as Markdown"),
+                                         parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  if (format == PD_SESSION_EXPORT_JSON)
+    {
+      gtk_file_filter_set_name (filter, _("JSON"));
+      gtk_file_filter_add_mime_type (filter, "application/json");
+      gtk_file_filter_add_suffix (filter, "json");
+    }
+  else
+    {
+      gtk_file_filter_set_name (filter, _("Markdown"));
+      gtk_file_filter_add_mime_type (filter, "text/markdown");
+      gtk_file_filter_add_suffix (filter, "md");
+    }
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
+  g_signal_connect (chooser, "response", G_CALLBACK (on_chooser_response), data);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
