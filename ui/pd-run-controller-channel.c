@@ -116,6 +116,26 @@ _pd_run_question_new (QuestionKind  kind,
   return question;
 }
 
+/* The engine ends a tool call with "ok", "failed" or "denied"; the run bar
+ * says it in words, with the call it ends (the activity "→ tool: what"). */
+static char *
+tool_end_words (const char *result,
+                const char *activity)
+{
+  const char *call = activity != NULL && g_str_has_prefix (activity, "\xe2\x86\x92 ") ? activity + 4 : NULL;
+
+  if (g_strcmp0 (result, "ok") == 0)
+    /* Translators: %s is a tool call, such as "write_file: notes.txt (12 bytes)" */
+    return call ? g_strdup_printf (_("Done: %s"), call) : g_strdup (_("The tool call is done"));
+  if (g_strcmp0 (result, "denied") == 0)
+    /* Translators: %s is a tool call, such as "shell: make check" */
+    return call ? g_strdup_printf (_("Not allowed: %s"), call) : g_strdup (_("The tool call was not allowed"));
+  if (g_strcmp0 (result, "failed") == 0)
+    /* Translators: %s is a tool call, such as "read_file: missing.txt" */
+    return call ? g_strdup_printf (_("Did not work: %s"), call) : g_strdup (_("The tool call did not work"));
+  return g_strdup (result);
+}
+
 /* PdApprovalFunc: on a tool worker thread. */
 static gboolean
 approve_on_worker (const char *tool,
@@ -214,9 +234,14 @@ progress_on_main (gpointer data)
       G_GNUC_FALLTHROUGH;
     case PD_ENGINE_PROGRESS_TOOL_END:
     case PD_ENGINE_PROGRESS_NOTICE:
-      g_free (self->activity);
-      self->activity = g_strdup (progress->text);
-      _pd_run_controller_append_transcript (self, progress->text);
+      {
+        char *words = progress->kind == PD_ENGINE_PROGRESS_TOOL_END
+          ? tool_end_words (progress->text, self->activity) : g_strdup (progress->text);
+
+        g_free (self->activity);
+        self->activity = words;
+      }
+      _pd_run_controller_append_transcript (self, self->activity);
       _pd_run_controller_append_transcript (self, "\n");
       _pd_run_controller_notify (self, PROP_ACTIVITY);
       break;

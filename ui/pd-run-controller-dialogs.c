@@ -136,11 +136,40 @@ monospace_block (const char *text)
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,
                                   GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 240);
+  /* Long commands scroll: the whole text is there, never cut here. */
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 320);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), label);
   gtk_widget_add_css_class (scroller, "card");
 
   return scroller;
+}
+
+/* The call, whole (scrolled when long), and what "Always for This
+ * Session" would allow from now on: exactly this tool, in this session,
+ * while this window runs it. */
+static GtkWidget *
+approval_details (const char *text,
+                  const char *tool)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  GtkWidget *always;
+  g_autofree char *scope = NULL;
+
+  gtk_box_append (GTK_BOX (box), monospace_block (text));
+
+  /* Translators: %s is the name of a tool, such as write_file */
+  scope = g_strdup_printf (_("“Always for This Session” approves every later call of “%s” in this "
+                             "session without asking, until another session starts here or the "
+                             "window closes. Other tools still ask."), tool);
+  always = gtk_label_new (scope);
+  gtk_label_set_use_markup (GTK_LABEL (always), FALSE);
+  gtk_label_set_wrap (GTK_LABEL (always), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (always), 0);
+  gtk_widget_add_css_class (always, "dim-label");
+  gtk_widget_add_css_class (always, "caption");
+  gtk_box_append (GTK_BOX (box), always);
+
+  return box;
 }
 
 void
@@ -167,7 +196,8 @@ _pd_run_controller_ask_approval (PdRunController *self,
                                               ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "once");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "deny");
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), monospace_block (question->text));
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog),
+                                      approval_details (question->text, question->tool));
   gtk_widget_add_css_class (dialog, "pd-approval-dialog");
 
   question->dialog = dialog;

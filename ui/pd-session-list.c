@@ -106,9 +106,9 @@ pd_session_list_update_empty (PdSessionList *self)
   gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->shown)) == 0;
 
   if (self->query != NULL && self->query[0] != '\0')
-    gtk_label_set_text (self->empty_label, _("No matching sessions"));
+    gtk_label_set_text (self->empty_label, _("No Matching Sessions"));
   else
-    gtk_label_set_text (self->empty_label, _("No sessions"));
+    gtk_label_set_text (self->empty_label, _("No Sessions"));
 
   gtk_stack_set_visible_child_name (self->list_stack, empty ? "empty" : "list");
 }

@@ -121,7 +121,7 @@ shows_text (GtkWidget     *widget,
 static gboolean
 page_shown (GtkWidget *window)
 {
-  const char *text = current->newest_task != NULL ? current->newest_task : "No sessions yet";
+  const char *text = current->newest_task != NULL ? current->newest_task : "No Sessions Yet";
 
   return pd_test_find_first (window, shows_text, text) != NULL;
 }

@@ -1016,7 +1016,7 @@ test_live_events_burst (void)
 
     pd_test_collect (view, GTK_TYPE_BUTTON, buttons);
     for (guint i = 0; i < buttons->len; i++)
-      if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Jump to the newest event") == 0)
+      if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Jump to the Newest Event") == 0)
         jump = g_ptr_array_index (buttons, i);
     g_ptr_array_unref (buttons);
   }

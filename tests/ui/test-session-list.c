@@ -190,7 +190,7 @@ test_session_list_filters (Fixture       *f,
   g_assert_cmpuint (n_items (f), ==, 0);
   pd_test_flush (GTK_WIDGET (f->window));
   g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (f->list),
-                                                            "No matching sessions")));
+                                                            "No Matching Sessions")));
 
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), TRUE);
   wait_for_query (f, "zeppelin");

@@ -81,12 +81,12 @@ check_empty_state (PdApplication *app,
   GtkWidget *demo;
 
   wait_settled (window);
-  status = status_page_titled (window, "No sessions yet");
+  status = status_page_titled (window, "No Sessions Yet");
   g_assert_nonnull (status);
   g_assert_true (gtk_widget_get_mapped (status));
-  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No sessions yet");
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==, "No Sessions Yet");
 
-  title = pd_test_find_label (status, "No sessions yet");
+  title = pd_test_find_label (status, "No Sessions Yet");
   g_assert_nonnull (title);
   g_assert_true (gtk_widget_get_mapped (title));
   g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)),
@@ -370,10 +370,10 @@ check_narrow (PdApplication *app,
   AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window),
                                                           ADW_TYPE_LEAFLET));
   GtkWidget *status;
-  GtkWidget *sidebar_label = pd_test_find_label (GTK_WIDGET (window), "No sessions");
+  GtkWidget *sidebar_label = pd_test_find_label (GTK_WIDGET (window), "No Sessions");
 
   wait_settled (window);
-  status = status_page_titled (window, "No sessions yet");
+  status = status_page_titled (window, "No Sessions Yet");
 
   g_assert_nonnull (leaflet);
   g_assert_nonnull (sidebar_label);
@@ -401,8 +401,8 @@ check_wide (PdApplication *app,
   wait_settled (window);
   g_assert_false (adw_leaflet_get_folded (leaflet));
   g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (window),
-                                                            "No sessions")));
-  g_assert_true (gtk_widget_get_mapped (status_page_titled (window, "No sessions yet")));
+                                                            "No Sessions")));
+  g_assert_true (gtk_widget_get_mapped (status_page_titled (window, "No Sessions Yet")));
 }
 
 static void

@@ -1,0 +1,263 @@
+/* test-dialogs.c: the approval dialog and the run bar, in words
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A replayed run in the real application asks to run a long command and to
+ * write a file: the dialog shows the whole call (scrollable, monospace,
+ * plain text, with markup shown as typed) and says what "Always for This
+ * Session" covers; the run bar's activity says how each call ended in
+ * words, never the engine's bare "ok", "failed" or "denied".
+ */
+#define G_LOG_DOMAIN "test-dialogs"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+#define WAIT_MS 20000
+
+typedef struct
+{
+  char      *dir;
+  char      *db;
+  char      *project;
+  char      *replay;
+  char      *command;
+  GPtrArray *activities;
+  gboolean   finished;
+} Fixture;
+
+static AdwMessageDialog *
+open_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_mapped (GTK_WIDGET (window)) &&
+          !g_object_get_data (G_OBJECT (window), "test-answered"))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return open_message_dialog () != NULL;
+}
+
+static gboolean
+run_finished (gpointer data)
+{
+  return ((Fixture *) data)->finished;
+}
+
+static void
+on_finished (PdRunController *runs,
+             int              status,
+             const char      *message,
+             Fixture         *fixture)
+{
+  fixture->finished = TRUE;
+}
+
+static void
+on_activity (PdRunController *runs,
+             GParamSpec      *pspec,
+             Fixture         *fixture)
+{
+  const char *activity = pd_run_controller_get_activity (runs);
+
+  if (activity != NULL)
+    g_ptr_array_add (fixture->activities, g_strdup (activity));
+}
+
+static gboolean
+is_label_with (GtkWidget     *widget,
+               gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0;
+}
+
+static void
+answer (AdwMessageDialog *dialog,
+        const char       *response)
+{
+  g_object_set_data (G_OBJECT (dialog), "test-answered", GINT_TO_POINTER (TRUE));
+  adw_message_dialog_response (dialog, response);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static gboolean
+activities_contain (Fixture    *fixture,
+                    const char *text)
+{
+  for (guint i = 0; i < fixture->activities->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (fixture->activities, i), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+check_approval (PdApplication *app,
+                PdWindow      *window,
+                gpointer       user_data)
+{
+  Fixture *fixture = user_data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = g_strconcat ("shell: ", fixture->command, NULL);
+  AdwMessageDialog *dialog;
+  GtkWidget *label;
+  GtkWidget *scroller;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  g_signal_connect (runs, "notify::activity", G_CALLBACK (on_activity), fixture);
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  g_assert_true (pd_run_controller_start (runs, settings, "Run it", &error));
+  g_assert_no_error (error);
+
+  /* The whole command, as text: 1,500 characters, markup shown as typed. */
+  pd_test_wait_until (dialog_shown, NULL, WAIT_MS, "the approval dialog");
+  dialog = open_message_dialog ();
+  label = pd_test_find_first (GTK_WIDGET (dialog), is_label_with, expected);
+  g_assert_nonnull (label);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_true (gtk_label_get_selectable (GTK_LABEL (label)));
+  g_assert_true (gtk_widget_has_css_class (label, "monospace"));
+  scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (scroller);
+  g_assert_cmpint (gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)), >, 0);
+  /* What "Always for This Session" covers, exactly. */
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog),
+                                                   "“Always for This Session” approves every later call of “shell” in this session"));
+  answer (dialog, "deny");
+
+  pd_test_wait_until (dialog_shown, NULL, WAIT_MS, "the second approval dialog");
+  dialog = open_message_dialog ();
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "“write_file” in this session"));
+  answer (dialog, "once");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to end");
+
+  /* The run bar said how each call ended, in words. */
+  for (guint i = 0; i < fixture->activities->len; i++)
+    g_test_message ("activity: %s", (char *) g_ptr_array_index (fixture->activities, i));
+  g_assert_true (activities_contain (fixture, "Done: write_file: one.txt (2 bytes)"));
+  {
+    g_autofree char *denied = g_strconcat ("Not allowed: ", expected, NULL);
+
+    g_assert_true (activities_contain (fixture, denied));
+  }
+  g_assert_false (activities_contain (fixture, "ok"));
+  g_assert_false (activities_contain (fixture, "denied"));
+  g_assert_false (activities_contain (fixture, "failed"));
+}
+
+static void
+test_approval (void)
+{
+  Fixture fixture = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+  g_autoptr(GString) command = g_string_new ("echo '<b>not bold</b>'");
+  g_autofree char *replay = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  while (command->len < 1500)
+    g_string_append (command, " && echo step");
+  fixture.command = g_strdup (command->str);
+  fixture.dir = pd_test_make_tmp_dir ();
+  fixture.db = g_build_filename (fixture.dir, "sessions.db", NULL);
+  fixture.project = g_build_filename (fixture.dir, "project", NULL);
+  fixture.replay = g_build_filename (fixture.dir, "replay.json", NULL);
+  fixture.activities = g_ptr_array_new_with_free_func (g_free);
+  g_assert_cmpint (g_mkdir (fixture.project, 0700), ==, 0);
+
+  /* {"turns": [shell, write_file, answer]} */
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "label");
+  json_builder_add_string_value (builder, "test: a long command, then a write");
+  json_builder_set_member_name (builder, "turns");
+  json_builder_begin_array (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, "Running.");
+  json_builder_set_member_name (builder, "tool_calls");
+  json_builder_begin_array (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, "shell");
+  json_builder_set_member_name (builder, "arguments");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, fixture.command);
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, "Writing.");
+  json_builder_set_member_name (builder, "tool_calls");
+  json_builder_begin_array (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, "write_file");
+  json_builder_set_member_name (builder, "arguments");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, "one.txt");
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, "1\n");
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, "All done.");
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  replay = json_to_string (root, FALSE);
+  g_assert_true (g_file_set_contents (fixture.replay, replay, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture.db));
+  args[1] = fixture.db;
+
+  g_assert_cmpint (pd_test_run_app (args, check_approval, &fixture, NULL), ==, 0);
+
+  g_ptr_array_unref (fixture.activities);
+  g_free (fixture.command);
+  g_free (fixture.replay);
+  g_free (fixture.project);
+  g_free (fixture.db);
+  g_free (fixture.dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/dialogs/approval", test_approval);
+
+  return g_test_run ();
+}
