@@ -59,10 +59,25 @@ struct _PdEventsView
   GtkStack           *stack;
   GtkScrolledWindow  *scroller;
   GtkColumnView      *column_view;
+  GtkColumnViewColumn *time_column;
+  GtkColumnViewColumn *type_column;
+  GtkColumnViewColumn *iteration_column;
+  GtkColumnViewColumn *tool_column;
+  GtkColumnViewColumn *summary_column;
+  GtkColumnViewColumn *compact_column;
   GtkStack           *details_stack;
   GtkTextView        *details_view;
   GtkButton          *jump_button;
+
+  /* Narrow (a phone, a split screen): one compact row per event. */
+  gboolean            compact;
+  gboolean            want_compact;
+  guint               compact_idle;
 };
+
+/* Below this width the five columns do not fit their text: each event is
+ * one compact cell instead (time, type and tool above, the summary below). */
+#define COMPACT_BELOW_PX 560
 
 G_DEFINE_FINAL_TYPE (PdEventsView, pd_events_view, PD_TYPE_SESSION_VIEW)
 
@@ -456,6 +471,8 @@ pd_events_view_dispose (GObject *object)
 {
   PdEventsView *self = PD_EVENTS_VIEW (object);
 
+  g_clear_handle_id (&self->compact_idle, g_source_remove);
+
   if (self->scroller != NULL)
     g_signal_handlers_disconnect_by_data (gtk_scrolled_window_get_vadjustment (self->scroller), self);
   if (self->selection != NULL)
@@ -529,6 +546,55 @@ pd_events_view_set_property (GObject      *object,
 }
 
 static void
+pd_events_view_apply_compact (gpointer data)
+{
+  PdEventsView *self = data;
+  gboolean compact = self->want_compact;
+
+  self->compact_idle = 0;
+  if (compact == self->compact)
+    return;
+  self->compact = compact;
+  gtk_column_view_column_set_visible (self->time_column, !compact);
+  gtk_column_view_column_set_visible (self->type_column, !compact);
+  gtk_column_view_column_set_visible (self->iteration_column, !compact);
+  gtk_column_view_column_set_visible (self->tool_column, !compact);
+  gtk_column_view_column_set_visible (self->summary_column, !compact);
+  gtk_column_view_column_set_visible (self->compact_column, compact);
+  /* One cell per row: no header to read. */
+  gtk_widget_set_visible (gtk_widget_get_first_child (GTK_WIDGET (self->column_view)), !compact);
+}
+
+/* The scroller's width (its page) decides: a widget with a layout
+ * manager gets no size_allocate call of its own to decide in.  Columns
+ * change after this allocation, never during it. */
+static void
+on_page_size (PdEventsView *self)
+{
+  double width = gtk_adjustment_get_page_size (gtk_scrolled_window_get_hadjustment (self->scroller));
+
+  if (width <= 0)
+    return;
+  self->want_compact = width < COMPACT_BELOW_PX;
+  if (self->want_compact != self->compact && self->compact_idle == 0)
+    self->compact_idle = g_idle_add_once (pd_events_view_apply_compact, self);
+}
+
+/**
+ * pd_events_view_get_compact:
+ *
+ * Returns: whether the view is narrow enough to show one compact row per
+ *   event instead of columns
+ */
+gboolean
+pd_events_view_get_compact (PdEventsView *self)
+{
+  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), FALSE);
+
+  return self->compact;
+}
+
+static void
 pd_events_view_class_init (PdEventsViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -594,6 +660,12 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, column_view);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, time_column);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, type_column);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, iteration_column);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, tool_column);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, summary_column);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, compact_column);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, details_stack);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, details_view);
   gtk_widget_class_bind_template_callback (widget_class, on_type_dropdown_selected_cb);
@@ -631,6 +703,8 @@ pd_events_view_init (PdEventsView *self)
   self->types = gtk_string_list_new (all);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_object (gtk_scrolled_window_get_hadjustment (self->scroller), "notify::page-size",
+                           G_CALLBACK (on_page_size), self, G_CONNECT_SWAPPED);
 
   gtk_drop_down_set_model (self->type_dropdown, G_LIST_MODEL (self->types));
   {

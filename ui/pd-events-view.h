@@ -33,4 +33,6 @@ gint64      pd_events_view_get_last_seq    (PdEventsView *self);
 gboolean    pd_events_view_get_following   (PdEventsView *self);
 void        pd_events_view_jump_to_newest  (PdEventsView *self);
 
+gboolean     pd_events_view_get_compact      (PdEventsView *self);
+
 G_END_DECLS

@@ -61,6 +61,7 @@ pd_notification_page_new (GSettings *settings)
   GtkWidget *spin = gtk_spin_button_new_with_range (1, 1440, 1);
 
   adw_preferences_page_set_title (page, _("Notifications"));
+  adw_preferences_page_set_name (page, "notifications");
   adw_preferences_page_set_icon_name (page, "preferences-system-notifications-symbolic");
   adw_preferences_group_set_title (group, _("Notify Me When"));
   adw_preferences_group_set_description (group, _("Nothing is sent about the session you are looking at."));

@@ -176,6 +176,47 @@ pd_test_present (GtkWidget *child,
   return GTK_WINDOW (window);
 }
 
+static gboolean
+has_width (gpointer data)
+{
+  GtkWidget *widget = data;
+  int wanted = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (widget), "pd-test-width"));
+
+  return gtk_widget_get_width (widget) <= wanted;
+}
+
+/**
+ * pd_test_screenshot_sizes:
+ * @window: a shown window (a dialog too)
+ * @name: the file name's stem
+ *
+ * When PD_TEST_SCREENSHOT_DIR is set: @name.png at the window's size, then
+ * @name-360.png with the window made 360 px wide, then the size it had.
+ */
+void
+pd_test_screenshot_sizes (GtkWindow  *window,
+                          const char *name)
+{
+  g_autofree char *narrow = g_strconcat (name, "-360", NULL);
+  int width = 0;
+  int height = 0;
+
+  if (g_getenv ("PD_TEST_SCREENSHOT_DIR") == NULL)
+    return;
+
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  pd_test_screenshot (GTK_WIDGET (window), name);
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_object_set_data (G_OBJECT (window), "pd-test-width", GINT_TO_POINTER (400));
+  gtk_window_set_default_size (window, 360, height > 0 ? height : gtk_widget_get_height (GTK_WIDGET (window)));
+  pd_test_wait_for (has_width, window, 3000);
+  pd_test_spin (200);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  pd_test_screenshot (GTK_WIDGET (window), narrow);
+  gtk_window_set_default_size (window, width, height);
+}
+
 /* Saves @widget as PD_TEST_SCREENSHOT_DIR/@name.png when that is set: the
  * review artifacts, never compared. */
 void

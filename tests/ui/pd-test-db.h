@@ -50,6 +50,8 @@ GtkWindow *pd_test_present            (GtkWidget      *child,
                                        int             height);
 void       pd_test_screenshot         (GtkWidget      *widget,
                                        const char     *name);
+void       pd_test_screenshot_sizes   (GtkWindow      *window,
+                                       const char     *name);
 GtkWidget *pd_test_find_label_containing (GtkWidget   *root,
                                           const char  *text);
 void       pd_test_views_init         (int            *argc,

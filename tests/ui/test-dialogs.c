@@ -142,6 +142,7 @@ check_approval (PdApplication *app,
   scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
   g_assert_nonnull (scroller);
   g_assert_cmpint (gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)), >, 0);
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "approval");
   /* What "Always for This Session" covers, exactly. */
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog),
                                                    "“Always for This Session” approves every later call of “shell” in this session"));

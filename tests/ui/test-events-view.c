@@ -303,6 +303,101 @@ test_events_model_outcomes (void)
     }
 }
 
+static gboolean
+is_compact (gpointer view)
+{
+  return pd_events_view_get_compact (view);
+}
+
+static gboolean
+is_wide (gpointer view)
+{
+  return !pd_events_view_get_compact (view);
+}
+
+static gboolean
+is_mapped_label (GtkWidget     *widget,
+                 gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+static gboolean
+is_column_view (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_COLUMN_VIEW (widget);
+}
+
+/* At 360 px each event is one compact row that fits: no column to scroll
+ * sideways to, the summary in the row; wide again, the columns return. */
+static void
+test_events_narrow (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  GtkWidget *view = pd_events_view_new ();
+  GtkColumnView *columns;
+  GListModel *list;
+  GtkAdjustment *hadjustment;
+  GtkWindow *window;
+  CountWait wait;
+  guint visible = 0;
+
+  add_first_events (db, id);
+  window = pd_test_present (view, 360, 640);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (is_compact, view, 5000));
+  gtk_test_widget_wait_for_draw (view);
+  pd_test_flush (GTK_WIDGET (window));
+
+  columns = GTK_COLUMN_VIEW (pd_test_find_first (view, is_column_view, NULL));
+  list = gtk_column_view_get_columns (columns);
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (list, i);
+
+      if (gtk_column_view_column_get_visible (column))
+        visible++;
+    }
+  g_assert_cmpuint (visible, ==, 1);
+  /* Nothing to scroll to sideways. */
+  hadjustment = gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (columns));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (hadjustment), <=, gtk_adjustment_get_page_size (hadjustment) + 1);
+  /* The row holds what the columns held: type and summary, to read. */
+  {
+    g_autoptr(PdEventItem) item = g_list_model_get_item (wait.model, 1);
+    GtkWidget *summary = pd_test_find_first (view, is_mapped_label, pd_event_item_get_summary (item));
+    g_autofree char *type_label = NULL;
+    GtkWidget *type;
+
+    g_object_get (item, "type-label", &type_label, NULL);
+    type = pd_test_find_first (view, is_mapped_label, type_label);
+    g_assert_nonnull (summary);
+    g_assert_nonnull (type);
+  }
+  pd_test_screenshot_sizes (window, "events-compact");
+
+  gtk_window_set_default_size (window, 900, 640);
+  g_assert_true (pd_test_wait_for (is_wide, view, 5000));
+  visible = 0;
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (list, i);
+
+      if (gtk_column_view_column_get_visible (column))
+        visible++;
+    }
+  g_assert_cmpuint (visible, ==, 5);
+
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -313,6 +408,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/filter-by-type", test_events_filter_by_type);
   g_test_add_func ("/pd/ui/events-view/plain-text-and-empty", test_events_plain_text_and_empty);
   g_test_add_func ("/pd/ui/events-view/model-outcomes", test_events_model_outcomes);
+  g_test_add_func ("/pd/ui/events-view/narrow", test_events_narrow);
 
   return g_test_run ();
 }

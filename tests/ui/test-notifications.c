@@ -23,6 +23,7 @@
 #include "pd-preferences-window.h"
 #include "pd-session-list.h"
 #include "pd-test-db.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
@@ -689,6 +690,8 @@ test_preferences (void)
   prefs = pd_preferences_window_new (NULL);
   gtk_window_present (GTK_WINDOW (prefs));
   pd_test_flush (GTK_WIDGET (prefs));
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "notifications");
+  pd_test_screenshot_sizes (GTK_WINDOW (prefs), "preferences-notifications");
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {

@@ -188,6 +188,8 @@ check_delete (PdApplication *app,
   g_assert_nonnull (wait_for_widget (GTK_WIDGET (window), is_button_labelled,
                                      "_Undo", "the Undo button"));
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window), "“Tidy the parser” deleted"));
+  pd_test_spin (400);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "delete-undo");
 
   /* Undo: back in the list, and never deleted. */
   undo = pd_test_find_first (GTK_WIDGET (window), is_button_labelled, "_Undo");
@@ -349,6 +351,7 @@ check_export (PdApplication *app,
     g_assert_cmpstr (name, ==, "Tidy the parser.md");
     g_assert_true (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (chooser)) == GTK_FILE_CHOOSER_ACTION_SAVE);
   }
+  pd_test_screenshot_sizes (chooser, "export-chooser");
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
   pd_test_spin (100);
   g_assert_null (file_chooser ());
@@ -436,6 +439,7 @@ check_create (PdApplication *app,
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "No Database Here"));
   g_assert_nonnull (create);
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (create)), ==, "_Create a New Database Here");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "create-database");
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
   gtk_widget_activate (create);
@@ -491,6 +495,7 @@ check_about (PdApplication *app,
   g_assert_cmpstr (adw_about_window_get_website (about), ==, "https://github.com/plandeck/plandeck");
   g_assert_cmpstr (adw_about_window_get_issue_url (about), ==, "https://github.com/plandeck/plandeck/issues");
   g_assert_nonnull (strstr (adw_about_window_get_copyright (about), "The Plandeck Project"));
+  pd_test_screenshot_sizes (GTK_WINDOW (about), "about");
   developers = adw_about_window_get_developers (about);
   g_assert_nonnull (developers);
   g_assert_nonnull (developers[0]);
