@@ -199,6 +199,9 @@ _pd_window_open_source (PdWindow *self)
                                          self->database_path);
           gtk_button_set_label (self->error_button, _("_Create a New Database Here"));
           gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_button), "win.create-database");
+          /* Making it is what the page offers; Retry waits for another program to. */
+          gtk_widget_add_css_class (GTK_WIDGET (self->error_button), "suggested-action");
+          gtk_widget_remove_css_class (GTK_WIDGET (self->error_retry), "suggested-action");
         }
       else
         /* Translators: the first %s is a folder, the second a file path */

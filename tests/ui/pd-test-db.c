@@ -204,6 +204,8 @@ pd_test_screenshot_sizes (GtkWindow  *window,
   if (g_getenv ("PD_TEST_SCREENSHOT_DIR") == NULL)
     return;
 
+  /* Past a dialog's show animation. */
+  pd_test_spin (400);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   pd_test_screenshot (GTK_WIDGET (window), name);
 

@@ -439,6 +439,7 @@ check_create (PdApplication *app,
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "No Database Here"));
   g_assert_nonnull (create);
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (create)), ==, "_Create a New Database Here");
+  g_assert_true (gtk_widget_has_css_class (create, "suggested-action"));
   pd_test_screenshot_sizes (GTK_WINDOW (window), "create-database");
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
