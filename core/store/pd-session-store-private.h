@@ -28,7 +28,9 @@ struct _PdSessionStore
 /* The annotation that hides a deleted imported session from listings, and
  * the sources that are imported (as pd_session_info_is_imported()). */
 #define PD_SESSION_STORE_HIDDEN_KEY "hidden"
-#define PD_SESSION_STORE_IMPORTED_SOURCES "('claude-code','claude-desktop','codex','opencode')"
+/* Keep in step with pd_session_info_is_imported(). */
+#define PD_SESSION_STORE_IMPORTED_SOURCES \
+  "('claude-code','claude-desktop','codex','opencode','qwen','gemini','cline','roo','kilo')"
 #define PD_SESSION_STORE_NOT_HIDDEN \
   " NOT EXISTS (SELECT 1 FROM annotations h WHERE h.session_id = s.id AND h.key = '" PD_SESSION_STORE_HIDDEN_KEY "')"
 
