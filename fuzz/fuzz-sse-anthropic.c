@@ -8,17 +8,20 @@
  */
 #include "config.h"
 
-#include "pd-anthropic-provider-private.h"
+#include "pd-anthropic-provider.h"
+#include "pd-http-provider-private.h"
 #include "pd-fuzz.h"
 #include "pd-fuzz-stream.h"
 #include "pd-fuzz-response.h"
 
+static PdAnthropicProvider *provider;
 
 int
 LLVMFuzzerInitialize (int    *argc,
                       char ***argv)
 {
   pd_fuzz_init_logging ();
+  provider = pd_anthropic_provider_new ("http://127.0.0.1:9", NULL);
   return 0;
 }
 
@@ -34,8 +37,8 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     return -1;
 
   input = pd_fuzz_stream_new (data + 1, size - 1, data[0] & 1 ? 4096 : 1 + (data[0] >> 1));
-  response = _pd_anthropic_provider_read_response (input, data[0] & 1,
-                                                pd_fuzz_on_delta, NULL, NULL, &error);
+  response = _pd_http_provider_read_response (PD_HTTP_PROVIDER (provider), input, data[0] & 1,
+                                              pd_fuzz_on_delta, NULL, NULL, &error);
   pd_fuzz_check_response (response, error);
   return 0;
 }

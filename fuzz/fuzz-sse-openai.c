@@ -8,7 +8,8 @@
  */
 #include "config.h"
 
-#include "pd-openai-provider-private.h"
+#include "pd-http-provider-private.h"
+#include "pd-openai-provider.h"
 #include "pd-fuzz.h"
 #include "pd-fuzz-stream.h"
 #include "pd-fuzz-response.h"
@@ -36,8 +37,8 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     return -1;
 
   input = pd_fuzz_stream_new (data + 1, size - 1, data[0] & 1 ? 4096 : 1 + (data[0] >> 1));
-  response = _pd_openai_provider_read_response (provider, input, data[0] & 1,
-                                                pd_fuzz_on_delta, NULL, NULL, &error);
+  response = _pd_http_provider_read_response (PD_HTTP_PROVIDER (provider), input, data[0] & 1,
+                                              pd_fuzz_on_delta, NULL, NULL, &error);
   pd_fuzz_check_response (response, error);
   return 0;
 }

@@ -11,7 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-anthropic-provider.h"
-#include "pd-anthropic-provider-private.h"
+#include "pd-http-provider-private.h"
 #include "pd-test-server.h"
 
 #define API_KEY "sk-ant-test-0123456789"
@@ -594,11 +594,12 @@ test_huge_usage (void)
     "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
     "event: message_stop\n"
     "data: {\"type\":\"message_stop\"}\n\n";
+  g_autoptr(PdAnthropicProvider) provider = pd_anthropic_provider_new ("http://127.0.0.1:9", NULL);
   g_autoptr(GInputStream) input = g_memory_input_stream_new_from_data (body, sizeof body - 1, NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(PdProviderResponse) response = NULL;
 
-  response = _pd_anthropic_provider_read_response (input, FALSE, NULL, NULL, NULL, &error);
+  response = _pd_http_provider_read_response (PD_HTTP_PROVIDER (provider), input, FALSE, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (response);
   g_assert_cmpstr (response->content, ==, "Hi");

@@ -14,7 +14,6 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-openai-provider.h"
-#include "pd-openai-provider-private.h"
 #include "pd-http-provider-private.h"
 #include "pd-test-server.h"
 
@@ -770,7 +769,7 @@ test_huge_numbers (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(PdProviderResponse) response = NULL;
 
-  response = _pd_openai_provider_read_response (provider, input, FALSE, NULL, NULL, NULL, &error);
+  response = _pd_http_provider_read_response (PD_HTTP_PROVIDER (provider), input, FALSE, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (response);
   g_assert_cmpstr (response->content, ==, "Hi");
@@ -791,7 +790,7 @@ expect_read_error (const char *body,
   g_autoptr(GError) error = NULL;
   g_autoptr(PdProviderResponse) response = NULL;
 
-  response = _pd_openai_provider_read_response (provider, input, is_json, NULL, NULL, NULL, &error);
+  response = _pd_http_provider_read_response (PD_HTTP_PROVIDER (provider), input, is_json, NULL, NULL, NULL, &error);
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_SERVER);
   g_assert_cmpstr (error->message, ==, message);

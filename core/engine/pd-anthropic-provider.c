@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "pd-anthropic-provider.h"
-#include "pd-anthropic-provider-private.h"
 #include "pd-http-provider-private.h"
 #include "pd-json.h"
 #include "pd-transcript.h"
@@ -388,22 +387,29 @@ block_free (gpointer data)
 
 typedef struct
 {
-  PdProviderDeltaFunc  on_delta;
-  gpointer             delta_data;
+  PdHttpAnswer         answer;   /* first: the base's part of the state */
   GPtrArray           *blocks;   /* Block by index; holes are NULL */
   char                *stop_reason;
   char                *refusal;           /* stop_details.explanation */
   char                *refusal_category;  /* stop_details.category */
-  gint64               input_tokens;
-  gint64               output_tokens;
-  gsize                total;
   gboolean             started;
   gboolean             wrote_text;   /* a text block with text came before */
 } Stream;
 
 static void
-stream_clear (Stream *stream)
+stream_init (gpointer        state,
+             PdHttpProvider *provider)
 {
+  Stream *stream = state;
+
+  stream->blocks = g_ptr_array_new_with_free_func (block_free);
+}
+
+static void
+stream_clear (gpointer state)
+{
+  Stream *stream = state;
+
   g_ptr_array_unref (stream->blocks);
   g_free (stream->stop_reason);
   g_free (stream->refusal);
@@ -432,43 +438,31 @@ read_stop_details (Stream     *stream,
     }
 }
 
-static void
-emit (Stream              *stream,
-      PdProviderDeltaKind  kind,
-      const char          *text)
-{
-  if (stream->on_delta != NULL && text != NULL && *text != '\0')
-    stream->on_delta (kind, text, stream->delta_data);
-}
-
 static gboolean
 append_to_block (Stream      *stream,
                  Block       *block,
                  const char  *text,
                  GError     **error)
 {
-  gsize len;
+  gboolean first = block->text->len == 0;
 
   if (text == NULL || *text == '\0')
     return TRUE;
-
-  len = strlen (text);
-  if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
+  if (!_pd_http_answer_append (&stream->answer, block->text, text, error))
     return FALSE;
 
   /* Text blocks are paragraphs apart: the second one's first words must not
    * run into the first one's last (build_response joins them the same way). */
-  if (block->kind == BLOCK_TEXT && block->text->len == 0 && stream->wrote_text)
-    emit (stream, PD_PROVIDER_DELTA_TEXT, TEXT_BLOCK_SEPARATOR);
+  if (block->kind == BLOCK_TEXT && first && stream->wrote_text)
+    _pd_http_answer_emit (&stream->answer, PD_PROVIDER_DELTA_TEXT, TEXT_BLOCK_SEPARATOR);
 
-  g_string_append_len (block->text, text, (gssize) len);
   if (block->kind == BLOCK_TEXT)
     {
-      emit (stream, PD_PROVIDER_DELTA_TEXT, text);
+      _pd_http_answer_emit (&stream->answer, PD_PROVIDER_DELTA_TEXT, text);
       stream->wrote_text = TRUE;
     }
   else if (block->kind == BLOCK_THINKING)
-    emit (stream, PD_PROVIDER_DELTA_REASONING, text);
+    _pd_http_answer_emit (&stream->answer, PD_PROVIDER_DELTA_REASONING, text);
 
   return TRUE;
 }
@@ -483,7 +477,7 @@ keep_opaque (Stream      *stream,
 {
   if (value == NULL)
     return TRUE;
-  if (!_pd_http_provider_count_bytes (NAME, &stream->total, strlen (value), error))
+  if (!_pd_http_provider_count_bytes (NAME, &stream->answer.total, strlen (value), error))
     return FALSE;
   g_free (*slot);
   *slot = g_strdup (value);
@@ -535,7 +529,7 @@ start_block (Stream      *stream,
       block->name = g_strdup (_pd_provider_json_string (content_block, "name"));
       if (input != NULL && JSON_NODE_HOLDS_OBJECT (input))
         block->input = pd_json_to_string (input, FALSE);
-      emit (stream, PD_PROVIDER_DELTA_TOOL_CALL, block->name);
+      _pd_http_answer_emit (&stream->answer, PD_PROVIDER_DELTA_TOOL_CALL, block->name);
     }
   else if (g_strcmp0 (type, "thinking") == 0)
     {
@@ -583,10 +577,10 @@ read_usage (Stream     *stream,
   /* input_tokens leaves out cached tokens; the prompt was all of them. */
   input = _pd_provider_json_int (usage, "input_tokens", -1);
   if (input >= 0)
-    stream->input_tokens = MIN (input, MAX_TOKENS)
+    stream->answer.input_tokens = MIN (input, MAX_TOKENS)
       + CLAMP (_pd_provider_json_int (usage, "cache_creation_input_tokens", 0), 0, MAX_TOKENS)
       + CLAMP (_pd_provider_json_int (usage, "cache_read_input_tokens", 0), 0, MAX_TOKENS);
-  stream->output_tokens = _pd_provider_json_int (usage, "output_tokens", stream->output_tokens);
+  stream->answer.output_tokens = _pd_provider_json_int (usage, "output_tokens", stream->answer.output_tokens);
 }
 
 static PdSseResult
@@ -804,9 +798,10 @@ keep_thinking (PdProviderResponse *response,
 }
 
 static PdProviderResponse *
-build_response (Stream  *stream,
-                GError **error)
+build_response (gpointer   user_data,
+                GError   **error)
 {
+  Stream *stream = user_data;
   g_autoptr(PdProviderResponse) response = pd_provider_response_new ();
   g_autoptr(GString) content = g_string_new (NULL);
   const char *finish = finish_reason_for (stream->stop_reason);
@@ -853,8 +848,6 @@ build_response (Stream  *stream,
       response->refusal = g_strdup (stream->refusal);
       response->refusal_category = g_strdup (stream->refusal_category);
     }
-  response->input_tokens = stream->input_tokens;
-  response->output_tokens = stream->output_tokens;
 
   return g_steal_pointer (&response);
 }
@@ -880,47 +873,9 @@ said_end (gpointer user_data)
 }
 
 static const PdHttpReader reader = {
-  read_json_body, on_event, said_end, "no stop_reason and no message_stop"
+  sizeof (Stream), stream_init, stream_clear,
+  read_json_body, on_event, said_end, "no stop_reason and no message_stop", build_response,
 };
-
-/* The answer of one request, from its body: a JSON document when
- * @is_json, server-sent events otherwise.  Split from chat() so that the
- * stream parser can be driven without HTTP (tests, fuzzing). */
-PdProviderResponse *
-_pd_anthropic_provider_read_response (GInputStream         *input,
-                                      gboolean              is_json,
-                                      PdProviderDeltaFunc   on_delta,
-                                      gpointer              delta_data,
-                                      GCancellable         *cancellable,
-                                      GError              **error)
-{
-  Stream stream = {
-    .on_delta = on_delta,
-    .delta_data = delta_data,
-    .blocks = g_ptr_array_new_with_free_func (block_free),
-    .input_tokens = -1,
-    .output_tokens = -1,
-  };
-  PdProviderResponse *response = NULL;
-
-  if (_pd_http_provider_read_answer (NAME, &reader, input, is_json, &stream, cancellable, error))
-    response = build_response (&stream, error);
-
-  stream_clear (&stream);
-  return response;
-}
-
-static PdProviderResponse *
-pd_anthropic_provider_read (PdHttpProvider       *provider,
-                            GInputStream         *input,
-                            gboolean              is_json,
-                            PdProviderDeltaFunc   on_delta,
-                            gpointer              delta_data,
-                            GCancellable         *cancellable,
-                            GError              **error)
-{
-  return _pd_anthropic_provider_read_response (input, is_json, on_delta, delta_data, cancellable, error);
-}
 
 /* ---- object ------------------------------------------------------------- */
 
@@ -937,7 +892,7 @@ pd_anthropic_provider_class_init (PdAnthropicProviderClass *klass)
   http_class->official_host = "api.anthropic.com";
   http_class->build_body = pd_anthropic_provider_build_body;
   http_class->add_headers = pd_anthropic_provider_add_headers;
-  http_class->read_response = pd_anthropic_provider_read;
+  http_class->reader = &reader;
 }
 
 static void

@@ -40,16 +40,39 @@ typedef gboolean    (*PdHttpJsonFunc)  (gpointer     user_data,
                                         GBytes      *body,
                                         GError     **error);
 
-/* How a wire reads one answer into its state (user_data). */
+/* What every wire's reader keeps besides its own format: where the deltas
+ * go, how much model output came so far (for the cap), and the tokens the
+ * server counted.  A wire's state starts with one, so that the callbacks
+ * below get the whole state as user_data (the base allocates it zeroed, of
+ * the reader's state_size, and fills this part in). */
 typedef struct
 {
+  const char          *name;          /* the wire's, for its errors */
+  PdProviderDeltaFunc  on_delta;
+  gpointer             delta_data;
+  gsize                total;         /* bytes of content and arguments */
+  gint64               input_tokens;  /* -1 while the server said none */
+  gint64               output_tokens;
+} PdHttpAnswer;
+
+/* How a wire reads one answer into its state (user_data). */
+struct _PdHttpReader
+{
+  gsize            state_size;    /* of the wire's state, which starts with a PdHttpAnswer */
+  /* Sets up the wire's own part of a new state; frees it. */
+  void           (*init)     (gpointer        state,
+                              PdHttpProvider *self);
+  void           (*clear)    (gpointer        state);
   PdHttpJsonFunc   read_json;
   PdSseEventFunc   on_event;
   /* Whether the events so far said how the answer ended, for a stream that
    * closed without its end event: otherwise it was cut, not short. */
   gboolean       (*said_end) (gpointer user_data);
   const char      *missing_end;   /* what was missing, for the message */
-} PdHttpReader;
+  /* The response from the state, once all of it is read. */
+  PdProviderResponse *(*build) (gpointer user_data,
+                                GError **error);
+};
 
 /* ---- pd-http-provider.c: the object and the sending ---- */
 
@@ -66,15 +89,19 @@ gint64          _pd_http_provider_parse_retry_after (const char          *value,
 
 /* ---- pd-http-provider-read.c: reading what the server sends ---- */
 
-/* The skeleton of every wire's reader: a JSON body read whole (at most
- * PD_PROVIDER_MAX_RESPONSE_BYTES) and handed to read_json, or server-sent
- * events handed one by one to on_event; a stream that ends without its end
- * event, and without saying how the answer ended, is an error. */
-gboolean        _pd_http_provider_read_answer       (const char          *name,
-                                                     const PdHttpReader  *reader,
+/* One answer of @self's wire from the body of a 2xx response (a JSON
+ * document when @is_json, server-sent events otherwise), without HTTP:
+ * what chat() calls, and the tests and the fuzz targets too.  A JSON body
+ * is read whole (at most PD_PROVIDER_MAX_RESPONSE_BYTES) and handed to
+ * read_json, server-sent events one by one to on_event; a stream that ends
+ * without its end event, and without saying how the answer ended, is an
+ * error.  Then the wire builds the response, and the tokens of its
+ * PdHttpAnswer go into it. */
+PdProviderResponse *_pd_http_provider_read_response (PdHttpProvider      *self,
                                                      GInputStream        *input,
                                                      gboolean             is_json,
-                                                     gpointer             user_data,
+                                                     PdProviderDeltaFunc  on_delta,
+                                                     gpointer             delta_data,
                                                      GCancellable        *cancellable,
                                                      GError             **error);
 gboolean        _pd_http_provider_read_sse          (GInputStream        *stream,
@@ -112,6 +139,15 @@ JsonNode       *_pd_http_provider_parse_object      (const char          *name,
 gboolean        _pd_http_provider_count_bytes       (const char          *name,
                                                      gsize               *total,
                                                      gsize                n,
+                                                     GError             **error);
+/* Hands @text to the caller's delta function, if any and if @text has any. */
+void            _pd_http_answer_emit                (PdHttpAnswer        *answer,
+                                                     PdProviderDeltaKind  kind,
+                                                     const char          *text);
+/* Appends the model's @text to @into, counted toward the cap. */
+gboolean        _pd_http_answer_append              (PdHttpAnswer        *answer,
+                                                     GString             *into,
+                                                     const char          *text,
                                                      GError             **error);
 
 G_END_DECLS

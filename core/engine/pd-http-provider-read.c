@@ -362,35 +362,74 @@ _pd_http_provider_read_sse (GInputStream  *stream,
   return TRUE;
 }
 
-gboolean
-_pd_http_provider_read_answer (const char          *name,
-                               const PdHttpReader  *reader,
-                               GInputStream        *input,
-                               gboolean             is_json,
-                               gpointer             user_data,
-                               GCancellable        *cancellable,
-                               GError             **error)
+static gboolean
+read_into_state (const PdHttpReader  *reader,
+                 PdHttpAnswer        *answer,
+                 GInputStream        *input,
+                 gboolean             is_json,
+                 GCancellable        *cancellable,
+                 GError             **error)
 {
   g_autoptr(GBytes) json = NULL;
   gboolean done = FALSE;
 
   if (is_json)
-    return (json = _pd_http_provider_read_body (input, name, PD_PROVIDER_MAX_RESPONSE_BYTES, cancellable, error)) &&
-           reader->read_json (user_data, json, error);
+    return (json = _pd_http_provider_read_body (input, answer->name, PD_PROVIDER_MAX_RESPONSE_BYTES, cancellable, error)) &&
+           reader->read_json (answer, json, error);
 
-  if (!_pd_http_provider_read_sse (input, name, reader->on_event, user_data, &done, cancellable, error))
+  if (!_pd_http_provider_read_sse (input, answer->name, reader->on_event, answer, &done, cancellable, error))
     return FALSE;
 
   /* Without its end we cannot tell a finished answer from a cut one, and a
    * cut one must not pass for the model's word. */
-  if (!done && !reader->said_end (user_data))
+  if (!done && !reader->said_end (answer))
     {
       g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
-                   "%s: the stream ended before the response was complete (%s)", name, reader->missing_end);
+                   "%s: the stream ended before the response was complete (%s)", answer->name, reader->missing_end);
       return FALSE;
     }
 
   return TRUE;
+}
+
+PdProviderResponse *
+_pd_http_provider_read_response (PdHttpProvider      *self,
+                                 GInputStream        *input,
+                                 gboolean             is_json,
+                                 PdProviderDeltaFunc  on_delta,
+                                 gpointer             delta_data,
+                                 GCancellable        *cancellable,
+                                 GError             **error)
+{
+  PdHttpProviderClass *klass;
+  const PdHttpReader *reader;
+  PdHttpAnswer *answer;
+  PdProviderResponse *response = NULL;
+
+  g_return_val_if_fail (PD_IS_HTTP_PROVIDER (self), NULL);
+
+  klass = PD_HTTP_PROVIDER_GET_CLASS (self);
+  reader = klass->reader;
+  g_assert (reader != NULL && reader->state_size >= sizeof (PdHttpAnswer));
+
+  answer = g_malloc0 (reader->state_size);
+  answer->name = klass->name;
+  answer->on_delta = on_delta;
+  answer->delta_data = delta_data;
+  answer->input_tokens = -1;
+  answer->output_tokens = -1;
+  reader->init (answer, self);
+
+  if (read_into_state (reader, answer, input, is_json, cancellable, error) &&
+      (response = reader->build (answer, error)) != NULL)
+    {
+      response->input_tokens = answer->input_tokens;
+      response->output_tokens = answer->output_tokens;
+    }
+
+  reader->clear (answer);
+  g_free (answer);
+  return response;
 }
 
 gboolean
@@ -406,5 +445,32 @@ _pd_http_provider_count_bytes (const char  *name,
                    "%s: the response is larger than %d bytes", name, PD_PROVIDER_MAX_RESPONSE_BYTES);
       return FALSE;
     }
+  return TRUE;
+}
+
+void
+_pd_http_answer_emit (PdHttpAnswer        *answer,
+                      PdProviderDeltaKind  kind,
+                      const char          *text)
+{
+  if (answer->on_delta != NULL && text != NULL && *text != '\0')
+    answer->on_delta (kind, text, answer->delta_data);
+}
+
+gboolean
+_pd_http_answer_append (PdHttpAnswer  *answer,
+                        GString       *into,
+                        const char    *text,
+                        GError       **error)
+{
+  gsize len;
+
+  if (text == NULL || *text == '\0')
+    return TRUE;
+
+  len = strlen (text);
+  if (!_pd_http_provider_count_bytes (answer->name, &answer->total, len, error))
+    return FALSE;
+  g_string_append_len (into, text, (gssize) len);
   return TRUE;
 }

@@ -405,8 +405,8 @@ send_with_retries (PdHttpProvider           *self,
       if (stream != NULL)
         {
           PdProviderResponse *response =
-            klass->read_response (self, stream, _pd_http_provider_is_json_response (message),
-                                  on_delta, delta_data, cancellable, &read_error);
+            _pd_http_provider_read_response (self, stream, _pd_http_provider_is_json_response (message),
+                                             on_delta, delta_data, cancellable, &read_error);
 
           g_input_stream_close (stream, NULL, NULL);
           if (response != NULL)

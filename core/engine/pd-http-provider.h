@@ -17,6 +17,9 @@ G_BEGIN_DECLS
 #define PD_TYPE_HTTP_PROVIDER (pd_http_provider_get_type ())
 G_DECLARE_DERIVABLE_TYPE (PdHttpProvider, pd_http_provider, PD, HTTP_PROVIDER, GObject)
 
+/* How a wire reads its answers: pd-http-provider-private.h. */
+typedef struct _PdHttpReader PdHttpReader;
+
 struct _PdHttpProviderClass
 {
   GObjectClass parent_class;
@@ -38,15 +41,9 @@ struct _PdHttpProviderClass
   void                (*add_headers)   (PdHttpProvider           *self,
                                         SoupMessageHeaders       *headers,
                                         const char               *api_key);
-  /* One answer, from the body of a 2xx response: a JSON document when
-   * @is_json, server-sent events otherwise. */
-  PdProviderResponse *(*read_response) (PdHttpProvider           *self,
-                                        GInputStream             *input,
-                                        gboolean                  is_json,
-                                        PdProviderDeltaFunc       on_delta,
-                                        gpointer                  delta_data,
-                                        GCancellable             *cancellable,
-                                        GError                  **error);
+  /* How the wire reads one answer from the body of a 2xx response; the
+   * base does the rest (the body, the events, the state's life). */
+  const PdHttpReader *reader;
 
   gpointer padding[8];
 };

@@ -15,7 +15,6 @@
 #include "pd-http-provider-private.h"
 #include "pd-json.h"
 #include "pd-openai-provider.h"
-#include "pd-openai-provider-private.h"
 
 #define NAME "openai"
 /* Parallel tool calls are counted in units, not hundreds; a larger index is
@@ -53,37 +52,39 @@ tool_call_free (gpointer data)
 
 typedef struct
 {
+  PdHttpAnswer         answer;     /* first: the base's part of the state */
   PdOpenAIProvider    *self;
-  PdProviderDeltaFunc  on_delta;
-  gpointer             delta_data;
   GString             *content;
   GString             *refusal;    /* delta.refusal / message.refusal: the model declining */
   GString             *reasoning;  /* reasoning_content or reasoning: the model thinking */
   gboolean             reasoning_content; /* the server sent reasoning_content, even empty */
   GPtrArray           *calls;      /* ToolCall by stream index; holes are NULL */
   char                *finish_reason;
-  gint64               input_tokens;
-  gint64               output_tokens;
-  gsize                total;      /* bytes of content and arguments, for the cap */
 } Stream;
 
 static void
-stream_clear (Stream *stream)
+stream_init (gpointer        state,
+             PdHttpProvider *provider)
 {
+  Stream *stream = state;
+
+  stream->self = PD_OPENAI_PROVIDER (provider);
+  stream->content = g_string_new (NULL);
+  stream->refusal = g_string_new (NULL);
+  stream->reasoning = g_string_new (NULL);
+  stream->calls = g_ptr_array_new_with_free_func (tool_call_free);
+}
+
+static void
+stream_clear (gpointer state)
+{
+  Stream *stream = state;
+
   g_string_free (stream->content, TRUE);
   g_string_free (stream->refusal, TRUE);
   g_string_free (stream->reasoning, TRUE);
   g_ptr_array_unref (stream->calls);
   g_free (stream->finish_reason);
-}
-
-static void
-emit (Stream              *stream,
-      PdProviderDeltaKind  kind,
-      const char          *text)
-{
-  if (stream->on_delta != NULL && text != NULL && *text != '\0')
-    stream->on_delta (kind, text, stream->delta_data);
 }
 
 static ToolCall *
@@ -167,19 +168,15 @@ add_tool_call_delta (Stream     *stream,
   if (call->name == NULL && name != NULL && *name != '\0')
     {
       call->name = g_strdup (name);
-      emit (stream, PD_PROVIDER_DELTA_TOOL_CALL, call->name);
+      _pd_http_answer_emit (&stream->answer, PD_PROVIDER_DELTA_TOOL_CALL, call->name);
     }
 
   arguments = function ? json_object_get_member (function, "arguments") : NULL;
   if (arguments != NULL && JSON_NODE_HOLDS_VALUE (arguments) &&
       json_node_get_value_type (arguments) == G_TYPE_STRING)
     {
-      const char *text = json_node_get_string (arguments);
-      gsize len = strlen (text);
-
-      if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
+      if (!_pd_http_answer_append (&stream->answer, call->arguments, json_node_get_string (arguments), error))
         return FALSE;
-      g_string_append_len (call->arguments, text, (gssize) len);
     }
   else if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
     {
@@ -192,25 +189,6 @@ add_tool_call_delta (Stream     *stream,
   return TRUE;
 }
 
-/* Model text, counted toward the size of the answer. */
-static gboolean
-append_counted (Stream      *stream,
-                GString     *into,
-                const char  *text,
-                GError     **error)
-{
-  gsize len;
-
-  if (text == NULL || *text == '\0')
-    return TRUE;
-
-  len = strlen (text);
-  if (!_pd_http_provider_count_bytes (NAME, &stream->total, len, error))
-    return FALSE;
-  g_string_append_len (into, text, (gssize) len);
-  return TRUE;
-}
-
 /* Content or reasoning: kept, and streamed. */
 static gboolean
 add_text (Stream              *stream,
@@ -218,9 +196,10 @@ add_text (Stream              *stream,
           const char          *text,
           GError             **error)
 {
-  if (!append_counted (stream, kind == PD_PROVIDER_DELTA_TEXT ? stream->content : stream->reasoning, text, error))
+  if (!_pd_http_answer_append (&stream->answer, kind == PD_PROVIDER_DELTA_TEXT ? stream->content : stream->reasoning,
+                               text, error))
     return FALSE;
-  emit (stream, kind, text);
+  _pd_http_answer_emit (&stream->answer, kind, text);
   return TRUE;
 }
 
@@ -231,7 +210,7 @@ add_refusal (Stream      *stream,
              const char  *text,
              GError     **error)
 {
-  return append_counted (stream, stream->refusal, text, error);
+  return _pd_http_answer_append (&stream->answer, stream->refusal, text, error);
 }
 
 /* Reasoning, as servers that send it name it: reasoning_content (DeepSeek,
@@ -260,8 +239,8 @@ read_usage (Stream     *stream,
   if (usage == NULL)
     return;
 
-  stream->input_tokens = _pd_provider_json_int (usage, "prompt_tokens", stream->input_tokens);
-  stream->output_tokens = _pd_provider_json_int (usage, "completion_tokens", stream->output_tokens);
+  stream->answer.input_tokens = _pd_provider_json_int (usage, "prompt_tokens", stream->answer.input_tokens);
+  stream->answer.output_tokens = _pd_provider_json_int (usage, "completion_tokens", stream->answer.output_tokens);
 }
 
 static PdSseResult
@@ -443,17 +422,16 @@ finish_reason_for (Stream   *stream,
 }
 
 static PdProviderResponse *
-build_response (Stream  *stream,
-                GError **error)
+build_response (gpointer   user_data,
+                GError   **error)
 {
+  Stream *stream = user_data;
   g_autoptr(PdProviderResponse) response = pd_provider_response_new ();
   const char *finish = finish_reason_for (stream, stream->calls->len > 0);
   gboolean refused = g_strcmp0 (finish, PD_FINISH_REFUSAL) == 0;
 
   g_free (response->content);
   response->content = g_strndup (stream->content->str, stream->content->len);
-  response->input_tokens = stream->input_tokens;
-  response->output_tokens = stream->output_tokens;
   if (stream->reasoning->len > 0)
     response->reasoning = g_strndup (stream->reasoning->str, stream->reasoning->len);
   if (stream->reasoning_content)
@@ -604,53 +582,9 @@ said_end (gpointer user_data)
 }
 
 static const PdHttpReader reader = {
-  read_json_body, on_event, said_end, "no finish_reason and no [DONE]"
+  sizeof (Stream), stream_init, stream_clear,
+  read_json_body, on_event, said_end, "no finish_reason and no [DONE]", build_response,
 };
-
-/* The answer of one request, from its body: a JSON document when
- * @is_json, server-sent events otherwise.  Split from chat() so that the
- * stream parser can be driven without HTTP (tests, fuzzing). */
-PdProviderResponse *
-_pd_openai_provider_read_response (PdOpenAIProvider     *self,
-                                   GInputStream         *input,
-                                   gboolean              is_json,
-                                   PdProviderDeltaFunc   on_delta,
-                                   gpointer              delta_data,
-                                   GCancellable         *cancellable,
-                                   GError              **error)
-{
-  Stream stream = {
-    .self = self,
-    .on_delta = on_delta,
-    .delta_data = delta_data,
-    .content = g_string_new (NULL),
-    .refusal = g_string_new (NULL),
-    .reasoning = g_string_new (NULL),
-    .calls = g_ptr_array_new_with_free_func (tool_call_free),
-    .input_tokens = -1,
-    .output_tokens = -1,
-  };
-  PdProviderResponse *response = NULL;
-
-  if (_pd_http_provider_read_answer (NAME, &reader, input, is_json, &stream, cancellable, error))
-    response = build_response (&stream, error);
-
-  stream_clear (&stream);
-  return response;
-}
-
-static PdProviderResponse *
-pd_openai_provider_read (PdHttpProvider       *provider,
-                         GInputStream         *input,
-                         gboolean              is_json,
-                         PdProviderDeltaFunc   on_delta,
-                         gpointer              delta_data,
-                         GCancellable         *cancellable,
-                         GError              **error)
-{
-  return _pd_openai_provider_read_response (PD_OPENAI_PROVIDER (provider), input, is_json,
-                                            on_delta, delta_data, cancellable, error);
-}
 
 static void
 pd_openai_provider_class_init (PdOpenAIProviderClass *klass)
@@ -665,7 +599,7 @@ pd_openai_provider_class_init (PdOpenAIProviderClass *klass)
   http_class->official_host = "api.openai.com";
   http_class->build_body = pd_openai_provider_build_body;
   http_class->add_headers = pd_openai_provider_add_headers;
-  http_class->read_response = pd_openai_provider_read;
+  http_class->reader = &reader;
 }
 
 static void
