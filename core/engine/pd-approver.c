@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "pd-approver.h"
+#include "pd-callback-slot.h"
 #include "pd-json-util.h"
 #include "pd-safe-text.h"
 
@@ -62,30 +63,6 @@ pd_approval_policy_from_string (const char       *str,
   return FALSE;
 }
 
-/* The asker is refcounted so that replacing it while a question is open
- * frees the old one only after that question is answered. */
-typedef struct
-{
-  PdApprovalFunc func;
-  gpointer       data;
-  GDestroyNotify destroy;
-} Asker;
-
-static void
-asker_clear (Asker *asker)
-{
-  if (asker->destroy != NULL)
-    asker->destroy (asker->data);
-}
-
-static void
-asker_release (Asker *asker)
-{
-  g_atomic_rc_box_release_full (asker, (GDestroyNotify) asker_clear);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Asker, asker_release)
-
 struct _PdApprover
 {
   GObject           parent_instance;
@@ -93,7 +70,10 @@ struct _PdApprover
   GMutex            mutex;         /* policy, asker */
   GMutex            prompt_mutex;  /* one question at a time */
   PdApprovalPolicy  policy;
-  Asker            *asker;
+  /* PdApprovalFunc, reference-counted so that replacing it while a
+   * question is open frees the old one only after that question is
+   * answered. */
+  PdCallbackSlot   *asker;
 };
 
 G_DEFINE_FINAL_TYPE (PdApprover, pd_approver, G_TYPE_OBJECT)
@@ -111,7 +91,7 @@ pd_approver_finalize (GObject *object)
 {
   PdApprover *self = (PdApprover *) object;
 
-  g_clear_pointer (&self->asker, asker_release);
+  g_clear_pointer (&self->asker, pd_callback_slot_unref);
   g_mutex_clear (&self->mutex);
   g_mutex_clear (&self->prompt_mutex);
 
@@ -235,17 +215,14 @@ pd_approver_set_func (PdApprover     *self,
                       gpointer        user_data,
                       GDestroyNotify  destroy)
 {
-  Asker *asker = NULL;
-  Asker *old;
+  PdCallbackSlot *asker = NULL;
+  PdCallbackSlot *old;
 
   g_return_if_fail (PD_IS_APPROVER (self));
 
   if (func != NULL)
     {
-      asker = g_atomic_rc_box_new0 (Asker);
-      asker->func = func;
-      asker->data = user_data;
-      asker->destroy = destroy;
+      asker = pd_callback_slot_new (G_CALLBACK (func), user_data, destroy);
     }
   else if (destroy != NULL)
     {
@@ -258,7 +235,7 @@ pd_approver_set_func (PdApprover     *self,
   g_mutex_unlock (&self->mutex);
 
   if (old != NULL)
-    asker_release (old);
+    pd_callback_slot_unref (old);
 }
 
 static void
@@ -285,7 +262,7 @@ pd_approver_decide (PdApprover  *self,
                     JsonObject  *args,
                     char       **reason)
 {
-  g_autoptr(Asker) asker = NULL;
+  g_autoptr(PdCallbackSlot) asker = NULL;
   g_autofree char *summary = NULL;
   PdApprovalPolicy policy;
   gboolean allowed;
@@ -314,7 +291,7 @@ pd_approver_decide (PdApprover  *self,
   g_mutex_lock (&self->mutex);
   policy = self->policy;
   if (self->asker != NULL)
-    asker = g_atomic_rc_box_acquire (self->asker);
+    asker = pd_callback_slot_ref (self->asker);
   g_mutex_unlock (&self->mutex);
 
   switch (policy)
@@ -342,7 +319,7 @@ pd_approver_decide (PdApprover  *self,
   summary = pd_approver_summarize (tool, args);
 
   g_mutex_lock (&self->prompt_mutex);
-  allowed = asker->func (pd_tool_get_name (tool), summary, asker->data);
+  allowed = ((PdApprovalFunc) asker->func) (pd_tool_get_name (tool), summary, asker->data);
   g_mutex_unlock (&self->prompt_mutex);
 
   if (allowed)

@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-callback-slot.h"
 #include "pd-db.h"
 #include "pd-engine-builder.h"
 #include "pd-event-bus.h"
@@ -20,49 +21,12 @@
 #include "pd-session-store.h"
 #include "pd-tool-registry.h"
 
-/* A callback with its data, shared by every engine a builder makes: each
- * approver or review tool holds a reference, and the data is destroyed
- * with the last one. */
-typedef struct
-{
-  GCallback       func;
-  gpointer        data;
-  GDestroyNotify  destroy;
-} Callback;
-
-static void
-callback_clear (Callback *callback)
-{
-  if (callback->destroy != NULL)
-    callback->destroy (callback->data);
-}
-
-static Callback *
-callback_new (GCallback      func,
-              gpointer       data,
-              GDestroyNotify destroy)
-{
-  Callback *callback = g_atomic_rc_box_new0 (Callback);
-
-  callback->func = func;
-  callback->data = data;
-  callback->destroy = destroy;
-
-  return callback;
-}
-
-static void
-callback_release (gpointer callback)
-{
-  g_atomic_rc_box_release_full (callback, (GDestroyNotify) callback_clear);
-}
-
 static gboolean
 approve_through (const char *tool,
                  const char *summary,
                  gpointer    user_data)
 {
-  Callback *callback = user_data;
+  PdCallbackSlot *callback = user_data;
 
   return ((PdApprovalFunc) callback->func) (tool, summary, callback->data);
 }
@@ -72,7 +36,7 @@ review_through (const char  *markdown,
                 char       **feedback,
                 gpointer     user_data)
 {
-  Callback *callback = user_data;
+  PdCallbackSlot *callback = user_data;
 
   return ((PdPlanReviewFunc) callback->func) (markdown, feedback, callback->data);
 }
@@ -95,8 +59,10 @@ struct _PdEngineBuilder
   char             *working_directory;
   gboolean          planning;
   PdApprovalPolicy  policy;
-  Callback         *approval;
-  Callback         *review;
+  /* Shared by every engine the builder makes: each approver or review tool
+   * holds a reference, and the data is destroyed with the last one. */
+  PdCallbackSlot   *approval;    /* PdApprovalFunc */
+  PdCallbackSlot   *review;      /* PdPlanReviewFunc */
 
   PdSessionStore   *store;
   char             *database_path;
@@ -121,8 +87,8 @@ pd_engine_builder_finalize (GObject *object)
   g_free (self->replay_path);
   g_clear_object (&self->provider);
   g_free (self->working_directory);
-  g_clear_pointer (&self->approval, callback_release);
-  g_clear_pointer (&self->review, callback_release);
+  g_clear_pointer (&self->approval, pd_callback_slot_unref);
+  g_clear_pointer (&self->review, pd_callback_slot_unref);
   g_clear_object (&self->store);
   g_free (self->database_path);
   g_clear_object (&self->bus);
@@ -372,9 +338,9 @@ pd_engine_builder_set_approval (PdEngineBuilder  *self,
   g_return_if_fail (PD_IS_ENGINE_BUILDER (self));
 
   self->policy = policy;
-  g_clear_pointer (&self->approval, callback_release);
+  g_clear_pointer (&self->approval, pd_callback_slot_unref);
   if (func != NULL)
-    self->approval = callback_new (G_CALLBACK (func), user_data, destroy);
+    self->approval = pd_callback_slot_new (G_CALLBACK (func), user_data, destroy);
 }
 
 /**
@@ -390,9 +356,9 @@ pd_engine_builder_set_review_func (PdEngineBuilder  *self,
 {
   g_return_if_fail (PD_IS_ENGINE_BUILDER (self));
 
-  g_clear_pointer (&self->review, callback_release);
+  g_clear_pointer (&self->review, pd_callback_slot_unref);
   if (func != NULL)
-    self->review = callback_new (G_CALLBACK (func), user_data, destroy);
+    self->review = pd_callback_slot_new (G_CALLBACK (func), user_data, destroy);
 }
 
 /* (nullable): where sessions are saved; wins over a database path */
@@ -564,13 +530,14 @@ pd_engine_builder_build (PdEngineBuilder  *self,
 
       if (exit_tool != NULL && PD_IS_EXIT_PLAN_MODE_TOOL (exit_tool))
         pd_exit_plan_mode_tool_set_review_func (PD_EXIT_PLAN_MODE_TOOL (exit_tool), review_through,
-                                                g_atomic_rc_box_acquire (self->review), callback_release);
+                                                pd_callback_slot_ref (self->review),
+                                                (GDestroyNotify) pd_callback_slot_unref);
     }
 
   approver = pd_approver_new (self->policy);
   if (self->approval != NULL)
-    pd_approver_set_func (approver, approve_through, g_atomic_rc_box_acquire (self->approval),
-                          callback_release);
+    pd_approver_set_func (approver, approve_through, pd_callback_slot_ref (self->approval),
+                          (GDestroyNotify) pd_callback_slot_unref);
 
   store = open_store (self, &local_error);
   if (local_error != NULL)

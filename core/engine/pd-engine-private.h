@@ -15,6 +15,7 @@
 #pragma once
 
 #include "pd-approver.h"
+#include "pd-callback-slot.h"
 #include "pd-engine.h"
 #include "pd-event-bus.h"
 #include "pd-exit-plan-mode-tool.h"
@@ -57,12 +58,8 @@ struct _PdEngine
   gboolean              plan_mode_advisory;
 
   GMutex                progress_mutex;
-  PdEngineProgressFunc  progress_func;
-  gpointer              progress_data;
-  GDestroyNotify        progress_destroy;
-  PdEngineToolFunc      tool_func;         /* under progress_mutex too */
-  gpointer              tool_data;
-  GDestroyNotify        tool_destroy;
+  PdCallbackSlot        progress;          /* PdEngineProgressFunc */
+  PdCallbackSlot        tool;              /* PdEngineToolFunc, under progress_mutex too */
 
   /* One run at a time: the plan store and its callback belong to it. */
   GMutex                run_mutex;

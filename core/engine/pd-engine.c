@@ -24,10 +24,8 @@ pd_engine_finalize (GObject *object)
 {
   PdEngine *self = (PdEngine *) object;
 
-  if (self->progress_destroy)
-    self->progress_destroy (self->progress_data);
-  if (self->tool_destroy)
-    self->tool_destroy (self->tool_data);
+  pd_callback_slot_clear (&self->progress);
+  pd_callback_slot_clear (&self->tool);
 
   g_clear_object (&self->provider);
   g_clear_object (&self->tools);
@@ -125,13 +123,7 @@ pd_engine_set_progress_func (PdEngine             *self,
 {
   g_return_if_fail (PD_IS_ENGINE (self));
 
-  g_mutex_lock (&self->progress_mutex);
-  if (self->progress_destroy)
-    self->progress_destroy (self->progress_data);
-  self->progress_func = func;
-  self->progress_data = user_data;
-  self->progress_destroy = destroy;
-  g_mutex_unlock (&self->progress_mutex);
+  pd_callback_slot_set (&self->progress, &self->progress_mutex, G_CALLBACK (func), user_data, destroy);
 }
 
 /**
@@ -151,13 +143,7 @@ pd_engine_set_tool_func (PdEngine         *self,
 {
   g_return_if_fail (PD_IS_ENGINE (self));
 
-  g_mutex_lock (&self->progress_mutex);
-  if (self->tool_destroy)
-    self->tool_destroy (self->tool_data);
-  self->tool_func = func;
-  self->tool_data = user_data;
-  self->tool_destroy = destroy;
-  g_mutex_unlock (&self->progress_mutex);
+  pd_callback_slot_set (&self->tool, &self->progress_mutex, G_CALLBACK (func), user_data, destroy);
 }
 
 /* Events go to the database with their session, as they happen (on the
@@ -236,8 +222,8 @@ _pd_engine_progress (PdEngineRun      *run,
 
   /* Tool workers report too; one at a time keeps a terminal readable. */
   g_mutex_lock (&self->progress_mutex);
-  if (self->progress_func)
-    self->progress_func (kind, text, self->progress_data);
+  if (self->progress.func)
+    ((PdEngineProgressFunc) self->progress.func) (kind, text, self->progress.data);
   g_mutex_unlock (&self->progress_mutex);
 }
 
@@ -252,8 +238,8 @@ _pd_engine_tell_tool (PdEngineRun       *run,
   PdEngine *self = run->engine;
 
   g_mutex_lock (&self->progress_mutex);
-  if (self->tool_func)
-    self->tool_func (stage, name, call_id, text, ok, self->tool_data);
+  if (self->tool.func)
+    ((PdEngineToolFunc) self->tool.func) (stage, name, call_id, text, ok, self->tool.data);
   g_mutex_unlock (&self->progress_mutex);
 }
 

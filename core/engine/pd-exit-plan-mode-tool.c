@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-callback-slot.h"
 #include "pd-exit-plan-mode-tool.h"
 #include "pd-json-util.h"
 #include "pd-plan-artifact.h"
@@ -19,9 +20,7 @@ struct _PdExitPlanModeTool
   GObject           parent_instance;
 
   GMutex            mutex;
-  PdPlanReviewFunc  review;
-  gpointer          review_data;
-  GDestroyNotify    review_destroy;
+  PdCallbackSlot    review;      /* PdPlanReviewFunc */
 
   PdPlanMode       *mode;        /* bound per run */
   char             *session_id;
@@ -39,8 +38,7 @@ pd_exit_plan_mode_tool_finalize (GObject *object)
 {
   PdExitPlanModeTool *self = (PdExitPlanModeTool *) object;
 
-  if (self->review_destroy)
-    self->review_destroy (self->review_data);
+  pd_callback_slot_clear (&self->review);
   g_clear_object (&self->mode);
   g_free (self->session_id);
   g_mutex_clear (&self->mutex);
@@ -74,13 +72,7 @@ pd_exit_plan_mode_tool_set_review_func (PdExitPlanModeTool *self,
 {
   g_return_if_fail (PD_IS_EXIT_PLAN_MODE_TOOL (self));
 
-  g_mutex_lock (&self->mutex);
-  if (self->review_destroy)
-    self->review_destroy (self->review_data);
-  self->review = func;
-  self->review_data = user_data;
-  self->review_destroy = destroy;
-  g_mutex_unlock (&self->mutex);
+  pd_callback_slot_set (&self->review, &self->mutex, G_CALLBACK (func), user_data, destroy);
 }
 
 /**
@@ -145,8 +137,8 @@ tool_call (PdTool         *tool,
   g_mutex_lock (&self->mutex);
   mode = self->mode ? g_object_ref (self->mode) : NULL;
   session_id = g_strdup (self->session_id);
-  review = self->review;
-  review_data = self->review_data;
+  review = (PdPlanReviewFunc) self->review.func;
+  review_data = self->review.data;
   saved = self->saved;
   saved_data = self->saved_data;
   g_mutex_unlock (&self->mutex);

@@ -5,6 +5,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "pd-callback-slot.h"
 #include "pd-json.h"
 #include "pd-plan-mode.h"
 
@@ -28,9 +29,7 @@ struct _PdPlanMode
   gboolean              advisory;
   char                 *section;
 
-  PdPlanModeAppendFunc  append;
-  gpointer              append_data;
-  GDestroyNotify        append_destroy;
+  PdCallbackSlot        append;       /* PdPlanModeAppendFunc */
 };
 
 G_DEFINE_FINAL_TYPE (PdPlanMode, pd_plan_mode, G_TYPE_OBJECT)
@@ -40,8 +39,7 @@ pd_plan_mode_finalize (GObject *object)
 {
   PdPlanMode *self = (PdPlanMode *) object;
 
-  if (self->append_destroy)
-    self->append_destroy (self->append_data);
+  pd_callback_slot_clear (&self->append);
   g_free (self->section);
   g_mutex_clear (&self->mutex);
 
@@ -132,13 +130,7 @@ pd_plan_mode_set_append_func (PdPlanMode           *self,
 {
   g_return_if_fail (PD_IS_PLAN_MODE (self));
 
-  g_mutex_lock (&self->mutex);
-  if (self->append_destroy)
-    self->append_destroy (self->append_data);
-  self->append = func;
-  self->append_data = user_data;
-  self->append_destroy = destroy;
-  g_mutex_unlock (&self->mutex);
+  pd_callback_slot_set (&self->append, &self->mutex, G_CALLBACK (func), user_data, destroy);
 }
 
 /* The logged state: what shapes the current step. */
@@ -196,10 +188,10 @@ append_locked (PdPlanMode *self,
 {
   g_autoptr(GError) error = NULL;
 
-  if (self->append == NULL)
+  if (self->append.func == NULL)
     return TRUE;   /* no log: the state lives in this object */
 
-  if (!self->append (active, self->append_data, &error))
+  if (!((PdPlanModeAppendFunc) self->append.func) (active, self->append.data, &error))
     {
       g_message ("plan mode change not logged (it stays pending): %s", error ? error->message : "unknown error");
       return FALSE;
