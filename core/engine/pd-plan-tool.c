@@ -33,8 +33,63 @@ static void pd_plan_tool_iface_init (PdToolInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdPlanTool, pd_plan_tool, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_plan_tool_iface_init))
 
+/* The checks a step declares (create, and revise's add, edit, split and
+ * supersede): one schema for the three places that take them. */
+#define CHECKS_SCHEMA \
+  "{\n" \
+  "  \"description\": \"Optional checks with exact tool arguments. In revise edit, append only; IDs must not duplicate existing checks. Invoke tools separately through normal approval; only actual outcomes can pass checks.\",\n" \
+  "  \"items\": {\n" \
+  "    \"properties\": {\n" \
+  "      \"arguments\": {\n" \
+  "        \"type\": \"object\"\n" \
+  "      },\n" \
+  "      \"description\": {\n" \
+  "        \"type\": \"string\"\n" \
+  "      },\n" \
+  "      \"id\": {\n" \
+  "        \"type\": \"string\"\n" \
+  "      },\n" \
+  "      \"tool\": {\n" \
+  "        \"type\": \"string\"\n" \
+  "      }\n" \
+  "    },\n" \
+  "    \"required\": [\n" \
+  "      \"id\",\n" \
+  "      \"description\",\n" \
+  "      \"tool\",\n" \
+  "      \"arguments\"\n" \
+  "    ],\n" \
+  "    \"type\": \"object\"\n" \
+  "  },\n" \
+  "  \"maxItems\": 4,\n" \
+  "  \"type\": \"array\"\n" \
+  "}"
+
+/* A step as create and revise's add, split and supersede take it. */
+#define STEP_SCHEMA \
+  "{\n" \
+  "  \"properties\": {\n" \
+  "    \"checks\": " CHECKS_SCHEMA ",\n" \
+  "    \"id\": {\n" \
+  "      \"type\": \"string\"\n" \
+  "    },\n" \
+  "    \"note\": {\n" \
+  "      \"type\": \"string\"\n" \
+  "    },\n" \
+  "    \"title\": {\n" \
+  "      \"type\": \"string\"\n" \
+  "    }\n" \
+  "  },\n" \
+  "  \"required\": [\n" \
+  "    \"id\",\n" \
+  "    \"title\"\n" \
+  "  ],\n" \
+  "  \"type\": \"object\"\n" \
+  "}"
+
 /* The plan tool's definition exactly as seed 000 gives it: the name, the
- * description and the parameters schema the model sees. */
+ * description and the parameters schema the model sees (the step and its
+ * checks above, spliced in where the schema takes them). */
 static const char definition[] =
   "{\n"
   "  \"description\": \"Maintain your task plan. Create steps before starting multi-step work; update statuses as you go (in_progress when you start a step, done only after verifying it); mark blocked with a note explaining why. The plan is shown to you on every iteration and survives context trimming — trust it over your memory of earlier turns. Use revise when the approach changes so acceptance checks stay attached. For verifiable work, declare optional checks with exact tool arguments before running them in a later batch. Complete checked steps only after their tools succeed; do not self-certify. Plans without checks remain advisory.\",\n"
@@ -57,34 +112,7 @@ static const char definition[] =
   "              \"description\": \"Optional. When a split/supersede replaces a checked step: either set to a replacement ID to give it the original checks (pending fresh verification), or omit and declare fresh checks on the replacements. Rejected when omitted and no replacement declares checks, so a checked requirement is never silently dropped.\",\n"
   "              \"type\": \"string\"\n"
   "            },\n"
-  "            \"checks\": {\n"
-  "              \"description\": \"Optional checks with exact tool arguments. In revise edit, append only; IDs must not duplicate existing checks. Invoke tools separately through normal approval; only actual outcomes can pass checks.\",\n"
-  "              \"items\": {\n"
-  "                \"properties\": {\n"
-  "                  \"arguments\": {\n"
-  "                    \"type\": \"object\"\n"
-  "                  },\n"
-  "                  \"description\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  },\n"
-  "                  \"id\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  },\n"
-  "                  \"tool\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  }\n"
-  "                },\n"
-  "                \"required\": [\n"
-  "                  \"id\",\n"
-  "                  \"description\",\n"
-  "                  \"tool\",\n"
-  "                  \"arguments\"\n"
-  "                ],\n"
-  "                \"type\": \"object\"\n"
-  "              },\n"
-  "              \"maxItems\": 4,\n"
-  "              \"type\": \"array\"\n"
-  "            },\n"
+  "            \"checks\": " CHECKS_SCHEMA ",\n"
   "            \"kind\": {\n"
   "              \"enum\": [\n"
   "                \"add\",\n"
@@ -104,52 +132,7 @@ static const char definition[] =
   "            },\n"
   "            \"steps\": {\n"
   "              \"description\": \"New steps for add/split/supersede. Split requires at least two. Replacement IDs must be unique; carried checks are added to the target's declared checks.\",\n"
-  "              \"items\": {\n"
-  "                \"properties\": {\n"
-  "                  \"checks\": {\n"
-  "                    \"description\": \"Optional checks with exact tool arguments. In revise edit, append only; IDs must not duplicate existing checks. Invoke tools separately through normal approval; only actual outcomes can pass checks.\",\n"
-  "                    \"items\": {\n"
-  "                      \"properties\": {\n"
-  "                        \"arguments\": {\n"
-  "                          \"type\": \"object\"\n"
-  "                        },\n"
-  "                        \"description\": {\n"
-  "                          \"type\": \"string\"\n"
-  "                        },\n"
-  "                        \"id\": {\n"
-  "                          \"type\": \"string\"\n"
-  "                        },\n"
-  "                        \"tool\": {\n"
-  "                          \"type\": \"string\"\n"
-  "                        }\n"
-  "                      },\n"
-  "                      \"required\": [\n"
-  "                        \"id\",\n"
-  "                        \"description\",\n"
-  "                        \"tool\",\n"
-  "                        \"arguments\"\n"
-  "                      ],\n"
-  "                      \"type\": \"object\"\n"
-  "                    },\n"
-  "                    \"maxItems\": 4,\n"
-  "                    \"type\": \"array\"\n"
-  "                  },\n"
-  "                  \"id\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  },\n"
-  "                  \"note\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  },\n"
-  "                  \"title\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  }\n"
-  "                },\n"
-  "                \"required\": [\n"
-  "                  \"id\",\n"
-  "                  \"title\"\n"
-  "                ],\n"
-  "                \"type\": \"object\"\n"
-  "              },\n"
+  "              \"items\": " STEP_SCHEMA ",\n"
   "              \"minItems\": 1,\n"
   "              \"type\": \"array\"\n"
   "            },\n"
@@ -178,52 +161,7 @@ static const char definition[] =
   "      },\n"
   "      \"steps\": {\n"
   "        \"description\": \"create only: full ordered step list (1..max_steps). New steps start pending. Existing checked requirements must remain identical; unchanged checked steps retain progress. Prefer revise for incremental changes.\",\n"
-  "        \"items\": {\n"
-  "          \"properties\": {\n"
-  "            \"checks\": {\n"
-  "              \"description\": \"Optional checks with exact tool arguments. In revise edit, append only; IDs must not duplicate existing checks. Invoke tools separately through normal approval; only actual outcomes can pass checks.\",\n"
-  "              \"items\": {\n"
-  "                \"properties\": {\n"
-  "                  \"arguments\": {\n"
-  "                    \"type\": \"object\"\n"
-  "                  },\n"
-  "                  \"description\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  },\n"
-  "                  \"id\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  },\n"
-  "                  \"tool\": {\n"
-  "                    \"type\": \"string\"\n"
-  "                  }\n"
-  "                },\n"
-  "                \"required\": [\n"
-  "                  \"id\",\n"
-  "                  \"description\",\n"
-  "                  \"tool\",\n"
-  "                  \"arguments\"\n"
-  "                ],\n"
-  "                \"type\": \"object\"\n"
-  "              },\n"
-  "              \"maxItems\": 4,\n"
-  "              \"type\": \"array\"\n"
-  "            },\n"
-  "            \"id\": {\n"
-  "              \"type\": \"string\"\n"
-  "            },\n"
-  "            \"note\": {\n"
-  "              \"type\": \"string\"\n"
-  "            },\n"
-  "            \"title\": {\n"
-  "              \"type\": \"string\"\n"
-  "            }\n"
-  "          },\n"
-  "          \"required\": [\n"
-  "            \"id\",\n"
-  "            \"title\"\n"
-  "          ],\n"
-  "          \"type\": \"object\"\n"
-  "        },\n"
+  "        \"items\": " STEP_SCHEMA ",\n"
   "        \"type\": \"array\"\n"
   "      },\n"
   "      \"updates\": {\n"
