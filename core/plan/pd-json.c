@@ -8,27 +8,15 @@
 
 #include "pd-decimal.h"
 #include "pd-json.h"
+#include "pd-json-private.h"
 
 G_DEFINE_QUARK (pd-json-error-quark, pd_json_error)
 
-typedef struct
-{
-  const char       *start;
-  const char       *pos;
-  const char       *end;
-  guint             depth;
-  guint             max_depth;
-  PdJsonParseFlags  flags;
-  GString          *scratch;   /* the string being read */
-} Reader;
-
-static JsonNode *read_value (Reader *r, GError **error);
-
-static gboolean
-fail (Reader      *r,
-      GError     **error,
-      PdJsonError  code,
-      const char  *what)
+gboolean
+pd_json_reader_fail (PdJsonReader  *r,
+                     GError       **error,
+                     PdJsonError    code,
+                     const char    *what)
 {
   g_set_error (error, PD_JSON_ERROR, code,
                "invalid JSON at offset %" G_GSIZE_FORMAT ": %s",
@@ -36,42 +24,12 @@ fail (Reader      *r,
   return FALSE;
 }
 
-static void
-skip_ws (Reader *r)
-{
-  while (r->pos < r->end &&
-         (*r->pos == ' ' || *r->pos == '\t' || *r->pos == '\n' || *r->pos == '\r'))
-    r->pos++;
-}
-
-static gboolean
-read_hex4 (Reader   *r,
-           gunichar *out)
-{
-  gunichar value = 0;
-
-  if (r->end - r->pos < 4)
-    return FALSE;
-
-  for (guint i = 0; i < 4; i++)
-    {
-      int digit = g_ascii_xdigit_value (r->pos[i]);
-      if (digit < 0)
-        return FALSE;
-      value = (value << 4) | (gunichar) digit;
-    }
-
-  r->pos += 4;
-  *out = value;
-  return TRUE;
-}
-
 /* Reads a string starting at the opening quote into r->scratch.  Strict,
  * raw control characters and "\u0000" are refused; for foreign documents
  * they are taken as json-glib takes them (a NUL ends the C string). */
-static gboolean
-read_string (Reader  *r,
-             GError **error)
+gboolean
+pd_json_reader_read_string (PdJsonReader  *r,
+                            GError       **error)
 {
   gboolean foreign = (r->flags & PD_JSON_PARSE_FOREIGN) != 0;
   GString *out = r->scratch;
@@ -99,7 +57,7 @@ read_string (Reader  *r,
           return TRUE;
         }
       if (c != '\\')
-        return fail (r, error, PD_JSON_ERROR_SYNTAX, "control character in string");
+        return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "control character in string");
 
       r->pos++;
       if (r->pos >= r->end)
@@ -120,40 +78,40 @@ read_string (Reader  *r,
           {
             gunichar ch;
 
-            if (!read_hex4 (r, &ch))
-              return fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
+            if (!pd_json_reader_read_hex4 (r, &ch))
+              return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
 
             if (ch >= 0xD800 && ch <= 0xDBFF)
               {
                 gunichar low;
 
                 if (r->end - r->pos < 6 || r->pos[0] != '\\' || r->pos[1] != 'u')
-                  return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
                 r->pos += 2;
-                if (!read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
-                  return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                if (!pd_json_reader_read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
+                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
                 ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
               }
             else if (ch >= 0xDC00 && ch <= 0xDFFF)
-              return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+              return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
             else if (ch == 0 && !foreign)
-              return fail (r, error, PD_JSON_ERROR_ENCODING, "NUL character in string");
+              return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "NUL character in string");
 
             g_string_append_unichar (out, ch);
           }
           break;
         default:
           r->pos--;
-          return fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
+          return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
         }
     }
 
-  return fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
+  return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
 }
 
-static JsonNode *
-read_number (Reader  *r,
-             GError **error)
+JsonNode *
+pd_json_reader_read_number (PdJsonReader  *r,
+                            GError       **error)
 {
   const char *begin = r->pos;
   gboolean is_integer = TRUE;
@@ -165,7 +123,7 @@ read_number (Reader  *r,
 
   if (r->pos >= r->end || !g_ascii_isdigit (*r->pos))
     {
-      fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
       return NULL;
     }
 
@@ -181,7 +139,7 @@ read_number (Reader  *r,
       r->pos++;
       if (r->pos >= r->end || !g_ascii_isdigit (*r->pos))
         {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
           return NULL;
         }
       while (r->pos < r->end && g_ascii_isdigit (*r->pos))
@@ -196,7 +154,7 @@ read_number (Reader  *r,
         r->pos++;
       if (r->pos >= r->end || !g_ascii_isdigit (*r->pos))
         {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad number");
           return NULL;
         }
       while (r->pos < r->end && g_ascii_isdigit (*r->pos))
@@ -212,7 +170,7 @@ read_number (Reader  *r,
 
       if (!isfinite (d))
         {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "number out of range");
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "number out of range");
           return NULL;
         }
       return json_node_init_double (json_node_alloc (), d);
@@ -244,33 +202,21 @@ read_number (Reader  *r,
 
     if (!isfinite (d))
       {
-        fail (r, error, PD_JSON_ERROR_SYNTAX, "number out of range");
+        pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "number out of range");
         return NULL;
       }
     return json_node_init_double (json_node_alloc (), d);
   }
 }
 
-static gboolean
-match_literal (Reader     *r,
-               const char *word)
-{
-  gsize len = strlen (word);
-
-  if ((gsize) (r->end - r->pos) < len || memcmp (r->pos, word, len) != 0)
-    return FALSE;
-  r->pos += len;
-  return TRUE;
-}
-
 static JsonNode *
-read_object (Reader  *r,
-             GError **error)
+read_object (PdJsonReader  *r,
+             GError       **error)
 {
   g_autoptr(JsonObject) object = json_object_new ();
 
   r->pos++; /* { */
-  skip_ws (r);
+  pd_json_reader_skip_ws (r);
 
   if (r->pos < r->end && *r->pos == '}')
     {
@@ -283,14 +229,14 @@ read_object (Reader  *r,
       g_autofree char *key = NULL;
       JsonNode *value;
 
-      skip_ws (r);
+      pd_json_reader_skip_ws (r);
       if (r->pos >= r->end || *r->pos != '"')
         {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
           return NULL;
         }
 
-      if (!read_string (r, error))
+      if (!pd_json_reader_read_string (r, error))
         return NULL;
       key = g_strndup (r->scratch->str, r->scratch->len);
 
@@ -299,24 +245,24 @@ read_object (Reader  *r,
       if (!(r->flags & PD_JSON_PARSE_FOREIGN) && json_object_has_member (object, key))
         {
           g_autofree char *what = g_strdup_printf ("duplicate key \"%s\"", key);
-          fail (r, error, PD_JSON_ERROR_DUPLICATE_KEY, what);
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_DUPLICATE_KEY, what);
           return NULL;
         }
 
-      skip_ws (r);
+      pd_json_reader_skip_ws (r);
       if (r->pos >= r->end || *r->pos != ':')
         {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
           return NULL;
         }
       r->pos++;
 
-      if (!(value = read_value (r, error)))
+      if (!(value = pd_json_reader_read_value (r, error)))
         return NULL;
 
       json_object_set_member (object, key, value);
 
-      skip_ws (r);
+      pd_json_reader_skip_ws (r);
       if (r->pos < r->end && *r->pos == ',')
         {
           r->pos++;
@@ -328,19 +274,19 @@ read_object (Reader  *r,
           return json_node_init_object (json_node_alloc (), object);
         }
 
-      fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
       return NULL;
     }
 }
 
 static JsonNode *
-read_array (Reader  *r,
-            GError **error)
+read_array (PdJsonReader  *r,
+            GError       **error)
 {
   g_autoptr(JsonArray) array = json_array_new ();
 
   r->pos++; /* [ */
-  skip_ws (r);
+  pd_json_reader_skip_ws (r);
 
   if (r->pos < r->end && *r->pos == ']')
     {
@@ -352,12 +298,12 @@ read_array (Reader  *r,
     {
       JsonNode *value;
 
-      if (!(value = read_value (r, error)))
+      if (!(value = pd_json_reader_read_value (r, error)))
         return NULL;
 
       json_array_add_element (array, value);
 
-      skip_ws (r);
+      pd_json_reader_skip_ws (r);
       if (r->pos < r->end && *r->pos == ',')
         {
           r->pos++;
@@ -369,22 +315,22 @@ read_array (Reader  *r,
           return json_node_init_array (json_node_alloc (), array);
         }
 
-      fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or ']'");
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or ']'");
       return NULL;
     }
 }
 
-static JsonNode *
-read_value (Reader  *r,
-            GError **error)
+JsonNode *
+pd_json_reader_read_value (PdJsonReader  *r,
+                           GError       **error)
 {
   JsonNode *node = NULL;
 
-  skip_ws (r);
+  pd_json_reader_skip_ws (r);
 
   if (r->pos >= r->end)
     {
-      fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected end of input");
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected end of input");
       return NULL;
     }
 
@@ -394,7 +340,7 @@ read_value (Reader  *r,
     case '[':
       if (++r->depth > r->max_depth)
         {
-          fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
           return NULL;
         }
       node = *r->pos == '{' ? read_object (r, error) : read_array (r, error);
@@ -402,506 +348,33 @@ read_value (Reader  *r,
       return node;
 
     case '"':
-      if (!read_string (r, error))
+      if (!pd_json_reader_read_string (r, error))
         return NULL;
       return json_node_init_string (json_node_alloc (), r->scratch->str);
 
     case 't':
-      if (match_literal (r, "true"))
+      if (pd_json_reader_match_literal (r, "true"))
         return json_node_init_boolean (json_node_alloc (), TRUE);
       break;
 
     case 'f':
-      if (match_literal (r, "false"))
+      if (pd_json_reader_match_literal (r, "false"))
         return json_node_init_boolean (json_node_alloc (), FALSE);
       break;
 
     case 'n':
-      if (match_literal (r, "null"))
+      if (pd_json_reader_match_literal (r, "null"))
         return json_node_init_null (json_node_alloc ());
       break;
 
     default:
       if (*r->pos == '-' || g_ascii_isdigit (*r->pos))
-        return read_number (r, error);
+        return pd_json_reader_read_number (r, error);
       break;
     }
 
-  fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected character");
+  pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected character");
   return NULL;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Picking members: a whole line validated, only the named members built   */
-
-/* Skips a string (at its opening quote) as read_string() reads it for a
- * foreign document, without keeping it: the same escapes and surrogates are
- * refused.  The closing quote is found with memchr; the search for it is
- * kept while escapes before it are checked, so a string of many escapes is
- * still one pass. */
-static gboolean
-skip_string (Reader  *r,
-             GError **error)
-{
-  const char *quote;
-
-  g_assert (*r->pos == '"');
-  r->pos++;
-  quote = r->pos - 1;
-
-  for (;;)
-    {
-      const char *backslash;
-      char c;
-
-      /* No closing quote: the escapes up to the end are still checked,
-       * so that a bad one is the error, as read_string() finds it first. */
-      if (quote < r->pos)
-        {
-          quote = memchr (r->pos, '"', (gsize) (r->end - r->pos));
-          if (quote == NULL)
-            quote = r->end;
-        }
-      if (!(backslash = memchr (r->pos, '\\', (gsize) (quote - r->pos))))
-        {
-          r->pos = quote;
-          if (quote == r->end)
-            break;
-          r->pos++;
-          return TRUE;
-        }
-
-      r->pos = backslash + 1;
-      if (r->pos >= r->end)
-        break;
-      c = *r->pos++;
-      switch (c)
-        {
-        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-          break;
-        case 'u':
-          {
-            gunichar ch;
-
-            if (!read_hex4 (r, &ch))
-              return fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
-            if (ch >= 0xD800 && ch <= 0xDBFF)
-              {
-                gunichar low;
-
-                if (r->end - r->pos < 6 || r->pos[0] != '\\' || r->pos[1] != 'u')
-                  return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-                r->pos += 2;
-                if (!read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
-                  return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-              }
-            else if (ch >= 0xDC00 && ch <= 0xDFFF)
-              return fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-          }
-          break;
-        default:
-          r->pos--;
-          return fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
-        }
-    }
-
-  return fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
-}
-
-/* A number as read_number() reads it: a plain whole number of a few digits
- * is checked here; anything else (a fraction, an exponent, many digits,
- * which may be out of range) goes through read_number() itself. */
-static gboolean
-skip_number (Reader  *r,
-             GError **error)
-{
-  const char *begin = r->pos;
-  const char *p = r->pos;
-  JsonNode *node;
-
-  if (p < r->end && *p == '-')
-    p++;
-  if (p < r->end && g_ascii_isdigit (*p) && *p != '0')
-    {
-      const char *digits = p;
-
-      while (p < r->end && g_ascii_isdigit (*p))
-        p++;
-      if (p - digits < 18 && (p >= r->end || (*p != '.' && *p != 'e' && *p != 'E')))
-        {
-          r->pos = p;
-          return TRUE;
-        }
-    }
-  r->pos = begin;
-  if (!(node = read_number (r, error)))
-    return FALSE;
-  json_node_unref (node);
-  return TRUE;
-}
-
-static gboolean skip_value (Reader *r, GError **error);
-
-/* A key at r->pos (its opening quote); *@key points at it, valid until the
- * next read: in the line itself when it has no escape, else in r->scratch
- * (cut at a "\u0000", as read_object() keeps keys). */
-static gboolean
-read_key (Reader      *r,
-          const char **key,
-          gsize       *length,
-          GError     **error)
-{
-  const char *begin = r->pos + 1;
-  const char *p = begin;
-
-  while (p < r->end && *p != '"' && *p != '\\')
-    p++;
-  if (p < r->end && *p == '"')
-    {
-      /* Not NUL-terminated: compared by length. */
-      *key = begin;
-      *length = (gsize) (p - begin);
-      r->pos = p + 1;
-      return TRUE;
-    }
-  if (!read_string (r, error))
-    return FALSE;
-  *key = r->scratch->str;
-  *length = strlen (r->scratch->str);
-  return TRUE;
-}
-
-static const PdJsonPick *
-find_pick (const PdJsonPick *pick,
-           const char       *key,
-           gsize             length)
-{
-  for (; pick->name != NULL; pick++)
-    if (strncmp (pick->name, key, length) == 0 && pick->name[length] == '\0')
-      return pick;
-  return NULL;
-}
-
-/* Skips an object or array at r->pos, checked as read_object() and
- * read_array() check them. */
-static gboolean
-skip_container (Reader  *r,
-                GError **error)
-{
-  gboolean object = *r->pos == '{';
-  char close = object ? '}' : ']';
-
-  r->pos++;
-  skip_ws (r);
-  if (r->pos < r->end && *r->pos == close)
-    {
-      r->pos++;
-      return TRUE;
-    }
-
-  for (;;)
-    {
-      if (object)
-        {
-          skip_ws (r);
-          if (r->pos >= r->end || *r->pos != '"')
-            return fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
-          if (!skip_string (r, error))
-            return FALSE;
-          skip_ws (r);
-          if (r->pos >= r->end || *r->pos != ':')
-            return fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
-          r->pos++;
-        }
-      if (!skip_value (r, error))
-        return FALSE;
-
-      skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == close)
-        {
-          r->pos++;
-          return TRUE;
-        }
-      return fail (r, error, PD_JSON_ERROR_SYNTAX, object ? "expected ',' or '}'" : "expected ',' or ']'");
-    }
-}
-
-/* Skips one value, checked as read_value() checks it, building nothing. */
-static gboolean
-skip_value (Reader  *r,
-            GError **error)
-{
-  skip_ws (r);
-
-  if (r->pos >= r->end)
-    return fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected end of input");
-
-  switch (*r->pos)
-    {
-    case '{':
-    case '[':
-      {
-        gboolean ok;
-
-        if (++r->depth > r->max_depth)
-          return fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
-        ok = skip_container (r, error);
-        r->depth--;
-        return ok;
-      }
-
-    case '"':
-      return skip_string (r, error);
-
-    case 't':
-      if (match_literal (r, "true"))
-        return TRUE;
-      break;
-
-    case 'f':
-      if (match_literal (r, "false"))
-        return TRUE;
-      break;
-
-    case 'n':
-      if (match_literal (r, "null"))
-        return TRUE;
-      break;
-
-    default:
-      if (*r->pos == '-' || g_ascii_isdigit (*r->pos))
-        return skip_number (r, error);
-      break;
-    }
-
-  return fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected character");
-}
-
-/* g_utf8_validate_len() (which refuses NUL bytes too), with a plain-ASCII
- * run taken eight bytes at a time first: transcript lines are mostly
- * ASCII. */
-static gboolean
-utf8_validate_fast (const char *text,
-                    gsize       length)
-{
-  const guint64 high = G_GUINT64_CONSTANT (0x8080808080808080);
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-  gsize i = 0;
-
-  for (; i + 8 <= length; i += 8)
-    {
-      guint64 word;
-
-      memcpy (&word, text + i, 8);
-      /* A byte with its high bit set, or a zero byte. */
-      if ((word & high) != 0 || ((word - ones) & ~word & high) != 0)
-        break;
-    }
-  return g_utf8_validate_len (text + i, length - i, NULL);
-}
-
-static JsonNode *read_picked (Reader *r, const PdJsonPick *pick, GError **error);
-
-/* An object of which only the members @pick names are kept. */
-static JsonNode *
-read_object_picked (Reader           *r,
-                    const PdJsonPick *pick,
-                    GError          **error)
-{
-  g_autoptr(JsonObject) object = json_object_new ();
-
-  r->pos++; /* { */
-  skip_ws (r);
-  if (r->pos < r->end && *r->pos == '}')
-    {
-      r->pos++;
-      return json_node_init_object (json_node_alloc (), object);
-    }
-
-  for (;;)
-    {
-      const PdJsonPick *wanted;
-      const char *key;
-      gsize length;
-
-      skip_ws (r);
-      if (r->pos >= r->end || *r->pos != '"')
-        {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
-          return NULL;
-        }
-      if (!read_key (r, &key, &length, error))
-        return NULL;
-      wanted = find_pick (pick, key, length);
-
-      skip_ws (r);
-      if (r->pos >= r->end || *r->pos != ':')
-        {
-          fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
-          return NULL;
-        }
-      r->pos++;
-
-      if (wanted == NULL)
-        {
-          if (!skip_value (r, error))
-            return NULL;
-        }
-      else
-        {
-          JsonNode *value = wanted->members ? read_picked (r, wanted->members, error) : read_value (r, error);
-
-          if (value == NULL)
-            return NULL;
-          /* A repeated member keeps its last value, as read_object() does. */
-          json_object_set_member (object, wanted->name, value);
-        }
-
-      skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == '}')
-        {
-          r->pos++;
-          return json_node_init_object (json_node_alloc (), object);
-        }
-      fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
-      return NULL;
-    }
-}
-
-/* An array whose elements are picked alike. */
-static JsonNode *
-read_array_picked (Reader           *r,
-                   const PdJsonPick *pick,
-                   GError          **error)
-{
-  g_autoptr(JsonArray) array = json_array_new ();
-
-  r->pos++; /* [ */
-  skip_ws (r);
-  if (r->pos < r->end && *r->pos == ']')
-    {
-      r->pos++;
-      return json_node_init_array (json_node_alloc (), array);
-    }
-
-  for (;;)
-    {
-      JsonNode *value;
-
-      if (!(value = read_picked (r, pick, error)))
-        return NULL;
-      json_array_add_element (array, value);
-
-      skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == ']')
-        {
-          r->pos++;
-          return json_node_init_array (json_node_alloc (), array);
-        }
-      fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or ']'");
-      return NULL;
-    }
-}
-
-/* A value with @pick applied: an object keeps the members it names, an
- * array has each element picked alike, anything else is read whole. */
-static JsonNode *
-read_picked (Reader           *r,
-             const PdJsonPick *pick,
-             GError          **error)
-{
-  JsonNode *node;
-
-  skip_ws (r);
-  if (r->pos >= r->end || (*r->pos != '{' && *r->pos != '['))
-    return read_value (r, error);
-
-  if (++r->depth > r->max_depth)
-    {
-      fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
-      return NULL;
-    }
-  node = *r->pos == '{' ? read_object_picked (r, pick, error) : read_array_picked (r, pick, error);
-  r->depth--;
-  return node;
-}
-
-/**
- * pd_json_parse_picked:
- * @text: UTF-8 JSON text written elsewhere
- * @length: length of @text, or -1 when nul-terminated
- * @pick: what to keep (see #PdJsonPick)
- * @error: (nullable): where to say what was wrong
- *
- * pd_json_parse_full() with %PD_JSON_PARSE_FOREIGN, keeping only what @pick
- * names: the whole text is checked exactly as that function checks it (the
- * same text is refused, with the same error code), but the values of other
- * members are skipped without being built — strings by a search for their
- * closing quote, containers by their depth.  The result is the tree
- * pd_json_parse_full() would build, less the members @pick leaves out.  A
- * transcript reader that needs a few members of a line of many kilobytes
- * takes this.
- *
- * Returns: (transfer full): the value, or %NULL with @error set
- */
-JsonNode *
-pd_json_parse_picked (const char        *text,
-                      gssize             length,
-                      const PdJsonPick  *pick,
-                      GError           **error)
-{
-  g_autoptr(GString) scratch = NULL;
-  Reader r;
-  JsonNode *node;
-
-  g_return_val_if_fail (text != NULL, NULL);
-  g_return_val_if_fail (pick != NULL, NULL);
-
-  if (length < 0)
-    length = strlen (text);
-
-  if (!utf8_validate_fast (text, (gsize) length))
-    {
-      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
-                           "invalid JSON: text is not valid UTF-8");
-      return NULL;
-    }
-
-  scratch = g_string_sized_new (64);
-  r.start = r.pos = text;
-  r.end = text + length;
-  r.depth = 0;
-  r.flags = PD_JSON_PARSE_FOREIGN;
-  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
-  r.scratch = scratch;
-
-  if (!(node = read_picked (&r, pick, error)))
-    return NULL;
-
-  skip_ws (&r);
-  if (r.pos != r.end)
-    {
-      json_node_unref (node);
-      fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
-      return NULL;
-    }
-
-  return node;
 }
 
 /**
@@ -933,7 +406,7 @@ pd_json_parse_full (const char        *text,
                     GError           **error)
 {
   g_autoptr(GString) scratch = NULL;
-  Reader r;
+  PdJsonReader r;
   JsonNode *node;
 
   g_return_val_if_fail (text != NULL, NULL);
@@ -956,14 +429,14 @@ pd_json_parse_full (const char        *text,
   r.max_depth = (flags & PD_JSON_PARSE_FOREIGN) ? PD_JSON_FOREIGN_MAX_DEPTH : PD_JSON_MAX_DEPTH;
   r.scratch = scratch;
 
-  if (!(node = read_value (&r, error)))
+  if (!(node = pd_json_reader_read_value (&r, error)))
     return NULL;
 
-  skip_ws (&r);
+  pd_json_reader_skip_ws (&r);
   if (r.pos != r.end)
     {
       json_node_unref (node);
-      fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+      pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
       return NULL;
     }
 

@@ -1,0 +1,486 @@
+/* pd-json-picked.c: pd_json_parse_picked(), a foreign line checked whole
+ * with only the members a reader reads built. */
+#define G_LOG_DOMAIN "pd-json"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-json.h"
+#include "pd-json-private.h"
+
+/* ---------------------------------------------------------------------- */
+/* Picking members: a whole line validated, only the named members built   */
+
+/* Skips a string (at its opening quote) as pd_json_reader_read_string()
+ * reads it for a foreign document, without keeping it: the same escapes and
+ * surrogates are refused.  The closing quote is found with memchr; the search for it is
+ * kept while escapes before it are checked, so a string of many escapes is
+ * still one pass. */
+static gboolean
+skip_string (PdJsonReader  *r,
+             GError       **error)
+{
+  const char *quote;
+
+  g_assert (*r->pos == '"');
+  r->pos++;
+  quote = r->pos - 1;
+
+  for (;;)
+    {
+      const char *backslash;
+      char c;
+
+      /* No closing quote: the escapes up to the end are still checked, so
+       * that a bad one is the error, as pd_json_reader_read_string() finds
+       * it first. */
+      if (quote < r->pos)
+        {
+          quote = memchr (r->pos, '"', (gsize) (r->end - r->pos));
+          if (quote == NULL)
+            quote = r->end;
+        }
+      if (!(backslash = memchr (r->pos, '\\', (gsize) (quote - r->pos))))
+        {
+          r->pos = quote;
+          if (quote == r->end)
+            break;
+          r->pos++;
+          return TRUE;
+        }
+
+      r->pos = backslash + 1;
+      if (r->pos >= r->end)
+        break;
+      c = *r->pos++;
+      switch (c)
+        {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+          break;
+        case 'u':
+          {
+            gunichar ch;
+
+            if (!pd_json_reader_read_hex4 (r, &ch))
+              return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
+            if (ch >= 0xD800 && ch <= 0xDBFF)
+              {
+                gunichar low;
+
+                if (r->end - r->pos < 6 || r->pos[0] != '\\' || r->pos[1] != 'u')
+                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                r->pos += 2;
+                if (!pd_json_reader_read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
+                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+              }
+            else if (ch >= 0xDC00 && ch <= 0xDFFF)
+              return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+          }
+          break;
+        default:
+          r->pos--;
+          return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
+        }
+    }
+
+  return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
+}
+
+/* A number as pd_json_reader_read_number() reads it: a plain whole number
+ * of a few digits is checked here; anything else (a fraction, an exponent,
+ * many digits, which may be out of range) goes through
+ * pd_json_reader_read_number() itself. */
+static gboolean
+skip_number (PdJsonReader  *r,
+             GError       **error)
+{
+  const char *begin = r->pos;
+  const char *p = r->pos;
+  JsonNode *node;
+
+  if (p < r->end && *p == '-')
+    p++;
+  if (p < r->end && g_ascii_isdigit (*p) && *p != '0')
+    {
+      const char *digits = p;
+
+      while (p < r->end && g_ascii_isdigit (*p))
+        p++;
+      if (p - digits < 18 && (p >= r->end || (*p != '.' && *p != 'e' && *p != 'E')))
+        {
+          r->pos = p;
+          return TRUE;
+        }
+    }
+  r->pos = begin;
+  if (!(node = pd_json_reader_read_number (r, error)))
+    return FALSE;
+  json_node_unref (node);
+  return TRUE;
+}
+
+static gboolean skip_value (PdJsonReader *r, GError **error);
+
+/* A key at r->pos (its opening quote); *@key points at it, valid until the
+ * next read: in the line itself when it has no escape, else in r->scratch
+ * (cut at a "\u0000", as read_object() keeps keys). */
+static gboolean
+read_key (PdJsonReader  *r,
+          const char   **key,
+          gsize         *length,
+          GError       **error)
+{
+  const char *begin = r->pos + 1;
+  const char *p = begin;
+
+  while (p < r->end && *p != '"' && *p != '\\')
+    p++;
+  if (p < r->end && *p == '"')
+    {
+      /* Not NUL-terminated: compared by length. */
+      *key = begin;
+      *length = (gsize) (p - begin);
+      r->pos = p + 1;
+      return TRUE;
+    }
+  if (!pd_json_reader_read_string (r, error))
+    return FALSE;
+  *key = r->scratch->str;
+  *length = strlen (r->scratch->str);
+  return TRUE;
+}
+
+static const PdJsonPick *
+find_pick (const PdJsonPick *pick,
+           const char       *key,
+           gsize             length)
+{
+  for (; pick->name != NULL; pick++)
+    if (strncmp (pick->name, key, length) == 0 && pick->name[length] == '\0')
+      return pick;
+  return NULL;
+}
+
+/* Skips an object or array at r->pos, checked as read_object() and
+ * read_array() check them. */
+static gboolean
+skip_container (PdJsonReader  *r,
+                GError       **error)
+{
+  gboolean object = *r->pos == '{';
+  char close = object ? '}' : ']';
+
+  r->pos++;
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && *r->pos == close)
+    {
+      r->pos++;
+      return TRUE;
+    }
+
+  for (;;)
+    {
+      if (object)
+        {
+          pd_json_reader_skip_ws (r);
+          if (r->pos >= r->end || *r->pos != '"')
+            return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
+          if (!skip_string (r, error))
+            return FALSE;
+          pd_json_reader_skip_ws (r);
+          if (r->pos >= r->end || *r->pos != ':')
+            return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
+          r->pos++;
+        }
+      if (!skip_value (r, error))
+        return FALSE;
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos < r->end && *r->pos == ',')
+        {
+          r->pos++;
+          continue;
+        }
+      if (r->pos < r->end && *r->pos == close)
+        {
+          r->pos++;
+          return TRUE;
+        }
+      return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, object ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+}
+
+/* Skips one value, checked as pd_json_reader_read_value() checks it,
+ * building nothing. */
+static gboolean
+skip_value (PdJsonReader  *r,
+            GError       **error)
+{
+  pd_json_reader_skip_ws (r);
+
+  if (r->pos >= r->end)
+    return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected end of input");
+
+  switch (*r->pos)
+    {
+    case '{':
+    case '[':
+      {
+        gboolean ok;
+
+        if (++r->depth > r->max_depth)
+          return pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+        ok = skip_container (r, error);
+        r->depth--;
+        return ok;
+      }
+
+    case '"':
+      return skip_string (r, error);
+
+    case 't':
+      if (pd_json_reader_match_literal (r, "true"))
+        return TRUE;
+      break;
+
+    case 'f':
+      if (pd_json_reader_match_literal (r, "false"))
+        return TRUE;
+      break;
+
+    case 'n':
+      if (pd_json_reader_match_literal (r, "null"))
+        return TRUE;
+      break;
+
+    default:
+      if (*r->pos == '-' || g_ascii_isdigit (*r->pos))
+        return skip_number (r, error);
+      break;
+    }
+
+  return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected character");
+}
+
+/* g_utf8_validate_len() (which refuses NUL bytes too), with a plain-ASCII
+ * run taken eight bytes at a time first: transcript lines are mostly
+ * ASCII. */
+static gboolean
+utf8_validate_fast (const char *text,
+                    gsize       length)
+{
+  const guint64 high = G_GUINT64_CONSTANT (0x8080808080808080);
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  gsize i = 0;
+
+  for (; i + 8 <= length; i += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, text + i, 8);
+      /* A byte with its high bit set, or a zero byte. */
+      if ((word & high) != 0 || ((word - ones) & ~word & high) != 0)
+        break;
+    }
+  return g_utf8_validate_len (text + i, length - i, NULL);
+}
+
+static JsonNode *read_picked (PdJsonReader *r, const PdJsonPick *pick, GError **error);
+
+/* An object of which only the members @pick names are kept. */
+static JsonNode *
+read_object_picked (PdJsonReader      *r,
+                    const PdJsonPick  *pick,
+                    GError           **error)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+
+  r->pos++; /* { */
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && *r->pos == '}')
+    {
+      r->pos++;
+      return json_node_init_object (json_node_alloc (), object);
+    }
+
+  for (;;)
+    {
+      const PdJsonPick *wanted;
+      const char *key;
+      gsize length;
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos >= r->end || *r->pos != '"')
+        {
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
+          return NULL;
+        }
+      if (!read_key (r, &key, &length, error))
+        return NULL;
+      wanted = find_pick (pick, key, length);
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos >= r->end || *r->pos != ':')
+        {
+          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
+          return NULL;
+        }
+      r->pos++;
+
+      if (wanted == NULL)
+        {
+          if (!skip_value (r, error))
+            return NULL;
+        }
+      else
+        {
+          JsonNode *value = wanted->members ? read_picked (r, wanted->members, error) : pd_json_reader_read_value (r, error);
+
+          if (value == NULL)
+            return NULL;
+          /* A repeated member keeps its last value, as read_object() does. */
+          json_object_set_member (object, wanted->name, value);
+        }
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos < r->end && *r->pos == ',')
+        {
+          r->pos++;
+          continue;
+        }
+      if (r->pos < r->end && *r->pos == '}')
+        {
+          r->pos++;
+          return json_node_init_object (json_node_alloc (), object);
+        }
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
+      return NULL;
+    }
+}
+
+/* An array whose elements are picked alike. */
+static JsonNode *
+read_array_picked (PdJsonReader      *r,
+                   const PdJsonPick  *pick,
+                   GError           **error)
+{
+  g_autoptr(JsonArray) array = json_array_new ();
+
+  r->pos++; /* [ */
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && *r->pos == ']')
+    {
+      r->pos++;
+      return json_node_init_array (json_node_alloc (), array);
+    }
+
+  for (;;)
+    {
+      JsonNode *value;
+
+      if (!(value = read_picked (r, pick, error)))
+        return NULL;
+      json_array_add_element (array, value);
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos < r->end && *r->pos == ',')
+        {
+          r->pos++;
+          continue;
+        }
+      if (r->pos < r->end && *r->pos == ']')
+        {
+          r->pos++;
+          return json_node_init_array (json_node_alloc (), array);
+        }
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or ']'");
+      return NULL;
+    }
+}
+
+/* A value with @pick applied: an object keeps the members it names, an
+ * array has each element picked alike, anything else is read whole. */
+static JsonNode *
+read_picked (PdJsonReader      *r,
+             const PdJsonPick  *pick,
+             GError           **error)
+{
+  JsonNode *node;
+
+  pd_json_reader_skip_ws (r);
+  if (r->pos >= r->end || (*r->pos != '{' && *r->pos != '['))
+    return pd_json_reader_read_value (r, error);
+
+  if (++r->depth > r->max_depth)
+    {
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+      return NULL;
+    }
+  node = *r->pos == '{' ? read_object_picked (r, pick, error) : read_array_picked (r, pick, error);
+  r->depth--;
+  return node;
+}
+
+/**
+ * pd_json_parse_picked:
+ * @text: UTF-8 JSON text written elsewhere
+ * @length: length of @text, or -1 when nul-terminated
+ * @pick: what to keep (see #PdJsonPick)
+ * @error: (nullable): where to say what was wrong
+ *
+ * pd_json_parse_full() with %PD_JSON_PARSE_FOREIGN, keeping only what @pick
+ * names: the whole text is checked exactly as that function checks it (the
+ * same text is refused, with the same error code), but the values of other
+ * members are skipped without being built — strings by a search for their
+ * closing quote, containers by their depth.  The result is the tree
+ * pd_json_parse_full() would build, less the members @pick leaves out.  A
+ * transcript reader that needs a few members of a line of many kilobytes
+ * takes this.
+ *
+ * Returns: (transfer full): the value, or %NULL with @error set
+ */
+JsonNode *
+pd_json_parse_picked (const char        *text,
+                      gssize             length,
+                      const PdJsonPick  *pick,
+                      GError           **error)
+{
+  g_autoptr(GString) scratch = NULL;
+  PdJsonReader r;
+  JsonNode *node;
+
+  g_return_val_if_fail (text != NULL, NULL);
+  g_return_val_if_fail (pick != NULL, NULL);
+
+  if (length < 0)
+    length = strlen (text);
+
+  if (!utf8_validate_fast (text, (gsize) length))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return NULL;
+    }
+
+  scratch = g_string_sized_new (64);
+  r.start = r.pos = text;
+  r.end = text + length;
+  r.depth = 0;
+  r.flags = PD_JSON_PARSE_FOREIGN;
+  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
+  r.scratch = scratch;
+
+  if (!(node = read_picked (&r, pick, error)))
+    return NULL;
+
+  pd_json_reader_skip_ws (&r);
+  if (r.pos != r.end)
+    {
+      json_node_unref (node);
+      pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+      return NULL;
+    }
+
+  return node;
+}

@@ -1,0 +1,83 @@
+/* pd-json-private.h: the reader pd-json.c and pd-json-picked.c share.
+ *
+ * The strict reader (pd-json.c) and the picked reader (pd-json-picked.c)
+ * must check a text exactly alike, so the picked one reads through the same
+ * reader state and the same string, number and value readers.
+ */
+#pragma once
+
+#include <string.h>
+
+#include "pd-json.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const char       *start;
+  const char       *pos;
+  const char       *end;
+  guint             depth;
+  guint             max_depth;
+  PdJsonParseFlags  flags;
+  GString          *scratch;   /* the string being read */
+} PdJsonReader;
+
+G_GNUC_INTERNAL
+gboolean  pd_json_reader_fail        (PdJsonReader  *r,
+                                      GError       **error,
+                                      PdJsonError    code,
+                                      const char    *what);
+G_GNUC_INTERNAL
+gboolean  pd_json_reader_read_string (PdJsonReader  *r,
+                                      GError       **error);
+G_GNUC_INTERNAL
+JsonNode *pd_json_reader_read_number (PdJsonReader  *r,
+                                      GError       **error);
+G_GNUC_INTERNAL
+JsonNode *pd_json_reader_read_value  (PdJsonReader  *r,
+                                      GError       **error);
+
+static inline void
+pd_json_reader_skip_ws (PdJsonReader *r)
+{
+  while (r->pos < r->end &&
+         (*r->pos == ' ' || *r->pos == '\t' || *r->pos == '\n' || *r->pos == '\r'))
+    r->pos++;
+}
+
+static inline gboolean
+pd_json_reader_read_hex4 (PdJsonReader *r,
+                          gunichar     *out)
+{
+  gunichar value = 0;
+
+  if (r->end - r->pos < 4)
+    return FALSE;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (r->pos[i]);
+      if (digit < 0)
+        return FALSE;
+      value = (value << 4) | (gunichar) digit;
+    }
+
+  r->pos += 4;
+  *out = value;
+  return TRUE;
+}
+
+static inline gboolean
+pd_json_reader_match_literal (PdJsonReader *r,
+                              const char   *word)
+{
+  gsize len = strlen (word);
+
+  if ((gsize) (r->end - r->pos) < len || memcmp (r->pos, word, len) != 0)
+    return FALSE;
+  r->pos += len;
+  return TRUE;
+}
+
+G_END_DECLS
