@@ -224,12 +224,19 @@ static void
 pd_session_view_update_error_bar (PdSessionView *self)
 {
   PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+  gboolean told = connection_told (self);
+  g_autofree char *escaped = NULL;
 
   if (priv->error_bar == NULL)
     return;
   gtk_revealer_set_reveal_child (GTK_REVEALER (priv->error_bar),
-                                 priv->error != NULL && !gtk_widget_get_visible (priv->error_page) &&
-                                 !connection_told (self));
+                                 priv->error != NULL && !gtk_widget_get_visible (priv->error_page) && !told);
+  /* The error page under the banner keeps its title; the banner says why
+   * and has the Retry.  The description of an AdwStatusPage is markup. */
+  if (priv->error != NULL && !told)
+    escaped = g_markup_escape_text (priv->error, -1);
+  adw_status_page_set_description (ADW_STATUS_PAGE (priv->error_page), escaped);
+  gtk_widget_set_visible (adw_status_page_get_child (ADW_STATUS_PAGE (priv->error_page)), !told);
 }
 
 static void
@@ -247,13 +254,7 @@ pd_session_view_show_error (PdSessionView *self,
   pd_session_view_ensure_error_widgets (self);
 
   if (message != NULL)
-    {
-      g_autofree char *escaped = g_markup_escape_text (message, -1);
-
-      gtk_label_set_text (priv->error_bar_label, message);
-      /* The description of an AdwStatusPage is markup. */
-      adw_status_page_set_description (ADW_STATUS_PAGE (priv->error_page), escaped);
-    }
+    gtk_label_set_text (priv->error_bar_label, message);
 
   gtk_widget_set_visible (priv->error_page, page);
   pd_session_view_update_error_bar (self);

@@ -38,6 +38,7 @@ struct _PdWindow
   gboolean             create_database;
   PdSource            *source;
   gboolean             failed;
+  char                *error_description;   /* the error page's, as plain text */
 
   PdDemo              *demo;
   GCancellable        *cancellable;
@@ -102,6 +103,7 @@ void        _pd_window_show_error          (PdWindow        *self,
                                             const char      *title,
                                             const char      *description);
 void        _pd_window_update_content      (PdWindow        *self);
+void        _pd_window_update_error_page   (PdWindow        *self);
 void        _pd_window_try_select_pending  (PdWindow        *self);
 void        _pd_window_set_source          (PdWindow        *self,
                                             PdSource        *source);

@@ -100,6 +100,7 @@ pd_window_update_connection (PdWindow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);
   gtk_widget_set_visible (GTK_WIDGET (self->token_box), state == PD_REMOTE_DENIED);
   gtk_revealer_set_reveal_child (self->connection_banner, state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED);
+  _pd_window_update_error_page (self);
 }
 
 static void

@@ -157,14 +157,38 @@ _pd_window_show_error (PdWindow   *self,
                        const char *title,
                        const char *description)
 {
-  g_autofree char *escaped = g_markup_escape_text (description, -1);
-
   self->failed = TRUE;
   adw_status_page_set_title (self->error_page, title);
-  /* The description of an AdwStatusPage is Pango markup. */
-  adw_status_page_set_description (self->error_page, escaped);
+  g_free (self->error_description);
+  self->error_description = g_strdup (description);
   adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, FALSE);
   gtk_stack_set_visible_child_name (self->content_stack, "error");
+  _pd_window_update_error_page (self);
+}
+
+/* One message for one cause: the connection banner over the error page
+ * says why when it is revealed (a refused token, with the entry for a new
+ * one), and the page then keeps its title only; an endpoint that cannot be
+ * reached is told by the page, with its Retry, and the banner stays
+ * hidden (see pd_window_update_connection()). */
+void
+_pd_window_update_error_page (PdWindow *self)
+{
+  gboolean page = self->failed && g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "error") == 0;
+  PdRemoteState state = self->source != NULL && PD_IS_REMOTE_SOURCE (self->source)
+                        ? pd_remote_source_get_state (PD_REMOTE_SOURCE (self->source)) : PD_REMOTE_ONLINE;
+  gboolean told;
+  g_autofree char *escaped = NULL;
+
+  if (page && state == PD_REMOTE_OFFLINE)
+    gtk_revealer_set_reveal_child (self->connection_banner, FALSE);
+  told = page && gtk_revealer_get_reveal_child (self->connection_banner);
+
+  if (!told && self->error_description != NULL)
+    /* The description of an AdwStatusPage is Pango markup. */
+    escaped = g_markup_escape_text (self->error_description, -1);
+  adw_status_page_set_description (self->error_page, escaped);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_retry), !told);
 }
 
 static void
@@ -507,6 +531,7 @@ pd_window_finalize (GObject *object)
   g_clear_pointer (&self->database_path, g_free);
   g_clear_pointer (&self->remote_url, g_free);
   g_clear_pointer (&self->remote_token, g_free);
+  g_clear_pointer (&self->error_description, g_free);
   g_clear_pointer (&self->pending_select, g_free);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_object (&self->cancellable);
