@@ -37,6 +37,7 @@ struct _PdNowView
   guint          n_replies;
   char         **notices;       /* from the event stream, set by the window */
   char          *regression;    /* why progress went back, or NULL */
+  char          *regression_reason; /* the revision reason it quotes, or NULL */
 
   /* Template widgets */
   GtkStack      *stack;
@@ -82,7 +83,10 @@ pd_now_view_show_header (PdNowView         *self,
   gtk_progress_bar_set_fraction (self->progress,
                                  counts.steps > 0 ? (double) counts.done / counts.steps : 0.0);
 
-  if (plan->revision != NULL && plan->revision->reason != NULL && plan->revision->reason[0] != '\0')
+  /* The notice of a step back quotes the revision reason already: said
+   * once (tried as a new user would, the demo showed it twice). */
+  if (plan->revision != NULL && plan->revision->reason != NULL && plan->revision->reason[0] != '\0' &&
+      g_strcmp0 (self->regression_reason, plan->revision->reason) != 0)
     {
       g_autofree char *text = g_strdup_printf (_("Last revision: %s"), plan->revision->reason);
 
@@ -227,6 +231,18 @@ _pd_now_view_explain_regression (const PdPlanState *old_plan,
   return g_strdup_printf (_("Progress went back: %s. The agent changed the step’s status."), what->str);
 }
 
+/* Whether _pd_now_view_explain_regression() quotes the new revision
+ * reason: the revision changed between the two. */
+static gboolean
+regression_quotes_revision (const PdPlanState *old_plan,
+                            const PdPlanState *new_plan)
+{
+  g_autoptr(PdPlanDiff) diff = pd_plan_diff_new (old_plan, new_plan);
+  const PdPlanDiffEntry *revision = pd_plan_diff_find (diff, PD_PLAN_DIFF_REVISION, NULL, NULL);
+
+  return revision != NULL && revision->new_value != NULL && revision->new_value[0] != '\0';
+}
+
 PdNowApply
 _pd_now_view_apply_plan (PdNowView         *self,
                          const char        *session_id,
@@ -269,13 +285,19 @@ _pd_now_view_apply_plan (PdNowView         *self,
      * back, and the notice would say otherwise. */
     if (regression != NULL)
       {
+        const char *reason = plan->revision != NULL ? plan->revision->reason : NULL;
+
         g_free (self->regression);
         self->regression = g_steal_pointer (&regression);
+        g_free (self->regression_reason);
+        self->regression_reason = reason != NULL && *reason != '\0' && regression_quotes_revision (self->plan, plan)
+                                  ? g_strdup (reason) : NULL;
         pd_now_view_show_notices (self);
       }
     else if (self->regression != NULL && plan_is_finished (plan))
       {
         g_clear_pointer (&self->regression, g_free);
+        g_clear_pointer (&self->regression_reason, g_free);
         pd_now_view_show_notices (self);
       }
   }
@@ -337,6 +359,7 @@ pd_now_view_clear (PdSessionView *view)
 
   g_clear_pointer (&self->plan, pd_plan_state_free);
   g_clear_pointer (&self->regression, g_free);
+  g_clear_pointer (&self->regression_reason, g_free);
   g_clear_pointer (&self->notices, g_strfreev);
   pd_plan_rows_merge (self->rows, NULL);
   pd_now_view_show_notices (self);
@@ -384,6 +407,7 @@ pd_now_view_finalize (GObject *object)
   PdNowView *self = PD_NOW_VIEW (object);
 
   g_free (self->regression);
+  g_free (self->regression_reason);
   g_strfreev (self->notices);
 
   G_OBJECT_CLASS (pd_now_view_parent_class)->finalize (object);
