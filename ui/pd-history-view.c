@@ -305,6 +305,19 @@ change_text (const PdPlanDiffEntry *entry,
                               entry->new_value);
 
     case PD_PLAN_DIFF_CHECK_EVIDENCE:
+      /* The status stayed and only the evidence changed: a status change
+       * "blocked → blocked" said nothing (tried as a new user would). */
+      if (g_strcmp0 (entry->old_value, entry->new_value) == 0)
+        {
+          if (entry->new_detail != NULL)
+            /* Translators: a check's status stayed, its evidence is now another
+             * tool call: "c1: still passed, evidence now from call_y" */
+            return g_strdup_printf (_("%s: still %s, evidence now from %s"), entry->check_id,
+                                    check_status_word (entry->new_value), entry->new_detail);
+          /* Translators: a check's status stayed, its evidence was dropped */
+          return g_strdup_printf (_("%s: still %s, its evidence was cleared"), entry->check_id,
+                                  check_status_word (entry->new_value));
+        }
       /* "c1: pending → passed (call_x)" */
       if (entry->new_detail != NULL)
         return g_strdup_printf (_("%s: %s → %s (%s)"), entry->check_id, check_status_word (entry->old_value),

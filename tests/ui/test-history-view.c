@@ -215,6 +215,30 @@ test_history_lists_versions_and_changes (void)
     }
   g_assert_cmpint (pd_history_view_get_selected_version (PD_HISTORY_VIEW (view)), ==, 1);
 
+  /* Only a check's evidence changes (another call passed it): said as
+   * that, not as "passed → passed" (tried as a new user would: "tests:
+   * blocked → blocked"). */
+  {
+    g_autoptr(PdPlanState) v5 = pd_plan_state_new_from_json (
+      pd_plan_version_item_get_state_json (g_ptr_array_index (before, 2)), NULL);
+    PdPlanCheck *check;
+
+    g_assert_nonnull (v5);
+    v5->version = 5;
+    check = g_ptr_array_index (step (v5, "s2")->checks, 0);
+    g_free (check->call_id);
+    check->call_id = g_strdup ("call_y");
+    pd_test_db_save (db, id, NULL, 0, v5);
+  }
+  pd_history_view_refresh (PD_HISTORY_VIEW (view));
+  wait.n = 5;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 5));
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_nonnull (pd_test_find_label (view, "Changes from v4"));
+  g_assert_nonnull (pd_test_find_label (view, "c1: still passed, evidence now from call_y"));
+  g_assert_null (pd_test_find_label_containing (view, "passed → passed"));
+
   pd_test_destroy_window (window, view);
 }
 
