@@ -205,9 +205,13 @@ observe_notice (PdEventsView *self,
   else if (g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0)
     {
       const char *error_class = pd_json_get_string (data, "error_class");
+      const char *why = pd_json_get_string (data, "error");
 
       if (g_strcmp0 (error_class, "cancelled") == 0)
         changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run was stopped")));
+      else if (why != NULL && why[0] != '\0')
+        /* Translators: %s says why, as the engine or the provider put it (plain text) */
+        changed = set_notice (self, NOTICE_SESSION, g_strdup_printf (_("The run failed: %s"), why));
       else
         changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run failed")));
     }
@@ -609,6 +613,9 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   PD_SESSION_VIEW_CLASS (klass)->clear = pd_events_view_clear;
   /* Reading after the last event is cheap: polling backs the push up. */
   pd_session_view_class_set_polls (PD_SESSION_VIEW_CLASS (klass), TRUE);
+  /* Its notices (a failed run, a reassessment) show on the Now page, which
+   * is the page shown while they happen: read while hidden too. */
+  pd_session_view_class_set_reads_hidden (PD_SESSION_VIEW_CLASS (klass), TRUE);
 
   /**
    * PdEventsView:live:

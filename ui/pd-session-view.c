@@ -83,6 +83,8 @@ static GParamSpec *properties[N_PROPS];
 
 /* Classes that poll, by GType. */
 static GHashTable *polling_classes;
+/* Classes that read on ::changed while hidden too, by GType. */
+static GHashTable *hidden_reading_classes;
 
 /* --- requests ------------------------------------------------------------ */
 
@@ -374,7 +376,9 @@ on_source_changed (PdSessionView *self)
 {
   PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
 
-  if (priv->visible_now)
+  if (priv->visible_now ||
+      (hidden_reading_classes != NULL &&
+       g_hash_table_contains (hidden_reading_classes, GSIZE_TO_POINTER (G_OBJECT_TYPE (self)))))
     pd_session_view_start (self);
   else
     priv->stale = TRUE;
@@ -690,6 +694,26 @@ pd_session_view_init (PdSessionView *self)
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);
   priv->cancellable = g_cancellable_new ();
+}
+
+/**
+ * pd_session_view_class_set_reads_hidden:
+ * @reads_hidden: whether the views of @klass read on ::changed while
+ *   hidden too (another view shows what they find: the Events view's
+ *   notices are the Now page's), instead of when shown again
+ */
+void
+pd_session_view_class_set_reads_hidden (PdSessionViewClass *klass,
+                                        gboolean            reads_hidden)
+{
+  g_return_if_fail (PD_IS_SESSION_VIEW_CLASS (klass));
+
+  if (hidden_reading_classes == NULL)
+    hidden_reading_classes = g_hash_table_new (NULL, NULL);
+  if (reads_hidden)
+    g_hash_table_add (hidden_reading_classes, GSIZE_TO_POINTER (G_TYPE_FROM_CLASS (klass)));
+  else
+    g_hash_table_remove (hidden_reading_classes, GSIZE_TO_POINTER (G_TYPE_FROM_CLASS (klass)));
 }
 
 /**

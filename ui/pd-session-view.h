@@ -45,6 +45,8 @@ struct _PdSessionViewRequest
 
 void        pd_session_view_class_set_polls (PdSessionViewClass   *klass,
                                              gboolean              polls);
+void        pd_session_view_class_set_reads_hidden (PdSessionViewClass *klass,
+                                                    gboolean            reads_hidden);
 
 PdSource   *pd_session_view_get_source      (PdSessionView        *self);
 void        pd_session_view_set_source      (PdSessionView        *self,

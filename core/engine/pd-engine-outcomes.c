@@ -11,8 +11,10 @@
 #include "pd-engine-private.h"
 #include "pd-event.h"
 #include "pd-model-limits.h"
+#include "pd-redact.h"
 
 #define MAX_BAD_ARGUMENT_RETRIES 2
+#define ERROR_MAX_CHARS          400   /* of the reason a run_failed event gives */
 
 gboolean
 _pd_engine_budget_exhausted (PdEngineRun  *run,
@@ -76,6 +78,21 @@ _pd_engine_finish_with (PdEngineRun *run,
       json_object_set_string_member (data, "error_class",
                                      status == PD_RUN_CANCELLED ? "cancelled" :
                                      status == PD_RUN_REFUSED ? "refused" : "failed");
+      /* Ours: why, in words, for a person reading the session later (the
+       * Now page); redacted and bounded like what is stored. */
+      if (status != PD_RUN_CANCELLED && error_message != NULL && error_message[0] != '\0')
+        {
+          g_autofree char *redacted = pd_redact (error_message, NULL);
+
+          if (g_utf8_validate (redacted, -1, NULL) && g_utf8_strlen (redacted, -1) > ERROR_MAX_CHARS)
+            {
+              g_autofree char *start = g_utf8_substring (redacted, 0, ERROR_MAX_CHARS);
+
+              g_free (redacted);
+              redacted = g_strconcat (start, "…", NULL);
+            }
+          json_object_set_string_member (data, "error", redacted);
+        }
       _pd_engine_emit_data (run, PD_EVENT_RUN_FAILED, NULL, FALSE, data);
     }
 

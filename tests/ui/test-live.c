@@ -353,6 +353,21 @@ on_agent_exited (GObject      *object,
   *(gboolean *) user_data = TRUE;
 }
 
+/* One look and then nothing: the replay runs out, the run fails. */
+static const char failing_turns[] =
+  "{\"label\": \"failing\", \"turns\": ["
+  " {\"content\": \"Looking again.\", \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}]}]}";
+
+static gboolean
+now_says_run_failed (gpointer data)
+{
+  GtkWidget *label = pd_test_find_label_containing (GTK_WIDGET (now_view (data)), "The run failed: ");
+
+  return label != NULL && gtk_widget_get_mapped (label) &&
+         strstr (gtk_label_get_text (GTK_LABEL (label)), "recorded turns of “failing” have been played") != NULL &&
+         !gtk_label_get_use_markup (GTK_LABEL (label));
+}
+
 static void
 run_agent (Second     *second,
            const char *turns,
@@ -449,6 +464,15 @@ check_second_process (PdApplication *app,
     g_assert_true (gtk_widget_get_mapped (label));
     pd_test_screenshot (GTK_WIDGET (window), "now-regression");
   }
+
+  /* The other process's next run fails (its model has nothing more to
+   * say): the Now page, the page shown, says so and why, in plain text
+   * (tried as a new user would: nothing said it unless the Events tab had
+   * been opened, and then only "The run failed"). */
+  run_agent (second, failing_turns, cont);
+  pd_test_wait_until (now_says_run_failed, window, WAIT_MS, "the Now page to say the run failed");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_screenshot (GTK_WIDGET (window), "now-run-failed");
 }
 
 static void
