@@ -34,6 +34,9 @@ typedef struct
   gboolean        odek_hung;      /* answer nothing, keep the requests */
   GPtrArray      *odek_held;      /* the requests held meanwhile */
   guint           odek_polls;     /* GET /api/events answered */
+  gboolean        odek_endless;   /* a stream of one line that never ends */
+  guint           endless_streams;  /* streams opened */
+  gsize           endless_first;    /* bytes sent on the first */
 } Fixture;
 
 static GAsyncResult *
@@ -67,6 +70,45 @@ iterate_until (gboolean *flag)
 
 /* --- the odek fixture ------------------------------------------------- */
 
+static char endless_chunk[64 * 1024];
+
+typedef struct
+{
+  Fixture *f;
+  guint    index;
+} EndlessStream;
+
+/* Another piece of the endless line once the last one is out. */
+static void
+on_endless_wrote_chunk (SoupServerMessage *msg,
+                        gpointer           user_data)
+{
+  EndlessStream *stream = user_data;
+
+  if (stream->index == 1)
+    stream->f->endless_first += sizeof endless_chunk;
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC,
+                            endless_chunk, sizeof endless_chunk);
+}
+
+static void
+endless_stream_start (Fixture           *f,
+                      SoupServerMessage *msg)
+{
+  EndlessStream *stream = g_new0 (EndlessStream, 1);
+
+  memset (endless_chunk, 'x', sizeof endless_chunk);
+  stream->f = f;
+  stream->index = ++f->endless_streams;
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "text/event-stream", NULL);
+  soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg), SOUP_ENCODING_CHUNKED);
+  g_signal_connect_data (msg, "wrote-chunk", G_CALLBACK (on_endless_wrote_chunk), stream,
+                         (GClosureNotify) (GCallback) g_free, 0);
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC,
+                            ": hello\n\ndata: ", 16);
+}
+
 static void
 odek_handler (SoupServer        *server,
               SoupServerMessage *msg,
@@ -98,7 +140,14 @@ odek_handler (SoupServer        *server,
 
   /* A server whose arrays hold elements of the wrong types among the
    * right ones (numbers, strings, arrays, nulls). */
-  if (f->odek_mistyped && strcmp (path, "/api/sessions") == 0)
+  if (f->odek_endless && strcmp (path, "/api/events/stream") == 0)
+    {
+      endless_stream_start (f, msg);
+      return;
+    }
+  if (f->odek_endless && strcmp (path, "/api/health") == 0)
+    body = "{\"status\":\"ok\",\"events_stream\":true,\"keepalive_ms\":1000}";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions") == 0)
     body = "[1,\"x\",null,[],{\"id\":\"" ODEK_ID "\",\"title\":\"Kept\"}]";
   else if (f->odek_mistyped && strcmp (path, "/api/sessions/" ODEK_ID "/plan") == 0)
     body = "{\"session_id\":\"" ODEK_ID "\",\"version\":2,\"found\":true,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\","
@@ -825,6 +874,30 @@ test_watch_hung_odek (Fixture       *f,
   pd_remote_source_watch (remote, 0);
 }
 
+/* A server whose stream sends one line that never ends (or a chunk of
+ * gigabytes): the source keeps a bounded part of it, drops the stream and
+ * reconnects.  It read on, buffering it all, until the window's memory
+ * ran out (about 100 MB a second). */
+static void
+test_watch_endless_line (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  f->odek_endless = TRUE;
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  while (f->endless_streams < 2 && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      /* What is sent and not yet taken waits in socket buffers: a few MiB. */
+      g_assert_cmpuint (f->endless_first, <, 64 * 1024 * 1024);
+    }
+  g_test_message ("first stream: %" G_GSIZE_FORMAT " bytes", f->endless_first);
+  g_assert_cmpuint (f->endless_streams, >=, 2);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -845,6 +918,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-endless-line", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_endless_line,
+              fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-hung-odek", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_hung_odek,
               fixture_tear_down);
 

@@ -117,6 +117,30 @@ _pd_remote_source_note_failure (PdRemoteSource *self,
   pd_remote_source_set_state (self, PD_REMOTE_OFFLINE, error->message);
 }
 
+/* The longest line of the event stream kept while its newline is awaited.
+ * GDataInputStream's read_line doubles its buffer until a newline comes: a
+ * server sending one endless line (or a chunk of gigabytes) grew the
+ * window's memory by about 100 MB a second, with the window still showing
+ * the server as online.  Our serve's lines are an event as one line of
+ * JSON, far below this. */
+#define STREAM_LINE_MAX (4 * 1024 * 1024)
+
+static void stream_read_next (PdRemoteSource *self);
+
+/* The stream ended or broke: the server went away, or restarted.  Ask at
+ * once whether it is there (the first wait is none after a stream that
+ * worked), then wait longer and longer.  Takes the reference the read
+ * held. */
+static void
+stream_ended (PdRemoteSource *self)
+{
+  if (self->stream_spoke)
+    self->reconnect_ms = 0;
+  self->stream_spoke = FALSE;
+  watch_reconnect_later (self);
+  g_object_unref (self);
+}
+
 static void
 on_stream_line (GObject      *object,
                 GAsyncResult *result,
@@ -135,14 +159,7 @@ on_stream_line (GObject      *object,
 
   if (line == NULL)
     {
-      /* The stream ended or broke: the server went away, or restarted.
-       * Ask at once whether it is there (the first wait is none after a
-       * stream that worked), then wait longer and longer. */
-      if (self->stream_spoke)
-        self->reconnect_ms = 0;
-      self->stream_spoke = FALSE;
-      watch_reconnect_later (self);
-      g_object_unref (self);
+      stream_ended (self);
       return;
     }
 
@@ -163,7 +180,60 @@ on_stream_line (GObject      *object,
         }
     }
 
-  g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
+  stream_read_next (self);
+}
+
+static void
+on_stream_fill (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  PdRemoteSource *self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_buffered_input_stream_fill_finish (G_BUFFERED_INPUT_STREAM (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (gpointer) object != (gpointer) self->stream)
+    {
+      g_object_unref (self);
+      return;
+    }
+  if (n <= 0)
+    {
+      stream_ended (self);
+      return;
+    }
+  stream_read_next (self);
+}
+
+/* Reads the stream's next line once its newline is in the buffer, which
+ * grows up to STREAM_LINE_MAX and no further: a longer line ends the
+ * stream (and the watch reconnects).  Carries the reference the reads
+ * hold. */
+static void
+stream_read_next (PdRemoteSource *self)
+{
+  GBufferedInputStream *buffered = G_BUFFERED_INPUT_STREAM (self->stream);
+  gsize available = 0;
+  const void *data = g_buffered_input_stream_peek_buffer (buffered, &available);
+  gsize size = g_buffered_input_stream_get_buffer_size (buffered);
+
+  if (available > 0 && memchr (data, '\n', available) != NULL)
+    {
+      /* Whole: read from the buffer, no I/O. */
+      g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
+      return;
+    }
+  if (available >= size)
+    {
+      if (size >= STREAM_LINE_MAX)
+        {
+          g_debug ("%s: a line of its event stream passed %d bytes; reconnecting", self->base, STREAM_LINE_MAX);
+          stream_ended (self);
+          return;
+        }
+      g_buffered_input_stream_set_buffer_size (buffered, MIN (size * 2, STREAM_LINE_MAX));
+    }
+  g_buffered_input_stream_fill_async (buffered, -1, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_fill, self);
 }
 
 static void
@@ -218,7 +288,7 @@ on_stream_open (GObject      *object,
   pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
   g_clear_object (&self->stream);
   self->stream = g_data_input_stream_new (stream);
-  g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
+  stream_read_next (self);
 }
 
 static void
