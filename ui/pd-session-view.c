@@ -19,6 +19,12 @@
  * - Views that poll as a fallback (the Now page) do it with a PdPollTimer:
  *   every running_ms while the session's run is active, every idle_ms
  *   while visible and idle, never while hidden.
+ * - A switch shows no old content: ::clear forgets it, the subclass's
+ *   children are hidden at once until the first reply for the new source
+ *   and session, and a "Loading…" page with a spinner stands in for them
+ *   after LOADING_DELAY_MS, so a fast switch does not flicker (tried as a
+ *   new user would, the Now page of a 10 MB transcript looked like it
+ *   still showed the session before, with no sign it was loading).
  * - Errors: a reload that fails before anything was shown replaces the
  *   view with an error page, one that fails later keeps what is shown under
  *   an error bar; both have Retry.
@@ -38,6 +44,7 @@
 
 #define POLL_RUNNING_MS 1000
 #define POLL_IDLE_MS    3000
+#define LOADING_DELAY_MS 150
 
 typedef struct
 {
@@ -66,6 +73,11 @@ typedef struct
   GtkWidget    *error_bar;     /* a GtkRevealer */
   GtkLabel     *error_bar_label;
   GtkWidget    *error_page;    /* an AdwStatusPage */
+
+  gboolean      loading;       /* the first reply since a switch awaited */
+  guint         loading_source; /* shows the loading page after a delay */
+  GtkWidget    *loading_page;  /* a spinner and "Loading…" */
+  GtkSpinner   *loading_spinner;
 } PdSessionViewPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PdSessionView, pd_session_view, GTK_TYPE_WIDGET)
@@ -147,7 +159,7 @@ static gboolean
 is_own_child (PdSessionViewPrivate *priv,
               GtkWidget            *child)
 {
-  return child == priv->error_bar || child == priv->error_page;
+  return child == priv->error_bar || child == priv->error_page || child == priv->loading_page;
 }
 
 static void pd_session_view_start (PdSessionView *self);
@@ -267,6 +279,90 @@ pd_session_view_show_error (PdSessionView *self,
       gtk_widget_set_visible (child, !page);
 }
 
+/* --- loading after a switch ---------------------------------------------- */
+
+static void
+pd_session_view_set_content_visible (PdSessionView *self,
+                                     gboolean       visible)
+{
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (!is_own_child (priv, child))
+      gtk_widget_set_visible (child, visible);
+}
+
+static void
+pd_session_view_show_loading_page (PdSessionView *self,
+                                   gboolean       shown)
+{
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+
+  if (priv->loading_page == NULL)
+    return;
+  gtk_widget_set_visible (priv->loading_page, shown);
+  gtk_spinner_set_spinning (priv->loading_spinner, shown);
+}
+
+/* Made on the first slow switch only. */
+static gboolean
+on_loading_delay (gpointer user_data)
+{
+  PdSessionView *self = user_data;
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+  GtkWidget *label;
+
+  priv->loading_source = 0;
+
+  if (priv->loading_page == NULL)
+    {
+      priv->loading_page = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+      gtk_widget_set_valign (priv->loading_page, GTK_ALIGN_CENTER);
+      gtk_widget_set_halign (priv->loading_page, GTK_ALIGN_CENTER);
+      gtk_widget_set_vexpand (priv->loading_page, TRUE);
+      priv->loading_spinner = GTK_SPINNER (gtk_spinner_new ());
+      gtk_widget_set_size_request (GTK_WIDGET (priv->loading_spinner), 32, 32);
+      label = gtk_label_new (_("Loading…"));
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (GTK_BOX (priv->loading_page), GTK_WIDGET (priv->loading_spinner));
+      gtk_box_append (GTK_BOX (priv->loading_page), label);
+      /* First, as the error widgets: subclasses unparent their template's
+       * root, the last child, in their dispose. */
+      gtk_widget_insert_after (g_object_ref (priv->loading_page), GTK_WIDGET (self), NULL);
+    }
+  pd_session_view_show_loading_page (self, TRUE);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* A new source or session: nothing of the old one stays in sight. */
+static void
+pd_session_view_begin_loading (PdSessionView *self)
+{
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+
+  g_clear_handle_id (&priv->loading_source, g_source_remove);
+  priv->loading = TRUE;
+  pd_session_view_set_content_visible (self, FALSE);
+  pd_session_view_show_loading_page (self, FALSE);
+  priv->loading_source = g_timeout_add (LOADING_DELAY_MS, on_loading_delay, self);
+}
+
+static void
+pd_session_view_end_loading (PdSessionView *self)
+{
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+
+  g_clear_handle_id (&priv->loading_source, g_source_remove);
+  pd_session_view_show_loading_page (self, FALSE);
+  if (!priv->loading)
+    return;
+  priv->loading = FALSE;
+  pd_session_view_set_content_visible (self, TRUE);
+}
+
 /* --- reloading ------------------------------------------------------------ */
 
 static void
@@ -315,6 +411,9 @@ pd_session_view_reload_done (PdSessionViewRequest *request,
   if (!priv->in_flight)
     return;
   priv->in_flight = FALSE;
+
+  /* The first reply for the new session, or why there is none. */
+  pd_session_view_end_loading (self);
 
   if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     pd_session_view_show_error (self, error->message);
@@ -365,6 +464,11 @@ pd_session_view_restart (PdSessionView *self)
 
   if (klass->clear != NULL)
     klass->clear (self);
+
+  if (priv->source != NULL && priv->session_id != NULL && klass->reload != NULL)
+    pd_session_view_begin_loading (self);
+  else
+    pd_session_view_end_loading (self);
 
   pd_session_view_start (self);
   if (was_busy && !priv->in_flight)
@@ -535,6 +639,7 @@ pd_session_view_dispose (GObject *object)
   PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
 
   g_cancellable_cancel (priv->cancellable);
+  g_clear_handle_id (&priv->loading_source, g_source_remove);
   pd_session_view_watch_toplevel (self, FALSE);
   if (priv->timer != NULL)
     g_signal_handlers_disconnect_by_data (priv->timer, self);
@@ -550,8 +655,12 @@ pd_session_view_dispose (GObject *object)
     gtk_widget_unparent (priv->error_bar);
   if (priv->error_page != NULL && gtk_widget_get_parent (priv->error_page) == GTK_WIDGET (self))
     gtk_widget_unparent (priv->error_page);
+  if (priv->loading_page != NULL && gtk_widget_get_parent (priv->loading_page) == GTK_WIDGET (self))
+    gtk_widget_unparent (priv->loading_page);
   g_clear_object (&priv->error_bar);
   g_clear_object (&priv->error_page);
+  g_clear_object (&priv->loading_page);
+  priv->loading_spinner = NULL;
   priv->error_bar_label = NULL;
 
   G_OBJECT_CLASS (pd_session_view_parent_class)->dispose (object);
