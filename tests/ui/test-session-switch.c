@@ -123,6 +123,9 @@ check_switch (NewView     new_view,
   g_assert_false (text_on_screen (view, "Alpha"));
   g_assert_true (pd_test_wait_for (held_at_least_one, source, WAIT_MS));
   g_assert_true (pd_test_wait_for (shown, &loading, WAIT_MS));
+  /* A while later (frames drawn, polls ticked), still nothing old. */
+  pd_test_spin (300);
+  g_assert_true (text_on_screen (view, "Loading"));
   g_assert_false (text_on_screen (view, "Alpha"));
   g_assert_false (text_on_screen (view, "Bravo"));
   if (g_strcmp0 (name, "now") == 0)
