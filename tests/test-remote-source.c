@@ -37,6 +37,8 @@ typedef struct
   gboolean        odek_endless;   /* a stream of one line that never ends */
   guint           endless_streams;  /* streams opened */
   gsize           endless_first;    /* bytes sent on the first */
+  gboolean        odek_redirect;    /* answer every /api request with a 302 */
+  guint           redirected_with_token;  /* requests that followed it, token and all */
 } Fixture;
 
 static GAsyncResult *
@@ -130,6 +132,23 @@ odek_handler (SoupServer        *server,
       return;
     }
   f->odek_polls += strcmp (path, "/api/events") == 0;
+
+  /* A server that sends every request on elsewhere: whatever arrives
+   * there came by following the redirect. */
+  if (g_str_has_prefix (path, "/elsewhere/"))
+    {
+      f->redirected_with_token += soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                                "X-Odek-Ws-Token") != NULL;
+      soup_server_message_set_status (msg, 404, NULL);
+      return;
+    }
+  if (f->odek_redirect)
+    {
+      g_autofree char *to = g_strconcat ("/elsewhere", path, NULL);
+
+      soup_server_message_set_redirect (msg, 302, to);
+      return;
+    }
 
   if (g_strcmp0 (soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Odek-Ws-Token"), TOKEN) != 0)
     {
@@ -898,6 +917,33 @@ test_watch_endless_line (Fixture       *f,
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
 }
 
+/* A server that answers with a redirect: not followed, so the token goes
+ * nowhere else, and the error says why.  libsoup followed it, sending the
+ * token (and the session tokens) on to wherever Location pointed. */
+static void
+test_redirect_not_followed (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) usage = NULL;
+
+  f->odek_redirect = TRUE;
+  pd_source_get_usage_async (source, NULL, store_result, &r1);
+  usage = pd_source_get_usage_finish (source, wait_result (&r1), &error);
+  g_assert_null (usage);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "redirect"));
+  g_assert_cmpuint (f->redirected_with_token, ==, 0);
+
+  /* The live watch too (its health read and its stream). */
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (in_state (PD_REMOTE_SOURCE (source), PD_REMOTE_OFFLINE));
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  g_assert_cmpuint (f->redirected_with_token, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -922,6 +968,9 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-hung-odek", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_hung_odek,
               fixture_tear_down);
+
+  g_test_add ("/pd/remote-source/redirect-not-followed", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_redirect_not_followed, fixture_tear_down);
 
   return g_test_run ();
 }

@@ -241,6 +241,9 @@ send_once (PdHttpProvider  *self,
       return NULL;
     }
 
+  /* The API key goes to the configured endpoint only, never on to where a
+   * redirect points (a 3xx is then an answer like any other error). */
+  soup_message_add_flags (message, SOUP_MESSAGE_NO_REDIRECT);
   soup_message_set_request_body_from_bytes (message, "application/json", body);
   soup_message_headers_replace (soup_message_get_request_headers (message),
                                 "Accept", "text/event-stream, application/json");

@@ -385,6 +385,7 @@ on_health (GObject      *object,
 
       if (pd_json_get_boolean (health, "plan_detail", FALSE))
         self->has_detail = 1;
+      soup_message_add_flags (msg, SOUP_MESSAGE_NO_REDIRECT);  /* the token goes nowhere else */
       if (self->token != NULL)
         soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
       soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");

@@ -544,6 +544,17 @@ on_sent (GObject      *object,
   else if (call->kind == OP_PLAN && call->detail && SOUP_STATUS_IS_SUCCESSFUL (status))
     self->has_detail = 1;
 
+  if (SOUP_STATUS_IS_REDIRECTION (status))
+    {
+      g_autoptr(GError) redirected = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                                                  _("%s answered with a redirect (HTTP %u); Plandeck does not follow it, "
+                                                    "so the token is not sent elsewhere: connect to the address it names instead"),
+                                                  self->base, status);
+
+      _pd_remote_source_note_failure (self, redirected);
+      g_task_return_error (task, g_steal_pointer (&redirected));
+      return;
+    }
   if (!SOUP_STATUS_IS_SUCCESSFUL (status) && return_unsupported (task, status, root))
     return;
 
@@ -643,6 +654,9 @@ send_call (GTask *task)
       g_object_unref (task);
       return;
     }
+  /* A redirect is never followed: libsoup would send the token (and a
+   * session's own token) on to wherever the Location points. */
+  soup_message_add_flags (msg, SOUP_MESSAGE_NO_REDIRECT);
   if (self->token != NULL)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
   soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json");
