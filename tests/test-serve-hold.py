@@ -18,6 +18,10 @@ RLIMIT_NOFILE at 1 024, as on a stock desktop, and:
   silent    a connection that sends half its request and then nothing is
             closed by the server (bounded wait: 60 s; the server's own limit
             is 15 s);
+  small     serve under RLIMIT_NOFILE 48: 40 whole requests at once, held,
+            then closed; it answers after (the cap on connections counted
+            three quarters of the limit and not the ~25 descriptors serve
+            already holds, so accept() met EMFILE and never accepted again);
   refusals  200 POSTs with a wrong token and a body announced (each refused
             and drained for a moment before it is closed), held open by the
             client: the server still answers.  (They come about 11 a
@@ -191,8 +195,73 @@ def main():
                 server.wait()
             log.close()
 
+    small_limit(agent, tap)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
+
+
+SMALL_LIMIT = 48
+SMALL_CLIENTS = 40
+
+
+def small_limit(agent, tap):
+    def limit_small():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (SMALL_LIMIT, SMALL_LIMIT))
+
+    with tempfile.TemporaryDirectory(prefix="pd-hold-small-") as tmp:
+        env = dict(os.environ)
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HOME"):
+            env[var] = tmp
+        log = open(os.path.join(tmp, "serve.log"), "w")
+        server = subprocess.Popen([agent, "serve", "--db", os.path.join(tmp, "sessions.db"),
+                                   "--listen", "127.0.0.1:0", "--rate-limit", "0"],
+                                  env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=log, text=True,
+                                  preexec_fn=limit_small)
+        held = []
+        try:
+            url = urlparse(server.stdout.readline().strip())
+            token = parse_qs(url.query).get("token", [""])[0]
+            host, port = url.hostname, url.port
+            tap.check(ask(host, port, token) == 200, f"small: serve answers at rest under a limit of {SMALL_LIMIT}")
+
+            def open_one(_):
+                sock = socket.socket()
+                sock.settimeout(5)
+                try:
+                    sock.connect((host, port))
+                    sock.sendall(f"GET /api/sessions HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                                 f"X-Plandeck-Token: {token}\r\n\r\n".encode())
+                    return sock
+                except OSError:
+                    sock.close()
+                    return None
+
+            with concurrent.futures.ThreadPoolExecutor(max_workers=SMALL_CLIENTS) as pool:
+                held = [sock for sock in pool.map(open_one, range(SMALL_CLIENTS)) if sock is not None]
+            time.sleep(1.5)
+            peak = fd_count(server.pid)
+            print(f"# small: {len(held)} connected, server descriptors {peak} of {SMALL_LIMIT}")
+            # Headroom for what serve opens besides connections (a request's
+            # database read, a stream taken over): at the limit, accept()
+            # meets EMFILE and libsoup's listener stops for good.
+            tap.check(peak <= SMALL_LIMIT - 8, "small: the server keeps descriptors free under a small limit",
+                      f"{peak} of {SMALL_LIMIT}")
+            for sock in held:
+                sock.close()
+            held = []
+            time.sleep(1.0)
+            after = ask(host, port, token)
+            tap.check(after == 200, f"small: answered once {SMALL_CLIENTS} clients are gone", after)
+        finally:
+            for sock in held:
+                sock.close()
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            log.close()
 
 
 if __name__ == "__main__":

@@ -58,6 +58,8 @@
  * runs' files and commands, the listener itself. */
 #define RESERVED_FDS    64
 #define MAX_CONNS       16384
+/* Descriptors kept free beyond those held when serve starts listening. */
+#define FIT_MARGIN_FDS  16
 
 typedef enum
 {
@@ -237,6 +239,40 @@ conns_cap_from_limit (void)
   else if (soft - cap < RESERVED_FDS)
     cap = soft - RESERVED_FDS;
   return (guint) MAX (1, MIN (cap, MAX_CONNS));
+}
+
+/* How many descriptors the process holds now. */
+static guint
+count_open_descriptors (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  if (dir == NULL)
+    return RESERVED_FDS;
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n > 0 ? n - 1 : 0; /* less the directory's own */
+}
+
+/* Once listening, the cap also leaves room for what the process already
+ * holds (the database with its WAL and shared memory, the listener, the
+ * loops' wakeups) and for a margin (the streams' epoll descriptor and a
+ * stream's socket held twice while it is taken over): under a small
+ * RLIMIT_NOFILE, three quarters of the limit alone let accept() meet
+ * EMFILE, and libsoup 3.2's listener then stops accepting for good. */
+void
+_pd_server_conns_fit_to_descriptors (PdServer *self)
+{
+  struct rlimit limit;
+  guint held = count_open_descriptors ();
+  guint room;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return;
+  room = limit.rlim_cur > held + FIT_MARGIN_FDS ? (guint) (limit.rlim_cur - held - FIT_MARGIN_FDS) : 1;
+  self->conns_cap = MAX (1, MIN (self->conns_cap, room));
+  g_debug ("serve: %u descriptors held, room for %u connections", held, self->conns_cap);
 }
 
 void

@@ -174,6 +174,7 @@ gboolean    _pd_server_ws_token_offered   (PdServer          *self,
 
 /* pd-server-conns.c */
 void        _pd_server_conns_init         (PdServer          *self);
+void        _pd_server_conns_fit_to_descriptors (PdServer    *self);
 void        _pd_server_conns_clear        (PdServer          *self);
 guint       _pd_server_conns_count        (PdServer          *self);
 void        _pd_server_conns_request_started  (PdServer          *self,
