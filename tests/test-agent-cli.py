@@ -592,6 +592,28 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
                   f"{command} --help names the program in its usage line", detail(proc))
 
 
+def create_through_link(tap, agent, env, tmp):
+    """--db naming a dangling symbolic link: the run refuses to make the
+    database where the link points (it made out.db, -wal and -shm outside
+    the folder; found as an attacker would)."""
+    elsewhere = os.path.join(tmp, "elsewhere")
+    folder = os.path.join(tmp, "dd")
+    os.mkdir(elsewhere)
+    os.mkdir(folder)
+    link = os.path.join(folder, "dangling.db")
+    os.symlink(os.path.join(elsewhere, "out.db"), link)
+    recording = os.path.join(tmp, "link-run.json")
+    with open(recording, "w") as f:
+        json.dump({"turns": [{"content": "Hello."}]}, f)
+    proc = subprocess.run([agent, "run", "--db", link, "--provider", "replay", "--replay", recording,
+                           "--approve", "deny", "Say hello"], env=env, cwd=tmp, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    tap.check(proc.returncode != 0 and "dangling.db is a symbolic link" in proc.stderr,
+              "run --db through a dangling link is refused, naming the link",
+              f"exit {proc.returncode}\nstderr:\n{proc.stderr}")
+    tap.check(os.listdir(elsewhere) == [], "and nothing is made where the link points", os.listdir(elsewhere))
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -632,6 +654,7 @@ def main():
                   "stdout holds each answer once, each on its own line", detail(proc))
 
         no_terminal(tap, agent, env, tmp)
+        create_through_link(tap, agent, env, tmp)
         unverified(tap, agent, env, tmp)
         usage_errors(tap, agent_run, detail, db, recording, work)
 

@@ -595,6 +595,54 @@ test_companions_subprocess (void)
   sqlite3_close (handle);
 }
 
+/* A symbolic link where a database is to be made (dangling, or to an empty
+ * file): SQLite followed it and made the database, its log and its shared
+ * memory where the link pointed, outside the folder (found as an attacker
+ * would).  Creation through a link is refused and writes nothing; an
+ * existing database behind a link still opens. */
+static void
+test_create_through_link (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *elsewhere = g_build_filename (f->dir, "elsewhere", NULL);
+  g_autofree char *target = g_build_filename (elsewhere, "out.db", NULL);
+  g_autofree char *target_wal = g_strconcat (target, "-wal", NULL);
+  g_autofree char *empty = g_build_filename (elsewhere, "empty.db", NULL);
+  g_autofree char *dangling = g_build_filename (f->dir, "dangling.db", NULL);
+  g_autofree char *to_empty = g_build_filename (f->dir, "to-empty.db", NULL);
+  g_autofree char *real = make_db (f, "real.db");
+  g_autofree char *to_real = g_build_filename (f->dir, "to-real.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  gsize length = 1;
+  g_autofree char *contents = NULL;
+
+  g_assert_cmpint (g_mkdir (elsewhere, 0700), ==, 0);
+  g_assert_cmpint (symlink (target, dangling), ==, 0);
+  write_file (empty, "", 0);
+  g_assert_cmpint (symlink (empty, to_empty), ==, 0);
+  g_assert_cmpint (symlink (real, to_real), ==, 0);
+
+  db = pd_db_open (dangling, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "dangling.db is a symbolic link"));
+  g_clear_error (&error);
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (target_wal, G_FILE_TEST_EXISTS));
+
+  db = pd_db_open (to_empty, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (empty, &contents, &length, NULL));
+  g_assert_cmpuint (length, ==, 0);
+
+  db = pd_db_open (to_real, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (db);
+}
+
 static void
 test_companions (Fixture       *f,
                  gconstpointer  data)
@@ -904,6 +952,7 @@ main (int   argc,
   ADD ("/pd/db/schema-changed", test_schema_changed);
   ADD ("/pd/db/not-regular", test_not_regular);
   ADD ("/pd/db/companions", test_companions);
+  ADD ("/pd/db/create-through-link", test_create_through_link);
   g_test_add_func ("/pd/db/companions/subprocess", test_companions_subprocess);
   ADD ("/pd/db/read-only-file", test_read_only_file);
   g_test_add_func ("/pd/db/read-only-file/subprocess", test_read_only_file_subprocess);

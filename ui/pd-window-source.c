@@ -193,7 +193,13 @@ _pd_window_open_source (PdWindow *self)
 
       /* In a folder that exists, the file can be made here; a folder that
        * does not exist is most likely a typing mistake, and is refused. */
-      if (g_file_test (folder, G_FILE_TEST_IS_DIR))
+      if (g_file_test (self->database_path, G_FILE_TEST_IS_SYMLINK))
+        /* A dangling link: creating would make the database where it
+         * points, outside the folder; the store refuses that too. */
+        /* Translators: %s is a file path */
+        description = g_strdup_printf (_("%s is a symbolic link to a file that does not exist. No database is created through a link; open the file it points to, or another database."),
+                                       self->database_path);
+      else if (g_file_test (folder, G_FILE_TEST_IS_DIR))
         {
           /* Translators: %s is a file path */
           description = g_strdup_printf (_("There is no Plandeck database at %s yet. Create a new, empty one there, or open another."),

@@ -586,6 +586,18 @@ pd_db_open (const char  *path,
       return NULL;
     }
   fresh = !exists || empty;
+  /* A symbolic link at the path (dangling, or to an empty file) would have
+   * SQLite make the database, its log and its shared memory wherever the
+   * link points, outside the folder the user chose: a database is never
+   * created through a link.  An existing database behind a link opens. */
+  if (fresh && (flags & PD_DB_CREATE) && g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "%s is a symbolic link; no database is created through a link "
+                   "(it would be made where the link points): choose a path that is not a link",
+                   path);
+      return NULL;
+    }
 
   self = g_object_new (PD_TYPE_DB, NULL);
   self->path = g_strdup (path);

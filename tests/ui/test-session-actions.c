@@ -459,6 +459,31 @@ check_no_folder (PdApplication *app,
   g_assert_null (pd_test_find_action_button (GTK_WIDGET (window), "win.create-database"));
 }
 
+static gboolean
+refusal_shown (gpointer data)
+{
+  return pd_test_find_label_containing (GTK_WIDGET (data), "no database is created through a link") != NULL;
+}
+
+/* A dangling symbolic link at the path: Create made the database where it
+ * pointed, outside the folder (found as an attacker would).  The page names
+ * the link and offers no Create. */
+static void
+check_dangling_link (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  const char *path = user_data;
+  g_autofree char *text = g_strdup_printf ("%s is a symbolic link to a file that does not exist", path);
+
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "No Database Here"));
+  g_assert_null (pd_test_find_action_button (GTK_WIDGET (window), "win.create-database"));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window), text));
+  /* Activated anyway (a stale button, a shortcut): the store refuses. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.create-database", NULL);
+  pd_test_wait_until (refusal_shown, window, WAIT_MS, "the store's refusal");
+}
+
 static void
 test_create_database (void)
 {
@@ -472,6 +497,18 @@ test_create_database (void)
   g_assert_cmpint (pd_test_run_app (args, check_create, path, NULL), ==, 0);
   g_assert_cmpint (pd_test_run_app (missing_args, check_no_folder, NULL, NULL), ==, 0);
   g_assert_false (g_file_test (missing_dir, G_FILE_TEST_EXISTS));
+
+  {
+    g_autofree char *elsewhere = g_build_filename (dir, "elsewhere", NULL);
+    g_autofree char *target = g_build_filename (elsewhere, "out.db", NULL);
+    g_autofree char *link = g_build_filename (dir, "dangling.db", NULL);
+    const char *link_args[] = { "--db", link, NULL };
+
+    g_assert_cmpint (g_mkdir (elsewhere, 0700), ==, 0);
+    g_assert_cmpint (symlink (target, link), ==, 0);
+    g_assert_cmpint (pd_test_run_app (link_args, check_dangling_link, link, NULL), ==, 0);
+    g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  }
 }
 
 /* --- About ------------------------------------------------------------------- */
