@@ -614,6 +614,39 @@ def create_through_link(tap, agent, env, tmp):
     tap.check(os.listdir(elsewhere) == [], "and nothing is made where the link points", os.listdir(elsewhere))
 
 
+def delete_running(tap, agent, env, tmp):
+    """sessions rm of a session whose run goes on: it was deleted and the run
+    went on unrecorded, ending "done" (found as an attacker would).  It is
+    refused while the run lives, and deletes once the run has ended."""
+    work = os.path.join(tmp, "running")
+    os.mkdir(work)
+    recording = os.path.join(tmp, "sleeps.json")
+    with open(recording, "w") as f:
+        json.dump({"turns": [{"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 4"}}]},
+                             {"content": "Slept."}]}, f)
+    db = os.path.join(tmp, "running.db")
+    run = subprocess.Popen([agent, "run", "--db", db, "--provider", "replay", "--replay", recording, "-C", work,
+                            "--approve", "auto", "Sleep"], env=env, cwd=tmp, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    sid = ""
+    while not sid and run.poll() is None:
+        proc = subprocess.run([agent, "sessions", "list", "--db", db, "--json"], env=env, capture_output=True,
+                              text=True, timeout=60)
+        listed = json.loads(proc.stdout or "{}").get("sessions", []) if proc.returncode == 0 else []
+        sid = next((s["id"] for s in listed if s.get("status") == "running"), "")
+    proc = subprocess.run([agent, "sessions", "rm", "--db", db, sid], env=env, capture_output=True, text=True,
+                          timeout=60)
+    tap.check(sid and proc.returncode != 0 and "is running; stop the run first" in proc.stderr,
+              "sessions rm of a running session is refused and says to stop the run",
+              f"session {sid!r} exit {proc.returncode}\nstderr:\n{proc.stderr}")
+    out, err = run.communicate(timeout=120)
+    tap.check(run.returncode == 0 and "could not save" not in err and "Slept." in out,
+              "and the run goes on recorded", err)
+    proc = subprocess.run([agent, "sessions", "rm", "--db", db, sid], env=env, capture_output=True, text=True,
+                          timeout=60)
+    tap.check(proc.returncode == 0, "once the run has ended the session is deleted", proc.stderr)
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -655,6 +688,7 @@ def main():
 
         no_terminal(tap, agent, env, tmp)
         create_through_link(tap, agent, env, tmp)
+        delete_running(tap, agent, env, tmp)
         unverified(tap, agent, env, tmp)
         usage_errors(tap, agent_run, detail, db, recording, work)
 

@@ -909,6 +909,33 @@ test_delete_cascade (Fixture       *f,
   g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND);
 }
 
+/* A session whose run goes on (this process's) is not deleted: the run
+ * went on unrecorded and ended "done" (found as an attacker would).  Once
+ * the run has ended it is. */
+static void
+test_delete_running (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdSessionInfo) running = create (f, "running", "m");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (pd_session_store_set_status (f->store, running->id, PD_SESSION_STATUS_RUNNING, &error));
+  g_assert_false (pd_session_store_delete (f->store, running->id, &error));
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "is running; stop the run first"));
+  g_clear_error (&error);
+  {
+    g_autoptr(PdSessionInfo) still = pd_session_store_get (f->store, running->id, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (still->status, ==, PD_SESSION_STATUS_RUNNING);
+  }
+
+  g_assert_true (pd_session_store_set_status (f->store, running->id, PD_SESSION_STATUS_IDLE, &error));
+  g_assert_true (pd_session_store_delete (f->store, running->id, &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_events (Fixture       *f,
              gconstpointer  data)
@@ -1153,6 +1180,7 @@ main (int   argc,
   ADD ("/pd/store/list-limit-cap", test_list_limit_cap);
   ADD ("/pd/store/fts-hostile", test_fts_hostile);
   ADD ("/pd/store/delete-cascade", test_delete_cascade);
+  ADD ("/pd/store/delete-running", test_delete_running);
   ADD ("/pd/store/events", test_events);
   ADD ("/pd/store/annotations", test_annotations);
   ADD ("/pd/store/interrupted", test_interrupted);

@@ -389,6 +389,36 @@ pd_session_store_delete (PdSessionStore  *self,
   if (!pd_db_begin (self->db, error))
     return FALSE;
 
+  /* A session whose run goes on is not deleted: the run would go on
+   * unrecorded ("could not save the session") and end as if done. */
+  if (!(stmt = pd_db_prepare (self->db, "SELECT run_owner FROM sessions WHERE id = ?1 AND status = 'running'",
+                              error)))
+    {
+      pd_db_rollback (self->db);
+      return FALSE;
+    }
+  pd_db_stmt_bind_text (stmt, 1, id);
+  switch (pd_db_step (self->db, stmt, error))
+    {
+    case PD_DB_ROW:
+      if (_pd_run_owner_check (pd_db_stmt_column_text (stmt, 0)) == PD_RUN_OWNER_ALIVE)
+        {
+          g_clear_pointer (&stmt, pd_db_stmt_release);
+          pd_db_rollback (self->db);
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_BUSY,
+                       "session %s is running; stop the run first, then delete it", id);
+          return FALSE;
+        }
+      break;
+    case PD_DB_DONE:
+      break;
+    default:
+      g_clear_pointer (&stmt, pd_db_stmt_release);
+      pd_db_rollback (self->db);
+      return FALSE;
+    }
+  g_clear_pointer (&stmt, pd_db_stmt_release);
+
   if (!(stmt = pd_db_prepare (self->db,
                               "INSERT INTO annotations (session_id, key, value_json, updated_at) "
                               "SELECT id, '" PD_SESSION_STORE_HIDDEN_KEY "', 'true', ?2 FROM sessions "

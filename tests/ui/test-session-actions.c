@@ -90,6 +90,7 @@ typedef struct
   char           *other;
   char           *imported;
   char           *closing;
+  char           *running;
 } DeleteFixture;
 
 static gboolean
@@ -230,6 +231,18 @@ check_delete (PdApplication *app,
   }
   wait_toast_gone (window);
 
+  /* A session whose run goes on (this process's, so alive): deleting it
+   * let the run go on unrecorded (found as an attacker would).  The window
+   * says to stop the run and hides nothing; no Undo is offered. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", f->running);
+  g_assert_true (pd_session_list_select (list, f->running));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window),
+                                                   "“Running now” is running: stop the run first"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (window), is_button_labelled, "_Undo"));
+  g_assert_true (stored (f->store, f->running));
+  dismiss_toast (window);
+  wait_toast_gone (window);
+
   /* Deleted, and the window closes before the toast goes: it is deleted
    * (checked once the application is gone). */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", f->closing);
@@ -249,6 +262,8 @@ test_delete (void)
   f.closing = pd_test_add_session (f.store, "Close before the toast goes", "plandeck");
   f.imported = pd_test_add_session (f.store, "An agent's session", "claude-code");
   f.ours = pd_test_add_session (f.store, "Tidy the parser", "plandeck");
+  f.running = pd_test_add_session (f.store, "Running now", "plandeck");
+  g_assert_true (pd_session_store_set_status (f.store, f.running, PD_SESSION_STATUS_RUNNING, NULL));
   args[1] = f.db;
 
   g_assert_cmpint (pd_test_run_app (args, check_delete, &f, NULL), ==, 0);
@@ -256,12 +271,14 @@ test_delete (void)
   g_assert_false (stored (f.store, f.closing));
   g_assert_false (stored (f.store, f.ours));
   g_assert_true (listed_in_store (f.store, f.other));
+  g_assert_true (stored (f.store, f.running));
 
   g_object_unref (f.store);
   g_free (f.ours);
   g_free (f.other);
   g_free (f.imported);
   g_free (f.closing);
+  g_free (f.running);
   g_free (f.db);
   g_free (f.dir);
 }
