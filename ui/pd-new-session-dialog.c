@@ -412,6 +412,9 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   g_signal_connect_object (gtk_text_view_get_buffer (self->task_view), "changed",
                            G_CALLBACK (on_changed), self, G_CONNECT_SWAPPED);
   pd_new_session_dialog_load (self);
+  /* The dialog opens on what a person came to write: the task (not on
+   * Cancel, where typing went nowhere and Enter closed the dialog). */
+  gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->task_view));
 }
 
 /**

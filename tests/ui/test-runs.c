@@ -1240,6 +1240,9 @@ check_new_session_dialog (PdApplication *app,
   g_assert_nonnull (dialog);
   pd_test_flush (GTK_WIDGET (dialog));
 
+  /* It opens with the task's field focused, so typing goes there. */
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (dialog)) == pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_TEXT_VIEW));
+
   /* Nothing to start without a task. */
   g_assert_false (pd_new_session_dialog_activate_start (dialog));
 
