@@ -348,6 +348,33 @@ def test_import(tap, agent, tmp):
     tap.check(proc.returncode != "timeout" and "opencode.db-journal beside it is a FIFO" in proc.stdout + proc.stderr,
               "import ends on an OpenCode database with a FIFO journal, naming it", detail(proc))
 
+    # A Kilo database from elsewhere whose session (or part) is an endless
+    # recursive view: import ran for ever, its memory growing by the GB.
+    # It ends, naming what it refused; a table without ids is named too.
+    for name, sql, phrase in [
+            ("view-session",
+             "CREATE VIEW session AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) "
+             "SELECT 'ses_'||x AS id, printf('%.1000c','t') AS title, '/tmp' AS directory FROM c; "
+             "CREATE TABLE part(session_id,id,data);",
+             "its session is a view, not a table"),
+            ("view-part",
+             "CREATE TABLE session(id, title); INSERT INTO session VALUES ('ses_a', 'A'); "
+             "CREATE VIEW part AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) "
+             "SELECT 'ses_a' AS session_id, x AS id, '{\"tool\":\"todowrite\"}' AS data FROM c;",
+             "its part is a view, not a table"),
+            ("no-id", "CREATE TABLE session(title); INSERT INTO session VALUES ('A');",
+             "its session table has no id column")]:
+        kilo = os.path.join(tmp, "kilo-" + name)
+        os.mkdir(kilo)
+        with sqlite3.connect(os.path.join(kilo, "kilo.db")) as kdb:
+            kdb.executescript(sql)
+        kdb.close()
+        proc = agent.run("import", "--claude-dir", empty, "--codex-dir", empty, "--opencode-dir", empty,
+                         "--qwen-dir", empty, "--gemini-dir", empty, "--cline-dir", empty, "--kilo-dir", kilo,
+                         timeout=60)
+        tap.check(proc.returncode == 0 and phrase in proc.stdout + proc.stderr,
+                  f"import ends on a Kilo database ({name}), naming why it is skipped", detail(proc))
+
     # Named on the command line, a FIFO is an error that says what it is.
     proc = agent.run("import", trap, timeout=60)
     tap.check(proc.returncode == 1 and "is not a regular file (a FIFO)" in proc.stderr,

@@ -359,6 +359,65 @@ test_unknown_format (void)
   g_assert_nonnull (strstr (error->message, "gemini-chat"));
 }
 
+/* A foreign database is bounded: rows read per table, SQLite VM steps, the
+ * size of a value; views and triggers are never run.  Each refusal names
+ * its reason. */
+static void
+test_bounds (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "opencode.db", NULL);
+  g_autofree char *view_path = g_build_filename (dir, "view.db", NULL);
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GError) error = NULL;
+  sqlite3 *db;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  exec_sql (db, "CREATE TABLE session (id TEXT, title TEXT);"
+                "CREATE TABLE part (session_id TEXT, id TEXT, data TEXT);"
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)"
+                " INSERT INTO session SELECT 'ses_' || x, 'T' FROM c;"
+                "UPDATE session SET title = printf('%.100000c', 'x') WHERE id = 'ses_1';"
+                /* A trigger the read must not fire (it would fail: read-only). */
+                "CREATE TABLE log (x);"
+                "CREATE TRIGGER t AFTER INSERT ON part BEGIN INSERT INTO log VALUES (1); END;");
+  sqlite3_close (db);
+
+  /* The real bounds: read whole; an over-long title is left out, not read. */
+  sessions = pd_opencode_read_database (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 20000);
+  g_assert_null (pd_imported_session_get_title (find_session (sessions, "ses_1")));
+  g_clear_pointer (&sessions, g_ptr_array_unref);
+
+  /* More rows than allowed: refused whole, named. */
+  _pd_opencode_set_limits (19999, G_MAXUINT64);
+  sessions = pd_opencode_read_database (path, NULL, &error);
+  g_assert_null (sessions);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "its session table has more than 19999 rows"));
+  g_clear_error (&error);
+
+  /* More VM steps than allowed (20000 rows take more than 5000). */
+  _pd_opencode_set_limits (1000000, 5000);
+  sessions = pd_opencode_read_database (path, NULL, &error);
+  g_assert_null (sessions);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "took more than 5000 steps"));
+  g_clear_error (&error);
+  _pd_opencode_set_limits (1000000, G_GUINT64_CONSTANT (2000000000));
+
+  /* An endless view in place of the session table: never run. */
+  g_assert_cmpint (sqlite3_open (view_path, &db), ==, SQLITE_OK);
+  exec_sql (db, "CREATE VIEW session AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+                " SELECT 'ses_' || x AS id FROM c;");
+  sqlite3_close (db);
+  sessions = pd_opencode_read_database (view_path, NULL, &error);
+  g_assert_null (sessions);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "its session is a view, not a table"));
+}
+
 static void
 test_huge_times (void)
 {
@@ -406,6 +465,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-opencode/fifo-journal/subprocess", test_fifo_journal_subprocess);
   g_test_add_func ("/pd/import-opencode/not-a-database", test_not_a_database);
   g_test_add_func ("/pd/import-opencode/huge-times", test_huge_times);
+  g_test_add_func ("/pd/import-opencode/bounds", test_bounds);
   g_test_add_func ("/pd/import-opencode/unknown-format", test_unknown_format);
 
   return g_test_run ();

@@ -12,4 +12,8 @@ void _pd_opencode_replay_part_data (PdImportedSession  *session,
                                     const gsize        *lengths,
                                     guint               n);
 
+/* Tests only: the bounds on rows read per table and on SQLite VM steps. */
+void _pd_opencode_set_limits (guint64 max_rows,
+                              guint64 max_steps);
+
 G_END_DECLS

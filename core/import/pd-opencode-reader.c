@@ -333,6 +333,74 @@ pd_opencode_read_storage (const char    *dir,
 /* ---------------------------------------------------------------------- */
 /* opencode.db                                                            */
 
+/* Bounds on what one database may cost.  A foreign database is data from
+ * elsewhere: a view in place of a table (an endless recursive query), or
+ * rows by the million, would otherwise make an import run for ever with its
+ * memory growing.  The figures are far above real OpenCode / Kilo databases
+ * (thousands of sessions, parts of a few hundred KB). */
+#define OPENCODE_MAX_VALUE_BYTES  (16 * 1024 * 1024)  /* one column value */
+#define OPENCODE_MAX_TITLE_BYTES  (64 * 1024)
+#define OPENCODE_PROGRESS_PERIOD  10000               /* VM steps per call */
+
+static guint64 opencode_max_rows = 1000000;           /* per table */
+static guint64 opencode_max_steps = G_GUINT64_CONSTANT (2000000000);
+
+void
+_pd_opencode_set_limits (guint64 max_rows,
+                         guint64 max_steps)
+{
+  opencode_max_rows = max_rows;
+  opencode_max_steps = max_steps;
+}
+
+typedef struct
+{
+  GCancellable *cancellable;
+  guint64       steps;
+  gboolean      over_budget;
+} Budget;
+
+static int
+budget_progress (void *data)
+{
+  Budget *budget = data;
+
+  budget->steps += OPENCODE_PROGRESS_PERIOD;
+  if (budget->steps > opencode_max_steps)
+    budget->over_budget = TRUE;
+  /* Non-zero interrupts the statement (SQLITE_INTERRUPT). */
+  return budget->over_budget || g_cancellable_is_cancelled (budget->cancellable);
+}
+
+/* The text of a column, or NULL when it is NULL or longer than @max bytes:
+ * the size is asked before the value is made text, so an over-long value
+ * (zeroblob(900000000)) is never copied. */
+static const char *
+column_text_bounded (sqlite3_stmt *stmt,
+                     int           column,
+                     int           max)
+{
+  int type = sqlite3_column_type (stmt, column);
+
+  if (type == SQLITE_NULL)
+    return NULL;
+  if (type == SQLITE_BLOB || type == SQLITE_TEXT)
+    {
+      if (sqlite3_column_bytes (stmt, column) > max)
+        return NULL;
+    }
+  return (const char *) sqlite3_column_text (stmt, column);
+}
+
+static const char *
+column_text (sqlite3_stmt *stmt,
+             int           column)
+{
+  return column_text_bounded (stmt, column, OPENCODE_MAX_VALUE_BYTES);
+}
+
+static void harden (sqlite3 *db);
+
 static sqlite3 *
 open_read_only (const char  *path,
                 GError     **error)
@@ -374,6 +442,7 @@ open_read_only (const char  *path,
       last = sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
       if (last == SQLITE_OK)
         {
+          harden (db);
           sqlite3_busy_timeout (db, 1000);
           last = sqlite3_prepare_v2 (db, "SELECT count(*) FROM sqlite_master", -1, &stmt, NULL);
           if (last == SQLITE_OK)
@@ -389,11 +458,93 @@ open_read_only (const char  *path,
   return NULL;
 }
 
-static const char *
-column_text (sqlite3_stmt *stmt,
-             int           column)
+
+static gboolean
+has_column (sqlite3_stmt *stmt,
+            const char   *name)
 {
-  return (const char *) sqlite3_column_text (stmt, column);
+  for (int c = 0; c < sqlite3_column_count (stmt); c++)
+    if (g_strcmp0 (sqlite3_column_name (stmt, c), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Makes @db run nothing the file brings: no views, no triggers, no
+ * functions from the schema, no writes; and bounds every value. */
+static void
+harden (sqlite3 *db)
+{
+  int unused;
+
+  sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, &unused);
+  sqlite3_db_config (db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &unused);
+  sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &unused);
+  sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, &unused);
+  sqlite3_limit (db, SQLITE_LIMIT_LENGTH, 4 * OPENCODE_MAX_VALUE_BYTES);
+  sqlite3_exec (db, "PRAGMA query_only = ON", NULL, NULL, NULL);
+}
+
+/* TRUE when @name is a plain table; else sets @error with what it is. */
+static gboolean
+check_table (sqlite3     *db,
+             const char  *path,
+             const char  *name,
+             gboolean     required,
+             GError     **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  g_autofree char *type = NULL;
+
+  if (sqlite3_prepare_v2 (db, "SELECT type FROM sqlite_master WHERE name = ?1 COLLATE NOCASE", -1, &stmt, NULL) == SQLITE_OK)
+    {
+      sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
+      if (sqlite3_step (stmt) == SQLITE_ROW)
+        type = g_strdup (column_text_bounded (stmt, 0, 64));
+    }
+  sqlite3_finalize (stmt);
+
+  if (type == NULL && !required)
+    return TRUE;
+  if (type == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s has no %s table", path, name);
+      return FALSE;
+    }
+  if (strcmp (type, "table") != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: its %s is a %s, not a table (not run)",
+                   path, name, type);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The error for a statement that stopped early, or NULL when it ended. */
+static gboolean
+set_stop_error (sqlite3     *db,
+                const char  *path,
+                const char  *table,
+                int          rc,
+                guint64      rows,
+                Budget      *budget,
+                GError     **error)
+{
+  if (g_cancellable_set_error_if_cancelled (budget->cancellable, error))
+    return TRUE;
+  if (budget->over_budget)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "%s: reading its %s table took more than %" G_GUINT64_FORMAT " steps (stopped)",
+                 path, table, opencode_max_steps);
+  else if (rows > opencode_max_rows)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "%s: its %s table has more than %" G_GUINT64_FORMAT " rows (not read)",
+                 path, table, opencode_max_rows);
+  else if (rc == SQLITE_TOOBIG)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "%s: its %s table holds a value too large to read", path, table);
+  else
+    return FALSE;
+  return TRUE;
 }
 
 /* Every session of the database, or the one named @only_id (nullable). */
@@ -410,6 +561,8 @@ read_database (const char         *path,
                                                              (GDestroyNotify) g_ptr_array_unref);
   g_autoptr(JsonParser) parser = json_parser_new ();
   sqlite3_stmt *stmt = NULL;
+  Budget budget = { cancellable, 0, FALSE };
+  guint64 rows = 0;
   sqlite3 *db;
   int rc;
 
@@ -417,22 +570,38 @@ read_database (const char         *path,
 
   if (!(db = open_read_only (path, error)))
     return NULL;
+  sqlite3_progress_handler (db, OPENCODE_PROGRESS_PERIOD, budget_progress, &budget);
+  if (!check_table (db, path, "session", TRUE, error)
+      || !check_table (db, path, "part", FALSE, error)
+      || !check_table (db, path, "message", FALSE, error))
+    {
+      sqlite3_close (db);
+      return NULL;
+    }
 
   /* Column names, not positions: the schema grows between versions. */
   rc = sqlite3_prepare_v2 (db, only_id ? "SELECT * FROM session WHERE id = ?1" : "SELECT * FROM session",
                            -1, &stmt, NULL);
   if (rc == SQLITE_OK && only_id != NULL)
     sqlite3_bind_text (stmt, 1, only_id, -1, SQLITE_TRANSIENT);
-  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+  if (rc == SQLITE_OK && !has_column (stmt, "id"))
+    {
+      sqlite3_finalize (stmt);
+      sqlite3_close (db);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: its session table has no id column", path);
+      return NULL;
+    }
+  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW
+         && ++rows <= opencode_max_rows)
     {
       g_autoptr(PdImportedSession) session = pd_imported_session_new (source_of (path), path);
 
       for (int c = 0; c < sqlite3_column_count (stmt); c++)
         {
           const char *name = sqlite3_column_name (stmt, c);
-          const char *text = column_text (stmt, c);
+          const char *text = column_text_bounded (stmt, c, OPENCODE_MAX_TITLE_BYTES);
 
-          if (text == NULL)
+          if (text == NULL || name == NULL)
             continue;
           if (strcmp (name, "id") == 0)
             pd_imported_session_set_id (session, text);
@@ -454,6 +623,11 @@ read_database (const char         *path,
     }
   sqlite3_finalize (stmt);
   stmt = NULL;
+  if (rc != SQLITE_DONE && set_stop_error (db, path, "session", rc, rows, &budget, error))
+    {
+      sqlite3_close (db);
+      return NULL;
+    }
   if (rc != SQLITE_DONE)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s has no readable session table: %s",
@@ -468,9 +642,11 @@ read_database (const char         *path,
                            -1, &stmt, NULL);
   if (rc == SQLITE_OK && only_id != NULL)
     sqlite3_bind_text (stmt, 1, only_id, -1, SQLITE_TRANSIENT);
-  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+  rows = 0;
+  while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW
+         && ++rows <= opencode_max_rows)
     {
-      const char *session_id = column_text (stmt, 0);
+      const char *session_id = column_text_bounded (stmt, 0, OPENCODE_MAX_TITLE_BYTES);
       const char *data = column_text (stmt, 2);
       PdImportedSession *session;
       GPtrArray *parts;
@@ -500,6 +676,11 @@ read_database (const char         *path,
         break;
     }
   sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE && set_stop_error (db, path, "part", rc, rows, &budget, error))
+    {
+      sqlite3_close (db);
+      return NULL;
+    }
   if (rc != SQLITE_DONE && rc != SQLITE_ROW)
     g_debug ("%s: no readable part table: %s", path, sqlite3_errmsg (db));
   sqlite3_close (db);
