@@ -15,6 +15,7 @@
 
 #include "pd-application.h"
 #include "pd-notifier.h"
+#include "pd-secrets.h"
 #include "pd-window.h"
 
 #define MAX_RECENT_SOURCES 10
@@ -81,7 +82,6 @@ is_endpoint_url (const char  *url,
 
 static void
 remember_source (const char *source,
-                 const char *token,
                  gboolean    is_endpoint)
 {
   g_autoptr(GSettings) settings = g_settings_new (APP_ID);
@@ -103,48 +103,83 @@ remember_source (const char *source,
   g_settings_delay (settings);
   g_settings_set_strv (settings, "recent-sources", (const char * const *) recent);
   if (is_endpoint)
-    {
-      g_settings_set_string (settings, "endpoint-url", source);
-      /* A token that came with the URL is kept for reconnecting to it. */
-      if (token != NULL)
-        g_settings_set_string (settings, "endpoint-token", token);
-    }
+    g_settings_set_string (settings, "endpoint-url", source);
   g_settings_apply (settings);
 }
 
-/* Presents the window already showing this source, or a new one. */
-static PdWindow *
-pd_application_open_source (PdApplication *self,
-                            const char    *database_path,
-                            const char    *remote_url,
-                            gboolean       create_database)
+static void
+on_token_stored (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      data)
+{
+  GWeakRef *window_ref = data;
+  g_autoptr(PdWindow) window = g_weak_ref_get (window_ref);
+  g_autoptr(GError) error = NULL;
+
+  g_weak_ref_clear (window_ref);
+  g_free (window_ref);
+  if (pd_secrets_store_token_finish (result, &error))
+    return;
+  g_message ("%s", error->message);
+  if (window != NULL)
+    pd_window_show_message (window, _("No keyring is available: the token is kept for this session only"));
+}
+
+/* A token that came with the URL is kept for reconnecting to it, in the
+ * keyring; without one, for this session only, and the window says so.
+ * It never goes to GSettings, which keeps it in clear. */
+static void
+remember_token (PdWindow   *window,
+                const char *endpoint,
+                const char *token)
+{
+  GWeakRef *window_ref = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (window_ref, window);
+  pd_secrets_store_token_async (endpoint, token, on_token_stored, window_ref);
+}
+
+/* An older Plandeck kept the token in GSettings: it moves to the keyring,
+ * and leaves GSettings once the keyring has it. */
+static void
+on_token_migrated (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      data)
+{
+  g_autofree char *token = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSettings) settings = NULL;
+  g_autofree char *still = NULL;
+
+  if (!pd_secrets_store_token_finish (result, &error))
+    {
+      g_message ("%s", error->message);
+      return;
+    }
+  settings = g_settings_new (APP_ID);
+  still = g_settings_get_string (settings, "endpoint-token");
+  if (g_strcmp0 (still, token) == 0)
+    g_settings_reset (settings, "endpoint-token");
+}
+
+/* Presents the window already showing this source, or a new one;
+ * @token is the endpoint's, known now. */
+static void
+pd_application_open_source_now (PdApplication *self,
+                                const char    *database_path,
+                                const char    *remote_url,
+                                const char    *token,
+                                gboolean       token_is_new,
+                                gboolean       create_database)
 {
   PdWindow *window = NULL;
-  g_autofree char *token = NULL;
-  g_autofree char *base_url = NULL;
   g_autofree char *with_token = NULL;
 
-  if (remote_url != NULL)
+  if (remote_url != NULL && token != NULL)
     {
-      /* Windows, titles and recent sources know the URL without its token. */
-      base_url = pd_window_split_endpoint_url (remote_url, &token);
-      if (token == NULL)
-        {
-          g_autoptr(GSettings) settings = g_settings_new (APP_ID);
-          g_autofree char *remembered_url = g_settings_get_string (settings, "endpoint-url");
+      g_autofree char *escaped = g_uri_escape_string (token, NULL, FALSE);
 
-          if (g_strcmp0 (remembered_url, base_url) == 0)
-            token = g_settings_get_string (settings, "endpoint-token");
-          if (token != NULL && token[0] == '\0')
-            g_clear_pointer (&token, g_free);
-        }
-      if (token != NULL)
-        {
-          g_autofree char *escaped = g_uri_escape_string (token, NULL, FALSE);
-
-          with_token = g_strconcat (base_url, strchr (base_url, '?') ? "&" : "?", "token=", escaped, NULL);
-        }
-      remote_url = base_url;
+      with_token = g_strconcat (remote_url, strchr (remote_url, '?') ? "&" : "?", "token=", escaped, NULL);
     }
 
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
@@ -173,13 +208,87 @@ pd_application_open_source (PdApplication *self,
     pd_window_set_remote_token (window, token);
 
   if (remote_url != NULL)
-    remember_source (remote_url, token, TRUE);
+    {
+      remember_source (remote_url, TRUE);
+      if (token_is_new)
+        remember_token (window, remote_url, token);
+    }
   else
-    remember_source (database_path, NULL, FALSE);
+    remember_source (database_path, FALSE);
 
   gtk_window_present (GTK_WINDOW (window));
+}
 
-  return window;
+typedef struct
+{
+  PdApplication *app;
+  char          *remote_url;
+} TokenLookup;
+
+static void
+on_token_looked_up (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      data)
+{
+  TokenLookup *lookup = data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = pd_secrets_lookup_token_finish (result, &error);
+
+  /* Without a keyring the window asks for the token as before. */
+  if (error != NULL)
+    g_message ("%s", error->message);
+  pd_application_open_source_now (lookup->app, NULL, lookup->remote_url, token, FALSE, FALSE);
+  g_application_release (G_APPLICATION (lookup->app));
+  g_object_unref (lookup->app);
+  g_free (lookup->remote_url);
+  g_free (lookup);
+}
+
+static void
+pd_application_open_source (PdApplication *self,
+                            const char    *database_path,
+                            const char    *remote_url,
+                            gboolean       create_database)
+{
+  g_autofree char *token = NULL;
+  g_autofree char *base_url = NULL;
+
+  if (remote_url == NULL)
+    {
+      pd_application_open_source_now (self, database_path, NULL, NULL, FALSE, create_database);
+      return;
+    }
+
+  /* Windows, titles and recent sources know the URL without its token. */
+  base_url = pd_window_split_endpoint_url (remote_url, &token);
+  if (token != NULL)
+    {
+      pd_application_open_source_now (self, NULL, base_url, token, TRUE, FALSE);
+      return;
+    }
+
+  {
+    g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+    g_autofree char *remembered_url = g_settings_get_string (settings, "endpoint-url");
+    g_autofree char *old_token = g_settings_get_string (settings, "endpoint-token");
+
+    if (g_strcmp0 (remembered_url, base_url) == 0 && old_token[0] != '\0')
+      {
+        pd_secrets_store_token_async (base_url, old_token, on_token_migrated, g_strdup (old_token));
+        pd_application_open_source_now (self, NULL, base_url, old_token, FALSE, FALSE);
+        return;
+      }
+  }
+
+  /* The keyring answers on the main loop; the application waits for it. */
+  {
+    TokenLookup *lookup = g_new0 (TokenLookup, 1);
+
+    lookup->app = g_object_ref (self);
+    lookup->remote_url = g_steal_pointer (&base_url);
+    g_application_hold (G_APPLICATION (self));
+    pd_secrets_lookup_token_async (lookup->remote_url, on_token_looked_up, lookup);
+  }
 }
 
 static int

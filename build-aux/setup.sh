@@ -7,9 +7,12 @@ packages=(
   # build
   build-essential meson ninja-build pkg-config gettext
   libglib2.0-dev libglib2.0-bin libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
-  libgtk-4-dev libadwaita-1-dev
+  libgtk-4-dev libadwaita-1-dev libsecret-1-dev
   # running the GUI and its tests without a display
   xvfb xauth dbus-x11 dbus-daemon at-spi2-core adwaita-icon-theme fonts-cantarell
+  # the keyring that keeps endpoint tokens, started on the secrets test's
+  # private bus
+  gnome-keyring
   # settings that outlive the process (window size, recent sources)
   dconf-gsettings-backend
   # validation and tests

@@ -12,6 +12,7 @@
 
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
+#include "pd-secrets.h"
 #include "pd-session-export.h"
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
@@ -127,13 +128,28 @@ on_endpoint_response (AdwMessageDialog *dialog,
 }
 
 static void
+on_remembered_token (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      data)
+{
+  GWeakRef *entry_ref = data;
+  GtkEditable *entry = g_weak_ref_get (entry_ref);
+  g_autofree char *token = pd_secrets_lookup_token_finish (result, NULL);
+
+  if (entry != NULL && token != NULL && gtk_editable_get_text (entry)[0] == '\0')
+    gtk_editable_set_text (entry, token);
+  g_clear_object (&entry);
+  g_weak_ref_clear (entry_ref);
+  g_free (entry_ref);
+}
+
+static void
 connect_endpoint_action (GtkWidget  *widget,
                          const char *action_name,
                          GVariant   *parameter)
 {
   PdWindow *self = PD_WINDOW (widget);
   g_autofree char *remembered_url = g_settings_get_string (self->settings, "endpoint-url");
-  g_autofree char *remembered_token = g_settings_get_string (self->settings, "endpoint-token");
   GtkWidget *dialog;
   GtkWidget *box;
   GtkWidget *entry;
@@ -163,7 +179,15 @@ connect_endpoint_action (GtkWidget  *widget,
   gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (token_entry), TRUE);
   g_object_set (token_entry, "placeholder-text", _("Token (unless the URL has ?token=)"),
                 "activates-default", TRUE, NULL);
-  gtk_editable_set_text (GTK_EDITABLE (token_entry), remembered_token);
+  /* The remembered token is filled in when the keyring gives it, unless
+   * one was typed meanwhile. */
+  if (remembered_url[0] != '\0')
+    {
+      GWeakRef *entry_ref = g_new0 (GWeakRef, 1);
+
+      g_weak_ref_init (entry_ref, token_entry);
+      pd_secrets_lookup_token_async (remembered_url, on_remembered_token, entry_ref);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (token_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Token"), -1);
   gtk_box_append (GTK_BOX (box), token_entry);
@@ -319,6 +343,20 @@ on_token_activate (PdWindow *self)
   gtk_widget_activate_action (GTK_WIDGET (self), "win.use-token", NULL);
 }
 
+static void
+on_banner_token_stored (GObject      *object,
+                        GAsyncResult *result,
+                        gpointer      data)
+{
+  g_autoptr(PdWindow) self = data;
+  g_autoptr(GError) error = NULL;
+
+  if (pd_secrets_store_token_finish (result, &error))
+    return;
+  g_message ("%s", error->message);
+  pd_window_show_message (self, _("No keyring is available: the token is kept for this session only"));
+}
+
 /* The token entered in the banner, for a server that refused the old one. */
 static void
 use_token_action (GtkWidget  *widget,
@@ -332,6 +370,8 @@ use_token_action (GtkWidget  *widget,
     return;
   gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
   pd_window_set_remote_token (self, token);
+  if (self->remote_url != NULL)
+    pd_secrets_store_token_async (self->remote_url, token, on_banner_token_stored, g_object_ref (self));
 }
 
 /* Retry on an error page or the offline banner: open or ask again now. */
