@@ -14,11 +14,14 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "pd-plan-state.h"
+#include "pd-safe-text.h"
 #include "pd-session-export.h"
 
 typedef struct
@@ -29,7 +32,7 @@ typedef struct
   GFile                 *file;
   PdSessionInfo         *info;
   JsonArray             *messages;
-  char                  *contents;
+  GPtrArray             *versions;
 } ExportData;
 
 static void
@@ -40,7 +43,7 @@ export_data_free (ExportData *data)
   g_clear_object (&data->file);
   g_clear_pointer (&data->info, pd_session_info_free);
   g_clear_pointer (&data->messages, json_array_unref);
-  g_free (data->contents);
+  g_clear_pointer (&data->versions, g_ptr_array_unref);
   g_free (data);
 }
 
@@ -86,6 +89,81 @@ message_text (JsonObject *message)
   return g_string_free (text, FALSE);
 }
 
+/* Characters a reader or a terminal must see as what they are: controls
+ * (C0 but for line breaks and tabs, DEL, C1 with ESC among them, line and
+ * paragraph separators) and invisible format characters such as bidi
+ * overrides (pd_safe_text_is_invisible()). */
+static gboolean
+needs_visible_escape (gunichar c)
+{
+  if (c == '\n' || c == '\t')
+    return FALSE;
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
+         pd_safe_text_is_invisible (c);
+}
+
+/* Appends @text with each such character as "<U+202E>" (the CLI's form),
+ * invalid UTF-8 as U+FFFD; with @inline_text, also as Markdown inline text:
+ * HTML specials as entities, Markdown specials backslash-escaped, line
+ * breaks as spaces.  "<U+" starts no HTML tag, so the escapes stay text. */
+static void
+append_safe (GString    *out,
+             const char *text,
+             gboolean    inline_text)
+{
+  const char *end;
+
+  if (text == NULL)
+    return;
+  end = text + strlen (text);
+  for (const char *p = text; p < end; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_unichar (out, 0xFFFD);
+          p++;
+          continue;
+        }
+      if (c == '\r' && p + 1 < end && p[1] == '\n')
+        ;  /* "\r\n" is one line break */
+      else if (inline_text && (c == '\n' || c == '\t'))
+        g_string_append_c (out, ' ');
+      else if (needs_visible_escape (c))
+        g_string_append_printf (out, "<U+%04X>", c);
+      else if (inline_text && c == '<')
+        g_string_append (out, "&lt;");
+      else if (inline_text && c == '>')
+        g_string_append (out, "&gt;");
+      else if (inline_text && c == '&')
+        g_string_append (out, "&amp;");
+      else if (inline_text && c < 0x80 && strchr ("\\`*_[]()#!|~{}", (char) c) != NULL)
+        g_string_append_printf (out, "\\%c", (char) c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+}
+
+static char *
+inline_text (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  append_safe (out, text, TRUE);
+  return g_string_free (out, FALSE);
+}
+
+static char *
+fenced_text (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  append_safe (out, text, FALSE);
+  return g_string_free (out, FALSE);
+}
+
 /* A fence of backticks longer than any run of them in @text. */
 static char *
 fence_for (const char *text)
@@ -103,23 +181,37 @@ fence_for (const char *text)
 
 static void
 append_fenced (GString    *out,
-               const char *text,
+               const char *raw,
                const char *language)
 {
+  g_autofree char *text = fenced_text (raw);
   g_autofree char *fence = fence_for (text);
 
   g_string_append_printf (out, "%s%s\n%s%s%s\n\n", fence, language ? language : "", text,
                           g_str_has_suffix (text, "\n") || *text == '\0' ? "" : "\n", fence);
 }
 
-/* A title on one line, as a heading can hold. */
-static char *
-one_line (const char *text)
+/* A code span: a backtick run longer than any inside, spaced off when
+ * the text begins or ends with a backtick. */
+static void
+append_code_span (GString    *out,
+                  const char *raw)
 {
-  char *line = g_strdup (text ? text : "");
+  g_autoptr(GString) safe = g_string_new (NULL);
+  g_autofree char *ticks = NULL;
+  guint longest = 0, run = 0;
+  const char *pad;
 
-  g_strdelimit (line, "\r\n", ' ');
-  return line;
+  append_safe (safe, raw, FALSE);
+  g_strdelimit (safe->str, "\n\t", ' ');
+  for (const char *p = safe->str; *p; p++)
+    {
+      run = *p == '`' ? run + 1 : 0;
+      longest = MAX (longest, run);
+    }
+  ticks = g_strnfill (longest + 1, '`');
+  pad = safe->len > 0 && (safe->str[0] == '`' || safe->str[safe->len - 1] == '`') ? " " : "";
+  g_string_append_printf (out, "%s%s%s%s%s", ticks, pad, safe->str, pad, ticks);
 }
 
 static const char *
@@ -155,17 +247,28 @@ pd_session_export_markdown (const PdSessionInfo *info,
                             GPtrArray           *versions)
 {
   GString *out = g_string_new (NULL);
-  g_autofree char *title = one_line (info->name && *info->name ? info->name : info->task);
+  g_autofree char *title = inline_text (info->name && *info->name ? info->name : info->task);
+  g_autofree char *source = inline_text (info->source);
   g_autofree char *created = pd_session_time_to_string (info->created_at);
   g_autofree char *updated = pd_session_time_to_string (info->updated_at);
 
   g_string_append_printf (out, "# %s\n\n", *title ? title : _("Untitled session"));
-  g_string_append_printf (out, "- %s: `%s`\n", _("Session"), info->id);
-  g_string_append_printf (out, "- %s: %s\n", _("Source"), info->source);
+  g_string_append_printf (out, "- %s: ", _("Session"));
+  append_code_span (out, info->id);
+  g_string_append_printf (out, "\n- %s: %s\n", _("Source"), source);
   if (info->model && *info->model)
-    g_string_append_printf (out, "- %s: %s (%s)\n", _("Model"), info->model, info->provider);
+    {
+      g_autofree char *model = inline_text (info->model);
+      g_autofree char *provider = inline_text (info->provider);
+
+      g_string_append_printf (out, "- %s: %s (%s)\n", _("Model"), model, provider);
+    }
   if (info->cwd && *info->cwd)
-    g_string_append_printf (out, "- %s: `%s`\n", _("Folder"), info->cwd);
+    {
+      g_string_append_printf (out, "- %s: ", _("Folder"));
+      append_code_span (out, info->cwd);
+      g_string_append_c (out, '\n');
+    }
   g_string_append_printf (out, "- %s: %s\n", _("Started"), created ? created : "");
   g_string_append_printf (out, "- %s: %s\n", _("Last change"), updated ? updated : "");
   g_string_append_printf (out, "- %s: %s\n\n", _("Status"), pd_session_status_to_string (info->status));
@@ -187,13 +290,13 @@ pd_session_export_markdown (const PdSessionInfo *info,
           for (guint i = 0; i < plan->steps->len; i++)
             {
               const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
-              g_autofree char *step_title = one_line (step->title);
+              g_autofree char *step_title = inline_text (step->title);
+              g_autofree char *status = inline_text (pd_plan_step_status_to_string (step->status));
 
-              g_string_append_printf (out, "- %s %s (%s)", step_box (step->status), step_title,
-                                      pd_plan_step_status_to_string (step->status));
+              g_string_append_printf (out, "- %s %s (%s)", step_box (step->status), step_title, status);
               if (step->note && *step->note)
                 {
-                  g_autofree char *note = one_line (step->note);
+                  g_autofree char *note = inline_text (step->note);
 
                   g_string_append_printf (out, " — %s", note);
                 }
@@ -210,6 +313,7 @@ pd_session_export_markdown (const PdSessionInfo *info,
       JsonObject *message;
       JsonNode *calls;
       g_autofree char *text = NULL;
+      g_autofree char *heading = NULL;
       const char *role;
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
@@ -218,7 +322,8 @@ pd_session_export_markdown (const PdSessionInfo *info,
       role = object_string (message, "role");
       text = message_text (message);
 
-      g_string_append_printf (out, "### %s\n\n", role_heading (role ? role : "?"));
+      heading = inline_text (role_heading (role ? role : "?"));
+      g_string_append_printf (out, "### %s\n\n", heading);
       if (*text != '\0')
         append_fenced (out, text, "");
 
@@ -234,7 +339,9 @@ pd_session_export_markdown (const PdSessionInfo *info,
             const char *arguments = object_string (fn, "arguments");
 
             /* Translators: %s is the name of a tool the model called */
-            g_string_append_printf (out, "%s `%s`\n\n", _("Tool call:"), name ? name : "?");
+            g_string_append_printf (out, "%s ", _("Tool call:"));
+            append_code_span (out, name ? name : "?");
+            g_string_append (out, "\n\n");
             if (arguments != NULL)
               append_fenced (out, arguments, "json");
           }
@@ -282,18 +389,48 @@ pd_session_export_json (const PdSessionInfo *info,
 
 /* --- reading and writing ------------------------------------------------ */
 
+/* In a worker thread: a transcript may hold a hundred megabytes of tool
+ * output, and building its text must not stall the window.  The target is
+ * looked at first: opening a FIFO would block until someone reads it, and a
+ * device or folder is no place for an export.  A new file is the user's
+ * alone (0600); a file written over keeps its mode. */
 static void
-on_written (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
+export_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
 {
-  g_autoptr(GTask) task = user_data;
+  ExportData *data = task_data;
+  const char *path = g_file_peek_path (data->file);
+  g_autofree char *contents = NULL;
   GError *error = NULL;
+  GStatBuf st;
+  gboolean existed = FALSE;
 
-  if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+  if (path != NULL && g_stat (path, &st) == 0)
+    {
+      if (!S_ISREG (st.st_mode))
+        {
+          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                                   _("It is not a regular file (a pipe, a device or a folder); choose a file"));
+          return;
+        }
+      existed = TRUE;
+    }
+
+  contents = data->format == PD_SESSION_EXPORT_JSON
+    ? pd_session_export_json (data->info, data->messages, data->versions)
+    : pd_session_export_markdown (data->info, data->messages, data->versions);
+  if (!g_file_replace_contents (data->file, contents, strlen (contents), NULL, FALSE,
+                                G_FILE_CREATE_PRIVATE | G_FILE_CREATE_REPLACE_DESTINATION,
+                                NULL, cancellable, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (existed && g_chmod (path, st.st_mode & 07777) != 0)
+    g_debug ("Could not keep the mode of %s: %s", path, g_strerror (errno));
+  g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -319,12 +456,8 @@ on_history (GObject      *object,
       g_clear_error (&error);
     }
 
-  data->contents = data->format == PD_SESSION_EXPORT_JSON
-    ? pd_session_export_json (data->info, data->messages, versions)
-    : pd_session_export_markdown (data->info, data->messages, versions);
-  g_file_replace_contents_async (data->file, data->contents, strlen (data->contents), NULL, FALSE,
-                                 G_FILE_CREATE_REPLACE_DESTINATION, g_task_get_cancellable (task),
-                                 on_written, g_object_ref (task));
+  data->versions = g_steal_pointer (&versions);
+  g_task_run_in_thread (task, export_thread);
 }
 
 static void

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "pd-session-export.h"
 #include "pd-session-list.h"
@@ -386,6 +387,41 @@ check_export (PdApplication *app,
   (void) folder;
   (void) file_exists;
 
+  /* A new export is the user's alone; one written over keeps its mode. */
+  {
+    g_autofree char *kept_path = g_build_filename (f->out_dir, "kept.md", NULL);
+    g_autoptr(GFile) kept = g_file_new_for_path (kept_path);
+    g_autoptr(GFile) markdown_file = g_file_new_for_path (markdown_path);
+    GStatBuf st;
+
+    g_assert_cmpint (g_stat (markdown_path, &st), ==, 0);
+    g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+    g_assert_true (g_file_set_contents (kept_path, "old", -1, NULL));
+    g_assert_cmpint (g_chmod (kept_path, 0640), ==, 0);
+    pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, kept,
+                             NULL, on_exported, f);
+    pd_test_wait_until (export_done, f, WAIT_MS, "the export over a file");
+    g_assert_no_error (f->error);
+    f->done = FALSE;
+    g_assert_cmpint (g_stat (kept_path, &st), ==, 0);
+    g_assert_cmpint (st.st_mode & 0777, ==, 0640);
+    (void) markdown_file;
+  }
+
+  /* A FIFO is refused at once, not opened to wait for a reader. */
+  {
+    g_autofree char *fifo_path = g_build_filename (f->out_dir, "pipe.md", NULL);
+    g_autoptr(GFile) fifo = g_file_new_for_path (fifo_path);
+
+    g_assert_cmpint (mkfifo (fifo_path, 0600), ==, 0);
+    pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, fifo,
+                             NULL, on_exported, f);
+    pd_test_wait_until (export_done, f, WAIT_MS, "the export to a FIFO");
+    g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+    g_clear_error (&f->error);
+    f->done = FALSE;
+  }
+
   g_assert_true (g_file_get_contents (markdown_path, &markdown, NULL, NULL));
   g_test_message ("%s", markdown);
   g_assert_true (g_str_has_prefix (markdown, "# Tidy the parser\n"));
@@ -441,6 +477,100 @@ test_export (void)
   g_free (f.id);
   g_free (f.out_dir);
   pd_test_db_free (f.db);
+}
+
+/* As an attacker would: a session whose every field is hostile.  Outside
+ * fences nothing may stay HTML or Markdown of the attacker's making, and no
+ * control or bidi character may reach the file raw, inside fences either. */
+#define HOSTILE "Title <b>bold</b> <a href=\"http://evil\">x</a> \033[31mred \342\200\256evil``` *em* _u_ [l](x) # & <img src=x onerror=alert(1)>"
+
+/* Whether @line holds a "<" that starts anything but our "<U+XXXX>". */
+static gboolean
+has_raw_tag (const char *line)
+{
+  for (const char *p = strchr (line, '<'); p != NULL; p = strchr (p + 1, '<'))
+    if (!g_str_has_prefix (p, "<U+"))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_export_hostile (void)
+{
+  PdSessionInfo info = { 0 };
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  g_autoptr(GPtrArray) versions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  PdPlanVersionInfo *version = g_new0 (PdPlanVersionInfo, 1);
+  PdPlanStep *step = g_ptr_array_index (plan->steps, 0);
+  g_autofree char *markdown = NULL;
+  g_auto(GStrv) lines = NULL;
+  gboolean in_fence = FALSE;
+  g_autofree char *fence = NULL;
+
+  info.id = (char *) "id-1";
+  info.name = (char *) HOSTILE;
+  info.task = (char *) HOSTILE;
+  info.model = (char *) HOSTILE;
+  info.provider = (char *) HOSTILE;
+  info.source = (char *) HOSTILE;
+  info.cwd = (char *) "/tmp/a`b ``c <d>";
+  g_free (step->title);
+  step->title = g_strdup (HOSTILE);
+  g_free (step->note);
+  step->note = g_strdup (HOSTILE);
+  version->version = 1;
+  version->state_json = pd_plan_state_to_json (plan);
+  g_ptr_array_add (versions, version);
+  json_array_add_object_element (messages, pd_test_message ("tool", "out \033]0;title\007 \033[2J \342\200\256rev\302\233x"));
+
+  markdown = pd_session_export_markdown (&info, messages, versions);
+  g_test_message ("%s", markdown);
+
+  /* Nowhere raw: ESC, BEL, C1 CSI, U+202E. */
+  g_assert_null (strchr (markdown, '\033'));
+  g_assert_null (strchr (markdown, '\007'));
+  g_assert_null (strstr (markdown, "\302\233"));
+  g_assert_null (strstr (markdown, "\342\200\256"));
+  g_assert_nonnull (strstr (markdown, "<U+001B>]0;title<U+0007>"));
+  g_assert_nonnull (strstr (markdown, "<U+202E>rev"));
+
+  g_assert_true (g_str_has_prefix (markdown,
+    "# Title &lt;b&gt;bold&lt;/b&gt; &lt;a href=\"http://evil\"&gt;x&lt;/a&gt; <U+001B>\\[31mred <U+202E>evil\\`\\`\\` "
+    "\\*em\\* \\_u\\_ \\[l\\]\\(x\\) \\# &amp; &lt;img src=x onerror=alert\\(1\\)&gt;\n"));
+  /* The folder's span outlasts the backticks inside it. */
+  g_assert_nonnull (strstr (markdown, "- Folder: ```/tmp/a`b ``c <d>```\n"));
+
+  /* Every line outside fences: no tag, no unescaped backtick or emphasis. */
+  lines = g_strsplit (markdown, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+
+      if (in_fence)
+        {
+          if (g_str_equal (line, fence))
+            in_fence = FALSE;
+          g_assert_null (strchr (line, '\033'));
+          continue;
+        }
+      if (g_str_has_prefix (line, "```"))
+        {
+          g_free (fence);
+          fence = g_strndup (line, strspn (line, "`"));
+          in_fence = TRUE;
+          continue;
+        }
+      if (g_str_has_prefix (line, "- Folder: "))
+        continue;
+      g_assert_false (has_raw_tag (line));
+      for (const char *p = line; *p; p++)
+        if (strchr ("`*_[]", *p) != NULL && !(p > line && p[-1] == '\\') &&
+            !(g_str_has_prefix (line, "- [") && p - line <= 4) &&
+            !g_str_has_prefix (line, "- Session: ") && !g_str_has_prefix (line, "Tool call: "))
+          g_error ("unescaped %c in line %s", *p, line);
+    }
+  g_assert_false (in_fence);
 }
 
 /* --- create a database ------------------------------------------------------------ */
@@ -576,6 +706,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/session-actions/delete-undo", test_delete);
   g_test_add_func ("/pd/ui/session-actions/export", test_export);
+  g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);
   g_test_add_func ("/pd/ui/session-actions/create-database", test_create_database);
   g_test_add_func ("/pd/ui/session-actions/about", test_about);
 
