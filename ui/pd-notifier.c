@@ -26,6 +26,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-notifier-private.h"
+#include "pd-safe-text.h"
 #include "pd-session-item.h"
 
 /* How often stalled checklists are looked for; the stall time itself is a
@@ -198,6 +199,7 @@ on_run_finished (PdNotifier *self,
   const char *title;
   g_autoptr(GNotification) notification = NULL;
   g_autofree char *body = NULL;
+  g_autofree char *safe_message = NULL;
 
   if (session_id == NULL)
     return;
@@ -230,7 +232,7 @@ on_run_finished (PdNotifier *self,
       notification = g_notification_new (_("Run Failed"));
       /* Translators: %s is a session's title, then why its run failed */
       body = message != NULL && message[0] != '\0'
-        ? g_strdup_printf (_("“%s”: %s"), title, message)
+        ? g_strdup_printf (_("“%s”: %s"), title, safe_message = pd_safe_text_line (message))
         : g_strdup_printf (_("“%s” did not finish."), title);
       g_notification_set_body (notification, body);
       g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
@@ -246,13 +248,14 @@ on_approval_asked (PdNotifier *self,
 {
   g_autoptr(GNotification) notification = g_notification_new (_("Approval Needed"));
   g_autofree char *body = NULL;
+  g_autofree char *safe_tool = pd_safe_text_line (tool);
 
   if (session_id == NULL)
     return;
 
   /* Translators: %s is a session's title, %s the name of a tool, such as shell */
   body = g_strdup_printf (_("“%s” waits for your approval to use the tool “%s”."),
-                          pd_notifier_title_of (self, session_id), tool);
+                          pd_notifier_title_of (self, session_id), safe_tool);
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_URGENT);
   g_notification_add_button_with_target (notification, _("Approve Once"),
@@ -326,7 +329,8 @@ pd_notifier_observe (PdNotifier          *self,
     }
 
   g_free (track->title);
-  track->title = g_strdup (title);
+  /* Bodies are plain text; a bidi override in a title would reverse the rest. */
+  track->title = pd_safe_text_line (title);
   track->imported = imported;
   track->done = info->plan_done;
   track->total = info->plan_total;

@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-safe-text.h"
 #include "pd-session-deleter.h"
 
 typedef struct
@@ -140,7 +141,8 @@ pd_session_deleter_delete (PdSessionDeleter *self,
   pending->deleter = self;
   pending->source = g_object_ref (source);
   pending->id = g_strdup (pd_session_item_get_id (item));
-  pending->title = g_strdup (pd_session_item_get_title (item));
+  /* A bidi override in a title would reverse the rest of the toast: made visible. */
+  pending->title = pd_safe_text_line (pd_session_item_get_title (item));
   g_ptr_array_add (self->pending, pending);
 
   pd_session_deleter_show (self, pending->id, FALSE);
