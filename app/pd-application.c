@@ -520,16 +520,31 @@ open_session_action (GSimpleAction *action,
   g_debug ("no window lists session %s", session_id);
 }
 
-/* A notification's Approve or Deny button: the run that asked gets it. */
+/* A notification's Approve or Deny button: its target is "SESSION_ID/N",
+ * the session and the number of the question it showed.  Only that
+ * question gets the answer: a stale notification's button, pressed after
+ * the question was answered in the dialog, must not answer the run's next
+ * question. */
 static void
 answer_approval (GtkApplication *app,
-                 const char     *session_id,
+                 const char     *target,
                  gboolean        allow)
 {
-  for (GList *l = gtk_application_get_windows (app); l; l = l->next)
-    if (PD_IS_WINDOW (l->data) && pd_window_answer_approval (PD_WINDOW (l->data), session_id, allow))
+  const char *slash = strrchr (target, '/');
+  g_autofree char *session_id = NULL;
+  guint64 serial = 0;
+
+  if (slash == NULL || !g_ascii_string_to_unsigned (slash + 1, 10, 1, G_MAXUINT, &serial, NULL))
+    {
+      g_debug ("an approval answer for “%s”, which names no question, is ignored", target);
       return;
-  g_debug ("no run of session %s waits for an approval", session_id);
+    }
+  session_id = g_strndup (target, slash - target);
+  for (GList *l = gtk_application_get_windows (app); l; l = l->next)
+    if (PD_IS_WINDOW (l->data) && pd_window_answer_approval (PD_WINDOW (l->data), session_id, (guint) serial, allow))
+      return;
+  g_debug ("no run of session %s waits on approval question %" G_GUINT64_FORMAT "; the answer is ignored",
+           session_id, serial);
 }
 
 static void

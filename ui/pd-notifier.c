@@ -244,11 +244,13 @@ on_run_finished (PdNotifier *self,
 static void
 on_approval_asked (PdNotifier *self,
                    const char *session_id,
-                   const char *tool)
+                   const char *tool,
+                   guint       serial)
 {
   g_autoptr(GNotification) notification = g_notification_new (_("Approval Needed"));
   g_autofree char *body = NULL;
   g_autofree char *safe_tool = pd_safe_text_line (tool);
+  g_autofree char *question = NULL;
 
   if (session_id == NULL)
     return;
@@ -258,10 +260,13 @@ on_approval_asked (PdNotifier *self,
                           pd_notifier_title_of (self, session_id), safe_tool);
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_URGENT);
+  /* The buttons name this question, not only its session: pressed after it
+   * was answered in the dialog, they must not answer the next one. */
+  question = g_strdup_printf ("%s/%u", session_id, serial);
   g_notification_add_button_with_target (notification, _("Approve Once"),
-                                         "app." PD_NOTIFIER_ACTION_APPROVE, "s", session_id);
+                                         "app." PD_NOTIFIER_ACTION_APPROVE, "s", question);
   g_notification_add_button_with_target (notification, _("Deny"),
-                                         "app." PD_NOTIFIER_ACTION_DENY, "s", session_id);
+                                         "app." PD_NOTIFIER_ACTION_DENY, "s", question);
   g_free (self->approval_session);
   self->approval_session = g_strdup (session_id);
   pd_notifier_send (self, "notify-approval", "approval", session_id, notification);

@@ -107,7 +107,7 @@ on_approval_response (AdwMessageDialog *dialog,
   if (self != NULL)
     {
       g_ptr_array_remove (self->questions, question);
-      _pd_run_controller_emit_approval (self, NULL);
+      _pd_run_controller_emit_approval (self, NULL, 0);
     }
 }
 
@@ -201,24 +201,29 @@ _pd_run_controller_ask_approval (PdRunController *self,
   gtk_widget_add_css_class (dialog, "pd-approval-dialog");
 
   question->dialog = dialog;
+  question->serial = ++self->approval_serial;
   g_signal_connect (dialog, "response", G_CALLBACK (on_approval_response), question);
   gtk_window_present (GTK_WINDOW (dialog));
-  _pd_run_controller_emit_approval (self, question->tool);
+  _pd_run_controller_emit_approval (self, question->tool, question->serial);
 }
 
 /**
  * pd_run_controller_answer_approval:
  * @session_id: the session whose run asks
+ * @serial: the question's number, from #PdRunController::approval-asked
  * @allow: approve once, or deny
  *
- * Answers the open approval question of @session_id's run as its dialog
- * would (a notification's Approve and Deny buttons).
+ * Answers approval question @serial of @session_id's run as its dialog
+ * would (a notification's Approve and Deny buttons).  Any other question,
+ * a later one of the same run included, is left alone: a stale
+ * notification never answers a question it did not show.
  *
- * Returns: whether such a question was open
+ * Returns: whether that question was open
  */
 gboolean
 pd_run_controller_answer_approval (PdRunController *self,
                                    const char      *session_id,
+                                   guint            serial,
                                    gboolean         allow)
 {
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), FALSE);
@@ -230,7 +235,7 @@ pd_run_controller_answer_approval (PdRunController *self,
     {
       Question *question = g_ptr_array_index (self->questions, i);
 
-      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL)
+      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL && question->serial == serial)
         {
           GtkWidget *dialog = question->dialog;
 

@@ -47,6 +47,7 @@ typedef struct
   PdRemoteRun     *remote_run; /* (nullable) a remote run's question: answered over HTTP */
 
   GtkWidget       *dialog;     /* main thread only */
+  guint            serial;     /* an approval's number in its controller, for a notification's answer */
 } Question;
 
 struct _PdRunController
@@ -67,6 +68,7 @@ struct _PdRunController
   char          *activity;
   GString       *transcript;
 
+  guint          approval_serial; /* the last approval question's number */
   GHashTable    *always;       /* tool names approved for the session */
   GPtrArray     *questions;    /* (element-type Question) open, main thread */
 
@@ -105,7 +107,8 @@ typedef enum
 void      _pd_run_controller_notify               (PdRunController     *self,
                                                    PdRunControllerProp  prop);
 void      _pd_run_controller_emit_approval        (PdRunController     *self,
-                                                   const char          *tool);
+                                                   const char          *tool,
+                                                   guint                serial);
 void      _pd_run_controller_emit_session_started (PdRunController     *self,
                                                    const char          *session_id);
 void      _pd_run_controller_set_session_id       (PdRunController     *self,

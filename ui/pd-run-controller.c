@@ -170,13 +170,15 @@ _pd_run_controller_emit_session_started (PdRunController *self,
   g_signal_emit (self, signals[SESSION_STARTED], 0, session_id);
 }
 
-/* An approval dialog opened (@tool) or was answered (@tool %NULL). */
+/* An approval dialog opened (@tool, question number @serial) or was
+ * answered (@tool %NULL). */
 void
 _pd_run_controller_emit_approval (PdRunController *self,
-                                  const char      *tool)
+                                  const char      *tool,
+                                  guint            serial)
 {
   if (tool != NULL)
-    g_signal_emit (self, signals[APPROVAL_ASKED], 0, self->session_id, tool);
+    g_signal_emit (self, signals[APPROVAL_ASKED], 0, self->session_id, tool, serial);
   else
     g_signal_emit (self, signals[APPROVAL_ANSWERED], 0, self->session_id);
 }
@@ -735,10 +737,12 @@ pd_run_controller_class_init (PdRunControllerClass *klass)
    * PdRunController::approval-asked:
    * @session_id: (nullable): the session of the run that waits
    * @tool: the tool it wants to use
+   * @serial: the question's number, which an answer from outside the
+   *   dialog names (pd_run_controller_answer_approval())
    */
   signals[APPROVAL_ASKED] =
     g_signal_new ("approval-asked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_UINT);
 
   /**
    * PdRunController::approval-answered:

@@ -57,6 +57,7 @@ gboolean         pd_run_controller_continue        (PdRunController      *self,
 void             pd_run_controller_stop            (PdRunController      *self);
 gboolean         pd_run_controller_answer_approval (PdRunController      *self,
                                                     const char           *session_id,
+                                                    guint                 serial,
                                                     gboolean              allow);
 gboolean         pd_run_controller_get_running     (PdRunController      *self);
 const char      *pd_run_controller_get_session_id  (PdRunController      *self);

@@ -40,6 +40,7 @@ gboolean         pd_window_open_session       (PdWindow       *self,
                                                const char     *session_id);
 gboolean         pd_window_answer_approval    (PdWindow       *self,
                                                const char     *session_id,
+                                               guint           serial,
                                                gboolean        allow);
 
 G_END_DECLS

@@ -310,6 +310,7 @@ typedef struct
   char     *project;
   char     *replay_write;
   char     *replay_fail;
+  char     *replay_two;
   guint     finished;
   int       status;
 } Fixture;
@@ -322,6 +323,7 @@ fixture_free (Fixture *fixture)
   g_free (fixture->project);
   g_free (fixture->replay_write);
   g_free (fixture->replay_fail);
+  g_free (fixture->replay_two);
   g_free (fixture);
 }
 
@@ -337,6 +339,12 @@ fixture_new (void)
   fixture->project = g_build_filename (fixture->dir, "project", NULL);
   fixture->replay_write = g_build_filename (fixture->dir, "write.json", NULL);
   fixture->replay_fail = g_build_filename (fixture->dir, "fail.json", NULL);
+  fixture->replay_two = g_build_filename (fixture->dir, "two.json", NULL);
+  g_assert_true (g_file_set_contents (fixture->replay_two,
+    "{\"label\": \"test: two writes\", \"turns\": ["
+    " {\"content\": \"First.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"first.txt\", \"content\": \"1\\n\"}}]},"
+    " {\"content\": \"Second.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"second.txt\", \"content\": \"2\\n\"}}]},"
+    " {\"content\": \"All done.\"}]}", -1, NULL));
   g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
   g_assert_true (g_file_set_contents (fixture->replay_write,
     "{\"label\": \"test: one write\", \"turns\": ["
@@ -410,6 +418,74 @@ typedef struct
 } Shown;
 
 static gboolean
+approvals_added (gpointer data)
+{
+  return count_added ("approval:") >= GPOINTER_TO_UINT (data);
+}
+
+static Record *
+last_added (const char *kind)
+{
+  for (guint i = server.added->len; i > 0; i--)
+    {
+      Record *record = g_ptr_array_index (server.added, i - 1);
+
+      if (g_str_has_prefix (record->id, kind))
+        return record;
+    }
+  return NULL;
+}
+
+/* The target of the notification's button @label. */
+static GVariant *
+button_target (Record     *record,
+               const char *label)
+{
+  g_autoptr(GVariant) buttons = g_variant_lookup_value (record->notification, "buttons",
+                                                        G_VARIANT_TYPE ("aa{sv}"));
+  GVariantIter iter;
+  GVariant *button;
+
+  g_variant_iter_init (&iter, buttons);
+  while ((button = g_variant_iter_next_value (&iter)))
+    {
+      const char *button_label = NULL;
+      GVariant *target = NULL;
+
+      g_variant_lookup (button, "label", "&s", &button_label);
+      if (g_strcmp0 (button_label, label) == 0)
+        target = g_variant_lookup_value (button, "target", NULL);
+      g_variant_unref (button);
+      if (target != NULL)
+        return target;
+    }
+  g_error ("the notification %s has no button “%s”", record->id, label);
+}
+
+static GtkWidget *
+open_approval_dialog (void)
+{
+  return GTK_WIDGET (pd_test_find_toplevel (ADW_TYPE_MESSAGE_DIALOG));
+}
+
+/* As a click on its button: the response, then the dialog goes. */
+static void
+answer_dialog (const char *response)
+{
+  GtkWidget *dialog = open_approval_dialog ();
+
+  g_assert_nonnull (dialog);
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), response);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static gboolean
+approval_dialog_open (gpointer data)
+{
+  return open_approval_dialog () != NULL;
+}
+
+static gboolean
 window_shows (gpointer data)
 {
   Shown *shown = data;
@@ -447,7 +523,11 @@ check_runs (PdApplication *app,
 
   /* Approve from the notification: the write happens, the dialog goes,
    * and the notification is withdrawn. */
-  activate_button (record, "Approve Once", "app.approve-run", run_id);
+  {
+    g_autofree char *question = g_strdup_printf ("%s/1", run_id);
+
+    activate_button (record, "Approve Once", "app.approve-run", question);
+  }
   pd_test_wait_until (file_exists, written, WAIT_MS, "the approved write");
   pd_test_wait_until (finished_count, &wait, WAIT_MS, "the run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
@@ -482,6 +562,35 @@ check_runs (PdApplication *app,
   g_assert_cmpuint (count_added ("approval:"), ==, 1);
   g_assert_cmpuint (count_added ("run-finished:"), ==, 1);
   g_assert_cmpuint (count_added ("run-failed:"), ==, 1);
+
+  /* A stale notification: question 1 notified, answered in the dialog, then
+   * question 2 asked.  Question 1's Approve answered question 2 (found as
+   * an attacker would); it is ignored now. */
+  {
+    g_autofree char *first = g_build_filename (fixture->project, "first.txt", NULL);
+    g_autofree char *second = g_build_filename (fixture->project, "second.txt", NULL);
+    g_autoptr(GVariant) stale = NULL;
+    guint before = count_added ("approval:");
+
+    wait.count = 3;
+    start_replay (window, fixture, fixture->replay_two, "Write two files");
+    pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 1), WAIT_MS, "question 1's notification");
+    stale = button_target (last_added ("approval:"), "Approve Once");
+    pd_test_wait_until (approval_dialog_open, NULL, WAIT_MS, "question 1's dialog");
+    answer_dialog ("once");
+    pd_test_wait_until (file_exists, first, WAIT_MS, "the first write");
+    pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 2), WAIT_MS, "question 2's notification");
+    pd_test_wait_until (approval_dialog_open, NULL, WAIT_MS, "question 2's dialog");
+
+    activate_app_action ("app.approve-run", stale);
+    pd_test_spin (1000);
+    g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
+    g_assert_nonnull (open_approval_dialog ());
+
+    answer_dialog ("deny");
+    pd_test_wait_until (finished_count, &wait, WAIT_MS, "the third run to end");
+    g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
+  }
   gtk_window_destroy (other);
 }
 
