@@ -944,6 +944,128 @@ test_redirect_not_followed (Fixture       *f,
   g_assert_cmpuint (f->redirected_with_token, ==, 0);
 }
 
+/* The window refetches a session on every change; a run that commits
+ * quickly pushes many.  The source keeps its lookups within its budget
+ * (serve allows 60 a minute per client, as odek does): merged, delayed,
+ * never a 429, and the last plan version arrives in the end. */
+typedef struct
+{
+  PdSource *source;
+  const char *id;
+  guint     in_flight;
+  guint     rate_limited;
+  guint     changes;
+  gint64    version;     /* the newest plan version received */
+} Follower;
+
+static void
+on_follow_plan (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Follower *follower = user_data;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GError) error = NULL;
+
+  follower->in_flight--;
+  if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
+    follower->version = MAX (follower->version, plan->version);
+  else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED))
+    follower->rate_limited++;
+}
+
+static void
+on_follow_session (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Follower *follower = user_data;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+
+  follower->in_flight--;
+  info = pd_source_get_session_finish (PD_SOURCE (object), result, &error);
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED))
+    follower->rate_limited++;
+}
+
+static void
+on_follow_changed (PdSource *source,
+                   gpointer  user_data)
+{
+  Follower *follower = user_data;
+
+  follower->changes++;
+  follower->in_flight += 2;
+  pd_source_get_session_async (source, follower->id, NULL, on_follow_session, follower);
+  pd_source_get_plan_async (source, follower->id, NULL, on_follow_plan, follower);
+}
+
+static void
+test_lookup_budget (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdPlanStore) plan = pd_plan_store_new (12, 4000);
+  g_autofree char *created = NULL;
+  Follower follower = { .source = source, .id = f->id };
+  gint64 last = 0, deadline;
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_follow_changed), &follower);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+
+  /* A second writer (the run) commits 200 plan updates quickly. */
+  db = pd_db_open (f->db_path, PD_DB_NONE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  created = pd_plan_store_execute (plan, "{\"verb\":\"create\",\"steps\":[{\"title\":\"Read\"},{\"title\":\"Fix\"}]}", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *json = g_strdup_printf ("{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"%s\"}]}",
+                                               i % 2 ? "pending" : "in_progress");
+      g_autofree char *revision = pd_plan_store_execute (plan, json, &error);
+      g_autoptr(PdPlanState) state = NULL;
+      PdTurn turn = { 0 };
+      PdEvent *event;
+
+      g_assert_no_error (error);
+      state = pd_plan_store_snapshot (plan);
+      last = state->version;
+      turn.session_id = f->id;
+      turn.plan = state;
+      turn.status = PD_SESSION_STATUS_RUNNING;
+      g_assert_true (pd_session_store_save_turn (store, &turn, &error));
+      g_assert_no_error (error);
+      /* and says so on the stream, as serve's own runs do */
+      event = pd_event_new (PD_EVENT_PLAN_UPDATED);
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+
+  deadline = g_get_monotonic_time () + 40 * G_USEC_PER_SEC;
+  while ((follower.version < last || follower.in_flight > 0) && follower.rate_limited == 0 &&
+         g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_test_message ("%u changes pushed; plan version %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT,
+                  follower.changes, follower.version, last);
+  g_assert_cmpuint (follower.changes, >, 60);
+  g_assert_cmpuint (follower.rate_limited, ==, 0);
+  g_assert_cmpint (follower.version, ==, last);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  g_signal_handlers_disconnect_by_data (source, &follower);
+  while (follower.in_flight > 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -957,6 +1079,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/ours", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_ours, fixture_tear_down);
   g_test_add ("/pd/remote-source/errors", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_errors, fixture_tear_down);
   g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
+  g_test_add ("/pd/remote-source/lookup-budget", Fixture, GUINT_TO_POINTER (PD_SERVER_DEFAULT_RATE_LIMIT), fixture_set_up,
+              test_lookup_budget, fixture_tear_down);
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
   g_test_add ("/pd/remote-source/runs-unsupported", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_runs_unsupported, fixture_tear_down);

@@ -26,6 +26,15 @@ G_BEGIN_DECLS
 #define KEEPALIVE_MIN_MS    200
 #define KEEPALIVE_MAX_MS    60000
 
+/* The client's budget of session lookups (GET /api/sessions/ID…), which a
+ * server limits to 60 a minute per client (odek, and serve likewise): a
+ * token bucket of LOOKUP_BURST that refills LOOKUP_PER_MINUTE a minute, so
+ * that no 60 s window holds more than LOOKUP_BURST + LOOKUP_PER_MINUTE
+ * (58) of them.  A lookup with no token waits, merged with any other
+ * waiting lookup of the same path: several changes, one refetch. */
+#define LOOKUP_BURST        8
+#define LOOKUP_PER_MINUTE   50
+
 typedef enum
 {
   OP_LIST,
@@ -54,6 +63,7 @@ typedef struct
   gboolean    detail;       /* OP_PLAN: asked …/plan/detail */
   gint64      after_seq;
   gboolean    bootstrapped; /* the session token was fetched for this call */
+  GPtrArray  *followers;    /* GTasks merged into this waiting lookup; they get its answer */
 } Call;
 
 struct _PdRemoteSource
@@ -68,6 +78,9 @@ struct _PdRemoteSource
   gint64        backoff_until;   /* monotonic µs */
   guint         backoff_seconds;
   int           has_detail;      /* -1 unknown, 0 no, 1 yes */
+  double        lookup_tokens;   /* the lookup budget: tokens left … */
+  gint64        lookup_refilled; /* … as of this monotonic µs */
+  GPtrArray    *lookups_waiting; /* GTasks (borrowed) of lookups waiting for budget or backoff */
 
   guint         watch_interval;
   GCancellable *watch_cancellable;

@@ -197,7 +197,60 @@ call_free (Call *call)
   g_free (call->path);
   g_free (call->body);
   g_free (call->id);
+  g_clear_pointer (&call->followers, g_ptr_array_unref);
   g_free (call);
+}
+
+/* A session lookup: what a server rate-limits (GET /api/sessions/ID, its
+ * /plan, /plan/detail and /export). */
+static gboolean
+call_is_lookup (const Call *call)
+{
+  return g_strcmp0 (call->method, "GET") == 0 && g_str_has_prefix (call->path, "/api/sessions/");
+}
+
+/* Takes a token of the lookup budget; else says how many ms until one. */
+static gboolean
+take_lookup_token (PdRemoteSource *self,
+                   gint64          now,
+                   guint          *wait_ms)
+{
+  double per_us = LOOKUP_PER_MINUTE / (60.0 * G_USEC_PER_SEC);
+
+  self->lookup_tokens = MIN ((double) LOOKUP_BURST, self->lookup_tokens + (now - self->lookup_refilled) * per_us);
+  self->lookup_refilled = now;
+  if (self->lookup_tokens >= 1.0)
+    {
+      self->lookup_tokens -= 1.0;
+      return TRUE;
+    }
+  *wait_ms = (guint) ((1.0 - self->lookup_tokens) / per_us / 1000) + 1;
+  return FALSE;
+}
+
+/* The waiting lookup of @path, to merge a new one into; NULL when none. */
+static GTask *
+find_waiting_lookup (PdRemoteSource *self,
+                     const Call     *call)
+{
+  for (guint i = 0; i < self->lookups_waiting->len; i++)
+    {
+      GTask *waiting = g_ptr_array_index (self->lookups_waiting, i);
+      Call *other = g_task_get_task_data (waiting);
+
+      if (other->kind == call->kind && strcmp (other->path, call->path) == 0)
+        return waiting;
+    }
+  return NULL;
+}
+
+/* The followers of @task's call, taken from it. */
+static GPtrArray *
+steal_followers (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+
+  return g_steal_pointer (&call->followers);
 }
 
 static void send_call (GTask *task);
@@ -470,20 +523,23 @@ finish_call (GTask    *task,
     }
 }
 
+/* Answers @task (taken) with the reply to its request. */
 static void
-on_sent (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
+handle_reply (GTask       *task_,
+              SoupMessage *msg,
+              GBytes      *bytes,
+              const GError *send_error)
 {
-  g_autoptr(GTask) task = user_data;
+  g_autoptr(GTask) task = task_;
   PdRemoteSource *self = g_task_get_source_object (task);
   Call *call = g_task_get_task_data (task);
-  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  g_autoptr(GError) error = send_error ? g_error_copy (send_error) : NULL;
   g_autoptr(JsonNode) root = NULL;
   const char *token;
   guint status;
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
 
   if (bytes == NULL)
     {
@@ -576,6 +632,23 @@ on_sent (GObject      *object,
   finish_call (task, root);
 }
 
+static void
+on_sent (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  GTask *task = user_data;
+  g_autoptr(GPtrArray) followers = steal_followers (task);
+  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+
+  handle_reply (task, msg, bytes, error);
+  /* The lookups merged into this one get the same, newest answer. */
+  for (guint i = 0; followers != NULL && i < followers->len; i++)
+    handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, error);
+}
+
 static gboolean
 send_later (gpointer data)
 {
@@ -611,21 +684,63 @@ send_call (GTask *task)
   const char *session_token;
   gint64 now = g_get_monotonic_time ();
 
+  g_ptr_array_remove (self->lookups_waiting, task);
   if (g_task_return_error_if_cancelled (task))
     {
+      g_autoptr(GPtrArray) followers = steal_followers (task);
+
       g_object_unref (task);
+      /* Those merged into it still want the answer: the first leads. */
+      if (followers != NULL && followers->len > 0)
+        {
+          GTask *leader = g_ptr_array_steal_index (followers, 0);
+          Call *leader_call = g_task_get_task_data (leader);
+
+          if (followers->len > 0)
+            leader_call->followers = g_steal_pointer (&followers);
+          send_call (leader);
+        }
       return;
     }
 
-  /* Back off after a 429: wait instead of adding to the pressure. */
-  if (self->backoff_until > now)
+  /* Back off after a 429, and keep session lookups within the budget:
+   * wait instead of adding to the pressure, merged with a waiting lookup
+   * of the same path. */
+  if (self->backoff_until > now || call_is_lookup (call))
     {
-      GSource *source = g_timeout_source_new ((guint) ((self->backoff_until - now) / 1000 + 1));
+      guint wait_ms = 0;
 
-      g_source_set_callback (source, send_later, task, NULL);
-      g_source_attach (source, self->context);
-      g_source_unref (source);
-      return;
+      if (self->backoff_until > now)
+        wait_ms = (guint) ((self->backoff_until - now) / 1000 + 1);
+      else if (call_is_lookup (call) && find_waiting_lookup (self, call) == NULL)
+        take_lookup_token (self, now, &wait_ms);
+
+      if (call_is_lookup (call) && (wait_ms > 0 || find_waiting_lookup (self, call) != NULL))
+        {
+          GTask *waiting = find_waiting_lookup (self, call);
+
+          if (waiting != NULL && waiting != task)
+            {
+              Call *leader = g_task_get_task_data (waiting);
+
+              if (leader->followers == NULL)
+                leader->followers = g_ptr_array_new_with_free_func (g_object_unref);
+              g_ptr_array_add (leader->followers, task);
+              if (call->followers != NULL)
+                g_ptr_array_extend_and_steal (leader->followers, g_steal_pointer (&call->followers));
+              return;
+            }
+          g_ptr_array_add (self->lookups_waiting, task);
+        }
+      if (wait_ms > 0)
+        {
+          GSource *source = g_timeout_source_new (wait_ms);
+
+          g_source_set_callback (source, send_later, task, NULL);
+          g_source_attach (source, self->context);
+          g_source_unref (source);
+          return;
+        }
     }
 
   session_token = call->id ? g_hash_table_lookup (self->session_tokens, call->id) : NULL;
@@ -650,8 +765,13 @@ send_call (GTask *task)
   msg = soup_message_new (call->method, url);
   if (msg == NULL)
     {
+      g_autoptr(GPtrArray) followers = steal_followers (task);
+
       g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("“%s” is not a valid URL"), url);
       g_object_unref (task);
+      for (guint i = 0; followers != NULL && i < followers->len; i++)
+        g_task_return_new_error (g_ptr_array_index (followers, i), PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
+                                 _("“%s” is not a valid URL"), url);
       return;
     }
   /* A redirect is never followed: libsoup would send the token (and a
@@ -668,7 +788,10 @@ send_call (GTask *task)
       soup_message_set_request_body_from_bytes (msg, "application/json", body);
     }
 
-  soup_session_send_and_read_async (self->session, msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task), on_sent, task);
+  /* One merged lookup answers several callers: one caller's cancellable
+   * must not cancel it for the others. */
+  soup_session_send_and_read_async (self->session, msg, G_PRIORITY_DEFAULT,
+                                    call->followers != NULL ? NULL : g_task_get_cancellable (task), on_sent, task);
 }
 
 void
@@ -992,6 +1115,7 @@ pd_remote_source_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_hash_table_unref (self->session_tokens);
+  g_ptr_array_unref (self->lookups_waiting);
   g_free (self->base);
   g_free (self->token);
   g_free (self->last_event_key);
@@ -1055,6 +1179,9 @@ pd_remote_source_init (PdRemoteSource *self)
 {
   self->session_tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->has_detail = -1;
+  self->lookup_tokens = LOOKUP_BURST;
+  self->lookup_refilled = g_get_monotonic_time ();
+  self->lookups_waiting = g_ptr_array_new ();
   self->context = g_main_context_ref_thread_default ();
   self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", 60, NULL);
 }
