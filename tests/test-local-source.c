@@ -220,6 +220,8 @@ test_update_and_watch (Fixture       *f,
   g_assert_cmpuint (changed, ==, 2);
   pd_local_source_watch (source, 0);
 
+  /* The run has ended (a running session is not deleted). */
+  g_assert_true (pd_session_store_set_status (f->store, f->id, PD_SESSION_STATUS_IDLE, &error));
   pd_source_delete_session_async (PD_SOURCE (source), f->id, NULL, got_result, &r2);
   g_assert_true (pd_source_delete_session_finish (PD_SOURCE (source), await (&r2), &error));
   g_assert_null (pd_session_store_get (f->store, f->id, NULL));
