@@ -10,6 +10,7 @@
 #include "pd-database-watcher.h"
 #include "pd-event-bus.h"
 #include "pd-import-index.h"
+#include "pd-import-scanner.h"
 #include "pd-import-watcher.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
@@ -787,6 +788,8 @@ on_follow_store (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(PdSessionStore) store = g_task_propagate_pointer (G_TASK (result), &error);
   g_autoptr(PdImportIndex) index = NULL;
+  g_autoptr(PdImportScanner) scanner = NULL;
+  g_auto(GStrv) roots = NULL;
   GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
 
   if (store == NULL || g_cancellable_is_cancelled (cancellable))
@@ -795,6 +798,11 @@ on_follow_store (GObject      *object,
   /* Monitors belong to the main context: made here, not in the worker. */
   index = pd_import_index_new ();
   self->transcripts = pd_import_watcher_new (index, store);
+  /* The agents' default folders, as the app's import reads them: a new
+   * task or session there appears by itself. */
+  scanner = pd_import_scanner_new ();
+  roots = pd_import_scanner_dup_roots (scanner);
+  pd_import_watcher_set_roots (self->transcripts, (const char * const *) roots);
   g_signal_connect_object (self->transcripts, "changed", G_CALLBACK (on_transcript_changed),
                            self, G_CONNECT_SWAPPED);
   pd_import_watcher_start_async (self->transcripts, cancellable, on_follow_started, NULL);

@@ -560,6 +560,61 @@ test_watcher (void)
   pd_import_test_rmtree (db_dir);
 }
 
+/* A new task appears while the app runs: every task is a new folder under
+ * the extension's tasks/ folder, which the watcher follows as a root (tried
+ * as a new user would, a new task never appeared). */
+static void
+test_watcher_new_task (void)
+{
+  g_autofree char *roo = fixture_path (ROO_TASK);
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *tasks = g_build_filename (dir, "rooveterinaryinc.roo-cline", "tasks", NULL);
+  g_autofree char *task = g_build_filename (tasks, "1775310000001", NULL);
+  g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
+  g_autofree char *db_dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportWatcher) watcher = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GPtrArray) list = NULL;
+  const char *roots[] = { tasks, NULL };
+  Watch watch = { loop, 0 };
+  PdSessionInfo *info;
+  guint total;
+
+  g_assert_true (g_file_get_contents (roo, &contents, NULL, NULL));
+  g_mkdir_with_parents (tasks, 0700);
+
+  watcher = pd_import_watcher_new (index, store);
+  pd_import_watcher_set_roots (watcher, roots);
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_changed), &watch);
+  pd_import_watcher_start_async (watcher, NULL, on_started, &watch);
+  g_main_loop_run (loop);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_cmpuint (list->len, ==, 0);
+
+  g_assert_cmpint (g_mkdir (task, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  wait_change (&watch, 1);
+  g_assert_cmpuint (watch.changes, >=, 1);
+  g_clear_pointer (&list, g_ptr_array_unref);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_cmpuint (list->len, ==, 1);
+  info = g_ptr_array_index (list, 0);
+  g_assert_cmpuint (info->plan_done, ==, 2);
+  g_assert_cmpuint (info->plan_total, ==, 3);
+
+  pd_import_watcher_stop (watcher);
+  g_clear_object (&watcher);
+  g_clear_object (&store);
+  pd_import_test_rmtree (dir);
+  pd_import_test_rmtree (db_dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -575,5 +630,6 @@ main (int   argc,
   g_test_add_func ("/pd/import-cline/hostile", test_hostile);
   g_test_add_func ("/pd/import-cline/kilo-cli", test_kilo_cli);
   g_test_add_func ("/pd/import-cline/watcher", test_watcher);
+  g_test_add_func ("/pd/import-cline/watcher-new-task", test_watcher_new_task);
   return g_test_run ();
 }

@@ -13,6 +13,11 @@
 /* Events of one burst of writes are gathered this long before reading. */
 #define SETTLE_MS 50
 #define MONITOR_RATE_LIMIT_MS 200
+/* The agents' root folders are followed this deep (Codex's date folders are
+ * three levels down, a Cline task one) and at most this many folders, so a
+ * huge tree cannot use up the system's inotify watches. */
+#define ROOT_DEPTH 4
+#define MAX_FOLDERS 1024
 
 struct _PdImportWatcher
 {
@@ -23,6 +28,8 @@ struct _PdImportWatcher
   GCancellable       *cancellable;
   GHashTable         *monitors;   /* path → GFileMonitor (files and folders) */
   GHashTable         *pending;    /* paths waiting to be read again (a set) */
+  GStrv               roots;      /* the agents' root folders, followed for new folders */
+  guint               n_folders;  /* folder monitors made under the roots */
   guint               settle_id;
   gboolean            busy;
   PdImportIndexStats  stats;
@@ -54,6 +61,7 @@ pd_import_watcher_finalize (GObject *object)
 
   g_clear_pointer (&self->monitors, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_pointer (&self->roots, g_strfreev);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->index);
   g_clear_object (&self->store);
@@ -197,6 +205,7 @@ update_thread (GTask        *task,
 
 static void schedule (PdImportWatcher *self);
 static void watch_path (PdImportWatcher *self, const char *path, gboolean is_dir);
+static void watch_folder (PdImportWatcher *self, const char *path, guint depth_left);
 
 static void
 update_done (GObject      *object,
@@ -225,8 +234,23 @@ update_done (GObject      *object,
   for (guint i = 0; i < update->paths->len; i++)
     {
       const char *path = g_ptr_array_index (update->paths, i);
+      g_autoptr(GDir) dir = NULL;
+      const char *name;
+
       if (!g_hash_table_contains (self->monitors, path) && g_file_test (path, G_FILE_TEST_IS_REGULAR))
         watch_path (self, path, FALSE);
+      /* A new folder read whole: its transcripts are followed too. */
+      else if (g_file_test (path, G_FILE_TEST_IS_DIR) && (dir = g_dir_open (path, 0, NULL)))
+        while ((name = g_dir_read_name (dir)))
+          {
+            g_autofree char *child = g_build_filename (path, name, NULL);
+
+            if ((g_str_has_suffix (name, ".jsonl") || _pd_import_is_document_name (path, name))
+                && !g_hash_table_contains (self->monitors, child)
+                && !g_file_test (child, G_FILE_TEST_IS_SYMLINK)
+                && g_file_test (child, G_FILE_TEST_IS_REGULAR))
+              watch_path (self, child, FALSE);
+          }
     }
 
   for (guint i = 0; i < update->ids->len; i++)
@@ -338,6 +362,23 @@ dir_changed_cb (GFileMonitor      *monitor,
 
   if (path == NULL || g_hash_table_contains (self->monitors, path))
     return;
+
+  /* A new folder under a root (a Cline task, a project's folder, a day of
+   * Codex sessions): followed from now on, and read for what was written
+   * into it before its monitor was made. */
+  if ((event == G_FILE_MONITOR_EVENT_CREATED || event == G_FILE_MONITOR_EVENT_MOVED_IN
+       || event == G_FILE_MONITOR_EVENT_RENAMED)
+      && g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      guint depth_left = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (monitor), "pd-depth-left"));
+
+      if (depth_left > 0)
+        {
+          watch_folder (self, path, depth_left - 1);
+          _pd_import_watcher_queue_path (self, path);
+        }
+      return;
+    }
   if (!g_str_has_suffix (path, ".jsonl"))
     {
       g_autofree char *dir = g_path_get_dirname (path);
@@ -405,6 +446,46 @@ pd_import_watcher_watch (PdImportWatcher  *self,
   return TRUE;
 }
 
+/* A folder under a root and its subfolders, @depth_left levels further
+ * down, each followed for new transcripts and new folders. */
+static void
+watch_folder (PdImportWatcher *self,
+              const char      *path,
+              guint            depth_left)
+{
+  g_autoptr(GDir) dir = NULL;
+  GFileMonitor *monitor;
+  const char *name;
+
+  if (self->n_folders >= MAX_FOLDERS || g_hash_table_contains (self->monitors, path))
+    return;
+  watch_path (self, path, TRUE);
+  if (!(monitor = g_hash_table_lookup (self->monitors, path)))
+    return;
+  self->n_folders++;
+  g_object_set_data (G_OBJECT (monitor), "pd-depth-left", GUINT_TO_POINTER (depth_left));
+  if (depth_left == 0 || !(dir = g_dir_open (path, 0, NULL)))
+    return;
+  while ((name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      /* Links are not followed, as the import passes them over. */
+      if (!g_file_test (child, G_FILE_TEST_IS_SYMLINK) && g_file_test (child, G_FILE_TEST_IS_DIR))
+        watch_folder (self, child, depth_left - 1);
+    }
+}
+
+void
+pd_import_watcher_set_roots (PdImportWatcher    *self,
+                             const char * const *roots)
+{
+  g_return_if_fail (PD_IS_IMPORT_WATCHER (self));
+
+  g_clear_pointer (&self->roots, g_strfreev);
+  self->roots = g_strdupv ((char **) roots);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Starting                                                               */
 
@@ -441,6 +522,10 @@ listed_cb (GObject      *object,
     }
   if (g_task_return_error_if_cancelled (outer))
     return;
+  /* The roots first: their folders then know how deep new ones are followed. */
+  for (guint i = 0; self->roots && self->roots[i]; i++)
+    if (g_file_test (self->roots[i], G_FILE_TEST_IS_DIR))
+      watch_folder (self, self->roots[i], ROOT_DEPTH);
   for (guint i = 0; i < paths->len; i++)
     if (g_file_test (g_ptr_array_index (paths, i), G_FILE_TEST_IS_REGULAR))
       watch_path (self, g_ptr_array_index (paths, i), FALSE);

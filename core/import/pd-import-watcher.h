@@ -32,6 +32,12 @@ gboolean         pd_import_watcher_start_finish (PdImportWatcher   *self,
 gboolean         pd_import_watcher_watch        (PdImportWatcher   *self,
                                                  const char        *path,
                                                  GError           **error);
+/* The agents' root folders (pd_import_scanner_dup_roots()): from start,
+ * they and their subfolders (a few levels, a bounded count) are followed,
+ * so a new task, project or session folder and its transcripts are found
+ * while the app runs.  Call before pd_import_watcher_start_async(). */
+void             pd_import_watcher_set_roots    (PdImportWatcher   *self,
+                                                 const char * const *roots);
 /* Stops for good: no more monitors, reads or ::changed, even while a read
  * still running keeps the watcher alive. */
 void             pd_import_watcher_stop         (PdImportWatcher   *self);
