@@ -9,6 +9,7 @@ statuses and outputs.  Prints TAP.
 """
 import http.server
 import json
+import shutil
 import os
 import queue
 import subprocess
@@ -584,6 +585,58 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
     tap.check(proc.returncode == 2 and "pass --replay FILE (this session ran with replay; --provider picks another)"
               in proc.stderr and "no terminal" not in proc.stderr,
               "continue of a replayed session without --replay says how to go on", detail(proc))
+    # A --…-dir that is not there: said, status 2 (was an empty import, status 0).
+    empty = os.path.join(work, "..", "empty-agents")
+    os.makedirs(empty, exist_ok=True)
+    others = ["--claude-dir", empty, "--codex-dir", empty, "--opencode-dir", empty, "--qwen-dir", empty,
+              "--gemini-dir", empty, "--kilo-dir", empty]
+    for option in ("--qwen-dir", "--claude-dir", "--cline-dir", "--kilo-dir"):
+        proc = agent_run("import", *others, option, "/nonexistent/agent-folder")
+        tap.check(proc.returncode == 2 and f"{option}: no such folder: /nonexistent/agent-folder" in proc.stderr,
+                  f"import {option} of a folder that is not there is bad usage that names it", detail(proc))
+    # The obvious forms: the editors' folder (~/.config) for --cline-dir, the
+    # kilo.db file for --kilo-dir (both found nothing before).
+    config = os.path.join(work, "..", "config-home")
+    if not os.path.isdir(config):
+        shutil.copytree(os.path.join(FIXTURES, "vscode"), os.path.join(config, "Code"))
+    proc = agent_run("import", "--json", *others, "--cline-dir", config)
+    found = json.loads(proc.stdout)["sessions"] if proc.returncode == 0 else []
+    tap.check(any(s.get("source") == "roo" for s in found),
+              "import --cline-dir ~/.config finds the editors' tasks", detail(proc))
+    kilo = os.path.join(work, "..", "kilo-data")
+    os.makedirs(kilo, exist_ok=True)
+    db_file = os.path.join(kilo, "kilo.db")
+    open(db_file, "w").close()
+    proc = agent_run("import", "--json", *others, "--cline-dir", empty, "--kilo-dir", db_file)
+    skipped = json.loads(proc.stdout)["skipped"] if proc.returncode == 0 else []
+    tap.check(any(s["path"].endswith("kilo-data/kilo.db") for s in skipped),
+              "import --kilo-dir …/kilo.db reads that database (here: no session table)", detail(proc))
+    proc = agent_run("import", *others, "--qwen-dir", db_file)
+    tap.check(proc.returncode == 2 and "--qwen-dir takes a folder" in proc.stderr,
+              "import --qwen-dir of a file says a folder is expected", detail(proc))
+    # sessions show of an extension's task says how it is continued; of an
+    # older Gemini CLI session in a hashed folder, that its folder is unknown.
+    gemini = os.path.join(work, "..", "gemini-tmp")
+    if not os.path.isdir(gemini):
+        hashed = os.path.join(gemini, "9f" * 32)
+        shutil.copytree(os.path.join(FIXTURES, "gemini", "tmp", "lantern"), hashed)
+        os.remove(os.path.join(hashed, ".project_root"))
+    shown_db = os.path.join(work, "..", "shown.db")
+    proc = agent_run("import", "--db", shown_db, "--claude-dir", empty, "--codex-dir", empty, "--opencode-dir", empty,
+                     "--qwen-dir", empty, "--kilo-dir", empty, "--gemini-dir", gemini,
+                     "--cline-dir", os.path.join(FIXTURES, "vscode"))
+    tap.check(proc.returncode == 0, "import of an extension's task and a hashed Gemini CLI folder", detail(proc))
+    listed = json.loads(agent_run("sessions", "list", "--db", shown_db, "--json").stdout)["sessions"]
+    roo = next((s["id"] for s in listed if s.get("source") == "roo"), "")
+    proc = agent_run("sessions", "show", "--db", shown_db, roo)
+    tap.check(proc.returncode == 0 and "  continue  from the task history in the editor" in proc.stdout,
+              "sessions show of a Roo Code task says it is continued from the editor's task history", detail(proc))
+    older = [s["id"] for s in listed if s.get("source") == "gemini"]
+    shows = [agent_run("sessions", "show", "--db", shown_db, sid) for sid in older]
+    tap.check(len(older) >= 1 and all("  folder    folder unknown\n" in p.stdout
+                                      and "inside the project folder" in p.stdout for p in shows),
+              "sessions show of a Gemini CLI session in a hashed folder says its folder is unknown",
+              "\n".join(detail(p) for p in shows))
     # "Usage:\n  plandeck-agent run [OPTION…] TASK", not "  run [OPTION…] TASK".
     for command in ("run", "continue", "serve", "plan", "config", "sessions", "events", "import"):
         proc = agent_run(command, "--help")

@@ -33,7 +33,7 @@ static const PdAgentCommand commands[] = {
   { "config", pd_agent_config_main, N_("Print the resolved configuration and its warnings") },
   { "sessions", pd_agent_sessions_main, N_("List, show, export and remove stored sessions") },
   { "events", pd_agent_events_main, N_("Print the stored event stream as JSON lines") },
-  { "import", pd_agent_import_main, N_("Read Claude Code, Codex and OpenCode plans from their transcripts") },
+  { "import", pd_agent_import_main, N_("Read the plans of Claude Code, Codex, OpenCode, Qwen Code, Gemini CLI, Cline, Roo Code and Kilo Code from their transcripts") },
 };
 
 static void

@@ -149,6 +149,36 @@ index_stats_to_json (const PdImportIndexStats *stats)
   return node;
 }
 
+/* Checks a --…-dir option: the folder must exist.  The database file of
+ * OpenCode or Kilo's CLI (@db_name), named instead of its folder, is taken
+ * as its folder. */
+static gboolean
+check_dir (const char  *option,
+           char       **dir,
+           const char  *db_name)
+{
+  g_autofree char *name = NULL;
+
+  if (*dir == NULL || g_file_test (*dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  name = g_path_get_basename (*dir);
+  if (db_name != NULL && strcmp (name, db_name) == 0 && g_file_test (*dir, G_FILE_TEST_IS_REGULAR))
+    {
+      char *folder = g_path_get_dirname (*dir);
+
+      g_free (*dir);
+      *dir = folder;
+      return TRUE;
+    }
+  if (!g_file_test (*dir, G_FILE_TEST_EXISTS))
+    /* TRANSLATORS: %s is an option (--qwen-dir), %s a path */
+    fprintf (stderr, _("plandeck-agent import: %s: no such folder: %s\n"), option, *dir);
+  else
+    /* TRANSLATORS: %s is an option (--qwen-dir), %s a path */
+    fprintf (stderr, _("plandeck-agent import: %s takes a folder: %s is not one\n"), option, *dir);
+  return FALSE;
+}
+
 /* import --db: index into the database; print what was done and the
  * imported sessions as the index has them (no plan text: there is none). */
 static int
@@ -274,6 +304,14 @@ pd_agent_import_main (int    argc,
       fprintf (stderr, "plandeck-agent import: %s\n", error->message);
       return 2;
     }
+
+  /* A folder given that is not there finds nothing: said, not passed over
+   * (tried as a new user would, a typo gave an empty import, status 0). */
+  if (!check_dir ("--claude-dir", &claude_dir, NULL) || !check_dir ("--codex-dir", &codex_dir, NULL)
+      || !check_dir ("--opencode-dir", &opencode_dir, "opencode.db") || !check_dir ("--qwen-dir", &qwen_dir, NULL)
+      || !check_dir ("--gemini-dir", &gemini_dir, NULL) || !check_dir ("--cline-dir", &vscode_dir, NULL)
+      || !check_dir ("--kilo-dir", &kilo_dir, "kilo.db"))
+    return 2;
 
   if (db_path != NULL)
     {

@@ -203,7 +203,9 @@ sessions_show (PdSessionStore *store,
      * tokens were never counted here: no "model  ()" and no zeros. */
     if (*model != '\0')
       printf (_("  model     %s (%s)\n"), model, *provider ? provider : "?");
-    printf (_("  folder    %s\n"), folder);
+    /* An older Gemini CLI session in a hashed folder names none: said, not
+     * an empty line. */
+    printf (_("  folder    %s\n"), *folder != '\0' ? folder : _("folder unknown"));
     printf (_("  created   %s\n  updated   %s\n"), created, updated);
     if (!pd_session_info_is_imported (info))
       printf (_("  turns     %lld, tokens in %lld / out %lld\n"),
@@ -223,7 +225,14 @@ sessions_show (PdSessionStore *store,
             g_autofree char *workdir = safe (resume->workdir);
             printf (_("            in %s\n"), workdir);
           }
+        else
+          printf (_("            inside the project folder (its folder is unknown)\n"));
       }
+    /* The editor extensions keep no command: their tasks are continued from
+     * the task history in the editor (said where the command would be). */
+    else if (g_strcmp0 (info->source, "cline") == 0 || g_strcmp0 (info->source, "roo") == 0
+             || g_strcmp0 (info->source, "kilo") == 0)
+      printf (_("  continue  from the task history in the editor (the extension has no command)\n"));
     printf ("\n");
   }
 

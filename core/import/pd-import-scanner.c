@@ -220,6 +220,11 @@ add_task_roots (PdImportScanner *self,
           return;
         }
       g_ptr_array_add (bases, g_strdup (self->vscode_dir));
+      /* An editor's folder (~/.config/Code) or the folder of the editors
+       * (~/.config), as a new user names it. */
+      g_ptr_array_add (bases, g_build_filename (self->vscode_dir, "User", "globalStorage", NULL));
+      for (guint i = 0; editors[i]; i++)
+        g_ptr_array_add (bases, g_build_filename (self->vscode_dir, editors[i], "User", "globalStorage", NULL));
     }
   else
     for (guint i = 0; editors[i]; i++)
