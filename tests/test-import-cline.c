@@ -92,6 +92,12 @@ test_own_fixtures (void)
   g_assert_no_error (error);
   g_assert_cmpint (pd_imported_session_get_source (kilo_session), ==, PD_IMPORT_SOURCE_KILO);
   assert_list (kilo_session, "List the refund endpoints:completed|Write the examples:in_progress");
+  /* Its list is Kilo Code's, not Roo Code's (the Now page's heading said
+   * "Roo Code" under a "Kilo Code" chip). */
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (kilo_session)), ==,
+                   PD_CHECKLIST_ORIGIN_KILO_TODOS);
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (roo_session)), ==,
+                   PD_CHECKLIST_ORIGIN_ROO_TODOS);
 }
 
 /* Roo's id per status: the user's tick on an item stays when the agent's
@@ -431,7 +437,12 @@ test_kilo_cli (void)
   sessions = pd_import_scanner_scan (scanner, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (sessions->len, ==, 1);
-  g_assert_cmpint (pd_imported_session_get_source (g_ptr_array_index (sessions, 0)), ==, PD_IMPORT_SOURCE_KILO);
+  /* Kilo's CLI, named apart from the extension ("kilo" for both before),
+   * and its list not OpenCode's. */
+  g_assert_cmpint (pd_imported_session_get_source (g_ptr_array_index (sessions, 0)), ==, PD_IMPORT_SOURCE_KILO_CLI);
+  g_assert_cmpstr (pd_import_source_to_string (PD_IMPORT_SOURCE_KILO_CLI), ==, "kilo-cli");
+  g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (g_ptr_array_index (sessions, 0))), ==,
+                   PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS);
   assert_list (g_ptr_array_index (sessions, 0), "K:in_progress");
 
   reader = pd_transcript_reader_new_for_format ("opencode-db", path, "ses_k", NULL);

@@ -21,11 +21,14 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
 #include "pd-checklist-view.h"
 #include "pd-safe-text.h"
+#include "pd-session-item.h"
 #include "pd-terminal.h"
 #include "pd-ui-util-private.h"
 
@@ -125,29 +128,35 @@ show_error (PdChecklistView *self,
   g_free (text);
 }
 
+/* The agent that wrote the list, named as in the session list (one table:
+ * pd_session_source_label()), so a heading never names another agent. */
 static const char *
 origin_label (PdChecklistOrigin origin)
 {
   switch (origin)
     {
     case PD_CHECKLIST_ORIGIN_TODO_LIST:
-      return _("Claude Code");
+      return pd_session_source_label ("claude-code");
     case PD_CHECKLIST_ORIGIN_CLAUDE_TASKS:
       return _("Claude Code tasks");
     case PD_CHECKLIST_ORIGIN_DESKTOP_PLAN:
       return _("Claude desktop");
     case PD_CHECKLIST_ORIGIN_CODEX_PLAN:
-      return _("Codex");
+      return pd_session_source_label ("codex");
     case PD_CHECKLIST_ORIGIN_OPENCODE_TODOS:
-      return _("OpenCode");
+      return pd_session_source_label ("opencode");
     case PD_CHECKLIST_ORIGIN_QWEN_TODOS:
-      return _("Qwen Code");
+      return pd_session_source_label ("qwen");
     case PD_CHECKLIST_ORIGIN_GEMINI_TODOS:
-      return _("Gemini CLI");
+      return pd_session_source_label ("gemini");
     case PD_CHECKLIST_ORIGIN_CLINE_PROGRESS:
-      return _("Cline");
+      return pd_session_source_label ("cline");
     case PD_CHECKLIST_ORIGIN_ROO_TODOS:
-      return _("Roo Code");
+      return pd_session_source_label ("roo");
+    case PD_CHECKLIST_ORIGIN_KILO_TODOS:
+      return pd_session_source_label ("kilo");
+    case PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS:
+      return pd_session_source_label ("kilo-cli");
     case PD_CHECKLIST_ORIGIN_NONE:
     case PD_CHECKLIST_ORIGIN_USER:
     default:
@@ -717,25 +726,19 @@ on_checklist_loaded (GObject      *object,
 
 /* --- continuing the session in its own agent ------------------------------ */
 
+/* The agent of a resume command's program, from the same table. */
 static const char *
 agent_name (const char *program)
 {
+  static const struct { const char *program, *source; } agents[] = {
+    { "claude", "claude-code" }, { "codex", "codex" }, { "opencode", "opencode" },
+    { "qwen", "qwen" }, { "gemini", "gemini" }, { "cline", "cline" }, { "kilo", "kilo-cli" },
+  };
   g_autofree char *base = program ? g_path_get_basename (program) : NULL;
 
-  if (g_strcmp0 (base, "claude") == 0)
-    return "Claude Code";
-  if (g_strcmp0 (base, "codex") == 0)
-    return "Codex";
-  if (g_strcmp0 (base, "opencode") == 0)
-    return "OpenCode";
-  if (g_strcmp0 (base, "qwen") == 0)
-    return "Qwen Code";
-  if (g_strcmp0 (base, "gemini") == 0)
-    return "Gemini CLI";
-  if (g_strcmp0 (base, "cline") == 0)
-    return "Cline";
-  if (g_strcmp0 (base, "kilo") == 0)
-    return "Kilo Code";
+  for (guint i = 0; base != NULL && i < G_N_ELEMENTS (agents); i++)
+    if (strcmp (base, agents[i].program) == 0)
+      return pd_session_source_label (agents[i].source);
   return NULL;
 }
 

@@ -98,6 +98,8 @@ pd_session_source_label (const char *source)
     return "Roo Code";
   if (g_str_equal (source, "kilo"))
     return "Kilo Code";
+  if (g_str_equal (source, "kilo-cli"))
+    return "Kilo CLI";
   if (g_str_equal (source, "demo"))
     return _("Demo");
   return source;

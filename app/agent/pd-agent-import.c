@@ -125,7 +125,7 @@ static gboolean
 is_imported_source (const char *source)
 {
   static const char * const sources[] = { "claude-code", "claude-desktop", "codex", "opencode",
-                                               "qwen", "gemini", "cline", "roo", "kilo", NULL };
+                                               "qwen", "gemini", "cline", "roo", "kilo", "kilo-cli", NULL };
   return source != NULL && g_strv_contains (sources, source);
 }
 

@@ -32,6 +32,7 @@ static const char * const status_names[] = { "pending", "in_progress", "complete
 static const char * const origin_names[] = {
   "none", "todo_list", "claude_tasks", "desktop_plan", "codex_plan", "opencode_todos", "user",
   "qwen_todos", "gemini_todos", "cline_progress", "roo_todos",
+  "kilo_todos", "kilo_cli_todos",
 };
 
 const char *

@@ -39,7 +39,9 @@ typedef enum
   PD_CHECKLIST_ORIGIN_QWEN_TODOS,      /* Qwen Code todo_write */
   PD_CHECKLIST_ORIGIN_GEMINI_TODOS,    /* Gemini CLI write_todos */
   PD_CHECKLIST_ORIGIN_CLINE_PROGRESS,  /* Cline task_progress checklists */
-  PD_CHECKLIST_ORIGIN_ROO_TODOS,       /* Roo Code / Kilo Code updateTodoList */
+  PD_CHECKLIST_ORIGIN_ROO_TODOS,       /* Roo Code updateTodoList */
+  PD_CHECKLIST_ORIGIN_KILO_TODOS,      /* the Kilo Code extension's updateTodoList */
+  PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS,  /* Kilo Code's CLI todowrite */
 } PdChecklistOrigin;
 
 const char *pd_checklist_status_to_string (PdChecklistStatus  status);

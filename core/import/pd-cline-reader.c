@@ -302,6 +302,7 @@ cline_update (PdTranscriptReader  *reader,
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *command = NULL;
   PdImportSource source;
+  gboolean is_kilo;
   gboolean cline_lists = FALSE;
   gboolean title_set = FALSE;
   JsonArray *messages;
@@ -328,6 +329,7 @@ cline_update (PdTranscriptReader  *reader,
   self->read_once = TRUE;
 
   messages = json_node_get_array (root);
+  is_kilo = source_of_path (self->path, &source) && source == PD_IMPORT_SOURCE_KILO;
   /* Lines (messages) read in all passes, as bytes are: the index counts
    * what each pass read from the difference. */
   stats->skipped_lines = 0;
@@ -389,7 +391,8 @@ cline_update (PdTranscriptReader  *reader,
           gboolean is_todo_tool;
 
           items = roo_items (text, &is_todo_tool);
-          origin = PD_CHECKLIST_ORIGIN_ROO_TODOS;
+          /* Kilo Code's list is its own, named as the agent everywhere. */
+          origin = is_kilo ? PD_CHECKLIST_ORIGIN_KILO_TODOS : PD_CHECKLIST_ORIGIN_ROO_TODOS;
           if (is_todo_tool && items == NULL)
             stats->ignored_updates++;
         }

@@ -40,6 +40,7 @@ pd_import_source_to_string (PdImportSource source)
     case PD_IMPORT_SOURCE_CLINE:          return "cline";
     case PD_IMPORT_SOURCE_ROO:            return "roo";
     case PD_IMPORT_SOURCE_KILO:           return "kilo";
+    case PD_IMPORT_SOURCE_KILO_CLI:       return "kilo-cli";
     default:                              return "unknown";
     }
 }

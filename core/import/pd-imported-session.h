@@ -24,7 +24,8 @@ typedef enum
   PD_IMPORT_SOURCE_GEMINI,
   PD_IMPORT_SOURCE_CLINE,
   PD_IMPORT_SOURCE_ROO,
-  PD_IMPORT_SOURCE_KILO,
+  PD_IMPORT_SOURCE_KILO,          /* the Kilo Code extension */
+  PD_IMPORT_SOURCE_KILO_CLI,      /* Kilo Code's CLI (OpenCode's storage) */
 } PdImportSource;
 
 const char *pd_import_source_to_string (PdImportSource source);

@@ -63,7 +63,7 @@ source_of (const char *path)
   g_autofree char *base = g_path_get_basename (path);
 
   if (strcmp (base, "kilo.db") == 0 || strstr (path, "/kilo/storage/") != NULL)
-    return PD_IMPORT_SOURCE_KILO;
+    return PD_IMPORT_SOURCE_KILO_CLI;
   return PD_IMPORT_SOURCE_OPENCODE;
 }
 
@@ -128,7 +128,9 @@ replay_parts (PdImportedSession *session,
           continue;
         }
       pd_checklist_replace_agent_items (pd_imported_session_get_checklist (session),
-                                        PD_CHECKLIST_ORIGIN_OPENCODE_TODOS, items);
+                                        pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI
+                                        ? PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS : PD_CHECKLIST_ORIGIN_OPENCODE_TODOS,
+                                        items);
       _pd_import_applied_update (session, pages, ms_to_us (part->time));
     }
 }
@@ -1167,7 +1169,7 @@ opencode_dup_resume_argv (PdTranscriptReader *reader)
   static const char * const kilo_words[] = { "-s", NULL };
   PdImportedSession *session = PD_OPENCODE_READER (reader)->session;
 
-  if (pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO)
+  if (pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI)
     return _pd_import_resume_argv ("kilo", kilo_words, pd_imported_session_get_id (session));
   return _pd_import_resume_argv ("opencode", words, pd_imported_session_get_id (session));
 }

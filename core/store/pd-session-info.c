@@ -128,7 +128,7 @@ gboolean
 pd_session_info_is_imported (const PdSessionInfo *self)
 {
   static const char * const imported[] = { "claude-code", "claude-desktop", "codex", "opencode",
-                                               "qwen", "gemini", "cline", "roo", "kilo" };
+                                               "qwen", "gemini", "cline", "roo", "kilo", "kilo-cli" };
 
   g_return_val_if_fail (self != NULL, FALSE);
 

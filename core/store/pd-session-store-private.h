@@ -30,7 +30,7 @@ struct _PdSessionStore
 #define PD_SESSION_STORE_HIDDEN_KEY "hidden"
 /* Keep in step with pd_session_info_is_imported(). */
 #define PD_SESSION_STORE_IMPORTED_SOURCES \
-  "('claude-code','claude-desktop','codex','opencode','qwen','gemini','cline','roo','kilo')"
+  "('claude-code','claude-desktop','codex','opencode','qwen','gemini','cline','roo','kilo','kilo-cli')"
 #define PD_SESSION_STORE_NOT_HIDDEN \
   " NOT EXISTS (SELECT 1 FROM annotations h WHERE h.session_id = s.id AND h.key = '" PD_SESSION_STORE_HIDDEN_KEY "')"
 
