@@ -386,12 +386,7 @@ pd_events_view_follow_idle (gpointer user_data)
 
   self->follow_idle = 0;
   self->reconfigured = FALSE;
-  /* Only a list that is drawn, with rows, can be moved: GtkListBase warns
-   * ("failed to scroll to given position") otherwise.  Showing it again
-   * queues this once more. */
-  if (self->following && gtk_widget_get_mapped (GTK_WIDGET (self->scroller))
-      && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0
-      && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))
+  if (self->following && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))
     pd_events_view_scroll_to_newest (self);
 }
 
