@@ -52,8 +52,6 @@ struct _PdEventsView
   double              last_upper;
   double              last_page_size;
   gboolean            scrolling;     /* our own move of the adjustment */
-  guint               follow_idle;   /* a pending move to the newest */
-  gboolean            reconfigured;  /* "changed" came; its value-changed is no scroll */
 
   /* Template widgets */
   GtkDropDown        *type_dropdown;
@@ -374,30 +372,6 @@ pd_events_view_scroll_to_newest (PdEventsView *self)
   self->scrolling = FALSE;
 }
 
-/* GtkListBase blocks its own handler while it reconfigures the adjustment
- * during layout: a value set from "changed" there (or from the value-changed
- * that reconfiguration emits) moves the scrollbar but not the rows, which stay
- * the first ones.  So the move to the newest waits until layout is done; the
- * list then reads the value and draws the rows at the end. */
-static void
-pd_events_view_follow_idle (gpointer user_data)
-{
-  PdEventsView *self = user_data;
-
-  self->follow_idle = 0;
-  self->reconfigured = FALSE;
-  if (self->following && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))
-    pd_events_view_scroll_to_newest (self);
-}
-
-static void
-pd_events_view_queue_follow (PdEventsView *self)
-{
-  /* Also when not following: the idle ends the reconfigured window. */
-  if (self->follow_idle == 0)
-    self->follow_idle = g_idle_add_once (pd_events_view_follow_idle, self);
-}
-
 static void
 pd_events_view_set_following (PdEventsView *self,
                               gboolean      following)
@@ -420,12 +394,10 @@ on_adjustment_value_changed (PdEventsView  *self,
 {
   double upper = gtk_adjustment_get_upper (adjustment);
   double page_size = gtk_adjustment_get_page_size (adjustment);
-  gboolean resized = upper != self->last_upper || page_size != self->last_page_size ||
-                     self->reconfigured;
+  gboolean resized = upper != self->last_upper || page_size != self->last_page_size;
 
   self->last_upper = upper;
   self->last_page_size = page_size;
-  self->reconfigured = FALSE;
 
   if (self->scrolling)
     return;
@@ -435,7 +407,7 @@ on_adjustment_value_changed (PdEventsView  *self,
   else if (!resized)
     pd_events_view_set_following (self, FALSE);
   else if (self->following)
-    pd_events_view_queue_follow (self);
+    pd_events_view_scroll_to_newest (self);
 }
 
 static void
@@ -444,11 +416,9 @@ on_adjustment_changed (PdEventsView  *self,
 {
   self->last_upper = gtk_adjustment_get_upper (adjustment);
   self->last_page_size = gtk_adjustment_get_page_size (adjustment);
-  /* The list reconfigures the adjustment (rows added, shown again after
-   * being hidden) and may move its value right after: not the person. */
-  self->reconfigured = TRUE;
 
-  pd_events_view_queue_follow (self);
+  if (self->following && !at_bottom (adjustment))
+    pd_events_view_scroll_to_newest (self);
 }
 
 static void
@@ -506,7 +476,6 @@ pd_events_view_dispose (GObject *object)
   PdEventsView *self = PD_EVENTS_VIEW (object);
 
   g_clear_handle_id (&self->compact_idle, g_source_remove);
-  g_clear_handle_id (&self->follow_idle, g_source_remove);
 
   if (self->scroller != NULL)
     g_signal_handlers_disconnect_by_data (gtk_scrolled_window_get_vadjustment (self->scroller), self);
@@ -773,9 +742,6 @@ pd_events_view_init (PdEventsView *self)
                            G_CALLBACK (on_adjustment_value_changed), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
                            G_CALLBACK (on_adjustment_changed), self, G_CONNECT_SWAPPED);
-  /* Rows that arrived while hidden: shown again, the newest is in view. */
-  g_signal_connect_object (self->scroller, "map",
-                           G_CALLBACK (pd_events_view_queue_follow), self, G_CONNECT_SWAPPED);
   pd_events_view_update_state (self);
 }
 

@@ -398,107 +398,6 @@ test_events_narrow (void)
   pd_test_destroy_window (window, view);
 }
 
-static void
-add_tool_calls (PdTestDb   *db,
-                const char *id,
-                guint       first,
-                guint       n)
-{
-  for (guint i = first; i < first + n; i++)
-    {
-      g_autofree char *data = g_strdup_printf ("{\"call_id\":\"call_%u\",\"duration_ms\":%u,\"result_bytes\":64}",
-                                               i, 100 + i);
-
-      pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "shell", 1, data);
-    }
-}
-
-typedef struct
-{
-  GtkWidget  *view;
-  const char *text;
-} LabelWait;
-
-static gboolean
-has_mapped_label (gpointer user_data)
-{
-  LabelWait *wait = user_data;
-
-  return pd_test_find_first (wait->view, is_mapped_label, wait->text) != NULL;
-}
-
-/* Following: the adjustment is at its end and the newest row is drawn inside
- * the scroller, not merely believed to be there. */
-static void
-assert_newest_shown (GtkWidget *view,
-                     guint      newest)
-{
-  GtkWidget *columns = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
-  GtkScrolledWindow *scroller = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (columns, GTK_TYPE_SCROLLED_WINDOW));
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scroller);
-  g_autofree char *summary = g_strdup_printf ("shell · %u ms", 100 + newest);
-  GtkWidget *label;
-  graphene_rect_t bounds;
-  LabelWait wait;
-
-  pd_test_flush (view);
-  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
-  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), >, gtk_adjustment_get_page_size (adjustment));
-  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment), >=,
-                     gtk_adjustment_get_upper (adjustment) - 1);
-  /* The list draws its rows at the next frame. */
-  wait.view = view;
-  wait.text = summary;
-  g_assert_true (pd_test_wait_for (has_mapped_label, &wait, 5000));
-  label = pd_test_find_first (view, is_mapped_label, summary);
-  g_assert_nonnull (label);
-  g_assert_true (gtk_widget_compute_bounds (label, GTK_WIDGET (scroller), &bounds));
-  g_assert_cmpfloat (bounds.origin.y, >=, 0);
-  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (GTK_WIDGET (scroller)) + 1);
-}
-
-/* Issue 15 item 5, tried as a new user would: many events arrive while the
- * view follows (shown, and hidden then shown again); the newest row is the
- * one drawn, not the first rows with the adjustment claiming the end. */
-static void
-test_events_follow_newest (void)
-{
-  g_autoptr(PdTestDb) db = pd_test_db_new ();
-  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
-  GtkWidget *view = pd_events_view_new ();
-  GListModel *model;
-  GtkWindow *window;
-  CountWait wait;
-
-  add_first_events (db, id);
-  window = pd_test_present (view, 900, 600);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
-  pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
-  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
-  wait.model = model;
-  wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
-  pd_test_flush (view);
-
-  /* Shown: a burst of 85 while following. */
-  add_tool_calls (db, id, 0, 85);
-  wait.n = 88;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
-  assert_newest_shown (view, 84);
-
-  /* Hidden while the rows arrive, then shown again. */
-  gtk_widget_set_visible (view, FALSE);
-  add_tool_calls (db, id, 85, 60);
-  pd_events_view_refresh (PD_EVENTS_VIEW (view));
-  wait.n = 148;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
-  gtk_widget_set_visible (view, TRUE);
-  assert_newest_shown (view, 144);
-
-  pd_test_destroy_window (window, view);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -510,7 +409,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/plain-text-and-empty", test_events_plain_text_and_empty);
   g_test_add_func ("/pd/ui/events-view/model-outcomes", test_events_model_outcomes);
   g_test_add_func ("/pd/ui/events-view/narrow", test_events_narrow);
-  g_test_add_func ("/pd/ui/events-view/follow-newest", test_events_follow_newest);
 
   return g_test_run ();
 }
