@@ -331,7 +331,7 @@ test_now_explains_regressions (Fixture       *f,
   g_autoptr(PdPlanState) v6 = pd_test_sample_plan (6);
   g_autoptr(PdPlanState) v7 = pd_test_sample_plan (7);
   PdPlanStep *first;
-  const char *notice;
+  g_autofree char *notice = NULL;
 
   pd_test_save_plan (f->store, f->id, v4, PD_SESSION_STATUS_RUNNING);
   pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
@@ -349,7 +349,9 @@ test_now_explains_regressions (Fixture       *f,
   pd_now_view_refresh (f->view);
   wait_for_reply (f);
 
-  notice = pd_now_view_get_regression (f->view);
+  g_free (notice);
+  /* A copy: the view frees its own when the explanation changes. */
+  notice = g_strdup (pd_now_view_get_regression (f->view));
   g_assert_nonnull (notice);
   g_assert_nonnull (strstr (notice, "“Read the session store and its migrations” went back from done to in progress"));
   g_assert_nonnull (strstr (notice, "1 passed check must be run again"));
@@ -376,7 +378,9 @@ test_now_explains_regressions (Fixture       *f,
   pd_test_save_plan (f->store, f->id, v7, PD_SESSION_STATUS_RUNNING);
   pd_now_view_refresh (f->view);
   wait_for_reply (f);
-  notice = pd_now_view_get_regression (f->view);
+  g_free (notice);
+  /* A copy: the view frees its own when the explanation changes. */
+  notice = g_strdup (pd_now_view_get_regression (f->view));
   g_assert_nonnull (strstr (notice, "1 passed check must be run again"));
   g_assert_nonnull (strstr (notice, "invalidates the evidence of earlier checks"));
 
