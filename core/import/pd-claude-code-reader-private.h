@@ -7,6 +7,7 @@
 #include "pd-claude-code-reader.h"
 #include "pd-import-private.h"
 #include "pd-jsonl-reader.h"
+#include "pd-pending-calls.h"
 
 G_BEGIN_DECLS
 
@@ -48,8 +49,7 @@ struct _PdClaudeCodeReader
   gboolean           follow;
   PdImportedSession *session;
   GPtrArray         *streams;      /* Stream */
-  GHashTable        *requests;     /* id → Request */
-  GQueue             request_order; /* ids, oldest first (not owned) */
+  PdPendingCalls    *requests;     /* Request, by id */
   GPtrArray         *tasks;        /* Task, creation order */
   gboolean           have_meta;
   gboolean           have_title;

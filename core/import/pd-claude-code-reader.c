@@ -187,8 +187,7 @@ pd_claude_code_reader_finalize (GObject *object)
 {
   PdClaudeCodeReader *self = PD_CLAUDE_CODE_READER (object);
 
-  g_queue_clear (&self->request_order);
-  g_clear_pointer (&self->requests, g_hash_table_unref);
+  g_clear_pointer (&self->requests, _pd_pending_calls_free);
   g_clear_pointer (&self->streams, g_ptr_array_unref);
   g_clear_pointer (&self->tasks, g_ptr_array_unref);
   g_clear_pointer (&self->skipped, g_ptr_array_unref);
@@ -212,8 +211,7 @@ pd_claude_code_reader_init (PdClaudeCodeReader *self)
 {
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
   self->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) stream_free);
-  self->requests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) request_free);
-  g_queue_init (&self->request_order);
+  self->requests = _pd_pending_calls_new ((GDestroyNotify) request_free);
   self->tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_claude_task_free);
   self->skipped = pd_import_skips_new ();
 }
@@ -398,15 +396,8 @@ add_request (PdClaudeCodeReader *self,
 {
   Request *request;
 
-  if (g_hash_table_contains (self->requests, id))
+  if (_pd_pending_calls_contains (self->requests, id))
     return;
-  /* At most 100 pending requests: the oldest is given up. */
-  while (g_hash_table_size (self->requests) >= PD_IMPORT_MAX_PENDING)
-    {
-      char *oldest = g_queue_pop_head (&self->request_order);
-      g_hash_table_remove (self->requests, oldest);
-      _pd_claude_stats (self)->ignored_updates++;
-    }
 
   request = g_new0 (Request, 1);
   request->id = g_strdup (id);
@@ -414,8 +405,8 @@ add_request (PdClaudeCodeReader *self,
   request->input = input ? json_node_copy (input) : NULL;
   request->from_subagent = from_subagent;
   request->time = time;
-  g_hash_table_insert (self->requests, request->id, request);
-  g_queue_push_tail (&self->request_order, request->id);
+  /* At most 100 pending requests: the oldest is given up. */
+  _pd_pending_calls_add (self->requests, id, request, _pd_claude_stats (self));
 
   /* A plan document is shown while it waits for its answer. */
   if (tool == TOOL_EXIT_PLAN_MODE && input && JSON_NODE_HOLDS_OBJECT (input))
@@ -430,12 +421,9 @@ static Request *
 take_request (PdClaudeCodeReader *self,
               const char         *id)
 {
-  gpointer key = NULL, value = NULL;
+  gpointer request;
 
-  if (!g_hash_table_steal_extended (self->requests, id, &key, &value))
-    return NULL;
-  g_queue_remove (&self->request_order, key);
-  return value;
+  return _pd_pending_calls_take (self->requests, id, &request) ? request : NULL;
 }
 
 static void
@@ -794,12 +782,8 @@ has_pending_result (PdClaudeCodeReader *self,
                     const char         *line,
                     gsize               length)
 {
-  if (g_hash_table_size (self->requests) == 0)
-    return FALSE;
-  for (GList *l = self->request_order.head; l != NULL; l = l->next)
-    if (memmem (line, length, l->data, strlen (l->data)))
-      return TRUE;
-  return FALSE;
+  return _pd_pending_calls_get_size (self->requests) > 0
+         && _pd_pending_calls_any_id_in (self->requests, line, length);
 }
 
 /* Reads the stream up to its next line that matters for the plan. */
@@ -950,7 +934,6 @@ adopt (PdClaudeCodeReader *self,
 {
   Stream *mine = g_ptr_array_index (self->streams, 0);
   Stream *theirs = g_ptr_array_index (other->streams, 0);
-  GQueue order = self->request_order;
 
 #define SWAP(field) G_STMT_START { __typeof__ (self->field) t = self->field; self->field = other->field; other->field = t; } G_STMT_END
   SWAP (session);
@@ -961,8 +944,6 @@ adopt (PdClaudeCodeReader *self,
   SWAP (user_lines);
   SWAP (full_lists);
 #undef SWAP
-  self->request_order = other->request_order;
-  other->request_order = order;
   mine->offset = theirs->offset;
 }
 

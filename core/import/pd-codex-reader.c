@@ -12,7 +12,9 @@
 #include "pd-import-private.h"
 #include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
+#include "pd-jsonl-replay.h"
 #include "pd-json.h"
+#include "pd-pending-calls.h"
 
 #define TITLE_MAX_CHARS 120
 
@@ -92,13 +94,6 @@ get_turn_needles (void)
   return compiled;
 }
 
-typedef struct
-{
-  char      *call_id;
-  GPtrArray *items;     /* (nullable) NULL: arguments not a valid plan */
-  gboolean   is_exec;
-} Call;
-
 struct _PdCodexReader
 {
   GObject            parent_instance;
@@ -108,8 +103,7 @@ struct _PdCodexReader
   gboolean           follow;
   goffset            offset;
   PdImportedSession *session;
-  GHashTable        *calls;       /* call_id → Call */
-  GQueue             call_order;  /* call ids (not owned) */
+  PdPendingCalls    *calls;       /* plan calls: GPtrArray of items (NULL: arguments not a valid plan) */
   char              *turn_id;
   guint64            n_lines;
   gboolean           have_meta;      /* the session_meta line was read */
@@ -130,11 +124,10 @@ static gboolean codex_update (PdTranscriptReader  *reader,
                               GError             **error);
 
 static void
-call_free (Call *call)
+items_free (gpointer items)
 {
-  g_free (call->call_id);
-  g_clear_pointer (&call->items, g_ptr_array_unref);
-  g_free (call);
+  if (items != NULL)
+    g_ptr_array_unref (items);
 }
 
 static void
@@ -142,8 +135,7 @@ pd_codex_reader_finalize (GObject *object)
 {
   PdCodexReader *self = PD_CODEX_READER (object);
 
-  g_queue_clear (&self->call_order);
-  g_clear_pointer (&self->calls, g_hash_table_unref);
+  g_clear_pointer (&self->calls, _pd_pending_calls_free);
   g_clear_object (&self->session);
   g_clear_object (&self->pages);
   g_free (self->path);
@@ -162,8 +154,7 @@ static void
 pd_codex_reader_init (PdCodexReader *self)
 {
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
-  self->calls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) call_free);
-  g_queue_init (&self->call_order);
+  self->calls = _pd_pending_calls_new (items_free);
 }
 
 PdCodexReader *
@@ -261,31 +252,18 @@ items_from_args (JsonNode *args)
   return _pd_import_items_from_array (plan, step_members, NULL);
 }
 
+/* A call id seen again: the first call is the one kept. */
 static void
 add_call (PdCodexReader *self,
           const char    *call_id,
-          GPtrArray     *items,
-          gboolean       is_exec)
+          GPtrArray     *items)
 {
-  Call *call;
-
-  if (g_hash_table_contains (self->calls, call_id))
+  if (_pd_pending_calls_contains (self->calls, call_id))
     {
       g_clear_pointer (&items, g_ptr_array_unref);
       return;
     }
-  while (g_hash_table_size (self->calls) >= PD_IMPORT_MAX_PENDING)
-    {
-      char *oldest = g_queue_pop_head (&self->call_order);
-      g_hash_table_remove (self->calls, oldest);
-      pd_imported_session_get_stats (self->session)->ignored_updates++;
-    }
-  call = g_new0 (Call, 1);
-  call->call_id = g_strdup (call_id);
-  call->items = items;
-  call->is_exec = is_exec;
-  g_hash_table_insert (self->calls, call->call_id, call);
-  g_queue_push_tail (&self->call_order, call->call_id);
+  _pd_pending_calls_add (self->calls, call_id, items, pd_imported_session_get_stats (self->session));
 }
 
 static char *
@@ -325,27 +303,23 @@ handle_output (PdCodexReader *self,
 {
   const char *call_id = pd_json_get_string (payload, "call_id");
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  gpointer key, value;
-  Call *call;
+  g_autoptr(GPtrArray) items = NULL;
   g_autofree char *text = NULL;
   gboolean failed;
 
-  if (call_id == NULL || !g_hash_table_steal_extended (self->calls, call_id, &key, &value))
+  if (!_pd_pending_calls_take (self->calls, call_id, (gpointer *) &items))
     return;
-  g_queue_remove (&self->call_order, key);
-  call = value;
 
   text = output_text (json_object_get_member (payload, "output"), &failed);
-  if (failed || text_is_error (text) || call->items == NULL)
+  if (failed || text_is_error (text) || items == NULL)
     stats->ignored_updates++;
   else
     {
       pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
-                                        PD_CHECKLIST_ORIGIN_CODEX_PLAN, g_steal_pointer (&call->items));
+                                        PD_CHECKLIST_ORIGIN_CODEX_PLAN, g_steal_pointer (&items));
       _pd_import_applied_update (self->session, self->pages, time);
       self->full_lists++;
     }
-  call_free (call);
 }
 
 /* The body of a <proposed_plan> block whose tags stand on their own lines;
@@ -641,7 +615,7 @@ handle_line (PdCodexReader *self,
 
           if (args != NULL)
             items = items_from_args (args);
-          add_call (self, call_id, items, FALSE);
+          add_call (self, call_id, items);
         }
       else if (strcmp (kind, "custom_tool_call") == 0 && g_strcmp0 (name, "exec") == 0 && call_id)
         {
@@ -649,7 +623,7 @@ handle_line (PdCodexReader *self,
 
           /* Scripts without a plan call are none of ours. */
           if (args != NULL)
-            add_call (self, call_id, items_from_args (args), TRUE);
+            add_call (self, call_id, items_from_args (args));
           else if (strstr (pd_json_get_string (payload, "input") ? pd_json_get_string (payload, "input") : "",
                            "update_plan"))
             stats->ignored_updates++;
@@ -661,10 +635,54 @@ handle_line (PdCodexReader *self,
     }
 }
 
+/* What a line is worth: for the pages every line counts (the conversation
+ * is in all), parsed whole; otherwise the lines the needles find, parsed
+ * keeping what the handlers read. */
+static PdJsonlLineUse
+look_at_line (gpointer    user_data,
+              const char *line,
+              gsize       length)
+{
+  PdCodexReader *self = user_data;
+  guint32 found;
+
+  /* Codex lines start with their timestamp: cheap to keep for times. */
+  if (g_str_has_prefix (line, "{\"timestamp\":\"") && length > 14 + 24)
+    {
+      char buf[40];
+      const char *close = memchr (line + 14, '"', MIN (length - 14, sizeof buf - 1));
+      if (close)
+        {
+          memcpy (buf, line + 14, (gsize) (close - (line + 14)));
+          buf[close - (line + 14)] = '\0';
+          pd_imported_session_note_time (self->session, _pd_import_parse_time (buf));
+        }
+    }
+  if (self->pages != NULL)
+    return PD_JSONL_LINE_PARSE;
+  found = _pd_needles_scan (get_needles (), line, length, NULL);
+  if (self->meta_only ? !(found & META_MASK)
+                      : !(found & WORDS_MASK) && !(_pd_pending_calls_get_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT))))
+    return PD_JSONL_LINE_SKIP;
+  return PD_JSONL_LINE_PICK;
+}
+
+/* With meta_only, only the session's facts are taken, and the read stops
+ * once they are known. */
+static gboolean
+replay_line (gpointer    user_data,
+             JsonObject *object)
+{
+  PdCodexReader *self = user_data;
+
+  handle_line (self, object, _pd_import_parse_time (pd_json_get_string (object, "timestamp")));
+  return !(self->meta_only && self->have_meta && pd_imported_session_get_title (self->session) != NULL);
+}
+
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, _pd_codex_line_pick };
+
 /* Reads the lines from @from on, up to the first that starts at or after
- * @stop (0: to the end), and says in *@end where it stopped.  With
- * meta_only, only the session's facts are taken, and it stops once they are
- * known. */
+ * @stop (0: to the end), and says in *@end where it stopped. */
 static gboolean
 read_lines (PdCodexReader  *self,
             goffset         from,
@@ -673,74 +691,8 @@ read_lines (PdCodexReader  *self,
             GCancellable   *cancellable,
             GError        **error)
 {
-  g_autoptr(PdJsonlReader) reader = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  PdImportStats *stats;
-  const char *line;
-  gsize length;
-  GError *local = NULL;
-  guint n = 0;
-
-  stats = pd_imported_session_get_stats (self->session);
-  *end = from;
-  if (!(reader = pd_jsonl_reader_new (self->path, from, self->max_line, self->follow, error)))
-    return FALSE;
-
-  while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)
-         && pd_jsonl_reader_next (reader, &line, &length, &local))
-    {
-      JsonObject *object;
-      const char *ts;
-      guint32 found;
-
-      if ((++n & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
-        break;
-      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
-        {
-          stats->skipped_lines++;
-          continue;
-        }
-      /* Codex lines start with their timestamp: cheap to keep for times. */
-      if (g_str_has_prefix (line, "{\"timestamp\":\"") && length > 14 + 24)
-        {
-          char buf[40];
-          const char *close = memchr (line + 14, '"', MIN (length - 14, sizeof buf - 1));
-          if (close)
-            {
-              memcpy (buf, line + 14, (gsize) (close - (line + 14)));
-              buf[close - (line + 14)] = '\0';
-              pd_imported_session_note_time (self->session, _pd_import_parse_time (buf));
-            }
-        }
-      found = _pd_needles_scan (get_needles (), line, length, NULL);
-      /* For the pages every line counts: the conversation is in all. */
-      if (self->pages == NULL
-          && (self->meta_only ? !(found & META_MASK)
-                              : !(found & WORDS_MASK) && !(g_hash_table_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT)))))
-        continue;
-      object = self->pages != NULL ? _pd_import_parse_object (&root, line, length)
-                                   : _pd_import_parse_picked (&root, line, length, _pd_codex_line_pick);
-      if (object == NULL)
-        {
-          stats->skipped_lines++;
-          continue;
-        }
-      ts = pd_json_get_string (object, "timestamp");
-      handle_line (self, object, _pd_import_parse_time (ts));
-      if (self->meta_only && self->have_meta && pd_imported_session_get_title (self->session) != NULL)
-        break;
-    }
-
-  stats->lines += pd_jsonl_reader_get_n_lines (reader);
-  stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
-  *end = pd_jsonl_reader_get_offset (reader);
-  stats->bytes_read += (guint64) MAX (*end - from, 0);
-  if (local != NULL)
-    {
-      g_propagate_error (error, local);
-      return FALSE;
-    }
-  return TRUE;
+  return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self,
+                           pd_imported_session_get_stats (self->session), end, cancellable, error);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -880,8 +832,6 @@ static void
 adopt (PdCodexReader *self,
        PdCodexReader *other)
 {
-  GQueue order = self->call_order;
-
 #define SWAP(field) G_STMT_START { __typeof__ (self->field) t = self->field; self->field = other->field; other->field = t; } G_STMT_END
   SWAP (session);
   SWAP (calls);
@@ -891,8 +841,6 @@ adopt (PdCodexReader *self,
   SWAP (full_lists);
   SWAP (turnless_plan);
 #undef SWAP
-  self->call_order = other->call_order;
-  other->call_order = order;
 }
 
 /*

@@ -12,6 +12,7 @@
 #include "pd-gemini-reader.h"
 #include "pd-import-private.h"
 #include "pd-jsonl-reader.h"
+#include "pd-jsonl-replay.h"
 #include "pd-json.h"
 
 #define TITLE_MAX_CHARS 120
@@ -581,53 +582,38 @@ read_project_root (PdGeminiReader *self)
     }
 }
 
+/* Not read for the pages, a line the needles do not find is a message
+ * whose id alone matters: taken without parsing when it can be. */
+static PdJsonlLineUse
+look_at_line (gpointer    user_data,
+              const char *line,
+              gsize       length)
+{
+  PdGeminiReader *self = user_data;
+
+  if (self->pages == NULL && _pd_needles_scan (get_needles (), line, length, NULL) == 0
+      && put_plain_line (self, line, length))
+    return PD_JSONL_LINE_SKIP;
+  return PD_JSONL_LINE_PARSE;
+}
+
+static gboolean
+replay_line (gpointer    user_data,
+             JsonObject *object)
+{
+  handle_object (user_data, object);
+  return TRUE;
+}
+
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, NULL };
+
 static gboolean
 read_lines (PdGeminiReader  *self,
             GCancellable    *cancellable,
             GError         **error)
 {
-  g_autoptr(PdJsonlReader) reader = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  goffset from = self->offset;
-  const char *line;
-  gsize length;
-  GError *local = NULL;
-  guint n = 0;
-
-  if (!(reader = pd_jsonl_reader_new (self->path, from, self->max_line, self->follow, error)))
-    return FALSE;
-  while (pd_jsonl_reader_next (reader, &line, &length, &local))
-    {
-      JsonObject *object;
-
-      if ((++n & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
-        break;
-      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
-        {
-          stats->skipped_lines++;
-          continue;
-        }
-      if (self->pages == NULL && _pd_needles_scan (get_needles (), line, length, NULL) == 0
-          && put_plain_line (self, line, length))
-        continue;
-      if (!(object = _pd_import_parse_object (&root, line, length)))
-        {
-          stats->skipped_lines++;
-          continue;
-        }
-      handle_object (self, object);
-    }
-  stats->lines += pd_jsonl_reader_get_n_lines (reader);
-  stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
-  self->offset = pd_jsonl_reader_get_offset (reader);
-  stats->bytes_read += (guint64) MAX (self->offset - from, 0);
-  if (local != NULL)
-    {
-      g_propagate_error (error, local);
-      return FALSE;
-    }
-  return TRUE;
+  return _pd_jsonl_replay (self->path, self->offset, 0, self->max_line, self->follow, &replay_funcs, self,
+                           pd_imported_session_get_stats (self->session), &self->offset, cancellable, error);
 }
 
 /* The older format: the whole document again.  One caught half-written

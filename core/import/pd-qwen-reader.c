@@ -11,7 +11,9 @@
 #include "pd-import-private.h"
 #include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
+#include "pd-jsonl-replay.h"
 #include "pd-json.h"
+#include "pd-pending-calls.h"
 #include "pd-qwen-reader.h"
 
 #define TITLE_MAX_CHARS 120
@@ -50,8 +52,7 @@ struct _PdQwenReader
   gboolean           follow;
   goffset            offset;
   PdImportedSession *session;
-  GHashTable        *calls;        /* call id → GPtrArray of items (NULL: not a valid list) */
-  GQueue             call_order;   /* call ids (owned by calls) */
+  PdPendingCalls    *calls;        /* todo_write calls: GPtrArray of items (NULL: not a valid list) */
   gboolean           have_meta;    /* id and folder known */
   gboolean           titled;       /* a custom title was set (it wins over the prompt) */
   gboolean           meta_only;    /* the head of a tail read: facts, no plan */
@@ -82,8 +83,7 @@ pd_qwen_reader_finalize (GObject *object)
 {
   PdQwenReader *self = PD_QWEN_READER (object);
 
-  g_queue_clear (&self->call_order);
-  g_clear_pointer (&self->calls, g_hash_table_unref);
+  g_clear_pointer (&self->calls, _pd_pending_calls_free);
   g_clear_object (&self->session);
   g_clear_object (&self->pages);
   g_free (self->path);
@@ -102,8 +102,7 @@ static void
 pd_qwen_reader_init (PdQwenReader *self)
 {
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
-  self->calls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, items_free);
-  g_queue_init (&self->call_order);
+  self->calls = _pd_pending_calls_new (items_free);
 }
 
 PdQwenReader *
@@ -215,32 +214,6 @@ items_from_args (JsonObject *args)
   return _pd_import_items_from_array (pd_json_get_array (args, "todos"), content_members, "id");
 }
 
-static void
-add_call (PdQwenReader *self,
-          const char   *call_id,
-          GPtrArray    *items)
-{
-  gpointer key;
-
-  /* A call id seen again (a torn write repeated): the newer call is the
-   * one its result answers. */
-  if (g_hash_table_lookup_extended (self->calls, call_id, &key, NULL))
-    {
-      g_queue_remove (&self->call_order, key);
-      g_hash_table_remove (self->calls, call_id);
-    }
-  while (g_hash_table_size (self->calls) >= PD_IMPORT_MAX_PENDING)
-    {
-      char *oldest = g_queue_pop_head (&self->call_order);
-
-      g_hash_table_remove (self->calls, oldest);
-      pd_imported_session_get_stats (self->session)->ignored_updates++;
-    }
-  key = g_strdup (call_id);
-  g_hash_table_insert (self->calls, key, items);
-  g_queue_push_tail (&self->call_order, key);
-}
-
 /* A tool_result's verdict: whether the call failed. */
 static gboolean
 result_failed (JsonObject *record,
@@ -267,14 +240,10 @@ handle_response (PdQwenReader *self,
 {
   const char *call_id = pd_json_get_string (call, "id");
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  gpointer key, value;
+  gpointer value;
 
-  if (call_id == NULL)
-    call_id = ANONYMOUS_CALL;
-  if (!g_hash_table_lookup_extended (self->calls, call_id, &key, &value))
+  if (!_pd_pending_calls_take (self->calls, call_id ? call_id : ANONYMOUS_CALL, &value))
     return;
-  g_queue_remove (&self->call_order, key);
-  g_hash_table_steal (self->calls, call_id);
 
   if (value == NULL || result_failed (record, pd_json_get_object (call, "response")))
     {
@@ -288,7 +257,6 @@ handle_response (PdQwenReader *self,
       _pd_import_applied_update (self->session, self->pages, time);
       self->full_lists++;
     }
-  g_free (key);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -434,13 +402,52 @@ handle_record (PdQwenReader *self,
           JsonObject *args = pd_json_get_object (call, "args");
           GPtrArray *items = args ? items_from_args (args) : NULL;
 
-          add_call (self, call_id ? call_id : ANONYMOUS_CALL, items);
+          /* A call id seen again (a torn write repeated): the newer call
+           * is the one its result answers. */
+          _pd_pending_calls_add (self->calls, call_id ? call_id : ANONYMOUS_CALL, items,
+                                 pd_imported_session_get_stats (self->session));
         }
       else if (strcmp (type, "tool_result") == 0 && (call = pd_json_get_object (part, "functionResponse"))
-               && g_hash_table_size (self->calls) > 0)
+               && _pd_pending_calls_get_size (self->calls) > 0)
         handle_response (self, record, call, time);
     }
 }
+
+/* Parsed: every line for the pages; otherwise the first (the session's
+ * facts), plan calls, results while calls wait, and the lines that can
+ * give the title. */
+static PdJsonlLineUse
+look_at_line (gpointer    user_data,
+              const char *line,
+              gsize       length)
+{
+  PdQwenReader *self = user_data;
+  guint32 found;
+
+  if (self->pages != NULL || !self->have_meta)
+    return PD_JSONL_LINE_PARSE;
+  found = _pd_needles_scan (get_needles (), line, length, NULL);
+  if ((found & (1u << NEEDLE_TODO_WRITE) && !self->meta_only)
+      || ((found & (1u << NEEDLE_RESULT)) && _pd_pending_calls_get_size (self->calls) > 0)
+      || (found & (1u << NEEDLE_TITLE))
+      || ((found & (1u << NEEDLE_USER)) && pd_imported_session_get_title (self->session) == NULL))
+    return PD_JSONL_LINE_PARSE;
+  return PD_JSONL_LINE_SKIP;
+}
+
+static gboolean
+handle_line (gpointer    user_data,
+             JsonObject *object)
+{
+  PdQwenReader *self = user_data;
+
+  handle_record (self, object, _pd_import_parse_time (pd_json_get_string (object, "timestamp")));
+  /* A custom title wins over the first prompt: the head is read on until
+   * one is found (or its end). */
+  return !(self->meta_only && self->have_meta && self->titled);
+}
+
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, NULL };
 
 static gboolean
 read_lines (PdQwenReader  *self,
@@ -450,63 +457,8 @@ read_lines (PdQwenReader  *self,
             GCancellable  *cancellable,
             GError       **error)
 {
-  g_autoptr(PdJsonlReader) reader = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  const char *line;
-  gsize length;
-  GError *local = NULL;
-  guint n = 0;
-
-  *end = from;
-  if (!(reader = pd_jsonl_reader_new (self->path, from, self->max_line, self->follow, error)))
-    return FALSE;
-
-  while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)
-         && pd_jsonl_reader_next (reader, &line, &length, &local))
-    {
-      JsonObject *object;
-      guint32 found;
-
-      if ((++n & 0xfff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
-        break;
-      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
-        {
-          stats->skipped_lines++;
-          continue;
-        }
-      found = _pd_needles_scan (get_needles (), line, length, NULL);
-      /* Parsed: every line for the pages; otherwise the first (the
-       * session's facts), plan calls, results while calls wait, and the
-       * lines that can give the title. */
-      if (self->pages == NULL && self->have_meta
-          && !(found & (1u << NEEDLE_TODO_WRITE) && !self->meta_only)
-          && !((found & (1u << NEEDLE_RESULT)) && g_hash_table_size (self->calls) > 0)
-          && !(found & (1u << NEEDLE_TITLE))
-          && !((found & (1u << NEEDLE_USER)) && pd_imported_session_get_title (self->session) == NULL))
-        continue;
-      if (!(object = _pd_import_parse_object (&root, line, length)))
-        {
-          stats->skipped_lines++;
-          continue;
-        }
-      handle_record (self, object, _pd_import_parse_time (pd_json_get_string (object, "timestamp")));
-      /* A custom title wins over the first prompt: the head is read on
-       * until one is found (or its end). */
-      if (self->meta_only && self->have_meta && self->titled)
-        break;
-    }
-
-  stats->lines += pd_jsonl_reader_get_n_lines (reader);
-  stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
-  *end = pd_jsonl_reader_get_offset (reader);
-  stats->bytes_read += (guint64) MAX (*end - from, 0);
-  if (local != NULL)
-    {
-      g_propagate_error (error, local);
-      return FALSE;
-    }
-  return TRUE;
+  return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self,
+                           pd_imported_session_get_stats (self->session), end, cancellable, error);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -655,8 +607,6 @@ static void
 adopt (PdQwenReader *self,
        PdQwenReader *other)
 {
-  GQueue order = self->call_order;
-
 #define SWAP(field) G_STMT_START { __typeof__ (self->field) t = self->field; self->field = other->field; other->field = t; } G_STMT_END
   SWAP (session);
   SWAP (calls);
@@ -665,8 +615,6 @@ adopt (PdQwenReader *self,
   SWAP (titled);
   SWAP (full_lists);
 #undef SWAP
-  self->call_order = other->call_order;
-  other->call_order = order;
 }
 
 /* A candidate of the backward scan: a todo_write call, tried by replaying

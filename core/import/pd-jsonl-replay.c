@@ -1,0 +1,77 @@
+/* pd-jsonl-replay.c: the forward read of a JSON lines transcript. */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include "pd-import-private.h"
+#include "pd-jsonl-reader.h"
+#include "pd-jsonl-replay.h"
+
+/* Lines between two looks at the cancellable (a power of two, less one). */
+#define CANCEL_CHECK_MASK 0xfff
+
+gboolean
+_pd_jsonl_replay (const char                *path,
+                  goffset                    from,
+                  goffset                    stop,
+                  gsize                      max_line,
+                  gboolean                   follow,
+                  const PdJsonlReplayFuncs  *funcs,
+                  gpointer                   user_data,
+                  PdImportStats             *stats,
+                  goffset                   *end,
+                  GCancellable              *cancellable,
+                  GError                   **error)
+{
+  g_autoptr(PdJsonlReader) reader = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  const char *line;
+  gsize length;
+  GError *local = NULL;
+  guint n = 0;
+
+  g_return_val_if_fail (funcs != NULL && funcs->handle != NULL, FALSE);
+
+  *end = from;
+  if (!(reader = pd_jsonl_reader_new (path, from, max_line, follow, error)))
+    return FALSE;
+
+  while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)
+         && pd_jsonl_reader_next (reader, &line, &length, &local))
+    {
+      PdJsonlLineUse use = PD_JSONL_LINE_PARSE;
+      JsonObject *object;
+
+      if ((++n & CANCEL_CHECK_MASK) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
+        break;
+      /* The cheap shape check for every line: one JSON object. */
+      if (length == 0 || line[0] != '{' || line[length - 1] != '}')
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      if (funcs->look != NULL && (use = funcs->look (user_data, line, length)) == PD_JSONL_LINE_SKIP)
+        continue;
+      object = use == PD_JSONL_LINE_PICK && funcs->pick != NULL
+               ? _pd_import_parse_picked (&root, line, length, funcs->pick)
+               : _pd_import_parse_object (&root, line, length);
+      if (object == NULL)
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      if (!funcs->handle (user_data, object))
+        break;
+    }
+
+  stats->lines += pd_jsonl_reader_get_n_lines (reader);
+  stats->skipped_lines += pd_jsonl_reader_get_n_too_long (reader);
+  *end = pd_jsonl_reader_get_offset (reader);
+  stats->bytes_read += (guint64) MAX (*end - from, 0);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,61 @@
+/* pd-jsonl-replay.h: the forward read of a JSON lines transcript.
+ *
+ * The Codex, Qwen and Gemini readers replay their files the same way: line
+ * by line from an offset, each line that is not one JSON object counted as
+ * skipped, a cheap look at the raw line deciding whether it is worth
+ * parsing, the line parsed (whole, or only the members a pick names) and
+ * handed to the reader.  What each line means is the reader's; the loop,
+ * its counts and its cancellation are here.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "pd-imported-session.h"
+#include "pd-json.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PD_JSONL_LINE_SKIP,    /* not parsed: of no use, or taken as it is */
+  PD_JSONL_LINE_PARSE,   /* parsed whole */
+  PD_JSONL_LINE_PICK,    /* parsed keeping the members of the replay's pick */
+} PdJsonlLineUse;
+
+typedef struct
+{
+  /* (nullable: every line parsed whole) What to do with a line that has
+   * the shape of one JSON object (not NUL-terminated at @length). */
+  PdJsonlLineUse (*look)   (gpointer     user_data,
+                            const char  *line,
+                            gsize        length);
+  /* A parsed line's object, valid until the next line.  FALSE ends the
+   * replay there (not an error: the reader has what it wanted). */
+  gboolean       (*handle) (gpointer     user_data,
+                            JsonObject  *object);
+  /* (nullable) What PD_JSONL_LINE_PICK keeps of a line. */
+  const PdJsonPick *pick;
+} PdJsonlReplayFuncs;
+
+/* Reads @path's lines from @from on, up to the first that starts at or
+ * after @stop (0: to the end), and says in *@end where it stopped (where
+ * the next read starts).  Lines, skipped lines and bytes read are added to
+ * @stats.  Lines longer than @max_line are skipped; with @follow an
+ * unterminated last line waits for the next read.  FALSE on an error
+ * reading the file or when @cancellable is cancelled (checked every few
+ * thousand lines); what was read until then has been handled. */
+gboolean _pd_jsonl_replay (const char                *path,
+                           goffset                    from,
+                           goffset                    stop,
+                           gsize                      max_line,
+                           gboolean                   follow,
+                           const PdJsonlReplayFuncs  *funcs,
+                           gpointer                   user_data,
+                           PdImportStats             *stats,
+                           goffset                   *end,
+                           GCancellable              *cancellable,
+                           GError                   **error);
+
+G_END_DECLS
