@@ -28,7 +28,7 @@
 
 #include <glib/gi18n.h>
 
-#include "pd-session-list.h"
+#include "pd-session-list-private.h"
 #include "pd-session-row.h"
 
 /* The rows the first frame shows: a tall sidebar holds about 25. */
@@ -42,44 +42,6 @@
 #define NO_OFFSET   G_MAXUINT
 /* A list that is not shown draws no frames to wait for. */
 #define HIDDEN_PAGE_DELAY_MS 250u
-
-struct _PdSessionList
-{
-  GtkWidget           parent_instance;
-
-  PdSource           *source;
-  gulong              changed_handler;
-  PdSessionListModel *model;
-  GtkFilterListModel *shown;          /* the model less the hidden sessions */
-  GHashTable         *hidden;         /* ids of sessions deleted pending an Undo */
-  GtkSingleSelection *selection;
-  GCancellable       *cancellable;
-  guint               generation;     /* of the newest pass */
-  guint               replies;        /* passes finished */
-  guint               pass_offset;    /* of the page asked for next */
-  gboolean            pass_full;      /* the pass reads to the end */
-  guint               resume_offset;  /* where a full pass a refresh cut short goes on */
-  gboolean            complete;       /* a full pass ended: the model lists everything */
-  guint               next_tick;      /* waits for a frame before the next page */
-  guint               next_timeout;   /* …or for the hidden list */
-  gulong              map_handler;
-  gboolean            loaded;
-  gboolean            merging;
-  char               *query;
-  gboolean            full_text;
-  guint               time_source;
-
-  PdSessionItem      *menu_item;      /* the row the context menu is for */
-  GtkWidget          *menu;
-
-  /* Template widgets */
-  GtkSearchBar       *search_bar;
-  GtkSearchEntry     *search_entry;
-  GtkToggleButton    *full_text_toggle;
-  GtkStack           *list_stack;
-  GtkListView        *list_view;
-  GtkLabel           *empty_label;
-};
 
 G_DEFINE_FINAL_TYPE (PdSessionList, pd_session_list, GTK_TYPE_WIDGET)
 
@@ -115,10 +77,10 @@ pd_session_list_update_empty (PdSessionList *self)
 
 /* The position of @id in the list as shown (the selection's positions):
  * the model's own unless sessions are hidden. */
-static gboolean
-pd_session_list_find_shown (PdSessionList *self,
-                            const char    *id,
-                            guint         *position)
+gboolean
+_pd_session_list_find_shown (PdSessionList *self,
+                             const char    *id,
+                             guint         *position)
 {
   PdSessionItem *item = pd_session_list_model_find (self->model, id, position);
   guint n;
@@ -286,7 +248,7 @@ on_list_ready (GObject      *object,
   self->merging = FALSE;
 
   /* A moved item was removed and re-inserted: keep it selected. */
-  if (selected_id != NULL && pd_session_list_find_shown (self, selected_id, &position))
+  if (selected_id != NULL && _pd_session_list_find_shown (self, selected_id, &position))
     gtk_single_selection_set_selected (self->selection, position);
 
   pd_session_list_update_empty (self);
@@ -456,359 +418,20 @@ on_search_stopped (PdSessionList *self)
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
 }
 
-/* --- context menu ------------------------------------------------------- */
-
-static PdSessionRow *
-row_at (PdSessionList *self,
-        double         x,
-        double         y)
-{
-  GtkWidget *picked = gtk_widget_pick (GTK_WIDGET (self->list_view), x, y, GTK_PICK_DEFAULT);
-
-  for (GtkWidget *w = picked; w != NULL && w != GTK_WIDGET (self->list_view);
-       w = gtk_widget_get_parent (w))
-    {
-      if (PD_IS_SESSION_ROW (w))
-        return PD_SESSION_ROW (w);
-      /* The row lives inside a GtkListItemWidget; look down from it too. */
-      for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
-        if (PD_IS_SESSION_ROW (c))
-          return PD_SESSION_ROW (c);
-    }
-
-  return NULL;
-}
-
-static PdSessionRow *
-row_for_item (PdSessionList *self,
-              PdSessionItem *item)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *row = gtk_widget_get_first_child (child);
-
-      if (row != NULL && PD_IS_SESSION_ROW (row) &&
-          pd_session_row_get_item (PD_SESSION_ROW (row)) == item)
-        return PD_SESSION_ROW (row);
-    }
-
-  return NULL;
-}
-
-static void
-pd_session_list_popup_menu (PdSessionList *self,
-                            PdSessionItem *item,
-                            GtkWidget     *anchor,
-                            double         x,
-                            double         y)
-{
-  g_autoptr(GMenu) menu = g_menu_new ();
-  GdkRectangle rect;
-  graphene_point_t point;
-
-  g_set_object (&self->menu_item, item);
-
-  g_menu_append (menu, _("_Rename…"), "session.rename");
-  g_menu_append (menu, pd_session_item_get_pinned (item) ? _("Un_pin") : _("_Pin"),
-                 "session.toggle-pin");
-  /* Export and Delete are the window's (its session menu has them too). */
-  {
-    g_autoptr(GMenu) section = g_menu_new ();
-    g_autoptr(GMenuItem) markdown = g_menu_item_new (_("Export as _Markdown…"), NULL);
-    g_autoptr(GMenuItem) json = g_menu_item_new (_("Export as _JSON…"), NULL);
-    g_autoptr(GMenuItem) delete = g_menu_item_new (pd_session_item_is_imported (item)
-                                                   ? _("_Remove From List") : _("_Delete"), NULL);
-    const char *id = pd_session_item_get_id (item);
-
-    g_menu_item_set_action_and_target (markdown, "win.export-markdown", "s", id);
-    g_menu_item_set_action_and_target (json, "win.export-json", "s", id);
-    g_menu_item_set_action_and_target (delete, "win.delete-session", "s", id);
-    g_menu_append_item (section, markdown);
-    g_menu_append_item (section, json);
-    g_menu_append_item (section, delete);
-    g_menu_append_section (menu, NULL, G_MENU_MODEL (section));
-  }
-
-  if (self->menu == NULL)
-    {
-      self->menu = gtk_popover_menu_new_from_model (NULL);
-      gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
-      gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
-      gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
-    }
-  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
-
-  if (anchor == NULL || !gtk_widget_compute_point (anchor, GTK_WIDGET (self),
-                                                   &GRAPHENE_POINT_INIT (x, y), &point))
-    point = GRAPHENE_POINT_INIT (x, y);
-
-  rect = (GdkRectangle) { (int) point.x, (int) point.y, 1, 1 };
-  gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
-  gtk_popover_popup (GTK_POPOVER (self->menu));
-}
-
-static void
-popup_at (PdSessionList *self,
-          double         x,
-          double         y)
-{
-  PdSessionRow *row = row_at (self, x, y);
-  PdSessionItem *item;
-  guint position;
-
-  if (row == NULL || (item = pd_session_row_get_item (row)) == NULL)
-    return;
-
-  /* The menu is about this row: select it, as a file manager does. */
-  if (pd_session_list_find_shown (self, pd_session_item_get_id (item), &position))
-    gtk_single_selection_set_selected (self->selection, position);
-
-  pd_session_list_popup_menu (self, item, GTK_WIDGET (self->list_view), x, y);
-}
-
-static void
-on_right_click (GtkGestureClick *gesture,
-                int              n_press,
-                double           x,
-                double           y,
-                PdSessionList   *self)
-{
-  popup_at (self, x, y);
-  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
-}
-
-/* A click picks a session; a folded window then shows it. */
-static void
-on_primary_released (GtkGestureClick *gesture,
-                     int              n_press,
-                     double           x,
-                     double           y,
-                     PdSessionList   *self)
-{
-  PdSessionRow *row = row_at (self, x, y);
-
-  if (row != NULL && pd_session_row_get_item (row) != NULL)
-    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, pd_session_row_get_item (row));
-}
-
-static void
-on_long_press (GtkGestureLongPress *gesture,
-               double               x,
-               double               y,
-               PdSessionList       *self)
-{
-  popup_at (self, x, y);
-}
-
-/**
- * pd_session_list_show_menu:
- * @item: a listed session
- *
- * Opens the row menu (Rename, Pin) of @item at its row, as the Menu key does.
- */
 void
-pd_session_list_show_menu (PdSessionList *self,
-                           PdSessionItem *item)
+_pd_session_list_emit_activated (PdSessionList *self,
+                                 PdSessionItem *item)
 {
-  PdSessionRow *row;
-
-  g_return_if_fail (PD_IS_SESSION_LIST (self));
-  g_return_if_fail (PD_IS_SESSION_ITEM (item));
-
-  row = row_for_item (self, item);
-  if (row != NULL)
-    pd_session_list_popup_menu (self, item, GTK_WIDGET (row), 24,
-                                gtk_widget_get_height (GTK_WIDGET (row)) / 2.0);
-  else
-    pd_session_list_popup_menu (self, item, NULL, 24, 24);
+  g_signal_emit (self, signals[SESSION_ACTIVATED], 0, item);
 }
 
-static gboolean
-on_menu_key (GtkWidget *widget,
-             GVariant  *args,
-             gpointer   user_data)
+void
+_pd_session_list_emit_failed (PdSessionList *self,
+                              const GError  *error)
 {
-  PdSessionList *self = PD_SESSION_LIST (widget);
-  PdSessionItem *item = gtk_single_selection_get_selected_item (self->selection);
-
-  if (item == NULL)
-    return FALSE;
-
-  pd_session_list_show_menu (self, item);
-
-  return TRUE;
+  g_signal_emit (self, signals[LOAD_FAILED], 0, error);
 }
 
-/* A change made from the row menu, to the session @id. */
-typedef struct
-{
-  PdSessionList *self;
-  char          *id;
-} UpdateCall;
-
-static void
-update_call_free (UpdateCall *call)
-{
-  g_object_unref (call->self);
-  g_free (call->id);
-  g_free (call);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (UpdateCall, update_call_free)
-
-static UpdateCall *
-update_call_new (PdSessionList *self,
-                 const char    *id)
-{
-  UpdateCall *call = g_new0 (UpdateCall, 1);
-
-  call->self = g_object_ref (self);
-  call->id = g_strdup (id);
-  return call;
-}
-
-static void
-on_changed_session_read (GObject      *object,
-                         GAsyncResult *result,
-                         gpointer      user_data)
-{
-  g_autoptr(PdSessionList) self = user_data;
-  g_autoptr(PdSessionInfo) info = pd_source_get_session_finish (PD_SOURCE (object), result, NULL);
-  g_autoptr(GDateTime) now = NULL;
-  PdSessionItem *item;
-
-  if (info == NULL || PD_SOURCE (object) != self->source)
-    return;
-
-  item = pd_session_list_model_find (self->model, info->id, NULL);
-  if (item == NULL)
-    return;
-
-  now = g_date_time_new_now_utc ();
-  pd_session_item_update (item, info, now);
-}
-
-static void
-on_update_ready (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(UpdateCall) call = user_data;
-  PdSessionList *self = call->self;
-  g_autoptr(GError) error = NULL;
-
-  if (!pd_source_update_session_finish (PD_SOURCE (object), result, &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_signal_emit (self, signals[LOAD_FAILED], 0, error);
-      return;
-    }
-
-  /* A local source announces the change itself; a refresh is cheap anyway.
-   * A rename does not move its session, and a refresh stops at the pages
-   * that did not change: the session itself is read again too. */
-  pd_session_list_refresh (self);
-  if (self->source == PD_SOURCE (object))
-    pd_source_get_session_async (self->source, call->id, NULL, on_changed_session_read,
-                                 g_object_ref (self));
-}
-
-static void
-toggle_pin_action (GtkWidget  *widget,
-                   const char *action_name,
-                   GVariant   *parameter)
-{
-  PdSessionList *self = PD_SESSION_LIST (widget);
-
-  if (self->menu_item == NULL || self->source == NULL)
-    return;
-
-  pd_source_update_session_async (self->source, pd_session_item_get_id (self->menu_item), NULL,
-                                  pd_session_item_get_pinned (self->menu_item) ? 0 : 1,
-                                  NULL, on_update_ready,
-                                  update_call_new (self, pd_session_item_get_id (self->menu_item)));
-}
-
-typedef struct
-{
-  PdSessionList *self;
-  char          *id;
-  GtkEditable   *entry;
-} RenameData;
-
-static void
-rename_data_free (RenameData *data)
-{
-  g_object_unref (data->self);
-  g_free (data->id);
-  g_free (data);
-}
-
-static void
-on_rename_response (AdwMessageDialog *dialog,
-                    const char       *response,
-                    RenameData       *data)
-{
-  if (g_strcmp0 (response, "rename") == 0 && data->self->source != NULL)
-    pd_source_update_session_async (data->self->source, data->id,
-                                    gtk_editable_get_text (data->entry), -1,
-                                    NULL, on_update_ready, update_call_new (data->self, data->id));
-}
-
-static void
-on_rename_entry_activate (AdwMessageDialog *dialog)
-{
-  adw_message_dialog_response (dialog, "rename");
-  gtk_window_close (GTK_WINDOW (dialog));
-}
-
-static void
-rename_action (GtkWidget  *widget,
-               const char *action_name,
-               GVariant   *parameter)
-{
-  PdSessionList *self = PD_SESSION_LIST (widget);
-  const PdSessionInfo *info;
-  GtkWidget *dialog;
-  GtkWidget *entry;
-  RenameData *data;
-
-  if (self->menu_item == NULL)
-    return;
-
-  info = pd_session_item_get_info (self->menu_item);
-  dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (widget)),
-                                   _("Rename Session"), NULL);
-  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog),
-                               _("An empty name shows the session's task again."));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "rename", _("_Rename"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "rename",
-                                              ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "rename");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-
-  entry = gtk_entry_new ();
-  gtk_editable_set_text (GTK_EDITABLE (entry),
-                         info->name != NULL ? info->name : pd_session_item_get_title (self->menu_item));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Session name"), -1);
-  g_signal_connect_swapped (entry, "activate", G_CALLBACK (on_rename_entry_activate), dialog);
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
-
-  data = g_new0 (RenameData, 1);
-  data->self = g_object_ref (self);
-  data->id = g_strdup (info->id);
-  data->entry = GTK_EDITABLE (entry);
-  g_signal_connect_data (dialog, "response", G_CALLBACK (on_rename_response), data,
-                         (GClosureNotify) rename_data_free, 0);
-
-  gtk_window_present (GTK_WINDOW (dialog));
-}
 
 /* --- GObject ------------------------------------------------------------ */
 
@@ -825,8 +448,7 @@ pd_session_list_dispose (GObject *object)
   if (self->source != NULL)
     g_clear_signal_handler (&self->changed_handler, self->source);
   g_clear_object (&self->source);
-  g_clear_pointer (&self->menu, gtk_widget_unparent);
-  g_clear_object (&self->menu_item);
+  _pd_session_list_dispose_menu (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_SESSION_LIST);
 
@@ -950,12 +572,7 @@ pd_session_list_class_init (PdSessionListClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_search_stopped);
   gtk_widget_class_bind_template_callback (widget_class, on_list_view_activate);
-
-  gtk_widget_class_install_action (widget_class, "session.rename", NULL, rename_action);
-  gtk_widget_class_install_action (widget_class, "session.toggle-pin", NULL, toggle_pin_action);
-
-  gtk_widget_class_add_binding (widget_class, GDK_KEY_Menu, 0, on_menu_key, NULL);
-  gtk_widget_class_add_binding (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, on_menu_key, NULL);
+  _pd_session_list_class_init_menu (widget_class);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "session-list");
@@ -964,9 +581,6 @@ pd_session_list_class_init (PdSessionListClass *klass)
 static void
 pd_session_list_init (PdSessionList *self)
 {
-  GtkGesture *click;
-  GtkGesture *long_press;
-
   gtk_widget_init_template (GTK_WIDGET (self));
   self->resume_offset = NO_OFFSET;
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
@@ -980,20 +594,7 @@ pd_session_list_init (PdSessionList *self)
                             G_CALLBACK (on_selection_changed), self);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));
 
-  click = gtk_gesture_click_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
-  g_signal_connect (click, "pressed", G_CALLBACK (on_right_click), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
-
-  click = gtk_gesture_click_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
-  g_signal_connect (click, "released", G_CALLBACK (on_primary_released), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
-
-  long_press = gtk_gesture_long_press_new ();
-  gtk_gesture_single_set_touch_only (GTK_GESTURE_SINGLE (long_press), TRUE);
-  g_signal_connect (long_press, "pressed", G_CALLBACK (on_long_press), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (long_press));
+  _pd_session_list_init_menu (self);
 
   gtk_search_entry_set_search_delay (self->search_entry, 150);
 
@@ -1078,7 +679,7 @@ pd_session_list_select (PdSessionList *self,
 
   g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
 
-  if (!pd_session_list_find_shown (self, id, &position))
+  if (!_pd_session_list_find_shown (self, id, &position))
     return FALSE;
 
   gtk_single_selection_set_selected (self->selection, position);
@@ -1224,7 +825,7 @@ pd_session_list_set_hidden (PdSessionList *self,
     {
       guint position;
 
-      if (pd_session_list_find_shown (self, pd_session_item_get_id (selected), &position))
+      if (_pd_session_list_find_shown (self, pd_session_item_get_id (selected), &position))
         gtk_single_selection_set_selected (self->selection, position);
     }
   pd_session_list_update_empty (self);

@@ -1,0 +1,70 @@
+/* pd-session-list-private.h: what the parts of PdSessionList share
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * PdSessionList is one type in two files: pd-session-list.c (the listing,
+ * read from the source in pages and merged into the model, the search and
+ * the selection) and pd-session-list-menu.c (the row menu, its Rename and
+ * Pin, and the clicks on rows).
+ */
+#pragma once
+
+#include "pd-session-list.h"
+
+G_BEGIN_DECLS
+
+struct _PdSessionList
+{
+  GtkWidget           parent_instance;
+
+  PdSource           *source;
+  gulong              changed_handler;
+  PdSessionListModel *model;
+  GtkFilterListModel *shown;          /* the model less the hidden sessions */
+  GHashTable         *hidden;         /* ids of sessions deleted pending an Undo */
+  GtkSingleSelection *selection;
+  GCancellable       *cancellable;
+  guint               generation;     /* of the newest pass */
+  guint               replies;        /* passes finished */
+  guint               pass_offset;    /* of the page asked for next */
+  gboolean            pass_full;      /* the pass reads to the end */
+  guint               resume_offset;  /* where a full pass a refresh cut short goes on */
+  gboolean            complete;       /* a full pass ended: the model lists everything */
+  guint               next_tick;      /* waits for a frame before the next page */
+  guint               next_timeout;   /* …or for the hidden list */
+  gulong              map_handler;
+  gboolean            loaded;
+  gboolean            merging;
+  char               *query;
+  gboolean            full_text;
+  guint               time_source;
+
+  PdSessionItem      *menu_item;      /* the row the context menu is for */
+  GtkWidget          *menu;
+
+  /* Template widgets */
+  GtkSearchBar       *search_bar;
+  GtkSearchEntry     *search_entry;
+  GtkToggleButton    *full_text_toggle;
+  GtkStack           *list_stack;
+  GtkListView        *list_view;
+  GtkLabel           *empty_label;
+};
+
+/* pd-session-list.c */
+/* The position of @id in the list as shown (the selection's positions). */
+gboolean _pd_session_list_find_shown       (PdSessionList  *self,
+                                            const char     *id,
+                                            guint          *position);
+void     _pd_session_list_emit_activated   (PdSessionList  *self,
+                                            PdSessionItem  *item);
+/* ::load-failed: the source could not list or change sessions. */
+void     _pd_session_list_emit_failed      (PdSessionList  *self,
+                                            const GError   *error);
+
+/* pd-session-list-menu.c */
+void     _pd_session_list_class_init_menu  (GtkWidgetClass *widget_class);
+void     _pd_session_list_init_menu        (PdSessionList  *self);
+void     _pd_session_list_dispose_menu     (PdSessionList  *self);
+
+G_END_DECLS
