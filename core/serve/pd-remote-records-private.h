@@ -1,0 +1,37 @@
+/* pd-remote-records-private.h: a serve endpoint's records, read into
+ * Plandeck's types.
+ *
+ * What PdRemoteSource's requests answer: session records and listings,
+ * plans, plan versions and events, in Plandeck's schema or odek's (see
+ * shared/reference/).  A record of another shape gives NULL (the caller
+ * says which endpoint sent it); what the records hold is another program's
+ * text, kept as text.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "pd-event.h"
+#include "pd-plan.h"
+#include "pd-session-store.h"
+#include "pd-source.h"
+
+G_BEGIN_DECLS
+
+/* Our session record or odek's (a Session or an IndexEntry); NULL without
+ * a valid id. */
+PdSessionInfo *_pd_remote_session_from_json      (JsonObject  *object);
+/* A listing: an array of records, or {sessions, total}. */
+PdSessionPage *_pd_remote_session_page_from_json (JsonNode    *root);
+/* {session_id, version, steps, found} with, from /plan/detail, checks and
+ * a revision.  NULL when found is false, or with @error set for a step
+ * without an id or title. */
+PdPlanState   *_pd_remote_plan_from_json         (JsonObject  *object,
+                                                  GError     **error);
+/* …/export's plan_versions: PdPlanVersionInfo, never NULL. */
+GPtrArray     *_pd_remote_plan_history_from_json (JsonObject  *object);
+/* /api/events's {events, seq}: PdStoredEvent after @after_seq. */
+GPtrArray     *_pd_remote_events_from_json       (JsonObject  *object,
+                                                  gint64       after_seq);
+
+G_END_DECLS

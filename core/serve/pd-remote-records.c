@@ -1,0 +1,205 @@
+/* pd-remote-records.c: a serve endpoint's records, read into Plandeck's
+ * types (see pd-remote-records-private.h). */
+#define G_LOG_DOMAIN "pd-source"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "pd-json-util.h"
+#include "pd-remote-records-private.h"
+
+static gint64
+get_time (JsonObject *object,
+          const char *name)
+{
+  const char *text = pd_json_get_string (object, name);
+  g_autoptr(GDateTime) dt = NULL;
+
+  if (text == NULL || !(dt = g_date_time_new_from_iso8601 (text, NULL)))
+    return 0;
+  return g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+}
+
+PdSessionInfo *
+_pd_remote_session_from_json (JsonObject *object)
+{
+  PdSessionInfo *info;
+  JsonObject *plan;
+  JsonNode *messages;
+  const char *id = pd_json_get_string (object, "id");
+  const char *task = pd_json_get_string (object, "task");
+  const char *status = pd_json_get_string (object, "status");
+
+  if (id == NULL || !pd_session_id_is_valid (id))
+    return NULL;
+
+  info = g_new0 (PdSessionInfo, 1);
+  info->id = g_strdup (id);
+  info->task = g_strdup (task && *task ? task : pd_json_get_string (object, "title") ? pd_json_get_string (object, "title") : "");
+  info->name = g_strdup (pd_json_get_string (object, "name"));
+  info->model = g_strdup (pd_json_get_string (object, "model") ? pd_json_get_string (object, "model") : "");
+  info->provider = g_strdup (pd_json_get_string (object, "provider") ? pd_json_get_string (object, "provider") : "");
+  info->source = g_strdup (pd_json_get_string (object, "source") ? pd_json_get_string (object, "source") : "odek");
+  info->cwd = g_strdup (pd_json_get_string (object, "cwd") ? pd_json_get_string (object, "cwd") : "");
+  if (status == NULL || !pd_session_status_from_string (status, &info->status))
+    info->status = PD_SESSION_STATUS_IDLE;
+  info->created_at = get_time (object, "created_at");
+  info->updated_at = get_time (object, "updated_at");
+  info->turns = pd_json_get_int (object, "turns", 0);
+  info->input_tokens = pd_json_get_int (object, "input_tokens", 0);
+  info->output_tokens = pd_json_get_int (object, "output_tokens", 0);
+  info->pinned = pd_json_get_boolean (object, "pinned", FALSE);
+  if ((plan = pd_json_get_object (object, "plan")))
+    {
+      info->plan_version = pd_json_get_int (plan, "version", 0);
+      info->plan_done = (guint) pd_json_get_int (plan, "done", 0);
+      info->plan_total = (guint) pd_json_get_int (plan, "total", 0);
+      info->plan_blocked = (guint) pd_json_get_int (plan, "blocked", 0);
+    }
+  messages = json_object_get_member (object, "messages");
+  if (messages && JSON_NODE_HOLDS_ARRAY (messages))
+    info->n_messages = json_array_get_length (json_node_get_array (messages));
+  else
+    info->n_messages = (guint) pd_json_get_int (object, "messages", 0);
+  return info;
+}
+
+PdPlanState *
+_pd_remote_plan_from_json (JsonObject  *object,
+                           GError     **error)
+{
+  g_autoptr(PdPlanState) state = NULL;
+  JsonArray *steps = pd_json_get_array (object, "steps");
+  JsonObject *revision = pd_json_get_object (object, "revision");
+
+  if (!pd_json_get_boolean (object, "found", FALSE))
+    return NULL;
+
+  state = pd_plan_state_new ();
+  state->version = pd_json_get_int (object, "version", 0);
+  for (guint i = 0; steps && i < json_array_get_length (steps); i++)
+    {
+      JsonObject *row = pd_json_array_get_object (steps, i);
+      JsonArray *checks = pd_json_get_array (row, "checks");
+      const char *id = pd_json_get_string (row, "id"), *title = pd_json_get_string (row, "title");
+      PdPlanStep *step;
+
+      if (row == NULL || id == NULL || title == NULL)
+        {
+          g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("The server sent a plan step without an id or title"));
+          return NULL;
+        }
+      step = pd_plan_step_new (id, title);
+      if (!pd_plan_step_status_from_string (pd_json_get_string (row, "status"), &step->status))
+        step->status = PD_PLAN_STEP_PENDING;
+      if (pd_json_get_string (row, "note"))
+        pd_plan_step_set_note (step, pd_json_get_string (row, "note"));
+      for (guint j = 0; checks && j < json_array_get_length (checks); j++)
+        {
+          JsonObject *c = pd_json_array_get_object (checks, j);
+          PdPlanCheck *check;
+
+          if (c == NULL || pd_json_get_string (c, "id") == NULL)
+            continue;
+          check = pd_plan_check_new (pd_json_get_string (c, "id"),
+                                     pd_json_get_string (c, "description") ? pd_json_get_string (c, "description") : "",
+                                     pd_json_get_string (c, "tool") ? pd_json_get_string (c, "tool") : "", "{}");
+          if (!pd_plan_check_status_from_string (pd_json_get_string (c, "status"), &check->status))
+            check->status = PD_PLAN_CHECK_PENDING;
+          g_ptr_array_add (step->checks, check);
+        }
+      g_ptr_array_add (state->steps, step);
+    }
+
+  if (revision != NULL && pd_json_get_string (revision, "reason"))
+    {
+      JsonArray *summary = pd_json_get_array (revision, "summary");
+
+      state->revision = pd_plan_revision_new (pd_json_get_string (revision, "reason"));
+      for (guint i = 0; summary && i < json_array_get_length (summary); i++)
+        {
+          const char *item = pd_json_node_get_string (json_array_get_element (summary, i));
+
+          if (item != NULL)
+            pd_plan_revision_add (state->revision, item);
+        }
+    }
+
+  return g_steal_pointer (&state);
+}
+
+PdSessionPage *
+_pd_remote_session_page_from_json (JsonNode *root)
+{
+  JsonObject *object = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  JsonArray *array = root && JSON_NODE_HOLDS_ARRAY (root) ? json_node_get_array (root) : pd_json_get_array (object, "sessions");
+  GPtrArray *sessions;
+  guint total;
+
+  if (array == NULL)
+    return NULL;
+  sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *row = pd_json_array_get_object (array, i);
+      PdSessionInfo *info = row ? _pd_remote_session_from_json (row) : NULL;
+
+      if (info != NULL)
+        g_ptr_array_add (sessions, info);
+    }
+  total = object && json_object_has_member (object, "total") ? (guint) pd_json_get_int (object, "total", 0) : sessions->len;
+  return pd_session_page_new (sessions, total);
+}
+
+GPtrArray *
+_pd_remote_plan_history_from_json (JsonObject *object)
+{
+  JsonArray *versions = pd_json_get_array (object, "plan_versions");
+  GPtrArray *history = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+
+  for (guint i = 0; versions && i < json_array_get_length (versions); i++)
+    {
+      JsonObject *entry = pd_json_array_get_object (versions, i);
+      JsonNode *state = entry ? json_object_get_member (entry, "state") : NULL;
+      PdPlanVersionInfo *version;
+
+      if (state == NULL || !JSON_NODE_HOLDS_OBJECT (state))
+        continue;
+      version = g_new0 (PdPlanVersionInfo, 1);
+      version->version = pd_json_get_int (entry, "version", 0);
+      version->created_at = get_time (entry, "created_at");
+      version->state_json = json_to_string (state, FALSE);
+      g_ptr_array_add (history, version);
+    }
+  return history;
+}
+
+GPtrArray *
+_pd_remote_events_from_json (JsonObject *object,
+                             gint64      after_seq)
+{
+  JsonArray *events = pd_json_get_array (object, "events");
+  JsonArray *seqs = pd_json_get_array (object, "seq");
+  GPtrArray *out;
+
+  if (events == NULL)
+    return NULL;
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonNode *node = json_array_get_element (events, i);
+      g_autoptr(PdEvent) event = pd_event_new_from_json_node (node, NULL);
+      /* odek's ring has no sequence numbers: positions stand in. */
+      gint64 seq = pd_json_array_get_int (seqs, i, (gint64) i + 1);
+      PdStoredEvent *stored;
+
+      if (event == NULL || seq <= after_seq)
+        continue;
+      stored = g_new0 (PdStoredEvent, 1);
+      stored->seq = seq;
+      stored->event_json = pd_event_to_json (event);
+      g_ptr_array_add (out, stored);
+    }
+  return out;
+}
