@@ -1,11 +1,8 @@
 /* fuzz-claude-line.c: the Claude Code transcript reader, line by line.
  *
- * The input is a transcript (JSON lines); the reader reads it through its
- * JSONL reader and line parser, with a small line cap so that the too-long
- * path is reached too.  Then it is read once more in follow mode, split in
- * two appends, as a running session is followed, and once more whole for
- * its pages (pd_fuzz_check_pages()); and it reads to the same session
- * with its lines picked as with whole trees (pd_fuzz_check_picked()).
+ * The input is a transcript (JSON lines), read as pd_fuzz_read_transcript()
+ * reads it: whole with a small line cap, with its lines picked and whole,
+ * for its pages, and followed in two appends.
  */
 #include "config.h"
 
@@ -23,47 +20,20 @@ LLVMFuzzerInitialize (int    *argc,
   return 0;
 }
 
+static PdTranscriptReader *
+reader_new (const char *path,
+            gpointer    user_data)
+{
+  return PD_TRANSCRIPT_READER (pd_claude_code_reader_new (path));
+}
+
 int
 LLVMFuzzerTestOneInput (const guint8 *data,
                         size_t        size)
 {
-  g_autoptr(PdClaudeCodeReader) reader = NULL;
-  g_autoptr(GError) error = NULL;
-  size_t half = size / 2;
-
   if (size > 256 * 1024)
     return -1;
 
-  pd_fuzz_file_set (&file, data, size);
-  reader = pd_claude_code_reader_new (file.path);
-  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 32 * 1024);
-  if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
-    pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
-  g_clear_error (&error);
-  g_clear_object (&reader);
-
-  /* Its lines picked, and whole: the same session. */
-  {
-    g_autoptr(PdClaudeCodeReader) picked = pd_claude_code_reader_new (file.path);
-    g_autoptr(PdClaudeCodeReader) whole = pd_claude_code_reader_new (file.path);
-
-    pd_fuzz_check_picked (PD_TRANSCRIPT_READER (picked), PD_TRANSCRIPT_READER (whole));
-  }
-
-  /* Read whole for the pages. */
-  reader = pd_claude_code_reader_new (file.path);
-  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 32 * 1024);
-  pd_fuzz_check_pages (PD_TRANSCRIPT_READER (reader));
-  g_clear_object (&reader);
-
-  /* Followed: the first half, then the whole. */
-  pd_fuzz_file_set (&file, data, half);
-  reader = pd_claude_code_reader_new (file.path);
-  pd_transcript_reader_set_follow (PD_TRANSCRIPT_READER (reader), TRUE);
-  if (!pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
-    return 0;
-  pd_fuzz_file_set (&file, data, size);
-  if (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
-    pd_fuzz_check_session (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)));
+  pd_fuzz_read_transcript (&file, data, size, reader_new, NULL, PD_FUZZ_READ_PICKED);
   return 0;
 }

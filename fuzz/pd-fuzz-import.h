@@ -200,3 +200,77 @@ pd_fuzz_file_set (PdFuzzFile   *file,
       done += (size_t) n;
     }
 }
+
+/* A new reader of the transcript at @path. */
+typedef PdTranscriptReader *(*PdFuzzReaderNew) (const char *path,
+                                                gpointer    user_data);
+
+typedef enum
+{
+  PD_FUZZ_READ_PICKED = 1 << 0,   /* the reader picks members of lines */
+  PD_FUZZ_READ_TAIL   = 1 << 1,   /* the reader reads long files from their end */
+} PdFuzzReadFlags;
+
+/* The reads every transcript reader target makes of its input, each by a
+ * new reader from @reader_new: whole, with a small line cap so that the
+ * too-long path is reached too; with PD_FUZZ_READ_PICKED, its lines picked
+ * and whole to the same session (pd_fuzz_check_picked()); whole for its
+ * pages (pd_fuzz_check_pages()); with PD_FUZZ_READ_TAIL, as a long
+ * transcript from its end, scanned back at most a third of it so that the
+ * bound falls inside it; and followed, its first half then the whole, as a
+ * running session is (a whole document is rewritten so). */
+static inline void
+pd_fuzz_read_transcript (PdFuzzFile      *file,
+                         const guint8    *data,
+                         size_t           size,
+                         PdFuzzReaderNew  reader_new,
+                         gpointer         user_data,
+                         PdFuzzReadFlags  flags)
+{
+  g_autoptr(GError) error = NULL;
+  PdTranscriptReader *reader;
+
+  pd_fuzz_file_set (file, data, size);
+  reader = reader_new (file->path, user_data);
+  pd_transcript_reader_set_max_line (reader, 32 * 1024);
+  if (pd_transcript_reader_update (reader, NULL, &error))
+    pd_fuzz_check_session (pd_transcript_reader_get_session (reader));
+  g_clear_error (&error);
+  g_clear_object (&reader);
+
+  if (flags & PD_FUZZ_READ_PICKED)
+    {
+      g_autoptr(PdTranscriptReader) picked = reader_new (file->path, user_data);
+      g_autoptr(PdTranscriptReader) whole = reader_new (file->path, user_data);
+
+      pd_fuzz_check_picked (picked, whole);
+    }
+
+  reader = reader_new (file->path, user_data);
+  pd_transcript_reader_set_max_line (reader, 32 * 1024);
+  pd_fuzz_check_pages (reader);
+  g_clear_object (&reader);
+
+  if ((flags & PD_FUZZ_READ_TAIL) && size > 1)
+    {
+      _pd_import_set_tail_limits (1, (goffset) (size / 3 + 1));
+      reader = reader_new (file->path, user_data);
+      pd_transcript_reader_set_max_line (reader, 32 * 1024);
+      if (pd_transcript_reader_update (reader, NULL, &error))
+        pd_fuzz_check_session (pd_transcript_reader_get_session (reader));
+      _pd_import_set_tail_limits (0, 0);
+      g_clear_error (&error);
+      g_clear_object (&reader);
+    }
+
+  pd_fuzz_file_set (file, data, size / 2);
+  reader = reader_new (file->path, user_data);
+  pd_transcript_reader_set_follow (reader, TRUE);
+  pd_transcript_reader_update (reader, NULL, &error);
+  g_clear_error (&error);
+  pd_fuzz_file_set (file, data, size);
+  if (pd_transcript_reader_update (reader, NULL, &error))
+    pd_fuzz_check_session (pd_transcript_reader_get_session (reader));
+  g_clear_error (&error);
+  g_clear_object (&reader);
+}
