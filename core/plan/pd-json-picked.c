@@ -170,45 +170,16 @@ skip_container (PdJsonReader  *r,
 {
   gboolean object = *r->pos == '{';
   char close = object ? '}' : ']';
+  gboolean more = !pd_json_reader_enter (r, close);
 
-  r->pos++;
-  pd_json_reader_skip_ws (r);
-  if (r->pos < r->end && *r->pos == close)
+  while (more)
     {
-      r->pos++;
-      return TRUE;
-    }
-
-  for (;;)
-    {
-      if (object)
-        {
-          pd_json_reader_skip_ws (r);
-          if (r->pos >= r->end || *r->pos != '"')
-            return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
-          if (!skip_string (r, error))
-            return FALSE;
-          pd_json_reader_skip_ws (r);
-          if (r->pos >= r->end || *r->pos != ':')
-            return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
-          r->pos++;
-        }
-      if (!skip_value (r, error))
+      if (object && (!pd_json_reader_at_key (r, error) || !skip_string (r, error) || !pd_json_reader_colon (r, error)))
         return FALSE;
-
-      pd_json_reader_skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == close)
-        {
-          r->pos++;
-          return TRUE;
-        }
-      return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, object ? "expected ',' or '}'" : "expected ',' or ']'");
+      if (!skip_value (r, error) || !pd_json_reader_next_item (r, close, &more, error))
+        return FALSE;
     }
+  return TRUE;
 }
 
 /* Skips one value, checked as pd_json_reader_read_value() checks it,
@@ -295,38 +266,19 @@ read_object_picked (PdJsonReader      *r,
                     GError           **error)
 {
   g_autoptr(JsonObject) object = json_object_new ();
+  gboolean more = !pd_json_reader_enter (r, '}');
 
-  r->pos++; /* { */
-  pd_json_reader_skip_ws (r);
-  if (r->pos < r->end && *r->pos == '}')
-    {
-      r->pos++;
-      return json_node_init_object (json_node_alloc (), object);
-    }
-
-  for (;;)
+  while (more)
     {
       const PdJsonPick *wanted;
       const char *key;
       gsize length;
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos >= r->end || *r->pos != '"')
-        {
-          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
-          return NULL;
-        }
-      if (!read_key (r, &key, &length, error))
+      if (!pd_json_reader_at_key (r, error) || !read_key (r, &key, &length, error))
         return NULL;
       wanted = find_pick (pick, key, length);
-
-      pd_json_reader_skip_ws (r);
-      if (r->pos >= r->end || *r->pos != ':')
-        {
-          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
-          return NULL;
-        }
-      r->pos++;
+      if (!pd_json_reader_colon (r, error))
+        return NULL;
 
       if (wanted == NULL)
         {
@@ -343,20 +295,10 @@ read_object_picked (PdJsonReader      *r,
           json_object_set_member (object, wanted->name, value);
         }
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == '}')
-        {
-          r->pos++;
-          return json_node_init_object (json_node_alloc (), object);
-        }
-      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
-      return NULL;
+      if (!pd_json_reader_next_item (r, '}', &more, error))
+        return NULL;
     }
+  return json_node_init_object (json_node_alloc (), object);
 }
 
 /* An array whose elements are picked alike. */
@@ -366,16 +308,9 @@ read_array_picked (PdJsonReader      *r,
                    GError           **error)
 {
   g_autoptr(JsonArray) array = json_array_new ();
+  gboolean more = !pd_json_reader_enter (r, ']');
 
-  r->pos++; /* [ */
-  pd_json_reader_skip_ws (r);
-  if (r->pos < r->end && *r->pos == ']')
-    {
-      r->pos++;
-      return json_node_init_array (json_node_alloc (), array);
-    }
-
-  for (;;)
+  while (more)
     {
       JsonNode *value;
 
@@ -383,20 +318,10 @@ read_array_picked (PdJsonReader      *r,
         return NULL;
       json_array_add_element (array, value);
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == ']')
-        {
-          r->pos++;
-          return json_node_init_array (json_node_alloc (), array);
-        }
-      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or ']'");
-      return NULL;
+      if (!pd_json_reader_next_item (r, ']', &more, error))
+        return NULL;
     }
+  return json_node_init_array (json_node_alloc (), array);
 }
 
 /* A value with @pick applied: an object keeps the members it names, an

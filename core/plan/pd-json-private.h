@@ -80,4 +80,65 @@ pd_json_reader_match_literal (PdJsonReader *r,
   return TRUE;
 }
 
+/* The punctuation of objects and arrays, read alike by every reader. */
+
+/* At a container's opening '{' or '[': steps in.  TRUE when the container
+ * is empty (its @close is stepped over too). */
+static inline gboolean
+pd_json_reader_enter (PdJsonReader *r,
+                      char          close)
+{
+  r->pos++;
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && *r->pos == close)
+    {
+      r->pos++;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Before a member: white space, then its key's opening quote. */
+static inline gboolean
+pd_json_reader_at_key (PdJsonReader  *r,
+                       GError       **error)
+{
+  pd_json_reader_skip_ws (r);
+  if (r->pos >= r->end || *r->pos != '"')
+    return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
+  return TRUE;
+}
+
+/* Between a member's key and its value: the ':'. */
+static inline gboolean
+pd_json_reader_colon (PdJsonReader  *r,
+                      GError       **error)
+{
+  pd_json_reader_skip_ws (r);
+  if (r->pos >= r->end || *r->pos != ':')
+    return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
+  r->pos++;
+  return TRUE;
+}
+
+/* After a member or element: a ',' (*@more set: another follows) or the
+ * container's @close (*@more cleared), stepped over; anything else is the
+ * error. */
+static inline gboolean
+pd_json_reader_next_item (PdJsonReader  *r,
+                          char           close,
+                          gboolean      *more,
+                          GError       **error)
+{
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && (*r->pos == ',' || *r->pos == close))
+    {
+      *more = *r->pos == ',';
+      r->pos++;
+      return TRUE;
+    }
+  return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX,
+                              close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
 G_END_DECLS

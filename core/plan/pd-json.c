@@ -214,29 +214,14 @@ read_object (PdJsonReader  *r,
              GError       **error)
 {
   g_autoptr(JsonObject) object = json_object_new ();
+  gboolean more = !pd_json_reader_enter (r, '}');
 
-  r->pos++; /* { */
-  pd_json_reader_skip_ws (r);
-
-  if (r->pos < r->end && *r->pos == '}')
-    {
-      r->pos++;
-      return json_node_init_object (json_node_alloc (), object);
-    }
-
-  for (;;)
+  while (more)
     {
       g_autofree char *key = NULL;
       JsonNode *value;
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos >= r->end || *r->pos != '"')
-        {
-          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
-          return NULL;
-        }
-
-      if (!pd_json_reader_read_string (r, error))
+      if (!pd_json_reader_at_key (r, error) || !pd_json_reader_read_string (r, error))
         return NULL;
       key = g_strndup (r->scratch->str, r->scratch->len);
 
@@ -249,34 +234,14 @@ read_object (PdJsonReader  *r,
           return NULL;
         }
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos >= r->end || *r->pos != ':')
-        {
-          pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
-          return NULL;
-        }
-      r->pos++;
-
-      if (!(value = pd_json_reader_read_value (r, error)))
+      if (!pd_json_reader_colon (r, error) || !(value = pd_json_reader_read_value (r, error)))
         return NULL;
-
       json_object_set_member (object, key, value);
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == '}')
-        {
-          r->pos++;
-          return json_node_init_object (json_node_alloc (), object);
-        }
-
-      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
-      return NULL;
+      if (!pd_json_reader_next_item (r, '}', &more, error))
+        return NULL;
     }
+  return json_node_init_object (json_node_alloc (), object);
 }
 
 static JsonNode *
@@ -284,40 +249,20 @@ read_array (PdJsonReader  *r,
             GError       **error)
 {
   g_autoptr(JsonArray) array = json_array_new ();
+  gboolean more = !pd_json_reader_enter (r, ']');
 
-  r->pos++; /* [ */
-  pd_json_reader_skip_ws (r);
-
-  if (r->pos < r->end && *r->pos == ']')
-    {
-      r->pos++;
-      return json_node_init_array (json_node_alloc (), array);
-    }
-
-  for (;;)
+  while (more)
     {
       JsonNode *value;
 
       if (!(value = pd_json_reader_read_value (r, error)))
         return NULL;
-
       json_array_add_element (array, value);
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == ']')
-        {
-          r->pos++;
-          return json_node_init_array (json_node_alloc (), array);
-        }
-
-      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or ']'");
-      return NULL;
+      if (!pd_json_reader_next_item (r, ']', &more, error))
+        return NULL;
     }
+  return json_node_init_array (json_node_alloc (), array);
 }
 
 JsonNode *
