@@ -25,6 +25,30 @@ pd_import_test_fixtures (const char *sub)
   return dir;
 }
 
+/* A file of the project's own fixtures: @sub/@file under PD_FIXTURES_DIR. */
+static inline char *
+pd_import_test_fixture_file (const char *sub,
+                             const char *file)
+{
+  char *dir = pd_import_test_fixtures (sub);
+  char *path = g_build_filename (dir, file, NULL);
+
+  g_free (dir);
+  return path;
+}
+
+/* Appends @text to the file at @path, as an agent writes on. */
+static inline void
+pd_import_test_append (const char *path,
+                       const char *text)
+{
+  FILE *file = fopen (path, "a");
+
+  g_assert_nonnull (file);
+  fputs (text, file);
+  fclose (file);
+}
+
 /* The shared third-party recordings (../shared/fixtures beside the source
  * tree, PD_SHARED_FIXTURES_DIR): an extra check.  NULL after g_test_skip()
  * with the reason when they are not there. */
@@ -119,6 +143,17 @@ pd_import_test_describe (PdImportedSession *session)
       g_string_append_printf (out, "%s:%s", item->text, pd_checklist_status_to_string (item->status));
     }
   return g_string_free (out, FALSE);
+}
+
+/* The session's checklist is @expected, as pd_import_test_describe() says it. */
+static inline void
+pd_import_test_assert_list (PdImportedSession *session,
+                            const char        *expected)
+{
+  char *got = pd_import_test_describe (session);
+
+  g_assert_cmpstr (got, ==, expected);
+  g_free (got);
 }
 
 /* --- tail reads: a transcript written line by line, read whole and from

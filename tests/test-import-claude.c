@@ -75,14 +75,6 @@ replay (Fixture *f)
   return session;
 }
 
-static void
-assert_list (PdImportedSession *session,
-             const char        *expected)
-{
-  g_autofree char *got = pd_import_test_describe (session);
-  g_assert_cmpstr (got, ==, expected);
-}
-
 #define TODOS_AB "{\"todos\":[{\"content\":\"A\",\"status\":\"completed\",\"activeForm\":\"Doing A\"},{\"content\":\"B\",\"status\":\"in_progress\",\"activeForm\":\"Doing B\"}]}"
 
 /* ---------------------------------------------------------------------- */
@@ -151,7 +143,7 @@ test_own_legacy_todos (void)
   g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/inkwell");
   g_assert_cmpstr (pd_imported_session_get_id (session), ==, "3c9d0e71-5a2b-4e8f-9d14-7b60c2a1f5e3");
   g_assert_cmpint (pd_checklist_get_origin (list), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
-  assert_list (session, "Find where the status bar text is built:completed|"
+  pd_import_test_assert_list (session, "Find where the status bar text is built:completed|"
                         "Count words incrementally on buffer changes:completed|"
                         "Show the count next to the cursor position:completed");
   /* The legacy item shape keeps the agent's ids. */
@@ -186,7 +178,7 @@ test_own_plan_mode (void)
                                    "Settings are read from ~/.config/inkwell/inkwell.ini today."));
   g_assert_cmpint (g_utf8_strlen (pd_imported_session_get_title (session), -1), ==, 120);
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
-  assert_list (session, "Read and write settings.toml atomically:completed|"
+  pd_import_test_assert_list (session, "Read and write settings.toml atomically:completed|"
                         "Convert inkwell.ini once on first start:completed|"
                         "Keep defaults for unknown keys and bad values:completed|"
                         "Tests for defaults, round trip and conversion:completed|"
@@ -228,7 +220,7 @@ test_own_tasks (void)
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Upload rate limits");
   g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/harbor");
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_CLAUDE_TASKS);
-  assert_list (session, "Write a token bucket keyed by client address:completed|"
+  pd_import_test_assert_list (session, "Write a token bucket keyed by client address:completed|"
                         "Return 429 with Retry-After from POST /upload:in_progress|"
                         "Tests for the limiter under a fake clock:completed");
   pd_checklist_count (pd_imported_session_get_checklist (session), &done, &total, NULL);
@@ -315,7 +307,7 @@ test_todo_write_rules (Fixture       *f,
   add (f, use ("05", "t3", "TodoWrite", "{\"todos\":[{\"content\":\"Y\",\"status\":\"pending\"}]}"));
 
   session = replay (f);
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
 }
@@ -332,7 +324,7 @@ test_new_todos_preferred (Fixture       *f,
                "{\"content\":\"odd\",\"status\":\"someday\",\"id\":\"8\"}]}"));
   session = replay (f);
   /* Unknown statuses read as pending. */
-  assert_list (session, "from result:in_progress|odd:pending");
+  pd_import_test_assert_list (session, "from result:in_progress|odd:pending");
   g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 0)->source_id, ==, "7");
 }
 
@@ -409,7 +401,7 @@ test_task_update_rules (Fixture       *f,
   add (f, use ("12", "u9", "TaskUpdate", "{\"taskId\":\"1\",\"status\":\"completed\"}"));
 
   session = replay (f);
-  assert_list (session, "One:in_progress|Two, renamed:pending");
+  pd_import_test_assert_list (session, "One:in_progress|Two, renamed:pending");
 }
 
 static void
@@ -426,7 +418,7 @@ test_task_id_reuse_and_full_list (Fixture       *f,
   add (f, use ("03", "c2", "TaskCreate", "{\"subject\":\"New\"}"));
   add (f, res ("03", "c2", FALSE, "Task #1 created successfully: New", "{\"task\":{\"id\":\"1\",\"subject\":\"New\"}}"));
   session = replay (f);
-  assert_list (session, "New:pending");
+  pd_import_test_assert_list (session, "New:pending");
   g_clear_object (&session);
 
   /* A full list switches back to the list source and clears known tasks:
@@ -438,7 +430,7 @@ test_task_id_reuse_and_full_list (Fixture       *f,
                "{\"success\":true,\"taskId\":\"1\",\"updatedFields\":[\"status\"],\"statusChange\":{\"from\":\"pending\",\"to\":\"in_progress\"}}"));
   session = replay (f);
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_TODO_LIST);
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
 }
 
 static void
@@ -452,14 +444,14 @@ test_task_snapshots (Fixture       *f,
                "{\"tasks\":[{\"id\":\"2\",\"subject\":\"B\",\"status\":\"pending\",\"blockedBy\":[]},"
                "{\"id\":\"1\",\"subject\":\"A\",\"status\":\"completed\",\"blockedBy\":[]}]}"));
   session = replay (f);
-  assert_list (session, "A:completed|B:pending");
+  pd_import_test_assert_list (session, "A:completed|B:pending");
   g_clear_object (&session);
 
   add (f, g_strdup ("{\"type\":\"attachment\",\"timestamp\":\"2026-01-01T00:00:09Z\",\"attachment\":{\"type\":\"task_reminder\","
                     "\"content\":[{\"id\":\"1\",\"subject\":\"A\",\"status\":\"completed\"},{\"id\":\"2\",\"subject\":\"B\",\"status\":\"in_progress\"},"
                     "{\"id\":\"3\",\"subject\":\"C\",\"status\":\"pending\"}],\"itemCount\":3}}"));
   session = replay (f);
-  assert_list (session, "A:completed|B:in_progress|C:pending");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress|C:pending");
 }
 
 static void
@@ -492,7 +484,7 @@ test_caps (Fixture       *f,
   add (f, res ("03", "p1", FALSE, "Task #1 created successfully: P", "{\"task\":{\"id\":\"1\",\"subject\":\"P1\"}}"));
   add (f, res ("03", "p105", FALSE, "Task #2 created successfully: P", "{\"task\":{\"id\":\"2\",\"subject\":\"P105\"}}"));
   session = replay (f);
-  assert_list (session, "P105:pending");
+  pd_import_test_assert_list (session, "P105:pending");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 5);
 }
 
@@ -527,13 +519,13 @@ test_subagents_merged_by_time (Fixture       *f,
   session = replay (f);
   /* Merged by time: the subagent's in_progress (05) comes before the
    * parent's completed (07). */
-  assert_list (session, "Again:completed");
+  pd_import_test_assert_list (session, "Again:completed");
   g_clear_object (&session);
 
   /* Without a later parent update, the subagent's change shows. */
   g_ptr_array_set_size (f->lines, f->lines->len - 2);
   session = replay (f);
-  assert_list (session, "Again:in_progress");
+  pd_import_test_assert_list (session, "Again:in_progress");
 }
 
 /* Found writing the pages of imported sessions: names were sorted with
@@ -569,7 +561,7 @@ test_subagents_equal_times (Fixture       *f,
       g_autoptr(PdImportedSession) session = replay (f);
       g_autofree char *padding = g_malloc (round * 97 + 1);
 
-      assert_list (session, "Shared:in_progress");
+      pd_import_test_assert_list (session, "Shared:in_progress");
     }
 }
 
@@ -616,19 +608,19 @@ test_desktop_plan (Fixture       *f,
   add (f, use ("02", "i1", "mcp__ccd_turn__update_plan", CCD_ITEMS));
   add (f, res ("02", "i1", FALSE, "ok", NULL));
   session = replay (f);
-  assert_list (session, "Read:in_progress|Write:pending|Test:pending");
+  pd_import_test_assert_list (session, "Read:in_progress|Write:pending|Test:pending");
   g_clear_object (&session);
 
   add (f, use ("03", "a1", "mcp__ccd_turn__update_plan", "{\"advance\":true}"));
   add (f, res ("03", "a1", FALSE, "ok", NULL));
   session = replay (f);
-  assert_list (session, "Read:completed|Write:in_progress|Test:pending");
+  pd_import_test_assert_list (session, "Read:completed|Write:in_progress|Test:pending");
   g_clear_object (&session);
 
   add (f, use ("04", "d1", "mcp__ccd_turn__update_plan", "{\"done\":[\"Write\"],\"start\":\"Test\"}"));
   add (f, res ("04", "d1", FALSE, "ok", NULL));
   session = replay (f);
-  assert_list (session, "Read:completed|Write:completed|Test:in_progress");
+  pd_import_test_assert_list (session, "Read:completed|Write:completed|Test:in_progress");
   g_clear_object (&session);
 
   /* A failed step changes nothing. */
@@ -637,7 +629,7 @@ test_desktop_plan (Fixture       *f,
   add (f, use ("06", "w1", "mcp__ccd_turn__wrap_up", "{}"));
   add (f, res ("06", "w1", FALSE, "ok", NULL));
   session = replay (f);
-  assert_list (session, "Read:completed|Write:completed|Test:completed");
+  pd_import_test_assert_list (session, "Read:completed|Write:completed|Test:completed");
   g_clear_object (&session);
 
   /* An unrecognised shape gives no plan rather than a wrong one. */
@@ -710,7 +702,7 @@ test_bad_lines (Fixture       *f,
   g_assert_no_error (error);
   session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
   stats = pd_imported_session_get_stats (session);
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   /* garbage, two blank, huge, invalid UTF-8, unclosed, torn */
   g_assert_cmpuint (stats->skipped_lines, ==, 7);
   g_assert_cmpuint (stats->lines, ==, 10);
@@ -740,7 +732,7 @@ test_follow (Fixture       *f,
   /* Now it is whole: only the appended bytes are read. */
   g_assert_true (g_file_set_contents (path, second, -1, NULL));
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, NULL));
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 2);
 }
 

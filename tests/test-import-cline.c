@@ -25,28 +25,12 @@
 #define ROO_LIST "Map the checkout's dependencies:completed|Move payment code to payments/:completed|" \
                  "Fix the imports:in_progress"
 
-static char *
-fixture_path (const char *file)
-{
-  g_autofree char *dir = pd_import_test_fixtures ("vscode");
-
-  return g_build_filename (dir, file, NULL);
-}
-
-static void
-assert_list (PdImportedSession *session,
-             const char        *expected)
-{
-  g_autofree char *got = pd_import_test_describe (session);
-  g_assert_cmpstr (got, ==, expected);
-}
-
 static void
 test_own_fixtures (void)
 {
-  g_autofree char *cline = fixture_path (CLINE_TASK);
-  g_autofree char *roo = fixture_path (ROO_TASK);
-  g_autofree char *kilo = fixture_path (KILO_TASK);
+  g_autofree char *cline = pd_import_test_fixture_file ("vscode", CLINE_TASK);
+  g_autofree char *roo = pd_import_test_fixture_file ("vscode", ROO_TASK);
+  g_autofree char *kilo = pd_import_test_fixture_file ("vscode", KILO_TASK);
   g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("cline", cline, NULL, NULL);
   g_autoptr(PdImportedSession) roo_session = NULL;
   g_autoptr(PdImportedSession) kilo_session = NULL;
@@ -65,7 +49,7 @@ test_own_fixtures (void)
   g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/shopfront");
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==,
                    PD_CHECKLIST_ORIGIN_CLINE_PROGRESS);
-  assert_list (session, CLINE_LIST);
+  pd_import_test_assert_list (session, CLINE_LIST);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 11);
@@ -81,7 +65,7 @@ test_own_fixtures (void)
   g_assert_cmpint (pd_imported_session_get_source (roo_session), ==, PD_IMPORT_SOURCE_ROO);
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (roo_session)), ==,
                    PD_CHECKLIST_ORIGIN_ROO_TODOS);
-  assert_list (roo_session, ROO_LIST);
+  pd_import_test_assert_list (roo_session, ROO_LIST);
   g_assert_cmpuint (pd_imported_session_get_stats (roo_session)->applied_updates, ==, 3);
   g_assert_cmpuint (pd_imported_session_get_stats (roo_session)->ignored_updates, ==, 1);
   /* Roo's ids are not the items' identity: left out. */
@@ -91,7 +75,7 @@ test_own_fixtures (void)
   kilo_session = pd_cline_read (kilo, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pd_imported_session_get_source (kilo_session), ==, PD_IMPORT_SOURCE_KILO);
-  assert_list (kilo_session, "List the refund endpoints:completed|Write the examples:in_progress");
+  pd_import_test_assert_list (kilo_session, "List the refund endpoints:completed|Write the examples:in_progress");
   /* Its list is Kilo Code's, not Roo Code's (the Now page's heading said
    * "Roo Code" under a "Kilo Code" chip). */
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (kilo_session)), ==,
@@ -129,14 +113,14 @@ test_roo_ids_change (void)
 
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
   g_assert_no_error (error);
-  assert_list (pd_transcript_reader_get_session (r), "A:in_progress|B:pending");
+  pd_import_test_assert_list (pd_transcript_reader_get_session (r), "A:in_progress|B:pending");
   /* Not in a known extension's folder: the tool tells Roo. */
   g_assert_cmpint (pd_imported_session_get_source (pd_transcript_reader_get_session (r)), ==, PD_IMPORT_SOURCE_ROO);
   pd_checklist_set_checked (checklist, 1, TRUE);   /* the user ticks B */
 
   g_free (pd_import_test_write (dir, "tasks/7/ui_messages.json", second));
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
-  assert_list (pd_transcript_reader_get_session (r), "A:completed|B:in_progress");
+  pd_import_test_assert_list (pd_transcript_reader_get_session (r), "A:completed|B:in_progress");
   g_assert_true (pd_checklist_get_override (checklist, 1, &checked));
   g_assert_true (checked);
   g_assert_cmpint (pd_checklist_get_effective_status (checklist, 1), ==, PD_CHECKLIST_STATUS_COMPLETED);
@@ -147,7 +131,7 @@ test_roo_ids_change (void)
 static void
 test_rewrites (void)
 {
-  g_autofree char *cline = fixture_path (CLINE_TASK);
+  g_autofree char *cline = pd_import_test_fixture_file ("vscode", CLINE_TASK);
   g_autofree char *dir = pd_import_test_tmpdir ();
   g_autofree char *task = g_build_filename (dir, "saoudrizwan.claude-dev", "tasks", "1775300000000", NULL);
   g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
@@ -163,7 +147,7 @@ test_rewrites (void)
   reader = pd_cline_reader_new (path);
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
-  assert_list (session, CLINE_LIST);
+  pd_import_test_assert_list (session, CLINE_LIST);
   /* No taskHistory.json beside it: no folder. */
   g_assert_null (pd_imported_session_get_cwd (session));
 
@@ -172,7 +156,7 @@ test_rewrites (void)
                         "\"text\":\"- [x] Read the orders handler\\n- [x] Add limit and offset\\n- [x] Test the pages\"}]", NULL);
   g_assert_true (g_file_set_contents (path, longer, -1, NULL));
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
-  assert_list (session, "Read the orders handler:completed|Add limit and offset:completed|Test the pages:completed");
+  pd_import_test_assert_list (session, "Read the orders handler:completed|Add limit and offset:completed|Test the pages:completed");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 4);
   /* Messages read in both passes: 11, then the 12 of the rewrite. */
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 23);
@@ -180,14 +164,14 @@ test_rewrites (void)
   g_assert_true (g_file_set_contents (path, longer, (gssize) strlen (longer) - 40, NULL));
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
-  assert_list (session, "Read the orders handler:completed|Add limit and offset:completed|Test the pages:completed");
+  pd_import_test_assert_list (session, "Read the orders handler:completed|Add limit and offset:completed|Test the pages:completed");
   pd_import_test_rmtree (dir);
 }
 
 static void
 test_pages (void)
 {
-  g_autofree char *cline = fixture_path (CLINE_TASK);
+  g_autofree char *cline = pd_import_test_fixture_file ("vscode", CLINE_TASK);
   g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("cline", cline, NULL, NULL);
   g_autoptr(PdTranscriptPages) pages = NULL;
   g_autoptr(GError) error = NULL;
@@ -276,7 +260,7 @@ test_index (void)
 static void
 test_index_overrides (void)
 {
-  g_autofree char *roo = fixture_path (ROO_TASK);
+  g_autofree char *roo = pd_import_test_fixture_file ("vscode", ROO_TASK);
   g_autofree char *dir = pd_import_test_tmpdir ();
   g_autofree char *task = g_build_filename (dir, "rooveterinaryinc.roo-cline", "tasks", "1775310000000", NULL);
   g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
@@ -361,7 +345,7 @@ test_hostile (void)
    * is no call at all). */
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 2);
-  assert_list (session, "doing:in_progress|done:completed");
+  pd_import_test_assert_list (session, "doing:in_progress|done:completed");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 5);
 
   {
@@ -443,7 +427,7 @@ test_kilo_cli (void)
   g_assert_cmpstr (pd_import_source_to_string (PD_IMPORT_SOURCE_KILO_CLI), ==, "kilo-cli");
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (g_ptr_array_index (sessions, 0))), ==,
                    PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS);
-  assert_list (g_ptr_array_index (sessions, 0), "K:in_progress");
+  pd_import_test_assert_list (g_ptr_array_index (sessions, 0), "K:in_progress");
 
   reader = pd_transcript_reader_new_for_format ("opencode-db", path, "ses_k", NULL);
   g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
@@ -513,7 +497,7 @@ wait_change (Watch *watch,
 static void
 test_watcher (void)
 {
-  g_autofree char *roo = fixture_path (ROO_TASK);
+  g_autofree char *roo = pd_import_test_fixture_file ("vscode", ROO_TASK);
   g_autofree char *dir = pd_import_test_tmpdir ();
   g_autofree char *task = g_build_filename (dir, "rooveterinaryinc.roo-cline", "tasks", "1775310000000", NULL);
   g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
@@ -577,7 +561,7 @@ test_watcher (void)
 static void
 test_watcher_new_task (void)
 {
-  g_autofree char *roo = fixture_path (ROO_TASK);
+  g_autofree char *roo = pd_import_test_fixture_file ("vscode", ROO_TASK);
   g_autofree char *dir = pd_import_test_tmpdir ();
   g_autofree char *tasks = g_build_filename (dir, "rooveterinaryinc.roo-cline", "tasks", NULL);
   g_autofree char *task = g_build_filename (tasks, "1775310000001", NULL);

@@ -23,14 +23,6 @@ replay (const char * const *lines)
   return session;
 }
 
-static void
-assert_list (PdImportedSession *session,
-             const char        *expected)
-{
-  g_autofree char *got = pd_import_test_describe (session);
-  g_assert_cmpstr (got, ==, expected);
-}
-
 /* The project's own rollouts (tests/fixtures/README.md gives the oracle). */
 
 #define SINCE_FILTER "sessions/2026/03/14/rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl"
@@ -59,7 +51,7 @@ test_own_fixtures (void)
   g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/home/dev/src/logtail");
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_CODEX_PLAN);
   /* The code-mode scripts of the resumed session have the last word. */
-  assert_list (session, "Parse durations like 2h, 3d and 1w:completed|Accept durations in --since:in_progress|"
+  pd_import_test_assert_list (session, "Parse durations like 2h, 3d and 1w:completed|Accept durations in --since:in_progress|"
                         "Tests for durations:pending");
   /* The refused status and the script without a literal plan. */
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 6);
@@ -115,7 +107,7 @@ test_shared_fixtures (void)
   session = pd_codex_read (synthetic, &error);
   g_assert_no_error (error);
   /* The README's oracle: [completed, completed, in_progress] after turn 1. */
-  assert_list (session, "Read the CLI parser:completed|Add --json flag:completed|Run tests:in_progress");
+  pd_import_test_assert_list (session, "Read the CLI parser:completed|Add --json flag:completed|Run tests:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
   g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/workspace/demo");
@@ -152,7 +144,7 @@ test_error_outputs (void)
   };
   g_autoptr(PdImportedSession) session = replay (lines);
 
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 3);
 }
@@ -198,7 +190,7 @@ test_exec_form (void)
   };
   g_autoptr(PdImportedSession) session = replay (lines);
 
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 2);
 }
 
@@ -243,7 +235,7 @@ test_bad_lines (void)
   };
   g_autoptr(PdImportedSession) session = replay (lines);
 
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 3);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 7);
 }

@@ -27,39 +27,12 @@
 #define LIST_A "[{\"description\":\"A\",\"status\":\"in_progress\"}]"
 #define LIST_AB "[{\"description\":\"A\",\"status\":\"completed\"},{\"description\":\"B\",\"status\":\"in_progress\"}]"
 
-static char *
-fixture_path (const char *file)
-{
-  g_autofree char *dir = pd_import_test_fixtures ("gemini");
-
-  return g_build_filename (dir, file, NULL);
-}
-
-static void
-assert_list (PdImportedSession *session,
-             const char        *expected)
-{
-  g_autofree char *got = pd_import_test_describe (session);
-  g_assert_cmpstr (got, ==, expected);
-}
-
-static void
-append (const char *path,
-        const char *text)
-{
-  FILE *file = fopen (path, "a");
-
-  g_assert_nonnull (file);
-  fputs (text, file);
-  fclose (file);
-}
-
 /* The project's own sessions (tests/fixtures/README.md gives the oracle). */
 static void
 test_own_fixtures (void)
 {
-  g_autofree char *sighup = fixture_path (SIGHUP_FILE);
-  g_autofree char *legacy = fixture_path (LEGACY_FILE);
+  g_autofree char *sighup = pd_import_test_fixture_file ("gemini", SIGHUP_FILE);
+  g_autofree char *legacy = pd_import_test_fixture_file ("gemini", LEGACY_FILE);
   g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("gemini", sighup, NULL, NULL);
   g_autoptr(PdImportedSession) old = NULL;
   g_autoptr(GError) error = NULL;
@@ -80,7 +53,7 @@ test_own_fixtures (void)
                    PD_CHECKLIST_ORIGIN_GEMINI_TODOS);
   /* The rewind dropped "Restart the workers"; the replaced message counts
    * once, with its second list. */
-  assert_list (session, SIGHUP_LIST);
+  pd_import_test_assert_list (session, SIGHUP_LIST);
   stats = pd_imported_session_get_stats (session);
   g_assert_cmpuint (stats->applied_updates, ==, 4);
   g_assert_cmpuint (stats->ignored_updates, ==, 1);
@@ -101,7 +74,7 @@ test_own_fixtures (void)
   /* The older format: one document, the tool under its v0.8 name first. */
   old = pd_gemini_read (legacy, &error);
   g_assert_no_error (error);
-  assert_list (old, LEGACY_LIST);
+  pd_import_test_assert_list (old, LEGACY_LIST);
   g_assert_cmpuint (pd_imported_session_get_stats (old)->applied_updates, ==, 2);
   g_assert_cmpstr (pd_imported_session_get_id (old), ==, LEGACY_ID);
   g_assert_cmpstr (pd_imported_session_get_title (old), ==, "Add a --dry-run flag to lantern's migrate command.");
@@ -155,23 +128,23 @@ test_follow (void)
   pd_transcript_reader_set_follow (r, TRUE);
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
   g_assert_no_error (error);
-  assert_list (session, "A:in_progress");
+  pd_import_test_assert_list (session, "A:in_progress");
   g_assert_null (pd_imported_session_get_cwd (session));   /* no .project_root */
 
-  append (path, MSG ("m2", TODOS (LIST_AB, "success")) "\n{\"$set\":{\"summary\":\"Named\"}}\n");
+  pd_import_test_append (path, MSG ("m2", TODOS (LIST_AB, "success")) "\n{\"$set\":{\"summary\":\"Named\"}}\n");
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Named");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
 
   /* m1 written again without its call: its list goes, m2's stays. */
-  append (path, "{\"id\":\"m1\",\"timestamp\":\"2026-04-05T10:00:01.000Z\",\"type\":\"gemini\",\"content\":\"x\"}\n");
+  pd_import_test_append (path, "{\"id\":\"m1\",\"timestamp\":\"2026-04-05T10:00:01.000Z\",\"type\":\"gemini\",\"content\":\"x\"}\n");
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
 
   /* Rewound to m1: m2 and its list go. */
-  append (path, "{\"$rewindTo\":\"m1\"}\n");
+  pd_import_test_append (path, "{\"$rewindTo\":\"m1\"}\n");
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==, PD_CHECKLIST_ORIGIN_NONE);
   g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
@@ -180,12 +153,12 @@ test_follow (void)
   {
     g_autofree char *head = g_strndup (torn, strlen (torn) / 2);
 
-    append (path, head);
+    pd_import_test_append (path, head);
     g_assert_true (pd_transcript_reader_update (r, NULL, &error));
     g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
-    append (path, torn + strlen (torn) / 2);
+    pd_import_test_append (path, torn + strlen (torn) / 2);
     g_assert_true (pd_transcript_reader_update (r, NULL, &error));
-    assert_list (session, "A:in_progress");
+    pd_import_test_assert_list (session, "A:in_progress");
   }
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
   pd_import_test_rmtree (dir);
@@ -196,7 +169,7 @@ test_follow (void)
 static void
 test_document_rewrites (void)
 {
-  g_autofree char *legacy = fixture_path (LEGACY_FILE);
+  g_autofree char *legacy = pd_import_test_fixture_file ("gemini", LEGACY_FILE);
   g_autofree char *dir = pd_import_test_tmpdir ();
   g_autofree char *chats = g_build_filename (dir, "chats", NULL);
   g_autofree char *path = g_build_filename (chats, "session-old.json", NULL);
@@ -215,7 +188,7 @@ test_document_rewrites (void)
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
   session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
-  assert_list (session, LEGACY_LIST);
+  pd_import_test_assert_list (session, LEGACY_LIST);
   g_assert_cmpint (pd_transcript_reader_get_offset (PD_TRANSCRIPT_READER (reader)), ==, 0);
   g_assert_cmpstr (pd_transcript_reader_get_format (PD_TRANSCRIPT_READER (reader)), ==, "gemini-json");
 
@@ -227,7 +200,7 @@ test_document_rewrites (void)
   g_assert_true (g_file_set_contents (path, longer, -1, NULL));
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
   /* Messages read in both passes: 4, then the 5 of the rewrite. */
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 9);
@@ -236,7 +209,7 @@ test_document_rewrites (void)
   g_assert_true (g_file_set_contents (path, longer, (gssize) strlen (longer) / 2, NULL));
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
 
   /* Never read whole: a clear error. */
   {
@@ -251,7 +224,7 @@ test_document_rewrites (void)
 static void
 test_pages (void)
 {
-  g_autofree char *sighup = fixture_path (SIGHUP_FILE);
+  g_autofree char *sighup = pd_import_test_fixture_file ("gemini", SIGHUP_FILE);
   g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("gemini", sighup, NULL, NULL);
   g_autoptr(PdTranscriptPages) pages = NULL;
   g_autoptr(GError) error = NULL;
@@ -284,7 +257,7 @@ test_pages (void)
 static void
 test_index_overrides (void)
 {
-  g_autofree char *legacy = fixture_path (LEGACY_FILE);
+  g_autofree char *legacy = pd_import_test_fixture_file ("gemini", LEGACY_FILE);
   g_autofree char *dir = pd_import_test_tmpdir ();
   g_autofree char *db_dir = pd_import_test_tmpdir ();
   g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
@@ -339,7 +312,7 @@ test_index_overrides (void)
     longer = g_strconcat (contents, ", " MSG ("late", "[{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"Parse --dry-run\",\"status\":\"completed\"},{\"description\":\"Print the plan, change nothing\",\"status\":\"completed\"}]}}]") "]", last + 1, NULL);
     g_assert_true (g_file_set_contents (doc, longer, -1, NULL));
   }
-  append (path, MSG ("m2", TODOS (LIST_A, "success")) "\n");
+  pd_import_test_append (path, MSG ("m2", TODOS (LIST_A, "success")) "\n");
   pd_import_index_run_paths (index, store, roots, &stats, NULL, &error);
   g_assert_no_error (error);
   /* The document whole again, the JSON lines from where they ended. */

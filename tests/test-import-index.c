@@ -100,17 +100,6 @@ write_claude (Fixture    *f,
   return path;
 }
 
-static void
-append (const char *path,
-        const char *text)
-{
-  FILE *file = fopen (path, "a");
-
-  g_assert_nonnull (file);
-  fputs (text, file);
-  fclose (file);
-}
-
 static PdSessionInfo *
 only_session (Fixture *f)
 {
@@ -345,7 +334,7 @@ test_incremental (Fixture       *f,
   g_assert_cmpuint (stats.bytes_read, ==, 0);
 
   /* Grown: this index reads only what was appended. */
-  append (path, more);
+  pd_import_test_append (path, more);
   run_dir (f, index, &stats);
   g_assert_cmpuint (stats.read_appended, ==, 1);
   g_assert_cmpuint (stats.read_full, ==, 0);
@@ -358,7 +347,7 @@ test_incremental (Fixture       *f,
   g_assert_cmpuint (after->plan_total, ==, 3);
 
   /* A new index (a new process) has no reader: it reads the file again. */
-  append (path, "\n");
+  pd_import_test_append (path, "\n");
   run_dir (f, fresh, &stats);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_clear_pointer (&after, pd_session_info_free);
@@ -403,7 +392,7 @@ test_overrides_survive (Fixture       *f,
   g_assert_nonnull (strstr (annotation, "Tell the team"));
 
   /* The agent completes alpha: both the cached reader and a fresh one. */
-  append (path, more);
+  pd_import_test_append (path, more);
   run_dir (f, index, NULL);
   g_clear_pointer (&info, pd_session_info_free);
   info = only_session (f);
@@ -422,7 +411,7 @@ test_overrides_survive (Fixture       *f,
   g_assert_cmpstr (pd_checklist_get_user_item (checklist, 0)->text, ==, "Tell the team");
 
   /* A new index (a new process) reads the whole file again: same pill. */
-  append (path, "\n");
+  pd_import_test_append (path, "\n");
   run_dir (f, fresh, NULL);
   g_clear_pointer (&info, pd_session_info_free);
   info = only_session (f);
@@ -484,7 +473,7 @@ test_damaged (Fixture       *f,
   static const char bad[] = "not json at all\n{\"type\":\"user\",\"bad\":\"\xff\xfe\"}\n\n{\"type\":\"assist";
   guint n_with_plan = 0;
 
-  append (damaged, bad);
+  pd_import_test_append (damaged, bad);
   g_assert_true (g_file_set_contents (garbage, "\x01\x02\x03 binary \xff\n\x00\x00", 16, NULL));
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
 
@@ -632,7 +621,7 @@ test_watcher (Fixture       *f,
   g_main_loop_run (loop);
   g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 2);  /* the file and its folder */
 
-  append (path, more);
+  pd_import_test_append (path, more);
   wait_for_change (&changes, 1);
   g_assert_cmpuint (ids->len, >=, 1);
   info = only_session (f);
@@ -645,13 +634,13 @@ test_watcher (Fixture       *f,
 
   /* Written in two pieces, the way an agent flushes: the half line waits. */
   g_ptr_array_set_size (ids, 0);
-  append (path, "");
+  pd_import_test_append (path, "");
   {
     gsize half = strlen (last) / 3;
     g_autofree char *head = g_strndup (last, half);
 
-    append (path, head);
-    append (path, last + half);
+    pd_import_test_append (path, head);
+    pd_import_test_append (path, last + half);
   }
   wait_for_change (&changes, 1);
   g_clear_pointer (&info, pd_session_info_free);
@@ -678,11 +667,11 @@ test_watcher (Fixture       *f,
     g_autoptr(GError) error = NULL;
     gint64 deadline;
 
-    append (path, more);
+    pd_import_test_append (path, more);
     pd_import_watcher_stop (watcher);
     g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, 0);
     g_ptr_array_set_size (ids, 0);
-    append (path, last);
+    pd_import_test_append (path, last);
     deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
     while (g_get_monotonic_time () < deadline)
       if (!g_main_context_iteration (NULL, FALSE))

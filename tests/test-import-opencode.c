@@ -21,14 +21,6 @@ find_session (GPtrArray  *sessions,
   return NULL;
 }
 
-static void
-assert_list (PdImportedSession *session,
-             const char        *expected)
-{
-  g_autofree char *got = pd_import_test_describe (session);
-  g_assert_cmpstr (got, ==, expected);
-}
-
 /* One session read alone, through the reader the index makes for its row:
  * the same as the whole store read at once gave. */
 static void
@@ -103,7 +95,7 @@ test_own_storage (void)
                    PD_CHECKLIST_ORIGIN_OPENCODE_TODOS);
   /* The same list as storage/todo/<session>.json holds: the refused call
    * and the one still running when the run stopped change nothing. */
-  assert_list (session, "Find where deliveries fail:completed|Retry with exponential backoff for up to a day:completed|"
+  pd_import_test_assert_list (session, "Find where deliveries fail:completed|Retry with exponential backoff for up to a day:completed|"
                         "Record each attempt:in_progress|Show attempts on the admin page:cancelled");
   g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 3)->source_id, ==, "4");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 3);
@@ -153,7 +145,7 @@ test_shared_storage (void)
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Add --json flag");
   g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/workspace/demo");
   /* The same list as storage/todo/<session>.json holds. */
-  assert_list (session, "Read the CLI parser:completed|Add --json flag:in_progress|Run tests:pending");
+  pd_import_test_assert_list (session, "Read the CLI parser:completed|Add --json flag:in_progress|Run tests:pending");
   g_assert_cmpstr (pd_checklist_get_agent_item (pd_imported_session_get_checklist (session), 2)->source_id, ==, "3");
 
   v2 = g_build_filename (dir, "agent-sessions-storage_v2", NULL);
@@ -256,7 +248,7 @@ test_database (void)
   g_assert_nonnull (session);
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Session A");
   g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/work/a");
-  assert_list (session, "Plan:completed|Build:in_progress|Skip:cancelled");
+  pd_import_test_assert_list (session, "Plan:completed|Build:in_progress|Skip:cancelled");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 1);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);

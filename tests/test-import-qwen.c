@@ -31,14 +31,6 @@ fixture_path (const char *id)
   return g_build_filename (dir, PROJECT, name, NULL);
 }
 
-static void
-assert_list (PdImportedSession *session,
-             const char        *expected)
-{
-  g_autofree char *got = pd_import_test_describe (session);
-  g_assert_cmpstr (got, ==, expected);
-}
-
 static PdImportedSession *
 replay (const char * const *lines)
 {
@@ -79,7 +71,7 @@ test_own_fixtures (void)
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "tidepool: JSON report output");
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (session)), ==,
                    PD_CHECKLIST_ORIGIN_QWEN_TODOS);
-  assert_list (session, REPORT_LIST);
+  pd_import_test_assert_list (session, REPORT_LIST);
   stats = pd_imported_session_get_stats (session);
   /* Three answered lists; the one of another shape and the refused one. */
   g_assert_cmpuint (stats->applied_updates, ==, 3);
@@ -106,7 +98,7 @@ test_own_fixtures (void)
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (other), NULL, &error));
   g_assert_no_error (error);
   session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (other));
-  assert_list (session, "Find every use of station:in_progress|Rename it to gauge:pending");
+  pd_import_test_assert_list (session, "Find every use of station:in_progress|Rename it to gauge:pending");
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Rename the `station` column to `gauge` everywhere.");
   g_assert_cmpint (pd_qwen_reader_get_side_check (other), ==, PD_QWEN_SIDE_CHECK_DIFFERS);
 }
@@ -124,7 +116,7 @@ test_side_file_missing (void)
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (pd_qwen_reader_get_side_check (reader), ==, PD_QWEN_SIDE_CHECK_NONE);
-  assert_list (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)), REPORT_LIST);
+  pd_import_test_assert_list (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)), REPORT_LIST);
   pd_import_test_rmtree (empty);
 }
 
@@ -145,7 +137,7 @@ test_tail_read (void)
   g_assert_nonnull (tail);
   g_assert_true (pd_imported_session_get_stats (tail)->tail_read);
   g_assert_cmpuint (pd_imported_session_get_stats (tail)->bytes_read, <, (guint64) st.st_size);
-  assert_list (tail, REPORT_LIST);
+  pd_import_test_assert_list (tail, REPORT_LIST);
   g_assert_cmpstr (pd_imported_session_get_title (tail), ==, "tidepool: JSON report output");
   g_assert_cmpstr (pd_imported_session_get_cwd (tail), ==, "/home/dev/src/tidepool");
   g_assert_cmpstr (pd_imported_session_get_id (tail), ==, REPORT_ID);
@@ -171,7 +163,7 @@ test_follow (void)
   pd_transcript_reader_set_follow (r, TRUE);
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
   g_assert_no_error (error);
-  assert_list (pd_transcript_reader_get_session (r), "A:completed|B:in_progress");
+  pd_import_test_assert_list (pd_transcript_reader_get_session (r), "A:completed|B:in_progress");
   before = pd_transcript_reader_get_offset (r);
 
   file = fopen (path, "a");
@@ -180,14 +172,14 @@ test_follow (void)
   fclose (file);
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
   /* The call waits for its result; the torn line is left for later. */
-  assert_list (pd_transcript_reader_get_session (r), "A:completed|B:in_progress");
+  pd_import_test_assert_list (pd_transcript_reader_get_session (r), "A:completed|B:in_progress");
   g_assert_cmpint (pd_transcript_reader_get_offset (r), ==, before + (goffset) strlen (call));
 
   file = fopen (path, "a");
   fputs (result + half, file);
   fclose (file);
   g_assert_true (pd_transcript_reader_update (r, NULL, &error));
-  assert_list (pd_transcript_reader_get_session (r), "A:completed|B:completed|C:pending");
+  pd_import_test_assert_list (pd_transcript_reader_get_session (r), "A:completed|B:completed|C:pending");
   g_assert_cmpuint (pd_imported_session_get_stats (pd_transcript_reader_get_session (r))->skipped_lines, ==, 0);
   g_assert_cmpuint (pd_imported_session_get_stats (pd_transcript_reader_get_session (r))->applied_updates, ==, 2);
   pd_import_test_rmtree (dir);
@@ -444,7 +436,7 @@ test_pending_bound (void)
   session = replay ((const char * const *) lines->pdata);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 20);
-  assert_list (session, "A:completed|B:in_progress");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
 }
 
 int
