@@ -614,6 +614,18 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
     proc = agent_run("import", *others, "--qwen-dir", db_file)
     tap.check(proc.returncode == 2 and "--qwen-dir takes a folder" in proc.stderr,
               "import --qwen-dir of a file says a folder is expected", detail(proc))
+    # A FIFO where the folder should be: named, with what it is (was "is not
+    # one", with no reason), and no wait for a writer.
+    fifo = os.path.join(work, "..", "agents-fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    for option in ("--cline-dir", "--gemini-dir"):
+        proc = agent_run("import", *others, option, fifo)
+        tap.check(proc.returncode == 2 and f"{option} takes a folder: {fifo} is a FIFO (named pipe), not a folder"
+                  in proc.stderr, f"import {option} of a FIFO says it is a FIFO, not a folder", detail(proc))
+    proc = agent_run("import", *others, "--qwen-dir", db_file)
+    tap.check(proc.returncode == 2 and f"--qwen-dir takes a folder: {db_file} is a file, not a folder" in proc.stderr,
+              "import --qwen-dir of a file says it is a file", detail(proc))
     # sessions show of an extension's task says how it is continued; of an
     # older Gemini CLI session in a hashed folder, that its folder is unknown.
     gemini = os.path.join(work, "..", "gemini-tmp")

@@ -5,8 +5,11 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include "pd-import-index.h"
 #include "pd-import-scanner.h"
+#include "pd-import-skip.h"
 #include "pd-import-test.h"
 #include "pd-qwen-reader.h"
 #include "pd-transcript-reader.h"
@@ -259,6 +262,39 @@ test_read_path (void)
   g_assert_cmpuint (scanned->len, ==, 2);
 }
 
+/* A folder the scanner is given that is a FIFO is named with what it is,
+ * not passed over in silence (nor waited on); one not there is no
+ * agent installed, and says nothing. */
+static void
+test_root_not_folder (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *fifo = g_build_filename (dir, "projects", NULL);
+  g_autofree char *nowhere = g_build_filename (dir, "nowhere", NULL);
+  g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
+  g_autoptr(GPtrArray) skipped = pd_import_skips_new ();
+  g_autoptr(GPtrArray) scanned = NULL;
+  g_autoptr(GError) error = NULL;
+  const PdImportSkip *skip;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  pd_import_scanner_set_claude_dir (scanner, nowhere);
+  pd_import_scanner_set_codex_dir (scanner, nowhere);
+  pd_import_scanner_set_opencode_dir (scanner, nowhere);
+  pd_import_scanner_set_gemini_dir (scanner, nowhere);
+  pd_import_scanner_set_vscode_dir (scanner, nowhere);
+  pd_import_scanner_set_kilo_dir (scanner, nowhere);
+  pd_import_scanner_set_qwen_dir (scanner, fifo);
+  scanned = pd_import_scanner_scan_full (scanner, skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scanned->len, ==, 0);
+  g_assert_cmpuint (skipped->len, ==, 1);
+  skip = g_ptr_array_index (skipped, 0);
+  g_assert_cmpstr (skip->path, ==, fifo);
+  g_assert_cmpstr (skip->reason, ==, "not a folder (a FIFO); the agent's sessions are read from a folder");
+  pd_import_test_rmtree (dir);
+}
+
 /* In the index: overrides and own items stay across re-imports, and the
  * reader kept by the index reads only what was appended. */
 static void
@@ -451,6 +487,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-qwen/follow", test_follow);
   g_test_add_func ("/pd/import-qwen/pages", test_pages);
   g_test_add_func ("/pd/import-qwen/read-path", test_read_path);
+  g_test_add_func ("/pd/import-qwen/root-not-folder", test_root_not_folder);
   g_test_add_func ("/pd/import-qwen/index-overrides", test_index_overrides);
   g_test_add_func ("/pd/import-qwen/hostile", test_hostile);
   g_test_add_func ("/pd/import-qwen/pending-bound", test_pending_bound);

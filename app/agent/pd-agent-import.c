@@ -18,8 +18,11 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include <glib/gi18n.h>
 
@@ -149,6 +152,20 @@ index_stats_to_json (const PdImportIndexStats *stats)
   return node;
 }
 
+/* What a path that should be a folder is instead, for the error that says
+ * so (tried as a new user would, a FIFO given as --cline-dir was only
+ * "not one"). */
+static const char *
+describe_kind (mode_t mode)
+{
+  if (S_ISREG (mode))  return _("a file");
+  if (S_ISFIFO (mode)) return _("a FIFO (named pipe)");
+  if (S_ISSOCK (mode)) return _("a socket");
+  if (S_ISCHR (mode))  return _("a character device");
+  if (S_ISBLK (mode))  return _("a block device");
+  return _("something other than a folder");
+}
+
 /* Checks a --…-dir option: the folder must exist.  The database file of
  * OpenCode or Kilo's CLI (@db_name), named instead of its folder, is taken
  * as its folder. */
@@ -158,11 +175,29 @@ check_dir (const char  *option,
            const char  *db_name)
 {
   g_autofree char *name = NULL;
+  g_autofree char *shown = NULL;
+  GStatBuf st;
 
-  if (*dir == NULL || g_file_test (*dir, G_FILE_TEST_IS_DIR))
+  if (*dir == NULL)
+    return TRUE;
+  /* Named as the user typed it, control characters made visible. */
+  shown = safe (*dir);
+  if (g_stat (*dir, &st) != 0)
+    {
+      int saved = errno;
+
+      if (saved == ENOENT)
+        /* TRANSLATORS: %s is an option (--qwen-dir), %s a path */
+        fprintf (stderr, _("plandeck-agent import: %s: no such folder: %s\n"), option, shown);
+      else
+        /* TRANSLATORS: %s is an option (--qwen-dir), %s a path, %s why (from the system) */
+        fprintf (stderr, _("plandeck-agent import: %s: cannot look at %s: %s\n"), option, shown, g_strerror (saved));
+      return FALSE;
+    }
+  if (S_ISDIR (st.st_mode))
     return TRUE;
   name = g_path_get_basename (*dir);
-  if (db_name != NULL && strcmp (name, db_name) == 0 && g_file_test (*dir, G_FILE_TEST_IS_REGULAR))
+  if (db_name != NULL && strcmp (name, db_name) == 0 && S_ISREG (st.st_mode))
     {
       char *folder = g_path_get_dirname (*dir);
 
@@ -170,12 +205,9 @@ check_dir (const char  *option,
       *dir = folder;
       return TRUE;
     }
-  if (!g_file_test (*dir, G_FILE_TEST_EXISTS))
-    /* TRANSLATORS: %s is an option (--qwen-dir), %s a path */
-    fprintf (stderr, _("plandeck-agent import: %s: no such folder: %s\n"), option, *dir);
-  else
-    /* TRANSLATORS: %s is an option (--qwen-dir), %s a path */
-    fprintf (stderr, _("plandeck-agent import: %s takes a folder: %s is not one\n"), option, *dir);
+  /* TRANSLATORS: %s is an option (--qwen-dir), %s a path, %s what it is ("a FIFO (named pipe)") */
+  fprintf (stderr, _("plandeck-agent import: %s takes a folder: %s is %s, not a folder\n"),
+           option, shown, describe_kind (st.st_mode));
   return FALSE;
 }
 

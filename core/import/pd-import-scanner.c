@@ -709,9 +709,31 @@ pd_import_scanner_scan_full (PdImportScanner  *self,
   for (guint i = 0; roots[i]; i++)
     {
       g_autoptr(GError) local = NULL;
+      GStatBuf st;
 
-      if (!g_file_test (roots[i], G_FILE_TEST_IS_DIR))
-        continue;
+      /* An agent not installed has no folder: nothing to say.  A folder
+       * that is something else (a FIFO, a file) or cannot be looked at is
+       * said with the reason, never passed over in silence. */
+      if (g_stat (roots[i], &st) != 0)
+        {
+          int saved = errno;
+
+          if (saved != ENOENT && saved != ENOTDIR)
+            {
+              g_autofree char *reason = g_strdup_printf ("cannot look at the folder: %s", g_strerror (saved));
+
+              _pd_import_skip_add (skipped, roots[i], reason);
+            }
+          continue;
+        }
+      if (!S_ISDIR (st.st_mode))
+        {
+          g_autofree char *reason = g_strdup_printf ("not a folder (%s); the agent's sessions are read from a folder",
+                                                     S_ISREG (st.st_mode) ? "a file" : _pd_file_kind (st.st_mode));
+
+          _pd_import_skip_add (skipped, roots[i], reason);
+          continue;
+        }
       if (!read_dir (roots[i], 0, sessions, skipped, cancellable, &local))
         {
           if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
