@@ -383,6 +383,35 @@ test_hostile (void)
   pd_import_test_rmtree (dir);
 }
 
+/* A lone surrogate escape, as JavaScript's JSON.stringify writes one for a
+ * string cut inside a pair: the task is kept, the escape read as U+FFFD
+ * (the whole task was refused before). */
+static void
+test_lone_surrogate (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  const char *task[] = {
+    "[{\"ts\":1775300000000,\"type\":\"say\",\"say\":\"task\",\"text\":\"Tidy the logs \\ud83d\"},"
+    "{\"ts\":1775300001000,\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [x] Cut \\udfff here\\n- [ ] Ship\"},"
+    "{\"ts\":1775300002000,\"type\":\"ask\",\"ask\":\"tool\",\"text\":\"{\\\"tool\\\":\\\"updateTodoList\\\","
+    "\\\"todos\\\":[{\\\"content\\\":\\\"Pair \\\\ud83d\\\\ude00 kept\\\",\\\"status\\\":\\\"completed\\\"},"
+    "{\\\"content\\\":\\\"Inner \\\\udfff too\\\",\\\"status\\\":\\\"pending\\\"}]}\"}]",
+    NULL,
+  };
+  g_autofree char *path = pd_import_test_write (dir, "saoudrizwan.claude-dev/tasks/1775300000000/ui_messages.json", task);
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  session = pd_cline_read (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Tidy the logs \xef\xbf\xbd");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
+  /* The last list (Roo's shape inside): its inner escapes alike. */
+  assert_list (session, "Pair \xf0\x9f\x98\x80 kept:completed|Inner \xef\xbf\xbd too:pending");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
+  pd_import_test_rmtree (dir);
+}
+
 /* Kilo Code's CLI: OpenCode's database as kilo.db in its own folder. */
 static void
 test_kilo_cli (void)
@@ -623,6 +652,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-cline/index", test_index);
   g_test_add_func ("/pd/import-cline/index-overrides", test_index_overrides);
   g_test_add_func ("/pd/import-cline/hostile", test_hostile);
+  g_test_add_func ("/pd/import-cline/lone-surrogate", test_lone_surrogate);
   g_test_add_func ("/pd/import-cline/kilo-cli", test_kilo_cli);
   g_test_add_func ("/pd/import-cline/watcher", test_watcher);
   g_test_add_func ("/pd/import-cline/watcher-new-task", test_watcher_new_task);

@@ -221,7 +221,7 @@ test_json_edges (void)
     { "{\"a\":01}", FALSE },
     { "{\"a\":1}{}", FALSE },
     { "{\"a\":1,}", FALSE },
-    { "{\"a\":\"\\ud800\"}", FALSE },     /* a lone surrogate */
+    { "{\"a\":\"\\ud800\"}", TRUE },      /* a lone surrogate: U+FFFD, below */
     { "{\"a\":\"\\x\"}", FALSE },
     { "{\"a\":tru}", FALSE },
     { "{\"a\":\"open}", FALSE },
@@ -238,6 +238,26 @@ test_json_edges (void)
       if ((node != NULL) != cases[i].ok)
         g_error ("%s: %s", cases[i].text, node ? "read" : "refused");
     }
+
+  /* Lone surrogates, as JavaScript's JSON.stringify writes them, read as
+   * U+FFFD; a pair stays one character; what follows a lone half is kept. */
+  {
+    static const struct { const char *text; const char *value; } lone[] = {
+      { "[\"a\\ud800\"]", "a\xef\xbf\xbd" },
+      { "[\"\\udfff b\"]", "\xef\xbf\xbd b" },
+      { "[\"\\ud800\\u0041\"]", "\xef\xbf\xbd" "A" },
+      { "[\"\\ud800\\ud800\\udc00\"]", "\xef\xbf\xbd\xf0\x90\x80\x80" },
+      { "[\"\\ud83d\\ude00\"]", "\xf0\x9f\x98\x80" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (lone); i++)
+      {
+        g_autoptr(JsonNode) node = _pd_import_parse_json (lone[i].text, -1);
+
+        g_assert_nonnull (node);
+        g_assert_cmpstr (json_array_get_string_element (json_node_get_array (node), 0), ==, lone[i].value);
+      }
+  }
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (repeated), "a"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (nul), "a"), ==, "x");
 

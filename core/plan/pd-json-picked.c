@@ -13,8 +13,8 @@
 /* Picking members: a whole line validated, only the named members built   */
 
 /* Skips a string (at its opening quote) as pd_json_reader_read_string()
- * reads it for a foreign document, without keeping it: the same escapes and
- * surrogates are refused.  The closing quote is found with memchr; the search for it is
+ * reads it for a foreign document, without keeping it: the same escapes are
+ * refused.  The closing quote is found with memchr; the search for it is
  * kept while escapes before it are checked, so a string of many escapes is
  * still one pass. */
 static gboolean
@@ -64,18 +64,18 @@ skip_string (PdJsonReader  *r,
 
             if (!pd_json_reader_read_hex4 (r, &ch))
               return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
-            if (ch >= 0xD800 && ch <= 0xDBFF)
+            /* A lone surrogate is read as U+FFFD (see
+             * pd_json_reader_read_string()): only a pair's low half is
+             * taken with it. */
+            if (ch >= 0xD800 && ch <= 0xDBFF && r->end - r->pos >= 6 && r->pos[0] == '\\' && r->pos[1] == 'u')
               {
+                const char *after = r->pos;
                 gunichar low;
 
-                if (r->end - r->pos < 6 || r->pos[0] != '\\' || r->pos[1] != 'u')
-                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
                 r->pos += 2;
                 if (!pd_json_reader_read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
-                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                  r->pos = after;
               }
-            else if (ch >= 0xDC00 && ch <= 0xDFFF)
-              return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
           }
           break;
         default:

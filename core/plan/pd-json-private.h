@@ -12,6 +12,9 @@
 
 G_BEGIN_DECLS
 
+/* What a lone surrogate escape in a foreign document reads as. */
+#define PD_JSON_REPLACEMENT_CHARACTER 0xFFFD
+
 typedef struct
 {
   const char       *start;

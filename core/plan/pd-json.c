@@ -81,19 +81,39 @@ pd_json_reader_read_string (PdJsonReader  *r,
             if (!pd_json_reader_read_hex4 (r, &ch))
               return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
 
+            /* A surrogate with no partner: JavaScript's JSON.stringify
+             * writes one as such an escape (a string cut inside a pair,
+             * which the agents written in it do when they shorten text),
+             * so a document written elsewhere has it read as U+FFFD
+             * rather than refused whole, losing a task for one character.
+             * Our own documents never hold one: refused. */
             if (ch >= 0xD800 && ch <= 0xDBFF)
               {
-                gunichar low;
+                const char *after = r->pos;
+                gunichar low = 0;
 
-                if (r->end - r->pos < 6 || r->pos[0] != '\\' || r->pos[1] != 'u')
+                if (r->end - r->pos >= 6 && r->pos[0] == '\\' && r->pos[1] == 'u')
+                  {
+                    r->pos += 2;
+                    if (!pd_json_reader_read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
+                      {
+                        low = 0;
+                        r->pos = after;
+                      }
+                  }
+                if (low != 0)
+                  ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
+                else if (foreign)
+                  ch = PD_JSON_REPLACEMENT_CHARACTER;
+                else
                   return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-                r->pos += 2;
-                if (!pd_json_reader_read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
-                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
-                ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
               }
             else if (ch >= 0xDC00 && ch <= 0xDFFF)
-              return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+              {
+                if (!foreign)
+                  return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "lone surrogate in \\u escape");
+                ch = PD_JSON_REPLACEMENT_CHARACTER;
+              }
             else if (ch == 0 && !foreign)
               return pd_json_reader_fail (r, error, PD_JSON_ERROR_ENCODING, "NUL character in string");
 
@@ -330,14 +350,15 @@ pd_json_reader_read_value (PdJsonReader  *r,
  * @error: (nullable): where to say what was wrong
  *
  * Parses exactly one JSON value (RFC 8259) surrounded by optional
- * whitespace; invalid UTF-8 and lone surrogates are always refused.
- * Strict (the default, for what we read as our own: plan calls, stored
- * plans), nesting deeper than %PD_JSON_MAX_DEPTH, duplicate object keys, raw
+ * whitespace; invalid UTF-8 is always refused.  Strict (the default, for
+ * what we read as our own: plan calls, stored plans), nesting deeper than
+ * %PD_JSON_MAX_DEPTH, duplicate object keys, lone surrogate escapes, raw
  * control characters and NUL characters in strings are refused too.  With
  * %PD_JSON_PARSE_FOREIGN (transcript lines of other agents), nesting is
  * bounded by %PD_JSON_FOREIGN_MAX_DEPTH and json-glib's harmless answers
  * are kept: raw control characters are taken, "\u0000" ends a string and a
- * repeated member keeps its last value.  It builds the trees directly: on
+ * repeated member keeps its last value; a lone surrogate escape, which
+ * JavaScript's JSON.stringify writes, reads as U+FFFD.  It builds the trees directly: on
  * the short lines an import parses by the thousand, json-glib's parser (a
  * GObject signal per member, under GLib's global signal lock) was most of
  * the import's time.
