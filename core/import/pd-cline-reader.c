@@ -131,25 +131,29 @@ GPtrArray *
 pd_cline_parse_checklist (const char *markdown)
 {
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
-  g_auto(GStrv) lines = NULL;
 
   if (markdown == NULL)
     return NULL;
-  lines = g_strsplit (markdown, "\n", -1);
-  for (guint i = 0; lines[i] && items->len < PD_IMPORT_MAX_ITEMS; i++)
+  /* Line by line in place: a progress text of many megabytes is never
+   * copied whole, and reading stops at the items kept. */
+  for (const char *line = markdown; line != NULL && items->len < PD_IMPORT_MAX_ITEMS;)
     {
-      const char *p = lines[i];
+      const char *newline = strchr (line, '\n');
+      const char *line_end = newline ? newline : line + strlen (line);
+      const char *p = line;
       PdChecklistStatus status;
+      g_autofree char *text = NULL;
       g_autofree char *clean = NULL;
 
-      while (*p == ' ' || *p == '\t')
+      line = newline ? newline + 1 : NULL;
+      while (p < line_end && (*p == ' ' || *p == '\t'))
         p++;
-      if ((*p != '-' && *p != '*') || p[1] != ' ')
+      if (line_end - p < 2 || (*p != '-' && *p != '*') || p[1] != ' ')
         continue;
       p += 2;
-      while (*p == ' ')
+      while (p < line_end && *p == ' ')
         p++;
-      if (p[0] != '[' || p[1] == '\0' || p[2] != ']')
+      if (line_end - p < 3 || p[0] != '[' || p[2] != ']')
         continue;
       switch (p[1])
         {
@@ -159,11 +163,20 @@ pd_cline_parse_checklist (const char *markdown)
         default:            continue;
         }
       p += 3;
-      while (*p == ' ' || *p == '\t')
+      while (p < line_end && (*p == ' ' || *p == '\t'))
         p++;
-      if (*p == '\0')
+      if (p == line_end)
         continue;
-      clean = _pd_import_clean_text (p);
+      /* An item's text is cut when cleaned: only that much is copied. */
+      text = g_strndup (p, MIN ((gsize) (line_end - p), (gsize) PD_IMPORT_MAX_TEXT * 4 + 4));
+      if (!g_utf8_validate (text, -1, NULL))
+        {
+          const char *valid_end;
+
+          g_utf8_validate (text, -1, &valid_end);
+          text[valid_end - text] = '\0';
+        }
+      clean = _pd_import_clean_text (text);
       g_ptr_array_add (items, pd_checklist_item_new (g_strchomp (clean), status, NULL));
     }
   return items->len > 0 ? g_steal_pointer (&items) : NULL;
@@ -171,8 +184,11 @@ pd_cline_parse_checklist (const char *markdown)
 
 static const char * const content_members[] = { "content", "text", NULL };
 
+static const PdJsonPick tool_pick[] = { { "tool", NULL }, { "todos", NULL }, { NULL, NULL } };
+
 /* Roo's and Kilo's updateTodoList, from the tool message's JSON text.  The
- * ids are left out: they change with the status. */
+ * ids are left out: they change with the status.  Only the tool's name and
+ * its list are built of the text, however long the rest. */
 static GPtrArray *
 roo_items (const char *text,
            gboolean   *is_todo_tool)
@@ -183,9 +199,8 @@ roo_items (const char *text,
 
   *is_todo_tool = FALSE;
   if (text == NULL || strstr (text, "updateTodoList") == NULL
-      || !(root = _pd_import_parse_json (text, -1)) || !JSON_NODE_HOLDS_OBJECT (root))
+      || !(object = _pd_import_parse_picked (&root, text, strlen (text), tool_pick)))
     return NULL;
-  object = json_node_get_object (root);
   if (g_strcmp0 (pd_json_get_string (object, "tool"), "updateTodoList") != 0)
     return NULL;
   *is_todo_tool = TRUE;
@@ -203,6 +218,10 @@ roo_items (const char *text,
 
 /* Cline's own index: <storage>/state/taskHistory.json, [{id, task, ts,
  * cwdOnTaskInitialization}], for the task's folder. */
+static const PdJsonPick history_pick[] = {
+  { "id", NULL }, { "cwdOnTaskInitialization", NULL }, { "cwd", NULL }, { NULL, NULL },
+};
+
 static void
 read_task_history (PdClineReader *self)
 {
@@ -213,18 +232,18 @@ read_task_history (PdClineReader *self)
   g_autofree char *tasks_name = g_path_get_basename (tasks);
   g_autofree char *file = g_build_filename (storage, "state", "taskHistory.json", NULL);
   g_autofree char *contents = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  JsonArray *array;
+  g_autoptr(PdJsonElements) elements = NULL;
+  JsonNode *element;
   gsize length;
 
   if (id == NULL || strcmp (tasks_name, "tasks") != 0 || !g_file_test (file, G_FILE_TEST_EXISTS)
       || !_pd_import_read_file (file, HISTORY_MAX, &contents, &length, NULL)
-      || !(root = _pd_import_parse_json (contents, (gssize) length)) || !JSON_NODE_HOLDS_ARRAY (root))
+      || !(elements = pd_json_elements_new (contents, length, NULL, NULL, NULL)))
     return;
-  array = json_node_get_array (root);
-  for (guint i = 0; i < json_array_get_length (array); i++)
+  /* A task at a time: every task's text is left unbuilt. */
+  while ((element = pd_json_elements_next (elements, history_pick)))
     {
-      JsonNode *element = json_array_get_element (array, i);
+      g_autoptr(JsonNode) owned = element;
       JsonObject *item;
       const char *cwd;
 
@@ -265,8 +284,10 @@ add_to_pages (PdClineReader  *self,
     _pd_transcript_pages_add_thinking (self->pages, NULL, text, group, time);
   else if (strcmp (kind, "tool") == 0)
     {
-      g_autoptr(JsonNode) root = _pd_import_parse_json (text, -1);
-      const char *name = root && JSON_NODE_HOLDS_OBJECT (root) ? pd_json_get_string (json_node_get_object (root), "tool") : NULL;
+      static const PdJsonPick name_pick[] = { { "tool", NULL }, { NULL, NULL } };
+      g_autoptr(JsonNode) root = NULL;
+      JsonObject *object = _pd_import_parse_picked (&root, text, strlen (text), name_pick);
+      const char *name = object ? pd_json_get_string (object, "tool") : NULL;
 
       _pd_transcript_pages_add_tool_call (self->pages, NULL, group, name ? name : "tool", text, group, time);
     }
@@ -289,6 +310,11 @@ add_to_pages (PdClineReader  *self,
     _pd_transcript_pages_add_text (self->pages, NULL, "system", text, group, time);
 }
 
+/* What a message is read for; its other members are never built. */
+static const PdJsonPick message_pick[] = {
+  { "type", NULL }, { "ask", NULL }, { "say", NULL }, { "text", NULL }, { "ts", NULL }, { NULL, NULL },
+};
+
 /* The task again, whole: the checklist is replayed from its start. */
 static gboolean
 cline_update (PdTranscriptReader  *reader,
@@ -299,20 +325,22 @@ cline_update (PdTranscriptReader  *reader,
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
   PdChecklist *checklist = pd_imported_session_get_checklist (self->session);
   g_autofree char *contents = NULL;
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PdJsonElements) elements = NULL;
   g_autofree char *command = NULL;
   PdImportSource source;
   gboolean is_kilo;
   gboolean cline_lists = FALSE;
   gboolean title_set = FALSE;
-  JsonArray *messages;
+  JsonNode *element;
   gsize length;
 
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
     return FALSE;
   stats->bytes_read += length;
-  root = _pd_import_parse_json (contents, (gssize) length);
-  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
+  /* Checked whole, then built a message at a time: the whole tree took 14
+   * to 30 times the file's size. */
+  elements = pd_json_elements_new (contents, length, NULL, NULL, NULL);
+  if (elements == NULL)
     {
       /* Caught while the extension rewrites it: keep what was read. */
       if (self->read_once)
@@ -328,7 +356,6 @@ cline_update (PdTranscriptReader  *reader,
     read_task_history (self);
   self->read_once = TRUE;
 
-  messages = json_node_get_array (root);
   is_kilo = source_of_path (self->path, &source) && source == PD_IMPORT_SOURCE_KILO;
   /* Lines (messages) read in all passes, as bytes are: the index counts
    * what each pass read from the difference. */
@@ -337,9 +364,9 @@ cline_update (PdTranscriptReader  *reader,
   stats->ignored_updates = 0;
   pd_checklist_clear_agent_items (checklist);
 
-  for (guint i = 0; i < json_array_get_length (messages); i++)
+  for (guint i = 0; (element = pd_json_elements_next (elements, message_pick)); i++)
     {
-      JsonNode *element = json_array_get_element (messages, i);
+      g_autoptr(JsonNode) owned = element;
       JsonObject *message;
       const char *type, *kind, *text;
       g_autofree char *group = NULL;

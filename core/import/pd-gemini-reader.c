@@ -616,25 +616,38 @@ read_lines (PdGeminiReader  *self,
                            pd_imported_session_get_stats (self->session), &self->offset, cancellable, error);
 }
 
+/* What the older format's document is read for, when no page is kept:
+ * the header's members, and of each message what handle_object() reads. */
+static const PdJsonPick header_pick[] = {
+  { "sessionId", NULL }, { "startTime", NULL }, { "lastUpdated", NULL }, { "summary", NULL }, { NULL, NULL },
+};
+static const PdJsonPick args_pick[] = { { "todos", NULL }, { NULL, NULL } };
+static const PdJsonPick call_pick[] = { { "name", NULL }, { "status", NULL }, { "args", args_pick }, { NULL, NULL } };
+static const PdJsonPick message_pick[] = {
+  { "$rewindTo", NULL }, { "$set", NULL }, { "id", NULL }, { "sessionId", NULL }, { "startTime", NULL },
+  { "lastUpdated", NULL }, { "summary", NULL }, { "timestamp", NULL }, { "type", NULL }, { "content", NULL },
+  { "toolCalls", call_pick }, { NULL, NULL },
+};
+
 /* The older format: the whole document again.  One caught half-written
- * (the agent rewrites it whole) keeps what the last read gave. */
+ * (the agent rewrites it whole) keeps what the last read gave.  The text
+ * is checked whole, then built a message at a time: the whole tree took
+ * many times the file's size. */
 static gboolean
 read_document (PdGeminiReader  *self,
                GError         **error)
 {
   g_autofree char *contents = NULL;
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PdJsonElements) elements = NULL;
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  JsonObject *object;
-  JsonArray *messages;
+  JsonNode *element;
   gsize length;
 
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
     return FALSE;
   stats->bytes_read += length;
-  root = _pd_import_parse_json (contents, (gssize) length);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root)
-      || !(messages = pd_json_get_array (object = json_node_get_object (root), "messages")))
+  elements = pd_json_elements_new (contents, length, "messages", header_pick, NULL);
+  if (elements == NULL)
     {
       if (self->read_once)
         {
@@ -652,10 +665,11 @@ read_document (PdGeminiReader  *self,
   /* Lines (messages) read in all passes, as bytes are: the index counts
    * what each pass read from the difference. */
   stats->skipped_lines = 0;
-  handle_header (self, object);
-  for (guint i = 0; i < json_array_get_length (messages); i++)
+  handle_header (self, json_node_get_object (pd_json_elements_get_header (elements)));
+  /* The pages show each message whole. */
+  while ((element = pd_json_elements_next (elements, self->pages != NULL ? NULL : message_pick)))
     {
-      JsonNode *element = json_array_get_element (messages, i);
+      g_autoptr(JsonNode) owned = element;
 
       stats->lines++;
       if (!JSON_NODE_HOLDS_OBJECT (element))

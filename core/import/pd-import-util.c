@@ -260,7 +260,8 @@ _pd_import_clean_text (const char *text)
   if (text == NULL)
     return g_strdup ("");
 
-  out = g_string_sized_new (strlen (text));
+  /* Sized for what is kept, not for a text of many megabytes. */
+  out = g_string_sized_new (strnlen (text, PD_IMPORT_MAX_TEXT * 4));
   for (const char *p = text; *p && n < PD_IMPORT_MAX_TEXT; p = g_utf8_next_char (p), n++)
     {
       gunichar c = g_utf8_get_char (p);

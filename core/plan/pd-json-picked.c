@@ -409,3 +409,250 @@ pd_json_parse_picked (const char        *text,
 
   return node;
 }
+
+/* ---------------------------------------------------------------------- */
+/* The elements of one array, one at a time                               */
+
+struct _PdJsonElements
+{
+  PdJsonReader  r;
+  GString      *scratch;
+  JsonNode     *header;   /* (nullable) the members @others named */
+  gboolean      done;
+};
+
+void
+pd_json_elements_free (PdJsonElements *self)
+{
+  if (self == NULL)
+    return;
+  if (self->scratch != NULL)
+    g_string_free (self->scratch, TRUE);
+  g_clear_pointer (&self->header, json_node_unref);
+  g_free (self);
+}
+
+/* The members of the root object at r->pos: the one named @member is
+ * found (its last occurrence, as read_object() keeps the last), those
+ * @others names are read into @header, the rest skipped; all checked. */
+static gboolean
+walk_root_object (PdJsonReader      *r,
+                  const char        *member,
+                  const PdJsonPick  *others,
+                  JsonObject        *header,
+                  const char       **array,
+                  GError           **error)
+{
+  gsize member_length = strlen (member);
+
+  if (++r->depth > r->max_depth)
+    return pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+  r->pos++; /* { */
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && *r->pos == '}')
+    {
+      r->pos++;
+      r->depth--;
+      return TRUE;
+    }
+
+  for (;;)
+    {
+      const PdJsonPick *wanted = NULL;
+      const char *key;
+      gsize length;
+      gboolean is_member;
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos >= r->end || *r->pos != '"')
+        return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
+      if (!read_key (r, &key, &length, error))
+        return FALSE;
+      is_member = length == member_length && strncmp (key, member, length) == 0;
+      if (!is_member && others != NULL)
+        wanted = find_pick (others, key, length);
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos >= r->end || *r->pos != ':')
+        return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
+      r->pos++;
+      pd_json_reader_skip_ws (r);
+
+      if (is_member)
+        {
+          *array = r->pos < r->end && *r->pos == '[' ? r->pos : NULL;
+          if (!skip_value (r, error))
+            return FALSE;
+        }
+      else if (wanted != NULL)
+        {
+          JsonNode *value = wanted->members ? read_picked (r, wanted->members, error) : pd_json_reader_read_value (r, error);
+
+          if (value == NULL)
+            return FALSE;
+          json_object_set_member (header, wanted->name, value);
+        }
+      else if (!skip_value (r, error))
+        return FALSE;
+
+      pd_json_reader_skip_ws (r);
+      if (r->pos < r->end && *r->pos == ',')
+        {
+          r->pos++;
+          continue;
+        }
+      if (r->pos < r->end && *r->pos == '}')
+        {
+          r->pos++;
+          r->depth--;
+          return TRUE;
+        }
+      return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
+    }
+}
+
+/**
+ * pd_json_elements_new:
+ * @text: UTF-8 JSON text written elsewhere, kept until the elements are read
+ * @length: length of @text
+ * @member: (nullable): the root object's member holding the array, or %NULL
+ *   when the root is the array
+ * @others: (nullable): with @member, the root's other members to keep (see
+ *   pd_json_elements_get_header())
+ * @error: (nullable): where to say what was wrong
+ *
+ * A document that is one long array (an editor extension's task, an older
+ * Gemini CLI session) read an element at a time, so that its tree is never
+ * built whole: that tree took 14 to 30 times the file's size.  The whole
+ * text is checked first, exactly as pd_json_parse_full() with
+ * %PD_JSON_PARSE_FOREIGN checks it (the same text refused), building
+ * nothing but @others; each pd_json_elements_next() then builds one
+ * element.  A repeated @member counts by its last occurrence, as the whole
+ * tree keeps it.
+ *
+ * Returns: (transfer full): the reader, or %NULL with @error set when the
+ *   text is not JSON or holds no such array
+ */
+PdJsonElements *
+pd_json_elements_new (const char        *text,
+                      gsize              length,
+                      const char        *member,
+                      const PdJsonPick  *others,
+                      GError           **error)
+{
+  g_autoptr(PdJsonElements) self = NULL;
+  PdJsonReader *r;
+  const char *array = NULL;
+
+  g_return_val_if_fail (text != NULL || length == 0, NULL);
+
+  if (!utf8_validate_fast (text, length))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return NULL;
+    }
+
+  self = g_new0 (PdJsonElements, 1);
+  self->scratch = g_string_sized_new (64);
+  r = &self->r;
+  r->start = r->pos = text;
+  r->end = text + length;
+  r->depth = 0;
+  r->flags = PD_JSON_PARSE_FOREIGN;
+  r->max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
+  r->scratch = self->scratch;
+
+  pd_json_reader_skip_ws (r);
+  if (member == NULL)
+    {
+      array = r->pos;
+      if (!skip_value (r, error))
+        return NULL;
+      if (*array != '[')
+        array = NULL;
+    }
+  else if (r->pos < r->end && *r->pos == '{')
+    {
+      g_autoptr(JsonObject) header = json_object_new ();
+
+      if (!walk_root_object (r, member, others, header, &array, error))
+        return NULL;
+      self->header = json_node_init_object (json_node_alloc (), header);
+    }
+  else if (!skip_value (r, error))
+    return NULL;
+
+  pd_json_reader_skip_ws (r);
+  if (r->pos != r->end)
+    {
+      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+      return NULL;
+    }
+  if (array == NULL)
+    {
+      if (member == NULL)
+        g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_SYNTAX, "not a JSON array");
+      else
+        g_set_error (error, PD_JSON_ERROR, PD_JSON_ERROR_SYNTAX, "not a JSON object with an array \"%s\"", member);
+      return NULL;
+    }
+
+  /* The elements sit as deep as the whole tree has them. */
+  r->pos = array + 1;
+  r->depth = member != NULL ? 2 : 1;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * pd_json_elements_get_header:
+ *
+ * Returns: (transfer none) (nullable): the root object's members named by
+ *   the @others given to pd_json_elements_new(), as an object node; %NULL
+ *   when the root is the array
+ */
+JsonNode *
+pd_json_elements_get_header (PdJsonElements *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->header;
+}
+
+/**
+ * pd_json_elements_next:
+ * @pick: (nullable): what to keep of each element (see #PdJsonPick), or
+ *   %NULL for the element whole
+ *
+ * Returns: (transfer full) (nullable): the next element, or %NULL after
+ *   the last
+ */
+JsonNode *
+pd_json_elements_next (PdJsonElements   *self,
+                       const PdJsonPick *pick)
+{
+  PdJsonReader *r;
+  JsonNode *node;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  r = &self->r;
+  if (self->done)
+    return NULL;
+  pd_json_reader_skip_ws (r);
+  if (r->pos >= r->end || *r->pos == ']')
+    {
+      self->done = TRUE;
+      return NULL;
+    }
+  /* The text was checked whole: no read fails here. */
+  node = pick != NULL ? read_picked (r, pick, NULL) : pd_json_reader_read_value (r, NULL);
+  if (node == NULL)
+    {
+      self->done = TRUE;
+      return NULL;
+    }
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && *r->pos == ',')
+    r->pos++;
+  return node;
+}

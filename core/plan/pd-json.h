@@ -76,4 +76,19 @@ char     *pd_json_canonicalize_object (JsonNode   *node,
 char     *pd_json_canonicalize_text  (const char  *text,
                                       GError     **error);
 
+/* One array of a foreign document read an element at a time
+ * (pd-json-picked.c). */
+typedef struct _PdJsonElements PdJsonElements;
+
+PdJsonElements *pd_json_elements_new        (const char        *text,
+                                             gsize              length,
+                                             const char        *member,
+                                             const PdJsonPick  *others,
+                                             GError           **error);
+JsonNode       *pd_json_elements_get_header (PdJsonElements    *self);
+JsonNode       *pd_json_elements_next       (PdJsonElements    *self,
+                                             const PdJsonPick  *pick);
+void            pd_json_elements_free       (PdJsonElements    *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdJsonElements, pd_json_elements_free)
+
 G_END_DECLS

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Peak memory of reading whole-file transcripts, on the real `plandeck-agent`.
+
+usage: test-import-memory.py AGENT [MEGABYTES]
+
+Cline, Roo Code and Kilo Code rewrite a task's ui_messages.json whole, and
+older Gemini CLI sessions are one JSON document: such a file can reach tens
+of megabytes.  Their readers built the whole JSON tree, 14 to 30 times the
+file's size in memory.  Here a generated Cline task, Roo task (one long
+array each) and Gemini CLI session (an object whose `messages` array is
+long) of MEGABYTES each (50 by default) are imported one at a time with
+`plandeck-agent import --json FILE`; the child's peak resident size
+(getrusage through wait4) is printed and must stay within 3 times the
+file's size, and the import must still give the file's last checklist.
+
+In the proofs suite: a sanitizer build's memory is not the program's.
+Prints TAP.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
+        if not ok:
+            self.failed += 1
+            for line in str(detail).splitlines()[:40]:
+                print(f"# {line}")
+        return ok
+
+
+# Messages as the agents save them: many short ones with a few members
+# each (what makes a whole tree many times the text), their text with
+# quotes, newlines and non-ASCII, so that strings carry escapes.
+FILLER = "The handler reads \"limit\" and \"offset\";\nthe café's tests pass."
+
+
+def cline_messages(target):
+    """Cline's shape: text, commands, and a task_progress list now and then."""
+    out = [{"ts": 1775300000000, "type": "say", "say": "task", "text": "Page the orders endpoint"}]
+    size, i = 0, 0
+    while size < target:
+        i += 1
+        if i % 50 == 0:
+            done = min(i // 50, 4)
+            text = "\n".join(f"- [{'x' if k < done else ' '}] Step {k + 1}" for k in range(5))
+            message = {"ts": 1775300000000 + i, "type": "say", "say": "task_progress", "text": text}
+        else:
+            message = {"ts": 1775300000000 + i, "type": "say", "say": "text", "text": f"{i}: {FILLER}",
+                       "partial": False, "conversationHistoryIndex": i, "images": [], "files": [],
+                       "conversationHistoryDeletedRange": [0, 2], "lastCheckpointHash": "9f3c2a1"}
+        out.append(message)
+        size += len(json.dumps(message)) + 1
+    return out, i
+
+
+def roo_messages(target):
+    """Roo's shape: updateTodoList tool asks, whose text is JSON in a string."""
+    out = [{"ts": 1775310000000, "type": "say", "say": "task", "text": "Split the checkout"}]
+    size, i = 0, 0
+    while size < target:
+        i += 1
+        if i % 50 == 0:
+            todos = [{"id": f"{k}-{i}", "content": f"Step {k + 1}", "status": "completed" if k < 2 else "pending"}
+                     for k in range(5)]
+            text = json.dumps({"tool": "updateTodoList", "todos": todos})
+            message = {"ts": 1775310000000 + i, "type": "ask", "ask": "tool", "text": text}
+        else:
+            text = json.dumps({"tool": "readFile", "path": "src/checkout.ts", "content": FILLER})
+            message = {"ts": 1775310000000 + i, "type": "ask", "ask": "tool", "text": text, "partial": False,
+                       "isProtected": False, "progressStatus": {"icon": "check", "text": "read"}}
+        out.append(message)
+        size += len(json.dumps(message)) + 1
+    return out
+
+
+def gemini_document(target):
+    messages = []
+    size, i = 0, 0
+    while size < target:
+        i += 1
+        message = {"id": f"m{i}", "timestamp": "2026-04-02T08:00:00.000Z", "type": "gemini",
+                   "content": f"{i}: {FILLER}", "model": "gemini-2.5-pro",
+                   "thoughts": [{"subject": "Reading", "description": "the handler",
+                                 "timestamp": "2026-04-02T08:00:00.000Z"}],
+                   "tokens": {"input": 1200, "output": 80, "cached": 0, "thoughts": 12, "tool": 0, "total": 1292}}
+        if i % 50 == 0:
+            message["toolCalls"] = [{"id": f"c{i}", "name": "write_todos", "status": "success", "args": {"todos": [
+                {"description": f"Step {k + 1}", "status": "completed" if k < 3 else "pending"} for k in range(5)]}}]
+        messages.append(message)
+        size += len(json.dumps(message)) + 1
+    return {"sessionId": "6b1f4c2e-0000-4000-8000-000000000001", "projectHash": "ab" * 32,
+            "startTime": "2026-04-02T08:00:00.000Z", "lastUpdated": "2026-04-02T09:00:00.000Z",
+            "messages": messages}
+
+
+def peak_import(agent, path, env):
+    """Runs import --json on one file; its exit, output and peak RSS in bytes."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([agent, "import", "--json", path], stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return proc.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss * 1024
+
+
+WRITERS = {
+    "cline": lambda target: cline_messages(target)[0],
+    "roo": roo_messages,
+    "gemini": gemini_document,
+}
+
+
+def write_document(kind, path, target):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(WRITERS[kind](target), f, ensure_ascii=False)
+
+
+def main():
+    if sys.argv[1] == "--write":
+        write_document(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return 0
+    agent = sys.argv[1]
+    megabytes = float(sys.argv[2]) if len(sys.argv) > 2 else 50
+    target = int(megabytes * 1024 * 1024)
+    tap = Tap()
+    with tempfile.TemporaryDirectory(prefix="plandeck-memory-") as tmp:
+        env = dict(os.environ, HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "config"),
+                   XDG_DATA_HOME=os.path.join(tmp, "data"), LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        cases = [
+            ("Cline task", "cline", "saoudrizwan.claude-dev/tasks/1775300000000/ui_messages.json",
+             "Step 1:completed|Step 2:completed|Step 3:completed|Step 4:completed|Step 5:pending"),
+            ("Roo Code task", "roo", "rooveterinaryinc.roo-cline/tasks/1775310000000/ui_messages.json",
+             "Step 1:completed|Step 2:completed|Step 3:pending|Step 4:pending|Step 5:pending"),
+            ("Gemini CLI session (older format)", "gemini", "gemini/tmp/shop/chats/session-2026-04-02T08-00-6b1f4c2e.json",
+             "Step 1:completed|Step 2:completed|Step 3:completed|Step 4:pending|Step 5:pending"),
+        ]
+        for name, kind, relative, expected in cases:
+            path = os.path.join(tmp, relative)
+            # Written by another process: a child's peak RSS starts from its
+            # parent's (exec keeps the high-water mark of the memory it
+            # replaces), so this one never holds the document.
+            subprocess.run([sys.executable, __file__, "--write", kind, path, str(target)], check=True)
+            size = os.path.getsize(path)
+            code, out, err, peak = peak_import(agent, path, env)
+            print(f"# {name}: {size / 1048576:.1f} MB file, peak RSS {peak / 1048576:.1f} MB "
+                  f"({peak / size:.2f}× the file)", flush=True)
+            got = ""
+            if code == 0:
+                sessions = json.loads(out)["sessions"]
+                if sessions:
+                    got = "|".join(f"{i['text']}:{i['status']}" for i in sessions[0]["checklist"]["agent_items"])
+            tap.check(code == 0 and got == expected, f"{name} of {size // 1048576} MB imported with its last list",
+                      f"exit {code}\ngot {got!r}\nexpected {expected!r}\nstderr:\n{err[-2000:]}")
+            tap.check(peak <= 3 * size, f"{name}: peak RSS within 3× the file's size "
+                      f"({peak / 1048576:.1f} MB for {size / 1048576:.1f} MB)")
+            os.remove(path)
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
