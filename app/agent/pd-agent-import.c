@@ -163,7 +163,7 @@ describe_kind (mode_t mode)
   if (S_ISSOCK (mode)) return _("a socket");
   if (S_ISCHR (mode))  return _("a character device");
   if (S_ISBLK (mode))  return _("a block device");
-  return _("something other than a folder");
+  return _("of another kind");
 }
 
 /* Checks a --…-dir option: the folder must exist.  The database file of
