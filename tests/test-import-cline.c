@@ -407,7 +407,7 @@ test_lone_surrogate (void)
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Tidy the logs \xef\xbf\xbd");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
   /* The last list (Roo's shape inside): its inner escapes alike. */
-  assert_list (session, "Pair \xf0\x9f\x98\x80 kept:completed|Inner \xef\xbf\xbd too:pending");
+  pd_import_test_assert_list (session, "Pair \xf0\x9f\x98\x80 kept:completed|Inner \xef\xbf\xbd too:pending");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
   pd_import_test_rmtree (dir);
 }
