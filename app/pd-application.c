@@ -587,6 +587,9 @@ pd_application_startup (GApplication *app)
 
   G_APPLICATION_CLASS (pd_application_parent_class)->startup (app);
 
+  /* An API key pasted into a profile sat in GSettings in clear. */
+  pd_secrets_migrate_profile_keys (app);
+
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
                                    G_N_ELEMENTS (app_actions), app);
 

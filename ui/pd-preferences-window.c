@@ -4,16 +4,21 @@
  *
  * Everything is stored in GSettings as it is edited.  A profile is a name,
  * a kind (openai, anthropic, replay), a base URL, a model and the name of
- * the environment variable holding the API key; never the key itself.
+ * the environment variable holding the API key; never the key itself.  A
+ * key typed in a profile goes to the keyring (pd-secrets), for the
+ * profile's provider and base URL, when its row's Apply is pressed.
  */
 #define G_LOG_DOMAIN "pd-preferences-window"
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "pd-notification-page.h"
 #include "pd-preferences-window.h"
+#include "pd-secrets.h"
 
 static const char * const kinds[] = { "openai", "anthropic", "replay" };
 
@@ -25,6 +30,7 @@ typedef struct
   AdwEntryRow    *base_url;
   AdwEntryRow    *model;
   AdwEntryRow    *env;
+  AdwEntryRow    *key;     /* an AdwPasswordEntryRow; its text never goes to GSettings */
 } ProfileRows;
 
 struct _PdPreferencesWindow
@@ -66,6 +72,8 @@ update_expander (ProfileRows *rows)
     ? g_strdup_printf ("%s · %s", kind_label (kind), model)
     : g_strdup (kind_label (kind));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->expander), title[0] ? title : _("Unnamed"));
+  /* A replay plays a file: no key. */
+  gtk_widget_set_visible (GTK_WIDGET (rows->key), kind != 2);
   adw_expander_row_set_subtitle (rows->expander, subtitle);
 }
 
@@ -113,6 +121,135 @@ on_remove_profile (GtkButton           *button,
   pd_preferences_window_save_profiles (self);
 }
 
+static ProfileRows *
+rows_of_key (PdPreferencesWindow *self,
+             AdwEntryRow         *key)
+{
+  for (guint i = 0; i < self->profiles->len; i++)
+    {
+      ProfileRows *rows = g_ptr_array_index (self->profiles, i);
+
+      if (rows->key == key)
+        return rows;
+    }
+  return NULL;
+}
+
+static const char *
+rows_kind (ProfileRows *rows)
+{
+  guint kind = adw_combo_row_get_selected (rows->kind);
+
+  return kinds[kind < G_N_ELEMENTS (kinds) ? kind : 0];
+}
+
+static void
+set_key_stored (AdwEntryRow *key,
+                gboolean     stored)
+{
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (key),
+                                 stored ? _("API Key (Kept in the Keyring)") : _("API Key"));
+}
+
+static void
+on_key_state (GObject      *object,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  GWeakRef *key_ref = data;
+  g_autoptr(AdwEntryRow) key = g_weak_ref_get (key_ref);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *stored = pd_secrets_lookup_provider_key_finish (result, &error);
+
+  g_weak_ref_clear (key_ref);
+  g_free (key_ref);
+  if (key != NULL)
+    set_key_stored (key, stored != NULL);
+  if (stored != NULL)
+    memset (stored, 0, strlen (stored));
+}
+
+/* The key's row says whether a key is stored for the profile's endpoint;
+ * the key itself is not read into the window. */
+static void
+pd_preferences_window_show_key_state (PdPreferencesWindow *self,
+                                      ProfileRows         *rows)
+{
+  GWeakRef *key_ref;
+  const char *kind = rows_kind (rows);
+
+  if (g_strcmp0 (kind, "replay") == 0)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (rows->key), FALSE);
+      return;
+    }
+  key_ref = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (key_ref, rows->key);
+  pd_secrets_lookup_provider_key_async (kind, gtk_editable_get_text (GTK_EDITABLE (rows->base_url)),
+                                        on_key_state, key_ref);
+}
+
+typedef struct
+{
+  GWeakRef  window;
+  GWeakRef  key;
+  gboolean  cleared;
+} KeyStore;
+
+static void
+on_key_stored (GObject      *object,
+               GAsyncResult *result,
+               gpointer      data)
+{
+  KeyStore *store = data;
+  g_autoptr(PdPreferencesWindow) self = g_weak_ref_get (&store->window);
+  g_autoptr(AdwEntryRow) key = g_weak_ref_get (&store->key);
+  g_autoptr(GError) error = NULL;
+  const char *text;
+
+  if (!pd_secrets_store_provider_key_finish (result, &error))
+    text = error->message;
+  else if (store->cleared)
+    text = _("The API key was removed from the keyring");
+  else
+    text = _("The API key is kept in the keyring");
+
+  if (key != NULL)
+    set_key_stored (key, error == NULL && !store->cleared);
+  if (self != NULL)
+    {
+      /* Toast titles are markup. */
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+      adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), adw_toast_new (escaped));
+    }
+  g_weak_ref_clear (&store->window);
+  g_weak_ref_clear (&store->key);
+  g_free (store);
+}
+
+/* Apply: the typed key goes to the keyring for this provider and base URL;
+ * an empty one removes the key stored there. */
+static void
+on_key_apply (AdwEntryRow         *key,
+              PdPreferencesWindow *self)
+{
+  ProfileRows *rows = rows_of_key (self, key);
+  g_autofree char *text = NULL;
+  KeyStore *store;
+
+  if (rows == NULL)
+    return;
+  text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (key))));
+  store = g_new0 (KeyStore, 1);
+  g_weak_ref_init (&store->window, self);
+  g_weak_ref_init (&store->key, key);
+  store->cleared = text[0] == '\0';
+  pd_secrets_store_provider_key_async (rows_kind (rows), gtk_editable_get_text (GTK_EDITABLE (rows->base_url)),
+                                       text, on_key_stored, store);
+  memset (text, 0, strlen (text));
+}
+
 static AdwEntryRow *
 add_entry (ProfileRows *rows,
            const char  *title,
@@ -157,6 +294,13 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   rows->model = add_entry (rows, _("Model"), model);
   rows->env = add_entry (rows, _("API Key Environment Variable"), env);
 
+  rows->key = ADW_ENTRY_ROW (adw_password_entry_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->key), _("API Key"));
+  adw_entry_row_set_show_apply_button (rows->key, TRUE);
+  g_object_set_data (G_OBJECT (rows->key), "expander", rows->expander);
+  g_signal_connect (rows->key, "apply", G_CALLBACK (on_key_apply), self);
+  adw_expander_row_add_row (rows->expander, GTK_WIDGET (rows->key));
+
   remove_row = adw_action_row_new ();
   remove = gtk_button_new_with_mnemonic (_("_Remove Profile"));
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
@@ -168,6 +312,7 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
 
   update_expander (rows);
   g_ptr_array_add (self->profiles, rows);
+  pd_preferences_window_show_key_state (self, rows);
   adw_preferences_group_add (self->profiles_group, GTK_WIDGET (rows->expander));
 
   g_signal_connect_swapped (rows->name, "changed", G_CALLBACK (pd_preferences_window_save_profiles), self);

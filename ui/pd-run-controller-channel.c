@@ -9,12 +9,15 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "pd-config.h"
 #include "pd-engine-builder.h"
 #include "pd-provider.h"
 #include "pd-run-controller-private.h"
+#include "pd-secrets.h"
 
 #define STATUS_TEXT_MAX 600
 
@@ -350,9 +353,35 @@ build_engine (const PdRunSettings  *settings,
 }
 
 
+/* The key a run sends: one typed for this session, else the one the
+ * keyring keeps for the provider at this address, else the profile's
+ * environment variable.  A key is only looked up for the address it was
+ * stored for, so a base URL changed for one session never receives
+ * another endpoint's key. */
+static void
+resolve_api_key (Job *job)
+{
+  PdRunSettings *settings = job->settings;
+  g_autoptr(GError) error = NULL;
+
+  if (settings->api_key != NULL)
+    return;
+  if (g_strcmp0 (settings->provider, "openai") == 0 || g_strcmp0 (settings->provider, "anthropic") == 0)
+    {
+      settings->api_key = pd_secrets_lookup_provider_key_sync (settings->provider, settings->base_url, &error);
+      if (error != NULL)
+        g_debug ("%s", error->message);
+    }
+  if (settings->api_key == NULL)
+    settings->api_key = g_strdup (job->env_key);
+}
+
 void
 _pd_run_job_free (Job *job)
 {
+  if (job->env_key != NULL)
+    memset (job->env_key, 0, strlen (job->env_key));
+  g_free (job->env_key);
   pd_run_settings_free (job->settings);
   g_free (job->db_path);
   _pd_run_channel_unref (job->channel);
@@ -366,6 +395,8 @@ PdEngine *
 _pd_run_job_ensure_engine (Job     *job,
                            GError **error)
 {
+  if (job->engine == NULL)
+    resolve_api_key (job);
   if (job->engine == NULL)
     job->engine = build_engine (job->settings, job->db_path, job->channel,
                                 job->fallback_provider, !job->fallback_provider, error);

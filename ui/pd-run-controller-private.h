@@ -84,6 +84,7 @@ struct _PdRunController
 typedef struct
 {
   PdRunSettings *settings;
+  char          *env_key;      /* (nullable) the profile's variable, read on the main thread */
   char          *db_path;
   Channel       *channel;
   PdEngine      *engine;       /* (nullable) reused when set */

@@ -238,8 +238,11 @@ pd_run_controller_new_job (PdRunController     *self,
       job->settings = pd_run_settings_new_from_gsettings (gsettings, NULL);
     }
 
+  /* The environment is read here, on the main thread (a setenv meanwhile
+   * would race with a worker's getenv); the keyring in the worker, which
+   * may wait for it.  See _pd_run_job_ensure_engine(). */
   if (job->settings->api_key == NULL && job->settings->api_key_env != NULL)
-    job->settings->api_key = nonempty (g_getenv (job->settings->api_key_env));
+    job->env_key = nonempty (g_getenv (job->settings->api_key_env));
 
   job->db_path = self->source ? g_strdup (pd_local_source_get_path (self->source)) : NULL;
   job->channel = _pd_run_channel_ref (self->channel);

@@ -1,4 +1,4 @@
-/* pd-secrets.h: the endpoint tokens, kept where GNOME keeps secrets
+/* pd-secrets.h: endpoint tokens and provider API keys, kept where GNOME keeps secrets
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -25,5 +25,27 @@ gboolean  pd_secrets_store_token_finish  (GAsyncResult         *result,
                                           GError              **error);
 void      pd_secrets_keep_for_session    (const char           *endpoint,
                                           const char           *token);
+
+/* Provider API keys, one per provider kind ("openai", "anthropic") and
+ * base URL (NULL or "" for the provider's own): a key is only ever sent
+ * to the endpoint it was stored for. */
+void      pd_secrets_store_provider_key_async   (const char           *provider,
+                                                 const char           *base_url,
+                                                 const char           *key,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+gboolean  pd_secrets_store_provider_key_finish  (GAsyncResult         *result,
+                                                 GError              **error);
+void      pd_secrets_lookup_provider_key_async  (const char           *provider,
+                                                 const char           *base_url,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+char     *pd_secrets_lookup_provider_key_finish (GAsyncResult         *result,
+                                                 GError              **error);
+char     *pd_secrets_lookup_provider_key_sync   (const char           *provider,
+                                                 const char           *base_url,
+                                                 GError              **error);
+gboolean  pd_secrets_is_variable_name           (const char           *text);
+void      pd_secrets_migrate_profile_keys       (GApplication         *app);
 
 G_END_DECLS

@@ -10,18 +10,37 @@
  * the URL lands in the keyring and not in GSettings, a later start finds
  * it there, and a token an older Plandeck left in GSettings moves to the
  * keyring.  Without gnome-keyring-daemon the keyring cases skip, saying so.
+ *
+ * Provider API keys likewise: a key typed in a profile of the preferences
+ * lands in the keyring and never in GSettings, and a run sends it (to the
+ * profile's endpoint only: a loopback server records what it is sent); an
+ * environment variable's key still works, with a keyring or without; a
+ * key an older version let sit in clear in a profile moves to the keyring.
  */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <libsecret/secret.h>
 
+#include "pd-preferences-window.h"
 #include "pd-secrets.h"
 #include "pd-server.h"
 #include "pd-session-list.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "../pd-test-server.h"
 
 #define WAIT_MS 20000
+
+static const SecretSchema key_schema = {
+  "io.github.plandeck.Plandeck.ProviderKey", SECRET_SCHEMA_NONE,
+  {
+    { "provider", SECRET_SCHEMA_ATTRIBUTE_STRING },
+    { "base-url", SECRET_SCHEMA_ATTRIBUTE_STRING },
+    { NULL, 0 },
+  }
+};
 
 static const SecretSchema token_schema = {
   "io.github.plandeck.Plandeck.Token", SECRET_SCHEMA_NONE,
@@ -184,6 +203,159 @@ test_no_keyring_session_only (void)
   endpoint_stop (&endpoint);
 }
 
+/* --- provider keys: a run against a loopback server ---------------------- */
+
+#define KEY_VARIABLE "PD_TEST_PROVIDER_KEY"
+
+static const char *provider_reply =
+  "{\"id\": \"r\", \"object\": \"chat.completion\", \"model\": \"m\", \"choices\": [{\"index\": 0,"
+  " \"finish_reason\": \"stop\", \"message\": {\"role\": \"assistant\", \"content\": \"Done.\"}}],"
+  " \"usage\": {\"prompt_tokens\": 3, \"completion_tokens\": 2}}";
+
+typedef struct
+{
+  TestServer *server;      /* the profile's endpoint */
+  TestServer *other;       /* (nullable) an address typed for one session */
+  char       *dir;
+  char       *project;
+  char       *db;
+  const char *typed_key;   /* (nullable) stored through the preferences */
+  gboolean    finished;
+  int         status;
+} KeyRun;
+
+static void
+key_run_init (KeyRun *run)
+{
+  test_unset_proxies ();
+  run->server = test_server_new ();
+  run->dir = pd_test_make_tmp_dir ();
+  run->project = g_build_filename (run->dir, "project", NULL);
+  run->db = g_build_filename (run->dir, "sessions.db", NULL);
+  g_assert_cmpint (g_mkdir (run->project, 0700), ==, 0);
+  g_object_unref (pd_test_open_store (run->db));
+}
+
+static void
+key_run_clear (KeyRun *run)
+{
+  test_server_free (run->server);
+  if (run->other != NULL)
+    test_server_free (run->other);
+  g_free (run->dir);
+  g_free (run->project);
+  g_free (run->db);
+}
+
+/* One profile, for the loopback server, whose variable field is @field. */
+static void
+set_profile (KeyRun     *run,
+             const char *field)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  g_settings_set_value (settings, "provider-profiles",
+                        g_variant_new_parsed ("[('Loopback', 'openai', %s, 'local-model', %s)]",
+                                              run->server->base_url, field));
+  g_settings_set_string (settings, "default-profile", "Loopback");
+}
+
+static char *
+profiles_text (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GVariant) profiles = g_settings_get_value (settings, "provider-profiles");
+
+  return g_variant_print (profiles, FALSE);
+}
+
+static void
+on_key_run_finished (PdRunController *runs,
+                     int              status,
+                     const char      *message,
+                     KeyRun          *run)
+{
+  run->finished = TRUE;
+  run->status = status;
+}
+
+static gboolean
+key_run_finished (gpointer data)
+{
+  return ((KeyRun *) data)->finished;
+}
+
+/* A run from the default profile, as New Session starts it, to @server
+ * (or to another address, typed for this session). */
+static void
+run_once (PdWindow   *window,
+          KeyRun     *run,
+          TestServer *other)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(GSettings) gsettings = g_settings_new (APP_ID);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new_from_gsettings (gsettings, NULL);
+  g_autoptr(GError) error = NULL;
+  gulong handler;
+
+  test_server_push (other != NULL ? other : run->server,
+                    test_reply_plain (200, "application/json", provider_reply));
+  if (other != NULL)
+    {
+      g_free (settings->base_url);
+      settings->base_url = g_strdup (other->base_url);
+    }
+  g_free (settings->working_directory);
+  settings->working_directory = g_strdup (run->project);
+  settings->policy = PD_APPROVAL_POLICY_AUTO;
+  settings->planning = FALSE;
+  run->finished = FALSE;
+  handler = g_signal_connect (runs, "finished", G_CALLBACK (on_key_run_finished), run);
+  g_assert_true (pd_run_controller_start (runs, settings, "Say done", &error));
+  g_assert_no_error (error);
+  pd_test_wait_until (key_run_finished, run, WAIT_MS, "the run to finish");
+  g_signal_handler_disconnect (runs, handler);
+  g_assert_cmpint (run->status, ==, PD_RUN_COMPLETED);
+}
+
+/* What the last request to @server carried as its key. */
+static const char *
+last_authorization (TestServer *server)
+{
+  guint n = test_server_count (server);
+
+  g_assert_cmpuint (n, >, 0);
+  return g_hash_table_lookup (test_server_request (server, n - 1)->headers, "authorization");
+}
+
+static void
+check_env_key (PdApplication *app,
+               PdWindow      *window,
+               gpointer       user_data)
+{
+  KeyRun *run = user_data;
+
+  run_once (window, run, NULL);
+  g_assert_cmpstr (last_authorization (run->server), ==, "Bearer env-key-1");
+}
+
+/* No Secret Service: the variable's key is sent, as it always was. */
+static void
+test_no_keyring_env_key (void)
+{
+  KeyRun run = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  key_run_init (&run);
+  pd_test_reset_settings ();
+  set_profile (&run, KEY_VARIABLE);
+  g_setenv (KEY_VARIABLE, "env-key-1", TRUE);
+  args[1] = run.db;
+  g_assert_cmpint (pd_test_run_app (args, check_env_key, &run, NULL), ==, 0);
+  g_unsetenv (KEY_VARIABLE);
+  key_run_clear (&run);
+}
+
 /* --- gnome-keyring-daemon on the bus ------------------------------------- */
 
 static gboolean keyring_tried;
@@ -330,6 +502,165 @@ test_keyring_migrates_settings_token (void)
   endpoint_stop (&endpoint);
 }
 
+/* --- provider keys in the keyring ---------------------------------------- */
+
+static char *
+keyring_key (const char *base_url)
+{
+  g_autoptr(GError) error = NULL;
+  char *secret = secret_password_lookup_sync (&key_schema, NULL, &error,
+                                              "provider", "openai",
+                                              "base-url", base_url,
+                                              NULL);
+  char *key;
+
+  g_assert_no_error (error);
+  key = g_strdup (secret);
+  secret_password_free (secret);
+  return key;
+}
+
+static gboolean
+keyring_has_key (gpointer data)
+{
+  KeyringWait *wait = data;
+  g_autofree char *key = keyring_key (wait->base_url);
+
+  return g_strcmp0 (key, wait->token) == 0;
+}
+
+static gboolean
+is_key_row (GtkWidget     *widget,
+            gconstpointer  data)
+{
+  return ADW_IS_PASSWORD_ENTRY_ROW (widget);
+}
+
+static gboolean
+key_row_says_kept (gpointer data)
+{
+  return g_strcmp0 (adw_preferences_row_get_title (data), "API Key (Kept in the Keyring)") == 0;
+}
+
+static void
+check_typed_key (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  KeyRun *run = user_data;
+  GtkWindow *preferences;
+  GtkWidget *key_row;
+  g_autofree char *base_url = g_strdup (run->server->base_url);
+  KeyringWait wait = { NULL, run->typed_key };
+  g_autofree char *profiles = NULL;
+
+  /* Stored as a person does it: typed in the profile's API Key row of the
+   * preferences, then Apply. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.preferences", NULL));
+  preferences = pd_test_find_toplevel (PD_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (preferences);
+  pd_test_flush (GTK_WIDGET (preferences));
+  key_row = pd_test_find_first (GTK_WIDGET (preferences), is_key_row, NULL);
+  g_assert_nonnull (key_row);
+  gtk_editable_set_text (GTK_EDITABLE (key_row), run->typed_key);
+  g_signal_emit_by_name (key_row, "apply");
+
+  /* The keyring keeps it for the profile's address, less its last slash. */
+  if (g_str_has_suffix (base_url, "/"))
+    base_url[strlen (base_url) - 1] = '\0';
+  wait.base_url = base_url;
+  pd_test_wait_until (keyring_has_key, &wait, WAIT_MS, "the key to be in the keyring");
+  pd_test_wait_until (key_row_says_kept, key_row, WAIT_MS, "the row to say the key is kept");
+  profiles = profiles_text ();
+  g_assert_null (strstr (profiles, run->typed_key));
+  pd_test_screenshot_sizes (preferences, "preferences-api-key");
+  pd_test_destroy_window (preferences, NULL);
+
+  /* A run sends the keyring's key, before the variable's. */
+  run_once (window, run, NULL);
+  g_assert_cmpstr (last_authorization (run->server), ==, "Bearer keyring-key-2");
+
+  /* An address typed for one session is not the key's: it gets the
+   * variable's key, never the one stored for the profile's endpoint. */
+  run_once (window, run, run->other);
+  g_assert_cmpstr (last_authorization (run->other), ==, "Bearer env-key-2");
+}
+
+static void
+test_keyring_provider_key (void)
+{
+  KeyRun run = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  if (skip_without_keyring ())
+    return;
+
+  key_run_init (&run);
+  run.other = test_server_new ();
+  run.typed_key = "keyring-key-2";
+  pd_test_reset_settings ();
+  set_profile (&run, KEY_VARIABLE);
+  g_setenv (KEY_VARIABLE, "env-key-2", TRUE);
+  args[1] = run.db;
+  g_assert_cmpint (pd_test_run_app (args, check_typed_key, &run, NULL), ==, 0);
+  g_unsetenv (KEY_VARIABLE);
+  {
+    g_autofree char *profiles = profiles_text ();
+
+    g_assert_null (strstr (profiles, "keyring-key-2"));
+  }
+  key_run_clear (&run);
+}
+
+#define CLEAR_KEY "sk-clear-0123456789-abcdef"
+
+static gboolean
+profile_field_is_variable (gpointer data)
+{
+  g_autofree char *profiles = profiles_text ();
+
+  return strstr (profiles, CLEAR_KEY) == NULL && strstr (profiles, "'OPENAI_API_KEY'") != NULL;
+}
+
+static void
+check_migrated_key (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  KeyRun *run = user_data;
+  g_autofree char *base_url = g_strdup (run->server->base_url);
+  KeyringWait wait = { NULL, CLEAR_KEY };
+
+  if (g_str_has_suffix (base_url, "/"))
+    base_url[strlen (base_url) - 1] = '\0';
+  wait.base_url = base_url;
+  pd_test_wait_until (keyring_has_key, &wait, WAIT_MS, "the clear key to move to the keyring");
+  pd_test_wait_until (profile_field_is_variable, NULL, WAIT_MS, "the clear key to leave GSettings");
+
+  run_once (window, run, NULL);
+  g_assert_cmpstr (last_authorization (run->server), ==, "Bearer " CLEAR_KEY);
+}
+
+/* As an older version (or a person pasting into the wrong row) left it:
+ * the key itself in the profile's variable field, in clear in GSettings. */
+static void
+test_keyring_migrates_profile_key (void)
+{
+  KeyRun run = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  if (skip_without_keyring ())
+    return;
+
+  key_run_init (&run);
+  pd_test_reset_settings ();
+  set_profile (&run, " " CLEAR_KEY "\n");
+  g_unsetenv ("OPENAI_API_KEY");
+  args[1] = run.db;
+  g_assert_cmpint (pd_test_run_app (args, check_migrated_key, &run, NULL), ==, 0);
+  key_run_clear (&run);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -338,8 +669,11 @@ main (int   argc,
 
   /* Order matters: the bus has no Secret Service until the keyring cases. */
   g_test_add_func ("/secrets/no-keyring-session-only", test_no_keyring_session_only);
+  g_test_add_func ("/secrets/no-keyring-env-key", test_no_keyring_env_key);
   g_test_add_func ("/secrets/keyring-stores-token", test_keyring_stores_token);
   g_test_add_func ("/secrets/keyring-migrates-settings-token", test_keyring_migrates_settings_token);
+  g_test_add_func ("/secrets/keyring-provider-key", test_keyring_provider_key);
+  g_test_add_func ("/secrets/keyring-migrates-profile-key", test_keyring_migrates_profile_key);
 
   return g_test_run ();
 }
