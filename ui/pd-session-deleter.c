@@ -26,6 +26,7 @@ typedef struct
   char             *id;
   char             *title;
   AdwToast         *toast;
+  gboolean          selected;  /* it was the list's selection: Undo selects it again */
   gboolean          settled;   /* undone, or handed to the source */
 } Pending;
 
@@ -116,6 +117,15 @@ on_undo (AdwToast *toast,
     return;
   pending->settled = TRUE;
   pd_session_deleter_show (self, pending->id, TRUE);
+  /* Undo puts things back as they were: a session that was shown is
+   * shown again, not left behind the one the selection moved to. */
+  if (pending->selected)
+    {
+      g_autoptr(PdSessionList) list = g_weak_ref_get (&self->list);
+
+      if (list != NULL)
+        pd_session_list_select (list, pending->id);
+    }
   g_ptr_array_remove (self->pending, pending);
 }
 
@@ -130,6 +140,7 @@ pd_session_deleter_delete (PdSessionDeleter *self,
                            PdSessionItem    *item)
 {
   g_autoptr(AdwToastOverlay) toasts = g_weak_ref_get (&self->toasts);
+  g_autoptr(PdSessionList) list = g_weak_ref_get (&self->list);
   Pending *pending;
   g_autofree char *escaped = NULL;
   g_autofree char *text = NULL;
@@ -143,12 +154,26 @@ pd_session_deleter_delete (PdSessionDeleter *self,
   pending->id = g_strdup (pd_session_item_get_id (item));
   /* A bidi override in a title would reverse the rest of the toast: made visible. */
   pending->title = pd_safe_text_line (pd_session_item_get_title (item));
+  if (list != NULL)
+    {
+      PdSessionItem *selected = pd_session_list_get_selected_item (list);
+
+      pending->selected = selected != NULL &&
+                          g_strcmp0 (pd_session_item_get_id (selected), pending->id) == 0;
+    }
   g_ptr_array_add (self->pending, pending);
 
   pd_session_deleter_show (self, pending->id, FALSE);
 
-  /* Toast titles are Pango markup; a title is anyone's text. */
-  escaped = g_markup_escape_text (pending->title, -1);
+  /* Toast titles are Pango markup; a title is anyone's text.  It is
+   * isolated (FSI … PDI): a right-to-left title cannot reorder the
+   * quotes and words around it, and its own controls, made visible
+   * above, cannot end the isolate. */
+  {
+    g_autofree char *isolated = g_strconcat ("\xe2\x81\xa8" /* U+2068 */, pending->title, "\xe2\x81\xa9" /* U+2069 */, NULL);
+
+    escaped = g_markup_escape_text (isolated, -1);
+  }
   if (pd_session_item_is_imported (item))
     /* Translators: %s is a session's title */
     text = g_strdup_printf (_("“%s” removed from the list; the agent’s own transcript is kept"), escaped);

@@ -434,9 +434,7 @@ create_database_action (GtkWidget  *widget,
     return;
   self->create_database = TRUE;
   self->failed = FALSE;
-  gtk_button_set_label (self->error_button, _("_Open Another Database…"));
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_button), "win.open-database");
-  gtk_widget_remove_css_class (GTK_WIDGET (self->error_button), "suggested-action");
+  gtk_widget_set_visible (GTK_WIDGET (self->create_button), FALSE);
   gtk_widget_add_css_class (GTK_WIDGET (self->error_retry), "suggested-action");
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", TRUE);
   _pd_window_open_source (self);

@@ -77,6 +77,7 @@ struct _PdWindow
   PdEventsView        *events_view;
   PdHistoryView       *history_view;
   GtkButton           *error_button;
+  GtkButton           *create_button;
   GtkToggleButton     *plan_mode_button;
   GtkRevealer         *demo_banner;
   GtkRevealer         *connection_banner;

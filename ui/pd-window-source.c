@@ -204,10 +204,9 @@ _pd_window_open_source (PdWindow *self)
           /* Translators: %s is a file path */
           description = g_strdup_printf (_("There is no Plandeck database at %s yet. Create a new, empty one there, or open another."),
                                          self->database_path);
-          gtk_button_set_label (self->error_button, _("_Create a New Database Here"));
-          gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_button), "win.create-database");
-          /* Making it is what the page offers; Retry waits for another program to. */
-          gtk_widget_add_css_class (GTK_WIDGET (self->error_button), "suggested-action");
+          /* Making it is what the page offers; Retry waits for another
+           * program to; "or open another" keeps its own button. */
+          gtk_widget_set_visible (GTK_WIDGET (self->create_button), TRUE);
           gtk_widget_remove_css_class (GTK_WIDGET (self->error_retry), "suggested-action");
         }
       else

@@ -738,6 +738,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, events_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, history_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, error_button);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, create_button);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, plan_mode_button);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, demo_banner);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_banner);

@@ -37,6 +37,14 @@ list_loaded (gpointer window)
          !pd_session_list_get_busy (session_list_of (window));
 }
 
+static const char *
+selected_id (PdSessionList *list)
+{
+  PdSessionItem *item = pd_session_list_get_selected_item (list);
+
+  return item != NULL ? pd_session_item_get_id (item) : NULL;
+}
+
 static gboolean
 is_button_labelled (GtkWidget     *widget,
                     gconstpointer  label)
@@ -81,6 +89,10 @@ wait_for_widget (GtkWidget         *root,
   pd_test_wait_until (found, &find, WAIT_MS, what);
   return pd_test_find_first (root, match, data);
 }
+
+/* First strong isolate and pop directional isolate, in UTF-8. */
+#define FSI "\342\201\250"
+#define PDI "\342\201\251"
 
 typedef struct
 {
@@ -189,15 +201,29 @@ check_delete (PdApplication *app,
   g_assert_true (stored (f->store, f->ours));
   g_assert_nonnull (wait_for_widget (GTK_WIDGET (window), is_button_labelled,
                                      "_Undo", "the Undo button"));
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window), "“Tidy the parser” deleted"));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window), "“" FSI "Tidy the parser" PDI "” deleted"));
   pd_test_spin (400);
   pd_test_screenshot_sizes (GTK_WINDOW (window), "delete-undo");
 
-  /* Undo: back in the list, and never deleted. */
+  /* Undo: back in the list, selected again as it was (the selection had
+   * moved on to another session and stayed there), and never deleted. */
+  g_assert_cmpstr (selected_id (list), !=, f->ours);
   undo = pd_test_find_first (GTK_WIDGET (window), is_button_labelled, "_Undo");
   pd_test_spin (500);
   g_signal_emit_by_name (undo, "clicked");
   wait_toast_gone (window);
+  g_assert_cmpstr (selected_id (list), ==, f->ours);
+
+  /* A session that was not selected comes back without taking the
+   * selection from the one that is. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", f->other);
+  undo = wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button");
+  g_assert_cmpstr (selected_id (list), ==, f->ours);
+  pd_test_spin (500);
+  g_signal_emit_by_name (undo, "clicked");
+  wait_toast_gone (window);
+  g_assert_cmpstr (selected_id (list), ==, f->ours);
+  g_assert_true (pd_session_list_select (list, f->other));
   g_assert_true (pd_session_list_select (list, f->ours));
   pd_test_spin (300);
   pd_session_list_refresh (list);
@@ -282,6 +308,81 @@ test_delete (void)
   g_free (f.running);
   g_free (f.db);
   g_free (f.dir);
+}
+
+/* --- a bidi-safe toast ------------------------------------------------------ */
+
+/* As an attacker would title a session: a right-to-left override (U+202E)
+ * and a left-to-right embedding (U+202A) that, obeyed, reorder the rest of
+ * the toast ("“…” deleted" read backwards, "exe.txt" shown as "txt.exe"). */
+#define BIDI_TITLE "Report \342\200\256fdp.exe\342\200\252 now"
+
+static gboolean
+is_deleted_label (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), "deleted") != NULL;
+}
+
+/* Whether @text holds an embedding, override or isolate control. */
+static guint
+count_bidi_controls (const char *text,
+                     gunichar   *first)
+{
+  guint n = 0;
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
+        {
+          if (n++ == 0 && first != NULL)
+            *first = c;
+        }
+    }
+  return n;
+}
+
+static void
+check_bidi_toast (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  const char *id = user_data;
+  GtkWidget *label;
+  GtkWidget *undo;
+  const char *text;
+  gunichar first = 0;
+
+  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", id);
+  undo = wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button");
+  label = pd_test_find_first (GTK_WIDGET (window), is_deleted_label, NULL);
+  g_assert_nonnull (label);
+  text = gtk_label_get_text (GTK_LABEL (label));
+  g_test_message ("toast: %s", text);
+
+  /* The title's controls are shown, not obeyed, and the title sits in an
+   * isolate of its own: the only controls are its FSI and PDI, in order. */
+  g_assert_cmpstr (text, ==, "“" FSI "Report <U+202E>fdp.exe<U+202A> now" PDI "” deleted");
+  g_assert_cmpuint (count_bidi_controls (text, &first), ==, 2);
+  g_assert_cmpuint (first, ==, 0x2068);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "delete-bidi-toast");
+
+  pd_test_spin (500);
+  g_signal_emit_by_name (undo, "clicked");
+  wait_toast_gone (window);
+}
+
+static void
+test_delete_bidi_toast (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, BIDI_TITLE);
+  const char *args[] = { "--db", db->path, NULL };
+
+  g_assert_cmpint (pd_test_run_app (args, check_bidi_toast, id, NULL), ==, 0);
 }
 
 /* --- export ------------------------------------------------------------------ */
@@ -479,6 +580,231 @@ test_export (void)
   pd_test_db_free (f.db);
 }
 
+/* --- the export's write, off the main thread ------------------------------- */
+
+/* A file that tells which thread writes it, and whose first write waits
+ * for the main loop to turn once after the write began: written on the
+ * main thread, that turn could not come until the write ended, and the
+ * write gives up waiting (after PROBE_WAIT_S, in that failure only) and
+ * says so. */
+#define PROBE_WAIT_S 15
+
+typedef struct
+{
+  GMutex      lock;
+  GCond       cond;
+  GThread    *writer;        /* the thread of the first write */
+  gboolean    main_turned;   /* an idle added by that write ran */
+  gboolean    gave_up;
+  GByteArray *bytes;
+} WriteProbe;
+
+static gboolean
+probe_main_turn (gpointer data)
+{
+  WriteProbe *probe = data;
+
+  g_mutex_lock (&probe->lock);
+  probe->main_turned = TRUE;
+  g_cond_broadcast (&probe->cond);
+  g_mutex_unlock (&probe->lock);
+  return G_SOURCE_REMOVE;
+}
+
+#define PD_TYPE_PROBE_STREAM (pd_probe_stream_get_type ())
+G_DECLARE_FINAL_TYPE (PdProbeStream, pd_probe_stream, PD, PROBE_STREAM, GFileOutputStream)
+
+struct _PdProbeStream
+{
+  GFileOutputStream  parent_instance;
+  WriteProbe        *probe;
+};
+
+G_DEFINE_FINAL_TYPE (PdProbeStream, pd_probe_stream, G_TYPE_FILE_OUTPUT_STREAM)
+
+static gssize
+pd_probe_stream_write (GOutputStream  *stream,
+                       const void     *buffer,
+                       gsize           count,
+                       GCancellable   *cancellable,
+                       GError        **error)
+{
+  WriteProbe *probe = PD_PROBE_STREAM (stream)->probe;
+  gint64 end = g_get_monotonic_time () + PROBE_WAIT_S * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&probe->lock);
+  if (probe->writer == NULL)
+    {
+      probe->writer = g_thread_self ();
+      /* An idle never runs inside g_idle_add(), whatever the thread. */
+      g_idle_add (probe_main_turn, probe);
+    }
+  while (!probe->main_turned && !probe->gave_up)
+    if (!g_cond_wait_until (&probe->cond, &probe->lock, end))
+      probe->gave_up = TRUE;
+  g_byte_array_append (probe->bytes, buffer, count);
+  g_mutex_unlock (&probe->lock);
+  return count;
+}
+
+static void
+pd_probe_stream_class_init (PdProbeStreamClass *klass)
+{
+  G_OUTPUT_STREAM_CLASS (klass)->write_fn = pd_probe_stream_write;
+}
+
+static void
+pd_probe_stream_init (PdProbeStream *self)
+{
+}
+
+#define PD_TYPE_PROBE_FILE (pd_probe_file_get_type ())
+G_DECLARE_FINAL_TYPE (PdProbeFile, pd_probe_file, PD, PROBE_FILE, GObject)
+
+struct _PdProbeFile
+{
+  GObject     parent_instance;
+  WriteProbe *probe;
+};
+
+static GFile *
+pd_probe_file_dup (GFile *file)
+{
+  return g_object_ref (file);
+}
+
+static guint
+pd_probe_file_hash (GFile *file)
+{
+  return g_direct_hash (file);
+}
+
+static gboolean
+pd_probe_file_equal (GFile *a,
+                     GFile *b)
+{
+  return a == b;
+}
+
+static gboolean
+pd_probe_file_is_native (GFile *file)
+{
+  return FALSE;
+}
+
+static char *
+pd_probe_file_get_uri (GFile *file)
+{
+  return g_strdup ("probe:///export.md");
+}
+
+static char *
+pd_probe_file_get_basename (GFile *file)
+{
+  return g_strdup ("export.md");
+}
+
+/* Not a local file: the export has no path to look at first. */
+static char *
+pd_probe_file_get_path (GFile *file)
+{
+  return NULL;
+}
+
+static GFileOutputStream *
+pd_probe_file_replace (GFile             *file,
+                       const char        *etag,
+                       gboolean           make_backup,
+                       GFileCreateFlags   flags,
+                       GCancellable      *cancellable,
+                       GError           **error)
+{
+  PdProbeStream *stream = g_object_new (PD_TYPE_PROBE_STREAM, NULL);
+
+  stream->probe = PD_PROBE_FILE (file)->probe;
+  return G_FILE_OUTPUT_STREAM (stream);
+}
+
+static void
+pd_probe_file_iface_init (GFileIface *iface)
+{
+  iface->dup = pd_probe_file_dup;
+  iface->hash = pd_probe_file_hash;
+  iface->equal = pd_probe_file_equal;
+  iface->is_native = pd_probe_file_is_native;
+  iface->get_uri = pd_probe_file_get_uri;
+  iface->get_parse_name = pd_probe_file_get_uri;
+  iface->get_basename = pd_probe_file_get_basename;
+  iface->get_path = pd_probe_file_get_path;
+  iface->replace = pd_probe_file_replace;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdProbeFile, pd_probe_file, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_FILE, pd_probe_file_iface_init))
+
+static void
+pd_probe_file_class_init (PdProbeFileClass *klass)
+{
+}
+
+static void
+pd_probe_file_init (PdProbeFile *self)
+{
+}
+
+static void
+check_export_off_main (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
+{
+  ExportFixture *f = user_data;
+  WriteProbe probe = { 0 };
+  g_autoptr(PdProbeFile) file = g_object_new (PD_TYPE_PROBE_FILE, NULL);
+  g_autofree char *written = NULL;
+
+  g_mutex_init (&probe.lock);
+  g_cond_init (&probe.cond);
+  probe.bytes = g_byte_array_new ();
+  file->probe = &probe;
+
+  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, G_FILE (file),
+                           NULL, on_exported, f);
+  pd_test_wait_until (export_done, f, 3 * PROBE_WAIT_S * 1000, "the export");
+  g_assert_no_error (f->error);
+
+  /* Written by another thread, while the main loop went on turning. */
+  g_assert_nonnull (probe.writer);
+  g_assert_true (probe.writer != g_thread_self ());
+  g_assert_false (probe.gave_up);
+  g_assert_true (probe.main_turned);
+  written = g_strndup ((const char *) probe.bytes->data, probe.bytes->len);
+  g_assert_true (g_str_has_prefix (written, "# Tidy the parser\n"));
+
+  g_byte_array_unref (probe.bytes);
+  g_mutex_clear (&probe.lock);
+  g_cond_clear (&probe.cond);
+}
+
+static void
+test_export_off_main (void)
+{
+  ExportFixture f = { 0 };
+  g_autoptr(JsonArray) messages = json_array_new ();
+  const char *args[] = { "--db", NULL, NULL };
+
+  f.db = pd_test_db_new ();
+  f.id = pd_test_db_create_session (f.db, "Tidy the parser");
+  json_array_add_object_element (messages, pd_test_message ("user", "Please tidy the parser"));
+  pd_test_db_save (f.db, f.id, messages, 0, NULL);
+  args[1] = f.db->path;
+
+  g_assert_cmpint (pd_test_run_app (args, check_export_off_main, &f, NULL), ==, 0);
+
+  g_free (f.id);
+  pd_test_db_free (f.db);
+}
+
 /* As an attacker would: a session whose every field is hostile.  Outside
  * fences nothing may stay HTML or Markdown of the attacker's making, and no
  * control or bidi character may reach the file raw, inside fences either. */
@@ -575,13 +901,31 @@ test_export_hostile (void)
 
 /* --- create a database ------------------------------------------------------------ */
 
+static gboolean
+is_shown_button_for (GtkWidget     *widget,
+                     gconstpointer  action)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0;
+}
+
+/* The button a person sees for @action, or NULL. */
+static GtkWidget *
+shown_button_for (PdWindow   *window,
+                  const char *action)
+{
+  pd_test_flush (GTK_WIDGET (window));
+  return pd_test_find_first (GTK_WIDGET (window), is_shown_button_for, action);
+}
+
 static void
 check_create (PdApplication *app,
               PdWindow      *window,
               gpointer       user_data)
 {
   const char *path = user_data;
-  GtkWidget *create = pd_test_find_action_button (GTK_WIDGET (window), "win.create-database");
+  GtkWidget *create = shown_button_for (window, "win.create-database");
+  GtkWidget *open = shown_button_for (window, "win.open-database");
 
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "No Database Here"));
   g_assert_nonnull (create);
@@ -590,10 +934,23 @@ check_create (PdApplication *app,
   pd_test_screenshot_sizes (GTK_WINDOW (window), "create-database");
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
+  /* "…or open another": the page's description says it, a button does it
+   * (there was none: Create took the place of Open). */
+  g_assert_nonnull (open);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (open)), ==, "_Open Another Database…");
+  gtk_widget_activate (open);
+  pd_test_wait_until (chooser_shown, NULL, WAIT_MS, "the file chooser to open another database");
+  g_assert_true (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (file_chooser ())) == GTK_FILE_CHOOSER_ACTION_OPEN);
+  gtk_dialog_response (GTK_DIALOG (file_chooser ()), GTK_RESPONSE_CANCEL);
+  pd_test_spin (100);
+  g_assert_null (file_chooser ());
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
   gtk_widget_activate (create);
   pd_test_wait_until (list_loaded, window, WAIT_MS, "the new database's list");
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_nonnull (pd_window_get_source (window));
+  g_assert_false (gtk_widget_get_visible (create));
 }
 
 static void
@@ -603,7 +960,8 @@ check_no_folder (PdApplication *app,
 {
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "No Database Here"));
   /* A missing folder is refused: no button makes it. */
-  g_assert_null (pd_test_find_action_button (GTK_WIDGET (window), "win.create-database"));
+  g_assert_null (shown_button_for (window, "win.create-database"));
+  g_assert_nonnull (shown_button_for (window, "win.open-database"));
 }
 
 static gboolean
@@ -624,7 +982,8 @@ check_dangling_link (PdApplication *app,
   g_autofree char *text = g_strdup_printf ("%s is a symbolic link to a file that does not exist", path);
 
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "No Database Here"));
-  g_assert_null (pd_test_find_action_button (GTK_WIDGET (window), "win.create-database"));
+  g_assert_null (shown_button_for (window, "win.create-database"));
+  g_assert_nonnull (shown_button_for (window, "win.open-database"));
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window), text));
   /* Activated anyway (a stale button, a shortcut): the store refuses. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.create-database", NULL);
@@ -666,6 +1025,25 @@ about_shown (gpointer data)
   return pd_test_find_toplevel (ADW_TYPE_ABOUT_WINDOW) != NULL;
 }
 
+/* A row of the page on screen whose title, less its mnemonic, is @title. */
+static gboolean
+is_shown_row_titled (GtkWidget     *widget,
+                     gconstpointer  title)
+{
+  g_autofree char *text = NULL;
+  char *out;
+
+  if (!ADW_IS_PREFERENCES_ROW (widget) || !gtk_widget_get_mapped (widget))
+    return FALSE;
+  text = g_strdup (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)));
+  out = text;
+  for (const char *in = text; *in != '\0'; in++)
+    if (*in != '_')
+      *out++ = *in;
+  *out = '\0';
+  return g_strcmp0 (text, title) == 0;
+}
+
 static void
 check_about (PdApplication *app,
              PdWindow      *window,
@@ -681,6 +1059,14 @@ check_about (PdApplication *app,
   g_assert_cmpstr (adw_about_window_get_issue_url (about), ==, "https://github.com/plandeck/plandeck/issues");
   g_assert_nonnull (strstr (adw_about_window_get_copyright (about), "The Plandeck Project"));
   pd_test_screenshot_sizes (GTK_WINDOW (about), "about");
+  /* What a person sees first: the website, the issue tracker, credits and
+   * the legal page (copyright) as rows of the main page.  The website
+   * was in a Details page, behind a row, while comments were set. */
+  pd_test_flush (GTK_WIDGET (about));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Website"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Report an Issue"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Credits"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Legal"));
   developers = adw_about_window_get_developers (about);
   g_assert_nonnull (developers);
   g_assert_nonnull (developers[0]);
@@ -705,7 +1091,9 @@ main (int   argc,
 
 
   g_test_add_func ("/pd/ui/session-actions/delete-undo", test_delete);
+  g_test_add_func ("/pd/ui/session-actions/delete-bidi-toast", test_delete_bidi_toast);
   g_test_add_func ("/pd/ui/session-actions/export", test_export);
+  g_test_add_func ("/pd/ui/session-actions/export-off-main-thread", test_export_off_main);
   g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);
   g_test_add_func ("/pd/ui/session-actions/create-database", test_create_database);
   g_test_add_func ("/pd/ui/session-actions/about", test_about);
