@@ -1063,7 +1063,12 @@ check_about (PdApplication *app,
    * the legal page (copyright) as rows of the main page.  The website
    * was in a Details page, behind a row, while comments were set. */
   pd_test_flush (GTK_WIDGET (about));
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Website"));
+  {
+    /* Mapped once the main page is laid out (later under load). */
+    Find find = { GTK_WIDGET (about), is_shown_row_titled, "Website" };
+
+    pd_test_wait_until (found, &find, WAIT_MS, "the Website row on the About window's main page");
+  }
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Report an Issue"));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Credits"));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Legal"));
