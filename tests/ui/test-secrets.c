@@ -562,6 +562,7 @@ check_typed_key (PdApplication *app,
   pd_test_flush (GTK_WIDGET (preferences));
   key_row = pd_test_find_first (GTK_WIDGET (preferences), is_key_row, NULL);
   g_assert_nonnull (key_row);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (gtk_widget_get_ancestor (key_row, ADW_TYPE_EXPANDER_ROW)), TRUE);
   gtk_editable_set_text (GTK_EDITABLE (key_row), run->typed_key);
   g_signal_emit_by_name (key_row, "apply");
 
