@@ -1968,9 +1968,14 @@ test_stream_disconnect (Fixture       *f,
   }
 }
 
+static void restart_with_keepalive (Fixture *f, guint interval_ms);
+
 /* One client cannot take every event-stream slot, and a client that goes
- * gives its slot back at once, not at the next keepalive write (no event is
- * emitted here, so nothing else writes to the streams). */
+ * gives its slot back at once, not at the next keepalive write: the
+ * keepalive is set an hour off (a write to a stream whose client went frees
+ * its slot too, and at the default second that hid a stream that only a
+ * write ever freed), and no event is emitted here, so nothing writes to the
+ * streams while the test waits. */
 static void
 test_stream_slots (Fixture       *f,
                    gconstpointer  data)
@@ -1978,12 +1983,21 @@ test_stream_slots (Fixture       *f,
   g_autofree char *open_text = g_strdup_printf ("GET /api/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                                 "X-Odek-Ws-Token: %s\r\n\r\n", TOKEN);
   int fds[PD_SERVER_MAX_STREAMS_PER_CLIENT];
-  guint before = count_sockets ();
+  guint before;
   g_autofree char *refused = NULL;
   g_autofree char *again = NULL;
   gint64 deadline;
   guint after;
   int extra;
+
+  restart_with_keepalive (f, 3600 * 1000);
+  {
+    g_autoptr(Reply) health = request (f, "GET", "/api/health", NULL, TOKEN, NULL);
+
+    g_assert_cmpuint (health->status, ==, 200);
+    g_assert_cmpint (json_object_get_int_member (reply_object (health), "keepalive_ms"), ==, 3600 * 1000);
+  }
+  before = count_sockets ();
 
   for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
     {
@@ -2135,6 +2149,27 @@ test_stream_slow_watcher (Fixture       *f,
 
   close (slow);
   close (reader);
+}
+
+/* Restarts the fixture's server with its event streams' keepalive every
+ * @interval_ms. */
+static void
+restart_with_keepalive (Fixture *f,
+                        guint    interval_ms)
+{
+  g_autoptr(GError) error = NULL;
+
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  g_clear_pointer (&f->base, g_free);
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.1", 0);
+  pd_server_set_token (f->server, TOKEN);
+  pd_server_set_rate_limit (f->server, 0);
+  pd_server_set_stream_keepalive (f->server, interval_ms);
+  g_assert_true (pd_server_start (f->server, &error));
+  g_assert_no_error (error);
+  f->base = pd_server_dup_base_url (f->server);
 }
 
 /* Restarts the fixture's server with room for @n event streams, all from

@@ -64,6 +64,7 @@ struct _PdServer
   gint64              approval_timeout;   /* µs */
   guint               max_streams;
   guint               max_streams_per_client;
+  guint               stream_keepalive_ms;
   char               *token;
   char               *model;
   char               *working_directory;   /* (nullable) what /api/resources lists */

@@ -625,7 +625,7 @@ _pd_server_handle_stream (PdServer          *self,
     self->streams_listener = pd_event_bus_add_listener (self->bus, on_streams_event, self, NULL);
   if (self->streams_keepalive == NULL)
     {
-      self->streams_keepalive = g_timeout_source_new (PD_SERVER_STREAM_KEEPALIVE_MS);
+      self->streams_keepalive = g_timeout_source_new (self->stream_keepalive_ms);
       g_source_set_callback (self->streams_keepalive, on_streams_keepalive, self, NULL);
       g_source_attach (self->streams_keepalive, self->context);
     }

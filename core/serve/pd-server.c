@@ -144,7 +144,7 @@ handle_health (PdServer          *self,
   json_object_set_boolean_member (object, "events_stream", TRUE);
   /* Ours: the stream's comment line comes this often, so a client that
    * hears nothing for a few of them knows the server stopped answering. */
-  json_object_set_int_member (object, "keepalive_ms", PD_SERVER_STREAM_KEEPALIVE_MS);
+  json_object_set_int_member (object, "keepalive_ms", self->stream_keepalive_ms);
   json_object_set_boolean_member (object, "plan_detail", TRUE);
   json_object_set_int_member (object, "ws_connections", _pd_server_ws_count (self));
   json_object_set_int_member (object, "runs_active", self->active_runs);
@@ -524,6 +524,7 @@ pd_server_init (PdServer *self)
   self->watch_interval = WATCH_INTERVAL_MS;
   self->max_streams = PD_SERVER_MAX_STREAMS;
   self->max_streams_per_client = PD_SERVER_MAX_STREAMS_PER_CLIENT;
+  self->stream_keepalive_ms = PD_SERVER_STREAM_KEEPALIVE_MS;
   self->allowed_hosts = g_ptr_array_new_with_free_func (g_free);
   self->allowed_origins = g_ptr_array_new_with_free_func (g_free);
   self->token = pd_random_hex (32);
@@ -729,6 +730,25 @@ pd_server_set_stream_limits (PdServer *self,
 
   self->max_streams = total;
   self->max_streams_per_client = MIN (per_client, total);
+}
+
+/**
+ * pd_server_set_stream_keepalive:
+ * @interval_ms: how often an event stream gets its comment line (and
+ *   /api/health's keepalive_ms), more than 0
+ *
+ * PD_SERVER_STREAM_KEEPALIVE_MS unless set.  A test sets it far off to see
+ * that what it checks does not wait for a keepalive write.
+ */
+void
+pd_server_set_stream_keepalive (PdServer *self,
+                                guint     interval_ms)
+{
+  g_return_if_fail (PD_IS_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+  g_return_if_fail (interval_ms > 0);
+
+  self->stream_keepalive_ms = interval_ms;
 }
 
 /* Tests and benchmarks name the token; otherwise it is 32 random bytes. */

@@ -122,6 +122,8 @@ void            pd_server_set_approval_timeout (PdServer        *self,
 void            pd_server_set_stream_limits (PdServer           *self,
                                             guint                total,
                                             guint                per_client);
+void            pd_server_set_stream_keepalive (PdServer        *self,
+                                            guint                interval_ms);
 void            pd_server_set_token        (PdServer            *self,
                                             const char          *token);
 void            pd_server_set_model        (PdServer            *self,
