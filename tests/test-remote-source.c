@@ -38,6 +38,8 @@ typedef struct
   guint           endless_streams;  /* streams opened */
   gsize           endless_first;    /* bytes sent on the first */
   gboolean        odek_redirect;    /* answer every /api request with a 302 */
+  guint           odek_exports;     /* GET /api/sessions/ODEK_ID/export answered */
+  guint           odek_generation;  /* > 0: /api/events ends with an event of this second */
   guint           redirected_with_token;  /* requests that followed it, token and all */
 } Fixture;
 
@@ -132,6 +134,20 @@ odek_handler (SoupServer        *server,
       return;
     }
   f->odek_polls += strcmp (path, "/api/events") == 0;
+  f->odek_exports += strcmp (path, "/api/sessions/" ODEK_ID "/export") == 0;
+
+  /* Another run's event: what the source's poll notices as a change. */
+  if (f->odek_generation > 0 && strcmp (path, "/api/events") == 0 &&
+      g_strcmp0 (soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Odek-Ws-Token"), TOKEN) == 0)
+    {
+      char *text = g_strdup_printf ("{\"events\":[{\"schema\":\"odek.event/v1\",\"type\":\"plan_updated\",\"run_id\":\"aa\","
+                                    "\"session_id\":\"" ODEK_ID "\",\"timestamp\":\"2026-08-07T12:00:%02uZ\",\"data\":{}}],"
+                                    "\"count\":1}", f->odek_generation % 60);
+
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE, text, strlen (text));
+      return;
+    }
 
   /* A server that sends every request on elsewhere: whatever arrives
    * there came by following the redirect. */
@@ -191,6 +207,11 @@ odek_handler (SoupServer        *server,
       body = "{\"id\":\"" ODEK_ID "\",\"auth_token\":\"\",\"task\":\"Port the parser\",\"model\":\"gpt-x\","
              "\"messages\":[{\"role\":\"user\",\"content\":\"Port the parser\"}],\"turns\":3}";
     }
+  else if (f->odek_generation > 0 && strcmp (path, "/api/sessions/" ODEK_ID "/export") == 0)
+    body = "{\"id\":\"" ODEK_ID "\",\"messages\":[{\"role\":\"user\",\"content\":\"Port the parser\"},"
+           "{\"role\":\"assistant\",\"content\":\"Reading it first.\"}],"
+           "\"plan_versions\":[{\"version\":1,\"created_at\":\"2026-01-01T10:00:00Z\",\"state\":{\"version\":1,\"steps\":"
+           "[{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"in_progress\"}]}}]}";
   else if (strcmp (path, "/api/sessions/" ODEK_ID "/plan") == 0)
     body = "{\"session_id\":\"" ODEK_ID "\",\"version\":3,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"done\"},"
            "{\"id\":\"s2\",\"title\":\"Write <i>it</i>\",\"status\":\"in_progress\",\"note\":\"half\"}],\"found\":true}";
@@ -862,6 +883,120 @@ in_state (PdRemoteSource *source,
   return pd_remote_source_get_state (source) == state;
 }
 
+/* The History and Transcript pages both read …/export on each change (the
+ * plan history and the messages): one request answers both, and a page
+ * that asks later, with no change since, gets the same answer; each change
+ * is one request more, and a page that cancels its ask (a reload) takes
+ * nothing from the other.  (Issue 15: every change cost two.) */
+typedef struct
+{
+  GAsyncResult *history;
+  GAsyncResult *messages;
+} ExportAsks;
+
+static void
+count_change (PdSource *source,
+              gpointer  user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+ask_export (PdSource     *source,
+            ExportAsks   *asks,
+            GCancellable *history_cancellable)
+{
+  g_clear_object (&asks->history);
+  g_clear_object (&asks->messages);
+  pd_source_get_plan_history_async (source, ODEK_ID, history_cancellable, store_result, &asks->history);
+  pd_source_get_messages_async (source, ODEK_ID, NULL, store_result, &asks->messages);
+}
+
+static void
+assert_export_answers (PdSource   *source,
+                       ExportAsks *asks)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) history = pd_source_get_plan_history_finish (source, wait_result (&asks->history), &error);
+  g_autoptr(JsonArray) messages = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (history->len, ==, 1);
+  messages = pd_source_get_messages_finish (source, wait_result (&asks->messages), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 2);
+}
+
+static void
+test_export_shared (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  ExportAsks asks = { NULL, NULL };
+  guint changes = 0;
+
+  g_signal_connect (source, "changed", G_CALLBACK (count_change), &changes);
+  f->odek_generation = 1;
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 50);
+  g_assert_true (in_state (PD_REMOTE_SOURCE (source), PD_REMOTE_ONLINE));
+
+  for (guint round = 1; round <= 3; round++)
+    {
+      if (round > 1)
+        {
+          /* Another run's event: the poll tells of a change. */
+          f->odek_generation = round;
+          while (changes < round - 1)
+            g_main_context_iteration (NULL, TRUE);
+          g_assert_cmpuint (changes, ==, round - 1);
+        }
+
+      /* Both pages ask at once: one request. */
+      ask_export (source, &asks, NULL);
+      assert_export_answers (source, &asks);
+      g_assert_cmpuint (f->odek_exports, ==, round);
+
+      /* A page shown later asks again, nothing changed: no request. */
+      ask_export (source, &asks, NULL);
+      assert_export_answers (source, &asks);
+      g_assert_cmpuint (f->odek_exports, ==, round);
+    }
+
+  /* A change, and the first page to ask cancels (it reloads): the other
+   * still gets its answer, from the one request. */
+  f->odek_generation = 4;
+  while (changes < 3)
+    g_main_context_iteration (NULL, TRUE);
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonArray) messages = NULL;
+    g_autoptr(GPtrArray) history = NULL;
+
+    ask_export (source, &asks, cancellable);
+    g_cancellable_cancel (cancellable);
+    messages = pd_source_get_messages_finish (source, wait_result (&asks.messages), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (messages), ==, 2);
+    history = pd_source_get_plan_history_finish (source, wait_result (&asks.history), &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_null (history);
+    g_assert_cmpuint (f->odek_exports, ==, 4);
+  }
+
+  /* Not watching, no change would be heard of: each ask is a request. */
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  ask_export (source, &asks, NULL);
+  assert_export_answers (source, &asks);
+  g_assert_cmpuint (f->odek_exports, ==, 5);
+  ask_export (source, &asks, NULL);
+  assert_export_answers (source, &asks);
+  g_assert_cmpuint (f->odek_exports, ==, 6);
+
+  g_clear_object (&asks.history);
+  g_clear_object (&asks.messages);
+}
+
 /* A server that announces no keepalive (odek) and stops answering: its
  * connections stay open, so no request fails, and the HTTP timeout is
  * taken away.  The watchdog's health probe, unanswered, tells: offline,
@@ -1092,6 +1227,7 @@ main (int   argc,
   g_test_add ("/pd/remote-source/watch-stream", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_stream, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);
+  g_test_add ("/pd/remote-source/export-shared", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_export_shared, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-endless-line", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_endless_line,
               fixture_tear_down);

@@ -64,7 +64,21 @@ typedef struct
   gint64      after_seq;
   gboolean    bootstrapped; /* the session token was fetched for this call */
   GPtrArray  *followers;    /* GTasks merged into this waiting lookup; they get its answer */
+  gboolean    shares_export; /* OP_HISTORY/OP_MESSAGES: the request others share */
+  guint       changes;      /* shares_export: the source's changes when it was asked */
 } Call;
+
+/* GET /api/sessions/ID/export answers both the plan history and the
+ * messages, which the History and Transcript pages ask for at once on each
+ * change: one request answers both, and its answer serves later asks until
+ * the next change the source hears of (PdSource::changed). */
+typedef struct
+{
+  char        *id;
+  guint        changes;     /* the source's changes it was asked at */
+  SoupMessage *msg;         /* a successful answer */
+  GBytes      *bytes;
+} ExportAnswer;
 
 struct _PdRemoteSource
 {
@@ -81,6 +95,9 @@ struct _PdRemoteSource
   double        lookup_tokens;   /* the lookup budget: tokens left … */
   gint64        lookup_refilled; /* … as of this monotonic µs */
   GPtrArray    *lookups_waiting; /* GTasks (borrowed) of lookups waiting for budget or backoff */
+  guint         changes;         /* PdSource::changed emitted so far */
+  GHashTable   *exports_asked;   /* session id → GTask (borrowed): its export request, not yet answered */
+  ExportAnswer *last_export;     /* the last export answered, while no change came since */
 
   guint         watch_interval;
   GCancellable *watch_cancellable;

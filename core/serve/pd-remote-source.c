@@ -77,6 +77,40 @@ call_free (Call *call)
   g_free (call);
 }
 
+static void
+export_answer_free (ExportAnswer *answer)
+{
+  g_free (answer->id);
+  g_clear_object (&answer->msg);
+  g_clear_pointer (&answer->bytes, g_bytes_unref);
+  g_free (answer);
+}
+
+/* @task's export request ends (answered, failed or dropped): later asks
+ * send their own; a successful answer serves them until the next change. */
+static void
+export_answered (PdRemoteSource *self,
+                 GTask          *task,
+                 SoupMessage    *msg,
+                 GBytes         *bytes)
+{
+  Call *call = g_task_get_task_data (task);
+
+  if (g_hash_table_lookup (self->exports_asked, call->id) == task)
+    g_hash_table_remove (self->exports_asked, call->id);
+
+  if (msg == NULL || bytes == NULL || !SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (msg)) ||
+      call->changes != self->changes)
+    return;
+
+  g_clear_pointer (&self->last_export, export_answer_free);
+  self->last_export = g_new0 (ExportAnswer, 1);
+  self->last_export->id = g_strdup (call->id);
+  self->last_export->changes = call->changes;
+  self->last_export->msg = g_object_ref (msg);
+  self->last_export->bytes = g_bytes_ref (bytes);
+}
+
 /* A session lookup: what a server rate-limits (GET /api/sessions/ID, its
  * /plan, /plan/detail and /export). */
 static gboolean
@@ -300,6 +334,9 @@ finish_call (GTask    *task,
     case OP_DELETE:
       if (call->kind == OP_DELETE)
         g_hash_table_remove (self->session_tokens, call->id);
+      /* Changed here: an export asked before is not its answer. */
+      self->changes++;
+      g_clear_pointer (&self->last_export, export_answer_free);
       g_task_return_boolean (task, TRUE);
       return;
 
@@ -467,7 +504,10 @@ on_sent (GObject      *object,
   SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  Call *call = g_task_get_task_data (task);
 
+  if (call->shares_export)
+    export_answered (g_task_get_source_object (task), task, msg, bytes);
   handle_reply (task, msg, bytes, error);
   /* The lookups merged into this one get the same, newest answer. */
   for (guint i = 0; followers != NULL && i < followers->len; i++)
@@ -513,7 +553,11 @@ send_call (GTask *task)
   if (g_task_return_error_if_cancelled (task))
     {
       g_autoptr(GPtrArray) followers = steal_followers (task);
+      gboolean shares_export = call->shares_export;
+      guint changes = call->changes;
 
+      if (shares_export)
+        export_answered (self, task, NULL, NULL);
       g_object_unref (task);
       /* Those merged into it still want the answer: the first leads. */
       if (followers != NULL && followers->len > 0)
@@ -523,6 +567,12 @@ send_call (GTask *task)
 
           if (followers->len > 0)
             leader_call->followers = g_steal_pointer (&followers);
+          if (shares_export)
+            {
+              leader_call->shares_export = TRUE;
+              leader_call->changes = changes;
+              g_hash_table_replace (self->exports_asked, g_strdup (leader_call->id), leader);
+            }
           send_call (leader);
         }
       return;
@@ -548,6 +598,15 @@ send_call (GTask *task)
             {
               Call *leader = g_task_get_task_data (waiting);
 
+              /* Not sent yet, the waiting one answers as of now: it is the
+               * export request later asks share. */
+              if (call->shares_export)
+                {
+                  export_answered (self, task, NULL, NULL);
+                  leader->shares_export = TRUE;
+                  leader->changes = call->changes;
+                  g_hash_table_replace (self->exports_asked, g_strdup (leader->id), waiting);
+                }
               if (leader->followers == NULL)
                 leader->followers = g_ptr_array_new_with_free_func (g_object_unref);
               g_ptr_array_add (leader->followers, task);
@@ -592,6 +651,8 @@ send_call (GTask *task)
     {
       g_autoptr(GPtrArray) followers = steal_followers (task);
 
+      if (call->shares_export)
+        export_answered (self, task, NULL, NULL);
       g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("“%s” is not a valid URL"), url);
       g_object_unref (task);
       for (guint i = 0; followers != NULL && i < followers->len; i++)
@@ -614,9 +675,11 @@ send_call (GTask *task)
     }
 
   /* One merged lookup answers several callers: one caller's cancellable
-   * must not cancel it for the others. */
+   * must not cancel it for the others (an export is shared with callers
+   * that may come after it is sent). */
   soup_session_send_and_read_async (self->session, msg, G_PRIORITY_DEFAULT,
-                                    call->followers != NULL ? NULL : g_task_get_cancellable (task), on_sent, task);
+                                    call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
+                                    on_sent, task);
 }
 
 void
@@ -758,6 +821,56 @@ remote_get_plan_finish (PdSource *source, GAsyncResult *result, PdPlanState **pl
   return TRUE;
 }
 
+/* An answer kept from before may serve only while every change would have
+ * been heard of: watching, and the server answering. */
+static gboolean
+export_reusable (PdRemoteSource *self,
+                 const char     *id)
+{
+  return self->last_export != NULL && self->last_export->changes == self->changes &&
+         strcmp (self->last_export->id, id) == 0 &&
+         self->watch_interval > 0 && self->state == PD_REMOTE_ONLINE;
+}
+
+/* The plan history and the messages both come from …/export: asked since
+ * the last change, the request already made answers this one too. */
+static void
+remote_get_export (PdRemoteSource      *self,
+                   OpKind               kind,
+                   const char          *id,
+                   gpointer             tag,
+                   GCancellable        *cancellable,
+                   GAsyncReadyCallback  callback,
+                   gpointer             user_data)
+{
+  Call *call = _pd_remote_source_call_new (kind, "GET", id, "/api/sessions/%s/export", id);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GTask *asked = g_hash_table_lookup (self->exports_asked, id);
+
+  g_task_set_source_tag (task, tag);
+  g_task_set_task_data (task, call, (GDestroyNotify) call_free);
+
+  if (asked != NULL && ((Call *) g_task_get_task_data (asked))->changes == self->changes)
+    {
+      Call *leader = g_task_get_task_data (asked);
+
+      if (leader->followers == NULL)
+        leader->followers = g_ptr_array_new_with_free_func (g_object_unref);
+      g_ptr_array_add (leader->followers, task);
+      return;
+    }
+  if (export_reusable (self, id))
+    {
+      handle_reply (task, self->last_export->msg, self->last_export->bytes, NULL);
+      return;
+    }
+
+  call->shares_export = TRUE;
+  call->changes = self->changes;
+  g_hash_table_replace (self->exports_asked, g_strdup (id), task);
+  send_call (task);
+}
+
 static void
 remote_get_plan_history_async (PdSource *source, const char *id, GCancellable *cancellable,
                                GAsyncReadyCallback callback, gpointer user_data)
@@ -765,8 +878,7 @@ remote_get_plan_history_async (PdSource *source, const char *id, GCancellable *c
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
 
   if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_plan_history_async))
-    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_HISTORY, "GET", id, "/api/sessions/%s/export", id),
-                remote_get_plan_history_async, cancellable, callback, user_data);
+    remote_get_export (self, OP_HISTORY, id, remote_get_plan_history_async, cancellable, callback, user_data);
 }
 
 static void
@@ -776,8 +888,7 @@ remote_get_messages_async (PdSource *source, const char *id, GCancellable *cance
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
 
   if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_messages_async))
-    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_MESSAGES, "GET", id, "/api/sessions/%s/export", id),
-                remote_get_messages_async, cancellable, callback, user_data);
+    remote_get_export (self, OP_MESSAGES, id, remote_get_messages_async, cancellable, callback, user_data);
 }
 
 static void
@@ -941,6 +1052,8 @@ pd_remote_source_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_hash_table_unref (self->session_tokens);
   g_ptr_array_unref (self->lookups_waiting);
+  g_hash_table_unref (self->exports_asked);
+  g_clear_pointer (&self->last_export, export_answer_free);
   g_free (self->base);
   g_free (self->token);
   g_free (self->last_event_key);
@@ -999,6 +1112,15 @@ pd_remote_source_class_init (PdRemoteSourceClass *klass)
                                  G_TYPE_NONE, 1, PD_TYPE_EVENT | G_SIGNAL_TYPE_STATIC_SCOPE);
 }
 
+/* Whatever changed (the stream, a poll, a reconnection, the window), an
+ * export answered before it is old. */
+static void
+on_changed (PdRemoteSource *self)
+{
+  self->changes++;
+  g_clear_pointer (&self->last_export, export_answer_free);
+}
+
 static void
 pd_remote_source_init (PdRemoteSource *self)
 {
@@ -1007,6 +1129,9 @@ pd_remote_source_init (PdRemoteSource *self)
   self->lookup_tokens = LOOKUP_BURST;
   self->lookup_refilled = g_get_monotonic_time ();
   self->lookups_waiting = g_ptr_array_new ();
+  self->exports_asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* First of the handlers: before any view reloads on it. */
+  g_signal_connect (self, "changed", G_CALLBACK (on_changed), NULL);
   self->context = g_main_context_ref_thread_default ();
   self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", 60, NULL);
 }
