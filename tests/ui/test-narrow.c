@@ -234,6 +234,106 @@ test_narrow_banner (void)
   g_subprocess_wait (serve, NULL, NULL);
 }
 
+/* --- an endpoint that never answered: not a blank page ------------------- */
+
+static gboolean
+is_connection_banner (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return gtk_widget_has_css_class (widget, "pd-connection-banner") && gtk_widget_get_mapped (widget);
+}
+
+typedef struct
+{
+  GtkWidget *window;
+  double     below;   /* window coordinates */
+} BelowBanner;
+
+static gboolean
+is_text_below (GtkWidget     *widget,
+               gconstpointer  data)
+{
+  const BelowBanner *where = data;
+  graphene_rect_t bounds;
+
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         gtk_label_get_text (GTK_LABEL (widget))[0] != '\0' &&
+         gtk_widget_compute_bounds (widget, where->window, &bounds) &&
+         bounds.origin.y >= where->below;
+}
+
+static void
+check_before_read (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  gpointer data[2] = { window, GINT_TO_POINTER (PD_REMOTE_OFFLINE) };
+  g_autofree char *shot = g_strdup_printf ("narrow-banner-before-read-%s", g_getenv ("LANGUAGE"));
+  GtkWidget *banner;
+  graphene_rect_t bounds;
+  BelowBanner below;
+
+  pd_test_wait_until (banner_in_state, data, 15000, "the offline banner");
+  {
+    gint64 end = g_get_monotonic_time () + 500 * G_TIME_SPAN_MILLISECOND;
+
+    while (g_get_monotonic_time () < end)
+      g_main_context_iteration (NULL, FALSE);
+  }
+  assert_fits (window, "offline before the first read");
+  pd_test_screenshot (GTK_WIDGET (window), shot);
+
+  /* Nothing was ever read: under the banner the window says it is reading,
+   * it is not an empty page. */
+  banner = pd_test_find_first (GTK_WIDGET (window), is_connection_banner, NULL);
+  g_assert_nonnull (banner);
+  g_assert_true (gtk_widget_compute_bounds (banner, GTK_WIDGET (window), &bounds));
+  below.window = GTK_WIDGET (window);
+  below.below = bounds.origin.y + bounds.size.height;
+  /* In what comes after the banner in the main area (not a toast over it). */
+  {
+    GtkWidget *text = NULL;
+
+    for (GtkWidget *next = gtk_widget_get_next_sibling (gtk_widget_get_parent (banner));
+         next != NULL && text == NULL;
+         next = gtk_widget_get_next_sibling (next))
+      text = pd_test_find_first (next, is_text_below, &below);
+    g_assert_nonnull (text);
+  }
+
+  /* The endpoint goes: its held requests fail, and the window closes with
+   * nothing in flight. */
+  g_socket_close (user_data, NULL);
+}
+
+/* Issue 15, tried as a new user would at 360 px: an endpoint that takes the
+ * connection and never answers (hung, or the network cut) showed the
+ * offline banner over a blank page. */
+static void
+test_narrow_before_read (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocket) hung = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autofree char *url = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  g_assert_no_error (error);
+  /* Listening, never accepting: connections are made, requests never answered. */
+  g_assert_true (g_socket_bind (hung, any, TRUE, &error));
+  g_socket_set_listen_backlog (hung, 64);
+  g_assert_true (g_socket_listen (hung, &error));
+  bound = g_socket_get_local_address (hung, &error);
+  g_assert_no_error (error);
+  url = g_strdup_printf ("http://127.0.0.1:%u/?token=x", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+  args[1] = url;
+
+  narrow_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_before_read, hung, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -251,6 +351,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/narrow/fits", test_narrow_fits);
   g_test_add_func ("/pd/ui/narrow/connection-banner", test_narrow_banner);
+  g_test_add_func ("/pd/ui/narrow/banner-before-read", test_narrow_before_read);
 
   return g_test_run ();
 }
