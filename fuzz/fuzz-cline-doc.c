@@ -9,19 +9,7 @@
 #include "config.h"
 
 #include "pd-cline-reader.h"
-#include "pd-fuzz-import.h"
-#include "pd-import-private.h"
-
-static PdFuzzFile file;
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  pd_fuzz_init_logging ();
-  pd_fuzz_file_init (&file);
-  return 0;
-}
+#include "pd-fuzz-reader.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data,

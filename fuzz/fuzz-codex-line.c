@@ -8,18 +8,7 @@
 #include "config.h"
 
 #include "pd-codex-reader.h"
-#include "pd-fuzz-import.h"
-
-static PdFuzzFile file;
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  pd_fuzz_init_logging ();
-  pd_fuzz_file_init (&file);
-  return 0;
-}
+#include "pd-fuzz-reader.h"
 
 static PdTranscriptReader *
 reader_new (const char *path,

@@ -7,19 +7,8 @@
  */
 #include "config.h"
 
-#include "pd-fuzz-import.h"
+#include "pd-fuzz-reader.h"
 #include "pd-gemini-reader.h"
-
-static PdFuzzFile file;
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  pd_fuzz_init_logging ();
-  pd_fuzz_file_init (&file);
-  return 0;
-}
 
 /* @user_data: whether the file is read as one document. */
 static PdTranscriptReader *

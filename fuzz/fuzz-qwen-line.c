@@ -6,19 +6,8 @@
  */
 #include "config.h"
 
-#include "pd-fuzz-import.h"
+#include "pd-fuzz-reader.h"
 #include "pd-qwen-reader.h"
-
-static PdFuzzFile file;
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  pd_fuzz_init_logging ();
-  pd_fuzz_file_init (&file);
-  return 0;
-}
 
 static PdTranscriptReader *
 reader_new (const char *path,
