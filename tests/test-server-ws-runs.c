@@ -1,0 +1,630 @@
+/* test-server-ws-runs.c: runs through /ws, odek's WebSocket, on PdServer:
+ * prompts, tool events, approvals (answered, trusted, never answered), a
+ * client that vanishes, cancelling; and the approval questions of REST
+ * runs.  Runs use the replay provider against the real tools in a
+ * temporary folder (pd-test-serve-ws.h, as test-server-ws.c's).
+ */
+#define G_LOG_DOMAIN "test-server-ws"
+
+#include "config.h"
+
+#include "pd-test-serve-ws.h"
+
+/* ---------------------------------------------------------------------- */
+/* Prompts                                                                */
+
+/* A new session, then its continuation on the same socket: `session` first
+ * (the session saved), the answer as one `token`, then `done`; the second
+ * prompt's `session` names the same session. */
+static void
+test_prompt (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autofree char *session_id = NULL;
+  g_autofree char *auth_token = NULL;
+  JsonObject *session, *token, *done;
+  guint end, second;
+
+  client_send (client, prompt_new ("Say hello, please", NULL, NULL));
+  end = client_wait_end (client, 0);
+  assert_one_terminator (client, 0);
+  g_assert_cmpuint (client->frames->len, ==, 3);
+
+  session = g_ptr_array_index (client->frames, 0);
+  g_assert_cmpstr (frame_type (session), ==, "session");
+  session_id = g_strdup (json_object_get_string_member (session, "session_id"));
+  auth_token = g_strdup (json_object_get_string_member (session, "auth_token"));
+  g_assert_true (pd_session_id_is_valid (session_id));
+  g_assert_cmpuint (strlen (auth_token), ==, 64);
+  g_assert_cmpstr (json_object_get_string_member (session, "model"), ==, "replay");
+  g_assert_false (json_object_get_boolean_member (session, "sandbox"));
+
+  token = g_ptr_array_index (client->frames, 1);
+  g_assert_cmpstr (frame_type (token), ==, "token");
+  g_assert_cmpstr (json_object_get_string_member (token, "content"), ==, "Hello from the replay.");
+  done = g_ptr_array_index (client->frames, end);
+  g_assert_cmpstr (frame_type (done), ==, "done");
+  g_assert_cmpint (json_object_get_int_member (done, "contextTokens"), ==, 7);
+  g_assert_cmpint (json_object_get_int_member (done, "outputTokens"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (done, "sessionOutputTokens"), ==, 3);
+  g_assert_true (json_object_get_double_member (done, "latency") >= 0);
+
+  /* Saved before `session` was said, and readable with that token. */
+  {
+    g_autofree char *path = g_strdup_printf ("/api/sessions/%s", session_id);
+    g_autoptr(Reply) record = request (f, "GET", path, NULL, auth_token);
+    JsonArray *messages;
+
+    g_assert_cmpuint (record->status, ==, 200);
+    messages = json_object_get_array_member (reply_object (record), "messages");
+    g_assert_cmpuint (json_array_get_length (messages), >=, 2);
+  }
+
+  second = client->frames->len;
+  client_send (client, prompt_new ("And again", session_id, auth_token));
+  end = client_wait_end (client, second);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (client->frames, second), "session_id"), ==,
+                   session_id);
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (client->frames, end), "sessionOutputTokens"), ==, 6);
+  {
+    g_autofree char *path = g_strdup_printf ("/api/sessions/%s", session_id);
+    g_autoptr(Reply) record = request (f, "GET", path, NULL, auth_token);
+
+    g_assert_cmpint (json_object_get_int_member (reply_object (record), "turns"), ==, 2);
+  }
+
+  /* No session id: a new session, always. */
+  second = client->frames->len;
+  client_send (client, prompt_new ("Another", NULL, NULL));
+  client_wait_end (client, second);
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (client->frames, second), "session_id"), !=,
+                   session_id);
+}
+
+/* Continuing a session from another socket needs its token; validation
+ * errors are one `error` and nothing else. */
+static void
+test_prompt_errors (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(Client) first = client_open (f);
+  g_autoptr(Client) other = client_open (f);
+  g_autofree char *session_id = NULL;
+  g_autofree char *auth_token = NULL;
+  struct { JsonObject *frame; const char *message; } cases[9];
+  guint end;
+
+  client_send (first, prompt_new ("Start", NULL, NULL));
+  client_wait_end (first, 0);
+  session_id = g_strdup (json_object_get_string_member (g_ptr_array_index (first->frames, 0), "session_id"));
+  auth_token = g_strdup (json_object_get_string_member (g_ptr_array_index (first->frames, 0), "auth_token"));
+
+  cases[0].frame = prompt_new ("Take it", session_id, NULL);
+  cases[0].message = "invalid session token";
+  cases[1].frame = prompt_new ("Take it", session_id, "0000");
+  cases[1].message = "invalid session token";
+  cases[2].frame = prompt_new ("Hi", "20260101-0123456789abcdef0123456789abcdef", auth_token);
+  cases[2].message = "session not found";
+  cases[3].frame = prompt_new ("Hi", "../../etc", auth_token);
+  cases[3].message = "session not found";
+  cases[4].frame = prompt_new ("Hi", NULL, NULL);
+  json_object_set_string_member (cases[4].frame, "model", "a b");
+  cases[4].message = "invalid model ID";
+  cases[5].frame = prompt_new ("   ", NULL, NULL);
+  cases[5].message = "empty prompt: write a message or attach a file";
+  cases[6].frame = prompt_new ("Hi", NULL, NULL);
+  json_object_set_int_member (cases[6].frame, "session_id", 5);
+  cases[6].message = "invalid session id";
+  {
+    g_autofree char *long_text = g_malloc (1024 * 1024 + 2);
+
+    memset (long_text, 'x', 1024 * 1024 + 1);
+    long_text[1024 * 1024 + 1] = '\0';
+    cases[7].frame = prompt_new (long_text, NULL, NULL);
+    cases[7].message = "prompt exceeds maximum size";
+  }
+  cases[8].frame = prompt_new ("Hi", NULL, NULL);
+  json_object_set_int_member (cases[8].frame, "content", 3);
+  cases[8].message = "content must be a string";
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint from = other->frames->len;
+
+      client_send (other, cases[i].frame);
+      end = client_wait_end (other, from);
+      g_assert_cmpuint (end, ==, from);
+      g_assert_cmpstr (frame_type (g_ptr_array_index (other->frames, end)), ==, "error");
+      g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (other->frames, end), "message"), ==,
+                       cases[i].message);
+    }
+
+  /* With the token it continues. */
+  {
+    guint from = other->frames->len;
+
+    client_send (other, prompt_new ("Take it", session_id, auth_token));
+    end = client_wait_end (other, from);
+    g_assert_cmpstr (frame_type (g_ptr_array_index (other->frames, end)), ==, "done");
+    g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (other->frames, from), "session_id"), ==,
+                     session_id);
+  }
+}
+
+/* Prompts sent while one runs wait their turn; each gets its own end. */
+static void
+test_prompt_queue (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  guint ends = 0, busy = 0;
+
+  set_replay (f, "{\"turns\":[{\"content\":\"Slowly\",\"delay_ms\":300}]}");
+  for (guint i = 0; i < 10; i++)
+    client_send (client, prompt_new ("One of many", NULL, NULL));
+
+  while (ends < 10)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      ends = 0;
+      busy = 0;
+      for (guint i = 0; i < client->frames->len; i++)
+        {
+          JsonObject *frame = g_ptr_array_index (client->frames, i);
+
+          ends += is_terminator (frame);
+          busy += g_strcmp0 (json_object_get_string_member_with_default (frame, "message", ""),
+                             "busy: a prompt is already running") == 0;
+        }
+      g_assert_false (client->closed);
+      g_usleep (1000);
+    }
+  /* One runs, seven wait, two are turned away. */
+  g_assert_cmpuint (busy, ==, 2);
+}
+
+/* Tool calls, each before any runs, then the results in call order. */
+static void
+test_tool_events (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autofree char *notes = g_build_filename (f->dir, "notes.txt", NULL);
+  g_autoptr(GError) error = NULL;
+  JsonObject *call, *result;
+  guint end, first_call, first_result;
+
+  g_assert_true (g_file_set_contents (notes, "a note", -1, &error));
+  set_replay (f, "{\"turns\":["
+                 "{\"reasoning\":\"Let me look.\",\"tool_calls\":["
+                 "{\"name\":\"read_file\",\"arguments\":{\"path\":\"notes.txt\"}},"
+                 "{\"name\":\"list_dir\",\"arguments\":{\"path\":\".\"}}]},"
+                 "{\"content\":\"It says: a note\"}]}");
+  client_send (client, prompt_new ("What do the notes say?", NULL, NULL));
+  end = client_wait_end (client, 0);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+
+  first_call = client_wait (client, 0, "tool_call");
+  first_result = client_wait (client, 0, "tool_result");
+  /* The reasoning before the calls, as one piece. */
+  g_assert_cmpuint (client_wait (client, 0, "thinking"), ==, first_call - 1);
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (client->frames, first_call - 1), "content"), ==,
+                   "Let me look.");
+  g_assert_cmpuint (first_result, ==, first_call + 2);
+  call = g_ptr_array_index (client->frames, first_call);
+  g_assert_cmpstr (json_object_get_string_member (call, "name"), ==, "read_file");
+  g_assert_nonnull (strstr (json_object_get_string_member (call, "data"), "notes.txt"));
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (client->frames, first_call + 1), "name"), ==,
+                   "list_dir");
+  result = g_ptr_array_index (client->frames, first_result);
+  g_assert_cmpstr (json_object_get_string_member (result, "name"), ==, "read_file");
+  g_assert_nonnull (strstr (json_object_get_string_member (result, "data"), "a note"));
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (client->frames, first_result + 1), "name"), ==,
+                   "list_dir");
+  /* The answer after every tool event. */
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end - 1)), ==, "token");
+  g_assert_cmpuint (end - 1, >, first_result + 1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Approvals                                                              */
+
+#define WRITE_TURNS(path) \
+  "{\"turns\":[{\"tool_calls\":[{\"name\":\"write_file\",\"arguments\":{\"path\":\"" path "\",\"content\":\"x\"}}]}," \
+  "{\"content\":\"Wrote it.\"}]}"
+
+static JsonObject *
+approval_response (JsonObject *request,
+                   const char *action)
+{
+  JsonObject *frame = json_object_new ();
+
+  json_object_set_string_member (frame, "type", "approval_response");
+  json_object_set_string_member (frame, "id", json_object_get_string_member (request, "id"));
+  json_object_set_string_member (frame, "action", action);
+  return frame;
+}
+
+/* A write needs a person: the tool waits for approval_response (the socket
+ * is read while it waits), and runs only when approved. */
+static void
+test_approval (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autofree char *approved = g_build_filename (f->dir, "approved.txt", NULL);
+  g_autofree char *denied = g_build_filename (f->dir, "denied.txt", NULL);
+  JsonObject *request_frame;
+  guint asked, end, from;
+
+  set_replay (f, WRITE_TURNS ("approved.txt"));
+  client_send (client, prompt_new ("Write it", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  request_frame = g_ptr_array_index (client->frames, asked);
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (request_frame, "id"), "apr-"));
+  g_assert_cmpuint (strlen (json_object_get_string_member (request_frame, "id")), ==, 4 + 16);
+  g_assert_cmpstr (json_object_get_string_member (request_frame, "risk"), ==, "local_write");
+  g_assert_nonnull (strstr (json_object_get_string_member (request_frame, "command"), "approved.txt"));
+  g_assert_cmpstr (json_object_get_string_member (request_frame, "description"), ==, "tool=write_file");
+  g_assert_false (json_object_get_boolean_member (request_frame, "is_operation"));
+  g_assert_true (json_object_get_boolean_member (request_frame, "allow_trust"));
+  g_assert_false (json_object_get_boolean_member (request_frame, "friction"));
+  /* The call was told before the question. */
+  g_assert_cmpuint (client_wait (client, 0, "tool_call"), <, asked);
+  /* Nothing written while it waits. */
+  g_assert_false (g_file_test (approved, G_FILE_TEST_EXISTS));
+
+  client_send (client, approval_response (request_frame, "approve"));
+  end = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+  g_assert_cmpuint (client_wait (client, asked, "approval_ack"), <, end);
+  g_assert_true (g_file_test (approved, G_FILE_TEST_EXISTS));
+  assert_one_terminator (client, 0);
+
+  /* Denied: the tool does not run, the model hears so, the turn goes on. */
+  set_replay (f, WRITE_TURNS ("denied.txt"));
+  from = client->frames->len;
+  client_send (client, prompt_new ("Write the other", NULL, NULL));
+  asked = client_wait (client, from, "approval_request");
+  client_send (client, approval_response (g_ptr_array_index (client->frames, asked), "deny"));
+  end = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+  {
+    JsonObject *result = g_ptr_array_index (client->frames, client_wait (client, asked, "tool_result"));
+
+    g_assert_nonnull (strstr (json_object_get_string_member (result, "data"), "denied"));
+  }
+  g_assert_false (g_file_test (denied, G_FILE_TEST_EXISTS));
+}
+
+/* Trust: the class is not asked again on this socket, and only there. */
+static void
+test_approval_trust (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autoptr(Client) other = NULL;
+  guint asked, from, end;
+
+  set_replay (f, WRITE_TURNS ("one.txt"));
+  client_send (client, prompt_new ("Write one", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  client_send (client, approval_response (g_ptr_array_index (client->frames, asked), "trust"));
+  client_wait_end (client, asked);
+
+  set_replay (f, WRITE_TURNS ("two.txt"));
+  from = client->frames->len;
+  client_send (client, prompt_new ("Write two", NULL, NULL));
+  end = client_wait_end (client, from);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+  for (guint i = from; i < end; i++)
+    g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, i)), !=, "approval_request");
+  g_assert_true (file_exists (f, "two.txt"));
+
+  /* Another socket is asked. */
+  other = client_open (f);
+  set_replay (f, WRITE_TURNS ("three.txt"));
+  client_send (other, prompt_new ("Write three", NULL, NULL));
+  asked = client_wait (other, 0, "approval_request");
+  client_send (other, approval_response (g_ptr_array_index (other->frames, asked), "deny"));
+  client_wait_end (other, asked);
+}
+
+/* Nobody answers: after the timeout the call is denied and the prompt ends
+ * with its one terminator; nothing approves by default. */
+static void
+test_approval_never_answered (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autofree char *path = g_build_filename (f->dir, "never.txt", NULL);
+  guint asked, end;
+
+  set_replay (f, WRITE_TURNS ("never.txt"));
+  client_send (client, prompt_new ("Write it", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  end = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+  g_assert_nonnull (strstr (json_object_get_string_member (g_ptr_array_index (client->frames,
+                                                                              client_wait (client, asked, "tool_result")),
+                                                           "data"), "denied"));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  assert_one_terminator (client, 0);
+
+  /* A late answer changes nothing. */
+  client_send (client, approval_response (g_ptr_array_index (client->frames, asked), "approve"));
+  assert_one_terminator (client, 0);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static const char *
+run_status (Fixture    *f,
+            const char *run_id,
+            Reply     **keep)
+{
+  g_autofree char *path = g_strdup_printf ("/api/runs/%s", run_id);
+
+  g_clear_pointer (keep, reply_free);
+  *keep = request (f, "GET", path, NULL, NULL);
+  g_assert_cmpuint ((*keep)->status, ==, 200);
+  return json_object_get_string_member (reply_object (*keep), "status");
+}
+
+/* The one run of a session, from GET /api/runs. */
+static char *
+run_of_session (Fixture    *f,
+                const char *session_id)
+{
+  g_autoptr(Reply) runs = request (f, "GET", "/api/runs", NULL, NULL);
+  JsonArray *array = json_object_get_array_member (reply_object (runs), "runs");
+
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *run = json_array_get_object_element (array, i);
+
+      if (g_strcmp0 (json_object_get_string_member (run, "session_id"), session_id) == 0)
+        return g_strdup (json_object_get_string_member (run, "id"));
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *run_id;
+  const char *status;
+} StatusWait;
+
+static gboolean
+run_reached (gpointer data)
+{
+  StatusWait *wait = data;
+  g_autoptr(Reply) keep = NULL;
+
+  g_main_context_iteration (NULL, FALSE);
+  return g_strcmp0 (run_status (wait->f, wait->run_id, &keep), wait->status) == 0;
+}
+
+/* The client vanishes while its run waits on a question: the question is
+ * denied at once (not after the timeout), the run cancelled and saved, the
+ * socket's slot free; the server goes on. */
+static void
+test_client_vanishes (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autofree char *session_id = NULL;
+  g_autofree char *run_id = NULL;
+  StatusWait wait = { f, NULL, "cancelled" };
+  GIOStream *stream;
+
+  set_replay (f, WRITE_TURNS ("vanished.txt"));
+  client_send (client, prompt_new ("Write it", NULL, NULL));
+  client_wait (client, 0, "approval_request");
+  session_id = g_strdup (json_object_get_string_member (g_ptr_array_index (client->frames, 0), "session_id"));
+  run_id = run_of_session (f, session_id);
+  g_assert_nonnull (run_id);
+  {
+    g_autoptr(Reply) keep = NULL;
+    g_assert_cmpstr (run_status (f, run_id, &keep), ==, "waiting_approval");
+  }
+
+  /* Gone without a closing handshake, as a killed browser. */
+  stream = soup_websocket_connection_get_io_stream (client->conn);
+  g_signal_handlers_disconnect_by_data (client->conn, client);
+  g_io_stream_close (stream, NULL, NULL);
+
+  wait.run_id = run_id;
+  spin_until (run_reached, &wait);
+  spin_until (no_sockets, f);
+  g_assert_false (file_exists (f, "vanished.txt"));
+
+  /* The session is there, and another socket carries on. */
+  {
+    g_autofree char *path = g_strdup_printf ("/api/sessions/%s", session_id);
+    g_autoptr(Reply) record = request (f, "GET", path, NULL, NULL);
+    g_autoptr(Client) next = client_open (f);
+    guint end;
+
+    g_assert_cmpuint (record->status, ==, 200);
+    set_replay (f, "{\"turns\":[{\"content\":\"Still here.\"}]}");
+    client_send (next, prompt_new ("Hello?", NULL, NULL));
+    end = client_wait_end (next, 0);
+    g_assert_cmpstr (frame_type (g_ptr_array_index (next->frames, end)), ==, "done");
+  }
+}
+
+/* POST /api/cancel with the session's token reaches the run on the socket
+ * that owns it, and a question it waits on is denied at once; the socket
+ * gets one `error`. */
+static void
+test_cancel (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autofree char *session_id = NULL;
+  g_autofree char *auth_token = NULL;
+  g_autofree char *path = NULL;
+  guint asked, end;
+
+  set_replay (f, WRITE_TURNS ("cancelled.txt"));
+  client_send (client, prompt_new ("Write it", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  session_id = g_strdup (json_object_get_string_member (g_ptr_array_index (client->frames, 0), "session_id"));
+  auth_token = g_strdup (json_object_get_string_member (g_ptr_array_index (client->frames, 0), "auth_token"));
+  path = g_strdup_printf ("/api/cancel?session_id=%s", session_id);
+
+  {
+    /* odek's UI sends the header even empty. */
+    g_autoptr(Reply) without = request (f, "POST", path, NULL, "");
+    g_autoptr(Reply) unknown = request (f, "POST", "/api/cancel?session_id=20260101-0123456789abcdef0123456789abcdef",
+                                        NULL, auth_token);
+
+    g_assert_cmpuint (without->status, ==, 401);
+    g_assert_cmpuint (unknown->status, ==, 404);
+  }
+  {
+    g_autoptr(Reply) cancelled = request (f, "POST", path, NULL, auth_token);
+
+    g_assert_cmpuint (cancelled->status, ==, 200);
+    g_assert_false (json_object_get_boolean_member (reply_object (cancelled), "idle"));
+  }
+  end = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "error");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (g_ptr_array_index (client->frames, end), "message"),
+                                   "cancelled"));
+  assert_one_terminator (client, 0);
+  g_assert_false (file_exists (f, "cancelled.txt"));
+
+  /* And the frame of odek's later protocol: the socket's own run. */
+  {
+    guint from = client->frames->len;
+    JsonObject *cancel = json_object_new ();
+
+    set_replay (f, "{\"turns\":[{\"content\":\"Slowly\",\"delay_ms\":10000}]}");
+    client_send (client, prompt_new ("Take your time", NULL, NULL));
+    client_wait (client, from, "session");
+    json_object_set_string_member (cancel, "type", "cancel");
+    client_send (client, cancel);
+    end = client_wait_end (client, from);
+    g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "error");
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Questions of REST runs (the desktop app's)                             */
+
+/* A run of POST /api/prompt waits on its question in GET /api/runs/ID; it
+ * is answered with the session's token, and the run goes on. */
+static void
+test_rest_approval (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(Reply) keep = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *answer_path = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *approval_id = NULL;
+  StatusWait wait = { f, NULL, "waiting_approval" };
+  const char *run_id, *session_id;
+
+  set_replay (f, WRITE_TURNS ("rest.txt"));
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Write it\"}", NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+  run_id = json_object_get_string_member (reply_object (accepted), "run_id");
+  session_id = json_object_get_string_member (reply_object (accepted), "session_id");
+  wait.run_id = run_id;
+  spin_until (run_reached, &wait);
+
+  run_status (f, run_id, &keep);
+  {
+    JsonObject *approval = json_object_get_object_member (reply_object (keep), "approval");
+
+    g_assert_nonnull (approval);
+    g_assert_cmpstr (json_object_get_string_member (approval, "tool"), ==, "write_file");
+    g_assert_nonnull (strstr (json_object_get_string_member (approval, "command"), "rest.txt"));
+    approval_id = g_strdup (json_object_get_string_member (approval, "id"));
+  }
+
+  answer_path = g_strdup_printf ("/api/runs/%s/approval", run_id);
+  body = g_strdup_printf ("{\"id\":\"%s\",\"action\":\"approve\"}", approval_id);
+  {
+    g_autofree char *session_path = g_strdup_printf ("/api/sessions/%s", session_id);
+    g_autoptr(Reply) record = request (f, "GET", session_path, NULL, NULL);
+    g_autoptr(Reply) without = request (f, "POST", answer_path, body, NULL);
+    g_autoptr(Reply) wrong_id = request (f, "POST", answer_path, "{\"id\":\"apr-0\",\"action\":\"approve\"}", NULL);
+    g_autoptr(Reply) bad = NULL;
+    g_autoptr(Reply) no_run = request (f, "POST", "/api/runs/ffff/approval", body, NULL);
+
+    token = g_strdup (record->session_token);
+    bad = request (f, "POST", answer_path, "{\"id\":\"x\",\"action\":\"maybe\"}", token);
+    g_assert_cmpuint (without->status, ==, 401);
+    g_assert_cmpuint (wrong_id->status, ==, 401);
+    g_assert_cmpuint (bad->status, ==, 400);
+    g_assert_cmpuint (no_run->status, ==, 404);
+    g_assert_false (file_exists (f, "rest.txt"));
+  }
+  {
+    g_autoptr(Reply) wrong_id = request (f, "POST", answer_path, "{\"id\":\"apr-0\",\"action\":\"approve\"}", token);
+    g_autoptr(Reply) answered = request (f, "POST", answer_path, body, token);
+    g_autoptr(Reply) again = request (f, "POST", answer_path, body, token);
+
+    g_assert_cmpuint (wrong_id->status, ==, 404);
+    g_assert_cmpuint (answered->status, ==, 200);
+    g_assert_cmpuint (again->status, ==, 404);
+  }
+
+  wait.status = "completed";
+  spin_until (run_reached, &wait);
+  g_assert_true (file_exists (f, "rest.txt"));
+  run_status (f, run_id, &keep);
+  g_assert_false (json_object_has_member (reply_object (keep), "approval"));
+}
+
+/* Stopping the server while a socket's run waits on a question: the run is
+ * cancelled and saved, the socket closed (1001), nothing waits out the
+ * timeout. */
+static void
+test_stop_with_socket (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  gint64 start;
+
+  set_replay (f, WRITE_TURNS ("stopped.txt"));
+  client_send (client, prompt_new ("Write it", NULL, NULL));
+  client_wait (client, 0, "approval_request");
+
+  start = g_get_monotonic_time ();
+  pd_server_stop (f->server);
+  /* Not a timing assertion: the default 60 s of the question would be a
+   * hang, not a slow machine. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 50 * G_USEC_PER_SEC);
+  spin_until (client_is_closed, client);
+  g_assert_cmpuint (client->close_code, ==, SOUP_WEBSOCKET_CLOSE_GOING_AWAY);
+  g_assert_false (file_exists (f, "stopped.txt"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_serve_ws_init (&argc, &argv);
+
+  ADD ("/pd/server-ws/prompt", test_prompt, 0);
+  ADD ("/pd/server-ws/prompt-errors", test_prompt_errors, 0);
+  ADD ("/pd/server-ws/prompt-queue", test_prompt_queue, 0);
+  ADD ("/pd/server-ws/tool-events", test_tool_events, 0);
+  ADD ("/pd/server-ws/approval", test_approval, 0);
+  ADD ("/pd/server-ws/approval-trust", test_approval_trust, 0);
+  ADD ("/pd/server-ws/approval-never-answered", test_approval_never_answered, 1);
+  ADD ("/pd/server-ws/client-vanishes", test_client_vanishes, 0);
+  ADD ("/pd/server-ws/cancel", test_cancel, 0);
+  ADD ("/pd/server-ws/rest-approval", test_rest_approval, 0);
+  ADD ("/pd/server-ws/stop-with-socket", test_stop_with_socket, 0);
+
+  return g_test_run ();
+}
