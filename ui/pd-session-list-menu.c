@@ -1,7 +1,5 @@
 /* pd-session-list-menu.c: the session list's row menu and clicks on rows
  *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
  * A right click, a long press or the Menu key opens a row's menu: Rename
  * and Pin change the session through the source, Export and Delete are the
  * window's actions.  A primary click picks a session.  Part of

@@ -1,7 +1,5 @@
 /* pd-session-list-private.h: what the parts of PdSessionList share
  *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
  * PdSessionList is one type in two files: pd-session-list.c (the listing,
  * read from the source in pages and merged into the model, the search and
  * the selection) and pd-session-list-menu.c (the row menu, its Rename and

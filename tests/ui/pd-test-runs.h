@@ -1,0 +1,341 @@
+/* pd-test-runs.h: what the runs tests share
+ *
+ * A run of the real application on a temporary database and folder with
+ * the replay provider (RunFixture), the dialogs it asks through, answered
+ * as a person would, and the widgets the tests look at.  Shared by
+ * test-runs.c (the demo, local runs, their config, the dialogs) and
+ * test-runs-remote.c (windows on a serve endpoint).  Header-only, as the
+ * other test helpers, because each test is one source file.
+ */
+#pragma once
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-local-source.h"
+#include "pd-new-session-dialog.h"
+#include "pd-now-view-private.h"
+#include "pd-preferences-window.h"
+#include "pd-server.h"
+#include "pd-session-list.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "../pd-test-server.h"
+
+#define WAIT_MS 20000
+
+typedef struct
+{
+  const char *prefix;
+  const char *suffix;
+} Affixes;
+
+static inline gboolean
+is_label_with_affixes (GtkWidget     *widget,
+                       gconstpointer  data)
+{
+  const Affixes *affixes = data;
+  const char *text;
+
+  if (!GTK_IS_LABEL (widget))
+    return FALSE;
+  text = gtk_label_get_text (GTK_LABEL (widget));
+  return g_str_has_prefix (text, affixes->prefix) && g_str_has_suffix (text, affixes->suffix);
+}
+
+static inline GtkWidget *
+find_label_matching (GtkWidget  *root,
+                     const char *prefix,
+                     const char *suffix)
+{
+  Affixes affixes = { prefix, suffix };
+
+  return pd_test_find_first (root, is_label_with_affixes, &affixes);
+}
+
+static inline gboolean
+is_plan_toggle (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_TOGGLE_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "Plan") == 0;
+}
+
+static inline GtkToggleButton *
+find_plan_toggle (GtkWidget *root)
+{
+  return GTK_TOGGLE_BUTTON (pd_test_find_first (root, is_plan_toggle, NULL));
+}
+
+static inline gboolean
+action_enabled (PdWindow   *window,
+                const char *action)
+{
+  GtkWidget *button = pd_test_find_action_button (GTK_WIDGET (window), action);
+
+  g_assert_nonnull (button);
+  return gtk_widget_get_sensitive (button);
+}
+
+static inline PdSessionList *
+session_list (PdWindow *window)
+{
+  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+}
+
+
+
+typedef struct
+{
+  char     *dir;
+  char     *db;
+  char     *project;
+  char     *replay;
+  gboolean  finished;
+  int       status;
+  char     *message;
+} RunFixture;
+
+static inline void
+run_fixture_free (RunFixture *fixture)
+{
+  g_free (fixture->dir);
+  g_free (fixture->db);
+  g_free (fixture->project);
+  g_free (fixture->replay);
+  g_free (fixture->message);
+  g_free (fixture);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunFixture, run_fixture_free)
+
+static inline RunFixture *
+run_fixture_new (const char *replay_json)
+{
+  RunFixture *fixture = g_new0 (RunFixture, 1);
+  g_autofree char *readme = NULL;
+
+  fixture->dir = pd_test_make_tmp_dir ();
+  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
+  fixture->project = g_build_filename (fixture->dir, "project", NULL);
+  fixture->replay = g_build_filename (fixture->dir, "replay.json", NULL);
+  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
+  readme = g_build_filename (fixture->project, "README.md", NULL);
+  g_assert_true (g_file_set_contents (readme, "A small project.\n", -1, NULL));
+  g_assert_true (g_file_set_contents (fixture->replay, replay_json, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture->db));
+
+  return fixture;
+}
+
+static inline void
+on_finished (PdRunController *runs,
+             int              status,
+             const char      *message,
+             RunFixture      *fixture)
+{
+  fixture->finished = TRUE;
+  fixture->status = status;
+  g_free (fixture->message);
+  fixture->message = g_strdup (message);
+}
+
+static inline PdRunController *
+start_replay (PdWindow         *window,
+              RunFixture       *fixture,
+              PdApprovalPolicy  policy,
+              const char       *message)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (runs);
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = policy;
+  settings->planning = TRUE;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, message, &error));
+  g_assert_no_error (error);
+  g_assert_true (pd_run_controller_get_running (runs));
+
+  return runs;
+}
+
+static inline gboolean
+run_finished (gpointer data)
+{
+  return ((RunFixture *) data)->finished;
+}
+
+/* A shown message dialog, not one answered already and on its way out. */
+static inline AdwMessageDialog *
+open_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_mapped (GTK_WIDGET (window)) &&
+          !g_object_get_data (G_OBJECT (window), "test-answered"))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+
+  return NULL;
+}
+
+static inline gboolean
+message_dialog_shown (gpointer data)
+{
+  return open_message_dialog () != NULL;
+}
+
+static inline AdwMessageDialog *
+wait_for_dialog (const char *what)
+{
+  pd_test_wait_until (message_dialog_shown, NULL, WAIT_MS, what);
+  return open_message_dialog ();
+}
+
+static inline gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  label)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+/* Answers with a click on a response button: the dialog closes and emits
+ * the response (adw_message_dialog_response() alone would only emit it and
+ * leave the dialog open), and is freed: nothing keeps it. */
+static inline void
+respond (AdwMessageDialog *dialog,
+         const char       *response)
+{
+  const char *label = adw_message_dialog_get_response_label (dialog, response);
+  GtkWidget *button = pd_test_find_first (GTK_WIDGET (dialog), is_button_labelled, label);
+
+  g_assert_nonnull (button);
+  g_object_set_data (G_OBJECT (dialog), "test-answered", GINT_TO_POINTER (TRUE));
+  g_object_ref (dialog);
+  g_signal_emit_by_name (button, "clicked");
+  pd_test_assert_finalized (dialog);
+}
+
+static inline JsonArray *
+load_messages (RunFixture *fixture,
+               const char *session_id)
+{
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autoptr(GError) error = NULL;
+  JsonArray *messages = pd_session_store_load_messages (store, session_id, &error);
+
+  g_assert_no_error (error);
+  return messages;
+}
+
+/* The content of the tool result messages, in order. */
+static inline GPtrArray *
+tool_results (JsonArray *messages)
+{
+  GPtrArray *results = g_ptr_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "role", ""), "tool") == 0)
+        g_ptr_array_add (results, (gpointer) json_object_get_string_member_with_default (message, "content", ""));
+    }
+
+  return results;
+}
+
+static inline gboolean
+run_session_selected (gpointer data)
+{
+  PdWindow *window = data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  PdSessionItem *item = pd_session_list_get_selected_item (session_list (window));
+
+  return item != NULL && pd_run_controller_get_session_id (runs) != NULL &&
+         g_strcmp0 (pd_session_item_get_id (item), pd_run_controller_get_session_id (runs)) == 0;
+}
+
+static inline gboolean
+run_plan_shown (gpointer data)
+{
+  GtkWidget *now = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_NOW_VIEW);
+  GtkWidget *header = find_label_matching (now, "Plan — v", " · 2/2 done");
+
+  return header != NULL && gtk_widget_get_mapped (header);
+}
+
+static inline gboolean
+list_loaded_with_selection (gpointer data)
+{
+  return pd_session_list_get_selected_item (session_list (data)) != NULL;
+}
+
+
+static const char *const replay_writes =
+  "{\"label\": \"test: two writes\", \"turns\": ["
+  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
+  " {\"content\": \"Writing again.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"two.txt\", \"content\": \"2\\n\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+static inline gboolean
+project_file_exists (RunFixture *fixture,
+                     const char *name)
+{
+  g_autofree char *path = g_build_filename (fixture->project, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+
+static inline void
+remove_global_config (void)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_config_dir (), "plandeck", NULL);
+  g_autofree char *path = g_build_filename (dir, "config.json", NULL);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The runs read the person's config.json (and the config cases write
+ * one): a folder of this process's own, set before GLib caches it, so no
+ * real config is read or written.  (gtk_test_init() ignores
+ * G_TEST_OPTION_ISOLATE_DIRS.)  Returns the folder, for
+ * pd_test_runs_finish(). */
+static inline char *
+pd_test_runs_init (int    *argc,
+                   char ***argv)
+{
+  char *config_home = g_dir_make_tmp ("plandeck-ui-config-XXXXXX", NULL);
+
+  g_assert_nonnull (config_home);
+  g_setenv ("XDG_CONFIG_HOME", config_home, TRUE);
+
+  gtk_test_init (argc, argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_assert_cmpstr (g_get_user_config_dir (), ==, config_home);
+  return config_home;
+}
+
+static inline void
+pd_test_runs_finish (char *config_home)
+{
+  remove_global_config ();
+  g_rmdir (config_home);
+  g_free (config_home);
+}

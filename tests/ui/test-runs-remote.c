@@ -1,0 +1,566 @@
+/* test-runs-remote.c: windows on a serve endpoint
+ *
+ * The real application opened on a real `serve` (its sessions listed, a
+ * wrong token said, the endpoint's URL split), and runs there: approved in
+ * the window's dialog, stopped, followed when started elsewhere, and a new
+ * session.  The runs use the replay provider on a temporary database and
+ * folder (pd-test-runs.h, as test-runs.c's).
+ */
+#define G_LOG_DOMAIN "test-runs-remote"
+
+#include "config.h"
+
+#include "pd-test-runs.h"
+
+/* --- a remote window -------------------------------------------------------- */
+
+static gboolean
+remote_listed (gpointer data)
+{
+  PdSessionList *list = session_list (data);
+
+  return pd_session_list_get_loaded (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == 2;
+}
+
+static void send_from_window (PdWindow   *window,
+                              const char *id,
+                              const char *message);
+
+static void
+on_finished_message (PdRunController *runs,
+                     int              status,
+                     const char      *message,
+                     char           **slot)
+{
+  *slot = g_strdup (message ? message : "");
+}
+
+static gboolean
+string_set (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
+static void
+check_remote_lists (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autofree char *message = NULL;
+
+  pd_test_wait_until (remote_listed, window, WAIT_MS, "the remote sessions to be listed");
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "Remote task one"));
+
+  /* This server runs nothing (no engine): continuing a session says so. */
+  g_assert_nonnull (runs);
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished_message), &message);
+  send_from_window (window, user_data, "Go on");
+  pd_test_wait_until (string_set, &message, WAIT_MS, "the run to fail");
+  g_assert_nonnull (strstr (message, "does not run sessions for this app"));
+  g_assert_nonnull (strstr (message, "this server does not run prompts"));
+  g_assert_false (pd_run_controller_get_running (runs));
+  /* The token is not part of the shown URL. */
+  g_assert_null (strstr (pd_window_get_remote_url (window), "token"));
+  g_assert_null (strstr (gtk_window_get_title (GTK_WINDOW (window)), "token"));
+}
+
+static void
+test_remote_window_lists_sessions (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "served.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdServer) server = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *id1 = pd_test_add_session (store, "Remote task one", "plandeck");
+  g_autofree char *id2 = pd_test_add_session (store, "Remote task two", "plandeck");
+  g_autoptr(GSettings) settings = NULL;
+  g_autofree char *remembered_token = NULL;
+  g_auto(GStrv) recent = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  server = pd_server_new (db);
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, "test-token");
+  g_assert_true (pd_server_start (server, &error));
+  g_assert_no_error (error);
+  url = pd_server_dup_start_url (server);
+  g_assert_nonnull (strstr (url, "token="));
+  args[1] = url;
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_lists, id1, NULL), ==, 0);
+  pd_server_stop (server);
+
+  /* The token is never kept in GSettings (the keyring keeps it, see
+   * test-secrets.c), and the recent source has none. */
+  settings = g_settings_new (APP_ID);
+  remembered_token = g_settings_get_string (settings, "endpoint-token");
+  g_assert_cmpstr (remembered_token, ==, "");
+  recent = g_settings_get_strv (settings, "recent-sources");
+  g_assert_null (strstr (recent[0], "token"));
+}
+
+/* The labels a person can see that say @text. */
+static guint
+count_shown_labels (GtkWidget  *root,
+                    const char *text)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  guint n = 0;
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+      GtkWidget *revealer = gtk_widget_get_ancestor (label, GTK_TYPE_REVEALER);
+
+      if (gtk_widget_get_mapped (label) && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL &&
+          (revealer == NULL || gtk_revealer_get_child_revealed (GTK_REVEALER (revealer))))
+        n++;
+    }
+  return n;
+}
+
+static gboolean
+error_page_shown (gpointer data)
+{
+  GtkWidget *label = pd_test_find_label (data, "The Endpoint Refused Access");
+
+  /* With the banner that takes the new token, over the page. */
+  return label != NULL && gtk_widget_get_mapped (label) && count_shown_labels (data, "enter it here") == 1;
+}
+
+static void
+check_remote_denied (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  pd_test_wait_until (error_page_shown, window, WAIT_MS, "the access denied page");
+  pd_test_flush (GTK_WIDGET (window));
+  /* Why is said once, by the banner (tried as a new user would: the page
+   * said it again under it). */
+  g_assert_cmpuint (count_shown_labels (GTK_WIDGET (window), "refused the"), ==, 1);
+  g_assert_cmpuint (count_shown_labels (GTK_WIDGET (window), "Retry"), ==, 0);
+}
+
+/* A wrong token: the server answers 401, and the window says so. */
+static void
+test_remote_window_wrong_token (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "served.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdServer) server = pd_server_new (db);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *url = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, "right-token");
+  g_assert_true (pd_server_start (server, &error));
+  base = pd_server_dup_base_url (server);
+  url = g_strconcat (base, strchr (base, '?') ? "&" : "?", "token=wrong-token", NULL);
+  args[1] = url;
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_denied, NULL, NULL), ==, 0);
+  pd_server_stop (server);
+}
+
+/* --- runs on a real serve ---------------------------------------------------- */
+
+/* `plandeck-agent serve` on loopback, with the replay provider and the
+ * fixture's folder, as a person would start it; its URL from its stdout. */
+typedef struct
+{
+  GSubprocess *process;
+  char        *url;
+} Served;
+
+static void
+served_stop (Served *served)
+{
+  if (served->process != NULL)
+    {
+      g_subprocess_send_signal (served->process, SIGTERM);
+      g_subprocess_wait (served->process, NULL, NULL);
+    }
+  g_clear_object (&served->process);
+  g_clear_pointer (&served->url, g_free);
+}
+
+/* A test that fails aborts before served_stop(): the server goes with it. */
+static void
+die_with_test (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static void
+served_start (Served     *served,
+              RunFixture *fixture)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = g_build_filename (fixture->dir, "serve.log", NULL);
+  const char *agent = g_getenv ("PLANDECK_AGENT");
+
+  g_assert_nonnull (agent);
+  g_subprocess_launcher_set_stderr_file_path (launcher, log);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
+  served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", fixture->db,
+                                                 "--listen", "127.0.0.1:0", "--rate-limit", "0",
+                                                 "--provider", "replay", "--replay", fixture->replay,
+                                                 "-C", fixture->project, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (served->process));
+  served->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (served->url);
+  g_assert_true (g_str_has_prefix (served->url, "http://127.0.0.1:"));
+}
+
+static gboolean
+is_message_entry (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_ENTRY (widget) && gtk_widget_has_css_class (gtk_widget_get_parent (widget), "pd-message-bar");
+}
+
+static gboolean
+remote_one_listed (gpointer data)
+{
+  PdSessionList *list = session_list (data);
+
+  return pd_session_list_get_loaded (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) >= 1;
+}
+
+static gboolean
+send_enabled (gpointer data)
+{
+  return action_enabled (data, "win.send-message");
+}
+
+/* Selects @id and sends @message from the window's message bar. */
+static void
+send_from_window (PdWindow   *window,
+                  const char *id,
+                  const char *message)
+{
+  GtkWidget *entry;
+
+  pd_test_wait_until (remote_one_listed, window, WAIT_MS, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), id));
+  pd_test_wait_until (send_enabled, window, WAIT_MS, "the message bar to offer sending");
+  entry = pd_test_find_first (GTK_WIDGET (window), is_message_entry, NULL);
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), message);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.send-message", NULL));
+}
+
+static gboolean
+is_approval_command (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-command");
+}
+
+typedef struct
+{
+  RunFixture *fixture;
+  char       *id;
+} RemoteCase;
+
+/* A session of the endpoint continued from the window: the write asks in
+ * the window's own approval dialog, "Approve Once" lets it run there, and
+ * the run ends completed with the file written and the answer stored. */
+static void
+check_remote_run_approved (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  AdwMessageDialog *dialog;
+  GtkWidget *command;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+
+  g_assert_nonnull (runs);
+  g_assert_true (pd_run_controller_is_remote (runs));
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  send_from_window (window, remote->id, "Write two files");
+
+  dialog = wait_for_dialog ("the endpoint's first approval question");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
+  command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
+  g_assert_nonnull (command);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "one.txt"));
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+  respond (dialog, "deny");
+
+  dialog = wait_for_dialog ("the endpoint's second approval question");
+  command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "two.txt"));
+  respond (dialog, "once");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the remote run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_null (fixture->message);
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+  g_assert_cmpstr (pd_run_controller_get_session_id (runs), ==, remote->id);
+
+  /* What the server stored: the refusal and the write, in order. */
+  messages = load_messages (fixture, remote->id);
+  results = tool_results (messages);
+  g_assert_cmpuint (results->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (results, 0), "denied"));
+  g_assert_null (strstr (g_ptr_array_index (results, 1), "denied"));
+}
+
+static void
+test_remote_run_approved (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_run_approved, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
+/* Stop while the endpoint's run waits on the window: the run is cancelled
+ * there, its question goes away, nothing is written. */
+static void
+check_remote_run_stopped (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  send_from_window (window, remote->id, "Write two files");
+  wait_for_dialog ("the endpoint's approval question");
+  g_assert_true (action_enabled (window, "win.stop-run"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-run", NULL));
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the remote run to stop");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
+  g_assert_null (open_message_dialog ());
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+}
+
+static void
+test_remote_run_stopped (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_run_stopped, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
+/* Starts a run of @id on the endpoint the way another client does (odek's
+ * REST API, with the session's token), so that no window started it. */
+static void
+start_run_elsewhere (const char *url,
+                     const char *id,
+                     const char *message)
+{
+  g_autoptr(SoupSession) http = soup_session_new ();
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
+  const char *token = g_hash_table_lookup (params, "token");
+  g_autofree char *record_url = g_strdup_printf ("http://127.0.0.1:%d/api/sessions/%s", g_uri_get_port (uri), id);
+  g_autofree char *prompt_url = g_strdup_printf ("http://127.0.0.1:%d/api/prompt", g_uri_get_port (uri));
+  g_autofree char *body = g_strdup_printf ("{\"message\":\"%s\",\"session_id\":\"%s\"}", message, id);
+  g_autoptr(SoupMessage) get = soup_message_new ("GET", record_url);
+  g_autoptr(SoupMessage) post = soup_message_new ("POST", prompt_url);
+  g_autoptr(GBytes) got = NULL, posted = NULL;
+  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
+  g_autoptr(GError) error = NULL;
+  const char *session_token;
+
+  soup_message_headers_replace (soup_message_get_request_headers (get), "X-Odek-Ws-Token", token);
+  got = soup_session_send_and_read (http, get, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (get), ==, 200);
+  session_token = soup_message_headers_get_one (soup_message_get_response_headers (get), "X-Session-Token");
+  g_assert_nonnull (session_token);
+
+  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Odek-Ws-Token", token);
+  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Session-Token", session_token);
+  soup_message_set_request_body_from_bytes (post, "application/json", request);
+  posted = soup_session_send_and_read (http, post, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (post), ==, 202);
+}
+
+/* A run going on at the endpoint that no open window started (its window
+ * was closed, or another client started it): showing its session follows
+ * it, its question comes to this window's dialog, and it ends here. */
+static void
+check_remote_run_followed (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  AdwMessageDialog *dialog;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  pd_test_wait_until (remote_one_listed, window, WAIT_MS, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), remote->id));
+
+  dialog = wait_for_dialog ("the running session's first question");
+  g_assert_true (pd_run_controller_get_running (runs));
+  g_assert_true (action_enabled (window, "win.stop-run"));
+  respond (dialog, "once");
+  dialog = wait_for_dialog ("the running session's second question");
+  respond (dialog, "once");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the followed run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_true (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+}
+
+static void
+test_remote_run_followed (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  start_run_elsewhere (served.url, id, "Write two files");
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_run_followed, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
+static gboolean
+new_session_enabled (gpointer data)
+{
+  return gtk_widget_is_sensitive (pd_test_find_action_button (GTK_WIDGET (data), "win.new-session")) &&
+         remote_one_listed (data);
+}
+
+/* New Session on an endpoint: the dialog asks for the task only (the
+ * server has its folder and model), the run starts there, asks here, and
+ * its new session is selected. */
+static void
+check_remote_new_session (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  PdNewSessionDialog *dialog;
+  GtkWidget *folder;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  pd_test_wait_until (new_session_enabled, window, WAIT_MS, "New Session to be offered");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
+  dialog = PD_NEW_SESSION_DIALOG (pd_test_find_toplevel (PD_TYPE_NEW_SESSION_DIALOG));
+  g_assert_nonnull (dialog);
+  pd_test_flush (GTK_WIDGET (dialog));
+  folder = pd_test_find_label (GTK_WIDGET (dialog), "Working Directory");
+  g_assert_true (folder == NULL || !gtk_widget_get_mapped (folder));
+  g_assert_false (pd_new_session_dialog_activate_start (dialog));
+  pd_new_session_dialog_set_task (dialog, "Write two files");
+  g_assert_true (pd_new_session_dialog_activate_start (dialog));
+
+  respond (wait_for_dialog ("the new remote session's first question"), "once");
+  respond (wait_for_dialog ("the new remote session's second question"), "once");
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the new remote run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_nonnull (pd_run_controller_get_session_id (runs));
+  g_assert_cmpstr (pd_run_controller_get_session_id (runs), !=, remote->id);
+  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the new session to be selected");
+  g_assert_true (project_file_exists (fixture, "one.txt"));
+  g_assert_true (project_file_exists (fixture, "two.txt"));
+}
+
+static void
+test_remote_new_session (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_new_session, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
+static void
+test_split_endpoint_url (void)
+{
+  g_autofree char *token = NULL;
+  g_autofree char *base = pd_window_split_endpoint_url ("http://127.0.0.1:8080/?token=a%20b&x=1", &token);
+  g_autofree char *plain_token = NULL;
+  g_autofree char *plain = pd_window_split_endpoint_url ("http://127.0.0.1:8080", &plain_token);
+
+  g_assert_cmpstr (token, ==, "a b");
+  g_assert_cmpstr (base, ==, "http://127.0.0.1:8080/?x=1");
+  g_assert_null (plain_token);
+  g_assert_cmpstr (plain, ==, "http://127.0.0.1:8080");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  char *config_home = pd_test_runs_init (&argc, &argv);
+  int status;
+
+  g_test_add_func ("/pd/ui/remote/lists-sessions", test_remote_window_lists_sessions);
+  g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
+  g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
+  g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
+  g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
+  g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
+  g_test_add_func ("/pd/ui/remote/new-session", test_remote_new_session);
+
+  status = g_test_run ();
+  pd_test_runs_finish (config_home);
+
+  return status;
+}
