@@ -566,3 +566,31 @@ write_file (EngineFixture *f,
   g_file_set_contents (path, contents, -1, &error);
   g_assert_no_error (error);
 }
+
+/* --- tests whose fixture is the EngineFixture alone -------------------- */
+
+/* Data 0: the engine plans; GINT_TO_POINTER (1): no plan tool. */
+G_GNUC_UNUSED static void
+engine_fixture_test_setup (EngineFixture *f,
+                           gconstpointer  data)
+{
+  engine_fixture_setup (f, GPOINTER_TO_INT (data) == 0);
+}
+
+G_GNUC_UNUSED static void
+engine_fixture_test_teardown (EngineFixture *f,
+                              gconstpointer  data)
+{
+  engine_fixture_teardown (f);
+}
+
+/* Recorded calls of the plan's usual course: create (with a check) →
+ * write → run the check → complete. */
+#define CREATE_CHECKED \
+  "{'name':'plan','arguments':{'verb':'create','steps':[" \
+  "{'id':'build','title':'Write hello.txt','checks':[{'id':'cat','description':'hello.txt is readable'," \
+  "'tool':'shell','arguments':{'command':'cat hello.txt'}}]}," \
+  "{'id':'docs','title':'Say so'}]}}"
+#define WRITE_HELLO "{'name':'write_file','arguments':{'path':'hello.txt','content':'hello'}}"
+#define RUN_CHECK   "{'name':'shell','arguments':{'command':'cat hello.txt'}}"
+#define COMPLETE(id) "{'name':'plan','arguments':{'verb':'complete','step_id':'" id "'}}"
