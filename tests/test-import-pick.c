@@ -12,6 +12,7 @@
 #include "pd-import-scanner.h"
 #include "pd-import-test.h"
 #include "pd-json.h"
+#include "pd-json-span.h"
 
 /* Arrays within arrays, a member picked whole beside members picked in
  * part, names that are prefixes of others. */
@@ -71,6 +72,94 @@ prune (JsonNode         *node,
 
 static guint n_checked, n_refused;
 
+/* What the spans give of @span is what the whole tree @whole holds: every
+ * member by its name (the last of a repeated name, escapes undone), every
+ * element in order, every string, literal and number. */
+static void
+check_span (JsonNode   *whole,
+            PdJsonSpan  span,
+            const char *line)
+{
+  g_assert_cmpuint (span.length, >, 0);
+  if (JSON_NODE_HOLDS_OBJECT (whole))
+    {
+      JsonObject *object = json_node_get_object (whole);
+      g_autoptr(GList) names = json_object_get_members (object);
+
+      g_assert_true (pd_json_span_is_object (span));
+      for (GList *l = names; l != NULL; l = l->next)
+        {
+          PdJsonSpan value;
+
+          if (!pd_json_span_get_member (span, l->data, &value))
+            g_error ("no member \"%s\" in the span of %.300s", (const char *) l->data, line);
+          check_span (json_object_get_member (object, l->data), value, line);
+        }
+      {
+        PdJsonSpan value;
+
+        g_assert_false (pd_json_span_get_member (span, "no such member", &value));
+      }
+      /* A member's members read in the same pass as the object's. */
+      for (GList *l = names; l != NULL; l = l->next)
+        {
+          JsonNode *member = json_object_get_member (object, l->data);
+          const char *outer[] = { l->data, NULL };
+          const char *inner[8] = { NULL };
+          PdJsonSpan outer_values[1], inner_values[8];
+          g_autoptr(GList) inner_list = NULL;
+          guint n = 0;
+
+          if (JSON_NODE_HOLDS_OBJECT (member))
+            inner_list = json_object_get_members (json_node_get_object (member));
+          for (GList *m = inner_list; m != NULL && n < 6; m = m->next)
+            inner[n++] = m->data;
+          inner[n] = "no such member";
+          pd_json_span_get_members_within (span, outer, outer_values, 0, inner, inner_values);
+          check_span (member, outer_values[0], line);
+          for (guint i = 0; i < n; i++)
+            check_span (json_object_get_member (json_node_get_object (member), inner[i]), inner_values[i], line);
+          g_assert_cmpuint (inner_values[n].length, ==, 0);
+        }
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (whole))
+    {
+      JsonArray *array = json_node_get_array (whole);
+      PdJsonSpan element;
+      gsize cursor = 0;
+      guint i = 0;
+
+      g_assert_true (pd_json_span_is_array (span));
+      while (pd_json_span_next_element (span, &cursor, &element))
+        {
+          g_assert_cmpuint (i, <, json_array_get_length (array));
+          check_span (json_array_get_element (array, i++), element, line);
+        }
+      g_assert_cmpuint (i, ==, json_array_get_length (array));
+    }
+  else if (JSON_NODE_HOLDS_NULL (whole))
+    g_assert_cmpint (span.text[0], ==, 'n');
+  else if (json_node_get_value_type (whole) == G_TYPE_STRING)
+    {
+      g_autofree char *text = pd_json_span_dup_string (span);
+
+      g_assert_cmpstr (text, ==, json_node_get_string (whole));
+      g_assert_true (pd_json_span_string_equal (span, json_node_get_string (whole)));
+    }
+  else if (json_node_get_value_type (whole) == G_TYPE_BOOLEAN)
+    {
+      g_assert_true (pd_json_span_is_boolean (span));
+      g_assert_cmpint (span.text[0] == 't', ==, json_node_get_boolean (whole));
+    }
+  else
+    {
+      g_autoptr(JsonNode) number = pd_json_span_to_node (span, NULL);
+
+      g_assert_true (pd_json_span_is_number (span));
+      g_assert_true (json_node_equal (number, whole));
+    }
+}
+
 /* With every pick (@which -1), or the one @which names. */
 static void
 check_line (const char *line,
@@ -87,22 +176,42 @@ check_line (const char *line,
       g_autoptr(GError) picked_error = NULL;
       g_autoptr(JsonNode) whole = NULL;
       g_autoptr(JsonNode) picked = NULL;
+      g_autoptr(GError) check_error = NULL;
+      gboolean checked;
 
       if (which >= 0 && (guint) which != i)
         continue;
+
       whole = pd_json_parse_full (copy, (gssize) length, PD_JSON_PARSE_FOREIGN, &whole_error);
       picked = pd_json_parse_picked (copy, (gssize) length, all_picks (i), &picked_error);
+      checked = pd_json_check_foreign (copy, (gssize) length, &check_error);
       n_checked++;
       if (whole == NULL)
         {
           if (picked != NULL)
             g_error ("picked parse took a line the whole parse refuses (%s): %.300s", whole_error->message, copy);
+          if (checked)
+            g_error ("the check took a line the whole parse refuses (%s): %.300s", whole_error->message, copy);
           g_assert_error (picked_error, PD_JSON_ERROR, whole_error->code);
+          g_assert_error (check_error, PD_JSON_ERROR, whole_error->code);
           n_refused++;
           continue;
         }
       if (picked == NULL)
         g_error ("picked parse refused a line the whole parse takes (%s): %.300s", picked_error->message, copy);
+      if (!checked)
+        g_error ("the check refused a line the whole parse takes (%s): %.300s", check_error->message, copy);
+      if (i == 0)
+        {
+          /* The value's span: the line less the white space around it. */
+          PdJsonSpan span = { copy, length };
+
+          while (span.length > 0 && g_ascii_isspace (span.text[0]))
+            span.text++, span.length--;
+          while (span.length > 0 && g_ascii_isspace (span.text[span.length - 1]))
+            span.length--;
+          check_span (whole, span, copy);
+        }
       {
         g_autoptr(JsonNode) expected = prune (whole, all_picks (i));
 
@@ -355,6 +464,92 @@ test_sessions_shared (void)
     }
 }
 
+/* A Claude Code transcript of what the in-place reading of plan lines
+ * must read as the trees are read: escapes in keys and names, repeated
+ * members, ids that are numbers, results without a list, errors, several
+ * results in a line, other plan tools beside TodoWrite, broken lines. */
+static const char * const hostile_claude[] = {
+  "{\"type\":\"user\",\"cwd\":\"/tmp/pick\",\"sessionId\":\"00000000-0000-4000-8000-000000000018\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"make a plan\"}}",
+  /* An escaped key and tool name, the tool named elsewhere in the line, white space */
+  "{ \"t\\u0079pe\" : \"assistant\" ,\t\"timestamp\":\"2026-01-01T00:00:01Z\", \"note\":\"TodoWrite\", \"message\" : { \"content\" : [ {\"type\":\"text\",\"text\":\"say \\\"TodoWrite\\\" \\\\\"} , { \"type\":\"tool_use\", \"id\":\"t1\", \"name\":\"Todo\\u0057rite\", \"input\":{\"todos\":[{\"content\":\"a \\\"quoted\\\" \\\\ item\",\"status\":\"pending\",\"id\":7},{\"content\":\"b\",\"status\":\"in_progress\",\"id\":\"x\"}]}} ] } }",
+  /* A repeated toolUseResult (the last counts), a text cut at \u0000, ids 1e2, "" and -0, a repeated content */
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"}]},\"toolUseResult\":{\"newTodos\":[{\"content\":\"wrong\",\"status\":\"pending\"}]},\"toolUseResult\":{\"oldTodos\":[{\"content\":\"old\"}],\"newTodos\":[{\"content\":\"a \\\"quoted\\\" \\\\\\\\ item\",\"status\":\"completed\",\"id\":7},{\"content\":\"b\\u0000cut\",\"status\":\"pending\",\"id\":1e2},{\"text\":\"c\",\"status\":\"in_progress\",\"id\":\"\"},{\"content\":\"d\",\"content\":\"d last\",\"status\":\"pending\",\"id\":-0}]}}",
+  /* No newTodos: the input is the list */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:03Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"from the input\",\"status\":\"pending\"}]}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:04Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}]},\"toolUseResult\":\"Todos have been modified\"}",
+  /* An error as the result */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:05Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t3\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"never\",\"status\":\"pending\"}]}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:06Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t3\",\"content\":\"x\"}]},\"toolUseResult\":\"Error: no\"}",
+  /* TodoWrite and ExitPlanMode in one line, answered in one line (one toolUseResult for three results) */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:07Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t4\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"four\",\"status\":\"pending\"}]}},{\"type\":\"tool_use\",\"id\":\"e1\",\"name\":\"ExitPlanMode\",\"input\":{\"plan\":\"# The plan\\n\\n1. do it\"}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:08Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"e1\",\"content\":\"rejected\",\"is_error\":true},{\"type\":\"tool_result\",\"tool_use_id\":\"t4\",\"content\":\"ok\"},{\"type\":\"tool_result\",\"tool_use_id\":\"t4\",\"content\":\"again\",\"is_error\":true}]},\"toolUseResult\":{\"success\":false,\"newTodos\":[{\"content\":\"ambiguous\",\"status\":\"pending\"}]}}",
+  /* An error flag */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:09Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t5\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"errs\",\"status\":\"pending\"}]}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:10Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t5\",\"content\":\"x\",\"is_error\":true}]},\"toolUseResult\":{\"newTodos\":[{\"content\":\"errs\",\"status\":\"completed\"}]}}",
+  /* A sidechain's TodoWrite is its own */
+  "{\"type\":\"assistant\",\"isSidechain\":true,\"timestamp\":\"2026-01-01T00:00:11Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t6\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"side\",\"status\":\"pending\"}]}}]}}",
+  "{\"type\":\"user\",\"isSidechain\":true,\"timestamp\":\"2026-01-01T00:00:12Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t6\",\"content\":\"ok\"}]},\"toolUseResult\":{\"newTodos\":[{\"content\":\"side\",\"status\":\"pending\"}]}}",
+  /* TaskCreate: its result read as a tree */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:13Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"k1\",\"name\":\"TaskCreate\",\"input\":{\"subject\":\"task one\"}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:14Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"k1\",\"content\":\"Task #1 created successfully: task one\"}]},\"toolUseResult\":{\"task\":{\"id\":\"1\",\"subject\":\"task one\"}}}",
+  /* An item that is no object: the list refused */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:15Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t7\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[\"no\"]}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:16Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t7\",\"content\":\"ok\"}]},\"toolUseResult\":{\"newTodos\":[\"no\",{\"content\":\"x\",\"status\":\"pending\"}]}}",
+  /* A status that is no string: the list refused */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:17Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t8\",\"name\":\"TodoWrite\",\"input\":{}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:18Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t8\",\"content\":\"ok\"}]},\"toolUseResult\":{\"newTodos\":[{\"content\":\"x\",\"status\":1}]}}",
+  /* A task reminder */
+  "{\"type\":\"attachment\",\"timestamp\":\"2026-01-01T00:00:19Z\",\"attachment\":{\"type\":\"task_reminder\",\"content\":[{\"id\":\"1\",\"subject\":\"task one\",\"status\":\"in_progress\"}]}}",
+  /* Broken lines naming the tool: skipped */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:20Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t9\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[}]}}",
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:21Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t9\",\"name\":\"TodoWrite\",\"input\":{\"todos\":\"\\ud800\"}}]}}",
+  /* A repeated message: only the last is read (a TodoWrite in the first is none) */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:21Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t11\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"shadowed\",\"status\":\"pending\"}]}}]},\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t12\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"twelve\",\"status\":\"pending\"}]}}]}}",
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:21Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t13\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"thirteen\",\"status\":\"pending\"}]}}]},\"message\":\"none\"}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:21Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t11\",\"content\":\"ok\"},{\"type\":\"tool_result\",\"tool_use_id\":\"t13\",\"content\":\"ok\"}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:21Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t12\",\"content\":\"ok\"}]}}",
+  /* The last list: a backslash before a closing quote, a key after it */
+  "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:00:22Z\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t10\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"final item \\\\\",\"status\":\"in_progress\"}]}}]}}",
+  "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:23Z\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t10\",\"content\":\"ok\"}]},\"toolUseResult\":{\"newTodos\":[{\"content\":\"final item \\\\\",\"activeForm\":\"\\\\\\\\\",\"status\":\"in_progress\",\"id\":\"f\"},{\"content\":\"\\u00e9t\\u00e9 \\ud83d\\ude00\",\"status\":\"pending\"}]}}",
+
+};
+
+/* The transcript cut after each line, one session each (so that each
+ * step's checklist is compared, not only the last), read both ways. */
+static void
+test_sessions_hostile (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("pd-test-pick-XXXXXX", NULL);
+  g_autofree char *project = g_build_filename (tmp, "-tmp-pick", NULL);
+  g_autofree char *picked = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  for (guint n = 1; n <= G_N_ELEMENTS (hostile_claude); n++)
+    {
+      g_autofree char *id = g_strdup_printf ("00000000-0000-4000-8000-%012u", n);
+      g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
+      g_autofree char *path = g_build_filename (project, name, NULL);
+      g_autoptr(GString) text = g_string_new (NULL);
+
+      for (guint i = 0; i < n; i++)
+        g_string_append_printf (text, "%s\n", hostile_claude[i]);
+      g_string_replace (text, "00000000-0000-4000-8000-000000000018", id, 0);
+      g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+    }
+
+  check_sessions_of (tmp);
+  /* The lists did reach the sessions. */
+  picked = read_sessions (tmp, TRUE);
+  g_assert_nonnull (strstr (picked, "final item \\\\"));
+  g_assert_nonnull (strstr (picked, "d last"));
+  g_assert_nonnull (strstr (picked, "from the input"));
+  g_assert_nonnull (strstr (picked, "task one"));
+  g_assert_nonnull (strstr (picked, "twelve"));
+  g_assert_null (strstr (picked, "shadowed"));
+  g_assert_null (strstr (picked, "thirteen"));
+  pd_import_test_rmtree (tmp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -365,5 +560,6 @@ main (int    argc,
   g_test_add_func ("/pd/import-pick/lines-shared", test_lines_shared);
   g_test_add_func ("/pd/import-pick/sessions", test_sessions_own);
   g_test_add_func ("/pd/import-pick/sessions-shared", test_sessions_shared);
+  g_test_add_func ("/pd/import-pick/sessions-hostile", test_sessions_hostile);
   return g_test_run ();
 }

@@ -143,6 +143,15 @@ _pd_claude_apply_task_snapshot (PdClaudeCodeReader *self,
 /* ---------------------------------------------------------------------- */
 /* Results                                                                */
 
+JsonObject *
+_pd_claude_request_input (Request *request)
+{
+  /* A call read in place keeps its input's text until it is needed. */
+  if (request->input == NULL && request->input_text != NULL)
+    request->input = pd_json_parse_picked (request->input_text, -1, _pd_claude_input_pick, NULL);
+  return request->input && JSON_NODE_HOLDS_OBJECT (request->input) ? json_node_get_object (request->input) : NULL;
+}
+
 static gboolean
 tool_use_result_is_error (JsonNode *result)
 {
@@ -175,9 +184,62 @@ result_todo_write (PdClaudeCodeReader *self,
   g_autoptr(GPtrArray) items = NULL;
 
   /* The result's newTodos is the post-state; the input is the fallback. */
-  if (array == NULL && request->input && JSON_NODE_HOLDS_OBJECT (request->input))
-    array = pd_json_get_array (json_node_get_object (request->input), "todos");
+  if (array == NULL && _pd_claude_request_input (request) != NULL)
+    array = pd_json_get_array (_pd_claude_request_input (request), "todos");
   if (!(items = _pd_import_items_from_array (array, todo_text_members, "id")))
+    {
+      _pd_claude_stats (self)->ignored_updates++;
+      return;
+    }
+  apply_full_list (self, PD_CHECKLIST_ORIGIN_TODO_LIST, g_steal_pointer (&items));
+}
+
+/* tool_use_result_is_error() on a span, with its success member. */
+static gboolean
+span_result_is_error (const PdJsonSpan *result,
+                      PdJsonSpan        success)
+{
+  if (result == NULL)
+    return FALSE;
+  if (pd_json_span_is_string (*result))
+    {
+      g_autofree char *text = pd_json_span_dup_string (*result);
+
+      return g_str_has_prefix (text, "Error") || g_str_has_prefix (text, "User rejected");
+    }
+  if (pd_json_span_is_object (*result))
+    return pd_json_span_is_boolean (success) && success.text[0] == 'f';
+  return FALSE;
+}
+
+/* What _pd_claude_handle_result() and result_todo_write() do with the
+ * tree, read in place: no tree is built unless the result has no list and
+ * the call's input is the fallback. */
+void
+_pd_claude_handle_todo_write_span (PdClaudeCodeReader *self,
+                                   Request            *request,
+                                   gboolean            is_error,
+                                   const PdJsonSpan   *result)
+{
+  static const char * const names[] = { "success", "newTodos", NULL };
+  g_autoptr(GPtrArray) items = NULL;
+  PdJsonSpan members[G_N_ELEMENTS (names)];
+
+  g_assert (request->tool == TOOL_TODO_WRITE);
+
+  /* Both members in one pass (nothing when the result is no object). */
+  pd_json_span_get_members (result ? *result : (PdJsonSpan) { NULL, 0 }, names, members);
+  if (is_error || span_result_is_error (result, members[0]))
+    {
+      _pd_claude_stats (self)->ignored_updates++;
+      return;
+    }
+  if (!pd_json_span_is_array (members[1]))
+    {
+      result_todo_write (self, request, NULL);
+      return;
+    }
+  if (!(items = _pd_import_items_from_span (members[1], todo_text_members, "id")))
     {
       _pd_claude_stats (self)->ignored_updates++;
       return;
@@ -211,8 +273,7 @@ result_task_create (PdClaudeCodeReader *self,
                     const char         *text)
 {
   JsonObject *task_object = pd_json_get_object (result_object (result), "task");
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
+  JsonObject *input = _pd_claude_request_input (request);
   g_autofree char *id = NULL;
   const char *subject = NULL;
   Task *task;
@@ -268,8 +329,7 @@ result_task_update (PdClaudeCodeReader *self,
                     JsonNode           *result,
                     const char         *text)
 {
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
+  JsonObject *input = _pd_claude_request_input (request);
   JsonObject *object = result_object (result);
   g_autofree char *id = pd_json_dup_id (input, "taskId");
   g_auto(GStrv) fields = NULL;
@@ -378,8 +438,7 @@ result_exit_plan_mode (PdClaudeCodeReader *self,
                        gboolean            is_error,
                        JsonNode           *result)
 {
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
+  JsonObject *input = _pd_claude_request_input (request);
   const char *plan = pd_json_get_string (input, "plan");
   const char *approved_plan = pd_json_get_string (result_object (result), "plan");
 
@@ -451,8 +510,7 @@ static void
 result_ccd_update_plan (PdClaudeCodeReader *self,
                         Request            *request)
 {
-  JsonObject *input = request->input && JSON_NODE_HOLDS_OBJECT (request->input)
-                      ? json_node_get_object (request->input) : NULL;
+  JsonObject *input = _pd_claude_request_input (request);
   PdChecklist *list = _pd_claude_checklist (self);
   JsonNode *advance, *done, *start;
   JsonArray *array;

@@ -28,6 +28,7 @@ typedef struct
   char     *id;
   Tool      tool;
   JsonNode *input;
+  char     *input_text;  /* a TodoWrite call read in place: its input's text, built only if needed */
   gboolean  from_subagent;
   gint64    time;
 } Request;
@@ -76,5 +77,20 @@ void           _pd_claude_handle_result       (PdClaudeCodeReader *self,
                                                gboolean            is_error,
                                                const char         *text,
                                                JsonNode           *result);
+/* _pd_claude_handle_result() for a TodoWrite result read in place:
+ * @result the line's toolUseResult, NULL when there is none (or it is
+ * ambiguous). */
+void           _pd_claude_handle_todo_write_span (PdClaudeCodeReader *self,
+                                                  Request            *request,
+                                                  gboolean            is_error,
+                                                  const PdJsonSpan   *result);
+
+/* What the replay reads of a plan tool's input and of a toolUseResult. */
+extern const PdJsonPick _pd_claude_input_pick[];
+extern const PdJsonPick _pd_claude_tool_use_result_pick[];
+
+/* The call's input object (NULL: none, or not an object); built from its
+ * text the first time when the call was read in place. */
+JsonObject    *_pd_claude_request_input       (Request            *request);
 
 G_END_DECLS

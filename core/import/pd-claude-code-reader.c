@@ -82,19 +82,19 @@ static const PdJsonPick item_pick[] = {
   { "status", NULL }, { "id", NULL }, { NULL, NULL },
 };
 /* A plan tool's input, as the results' handlers read it. */
-static const PdJsonPick input_pick[] = {
+const PdJsonPick _pd_claude_input_pick[] = {
   { "todos", item_pick }, { "items", item_pick }, { "subject", NULL }, { "taskId", NULL },
   { "status", NULL }, { "plan", NULL }, { "advance", NULL }, { "done", NULL }, { "start", NULL },
   { NULL, NULL },
 };
 static const PdJsonPick content_block_pick[] = {
-  { "type", NULL }, { "name", NULL }, { "id", NULL }, { "input", input_pick },
+  { "type", NULL }, { "name", NULL }, { "id", NULL }, { "input", _pd_claude_input_pick },
   { "tool_use_id", NULL }, { "is_error", NULL }, { "content", NULL }, { NULL, NULL },
 };
 static const PdJsonPick message_pick[] = {
   { "content", content_block_pick }, { NULL, NULL },
 };
-static const PdJsonPick tool_use_result_pick[] = {
+const PdJsonPick _pd_claude_tool_use_result_pick[] = {
   { "success", NULL }, { "newTodos", item_pick }, { "task", NULL }, { "taskId", NULL },
   { "updatedFields", NULL }, { "statusChange", NULL }, { "plan", NULL }, { "tasks", item_pick },
   { NULL, NULL },
@@ -105,7 +105,7 @@ static const PdJsonPick attachment_pick[] = {
 const PdJsonPick _pd_claude_line_pick[] = {
   { "type", NULL }, { "isSidechain", NULL }, { "cwd", NULL }, { "sessionId", NULL },
   { "entrypoint", NULL }, { "summary", NULL }, { "customTitle", NULL }, { "title", NULL },
-  { "isMeta", NULL }, { "message", message_pick }, { "toolUseResult", tool_use_result_pick },
+  { "isMeta", NULL }, { "message", message_pick }, { "toolUseResult", _pd_claude_tool_use_result_pick },
   { "attachment", attachment_pick }, { NULL, NULL },
 };
 
@@ -136,7 +136,10 @@ typedef struct
   /* During one update: */
   PdJsonlReader *reader;
   JsonNode      *root;       /* the line last parsed */
-  JsonObject    *head;       /* in root */
+  gboolean       has_head;   /* the next line to replay: */
+  JsonObject    *head;       /* parsed, in root, */
+  const char    *head_line;  /* or checked only (head NULL), in the reader's buffer */
+  gsize          head_length;
   gint64         head_time;
   gint64         last_time;
 } Stream;
@@ -155,6 +158,7 @@ request_free (Request *request)
 {
   g_free (request->id);
   g_clear_pointer (&request->input, json_node_unref);
+  g_free (request->input_text);
   g_free (request);
 }
 
@@ -171,7 +175,9 @@ stream_close (Stream *stream)
 {
   g_clear_pointer (&stream->reader, pd_jsonl_reader_free);
   g_clear_pointer (&stream->root, json_node_unref);
+  stream->has_head = FALSE;
   stream->head = NULL;
+  stream->head_line = NULL;
 }
 
 static void
@@ -391,6 +397,7 @@ add_request (PdClaudeCodeReader *self,
              const char         *id,
              Tool                tool,
              JsonNode           *input,
+             const PdJsonSpan   *input_span,
              gboolean            from_subagent,
              gint64              time)
 {
@@ -403,15 +410,16 @@ add_request (PdClaudeCodeReader *self,
   request->id = g_strdup (id);
   request->tool = tool;
   request->input = input ? json_node_copy (input) : NULL;
+  request->input_text = input_span ? g_strndup (input_span->text, input_span->length) : NULL;
   request->from_subagent = from_subagent;
   request->time = time;
   /* At most 100 pending requests: the oldest is given up. */
   _pd_pending_calls_add (self->requests, id, request, _pd_claude_stats (self));
 
   /* A plan document is shown while it waits for its answer. */
-  if (tool == TOOL_EXIT_PLAN_MODE && input && JSON_NODE_HOLDS_OBJECT (input))
+  if (tool == TOOL_EXIT_PLAN_MODE && _pd_claude_request_input (request) != NULL)
     {
-      const char *plan = pd_json_get_string (json_node_get_object (input), "plan");
+      const char *plan = pd_json_get_string (_pd_claude_request_input (request), "plan");
       if (plan != NULL)
         pd_imported_session_add_plan (self->session, id, plan, PD_ARTIFACT_PLAN_PROPOSED, time);
     }
@@ -460,7 +468,7 @@ handle_assistant (PdClaudeCodeReader *self,
             break;
           if (t == TOOL_CCD_UPDATE_PLAN || t == TOOL_CCD_WRAP_UP)
             pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
-          add_request (self, id, (Tool) t, json_object_get_member (block, "input"), from_subagent, time);
+          add_request (self, id, (Tool) t, json_object_get_member (block, "input"), NULL, from_subagent, time);
           break;
         }
     }
@@ -545,6 +553,162 @@ handle_line (PdClaudeCodeReader *self,
       if (!_pd_claude_apply_task_snapshot (self, tasks))
         _pd_claude_stats (self)->ignored_updates++;
     }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lines read in place                                                    */
+
+/* The lines that are most of a real transcript's plan — TodoWrite calls and
+ * their results — are read in place, checked but never built as trees:
+ * what handle_line() does with the picked tree, the same, from spans.  Any
+ * other plan tool in a line, or a result of one, and the line is declined
+ * before anything is changed: it is then built and read by handle_line(). */
+
+/* What is read of a line and of a content block, each in one pass. */
+static const char * const span_line_names[] = { "type", "isSidechain", "message", "toolUseResult", NULL };
+enum { LINE_TYPE, LINE_SIDECHAIN, LINE_MESSAGE, LINE_RESULT, N_LINE_NAMES };
+static const char * const span_block_names[] = {
+  "type", "name", "id", "input", "tool_use_id", "is_error", "content", NULL,
+};
+enum { BLOCK_TYPE, BLOCK_NAME, BLOCK_ID, BLOCK_INPUT, BLOCK_TOOL_USE_ID, BLOCK_IS_ERROR, BLOCK_CONTENT, N_BLOCK_NAMES };
+
+static const char * const span_message_names[] = { "content", NULL };
+enum { MESSAGE_CONTENT, N_MESSAGE_NAMES };
+
+/* What is read of a line: its members, and its message's content. */
+typedef struct
+{
+  PdJsonSpan members[N_LINE_NAMES];
+  PdJsonSpan message[N_MESSAGE_NAMES];
+} SpanLine;
+
+static gboolean
+span_is_true (PdJsonSpan value)
+{
+  return pd_json_span_is_boolean (value) && value.text[0] == 't';
+}
+
+/* The plan tool a content block calls (N_TOOLS: none). */
+static Tool
+span_block_tool (const PdJsonSpan *members)
+{
+  if (!pd_json_span_string_equal (members[BLOCK_TYPE], "tool_use")
+      || !pd_json_span_is_string (members[BLOCK_NAME]) || !pd_json_span_is_string (members[BLOCK_ID]))
+    return N_TOOLS;
+  for (guint t = 0; t < N_TOOLS; t++)
+    if (pd_json_span_string_equal (members[BLOCK_NAME], tool_names[t]))
+      return (Tool) t;
+  return N_TOOLS;
+}
+
+/* handle_assistant(): a call's input is kept as its text, built only when
+ * its result needs it. */
+static void
+span_handle_assistant (PdClaudeCodeReader *self,
+                       const SpanLine     *line,
+                       gboolean            from_subagent,
+                       gint64              time)
+{
+  PdJsonSpan members[N_BLOCK_NAMES];
+  PdJsonSpan content, block;
+  gsize cursor = 0;
+
+  /* The message's content blocks, when it is an object with an array. */
+  if (!pd_json_span_is_array (content = line->message[MESSAGE_CONTENT]))
+    return;
+
+  while (pd_json_span_next_members (content, &cursor, span_block_names, members, &block))
+    {
+      g_autofree char *id = NULL;
+      Tool t;
+
+      if ((t = span_block_tool (members)) == N_TOOLS)
+        continue;
+      /* A subagent's TodoWrite list, plan and desktop plan are its own;
+       * only the task list is shared. */
+      if (from_subagent && t != TOOL_TASK_CREATE && t != TOOL_TASK_UPDATE && t != TOOL_TASK_LIST)
+        continue;
+      if (t == TOOL_CCD_UPDATE_PLAN || t == TOOL_CCD_WRAP_UP)
+        pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
+      id = pd_json_span_dup_string (members[BLOCK_ID]);
+      add_request (self, id, t, NULL, members[BLOCK_INPUT].length > 0 ? &members[BLOCK_INPUT] : NULL,
+                   from_subagent, time);
+    }
+}
+
+/* handle_user(): a TodoWrite's result read in place; another tool's gets
+ * the trees handle_user() gives it (its result text, the toolUseResult),
+ * built from their spans alone. */
+static void
+span_handle_user (PdClaudeCodeReader *self,
+                  const SpanLine     *line)
+{
+  static const char * const type_name[] = { "type", NULL };
+  PdJsonSpan members[N_BLOCK_NAMES];
+  PdJsonSpan content, block;
+  guint n_results = 0;
+  gsize cursor = 0;
+
+  /* The message's content blocks, when it is an object with an array. */
+  if (!pd_json_span_is_array (content = line->message[MESSAGE_CONTENT]))
+    return;
+
+  while (pd_json_span_next_members (content, &cursor, type_name, members, &block))
+    if (pd_json_span_string_equal (members[0], "tool_result"))
+      n_results++;
+
+  cursor = 0;
+  while (pd_json_span_next_members (content, &cursor, span_block_names, members, &block))
+    {
+      /* One toolUseResult for several results cannot be told apart. */
+      const PdJsonSpan *result = n_results == 1 && line->members[LINE_RESULT].length > 0
+                                 ? &line->members[LINE_RESULT] : NULL;
+      g_autofree char *id = NULL;
+      Request *request;
+
+      if (!pd_json_span_string_equal (members[BLOCK_TYPE], "tool_result")
+          || !(id = pd_json_span_dup_string (members[BLOCK_TOOL_USE_ID]))
+          || !(request = take_request (self, id)))
+        continue;
+
+      if (request->tool == TOOL_TODO_WRITE)
+        _pd_claude_handle_todo_write_span (self, request, span_is_true (members[BLOCK_IS_ERROR]), result);
+      else
+        {
+          g_autoptr(JsonNode) content_node = pd_json_span_to_node (members[BLOCK_CONTENT], NULL);
+          g_autoptr(JsonNode) result_node = result ? pd_json_span_to_node (*result, _pd_claude_tool_use_result_pick) : NULL;
+          g_autofree char *text = _pd_import_result_text (content_node);
+
+          _pd_claude_handle_result (self, request, span_is_true (members[BLOCK_IS_ERROR]), text, result_node);
+        }
+      request_free (request);
+    }
+}
+
+/* handle_line() on a checked line, in place; FALSE when declined (nothing
+ * changed). */
+static gboolean
+span_handle_line (PdClaudeCodeReader *self,
+                  Stream             *stream,
+                  const char         *text,
+                  gsize               length,
+                  gint64              time)
+{
+  PdJsonSpan span = { text, length };
+  SpanLine line;
+  const PdJsonSpan *members = line.members;
+
+  pd_json_span_get_members_within (span, span_line_names, line.members, LINE_MESSAGE,
+                                   span_message_names, line.message);
+  if (!pd_json_span_is_string (members[LINE_TYPE]))
+    return TRUE;
+  if (pd_json_span_string_equal (members[LINE_TYPE], "assistant"))
+    span_handle_assistant (self, &line, !stream->is_main || span_is_true (members[LINE_SIDECHAIN]), time);
+  else if (pd_json_span_string_equal (members[LINE_TYPE], "user"))
+    span_handle_user (self, &line);
+  else if (pd_json_span_string_equal (members[LINE_TYPE], "attachment"))
+    return FALSE;  /* task reminders: as a tree */
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -796,7 +960,9 @@ stream_advance (PdClaudeCodeReader  *self,
   const char *line;
   gsize length;
 
+  stream->has_head = FALSE;
   stream->head = NULL;
+  stream->head_line = NULL;
   if (stream->reader == NULL)
     return TRUE;
 
@@ -852,6 +1018,22 @@ stream_advance (PdClaudeCodeReader  *self,
       if (!relevant && !meta)
         continue;
 
+      /* A plan line the session's facts do not need: checked now, read in
+       * place when it is replayed. */
+      if (!meta && self->pages == NULL && _pd_import_get_pick_lines ())
+        {
+          if (!pd_json_check_foreign (line, length, NULL))
+            {
+              st->skipped_lines++;
+              continue;
+            }
+          stream->has_head = TRUE;
+          stream->head_line = line;
+          stream->head_length = length;
+          stream->head_time = time > 0 ? time : stream->last_time;
+          return TRUE;
+        }
+
       object = self->pages != NULL ? _pd_import_parse_object (&stream->root, line, length)
                                    : _pd_import_parse_picked (&stream->root, line, length, _pd_claude_line_pick);
       if (object == NULL)
@@ -871,6 +1053,7 @@ stream_advance (PdClaudeCodeReader  *self,
       if (!relevant)
         continue;
 
+      stream->has_head = TRUE;
       stream->head = object;
       stream->head_time = time > 0 ? time : stream->last_time;
       return TRUE;
@@ -1107,16 +1290,28 @@ claude_update (PdTranscriptReader  *reader,
       for (guint i = 0; i < self->streams->len; i++)
         {
           Stream *stream = g_ptr_array_index (self->streams, i);
-          if (stream->head != NULL && (next == NULL || stream->head_time < next->head_time))
+          if (stream->has_head && (next == NULL || stream->head_time < next->head_time))
             next = stream;
         }
       if (next == NULL)
         break;
 
       self->now = next->head_time;
-      if (self->pages != NULL)
-        conversation_line (self, next, next->head, next->head_time);
-      handle_line (self, next, next->head, next->head_time);
+      if (next->head != NULL)
+        {
+          if (self->pages != NULL)
+            conversation_line (self, next, next->head, next->head_time);
+          handle_line (self, next, next->head, next->head_time);
+        }
+      else if (!span_handle_line (self, next, next->head_line, next->head_length, next->head_time))
+        {
+          JsonObject *object = _pd_import_parse_picked (&next->root, next->head_line, next->head_length,
+                                                        _pd_claude_line_pick);
+
+          /* Checked already: it parses. */
+          if (object != NULL)
+            handle_line (self, next, object, next->head_time);
+        }
       if (!stream_advance (self, next, error))
         ok = FALSE;
 

@@ -6,6 +6,7 @@
 #include "pd-checklist.h"
 #include "pd-imported-session.h"
 #include "pd-json.h"
+#include "pd-json-span.h"
 #include "pd-json-util.h"
 #include "pd-transcript-pages-private.h"
 
@@ -47,6 +48,7 @@ extern const PdJsonPick _pd_codex_line_pick[];
  * what readers make of picked lines can be compared with them.  Not
  * thread-safe: set before reading. */
 void         _pd_import_set_pick_lines (gboolean          pick);
+gboolean     _pd_import_get_pick_lines (void);
 
 /* Calls @func on each of @items (with @user_data), on as many threads as
  * there are processors, at most 4 (beyond that the disk, not the CPU, sets
@@ -86,6 +88,10 @@ char        *_pd_import_clean_text    (const char  *text);
  * array is not such a list (any element of another shape refuses it all:
  * an unrecognised shape gives no plan rather than a wrong one). */
 GPtrArray   *_pd_import_items_from_array (JsonArray          *array,
+                                          const char * const *text_members,
+                                          const char         *id_member);
+/* _pd_import_items_from_array() on an array's span in a checked line. */
+GPtrArray   *_pd_import_items_from_span  (PdJsonSpan          array,
                                           const char * const *text_members,
                                           const char         *id_member);
 

@@ -16,6 +16,7 @@
 
 #define SNIFF_MAX_LINE (1024 * 1024)
 #define SNIFF_MAX_LINES 8
+#define SNIFF_FIRST_READ (4 * 1024)
 #include "pd-json.h"
 #include "pd-safe-text.h"
 
@@ -48,6 +49,12 @@ void
 _pd_import_set_pick_lines (gboolean pick)
 {
   pick_lines = pick;
+}
+
+gboolean
+_pd_import_get_pick_lines (void)
+{
+  return pick_lines;
 }
 
 JsonObject *
@@ -264,7 +271,21 @@ _pd_import_clean_text (const char *text)
   out = g_string_sized_new (strnlen (text, PD_IMPORT_MAX_TEXT * 4));
   for (const char *p = text; *p && n < PD_IMPORT_MAX_TEXT; p = g_utf8_next_char (p), n++)
     {
-      gunichar c = g_utf8_get_char (p);
+      gunichar c;
+
+      /* Printable ASCII is kept as it is (none of it is invisible): a run
+       * of it at once. */
+      if ((guchar) *p >= 0x20 && (guchar) *p < 0x7f)
+        {
+          const char *run = p;
+
+          while ((guchar) *p >= 0x20 && (guchar) *p < 0x7f && n < PD_IMPORT_MAX_TEXT)
+            p++, n++;
+          g_string_append_len (out, run, p - run);
+          if (!*p || n >= PD_IMPORT_MAX_TEXT)
+            break;
+        }
+      c = g_utf8_get_char (p);
 
       if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029)
         {
@@ -322,6 +343,84 @@ _pd_import_items_from_array (JsonArray          *array,
         break;
       clean = _pd_import_clean_text (text);
       id = id_member ? pd_json_dup_id (object, id_member) : NULL;
+      g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
+    }
+
+  return g_steal_pointer (&items);
+}
+
+/* pd_json_dup_id() on a member's value (length 0: none). */
+static char *
+span_dup_id (PdJsonSpan value)
+{
+  if (pd_json_span_is_string (value))
+    {
+      g_autofree char *text = pd_json_span_dup_string (value);
+
+      return *text ? g_steal_pointer (&text) : NULL;
+    }
+  if (pd_json_span_is_number (value))
+    {
+      /* Rare: read as the tree reads it, for the same integers. */
+      g_autoptr(JsonObject) wrapper = json_object_new ();
+      JsonNode *node = pd_json_span_to_node (value, NULL);
+
+      if (node == NULL)
+        return NULL;
+      json_object_set_member (wrapper, "id", node);
+      return pd_json_dup_id (wrapper, "id");
+    }
+  return NULL;
+}
+
+GPtrArray *
+_pd_import_items_from_span (PdJsonSpan          array,
+                            const char * const *text_members,
+                            const char         *id_member)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+  const char *names[8];
+  PdJsonSpan values[G_N_ELEMENTS (names)];
+  guint n_text;
+  PdJsonSpan element;
+  gsize cursor = 0;
+
+  if (!pd_json_span_is_array (array))
+    return NULL;
+
+  /* The members read, in one pass over each item: the text members, the
+   * status, the id. */
+  for (n_text = 0; text_members[n_text] != NULL; n_text++)
+    {
+      g_assert (n_text < G_N_ELEMENTS (names) - 3);
+      names[n_text] = text_members[n_text];
+    }
+  names[n_text] = "status";
+  names[n_text + 1] = id_member;
+  names[n_text + 2] = NULL;
+
+  while (pd_json_span_next_members (array, &cursor, names, values, &element))
+    {
+      PdChecklistStatus status;
+      g_autofree char *text = NULL;
+      g_autofree char *status_text = NULL;
+      g_autofree char *clean = NULL;
+      g_autofree char *id = NULL;
+
+      if (!pd_json_span_is_object (element))
+        return NULL;
+      for (guint j = 0; text == NULL && j < n_text; j++)
+        text = pd_json_span_dup_string (values[j]);
+      if (text == NULL)
+        return NULL;
+      if (values[n_text].length > 0 && !(status_text = pd_json_span_dup_string (values[n_text])))
+        return NULL;
+      if (!pd_checklist_status_parse (status_text, &status))
+        continue;  /* "deleted" in a snapshot: not an item */
+      if (items->len >= PD_IMPORT_MAX_ITEMS)
+        break;
+      clean = _pd_import_clean_text (text);
+      id = id_member ? span_dup_id (values[n_text + 1]) : NULL;
       g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
     }
 
@@ -804,6 +903,10 @@ _pd_import_sniff_jsonl (const char  *path,
       return PD_IMPORT_FORMAT_UNKNOWN;
     }
 
+  /* The file is read again by its reader: only its head here (a Claude
+   * Code line with the session's id is a few KiB). */
+  if (reader != NULL)
+    pd_jsonl_reader_set_first_read (reader, SNIFF_FIRST_READ);
   for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
     {
       JsonObject *object = _pd_import_parse_picked (&root, line, length, sniff_pick);

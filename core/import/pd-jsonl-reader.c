@@ -125,6 +125,17 @@ pd_jsonl_reader_new (const char  *path,
 }
 
 void
+pd_jsonl_reader_set_first_read (PdJsonlReader *self,
+                                gsize          bytes)
+{
+  g_return_if_fail (self->end == 0);
+
+  /* Room for @bytes and the NUL a line gets. */
+  self->cap = MIN (MAX (bytes, 64), self->max_line + 2) + 1;
+  self->buf = g_realloc (self->buf, self->cap);
+}
+
+void
 pd_jsonl_reader_free (PdJsonlReader *self)
 {
   if (self == NULL)

@@ -22,6 +22,12 @@ PdJsonlReader *pd_jsonl_reader_new          (const char     *path,
                                              gboolean        hold_partial,
                                              GError        **error);
 void           pd_jsonl_reader_free         (PdJsonlReader  *self);
+/* For a look at the first lines alone (recognising a format): the first
+ * read is about @bytes, not the usual 32 KiB, so a file that is then read whole
+ * is not read twice over; the buffer grows as lines need.  Before the
+ * first line is read. */
+void           pd_jsonl_reader_set_first_read (PdJsonlReader *self,
+                                             gsize           bytes);
 
 /* The file descriptor of @path opened read-only, or -1 with @error set:
  * only a regular file, never through a symbolic link, never waiting (a

@@ -656,3 +656,50 @@ pd_json_elements_next (PdJsonElements   *self,
     r->pos++;
   return node;
 }
+
+/**
+ * pd_json_check_foreign:
+ * @text: UTF-8 JSON text written elsewhere
+ * @length: length of @text, or -1 when nul-terminated
+ * @error: (nullable): where to say what was wrong
+ *
+ * Checks @text exactly as pd_json_parse_full() with %PD_JSON_PARSE_FOREIGN
+ * (and pd_json_parse_picked()) check it — the same text refused, with the
+ * same error code — building nothing.  A reader then looks into the
+ * checked text with #PdJsonSpan.
+ *
+ * Returns: whether @text is one JSON value as a foreign document may be
+ */
+gboolean
+pd_json_check_foreign (const char  *text,
+                       gssize       length,
+                       GError     **error)
+{
+  PdJsonReader r;
+
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (length < 0)
+    length = strlen (text);
+
+  if (!utf8_validate_fast (text, (gsize) length))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return FALSE;
+    }
+
+  r.start = r.pos = text;
+  r.end = text + length;
+  r.depth = 0;
+  r.flags = PD_JSON_PARSE_FOREIGN;
+  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
+  r.scratch = NULL;  /* skipping keeps no string */
+
+  if (!skip_value (&r, error))
+    return FALSE;
+  pd_json_reader_skip_ws (&r);
+  if (r.pos != r.end)
+    return pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+  return TRUE;
+}

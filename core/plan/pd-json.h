@@ -64,6 +64,9 @@ JsonNode *pd_json_parse_picked       (const char  *text,
                                       gssize       length,
                                       const PdJsonPick *pick,
                                       GError     **error);
+gboolean  pd_json_check_foreign      (const char  *text,
+                                      gssize       length,
+                                      GError     **error);
 void      pd_json_append_string      (GString     *out,
                                       const char  *str);
 void      pd_json_append_node        (GString     *out,

@@ -1,0 +1,86 @@
+/* pd-json-span.h: reading a few values of a checked JSON text in place.
+ *
+ * A transcript reader that needs three members of a line of kilobytes
+ * gains nothing from a tree: the line is checked once, whole, by
+ * pd_json_check_foreign() (pd-json.h) (the same text refused as pd_json_parse_full()
+ * with PD_JSON_PARSE_FOREIGN refuses), and then a PdJsonSpan — a value's
+ * bytes in that text — is looked into without anything being built.  What
+ * a span gives is what the tree pd_json_parse_full() builds would give:
+ * a member is the last of its name (as the tree keeps it), a key or a
+ * string is compared unescaped and cut at a "\u0000" (as json-glib keeps
+ * it).  Spans are only valid over a text the check accepted.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pd-json.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const char *text;    /* the value's first byte, in the checked text */
+  gsize       length;  /* up to its last byte; 0 for none */
+} PdJsonSpan;
+
+static inline gboolean
+pd_json_span_is_object (PdJsonSpan span)
+{
+  return span.length > 0 && span.text[0] == '{';
+}
+
+static inline gboolean
+pd_json_span_is_array (PdJsonSpan span)
+{
+  return span.length > 0 && span.text[0] == '[';
+}
+
+static inline gboolean
+pd_json_span_is_string (PdJsonSpan span)
+{
+  return span.length > 0 && span.text[0] == '"';
+}
+
+static inline gboolean
+pd_json_span_is_boolean (PdJsonSpan span)
+{
+  return span.length > 0 && (span.text[0] == 't' || span.text[0] == 'f');
+}
+
+static inline gboolean
+pd_json_span_is_number (PdJsonSpan span)
+{
+  return span.length > 0 && (span.text[0] == '-' || g_ascii_isdigit (span.text[0]));
+}
+
+gboolean  pd_json_span_get_member     (PdJsonSpan   object,
+                                       const char  *name,
+                                       PdJsonSpan  *value);
+void      pd_json_span_get_members    (PdJsonSpan          object,
+                                       const char * const *names,
+                                       PdJsonSpan         *values);
+void      pd_json_span_get_members_within (PdJsonSpan          object,
+                                           const char * const *names,
+                                           PdJsonSpan         *values,
+                                           guint               within,
+                                           const char * const *inner_names,
+                                           PdJsonSpan         *inner_values);
+gboolean  pd_json_span_next_element   (PdJsonSpan   array,
+                                       gsize       *cursor,
+                                       PdJsonSpan  *element);
+gboolean  pd_json_span_next_members   (PdJsonSpan          array,
+                                       gsize              *cursor,
+                                       const char * const *names,
+                                       PdJsonSpan         *values,
+                                       PdJsonSpan         *element);
+gboolean  pd_json_span_string_equal   (PdJsonSpan   string,
+                                       const char  *word);
+char     *pd_json_span_dup_string     (PdJsonSpan   string);
+gboolean  pd_json_span_get_boolean    (PdJsonSpan   object,
+                                       const char  *name,
+                                       gboolean     fallback);
+JsonNode *pd_json_span_to_node        (PdJsonSpan   span,
+                                       const PdJsonPick *pick);
+
+G_END_DECLS
