@@ -95,7 +95,19 @@ pd_safe_text_escape_json (const char *json)
   out = g_string_sized_new (end - json);
   for (p = json; p < end; )
     {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
+      gunichar c;
+
+      /* ASCII is kept as it is: a run of it at once. */
+      if ((guchar) *p < 0x80)
+        {
+          const char *run = p;
+
+          while (p < end && (guchar) *p < 0x80)
+            p++;
+          g_string_append_len (out, run, p - run);
+          continue;
+        }
+      c = g_utf8_get_char_validated (p, end - p);
 
       if (c == (gunichar) -1 || c == (gunichar) -2)
         {

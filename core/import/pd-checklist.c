@@ -13,6 +13,7 @@
 #define KEY_PREFIX_LEN 32  /* hex digits of SHA-256 kept in a key */
 #define MAX_USER_ITEMS 1000
 #define MAX_OVERRIDES  10000
+#define SMALL_LIST     32     /* items matched by looking along the list */
 
 struct _PdChecklist
 {
@@ -207,12 +208,49 @@ pd_checklist_replace_agent_items (PdChecklist       *self,
                                   PdChecklistOrigin  origin,
                                   GPtrArray         *items)
 {
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GHashTable) previous = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) seen = NULL;
+  g_autoptr(GHashTable) previous = NULL;
 
   g_return_if_fail (PD_IS_CHECKLIST (self));
   g_return_if_fail (items != NULL);
   g_return_if_fail (origin != PD_CHECKLIST_ORIGIN_USER);
+
+  /* A list of a few items (a to-do list has about ten) is matched by
+   * looking along it: the same keys as below, without two tables made and
+   * freed for each of the thousands of replacements a replay makes. */
+  if (items->len <= SMALL_LIST && self->agent_items->len <= SMALL_LIST)
+    {
+      for (guint i = 0; i < items->len; i++)
+        {
+          PdChecklistItem *item = g_ptr_array_index (items, i);
+          const char *known = NULL;
+          guint occurrence = 0;
+          char *key;
+
+          for (guint j = 0; j < i; j++)
+            if (strcmp (((PdChecklistItem *) g_ptr_array_index (items, j))->text, item->text) == 0)
+              occurrence++;
+          for (guint j = 0; occurrence == 0 && known == NULL && j < self->agent_items->len; j++)
+            {
+              PdChecklistItem *old = g_ptr_array_index (self->agent_items, j);
+
+              if (old->key != NULL && strcmp (old->text, item->text) == 0)
+                known = old->key;
+            }
+          key = known ? g_strdup (known) : pd_checklist_item_key (item->text, occurrence);
+          g_free (item->key);
+          item->key = key;
+          item->origin = origin;
+        }
+      g_ptr_array_unref (self->agent_items);
+      self->agent_items = items;
+      self->origin = origin;
+      self->version++;
+      return;
+    }
+
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  previous = g_hash_table_new (g_str_hash, g_str_equal);
 
   /* The keys of the items the list had (the first of each text): a replay
    * replaces the list thousands of times with mostly the same items, and
