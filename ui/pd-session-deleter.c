@@ -16,8 +16,8 @@
 
 #include <glib/gi18n.h>
 
-#include "pd-safe-text.h"
 #include "pd-session-deleter.h"
+#include "pd-ui-util-private.h"
 
 typedef struct
 {
@@ -152,8 +152,9 @@ pd_session_deleter_delete (PdSessionDeleter *self,
   pending->deleter = self;
   pending->source = g_object_ref (source);
   pending->id = g_strdup (pd_session_item_get_id (item));
-  /* A bidi override in a title would reverse the rest of the toast: made visible. */
-  pending->title = pd_safe_text_line (pd_session_item_get_title (item));
+  /* A bidi override in a title would reverse the rest of the toast: made
+   * visible, and the title isolated (see _pd_isolated_line()). */
+  pending->title = _pd_isolated_line (pd_session_item_get_title (item));
   if (list != NULL)
     {
       PdSessionItem *selected = pd_session_list_get_selected_item (list);
@@ -165,15 +166,8 @@ pd_session_deleter_delete (PdSessionDeleter *self,
 
   pd_session_deleter_show (self, pending->id, FALSE);
 
-  /* Toast titles are Pango markup; a title is anyone's text.  It is
-   * isolated (FSI … PDI): a right-to-left title cannot reorder the
-   * quotes and words around it, and its own controls, made visible
-   * above, cannot end the isolate. */
-  {
-    g_autofree char *isolated = g_strconcat ("\xe2\x81\xa8" /* U+2068 */, pending->title, "\xe2\x81\xa9" /* U+2069 */, NULL);
-
-    escaped = g_markup_escape_text (isolated, -1);
-  }
+  /* Toast titles are Pango markup; a title is anyone's text. */
+  escaped = g_markup_escape_text (pending->title, -1);
   if (pd_session_item_is_imported (item))
     /* Translators: %s is a session's title */
     text = g_strdup_printf (_("“%s” removed from the list; the agent’s own transcript is kept"), escaped);

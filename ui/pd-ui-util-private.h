@@ -20,5 +20,6 @@ GtkWidget  *_pd_plain_label            (const char         *text,
                                         const char         *css_class);
 char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,
                                         int                 response);
+char       *_pd_isolated_line          (const char         *text);
 
 G_END_DECLS

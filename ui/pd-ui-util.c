@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
 
 /* HH:MM:SS in local time, or "" for an unknown time. */
@@ -197,4 +198,22 @@ _pd_plain_label (const char *text,
     gtk_widget_add_css_class (label, css_class);
 
   return label;
+}
+
+/**
+ * _pd_isolated_line:
+ * @text: (nullable): anyone's text (a session's title) going into a
+ *   sentence of ours
+ *
+ * Returns: (transfer full): @text on one line with its controls made
+ *   visible (pd_safe_text_line()), inside a first-strong isolate (U+2068 …
+ *   U+2069): a right-to-left title cannot reorder the quotes and words
+ *   around it, and none of its own controls can end the isolate.
+ */
+char *
+_pd_isolated_line (const char *text)
+{
+  g_autofree char *safe = pd_safe_text_line (text);
+
+  return g_strconcat ("\xe2\x81\xa8" /* U+2068 */, safe, "\xe2\x81\xa9" /* U+2069 */, NULL);
 }

@@ -467,9 +467,9 @@ delete_session_action (GtkWidget  *widget,
    * once the Undo toast has gone, so it is said now. */
   if (pd_session_item_get_running (item))
     {
+      g_autofree char *title = _pd_isolated_line (pd_session_item_get_title (item));
       /* Translators: %s is a session's title */
-      g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"),
-                                               pd_session_item_get_title (item));
+      g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), title);
       g_autofree char *escaped = g_markup_escape_text (text, -1);
 
       adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));

@@ -264,7 +264,7 @@ check_delete (PdApplication *app,
   gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", f->running);
   g_assert_true (pd_session_list_select (list, f->running));
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window),
-                                                   "“Running now” is running: stop the run first"));
+                                                   "“" FSI "Running now" PDI "” is running: stop the run first"));
   g_assert_null (pd_test_find_first (GTK_WIDGET (window), is_button_labelled, "_Undo"));
   g_assert_true (stored (f->store, f->running));
   dismiss_toast (window);
@@ -318,6 +318,13 @@ test_delete (void)
 #define BIDI_TITLE "Report \342\200\256fdp.exe\342\200\252 now"
 
 static gboolean
+is_running_label (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), "is running") != NULL;
+}
+
+static gboolean
 is_deleted_label (GtkWidget     *widget,
                   gconstpointer  data)
 {
@@ -349,7 +356,8 @@ check_bidi_toast (PdApplication *app,
                   PdWindow      *window,
                   gpointer       user_data)
 {
-  const char *id = user_data;
+  const char * const *ids = user_data;
+  const char *id = ids[0];
   GtkWidget *label;
   GtkWidget *undo;
   const char *text;
@@ -373,6 +381,17 @@ check_bidi_toast (PdApplication *app,
   pd_test_spin (500);
   g_signal_emit_by_name (undo, "clicked");
   wait_toast_gone (window);
+
+  /* The toast that refuses to delete a running session names it alike
+   * (it showed the title raw, controls and all). */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", ids[1]);
+  label = pd_test_find_first (GTK_WIDGET (window), is_running_label, NULL);
+  g_assert_nonnull (label);
+  text = gtk_label_get_text (GTK_LABEL (label));
+  g_assert_cmpstr (text, ==, "“" FSI "Running <U+202E>fdp.exe now" PDI "” is running: stop the run first, then delete it");
+  g_assert_cmpuint (count_bidi_controls (text, NULL), ==, 2);
+  dismiss_toast (window);
+  wait_toast_gone (window);
 }
 
 static void
@@ -380,9 +399,12 @@ test_delete_bidi_toast (void)
 {
   g_autoptr(PdTestDb) db = pd_test_db_new ();
   g_autofree char *id = pd_test_db_create_session (db, BIDI_TITLE);
+  g_autofree char *running = pd_test_db_create_session (db, "Running \342\200\256fdp.exe now");
+  const char *ids[] = { id, running };
   const char *args[] = { "--db", db->path, NULL };
 
-  g_assert_cmpint (pd_test_run_app (args, check_bidi_toast, id, NULL), ==, 0);
+  g_assert_true (pd_session_store_set_status (db->store, running, PD_SESSION_STATUS_RUNNING, NULL));
+  g_assert_cmpint (pd_test_run_app (args, check_bidi_toast, ids, NULL), ==, 0);
 }
 
 /* --- export ------------------------------------------------------------------ */
