@@ -407,6 +407,13 @@ static void
 pd_new_session_dialog_init (PdNewSessionDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_name_entry_row (self->base_url_row);
+  _pd_name_entry_row (self->model_row);
+  _pd_name_entry_row (self->env_row);
+  _pd_name_entry_row (ADW_ENTRY_ROW (self->key_row));
+  _pd_name_entry_row (self->replay_row);
+  /* The password row's Show Text button. */
+  _pd_name_tooltip_buttons (GTK_WIDGET (self->key_row));
 
   self->settings = g_settings_new (APP_ID);
   g_signal_connect_object (gtk_text_view_get_buffer (self->task_view), "changed",

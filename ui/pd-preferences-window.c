@@ -19,6 +19,7 @@
 #include "pd-notification-page.h"
 #include "pd-preferences-window.h"
 #include "pd-secrets.h"
+#include "pd-ui-util-private.h"
 
 static const char * const kinds[] = { "openai", "anthropic", "replay" };
 
@@ -404,6 +405,8 @@ static void
 pd_preferences_window_init (PdPreferencesWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* libadwaita's search button: named by its tooltip. */
+  _pd_name_tooltip_buttons (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   self->profiles = g_ptr_array_new_with_free_func (g_free);

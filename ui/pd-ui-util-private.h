@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "pd-plan.h"
 
@@ -16,6 +16,10 @@ gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
 const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
 const char *_pd_event_type_label       (const char         *type);
+void        _pd_name_drop_down         (GtkDropDown        *drop_down,
+                                        const char         *name);
+void        _pd_name_entry_row         (AdwEntryRow        *row);
+void        _pd_name_tooltip_buttons   (GtkWidget          *root);
 GtkWidget  *_pd_plain_label            (const char         *text,
                                         const char         *css_class);
 char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,

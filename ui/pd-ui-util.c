@@ -217,3 +217,65 @@ _pd_isolated_line (const char *text)
 
   return g_strconcat ("\xe2\x81\xa8" /* U+2068 */, safe, "\xe2\x81\xa9" /* U+2069 */, NULL);
 }
+
+/*
+ * _pd_name_drop_down:
+ * @name: what a screen reader says for it
+ *
+ * GTK 4.8 gives a drop-down's own button (the part that takes focus) no
+ * relation to the drop-down, so a screen reader names it by its class,
+ * "GtkToggleButton". The button carries the name as well.
+ */
+void
+_pd_name_drop_down (GtkDropDown *drop_down,
+                    const char  *name)
+{
+  GtkWidget *button = gtk_widget_get_first_child (GTK_WIDGET (drop_down));
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (drop_down), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  if (GTK_IS_TOGGLE_BUTTON (button))
+    gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+}
+
+/*
+ * _pd_name_entry_row:
+ *
+ * libadwaita 1.2's entry row gives the text field inside it (what takes the
+ * focus) no name; GTK 4.8 then names it by its class. The field is labelled
+ * by the row, whose name is its title.
+ */
+void
+_pd_name_entry_row (AdwEntryRow *row)
+{
+  GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (row));
+
+  if (text != NULL)
+    gtk_accessible_update_relation (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_RELATION_LABELLED_BY,
+                                    row, NULL, -1);
+}
+
+/*
+ * _pd_name_tooltip_buttons:
+ *
+ * The icon-only buttons libadwaita 1.2 builds inside its widgets (a
+ * preferences window's search, a password row's "Show Text") carry only a
+ * tooltip, which GTK 4.8 makes the description: the name is the image's
+ * class, "GtkImage". Each button under @root with no label of its own is
+ * named by its tooltip (libadwaita's, translated). Our own buttons are
+ * named in their templates.
+ */
+void
+_pd_name_tooltip_buttons (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_BUTTON (child) && gtk_button_get_label (GTK_BUTTON (child)) == NULL &&
+          gtk_widget_get_tooltip_text (child) != NULL)
+        gtk_accessible_update_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                        gtk_widget_get_tooltip_text (child), -1);
+      else
+        _pd_name_tooltip_buttons (child);
+    }
+}

@@ -1,0 +1,348 @@
+/* pd-test-a11y.c: what a screen reader hears, for the ui tests
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * GTK 4.8 has no public getter for a widget's accessible name, so this
+ * computes it the way GTK 4.8's AT-SPI backend does (checked against the
+ * Name an AT-SPI client reads over the accessibility bus): the LABEL
+ * property when it is set; else the accessibles named by LABELLED_BY, each
+ * by its LABEL or, without one, by its class name; else, for any role but a
+ * structural one, the class name. A tooltip is only the description.
+ *
+ * The values are read through gtk_test_accessible_check_property(), which
+ * returns the value it finds when it differs from the one asked for; the
+ * tests run with GTK_A11Y=test, so every widget has an AT context.
+ */
+#define G_LOG_DOMAIN "pd-test-a11y"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+
+#include "pd-test-a11y.h"
+
+/* A value no widget carries, so check_property always returns the real one. */
+#define NO_SUCH_VALUE "\x01pd-test-a11y\x01"
+
+static char *
+string_property (GtkWidget             *widget,
+                 GtkAccessibleProperty  property)
+{
+  char *value;
+
+  if (!gtk_test_accessible_has_property (GTK_ACCESSIBLE (widget), property))
+    return NULL;
+  value = gtk_test_accessible_check_property (GTK_ACCESSIBLE (widget), property, NO_SUCH_VALUE);
+  if (value != NULL && *value == '\0')
+    g_clear_pointer (&value, g_free);
+  return value;
+}
+
+static gboolean
+is_structural (GtkAccessibleRole role)
+{
+  switch ((int) role)
+    {
+    case GTK_ACCESSIBLE_ROLE_FORM:
+    case GTK_ACCESSIBLE_ROLE_GROUP:
+    case GTK_ACCESSIBLE_ROLE_GENERIC:
+    case GTK_ACCESSIBLE_ROLE_LANDMARK:
+    case GTK_ACCESSIBLE_ROLE_LIST_ITEM:
+    case GTK_ACCESSIBLE_ROLE_REGION:
+    case GTK_ACCESSIBLE_ROLE_SEARCH:
+    case GTK_ACCESSIBLE_ROLE_SEPARATOR:
+    case GTK_ACCESSIBLE_ROLE_NONE:
+    case GTK_ACCESSIBLE_ROLE_PRESENTATION:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static GtkWidget *
+find_by_address (GtkWidget *root,
+                 gpointer   address)
+{
+  if ((gpointer) root == address)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_by_address (child, address);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The widgets a relation points at. Its printed form is "Type<0xADDRESS>"
+ * for each; the address is looked up among the widgets of the same
+ * toplevel (a relation to a widget elsewhere is not followed). */
+static GPtrArray *
+relation_targets (GtkWidget             *widget,
+                  GtkAccessibleRelation  relation)
+{
+  GPtrArray *targets = g_ptr_array_new ();
+  g_autofree char *printed = NULL;
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (widget));
+  const char *p;
+
+  if (!gtk_test_accessible_has_relation (GTK_ACCESSIBLE (widget), relation))
+    return targets;
+  printed = gtk_test_accessible_check_relation (GTK_ACCESSIBLE (widget), relation, NULL);
+  for (p = printed; p != NULL && (p = strstr (p, "<0x")) != NULL; p++)
+    {
+      gpointer address = NULL;
+      GtkWidget *target;
+
+      if (sscanf (p + 1, "%p", &address) != 1)
+        continue;
+      target = root != NULL ? find_by_address (root, address) : NULL;
+      if (target != NULL)
+        g_ptr_array_add (targets, target);
+    }
+  return targets;
+}
+
+char *
+pd_test_a11y_name (GtkWidget *widget)
+{
+  g_autoptr(GPtrArray) targets = NULL;
+  char *label;
+
+  g_assert_cmpstr (g_getenv ("GTK_A11Y"), ==, "test");
+
+  label = string_property (widget, GTK_ACCESSIBLE_PROPERTY_LABEL);
+  if (label != NULL)
+    return label;
+
+  targets = relation_targets (widget, GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+  if (targets->len > 0)
+    {
+      g_autoptr(GString) names = g_string_new (NULL);
+
+      for (guint i = 0; i < targets->len; i++)
+        {
+          GtkWidget *target = g_ptr_array_index (targets, i);
+          g_autofree char *part = string_property (target, GTK_ACCESSIBLE_PROPERTY_LABEL);
+
+          if (names->len > 0)
+            g_string_append_c (names, ' ');
+          g_string_append (names, part != NULL ? part : G_OBJECT_TYPE_NAME (target));
+        }
+      return g_string_free (g_steal_pointer (&names), FALSE);
+    }
+
+  if (is_structural (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))))
+    return g_strdup ("");
+  return g_strdup (G_OBJECT_TYPE_NAME (widget));
+}
+
+char *
+pd_test_a11y_description (GtkWidget *widget)
+{
+  g_autoptr(GPtrArray) targets = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *own = string_property (widget, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+
+  if (own != NULL)
+    g_string_append (text, own);
+  targets = relation_targets (widget, GTK_ACCESSIBLE_RELATION_DESCRIBED_BY);
+  for (guint i = 0; i < targets->len; i++)
+    {
+      g_autofree char *part = string_property (g_ptr_array_index (targets, i),
+                                               GTK_ACCESSIBLE_PROPERTY_LABEL);
+
+      if (part == NULL)
+        continue;
+      if (text->len > 0)
+        g_string_append_c (text, ' ');
+      g_string_append (text, part);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* A name that is empty or that says a class ("GtkImage", "AdwEntryRow",
+ * "PdPlanRow") tells a person nothing. */
+static gboolean
+name_is_useless (const char *name)
+{
+  g_auto(GStrv) words = NULL;
+
+  if (name == NULL || *name == '\0')
+    return TRUE;
+  words = g_strsplit (name, " ", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      const char *w = words[i];
+
+      if ((g_str_has_prefix (w, "Gtk") && g_ascii_isupper (w[3])) ||
+          (g_str_has_prefix (w, "Adw") && g_ascii_isupper (w[3])) ||
+          (g_str_has_prefix (w, "Pd") && g_ascii_isupper (w[2])))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+is_control_role (GtkAccessibleRole role)
+{
+  switch ((int) role)
+    {
+    case GTK_ACCESSIBLE_ROLE_BUTTON:
+    case GTK_ACCESSIBLE_ROLE_CHECKBOX:
+    case GTK_ACCESSIBLE_ROLE_COMBO_BOX:
+    case GTK_ACCESSIBLE_ROLE_LINK:
+    case GTK_ACCESSIBLE_ROLE_MENU_ITEM:
+    case GTK_ACCESSIBLE_ROLE_MENU_ITEM_CHECKBOX:
+    case GTK_ACCESSIBLE_ROLE_MENU_ITEM_RADIO:
+    case GTK_ACCESSIBLE_ROLE_OPTION:
+    case GTK_ACCESSIBLE_ROLE_RADIO:
+    case GTK_ACCESSIBLE_ROLE_SEARCH_BOX:
+    case GTK_ACCESSIBLE_ROLE_SLIDER:
+    case GTK_ACCESSIBLE_ROLE_SPIN_BUTTON:
+    case GTK_ACCESSIBLE_ROLE_SWITCH:
+    case GTK_ACCESSIBLE_ROLE_TAB:
+    case GTK_ACCESSIBLE_ROLE_TEXT_BOX:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* The accessible a focusable widget speaks for: itself, or for a part with
+ * no role of its own (the GtkText inside an entry, a spin button's steps)
+ * the nearest ancestor that has one. */
+static GtkWidget *
+speaking_widget (GtkWidget *widget)
+{
+  if (gtk_test_accessible_has_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL) ||
+      gtk_test_accessible_has_relation (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_RELATION_LABELLED_BY))
+    return widget;
+  while (widget != NULL &&
+         gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_NONE)
+    widget = gtk_widget_get_parent (widget);
+  return widget;
+}
+
+static void
+describe_place (GtkWidget *widget,
+                GString   *out)
+{
+  const char *tooltip = gtk_widget_get_tooltip_text (widget);
+  GtkWidget *label = NULL;
+
+  for (GtkWidget *w = gtk_widget_get_first_child (widget); w != NULL && label == NULL;
+       w = gtk_widget_get_next_sibling (w))
+    if (GTK_IS_LABEL (w))
+      label = w;
+  g_autofree char *role = g_enum_to_string (GTK_TYPE_ACCESSIBLE_ROLE,
+                                            gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)));
+
+  g_string_append_printf (out, "%s (%s)", G_OBJECT_TYPE_NAME (widget), role);
+  if (gtk_widget_get_name (widget) != NULL &&
+      g_strcmp0 (gtk_widget_get_name (widget), G_OBJECT_TYPE_NAME (widget)) != 0)
+    g_string_append_printf (out, " #%s", gtk_widget_get_name (widget));
+  if (tooltip != NULL)
+    g_string_append_printf (out, " tooltip “%s”", tooltip);
+  if (label != NULL)
+    g_string_append_printf (out, " label “%s”", gtk_label_get_text (GTK_LABEL (label)));
+  for (GtkWidget *a = gtk_widget_get_parent (widget); a != NULL; a = gtk_widget_get_parent (a))
+    if (g_str_has_prefix (G_OBJECT_TYPE_NAME (a), "Pd") || ADW_IS_PREFERENCES_ROW (a))
+      {
+        g_string_append_printf (out, " in %s", G_OBJECT_TYPE_NAME (a));
+        if (ADW_IS_PREFERENCES_ROW (a))
+          g_string_append_printf (out, " “%s”", adw_preferences_row_get_title (ADW_PREFERENCES_ROW (a)));
+        break;
+      }
+}
+
+/* A button takes focus itself and never passes it to what it holds (the
+ * list item a drop-down shows in its button). */
+static gboolean
+inside_button (GtkWidget *widget)
+{
+  return gtk_widget_get_ancestor (gtk_widget_get_parent (widget), GTK_TYPE_BUTTON) != NULL;
+}
+
+static void
+collect (GtkWidget  *widget,
+         GHashTable *seen,
+         GPtrArray  *unnamed,
+         guint      *n_controls)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return;
+
+  if (is_control_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))) ||
+      (gtk_widget_get_focusable (widget) && !inside_button (widget)))
+    {
+      GtkWidget *speaker = speaking_widget (widget);
+      GtkAccessibleRole role = speaker ? gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (speaker)) : GTK_ACCESSIBLE_ROLE_NONE;
+
+      /* Rows are checked by the row tests; structural parts that take
+       * focus (a scrolled list) are named by what they hold. */
+      if (speaker != NULL && !g_hash_table_contains (seen, speaker) &&
+          (is_control_role (role) || !is_structural (role)) &&
+          role != GTK_ACCESSIBLE_ROLE_LIST && role != GTK_ACCESSIBLE_ROLE_ROW &&
+          role != GTK_ACCESSIBLE_ROLE_GRID && role != GTK_ACCESSIBLE_ROLE_TREE_GRID)
+        {
+          g_autofree char *name = pd_test_a11y_name (speaker);
+
+          g_hash_table_add (seen, speaker);
+          (*n_controls)++;
+          if (name_is_useless (name))
+            {
+              GString *line = g_string_new (NULL);
+
+              describe_place (speaker, line);
+              g_string_append_printf (line, ": name “%s”", name);
+              g_ptr_array_add (unnamed, g_string_free (line, FALSE));
+            }
+        }
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect (child, seen, unnamed, n_controls);
+}
+
+GPtrArray *
+pd_test_a11y_unnamed (GtkWidget *root,
+                      guint     *n_controls)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  GPtrArray *unnamed = g_ptr_array_new_with_free_func (g_free);
+  guint count = 0;
+
+  collect (root, seen, unnamed, &count);
+  if (n_controls != NULL)
+    *n_controls = count;
+  return unnamed;
+}
+
+void
+pd_test_a11y_assert_named (GtkWidget  *root,
+                           const char *where)
+{
+  guint n_controls = 0;
+  g_autoptr(GPtrArray) unnamed = pd_test_a11y_unnamed (root, &n_controls);
+
+  g_test_message ("%s: %u controls, %u unnamed or named by their class",
+                  where, n_controls, unnamed->len);
+  for (guint i = 0; i < unnamed->len; i++)
+    g_test_message ("  unnamed: %s", (char *) g_ptr_array_index (unnamed, i));
+  if (unnamed->len > 0)
+    {
+      g_autofree char *message = g_strdup_printf ("%s: %u of %u controls have no name a screen reader can say (first: %s)",
+                                                  where, unnamed->len, n_controls,
+                                                  (char *) g_ptr_array_index (unnamed, 0));
+
+      g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, message);
+    }
+}
