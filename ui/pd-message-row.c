@@ -183,6 +183,9 @@ wrapping_expander (const char *title)
   GtkWidget *expander = gtk_expander_new (NULL);
 
   gtk_expander_set_label_widget (GTK_EXPANDER (expander), _pd_plain_label (title, NULL));
+  /* GTK 4.8 does not name an expander by its label: a screen reader said
+   * "GtkExpander" for every tool call. */
+  gtk_accessible_update_property (GTK_ACCESSIBLE (expander), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
   return expander;
 }
 
@@ -476,6 +479,8 @@ pd_message_row_update (PdMessageRow *self)
       gtk_label_set_text (self->content_label, preview);
       gtk_label_set_text (self->full_label, content);
       gtk_expander_set_label (self->fold_expander, show_all);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->fold_expander),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, show_all, -1);
       gtk_widget_set_visible (GTK_WIDGET (self->fold_expander), TRUE);
     }
   else

@@ -172,6 +172,34 @@ approval_details (const char *text,
   return box;
 }
 
+/* libadwaita 1.2 gives the focus to the first button in its tab order, here
+ * Approve Once, and Enter activates the focused button whatever the
+ * default: the dialog opens on its default response (Deny) instead. */
+/* libadwaita 1.2 gives the focus to the first button in its tab order,
+ * which in its stacked layout is the last response, Approve Once; its
+ * first layout moves the focus there again. Enter activates the focused
+ * button whatever the default, so one Enter ran the command (tried as a
+ * keyboard user would). Once the dialog is laid out, its default response,
+ * Deny, takes the focus. */
+static gboolean
+focus_default_when_laid_out (GtkWidget     *dialog,
+                             GdkFrameClock *clock,
+                             gpointer       user_data)
+{
+  GtkWidget *button = gtk_window_get_default_widget (GTK_WINDOW (dialog));
+
+  if (gtk_widget_get_width (dialog) == 0 || button == NULL || gtk_widget_get_width (button) == 0)
+    return G_SOURCE_CONTINUE;
+  gtk_widget_grab_focus (button);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+focus_default_response (GtkWidget *dialog)
+{
+  gtk_widget_add_tick_callback (dialog, focus_default_when_laid_out, NULL, NULL);
+}
+
 void
 _pd_run_controller_ask_approval (PdRunController *self,
                                  Question        *question)
@@ -194,7 +222,9 @@ _pd_run_controller_ask_approval (PdRunController *self,
                                               ADW_RESPONSE_DESTRUCTIVE);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "once",
                                               ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "once");
+  /* Enter denies: one key press must never run a command (tried as a
+   * keyboard user would, Enter on the dialog approved the shell call). */
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "deny");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "deny");
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog),
                                       approval_details (question->text, question->tool));
@@ -203,6 +233,7 @@ _pd_run_controller_ask_approval (PdRunController *self,
   question->dialog = dialog;
   question->serial = ++self->approval_serial;
   g_signal_connect (dialog, "response", G_CALLBACK (on_approval_response), question);
+  g_signal_connect_after (dialog, "map", G_CALLBACK (focus_default_response), NULL);
   gtk_window_present (GTK_WINDOW (dialog));
   _pd_run_controller_emit_approval (self, question->tool, question->serial);
 }
@@ -320,6 +351,17 @@ render_markdown (GtkTextBuffer *buffer,
     }
 }
 
+/* Enter in the feedback sends it: once there is feedback, Keep Planning is
+ * the default response and the field activates it; without any, Approve
+ * stays the default. */
+static void
+on_review_feedback_changed (GtkEditable      *feedback,
+                            AdwMessageDialog *dialog)
+{
+  adw_message_dialog_set_default_response (dialog, gtk_editable_get_text (feedback)[0] != '\0'
+                                                   ? "keep" : "approve");
+}
+
 static void
 on_review_response (AdwMessageDialog *dialog,
                     const char       *response,
@@ -392,6 +434,8 @@ _pd_run_controller_ask_review (PdRunController *self,
   gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("What should change (for Keep Planning)"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Feedback"), -1);
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  g_signal_connect_object (entry, "changed", G_CALLBACK (on_review_feedback_changed), dialog, 0);
   gtk_box_append (GTK_BOX (box), entry);
   g_object_set_data (G_OBJECT (dialog), "feedback", entry);
 
