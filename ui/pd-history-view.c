@@ -226,6 +226,20 @@ step_row (const PdPlanStep *step,
   gtk_widget_set_hexpand (text, TRUE);
   gtk_box_append (GTK_BOX (row), text);
 
+  /* Spoken as "s2: Port to GKeyFile", the status in words as its
+   * description (an imported agent's hashed id is left out, as on screen). */
+  {
+    g_autofree char *name = imported ? g_strdup (step->title)
+                                     /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
+                                     : g_strdup_printf (_("%s: %s"), step->id, step->title);
+
+    gtk_accessible_update_property (GTK_ACCESSIBLE (row),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                    pd_plan_step_status_label (step->status),
+                                    -1);
+  }
+
   return row;
 }
 
@@ -361,6 +375,37 @@ change_icon_name (PdPlanDiffKind kind)
     }
 }
 
+/* What a change's icon says, in words (never the diff's "check_evidence"). */
+static const char *
+change_kind_label (PdPlanDiffKind kind)
+{
+  switch (kind)
+    {
+    case PD_PLAN_DIFF_STEP_ADDED:
+      return _("Step added");
+    case PD_PLAN_DIFF_STEP_REMOVED:
+      return _("Step removed");
+    case PD_PLAN_DIFF_STEP_TITLE:
+      return _("Step renamed");
+    case PD_PLAN_DIFF_STEP_STATUS:
+      return _("Step status changed");
+    case PD_PLAN_DIFF_STEP_NOTE:
+      return _("Step note changed");
+    case PD_PLAN_DIFF_CHECK_ADDED:
+      return _("Check added");
+    case PD_PLAN_DIFF_CHECK_REMOVED:
+      return _("Check removed");
+    case PD_PLAN_DIFF_CHECK_REQUIREMENT:
+      return _("Check requirement changed");
+    case PD_PLAN_DIFF_CHECK_EVIDENCE:
+      return _("Check evidence");
+    case PD_PLAN_DIFF_REVISION:
+      return _("Plan revised");
+    default:
+      return _("Change");
+    }
+}
+
 static GtkWidget *
 change_row (const PdPlanDiffEntry *entry,
             const char            *step_name)
@@ -377,7 +422,7 @@ change_row (const PdPlanDiffEntry *entry,
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, "dim-label");
   gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  pd_plan_diff_kind_to_string (entry->kind), -1);
+                                  change_kind_label (entry->kind), -1);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_box_append (GTK_BOX (row), icon);

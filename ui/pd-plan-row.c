@@ -90,6 +90,44 @@ check_chip_new (const PdPlanCheck *check)
   return chip;
 }
 
+/* What a screen reader says for the row: its name "s2: Port to GKeyFile",
+ * and as its description the status, the note and each check with what the
+ * tooltips show (tool, arguments, evidence), since the chips take no focus
+ * and their tooltips are never read. */
+static void
+pd_plan_row_sync_accessible (PdPlanRow        *self,
+                             const PdPlanStep *step)
+{
+  g_autofree char *name = NULL;
+  g_autoptr(GString) description = g_string_new (pd_plan_step_status_label (step->status));
+
+  /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
+  name = g_strdup_printf (_("%s: %s"), step->id, step->title);
+  if (step->note != NULL && step->note[0] != '\0')
+    /* Translators: appended to a step's spoken status: its note */
+    g_string_append_printf (description, _(". Note: %s"), step->note);
+  for (guint i = 0; i < step->checks->len; i++)
+    {
+      const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
+      const char *what = check->description != NULL && check->description[0] != '\0'
+                         ? check->description : check->id;
+
+      /* Translators: one acceptance check in a step's spoken description:
+       * "Check tests pass: passed, tool shell, arguments {…}" */
+      g_string_append_printf (description, _(". Check %s: %s, tool %s, arguments %s"), what,
+                              pd_plan_check_status_label (check->status),
+                              check->tool != NULL ? check->tool : "",
+                              check->arguments != NULL ? check->arguments : "{}");
+      if (check->call_id != NULL)
+        /* Translators: the tool call whose result is a check's evidence */
+        g_string_append_printf (description, _(", evidence from %s"), check->call_id);
+    }
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
+                                  -1);
+}
+
 static void
 pd_plan_row_sync (PdPlanRow *self)
 {
@@ -118,6 +156,7 @@ pd_plan_row_sync (PdPlanRow *self)
   for (guint i = 0; i < step->checks->len; i++)
     gtk_box_append (self->checks_box, check_chip_new (g_ptr_array_index (step->checks, i)));
   gtk_widget_set_visible (GTK_WIDGET (self->checks_box), step->checks->len > 0);
+  pd_plan_row_sync_accessible (self, step);
 }
 
 static void

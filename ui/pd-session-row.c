@@ -3,11 +3,17 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The template binds the labels to the PdSessionItem; the code keeps the
- * status icon's accessible name and the status style class in step.
+ * status icon's accessible name and the status style class in step, and
+ * names the row for a screen reader: on GTK 4.8 the list view's item cannot
+ * be named, so the row widget inside it carries the name (the title) and
+ * the description (status, agent, time, "3 of 4 steps done, 1 blocked"),
+ * in that order, rather than the labels' "Failed | title | … | 3/4".
  */
 #define G_LOG_DOMAIN "pd-session-row"
 
 #include "config.h"
+
+#include <glib/gi18n.h>
 
 #include "pd-plan-pie.h"
 #include "pd-session-row.h"
@@ -64,9 +70,53 @@ pd_session_row_sync_status (PdSessionRow *self)
 }
 
 static void
-on_item_status_changed (PdSessionRow *self)
+pd_session_row_sync_accessible (PdSessionRow *self)
 {
-  pd_session_row_sync_status (self);
+  g_autoptr(GString) description = g_string_new (NULL);
+  g_autofree char *plan = NULL;
+  gboolean has_plan = FALSE;
+  const char *parts[3];
+
+  if (self->item == NULL)
+    {
+      gtk_accessible_reset_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL);
+      gtk_accessible_reset_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+      return;
+    }
+
+  g_object_get (self->item, "has-plan", &has_plan, "plan-tooltip", &plan, NULL);
+  parts[0] = pd_session_item_get_status_label (self->item);
+  parts[1] = pd_session_item_get_source_label (self->item);
+  parts[2] = pd_session_item_get_relative_time (self->item);
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      if (parts[i] == NULL || parts[i][0] == '\0')
+        continue;
+      if (description->len > 0)
+        /* Translators: separates the parts of a session row's spoken description */
+        g_string_append (description, _(", "));
+      g_string_append (description, parts[i]);
+    }
+  if (has_plan && plan != NULL && plan[0] != '\0')
+    {
+      if (description->len > 0)
+        g_string_append (description, _(", "));
+      g_string_append (description, plan);
+    }
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, pd_session_item_get_title (self->item),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
+                                  -1);
+}
+
+static void
+on_item_notify (PdSessionRow *self,
+                GParamSpec   *pspec)
+{
+  if (g_str_equal (pspec->name, "status-icon"))
+    pd_session_row_sync_status (self);
+  pd_session_row_sync_accessible (self);
 }
 
 static void
@@ -168,9 +218,10 @@ pd_session_row_set_item (PdSessionRow  *self,
     g_clear_signal_handler (&self->status_handler, self->item);
   g_set_object (&self->item, item);
   if (item != NULL)
-    self->status_handler = g_signal_connect_swapped (item, "notify::status-icon",
-                                                     G_CALLBACK (on_item_status_changed), self);
+    self->status_handler = g_signal_connect_swapped (item, "notify",
+                                                     G_CALLBACK (on_item_notify), self);
 
   pd_session_row_sync_status (self);
+  pd_session_row_sync_accessible (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
 }

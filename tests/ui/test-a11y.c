@@ -15,7 +15,13 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
+#include "pd-history-view.h"
 #include "pd-new-session-dialog.h"
+#include "pd-plan-row.h"
+#include "pd-session-row.h"
+#include "pd-run-controller.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-session-list-model.h"
@@ -167,6 +173,8 @@ check_dialog_names (PdApplication *app,
 
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "New Session");
+  /* It opens on the task: typing goes there. */
+  g_assert_true (GTK_IS_TEXT_VIEW (gtk_root_get_focus (GTK_ROOT (dialog))));
   gtk_window_destroy (dialog);
 }
 
@@ -183,6 +191,342 @@ test_names_dialogs (void)
   g_assert_cmpint (pd_test_run_app (args, check_dialog_names, NULL, NULL), ==, 0);
 }
 
+/* --- rows ---------------------------------------------------------------- */
+
+static gboolean
+is_named (GtkWidget     *widget,
+          gconstpointer  name)
+{
+  g_autofree char *own = NULL;
+
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  own = pd_test_a11y_name (widget);
+  return g_strcmp0 (own, name) == 0;
+}
+
+static void
+assert_contains (const char *text,
+                 const char *part)
+{
+  if (text == NULL || strstr (text, part) == NULL)
+    g_error ("“%s” does not say “%s”", text ? text : "(null)", part);
+}
+
+static void
+check_rows (PdApplication *app,
+            PdWindow      *window,
+            gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  PdSessionItem *item;
+  GtkWidget *row;
+  GtkWidget *history;
+  g_autofree char *description = NULL;
+  g_autoptr(GPtrArray) images = g_ptr_array_new ();
+  guint n_change_icons = 0;
+
+  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_flush (GTK_WIDGET (window));
+
+  /* The session row: its title as the name; status, agent, time and
+   * "1 of 4 steps done, 1 blocked" (only in a tooltip before) as the
+   * description, status after the title. */
+  item = pd_session_list_get_selected_item (list);
+  g_assert_nonnull (item);
+  row = pd_test_find_first (GTK_WIDGET (list), is_named, pd_session_item_get_title (item));
+  g_assert_true (PD_IS_SESSION_ROW (row));
+  description = pd_test_a11y_description (row);
+  g_test_message ("session row: “%s”, “%s”", pd_session_item_get_title (item), description);
+  g_assert_true (g_str_has_prefix (description, pd_session_item_get_status_label (item)));
+  assert_contains (description, pd_session_item_get_source_label (item));
+  assert_contains (description, "1 of 4 steps done, 1 blocked");
+
+  /* A step row of the Now page: "s3: title", then its status, note and
+   * checks (tool and arguments were only in tooltips of unfocusable chips). */
+  row = pd_test_find_first (GTK_WIDGET (window), is_named, "s3: Document the export format");
+  g_assert_true (PD_IS_PLAN_ROW (row));
+  g_clear_pointer (&description, g_free);
+  description = pd_test_a11y_description (row);
+  g_test_message ("step row: “s3: Document the export format”, “%s”", description);
+  assert_contains (description, pd_plan_step_status_label (PD_PLAN_STEP_BLOCKED));
+  assert_contains (description, "Waiting for the format to be agreed on");
+  assert_contains (description, "man page builds");
+  assert_contains (description, "make -C docs man");
+
+  /* History: steps named the same way, changes in words, not the diff's
+   * ids ("check_evidence", "step_status"). */
+  adw_view_stack_set_visible_child_name (view_stack (window), "history");
+  pd_test_flush (GTK_WIDGET (window));
+  history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
+  g_assert_nonnull (pd_test_find_first (history, is_named, "s3: Document the export format"));
+  pd_test_collect (history, GTK_TYPE_IMAGE, images);
+  for (guint i = 0; i < images->len; i++)
+    {
+      g_autofree char *name = pd_test_a11y_name (g_ptr_array_index (images, i));
+
+      if (!gtk_widget_get_mapped (g_ptr_array_index (images, i)) || g_str_equal (name, "GtkImage"))
+        continue;
+      n_change_icons++;
+      if (strchr (name, '_') != NULL)
+        g_error ("a History icon says the id “%s”", name);
+    }
+  g_test_message ("History: %u named icons", n_change_icons);
+  g_assert_cmpuint (n_change_icons, >, 0);
+}
+
+static void
+test_rows (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  pd_test_fill_showcase (store);
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", 1200);
+  g_settings_set_int (settings, "window-height", 800);
+  g_assert_cmpint (pd_test_run_app (args, check_rows, NULL, NULL), ==, 0);
+}
+
+/* --- dialogs of a run ---------------------------------------------------- */
+
+typedef struct
+{
+  char      *dir;
+  char      *db;
+  char      *project;
+  char      *replay;
+  gboolean   finished;
+  GPtrArray *activities;
+} RunFixture;
+
+static RunFixture *
+run_fixture_new (const char *replay_json)
+{
+  RunFixture *fixture = g_new0 (RunFixture, 1);
+
+  fixture->dir = pd_test_make_tmp_dir ();
+  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
+  fixture->project = g_build_filename (fixture->dir, "project", NULL);
+  fixture->replay = g_build_filename (fixture->dir, "replay.json", NULL);
+  fixture->activities = g_ptr_array_new_with_free_func (g_free);
+  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (fixture->replay, replay_json, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture->db));
+  return fixture;
+}
+
+static void
+run_fixture_free (RunFixture *fixture)
+{
+  g_ptr_array_unref (fixture->activities);
+  g_free (fixture->replay);
+  g_free (fixture->project);
+  g_free (fixture->db);
+  g_free (fixture->dir);
+  g_free (fixture);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunFixture, run_fixture_free)
+
+static void
+on_run_finished (PdRunController *runs,
+                 int              status,
+                 const char      *message,
+                 RunFixture      *fixture)
+{
+  fixture->finished = TRUE;
+}
+
+static void
+on_run_activity (PdRunController *runs,
+                 GParamSpec      *pspec,
+                 RunFixture      *fixture)
+{
+  if (pd_run_controller_get_activity (runs) != NULL)
+    g_ptr_array_add (fixture->activities, g_strdup (pd_run_controller_get_activity (runs)));
+}
+
+static gboolean
+run_finished (gpointer data)
+{
+  return ((RunFixture *) data)->finished;
+}
+
+static void
+start_replay (PdWindow   *window,
+              RunFixture *fixture,
+              const char *prompt)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  settings->planning = TRUE;
+  g_signal_connect (runs, "finished", G_CALLBACK (on_run_finished), fixture);
+  g_signal_connect (runs, "notify::activity", G_CALLBACK (on_run_activity), fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, prompt, &error));
+  g_assert_no_error (error);
+}
+
+static AdwMessageDialog *
+wait_for_message_dialog (const char *what)
+{
+  GtkWindow *dialog;
+
+  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG), WAIT_MS, what);
+  dialog = mapped_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  pd_test_flush (GTK_WIDGET (dialog));
+  return ADW_MESSAGE_DIALOG (dialog);
+}
+
+static gboolean
+activities_contain (RunFixture *fixture,
+                    const char *text)
+{
+  for (guint i = 0; i < fixture->activities->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (fixture->activities, i), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+focus_on_default (gpointer data)
+{
+  GtkWindow *dialog = data;
+
+  return gtk_window_get_default_widget (dialog) != NULL &&
+         gtk_root_get_focus (GTK_ROOT (dialog)) == gtk_window_get_default_widget (dialog);
+}
+
+/* A planned run with a tool call: the approval dialog, then every page. */
+static const char *replay_shell =
+  "{\"label\": \"test: a11y\", \"turns\": ["
+  " {\"content\": \"Planning.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"create\", \"steps\": ["
+  "   {\"id\": \"look\", \"title\": \"Look at the files\"}, {\"id\": \"say\", \"title\": \"Say hello\"}]}}]},"
+  " {\"content\": \"Looking.\", \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {}}]},"
+  " {\"content\": \"Saying it.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hello > said.txt\"}}]},"
+  " {\"content\": \"Done.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"update\", \"updates\": ["
+  "   {\"id\": \"look\", \"status\": \"done\"}, {\"id\": \"say\", \"status\": \"blocked\", \"note\": \"Not allowed\"}]}}]},"
+  " {\"content\": \"I could not say it.\"}]}";
+
+static void
+check_run_dialogs (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  g_autofree char *said = g_build_filename (fixture->project, "said.txt", NULL);
+
+  start_replay (window, fixture, "Say hello");
+
+  /* The approval: every control named; Enter (the window's default
+   * action) denies, it never runs the command. */
+  dialog = wait_for_message_dialog ("the approval dialog");
+  pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Approval");
+  g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), !=, "once");
+  g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), !=, "always");
+  /* What has the focus takes Enter: once laid out, the dialog's default
+   * (never Approve Once or Always). */
+  pd_test_wait_until (focus_on_default, dialog, WAIT_MS, "the focus on the default response");
+  {
+    GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (dialog));
+    const char *label = GTK_IS_BUTTON (focus) ? gtk_button_get_label (GTK_BUTTON (focus)) : NULL;
+
+    g_test_message ("the approval opens with the focus on %s “%s”",
+                    focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing", label ? label : "");
+    g_assert_cmpstr (label, !=, "_Approve Once");
+    g_assert_cmpstr (label, !=, "Always for This _Session");
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "default.activate", NULL));
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to end");
+  g_assert_false (g_file_test (said, G_FILE_TEST_EXISTS));
+  g_assert_true (activities_contain (fixture, "Not allowed: shell: echo hello > said.txt"));
+
+  /* The run's session, with its tool calls, events and plan versions. */
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (walk_pages (window, "after the run"));
+}
+
+static void
+test_run_dialogs (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_shell);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_run_dialogs, fixture, NULL), ==, 0);
+}
+
+/* Plan mode's review: Enter in the feedback sends it (Keep Planning). */
+static const char *replay_review =
+  "{\"label\": \"test: a11y review\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Tidy the README\\n\\n- read it\\n\"}}]},"
+  " {\"content\": \"I will say which line.\"}]}";
+
+static void
+check_review (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  GtkWidget *feedback;
+  GtkEditable *text;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean feedback_sent = FALSE;
+
+  start_replay (window, fixture, "/plan Tidy the README");
+  dialog = wait_for_message_dialog ("the plan review");
+  pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Plan review");
+
+  feedback = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
+  gtk_widget_grab_focus (feedback);
+  gtk_editable_set_text (GTK_EDITABLE (feedback), "Say which line");
+  /* Enter in the field: the signal its GtkText binds to the key. */
+  text = gtk_editable_get_delegate (GTK_EDITABLE (feedback));
+  g_assert_true (GTK_IS_TEXT (text));
+  g_signal_emit_by_name (text, "activate");
+
+  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to end");
+  store = pd_test_open_store (fixture->db);
+  messages = pd_session_store_load_messages (store, pd_run_controller_get_session_id (runs), &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "role", ""), "tool") == 0 &&
+          strstr (json_object_get_string_member_with_default (message, "content", ""), "Say which line") != NULL)
+        feedback_sent = TRUE;
+    }
+  g_assert_true (feedback_sent);
+}
+
+static void
+test_review (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_review);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_review, fixture, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -192,6 +536,9 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/a11y/names/window", test_names_window);
   g_test_add_func ("/pd/ui/a11y/names/dialogs", test_names_dialogs);
+  g_test_add_func ("/pd/ui/a11y/rows", test_rows);
+  g_test_add_func ("/pd/ui/a11y/run-dialogs", test_run_dialogs);
+  g_test_add_func ("/pd/ui/a11y/plan-review-enter", test_review);
 
   return g_test_run ();
 }
