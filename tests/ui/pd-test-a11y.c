@@ -235,14 +235,13 @@ describe_place (GtkWidget *widget,
 {
   const char *tooltip = gtk_widget_get_tooltip_text (widget);
   GtkWidget *label = NULL;
+  g_autofree char *role = g_enum_to_string (GTK_TYPE_ACCESSIBLE_ROLE,
+                                            gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)));
 
   for (GtkWidget *w = gtk_widget_get_first_child (widget); w != NULL && label == NULL;
        w = gtk_widget_get_next_sibling (w))
     if (GTK_IS_LABEL (w))
       label = w;
-  g_autofree char *role = g_enum_to_string (GTK_TYPE_ACCESSIBLE_ROLE,
-                                            gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)));
-
   g_string_append_printf (out, "%s (%s)", G_OBJECT_TYPE_NAME (widget), role);
   if (gtk_widget_get_name (widget) != NULL &&
       g_strcmp0 (gtk_widget_get_name (widget), G_OBJECT_TYPE_NAME (widget)) != 0)
