@@ -723,6 +723,7 @@ pd_events_view_init (PdEventsView *self)
   }
   gtk_drop_down_set_selected (self->type_dropdown, 0);
   _pd_name_drop_down (self->type_dropdown, _("Event type"));
+  _pd_list_one_tab_stop (GTK_WIDGET (self->column_view));
 
   self->events = g_list_store_new (PD_TYPE_EVENT_ITEM);
   self->filter = gtk_custom_filter_new (filter_by_type, self, NULL);

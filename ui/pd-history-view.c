@@ -1025,6 +1025,8 @@ static void
 pd_history_view_init (PdHistoryView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_paned_set_position (self->paned, MAX (240, _pd_text_width (GTK_WIDGET (self), 30)));
+  _pd_list_one_tab_stop (GTK_WIDGET (self->version_list));
 
   self->versions = g_list_store_new (PD_TYPE_PLAN_VERSION_ITEM);
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->versions)));
@@ -1070,7 +1072,8 @@ pd_history_view_set_narrow (PdHistoryView *self,
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self->paned),
                                   narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
   gtk_widget_set_size_request (self->versions_pane, narrow ? -1 : 120, narrow ? 96 : -1);
-  gtk_paned_set_position (self->paned, narrow ? 140 : 240);
+  /* The versions pane fits "v10 · 11:24:16 · 3/4 done" at any text size. */
+  gtk_paned_set_position (self->paned, narrow ? 140 : MAX (240, _pd_text_width (GTK_WIDGET (self), 30)));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NARROW]);
 }
 

@@ -53,6 +53,25 @@ row_for_item (PdSessionList *self,
   return NULL;
 }
 
+/* The keyboard focus goes back to the selected row after its menu or the
+ * rename dialog (a keyboard user was left with the focus nowhere). */
+static void
+pd_session_list_restore_focus (PdSessionList *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  PdSessionItem *item = gtk_single_selection_get_selected_item (self->selection);
+  PdSessionRow *row = item != NULL ? row_for_item (self, item) : NULL;
+
+  if (root == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  if (focus != NULL && gtk_widget_get_mapped (focus) &&
+      (self->menu == NULL || !gtk_widget_is_ancestor (focus, self->menu)))
+    return;
+  if (row == NULL || !gtk_widget_grab_focus (gtk_widget_get_parent (GTK_WIDGET (row))))
+    gtk_widget_grab_focus (GTK_WIDGET (self->list_view));
+}
+
 static void
 pd_session_list_popup_menu (PdSessionList *self,
                             PdSessionItem *item,
@@ -92,6 +111,8 @@ pd_session_list_popup_menu (PdSessionList *self,
       self->menu = gtk_popover_menu_new_from_model (NULL);
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
       gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
+      g_signal_connect_object (self->menu, "closed", G_CALLBACK (pd_session_list_restore_focus),
+                               self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
       gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
     }
   gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
@@ -266,6 +287,7 @@ on_update_ready (GObject      *object,
    * A rename does not move its session, and a refresh stops at the pages
    * that did not change: the session itself is read again too. */
   pd_session_list_refresh (self);
+  pd_session_list_restore_focus (self);
   if (self->source == PD_SOURCE (object))
     pd_source_get_session_async (self->source, call->id, NULL, on_changed_session_read,
                                  g_object_ref (self));

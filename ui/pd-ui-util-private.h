@@ -19,6 +19,9 @@ const char *_pd_event_type_label       (const char         *type);
 void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
 void        _pd_name_entry_row         (AdwEntryRow        *row);
+int         _pd_text_width             (GtkWidget          *widget,
+                                        double              chars);
+void        _pd_list_one_tab_stop      (GtkWidget          *list);
 void        _pd_name_tooltip_buttons   (GtkWidget          *root);
 GtkWidget  *_pd_plain_label            (const char         *text,
                                         const char         *css_class);

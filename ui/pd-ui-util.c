@@ -279,3 +279,75 @@ _pd_name_tooltip_buttons (GtkWidget *root)
         _pd_name_tooltip_buttons (child);
     }
 }
+
+/*
+ * _pd_text_width:
+ * @chars: how many average characters
+ *
+ * The width of @chars characters of @widget's font, in pixels: panes that
+ * hold text are sized with it, so they grow with a larger text size
+ * (Large Text, a higher font scaling) instead of cutting titles at a
+ * width chosen for the default font.
+ */
+int
+_pd_text_width (GtkWidget *widget,
+                double     chars)
+{
+  PangoContext *context = gtk_widget_get_pango_context (widget);
+  PangoFontMetrics *metrics = pango_context_get_metrics (context, NULL, NULL);
+  int width = pango_font_metrics_get_approximate_char_width (metrics);
+
+  pango_font_metrics_unref (metrics);
+  return (int) (chars * width / PANGO_SCALE + 0.5);
+}
+
+static gboolean
+leave_list (GtkWidget *list,
+            GVariant  *args,
+            gpointer   user_data)
+{
+  GtkDirectionType direction = g_variant_get_int32 (args);
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (list));
+  gboolean moved;
+
+  if (root == NULL)
+    return FALSE;
+  /* While the list cannot take the focus, the window's next stop is the
+   * widget after (or before) the whole list. */
+  gtk_widget_set_can_focus (list, FALSE);
+  moved = gtk_widget_child_focus (root, direction);
+  gtk_widget_set_can_focus (list, TRUE);
+  return moved;
+}
+
+/*
+ * _pd_list_one_tab_stop:
+ * @list: a list view or column view
+ *
+ * GTK 4.8 makes every row of a list view a Tab stop (the list's
+ * tab-behavior came in 4.12): a keyboard user tabbed through every event
+ * and every plan version to get past them. The list becomes one stop:
+ * Tab and Shift+Tab leave it, the arrow keys move between its rows.
+ */
+void
+_pd_list_one_tab_stop (GtkWidget *list)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+  const struct { guint keyval; GdkModifierType mods; GtkDirectionType direction; } keys[] = {
+    { GDK_KEY_Tab, 0, GTK_DIR_TAB_FORWARD },
+    { GDK_KEY_KP_Tab, 0, GTK_DIR_TAB_FORWARD },
+    { GDK_KEY_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
+    { GDK_KEY_KP_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
+    { GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].keyval, keys[i].mods),
+                                                gtk_callback_action_new (leave_list, NULL, NULL));
+
+      gtk_shortcut_set_arguments (shortcut, g_variant_new_int32 (keys[i].direction));
+      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
+    }
+  gtk_widget_add_controller (list, controller);
+}

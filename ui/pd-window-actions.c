@@ -54,6 +54,81 @@ show_now_action (GtkWidget  *widget,
     adw_leaflet_set_visible_child_name (self->leaflet, "content");
 }
 
+/* The pages of a shown session, in the switcher's order (Alt+1…4). */
+static const char * const session_pages[] = { "now", "transcript", "events", "history" };
+
+static gboolean
+session_shown (PdWindow *self)
+{
+  return g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0;
+}
+
+static void
+show_page (PdWindow   *self,
+           const char *name)
+{
+  if (!session_shown (self))
+    return;
+  adw_view_stack_set_visible_child_name (self->view_stack, name);
+  adw_leaflet_set_visible_child_name (self->leaflet, "content");
+}
+
+static void
+show_page_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  const char *name = g_variant_get_string (parameter, NULL);
+
+  if (g_strv_contains (session_pages, name))
+    show_page (PD_WINDOW (widget), name);
+}
+
+/* Ctrl+Page Down and Up: the next or previous page, round. */
+static void
+cycle_page_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  const char *current = adw_view_stack_get_visible_child_name (self->view_stack);
+  guint n = G_N_ELEMENTS (session_pages);
+  guint index = 0;
+
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (session_pages[i], current) == 0)
+      index = i;
+  index = g_str_equal (action_name, "win.next-page") ? (index + 1) % n : (index + n - 1) % n;
+  show_page (self, session_pages[index]);
+}
+
+/* F6: between the session list and the session, as in a file manager. */
+static void
+focus_other_pane_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  GtkWidget *list = GTK_WIDGET (self->session_list);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  gboolean in_list = focus != NULL && (focus == list || gtk_widget_is_ancestor (focus, list));
+
+  if (in_list && session_shown (self))
+    {
+      GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+
+      adw_leaflet_set_visible_child_name (self->leaflet, "content");
+      /* The page's first control, else the message bar below it. */
+      if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
+        gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
+    }
+  else
+    {
+      adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+      gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+    }
+}
+
 static void
 on_database_chosen (GtkNativeDialog *dialog,
                     int              response,
@@ -517,4 +592,20 @@ _pd_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.send-message", NULL, send_message_action);
   gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
   gtk_widget_class_install_action (widget_class, "win.use-token", NULL, use_token_action);
+
+  /* Pages and panes from the keyboard (listed in the shortcuts window). */
+  gtk_widget_class_install_action (widget_class, "win.show-page", "s", show_page_action);
+  gtk_widget_class_install_action (widget_class, "win.next-page", NULL, cycle_page_action);
+  gtk_widget_class_install_action (widget_class, "win.previous-page", NULL, cycle_page_action);
+  gtk_widget_class_install_action (widget_class, "win.focus-other-pane", NULL, focus_other_pane_action);
+  for (guint i = 0; i < G_N_ELEMENTS (session_pages); i++)
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK,
+                                         "win.show-page", "s", session_pages[i]);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, GDK_CONTROL_MASK,
+                                       "win.next-page", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, GDK_CONTROL_MASK,
+                                       "win.previous-page", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F6, 0, "win.focus-other-pane", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK,
+                                       "win.show-sessions", NULL);
 }
