@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 G_DEFINE_FINAL_TYPE (PdWindow, pd_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -811,11 +812,27 @@ pd_window_bind_views (PdWindow *self)
   g_object_bind_property (self, "session-id", self->history_view, "session-id", G_BINDING_SYNC_CREATE);
 }
 
+/* The session list is 280 pixels wide at the default text size and grows
+ * with the text (at 1.5× it cut titles and times); folded, it is the whole
+ * window, so it never asks for more than the 360 the window fits. */
+static void
+pd_window_size_sidebar (PdWindow *self)
+{
+  GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
+
+  gtk_widget_set_size_request (sidebar, CLAMP (_pd_text_width (sidebar, 38), 280, 360), -1);
+}
+
 static void
 pd_window_init (PdWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   pd_window_bind_views (self);
+  pd_window_size_sidebar (self);
+  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-xft-dpi",
+                           G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-font-name",
+                           G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (self->events_view, "notices-changed",
                            G_CALLBACK (on_notices_changed), self, G_CONNECT_SWAPPED);
