@@ -488,13 +488,24 @@ pd_now_view_get_plan (PdNowView *self)
   return self->plan;
 }
 
+/* A notice ("The run failed", a regression) is an alert: GTK 4.8 has no
+ * announcement call, but an accessible of the alert role appearing is
+ * what a screen reader announces (AT-SPI's notification role), by its
+ * text. It takes the keyboard focus, so it can be read again with Tab; its
+ * icon says what kind of notice it is. */
 static void
 add_notice (PdNowView  *self,
             const char *icon_name,
+            const char *kind,
             const char *text,
             const char *css_class)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *row = g_object_new (GTK_TYPE_BOX,
+                                 "orientation", GTK_ORIENTATION_HORIZONTAL,
+                                 "spacing", 8,
+                                 "accessible-role", GTK_ACCESSIBLE_ROLE_ALERT,
+                                 "focusable", TRUE,
+                                 NULL);
   GtkWidget *icon = gtk_image_new_from_icon_name (icon_name);
   /* Model-derived text (a revision reason): plain, never markup. */
   GtkWidget *label = _pd_plain_label (text, NULL);
@@ -503,6 +514,11 @@ add_notice (PdNowView  *self,
   if (css_class != NULL)
     gtk_widget_add_css_class (row, css_class);
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, kind, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text,
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, kind,
+                                  -1);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_box_append (GTK_BOX (row), icon);
   gtk_box_append (GTK_BOX (row), label);
@@ -518,9 +534,9 @@ pd_now_view_show_notices (PdNowView *self)
     gtk_box_remove (self->notices_box, child);
 
   if (self->regression != NULL)
-    add_notice (self, "edit-undo-symbolic", self->regression, "pd-regression");
+    add_notice (self, "edit-undo-symbolic", _("Plan went back"), self->regression, "pd-regression");
   for (guint i = 0; self->notices != NULL && self->notices[i] != NULL; i++)
-    add_notice (self, "dialog-information-symbolic", self->notices[i], NULL);
+    add_notice (self, "dialog-information-symbolic", _("Notice"), self->notices[i], NULL);
 
   gtk_widget_set_visible (GTK_WIDGET (self->notices_box),
                           gtk_widget_get_first_child (GTK_WIDGET (self->notices_box)) != NULL);
