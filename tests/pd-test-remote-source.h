@@ -1,0 +1,377 @@
+/* pd-test-remote-source.h: what the remote source tests share: a real
+ * `serve` (PdServer) on loopback and an odek-shaped SoupServer, each with
+ * its sessions, and a PdRemoteSource over either.  Shared by
+ * test-remote-source.c (requests and answers) and
+ * test-remote-source-watch.c (watching, exports shared, redirects, the
+ * lookup budget).  Header-only because the test list builds one source
+ * file per test.
+ */
+#pragma once
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+
+#include "pd-plan.h"
+#include "pd-remote-source.h"
+#include "pd-server.h"
+#include "pd-soup-compat.h"
+
+#define TOKEN  "feedface0123456789abcdef0123456789abcdef0123456789abcdef01234567"
+#define ODEK_ID "20260101-0123456789abcdef0123456789abcdef"
+#define SLOW_ID "20260101-ffffffffffffffffffffffffffffffff"
+#define BAD_ID  "20260101-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+
+typedef struct
+{
+  char           *dir;
+  char           *db_path;
+  PdServer       *server;
+  char           *id;
+  SoupServer     *odek;
+  char           *odek_url;
+  guint           odek_429;
+  gboolean        odek_mistyped;  /* answer with elements of every type */
+  gboolean        odek_hung;      /* answer nothing, keep the requests */
+  GPtrArray      *odek_held;      /* the requests held meanwhile */
+  guint           odek_polls;     /* GET /api/events answered */
+  gboolean        odek_endless;   /* a stream of one line that never ends */
+  guint           endless_streams;  /* streams opened */
+  gsize           endless_first;    /* bytes sent on the first */
+  gboolean        odek_redirect;    /* answer every /api request with a 302 */
+  guint           odek_exports;     /* GET /api/sessions/ODEK_ID/export answered */
+  guint           odek_generation;  /* > 0: /api/events ends with an event of this second */
+  guint           redirected_with_token;  /* requests that followed it, token and all */
+} Fixture;
+
+static inline GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (*slot == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (*slot);
+  return *slot;
+}
+
+static inline void
+store_result (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static inline void
+iterate_until (gboolean *flag)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (!*flag && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (*flag);
+}
+
+/* --- the odek fixture ------------------------------------------------- */
+
+static char endless_chunk[64 * 1024];
+
+typedef struct
+{
+  Fixture *f;
+  guint    index;
+} EndlessStream;
+
+/* Another piece of the endless line once the last one is out. */
+static inline void
+on_endless_wrote_chunk (SoupServerMessage *msg,
+                        gpointer           user_data)
+{
+  EndlessStream *stream = user_data;
+
+  if (stream->index == 1)
+    stream->f->endless_first += sizeof endless_chunk;
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC,
+                            endless_chunk, sizeof endless_chunk);
+}
+
+static inline void
+endless_stream_start (Fixture           *f,
+                      SoupServerMessage *msg)
+{
+  EndlessStream *stream = g_new0 (EndlessStream, 1);
+
+  memset (endless_chunk, 'x', sizeof endless_chunk);
+  stream->f = f;
+  stream->index = ++f->endless_streams;
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "text/event-stream", NULL);
+  soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg), SOUP_ENCODING_CHUNKED);
+  g_signal_connect_data (msg, "wrote-chunk", G_CALLBACK (on_endless_wrote_chunk), stream,
+                         (GClosureNotify) (GCallback) g_free, 0);
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC,
+                            ": hello\n\ndata: ", 16);
+}
+
+static inline void
+odek_handler (SoupServer        *server,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  Fixture *f = user_data;
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+  const char *body = NULL;
+  guint status = 200;
+
+  /* Hung: the connection stays open and nothing comes back, as when the
+   * server stopped or the network was cut. */
+  if (f->odek_hung)
+    {
+      soup_server_message_pause (msg);
+      g_ptr_array_add (f->odek_held, g_object_ref (msg));
+      return;
+    }
+  f->odek_polls += strcmp (path, "/api/events") == 0;
+  f->odek_exports += strcmp (path, "/api/sessions/" ODEK_ID "/export") == 0;
+
+  /* Another run's event: what the source's poll notices as a change. */
+  if (f->odek_generation > 0 && strcmp (path, "/api/events") == 0 &&
+      g_strcmp0 (soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Odek-Ws-Token"), TOKEN) == 0)
+    {
+      char *text = g_strdup_printf ("{\"events\":[{\"schema\":\"odek.event/v1\",\"type\":\"plan_updated\",\"run_id\":\"aa\","
+                                    "\"session_id\":\"" ODEK_ID "\",\"timestamp\":\"2026-08-07T12:00:%02uZ\",\"data\":{}}],"
+                                    "\"count\":1}", f->odek_generation % 60);
+
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE, text, strlen (text));
+      return;
+    }
+
+  /* A server that sends every request on elsewhere: whatever arrives
+   * there came by following the redirect. */
+  if (g_str_has_prefix (path, "/elsewhere/"))
+    {
+      f->redirected_with_token += soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                                "X-Odek-Ws-Token") != NULL;
+      soup_server_message_set_status (msg, 404, NULL);
+      return;
+    }
+  if (f->odek_redirect)
+    {
+      g_autofree char *to = g_strconcat ("/elsewhere", path, NULL);
+
+      soup_server_message_set_redirect (msg, 302, to);
+      return;
+    }
+
+  if (g_strcmp0 (soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Odek-Ws-Token"), TOKEN) != 0)
+    {
+      soup_server_message_set_status (msg, 403, NULL);
+      soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "Forbidden\n", 10);
+      return;
+    }
+
+  /* A server whose arrays hold elements of the wrong types among the
+   * right ones (numbers, strings, arrays, nulls). */
+  if (f->odek_endless && strcmp (path, "/api/events/stream") == 0)
+    {
+      endless_stream_start (f, msg);
+      return;
+    }
+  if (f->odek_endless && strcmp (path, "/api/health") == 0)
+    body = "{\"status\":\"ok\",\"events_stream\":true,\"keepalive_ms\":1000}";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions") == 0)
+    body = "[1,\"x\",null,[],{\"id\":\"" ODEK_ID "\",\"title\":\"Kept\"}]";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions/" ODEK_ID "/plan") == 0)
+    body = "{\"session_id\":\"" ODEK_ID "\",\"version\":2,\"found\":true,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\","
+           "\"checks\":[7,[],\"c\",null,{\"id\":\"c1\",\"description\":\"kept\"}]}]}";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions/" BAD_ID "/plan") == 0)
+    body = "{\"session_id\":\"" BAD_ID "\",\"version\":2,\"found\":true,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\"},5]}";
+  else if (f->odek_mistyped && strcmp (path, "/api/sessions/" ODEK_ID "/export") == 0)
+    body = "{\"messages\":[],\"plan_versions\":[1,[],{\"version\":1,\"created_at\":\"2026-01-01T10:00:00Z\","
+           "\"state\":{\"version\":1,\"steps\":[]}}]}";
+  else if (f->odek_mistyped && strcmp (path, "/api/events") == 0)
+    body = "{\"events\":[{\"schema\":\"odek.event/v1\",\"type\":\"run_started\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"timestamp\":\"2026-08-07T12:00:00Z\",\"data\":{}},"
+           "{\"schema\":\"odek.event/v1\",\"type\":\"run_completed\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"timestamp\":\"2026-08-07T12:00:01Z\",\"data\":{}}],\"seq\":[{},9]}";
+  else if (strcmp (path, "/api/sessions") == 0)
+    body = "[{\"id\":\"" ODEK_ID "\",\"title\":\"Port the parser\",\"created_at\":\"2026-01-01T10:00:00Z\","
+           "\"updated_at\":\"2026-01-01T11:00:00.5Z\",\"turns\":3,\"model\":\"gpt-x\",\"pinned\":true,"
+           "\"input_tokens\":100,\"output_tokens\":20}]";
+  else if (strcmp (path, "/api/sessions/" ODEK_ID) == 0)
+    {
+      soup_message_headers_replace (headers, "X-Session-Token", "odek-session-token");
+      body = "{\"id\":\"" ODEK_ID "\",\"auth_token\":\"\",\"task\":\"Port the parser\",\"model\":\"gpt-x\","
+             "\"messages\":[{\"role\":\"user\",\"content\":\"Port the parser\"}],\"turns\":3}";
+    }
+  else if (f->odek_generation > 0 && strcmp (path, "/api/sessions/" ODEK_ID "/export") == 0)
+    body = "{\"id\":\"" ODEK_ID "\",\"messages\":[{\"role\":\"user\",\"content\":\"Port the parser\"},"
+           "{\"role\":\"assistant\",\"content\":\"Reading it first.\"}],"
+           "\"plan_versions\":[{\"version\":1,\"created_at\":\"2026-01-01T10:00:00Z\",\"state\":{\"version\":1,\"steps\":"
+           "[{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"in_progress\"}]}}]}";
+  else if (strcmp (path, "/api/sessions/" ODEK_ID "/plan") == 0)
+    body = "{\"session_id\":\"" ODEK_ID "\",\"version\":3,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"done\"},"
+           "{\"id\":\"s2\",\"title\":\"Write <i>it</i>\",\"status\":\"in_progress\",\"note\":\"half\"}],\"found\":true}";
+  else if (strcmp (path, "/api/sessions/" SLOW_ID "/plan") == 0)
+    {
+      if (f->odek_429++ == 0)
+        {
+          status = 429;
+          soup_message_headers_replace (headers, "Retry-After", "1");
+          body = "rate limit exceeded\n";
+        }
+      else
+        body = "{\"session_id\":\"" SLOW_ID "\",\"version\":0,\"steps\":[],\"found\":false}";
+    }
+  else if (strcmp (path, "/api/sessions/" BAD_ID "/plan") == 0)
+    body = "{\"session_id\": oops";
+  else if (strcmp (path, "/api/events") == 0)
+    body = "{\"events\":[{\"schema\":\"odek.event/v1\",\"type\":\"run_started\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"timestamp\":\"2026-08-07T12:00:00Z\",\"data\":{}},"
+           "{\"schema\":\"odek.event/v1\",\"type\":\"tool_call_completed\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
+           "\"iteration\":3,\"tool\":\"read_file\",\"timestamp\":\"2026-08-07T12:00:01Z\","
+           "\"data\":{\"duration_ms\":412,\"result_bytes\":812,\"artifact_count\":1}}],\"count\":2}";
+  else if (strcmp (path, "/api/health") == 0)
+    body = "{\"status\":\"ok\",\"version\":\"1.0\",\"model\":\"gpt-x\",\"ws_connections\":0}";
+  else if (strcmp (path, "/api/usage") == 0)
+    body = "{\"prompts_started\":1,\"tokens_in\":100,\"prices_configured\":false}";
+
+  if (body == NULL)
+    {
+      status = 404;
+      body = "session not found\n";
+    }
+  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_response (msg, status == 200 ? "application/json" : "text/plain",
+                                    SOUP_MEMORY_STATIC, body, strlen (body));
+}
+
+/* The server's fallback read of data_version; 0: its default. */
+static guint fixture_watch_interval;
+
+static inline void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdPlanStore) plan = pd_plan_store_new (12, 4000);
+  g_autoptr(PdPlanState) state = NULL;
+  g_autofree char *r1 = NULL;
+  g_autofree char *r2 = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) local = NULL;
+  GSList *listeners;
+  PdTurn turn = { 0 };
+
+  f->dir = g_dir_make_tmp ("pd-remote-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->db_path = g_build_filename (f->dir, "sessions.db", NULL);
+  db = pd_db_open (f->db_path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  info = pd_session_store_create (store, "Fix the parser", "m", "replay", "plandeck", f->dir, &error);
+  g_assert_no_error (error);
+  f->id = g_strdup (info->id);
+  r1 = pd_plan_store_execute (plan, "{\"verb\":\"create\",\"steps\":[{\"title\":\"Read\"},{\"title\":\"Fix\"}]}", &error);
+  g_assert_no_error (error);
+  r2 = pd_plan_store_execute (plan, "{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"done\"}]}", &error);
+  g_assert_no_error (error);
+  state = pd_plan_store_snapshot (plan);
+  turn.session_id = f->id;
+  turn.plan = state;
+  turn.status = PD_SESSION_STATUS_IDLE;
+  g_assert_true (pd_session_store_save_turn (store, &turn, &error));
+
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.1", 0);
+  pd_server_set_token (f->server, TOKEN);
+  pd_server_set_rate_limit (f->server, GPOINTER_TO_UINT (data));
+  if (fixture_watch_interval > 0)
+    pd_server_set_watch_interval (f->server, fixture_watch_interval);
+  g_assert_true (pd_server_start (f->server, &error));
+  g_assert_no_error (error);
+
+  /* Neither soup_server_listen_local() nor soup_server_get_uris(): libsoup
+   * 3.2 leaks an address in each (and each accepted socket, unless plugged). */
+  f->odek_held = g_ptr_array_new_with_free_func (g_object_unref);
+  f->odek = soup_server_new (NULL, NULL);
+  pd_soup_server_plug_accept_leak (f->odek);
+  soup_server_add_handler (f->odek, NULL, odek_handler, f, NULL);
+  soup_server_listen (f->odek, address, 0, &error);
+  g_assert_no_error (error);
+  listeners = soup_server_get_listeners (f->odek);
+  local = g_socket_get_local_address (listeners->data, &error);
+  g_assert_no_error (error);
+  g_slist_free (listeners);
+  f->odek_url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s",
+                                 g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)), TOKEN);
+}
+
+static inline void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  const char *names[] = { "sessions.db", "sessions.db-wal", "sessions.db-shm" };
+
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  for (guint i = 0; i < f->odek_held->len; i++)
+    soup_server_message_unpause (g_ptr_array_index (f->odek_held, i));
+  g_ptr_array_unref (f->odek_held);
+  soup_server_disconnect (f->odek);
+  g_clear_object (&f->odek);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (f->dir, names[i], NULL);
+      g_unlink (path);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->db_path);
+  g_free (f->id);
+  g_free (f->odek_url);
+}
+
+static inline PdSource *
+our_source (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = pd_server_dup_start_url (f->server);
+  PdRemoteSource *source = pd_remote_source_new (url, NULL, &error);
+
+  g_assert_no_error (error);
+  return PD_SOURCE (source);
+}
+
+static inline PdSource *
+odek_source (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  PdRemoteSource *source = pd_remote_source_new (f->odek_url, NULL, &error);
+
+  g_assert_no_error (error);
+  return PD_SOURCE (source);
+}
+
+/* Loopback, never through a proxy of the machine. */
+static inline void
+pd_test_remote_source_init (int    *argc,
+                            char ***argv)
+{
+  const char *names[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY" };
+
+  g_test_init (argc, argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_unsetenv (names[i]);
+}

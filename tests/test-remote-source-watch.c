@@ -1,0 +1,485 @@
+/* test-remote-source-watch.c: PdRemoteSource watching a serve endpoint
+ * and odek's: its live stream, polling, another writer, an export shared
+ * by the pages, a hung or endless server, a redirect not followed, and
+ * session lookups kept within a budget.  The servers are
+ * pd-test-remote-source.h's, as test-remote-source.c's.
+ */
+#define G_LOG_DOMAIN "test-remote-source"
+
+#include "config.h"
+
+#include "pd-test-remote-source.h"
+
+static void
+on_event (PdRemoteSource *source,
+          PdEvent        *event,
+          gpointer        user_data)
+{
+  if (g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_PLAN_UPDATED) == 0)
+    *(gboolean *) user_data = TRUE;
+}
+
+static void
+on_changed (PdSource *source,
+            gpointer  user_data)
+{
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+is_streaming (PdRemoteSource *source)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (!pd_remote_source_is_streaming (source) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  return pd_remote_source_is_streaming (source);
+}
+
+static void
+test_watch_stream (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  gboolean got_event = FALSE, changed = FALSE;
+  PdEvent *event;
+
+  g_signal_connect (source, "event", G_CALLBACK (on_event), &got_event);
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 200);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+
+  /* The stream is open on the server once the first line went out; give
+   * its listener a moment, then emit. */
+  for (guint i = 0; i < 50 && !got_event; i++)
+    {
+      event = pd_event_new (PD_EVENT_PLAN_UPDATED);
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      {
+        gint64 until = g_get_monotonic_time () + 100 * 1000;
+        while (!got_event && g_get_monotonic_time () < until)
+          g_main_context_iteration (NULL, FALSE);
+      }
+    }
+  iterate_until (&got_event);
+  iterate_until (&changed);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
+/* Another connection (a CLI run) commits: serve's file monitor tells its
+ * streams at once, with its fallback poll a minute away. */
+static void
+set_up_slow_poll (Fixture       *f,
+                  gconstpointer  data)
+{
+  fixture_watch_interval = 60000;
+  fixture_set_up (f, data);
+  fixture_watch_interval = 0;
+}
+
+static void
+test_watch_other_writer (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  gboolean changed = FALSE;
+  gint64 until;
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+  /* The source's own fallback poll a minute away too. */
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+  until = g_get_monotonic_time () + 300 * 1000;
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE);
+  changed = FALSE;
+
+  db = pd_db_open (f->db_path, PD_DB_NONE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  info = pd_session_store_create (store, "Another task", "m", "replay", "plandeck", f->dir, &error);
+  g_assert_no_error (error);
+  iterate_until (&changed);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
+static void
+test_watch_poll (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 50);
+  /* odek has no stream: polling, never streaming, no error. */
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_assert_false (pd_remote_source_is_streaming (PD_REMOTE_SOURCE (source)));
+      g_usleep (1000);
+    }
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
+static gboolean
+in_state (PdRemoteSource *source,
+          PdRemoteState   state)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (pd_remote_source_get_state (source) != state && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  return pd_remote_source_get_state (source) == state;
+}
+
+/* The History and Transcript pages both read …/export on each change (the
+ * plan history and the messages): one request answers both, and a page
+ * that asks later, with no change since, gets the same answer; each change
+ * is one request more, and a page that cancels its ask (a reload) takes
+ * nothing from the other.  (Issue 15: every change cost two.) */
+typedef struct
+{
+  GAsyncResult *history;
+  GAsyncResult *messages;
+} ExportAsks;
+
+static void
+count_change (PdSource *source,
+              gpointer  user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+ask_export (PdSource     *source,
+            ExportAsks   *asks,
+            GCancellable *history_cancellable)
+{
+  g_clear_object (&asks->history);
+  g_clear_object (&asks->messages);
+  pd_source_get_plan_history_async (source, ODEK_ID, history_cancellable, store_result, &asks->history);
+  pd_source_get_messages_async (source, ODEK_ID, NULL, store_result, &asks->messages);
+}
+
+static void
+assert_export_answers (PdSource   *source,
+                       ExportAsks *asks)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) history = pd_source_get_plan_history_finish (source, wait_result (&asks->history), &error);
+  g_autoptr(JsonArray) messages = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (history->len, ==, 1);
+  messages = pd_source_get_messages_finish (source, wait_result (&asks->messages), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 2);
+}
+
+static void
+test_export_shared (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  ExportAsks asks = { NULL, NULL };
+  guint changes = 0;
+
+  g_signal_connect (source, "changed", G_CALLBACK (count_change), &changes);
+  f->odek_generation = 1;
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 50);
+  g_assert_true (in_state (PD_REMOTE_SOURCE (source), PD_REMOTE_ONLINE));
+
+  for (guint round = 1; round <= 3; round++)
+    {
+      if (round > 1)
+        {
+          /* Another run's event: the poll tells of a change. */
+          f->odek_generation = round;
+          while (changes < round - 1)
+            g_main_context_iteration (NULL, TRUE);
+          g_assert_cmpuint (changes, ==, round - 1);
+        }
+
+      /* Both pages ask at once: one request. */
+      ask_export (source, &asks, NULL);
+      assert_export_answers (source, &asks);
+      g_assert_cmpuint (f->odek_exports, ==, round);
+
+      /* A page shown later asks again, nothing changed: no request. */
+      ask_export (source, &asks, NULL);
+      assert_export_answers (source, &asks);
+      g_assert_cmpuint (f->odek_exports, ==, round);
+    }
+
+  /* A change, and the first page to ask cancels (it reloads): the other
+   * still gets its answer, from the one request. */
+  f->odek_generation = 4;
+  while (changes < 3)
+    g_main_context_iteration (NULL, TRUE);
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonArray) messages = NULL;
+    g_autoptr(GPtrArray) history = NULL;
+
+    ask_export (source, &asks, cancellable);
+    g_cancellable_cancel (cancellable);
+    messages = pd_source_get_messages_finish (source, wait_result (&asks.messages), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (messages), ==, 2);
+    history = pd_source_get_plan_history_finish (source, wait_result (&asks.history), &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_null (history);
+    g_assert_cmpuint (f->odek_exports, ==, 4);
+  }
+
+  /* Not watching, no change would be heard of: each ask is a request. */
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  ask_export (source, &asks, NULL);
+  assert_export_answers (source, &asks);
+  g_assert_cmpuint (f->odek_exports, ==, 5);
+  ask_export (source, &asks, NULL);
+  assert_export_answers (source, &asks);
+  g_assert_cmpuint (f->odek_exports, ==, 6);
+
+  g_clear_object (&asks.history);
+  g_clear_object (&asks.messages);
+}
+
+/* A server that announces no keepalive (odek) and stops answering: its
+ * connections stay open, so no request fails, and the HTTP timeout is
+ * taken away.  The watchdog's health probe, unanswered, tells: offline,
+ * saying so; once it answers again, online. */
+static void
+test_watch_hung_odek (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  PdRemoteSource *remote = PD_REMOTE_SOURCE (source);
+
+  pd_remote_source_set_timeout (remote, 0);
+  /* Its poll a minute away: only the probe can notice. */
+  pd_remote_source_watch (remote, 60000);
+  g_assert_true (in_state (remote, PD_REMOTE_ONLINE));
+  while (f->odek_polls == 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  f->odek_hung = TRUE;
+  g_assert_true (in_state (remote, PD_REMOTE_OFFLINE));
+  g_assert_nonnull (strstr (pd_remote_source_get_state_message (remote), "stopped answering"));
+
+  f->odek_hung = FALSE;
+  for (guint i = 0; i < f->odek_held->len; i++)
+    soup_server_message_unpause (g_ptr_array_index (f->odek_held, i));
+  g_ptr_array_set_size (f->odek_held, 0);
+  g_assert_true (in_state (remote, PD_REMOTE_ONLINE));
+  g_assert_false (pd_remote_source_is_streaming (remote));
+  pd_remote_source_watch (remote, 0);
+}
+
+/* A server whose stream sends one line that never ends (or a chunk of
+ * gigabytes): the source keeps a bounded part of it, drops the stream and
+ * reconnects.  It read on, buffering it all, until the window's memory
+ * ran out (about 100 MB a second). */
+static void
+test_watch_endless_line (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  f->odek_endless = TRUE;
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  while (f->endless_streams < 2 && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      /* What is sent and not yet taken waits in socket buffers: a few MiB. */
+      g_assert_cmpuint (f->endless_first, <, 64 * 1024 * 1024);
+    }
+  g_test_message ("first stream: %" G_GSIZE_FORMAT " bytes", f->endless_first);
+  g_assert_cmpuint (f->endless_streams, >=, 2);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
+/* A server that answers with a redirect: not followed, so the token goes
+ * nowhere else, and the error says why.  libsoup followed it, sending the
+ * token (and the session tokens) on to wherever Location pointed. */
+static void
+test_redirect_not_followed (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) usage = NULL;
+
+  f->odek_redirect = TRUE;
+  pd_source_get_usage_async (source, NULL, store_result, &r1);
+  usage = pd_source_get_usage_finish (source, wait_result (&r1), &error);
+  g_assert_null (usage);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "redirect"));
+  g_assert_cmpuint (f->redirected_with_token, ==, 0);
+
+  /* The live watch too (its health read and its stream). */
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (in_state (PD_REMOTE_SOURCE (source), PD_REMOTE_OFFLINE));
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  g_assert_cmpuint (f->redirected_with_token, ==, 0);
+}
+
+/* The window refetches a session on every change; a run that commits
+ * quickly pushes many.  The source keeps its lookups within its budget
+ * (serve allows 60 a minute per client, as odek does): merged, delayed,
+ * never a 429, and the last plan version arrives in the end. */
+typedef struct
+{
+  PdSource *source;
+  const char *id;
+  guint     in_flight;
+  guint     rate_limited;
+  guint     changes;
+  gint64    version;     /* the newest plan version received */
+} Follower;
+
+static void
+on_follow_plan (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Follower *follower = user_data;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GError) error = NULL;
+
+  follower->in_flight--;
+  if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
+    follower->version = MAX (follower->version, plan->version);
+  else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED))
+    follower->rate_limited++;
+}
+
+static void
+on_follow_session (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Follower *follower = user_data;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+
+  follower->in_flight--;
+  info = pd_source_get_session_finish (PD_SOURCE (object), result, &error);
+  if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED))
+    follower->rate_limited++;
+}
+
+static void
+on_follow_changed (PdSource *source,
+                   gpointer  user_data)
+{
+  Follower *follower = user_data;
+
+  follower->changes++;
+  follower->in_flight += 2;
+  pd_source_get_session_async (source, follower->id, NULL, on_follow_session, follower);
+  pd_source_get_plan_async (source, follower->id, NULL, on_follow_plan, follower);
+}
+
+static void
+test_lookup_budget (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdPlanStore) plan = pd_plan_store_new (12, 4000);
+  g_autofree char *created = NULL;
+  Follower follower = { .source = source, .id = f->id };
+  gint64 last = 0, deadline;
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_follow_changed), &follower);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+
+  /* A second writer (the run) commits 200 plan updates quickly. */
+  db = pd_db_open (f->db_path, PD_DB_NONE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  created = pd_plan_store_execute (plan, "{\"verb\":\"create\",\"steps\":[{\"title\":\"Read\"},{\"title\":\"Fix\"}]}", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *json = g_strdup_printf ("{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"%s\"}]}",
+                                               i % 2 ? "pending" : "in_progress");
+      g_autofree char *revision = pd_plan_store_execute (plan, json, &error);
+      g_autoptr(PdPlanState) state = NULL;
+      PdTurn turn = { 0 };
+      PdEvent *event;
+
+      g_assert_no_error (error);
+      state = pd_plan_store_snapshot (plan);
+      last = state->version;
+      turn.session_id = f->id;
+      turn.plan = state;
+      turn.status = PD_SESSION_STATUS_RUNNING;
+      g_assert_true (pd_session_store_save_turn (store, &turn, &error));
+      g_assert_no_error (error);
+      /* and says so on the stream, as serve's own runs do */
+      event = pd_event_new (PD_EVENT_PLAN_UPDATED);
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+
+  deadline = g_get_monotonic_time () + 40 * G_USEC_PER_SEC;
+  while ((follower.version < last || follower.in_flight > 0) && follower.rate_limited == 0 &&
+         g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_test_message ("%u changes pushed; plan version %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT,
+                  follower.changes, follower.version, last);
+  g_assert_cmpuint (follower.changes, >, 60);
+  g_assert_cmpuint (follower.rate_limited, ==, 0);
+  g_assert_cmpint (follower.version, ==, last);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  g_signal_handlers_disconnect_by_data (source, &follower);
+  /* The lookups still waiting for the budget answer @follower, which
+   * lives on this stack: the test may not return before the last one (a
+   * late answer wrote into the next test's frame under valgrind). */
+  deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+  while (follower.in_flight > 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (follower.in_flight, ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_remote_source_init (&argc, &argv);
+
+  g_test_add ("/pd/remote-source/lookup-budget", Fixture, GUINT_TO_POINTER (PD_SERVER_DEFAULT_RATE_LIMIT), fixture_set_up,
+              test_lookup_budget, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-stream", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_stream, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
+              test_watch_other_writer, fixture_tear_down);
+  g_test_add ("/pd/remote-source/export-shared", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_export_shared, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-endless-line", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_endless_line,
+              fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-hung-odek", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_hung_odek,
+              fixture_tear_down);
+  g_test_add ("/pd/remote-source/redirect-not-followed", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_redirect_not_followed, fixture_tear_down);
+
+  return g_test_run ();
+}
