@@ -388,11 +388,21 @@ run_op (GTask        *task,
         g_auto(GStrv) argv = NULL;
         g_autofree char *workdir = NULL;
 
+        g_autoptr(PdSessionInfo) info = NULL;
+
         if (pd_session_reads_get_resume (store, op->id, &argv, &workdir, &error))
           g_task_return_pointer (task, pd_resume_command_new (g_steal_pointer (&argv), workdir),
                                  (GDestroyNotify) pd_resume_command_free);
         else if (error != NULL)
           set_source_error (task, error);
+        /* An editor extension's task has no command: how to continue it
+         * is said all the same (tried as a new user would, the page gave
+         * no hint at all). */
+        else if ((info = pd_session_reads_get (store, op->id, NULL)) != NULL && pd_session_info_is_imported (info)
+                 && (g_strcmp0 (info->source, "cline") == 0 || g_strcmp0 (info->source, "roo") == 0
+                     || g_strcmp0 (info->source, "kilo") == 0))
+          g_task_return_pointer (task, pd_resume_command_new_in_editor (info->source, info->cwd),
+                                 (GDestroyNotify) pd_resume_command_free);
         else
           g_task_return_pointer (task, NULL, NULL);
       }

@@ -28,10 +28,34 @@ pd_resume_command_new (GStrv       argv,
   return self;
 }
 
+/**
+ * pd_resume_command_new_in_editor:
+ * @source: the extension's source name ("cline", "roo", "kilo")
+ * @workdir: (nullable): the task's folder
+ *
+ * How an editor extension's task is continued: from the extension's task
+ * history in the editor, with no command to run.
+ */
+PdResumeCommand *
+pd_resume_command_new_in_editor (const char *source,
+                                 const char *workdir)
+{
+  PdResumeCommand *self = g_new0 (PdResumeCommand, 1);
+
+  g_return_val_if_fail (source != NULL, NULL);
+
+  self->source = g_strdup (source);
+  self->workdir = g_strdup (workdir);
+  return self;
+}
+
 PdResumeCommand *
 pd_resume_command_copy (const PdResumeCommand *self)
 {
-  return pd_resume_command_new (g_strdupv (self->argv), self->workdir);
+  PdResumeCommand *copy = pd_resume_command_new (g_strdupv (self->argv), self->workdir);
+
+  copy->source = g_strdup (self->source);
+  return copy;
 }
 
 void
@@ -41,6 +65,7 @@ pd_resume_command_free (PdResumeCommand *self)
     return;
   g_strfreev (self->argv);
   g_free (self->workdir);
+  g_free (self->source);
   g_free (self);
 }
 

@@ -53,13 +53,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdSessionPage, pd_session_page_free)
 
 typedef struct
 {
-  GStrv  argv;      /* e.g. {"claude", "--resume", ID}: run as is, never through a shell */
+  GStrv  argv;      /* e.g. {"claude", "--resume", ID}: run as is, never through a shell;
+                     * NULL for an editor extension's task (see @source) */
   char  *workdir;   /* (nullable) the session's folder, to run it in */
+  char  *source;    /* (nullable) with no argv, the extension ("cline", "roo", "kilo") whose
+                     * task history in the editor continues the task: it has no command */
 } PdResumeCommand;
 
 GType            pd_resume_command_get_type (void) G_GNUC_CONST;
 PdResumeCommand *pd_resume_command_new      (GStrv                  argv,
                                              const char            *workdir);
+PdResumeCommand *pd_resume_command_new_in_editor (const char         *source,
+                                                  const char         *workdir);
 PdResumeCommand *pd_resume_command_copy     (const PdResumeCommand *self);
 void             pd_resume_command_free     (PdResumeCommand       *self);
 /* The command as one line to paste into a shell, each word quoted. */

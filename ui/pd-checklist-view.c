@@ -68,6 +68,7 @@ struct _PdChecklistView
   GtkWidget     *resume_bar;
   GtkLabel      *resume_title;
   GtkLabel      *resume_label;
+  GtkLabel      *resume_note;   /* what the command needs that the session does not say */
   GtkWidget     *copy_button;
   GtkWidget     *terminal_button;
 
@@ -753,8 +754,27 @@ pd_checklist_view_update_resume (PdChecklistView *self)
   gtk_widget_set_visible (self->resume_bar, self->resume != NULL);
   gtk_button_set_icon_name (GTK_BUTTON (self->copy_button), "edit-copy-symbolic");
   gtk_widget_set_tooltip_text (self->copy_button, _("Copy the Command"));
+  gtk_widget_set_visible (GTK_WIDGET (self->resume_note), FALSE);
   if (self->resume == NULL)
     return;
+
+  /* An editor extension's task: no command, but where to go on. */
+  if (self->resume->argv == NULL)
+    {
+      name = pd_session_source_label (self->resume->source);
+      /* Translators: %s is an agent, e.g. "Cline" */
+      title = g_strdup_printf (_("Continue in %s"), name);
+      gtk_label_set_text (self->resume_title, title);
+      /* Translators: %s is an editor extension, e.g. "Cline" */
+      line = g_strdup_printf (_("%s has no command to continue a task: in VS Code (or the editor it runs in), "
+                                "open %s and pick this task from its task history."), name, name);
+      gtk_label_set_text (self->resume_label, line);
+      gtk_widget_remove_css_class (GTK_WIDGET (self->resume_label), "monospace");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), NULL);
+      gtk_widget_set_visible (self->copy_button, FALSE);
+      gtk_widget_set_visible (self->terminal_button, FALSE);
+      return;
+    }
 
   name = agent_name (self->resume->argv[0]);
   if (name != NULL)
@@ -767,6 +787,8 @@ pd_checklist_view_update_resume (PdChecklistView *self)
   line = pd_resume_command_to_string (self->resume);
   safe_line = pd_safe_text_line (line);
   gtk_label_set_text (self->resume_label, safe_line);
+  gtk_widget_add_css_class (GTK_WIDGET (self->resume_label), "monospace");
+  gtk_widget_set_visible (self->copy_button, TRUE);
   if (self->resume->workdir != NULL)
     {
       g_autofree char *safe_dir = pd_safe_text_line (self->resume->workdir);
@@ -776,7 +798,15 @@ pd_checklist_view_update_resume (PdChecklistView *self)
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), tooltip);
     }
   else
-    gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), NULL);
+    {
+      /* The agent did not record the folder (an older Gemini CLI session
+       * in a hashed folder): the command only works in the right one. */
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), NULL);
+      gtk_label_set_text (self->resume_note,
+                          _("The session does not say which folder it ran in: run this command in the project's "
+                            "folder, as the agent keeps its sessions per folder."));
+      gtk_widget_set_visible (GTK_WIDGET (self->resume_note), TRUE);
+    }
   gtk_widget_set_visible (self->terminal_button, pd_terminal_is_available ());
 }
 
@@ -996,6 +1026,7 @@ pd_checklist_view_class_init (PdChecklistViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, resume_bar);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, resume_title);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, resume_label);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, resume_note);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, copy_button);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, terminal_button);
 }

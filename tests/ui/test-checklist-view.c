@@ -331,6 +331,106 @@ test_empty_and_switch (Fixture       *f,
   pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->session_id);
 }
 
+/* The one session imported from @path into a new database, shown. */
+static GtkWidget *
+show_imported (PdTestDb   *db,
+               const char *path)
+{
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[2] = { path, NULL };
+  GtkWidget *view;
+
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (db->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+  view = pd_checklist_view_new ();
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  return view;
+}
+
+static gboolean
+is_button_with_icon (GtkWidget     *widget,
+                     gconstpointer  icon)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), icon) == 0;
+}
+
+static gboolean
+continue_in_cline_shown (gpointer data)
+{
+  return label_shown (data, "Continue in Cline");
+}
+
+static gboolean
+folder_note_shown (gpointer data)
+{
+  return label_shown (data, "does not say which folder");
+}
+
+/* Tried as a new user would: a Cline task's page said nothing of how to go
+ * on with it (the extension has no command), and an older Gemini CLI
+ * session whose folder is not recorded showed its command with no word
+ * that it only works in the project's folder. */
+static void
+test_continue_hints (void)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  g_autofree char *cline = NULL;
+  g_autofree char *lantern = NULL;
+  g_autofree char *tmp = NULL;
+  g_autofree char *hashed = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *view;
+  GtkWindow *window;
+
+  g_assert_nonnull (root);
+  cline = g_build_filename (root, "vscode", "User", "globalStorage", "saoudrizwan.claude-dev", "tasks",
+                            "1775300000000", "ui_messages.json", NULL);
+  {
+    g_autoptr(PdTestDb) db = pd_test_db_new ();
+    GtkWidget *copy;
+
+    view = show_imported (db, cline);
+    window = pd_test_present (view, 720, 900);
+    g_assert_true (pd_test_wait_for (continue_in_cline_shown, view, WAIT_MS));
+    g_assert_true (label_shown (view, "pick this task from its task history"));
+    g_assert_false (label_shown (view, "does not say which folder"));
+    /* Nothing to copy or to run. */
+    copy = pd_test_find_first (view, is_button_with_icon, "edit-copy-symbolic");
+    g_assert_true (copy == NULL || !gtk_widget_is_visible (copy));
+    pd_test_destroy_window (window, view);
+    pd_test_spin (20);
+  }
+
+  /* An older Gemini CLI session in a hashed folder (no .project_root). */
+  tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_assert_no_error (error);
+  hashed = g_build_filename (tmp, "9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f", "chats", NULL);
+  g_mkdir_with_parents (hashed, 0700);
+  lantern = g_build_filename (root, "gemini", "tmp", "lantern", "chats", "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  {
+    g_autoptr(PdTestDb) db = pd_test_db_new ();
+    g_autofree char *contents = NULL;
+    g_autofree char *copy = g_build_filename (hashed, "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+    gsize length;
+
+    g_assert_true (g_file_get_contents (lantern, &contents, &length, &error));
+    g_assert_true (g_file_set_contents (copy, contents, (gssize) length, &error));
+    view = show_imported (db, copy);
+    window = pd_test_present (view, 720, 900);
+    g_assert_true (pd_test_wait_for (folder_note_shown, view, WAIT_MS));
+    g_assert_true (label_shown (view, "Continue in Gemini CLI"));
+    pd_test_destroy_window (window, view);
+    pd_test_spin (20);
+  }
+  pd_checklist_test_rmtree (tmp);
+}
+
 /* A Claude Code session with TodoWrite and ExitPlanMode: the project's own
  * fixture (the review screenshot), and a shared recording when it is there
  * (an extra check). */
@@ -407,6 +507,7 @@ main (int   argc,
   g_test_add ("/pd/ui/checklist-view/user-items", Fixture, NULL, fixture_setup, test_user_items, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/privacy-off", Fixture, NULL, fixture_setup, test_privacy_off, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/empty-and-switch", Fixture, NULL, fixture_setup, test_empty_and_switch, fixture_teardown);
+  g_test_add_func ("/pd/ui/checklist-view/continue-hints", test_continue_hints);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
                         "-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl", test_fixture_screenshot);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-shared",
