@@ -262,6 +262,99 @@ test_read_path (void)
   g_assert_cmpuint (scanned->len, ==, 2);
 }
 
+/* One import into @store by a new index (as a new process makes one:
+ * nothing of the last is kept but the database); its counts and the
+ * session's row. */
+static PdSessionInfo *
+import_fresh (PdSessionStore     *store,
+              const char         *dir,
+              PdImportIndexStats *stats)
+{
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *roots[] = { dir, NULL };
+  guint total;
+
+  memset (stats, 0, sizeof *stats);
+  g_assert_true (pd_import_index_run_paths (index, store, roots, stats, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+  return pd_session_info_copy (g_ptr_array_index (list, 0));
+}
+
+/* Imports in new processes read on from where the last one ended: only the
+ * appended bytes are read (all of the file was, before).  The counts stored
+ * stand until a new list comes; a todo_write call still waiting for its
+ * result has the next import read the file whole again, or the result
+ * would find no call. */
+static void
+test_index_resume (void)
+{
+  const char *first[] = { USER ("Go"), CALL ("c1", TODOS_AB), RESULT ("c1", "success"), NULL };
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *db_dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autofree char *path = pd_import_test_write (dir, "chats/s1.jsonl", first);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  PdImportIndexStats stats;
+  PdSessionInfo *info;
+  const char *more = USER ("Now the tests") "\n";
+  const char *list = CALL ("c2", TODOS_ABC) "\n" RESULT ("c2", "success") "\n";
+  const char *waiting = CALL ("c3", TODOS_AB) "\n";
+  const char *answer = RESULT ("c3", "success") "\n";
+  GStatBuf st;
+
+  info = import_fresh (store, dir, &stats);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_assert_cmpuint (info->plan_done, ==, 1);
+  g_assert_cmpuint (info->plan_total, ==, 2);
+  pd_session_info_free (info);
+
+  /* A line without a list: only it is read; the stored counts and title stand. */
+  pd_import_test_append (path, more);
+  info = import_fresh (store, dir, &stats);
+  g_assert_cmpuint (stats.read_appended, ==, 1);
+  g_assert_cmpuint (stats.read_full, ==, 0);
+  g_assert_cmpuint (stats.bytes_read, ==, strlen (more));
+  g_assert_cmpuint (stats.lines_read, ==, 1);
+  g_assert_cmpuint (info->plan_done, ==, 1);
+  g_assert_cmpuint (info->plan_total, ==, 2);
+  g_assert_cmpstr (info->task, ==, "Go");
+  g_assert_cmpstr (info->cwd, ==, "/w");
+  pd_session_info_free (info);
+
+  /* A new list: read alone, and its counts stored. */
+  pd_import_test_append (path, list);
+  info = import_fresh (store, dir, &stats);
+  g_assert_cmpuint (stats.read_appended, ==, 1);
+  g_assert_cmpuint (stats.bytes_read, ==, strlen (list));
+  g_assert_cmpuint (info->plan_done, ==, 2);
+  g_assert_cmpuint (info->plan_total, ==, 3);
+  pd_session_info_free (info);
+
+  /* A call whose result is not written yet, then its result. */
+  pd_import_test_append (path, waiting);
+  info = import_fresh (store, dir, &stats);
+  g_assert_cmpuint (stats.bytes_read, ==, strlen (waiting));
+  pd_session_info_free (info);
+  pd_import_test_append (path, answer);
+  info = import_fresh (store, dir, &stats);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_assert_cmpuint (stats.bytes_read, ==, (guint64) st.st_size);
+  g_assert_cmpuint (info->plan_done, ==, 1);
+  g_assert_cmpuint (info->plan_total, ==, 2);
+  pd_session_info_free (info);
+
+  pd_import_test_rmtree (dir);
+  pd_import_test_rmtree (db_dir);
+}
+
 /* A folder the scanner is given that is a FIFO is named with what it is,
  * not passed over in silence (nor waited on); one not there is no
  * agent installed, and says nothing. */
@@ -359,7 +452,7 @@ test_index_overrides (void)
   g_assert_cmpstr (pd_checklist_get_user_item (checklist, 0)->text, ==, "Tell the team");
 
   /* The user unticks A, done by the agent; a fresh index (a new process)
-   * reads the file whole and keeps it. */
+   * reads on from where the last import ended and keeps it. */
   pd_checklist_set_checked (checklist, 0, FALSE);
   g_assert_true (pd_import_index_save_annotations (store, info->id, checklist, &error));
   {
@@ -370,7 +463,8 @@ test_index_overrides (void)
     fputs (USER ("More") "\n", file);
     fclose (file);
     g_assert_true (pd_import_index_run_paths (fresh, store, roots, &stats, NULL, &error));
-    g_assert_cmpuint (stats.read_full, ==, 1);
+    g_assert_cmpuint (stats.read_full, ==, 0);
+    g_assert_cmpuint (stats.read_appended, ==, 1);
     again = pd_import_index_load_checklist (store, info->id, &error);
     g_assert_no_error (error);
     g_assert_cmpint (pd_checklist_get_effective_status (again, 0), ==, PD_CHECKLIST_STATUS_PENDING);
@@ -489,6 +583,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-qwen/read-path", test_read_path);
   g_test_add_func ("/pd/import-qwen/root-not-folder", test_root_not_folder);
   g_test_add_func ("/pd/import-qwen/index-overrides", test_index_overrides);
+  g_test_add_func ("/pd/import-qwen/index-resume", test_index_resume);
   g_test_add_func ("/pd/import-qwen/hostile", test_hostile);
   g_test_add_func ("/pd/import-qwen/pending-bound", test_pending_bound);
   return g_test_run ();

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -18,6 +19,7 @@
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
+#include "pd-qwen-reader.h"
 #include "pd-redact.h"
 
 #define MAX_DEPTH 8
@@ -44,12 +46,23 @@ typedef struct
   GPtrArray *agents;    /* (nullable) flat agent-*.jsonl beside it (Claude Code 2.0) */
 } Unit;
 
+/* The plan counts an earlier process stored for a transcript this one
+ * reads on from where that one ended: they stand until the reader applies
+ * a list of its own (the index keeps no plan text to rebuild the list). */
+typedef struct
+{
+  guint applied;      /* the reader's applied updates when it was resumed */
+  guint done;
+  guint total;
+} KeptPlan;
+
 struct _PdImportIndex
 {
   GObject     parent_instance;
 
   GMutex      lock;     /* one run at a time; guards readers and skipped */
   GHashTable *readers;  /* path → PdTranscriptReader */
+  GHashTable *kept;     /* path → KeptPlan: a reader resumed from the database that read no list yet */
   GPtrArray  *skipped;  /* PdImportSkip: the files the last run passed over */
 };
 
@@ -70,6 +83,7 @@ pd_import_index_finalize (GObject *object)
   PdImportIndex *self = PD_IMPORT_INDEX (object);
 
   g_clear_pointer (&self->readers, g_hash_table_unref);
+  g_clear_pointer (&self->kept, g_hash_table_unref);
   g_clear_pointer (&self->skipped, g_ptr_array_unref);
   g_mutex_clear (&self->lock);
 
@@ -87,6 +101,7 @@ pd_import_index_init (PdImportIndex *self)
 {
   g_mutex_init (&self->lock);
   self->readers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->skipped = pd_import_skips_new ();
 }
 
@@ -460,6 +475,7 @@ upsert_session (PdSessionStore     *store,
                 const char         *format,
                 const char         *agent_id,
                 goffset             offset,
+                const KeptPlan     *kept,
                 PdImportedSession  *session,
                 GPtrArray          *changed_ids,
                 PdImportIndexStats *stats,
@@ -509,6 +525,11 @@ upsert_session (PdSessionStore     *store,
       g_clear_error (&local);
     }
   pd_checklist_count (checklist, &summary.plan_done, &summary.plan_total, NULL);
+  if (kept != NULL)
+    {
+      summary.plan_done = kept->done;
+      summary.plan_total = kept->total;
+    }
 
   record.path = unit->path;
   record.agent_id = agent_id;
@@ -570,8 +591,64 @@ job_free (Job *job)
 
 /* NULL when the file is nothing to read: not a known format, or a flat
  * subagent transcript that is read with its parent. */
+/* Whether the file has a line end just before @offset: what an
+ * append-only transcript read up to there still has. */
+static gboolean
+line_ends_before (const char *path,
+                  goffset     offset)
+{
+  char c = 0;
+  int fd;
+  gboolean ok;
+
+  if (offset <= 0 || (fd = _pd_jsonl_open (path, NULL)) < 0)
+    return FALSE;
+  ok = pread (fd, &c, 1, offset - 1) == 1 && c == '\n';
+  close (fd);
+  return ok;
+}
+
+/* A Qwen Code session an earlier process read (it kept where it ended):
+ * a reader that reads on from there, with the facts stored, instead of the
+ * whole file again.  Qwen's files are only appended to; one shorter than
+ * what was read, or without a line end there, is read again whole. */
+static PdTranscriptReader *
+resume_from_store (PdImportIndex  *self,
+                   PdSessionStore *store,
+                   Unit           *unit,
+                   goffset        *before)
+{
+  PdImportState state;
+  PdImportStats counts = { 0 };
+  PdQwenReader *reader = NULL;
+  KeptPlan *kept;
+
+  if (!pd_session_store_get_import_state (store, unit->path, "", &state, NULL))
+    return NULL;
+  if (g_strcmp0 (state.format, "qwen") == 0 && state.read_offset > 0 && state.read_offset <= unit->size
+      && state.size <= unit->size && line_ends_before (unit->path, state.read_offset))
+    {
+      reader = pd_qwen_reader_new (unit->path);
+      counts.lines = (guint64) MAX (state.lines, 0);
+      counts.skipped_lines = (guint64) MAX (state.skipped_lines, 0);
+      counts.applied_updates = (guint) MAX (state.applied_updates, 0);
+      counts.ignored_updates = (guint) MAX (state.ignored_updates, 0);
+      pd_qwen_reader_resume_at (reader, state.read_offset, state.title, state.cwd, state.created_at,
+                                state.updated_at, &counts);
+      kept = g_new0 (KeptPlan, 1);
+      kept->applied = counts.applied_updates;
+      kept->done = state.plan_done;
+      kept->total = state.plan_total;
+      g_hash_table_replace (self->kept, g_strdup (unit->path), kept);
+      *before = state.read_offset;
+    }
+  pd_import_state_clear (&state);
+  return PD_TRANSCRIPT_READER (reader);
+}
+
 static Job *
 prepare_jsonl (PdImportIndex      *self,
+               PdSessionStore     *store,
                Unit               *unit,
                GPtrArray          *skipped,
                PdImportIndexStats *stats)
@@ -587,9 +664,15 @@ prepare_jsonl (PdImportIndex      *self,
       if (unit->size < before)
         {
           g_hash_table_remove (self->readers, unit->path);
+          g_hash_table_remove (self->kept, unit->path);
           reader = NULL;
           before = 0;
         }
+    }
+  else if ((reader = resume_from_store (self, store, unit, &before)) != NULL)
+    {
+      pd_transcript_reader_set_follow (reader, TRUE);
+      g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
     }
 
   if (reader == NULL)
@@ -688,11 +771,13 @@ finish_jsonl (PdImportIndex       *self,
 {
   const Unit *unit = job->unit;
   PdImportedSession *session = pd_transcript_reader_get_session (job->reader);
+  const KeptPlan *kept;
   goffset offset;
 
   if (!job->ok)
     {
       g_hash_table_remove (self->readers, unit->path);
+      g_hash_table_remove (self->kept, unit->path);
       if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_propagate_error (error, g_steal_pointer (&job->error));
@@ -711,6 +796,9 @@ finish_jsonl (PdImportIndex       *self,
   }
 
   offset = pd_transcript_reader_get_offset (job->reader);
+  /* Where another process may read on from (0: from the start). */
+  if (PD_IS_QWEN_READER (job->reader))
+    offset = pd_qwen_reader_get_resume_offset (PD_QWEN_READER (job->reader));
   if (job->before > 0)
     stats->read_appended++;
   else
@@ -723,7 +811,14 @@ finish_jsonl (PdImportIndex       *self,
   /* An empty file is not a session (yet). */
   if (pd_imported_session_get_stats (session)->lines == 0)
     return TRUE;
-  return upsert_session (store, unit, pd_transcript_reader_get_format (job->reader), "", offset, session,
+  kept = g_hash_table_lookup (self->kept, unit->path);
+  if (kept != NULL && pd_imported_session_get_stats (session)->applied_updates != kept->applied)
+    {
+      /* A list of its own: its counts from now on. */
+      g_hash_table_remove (self->kept, unit->path);
+      kept = NULL;
+    }
+  return upsert_session (store, unit, pd_transcript_reader_get_format (job->reader), "", offset, kept, session,
                          changed_ids, stats, error);
 }
 
@@ -763,8 +858,8 @@ read_opencode_unit (PdSessionStore      *store,
       const char *agent_id = pd_imported_session_get_id (session);
 
       stats->lines_read += pd_imported_session_get_stats (session)->lines;
-      if (!upsert_session (store, unit, opencode_format (unit), agent_id ? agent_id : "",
-                           0, session, changed_ids, stats, error))
+      if (!upsert_session (store, unit, opencode_format (unit), agent_id ? agent_id : "", 0, NULL,
+                           session, changed_ids, stats, error))
         return FALSE;
     }
   return TRUE;
@@ -806,7 +901,7 @@ index_units (PdImportIndex       *self,
         }
       if (unit->kind == UNIT_JSONL)
         {
-          Job *job = prepare_jsonl (self, unit, skipped, stats);
+          Job *job = prepare_jsonl (self, store, unit, skipped, stats);
           if (job == NULL)
             continue;
           g_hash_table_insert (jobs, unit, job);

@@ -128,6 +128,47 @@ pd_qwen_reader_set_todos_dir (PdQwenReader *self,
   self->todos_dir = g_strdup (dir);
 }
 
+void
+pd_qwen_reader_resume_at (PdQwenReader        *self,
+                          goffset              offset,
+                          const char          *title,
+                          const char          *cwd,
+                          gint64               created_at,
+                          gint64               updated_at,
+                          const PdImportStats *counts)
+{
+  PdImportStats *stats;
+
+  g_return_if_fail (PD_IS_QWEN_READER (self));
+  g_return_if_fail (offset >= 0);
+
+  self->offset = offset;
+  /* Not a first read: no tail search. */
+  self->tail_done = TRUE;
+  if (title != NULL && *title != '\0')
+    pd_imported_session_set_title (self->session, title);
+  if (cwd != NULL && *cwd != '\0')
+    pd_imported_session_set_cwd (self->session, cwd);
+  pd_imported_session_note_time (self->session, created_at);
+  pd_imported_session_note_time (self->session, updated_at);
+  stats = pd_imported_session_get_stats (self->session);
+  if (counts != NULL)
+    {
+      stats->lines = counts->lines;
+      stats->skipped_lines = counts->skipped_lines;
+      stats->applied_updates = counts->applied_updates;
+      stats->ignored_updates = counts->ignored_updates;
+    }
+}
+
+goffset
+pd_qwen_reader_get_resume_offset (PdQwenReader *self)
+{
+  g_return_val_if_fail (PD_IS_QWEN_READER (self), 0);
+
+  return _pd_pending_calls_get_size (self->calls) > 0 ? 0 : self->offset;
+}
+
 PdQwenSideCheck
 pd_qwen_reader_get_side_check (PdQwenReader *self)
 {

@@ -11,6 +11,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "pd-random.h"
 #include "pd-session-store.h"
 
@@ -45,6 +47,58 @@ pd_session_store_import_is_unchanged (PdSessionStore  *self,
       n++;
     }
   return rc == PD_DB_DONE && n > 0;
+}
+
+void
+pd_import_state_clear (PdImportState *state)
+{
+  g_clear_pointer (&state->format, g_free);
+  g_clear_pointer (&state->title, g_free);
+  g_clear_pointer (&state->cwd, g_free);
+}
+
+gboolean
+pd_session_store_get_import_state (PdSessionStore  *self,
+                                   const char      *path,
+                                   const char      *agent_id,
+                                   PdImportState   *state,
+                                   GError         **error)
+{
+  PdDb *db;
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+  g_return_val_if_fail (path != NULL && state != NULL, FALSE);
+
+  memset (state, 0, sizeof *state);
+  db = pd_session_store_get_db (self);
+  locker = pd_db_locker_new (db);
+  if (!(stmt = pd_db_prepare (db,
+                              "SELECT i.format, i.size, i.read_offset, i.lines, i.skipped_lines, i.applied_updates, "
+                              "i.ignored_updates, s.task, s.cwd, s.created_at, s.updated_at, s.plan_done, s.plan_total "
+                              "FROM imports i JOIN sessions s ON s.pk = i.session_pk "
+                              "WHERE i.path = ?1 AND i.agent_id = ?2",
+                              error)))
+    return FALSE;
+  pd_db_stmt_bind_text (stmt, 1, path);
+  pd_db_stmt_bind_text (stmt, 2, agent_id ? agent_id : "");
+  if (pd_db_step (db, stmt, error) != PD_DB_ROW)
+    return FALSE;
+  state->format = pd_db_stmt_column_dup_text (stmt, 0);
+  state->size = pd_db_stmt_column_int64 (stmt, 1);
+  state->read_offset = pd_db_stmt_column_int64 (stmt, 2);
+  state->lines = pd_db_stmt_column_int64 (stmt, 3);
+  state->skipped_lines = pd_db_stmt_column_int64 (stmt, 4);
+  state->applied_updates = pd_db_stmt_column_int64 (stmt, 5);
+  state->ignored_updates = pd_db_stmt_column_int64 (stmt, 6);
+  state->title = pd_db_stmt_column_dup_text (stmt, 7);
+  state->cwd = pd_db_stmt_column_dup_text (stmt, 8);
+  state->created_at = pd_db_stmt_column_int64 (stmt, 9);
+  state->updated_at = pd_db_stmt_column_int64 (stmt, 10);
+  state->plan_done = (guint) MAX (pd_db_stmt_column_int64 (stmt, 11), 0);
+  state->plan_total = (guint) MAX (pd_db_stmt_column_int64 (stmt, 12), 0);
+  return TRUE;
 }
 
 char *

@@ -144,6 +144,32 @@ typedef struct
   guint       plan_total;
 } PdImportedSummary;
 
+/* What an earlier import stored of one transcript file and its session:
+ * enough for a new process to read on from where that import ended. */
+typedef struct
+{
+  char   *format;
+  gint64  size;
+  gint64  read_offset;
+  gint64  lines;
+  gint64  skipped_lines;
+  gint64  applied_updates;
+  gint64  ignored_updates;
+  char   *title;        /* as stored: redacted */
+  char   *cwd;
+  gint64  created_at;
+  gint64  updated_at;
+  guint   plan_done;    /* with the user's overrides */
+  guint   plan_total;
+} PdImportState;
+
+void            pd_import_state_clear                (PdImportState            *state);
+/* FALSE without an error when @path (with @agent_id) was never imported. */
+gboolean        pd_session_store_get_import_state    (PdSessionStore           *self,
+                                                      const char               *path,
+                                                      const char               *agent_id,
+                                                      PdImportState            *state,
+                                                      GError                  **error);
 gboolean        pd_session_store_import_is_unchanged (PdSessionStore           *self,
                                                       const char               *path,
                                                       gint64                    size,
