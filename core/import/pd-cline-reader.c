@@ -310,10 +310,20 @@ add_to_pages (PdClineReader  *self,
     _pd_transcript_pages_add_text (self->pages, NULL, "system", text, group, time);
 }
 
-/* What a message is read for; its other members are never built. */
+/* What a message is read for; its other members are never built.  Its
+ * text (often a command's whole output) only for the kinds that use it. */
+static const PdJsonPick head_pick[] = {
+  { "type", NULL }, { "ask", NULL }, { "say", NULL }, { "ts", NULL }, { NULL, NULL },
+};
 static const PdJsonPick message_pick[] = {
   { "type", NULL }, { "ask", NULL }, { "say", NULL }, { "text", NULL }, { "ts", NULL }, { NULL, NULL },
 };
+
+static gboolean
+kind_uses_text (const char *kind)
+{
+  return strcmp (kind, "task") == 0 || strcmp (kind, "task_progress") == 0 || strcmp (kind, "tool") == 0;
+}
 
 /* The task again, whole: the checklist is replayed from its start. */
 static gboolean
@@ -331,7 +341,8 @@ cline_update (PdTranscriptReader  *reader,
   gboolean is_kilo;
   gboolean cline_lists = FALSE;
   gboolean title_set = FALSE;
-  JsonNode *element;
+  const char *element;
+  gsize element_length;
   gsize length;
 
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
@@ -364,9 +375,9 @@ cline_update (PdTranscriptReader  *reader,
   stats->ignored_updates = 0;
   pd_checklist_clear_agent_items (checklist);
 
-  for (guint i = 0; (element = pd_json_elements_next (elements, message_pick)); i++)
+  for (guint i = 0; pd_json_elements_next_text (elements, &element, &element_length); i++)
     {
-      g_autoptr(JsonNode) owned = element;
+      g_autoptr(JsonNode) owned = NULL;
       JsonObject *message;
       const char *type, *kind, *text;
       g_autofree char *group = NULL;
@@ -377,14 +388,25 @@ cline_update (PdTranscriptReader  *reader,
       if ((i & 0xfff) == 0xfff && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
       stats->lines++;
-      if (!JSON_NODE_HOLDS_OBJECT (element))
+      if (!(message = _pd_import_parse_picked (&owned, element, element_length, head_pick)))
         {
           stats->skipped_lines++;
           continue;
         }
-      message = json_node_get_object (element);
       type = pd_json_get_string (message, "type");
       kind = g_strcmp0 (type, "ask") == 0 ? pd_json_get_string (message, "ask") : pd_json_get_string (message, "say");
+      /* Built again with its text when it is wanted: the pages show every
+       * text, the replay only those of a few kinds. */
+      if (kind != NULL && (self->pages != NULL || kind_uses_text (kind)))
+        {
+          if (!(message = _pd_import_parse_picked (&owned, element, element_length, message_pick)))
+            {
+              stats->skipped_lines++;
+              continue;
+            }
+          type = pd_json_get_string (message, "type");
+          kind = g_strcmp0 (type, "ask") == 0 ? pd_json_get_string (message, "ask") : pd_json_get_string (message, "say");
+        }
       text = pd_json_get_string (message, "text");
       time = ms_to_us (pd_json_get_int (message, "ts", 0));
       if (type == NULL || kind == NULL)

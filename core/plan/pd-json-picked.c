@@ -703,3 +703,48 @@ pd_json_check_foreign (const char  *text,
     return pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
   return TRUE;
 }
+
+/**
+ * pd_json_elements_next_text:
+ * @text: (out): where the next element's text starts, in the document
+ * @length: (out): its length
+ *
+ * The next element as text, not built: for a reader that looks at a few
+ * members first (pd_json_parse_picked() on it) and builds more only of
+ * the elements it wants.
+ *
+ * Returns: %FALSE after the last
+ */
+gboolean
+pd_json_elements_next_text (PdJsonElements  *self,
+                            const char     **text,
+                            gsize           *length)
+{
+  PdJsonReader *r;
+  const char *start;
+
+  g_return_val_if_fail (self != NULL && text != NULL && length != NULL, FALSE);
+
+  r = &self->r;
+  if (self->done)
+    return FALSE;
+  pd_json_reader_skip_ws (r);
+  if (r->pos >= r->end || *r->pos == ']')
+    {
+      self->done = TRUE;
+      return FALSE;
+    }
+  start = r->pos;
+  /* The text was checked whole: no skip fails here. */
+  if (!skip_value (r, NULL))
+    {
+      self->done = TRUE;
+      return FALSE;
+    }
+  *text = start;
+  *length = (gsize) (r->pos - start);
+  pd_json_reader_skip_ws (r);
+  if (r->pos < r->end && *r->pos == ',')
+    r->pos++;
+  return TRUE;
+}

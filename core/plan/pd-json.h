@@ -91,6 +91,9 @@ PdJsonElements *pd_json_elements_new        (const char        *text,
 JsonNode       *pd_json_elements_get_header (PdJsonElements    *self);
 JsonNode       *pd_json_elements_next       (PdJsonElements    *self,
                                              const PdJsonPick  *pick);
+gboolean        pd_json_elements_next_text  (PdJsonElements    *self,
+                                             const char       **text,
+                                             gsize             *length);
 void            pd_json_elements_free       (PdJsonElements    *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdJsonElements, pd_json_elements_free)
 
