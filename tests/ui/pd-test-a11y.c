@@ -3,11 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * GTK 4.8 has no public getter for a widget's accessible name, so this
- * computes it the way GTK 4.8's AT-SPI backend does (checked against the
- * Name an AT-SPI client reads over the accessibility bus): the LABEL
- * property when it is set; else the accessibles named by LABELLED_BY, each
- * by its LABEL or, without one, by its class name; else, for any role but a
- * structural one, the class name. A tooltip is only the description.
+ * computes it the way GTK 4.8's AT-SPI backend does (gtk_at_context_get_name,
+ * checked against the Name an AT-SPI client reads over the accessibility
+ * bus): the LABEL property, then the LABEL of each accessible LABELLED_BY
+ * names, joined by spaces; an accessible named by the relation that has no
+ * LABEL gives its class name while nothing came before it; with no name at
+ * all, any role but a structural one gives the class name. A tooltip is
+ * only the description.
  *
  * The values are read through gtk_test_accessible_check_property(), which
  * returns the value it finds when it differs from the one asked for; the
@@ -112,34 +114,33 @@ char *
 pd_test_a11y_name (GtkWidget *widget)
 {
   g_autoptr(GPtrArray) targets = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   char *label;
 
   g_assert_cmpstr (g_getenv ("GTK_A11Y"), ==, "test");
 
   label = string_property (widget, GTK_ACCESSIBLE_PROPERTY_LABEL);
   if (label != NULL)
-    return label;
+    g_ptr_array_add (names, label);
 
   targets = relation_targets (widget, GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-  if (targets->len > 0)
+  for (guint i = 0; i < targets->len; i++)
     {
-      g_autoptr(GString) names = g_string_new (NULL);
+      GtkWidget *target = g_ptr_array_index (targets, i);
+      char *part = string_property (target, GTK_ACCESSIBLE_PROPERTY_LABEL);
 
-      for (guint i = 0; i < targets->len; i++)
-        {
-          GtkWidget *target = g_ptr_array_index (targets, i);
-          g_autofree char *part = string_property (target, GTK_ACCESSIBLE_PROPERTY_LABEL);
-
-          if (names->len > 0)
-            g_string_append_c (names, ' ');
-          g_string_append (names, part != NULL ? part : G_OBJECT_TYPE_NAME (target));
-        }
-      return g_string_free (g_steal_pointer (&names), FALSE);
+      if (part != NULL)
+        g_ptr_array_add (names, part);
+      else if (names->len == 0 &&
+               !is_structural (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (target))))
+        g_ptr_array_add (names, g_strdup (G_OBJECT_TYPE_NAME (target)));
     }
 
-  if (is_structural (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))))
-    return g_strdup ("");
-  return g_strdup (G_OBJECT_TYPE_NAME (widget));
+  if (names->len == 0 &&
+      !is_structural (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))))
+    g_ptr_array_add (names, g_strdup (G_OBJECT_TYPE_NAME (widget)));
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
 }
 
 char *
