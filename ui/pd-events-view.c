@@ -51,7 +51,8 @@ struct _PdEventsView
   gboolean            following;
   double              last_upper;
   double              last_page_size;
-  gboolean            scrolling;     /* our own move of the adjustment */
+  gboolean            reconfigured;  /* "changed" came; its value-changed is no scroll */
+  guint               follow_idle;   /* a pending move to the newest */
 
   /* Template widgets */
   GtkDropDown        *type_dropdown;
@@ -98,6 +99,8 @@ static guint signals[N_SIGNALS];
 
 static void pd_events_view_fetch (PdEventsView         *self,
                                   PdSessionViewRequest *request);
+static void pd_events_view_set_following (PdEventsView *self,
+                                          gboolean      following);
 
 static void
 pd_events_view_update_state (PdEventsView *self)
@@ -349,6 +352,8 @@ pd_events_view_clear (PdSessionView *view)
   g_hash_table_remove_all (self->seen_types);
   if (clear_notices (self))
     g_signal_emit (self, signals[NOTICES_CHANGED], 0);
+  /* Another session's stream: it is tailed from its newest. */
+  pd_events_view_set_following (self, TRUE);
   pd_events_view_update_state (self);
 }
 
@@ -361,15 +366,65 @@ at_bottom (GtkAdjustment *adjustment)
          gtk_adjustment_get_upper (adjustment) - 2;
 }
 
+/* The rows' list inside the column view (a GtkListView of its own). */
+static GtkWidget *
+rows_list (PdEventsView *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->column_view));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      return child;
+
+  return NULL;
+}
+
+/* The list is asked to show its last row, not the adjustment to move.
+ *
+ * GTK 4.8's GtkListBase turns an adjustment value into rows only from its
+ * value-changed handler, which it blocks while it reconfigures the
+ * adjustment during layout: a value set then moved the scrollbar but the
+ * first rows stayed drawn.  Set any other time, the handler looks the value
+ * up among the rows it last laid out and warns ("failed to scroll to given
+ * position", fatal in the tests) when no row is there: the list not yet
+ * allocated, emptied (a session switch, a filter) or grown since.
+ * "list.scroll-to-item" instead anchors the list on the item; the list lays
+ * itself out around it and sets the adjustment to match, and an item it does
+ * not know is ignored.  It never warns. */
 static void
 pd_events_view_scroll_to_newest (PdEventsView *self)
 {
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+  GtkWidget *list = rows_list (self);
+  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
 
-  self->scrolling = TRUE;
-  gtk_adjustment_set_value (adjustment,
-                            gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
-  self->scrolling = FALSE;
+  if (list == NULL || n_items == 0)
+    return;
+
+  gtk_widget_activate_action (list, "list.scroll-to-item", "u", n_items - 1);
+}
+
+/* In an idle, once what changed the rows or the adjustment is over.  A
+ * row the list has measured is put at the bottom of the view; a row it has
+ * not measured yet (added since its last layout) lands just below it, and
+ * the layout that measures it reconfigures the adjustment, which queues
+ * this once more: the newest is in view one frame later. */
+static void
+pd_events_view_follow_idle (gpointer user_data)
+{
+  PdEventsView *self = user_data;
+
+  self->follow_idle = 0;
+  self->reconfigured = FALSE;
+  if (self->following && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))
+    pd_events_view_scroll_to_newest (self);
+}
+
+static void
+pd_events_view_queue_follow (PdEventsView *self)
+{
+  /* Also when not following: the idle ends the reconfigured window. */
+  if (self->follow_idle == 0)
+    self->follow_idle = g_idle_add_once (pd_events_view_follow_idle, self);
 }
 
 static void
@@ -394,20 +449,19 @@ on_adjustment_value_changed (PdEventsView  *self,
 {
   double upper = gtk_adjustment_get_upper (adjustment);
   double page_size = gtk_adjustment_get_page_size (adjustment);
-  gboolean resized = upper != self->last_upper || page_size != self->last_page_size;
+  gboolean resized = upper != self->last_upper || page_size != self->last_page_size ||
+                     self->reconfigured;
 
   self->last_upper = upper;
   self->last_page_size = page_size;
-
-  if (self->scrolling)
-    return;
+  self->reconfigured = FALSE;
 
   if (at_bottom (adjustment))
     pd_events_view_set_following (self, TRUE);
   else if (!resized)
     pd_events_view_set_following (self, FALSE);
   else if (self->following)
-    pd_events_view_scroll_to_newest (self);
+    pd_events_view_queue_follow (self);
 }
 
 static void
@@ -416,9 +470,22 @@ on_adjustment_changed (PdEventsView  *self,
 {
   self->last_upper = gtk_adjustment_get_upper (adjustment);
   self->last_page_size = gtk_adjustment_get_page_size (adjustment);
+  /* The list reconfigures the adjustment during layout (rows added, shown
+   * again, resized) and emits value-changed right after: not the person. */
+  self->reconfigured = TRUE;
 
-  if (self->following && !at_bottom (adjustment))
-    pd_events_view_scroll_to_newest (self);
+  pd_events_view_queue_follow (self);
+}
+
+/* Rows added while following: the newest is the one to show. */
+static void
+on_rows_changed (PdEventsView *self,
+                 guint         position,
+                 guint         removed,
+                 guint         added)
+{
+  if (self->following && added > 0)
+    pd_events_view_queue_follow (self);
 }
 
 static void
@@ -426,6 +493,7 @@ on_jump_clicked_cb (PdEventsView *self)
 {
   pd_events_view_set_following (self, TRUE);
   pd_events_view_scroll_to_newest (self);
+  pd_events_view_queue_follow (self);
 }
 
 /* --- filter and details -------------------------------------------------- */
@@ -476,6 +544,7 @@ pd_events_view_dispose (GObject *object)
   PdEventsView *self = PD_EVENTS_VIEW (object);
 
   g_clear_handle_id (&self->compact_idle, g_source_remove);
+  g_clear_handle_id (&self->follow_idle, g_source_remove);
 
   if (self->scroller != NULL)
     g_signal_handlers_disconnect_by_data (gtk_scrolled_window_get_vadjustment (self->scroller), self);
@@ -744,6 +813,11 @@ pd_events_view_init (PdEventsView *self)
                            G_CALLBACK (on_adjustment_value_changed), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
                            G_CALLBACK (on_adjustment_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->selection, "items-changed",
+                           G_CALLBACK (on_rows_changed), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  /* Rows that arrived while hidden: shown again, the newest is in view. */
+  g_signal_connect_object (self->scroller, "map",
+                           G_CALLBACK (pd_events_view_queue_follow), self, G_CONNECT_SWAPPED);
   pd_events_view_update_state (self);
 }
 

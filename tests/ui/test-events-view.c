@@ -14,6 +14,7 @@
 
 #include "pd-event-item.h"
 #include "pd-events-view.h"
+#include "pd-session-store.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
 
@@ -398,6 +399,156 @@ test_events_narrow (void)
   pd_test_destroy_window (window, view);
 }
 
+static void
+add_tool_calls (PdTestDb   *db,
+                const char *id,
+                guint       first,
+                guint       n)
+{
+  for (guint i = first; i < first + n; i++)
+    {
+      g_autofree char *data = g_strdup_printf ("{\"call_id\":\"call_%u\",\"duration_ms\":%u,\"result_bytes\":64}",
+                                               i, 100 + i);
+
+      pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "shell", 1, data);
+    }
+}
+
+typedef struct
+{
+  GtkWidget  *view;
+  const char *text;
+} LabelWait;
+
+static gboolean
+has_mapped_label (gpointer user_data)
+{
+  LabelWait *wait = user_data;
+
+  return pd_test_find_first (wait->view, is_mapped_label, wait->text) != NULL;
+}
+
+static gboolean
+adjustment_at_end (gpointer data)
+{
+  GtkAdjustment *adjustment = data;
+
+  return gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) &&
+         gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
+         gtk_adjustment_get_upper (adjustment) - 1;
+}
+
+/* Following: the adjustment is at its end and the newest row is drawn inside
+ * the scroller, not merely believed to be there. */
+static void
+assert_newest_shown (GtkWidget *view,
+                     guint      newest)
+{
+  GtkWidget *columns = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  GtkScrolledWindow *scroller = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (columns, GTK_TYPE_SCROLLED_WINDOW));
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scroller);
+  g_autofree char *summary = g_strdup_printf ("shell · %u ms", 100 + newest);
+  GtkWidget *label;
+  graphene_rect_t bounds;
+  LabelWait wait;
+
+  pd_test_flush (view);
+  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  /* The list moves as it lays itself out, at a frame to come. */
+  g_assert_true (pd_test_wait_for (adjustment_at_end, adjustment, 5000));
+  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  /* The list draws its rows at the next frame. */
+  wait.view = view;
+  wait.text = summary;
+  g_assert_true (pd_test_wait_for (has_mapped_label, &wait, 5000));
+  label = pd_test_find_first (view, is_mapped_label, summary);
+  g_assert_nonnull (label);
+  g_assert_true (gtk_widget_compute_bounds (label, GTK_WIDGET (scroller), &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (GTK_WIDGET (scroller)) + 1);
+}
+
+/* Issue 15 item 5, tried as a new user would: many events arrive while the
+ * view follows (shown, and hidden then shown again); the newest row is the
+ * one drawn, not the first rows with the adjustment claiming the end. */
+static void
+test_events_follow_newest (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autofree char *other = pd_test_db_create_session (db, "Port the lexer");
+  GtkWidget *view = pd_events_view_new ();
+  GtkAdjustment *adjustment;
+  GListModel *model;
+  GtkWindow *window;
+  CountWait wait;
+
+  add_first_events (db, id);
+  window = pd_test_present (view, 900, 600);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
+  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.model = model;
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  pd_test_flush (view);
+
+  /* Shown: a burst of 85 while following. */
+  add_tool_calls (db, id, 0, 85);
+  wait.n = 88;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  assert_newest_shown (view, 84);
+
+  /* Hidden while the rows arrive, then shown again. */
+  gtk_widget_set_visible (view, FALSE);
+  add_tool_calls (db, id, 85, 60);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  wait.n = 148;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  gtk_widget_set_visible (view, TRUE);
+  assert_newest_shown (view, 144);
+
+  /* Scrolled up by the person: it stays there while rows arrive; the jump
+   * button brings the newest back, and following. */
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (
+    gtk_widget_get_ancestor (pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW), GTK_TYPE_SCROLLED_WINDOW)));
+  gtk_adjustment_set_value (adjustment, 0);
+  pd_test_flush (view);
+  g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  add_tool_calls (db, id, 145, 5);
+  wait.n = 153;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  pd_test_flush (view);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  pd_events_view_jump_to_newest (PD_EVENTS_VIEW (view));
+  assert_newest_shown (view, 149);
+
+  /* Another session with fewer rows than were listed: the list is emptied
+   * and filled again while it follows (a move made into rows the list no
+   * longer had made GtkListBase warn, fatal here), and it follows on. */
+  add_first_events (db, other);
+  add_tool_calls (db, other, 500, 30);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), other);
+  wait.n = 33;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  assert_newest_shown (view, 529);
+  add_tool_calls (db, other, 530, 40);
+  wait.n = 73;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  assert_newest_shown (view, 569);
+
+  /* Never an event lost: the rows are the stored events. */
+  {
+    g_autoptr(GPtrArray) stored = pd_session_store_list_events (db->store, other, NULL, 0, 1000, NULL);
+
+    g_assert_cmpuint (g_list_model_get_n_items (model), ==, stored->len);
+  }
+
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -409,6 +560,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/plain-text-and-empty", test_events_plain_text_and_empty);
   g_test_add_func ("/pd/ui/events-view/model-outcomes", test_events_model_outcomes);
   g_test_add_func ("/pd/ui/events-view/narrow", test_events_narrow);
+  g_test_add_func ("/pd/ui/events-view/follow-newest", test_events_follow_newest);
 
   return g_test_run ();
 }
