@@ -194,6 +194,64 @@ test_key_follows_provider (Fixture       *f,
     g_setenv ("OPENAI_API_KEY", saved_key, TRUE);
 }
 
+/* The address a front end looks a kept key up by is the one the engine
+ * sends to: the profile's, else the configuration's, else the provider's
+ * variable; NULL only for the provider's own endpoint. */
+static void
+test_base_url (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(PdConfig) config = NULL;
+  g_autoptr(PdEngineBuilder) builder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved_url = g_strdup (g_getenv ("OPENAI_BASE_URL"));
+  g_autofree char *url = NULL;
+
+  g_unsetenv ("OPENAI_BASE_URL");
+  config = load_config (f, "{\"provider\": {\"name\": \"openai\"}}");
+  builder = pd_engine_builder_new (config);
+  url = pd_engine_builder_dup_base_url (builder, &error);
+  g_assert_no_error (error);
+  g_assert_null (url);
+
+  /* The provider's variable (ignore_env keeps it out of the config: the
+   * provider reads it itself). */
+  g_setenv ("OPENAI_BASE_URL", "http://127.0.0.1:9/from-env", TRUE);
+  url = pd_engine_builder_dup_base_url (builder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (url, ==, "http://127.0.0.1:9/from-env");
+  g_clear_pointer (&url, g_free);
+
+  /* The configuration's, for its provider only. */
+  g_clear_object (&builder);
+  g_clear_object (&config);
+  config = load_config (f, "{\"provider\": {\"name\": \"openai\", \"base_url\": \"http://127.0.0.1:9/from-file\"}}");
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_base_url (builder, "");
+  url = pd_engine_builder_dup_base_url (builder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (url, ==, "http://127.0.0.1:9/from-file");
+  g_clear_pointer (&url, g_free);
+
+  /* The profile's wins. */
+  pd_engine_builder_set_base_url (builder, "http://127.0.0.1:9/profile");
+  url = pd_engine_builder_dup_base_url (builder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (url, ==, "http://127.0.0.1:9/profile");
+  g_clear_pointer (&url, g_free);
+
+  /* A provider that cannot be made says why. */
+  pd_engine_builder_set_provider_name (builder, "no-such-provider");
+  url = pd_engine_builder_dup_base_url (builder, &error);
+  g_assert_null (url);
+  g_assert_nonnull (error);
+
+  if (saved_url != NULL)
+    g_setenv ("OPENAI_BASE_URL", saved_url, TRUE);
+  else
+    g_unsetenv ("OPENAI_BASE_URL");
+}
+
 typedef struct
 {
   guint asked;
@@ -547,6 +605,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   ADD ("/pd/engine-builder/key-follows-provider", test_key_follows_provider);
+  ADD ("/pd/engine-builder/base-url", test_base_url);
   ADD ("/pd/engine-builder/callbacks-shared", test_callbacks_shared);
   ADD ("/pd/engine-builder/planning-and-limits", test_planning_and_limits);
   ADD ("/pd/engine-builder/key-variables-hidden", test_key_variables_hidden);

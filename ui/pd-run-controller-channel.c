@@ -280,12 +280,45 @@ progress_on_worker (PdEngineProgress  kind,
 
 /* --- building an engine (worker thread) ----------------------------------- */
 
+/* The key the keyring keeps for the address the run's requests will go
+ * to.  That address is the builder's to resolve (the profile's, else
+ * config.json's or OPENAI_BASE_URL's, else the provider's own): looking
+ * up by the profile's address alone sent a key kept for the provider's
+ * own endpoint to whatever address the environment named. */
+static char *
+lookup_kept_key (PdEngineBuilder *builder)
+{
+  const char *provider = pd_engine_builder_get_provider_name (builder);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base_url = NULL;
+  char *key;
+
+  if (g_strcmp0 (provider, "openai") != 0 && g_strcmp0 (provider, "anthropic") != 0)
+    return NULL;
+  base_url = pd_engine_builder_dup_base_url (builder, &error);
+  if (error != NULL)
+    return NULL;  /* the build says why */
+  key = pd_secrets_lookup_provider_key_sync (provider, base_url, &error);
+  if (error != NULL)
+    g_debug ("%s", error->message);
+  return key;
+}
+
+static void
+forget_key (char *key)
+{
+  if (key != NULL)
+    memset (key, 0, strlen (key));
+  g_free (key);
+}
+
 /* The engine comes from the core builder like every other front end's:
  * the configuration (with the project file of the session's folder, not of
  * wherever the app started) sets the limits, plan mode and tool rules; the
  * profile picks the provider; the window only answers the questions. */
 static PdEngine *
 build_engine (const PdRunSettings  *settings,
+              const char           *env_key,
               const char           *db_path,
               Channel              *channel,
               gboolean              fallback_provider,
@@ -316,7 +349,18 @@ build_engine (const PdRunSettings  *settings,
   pd_engine_builder_set_provider_name (builder, settings->provider);
   pd_engine_builder_set_base_url (builder, settings->base_url);
   pd_engine_builder_set_model (builder, settings->model);
-  pd_engine_builder_set_api_key (builder, settings->api_key);
+  /* The key a run sends: one typed for this session, else the one the
+   * keyring keeps for the address the requests go to, else the profile's
+   * environment variable's. */
+  if (settings->api_key != NULL)
+    pd_engine_builder_set_api_key (builder, settings->api_key);
+  else
+    {
+      char *kept_key = lookup_kept_key (builder);
+
+      pd_engine_builder_set_api_key (builder, kept_key != NULL ? kept_key : env_key);
+      forget_key (kept_key);
+    }
   /* The profile's key variable never reaches a command the model runs. */
   pd_engine_builder_set_api_key_env (builder, settings->api_key_env);
   pd_engine_builder_set_replay_path (builder, settings->replay_path);
@@ -353,29 +397,6 @@ build_engine (const PdRunSettings  *settings,
 }
 
 
-/* The key a run sends: one typed for this session, else the one the
- * keyring keeps for the provider at this address, else the profile's
- * environment variable.  A key is only looked up for the address it was
- * stored for, so a base URL changed for one session never receives
- * another endpoint's key. */
-static void
-resolve_api_key (Job *job)
-{
-  PdRunSettings *settings = job->settings;
-  g_autoptr(GError) error = NULL;
-
-  if (settings->api_key != NULL)
-    return;
-  if (g_strcmp0 (settings->provider, "openai") == 0 || g_strcmp0 (settings->provider, "anthropic") == 0)
-    {
-      settings->api_key = pd_secrets_lookup_provider_key_sync (settings->provider, settings->base_url, &error);
-      if (error != NULL)
-        g_debug ("%s", error->message);
-    }
-  if (settings->api_key == NULL)
-    settings->api_key = g_strdup (job->env_key);
-}
-
 void
 _pd_run_job_free (Job *job)
 {
@@ -396,9 +417,7 @@ _pd_run_job_ensure_engine (Job     *job,
                            GError **error)
 {
   if (job->engine == NULL)
-    resolve_api_key (job);
-  if (job->engine == NULL)
-    job->engine = build_engine (job->settings, job->db_path, job->channel,
+    job->engine = build_engine (job->settings, job->env_key, job->db_path, job->channel,
                                 job->fallback_provider, !job->fallback_provider, error);
   return job->engine;
 }

@@ -16,6 +16,7 @@
 #include "pd-db.h"
 #include "pd-engine-builder.h"
 #include "pd-event-bus.h"
+#include "pd-http-provider.h"
 #include "pd-plan-store.h"
 #include "pd-provider.h"
 #include "pd-session-store.h"
@@ -268,6 +269,58 @@ uses_configured_provider (PdEngineBuilder *self)
                     pd_config_get_provider_name (self->config)) == 0;
 }
 
+/* The profile's base URL, else the configuration's (file or environment)
+ * when it is for the same provider; %NULL leaves it to the provider. */
+static const char *
+configured_base_url (PdEngineBuilder *self)
+{
+  if (self->base_url == NULL && uses_configured_provider (self))
+    return pd_config_get_provider_base_url (self->config);
+  return self->base_url;
+}
+
+/**
+ * pd_engine_builder_dup_base_url:
+ * @error: where a provider that cannot be made says why
+ *
+ * Where the next engine's requests go, resolved exactly as
+ * pd_engine_builder_build() resolves it: the profile's base URL, else the
+ * configuration's, else the provider's environment variable.  A front end
+ * looks up a stored key by this address, so that a key is only ever sent
+ * to the address it was kept for.
+ *
+ * Returns: (transfer full) (nullable): the base URL, as the provider holds
+ *   it; %NULL with @error unset for the provider's own default endpoint or
+ *   a provider that sends nothing over HTTP (replay)
+ */
+char *
+pd_engine_builder_dup_base_url (PdEngineBuilder  *self,
+                                GError          **error)
+{
+  g_autoptr(PdProvider) provider = NULL;
+  PdHttpProvider *http;
+
+  g_return_val_if_fail (PD_IS_ENGINE_BUILDER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->provider != NULL)
+    provider = g_object_ref (self->provider);
+  else
+    /* A key of "" keeps the provider from reading its key variable: only
+     * the address is wanted. */
+    provider = pd_provider_new_for_name (pd_engine_builder_get_provider_name (self),
+                                         configured_base_url (self), "",
+                                         self->replay_path, error);
+  if (provider == NULL || !PD_IS_HTTP_PROVIDER (provider))
+    return NULL;
+
+  http = PD_HTTP_PROVIDER (provider);
+  if (g_strcmp0 (pd_http_provider_get_base_url (http),
+                 PD_HTTP_PROVIDER_GET_CLASS (http)->default_base_url) == 0)
+    return NULL;
+  return g_strdup (pd_http_provider_get_base_url (http));
+}
+
 static const char *
 default_model (const char *provider)
 {
@@ -487,21 +540,19 @@ pd_engine_builder_build (PdEngineBuilder  *self,
     provider = g_object_ref (self->provider);
   else
     {
-      const char *base_url = self->base_url;
       const char *api_key = self->api_key;
 
       if (uses_configured_provider (self))
         {
           const char *key_env = pd_config_get_provider_api_key_env (config);
 
-          if (base_url == NULL)
-            base_url = pd_config_get_provider_base_url (config);
           if (api_key == NULL && key_env != NULL)
             api_key = g_getenv (key_env);
         }
 
       provider = pd_provider_new_for_name (pd_engine_builder_get_provider_name (self),
-                                           base_url, api_key, self->replay_path, error);
+                                           configured_base_url (self), api_key,
+                                           self->replay_path, error);
       if (provider == NULL)
         return NULL;
     }

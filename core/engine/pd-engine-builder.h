@@ -49,6 +49,8 @@ void             pd_engine_builder_set_provider          (PdEngineBuilder   *sel
                                                           PdProvider        *provider);
 const char      *pd_engine_builder_get_provider_name     (PdEngineBuilder   *self);
 const char      *pd_engine_builder_get_model             (PdEngineBuilder   *self);
+char            *pd_engine_builder_dup_base_url          (PdEngineBuilder   *self,
+                                                          GError           **error);
 
 void             pd_engine_builder_set_working_directory (PdEngineBuilder   *self,
                                                           const char        *path);
