@@ -217,6 +217,15 @@ on_key_stored (GObject      *object,
 
   if (key != NULL)
     set_key_stored (key, error == NULL && !store->cleared);
+  if (key != NULL && error == NULL)
+    {
+      /* Once kept, the key leaves the row: its show-password button would
+       * reveal it to anyone at the screen.  The row's title says it is
+       * stored; clearing is no edit to apply (an empty Apply removes it). */
+      adw_entry_row_set_show_apply_button (key, FALSE);
+      gtk_editable_set_text (GTK_EDITABLE (key), "");
+      adw_entry_row_set_show_apply_button (key, TRUE);
+    }
   if (self != NULL)
     {
       /* Toast titles are markup. */

@@ -479,22 +479,46 @@ pd_secrets_lookup_provider_key_sync (const char  *provider,
   return key;
 }
 
+/* Prefixes providers give their keys, which no one names a variable with:
+ * Groq, Hugging Face, Fireworks, xAI, Perplexity, Stripe-style sk_ and pk_. */
+static const char * const key_prefixes[] = {
+  "gsk_", "hf_", "fw_", "sk_", "pk_", "xai_", "pplx_",
+};
+
 /**
  * pd_secrets_is_variable_name:
  *
- * Returns: whether @text can name an environment variable (letters,
- *   digits and _, not starting with a digit): what a profile's key field
- *   must hold.  Anything else there is most likely the key itself.
+ * Whether @text, in a profile's field for the name of the key's environment
+ * variable, is such a name and not the key itself pasted there.  Shape
+ * alone does not tell them apart: "gsk_…", "hf_…" and hex keys are made of
+ * the same letters, digits and _ as a variable's name.  So a name is what
+ * names look like in practice: letters, digits and _ not starting with a
+ * digit, with none of the prefixes keys carry (gsk_, hf_, fw_, sk_, …), and
+ * not 20 characters or more mixing lower-case letters and digits, as
+ * random keys do and names (OPENAI_API_KEY, my_key_2) do not.
+ *
+ * Returns: %TRUE for a variable's name
  */
 gboolean
 pd_secrets_is_variable_name (const char *text)
 {
+  gboolean lower = FALSE;
+  gboolean digit = FALSE;
+  gsize len = 0;
+
   if (text == NULL || text[0] == '\0' || g_ascii_isdigit (text[0]))
     return FALSE;
-  for (const char *p = text; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && *p != '_')
+  for (const char *p = text; *p != '\0'; p++, len++)
+    {
+      if (!g_ascii_isalnum (*p) && *p != '_')
+        return FALSE;
+      lower |= g_ascii_islower (*p);
+      digit |= g_ascii_isdigit (*p);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (key_prefixes); i++)
+    if (g_str_has_prefix (text, key_prefixes[i]))
       return FALSE;
-  return TRUE;
+  return !(len >= 20 && lower && digit);
 }
 
 static const char *

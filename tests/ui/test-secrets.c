@@ -572,6 +572,9 @@ check_typed_key (PdApplication *app,
   wait.base_url = base_url;
   pd_test_wait_until (keyring_has_key, &wait, WAIT_MS, "the key to be in the keyring");
   pd_test_wait_until (key_row_says_kept, key_row, WAIT_MS, "the row to say the key is kept");
+  /* Kept, the key leaves the row, whose show-password button would
+   * reveal it; the title says it is stored. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (key_row)), ==, "");
   profiles = profiles_text ();
   g_assert_null (strstr (profiles, run->typed_key));
   pd_test_screenshot_sizes (preferences, "preferences-api-key");
@@ -614,13 +617,16 @@ test_keyring_provider_key (void)
 }
 
 #define CLEAR_KEY "sk-clear-0123456789-abcdef"
+/* A Groq key: letters, digits and _ only, the shape of a variable's name. */
+#define GROQ_KEY "gsk_0123456789abcdefABCDEF0123456789abcdefABCDEF01"
 
 static gboolean
 profile_field_is_variable (gpointer data)
 {
+  const char *key = data;
   g_autofree char *profiles = profiles_text ();
 
-  return strstr (profiles, CLEAR_KEY) == NULL && strstr (profiles, "'OPENAI_API_KEY'") != NULL;
+  return strstr (profiles, key) == NULL && strstr (profiles, "'OPENAI_API_KEY'") != NULL;
 }
 
 static void
@@ -630,16 +636,18 @@ check_migrated_key (PdApplication *app,
 {
   KeyRun *run = user_data;
   g_autofree char *base_url = g_strdup (run->server->base_url);
-  KeyringWait wait = { NULL, CLEAR_KEY };
+  KeyringWait wait = { NULL, run->typed_key };
+  g_autofree char *bearer = g_strconcat ("Bearer ", run->typed_key, NULL);
 
   if (g_str_has_suffix (base_url, "/"))
     base_url[strlen (base_url) - 1] = '\0';
   wait.base_url = base_url;
   pd_test_wait_until (keyring_has_key, &wait, WAIT_MS, "the clear key to move to the keyring");
-  pd_test_wait_until (profile_field_is_variable, NULL, WAIT_MS, "the clear key to leave GSettings");
+  pd_test_wait_until (profile_field_is_variable, (gpointer) run->typed_key, WAIT_MS,
+                      "the clear key to leave GSettings");
 
   run_once (window, run, NULL);
-  g_assert_cmpstr (last_authorization (run->server), ==, "Bearer " CLEAR_KEY);
+  g_assert_cmpstr (last_authorization (run->server), ==, bearer);
 }
 
 /* As an older version (or a person pasting into the wrong row) left it:
@@ -654,11 +662,121 @@ test_keyring_migrates_profile_key (void)
     return;
 
   key_run_init (&run);
+  run.typed_key = CLEAR_KEY;
   pd_test_reset_settings ();
   set_profile (&run, " " CLEAR_KEY "\n");
   g_unsetenv ("OPENAI_API_KEY");
   args[1] = run.db;
   g_assert_cmpint (pd_test_run_app (args, check_migrated_key, &run, NULL), ==, 0);
+  key_run_clear (&run);
+}
+
+/* A key with no "-" (Groq's gsk_…) has the shape of a variable's name: it
+ * stayed in clear in GSettings.  It moves to the keyring like any other. */
+static void
+test_keyring_migrates_underscore_key (void)
+{
+  KeyRun run = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  if (skip_without_keyring ())
+    return;
+
+  key_run_init (&run);
+  run.typed_key = GROQ_KEY;
+  pd_test_reset_settings ();
+  set_profile (&run, GROQ_KEY);
+  g_unsetenv ("OPENAI_API_KEY");
+  args[1] = run.db;
+  g_assert_cmpint (pd_test_run_app (args, check_migrated_key, &run, NULL), ==, 0);
+  key_run_clear (&run);
+}
+
+/* What a variable's name looks like, as against keys made of the same
+ * characters. */
+static void
+test_variable_names (void)
+{
+  const char *names[] = {
+    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GROQ_API_KEY", "HF_TOKEN", "MY_KEY_2",
+    "my_key", "openai_api_key", "_PRIVATE_KEY", "PD_TEST_PROVIDER_KEY_NUMBER_2",
+  };
+  const char *keys[] = {
+    GROQ_KEY, "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+    "fw_3ZabcdefGHIJ0123456789", "0123456789abcdef0123456789abcdef",
+    "abcdef0123456789abcdef0123456789", "sk-proj-AbC123", "xai_Ab12", "key with spaces", "",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (!pd_secrets_is_variable_name (names[i]))
+      g_error ("“%s” is a variable's name, not a key", names[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (pd_secrets_is_variable_name (keys[i]))
+      g_error ("“%s” is a key, not a variable's name", keys[i]);
+}
+
+/* --- a key kept for the provider's own endpoint stays there --------------- */
+
+#define HOME_KEY "sk-kept-for-api-openai-com"
+#define LOOPBACK_KEY "sk-kept-for-the-loopback-server"
+
+static void
+store_key (const char *base_url,
+           const char *key)
+{
+  g_autoptr(GError) error = NULL;
+
+  secret_password_store_sync (&key_schema, SECRET_COLLECTION_DEFAULT, "test key", key, NULL, &error,
+                              "provider", "openai", "base-url", base_url, NULL);
+  g_assert_no_error (error);
+}
+
+static void
+check_default_key_stays_home (PdApplication *app,
+                              PdWindow      *window,
+                              gpointer       user_data)
+{
+  KeyRun *run = user_data;
+  g_autofree char *base_url = g_strdup (run->server->base_url);
+
+  /* Kept for the profile's empty base URL, the provider's own endpoint:
+   * OPENAI_BASE_URL sends the run elsewhere, and the key stays home. */
+  store_key ("default", HOME_KEY);
+  run_once (window, run, NULL);
+  g_assert_null (last_authorization (run->server));
+
+  /* A key kept for the address the requests do go to is sent there. */
+  if (g_str_has_suffix (base_url, "/"))
+    base_url[strlen (base_url) - 1] = '\0';
+  store_key (base_url, LOOPBACK_KEY);
+  run_once (window, run, NULL);
+  g_assert_cmpstr (last_authorization (run->server), ==, "Bearer " LOOPBACK_KEY);
+}
+
+/* As an attacker would: the profile has no base URL, for the provider's
+ * own endpoint, and the environment names another. */
+static void
+test_keyring_default_key_stays_home (void)
+{
+  KeyRun run = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+  g_autoptr(GSettings) settings = NULL;
+
+  if (skip_without_keyring ())
+    return;
+
+  key_run_init (&run);
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "provider-profiles",
+                        g_variant_new_parsed ("[('OpenAI', 'openai', '', 'local-model', %s)]", KEY_VARIABLE));
+  g_settings_set_string (settings, "default-profile", "OpenAI");
+  g_unsetenv (KEY_VARIABLE);
+  g_unsetenv ("OPENAI_API_KEY");
+  g_setenv ("OPENAI_BASE_URL", run.server->base_url, TRUE);
+  args[1] = run.db;
+  g_assert_cmpint (pd_test_run_app (args, check_default_key_stays_home, &run, NULL), ==, 0);
+  g_unsetenv ("OPENAI_BASE_URL");
   key_run_clear (&run);
 }
 
@@ -675,6 +793,9 @@ main (int   argc,
   g_test_add_func ("/secrets/keyring-migrates-settings-token", test_keyring_migrates_settings_token);
   g_test_add_func ("/secrets/keyring-provider-key", test_keyring_provider_key);
   g_test_add_func ("/secrets/keyring-migrates-profile-key", test_keyring_migrates_profile_key);
+  g_test_add_func ("/secrets/keyring-migrates-underscore-key", test_keyring_migrates_underscore_key);
+  g_test_add_func ("/secrets/keyring-default-key-stays-home", test_keyring_default_key_stays_home);
+  g_test_add_func ("/secrets/variable-names", test_variable_names);
 
   return g_test_run ();
 }
