@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
+#include "pd-bounded-reply.h"
 #include "pd-plan.h"
 #include "pd-remote-source.h"
 #include "pd-server.h"
@@ -41,6 +42,8 @@ typedef struct
   gsize           endless_first;    /* bytes sent on the first */
   gboolean        odek_redirect;    /* answer every /api request with a 302 */
   guint           odek_exports;     /* GET /api/sessions/ODEK_ID/export answered */
+  gboolean        odek_huge;        /* answer the session list with an endless body */
+  gboolean        odek_trickle;     /* answer /trickle with a body that never ends nor grows */
   guint           odek_generation;  /* > 0: /api/events ends with an event of this second */
   guint           redirected_with_token;  /* requests that followed it, token and all */
 } Fixture;
@@ -165,6 +168,22 @@ odek_handler (SoupServer        *server,
       g_autofree char *to = g_strconcat ("/elsewhere", path, NULL);
 
       soup_server_message_set_redirect (msg, 302, to);
+      return;
+    }
+
+  /* A body that begins and then neither grows nor ends. */
+  if (f->odek_trickle && strcmp (path, "/trickle") == 0)
+    {
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+      soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC, "[", 1);
+      return;
+    }
+  /* A session list that never ends: a hostile or broken server. */
+  if (f->odek_huge && strcmp (path, "/api/sessions") == 0)
+    {
+      endless_stream_start (f, msg);
+      soup_message_headers_set_content_type (headers, "application/json", NULL);
       return;
     }
 

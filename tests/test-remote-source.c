@@ -403,6 +403,65 @@ test_runs_unsupported (Fixture       *f,
   }
 }
 
+/* A server that answers with an endless body: the source reads a bounded
+ * part, says the reply is too large, and stays usable.  It read the whole
+ * body into memory (4 GB within 36 s, tried as an attacker would). */
+static void
+test_endless_reply (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+
+  f->odek_huge = TRUE;
+  pd_source_list_sessions_async (source, NULL, FALSE, 0, 50, NULL, store_result, &r1);
+  while (r1 == NULL)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      /* what was sent and not yet read waits in socket buffers: a few MiB */
+      g_assert_cmpuint (f->endless_first, <, PD_BOUNDED_REPLY_MAX_BYTES + 16 * 1024 * 1024);
+    }
+  page = pd_source_list_sessions_finish (source, r1, &error);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "too large"));
+  g_test_message ("read %" G_GSIZE_FORMAT " bytes: %s", f->endless_first, error->message);
+  g_clear_error (&error);
+
+  /* The next request is answered as usual. */
+  pd_source_get_session_async (source, ODEK_ID, NULL, store_result, &r2);
+  info = pd_source_get_session_finish (source, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->id, ==, ODEK_ID);
+}
+
+/* A body that never ends nor grows is cut at the deadline; libsoup's own
+ * timeout counts only idle time between reads. */
+static void
+test_reply_deadline (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  /* odek_url is "http://127.0.0.1:PORT/?token=…" */
+  g_autofree char *root = g_strndup (f->odek_url, strstr (f->odek_url, "/?") - f->odek_url);
+  g_autofree char *url = g_strconcat (root, "/trickle", NULL);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  f->odek_trickle = TRUE;
+  msg = soup_message_new ("GET", url);
+  pd_bounded_reply_send_async (session, msg, 1024, 1, NULL, store_result, &r1);
+  bytes = pd_bounded_reply_send_finish (msg, wait_result (&r1), &error);
+  g_assert_null (bytes);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, G_USEC_PER_SEC);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -412,6 +471,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/ours", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_ours, fixture_tear_down);
   g_test_add ("/pd/remote-source/errors", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_errors, fixture_tear_down);
   g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
+  g_test_add ("/pd/remote-source/endless-reply", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_endless_reply, fixture_tear_down);
+  g_test_add ("/pd/remote-source/reply-deadline", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_reply_deadline, fixture_tear_down);
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
   g_test_add ("/pd/remote-source/runs-unsupported", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_runs_unsupported, fixture_tear_down);

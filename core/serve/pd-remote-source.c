@@ -12,6 +12,7 @@
 #include <glib/gi18n-lib.h>
 #include <libsoup/soup.h>
 
+#include "pd-bounded-reply.h"
 #include "pd-decimal.h"
 #include "pd-event-bus.h"
 #include "pd-json-util.h"
@@ -412,6 +413,12 @@ handle_reply (GTask       *task_,
           g_task_return_error (task, g_steal_pointer (&error));
           return;
         }
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE))   /* answered: not gone */
+        {
+          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply too large to read: %s"),
+                                   self->base, error->message);
+          return;
+        }
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
         unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s did not answer in time"), self->base);
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
@@ -501,9 +508,9 @@ on_sent (GObject      *object,
 {
   GTask *task = user_data;
   g_autoptr(GPtrArray) followers = steal_followers (task);
-  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
+  SoupMessage *msg = SOUP_MESSAGE (object);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  g_autoptr(GBytes) bytes = pd_bounded_reply_send_finish (msg, result, &error);
   Call *call = g_task_get_task_data (task);
 
   if (call->shares_export)
@@ -677,9 +684,9 @@ send_call (GTask *task)
   /* One merged lookup answers several callers: one caller's cancellable
    * must not cancel it for the others (an export is shared with callers
    * that may come after it is sent). */
-  soup_session_send_and_read_async (self->session, msg, G_PRIORITY_DEFAULT,
-                                    call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
-                                    on_sent, task);
+  pd_bounded_reply_send_async (self->session, msg, PD_BOUNDED_REPLY_MAX_BYTES, PD_BOUNDED_REPLY_MAX_SECONDS,
+                               call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
+                               on_sent, task);
 }
 
 void

@@ -1,0 +1,27 @@
+/* pd-bounded-reply.h: sends a request and reads its reply up to a size and
+ * within a time, so that a server cannot make the client hold an endless
+ * body in memory or wait on it for ever. */
+#pragma once
+
+#include <libsoup/soup.h>
+
+G_BEGIN_DECLS
+
+/* The most a remote source reads of one reply, and how long it waits for
+ * the whole of it.  A session's export is the largest reply a serve
+ * endpoint sends; 64 MiB holds one of several hundred thousand messages. */
+#define PD_BOUNDED_REPLY_MAX_BYTES    (64 * 1024 * 1024)
+#define PD_BOUNDED_REPLY_MAX_SECONDS  120
+
+void    pd_bounded_reply_send_async  (SoupSession         *session,
+                                      SoupMessage         *msg,
+                                      gsize                max_bytes,
+                                      guint                max_seconds,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+GBytes *pd_bounded_reply_send_finish (SoupMessage         *msg,
+                                      GAsyncResult        *result,
+                                      GError             **error);
+
+G_END_DECLS
