@@ -89,8 +89,8 @@ return_too_large (GTask *task)
   Reply *reply = g_task_get_task_data (task);
 
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                           _("The reply is larger than %" G_GSIZE_FORMAT " MiB; it was not read"),
-                           reply->max_bytes / (1024 * 1024));
+                           _("The reply is larger than %u MiB; it was not read"),
+                           (guint) (reply->max_bytes / (1024 * 1024)));
   g_object_unref (task);
 }
 
