@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-application.h"
+#include "pd-argv-secrets.h"
 #include "pd-tool.h"
 
 int
@@ -18,6 +19,7 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(PdApplication) app = NULL;
+  g_auto(GStrv) args = NULL;
 
   /* Before any thread: keys out of what /proc/PID/environ shows commands. */
   pd_tool_scrub_startup_environ ();
@@ -26,7 +28,12 @@ main (int   argc,
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
+  /* The options are parsed from a copy: the token in a --remote URL is
+   * hidden from ps and /proc/PID/cmdline in the process's own memory. */
+  args = g_strdupv (argv);
+  pd_argv_hide_tokens (argc, argv);
+
   app = pd_application_new ();
 
-  return g_application_run (G_APPLICATION (app), argc, argv);
+  return g_application_run (G_APPLICATION (app), argc, args);
 }

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def main():
@@ -43,6 +44,42 @@ def main():
         proc = subprocess.run([app, "--version"], env=env, capture_output=True, text=True, timeout=60)
         check(proc.returncode == 0 and proc.stdout.startswith("plandeck "), "--version needs no schema",
               f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}")
+
+    # The token in a --remote URL is not left in the arguments every local
+    # user can read (ps -eo args): it stayed there while the window ran.
+    schema_dir = sys.argv[2] if len(sys.argv) > 2 else None
+    if schema_dir and os.path.exists(os.path.join(schema_dir, "gschemas.compiled")):
+        with tempfile.TemporaryDirectory(prefix="pd-test-app-start-") as tmp:
+            env = dict(os.environ)
+            env.update({"GSETTINGS_SCHEMA_DIR": schema_dir, "GSETTINGS_BACKEND": "memory",
+                        "XDG_CONFIG_HOME": tmp, "XDG_DATA_HOME": tmp, "XDG_CACHE_HOME": tmp,
+                        "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/plandeck-tests-have-no-bus",
+                        "LC_ALL": "C.UTF-8"})
+            secret = "pd7test0token0in0argv"
+            proc = subprocess.Popen([app, "--remote", f"http://127.0.0.1:1/?token={secret}"], env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            seen = None
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    with open(f"/proc/{proc.pid}/cmdline", "rb") as f:
+                        seen = f.read().decode(errors="replace").replace("\0", " ")
+                except OSError:
+                    seen = None
+                if seen and secret not in seen and "token=" in seen:
+                    break
+                time.sleep(0.1)
+            alive = proc.poll() is None
+            proc.terminate()
+            try:
+                _, err = proc.communicate(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+            check(alive and seen is not None and secret not in seen, "the --remote token is not in /proc/PID/cmdline",
+                  f"alive {alive}\ncmdline: {seen}\nstderr:\n{err}")
+    else:
+        print("# no compiled schema given: the --remote token check is skipped")
 
     print(f"1..{n}")
     return 1 if failed else 0

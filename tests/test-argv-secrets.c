@@ -1,0 +1,54 @@
+/* test-argv-secrets.c: tokens in a URL argument are hidden in place. */
+#include "config.h"
+
+#include <glib.h>
+#include "pd-argv-secrets.h"
+
+static void
+check (const char *given,
+       const char *hidden,
+       guint       n)
+{
+  g_autofree char *arg = g_strdup (given);
+  char *argv[] = { (char *) "plandeck", arg, NULL };
+
+  g_assert_cmpuint (pd_argv_hide_tokens (2, argv), ==, n);
+  g_assert_cmpstr (arg, ==, hidden);
+}
+
+static void
+test_hide (void)
+{
+  check ("http://127.0.0.1:8080/?token=s3cret", "http://127.0.0.1:8080/?token=******", 1);
+  check ("http://h/?a=1&token=abc&b=2", "http://h/?a=1&token=***&b=2", 1);
+  check ("http://h/?token=abc#frag", "http://h/?token=***#frag", 1);
+  check ("http://h/?token=a&token=bb", "http://h/?token=*&token=**", 2);
+  /* not a token parameter, or no value */
+  check ("http://h/?mytoken=abc&token=", "http://h/?mytoken=abc&token=", 0);
+  check ("http://h/path?x=1#token=abc", "http://h/path?x=1#token=abc", 0);
+  check ("--remote", "--remote", 0);
+  check ("", "", 0);
+}
+
+/* argv[0] is the program, never a URL to hide in. */
+static void
+test_program_kept (void)
+{
+  g_autofree char *prog = g_strdup ("/opt/x?token=y/plandeck");
+  g_autofree char *arg = g_strdup ("--remote=http://h/?token=zz");
+  char *argv[] = { prog, arg, NULL };
+
+  g_assert_cmpuint (pd_argv_hide_tokens (2, argv), ==, 1);
+  g_assert_cmpstr (prog, ==, "/opt/x?token=y/plandeck");
+  g_assert_cmpstr (arg, ==, "--remote=http://h/?token=**");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pd/argv-secrets/hide", test_hide);
+  g_test_add_func ("/pd/argv-secrets/program-kept", test_program_kept);
+  return g_test_run ();
+}
