@@ -124,6 +124,8 @@ test_shared_fixtures (void)
   g_assert_cmpuint (pd_imported_session_get_stats (other)->skipped_lines, ==, 0);
   g_assert_cmpuint (pd_imported_session_get_stats (other)->lines, ==, 118);
   g_assert_cmpuint (pd_imported_session_get_plans (other)->len, ==, 1);
+  g_assert_cmpstr (pd_imported_session_get_id (other), ==, "019fc8be-3658-7ca3-9e29-000000000000");
+  g_assert_cmpstr (pd_imported_session_get_cwd (other), ==, "/tmp/repo");
 }
 
 static void
@@ -147,6 +149,26 @@ test_error_outputs (void)
   pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->ignored_updates, ==, 3);
+}
+
+/* A resumed or forked rollout repeats session_meta lines after its own
+ * (Codex 0.146's small fixture has seven): the first names the session.
+ * The last was taken, so a real rollout's id and folder read as another's
+ * ("[trimmed for fixture]" in the fixture; tried as a new user would). */
+static void
+test_first_meta_wins (void)
+{
+  const char *lines[] = {
+    META,
+    CALL ("c1", PLAN_AB), OUT ("c1", "Plan updated"),
+    "{\"timestamp\":\"2026-01-01T00:00:05.000Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"parent-one\",\"cwd\":\"/elsewhere\"}}",
+    NULL,
+  };
+  g_autoptr(PdImportedSession) session = replay (lines);
+
+  g_assert_cmpstr (pd_imported_session_get_id (session), ==, "abc");
+  g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, "/w");
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
 }
 
 static void
@@ -249,6 +271,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-codex/own-fixtures", test_own_fixtures);
   g_test_add_func ("/pd/import-codex/shared-fixtures", test_shared_fixtures);
   g_test_add_func ("/pd/import-codex/error-outputs", test_error_outputs);
+  g_test_add_func ("/pd/import-codex/first-meta-wins", test_first_meta_wins);
   g_test_add_func ("/pd/import-codex/exec-literal", test_exec_literal);
   g_test_add_func ("/pd/import-codex/exec-form", test_exec_form);
   g_test_add_func ("/pd/import-codex/proposed-plans", test_proposed_plans);

@@ -525,6 +525,11 @@ handle_meta (PdCodexReader *self,
 
   if (strcmp (type, "session_meta") == 0)
     {
+      /* The first is the session's own: a resumed or forked rollout
+       * repeats others after it (another session's, or trimmed), and the
+       * last made a real rollout read as "[trimmed for fixture]". */
+      if (self->have_meta)
+        return TRUE;
       if ((value = pd_json_get_string (payload, "id")))
         pd_imported_session_set_id (self->session, value);
       if ((value = pd_json_get_string (payload, "cwd")))
