@@ -427,9 +427,13 @@ pd_session_item_get_status_icon (PdSessionItem *self)
       return "dialog-warning-symbolic";
     case PD_SESSION_STATUS_IDLE:
     default:
-      /* Not radio-symbolic: its own 35 % fill left the idle icon at
-       * 1.3:1 against the list, 2:1 even in high contrast. */
-      return "media-playback-pause-symbolic";
+      /* Nothing runs: a finished plan says so with a tick, anything else
+       * with a plain dot.  Not a pause sign (finished runs looked paused,
+       * tried as a new user would), and not radio-symbolic, whose own
+       * 35 % fill left the icon at 1.3:1 against the list. */
+      if (self->info->plan_total > 0 && self->info->plan_done == self->info->plan_total)
+        return "object-select-symbolic";
+      return "media-record-symbolic";
     }
 }
 
@@ -610,9 +614,11 @@ pd_session_item_apply (PdSessionItem       *self,
   replace_string (&self->title, title_for (info), object, properties[PROP_TITLE]);
   if (g_strcmp0 (old->source, info->source) != 0)
     g_object_notify_by_pspec (object, properties[PROP_SOURCE_LABEL]);
+  if (old->status != info->status ||
+      (old->plan_total > 0 && old->plan_done == old->plan_total) != (info->plan_total > 0 && info->plan_done == info->plan_total))
+    g_object_notify_by_pspec (object, properties[PROP_STATUS_ICON]);
   if (old->status != info->status)
     {
-      g_object_notify_by_pspec (object, properties[PROP_STATUS_ICON]);
       g_object_notify_by_pspec (object, properties[PROP_STATUS_LABEL]);
       g_object_notify_by_pspec (object, properties[PROP_RUNNING]);
     }

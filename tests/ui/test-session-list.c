@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pd-local-source.h"
+#include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-session-row.h"
 #include "pd-test-fixtures.h"
@@ -519,6 +520,41 @@ test_session_list_long_listing_pages (void)
   pd_test_destroy_window (window, list);
 }
 
+static void
+pd_test_count_notify (guint *count)
+{
+  (*count)++;
+}
+
+/* --- status icons --------------------------------------------------------- */
+
+/* An idle session is not shown as paused: a finished plan gets a tick, any
+ * other idle session a plain dot, and the icon follows the plan (tried as a
+ * new user would: every finished run looked paused). */
+static void
+test_status_icons (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  PdSessionInfo info = { .id = (char *) "icons", .task = (char *) "Icons", .source = (char *) "plandeck",
+                         .status = PD_SESSION_STATUS_IDLE, .plan_total = 4, .plan_done = 3 };
+  g_autoptr(PdSessionItem) item = pd_session_item_new (&info, now);
+  guint notified = 0;
+
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
+  g_signal_connect_swapped (item, "notify::status-icon", G_CALLBACK (pd_test_count_notify), &notified);
+  info.plan_done = 4;
+  pd_session_item_update (item, &info, now);
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "object-select-symbolic");
+  g_assert_cmpuint (notified, ==, 1);
+  info.status = PD_SESSION_STATUS_RUNNING;
+  pd_session_item_update (item, &info, now);
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-playback-start-symbolic");
+  info.status = PD_SESSION_STATUS_IDLE;
+  info.plan_total = info.plan_done = 0;
+  pd_session_item_update (item, &info, now);
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
+}
+
 /* --- relative times ------------------------------------------------------ */
 
 static void
@@ -572,6 +608,7 @@ main (int   argc,
   ADD ("menu-pins-and-renames", test_session_list_menu_pins_and_renames);
   ADD ("plain-text", test_session_list_plain_text);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
+  g_test_add_func ("/pd/ui/session-list/status-icons", test_status_icons);
 
   return g_test_run ();
 }
