@@ -355,6 +355,43 @@ test_incremental (Fixture       *f,
   g_assert_cmpuint (after->plan_done, ==, 1);
 }
 
+/* Another file renamed over a transcript (a rewrite, as editors and some
+ * agents save) is read again whole, even when it is longer: it was read
+ * on from the old offset as if it had grown, and the old list stayed
+ * (tried as an attacker would). */
+static void
+test_replaced (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autofree char *replacement = g_strconcat (path, ".new", NULL);
+  g_autofree char *call = todo_call (1, "tu1", TODOS_2);
+  g_autofree char *again = todo_call (20, "tu9", TODOS_2);
+  g_autofree char *text = g_strconcat (prompt_line, call, again, NULL);
+  g_autofree char *old_text = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdSessionInfo) after = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportIndexStats stats = { 0 };
+  gsize old_length = 0;
+
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+
+  g_assert_true (g_file_get_contents (path, &old_text, &old_length, NULL));
+  g_assert_cmpuint (strlen (text), >, old_length);
+  g_file_set_contents (replacement, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_rename (replacement, path), ==, 0);
+
+  run_dir (f, index, &stats);
+  g_assert_cmpuint (stats.read_full, ==, 1);
+  g_assert_cmpuint (stats.read_appended, ==, 0);
+  after = only_session (f);
+  g_assert_cmpuint (after->plan_done, ==, 1);
+  g_assert_cmpuint (after->plan_total, ==, 3);
+}
+
 /* The user's ticks and items live in the annotation: a re-import (the agent
  * moved on) keeps them, and the pill counts them. */
 static void
@@ -850,6 +887,7 @@ main (int    argc,
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/pd/import-index/fixtures", test_fixtures);
+  ADD ("/pd/import-index/replaced", test_replaced);
   ADD ("/pd/import-index/privacy", test_privacy);
   g_test_add ("/pd/import-index/shared/fixtures", Fixture, "shared", fixture_setup, test_fixtures, fixture_teardown);
   g_test_add ("/pd/import-index/shared/privacy", Fixture, "shared", fixture_setup, test_privacy, fixture_teardown);

@@ -42,6 +42,7 @@ typedef struct
   char      *path;
   gint64     size;
   gint64     mtime;     /* unix µs */
+  char      *identity;  /* "device:inode": another file renamed over the path differs */
   char      *deps;      /* signature of the files read with it */
   GPtrArray *agents;    /* (nullable) flat agent-*.jsonl beside it (Claude Code 2.0) */
 } Unit;
@@ -63,6 +64,7 @@ struct _PdImportIndex
   GMutex      lock;     /* one run at a time; guards readers and skipped */
   GHashTable *readers;  /* path → PdTranscriptReader */
   GHashTable *kept;     /* path → KeptPlan: a reader resumed from the database that read no list yet */
+  GHashTable *identities;  /* path → the identity of the file its reader reads */
   GPtrArray  *skipped;  /* PdImportSkip: the files the last run passed over */
 };
 
@@ -72,6 +74,7 @@ static void
 unit_free (Unit *unit)
 {
   g_free (unit->path);
+  g_free (unit->identity);
   g_free (unit->deps);
   g_clear_pointer (&unit->agents, g_ptr_array_unref);
   g_free (unit);
@@ -84,6 +87,7 @@ pd_import_index_finalize (GObject *object)
 
   g_clear_pointer (&self->readers, g_hash_table_unref);
   g_clear_pointer (&self->kept, g_hash_table_unref);
+  g_clear_pointer (&self->identities, g_hash_table_unref);
   g_clear_pointer (&self->skipped, g_ptr_array_unref);
   g_mutex_clear (&self->lock);
 
@@ -102,6 +106,7 @@ pd_import_index_init (PdImportIndex *self)
   g_mutex_init (&self->lock);
   self->readers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->identities = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->skipped = pd_import_skips_new ();
 }
 
@@ -149,17 +154,28 @@ pd_import_index_session_id (const char *format,
 
 /* lstat: a symbolic link is not followed, here as when the file is read. */
 static gboolean
-stat_file (const char *path,
-           gint64     *size,
-           gint64     *mtime)
+stat_file_identity (const char  *path,
+                    gint64      *size,
+                    gint64      *mtime,
+                    char       **identity)
 {
   struct stat st;
 
   if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
     return FALSE;
+  if (identity != NULL)
+    *identity = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st.st_dev, (guint64) st.st_ino);
   *size = (gint64) st.st_size;
   *mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
   return TRUE;
+}
+
+static gboolean
+stat_file (const char *path,
+           gint64     *size,
+           gint64     *mtime)
+{
+  return stat_file_identity (path, size, mtime, NULL);
 }
 
 typedef struct
@@ -260,7 +276,7 @@ unit_new_jsonl (const char *path,
 
   unit->kind = UNIT_JSONL;
   unit->path = g_strdup (path);
-  if (!stat_file (path, &unit->size, &unit->mtime))
+  if (!stat_file_identity (path, &unit->size, &unit->mtime, &unit->identity))
     {
       unit_free (unit);
       return NULL;
@@ -659,9 +675,13 @@ prepare_jsonl (PdImportIndex      *self,
 
   if (reader != NULL)
     {
+      const char *known = g_hash_table_lookup (self->identities, unit->path);
+
       before = pd_transcript_reader_get_offset (reader);
-      /* Shorter than what was read: rewritten, so read again. */
-      if (unit->size < before)
+      /* Shorter than what was read, or another file renamed over it (a
+       * rewrite as editors and agents save, tried as an attacker would:
+       * read as if it had grown, the old list stayed): read again. */
+      if (unit->size < before || g_strcmp0 (known, unit->identity) != 0)
         {
           g_hash_table_remove (self->readers, unit->path);
           g_hash_table_remove (self->kept, unit->path);
@@ -673,6 +693,7 @@ prepare_jsonl (PdImportIndex      *self,
     {
       pd_transcript_reader_set_follow (reader, TRUE);
       g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
+      g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (unit->identity));
     }
 
   if (reader == NULL)
@@ -727,6 +748,7 @@ prepare_jsonl (PdImportIndex      *self,
       /* Kept for the next run, which then reads only what was appended. */
       pd_transcript_reader_set_follow (reader, TRUE);
       g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
+      g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (unit->identity));
     }
 
   job = g_new0 (Job, 1);
