@@ -347,6 +347,7 @@ show_undo_toast (PdChecklistView *self,
   const PdChecklistItem *item = pd_checklist_get_agent_item (self->checklist, position);
   g_autofree char *text = pd_safe_text_line (item->text);
   g_autofree char *short_text = NULL;
+  g_autofree char *isolated = NULL;
   g_autofree char *title = NULL;
   g_autofree char *escaped = NULL;
   AdwToast *toast;
@@ -365,8 +366,10 @@ show_undo_toast (PdChecklistView *self,
   else
     short_text = g_strdup (text);
 
-  title = checked ? g_strdup_printf (_("Ticked “%s”"), short_text)
-                  : g_strdup_printf (_("Unticked “%s”"), short_text);
+  /* Isolated, so a right-to-left item cannot reorder the words around it. */
+  isolated = _pd_isolated_line (short_text);
+  title = checked ? g_strdup_printf (_("Ticked “%s”"), isolated)
+                  : g_strdup_printf (_("Unticked “%s”"), isolated);
   /* AdwToast titles are Pango markup: the agent's text is escaped. */
   escaped = g_markup_escape_text (title, -1);
   toast = adw_toast_new (escaped);
@@ -510,7 +513,10 @@ new_user_row (PdChecklistView *self,
   GtkWidget *check = gtk_check_button_new ();
   GtkWidget *label = new_text_label (item->text);
   GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
-  g_autofree char *remove_label = g_strdup_printf (_("Remove “%s”"), item->text);
+  g_autofree char *isolated = _pd_isolated_line (item->text);
+  /* The item's text in an isolate: a right-to-left item cannot reorder
+   * the label a screen reader speaks. */
+  g_autofree char *remove_label = g_strdup_printf (_("Remove “%s”"), isolated);
 
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);

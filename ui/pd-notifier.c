@@ -28,6 +28,7 @@
 #include "pd-notifier-private.h"
 #include "pd-safe-text.h"
 #include "pd-session-item.h"
+#include "pd-ui-util-private.h"
 
 /* How often stalled checklists are looked for; the stall time itself is a
  * setting in minutes, so a check every half minute is precise enough. */
@@ -334,8 +335,9 @@ pd_notifier_observe (PdNotifier          *self,
     }
 
   g_free (track->title);
-  /* Bodies are plain text; a bidi override in a title would reverse the rest. */
-  track->title = pd_safe_text_line (title);
+  /* Bodies are plain text: the title's controls are made visible and the
+   * title isolated, so a right-to-left title cannot reorder our sentence. */
+  track->title = title != NULL && title[0] != '\0' ? _pd_isolated_line (title) : NULL;
   track->imported = imported;
   track->done = info->plan_done;
   track->total = info->plan_total;

@@ -160,18 +160,17 @@ on_key_state (GObject      *object,
   GWeakRef *key_ref = data;
   g_autoptr(AdwEntryRow) key = g_weak_ref_get (key_ref);
   g_autoptr(GError) error = NULL;
-  g_autofree char *stored = pd_secrets_lookup_provider_key_finish (result, &error);
+  gboolean stored = pd_secrets_has_provider_key_finish (result, &error);
 
   g_weak_ref_clear (key_ref);
   g_free (key_ref);
   if (key != NULL)
-    set_key_stored (key, stored != NULL);
-  if (stored != NULL)
-    memset (stored, 0, strlen (stored));
+    set_key_stored (key, stored);
 }
 
 /* The key's row says whether a key is stored for the profile's endpoint;
- * the key itself is not read into the window. */
+ * the key itself is not read into the window, and a locked keyring is not
+ * asked to unlock for it (no prompt on opening the preferences). */
 static void
 pd_preferences_window_show_key_state (PdPreferencesWindow *self,
                                       ProfileRows         *rows)
@@ -186,8 +185,8 @@ pd_preferences_window_show_key_state (PdPreferencesWindow *self,
     }
   key_ref = g_new0 (GWeakRef, 1);
   g_weak_ref_init (key_ref, rows->key);
-  pd_secrets_lookup_provider_key_async (kind, gtk_editable_get_text (GTK_EDITABLE (rows->base_url)),
-                                        on_key_state, key_ref);
+  pd_secrets_has_provider_key_async (kind, gtk_editable_get_text (GTK_EDITABLE (rows->base_url)),
+                                     on_key_state, key_ref);
 }
 
 typedef struct

@@ -432,6 +432,76 @@ pd_secrets_lookup_provider_key_finish (GAsyncResult  *result,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+static void
+on_key_search (GObject      *object,
+               GAsyncResult *result,
+               gpointer      data)
+{
+  g_autoptr(GTask) task = data;
+  g_autoptr(GError) error = NULL;
+  KeyLookup *lookup = g_task_get_task_data (task);
+  GList *found = secret_password_search_finish (result, &error);
+  g_autofree char *kept = NULL;
+
+  if (found != NULL)
+    {
+      g_list_free_full (found, g_object_unref);
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  kept = dup_session_key (lookup->provider, lookup->base_url);
+  if (kept != NULL)
+    {
+      memset (kept, 0, strlen (kept));
+      g_task_return_boolean (task, TRUE);
+    }
+  else if (error != NULL)
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                             _("No keyring is available (%s)"), error->message);
+  else
+    g_task_return_boolean (task, FALSE);
+}
+
+/**
+ * pd_secrets_has_provider_key_async:
+ *
+ * Finds out whether an API key is stored for @provider at @base_url (in
+ * the keyring, or kept for this session) without reading it: the search
+ * does not unlock, so a locked keyring is never asked to open (no
+ * unlock prompt) for a window that only says whether a key is there.
+ */
+void
+pd_secrets_has_provider_key_async (const char          *provider,
+                                   const char          *base_url,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  g_autoptr(GCancellable) cancellable = bounded_cancellable (task);
+  g_autofree char *base = key_base_url (base_url);
+  KeyLookup *lookup = g_new0 (KeyLookup, 1);
+
+  g_return_if_fail (provider != NULL);
+
+  lookup->provider = g_strdup (provider);
+  lookup->base_url = g_strdup (base_url);
+  g_task_set_source_tag (task, pd_secrets_has_provider_key_async);
+  g_task_set_task_data (task, lookup, (GDestroyNotify) key_lookup_free);
+  /* SECRET_SEARCH_NONE: neither SECRET_SEARCH_UNLOCK nor
+   * SECRET_SEARCH_LOAD_SECRETS; locked items match all the same. */
+  secret_password_search (pd_secrets_key_schema (), SECRET_SEARCH_NONE, cancellable, on_key_search, task,
+                          "provider", provider,
+                          "base-url", base,
+                          NULL);
+}
+
+gboolean
+pd_secrets_has_provider_key_finish (GAsyncResult  *result,
+                                    GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 /**
  * pd_secrets_lookup_provider_key_sync:
  *

@@ -42,6 +42,12 @@ void      pd_secrets_lookup_provider_key_async  (const char           *provider,
                                                  gpointer              user_data);
 char     *pd_secrets_lookup_provider_key_finish (GAsyncResult         *result,
                                                  GError              **error);
+void      pd_secrets_has_provider_key_async     (const char           *provider,
+                                                 const char           *base_url,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+gboolean  pd_secrets_has_provider_key_finish    (GAsyncResult         *result,
+                                                 GError              **error);
 char     *pd_secrets_lookup_provider_key_sync   (const char           *provider,
                                                  const char           *base_url,
                                                  GError              **error);

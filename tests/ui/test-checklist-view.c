@@ -266,9 +266,20 @@ test_user_items (Fixture       *f,
   g_assert_cmpint (pd_checklist_get_user_item (saved, 0)->status, ==, PD_CHECKLIST_STATUS_COMPLETED);
   g_clear_object (&saved);
 
-  /* Remove it; gone after a refresh too. */
+  /* Remove it; gone after a refresh too. The button's label names the
+   * item inside an isolate (U+2068 … U+2069), so an item written
+   * right-to-left cannot reorder the words around it. */
   remove = find_remove_button (f->view);
   g_assert_nonnull (remove);
+  {
+    g_autofree char *wrong = gtk_test_accessible_check_property (GTK_ACCESSIBLE (remove),
+                                                                GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                                                "Remove \xe2\x80\x9c\xe2\x81\xa8"
+                                                                "Tell the <i>team</i>"
+                                                                "\xe2\x81\xa9\xe2\x80\x9d");
+
+    g_assert_null (wrong);
+  }
   g_signal_emit_by_name (remove, "clicked");
   g_assert_cmpint (label_index (f->view, "Tell the <i>team</i>"), <, 0);
   g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
@@ -500,6 +511,8 @@ int
 main (int   argc,
       char *argv[])
 {
+  /* GTK's test accessibility backend: the accessible labels can be read. */
+  g_setenv ("GTK_A11Y", "test", TRUE);
   pd_test_views_init (&argc, &argv);
 
   g_test_add ("/pd/ui/checklist-view/sections", Fixture, NULL, fixture_setup, test_sections, fixture_teardown);

@@ -655,7 +655,9 @@ check_sessions (PdApplication *app,
                 gpointer       user_data)
 {
   Writer *writer = user_data;
-  g_autofree char *plan_id = pd_test_add_session (writer->store, "Tidy the parser", "plandeck");
+  g_autofree char *plan_id = pd_test_add_session (writer->store,
+                                                     /* ends in a right-to-left override */
+                                                     "Tidy the parser\xe2\x80\xae", "plandeck");
   g_autofree char *agent_id = pd_test_add_session (writer->store, "Port the tests", "claude-code");
   g_autoptr(PdPlanState) open = checklist (1, 1, 3, 0);
   g_autoptr(PdPlanState) blocked = checklist (2, 1, 3, 1);
@@ -678,6 +680,11 @@ check_sessions (PdApplication *app,
   body = field (record, "body");
   g_assert_cmpstr (title, ==, "Plan Blocked");
   g_assert_nonnull (strstr (body, "Tidy the parser"));
+  /* As an attacker would title it: the override cannot turn our sentence
+   * around, the title sits in an isolate (U+2068 … U+2069). */
+  g_assert_null (strstr (body, "\xe2\x80\xae"));
+  g_assert_nonnull (strstr (body, "\xe2\x81\xa8Tidy the parser"));
+  g_assert_nonnull (strstr (strstr (body, "Tidy the parser"), "\xe2\x81\xa9"));
 
   /* The agent's checklist goes quiet with unfinished items: once per
    * quiet spell, however often it is looked at. */

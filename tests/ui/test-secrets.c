@@ -780,6 +780,100 @@ test_keyring_default_key_stays_home (void)
   key_run_clear (&run);
 }
 
+/* --- a locked keyring: Preferences must not unlock it --------------------- */
+
+static SecretCollection *
+default_collection (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SecretService) service = secret_service_get_sync (SECRET_SERVICE_LOAD_COLLECTIONS, NULL, &error);
+  SecretCollection *collection;
+
+  g_assert_no_error (error);
+  collection = secret_collection_for_alias_sync (service, SECRET_COLLECTION_DEFAULT,
+                                                 SECRET_COLLECTION_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (collection);
+  return collection;
+}
+
+/* Asked of the daemon, not of a cached proxy property. */
+static gboolean
+collection_is_locked (SecretCollection *collection)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) value = NULL;
+
+  reply = g_dbus_connection_call_sync (g_dbus_proxy_get_connection (G_DBUS_PROXY (collection)),
+                                       "org.freedesktop.secrets",
+                                       g_dbus_proxy_get_object_path (G_DBUS_PROXY (collection)),
+                                       "org.freedesktop.DBus.Properties", "Get",
+                                       g_variant_new ("(ss)", "org.freedesktop.Secret.Collection", "Locked"),
+                                       G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  g_variant_get (reply, "(v)", &value);
+  return g_variant_get_boolean (value);
+}
+
+static void
+check_locked_preferences (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  SecretCollection *collection = user_data;
+  GtkWindow *preferences;
+  GtkWidget *key_row;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.preferences", NULL));
+  preferences = pd_test_find_toplevel (PD_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (preferences);
+  pd_test_flush (GTK_WIDGET (preferences));
+  key_row = pd_test_find_first (GTK_WIDGET (preferences), is_key_row, NULL);
+  g_assert_nonnull (key_row);
+  /* It knows a key is there without opening the keyring: no unlock, and
+   * so no prompt (which, with no prompter on this bus, fails). */
+  pd_test_wait_until (key_row_says_kept, key_row, WAIT_MS, "the row to say the key is kept");
+  g_assert_true (collection_is_locked (collection));
+  pd_test_destroy_window (preferences, NULL);
+}
+
+/* Last of the keyring tests: it leaves the keyring locked. */
+static void
+test_keyring_locked_preferences (void)
+{
+  KeyRun run = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+  g_autoptr(SecretCollection) collection = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base_url = NULL;
+  GList *objects;
+
+  if (skip_without_keyring ())
+    return;
+
+  key_run_init (&run);
+  pd_test_reset_settings ();
+  set_profile (&run, KEY_VARIABLE);
+  base_url = g_strdup (run.server->base_url);
+  if (g_str_has_suffix (base_url, "/"))
+    base_url[strlen (base_url) - 1] = '\0';
+  secret_password_store_sync (&key_schema, SECRET_COLLECTION_DEFAULT, "locked test key", "locked-key-3",
+                              NULL, &error, "provider", "openai", "base-url", base_url, NULL);
+  g_assert_no_error (error);
+
+  collection = default_collection ();
+  objects = g_list_append (NULL, collection);
+  secret_service_lock_sync (secret_collection_get_service (collection), objects, NULL, NULL, &error);
+  g_list_free (objects);
+  g_assert_no_error (error);
+  g_assert_true (collection_is_locked (collection));
+
+  args[1] = run.db;
+  g_assert_cmpint (pd_test_run_app (args, check_locked_preferences, collection, NULL), ==, 0);
+  key_run_clear (&run);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -796,6 +890,7 @@ main (int   argc,
   g_test_add_func ("/secrets/keyring-migrates-underscore-key", test_keyring_migrates_underscore_key);
   g_test_add_func ("/secrets/keyring-default-key-stays-home", test_keyring_default_key_stays_home);
   g_test_add_func ("/secrets/variable-names", test_variable_names);
+  g_test_add_func ("/secrets/keyring-locked-preferences", test_keyring_locked_preferences);
 
   return g_test_run ();
 }
