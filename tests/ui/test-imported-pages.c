@@ -748,7 +748,8 @@ check_resume_and_undo (PdApplication *app,
     pd_test_wait_until (counts_agree, &counts, 30000, "the sidebar and the Now page at 1 of 3");
     pd_test_wait_until (undo_shown, window, 10000, "the toast with Undo");
     g_assert_nonnull (pd_test_find_first (GTK_WIDGET (window), is_label_with_prefix,
-                                          was ? "Unticked “Write a token bucket" : "Ticked “Write a token bucket"));
+                                          /* the item isolated (U+2068): its text cannot reorder ours */
+                                          was ? "Unticked “\u2068Write a token bucket" : "Ticked “\u2068Write a token bucket"));
     g_signal_emit_by_name (pd_test_find_first (GTK_WIDGET (window), is_undo_button, NULL), "clicked");
     pd_test_flush (GTK_WIDGET (window));
     check = pd_test_find_widget (GTK_WIDGET (checklist_view), GTK_TYPE_CHECK_BUTTON);
