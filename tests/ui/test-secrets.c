@@ -542,6 +542,12 @@ key_row_says_kept (gpointer data)
   return g_strcmp0 (adw_preferences_row_get_title (data), "API Key (Kept in the Keyring)") == 0;
 }
 
+static gboolean
+key_row_is_empty (gpointer data)
+{
+  return g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (data)), "") == 0;
+}
+
 static void
 check_typed_key (PdApplication *app,
                  PdWindow      *window,
@@ -573,7 +579,9 @@ check_typed_key (PdApplication *app,
   pd_test_wait_until (keyring_has_key, &wait, WAIT_MS, "the key to be in the keyring");
   pd_test_wait_until (key_row_says_kept, key_row, WAIT_MS, "the row to say the key is kept");
   /* Kept, the key leaves the row, whose show-password button would
-   * reveal it; the title says it is stored. */
+   * reveal it; the title says it is stored (the title may come first,
+   * from the look that tells whether a key is kept). */
+  pd_test_wait_until (key_row_is_empty, key_row, WAIT_MS, "the row to be emptied");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (key_row)), ==, "");
   profiles = profiles_text ();
   g_assert_null (strstr (profiles, run->typed_key));
