@@ -2,7 +2,10 @@
  *
  * It lives in core/ rather than core/store/ because it also serves the
  * checklists of imported sessions, through core/import (which builds on
- * the store). */
+ * the store).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

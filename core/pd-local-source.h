@@ -5,6 +5,8 @@
  * context.  With pd_local_source_watch() it notices commits of other
  * connections (a CLI run writing the same file, the demo, serve) as they
  * happen, through a PdDatabaseWatcher, and emits ::changed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,7 +1,10 @@
 /* pd-session-reads.c: a session's pages, as every front end asks for them.
  *
  * It lives in core/ rather than core/store/ because imported sessions are
- * answered through core/import, which builds on the store. */
+ * answered through core/import, which builds on the store.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

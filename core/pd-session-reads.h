@@ -14,6 +14,8 @@
  * Errors are the store's (PD_DB_ERROR_NOT_FOUND for an unknown session) or,
  * for an imported session whose transcript cannot be read any more, a
  * GIOError.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-source.c: PdSource, the one interface the UI reads sessions through. */
+/* pd-source.c: PdSource, the one interface the UI reads sessions through.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

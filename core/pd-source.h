@@ -4,6 +4,8 @@
  * (PdRemoteSource, ours or odek's) look the same to a widget: every call is
  * _async/_finish on a GTask, results come back on the caller's main context,
  * and a widget cancels what it no longer needs in dispose.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -3,6 +3,8 @@
  * The input is a transcript (JSON lines), read as pd_fuzz_read_transcript()
  * reads it: whole with a small line cap, with its lines picked and whole,
  * for its pages, and followed in two appends.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -5,6 +5,8 @@
  * by the same reader after a rewrite to its first half (a file caught while
  * the extension writes it).  The markdown checklist parser is fed the input
  * directly too.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -4,6 +4,8 @@
  * reads it: whole with a small line cap, with its lines picked and whole,
  * for its pages, as a long rollout from its end, and followed in two
  * appends.  It is also taken as a code-mode exec script.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -4,6 +4,8 @@
  * (a small line cap reaches the too-long path; followed in two appends)
  * and as the older one-document format (rewritten whole under a reader
  * that already read part of it).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

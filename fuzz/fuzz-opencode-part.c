@@ -3,6 +3,8 @@
  * Each line of the input is one part document, as the storage tree holds
  * it in a file and opencode.db in the data column; they are replayed into
  * one session the way both storage generations replay them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -5,6 +5,8 @@
  * render must parse back to exactly its state (or, collapsed when all is
  * done, to its version): a plan that the engine accepted is a plan that a
  * resume restores.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * Whatever the text, pd_plan_parse() either fails with a message or
  * returns a state; a returned state renders to text that parses to the
  * same state again (the parser inverts the render, and is total).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * The input is a session file (JSON lines), read as
  * pd_fuzz_read_transcript() reads it: whole with a small line cap, for its
  * pages, as a long session from its end, and followed in two appends.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

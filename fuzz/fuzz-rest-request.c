@@ -18,6 +18,8 @@
  *
  * The server must answer every request with a well-formed status line (HTTP/1.x) and
  * never with 500: bad input is a 4xx, not an internal error.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -5,6 +5,8 @@
  * 1 to 128, so lines and CR/LF pairs are cut anywhere); the remainder is
  * the body.  Every delta and every answer is valid UTF-8, and an answer's
  * tool calls carry a name and JSON-object arguments.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

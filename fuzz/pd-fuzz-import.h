@@ -3,6 +3,8 @@
  * Whatever a transcript holds, what a reader makes of it is shown to a
  * person: item texts and titles are valid UTF-8 without control characters,
  * and the documented bounds on items and text hold.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,6 +1,9 @@
 /* pd-fuzz-reader.h: a transcript reader target, which reads its input
  * from a file (the readers open files by name): the file, made once at
- * the start, and the logging of pd-fuzz.h. */
+ * the start, and the logging of pd-fuzz.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-fuzz-import.h"

@@ -1,5 +1,8 @@
 /* pd-fuzz-response.h: what a provider's answer promises, whatever the
- * server sent (see PdProviderResponse in pd-provider.h). */
+ * server sent (see PdProviderResponse in pd-provider.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <json-glib/json-glib.h>

@@ -1,6 +1,9 @@
 /* pd-fuzz-stream.h: an input stream over bytes that returns them a few at a
  * time, so that a reader's lines, CR/LF pairs and UTF-8 sequences are cut
- * between reads where the fuzzer decides. */
+ * between reads where the fuzzer decides.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <string.h>

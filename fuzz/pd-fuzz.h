@@ -4,6 +4,8 @@
  * the code must accept); debug, info, messages and warnings are dropped so
  * that a run spends its time in the code under test.  Header-only, like
  * the test helpers, because each target is one source file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

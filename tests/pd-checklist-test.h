@@ -5,6 +5,8 @@
  * The transcript: a plan (ExitPlanMode, approved), then a TodoWrite list of
  * three items (completed, in progress, pending); the second one's text is
  * markup, to be shown literally.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

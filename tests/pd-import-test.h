@@ -1,4 +1,7 @@
-/* pd-import-test.h: what the importer tests share. */
+/* pd-import-test.h: what the importer tests share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <string.h>

@@ -5,6 +5,8 @@
  * files) and test-config-project.c (sizes, the resolved JSON, what a
  * project's file may not do, provider layers).  Header-only because the
  * test list builds one source file per test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

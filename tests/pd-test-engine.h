@@ -12,6 +12,8 @@
  *
  * Header-only because the test list in tests/meson.build builds one source
  * file per test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

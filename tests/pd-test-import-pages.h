@@ -6,6 +6,8 @@
  * test-import-pages-reads.c (the same through the API every front end
  * uses).  Header-only because the test list builds one source file per
  * test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

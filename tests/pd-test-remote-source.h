@@ -5,6 +5,8 @@
  * test-remote-source-watch.c (watching, exports shared, redirects, the
  * lookup budget).  Header-only because the test list builds one source
  * file per test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

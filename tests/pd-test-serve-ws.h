@@ -8,6 +8,8 @@
  * test-server-ws-runs.c (prompts, approvals, cancelling).  Header-only
  * because the test list in tests/meson.build builds one source file per
  * test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -7,6 +7,8 @@
  * test-server.c (the guard, the reads) and test-server-stream.c (events,
  * streams, runs).  Header-only because the test list in tests/meson.build
  * builds one source file per test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -4,6 +4,8 @@
  * test-tools-paths.c (where the tools may reach, the registry, the plan
  * tool).  Header-only because the test list builds one source file per
  * test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* test-approver.c: the approval policy for tool calls. */
+/* test-approver.c: the approval policy for tool calls.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

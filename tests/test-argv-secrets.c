@@ -1,4 +1,7 @@
-/* test-argv-secrets.c: tokens in a URL argument are hidden in place. */
+/* test-argv-secrets.c: tokens in a URL argument are hidden in place.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <glib.h>

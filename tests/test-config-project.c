@@ -3,6 +3,8 @@
  * project's file may not do (redirect, override the environment, raise
  * limits, start thinking), provider layers and bad values.  With real
  * files, as test-config.c (pd-test-config.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-config"
 

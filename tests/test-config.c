@@ -5,6 +5,8 @@
  * both the resolved values and the exact warnings (pd-test-config.h).
  * Sizes, the resolved JSON and what a project's file may not do are in
  * test-config-project.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-config"
 

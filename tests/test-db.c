@@ -1,6 +1,9 @@
 /* test-db.c: PdDb on real files: creation, WAL, migrations, refusal of
  * newer, foreign and damaged files (which are never modified), the statement
- * cache and transactions. */
+ * cache and transactions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <grp.h>

@@ -2,6 +2,8 @@
  *
  * They stand in for g_ascii_string_to_unsigned(), so they must refuse what it
  * refuses (signs, spaces, hex, empty text, overflow) and read the rest alike.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-decimal"
 

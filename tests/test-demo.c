@@ -1,5 +1,8 @@
 /* test-demo.c: the demo replays its recorded run against the real tools
- * into its own temporary database, and cleans up after itself. */
+ * into its own temporary database, and cleans up after itself.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

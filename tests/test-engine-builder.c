@@ -4,6 +4,8 @@
  * replay provider against the real tools, and a loopback HTTP server for
  * what a provider sends.  The CLI (tests/test-agent-cli.py) and the window
  * (tests/ui/test-runs.c) check the same builder from their side.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-engine-builder"
 

@@ -5,6 +5,8 @@
  * (pd-test-server.h).  Replies are server-sent-event streams cut into small
  * pieces, with several tool calls per turn, so tool batches run in
  * parallel.  Tools, sessions and events are real, as in test-engine.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-engine-http"
 

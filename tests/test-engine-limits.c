@@ -4,6 +4,8 @@
  * says in events, a provider that gives out, bad arguments, cancelling.
  * Everything but the model is real, as in test-engine.c
  * (pd-test-engine.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-engine"
 

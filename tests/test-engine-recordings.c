@@ -6,6 +6,8 @@
  * in small pieces.  Each case checks what a person relies on: how the run
  * ends, what they are shown, what is stored, and the exact body of the
  * next request the model gets.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-engine-recordings"
 

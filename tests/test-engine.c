@@ -7,6 +7,8 @@
  * PdEventBus to a collecting sink.  The replay provider plays the model, so
  * every run is fast and deterministic.  The loop's limits are in
  * test-engine-limits.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-engine"
 

@@ -2,7 +2,10 @@
  * context, the bounded queue, the ring, the JSONL file and the counters.
  *
  * Every wait is bounded: listeners are awaited by iterating the main context
- * under a deadline source, and blocked threads by g_cond_wait_until(). */
+ * under a deadline source, and blocked threads by g_cond_wait_until().
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <errno.h>

@@ -1,5 +1,8 @@
 /* test-event.c: the odek.event/v1 envelope as we write and read it, and the
- * plan events' minimal payloads. */
+ * plan events' minimal payloads.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -1,4 +1,7 @@
-/* test-hints.c: stall detection and failure-driven reassessment. */
+/* test-hints.c: stall detection and failure-driven reassessment.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

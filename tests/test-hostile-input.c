@@ -5,6 +5,8 @@
  * huge lines, deep JSON nesting, invalid UTF-8, and path traversal in
  * session ids and file tool paths.  Each case shows the answer a person or
  * a model reads, and that the state before it is intact.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-hostile"
 

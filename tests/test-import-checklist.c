@@ -1,4 +1,7 @@
-/* test-import-checklist.c: the two sections, overrides, and what is stored. */
+/* test-import-checklist.c: the two sections, overrides, and what is stored.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include "pd-import-test.h"

@@ -1,4 +1,7 @@
-/* test-import-claude.c: Claude Code transcripts replayed into checklists. */
+/* test-import-claude.c: Claude Code transcripts replayed into checklists.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include "pd-claude-code-reader.h"

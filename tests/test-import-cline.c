@@ -2,7 +2,10 @@
  * checklists: the project's fixtures, Roo's ids that change with the
  * status, whole-file rewrites followed, the pages, overrides across
  * re-imports in the index, hostile files, and Kilo Code's CLI (OpenCode's
- * storage in its own folder). */
+ * storage in its own folder).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #include "config.h"
 

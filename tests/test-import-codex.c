@@ -1,4 +1,7 @@
-/* test-import-codex.c: Codex rollouts replayed into checklists. */
+/* test-import-codex.c: Codex rollouts replayed into checklists.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include "pd-codex-reader.h"

@@ -1,7 +1,10 @@
 /* test-import-gemini.c: Gemini CLI sessions replayed into checklists: both
  * formats of the project's fixtures, the three replay rules of the JSON
  * lines, live following (appends, and documents rewritten whole), the
- * pages, overrides across re-imports in the index, and hostile records. */
+ * pages, overrides across re-imports in the index, and hostile records.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #include "config.h"
 

@@ -1,6 +1,9 @@
 /* test-import-index.c: other agents' sessions in the session index: real
  * fixtures listed from a database, privacy of plan text, incremental runs,
- * overrides across re-imports, damaged files, and live following. */
+ * overrides across re-imports, damaged files, and live following.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #include "config.h"
 

@@ -1,4 +1,7 @@
-/* test-import-opencode.c: OpenCode storage trees and opencode.db. */
+/* test-import-opencode.c: OpenCode storage trees and opencode.db.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

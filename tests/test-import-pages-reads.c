@@ -3,6 +3,8 @@
  * overrides marked, the transcript followed, nothing of the plan's text in
  * the database.  On the project's own fixtures, as test-import-pages.c
  * (pd-test-import-pages.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "test-import-pages"

@@ -8,6 +8,8 @@
  * calls and plan updates) and how to continue the session in its agent.
  * The same through the API every front end uses is in
  * test-import-pages-reads.c; both use pd-test-import-pages.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "test-import-pages"

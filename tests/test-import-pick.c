@@ -3,7 +3,10 @@
  * of every fixture, and the same lines broken in many ways, the picked
  * parse refuses exactly what the whole parse refuses and keeps exactly the
  * picked part of its tree; and every fixture transcript, whole and broken,
- * reads to the same sessions either way. */
+ * reads to the same sessions either way.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -1,7 +1,10 @@
 /* test-import-qwen.c: Qwen Code sessions replayed into checklists: the
  * project's fixtures, the side file's check, a long session's tail read,
  * live following, the pages, overrides across re-imports in the index, and
- * hostile records. */
+ * hostile records.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #include "config.h"
 

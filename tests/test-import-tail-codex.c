@@ -1,6 +1,9 @@
 /* test-import-tail-codex.c: long Codex rollouts read from the end (seed
  * 001, "Long transcripts"), with the threshold and the bound lowered so
- * that files of a few hundred KB stand for ones of many MB. */
+ * that files of a few hundred KB stand for ones of many MB.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include "pd-codex-reader.h"

@@ -1,6 +1,9 @@
 /* test-import-util.c: the helpers every transcript reader leans on: the
  * needle prefilter, the time parser and the JSON reader, against the slow
- * obvious answers. */
+ * obvious answers.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #include "config.h"
 

@@ -1,4 +1,7 @@
-/* test-json-util.c: the typed reads of JSON members every reader shares. */
+/* test-json-util.c: the typed reads of JSON members every reader shares.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "test-json-util"
 
 #include "config.h"

@@ -3,6 +3,8 @@
  * Check arguments match by their canonical bytes, so the canonical form must
  * be exact; and rendered plan lines are parsed with the strict reader, so
  * everything ambiguous must be refused.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-json"
 

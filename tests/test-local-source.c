@@ -1,5 +1,8 @@
 /* test-local-source.c: PdLocalSource on a real database file, through the
- * asynchronous PdSource calls a widget makes. */
+ * asynchronous PdSource calls a widget makes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <fcntl.h>

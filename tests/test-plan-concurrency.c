@@ -3,6 +3,8 @@
  * Plan calls ride parallel tool batches, so the store serializes every
  * mutation and notifies under its lock: the notifications must arrive in
  * version order, one per version, with no gap and no repeat.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-plan-concurrency"
 

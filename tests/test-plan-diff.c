@@ -1,4 +1,7 @@
-/* test-plan-diff.c: what changed between two plan versions. */
+/* test-plan-diff.c: what changed between two plan versions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include "pd-plan.h"

@@ -3,6 +3,8 @@
  * Evidence comes only from finished tool calls whose tool name and canonical
  * arguments match a declared check, declared in an earlier batch.  Anything
  * that may have written something since invalidates it conservatively.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-plan-evidence"
 

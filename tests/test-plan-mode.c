@@ -1,6 +1,9 @@
 /* test-plan-mode.c: plan mode (seed 002) and plan artifacts — the folded
  * log, pending intents, notices, the guards, the reviewed exit, and the
- * approved plan written atomically. */
+ * approved plan written atomically.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -3,6 +3,8 @@
  * A resume trusts a plan only when it parses exactly: every deviation from
  * what the renderer writes is rejected, and everything the renderer writes
  * parses back to the very same state.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-plan-parse"
 

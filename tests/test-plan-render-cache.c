@@ -1,5 +1,8 @@
 /* test-plan-render-cache.c: the wrapped plan message keeps its nonce until
- * the plan's version changes. */
+ * the plan's version changes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

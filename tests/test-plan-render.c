@@ -3,6 +3,8 @@
  * The render is what the model reads on every iteration and what a resume
  * parses, so its grammar is asserted byte for byte: header, step lines,
  * collapse, overflow, the checked-plan fit rule and the untrusted wrapper.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-plan-render"
 

@@ -1,4 +1,7 @@
-/* test-plan-status.c: the chat/terminal rendering of a plan. */
+/* test-plan-status.c: the chat/terminal rendering of a plan.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -3,6 +3,8 @@
  * A rejected call must say what was wrong with the exact `plan: …` wording a
  * model can act on, and it must leave the store exactly as it was: the
  * snapshot is byte-identical and no change notification fired.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-plan-validate"
 

@@ -2,6 +2,8 @@
  *
  * Each case asserts the exact render or state the model sees afterwards,
  * the version, and how many change notifications fired.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-plan-verbs"
 

@@ -1,6 +1,9 @@
 /* test-provider-anthropic.c: the Anthropic Messages provider against a real
  * HTTP server: request conversion from the OpenAI shapes, the typed event
- * stream back to them, and the failures. */
+ * stream back to them, and the failures.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "test-provider-anthropic"
 
 #include "config.h"

@@ -3,6 +3,8 @@
  *
  * Streams are cut into small pieces written one by one, so lines, events and
  * JSON values arrive split across reads the way real servers deliver them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-provider-openai"
 

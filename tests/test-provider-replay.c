@@ -1,5 +1,8 @@
 /* test-provider-replay.c: recorded turns played back in order, with the
- * same streaming and the same failures as a real provider. */
+ * same streaming and the same failures as a real provider.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "test-provider-replay"
 
 #include "config.h"

@@ -4,6 +4,8 @@
  * tried as an attacker would: GLib's g_random is a Mersenne Twister whose
  * seed an attacker can learn or set (G_RANDOM_VERSION, a fork), so after
  * g_random_set_seed() the minted value must not be what g_random gives.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-random"
 

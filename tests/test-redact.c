@@ -1,5 +1,8 @@
 /* test-redact.c: secrets are cut out of stored text, and what remains is
- * still valid JSON and a still parseable plan. */
+ * still valid JSON and a still parseable plan.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

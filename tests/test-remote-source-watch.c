@@ -3,6 +3,8 @@
  * by the pages, a hung or endless server, a redirect not followed, and
  * session lookups kept within a budget.  The servers are
  * pd-test-remote-source.h's, as test-remote-source.c's.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-remote-source"
 

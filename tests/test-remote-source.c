@@ -3,6 +3,8 @@
  * odek's recorded shapes: requests and answers, errors, rate limits,
  * odek's shapes, runs it does not have.  Watching is in
  * test-remote-source-watch.c; both use pd-test-remote-source.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-remote-source"
 

@@ -2,6 +2,8 @@
  * HTTP: events, the live stream (its slots, keep-alives, slow and many
  * watchers, disconnects) and runs (prompts, approvals' tokens, redaction,
  * stopping).  The server is pd-test-serve.h's, as test-server.c's.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-server-stream"
 

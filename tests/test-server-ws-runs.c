@@ -3,6 +3,8 @@
  * client that vanishes, cancelling; and the approval questions of REST
  * runs.  Runs use the replay provider against the real tools in a
  * temporary folder (pd-test-serve-ws.h, as test-server-ws.c's).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-server-ws"
 

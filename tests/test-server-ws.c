@@ -3,6 +3,8 @@
  * origin), the limits on sockets, upgrades and frames.  Runs over the
  * socket and the approval questions of REST runs are in
  * test-server-ws-runs.c; the server both speak to is pd-test-serve-ws.h's.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-server-ws"
 

@@ -2,6 +2,8 @@
  * the guard (token, host, origin, bodies, rate) and the reads (sessions,
  * plans, exports, the web UI).  Events, streams and runs are in
  * test-server-stream.c; the server both speak to is pd-test-serve.h's.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-server"
 

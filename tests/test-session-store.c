@@ -1,4 +1,7 @@
-/* test-session-store.c: PdSessionStore on real database files. */
+/* test-session-store.c: PdSessionStore on real database files.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <signal.h>

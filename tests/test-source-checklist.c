@@ -1,6 +1,9 @@
 /* test-source-checklist.c: the checklists of imported sessions through
  * PdSource: PdLocalSource reads them from the transcript and stores only
- * the user's overrides and own items; PdRemoteSource serves none. */
+ * the user's overrides and own items; PdRemoteSource serves none.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #include "config.h"
 

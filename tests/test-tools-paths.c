@@ -3,7 +3,10 @@
  * tools refusing the outside (unless allowed), the race of a check and its
  * use as an attacker would run it; the tool context, safety and effects,
  * the registry, the plan tool and the result helpers.  Uses
- * pd-test-tools.h, as test-tools.c. */
+ * pd-test-tools.h, as test-tools.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #define _GNU_SOURCE

@@ -2,7 +2,10 @@
  * directories: the shell (exit status, output, environment and secrets,
  * timeouts, cancelling) and the file tools (read, write, edit, list, grep,
  * their caps and deadlines).  Where the tools may reach is in
- * test-tools-paths.c; both use pd-test-tools.h. */
+ * test-tools-paths.c; both use pd-test-tools.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #define _GNU_SOURCE

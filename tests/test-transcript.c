@@ -1,5 +1,8 @@
 /* test-transcript.c: the plan message's place in the transcript, and
- * trimming that never drops what must survive. */
+ * trimming that never drops what must survive.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

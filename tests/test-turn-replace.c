@@ -1,5 +1,8 @@
 /* test-turn-replace.c: a turn that replaces the plan message in place and
- * appends messages rewrites just those rows. */
+ * appends messages rewrites just those rows.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

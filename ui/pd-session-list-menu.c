@@ -4,6 +4,8 @@
  * and Pin change the session through the source, Export and Delete are the
  * window's actions.  A primary click picks a session.  Part of
  * PdSessionList (pd-session-list-private.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-session-list"
 

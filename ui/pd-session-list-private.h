@@ -4,6 +4,8 @@
  * read from the source in pages and merged into the model, the search and
  * the selection) and pd-session-list-menu.c (the row menu, its Rename and
  * Pin, and the clicks on rows).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,6 +1,8 @@
 /* main.c: plandeck-agent, the command line face of the Plandeck engine.
  *
  * Only dispatch lives here; every subcommand has its own file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

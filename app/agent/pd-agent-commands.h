@@ -2,6 +2,8 @@
  *
  * Each entry point receives the arguments after the subcommand name
  * (argv[0] is the subcommand itself) and returns the process exit status.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-agent-common.c: what several plandeck-agent subcommands share. */
+/* pd-agent-common.c: what several plandeck-agent subcommands share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "plandeck-agent"
 
 #include "config.h"

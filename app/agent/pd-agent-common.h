@@ -1,4 +1,7 @@
-/* pd-agent-common.h: what several plandeck-agent subcommands share. */
+/* pd-agent-common.h: what several plandeck-agent subcommands share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <glib.h>

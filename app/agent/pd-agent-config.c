@@ -1,6 +1,8 @@
 /* pd-agent-config.c: `plandeck-agent config`, print the resolved
  * configuration so a person (or a script, with --json) can see what the
  * engine will run with and why.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

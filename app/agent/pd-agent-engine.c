@@ -1,4 +1,7 @@
-/* pd-agent-engine.c: building an engine from command line settings. */
+/* pd-agent-engine.c: building an engine from command line settings.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "plandeck-agent"
 
 #include "config.h"

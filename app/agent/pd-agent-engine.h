@@ -4,6 +4,8 @@
  * approval and limit options.  They become the command line layer of the
  * configuration, and the engines come from the core PdEngineBuilder like
  * every other front end's; serve builds one engine per run.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -4,6 +4,8 @@
  *
  * With --follow it keeps printing new events as another process (a run, the
  * app) stores them, until interrupted.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

@@ -13,6 +13,8 @@
  * With --db the sessions are indexed into that database instead
  * (PdImportIndex): metadata and plan counts only, never the agent's plan
  * text (seed 001); files unchanged since the last import are not read.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

@@ -12,6 +12,8 @@
  *
  * People debugging plans use it, and the conformance scenarios drive the
  * engine through it exactly as the agent loop does.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

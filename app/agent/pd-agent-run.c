@@ -8,6 +8,8 @@
  * says how the run ended: 0 done, 1 failed, cancelled or refused, 2 bad
  * usage, 3 a budget ran out (the run's, or the answer's output limit).  Every run is a stored session from its first
  * turn.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

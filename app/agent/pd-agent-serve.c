@@ -8,6 +8,8 @@
  * The start URL (with the instance token) goes to stdout as the first line;
  * SIGINT or SIGTERM stops the server cleanly (active runs are cancelled and
  * saved first).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

@@ -4,6 +4,8 @@
  *   sessions [--db PATH] show ID [--json]
  *   sessions [--db PATH] export ID      the full session as JSON
  *   sessions [--db PATH] rm ID
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "plandeck-agent"
 

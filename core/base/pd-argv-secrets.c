@@ -4,7 +4,10 @@
  * prints.  Every local user can read a process's arguments (ps -eo args)
  * for as long as it runs, and the token opens the whole API.  Linux reads
  * /proc/PID/cmdline from the process's own argument memory, so the value
- * is overwritten there once the program has its own copy. */
+ * is overwritten there once the program has its own copy.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-argv"
 
 #include "config.h"

@@ -1,4 +1,7 @@
-/* pd-argv-secrets.h: tokens out of what /proc/PID/cmdline shows. */
+/* pd-argv-secrets.h: tokens out of what /proc/PID/cmdline shows.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <glib.h>

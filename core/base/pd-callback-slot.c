@@ -1,5 +1,8 @@
 /* pd-callback-slot.c: a callback held with its data and their destroy
- * function. */
+ * function.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-callback-slot"
 
 #include "config.h"

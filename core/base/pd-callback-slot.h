@@ -8,6 +8,8 @@
  * shared (a builder's, handed to each engine it makes) or may be replaced
  * while it runs (the approver's question) lives on its own instead,
  * reference-counted: its data is destroyed with the last reference.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-json-util.c: typed reads of JSON members (see pd-json-util.h). */
+/* pd-json-util.c: typed reads of JSON members (see pd-json-util.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-json-util"
 
 #include "config.h"

@@ -15,6 +15,8 @@
  *    pd_json_get_optional_string() to tell "absent" from "of another type").
  *
  * No state; thread-safe on objects no other thread changes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

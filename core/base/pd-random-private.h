@@ -1,4 +1,7 @@
-/* pd-random-private.h: the fallback reader, for tests. */
+/* pd-random-private.h: the fallback reader, for tests.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-random.h"

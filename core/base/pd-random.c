@@ -1,4 +1,7 @@
-/* pd-random.c: the one source of ids, tokens and nonces (see pd-random.h). */
+/* pd-random.c: the one source of ids, tokens and nonces (see pd-random.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-random"
 
 #include "config.h"

@@ -8,6 +8,8 @@
  * the process stops (g_error): minting a guessable token would be worse.
  *
  * Thread-safe; no state.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

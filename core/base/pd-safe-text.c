@@ -1,4 +1,7 @@
-/* pd-safe-text.c: text from elsewhere, made safe to show. */
+/* pd-safe-text.c: text from elsewhere, made safe to show.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-safe-text"
 
 #include "config.h"

@@ -7,6 +7,8 @@
  * than it is (as in "Trojan Source"), zero-width characters, tag characters
  * (U+E0000 block, text a reader cannot see).  These functions keep the text
  * and make each such character visible or harmless instead.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -8,6 +8,8 @@
  *
  * It lives in base, the layer every other one may include (core/meson.build):
  * naming a type is not using it.  Only declarations belong here.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

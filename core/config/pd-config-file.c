@@ -4,6 +4,8 @@
  * on a FIFO), checked as UTF-8 and for nesting before json-glib sees it,
  * and its keys type-checked into settings.  Every problem is a warning a
  * person can act on; the file, or the key, is then ignored.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-config"
 

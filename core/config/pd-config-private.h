@@ -4,6 +4,8 @@
  * the getters); pd-config-file.c reads one config file into settings,
  * type-checked but not yet range-checked (what is allowed depends on the
  * layer).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -20,6 +20,8 @@
  *
  * Everything here is warnings, not errors: a broken config file must never
  * stop the agent, it must only be ignored loudly enough to get fixed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-config"
 

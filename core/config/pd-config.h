@@ -19,6 +19,8 @@
  * (pd_config_get_origin()), and `plandeck-agent config --json` shows both.
  *
  * A PdConfig is immutable once loaded, so it may be shared between threads.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

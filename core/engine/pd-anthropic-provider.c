@@ -4,6 +4,8 @@
  * Messages API (system prompt apart, tool calls as tool_use blocks, tool
  * results as user tool_result blocks, strictly alternating roles) and folds
  * the typed event stream back into one OpenAI-shaped assistant message.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-provider"
 

@@ -2,6 +2,8 @@
  *
  * POST {base}/v1/messages with stream:true.  Requests and responses are
  * converted from and to the OpenAI shapes of pd-provider.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

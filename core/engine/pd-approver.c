@@ -1,4 +1,7 @@
-/* pd-approver.c: the approval policy for tool calls. */
+/* pd-approver.c: the approval policy for tool calls.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

@@ -5,6 +5,8 @@
  * put to a person, depending on the policy.  pd_approver_decide() is called
  * from tool workers; prompts are serialized so two questions never
  * interleave.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-context.c: keeping a transcript inside the model's context budget. */
+/* pd-context.c: keeping a transcript inside the model's context budget.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #include "config.h"

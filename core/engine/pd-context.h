@@ -5,6 +5,8 @@
  * transcript stays well-formed).  Survival trimming keeps only the protected
  * messages and the latest exchanges.  Neither ever removes the system
  * prompt, the original task, a compaction digest or the plan message.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

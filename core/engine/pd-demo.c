@@ -1,4 +1,7 @@
-/* pd-demo.c: the demo a newcomer opens to see Plandeck at work. */
+/* pd-demo.c: the demo a newcomer opens to see Plandeck at work.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #include "config.h"

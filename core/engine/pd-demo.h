@@ -4,6 +4,8 @@
  * in a fresh temporary folder, into a temporary session database: the Now
  * workspace, the events and the plan history fill live, and nothing of the
  * person's own data is touched.  It is labelled as a demo everywhere.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-edit-file-tool.c: the edit_file tool — exact string replacement. */
+/* pd-edit-file-tool.c: the edit_file tool — exact string replacement.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #define _GNU_SOURCE

@@ -1,4 +1,7 @@
-/* pd-edit-file-tool.h: the edit_file tool — replaces an exact string in a file. */
+/* pd-edit-file-tool.h: the edit_file tool — replaces an exact string in a file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

@@ -1,4 +1,7 @@
-/* pd-embedded.h: files compiled into the library (build-aux/embed-files.py). */
+/* pd-embedded.h: files compiled into the library (build-aux/embed-files.py).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <glib.h>

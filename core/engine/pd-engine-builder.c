@@ -5,6 +5,8 @@
  * set cannot reach an engine), from the profile a front end passes, or from
  * the callbacks it supplies.  pd_engine_new() stays the low-level
  * constructor: tests that script every part use it directly.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

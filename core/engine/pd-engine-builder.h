@@ -14,6 +14,8 @@
  * provider, tools, plan store and approver.  A builder is not locked: set
  * it up and build from one thread at a time (building may block on the
  * database: do it in a worker thread in a GUI).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -3,6 +3,8 @@
  * Over the budget, the oldest exchanges are compacted into a digest by a
  * side call, then the transcript is trimmed (pd-context.c); a server that
  * still says the context is too long gets the survival trim once.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

@@ -3,6 +3,8 @@
  * Ask the model, then run the tool calls of its answer, until it answers
  * without tools, a budget runs out, the provider fails or the run is
  * cancelled.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

@@ -3,6 +3,8 @@
  * Every end of a run (completed, refused, incomplete, out of budget,
  * failed, cancelled) is saved and told the same way; an answer cut by the
  * output limit or with bad tool arguments is discarded and asked again.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

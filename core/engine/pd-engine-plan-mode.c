@@ -3,6 +3,8 @@
  * Plan mode is the fold of the session's plan_mode events; a run logs to
  * it, refuses mutating tools while it is on (but for the plan artifact),
  * and adds its guidance to the system prompt of every request.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

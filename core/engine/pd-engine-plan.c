@@ -3,6 +3,8 @@
  * The checklist rides along the loop: its changes become events, its
  * message is refreshed after every batch, a stored session restores it,
  * and an answer that ends with unverified checks says so.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

@@ -11,6 +11,8 @@
  *   pd-engine-outcomes.c   how a run ends, and answers that cannot be used
  * A run (PdEngineRun) lives on the stack of pd_engine_run() and is passed
  * to every part; the engine's fields are set once, in pd_engine_new().
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

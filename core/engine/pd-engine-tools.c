@@ -4,6 +4,8 @@
  * through plan mode's guard and the approver; their results go back into
  * the transcript in call order, with evidence, stall and reassessment
  * bookkeeping after the batch.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

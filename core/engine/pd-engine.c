@@ -4,6 +4,8 @@
  * mode restored), handed to the loop (pd-engine-loop.c), and torn down;
  * its events and saves go through here too.  pd-engine-private.h lists the
  * parts.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-engine"
 

@@ -10,6 +10,8 @@
  *
  * pd_engine_run() blocks: call it from a worker thread (the app does, with
  * pd_engine_run_async()).  Progress callbacks run on that thread.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

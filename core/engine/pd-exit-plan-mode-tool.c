@@ -1,4 +1,7 @@
-/* pd-exit-plan-mode-tool.c: the reviewed way out of plan mode. */
+/* pd-exit-plan-mode-tool.c: the reviewed way out of plan mode.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

@@ -7,6 +7,8 @@
  * (the app's review dialog, the terminal).  Approve returns {approved:true},
  * leaves plan mode after the batch and saves the plan artifact; Keep planning
  * fails the call with the feedback; without a channel the call fails.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -3,6 +3,8 @@
  * Done in C rather than by running grep, so that the pattern never meets a
  * shell, the walk stays inside the confined path (symbolic links are not
  * followed), and the output is bounded however large the tree is.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-tools"
 

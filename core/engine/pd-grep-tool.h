@@ -1,4 +1,7 @@
-/* pd-grep-tool.h: the grep tool — searches files with a regular expression. */
+/* pd-grep-tool.h: the grep tool — searches files with a regular expression.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

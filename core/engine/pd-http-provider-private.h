@@ -4,6 +4,8 @@
  * reads (bodies, server-sent events, error bodies).  The wires and their
  * tests see both through this header, so that OpenAI and Anthropic fail the
  * same way for the same reasons.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

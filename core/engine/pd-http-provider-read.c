@@ -4,6 +4,8 @@
  * lines and events), and the body of an error.  Everything here runs on the
  * caller's worker thread and blocks on the stream; cancelling its
  * cancellable ends the read.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-provider"
 

@@ -6,6 +6,8 @@
  * the bytes).  Everything here runs on the caller's worker thread with
  * libsoup's synchronous API, which libsoup 3.2 allows from any thread;
  * nothing here touches a GMainContext.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-provider"
 

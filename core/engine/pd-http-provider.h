@@ -5,6 +5,8 @@
  * and the streaming skeleton (one POST, server-sent events split into
  * events, cancellation).  A wire derives from it and keeps only its format:
  * the request body, its headers, and how its events fold into one answer.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-list-dir-tool.c: the list_dir tool — lists a directory. */
+/* pd-list-dir-tool.c: the list_dir tool — lists a directory.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

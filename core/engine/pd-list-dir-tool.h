@@ -1,4 +1,7 @@
-/* pd-list-dir-tool.h: the list_dir tool — lists a directory. */
+/* pd-list-dir-tool.h: the list_dir tool — lists a directory.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

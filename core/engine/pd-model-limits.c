@@ -1,4 +1,7 @@
-/* pd-model-limits.c: how much a model may write in one answer. */
+/* pd-model-limits.c: how much a model may write in one answer.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #include "config.h"

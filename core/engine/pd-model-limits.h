@@ -4,6 +4,8 @@
  * not an answer: a tool call loses its arguments, a text stops mid-sentence.
  * The limits here come from the model's family (its name), and a profile
  * may set its own (provider.max_output_tokens in the config).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -5,6 +5,8 @@
  * ways (reasoning fields, missing tool-call ids or indices, a plain JSON
  * answer despite stream:true), and each of those is accepted here rather
  * than in the engine.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-provider"
 

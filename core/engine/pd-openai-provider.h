@@ -3,6 +3,8 @@
  * The protocol Ollama, llama.cpp's server, vLLM, LM Studio and OpenAI
  * speak: POST {base}/chat/completions with stream:true, read as
  * server-sent events.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

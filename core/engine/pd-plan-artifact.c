@@ -1,4 +1,7 @@
-/* pd-plan-artifact.c: the durable markdown plan a person approved. */
+/* pd-plan-artifact.c: the durable markdown plan a person approved.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #define _GNU_SOURCE

@@ -5,6 +5,8 @@
  * directory when there is no worktree, with the session id and the time in
  * a header comment.  One file per approval: a later approval writes a new
  * file, the newest one is the current value.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-plan-mode.c: plan mode, the planning collaboration phase. */
+/* pd-plan-mode.c: plan mode, the planning collaboration phase.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #include "config.h"

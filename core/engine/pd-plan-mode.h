@@ -7,6 +7,8 @@
  * next step boundary (pd_plan_mode_flush, before the next model request);
  * between turns it commits at once.  A failed append never blocks a turn:
  * the intent stays pending for the next boundary.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -4,6 +4,8 @@
  * PdPlanStore.  The tool is Safe (seed 000, classifyToolCall): it changes
  * engine-held state only, so it never prompts, and its effects are READ —
  * the evidence recorder skips plan calls anyway.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-tools"
 

@@ -1,4 +1,7 @@
-/* pd-plan-tool.h: the plan tool — the model's checklist (seed 000). */
+/* pd-plan-tool.h: the plan tool — the model's checklist (seed 000).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

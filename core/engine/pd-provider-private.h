@@ -4,6 +4,8 @@
  * model text for messages live here once, so that the HTTP wires
  * (pd-http-provider-private.h) and the replay fail the same way for the same
  * reasons.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,5 +1,8 @@
 /* pd-provider.c: the PdProvider interface, its response type, the factory
- * and the helpers every provider shares. */
+ * and the helpers every provider shares.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-provider"
 
 #include "config.h"

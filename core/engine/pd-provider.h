@@ -8,6 +8,8 @@
  * Everything a response carries (content, tool names, tool arguments) is
  * model output: data to show and record, never to execute or interpret as
  * markup.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-read-file-tool.c: the read_file tool — reads a UTF-8 text file. */
+/* pd-read-file-tool.c: the read_file tool — reads a UTF-8 text file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

@@ -1,4 +1,7 @@
-/* pd-reassessment.c: failure-driven plan reassessment. */
+/* pd-reassessment.c: failure-driven plan reassessment.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #include "config.h"

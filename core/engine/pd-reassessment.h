@@ -6,6 +6,8 @@
  * failing with one trusted error class across at least two distinct calls
  * (`varied_tool_failures`).  At most two hints a run, at least three
  * completed batches apart.  It never runs a tool or changes the plan.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -2,6 +2,8 @@
  *
  * The whole file is checked when it is loaded, so a demo fails at start with
  * the line that is wrong, not halfway through a run.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-provider"
 

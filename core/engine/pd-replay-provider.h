@@ -15,6 +15,8 @@
  * Every field of a turn is optional.  "arguments" may also be a string of
  * JSON text, which lets a recording reproduce a model that sends broken
  * arguments: such a turn fails like the HTTP providers do.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-shell-tool.c: the shell tool — runs a command with bash -c. */
+/* pd-shell-tool.c: the shell tool — runs a command with bash -c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

@@ -1,4 +1,7 @@
-/* pd-shell-tool.h: the shell tool — runs a command with bash -c in the working directory. */
+/* pd-shell-tool.h: the shell tool — runs a command with bash -c in the working directory.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

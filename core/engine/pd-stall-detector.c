@@ -1,4 +1,7 @@
-/* pd-stall-detector.c: noticing a model that repeats itself. */
+/* pd-stall-detector.c: noticing a model that repeats itself.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #include "config.h"

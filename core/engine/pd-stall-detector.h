@@ -6,6 +6,8 @@
  * Background-job polls get three times the interval: polling is legitimate
  * until it stops changing anything.  It only produces hint text; it never
  * runs or blocks a tool.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,6 +1,9 @@
 /* pd-tool-args.c: helpers of the built-in tools: their schemas, typed reads
  * of the model's arguments with errors the model can act on, and what counts
- * as text. */
+ * as text.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

@@ -1,6 +1,9 @@
 /* pd-tool-context.c: PdToolContext, where the tools run: the working
  * directory they are confined to, the environment handed to commands (keys
- * kept out), their limits and the run's deadline. */
+ * kept out), their limits and the run's deadline.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #define _GNU_SOURCE

@@ -13,6 +13,8 @@
  * was swapped in meanwhile and the open fails instead of following it.
  * Writes go to a temporary file in the opened directory and are renamed
  * there, never through a path.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-tools"
 

@@ -1,6 +1,9 @@
 /* pd-tool-private.h: helpers shared by the built-in tools.  PdToolContext's
  * internals live in pd-tool-context.c, the opening of model-given paths in
- * pd-tool-fs.c, and the argument, schema and text helpers in pd-tool-args.c. */
+ * pd-tool-fs.c, and the argument, schema and text helpers in pd-tool-args.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

@@ -1,4 +1,7 @@
-/* pd-tool-registry.c: the tools of one engine, by name, in order. */
+/* pd-tool-registry.c: the tools of one engine, by name, in order.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

@@ -1,4 +1,7 @@
-/* pd-tool-registry.h: the tools of one engine, by name, in order. */
+/* pd-tool-registry.h: the tools of one engine, by name, in order.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

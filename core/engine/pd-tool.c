@@ -1,4 +1,7 @@
-/* pd-tool.c: the PdTool interface and its result type. */
+/* pd-tool.c: the PdTool interface and its result type.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

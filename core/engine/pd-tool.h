@@ -6,6 +6,8 @@
  * exits non-zero, a missing file, bad arguments — are results with ok=FALSE
  * and a message; a GError is only for failures of the machinery itself
  * (cancellation, a shell that cannot be spawned).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

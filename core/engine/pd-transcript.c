@@ -1,4 +1,7 @@
-/* pd-transcript.c: the messages of one session, as the engine keeps them. */
+/* pd-transcript.c: the messages of one session, as the engine keeps them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-engine"
 
 #include "config.h"

@@ -7,6 +7,8 @@
  * Its structure has fixed places: the protected head (the system prompt, the
  * original task, a compaction digest right after them), then the plan
  * message.  Trimming never removes any of those.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-write-file-tool.c: the write_file tool — creates or replaces a file. */
+/* pd-write-file-tool.c: the write_file tool — creates or replaces a file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"

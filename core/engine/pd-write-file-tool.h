@@ -1,4 +1,7 @@
-/* pd-write-file-tool.h: the write_file tool — creates or replaces a file. */
+/* pd-write-file-tool.h: the write_file tool — creates or replaces a file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-tool.h"

@@ -12,6 +12,8 @@
  * context, which delivers the whole backlog in order.  One source per event
  * would also work, but GLib does not promise dispatch order between sources
  * of equal priority, and delivery order is part of the contract.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-events"
 

@@ -7,6 +7,8 @@
  * the usage counters, writes the JSONL line, calls the sinks (on the
  * dispatcher thread), and queues it for every listener, which is called on
  * the main context it registered from.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

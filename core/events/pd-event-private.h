@@ -1,4 +1,7 @@
-/* pd-event-private.h: what the bus needs from an event beyond the API. */
+/* pd-event-private.h: what the bus needs from an event beyond the API.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-event.h"

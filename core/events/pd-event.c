@@ -5,6 +5,8 @@
  * JsonObject's refcount is not atomic, so serialising a shared object from
  * several threads (JsonGenerator copies its root node, which refs the
  * object) would race.  Sealing computes the line once instead.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-events"
 

@@ -10,6 +10,8 @@
  * pd_event_seal() is called).  A sealed event is immutable and may be read
  * from any thread: its JSON text is computed once at sealing, so readers on
  * several threads never touch the (non-atomically refcounted) JsonObject.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

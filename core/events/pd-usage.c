@@ -1,4 +1,7 @@
-/* pd-usage.c: fold events into the usage counters. */
+/* pd-usage.c: fold events into the usage counters.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-events"
 
 #include "config.h"

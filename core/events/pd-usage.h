@@ -3,6 +3,8 @@
  * The counts are what `serve` answers GET /api/usage with (reference §5.7):
  * prompts and tokens as odek has them, plus the plan counts seed 000 adds,
  * plus the bus's own health (emitted, dropped, failed writes).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

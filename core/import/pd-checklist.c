@@ -1,4 +1,7 @@
-/* pd-checklist.c: the checklist of an imported session, in two sections. */
+/* pd-checklist.c: the checklist of an imported session, in two sections.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

@@ -10,6 +10,8 @@
  * Privacy (seed 001): agent item text lives in memory only.  What
  * pd_checklist_annotations_to_json() returns, and so what may be stored,
  * holds override keys and the user's own items, never agent text.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

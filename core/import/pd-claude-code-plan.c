@@ -3,6 +3,8 @@
  * TaskList, ExitPlanMode and the desktop's update_plan and wrap_up, bound to
  * their calls, and the task snapshots.  The replay rules are in
  * pd-claude-code-reader.c, which reads the lines and hands each result here.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-import"
 

@@ -1,6 +1,8 @@
 /* pd-claude-code-reader-private.h: between the Claude Code reader's parts:
  * the reader (lines, conversation, long transcripts) and its plan
  * (pd-claude-code-plan.c: what the plan tools' results do to the checklist).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

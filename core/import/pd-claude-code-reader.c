@@ -12,6 +12,8 @@
  *  - subagent transcripts share the parent's task list (only their Task*
  *    calls count; their TodoWrite list is their own) and are merged by
  *    timestamp.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"

@@ -10,6 +10,8 @@
  * A PdTranscriptReader: it keeps its state, so pd_transcript_reader_update()
  * again reads only what was appended since (and new subagent files), and a
  * running session can be followed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

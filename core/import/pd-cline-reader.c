@@ -1,4 +1,7 @@
-/* pd-cline-reader.c: tasks of Cline, Roo Code and Kilo Code. */
+/* pd-cline-reader.c: tasks of Cline, Roo Code and Kilo Code.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

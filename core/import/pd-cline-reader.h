@@ -21,6 +21,8 @@
  * These tasks are continued from the extension's task history in the
  * editor: there is no command line to resume them
  * (pd_transcript_reader_dup_resume_argv() gives NULL).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

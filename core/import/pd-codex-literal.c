@@ -1,5 +1,8 @@
 /* pd-codex-literal.c: Codex's code mode — the one tools.update_plan({...})
- * call of an exec script, its JavaScript object literal turned into JSON. */
+ * call of an exec script, its JavaScript object literal turned into JSON.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

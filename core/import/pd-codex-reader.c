@@ -1,4 +1,7 @@
-/* pd-codex-reader.c: Codex CLI rollouts. */
+/* pd-codex-reader.c: Codex CLI rollouts.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

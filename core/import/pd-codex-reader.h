@@ -11,6 +11,8 @@
  * only what was appended; and a first read of a rollout over the threshold
  * starts from the newest full list that applies, found backwards within the
  * bound (its head is still read for the session's facts).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,5 +1,8 @@
 /* pd-gemini-reader.c: Gemini CLI sessions, JSON lines and the older
- * one-document format. */
+ * one-document format.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

@@ -20,6 +20,8 @@
  * says it failed or was cancelled.  No tail read: a rewind or a replaced
  * message can reach any line before the end, so a long session is read
  * whole.  Resume: gemini --resume ID, in the project's folder.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

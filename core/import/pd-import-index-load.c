@@ -1,5 +1,8 @@
 /* pd-import-index-load.c: imported sessions read back from the index —
- * their checklist with the user's annotations, and their pages (cached). */
+ * their checklist with the user's annotations, and their pages (cached).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

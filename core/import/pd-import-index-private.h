@@ -1,6 +1,9 @@
 /* pd-import-index-private.h: what PdImportWatcher uses of PdImportIndex, and
  * what its indexing (pd-import-index.c) and reading back
- * (pd-import-index-load.c) share. */
+ * (pd-import-index-load.c) share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-import-index.h"

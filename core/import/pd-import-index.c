@@ -1,4 +1,7 @@
-/* pd-import-index.c: other agents' transcripts in the session index. */
+/* pd-import-index.c: other agents' transcripts in the session index.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

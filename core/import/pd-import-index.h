@@ -18,6 +18,8 @@
  * index in the app, or the watcher), from the start otherwise.
  *
  * Every call blocks; run them in a worker thread or use the _async forms.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-import-private.h: helpers the transcript readers share. */
+/* pd-import-private.h: helpers the transcript readers share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <json-glib/json-glib.h>

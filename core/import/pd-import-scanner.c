@@ -1,4 +1,7 @@
-/* pd-import-scanner.c: finds other agents' transcripts and reads them. */
+/* pd-import-scanner.c: finds other agents' transcripts and reads them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

@@ -9,6 +9,8 @@
  *
  * pd_import_read_path() takes any file or folder and recognises the format
  * from the content, not the name.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

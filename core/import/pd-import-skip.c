@@ -1,4 +1,7 @@
-/* pd-import-skip.c: a file an import did not read, and why. */
+/* pd-import-skip.c: a file an import did not read, and why.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

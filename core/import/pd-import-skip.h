@@ -4,6 +4,8 @@
  * transcript, a file it may not read, a symbolic link, a file of no known
  * agent.  None of them is read, and none is passed over in silence: each is
  * one PdImportSkip, which `plandeck-agent import` prints (and --json lists).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-import-util.c: helpers the transcript readers share. */
+/* pd-import-util.c: helpers the transcript readers share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

@@ -1,4 +1,7 @@
-/* pd-import-watcher-private.h: the watcher's entry point for a seen change. */
+/* pd-import-watcher-private.h: the watcher's entry point for a seen change.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-import-watcher.h"

@@ -1,4 +1,7 @@
-/* pd-import-watcher.c: follows the transcripts of the import index live. */
+/* pd-import-watcher.c: follows the transcripts of the import index live.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

@@ -6,6 +6,8 @@
  * worker thread through its PdImportIndex (which keeps each file's reader,
  * so only the appended bytes are read), updates the session row's counts,
  * and emits ::changed with the session id on the main context.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

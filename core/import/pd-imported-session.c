@@ -1,4 +1,7 @@
-/* pd-imported-session.c: one session of another agent, read from its transcript. */
+/* pd-imported-session.c: one session of another agent, read from its transcript.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

@@ -5,6 +5,8 @@
  * Everything here is held in memory.  Plan text and checklist text are the
  * agent's and are never written to the database (seed 001); only the
  * checklist's annotations (pd-checklist.h) may be.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-jsonl-backward.c: the lines of a JSON lines file, newest first. */
+/* pd-jsonl-backward.c: the lines of a JSON lines file, newest first.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

@@ -5,6 +5,8 @@
  * are returned last first with where each starts.  A line that crosses the
  * bound's start is outside it and never returned; lines longer than the cap
  * are skipped.  The file is only read.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

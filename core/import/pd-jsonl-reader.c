@@ -1,4 +1,7 @@
-/* pd-jsonl-reader.c: JSON lines, read line by line with a capped line size. */
+/* pd-jsonl-reader.c: JSON lines, read line by line with a capped line size.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

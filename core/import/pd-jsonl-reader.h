@@ -5,6 +5,8 @@
  * offset, so a file that grows can be followed by reading only what was
  * appended: with hold_partial an unterminated last line (one the agent is
  * still writing) is left for the next read instead of being returned.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

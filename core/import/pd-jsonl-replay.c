@@ -1,4 +1,7 @@
-/* pd-jsonl-replay.c: the forward read of a JSON lines transcript. */
+/* pd-jsonl-replay.c: the forward read of a JSON lines transcript.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

@@ -6,6 +6,8 @@
  * parsing, the line parsed (whole, or only the members a pick names) and
  * handed to the reader.  What each line means is the reader's; the loop,
  * its counts and its cancellation are here.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

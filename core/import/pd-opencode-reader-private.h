@@ -1,4 +1,7 @@
-/* pd-opencode-reader-private.h: the part replay, without files or SQLite. */
+/* pd-opencode-reader-private.h: the part replay, without files or SQLite.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <glib.h>

@@ -1,4 +1,7 @@
-/* pd-opencode-reader.c: OpenCode sessions, from the JSON tree or opencode.db. */
+/* pd-opencode-reader.c: OpenCode sessions, from the JSON tree or opencode.db.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

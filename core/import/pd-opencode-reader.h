@@ -10,6 +10,8 @@
  * The index reads a whole store at once (pd_opencode_read_storage(),
  * pd_opencode_read_database()); PdOpenCodeReader, a PdTranscriptReader,
  * reads one session of it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

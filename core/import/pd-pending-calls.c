@@ -1,4 +1,7 @@
-/* pd-pending-calls.c: tool calls waiting for their result. */
+/* pd-pending-calls.c: tool calls waiting for their result.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

@@ -5,6 +5,8 @@
  * most PD_IMPORT_MAX_PENDING wait, the oldest given up first.  The Claude
  * Code, Codex and Qwen readers keep their calls here; each holds its own
  * kind of value per call.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

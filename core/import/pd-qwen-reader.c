@@ -1,4 +1,7 @@
-/* pd-qwen-reader.c: Qwen Code sessions. */
+/* pd-qwen-reader.c: Qwen Code sessions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define _GNU_SOURCE
 #define G_LOG_DOMAIN "pd-import"
 

@@ -17,6 +17,8 @@
  * leaves a torn last line for later, and a first read of a file over the
  * tail threshold starts from the newest confirmed list (seed 001, "Long
  * transcripts").  Resume: qwen --resume ID.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -6,6 +6,8 @@
  * else (a subagent's id, a file) for a subagent's.  @group (nullable) joins
  * the blocks of one model answer that an agent writes as several records
  * (Claude Code writes one line per content block of a message).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

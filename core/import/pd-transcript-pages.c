@@ -1,4 +1,7 @@
-/* pd-transcript-pages.c: what the pages of an imported session show. */
+/* pd-transcript-pages.c: what the pages of an imported session show.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

@@ -29,6 +29,8 @@
  * written to the database (seed 001).  Long texts are cut (a tool's output
  * to 4 KiB, a message to 64 KiB), so a transcript of many MB costs little
  * memory once read.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,5 +1,8 @@
 /* pd-transcript-reader.c: what every reader of another agent's transcripts
- * is, and the table of readers by format. */
+ * is, and the table of readers by format.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"

@@ -21,6 +21,8 @@
  *
  * Every call blocks: run readers in a worker thread.  A reader is used by
  * one thread at a time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-decimal.c: whole decimal numbers read without errno or locale. */
+/* pd-decimal.c: whole decimal numbers read without errno or locale.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -4,6 +4,8 @@
  * which the first call's C-locale setup can leave set when another thread
  * holds GLib's once-lock (its futex wait fails with EAGAIN). A plain "15"
  * was then refused now and then. These read digits and nothing else.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,5 +1,8 @@
 /* pd-json-picked.c: pd_json_parse_picked(), a foreign line checked whole
- * with only the members a reader reads built. */
+ * with only the members a reader reads built.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-json"
 
 #include "config.h"

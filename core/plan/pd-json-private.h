@@ -3,6 +3,8 @@
  * The strict reader (pd-json.c) and the picked reader (pd-json-picked.c)
  * must check a text exactly alike, so the picked one reads through the same
  * reader state and the same string, number and value readers.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

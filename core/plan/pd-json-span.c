@@ -1,5 +1,8 @@
 /* pd-json-span.c: reading a few values of a checked JSON text in place
- * (see pd-json-span.h). */
+ * (see pd-json-span.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-json"
 
 #include "config.h"

@@ -9,6 +9,8 @@
  * a member is the last of its name (as the tree keeps it), a key or a
  * string is compared unescaped and cut at a "\u0000" (as json-glib keeps
  * it).  Spans are only valid over a text the check accepted.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-json.c: a small strict JSON reader and a canonical JSON writer. */
+/* pd-json.c: a small strict JSON reader and a canonical JSON writer.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-json"
 
 #include "config.h"

@@ -6,6 +6,8 @@
  * acceptance-check arguments compare equal whatever their key order or number
  * spelling.  Both work on plain JsonNode trees so the rest of the code can
  * keep using json-glib.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

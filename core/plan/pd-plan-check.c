@@ -1,4 +1,7 @@
-/* pd-plan-check.c: an acceptance check declared on a plan step. */
+/* pd-plan-check.c: an acceptance check declared on a plan step.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

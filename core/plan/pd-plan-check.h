@@ -2,6 +2,8 @@
  *
  * A check is an evidence requirement, never a command: it names the exact
  * tool and canonical arguments of a call the model must make itself.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

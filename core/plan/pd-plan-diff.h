@@ -6,6 +6,8 @@
  * its order, either "added" or the changes to it (title, status, note,
  * checks), then the revision.  Values are the plan's own tokens and text;
  * a surface formats them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -2,6 +2,8 @@
  *
  * Verbs work on @work, a deep copy of the committed state; the store commits
  * it only when the verb succeeded and the content really changed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-plan-enums.c: status tokens of plan steps and acceptance checks. */
+/* pd-plan-enums.c: status tokens of plan steps and acceptance checks.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

@@ -2,6 +2,8 @@
  *
  * The tokens are part of the rendered plan grammar (seed 000) and of the
  * wire formats, so they are spelled exactly and never translated.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

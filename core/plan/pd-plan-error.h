@@ -3,6 +3,8 @@
  * Messages are complete sentences starting with "plan: " — they go back to
  * the model as tool errors, so they name what was received and what shape is
  * expected.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

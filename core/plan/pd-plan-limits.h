@@ -2,6 +2,8 @@
  *
  * Configurable caps (max_steps, max_render_chars) come from the resolved
  * config; these are the fixed ones and the defaults.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-plan-parse.c: the strict, total parser of rendered plan messages. */
+/* pd-plan-parse.c: the strict, total parser of rendered plan messages.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

@@ -3,6 +3,8 @@
  * It inverts pd_plan_render_full() and rejects every deviation: a plan is
  * restored exactly or not at all, so a resume never trusts approximated
  * state.  Overflowed and truncated renders are rejected on purpose.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-plan-render-cache.c: the wrapped plan message, keyed by version. */
+/* pd-plan-render-cache.c: the wrapped plan message, keyed by version.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

@@ -4,6 +4,8 @@
  * nonce on every render would change the message each time and defeat both
  * the content-equality no-op and the provider's prompt cache, so the wrapped
  * content is reused until the plan's version changes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -6,6 +6,8 @@
  *
  * The header stays outside the untrusted-content wrapper so the message is
  * recognised by its prefix; everything after it is wrapped with a nonce.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -5,6 +5,8 @@
  * checked requirement is never dropped silently: a split or supersede of a
  * checked step either carries its checks to a successor or has the
  * replacements declare their own.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-plan"
 

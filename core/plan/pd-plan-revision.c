@@ -1,4 +1,7 @@
-/* pd-plan-revision.c: why the plan last changed shape. */
+/* pd-plan-revision.c: why the plan last changed shape.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

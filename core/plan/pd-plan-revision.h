@@ -2,6 +2,8 @@
  *
  * Only the latest revision is kept; the transcript keeps the older revise
  * calls.  It is rendered as `[Plan revision: {"reason":…,"summary":[…]}]`.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-plan-state.c: the whole plan: version, ordered steps, latest revision. */
+/* pd-plan-state.c: the whole plan: version, ordered steps, latest revision.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

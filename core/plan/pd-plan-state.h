@@ -1,4 +1,7 @@
-/* pd-plan-state.h: the whole plan: version, ordered steps, latest revision. */
+/* pd-plan-state.h: the whole plan: version, ordered steps, latest revision.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <glib-object.h>

@@ -1,4 +1,7 @@
-/* pd-plan-status.c: the plan as a person reads it in a chat or a terminal. */
+/* pd-plan-status.c: the plan as a person reads it in a chat or a terminal.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

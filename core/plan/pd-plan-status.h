@@ -8,6 +8,8 @@
  *
  * Bounded: whole step lines are dropped behind "N more step(s) omitted"
  * rather than cutting a line in the middle.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-plan-step.c: one ordered step of a plan. */
+/* pd-plan-step.c: one ordered step of a plan.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

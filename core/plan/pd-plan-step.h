@@ -1,4 +1,7 @@
-/* pd-plan-step.h: one ordered step of a plan. */
+/* pd-plan-step.h: one ordered step of a plan.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <glib-object.h>

@@ -1,4 +1,7 @@
-/* pd-plan-store.c: the plan tool's state, behind one mutex. */
+/* pd-plan-store.c: the plan tool's state, behind one mutex.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

@@ -5,6 +5,8 @@
  * commits whole or leaves the state untouched.  Change notifications fire
  * under the lock, exactly once per version bump, so their order is the
  * version order; the callback must not call back into the store.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-plan-text.c: normalization and token rules for plan text. */
+/* pd-plan-text.c: normalization and token rules for plan text.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-plan"
 
 #include "config.h"

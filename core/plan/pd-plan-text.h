@@ -3,6 +3,8 @@
  * One step is one render line, so titles and notes are flattened; the
  * renderer reserves " — " between title and note and " || checks:" before
  * the checks JSON, so those never appear in stored text.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -4,6 +4,8 @@
  * whole call with a `plan: …` message that names what was received and the
  * shape expected, so a model can correct the call in one retry.  A few
  * unambiguous shape mistakes are accepted instead, with a note in the result.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-plan"
 

@@ -1,4 +1,7 @@
-/* pd-plan.h: the plan engine (seed 000), one include for its users. */
+/* pd-plan.h: the plan engine (seed 000), one include for its users.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-json.h"

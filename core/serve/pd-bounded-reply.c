@@ -3,7 +3,10 @@
  *
  * soup_session_send_and_read_async() reads a reply whole, however long it
  * is, and libsoup's timeout counts only idle time: a server that answered
- * with an endless body made the window hold gigabytes within a minute. */
+ * with an endless body made the window hold gigabytes within a minute.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

@@ -1,6 +1,9 @@
 /* pd-bounded-reply.h: sends a request and reads its reply up to a size and
  * within a time, so that a server cannot make the client hold an endless
- * body in memory or wait on it for ever. */
+ * body in memory or wait on it for ever.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <libsoup/soup.h>

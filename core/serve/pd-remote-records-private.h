@@ -6,6 +6,8 @@
  * shared/reference/).  A record of another shape gives NULL (the caller
  * says which endpoint sent it); what the records hold is another program's
  * text, kept as text.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

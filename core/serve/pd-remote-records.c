@@ -1,5 +1,8 @@
 /* pd-remote-records.c: a serve endpoint's records, read into Plandeck's
- * types (see pd-remote-records-private.h). */
+ * types (see pd-remote-records-private.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

@@ -1,4 +1,7 @@
-/* pd-remote-run.c: a run on a `serve` endpoint (see the header). */
+/* pd-remote-run.c: a run on a `serve` endpoint (see the header).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include "pd-json-util.h"

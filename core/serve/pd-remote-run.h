@@ -4,6 +4,8 @@
  * GET /api/runs/ID (how it goes), so that the desktop app can follow a run
  * it started there and answer the question it asks.  Every text is the
  * server's (model-derived, untrusted): shown as plain text only.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

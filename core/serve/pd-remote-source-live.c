@@ -2,7 +2,10 @@
  * stream (with its poll as the fallback), the connection's state (online,
  * offline, denied), the watchdog that notices a server that stopped
  * answering, reconnecting with a growing wait, and the instance token,
- * whose change reconnects. */
+ * whose change reconnects.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

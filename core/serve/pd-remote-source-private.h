@@ -1,7 +1,10 @@
 /* pd-remote-source-private.h: between the parts of PdRemoteSource: the
  * object, its requests and the PdSource calls (pd-remote-source.c), the
  * live updates and connection state (pd-remote-source-live.c), and the
- * endpoint's runs (pd-remote-source-runs.c). */
+ * endpoint's runs (pd-remote-source-runs.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <libsoup/soup.h>

@@ -1,7 +1,10 @@
 /* pd-remote-source-runs.c: the runs of a PdRemoteSource's endpoint:
  * starting one (POST /api/prompt), following it, answering its question,
  * cancelling it and finding the one going on; the object and its requests
- * are in pd-remote-source.c. */
+ * are in pd-remote-source.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

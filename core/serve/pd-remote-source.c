@@ -2,7 +2,10 @@
  * the object, its requests and the PdSource calls; the live updates and the
  * connection's state are in pd-remote-source-live.c, the endpoint's runs in
  * pd-remote-source-runs.c, with pd-remote-source-private.h between them.
- * What the records the endpoint sends become is pd-remote-records.c's. */
+ * What the records the endpoint sends become is pd-remote-records.c's.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-source"
 
 #include "config.h"

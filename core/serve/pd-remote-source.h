@@ -21,6 +21,8 @@
  * away is OFFLINE as soon as its stream breaks, reconnected with a growing
  * back-off (0.5 s to 30 s) and read again whole when it is back; a
  * refused token is DENIED until pd_remote_source_set_token().
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

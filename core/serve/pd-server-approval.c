@@ -8,6 +8,8 @@
  * /api/runs/ID/approval.  The worker waits with a deadline (odek's 60 s):
  * no answer is a denial, and so are the run's cancellation and its socket
  * going away.  Nothing approves by default.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

@@ -41,6 +41,8 @@
  * and then (slowloris), is closed.
  *
  * All on the server's thread.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

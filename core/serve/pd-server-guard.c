@@ -8,6 +8,8 @@
  * and closed without reading it (pd-server-conns.c), and an accepted body
  * is kept here, never beyond PD_SERVER_MAX_BODY.  All on the server's
  * thread, except the token rules, which the database workers apply too.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

@@ -11,6 +11,8 @@
  * pd-server-approval.c one question to a person about a tool call
  *
  * Everything here runs on the server's thread unless it says otherwise.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

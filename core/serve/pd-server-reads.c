@@ -4,6 +4,8 @@
  * session, and the stored events of GET /api/events?after_seq=.  Each runs
  * in a GTask worker on a reader connection of its own; the answer goes back
  * to the server's thread, which caches GET …/plan per session.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

@@ -13,6 +13,8 @@
  * the worker (pd-server-approval.c) until the observer's person answers,
  * POST /api/runs/ID/approval answers, the run is cancelled, or the time is
  * up: a denial in all but the first case.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

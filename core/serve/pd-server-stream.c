@@ -42,6 +42,8 @@
  * reconnects and reads what it missed from GET /api/events?after_seq=.
  * The others never wait for it: a write never blocks, and a stream that is
  * behind only queues until its socket has room.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

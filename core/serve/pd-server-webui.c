@@ -18,6 +18,8 @@
  * no-referrer, DENY framing and `frame-ancestors 'none'`, and no script-src
  * policy: odek's page uses inline handlers.  The files are read once, when
  * the option is given, so a request never touches the disk.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

@@ -28,6 +28,8 @@
  * waits.  A question nobody answers is denied after the approval timeout;
  * the socket going away cancels its run, whose questions are then denied
  * at once.  Everything here is on the server's thread.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

@@ -6,6 +6,8 @@
  * Host, Origin, rate limit), pd-server-reads.c (the session routes),
  * pd-server-runs.c (runs) and pd-server-stream.c (the event stream), with
  * pd-server-private.h between them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

@@ -34,6 +34,8 @@
  * answers of GET …/plan are cached per session and invalidated by a
  * generation counter that our own writes, the event bus and a
  * PRAGMA data_version watcher (other processes) bump.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

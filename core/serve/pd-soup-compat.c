@@ -1,5 +1,8 @@
 /* pd-soup-compat.c: what Plandeck does about libsoup 3.2's server leaks
- * (see pd-soup-compat.h). */
+ * (see pd-soup-compat.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-server"
 
 #include "config.h"

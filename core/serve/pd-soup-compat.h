@@ -9,6 +9,8 @@
  *
  * The other leak, of kept-alive connections their clients close (a
  * descriptor each), needs a watch on each connection: pd-server-conns.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

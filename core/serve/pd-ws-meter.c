@@ -16,6 +16,8 @@
  * PdWsMeter is the GIOStream (the socket's output stream as is, and a
  * metered input); PdWsMeterInput the pollable input stream.  Both private
  * to `serve`; everything on the server's thread, as libsoup uses them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
 

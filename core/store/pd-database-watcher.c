@@ -16,6 +16,8 @@
  * One watcher serves every reader that must hear of other processes'
  * commits: the local source (the window's views) and serve (its plan cache
  * and its event streams).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

@@ -7,6 +7,8 @@
  * at a fallback interval reads it too, for file systems without change
  * notification (NFS, some FUSE mounts).  ::changed is emitted on the main
  * context the watcher was made on.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,6 +1,9 @@
 /* pd-db-checks.c: what pd_db_open() checks before it trusts a file: its
  * header read with plain reads, its identity and version, its integrity and
- * that its schema is the one its version has. */
+ * that its schema is the one its version has.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-store"
 
 #include "config.h"

@@ -1,5 +1,8 @@
 /* pd-db-migrations.c: the store's schema, as the steps that build it, and
- * the upgrade of an older file step by step. */
+ * the upgrade of an older file step by step.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-store"
 
 #include "config.h"

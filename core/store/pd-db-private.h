@@ -1,4 +1,7 @@
-/* pd-db-private.h: internals of PdDb that tests and the store use. */
+/* pd-db-private.h: internals of PdDb that tests and the store use.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include <sqlite3.h>

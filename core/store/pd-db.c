@@ -1,5 +1,8 @@
 /* pd-db.c: the SQLite connection wrapper of the store: opening, statements,
- * transactions and errors a person can act on. */
+ * transactions and errors a person can act on.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-store"
 
 #include "config.h"

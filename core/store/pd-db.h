@@ -15,6 +15,8 @@
  * Statements are bound and read through the typed pd_db_stmt_* calls, so no
  * file outside PdDb's own sees SQLite itself (sqlite3.h stays in pd-db*.c and
  * the store's private headers).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

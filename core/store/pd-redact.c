@@ -10,6 +10,8 @@
  * and the patterns run on bytes (G_REGEX_RAW: no UTF-8 check of the whole
  * text per try), so the cost stays linear in the text —
  * tests/bench/bench-redact.c measures texts built to make a regex backtrack.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

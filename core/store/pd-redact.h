@@ -35,6 +35,8 @@
  * so text that was valid JSON, or a rendered plan line, stays valid after
  * redaction.  Redacting twice changes nothing more.  The cost is linear in
  * the text (tests/bench/bench-redact.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,4 +1,7 @@
-/* pd-run-owner.c: which process runs a session, and whether it still does. */
+/* pd-run-owner.c: which process runs a session, and whether it still does.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-store"
 
 #include "config.h"

@@ -10,6 +10,8 @@
  * the session "interrupted".  When the answer cannot be known (another pid
  * namespace: a container sharing the file; no /proc) the session is left
  * running: a live run is never marked.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,6 +1,8 @@
 /* pd-session-info.c: the value types of the store (PdSessionInfo,
  * PdPlanVersionInfo, PdStoredEvent), session ids and statuses: what callers
  * read back, with no SQL.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

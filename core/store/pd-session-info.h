@@ -3,6 +3,8 @@
  *
  * Plain data with no SQL and no connection behind it: a view, a front end or
  * serve reads these without knowing how the store keeps them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

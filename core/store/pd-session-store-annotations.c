@@ -1,5 +1,7 @@
 /* pd-session-store-annotations.c: the annotations table: what a person adds
  * to a session (a checklist's overrides), as JSON under a key.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

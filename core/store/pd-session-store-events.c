@@ -1,5 +1,7 @@
 /* pd-session-store-events.c: the events table: the events of a session's
  * runs, kept for `events` and serve's event routes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

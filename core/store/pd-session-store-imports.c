@@ -6,6 +6,8 @@
  * only the store writes SQL.  One row of imports belongs to one row of
  * sessions (session_pk); a file of several sessions (OpenCode's database)
  * has one row per session, told apart by agent_id.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

@@ -1,5 +1,7 @@
 /* pd-session-store-list.c: the session list: paging, the title and full-text
  * search (the FTS index of messages) and its counts.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

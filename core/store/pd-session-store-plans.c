@@ -1,5 +1,7 @@
 /* pd-session-store-plans.c: the plan versions of a session (the
  * plan_versions table), read back as a list or as the newest state.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

@@ -1,5 +1,8 @@
 /* pd-session-store-private.h: between the parts of PdSessionStore (one file
- * per table, pd-session-store.c), and its test hooks. */
+ * per table, pd-session-store.c), and its test hooks.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #pragma once
 
 #include "pd-session-store.h"

@@ -1,6 +1,8 @@
 /* pd-session-store-turns.c: the messages table and a turn's save: the
  * transcript, the plan version and the counters of one turn in one
  * transaction, and the transcript read back.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

@@ -7,6 +7,8 @@
  * pd-session-store-turns.c (messages and a turn's save), -plans.c, -list.c
  * (listing and search), -events.c, -annotations.c and -imports.c; the value
  * types are in pd-session-info.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
 

@@ -3,6 +3,8 @@
  *
  * Every call blocks: run it in a worker thread.  Text is redacted
  * (pd-redact.h) when it is saved, so what is read back is the redacted text.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,5 +1,8 @@
 /* pd-sqlite-guard.c: SQLite never waits on, or writes through, a file an
- * attacker put beside a database (see pd-sqlite-guard.h). */
+ * attacker put beside a database (see pd-sqlite-guard.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #define G_LOG_DOMAIN "pd-store"
 
 #include "config.h"

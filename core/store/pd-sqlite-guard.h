@@ -15,6 +15,8 @@
  * opens SQLite calls it first.  pd_sqlite_guard_check_companions() names a
  * companion that is not a regular file, for a clear error before SQLite
  * sees it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -14,6 +14,8 @@
  * the same tools with the same arguments directly, without the engine.
  * Both with the session store on (a real SQLite file, every turn saved)
  * and off.  It prints figures and asserts nothing about time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -29,6 +29,8 @@
  * in 7 turns of each — 17,000 files.  Each agent alone, then all at once.
  * wc -l and jq run in the storage folder with relative paths (the argument
  * list of absolute ones would be over the limit).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

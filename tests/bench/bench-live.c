@@ -16,6 +16,8 @@
  * Goals: median under 100 ms and p95 under 250 ms, local and remote (odek's
  * WebUI polls every 1–3 s); idle under 1 % of a core.  It prints figures and
  * asserts nothing about time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

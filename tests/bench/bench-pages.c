@@ -9,6 +9,8 @@
  * conversation's JSON and the process's resident size before and after),
  * and what a page then costs (messages, history, events copied out).
  * Figures only: nothing here is timed against a limit.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

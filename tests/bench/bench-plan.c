@@ -3,6 +3,8 @@
  *
  * It prints operations per second; it asserts nothing about speed (a busy
  * machine must not fail a build), only that every operation succeeded.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -14,6 +14,8 @@
  *    headers with no end, many "Bearer "), each at 1 MiB and 4 MiB: the
  *    ratio of their times shows whether the cost stays linear (≈ 4).
  * Times are CPU time of the thread.  Prints figures; asserts nothing.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

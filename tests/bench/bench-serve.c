@@ -16,6 +16,8 @@
  * machine shared with other jobs swings by a third from second to second.
  *
  *   bench-serve [SECONDS]   (default 2 per round)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "bench-serve"
 

@@ -3,6 +3,8 @@
  * Prints figures, asserts nothing about time.  Sessions get 100 messages in
  * 4 turns of 25 (the batching), words drawn from a fixed vocabulary so that
  * "common" matches most sessions and "rare" a few.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

@@ -32,6 +32,8 @@
  * Goals: p99 under 50 ms at 1,000 watchers, under 64 KiB per watcher.  It
  * prints figures and asserts nothing about time; a watcher that misses an
  * event is an error.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "bench-stream"
 

@@ -24,6 +24,8 @@
  *
  * Goals: the first frame within 1.15 × the empty database's; idle under 1 %
  * of one core.  It prints figures and asserts nothing about time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 

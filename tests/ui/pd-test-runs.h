@@ -6,6 +6,8 @@
  * test-runs.c (the demo, local runs, their config, the dialogs) and
  * test-runs-remote.c (windows on a serve endpoint).  Header-only, as the
  * other test helpers, because each test is one source file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 

@@ -1,6 +1,9 @@
 /* test-import.c: reading other agents' sessions from the window — they
  * appear in the session list with their source, and their Now workspace is
- * their checklist. */
+ * their checklist.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

@@ -5,6 +5,8 @@
  * the window's dialog, stopped, followed when started elsewhere, and a new
  * session.  The runs use the replay provider on a temporary database and
  * folder (pd-test-runs.h, as test-runs.c's).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-runs-remote"
 
