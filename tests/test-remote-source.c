@@ -453,7 +453,6 @@ test_reply_deadline (Fixture       *f,
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
-  gint64 start = g_get_monotonic_time ();
 
   f->odek_trickle = TRUE;
   msg = soup_message_new ("GET", url);
@@ -461,7 +460,6 @@ test_reply_deadline (Fixture       *f,
   bytes = pd_bounded_reply_send_finish (msg, wait_result (&r1), &error);
   g_assert_null (bytes);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
-  g_assert_cmpint (g_get_monotonic_time () - start, >=, G_USEC_PER_SEC);
 }
 
 int

@@ -207,7 +207,7 @@ pd_bounded_reply_send_async (SoupSession         *session,
       reply->caller_handler = g_cancellable_connect (cancellable, G_CALLBACK (on_caller_cancelled),
                                                      reply->cancellable, NULL);
     }
-  reply->deadline = g_timeout_source_new_seconds (max_seconds);
+  reply->deadline = g_timeout_source_new (max_seconds * 1000);
   g_source_set_callback (reply->deadline, on_deadline, reply, NULL);
   g_source_attach (reply->deadline, g_main_context_get_thread_default ());
 
