@@ -102,6 +102,15 @@ span_of (const char *begin,
   return span;
 }
 
+/* The byte after @span.  A span of no value has no text (NULL): adding
+ * to a null pointer is undefined, even adding 0 (UBSan, found by the
+ * claude-line fuzzer). */
+static inline const char *
+span_end (PdJsonSpan span)
+{
+  return span.text != NULL ? span.text + span.length : NULL;
+}
+
 /* The string at @string unescaped into @out, as the tree keeps it: a
  * "\u0000" ends it. */
 static void
@@ -111,7 +120,7 @@ unescape (PdJsonSpan  string,
   PdJsonReader r;
 
   r.start = r.pos = string.text;
-  r.end = string.text + string.length;
+  r.end = span_end (string);
   r.depth = 0;
   r.flags = PD_JSON_PARSE_FOREIGN;
   r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
@@ -258,7 +267,7 @@ pd_json_span_get_members (PdJsonSpan          object,
                           const char * const *names,
                           PdJsonSpan         *values)
 {
-  read_members (object.text, object.text + object.length, names, values, 0, NULL, NULL);
+  read_members (object.text, span_end (object), names, values, 0, NULL, NULL);
 }
 
 /**
@@ -283,7 +292,7 @@ pd_json_span_get_members_within (PdJsonSpan          object,
                                  const char * const *inner_names,
                                  PdJsonSpan         *inner_values)
 {
-  read_members (object.text, object.text + object.length, names, values, within, inner_names, inner_values);
+  read_members (object.text, span_end (object), names, values, within, inner_names, inner_values);
 }
 
 /**
@@ -299,7 +308,7 @@ pd_json_span_next_element (PdJsonSpan   array,
                            gsize       *cursor,
                            PdJsonSpan  *element)
 {
-  const char *end = array.text + array.length;
+  const char *end = span_end (array);
   const char *p;
   const char *begin;
 
@@ -345,7 +354,7 @@ pd_json_span_next_members (PdJsonSpan          array,
                            PdJsonSpan         *values,
                            PdJsonSpan         *element)
 {
-  const char *end = array.text + array.length;
+  const char *end = span_end (array);
   const char *p;
   const char *begin;
 
