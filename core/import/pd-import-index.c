@@ -1,4 +1,5 @@
-/* pd-import-index.c: other agents' transcripts in the session index.
+/* pd-import-index.c: other agents' transcripts in the session index: the
+ * units pd-import-unit.c finds are read (in parallel) and their rows stored.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -6,18 +7,14 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "pd-claude-code-reader.h"
 #include "pd-codex-reader.h"
 #include "pd-import-index.h"
 #include "pd-import-index-private.h"
+#include "pd-import-unit-private.h"
 #include "pd-import-private.h"
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
@@ -25,30 +22,9 @@
 #include "pd-qwen-reader.h"
 #include "pd-redact.h"
 
-#define MAX_DEPTH 8
 /* Units between commits: one transaction per transcript would sync the WAL
  * hundreds of times on a first import. */
 #define UNITS_PER_TRANSACTION 64
-
-typedef enum
-{
-  UNIT_JSONL,
-  UNIT_OPENCODE_DB,
-  UNIT_OPENCODE_STORAGE,
-} UnitKind;
-
-/* One thing to index: a transcript file (with its subagent files), an
- * OpenCode database, or an OpenCode storage tree. */
-typedef struct
-{
-  UnitKind   kind;
-  char      *path;
-  gint64     size;
-  gint64     mtime;     /* unix µs */
-  char      *identity;  /* "device:inode": another file renamed over the path differs */
-  char      *deps;      /* signature of the files read with it */
-  GPtrArray *agents;    /* (nullable) flat agent-*.jsonl beside it (Claude Code 2.0) */
-} Unit;
 
 /* The plan counts an earlier process stored for a transcript this one
  * reads on from where that one ended: they stand until the reader applies
@@ -72,16 +48,6 @@ struct _PdImportIndex
 };
 
 G_DEFINE_FINAL_TYPE (PdImportIndex, pd_import_index, G_TYPE_OBJECT)
-
-static void
-unit_free (Unit *unit)
-{
-  g_free (unit->path);
-  g_free (unit->identity);
-  g_free (unit->deps);
-  g_clear_pointer (&unit->agents, g_ptr_array_unref);
-  g_free (unit);
-}
 
 static void
 pd_import_index_finalize (GObject *object)
@@ -122,9 +88,9 @@ pd_import_index_new (void)
 /* The format name of an OpenCode unit's rows (transcript files take their
  * reader's). */
 static const char *
-opencode_format (const Unit *unit)
+opencode_format (const PdImportUnit *unit)
 {
-  return unit->kind == UNIT_OPENCODE_DB ? "opencode-db" : "opencode-storage";
+  return unit->kind == PD_IMPORT_UNIT_OPENCODE_DB ? "opencode-db" : "opencode-storage";
 }
 
 char *
@@ -153,336 +119,11 @@ pd_import_index_session_id (const char *format,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Finding transcripts: stat only, nothing is opened                      */
-
-/* lstat: a symbolic link is not followed, here as when the file is read. */
-static gboolean
-stat_file_identity (const char  *path,
-                    gint64      *size,
-                    gint64      *mtime,
-                    char       **identity)
-{
-  struct stat st;
-
-  if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
-    return FALSE;
-  if (identity != NULL)
-    *identity = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st.st_dev, (guint64) st.st_ino);
-  *size = (gint64) st.st_size;
-  *mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
-  return TRUE;
-}
-
-static gboolean
-stat_file (const char *path,
-           gint64     *size,
-           gint64     *mtime)
-{
-  return stat_file_identity (path, size, mtime, NULL);
-}
-
-typedef struct
-{
-  guint  n;
-  gint64 size;
-  gint64 mtime;
-} Sig;
-
-static void
-sig_add (Sig        *sig,
-         const char *path)
-{
-  gint64 size, mtime;
-
-  if (!stat_file (path, &size, &mtime))
-    return;
-  sig->n++;
-  sig->size += size;
-  sig->mtime = MAX (sig->mtime, mtime);
-}
-
-static char *
-sig_to_string (const Sig  *sig,
-               const char *tag)
-{
-  if (sig->n == 0)
-    return g_strdup ("");
-  return g_strdup_printf ("%s:%u:%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, tag, sig->n, sig->size, sig->mtime);
-}
-
-/* Subagent transcripts: the .jsonl files of <session>/subagents, and the flat
- * agent-*.jsonl files beside the session (any of them may be its). */
-static char *
-jsonl_deps (const char *path,
-            GPtrArray  *agents)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *subagents = NULL;
-  g_autoptr(GDir) handle = NULL;
-  Sig sig = { 0 };
-  const char *name;
-
-  if (g_str_has_suffix (base, ".jsonl"))
-    base[strlen (base) - strlen (".jsonl")] = '\0';
-  subagents = g_build_filename (dir, base, "subagents", NULL);
-  if ((handle = g_dir_open (subagents, 0, NULL)))
-    while ((name = g_dir_read_name (handle)))
-      if (g_str_has_suffix (name, ".jsonl"))
-        {
-          g_autofree char *child = g_build_filename (subagents, name, NULL);
-          sig_add (&sig, child);
-        }
-  for (guint i = 0; agents && i < agents->len; i++)
-    sig_add (&sig, g_ptr_array_index (agents, i));
-  return sig_to_string (&sig, "s");
-}
-
-/* One lstat per entry (an OpenCode tree is a file per message and part,
- * tens of thousands): a link is passed over, a folder walked, a regular
- * file counted. */
-static void
-storage_sig (const char *dir,
-             guint       depth,
-             Sig        *sig)
-{
-  g_autoptr(GDir) handle = NULL;
-  const char *name;
-
-  if (depth > MAX_DEPTH || !(handle = g_dir_open (dir, 0, NULL)))
-    return;
-  while ((name = g_dir_read_name (handle)))
-    {
-      g_autofree char *child = g_build_filename (dir, name, NULL);
-      struct stat st;
-
-      if (lstat (child, &st) != 0 || S_ISLNK (st.st_mode))
-        continue;
-      if (S_ISDIR (st.st_mode))
-        storage_sig (child, depth + 1, sig);
-      else if (S_ISREG (st.st_mode))
-        {
-          gint64 mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
-
-          sig->n++;
-          sig->size += (gint64) st.st_size;
-          sig->mtime = MAX (sig->mtime, mtime);
-        }
-    }
-}
-
-static Unit *
-unit_new_jsonl (const char *path,
-                GPtrArray  *agents)
-{
-  Unit *unit = g_new0 (Unit, 1);
-
-  unit->kind = UNIT_JSONL;
-  unit->path = g_strdup (path);
-  if (!stat_file_identity (path, &unit->size, &unit->mtime, &unit->identity))
-    {
-      unit_free (unit);
-      return NULL;
-    }
-  unit->agents = agents && agents->len > 0 ? g_ptr_array_ref (agents) : NULL;
-  unit->deps = jsonl_deps (path, unit->agents);
-  return unit;
-}
-
-static Unit *
-unit_new_database (const char *path)
-{
-  Unit *unit = g_new0 (Unit, 1);
-  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
-  Sig sig = { 0 };
-
-  unit->kind = UNIT_OPENCODE_DB;
-  unit->path = g_strdup (path);
-  if (!stat_file (path, &unit->size, &unit->mtime))
-    {
-      unit_free (unit);
-      return NULL;
-    }
-  sig_add (&sig, wal);
-  unit->deps = sig_to_string (&sig, "wal");
-  return unit;
-}
-
-static Unit *
-unit_new_storage (const char *dir)
-{
-  Unit *unit = g_new0 (Unit, 1);
-  Sig sig = { 0 };
-
-  unit->kind = UNIT_OPENCODE_STORAGE;
-  unit->path = g_strdup (dir);
-  storage_sig (dir, 0, &sig);
-  unit->size = sig.size;
-  unit->mtime = sig.mtime;
-  unit->deps = g_strdup_printf ("files:%u", sig.n);
-  return unit;
-}
-
-static void
-add_unit (GPtrArray *units,
-          Unit      *unit)
-{
-  if (unit != NULL)
-    g_ptr_array_add (units, unit);
-}
-
-static gboolean
-is_opencode_db_name (const char *name)
-{
-  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
-         || strcmp (name, "kilo.db") == 0;
-}
-
-/* The same walk as the scanner's: OpenCode's layouts, *.jsonl files, and
- * folders below, without symlinks; subagent folders go with their parent.
- * What is passed over is named in @skipped. */
-static gboolean
-discover_dir (const char    *dir,
-              guint          depth,
-              GPtrArray     *units,
-              GPtrArray     *skipped,
-              GCancellable  *cancellable,
-              GError       **error)
-{
-  g_autoptr(GDir) handle = NULL;
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) jsonl = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *storage = g_build_filename (dir, "storage", NULL);
-  g_autoptr(GError) local = NULL;
-  gboolean is_storage = _pd_import_is_opencode_storage (dir);
-  const char *name;
-
-  if (depth > MAX_DEPTH)
-    return TRUE;
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-
-  if (is_storage)
-    add_unit (units, unit_new_storage (dir));
-  else if (_pd_import_is_opencode_storage (storage))
-    add_unit (units, unit_new_storage (storage));
-
-  if (!(handle = g_dir_open (dir, 0, &local)))
-    {
-      _pd_import_skip_add_error (skipped, dir, local);
-      return TRUE;
-    }
-  while ((name = g_dir_read_name (handle)))
-    g_ptr_array_add (names, g_strdup (name));
-  _pd_import_sort_names (names);
-
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *entry = g_ptr_array_index (names, i);
-      g_autofree char *path = g_build_filename (dir, entry, NULL);
-      gboolean document = _pd_import_is_document_name (dir, entry);
-      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || is_opencode_db_name (entry);
-      struct stat st;
-
-      if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)
-        continue;
-      if (lstat (path, &st) != 0)
-        {
-          if (candidate)
-            {
-              g_autofree char *reason = g_strdup_printf ("cannot be looked at: %s", g_strerror (errno));
-              _pd_import_skip_add (skipped, path, reason);
-            }
-          continue;
-        }
-      if (S_ISLNK (st.st_mode))
-        {
-          if (candidate || g_file_test (path, G_FILE_TEST_IS_DIR))
-            _pd_import_skip_add (skipped, path, "a symbolic link (not followed)");
-          continue;
-        }
-      if (S_ISDIR (st.st_mode))
-        {
-          if (!is_storage && !discover_dir (path, depth + 1, units, skipped, cancellable, error))
-            return FALSE;
-          continue;
-        }
-      if (!candidate)
-        continue;
-      if (!S_ISREG (st.st_mode))
-        {
-          g_autofree char *reason = g_strdup_printf ("not a regular file (%s)", _pd_file_kind (st.st_mode));
-          _pd_import_skip_add (skipped, path, reason);
-        }
-      else if (g_str_has_suffix (entry, ".jsonl") || document)
-        {
-          /* agent-*.jsonl may be a flat Claude Code 2.0 subagent transcript
-           * (read with its parent), or any agent's transcript so named: the
-           * content tells, when it is read. */
-          if (g_str_has_prefix (entry, "agent-"))
-            g_ptr_array_add (agents, g_strdup (path));
-          g_ptr_array_add (jsonl, g_steal_pointer (&path));
-        }
-      else
-        add_unit (units, unit_new_database (path));
-    }
-
-  for (guint i = 0; i < jsonl->len; i++)
-    add_unit (units, unit_new_jsonl (g_ptr_array_index (jsonl, i), agents));
-  return TRUE;
-}
-
-static gboolean
-discover_path (const char    *path,
-               GPtrArray     *units,
-               GPtrArray     *skipped,
-               GCancellable  *cancellable,
-               GError       **error)
-{
-  g_autofree char *resolved = NULL;
-  struct stat st;
-
-  if (lstat (path, &st) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
-      return FALSE;
-    }
-  /* A link named on the command line is the person's choice: index what it
-   * points to (files inside folders are opened without following links). */
-  if (S_ISLNK (st.st_mode))
-    {
-      char *real = realpath (path, NULL);
-
-      if (real == NULL || stat (real, &st) != 0)
-        {
-          free (real);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s points to nothing", path);
-          return FALSE;
-        }
-      resolved = g_strdup (real);
-      free (real);
-      path = resolved;
-    }
-  if (S_ISDIR (st.st_mode))
-    return discover_dir (path, 0, units, skipped, cancellable, error);
-  if (S_ISREG (st.st_mode))
-    {
-      add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL));
-      return TRUE;
-    }
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-               "%s is not a regular file (%s); transcripts are read from files and folders",
-               path, _pd_file_kind (st.st_mode));
-  return FALSE;
-}
-
-/* ---------------------------------------------------------------------- */
 /* The rows                                                               */
 
 static gboolean
 unit_is_unchanged (PdSessionStore  *store,
-                   const Unit      *unit,
+                   const PdImportUnit      *unit,
                    GError         **error)
 {
   return pd_session_store_import_is_unchanged (store, unit->path, unit->size, unit->mtime, unit->deps, error);
@@ -490,7 +131,7 @@ unit_is_unchanged (PdSessionStore  *store,
 
 static gboolean
 upsert_session (PdSessionStore     *store,
-                const Unit         *unit,
+                const PdImportUnit         *unit,
                 const char         *format,
                 const char         *agent_id,
                 goffset             offset,
@@ -591,7 +232,7 @@ session_name_of (const char *path)
  * each by one worker), finished on the run's thread again (the row). */
 typedef struct
 {
-  Unit               *unit;
+  PdImportUnit               *unit;
   PdTranscriptReader *reader;   /* a ref */
   goffset             before;
   guint64             lines_before;
@@ -634,7 +275,7 @@ line_ends_before (const char *path,
 static PdTranscriptReader *
 resume_from_store (PdImportIndex  *self,
                    PdSessionStore *store,
-                   Unit           *unit,
+                   PdImportUnit           *unit,
                    goffset        *before)
 {
   PdImportState state;
@@ -668,7 +309,7 @@ resume_from_store (PdImportIndex  *self,
 static Job *
 prepare_jsonl (PdImportIndex      *self,
                PdSessionStore     *store,
-               Unit               *unit,
+               PdImportUnit               *unit,
                GPtrArray          *skipped,
                PdImportIndexStats *stats)
 {
@@ -794,7 +435,7 @@ finish_jsonl (PdImportIndex       *self,
               PdImportIndexStats  *stats,
               GError             **error)
 {
-  const Unit *unit = job->unit;
+  const PdImportUnit *unit = job->unit;
   PdImportedSession *session = pd_transcript_reader_get_session (job->reader);
   const KeptPlan *kept;
   goffset offset;
@@ -849,7 +490,7 @@ finish_jsonl (PdImportIndex       *self,
 
 static gboolean
 read_opencode_unit (PdSessionStore      *store,
-                    const Unit          *unit,
+                    const PdImportUnit          *unit,
                     GPtrArray           *changed_ids,
                     GPtrArray           *skipped,
                     PdImportIndexStats  *stats,
@@ -859,7 +500,7 @@ read_opencode_unit (PdSessionStore      *store,
   g_autoptr(GPtrArray) sessions = NULL;
   g_autoptr(GError) local = NULL;
 
-  if (unit->kind == UNIT_OPENCODE_DB)
+  if (unit->kind == PD_IMPORT_UNIT_OPENCODE_DB)
     sessions = pd_opencode_read_database (unit->path, cancellable, &local);
   else
     sessions = pd_opencode_read_storage (unit->path, cancellable, &local);
@@ -901,7 +542,7 @@ index_units (PdImportIndex       *self,
              GError             **error)
 {
   PdDb *db = pd_session_store_get_db (store);
-  g_autoptr(GPtrArray) todo = g_ptr_array_new ();   /* Unit, to read */
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();   /* PdImportUnit, to read */
   g_autoptr(GHashTable) jobs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) job_free);
   g_autoptr(GPtrArray) job_list = g_ptr_array_new ();
   guint in_transaction = 0;
@@ -910,7 +551,7 @@ index_units (PdImportIndex       *self,
   /* What changed, from the index alone: unchanged files are not opened. */
   for (guint i = 0; i < units->len; i++)
     {
-      Unit *unit = g_ptr_array_index (units, i);
+      PdImportUnit *unit = g_ptr_array_index (units, i);
       g_autoptr(GError) local = NULL;
 
       stats->transcripts++;
@@ -924,7 +565,7 @@ index_units (PdImportIndex       *self,
           g_propagate_error (error, g_steal_pointer (&local));
           return FALSE;
         }
-      if (unit->kind == UNIT_JSONL)
+      if (unit->kind == PD_IMPORT_UNIT_JSONL)
         {
           Job *job = prepare_jsonl (self, store, unit, skipped, stats);
           if (job == NULL)
@@ -941,7 +582,7 @@ index_units (PdImportIndex       *self,
   /* The rows, in order, a few dozen files per transaction. */
   for (guint i = 0; ok && i < todo->len; i++)
     {
-      Unit *unit = g_ptr_array_index (todo, i);
+      PdImportUnit *unit = g_ptr_array_index (todo, i);
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
@@ -956,7 +597,7 @@ index_units (PdImportIndex       *self,
         }
       in_transaction++;
 
-      if (unit->kind == UNIT_JSONL)
+      if (unit->kind == PD_IMPORT_UNIT_JSONL)
         ok = finish_jsonl (self, store, g_hash_table_lookup (jobs, unit), changed_ids, skipped, stats, error);
       else
         ok = read_opencode_unit (store, unit, changed_ids, skipped, stats, cancellable, error);
@@ -988,7 +629,7 @@ run_roots (PdImportIndex       *self,
            GCancellable        *cancellable,
            GError             **error)
 {
-  g_autoptr(GPtrArray) units = g_ptr_array_new_with_free_func ((GDestroyNotify) unit_free);
+  g_autoptr(GPtrArray) units = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_import_unit_free);
   g_autoptr(GPtrArray) skipped = pd_import_skips_new ();
   PdImportIndexStats local_stats = { 0 };
   gboolean ok;
@@ -999,7 +640,7 @@ run_roots (PdImportIndex       *self,
 
       if (!missing_is_error && !g_file_test (path, G_FILE_TEST_EXISTS))
         continue;
-      if (!discover_path (path, units, skipped, cancellable, error))
+      if (!_pd_import_discover_path (path, units, skipped, cancellable, error))
         return FALSE;
     }
 
@@ -1173,43 +814,4 @@ _pd_import_index_list_paths (PdSessionStore  *store,
                              GError         **error)
 {
   return pd_session_store_list_import_paths (store, error);
-}
-
-/* ---------------------------------------------------------------------- */
-/* The signature of a transcript, for the pages cache                     */
-
-/* What a reading of the transcript depends on: its files' sizes and times
- * (the unit the index would make of it), so a change of any is seen. */
-char *
-_pd_import_index_signature (const char *format,
-                            const char *path)
-{
-  g_autoptr(GPtrArray) agents = NULL;
-  Unit *unit = NULL;
-  char *signature;
-
-  if (strcmp (format, "opencode-db") == 0)
-    unit = unit_new_database (path);
-  else if (strcmp (format, "opencode-storage") == 0)
-    unit = unit_new_storage (path);
-  else
-    {
-      g_autofree char *dir = g_path_get_dirname (path);
-      g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-      const char *name;
-
-      /* Claude Code 2.0's flat subagent files beside it count too. */
-      agents = g_ptr_array_new_with_free_func (g_free);
-      while (handle && (name = g_dir_read_name (handle)))
-        if (g_str_has_prefix (name, "agent-") && g_str_has_suffix (name, ".jsonl"))
-          g_ptr_array_add (agents, g_build_filename (dir, name, NULL));
-      _pd_import_sort_names (agents);
-      unit = unit_new_jsonl (path, agents);
-    }
-  if (unit == NULL)
-    return NULL;
-  signature = g_strdup_printf ("%s|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%s",
-                               format, unit->size, unit->mtime, unit->deps);
-  unit_free (unit);
-  return signature;
 }

@@ -1,0 +1,396 @@
+/* pd-import-unit.c: the units of the import index, found by stat alone
+ * (nothing is opened), each with the signature of the files read with it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pd-import-index-private.h"
+#include "pd-import-private.h"
+#include "pd-import-skip.h"
+#include "pd-import-unit-private.h"
+#include "pd-jsonl-reader.h"
+
+#define MAX_DEPTH 8
+
+void
+_pd_import_unit_free (PdImportUnit *unit)
+{
+  g_free (unit->path);
+  g_free (unit->identity);
+  g_free (unit->deps);
+  g_clear_pointer (&unit->agents, g_ptr_array_unref);
+  g_free (unit);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Finding transcripts: stat only, nothing is opened                      */
+
+/* lstat: a symbolic link is not followed, here as when the file is read. */
+static gboolean
+stat_file_identity (const char  *path,
+                    gint64      *size,
+                    gint64      *mtime,
+                    char       **identity)
+{
+  struct stat st;
+
+  if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  if (identity != NULL)
+    *identity = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st.st_dev, (guint64) st.st_ino);
+  *size = (gint64) st.st_size;
+  *mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
+  return TRUE;
+}
+
+static gboolean
+stat_file (const char *path,
+           gint64     *size,
+           gint64     *mtime)
+{
+  return stat_file_identity (path, size, mtime, NULL);
+}
+
+typedef struct
+{
+  guint  n;
+  gint64 size;
+  gint64 mtime;
+} Sig;
+
+static void
+sig_add (Sig        *sig,
+         const char *path)
+{
+  gint64 size, mtime;
+
+  if (!stat_file (path, &size, &mtime))
+    return;
+  sig->n++;
+  sig->size += size;
+  sig->mtime = MAX (sig->mtime, mtime);
+}
+
+static char *
+sig_to_string (const Sig  *sig,
+               const char *tag)
+{
+  if (sig->n == 0)
+    return g_strdup ("");
+  return g_strdup_printf ("%s:%u:%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, tag, sig->n, sig->size, sig->mtime);
+}
+
+/* Subagent transcripts: the .jsonl files of <session>/subagents, and the flat
+ * agent-*.jsonl files beside the session (any of them may be its). */
+static char *
+jsonl_deps (const char *path,
+            GPtrArray  *agents)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *subagents = NULL;
+  g_autoptr(GDir) handle = NULL;
+  Sig sig = { 0 };
+  const char *name;
+
+  if (g_str_has_suffix (base, ".jsonl"))
+    base[strlen (base) - strlen (".jsonl")] = '\0';
+  subagents = g_build_filename (dir, base, "subagents", NULL);
+  if ((handle = g_dir_open (subagents, 0, NULL)))
+    while ((name = g_dir_read_name (handle)))
+      if (g_str_has_suffix (name, ".jsonl"))
+        {
+          g_autofree char *child = g_build_filename (subagents, name, NULL);
+          sig_add (&sig, child);
+        }
+  for (guint i = 0; agents && i < agents->len; i++)
+    sig_add (&sig, g_ptr_array_index (agents, i));
+  return sig_to_string (&sig, "s");
+}
+
+/* One lstat per entry (an OpenCode tree is a file per message and part,
+ * tens of thousands): a link is passed over, a folder walked, a regular
+ * file counted. */
+static void
+storage_sig (const char *dir,
+             guint       depth,
+             Sig        *sig)
+{
+  g_autoptr(GDir) handle = NULL;
+  const char *name;
+
+  if (depth > MAX_DEPTH || !(handle = g_dir_open (dir, 0, NULL)))
+    return;
+  while ((name = g_dir_read_name (handle)))
+    {
+      g_autofree char *child = g_build_filename (dir, name, NULL);
+      struct stat st;
+
+      if (lstat (child, &st) != 0 || S_ISLNK (st.st_mode))
+        continue;
+      if (S_ISDIR (st.st_mode))
+        storage_sig (child, depth + 1, sig);
+      else if (S_ISREG (st.st_mode))
+        {
+          gint64 mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
+
+          sig->n++;
+          sig->size += (gint64) st.st_size;
+          sig->mtime = MAX (sig->mtime, mtime);
+        }
+    }
+}
+
+static PdImportUnit *
+unit_new_jsonl (const char *path,
+                GPtrArray  *agents)
+{
+  PdImportUnit *unit = g_new0 (PdImportUnit, 1);
+
+  unit->kind = PD_IMPORT_UNIT_JSONL;
+  unit->path = g_strdup (path);
+  if (!stat_file_identity (path, &unit->size, &unit->mtime, &unit->identity))
+    {
+      _pd_import_unit_free (unit);
+      return NULL;
+    }
+  unit->agents = agents && agents->len > 0 ? g_ptr_array_ref (agents) : NULL;
+  unit->deps = jsonl_deps (path, unit->agents);
+  return unit;
+}
+
+static PdImportUnit *
+unit_new_database (const char *path)
+{
+  PdImportUnit *unit = g_new0 (PdImportUnit, 1);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  Sig sig = { 0 };
+
+  unit->kind = PD_IMPORT_UNIT_OPENCODE_DB;
+  unit->path = g_strdup (path);
+  if (!stat_file (path, &unit->size, &unit->mtime))
+    {
+      _pd_import_unit_free (unit);
+      return NULL;
+    }
+  sig_add (&sig, wal);
+  unit->deps = sig_to_string (&sig, "wal");
+  return unit;
+}
+
+static PdImportUnit *
+unit_new_storage (const char *dir)
+{
+  PdImportUnit *unit = g_new0 (PdImportUnit, 1);
+  Sig sig = { 0 };
+
+  unit->kind = PD_IMPORT_UNIT_OPENCODE_STORAGE;
+  unit->path = g_strdup (dir);
+  storage_sig (dir, 0, &sig);
+  unit->size = sig.size;
+  unit->mtime = sig.mtime;
+  unit->deps = g_strdup_printf ("files:%u", sig.n);
+  return unit;
+}
+
+static void
+add_unit (GPtrArray *units,
+          PdImportUnit      *unit)
+{
+  if (unit != NULL)
+    g_ptr_array_add (units, unit);
+}
+
+static gboolean
+is_opencode_db_name (const char *name)
+{
+  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
+         || strcmp (name, "kilo.db") == 0;
+}
+
+/* The same walk as the scanner's: OpenCode's layouts, *.jsonl files, and
+ * folders below, without symlinks; subagent folders go with their parent.
+ * What is passed over is named in @skipped. */
+static gboolean
+discover_dir (const char    *dir,
+              guint          depth,
+              GPtrArray     *units,
+              GPtrArray     *skipped,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  g_autoptr(GDir) handle = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) jsonl = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *storage = g_build_filename (dir, "storage", NULL);
+  g_autoptr(GError) local = NULL;
+  gboolean is_storage = _pd_import_is_opencode_storage (dir);
+  const char *name;
+
+  if (depth > MAX_DEPTH)
+    return TRUE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  if (is_storage)
+    add_unit (units, unit_new_storage (dir));
+  else if (_pd_import_is_opencode_storage (storage))
+    add_unit (units, unit_new_storage (storage));
+
+  if (!(handle = g_dir_open (dir, 0, &local)))
+    {
+      _pd_import_skip_add_error (skipped, dir, local);
+      return TRUE;
+    }
+  while ((name = g_dir_read_name (handle)))
+    g_ptr_array_add (names, g_strdup (name));
+  _pd_import_sort_names (names);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *entry = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (dir, entry, NULL);
+      gboolean document = _pd_import_is_document_name (dir, entry);
+      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || is_opencode_db_name (entry);
+      struct stat st;
+
+      if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)
+        continue;
+      if (lstat (path, &st) != 0)
+        {
+          if (candidate)
+            {
+              g_autofree char *reason = g_strdup_printf ("cannot be looked at: %s", g_strerror (errno));
+              _pd_import_skip_add (skipped, path, reason);
+            }
+          continue;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          if (candidate || g_file_test (path, G_FILE_TEST_IS_DIR))
+            _pd_import_skip_add (skipped, path, "a symbolic link (not followed)");
+          continue;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          if (!is_storage && !discover_dir (path, depth + 1, units, skipped, cancellable, error))
+            return FALSE;
+          continue;
+        }
+      if (!candidate)
+        continue;
+      if (!S_ISREG (st.st_mode))
+        {
+          g_autofree char *reason = g_strdup_printf ("not a regular file (%s)", _pd_file_kind (st.st_mode));
+          _pd_import_skip_add (skipped, path, reason);
+        }
+      else if (g_str_has_suffix (entry, ".jsonl") || document)
+        {
+          /* agent-*.jsonl may be a flat Claude Code 2.0 subagent transcript
+           * (read with its parent), or any agent's transcript so named: the
+           * content tells, when it is read. */
+          if (g_str_has_prefix (entry, "agent-"))
+            g_ptr_array_add (agents, g_strdup (path));
+          g_ptr_array_add (jsonl, g_steal_pointer (&path));
+        }
+      else
+        add_unit (units, unit_new_database (path));
+    }
+
+  for (guint i = 0; i < jsonl->len; i++)
+    add_unit (units, unit_new_jsonl (g_ptr_array_index (jsonl, i), agents));
+  return TRUE;
+}
+
+gboolean
+_pd_import_discover_path (const char    *path,
+                          GPtrArray     *units,
+                          GPtrArray     *skipped,
+                          GCancellable  *cancellable,
+                          GError       **error)
+{
+  g_autofree char *resolved = NULL;
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s does not exist", path);
+      return FALSE;
+    }
+  /* A link named on the command line is the person's choice: index what it
+   * points to (files inside folders are opened without following links). */
+  if (S_ISLNK (st.st_mode))
+    {
+      char *real = realpath (path, NULL);
+
+      if (real == NULL || stat (real, &st) != 0)
+        {
+          free (real);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s points to nothing", path);
+          return FALSE;
+        }
+      resolved = g_strdup (real);
+      free (real);
+      path = resolved;
+    }
+  if (S_ISDIR (st.st_mode))
+    return discover_dir (path, 0, units, skipped, cancellable, error);
+  if (S_ISREG (st.st_mode))
+    {
+      add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL));
+      return TRUE;
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+               "%s is not a regular file (%s); transcripts are read from files and folders",
+               path, _pd_file_kind (st.st_mode));
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The signature of a transcript, for the pages cache                     */
+
+/* What a reading of the transcript depends on: its files' sizes and times
+ * (the unit the index would make of it), so a change of any is seen. */
+char *
+_pd_import_index_signature (const char *format,
+                            const char *path)
+{
+  g_autoptr(GPtrArray) agents = NULL;
+  PdImportUnit *unit = NULL;
+  char *signature;
+
+  if (strcmp (format, "opencode-db") == 0)
+    unit = unit_new_database (path);
+  else if (strcmp (format, "opencode-storage") == 0)
+    unit = unit_new_storage (path);
+  else
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+      const char *name;
+
+      /* Claude Code 2.0's flat subagent files beside it count too. */
+      agents = g_ptr_array_new_with_free_func (g_free);
+      while (handle && (name = g_dir_read_name (handle)))
+        if (g_str_has_prefix (name, "agent-") && g_str_has_suffix (name, ".jsonl"))
+          g_ptr_array_add (agents, g_build_filename (dir, name, NULL));
+      _pd_import_sort_names (agents);
+      unit = unit_new_jsonl (path, agents);
+    }
+  if (unit == NULL)
+    return NULL;
+  signature = g_strdup_printf ("%s|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%s",
+                               format, unit->size, unit->mtime, unit->deps);
+  _pd_import_unit_free (unit);
+  return signature;
+}
+
