@@ -1,7 +1,8 @@
 /* pd-remote-source-private.h: between the parts of PdRemoteSource: the
- * object, its requests and the PdSource calls (pd-remote-source.c), the
- * live updates and connection state (pd-remote-source-live.c), and the
- * endpoint's runs (pd-remote-source-runs.c).
+ * object and its requests (pd-remote-source.c), the PdSource calls
+ * (pd-remote-source-iface.c), the live updates and connection state
+ * (pd-remote-source-live.c), and the endpoint's runs
+ * (pd-remote-source-runs.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -156,5 +157,17 @@ void  _pd_remote_source_note_failure (PdRemoteSource      *self,
 void  _pd_remote_source_notify_state (PdRemoteSource      *self);
 void  _pd_remote_source_emit_event   (PdRemoteSource      *self,
                                       PdEvent             *event);
+/* GET …/export for the plan history (@kind OP_HISTORY) or the messages
+ * (OP_MESSAGES): one request, or one answer kept since the last change,
+ * serves both. */
+void  _pd_remote_source_get_export   (PdRemoteSource      *self,
+                                      OpKind               kind,
+                                      const char          *id,
+                                      gpointer             tag,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+/* The PdSource interface of PdRemoteSource. */
+void  _pd_remote_source_iface_init   (PdSourceInterface   *iface);
 
 G_END_DECLS

@@ -1,7 +1,8 @@
 /* pd-remote-source.c: a PdSource over a `serve` endpoint (see the header):
- * the object, its requests and the PdSource calls; the live updates and the
- * connection's state are in pd-remote-source-live.c, the endpoint's runs in
- * pd-remote-source-runs.c, with pd-remote-source-private.h between them.
+ * the object and its requests; the PdSource calls are in
+ * pd-remote-source-iface.c, the live updates and the connection's state in
+ * pd-remote-source-live.c, the endpoint's runs in pd-remote-source-runs.c,
+ * with pd-remote-source-private.h between them.
  * What the records the endpoint sends become is pd-remote-records.c's.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -49,10 +50,8 @@ G_DEFINE_ENUM_TYPE (PdRemoteState, pd_remote_state,
                     G_DEFINE_ENUM_VALUE (PD_REMOTE_OFFLINE, "offline"),
                     G_DEFINE_ENUM_VALUE (PD_REMOTE_DENIED, "denied"))
 
-static void source_iface_init (PdSourceInterface *iface);
-
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdRemoteSource, pd_remote_source, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_SOURCE, source_iface_init))
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_SOURCE, _pd_remote_source_iface_init))
 
 void
 _pd_remote_source_notify_state (PdRemoteSource *self)
@@ -753,84 +752,6 @@ _pd_remote_source_check_id (const char          *id,
   return FALSE;
 }
 
-/* ---------------------------------------------------------------------- */
-/* PdSource                                                                */
-
-static const char *
-remote_get_title (PdSource *source)
-{
-  return PD_REMOTE_SOURCE (source)->base;
-}
-
-static const char *
-remote_get_kind (PdSource *source)
-{
-  return "remote";
-}
-
-static void
-remote_list_sessions_async (PdSource *source, const char *query, gboolean full_text, guint offset, guint limit,
-                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-  g_autofree char *q = g_uri_escape_string (query ? query : "", NULL, TRUE);
-
-  _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_LIST, "GET", NULL, "/api/sessions?q=%s&limit=%u&offset=%u", q,
-                              limit ? MIN (limit, PD_SESSION_LIST_MAX_LIMIT) : 50, offset),
-              remote_list_sessions_async, cancellable, callback, user_data);
-}
-
-static gpointer
-remote_pointer_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-remote_get_session_async (PdSource *source, const char *id, GCancellable *cancellable,
-                          GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-
-  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_session_async))
-    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_GET, "GET", id, "/api/sessions/%s", id),
-                remote_get_session_async, cancellable, callback, user_data);
-}
-
-static void
-remote_get_plan_async (PdSource *source, const char *id, GCancellable *cancellable,
-                       GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-  Call *call;
-
-  if (!_pd_remote_source_check_id (id, callback, user_data, self, remote_get_plan_async))
-    return;
-  call = _pd_remote_source_call_new (OP_PLAN, "GET", id, self->has_detail == 0 ? "/api/sessions/%s/plan" : "/api/sessions/%s/plan/detail", id);
-  call->detail = self->has_detail != 0;
-  _pd_remote_source_start_call (self, call, remote_get_plan_async, cancellable, callback, user_data);
-}
-
-static gboolean
-remote_get_plan_finish (PdSource *source, GAsyncResult *result, PdPlanState **plan, GError **error)
-{
-  GError *local_error = NULL;
-  PdPlanState *state = g_task_propagate_pointer (G_TASK (result), &local_error);
-
-  if (plan)
-    *plan = NULL;
-  if (local_error != NULL)
-    {
-      g_propagate_error (error, local_error);
-      return FALSE;
-    }
-  if (plan)
-    *plan = state;
-  else
-    g_clear_pointer (&state, pd_plan_state_free);
-  return TRUE;
-}
-
 /* An answer kept from before may serve only while every change would have
  * been heard of: watching, and the server answering. */
 static gboolean
@@ -844,14 +765,14 @@ export_reusable (PdRemoteSource *self,
 
 /* The plan history and the messages both come from …/export: asked since
  * the last change, the request already made answers this one too. */
-static void
-remote_get_export (PdRemoteSource      *self,
-                   OpKind               kind,
-                   const char          *id,
-                   gpointer             tag,
-                   GCancellable        *cancellable,
-                   GAsyncReadyCallback  callback,
-                   gpointer             user_data)
+void
+_pd_remote_source_get_export (PdRemoteSource      *self,
+                              OpKind               kind,
+                              const char          *id,
+                              gpointer             tag,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
 {
   Call *call = _pd_remote_source_call_new (kind, "GET", id, "/api/sessions/%s/export", id);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
@@ -879,164 +800,6 @@ remote_get_export (PdRemoteSource      *self,
   call->changes = self->changes;
   g_hash_table_replace (self->exports_asked, g_strdup (id), task);
   send_call (task);
-}
-
-static void
-remote_get_plan_history_async (PdSource *source, const char *id, GCancellable *cancellable,
-                               GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-
-  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_plan_history_async))
-    remote_get_export (self, OP_HISTORY, id, remote_get_plan_history_async, cancellable, callback, user_data);
-}
-
-static void
-remote_get_messages_async (PdSource *source, const char *id, GCancellable *cancellable,
-                           GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-
-  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_messages_async))
-    remote_get_export (self, OP_MESSAGES, id, remote_get_messages_async, cancellable, callback, user_data);
-}
-
-static void
-remote_get_events_async (PdSource *source, const char *session_id, gint64 after_seq, guint limit,
-                         GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-  guint clamped = limit ? MIN (limit, PD_EVENT_BUS_RING_SIZE) : 100;
-  Call *call;
-
-  if (session_id != NULL)
-    {
-      if (!_pd_remote_source_check_id (session_id, callback, user_data, self, remote_get_events_async))
-        return;
-      call = _pd_remote_source_call_new (OP_EVENTS, "GET", NULL, "/api/events?session_id=%s&limit=%u&after_seq=%" G_GINT64_FORMAT,
-                       session_id, clamped, MAX (after_seq, 0));
-    }
-  else
-    call = _pd_remote_source_call_new (OP_EVENTS, "GET", NULL, "/api/events?limit=%u", clamped);
-  call->after_seq = after_seq;
-  _pd_remote_source_start_call (self, call, remote_get_events_async, cancellable, callback, user_data);
-}
-
-static void
-remote_get_usage_async (PdSource *source, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  _pd_remote_source_start_call (PD_REMOTE_SOURCE (source), _pd_remote_source_call_new (OP_USAGE, "GET", NULL, "/api/usage"),
-              remote_get_usage_async, cancellable, callback, user_data);
-}
-
-static void
-remote_update_session_async (PdSource *source, const char *id, const char *name, int pinned,
-                             GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-  g_autoptr(JsonObject) body = json_object_new ();
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  Call *call;
-
-  if (!_pd_remote_source_check_id (id, callback, user_data, self, remote_update_session_async))
-    return;
-  if (name != NULL)
-    json_object_set_string_member (body, "name", name);
-  if (pinned >= 0)
-    json_object_set_boolean_member (body, "pinned", pinned != 0);
-  json_node_set_object (node, body);
-  call = _pd_remote_source_call_new (OP_UPDATE, "POST", id, "/api/sessions/%s", id);
-  call->body = json_to_string (node, FALSE);
-  _pd_remote_source_start_call (self, call, remote_update_session_async, cancellable, callback, user_data);
-}
-
-static gboolean
-remote_boolean_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
-
-  if (ok)
-    pd_source_emit_changed (source);
-  return ok;
-}
-
-static void
-remote_delete_session_async (PdSource *source, const char *id, GCancellable *cancellable,
-                             GAsyncReadyCallback callback, gpointer user_data)
-{
-  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-
-  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_delete_session_async))
-    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_DELETE, "DELETE", id, "/api/sessions/%s", id),
-                remote_delete_session_async, cancellable, callback, user_data);
-}
-
-static void
-remote_no_checklists (PdSource *source, gpointer source_tag, GCancellable *cancellable,
-                      GAsyncReadyCallback callback, gpointer user_data)
-{
-  g_autoptr(GTask) task = g_task_new (source, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY,
-                           _("This endpoint does not serve agent checklists"));
-}
-
-static void
-remote_get_checklist_async (PdSource *source, const char *session_id, GCancellable *cancellable,
-                            GAsyncReadyCallback callback, gpointer user_data)
-{
-  remote_no_checklists (source, remote_get_checklist_async, cancellable, callback, user_data);
-}
-
-static PdChecklist *
-remote_get_checklist_finish (PdSource *source, GAsyncResult *result, GPtrArray **plans, GError **error)
-{
-  if (plans)
-    *plans = NULL;
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-remote_save_checklist_async (PdSource *source, const char *session_id, PdChecklist *checklist,
-                             GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  remote_no_checklists (source, remote_save_checklist_async, cancellable, callback, user_data);
-}
-
-static gboolean
-remote_save_checklist_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static void
-source_iface_init (PdSourceInterface *iface)
-{
-  iface->get_title = remote_get_title;
-  iface->get_kind = remote_get_kind;
-  iface->list_sessions_async = remote_list_sessions_async;
-  iface->list_sessions_finish = (gpointer) remote_pointer_finish;
-  iface->get_session_async = remote_get_session_async;
-  iface->get_session_finish = (gpointer) remote_pointer_finish;
-  iface->get_plan_async = remote_get_plan_async;
-  iface->get_plan_finish = remote_get_plan_finish;
-  iface->get_plan_history_async = remote_get_plan_history_async;
-  iface->get_plan_history_finish = (gpointer) remote_pointer_finish;
-  iface->get_messages_async = remote_get_messages_async;
-  iface->get_messages_finish = (gpointer) remote_pointer_finish;
-  iface->get_events_async = remote_get_events_async;
-  iface->get_events_finish = (gpointer) remote_pointer_finish;
-  iface->get_usage_async = remote_get_usage_async;
-  iface->get_usage_finish = (gpointer) remote_pointer_finish;
-  iface->update_session_async = remote_update_session_async;
-  iface->update_session_finish = remote_boolean_finish;
-  iface->delete_session_async = remote_delete_session_async;
-  iface->delete_session_finish = remote_boolean_finish;
-  iface->get_checklist_async = remote_get_checklist_async;
-  iface->get_checklist_finish = remote_get_checklist_finish;
-  iface->save_checklist_async = remote_save_checklist_async;
-  iface->save_checklist_finish = remote_save_checklist_finish;
 }
 
 /* ---------------------------------------------------------------------- */
