@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-event.h"
+#include "pd-event-item.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-local-source.h"
@@ -192,6 +193,157 @@ test_live_demo (void)
   set_longest_polls ();
   g_setenv ("PLANDECK_DEMO_SPEED", "0", TRUE);
   g_assert_cmpint (pd_test_run_app (args, check_demo, NULL, &saw_window), ==, 0);
+  g_unsetenv ("PLANDECK_DEMO_SPEED");
+  g_assert_true (saw_window);
+}
+
+/* --- Events at 360 px, resized while another page was shown ------------------ */
+
+static gboolean
+window_narrow (gpointer data)
+{
+  GtkWidget *window = data;
+
+  return gtk_widget_get_width (window) > 0 && gtk_widget_get_width (window) <= 360;
+}
+
+static gboolean
+events_compact (gpointer data)
+{
+  return pd_events_view_get_compact (data);
+}
+
+static gboolean
+is_mapped_label (GtkWidget     *widget,
+                 gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+typedef struct
+{
+  GtkWidget  *view;
+  const char *text;
+} LabelWait;
+
+/* The label is drawn inside the list's scroller, not scrolled out of it. */
+static gboolean
+label_in_view (gpointer data)
+{
+  LabelWait *wait = data;
+  GtkWidget *columns = pd_test_find_widget (wait->view, GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *scroller = gtk_widget_get_ancestor (columns, GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *label = pd_test_find_first (wait->view, is_mapped_label, wait->text);
+  graphene_rect_t bounds;
+
+  return label != NULL && gtk_widget_compute_bounds (label, scroller, &bounds) &&
+         bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 1;
+}
+
+static GtkWidget *
+jump_button (GtkWidget *view)
+{
+  g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+  pd_test_collect (view, GTK_TYPE_BUTTON, buttons);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Jump to the Newest Event") == 0)
+      return g_ptr_array_index (buttons, i);
+  g_assert_not_reached ();
+}
+
+/* Tried as a new user would: the demo shown wide on its Now page, the
+ * window made phone-narrow, then Events opened.  A manual run reported wide
+ * columns and the first rows there; main at 9058a71 shows compact rows and
+ * the newest here (and with a resize in steps), which this guards.  Scrolled up, the jump button floated over the rows and hid
+ * a row's text at this width (failed before it moved beside the count). */
+static void
+check_demo_events_narrow (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  PdEventsView *events = PD_EVENTS_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW));
+  GListModel *model = pd_events_view_get_model (events);
+  PdSessionItem *item;
+  g_autoptr(PdEventItem) newest = NULL;
+  Stored stored;
+  LabelWait wait;
+
+  pd_test_wait_until (demo_done, window, WAIT_MS, "the demo's plan to be all done");
+  item = pd_session_list_get_selected_item (session_list (window));
+  stored = read_stored (pd_demo_get_database_path (pd_window_get_demo (window)), pd_session_item_get_id (item));
+  /* Read while hidden (its notices feed the Now page). */
+  wait_for_count (model, stored.events, "the Events, hidden");
+  pd_test_flush (GTK_WIDGET (window));
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 700);
+  pd_test_wait_until (window_narrow, window, WAIT_MS, "the window to be 360 px wide");
+  pd_test_flush (GTK_WIDGET (window));
+
+  show_page (window, "events");
+  pd_test_wait_until (events_compact, events, WAIT_MS, "the Events to be compact");
+  g_assert_true (pd_events_view_get_following (events));
+  newest = g_list_model_get_item (model, g_list_model_get_n_items (model) - 1);
+  wait.view = GTK_WIDGET (events);
+  wait.text = pd_event_item_get_summary (newest);
+  pd_test_wait_until (label_in_view, &wait, WAIT_MS, "the newest event drawn");
+  g_assert_true (pd_events_view_get_following (events));
+  pd_test_screenshot (GTK_WIDGET (window), "demo-events-narrow");
+
+  /* Scrolled up, the jump button is offered and covers no row's text. */
+  {
+    GtkWidget *columns = pd_test_find_widget (GTK_WIDGET (events), GTK_TYPE_COLUMN_VIEW);
+    GtkWidget *scroller = gtk_widget_get_ancestor (columns, GTK_TYPE_SCROLLED_WINDOW);
+    g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+    GtkWidget *jump = jump_button (GTK_WIDGET (events));
+    graphene_rect_t button;
+    graphene_rect_t shown;
+    guint checked = 0;
+
+    gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller)), 0);
+    pd_test_flush (GTK_WIDGET (window));
+    g_assert_false (pd_events_view_get_following (events));
+    g_assert_true (gtk_widget_get_mapped (jump));
+    /* Where the person put it: the button took no room from the list. */
+    g_assert_cmpfloat (gtk_adjustment_get_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller))), ==, 0);
+    pd_test_screenshot (GTK_WIDGET (window), "demo-events-narrow-scrolled-up");
+    g_assert_true (gtk_widget_compute_bounds (jump, GTK_WIDGET (window), &button));
+    g_assert_true (gtk_widget_compute_bounds (scroller, GTK_WIDGET (window), &shown));
+    pd_test_collect (columns, GTK_TYPE_LABEL, labels);
+    for (guint i = 0; i < labels->len; i++)
+      {
+        GtkWidget *label = g_ptr_array_index (labels, i);
+        graphene_rect_t bounds;
+        graphene_rect_t visible;
+
+        if (!gtk_widget_get_mapped (label) || gtk_label_get_text (GTK_LABEL (label))[0] == '\0' ||
+            !gtk_widget_compute_bounds (label, GTK_WIDGET (window), &bounds) ||
+            !graphene_rect_intersection (&bounds, &shown, &visible))
+          continue;
+        checked++;
+        if (graphene_rect_intersection (&visible, &button, NULL))
+          g_error ("the jump button (%g,%g %gx%g) covers \"%s\" (%g,%g %gx%g)",
+                   button.origin.x, button.origin.y, button.size.width, button.size.height,
+                   gtk_label_get_text (GTK_LABEL (label)),
+                   visible.origin.x, visible.origin.y, visible.size.width, visible.size.height);
+      }
+    g_assert_cmpuint (checked, >, 4);
+  }
+}
+
+static void
+test_live_demo_events_narrow (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  const char *args[] = { "--demo", NULL };
+  gboolean saw_window = FALSE;
+
+  set_longest_polls ();
+  g_settings_set_int (settings, "window-width", 1100);
+  g_settings_set_int (settings, "window-height", 700);
+  g_setenv ("PLANDECK_DEMO_SPEED", "0", TRUE);
+  g_assert_cmpint (pd_test_run_app (args, check_demo_events_narrow, NULL, &saw_window), ==, 0);
   g_unsetenv ("PLANDECK_DEMO_SPEED");
   g_assert_true (saw_window);
 }
@@ -1072,6 +1224,7 @@ main (int   argc,
   pd_test_views_init (&argc, &argv);
 
   g_test_add_func ("/pd/ui/live/demo-fills-every-view", test_live_demo);
+  g_test_add_func ("/pd/ui/live/demo-events-narrow", test_live_demo_events_narrow);
   g_test_add_data_func ("/pd/ui/live/demo-pages-fill-while-running", GINT_TO_POINTER (FALSE),
                         test_live_demo_running);
   g_test_add_data_func ("/pd/ui/live/demo-pages-fill-while-running-bus-only", GINT_TO_POINTER (TRUE),
