@@ -34,6 +34,7 @@ struct _PdSessionList
   guint               next_timeout;   /* …or for the hidden list */
   gulong              map_handler;
   gboolean            loaded;
+  gboolean            load_failed;    /* the first listing of this source failed */
   gboolean            merging;
   char               *query;
   gboolean            full_text;
@@ -49,6 +50,7 @@ struct _PdSessionList
   GtkStack           *list_stack;
   GtkListView        *list_view;
   GtkLabel           *empty_label;
+  GtkSpinner         *loading_spinner;
 };
 
 /* pd-session-list.c */

@@ -67,6 +67,17 @@ pd_session_list_update_empty (PdSessionList *self)
 {
   gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->shown)) == 0;
 
+  /* "No Sessions" is what the source answered, never a guess before it
+   * did: until then a spinner, stopped when the source cannot answer (the
+   * window's page says why). */
+  gtk_spinner_set_spinning (self->loading_spinner,
+                            !self->loaded && self->source != NULL && !self->load_failed);
+  if (!self->loaded && empty)
+    {
+      gtk_stack_set_visible_child_name (self->list_stack, "loading");
+      return;
+    }
+
   if (self->query != NULL && self->query[0] != '\0')
     gtk_label_set_text (self->empty_label, _("No Matching Sessions"));
   else
@@ -211,6 +222,7 @@ on_list_ready (GObject      *object,
   guint n_listed;
   gboolean last;
   gboolean changed;
+  gboolean was_loaded;
 
   page = pd_source_list_sessions_finish (source, result, &error);
 
@@ -226,6 +238,8 @@ on_list_ready (GObject      *object,
 
   if (page == NULL)
     {
+      self->load_failed = !self->loaded;
+      pd_session_list_update_empty (self);
       g_signal_emit (self, signals[LOAD_FAILED], 0, error);
       return;
     }
@@ -251,13 +265,12 @@ on_list_ready (GObject      *object,
   if (selected_id != NULL && _pd_session_list_find_shown (self, selected_id, &position))
     gtk_single_selection_set_selected (self->selection, position);
 
+  was_loaded = self->loaded;
+  self->loaded = TRUE;
   pd_session_list_update_empty (self);
 
-  if (!self->loaded)
-    {
-      self->loaded = TRUE;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
-    }
+  if (!was_loaded)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
 
   if (gtk_single_selection_get_selected_item (self->selection) != (gpointer) selected)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
@@ -342,6 +355,12 @@ pd_session_list_start_pass (PdSessionList *self,
 
   self->generation++;
   self->pass_offset = 0;
+  /* Asked again (a retry, a change): loading until this answer. */
+  if (self->load_failed)
+    {
+      self->load_failed = FALSE;
+      pd_session_list_update_empty (self);
+    }
   self->pass_full = full || (!self->complete && self->resume_offset == NO_OFFSET);
   pd_session_list_request_page (self);
 }
@@ -569,6 +588,7 @@ pd_session_list_class_init (PdSessionListClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, list_stack);
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, list_view);
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, empty_label);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, loading_spinner);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_search_stopped);
   gtk_widget_class_bind_template_callback (widget_class, on_list_view_activate);
@@ -636,7 +656,9 @@ pd_session_list_set_source (PdSessionList *self,
                                                       G_CALLBACK (on_source_changed), self);
 
   self->loaded = FALSE;
+  self->load_failed = FALSE;
   pd_session_list_restart (self);
+  pd_session_list_update_empty (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
 }
 

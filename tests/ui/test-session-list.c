@@ -11,7 +11,10 @@
 
 #include <string.h>
 
+#include <libsoup/soup.h>
+
 #include "pd-local-source.h"
+#include "pd-remote-source.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-session-row.h"
@@ -526,6 +529,197 @@ pd_test_count_notify (guint *count)
   (*count)++;
 }
 
+/* --- before the first answer ------------------------------------------------ */
+
+/* An endpoint on loopback whose session list is held until the test lets
+ * it answer: a slow server, or one far away. */
+typedef struct
+{
+  SoupServer *server;
+  char       *url;
+  GPtrArray  *held;
+} SlowEndpoint;
+
+static void
+slow_handler (SoupServer        *server,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  SlowEndpoint *endpoint = user_data;
+
+  if (g_str_has_prefix (path, "/api/sessions"))
+    {
+      soup_server_message_pause (msg);
+      g_ptr_array_add (endpoint->held, g_object_ref (msg));
+      return;
+    }
+  soup_server_message_set_status (msg, 404, NULL);
+}
+
+static void
+slow_endpoint_start (SlowEndpoint *endpoint)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+  g_autoptr(GSocketAddress) loopback = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  GSList *listeners;
+
+  endpoint->held = g_ptr_array_new_with_free_func (g_object_unref);
+  endpoint->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (endpoint->server, NULL, slow_handler, endpoint, NULL);
+  soup_server_listen (endpoint->server, loopback, 0, &error);
+  g_assert_no_error (error);
+  listeners = soup_server_get_listeners (endpoint->server);
+  local = g_socket_get_local_address (listeners->data, &error);
+  g_assert_no_error (error);
+  g_slist_free (listeners);
+  endpoint->url = g_strdup_printf ("http://127.0.0.1:%u",
+                                   g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)));
+}
+
+/* Answers the held requests, all alike. */
+static void
+slow_endpoint_answer (SlowEndpoint *endpoint,
+                      guint         status,
+                      const char   *body)
+{
+  for (guint i = 0; i < endpoint->held->len; i++)
+    {
+      SoupServerMessage *msg = g_ptr_array_index (endpoint->held, i);
+
+      soup_server_message_set_status (msg, status, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, body, strlen (body));
+      soup_server_message_unpause (msg);
+    }
+  g_ptr_array_set_size (endpoint->held, 0);
+}
+
+static void
+slow_endpoint_stop (SlowEndpoint *endpoint)
+{
+  slow_endpoint_answer (endpoint, 503, "{}");
+  g_ptr_array_unref (endpoint->held);
+  soup_server_disconnect (endpoint->server);
+  g_clear_object (&endpoint->server);
+  g_free (endpoint->url);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static gboolean
+request_held (gpointer data)
+{
+  SlowEndpoint *endpoint = data;
+
+  return endpoint->held->len > 0;
+}
+
+static gboolean
+list_loaded (gpointer data)
+{
+  return pd_session_list_get_loaded (data);
+}
+
+typedef struct
+{
+  PdSessionList *list;
+  guint          failures;
+} FailWait;
+
+static void
+on_load_failed (PdSessionList *list,
+                const GError  *error,
+                FailWait      *wait)
+{
+  wait->failures++;
+}
+
+static gboolean
+load_failed (gpointer data)
+{
+  return ((FailWait *) data)->failures > 0;
+}
+
+static gboolean
+says_no_sessions (PdSessionList *list)
+{
+  GtkWidget *label = pd_test_find_label (GTK_WIDGET (list), "No Sessions");
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+static gboolean
+spins (PdSessionList *list)
+{
+  GtkWidget *spinner = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_SPINNER);
+
+  return spinner != NULL && gtk_widget_get_mapped (spinner) && gtk_spinner_get_spinning (GTK_SPINNER (spinner));
+}
+
+/* Tried as a new user would, with a remote endpoint: the sidebar said "No
+ * Sessions" before its first listing came back.  It shows that it is
+ * loading until the source answers; "No Sessions" only when the answer is
+ * an empty list, and no claim at all when the source could not answer. */
+static void
+test_session_list_loading (void)
+{
+  SlowEndpoint endpoint = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteSource) source = NULL;
+  FailWait failed = { 0 };
+  GtkWindow *window;
+  PdSessionList *list;
+
+  slow_endpoint_start (&endpoint);
+  source = pd_remote_source_new (endpoint.url, NULL, &error);
+  g_assert_no_error (error);
+
+  window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (window, 320, 600);
+  list = g_object_new (PD_TYPE_SESSION_LIST, NULL);
+  gtk_window_set_child (window, GTK_WIDGET (list));
+  gtk_window_present (window);
+  pd_session_list_set_source (list, PD_SOURCE (source));
+
+  /* Asked, not answered: loading, not empty. */
+  pd_test_wait_until (request_held, &endpoint, 10000, "the endpoint to be asked for the sessions");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (pd_session_list_get_loaded (list));
+  g_assert_false (says_no_sessions (list));
+  g_assert_true (spins (list));
+
+  /* Answered with none: now it says so. */
+  slow_endpoint_answer (&endpoint, 200, "[]");
+  pd_test_wait_until (list_loaded, list, 10000, "the empty listing");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (says_no_sessions (list));
+  g_assert_false (spins (list));
+
+  /* Another source that fails its first answer: it claims nothing. */
+  g_signal_connect (list, "load-failed", G_CALLBACK (on_load_failed), &failed);
+  g_clear_object (&source);
+  source = pd_remote_source_new (endpoint.url, NULL, &error);
+  g_assert_no_error (error);
+  pd_session_list_set_source (list, PD_SOURCE (source));
+  pd_test_wait_until (request_held, &endpoint, 10000, "the second endpoint to be asked");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (says_no_sessions (list));
+  g_assert_true (spins (list));
+  slow_endpoint_answer (&endpoint, 503, "{\"error\":\"starting\"}");
+  pd_test_wait_until (load_failed, &failed, 10000, "the failed listing");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (pd_session_list_get_loaded (list));
+  g_assert_false (says_no_sessions (list));
+  g_assert_false (spins (list));
+
+  pd_session_list_set_source (list, NULL);
+  pd_test_destroy_window (window, list);
+  pd_test_assert_finalized (g_steal_pointer (&source));
+  slow_endpoint_stop (&endpoint);
+}
+
 /* --- status icons --------------------------------------------------------- */
 
 /* An idle session is not shown as paused: a finished plan gets a tick, any
@@ -607,6 +801,7 @@ main (int   argc,
   ADD ("follows-other-writers", test_session_list_follows_other_writers);
   ADD ("menu-pins-and-renames", test_session_list_menu_pins_and_renames);
   ADD ("plain-text", test_session_list_plain_text);
+  g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
   g_test_add_func ("/pd/ui/session-list/status-icons", test_status_icons);
 
