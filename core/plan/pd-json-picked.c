@@ -262,6 +262,23 @@ utf8_validate_fast (const char *text,
 
 static JsonNode *read_picked (PdJsonReader *r, const PdJsonPick *pick, GError **error);
 
+/* The value of a member @wanted names, read into @object (its own members
+ * picked by the pick's members); a repeated member keeps its last value,
+ * as read_object() does. */
+static gboolean
+read_wanted (PdJsonReader      *r,
+             const PdJsonPick  *wanted,
+             JsonObject        *object,
+             GError           **error)
+{
+  JsonNode *value = wanted->members ? read_picked (r, wanted->members, error) : pd_json_reader_read_value (r, error);
+
+  if (value == NULL)
+    return FALSE;
+  json_object_set_member (object, wanted->name, value);
+  return TRUE;
+}
+
 /* An object of which only the members @pick names are kept. */
 static JsonNode *
 read_object_picked (PdJsonReader      *r,
@@ -283,20 +300,8 @@ read_object_picked (PdJsonReader      *r,
       if (!pd_json_reader_colon (r, error))
         return NULL;
 
-      if (wanted == NULL)
-        {
-          if (!skip_value (r, error))
-            return NULL;
-        }
-      else
-        {
-          JsonNode *value = wanted->members ? read_picked (r, wanted->members, error) : pd_json_reader_read_value (r, error);
-
-          if (value == NULL)
-            return NULL;
-          /* A repeated member keeps its last value, as read_object() does. */
-          json_object_set_member (object, wanted->name, value);
-        }
+      if (wanted != NULL ? !read_wanted (r, wanted, object, error) : !skip_value (r, error))
+        return NULL;
 
       if (!pd_json_reader_next_item (r, '}', &more, error))
         return NULL;
@@ -447,71 +452,42 @@ walk_root_object (PdJsonReader      *r,
                   GError           **error)
 {
   gsize member_length = strlen (member);
+  gboolean more;
 
   if (++r->depth > r->max_depth)
     return pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
-  r->pos++; /* { */
-  pd_json_reader_skip_ws (r);
-  if (r->pos < r->end && *r->pos == '}')
-    {
-      r->pos++;
-      r->depth--;
-      return TRUE;
-    }
 
-  for (;;)
+  more = !pd_json_reader_enter (r, '}');
+  while (more)
     {
       const PdJsonPick *wanted = NULL;
       const char *key;
       gsize length;
       gboolean is_member;
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos >= r->end || *r->pos != '"')
-        return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected a string key");
-      if (!read_key (r, &key, &length, error))
+      if (!pd_json_reader_at_key (r, error) || !read_key (r, &key, &length, error))
         return FALSE;
       is_member = length == member_length && strncmp (key, member, length) == 0;
       if (!is_member && others != NULL)
         wanted = find_pick (others, key, length);
-
-      pd_json_reader_skip_ws (r);
-      if (r->pos >= r->end || *r->pos != ':')
-        return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ':'");
-      r->pos++;
-      pd_json_reader_skip_ws (r);
+      if (!pd_json_reader_colon (r, error))
+        return FALSE;
 
       if (is_member)
         {
+          pd_json_reader_skip_ws (r);
           *array = r->pos < r->end && *r->pos == '[' ? r->pos : NULL;
           if (!skip_value (r, error))
             return FALSE;
         }
-      else if (wanted != NULL)
-        {
-          JsonNode *value = wanted->members ? read_picked (r, wanted->members, error) : pd_json_reader_read_value (r, error);
-
-          if (value == NULL)
-            return FALSE;
-          json_object_set_member (header, wanted->name, value);
-        }
-      else if (!skip_value (r, error))
+      else if (wanted != NULL ? !read_wanted (r, wanted, header, error) : !skip_value (r, error))
         return FALSE;
 
-      pd_json_reader_skip_ws (r);
-      if (r->pos < r->end && *r->pos == ',')
-        {
-          r->pos++;
-          continue;
-        }
-      if (r->pos < r->end && *r->pos == '}')
-        {
-          r->pos++;
-          r->depth--;
-          return TRUE;
-        }
-      return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "expected ',' or '}'");
+      if (!pd_json_reader_next_item (r, '}', &more, error))
+        return FALSE;
     }
+  r->depth--;
+  return TRUE;
 }
 
 /**
