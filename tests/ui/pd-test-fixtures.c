@@ -175,3 +175,29 @@ pd_test_fill_showcase (PdSessionStore *store)
   g_assert_true (pd_session_store_rename (store, codex, "Flaky scroll test", &error));
   g_assert_no_error (error);
 }
+
+/* Runs the app on a new showcase database (pd_test_fill_showcase()) with
+ * the settings reset and, unless @width is 0, the window @width × @height:
+ * @func gets the first window.  Returns the app's exit status. */
+int
+pd_test_run_showcase (int              width,
+                      int              height,
+                      PdTestWindowFunc func,
+                      gpointer         user_data)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSettings) settings = NULL;
+
+  pd_test_fill_showcase (store);
+  pd_test_reset_settings ();
+  if (width > 0)
+    {
+      settings = g_settings_new (APP_ID);
+      g_settings_set_int (settings, "window-width", width);
+      g_settings_set_int (settings, "window-height", height);
+    }
+  return pd_test_run_app (args, func, user_data, NULL);
+}

@@ -6,6 +6,7 @@
 
 #include "pd-plan.h"
 #include "pd-session-store.h"
+#include "pd-test-ui.h"
 
 G_BEGIN_DECLS
 
@@ -29,5 +30,9 @@ void            pd_test_save_plan      (PdSessionStore   *store,
                                         PdSessionStatus   status);
 PdPlanState    *pd_test_sample_plan    (gint64            version);
 void            pd_test_fill_showcase  (PdSessionStore   *store);
+int             pd_test_run_showcase   (int               width,
+                                        int               height,
+                                        PdTestWindowFunc  func,
+                                        gpointer          user_data);
 
 G_END_DECLS

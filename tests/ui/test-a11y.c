@@ -148,17 +148,7 @@ check_window_names (PdApplication *app,
 static void
 test_names_window (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
-
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_settings_set_int (settings, "window-width", 1200);
-  g_settings_set_int (settings, "window-height", 800);
-  g_assert_cmpint (pd_test_run_app (args, check_window_names, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_window_names, NULL), ==, 0);
 }
 
 static void
@@ -184,14 +174,7 @@ check_dialog_names (PdApplication *app,
 static void
 test_names_dialogs (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_dialog_names, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (0, 0, check_dialog_names, NULL), ==, 0);
 }
 
 /* --- rows ---------------------------------------------------------------- */
@@ -281,17 +264,7 @@ check_rows (PdApplication *app,
 static void
 test_rows (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
-
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_settings_set_int (settings, "window-width", 1200);
-  g_settings_set_int (settings, "window-height", 800);
-  g_assert_cmpint (pd_test_run_app (args, check_rows, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_rows, NULL), ==, 0);
 }
 
 static AdwMessageDialog *wait_for_message_dialog (const char *what);
@@ -487,17 +460,7 @@ check_contrast (PdApplication *app,
 static void
 test_contrast (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
-
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_settings_set_int (settings, "window-width", 1200);
-  g_settings_set_int (settings, "window-height", 800);
-  g_assert_cmpint (pd_test_run_app (args, check_contrast, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_contrast, NULL), ==, 0);
 }
 
 /* At 1.5× text the session list and the History pane grow with it. */
@@ -526,11 +489,6 @@ check_large_text (PdApplication *app,
 static void
 test_large_text (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
   GtkSettings *gtk_settings = gtk_settings_get_default ();
   int dpi = 0;
 
@@ -538,11 +496,7 @@ test_large_text (void)
   if (dpi <= 0)
     dpi = 96 * 1024;
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_settings_set_int (settings, "window-width", 1200);
-  g_settings_set_int (settings, "window-height", 800);
-  g_assert_cmpint (pd_test_run_app (args, check_large_text, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_large_text, NULL), ==, 0);
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
 }
 
@@ -735,30 +689,13 @@ check_focus_returns (PdApplication *app,
 static void
 test_focus_returns (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_focus_returns, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (0, 0, check_focus_returns, NULL), ==, 0);
 }
 
 static void
 test_keyboard (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
-
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_settings_set_int (settings, "window-width", 1200);
-  g_settings_set_int (settings, "window-height", 800);
-  g_assert_cmpint (pd_test_run_app (args, check_keyboard, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_keyboard, NULL), ==, 0);
 }
 
 /* --- dialogs of a run ---------------------------------------------------- */

@@ -280,6 +280,32 @@ typedef struct
   char       *id;
 } RemoteCase;
 
+static void start_run_elsewhere (const char *url, const char *id, const char *message);
+
+/* A session "Remote work" on a real serve of a fixture that replays two
+ * writes; the window, started on the endpoint, gets it as a RemoteCase in
+ * @check.  With @elsewhere, another client starts a run of it with that
+ * message first. */
+static void
+run_remote_case (PdTestWindowFunc  check,
+                 const char       *elsewhere)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  if (elsewhere != NULL)
+    start_run_elsewhere (served.url, id, elsewhere);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check, &remote, NULL), ==, 0);
+  served_stop (&served);
+}
+
 /* A session of the endpoint continued from the window: the write asks in
  * the window's own approval dialog, "Approve Once" lets it run there, and
  * the run ends completed with the file written and the answer stored. */
@@ -333,18 +359,7 @@ check_remote_run_approved (PdApplication *app,
 static void
 test_remote_run_approved (void)
 {
-  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
-  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
-  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
-  RemoteCase remote = { fixture, id };
-  Served served = { 0 };
-  const char *args[] = { "--remote", NULL, NULL };
-
-  served_start (&served, fixture);
-  args[1] = served.url;
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_remote_run_approved, &remote, NULL), ==, 0);
-  served_stop (&served);
+  run_remote_case (check_remote_run_approved, NULL);
 }
 
 /* Stop while the endpoint's run waits on the window: the run is cancelled
@@ -373,18 +388,7 @@ check_remote_run_stopped (PdApplication *app,
 static void
 test_remote_run_stopped (void)
 {
-  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
-  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
-  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
-  RemoteCase remote = { fixture, id };
-  Served served = { 0 };
-  const char *args[] = { "--remote", NULL, NULL };
-
-  served_start (&served, fixture);
-  args[1] = served.url;
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_remote_run_stopped, &remote, NULL), ==, 0);
-  served_stop (&served);
+  run_remote_case (check_remote_run_stopped, NULL);
 }
 
 /* Starts a run of @id on the endpoint the way another client does (odek's
@@ -456,19 +460,7 @@ check_remote_run_followed (PdApplication *app,
 static void
 test_remote_run_followed (void)
 {
-  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
-  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
-  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
-  RemoteCase remote = { fixture, id };
-  Served served = { 0 };
-  const char *args[] = { "--remote", NULL, NULL };
-
-  served_start (&served, fixture);
-  start_run_elsewhere (served.url, id, "Write two files");
-  args[1] = served.url;
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_remote_run_followed, &remote, NULL), ==, 0);
-  served_stop (&served);
+  run_remote_case (check_remote_run_followed, "Write two files");
 }
 
 static gboolean
@@ -518,18 +510,7 @@ check_remote_new_session (PdApplication *app,
 static void
 test_remote_new_session (void)
 {
-  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
-  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
-  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
-  RemoteCase remote = { fixture, id };
-  Served served = { 0 };
-  const char *args[] = { "--remote", NULL, NULL };
-
-  served_start (&served, fixture);
-  args[1] = served.url;
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_remote_new_session, &remote, NULL), ==, 0);
-  served_stop (&served);
+  run_remote_case (check_remote_new_session, NULL);
 }
 
 static void

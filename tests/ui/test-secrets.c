@@ -133,35 +133,52 @@ check_listed_not_kept (PdApplication *app,
   pd_test_wait_until (no_keyring_said, window, WAIT_MS, "the window to say the token is not kept");
 }
 
+/* The secret the keyring holds under @schema with the two attributes;
+ * NULL when none. */
+static char *
+keyring_lookup (const SecretSchema *schema,
+                const char         *name1,
+                const char         *value1,
+                const char         *name2,
+                const char         *value2)
+{
+  g_autoptr(GError) error = NULL;
+  char *secret = secret_password_lookup_sync (schema, NULL, &error, name1, value1, name2, value2, NULL);
+  char *copy;
+
+  g_assert_no_error (error);
+  copy = g_strdup (secret);
+  secret_password_free (secret);
+  return copy;
+}
+
 static char *
 keyring_token (const char *base_url)
 {
-  g_autoptr(GError) error = NULL;
-  char *secret = secret_password_lookup_sync (&token_schema, NULL, &error,
-                                              "kind", "remote-token",
-                                              "endpoint", base_url,
-                                              NULL);
-  char *token;
-
-  g_assert_no_error (error);
-  token = g_strdup (secret);
-  secret_password_free (secret);
-  return token;
+  return keyring_lookup (&token_schema, "kind", "remote-token", "endpoint", base_url);
 }
 
+static char *
+keyring_key (const char *base_url)
+{
+  return keyring_lookup (&key_schema, "provider", "openai", "base-url", base_url);
+}
+
+/* Waiting for @token to be what @lookup finds for @base_url. */
 typedef struct
 {
-  const char *base_url;
-  const char *token;
+  char       *(*lookup) (const char *base_url);
+  const char  *base_url;
+  const char  *token;
 } KeyringWait;
 
 static gboolean
-keyring_has_token (gpointer data)
+keyring_has (gpointer data)
 {
   KeyringWait *wait = data;
-  g_autofree char *token = keyring_token (wait->base_url);
+  g_autofree char *secret = wait->lookup (wait->base_url);
 
-  return g_strcmp0 (token, wait->token) == 0;
+  return g_strcmp0 (secret, wait->token) == 0;
 }
 
 static void
@@ -439,7 +456,7 @@ test_keyring_stores_token (void)
 {
   Endpoint endpoint = { 0 };
   const char *args[] = { "--remote", NULL, NULL };
-  KeyringWait wait;
+  KeyringWait wait = { keyring_token, NULL, NULL };
 
   if (skip_without_keyring ())
     return;
@@ -451,7 +468,7 @@ test_keyring_stores_token (void)
 
   args[1] = endpoint.url;
   g_assert_cmpint (pd_test_run_app (args, check_listed, NULL, NULL), ==, 0);
-  pd_test_wait_until (keyring_has_token, &wait, WAIT_MS, "the token to be in the keyring");
+  pd_test_wait_until (keyring_has, &wait, WAIT_MS, "the token to be in the keyring");
   assert_not_in_settings ();
 
   /* A later start knows only the address: the keyring gives the token
@@ -478,7 +495,7 @@ test_keyring_migrates_settings_token (void)
   Endpoint endpoint = { 0 };
   const char *args[] = { "--remote", NULL, NULL };
   g_autoptr(GSettings) settings = NULL;
-  KeyringWait wait;
+  KeyringWait wait = { keyring_token, NULL, NULL };
 
   if (skip_without_keyring ())
     return;
@@ -495,7 +512,7 @@ test_keyring_migrates_settings_token (void)
 
   args[1] = endpoint.base_url;
   g_assert_cmpint (pd_test_run_app (args, check_listed, NULL, NULL), ==, 0);
-  pd_test_wait_until (keyring_has_token, &wait, WAIT_MS, "the old token to move to the keyring");
+  pd_test_wait_until (keyring_has, &wait, WAIT_MS, "the old token to move to the keyring");
   pd_test_wait_until (settings_token_cleared, NULL, WAIT_MS, "the old token to leave GSettings");
 
   pd_secrets_keep_for_session (endpoint.base_url, NULL);
@@ -504,29 +521,18 @@ test_keyring_migrates_settings_token (void)
 
 /* --- provider keys in the keyring ---------------------------------------- */
 
-static char *
-keyring_key (const char *base_url)
+/* Waits for @run's typed key to be kept for the profile's address, less its
+ * last slash, as the keyring keeps it. */
+static void
+wait_for_key_kept (KeyRun     *run,
+                   const char *what)
 {
-  g_autoptr(GError) error = NULL;
-  char *secret = secret_password_lookup_sync (&key_schema, NULL, &error,
-                                              "provider", "openai",
-                                              "base-url", base_url,
-                                              NULL);
-  char *key;
+  g_autofree char *base_url = g_strdup (run->server->base_url);
+  KeyringWait wait = { keyring_key, base_url, run->typed_key };
 
-  g_assert_no_error (error);
-  key = g_strdup (secret);
-  secret_password_free (secret);
-  return key;
-}
-
-static gboolean
-keyring_has_key (gpointer data)
-{
-  KeyringWait *wait = data;
-  g_autofree char *key = keyring_key (wait->base_url);
-
-  return g_strcmp0 (key, wait->token) == 0;
+  if (g_str_has_suffix (base_url, "/"))
+    base_url[strlen (base_url) - 1] = '\0';
+  pd_test_wait_until (keyring_has, &wait, WAIT_MS, what);
 }
 
 static gboolean
@@ -556,8 +562,6 @@ check_typed_key (PdApplication *app,
   KeyRun *run = user_data;
   GtkWindow *preferences;
   GtkWidget *key_row;
-  g_autofree char *base_url = g_strdup (run->server->base_url);
-  KeyringWait wait = { NULL, run->typed_key };
   g_autofree char *profiles = NULL;
 
   /* Stored as a person does it: typed in the profile's API Key row of the
@@ -572,11 +576,7 @@ check_typed_key (PdApplication *app,
   gtk_editable_set_text (GTK_EDITABLE (key_row), run->typed_key);
   g_signal_emit_by_name (key_row, "apply");
 
-  /* The keyring keeps it for the profile's address, less its last slash. */
-  if (g_str_has_suffix (base_url, "/"))
-    base_url[strlen (base_url) - 1] = '\0';
-  wait.base_url = base_url;
-  pd_test_wait_until (keyring_has_key, &wait, WAIT_MS, "the key to be in the keyring");
+  wait_for_key_kept (run, "the key to be in the keyring");
   pd_test_wait_until (key_row_says_kept, key_row, WAIT_MS, "the row to say the key is kept");
   /* Kept, the key leaves the row, whose show-password button would
    * reveal it; the title says it is stored (the title may come first,
@@ -643,14 +643,9 @@ check_migrated_key (PdApplication *app,
                     gpointer       user_data)
 {
   KeyRun *run = user_data;
-  g_autofree char *base_url = g_strdup (run->server->base_url);
-  KeyringWait wait = { NULL, run->typed_key };
   g_autofree char *bearer = g_strconcat ("Bearer ", run->typed_key, NULL);
 
-  if (g_str_has_suffix (base_url, "/"))
-    base_url[strlen (base_url) - 1] = '\0';
-  wait.base_url = base_url;
-  pd_test_wait_until (keyring_has_key, &wait, WAIT_MS, "the clear key to move to the keyring");
+  wait_for_key_kept (run, "the clear key to move to the keyring");
   pd_test_wait_until (profile_field_is_variable, (gpointer) run->typed_key, WAIT_MS,
                       "the clear key to leave GSettings");
 

@@ -605,17 +605,7 @@ check_sessions (PdApplication *app,
 static void
 test_window_sessions (void)
 {
-  g_autofree char *dir = pd_test_make_tmp_dir ();
-  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
-  const char *args[] = { "--db", db, NULL };
-  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
-
-  pd_test_fill_showcase (store);
-  pd_test_reset_settings ();
-  g_settings_set_int (settings, "window-width", 1200);
-  g_settings_set_int (settings, "window-height", 800);
-  g_assert_cmpint (pd_test_run_app (args, check_sessions, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_sessions, NULL), ==, 0);
 }
 
 int
