@@ -28,17 +28,18 @@ static const char * const plain_needles[] = { "ab", "aab", "xyz", "zz", "abab", 
 /* Lines of bytes the needles are made of, with pieces of needles spliced
  * in: every position, every line length around the vector width. */
 static void
-check_needles (const char * const *needles,
-               guint32             seed)
+check_compiled (PdNeedles          *compiled,
+                const char * const *needles,
+                guint32             seed)
 {
-  PdNeedles *compiled = _pd_needles_new (needles);
   g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
   const char *alphabet = "\"_abxyzTtu:{}\\ ";
   guint n_needles = g_strv_length ((char **) needles);
 
   for (guint round = 0; round < 20000; round++)
     {
-      gsize length = (gsize) g_rand_int_range (rand, 0, 90);
+      /* Around both vector widths, and lines of several blocks. */
+      gsize length = (gsize) g_rand_int_range (rand, 0, round % 4 == 0 ? 200 : 90);
       g_autofree char *line = g_malloc (length + 1);
       const char *first[PD_NEEDLES_MAX];
       guint32 found, expected = 0;
@@ -72,7 +73,33 @@ check_needles (const char * const *needles,
       if (found != expected)
         g_error ("needles %x, expected %x in \"%s\"", found, expected, line);
     }
+}
+
+static void
+check_needles (const char * const *needles,
+               guint32             seed)
+{
+  PdNeedles *compiled = _pd_needles_new (needles);
+  guint n = g_strv_length ((char **) needles);
+  PdNeedle chosen[PD_NEEDLES_MAX + 1] = { { NULL, 0, 0 } };
+
+  check_compiled (compiled, needles, seed);
   _pd_needles_free (compiled);
+
+  /* Every needle by a window of its own choosing (each place in turn, one
+   * past the end too, which is cut back) and buckets shared every way. */
+  for (guint shift = 0; shift < 4; shift++)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          chosen[i].text = needles[i];
+          chosen[i].window = (guint8) ((i + shift) % (strlen (needles[i]) + 1));
+          chosen[i].bucket = (guint8) ((i * (shift + 1)) % (shift + 2));
+        }
+      compiled = _pd_needles_new_chosen (chosen);
+      check_compiled (compiled, needles, seed * 16 + shift);
+      _pd_needles_free (compiled);
+    }
 }
 
 static void

@@ -108,13 +108,25 @@ gboolean     _pd_import_line_has_any  (const char         *line,
                                        gsize               length,
                                        const char * const *needles);
 
-/* Several needles searched in one pass over a line (Wu–Manber with 2-byte
- * blocks): the prefilter's hot path, instead of one memmem per needle. */
+/* Several needles searched in one pass over a line (pd-needles.c): the
+ * prefilter's hot path, instead of one memmem per needle. */
 #define PD_NEEDLES_MAX 32
 
 typedef struct _PdNeedles PdNeedles;
 
+/* A needle, and how it is looked for: by the three of its bytes from
+ * @window (rare ones in the lines searched make the scan fast), in one of
+ * eight buckets (needles sharing a bucket are compared whenever one's
+ * window may be there: put the rarest together). */
+typedef struct
+{
+  const char *text;
+  guint8      window;
+  guint8      bucket;
+} PdNeedle;
+
 PdNeedles   *_pd_needles_new          (const char * const *needles);
+PdNeedles   *_pd_needles_new_chosen   (const PdNeedle     *needles);
 void         _pd_needles_free         (PdNeedles          *self);
 /* Bit i set: needles[i] occurs in the line.  @first (nullable, an array of
  * PD_NEEDLES_MAX) gets where each found needle first occurs. */

@@ -11,49 +11,44 @@
 
 #include "pd-json.h"
 #include "pd-json-private.h"
+#include "pd-json-scan-private.h"
 
 /* ---------------------------------------------------------------------- */
 /* Picking members: a whole line validated, only the named members built   */
 
 /* Skips a string (at its opening quote) as pd_json_reader_read_string()
  * reads it for a foreign document, without keeping it: the same escapes are
- * refused.  The closing quote is found with memchr; the search for it is
- * kept while escapes before it are checked, so a string of many escapes is
- * still one pass. */
+ * refused.  One scan stops at the next quote or backslash (sixteen bytes at
+ * a time, pd-json-scan-private.h): a quote ends the string, a backslash is
+ * an escape checked here, and the scan goes on after it — one pass however
+ * many escapes. */
 static gboolean
 skip_string (PdJsonReader  *r,
              GError       **error)
 {
-  const char *quote;
-
   g_assert (*r->pos == '"');
   r->pos++;
-  quote = r->pos - 1;
 
   for (;;)
     {
-      const char *backslash;
+      const char *stop = pd_json_find_quote_or_backslash (r->pos, r->end);
       char c;
 
-      /* No closing quote: the escapes up to the end are still checked, so
+      /* No closing quote: the escapes up to the end were still checked, so
        * that a bad one is the error, as pd_json_reader_read_string() finds
        * it first. */
-      if (quote < r->pos)
+      if (stop >= r->end)
         {
-          quote = memchr (r->pos, '"', (gsize) (r->end - r->pos));
-          if (quote == NULL)
-            quote = r->end;
+          r->pos = r->end;
+          break;
         }
-      if (!(backslash = memchr (r->pos, '\\', (gsize) (quote - r->pos))))
+      if (*stop == '"')
         {
-          r->pos = quote;
-          if (quote == r->end)
-            break;
-          r->pos++;
+          r->pos = stop + 1;
           return TRUE;
         }
 
-      r->pos = backslash + 1;
+      r->pos = stop + 1;
       if (r->pos >= r->end)
         break;
       c = *r->pos++;
@@ -135,10 +130,8 @@ read_key (PdJsonReader  *r,
           GError       **error)
 {
   const char *begin = r->pos + 1;
-  const char *p = begin;
+  const char *p = pd_json_find_quote_or_backslash (begin, r->end);
 
-  while (p < r->end && *p != '"' && *p != '\\')
-    p++;
   if (p < r->end && *p == '"')
     {
       /* Not NUL-terminated: compared by length. */
@@ -237,27 +230,13 @@ skip_value (PdJsonReader  *r,
   return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected character");
 }
 
-/* g_utf8_validate_len() (which refuses NUL bytes too), with a plain-ASCII
- * run taken eight bytes at a time first: transcript lines are mostly
- * ASCII. */
+/* g_utf8_validate_len() (which refuses NUL bytes too), plain ASCII taken
+ * sixteen bytes at a time: transcript lines are mostly ASCII. */
 static gboolean
 utf8_validate_fast (const char *text,
                     gsize       length)
 {
-  const guint64 high = G_GUINT64_CONSTANT (0x8080808080808080);
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-  gsize i = 0;
-
-  for (; i + 8 <= length; i += 8)
-    {
-      guint64 word;
-
-      memcpy (&word, text + i, 8);
-      /* A byte with its high bit set, or a zero byte. */
-      if ((word & high) != 0 || ((word - ones) & ~word & high) != 0)
-        break;
-    }
-  return g_utf8_validate_len (text + i, length - i, NULL);
+  return pd_json_utf8_validate (text, length);
 }
 
 static JsonNode *read_picked (PdJsonReader *r, const PdJsonPick *pick, GError **error);

@@ -11,6 +11,7 @@
 
 #include "pd-json-span.h"
 #include "pd-json-private.h"
+#include "pd-json-scan-private.h"
 
 /* Every function here reads a text pd_json_check_foreign() accepted: its
  * strings are closed, its containers balanced, its escapes whole.  Still,
@@ -26,26 +27,25 @@ skip_ws (const char *p,
   return p;
 }
 
-/* @p at an opening quote: just after its closing quote.  A quote is the
- * closing one when an even number of backslashes is before it. */
+/* @p at an opening quote: just after its closing quote.  The scan stops at
+ * a quote or a backslash (sixteen bytes at a time); a backslash and the
+ * byte it escapes are passed over together, so the quote it stops at is
+ * the closing one. */
 static const char *
 skip_string (const char *p,
              const char *end)
 {
-  const char *from = ++p;
-
+  p++;
   for (;;)
     {
-      const char *quote = memchr (from, '"', (gsize) (end - from));
-      const char *slash;
-
-      if (quote == NULL)
+      p = pd_json_find_quote_or_backslash (p, end);
+      if (p >= end)
         return end;
-      for (slash = quote; slash > p && slash[-1] == '\\'; slash--)
-        ;
-      if (((quote - slash) & 1) == 0)
-        return quote + 1;
-      from = quote + 1;
+      if (*p == '"')
+        return p + 1;
+      if (end - p <= 2)
+        return end;
+      p += 2;
     }
 }
 

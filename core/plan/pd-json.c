@@ -12,6 +12,7 @@
 #include "pd-decimal.h"
 #include "pd-json.h"
 #include "pd-json-private.h"
+#include "pd-json-scan-private.h"
 
 G_DEFINE_QUARK (pd-json-error-quark, pd_json_error)
 
@@ -46,9 +47,14 @@ pd_json_reader_read_string (PdJsonReader  *r,
       const char *run = r->pos;
       char c;
 
-      /* The plain run up to the next quote, escape or control character. */
-      while (r->pos < r->end && *r->pos != '"' && *r->pos != '\\' && (foreign || (guchar) *r->pos >= 0x20))
-        r->pos++;
+      /* The plain run up to the next quote, escape or control character
+       * (a foreign document may hold control characters: sixteen bytes at
+       * a time up to a quote or escape). */
+      if (foreign)
+        r->pos = pd_json_find_quote_or_backslash (r->pos, r->end);
+      else
+        while (r->pos < r->end && *r->pos != '"' && *r->pos != '\\' && (guchar) *r->pos >= 0x20)
+          r->pos++;
       g_string_append_len (out, run, r->pos - run);
       if (r->pos >= r->end)
         break;
@@ -383,7 +389,7 @@ pd_json_parse_full (const char        *text,
   if (length < 0)
     length = strlen (text);
 
-  if (!g_utf8_validate_len (text, length, NULL))
+  if (!pd_json_utf8_validate (text, length))
     {
       g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
                            "invalid JSON: text is not valid UTF-8");
