@@ -1,6 +1,8 @@
 /* pd-claude-code-reader-private.h: between the Claude Code reader's parts:
- * the reader (lines, conversation, long transcripts) and its plan
- * (pd-claude-code-plan.c: what the plan tools' results do to the checklist).
+ * the reader (lines, long transcripts), its plan lines read in place
+ * (pd-claude-code-spans.c), its conversation for the pages
+ * (pd-claude-code-pages.c) and its plan (pd-claude-code-plan.c: what the
+ * plan tools' results do to the checklist).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -66,6 +68,38 @@ struct _PdClaudeCodeReader
   PdTranscriptPages *pages;
   GHashTable        *sidechains;   /* uuid → the root uuid of its inline subagent */
 };
+
+/* The plan tools' names, by Tool. */
+extern const char * const _pd_claude_tool_names[N_TOOLS];
+
+/* A plan tool's call waiting for its result, by its id: with its input as
+ * a tree, or (@input_span) as its text. */
+void           _pd_claude_add_request         (PdClaudeCodeReader *self,
+                                               const char         *id,
+                                               Tool                tool,
+                                               JsonNode           *input,
+                                               const PdJsonSpan   *input_span,
+                                               gboolean            from_subagent,
+                                               gint64              time);
+Request       *_pd_claude_take_request        (PdClaudeCodeReader *self,
+                                               const char         *id);
+void           _pd_claude_request_free        (Request            *request);
+
+/* A checked plan line of a transcript (the main one: @is_main) read in
+ * place (pd-claude-code-spans.c); FALSE when it is declined, nothing
+ * changed, to be read as a tree. */
+gboolean       _pd_claude_span_handle_line    (PdClaudeCodeReader *self,
+                                               gboolean            is_main,
+                                               const char         *text,
+                                               gsize               length,
+                                               gint64              time);
+/* A line of the transcript at @path, whole, into the pages'
+ * conversations (pd-claude-code-pages.c). */
+void           _pd_claude_conversation_line   (PdClaudeCodeReader *self,
+                                               gboolean            is_main,
+                                               const char         *path,
+                                               JsonObject         *line,
+                                               gint64              time);
 
 void           _pd_claude_task_free           (Task               *task);
 PdImportStats *_pd_claude_stats               (PdClaudeCodeReader *self);

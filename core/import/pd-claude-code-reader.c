@@ -35,7 +35,7 @@
 #define TITLE_MAX_CHARS 120
 #define TITLE_MAX_USER_LINES 50
 
-static const char * const tool_names[N_TOOLS] = {
+const char * const _pd_claude_tool_names[N_TOOLS] = {
   "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode",
   "mcp__ccd_turn__update_plan", "mcp__ccd_turn__wrap_up",
 };
@@ -168,8 +168,8 @@ static gboolean claude_update (PdTranscriptReader  *reader,
                                GCancellable        *cancellable,
                                GError             **error);
 
-static void
-request_free (Request *request)
+void
+_pd_claude_request_free (Request *request)
 {
   g_free (request->id);
   g_clear_pointer (&request->input, json_node_unref);
@@ -232,7 +232,7 @@ pd_claude_code_reader_init (PdClaudeCodeReader *self)
 {
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
   self->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) stream_free);
-  self->requests = _pd_pending_calls_new ((GDestroyNotify) request_free);
+  self->requests = _pd_pending_calls_new ((GDestroyNotify) _pd_claude_request_free);
   self->tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_claude_task_free);
   self->skipped = pd_import_skips_new ();
 }
@@ -407,14 +407,14 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 /* ---------------------------------------------------------------------- */
 /* Lines                                                                  */
 
-static void
-add_request (PdClaudeCodeReader *self,
-             const char         *id,
-             Tool                tool,
-             JsonNode           *input,
-             const PdJsonSpan   *input_span,
-             gboolean            from_subagent,
-             gint64              time)
+void
+_pd_claude_add_request (PdClaudeCodeReader *self,
+                        const char         *id,
+                        Tool                tool,
+                        JsonNode           *input,
+                        const PdJsonSpan   *input_span,
+                        gboolean            from_subagent,
+                        gint64              time)
 {
   Request *request;
 
@@ -440,9 +440,9 @@ add_request (PdClaudeCodeReader *self,
     }
 }
 
-static Request *
-take_request (PdClaudeCodeReader *self,
-              const char         *id)
+Request *
+_pd_claude_take_request (PdClaudeCodeReader *self,
+                         const char         *id)
 {
   gpointer request;
 
@@ -475,7 +475,7 @@ handle_assistant (PdClaudeCodeReader *self,
 
       for (guint t = 0; t < N_TOOLS; t++)
         {
-          if (strcmp (name, tool_names[t]) != 0)
+          if (strcmp (name, _pd_claude_tool_names[t]) != 0)
             continue;
           /* A subagent's TodoWrite list, plan and desktop plan are its own;
            * only the task list is shared. */
@@ -483,7 +483,7 @@ handle_assistant (PdClaudeCodeReader *self,
             break;
           if (t == TOOL_CCD_UPDATE_PLAN || t == TOOL_CCD_WRAP_UP)
             pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
-          add_request (self, id, (Tool) t, json_object_get_member (block, "input"), NULL, from_subagent, time);
+          _pd_claude_add_request (self, id, (Tool) t, json_object_get_member (block, "input"), NULL, from_subagent, time);
           break;
         }
     }
@@ -526,13 +526,13 @@ handle_user (PdClaudeCodeReader *self,
       block = json_node_get_object (element);
       if (g_strcmp0 (pd_json_get_string (block, "type"), "tool_result") != 0)
         continue;
-      if (!(id = pd_json_get_string (block, "tool_use_id")) || !(request = take_request (self, id)))
+      if (!(id = pd_json_get_string (block, "tool_use_id")) || !(request = _pd_claude_take_request (self, id)))
         continue;
 
       is_error = pd_json_get_boolean (block, "is_error", FALSE);
       text = _pd_import_result_text (json_object_get_member (block, "content"));
       _pd_claude_handle_result (self, request, is_error, text, result);
-      request_free (request);
+      _pd_claude_request_free (request);
     }
 }
 
@@ -568,327 +568,6 @@ handle_line (PdClaudeCodeReader *self,
       if (!_pd_claude_apply_task_snapshot (self, tasks))
         _pd_claude_stats (self)->ignored_updates++;
     }
-}
-
-/* ---------------------------------------------------------------------- */
-/* Lines read in place                                                    */
-
-/* The lines that are most of a real transcript's plan — TodoWrite calls and
- * their results — are read in place, checked but never built as trees:
- * what handle_line() does with the picked tree, the same, from spans.  Any
- * other plan tool in a line, or a result of one, and the line is declined
- * before anything is changed: it is then built and read by handle_line(). */
-
-/* What is read of a line and of a content block, each in one pass. */
-static const char * const span_line_names[] = { "type", "isSidechain", "message", "toolUseResult", NULL };
-enum { LINE_TYPE, LINE_SIDECHAIN, LINE_MESSAGE, LINE_RESULT, N_LINE_NAMES };
-static const char * const span_block_names[] = {
-  "type", "name", "id", "input", "tool_use_id", "is_error", "content", NULL,
-};
-enum { BLOCK_TYPE, BLOCK_NAME, BLOCK_ID, BLOCK_INPUT, BLOCK_TOOL_USE_ID, BLOCK_IS_ERROR, BLOCK_CONTENT, N_BLOCK_NAMES };
-
-static const char * const span_message_names[] = { "content", NULL };
-enum { MESSAGE_CONTENT, N_MESSAGE_NAMES };
-
-/* What is read of a line: its members, and its message's content. */
-typedef struct
-{
-  PdJsonSpan members[N_LINE_NAMES];
-  PdJsonSpan message[N_MESSAGE_NAMES];
-} SpanLine;
-
-static gboolean
-span_is_true (PdJsonSpan value)
-{
-  return pd_json_span_is_boolean (value) && value.text[0] == 't';
-}
-
-/* The plan tool a content block calls (N_TOOLS: none). */
-static Tool
-span_block_tool (const PdJsonSpan *members)
-{
-  if (!pd_json_span_string_equal (members[BLOCK_TYPE], "tool_use")
-      || !pd_json_span_is_string (members[BLOCK_NAME]) || !pd_json_span_is_string (members[BLOCK_ID]))
-    return N_TOOLS;
-  for (guint t = 0; t < N_TOOLS; t++)
-    if (pd_json_span_string_equal (members[BLOCK_NAME], tool_names[t]))
-      return (Tool) t;
-  return N_TOOLS;
-}
-
-/* handle_assistant(): a call's input is kept as its text, built only when
- * its result needs it. */
-static void
-span_handle_assistant (PdClaudeCodeReader *self,
-                       const SpanLine     *line,
-                       gboolean            from_subagent,
-                       gint64              time)
-{
-  PdJsonSpan members[N_BLOCK_NAMES];
-  PdJsonSpan content, block;
-  gsize cursor = 0;
-
-  /* The message's content blocks, when it is an object with an array. */
-  if (!pd_json_span_is_array (content = line->message[MESSAGE_CONTENT]))
-    return;
-
-  while (pd_json_span_next_members (content, &cursor, span_block_names, members, &block))
-    {
-      g_autofree char *id = NULL;
-      Tool t;
-
-      if ((t = span_block_tool (members)) == N_TOOLS)
-        continue;
-      /* A subagent's TodoWrite list, plan and desktop plan are its own;
-       * only the task list is shared. */
-      if (from_subagent && t != TOOL_TASK_CREATE && t != TOOL_TASK_UPDATE && t != TOOL_TASK_LIST)
-        continue;
-      if (t == TOOL_CCD_UPDATE_PLAN || t == TOOL_CCD_WRAP_UP)
-        pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
-      id = pd_json_span_dup_string (members[BLOCK_ID]);
-      add_request (self, id, t, NULL, members[BLOCK_INPUT].length > 0 ? &members[BLOCK_INPUT] : NULL,
-                   from_subagent, time);
-    }
-}
-
-/* handle_user(): a TodoWrite's result read in place; another tool's gets
- * the trees handle_user() gives it (its result text, the toolUseResult),
- * built from their spans alone. */
-static void
-span_handle_user (PdClaudeCodeReader *self,
-                  const SpanLine     *line)
-{
-  static const char * const type_name[] = { "type", NULL };
-  PdJsonSpan members[N_BLOCK_NAMES];
-  PdJsonSpan content, block;
-  guint n_results = 0;
-  gsize cursor = 0;
-
-  /* The message's content blocks, when it is an object with an array. */
-  if (!pd_json_span_is_array (content = line->message[MESSAGE_CONTENT]))
-    return;
-
-  while (pd_json_span_next_members (content, &cursor, type_name, members, &block))
-    if (pd_json_span_string_equal (members[0], "tool_result"))
-      n_results++;
-
-  cursor = 0;
-  while (pd_json_span_next_members (content, &cursor, span_block_names, members, &block))
-    {
-      /* One toolUseResult for several results cannot be told apart. */
-      const PdJsonSpan *result = n_results == 1 && line->members[LINE_RESULT].length > 0
-                                 ? &line->members[LINE_RESULT] : NULL;
-      g_autofree char *id = NULL;
-      Request *request;
-
-      if (!pd_json_span_string_equal (members[BLOCK_TYPE], "tool_result")
-          || !(id = pd_json_span_dup_string (members[BLOCK_TOOL_USE_ID]))
-          || !(request = take_request (self, id)))
-        continue;
-
-      if (request->tool == TOOL_TODO_WRITE)
-        _pd_claude_handle_todo_write_span (self, request, span_is_true (members[BLOCK_IS_ERROR]), result);
-      else
-        {
-          g_autoptr(JsonNode) content_node = pd_json_span_to_node (members[BLOCK_CONTENT], NULL);
-          g_autoptr(JsonNode) result_node = result ? pd_json_span_to_node (*result, _pd_claude_tool_use_result_pick) : NULL;
-          g_autofree char *text = _pd_import_result_text (content_node);
-
-          _pd_claude_handle_result (self, request, span_is_true (members[BLOCK_IS_ERROR]), text, result_node);
-        }
-      request_free (request);
-    }
-}
-
-/* handle_line() on a checked line, in place; FALSE when declined (nothing
- * changed). */
-static gboolean
-span_handle_line (PdClaudeCodeReader *self,
-                  Stream             *stream,
-                  const char         *text,
-                  gsize               length,
-                  gint64              time)
-{
-  PdJsonSpan span = { text, length };
-  SpanLine line;
-  const PdJsonSpan *members = line.members;
-
-  pd_json_span_get_members_within (span, span_line_names, line.members, LINE_MESSAGE,
-                                   span_message_names, line.message);
-  if (!pd_json_span_is_string (members[LINE_TYPE]))
-    return TRUE;
-  if (pd_json_span_string_equal (members[LINE_TYPE], "assistant"))
-    span_handle_assistant (self, &line, !stream->is_main || span_is_true (members[LINE_SIDECHAIN]), time);
-  else if (pd_json_span_string_equal (members[LINE_TYPE], "user"))
-    span_handle_user (self, &line);
-  else if (pd_json_span_string_equal (members[LINE_TYPE], "attachment"))
-    return FALSE;  /* task reminders: as a tree */
-  return TRUE;
-}
-
-/* ---------------------------------------------------------------------- */
-/* The conversation, for the pages                                        */
-
-/* The conversation a line belongs to: NULL for the session's own; a
- * subagent's id for its transcript file (Claude Code 2.x; the id of its
- * lines, or its file's name); the first line's uuid for a subagent written
- * inline as sidechain lines (1.0.x), whose lines chain by parentUuid. */
-static char *
-conversation_of (PdClaudeCodeReader *self,
-                 Stream             *stream,
-                 JsonObject         *line)
-{
-  const char *uuid = pd_json_get_string (line, "uuid");
-  const char *parent = pd_json_get_string (line, "parentUuid");
-  const char *root;
-
-  if (!stream->is_main)
-    {
-      const char *agent = pd_json_get_string (line, "agentId");
-      g_autofree char *base = NULL;
-
-      if (agent != NULL && *agent != '\0')
-        return g_strdup (agent);
-      base = g_path_get_basename (stream->path);
-      if (g_str_has_suffix (base, ".jsonl"))
-        base[strlen (base) - strlen (".jsonl")] = '\0';
-      return g_strdup (g_str_has_prefix (base, "agent-") ? base + strlen ("agent-") : base);
-    }
-  if (!pd_json_get_boolean (line, "isSidechain", FALSE))
-    return NULL;
-
-  if (self->sidechains == NULL)
-    self->sidechains = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  root = parent ? g_hash_table_lookup (self->sidechains, parent) : NULL;
-  if (root == NULL)
-    root = uuid ? uuid : "sidechain";
-  if (uuid != NULL && !g_hash_table_contains (self->sidechains, uuid))
-    g_hash_table_insert (self->sidechains, g_strdup (uuid), g_strdup (root));
-  return g_strdup (root);
-}
-
-/* A user line: the person's prompt (or context the harness wrote, marked
- * isMeta, or a compaction summary), and the results of tool calls. */
-static void
-conversation_user (PdClaudeCodeReader *self,
-                   const char         *key,
-                   JsonObject         *line,
-                   gint64              time)
-{
-  JsonNode *content = pd_json_get_member (pd_json_get_object (line, "message"), "content");
-  JsonObject *result = pd_json_get_object (line, "toolUseResult");
-  const char *role = pd_json_get_boolean (line, "isMeta", FALSE) || pd_json_get_boolean (line, "isCompactSummary", FALSE)
-                     ? "system" : "user";
-  const char *answered = NULL;
-  guint n_results = 0;
-  JsonArray *blocks;
-
-  if (pd_json_node_get_string (content) != NULL)
-    {
-      _pd_transcript_pages_add_text (self->pages, key, role, pd_json_node_get_string (content), NULL, time);
-      return;
-    }
-  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
-    return;
-
-  blocks = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (blocks); i++)
-    {
-      JsonNode *element = json_array_get_element (blocks, i);
-      JsonObject *block;
-      const char *type;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element))
-        continue;
-      block = json_node_get_object (element);
-      type = pd_json_get_string (block, "type");
-      if (g_strcmp0 (type, "text") == 0)
-        _pd_transcript_pages_add_text (self->pages, key, role, pd_json_get_string (block, "text"), NULL, time);
-      else if (g_strcmp0 (type, "tool_result") == 0)
-        {
-          g_autofree char *text = _pd_import_result_text (json_object_get_member (block, "content"));
-
-          answered = pd_json_get_string (block, "tool_use_id");
-          n_results++;
-          _pd_transcript_pages_add_tool_result (self->pages, key, answered, text,
-                                                pd_json_get_boolean (block, "is_error", FALSE), time);
-        }
-    }
-
-  /* A subagent's result names the transcript it wrote (Claude Code 2.1):
-   * its conversation goes under the call that started it. */
-  if (n_results == 1 && pd_json_get_string (result, "agentId") != NULL)
-    _pd_transcript_pages_set_subagent (self->pages, answered, pd_json_get_string (result, "agentId"),
-                                       NULL, pd_json_get_string (result, "agentType"), NULL);
-}
-
-/* An assistant line: one content block (or several) of one answer. */
-static void
-conversation_assistant (PdClaudeCodeReader *self,
-                        const char         *key,
-                        JsonObject         *line,
-                        gint64              time)
-{
-  JsonObject *message = pd_json_get_object (line, "message");
-  JsonArray *blocks = pd_json_get_array (message, "content");
-  const char *group = pd_json_get_string (message, "id");
-
-  if (pd_json_get_string (message, "content") != NULL)
-    _pd_transcript_pages_add_text (self->pages, key, "assistant", pd_json_get_string (message, "content"), group, time);
-  for (guint i = 0; blocks && i < json_array_get_length (blocks); i++)
-    {
-      JsonNode *element = json_array_get_element (blocks, i);
-      JsonObject *block;
-      const char *type;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element))
-        continue;
-      block = json_node_get_object (element);
-      type = pd_json_get_string (block, "type");
-      if (g_strcmp0 (type, "text") == 0)
-        _pd_transcript_pages_add_text (self->pages, key, "assistant", pd_json_get_string (block, "text"), group, time);
-      else if (g_strcmp0 (type, "thinking") == 0)
-        _pd_transcript_pages_add_thinking (self->pages, key, pd_json_get_string (block, "thinking"), group, time);
-      else if (g_strcmp0 (type, "tool_use") == 0)
-        {
-          const char *id = pd_json_get_string (block, "id");
-          const char *name = pd_json_get_string (block, "name");
-          JsonNode *input = json_object_get_member (block, "input");
-          g_autofree char *arguments = input ? json_to_string (input, FALSE) : NULL;
-          JsonObject *args = pd_json_get_object (block, "input");
-
-          _pd_transcript_pages_add_tool_call (self->pages, key, id, name, arguments, group, time);
-          /* Task (Agent since 2.1) starts a subagent with a prompt: the
-           * conversation whose first prompt it is, when nothing else links
-           * them (2.0's flat files, 1.0's sidechains). */
-          if (g_strcmp0 (name, "Task") == 0 || g_strcmp0 (name, "Agent") == 0)
-            _pd_transcript_pages_set_subagent (self->pages, id, NULL, pd_json_get_string (args, "prompt"),
-                                               pd_json_get_string (args, "subagent_type"),
-                                               pd_json_get_string (args, "description"));
-        }
-    }
-}
-
-static void
-conversation_line (PdClaudeCodeReader *self,
-                   Stream             *stream,
-                   JsonObject         *line,
-                   gint64              time)
-{
-  const char *type = pd_json_get_string (line, "type");
-  g_autofree char *key = NULL;
-
-  if (type == NULL)
-    return;
-  key = conversation_of (self, stream, line);
-  if (strcmp (type, "user") == 0)
-    conversation_user (self, key, line, time);
-  else if (strcmp (type, "assistant") == 0)
-    conversation_assistant (self, key, line, time);
-  else if (strcmp (type, "system") == 0
-           && (g_strcmp0 (pd_json_get_string (line, "subtype"), "compact_boundary") == 0
-               || g_strcmp0 (pd_json_get_string (line, "subtype"), "api_error") == 0))
-    _pd_transcript_pages_add_text (self->pages, key, "system", pd_json_get_string (line, "content"), NULL, time);
 }
 
 /* Session facts from the main transcript: never plan state. */
@@ -1315,10 +994,10 @@ claude_update (PdTranscriptReader  *reader,
       if (next->head != NULL)
         {
           if (self->pages != NULL)
-            conversation_line (self, next, next->head, next->head_time);
+            _pd_claude_conversation_line (self, next->is_main, next->path, next->head, next->head_time);
           handle_line (self, next, next->head, next->head_time);
         }
-      else if (!span_handle_line (self, next, next->head_line, next->head_length, next->head_time))
+      else if (!_pd_claude_span_handle_line (self, next->is_main, next->head_line, next->head_length, next->head_time))
         {
           JsonObject *object = _pd_import_parse_picked (&next->root, next->head_line, next->head_length,
                                                         _pd_claude_line_pick);
