@@ -277,6 +277,9 @@ real_corpus_run (const char *fixtures,
                    "select(.type==\"response_item\") | .payload | select(.name==\"update_plan\") | .arguments" };
   Corpus opencode = { "opencode", NULL, opencode_files, "select(.tool==\"todowrite\") | .state.input.todos" };
   Corpus all = { "all" };
+  const char *baseline = g_getenv ("PLANDECK_AGENT_BASELINE");
+  static const char * const before_names[] = { "claude, before", "codex, before", "opencode, before" };
+  Corpus before[G_N_ELEMENTS (before_names)];
 
   for (guint f = 0; f < G_N_ELEMENTS (claude_fixtures); f++)
     if (!(claude_text[f] = read_fixture (fixtures, claude_fixtures[f][0])))
@@ -368,6 +371,22 @@ real_corpus_run (const char *fixtures,
     measure (&codex, agent, wc, jq, db_codex);
     if (todo_parts > 0)
       measure (&opencode, agent, wc, jq, db_opencode);
+    /* Another build beside it (PLANDECK_AGENT_BASELINE, the one before a
+     * change): the same files, the same wc -l and jq, the same run. */
+    if (baseline != NULL)
+      {
+        Corpus *corpora[] = { &claude, &codex, &opencode };
+
+        for (guint i = 0; i < G_N_ELEMENTS (before); i++)
+          {
+            g_autofree char *db = g_strdup_printf ("%s/before-%u.db", root, i);
+
+            before[i] = *corpora[i];
+            before[i].name = before_names[i];
+            if (i < 2 || todo_parts > 0)
+              measure (&before[i], baseline, NULL, NULL, db);
+          }
+      }
     /* All at once: the import of the three folders beside the three wc and
      * jq runs on the same files. */
     all.bytes = claude.bytes + codex.bytes + opencode.bytes;
@@ -395,9 +414,15 @@ real_corpus_run (const char *fixtures,
   }
 
   report (&claude);
+  if (baseline != NULL)
+    report (&before[0]);
   report (&codex);
+  if (baseline != NULL)
+    report (&before[1]);
   if (todo_parts > 0)
     report (&opencode);
+  if (todo_parts > 0 && baseline != NULL)
+    report (&before[2]);
   report (&all);
 
   rmtree (root);

@@ -28,7 +28,10 @@
  * reasoning, steps, a compaction, a patch) with the synthetic todowrite part
  * in 7 turns of each — 17,000 files.  Each agent alone, then all at once.
  * wc -l and jq run in the storage folder with relative paths (the argument
- * list of absolute ones would be over the limit).
+ * list of absolute ones would be over the limit).  With
+ * PLANDECK_AGENT_BASELINE naming another build (the one before a change),
+ * each agent's import is measured with it too, beside the same wc -l and
+ * jq figures of the same run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
