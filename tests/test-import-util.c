@@ -346,6 +346,35 @@ test_escape_json (void)
   g_assert_true (json_node_equal (before, after));
 }
 
+/* A session's times in its JSON are what g_date_time_format() writes for
+ * "%Y-%m-%dT%H:%M:%S.%fZ" (they are formatted without it, for speed): from
+ * the first microsecond after 1970 to the last second GLib can hold. */
+static void
+test_session_times (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (18);
+  const gint64 last = G_GINT64_CONSTANT (253402300799) * G_USEC_PER_SEC;
+
+  for (guint round = 0; round < 3000; round++)
+    {
+      gint64 usec = round == 0 ? 1 : round == 1 ? last + 999999 : round == 2 ? last + 1000000
+                    : g_rand_int_range (rand, 0, 4) == 0 ? (gint64) g_rand_int (rand) * G_USEC_PER_SEC
+                    : (gint64) (g_rand_double (rand) * (double) last);
+      g_autoptr(PdImportedSession) session = pd_imported_session_new (PD_IMPORT_SOURCE_CLAUDE_CODE, "/x.jsonl");
+      g_autoptr(JsonNode) node = NULL;
+      g_autoptr(GDateTime) seconds = g_date_time_new_from_unix_utc (usec / G_USEC_PER_SEC);
+      g_autoptr(GDateTime) time = seconds ? g_date_time_add (seconds, usec % G_USEC_PER_SEC) : NULL;
+      g_autofree char *expected = time ? g_date_time_format (time, "%Y-%m-%dT%H:%M:%S.%fZ") : NULL;
+      JsonObject *object;
+
+      pd_imported_session_note_time (session, usec);
+      node = pd_imported_session_to_json (session, FALSE);
+      object = json_node_get_object (node);
+      g_assert_cmpstr (pd_json_get_string (object, "created_at"), ==, expected);
+      g_assert_cmpstr (pd_json_get_string (object, "updated_at"), ==, expected);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -359,6 +388,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/json-edges", test_json_edges);
   g_test_add_func ("/pd/import-util/clean-text-invisible", test_clean_text_invisible);
   g_test_add_func ("/pd/import-util/escape-json", test_escape_json);
+  g_test_add_func ("/pd/import-util/session-times", test_session_times);
 
   return g_test_run ();
 }

@@ -265,16 +265,21 @@ set_time_member (JsonObject *object,
                  gint64      usec)
 {
   g_autoptr(GDateTime) seconds = NULL;
-  g_autoptr(GDateTime) time = NULL;
-  g_autofree char *text = NULL;
+  char text[64];
+  gint year, month, day;
 
   if (usec <= 0 || !(seconds = g_date_time_new_from_unix_utc (usec / G_USEC_PER_SEC)))
     {
       json_object_set_null_member (object, name);
       return;
     }
-  time = g_date_time_add (seconds, usec % G_USEC_PER_SEC);
-  text = g_date_time_format (time, "%Y-%m-%dT%H:%M:%S.%fZ");
+  /* What g_date_time_format() writes for "%Y-%m-%dT%H:%M:%S.%fZ", without
+   * its parsing of the format (most of an import's printing, for the two
+   * times of each session). */
+  g_date_time_get_ymd (seconds, &year, &month, &day);
+  g_snprintf (text, sizeof text, "%d-%02d-%02dT%02d:%02d:%02d.%06dZ", year, month, day,
+              g_date_time_get_hour (seconds), g_date_time_get_minute (seconds), g_date_time_get_second (seconds),
+              (int) (usec % G_USEC_PER_SEC));
   json_object_set_string_member (object, name, text);
 }
 
