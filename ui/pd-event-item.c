@@ -42,6 +42,7 @@ enum {
   PROP_ITERATION_TEXT,
   PROP_TOOL,
   PROP_SUMMARY,
+  PROP_ROW_NAME,
   N_PROPS
 };
 
@@ -94,6 +95,9 @@ pd_event_item_get_property (GObject    *object,
     case PROP_SUMMARY:
       g_value_set_string (value, self->summary);
       break;
+    case PROP_ROW_NAME:
+      g_value_take_string (value, pd_event_item_dup_row_name (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -128,6 +132,10 @@ pd_event_item_class_init (PdEventItemClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_SUMMARY] =
     g_param_spec_string ("summary", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* What a screen reader says for its row: "time, type: summary". */
+  properties[PROP_ROW_NAME] =
+    g_param_spec_string ("row-name", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -421,4 +429,26 @@ pd_event_item_get_details (PdEventItem *self)
 {
   g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
   return self->details;
+}
+
+/**
+ * pd_event_item_dup_row_name:
+ *
+ * Returns: (transfer full): the event in one line for a screen reader,
+ *   "12:04:31, Tool call started: list_dir ." — its time, its type as a
+ *   person reads it and its summary (the type alone when it has none)
+ */
+char *
+pd_event_item_dup_row_name (PdEventItem *self)
+{
+  const char *type;
+
+  g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
+
+  type = _pd_event_type_label (self->event_type);
+  if (self->summary == NULL || *self->summary == '\0')
+    /* TRANSLATORS: an event row as a screen reader says it: its time, its type */
+    return g_strdup_printf (_("%s, %s"), self->time_text, type);
+  /* TRANSLATORS: an event row as a screen reader says it: time, type: summary */
+  return g_strdup_printf (_("%s, %s: %s"), self->time_text, type, self->summary);
 }

@@ -22,5 +22,6 @@ const char  *pd_event_item_get_iteration_text (PdEventItem *self);
 const char  *pd_event_item_get_tool       (PdEventItem *self);
 const char  *pd_event_item_get_summary    (PdEventItem *self);
 const char  *pd_event_item_get_details    (PdEventItem *self);
+char        *pd_event_item_dup_row_name   (PdEventItem *self);
 
 G_END_DECLS

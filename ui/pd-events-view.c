@@ -24,6 +24,7 @@
 #include "pd-event-item.h"
 #include "pd-events-view.h"
 #include "pd-json-util.h"
+#include "pd-row-name.h"
 #include "pd-ui-util-private.h"
 
 typedef enum
@@ -76,9 +77,12 @@ struct _PdEventsView
   guint               compact_idle;
 };
 
-/* Below this width the five columns do not fit their text: each event is
- * one compact cell instead (time, type and tool above, the summary below). */
-#define COMPACT_BELOW_PX 560
+/* Below this width, in average characters of the view's font, the five
+ * columns do not fit their text: each event is one compact cell instead
+ * (time and type above, the summary, which names the tool, below).
+ * Counted in characters, not pixels: at 1.5× text the columns cut
+ * "Tool call st…" at 640 px. */
+#define COMPACT_BELOW_CHARS 78
 
 G_DEFINE_FINAL_TYPE (PdEventsView, pd_events_view, PD_TYPE_SESSION_VIEW)
 
@@ -648,7 +652,7 @@ on_page_size (PdEventsView *self)
 
   if (width <= 0)
     return;
-  self->want_compact = width < COMPACT_BELOW_PX;
+  self->want_compact = width < _pd_text_width (GTK_WIDGET (self), COMPACT_BELOW_CHARS);
   if (self->want_compact != self->compact && self->compact_idle == 0)
     self->compact_idle = g_idle_add_once (pd_events_view_apply_compact, self);
 }
@@ -727,6 +731,7 @@ pd_events_view_class_init (PdEventsViewClass *klass)
                   G_TYPE_NONE, 0);
 
   g_type_ensure (PD_TYPE_EVENT_ITEM);
+  g_type_ensure (PD_TYPE_ROW_NAME);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-events-view.ui");

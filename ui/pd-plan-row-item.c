@@ -46,7 +46,9 @@ pd_plan_step_status_icon_name (PdPlanStepStatus status)
       return "action-unavailable-symbolic";
     case PD_PLAN_STEP_PENDING:
     default:
-      return "radio-symbolic";
+      /* Solid dots, as a pending check: radio-symbolic's hairline ring
+       * measured under the 3:1 an icon needs (1.4:1 at half opacity). */
+      return "content-loading-symbolic";
     }
 }
 

@@ -2,7 +2,8 @@
  *
  * A right click, a long press or the Menu key opens a row's menu: Rename
  * and Pin change the session through the source, Export and Delete are the
- * window's actions.  A primary click picks a session.  Part of
+ * window's actions.  A primary click picks a session; from the keyboard
+ * the list is one Tab stop, the arrows move, Enter and Space open.  Part of
  * PdSessionList (pd-session-list-private.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -15,6 +16,7 @@
 
 #include "pd-session-list-private.h"
 #include "pd-session-row.h"
+#include "pd-ui-util-private.h"
 
 static PdSessionRow *
 row_at (PdSessionList *self,
@@ -204,19 +206,57 @@ pd_session_list_show_menu (PdSessionList *self,
     pd_session_list_popup_menu (self, item, NULL, 24, 24);
 }
 
+/* The row the keyboard focus is on (Ctrl+arrows move it without
+ * selecting), else the selected one. */
+static PdSessionItem *
+keyboard_item (PdSessionList *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  for (GtkWidget *w = focus; w != NULL && w != GTK_WIDGET (self->list_view);
+       w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_parent (w) == GTK_WIDGET (self->list_view))
+      {
+        GtkWidget *row = gtk_widget_get_first_child (w);
+
+        if (row != NULL && PD_IS_SESSION_ROW (row) && pd_session_row_get_item (PD_SESSION_ROW (row)) != NULL)
+          return pd_session_row_get_item (PD_SESSION_ROW (row));
+      }
+  return gtk_single_selection_get_selected_item (self->selection);
+}
+
 static gboolean
 on_menu_key (GtkWidget *widget,
              GVariant  *args,
              gpointer   user_data)
 {
   PdSessionList *self = PD_SESSION_LIST (widget);
-  PdSessionItem *item = gtk_single_selection_get_selected_item (self->selection);
+  PdSessionItem *item = keyboard_item (self);
 
   if (item == NULL)
     return FALSE;
 
   pd_session_list_show_menu (self, item);
 
+  return TRUE;
+}
+
+/* Space opens the focused session as Enter does. GTK 4.8's list rows take
+ * Space to select only, which shows nothing new in a folded window. */
+static gboolean
+on_space_key (GtkWidget *list_view,
+              GVariant  *args,
+              gpointer   user_data)
+{
+  PdSessionList *self = PD_SESSION_LIST (user_data);
+  PdSessionItem *item = keyboard_item (self);
+  guint position;
+
+  if (item == NULL || !_pd_session_list_find_shown (self, pd_session_item_get_id (item), &position))
+    return FALSE;
+  gtk_single_selection_set_selected (self->selection, position);
+  _pd_session_list_emit_activated (self, item);
   return TRUE;
 }
 
@@ -405,6 +445,7 @@ _pd_session_list_init_menu (PdSessionList *self)
 {
   GtkGesture *click;
   GtkGesture *long_press;
+  GtkEventController *keys;
 
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
@@ -415,6 +456,19 @@ _pd_session_list_init_menu (PdSessionList *self)
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
   g_signal_connect (click, "released", G_CALLBACK (on_primary_released), self);
   gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
+
+  /* One Tab stop: the arrows move between rows, Tab leaves the list. */
+  _pd_list_one_tab_stop (GTK_WIDGET (self->list_view));
+  keys = gtk_shortcut_controller_new ();
+  /* Before the row's own Space (select). */
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_space, 0),
+                                                          gtk_callback_action_new (on_space_key, self, NULL)));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Space, 0),
+                                                          gtk_callback_action_new (on_space_key, self, NULL)));
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), keys);
 
   long_press = gtk_gesture_long_press_new ();
   gtk_gesture_single_set_touch_only (GTK_GESTURE_SINGLE (long_press), TRUE);

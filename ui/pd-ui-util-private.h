@@ -23,6 +23,8 @@ int         _pd_text_width             (GtkWidget          *widget,
                                         double              chars);
 void        _pd_list_one_tab_stop      (GtkWidget          *list);
 void        _pd_name_tooltip_buttons   (GtkWidget          *root);
+void        _pd_name_mnemonic_buttons  (void);
+void        _pd_wrap_button_labels     (GtkWidget          *box);
 GtkWidget  *_pd_plain_label            (const char         *text,
                                         const char         *css_class);
 char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,

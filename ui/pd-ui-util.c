@@ -88,7 +88,10 @@ _pd_step_status_icon_name (PdPlanStepStatus status)
       return "action-unavailable-symbolic";
     case PD_PLAN_STEP_PENDING:
     default:
-      return "radio-symbolic";
+      /* Not radio-symbolic: its hairline ring measured 1.3–2.3:1 against
+       * the row, in light, dark and high contrast (3:1 is needed). The
+       * dots of a pending check, solid. */
+      return "content-loading-symbolic";
     }
 }
 
@@ -277,6 +280,117 @@ _pd_name_tooltip_buttons (GtkWidget *root)
                                         gtk_widget_get_tooltip_text (child), -1);
       else
         _pd_name_tooltip_buttons (child);
+    }
+}
+
+/* A button with a mnemonic label ("_Retry Now") is named twice by GTK 4.8:
+ * gtk_button_set_label() makes the raw label, underscore and all, the
+ * button's accessible LABEL, and its mnemonic label names it again through
+ * LABELLED_BY, so a screen reader said "_Retry Now Retry Now". The label
+ * alone names it: the button's own LABEL is dropped, and dropped again
+ * whenever the label changes (gtk_button_set_label() sets it first, then
+ * notifies). */
+static void
+drop_mnemonic_duplicate (GtkButton *button)
+{
+  if (gtk_button_get_use_underline (button) && gtk_button_get_label (button) != NULL)
+    gtk_accessible_reset_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL);
+}
+
+static void
+name_mnemonic_buttons (GtkWidget *widget)
+{
+  if (GTK_IS_BUTTON (widget))
+    {
+      if (g_object_get_data (G_OBJECT (widget), "pd-mnemonic-name") == NULL)
+        {
+          g_object_set_data (G_OBJECT (widget), "pd-mnemonic-name", GINT_TO_POINTER (TRUE));
+          g_signal_connect (widget, "notify::label", G_CALLBACK (drop_mnemonic_duplicate), NULL);
+          g_signal_connect (widget, "notify::use-underline", G_CALLBACK (drop_mnemonic_duplicate), NULL);
+        }
+      drop_mnemonic_duplicate (GTK_BUTTON (widget));
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    name_mnemonic_buttons (child);
+}
+
+/* What has the focus is what a screen reader says first: buttons built
+ * after the window was shown (a toast's Undo) are named once focused. */
+static void
+on_toplevel_focus (GtkWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  for (GtkWidget *w = focus; w != NULL; w = gtk_widget_get_parent (w))
+    if (GTK_IS_BUTTON (w))
+      name_mnemonic_buttons (w);
+}
+
+static void
+on_toplevels_changed (GListModel *toplevels,
+                      guint       position,
+                      guint       removed,
+                      guint       added)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+
+      if (g_object_get_data (G_OBJECT (window), "pd-mnemonic-names") != NULL)
+        continue;
+      g_object_set_data (G_OBJECT (window), "pd-mnemonic-names", GINT_TO_POINTER (TRUE));
+      g_signal_connect (window, "map", G_CALLBACK (name_mnemonic_buttons), NULL);
+      g_signal_connect (window, "notify::focus-widget", G_CALLBACK (on_toplevel_focus), NULL);
+      name_mnemonic_buttons (window);
+    }
+}
+
+/*
+ * _pd_name_mnemonic_buttons:
+ *
+ * From now on, every button with a mnemonic label in every window of the
+ * process is named by its label once, not twice (drop_mnemonic_duplicate):
+ * each window's buttons when it is shown, and what takes the focus.
+ */
+void
+_pd_name_mnemonic_buttons (void)
+{
+  static gsize watching = 0;
+
+  if (g_once_init_enter (&watching))
+    {
+      GListModel *toplevels = gtk_window_get_toplevels ();
+
+      g_signal_connect (toplevels, "items-changed", G_CALLBACK (on_toplevels_changed), NULL);
+      on_toplevels_changed (toplevels, 0, 0, g_list_model_get_n_items (toplevels));
+      g_once_init_leave (&watching, 1);
+    }
+}
+
+/*
+ * _pd_wrap_button_labels:
+ * @box: a box of text buttons (a status page's pill buttons)
+ *
+ * Each button's label wraps, centred, instead of asking for its whole
+ * line: at 1.5× text "Read Other Agents’ Sessions" alone asked for 392
+ * pixels, so the window could not be narrowed to a phone's 360.
+ */
+void
+_pd_wrap_button_labels (GtkWidget *box)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (box);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *label = GTK_IS_BUTTON (child) ? gtk_button_get_child (GTK_BUTTON (child)) : NULL;
+
+      if (label == NULL || !GTK_IS_LABEL (label))
+        continue;
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_justify (GTK_LABEL (label), GTK_JUSTIFY_CENTER);
     }
 }
 

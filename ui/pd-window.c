@@ -827,6 +827,11 @@ static void
 pd_window_init (PdWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Its buttons and its dialogs': named by their mnemonic labels once. */
+  _pd_name_mnemonic_buttons ();
+  /* The pages without a session fit a phone's width at any text size. */
+  _pd_wrap_button_labels (adw_status_page_get_child (self->empty_state));
+  _pd_wrap_button_labels (adw_status_page_get_child (self->error_page));
   pd_window_bind_views (self);
   pd_window_size_sidebar (self);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-xft-dpi",

@@ -167,8 +167,42 @@ pd_test_a11y_description (GtkWidget *widget)
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
-/* A name that is empty or that says a class ("GtkImage", "AdwEntryRow",
- * "PdPlanRow") tells a person nothing. */
+/* @word without its underscores: "Un_pin" is "Unpin". */
+static char *
+without_underscores (const char *word)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = word; *p != '\0'; p++)
+    if (*p != '_')
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+/* A name said twice: "_Approve Once Approve Once", a mnemonic button's raw
+ * label and then its label's text (GTK 4.8 names such a button both ways).
+ * Compared with the underscores left out. */
+static gboolean
+name_is_doubled (char **words)
+{
+  guint n = g_strv_length (words);
+
+  if (n == 0 || n % 2 != 0)
+    return FALSE;
+  for (guint i = 0; i < n / 2; i++)
+    {
+      g_autofree char *a = without_underscores (words[i]);
+      g_autofree char *b = without_underscores (words[i + n / 2]);
+
+      if (!g_str_equal (a, b))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A name that is empty, that says a class ("GtkImage", "AdwEntryRow",
+ * "PdPlanRow") or that says the same thing twice tells a person nothing,
+ * or tells it badly. */
 static gboolean
 name_is_useless (const char *name)
 {
@@ -177,6 +211,8 @@ name_is_useless (const char *name)
   if (name == NULL || *name == '\0')
     return TRUE;
   words = g_strsplit (name, " ", -1);
+  if (name_is_doubled (words))
+    return TRUE;
   for (guint i = 0; words[i] != NULL; i++)
     {
       const char *w = words[i];

@@ -18,6 +18,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-new-session-dialog.h"
@@ -32,6 +33,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-ui-util-private.h"
 
 #define WAIT_MS 20000
 
@@ -269,6 +271,26 @@ test_rows (void)
 
 static AdwMessageDialog *wait_for_message_dialog (const char *what);
 
+static gboolean
+is_row (GtkWidget     *widget,
+        gconstpointer  data)
+{
+  return gtk_widget_get_mapped (widget) &&
+         gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_ROW;
+}
+
+static void
+collect_rows (GtkWidget *widget,
+              GPtrArray *rows)
+{
+  if (is_row (widget, NULL))
+    g_ptr_array_add (rows, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_rows (child, rows);
+}
+
 /* --- contrast and large text --------------------------------------------- */
 
 /* The window drawn, as bytes (cairo's premultiplied ARGB32). */
@@ -452,8 +474,29 @@ check_contrast (PdApplication *app,
   g_assert_nonnull (widget);
   report ("idle session icon", measure (GTK_WIDGET (window), &pixels, widget, 0), 3.0, &ok);
 
+  /* A pending step's status icon, on the Now page and in the History
+   * (drawn at half opacity: 2.5–2.9:1 in light and dark). */
+  widget = NULL;
+  for (guint i = 0; i < rows->len && widget == NULL; i++)
+    if (has_class (g_ptr_array_index (rows, i), "pending"))
+      widget = pd_test_find_first (g_ptr_array_index (rows, i), has_class, "step-status");
+  g_assert_nonnull (widget);
+  report ("pending step icon", measure (GTK_WIDGET (window), &pixels, widget, 0), 3.0, &ok);
+  adw_view_stack_set_visible_child_name (view_stack (window), "history");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pixels_clear (&pixels);
+  render (GTK_WIDGET (window), &pixels);
+  widget = pd_test_find_first (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW),
+                               has_class, "pd-step-pending");
+  g_assert_nonnull (widget);
+  report ("pending step icon, History", measure (GTK_WIDGET (window), &pixels, widget, 0), 3.0, &ok);
+  adw_view_stack_set_visible_child_name (view_stack (window), "now");
+  pd_test_flush (GTK_WIDGET (window));
+
   pd_test_screenshot_sizes (GTK_WINDOW (window), adw_style_manager_get_high_contrast (style)
-                                                 ? "a11y-high-contrast" : "a11y-default");
+                                                 ? "a11y-high-contrast"
+                                                 : adw_style_manager_get_dark (style) ? "a11y-dark" : "a11y-default");
   g_assert_true (ok);
 }
 
@@ -461,6 +504,142 @@ static void
 test_contrast (void)
 {
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_contrast, NULL), ==, 0);
+}
+
+/* Events of the kinds with the longest labels, for the session listed
+ * first (the one the window shows). */
+static void
+add_events (PdSessionStore *store)
+{
+  g_autoptr(GError) list_error = NULL;
+  g_autoptr(GPtrArray) sessions = pd_session_store_list (store, NULL, FALSE, 0, 1, NULL, &list_error);
+  const char *id;
+  const struct { const char *type; const char *tool; const char *data; } events[] = {
+    { PD_EVENT_RUN_STARTED, NULL, "{}" },
+    { PD_EVENT_TOOL_CALL_STARTED, "read_file", "{\"call_id\": \"c1\"}" },
+    { PD_EVENT_TOOL_CALL_COMPLETED, "read_file", "{\"duration_ms\": 12}" },
+    { PD_EVENT_TOOL_CALL_FAILED, "shell", "{\"error\": \"denied\"}" },
+    { PD_EVENT_PLAN_VALIDATION_FAILED, NULL, "{}" },
+    { PD_EVENT_ITERATION_COMPLETED, NULL, "{\"tools_called\": 2}" },
+  };
+
+  g_assert_no_error (list_error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  id = ((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id;
+  for (guint i = 0; i < G_N_ELEMENTS (events); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) data = json_from_string (events[i].data, &error);
+      g_autoptr(PdEvent) event = NULL;
+      g_autofree char *text = NULL;
+
+      g_assert_no_error (error);
+      event = pd_event_new_full (events[i].type, "run-1", id, i + 10, events[i].tool,
+                                 json_object_ref (json_node_get_object (data)));
+      text = pd_event_to_json (event);
+      g_assert_cmpint (pd_session_store_add_event (store, id, "run-1", events[i].type,
+                                                   pd_event_get_timestamp (event), text, &error), >, 0);
+      g_assert_no_error (error);
+    }
+}
+
+static gboolean
+events_listed (gpointer data)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_EVENTS_VIEW);
+  GtkWidget *table = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *list = pd_test_find_widget (table, GTK_TYPE_LIST_VIEW);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  collect_rows (list, rows);
+  return rows->len >= 6;
+}
+
+/* No Events cell but an event's summary cuts its text ("Tool call st…"
+ * read the same for started and completed): in the columns, and in the
+ * compact rows of a narrow window. The header's titles neither. */
+static guint
+count_cut_event_cells (PdWindow *window,
+                       guint    *n_checked)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  GtkWidget *table = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint n_cut = 0;
+
+  collect_rows (pd_test_find_widget (table, GTK_TYPE_LIST_VIEW), rows);
+  g_assert_cmpuint (rows->len, >, 0);
+  if (gtk_widget_get_visible (gtk_widget_get_first_child (table)))
+    g_ptr_array_insert (rows, 0, gtk_widget_get_first_child (table));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+      gboolean header = i == 0 && !is_row (g_ptr_array_index (rows, i), NULL);
+
+      pd_test_collect (g_ptr_array_index (rows, i), GTK_TYPE_LABEL, labels);
+      /* A row's last label is its summary: cut to the width by design. */
+      for (guint j = 0; j < labels->len - (header ? 0 : 1); j++)
+        {
+          GtkLabel *label = g_ptr_array_index (labels, j);
+
+          if (!gtk_widget_get_mapped (GTK_WIDGET (label)) || *gtk_label_get_text (label) == '\0')
+            continue;
+          (*n_checked)++;
+          if (pango_layout_is_ellipsized (gtk_label_get_layout (label)))
+            {
+              g_test_message ("Events: “%s” is cut to %d px", gtk_label_get_text (label),
+                              gtk_widget_get_width (GTK_WIDGET (label)));
+              n_cut++;
+            }
+        }
+    }
+  return n_cut;
+}
+
+static gboolean
+window_resized (gpointer data)
+{
+  GtkWidget *window = data;
+  int wanted = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (window), "a11y-width"));
+
+  return gtk_widget_get_width (window) <= wanted + 16;
+}
+
+static void
+assert_event_columns_uncut (PdWindow *window)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  const int widths[] = { 1200, 1000, 900, 360 };
+  guint n_cut = 0;
+
+  adw_view_stack_set_visible_child_name (view_stack (window), "events");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_wait_until (events_listed, window, WAIT_MS, "the events");
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      g_autofree char *shot = g_strdup_printf ("a11y-large-text-events-%d", widths[i]);
+      guint n_checked = 0;
+      guint cut;
+
+      g_object_set_data (G_OBJECT (window), "a11y-width", GINT_TO_POINTER (widths[i]));
+      gtk_window_set_default_size (GTK_WINDOW (window), widths[i], 800);
+      pd_test_wait_until (window_resized, window, WAIT_MS, "the window's new width");
+      /* Folded, the session's pages are shown, not the list. */
+      adw_leaflet_set_visible_child_name (ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET)),
+                                          "content");
+      pd_test_spin (300);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_wait_until (events_listed, window, WAIT_MS, "the events");
+      cut = count_cut_event_cells (window, &n_checked);
+      g_test_message ("Events at 1.5× text, window %d px (%s): %u of %u cells cut", widths[i],
+                      pd_events_view_get_compact (PD_EVENTS_VIEW (view)) ? "compact" : "columns",
+                      cut, n_checked);
+      g_assert_cmpuint (n_checked, >, 4);
+      pd_test_screenshot (GTK_WIDGET (window), shot);
+      n_cut += cut;
+    }
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  g_assert_cmpuint (n_cut, ==, 0);
 }
 
 /* At 1.5× text the session list and the History pane grow with it. */
@@ -484,10 +663,109 @@ check_large_text (PdApplication *app,
   adw_view_stack_set_visible_child_name (view_stack (window), "history");
   pd_test_flush (GTK_WIDGET (window));
   pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-large-text-history");
+  assert_event_columns_uncut (window);
 }
 
 static void
 test_large_text (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  g_autofree char *layout = NULL;
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, "gtk-decoration-layout", &layout, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  /* GNOME's window buttons (see test_large_text_narrow), for 360 px. */
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, "gtk-decoration-layout", "appmenu:close", NULL);
+  pd_test_fill_showcase (store);
+  add_events (store);
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", 1200);
+  g_settings_set_int (settings, "window-height", 800);
+  g_assert_cmpint (pd_test_run_app (args, check_large_text, NULL, NULL), ==, 0);
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
+}
+
+/* Prints, from @widget down, the children whose minimum width passes
+ * @limit: what keeps the window from narrowing. */
+static void
+print_wide (GtkWidget *widget,
+            int        limit,
+            guint      depth)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      if (!gtk_widget_get_visible (child))
+        continue;
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      if (minimum > limit)
+        {
+          g_test_message ("%*s%s (%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
+                          gtk_widget_get_css_name (child), minimum);
+          print_wide (child, limit, depth + 1);
+        }
+    }
+}
+
+/* At 1.5× text the window still fits a 360 px screen (GNOME's mobile
+ * width): every page of a session and the session list. The window has
+ * GNOME's buttons, Close alone (GNOME's and Phosh's button layout; GTK's
+ * own default adds Minimize and Maximize, 68 px more at this size). */
+static void
+check_large_text_narrow (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  const char *pages[] = { "now", "transcript", "events", "history" };
+  GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  AdwViewStack *views = view_stack (window);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  int widest = 0;
+
+  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  adw_leaflet_set_visible_child_name (leaflet, "content");
+  for (guint i = 0; i <= G_N_ELEMENTS (pages); i++)
+    {
+      const char *where = i < G_N_ELEMENTS (pages) ? pages[i] : "session list";
+      int minimum = 0;
+
+      if (i < G_N_ELEMENTS (pages))
+        adw_view_stack_set_visible_child_name (views, pages[i]);
+      else
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_spin (200);
+      pd_test_flush (GTK_WIDGET (window));
+      gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      g_test_message ("at 1.5× text, %s: the window needs %d px", where, minimum);
+      if (minimum > 360)
+        print_wide (content, 360, 1);
+      widest = MAX (widest, minimum);
+      if (i < G_N_ELEMENTS (pages))
+        {
+          g_autofree char *shot = g_strdup_printf ("a11y-large-text-360-%s", pages[i]);
+
+          pd_test_screenshot (GTK_WIDGET (window), shot);
+        }
+      else
+        pd_test_screenshot (GTK_WIDGET (window), "a11y-large-text-360-sessions");
+    }
+  g_assert_cmpint (widest, <=, 360);
+}
+
+/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it. */
+static int
+set_large_text (void)
 {
   GtkSettings *gtk_settings = gtk_settings_get_default ();
   int dpi = 0;
@@ -496,8 +774,19 @@ test_large_text (void)
   if (dpi <= 0)
     dpi = 96 * 1024;
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
-  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_large_text, NULL), ==, 0);
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
+  return dpi;
+}
+
+static void
+test_large_text_narrow (void)
+{
+  int dpi = set_large_text ();
+  g_autofree char *layout = NULL;
+
+  g_object_get (gtk_settings_get_default (), "gtk-decoration-layout", &layout, NULL);
+  g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", "appmenu:close", NULL);
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_large_text_narrow, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
 }
 
 /* --- keyboard ------------------------------------------------------------ */
@@ -692,6 +981,227 @@ test_focus_returns (void)
   g_assert_cmpint (pd_test_run_showcase (0, 0, check_focus_returns, NULL), ==, 0);
 }
 
+/* Adds to @triggers the accelerator name of each key shortcut of
+ * @widget's own shortcut controllers (its class bindings among them). */
+static void
+collect_key_shortcuts (GtkWidget  *widget,
+                       GHashTable *triggers)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (GTK_IS_KEYVAL_TRIGGER (trigger))
+            g_hash_table_add (triggers,
+                              gtk_accelerator_name (gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)),
+                                                    gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger))));
+        }
+    }
+}
+
+/* Adds each accelerator of @accels ("<Control>q F6", or a strv) to
+ * @listed in gtk_accelerator_name()'s form. */
+static void
+add_accelerators (GHashTable  *listed,
+                  char       **accels)
+{
+  for (guint i = 0; accels != NULL && accels[i] != NULL; i++)
+    {
+      guint keyval = 0;
+      GdkModifierType mods = 0;
+
+      if (*accels[i] == '\0')
+        continue;
+      g_assert_true (gtk_accelerator_parse (accels[i], &keyval, &mods));
+      g_hash_table_add (listed, gtk_accelerator_name (keyval, mods));
+    }
+}
+
+static gboolean
+is_in (gpointer key,
+       gpointer value,
+       gpointer table)
+{
+  return g_hash_table_contains (table, key);
+}
+
+/* Every key the application, the window and the session list bind is in
+ * the shortcuts window, so the two cannot drift apart (Ctrl+Page Down and
+ * Up switched pages unlisted). GTK's and libadwaita's own window keys (the
+ * inspector's) are those a plain AdwApplicationWindow has too. */
+static void
+check_shortcuts_listed (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  g_autoptr(GHashTable) bound = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) toolkit = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) listed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(GStrv) actions = gtk_application_list_action_descriptions (GTK_APPLICATION (app));
+  g_autoptr(GtkBuilder) builder = NULL;
+  g_autoptr(GPtrArray) shortcuts = g_ptr_array_new ();
+  GtkWidget *plain = g_object_ref_sink (adw_application_window_new (NULL));
+  GHashTableIter iter;
+  const char *accel;
+  guint n_missing = 0;
+
+  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+
+  collect_key_shortcuts (plain, toolkit);
+  gtk_window_destroy (GTK_WINDOW (plain));
+  g_object_unref (plain);
+  collect_key_shortcuts (GTK_WIDGET (window), bound);
+  g_hash_table_foreach_remove (bound, is_in, toolkit);
+  collect_key_shortcuts (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST), bound);
+  for (guint i = 0; actions[i] != NULL; i++)
+    {
+      g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), actions[i]);
+
+      add_accelerators (bound, accels);
+    }
+  g_assert_cmpuint (g_hash_table_size (bound), >=, 10);
+
+  builder = gtk_builder_new_from_resource ("/io/github/plandeck/Plandeck/gtk/help-overlay.ui");
+  pd_test_collect (GTK_WIDGET (gtk_builder_get_object (builder, "help_overlay")),
+                   GTK_TYPE_SHORTCUTS_SHORTCUT, shortcuts);
+  for (guint i = 0; i < shortcuts->len; i++)
+    {
+      g_autofree char *accelerator = NULL;
+      g_autofree char *action = NULL;
+      g_auto(GStrv) parts = NULL;
+
+      g_object_get (g_ptr_array_index (shortcuts, i), "accelerator", &accelerator,
+                    "action-name", &action, NULL);
+      parts = g_strsplit (accelerator != NULL ? accelerator : "", " ", -1);
+      add_accelerators (listed, parts);
+      if (action != NULL)
+        {
+          g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), action);
+
+          g_assert_true (accels != NULL && accels[0] != NULL);
+          add_accelerators (listed, accels);
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+
+  g_hash_table_iter_init (&iter, bound);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &accel, NULL))
+    {
+      gboolean found = g_hash_table_contains (listed, accel);
+
+      g_test_message ("%-24s %s", accel, found ? "listed" : "NOT LISTED");
+      if (!found)
+        n_missing++;
+    }
+  g_assert_cmpuint (n_missing, ==, 0);
+
+  /* Shown, it lays out without a warning (GTK 4.8 warned of a label at a
+   * negative width with the page keys listed; warnings are fatal here). */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL);
+  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_SHORTCUTS_WINDOW), WAIT_MS,
+                      "the shortcuts window");
+  pd_test_flush (GTK_WIDGET (mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW)));
+  pd_test_screenshot_sizes (mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW), "a11y-shortcuts");
+  gtk_window_close (mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW));
+}
+
+static void
+test_shortcuts_listed (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (0, 0, check_shortcuts_listed, NULL), ==, 0);
+}
+
+/* The session list is one Tab stop: the arrows move between sessions,
+ * Enter and Space open one (in a folded window, its pages), the Menu key
+ * and Shift+F10 open the row menu of the session the focus is on. */
+static void
+check_session_list_keys (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (list));
+  g_autoptr(PdSessionItem) first = NULL;
+  g_autoptr(PdSessionItem) second = NULL;
+  GtkWidget *popover;
+  GtkWidget *focused;
+
+  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  g_assert_true (adw_leaflet_get_folded (leaflet));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "sidebar");
+  g_assert_cmpuint (g_list_model_get_n_items (model), >=, 2);
+  second = g_list_model_get_item (model, 1);
+
+  /* Tab and Shift+Tab leave the list from its first row (each row was a
+   * stop of its own). */
+  first = g_list_model_get_item (model, 0);
+  g_assert_true (pd_session_list_select (list, pd_session_item_get_id (first)));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (focus_inside (rows));
+  g_assert_true (press (rows, GDK_KEY_Tab, 0));
+  g_assert_false (focus_inside (rows));
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (press (rows, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_false (focus_inside (rows));
+
+  /* Down moves to the next session and picks it. */
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (press (rows, GDK_KEY_Down, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (focus_inside (rows));
+  g_assert_true (pd_session_list_get_selected_item (list) == second);
+
+  /* The Menu key, then Shift+F10: the menu of that session. */
+  g_assert_true (press (GTK_WIDGET (list), GDK_KEY_Menu, 0));
+  pd_test_wait_until (popover_shown, list, WAIT_MS, "the row menu from the Menu key");
+  popover = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_POPOVER_MENU);
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (focus_inside (rows));
+  g_assert_true (press (GTK_WIDGET (list), GDK_KEY_F10, GDK_SHIFT_MASK));
+  pd_test_wait_until (popover_shown, list, WAIT_MS, "the row menu from Shift+F10");
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (focus_inside (rows));
+
+  /* Enter opens the session: the folded window shows its pages. */
+  g_assert_true (press (gtk_root_get_focus (GTK_ROOT (window)), GDK_KEY_Return, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "content");
+
+  /* Back, then Space opens it too. */
+  g_assert_true (press (GTK_WIDGET (window), GDK_KEY_Left, GDK_ALT_MASK));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "sidebar");
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  focused = gtk_widget_get_first_child (gtk_root_get_focus (GTK_ROOT (window)));
+  g_assert_true (PD_IS_SESSION_ROW (focused));
+  g_assert_true (press (rows, GDK_KEY_space, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "content");
+  g_assert_true (pd_session_list_get_selected_item (list) == pd_session_row_get_item (PD_SESSION_ROW (focused)));
+}
+
+static void
+test_session_list_keys (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_session_list_keys, NULL), ==, 0);
+}
+
 static void
 test_keyboard (void)
 {
@@ -814,6 +1324,33 @@ focus_on_default (gpointer data)
          gtk_root_get_focus (GTK_ROOT (dialog)) == gtk_window_get_default_widget (dialog);
 }
 
+static void
+assert_event_rows_named (PdWindow *window)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  GtkWidget *table = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_autofree char *tool_started = g_strdup_printf ("%s: ", _pd_event_type_label ("tool_call_started"));
+  guint n_tool_started = 0;
+
+  adw_view_stack_set_visible_child_name (view_stack (window), "events");
+  pd_test_flush (GTK_WIDGET (window));
+  /* The rows of its list (the header is a row too). */
+  collect_rows (pd_test_find_widget (table, GTK_TYPE_LIST_VIEW), rows);
+  g_assert_cmpuint (rows->len, >=, 5);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autofree char *name = pd_test_a11y_name (g_ptr_array_index (rows, i));
+
+      g_test_message ("Events row: “%s”", name);
+      if (g_str_has_prefix (name, "Gtk") || strstr (name, ", ") == NULL || !g_ascii_isdigit (name[0]))
+        g_error ("an Events row is named “%s”, not “time, type: summary”", name);
+      if (strstr (name, tool_started) != NULL && strstr (name, "shell") != NULL)
+        n_tool_started++;
+    }
+  g_assert_cmpuint (n_tool_started, >, 0);
+}
+
 /* A planned run with a tool call: the approval dialog, then every page. */
 static const char *replay_shell =
   "{\"label\": \"test: a11y\", \"turns\": ["
@@ -867,6 +1404,9 @@ check_run_dialogs (PdApplication *app,
 
   /* The Events rows are one Tab stop (each event was one). */
   assert_one_tab_stop (window, "events", PD_TYPE_EVENTS_VIEW, GTK_TYPE_COLUMN_VIEW);
+
+  /* Each Events row is named "time, type: summary" (it said its class). */
+  assert_event_rows_named (window);
 }
 
 static void
@@ -949,8 +1489,11 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/rows", test_rows);
   g_test_add_func ("/pd/ui/a11y/contrast", test_contrast);
   g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
+  g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
   g_test_add_func ("/pd/ui/a11y/keyboard/pages", test_keyboard);
   g_test_add_func ("/pd/ui/a11y/keyboard/focus-returns", test_focus_returns);
+  g_test_add_func ("/pd/ui/a11y/keyboard/session-list", test_session_list_keys);
+  g_test_add_func ("/pd/ui/a11y/keyboard/shortcuts-listed", test_shortcuts_listed);
   g_test_add_func ("/pd/ui/a11y/run-dialogs", test_run_dialogs);
   g_test_add_func ("/pd/ui/a11y/plan-review-enter", test_review);
 

@@ -273,7 +273,7 @@ test_history_status_glyphs_are_named (void)
           g_assert_cmpstr (tooltip, ==, "Done");
           named++;
         }
-      else if (g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (image)), "radio-symbolic") == 0)
+      else if (g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (image)), "content-loading-symbolic") == 0)
         {
           g_assert_cmpstr (tooltip, ==, "Pending");
           named++;
