@@ -34,9 +34,14 @@
  * connections until the descriptors ran out (EMFILE) left a server that
  * never answered anyone again, even after that client had gone.  So the
  * connections (and refused ones still draining) are kept below three
- * quarters of the descriptor limit: past that, a new connection closes the
- * oldest one that is idle or still sending its request (or itself, when
- * every one is at work).  And a request must be read whole within
+ * quarters of the descriptor limit, and every new connection must leave
+ * KEEP_FREE_FDS descriptors free, counted then in /proc/self/fd: past
+ * either, it closes the oldest connection that is idle or still sending its
+ * request (or itself, when every one is at work).  Counting once, when serve
+ * began to listen, missed what it opened after: the database watcher's
+ * connection (on a worker thread, later under load), WebSockets taken from
+ * libsoup, the files a request reads; under a small limit and a loaded
+ * machine the descriptors ran out.  And a request must be read whole within
  * REQUEST_SECONDS of its start: a client that sends nothing, or a byte now
  * and then (slowloris), is closed.
  *
@@ -60,8 +65,11 @@
  * runs' files and commands, the listener itself. */
 #define RESERVED_FDS    64
 #define MAX_CONNS       16384
-/* Descriptors kept free beyond those held when serve starts listening. */
-#define FIT_MARGIN_FDS  16
+/* Descriptors a new connection leaves free, at the least: for what serve
+ * opens besides connections while it works (a request's reads on the
+ * worker threads, a stream's socket held twice while it is taken over) and
+ * for accept() itself. */
+#define KEEP_FREE_FDS   16
 
 typedef enum
 {
@@ -81,6 +89,7 @@ typedef struct
   GSource           *deadline;        /* while reading a request */
   ConnState          state;
   gint64             since;           /* monotonic µs: when the state began */
+  gboolean           doomed;          /* no room for it: closed, or refused at its headers */
 } Conn;
 
 static void
@@ -243,45 +252,39 @@ conns_cap_from_limit (void)
   return (guint) MAX (1, MIN (cap, MAX_CONNS));
 }
 
-/* How many descriptors the process holds now. */
-static guint
-count_open_descriptors (void)
+/* Whether the descriptors open now leave fewer than KEEP_FREE_FDS free.
+ * Read each time a connection comes, since what serve holds besides its
+ * connections changes as it works (see the top of this file).  Reading
+ * /proc/self/fd takes a descriptor itself: none left is short of them; no
+ * /proc leaves the count of connections alone to bound them. */
+static gboolean
+conns_short_of_descriptors (PdServer *self)
 {
-  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
   guint n = 0;
 
+  if (self->fd_limit == 0)
+    return FALSE;
+  dir = g_dir_open ("/proc/self/fd", 0, &error);
   if (dir == NULL)
-    return RESERVED_FDS;
+    return g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_MFILE) ||
+           g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NFILE);
   while (g_dir_read_name (dir) != NULL)
     n++;
-  return n > 0 ? n - 1 : 0; /* less the directory's own */
-}
-
-/* Once listening, the cap also leaves room for what the process already
- * holds (the database with its WAL and shared memory, the listener, the
- * loops' wakeups) and for a margin (the streams' epoll descriptor and a
- * stream's socket held twice while it is taken over): under a small
- * RLIMIT_NOFILE, three quarters of the limit alone let accept() meet
- * EMFILE, and libsoup 3.2's listener then stops accepting for good. */
-void
-_pd_server_conns_fit_to_descriptors (PdServer *self)
-{
-  struct rlimit limit;
-  guint held = count_open_descriptors ();
-  guint room;
-
-  if (getrlimit (RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
-    return;
-  room = limit.rlim_cur > held + FIT_MARGIN_FDS ? (guint) (limit.rlim_cur - held - FIT_MARGIN_FDS) : 1;
-  self->conns_cap = MAX (1, MIN (self->conns_cap, room));
-  g_debug ("serve: %u descriptors held, room for %u connections", held, self->conns_cap);
+  /* n counts the directory's own descriptor, about to close. */
+  return (n > 0 ? n - 1 : 0) + KEEP_FREE_FDS > self->fd_limit;
 }
 
 void
 _pd_server_conns_init (PdServer *self)
 {
+  struct rlimit limit;
+
   self->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_free);
   self->conns_cap = conns_cap_from_limit ();
+  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    self->fd_limit = (guint) MIN (limit.rlim_cur, G_MAXUINT);
 }
 
 static void refusal_end (Refusal *refusal);
@@ -368,13 +371,18 @@ _pd_server_conns_request_started (PdServer          *self,
       conn->socket = g_object_ref (socket);
       g_hash_table_insert (self->conns, socket, conn);
 
-      /* Event streams are connections too, though no longer libsoup's. */
-      while (g_hash_table_size (self->conns) + g_list_length (self->refusals) + self->n_streams > self->conns_cap)
+      /* Event streams are connections too, though no longer libsoup's;
+       * every other descriptor is counted as it is now. */
+      while (g_hash_table_size (self->conns) + g_list_length (self->refusals) + self->n_streams > self->conns_cap ||
+             conns_short_of_descriptors (self))
         if (!conns_make_room (self, conn))
           {
             /* Every other connection is at work: this one gets no time
              * to send a request.  It is closed from the main loop, once
-             * libsoup has finished setting it up. */
+             * libsoup has finished setting it up; a request already there
+             * is read at once, and refused at its headers (503): served,
+             * it slipped past the cap, and a burst of them under load took
+             * the last descriptors. */
             immediate = TRUE;
             break;
           }
@@ -392,9 +400,21 @@ _pd_server_conns_request_started (PdServer          *self,
       conn->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_msg_disconnected), conn);
       conn->got_body_id = g_signal_connect (msg, "got-body", G_CALLBACK (on_got_body), conn);
     }
+  conn->doomed = immediate;
   conn->deadline = immediate ? g_timeout_source_new (0) : g_timeout_source_new_seconds (REQUEST_SECONDS);
   g_source_set_callback (conn->deadline, on_request_deadline, conn, NULL);
   g_source_attach (conn->deadline, self->context);
+}
+
+/* Whether @msg's connection found no room when it came: the guard refuses
+ * its request (503) instead of serving it. */
+gboolean
+_pd_server_conns_is_doomed (PdServer          *self,
+                            SoupServerMessage *msg)
+{
+  Conn *conn = conn_lookup (self, msg);
+
+  return conn != NULL && conn->msg == msg && conn->doomed;
 }
 
 /* SoupServer::request-finished and ::request-aborted.  libsoup decides

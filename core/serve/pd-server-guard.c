@@ -434,6 +434,14 @@ on_got_headers (SoupServerMessage *msg,
       return;
     }
 
+  /* A connection that came with no room left is answered and closed
+   * unread (pd-server-conns.c). */
+  if (_pd_server_conns_is_doomed (guard->server, msg))
+    {
+      refuse (guard, msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "too many connections at once; try again", TRUE);
+      return;
+    }
+
   status = judge (guard, msg, uri ? g_uri_get_path (uri) : "", has_body, length, &error);
   if (status != 0)
     {

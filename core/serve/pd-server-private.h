@@ -119,6 +119,7 @@ struct _PdServer
   GSource            *sockets_deadline;   /* stopping: closes what did not close */
   GList              *refusals;        /* Refusal (pd-server-conns.c) */
   guint               conns_cap;       /* connections and refusals at once */
+  guint               fd_limit;        /* RLIMIT_NOFILE's soft limit, 0 for none */
 };
 
 /* pd-server.c */
@@ -177,13 +178,14 @@ gboolean    _pd_server_ws_token_offered   (PdServer          *self,
 
 /* pd-server-conns.c */
 void        _pd_server_conns_init         (PdServer          *self);
-void        _pd_server_conns_fit_to_descriptors (PdServer    *self);
 void        _pd_server_conns_clear        (PdServer          *self);
 guint       _pd_server_conns_count        (PdServer          *self);
 void        _pd_server_conns_request_started  (PdServer          *self,
                                                SoupServerMessage *msg);
 void        _pd_server_conns_request_finished (PdServer          *self,
                                                SoupServerMessage *msg);
+gboolean    _pd_server_conns_is_doomed    (PdServer          *self,
+                                           SoupServerMessage *msg);
 void        _pd_server_conns_close        (PdServer          *self,
                                            SoupServerMessage *msg);
 void        _pd_server_conns_refuse       (PdServer          *self,

@@ -442,7 +442,6 @@ server_thread (gpointer data)
           if (local != NULL && G_IS_INET_SOCKET_ADDRESS (local))
             self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
           g_slist_free (listeners);
-          _pd_server_conns_fit_to_descriptors (self);
         }
     }
 
