@@ -10,6 +10,11 @@ import tempfile
 import time
 
 
+# Every wait is a hang detector, not a timing (tests/ui/pd-test-ui.h): far
+# above what a loaded machine takes, times PD_TEST_WAIT_SCALE.
+WAIT_S = 90 * float(os.environ.get("PD_TEST_WAIT_SCALE") or 1)
+
+
 def main():
     app = os.path.abspath(sys.argv[1])
     n = 0
@@ -33,7 +38,7 @@ def main():
         env["LC_ALL"] = "C.UTF-8"
         env.pop("LANGUAGE", None)
         proc = subprocess.run([app, "--db", os.path.join(tmp, "s.db")], env=env, capture_output=True, text=True,
-                              timeout=60)
+                              timeout=WAIT_S)
         detail = f"exit {proc.returncode}\nstderr:\n{proc.stderr}"
         check(proc.returncode == 1, "without its schema plandeck exits 1, not by a signal", detail)
         check("the settings schema io.github.plandeck.Plandeck is not installed" in proc.stderr
@@ -41,7 +46,7 @@ def main():
               and "meson install" in proc.stderr and "GLib-GIO-ERROR" not in proc.stderr,
               "and says how to start it", detail)
         check(not os.path.exists(os.path.join(tmp, "s.db")), "and creates no database", os.listdir(tmp))
-        proc = subprocess.run([app, "--version"], env=env, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([app, "--version"], env=env, capture_output=True, text=True, timeout=WAIT_S)
         check(proc.returncode == 0 and proc.stdout.startswith("plandeck "), "--version needs no schema",
               f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}")
 
@@ -59,7 +64,7 @@ def main():
             proc = subprocess.Popen([app, "--remote", f"http://127.0.0.1:1/?token={secret}"], env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             seen = None
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + WAIT_S
             while time.monotonic() < deadline and proc.poll() is None:
                 try:
                     with open(f"/proc/{proc.pid}/cmdline", "rb") as f:
@@ -72,7 +77,7 @@ def main():
             alive = proc.poll() is None
             proc.terminate()
             try:
-                _, err = proc.communicate(timeout=20)
+                _, err = proc.communicate(timeout=WAIT_S)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 _, err = proc.communicate()

@@ -124,13 +124,13 @@ pd_test_message (const char *role,
   return message;
 }
 
-/* Iterates the main context until @condition holds or @timeout_ms passed. */
+/* Iterates the main context until @condition holds, or FALSE after
+ * PD_TEST_WAIT_MS (a hang detector, not a timing). */
 gboolean
 pd_test_wait_for (PdTestCondition condition,
-                  gpointer        user_data,
-                  guint           timeout_ms)
+                  gpointer        user_data)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gint64 deadline = g_get_monotonic_time () + (gint64) PD_TEST_WAIT_MS * 1000;
 
   while (!condition (user_data))
     {
@@ -170,7 +170,7 @@ pd_test_present (GtkWidget *child,
   gtk_window_set_default_size (GTK_WINDOW (window), width, height);
   gtk_window_set_child (GTK_WINDOW (window), child);
   gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (pd_test_wait_for (is_drawn, window, 5000));
+  g_assert_true (pd_test_wait_for (is_drawn, window));
   gtk_test_widget_wait_for_draw (window);
 
   return GTK_WINDOW (window);
@@ -212,7 +212,7 @@ pd_test_screenshot_sizes (GtkWindow  *window,
   gtk_window_get_default_size (window, &width, &height);
   g_object_set_data (G_OBJECT (window), "pd-test-width", GINT_TO_POINTER (400));
   gtk_window_set_default_size (window, 360, height > 0 ? height : gtk_widget_get_height (GTK_WIDGET (window)));
-  pd_test_wait_for (has_width, window, 3000);
+  pd_test_wait_for (has_width, window);
   pd_test_spin (200);
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   pd_test_screenshot (GTK_WIDGET (window), narrow);

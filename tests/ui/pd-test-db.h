@@ -42,8 +42,7 @@ JsonObject *pd_test_message           (const char  *role,
 typedef gboolean (*PdTestCondition) (gpointer user_data);
 
 gboolean   pd_test_wait_for           (PdTestCondition condition,
-                                       gpointer        user_data,
-                                       guint           timeout_ms);
+                                       gpointer        user_data);
 void       pd_test_spin               (guint           ms);
 GtkWindow *pd_test_present            (GtkWidget      *child,
                                        int             width,

@@ -29,8 +29,6 @@
 #include "pd-test-ui.h"
 #include "../pd-test-server.h"
 
-#define WAIT_MS 20000
-
 typedef struct
 {
   const char *prefix;
@@ -205,7 +203,7 @@ message_dialog_shown (gpointer data)
 static inline AdwMessageDialog *
 wait_for_dialog (const char *what)
 {
-  pd_test_wait_until (message_dialog_shown, NULL, WAIT_MS, what);
+  pd_test_wait_until (message_dialog_shown, NULL, what);
   return open_message_dialog ();
 }
 

@@ -15,7 +15,10 @@
 #include "pd-transcript-view.h"
 
 /* A run that has not finished after this long is stuck; fail loudly. */
-#define RUN_TIMEOUT_SECONDS 60
+/* The bound of every wait, in ms (pd_test_wait_ms()). */
+#define WAIT_BOUND_MS 90000.0
+/* A whole application run holds several waits: its bound is a few of them. */
+#define RUN_BOUND_WAITS 3
 
 typedef struct
 {
@@ -140,26 +143,58 @@ wake_up (gpointer user_data)
 }
 
 /**
+ * pd_test_wait_ms:
+ *
+ * The bound of every wait of the ui suite (PD_TEST_WAIT_MS): 90 s, times
+ * PD_TEST_WAIT_SCALE when that is a positive number.  Waits are hang
+ * detectors, never timings: a loaded machine only makes them last longer.
+ *
+ * Returns: the bound in ms
+ */
+guint
+pd_test_wait_ms (void)
+{
+  static guint bound_ms;
+
+  if (bound_ms == 0)
+    {
+      const char *text = g_getenv ("PD_TEST_WAIT_SCALE");
+      double scale = 1.0;
+
+      if (text != NULL && *text != '\0')
+        {
+          char *end = NULL;
+
+          scale = g_ascii_strtod (text, &end);
+          if (end == text || *end != '\0' || !(scale > 0.0) || scale > 1000.0)
+            g_error ("PD_TEST_WAIT_SCALE=%s: give a positive number, such as 2 or 0.5", text);
+        }
+      bound_ms = (guint) MAX (1.0, WAIT_BOUND_MS * scale);
+    }
+  return bound_ms;
+}
+
+/**
  * pd_test_wait_until:
  * @condition: checked after each main-loop iteration
- * @timeout_ms: how long to wait at most; the test fails after that
  * @what: named in the failure
  *
- * Runs the default main context until @condition holds.  Bounded.
+ * Runs the default main context until @condition holds.  Bounded by
+ * PD_TEST_WAIT_MS, a hang detector: the test fails after that.
  */
 void
 pd_test_wait_until (PdTestCondition  condition,
                     gpointer         data,
-                    guint            timeout_ms,
                     const char      *what)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint bound_ms = pd_test_wait_ms ();
+  gint64 deadline = g_get_monotonic_time () + (gint64) bound_ms * 1000;
   guint waker = g_timeout_add (10, wake_up, NULL);
 
   while (!condition (data))
     {
       if (g_get_monotonic_time () > deadline)
-        g_error ("timed out after %u ms waiting for %s", timeout_ms, what);
+        g_error ("timed out after %u ms waiting for %s", bound_ms, what);
       g_main_context_iteration (NULL, TRUE);
     }
 
@@ -198,12 +233,12 @@ only_caller_holds (gpointer data)
  * reference and asserts that @object was finalized.  An object that
  * something still holds after that (a reference cycle, a signal handler
  * that took a reference, a task never completed) fails here, naming its
- * type and reference count.  Bounded: 20 s is a hang, not a slow machine.
+ * type and reference count.  Bounded by PD_TEST_WAIT_MS, a hang detector.
  */
 void
 pd_test_assert_finalized (gpointer object)
 {
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  gint64 deadline = g_get_monotonic_time () + (gint64) pd_test_wait_ms () * 1000;
   guint waker;
 
   g_assert_true (G_IS_OBJECT (object));
@@ -330,7 +365,7 @@ on_window_added (GtkApplication *app,
 static gboolean
 on_run_timeout (gpointer user_data)
 {
-  g_error ("the application did not finish within %d seconds", RUN_TIMEOUT_SECONDS);
+  g_error ("the application did not finish within %u ms", RUN_BOUND_WAITS * pd_test_wait_ms ());
   return G_SOURCE_REMOVE;
 }
 
@@ -371,7 +406,7 @@ pd_test_run_app (const char * const *args,
                              G_APPLICATION_NON_UNIQUE);
   g_signal_connect (app, "window-added", G_CALLBACK (on_window_added), NULL);
 
-  timeout_id = g_timeout_add_seconds (RUN_TIMEOUT_SECONDS, on_run_timeout, NULL);
+  timeout_id = g_timeout_add (RUN_BOUND_WAITS * pd_test_wait_ms (), on_run_timeout, NULL);
   status = g_application_run (G_APPLICATION (app), argv->len - 1, (char **) argv->pdata);
   g_source_remove (timeout_id);
 

@@ -40,9 +40,16 @@ GtkWindow *pd_test_find_toplevel   (GType               type);
 
 typedef gboolean (*PdTestCondition) (gpointer data);
 
+/* The one bound of every wait in the ui suite, in ms.  A wait ends as soon
+ * as its condition holds; the bound only turns a hang into a failure that
+ * names what never came, so it is far above what a loaded machine takes
+ * (two CI builds beside the suite on 2 cores took one wait past 20 s).
+ * PD_TEST_WAIT_SCALE (a positive number) multiplies it. */
+#define PD_TEST_WAIT_MS (pd_test_wait_ms ())
+
+guint      pd_test_wait_ms         (void);
 void       pd_test_wait_until      (PdTestCondition     condition,
                                     gpointer            data,
-                                    guint               timeout_ms,
                                     const char         *what);
 char      *pd_test_make_tmp_dir    (void);
 void       pd_test_assert_finalized (gpointer           object);

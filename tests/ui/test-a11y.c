@@ -35,8 +35,6 @@
 #include "pd-test-ui.h"
 #include "pd-ui-util-private.h"
 
-#define WAIT_MS 20000
-
 static gboolean
 window_settled (gpointer data)
 {
@@ -81,7 +79,7 @@ open_dialog (PdWindow   *window,
   GtkWindow *dialog;
 
   gtk_widget_activate_action (GTK_WIDGET (window), action, NULL);
-  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (type), WAIT_MS, action);
+  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (type), action);
   dialog = mapped_toplevel (type);
   pd_test_flush (GTK_WIDGET (dialog));
   return dialog;
@@ -122,7 +120,7 @@ check_window_names (PdApplication *app,
   GListModel *model;
   gboolean all_named = TRUE;
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   pd_test_flush (GTK_WIDGET (window));
 
   /* The search field, open. */
@@ -160,7 +158,7 @@ check_dialog_names (PdApplication *app,
 {
   GtkWindow *dialog;
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
 
   dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Preferences");
@@ -214,7 +212,7 @@ check_rows (PdApplication *app,
   g_autoptr(GPtrArray) images = g_ptr_array_new ();
   guint n_change_icons = 0;
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   pd_test_flush (GTK_WIDGET (window));
 
   /* The session row: its title as the name; status, agent, time and
@@ -428,7 +426,7 @@ check_contrast (PdApplication *app,
   g_test_message ("high contrast: %s, dark: %s",
                   adw_style_manager_get_high_contrast (style) ? "on" : "off",
                   adw_style_manager_get_dark (style) ? "yes" : "no");
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   pd_test_spin (300);
   pd_test_flush (GTK_WIDGET (window));
   render (GTK_WIDGET (window), &pixels);
@@ -614,7 +612,7 @@ assert_event_columns_uncut (PdWindow *window)
 
   adw_view_stack_set_visible_child_name (view_stack (window), "events");
   pd_test_flush (GTK_WIDGET (window));
-  pd_test_wait_until (events_listed, window, WAIT_MS, "the events");
+  pd_test_wait_until (events_listed, window, "the events");
   for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
     {
       g_autofree char *shot = g_strdup_printf ("a11y-large-text-events-%d", widths[i]);
@@ -623,13 +621,13 @@ assert_event_columns_uncut (PdWindow *window)
 
       g_object_set_data (G_OBJECT (window), "a11y-width", GINT_TO_POINTER (widths[i]));
       gtk_window_set_default_size (GTK_WINDOW (window), widths[i], 800);
-      pd_test_wait_until (window_resized, window, WAIT_MS, "the window's new width");
+      pd_test_wait_until (window_resized, window, "the window's new width");
       /* Folded, the session's pages are shown, not the list. */
       adw_leaflet_set_visible_child_name (ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET)),
                                           "content");
       pd_test_spin (300);
       pd_test_flush (GTK_WIDGET (window));
-      pd_test_wait_until (events_listed, window, WAIT_MS, "the events");
+      pd_test_wait_until (events_listed, window, "the events");
       cut = count_cut_event_cells (window, &n_checked);
       g_test_message ("Events at 1.5× text, window %d px (%s): %u of %u cells cut", widths[i],
                       pd_events_view_get_compact (PD_EVENTS_VIEW (view)) ? "compact" : "columns",
@@ -653,7 +651,7 @@ check_large_text (PdApplication *app,
   GtkWidget *history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
   GtkPaned *paned = GTK_PANED (pd_test_find_widget (history, GTK_TYPE_PANED));
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   pd_test_flush (GTK_WIDGET (window));
   g_test_message ("at 1.5× text: session list %d px wide, History versions %d px",
                   gtk_widget_get_width (sidebar), gtk_paned_get_position (paned));
@@ -732,7 +730,7 @@ check_large_text_narrow (PdApplication *app,
   AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
   int widest = 0;
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   adw_leaflet_set_visible_child_name (leaflet, "content");
   for (guint i = 0; i <= G_N_ELEMENTS (pages); i++)
     {
@@ -865,7 +863,7 @@ check_keyboard (PdApplication *app,
    * laid out a label at a negative width (a Gtk-WARNING): not listed. */
   const char *wanted[] = { "<Alt>1", "<Alt>2", "<Alt>3", "<Alt>4", "F6", "<Alt>Left" };
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   pd_test_flush (GTK_WIDGET (window));
 
   /* Alt+1…4 and Ctrl+Page Down/Up switch pages. */
@@ -946,7 +944,7 @@ check_focus_returns (PdApplication *app,
   AdwMessageDialog *dialog;
   GtkWidget *entry;
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   pd_test_flush (GTK_WIDGET (window));
   item = pd_session_list_get_selected_item (list);
   g_assert_true (gtk_widget_child_focus (GTK_WIDGET (list), GTK_DIR_TAB_FORWARD));
@@ -954,7 +952,7 @@ check_focus_returns (PdApplication *app,
 
   /* The Menu key's menu, closed with Escape. */
   pd_session_list_show_menu (list, item);
-  pd_test_wait_until (popover_shown, list, WAIT_MS, "the row menu");
+  pd_test_wait_until (popover_shown, list, "the row menu");
   popover = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_POPOVER_MENU);
   gtk_popover_popdown (GTK_POPOVER (popover));
   pd_test_flush (GTK_WIDGET (window));
@@ -962,7 +960,7 @@ check_focus_returns (PdApplication *app,
 
   /* Rename…, typed and confirmed with Enter. */
   pd_session_list_show_menu (list, item);
-  pd_test_wait_until (popover_shown, list, WAIT_MS, "the row menu");
+  pd_test_wait_until (popover_shown, list, "the row menu");
   popover = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_POPOVER_MENU);
   gtk_popover_popdown (GTK_POPOVER (popover));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (list), "session.rename", NULL));
@@ -970,7 +968,7 @@ check_focus_returns (PdApplication *app,
   entry = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
   gtk_editable_set_text (GTK_EDITABLE (entry), "Renamed by keyboard");
   g_signal_emit_by_name (gtk_editable_get_delegate (GTK_EDITABLE (entry)), "activate");
-  pd_test_wait_until (title_is, list, WAIT_MS, "the new name");
+  pd_test_wait_until (title_is, list, "the new name");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_true (focus_inside (GTK_WIDGET (list)));
 }
@@ -1054,7 +1052,7 @@ check_shortcuts_listed (PdApplication *app,
   const char *accel;
   guint n_missing = 0;
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
 
   collect_key_shortcuts (plain, toolkit);
   gtk_window_destroy (GTK_WINDOW (plain));
@@ -1107,7 +1105,7 @@ check_shortcuts_listed (PdApplication *app,
   /* Shown, it lays out without a warning (GTK 4.8 warned of a label at a
    * negative width with the page keys listed; warnings are fatal here). */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL);
-  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_SHORTCUTS_WINDOW), WAIT_MS,
+  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_SHORTCUTS_WINDOW),
                       "the shortcuts window");
   pd_test_flush (GTK_WIDGET (mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW)));
   pd_test_screenshot_sizes (mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW), "a11y-shortcuts");
@@ -1137,7 +1135,7 @@ check_session_list_keys (PdApplication *app,
   GtkWidget *popover;
   GtkWidget *focused;
 
-  pd_test_wait_until (window_settled, window, WAIT_MS, "the window to show a session");
+  pd_test_wait_until (window_settled, window, "the window to show a session");
   g_assert_true (adw_leaflet_get_folded (leaflet));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
   pd_test_flush (GTK_WIDGET (window));
@@ -1167,13 +1165,13 @@ check_session_list_keys (PdApplication *app,
 
   /* The Menu key, then Shift+F10: the menu of that session. */
   g_assert_true (press (GTK_WIDGET (list), GDK_KEY_Menu, 0));
-  pd_test_wait_until (popover_shown, list, WAIT_MS, "the row menu from the Menu key");
+  pd_test_wait_until (popover_shown, list, "the row menu from the Menu key");
   popover = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_POPOVER_MENU);
   gtk_popover_popdown (GTK_POPOVER (popover));
   pd_test_flush (GTK_WIDGET (window));
   g_assert_true (focus_inside (rows));
   g_assert_true (press (GTK_WIDGET (list), GDK_KEY_F10, GDK_SHIFT_MASK));
-  pd_test_wait_until (popover_shown, list, WAIT_MS, "the row menu from Shift+F10");
+  pd_test_wait_until (popover_shown, list, "the row menu from Shift+F10");
   gtk_popover_popdown (GTK_POPOVER (popover));
   pd_test_flush (GTK_WIDGET (window));
   g_assert_true (focus_inside (rows));
@@ -1299,7 +1297,7 @@ wait_for_message_dialog (const char *what)
 {
   GtkWindow *dialog;
 
-  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG), WAIT_MS, what);
+  pd_test_wait_until (toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG), what);
   dialog = mapped_toplevel (ADW_TYPE_MESSAGE_DIALOG);
   pd_test_flush (GTK_WIDGET (dialog));
   return ADW_MESSAGE_DIALOG (dialog);
@@ -1381,7 +1379,7 @@ check_run_dialogs (PdApplication *app,
   g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), !=, "always");
   /* What has the focus takes Enter: once laid out, the dialog's default
    * (never Approve Once or Always). */
-  pd_test_wait_until (focus_on_default, dialog, WAIT_MS, "the focus on the default response");
+  pd_test_wait_until (focus_on_default, dialog, "the focus on the default response");
   {
     GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (dialog));
     const char *label = GTK_IS_BUTTON (focus) ? gtk_button_get_label (GTK_BUTTON (focus)) : NULL;
@@ -1393,7 +1391,7 @@ check_run_dialogs (PdApplication *app,
   }
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "default.activate", NULL));
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to end");
+  pd_test_wait_until (run_finished, fixture, "the run to end");
   g_assert_false (g_file_test (said, G_FILE_TEST_EXISTS));
   g_assert_true (activities_contain (fixture, "Not allowed: shell: echo hello > said.txt"));
 
@@ -1452,7 +1450,7 @@ check_review (PdApplication *app,
   g_assert_true (GTK_IS_TEXT (text));
   g_signal_emit_by_name (text, "activate");
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to end");
+  pd_test_wait_until (run_finished, fixture, "the run to end");
   store = pd_test_open_store (fixture->db);
   messages = pd_session_store_load_messages (store, pd_run_controller_get_session_id (runs), &error);
   g_assert_no_error (error);

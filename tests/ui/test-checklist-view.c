@@ -17,8 +17,6 @@
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
 
-#define WAIT_MS 10000
-
 typedef struct
 {
   PdTestDb  *db;
@@ -75,7 +73,7 @@ show_session (Fixture *f)
 {
   pd_session_view_set_source (PD_SESSION_VIEW (f->view), PD_SOURCE (f->db->source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->session_id);
-  g_assert_true (pd_test_wait_for (is_loaded, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_loaded, f->view));
 }
 
 static const char *
@@ -164,7 +162,7 @@ test_sections (Fixture       *f,
   entry = pd_test_find_widget (f->view, GTK_TYPE_ENTRY);
   gtk_editable_set_text (GTK_EDITABLE (entry), "Tell the team");
   g_signal_emit_by_name (entry, "activate");
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   g_clear_pointer (&checks, g_ptr_array_unref);
   checks = check_buttons (f->view);
   g_assert_cmpuint (checks->len, ==, 4);
@@ -193,7 +191,7 @@ test_override (Fixture       *f,
   gtk_check_button_set_active (checks->pdata[2], TRUE);
   g_assert_true (label_shown (f->view, "ticked by you"));
   g_assert_true (label_shown (f->view, "2/3 done"));
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   saved = stored (f);
   g_assert_true (pd_checklist_get_override (saved, 2, &checked));
   g_assert_true (checked);
@@ -201,7 +199,7 @@ test_override (Fixture       *f,
 
   /* It survives a refresh. */
   pd_checklist_view_refresh (PD_CHECKLIST_VIEW (f->view));
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   g_assert_true (label_shown (f->view, "ticked by you"));
 
   /* Unticking the agent's completed item: "unticked by you". */
@@ -215,7 +213,7 @@ test_override (Fixture       *f,
   gtk_check_button_set_active (checks->pdata[2], FALSE);
   g_assert_false (label_shown (f->view, "ticked by you"));
   g_assert_false (label_shown (f->view, "unticked by you"));
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   saved = stored (f);
   g_assert_false (pd_checklist_get_override (saved, 0, NULL));
   g_assert_false (pd_checklist_get_override (saved, 2, NULL));
@@ -248,15 +246,15 @@ test_user_items (Fixture       *f,
   gtk_editable_set_text (GTK_EDITABLE (entry), "Tell the <i>team</i>");
   g_signal_emit_by_name (entry, "activate");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "");
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
 
   /* Tick it; both persist across a refresh. */
   checks = check_buttons (f->view);
   g_assert_cmpuint (checks->len, ==, 4);
   gtk_check_button_set_active (checks->pdata[3], TRUE);
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   pd_checklist_view_refresh (PD_CHECKLIST_VIEW (f->view));
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   g_assert_cmpint (label_index (f->view, "Tell the <i>team</i>"), >=, 0);
   g_clear_pointer (&checks, g_ptr_array_unref);
   checks = check_buttons (f->view);
@@ -282,9 +280,9 @@ test_user_items (Fixture       *f,
   }
   g_signal_emit_by_name (remove, "clicked");
   g_assert_cmpint (label_index (f->view, "Tell the <i>team</i>"), <, 0);
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   pd_checklist_view_refresh (PD_CHECKLIST_VIEW (f->view));
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   g_assert_cmpint (label_index (f->view, "Tell the <i>team</i>"), <, 0);
   saved = stored (f);
   g_assert_cmpuint (pd_checklist_get_n_user_items (saved), ==, 0);
@@ -307,7 +305,7 @@ test_privacy_off (Fixture       *f,
 
   /* Turned on again, it reads. */
   g_settings_set_boolean (settings, "read-agent-plans", TRUE);
-  g_assert_true (pd_test_wait_for (is_loaded, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_loaded, f->view));
   g_assert_cmpstr (visible_page (f->view), ==, "checklist");
 
   /* And off again, it forgets. */
@@ -326,7 +324,7 @@ test_empty_and_switch (Fixture       *f,
   show_session (f);
   /* A session with no agent checklist: the empty page, no error. */
   pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), own);
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   g_assert_cmpstr (visible_page (f->view), ==, "empty");
   g_assert_null (pd_test_find_label_containing (f->view, "Could not"));
 
@@ -334,7 +332,7 @@ test_empty_and_switch (Fixture       *f,
   pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->session_id);
   pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), own);
   pd_test_spin (300);
-  g_assert_true (pd_test_wait_for (is_idle, f->view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
   g_assert_cmpstr (visible_page (f->view), ==, "empty");
   g_assert_null (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (f->view)));
 
@@ -408,7 +406,7 @@ test_continue_hints (void)
 
     view = show_imported (db, cline);
     window = pd_test_present (view, 720, 900);
-    g_assert_true (pd_test_wait_for (continue_in_cline_shown, view, WAIT_MS));
+    g_assert_true (pd_test_wait_for (continue_in_cline_shown, view));
     g_assert_true (label_shown (view, "pick this task from its task history"));
     g_assert_false (label_shown (view, "does not say which folder"));
     /* Nothing to copy or to run. */
@@ -434,7 +432,7 @@ test_continue_hints (void)
     g_assert_true (g_file_set_contents (copy, contents, (gssize) length, &error));
     view = show_imported (db, copy);
     window = pd_test_present (view, 720, 900);
-    g_assert_true (pd_test_wait_for (folder_note_shown, view, WAIT_MS));
+    g_assert_true (pd_test_wait_for (folder_note_shown, view));
     g_assert_true (label_shown (view, "Continue in Gemini CLI"));
     pd_test_destroy_window (window, view);
     pd_test_spin (20);
@@ -483,7 +481,7 @@ test_fixture_screenshot (gconstpointer fixture_file)
   window = pd_test_present (view, 820, 1000);
   pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
-  g_assert_true (pd_test_wait_for (is_loaded, view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (is_loaded, view));
   g_assert_cmpstr (visible_page (view), ==, "checklist");
   g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (view))), >, 0);
 
@@ -498,7 +496,7 @@ test_fixture_screenshot (gconstpointer fixture_file)
     g_assert_true (label_shown (view, "by you"));
     gtk_editable_set_text (GTK_EDITABLE (entry), "Check the deploy preview on a phone");
     g_signal_emit_by_name (entry, "activate");
-    g_assert_true (pd_test_wait_for (is_idle, view, WAIT_MS));
+    g_assert_true (pd_test_wait_for (is_idle, view));
   }
 
   pd_test_spin (100);

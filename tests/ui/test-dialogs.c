@@ -20,8 +20,6 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
-#define WAIT_MS 20000
-
 typedef struct
 {
   char      *dir;
@@ -132,7 +130,7 @@ check_approval (PdApplication *app,
   g_assert_no_error (error);
 
   /* The whole command, as text: 1,500 characters, markup shown as typed. */
-  pd_test_wait_until (dialog_shown, NULL, WAIT_MS, "the approval dialog");
+  pd_test_wait_until (dialog_shown, NULL, "the approval dialog");
   dialog = open_message_dialog ();
   label = pd_test_find_first (GTK_WIDGET (dialog), is_label_with, expected);
   g_assert_nonnull (label);
@@ -148,12 +146,12 @@ check_approval (PdApplication *app,
                                                    "“Always for This Session” approves every later call of “shell” in this session"));
   answer (dialog, "deny");
 
-  pd_test_wait_until (dialog_shown, NULL, WAIT_MS, "the second approval dialog");
+  pd_test_wait_until (dialog_shown, NULL, "the second approval dialog");
   dialog = open_message_dialog ();
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "“write_file” in this session"));
   answer (dialog, "once");
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to end");
+  pd_test_wait_until (run_finished, fixture, "the run to end");
 
   /* The run bar said how each call ended, in words. */
   for (guint i = 0; i < fixture->activities->len; i++)

@@ -96,7 +96,7 @@ test_events_tail_live (void)
   model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.model = model;
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   for (guint i = 0; i < 3; i++)
     g_ptr_array_add (before, g_list_model_get_item (model, i));
 
@@ -124,7 +124,7 @@ test_events_tail_live (void)
   pd_test_db_add_event (db, id, PD_EVENT_PLAN_BLOCKED, NULL, 0,
                         "{\"steps\":4,\"blocked\":2,\"version\":5}");
   wait.n = 5;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr(GObject) now = g_list_model_get_item (model, i);
@@ -156,7 +156,7 @@ test_events_tail_live (void)
   /* A refresh reads what is new. */
   pd_events_view_refresh (PD_EVENTS_VIEW (view));
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
 
   pd_test_screenshot (GTK_WIDGET (window), "events");
   pd_test_destroy_window (window, view);
@@ -182,7 +182,7 @@ test_events_filter_by_type (void)
 
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
 
   /* The drop-down offers "All Types" and each type present, once. */
   dropdown = GTK_DROP_DOWN (pd_test_find_widget (view, GTK_TYPE_DROP_DOWN));
@@ -209,7 +209,7 @@ test_events_filter_by_type (void)
   pd_test_db_add_event (db, id, PD_EVENT_ITERATION_COMPLETED, NULL, 3, "{\"tools_called\":1}");
   pd_events_view_refresh (PD_EVENTS_VIEW (view));
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, 3);
 
   pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), NULL);
@@ -247,7 +247,7 @@ test_events_plain_text_and_empty (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 1;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   label = pd_test_find_label (view, "<b>x</b>");
@@ -352,8 +352,8 @@ test_events_narrow (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
-  g_assert_true (pd_test_wait_for (is_compact, view, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (is_compact, view));
   gtk_test_widget_wait_for_draw (view);
   pd_test_flush (GTK_WIDGET (window));
 
@@ -385,7 +385,7 @@ test_events_narrow (void)
   pd_test_screenshot_sizes (window, "events-compact");
 
   gtk_window_set_default_size (window, 900, 640);
-  g_assert_true (pd_test_wait_for (is_wide, view, 5000));
+  g_assert_true (pd_test_wait_for (is_wide, view));
   visible = 0;
   for (guint i = 0; i < g_list_model_get_n_items (list); i++)
     {
@@ -455,12 +455,12 @@ assert_newest_shown (GtkWidget *view,
   pd_test_flush (view);
   g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
   /* The list moves as it lays itself out, at a frame to come. */
-  g_assert_true (pd_test_wait_for (adjustment_at_end, adjustment, 5000));
+  g_assert_true (pd_test_wait_for (adjustment_at_end, adjustment));
   g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
   /* The list draws its rows at the next frame. */
   wait.view = view;
   wait.text = summary;
-  g_assert_true (pd_test_wait_for (has_mapped_label, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_mapped_label, &wait));
   label = pd_test_find_first (view, is_mapped_label, summary);
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_compute_bounds (label, GTK_WIDGET (scroller), &bounds));
@@ -491,13 +491,13 @@ test_events_follow_newest (void)
   model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.model = model;
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   pd_test_flush (view);
 
   /* Shown: a burst of 85 while following. */
   add_tool_calls (db, id, 0, 85);
   wait.n = 88;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   assert_newest_shown (view, 84);
 
   /* Hidden while the rows arrive, then shown again. */
@@ -505,7 +505,7 @@ test_events_follow_newest (void)
   add_tool_calls (db, id, 85, 60);
   pd_events_view_refresh (PD_EVENTS_VIEW (view));
   wait.n = 148;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   gtk_widget_set_visible (view, TRUE);
   assert_newest_shown (view, 144);
 
@@ -518,7 +518,7 @@ test_events_follow_newest (void)
   g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
   add_tool_calls (db, id, 145, 5);
   wait.n = 153;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   pd_test_flush (view);
   g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
   g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
@@ -532,11 +532,11 @@ test_events_follow_newest (void)
   add_tool_calls (db, other, 500, 30);
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), other);
   wait.n = 33;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   assert_newest_shown (view, 529);
   add_tool_calls (db, other, 530, 40);
   wait.n = 73;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   assert_newest_shown (view, 569);
 
   /* Never an event lost: the rows are the stored events. */

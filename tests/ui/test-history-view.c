@@ -144,7 +144,7 @@ test_history_lists_versions_and_changes (void)
   model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.model = model;
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   for (guint i = 0; i < 3; i++)
     {
       PdPlanVersionItem *item = g_list_model_get_item (model, i);
@@ -206,7 +206,7 @@ test_history_lists_versions_and_changes (void)
   }
   pd_history_view_refresh (PD_HISTORY_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr(GObject) now = g_list_model_get_item (model, i);
@@ -232,7 +232,7 @@ test_history_lists_versions_and_changes (void)
   }
   pd_history_view_refresh (PD_HISTORY_VIEW (view));
   wait.n = 5;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 5));
   gtk_test_widget_wait_for_draw (view);
   g_assert_nonnull (pd_test_find_label (view, "Changes from v4"));
@@ -259,7 +259,7 @@ test_history_status_glyphs_are_named (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
 
   /* Each step's glyph says its status in words too (tooltip, a11y label). */
   pd_test_collect (view, GTK_TYPE_IMAGE, images);
@@ -331,7 +331,7 @@ test_history_lists_approved_plans (void)
 
   args[0] = view;
   args[1] = (gpointer) "20261130T030405Z-greeting-fix.md";
-  g_assert_true (pd_test_wait_for (label_shown, args, 5000));
+  g_assert_true (pd_test_wait_for (label_shown, args));
   g_assert_nonnull (pd_test_find_label (view, "Approved Plans"));
 
   pd_test_collect (view, GTK_TYPE_BUTTON, buttons);
@@ -418,7 +418,7 @@ test_history_says_why_versions_are_missing (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   pd_test_flush (view);
 
   label = pd_test_find_first (view, is_mapped_label_with_prefix, "Not listed:");
@@ -429,7 +429,7 @@ test_history_says_why_versions_are_missing (void)
   pd_test_screenshot (GTK_WIDGET (window), "history-gaps");
 
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), complete);
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   pd_test_flush (view);
   g_assert_null (pd_test_find_first (view, is_mapped_label_with_prefix, "Not listed:"));
 

@@ -84,15 +84,15 @@ check_import (PdApplication *app,
   PdChecklistView *view;
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
-  pd_test_wait_until (has_claude_session, window, 20000, "an imported Claude Code session in the list");
+  pd_test_wait_until (has_claude_session, window, "an imported Claude Code session in the list");
 
   /* The newest session is selected: its Now workspace is the checklist. */
-  pd_test_wait_until (checklist_shown, window, 20000, "the checklist of the imported session");
+  pd_test_wait_until (checklist_shown, window, "the checklist of the imported session");
   view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_CHECKLIST_VIEW));
   g_assert_nonnull (pd_checklist_view_get_checklist (view));
 
   /* The imported transcripts are followed from now on, for live checklists. */
-  pd_test_wait_until (transcripts_followed, window, 20000, "the imported transcripts to be followed");
+  pd_test_wait_until (transcripts_followed, window, "the imported transcripts to be followed");
 
   /* Another agent's session is continued in that agent: the message entry
    * is not offered, and sending does nothing. */
@@ -202,9 +202,9 @@ check_bidi (PdApplication *app,
   gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
   /* The title in the list and the item on the Now page show the controls
    * as <U+…>, so they reorder nothing; no label holds one raw. */
-  pd_test_wait_until (has_bidi_title, window, 20000, "the imported session's title, its bidi override shown");
-  pd_test_wait_until (checklist_shown, window, 20000, "the checklist of the imported session");
-  pd_test_wait_until (has_bidi_item, window, 20000, "the checklist item, its bidi isolates shown");
+  pd_test_wait_until (has_bidi_title, window, "the imported session's title, its bidi override shown");
+  pd_test_wait_until (checklist_shown, window, "the checklist of the imported session");
+  pd_test_wait_until (has_bidi_item, window, "the checklist item, its bidi isolates shown");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_null (pd_test_find_first (GTK_WIDGET (window), is_label_with_bidi, NULL));
 }

@@ -314,7 +314,7 @@ documents_shown (gpointer data)
 static void
 check_history_marks_and_documents (GtkWidget *history)
 {
-  pd_test_wait_until (documents_shown, history, 30000, "the plan documents in History");
+  pd_test_wait_until (documents_shown, history, "the plan documents in History");
   g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Unticked by you"));
   g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Plan Documents"));
   g_assert_nonnull (pd_test_find_first (history, is_mapped_label_with_prefix, "Rejected · "));
@@ -346,9 +346,9 @@ check_pages (PdApplication *app,
     {
       FindWait find = { window, run->cases[i].title_prefix };
 
-      pd_test_wait_until (session_listed, &find, 30000, run->cases[i].title_prefix);
+      pd_test_wait_until (session_listed, &find, run->cases[i].title_prefix);
     }
-  pd_test_wait_until (import_done, window, 30000, "the import to end");
+  pd_test_wait_until (import_done, window, "the import to end");
   store = pd_test_open_store (run->db_path);
 
   /* A case with no title stands for every session listed. */
@@ -403,7 +403,7 @@ check_each_session (PagesRun       *run,
       PageWait wait;
       g_autofree char *what = NULL;
 
-      pd_test_wait_until (session_listed, &find, 30000, c->title_prefix);
+      pd_test_wait_until (session_listed, &find, c->title_prefix);
       item = find_session (window, c->title_prefix);
       /* The list may replace its items on a refresh: the id is copied. */
       id = g_strdup (pd_session_item_get_id (item));
@@ -429,7 +429,7 @@ check_each_session (PagesRun       *run,
       wait = (PageWait) { transcript, pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (transcript)), id,
                           json_array_get_length (messages) };
       what = g_strdup_printf ("the Transcript of %s", c->title_prefix);
-      pd_test_wait_until (page_filled, &wait, 30000, what);
+      pd_test_wait_until (page_filled, &wait, what);
       assert_not_empty_page (transcript, what);
       assert_fits (window, run->width, what);
       if (g_str_equal (c->agent, "claude-code-tasks"))
@@ -442,7 +442,7 @@ check_each_session (PagesRun       *run,
       g_free (what);
       what = g_strdup_printf ("the History of %s", c->title_prefix);
       wait = (PageWait) { history, pd_history_view_get_model (PD_HISTORY_VIEW (history)), id, versions->len };
-      pd_test_wait_until (page_filled, &wait, 30000, what);
+      pd_test_wait_until (page_filled, &wait, what);
       if (versions->len > 0)
         assert_not_empty_page (history, what);
       if (g_str_equal (c->agent, "claude-code-plan-mode"))
@@ -454,7 +454,7 @@ check_each_session (PagesRun       *run,
       g_free (what);
       what = g_strdup_printf ("the Events of %s", c->title_prefix);
       wait = (PageWait) { events, pd_events_view_get_model (PD_EVENTS_VIEW (events)), id, stored_events->len };
-      pd_test_wait_until (page_filled, &wait, 30000, what);
+      pd_test_wait_until (page_filled, &wait, what);
       assert_not_empty_page (events, what);
       /* Types in words, as on every page. */
       g_assert_null (pd_test_find_first (events, is_mapped_label_with_prefix, "tool_call_"));
@@ -673,8 +673,8 @@ check_resume_and_undo (PdApplication *app,
   PdChecklistView *checklist_view;
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
-  pd_test_wait_until (session_listed, &find, 30000, find.title_prefix);
-  pd_test_wait_until (import_done, window, 30000, "the import to end");
+  pd_test_wait_until (session_listed, &find, find.title_prefix);
+  pd_test_wait_until (import_done, window, "the import to end");
   item = find_session (window, find.title_prefix);
   id = g_strdup (pd_session_item_get_id (item));
   g_assert_true (pd_session_list_select (session_list (window), id));
@@ -687,7 +687,7 @@ check_resume_and_undo (PdApplication *app,
   g_assert_cmpstr (argv[1], ==, "--resume");
 
   /* The Now page offers it, with Copy and Open in Terminal. */
-  pd_test_wait_until (resume_shown, window, 30000, "the command that continues the session");
+  pd_test_wait_until (resume_shown, window, "the command that continues the session");
   bar = pd_test_find_first (GTK_WIDGET (window), is_visible_resume_bar, NULL);
   g_assert_nonnull (pd_test_find_label (bar, "Continue in Claude Code"));
   {
@@ -714,7 +714,7 @@ check_resume_and_undo (PdApplication *app,
   button = pd_test_find_first (bar, is_button_with_tooltip, "Open in Terminal");
   g_assert_nonnull (button);
   g_signal_emit_by_name (button, "clicked");
-  pd_test_wait_until (file_exists, (gpointer) run->record, 30000, "the terminal to start");
+  pd_test_wait_until (file_exists, (gpointer) run->record, "the terminal to start");
   {
     g_autofree char *recorded = NULL;
     g_auto(GStrv) lines = NULL;
@@ -729,7 +729,7 @@ check_resume_and_undo (PdApplication *app,
 
   /* Unticking the agent's first item shows a toast; Undo puts it back. */
   checklist_view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_CHECKLIST_VIEW));
-  pd_test_wait_until (checklist_ready, checklist_view, 30000, "the checklist");
+  pd_test_wait_until (checklist_ready, checklist_view, "the checklist");
   {
     PdChecklist *checklist = pd_checklist_view_get_checklist (checklist_view);
     GtkWidget *check = pd_test_find_widget (GTK_WIDGET (checklist_view), GTK_TYPE_CHECK_BUTTON);
@@ -740,13 +740,13 @@ check_resume_and_undo (PdApplication *app,
 
     g_assert_cmpuint (pd_checklist_get_n_overrides (checklist), ==, 0);
     g_assert_true (was);
-    pd_test_wait_until (counts_agree, &counts, 30000, "the sidebar and the Now page at 2 of 3");
+    pd_test_wait_until (counts_agree, &counts, "the sidebar and the Now page at 2 of 3");
     gtk_check_button_set_active (GTK_CHECK_BUTTON (check), !was);
     g_assert_cmpuint (pd_checklist_get_n_overrides (pd_checklist_view_get_checklist (checklist_view)), ==, 1);
     /* Once saved, the sidebar's pill says what the Now page says. */
     counts.done = 1;
-    pd_test_wait_until (counts_agree, &counts, 30000, "the sidebar and the Now page at 1 of 3");
-    pd_test_wait_until (undo_shown, window, 10000, "the toast with Undo");
+    pd_test_wait_until (counts_agree, &counts, "the sidebar and the Now page at 1 of 3");
+    pd_test_wait_until (undo_shown, window, "the toast with Undo");
     g_assert_nonnull (pd_test_find_first (GTK_WIDGET (window), is_label_with_prefix,
                                           /* the item isolated (U+2068): its text cannot reorder ours */
                                           was ? "Unticked “\u2068Write a token bucket" : "Ticked “\u2068Write a token bucket"));
@@ -756,9 +756,9 @@ check_resume_and_undo (PdApplication *app,
     g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)) == was);
     checklist = pd_checklist_view_get_checklist (checklist_view);
     g_assert_false (pd_checklist_get_override (checklist, 0, &overridden));
-    pd_test_wait_until (checklist_ready, checklist_view, 30000, "the undo to be saved");
+    pd_test_wait_until (checklist_ready, checklist_view, "the undo to be saved");
     counts.done = 2;
-    pd_test_wait_until (counts_agree, &counts, 30000, "the sidebar and the Now page back at 2 of 3");
+    pd_test_wait_until (counts_agree, &counts, "the sidebar and the Now page back at 2 of 3");
   }
   {
     g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, id, &error);

@@ -30,8 +30,6 @@
 #include "pd-test-ui.h"
 #include "pd-transcript-view.h"
 
-#define WAIT_MS 20000
-
 static void
 set_longest_polls (void)
 {
@@ -116,7 +114,7 @@ wait_for_count (GListModel *model,
   g_autofree char *message = g_strdup_printf ("%s: %u rows as stored (%u shown)", what, n,
                                               g_list_model_get_n_items (model));
 
-  pd_test_wait_until (has_n_items, &wait, WAIT_MS, message);
+  pd_test_wait_until (has_n_items, &wait, message);
 }
 
 /* Each page, once shown, lists what is stored: nothing waits for a click
@@ -176,7 +174,7 @@ check_demo (PdApplication *app,
   PdDemo *demo = pd_window_get_demo (window);
   PdSessionItem *item;
 
-  pd_test_wait_until (demo_done, window, WAIT_MS, "the demo's plan to be all done");
+  pd_test_wait_until (demo_done, window, "the demo's plan to be all done");
   item = pd_session_list_get_selected_item (session_list (window));
   /* The run's last commits land after its plan is done: give them time to
    * be pushed, then every page must show all of it. */
@@ -270,7 +268,7 @@ check_demo_events_narrow (PdApplication *app,
   Stored stored;
   LabelWait wait;
 
-  pd_test_wait_until (demo_done, window, WAIT_MS, "the demo's plan to be all done");
+  pd_test_wait_until (demo_done, window, "the demo's plan to be all done");
   item = pd_session_list_get_selected_item (session_list (window));
   stored = read_stored (pd_demo_get_database_path (pd_window_get_demo (window)), pd_session_item_get_id (item));
   /* Read while hidden (its notices feed the Now page). */
@@ -278,16 +276,16 @@ check_demo_events_narrow (PdApplication *app,
   pd_test_flush (GTK_WIDGET (window));
 
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 700);
-  pd_test_wait_until (window_narrow, window, WAIT_MS, "the window to be 360 px wide");
+  pd_test_wait_until (window_narrow, window, "the window to be 360 px wide");
   pd_test_flush (GTK_WIDGET (window));
 
   show_page (window, "events");
-  pd_test_wait_until (events_compact, events, WAIT_MS, "the Events to be compact");
+  pd_test_wait_until (events_compact, events, "the Events to be compact");
   g_assert_true (pd_events_view_get_following (events));
   newest = g_list_model_get_item (model, g_list_model_get_n_items (model) - 1);
   wait.view = GTK_WIDGET (events);
   wait.text = pd_event_item_get_summary (newest);
-  pd_test_wait_until (label_in_view, &wait, WAIT_MS, "the newest event drawn");
+  pd_test_wait_until (label_in_view, &wait, "the newest event drawn");
   g_assert_true (pd_events_view_get_following (events));
   pd_test_screenshot (GTK_WIDGET (window), "demo-events-narrow");
 
@@ -401,11 +399,11 @@ follow_while_running (Running    *running,
   show_page (running->window, page);
   running->model = model;
   running->above = floor;
-  pd_test_wait_until (grew_or_over, running, WAIT_MS, what);
+  pd_test_wait_until (grew_or_over, running, what);
   g_assert_true (demo_still_running (running));
   g_test_message ("%s: %u rows while the demo runs", what, g_list_model_get_n_items (model));
   running->above = g_list_model_get_n_items (model);
-  pd_test_wait_until (grew_or_over, running, WAIT_MS, what);
+  pd_test_wait_until (grew_or_over, running, what);
   g_assert_true (demo_still_running (running));
   g_test_message ("%s: then %u rows, the demo still running", what, g_list_model_get_n_items (model));
 }
@@ -428,7 +426,7 @@ check_demo_running (PdApplication *app,
   if (running->bus_only)
     pd_local_source_watch (PD_LOCAL_SOURCE (pd_window_get_source (window)), 0);
 
-  pd_test_wait_until (demo_session_selected, running, WAIT_MS, "the demo's session");
+  pd_test_wait_until (demo_session_selected, running, "the demo's session");
   running->store = pd_test_open_store (pd_demo_get_database_path (demo));
   /* The demo's engine tells the window's source through its bus. */
   g_assert_cmpuint (pd_local_source_get_n_buses (PD_LOCAL_SOURCE (pd_window_get_source (window))), ==, 1);
@@ -438,7 +436,7 @@ check_demo_running (PdApplication *app,
   follow_while_running (running, "transcript", transcript, 2, "the Transcript");
   follow_while_running (running, "history", history, 1, "the History");
 
-  pd_test_wait_until (demo_done, window, WAIT_MS, "the demo's plan to be all done");
+  pd_test_wait_until (demo_done, window, "the demo's plan to be all done");
   pd_test_flush (GTK_WIDGET (window));
   check_every_page (window, pd_demo_get_database_path (demo), running->id);
   g_clear_object (&running->store);
@@ -581,10 +579,10 @@ check_second_process (PdApplication *app,
   Stored before;
   Stored after;
 
-  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  pd_test_wait_until (session_selectable, data, "the session in the list");
   before = read_stored (second->db, second->id);
   data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+  pd_test_wait_until (now_shows_version, data, "the plan on the Now page");
 
   /* Another process continues the session; the window is not touched. */
   run_agent (second, second_turns, cont);
@@ -593,7 +591,7 @@ check_second_process (PdApplication *app,
   g_assert_cmpuint (after.messages, >, before.messages);
 
   data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page to follow the other process");
+  pd_test_wait_until (now_shows_version, data, "the Now page to follow the other process");
   pd_test_flush (GTK_WIDGET (window));
   check_every_page (window, second->db, second->id);
 
@@ -602,7 +600,7 @@ check_second_process (PdApplication *app,
   run_agent (second, revise_turns, cont);
   after = read_stored (second->db, second->id);
   data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page after the revision");
+  pd_test_wait_until (now_shows_version, data, "the Now page after the revision");
   {
     const char *notice = pd_now_view_get_regression (now_view (window));
     GtkWidget *label;
@@ -622,7 +620,7 @@ check_second_process (PdApplication *app,
    * (tried as a new user would: nothing said it unless the Events tab had
    * been opened, and then only "The run failed"). */
   run_agent (second, failing_turns, cont);
-  pd_test_wait_until (now_says_run_failed, window, WAIT_MS, "the Now page to say the run failed");
+  pd_test_wait_until (now_says_run_failed, window, "the Now page to say the run failed");
   pd_test_flush (GTK_WIDGET (window));
   pd_test_screenshot (GTK_WIDGET (window), "now-run-failed");
 }
@@ -717,9 +715,9 @@ check_one_snapshot (PdApplication *app,
   gulong handlers[3];
   Stored after;
 
-  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  pd_test_wait_until (session_selectable, data, "the session in the list");
   data[1] = GSIZE_TO_POINTER ((gsize) read_stored (second->db, second->id).plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+  pd_test_wait_until (now_shows_version, data, "the plan on the Now page");
 
   /* Every frame painted while another process updates the plan 24 times:
    * the row's pie and the Now page show one version. */
@@ -731,7 +729,7 @@ check_one_snapshot (PdApplication *app,
   run_agent (second, turns, cont);
   after = read_stored (second->db, second->id);
   data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page to follow");
+  pd_test_wait_until (now_shows_version, data, "the Now page to follow");
   pd_test_flush (GTK_WIDGET (window));
   g_signal_handler_disconnect (clock, handlers[0]);
   g_signal_handler_disconnect (item, handlers[1]);
@@ -877,7 +875,7 @@ wait_for_state (PdWindow      *window,
   StateWait wait = { window, state };
   gint64 start = g_get_monotonic_time ();
 
-  pd_test_wait_until (in_state, &wait, WAIT_MS, what);
+  pd_test_wait_until (in_state, &wait, what);
   pd_test_flush (GTK_WIDGET (window));
   g_test_message ("%s: %" G_GINT64_FORMAT " ms", what, (g_get_monotonic_time () - start) / 1000);
 }
@@ -910,7 +908,7 @@ check_told_once (PdWindow *window)
   PdSessionView *now = PD_SESSION_VIEW (now_view (window));
 
   pd_session_view_reload (now);
-  pd_test_wait_until (reloaded_with_error, now, WAIT_MS, "the Now page's read to fail");
+  pd_test_wait_until (reloaded_with_error, now, "the Now page's read to fail");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_nonnull (pd_now_view_get_plan (now_view (window)));
   g_assert_false (error_bar_revealed (now));
@@ -935,10 +933,10 @@ check_remote (PdApplication *app,
   Stored before;
   Stored after;
 
-  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  pd_test_wait_until (session_selectable, data, "the session in the list");
   before = read_stored (remote->second.db, remote->second.id);
   data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+  pd_test_wait_until (now_shows_version, data, "the plan on the Now page");
   wait_for_state (window, PD_REMOTE_ONLINE, "online");
   g_assert_true (pd_remote_source_is_streaming (PD_REMOTE_SOURCE (pd_window_get_source (window))));
 
@@ -969,7 +967,7 @@ check_remote (PdApplication *app,
   /* Back: everything is read again, the other process's work included. */
   wait_for_state (window, PD_REMOTE_ONLINE, "online with the new token");
   data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page after reconnecting");
+  pd_test_wait_until (now_shows_version, data, "the Now page after reconnecting");
   pd_test_flush (GTK_WIDGET (window));
   check_every_page (window, remote->second.db, remote->second.id);
 
@@ -1045,10 +1043,10 @@ check_remote_hung (PdApplication *app,
   Stored after;
 
   pd_remote_source_set_timeout (source, 0);
-  pd_test_wait_until (session_selectable, data, WAIT_MS, "the session in the list");
+  pd_test_wait_until (session_selectable, data, "the session in the list");
   before = read_stored (remote->second.db, remote->second.id);
   data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the plan on the Now page");
+  pd_test_wait_until (now_shows_version, data, "the plan on the Now page");
   wait_for_state (window, PD_REMOTE_ONLINE, "online");
   g_assert_true (pd_remote_source_is_streaming (source));
 
@@ -1069,7 +1067,7 @@ check_remote_hung (PdApplication *app,
   g_assert_cmpint (kill ((pid_t) g_ascii_strtoll (pid, NULL, 10), SIGCONT), ==, 0);
   wait_for_state (window, PD_REMOTE_ONLINE, "online after the server answers again");
   data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
-  pd_test_wait_until (now_shows_version, data, WAIT_MS, "the Now page after the server answers again");
+  pd_test_wait_until (now_shows_version, data, "the Now page after the server answers again");
   pd_test_flush (GTK_WIDGET (window));
   check_every_page (window, remote->second.db, remote->second.id);
 
@@ -1179,7 +1177,7 @@ test_live_events_burst (void)
   wait_for_count (model, n_stored_events (db, id), "after a burst of 500");
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 501);
   g_assert_cmpint (pd_events_view_get_last_seq (PD_EVENTS_VIEW (view)), >, 0);
-  pd_test_wait_until (settled_at_bottom, adjustment, WAIT_MS, "the list to show the newest event");
+  pd_test_wait_until (settled_at_bottom, adjustment, "the list to show the newest event");
   g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
 
   /* Scrolled up, it stays where the person is, and offers to jump. */
@@ -1207,7 +1205,7 @@ test_live_events_burst (void)
 
   /* The jump button: the newest again, and following. */
   g_signal_emit_by_name (jump, "clicked");
-  pd_test_wait_until (settled_at_bottom, adjustment, WAIT_MS, "the jump to the newest event");
+  pd_test_wait_until (settled_at_bottom, adjustment, "the jump to the newest event");
   g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
   pd_test_flush (view);
   g_assert_false (gtk_widget_get_visible (jump));

@@ -104,7 +104,7 @@ check_narrow (PdApplication *app,
   AdwViewStack *views = ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
   GtkWidget *bar = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_BAR);
 
-  pd_test_wait_until (window_shows_session, window, 10000, "a session to be shown");
+  pd_test_wait_until (window_shows_session, window, "a session to be shown");
   g_assert_true (adw_leaflet_get_folded (leaflet));
 
   /* Narrow, the views are switched from the bar at the bottom. */
@@ -177,7 +177,7 @@ check_banner (PdApplication *app,
   gpointer data[2] = { window, GINT_TO_POINTER (g_str_equal (name, "offline") ? PD_REMOTE_OFFLINE : PD_REMOTE_DENIED) };
   g_autofree char *shot = g_strdup_printf ("narrow-banner-%s-%s", name, g_getenv ("LANGUAGE"));
 
-  pd_test_wait_until (banner_in_state, data, 10000, "the connection banner");
+  pd_test_wait_until (banner_in_state, data, "the connection banner");
   /* Its slide over. */
   {
     gint64 end = g_get_monotonic_time () + 500 * G_TIME_SPAN_MILLISECOND;
@@ -273,7 +273,7 @@ check_before_read (PdApplication *app,
   graphene_rect_t bounds;
   BelowBanner below;
 
-  pd_test_wait_until (banner_in_state, data, 15000, "the offline banner");
+  pd_test_wait_until (banner_in_state, data, "the offline banner");
   {
     gint64 end = g_get_monotonic_time () + 500 * G_TIME_SPAN_MILLISECOND;
 

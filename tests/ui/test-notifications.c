@@ -27,7 +27,6 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
-#define WAIT_MS 20000
 #define APP_PATH "/io/github/plandeck/Plandeck"
 
 /* --- the recording notification server ------------------------------------ */
@@ -171,7 +170,7 @@ wait_for_notification (const char *kind)
 {
   g_autofree char *what = g_strdup_printf ("a %s notification", kind);
 
-  pd_test_wait_until (has_added, (gpointer) kind, WAIT_MS, what);
+  pd_test_wait_until (has_added, (gpointer) kind, what);
 }
 
 /* The notification's field @key as a string; "" when absent. */
@@ -290,7 +289,7 @@ look_elsewhere (PdWindow *window)
 
   gtk_window_set_title (other, "Another application");
   gtk_window_present (other);
-  pd_test_wait_until (window_inactive, window, WAIT_MS, "the window to lose the focus");
+  pd_test_wait_until (window_inactive, window, "the window to lose the focus");
   return other;
 }
 
@@ -298,7 +297,7 @@ static void
 look_back (PdWindow *window)
 {
   gtk_window_present (GTK_WINDOW (window));
-  pd_test_wait_until (window_active, window, WAIT_MS, "the window to have the focus");
+  pd_test_wait_until (window_active, window, "the window to have the focus");
 }
 
 /* --- runs of ours -------------------------------------------------------- */
@@ -528,8 +527,8 @@ check_runs (PdApplication *app,
 
     activate_button (record, "Approve Once", "app.approve-run", question);
   }
-  pd_test_wait_until (file_exists, written, WAIT_MS, "the approved write");
-  pd_test_wait_until (finished_count, &wait, WAIT_MS, "the run to finish");
+  pd_test_wait_until (file_exists, written, "the approved write");
+  pd_test_wait_until (finished_count, &wait, "the run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   wait_for_notification ("run-finished:");
   g_assert_cmpuint (count_added ("approval:"), ==, 1);
@@ -540,7 +539,7 @@ check_runs (PdApplication *app,
   /* A run that fails. */
   wait.count = 2;
   start_replay (window, fixture, fixture->replay_fail, "List the files");
-  pd_test_wait_until (finished_count, &wait, WAIT_MS, "the second run to end");
+  pd_test_wait_until (finished_count, &wait, "the second run to end");
   g_assert_cmpint (fixture->status, ==, PD_RUN_FAILED);
   wait_for_notification ("run-failed:");
 
@@ -551,10 +550,10 @@ check_runs (PdApplication *app,
     Shown shown = { window, run_id };
     Shown second = { window, pd_run_controller_get_session_id (runs) };
 
-    pd_test_wait_until (window_shows, &second, WAIT_MS, "the second run's session to be shown");
+    pd_test_wait_until (window_shows, &second, "the second run's session to be shown");
     g_assert_false (window_shows (&shown));
     activate_app_action ("app.open-session", target);
-    pd_test_wait_until (window_shows, &shown, WAIT_MS, "the clicked session to be shown");
+    pd_test_wait_until (window_shows, &shown, "the clicked session to be shown");
   }
 
   /* Each once: nothing more came while the list polled. */
@@ -574,13 +573,13 @@ check_runs (PdApplication *app,
 
     wait.count = 3;
     start_replay (window, fixture, fixture->replay_two, "Write two files");
-    pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 1), WAIT_MS, "question 1's notification");
+    pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 1), "question 1's notification");
     stale = button_target (last_added ("approval:"), "Approve Once");
-    pd_test_wait_until (approval_dialog_open, NULL, WAIT_MS, "question 1's dialog");
+    pd_test_wait_until (approval_dialog_open, NULL, "question 1's dialog");
     answer_dialog ("once");
-    pd_test_wait_until (file_exists, first, WAIT_MS, "the first write");
-    pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 2), WAIT_MS, "question 2's notification");
-    pd_test_wait_until (approval_dialog_open, NULL, WAIT_MS, "question 2's dialog");
+    pd_test_wait_until (file_exists, first, "the first write");
+    pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 2), "question 2's notification");
+    pd_test_wait_until (approval_dialog_open, NULL, "question 2's dialog");
 
     activate_app_action ("app.approve-run", stale);
     pd_test_spin (1000);
@@ -588,7 +587,7 @@ check_runs (PdApplication *app,
     g_assert_nonnull (open_approval_dialog ());
 
     answer_dialog ("deny");
-    pd_test_wait_until (finished_count, &wait, WAIT_MS, "the third run to end");
+    pd_test_wait_until (finished_count, &wait, "the third run to end");
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
   }
   gtk_window_destroy (other);
@@ -731,9 +730,9 @@ check_sessions (PdApplication *app,
 
     look_back (window);
     g_assert_true (pd_session_list_select (list, plan_id));
-    pd_test_wait_until (window_shows, &shown, WAIT_MS, "the blocked session to be shown");
+    pd_test_wait_until (window_shows, &shown, "the blocked session to be shown");
     pd_test_save_plan (writer->store, plan_id, more_blocked, PD_SESSION_STATUS_RUNNING);
-    pd_test_wait_until (listed_blocked, &blocked_wait, WAIT_MS, "the second block to be listed");
+    pd_test_wait_until (listed_blocked, &blocked_wait, "the second block to be listed");
     pd_test_spin (200);
     g_assert_cmpuint (count_added ("plan-blocked:"), ==, 1);
   }
@@ -747,10 +746,10 @@ check_sessions (PdApplication *app,
     guint before = server.added->len;
 
     gtk_window_present (other);
-    pd_test_wait_until (window_inactive, window, WAIT_MS, "the window to lose the focus");
+    pd_test_wait_until (window_inactive, window, "the window to lose the focus");
     g_settings_set_boolean (settings, "notify-plan-blocked", FALSE);
     pd_test_save_plan (writer->store, plan_id, all_blocked, PD_SESSION_STATUS_RUNNING);
-    pd_test_wait_until (listed_blocked, &blocked_wait, WAIT_MS, "the third block to be listed");
+    pd_test_wait_until (listed_blocked, &blocked_wait, "the third block to be listed");
     pd_test_spin (200);
     g_assert_cmpuint (server.added->len, ==, before);
     g_settings_reset (settings, "notify-plan-blocked");

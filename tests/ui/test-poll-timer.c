@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "pd-poll-timer.h"
+#include "pd-test-ui.h"
 
 typedef struct
 {
@@ -157,7 +158,7 @@ test_poll_timer_real_clock (void)
   g_autoptr(PdPollTimer) timer = pd_poll_timer_new (20, 3000);
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   guint ticks = 0;
-  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  gint64 deadline = g_get_monotonic_time () + (gint64) PD_TEST_WAIT_MS * 1000;
 
   g_signal_connect (timer, "tick", G_CALLBACK (count_tick), &ticks);
   pd_poll_timer_set_running (timer, TRUE);

@@ -52,14 +52,14 @@ check_remote_lists (PdApplication *app,
   PdRunController *runs = pd_window_get_run_controller (window);
   g_autofree char *message = NULL;
 
-  pd_test_wait_until (remote_listed, window, WAIT_MS, "the remote sessions to be listed");
+  pd_test_wait_until (remote_listed, window, "the remote sessions to be listed");
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "Remote task one"));
 
   /* This server runs nothing (no engine): continuing a session says so. */
   g_assert_nonnull (runs);
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished_message), &message);
   send_from_window (window, user_data, "Go on");
-  pd_test_wait_until (string_set, &message, WAIT_MS, "the run to fail");
+  pd_test_wait_until (string_set, &message, "the run to fail");
   g_assert_nonnull (strstr (message, "does not run sessions for this app"));
   g_assert_nonnull (strstr (message, "this server does not run prompts"));
   g_assert_false (pd_run_controller_get_running (runs));
@@ -141,7 +141,7 @@ check_remote_denied (PdApplication *app,
                      PdWindow      *window,
                      gpointer       user_data)
 {
-  pd_test_wait_until (error_page_shown, window, WAIT_MS, "the access denied page");
+  pd_test_wait_until (error_page_shown, window, "the access denied page");
   pd_test_flush (GTK_WIDGET (window));
   /* Why is said once, by the banner (tried as a new user would: the page
    * said it again under it). */
@@ -258,9 +258,9 @@ send_from_window (PdWindow   *window,
 {
   GtkWidget *entry;
 
-  pd_test_wait_until (remote_one_listed, window, WAIT_MS, "the endpoint's sessions to be listed");
+  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
   g_assert_true (pd_session_list_select (session_list (window), id));
-  pd_test_wait_until (send_enabled, window, WAIT_MS, "the message bar to offer sending");
+  pd_test_wait_until (send_enabled, window, "the message bar to offer sending");
   entry = pd_test_find_first (GTK_WIDGET (window), is_message_entry, NULL);
   g_assert_nonnull (entry);
   gtk_editable_set_text (GTK_EDITABLE (entry), message);
@@ -341,7 +341,7 @@ check_remote_run_approved (PdApplication *app,
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "two.txt"));
   respond (dialog, "once");
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the remote run to finish");
+  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   g_assert_null (fixture->message);
   g_assert_false (project_file_exists (fixture, "one.txt"));
@@ -379,7 +379,7 @@ check_remote_run_stopped (PdApplication *app,
   g_assert_true (action_enabled (window, "win.stop-run"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-run", NULL));
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the remote run to stop");
+  pd_test_wait_until (run_finished, fixture, "the remote run to stop");
   g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
   g_assert_null (open_message_dialog ());
   g_assert_false (project_file_exists (fixture, "one.txt"));
@@ -441,7 +441,7 @@ check_remote_run_followed (PdApplication *app,
   AdwMessageDialog *dialog;
 
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
-  pd_test_wait_until (remote_one_listed, window, WAIT_MS, "the endpoint's sessions to be listed");
+  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
   g_assert_true (pd_session_list_select (session_list (window), remote->id));
 
   dialog = wait_for_dialog ("the running session's first question");
@@ -451,7 +451,7 @@ check_remote_run_followed (PdApplication *app,
   dialog = wait_for_dialog ("the running session's second question");
   respond (dialog, "once");
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the followed run to finish");
+  pd_test_wait_until (run_finished, fixture, "the followed run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   g_assert_true (project_file_exists (fixture, "one.txt"));
   g_assert_true (project_file_exists (fixture, "two.txt"));
@@ -485,7 +485,7 @@ check_remote_new_session (PdApplication *app,
   GtkWidget *folder;
 
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
-  pd_test_wait_until (new_session_enabled, window, WAIT_MS, "New Session to be offered");
+  pd_test_wait_until (new_session_enabled, window, "New Session to be offered");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
   dialog = PD_NEW_SESSION_DIALOG (pd_test_find_toplevel (PD_TYPE_NEW_SESSION_DIALOG));
   g_assert_nonnull (dialog);
@@ -498,11 +498,11 @@ check_remote_new_session (PdApplication *app,
 
   respond (wait_for_dialog ("the new remote session's first question"), "once");
   respond (wait_for_dialog ("the new remote session's second question"), "once");
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the new remote run to finish");
+  pd_test_wait_until (run_finished, fixture, "the new remote run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   g_assert_nonnull (pd_run_controller_get_session_id (runs));
   g_assert_cmpstr (pd_run_controller_get_session_id (runs), !=, remote->id);
-  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the new session to be selected");
+  pd_test_wait_until (run_session_selected, window, "the new session to be selected");
   g_assert_true (project_file_exists (fixture, "one.txt"));
   g_assert_true (project_file_exists (fixture, "two.txt"));
 }

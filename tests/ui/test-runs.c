@@ -47,7 +47,7 @@ check_demo (PdApplication *app,
   g_assert_null (pd_window_get_run_controller (window));
 
   /* The recorded run shows as soon as it is there, and plays to its end. */
-  pd_test_wait_until (demo_plan_done, window, WAIT_MS, "the demo's plan to be all done");
+  pd_test_wait_until (demo_plan_done, window, "the demo's plan to be all done");
   item = pd_session_list_get_selected_item (session_list (window));
   g_assert_nonnull (item);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (session_list (window)))), ==, 1);
@@ -99,14 +99,14 @@ check_demo_from_empty_state (PdApplication *app,
   PdWindow **demo_window = user_data;
   GtkWidget *button;
 
-  pd_test_wait_until (demo_button_mapped, window, WAIT_MS, "the empty state");
+  pd_test_wait_until (demo_button_mapped, window, "the empty state");
   button = gtk_widget_get_parent (pd_test_find_label (empty_state (window), "Open Demo"));
   g_signal_emit_by_name (button, "clicked");
 
   *demo_window = PD_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
   g_assert_true (*demo_window != window);
   g_assert_nonnull (pd_window_get_demo (*demo_window));
-  pd_test_wait_until (demo_plan_done, *demo_window, WAIT_MS, "the demo's plan to be all done");
+  pd_test_wait_until (demo_plan_done, *demo_window, "the demo's plan to be all done");
 }
 
 static void
@@ -147,13 +147,13 @@ check_run_streams (PdApplication *app,
   runs = start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Summarise the project");
 
   /* The new session is picked up and shown while the run goes on. */
-  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the run's session to be selected");
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_session_selected, window, "the run's session to be selected");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   g_assert_null (fixture->message);
   g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "The project has a README."));
   g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), "list_dir"));
-  pd_test_wait_until (run_plan_shown, window, WAIT_MS, "the Now workspace to show the run's plan");
+  pd_test_wait_until (run_plan_shown, window, "the Now workspace to show the run's plan");
   /* The run's engine tells the window's source of its commits through its
    * event bus, file monitor or not (/pd/ui/live/demo-pages-fill-while-running-bus-only). */
   g_assert_cmpuint (pd_local_source_get_n_buses (PD_LOCAL_SOURCE (pd_window_get_source (window))), ==, 1);
@@ -182,10 +182,10 @@ check_run_selects_over_existing (PdApplication *app,
 {
   RunFixture *fixture = user_data;
 
-  pd_test_wait_until (list_loaded_with_selection, window, WAIT_MS, "the listed session to be selected");
+  pd_test_wait_until (list_loaded_with_selection, window, "the listed session to be selected");
   start_replay (window, fixture, PD_APPROVAL_POLICY_AUTO, "Summarise the project");
-  pd_test_wait_until (run_session_selected, window, WAIT_MS, "the run's session to be selected");
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_session_selected, window, "the run's session to be selected");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
   pd_test_spin (1500);
   g_assert_true (run_session_selected (window));
 }
@@ -228,7 +228,7 @@ check_approval_deny_then_once (PdApplication *app,
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "two.txt"));
   respond (dialog, "once");
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   g_assert_false (project_file_exists (fixture, "one.txt"));
   g_assert_true (project_file_exists (fixture, "two.txt"));
@@ -265,7 +265,7 @@ check_approval_always (PdApplication *app,
   respond (dialog, "always");
 
   /* The second write of the session is not asked about again. */
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
   g_assert_null (open_message_dialog ());
   g_assert_true (project_file_exists (fixture, "one.txt"));
   g_assert_true (project_file_exists (fixture, "two.txt"));
@@ -294,7 +294,7 @@ check_stop_while_asking (PdApplication *app,
   g_assert_true (action_enabled (window, "win.stop-run"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-run", NULL));
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to stop");
+  pd_test_wait_until (run_finished, fixture, "the run to stop");
   g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
   g_assert_null (open_message_dialog ());
   g_assert_false (project_file_exists (fixture, "one.txt"));
@@ -408,7 +408,7 @@ check_plan_review (PdApplication *app,
   g_assert_nonnull (strstr (shown, "rewrite the first line"));
   respond (dialog, "approve");
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
 
   /* Keep planning reached the model with the feedback; Approve approved. */
@@ -422,7 +422,7 @@ check_plan_review (PdApplication *app,
   /* Plan mode was left after the approval. */
   pd_run_controller_get_plan_mode_async (runs, pd_run_controller_get_session_id (runs), NULL,
                                          on_plan_mode_read, &read);
-  pd_test_wait_until (plan_mode_read, &read, WAIT_MS, "the plan mode");
+  pd_test_wait_until (plan_mode_read, &read, "the plan mode");
   g_assert_false (read.active);
   g_assert_false (gtk_toggle_button_get_active (toggle));
 }
@@ -464,14 +464,14 @@ check_plan_dismissed (PdApplication *app,
   gtk_window_close (GTK_WINDOW (dialog));
   pd_test_assert_finalized (dialog);
 
-  pd_test_wait_until (run_finished, fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
   g_assert_false (artifact_saved (fixture));
 
   /* The session is still in plan mode, and the toggle shows it (once the
    * run's session is selected: the list may still be merging a push). */
   toggle = find_plan_toggle (GTK_WIDGET (window));
-  pd_test_wait_until ((PdTestCondition) gtk_widget_get_visible, toggle, WAIT_MS, "the plan mode toggle");
-  pd_test_wait_until (toggle_active, toggle, WAIT_MS, "the plan mode toggle to be on");
+  pd_test_wait_until ((PdTestCondition) gtk_widget_get_visible, toggle, "the plan mode toggle");
+  pd_test_wait_until (toggle_active, toggle, "the plan mode toggle to be on");
 }
 
 static void
@@ -709,7 +709,7 @@ check_config_case (PdApplication *app,
   PdRunController *runs;
 
   runs = start_replay (window, run->fixture, PD_APPROVAL_POLICY_AUTO, run->c->task);
-  pd_test_wait_until (run_finished, run->fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_finished, run->fixture, "the run to finish");
   /* What the CLI prints on stderr, the window shows with the run. */
   if (run->c->notice != NULL)
     g_assert_nonnull (strstr (pd_run_controller_get_transcript (runs), run->c->notice));
@@ -805,7 +805,7 @@ check_guidance (PdApplication *app,
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), run->fixture);
   g_assert_true (pd_run_controller_start (runs, settings, "/plan Look around", &error));
   g_assert_no_error (error);
-  pd_test_wait_until (run_finished, run->fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_finished, run->fixture, "the run to finish");
   g_assert_cmpint (run->fixture->status, ==, PD_RUN_COMPLETED);
 }
 
@@ -892,7 +892,7 @@ check_retry_and_refusal (PdApplication *app,
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), run->fixture);
   g_assert_true (pd_run_controller_start (runs, settings, "Write something harmful", &error));
   g_assert_no_error (error);
-  pd_test_wait_until (run_finished, run->fixture, WAIT_MS, "the run to finish");
+  pd_test_wait_until (run_finished, run->fixture, "the run to finish");
 
   g_assert_cmpint (run->fixture->status, ==, PD_RUN_REFUSED);
   g_assert_nonnull (strstr (run->fixture->message, "This request was refused due to policy."));

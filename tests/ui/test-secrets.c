@@ -31,8 +31,6 @@
 #include "pd-test-ui.h"
 #include "../pd-test-server.h"
 
-#define WAIT_MS 20000
-
 static const SecretSchema key_schema = {
   "io.github.plandeck.Plandeck.ProviderKey", SECRET_SCHEMA_NONE,
   {
@@ -115,7 +113,7 @@ check_listed (PdApplication *app,
               PdWindow      *window,
               gpointer       user_data)
 {
-  pd_test_wait_until (remote_listed, window, WAIT_MS, "the remote sessions to be listed");
+  pd_test_wait_until (remote_listed, window, "the remote sessions to be listed");
 }
 
 static gboolean
@@ -129,8 +127,8 @@ check_listed_not_kept (PdApplication *app,
                        PdWindow      *window,
                        gpointer       user_data)
 {
-  pd_test_wait_until (remote_listed, window, WAIT_MS, "the remote sessions to be listed");
-  pd_test_wait_until (no_keyring_said, window, WAIT_MS, "the window to say the token is not kept");
+  pd_test_wait_until (remote_listed, window, "the remote sessions to be listed");
+  pd_test_wait_until (no_keyring_said, window, "the window to say the token is not kept");
 }
 
 /* The secret the keyring holds under @schema with the two attributes;
@@ -330,7 +328,7 @@ run_once (PdWindow   *window,
   handler = g_signal_connect (runs, "finished", G_CALLBACK (on_key_run_finished), run);
   g_assert_true (pd_run_controller_start (runs, settings, "Say done", &error));
   g_assert_no_error (error);
-  pd_test_wait_until (key_run_finished, run, WAIT_MS, "the run to finish");
+  pd_test_wait_until (key_run_finished, run, "the run to finish");
   g_signal_handler_disconnect (runs, handler);
   g_assert_cmpint (run->status, ==, PD_RUN_COMPLETED);
 }
@@ -435,7 +433,7 @@ ensure_keyring (void)
    * ready; waiting for that is bounded like every wait here. */
   g_subprocess_communicate_utf8_async (process, "test-keyring-password", NULL,
                                        on_keyring_started, &done);
-  pd_test_wait_until (subprocess_done, &done, WAIT_MS, "gnome-keyring-daemon to start");
+  pd_test_wait_until (subprocess_done, &done, "gnome-keyring-daemon to start");
   g_assert_true (g_subprocess_get_successful (process));
 
   keyring_running = TRUE;
@@ -468,7 +466,7 @@ test_keyring_stores_token (void)
 
   args[1] = endpoint.url;
   g_assert_cmpint (pd_test_run_app (args, check_listed, NULL, NULL), ==, 0);
-  pd_test_wait_until (keyring_has, &wait, WAIT_MS, "the token to be in the keyring");
+  pd_test_wait_until (keyring_has, &wait, "the token to be in the keyring");
   assert_not_in_settings ();
 
   /* A later start knows only the address: the keyring gives the token
@@ -512,8 +510,8 @@ test_keyring_migrates_settings_token (void)
 
   args[1] = endpoint.base_url;
   g_assert_cmpint (pd_test_run_app (args, check_listed, NULL, NULL), ==, 0);
-  pd_test_wait_until (keyring_has, &wait, WAIT_MS, "the old token to move to the keyring");
-  pd_test_wait_until (settings_token_cleared, NULL, WAIT_MS, "the old token to leave GSettings");
+  pd_test_wait_until (keyring_has, &wait, "the old token to move to the keyring");
+  pd_test_wait_until (settings_token_cleared, NULL, "the old token to leave GSettings");
 
   pd_secrets_keep_for_session (endpoint.base_url, NULL);
   endpoint_stop (&endpoint);
@@ -532,7 +530,7 @@ wait_for_key_kept (KeyRun     *run,
 
   if (g_str_has_suffix (base_url, "/"))
     base_url[strlen (base_url) - 1] = '\0';
-  pd_test_wait_until (keyring_has, &wait, WAIT_MS, what);
+  pd_test_wait_until (keyring_has, &wait, what);
 }
 
 static gboolean
@@ -577,11 +575,11 @@ check_typed_key (PdApplication *app,
   g_signal_emit_by_name (key_row, "apply");
 
   wait_for_key_kept (run, "the key to be in the keyring");
-  pd_test_wait_until (key_row_says_kept, key_row, WAIT_MS, "the row to say the key is kept");
+  pd_test_wait_until (key_row_says_kept, key_row, "the row to say the key is kept");
   /* Kept, the key leaves the row, whose show-password button would
    * reveal it; the title says it is stored (the title may come first,
    * from the look that tells whether a key is kept). */
-  pd_test_wait_until (key_row_is_empty, key_row, WAIT_MS, "the row to be emptied");
+  pd_test_wait_until (key_row_is_empty, key_row, "the row to be emptied");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (key_row)), ==, "");
   profiles = profiles_text ();
   g_assert_null (strstr (profiles, run->typed_key));
@@ -646,7 +644,7 @@ check_migrated_key (PdApplication *app,
   g_autofree char *bearer = g_strconcat ("Bearer ", run->typed_key, NULL);
 
   wait_for_key_kept (run, "the clear key to move to the keyring");
-  pd_test_wait_until (profile_field_is_variable, (gpointer) run->typed_key, WAIT_MS,
+  pd_test_wait_until (profile_field_is_variable, (gpointer) run->typed_key,
                       "the clear key to leave GSettings");
 
   run_once (window, run, NULL);
@@ -836,7 +834,7 @@ check_locked_preferences (PdApplication *app,
   g_assert_nonnull (key_row);
   /* It knows a key is there without opening the keyring: no unlock, and
    * so no prompt (which, with no prompter on this bus, fails). */
-  pd_test_wait_until (key_row_says_kept, key_row, WAIT_MS, "the row to say the key is kept");
+  pd_test_wait_until (key_row_says_kept, key_row, "the row to say the key is kept");
   g_assert_true (collection_is_locked (collection));
   pd_test_destroy_window (preferences, NULL);
 }

@@ -22,8 +22,6 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
-#define WAIT_MS 20000
-
 static PdSessionList *
 session_list_of (PdWindow *window)
 {
@@ -86,7 +84,7 @@ wait_for_widget (GtkWidget         *root,
 {
   Find find = { root, match, data };
 
-  pd_test_wait_until (found, &find, WAIT_MS, what);
+  pd_test_wait_until (found, &find, what);
   return pd_test_find_first (root, match, data);
 }
 
@@ -166,7 +164,7 @@ no_toast (gpointer window)
 static void
 wait_toast_gone (PdWindow *window)
 {
-  pd_test_wait_until (no_toast, window, WAIT_MS, "the toast to go");
+  pd_test_wait_until (no_toast, window, "the toast to go");
 }
 
 /* The toast closed by its close button, as a user does.  First it is
@@ -191,7 +189,7 @@ check_delete (PdApplication *app,
   PdSessionList *list = session_list_of (window);
   GtkWidget *undo;
 
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  pd_test_wait_until (list_loaded, window, "the list");
   g_assert_true (pd_session_list_select (list, f->ours));
 
   /* Deleted from the row's menu: gone from the list at once, still stored
@@ -227,7 +225,7 @@ check_delete (PdApplication *app,
   g_assert_true (pd_session_list_select (list, f->ours));
   pd_test_spin (300);
   pd_session_list_refresh (list);
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list again");
+  pd_test_wait_until (list_loaded, window, "the list again");
   g_assert_true (stored (f->store, f->ours));
   g_assert_true (pd_session_list_select (list, f->ours));
 
@@ -240,7 +238,7 @@ check_delete (PdApplication *app,
   {
     Gone gone = { f->store, f->ours };
 
-    pd_test_wait_until (gone_from_store, &gone, WAIT_MS, "the session to be deleted");
+    pd_test_wait_until (gone_from_store, &gone, "the session to be deleted");
   }
   wait_toast_gone (window);
 
@@ -253,7 +251,7 @@ check_delete (PdApplication *app,
   {
     Gone gone = { f->store, f->imported };
 
-    pd_test_wait_until (gone_from_listing, &gone, WAIT_MS, "the imported session to leave the index");
+    pd_test_wait_until (gone_from_listing, &gone, "the imported session to leave the index");
     g_assert_true (stored (f->store, f->imported));
   }
   wait_toast_gone (window);
@@ -363,7 +361,7 @@ check_bidi_toast (PdApplication *app,
   const char *text;
   gunichar first = 0;
 
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  pd_test_wait_until (list_loaded, window, "the list");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", id);
   undo = wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button");
   label = pd_test_find_first (GTK_WIDGET (window), is_deleted_label, NULL);
@@ -479,12 +477,12 @@ check_export (PdApplication *app,
   GtkWindow *chooser;
   JsonObject *object;
 
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  pd_test_wait_until (list_loaded, window, "the list");
 
   /* From the row's menu: a file chooser asks where, offering a name made
    * from the title; cancelled, nothing is written. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", f->id);
-  pd_test_wait_until (chooser_shown, NULL, WAIT_MS, "the file chooser");
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
   chooser = file_chooser ();
   {
     g_autofree char *name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
@@ -503,7 +501,7 @@ check_export (PdApplication *app,
 
     pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, markdown_file,
                              NULL, on_exported, f);
-    pd_test_wait_until (export_done, f, WAIT_MS, "the Markdown export");
+    pd_test_wait_until (export_done, f, "the Markdown export");
     g_assert_no_error (f->error);
     f->done = FALSE;
   }
@@ -523,7 +521,7 @@ check_export (PdApplication *app,
     g_assert_cmpint (g_chmod (kept_path, 0640), ==, 0);
     pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, kept,
                              NULL, on_exported, f);
-    pd_test_wait_until (export_done, f, WAIT_MS, "the export over a file");
+    pd_test_wait_until (export_done, f, "the export over a file");
     g_assert_no_error (f->error);
     f->done = FALSE;
     g_assert_cmpint (g_stat (kept_path, &st), ==, 0);
@@ -539,7 +537,7 @@ check_export (PdApplication *app,
     g_assert_cmpint (mkfifo (fifo_path, 0600), ==, 0);
     pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, fifo,
                              NULL, on_exported, f);
-    pd_test_wait_until (export_done, f, WAIT_MS, "the export to a FIFO");
+    pd_test_wait_until (export_done, f, "the export to a FIFO");
     g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
     g_clear_error (&f->error);
     f->done = FALSE;
@@ -559,7 +557,7 @@ check_export (PdApplication *app,
   /* JSON, through the same reads. */
   pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_JSON, json_file,
                            NULL, on_exported, f);
-  pd_test_wait_until (export_done, f, WAIT_MS, "the JSON export");
+  pd_test_wait_until (export_done, f, "the JSON export");
   g_assert_no_error (f->error);
   g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
   root = json_from_string (json, &error);
@@ -607,9 +605,8 @@ test_export (void)
 /* A file that tells which thread writes it, and whose first write waits
  * for the main loop to turn once after the write began: written on the
  * main thread, that turn could not come until the write ended, and the
- * write gives up waiting (after PROBE_WAIT_S, in that failure only) and
- * says so. */
-#define PROBE_WAIT_S 15
+ * write gives up waiting (after half the wait bound, in that failure
+ * only, so that the export's own wait still ends) and says so. */
 
 typedef struct
 {
@@ -652,7 +649,7 @@ pd_probe_stream_write (GOutputStream  *stream,
                        GError        **error)
 {
   WriteProbe *probe = PD_PROBE_STREAM (stream)->probe;
-  gint64 end = g_get_monotonic_time () + PROBE_WAIT_S * G_TIME_SPAN_SECOND;
+  gint64 end = g_get_monotonic_time () + (gint64) PD_TEST_WAIT_MS / 2 * 1000;
 
   g_mutex_lock (&probe->lock);
   if (probe->writer == NULL)
@@ -789,10 +786,10 @@ check_export_off_main (PdApplication *app,
   probe.bytes = g_byte_array_new ();
   file->probe = &probe;
 
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  pd_test_wait_until (list_loaded, window, "the list");
   pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, G_FILE (file),
                            NULL, on_exported, f);
-  pd_test_wait_until (export_done, f, 3 * PROBE_WAIT_S * 1000, "the export");
+  pd_test_wait_until (export_done, f, "the export");
   g_assert_no_error (f->error);
 
   /* Written by another thread, while the main loop went on turning. */
@@ -961,7 +958,7 @@ check_create (PdApplication *app,
   g_assert_nonnull (open);
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (open)), ==, "_Open Another Database…");
   gtk_widget_activate (open);
-  pd_test_wait_until (chooser_shown, NULL, WAIT_MS, "the file chooser to open another database");
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser to open another database");
   g_assert_true (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (file_chooser ())) == GTK_FILE_CHOOSER_ACTION_OPEN);
   gtk_dialog_response (GTK_DIALOG (file_chooser ()), GTK_RESPONSE_CANCEL);
   pd_test_spin (100);
@@ -969,7 +966,7 @@ check_create (PdApplication *app,
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
   gtk_widget_activate (create);
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the new database's list");
+  pd_test_wait_until (list_loaded, window, "the new database's list");
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_nonnull (pd_window_get_source (window));
   g_assert_false (gtk_widget_get_visible (create));
@@ -1009,7 +1006,7 @@ check_dangling_link (PdApplication *app,
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (window), text));
   /* Activated anyway (a stale button, a shortcut): the store refuses. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.create-database", NULL);
-  pd_test_wait_until (refusal_shown, window, WAIT_MS, "the store's refusal");
+  pd_test_wait_until (refusal_shown, window, "the store's refusal");
 }
 
 static void
@@ -1075,7 +1072,7 @@ check_about (PdApplication *app,
   const char * const *developers;
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
-  pd_test_wait_until (about_shown, NULL, WAIT_MS, "the About window");
+  pd_test_wait_until (about_shown, NULL, "the About window");
   about = ADW_ABOUT_WINDOW (pd_test_find_toplevel (ADW_TYPE_ABOUT_WINDOW));
   g_assert_cmpstr (adw_about_window_get_website (about), ==, "https://github.com/plandeck/plandeck");
   g_assert_cmpstr (adw_about_window_get_issue_url (about), ==, "https://github.com/plandeck/plandeck/issues");
@@ -1089,7 +1086,7 @@ check_about (PdApplication *app,
     /* Mapped once the main page is laid out (later under load). */
     Find find = { GTK_WIDGET (about), is_shown_row_titled, "Website" };
 
-    pd_test_wait_until (found, &find, WAIT_MS, "the Website row on the About window's main page");
+    pd_test_wait_until (found, &find, "the Website row on the About window's main page");
   }
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Report an Issue"));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (about), is_shown_row_titled, "Credits"));

@@ -49,7 +49,7 @@ wait_for_listing (Fixture *f)
 {
   gpointer data[2] = { f, GUINT_TO_POINTER (pd_session_list_get_generation (f->list) + 1) };
 
-  pd_test_wait_until (merged_at_least, data, 10000, "a session listing");
+  pd_test_wait_until (merged_at_least, data, "a session listing");
 }
 
 typedef struct
@@ -75,7 +75,7 @@ wait_for_query (Fixture    *f,
 {
   QueryWait wait = { f, query, FALSE };
 
-  pd_test_wait_until (listed_for_query, &wait, 10000, query != NULL ? query : "the full listing");
+  pd_test_wait_until (listed_for_query, &wait, query != NULL ? query : "the full listing");
 }
 
 static guint
@@ -490,7 +490,7 @@ test_session_list_long_listing_pages (void)
   pd_session_list_set_source (list, source);
   data[0] = &(Fixture) { .list = list };
   data[1] = GUINT_TO_POINTER (1);
-  pd_test_wait_until (merged_at_least, data, 60000, "the whole listing");
+  pd_test_wait_until (merged_at_least, data, "the whole listing");
 
   /* The first frame drew a page, not the whole listing. */
   g_assert_true (first.drawn);
@@ -508,7 +508,7 @@ test_session_list_long_listing_pages (void)
   g_assert_no_error (error);
   added = pd_test_add_session (store, "Started meanwhile", "codex");
   pd_session_list_refresh (list);
-  pd_test_wait_until (list_settled, list, 60000, "the listing after the changes");
+  pd_test_wait_until (list_settled, list, "the listing after the changes");
   assert_lists_store (list, store);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))), ==, LONG_LISTING);
 
@@ -517,7 +517,7 @@ test_session_list_long_listing_pages (void)
   g_assert_true (pd_session_store_set_pinned (store, g_ptr_array_index (ids, 10), TRUE, &error));
   g_assert_no_error (error);
   pd_session_list_refresh (list);
-  pd_test_wait_until (list_settled, list, 60000, "the listing after a pin");
+  pd_test_wait_until (list_settled, list, "the listing after a pin");
   assert_lists_store (list, store);
 
   pd_test_destroy_window (window, list);
@@ -684,7 +684,7 @@ test_session_list_loading (void)
   pd_session_list_set_source (list, PD_SOURCE (source));
 
   /* Asked, not answered: loading, not empty. */
-  pd_test_wait_until (request_held, &endpoint, 10000, "the endpoint to be asked for the sessions");
+  pd_test_wait_until (request_held, &endpoint, "the endpoint to be asked for the sessions");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_false (pd_session_list_get_loaded (list));
   g_assert_false (says_no_sessions (list));
@@ -692,7 +692,7 @@ test_session_list_loading (void)
 
   /* Answered with none: now it says so. */
   slow_endpoint_answer (&endpoint, 200, "[]");
-  pd_test_wait_until (list_loaded, list, 10000, "the empty listing");
+  pd_test_wait_until (list_loaded, list, "the empty listing");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_true (says_no_sessions (list));
   g_assert_false (spins (list));
@@ -703,12 +703,12 @@ test_session_list_loading (void)
   source = pd_remote_source_new (endpoint.url, NULL, &error);
   g_assert_no_error (error);
   pd_session_list_set_source (list, PD_SOURCE (source));
-  pd_test_wait_until (request_held, &endpoint, 10000, "the second endpoint to be asked");
+  pd_test_wait_until (request_held, &endpoint, "the second endpoint to be asked");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_false (says_no_sessions (list));
   g_assert_true (spins (list));
   slow_endpoint_answer (&endpoint, 503, "{\"error\":\"starting\"}");
-  pd_test_wait_until (load_failed, &failed, 10000, "the failed listing");
+  pd_test_wait_until (load_failed, &failed, "the failed listing");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_false (pd_session_list_get_loaded (list));
   g_assert_false (says_no_sessions (list));

@@ -26,8 +26,6 @@
 #include "pd-test-ui.h"
 #include "pd-transcript-view.h"
 
-#define WAIT_MS 10000
-
 typedef struct
 {
   GtkWidget  *view;
@@ -115,14 +113,14 @@ check_switch (NewView     new_view,
   window = pd_test_present (view, 800, 600);
   pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), alpha);
-  g_assert_true (pd_test_wait_for (shown_and_idle, &old_content, WAIT_MS));
+  g_assert_true (pd_test_wait_for (shown_and_idle, &old_content));
 
   /* Bravo is slow: its replies wait. */
   pd_held_source_hold (source);
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), bravo);
   g_assert_false (text_on_screen (view, "Alpha"));
-  g_assert_true (pd_test_wait_for (held_at_least_one, source, WAIT_MS));
-  g_assert_true (pd_test_wait_for (shown, &loading, WAIT_MS));
+  g_assert_true (pd_test_wait_for (held_at_least_one, source));
+  g_assert_true (pd_test_wait_for (shown, &loading));
   /* A while later (frames drawn, polls ticked), still nothing old. */
   pd_test_spin (300);
   g_assert_true (text_on_screen (view, "Loading"));
@@ -132,7 +130,7 @@ check_switch (NewView     new_view,
     pd_test_screenshot (GTK_WIDGET (window), "session-switch-loading");
 
   pd_held_source_release (source);
-  g_assert_true (pd_test_wait_for (shown_and_idle, &new_content, WAIT_MS));
+  g_assert_true (pd_test_wait_for (shown_and_idle, &new_content));
   g_assert_false (text_on_screen (view, "Loading"));
   g_assert_false (text_on_screen (view, "Alpha"));
 
@@ -200,7 +198,7 @@ test_checklist_resume (void)
   window = pd_test_present (view, 800, 600);
   pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), imported);
-  g_assert_true (pd_test_wait_for (resume_on_screen, view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (resume_on_screen, view));
   g_assert_true (text_on_screen (view, "Zanzibar"));
 
   /* Switched to a session whose replies are held. */
@@ -208,11 +206,11 @@ test_checklist_resume (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), own);
   g_assert_false (text_on_screen (view, "--resume"));
   g_assert_false (text_on_screen (view, "Zanzibar"));
-  g_assert_true (pd_test_wait_for (idle_with_loading_shown, view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (idle_with_loading_shown, view));
   g_assert_false (text_on_screen (view, "--resume"));
   g_assert_false (text_on_screen (view, "Zanzibar"));
   pd_held_source_release (source);
-  g_assert_true (pd_test_wait_for (not_busy, view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (not_busy, view));
   pd_test_spin (50);
   g_assert_false (text_on_screen (view, "Loading"));
   g_assert_false (text_on_screen (view, "--resume"));
@@ -221,10 +219,10 @@ test_checklist_resume (void)
    * its late resume command is dropped like its checklist. */
   pd_held_source_hold (source);
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), imported);
-  g_assert_true (pd_test_wait_for (held_at_least_one, source, WAIT_MS));
+  g_assert_true (pd_test_wait_for (held_at_least_one, source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), own);
   pd_held_source_release (source);
-  g_assert_true (pd_test_wait_for (not_busy, view, WAIT_MS));
+  g_assert_true (pd_test_wait_for (not_busy, view));
   pd_test_spin (200);
   g_assert_false (text_on_screen (view, "--resume"));
   g_assert_false (text_on_screen (view, "Zanzibar"));

@@ -159,7 +159,7 @@ test_transcript_shows_messages (void)
 
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   /* Roles. */
@@ -248,7 +248,7 @@ test_transcript_grows_in_place (void)
   model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.model = model;
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   for (guint i = 0; i < 6; i++)
     g_ptr_array_add (before, g_list_model_get_item (model, i));
 
@@ -260,7 +260,7 @@ test_transcript_grows_in_place (void)
 
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
   wait.n = 8;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
 
   for (guint i = 0; i < 6; i++)
     {
@@ -339,7 +339,7 @@ test_transcript_model_outcomes (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   label = pd_test_find_label (GTK_WIDGET (row_for_index (view, 1)),
@@ -404,7 +404,7 @@ test_transcript_empty_and_switch (void)
 
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), full);
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
 
   /* Destroyed with a request in flight: the reply is cancelled, no crash. */
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
@@ -484,7 +484,7 @@ test_transcript_bidi_shown (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   g_assert_nonnull (pd_test_find_label (view, "Deploy <U+202E>txt.exe now"));
@@ -542,7 +542,7 @@ test_transcript_plain_language (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   /* The system prompt: folded whole. */

@@ -43,7 +43,7 @@ window_settled (gpointer data)
 static void
 wait_settled (PdWindow *window)
 {
-  pd_test_wait_until (window_settled, window, 10000, "the window to load its source");
+  pd_test_wait_until (window_settled, window, "the window to load its source");
   pd_test_flush (GTK_WIDGET (window));
 }
 
@@ -588,7 +588,7 @@ check_sessions (PdApplication *app,
 
   /* The Now page, with the live plan, polled every second for a running session. */
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, "now");
-  pd_test_wait_until (now_header_shown, window, 10000, "the plan header");
+  pd_test_wait_until (now_header_shown, window, "the plan header");
 
   /* The other pages are there for the next views to fill. */
   adw_view_stack_set_visible_child_name (views, "history");
