@@ -293,6 +293,14 @@ look_elsewhere (PdWindow *window)
   return other;
 }
 
+/* The user looks at @other again, the window that had the focus last. */
+static void
+look_again (GtkWindow *other)
+{
+  gtk_window_present (other);
+  pd_test_wait_until (window_active, other, "the other window to have the focus");
+}
+
 static void
 look_back (PdWindow *window)
 {
@@ -341,7 +349,7 @@ fixture_new (void)
   fixture->replay_two = g_build_filename (fixture->dir, "two.json", NULL);
   g_assert_true (g_file_set_contents (fixture->replay_two,
     "{\"label\": \"test: two writes\", \"turns\": ["
-    " {\"content\": \"First.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"first.txt\", \"content\": \"1\\n\"}}]},"
+    " {\"content\": \"First.\", \"delay_ms\": 2000, \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"first.txt\", \"content\": \"1\\n\"}}]},"
     " {\"content\": \"Second.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"second.txt\", \"content\": \"2\\n\"}}]},"
     " {\"content\": \"All done.\"}]}", -1, NULL));
   g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
@@ -564,7 +572,13 @@ check_runs (PdApplication *app,
 
   /* A stale notification: question 1 notified, answered in the dialog, then
    * question 2 asked.  Question 1's Approve answered question 2 (found as
-   * an attacker would); it is ignored now. */
+   * an attacker would); it is ignored now.  The click above brought the
+   * window forward, so the user looks away again first: with the focus on
+   * the window and the run's session shown there, nothing is sent (the
+   * user sees it), and which came first, the session shown or the question,
+   * was the machine's load to decide.  The first turn waits 2 s, so the
+   * session is shown by then (under load it waited for a notification that
+   * never came). */
   {
     g_autofree char *first = g_build_filename (fixture->project, "first.txt", NULL);
     g_autofree char *second = g_build_filename (fixture->project, "second.txt", NULL);
@@ -572,10 +586,13 @@ check_runs (PdApplication *app,
     guint before = count_added ("approval:");
 
     wait.count = 3;
+    look_again (other);
     start_replay (window, fixture, fixture->replay_two, "Write two files");
     pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 1), "question 1's notification");
     stale = button_target (last_added ("approval:"), "Approve Once");
     pd_test_wait_until (approval_dialog_open, NULL, "question 1's dialog");
+    /* The dialog took the focus; it goes back to the other window. */
+    look_again (other);
     answer_dialog ("once");
     pd_test_wait_until (file_exists, first, "the first write");
     pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 2), "question 2's notification");
