@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Runs on a private session bus that starts no service by itself
- * (secrets-bus.conf).  First with no Secret Service there: the token works
+ * (private-bus.conf).  First with no Secret Service there: the token works
  * for this session and the window says it is not kept.  Then with a real
  * gnome-keyring-daemon the test starts on that bus, with an unlocked login
  * keyring made from a password on its stdin (no prompt): a token given in
