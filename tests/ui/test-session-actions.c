@@ -432,6 +432,12 @@ file_chooser (void)
 }
 
 static gboolean
+no_file_chooser (gpointer data)
+{
+  return file_chooser () == NULL;
+}
+
+static gboolean
 chooser_shown (gpointer data)
 {
   return file_chooser () != NULL;
@@ -492,8 +498,7 @@ check_export (PdApplication *app,
   }
   pd_test_screenshot_sizes (chooser, "export-chooser");
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
-  pd_test_spin (100);
-  g_assert_null (file_chooser ());
+  pd_test_wait_until (no_file_chooser, NULL, "the file chooser to close");
 
   /* What the chooser's Export writes, to the file it names. */
   {
@@ -961,8 +966,7 @@ check_create (PdApplication *app,
   pd_test_wait_until (chooser_shown, NULL, "the file chooser to open another database");
   g_assert_true (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (file_chooser ())) == GTK_FILE_CHOOSER_ACTION_OPEN);
   gtk_dialog_response (GTK_DIALOG (file_chooser ()), GTK_RESPONSE_CANCEL);
-  pd_test_spin (100);
-  g_assert_null (file_chooser ());
+  pd_test_wait_until (no_file_chooser, NULL, "the file chooser to close");
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
   gtk_widget_activate (create);
