@@ -140,6 +140,14 @@ check_span (JsonNode   *whole,
         }
       g_assert_cmpuint (i, ==, json_array_get_length (array));
     }
+  else if (JSON_NODE_HOLDS_NULL (whole) && pd_json_span_is_number (span))
+    {
+      /* A number beyond a double's range reads as null in a foreign
+       * document, as a span made a node does too. */
+      g_autoptr(JsonNode) number = pd_json_span_to_node (span, NULL);
+
+      g_assert_true (JSON_NODE_HOLDS_NULL (number));
+    }
   else if (JSON_NODE_HOLDS_NULL (whole))
     g_assert_cmpint (span.text[0], ==, 'n');
   else if (json_node_get_value_type (whole) == G_TYPE_STRING)

@@ -256,6 +256,8 @@ test_json_edges (void)
     { "{\"a\":tru}", FALSE },
     { "{\"a\":\"open}", FALSE },
     { "{\"a\":\"\xff\"}", FALSE },         /* not UTF-8 */
+    { "{\"ts\":1e400,\"a\":1}", TRUE },   /* out of a double's range: that value alone is lost */
+    { "{\"ts\":-1e400}", TRUE },
     { "", FALSE },
   };
   g_autoptr(GString) deep = g_string_new (NULL);
@@ -268,6 +270,17 @@ test_json_edges (void)
       if ((node != NULL) != cases[i].ok)
         g_error ("%s: %s", cases[i].text, node ? "read" : "refused");
     }
+
+  /* A number beyond a double's range reads as null: the member is lost,
+   * not the line (a Cline task with "ts":1e400 was lost whole). */
+  {
+    g_autoptr(JsonNode) huge = _pd_import_parse_json ("{\"ts\":1e400,\"a\":1}", -1);
+    JsonObject *object = json_node_get_object (huge);
+
+    g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (object, "ts")));
+    g_assert_cmpint (pd_json_get_int (object, "ts", -7), ==, -7);
+    g_assert_cmpint (pd_json_get_int (object, "a", 0), ==, 1);
+  }
 
   /* Lone surrogates, as JavaScript's JSON.stringify writes them, read as
    * U+FFFD; a pair stays one character; what follows a lone half is kept. */
