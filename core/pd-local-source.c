@@ -658,7 +658,8 @@ snapshot_checklist (PdChecklist *checklist)
   for (guint i = 0; i < n; i++)
     g_ptr_array_add (items, pd_checklist_item_copy (pd_checklist_get_agent_item (checklist, i)));
   if (n > 0)
-    pd_checklist_replace_agent_items (copy, pd_checklist_get_origin (checklist), items);
+    pd_checklist_replace_agent_items_cut (copy, pd_checklist_get_origin (checklist), items,
+                                          pd_checklist_get_n_hidden_agent_items (checklist));
   else
     g_ptr_array_unref (items);
   pd_checklist_load_annotations (copy, annotations, NULL);

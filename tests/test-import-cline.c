@@ -373,6 +373,9 @@ test_hostile (void)
   session = pd_cline_read (big, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, PD_IMPORT_MAX_ITEMS);
+  /* The rest is counted, to be said. */
+  g_assert_cmpuint (pd_checklist_get_n_hidden_agent_items (pd_imported_session_get_checklist (session)), ==,
+                    801 - PD_IMPORT_MAX_ITEMS);
 
   /* Not an array; a FIFO where the task should be. */
   {

@@ -13,6 +13,15 @@ long) of MEGABYTES each (50 by default) are imported one at a time with
 (getrusage through wait4) is printed and must stay within 3 times the
 file's size, and the import must still give the file's last checklist.
 
+One plan call of a huge list (a to-do call of hundreds of thousands of
+items) is tried the same way for each agent whose list tool the readers
+share (Qwen Code's todo_write in a line just under the 16 MiB line bound,
+Gemini CLI's write_todos in both formats, a Cline task_progress, a Roo
+Code updateTodoList): a 67 MB call took 1.09 GB when its list was built
+whole.  The checklist keeps the first 500 items and says how many more the
+call held (`hidden_items`, `truncated`); the peak stays within 3 times the
+file.
+
 In the proofs suite: a sanitizer build's memory is not the program's.
 Prints TAP.
 """
@@ -103,6 +112,85 @@ def gemini_document(target):
             "messages": messages}
 
 
+def long_todos(n, text_member, id_member=None):
+    todos = []
+    for k in range(n):
+        todo = {text_member: f"Step {k + 1} of a long list", "status": "completed" if k < 2 else "pending"}
+        if id_member:
+            todo[id_member] = str(k + 1)
+        todos.append(todo)
+    return todos
+
+
+# Items per call: a Qwen or Gemini line of about 14 MB (the JSON lines
+# readers skip lines over 16 MiB), and about 40 MB of a document.
+LINE_ITEMS = 200000
+DOCUMENT_ITEMS = 550000
+
+
+def qwen_long_call(_target):
+    base = {"sessionId": "5f0c2a9e-3b41-4d8e-a6c2-91e07b3d4f18", "cwd": "/home/dev/src/shop", "version": "0.6.2"}
+    lines = [
+        dict(base, uuid="1", timestamp="2026-04-02T08:30:14.000Z", type="user",
+             message={"role": "user", "parts": [{"text": "Tidy the shop"}]}),
+        dict(base, uuid="2", timestamp="2026-04-02T08:30:21.000Z", type="assistant",
+             message={"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "todo_write",
+                                                                    "args": {"todos": long_todos(LINE_ITEMS, "content", "id")}}}]}),
+        dict(base, uuid="3", timestamp="2026-04-02T08:30:28.000Z", type="tool_result",
+             message={"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "todo_write",
+                                                                        "response": {"output": "ok"}}}]},
+             toolCallResult={"callId": "c1", "status": "success"}),
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def gemini_long_message():
+    return {"id": "m2", "timestamp": "2026-04-05T10:12:19.000Z", "type": "gemini", "content": "",
+            "toolCalls": [{"id": "w1", "name": "write_todos", "status": "success",
+                           "args": {"todos": long_todos(LINE_ITEMS, "description")}}]}
+
+
+GEMINI_HEAD = {"sessionId": "3fa9c0d1-5e27-4b8a-9c61-0d2e4f6a8b10", "projectHash": "9f" * 32,
+               "startTime": "2026-04-05T10:12:00.000Z", "lastUpdated": "2026-04-05T10:12:00.000Z", "kind": "main"}
+GEMINI_USER = {"id": "m1", "timestamp": "2026-04-05T10:12:09.000Z", "type": "user", "content": [{"text": "Tidy"}]}
+
+
+def gemini_lines_long_call(_target):
+    return "".join(json.dumps(x) + "\n" for x in (GEMINI_HEAD, GEMINI_USER, gemini_long_message()))
+
+
+def gemini_document_long_call(_target):
+    message = gemini_long_message()
+    message["toolCalls"][0]["args"]["todos"] = long_todos(DOCUMENT_ITEMS, "description")
+    return json.dumps(dict(GEMINI_HEAD, messages=[GEMINI_USER, message]))
+
+
+def cline_long_call(_target):
+    text = "\n".join(f"- [{'x' if k < 2 else ' '}] Step {k + 1} of a long list" for k in range(DOCUMENT_ITEMS))
+    return json.dumps([{"ts": 1775300000000, "type": "say", "say": "task", "text": "Tidy the shop"},
+                       {"ts": 1775300000001, "type": "say", "say": "task_progress", "text": text}])
+
+
+def roo_long_call(_target):
+    todos = long_todos(DOCUMENT_ITEMS, "content", "id")
+    return json.dumps([{"ts": 1775310000000, "type": "say", "say": "task", "text": "Tidy the shop"},
+                       {"ts": 1775310000001, "type": "ask", "ask": "tool",
+                        "text": json.dumps({"tool": "updateTodoList", "todos": todos})}])
+
+
+LONG_CALLS = [
+    ("Qwen Code todo_write", "qwen_long", "qwen/projects/-home-dev-src-shop/chats/5f0c2a9e-3b41-4d8e-a6c2-91e07b3d4f18.jsonl",
+     LINE_ITEMS),
+    ("Gemini CLI write_todos (JSON lines)", "gemini_lines_long", "gemini/tmp/shop/chats/session-2026-04-05T10-12-3fa9c0d1.jsonl",
+     LINE_ITEMS),
+    ("Gemini CLI write_todos (older format)", "gemini_document_long", "gemini/tmp/shop/chats/session-2026-04-05T10-12-3fa9c0d1.json",
+     DOCUMENT_ITEMS),
+    ("Cline task_progress", "cline_long", "saoudrizwan.claude-dev/tasks/1775300000001/ui_messages.json", DOCUMENT_ITEMS),
+    ("Roo Code updateTodoList", "roo_long", "rooveterinaryinc.roo-cline/tasks/1775310000001/ui_messages.json",
+     DOCUMENT_ITEMS),
+]
+
+
 def peak_import(agent, path, env):
     """Runs import --json on one file; its exit, output and peak RSS in bytes."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -120,11 +208,22 @@ WRITERS = {
     "gemini": gemini_document,
 }
 
+TEXT_WRITERS = {
+    "qwen_long": qwen_long_call,
+    "gemini_lines_long": gemini_lines_long_call,
+    "gemini_document_long": gemini_document_long_call,
+    "cline_long": cline_long_call,
+    "roo_long": roo_long_call,
+}
+
 
 def write_document(kind, path, target):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(WRITERS[kind](target), f, ensure_ascii=False)
+        if kind in TEXT_WRITERS:
+            f.write(TEXT_WRITERS[kind](target))
+        else:
+            json.dump(WRITERS[kind](target), f, ensure_ascii=False)
 
 
 def main():
@@ -163,6 +262,28 @@ def main():
                     got = "|".join(f"{i['text']}:{i['status']}" for i in sessions[0]["checklist"]["agent_items"])
             tap.check(code == 0 and got == expected, f"{name} of {size // 1048576} MB imported with its last list",
                       f"exit {code}\ngot {got!r}\nexpected {expected!r}\nstderr:\n{err[-2000:]}")
+            tap.check(peak <= 3 * size, f"{name}: peak RSS within 3× the file's size "
+                      f"({peak / 1048576:.1f} MB for {size / 1048576:.1f} MB)")
+            os.remove(path)
+        for name, kind, relative, n_items in LONG_CALLS:
+            path = os.path.join(tmp, relative)
+            subprocess.run([sys.executable, __file__, "--write", kind, path, "0"], check=True)
+            size = os.path.getsize(path)
+            code, out, err, peak = peak_import(agent, path, env)
+            print(f"# {name} of {n_items} items: {size / 1048576:.1f} MB file, peak RSS {peak / 1048576:.1f} MB "
+                  f"({peak / size:.2f}× the file)", flush=True)
+            checklist = {}
+            if code == 0:
+                sessions = json.loads(out)["sessions"]
+                checklist = sessions[0]["checklist"] if sessions else {}
+            items = checklist.get("agent_items", [])
+            tap.check(len(items) == 500 and items[-1]["text"] == "Step 500 of a long list"
+                      and checklist.get("hidden_items") == n_items - 500 and checklist.get("truncated") is True
+                      and checklist.get("done") == 2 and checklist.get("total") == 500,
+                      f"{name}: the first 500 of {n_items} items kept, the rest counted as not shown",
+                      f"exit {code}\n{len(items)} items, last {items[-1] if items else None}\n"
+                      f"hidden {checklist.get('hidden_items')} truncated {checklist.get('truncated')}\n"
+                      f"stderr:\n{err[-2000:]}")
             tap.check(peak <= 3 * size, f"{name}: peak RSS within 3× the file's size "
                       f"({peak / 1048576:.1f} MB for {size / 1048576:.1f} MB)")
             os.remove(path)

@@ -60,6 +60,7 @@ struct _PdChecklistView
   GtkLabel      *summary_label;
   GtkLabel      *agent_heading;
   GtkListBox    *agent_list;
+  GtkLabel      *hidden_label;
   GtkListBox    *user_list;
   GtkEntry      *add_entry;
   GtkButton     *add_button;
@@ -665,6 +666,18 @@ pd_checklist_view_rebuild (PdChecklistView *self)
     gtk_list_box_append (self->agent_list, new_agent_row (self, i));
   gtk_widget_set_visible (GTK_WIDGET (self->agent_list), n_agent > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->agent_heading), n_agent > 0);
+  /* A list longer than a checklist keeps (its first 500 items): the rest
+   * is said, not silently missing. */
+  {
+    guint hidden = pd_checklist_get_n_hidden_agent_items (self->checklist);
+    g_autofree char *text = NULL;
+
+    if (n_agent > 0 && hidden > 0)
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u more item of the agent’s list not shown",
+                                           "%u more items of the agent’s list not shown", hidden), hidden);
+    gtk_label_set_text (self->hidden_label, text ? text : "");
+    gtk_widget_set_visible (GTK_WIDGET (self->hidden_label), text != NULL);
+  }
 
   rebuild_user_items (self);
 
@@ -1024,6 +1037,7 @@ pd_checklist_view_class_init (PdChecklistViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, summary_label);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, agent_heading);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, agent_list);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, hidden_label);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, user_list);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_entry);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_button);

@@ -113,6 +113,14 @@ print_session (PdImportedSession *session)
           g_autofree char *prefix = g_strdup_printf ("    %s ", status_mark (pd_checklist_get_effective_status (checklist, i)));
           print_flat (prefix, pd_checklist_get_agent_item (checklist, i)->text);
         }
+      /* A list longer than a checklist keeps: what is left out is said. */
+      if (pd_checklist_get_n_hidden_agent_items (checklist) > 0)
+        {
+          guint hidden = pd_checklist_get_n_hidden_agent_items (checklist);
+
+          printf (g_dngettext (GETTEXT_PACKAGE, "    … %u more item not shown\n", "    … %u more items not shown\n",
+                               hidden), hidden);
+        }
     }
   for (guint i = 0; i < plans->len; i++)
     {

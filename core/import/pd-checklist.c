@@ -24,6 +24,7 @@ struct _PdChecklist
 
   PdChecklistOrigin  origin;
   GPtrArray         *agent_items;  /* PdChecklistItem */
+  guint              n_hidden;     /* items of the agent's list not kept */
   GPtrArray         *user_items;   /* PdChecklistItem */
   GHashTable        *overrides;    /* key → GINT_TO_POINTER (checked + 1) */
   guint              version;
@@ -211,12 +212,30 @@ pd_checklist_replace_agent_items (PdChecklist       *self,
                                   PdChecklistOrigin  origin,
                                   GPtrArray         *items)
 {
+  pd_checklist_replace_agent_items_cut (self, origin, items, 0);
+}
+
+guint
+pd_checklist_get_n_hidden_agent_items (PdChecklist *self)
+{
+  g_return_val_if_fail (PD_IS_CHECKLIST (self), 0);
+  return self->n_hidden;
+}
+
+void
+pd_checklist_replace_agent_items_cut (PdChecklist       *self,
+                                      PdChecklistOrigin  origin,
+                                      GPtrArray         *items,
+                                      guint              n_hidden)
+{
   g_autoptr(GHashTable) seen = NULL;
   g_autoptr(GHashTable) previous = NULL;
 
   g_return_if_fail (PD_IS_CHECKLIST (self));
   g_return_if_fail (items != NULL);
   g_return_if_fail (origin != PD_CHECKLIST_ORIGIN_USER);
+
+  self->n_hidden = n_hidden;
 
   /* A list of a few items (a to-do list has about ten) is matched by
    * looking along it: the same keys as below, without two tables made and
@@ -290,9 +309,10 @@ pd_checklist_clear_agent_items (PdChecklist *self)
 {
   g_return_if_fail (PD_IS_CHECKLIST (self));
 
-  if (self->origin == PD_CHECKLIST_ORIGIN_NONE && self->agent_items->len == 0)
+  if (self->origin == PD_CHECKLIST_ORIGIN_NONE && self->agent_items->len == 0 && self->n_hidden == 0)
     return;
   g_ptr_array_set_size (self->agent_items, 0);
+  self->n_hidden = 0;
   self->origin = PD_CHECKLIST_ORIGIN_NONE;
   self->version++;
 }
@@ -619,6 +639,10 @@ pd_checklist_to_json (PdChecklist *self)
   json_object_set_int_member (root, "done", done);
   json_object_set_int_member (root, "total", total);
   json_object_set_int_member (root, "in_progress", active);
+  /* A list cut where it was read: how much of it is not in agent_items
+   * (and so not in the counts). */
+  json_object_set_boolean_member (root, "truncated", self->n_hidden > 0);
+  json_object_set_int_member (root, "hidden_items", self->n_hidden);
   node = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (node, root);
   return node;

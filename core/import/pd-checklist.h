@@ -88,6 +88,16 @@ const PdChecklistItem *pd_checklist_get_agent_item  (PdChecklist       *self,
 void               pd_checklist_replace_agent_items (PdChecklist       *self,
                                                      PdChecklistOrigin  origin,
                                                      GPtrArray         *items);
+/* pd_checklist_replace_agent_items() for a list cut where it was read: the
+ * agent's list held @n_hidden more items after @items, counted but never
+ * built (a list of a million items is a file's attack, not a plan). */
+void               pd_checklist_replace_agent_items_cut (PdChecklist   *self,
+                                                     PdChecklistOrigin  origin,
+                                                     GPtrArray         *items,
+                                                     guint              n_hidden);
+/* How many items of the agent's last list are not in the checklist (0: it
+ * holds the whole list). */
+guint              pd_checklist_get_n_hidden_agent_items (PdChecklist  *self);
 void               pd_checklist_clear_agent_items   (PdChecklist       *self);
 guint              pd_checklist_get_version         (PdChecklist       *self);
 

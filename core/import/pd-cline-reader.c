@@ -133,13 +133,23 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 GPtrArray *
 pd_cline_parse_checklist (const char *markdown)
 {
-  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+  return pd_cline_parse_checklist_cut (markdown, NULL);
+}
 
+GPtrArray *
+pd_cline_parse_checklist_cut (const char *markdown,
+                              guint      *n_hidden)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+  guint hidden = 0;
+
+  if (n_hidden != NULL)
+    *n_hidden = 0;
   if (markdown == NULL)
     return NULL;
   /* Line by line in place: a progress text of many megabytes is never
-   * copied whole, and reading stops at the items kept. */
-  for (const char *line = markdown; line != NULL && items->len < PD_IMPORT_MAX_ITEMS;)
+   * copied whole; past the items kept, items are only counted. */
+  for (const char *line = markdown; line != NULL;)
     {
       const char *newline = strchr (line, '\n');
       const char *line_end = newline ? newline : line + strlen (line);
@@ -170,6 +180,11 @@ pd_cline_parse_checklist (const char *markdown)
         p++;
       if (p == line_end)
         continue;
+      if (items->len >= PD_IMPORT_MAX_ITEMS)
+        {
+          hidden++;
+          continue;
+        }
       /* An item's text is cut when cleaned: only that much is copied. */
       text = g_strndup (p, MIN ((gsize) (line_end - p), (gsize) PD_IMPORT_MAX_TEXT * 4 + 4));
       if (!g_utf8_validate (text, -1, NULL))
@@ -182,37 +197,46 @@ pd_cline_parse_checklist (const char *markdown)
       clean = _pd_import_clean_text (text);
       g_ptr_array_add (items, pd_checklist_item_new (g_strchomp (clean), status, NULL));
     }
+  if (n_hidden != NULL)
+    *n_hidden = hidden;
   return items->len > 0 ? g_steal_pointer (&items) : NULL;
 }
 
 static const char * const content_members[] = { "content", "text", NULL };
 
-static const PdJsonPick tool_pick[] = { { "tool", NULL }, { "todos", NULL }, { NULL, NULL } };
-
 /* Roo's and Kilo's updateTodoList, from the tool message's JSON text.  The
- * ids are left out: they change with the status.  Only the tool's name and
- * its list are built of the text, however long the rest. */
+ * ids are left out: they change with the status.  The text is read in
+ * place: nothing of it is built but the items kept (a list of a million
+ * items built whole took 16 times the text). */
 static GPtrArray *
 roo_items (const char *text,
-           gboolean   *is_todo_tool)
+           gboolean   *is_todo_tool,
+           guint      *n_hidden)
 {
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
-  JsonNode *todos;
+  static const char * const names[] = { "tool", "todos", NULL };
+  PdJsonSpan values[G_N_ELEMENTS (names)] = { { NULL, 0 } };
+  gsize length;
 
   *is_todo_tool = FALSE;
-  if (text == NULL || strstr (text, "updateTodoList") == NULL
-      || !(object = _pd_import_parse_picked (&root, text, strlen (text), tool_pick)))
+  *n_hidden = 0;
+  if (text == NULL || strstr (text, "updateTodoList") == NULL)
     return NULL;
-  if (g_strcmp0 (pd_json_get_string (object, "tool"), "updateTodoList") != 0)
+  length = strlen (text);
+  if (!pd_json_check_foreign (text, (gssize) length, NULL))
+    return NULL;
+  pd_json_span_get_members ((PdJsonSpan) { text, length }, names, values);
+  if (!pd_json_span_string_equal (values[0], "updateTodoList"))
     return NULL;
   *is_todo_tool = TRUE;
-  todos = json_object_get_member (object, "todos");
-  if (todos != NULL && JSON_NODE_HOLDS_ARRAY (todos))
-    return _pd_import_items_from_array (json_node_get_array (todos), content_members, NULL);
+  if (pd_json_span_is_array (values[1]))
+    return _pd_import_items_from_span_cut (values[1], content_members, NULL, n_hidden);
   /* The tool's own argument: the markdown checklist. */
-  if (todos != NULL && pd_json_node_get_string (todos) != NULL)
-    return pd_cline_parse_checklist (pd_json_node_get_string (todos));
+  if (pd_json_span_is_string (values[1]))
+    {
+      g_autofree char *markdown = pd_json_span_dup_string (values[1]);
+
+      return pd_cline_parse_checklist_cut (markdown, n_hidden);
+    }
   return NULL;
 }
 
@@ -314,12 +338,10 @@ add_to_pages (PdClineReader  *self,
 }
 
 /* What a message is read for; its other members are never built.  Its
- * text (often a command's whole output) only for the kinds that use it. */
+ * text (often a command's whole output) only for the kinds that use it,
+ * and then from its span, copied once at its size. */
 static const PdJsonPick head_pick[] = {
   { "type", NULL }, { "ask", NULL }, { "say", NULL }, { "ts", NULL }, { NULL, NULL },
-};
-static const PdJsonPick message_pick[] = {
-  { "type", NULL }, { "ask", NULL }, { "say", NULL }, { "text", NULL }, { "ts", NULL }, { NULL, NULL },
 };
 
 static gboolean
@@ -381,10 +403,12 @@ cline_update (PdTranscriptReader  *reader,
   for (guint i = 0; pd_json_elements_next_text (elements, &element, &element_length); i++)
     {
       g_autoptr(JsonNode) owned = NULL;
+      g_autofree char *text = NULL;
       JsonObject *message;
-      const char *type, *kind, *text;
+      const char *type, *kind;
       g_autofree char *group = NULL;
       GPtrArray *items = NULL;
+      guint hidden = 0;
       PdChecklistOrigin origin = PD_CHECKLIST_ORIGIN_CLINE_PROGRESS;
       gint64 time;
 
@@ -398,19 +422,16 @@ cline_update (PdTranscriptReader  *reader,
         }
       type = pd_json_get_string (message, "type");
       kind = g_strcmp0 (type, "ask") == 0 ? pd_json_get_string (message, "ask") : pd_json_get_string (message, "say");
-      /* Built again with its text when it is wanted: the pages show every
-       * text, the replay only those of a few kinds. */
+      /* Its text when it is wanted: the pages show every text, the replay
+       * only those of a few kinds.  The document was checked whole, so the
+       * element's span is read in place. */
       if (kind != NULL && (self->pages != NULL || kind_uses_text (kind)))
         {
-          if (!(message = _pd_import_parse_picked (&owned, element, element_length, message_pick)))
-            {
-              stats->skipped_lines++;
-              continue;
-            }
-          type = pd_json_get_string (message, "type");
-          kind = g_strcmp0 (type, "ask") == 0 ? pd_json_get_string (message, "ask") : pd_json_get_string (message, "say");
+          PdJsonSpan value = { NULL, 0 };
+
+          if (pd_json_span_get_member ((PdJsonSpan) { element, element_length }, "text", &value))
+            text = pd_json_span_dup_string (value);
         }
-      text = pd_json_get_string (message, "text");
       time = ms_to_us (pd_json_get_int (message, "ts", 0));
       if (type == NULL || kind == NULL)
         {
@@ -433,7 +454,7 @@ cline_update (PdTranscriptReader  *reader,
 
       if (strcmp (kind, "task_progress") == 0)
         {
-          items = pd_cline_parse_checklist (text);
+          items = pd_cline_parse_checklist_cut (text, &hidden);
           cline_lists = TRUE;
           if (items == NULL)
             stats->ignored_updates++;
@@ -442,7 +463,7 @@ cline_update (PdTranscriptReader  *reader,
         {
           gboolean is_todo_tool;
 
-          items = roo_items (text, &is_todo_tool);
+          items = roo_items (text, &is_todo_tool, &hidden);
           /* Kilo Code's list is its own, named as the agent everywhere. */
           origin = is_kilo ? PD_CHECKLIST_ORIGIN_KILO_TODOS : PD_CHECKLIST_ORIGIN_ROO_TODOS;
           if (is_todo_tool && items == NULL)
@@ -450,7 +471,7 @@ cline_update (PdTranscriptReader  *reader,
         }
       if (items != NULL)
         {
-          pd_checklist_replace_agent_items (checklist, origin, items);
+          pd_checklist_replace_agent_items_cut (checklist, origin, items, hidden);
           _pd_import_applied_update (self->session, self->pages, time);
         }
     }

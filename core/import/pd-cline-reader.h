@@ -45,5 +45,9 @@ PdImportedSession *pd_cline_read        (const char  *path,
 /* The items of a markdown checklist ("- [ ] text" lines; [x] done, [-] or
  * [~] in progress); NULL when it has none.  For Cline's task_progress. */
 GPtrArray         *pd_cline_parse_checklist (const char *markdown);
+/* The same, keeping at most PD_IMPORT_MAX_ITEMS items; those past it are
+ * counted in *@n_hidden (nullable), not built. */
+GPtrArray         *pd_cline_parse_checklist_cut (const char *markdown,
+                                                 guint      *n_hidden);
 
 G_END_DECLS

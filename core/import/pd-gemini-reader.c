@@ -46,7 +46,7 @@ typedef struct
 {
   char      *id;
   gint64     time;
-  GPtrArray *lists;      /* (nullable) GPtrArray of item arrays: its applied write_todos calls */
+  GPtrArray *lists;      /* (nullable) PdImportList: its applied write_todos calls */
   guint      refused;    /* its write_todos calls that failed or were of another shape */
   char      *user_text;  /* (nullable) a user message's text, for the title */
   JsonNode  *node;       /* (nullable) the whole message, kept when reading for the pages */
@@ -67,6 +67,10 @@ struct _PdGeminiReader
   char              *summary;    /* $set summary: the title */
   gboolean           read_once;  /* a document was read whole at least once */
   PdTranscriptPages *pages;
+  /* The record being handled, as it was read: a call's list is read from
+   * its text, never built whole (see list_of_call()). */
+  const char        *record;
+  gsize              record_length;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -259,8 +263,50 @@ call_refused (JsonObject *call)
                             || strcmp (status, "canceled") == 0);
 }
 
+/* The list of the @index-th tool call of a checked record's text; NULL
+ * when its args hold no list.  Read in place: the items past
+ * PD_IMPORT_MAX_ITEMS are counted, never built (a call of a million items
+ * built whole took 16 times its line). */
+static PdImportList *
+list_of_call_span (PdJsonSpan record,
+                   guint      index)
+{
+  PdJsonSpan calls = { NULL, 0 }, call = { NULL, 0 }, args = { NULL, 0 }, todos = { NULL, 0 };
+  GPtrArray *items;
+  gsize cursor = 0;
+  guint hidden = 0;
+
+  if (!pd_json_span_get_member (record, "toolCalls", &calls))
+    return NULL;
+  for (guint i = 0; i <= index; i++)
+    if (!pd_json_span_next_element (calls, &cursor, &call))
+      return NULL;
+  if (!pd_json_span_get_member (call, "args", &args) || !pd_json_span_is_object (args)
+      || !pd_json_span_get_member (args, "todos", &todos)
+      || !(items = _pd_import_items_from_span_cut (todos, description_members, NULL, &hidden)))
+    return NULL;
+  return _pd_import_list_new (items, hidden);
+}
+
+/* The list of a tool call: from the record's text when the reading kept
+ * it (@record of length 0: from the tree). */
+static PdImportList *
+list_of_call (JsonObject *call,
+              PdJsonSpan  record,
+              guint       index)
+{
+  GPtrArray *items;
+
+  if (record.length > 0)
+    return list_of_call_span (record, index);
+  items = _pd_import_items_from_array (pd_json_get_array (pd_json_get_object (call, "args"), "todos"),
+                                       description_members, NULL);
+  return items ? _pd_import_list_new (items, 0) : NULL;
+}
+
 static Message *
 message_new (JsonObject *object,
+             PdJsonSpan  record,
              const char *id,
              gboolean    keep_node)
 {
@@ -285,22 +331,20 @@ message_new (JsonObject *object,
     {
       JsonNode *element = json_array_get_element (calls, i);
       JsonObject *call;
-      GPtrArray *items;
+      PdImportList *list;
 
       if (!JSON_NODE_HOLDS_OBJECT (element)
           || !is_plan_tool (pd_json_get_string (call = json_node_get_object (element), "name")))
         continue;
-      items = call_refused (call) ? NULL
-              : _pd_import_items_from_array (pd_json_get_array (pd_json_get_object (call, "args"), "todos"),
-                                             description_members, NULL);
-      if (items == NULL)
+      list = call_refused (call) ? NULL : list_of_call (call, record, i);
+      if (list == NULL)
         {
           message->refused++;
           continue;
         }
       if (message->lists == NULL)
-        message->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-      g_ptr_array_add (message->lists, items);
+        message->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_import_list_free);
+      g_ptr_array_add (message->lists, list);
     }
   if (keep_node)
     message->node = json_node_init_object (json_node_alloc (), object);
@@ -385,7 +429,8 @@ handle_object (PdGeminiReader *self,
    * quick path of read_lines(), which looks at the id alone, agrees. */
   else if ((id = pd_json_get_string (object, "id")))
     {
-      Message *message = message_new (object, id, self->pages != NULL);
+      Message *message = message_new (object, (PdJsonSpan) { self->record, self->record_length }, id,
+                                      self->pages != NULL);
 
       pd_imported_session_note_time (self->session, message->time);
       put_message (self, message);
@@ -531,12 +576,7 @@ replay (PdGeminiReader *self)
       stats->ignored_updates += message->refused;
       for (guint j = 0; message->lists && j < message->lists->len; j++)
         {
-          GPtrArray *items = g_ptr_array_index (message->lists, j);
-          GPtrArray *copy = g_ptr_array_new_full (items->len, (GDestroyNotify) pd_checklist_item_free);
-
-          for (guint k = 0; k < items->len; k++)
-            g_ptr_array_add (copy, pd_checklist_item_copy (g_ptr_array_index (items, k)));
-          pd_checklist_replace_agent_items (checklist, PD_CHECKLIST_ORIGIN_GEMINI_TODOS, copy);
+          _pd_import_list_apply (g_ptr_array_index (message->lists, j), checklist, PD_CHECKLIST_ORIGIN_GEMINI_TODOS, FALSE);
           _pd_import_applied_update (self->session, self->pages, message->time);
         }
     }
@@ -594,10 +634,13 @@ look_at_line (gpointer    user_data,
 {
   PdGeminiReader *self = user_data;
 
-  if (self->pages == NULL && _pd_needles_scan (get_needles (), line, length, NULL) == 0
-      && put_plain_line (self, line, length))
+  self->record = line;
+  self->record_length = length;
+  if (self->pages != NULL)
+    return PD_JSONL_LINE_PARSE;
+  if (_pd_needles_scan (get_needles (), line, length, NULL) == 0 && put_plain_line (self, line, length))
     return PD_JSONL_LINE_SKIP;
-  return PD_JSONL_LINE_PARSE;
+  return PD_JSONL_LINE_PICK;
 }
 
 static gboolean
@@ -608,29 +651,33 @@ replay_line (gpointer    user_data,
   return TRUE;
 }
 
-static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, NULL };
+/* What a record is read for, when no page is kept: the header's members,
+ * and of each message what handle_object() reads (a call's list is read
+ * from the record's text). */
+static const PdJsonPick header_pick[] = {
+  { "sessionId", NULL }, { "startTime", NULL }, { "lastUpdated", NULL }, { "summary", NULL }, { NULL, NULL },
+};
+static const PdJsonPick call_pick[] = { { "name", NULL }, { "status", NULL }, { NULL, NULL } };
+static const PdJsonPick message_pick[] = {
+  { "$rewindTo", NULL }, { "$set", NULL }, { "id", NULL }, { "sessionId", NULL }, { "startTime", NULL },
+  { "lastUpdated", NULL }, { "summary", NULL }, { "timestamp", NULL }, { "type", NULL }, { "content", NULL },
+  { "toolCalls", call_pick }, { NULL, NULL },
+};
+
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, message_pick };
 
 static gboolean
 read_lines (PdGeminiReader  *self,
             GCancellable    *cancellable,
             GError         **error)
 {
-  return _pd_jsonl_replay (self->path, self->offset, 0, self->max_line, self->follow, &replay_funcs, self,
-                           pd_imported_session_get_stats (self->session), &self->offset, cancellable, error);
-}
+  gboolean ok = _pd_jsonl_replay (self->path, self->offset, 0, self->max_line, self->follow, &replay_funcs, self,
+                                  pd_imported_session_get_stats (self->session), &self->offset, cancellable, error);
 
-/* What the older format's document is read for, when no page is kept:
- * the header's members, and of each message what handle_object() reads. */
-static const PdJsonPick header_pick[] = {
-  { "sessionId", NULL }, { "startTime", NULL }, { "lastUpdated", NULL }, { "summary", NULL }, { NULL, NULL },
-};
-static const PdJsonPick args_pick[] = { { "todos", NULL }, { NULL, NULL } };
-static const PdJsonPick call_pick[] = { { "name", NULL }, { "status", NULL }, { "args", args_pick }, { NULL, NULL } };
-static const PdJsonPick message_pick[] = {
-  { "$rewindTo", NULL }, { "$set", NULL }, { "id", NULL }, { "sessionId", NULL }, { "startTime", NULL },
-  { "lastUpdated", NULL }, { "summary", NULL }, { "timestamp", NULL }, { "type", NULL }, { "content", NULL },
-  { "toolCalls", call_pick }, { NULL, NULL },
-};
+  self->record = NULL;
+  self->record_length = 0;
+  return ok;
+}
 
 /* The older format: the whole document again.  One caught half-written
  * (the agent rewrites it whole) keeps what the last read gave.  The text
@@ -643,7 +690,8 @@ read_document (PdGeminiReader  *self,
   g_autofree char *contents = NULL;
   g_autoptr(PdJsonElements) elements = NULL;
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  JsonNode *element;
+  const char *element;
+  gsize element_length;
   gsize length;
 
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
@@ -670,18 +718,25 @@ read_document (PdGeminiReader  *self,
   stats->skipped_lines = 0;
   handle_header (self, json_node_get_object (pd_json_elements_get_header (elements)));
   /* The pages show each message whole. */
-  while ((element = pd_json_elements_next (elements, self->pages != NULL ? NULL : message_pick)))
+  while (pd_json_elements_next_text (elements, &element, &element_length))
     {
-      g_autoptr(JsonNode) owned = element;
+      g_autoptr(JsonNode) owned = NULL;
+      JsonObject *object;
 
       stats->lines++;
-      if (!JSON_NODE_HOLDS_OBJECT (element))
+      object = self->pages != NULL ? _pd_import_parse_object (&owned, element, element_length)
+                                   : _pd_import_parse_picked (&owned, element, element_length, message_pick);
+      if (object == NULL)
         {
           stats->skipped_lines++;
           continue;
         }
-      handle_object (self, json_node_get_object (element));
+      self->record = element;
+      self->record_length = element_length;
+      handle_object (self, object);
     }
+  self->record = NULL;
+  self->record_length = 0;
   self->read_once = TRUE;
   return TRUE;
 }

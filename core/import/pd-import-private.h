@@ -21,6 +21,10 @@ G_BEGIN_DECLS
 #define PD_IMPORT_MAX_TASKS   100
 /* Items in one list; longer lists are cut (a defensive bound, not a rule). */
 #define PD_IMPORT_MAX_ITEMS   500
+/* (Counted past it, never built: pd_checklist_get_n_hidden_agent_items().
+ * Five hundred rows are more than any plan a person reads; a list of a
+ * million items in one call is a file's attack, and building it took 16
+ * times its text.) */
 /* Text of one item, in characters. */
 #define PD_IMPORT_MAX_TEXT    2000
 
@@ -97,6 +101,35 @@ GPtrArray   *_pd_import_items_from_array (JsonArray          *array,
 GPtrArray   *_pd_import_items_from_span  (PdJsonSpan          array,
                                           const char * const *text_members,
                                           const char         *id_member);
+/* The two above, keeping at most PD_IMPORT_MAX_ITEMS items: the rest of the
+ * list is still checked for its shape, and counted in *@n_hidden (nullable)
+ * without being built. */
+GPtrArray   *_pd_import_items_from_array_cut (JsonArray          *array,
+                                              const char * const *text_members,
+                                              const char         *id_member,
+                                              guint              *n_hidden);
+GPtrArray   *_pd_import_items_from_span_cut  (PdJsonSpan          array,
+                                              const char * const *text_members,
+                                              const char         *id_member,
+                                              guint              *n_hidden);
+
+/* A full list as one plan call gave it: the items kept and the count of
+ * those cut (see above).  What a reader holds between reading a call and
+ * applying it (a call waiting for its result, a message replayed later). */
+typedef struct
+{
+  GPtrArray *items;     /* PdChecklistItem */
+  guint      n_hidden;
+} PdImportList;
+
+PdImportList *_pd_import_list_new     (GPtrArray          *items,
+                                       guint               n_hidden);
+void          _pd_import_list_free    (PdImportList       *self);
+/* Applies a copy of @self (or @self's items, with @take) to @checklist. */
+void          _pd_import_list_apply   (PdImportList       *self,
+                                       PdChecklist        *checklist,
+                                       PdChecklistOrigin   origin,
+                                       gboolean            take);
 
 /* The text of a tool result: a string, or the text parts of an array of
  * content blocks, joined.  NULL when there is none. */
@@ -189,5 +222,7 @@ gboolean       _pd_import_read_file            (const char  *path,
                                                 gsize       *length,
                                                 GError     **error);
 gboolean       _pd_import_is_opencode_storage  (const char  *dir);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdImportList, _pd_import_list_free)
 
 G_END_DECLS

@@ -313,6 +313,16 @@ _pd_import_items_from_array (JsonArray          *array,
                              const char * const *text_members,
                              const char         *id_member)
 {
+  return _pd_import_items_from_array_cut (array, text_members, id_member, NULL);
+}
+
+GPtrArray *
+_pd_import_items_from_array_cut (JsonArray          *array,
+                                 const char * const *text_members,
+                                 const char         *id_member,
+                                 guint              *n_hidden)
+{
+  guint hidden = 0;
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
   guint n;
 
@@ -343,13 +353,58 @@ _pd_import_items_from_array (JsonArray          *array,
       if (!pd_checklist_status_parse (status_text, &status))
         continue;  /* "deleted" in a snapshot: not an item */
       if (items->len >= PD_IMPORT_MAX_ITEMS)
-        break;
+        {
+          /* Counted, not kept; the rest must still be a list. */
+          hidden++;
+          continue;
+        }
       clean = _pd_import_clean_text (text);
       id = id_member ? pd_json_dup_id (object, id_member) : NULL;
       g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
     }
 
+  if (n_hidden != NULL)
+    *n_hidden = hidden;
   return g_steal_pointer (&items);
+}
+
+PdImportList *
+_pd_import_list_new (GPtrArray *items,
+                     guint      n_hidden)
+{
+  PdImportList *self = g_new0 (PdImportList, 1);
+
+  self->items = items;
+  self->n_hidden = n_hidden;
+  return self;
+}
+
+void
+_pd_import_list_free (PdImportList *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->items, g_ptr_array_unref);
+  g_free (self);
+}
+
+void
+_pd_import_list_apply (PdImportList      *self,
+                       PdChecklist       *checklist,
+                       PdChecklistOrigin  origin,
+                       gboolean           take)
+{
+  GPtrArray *items;
+
+  if (take)
+    items = g_steal_pointer (&self->items);
+  else
+    {
+      items = g_ptr_array_new_full (self->items->len, (GDestroyNotify) pd_checklist_item_free);
+      for (guint k = 0; k < self->items->len; k++)
+        g_ptr_array_add (items, pd_checklist_item_copy (g_ptr_array_index (self->items, k)));
+    }
+  pd_checklist_replace_agent_items_cut (checklist, origin, items, self->n_hidden);
 }
 
 /* pd_json_dup_id() on a member's value (length 0: none). */
@@ -381,6 +436,16 @@ _pd_import_items_from_span (PdJsonSpan          array,
                             const char * const *text_members,
                             const char         *id_member)
 {
+  return _pd_import_items_from_span_cut (array, text_members, id_member, NULL);
+}
+
+GPtrArray *
+_pd_import_items_from_span_cut (PdJsonSpan          array,
+                                const char * const *text_members,
+                                const char         *id_member,
+                                guint              *n_hidden)
+{
+  guint hidden = 0;
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
   const char *names[8];
   PdJsonSpan values[G_N_ELEMENTS (names)];
@@ -412,6 +477,20 @@ _pd_import_items_from_span (PdJsonSpan          array,
 
       if (!pd_json_span_is_object (element))
         return NULL;
+      if (items->len >= PD_IMPORT_MAX_ITEMS)
+        {
+          gboolean has_text = FALSE;
+
+          /* Past what is kept: checked and counted, nothing built, so a
+           * list of a million items costs its text's walk alone. */
+          for (guint j = 0; !has_text && j < n_text; j++)
+            has_text = pd_json_span_is_string (values[j]);
+          if (!has_text || (values[n_text].length > 0 && !pd_json_span_is_string (values[n_text])))
+            return NULL;
+          if (!pd_json_span_string_equal (values[n_text], "deleted"))
+            hidden++;
+          continue;
+        }
       for (guint j = 0; text == NULL && j < n_text; j++)
         text = pd_json_span_dup_string (values[j]);
       if (text == NULL)
@@ -420,13 +499,13 @@ _pd_import_items_from_span (PdJsonSpan          array,
         return NULL;
       if (!pd_checklist_status_parse (status_text, &status))
         continue;  /* "deleted" in a snapshot: not an item */
-      if (items->len >= PD_IMPORT_MAX_ITEMS)
-        break;
       clean = _pd_import_clean_text (text);
       id = id_member ? span_dup_id (values[n_text + 1]) : NULL;
       g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
     }
 
+  if (n_hidden != NULL)
+    *n_hidden = hidden;
   return g_steal_pointer (&items);
 }
 

@@ -55,7 +55,7 @@ struct _PdQwenReader
   gboolean           follow;
   goffset            offset;
   PdImportedSession *session;
-  PdPendingCalls    *calls;        /* todo_write calls: GPtrArray of items (NULL: not a valid list) */
+  PdPendingCalls    *calls;        /* todo_write calls: PdImportList (NULL: not a valid list) */
   gboolean           have_meta;    /* id and folder known */
   gboolean           titled;       /* a custom title was set (it wins over the prompt) */
   gboolean           meta_only;    /* the head of a tail read: facts, no plan */
@@ -63,6 +63,10 @@ struct _PdQwenReader
   guint              full_lists;
   PdQwenSideCheck    side_check;
   PdTranscriptPages *pages;
+  /* The line being handled, as it was read: a call's list is read from its
+   * text, never built whole (see items_of_call()). */
+  const char        *line;
+  gsize              line_length;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -77,8 +81,7 @@ static gboolean qwen_update (PdTranscriptReader  *reader,
 static void
 items_free (gpointer data)
 {
-  if (data != NULL)
-    g_ptr_array_unref (data);
+  _pd_import_list_free (data);
 }
 
 static void
@@ -258,6 +261,59 @@ items_from_args (JsonObject *args)
   return _pd_import_items_from_array (pd_json_get_array (args, "todos"), content_members, "id");
 }
 
+/* The span of the @index-th part of a checked line's message (length 0:
+ * none). */
+static PdJsonSpan
+part_span (PdJsonSpan  record,
+           guint       index)
+{
+  PdJsonSpan message = { NULL, 0 }, parts = { NULL, 0 }, part = { NULL, 0 };
+  gsize cursor = 0;
+
+  if (!pd_json_span_get_member (record, "message", &message) || !pd_json_span_get_member (message, "parts", &parts))
+    return (PdJsonSpan) { NULL, 0 };
+  for (guint i = 0; i <= index; i++)
+    if (!pd_json_span_next_element (parts, &cursor, &part))
+      return (PdJsonSpan) { NULL, 0 };
+  return part;
+}
+
+/* The todos of a todo_write call in a part's span; NULL when they are no
+ * list.  Read in place: the items past PD_IMPORT_MAX_ITEMS are counted,
+ * never built (a call of a million items built whole took 16 times its
+ * line). */
+static PdImportList *
+items_of_part_span (PdJsonSpan part)
+{
+  PdJsonSpan call = { NULL, 0 }, args = { NULL, 0 }, todos = { NULL, 0 };
+  GPtrArray *items;
+  guint hidden = 0;
+
+  if (!pd_json_span_get_member (part, "functionCall", &call) || !pd_json_span_is_object (call)
+      || !pd_json_span_get_member (call, "args", &args) || !pd_json_span_is_object (args)
+      || !pd_json_span_get_member (args, "todos", &todos)
+      || !(items = _pd_import_items_from_span_cut (todos, content_members, "id", &hidden)))
+    return NULL;
+  return _pd_import_list_new (items, hidden);
+}
+
+/* The list of the todo_write call in the line's @index-th part, from the
+ * line's text when the replay kept it, else from the tree. */
+static PdImportList *
+items_of_call (PdQwenReader *self,
+               JsonObject   *call,
+               guint         index)
+{
+  JsonObject *args;
+  GPtrArray *items;
+
+  if (self->line != NULL)
+    return items_of_part_span (part_span ((PdJsonSpan) { self->line, self->line_length }, index));
+  if (!(args = pd_json_get_object (call, "args")) || !(items = items_from_args (args)))
+    return NULL;
+  return _pd_import_list_new (items, 0);
+}
+
 /* A tool_result's verdict: whether the call failed. */
 static gboolean
 result_failed (JsonObject *record,
@@ -292,12 +348,13 @@ handle_response (PdQwenReader *self,
   if (value == NULL || result_failed (record, pd_json_get_object (call, "response")))
     {
       stats->ignored_updates++;
-      g_clear_pointer ((GPtrArray **) &value, g_ptr_array_unref);
+      _pd_import_list_free (value);
     }
   else
     {
-      pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
-                                        PD_CHECKLIST_ORIGIN_QWEN_TODOS, value);
+      _pd_import_list_apply (value, pd_imported_session_get_checklist (self->session),
+                             PD_CHECKLIST_ORIGIN_QWEN_TODOS, TRUE);
+      _pd_import_list_free (value);
       _pd_import_applied_update (self->session, self->pages, time);
       self->full_lists++;
     }
@@ -443,8 +500,7 @@ handle_record (PdQwenReader *self,
           && g_strcmp0 (pd_json_get_string (call, "name"), "todo_write") == 0)
         {
           const char *call_id = pd_json_get_string (call, "id");
-          JsonObject *args = pd_json_get_object (call, "args");
-          GPtrArray *items = args ? items_from_args (args) : NULL;
+          PdImportList *items = items_of_call (self, call, i);
 
           /* A call id seen again (a torn write repeated): the newer call
            * is the one its result answers. */
@@ -468,14 +524,19 @@ look_at_line (gpointer    user_data,
   PdQwenReader *self = user_data;
   guint32 found;
 
-  if (self->pages != NULL || !self->have_meta)
+  self->line = line;
+  self->line_length = length;
+  /* The pages show each record whole. */
+  if (self->pages != NULL)
     return PD_JSONL_LINE_PARSE;
+  if (!self->have_meta)
+    return PD_JSONL_LINE_PICK;
   found = _pd_needles_scan (get_needles (), line, length, NULL);
   if ((found & (1u << NEEDLE_TODO_WRITE) && !self->meta_only)
       || ((found & (1u << NEEDLE_RESULT)) && _pd_pending_calls_get_size (self->calls) > 0)
       || (found & (1u << NEEDLE_TITLE))
       || ((found & (1u << NEEDLE_USER)) && pd_imported_session_get_title (self->session) == NULL))
-    return PD_JSONL_LINE_PARSE;
+    return PD_JSONL_LINE_PICK;
   return PD_JSONL_LINE_SKIP;
 }
 
@@ -491,7 +552,24 @@ handle_line (gpointer    user_data,
   return !(self->meta_only && self->have_meta && self->titled);
 }
 
-static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, NULL };
+/* What the replay reads of a record when no page is kept: a plan call's
+ * arguments are read from the line's text (items_of_call()), a result's
+ * output is not read at all. */
+static const PdJsonPick title_pick[] = { { "title", NULL }, { "customTitle", NULL }, { NULL, NULL } };
+static const PdJsonPick call_pick[] = { { "id", NULL }, { "name", NULL }, { NULL, NULL } };
+static const PdJsonPick response_pick[] = { { "error", NULL }, { NULL, NULL } };
+static const PdJsonPick function_response_pick[] = { { "id", NULL }, { "response", response_pick }, { NULL, NULL } };
+static const PdJsonPick part_pick[] = {
+  { "text", NULL }, { "functionCall", call_pick }, { "functionResponse", function_response_pick }, { NULL, NULL },
+};
+static const PdJsonPick message_pick[] = { { "parts", part_pick }, { NULL, NULL } };
+static const PdJsonPick result_pick[] = { { "status", NULL }, { "error", NULL }, { NULL, NULL } };
+static const PdJsonPick record_pick[] = {
+  { "type", NULL }, { "sessionId", NULL }, { "cwd", NULL }, { "subtype", NULL }, { "systemPayload", title_pick },
+  { "timestamp", NULL }, { "message", message_pick }, { "toolCallResult", result_pick }, { NULL, NULL },
+};
+
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, record_pick };
 
 static gboolean
 read_lines (PdQwenReader  *self,
@@ -501,8 +579,12 @@ read_lines (PdQwenReader  *self,
             GCancellable  *cancellable,
             GError       **error)
 {
-  return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self,
-                           pd_imported_session_get_stats (self->session), end, cancellable, error);
+  gboolean ok = _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self,
+                                  pd_imported_session_get_stats (self->session), end, cancellable, error);
+
+  self->line = NULL;
+  self->line_length = 0;
+  return ok;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -592,30 +674,28 @@ read_head (PdQwenReader  *self,
   return ok;
 }
 
-/* Whether a line is a todo_write call whose arguments are a list. */
+/* Whether a line is a todo_write call whose arguments are a list: read in
+ * place, as the replay reads calls. */
 static gboolean
 is_full_list (const char *line,
               gsize       length)
 {
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
-  JsonArray *parts;
+  PdJsonSpan record = { line, length };
+  PdJsonSpan type = { NULL, 0 };
+  PdJsonSpan part;
 
   if (length == 0 || line[0] != '{' || line[length - 1] != '}'
-      || !(object = _pd_import_parse_object (&root, line, length))
-      || g_strcmp0 (pd_json_get_string (object, "type"), "assistant") != 0
-      || !(parts = pd_json_get_array (pd_json_get_object (object, "message"), "parts")))
+      || !pd_json_check_foreign (line, length, NULL)
+      || !pd_json_span_get_member (record, "type", &type) || !pd_json_span_string_equal (type, "assistant"))
     return FALSE;
-  for (guint i = 0; i < json_array_get_length (parts); i++)
+  for (guint i = 0; (part = part_span (record, i)).length > 0; i++)
     {
-      JsonNode *element = json_array_get_element (parts, i);
-      JsonObject *call;
-      g_autoptr(GPtrArray) items = NULL;
+      PdJsonSpan call = { NULL, 0 }, name = { NULL, 0 };
+      g_autoptr(PdImportList) items = NULL;
 
-      if (JSON_NODE_HOLDS_OBJECT (element)
-          && (call = pd_json_get_object (json_node_get_object (element), "functionCall"))
-          && g_strcmp0 (pd_json_get_string (call, "name"), "todo_write") == 0
-          && (items = items_from_args (pd_json_get_object (call, "args"))))
+      if (pd_json_span_is_object (part) && pd_json_span_get_member (part, "functionCall", &call)
+          && pd_json_span_get_member (call, "name", &name) && pd_json_span_string_equal (name, "todo_write")
+          && (items = items_of_part_span (part)))
         return TRUE;
     }
   return FALSE;

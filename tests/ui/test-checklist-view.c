@@ -440,6 +440,50 @@ test_continue_hints (void)
   pd_checklist_test_rmtree (tmp);
 }
 
+static gboolean
+hidden_items_said (gpointer data)
+{
+  return label_shown (data, "200 more items of the agent’s list not shown");
+}
+
+/* A list longer than a checklist keeps: a Cline task_progress of 700
+ * items shows the first 500 and says how many more there are (the rest
+ * was left out in silence). */
+static void
+test_long_list (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autofree char *task = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GString) text = g_string_new ("[{\"ts\":1775300000000,\"type\":\"say\",\"say\":\"task\",\"text\":\"Tidy\"},"
+                                          "{\"ts\":1775300000001,\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"");
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(GPtrArray) checks = NULL;
+  GtkWidget *view;
+  GtkWindow *window;
+
+  g_assert_no_error (error);
+  task = g_build_filename (tmp, "saoudrizwan.claude-dev", "tasks", "1775300000000", NULL);
+  g_mkdir_with_parents (task, 0700);
+  for (guint i = 0; i < 700; i++)
+    g_string_append_printf (text, "- [ ] Step %u\\n", i + 1);
+  g_string_append (text, "\"}]");
+  path = g_build_filename (task, "ui_messages.json", NULL);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+
+  view = show_imported (db, path);
+  window = pd_test_present (view, 720, 900);
+  g_assert_true (pd_test_wait_for (hidden_items_said, view));
+  g_assert_true (label_shown (view, "Step 500"));
+  g_assert_false (label_shown (view, "Step 501"));
+  checks = check_buttons (view);
+  g_assert_cmpuint (checks->len, ==, 500);
+  pd_test_destroy_window (window, view);
+  pd_test_spin (20);
+  pd_checklist_test_rmtree (tmp);
+}
+
 /* A Claude Code session with TodoWrite and ExitPlanMode: the project's own
  * fixture (the review screenshot), and a shared recording when it is there
  * (an extra check). */
@@ -519,6 +563,7 @@ main (int   argc,
   g_test_add ("/pd/ui/checklist-view/privacy-off", Fixture, NULL, fixture_setup, test_privacy_off, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/empty-and-switch", Fixture, NULL, fixture_setup, test_empty_and_switch, fixture_teardown);
   g_test_add_func ("/pd/ui/checklist-view/continue-hints", test_continue_hints);
+  g_test_add_func ("/pd/ui/checklist-view/long-list", test_long_list);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
                         "-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl", test_fixture_screenshot);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-shared",
