@@ -126,6 +126,7 @@ def long_todos(n, text_member, id_member=None):
 # readers skip lines over 16 MiB), and about 40 MB of a document.
 LINE_ITEMS = 200000
 DOCUMENT_ITEMS = 550000
+CLINE_ITEMS = 1200000  # shorter items: about 40 MB too
 
 
 def qwen_long_call(_target):
@@ -166,7 +167,7 @@ def gemini_document_long_call(_target):
 
 
 def cline_long_call(_target):
-    text = "\n".join(f"- [{'x' if k < 2 else ' '}] Step {k + 1} of a long list" for k in range(DOCUMENT_ITEMS))
+    text = "\n".join(f"- [{'x' if k < 2 else ' '}] Step {k + 1} of a long list" for k in range(CLINE_ITEMS))
     return json.dumps([{"ts": 1775300000000, "type": "say", "say": "task", "text": "Tidy the shop"},
                        {"ts": 1775300000001, "type": "say", "say": "task_progress", "text": text}])
 
@@ -185,7 +186,7 @@ LONG_CALLS = [
      LINE_ITEMS),
     ("Gemini CLI write_todos (older format)", "gemini_document_long", "gemini/tmp/shop/chats/session-2026-04-05T10-12-3fa9c0d1.json",
      DOCUMENT_ITEMS),
-    ("Cline task_progress", "cline_long", "saoudrizwan.claude-dev/tasks/1775300000001/ui_messages.json", DOCUMENT_ITEMS),
+    ("Cline task_progress", "cline_long", "saoudrizwan.claude-dev/tasks/1775300000001/ui_messages.json", CLINE_ITEMS),
     ("Roo Code updateTodoList", "roo_long", "rooveterinaryinc.roo-cline/tasks/1775310000001/ui_messages.json",
      DOCUMENT_ITEMS),
 ]
@@ -235,7 +236,11 @@ def main():
     target = int(megabytes * 1024 * 1024)
     tap = Tap()
     with tempfile.TemporaryDirectory(prefix="plandeck-memory-") as tmp:
-        env = dict(os.environ, HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "config"),
+        # Not meson's MALLOC_PERTURB_: it writes every byte malloc hands
+        # out, so room a buffer keeps and never uses would count as
+        # resident, which no user's process holds.
+        base = {k: v for k, v in os.environ.items() if k not in ("MALLOC_PERTURB_", "MALLOC_CHECK_")}
+        env = dict(base, HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "config"),
                    XDG_DATA_HOME=os.path.join(tmp, "data"), LANG="C.UTF-8", LC_ALL="C.UTF-8")
         cases = [
             ("Cline task", "cline", "saoudrizwan.claude-dev/tasks/1775300000000/ui_messages.json",

@@ -760,7 +760,9 @@ _pd_import_read_file (const char  *path,
                       gsize       *length,
                       GError     **error)
 {
-  g_autoptr(GString) data = NULL;
+  g_autofree char *data = NULL;
+  gsize size = 0;
+  gsize room;
   struct stat st;
   int fd = _pd_jsonl_open (path, error);
 
@@ -768,18 +770,31 @@ _pd_import_read_file (const char  *path,
   *length = 0;
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) == 0 && (guint64) st.st_size > max_size)
+  if (fstat (fd, &st) != 0)
+    st.st_size = 0;
+  if ((guint64) st.st_size > max_size)
     {
       close (fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    "%s: larger than %" G_GSIZE_FORMAT " bytes", path, max_size);
       return FALSE;
     }
-  data = g_string_sized_new (st.st_size + 1);
+  /* Read in place, in room for the size it has and the byte that finds its
+   * end (a GString takes the next power of two: up to twice a document of
+   * many megabytes). */
+  room = (gsize) st.st_size + 2;
+  data = g_malloc (room);
   for (;;)
     {
-      char buf[16384];
-      gssize got = read (fd, buf, sizeof buf);
+      gssize got;
+
+      if (size + 1 >= room)
+        {
+          /* It grew while being read. */
+          room = MIN (room * 2, max_size + 2);
+          data = g_realloc (data, room);
+        }
+      got = read (fd, data + size, room - 1 - size);
 
       if (got < 0 && errno == EINTR)
         continue;
@@ -794,18 +809,19 @@ _pd_import_read_file (const char  *path,
         }
       if (got == 0)
         break;
-      if (data->len + (gsize) got > max_size)
+      size += (gsize) got;
+      if (size > max_size)
         {
           close (fd);
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                        "%s: larger than %" G_GSIZE_FORMAT " bytes", path, max_size);
           return FALSE;
         }
-      g_string_append_len (data, buf, got);
     }
   close (fd);
-  *length = data->len;
-  *contents = g_string_free (g_steal_pointer (&data), FALSE);
+  data[size] = '\0';
+  *length = size;
+  *contents = g_steal_pointer (&data);
   return TRUE;
 }
 
