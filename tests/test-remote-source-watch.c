@@ -10,6 +10,7 @@
 
 #include "config.h"
 
+#include "pd-remote-source-private.h"
 #include "pd-test-remote-source.h"
 
 static void
@@ -463,6 +464,65 @@ test_lookup_budget (Fixture       *f,
   g_assert_cmpuint (follower.in_flight, ==, 0);
 }
 
+/* Our serve says its limit of session lookups (/api/health's
+ * lookup_limit) and the budget follows it: none when the server has none
+ * (serve --rate-limit 0: a quick run's every plan update is fetched at
+ * once; the budget for odek's 60 a minute held it to one every 1.2 s, and
+ * bench-live's remote p95 went from 0.2 s to over 1 s), a smaller one
+ * when the server allows fewer.  Which lookups wait is read from the
+ * source's list of them, right after they are asked: no clock. */
+typedef struct
+{
+  guint answered;
+  guint rate_limited;
+} Asked;
+
+static void
+on_asked_session (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Asked *asked = user_data;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+
+  info = pd_source_get_session_finish (PD_SOURCE (object), result, &error);
+  asked->answered++;
+  asked->rate_limited += g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_RATE_LIMITED);
+}
+
+static void
+test_lookup_budget_announced (Fixture       *f,
+                              gconstpointer  data)
+{
+  guint limit = GPOINTER_TO_UINT (data);
+  g_autoptr(PdSource) source = our_source (f);
+  /* Of 20 a minute: a burst of 5, the 6th waits; with no limit none does. */
+  guint n = limit == 0 ? 12 : 6;
+  guint waiting = limit == 0 ? 0 : 1;
+  Asked asked = { 0 };
+  gint64 deadline;
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("20260101-%032x", i + 1);
+
+      pd_source_get_session_async (source, id, NULL, on_asked_session, &asked);
+    }
+  g_assert_cmpuint (PD_REMOTE_SOURCE (source)->lookups_waiting->len, ==, waiting);
+
+  /* Each is answered (not found), none refused by the server. */
+  deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (asked.answered < n && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (asked.answered, ==, n);
+  g_assert_cmpuint (asked.rate_limited, ==, 0);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -471,6 +531,10 @@ main (int   argc,
 
   g_test_add ("/pd/remote-source/lookup-budget", Fixture, GUINT_TO_POINTER (PD_SERVER_DEFAULT_RATE_LIMIT), fixture_set_up,
               test_lookup_budget, fixture_tear_down);
+  g_test_add ("/pd/remote-source/lookup-budget-none", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_lookup_budget_announced, fixture_tear_down);
+  g_test_add ("/pd/remote-source/lookup-budget-announced", Fixture, GUINT_TO_POINTER (20), fixture_set_up,
+              test_lookup_budget_announced, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-stream", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_stream, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);

@@ -379,6 +379,8 @@ on_health (GObject      *object,
 
       watch_heard (self, FALSE);
       self->keepalive_ms = keepalive > 0 ? (guint) CLAMP (keepalive, KEEPALIVE_MIN_MS, KEEPALIVE_MAX_MS) : 0;
+      /* …and its limit of session lookups, which the budget follows. */
+      self->lookup_limit = MAX (pd_json_get_int (health, "lookup_limit", -1), -1);
     }
 
   if (health != NULL && pd_json_get_boolean (health, "events_stream", FALSE))

@@ -31,13 +31,16 @@ G_BEGIN_DECLS
 #define KEEPALIVE_MAX_MS    60000
 
 /* The client's budget of session lookups (GET /api/sessions/ID…), which a
- * server limits to 60 a minute per client (odek, and serve likewise): a
+ * server limits to 60 a minute per client (odek, and serve by default): a
  * token bucket of LOOKUP_BURST that refills LOOKUP_PER_MINUTE a minute, so
  * that no 60 s window holds more than LOOKUP_BURST + LOOKUP_PER_MINUTE
  * (58) of them.  A lookup with no token waits, merged with any other
- * waiting lookup of the same path: several changes, one refetch. */
+ * waiting lookup of the same path: several changes, one refetch.  Our
+ * serve announces its limit (/api/health's lookup_limit): the budget
+ * follows it, and there is none when the server has none. */
 #define LOOKUP_BURST        8
 #define LOOKUP_PER_MINUTE   50
+#define LOOKUP_LIMIT_ASSUMED 60
 
 typedef enum
 {
@@ -112,6 +115,7 @@ struct _PdRemoteSource
   GDataInputStream *stream;
 
   guint         keepalive_ms;    /* announced by /api/health; 0 when not */
+  gint64        lookup_limit;    /* announced by /api/health: a minute, 0 none; -1 when not */
   guint         watchdog_source;
   gint64        waiting_since;   /* monotonic µs: a watch request (or the stream's next line) awaited since; 0 none */
   gint64        probe_since;     /* a health probe awaited since; 0 none */

@@ -115,22 +115,29 @@ export_answered (PdRemoteSource *self,
 }
 
 /* A session lookup: what a server rate-limits (GET /api/sessions/ID, its
- * /plan, /plan/detail and /export). */
+ * /plan, /plan/detail and /export), and the budget counts unless the
+ * server said it has no limit. */
 static gboolean
-call_is_lookup (const Call *call)
+call_is_lookup (PdRemoteSource *self,
+                const Call     *call)
 {
-  return g_strcmp0 (call->method, "GET") == 0 && g_str_has_prefix (call->path, "/api/sessions/");
+  return self->lookup_limit != 0 &&
+         g_strcmp0 (call->method, "GET") == 0 && g_str_has_prefix (call->path, "/api/sessions/");
 }
 
-/* Takes a token of the lookup budget; else says how many ms until one. */
+/* Takes a token of the lookup budget; else says how many ms until one.
+ * The budget keeps a margin below the server's limit: of 60, a burst of 8
+ * and 50 a minute. */
 static gboolean
 take_lookup_token (PdRemoteSource *self,
                    gint64          now,
                    guint          *wait_ms)
 {
-  double per_us = LOOKUP_PER_MINUTE / (60.0 * G_USEC_PER_SEC);
+  gint64 limit = self->lookup_limit > 0 ? MIN (self->lookup_limit, G_MAXINT) : LOOKUP_LIMIT_ASSUMED;
+  double burst = MIN (LOOKUP_BURST, MAX (1, limit / 4));
+  double per_us = MAX (1.0, limit - burst - 2) / (60.0 * G_USEC_PER_SEC);
 
-  self->lookup_tokens = MIN ((double) LOOKUP_BURST, self->lookup_tokens + (now - self->lookup_refilled) * per_us);
+  self->lookup_tokens = MIN (burst, self->lookup_tokens + (now - self->lookup_refilled) * per_us);
   self->lookup_refilled = now;
   if (self->lookup_tokens >= 1.0)
     {
@@ -590,16 +597,16 @@ send_call (GTask *task)
   /* Back off after a 429, and keep session lookups within the budget:
    * wait instead of adding to the pressure, merged with a waiting lookup
    * of the same path. */
-  if (self->backoff_until > now || call_is_lookup (call))
+  if (self->backoff_until > now || call_is_lookup (self, call))
     {
       guint wait_ms = 0;
 
       if (self->backoff_until > now)
         wait_ms = (guint) ((self->backoff_until - now) / 1000 + 1);
-      else if (call_is_lookup (call) && find_waiting_lookup (self, call) == NULL)
+      else if (call_is_lookup (self, call) && find_waiting_lookup (self, call) == NULL)
         take_lookup_token (self, now, &wait_ms);
 
-      if (call_is_lookup (call) && (wait_ms > 0 || find_waiting_lookup (self, call) != NULL))
+      if (call_is_lookup (self, call) && (wait_ms > 0 || find_waiting_lookup (self, call) != NULL))
         {
           GTask *waiting = find_waiting_lookup (self, call);
 
@@ -902,6 +909,7 @@ pd_remote_source_init (PdRemoteSource *self)
   self->lookup_tokens = LOOKUP_BURST;
   self->lookup_refilled = g_get_monotonic_time ();
   self->lookups_waiting = g_ptr_array_new ();
+  self->lookup_limit = -1;
   self->exports_asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   /* First of the handlers: before any view reloads on it. */
   g_signal_connect (self, "changed", G_CALLBACK (on_changed), NULL);

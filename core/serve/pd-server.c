@@ -147,6 +147,9 @@ handle_health (PdServer          *self,
   /* Ours: the stream's comment line comes this often, so a client that
    * hears nothing for a few of them knows the server stopped answering. */
   json_object_set_int_member (object, "keepalive_ms", self->stream_keepalive_ms);
+  /* Ours: the session lookups a client may make a minute (0: no limit), so
+   * a client keeps its own budget to this, not to a guess. */
+  json_object_set_int_member (object, "lookup_limit", self->rate_limit);
   json_object_set_boolean_member (object, "plan_detail", TRUE);
   json_object_set_int_member (object, "ws_connections", _pd_server_ws_count (self));
   json_object_set_int_member (object, "runs_active", self->active_runs);

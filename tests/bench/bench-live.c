@@ -219,13 +219,22 @@ show_wait_done (gpointer data)
   return shows_version (wait->view, wait->version);
 }
 
+/* Over once the writer's newest version is drawn: one merged into a later
+ * one is never drawn itself, and waiting for it ran the 120 s out. */
 static gboolean
 run_done (gpointer data)
 {
   Run *run = data;
+  GHashTableIter iter;
+  gpointer key;
+  gint64 newest = 0;
 
-  return run->writer_done && run->pending == 0 &&
-         g_hash_table_size (run->drawn) >= g_hash_table_size (run->committed);
+  if (!run->writer_done || run->pending != 0)
+    return FALSE;
+  g_hash_table_iter_init (&iter, run->committed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    newest = MAX (newest, *(gint64 *) key);
+  return newest > 0 && g_hash_table_contains (run->drawn, &newest);
 }
 
 static int
