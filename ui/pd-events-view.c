@@ -190,11 +190,15 @@ observe_notice (PdEventsView *self,
   else if (g_strcmp0 (type, PD_EVENT_PLAN_REASSESSMENT) == 0)
     {
       const char *reason = pd_json_get_string (data, "reason");
+      const char *text = reassessment_reason_text (reason);
+      g_autofree char *isolated = NULL;
 
+      /* A reason we do not know is the event's own text: isolated. */
+      if (text == reason)
+        text = isolated = _pd_isolated_line (reason);
       changed = set_notice (self, NOTICE_REASSESSMENT,
                             /* Translators: %s says why, e.g. "an acceptance check kept failing" */
-                            g_strdup_printf (_("Plan reassessment requested: %s"),
-                                             reassessment_reason_text (reason)));
+                            g_strdup_printf (_("Plan reassessment requested: %s"), text));
     }
   else if (g_strcmp0 (type, PD_EVENT_PLAN_BLOCKED) == 0)
     {
@@ -217,19 +221,25 @@ observe_notice (PdEventsView *self,
       if (g_strcmp0 (error_class, "cancelled") == 0)
         changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run was stopped")));
       else if (why != NULL && why[0] != '\0')
-        /* Translators: %s says why, as the engine or the provider put it (plain text) */
-        changed = set_notice (self, NOTICE_SESSION, g_strdup_printf (_("The run failed: %s"), why));
+        {
+          /* A provider's words (anyone's text): isolated. */
+          g_autofree char *isolated = _pd_isolated_line (why);
+
+          /* Translators: %s says why, as the engine or the provider put it (plain text) */
+          changed = set_notice (self, NOTICE_SESSION, g_strdup_printf (_("The run failed: %s"), isolated));
+        }
       else
         changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run failed")));
     }
   else if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
     {
-      const char *limit = pd_json_get_string (data, "limit_name");
+      const char *limit_name = pd_json_get_string (data, "limit_name");
+      g_autofree char *limit = _pd_isolated_line (limit_name != NULL ? limit_name : "?");
 
       changed = set_notice (self, NOTICE_SESSION,
                             /* Translators: %s names the budget, e.g. "iterations" */
                             g_strdup_printf (_("The run stopped: its %s budget is exhausted (%d of %d)"),
-                                             limit ? limit : "?",
+                                             limit,
                                              data_int (data, "observed"), data_int (data, "limit")));
     }
 

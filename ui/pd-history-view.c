@@ -85,8 +85,12 @@ check_chip (const PdPlanCheck *check)
   if (check->call_id != NULL)
     /* Translators: a check chip's tooltip: description, the tool and
      * arguments of the required call, then the call that gave the evidence */
-    tooltip = g_strdup_printf (_("%s\n%s %s\nEvidence: %s"), check->description, check->tool,
-                               check->arguments, check->call_id);
+    {
+      g_autofree char *call_id = _pd_isolated_line (check->call_id);
+
+      tooltip = g_strdup_printf (_("%s\n%s %s\nEvidence: %s"), check->description, check->tool,
+                                 check->arguments, call_id);
+    }
   else
     tooltip = g_strdup_printf ("%s\n%s %s", check->description, check->tool, check->arguments);
   /* Tooltips set as text are plain too. */
@@ -271,26 +275,42 @@ check_status_word (const char *token)
   return token ? token : "";
 }
 
-/* How a person reads one change; plain text. */
+/* Anyone's text inside one of our sentences: on one line, its controls
+ * shown, in an isolate (see _pd_isolated_line()); "" for none. */
+static char *
+iso (const char *text)
+{
+  return _pd_isolated_line (text != NULL ? text : "");
+}
+
+/* How a person reads one change; plain text.  Every id, title, note,
+ * check and reason comes from a model or an agent: each is isolated, so a
+ * right-to-left override in one cannot reorder the sentence around it. */
 static char *
 change_text (const PdPlanDiffEntry *entry,
-             const char            *step_name)
+             const char            *step_name)   /* isolated already */
 {
+  g_autofree char *step = iso (entry->step_id);
+  g_autofree char *check = iso (entry->check_id);
+  g_autofree char *old_value = iso (entry->old_value);
+  g_autofree char *new_value = iso (entry->new_value);
+  g_autofree char *new_detail = iso (entry->new_detail);
+
   switch (entry->kind)
     {
     case PD_PLAN_DIFF_STEP_ADDED:
       /* Translators: a step added to the plan: "Added s4: Write tests" */
-      return g_strdup_printf (_("Added %s: %s"), entry->step_id, entry->new_value);
+      return g_strdup_printf (_("Added %s: %s"), step, new_value);
 
     case PD_PLAN_DIFF_STEP_REMOVED:
-      return g_strdup_printf (_("Removed %s: %s"), entry->step_id, entry->old_value);
+      return g_strdup_printf (_("Removed %s: %s"), step, old_value);
 
     case PD_PLAN_DIFF_STEP_TITLE:
       {
-        g_autofree char *from = quoted (entry->old_value);
-        g_autofree char *to = quoted (entry->new_value);
+        g_autofree char *from = quoted (old_value);
+        g_autofree char *to = quoted (new_value);
 
-        return g_strdup_printf (_("%s renamed: %s → %s"), entry->step_id, from, to);
+        return g_strdup_printf (_("%s renamed: %s → %s"), step, from, to);
       }
 
     case PD_PLAN_DIFF_STEP_STATUS:
@@ -300,23 +320,21 @@ change_text (const PdPlanDiffEntry *entry,
 
     case PD_PLAN_DIFF_STEP_NOTE:
       {
-        g_autofree char *to = quoted (entry->new_value);
+        g_autofree char *to = quoted (new_value);
 
         if (entry->new_value == NULL || entry->new_value[0] == '\0')
-          return g_strdup_printf (_("%s note cleared"), entry->step_id);
-        return g_strdup_printf (_("%s note: %s"), entry->step_id, to);
+          return g_strdup_printf (_("%s note cleared"), step);
+        return g_strdup_printf (_("%s note: %s"), step, to);
       }
 
     case PD_PLAN_DIFF_CHECK_ADDED:
-      return g_strdup_printf (_("%s check %s added: %s"), entry->step_id, entry->check_id,
-                              entry->new_detail ? entry->new_detail : "");
+      return g_strdup_printf (_("%s check %s added: %s"), step, check, new_detail);
 
     case PD_PLAN_DIFF_CHECK_REMOVED:
-      return g_strdup_printf (_("%s check %s removed"), entry->step_id, entry->check_id);
+      return g_strdup_printf (_("%s check %s removed"), step, check);
 
     case PD_PLAN_DIFF_CHECK_REQUIREMENT:
-      return g_strdup_printf (_("%s check %s now requires %s"), entry->step_id, entry->check_id,
-                              entry->new_value);
+      return g_strdup_printf (_("%s check %s now requires %s"), step, check, new_value);
 
     case PD_PLAN_DIFF_CHECK_EVIDENCE:
       /* The status stayed and only the evidence changed: a status change
@@ -326,24 +344,24 @@ change_text (const PdPlanDiffEntry *entry,
           if (entry->new_detail != NULL)
             /* Translators: a check's status stayed, its evidence is now another
              * tool call: "c1: still passed, evidence now from call_y" */
-            return g_strdup_printf (_("%s: still %s, evidence now from %s"), entry->check_id,
-                                    check_status_word (entry->new_value), entry->new_detail);
+            return g_strdup_printf (_("%s: still %s, evidence now from %s"), check,
+                                    check_status_word (entry->new_value), new_detail);
           /* Translators: a check's status stayed, its evidence was dropped */
-          return g_strdup_printf (_("%s: still %s, its evidence was cleared"), entry->check_id,
+          return g_strdup_printf (_("%s: still %s, its evidence was cleared"), check,
                                   check_status_word (entry->new_value));
         }
       /* "c1: pending → passed (call_x)" */
       if (entry->new_detail != NULL)
-        return g_strdup_printf (_("%s: %s → %s (%s)"), entry->check_id, check_status_word (entry->old_value),
-                                check_status_word (entry->new_value), entry->new_detail);
-      return g_strdup_printf (_("%s: %s → %s"), entry->check_id, check_status_word (entry->old_value),
+        return g_strdup_printf (_("%s: %s → %s (%s)"), check, check_status_word (entry->old_value),
+                                check_status_word (entry->new_value), new_detail);
+      return g_strdup_printf (_("%s: %s → %s"), check, check_status_word (entry->old_value),
                               check_status_word (entry->new_value));
 
     case PD_PLAN_DIFF_REVISION:
       if (entry->new_detail != NULL && entry->new_detail[0] != '\0')
         /* Translators: the reason a plan was revised, then what changed */
-        return g_strdup_printf (_("Revised: %s — %s"), entry->new_value, entry->new_detail);
-      return g_strdup_printf (_("Revised: %s"), entry->new_value);
+        return g_strdup_printf (_("Revised: %s — %s"), new_value, new_detail);
+      return g_strdup_printf (_("Revised: %s"), new_value);
 
     default:
       return g_strdup ("");
@@ -502,7 +520,8 @@ pd_history_view_show_selected (PdHistoryView *self)
 
   if (state->revision != NULL)
     {
-      g_autofree char *revision = g_strdup_printf (_("Revision reason: %s"), state->revision->reason);
+      g_autofree char *reason = iso (state->revision->reason);
+      g_autofree char *revision = g_strdup_printf (_("Revision reason: %s"), reason);
 
       gtk_label_set_text (self->revision_label, revision);
       gtk_widget_set_visible (GTK_WIDGET (self->revision_label), TRUE);
@@ -545,22 +564,28 @@ pd_history_view_show_selected (PdHistoryView *self)
             const PdPlanStep *step = g_ptr_array_index (state->steps, j);
 
             if (g_strcmp0 (step->id, entry->step_id) == 0)
-              name = quoted (step->title);
+              {
+                g_autofree char *step_title = iso (step->title);
+
+                name = quoted (step_title);
+              }
           }
+      if (name == NULL)
+        name = iso (entry->step_id);
       /* "Blocked" is how the pages write an agent's cancelled item. */
       if (entry->kind == PD_PLAN_DIFF_STEP_STATUS && g_strcmp0 (entry->new_value, "blocked") == 0 &&
           step_cancelled (marks, entry->step_id))
         {
-          g_autofree char *text = g_strdup_printf (_("%s: %s → %s"), name ? name : entry->step_id,
+          g_autofree char *text = g_strdup_printf (_("%s: %s → %s"), name,
                                                    step_status_word (entry->old_value), _("Cancelled"));
-          GtkWidget *row = change_row (entry, name ? name : entry->step_id);
+          GtkWidget *row = change_row (entry, name);
           GtkWidget *label = gtk_widget_get_last_child (row);
 
           gtk_label_set_text (GTK_LABEL (label), text);
           gtk_list_box_append (self->changes_list, row);
           continue;
         }
-      gtk_list_box_append (self->changes_list, change_row (entry, name ? name : entry->step_id));
+      gtk_list_box_append (self->changes_list, change_row (entry, name));
     }
   if (pd_plan_diff_is_empty (diff))
     list_box_add_placeholder_row (self->changes_list, _("No change to steps or checks"));
@@ -757,7 +782,7 @@ static GtkWidget *
 document_row (const PdArtifactPlan *plan)
 {
   g_autofree char *title = pd_plan_artifact_title (plan->markdown ? plan->markdown : "");
-  g_autofree char *safe_title = pd_safe_text_line (title ? title : "");
+  g_autofree char *isolated = iso (title);
   g_autofree char *when = plan->time > 0 ? _pd_format_local_time (plan->time) : g_strdup ("");
   g_autofree char *heading = NULL;
   GtkWidget *expander = gtk_expander_new (NULL);
@@ -766,9 +791,9 @@ document_row (const PdArtifactPlan *plan)
 
   if (when[0] != '\0')
     /* Translators: a plan document: "Approved · 14:02:11 · Move the settings to TOML" */
-    heading = g_strdup_printf (_("%s · %s · %s"), document_status_word (plan->status), when, safe_title);
+    heading = g_strdup_printf (_("%s · %s · %s"), document_status_word (plan->status), when, isolated);
   else
-    heading = g_strdup_printf (_("%s · %s"), document_status_word (plan->status), safe_title);
+    heading = g_strdup_printf (_("%s · %s"), document_status_word (plan->status), isolated);
   heading_label = _pd_plain_label (heading, NULL);
   gtk_expander_set_label_widget (GTK_EXPANDER (expander), heading_label);
 

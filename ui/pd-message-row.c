@@ -119,18 +119,6 @@ fold_preview (const char *text,
   }
 }
 
-/* Model text, shown: plain text (never markup), and with bidi controls and
- * other invisible format characters shown as <U+202E>, control characters
- * as spaces, so a label shows it in the order it is written. */
-static void
-set_model_text (GtkLabel   *label,
-                const char *text)
-{
-  g_autofree char *shown = pd_safe_text_block (text);
-
-  gtk_label_set_text (label, shown);
-}
-
 static char *
 pretty_arguments (JsonObject *function)
 {
@@ -235,8 +223,10 @@ subagent_widget (JsonObject *subagent)
   guint n = messages ? json_array_get_length (messages) : 0;
   const char *description = object_string (subagent, "description");
   const char *type = object_string (subagent, "agent_type");
-  g_autofree char *safe_description = pd_safe_text_line (description ? description : "");
-  g_autofree char *safe_type = type ? pd_safe_text_line (type) : NULL;
+  /* Model text in our sentence: shown and isolated (_pd_isolated_line()). */
+  g_autofree char *safe_description = description != NULL && description[0] != '\0'
+                                      ? _pd_isolated_line (description) : g_strdup ("");
+  g_autofree char *safe_type = type ? _pd_isolated_line (type) : NULL;
   g_autofree char *count = NULL;
   g_autofree char *title = NULL;
   GtkWidget *expander;
@@ -289,7 +279,7 @@ tool_call_widget (JsonObject *call)
   call_id = object_string (call, "id");
   arguments = pretty_arguments (function);
   safe_arguments = pd_safe_text_block (arguments);
-  safe_name = pd_safe_text_line (name ? name : "?");
+  safe_name = _pd_isolated_line (name ? name : "?");
 
   /* Translators: an assistant's tool call; %s is the tool's name. */
   title = g_strdup_printf (_("Tool call: %s"), safe_name);
@@ -437,11 +427,18 @@ pd_message_row_update (PdMessageRow *self)
       const char *call_id = pd_message_item_get_tool_call_id (self->item);
 
       if (name != NULL && call_id != NULL)
-        meta = g_strdup_printf ("%s · %s", name, call_id);
-      else
-        meta = g_strdup (name ? name : call_id);
+        {
+          /* Each part isolated: the one cannot reorder the other. */
+          g_autofree char *safe_name = _pd_isolated_line (name);
+          g_autofree char *safe_id = _pd_isolated_line (call_id);
+
+          meta = g_strdup_printf ("%s · %s", safe_name, safe_id);
+        }
+      else if (name != NULL || call_id != NULL)
+        meta = _pd_isolated_line (name ? name : call_id);
     }
-  set_model_text (self->meta_label, meta ? meta : "");
+  /* Made safe to show by _pd_isolated_line() already. */
+  gtk_label_set_text (self->meta_label, meta ? meta : "");
 
   if (is_tool)
     {
@@ -517,13 +514,17 @@ pd_message_row_update (PdMessageRow *self)
     if (refusal != NULL)
       {
         /* Translators: the model declined to answer; %s is the explanation it or the server gave. */
-        outcome = g_strdup_printf (_("Refused: %s"), refusal);
+        g_autofree char *why = _pd_isolated_line (refusal);
+
+        outcome = g_strdup_printf (_("Refused: %s"), why);
         gtk_widget_add_css_class (GTK_WIDGET (self->outcome_label), "error");
       }
     else if (incomplete != NULL)
       {
         /* Translators: %s is the server's stop reason, e.g. max_tokens. */
-        outcome = g_strdup_printf (_("Cut off at the output limit (%s): this answer is incomplete."), incomplete);
+        g_autofree char *why = _pd_isolated_line (incomplete);
+
+        outcome = g_strdup_printf (_("Cut off at the output limit (%s): this answer is incomplete."), why);
         gtk_widget_add_css_class (GTK_WIDGET (self->outcome_label), "warning");
       }
     gtk_label_set_text (self->outcome_label, outcome ? outcome : "");

@@ -88,7 +88,9 @@ pd_now_view_show_header (PdNowView         *self,
   if (plan->revision != NULL && plan->revision->reason != NULL && plan->revision->reason[0] != '\0' &&
       g_strcmp0 (self->regression_reason, plan->revision->reason) != 0)
     {
-      g_autofree char *text = g_strdup_printf (_("Last revision: %s"), plan->revision->reason);
+      /* Model text inside our sentence: isolated (see _pd_isolated_line()). */
+      g_autofree char *reason = _pd_isolated_line (plan->revision->reason);
+      g_autofree char *text = g_strdup_printf (_("Last revision: %s"), reason);
 
       gtk_label_set_text (self->revision_label, text);
       gtk_widget_set_visible (GTK_WIDGET (self->revision_label), TRUE);
@@ -184,12 +186,12 @@ _pd_now_view_explain_regression (const PdPlanState *old_plan,
       if (entry->kind == PD_PLAN_DIFF_STEP_STATUS &&
           g_strcmp0 (entry->old_value, "done") == 0 && g_strcmp0 (entry->new_value, "done") != 0)
         {
+          g_autofree char *title = _pd_isolated_line (step_title (new_plan, entry->step_id));
           g_autofree char *line = NULL;
 
           /* Translators: a step of the plan went back; “%s” is its title, then its
            * old and new status, e.g. “Run the tests” went back from done to in progress */
-          line = g_strdup_printf (_("“%s” went back from %s to %s"),
-                                  step_title (new_plan, entry->step_id),
+          line = g_strdup_printf (_("“%s” went back from %s to %s"), title,
                                   status_words (entry->old_value), status_words (entry->new_value));
           g_string_append_printf (what, "%s%s", what->len ? "; " : "", line);
           n_steps++;
@@ -218,8 +220,12 @@ _pd_now_view_explain_regression (const PdPlanState *old_plan,
 
   revision = pd_plan_diff_find (diff, PD_PLAN_DIFF_REVISION, NULL, NULL);
   if (revision != NULL && revision->new_value != NULL && revision->new_value[0] != '\0')
-    /* Translators: %s says what went back, then the plan's revision reason (model text) */
-    return g_strdup_printf (_("Progress went back: %s. The plan was revised: %s"), what->str, revision->new_value);
+    {
+      g_autofree char *reason = _pd_isolated_line (revision->new_value);
+
+      /* Translators: %s says what went back, then the plan's revision reason (model text) */
+      return g_strdup_printf (_("Progress went back: %s. The plan was revised: %s"), what->str, reason);
+    }
   if (title_reopened)
     /* Translators: %s says what went back */
     return g_strdup_printf (_("Progress went back: %s. A step’s title changed, which reopens it."), what->str);

@@ -154,13 +154,14 @@ approval_details (const char *text,
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   GtkWidget *always;
   g_autofree char *scope = NULL;
+  g_autofree char *name = _pd_isolated_line (tool);
 
   gtk_box_append (GTK_BOX (box), monospace_block (text));
 
   /* Translators: %s is the name of a tool, such as write_file */
   scope = g_strdup_printf (_("“Always for This Session” approves every later call of “%s” in this "
                              "session without asking, until another session starts here or the "
-                             "window closes. Other tools still ask."), tool);
+                             "window closes. Other tools still ask."), name);
   always = gtk_label_new (scope);
   gtk_label_set_use_markup (GTK_LABEL (always), FALSE);
   gtk_label_set_wrap (GTK_LABEL (always), TRUE);
@@ -209,8 +210,13 @@ _pd_run_controller_ask_approval (PdRunController *self,
   g_autofree char *generic = NULL;
 
   if (body == NULL)
-    /* Translators: %s is the name of a tool, such as shell */
-    body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), question->tool);
+    {
+      /* The model names the tool: isolated in our sentence. */
+      g_autofree char *name = _pd_isolated_line (question->tool);
+
+      /* Translators: %s is the name of a tool, such as shell */
+      body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), name);
+    }
 
   dialog = adw_message_dialog_new (self->parent, _("Allow This Change?"), body);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),

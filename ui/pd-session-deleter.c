@@ -144,6 +144,7 @@ pd_session_deleter_delete (PdSessionDeleter *self,
   Pending *pending;
   g_autofree char *escaped = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *rest = NULL;
 
   g_return_if_fail (PD_IS_SESSION_DELETER (self));
   g_return_if_fail (PD_IS_SOURCE (source));
@@ -153,8 +154,17 @@ pd_session_deleter_delete (PdSessionDeleter *self,
   pending->source = g_object_ref (source);
   pending->id = g_strdup (pd_session_item_get_id (item));
   /* A bidi override in a title would reverse the rest of the toast: made
-   * visible, and the title isolated (see _pd_isolated_line()). */
-  pending->title = _pd_isolated_line (pd_session_item_get_title (item));
+   * visible, and the title isolated (see _pd_isolated_line()).  A long
+   * title is cut to its start: the toast ellipsizes its whole sentence,
+   * and a long one lost its end ("deleted") and pushed Undo aside: cut to
+   * what fits beside the rest of the sentence. */
+  if (pd_session_item_is_imported (item))
+    /* Translators: %s is a session's title */
+    rest = g_strdup_printf (_("“%s” removed from the list; the agent’s own transcript is kept"), "");
+  else
+    /* Translators: %s is a session's title */
+    rest = g_strdup_printf (_("“%s” deleted"), "");
+  pending->title = _pd_toast_quote (GTK_WIDGET (toasts), pd_session_item_get_title (item), rest);
   if (list != NULL)
     {
       PdSessionItem *selected = pd_session_list_get_selected_item (list);

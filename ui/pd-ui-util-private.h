@@ -10,6 +10,10 @@
 
 G_BEGIN_DECLS
 
+/* How much of anyone's text (a title) a toast quotes: its start names it,
+ * and the rest of the sentence and the toast's button stay in view. */
+#define PD_TOAST_TITLE_CHARS 40
+
 char       *_pd_format_local_time      (gint64              unix_usec);
 void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
 gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
@@ -30,5 +34,10 @@ GtkWidget  *_pd_plain_label            (const char         *text,
 char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,
                                         int                 response);
 char       *_pd_isolated_line          (const char         *text);
+char       *_pd_isolated_short         (const char         *text,
+                                        guint               max_chars);
+char       *_pd_toast_quote            (GtkWidget          *overlay,
+                                        const char         *text,
+                                        const char         *rest);
 
 G_END_DECLS

@@ -221,6 +221,86 @@ _pd_isolated_line (const char *text)
   return g_strconcat ("\xe2\x81\xa8" /* U+2068 */, safe, "\xe2\x81\xa9" /* U+2069 */, NULL);
 }
 
+/**
+ * _pd_isolated_short:
+ * @text: (nullable): anyone's text going into a short sentence of ours (a
+ *   toast's title)
+ * @max_chars: how many characters of it to show at most
+ *
+ * Returns: (transfer full): as _pd_isolated_line(), cut to its first
+ *   @max_chars - 1 characters and "…" when longer: a toast ellipsizes its
+ *   whole title, so a long title would hide the end of our sentence and
+ *   push its button away; the start of a title is enough to know it.
+ */
+char *
+_pd_isolated_short (const char *text,
+                    guint       max_chars)
+{
+  g_autofree char *safe = pd_safe_text_line (text);
+
+  g_return_val_if_fail (max_chars > 1, NULL);
+
+  if (g_utf8_strlen (safe, -1) > max_chars)
+    {
+      g_autofree char *head = g_utf8_substring (safe, 0, max_chars - 1);
+
+      return g_strconcat ("\xe2\x81\xa8", head, "…\xe2\x81\xa9", NULL);
+    }
+  return g_strconcat ("\xe2\x81\xa8", safe, "\xe2\x81\xa9", NULL);
+}
+
+/* What a toast keeps beside its title: its margins and padding, the
+ * button (Undo) and the close button. */
+#define TOAST_RESERVED_PX 180
+#define TOAST_TITLE_MIN_CHARS 8
+
+/**
+ * _pd_toast_quote:
+ * @overlay: (nullable): the toast overlay the toast will show in
+ * @text: (nullable): anyone's text (a session's title) the toast quotes
+ * @rest: the rest of the toast's sentence, without @text
+ *
+ * A toast ellipsizes its sentence at its end: a long title hid "deleted"
+ * and pushed Undo aside, and on a narrow window (a phone) even a title cut
+ * to PD_TOAST_TITLE_CHARS did.  The title is cut instead, to what fits
+ * beside @rest and the toast's buttons at the overlay's width now.
+ *
+ * Returns: (transfer full): @text isolated (_pd_isolated_short()), cut
+ *   to at most PD_TOAST_TITLE_CHARS characters and to the width there is
+ */
+char *
+_pd_toast_quote (GtkWidget  *overlay,
+                 const char *text,
+                 const char *rest)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  g_autoptr(PangoAttrList) attributes = NULL;
+  int width = overlay != NULL ? gtk_widget_get_width (overlay) : 0;
+  int rest_width;
+
+  if (width <= 0)
+    return _pd_isolated_short (text, PD_TOAST_TITLE_CHARS);
+
+  /* A toast's title is a heading: weight 800. */
+  layout = gtk_widget_create_pango_layout (overlay, rest);
+  attributes = pango_attr_list_new ();
+  pango_attr_list_insert (attributes, pango_attr_weight_new (PANGO_WEIGHT_ULTRABOLD));
+  pango_layout_set_attributes (layout, attributes);
+  pango_layout_get_pixel_size (layout, &rest_width, NULL);
+  for (guint n = PD_TOAST_TITLE_CHARS; n > TOAST_TITLE_MIN_CHARS; n--)
+    {
+      g_autofree char *quote = _pd_isolated_short (text, n);
+      int quote_width;
+
+      pango_layout_set_text (layout, quote, -1);
+      pango_layout_get_pixel_size (layout, &quote_width, NULL);
+      /* A tenth to spare: the toast's own font may be a little wider. */
+      if ((rest_width + quote_width) * 11 / 10 <= width - TOAST_RESERVED_PX)
+        return g_steal_pointer (&quote);
+    }
+  return _pd_isolated_short (text, TOAST_TITLE_MIN_CHARS);
+}
+
 /*
  * _pd_name_drop_down:
  * @name: what a screen reader says for it

@@ -542,7 +542,7 @@ delete_session_action (GtkWidget  *widget,
    * once the Undo toast has gone, so it is said now. */
   if (pd_session_item_get_running (item))
     {
-      g_autofree char *title = _pd_isolated_line (pd_session_item_get_title (item));
+      g_autofree char *title = _pd_isolated_short (pd_session_item_get_title (item), PD_TOAST_TITLE_CHARS);
       /* Translators: %s is a session's title */
       g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), title);
       g_autofree char *escaped = g_markup_escape_text (text, -1);

@@ -143,12 +143,12 @@ check_approval (PdApplication *app,
   pd_test_screenshot_sizes (GTK_WINDOW (dialog), "approval");
   /* What "Always for This Session" covers, exactly. */
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog),
-                                                   "“Always for This Session” approves every later call of “shell” in this session"));
+                                                   "“Always for This Session” approves every later call of “\342\201\250shell\342\201\251” in this session"));
   answer (dialog, "deny");
 
   pd_test_wait_until (dialog_shown, NULL, "the second approval dialog");
   dialog = open_message_dialog ();
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "“write_file” in this session"));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "“\342\201\250write_file\342\201\251” in this session"));
   answer (dialog, "once");
 
   pd_test_wait_until (run_finished, fixture, "the run to end");

@@ -559,6 +559,36 @@ test_events_follow_newest (void)
   pd_test_destroy_window (window, view);
 }
 
+/* As an attacker (or a hostile server) would word an event: a right-to-left
+ * override (U+202E) in a failure's reason and in a reassessment reason we
+ * do not know.  Each reaches its notice shown and isolated. */
+static void
+test_events_bidi_notices (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Bidi");
+  g_auto(GStrv) notices = NULL;
+  GtkWidget *view = pd_events_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+
+  pd_test_db_add_event (db, id, PD_EVENT_PLAN_REASSESSMENT, NULL, 1, "{\"reason\":\"odd \\u202eone\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_FAILED, NULL, 0, "{\"error\":\"HTTP 500: \\u202egnorw\"}");
+  window = pd_test_present (view, 1000, 640);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.n = 2;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+
+  notices = pd_events_view_get_notices (PD_EVENTS_VIEW (view));
+  g_assert_cmpuint (g_strv_length (notices), ==, 2);
+  g_assert_cmpstr (notices[0], ==, "Plan reassessment requested: \342\201\250odd <U+202E>one\342\201\251");
+  g_assert_cmpstr (notices[1], ==, "The run failed: \342\201\250HTTP 500: <U+202E>gnorw\342\201\251");
+
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -569,6 +599,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/filter-by-type", test_events_filter_by_type);
   g_test_add_func ("/pd/ui/events-view/plain-text-and-empty", test_events_plain_text_and_empty);
   g_test_add_func ("/pd/ui/events-view/model-outcomes", test_events_model_outcomes);
+  g_test_add_func ("/pd/ui/events-view/bidi-notices", test_events_bidi_notices);
   g_test_add_func ("/pd/ui/events-view/narrow", test_events_narrow);
   g_test_add_func ("/pd/ui/events-view/follow-newest", test_events_follow_newest);
 

@@ -18,6 +18,12 @@
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
 
+/* First strong isolate and pop directional isolate, in UTF-8: the plan's
+ * text in our sentences sits inside them. */
+#define FSI "\342\201\250"
+#define PDI "\342\201\251"
+#define ISO(text) FSI text PDI
+
 typedef struct
 {
   GListModel *model;
@@ -161,9 +167,9 @@ test_history_lists_versions_and_changes (void)
   gtk_test_widget_wait_for_draw (view);
   g_assert_nonnull (pd_test_find_label (view, "Plan — v3 · 1/3 done"));
   g_assert_nonnull (pd_test_find_label (view, "Changes from v2"));
-  g_assert_nonnull (pd_test_find_label (view, "c1: pending → passed (call_x)"));
+  g_assert_nonnull (pd_test_find_label (view, ISO ("c1") ": pending → passed (" ISO ("call_x") ")"));
   assert_rows_hold_their_children (view);
-  g_assert_nonnull (pd_test_find_label (view, "s2 renamed: “Fix the parser” → “Fix the <b>parser</b>”"));
+  g_assert_nonnull (pd_test_find_label (view, ISO ("s2") " renamed: “" ISO ("Fix the parser") "” → “" ISO ("Fix the <b>parser</b>") "”"));
   /* Plan text is plain: the title shows its brackets. */
   label = pd_test_find_label (view, "Fix the <b>parser</b>");
   g_assert_nonnull (label);
@@ -175,14 +181,14 @@ test_history_lists_versions_and_changes (void)
   g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 2));
   gtk_test_widget_wait_for_draw (view);
   g_assert_nonnull (pd_test_find_label (view, "Changes from v1"));
-  g_assert_nonnull (pd_test_find_label (view, "Removed s3: Write docs"));
-  g_assert_nonnull (pd_test_find_label (view, "Added s4: Add a regression test"));
-  g_assert_nonnull (pd_test_find_label (view, "s1: Pending → Done"));
-  g_assert_nonnull (pd_test_find_label (view, "s2: Pending → In progress"));
-  g_assert_nonnull (pd_test_find_label (view, "s2 note: “the lexer drops <b> tags”"));
-  g_assert_nonnull (pd_test_find_label (view, "Revised: docs moved to a later session — dropped s3"));
-  g_assert_nonnull (pd_test_find_label (view, "Revision reason: docs moved to a later session"));
-  g_assert_null (pd_test_find_label (view, "c1: pending → passed (call_x)"));
+  g_assert_nonnull (pd_test_find_label (view, "Removed " ISO ("s3") ": " ISO ("Write docs")));
+  g_assert_nonnull (pd_test_find_label (view, "Added " ISO ("s4") ": " ISO ("Add a regression test")));
+  g_assert_nonnull (pd_test_find_label (view, ISO ("s1") ": Pending → Done"));
+  g_assert_nonnull (pd_test_find_label (view, ISO ("s2") ": Pending → In progress"));
+  g_assert_nonnull (pd_test_find_label (view, ISO ("s2") " note: “" ISO ("the lexer drops <b> tags") "”"));
+  g_assert_nonnull (pd_test_find_label (view, "Revised: " ISO ("docs moved to a later session") " — " ISO ("dropped s3")));
+  g_assert_nonnull (pd_test_find_label (view, "Revision reason: " ISO ("docs moved to a later session")));
+  g_assert_null (pd_test_find_label (view, ISO ("c1") ": pending → passed (" ISO ("call_x") ")"));
   /* The plan as it was: s3 is gone, s4 is there. */
   g_assert_null (pd_test_find_label (view, "Write docs"));
   g_assert_nonnull (pd_test_find_label (view, "Add a regression test"));
@@ -191,7 +197,7 @@ test_history_lists_versions_and_changes (void)
   /* v1 is the first version. */
   g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 1));
   g_assert_nonnull (pd_test_find_label (view, "First version"));
-  g_assert_nonnull (pd_test_find_label (view, "Added s3: Write docs"));
+  g_assert_nonnull (pd_test_find_label (view, "Added " ISO ("s3") ": " ISO ("Write docs")));
 
   /* A new version lands: appended, the others keep their items, and the
    * person reading v1 keeps reading v1. */
@@ -236,8 +242,52 @@ test_history_lists_versions_and_changes (void)
   g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 5));
   gtk_test_widget_wait_for_draw (view);
   g_assert_nonnull (pd_test_find_label (view, "Changes from v4"));
-  g_assert_nonnull (pd_test_find_label (view, "c1: still passed, evidence now from call_y"));
+  g_assert_nonnull (pd_test_find_label (view, ISO ("c1") ": still passed, evidence now from " ISO ("call_y")));
   g_assert_null (pd_test_find_label_containing (view, "passed → passed"));
+
+  pd_test_destroy_window (window, view);
+}
+
+/* As an attacker would write a plan: a right-to-left override (U+202E)
+ * in a step's title, its note and the revision reason, which, obeyed,
+ * reverses the rest of our sentence ("renamed", "→").  Each is shown as
+ * <U+202E> inside an isolate of its own. */
+#define RLO "\342\200\256"
+
+static void
+test_history_bidi_isolates (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Bidi");
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  GtkWidget *view = pd_history_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+
+  plan->version = 1;
+  add_step (plan, "s1", "Ship " RLO "exe.txt", PD_PLAN_STEP_PENDING);
+  pd_test_db_save (db, id, NULL, 0, plan);
+  plan->version = 2;
+  g_free (step (plan, "s1")->title);
+  step (plan, "s1")->title = g_strdup ("Ship " RLO "fdp.exe");
+  pd_plan_step_set_note (step (plan, "s1"), "see " RLO "it");
+  plan->revision = pd_plan_revision_new ("undo " RLO "it");
+  pd_test_db_save (db, id, NULL, 0, plan);
+
+  window = pd_test_present (view, 1000, 760);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 2;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 2));
+  gtk_test_widget_wait_for_draw (view);
+
+  g_assert_nonnull (pd_test_find_label (view, ISO ("s1") " renamed: “" ISO ("Ship <U+202E>exe.txt") "” → “"
+                                              ISO ("Ship <U+202E>fdp.exe") "”"));
+  g_assert_nonnull (pd_test_find_label (view, ISO ("s1") " note: “" ISO ("see <U+202E>it") "”"));
+  g_assert_nonnull (pd_test_find_label (view, "Revised: " ISO ("undo <U+202E>it")));
+  g_assert_nonnull (pd_test_find_label (view, "Revision reason: " ISO ("undo <U+202E>it")));
 
   pd_test_destroy_window (window, view);
 }
@@ -444,6 +494,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/history-view/lists-versions-and-changes", test_history_lists_versions_and_changes);
   g_test_add_func ("/pd/ui/history-view/status-glyphs-are-named", test_history_status_glyphs_are_named);
+  g_test_add_func ("/pd/ui/history-view/bidi-isolates", test_history_bidi_isolates);
   g_test_add_func ("/pd/ui/history-view/empty-and-switch", test_history_empty_and_switch);
   g_test_add_func ("/pd/ui/history-view/lists-approved-plans", test_history_lists_approved_plans);
   g_test_add_func ("/pd/ui/history-view/says-why-versions-are-missing", test_history_says_why_versions_are_missing);

@@ -264,7 +264,7 @@ check_subagent_nested (GtkWidget *transcript)
       n_rows++;
   /* The subagent's prompt, its TaskUpdate calls and their results. */
   g_assert_cmpuint (n_rows, >=, 3);
-  g_assert_nonnull (find_expander_prefix (box, "Tool call: TaskUpdate"));
+  g_assert_nonnull (find_expander_prefix (box, "Tool call: \342\201\250TaskUpdate\342\201\251"));
   gtk_expander_set_expanded (subagent, FALSE);
 }
 

@@ -606,7 +606,7 @@ check_second_process (PdApplication *app,
     GtkWidget *label;
 
     g_assert_nonnull (notice);
-    g_assert_nonnull (strstr (notice, "“Look at the whole project, tests included” went back from done to"));
+    g_assert_nonnull (strstr (notice, "“\342\201\250Look at the whole project, tests included\342\201\251” went back from done to"));
     g_assert_nonnull (strstr (notice, "The tests folder was missed"));
     pd_test_flush (GTK_WIDGET (window));
     label = pd_test_find_label (GTK_WIDGET (window), notice);

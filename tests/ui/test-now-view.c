@@ -18,6 +18,10 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
+/* First strong isolate and pop directional isolate, in UTF-8. */
+#define FSI "\342\201\250"
+#define PDI "\342\201\251"
+
 typedef struct
 {
   char           *dir;
@@ -129,7 +133,7 @@ test_now_shows_plan (Fixture       *f,
   g_assert_nonnull (header);
   g_assert_true (gtk_widget_get_mapped (header));
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view),
-                                        "Last revision: Split the export step after the first test run failed"));
+                                        "Last revision: " FSI "Split the export step after the first test run failed" PDI));
   g_assert_cmpfloat_with_epsilon (gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (pd_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_PROGRESS_BAR))),
                                   0.25, 0.001);
 
@@ -353,9 +357,9 @@ test_now_explains_regressions (Fixture       *f,
   /* A copy: the view frees its own when the explanation changes. */
   notice = g_strdup (pd_now_view_get_regression (f->view));
   g_assert_nonnull (notice);
-  g_assert_nonnull (strstr (notice, "“Read the session store and its migrations” went back from done to in progress"));
+  g_assert_nonnull (strstr (notice, "“" FSI "Read the session store and its migrations" PDI "” went back from done to in progress"));
   g_assert_nonnull (strstr (notice, "1 passed check must be run again"));
-  g_assert_nonnull (strstr (notice, "The plan was revised: The store must be read again: its schema changed <b>upstream</b>"));
+  g_assert_nonnull (strstr (notice, "The plan was revised: " FSI "The store must be read again: its schema changed <b>upstream</b>" PDI));
   /* Shown as plain text on the page, with the header of the new version. */
   gtk_test_widget_wait_for_draw (GTK_WIDGET (f->view));
   g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (f->view), notice)));
@@ -442,11 +446,43 @@ test_now_plain_text (Fixture       *f,
   g_assert_cmpstr (gtk_widget_get_tooltip_text (note), ==, "<i>note</i> & more");
 
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "s<1>"));
-  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Last revision: <span>why</span>"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Last revision: " FSI "<span>why</span>" PDI));
 
   chip = gtk_widget_get_parent (pd_test_find_label (GTK_WIDGET (f->view), "<u>passes</u>"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Arguments: {\"command\":\"echo '"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Check: c&1"));
+}
+
+/* --- model text in our sentences ------------------------------------------- */
+
+/* As an attacker would write a step title and a revision reason: a
+ * right-to-left override (U+202E) that, obeyed, reverses the rest of our
+ * sentence.  Each reaches it shown (<U+202E>) and inside an isolate. */
+#define RLO "\342\200\256"
+
+static void
+test_now_bidi_isolates (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PdPlanState) old_plan = pd_plan_state_new ();
+  g_autoptr(PdPlanState) new_plan = pd_plan_state_new ();
+  g_autofree char *notice = NULL;
+
+  g_ptr_array_add (old_plan->steps, pd_test_step ("s1", "Ship " RLO "exe.txt", PD_PLAN_STEP_DONE, NULL));
+  old_plan->version = 1;
+  g_ptr_array_add (new_plan->steps, pd_test_step ("s1", "Ship " RLO "exe.txt", PD_PLAN_STEP_IN_PROGRESS, NULL));
+  new_plan->version = 2;
+  new_plan->revision = pd_plan_revision_new ("undo " RLO "it");
+
+  notice = _pd_now_view_explain_regression (old_plan, new_plan);
+  g_assert_cmpstr (notice, ==, "Progress went back: “" FSI "Ship <U+202E>exe.txt" PDI "” went back from done to "
+                               "in progress. The plan was revised: " FSI "undo <U+202E>it" PDI);
+
+  pd_test_save_plan (f->store, f->id, new_plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Last revision: " FSI "undo <U+202E>it" PDI));
 }
 
 /* --- no plan ---------------------------------------------------------------- */
@@ -563,6 +599,7 @@ main (int   argc,
   ADD ("empty-state", test_now_empty_state);
   ADD ("polling-cadence", test_now_polling_cadence);
   ADD ("explains-regressions", test_now_explains_regressions);
+  ADD ("bidi-isolates", test_now_bidi_isolates);
 
   return g_test_run ();
 }

@@ -405,6 +405,88 @@ test_delete_bidi_toast (void)
   g_assert_cmpint (pd_test_run_app (args, check_bidi_toast, ids, NULL), ==, 0);
 }
 
+/* --- a long title in the toast ------------------------------------------------ */
+
+/* 120 characters: as a person writes a task in its first message. */
+#define LONG_TITLE "Move every preference of the old INI file to GSettings, keep the migration for a release, " \
+                   "and document it in the README"
+
+static gboolean
+is_title_label (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), "“" FSI "Move");
+}
+
+static gboolean
+is_narrow (gpointer window)
+{
+  return gtk_widget_get_width (GTK_WIDGET (window)) == 360;
+}
+
+static void
+check_long_title_toast (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  const char *id = user_data;
+  GtkWidget *undo;
+  GtkWidget *label;
+  graphene_rect_t bounds;
+
+  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", id);
+  undo = wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button");
+  pd_test_spin (400);
+  label = pd_test_find_first (GTK_WIDGET (window), is_title_label, NULL);
+  g_assert_nonnull (label);
+
+  /* The title's start, cut with "…" inside its isolate; the sentence
+   * whole, and drawn whole (the label was ellipsized at its end, losing
+   * "deleted"). */
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                   "“" FSI "Move every preference of the old INI fi…" PDI "” deleted");
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
+  /* Undo inside the window, beside the sentence. */
+  g_assert_true (gtk_widget_get_mapped (undo));
+  g_assert_true (gtk_widget_compute_bounds (undo, GTK_WIDGET (window), &bounds));
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (GTK_WIDGET (window)));
+  g_assert_cmpfloat (bounds.size.width, >, 0);
+  pd_test_screenshot (GTK_WIDGET (window), "delete-long-title");
+  g_signal_emit_by_name (undo, "clicked");
+  wait_toast_gone (window);
+
+  /* On a phone's 360 px the title is cut to what fits: the sentence and
+   * Undo stay whole there too (40 characters still hid "deleted"). */
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 640);
+  pd_test_wait_for (is_narrow, window, WAIT_MS);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", id);
+  undo = wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button");
+  pd_test_spin (400);
+  label = pd_test_find_first (GTK_WIDGET (window), is_title_label, NULL);
+  g_assert_nonnull (label);
+  g_test_message ("narrow toast: %s", gtk_label_get_text (GTK_LABEL (label)));
+  g_assert_true (g_str_has_suffix (gtk_label_get_text (GTK_LABEL (label)), "…" PDI "” deleted"));
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
+  g_assert_true (gtk_widget_compute_bounds (undo, GTK_WIDGET (window), &bounds));
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (GTK_WIDGET (window)));
+  pd_test_screenshot (GTK_WIDGET (window), "delete-long-title-360");
+  g_signal_emit_by_name (undo, "clicked");
+  wait_toast_gone (window);
+}
+
+static void
+test_delete_long_title (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, LONG_TITLE);
+  const char *args[] = { "--db", db->path, NULL };
+
+  g_assert_cmpint (pd_test_run_app (args, check_long_title_toast, id, NULL), ==, 0);
+}
+
 /* --- export ------------------------------------------------------------------ */
 
 typedef struct
@@ -1120,6 +1202,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/session-actions/delete-undo", test_delete);
   g_test_add_func ("/pd/ui/session-actions/delete-bidi-toast", test_delete_bidi_toast);
+  g_test_add_func ("/pd/ui/session-actions/delete-long-title", test_delete_long_title);
   g_test_add_func ("/pd/ui/session-actions/export", test_export);
   g_test_add_func ("/pd/ui/session-actions/export-off-main-thread", test_export_off_main);
   g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);

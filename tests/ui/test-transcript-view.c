@@ -9,6 +9,10 @@
 
 #include "config.h"
 
+/* First strong isolate and pop directional isolate, in UTF-8. */
+#define FSI "\342\201\250"
+#define PDI "\342\201\251"
+
 #include <string.h>
 
 #include "pd-message-item.h"
@@ -187,7 +191,7 @@ test_transcript_shows_messages (void)
 
   /* The tool call: name in the expander, arguments pretty-printed. */
   row = row_for_index (view, 3);
-  call = find_expander (GTK_WIDGET (row), "Tool call: shell");
+  call = find_expander (GTK_WIDGET (row), "Tool call: " FSI "shell" PDI);
   g_assert_nonnull (call);
   g_assert_false (gtk_expander_get_expanded (call));
   /* A collapsed expander keeps its child out of the widget tree. */
@@ -343,13 +347,13 @@ test_transcript_model_outcomes (void)
   gtk_test_widget_wait_for_draw (view);
 
   label = pd_test_find_label (GTK_WIDGET (row_for_index (view, 1)),
-                              "Refused: This request was refused due to <b>policy</b>.");
+                              "Refused: " FSI "This request was refused due to <b>policy</b>." PDI);
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_get_visible (label));
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
 
   label = pd_test_find_label (GTK_WIDGET (row_for_index (view, 2)),
-                              "Cut off at the output limit (max_tokens): this answer is incomplete.");
+                              "Cut off at the output limit (" FSI "max_tokens" PDI "): this answer is incomplete.");
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_get_visible (label));
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (row_for_index (view, 2)), "The first half of the <i>answer"));
@@ -417,15 +421,23 @@ test_transcript_empty_and_switch (void)
 static gboolean
 text_is_unsafe (const char *text)
 {
+  gboolean isolated = FALSE;
+
   for (const char *p = text; p && *p; p = g_utf8_next_char (p))
     {
       gunichar c = g_utf8_get_char (p);
 
-      if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
-          (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+      /* Our own isolate around model text in a sentence (U+2068 … U+2069,
+       * never nested) is what makes it safe; any other control is not. */
+      if (c == 0x2068 && !isolated)
+        isolated = TRUE;
+      else if (c == 0x2069 && isolated)
+        isolated = FALSE;
+      else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
+               (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
         return TRUE;
     }
-  return FALSE;
+  return isolated;
 }
 
 static gboolean
@@ -489,7 +501,9 @@ test_transcript_bidi_shown (void)
 
   g_assert_nonnull (pd_test_find_label (view, "Deploy <U+202E>txt.exe now"));
   g_assert_nonnull (pd_test_find_label (view, "line one\nadmin <U+2066>secret<U+2069> rights"));
-  g_assert_nonnull (find_expander (view, "Tool call: evil<U+202E>txt"));
+  g_assert_nonnull (find_expander (view, "Tool call: " FSI "evil<U+202E>txt" PDI));
+  /* The result's tool and call: each in its isolate. */
+  g_assert_nonnull (pd_test_find_label (view, FSI "sh<U+202E>ll" PDI " · " FSI "call_1" PDI));
   g_assert_null (pd_test_find_first (view, is_unsafe_widget, NULL));
 
   pd_test_destroy_window (window, view);
