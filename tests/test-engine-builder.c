@@ -11,7 +11,9 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <grp.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -597,6 +599,113 @@ test_allow_outside (Fixture       *f,
     }
 }
 
+/* --- a key leaves no copy behind ------------------------------------------ */
+
+/* The key as this test keeps it: each byte XOR 0x5a, so the only plain
+ * copies in the process are the ones the code under test makes. */
+#define KEY_MASK 0x5a
+
+static gboolean
+region_holds_key (const guint8 *bytes,
+                  gsize         size,
+                  const guint8 *masked,
+                  gsize         key_len)
+{
+  for (gsize i = 0; i + key_len <= size; i++)
+    {
+      gsize j = 0;
+
+      while (j < key_len && bytes[i + j] == (masked[j] ^ KEY_MASK))
+        j++;
+      if (j == key_len)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the key is anywhere in the process's writable memory, read as
+ * an attacker with a core dump or /proc/PID/mem would read it. */
+static gboolean
+memory_holds_key (const guint8 *masked,
+                  gsize         key_len)
+{
+  g_autofree char *maps = NULL;
+  g_auto(GStrv) lines = NULL;
+  gboolean found = FALSE;
+  int fd;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  lines = g_strsplit (maps, "\n", -1);
+  fd = open ("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  for (guint i = 0; lines[i] != NULL && !found; i++)
+    {
+      guint64 start, end;
+      char perms[8] = { 0 };
+      g_autofree guint8 *bytes = NULL;
+      gsize size;
+      gssize got;
+
+      if (sscanf (lines[i], "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %4s", &start, &end, perms) != 3 ||
+          perms[0] != 'r' || perms[1] != 'w')
+        continue;
+      size = end - start;
+      /* Sanitizers' shadow maps are huge and hold no data of ours. */
+      if (size > 256 * 1024 * 1024)
+        continue;
+      bytes = g_malloc (size);
+      got = pread (fd, bytes, size, (off_t) start);
+      if (got > 0)
+        found = region_holds_key (bytes, (gsize) got, masked, key_len);
+      explicit_bzero (bytes, size);
+    }
+  close (fd);
+  return found;
+}
+
+/* As an attacker would read a core dump or the process's memory after a
+ * run: the API key a front end handed the builder (from the keyring) is
+ * overwritten once the builder and the provider built from it are gone
+ * (they freed it as is, and g_object_new() left a copy of its own). */
+static void
+test_key_wiped (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(PdConfig) config = load_config (f, "{\"provider\": {\"name\": \"openai\","
+                                                  " \"base_url\": \"http://127.0.0.1:9/v1\"}}");
+  g_autoptr(GError) error = NULL;
+  PdEngineBuilder *builder;
+  PdEngine *engine;
+  /* Long, so that no small allocation of the check itself takes its freed
+   * block over. */
+  guint8 masked[240];
+  char key[sizeof masked + 1];
+
+  /* A key no other part of the process can hold: random, made here. */
+  memcpy (key, "sk-wipe-", 8);
+  for (gsize i = 8; i < sizeof masked; i++)
+    key[i] = "0123456789abcdef"[g_random_int_range (0, 16)];
+  key[sizeof masked] = '\0';
+  for (gsize i = 0; i < sizeof masked; i++)
+    masked[i] = (guint8) key[i] ^ KEY_MASK;
+
+  builder = pd_engine_builder_new (config);
+  pd_engine_builder_set_working_directory (builder, f->project);
+  pd_engine_builder_set_api_key (builder, key);
+  explicit_bzero (key, sizeof key);
+  engine = pd_engine_builder_build (builder, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (engine);
+  /* The check can find it: the builder and the provider hold it now.  It
+   * looks for 32 characters past its start: malloc writes its own list
+   * pointers over the first 16 bytes of a freed block. */
+  g_assert_true (memory_holds_key (masked + 16, 32));
+
+  g_object_unref (engine);
+  g_object_unref (builder);
+  g_assert_false (memory_holds_key (masked + 16, 32));
+}
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -613,6 +722,7 @@ main (int   argc,
   ADD ("/pd/engine-builder/key-variables-hidden", test_key_variables_hidden);
   ADD ("/pd/engine-builder/allow-outside", test_allow_outside);
   ADD ("/pd/engine-builder/errors", test_errors);
+  ADD ("/pd/engine-builder/key-wiped", test_key_wiped);
   ADD ("/pd/engine-builder/read-only-database", test_read_only_database);
   g_test_add_func ("/pd/engine-builder/read-only-database/subprocess", test_read_only_database_subprocess);
 

@@ -21,6 +21,7 @@
 #include "pd-http-provider.h"
 #include "pd-plan-store.h"
 #include "pd-provider.h"
+#include "pd-secret-text.h"
 #include "pd-session-store.h"
 #include "pd-tool-registry.h"
 
@@ -85,7 +86,7 @@ pd_engine_builder_finalize (GObject *object)
   g_free (self->provider_name);
   g_free (self->base_url);
   g_free (self->model);
-  g_free (self->api_key);
+  pd_secret_text_free (self->api_key);
   g_free (self->api_key_env);
   g_free (self->replay_path);
   g_clear_object (&self->provider);
@@ -201,7 +202,8 @@ pd_engine_builder_set_api_key (PdEngineBuilder *self,
 {
   g_return_if_fail (PD_IS_ENGINE_BUILDER (self));
 
-  replace_string (&self->api_key, api_key);
+  /* The key is wiped, not only freed: see pd-secret-text.h. */
+  pd_secret_text_replace (&self->api_key, api_key);
 }
 
 /**

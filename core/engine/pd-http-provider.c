@@ -18,6 +18,7 @@
 #include "pd-decimal.h"
 #include "pd-http-provider-private.h"
 #include "pd-json.h"
+#include "pd-secret-text.h"
 
 /* Error bodies are read for their message only; a server that answers an
  * error with megabytes is not worth reading further. */
@@ -532,9 +533,7 @@ pd_http_provider_finalize (GObject *object)
 
   g_clear_object (&priv->session);
   g_clear_pointer (&priv->base_url, g_free);
-  if (priv->api_key != NULL)
-    memset (priv->api_key, 0, strlen (priv->api_key));
-  g_clear_pointer (&priv->api_key, g_free);
+  g_clear_pointer (&priv->api_key, pd_secret_text_free);
 
   G_OBJECT_CLASS (pd_http_provider_parent_class)->finalize (object);
 }
@@ -586,7 +585,7 @@ pd_http_provider_set_property (GObject      *object,
         }
       break;
     case PROP_API_KEY:
-      g_free (priv->api_key);
+      pd_secret_text_free (priv->api_key);
       priv->api_key = g_value_dup_string (value);
       break;
     case PROP_MAX_RETRIES:
@@ -643,16 +642,20 @@ _pd_http_provider_new (GType       type,
 {
   g_autoptr(GTypeClass) klass = g_type_class_ref (type);
   PdHttpProviderClass *http_class = PD_HTTP_PROVIDER_CLASS (klass);
+  PdHttpProvider *self;
+  PdHttpProviderPrivate *priv;
 
   if ((base_url == NULL || *base_url == '\0') && http_class->base_url_variable != NULL)
     base_url = g_getenv (http_class->base_url_variable);
   if (api_key == NULL && http_class->key_variable != NULL)
     api_key = g_getenv (http_class->key_variable);
 
-  return g_object_new (type,
-                       "base-url", base_url,
-                       "api-key", api_key,
-                       NULL);
+  self = g_object_new (type, "base-url", base_url, NULL);
+  /* Not through the "api-key" property: g_object_new() would copy the key
+   * into a GValue and free that copy without wiping it. */
+  priv = pd_http_provider_get_instance_private (self);
+  priv->api_key = g_strdup (api_key);
+  return self;
 }
 
 /* A bad URL is a configuration mistake: the factory says so at once, not

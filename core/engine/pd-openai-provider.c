@@ -17,6 +17,7 @@
 #include "pd-http-provider-private.h"
 #include "pd-json.h"
 #include "pd-openai-provider.h"
+#include "pd-secret-text.h"
 
 #define NAME "openai"
 /* Parallel tool calls are counted in units, not hundreds; a larger index is
@@ -482,9 +483,10 @@ pd_openai_provider_add_headers (PdHttpProvider     *provider,
 {
   if (api_key != NULL && *api_key != '\0')
     {
-      g_autofree char *value = g_strconcat ("Bearer ", api_key, NULL);
+      char *value = g_strconcat ("Bearer ", api_key, NULL);
 
       soup_message_headers_replace (headers, "Authorization", value);
+      pd_secret_text_free (value);
     }
 }
 
