@@ -603,7 +603,36 @@ on_chooser_response (GtkNativeDialog *chooser,
     }
   g_free (data->name);
   data->name = g_file_get_basename (file);
+  /* The next export starts where this one went. */
+  {
+    g_autoptr(GFile) parent = g_file_get_parent (file);
+    g_autofree char *folder = parent != NULL ? g_file_get_path (parent) : NULL;
+
+    if (folder != NULL)
+      {
+        g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+        g_settings_set_string (settings, "last-export-folder", folder);
+      }
+  }
   pd_session_export_async (data->source, data->session_id, data->format, file, NULL, on_exported, data);
+}
+
+/* Where the chooser starts: the folder of the last export, else the
+ * person's Documents, else their home, never the folder the app happened
+ * to be started in (it opened there, tried as a new user would). */
+static GFile *
+start_folder (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *last = g_settings_get_string (settings, "last-export-folder");
+  const char *documents = g_get_user_special_dir (G_USER_DIRECTORY_DOCUMENTS);
+
+  if (last[0] != '\0' && g_file_test (last, G_FILE_TEST_IS_DIR))
+    return g_file_new_for_path (last);
+  if (documents != NULL && g_file_test (documents, G_FILE_TEST_IS_DIR))
+    return g_file_new_for_path (documents);
+  return g_file_new_for_path (g_get_home_dir ());
 }
 
 /* A file name from a title: no folder separators, no dot files. */
@@ -667,6 +696,11 @@ pd_session_export_choose (GtkWindow             *parent,
       gtk_file_filter_add_suffix (filter, "md");
     }
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  {
+    g_autoptr(GFile) folder = start_folder ();
+
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+  }
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
   g_signal_connect (chooser, "response", G_CALLBACK (on_chooser_response), data);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));

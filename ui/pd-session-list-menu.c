@@ -97,8 +97,8 @@ pd_session_list_popup_menu (PdSessionList *self,
     g_autoptr(GMenu) section = g_menu_new ();
     g_autoptr(GMenuItem) markdown = g_menu_item_new (_("Export as _Markdown…"), NULL);
     g_autoptr(GMenuItem) json = g_menu_item_new (_("Export as _JSON…"), NULL);
-    g_autoptr(GMenuItem) delete = g_menu_item_new (pd_session_item_is_imported (item)
-                                                   ? _("_Remove From List") : _("_Delete"), NULL);
+    g_autoptr(GMenuItem) delete = g_menu_item_new (_pd_session_delete_label (pd_session_item_is_imported (item)),
+                                                   NULL);
     const char *id = pd_session_item_get_id (item);
 
     g_menu_item_set_action_and_target (markdown, "win.export-markdown", "s", id);

@@ -166,6 +166,37 @@ pd_session_row_set_property (GObject      *object,
     }
 }
 
+/* Whether a popover (the row's context menu) is open on a widget that
+ * holds @widget: a tooltip then would sit over the menu's items. */
+static gboolean
+popover_open_above (GtkWidget *widget)
+{
+  for (GtkWidget *ancestor = widget; ancestor != NULL; ancestor = gtk_widget_get_parent (ancestor))
+    for (GtkWidget *child = gtk_widget_get_first_child (ancestor); child != NULL;
+         child = gtk_widget_get_next_sibling (child))
+      if (GTK_IS_POPOVER (child) && gtk_widget_get_visible (child))
+        return TRUE;
+  return FALSE;
+}
+
+/* The title's tooltip says the whole title, so only when the row cuts
+ * it, and never over an open context menu: it showed for every row,
+ * covering the menu a right click opened there (tried as a new user
+ * would). */
+static gboolean
+on_title_query_tooltip (GtkLabel   *title,
+                        int         x,
+                        int         y,
+                        gboolean    keyboard,
+                        GtkTooltip *tooltip,
+                        gpointer    user_data)
+{
+  if (!pango_layout_is_ellipsized (gtk_label_get_layout (title)) || popover_open_above (GTK_WIDGET (title)))
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, gtk_label_get_text (title));
+  return TRUE;
+}
+
 static void
 pd_session_row_class_init (PdSessionRowClass *klass)
 {
@@ -187,6 +218,7 @@ pd_session_row_class_init (PdSessionRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-session-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PdSessionRow, status_icon);
+  gtk_widget_class_bind_template_callback (widget_class, on_title_query_tooltip);
   gtk_widget_class_set_css_name (widget_class, "session-row");
 }
 

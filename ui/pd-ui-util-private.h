@@ -36,6 +36,7 @@ char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,
 char       *_pd_isolated_line          (const char         *text);
 char       *_pd_isolated_short         (const char         *text,
                                         guint               max_chars);
+const char *_pd_session_delete_label  (gboolean            imported);
 char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);

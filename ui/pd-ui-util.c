@@ -249,6 +249,24 @@ _pd_isolated_short (const char *text,
   return g_strconcat ("\xe2\x81\xa8", safe, "\xe2\x81\xa9", NULL);
 }
 
+/**
+ * _pd_session_delete_label:
+ * @imported: whether the session is another agent's
+ *
+ * One name for deleting a session, in every menu: "Delete" for ours,
+ * "Remove From List" for another agent's, whose transcript stays (the
+ * row's menu said one thing and the window's menu "Delete Session" for
+ * both, tried as a new user would).  The toasts say the same: "deleted",
+ * "removed from the list".
+ *
+ * Returns: (transfer none): the menu label, with its mnemonic
+ */
+const char *
+_pd_session_delete_label (gboolean imported)
+{
+  return imported ? _("_Remove From List") : _("_Delete");
+}
+
 /* What a toast keeps beside its title: its margins and padding, the
  * button (Undo) and the close button. */
 #define TOAST_RESERVED_PX 180

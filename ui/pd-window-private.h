@@ -94,6 +94,7 @@ struct _PdWindow
   GtkRevealer         *message_bar;
   GtkEntry            *message_entry;
   GMenu               *recent_section;
+  GMenu               *session_section;
 };
 
 /* pd-window.c */

@@ -215,6 +215,10 @@ _pd_window_open_source (PdWindow *self)
                                        folder, self->database_path);
 
       _pd_window_show_error (self, _("No Database Here"), description);
+      /* Nothing went wrong: a new file is offered, not a stop sign (tried
+       * as a new user would). */
+      if (gtk_widget_get_visible (GTK_WIDGET (self->create_button)))
+        adw_status_page_set_icon_name (self->error_page, "document-new-symbolic");
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
       return;
     }

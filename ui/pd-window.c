@@ -159,6 +159,7 @@ _pd_window_show_error (PdWindow   *self,
                        const char *description)
 {
   self->failed = TRUE;
+  adw_status_page_set_icon_name (self->error_page, "dialog-error-symbolic");
   adw_status_page_set_title (self->error_page, title);
   g_free (self->error_description);
   self->error_description = g_strdup (description);
@@ -345,9 +346,28 @@ _pd_window_update_content (PdWindow *self)
     pd_window_show_page (self, "empty");
 }
 
+/* The main menu's Session section names deleting as the row's menu does
+ * for the session shown. */
+static void
+pd_window_name_delete_item (PdWindow *self)
+{
+  PdSessionItem *item = pd_session_list_get_selected_item (self->session_list);
+  gboolean imported = item != NULL && pd_session_item_is_imported (item);
+  guint n = g_menu_model_get_n_items (G_MENU_MODEL (self->session_section));
+  g_autoptr(GMenuItem) delete = NULL;
+
+  if (n == 0)
+    return;
+  delete = g_menu_item_new_from_model (G_MENU_MODEL (self->session_section), n - 1);
+  g_menu_item_set_label (delete, _pd_session_delete_label (imported));
+  g_menu_remove (self->session_section, n - 1);
+  g_menu_append_item (self->session_section, delete);
+}
+
 static void
 on_selected_item_changed (PdWindow *self)
 {
+  pd_window_name_delete_item (self);
   _pd_window_update_content (self);
 }
 
@@ -756,6 +776,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, message_bar);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, message_entry);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, session_section);
   gtk_widget_class_bind_template_callback (widget_class, on_selected_item_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_list_loaded);
   gtk_widget_class_bind_template_callback (widget_class, on_session_activated);

@@ -998,6 +998,17 @@ check_preferences (PdApplication *app,
                                                                      ADW_TYPE_ACTION_ROW),
                                              GTK_TYPE_SWITCH));
   g_assert_true (gtk_switch_get_active (privacy));
+  /* It names every agent whose transcripts it reads (it named three of
+   * eight, tried as a new user would). */
+  {
+    const char *agents[] = { "claude-code", "codex", "opencode", "qwen", "gemini", "cline", "roo", "kilo" };
+    const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (privacy),
+                                                                                                  ADW_TYPE_ACTION_ROW)));
+
+    for (gsize i = 0; i < G_N_ELEMENTS (agents); i++)
+      if (strstr (subtitle, pd_session_source_label (agents[i])) == NULL)
+        g_error ("the privacy setting does not name %s: %s", pd_session_source_label (agents[i]), subtitle);
+  }
   gtk_switch_set_active (privacy, FALSE);
   g_assert_false (g_settings_get_boolean (settings, "read-agent-plans"));
 

@@ -180,6 +180,33 @@ dismiss_toast (PdWindow *window)
   g_signal_emit_by_name (close, "clicked");
 }
 
+static gboolean
+is_menu_button (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL;
+}
+
+/* The label of the last item of the main menu's Session section. */
+static char *
+main_menu_delete_label (PdWindow *window)
+{
+  GtkWidget *button = pd_test_find_first (GTK_WIDGET (window), is_menu_button, NULL);
+  GMenuModel *menu;
+  g_autoptr(GMenuModel) section = NULL;
+  char *label = NULL;
+  int n;
+
+  g_assert_nonnull (button);
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  g_assert_nonnull (section);
+  n = g_menu_model_get_n_items (section);
+  g_assert_cmpint (n, >, 0);
+  g_assert_true (g_menu_model_get_item_attribute (section, n - 1, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+  return label;
+}
+
 static void
 check_delete (PdApplication *app,
               PdWindow      *window,
@@ -228,6 +255,21 @@ check_delete (PdApplication *app,
   pd_test_wait_until (list_loaded, window, "the list again");
   g_assert_true (stored (f->store, f->ours));
   g_assert_true (pd_session_list_select (list, f->ours));
+
+  /* The header's session menu names deleting as the row's menu does for
+   * the session shown: one name for each kind (it said "Delete Session"
+   * for an agent's session too, which only leaves the list). */
+  {
+    g_autofree char *imported_label = NULL;
+    g_autofree char *ours_label = NULL;
+
+    g_assert_true (pd_session_list_select (list, f->imported));
+    imported_label = main_menu_delete_label (window);
+    g_assert_cmpstr (imported_label, ==, "_Remove From List");
+    g_assert_true (pd_session_list_select (list, f->ours));
+    ours_label = main_menu_delete_label (window);
+    g_assert_cmpstr (ours_label, ==, "_Delete");
+  }
 
   /* From the header's session menu (the shown session), then the toast
    * closed: deleted, rows and all. */
@@ -687,6 +729,95 @@ test_export (void)
   pd_test_db_free (f.db);
 }
 
+/* --- where the export's chooser starts -------------------------------------- */
+
+static gboolean
+has_folder (gpointer chooser)
+{
+  g_autoptr(GFile) folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
+
+  return folder != NULL;
+}
+
+/* The folder the chooser shows, once it has loaded it. */
+static char *
+chooser_folder (GtkWindow *chooser)
+{
+  g_autoptr(GFile) folder = NULL;
+
+  pd_test_wait_until (has_folder, chooser, WAIT_MS, "the chooser's folder");
+  folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
+  return g_file_get_path (folder);
+}
+
+static void
+check_export_folder (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  ExportFixture *f = user_data;
+  const char *documents = g_get_user_special_dir (G_USER_DIRECTORY_DOCUMENTS);
+  const char *expected = documents != NULL && g_file_test (documents, G_FILE_TEST_IS_DIR)
+                         ? documents : g_get_home_dir ();
+  g_autofree char *written = g_build_filename (f->out_dir, "first.md", NULL);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autoptr(GFile) out = g_file_new_for_path (f->out_dir);
+  GtkWindow *chooser;
+
+  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+
+  /* The first export starts in Documents (or home), not in the folder
+   * the app was started from (the test's own folder here). */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", f->id);
+  pd_test_wait_until (chooser_shown, NULL, WAIT_MS, "the file chooser");
+  chooser = file_chooser ();
+  {
+    g_autofree char *folder = chooser_folder (chooser);
+
+    g_assert_cmpstr (folder, ==, expected);
+    g_assert_cmpstr (folder, !=, cwd);
+  }
+
+  /* Exported elsewhere: the next export starts there. */
+  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), out, NULL);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "first.md");
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  pd_test_wait_until (file_exists, written, WAIT_MS, "the export to be written");
+  pd_test_spin (100);
+  g_assert_null (file_chooser ());
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.export-json", "s", f->id);
+  pd_test_wait_until (chooser_shown, NULL, WAIT_MS, "the file chooser again");
+  chooser = file_chooser ();
+  {
+    g_autofree char *folder = chooser_folder (chooser);
+
+    g_assert_cmpstr (folder, ==, f->out_dir);
+  }
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  pd_test_spin (100);
+  g_assert_null (file_chooser ());
+}
+
+static void
+test_export_folder (void)
+{
+  ExportFixture f = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  pd_test_reset_settings ();
+  f.db = pd_test_db_new ();
+  f.out_dir = pd_test_make_tmp_dir ();
+  f.id = pd_test_db_create_session (f.db, "Tidy the parser");
+  args[1] = f.db->path;
+
+  g_assert_cmpint (pd_test_run_app (args, check_export_folder, &f, NULL), ==, 0);
+
+  g_free (f.id);
+  g_free (f.out_dir);
+  pd_test_db_free (f.db);
+}
+
 /* --- the export's write, off the main thread ------------------------------- */
 
 /* A file that tells which thread writes it, and whose first write waits
@@ -1024,6 +1155,22 @@ shown_button_for (PdWindow   *window,
   return pd_test_find_first (GTK_WIDGET (window), is_shown_button_for, action);
 }
 
+static gboolean
+is_shown_status_page (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return ADW_IS_STATUS_PAGE (widget) && gtk_widget_get_mapped (widget);
+}
+
+static const char *
+error_page_icon (PdWindow *window)
+{
+  GtkWidget *page = pd_test_find_first (GTK_WIDGET (window), is_shown_status_page, NULL);
+
+  g_assert_nonnull (page);
+  return adw_status_page_get_icon_name (ADW_STATUS_PAGE (page));
+}
+
 static void
 check_create (PdApplication *app,
               PdWindow      *window,
@@ -1037,6 +1184,9 @@ check_create (PdApplication *app,
   g_assert_nonnull (create);
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (create)), ==, "_Create a New Database Here");
   g_assert_true (gtk_widget_has_css_class (create, "suggested-action"));
+  /* A new file is offered: its page shows a new document, not the stop
+   * sign of an error (which a missing folder keeps, below). */
+  g_assert_cmpstr (error_page_icon (window), ==, "document-new-symbolic");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "create-database");
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
@@ -1066,6 +1216,7 @@ check_no_folder (PdApplication *app,
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "No Database Here"));
   /* A missing folder is refused: no button makes it. */
   g_assert_null (shown_button_for (window, "win.create-database"));
+  g_assert_cmpstr (error_page_icon (window), ==, "dialog-error-symbolic");
   g_assert_nonnull (shown_button_for (window, "win.open-database"));
 }
 
@@ -1204,6 +1355,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/session-actions/delete-bidi-toast", test_delete_bidi_toast);
   g_test_add_func ("/pd/ui/session-actions/delete-long-title", test_delete_long_title);
   g_test_add_func ("/pd/ui/session-actions/export", test_export);
+  g_test_add_func ("/pd/ui/session-actions/export-folder", test_export_folder);
   g_test_add_func ("/pd/ui/session-actions/export-off-main-thread", test_export_off_main);
   g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);
   g_test_add_func ("/pd/ui/session-actions/create-database", test_create_database);

@@ -392,6 +392,54 @@ test_session_list_plain_text (Fixture       *f,
 }
 
 
+/* --- the title's tooltip ------------------------------------------------- */
+
+/* What the title's tooltip query answers, as GTK asks it on hover. */
+static gboolean
+title_tooltip_shown (GtkWidget *title)
+{
+  g_autoptr(GtkTooltip) tooltip = g_object_new (GTK_TYPE_TOOLTIP, NULL);
+  gboolean shown = FALSE;
+
+  g_signal_emit_by_name (title, "query-tooltip", 4, 4, FALSE, tooltip, &shown);
+  return shown;
+}
+
+/* The title's tooltip only for a title the row cuts, and never over the
+ * row's open context menu (it showed for every row and covered the menu,
+ * tried as a new user would). */
+static void
+test_session_list_title_tooltip (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *id = pd_test_add_session (f->store, "Move every preference of the old INI file to GSettings and "
+                                                       "keep the migration for a release", "plandeck");
+  PdSessionItem *item;
+  GtkWidget *whole;
+  GtkWidget *cut;
+  GtkWidget *popover;
+
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  whole = pd_test_find_label (GTK_WIDGET (f->list), "Fix the parser");
+  cut = pd_test_find_label (GTK_WIDGET (f->list), "Move every preference of the old INI file to GSettings and "
+                                                  "keep the migration for a release");
+  g_assert_nonnull (whole);
+  g_assert_nonnull (cut);
+  g_assert_null (gtk_widget_get_tooltip_text (whole));
+  g_assert_false (title_tooltip_shown (whole));
+  g_assert_true (title_tooltip_shown (cut));
+
+  item = pd_session_list_model_find (pd_session_list_get_model (f->list), id, NULL);
+  pd_session_list_show_menu (f->list, item);
+  popover = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_POPOVER_MENU);
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_false (title_tooltip_shown (cut));
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  g_assert_true (title_tooltip_shown (cut));
+}
+
 /* --- a long listing arrives in pages -------------------------------------- */
 
 #define LONG_LISTING 650u
@@ -801,6 +849,7 @@ main (int   argc,
   ADD ("follows-other-writers", test_session_list_follows_other_writers);
   ADD ("menu-pins-and-renames", test_session_list_menu_pins_and_renames);
   ADD ("plain-text", test_session_list_plain_text);
+  ADD ("title-tooltip", test_session_list_title_tooltip);
   g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
   g_test_add_func ("/pd/ui/session-list/status-icons", test_status_icons);
