@@ -162,11 +162,14 @@ test_import_from_window (gconstpointer project_folder)
   g_assert_cmpint (pd_test_run_app (args, check_import, NULL, NULL), ==, 0);
 }
 
-/* A label whose text holds a bidi control (U+202A–202E, U+2066–2069). */
+/* A label whose text holds a bidi control (U+202A–202E, U+2066–2069) other
+ * than the isolate our sentences put around anyone's text (U+2068 …
+ * U+2069, never nested). */
 static gboolean
 is_label_with_bidi (GtkWidget     *widget,
                     gconstpointer  data)
 {
+  gboolean isolated = FALSE;
   const char *text;
 
   if (!GTK_IS_LABEL (widget))
@@ -176,10 +179,14 @@ is_label_with_bidi (GtkWidget     *widget,
     {
       gunichar c = g_utf8_get_char (p);
 
-      if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
+      if (c == 0x2068 && !isolated)
+        isolated = TRUE;
+      else if (c == 0x2069 && isolated)
+        isolated = FALSE;
+      else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
         return TRUE;
     }
-  return FALSE;
+  return isolated;
 }
 
 static gboolean
