@@ -579,7 +579,7 @@ test_events_bidi_notices (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 2;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
 
   notices = pd_events_view_get_notices (PD_EVENTS_VIEW (view));
   g_assert_cmpuint (g_strv_length (notices), ==, 2);

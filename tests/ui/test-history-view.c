@@ -279,7 +279,7 @@ test_history_bidi_isolates (void)
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.n = 2;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait, 5000));
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 2));
   gtk_test_widget_wait_for_draw (view);
 

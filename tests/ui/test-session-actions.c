@@ -477,7 +477,7 @@ check_long_title_toast (PdApplication *app,
   GtkWidget *label;
   graphene_rect_t bounds;
 
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  pd_test_wait_until (list_loaded, window, "the list");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", id);
   undo = wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button");
   pd_test_spin (400);
@@ -502,7 +502,7 @@ check_long_title_toast (PdApplication *app,
   /* On a phone's 360 px the title is cut to what fits: the sentence and
    * Undo stay whole there too (40 characters still hid "deleted"). */
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 640);
-  pd_test_wait_for (is_narrow, window, WAIT_MS);
+  pd_test_wait_until (is_narrow, window, "the window to be narrow");
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", id);
   undo = wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button");
@@ -745,7 +745,7 @@ chooser_folder (GtkWindow *chooser)
 {
   g_autoptr(GFile) folder = NULL;
 
-  pd_test_wait_until (has_folder, chooser, WAIT_MS, "the chooser's folder");
+  pd_test_wait_until (has_folder, chooser, "the chooser's folder");
   folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
   return g_file_get_path (folder);
 }
@@ -764,12 +764,12 @@ check_export_folder (PdApplication *app,
   g_autoptr(GFile) out = g_file_new_for_path (f->out_dir);
   GtkWindow *chooser;
 
-  pd_test_wait_until (list_loaded, window, WAIT_MS, "the list");
+  pd_test_wait_until (list_loaded, window, "the list");
 
   /* The first export starts in Documents (or home), not in the folder
    * the app was started from (the test's own folder here). */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", f->id);
-  pd_test_wait_until (chooser_shown, NULL, WAIT_MS, "the file chooser");
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
   chooser = file_chooser ();
   {
     g_autofree char *folder = chooser_folder (chooser);
@@ -782,12 +782,12 @@ check_export_folder (PdApplication *app,
   gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), out, NULL);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "first.md");
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
-  pd_test_wait_until (file_exists, written, WAIT_MS, "the export to be written");
+  pd_test_wait_until (file_exists, written, "the export to be written");
   pd_test_spin (100);
   g_assert_null (file_chooser ());
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export-json", "s", f->id);
-  pd_test_wait_until (chooser_shown, NULL, WAIT_MS, "the file chooser again");
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser again");
   chooser = file_chooser ();
   {
     g_autofree char *folder = chooser_folder (chooser);
