@@ -289,6 +289,43 @@ check_mutations (const char *line,
     }
 }
 
+/* Numbers as the check skips them (most without the reader) and as the
+ * whole parse reads them: alone, in an object, in an array, at the end. */
+static void
+test_numbers (void)
+{
+  g_autoptr(GString) digits = g_string_new ("1");
+  const char *numbers[] = {
+    "0", "-0", "00", "01", "-01", "0.", "0.0", "0.5", "-0.5", "0.05e", "0e1", "0E-1", "1.5e+3", "1.5e", "12",
+    "123456789012345678", "1234567890123456789", "99999999999999999999", "-9223372036854775808",
+    "9223372036854775808", "1.", ".5", "-", "--1", "1e999", "-1e-999", "0.000001", "3.25x", "7 ", NULL,
+  };
+
+  for (guint i = 0; numbers[i] != NULL; i++)
+    {
+      g_autofree char *alone = g_strdup (numbers[i]);
+      g_autofree char *member = g_strdup_printf ("{\"n\":%s}", numbers[i]);
+      g_autofree char *element = g_strdup_printf ("[%s,1]", numbers[i]);
+      g_autofree char *last = g_strdup_printf ("{\"a\":[1,%s]}", numbers[i]);
+
+      check_line (alone, strlen (alone), -1);
+      check_line (member, strlen (member), -1);
+      check_line (element, strlen (element), -1);
+      check_line (last, strlen (last), -1);
+    }
+  /* Around the length the check takes without the reader (300), and long
+   * enough to overflow a double (309 digits and more), with a fraction. */
+  while (digits->len < 320)
+    {
+      g_autofree char *member = g_strdup_printf ("{\"n\":%s}", digits->str);
+      g_autofree char *fraction = g_strdup_printf ("{\"n\":0.%s}", digits->str);
+
+      check_line (member, strlen (member), -1);
+      check_line (fraction, strlen (fraction), -1);
+      g_string_append_c (digits, (char) ('0' + digits->len % 10));
+    }
+}
+
 static void
 collect_files (const char *dir,
                GPtrArray  *files)
@@ -568,6 +605,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pd/import-pick/lines", test_lines_own);
+  g_test_add_func ("/pd/import-pick/numbers", test_numbers);
   g_test_add_func ("/pd/import-pick/lines-shared", test_lines_shared);
   g_test_add_func ("/pd/import-pick/sessions", test_sessions_own);
   g_test_add_func ("/pd/import-pick/sessions-shared", test_sessions_shared);

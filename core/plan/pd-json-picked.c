@@ -85,10 +85,13 @@ skip_string (PdJsonReader  *r,
   return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
 }
 
-/* A number as pd_json_reader_read_number() reads it: a plain whole number
- * of a few digits is checked here; anything else (a fraction, an exponent,
- * many digits, which may be out of range) goes through
- * pd_json_reader_read_number() itself. */
+/* A number as pd_json_reader_read_number() reads it.  One with no exponent
+ * and under 300 characters is always read (a whole number out of gint64's
+ * range becomes a double, finite below 309 digits): checked here, nothing
+ * built — a 0 too, the commonest number of a transcript (its token counts),
+ * which went through the reader and a node made and freed.  Anything else
+ * (an exponent, a dot with no digit after it, a very long number) goes
+ * through pd_json_reader_read_number() itself. */
 static gboolean
 skip_number (PdJsonReader  *r,
              GError       **error)
@@ -99,13 +102,19 @@ skip_number (PdJsonReader  *r,
 
   if (p < r->end && *p == '-')
     p++;
-  if (p < r->end && g_ascii_isdigit (*p) && *p != '0')
+  if (p < r->end && g_ascii_isdigit (*p))
     {
-      const char *digits = p;
-
-      while (p < r->end && g_ascii_isdigit (*p))
+      /* A leading 0 stands alone: what follows it is the caller's ("01"
+       * fails there, as after the reader). */
+      if (*p == '0')
         p++;
-      if (p - digits < 18 && (p >= r->end || (*p != '.' && *p != 'e' && *p != 'E')))
+      else
+        while (p < r->end && g_ascii_isdigit (*p))
+          p++;
+      if (r->end - p >= 2 && *p == '.' && g_ascii_isdigit (p[1]))
+        for (p++; p < r->end && g_ascii_isdigit (*p); p++)
+          ;
+      if ((p >= r->end || (*p != '.' && *p != 'e' && *p != 'E')) && p - begin < 300)
         {
           r->pos = p;
           return TRUE;
