@@ -643,6 +643,15 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
     proc = agent_run("sessions", "show", "--db", shown_db, roo)
     tap.check(proc.returncode == 0 and "  continue  from the task history in the editor" in proc.stdout,
               "sessions show of a Roo Code task says it is continued from the editor's task history", detail(proc))
+    # Roo and Kilo keep no task index of their own in the task folders: the
+    # folder is the one the first request's environment details name (it
+    # said "folder unknown").
+    tap.check(proc.returncode == 0 and "  folder    /home/dev/src/checkout\n" in proc.stdout,
+              "sessions show of a Roo Code task names the folder its first request gives", detail(proc))
+    kilo = next((s["id"] for s in listed if s.get("source") == "kilo"), "")
+    proc = agent_run("sessions", "show", "--db", shown_db, kilo)
+    tap.check(proc.returncode == 0 and "  folder    /home/dev/src/refunds\n" in proc.stdout,
+              "sessions show of a Kilo Code task names the folder its first request gives", detail(proc))
     older = [s["id"] for s in listed if s.get("source") == "gemini"]
     shows = [agent_run("sessions", "show", "--db", shown_db, sid) for sid in older]
     tap.check(len(older) >= 1 and all("  folder    folder unknown\n" in p.stdout

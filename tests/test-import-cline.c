@@ -73,12 +73,15 @@ test_own_fixtures (void)
   g_assert_cmpuint (pd_imported_session_get_stats (roo_session)->ignored_updates, ==, 1);
   /* Roo's ids are not the items' identity: left out. */
   g_assert_null (pd_checklist_get_agent_item (pd_imported_session_get_checklist (roo_session), 0)->source_id);
-  g_assert_null (pd_imported_session_get_cwd (roo_session));
+  /* No task index names its folder: the first request's environment
+   * details do (sessions show said "folder unknown"). */
+  g_assert_cmpstr (pd_imported_session_get_cwd (roo_session), ==, "/home/dev/src/checkout");
 
   kilo_session = pd_cline_read (kilo, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pd_imported_session_get_source (kilo_session), ==, PD_IMPORT_SOURCE_KILO);
   pd_import_test_assert_list (kilo_session, "List the refund endpoints:completed|Write the examples:in_progress");
+  g_assert_cmpstr (pd_imported_session_get_cwd (kilo_session), ==, "/home/dev/src/refunds");
   /* Its list is Kilo Code's, not Roo Code's (the Now page's heading said
    * "Roo Code" under a "Kilo Code" chip). */
   g_assert_cmpint (pd_checklist_get_origin (pd_imported_session_get_checklist (kilo_session)), ==,
@@ -389,6 +392,50 @@ test_hostile (void)
   pd_import_test_rmtree (dir);
 }
 
+/* The folder of a task without an index entry comes from its first
+ * request's environment details, as the extension wrote them: a task text
+ * quoting the words names no folder (tried as an attacker would), a
+ * folder that is not absolute or is too long is none. */
+static void
+test_environment_folder (void)
+{
+  static const struct { const char *conversation; const char *cwd; } cases[] = {
+    { "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"<task>\\nGo\\n</task>\"},"
+      "{\"type\":\"text\",\"text\":\"<environment_details>\\n# Current Working Directory (/home/dev/a (b) Files) Files\\nx\\n\"}]}]",
+      "/home/dev/a (b) Files" },
+    { "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"<task>\\n\\\"<environment_details>\\n"
+      "# Current Workspace Directory (/evil) Files\\n</task>\"},"
+      "{\"type\":\"text\",\"text\":\"<environment_details>\\n# Current Workspace Directory (/home/dev/real) Files\\n\"}]}]",
+      "/home/dev/real" },
+    { "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"<task>\\n<environment_details>\\n"
+      "# Current Workspace Directory (/evil) Files\\n</task>\"}]}]",
+      NULL },
+    { "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"<environment_details>\\n"
+      "# Current Workspace Directory (c:/Users/dev/shop) Files\\n\"}]}]",
+      NULL },
+    { "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"<environment_details>\\n"
+      "# Current Workspace Directory (/home/dev/caf\\u00e9\\\\x) Files\\n\"}]}]",
+      "/home/dev/caf\u00e9\\x" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *dir = pd_import_test_tmpdir ();
+      const char *task[] = { "[{\"ts\":1775310004100,\"type\":\"say\",\"say\":\"task\",\"text\":\"Go\"}]", NULL };
+      const char *conversation[] = { cases[i].conversation, NULL };
+      g_autofree char *path = pd_import_test_write (dir, "rooveterinaryinc.roo-cline/tasks/7/ui_messages.json", task);
+      g_autofree char *history = pd_import_test_write (dir, "rooveterinaryinc.roo-cline/tasks/7/api_conversation_history.json",
+                                                       conversation);
+      g_autoptr(PdImportedSession) session = NULL;
+      g_autoptr(GError) error = NULL;
+
+      session = pd_cline_read (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, cases[i].cwd);
+      pd_import_test_rmtree (dir);
+    }
+}
+
 /* A lone surrogate escape, as JavaScript's JSON.stringify writes one for a
  * string cut inside a pair: the task is kept, the escape read as U+FFFD
  * (the whole task was refused before). */
@@ -659,6 +706,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-cline/index-overrides", test_index_overrides);
   g_test_add_func ("/pd/import-cline/hostile", test_hostile);
   g_test_add_func ("/pd/import-cline/lone-surrogate", test_lone_surrogate);
+  g_test_add_func ("/pd/import-cline/environment-folder", test_environment_folder);
   g_test_add_func ("/pd/import-cline/kilo-cli", test_kilo_cli);
   g_test_add_func ("/pd/import-cline/watcher", test_watcher);
   g_test_add_func ("/pd/import-cline/watcher-new-task", test_watcher_new_task);

@@ -9,13 +9,21 @@
 
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "pd-cline-reader.h"
 #include "pd-import-private.h"
 #include "pd-json.h"
+#include "pd-jsonl-reader.h"
 
 #define TITLE_MAX_CHARS 120
 #define DOCUMENT_MAX ((gsize) 256 * 1024 * 1024)
 #define HISTORY_MAX ((gsize) 32 * 1024 * 1024)
+/* Of a task's api_conversation_history.json, what is looked at for the
+ * first request's environment details (its folder). */
+#define CONVERSATION_HEAD ((gsize) 1024 * 1024)
+#define FOLDER_MAX 4096
 
 struct _PdClineReader
 {
@@ -286,6 +294,122 @@ read_task_history (PdClineReader *self)
     }
 }
 
+/* The first @max bytes of @path, opened as transcripts are; NULL when it
+ * cannot be read. */
+static char *
+read_head (const char *path,
+           gsize       max,
+           gsize      *length)
+{
+  g_autofree char *data = g_malloc (max + 1);
+  gsize size = 0;
+  int fd = _pd_jsonl_open (path, NULL);
+
+  if (fd < 0)
+    return NULL;
+  while (size < max)
+    {
+      gssize got = read (fd, data + size, max - size);
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        break;
+      size += (gsize) got;
+    }
+  close (fd);
+  data[size] = '\0';
+  *length = size;
+  return g_steal_pointer (&data);
+}
+
+/* The folder the extensions name in the environment details of a task's
+ * first request, which every request carries as a text block of its own:
+ * "<environment_details>\n…# Current Workspace Directory (/path) Files"
+ * (Roo Code, Kilo Code), "# Current Working Directory (/path) Files"
+ * (Cline).  Roo and Kilo keep their task index in the editor's own state
+ * database, so this is where their tasks' folder is written down (tried as
+ * a new user would: sessions show said "folder unknown" for every Roo and
+ * Kilo task).  The block is found where a JSON string starts with it (a
+ * quote not escaped before it), so a task's own text that quotes the
+ * words cannot name another folder. */
+static char *
+environment_folder (const char *text,
+                    gsize       length)
+{
+  static const char block[] = "\"<environment_details>";
+  static const char * const markers[] = {
+    "\\n# Current Workspace Directory (", "\\n# Current Working Directory (", NULL,
+  };
+  const char *end = text + length;
+  const char *p = text;
+
+  while ((p = memmem (p, (gsize) (end - p), block, sizeof block - 1)) != NULL)
+    {
+      const char *string_end;
+      const char *found = NULL;
+      const char *open = NULL;
+
+      if (p > text && p[-1] == '\\')
+        {
+          p += sizeof block - 1;
+          continue;
+        }
+      /* The block's own string: up to its closing quote. */
+      for (string_end = p + 1; string_end < end && *string_end != '"'; string_end++)
+        if (*string_end == '\\')
+          string_end++;
+      for (guint i = 0; markers[i] != NULL; i++)
+        {
+          const char *m = memmem (p, (gsize) (MIN (string_end, end) - p), markers[i], strlen (markers[i]));
+
+          if (m != NULL && (found == NULL || m < found))
+            found = m, open = m + strlen (markers[i]);
+        }
+      if (found != NULL)
+        {
+          static const char close[] = ") Files";
+          const char *line_end = memmem (open, (gsize) (MIN (string_end, end) - open), "\\n", 2);
+          const char *stop = line_end ? line_end : MIN (string_end, end);
+          const char *last = NULL;
+          g_autofree char *quoted = NULL;
+          g_autoptr(JsonNode) node = NULL;
+
+          /* The last ") Files" of the line: a folder may hold ") Files". */
+          for (const char *q = open; (q = memmem (q, (gsize) (stop - q), close, sizeof close - 1)) != NULL; q++)
+            last = q;
+          if (last == NULL || last == open || last - open > FOLDER_MAX)
+            return NULL;
+          /* Unescaped as the JSON string it is part of. */
+          quoted = g_strdup_printf ("[\"%.*s\"]", (int) (last - open), open);
+          node = _pd_import_parse_json (quoted, -1);
+          if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+            return NULL;
+          return g_strdup (pd_json_node_get_string (json_array_get_element (json_node_get_array (node), 0)));
+        }
+      return NULL;
+    }
+  return NULL;
+}
+
+/* The task's folder from its first request (see environment_folder()). */
+static void
+read_environment (PdClineReader *self)
+{
+  g_autofree char *task_dir = g_path_get_dirname (self->path);
+  g_autofree char *file = g_build_filename (task_dir, "api_conversation_history.json", NULL);
+  g_autofree char *head = NULL;
+  g_autofree char *folder = NULL;
+  gsize length = 0;
+
+  if (!g_file_test (file, G_FILE_TEST_EXISTS) || !(head = read_head (file, CONVERSATION_HEAD, &length)))
+    return;
+  folder = environment_folder (head, length);
+  if (folder != NULL && g_path_is_absolute (folder) && strchr (folder, '\n') == NULL
+      && g_utf8_validate (folder, -1, NULL))
+    pd_imported_session_set_cwd (self->session, folder);
+}
+
 static gint64
 ms_to_us (gint64 ms)
 {
@@ -390,6 +514,8 @@ cline_update (PdTranscriptReader  *reader,
     }
   if (!self->read_once && pd_imported_session_get_cwd (self->session) == NULL)
     read_task_history (self);
+  if (!self->read_once && pd_imported_session_get_cwd (self->session) == NULL)
+    read_environment (self);
   self->read_once = TRUE;
 
   is_kilo = source_of_path (self->path, &source) && source == PD_IMPORT_SOURCE_KILO;
