@@ -71,6 +71,13 @@ struct _PdGeminiReader
    * its text, never built whole (see list_of_call()). */
   const char        *record;
   gsize              record_length;
+  /* Read on from where another process ended: the messages before
+   * resumed_at are not known; the facts and counts stored are. */
+  goffset            resumed_at;
+  gboolean           reaches_back;    /* a line read may change what lies before resumed_at */
+  gboolean           resumed_whole;   /* so the file was read whole again */
+  char              *stored_title;
+  PdImportStats      stored;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -99,6 +106,7 @@ pd_gemini_reader_finalize (GObject *object)
   g_clear_object (&self->pages);
   g_free (self->path);
   g_free (self->summary);
+  g_free (self->stored_title);
 
   G_OBJECT_CLASS (pd_gemini_reader_parent_class)->finalize (object);
 }
@@ -130,6 +138,45 @@ pd_gemini_reader_new (const char *path,
   self->document = !!document;
   self->session = pd_imported_session_new (PD_IMPORT_SOURCE_GEMINI, path);
   return self;
+}
+
+void
+pd_gemini_reader_resume_at (PdGeminiReader      *self,
+                            goffset              offset,
+                            const char          *title,
+                            const char          *cwd,
+                            gint64               created_at,
+                            gint64               updated_at,
+                            const PdImportStats *counts)
+{
+  PdImportStats *stats;
+
+  g_return_if_fail (PD_IS_GEMINI_READER (self));
+  g_return_if_fail (!self->document && offset >= 0);
+
+  self->offset = offset;
+  self->resumed_at = offset;
+  g_free (self->stored_title);
+  self->stored_title = title != NULL && *title != '\0' ? g_strdup (title) : NULL;
+  if (cwd != NULL && *cwd != '\0')
+    pd_imported_session_set_cwd (self->session, cwd);
+  pd_imported_session_note_time (self->session, created_at);
+  pd_imported_session_note_time (self->session, updated_at);
+  stats = pd_imported_session_get_stats (self->session);
+  if (counts != NULL)
+    {
+      stats->lines = counts->lines;
+      stats->skipped_lines = counts->skipped_lines;
+      self->stored.applied_updates = counts->applied_updates;
+      self->stored.ignored_updates = counts->ignored_updates;
+    }
+}
+
+gboolean
+pd_gemini_reader_get_resumed_whole (PdGeminiReader *self)
+{
+  g_return_val_if_fail (PD_IS_GEMINI_READER (self), FALSE);
+  return self->resumed_whole;
 }
 
 static void
@@ -422,7 +469,12 @@ handle_object (PdGeminiReader *self,
   const char *id;
 
   if ((id = pd_json_get_string (object, "$rewindTo")))
-    rewind_to (self, id);
+    {
+      /* To a message before where a resumed read started. */
+      if (self->resumed_at > 0 && !g_hash_table_contains (self->by_id, id))
+        self->reaches_back = TRUE;
+      rewind_to (self, id);
+    }
   else if ((set = pd_json_get_object (object, "$set")))
     handle_header (self, set);
   /* Any record with an id is a message (its type is only shown): so the
@@ -432,6 +484,11 @@ handle_object (PdGeminiReader *self,
       Message *message = message_new (object, (PdJsonSpan) { self->record, self->record_length }, id,
                                       self->pages != NULL);
 
+      /* A plan call may be a message before a resumed read's start written
+       * again: whether it replaces one is not known from here. */
+      if (self->resumed_at > 0 && (message->lists != NULL || message->refused > 0)
+          && !g_hash_table_contains (self->by_id, id))
+        self->reaches_back = TRUE;
       pd_imported_session_note_time (self->session, message->time);
       put_message (self, message);
     }
@@ -562,8 +619,12 @@ replay (PdGeminiReader *self)
   PdChecklist *checklist = pd_imported_session_get_checklist (self->session);
   const char *title = self->summary;
 
-  stats->applied_updates = 0;
-  stats->ignored_updates = 0;
+  /* Read on from another process's end: its counts, and its title unless
+   * a $set gives another (a user's message read now is not the first). */
+  stats->applied_updates = self->stored.applied_updates;
+  stats->ignored_updates = self->stored.ignored_updates;
+  if (title == NULL && self->resumed_at > 0)
+    title = self->stored_title;
   pd_checklist_clear_agent_items (checklist);
   for (guint i = 0; i < self->messages->len; i++)
     {
@@ -571,7 +632,7 @@ replay (PdGeminiReader *self)
 
       if (self->pages != NULL)
         add_message_to_pages (self, message);
-      if (title == NULL && message->user_text != NULL)
+      if (title == NULL && message->user_text != NULL && self->resumed_at == 0)
         title = message->user_text;
       stats->ignored_updates += message->refused;
       for (guint j = 0; message->lists && j < message->lists->len; j++)
@@ -749,11 +810,32 @@ gemini_update (PdTranscriptReader  *reader,
   PdGeminiReader *self = PD_GEMINI_READER (reader);
   gboolean ok;
 
+  self->resumed_whole = FALSE;
   if (pd_imported_session_get_cwd (self->session) == NULL)
     read_project_root (self);
   ok = self->document ? read_document (self, error) : read_lines (self, cancellable, error);
   if (!ok)
     return FALSE;
+  if (self->reaches_back)
+    {
+      PdImportStats *stats = pd_imported_session_get_stats (self->session);
+
+      /* What was read on from a resumed start may change what lies before
+       * it: the whole file again, as a first read. */
+      g_ptr_array_set_size (self->messages, 0);
+      g_hash_table_remove_all (self->by_id);
+      g_clear_pointer (&self->summary, g_free);
+      g_clear_pointer (&self->stored_title, g_free);
+      memset (&self->stored, 0, sizeof self->stored);
+      self->resumed_at = 0;
+      self->reaches_back = FALSE;
+      self->resumed_whole = TRUE;
+      self->offset = 0;
+      stats->lines = 0;
+      stats->skipped_lines = 0;
+      if (!read_lines (self, cancellable, error))
+        return FALSE;
+    }
   replay (self);
   return TRUE;
 }

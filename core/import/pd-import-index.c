@@ -12,6 +12,7 @@
 
 #include "pd-claude-code-reader.h"
 #include "pd-codex-reader.h"
+#include "pd-gemini-reader.h"
 #include "pd-import-index.h"
 #include "pd-import-index-private.h"
 #include "pd-import-unit-private.h"
@@ -268,10 +269,13 @@ line_ends_before (const char *path,
   return ok;
 }
 
-/* A Qwen Code session an earlier process read (it kept where it ended):
- * a reader that reads on from there, with the facts stored, instead of the
- * whole file again.  Qwen's files are only appended to; one shorter than
- * what was read, or without a line end there, is read again whole. */
+/* A Qwen Code or Gemini CLI (JSON lines) session an earlier process read
+ * (it kept where it ended): a reader that reads on from there, with the
+ * facts stored, instead of the whole file again.  Their files are only
+ * appended to; one shorter than what was read, or without a line end
+ * there, is read again whole (and a Gemini reader reads the whole file
+ * again itself when what follows may reach back: see
+ * pd_gemini_reader_resume_at()). */
 static PdTranscriptReader *
 resume_from_store (PdImportIndex  *self,
                    PdSessionStore *store,
@@ -280,21 +284,31 @@ resume_from_store (PdImportIndex  *self,
 {
   PdImportState state;
   PdImportStats counts = { 0 };
-  PdQwenReader *reader = NULL;
+  PdTranscriptReader *reader = NULL;
   KeptPlan *kept;
 
   if (!pd_session_store_get_import_state (store, unit->path, "", &state, NULL))
     return NULL;
-  if (g_strcmp0 (state.format, "qwen") == 0 && state.read_offset > 0 && state.read_offset <= unit->size
+  if ((g_strcmp0 (state.format, "qwen") == 0 || g_strcmp0 (state.format, "gemini") == 0)
+      && state.read_offset > 0 && state.read_offset <= unit->size
       && state.size <= unit->size && line_ends_before (unit->path, state.read_offset))
     {
-      reader = pd_qwen_reader_new (unit->path);
       counts.lines = (guint64) MAX (state.lines, 0);
       counts.skipped_lines = (guint64) MAX (state.skipped_lines, 0);
       counts.applied_updates = (guint) MAX (state.applied_updates, 0);
       counts.ignored_updates = (guint) MAX (state.ignored_updates, 0);
-      pd_qwen_reader_resume_at (reader, state.read_offset, state.title, state.cwd, state.created_at,
-                                state.updated_at, &counts);
+      if (g_strcmp0 (state.format, "qwen") == 0)
+        {
+          reader = PD_TRANSCRIPT_READER (pd_qwen_reader_new (unit->path));
+          pd_qwen_reader_resume_at (PD_QWEN_READER (reader), state.read_offset, state.title, state.cwd,
+                                    state.created_at, state.updated_at, &counts);
+        }
+      else
+        {
+          reader = PD_TRANSCRIPT_READER (pd_gemini_reader_new (unit->path, FALSE));
+          pd_gemini_reader_resume_at (PD_GEMINI_READER (reader), state.read_offset, state.title, state.cwd,
+                                      state.created_at, state.updated_at, &counts);
+        }
       kept = g_new0 (KeptPlan, 1);
       kept->applied = counts.applied_updates;
       kept->done = state.plan_done;
@@ -303,7 +317,7 @@ resume_from_store (PdImportIndex  *self,
       *before = state.read_offset;
     }
   pd_import_state_clear (&state);
-  return PD_TRANSCRIPT_READER (reader);
+  return reader;
 }
 
 static Job *
@@ -465,6 +479,14 @@ finish_jsonl (PdImportIndex       *self,
   /* Where another process may read on from (0: from the start). */
   if (PD_IS_QWEN_READER (job->reader))
     offset = pd_qwen_reader_get_resume_offset (PD_QWEN_READER (job->reader));
+  /* A resumed Gemini CLI read that had to read the whole file again: a
+   * full read, whose counts are its own. */
+  if (PD_IS_GEMINI_READER (job->reader) && pd_gemini_reader_get_resumed_whole (PD_GEMINI_READER (job->reader)))
+    {
+      job->before = 0;
+      job->lines_before = 0;
+      g_hash_table_remove (self->kept, unit->path);
+    }
   if (job->before > 0)
     stats->read_appended++;
   else
