@@ -785,6 +785,29 @@ read_document (PdGeminiReader  *self,
       JsonObject *object;
 
       stats->lines++;
+      /* A message the needles do not find (no plan call, rewind, metadata
+       * or user's words), when no page is kept: its id and time are all
+       * the replay takes of it, read in place (building the rest was most
+       * of a document's reading). */
+      if (self->pages == NULL && _pd_needles_scan (get_needles (), element, element_length, NULL) == 0)
+        {
+          PdJsonSpan record = { element, element_length };
+          PdJsonSpan values[3] = { { NULL, 0 } };
+          static const char * const names[] = { "id", "timestamp", NULL };
+
+          pd_json_span_get_members (record, names, values);
+          if (pd_json_span_is_object (record) && pd_json_span_is_string (values[0]))
+            {
+              Message *message = g_new0 (Message, 1);
+              g_autofree char *timestamp = pd_json_span_dup_string (values[1]);
+
+              message->id = pd_json_span_dup_string (values[0]);
+              message->time = _pd_import_parse_time (timestamp);
+              pd_imported_session_note_time (self->session, message->time);
+              put_message (self, message);
+              continue;
+            }
+        }
       object = self->pages != NULL ? _pd_import_parse_object (&owned, element, element_length)
                                    : _pd_import_parse_picked (&owned, element, element_length, message_pick);
       if (object == NULL)
