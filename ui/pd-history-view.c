@@ -26,6 +26,7 @@
 #include "pd-plan-artifact.h"
 #include "pd-safe-text.h"
 #include "pd-plan-version-item.h"
+#include "pd-row-name.h"
 #include "pd-event.h"
 #include "pd-json-util.h"
 #include "pd-plan-row-item.h"
@@ -1026,6 +1027,7 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PD_TYPE_PLAN_VERSION_ITEM);
+  g_type_ensure (PD_TYPE_ROW_NAME);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-history-view.ui");

@@ -69,6 +69,19 @@ pd_session_row_sync_status (PdSessionRow *self)
                                   -1);
 }
 
+/* The list item the row sits in is what takes the keyboard focus, and a
+ * screen reader says its name: read over AT-SPI it had none (GTK 4.8 gives
+ * a list item no name of its own). It is named as the row is. */
+static GtkWidget *
+pd_session_row_list_item (PdSessionRow *self)
+{
+  GtkWidget *parent = gtk_widget_get_parent (GTK_WIDGET (self));
+
+  if (parent != NULL && gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (parent)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+    return parent;
+  return NULL;
+}
+
 static void
 pd_session_row_sync_accessible (PdSessionRow *self)
 {
@@ -76,11 +89,17 @@ pd_session_row_sync_accessible (PdSessionRow *self)
   g_autofree char *plan = NULL;
   gboolean has_plan = FALSE;
   const char *parts[3];
+  GtkWidget *list_item = pd_session_row_list_item (self);
 
   if (self->item == NULL)
     {
       gtk_accessible_reset_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL);
       gtk_accessible_reset_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+      if (list_item != NULL)
+        {
+          gtk_accessible_reset_property (GTK_ACCESSIBLE (list_item), GTK_ACCESSIBLE_PROPERTY_LABEL);
+          gtk_accessible_reset_property (GTK_ACCESSIBLE (list_item), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+        }
       return;
     }
 
@@ -108,6 +127,19 @@ pd_session_row_sync_accessible (PdSessionRow *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, pd_session_item_get_title (self->item),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
                                   -1);
+  if (list_item != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (list_item),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, pd_session_item_get_title (self->item),
+                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
+                                    -1);
+}
+
+/* Put in its list item after it was given its session: name that too. */
+static void
+pd_session_row_root (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (pd_session_row_parent_class)->root (widget);
+  pd_session_row_sync_accessible (PD_SESSION_ROW (widget));
 }
 
 static void
@@ -206,6 +238,7 @@ pd_session_row_class_init (PdSessionRowClass *klass)
   object_class->dispose = pd_session_row_dispose;
   object_class->get_property = pd_session_row_get_property;
   object_class->set_property = pd_session_row_set_property;
+  widget_class->root = pd_session_row_root;
 
   properties[PROP_ITEM] =
     g_param_spec_object ("item", NULL, NULL, PD_TYPE_SESSION_ITEM,

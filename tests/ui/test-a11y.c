@@ -191,6 +191,15 @@ is_named (GtkWidget     *widget,
   return g_strcmp0 (own, name) == 0;
 }
 
+/* The mapped row of the session @data. */
+static gboolean
+is_session_row (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return PD_IS_SESSION_ROW (widget) && gtk_widget_get_mapped (widget) &&
+         pd_session_row_get_item (PD_SESSION_ROW (widget)) == data;
+}
+
 static void
 assert_contains (const char *text,
                  const char *part)
@@ -220,13 +229,23 @@ check_rows (PdApplication *app,
    * description, status after the title. */
   item = pd_session_list_get_selected_item (list);
   g_assert_nonnull (item);
-  row = pd_test_find_first (GTK_WIDGET (list), is_named, pd_session_item_get_title (item));
+  row = pd_test_find_first (GTK_WIDGET (list), is_session_row, item);
   g_assert_true (PD_IS_SESSION_ROW (row));
+  g_assert_true (is_named (row, pd_session_item_get_title (item)));
   description = pd_test_a11y_description (row);
   g_test_message ("session row: “%s”, “%s”", pd_session_item_get_title (item), description);
   g_assert_true (g_str_has_prefix (description, pd_session_item_get_status_label (item)));
   assert_contains (description, pd_session_item_get_source_label (item));
   assert_contains (description, "1 of 4 steps done, 1 blocked");
+  /* The list item around it takes the focus: a screen reader says its
+   * name, and it had none. */
+  {
+    g_autofree char *item_name = pd_test_a11y_name (gtk_widget_get_parent (row));
+    g_autofree char *item_description = pd_test_a11y_description (gtk_widget_get_parent (row));
+
+    g_assert_cmpstr (item_name, ==, pd_session_item_get_title (item));
+    g_assert_cmpstr (item_description, ==, description);
+  }
 
   /* A step row of the Now page: "s3: title", then its status, note and
    * checks (tool and arguments were only in tooltips of unfocusable chips). */
@@ -246,6 +265,28 @@ check_rows (PdApplication *app,
   pd_test_flush (GTK_WIDGET (window));
   history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
   g_assert_nonnull (pd_test_find_first (history, is_named, "s3: Document the export format"));
+  /* Each version in the list, which takes the focus, says which one
+   * (a list item GTK 4.8 names nothing: it said nothing). */
+  {
+    GtkWidget *versions = pd_test_find_widget (history, GTK_TYPE_LIST_VIEW);
+    guint n_versions = 0;
+
+    for (GtkWidget *child = gtk_widget_get_first_child (versions); child != NULL;
+         child = gtk_widget_get_next_sibling (child))
+      {
+        g_autofree char *name = NULL;
+
+        if (!gtk_widget_get_mapped (child) ||
+            gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (child)) != GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+          continue;
+        name = pd_test_a11y_name (child);
+        g_test_message ("History version: “%s”", name);
+        if (name[0] != 'v' || !g_ascii_isdigit (name[1]))
+          g_error ("a History version is named “%s”", name);
+        n_versions++;
+      }
+    g_assert_cmpuint (n_versions, >=, 1);
+  }
   pd_test_collect (history, GTK_TYPE_IMAGE, images);
   for (guint i = 0; i < images->len; i++)
     {
