@@ -283,6 +283,32 @@ pd_test_collect (GtkWidget *root,
     pd_test_collect (child, type, out);
 }
 
+/* The labels a person can see that say @text: mapped, and not in a
+ * revealer that hides them — with @settled, one that has finished
+ * revealing them; without, one that is to show them (its animation may
+ * still run). */
+guint
+pd_test_count_shown_labels (GtkWidget  *root,
+                            const char *text,
+                            gboolean    settled)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  guint n = 0;
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+      GtkWidget *revealer = gtk_widget_get_ancestor (label, GTK_TYPE_REVEALER);
+      gboolean shown = revealer == NULL || (settled ? gtk_revealer_get_child_revealed (GTK_REVEALER (revealer))
+                                                    : gtk_revealer_get_reveal_child (GTK_REVEALER (revealer)));
+
+      if (gtk_widget_get_mapped (label) && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL && shown)
+        n++;
+    }
+  return n;
+}
+
 /* gtk_test_init, libadwaita, and the application's style sheet, which an
  * AdwApplication would load; the view tests run without one. */
 void

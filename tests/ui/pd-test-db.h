@@ -58,6 +58,9 @@ void       pd_test_views_init         (int            *argc,
 void       pd_test_collect            (GtkWidget      *root,
                                        GType           type,
                                        GPtrArray      *out);
+guint      pd_test_count_shown_labels (GtkWidget      *root,
+                                       const char     *text,
+                                       gboolean        settled);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdTestDb, pd_test_db_free)
 

@@ -302,28 +302,6 @@ test_now_drops_stale_replies (Fixture       *f,
   g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 0);
 }
 
-/* The labels a person can see that say @text (a label in a revealer
- * that hides it does not count). */
-static guint
-count_shown_labels (GtkWidget  *root,
-                    const char *text)
-{
-  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
-  guint n = 0;
-
-  pd_test_collect (root, GTK_TYPE_LABEL, labels);
-  for (guint i = 0; i < labels->len; i++)
-    {
-      GtkWidget *label = g_ptr_array_index (labels, i);
-      GtkWidget *revealer = gtk_widget_get_ancestor (label, GTK_TYPE_REVEALER);
-
-      if (gtk_widget_get_mapped (label) && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL &&
-          (revealer == NULL || gtk_revealer_get_child_revealed (GTK_REVEALER (revealer))))
-        n++;
-    }
-  return n;
-}
-
 /* --- regressions are explained ------------------------------------------- */
 
 static void
@@ -366,7 +344,7 @@ test_now_explains_regressions (Fixture       *f,
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Plan — v5 · 0/4 done · 1 blocked"));
   /* The reason is said once, by the notice, not again as the last
    * revision (tried as a new user would, the demo showed it twice). */
-  g_assert_cmpuint (count_shown_labels (GTK_WIDGET (f->view), "The store must be read again"), ==, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (f->view), "The store must be read again", TRUE), ==, 1);
 
   /* A version that goes forward keeps the explanation of the last step back. */
   pd_test_save_plan (f->store, f->id, v6, PD_SESSION_STATUS_RUNNING);

@@ -106,34 +106,13 @@ test_remote_window_lists_sessions (void)
   g_assert_null (strstr (recent[0], "token"));
 }
 
-/* The labels a person can see that say @text. */
-static guint
-count_shown_labels (GtkWidget  *root,
-                    const char *text)
-{
-  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
-  guint n = 0;
-
-  pd_test_collect (root, GTK_TYPE_LABEL, labels);
-  for (guint i = 0; i < labels->len; i++)
-    {
-      GtkWidget *label = g_ptr_array_index (labels, i);
-      GtkWidget *revealer = gtk_widget_get_ancestor (label, GTK_TYPE_REVEALER);
-
-      if (gtk_widget_get_mapped (label) && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL &&
-          (revealer == NULL || gtk_revealer_get_child_revealed (GTK_REVEALER (revealer))))
-        n++;
-    }
-  return n;
-}
-
 static gboolean
 error_page_shown (gpointer data)
 {
   GtkWidget *label = pd_test_find_label (data, "The Endpoint Refused Access");
 
   /* With the banner that takes the new token, over the page. */
-  return label != NULL && gtk_widget_get_mapped (label) && count_shown_labels (data, "enter it here") == 1;
+  return label != NULL && gtk_widget_get_mapped (label) && pd_test_count_shown_labels (data, "enter it here", TRUE) == 1;
 }
 
 static void
@@ -145,8 +124,8 @@ check_remote_denied (PdApplication *app,
   pd_test_flush (GTK_WIDGET (window));
   /* Why is said once, by the banner (tried as a new user would: the page
    * said it again under it). */
-  g_assert_cmpuint (count_shown_labels (GTK_WIDGET (window), "refused the"), ==, 1);
-  g_assert_cmpuint (count_shown_labels (GTK_WIDGET (window), "Retry"), ==, 0);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "refused the", TRUE), ==, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Retry", TRUE), ==, 0);
 }
 
 /* A wrong token: the server answers 401, and the window says so. */

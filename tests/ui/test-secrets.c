@@ -651,10 +651,12 @@ check_migrated_key (PdApplication *app,
   g_assert_cmpstr (last_authorization (run->server), ==, bearer);
 }
 
-/* As an older version (or a person pasting into the wrong row) left it:
- * the key itself in the profile's variable field, in clear in GSettings. */
+/* A profile whose variable field holds @field, the key @key itself in
+ * clear in GSettings: the window moves the key to the keyring and runs
+ * send it. */
 static void
-test_keyring_migrates_profile_key (void)
+run_migrated_key (const char *key,
+                  const char *field)
 {
   KeyRun run = { 0 };
   const char *args[] = { "--db", NULL, NULL };
@@ -663,13 +665,21 @@ test_keyring_migrates_profile_key (void)
     return;
 
   key_run_init (&run);
-  run.typed_key = CLEAR_KEY;
+  run.typed_key = key;
   pd_test_reset_settings ();
-  set_profile (&run, " " CLEAR_KEY "\n");
+  set_profile (&run, field);
   g_unsetenv ("OPENAI_API_KEY");
   args[1] = run.db;
   g_assert_cmpint (pd_test_run_app (args, check_migrated_key, &run, NULL), ==, 0);
   key_run_clear (&run);
+}
+
+/* As an older version (or a person pasting into the wrong row) left it:
+ * the key itself in the profile's variable field, in clear in GSettings. */
+static void
+test_keyring_migrates_profile_key (void)
+{
+  run_migrated_key (CLEAR_KEY, " " CLEAR_KEY "\n");
 }
 
 /* A key with no "-" (Groq's gsk_…) has the shape of a variable's name: it
@@ -677,20 +687,7 @@ test_keyring_migrates_profile_key (void)
 static void
 test_keyring_migrates_underscore_key (void)
 {
-  KeyRun run = { 0 };
-  const char *args[] = { "--db", NULL, NULL };
-
-  if (skip_without_keyring ())
-    return;
-
-  key_run_init (&run);
-  run.typed_key = GROQ_KEY;
-  pd_test_reset_settings ();
-  set_profile (&run, GROQ_KEY);
-  g_unsetenv ("OPENAI_API_KEY");
-  args[1] = run.db;
-  g_assert_cmpint (pd_test_run_app (args, check_migrated_key, &run, NULL), ==, 0);
-  key_run_clear (&run);
+  run_migrated_key (GROQ_KEY, GROQ_KEY);
 }
 
 /* What a variable's name looks like, as against keys made of the same

@@ -488,27 +488,6 @@ new_session_button (PdWindow *window)
   return button;
 }
 
-/* The labels a person can see that say @text. */
-static guint
-count_shown_labels (GtkWidget  *root,
-                    const char *text)
-{
-  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
-  guint n = 0;
-
-  pd_test_collect (root, GTK_TYPE_LABEL, labels);
-  for (guint i = 0; i < labels->len; i++)
-    {
-      GtkWidget *label = g_ptr_array_index (labels, i);
-      GtkWidget *revealer = gtk_widget_get_ancestor (label, GTK_TYPE_REVEALER);
-
-      if (gtk_widget_get_mapped (label) && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL &&
-          (revealer == NULL || gtk_revealer_get_reveal_child (GTK_REVEALER (revealer))))
-        n++;
-    }
-  return n;
-}
-
 static void
 check_remote_page (PdApplication *app,
                    PdWindow      *window,
@@ -528,8 +507,8 @@ check_remote_page (PdApplication *app,
   g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "connection was refused"));
   /* Said once: the connection banner does not say it again over the page
    * (tried as a new user would: two messages and two Retry buttons). */
-  g_assert_cmpuint (count_shown_labels (GTK_WIDGET (window), "connection was refused"), ==, 1);
-  g_assert_cmpuint (count_shown_labels (GTK_WIDGET (window), "Retry"), ==, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "connection was refused", FALSE), ==, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Retry", FALSE), ==, 1);
   /* The sidebar's New Session button follows its action. */
   g_assert_false (gtk_widget_get_sensitive (new_session_button (window)));
 }
