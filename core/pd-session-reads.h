@@ -4,7 +4,7 @@
  * and export) and `serve` answer the same questions of a session: its
  * record, its plan, the plan's history, its messages, its events.  For
  * Plandeck's own sessions the answers are stored; for sessions imported
- * from another agent (Claude Code, Codex, OpenCode) they are read from the
+ * from another agent (Claude Code, Codex, OpenCode, Qwen Code, …) they are read from the
  * agent's transcript on demand (pd_import_index_load_pages()), in the same
  * shapes, with the user's overrides of the agent's checklist applied.  So
  * each front end asks here, and none needs to know where a session came

@@ -276,7 +276,7 @@ PdResumeCommand *pd_source_get_resume_command_finish (PdSource          *self,
                                                       GAsyncResult      *result,
                                                       GError           **error);
 
-/* Reads the transcripts Claude Code, Codex and OpenCode keep on this
+/* Reads the transcripts other agents keep on this
  * computer into the source (counts and metadata: their plan text stays in
  * their files), in a worker thread.  A source that cannot fails with
  * PD_SOURCE_ERROR_UNSUPPORTED. */

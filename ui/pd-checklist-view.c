@@ -1,5 +1,5 @@
 /* pd-checklist-view.c: the checklist of a session imported from another
- * agent (Claude Code, Codex, OpenCode, Claude desktop)
+ * agent (Claude Code, Codex, OpenCode, Qwen Code, Gemini CLI, Cline, Roo, Kilo)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

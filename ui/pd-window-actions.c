@@ -344,7 +344,7 @@ on_import_done (GObject      *object,
   _pd_window_follow_transcripts (self);
 }
 
-/* Claude Code, Codex and OpenCode keep their transcripts on this machine:
+/* Other agents keep their transcripts on this machine:
  * index them into this database (counts and metadata only — their plan
  * text stays in their files). */
 static void

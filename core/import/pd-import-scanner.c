@@ -60,6 +60,25 @@ pd_import_scanner_class_init (PdImportScannerClass *klass)
   G_OBJECT_CLASS (klass)->finalize = pd_import_scanner_finalize;
 }
 
+/* The user's data and config folders as the agents see them.  Inside a
+ * Flatpak sandbox GLib's XDG folders are the app's own (~/.var/app/…),
+ * where no agent writes: there the host's folders are read from the
+ * HOST_XDG_* variables Flatpak passes, or their defaults under home. */
+static char *
+host_xdg_dir (const char *host_variable,
+              const char *home_relative,
+              const char *own)
+{
+  const char *host;
+
+  if (!g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
+    return g_strdup (own);
+  host = g_getenv (host_variable);
+  if (host != NULL && g_path_is_absolute (host))
+    return g_strdup (host);
+  return g_build_filename (g_get_home_dir (), home_relative, NULL);
+}
+
 static char *
 default_claude_dir (void)
 {
@@ -83,7 +102,9 @@ default_codex_dir (void)
 static char *
 default_opencode_dir (void)
 {
-  return g_build_filename (g_get_user_data_dir (), "opencode", NULL);
+  g_autofree char *data = host_xdg_dir ("HOST_XDG_DATA_HOME", ".local/share", g_get_user_data_dir ());
+
+  return g_build_filename (data, "opencode", NULL);
 }
 
 /* Qwen Code: ~/.qwen/projects/<slug>/chats/<id>.jsonl. */
@@ -105,7 +126,9 @@ default_gemini_dir (void)
 static char *
 default_kilo_dir (void)
 {
-  return g_build_filename (g_get_user_data_dir (), "kilo", NULL);
+  g_autofree char *data = host_xdg_dir ("HOST_XDG_DATA_HOME", ".local/share", g_get_user_data_dir ());
+
+  return g_build_filename (data, "kilo", NULL);
 }
 
 static void
@@ -230,8 +253,12 @@ add_task_roots (PdImportScanner *self,
         g_ptr_array_add (bases, g_build_filename (self->vscode_dir, editors[i], "User", "globalStorage", NULL));
     }
   else
-    for (guint i = 0; editors[i]; i++)
-      g_ptr_array_add (bases, g_build_filename (g_get_user_config_dir (), editors[i], "User", "globalStorage", NULL));
+    {
+      g_autofree char *config = host_xdg_dir ("HOST_XDG_CONFIG_HOME", ".config", g_get_user_config_dir ());
+
+      for (guint i = 0; editors[i]; i++)
+        g_ptr_array_add (bases, g_build_filename (config, editors[i], "User", "globalStorage", NULL));
+    }
 
   for (guint i = 0; i < bases->len; i++)
     for (guint j = 0; extensions[j]; j++)

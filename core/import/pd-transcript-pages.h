@@ -1,6 +1,6 @@
 /* pd-transcript-pages.h: what the pages of an imported session show.
  *
- * A session of another agent (Claude Code, Codex, OpenCode) fills every
+ * A session of another agent (Claude Code, Codex, OpenCode, Qwen Code, …) fills every
  * page Plandeck has for its own, read from the agent's transcript, which is
  * never changed:
  *
