@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-new-session-dialog.h"
+#include "pd-secrets.h"
 #include "pd-ui-util-private.h"
 
 static const char * const kinds[] = { "openai", "anthropic", "replay" };
@@ -414,6 +415,9 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   _pd_name_entry_row (self->replay_row);
   /* The password row's Show Text button. */
   _pd_name_tooltip_buttons (GTK_WIDGET (self->key_row));
+  /* A key pasted as the variable's name (or left there in a profile
+   * without a keyring) goes to the masked row, for this session only. */
+  pd_secrets_guard_variable_row (GTK_EDITABLE (self->env_row), GTK_EDITABLE (self->key_row));
 
   self->settings = g_settings_new (APP_ID);
   g_signal_connect_object (gtk_text_view_get_buffer (self->task_view), "changed",

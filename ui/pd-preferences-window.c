@@ -144,12 +144,21 @@ rows_kind (ProfileRows *rows)
   return kinds[kind < G_N_ELEMENTS (kinds) ? kind : 0];
 }
 
+typedef enum
+{
+  KEY_STATE_NONE,
+  KEY_STATE_KEYRING,
+  KEY_STATE_SESSION,   /* no keyring took it: in memory until the app quits */
+} KeyState;
+
 static void
-set_key_stored (AdwEntryRow *key,
-                gboolean     stored)
+set_key_state (AdwEntryRow *key,
+               KeyState     state)
 {
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (key),
-                                 stored ? _("API Key (Kept in the Keyring)") : _("API Key"));
+                                 state == KEY_STATE_KEYRING ? _("API Key (Kept in the Keyring)")
+                                 : state == KEY_STATE_SESSION ? _("API Key (Kept Only Until Plandeck Quits)")
+                                 : _("API Key"));
 }
 
 static void
@@ -160,12 +169,13 @@ on_key_state (GObject      *object,
   GWeakRef *key_ref = data;
   g_autoptr(AdwEntryRow) key = g_weak_ref_get (key_ref);
   g_autoptr(GError) error = NULL;
-  gboolean stored = pd_secrets_has_provider_key_finish (result, &error);
+  gboolean session_only = FALSE;
+  gboolean stored = pd_secrets_has_provider_key_finish (result, &session_only, &error);
 
   g_weak_ref_clear (key_ref);
   g_free (key_ref);
   if (key != NULL)
-    set_key_stored (key, stored);
+    set_key_state (key, !stored ? KEY_STATE_NONE : session_only ? KEY_STATE_SESSION : KEY_STATE_KEYRING);
 }
 
 /* The key's row says whether a key is stored for the profile's endpoint;
@@ -214,9 +224,13 @@ on_key_stored (GObject      *object,
   else
     text = _("The API key is kept in the keyring");
 
+  /* Not kept by a keyring, the key is kept in memory for this session
+   * (pd_secrets_store_provider_key_async()): the row says it will not be
+   * remembered, and lets it go like a kept one. */
   if (key != NULL)
-    set_key_stored (key, error == NULL && !store->cleared);
-  if (key != NULL && error == NULL)
+    set_key_state (key, store->cleared ? KEY_STATE_NONE
+                        : error == NULL ? KEY_STATE_KEYRING : KEY_STATE_SESSION);
+  if (key != NULL && !store->cleared)
     {
       /* Once kept, the key leaves the row: its show-password button would
        * reveal it to anyone at the screen.  The row's title says it is
@@ -309,6 +323,9 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   g_object_set_data (G_OBJECT (rows->key), "expander", rows->expander);
   g_signal_connect (rows->key, "apply", G_CALLBACK (on_key_apply), self);
   adw_expander_row_add_row (rows->expander, GTK_WIDGET (rows->key));
+  /* Before the handler that saves the profile: a key pasted as the
+   * variable's name never reaches GSettings, nor stays in clear. */
+  pd_secrets_guard_variable_row (GTK_EDITABLE (rows->env), GTK_EDITABLE (rows->key));
 
   remove_row = adw_action_row_new ();
   remove = gtk_button_new_with_mnemonic (_("_Remove Profile"));

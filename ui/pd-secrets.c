@@ -21,6 +21,7 @@
 #include <glib/gi18n.h>
 #include <libsecret/secret.h>
 
+#include "pd-secret-service.h"
 #include "pd-secrets.h"
 
 static const SecretSchema *
@@ -38,168 +39,6 @@ pd_secrets_token_schema (void)
   return &schema;
 }
 
-/* Tokens the keyring could not take, for this session only. */
-static GHashTable *
-session_tokens (void)
-{
-  static GHashTable *tokens;
-
-  if (tokens == NULL)
-    tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  return tokens;
-}
-
-void
-pd_secrets_keep_for_session (const char *endpoint,
-                             const char *token)
-{
-  g_return_if_fail (endpoint != NULL);
-
-  if (token == NULL || token[0] == '\0')
-    g_hash_table_remove (session_tokens (), endpoint);
-  else
-    g_hash_table_replace (session_tokens (), g_strdup (endpoint), g_strdup (token));
-}
-
-static void
-destroy_source (gpointer source)
-{
-  g_source_destroy (source);
-  g_source_unref (source);
-}
-
-static gboolean
-on_timeout (gpointer data)
-{
-  g_cancellable_cancel (G_CANCELLABLE (data));
-  return G_SOURCE_REMOVE;
-}
-
-/* A cancellable that cancels itself after the timeout. */
-static GCancellable *
-bounded_cancellable (GTask *task)
-{
-  GCancellable *cancellable = g_cancellable_new ();
-  GSource *source = g_timeout_source_new_seconds (PD_SECRETS_TIMEOUT_SECONDS);
-
-  g_source_set_callback (source, on_timeout, g_object_ref (cancellable), g_object_unref);
-  g_source_attach (source, g_main_context_get_thread_default ());
-  /* The timer goes with the task. */
-  g_object_set_data_full (G_OBJECT (task), "pd-secrets-timeout", source, destroy_source);
-  return cancellable;
-}
-
-static void
-on_lookup (GObject      *object,
-           GAsyncResult *result,
-           gpointer      data)
-{
-  g_autoptr(GTask) task = data;
-  g_autoptr(GError) error = NULL;
-  char *token = secret_password_lookup_finish (result, &error);
-  const char *endpoint = g_task_get_task_data (task);
-  const char *kept;
-
-  if (token != NULL)
-    {
-      g_task_return_pointer (task, g_strdup (token), g_free);
-      secret_password_free (token);
-      return;
-    }
-  kept = g_hash_table_lookup (session_tokens (), endpoint);
-  if (kept != NULL)
-    g_task_return_pointer (task, g_strdup (kept), g_free);
-  else if (error != NULL)
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                             _("No keyring is available (%s)"), error->message);
-  else
-    g_task_return_pointer (task, NULL, NULL);
-}
-
-/**
- * pd_secrets_lookup_token_async:
- * @endpoint: the endpoint's URL without its token
- *
- * Looks up the token stored for @endpoint: in the keyring, else the one
- * kept for this session.  The result is %NULL when none is known.
- */
-void
-pd_secrets_lookup_token_async (const char          *endpoint,
-                               GAsyncReadyCallback  callback,
-                               gpointer             user_data)
-{
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-  g_autoptr(GCancellable) cancellable = bounded_cancellable (task);
-
-  g_task_set_source_tag (task, pd_secrets_lookup_token_async);
-  g_task_set_task_data (task, g_strdup (endpoint), g_free);
-  secret_password_lookup (pd_secrets_token_schema (), cancellable, on_lookup, task,
-                          "kind", "remote-token",
-                          "endpoint", endpoint,
-                          NULL);
-}
-
-char *
-pd_secrets_lookup_token_finish (GAsyncResult  *result,
-                                GError       **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-on_store (GObject      *object,
-          GAsyncResult *result,
-          gpointer      data)
-{
-  g_autoptr(GTask) task = data;
-  g_autoptr(GError) error = NULL;
-
-  if (!secret_password_store_finish (result, &error))
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("No keyring could keep the token (%s): it is kept for this session only"),
-                               error->message);
-      return;
-    }
-  g_task_return_boolean (task, TRUE);
-}
-
-/**
- * pd_secrets_store_token_async:
- * @endpoint: the endpoint's URL without its token
- * @token: its instance token
- *
- * Stores @token in the keyring.  It is kept for this session in any case,
- * so that a failure (no Secret Service) loses nothing until the app quits.
- */
-void
-pd_secrets_store_token_async (const char          *endpoint,
-                              const char          *token,
-                              GAsyncReadyCallback  callback,
-                              gpointer             user_data)
-{
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-  g_autoptr(GCancellable) cancellable = bounded_cancellable (task);
-  g_autofree char *label = g_strdup_printf (_("Plandeck token for %s"), endpoint);
-
-  g_task_set_source_tag (task, pd_secrets_store_token_async);
-  pd_secrets_keep_for_session (endpoint, token);
-  secret_password_store (pd_secrets_token_schema (), SECRET_COLLECTION_DEFAULT, label, token,
-                         cancellable, on_store, task,
-                         "kind", "remote-token",
-                         "endpoint", endpoint,
-                         NULL);
-}
-
-gboolean
-pd_secrets_store_token_finish (GAsyncResult  *result,
-                               GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* --- provider API keys ------------------------------------------------------ */
-
 static const SecretSchema *
 pd_secrets_key_schema (void)
 {
@@ -213,6 +52,18 @@ pd_secrets_key_schema (void)
   };
 
   return &schema;
+}
+
+/* The attributes a token is kept under: one builder for its lookup and
+ * its store, so that they cannot drift apart. */
+static GHashTable *
+token_attributes (const char *endpoint)
+{
+  GHashTable *attributes = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+
+  g_hash_table_insert (attributes, (gpointer) "kind", g_strdup ("remote-token"));
+  g_hash_table_insert (attributes, (gpointer) "endpoint", g_strdup (endpoint != NULL ? endpoint : ""));
+  return attributes;
 }
 
 /* The attribute a base URL is stored under: the provider's own endpoint is
@@ -229,6 +80,112 @@ key_base_url (const char *base_url)
   if (len == 0)
     return g_strdup ("default");
   return g_steal_pointer (&text);
+}
+
+/* The attributes a provider key is kept under: one builder for every
+ * call (lookup, search, store, clear), so that what Preferences finds and
+ * what a run reads cannot drift apart (they were written out per call). */
+static GHashTable *
+key_attributes (const char *provider,
+                const char *base_url)
+{
+  GHashTable *attributes = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+
+  g_hash_table_insert (attributes, (gpointer) "provider", g_strdup (provider));
+  g_hash_table_insert (attributes, (gpointer) "base-url", key_base_url (base_url));
+  return attributes;
+}
+
+/* Why the keyring did not do what it was asked: libsecret may fail and set
+ * no error (a locked collection whose prompt was dismissed), and an
+ * error->message there crashed. */
+static char *
+keyring_failure (const GError *error)
+{
+  if (error != NULL)
+    return g_strdup (error->message);
+  return g_strdup (_("the keyring is locked and was not unlocked"));
+}
+
+/* --- one request to the keyring --------------------------------------------- */
+
+/* Where a search found a key. */
+enum
+{
+  KEY_NONE,
+  KEY_IN_KEYRING,
+  KEY_FOR_SESSION,
+};
+
+typedef enum
+{
+  REQUEST_LOOKUP,
+  REQUEST_SEARCH,
+  REQUEST_STORE,
+  REQUEST_CLEAR,
+} RequestKind;
+
+/* What a request asks, kept with its task until the keyring answers. */
+typedef struct
+{
+  RequestKind          kind;
+  const SecretSchema  *schema;
+  GHashTable          *attributes;
+  char                *label;      /* REQUEST_STORE */
+  char                *secret;     /* REQUEST_STORE; wiped when freed */
+  char                *provider;   /* (nullable) the key's, for the session's copy */
+  char                *base_url;
+  char                *endpoint;   /* (nullable) the token's, for the session's copy */
+  GCancellable        *cancellable;
+} Request;
+
+static void
+request_free (Request *request)
+{
+  g_clear_pointer (&request->attributes, g_hash_table_unref);
+  g_free (request->label);
+  if (request->secret != NULL)
+    explicit_bzero (request->secret, strlen (request->secret));
+  g_free (request->secret);
+  g_free (request->provider);
+  g_free (request->base_url);
+  g_free (request->endpoint);
+  g_clear_object (&request->cancellable);
+  g_free (request);
+}
+
+static void
+destroy_source (gpointer source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
+static gboolean
+on_timeout (gpointer data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* A task for @request whose cancellable cancels itself after the timeout. */
+static GTask *
+request_task_new (Request             *request,
+                  gpointer             source_tag,
+                  GAsyncReadyCallback  callback,
+                  gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  GSource *source = g_timeout_source_new_seconds (PD_SECRETS_TIMEOUT_SECONDS);
+
+  request->cancellable = g_cancellable_new ();
+  g_source_set_callback (source, on_timeout, g_object_ref (request->cancellable), g_object_unref);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  /* The timer goes with the task. */
+  g_object_set_data_full (G_OBJECT (task), "pd-secrets-timeout", source, destroy_source);
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, request, (GDestroyNotify) request_free);
+  return task;
 }
 
 /* Keys the keyring could not take, for this session only; read by the
@@ -276,29 +233,293 @@ dup_session_key (const char *provider,
   return key;
 }
 
+/* Tokens the keyring could not take, for this session only. */
+static GHashTable *
+session_tokens (void)
+{
+  static GHashTable *tokens;
+
+  if (tokens == NULL)
+    tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return tokens;
+}
+
+void
+pd_secrets_keep_for_session (const char *endpoint,
+                             const char *token)
+{
+  g_return_if_fail (endpoint != NULL);
+
+  if (token == NULL || token[0] == '\0')
+    g_hash_table_remove (session_tokens (), endpoint);
+  else
+    g_hash_table_replace (session_tokens (), g_strdup (endpoint), g_strdup (token));
+}
+
+/* The copy kept for this session of what @request looks up, or NULL. */
+static char *
+dup_kept (Request *request)
+{
+  if (request->endpoint != NULL)
+    return g_strdup (g_hash_table_lookup (session_tokens (), request->endpoint));
+  return dup_session_key (request->provider, request->base_url);
+}
+
 static void
-on_key_stored (GObject      *object,
-               GAsyncResult *result,
-               gpointer      data)
+return_no_keyring (GTask        *task,
+                   const GError *error)
+{
+  g_autofree char *why = keyring_failure (error);
+
+  /* A keyring left locked is there: it says so (PdSecretService). */
+  if (error == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "%s", why);
+  else
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("No keyring is available (%s)"), why);
+}
+
+static void
+on_answer (GObject      *object,
+           GAsyncResult *result,
+           gpointer      data)
 {
   g_autoptr(GTask) task = data;
+  Request *request = g_task_get_task_data (task);
+  SecretService *service = SECRET_SERVICE (object);
   g_autoptr(GError) error = NULL;
-  gboolean cleared = GPOINTER_TO_INT (g_task_get_task_data (task));
-  gboolean ok = cleared ? (secret_password_clear_finish (result, &error) || error == NULL)
-                        : secret_password_store_finish (result, &error);
 
-  if (!ok)
+  switch (request->kind)
     {
-      if (cleared)
+    case REQUEST_LOOKUP:
+      {
+        g_autoptr(SecretValue) value = secret_service_lookup_finish (service, result, &error);
+        g_autofree char *kept = NULL;
+
+        if (value != NULL)
+          {
+            g_task_return_pointer (task, g_strdup (secret_value_get_text (value)), g_free);
+            return;
+          }
+        kept = dup_kept (request);
+        if (kept != NULL)
+          g_task_return_pointer (task, g_steal_pointer (&kept), g_free);
+        else if (error != NULL)
+          return_no_keyring (task, error);
+        else
+          g_task_return_pointer (task, NULL, NULL);
+        return;
+      }
+
+    case REQUEST_SEARCH:
+      {
+        GList *found = secret_service_search_finish (service, result, &error);
+        g_autofree char *kept = NULL;
+
+        if (found != NULL)
+          {
+            g_list_free_full (found, g_object_unref);
+            g_task_return_int (task, KEY_IN_KEYRING);
+            return;
+          }
+        kept = dup_kept (request);
+        if (kept != NULL)
+          {
+            explicit_bzero (kept, strlen (kept));
+            g_task_return_int (task, KEY_FOR_SESSION);
+          }
+        else if (error != NULL)
+          return_no_keyring (task, error);
+        else
+          g_task_return_int (task, KEY_NONE);
+        return;
+      }
+
+    case REQUEST_STORE:
+      if (!secret_service_store_finish (service, result, &error))
+        {
+          g_autofree char *why = keyring_failure (error);
+
+          if (request->endpoint != NULL)
+            g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                     _("No keyring could keep the token (%s): it is kept for this session only"),
+                                     why);
+          else
+            g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                     _("No keyring could keep the API key (%s): it is kept for this session only"),
+                                     why);
+          return;
+        }
+      g_task_return_boolean (task, TRUE);
+      return;
+
+    case REQUEST_CLEAR:
+      /* Clearing nothing is no failure: FALSE without an error. */
+      if (!secret_service_clear_finish (service, result, &error) && error != NULL)
+        {
+          return_no_keyring (task, error);
+          return;
+        }
+      g_task_return_boolean (task, TRUE);
+      return;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+on_service (GObject      *object,
+            GAsyncResult *result,
+            gpointer      data)
+{
+  GTask *task = data;
+  Request *request = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SecretService) service = pd_secret_service_get_finish (result, &error);
+
+  if (service == NULL)
+    {
+      /* No Secret Service: what this session keeps still answers. */
+      g_autofree char *kept = request->kind == REQUEST_LOOKUP || request->kind == REQUEST_SEARCH
+                              ? dup_kept (request) : NULL;
+
+      if (kept != NULL && request->kind == REQUEST_LOOKUP)
+        g_task_return_pointer (task, g_steal_pointer (&kept), g_free);
+      else if (kept != NULL)
+        {
+          explicit_bzero (kept, strlen (kept));
+          g_task_return_int (task, KEY_FOR_SESSION);
+        }
+      else if (request->kind == REQUEST_STORE)
         g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                 _("No keyring is available (%s)"), error->message);
-      else
-        g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                 _("No keyring could keep the API key (%s): it is kept for this session only"),
+                                 request->endpoint != NULL
+                                 ? _("No keyring could keep the token (%s): it is kept for this session only")
+                                 : _("No keyring could keep the API key (%s): it is kept for this session only"),
                                  error->message);
+      else
+        return_no_keyring (task, error);
+      g_object_unref (task);
       return;
     }
-  g_task_return_boolean (task, TRUE);
+
+  switch (request->kind)
+    {
+    case REQUEST_LOOKUP:
+      secret_service_lookup (service, request->schema, request->attributes, request->cancellable, on_answer, task);
+      break;
+
+    case REQUEST_SEARCH:
+      /* SECRET_SEARCH_NONE: neither SECRET_SEARCH_UNLOCK nor
+       * SECRET_SEARCH_LOAD_SECRETS; locked items match all the same. */
+      secret_service_search (service, request->schema, request->attributes, SECRET_SEARCH_NONE,
+                             request->cancellable, on_answer, task);
+      break;
+
+    case REQUEST_STORE:
+      {
+        g_autoptr(SecretValue) value = secret_value_new (request->secret, -1, "text/plain");
+
+        secret_service_store (service, request->schema, request->attributes, SECRET_COLLECTION_DEFAULT,
+                              request->label, value, request->cancellable, on_answer, task);
+        break;
+      }
+
+    case REQUEST_CLEAR:
+      secret_service_clear (service, request->schema, request->attributes, request->cancellable, on_answer, task);
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+request_send (GTask *task)
+{
+  Request *request = g_task_get_task_data (task);
+
+  pd_secret_service_get_async (request->cancellable, on_service, task);
+}
+
+/* --- remote endpoint tokens ------------------------------------------------- */
+
+/**
+ * pd_secrets_lookup_token_async:
+ * @endpoint: the endpoint's URL without its token
+ *
+ * Looks up the token stored for @endpoint: in the keyring, else the one
+ * kept for this session.  The result is %NULL when none is known.
+ */
+void
+pd_secrets_lookup_token_async (const char          *endpoint,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  Request *request = g_new0 (Request, 1);
+
+  request->kind = REQUEST_LOOKUP;
+  request->schema = pd_secrets_token_schema ();
+  request->attributes = token_attributes (endpoint);
+  request->endpoint = g_strdup (endpoint != NULL ? endpoint : "");
+  request_send (request_task_new (request, pd_secrets_lookup_token_async, callback, user_data));
+}
+
+char *
+pd_secrets_lookup_token_finish (GAsyncResult  *result,
+                                GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * pd_secrets_store_token_async:
+ * @endpoint: the endpoint's URL without its token
+ * @token: its instance token
+ *
+ * Stores @token in the keyring.  It is kept for this session in any case,
+ * so that a failure (no Secret Service, a locked keyring left locked)
+ * loses nothing until the app quits.
+ */
+void
+pd_secrets_store_token_async (const char          *endpoint,
+                              const char          *token,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  Request *request = g_new0 (Request, 1);
+
+  pd_secrets_keep_for_session (endpoint, token);
+  request->kind = REQUEST_STORE;
+  request->schema = pd_secrets_token_schema ();
+  request->attributes = token_attributes (endpoint);
+  request->endpoint = g_strdup (endpoint);
+  request->label = g_strdup_printf (_("Plandeck token for %s"), endpoint);
+  request->secret = g_strdup (token != NULL ? token : "");
+  request_send (request_task_new (request, pd_secrets_store_token_async, callback, user_data));
+}
+
+gboolean
+pd_secrets_store_token_finish (GAsyncResult  *result,
+                               GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* --- provider API keys ------------------------------------------------------ */
+
+static Request *
+key_request_new (RequestKind  kind,
+                 const char  *provider,
+                 const char  *base_url)
+{
+  Request *request = g_new0 (Request, 1);
+
+  request->kind = kind;
+  request->schema = pd_secrets_key_schema ();
+  request->attributes = key_attributes (provider, base_url);
+  request->provider = g_strdup (provider);
+  request->base_url = g_strdup (base_url);
+  return request;
 }
 
 /**
@@ -309,7 +530,8 @@ on_key_stored (GObject      *object,
  * @key: (nullable): the API key; %NULL or "" removes the stored one
  *
  * Stores @key in the keyring.  It is kept for this session in any case, so
- * that a failure (no Secret Service) loses nothing until the app quits.
+ * that a failure (no Secret Service, a locked keyring left locked) loses
+ * nothing until the app quits.
  */
 void
 pd_secrets_store_provider_key_async (const char          *provider,
@@ -318,34 +540,21 @@ pd_secrets_store_provider_key_async (const char          *provider,
                                      GAsyncReadyCallback  callback,
                                      gpointer             user_data)
 {
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-  g_autoptr(GCancellable) cancellable = bounded_cancellable (task);
-  g_autofree char *base = key_base_url (base_url);
   gboolean clear = key == NULL || key[0] == '\0';
+  Request *request;
 
   g_return_if_fail (provider != NULL);
 
-  g_task_set_source_tag (task, pd_secrets_store_provider_key_async);
-  g_task_set_task_data (task, GINT_TO_POINTER (clear), NULL);
   keep_key_for_session (provider, base_url, key);
-  if (clear)
-    {
-      secret_password_clear (pd_secrets_key_schema (), cancellable, on_key_stored, task,
-                             "provider", provider,
-                             "base-url", base,
-                             NULL);
-    }
-  else
+  request = key_request_new (clear ? REQUEST_CLEAR : REQUEST_STORE, provider, base_url);
+  if (!clear)
     {
       /* Translators: %s is a provider (openai, anthropic), then its address or "default" */
-      g_autofree char *label = g_strdup_printf (_("Plandeck API key for %s (%s)"), provider, base);
-
-      secret_password_store (pd_secrets_key_schema (), SECRET_COLLECTION_DEFAULT, label, key,
-                             cancellable, on_key_stored, task,
-                             "provider", provider,
-                             "base-url", base,
-                             NULL);
+      request->label = g_strdup_printf (_("Plandeck API key for %s (%s)"), provider,
+                                        (const char *) g_hash_table_lookup (request->attributes, "base-url"));
+      request->secret = g_strdup (key);
     }
+  request_send (request_task_new (request, pd_secrets_store_provider_key_async, callback, user_data));
 }
 
 gboolean
@@ -353,47 +562,6 @@ pd_secrets_store_provider_key_finish (GAsyncResult  *result,
                                       GError       **error)
 {
   return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-typedef struct
-{
-  char *provider;
-  char *base_url;
-} KeyLookup;
-
-static void
-key_lookup_free (KeyLookup *lookup)
-{
-  g_free (lookup->provider);
-  g_free (lookup->base_url);
-  g_free (lookup);
-}
-
-static void
-on_key_lookup (GObject      *object,
-               GAsyncResult *result,
-               gpointer      data)
-{
-  g_autoptr(GTask) task = data;
-  g_autoptr(GError) error = NULL;
-  KeyLookup *lookup = g_task_get_task_data (task);
-  char *key = secret_password_lookup_finish (result, &error);
-  g_autofree char *kept = NULL;
-
-  if (key != NULL)
-    {
-      g_task_return_pointer (task, g_strdup (key), g_free);
-      secret_password_free (key);
-      return;
-    }
-  kept = dup_session_key (lookup->provider, lookup->base_url);
-  if (kept != NULL)
-    g_task_return_pointer (task, g_steal_pointer (&kept), g_free);
-  else if (error != NULL)
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                             _("No keyring is available (%s)"), error->message);
-  else
-    g_task_return_pointer (task, NULL, NULL);
 }
 
 /**
@@ -408,21 +576,10 @@ pd_secrets_lookup_provider_key_async (const char          *provider,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data)
 {
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-  g_autoptr(GCancellable) cancellable = bounded_cancellable (task);
-  g_autofree char *base = key_base_url (base_url);
-  KeyLookup *lookup = g_new0 (KeyLookup, 1);
-
   g_return_if_fail (provider != NULL);
 
-  lookup->provider = g_strdup (provider);
-  lookup->base_url = g_strdup (base_url);
-  g_task_set_source_tag (task, pd_secrets_lookup_provider_key_async);
-  g_task_set_task_data (task, lookup, (GDestroyNotify) key_lookup_free);
-  secret_password_lookup (pd_secrets_key_schema (), cancellable, on_key_lookup, task,
-                          "provider", provider,
-                          "base-url", base,
-                          NULL);
+  request_send (request_task_new (key_request_new (REQUEST_LOOKUP, provider, base_url),
+                                  pd_secrets_lookup_provider_key_async, callback, user_data));
 }
 
 char *
@@ -430,36 +587,6 @@ pd_secrets_lookup_provider_key_finish (GAsyncResult  *result,
                                        GError       **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-on_key_search (GObject      *object,
-               GAsyncResult *result,
-               gpointer      data)
-{
-  g_autoptr(GTask) task = data;
-  g_autoptr(GError) error = NULL;
-  KeyLookup *lookup = g_task_get_task_data (task);
-  GList *found = secret_password_search_finish (result, &error);
-  g_autofree char *kept = NULL;
-
-  if (found != NULL)
-    {
-      g_list_free_full (found, g_object_unref);
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-  kept = dup_session_key (lookup->provider, lookup->base_url);
-  if (kept != NULL)
-    {
-      memset (kept, 0, strlen (kept));
-      g_task_return_boolean (task, TRUE);
-    }
-  else if (error != NULL)
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                             _("No keyring is available (%s)"), error->message);
-  else
-    g_task_return_boolean (task, FALSE);
 }
 
 /**
@@ -476,30 +603,35 @@ pd_secrets_has_provider_key_async (const char          *provider,
                                    GAsyncReadyCallback  callback,
                                    gpointer             user_data)
 {
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-  g_autoptr(GCancellable) cancellable = bounded_cancellable (task);
-  g_autofree char *base = key_base_url (base_url);
-  KeyLookup *lookup = g_new0 (KeyLookup, 1);
-
   g_return_if_fail (provider != NULL);
 
-  lookup->provider = g_strdup (provider);
-  lookup->base_url = g_strdup (base_url);
-  g_task_set_source_tag (task, pd_secrets_has_provider_key_async);
-  g_task_set_task_data (task, lookup, (GDestroyNotify) key_lookup_free);
-  /* SECRET_SEARCH_NONE: neither SECRET_SEARCH_UNLOCK nor
-   * SECRET_SEARCH_LOAD_SECRETS; locked items match all the same. */
-  secret_password_search (pd_secrets_key_schema (), SECRET_SEARCH_NONE, cancellable, on_key_search, task,
-                          "provider", provider,
-                          "base-url", base,
-                          NULL);
+  request_send (request_task_new (key_request_new (REQUEST_SEARCH, provider, base_url),
+                                  pd_secrets_has_provider_key_async, callback, user_data));
 }
 
+/**
+ * pd_secrets_has_provider_key_finish:
+ * @session_only: (out) (optional): set to whether the key is kept for this
+ *   session only (in memory: no keyring took it)
+ *
+ * Returns: whether a key is kept
+ */
 gboolean
 pd_secrets_has_provider_key_finish (GAsyncResult  *result,
+                                    gboolean      *session_only,
                                     GError       **error)
 {
-  return g_task_propagate_boolean (G_TASK (result), error);
+  GError *local_error = NULL;
+  gssize place = g_task_propagate_int (G_TASK (result), &local_error);
+
+  if (session_only != NULL)
+    *session_only = place == KEY_FOR_SESSION;
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  return place != KEY_NONE;
 }
 
 /**
@@ -517,31 +649,29 @@ pd_secrets_lookup_provider_key_sync (const char  *provider,
                                      const char  *base_url,
                                      GError     **error)
 {
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autofree char *base = key_base_url (base_url);
+  g_autoptr(GCancellable) cancellable = NULL;
+  g_autoptr(GHashTable) attributes = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(SecretService) service = NULL;
+  g_autoptr(SecretValue) value = NULL;
   GSource *timeout;
-  char *secret;
   char *key = NULL;
 
   g_return_val_if_fail (provider != NULL, NULL);
 
+  cancellable = g_cancellable_new ();
+  attributes = key_attributes (provider, base_url);
   timeout = g_timeout_source_new_seconds (PD_SECRETS_TIMEOUT_SECONDS);
   g_source_set_callback (timeout, on_timeout, g_object_ref (cancellable), g_object_unref);
   g_source_attach (timeout, g_main_context_default ());
-  secret = secret_password_lookup_sync (pd_secrets_key_schema (), cancellable, &local_error,
-                                        "provider", provider,
-                                        "base-url", base,
-                                        NULL);
+  service = pd_secret_service_get_sync (cancellable, &local_error);
+  if (service != NULL)
+    value = secret_service_lookup_sync (service, pd_secrets_key_schema (), attributes, cancellable, &local_error);
   g_source_destroy (timeout);
   g_source_unref (timeout);
 
-  if (secret != NULL)
-    {
-      key = g_strdup (secret);
-      secret_password_free (secret);
-      return key;
-    }
+  if (value != NULL)
+    return g_strdup (secret_value_get_text (value));
   key = dup_session_key (provider, base_url);
   if (key == NULL && local_error != NULL)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -637,13 +767,12 @@ on_profile_key_migrated (GObject      *object,
   const char *name, *kind, *base_url, *model, *env;
   gboolean changed = FALSE;
 
+  /* Without a keyring (or with one left locked) the key is kept for this
+   * session only, in memory, and leaves GSettings all the same: in clear
+   * there, any program could read it.  Preferences says it is not kept
+   * past this session. */
   if (!pd_secrets_store_provider_key_finish (result, &error))
-    {
-      /* It stays where it was, and works for this session. */
-      g_message ("%s", error->message);
-      migration_free (migration);
-      return;
-    }
+    g_message ("%s", error->message);
 
   settings = g_settings_new (APP_ID);
   profiles = g_settings_get_value (settings, "provider-profiles");
@@ -702,4 +831,78 @@ pd_secrets_migrate_profile_keys (GApplication *app)
       pd_secrets_store_provider_key_async (kind, base_url, key, on_profile_key_migrated, migration);
       memset (key, 0, strlen (key));
     }
+}
+
+/* --- a key typed where a variable's name goes ------------------------------- */
+
+#define BEFORE_KEY "pd-secrets-variable-before"
+
+static void
+on_variable_focus_enter (GtkEventControllerFocus *controller,
+                         GtkEditable             *variable)
+{
+  g_object_set_data_full (G_OBJECT (variable), BEFORE_KEY,
+                          g_strdup (gtk_editable_get_text (variable)), g_free);
+}
+
+static void
+on_variable_changed (GtkEditable *variable,
+                     GtkEditable *key)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (variable)));
+  GtkEditable *variable_text = gtk_editable_get_delegate (variable);
+  const char *before;
+  gboolean focused;
+  GtkEditable *key_text;
+
+  if (text[0] == '\0')
+    return;   /* also the middle of gtk_editable_set_text(): deleted, then inserted */
+  if (pd_secrets_is_variable_name (text))
+    {
+      /* Set by the program (a profile chosen): the name to go back to. */
+      if (!gtk_widget_has_focus (GTK_WIDGET (variable_text != NULL ? variable_text : variable)))
+        g_object_set_data_full (G_OBJECT (variable), BEFORE_KEY, g_steal_pointer (&text), g_free);
+      return;
+    }
+
+  /* A key: into the masked row, and the name it replaced back. */
+  focused = gtk_widget_has_focus (GTK_WIDGET (variable_text != NULL ? variable_text : variable));
+  gtk_editable_set_text (key, text);
+  explicit_bzero (text, strlen (text));
+  before = g_object_get_data (G_OBJECT (variable), BEFORE_KEY);
+  gtk_editable_set_text (variable, before != NULL ? before : "");
+  key_text = gtk_editable_get_delegate (key);
+  if (focused && GTK_IS_TEXT (key_text))
+    {
+      /* Typing goes on in the masked row, after what was typed. */
+      gtk_text_grab_focus_without_selecting (GTK_TEXT (key_text));
+      gtk_editable_set_position (key, -1);
+    }
+}
+
+/**
+ * pd_secrets_guard_variable_row:
+ * @variable: the row for the name of the key's environment variable
+ * @key: the masked row (a password entry) for the key itself
+ *
+ * A key pasted or typed into @variable (anything pd_secrets_is_variable_name()
+ * does not take for a name) moves to @key at once, and @variable shows the
+ * name it held before: the row showed the key in clear, and the settings
+ * kept it so (tried as a new user would).  Connect this before any other
+ * handler of @variable's ::changed, so that they never see the key.
+ */
+void
+pd_secrets_guard_variable_row (GtkEditable *variable,
+                               GtkEditable *key)
+{
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+
+  g_return_if_fail (GTK_IS_EDITABLE (variable));
+  g_return_if_fail (GTK_IS_EDITABLE (key));
+
+  g_object_set_data_full (G_OBJECT (variable), BEFORE_KEY,
+                          g_strdup (gtk_editable_get_text (variable)), g_free);
+  g_signal_connect_object (variable, "changed", G_CALLBACK (on_variable_changed), key, 0);
+  g_signal_connect_object (focus, "enter", G_CALLBACK (on_variable_focus_enter), variable, 0);
+  gtk_widget_add_controller (GTK_WIDGET (variable), focus);
 }

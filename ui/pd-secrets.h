@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include <gio/gio.h>
+#include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
@@ -47,11 +47,14 @@ void      pd_secrets_has_provider_key_async     (const char           *provider,
                                                  GAsyncReadyCallback   callback,
                                                  gpointer              user_data);
 gboolean  pd_secrets_has_provider_key_finish    (GAsyncResult         *result,
+                                                 gboolean             *session_only,
                                                  GError              **error);
 char     *pd_secrets_lookup_provider_key_sync   (const char           *provider,
                                                  const char           *base_url,
                                                  GError              **error);
 gboolean  pd_secrets_is_variable_name           (const char           *text);
 void      pd_secrets_migrate_profile_keys       (GApplication         *app);
+void      pd_secrets_guard_variable_row         (GtkEditable          *variable,
+                                                 GtkEditable          *key);
 
 G_END_DECLS

@@ -22,6 +22,7 @@
 #include <glib/gstdio.h>
 #include <libsecret/secret.h>
 
+#include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
 #include "pd-secrets.h"
 #include "pd-server.h"
@@ -872,6 +873,230 @@ test_keyring_locked_preferences (void)
   key_run_clear (&run);
 }
 
+/* --- a locked keyring asked to store: the prompt cannot be shown --------- */
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  char     *value;
+  GError   *error;
+} Answer;
+
+static gboolean
+answered (gpointer data)
+{
+  return ((Answer *) data)->done;
+}
+
+static void
+on_key_store_answer (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      data)
+{
+  Answer *answer = data;
+
+  answer->ok = pd_secrets_store_provider_key_finish (result, &answer->error);
+  answer->done = TRUE;
+}
+
+static void
+on_token_store_answer (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      data)
+{
+  Answer *answer = data;
+
+  answer->ok = pd_secrets_store_token_finish (result, &answer->error);
+  answer->done = TRUE;
+}
+
+static void
+on_key_lookup_answer (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      data)
+{
+  Answer *answer = data;
+
+  answer->value = pd_secrets_lookup_provider_key_finish (result, &answer->error);
+  answer->done = TRUE;
+}
+
+static void
+answer_clear (Answer *answer)
+{
+  g_clear_pointer (&answer->value, g_free);
+  g_clear_error (&answer->error);
+  answer->done = FALSE;
+  answer->ok = FALSE;
+}
+
+/* The keyring stays locked (the unlock prompt cannot be shown on this
+ * bus, as when a person dismisses it): storing fails with a sentence that
+ * says so, not a crash on an error libsecret did not set, and the key is
+ * kept for this session meanwhile. */
+static void
+test_keyring_locked_store (void)
+{
+  g_autoptr(SecretCollection) collection = NULL;
+  Answer answer = { 0 };
+
+  if (skip_without_keyring ())
+    return;
+
+  collection = default_collection ();
+  g_assert_true (collection_is_locked (collection));
+
+  pd_secrets_store_provider_key_async ("openai", "http://127.0.0.1:9/locked", "typed-while-locked",
+                                       on_key_store_answer, &answer);
+  pd_test_wait_until (answered, &answer, "the keyring to answer the store");
+  g_test_message ("store: %s, %s", answer.ok ? "kept" : "not kept", answer.error ? answer.error->message : "(no error)");
+  g_assert_false (answer.ok);
+  g_assert_nonnull (answer.error);
+  g_assert_cmpstr (answer.error->message, ==, "No keyring could keep the API key (the keyring is locked and was not "
+                                              "unlocked): it is kept for this session only");
+  answer_clear (&answer);
+
+  /* Kept for this session meanwhile: a run finds it. */
+  pd_secrets_lookup_provider_key_async ("openai", "http://127.0.0.1:9/locked/", on_key_lookup_answer, &answer);
+  pd_test_wait_until (answered, &answer, "the keyring to answer the lookup");
+  g_assert_no_error (answer.error);
+  g_assert_cmpstr (answer.value, ==, "typed-while-locked");
+  answer_clear (&answer);
+
+  pd_secrets_store_token_async ("http://127.0.0.1:9", "token-while-locked", on_token_store_answer, &answer);
+  pd_test_wait_until (answered, &answer, "the keyring to answer the token store");
+  g_test_message ("token store: %s, %s", answer.ok ? "kept" : "not kept",
+                  answer.error ? answer.error->message : "(no error)");
+  g_assert_false (answer.ok);
+  g_assert_nonnull (answer.error);
+  g_assert_true (g_str_has_prefix (answer.error->message, "No keyring could keep the token ("));
+  answer_clear (&answer);
+  pd_secrets_keep_for_session ("http://127.0.0.1:9", NULL);
+}
+
+/* --- no keyring: a key pasted where a variable's name goes ---------------- */
+
+#define PASTED_KEY "sk-pasted-0123456789abcdef"
+#define TYPED_KEY "sk-typed-into-the-variable-row"
+
+/* Whether any widget under @root shows @secret in clear: a label, or an
+ * entry's text that is not masked. */
+static gboolean
+shows_in_clear (GtkWidget  *root,
+                const char *secret)
+{
+  if (GTK_IS_LABEL (root) && strstr (gtk_label_get_text (GTK_LABEL (root)), secret) != NULL)
+    return TRUE;
+  if (GTK_IS_TEXT (root) && gtk_text_get_visibility (GTK_TEXT (root)) &&
+      strstr (gtk_editable_get_text (GTK_EDITABLE (root)), secret) != NULL)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (shows_in_clear (child, secret))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_variable_row (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return ADW_IS_ENTRY_ROW (widget) && !ADW_IS_PASSWORD_ENTRY_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), "API Key Environment Variable") == 0;
+}
+
+static gboolean
+key_row_says_session_only (gpointer data)
+{
+  return g_strcmp0 (adw_preferences_row_get_title (data), "API Key (Kept Only Until Plandeck Quits)") == 0;
+}
+
+/* Pasted into @window's variable row: the key moves to its masked key row,
+ * the row keeps the variable's name, nothing shows the key in clear. */
+static void
+paste_into_variable_row (GtkWidget *window)
+{
+  GtkWidget *variable = pd_test_find_first (window, is_variable_row, NULL);
+  GtkWidget *key = pd_test_find_first (window, is_key_row, NULL);
+
+  g_assert_nonnull (variable);
+  g_assert_nonnull (key);
+  gtk_editable_set_text (GTK_EDITABLE (variable), TYPED_KEY);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (variable)), ==, "OPENAI_API_KEY");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (key)), ==, TYPED_KEY);
+  g_assert_false (shows_in_clear (window, TYPED_KEY));
+}
+
+static void
+check_pasted_key (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  KeyRun *run = user_data;
+  GtkWindow *preferences;
+  GtkWidget *key_row;
+  GtkWindow *dialog;
+  g_autofree char *profiles = NULL;
+
+  /* No keyring took it, and it left GSettings all the same: kept in
+   * memory for this session, where a run finds it. */
+  pd_test_wait_until (profile_field_is_variable, (gpointer) PASTED_KEY, "the pasted key to leave GSettings");
+  run_once (window, run, NULL);
+  g_assert_cmpstr (last_authorization (run->server), ==, "Bearer " PASTED_KEY);
+
+  /* Preferences say it is not remembered past this session. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.preferences", NULL));
+  preferences = pd_test_find_toplevel (PD_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (preferences);
+  pd_test_flush (GTK_WIDGET (preferences));
+  key_row = pd_test_find_first (GTK_WIDGET (preferences), is_key_row, NULL);
+  g_assert_nonnull (key_row);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (gtk_widget_get_ancestor (key_row, ADW_TYPE_EXPANDER_ROW)), TRUE);
+  pd_test_wait_until (key_row_says_session_only, key_row, "the row to say the key is not remembered");
+  g_assert_false (shows_in_clear (GTK_WIDGET (preferences), PASTED_KEY));
+
+  /* Another key pasted in the variable's row never reaches GSettings. */
+  paste_into_variable_row (GTK_WIDGET (preferences));
+  profiles = profiles_text ();
+  g_assert_null (strstr (profiles, TYPED_KEY));
+  g_assert_nonnull (strstr (profiles, "'OPENAI_API_KEY'"));
+  pd_test_screenshot_sizes (preferences, "preferences-no-keyring");
+  pd_test_destroy_window (preferences, NULL);
+
+  /* New Session: the same, and the key goes with this session's run. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
+  dialog = pd_test_find_toplevel (PD_TYPE_NEW_SESSION_DIALOG);
+  g_assert_nonnull (dialog);
+  pd_test_flush (GTK_WIDGET (dialog));
+  paste_into_variable_row (GTK_WIDGET (dialog));
+  {
+    g_autoptr(PdRunSettings) settings = pd_new_session_dialog_dup_settings (PD_NEW_SESSION_DIALOG (dialog));
+
+    g_assert_cmpstr (settings->api_key, ==, TYPED_KEY);
+    g_assert_cmpstr (settings->api_key_env, ==, "OPENAI_API_KEY");
+  }
+  pd_test_screenshot_sizes (dialog, "new-session-pasted-key");
+  pd_test_destroy_window (dialog, NULL);
+}
+
+/* As a new user would: with no keyring, a key pasted into a profile's
+ * variable field sat in GSettings in clear and showed in clear in the New
+ * Session dialog's variable row. */
+static void
+test_no_keyring_pasted_key (void)
+{
+  KeyRun run = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  key_run_init (&run);
+  pd_test_reset_settings ();
+  set_profile (&run, PASTED_KEY);
+  g_unsetenv ("OPENAI_API_KEY");
+  args[1] = run.db;
+  g_assert_cmpint (pd_test_run_app (args, check_pasted_key, &run, NULL), ==, 0);
+  key_run_clear (&run);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -881,6 +1106,7 @@ main (int   argc,
   /* Order matters: the bus has no Secret Service until the keyring cases. */
   g_test_add_func ("/secrets/no-keyring-session-only", test_no_keyring_session_only);
   g_test_add_func ("/secrets/no-keyring-env-key", test_no_keyring_env_key);
+  g_test_add_func ("/secrets/no-keyring-pasted-key", test_no_keyring_pasted_key);
   g_test_add_func ("/secrets/keyring-stores-token", test_keyring_stores_token);
   g_test_add_func ("/secrets/keyring-migrates-settings-token", test_keyring_migrates_settings_token);
   g_test_add_func ("/secrets/keyring-provider-key", test_keyring_provider_key);
@@ -889,6 +1115,7 @@ main (int   argc,
   g_test_add_func ("/secrets/keyring-default-key-stays-home", test_keyring_default_key_stays_home);
   g_test_add_func ("/secrets/variable-names", test_variable_names);
   g_test_add_func ("/secrets/keyring-locked-preferences", test_keyring_locked_preferences);
+  g_test_add_func ("/secrets/keyring-locked-store", test_keyring_locked_store);
 
   return g_test_run ();
 }
