@@ -26,6 +26,11 @@ test_hide (void)
   check ("http://h/?a=1&token=abc&b=2", "http://h/?a=1&token=***&b=2", 1);
   check ("http://h/?token=abc#frag", "http://h/?token=***#frag", 1);
   check ("http://h/?token=a&token=bb", "http://h/?token=*&token=**", 2);
+  /* a name the URL reader decodes to `token` (tried as an attacker would:
+   * `%74oken=` hid nothing, and the last of two names wins) */
+  check ("http://h/?%74oken=SECRET", "http://h/?%74oken=******", 1);
+  check ("http://h/?token=x&%74oken=SECRET", "http://h/?token=*&%74oken=******", 2);
+  check ("http://h/?%54%4F%4B%45%4E=ab", "http://h/?%54%4F%4B%45%4E=**", 1);
   /* not a token parameter, or no value */
   check ("http://h/?mytoken=abc&token=", "http://h/?mytoken=abc&token=", 0);
   check ("http://h/path?x=1#token=abc", "http://h/path?x=1#token=abc", 0);

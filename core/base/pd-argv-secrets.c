@@ -14,7 +14,21 @@
 #include <string.h>
 #include "pd-argv-secrets.h"
 
-/* Overwrites the value of each `token=` parameter in @arg; the count. */
+/* Whether the parameter name between @name and @end is `token` as a URL
+ * reader sees it: g_uri_parse_params() (what the remote source reads the
+ * URL with) decodes percent-escapes in names, so `%74oken=` is a token too. */
+static gboolean
+is_token_name (const char *name,
+               const char *end)
+{
+  g_autofree char *raw = g_strndup (name, (gsize) (end - name));
+  g_autofree char *decoded = g_uri_unescape_string (raw, NULL);
+
+  /* A name that does not decode is no name the reader takes. */
+  return decoded != NULL && g_ascii_strcasecmp (decoded, "token") == 0;
+}
+
+/* Overwrites the value of each token parameter in @arg; the count. */
 static guint
 hide_in_argument (char *arg)
 {
@@ -26,10 +40,11 @@ hide_in_argument (char *arg)
   for (char *p = query + 1; *p != '\0' && *p != '#'; )
     {
       char *end = p + strcspn (p, "&#");
+      char *equals = memchr (p, '=', (gsize) (end - p));
 
-      if (strncmp (p, "token=", 6) == 0 && end > p + 6)
+      if (equals != NULL && end > equals + 1 && is_token_name (p, equals))
         {
-          memset (p + 6, '*', (gsize) (end - (p + 6)));
+          memset (equals + 1, '*', (gsize) (end - (equals + 1)));
           hidden++;
         }
       p = *end == '&' ? end + 1 : end;
@@ -41,8 +56,8 @@ hide_in_argument (char *arg)
  * pd_argv_hide_tokens:
  * @argv: (array length=argc): the process's own arguments, as main() got them
  *
- * Overwrites, in place, the value of every `token=` query parameter in a
- * URL among @argv with asterisks of the same length (the memory cannot
+ * Overwrites, in place, the value of every token query parameter (its
+ * name `token`, in any case and percent-escaped or not) in a URL among @argv with asterisks of the same length (the memory cannot
  * grow).  Call it on main()'s argv after a copy has been taken for
  * parsing.
  *
