@@ -440,7 +440,10 @@ static const BadValueCase bad_value_cases[] = {
   { "url-number", "{\"provider\": {\"base_url\": 8080}}", "provider.base_url must be a string, not 8080; ignored" },
   { "url-blank", "{\"provider\": {\"base_url\": \"  \"}}", "provider.base_url is empty; ignored" },
   { "url-newline", "{\"provider\": {\"base_url\": \"http://a/\\nX-Forged: 1\"}}", "provider.base_url must be one line of text; ignored" },
-  { "key-env-name", "{\"provider\": {\"api_key_env\": \"A B\"}}", "provider.api_key_env must name an environment variable (letters, digits and _), not “A B”; ignored" },
+  { "key-env-name", "{\"provider\": {\"api_key_env\": \"A B\"}}", "provider.api_key_env must name an environment variable (letters, digits and _); what it holds is not shown, as it may be a key itself; ignored" },
+  /* A key pasted where its variable's name goes is never printed back
+   * (tried as an attacker would: the warning quoted it whole). */
+  { "key-env-holds-key", "{\"provider\": {\"api_key_env\": \"sk-proj-abcdef1234567890SECRETKEY\"}}", "provider.api_key_env must name an environment variable (letters, digits and _); what it holds is not shown, as it may be a key itself; ignored" },
   { "section-blank", "{\"plan_mode\": {\"section\": \"\"}}", "plan_mode.section is empty; ignored" },
   { "advisory-string", "{\"plan_mode\": {\"advisory\": \"yes\"}}", "plan_mode.advisory must be true or false, not a string; ignored" },
   { "limits-array", "{\"limits\": [1]}", "\"limits\" must be an object, not an array; the section is ignored" },

@@ -407,12 +407,13 @@ read_string_setting (PdConfig        *self,
       return;
     }
 
+  /* What is there instead of a name is often the key itself, pasted into
+   * the wrong field: it is never quoted back (the warning reaches the
+   * terminal, the window's notices and logs). */
   if (key == KEY_PROVIDER_API_KEY_ENV && !is_variable_name (text))
     {
-      g_autofree char *shown = _pd_config_display_text (text);
-
-      _pd_config_add_warning (self, _("%s: provider.api_key_env must name an environment variable (letters, digits and _), not “%s”; ignored"),
-                   where, shown);
+      _pd_config_add_warning (self, _("%s: provider.api_key_env must name an environment variable (letters, digits and _); what it holds is not shown, as it may be a key itself; ignored"),
+                   where);
       return;
     }
 
