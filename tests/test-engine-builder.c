@@ -427,6 +427,48 @@ test_key_variables_hidden (Fixture       *f,
   g_assert_nonnull (strstr (output, "config=[] profile=[] other=[visible]"));
 }
 
+/* As an attacker would: the config files name openai and its key's
+ * variable, and the run is asked for another provider (`run --provider
+ * replay`).  The files' variable is not the key of this run, but it holds
+ * a key all the same: before, a command read it. */
+static void
+test_key_variable_of_other_provider_hidden (Fixture       *f,
+                                            gconstpointer  data)
+{
+  g_autofree char *replay = write_replay (f, replay_echo_keys);
+  g_autofree char *project_file = g_build_filename (f->project, "plandeck.json", NULL);
+  PdConfigLoadOptions options = PD_CONFIG_LOAD_OPTIONS_INIT;
+  g_autoptr(PdConfig) config = NULL;
+  g_autoptr(PdEngineBuilder) builder = NULL;
+  g_autoptr(PdRunResult) result = NULL;
+  g_autofree char *output = NULL;
+
+  g_assert_true (g_file_set_contents (f->global_path,
+                                      "{\"provider\": {\"name\": \"openai\", \"api_key_env\": \"PD_TEST_CONFIG_KEY\"}}", -1, NULL));
+  options.global_path = f->global_path;
+  options.project_path = project_file;
+  options.ignore_env = TRUE;
+  options.cli_provider = "replay";
+  config = pd_config_load (&options);
+  g_assert_null (pd_config_get_provider_api_key_env (config));
+  g_assert_cmpstr (pd_config_get_unused_api_key_env (config), ==, "PD_TEST_CONFIG_KEY");
+
+  builder = pd_engine_builder_new (config);
+  g_setenv ("PD_TEST_CONFIG_KEY", "sk-config-secret", TRUE);
+  g_setenv ("PD_TEST_OTHER", "visible", TRUE);
+  pd_engine_builder_set_replay_path (builder, replay);
+  pd_engine_builder_set_working_directory (builder, f->project);
+  pd_engine_builder_set_database_path (builder, f->db_path);
+  pd_engine_builder_set_approval (builder, PD_APPROVAL_POLICY_AUTO, NULL, NULL, NULL);
+  result = run_once (builder, "Echo");
+  output = first_tool_result (f->db_path, result->session_id);
+  g_unsetenv ("PD_TEST_CONFIG_KEY");
+  g_unsetenv ("PD_TEST_OTHER");
+
+  g_test_message ("%s", output);
+  g_assert_nonnull (strstr (output, "config=[] profile=[] other=[visible]"));
+}
+
 /* Errors a person can act on, before anything runs. */
 static void
 test_errors (Fixture       *f,
@@ -720,6 +762,7 @@ main (int   argc,
   ADD ("/pd/engine-builder/callbacks-shared", test_callbacks_shared);
   ADD ("/pd/engine-builder/planning-and-limits", test_planning_and_limits);
   ADD ("/pd/engine-builder/key-variables-hidden", test_key_variables_hidden);
+  ADD ("/pd/engine-builder/key-variable-of-other-provider-hidden", test_key_variable_of_other_provider_hidden);
   ADD ("/pd/engine-builder/allow-outside", test_allow_outside);
   ADD ("/pd/engine-builder/errors", test_errors);
   ADD ("/pd/engine-builder/key-wiped", test_key_wiped);

@@ -88,6 +88,11 @@ struct _PdConfig
   /* Display names of the files that were loaded, NULL when absent or refused. */
   char *global_path;
   char *project_path;
+
+  /* The key variable the files named for their provider when the command
+   * line asked for another: not used for the key, still kept from
+   * commands (it holds a key all the same). */
+  char *unused_api_key_env;
 };
 
 /* One integer-valued key as a config file gave it. */

@@ -80,6 +80,7 @@ pd_config_finalize (GObject *object)
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->global_path, g_free);
   g_clear_pointer (&self->project_path, g_free);
+  g_clear_pointer (&self->unused_api_key_env, g_free);
 
   G_OBJECT_CLASS (pd_config_parent_class)->finalize (object);
 }
@@ -347,7 +348,10 @@ apply_cli (PdConfig                  *self,
       g_strcmp0 (options->cli_provider, self->values[KEY_PROVIDER_NAME].string) != 0)
     {
       /* The files' endpoint, model and key belong to the provider they
-       * name, not to the one asked for now. */
+       * name, not to the one asked for now.  The key's variable is
+       * remembered: it still holds a key that no command may see. */
+      g_free (self->unused_api_key_env);
+      self->unused_api_key_env = g_strdup (self->values[KEY_PROVIDER_API_KEY_ENV].string);
       set_string (self, KEY_PROVIDER_BASE_URL, NULL, PD_CONFIG_ORIGIN_DEFAULT);
       set_string (self, KEY_PROVIDER_MODEL, NULL, PD_CONFIG_ORIGIN_DEFAULT);
       set_string (self, KEY_PROVIDER_API_KEY_ENV, NULL, PD_CONFIG_ORIGIN_DEFAULT);
@@ -585,6 +589,23 @@ pd_config_get_provider_api_key_env (PdConfig *self)
   g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
 
   return self->values[KEY_PROVIDER_API_KEY_ENV].string;
+}
+
+/**
+ * pd_config_get_unused_api_key_env:
+ *
+ * The variable the config files named for their provider's key when the
+ * command line chose another provider: no key is read from it, but it is
+ * hidden from commands like the one in use.
+ *
+ * Returns: (transfer none) (nullable): the variable's name, or %NULL
+ */
+const char *
+pd_config_get_unused_api_key_env (PdConfig *self)
+{
+  g_return_val_if_fail (PD_IS_CONFIG (self), NULL);
+
+  return self->unused_api_key_env;
 }
 
 /* The output limit of one answer; 0: the model family's own. */

@@ -108,6 +108,7 @@ const char         *pd_config_get_provider_name             (PdConfig      *self
 const char         *pd_config_get_provider_base_url         (PdConfig      *self);
 const char         *pd_config_get_provider_model            (PdConfig      *self);
 const char         *pd_config_get_provider_api_key_env      (PdConfig      *self);
+const char         *pd_config_get_unused_api_key_env        (PdConfig      *self);
 guint               pd_config_get_max_output_tokens         (PdConfig      *self);
 guint               pd_config_get_thinking_budget           (PdConfig      *self);
 

@@ -569,6 +569,8 @@ pd_engine_builder_build (PdEngineBuilder  *self,
   /* The person's key variables never reach a command the model runs. */
   if (pd_config_get_provider_api_key_env (config) != NULL)
     pd_tool_context_hide_env (tool_context, pd_config_get_provider_api_key_env (config));
+  if (pd_config_get_unused_api_key_env (config) != NULL)
+    pd_tool_context_hide_env (tool_context, pd_config_get_unused_api_key_env (config));
   if (self->api_key_env != NULL)
     pd_tool_context_hide_env (tool_context, self->api_key_env);
 
