@@ -303,8 +303,11 @@ check_demo_events_narrow (PdApplication *app,
     pd_test_flush (GTK_WIDGET (window));
     g_assert_false (pd_events_view_get_following (events));
     g_assert_true (gtk_widget_get_mapped (jump));
-    /* Where the person put it: the button took no room from the list. */
-    g_assert_cmpfloat (gtk_adjustment_get_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller))), ==, 0);
+    /* Where the person put it: the button took no room from the list (a
+     * bar below it moved the rows 42 px).  The list view may still settle
+     * its estimate of the rows' heights by a pixel or two as they are
+     * measured, which is no jump. */
+    g_assert_cmpfloat (gtk_adjustment_get_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller))), <, 8);
     pd_test_screenshot (GTK_WIDGET (window), "demo-events-narrow-scrolled-up");
     g_assert_true (gtk_widget_compute_bounds (jump, GTK_WIDGET (window), &button));
     g_assert_true (gtk_widget_compute_bounds (scroller, GTK_WIDGET (window), &shown));
