@@ -217,8 +217,14 @@ on_key_stored (GObject      *object,
   g_autoptr(GError) error = NULL;
   const char *text;
 
+  /* The keyring's own words (a D-Bus error, cut off in a toast) go to the
+   * log; the toast says in full what became of the key. */
   if (!pd_secrets_store_provider_key_finish (result, &error))
-    text = error->message;
+    {
+      g_message ("The keyring did not take the API key: %s", error->message);
+      text = store->cleared ? _("No keyring: no API key is kept")
+                            : _("No keyring: the key is kept until Plandeck quits");
+    }
   else if (store->cleared)
     text = _("The API key was removed from the keyring");
   else

@@ -1011,6 +1011,19 @@ key_row_says_session_only (gpointer data)
   return g_strcmp0 (adw_preferences_row_get_title (data), "API Key (Kept Only Until Plandeck Quits)") == 0;
 }
 
+static gboolean
+shows_text (GtkWidget     *widget,
+            gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+static gboolean
+toast_says_kept_in_memory (gpointer data)
+{
+  return pd_test_find_label (GTK_WIDGET (data), "No keyring: the key is kept until Plandeck quits") != NULL;
+}
+
 /* Pasted into @window's variable row: the key moves to its masked key row,
  * the row keeps the variable's name, nothing shows the key in clear. */
 static void
@@ -1061,6 +1074,13 @@ check_pasted_key (PdApplication *app,
   g_assert_null (strstr (profiles, TYPED_KEY));
   g_assert_nonnull (strstr (profiles, "'OPENAI_API_KEY'"));
   pd_test_screenshot_sizes (preferences, "preferences-no-keyring");
+
+  /* Applied with no keyring: the toast says in full what became of the
+   * key; the keyring's D-Bus error (it showed, cut off) goes to the log. */
+  g_signal_emit_by_name (key_row, "apply");
+  pd_test_wait_until (toast_says_kept_in_memory, preferences, "the toast to say the key is kept until Plandeck quits");
+  g_assert_null (pd_test_find_first (GTK_WIDGET (preferences), shows_text, "org.freedesktop"));
+  pd_test_wait_until (key_row_is_empty, key_row, "the key row to be emptied");
   pd_test_destroy_window (preferences, NULL);
 
   /* New Session: the same, and the key goes with this session's run. */
