@@ -433,6 +433,30 @@ on_banner_token_stored (GObject      *object,
 }
 
 /* The token entered in the banner, for a server that refused the old one. */
+/* The port a URL names, or its scheme's own. */
+static int
+uri_port (GUri *uri)
+{
+  if (g_uri_get_port (uri) > 0)
+    return g_uri_get_port (uri);
+  return g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
+}
+
+/* Whether @a and @b name the same endpoint: scheme, host and port. */
+static gboolean
+same_endpoint (const char *a,
+               const char *b)
+{
+  g_autoptr(GUri) ua = g_uri_parse (a, G_URI_FLAGS_ENCODED_QUERY, NULL);
+  g_autoptr(GUri) ub = g_uri_parse (b, G_URI_FLAGS_ENCODED_QUERY, NULL);
+
+  return ua != NULL && ub != NULL &&
+         g_uri_get_host (ua) != NULL && g_uri_get_host (ub) != NULL &&
+         g_ascii_strcasecmp (g_uri_get_scheme (ua), g_uri_get_scheme (ub)) == 0 &&
+         g_ascii_strcasecmp (g_uri_get_host (ua), g_uri_get_host (ub)) == 0 &&
+         uri_port (ua) == uri_port (ub);
+}
+
 static void
 use_token_action (GtkWidget  *widget,
                   const char *action_name,
@@ -443,6 +467,28 @@ use_token_action (GtkWidget  *widget,
 
   if (token[0] == '\0')
     return;
+
+  /* What `serve` prints is the whole address with its token; a person
+   * pastes that.  The token is taken from it only for this window's own
+   * endpoint: another address's token is not sent here. */
+  if (g_str_has_prefix (token, "http://") || g_str_has_prefix (token, "https://"))
+    {
+      g_autofree char *from_url = NULL;
+      g_autofree char *base = pd_window_split_endpoint_url (token, &from_url);
+
+      if (self->remote_url == NULL || !same_endpoint (base, self->remote_url))
+        {
+          pd_window_show_message (self, _("That address is not this window’s endpoint: paste its token, or use Connect to Endpoint"));
+          return;
+        }
+      if (from_url == NULL || from_url[0] == '\0')
+        {
+          pd_window_show_message (self, _("That address has no token: paste the address serve printed, or the token alone"));
+          return;
+        }
+      g_free (token);
+      token = g_steal_pointer (&from_url);
+    }
   gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
   pd_window_set_remote_token (self, token);
   if (self->remote_url != NULL)

@@ -987,6 +987,24 @@ check_remote (PdApplication *app,
   token = token_of (remote->url);
   g_assert_cmpstr (pd_remote_source_get_token (PD_REMOTE_SOURCE (pd_window_get_source (window))), ==, token);
 
+  /* And pasted into the banner as `serve` prints it, the whole address:
+   * its token is taken (before, the whole address was sent as the token
+   * and refused, tried as a new user would).  Another address's token is
+   * not sent to this endpoint. */
+  stop_serve (remote);
+  wait_for_state (window, PD_REMOTE_OFFLINE, "offline a third time");
+  start_serve (remote, remote->port);
+  wait_for_state (window, PD_REMOTE_DENIED, "asking for the token once more");
+  gtk_editable_set_text (GTK_EDITABLE (token_entry (window)), "http://192.0.2.1:9/?token=elsewhere");
+  g_signal_emit_by_name (token_entry (window), "activate");
+  g_assert_cmpstr (pd_remote_source_get_token (PD_REMOTE_SOURCE (pd_window_get_source (window))), ==, token);
+  gtk_editable_set_text (GTK_EDITABLE (token_entry (window)), remote->url);
+  g_signal_emit_by_name (token_entry (window), "activate");
+  wait_for_state (window, PD_REMOTE_ONLINE, "online with the pasted address's token");
+  g_clear_pointer (&token, g_free);
+  token = token_of (remote->url);
+  g_assert_cmpstr (pd_remote_source_get_token (PD_REMOTE_SOURCE (pd_window_get_source (window))), ==, token);
+
   stop_serve (remote);
 }
 
