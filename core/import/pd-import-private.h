@@ -222,6 +222,7 @@ gboolean       _pd_import_read_file            (const char  *path,
                                                 gsize       *length,
                                                 GError     **error);
 gboolean       _pd_import_is_opencode_storage  (const char  *dir);
+gboolean       _pd_import_is_opencode_db_name  (const char  *name);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdImportList, _pd_import_list_free)
 

@@ -514,13 +514,6 @@ read_jsonl_files (const char    *dir,
 }
 
 static gboolean
-is_opencode_db_name (const char *name)
-{
-  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
-         || strcmp (name, "kilo.db") == 0;
-}
-
-static gboolean
 read_dir (const char    *dir,
           guint          depth,
           GPtrArray     *sessions,
@@ -557,7 +550,7 @@ read_dir (const char    *dir,
       const char *entry = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, entry, NULL);
       gboolean document = _pd_import_is_document_name (dir, entry);
-      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || is_opencode_db_name (entry);
+      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || _pd_import_is_opencode_db_name (entry);
       GStatBuf st;
 
       /* Subagent transcripts are read with their parent. */

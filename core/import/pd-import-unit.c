@@ -209,13 +209,6 @@ add_unit (GPtrArray *units,
     g_ptr_array_add (units, unit);
 }
 
-static gboolean
-is_opencode_db_name (const char *name)
-{
-  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
-         || strcmp (name, "kilo.db") == 0;
-}
-
 /* The same walk as the scanner's: OpenCode's layouts, *.jsonl files, and
  * folders below, without symlinks; subagent folders go with their parent.
  * What is passed over is named in @skipped. */
@@ -260,7 +253,7 @@ discover_dir (const char    *dir,
       const char *entry = g_ptr_array_index (names, i);
       g_autofree char *path = g_build_filename (dir, entry, NULL);
       gboolean document = _pd_import_is_document_name (dir, entry);
-      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || is_opencode_db_name (entry);
+      gboolean candidate = g_str_has_suffix (entry, ".jsonl") || document || _pd_import_is_opencode_db_name (entry);
       struct stat st;
 
       if (strcmp (entry, "subagents") == 0 || strcmp (entry, "storage") == 0)

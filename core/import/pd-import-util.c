@@ -835,3 +835,13 @@ _pd_import_is_opencode_storage (const char *dir)
   return g_file_test (session, G_FILE_TEST_IS_DIR)
          && (g_file_test (part, G_FILE_TEST_IS_DIR) || g_file_test (message, G_FILE_TEST_IS_DIR));
 }
+
+/* An OpenCode database file (opencode.db, opencode-*.db) or Kilo CLI's,
+ * which keeps OpenCode's storage: what the scanner reads and the index
+ * signs. */
+gboolean
+_pd_import_is_opencode_db_name (const char *name)
+{
+  return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
+         || strcmp (name, "kilo.db") == 0;
+}
