@@ -4,152 +4,19 @@
  *
  * What the window shows is what is stored, without a click: the demo's
  * run, a run of a second process (plandeck-agent continue) on the same
- * database, and a burst of 500 events.  The fallback polls are set to their
+ * database, and a burst of 500 events (a window on a serve endpoint:
+ * test-live-remote.c).  The fallback polls are set to their
  * longest (10 s running, 60 s idle), so what follows here is pushed.
  */
 #define G_LOG_DOMAIN "test-live"
 
 #include "config.h"
 
-#include <signal.h>
-#include <string.h>
-
-#include <glib/gstdio.h>
-
 #include "pd-event.h"
 #include "pd-event-item.h"
-#include "pd-events-view.h"
-#include "pd-history-view.h"
 #include "pd-local-source.h"
-#include "pd-now-view.h"
-#include "pd-remote-source.h"
-#include "pd-session-list.h"
 #include "pd-session-view.h"
-#include "pd-test-db.h"
-#include "pd-test-fixtures.h"
-#include "pd-test-ui.h"
-#include "pd-transcript-view.h"
-
-static void
-set_longest_polls (void)
-{
-  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
-
-  pd_test_reset_settings ();
-  g_settings_set_uint (settings, "poll-running-ms", 10000);
-  g_settings_set_uint (settings, "poll-idle-ms", 60000);
-}
-
-static PdSessionList *
-session_list (PdWindow *window)
-{
-  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
-}
-
-static PdNowView *
-now_view (PdWindow *window)
-{
-  return PD_NOW_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_NOW_VIEW));
-}
-
-static void
-show_page (PdWindow   *window,
-           const char *name)
-{
-  AdwViewStack *stack = ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
-
-  adw_view_stack_set_visible_child_name (stack, name);
-}
-
-/* What the database holds for a session, read through a connection of
- * the test's own. */
-typedef struct
-{
-  guint  messages;
-  guint  versions;
-  guint  events;
-  gint64 plan_version;
-} Stored;
-
-static Stored
-read_stored (const char *path,
-             const char *id)
-{
-  g_autoptr(PdSessionStore) store = pd_test_open_store (path);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, id, &error);
-  g_autoptr(GPtrArray) versions = pd_session_store_list_plan_versions (store, id, &error);
-  g_autoptr(GPtrArray) events = pd_session_store_list_events (store, id, NULL, 0, 1000, &error);
-  g_autoptr(PdSessionInfo) info = pd_session_store_get (store, id, &error);
-  Stored stored;
-
-  g_assert_no_error (error);
-  stored.messages = json_array_get_length (messages);
-  stored.versions = versions->len;
-  stored.events = events->len;
-  stored.plan_version = info->plan_version;
-  return stored;
-}
-
-typedef struct
-{
-  GListModel *model;
-  guint       n;
-} CountWait;
-
-static gboolean
-has_n_items (gpointer data)
-{
-  CountWait *wait = data;
-
-  return g_list_model_get_n_items (wait->model) == wait->n;
-}
-
-static void
-wait_for_count (GListModel *model,
-                guint       n,
-                const char *what)
-{
-  CountWait wait = { model, n };
-  g_autofree char *message = g_strdup_printf ("%s: %u rows as stored (%u shown)", what, n,
-                                              g_list_model_get_n_items (model));
-
-  pd_test_wait_until (has_n_items, &wait, message);
-}
-
-/* Each page, once shown, lists what is stored: nothing waits for a click
- * on the session or a refresh. */
-static void
-check_every_page (PdWindow   *window,
-                  const char *db_path,
-                  const char *id)
-{
-  Stored stored = read_stored (db_path, id);
-  PdSessionItem *item = pd_session_list_get_selected_item (session_list (window));
-  const PdPlanState *plan = pd_now_view_get_plan (now_view (window));
-
-  g_assert_cmpuint (stored.messages, >, 2);
-  g_assert_cmpuint (stored.versions, >, 1);
-
-  /* One snapshot: the sidebar row and the Now page agree on the version. */
-  g_assert_nonnull (plan);
-  g_assert_cmpint (plan->version, ==, stored.plan_version);
-  g_assert_cmpint (pd_session_item_get_plan_version (item), ==, plan->version);
-
-  show_page (window, "transcript");
-  wait_for_count (pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (pd_test_find_widget (GTK_WIDGET (window),
-                                                                                           PD_TYPE_TRANSCRIPT_VIEW))),
-                  stored.messages, "the Transcript");
-  show_page (window, "history");
-  wait_for_count (pd_history_view_get_model (PD_HISTORY_VIEW (pd_test_find_widget (GTK_WIDGET (window),
-                                                                                     PD_TYPE_HISTORY_VIEW))),
-                  stored.versions, "the History");
-  show_page (window, "events");
-  wait_for_count (pd_events_view_get_model (PD_EVENTS_VIEW (pd_test_find_widget (GTK_WIDGET (window),
-                                                                                   PD_TYPE_EVENTS_VIEW))),
-                  stored.events, "the Events");
-  show_page (window, "now");
-}
+#include "pd-test-live.h"
 
 /* --- the demo fills every view live --------------------------------------- */
 
@@ -464,31 +331,6 @@ test_live_demo_running (gconstpointer data)
 
 /* --- a second process commits ----------------------------------------------- */
 
-typedef struct
-{
-  char *dir;
-  char *db;
-  char *id;
-} Second;
-
-static const char first_turns[] =
-  "{\"label\": \"first\", \"turns\": ["
-  " {\"content\": \"Planning.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"create\", \"steps\": ["
-  "   {\"id\": \"look\", \"title\": \"Look at the project\"},"
-  "   {\"id\": \"write\", \"title\": \"Write NOTES.md\"},"
-  "   {\"id\": \"check\", \"title\": \"Check NOTES.md\"}]}}]},"
-  " {\"content\": \"Paused here.\"}]}";
-
-static const char second_turns[] =
-  "{\"label\": \"second\", \"turns\": ["
-  " {\"content\": \"Looking.\", \"tool_calls\": [{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}]},"
-  " {\"content\": \"Looked.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"update\", \"updates\": ["
-  "   {\"id\": \"look\", \"status\": \"done\"}, {\"id\": \"write\", \"status\": \"in_progress\"}]}}]},"
-  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"NOTES.md\", \"content\": \"notes\\n\"}}]},"
-  " {\"content\": \"Written.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"update\", \"updates\": ["
-  "   {\"id\": \"write\", \"status\": \"done\"}]}}]},"
-  " {\"content\": \"Done for now.\"}]}";
-
 /* A substantive title change reopens a done step (seed 000). */
 static const char revise_turns[] =
   "{\"label\": \"revise\", \"turns\": ["
@@ -497,14 +339,6 @@ static const char revise_turns[] =
   "   \"operations\": [{\"kind\": \"edit\", \"step_id\": \"look\", \"title\": \"Look at the whole project, tests included\"}]}}]},"
   " {\"content\": \"Revised.\"}]}";
 
-static void
-on_agent_exited (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
-  *(gboolean *) user_data = TRUE;
-}
 
 /* One look and then nothing: the replay runs out, the run fails. */
 static const char failing_turns[] =
@@ -521,55 +355,6 @@ now_says_run_failed (gpointer data)
          !gtk_label_get_use_markup (GTK_LABEL (label));
 }
 
-static void
-run_agent (Second     *second,
-           const char *turns,
-           const char *const *command)
-{
-  g_autofree char *replay = g_build_filename (second->dir, "replay.json", NULL);
-  g_autofree char *project = g_build_filename (second->dir, "project", NULL);
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_auto(GStrv) argv = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GSubprocess) agent = NULL;
-  gboolean exited = FALSE;
-
-  g_assert_true (g_file_set_contents (replay, turns, -1, NULL));
-  g_mkdir_with_parents (project, 0700);
-  g_strv_builder_add (builder, g_getenv ("PLANDECK_AGENT"));
-  g_strv_builder_addv (builder, (const char **) command);
-  g_strv_builder_add_many (builder, "--db", second->db, "--provider", "replay", "--replay", replay,
-                           "--approve", "auto", "-C", project, "-q", NULL);
-  argv = g_strv_builder_end (builder);
-
-  agent = g_subprocess_newv ((const char * const *) argv,
-                             G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
-  g_assert_no_error (error);
-  /* The window goes on drawing (and hearing of commits) while the other
-   * process works. */
-  g_subprocess_wait_async (agent, NULL, on_agent_exited, &exited);
-  while (!exited)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-static gboolean
-session_selectable (gpointer data)
-{
-  PdWindow *window = ((gpointer *) data)[0];
-  const char *id = ((gpointer *) data)[1];
-
-  return pd_session_list_select (session_list (window), id);
-}
-
-static gboolean
-now_shows_version (gpointer data)
-{
-  PdWindow *window = ((gpointer *) data)[0];
-  gint64 version = GPOINTER_TO_SIZE (((gpointer *) data)[1]);
-  const PdPlanState *plan = pd_now_view_get_plan (now_view (window));
-
-  return plan != NULL && plan->version == version;
-}
 
 static void
 check_second_process (PdApplication *app,
@@ -632,30 +417,15 @@ static void
 test_live_second_process (void)
 {
   Second second = { 0 };
-  const char *first[] = { "run", "Write notes about the project", NULL };
   const char *args[] = { "--db", NULL, NULL };
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(GPtrArray) sessions = NULL;
   gboolean saw_window = FALSE;
-  guint total = 0;
 
-  second.dir = pd_test_make_tmp_dir ();
-  second.db = g_build_filename (second.dir, "sessions.db", NULL);
-  run_agent (&second, first_turns, first);
-  store = pd_test_open_store (second.db);
-  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
-  g_assert_cmpuint (total, ==, 1);
-  second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
-  g_clear_object (&store);
-
+  second_init (&second);
   set_longest_polls ();
   args[1] = second.db;
   g_assert_cmpint (pd_test_run_app (args, check_second_process, &second, &saw_window), ==, 0);
   g_assert_true (saw_window);
-
-  g_free (second.id);
-  g_free (second.db);
-  g_free (second.dir);
+  second_clear (&second);
 }
 
 /* --- one snapshot: the sidebar row and the Now page agree ------------------------ */
@@ -751,383 +521,15 @@ static void
 test_live_one_snapshot (void)
 {
   Second second = { 0 };
-  const char *first[] = { "run", "Write notes about the project", NULL };
   const char *args[] = { "--db", NULL, NULL };
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(GPtrArray) sessions = NULL;
-  guint total = 0;
 
-  second.dir = pd_test_make_tmp_dir ();
-  second.db = g_build_filename (second.dir, "sessions.db", NULL);
-  run_agent (&second, first_turns, first);
-  store = pd_test_open_store (second.db);
-  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
-  second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
-  g_clear_object (&store);
-
+  second_init (&second);
   set_longest_polls ();
   args[1] = second.db;
   g_assert_cmpint (pd_test_run_app (args, check_one_snapshot, &second, NULL), ==, 0);
-
-  g_free (second.id);
-  g_free (second.db);
-  g_free (second.dir);
+  second_clear (&second);
 }
 
-/* --- a remote endpoint goes away and comes back --------------------------------- */
-
-typedef struct
-{
-  Second       second;
-  GSubprocess *serve;
-  char        *url;
-  guint        port;
-} Remote;
-
-/* Starts `plandeck-agent serve` on @port (0: any) and reads the URL it
- * prints, with its new instance token. */
-static void
-start_serve (Remote *remote,
-             guint   port)
-{
-  g_autofree char *listen = g_strdup_printf ("127.0.0.1:%u", port);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GUri) uri = NULL;
-
-  remote->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                                    g_getenv ("PLANDECK_AGENT"), "serve", "--db", remote->second.db,
-                                    "--listen", listen, "--rate-limit", "0", NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (remote->serve));
-  g_free (remote->url);
-  remote->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (remote->url);
-  uri = g_uri_parse (remote->url, G_URI_FLAGS_NONE, &error);
-  g_assert_no_error (error);
-  remote->port = g_uri_get_port (uri);
-}
-
-static void
-stop_serve (Remote *remote)
-{
-  g_subprocess_force_exit (remote->serve);
-  g_subprocess_wait (remote->serve, NULL, NULL);
-  g_clear_object (&remote->serve);
-}
-
-static char *
-token_of (const char *url)
-{
-  g_autofree char *token = NULL;
-  g_autofree char *base = pd_window_split_endpoint_url (url, &token);
-
-  return g_steal_pointer (&token);
-}
-
-static PdRemoteState
-remote_state (PdWindow *window)
-{
-  return pd_remote_source_get_state (PD_REMOTE_SOURCE (pd_window_get_source (window)));
-}
-
-static GtkWidget *
-connection_banner (PdWindow *window)
-{
-  GPtrArray *revealers = g_ptr_array_new ();
-  GtkWidget *banner = NULL;
-
-  pd_test_collect (GTK_WIDGET (window), GTK_TYPE_REVEALER, revealers);
-  for (guint i = 0; i < revealers->len; i++)
-    {
-      GtkWidget *child = gtk_revealer_get_child (g_ptr_array_index (revealers, i));
-
-      if (child != NULL && gtk_widget_has_css_class (child, "pd-connection-banner"))
-        banner = g_ptr_array_index (revealers, i);
-    }
-  g_ptr_array_unref (revealers);
-  g_assert_nonnull (banner);
-  return banner;
-}
-
-typedef struct
-{
-  PdWindow      *window;
-  PdRemoteState  state;
-} StateWait;
-
-static gboolean
-in_state (gpointer data)
-{
-  StateWait *wait = data;
-  gboolean revealed = gtk_revealer_get_reveal_child (GTK_REVEALER (connection_banner (wait->window)));
-
-  gboolean shown = gtk_revealer_get_child_revealed (GTK_REVEALER (connection_banner (wait->window)));
-  gboolean wanted = wait->state == PD_REMOTE_OFFLINE || wait->state == PD_REMOTE_DENIED;
-
-  /* The banner's slide is over, whichever way it went. */
-  return remote_state (wait->window) == wait->state && revealed == wanted && shown == wanted;
-}
-
-static void
-wait_for_state (PdWindow      *window,
-                PdRemoteState  state,
-                const char    *what)
-{
-  StateWait wait = { window, state };
-  gint64 start = g_get_monotonic_time ();
-
-  pd_test_wait_until (in_state, &wait, what);
-  pd_test_flush (GTK_WIDGET (window));
-  g_test_message ("%s: %" G_GINT64_FORMAT " ms", what, (g_get_monotonic_time () - start) / 1000);
-}
-
-static gboolean
-reloaded_with_error (gpointer data)
-{
-  return !pd_session_view_get_busy (data) && pd_session_view_get_error (data) != NULL;
-}
-
-/* The view's own error bar (a revealer among its direct children that
- * holds its error), whether it is revealed. */
-static gboolean
-error_bar_revealed (PdSessionView *view)
-{
-  const char *error = pd_session_view_get_error (view);
-
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (view)); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    if (GTK_IS_REVEALER (child) && pd_test_find_label (child, error) != NULL)
-      return gtk_revealer_get_reveal_child (GTK_REVEALER (child));
-  g_assert_not_reached ();
-}
-
-/* The server away: the views keep what they showed, and their reads'
- * error is told once, by the window's banner, not again by each view. */
-static void
-check_told_once (PdWindow *window)
-{
-  PdSessionView *now = PD_SESSION_VIEW (now_view (window));
-
-  pd_session_view_reload (now);
-  pd_test_wait_until (reloaded_with_error, now, "the Now page's read to fail");
-  pd_test_flush (GTK_WIDGET (window));
-  g_assert_nonnull (pd_now_view_get_plan (now_view (window)));
-  g_assert_false (error_bar_revealed (now));
-}
-
-static GtkWidget *
-token_entry (PdWindow *window)
-{
-  return pd_test_find_widget (connection_banner (window), GTK_TYPE_PASSWORD_ENTRY);
-}
-
-static void
-check_remote (PdApplication *app,
-              PdWindow      *window,
-              gpointer       user_data)
-{
-  Remote *remote = user_data;
-  const char *cont[] = { "continue", remote->second.id, "Go on", NULL };
-  gpointer data[2] = { window, remote->second.id };
-  g_autofree char *token = NULL;
-  g_autofree char *label = NULL;
-  Stored before;
-  Stored after;
-
-  pd_test_wait_until (session_selectable, data, "the session in the list");
-  before = read_stored (remote->second.db, remote->second.id);
-  data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
-  pd_test_wait_until (now_shows_version, data, "the plan on the Now page");
-  wait_for_state (window, PD_REMOTE_ONLINE, "online");
-  g_assert_true (pd_remote_source_is_streaming (PD_REMOTE_SOURCE (pd_window_get_source (window))));
-
-  /* The server goes away: the banner says so, with what happened. */
-  stop_serve (remote);
-  wait_for_state (window, PD_REMOTE_OFFLINE, "the offline banner after the server was killed");
-  label = g_strdup (gtk_label_get_text (GTK_LABEL (pd_test_find_widget (connection_banner (window), GTK_TYPE_LABEL))));
-  g_assert_nonnull (strstr (label, "refused"));
-  g_assert_true (gtk_widget_get_mapped (pd_test_find_action_button (connection_banner (window), "win.retry")));
-  check_told_once (window);
-  pd_test_screenshot (GTK_WIDGET (window), "remote-offline");
-
-  /* Meanwhile another process goes on with the session. */
-  run_agent (&remote->second, second_turns, cont);
-  after = read_stored (remote->second.db, remote->second.id);
-  g_assert_cmpint (after.plan_version, >, before.plan_version);
-
-  /* Restarted, with a new token: the banner asks for it, in place. */
-  start_serve (remote, remote->port);
-  wait_for_state (window, PD_REMOTE_DENIED, "the banner asking for the new token");
-  g_assert_true (gtk_widget_get_mapped (token_entry (window)));
-  check_told_once (window);
-  pd_test_screenshot (GTK_WIDGET (window), "remote-denied");
-  token = token_of (remote->url);
-  gtk_editable_set_text (GTK_EDITABLE (token_entry (window)), token);
-  g_signal_emit_by_name (token_entry (window), "activate");
-
-  /* Back: everything is read again, the other process's work included. */
-  wait_for_state (window, PD_REMOTE_ONLINE, "online with the new token");
-  data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
-  pd_test_wait_until (now_shows_version, data, "the Now page after reconnecting");
-  pd_test_flush (GTK_WIDGET (window));
-  check_every_page (window, remote->second.db, remote->second.id);
-
-  /* Once more, and this time the new token comes through Connect to
-   * Endpoint: the window of that address takes it, no second window. */
-  stop_serve (remote);
-  wait_for_state (window, PD_REMOTE_OFFLINE, "offline again");
-  start_serve (remote, remote->port);
-  wait_for_state (window, PD_REMOTE_DENIED, "asking for the newest token");
-  g_action_group_activate_action (G_ACTION_GROUP (app), "open-remote", g_variant_new_string (remote->url));
-  wait_for_state (window, PD_REMOTE_ONLINE, "online through Connect to Endpoint");
-  g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, 1);
-  g_clear_pointer (&token, g_free);
-  token = token_of (remote->url);
-  g_assert_cmpstr (pd_remote_source_get_token (PD_REMOTE_SOURCE (pd_window_get_source (window))), ==, token);
-
-  /* And pasted into the banner as `serve` prints it, the whole address:
-   * its token is taken (before, the whole address was sent as the token
-   * and refused, tried as a new user would).  Another address's token is
-   * not sent to this endpoint. */
-  stop_serve (remote);
-  wait_for_state (window, PD_REMOTE_OFFLINE, "offline a third time");
-  start_serve (remote, remote->port);
-  wait_for_state (window, PD_REMOTE_DENIED, "asking for the token once more");
-  gtk_editable_set_text (GTK_EDITABLE (token_entry (window)), "http://192.0.2.1:9/?token=elsewhere");
-  g_signal_emit_by_name (token_entry (window), "activate");
-  g_assert_cmpstr (pd_remote_source_get_token (PD_REMOTE_SOURCE (pd_window_get_source (window))), ==, token);
-  gtk_editable_set_text (GTK_EDITABLE (token_entry (window)), remote->url);
-  g_signal_emit_by_name (token_entry (window), "activate");
-  wait_for_state (window, PD_REMOTE_ONLINE, "online with the pasted address's token");
-  g_clear_pointer (&token, g_free);
-  token = token_of (remote->url);
-  g_assert_cmpstr (pd_remote_source_get_token (PD_REMOTE_SOURCE (pd_window_get_source (window))), ==, token);
-
-  stop_serve (remote);
-}
-
-static void
-test_live_remote_kill_restart (void)
-{
-  Remote remote = { { 0 } };
-  const char *first[] = { "run", "Write notes about the project", NULL };
-  const char *args[] = { "--remote", NULL, NULL };
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(GPtrArray) sessions = NULL;
-  gboolean saw_window = FALSE;
-  guint total = 0;
-
-  remote.second.dir = pd_test_make_tmp_dir ();
-  remote.second.db = g_build_filename (remote.second.dir, "sessions.db", NULL);
-  run_agent (&remote.second, first_turns, first);
-  store = pd_test_open_store (remote.second.db);
-  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
-  g_assert_cmpuint (total, ==, 1);
-  remote.second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
-  g_clear_object (&store);
-
-  start_serve (&remote, 0);
-  set_longest_polls ();
-  args[1] = remote.url;
-  g_assert_cmpint (pd_test_run_app (args, check_remote, &remote, &saw_window), ==, 0);
-  g_assert_true (saw_window);
-
-  if (remote.serve != NULL)
-    stop_serve (&remote);
-  g_free (remote.url);
-  g_free (remote.second.id);
-  g_free (remote.second.db);
-  g_free (remote.second.dir);
-}
-
-/* --- a remote endpoint stops answering and answers again ----------------------- */
-
-/* serve is stopped (SIGSTOP): its connections stay open and say nothing,
- * as with a hung server or a cut network.  The source's HTTP timeout is
- * taken away, so only the watchdog (the stream's keepalive not coming) can
- * tell: the banner shows; continued (SIGCONT), it goes and what another
- * process did meanwhile is shown. */
-static void
-check_remote_hung (PdApplication *app,
-                   PdWindow      *window,
-                   gpointer       user_data)
-{
-  Remote *remote = user_data;
-  PdRemoteSource *source = PD_REMOTE_SOURCE (pd_window_get_source (window));
-  const char *cont[] = { "continue", remote->second.id, "Go on", NULL };
-  gpointer data[2] = { window, remote->second.id };
-  const char *pid = g_subprocess_get_identifier (remote->serve);
-  g_autofree char *label = NULL;
-  Stored before;
-  Stored after;
-
-  pd_remote_source_set_timeout (source, 0);
-  pd_test_wait_until (session_selectable, data, "the session in the list");
-  before = read_stored (remote->second.db, remote->second.id);
-  data[1] = GSIZE_TO_POINTER ((gsize) before.plan_version);
-  pd_test_wait_until (now_shows_version, data, "the plan on the Now page");
-  wait_for_state (window, PD_REMOTE_ONLINE, "online");
-  g_assert_true (pd_remote_source_is_streaming (source));
-
-  g_assert_nonnull (pid);
-  g_assert_cmpint (kill ((pid_t) g_ascii_strtoll (pid, NULL, 10), SIGSTOP), ==, 0);
-  wait_for_state (window, PD_REMOTE_OFFLINE, "the offline banner after the server stopped answering");
-  label = g_strdup (gtk_label_get_text (GTK_LABEL (pd_test_find_widget (connection_banner (window), GTK_TYPE_LABEL))));
-  g_assert_nonnull (strstr (label, "stopped answering"));
-  g_assert_true (gtk_widget_get_mapped (pd_test_find_action_button (connection_banner (window), "win.retry")));
-  g_assert_nonnull (pd_now_view_get_plan (now_view (window)));
-  pd_test_screenshot (GTK_WIDGET (window), "remote-hung");
-
-  /* Meanwhile another process goes on with the session. */
-  run_agent (&remote->second, second_turns, cont);
-  after = read_stored (remote->second.db, remote->second.id);
-  g_assert_cmpint (after.plan_version, >, before.plan_version);
-
-  g_assert_cmpint (kill ((pid_t) g_ascii_strtoll (pid, NULL, 10), SIGCONT), ==, 0);
-  wait_for_state (window, PD_REMOTE_ONLINE, "online after the server answers again");
-  data[1] = GSIZE_TO_POINTER ((gsize) after.plan_version);
-  pd_test_wait_until (now_shows_version, data, "the Now page after the server answers again");
-  pd_test_flush (GTK_WIDGET (window));
-  check_every_page (window, remote->second.db, remote->second.id);
-
-  stop_serve (remote);
-}
-
-static void
-test_live_remote_hung (void)
-{
-  Remote remote = { { 0 } };
-  const char *first[] = { "run", "Write notes about the project", NULL };
-  const char *args[] = { "--remote", NULL, NULL };
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(GPtrArray) sessions = NULL;
-  gboolean saw_window = FALSE;
-  guint total = 0;
-
-  remote.second.dir = pd_test_make_tmp_dir ();
-  remote.second.db = g_build_filename (remote.second.dir, "sessions.db", NULL);
-  run_agent (&remote.second, first_turns, first);
-  store = pd_test_open_store (remote.second.db);
-  sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, NULL);
-  g_assert_cmpuint (total, ==, 1);
-  remote.second.id = g_strdup (((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id);
-  g_clear_object (&store);
-
-  start_serve (&remote, 0);
-  set_longest_polls ();
-  args[1] = remote.url;
-  g_assert_cmpint (pd_test_run_app (args, check_remote_hung, &remote, &saw_window), ==, 0);
-  g_assert_true (saw_window);
-
-  if (remote.serve != NULL)
-    stop_serve (&remote);   /* SIGKILL ends a stopped process too */
-  g_free (remote.url);
-  g_free (remote.second.id);
-  g_free (remote.second.db);
-  g_free (remote.second.dir);
-}
 
 /* --- the Events view tails a burst of 500 ------------------------------------ */
 
@@ -1251,8 +653,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/live/second-process", test_live_second_process);
   g_test_add_func ("/pd/ui/live/one-snapshot", test_live_one_snapshot);
   g_test_add_func ("/pd/ui/live/events-burst-500", test_live_events_burst);
-  g_test_add_func ("/pd/ui/live/remote-kill-restart", test_live_remote_kill_restart);
-  g_test_add_func ("/pd/ui/live/remote-hung", test_live_remote_hung);
 
   return g_test_run ();
 }
