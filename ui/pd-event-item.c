@@ -146,25 +146,14 @@ pd_event_item_init (PdEventItem *self)
 {
 }
 
+/* A member of the event's data as printf's %lld takes it; @fallback when it
+ * is missing or no number. */
 static long long
 data_int (JsonObject *data,
           const char *name,
-          gboolean   *present)
+          long long   fallback)
 {
-  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
-
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      (json_node_get_value_type (node) == G_TYPE_INT64 ||
-       json_node_get_value_type (node) == G_TYPE_DOUBLE))
-    {
-      if (present != NULL)
-        *present = TRUE;
-      return json_node_get_int (node);
-    }
-
-  if (present != NULL)
-    *present = FALSE;
-  return 0;
+  return pd_json_get_int (data, name, fallback);
 }
 
 static char *
@@ -184,19 +173,18 @@ summarize (PdEvent *event)
   const char *type = pd_event_get_event_type (event);
   const char *tool = pd_event_get_tool (event);
   JsonObject *data = pd_event_get_data (event);
-  gboolean has = FALSE;
 
   if (g_strcmp0 (type, PD_EVENT_PLAN_CREATED) == 0)
     return g_strdup_printf (_("plan v%lld · %lld steps"),
-                            data_int (data, "version", NULL), data_int (data, "steps", NULL));
+                            data_int (data, "version", 0), data_int (data, "steps", 0));
 
   if (g_strcmp0 (type, PD_EVENT_PLAN_UPDATED) == 0)
     {
-      long long blocked = data_int (data, "blocked", NULL);
+      long long blocked = data_int (data, "blocked", 0);
       g_autofree char *line = g_strdup_printf (_("plan v%lld · %lld/%lld done"),
-                                               data_int (data, "version", NULL),
-                                               data_int (data, "done", NULL),
-                                               data_int (data, "steps", NULL));
+                                               data_int (data, "version", 0),
+                                               data_int (data, "done", 0),
+                                               data_int (data, "steps", 0));
 
       if (blocked > 0)
         return g_strdup_printf (_("%s · %lld blocked"), line, blocked);
@@ -205,8 +193,8 @@ summarize (PdEvent *event)
 
   if (g_strcmp0 (type, PD_EVENT_PLAN_BLOCKED) == 0)
     return g_strdup_printf (_("blocked streak · %lld/%lld blocked · plan v%lld"),
-                            data_int (data, "blocked", NULL), data_int (data, "steps", NULL),
-                            data_int (data, "version", NULL));
+                            data_int (data, "blocked", 0), data_int (data, "steps", 0),
+                            data_int (data, "version", 0));
 
   if (g_strcmp0 (type, PD_EVENT_PLAN_REASSESSMENT) == 0)
     return g_strdup_printf (_("reassessment: %s"),
@@ -223,14 +211,14 @@ summarize (PdEvent *event)
 
   if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_COMPLETED) == 0)
     {
-      g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
+      g_autofree char *duration = format_duration (data_int (data, "duration_ms", 0));
 
       return g_strdup_printf ("%s · %s", tool ? tool : "?", duration);
     }
 
   if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_FAILED) == 0)
     {
-      g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
+      g_autofree char *duration = format_duration (data_int (data, "duration_ms", 0));
 
       return g_strdup_printf (_("%s · failed: %s · %s"), tool ? tool : "?",
                               pd_json_get_string (data, "error_class") ? pd_json_get_string (data, "error_class") : "?",
@@ -244,39 +232,39 @@ summarize (PdEvent *event)
 
   if (g_strcmp0 (type, PD_EVENT_RUN_COMPLETED) == 0 || g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0)
     {
-      g_autofree char *duration = format_duration (data_int (data, "duration_ms", NULL));
+      g_autofree char *duration = format_duration (data_int (data, "duration_ms", 0));
       const char *error_class = pd_json_get_string (data, "error_class");
 
       if (error_class != NULL)
         return g_strdup_printf (_("%s after %s"), error_class, duration);
       if (pd_json_get_boolean (data, "incomplete", FALSE))
         return g_strdup_printf (_("incomplete: cut off by the output limit · %s · %lld in / %lld out tokens"),
-                                duration, data_int (data, "input_tokens", NULL),
-                                data_int (data, "output_tokens", NULL));
+                                duration, data_int (data, "input_tokens", 0),
+                                data_int (data, "output_tokens", 0));
       return g_strdup_printf (_("%s · %lld in / %lld out tokens"),
-                              duration, data_int (data, "input_tokens", NULL),
-                              data_int (data, "output_tokens", NULL));
+                              duration, data_int (data, "input_tokens", 0),
+                              data_int (data, "output_tokens", 0));
     }
 
   if (g_strcmp0 (type, PD_EVENT_ITERATION_COMPLETED) == 0)
     {
-      long long calls = data_int (data, "tools_called", NULL);
+      long long calls = data_int (data, "tools_called", 0);
 
       return g_strdup_printf (ngettext ("%lld tool call · %lld in / %lld out tokens",
                                         "%lld tool calls · %lld in / %lld out tokens",
                                         (unsigned long) CLAMP (calls, 0, G_MAXLONG)),
-                              calls, data_int (data, "input_tokens", NULL),
-                              data_int (data, "output_tokens", NULL));
+                              calls, data_int (data, "input_tokens", 0),
+                              data_int (data, "output_tokens", 0));
     }
 
   if (g_strcmp0 (type, PD_EVENT_SESSION_SAVED) == 0)
     {
-      long long version = data_int (data, "plan_version", &has);
+      long long version = data_int (data, "plan_version", -1);
 
-      long long messages = data_int (data, "messages", NULL);
+      long long messages = data_int (data, "messages", 0);
       unsigned long n = (unsigned long) CLAMP (messages, 0, G_MAXLONG);
 
-      if (has)
+      if (version >= 0)
         return g_strdup_printf (ngettext ("%lld message · plan v%lld", "%lld messages · plan v%lld", n),
                                 messages, version);
       return g_strdup_printf (ngettext ("%lld message", "%lld messages", n), messages);
@@ -284,37 +272,37 @@ summarize (PdEvent *event)
 
   if (g_strcmp0 (type, PD_EVENT_CONTEXT_TRIMMED) == 0)
     return g_strdup_printf (_("%lld → %lld tokens"),
-                            data_int (data, "tokens_before", NULL),
-                            data_int (data, "tokens_after", NULL));
+                            data_int (data, "tokens_before", 0),
+                            data_int (data, "tokens_after", 0));
 
   if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
     return g_strdup_printf ("%s · %lld/%lld",
                             pd_json_get_string (data, "limit_name") ? pd_json_get_string (data, "limit_name") : "?",
-                            data_int (data, "observed", NULL), data_int (data, "limit", NULL));
+                            data_int (data, "observed", 0), data_int (data, "limit", 0));
 
   if (g_strcmp0 (type, PD_EVENT_PROVIDER_RETRY) == 0)
     {
-      g_autofree char *wait = format_duration (data_int (data, "delay_ms", NULL));
-      long long status = data_int (data, "status", &has);
+      g_autofree char *wait = format_duration (data_int (data, "delay_ms", 0));
+      long long status = data_int (data, "status", -1);
 
       /* Translators: the model's server is asked again; attempt N of M, after a wait, and why. */
-      if (has)
+      if (status >= 0)
         return g_strdup_printf (_("attempt %lld of %lld in %s · HTTP %lld"),
-                                data_int (data, "attempt", NULL), data_int (data, "max_attempts", NULL),
+                                data_int (data, "attempt", 0), data_int (data, "max_attempts", 0),
                                 wait, status);
       return g_strdup_printf (_("attempt %lld of %lld in %s · broken off mid-answer"),
-                              data_int (data, "attempt", NULL), data_int (data, "max_attempts", NULL), wait);
+                              data_int (data, "attempt", 0), data_int (data, "max_attempts", 0), wait);
     }
 
   if (g_strcmp0 (type, PD_EVENT_TURN_DISCARDED) == 0)
     {
-      long long raised = data_int (data, "next_max_tokens", &has);
+      long long raised = data_int (data, "next_max_tokens", -1);
       const char *reason = pd_json_get_string (data, "reason");
 
-      if (g_strcmp0 (reason, "max_tokens") == 0 && has)
+      if (g_strcmp0 (reason, "max_tokens") == 0 && raised >= 0)
         /* Translators: an answer cut by its output limit is asked again with a higher one. */
         return g_strdup_printf (_("cut off at %lld tokens in %s · asked again with %lld"),
-                                data_int (data, "max_tokens", NULL),
+                                data_int (data, "max_tokens", 0),
                                 pd_json_get_string (data, "tool") ? pd_json_get_string (data, "tool") : "?", raised);
       if (g_strcmp0 (reason, "max_tokens") == 0)
         return g_strdup_printf (_("cut off in %s · asked again in smaller parts"),

@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-json-util.h"
 #include "pd-message-item.h"
 #include "pd-safe-text.h"
 #include "pd-plan.h"
@@ -119,19 +120,6 @@ pd_message_item_init (PdMessageItem *self)
 {
 }
 
-static const char *
-member_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-
-  return NULL;
-}
-
 /* Transcript text comes from models and from other agents' files: as
  * pd_safe_text_block() shows it — every invisible format character (a bidi
  * override that would show the text in another order, a zero-width or tag
@@ -172,7 +160,7 @@ content_text (JsonObject *message)
 
           if (!JSON_NODE_HOLDS_OBJECT (part))
             continue;
-          text = member_string (json_node_get_object (part), "text");
+          text = pd_json_get_string (json_node_get_object (part), "text");
           if (text == NULL)
             continue;
           if (out->len > 0)
@@ -194,7 +182,7 @@ thinking_text (JsonObject *message)
 {
   JsonNode *node = json_object_get_member (message, "thinking");
   g_autoptr(GString) out = g_string_new (NULL);
-  const char *reasoning[] = { member_string (message, "reasoning_content"), member_string (message, "reasoning") };
+  const char *reasoning[] = { pd_json_get_string (message, "reasoning_content"), pd_json_get_string (message, "reasoning") };
 
   if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
     {
@@ -209,9 +197,9 @@ thinking_text (JsonObject *message)
           if (!JSON_NODE_HOLDS_OBJECT (block_node))
             continue;
           block = json_node_get_object (block_node);
-          if (g_strcmp0 (member_string (block, "type"), "redacted_thinking") == 0)
+          if (g_strcmp0 (pd_json_get_string (block, "type"), "redacted_thinking") == 0)
             text = _("(redacted thinking)");
-          else if ((text = member_string (block, "thinking")) == NULL || *text == '\0')
+          else if ((text = pd_json_get_string (block, "thinking")) == NULL || *text == '\0')
             continue;
           if (out->len > 0)
             g_string_append (out, "\n\n");
@@ -248,12 +236,12 @@ pd_message_item_new_from_json (guint       index,
   g_return_val_if_fail (message != NULL, NULL);
 
   self = g_object_new (PD_TYPE_MESSAGE_ITEM, NULL);
-  role = member_string (message, "role");
+  role = pd_json_get_string (message, "role");
   self->index = index;
   self->role = g_strdup (role ? role : "");
   self->content = content_text (message);
-  self->name = g_strdup (member_string (message, "name"));
-  self->tool_call_id = g_strdup (member_string (message, "tool_call_id"));
+  self->name = g_strdup (pd_json_get_string (message, "name"));
+  self->tool_call_id = g_strdup (pd_json_get_string (message, "tool_call_id"));
 
   calls = json_object_get_member (message, "tool_calls");
   if (calls != NULL && JSON_NODE_HOLDS_ARRAY (calls) &&
@@ -274,8 +262,8 @@ pd_message_item_new_from_json (guint       index,
 
   if (g_strcmp0 (self->role, "assistant") == 0)
     {
-      self->refusal = g_strdup (member_string (message, "refusal"));
-      self->incomplete = g_strdup (member_string (message, "incomplete"));
+      self->refusal = g_strdup (pd_json_get_string (message, "refusal"));
+      self->incomplete = g_strdup (pd_json_get_string (message, "incomplete"));
       self->thinking = show_invisible (thinking_text (message));
       self->refusal = show_invisible (self->refusal);
       self->incomplete = show_invisible (self->incomplete);

@@ -20,6 +20,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-json-util.h"
 #include "pd-markdown.h"
 #include "pd-message-row.h"
 #include "pd-plan.h"
@@ -140,29 +141,6 @@ pretty_arguments (JsonObject *function)
   return g_strdup (text);
 }
 
-static const char *
-object_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return json_node_get_string (node);
-  return NULL;
-}
-
-static gint64
-object_int (JsonObject *object,
-            const char *name,
-            gint64      fallback)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
-    return json_node_get_int (node);
-  return fallback;
-}
-
 /* An expander whose title wraps: titles hold model text of any length,
  * and a phone-wide window must not grow for them. */
 static GtkWidget *
@@ -221,8 +199,8 @@ subagent_widget (JsonObject *subagent)
   JsonNode *messages_node = json_object_get_member (subagent, "messages");
   JsonArray *messages = messages_node && JSON_NODE_HOLDS_ARRAY (messages_node) ? json_node_get_array (messages_node) : NULL;
   guint n = messages ? json_array_get_length (messages) : 0;
-  const char *description = object_string (subagent, "description");
-  const char *type = object_string (subagent, "agent_type");
+  const char *description = pd_json_get_string (subagent, "description");
+  const char *type = pd_json_get_string (subagent, "agent_type");
   /* Model text in our sentence: shown and isolated (_pd_isolated_line()). */
   g_autofree char *safe_description = description != NULL && description[0] != '\0'
                                       ? _pd_isolated_line (description) : g_strdup ("");
@@ -275,8 +253,8 @@ tool_call_widget (JsonObject *call)
 
   if (function_node != NULL && JSON_NODE_HOLDS_OBJECT (function_node))
     function = json_node_get_object (function_node);
-  name = object_string (function, "name");
-  call_id = object_string (call, "id");
+  name = pd_json_get_string (function, "name");
+  call_id = pd_json_get_string (call, "id");
   arguments = pretty_arguments (function);
   safe_arguments = pd_safe_text_block (arguments);
   safe_name = _pd_isolated_line (name ? name : "?");
@@ -299,7 +277,7 @@ tool_call_widget (JsonObject *call)
   gtk_box_append (GTK_BOX (box), label);
 
   /* An imported transcript cuts long arguments; say how much is missing. */
-  cut = object_int (call, "arguments_cut", 0);
+  cut = pd_json_get_int (call, "arguments_cut", 0);
   if (cut > 0)
     {
       g_autofree char *note = NULL;
