@@ -1,0 +1,1022 @@
+/* pd-multi-source.c: one PdSource over all the sources of a window.
+ *
+ * A listing is read in rounds.  Each round asks every source for the next
+ * N sessions after what it has given so far (N at most the store's page
+ * limit), and merges the heads: the best head (pinned, then newest; on a
+ * tie the earlier source) is taken until N are taken or a source that has
+ * more runs out of what it sent.  Each source's list is in that order, so
+ * the merge is too.  Where a listing stopped (how far into each source) is
+ * kept for the next page of the same query, so paging through a list is
+ * one round a page; a page asked for elsewhere (after a change) is reached
+ * in rounds from the top.  A change of any source forgets those places.
+ *
+ * Every other call finds the source from the session's id and hands the
+ * call over; its GAsyncResult is finished by that source.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-source"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-multi-source.h"
+
+#define ROUND_MAX   PD_SESSION_LIST_MAX_LIMIT
+#define MAX_CURSORS 8
+/* A source that has not answered a round by then is left out of the
+ * listing (an endpoint that hangs holds up no other source's sessions);
+ * its late answer brings it back. */
+#define LATE_MS     3000u
+
+typedef struct
+{
+  char      *query;
+  gboolean   full_text;
+  guint      offset;     /* the merged position reached */
+  GPtrArray *sources;    /* (element-type PdSource) as they were */
+  guint     *consumed;   /* how far into each */
+} Cursor;
+
+struct _PdMultiSource
+{
+  GObject       parent_instance;
+
+  PdSourceList *sources;
+  GPtrArray    *cursors;   /* (element-type Cursor), newest last */
+  GPtrArray    *watched;   /* (element-type PdSource) whose ::changed we follow */
+  GHashTable   *late;      /* sources left out until they answer again */
+  GHashTable   *probing;   /* late sources asked whether they answer now */
+};
+
+enum {
+  LISTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void pd_multi_source_iface_init (PdSourceInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdMultiSource, pd_multi_source, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_SOURCE, pd_multi_source_iface_init))
+
+static void
+cursor_free (Cursor *cursor)
+{
+  g_free (cursor->query);
+  g_ptr_array_unref (cursor->sources);
+  g_free (cursor->consumed);
+  g_free (cursor);
+}
+
+/* --- ids ----------------------------------------------------------------- */
+
+/**
+ * pd_multi_source_resolve:
+ * @id: a listed session's id
+ * @source_id: (out) (optional): the session's id in its source
+ *
+ * Returns: (transfer none) (nullable): the source the session came from,
+ *   %NULL when that source is not in the list any more
+ */
+PdSource *
+pd_multi_source_resolve (PdMultiSource  *self,
+                         const char     *id,
+                         char          **source_id)
+{
+  const char *slash;
+  PdSource *source;
+
+  g_return_val_if_fail (PD_IS_MULTI_SOURCE (self), NULL);
+
+  if (source_id != NULL)
+    *source_id = NULL;
+  if (id == NULL)
+    return NULL;
+
+  slash = strchr (id, '/');
+  if (slash == NULL)
+    {
+      g_autoptr(PdSource) first = g_list_model_get_item (G_LIST_MODEL (self->sources), 0);
+
+      source = first;
+      if (source != NULL && source_id != NULL)
+        *source_id = g_strdup (id);
+      return source;
+    }
+
+  {
+    g_autofree char *prefix = g_strndup (id, slash - id);
+    guint position = 0;
+
+    source = pd_source_list_lookup (self->sources, prefix, &position);
+    /* The first source's sessions have no prefix: one with it is not one. */
+    if (source == NULL || position == 0 || slash[1] == '\0')
+      return NULL;
+    if (source_id != NULL)
+      *source_id = g_strdup (slash + 1);
+    return source;
+  }
+}
+
+/**
+ * pd_multi_source_make_id:
+ *
+ * Returns: (transfer full) (nullable): how the session @source_id of
+ *   @source is listed here; %NULL when @source is not in the list
+ */
+char *
+pd_multi_source_make_id (PdMultiSource *self,
+                         PdSource      *source,
+                         const char    *source_id)
+{
+  guint position;
+
+  g_return_val_if_fail (PD_IS_MULTI_SOURCE (self), NULL);
+  g_return_val_if_fail (source_id != NULL, NULL);
+
+  if (!pd_source_list_find (self->sources, source, &position))
+    return NULL;
+  if (position == 0)
+    return g_strdup (source_id);
+  return g_strdup_printf ("%s/%s", pd_source_list_get_id (self->sources, source), source_id);
+}
+
+static PdSessionInfo *
+pd_multi_source_list_info (PdMultiSource       *self,
+                           PdSource            *source,
+                           const PdSessionInfo *info)
+{
+  PdSessionInfo *copy = pd_session_info_copy (info);
+  char *id = pd_multi_source_make_id (self, source, info->id);
+
+  if (id != NULL)
+    {
+      g_free (copy->id);
+      copy->id = id;
+    }
+  return copy;
+}
+
+/* --- handing a call over ------------------------------------------------- */
+
+/* A task of this source whose result is the routed source's own
+ * GAsyncResult, finished by that source. */
+static void
+on_routed_done (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+
+  g_task_return_pointer (task, g_object_ref (result), g_object_unref);
+}
+
+static GTask *
+pd_multi_source_route (PdMultiSource        *self,
+                       const char           *id,
+                       gpointer              tag,
+                       GCancellable         *cancellable,
+                       GAsyncReadyCallback   callback,
+                       gpointer              user_data,
+                       PdSource            **source,
+                       char                **source_id)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, tag);
+  *source = pd_multi_source_resolve (self, id, source_id);
+  if (*source == NULL)
+    {
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND,
+                               "No source of this window has the session %s", id ? id : "");
+      g_object_unref (task);
+      return NULL;
+    }
+  /* The task holds the source until the call is finished. */
+  g_task_set_task_data (task, g_object_ref (*source), g_object_unref);
+  return task;
+}
+
+static GAsyncResult *
+pd_multi_source_routed_result (GAsyncResult  *result,
+                               PdSource     **source,
+                               GError       **error)
+{
+  GTask *task = G_TASK (result);
+
+  *source = g_task_get_task_data (task);
+  return g_task_propagate_pointer (task, error);
+}
+
+#define ROUTE(tag) \
+  PdMultiSource *self = PD_MULTI_SOURCE (source_self); \
+  PdSource *source = NULL; \
+  g_autofree char *source_id = NULL; \
+  GTask *task = pd_multi_source_route (self, id, tag, cancellable, callback, user_data, \
+                                       &source, &source_id); \
+  if (task == NULL) \
+    return
+
+#define FINISH(fail) \
+  PdSource *source = NULL; \
+  g_autoptr(GAsyncResult) inner = pd_multi_source_routed_result (result, &source, error); \
+  if (inner == NULL) \
+    return fail
+
+static void
+multi_get_session_async (PdSource *source_self, const char *id, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_session_async);
+  pd_source_get_session_async (source, source_id, cancellable, on_routed_done, task);
+}
+
+static PdSessionInfo *
+multi_get_session_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  PdMultiSource *self = PD_MULTI_SOURCE (source_self);
+  g_autoptr(PdSessionInfo) info = NULL;
+  FINISH (NULL);
+
+  info = pd_source_get_session_finish (source, inner, error);
+  if (info == NULL)
+    return NULL;
+  return pd_multi_source_list_info (self, source, info);
+}
+
+static void
+multi_get_plan_async (PdSource *source_self, const char *id, GCancellable *cancellable,
+                      GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_plan_async);
+  pd_source_get_plan_async (source, source_id, cancellable, on_routed_done, task);
+}
+
+static gboolean
+multi_get_plan_finish (PdSource *source_self, GAsyncResult *result, PdPlanState **plan, GError **error)
+{
+  FINISH (FALSE);
+  return pd_source_get_plan_finish (source, inner, plan, error);
+}
+
+static void
+multi_get_plan_history_async (PdSource *source_self, const char *id, GCancellable *cancellable,
+                              GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_plan_history_async);
+  pd_source_get_plan_history_async (source, source_id, cancellable, on_routed_done, task);
+}
+
+static GPtrArray *
+multi_get_plan_history_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_plan_history_finish (source, inner, error);
+}
+
+static void
+multi_get_messages_async (PdSource *source_self, const char *id, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_messages_async);
+  pd_source_get_messages_async (source, source_id, cancellable, on_routed_done, task);
+}
+
+static JsonArray *
+multi_get_messages_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_messages_finish (source, inner, error);
+}
+
+static void
+multi_get_events_async (PdSource *source_self, const char *id, gint64 after_seq, guint limit,
+                        GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_events_async);
+  pd_source_get_events_async (source, source_id, after_seq, limit, cancellable, on_routed_done, task);
+}
+
+static GPtrArray *
+multi_get_events_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_events_finish (source, inner, error);
+}
+
+static void
+multi_update_session_async (PdSource *source_self, const char *id, const char *name, int pinned,
+                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_update_session_async);
+  pd_source_update_session_async (source, source_id, name, pinned, cancellable, on_routed_done, task);
+}
+
+static gboolean
+multi_update_session_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (FALSE);
+  return pd_source_update_session_finish (source, inner, error);
+}
+
+static void
+multi_delete_session_async (PdSource *source_self, const char *id, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_delete_session_async);
+  pd_source_delete_session_async (source, source_id, cancellable, on_routed_done, task);
+}
+
+static gboolean
+multi_delete_session_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (FALSE);
+  return pd_source_delete_session_finish (source, inner, error);
+}
+
+static void
+multi_get_checklist_async (PdSource *source_self, const char *id, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_checklist_async);
+  pd_source_get_checklist_async (source, source_id, cancellable, on_routed_done, task);
+}
+
+static PdChecklist *
+multi_get_checklist_finish (PdSource *source_self, GAsyncResult *result, GPtrArray **plans, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_checklist_finish (source, inner, plans, error);
+}
+
+static void
+multi_save_checklist_async (PdSource *source_self, const char *id, PdChecklist *checklist,
+                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_save_checklist_async);
+  pd_source_save_checklist_async (source, source_id, checklist, cancellable, on_routed_done, task);
+}
+
+static gboolean
+multi_save_checklist_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (FALSE);
+  return pd_source_save_checklist_finish (source, inner, error);
+}
+
+static void
+multi_get_resume_command_async (PdSource *source_self, const char *id, GCancellable *cancellable,
+                                GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_resume_command_async);
+  pd_source_get_resume_command_async (source, source_id, cancellable, on_routed_done, task);
+}
+
+static PdResumeCommand *
+multi_get_resume_command_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_resume_command_finish (source, inner, error);
+}
+
+/* The usage and the other agents' transcripts are this computer's: the
+ * first source's. */
+static PdSource *
+pd_multi_source_first (PdMultiSource *self)
+{
+  g_autoptr(PdSource) first = g_list_model_get_item (G_LIST_MODEL (self->sources), 0);
+
+  return first;
+}
+
+static GTask *
+pd_multi_source_route_first (PdMultiSource       *self,
+                             gpointer             tag,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data,
+                             PdSource           **source)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, tag);
+  *source = pd_multi_source_first (self);
+  if (*source == NULL)
+    {
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                               "This window has no sources");
+      g_object_unref (task);
+      return NULL;
+    }
+  g_task_set_task_data (task, g_object_ref (*source), g_object_unref);
+  return task;
+}
+
+static void
+multi_get_usage_async (PdSource *source_self, GCancellable *cancellable,
+                       GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdSource *source = NULL;
+  GTask *task = pd_multi_source_route_first (PD_MULTI_SOURCE (source_self), multi_get_usage_async,
+                                             cancellable, callback, user_data, &source);
+
+  if (task != NULL)
+    pd_source_get_usage_async (source, cancellable, on_routed_done, task);
+}
+
+static JsonObject *
+multi_get_usage_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_usage_finish (source, inner, error);
+}
+
+static void
+multi_import_transcripts_async (PdSource *source_self, GCancellable *cancellable,
+                                GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdSource *source = NULL;
+  GTask *task = pd_multi_source_route_first (PD_MULTI_SOURCE (source_self), multi_import_transcripts_async,
+                                             cancellable, callback, user_data, &source);
+
+  if (task != NULL)
+    pd_source_import_transcripts_async (source, cancellable, on_routed_done, task);
+}
+
+static gboolean
+multi_import_transcripts_finish (PdSource *source_self, GAsyncResult *result, PdImportCounts *counts,
+                                 GError **error)
+{
+  FINISH (FALSE);
+  return pd_source_import_transcripts_finish (source, inner, counts, error);
+}
+
+/* --- the merged listing ------------------------------------------------- */
+
+typedef struct
+{
+  char       *query;
+  gboolean    full_text;
+  guint       offset;
+  guint       limit;
+  GPtrArray  *sources;     /* (element-type PdSource) */
+  guint      *consumed;    /* how far into each source the merge is */
+  guint       position;    /* the merged position the merge is at */
+  gboolean   *failed;      /* a source whose listing failed: left out */
+  GError     *first_error; /* of the first source that failed */
+  guint      *totals;
+  gboolean    total_known;
+  GPtrArray  *pages;       /* this round's, (element-type PdSessionPage) or NULL */
+  guint       round_size;
+  guint       round;       /* serial of the round asked */
+  guint       late_id;     /* its deadline */
+  guint       pending;
+  GPtrArray  *out;         /* (element-type PdSessionInfo) */
+} ListData;
+
+static void
+list_data_free (ListData *data)
+{
+  g_free (data->query);
+  g_ptr_array_unref (data->sources);
+  g_free (data->consumed);
+  g_free (data->failed);
+  g_clear_error (&data->first_error);
+  g_free (data->totals);
+  g_clear_pointer (&data->pages, g_ptr_array_unref);
+  g_ptr_array_unref (data->out);
+  g_free (data);
+}
+
+typedef struct
+{
+  GTask *task;
+  guint  index;
+  guint  round;
+} SourceCall;
+
+static void pd_multi_source_list_round (GTask *task);
+static void on_member_changed          (PdMultiSource *self);
+
+static gboolean
+cursor_matches (Cursor     *cursor,
+                ListData   *data)
+{
+  if (g_strcmp0 (cursor->query, data->query) != 0 || cursor->full_text != data->full_text ||
+      cursor->offset > data->offset || cursor->sources->len != data->sources->len)
+    return FALSE;
+  for (guint i = 0; i < data->sources->len; i++)
+    if (g_ptr_array_index (cursor->sources, i) != g_ptr_array_index (data->sources, i))
+      return FALSE;
+  return TRUE;
+}
+
+/* Starts from the furthest place kept at or before the asked offset. */
+static void
+pd_multi_source_start_from_cursor (PdMultiSource *self,
+                                   ListData      *data)
+{
+  Cursor *best = NULL;
+
+  for (guint i = 0; i < self->cursors->len; i++)
+    {
+      Cursor *cursor = g_ptr_array_index (self->cursors, i);
+
+      if (cursor_matches (cursor, data) && (best == NULL || cursor->offset > best->offset))
+        best = cursor;
+    }
+  if (best == NULL)
+    return;
+  data->position = best->offset;
+  memcpy (data->consumed, best->consumed, sizeof (guint) * data->sources->len);
+}
+
+static void
+pd_multi_source_keep_cursor (PdMultiSource *self,
+                             ListData      *data)
+{
+  Cursor *cursor;
+
+  if (data->position == 0)
+    return;
+  for (guint i = 0; i < self->cursors->len; i++)
+    {
+      Cursor *kept = g_ptr_array_index (self->cursors, i);
+
+      if (cursor_matches (kept, data) && kept->offset == data->position)
+        return;
+    }
+
+  cursor = g_new0 (Cursor, 1);
+  cursor->query = g_strdup (data->query);
+  cursor->full_text = data->full_text;
+  cursor->offset = data->position;
+  cursor->sources = g_ptr_array_ref (data->sources);
+  cursor->consumed = g_memdup2 (data->consumed, sizeof (guint) * data->sources->len);
+  if (self->cursors->len >= MAX_CURSORS)
+    g_ptr_array_remove_index (self->cursors, 0);
+  g_ptr_array_add (self->cursors, cursor);
+}
+
+/* Whether @a comes before @b in the list: pinned first, then newest. */
+static gboolean
+info_before (const PdSessionInfo *a,
+             const PdSessionInfo *b)
+{
+  if (a->pinned != b->pinned)
+    return a->pinned;
+  return a->updated_at > b->updated_at;
+}
+
+static void
+pd_multi_source_list_done (GTask *task)
+{
+  PdMultiSource *self = g_task_get_source_object (task);
+  ListData *data = g_task_get_task_data (task);
+  guint total = 0;
+  gboolean all_failed = TRUE;
+
+  for (guint i = 0; i < data->sources->len; i++)
+    {
+      if (!data->failed[i])
+        all_failed = FALSE;
+      total += data->totals[i];
+    }
+
+  if (all_failed && data->sources->len > 0)
+    {
+      g_task_return_error (task, g_steal_pointer (&data->first_error));
+      return;
+    }
+
+  pd_multi_source_keep_cursor (self, data);
+  g_task_return_pointer (task,
+                         pd_session_page_new (g_ptr_array_ref (data->out), data->total_known ? total : 0),
+                         (GDestroyNotify) pd_session_page_free);
+}
+
+/* One round's pages are in: merge them. */
+static void
+pd_multi_source_merge_round (GTask *task)
+{
+  PdMultiSource *self = g_task_get_source_object (task);
+  ListData *data = g_task_get_task_data (task);
+  guint n = data->sources->len;
+  g_autofree guint *heads = g_new0 (guint, n);
+  guint taken = 0;
+  gboolean more = FALSE;
+
+  while (taken < data->round_size && data->out->len < data->limit)
+    {
+      int best = -1;
+      PdSessionInfo *best_info = NULL;
+      gboolean stuck = FALSE;
+
+      for (guint i = 0; i < n; i++)
+        {
+          PdSessionPage *page = g_ptr_array_index (data->pages, i);
+          PdSessionInfo *info;
+
+          if (page == NULL)
+            continue;
+          if (heads[i] >= page->sessions->len)
+            {
+              /* It has more than it sent: nothing after its next may be taken. */
+              if (page->sessions->len > 0 && data->totals[i] > data->consumed[i] + heads[i])
+                stuck = TRUE;
+              continue;
+            }
+          info = g_ptr_array_index (page->sessions, heads[i]);
+          if (best_info == NULL || info_before (info, best_info))
+            {
+              best = i;
+              best_info = info;
+            }
+        }
+      if (best < 0 || stuck)
+        break;
+
+      heads[best]++;
+      taken++;
+      if (data->position >= data->offset)
+        g_ptr_array_add (data->out, pd_multi_source_list_info (self, g_ptr_array_index (data->sources, best),
+                                                               best_info));
+      data->position++;
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      PdSessionPage *page = g_ptr_array_index (data->pages, i);
+
+      data->consumed[i] += heads[i];
+      if (page != NULL && data->consumed[i] < data->totals[i] && page->sessions->len > 0)
+        more = TRUE;
+      /* A source that gives no count: more while its pages come full. */
+      if (page != NULL && page->total == 0 && page->sessions->len == data->round_size)
+        more = TRUE;
+    }
+
+  if (data->out->len < data->limit && more && taken > 0)
+    {
+      pd_multi_source_list_round (task);
+      return;
+    }
+  pd_multi_source_list_done (task);
+}
+
+static void
+on_source_listed (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  SourceCall *call = user_data;
+  g_autoptr(GTask) task = call->task;
+  PdMultiSource *self = g_task_get_source_object (task);
+  ListData *data = g_task_get_task_data (task);
+  guint index = call->index;
+  g_autoptr(GError) error = NULL;
+  PdSessionPage *page;
+
+  page = pd_source_list_sessions_finish (PD_SOURCE (object), result, &error);
+
+  /* Past its round's deadline: left out of this listing.  Answering, it
+   * is listed again from the next one. */
+  if (call->round != data->round || data->failed[index])
+    {
+      if (call->round == G_MAXUINT)
+        g_hash_table_remove (self->probing, object);
+      if (page != NULL && g_hash_table_remove (self->late, object))
+        on_member_changed (self);
+      g_clear_pointer (&page, pd_session_page_free);
+      g_free (call);
+      return;
+    }
+  g_free (call);
+
+  if (page == NULL)
+    {
+      data->failed[index] = TRUE;
+      data->totals[index] = 0;
+      if (data->first_error == NULL)
+        data->first_error = g_error_copy (error);
+    }
+  else
+    {
+      if (page->total > 0)
+        data->totals[index] = page->total;
+      else
+        {
+          data->total_known = data->total_known && page->sessions->len < data->round_size;
+          data->totals[index] = data->consumed[index] + page->sessions->len;
+        }
+      g_ptr_array_index (data->pages, index) = page;
+    }
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_signal_emit (self, signals[LISTED], 0, object, error);
+
+  if (--data->pending == 0)
+    {
+      g_clear_handle_id (&data->late_id, g_source_remove);
+      pd_multi_source_merge_round (task);
+    }
+}
+
+static gboolean
+on_round_late (gpointer user_data)
+{
+  GTask *task = user_data;
+  PdMultiSource *self = g_task_get_source_object (task);
+  ListData *data = g_task_get_task_data (task);
+
+  data->late_id = 0;
+  for (guint i = 0; i < data->sources->len; i++)
+    {
+      PdSource *source = g_ptr_array_index (data->sources, i);
+      g_autoptr(GError) error = NULL;
+
+      if (data->failed[i] || g_ptr_array_index (data->pages, i) != NULL)
+        continue;
+      data->failed[i] = TRUE;
+      data->totals[i] = 0;
+      g_hash_table_add (self->late, g_object_ref (source));
+      error = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                           "%s did not answer within %u seconds", pd_source_get_title (source), LATE_MS / 1000);
+      if (data->first_error == NULL)
+        data->first_error = g_error_copy (error);
+      g_signal_emit (self, signals[LISTED], 0, source, error);
+    }
+  data->pending = 0;
+  pd_multi_source_merge_round (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pd_multi_source_list_round (GTask *task)
+{
+  ListData *data = g_task_get_task_data (task);
+  guint want = data->offset > data->position ? data->offset - data->position : 0;
+
+  want += data->limit - data->out->len;
+  data->round_size = MAX (1, MIN (want, ROUND_MAX));
+  g_clear_pointer (&data->pages, g_ptr_array_unref);
+  data->pages = g_ptr_array_new_full (data->sources->len, (GDestroyNotify) pd_session_page_free);
+  g_ptr_array_set_size (data->pages, data->sources->len);
+  data->round++;
+
+  /* One more than the calls, so no reply merges before all are asked. */
+  data->pending = 1;
+  for (guint i = 0; i < data->sources->len; i++)
+    {
+      SourceCall *call;
+
+      if (data->failed[i])
+        continue;
+      call = g_new0 (SourceCall, 1);
+      call->task = g_object_ref (task);
+      call->index = i;
+      call->round = data->round;
+      data->pending++;
+      pd_source_list_sessions_async (g_ptr_array_index (data->sources, i), data->query, data->full_text,
+                                     data->consumed[i], data->round_size, g_task_get_cancellable (task),
+                                     on_source_listed, call);
+    }
+  if (--data->pending == 0)
+    {
+      pd_multi_source_merge_round (task);
+      return;
+    }
+  data->late_id = g_timeout_add_full (G_PRIORITY_DEFAULT, LATE_MS, on_round_late, g_object_ref (task),
+                                      g_object_unref);
+}
+
+static void
+multi_list_sessions_async (PdSource *source_self, const char *query, gboolean full_text,
+                           guint offset, guint limit, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdMultiSource *self = PD_MULTI_SOURCE (source_self);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  ListData *data = g_new0 (ListData, 1);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sources));
+
+  g_task_set_source_tag (task, multi_list_sessions_async);
+  data->query = g_strdup (query);
+  data->full_text = full_text;
+  data->offset = offset;
+  data->limit = MAX (1, MIN (limit, ROUND_MAX));
+  data->sources = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (data->sources, g_list_model_get_item (G_LIST_MODEL (self->sources), i));
+  data->consumed = g_new0 (guint, MAX (n, 1));
+  data->failed = g_new0 (gboolean, MAX (n, 1));
+  data->totals = g_new0 (guint, MAX (n, 1));
+  data->total_known = TRUE;
+  for (guint i = 0; i < n; i++)
+    if (g_hash_table_contains (self->late, g_ptr_array_index (data->sources, i)))
+      {
+        /* Left out of this one; asked (once at a time) whether it answers. */
+        SourceCall *call;
+
+        data->failed[i] = TRUE;
+        if (g_hash_table_contains (self->probing, g_ptr_array_index (data->sources, i)))
+          continue;
+        g_hash_table_add (self->probing, g_object_ref (g_ptr_array_index (data->sources, i)));
+        call = g_new0 (SourceCall, 1);
+        call->task = g_object_ref (task);
+        call->index = i;
+        call->round = G_MAXUINT;
+        pd_source_list_sessions_async (g_ptr_array_index (data->sources, i), query, full_text, 0, 1,
+                                       NULL, on_source_listed, call);
+      }
+  data->out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  g_task_set_task_data (task, data, (GDestroyNotify) list_data_free);
+
+  pd_multi_source_start_from_cursor (self, data);
+  pd_multi_source_list_round (task);
+}
+
+static PdSessionPage *
+multi_list_sessions_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static const char *
+multi_get_title (PdSource *source_self)
+{
+  return "All Sources";
+}
+
+static const char *
+multi_get_kind (PdSource *source_self)
+{
+  return "multi";
+}
+
+/* --- following the sources ---------------------------------------------- */
+
+static void
+on_member_changed (PdMultiSource *self)
+{
+  /* Changed (an endpoint back, or away for good): asked again. */
+  /* Positions move with a change: the places kept are no good now. */
+  g_ptr_array_set_size (self->cursors, 0);
+  pd_source_emit_changed (PD_SOURCE (self));
+}
+
+static void
+pd_multi_source_unwatch (PdMultiSource *self)
+{
+  for (guint i = 0; i < self->watched->len; i++)
+    g_signal_handlers_disconnect_by_func (g_ptr_array_index (self->watched, i), on_member_changed, self);
+  g_ptr_array_set_size (self->watched, 0);
+}
+
+static void
+on_sources_changed (PdMultiSource *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sources));
+
+  pd_multi_source_unwatch (self);
+  {
+    GHashTableIter iter;
+    gpointer source;
+
+    /* A source no longer listed is no longer waited for. */
+    g_hash_table_iter_init (&iter, self->late);
+    while (g_hash_table_iter_next (&iter, &source, NULL))
+      if (!pd_source_list_find (self->sources, source, NULL))
+        g_hash_table_iter_remove (&iter);
+  }
+  for (guint i = 0; i < n; i++)
+    {
+      PdSource *source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+
+      g_signal_connect_swapped (source, "changed", G_CALLBACK (on_member_changed), self);
+      /* An endpoint that goes away or comes back (PdRemoteSource:state)
+       * changes what it lists: its sessions leave and come back. */
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (source), "state") != NULL)
+        g_signal_connect_swapped (source, "notify::state", G_CALLBACK (on_member_changed), self);
+      g_ptr_array_add (self->watched, source);
+    }
+  on_member_changed (self);
+}
+
+static void
+pd_multi_source_dispose (GObject *object)
+{
+  PdMultiSource *self = PD_MULTI_SOURCE (object);
+
+  if (self->sources != NULL)
+    g_signal_handlers_disconnect_by_func (self->sources, on_sources_changed, self);
+  if (self->watched != NULL)
+    pd_multi_source_unwatch (self);
+  g_clear_object (&self->sources);
+  if (self->cursors != NULL)
+    g_ptr_array_set_size (self->cursors, 0);
+
+  G_OBJECT_CLASS (pd_multi_source_parent_class)->dispose (object);
+}
+
+static void
+pd_multi_source_finalize (GObject *object)
+{
+  PdMultiSource *self = PD_MULTI_SOURCE (object);
+
+  g_clear_pointer (&self->cursors, g_ptr_array_unref);
+  g_clear_pointer (&self->watched, g_ptr_array_unref);
+  g_clear_pointer (&self->late, g_hash_table_unref);
+  g_clear_pointer (&self->probing, g_hash_table_unref);
+
+  G_OBJECT_CLASS (pd_multi_source_parent_class)->finalize (object);
+}
+
+static void
+pd_multi_source_class_init (PdMultiSourceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = pd_multi_source_dispose;
+  object_class->finalize = pd_multi_source_finalize;
+
+  /**
+   * PdMultiSource::listed:
+   * @source: the source that answered
+   * @error: (nullable): why its listing failed, or %NULL
+   *
+   * One source answered its part of a listing; a failed part is left out.
+   */
+  signals[LISTED] = g_signal_new ("listed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, PD_TYPE_SOURCE, G_TYPE_ERROR);
+}
+
+static void
+pd_multi_source_init (PdMultiSource *self)
+{
+  self->cursors = g_ptr_array_new_with_free_func ((GDestroyNotify) cursor_free);
+  self->watched = g_ptr_array_new_with_free_func (g_object_unref);
+  self->late = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
+  self->probing = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
+}
+
+static void
+pd_multi_source_iface_init (PdSourceInterface *iface)
+{
+  iface->get_title = multi_get_title;
+  iface->get_kind = multi_get_kind;
+  iface->list_sessions_async = multi_list_sessions_async;
+  iface->list_sessions_finish = multi_list_sessions_finish;
+  iface->get_session_async = multi_get_session_async;
+  iface->get_session_finish = multi_get_session_finish;
+  iface->get_plan_async = multi_get_plan_async;
+  iface->get_plan_finish = multi_get_plan_finish;
+  iface->get_plan_history_async = multi_get_plan_history_async;
+  iface->get_plan_history_finish = multi_get_plan_history_finish;
+  iface->get_messages_async = multi_get_messages_async;
+  iface->get_messages_finish = multi_get_messages_finish;
+  iface->get_events_async = multi_get_events_async;
+  iface->get_events_finish = multi_get_events_finish;
+  iface->get_usage_async = multi_get_usage_async;
+  iface->get_usage_finish = multi_get_usage_finish;
+  iface->update_session_async = multi_update_session_async;
+  iface->update_session_finish = multi_update_session_finish;
+  iface->delete_session_async = multi_delete_session_async;
+  iface->delete_session_finish = multi_delete_session_finish;
+  iface->get_checklist_async = multi_get_checklist_async;
+  iface->get_checklist_finish = multi_get_checklist_finish;
+  iface->save_checklist_async = multi_save_checklist_async;
+  iface->save_checklist_finish = multi_save_checklist_finish;
+  iface->get_resume_command_async = multi_get_resume_command_async;
+  iface->get_resume_command_finish = multi_get_resume_command_finish;
+  iface->import_transcripts_async = multi_import_transcripts_async;
+  iface->import_transcripts_finish = multi_import_transcripts_finish;
+}
+
+/**
+ * pd_multi_source_new:
+ * @sources: the sources, followed as they change
+ */
+PdMultiSource *
+pd_multi_source_new (PdSourceList *sources)
+{
+  PdMultiSource *self;
+
+  g_return_val_if_fail (PD_IS_SOURCE_LIST (sources), NULL);
+
+  self = g_object_new (PD_TYPE_MULTI_SOURCE, NULL);
+  self->sources = g_object_ref (sources);
+  g_signal_connect_swapped (sources, "items-changed", G_CALLBACK (on_sources_changed), self);
+  on_sources_changed (self);
+  return self;
+}
+
+PdSourceList *
+pd_multi_source_get_sources (PdMultiSource *self)
+{
+  g_return_val_if_fail (PD_IS_MULTI_SOURCE (self), NULL);
+
+  return self->sources;
+}
