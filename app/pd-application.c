@@ -199,6 +199,15 @@ pd_application_open_source_now (PdApplication *self,
         }
     }
 
+  if (window == NULL && remote_url == NULL && create_database)
+    {
+      g_autofree char *default_path = pd_application_default_database_path ();
+
+      /* The default database's window shows the configured endpoints too;
+       * --db and --remote windows show what they name. */
+      if (g_strcmp0 (database_path, default_path) == 0)
+        window = pd_window_new_with_endpoints (GTK_APPLICATION (self), database_path);
+    }
   if (window == NULL)
     window = pd_window_new (GTK_APPLICATION (self), database_path,
                             with_token != NULL ? with_token : remote_url, create_database);

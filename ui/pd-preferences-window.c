@@ -19,6 +19,7 @@
 #include "pd-notification-page.h"
 #include "pd-preferences-window.h"
 #include "pd-secrets.h"
+#include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
 
 static const char * const kinds[] = { "openai", "anthropic", "replay" };
@@ -449,6 +450,7 @@ pd_preferences_window_init (PdPreferencesWindow *self)
   g_settings_bind (self->settings, "read-agent-plans", self->read_plans_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_notification_page_new (self->settings));
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_sources_page_new (self->settings));
 
   pd_preferences_window_load_profiles (self);
 }

@@ -23,6 +23,7 @@ struct _PdSessionItem
   char          *relative_time;
   char          *plan_label;
   char          *plan_tooltip;
+  char          *origin;         /* (nullable) the source's name, in a list of several */
 
   /* The plan of the Now page while this session is shown there: the row
    * draws that snapshot, so the two never disagree.  -1 when not shown. */
@@ -51,6 +52,7 @@ enum {
   PROP_PLAN_BLOCKED,
   PROP_PLAN_LABEL,
   PROP_PLAN_TOOLTIP,
+  PROP_ORIGIN,
   N_PROPS
 };
 
@@ -239,6 +241,7 @@ pd_session_item_finalize (GObject *object)
   g_clear_pointer (&self->relative_time, g_free);
   g_clear_pointer (&self->plan_label, g_free);
   g_clear_pointer (&self->plan_tooltip, g_free);
+  g_clear_pointer (&self->origin, g_free);
 
   G_OBJECT_CLASS (pd_session_item_parent_class)->finalize (object);
 }
@@ -258,6 +261,9 @@ pd_session_item_get_property (GObject    *object,
       break;
     case PROP_TITLE:
       g_value_set_string (value, self->title);
+      break;
+    case PROP_ORIGIN:
+      g_value_set_string (value, self->origin);
       break;
     case PROP_SOURCE_LABEL:
       g_value_set_string (value, pd_session_item_get_source_label (self));
@@ -329,6 +335,8 @@ pd_session_item_class_init (PdSessionItemClass *klass)
                                                      0, G_MAXUINT, 0, flags);
   properties[PROP_PLAN_LABEL] = g_param_spec_string ("plan-label", NULL, NULL, NULL, flags);
   properties[PROP_PLAN_TOOLTIP] = g_param_spec_string ("plan-tooltip", NULL, NULL, NULL, flags);
+  /* The source's name when the list shows several sources, else NULL. */
+  properties[PROP_ORIGIN] = g_param_spec_string ("origin", NULL, NULL, NULL, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -642,4 +650,27 @@ pd_session_item_apply (PdSessionItem       *self,
   g_object_thaw_notify (object);
 
   return TRUE;
+}
+
+/* Returns: (nullable): the name of the source the session came from, set
+ * when the list shows several sources */
+const char *
+pd_session_item_get_origin (PdSessionItem *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_ITEM (self), NULL);
+
+  return self->origin;
+}
+
+void
+pd_session_item_set_origin (PdSessionItem *self,
+                            const char    *origin)
+{
+  g_return_if_fail (PD_IS_SESSION_ITEM (self));
+
+  if (g_strcmp0 (self->origin, origin) == 0)
+    return;
+  g_free (self->origin);
+  self->origin = g_strdup (origin);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORIGIN]);
 }

@@ -37,6 +37,9 @@ void                 pd_session_item_update_time       (PdSessionItem       *sel
                                                         GDateTime           *now);
 char                *pd_format_relative_time           (gint64               unix_usec,
                                                         GDateTime           *now);
+const char          *pd_session_item_get_origin        (PdSessionItem       *self);
+void                 pd_session_item_set_origin        (PdSessionItem       *self,
+                                                        const char          *origin);
 const char          *pd_session_source_label           (const char          *source);
 
 G_END_DECLS

@@ -88,7 +88,7 @@ pd_session_row_sync_accessible (PdSessionRow *self)
   g_autoptr(GString) description = g_string_new (NULL);
   g_autofree char *plan = NULL;
   gboolean has_plan = FALSE;
-  const char *parts[3];
+  const char *parts[4];
   GtkWidget *list_item = pd_session_row_list_item (self);
 
   if (self->item == NULL)
@@ -106,7 +106,8 @@ pd_session_row_sync_accessible (PdSessionRow *self)
   g_object_get (self->item, "has-plan", &has_plan, "plan-tooltip", &plan, NULL);
   parts[0] = pd_session_item_get_status_label (self->item);
   parts[1] = pd_session_item_get_source_label (self->item);
-  parts[2] = pd_session_item_get_relative_time (self->item);
+  parts[2] = pd_session_item_get_origin (self->item);
+  parts[3] = pd_session_item_get_relative_time (self->item);
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
     {
       if (parts[i] == NULL || parts[i][0] == '\0')
@@ -140,6 +141,14 @@ pd_session_row_root (GtkWidget *widget)
 {
   GTK_WIDGET_CLASS (pd_session_row_parent_class)->root (widget);
   pd_session_row_sync_accessible (PD_SESSION_ROW (widget));
+}
+
+/* The source's name shows when the list names one. */
+static gboolean
+has_text (gpointer    unused,
+          const char *text)
+{
+  return text != NULL && text[0] != '\0';
 }
 
 static void
@@ -252,6 +261,7 @@ pd_session_row_class_init (PdSessionRowClass *klass)
                                                "/io/github/plandeck/Plandeck/ui/pd-session-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PdSessionRow, status_icon);
   gtk_widget_class_bind_template_callback (widget_class, on_title_query_tooltip);
+  gtk_widget_class_bind_template_callback (widget_class, has_text);
   gtk_widget_class_set_css_name (widget_class, "session-row");
 }
 

@@ -354,7 +354,7 @@ import_transcripts_action (GtkWidget  *widget,
 {
   PdWindow *self = PD_WINDOW (widget);
 
-  if (self->source == NULL || !PD_IS_LOCAL_SOURCE (self->source))
+  if (_pd_window_get_local_source (self) == NULL)
     {
       pd_window_show_message (self, _("Other agents' sessions can be read into a local database only"));
       return;
@@ -368,7 +368,8 @@ import_transcripts_action (GtkWidget  *widget,
 
   pd_window_show_message (self, _("Reading the transcripts of other agents…"));
   /* The source reads them in a worker thread and says ::changed. */
-  pd_source_import_transcripts_async (self->source, self->cancellable, on_import_done,
+  pd_source_import_transcripts_async (PD_SOURCE (_pd_window_get_local_source (self)), self->cancellable,
+                                      on_import_done,
                                       g_object_ref (self));
 }
 
@@ -513,7 +514,19 @@ retry_action (GtkWidget  *widget,
   if (PD_IS_REMOTE_SOURCE (self->source))
     pd_remote_source_reconnect (PD_REMOTE_SOURCE (self->source));
   else
-    pd_source_emit_changed (self->source);
+    {
+      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sources));
+
+      /* Every endpoint beside the database is asked again at once. */
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+
+          if (PD_IS_REMOTE_SOURCE (source))
+            pd_remote_source_reconnect (PD_REMOTE_SOURCE (source));
+        }
+      pd_source_emit_changed (self->source);
+    }
   pd_session_list_refresh (self->session_list);
 }
 
@@ -596,7 +609,7 @@ delete_session_action (GtkWidget  *widget,
       adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
       return;
     }
-  pd_session_deleter_delete (self->deleter, self->source, item);
+  pd_session_deleter_delete (self->deleter, pd_session_list_get_source (self->session_list), item);
 }
 
 static void
@@ -609,7 +622,7 @@ export_session_action (GtkWidget  *widget,
 
   if (item == NULL || self->source == NULL)
     return;
-  pd_session_export_choose (GTK_WINDOW (self), self->toast_overlay, self->source,
+  pd_session_export_choose (GTK_WINDOW (self), self->toast_overlay, pd_session_list_get_source (self->session_list),
                             pd_session_item_get_id (item), pd_session_item_get_title (item),
                             g_str_equal (action_name, "win.export-json")
                             ? PD_SESSION_EXPORT_JSON : PD_SESSION_EXPORT_MARKDOWN);

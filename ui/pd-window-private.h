@@ -16,12 +16,15 @@
 #include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-local-source.h"
+#include "pd-multi-source.h"
 #include "pd-notifier.h"
 #include "pd-session-deleter.h"
 #include "pd-now-view.h"
 #include "pd-remote-source.h"
 #include "pd-run-controller.h"
 #include "pd-session-list.h"
+#include "pd-source-sidebar.h"
+#include "pd-source-list.h"
 #include "pd-transcript-view.h"
 #include "pd-window.h"
 
@@ -36,7 +39,10 @@ struct _PdWindow
   char                *remote_url;
   char                *remote_token;
   gboolean             create_database;
-  PdSource            *source;
+  gboolean             with_endpoints;  /* the default database: the configured endpoints too */
+  PdSource            *source;          /* what the session list reads: one source, or a
+                                         * PdMultiSource over all of them */
+  PdSourceList        *sources;         /* this computer's database first, then endpoints */
   gboolean             failed;
   char                *error_description;   /* the error page's, as plain text */
 
@@ -51,7 +57,9 @@ struct _PdWindow
   guint                plan_mode_serial;
 
   PdSessionItem       *shown_item;
-  char                *session_id;      /* of shown_item, bound to the views */
+  char                *session_id;      /* of shown_item in its source, bound to the views */
+  PdSource            *shown_source;    /* the source of shown_item, bound to the views */
+  guint                endpoints_serial;
   guint                first_show_tick; /* the first session shows a frame after the list */
   gboolean             first_shown;
   gulong               running_handler;
@@ -66,6 +74,7 @@ struct _PdWindow
   AdwStatusPage       *error_page;
   GtkStack            *content_stack;
   AdwViewStack        *view_stack;
+  PdSourceSidebar     *source_sidebar;
   PdSessionList       *session_list;
   PdNowView           *now_view;
   GtkBox              *transcript_slot;
@@ -101,6 +110,8 @@ struct _PdWindow
 guint       _pd_window_poll_ms             (PdWindow        *self,
                                             gboolean         running);
 const char *_pd_window_source_label        (PdWindow        *self);
+const char *_pd_window_source_id           (PdWindow        *self);
+const char *_pd_window_source_name         (PdWindow        *self);
 void        _pd_window_show_error          (PdWindow        *self,
                                             const char      *title,
                                             const char      *description);
@@ -110,8 +121,25 @@ void        _pd_window_try_select_pending  (PdWindow        *self);
 void        _pd_window_set_source          (PdWindow        *self,
                                             PdSource        *source);
 
+/* The window's sources: this computer's database first, then each endpoint
+ * (a window on one endpoint: that endpoint alone).  A GListModel of
+ * PdSource; pd_source_list_get_id() and _get_name() say which is which. */
+GListModel *_pd_window_get_sources         (PdWindow        *self);
+
 /* pd-window-source.c */
 void        _pd_window_open_source         (PdWindow        *self);
+PdLocalSource *_pd_window_get_local_source (PdWindow        *self);
+void        _pd_window_sync_endpoints      (PdWindow        *self);
+void        _pd_window_on_session_items_added (PdWindow     *self,
+                                            guint            position,
+                                            guint            removed,
+                                            guint            added);
+void        _pd_window_on_source_chosen    (PdWindow        *self);
+void        _pd_window_on_sources_changed  (PdWindow        *self);
+void        _pd_window_stop_endpoints      (PdWindow        *self);
+PdSource   *_pd_window_resolve_item        (PdWindow        *self,
+                                            PdSessionItem   *item,
+                                            char           **source_id);
 void        _pd_window_follow_transcripts  (PdWindow        *self);
 
 /* pd-window-runs.c */

@@ -15,7 +15,13 @@
 const char *
 _pd_window_shown_session_id (PdWindow *self)
 {
-  return self->shown_item != NULL ? pd_session_item_get_id (self->shown_item) : NULL;
+  if (self->shown_item == NULL)
+    return NULL;
+  /* An endpoint's session beside the database is run there, not here. */
+  if (self->source != NULL && PD_IS_MULTI_SOURCE (self->source) &&
+      self->shown_source != PD_SOURCE (_pd_window_get_local_source (self)))
+    return NULL;
+  return self->session_id;
 }
 
 /* The run bar shows while this window's run goes on (for its session, or
@@ -68,8 +74,8 @@ on_run_running (PdWindow *self)
 {
   gboolean running = pd_run_controller_get_running (self->runs);
 
-  if (PD_IS_LOCAL_SOURCE (self->source))
-    pd_local_source_watch (PD_LOCAL_SOURCE (self->source), _pd_window_poll_ms (self, running));
+  if (_pd_window_get_local_source (self) != NULL)
+    pd_local_source_watch (_pd_window_get_local_source (self), _pd_window_poll_ms (self, running));
   _pd_window_update_run_ui (self);
 }
 

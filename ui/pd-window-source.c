@@ -6,8 +6,11 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
+#include "pd-secrets.h"
 #include "pd-window-private.h"
 
 /* How often a remote source polls when the server has no event stream. */
@@ -57,10 +60,271 @@ on_demo_engine (PdWindow *self)
 void
 _pd_window_follow_transcripts (PdWindow *self)
 {
-  if (self->source == NULL || !PD_IS_LOCAL_SOURCE (self->source))
+  PdLocalSource *local = _pd_window_get_local_source (self);
+
+  if (local == NULL)
     return;
-  pd_local_source_follow_transcripts (PD_LOCAL_SOURCE (self->source),
-                                      g_settings_get_boolean (self->settings, "read-agent-plans"));
+  pd_local_source_follow_transcripts (local, g_settings_get_boolean (self->settings, "read-agent-plans"));
+}
+
+/**
+ * _pd_window_get_local_source:
+ *
+ * Returns: (transfer none) (nullable): the window's database, alone or
+ *   first of its sources; %NULL for a window on an endpoint
+ */
+PdLocalSource *
+_pd_window_get_local_source (PdWindow *self)
+{
+  g_autoptr(PdSource) first = g_list_model_get_item (G_LIST_MODEL (self->sources), 0);
+
+  return first != NULL && PD_IS_LOCAL_SOURCE (first) ? PD_LOCAL_SOURCE (first) : NULL;
+}
+
+/**
+ * _pd_window_resolve_item:
+ * @source_id: (out) (optional): the session's id in that source
+ *
+ * Returns: (transfer none) (nullable): the source @item was listed from
+ */
+PdSource *
+_pd_window_resolve_item (PdWindow       *self,
+                         PdSessionItem  *item,
+                         char          **source_id)
+{
+  PdSource *listed = pd_session_list_get_source (self->session_list);
+  const char *id = pd_session_item_get_id (item);
+
+  if (listed != NULL && PD_IS_MULTI_SOURCE (listed))
+    return pd_multi_source_resolve (PD_MULTI_SOURCE (listed), id, source_id);
+  if (source_id != NULL)
+    *source_id = g_strdup (id);
+  return listed;
+}
+
+/* --- the configured endpoints ------------------------------------------ */
+
+/* The window of the default database shows the endpoints of the `sources`
+ * setting (id, name, URL) after it, each with its token from the secret
+ * store (keyed by URL), in the setting's order.  A change of the setting
+ * adds, renames and removes them in place. */
+
+typedef struct
+{
+  GWeakRef  window;
+  guint     serial;
+  char     *id;
+  char     *name;
+  char     *url;
+} EndpointLookup;
+
+static void
+endpoint_lookup_free (EndpointLookup *lookup)
+{
+  g_weak_ref_clear (&lookup->window);
+  g_free (lookup->id);
+  g_free (lookup->name);
+  g_free (lookup->url);
+  g_free (lookup);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EndpointLookup, endpoint_lookup_free)
+
+static void
+pd_window_stop_remote (PdSource *source)
+{
+  if (source != NULL && PD_IS_REMOTE_SOURCE (source))
+    pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+}
+
+/* Where the endpoint @id goes: after the database and every configured
+ * endpoint before it that is there already. */
+static guint
+pd_window_endpoint_position (PdWindow   *self,
+                             GVariant   *configured,
+                             const char *id)
+{
+  GVariantIter iter;
+  const char *other_id;
+  guint position = 1;
+
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &other_id, NULL, NULL))
+    {
+      if (g_strcmp0 (other_id, id) == 0)
+        break;
+      if (pd_source_list_lookup (self->sources, other_id, NULL) != NULL)
+        position++;
+    }
+  return position;
+}
+
+static void
+on_endpoint_token (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(EndpointLookup) lookup = user_data;
+  g_autoptr(PdWindow) self = g_weak_ref_get (&lookup->window);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = pd_secrets_lookup_token_finish (result, &error);
+  g_autoptr(GVariant) configured = NULL;
+  g_autoptr(PdRemoteSource) remote = NULL;
+  GVariantIter iter;
+  const char *id;
+  const char *name;
+  const char *url;
+  gboolean still = FALSE;
+
+  if (self == NULL || self->source == NULL || !PD_IS_MULTI_SOURCE (self->source))
+    return;
+  /* Without a keyring the endpoint asks for its token (its state says so). */
+  if (error != NULL)
+    g_message ("%s", error->message);
+
+  /* Still configured as it was when asked? */
+  configured = g_settings_get_value (self->settings, "sources");
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
+    if (g_strcmp0 (id, lookup->id) == 0 && g_strcmp0 (url, lookup->url) == 0)
+      still = TRUE;
+  if (!still || pd_source_list_lookup (self->sources, lookup->id, NULL) != NULL)
+    return;
+
+  remote = pd_remote_source_new (lookup->url, token, &error);
+  if (remote == NULL)
+    {
+      g_message ("%s: %s", lookup->url, error->message);
+      return;
+    }
+  pd_remote_source_watch (remote, REMOTE_WATCH_MS);
+  pd_source_list_insert (self->sources, pd_window_endpoint_position (self, configured, lookup->id),
+                         PD_SOURCE (remote), lookup->id, lookup->name);
+}
+
+void
+_pd_window_sync_endpoints (PdWindow *self)
+{
+  g_autoptr(GVariant) configured = NULL;
+  g_autoptr(GHashTable) wanted = NULL;
+  GVariantIter iter;
+  const char *id;
+  const char *name;
+  const char *url;
+  guint n;
+
+  if (self->source == NULL || !PD_IS_MULTI_SOURCE (self->source))
+    return;
+
+  configured = g_settings_get_value (self->settings, "sources");
+  wanted = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
+    {
+      PdSource *there;
+
+      /* The database's own id, or one twice, is not an endpoint's. */
+      if (g_strcmp0 (id, PD_SOURCE_LIST_LOCAL_ID) == 0 || id[0] == '\0' || strchr (id, '/') != NULL ||
+          g_hash_table_contains (wanted, id))
+        continue;
+      g_hash_table_add (wanted, (gpointer) id);
+
+      there = pd_source_list_lookup (self->sources, id, NULL);
+      if (there != NULL && PD_IS_REMOTE_SOURCE (there) &&
+          g_strcmp0 (pd_remote_source_get_base_url (PD_REMOTE_SOURCE (there)), url) == 0)
+        {
+          pd_source_list_set_name (self->sources, id, name[0] != '\0' ? name : url);
+          continue;
+        }
+      if (there != NULL)
+        {
+          /* Another address under the same id: made again. */
+          g_object_ref (there);
+          pd_source_list_remove (self->sources, id);
+          pd_window_stop_remote (there);
+          g_object_unref (there);
+        }
+
+      {
+        EndpointLookup *lookup = g_new0 (EndpointLookup, 1);
+
+        g_weak_ref_init (&lookup->window, self);
+        lookup->id = g_strdup (id);
+        lookup->name = g_strdup (name[0] != '\0' ? name : url);
+        lookup->url = g_strdup (url);
+        pd_secrets_lookup_token_async (url, on_endpoint_token, lookup);
+      }
+    }
+
+  /* Removed from the setting: stopped and gone. */
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->sources));
+  for (guint i = n; i > 1; i--)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i - 1);
+      const char *source_id = pd_source_list_get_id (self->sources, source);
+
+      if (!g_hash_table_contains (wanted, source_id))
+        {
+          pd_source_list_remove (self->sources, source_id);
+          pd_window_stop_remote (source);
+        }
+    }
+}
+
+/* Every endpoint's event stream is closed with the window. */
+void
+_pd_window_stop_endpoints (PdWindow *self)
+{
+  guint n = self->sources != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->sources)) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+
+      pd_window_stop_remote (source);
+    }
+}
+
+/**
+ * pd_window_set_endpoint_token:
+ * @url: an endpoint's URL, without its token
+ * @token: (nullable): its token
+ *
+ * Gives @token to the window's source at @url (its one endpoint, or one of
+ * its configured endpoints), which reads everything again.
+ *
+ * Returns: whether the window has that endpoint
+ */
+gboolean
+pd_window_set_endpoint_token (PdWindow   *self,
+                              const char *url,
+                              const char *token)
+{
+  guint n;
+
+  g_return_val_if_fail (PD_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (url != NULL, FALSE);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->sources));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+
+      if (!PD_IS_REMOTE_SOURCE (source) ||
+          g_strcmp0 (pd_remote_source_get_base_url (PD_REMOTE_SOURCE (source)), url) != 0)
+        continue;
+      /* A window on that endpoint alone: its banner and pages follow. */
+      if (self->remote_url != NULL)
+        pd_window_set_remote_token (self, token);
+      else
+        {
+          pd_remote_source_set_token (PD_REMOTE_SOURCE (source), token);
+          pd_source_emit_changed (self->source);
+        }
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* The banner over the content says whether a remote endpoint answers:
@@ -223,9 +487,137 @@ _pd_window_open_source (PdWindow *self)
       return;
     }
 
-  _pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, self->create_database)));
-  pd_local_source_watch (PD_LOCAL_SOURCE (self->source), _pd_window_poll_ms (self, FALSE));
-  _pd_window_follow_transcripts (self);
+  {
+    PdLocalSource *local = pd_local_source_new (self->database_path, self->create_database);
 
-  _pd_window_set_runs (self, pd_run_controller_new (PD_LOCAL_SOURCE (self->source), GTK_WINDOW (self)));
+    if (self->with_endpoints)
+      {
+        /* This computer's database first; the endpoints join as their
+         * tokens are looked up. */
+        pd_source_list_append (self->sources, PD_SOURCE (local), PD_SOURCE_LIST_LOCAL_ID, _("This Computer"));
+        g_object_unref (local);
+        _pd_window_set_source (self, PD_SOURCE (pd_multi_source_new (self->sources)));
+        _pd_window_sync_endpoints (self);
+      }
+    else
+      _pd_window_set_source (self, PD_SOURCE (local));
+
+    local = _pd_window_get_local_source (self);
+    pd_local_source_watch (local, _pd_window_poll_ms (self, FALSE));
+    _pd_window_follow_transcripts (self);
+
+    _pd_window_set_runs (self, pd_run_controller_new (local, GTK_WINDOW (self)));
+  }
+}
+
+/* --- the window's sources ------------------------------------------------ */
+
+/* The id of the window's own source in its list of sources. */
+const char *
+_pd_window_source_id (PdWindow *self)
+{
+  return self->remote_url != NULL ? "remote" : PD_SOURCE_LIST_LOCAL_ID;
+}
+
+/* Its name in the sidebar: the endpoint's host, or this computer. */
+const char *
+_pd_window_source_name (PdWindow *self)
+{
+  if (self->remote_url != NULL)
+    {
+      g_autoptr(GUri) uri = g_uri_parse (self->remote_url, G_URI_FLAGS_NONE, NULL);
+
+      if (uri != NULL && g_uri_get_host (uri) != NULL)
+        return g_intern_string (g_uri_get_host (uri));
+      return self->remote_url;
+    }
+  return _("This Computer");
+}
+
+/**
+ * _pd_window_get_sources:
+ *
+ * Returns: (transfer none): the window's sources, a #GListModel of #PdSource
+ *   (a #PdSourceList)
+ */
+GListModel *
+_pd_window_get_sources (PdWindow *self)
+{
+  g_return_val_if_fail (PD_IS_WINDOW (self), NULL);
+
+  return G_LIST_MODEL (self->sources);
+}
+
+/**
+ * pd_window_new_with_endpoints:
+ * @database_path: this computer's database, created when missing
+ *
+ * Returns: (transfer full): a window showing @database_path and, beside
+ *   it, every endpoint configured in Preferences (the `sources` setting)
+ */
+PdWindow *
+pd_window_new_with_endpoints (GtkApplication *application,
+                              const char     *database_path)
+{
+  g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
+  g_return_val_if_fail (database_path != NULL, NULL);
+
+  return g_object_new (PD_TYPE_WINDOW,
+                       "application", application,
+                       "database-path", database_path,
+                       "create-database", TRUE,
+                       "with-endpoints", TRUE,
+                       NULL);
+}
+
+/* Rows name their source while the list shows several. */
+static void
+pd_window_name_origins (PdWindow *self,
+                        guint     position,
+                        guint     n_items)
+{
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (self->session_list));
+  PdSource *listed = pd_session_list_get_source (self->session_list);
+  gboolean several = listed != NULL && PD_IS_MULTI_SOURCE (listed) &&
+                     g_list_model_get_n_items (G_LIST_MODEL (self->sources)) > 1;
+
+  for (guint i = position; i < position + n_items; i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+      PdSource *source = several && item != NULL ? _pd_window_resolve_item (self, item, NULL) : NULL;
+
+      if (item != NULL)
+        pd_session_item_set_origin (item, source != NULL ? pd_source_list_get_name (self->sources, source) : NULL);
+    }
+}
+
+void
+_pd_window_on_session_items_added (PdWindow   *self,
+                        guint       position,
+                        guint       removed,
+                        guint       added)
+{
+  if (added > 0)
+    pd_window_name_origins (self, position, added);
+}
+
+/* A source chosen in the sidebar: its sessions alone, or all again. */
+void
+_pd_window_on_source_chosen (PdWindow *self)
+{
+  PdSource *chosen = pd_source_sidebar_get_selected (self->source_sidebar);
+
+  if (self->source == NULL)
+    return;
+  pd_session_list_set_source (self->session_list, chosen != NULL ? chosen : self->source);
+}
+
+/* Sources added, renamed or removed: the rows say the names of now. */
+void
+_pd_window_on_sources_changed (PdWindow *self)
+{
+  /* Emptied in dispose, after the template. */
+  if (self->session_list == NULL)
+    return;
+  pd_window_name_origins (self, 0, g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (self->session_list))));
 }

@@ -3,8 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A window shows one source of sessions: a local database file (read
- * through PdLocalSource, watched for other writers) or a remote endpoint.
- * The sidebar lists the sessions; the main area shows the selected one as
+ * through PdLocalSource, watched for other writers) or a remote endpoint;
+ * the default database's window shows it with the endpoints configured in
+ * Preferences, through a PdMultiSource (pd-window-source.c).  The sidebar
+ * lists the sources (when there are several) and the sessions; the main area shows the selected one as
  * a view stack (Now, Transcript, Events, History), or a status page: no
  * sessions yet, no matches, a source that cannot be opened.
  */
@@ -28,7 +30,9 @@ enum {
   PROP_CREATE_DATABASE,
   PROP_DEMO,
   PROP_SOURCE,
+  PROP_SHOWN_SOURCE,
   PROP_SESSION_ID,
+  PROP_WITH_ENDPOINTS,
   N_PROPS
 };
 
@@ -264,6 +268,51 @@ on_first_show_tick (GtkWidget     *widget,
   return G_SOURCE_REMOVE;
 }
 
+static void
+pd_window_set_shown_source (PdWindow *self,
+                            PdSource *source)
+{
+  if (self->shown_source == source)
+    return;
+  g_set_object (&self->shown_source, source);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOWN_SOURCE]);
+}
+
+/* The views read @item (or nothing) from its own source, by its id there. */
+static void
+pd_window_show_session_of (PdWindow      *self,
+                           PdSessionItem *item)
+{
+  g_autofree char *source_id = NULL;
+  PdSource *source = item != NULL ? _pd_window_resolve_item (self, item, &source_id) : NULL;
+
+  if (source != NULL && source != self->shown_source)
+    {
+      /* No view reads the old session's id from the new source. */
+      g_clear_pointer (&self->session_id, g_free);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+      pd_window_set_shown_source (self, source);
+    }
+
+  g_free (self->session_id);
+  self->session_id = g_steal_pointer (&source_id);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+
+  /* With several sources the title names the session's; with one, the
+   * database's path as ever. */
+  if (source != NULL && PD_IS_MULTI_SOURCE (self->source) &&
+      g_list_model_get_n_items (G_LIST_MODEL (self->sources)) > 1)
+    {
+      const char *where = PD_IS_REMOTE_SOURCE (source)
+                          ? pd_remote_source_get_base_url (PD_REMOTE_SOURCE (source)) : self->database_path;
+
+      adw_view_switcher_title_set_subtitle (self->switcher_title, pd_source_list_get_name (self->sources, source));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->switcher_title), where);
+    }
+  else if (source != NULL && PD_IS_MULTI_SOURCE (self->source))
+    pd_window_update_title (self);
+}
+
 void
 _pd_window_update_content (PdWindow *self)
 {
@@ -316,10 +365,9 @@ _pd_window_update_content (PdWindow *self)
           adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
         }
 
-      /* Every view of the session follows through its binding. */
-      g_free (self->session_id);
-      self->session_id = item != NULL ? g_strdup (pd_session_item_get_id (item)) : NULL;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_ID]);
+      /* Every view of the session follows through its binding, to the
+       * source the session came from. */
+      pd_window_show_session_of (self, item);
 
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete-session", item != NULL);
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-markdown", item != NULL);
@@ -481,6 +529,23 @@ _pd_window_set_source (PdWindow *self,
   self->source = source;
   self->failed = FALSE;
 
+  /* A PdMultiSource reads the window's list of sources; one source alone
+   * is the list. */
+  if (source == NULL || !PD_IS_MULTI_SOURCE (source))
+    {
+      pd_source_list_remove_all (self->sources);
+      if (source != NULL)
+        pd_source_list_append (self->sources, source, _pd_window_source_id (self),
+                               _pd_window_source_name (self));
+    }
+  pd_source_sidebar_set_sources (self->source_sidebar,
+                                 source != NULL && PD_IS_MULTI_SOURCE (source) ? PD_MULTI_SOURCE (source) : NULL);
+  {
+    g_autoptr(PdSource) first = g_list_model_get_item (G_LIST_MODEL (self->sources), 0);
+
+    pd_window_set_shown_source (self, first);
+  }
+
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
   pd_session_list_set_source (self->session_list, self->source);
   _pd_window_update_content (self);
@@ -512,6 +577,7 @@ pd_window_dispose (GObject *object)
       g_clear_signal_handler (&self->ahead_handler, self->shown_item);
     }
   g_clear_object (&self->shown_item);
+  g_clear_object (&self->shown_source);
   if (self->first_show_tick != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->first_show_tick);
   self->first_show_tick = 0;
@@ -536,7 +602,10 @@ pd_window_dispose (GObject *object)
    * the source (its HTTP session and connection) outlives the window. */
   if (self->source != NULL && PD_IS_REMOTE_SOURCE (self->source))
     pd_remote_source_watch (PD_REMOTE_SOURCE (self->source), 0);
+  _pd_window_stop_endpoints (self);
   g_clear_object (&self->source);
+  if (self->sources != NULL)
+    pd_source_list_remove_all (self->sources);
   /* After the source: the demo removes its folder and database. */
   g_clear_object (&self->demo);
 
@@ -549,6 +618,7 @@ pd_window_finalize (GObject *object)
   PdWindow *self = PD_WINDOW (object);
 
   g_clear_object (&self->settings);
+  g_clear_object (&self->sources);
   g_clear_pointer (&self->database_path, g_free);
   g_clear_pointer (&self->remote_url, g_free);
   g_clear_pointer (&self->remote_token, g_free);
@@ -594,6 +664,14 @@ pd_window_get_property (GObject    *object,
       g_value_set_string (value, self->session_id);
       break;
 
+    case PROP_SHOWN_SOURCE:
+      g_value_set_object (value, self->shown_source);
+      break;
+
+    case PROP_WITH_ENDPOINTS:
+      g_value_set_boolean (value, self->with_endpoints);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -625,6 +703,10 @@ pd_window_set_property (GObject      *object,
 
     case PROP_CREATE_DATABASE:
       self->create_database = g_value_get_boolean (value);
+      break;
+
+    case PROP_WITH_ENDPOINTS:
+      self->with_endpoints = g_value_get_boolean (value);
       break;
 
     case PROP_DEMO:
@@ -718,10 +800,37 @@ pd_window_class_init (PdWindowClass *klass)
                           G_PARAM_STATIC_STRINGS));
 
   /**
+   * PdWindow:shown-source:
+   *
+   * The source of the session shown (the window's source, or with several
+   * sources the one the session came from); every session view reads it.
+   */
+  properties[PROP_SHOWN_SOURCE] =
+    g_param_spec_object ("shown-source", NULL, NULL,
+                         PD_TYPE_SOURCE,
+                         (G_PARAM_READABLE |
+                          G_PARAM_EXPLICIT_NOTIFY |
+                          G_PARAM_STATIC_STRINGS));
+
+  /**
+   * PdWindow:with-endpoints:
+   *
+   * Whether the window shows the endpoints configured in Preferences
+   * beside its database (the default database's window does).
+   */
+  properties[PROP_WITH_ENDPOINTS] =
+    g_param_spec_boolean ("with-endpoints", NULL, NULL,
+                          FALSE,
+                          (G_PARAM_READWRITE |
+                           G_PARAM_CONSTRUCT_ONLY |
+                           G_PARAM_STATIC_STRINGS));
+
+  /**
    * PdWindow:session-id:
    *
-   * The session shown, or %NULL; every session view is bound to it (the
-   * Now page to a session of our own, the checklist to an imported one).
+   * The session shown, by its id in the shown source, or %NULL; every
+   * session view is bound to it (the Now page to a session of our own,
+   * the checklist to an imported one).
    */
   properties[PROP_SESSION_ID] =
     g_param_spec_string ("session-id", NULL, NULL,
@@ -732,6 +841,7 @@ pd_window_class_init (PdWindowClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (PD_TYPE_SOURCE_SIDEBAR);
   g_type_ensure (PD_TYPE_SESSION_LIST);
   g_type_ensure (PD_TYPE_NOW_VIEW);
   g_type_ensure (PD_TYPE_TRANSCRIPT_VIEW);
@@ -748,6 +858,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, error_page);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, content_stack);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, source_sidebar);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, session_list);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, now_view);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, transcript_slot);
@@ -781,6 +892,8 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_list_loaded);
   gtk_widget_class_bind_template_callback (widget_class, on_session_activated);
   gtk_widget_class_bind_template_callback (widget_class, on_load_failed);
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_source_chosen",
+                                                G_CALLBACK (_pd_window_on_source_chosen));
 
   _pd_window_class_runs_init (widget_class);
   _pd_window_class_actions_init (widget_class);
@@ -822,7 +935,7 @@ pd_window_bind_views (PdWindow *self)
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (views); i++)
-    g_object_bind_property (self, "source", views[i], "source", G_BINDING_SYNC_CREATE);
+    g_object_bind_property (self, "shown-source", views[i], "source", G_BINDING_SYNC_CREATE);
 
   g_object_bind_property_full (self, "session-id", self->now_view, "session-id", G_BINDING_SYNC_CREATE,
                                session_id_if_own, NULL, self, NULL);
@@ -867,6 +980,9 @@ pd_window_init (PdWindow *self)
 
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
+  self->sources = pd_source_list_new ();
+  g_signal_connect_object (self->sources, "items-changed", G_CALLBACK (_pd_window_on_sources_changed), self,
+                           G_CONNECT_SWAPPED);
   pd_window_restore_size (self);
   self->notifier = pd_notifier_new (GTK_WINDOW (self));
   pd_notifier_watch_sessions (self->notifier, G_LIST_MODEL (pd_session_list_get_model (self->session_list)));
@@ -876,6 +992,10 @@ pd_window_init (PdWindow *self)
                                                  "items-changed",
                                                  G_CALLBACK (on_session_items_changed),
                                                  self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (pd_session_list_get_model (self->session_list), "items-changed",
+                           G_CALLBACK (_pd_window_on_session_items_added), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::sources",
+                           G_CALLBACK (_pd_window_sync_endpoints), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->settings, "changed::read-agent-plans",
                            G_CALLBACK (_pd_window_follow_transcripts), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->settings, "changed::recent-sources",

@@ -21,6 +21,8 @@ PdWindow   *pd_window_new               (GtkApplication *application,
                                          const char     *database_path,
                                          const char     *remote_url,
                                          gboolean        create_database);
+PdWindow   *pd_window_new_with_endpoints (GtkApplication *application,
+                                         const char     *database_path);
 PdWindow   *pd_window_new_for_demo      (GtkApplication *application,
                                          PdDemo         *demo);
 PdSource   *pd_window_get_source        (PdWindow       *self);
@@ -34,6 +36,9 @@ void        pd_window_show_message      (PdWindow       *self,
                                          const char     *message);
 
 void             pd_window_set_remote_token   (PdWindow       *self,
+                                               const char     *token);
+gboolean         pd_window_set_endpoint_token (PdWindow       *self,
+                                               const char     *url,
                                                const char     *token);
 PdNotifier      *pd_window_get_notifier       (PdWindow       *self);
 gboolean         pd_window_open_session       (PdWindow       *self,

@@ -1,0 +1,590 @@
+/* test-sources.c: one window over many sources
+ *
+ * The window of the default database with two endpoints configured in
+ * Preferences, each a real `plandeck-agent serve` on loopback with its own
+ * database: the sidebar lists the three sources with their state, the
+ * session list merges the sessions of all three (each naming its source),
+ * a remote session opens from its own endpoint, a search finds sessions
+ * on each, and choosing a source shows its sessions alone.  An endpoint
+ * killed reads "Unreachable" while the others keep working; restarted (with
+ * a new token) it reads "Token refused" until the token is given, then
+ * "Connected" again.  Preferences adds (refusing a bad address), renames and
+ * removes an endpoint; the token goes to the secret store, never to
+ * GSettings.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-sources"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-application.h"
+#include "pd-now-view.h"
+#include "pd-preferences-window.h"
+#include "pd-remote-source.h"
+#include "pd-secrets.h"
+#include "pd-session-list.h"
+#include "pd-source-sidebar.h"
+#include "pd-sources-page.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-window-private.h"
+
+typedef struct
+{
+  char        *dir;
+  char        *db;
+  char        *id;          /* a session there, with a plan */
+  GSubprocess *serve;
+  char        *url;         /* as serve prints it, with its token */
+  char        *base;        /* without it */
+  char        *token;
+  guint        port;
+} Endpoint;
+
+typedef struct
+{
+  Endpoint  endpoints[2];
+  char     *local_id;
+} Sources;
+
+static const char *names[] = { "Alpha box", "Beta box" };
+static const char *ids[] = { "alpha-id", "beta-id" };
+
+static void
+start_serve (Endpoint *endpoint,
+             guint     port)
+{
+  g_autofree char *listen = g_strdup_printf ("127.0.0.1:%u", port);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GUri) uri = NULL;
+
+  endpoint->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                      g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
+                                      "--listen", listen, "--rate-limit", "0", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (endpoint->serve));
+  g_clear_pointer (&endpoint->url, g_free);
+  endpoint->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (endpoint->url);
+  uri = g_uri_parse (endpoint->url, G_URI_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  endpoint->port = g_uri_get_port (uri);
+  g_clear_pointer (&endpoint->base, g_free);
+  endpoint->base = g_strdup_printf ("http://127.0.0.1:%u", endpoint->port);
+  g_clear_pointer (&endpoint->token, g_free);
+  g_free (pd_window_split_endpoint_url (endpoint->url, &endpoint->token));
+  g_assert_nonnull (endpoint->token);
+}
+
+static void
+stop_serve (Endpoint *endpoint)
+{
+  if (endpoint->serve == NULL)
+    return;
+  g_subprocess_force_exit (endpoint->serve);
+  g_subprocess_wait (endpoint->serve, NULL, NULL);
+  g_clear_object (&endpoint->serve);
+}
+
+static void
+sources_set_up (Sources *sources)
+{
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(PdSessionStore) local = NULL;
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  /* A run cut short leaves its folders: the database starts empty. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  local = pd_test_open_store (local_db);
+  sources->local_id = pd_test_add_session (local, "Local notes one", "plandeck");
+  g_free (pd_test_add_session (local, "Local notes two", "plandeck"));
+  pd_test_save_plan (local, sources->local_id, plan, PD_SESSION_STATUS_IDLE);
+
+  pd_test_reset_settings ();
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < 2; i++)
+    {
+      Endpoint *endpoint = &sources->endpoints[i];
+      g_autoptr(PdSessionStore) store = NULL;
+      g_autofree char *one = g_strdup_printf ("%s one", i == 0 ? "Alpha build" : "Beta deploy");
+      g_autofree char *two = g_strdup_printf ("%s two", i == 0 ? "Alpha build" : "Beta deploy");
+
+      endpoint->dir = pd_test_make_tmp_dir ();
+      endpoint->db = g_build_filename (endpoint->dir, "sessions.db", NULL);
+      store = pd_test_open_store (endpoint->db);
+      endpoint->id = pd_test_add_session (store, one, "plandeck");
+      g_free (pd_test_add_session (store, two, "plandeck"));
+      pd_test_save_plan (store, endpoint->id, plan, PD_SESSION_STATUS_IDLE);
+      g_clear_object (&store);
+
+      start_serve (endpoint, 0);
+      /* The tokens as the keyring would give them (no keyring here). */
+      pd_secrets_keep_for_session (endpoint->base, endpoint->token);
+      g_variant_builder_add (&builder, "(sss)", ids[i], names[i], endpoint->base);
+    }
+
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+}
+
+static void
+sources_tear_down (Sources *sources)
+{
+  for (guint i = 0; i < 2; i++)
+    {
+      Endpoint *endpoint = &sources->endpoints[i];
+
+      stop_serve (endpoint);
+      pd_secrets_keep_for_session (endpoint->base, NULL);
+      g_free (endpoint->dir);
+      g_free (endpoint->db);
+      g_free (endpoint->id);
+      g_free (endpoint->url);
+      g_free (endpoint->base);
+      g_free (endpoint->token);
+    }
+  g_free (sources->local_id);
+}
+
+static PdSessionList *
+session_list (PdWindow *window)
+{
+  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+}
+
+static PdSourceSidebar *
+sidebar (PdWindow *window)
+{
+  return PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
+}
+
+static AdwViewSwitcherTitle *
+switcher_title (PdWindow *window)
+{
+  return ADW_VIEW_SWITCHER_TITLE (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE));
+}
+
+static PdSource *
+source_at (PdWindow *window,
+           guint     position)
+{
+  g_autoptr(PdSource) source = g_list_model_get_item (_pd_window_get_sources (window), position);
+
+  return source;
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  guint       n;
+  const char *label;
+} ListWait;
+
+/* The list shows @n sessions, @label among them (when set). */
+static gboolean
+listed (gpointer data)
+{
+  ListWait *wait = data;
+  PdSessionList *list = session_list (wait->window);
+
+  return pd_session_list_get_loaded (list) && !pd_session_list_get_busy (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == wait->n &&
+         (wait->label == NULL || pd_test_find_label (GTK_WIDGET (wait->window), wait->label) != NULL);
+}
+
+static void
+wait_listed (PdWindow   *window,
+             guint       n,
+             const char *label,
+             const char *what)
+{
+  ListWait wait = { window, n, label };
+
+  pd_test_wait_until (listed, &wait, what);
+}
+
+typedef struct
+{
+  PdWindow      *window;
+  guint          position;
+  PdRemoteState  state;
+  const char    *words;
+} StateWait;
+
+/* The endpoint is in @state, and its sidebar row says so in @words. */
+static gboolean
+in_state (gpointer data)
+{
+  StateWait *wait = data;
+  PdSource *source = source_at (wait->window, wait->position);
+
+  return source != NULL && pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == wait->state &&
+         pd_test_count_shown_labels (GTK_WIDGET (sidebar (wait->window)), wait->words, FALSE) >= 1;
+}
+
+static void
+wait_state (PdWindow      *window,
+            guint          position,
+            PdRemoteState  state,
+            const char    *words,
+            const char    *what)
+{
+  StateWait wait = { window, position, state, words };
+
+  pd_test_wait_until (in_state, &wait, what);
+}
+
+static PdSessionItem *
+find_item (PdWindow   *window,
+           const char *title)
+{
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (session_list (window)));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+
+      if (g_strcmp0 (pd_session_item_get_title (item), title) == 0)
+        return item;
+    }
+  return NULL;
+}
+
+static gboolean
+now_shows_plan (gpointer data)
+{
+  PdWindow *window = data;
+  PdNowView *now = PD_NOW_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_NOW_VIEW));
+
+  return pd_now_view_get_plan (now) != NULL && !pd_session_view_get_busy (PD_SESSION_VIEW (now));
+}
+
+/* Selecting @title shows it from @source on the Now page. */
+static void
+open_session (PdWindow   *window,
+              const char *title,
+              PdSource   *source)
+{
+  PdSessionItem *item = find_item (window, title);
+  PdNowView *now = PD_NOW_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_NOW_VIEW));
+  g_autoptr(PdSource) shown = NULL;
+  g_autofree char *shown_id = NULL;
+
+  g_assert_nonnull (item);
+  g_assert_true (pd_session_list_select (session_list (window), pd_session_item_get_id (item)));
+  pd_test_wait_until (now_shows_plan, window, "the Now page of the session");
+  g_object_get (window, "shown-source", &shown, "session-id", &shown_id, NULL);
+  g_assert_true (shown == source);
+  g_assert_true (pd_session_view_get_source (PD_SESSION_VIEW (now)) == source);
+  g_assert_null (strchr (shown_id, '/'));
+  g_assert_true (g_str_has_suffix (pd_session_item_get_id (item), shown_id));
+}
+
+static void
+check_sources (PdApplication *app,
+               PdWindow      *window,
+               gpointer       user_data)
+{
+  Sources *sources = user_data;
+  GListModel *list = _pd_window_get_sources (window);
+  Endpoint *alpha = &sources->endpoints[0];
+  PdSessionItem *item;
+
+  /* This computer first, then the endpoints in the setting's order. */
+  wait_listed (window, 6, "Beta deploy two", "the sessions of all three sources");
+  g_assert_cmpuint (g_list_model_get_n_items (list), ==, 3);
+  g_assert_true (PD_IS_LOCAL_SOURCE (source_at (window, 0)));
+  g_assert_cmpstr (pd_source_list_get_id (PD_SOURCE_LIST (list), source_at (window, 1)), ==, "alpha-id");
+  g_assert_cmpstr (pd_source_list_get_name (PD_SOURCE_LIST (list), source_at (window, 2)), ==, "Beta box");
+  wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the first endpoint connected");
+  wait_state (window, 2, PD_REMOTE_ONLINE, "Connected", "the second endpoint connected");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (sidebar (window))));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (sidebar (window)), "This Computer"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (sidebar (window)), "All Sources"));
+
+  /* Each session names its source. */
+  item = find_item (window, "Alpha build one");
+  g_assert_cmpstr (pd_session_item_get_origin (item), ==, "Alpha box");
+  g_assert_cmpstr (pd_session_item_get_origin (find_item (window, "Beta deploy two")), ==, "Beta box");
+  g_assert_cmpstr (pd_session_item_get_origin (find_item (window, "Local notes one")), ==, "This Computer");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "sources");
+
+  /* A remote session opens from its endpoint; a local one from here. */
+  open_session (window, "Alpha build one", source_at (window, 1));
+  g_assert_cmpstr (adw_view_switcher_title_get_subtitle (switcher_title (window)), ==, "Alpha box");
+  open_session (window, "Beta deploy one", source_at (window, 2));
+  open_session (window, "Local notes one", source_at (window, 0));
+  g_assert_cmpstr (adw_view_switcher_title_get_subtitle (switcher_title (window)), ==, "This Computer");
+
+  /* A search asks every source. */
+  pd_session_list_set_query (session_list (window), "one", FALSE);
+  wait_listed (window, 3, "Beta deploy one", "the search's matches on all three sources");
+  g_assert_nonnull (find_item (window, "Alpha build one"));
+  g_assert_nonnull (find_item (window, "Local notes one"));
+  pd_session_list_set_query (session_list (window), NULL, FALSE);
+  wait_listed (window, 6, NULL, "the whole list again");
+
+  /* One source chosen: its sessions alone, and they open from it. */
+  pd_source_sidebar_select (sidebar (window), source_at (window, 2));
+  wait_listed (window, 2, "Beta deploy two", "the second endpoint's sessions alone");
+  g_assert_null (find_item (window, "Local notes one"));
+  open_session (window, "Beta deploy one", source_at (window, 2));
+  pd_source_sidebar_select (sidebar (window), NULL);
+  wait_listed (window, 6, NULL, "all sources again");
+
+  /* The first endpoint killed: it reads Unreachable, its sessions leave
+   * the list; the others' stay and open. */
+  stop_serve (alpha);
+  wait_state (window, 1, PD_REMOTE_OFFLINE, "Unreachable", "the killed endpoint unreachable");
+  wait_listed (window, 4, "Beta deploy two", "the other sources' sessions without the killed one");
+  g_assert_null (find_item (window, "Alpha build one"));
+  open_session (window, "Local notes one", source_at (window, 0));
+  open_session (window, "Beta deploy one", source_at (window, 2));
+  g_assert_cmpint (pd_remote_source_get_state (PD_REMOTE_SOURCE (source_at (window, 2))), ==, PD_REMOTE_ONLINE);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-unreachable");
+
+  /* Back, with a new token: refused until it is given, then connected. */
+  start_serve (alpha, alpha->port);
+  wait_state (window, 1, PD_REMOTE_DENIED, "Token refused", "the restarted endpoint refusing the old token");
+  g_assert_true (pd_window_set_endpoint_token (window, alpha->base, alpha->token));
+  wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the endpoint connected again");
+  wait_listed (window, 6, "Alpha build two", "its sessions back in the list");
+  open_session (window, "Alpha build one", source_at (window, 1));
+}
+
+static void
+test_sources_window (void)
+{
+  Sources sources = { { { 0 } } };
+  gboolean saw_window = FALSE;
+
+  sources_set_up (&sources);
+  g_assert_cmpint (pd_test_run_app (NULL, check_sources, &sources, &saw_window), ==, 0);
+  g_assert_true (saw_window);
+  sources_tear_down (&sources);
+}
+
+/* --- Preferences ------------------------------------------------------ */
+
+static gboolean
+has_title (GtkWidget     *widget,
+           gconstpointer  data)
+{
+  return ADW_IS_PREFERENCES_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), data) == 0;
+}
+
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
+}
+
+static gboolean
+undo_shown (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_button_labelled, "_Undo") != NULL;
+}
+
+typedef struct
+{
+  PdWindow *window;
+  guint     n;
+} CountWait;
+
+static gboolean
+n_sources (gpointer data)
+{
+  CountWait *wait = data;
+
+  return g_list_model_get_n_items (_pd_window_get_sources (wait->window)) == wait->n;
+}
+
+static void
+got_result (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static char *
+looked_up_token (const char *url)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  pd_secrets_lookup_token_async (url, got_result, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return pd_secrets_lookup_token_finish (result, NULL);
+}
+
+static void
+check_preferences (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Sources *sources = user_data;
+  Endpoint *alpha = &sources->endpoints[0];
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (window));
+  PdSourcesPage *page;
+  GtkWidget *url_row;
+  GtkWidget *add;
+  g_autoptr(GVariant) before = NULL;
+  g_autoptr(GVariant) after = NULL;
+  g_autofree char *printed = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *id = NULL;
+  const char *name;
+  const char *url;
+  const char *restored_id;
+  CountWait count = { window, 1 };
+
+  pd_test_wait_until (n_sources, &count, "the window on this computer alone");
+  gtk_window_present (GTK_WINDOW (prefs));
+  page = PD_SOURCES_PAGE (pd_test_find_widget (GTK_WIDGET (prefs), PD_TYPE_SOURCES_PAGE));
+  g_assert_nonnull (page);
+
+  /* A bad address: said under the fields, nothing saved. */
+  before = g_settings_get_value (settings, "sources");
+  url_row = pd_test_find_first (GTK_WIDGET (page), has_title, "Address");
+  add = pd_test_find_first (GTK_WIDGET (page), is_button_labelled, "_Add Endpoint");
+  g_assert_nonnull (url_row);
+  g_assert_nonnull (add);
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "ftp://build-box:8080/");
+  g_signal_emit_by_name (add, "clicked");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (page), "is not an endpoint address"));
+  after = g_settings_get_value (settings, "sources");
+  g_assert_true (g_variant_equal (before, after));
+  g_clear_pointer (&after, g_variant_unref);
+
+  /* The address as serve prints it: the URL kept without its token, the
+   * token in the secret store. */
+  gtk_editable_set_text (GTK_EDITABLE (url_row), alpha->url);
+  gtk_editable_set_text (GTK_EDITABLE (pd_test_find_first (GTK_WIDGET (page), has_title, "Name")), "Build box");
+  g_signal_emit_by_name (add, "clicked");
+  after = g_settings_get_value (settings, "sources");
+  g_assert_cmpuint (g_variant_n_children (after), ==, 1);
+  g_variant_get_child (after, 0, "(s&s&s)", &id, &name, &url);
+  g_assert_cmpstr (name, ==, "Build box");
+  g_assert_cmpstr (url, ==, alpha->base);
+  printed = g_variant_print (after, FALSE);
+  g_assert_null (strstr (printed, alpha->token));
+  g_assert_null (strstr (printed, "token"));
+  token = looked_up_token (alpha->base);
+  g_assert_cmpstr (token, ==, alpha->token);
+
+  /* The window shows it, connected with that token. */
+  count.n = 2;
+  pd_test_wait_until (n_sources, &count, "the endpoint in the window");
+  wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the added endpoint connected");
+  wait_listed (window, 4, "Alpha build two", "its sessions beside this computer's");
+
+  /* Renamed: in the setting and in the sidebar. */
+  g_assert_true (pd_sources_page_rename (page, id, "Renamed box"));
+  g_clear_pointer (&after, g_variant_unref);
+  after = g_settings_get_value (settings, "sources");
+  g_variant_get_child (after, 0, "(&s&s&s)", NULL, &name, NULL);
+  g_assert_cmpstr (name, ==, "Renamed box");
+  g_assert_cmpstr (pd_source_list_get_name (PD_SOURCE_LIST (_pd_window_get_sources (window)), source_at (window, 1)),
+                   ==, "Renamed box");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (sidebar (window)), "Renamed box"));
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
+  pd_test_flush (GTK_WIDGET (prefs));
+  pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources");
+
+  /* Removed: gone from the setting and the window. */
+  g_signal_emit_by_name (pd_test_find_first (GTK_WIDGET (page), is_button_labelled, "_Remove"), "clicked");
+  g_clear_pointer (&after, g_variant_unref);
+  after = g_settings_get_value (settings, "sources");
+  g_assert_cmpuint (g_variant_n_children (after), ==, 0);
+  count.n = 1;
+  pd_test_wait_until (n_sources, &count, "the removed endpoint gone from the window");
+  wait_listed (window, 2, "Local notes two", "this computer's sessions alone");
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (sidebar (window))));
+
+  /* Undo puts it back where it was, with its id. */
+  pd_test_wait_until (undo_shown, prefs, "the toast's Undo");
+  g_signal_emit_by_name (pd_test_find_first (GTK_WIDGET (prefs), is_button_labelled, "_Undo"), "clicked");
+  g_clear_pointer (&after, g_variant_unref);
+  after = g_settings_get_value (settings, "sources");
+  g_assert_cmpuint (g_variant_n_children (after), ==, 1);
+  g_variant_get_child (after, 0, "(&s&s&s)", &restored_id, &name, &url);
+  g_assert_cmpstr (restored_id, ==, id);
+  g_assert_cmpstr (name, ==, "Renamed box");
+  count.n = 2;
+  pd_test_wait_until (n_sources, &count, "the endpoint back in the window");
+  wait_listed (window, 4, "Alpha build one", "its sessions back");
+
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+static void
+test_sources_preferences (void)
+{
+  Sources sources = { { { 0 } } };
+  g_autoptr(GSettings) settings = NULL;
+
+  sources_set_up (&sources);
+  settings = g_settings_new (APP_ID);
+  g_settings_reset (settings, "sources");
+  for (guint i = 0; i < 2; i++)
+    pd_secrets_keep_for_session (sources.endpoints[i].base, NULL);
+  g_assert_cmpint (pd_test_run_app (NULL, check_preferences, &sources, NULL), ==, 0);
+  sources_tear_down (&sources);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  /* The default database is this test's own: never the user's, nor the
+   * one the other ui tests share (gtk_test_init() takes no
+   * G_TEST_OPTION_ISOLATE_DIRS).  Set before GLib reads the folder once. */
+  g_autofree char *data_home = g_dir_make_tmp ("pd-test-sources-XXXXXX", NULL);
+  int status;
+
+  g_assert_nonnull (data_home);
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  g_assert_cmpstr (g_get_user_data_dir (), ==, data_home);
+
+  g_test_add_func ("/pd/ui/sources/window", test_sources_window);
+  g_test_add_func ("/pd/ui/sources/preferences", test_sources_preferences);
+
+  status = g_test_run ();
+  {
+    g_autofree char *db = pd_application_default_database_path ();
+    g_autofree char *folder = g_path_get_dirname (db);
+
+    for (guint i = 0; i < 3; i++)
+      {
+        g_autofree char *file = g_strconcat (db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+        g_unlink (file);
+      }
+    g_rmdir (folder);
+    g_rmdir (data_home);
+  }
+  return status;
+}

@@ -1,0 +1,403 @@
+/* pd-source-sidebar.c: the sidebar's list of a window's sources
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Over the session list of a window with more than one source: "All
+ * Sources", then each source with its name and its state in words and an
+ * icon (an endpoint connecting, connected, unreachable or refusing the
+ * token; this computer's database when it cannot be read).  Choosing one
+ * shows its sessions alone (PdWindow sets the session list's source).  The
+ * rows are built again when the list changes: it holds a few sources.
+ */
+#define G_LOG_DOMAIN "pd-source-sidebar"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-remote-source.h"
+#include "pd-source-sidebar.h"
+
+struct _PdSourceSidebar
+{
+  GtkWidget      parent_instance;
+
+  PdMultiSource *multi;
+  PdSourceList  *sources;
+  GtkListBox    *list_box;
+  GtkWidget     *separator;
+  GPtrArray     *watched;     /* (element-type PdRemoteSource) */
+  GHashTable    *errors;      /* PdSource → its last listing's error message */
+  PdSource      *selected;    /* (nullable) NULL: all sources */
+  gboolean       rebuilding;
+};
+
+G_DEFINE_FINAL_TYPE (PdSourceSidebar, pd_source_sidebar, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_SELECTED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/**
+ * pd_source_sidebar_dup_state:
+ * @icon_name: (out) (optional): an icon for the state
+ *
+ * Returns: (transfer full) (nullable): the state of @source in words, %NULL
+ *   when there is nothing to say (a database that reads)
+ */
+char *
+pd_source_sidebar_dup_state (PdSourceSidebar *self,
+                             PdSource        *source,
+                             const char     **icon_name)
+{
+  const char *error = g_hash_table_lookup (self->errors, source);
+  const char *icon = "computer-symbolic";
+  char *state = NULL;
+
+  if (PD_IS_REMOTE_SOURCE (source))
+    {
+      switch (pd_remote_source_get_state (PD_REMOTE_SOURCE (source)))
+        {
+        case PD_REMOTE_CONNECTING:
+          icon = "network-idle-symbolic";
+          state = g_strdup (_("Connecting"));
+          break;
+        case PD_REMOTE_ONLINE:
+          icon = "network-transmit-receive-symbolic";
+          state = g_strdup (_("Connected"));
+          break;
+        case PD_REMOTE_OFFLINE:
+          icon = "network-offline-symbolic";
+          state = g_strdup (_("Unreachable"));
+          break;
+        case PD_REMOTE_DENIED:
+        default:
+          icon = "dialog-password-symbolic";
+          state = g_strdup (_("Token refused"));
+          break;
+        }
+    }
+  else if (error != NULL)
+    {
+      icon = "dialog-warning-symbolic";
+      state = g_strdup (_("Cannot be read"));
+    }
+
+  if (icon_name != NULL)
+    *icon_name = icon;
+  return state;
+}
+
+static void
+pd_source_sidebar_fill_row (PdSourceSidebar *self,
+                            GtkListBoxRow   *row)
+{
+  PdSource *source = g_object_get_data (G_OBJECT (row), "pd-source");
+  GtkImage *image = g_object_get_data (G_OBJECT (row), "pd-icon");
+  GtkLabel *name_label = g_object_get_data (G_OBJECT (row), "pd-name");
+  GtkLabel *state_label = g_object_get_data (G_OBJECT (row), "pd-state");
+  const char *name = source != NULL ? pd_source_list_get_name (self->sources, source) : _("All Sources");
+  const char *icon = "view-list-symbolic";
+  g_autofree char *state = NULL;
+  g_autofree char *spoken = NULL;
+  const char *error = source != NULL ? g_hash_table_lookup (self->errors, source) : NULL;
+
+  if (source != NULL)
+    state = pd_source_sidebar_dup_state (self, source, &icon);
+  if (source != NULL && PD_IS_REMOTE_SOURCE (source))
+    error = pd_remote_source_get_state_message (PD_REMOTE_SOURCE (source));
+
+  gtk_image_set_from_icon_name (image, icon);
+  gtk_label_set_text (name_label, name != NULL ? name : "");
+  gtk_label_set_text (state_label, state != NULL ? state : "");
+  gtk_widget_set_visible (GTK_WIDGET (state_label), state != NULL);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row), state != NULL && error != NULL ? error : NULL);
+
+  /* Translators: a source in the sidebar as a screen reader says it: its name, then its state */
+  spoken = state != NULL ? g_strdup_printf (_("%s, %s"), name, state) : g_strdup (name);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, spoken, -1);
+}
+
+static GtkWidget *
+pd_source_sidebar_new_row (PdSourceSidebar *self,
+                           PdSource        *source)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *image = gtk_image_new ();
+  GtkWidget *name = gtk_label_new (NULL);
+  GtkWidget *state = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (name), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (name), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_hexpand (name, TRUE);
+  gtk_label_set_ellipsize (GTK_LABEL (state), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (state, "dim-label");
+  gtk_widget_add_css_class (state, "caption");
+  gtk_box_append (GTK_BOX (box), image);
+  gtk_box_append (GTK_BOX (box), name);
+  gtk_box_append (GTK_BOX (box), state);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+
+  g_object_set_data_full (G_OBJECT (row), "pd-source", source ? g_object_ref (source) : NULL, g_object_unref);
+  g_object_set_data (G_OBJECT (row), "pd-icon", image);
+  g_object_set_data (G_OBJECT (row), "pd-name", name);
+  g_object_set_data (G_OBJECT (row), "pd-state", state);
+  pd_source_sidebar_fill_row (self, GTK_LIST_BOX_ROW (row));
+  return row;
+}
+
+static void
+pd_source_sidebar_update_rows (PdSourceSidebar *self)
+{
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list_box)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (GTK_IS_LIST_BOX_ROW (row))
+      pd_source_sidebar_fill_row (self, GTK_LIST_BOX_ROW (row));
+}
+
+static void
+pd_source_sidebar_unwatch (PdSourceSidebar *self)
+{
+  for (guint i = 0; i < self->watched->len; i++)
+    g_signal_handlers_disconnect_by_func (g_ptr_array_index (self->watched, i),
+                                          pd_source_sidebar_update_rows, self);
+  g_ptr_array_set_size (self->watched, 0);
+}
+
+static void
+pd_source_sidebar_set_selected (PdSourceSidebar *self,
+                                PdSource        *source)
+{
+  if (self->selected == source)
+    return;
+  g_set_object (&self->selected, source);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED]);
+}
+
+static void
+pd_source_sidebar_rebuild (PdSourceSidebar *self)
+{
+  guint n = self->sources != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->sources)) : 0;
+  GtkWidget *child;
+  GtkWidget *selected_row = NULL;
+  PdSource *selected = self->selected;
+
+  self->rebuilding = TRUE;
+  pd_source_sidebar_unwatch (self);
+  {
+    GHashTableIter iter;
+    gpointer source;
+
+    /* What a removed source said goes with it. */
+    g_hash_table_iter_init (&iter, self->errors);
+    while (g_hash_table_iter_next (&iter, &source, NULL))
+      if (self->sources == NULL || !pd_source_list_find (self->sources, source, NULL))
+        g_hash_table_iter_remove (&iter);
+  }
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box))) != NULL)
+    gtk_list_box_remove (self->list_box, child);
+
+  if (n > 0)
+    {
+      selected_row = pd_source_sidebar_new_row (self, NULL);
+      gtk_list_box_append (self->list_box, selected_row);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+      GtkWidget *row = pd_source_sidebar_new_row (self, source);
+
+      gtk_list_box_append (self->list_box, row);
+      if (source == selected)
+        selected_row = row;
+      if (PD_IS_REMOTE_SOURCE (source))
+        {
+          g_signal_connect_swapped (source, "notify::state", G_CALLBACK (pd_source_sidebar_update_rows), self);
+          g_ptr_array_add (self->watched, g_object_ref (source));
+        }
+    }
+  if (selected_row != NULL)
+    gtk_list_box_select_row (self->list_box, GTK_LIST_BOX_ROW (selected_row));
+  self->rebuilding = FALSE;
+
+  /* A source removed while it was chosen: all of them again. */
+  if (selected != NULL && !pd_source_list_find (self->sources, selected, NULL))
+    pd_source_sidebar_set_selected (self, NULL);
+  /* One source alone needs no choosing. */
+  gtk_widget_set_visible (GTK_WIDGET (self), n > 1);
+}
+
+static void
+on_listed (PdSourceSidebar *self,
+           PdSource        *source,
+           const GError    *error)
+{
+  const char *before = g_hash_table_lookup (self->errors, source);
+
+  if (error == NULL && before == NULL)
+    return;
+  if (error != NULL && g_strcmp0 (before, error->message) == 0)
+    return;
+  if (error != NULL)
+    g_hash_table_replace (self->errors, source, g_strdup (error->message));
+  else
+    g_hash_table_remove (self->errors, source);
+  pd_source_sidebar_update_rows (self);
+}
+
+static void
+on_row_selected (PdSourceSidebar *self,
+                 GtkListBoxRow   *row)
+{
+  if (self->rebuilding || row == NULL)
+    return;
+  pd_source_sidebar_set_selected (self, g_object_get_data (G_OBJECT (row), "pd-source"));
+}
+
+/**
+ * pd_source_sidebar_set_sources:
+ * @multi: (nullable): the window's sources, read through one source
+ */
+void
+pd_source_sidebar_set_sources (PdSourceSidebar *self,
+                               PdMultiSource   *multi)
+{
+  g_return_if_fail (PD_IS_SOURCE_SIDEBAR (self));
+
+  if (self->multi == multi)
+    return;
+  if (self->multi != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->multi, on_listed, self);
+      g_signal_handlers_disconnect_by_func (self->sources, pd_source_sidebar_rebuild, self);
+    }
+  g_hash_table_remove_all (self->errors);
+  g_set_object (&self->multi, multi);
+  g_clear_object (&self->sources);
+  if (multi != NULL)
+    {
+      self->sources = g_object_ref (pd_multi_source_get_sources (multi));
+      g_signal_connect_swapped (multi, "listed", G_CALLBACK (on_listed), self);
+      g_signal_connect_swapped (self->sources, "items-changed", G_CALLBACK (pd_source_sidebar_rebuild), self);
+    }
+  pd_source_sidebar_set_selected (self, NULL);
+  pd_source_sidebar_rebuild (self);
+}
+
+/* Returns: (transfer none) (nullable): the source chosen; %NULL for all */
+PdSource *
+pd_source_sidebar_get_selected (PdSourceSidebar *self)
+{
+  g_return_val_if_fail (PD_IS_SOURCE_SIDEBAR (self), NULL);
+
+  return self->selected;
+}
+
+/* Chooses @source (%NULL: all sources), as a click on its row does. */
+void
+pd_source_sidebar_select (PdSourceSidebar *self,
+                          PdSource        *source)
+{
+  g_return_if_fail (PD_IS_SOURCE_SIDEBAR (self));
+
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list_box)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (GTK_IS_LIST_BOX_ROW (row) && g_object_get_data (G_OBJECT (row), "pd-source") == (gpointer) source)
+      gtk_list_box_select_row (self->list_box, GTK_LIST_BOX_ROW (row));
+}
+
+static void
+pd_source_sidebar_dispose (GObject *object)
+{
+  PdSourceSidebar *self = PD_SOURCE_SIDEBAR (object);
+
+  pd_source_sidebar_set_sources (self, NULL);
+  if (self->watched != NULL)
+    pd_source_sidebar_unwatch (self);
+  g_clear_object (&self->selected);
+  if (self->list_box != NULL)
+    gtk_widget_unparent (GTK_WIDGET (self->list_box));
+  self->list_box = NULL;
+  g_clear_pointer (&self->separator, gtk_widget_unparent);
+
+  G_OBJECT_CLASS (pd_source_sidebar_parent_class)->dispose (object);
+}
+
+static void
+pd_source_sidebar_finalize (GObject *object)
+{
+  PdSourceSidebar *self = PD_SOURCE_SIDEBAR (object);
+
+  g_clear_pointer (&self->watched, g_ptr_array_unref);
+  g_clear_pointer (&self->errors, g_hash_table_unref);
+
+  G_OBJECT_CLASS (pd_source_sidebar_parent_class)->finalize (object);
+}
+
+static void
+pd_source_sidebar_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  PdSourceSidebar *self = PD_SOURCE_SIDEBAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_SELECTED:
+      g_value_set_object (value, self->selected);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_source_sidebar_class_init (PdSourceSidebarClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_source_sidebar_dispose;
+  object_class->finalize = pd_source_sidebar_finalize;
+  object_class->get_property = pd_source_sidebar_get_property;
+
+  /**
+   * PdSourceSidebar:selected:
+   *
+   * The source whose sessions are shown, or %NULL for all of them.
+   */
+  properties[PROP_SELECTED] =
+    g_param_spec_object ("selected", NULL, NULL, PD_TYPE_SOURCE,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "pdsourcesidebar");
+}
+
+static void
+pd_source_sidebar_init (PdSourceSidebar *self)
+{
+  self->watched = g_ptr_array_new_with_free_func (g_object_unref);
+  self->errors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  self->list_box = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_widget_add_css_class (GTK_WIDGET (self->list_box), "navigation-sidebar");
+  gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_SINGLE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list_box), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Sources"), -1);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
+                                  GTK_ORIENTATION_VERTICAL);
+  gtk_widget_set_parent (GTK_WIDGET (self->list_box), GTK_WIDGET (self));
+  /* Apart from the sessions under it. */
+  self->separator = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
+  gtk_widget_set_parent (self->separator, GTK_WIDGET (self));
+  g_signal_connect_swapped (self->list_box, "row-selected", G_CALLBACK (on_row_selected), self);
+  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+}

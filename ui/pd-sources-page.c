@@ -1,0 +1,540 @@
+/* pd-sources-page.c: the Sources page of Preferences
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The endpoints the main window shows beside this computer's database:
+ * the `sources` setting, a list of (id, name, URL).  Adding one checks its
+ * address first (an http:// or https:// URL with a host; a bad one is said
+ * under the fields and nothing is saved); the URL is kept without its
+ * token, which goes to the secret store keyed by the URL (pd-secrets), as
+ * does a token typed later.  An endpoint renamed keeps its id; one removed
+ * can be put back from the toast's Undo.
+ */
+#define G_LOG_DOMAIN "pd-sources-page"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "pd-remote-source.h"
+#include "pd-secrets.h"
+#include "pd-sources-page.h"
+#include "pd-window.h"
+
+struct _PdSourcesPage
+{
+  AdwPreferencesPage   parent_instance;
+
+  GSettings           *settings;
+  AdwPreferencesGroup *list_group;
+  GPtrArray           *rows;          /* the list group's rows, removed on a rebuild */
+  AdwEntryRow         *url_row;
+  AdwEntryRow         *name_row;
+  AdwEntryRow         *token_row;
+  GtkLabel            *error_label;
+  GtkWidget           *empty_row;
+};
+
+G_DEFINE_FINAL_TYPE (PdSourcesPage, pd_sources_page, ADW_TYPE_PREFERENCES_PAGE)
+
+/* --- tokens ------------------------------------------------------------ */
+
+static void
+on_token_stored (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* Without a keyring the token is kept until Plandeck quits. */
+  if (!pd_secrets_store_token_finish (result, &error))
+    g_message ("%s", error->message);
+}
+
+/**
+ * pd_sources_page_set_token:
+ * @token: (nullable): the endpoint's token; empty or %NULL removes it
+ *
+ * Keeps @token for @url in the secret store (never in GSettings), and the
+ * windows showing that endpoint use it at once.
+ */
+void
+pd_sources_page_set_token (PdSourcesPage *self,
+                           const char    *url,
+                           const char    *token)
+{
+  GApplication *app = g_application_get_default ();
+
+  g_return_if_fail (PD_IS_SOURCES_PAGE (self));
+
+  if (token != NULL && token[0] == '\0')
+    token = NULL;
+  pd_secrets_store_token_async (url, token != NULL ? token : "", on_token_stored, NULL);
+  pd_secrets_keep_for_session (url, token);
+  if (app != NULL && GTK_IS_APPLICATION (app))
+    for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+      if (PD_IS_WINDOW (l->data))
+        pd_window_set_endpoint_token (PD_WINDOW (l->data), url, token);
+}
+
+/* --- the setting ------------------------------------------------------- */
+
+static GVariant *
+pd_sources_page_build (GVariant   *configured,
+                       const char *skip_id,
+                       const char *rename_id,
+                       const char *new_name,
+                       guint       insert_at,
+                       const char *insert_id,
+                       const char *insert_name,
+                       const char *insert_url)
+{
+  GVariantBuilder builder;
+  GVariantIter iter;
+  const char *id;
+  const char *name;
+  const char *url;
+  guint i = 0;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
+    {
+      if (insert_id != NULL && i == insert_at)
+        g_variant_builder_add (&builder, "(sss)", insert_id, insert_name, insert_url);
+      i++;
+      if (g_strcmp0 (id, skip_id) == 0)
+        continue;
+      g_variant_builder_add (&builder, "(sss)", id,
+                             g_strcmp0 (id, rename_id) == 0 ? new_name : name, url);
+    }
+  if (insert_id != NULL && insert_at >= i)
+    g_variant_builder_add (&builder, "(sss)", insert_id, insert_name, insert_url);
+  return g_variant_builder_end (&builder);
+}
+
+/* The address as the window keeps it: scheme, host and port; its token,
+ * if it has one, apart. */
+static char *
+pd_sources_page_check_url (const char  *text,
+                           char       **token,
+                           GError     **error)
+{
+  g_autofree char *stripped = g_strstrip (g_strdup (text != NULL ? text : ""));
+  g_autofree char *base = NULL;
+  g_autoptr(PdRemoteSource) probe = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (stripped[0] == '\0')
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("Enter the endpoint’s address, as serve prints it: http://HOST:PORT/"));
+      return NULL;
+    }
+  base = pd_window_split_endpoint_url (stripped, token);
+  probe = pd_remote_source_new (base, NULL, &local_error);
+  if (probe == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   /* Translators: %s is what the user typed */
+                   _("“%s” is not an endpoint address: it must start with http:// or https:// and name a host"),
+                   stripped);
+      if (token != NULL)
+        g_clear_pointer (token, g_free);
+      return NULL;
+    }
+  return g_strdup (pd_remote_source_get_base_url (probe));
+}
+
+/**
+ * pd_sources_page_add:
+ * @url: the endpoint's address, perhaps with `?token=…` as serve prints it
+ * @name: (nullable): its name; empty or %NULL: the address
+ * @token: (nullable): its token, kept in the secret store
+ *
+ * Returns: (transfer full) (nullable): the new endpoint's id, %NULL with
+ *   @error when the address is not one (nothing is saved then)
+ */
+char *
+pd_sources_page_add (PdSourcesPage *self,
+                     const char    *url,
+                     const char    *name,
+                     const char    *token,
+                     GError       **error)
+{
+  g_autofree char *url_token = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *clean_name = NULL;
+  g_autoptr(GVariant) configured = NULL;
+  GVariantIter iter;
+  const char *other_url;
+
+  g_return_val_if_fail (PD_IS_SOURCES_PAGE (self), NULL);
+
+  base = pd_sources_page_check_url (url, &url_token, error);
+  if (base == NULL)
+    return NULL;
+
+  configured = g_settings_get_value (self->settings, "sources");
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", NULL, NULL, &other_url))
+    if (g_strcmp0 (other_url, base) == 0)
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                     /* Translators: %s is an endpoint's address */
+                     _("%s is in the list already"), base);
+        return NULL;
+      }
+
+  clean_name = g_strstrip (g_strdup (name != NULL ? name : ""));
+  if (clean_name[0] == '\0')
+    {
+      g_free (clean_name);
+      clean_name = g_strdup (base);
+    }
+  id = g_uuid_string_random ();
+
+  if (token == NULL || token[0] == '\0')
+    token = url_token;
+  if (token != NULL && token[0] != '\0')
+    pd_sources_page_set_token (self, base, token);
+
+  g_settings_set_value (self->settings, "sources",
+                        pd_sources_page_build (configured, NULL, NULL, NULL, G_MAXUINT, id, clean_name, base));
+  return g_steal_pointer (&id);
+}
+
+gboolean
+pd_sources_page_rename (PdSourcesPage *self,
+                        const char    *id,
+                        const char    *name)
+{
+  g_autoptr(GVariant) configured = NULL;
+  g_autofree char *clean = g_strstrip (g_strdup (name != NULL ? name : ""));
+
+  g_return_val_if_fail (PD_IS_SOURCES_PAGE (self), FALSE);
+
+  if (clean[0] == '\0')
+    return FALSE;
+  configured = g_settings_get_value (self->settings, "sources");
+  g_settings_set_value (self->settings, "sources",
+                        pd_sources_page_build (configured, NULL, id, clean, 0, NULL, NULL, NULL));
+  return TRUE;
+}
+
+typedef struct
+{
+  GWeakRef  page;
+  guint     position;
+  char     *id;
+  char     *name;
+  char     *url;
+} Removed;
+
+static void
+removed_free (gpointer data)
+{
+  Removed *removed = data;
+
+  g_weak_ref_clear (&removed->page);
+  g_free (removed->id);
+  g_free (removed->name);
+  g_free (removed->url);
+  g_free (removed);
+}
+
+static void
+on_undo_remove (AdwToast *toast,
+                Removed  *removed)
+{
+  g_autoptr(PdSourcesPage) self = g_weak_ref_get (&removed->page);
+  g_autoptr(GVariant) configured = NULL;
+
+  if (self == NULL)
+    return;
+  configured = g_settings_get_value (self->settings, "sources");
+  g_settings_set_value (self->settings, "sources",
+                        pd_sources_page_build (configured, NULL, NULL, NULL, removed->position,
+                                               removed->id, removed->name, removed->url));
+}
+
+/**
+ * pd_sources_page_remove:
+ *
+ * Removes the endpoint @id from the list; a toast offers to put it back.
+ * Its token stays in the secret store (for the address, which may be
+ * added again).
+ */
+gboolean
+pd_sources_page_remove (PdSourcesPage *self,
+                        const char    *id)
+{
+  g_autoptr(GVariant) configured = NULL;
+  GVariantIter iter;
+  const char *other_id;
+  const char *name;
+  const char *url;
+  Removed *removed = NULL;
+  guint i = 0;
+
+  g_return_val_if_fail (PD_IS_SOURCES_PAGE (self), FALSE);
+
+  configured = g_settings_get_value (self->settings, "sources");
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &other_id, &name, &url))
+    {
+      if (g_strcmp0 (other_id, id) == 0)
+        {
+          removed = g_new0 (Removed, 1);
+          g_weak_ref_init (&removed->page, self);
+          removed->position = i;
+          removed->id = g_strdup (other_id);
+          removed->name = g_strdup (name);
+          removed->url = g_strdup (url);
+          break;
+        }
+      i++;
+    }
+  if (removed == NULL)
+    return FALSE;
+
+  g_settings_set_value (self->settings, "sources",
+                        pd_sources_page_build (configured, id, NULL, NULL, 0, NULL, NULL, NULL));
+
+  {
+    GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+    g_autofree char *escaped = g_markup_escape_text (removed->name, -1);
+    /* Translators: a toast; %s is an endpoint's name */
+    g_autofree char *title = g_strdup_printf (_("%s removed"), escaped);
+    AdwToast *toast = adw_toast_new (title);
+
+    adw_toast_set_button_label (toast, _("_Undo"));
+    g_signal_connect_data (toast, "button-clicked", G_CALLBACK (on_undo_remove), removed,
+                           (GClosureNotify) (void (*) (void)) removed_free, 0);
+    if (root != NULL && ADW_IS_PREFERENCES_WINDOW (root))
+      adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (root), toast);
+    else
+      g_object_unref (g_object_ref_sink (toast));
+  }
+  return TRUE;
+}
+
+/* --- the rows ---------------------------------------------------------- */
+
+static void
+on_name_apply (AdwEntryRow   *row,
+               PdSourcesPage *self)
+{
+  pd_sources_page_rename (self, g_object_get_data (G_OBJECT (row), "pd-source-id"),
+                          gtk_editable_get_text (GTK_EDITABLE (row)));
+}
+
+static void
+on_token_apply (AdwEntryRow   *row,
+                PdSourcesPage *self)
+{
+  g_autofree char *token = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row))));
+
+  pd_sources_page_set_token (self, g_object_get_data (G_OBJECT (row), "pd-source-url"), token);
+  gtk_editable_set_text (GTK_EDITABLE (row), "");
+  memset (token, 0, strlen (token));
+}
+
+static void
+on_remove_clicked (GtkButton     *button,
+                   PdSourcesPage *self)
+{
+  g_autofree char *id = g_strdup (g_object_get_data (G_OBJECT (button), "pd-source-id"));
+
+  pd_sources_page_remove (self, id);
+}
+
+static void
+pd_sources_page_rebuild (PdSourcesPage *self)
+{
+  g_autoptr(GVariant) configured = g_settings_get_value (self->settings, "sources");
+  GVariantIter iter;
+  const char *id;
+  const char *name;
+  const char *url;
+
+  for (guint i = 0; i < self->rows->len; i++)
+    adw_preferences_group_remove (self->list_group, g_ptr_array_index (self->rows, i));
+  g_ptr_array_set_size (self->rows, 0);
+
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
+    {
+      GtkWidget *expander = adw_expander_row_new ();
+      GtkWidget *name_row = adw_entry_row_new ();
+      GtkWidget *token_row = adw_password_entry_row_new ();
+      GtkWidget *remove_row = adw_action_row_new ();
+      GtkWidget *remove = gtk_button_new_with_mnemonic (_("_Remove"));
+      g_autofree char *title = g_markup_escape_text (name, -1);
+      g_autofree char *subtitle = g_markup_escape_text (url, -1);
+      /* Translators: the accessible name of an endpoint's Remove button; %s is its name */
+      g_autofree char *remove_name = g_strdup_printf (_("Remove %s"), name);
+
+      /* Titles and subtitles of rows are markup. */
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), title);
+      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), subtitle);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (name_row), _("Name"));
+      gtk_editable_set_text (GTK_EDITABLE (name_row), name);
+      adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (name_row), TRUE);
+      g_object_set_data_full (G_OBJECT (name_row), "pd-source-id", g_strdup (id), g_free);
+      g_signal_connect (name_row, "apply", G_CALLBACK (on_name_apply), self);
+      adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), name_row);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (token_row), _("New Token"));
+      adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (token_row), TRUE);
+      g_object_set_data_full (G_OBJECT (token_row), "pd-source-url", g_strdup (url), g_free);
+      g_signal_connect (token_row, "apply", G_CALLBACK (on_token_apply), self);
+      adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), token_row);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (remove_row), _("Remove from the Window"));
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (remove_row), _("Its token stays in the keyring"));
+      gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+      gtk_widget_add_css_class (remove, "destructive-action");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL, remove_name, -1);
+      g_object_set_data_full (G_OBJECT (remove), "pd-source-id", g_strdup (id), g_free);
+      g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_clicked), self);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);
+      adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), remove_row);
+
+      adw_preferences_group_add (self->list_group, expander);
+      g_ptr_array_add (self->rows, expander);
+    }
+
+  if (self->rows->len == 0)
+    {
+      adw_preferences_group_add (self->list_group, self->empty_row);
+      g_ptr_array_add (self->rows, self->empty_row);
+    }
+}
+
+static void
+on_add_clicked (PdSourcesPage *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->token_row)));
+  g_autofree char *id = pd_sources_page_add (self, gtk_editable_get_text (GTK_EDITABLE (self->url_row)),
+                                             gtk_editable_get_text (GTK_EDITABLE (self->name_row)),
+                                             g_strstrip (token), &error);
+
+  memset (token, 0, strlen (token));
+  if (id == NULL)
+    {
+      /* Nothing saved: the fields keep what was typed, to be corrected. */
+      gtk_label_set_text (self->error_label, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+      gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");
+      return;
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->url_row), "error");
+  gtk_editable_set_text (GTK_EDITABLE (self->url_row), "");
+  gtk_editable_set_text (GTK_EDITABLE (self->name_row), "");
+  gtk_editable_set_text (GTK_EDITABLE (self->token_row), "");
+}
+
+static void
+pd_sources_page_dispose (GObject *object)
+{
+  PdSourcesPage *self = PD_SOURCES_PAGE (object);
+
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_func (self->settings, pd_sources_page_rebuild, self);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->empty_row);
+
+  G_OBJECT_CLASS (pd_sources_page_parent_class)->dispose (object);
+}
+
+static void
+pd_sources_page_finalize (GObject *object)
+{
+  PdSourcesPage *self = PD_SOURCES_PAGE (object);
+
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (pd_sources_page_parent_class)->finalize (object);
+}
+
+static void
+pd_sources_page_class_init (PdSourcesPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = pd_sources_page_dispose;
+  object_class->finalize = pd_sources_page_finalize;
+}
+
+static void
+pd_sources_page_init (PdSourcesPage *self)
+{
+  AdwPreferencesGroup *add_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  GtkWidget *add = gtk_button_new_with_mnemonic (_("_Add Endpoint"));
+  GtkWidget *error_label = gtk_label_new (NULL);
+
+  self->rows = g_ptr_array_new ();
+  adw_preferences_page_set_title (ADW_PREFERENCES_PAGE (self), _("Sources"));
+  adw_preferences_page_set_name (ADW_PREFERENCES_PAGE (self), "sources");
+  adw_preferences_page_set_icon_name (ADW_PREFERENCES_PAGE (self), "network-server-symbolic");
+
+  self->list_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (self->list_group, _("Endpoints"));
+  adw_preferences_group_set_description (self->list_group,
+                                         _("Shown in the main window beside this computer’s sessions, with their state"));
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (self), self->list_group);
+
+  self->empty_row = g_object_ref_sink (adw_action_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), _("No endpoints yet"));
+
+  adw_preferences_group_set_title (add_group, _("Add an Endpoint"));
+  adw_preferences_group_set_description (add_group, _("A computer running plandeck-agent serve or odek serve"));
+  self->url_row = ADW_ENTRY_ROW (adw_entry_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->url_row), _("Address"));
+  self->name_row = ADW_ENTRY_ROW (adw_entry_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->name_row), _("Name"));
+  self->token_row = ADW_ENTRY_ROW (adw_password_entry_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->token_row), _("Token"));
+  adw_preferences_group_add (add_group, GTK_WIDGET (self->url_row));
+  adw_preferences_group_add (add_group, GTK_WIDGET (self->name_row));
+  adw_preferences_group_add (add_group, GTK_WIDGET (self->token_row));
+
+  self->error_label = GTK_LABEL (error_label);
+  gtk_label_set_wrap (self->error_label, TRUE);
+  gtk_label_set_xalign (self->error_label, 0);
+  gtk_widget_add_css_class (error_label, "error");
+  gtk_widget_set_margin_top (error_label, 6);
+  gtk_widget_set_visible (error_label, FALSE);
+  adw_preferences_group_add (add_group, error_label);
+
+  gtk_widget_set_halign (add, GTK_ALIGN_END);
+  gtk_widget_set_margin_top (add, 12);
+  gtk_widget_add_css_class (add, "suggested-action");
+  g_signal_connect_swapped (add, "clicked", G_CALLBACK (on_add_clicked), self);
+  adw_preferences_group_add (add_group, add);
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (self), add_group);
+}
+
+/**
+ * pd_sources_page_new:
+ * @settings: the application's settings
+ *
+ * Returns: (transfer floating): the page
+ */
+AdwPreferencesPage *
+pd_sources_page_new (GSettings *settings)
+{
+  PdSourcesPage *self = g_object_new (PD_TYPE_SOURCES_PAGE, NULL);
+
+  self->settings = g_object_ref (settings);
+  g_signal_connect_swapped (settings, "changed::sources", G_CALLBACK (pd_sources_page_rebuild), self);
+  pd_sources_page_rebuild (self);
+  return ADW_PREFERENCES_PAGE (self);
+}

@@ -1,0 +1,30 @@
+/* pd-sources-page.h: the Sources page of Preferences
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define PD_TYPE_SOURCES_PAGE (pd_sources_page_get_type ())
+
+G_DECLARE_FINAL_TYPE (PdSourcesPage, pd_sources_page, PD, SOURCES_PAGE, AdwPreferencesPage)
+
+AdwPreferencesPage *pd_sources_page_new      (GSettings     *settings);
+char               *pd_sources_page_add      (PdSourcesPage *self,
+                                              const char    *url,
+                                              const char    *name,
+                                              const char    *token,
+                                              GError       **error);
+gboolean            pd_sources_page_rename   (PdSourcesPage *self,
+                                              const char    *id,
+                                              const char    *name);
+gboolean            pd_sources_page_remove   (PdSourcesPage *self,
+                                              const char    *id);
+void                pd_sources_page_set_token (PdSourcesPage *self,
+                                              const char    *url,
+                                              const char    *token);
+
+G_END_DECLS
