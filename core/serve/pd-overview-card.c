@@ -1,0 +1,447 @@
+/* pd-overview-card.c: one active session on the Overview (see the header).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-overview-card"
+
+#include "config.h"
+
+#include "pd-overview-private.h"
+
+G_DEFINE_ENUM_TYPE (PdOverviewNeed, pd_overview_need,
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_APPROVAL, "approval"),
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_BLOCKED, "blocked"),
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_FAILED, "failed"),
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_STALLED, "stalled"),
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_RUNNING, "running"),
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_DONE, "done"))
+
+struct _PdOverviewCard
+{
+  GObject          parent_instance;
+
+  PdSource        *source;
+  char            *session_id;
+  char            *source_error;     /* (nullable) why its source is not answering */
+  char            *agent;
+  char            *title;
+  PdSessionStatus  status;
+  guint            done;
+  guint            total;
+  guint            blocked;
+  gint64           plan_version;     /* of the session's listing */
+  gint64           step_version;     /* of current_step */
+  gint64           step_asked_at;    /* monotonic µs: the plan last asked for */
+  char            *current_step;     /* (nullable) */
+  gint64           changed_at;       /* unix µs */
+  PdOverviewNeed   need;
+  PdRemoteRun     *remote_run;       /* (nullable) a remote run waiting on a question */
+  char            *local_tool;       /* (nullable) a run of this window waiting */
+  char            *local_command;
+  guint            local_serial;
+};
+
+G_DEFINE_FINAL_TYPE (PdOverviewCard, pd_overview_card, G_TYPE_OBJECT)
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+pd_overview_card_finalize (GObject *object)
+{
+  PdOverviewCard *self = PD_OVERVIEW_CARD (object);
+
+  g_clear_object (&self->source);
+  g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->source_error, g_free);
+  g_clear_pointer (&self->agent, g_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->current_step, g_free);
+  g_clear_pointer (&self->remote_run, pd_remote_run_free);
+  g_clear_pointer (&self->local_tool, g_free);
+  g_clear_pointer (&self->local_command, g_free);
+
+  G_OBJECT_CLASS (pd_overview_card_parent_class)->finalize (object);
+}
+
+static void
+pd_overview_card_class_init (PdOverviewCardClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pd_overview_card_finalize;
+
+  /**
+   * PdOverviewCard::changed:
+   *
+   * Something the card shows changed; emitted by its PdOverview after a
+   * merge, on the main context of the overview.
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+pd_overview_card_init (PdOverviewCard *self)
+{
+  self->need = PD_OVERVIEW_NEED_DONE;
+}
+
+PdOverviewCard *
+_pd_overview_card_new (PdSource   *source,
+                       const char *session_id)
+{
+  PdOverviewCard *self = g_object_new (PD_TYPE_OVERVIEW_CARD, NULL);
+
+  self->source = g_object_ref (source);
+  self->session_id = g_strdup (session_id);
+  return self;
+}
+
+static gboolean
+set_string (char       **slot,
+            const char  *value)
+{
+  if (g_strcmp0 (*slot, value) == 0)
+    return FALSE;
+  g_free (*slot);
+  *slot = g_strdup (value);
+  return TRUE;
+}
+
+#define SET_VALUE(slot, value) \
+  ((slot) != (value) ? ((slot) = (value), TRUE) : FALSE)
+
+gboolean
+_pd_overview_card_set_info (PdOverviewCard      *self,
+                            const PdSessionInfo *info)
+{
+  gboolean changed = FALSE;
+  const char *title = info->name != NULL && *info->name != '\0' ? info->name : info->task;
+
+  changed |= set_string (&self->agent, info->source);
+  changed |= set_string (&self->title, title);
+  changed |= SET_VALUE (self->status, info->status);
+  changed |= SET_VALUE (self->done, info->plan_done);
+  changed |= SET_VALUE (self->total, info->plan_total);
+  changed |= SET_VALUE (self->blocked, info->plan_blocked);
+  changed |= SET_VALUE (self->plan_version, info->plan_version);
+  changed |= SET_VALUE (self->changed_at, info->updated_at);
+  /* A run that is over asks nothing any more. */
+  if (info->status != PD_SESSION_STATUS_RUNNING && self->remote_run != NULL)
+    {
+      g_clear_pointer (&self->remote_run, pd_remote_run_free);
+      changed = TRUE;
+    }
+  return changed;
+}
+
+/* Whether the current step of @info's plan must be read: a plan with
+ * unfinished steps that the card has not read in this shape yet; called
+ * before _pd_overview_card_set_info() with the new listing. */
+gboolean
+_pd_overview_card_needs_plan (PdOverviewCard      *self,
+                              const PdSessionInfo *info)
+{
+  if (info->plan_total == 0 || info->plan_done >= info->plan_total)
+    return FALSE;
+  /* Another version, or other counts: a plan written again from the
+   * start may carry the version of the last. */
+  return self->step_version != info->plan_version || info->plan_version == 0 ||
+         self->done != info->plan_done || self->total != info->plan_total ||
+         self->blocked != info->plan_blocked;
+}
+
+/* When the plan of @info may be asked for (monotonic µs): at once when its
+ * counts moved (the step shown would not match them), else at most once
+ * every @interval (a new version with the same counts: a note, evidence). */
+gint64
+_pd_overview_card_get_step_due (PdOverviewCard      *self,
+                                const PdSessionInfo *info,
+                                gint64               interval)
+{
+  if (self->done != info->plan_done || self->total != info->plan_total || self->blocked != info->plan_blocked)
+    return 0;
+  return self->step_asked_at != 0 ? self->step_asked_at + interval : 0;
+}
+
+void
+_pd_overview_card_mark_step_asked (PdOverviewCard *self,
+                                   gint64          now)
+{
+  self->step_asked_at = now;
+}
+
+gboolean
+_pd_overview_card_set_current_step (PdOverviewCard *self,
+                                    gint64          plan_version,
+                                    const char     *step)
+{
+  self->step_version = plan_version;
+  return set_string (&self->current_step, step);
+}
+
+gboolean
+_pd_overview_card_set_remote_run (PdOverviewCard    *self,
+                                  const PdRemoteRun *run)
+{
+  /* Only a question matters here; a run that asks nothing is RUNNING. */
+  if (run != NULL && run->approval_id == NULL)
+    run = NULL;
+  if (run == NULL && self->remote_run == NULL)
+    return FALSE;
+  if (run != NULL && self->remote_run != NULL &&
+      g_strcmp0 (run->run_id, self->remote_run->run_id) == 0 &&
+      g_strcmp0 (run->approval_id, self->remote_run->approval_id) == 0)
+    return FALSE;
+  g_clear_pointer (&self->remote_run, pd_remote_run_free);
+  self->remote_run = run != NULL ? pd_remote_run_copy (run) : NULL;
+  return TRUE;
+}
+
+gboolean
+_pd_overview_card_set_local_approval (PdOverviewCard *self,
+                                      const char     *tool,
+                                      const char     *command,
+                                      guint           serial)
+{
+  gboolean changed = FALSE;
+
+  changed |= set_string (&self->local_tool, tool);
+  changed |= set_string (&self->local_command, tool != NULL ? command : NULL);
+  changed |= SET_VALUE (self->local_serial, tool != NULL ? serial : 0);
+  return changed;
+}
+
+gboolean
+_pd_overview_card_set_source_error (PdOverviewCard *self,
+                                    const char     *message)
+{
+  return set_string (&self->source_error, message);
+}
+
+gboolean
+_pd_overview_card_update_need (PdOverviewCard *self,
+                               gint64          now,
+                               gint64          stalled_usec)
+{
+  PdOverviewNeed need;
+  gboolean unfinished = self->total > 0 && self->done < self->total;
+
+  if (pd_overview_card_has_approval (self))
+    need = PD_OVERVIEW_NEED_APPROVAL;
+  else if (self->blocked > 0)
+    need = PD_OVERVIEW_NEED_BLOCKED;
+  else if (self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED)
+    need = PD_OVERVIEW_NEED_FAILED;
+  else if (unfinished && now - self->changed_at >= stalled_usec)
+    need = PD_OVERVIEW_NEED_STALLED;
+  else if (unfinished || self->status == PD_SESSION_STATUS_RUNNING)
+    need = PD_OVERVIEW_NEED_RUNNING;
+  else
+    need = PD_OVERVIEW_NEED_DONE;
+
+  return SET_VALUE (self->need, need);
+}
+
+/* Most needed first; then the newest change; then a fixed order. */
+int
+_pd_overview_card_compare (PdOverviewCard *a,
+                           PdOverviewCard *b)
+{
+  int cmp;
+
+  if (a->need != b->need)
+    return a->need < b->need ? -1 : 1;
+  if (a->changed_at != b->changed_at)
+    return a->changed_at > b->changed_at ? -1 : 1;
+  if (a->source != b->source)
+    return a->source < b->source ? -1 : 1;
+  cmp = g_strcmp0 (a->session_id, b->session_id);
+  return cmp;
+}
+
+void
+_pd_overview_card_emit_changed (PdOverviewCard *self)
+{
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+/**
+ * pd_overview_card_get_source:
+ *
+ * Returns: (transfer none): the source the session belongs to
+ */
+PdSource *
+pd_overview_card_get_source (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->source;
+}
+
+const char *
+pd_overview_card_get_source_title (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return pd_source_get_title (self->source);
+}
+
+const char *
+pd_overview_card_get_source_kind (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return pd_source_get_kind (self->source);
+}
+
+/**
+ * pd_overview_card_get_source_error:
+ *
+ * Returns: (nullable): why the card's source does not answer now (its
+ *   values are the last it gave), or %NULL
+ */
+const char *
+pd_overview_card_get_source_error (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->source_error;
+}
+
+const char *
+pd_overview_card_get_session_id (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->session_id;
+}
+
+/* The agent that keeps the session: "plandeck", "odek", "claude-code", … */
+const char *
+pd_overview_card_get_agent (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->agent != NULL ? self->agent : "";
+}
+
+const char *
+pd_overview_card_get_title (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->title != NULL ? self->title : "";
+}
+
+PdSessionStatus
+pd_overview_card_get_status (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), PD_SESSION_STATUS_IDLE);
+  return self->status;
+}
+
+guint
+pd_overview_card_get_done (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->done;
+}
+
+guint
+pd_overview_card_get_total (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->total;
+}
+
+guint
+pd_overview_card_get_blocked (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->blocked;
+}
+
+gint64
+pd_overview_card_get_plan_version (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->plan_version;
+}
+
+/**
+ * pd_overview_card_get_current_step:
+ *
+ * Returns: (nullable): the title of the first step in progress, else of
+ *   the first pending one; %NULL when all are done or there is no plan
+ */
+const char *
+pd_overview_card_get_current_step (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  if (self->total == 0 || self->done >= self->total)
+    return NULL;
+  return self->current_step;
+}
+
+/* When the session last changed (its transcript or plan written), unix µs. */
+gint64
+pd_overview_card_get_changed_at (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->changed_at;
+}
+
+PdOverviewNeed
+pd_overview_card_get_need (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), PD_OVERVIEW_NEED_DONE);
+  return self->need;
+}
+
+gboolean
+pd_overview_card_has_approval (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), FALSE);
+  return self->remote_run != NULL || self->local_tool != NULL;
+}
+
+/* The tool a waiting run wants to use, or NULL. */
+const char *
+pd_overview_card_get_approval_tool (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  if (self->remote_run != NULL)
+    return self->remote_run->approval_tool;
+  return self->local_tool;
+}
+
+/* What it would run or write (nullable, untrusted text). */
+const char *
+pd_overview_card_get_approval_command (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  if (self->remote_run != NULL)
+    return self->remote_run->approval_command;
+  return self->local_command;
+}
+
+/**
+ * pd_overview_card_get_remote_run:
+ *
+ * Returns: (nullable) (transfer none): the endpoint's run that waits on a
+ *   question, to answer with pd_remote_source_answer_approval_async()
+ */
+const PdRemoteRun *
+pd_overview_card_get_remote_run (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->remote_run;
+}
+
+/* The question's number of a run in this window (0: none), which
+ * pd_run_controller_answer_approval() names. */
+guint
+pd_overview_card_get_approval_serial (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->local_serial;
+}

@@ -1,0 +1,42 @@
+/* pd-overview-private.h: what PdOverview and its cards share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "pd-overview-card.h"
+#include "pd-overview.h"
+
+G_BEGIN_DECLS
+
+PdOverviewCard *_pd_overview_card_new              (PdSource             *source,
+                                                    const char           *session_id);
+/* Each returns whether anything shown changed. */
+gboolean        _pd_overview_card_set_info         (PdOverviewCard       *self,
+                                                    const PdSessionInfo  *info);
+gboolean        _pd_overview_card_set_current_step (PdOverviewCard       *self,
+                                                    gint64                plan_version,
+                                                    const char           *step);
+gboolean        _pd_overview_card_set_remote_run   (PdOverviewCard       *self,
+                                                    const PdRemoteRun    *run);
+gboolean        _pd_overview_card_set_local_approval (PdOverviewCard     *self,
+                                                      const char         *tool,
+                                                      const char         *command,
+                                                      guint               serial);
+gboolean        _pd_overview_card_set_source_error (PdOverviewCard       *self,
+                                                    const char           *message);
+gboolean        _pd_overview_card_update_need      (PdOverviewCard       *self,
+                                                    gint64                now,
+                                                    gint64                stalled_usec);
+gboolean        _pd_overview_card_needs_plan       (PdOverviewCard       *self,
+                                                    const PdSessionInfo  *info);
+gint64          _pd_overview_card_get_step_due     (PdOverviewCard       *self,
+                                                    const PdSessionInfo  *info,
+                                                    gint64                interval);
+void            _pd_overview_card_mark_step_asked  (PdOverviewCard       *self,
+                                                    gint64                now);
+int             _pd_overview_card_compare          (PdOverviewCard       *a,
+                                                    PdOverviewCard       *b);
+void            _pd_overview_card_emit_changed     (PdOverviewCard       *self);
+
+G_END_DECLS

@@ -1,0 +1,1114 @@
+/* pd-overview.c: every active session of many sources, as cards (see the
+ * header).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-overview"
+
+#include "config.h"
+
+#include "pd-overview-private.h"
+#include "pd-remote-source.h"
+
+/* How often cards are looked at again for what time alone changes: a
+ * card that stalls, a session no longer active. */
+#define TICK_SECONDS 30
+/* A card's current step (its plan) is read at once when its counts (X/Y,
+ * blocked, which come with every listing) move, else at most this often
+ * (a version with the same counts seldom moves the current step: a step
+ * put back to pending, a title edited).  With 500 sessions writing a plan
+ * version every second, reading every version's plan was most of the work
+ * (bench-overview: 13 % of a core at 5 s). */
+#define STEP_INTERVAL_USEC (60 * G_USEC_PER_SEC)
+
+typedef struct _Entry Entry;
+
+struct _PdOverview
+{
+  GObject     parent_instance;
+
+  GListModel *sources;
+  GPtrArray  *entries;        /* (element-type Entry), in the order of sources */
+  GPtrArray  *cards;          /* (element-type PdOverviewCard), sorted by need */
+  guint       active_minutes;
+  guint       stalled_minutes;
+  guint       min_interval_ms;
+  guint       tick;
+  guint       refetches;
+  gboolean    loaded;
+};
+
+/* One source followed: its cards, its refetch, its state. */
+struct _Entry
+{
+  PdOverview   *overview;     /* (nullable) unset once the source is gone */
+  PdSource     *source;
+  gulong        changed_id;
+  gulong        state_id;
+  GCancellable *cancellable;
+  GHashTable   *cards;        /* session id → PdOverviewCard (a ref) */
+  GHashTable   *approvals;    /* session id → LocalApproval: runs of this window waiting */
+  char         *error;        /* (nullable) the source's last failure */
+  gboolean      in_flight;
+  gboolean      pending;
+  gboolean      answered;     /* a first refetch has ended */
+  gint64        last_start;   /* monotonic µs */
+  guint         timer;
+  guint         step_timer;   /* a refetch for the steps held back */
+  gint64        step_due;     /* monotonic µs; 0: none held back */
+  guint         generation;
+};
+
+typedef struct
+{
+  char  *tool;
+  char  *command;
+  guint  serial;
+} LocalApproval;
+
+/* One refetch of one source, and the reads it waits on. */
+typedef struct
+{
+  Entry     *entry;           /* a ref */
+  guint      generation;
+  GPtrArray *infos;           /* (element-type PdSessionInfo) the active sessions */
+  GPtrArray *steps;           /* per info: char * of the current step, or NULL */
+  GArray    *step_read;       /* per info: gboolean, the plan was read */
+  GPtrArray *runs;            /* per info: PdRemoteRun *, or NULL */
+  GArray    *run_read;        /* per info: gboolean, the runs were asked */
+  guint      outstanding;
+} Fetch;
+
+typedef struct
+{
+  Fetch *fetch;
+  guint  index;
+} FetchPart;
+
+static void pd_overview_list_model_init (GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdOverview, pd_overview, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, pd_overview_list_model_init))
+
+enum {
+  PROP_0,
+  PROP_SOURCES,
+  PROP_ACTIVE_MINUTES,
+  PROP_STALLED_MINUTES,
+  PROP_MIN_INTERVAL_MS,
+  PROP_LOADED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void entry_schedule (Entry *entry);
+
+/* --- entries -------------------------------------------------------------- */
+
+static void
+local_approval_free (gpointer data)
+{
+  LocalApproval *approval = data;
+
+  g_free (approval->tool);
+  g_free (approval->command);
+  g_free (approval);
+}
+
+static Entry *
+entry_ref (Entry *entry)
+{
+  return g_rc_box_acquire (entry);
+}
+
+static void
+entry_clear (gpointer data)
+{
+  Entry *entry = data;
+
+  g_clear_object (&entry->source);
+  g_clear_object (&entry->cancellable);
+  g_clear_pointer (&entry->cards, g_hash_table_unref);
+  g_clear_pointer (&entry->approvals, g_hash_table_unref);
+  g_clear_pointer (&entry->error, g_free);
+}
+
+static void
+entry_unref (Entry *entry)
+{
+  g_rc_box_release_full (entry, entry_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Entry, entry_unref)
+
+static gint64
+stalled_usec (PdOverview *self)
+{
+  return (gint64) self->stalled_minutes * 60 * G_USEC_PER_SEC;
+}
+
+/* --- the sorted list ----------------------------------------------------- */
+
+static guint
+insertion_point (PdOverview     *self,
+                 PdOverviewCard *card)
+{
+  guint low = 0, high = self->cards->len;
+
+  while (low < high)
+    {
+      guint mid = low + (high - low) / 2;
+
+      if (_pd_overview_card_compare (g_ptr_array_index (self->cards, mid), card) < 0)
+        low = mid + 1;
+      else
+        high = mid;
+    }
+  return low;
+}
+
+static void
+insert_card (PdOverview     *self,
+             PdOverviewCard *card)
+{
+  guint position = insertion_point (self, card);
+
+  g_ptr_array_insert (self->cards, position, g_object_ref (card));
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
+}
+
+static void
+remove_card (PdOverview     *self,
+             PdOverviewCard *card)
+{
+  guint position;
+
+  if (g_ptr_array_find (self->cards, card, &position))
+    {
+      g_ptr_array_remove_index (self->cards, position);
+      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
+    }
+}
+
+/* After @card changed: where it stands now, said as one change in place
+ * when it stays, or over the cards it passed when it moves. */
+static void
+place_card (PdOverview     *self,
+            PdOverviewCard *card)
+{
+  guint old_position, position;
+  g_autoptr(PdOverviewCard) held = NULL;
+
+  if (!g_ptr_array_find (self->cards, card, &old_position))
+    return;
+  held = g_ptr_array_steal_index (self->cards, old_position);
+  position = insertion_point (self, card);
+  g_ptr_array_insert (self->cards, position, g_steal_pointer (&held));
+  /* One change over the span it moved across: the model holds it at its
+   * new place already, so two changes (a removal, an insertion) would
+   * tell a count it does not have in between. */
+  if (position >= old_position)
+    g_list_model_items_changed (G_LIST_MODEL (self), old_position, position - old_position + 1,
+                                position - old_position + 1);
+  else
+    g_list_model_items_changed (G_LIST_MODEL (self), position, old_position - position + 1,
+                                old_position - position + 1);
+}
+
+static void
+card_changed (PdOverview     *self,
+              PdOverviewCard *card)
+{
+  place_card (self, card);
+  _pd_overview_card_emit_changed (card);
+}
+
+static gboolean
+apply_local_approval (Entry          *entry,
+                      PdOverviewCard *card)
+{
+  LocalApproval *approval = g_hash_table_lookup (entry->approvals,
+                                                 pd_overview_card_get_session_id (card));
+
+  if (approval == NULL)
+    return _pd_overview_card_set_local_approval (card, NULL, NULL, 0);
+  return _pd_overview_card_set_local_approval (card, approval->tool, approval->command, approval->serial);
+}
+
+static void
+entry_set_error (Entry      *entry,
+                 const char *message)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  if (g_strcmp0 (entry->error, message) == 0)
+    return;
+  g_free (entry->error);
+  entry->error = g_strdup (message);
+  g_hash_table_iter_init (&iter, entry->cards);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (_pd_overview_card_set_source_error (value, message))
+      _pd_overview_card_emit_changed (value);
+}
+
+static void
+entry_remove_card (Entry          *entry,
+                   PdOverviewCard *card)
+{
+  remove_card (entry->overview, card);
+  g_hash_table_remove (entry->cards, pd_overview_card_get_session_id (card));
+}
+
+/* --- the refetch --------------------------------------------------------- */
+
+static void
+fetch_free (Fetch *fetch)
+{
+  g_clear_pointer (&fetch->entry, entry_unref);
+  g_clear_pointer (&fetch->infos, g_ptr_array_unref);
+  g_clear_pointer (&fetch->steps, g_ptr_array_unref);
+  g_clear_pointer (&fetch->step_read, g_array_unref);
+  g_clear_pointer (&fetch->runs, g_ptr_array_unref);
+  g_clear_pointer (&fetch->run_read, g_array_unref);
+  g_free (fetch);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Fetch, fetch_free)
+
+static gboolean
+fetch_is_current (Fetch *fetch)
+{
+  return fetch->entry->overview != NULL && fetch->generation == fetch->entry->generation;
+}
+
+static gboolean
+is_active (PdOverview          *self,
+           Entry               *entry,
+           const PdSessionInfo *info,
+           gint64               now)
+{
+  gint64 window = (gint64) self->active_minutes * 60 * G_USEC_PER_SEC;
+
+  return info->status == PD_SESSION_STATUS_RUNNING ||
+         now - info->updated_at <= window ||
+         g_hash_table_contains (entry->approvals, info->id);
+}
+
+static gboolean
+on_step_timer (gpointer data)
+{
+  Entry *entry = data;
+
+  entry->step_timer = 0;
+  entry_schedule (entry);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+entry_finish_fetch (Entry *entry)
+{
+  PdOverview *self = entry->overview;
+
+  entry->in_flight = FALSE;
+  /* Steps held back are read once they are due, changes or not. */
+  if (entry->step_due != 0 && entry->step_timer == 0)
+    {
+      gint64 wait = entry->step_due - g_get_monotonic_time ();
+
+      entry->step_timer = g_timeout_add_full (G_PRIORITY_DEFAULT_IDLE, wait > 0 ? (guint) (wait / 1000) + 1 : 0,
+                                              on_step_timer, entry_ref (entry), (GDestroyNotify) entry_unref);
+    }
+  entry->step_due = 0;
+  if (!entry->answered)
+    {
+      gboolean all = TRUE;
+
+      entry->answered = TRUE;
+      for (guint i = 0; i < self->entries->len; i++)
+        all = all && ((Entry *) g_ptr_array_index (self->entries, i))->answered;
+      if (all && !self->loaded)
+        {
+          self->loaded = TRUE;
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+        }
+    }
+  if (entry->pending)
+    {
+      entry->pending = FALSE;
+      entry_schedule (entry);
+    }
+}
+
+/* The merge: the one part of a refetch done on the main context. */
+static void
+fetch_merge (Fetch *fetch)
+{
+  Entry *entry = fetch->entry;
+  PdOverview *self = entry->overview;
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  gint64 now = g_get_real_time ();
+  GHashTableIter iter;
+  gpointer value;
+
+  for (guint i = 0; i < fetch->infos->len; i++)
+    {
+      const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
+      PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
+      gboolean is_new = card == NULL;
+      gboolean changed = FALSE;
+
+      if (is_new)
+        {
+          card = _pd_overview_card_new (entry->source, info->id);
+          g_hash_table_insert (entry->cards, g_strdup (info->id), card);
+          if (g_array_index (fetch->step_read, gboolean, i))
+            _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
+        }
+      g_hash_table_add (seen, info->id);
+      changed |= _pd_overview_card_set_info (card, info);
+      if (g_array_index (fetch->step_read, gboolean, i))
+        changed |= _pd_overview_card_set_current_step (card, info->plan_version,
+                                                       g_ptr_array_index (fetch->steps, i));
+      if (g_array_index (fetch->run_read, gboolean, i))
+        changed |= _pd_overview_card_set_remote_run (card, g_ptr_array_index (fetch->runs, i));
+      changed |= _pd_overview_card_set_source_error (card, NULL);
+      changed |= apply_local_approval (entry, card);
+      changed |= _pd_overview_card_update_need (card, now, stalled_usec (self));
+      if (is_new)
+        insert_card (self, card);
+      else if (changed)
+        card_changed (self, card);
+    }
+
+  g_hash_table_iter_init (&iter, entry->cards);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (!g_hash_table_contains (seen, pd_overview_card_get_session_id (value)))
+      g_ptr_array_add (gone, value);
+  for (guint i = 0; i < gone->len; i++)
+    entry_remove_card (entry, g_ptr_array_index (gone, i));
+
+  g_clear_pointer (&entry->error, g_free);
+}
+
+static void
+fetch_part_done (Fetch *fetch)
+{
+  g_assert (fetch->outstanding > 0);
+  if (--fetch->outstanding > 0)
+    return;
+  if (fetch_is_current (fetch))
+    {
+      fetch_merge (fetch);
+      entry_finish_fetch (fetch->entry);
+    }
+  fetch_free (fetch);
+}
+
+static const char *
+current_step_of (const PdPlanState *plan)
+{
+  const PdPlanStep *pending = NULL;
+
+  for (guint i = 0; plan != NULL && i < plan->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
+
+      if (step->status == PD_PLAN_STEP_IN_PROGRESS)
+        return step->title;
+      if (step->status == PD_PLAN_STEP_PENDING && pending == NULL)
+        pending = step;
+    }
+  return pending != NULL ? pending->title : NULL;
+}
+
+static void
+on_plan_read (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  FetchPart *part = user_data;
+  Fetch *fetch = part->fetch;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* A plan that cannot be read leaves the step unknown, not the card. */
+  if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
+    {
+      g_ptr_array_index (fetch->steps, part->index) = g_strdup (current_step_of (plan));
+      g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
+    }
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("The plan of %s: %s", ((PdSessionInfo *) g_ptr_array_index (fetch->infos, part->index))->id,
+             error->message);
+  g_free (part);
+  fetch_part_done (fetch);
+}
+
+static void
+on_run_found (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  FetchPart *part = user_data;
+  Fetch *fetch = part->fetch;
+  g_autoptr(GError) error = NULL;
+  PdRemoteRun *run = pd_remote_source_find_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+
+  if (error == NULL)
+    {
+      g_ptr_array_index (fetch->runs, part->index) = run;
+      g_array_index (fetch->run_read, gboolean, part->index) = TRUE;
+    }
+  g_free (part);
+  fetch_part_done (fetch);
+}
+
+static void
+fetch_read (Fetch    *fetch,
+            guint     index,
+            gboolean  run)
+{
+  FetchPart *part = g_new0 (FetchPart, 1);
+  Entry *entry = fetch->entry;
+  const PdSessionInfo *info = g_ptr_array_index (fetch->infos, index);
+
+  part->fetch = fetch;
+  part->index = index;
+  fetch->outstanding++;
+  if (run)
+    pd_remote_source_find_run_async (PD_REMOTE_SOURCE (entry->source), info->id, entry->cancellable,
+                                     on_run_found, part);
+  else
+    pd_source_get_plan_async (entry->source, info->id, entry->cancellable, on_plan_read, part);
+}
+
+static void
+on_sessions_listed (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(Fetch) fetch = user_data;
+  Entry *entry = fetch->entry;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionPage) page = pd_source_list_sessions_finish (PD_SOURCE (object), result, &error);
+  gint64 now, monotonic;
+
+  if (!fetch_is_current (fetch))
+    return;
+  if (page == NULL)
+    {
+      /* Its cards stay as they were, with the source's error. */
+      entry_set_error (entry, error->message);
+      entry_finish_fetch (entry);
+      return;
+    }
+
+  now = g_get_real_time ();
+  fetch->infos = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  for (guint i = 0; i < page->sessions->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (page->sessions, i);
+
+      if (is_active (entry->overview, entry, info, now))
+        g_ptr_array_add (fetch->infos, pd_session_info_copy (info));
+    }
+  fetch->steps = g_ptr_array_new_full (fetch->infos->len, g_free);
+  g_ptr_array_set_size (fetch->steps, fetch->infos->len);
+  fetch->runs = g_ptr_array_new_full (fetch->infos->len, (GDestroyNotify) pd_remote_run_free);
+  g_ptr_array_set_size (fetch->runs, fetch->infos->len);
+  fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
+  g_array_set_size (fetch->step_read, fetch->infos->len);
+  fetch->run_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
+  g_array_set_size (fetch->run_read, fetch->infos->len);
+
+  /* The list itself counts as one part, so that the merge waits for the
+   * reads started here and runs once. */
+  fetch->outstanding = 1;
+  monotonic = g_get_monotonic_time ();
+  for (guint i = 0; i < fetch->infos->len; i++)
+    {
+      const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
+      PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
+
+      if (card == NULL ? info->plan_total > 0 && info->plan_done < info->plan_total
+                       : _pd_overview_card_needs_plan (card, info))
+        {
+          gint64 due = card != NULL ? _pd_overview_card_get_step_due (card, info, STEP_INTERVAL_USEC) : 0;
+
+          if (due <= monotonic)
+            {
+              if (card != NULL)
+                _pd_overview_card_mark_step_asked (card, monotonic);
+              fetch_read (fetch, i, FALSE);
+            }
+          else if (entry->step_due == 0 || due < entry->step_due)
+            entry->step_due = due;
+        }
+      if (PD_IS_REMOTE_SOURCE (entry->source) && info->status == PD_SESSION_STATUS_RUNNING)
+        fetch_read (fetch, i, TRUE);
+    }
+  fetch_part_done (g_steal_pointer (&fetch));
+}
+
+static void
+entry_start_fetch (Entry *entry)
+{
+  Fetch *fetch = g_new0 (Fetch, 1);
+
+  entry->in_flight = TRUE;
+  entry->last_start = g_get_monotonic_time ();
+  entry->overview->refetches++;
+  fetch->entry = entry_ref (entry);
+  fetch->generation = entry->generation;
+  pd_source_list_sessions_async (entry->source, NULL, FALSE, 0, PD_SESSION_LIST_MAX_LIMIT,
+                                 entry->cancellable, on_sessions_listed, fetch);
+}
+
+static gboolean
+on_entry_timer (gpointer data)
+{
+  Entry *entry = data;
+
+  entry->timer = 0;
+  if (entry->overview != NULL)
+    entry_start_fetch (entry);
+  return G_SOURCE_REMOVE;
+}
+
+/* A refetch as soon as the last one has ended and the interval passed. */
+static void
+entry_schedule (Entry *entry)
+{
+  gint64 wait;
+
+  if (entry->overview == NULL)
+    return;
+  if (entry->in_flight)
+    {
+      entry->pending = TRUE;
+      return;
+    }
+  if (entry->timer != 0)
+    return;
+  wait = entry->last_start + (gint64) entry->overview->min_interval_ms * 1000 - g_get_monotonic_time ();
+  entry->timer = g_timeout_add_full (G_PRIORITY_DEFAULT, wait > 0 ? (guint) (wait / 1000) + 1 : 0,
+                                     on_entry_timer, entry_ref (entry), (GDestroyNotify) entry_unref);
+}
+
+static void
+on_source_changed (PdSource *source,
+                   Entry    *entry)
+{
+  entry_schedule (entry);
+}
+
+static void
+on_remote_state (PdRemoteSource *source,
+                 GParamSpec     *pspec,
+                 Entry          *entry)
+{
+  switch (pd_remote_source_get_state (source))
+    {
+    case PD_REMOTE_OFFLINE:
+    case PD_REMOTE_DENIED:
+      entry_set_error (entry, pd_remote_source_get_state_message (source));
+      break;
+    case PD_REMOTE_ONLINE:
+      entry_schedule (entry);
+      break;
+    case PD_REMOTE_CONNECTING:
+    default:
+      break;
+    }
+}
+
+static Entry *
+entry_new (PdOverview *self,
+           PdSource   *source)
+{
+  Entry *entry = g_rc_box_new0 (Entry);
+
+  entry->overview = self;
+  entry->source = g_object_ref (source);
+  entry->cancellable = g_cancellable_new ();
+  entry->cards = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  entry->approvals = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, local_approval_free);
+  entry->last_start = G_MININT64 / 2;
+  entry->changed_id = g_signal_connect (source, "changed", G_CALLBACK (on_source_changed), entry);
+  if (PD_IS_REMOTE_SOURCE (source))
+    entry->state_id = g_signal_connect (source, "notify::state", G_CALLBACK (on_remote_state), entry);
+  return entry;
+}
+
+/* The source is gone: its reads are cancelled, its cards leave. */
+static void
+entry_drop (gpointer data)
+{
+  Entry *entry = data;
+  PdOverview *self = entry->overview;
+  GHashTableIter iter;
+  gpointer value;
+
+  if (self != NULL)
+    {
+      g_hash_table_iter_init (&iter, entry->cards);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        remove_card (self, value);
+    }
+  g_hash_table_remove_all (entry->cards);
+  g_cancellable_cancel (entry->cancellable);
+  g_clear_signal_handler (&entry->changed_id, entry->source);
+  g_clear_signal_handler (&entry->state_id, entry->source);
+  g_clear_handle_id (&entry->timer, g_source_remove);
+  g_clear_handle_id (&entry->step_timer, g_source_remove);
+  entry->generation++;
+  entry->overview = NULL;
+  entry_unref (entry);
+}
+
+static Entry *
+find_entry (PdOverview *self,
+            PdSource   *source)
+{
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, i);
+
+      if (entry->source == source)
+        return entry;
+    }
+  return NULL;
+}
+
+static void
+on_sources_changed (GListModel *sources,
+                    guint       position,
+                    guint       removed,
+                    guint       added,
+                    PdOverview *self)
+{
+  g_ptr_array_remove_range (self->entries, position, removed);
+  for (guint i = 0; i < added; i++)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (sources, position + i);
+      Entry *entry = entry_new (self, source);
+
+      g_ptr_array_insert (self->entries, position + i, entry);
+      entry_schedule (entry);
+    }
+  if (added > 0 && self->loaded)
+    {
+      self->loaded = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+    }
+}
+
+/* What time alone changes: cards that stall, sessions no longer active. */
+static void
+recheck_cards (PdOverview *self)
+{
+  gint64 now = g_get_real_time ();
+
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, i);
+      g_autoptr(GPtrArray) cards = g_ptr_array_new ();
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, entry->cards);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        g_ptr_array_add (cards, value);
+
+      for (guint j = 0; j < cards->len; j++)
+        {
+          PdOverviewCard *card = g_ptr_array_index (cards, j);
+          gint64 window = (gint64) self->active_minutes * 60 * G_USEC_PER_SEC;
+
+          if (pd_overview_card_get_status (card) != PD_SESSION_STATUS_RUNNING &&
+              !pd_overview_card_has_approval (card) &&
+              now - pd_overview_card_get_changed_at (card) > window)
+            entry_remove_card (entry, card);
+          else if (_pd_overview_card_update_need (card, now, stalled_usec (self)))
+            card_changed (self, card);
+        }
+    }
+}
+
+static gboolean
+on_tick (gpointer data)
+{
+  recheck_cards (data);
+  return G_SOURCE_CONTINUE;
+}
+
+/* --- GListModel ----------------------------------------------------------- */
+
+static GType
+pd_overview_get_item_type (GListModel *model)
+{
+  return PD_TYPE_OVERVIEW_CARD;
+}
+
+static guint
+pd_overview_get_n_items (GListModel *model)
+{
+  return PD_OVERVIEW (model)->cards->len;
+}
+
+static gpointer
+pd_overview_get_item (GListModel *model,
+                      guint       position)
+{
+  PdOverview *self = PD_OVERVIEW (model);
+
+  if (position >= self->cards->len)
+    return NULL;
+  return g_object_ref (g_ptr_array_index (self->cards, position));
+}
+
+static void
+pd_overview_list_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = pd_overview_get_item_type;
+  iface->get_n_items = pd_overview_get_n_items;
+  iface->get_item = pd_overview_get_item;
+}
+
+/* --- GObject -------------------------------------------------------------- */
+
+static void
+pd_overview_constructed (GObject *object)
+{
+  PdOverview *self = PD_OVERVIEW (object);
+
+  G_OBJECT_CLASS (pd_overview_parent_class)->constructed (object);
+
+  if (self->sources == NULL)
+    self->sources = G_LIST_MODEL (g_list_store_new (PD_TYPE_SOURCE));
+  g_signal_connect_object (self->sources, "items-changed", G_CALLBACK (on_sources_changed), self, 0);
+  on_sources_changed (self->sources, 0, 0, g_list_model_get_n_items (self->sources), self);
+  if (g_list_model_get_n_items (self->sources) == 0)
+    self->loaded = TRUE;
+  self->tick = g_timeout_add_seconds (TICK_SECONDS, on_tick, self);
+}
+
+static void
+pd_overview_dispose (GObject *object)
+{
+  PdOverview *self = PD_OVERVIEW (object);
+
+  g_clear_handle_id (&self->tick, g_source_remove);
+  if (self->sources != NULL)
+    g_signal_handlers_disconnect_by_data (self->sources, self);
+  if (self->entries != NULL)
+    g_ptr_array_set_size (self->entries, 0);
+  g_clear_object (&self->sources);
+
+  G_OBJECT_CLASS (pd_overview_parent_class)->dispose (object);
+}
+
+static void
+pd_overview_finalize (GObject *object)
+{
+  PdOverview *self = PD_OVERVIEW (object);
+
+  g_clear_pointer (&self->entries, g_ptr_array_unref);
+  g_clear_pointer (&self->cards, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (pd_overview_parent_class)->finalize (object);
+}
+
+static void
+pd_overview_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  PdOverview *self = PD_OVERVIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCES:
+      g_value_set_object (value, self->sources);
+      break;
+    case PROP_ACTIVE_MINUTES:
+      g_value_set_uint (value, self->active_minutes);
+      break;
+    case PROP_STALLED_MINUTES:
+      g_value_set_uint (value, self->stalled_minutes);
+      break;
+    case PROP_MIN_INTERVAL_MS:
+      g_value_set_uint (value, self->min_interval_ms);
+      break;
+    case PROP_LOADED:
+      g_value_set_boolean (value, self->loaded);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_overview_set_property (GObject      *object,
+                          guint         prop_id,
+                          const GValue *value,
+                          GParamSpec   *pspec)
+{
+  PdOverview *self = PD_OVERVIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SOURCES:
+      self->sources = g_value_dup_object (value);
+      break;
+    case PROP_ACTIVE_MINUTES:
+      pd_overview_set_active_minutes (self, g_value_get_uint (value));
+      break;
+    case PROP_STALLED_MINUTES:
+      pd_overview_set_stalled_minutes (self, g_value_get_uint (value));
+      break;
+    case PROP_MIN_INTERVAL_MS:
+      pd_overview_set_min_interval_ms (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_overview_class_init (PdOverviewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = pd_overview_constructed;
+  object_class->dispose = pd_overview_dispose;
+  object_class->finalize = pd_overview_finalize;
+  object_class->get_property = pd_overview_get_property;
+  object_class->set_property = pd_overview_set_property;
+
+  properties[PROP_SOURCES] =
+    g_param_spec_object ("sources", NULL, NULL, G_TYPE_LIST_MODEL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ACTIVE_MINUTES] =
+    g_param_spec_uint ("active-minutes", NULL, NULL, 1, 24 * 60, PD_OVERVIEW_ACTIVE_MINUTES,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_STALLED_MINUTES] =
+    g_param_spec_uint ("stalled-minutes", NULL, NULL, 1, 24 * 60, PD_OVERVIEW_STALLED_MINUTES,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MIN_INTERVAL_MS] =
+    g_param_spec_uint ("min-interval-ms", NULL, NULL, 0, 60000, PD_OVERVIEW_MIN_INTERVAL_MS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LOADED] =
+    g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+pd_overview_init (PdOverview *self)
+{
+  self->entries = g_ptr_array_new_with_free_func (entry_drop);
+  self->cards = g_ptr_array_new_with_free_func (g_object_unref);
+  self->active_minutes = PD_OVERVIEW_ACTIVE_MINUTES;
+  self->stalled_minutes = PD_OVERVIEW_STALLED_MINUTES;
+  self->min_interval_ms = PD_OVERVIEW_MIN_INTERVAL_MS;
+}
+
+/* --- public --------------------------------------------------------------- */
+
+/**
+ * pd_overview_new:
+ * @sources: (nullable): a #GListModel of #PdSource, followed as it changes
+ */
+PdOverview *
+pd_overview_new (GListModel *sources)
+{
+  g_return_val_if_fail (sources == NULL || G_IS_LIST_MODEL (sources), NULL);
+
+  return g_object_new (PD_TYPE_OVERVIEW, "sources", sources, NULL);
+}
+
+/**
+ * pd_overview_get_sources:
+ *
+ * Returns: (transfer none): the sources followed
+ */
+GListModel *
+pd_overview_get_sources (PdOverview *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), NULL);
+  return self->sources;
+}
+
+guint
+pd_overview_get_active_minutes (PdOverview *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), 0);
+  return self->active_minutes;
+}
+
+/* Sessions changed in the last @minutes are active; a shorter window lets
+ * cards go at once, a longer one reads every source again. */
+void
+pd_overview_set_active_minutes (PdOverview *self,
+                                guint       minutes)
+{
+  g_return_if_fail (PD_IS_OVERVIEW (self));
+
+  minutes = CLAMP (minutes, 1, 24 * 60);
+  if (self->active_minutes == minutes)
+    return;
+  self->active_minutes = minutes;
+  recheck_cards (self);
+  pd_overview_refresh (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVE_MINUTES]);
+}
+
+guint
+pd_overview_get_stalled_minutes (PdOverview *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), 0);
+  return self->stalled_minutes;
+}
+
+void
+pd_overview_set_stalled_minutes (PdOverview *self,
+                                 guint       minutes)
+{
+  g_return_if_fail (PD_IS_OVERVIEW (self));
+
+  minutes = CLAMP (minutes, 1, 24 * 60);
+  if (self->stalled_minutes == minutes)
+    return;
+  self->stalled_minutes = minutes;
+  recheck_cards (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STALLED_MINUTES]);
+}
+
+guint
+pd_overview_get_min_interval_ms (PdOverview *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), 0);
+  return self->min_interval_ms;
+}
+
+void
+pd_overview_set_min_interval_ms (PdOverview *self,
+                                 guint       ms)
+{
+  g_return_if_fail (PD_IS_OVERVIEW (self));
+
+  if (self->min_interval_ms == ms)
+    return;
+  self->min_interval_ms = ms;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MIN_INTERVAL_MS]);
+}
+
+/* Whether every source has answered (or failed) once: before that, no
+ * card is no answer. */
+gboolean
+pd_overview_get_loaded (PdOverview *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), FALSE);
+  return self->loaded;
+}
+
+void
+pd_overview_refresh (PdOverview *self)
+{
+  g_return_if_fail (PD_IS_OVERVIEW (self));
+
+  for (guint i = 0; i < self->entries->len; i++)
+    entry_schedule (g_ptr_array_index (self->entries, i));
+}
+
+void
+pd_overview_refresh_source (PdOverview *self,
+                            PdSource   *source)
+{
+  Entry *entry;
+
+  g_return_if_fail (PD_IS_OVERVIEW (self));
+
+  if ((entry = find_entry (self, source)) != NULL)
+    entry_schedule (entry);
+}
+
+/**
+ * pd_overview_find:
+ *
+ * Returns: (transfer none) (nullable): the card of @session_id of @source
+ */
+PdOverviewCard *
+pd_overview_find (PdOverview *self,
+                  PdSource   *source,
+                  const char *session_id)
+{
+  Entry *entry;
+
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), NULL);
+
+  if ((entry = find_entry (self, source)) == NULL || session_id == NULL)
+    return NULL;
+  return g_hash_table_lookup (entry->cards, session_id);
+}
+
+/**
+ * pd_overview_set_local_approval:
+ * @tool: (nullable): the tool the run wants to use; %NULL when the
+ *   question was answered
+ * @command: (nullable): what it would run or write
+ * @serial: the question's number in the window's run controller
+ *
+ * A run of this window (its own engine: no source tells of its questions)
+ * waits on a question, or no longer does.
+ */
+void
+pd_overview_set_local_approval (PdOverview *self,
+                                PdSource   *source,
+                                const char *session_id,
+                                const char *tool,
+                                const char *command,
+                                guint       serial)
+{
+  Entry *entry;
+  PdOverviewCard *card;
+
+  g_return_if_fail (PD_IS_OVERVIEW (self));
+  g_return_if_fail (session_id != NULL);
+
+  if ((entry = find_entry (self, source)) == NULL)
+    return;
+  if (tool != NULL)
+    {
+      LocalApproval *approval = g_new0 (LocalApproval, 1);
+
+      approval->tool = g_strdup (tool);
+      approval->command = g_strdup (command);
+      approval->serial = serial;
+      g_hash_table_replace (entry->approvals, g_strdup (session_id), approval);
+    }
+  else
+    g_hash_table_remove (entry->approvals, session_id);
+
+  card = g_hash_table_lookup (entry->cards, session_id);
+  if (card != NULL && apply_local_approval (entry, card))
+    {
+      _pd_overview_card_update_need (card, g_get_real_time (), stalled_usec (self));
+      card_changed (self, card);
+    }
+  else if (card == NULL)
+    entry_schedule (entry);
+}
+
+/* How many refetches were started, of all sources: what coalescing saves. */
+guint
+pd_overview_get_n_refetches (PdOverview *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), 0);
+  return self->refetches;
+}

@@ -1,0 +1,481 @@
+/* test-overview.c: PdOverview, every active session of many sources
+ *
+ * Real parts: two PdServer endpoints on loopback, each over its own session
+ * database, followed by PdRemoteSources (their event streams), and a local
+ * database through a PdLocalSource, all in one overview.  A writer of the
+ * test's own changes the databases as a run in another process would; the
+ * cards follow through the sources' pushes alone.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-overview"
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "pd-db.h"
+#include "pd-local-source.h"
+#include "pd-overview.h"
+#include "pd-plan.h"
+#include "pd-remote-source.h"
+#include "pd-server.h"
+#include "pd-session-store.h"
+
+#define TOKEN "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
+
+typedef struct
+{
+  char           *path;
+  PdSessionStore *store;     /* the writer */
+  PdServer       *server;    /* (nullable) for the local database */
+  guint           port;
+} Place;
+
+typedef struct
+{
+  char       *dir;
+  Place       places[3];     /* 0: local, 1 and 2: endpoints */
+  GListStore *sources;
+  PdOverview *overview;
+  guint       n_cleared;     /* items-changed that emptied a model of more than one card */
+  GHashTable *plans;         /* session id → PdPlanStore: the plans written */
+} Fixture;
+
+static void
+place_start_server (Place *place)
+{
+  g_autoptr(GError) error = NULL;
+
+  place->server = pd_server_new (place->path);
+  pd_server_set_listen (place->server, "127.0.0.1", place->port);
+  pd_server_set_token (place->server, TOKEN);
+  pd_server_set_rate_limit (place->server, 0);
+  g_assert_true (pd_server_start (place->server, &error));
+  g_assert_no_error (error);
+  place->port = pd_server_get_port (place->server);
+}
+
+static void
+place_stop_server (Place *place)
+{
+  pd_server_stop (place->server);
+  g_clear_object (&place->server);
+}
+
+/* Steps titled @titles[i] with @statuses[i] ("pending", "in_progress", "done",
+ * "blocked"), saved as the session's newest plan: each save a new version,
+ * as a run's plan tool makes them. */
+static void
+save_plan (Fixture     *f,
+           Place       *place,
+           const char  *id,
+           const char **titles,
+           const char **statuses)
+{
+  PdPlanStore *plan = g_hash_table_lookup (f->plans, id);
+  g_autoptr(GString) update = g_string_new ("{\"verb\":\"update\",\"updates\":[");
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *r2 = NULL;
+  PdTurn turn = { 0 };
+
+  if (plan == NULL)
+    {
+      g_autoptr(GString) create = g_string_new ("{\"verb\":\"create\",\"steps\":[");
+      g_autofree char *r1 = NULL;
+
+      plan = pd_plan_store_new (12, 4000);
+      g_hash_table_insert (f->plans, g_strdup (id), plan);
+      for (guint i = 0; titles[i] != NULL; i++)
+        g_string_append_printf (create, "%s{\"title\":\"%s\"}", i ? "," : "", titles[i]);
+      g_string_append (create, "]}");
+      r1 = pd_plan_store_execute (plan, create->str, &error);
+      g_assert_no_error (error);
+    }
+  for (guint i = 0; titles[i] != NULL; i++)
+    g_string_append_printf (update, "%s{\"id\":\"s%u\",\"status\":\"%s\"%s}", i ? "," : "", i + 1, statuses[i],
+                            g_str_equal (statuses[i], "blocked") ? ",\"note\":\"waits on a key\"" : "");
+  g_string_append (update, "]}");
+  r2 = pd_plan_store_execute (plan, update->str, &error);
+  g_assert_no_error (error);
+  state = pd_plan_store_snapshot (plan);
+  turn.session_id = id;
+  turn.plan = state;
+  turn.status = PD_SESSION_STATUS_IDLE;
+  g_assert_true (pd_session_store_save_turn (place->store, &turn, &error));
+  g_assert_no_error (error);
+}
+
+static char *
+add_session (Place      *place,
+             const char *task)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_session_store_create (place->store, task, "m", "replay", "plandeck", "/tmp", &error);
+
+  g_assert_no_error (error);
+  return g_strdup (info->id);
+}
+
+static void
+make_old (Place      *place,
+          const char *id)
+{
+  g_autofree char *sql = g_strdup_printf ("UPDATE sessions SET updated_at = %" G_GINT64_FORMAT " WHERE id = '%s'",
+                                          g_get_real_time () - 3 * G_TIME_SPAN_HOUR, id);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (pd_db_exec (pd_session_store_get_db (place->store), sql, &error));
+}
+
+static void
+on_items_changed (GListModel *model,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  Fixture    *f)
+{
+  /* Every card removed at once: a clear (a move is one change in place). */
+  if (removed > 1 && added == 0 && g_list_model_get_n_items (model) == 0)
+    f->n_cleared++;
+}
+
+static PdSource *
+remote_source (Place *place)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s", place->port, TOKEN);
+  PdRemoteSource *source = pd_remote_source_new (url, NULL, &error);
+
+  g_assert_no_error (error);
+  pd_remote_source_set_timeout (source, 5);
+  pd_remote_source_watch (source, PD_REMOTE_SOURCE_WATCH_MS);
+  return PD_SOURCE (source);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdLocalSource) local = NULL;
+
+  f->plans = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  f->dir = g_dir_make_tmp ("pd-overview-XXXXXX", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (f->places); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("place%u.db", i);
+      g_autoptr(PdDb) db = NULL;
+
+      f->places[i].path = g_build_filename (f->dir, name, NULL);
+      db = pd_db_open (f->places[i].path, PD_DB_CREATE, &error);
+      g_assert_no_error (error);
+      f->places[i].store = pd_session_store_new (db);
+      if (i > 0)
+        place_start_server (&f->places[i]);
+    }
+  f->sources = g_list_store_new (PD_TYPE_SOURCE);
+  local = pd_local_source_new (f->places[0].path, FALSE);
+  pd_local_source_watch (local, 1000);
+  g_list_store_append (f->sources, local);
+}
+
+/* The overview, once the sessions are written. */
+static void
+fixture_follow (Fixture *f)
+{
+  for (guint i = 1; i < G_N_ELEMENTS (f->places); i++)
+    {
+      g_autoptr(PdSource) source = remote_source (&f->places[i]);
+
+      g_list_store_append (f->sources, source);
+    }
+  f->overview = pd_overview_new (G_LIST_MODEL (f->sources));
+  g_signal_connect (f->overview, "items-changed", G_CALLBACK (on_items_changed), f);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  const char *suffixes[] = { "", "-wal", "-shm" };
+
+  g_clear_object (&f->overview);
+  g_clear_object (&f->sources);
+  for (guint i = 0; i < G_N_ELEMENTS (f->places); i++)
+    {
+      if (f->places[i].server != NULL)
+        place_stop_server (&f->places[i]);
+      g_clear_object (&f->places[i].store);
+      for (guint j = 0; j < G_N_ELEMENTS (suffixes); j++)
+        {
+          g_autofree char *path = g_strconcat (f->places[i].path, suffixes[j], NULL);
+          g_unlink (path);
+        }
+      g_free (f->places[i].path);
+    }
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_hash_table_unref (f->plans);
+}
+
+typedef gboolean (*Condition) (Fixture *f, gconstpointer data);
+
+static PdOverviewCard *card_at (Fixture *f,
+                                guint    position);
+
+static void
+wait_until (Fixture       *f,
+            Condition      condition,
+            gconstpointer  data,
+            const char    *what)
+{
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  while (!condition (f, data) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  if (!condition (f, data))
+    {
+      for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (f->overview)); i++)
+        {
+          PdOverviewCard *card = card_at (f, i);
+
+          g_printerr ("card %u: %s %u/%u blocked %u need %u error %s\n", i, pd_overview_card_get_title (card),
+                      pd_overview_card_get_done (card), pd_overview_card_get_total (card),
+                      pd_overview_card_get_blocked (card), (guint) pd_overview_card_get_need (card),
+                      pd_overview_card_get_source_error (card));
+        }
+      g_error ("Waited 30 s for %s", what);
+    }
+}
+
+static PdSource *
+source_at (Fixture *f,
+           guint    index)
+{
+  g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (f->sources), index);
+
+  return source;   /* the store keeps it */
+}
+
+static PdOverviewCard *
+card_at (Fixture *f,
+         guint    position)
+{
+  g_autoptr(PdOverviewCard) card = g_list_model_get_item (G_LIST_MODEL (f->overview), position);
+
+  return card;
+}
+
+static gboolean
+has_n_cards (Fixture       *f,
+             gconstpointer  data)
+{
+  return pd_overview_get_loaded (f->overview) &&
+         g_list_model_get_n_items (G_LIST_MODEL (f->overview)) == GPOINTER_TO_UINT (data);
+}
+
+typedef struct
+{
+  guint       source;
+  const char *id;
+  guint       done;
+  guint       blocked;
+  gboolean    errored;
+  guint       position;  /* G_MAXUINT: anywhere */
+  const char *step;      /* (nullable) the current step, when given */
+} Expect;
+
+static gboolean
+card_is (Fixture       *f,
+         gconstpointer  data)
+{
+  const Expect *expect = data;
+  PdOverviewCard *card = pd_overview_find (f->overview, source_at (f, expect->source), expect->id);
+
+  if (card == NULL || pd_overview_card_get_done (card) != expect->done ||
+      pd_overview_card_get_blocked (card) != expect->blocked ||
+      (pd_overview_card_get_source_error (card) != NULL) != expect->errored)
+    return FALSE;
+  if (expect->step != NULL && g_strcmp0 (pd_overview_card_get_current_step (card), expect->step) != 0)
+    return FALSE;
+  if (expect->position == G_MAXUINT)
+    return TRUE;
+  return card_at (f, expect->position) == card;
+}
+
+static const char *three[] = { "Read the parser", "Fix the lexer", "Run the tests", NULL };
+
+/* Sessions changed lately show, an old one does not; a card says its
+ * source, progress and current step. */
+static void
+test_active_only (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *statuses[] = { "done", "in_progress", "pending" };
+  g_autofree char *local_id = add_session (&f->places[0], "Local work");
+  g_autofree char *a_id = add_session (&f->places[1], "Work on A");
+  g_autofree char *old_id = add_session (&f->places[1], "Old work on A");
+  g_autofree char *b_id = add_session (&f->places[2], "Work on B");
+  PdOverviewCard *card;
+
+  save_plan (f, &f->places[1], a_id, three, statuses);
+  save_plan (f, &f->places[1], old_id, three, statuses);
+  make_old (&f->places[1], old_id);
+  fixture_follow (f);
+
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (3), "three cards");
+  g_assert_null (pd_overview_find (f->overview, source_at (f, 1), old_id));
+  g_assert_nonnull (pd_overview_find (f->overview, source_at (f, 0), local_id));
+  g_assert_nonnull (pd_overview_find (f->overview, source_at (f, 2), b_id));
+
+  card = pd_overview_find (f->overview, source_at (f, 1), a_id);
+  g_assert_nonnull (card);
+  g_assert_cmpstr (pd_overview_card_get_title (card), ==, "Work on A");
+  g_assert_cmpstr (pd_overview_card_get_agent (card), ==, "plandeck");
+  g_assert_cmpuint (pd_overview_card_get_done (card), ==, 1);
+  g_assert_cmpuint (pd_overview_card_get_total (card), ==, 3);
+  g_assert_cmpstr (pd_overview_card_get_current_step (card), ==, "Fix the lexer");
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_RUNNING);
+  g_assert_cmpstr (pd_overview_card_get_source_title (card), ==, pd_source_get_title (source_at (f, 1)));
+  g_assert_null (pd_overview_card_get_source_error (card));
+  /* Working sessions go before the ones with nothing left to do. */
+  g_assert_true (card_at (f, 0) == card);
+  g_assert_cmpint (pd_overview_card_get_need (card_at (f, 2)), ==, PD_OVERVIEW_NEED_DONE);
+
+  /* A shorter window: the same sessions, read again. */
+  make_old (&f->places[2], b_id);
+  pd_overview_refresh (f->overview);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (2), "the old session of B to go");
+  g_assert_null (pd_overview_find (f->overview, source_at (f, 2), b_id));
+  g_assert_cmpuint (f->n_cleared, ==, 0);
+}
+
+/* A plan changed elsewhere: the card follows in place, and a blocked step
+ * puts it first; the current step is the one in progress. */
+static void
+test_update_and_reorder (Fixture       *f,
+                         gconstpointer  data)
+{
+  const char *working[] = { "done", "in_progress", "pending" };
+  const char *blocked[] = { "done", "blocked", "pending" };
+  const char *further[] = { "done", "done", "in_progress" };
+  g_autofree char *local_id = add_session (&f->places[0], "Local work");
+  g_autofree char *a_id = add_session (&f->places[1], "Work on A");
+  g_autofree char *b_id = add_session (&f->places[2], "Work on B");
+  Expect a_blocked = { 1, a_id, 1, 1, FALSE, 0 };
+  Expect b_further = { 2, b_id, 2, 0, FALSE, G_MAXUINT, NULL };
+  Expect b_step = { 2, b_id, 2, 0, FALSE, G_MAXUINT, "Run the tests" };
+  Expect local_further = { 0, local_id, 2, 0, FALSE, G_MAXUINT };
+  guint refetches;
+
+  save_plan (f, &f->places[0], local_id, three, working);
+  save_plan (f, &f->places[1], a_id, three, working);
+  save_plan (f, &f->places[2], b_id, three, working);
+  fixture_follow (f);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (3), "three cards");
+  /* B was written last: the newest of the working ones goes first. */
+  g_assert_cmpstr (pd_overview_card_get_session_id (card_at (f, 0)), ==, b_id);
+
+  refetches = pd_overview_get_n_refetches (f->overview);
+  save_plan (f, &f->places[1], a_id, three, blocked);
+  wait_until (f, card_is, &a_blocked, "A's card to be blocked and first");
+  g_assert_cmpint (pd_overview_card_get_need (card_at (f, 0)), ==, PD_OVERVIEW_NEED_BLOCKED);
+  g_assert_true (pd_overview_get_n_refetches (f->overview) > refetches);
+
+  save_plan (f, &f->places[2], b_id, three, further);
+  wait_until (f, card_is, &b_further, "B's card to follow its plan");
+  /* The counts at once; the current step once it is due (a few seconds). */
+  wait_until (f, card_is, &b_step, "B's card to say its current step");
+  save_plan (f, &f->places[0], local_id, three, further);
+  wait_until (f, card_is, &local_further, "the local card to follow its plan");
+  g_assert_cmpstr (pd_overview_card_get_session_id (card_at (f, 0)), ==, a_id);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->overview)), ==, 3);
+  g_assert_cmpuint (f->n_cleared, ==, 0);
+}
+
+/* An endpoint that goes away leaves its cards (with its error) and the
+ * others' cards keep following; back, its cards follow again. */
+static void
+test_endpoint_away (Fixture       *f,
+                    gconstpointer  data)
+{
+  const char *working[] = { "done", "in_progress", "pending" };
+  const char *further[] = { "done", "done", "in_progress" };
+  g_autofree char *a_id = add_session (&f->places[1], "Work on A");
+  g_autofree char *b_id = add_session (&f->places[2], "Work on B");
+  Expect b_away = { 2, b_id, 1, 0, TRUE, G_MAXUINT };
+  Expect a_further = { 1, a_id, 2, 0, FALSE, G_MAXUINT };
+  Expect b_back = { 2, b_id, 2, 0, FALSE, G_MAXUINT };
+
+  save_plan (f, &f->places[1], a_id, three, working);
+  save_plan (f, &f->places[2], b_id, three, working);
+  fixture_follow (f);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (2), "two cards");
+
+  place_stop_server (&f->places[2]);
+  wait_until (f, card_is, &b_away, "B's card to say its endpoint is away");
+  save_plan (f, &f->places[1], a_id, three, further);
+  wait_until (f, card_is, &a_further, "A's card to follow while B is away");
+  g_assert_true (card_is (f, &b_away));
+
+  /* B written while away, then back on the same address. */
+  save_plan (f, &f->places[2], b_id, three, further);
+  place_start_server (&f->places[2]);
+  wait_until (f, card_is, &b_back, "B's card to follow again");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->overview)), ==, 2);
+  g_assert_cmpuint (f->n_cleared, ==, 0);
+}
+
+/* A question of a run in this window: its card goes first, and leaves that
+ * place once answered. */
+static void
+test_local_approval (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *working[] = { "done", "in_progress", "pending" };
+  const char *blocked[] = { "done", "blocked", "pending" };
+  g_autofree char *local_id = add_session (&f->places[0], "Local work");
+  g_autofree char *a_id = add_session (&f->places[1], "Work on A");
+  PdOverviewCard *card;
+
+  save_plan (f, &f->places[0], local_id, three, working);
+  save_plan (f, &f->places[1], a_id, three, blocked);
+  fixture_follow (f);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (2), "two cards");
+  card = pd_overview_find (f->overview, source_at (f, 0), local_id);
+  g_assert_true (card_at (f, 1) == card);
+
+  pd_overview_set_local_approval (f->overview, source_at (f, 0), local_id, "shell", "make check", 7);
+  g_assert_true (card_at (f, 0) == card);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_APPROVAL);
+  g_assert_cmpstr (pd_overview_card_get_approval_tool (card), ==, "shell");
+  g_assert_cmpstr (pd_overview_card_get_approval_command (card), ==, "make check");
+  g_assert_cmpuint (pd_overview_card_get_approval_serial (card), ==, 7);
+
+  pd_overview_set_local_approval (f->overview, source_at (f, 0), local_id, NULL, NULL, 0);
+  g_assert_true (card_at (f, 1) == card);
+  g_assert_false (pd_overview_card_has_approval (card));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *names[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY" };
+
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_unsetenv (names[i]);
+
+  g_test_add ("/pd/overview/active-only", Fixture, NULL, fixture_set_up, test_active_only, fixture_tear_down);
+  g_test_add ("/pd/overview/update-and-reorder", Fixture, NULL, fixture_set_up, test_update_and_reorder,
+              fixture_tear_down);
+  g_test_add ("/pd/overview/endpoint-away", Fixture, NULL, fixture_set_up, test_endpoint_away, fixture_tear_down);
+  g_test_add ("/pd/overview/local-approval", Fixture, NULL, fixture_set_up, test_local_approval, fixture_tear_down);
+  return g_test_run ();
+}
