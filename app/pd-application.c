@@ -592,6 +592,7 @@ pd_application_startup (GApplication *app)
   static const char *open_accels[] = { "<Control>o", NULL };
   static const char *search_accels[] = { "<Control>f", NULL };
   static const char *now_accels[] = { "<Control>period", NULL };
+  static const char *overview_accels[] = { "<Control><Shift>o", NULL };
   static const char *new_session_accels[] = { "<Control>n", NULL };
   static const char *preferences_accels[] = { "<Control>comma", NULL };
 
@@ -609,6 +610,7 @@ pd_application_startup (GApplication *app)
                                          open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.search", search_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-now", now_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-overview", overview_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.new-session",
                                          new_session_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.preferences",

@@ -45,6 +45,7 @@ struct _PdPreferencesWindow
   AdwPreferencesGroup  *profiles_group;
   GtkSpinButton        *running_spin;
   GtkSpinButton        *idle_spin;
+  GtkSpinButton        *overview_spin;
   GtkSwitch            *read_plans_switch;
 };
 
@@ -428,6 +429,7 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
                                                "/io/github/plandeck/Plandeck/ui/pd-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, profiles_group);
   gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, running_spin);
+  gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, overview_spin);
   gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, idle_spin);
   gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, read_plans_switch);
   gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
@@ -446,6 +448,8 @@ pd_preferences_window_init (PdPreferencesWindow *self)
   g_settings_bind_with_mapping (self->settings, "poll-running-ms", self->running_spin, "value",
                                 G_SETTINGS_BIND_DEFAULT, get_ms, set_ms, NULL, NULL);
   g_settings_bind_with_mapping (self->settings, "poll-idle-ms", self->idle_spin, "value",
+                                G_SETTINGS_BIND_DEFAULT, get_ms, set_ms, NULL, NULL);
+  g_settings_bind_with_mapping (self->settings, "overview-active-minutes", self->overview_spin, "value",
                                 G_SETTINGS_BIND_DEFAULT, get_ms, set_ms, NULL, NULL);
   g_settings_bind (self->settings, "read-agent-plans", self->read_plans_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);

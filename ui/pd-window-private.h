@@ -20,6 +20,7 @@
 #include "pd-notifier.h"
 #include "pd-session-deleter.h"
 #include "pd-now-view.h"
+#include "pd-overview-view.h"
 #include "pd-remote-source.h"
 #include "pd-run-controller.h"
 #include "pd-session-list.h"
@@ -66,6 +67,10 @@ struct _PdWindow
   gulong               title_handler;
   gulong               ahead_handler;
 
+  GListStore          *overview_sources;   /* (element-type PdSource) what the Overview follows */
+  PdOverview          *overview;
+  gboolean             overview_shown;
+
   /* Template widgets */
   AdwToastOverlay     *toast_overlay;
   AdwLeaflet          *leaflet;
@@ -77,6 +82,7 @@ struct _PdWindow
   PdSourceSidebar     *source_sidebar;
   PdSessionList       *session_list;
   PdNowView           *now_view;
+  PdOverviewView      *overview_view;
   GtkBox              *transcript_slot;
   GtkBox              *events_slot;
   GtkBox              *history_slot;
@@ -141,6 +147,20 @@ PdSource   *_pd_window_resolve_item        (PdWindow        *self,
                                             PdSessionItem   *item,
                                             char           **source_id);
 void        _pd_window_follow_transcripts  (PdWindow        *self);
+
+/* pd-window-overview.c */
+void        _pd_window_overview_init       (PdWindow        *self);
+void        _pd_window_overview_dispose    (PdWindow        *self);
+void        _pd_window_overview_set_source (PdWindow        *self,
+                                            PdSource        *source);
+void        _pd_window_overview_set_runs   (PdWindow        *self,
+                                            PdRunController *runs);
+void        _pd_window_show_overview       (PdWindow        *self,
+                                            gboolean         shown);
+gboolean    _pd_window_overview_update     (PdWindow        *self,
+                                            PdSessionItem   *item);
+void        _pd_window_overview_on_selection (PdWindow      *self);
+void        _pd_window_class_overview_init (GtkWidgetClass  *widget_class);
 
 /* pd-window-runs.c */
 const char *_pd_window_shown_session_id    (PdWindow        *self);

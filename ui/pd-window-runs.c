@@ -230,6 +230,7 @@ _pd_window_set_runs (PdWindow        *self,
   g_clear_object (&self->runs);
   self->runs = runs;
   pd_notifier_set_runs (self->notifier, runs);
+  _pd_window_overview_set_runs (self, runs);
   g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "finished", G_CALLBACK (on_run_finished),

@@ -386,6 +386,8 @@ _pd_window_update_content (PdWindow *self)
 
   if (!pd_session_list_get_loaded (self->session_list))
     pd_window_show_page (self, "loading");
+  else if (_pd_window_overview_update (self, item))
+    pd_window_show_page (self, "overview");
   else if (item != NULL)
     pd_window_show_page (self, "session");
   else if (pd_session_list_get_query (self->session_list) != NULL)
@@ -415,6 +417,7 @@ pd_window_name_delete_item (PdWindow *self)
 static void
 on_selected_item_changed (PdWindow *self)
 {
+  _pd_window_overview_on_selection (self);
   pd_window_name_delete_item (self);
   _pd_window_update_content (self);
 }
@@ -437,6 +440,8 @@ static void
 on_session_activated (PdWindow      *self,
                       PdSessionItem *item)
 {
+  self->overview_shown = FALSE;
+  _pd_window_update_content (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
 }
 
@@ -548,6 +553,7 @@ _pd_window_set_source (PdWindow *self,
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
   pd_session_list_set_source (self->session_list, self->source);
+  _pd_window_overview_set_source (self, self->source);
   _pd_window_update_content (self);
 }
 
@@ -596,6 +602,7 @@ pd_window_dispose (GObject *object)
     g_object_run_dispose (G_OBJECT (self->runs));
   g_clear_object (&self->runs);
 
+  _pd_window_overview_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (object), PD_TYPE_WINDOW);
 
   /* A remote source's open event stream holds the source: stopped here, or
@@ -896,6 +903,7 @@ pd_window_class_init (PdWindowClass *klass)
                                                 G_CALLBACK (_pd_window_on_source_chosen));
 
   _pd_window_class_runs_init (widget_class);
+  _pd_window_class_overview_init (widget_class);
   _pd_window_class_actions_init (widget_class);
 }
 
@@ -983,6 +991,7 @@ pd_window_init (PdWindow *self)
   self->sources = pd_source_list_new ();
   g_signal_connect_object (self->sources, "items-changed", G_CALLBACK (_pd_window_on_sources_changed), self,
                            G_CONNECT_SWAPPED);
+  _pd_window_overview_init (self);
   pd_window_restore_size (self);
   self->notifier = pd_notifier_new (GTK_WINDOW (self));
   pd_notifier_watch_sessions (self->notifier, G_LIST_MODEL (pd_session_list_get_model (self->session_list)));

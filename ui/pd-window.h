@@ -8,6 +8,7 @@
 
 #include "pd-demo.h"
 #include "pd-notifier.h"
+#include "pd-overview.h"
 #include "pd-run-controller.h"
 #include "pd-source.h"
 
@@ -41,6 +42,8 @@ gboolean         pd_window_set_endpoint_token (PdWindow       *self,
                                                const char     *url,
                                                const char     *token);
 PdNotifier      *pd_window_get_notifier       (PdWindow       *self);
+PdOverview      *pd_window_get_overview       (PdWindow       *self);
+gboolean         pd_window_get_overview_shown (PdWindow       *self);
 gboolean         pd_window_open_session       (PdWindow       *self,
                                                const char     *session_id);
 gboolean         pd_window_answer_approval    (PdWindow       *self,

@@ -259,7 +259,6 @@ typedef struct
   char       *id;
 } RemoteCase;
 
-static void start_run_elsewhere (const char *url, const char *id, const char *message);
 
 /* A session "Remote work" on a real serve of a fixture that replays two
  * writes; the window, started on the endpoint, gets it as a RemoteCase in
@@ -368,42 +367,6 @@ static void
 test_remote_run_stopped (void)
 {
   run_remote_case (check_remote_run_stopped, NULL);
-}
-
-/* Starts a run of @id on the endpoint the way another client does (odek's
- * REST API, with the session's token), so that no window started it. */
-static void
-start_run_elsewhere (const char *url,
-                     const char *id,
-                     const char *message)
-{
-  g_autoptr(SoupSession) http = soup_session_new ();
-  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
-  g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
-  const char *token = g_hash_table_lookup (params, "token");
-  g_autofree char *record_url = g_strdup_printf ("http://127.0.0.1:%d/api/sessions/%s", g_uri_get_port (uri), id);
-  g_autofree char *prompt_url = g_strdup_printf ("http://127.0.0.1:%d/api/prompt", g_uri_get_port (uri));
-  g_autofree char *body = g_strdup_printf ("{\"message\":\"%s\",\"session_id\":\"%s\"}", message, id);
-  g_autoptr(SoupMessage) get = soup_message_new ("GET", record_url);
-  g_autoptr(SoupMessage) post = soup_message_new ("POST", prompt_url);
-  g_autoptr(GBytes) got = NULL, posted = NULL;
-  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
-  g_autoptr(GError) error = NULL;
-  const char *session_token;
-
-  soup_message_headers_replace (soup_message_get_request_headers (get), "X-Odek-Ws-Token", token);
-  got = soup_session_send_and_read (http, get, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (soup_message_get_status (get), ==, 200);
-  session_token = soup_message_headers_get_one (soup_message_get_response_headers (get), "X-Session-Token");
-  g_assert_nonnull (session_token);
-
-  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Odek-Ws-Token", token);
-  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Session-Token", session_token);
-  soup_message_set_request_body_from_bytes (post, "application/json", request);
-  posted = soup_session_send_and_read (http, post, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (soup_message_get_status (post), ==, 202);
 }
 
 /* A run going on at the endpoint that no open window started (its window

@@ -1,0 +1,376 @@
+/* pd-overview-card-row.c: one card of the Overview page
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A session at a glance: the pie and X/Y, its title, agent and source, what
+ * it needs (a question, a blocked step, a failure, a stall), the current
+ * step, the time since its last change and, when its run waits on a
+ * question, the question with Deny and Approve Once (no default: Enter on
+ * the card opens the session, it never answers).  Every text of the card
+ * comes from the agent or an endpoint: plain labels, never markup.
+ * ::answer says which button was pressed; the page answers.
+ */
+#define G_LOG_DOMAIN "pd-overview-card-row"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-overview-card-row.h"
+#include "pd-plan-pie.h"
+#include "pd-row-name.h"
+#include "pd-session-item.h"
+
+struct _PdOverviewCardRow
+{
+  GtkWidget       parent_instance;
+
+  PdOverviewCard *card;
+  gulong          changed_id;
+
+  GtkWidget      *box;
+  GtkWidget      *pie;
+  GtkWidget      *progress;
+  GtkWidget      *title;
+  GtkWidget      *origin;
+  GtkWidget      *time;
+  GtkWidget      *need;
+  GtkWidget      *step;
+  GtkWidget      *source_error;
+  GtkWidget      *approval;
+  GtkWidget      *approval_text;
+  GtkWidget      *approval_command;
+  GtkWidget      *deny;
+  GtkWidget      *approve;
+  GtkWidget      *row_name;
+};
+
+G_DEFINE_FINAL_TYPE (PdOverviewCardRow, pd_overview_card_row, GTK_TYPE_WIDGET)
+
+enum {
+  ANSWER,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static GtkWidget *
+plain_label (const char *css_class,
+             gboolean    wrap)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  if (wrap)
+    {
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_lines (GTK_LABEL (label), 2);
+    }
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  return label;
+}
+
+/* A mnemonic button, named once: GTK 4.8 names it by its raw label and
+ * again through its mnemonic label ("_Deny Deny"); the label alone names
+ * it (as _pd_name_mnemonic_buttons() does for the windows' buttons, which
+ * reaches a card's only once it has the focus). */
+static GtkWidget *
+mnemonic_button (const char *label)
+{
+  GtkWidget *button = gtk_button_new_with_mnemonic (label);
+
+  gtk_accessible_reset_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL);
+  return button;
+}
+
+static const char *
+describe_tool (const char *tool)
+{
+  if (g_strcmp0 (tool, "shell") == 0)
+    return _("The agent wants to run a command.");
+  if (g_strcmp0 (tool, "write_file") == 0)
+    return _("The agent wants to write a file.");
+  if (g_strcmp0 (tool, "edit_file") == 0)
+    return _("The agent wants to edit a file.");
+  return NULL;
+}
+
+static char *
+need_text (PdOverviewCard *card)
+{
+  guint blocked = pd_overview_card_get_blocked (card);
+
+  switch (pd_overview_card_get_need (card))
+    {
+    case PD_OVERVIEW_NEED_APPROVAL:
+      return g_strdup (_("Waiting for Approval"));
+    case PD_OVERVIEW_NEED_BLOCKED:
+      /* Translators: %u is a number of plan steps */
+      return g_strdup_printf (ngettext ("%u Step Blocked", "%u Steps Blocked", blocked), blocked);
+    case PD_OVERVIEW_NEED_FAILED:
+      return g_strdup (pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED
+                       ? _("Interrupted") : _("Failed"));
+    case PD_OVERVIEW_NEED_STALLED:
+      return g_strdup (_("Stalled"));
+    case PD_OVERVIEW_NEED_RUNNING:
+      return g_strdup (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING
+                       ? _("Running") : _("Working"));
+    case PD_OVERVIEW_NEED_DONE:
+    default:
+      return g_strdup (pd_overview_card_get_total (card) > 0 ? _("Done") : _("Changed Lately"));
+    }
+}
+
+static const char *
+need_class (PdOverviewNeed need)
+{
+  switch (need)
+    {
+    case PD_OVERVIEW_NEED_APPROVAL:
+    case PD_OVERVIEW_NEED_BLOCKED:
+    case PD_OVERVIEW_NEED_STALLED:
+      return "warning";
+    case PD_OVERVIEW_NEED_FAILED:
+      return "error";
+    case PD_OVERVIEW_NEED_DONE:
+      return "success";
+    case PD_OVERVIEW_NEED_RUNNING:
+    default:
+      return "accent";
+    }
+}
+
+void
+pd_overview_card_row_update (PdOverviewCardRow *self)
+{
+  PdOverviewCard *card = self->card;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *need = NULL;
+  g_autofree char *when = NULL;
+  g_autofree char *origin = NULL;
+  g_autofree char *progress = NULL;
+  g_autofree char *step = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *generic = NULL;
+  const char *classes[] = { "warning", "error", "success", "accent" };
+  const char *tool, *command, *body;
+  guint done, total;
+
+  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
+
+  if (card == NULL)
+    return;
+
+  done = pd_overview_card_get_done (card);
+  total = pd_overview_card_get_total (card);
+  g_object_set (self->pie, "done", done, "total", total, "blocked", pd_overview_card_get_blocked (card), NULL);
+  gtk_widget_set_visible (self->pie, total > 0);
+  /* Translators: plan progress, steps done of all steps */
+  progress = total > 0 ? g_strdup_printf (_("%u/%u"), done, total) : g_strdup ("");
+  gtk_label_set_text (GTK_LABEL (self->progress), progress);
+  gtk_widget_set_visible (self->progress, total > 0);
+
+  gtk_label_set_text (GTK_LABEL (self->title), *pd_overview_card_get_title (card)
+                      ? pd_overview_card_get_title (card) : _("Untitled Session"));
+  /* Translators: an agent and where its session is, e.g. "Codex · build-box" */
+  origin = g_strdup_printf (_("%s · %s"), pd_session_source_label (pd_overview_card_get_agent (card)),
+                            pd_overview_card_get_source_title (card));
+  gtk_label_set_text (GTK_LABEL (self->origin), origin);
+  when = pd_format_relative_time (pd_overview_card_get_changed_at (card), now);
+  gtk_label_set_text (GTK_LABEL (self->time), when);
+
+  need = need_text (card);
+  gtk_label_set_text (GTK_LABEL (self->need), need);
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    gtk_widget_remove_css_class (self->need, classes[i]);
+  gtk_widget_add_css_class (self->need, need_class (pd_overview_card_get_need (card)));
+
+  if (pd_overview_card_get_current_step (card) != NULL)
+    /* Translators: %s is the title of the plan step the agent works on */
+    step = g_strdup_printf (_("Now: %s"), pd_overview_card_get_current_step (card));
+  gtk_label_set_text (GTK_LABEL (self->step), step != NULL ? step : "");
+  gtk_widget_set_visible (self->step, step != NULL);
+
+  gtk_label_set_text (GTK_LABEL (self->source_error),
+                      pd_overview_card_get_source_error (card) ? pd_overview_card_get_source_error (card) : "");
+  gtk_widget_set_visible (self->source_error, pd_overview_card_get_source_error (card) != NULL);
+
+  tool = pd_overview_card_get_approval_tool (card);
+  command = pd_overview_card_get_approval_command (card);
+  body = describe_tool (tool);
+  if (body == NULL && tool != NULL)
+    /* Translators: %s is the name of a tool, such as shell */
+    body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), tool);
+  gtk_widget_set_visible (self->approval, pd_overview_card_has_approval (card));
+  gtk_label_set_text (GTK_LABEL (self->approval_text), body != NULL ? body : "");
+  gtk_label_set_text (GTK_LABEL (self->approval_command), command != NULL ? command : "");
+  gtk_widget_set_visible (self->approval_command, command != NULL && *command != '\0');
+
+  /* Translators: how a screen reader names a card: title, then what it needs */
+  name = g_strdup_printf (_("%s, %s"), gtk_label_get_text (GTK_LABEL (self->title)), need);
+  pd_row_name_set_text (PD_ROW_NAME (self->row_name), name);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, origin, -1);
+}
+
+static void
+on_card_changed (PdOverviewCardRow *self)
+{
+  pd_overview_card_row_update (self);
+}
+
+/**
+ * pd_overview_card_row_get_card:
+ *
+ * Returns: (transfer none) (nullable): the card shown
+ */
+PdOverviewCard *
+pd_overview_card_row_get_card (PdOverviewCardRow *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD_ROW (self), NULL);
+  return self->card;
+}
+
+void
+pd_overview_card_row_set_card (PdOverviewCardRow *self,
+                               PdOverviewCard    *card)
+{
+  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
+
+  if (self->card == card)
+    {
+      pd_overview_card_row_update (self);
+      return;
+    }
+  if (self->card != NULL)
+    g_clear_signal_handler (&self->changed_id, self->card);
+  g_set_object (&self->card, card);
+  if (card != NULL)
+    {
+      self->changed_id = g_signal_connect_swapped (card, "changed", G_CALLBACK (on_card_changed), self);
+      pd_overview_card_row_update (self);
+    }
+}
+
+static void
+on_deny (PdOverviewCardRow *self)
+{
+  if (self->card != NULL)
+    g_signal_emit (self, signals[ANSWER], 0, self->card, FALSE);
+}
+
+static void
+on_approve (PdOverviewCardRow *self)
+{
+  if (self->card != NULL)
+    g_signal_emit (self, signals[ANSWER], 0, self->card, TRUE);
+}
+
+static void
+pd_overview_card_row_dispose (GObject *object)
+{
+  PdOverviewCardRow *self = PD_OVERVIEW_CARD_ROW (object);
+
+  pd_overview_card_row_set_card (self, NULL);
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+
+  G_OBJECT_CLASS (pd_overview_card_row_parent_class)->dispose (object);
+}
+
+static void
+pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_overview_card_row_dispose;
+
+  /**
+   * PdOverviewCardRow::answer:
+   * @card: the card whose question is answered
+   * @approve: Approve Once, or Deny
+   */
+  signals[ANSWER] = g_signal_new ("answer", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "overview-card");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+}
+
+static void
+pd_overview_card_row_init (PdOverviewCardRow *self)
+{
+  GtkWidget *top, *texts, *status, *buttons;
+
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_add_css_class (self->box, "card");
+  gtk_widget_add_css_class (self->box, "pd-overview-card");
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_box_append (GTK_BOX (self->box), top);
+  self->pie = pd_plan_pie_new ();
+  gtk_widget_set_valign (self->pie, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (top), self->pie);
+  texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  gtk_widget_set_hexpand (texts, TRUE);
+  gtk_box_append (GTK_BOX (top), texts);
+  self->title = plain_label ("heading", TRUE);
+  gtk_box_append (GTK_BOX (texts), self->title);
+  self->origin = plain_label ("caption", FALSE);
+  gtk_widget_add_css_class (self->origin, "dim-label");
+  gtk_box_append (GTK_BOX (texts), self->origin);
+  self->time = plain_label ("caption", FALSE);
+  gtk_widget_add_css_class (self->time, "dim-label");
+  gtk_label_set_ellipsize (GTK_LABEL (self->time), PANGO_ELLIPSIZE_NONE);
+  gtk_widget_set_valign (self->time, GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (top), self->time);
+
+  status = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_box_append (GTK_BOX (self->box), status);
+  self->need = plain_label ("caption-heading", FALSE);
+  gtk_widget_set_hexpand (self->need, TRUE);
+  gtk_box_append (GTK_BOX (status), self->need);
+  self->progress = plain_label ("numeric", FALSE);
+  gtk_label_set_ellipsize (GTK_LABEL (self->progress), PANGO_ELLIPSIZE_NONE);
+  gtk_box_append (GTK_BOX (status), self->progress);
+
+  self->step = plain_label (NULL, TRUE);
+  gtk_box_append (GTK_BOX (self->box), self->step);
+  self->source_error = plain_label ("warning", TRUE);
+  gtk_box_append (GTK_BOX (self->box), self->source_error);
+
+  self->approval = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_box_append (GTK_BOX (self->box), self->approval);
+  self->approval_text = plain_label (NULL, TRUE);
+  gtk_box_append (GTK_BOX (self->approval), self->approval_text);
+  self->approval_command = plain_label ("pd-approval-command", TRUE);
+  gtk_widget_add_css_class (self->approval_command, "monospace");
+  gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
+  gtk_box_append (GTK_BOX (self->approval), self->approval_command);
+  buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_halign (buttons, GTK_ALIGN_END);
+  gtk_box_append (GTK_BOX (self->approval), buttons);
+  self->deny = mnemonic_button (_("_Deny"));
+  gtk_widget_add_css_class (self->deny, "destructive-action");
+  g_signal_connect_swapped (self->deny, "clicked", G_CALLBACK (on_deny), self);
+  gtk_box_append (GTK_BOX (buttons), self->deny);
+  self->approve = mnemonic_button (_("_Approve Once"));
+  gtk_widget_add_css_class (self->approve, "suggested-action");
+  g_signal_connect_swapped (self->approve, "clicked", G_CALLBACK (on_approve), self);
+  gtk_box_append (GTK_BOX (buttons), self->approve);
+
+  self->row_name = g_object_new (PD_TYPE_ROW_NAME, NULL);
+  gtk_box_append (GTK_BOX (self->box), self->row_name);
+}
+
+GtkWidget *
+pd_overview_card_row_new (void)
+{
+  return g_object_new (PD_TYPE_OVERVIEW_CARD_ROW, NULL);
+}

@@ -1,0 +1,296 @@
+/* pd-overview-view.c: the Overview page, every active session at a glance
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window's home: a card (PdOverviewCardRow) per active session of every
+ * source, in the order of PdOverview (what needs the user first), updated
+ * in place as the model merges; "No Active Sessions" when there is none.
+ * Activating a card (a click, Enter) emits ::card-activated; a card's Deny
+ * or Approve Once emits ::answer.  The window opens the session and sends
+ * the answer.  The times since the last change are told again every 30 s.
+ */
+#define G_LOG_DOMAIN "pd-overview-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <adwaita.h>
+
+#include "pd-overview-card-row.h"
+#include "pd-overview-view.h"
+
+#define TIME_REFRESH_SECONDS 30
+
+struct _PdOverviewView
+{
+  GtkWidget      parent_instance;
+
+  PdOverview    *overview;
+  GPtrArray     *rows;          /* the card rows made, to tell their times again */
+  guint          clock;
+
+  GtkStack      *stack;
+  AdwStatusPage *empty_page;
+  GtkListView   *list_view;
+};
+
+G_DEFINE_FINAL_TYPE (PdOverviewView, pd_overview_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_OVERVIEW,
+  N_PROPS
+};
+
+enum {
+  CARD_ACTIVATED,
+  ANSWER,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void
+update_page (PdOverviewView *self)
+{
+  guint n = self->overview != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->overview)) : 0;
+  guint minutes = self->overview != NULL ? pd_overview_get_active_minutes (self->overview)
+                                         : PD_OVERVIEW_ACTIVE_MINUTES;
+  g_autofree char *description = NULL;
+
+  /* Translators: %u is a number of minutes (the Overview preference) */
+  description = g_strdup_printf (ngettext ("Sessions show here while an agent works on them, and for %u minute after their last change.",
+                                           "Sessions show here while an agent works on them, and for %u minutes after their last change.",
+                                           minutes), minutes);
+  adw_status_page_set_description (self->empty_page, description);
+  gtk_stack_set_visible_child_name (self->stack, n > 0 ? "cards" : "empty");
+}
+
+static void
+on_answer (PdOverviewView    *self,
+           PdOverviewCard    *card,
+           gboolean           approve,
+           PdOverviewCardRow *row)
+{
+  g_signal_emit (self, signals[ANSWER], 0, card, approve);
+}
+
+static void
+on_setup (GtkSignalListItemFactory *factory,
+          GtkListItem              *item,
+          PdOverviewView           *self)
+{
+  GtkWidget *row = pd_overview_card_row_new ();
+
+  g_signal_connect_object (row, "answer", G_CALLBACK (on_answer), self, G_CONNECT_SWAPPED);
+  g_ptr_array_add (self->rows, row);
+  gtk_list_item_set_child (item, row);
+}
+
+static void
+on_teardown (GtkSignalListItemFactory *factory,
+             GtkListItem              *item,
+             PdOverviewView           *self)
+{
+  GtkWidget *row = gtk_list_item_get_child (item);
+
+  if (row != NULL)
+    g_ptr_array_remove_fast (self->rows, row);
+}
+
+static void
+on_bind (GtkSignalListItemFactory *factory,
+         GtkListItem              *item,
+         PdOverviewView           *self)
+{
+  pd_overview_card_row_set_card (PD_OVERVIEW_CARD_ROW (gtk_list_item_get_child (item)),
+                                 gtk_list_item_get_item (item));
+}
+
+static void
+on_unbind (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           PdOverviewView           *self)
+{
+  pd_overview_card_row_set_card (PD_OVERVIEW_CARD_ROW (gtk_list_item_get_child (item)), NULL);
+}
+
+static void
+on_activate (PdOverviewView *self,
+             guint           position)
+{
+  g_autoptr(PdOverviewCard) card = NULL;
+
+  if (self->overview == NULL)
+    return;
+  card = g_list_model_get_item (G_LIST_MODEL (self->overview), position);
+  if (card != NULL)
+    g_signal_emit (self, signals[CARD_ACTIVATED], 0, card);
+}
+
+static gboolean
+on_clock (gpointer data)
+{
+  PdOverviewView *self = data;
+
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    for (guint i = 0; i < self->rows->len; i++)
+      pd_overview_card_row_update (g_ptr_array_index (self->rows, i));
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * pd_overview_view_get_overview:
+ *
+ * Returns: (transfer none) (nullable): the cards shown
+ */
+PdOverview *
+pd_overview_view_get_overview (PdOverviewView *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_VIEW (self), NULL);
+  return self->overview;
+}
+
+void
+pd_overview_view_set_overview (PdOverviewView *self,
+                               PdOverview     *overview)
+{
+  g_autoptr(GtkNoSelection) selection = NULL;
+
+  g_return_if_fail (PD_IS_OVERVIEW_VIEW (self));
+
+  if (self->overview == overview)
+    return;
+  if (self->overview != NULL)
+    g_signal_handlers_disconnect_by_data (self->overview, self);
+  g_set_object (&self->overview, overview);
+  if (overview != NULL)
+    {
+      g_signal_connect_swapped (overview, "items-changed", G_CALLBACK (update_page), self);
+      g_signal_connect_swapped (overview, "notify::active-minutes", G_CALLBACK (update_page), self);
+      selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (overview)));
+    }
+  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
+  update_page (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OVERVIEW]);
+}
+
+static void
+pd_overview_view_dispose (GObject *object)
+{
+  PdOverviewView *self = PD_OVERVIEW_VIEW (object);
+
+  g_clear_handle_id (&self->clock, g_source_remove);
+  pd_overview_view_set_overview (self, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_OVERVIEW_VIEW);
+
+  G_OBJECT_CLASS (pd_overview_view_parent_class)->dispose (object);
+}
+
+static void
+pd_overview_view_finalize (GObject *object)
+{
+  PdOverviewView *self = PD_OVERVIEW_VIEW (object);
+
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (pd_overview_view_parent_class)->finalize (object);
+}
+
+static void
+pd_overview_view_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  PdOverviewView *self = PD_OVERVIEW_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_OVERVIEW:
+      g_value_set_object (value, self->overview);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_overview_view_set_property (GObject      *object,
+                               guint         prop_id,
+                               const GValue *value,
+                               GParamSpec   *pspec)
+{
+  PdOverviewView *self = PD_OVERVIEW_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_OVERVIEW:
+      pd_overview_view_set_overview (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pd_overview_view_class_init (PdOverviewViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pd_overview_view_dispose;
+  object_class->finalize = pd_overview_view_finalize;
+  object_class->get_property = pd_overview_view_get_property;
+  object_class->set_property = pd_overview_view_set_property;
+
+  properties[PROP_OVERVIEW] =
+    g_param_spec_object ("overview", NULL, NULL, PD_TYPE_OVERVIEW,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * PdOverviewView::card-activated:
+   * @card: the card a person opened
+   */
+  signals[CARD_ACTIVATED] = g_signal_new ("card-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 1, PD_TYPE_OVERVIEW_CARD);
+  /**
+   * PdOverviewView::answer:
+   * @card: the card whose run waits on a question
+   * @approve: Approve Once, or Deny
+   */
+  signals[ANSWER] = g_signal_new ("answer", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/plandeck/Plandeck/ui/pd-overview-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdOverviewView, stack);
+  gtk_widget_class_bind_template_child (widget_class, PdOverviewView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PdOverviewView, list_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_activate);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "overview");
+}
+
+static void
+pd_overview_view_init (PdOverviewView *self)
+{
+  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+
+  self->rows = g_ptr_array_new ();
+  gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
+  g_signal_connect (factory, "teardown", G_CALLBACK (on_teardown), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (on_bind), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (on_unbind), self);
+  gtk_list_view_set_factory (self->list_view, factory);
+  self->clock = g_timeout_add_seconds (TIME_REFRESH_SECONDS, on_clock, self);
+  update_page (self);
+}
+
+GtkWidget *
+pd_overview_view_new (void)
+{
+  return g_object_new (PD_TYPE_OVERVIEW_VIEW, NULL);
+}
