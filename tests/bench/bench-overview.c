@@ -1,0 +1,533 @@
+/* bench-overview.c: the Overview following many endpoints at once
+ *
+ *   bench-overview [SECONDS [ENDPOINTS]]   (default 30 s, 50 endpoints)
+ *
+ * A child process runs ENDPOINTS real PdServer instances on loopback, each
+ * over its own session database with 10 sessions, and writers that give
+ * every session a new plan version every second (as 10 agents per endpoint
+ * would, each in another process: a note on the current step every second,
+ * the next step every 10 s); plus one endpoint that accepts and never
+ * answers.  This process is the app's side: a PdRemoteSource per endpoint
+ * (its event stream followed) in one PdOverview, on a main loop of its own
+ * that times every dispatch of the main context.
+ *
+ * Printed for 1 endpoint (the baseline) and then for all of them with the
+ * hung one: the cards and their updates, the main context's dispatches
+ * (p50, p99, max: every piece of work done on the main thread for the
+ * updates, reads and merges alike), CPU of this process in % of one core
+ * (getrusage over the measured seconds), TCP connections to each endpoint.
+ * Halfway through, one endpoint dies (its server stops): its cards must
+ * keep their values with an error, and the other endpoints' cards must
+ * keep following (printed: how many of them moved on after the death).
+ *
+ * Goal: under 5 % of a core and no dispatch over 16 ms.  It prints figures
+ * and asserts nothing about time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "bench-overview"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-db.h"
+#include "pd-overview.h"
+#include "pd-plan.h"
+#include "pd-remote-source.h"
+#include "pd-server.h"
+#include "pd-session-store.h"
+
+#define TOKEN "b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecf"
+#define PER_ENDPOINT 10
+#define STEPS 8
+#define ADVANCE_EVERY 10
+
+/* --- the child: endpoints and writers ----------------------------------- */
+
+typedef struct
+{
+  PdSessionStore *store;
+  PdServer       *server;
+  char           *ids[PER_ENDPOINT];
+  PdPlanStore    *plans[PER_ENDPOINT];
+} Endpoint;
+
+static void
+write_plan (Endpoint *endpoint,
+            guint     index,
+            guint     tick)
+{
+  g_autoptr(GString) update = g_string_new ("{\"verb\":\"update\",\"updates\":[");
+  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *result = NULL;
+  guint current = (tick / ADVANCE_EVERY + index) % STEPS;
+  PdTurn turn = { 0 };
+
+  /* A note on the current step every second (a new version with the same
+   * counts), the next step every ADVANCE_EVERY seconds. */
+  for (guint i = 0; i < STEPS; i++)
+    {
+      g_string_append_printf (update, "%s{\"id\":\"s%u\",\"status\":\"%s\"", i ? "," : "", i + 1,
+                              i < current ? "done" : i == current ? "in_progress" : "pending");
+      if (i == current)
+        g_string_append_printf (update, ",\"note\":\"tick %u\"", tick);
+      g_string_append_c (update, '}');
+    }
+  g_string_append (update, "]}");
+  result = pd_plan_store_execute (endpoint->plans[index], update->str, &error);
+  if (error != NULL)
+    g_error ("plan: %s", error->message);
+  state = pd_plan_store_snapshot (endpoint->plans[index]);
+  turn.session_id = endpoint->ids[index];
+  turn.plan = state;
+  turn.status = PD_SESSION_STATUS_IDLE;
+  if (!pd_session_store_save_turn (endpoint->store, &turn, &error))
+    g_error ("save: %s", error->message);
+}
+
+static gpointer
+hold_connections (gpointer data)
+{
+  int listener = GPOINTER_TO_INT (data);
+
+  /* Accepted and never answered, never closed. */
+  for (;;)
+    if (accept (listener, NULL, NULL) < 0 && errno != EINTR)
+      return NULL;
+}
+
+static void
+child_main (int      report_fd,
+            int      control_fd,
+            guint    n_endpoints)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-bench-overview-XXXXXX", &error);
+  Endpoint *endpoints = g_new0 (Endpoint, n_endpoints);
+  g_autoptr(GString) ports = g_string_new (NULL);
+  struct sockaddr_in addr = { 0 };
+  socklen_t len = sizeof addr;
+  int listener;
+
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  g_assert_no_error (error);
+  for (guint e = 0; e < n_endpoints; e++)
+    {
+      g_autofree char *name = g_strdup_printf ("endpoint%u.db", e);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr(PdDb) db = pd_db_open (path, PD_DB_CREATE, &error);
+
+      g_assert_no_error (error);
+      endpoints[e].store = pd_session_store_new (db);
+      for (guint i = 0; i < PER_ENDPOINT; i++)
+        {
+          g_autofree char *task = g_strdup_printf ("Agent %u of endpoint %u", i, e);
+          g_autoptr(PdSessionInfo) info = pd_session_store_create (endpoints[e].store, task, "m", "replay",
+                                                                   "plandeck", dir, &error);
+          g_autoptr(GString) create = g_string_new ("{\"verb\":\"create\",\"steps\":[");
+          g_autofree char *result = NULL;
+
+          g_assert_no_error (error);
+          endpoints[e].ids[i] = g_strdup (info->id);
+          endpoints[e].plans[i] = pd_plan_store_new (12, 4000);
+          for (guint s = 0; s < STEPS; s++)
+            g_string_append_printf (create, "%s{\"title\":\"Step %u of the work of agent %u\"}", s ? "," : "", s + 1, i);
+          g_string_append (create, "]}");
+          result = pd_plan_store_execute (endpoints[e].plans[i], create->str, &error);
+          g_assert_no_error (error);
+          write_plan (&endpoints[e], i, 0);
+        }
+      endpoints[e].server = pd_server_new (path);
+      pd_server_set_listen (endpoints[e].server, "127.0.0.1", 0);
+      pd_server_set_token (endpoints[e].server, TOKEN);
+      pd_server_set_rate_limit (endpoints[e].server, 0);
+      if (!pd_server_start (endpoints[e].server, &error))
+        g_error ("serve: %s", error->message);
+      g_string_append_printf (ports, "%u ", pd_server_get_port (endpoints[e].server));
+    }
+
+  listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (listener, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_cmpint (listen (listener, 64), ==, 0);
+  g_assert_cmpint (getsockname (listener, (struct sockaddr *) &addr, &len), ==, 0);
+  g_thread_unref (g_thread_new ("hung", hold_connections, GINT_TO_POINTER (listener)));
+  g_string_append_printf (ports, "%u\n", ntohs (addr.sin_port));
+  g_assert_cmpint (write (report_fd, ports->str, ports->len), ==, (gssize) ports->len);
+
+  /* Every session a new plan version every second, spread over it. */
+  for (guint tick = 1;; tick++)
+    {
+      gint64 start = g_get_monotonic_time ();
+      char byte;
+
+      if (read (control_fd, &byte, 1) == 1 && endpoints[1 % n_endpoints].server != NULL)
+        {
+          pd_server_stop (endpoints[1 % n_endpoints].server);
+          g_clear_object (&endpoints[1 % n_endpoints].server);
+        }
+      for (guint e = 0; e < n_endpoints; e++)
+        {
+          gint64 due = start + (gint64) e * G_USEC_PER_SEC / n_endpoints;
+          gint64 wait = due - g_get_monotonic_time ();
+
+          if (wait > 0)
+            g_usleep ((gulong) wait);
+          for (guint i = 0; i < PER_ENDPOINT; i++)
+            write_plan (&endpoints[e], i, tick);
+        }
+    }
+}
+
+/* --- this process: the app's side ---------------------------------------- */
+
+typedef struct
+{
+  GArray  *dispatch_us;   /* (element-type gint64) wall time of each dispatch */
+  GArray  *dispatch_cpu;  /* (element-type gint64) the main thread's CPU time in it */
+  guint    updates;
+  gboolean measuring;
+} Stats;
+
+static void
+on_items_changed (GListModel *model,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  Stats      *stats)
+{
+  if (stats->measuring)
+    stats->updates++;
+}
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/* One turn of the main context, its dispatch timed: the wall time (what a
+ * frame waits) and this thread's CPU time (the work itself; on a loaded
+ * machine the wall time also holds the time other processes ran). */
+static void
+iterate (GMainContext *context,
+         Stats        *stats,
+         gint64        until)
+{
+  static GPollFD fds[512];
+  gint max_priority, timeout, n;
+  gint64 start, cpu_start;
+
+  if (!g_main_context_acquire (context))
+    g_error ("main context");
+  g_main_context_prepare (context, &max_priority);
+  n = g_main_context_query (context, max_priority, &timeout, fds, G_N_ELEMENTS (fds));
+  if (n > (gint) G_N_ELEMENTS (fds))
+    g_error ("too many descriptors");
+  if (until > 0)
+    {
+      gint left = (gint) MAX ((until - g_get_monotonic_time ()) / 1000, 0);
+
+      timeout = timeout < 0 ? left : MIN (timeout, left);
+    }
+  g_poll (fds, n, timeout);
+  g_main_context_check (context, max_priority, fds, n);
+  start = g_get_monotonic_time ();
+  cpu_start = thread_cpu_us ();
+  g_main_context_dispatch (context);
+  if (stats->measuring)
+    {
+      gint64 took = g_get_monotonic_time () - start;
+      gint64 cpu = thread_cpu_us () - cpu_start;
+
+      g_array_append_val (stats->dispatch_us, took);
+      g_array_append_val (stats->dispatch_cpu, cpu);
+    }
+  g_main_context_release (context);
+}
+
+static int
+compare_gint64 (gconstpointer a,
+                gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+cpu_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+/* This process's established TCP connections to @port. */
+static guint
+connections_to (guint port)
+{
+  g_autoptr(GHashTable) inodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GDir) fds = g_dir_open ("/proc/self/fd", 0, NULL);
+  g_autofree char *table = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *name;
+  guint count = 0;
+
+  while (fds != NULL && (name = g_dir_read_name (fds)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      if (target != NULL && g_str_has_prefix (target, "socket:["))
+        g_hash_table_add (inodes, g_strndup (target + 8, strlen (target) - 9));
+    }
+  if (!g_file_get_contents ("/proc/net/tcp", &table, NULL, NULL))
+    return 0;
+  lines = g_strsplit (table, "\n", -1);
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+      GPtrArray *words = g_ptr_array_new ();
+      const char *remote, *state, *inode;
+
+      for (guint j = 0; fields[j] != NULL; j++)
+        if (*fields[j] != '\0')
+          g_ptr_array_add (words, fields[j]);
+      if (words->len >= 10)
+        {
+          remote = g_ptr_array_index (words, 2);
+          state = g_ptr_array_index (words, 3);
+          inode = g_ptr_array_index (words, 9);
+          if (g_str_equal (state, "01") && strchr (remote, ':') != NULL &&
+              strtoul (strchr (remote, ':') + 1, NULL, 16) == port && g_hash_table_contains (inodes, inode))
+            count++;
+        }
+      g_ptr_array_unref (words);
+    }
+  return count;
+}
+
+static gint64
+version_sum (PdOverview *overview,
+             PdSource   *source,
+             gboolean   *errored)
+{
+  gint64 sum = 0;
+
+  *errored = FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (overview)); i++)
+    {
+      g_autoptr(PdOverviewCard) card = g_list_model_get_item (G_LIST_MODEL (overview), i);
+
+      if (pd_overview_card_get_source (card) == source)
+        {
+          sum += pd_overview_card_get_plan_version (card);
+          *errored |= pd_overview_card_get_source_error (card) != NULL;
+        }
+    }
+  return sum;
+}
+
+static void
+run_phase (const char *label,
+           guint      *ports,
+           guint       n_endpoints,
+           guint       hung_port,
+           guint       seconds,
+           int         control_fd)
+{
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdOverview) overview = NULL;
+  GMainContext *context = g_main_context_default ();
+  Stats stats = { g_array_new (FALSE, FALSE, sizeof (gint64)), g_array_new (FALSE, FALSE, sizeof (gint64)), 0, FALSE };
+  g_autofree gint64 *before = g_new0 (gint64, n_endpoints);
+  guint expected = n_endpoints * PER_ENDPOINT;
+  guint moved = 0, errored_dead = 0, min_conns = G_MAXUINT, max_conns = 0, refetches;
+  gint64 deadline, start, half;
+  double cpu_start, cpu;
+  gboolean killed = FALSE;
+
+  for (guint e = 0; e < n_endpoints + (hung_port ? 1 : 0); e++)
+    {
+      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s", e < n_endpoints ? ports[e] : hung_port, TOKEN);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdRemoteSource) source = pd_remote_source_new (url, NULL, &error);
+
+      g_assert_no_error (error);
+      pd_remote_source_set_timeout (source, 5);
+      pd_remote_source_watch (source, PD_REMOTE_SOURCE_WATCH_MS);
+      g_list_store_append (sources, source);
+    }
+  overview = pd_overview_new (G_LIST_MODEL (sources));
+  g_signal_connect (overview, "items-changed", G_CALLBACK (on_items_changed), &stats);
+
+  /* Every card there first (not measured). */
+  deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+  while ((!pd_overview_get_loaded (overview) || g_list_model_get_n_items (G_LIST_MODEL (overview)) < expected) &&
+         g_get_monotonic_time () < deadline)
+    iterate (context, &stats, deadline);
+  printf ("%s: %u endpoints%s, %u cards of %u\n", label, n_endpoints, hung_port ? " + 1 hung" : "",
+          g_list_model_get_n_items (G_LIST_MODEL (overview)), expected);
+
+  refetches = pd_overview_get_n_refetches (overview);
+  stats.measuring = TRUE;
+  cpu_start = cpu_seconds ();
+  start = g_get_monotonic_time ();
+  half = start + (gint64) seconds * G_USEC_PER_SEC / 2;
+  deadline = start + (gint64) seconds * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    {
+      if (!killed && control_fd >= 0 && g_get_monotonic_time () >= half)
+        {
+          gboolean errored;
+
+          for (guint e = 0; e < n_endpoints; e++)
+            {
+              g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (sources), e);
+
+              before[e] = version_sum (overview, source, &errored);
+            }
+          g_assert_cmpint (write (control_fd, "k", 1), ==, 1);
+          killed = TRUE;
+        }
+      iterate (context, &stats, deadline);
+    }
+  cpu = cpu_seconds () - cpu_start;
+  stats.measuring = FALSE;
+
+  for (guint e = 0; e < n_endpoints; e++)
+    {
+      guint n = connections_to (ports[e]);
+
+      min_conns = MIN (min_conns, n);
+      max_conns = MAX (max_conns, n);
+    }
+  if (killed)
+    for (guint e = 0; e < n_endpoints; e++)
+      {
+        g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (sources), e);
+        gboolean errored;
+        gint64 now_sum = version_sum (overview, source, &errored);
+
+        if (e == 1)
+          errored_dead = errored && now_sum == before[e];
+        else if (now_sum > before[e])
+          moved++;
+      }
+
+  printf ("  %u s: %u model changes (items-changed), %u refetches\n", seconds, stats.updates,
+          pd_overview_get_n_refetches (overview) - refetches);
+  for (guint k = 0; k < 2; k++)
+    {
+      GArray *d = k == 0 ? stats.dispatch_us : stats.dispatch_cpu;
+      gint64 p50, p99, max;
+      guint over = 0;
+
+      g_array_sort (d, compare_gint64);
+      p50 = d->len ? g_array_index (d, gint64, d->len / 2) : 0;
+      p99 = d->len ? g_array_index (d, gint64, MIN (d->len - 1, d->len * 99 / 100)) : 0;
+      max = d->len ? g_array_index (d, gint64, d->len - 1) : 0;
+      for (guint i = 0; i < d->len; i++)
+        over += g_array_index (d, gint64, i) > 16000;
+      printf ("  main context, %u dispatches, %s: p50 %.3f ms, p99 %.3f ms, max %.3f ms, %u over 16 ms\n",
+              d->len, k == 0 ? "wall time (longest stall = max)" : "main thread's CPU time",
+              p50 / 1000.0, p99 / 1000.0, max / 1000.0, over);
+    }
+  printf ("  CPU of this process: %.1f %% of a core; TCP connections per endpoint: %u to %u\n",
+          100.0 * cpu / seconds, min_conns, max_conns);
+  if (killed)
+    printf ("  endpoint 2 died halfway: its cards kept with its error: %s; the other %u endpoints' cards "
+            "moved on after it: %u\n", errored_dead ? "yes" : "no", n_endpoints - 1, moved);
+  fflush (stdout);
+
+  for (guint e = 0; e < g_list_model_get_n_items (G_LIST_MODEL (sources)); e++)
+    {
+      g_autoptr(PdRemoteSource) source = g_list_model_get_item (G_LIST_MODEL (sources), e);
+
+      pd_remote_source_watch (source, 0);
+    }
+  g_clear_object (&overview);
+  g_list_store_remove_all (sources);
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    iterate (context, &stats, deadline);
+  g_array_unref (stats.dispatch_us);
+  g_array_unref (stats.dispatch_cpu);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *names[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY" };
+  guint seconds = argc > 1 ? (guint) atoi (argv[1]) : 30;
+  guint n_endpoints = argc > 2 ? (guint) atoi (argv[2]) : 50;
+  int report[2], control[2];
+  g_autoptr(GIOChannel) channel = NULL;
+  g_autofree char *line = NULL;
+  g_auto(GStrv) words = NULL;
+  guint *ports;
+  guint hung;
+  pid_t child;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_unsetenv (names[i]);
+  n_endpoints = MAX (n_endpoints, 2);
+  seconds = MAX (seconds, 4);
+  /* The endpoints and writers in a process of their own, before any
+   * thread here: this process's CPU is the app's side alone. */
+  if (pipe (report) != 0 || pipe (control) != 0 || fcntl (control[0], F_SETFL, O_NONBLOCK) != 0)
+    g_error ("pipe: %s", g_strerror (errno));
+  child = fork ();
+  if (child == 0)
+    {
+      close (report[0]);
+      close (control[1]);
+      child_main (report[1], control[0], n_endpoints);
+      _exit (0);
+    }
+  close (report[1]);
+  close (control[0]);
+  channel = g_io_channel_unix_new (report[0]);
+  if (g_io_channel_read_line (channel, &line, NULL, NULL, NULL) != G_IO_STATUS_NORMAL)
+    g_error ("the endpoints did not start");
+  words = g_strsplit (g_strstrip (line), " ", -1);
+  g_assert_cmpuint (g_strv_length (words), ==, n_endpoints + 1);
+  ports = g_new0 (guint, n_endpoints);
+  for (guint e = 0; e < n_endpoints; e++)
+    ports[e] = (guint) atoi (words[e]);
+  hung = (guint) atoi (words[n_endpoints]);
+
+  printf ("bench-overview: %u sessions per endpoint, each a new plan version every second; "
+          "min interval between refetches of a source %u ms\n", (guint) PER_ENDPOINT, (guint) PD_OVERVIEW_MIN_INTERVAL_MS);
+  run_phase ("baseline", ports, 1, 0, seconds / 2, -1);
+  run_phase ("all", ports, n_endpoints, hung, seconds, control[1]);
+
+  kill (child, SIGTERM);
+  waitpid (child, NULL, 0);
+  g_free (ports);
+  return 0;
+}
