@@ -140,43 +140,41 @@ pd_gemini_reader_new (const char *path,
   return self;
 }
 
-void
-pd_gemini_reader_resume_at (PdGeminiReader      *self,
-                            goffset              offset,
-                            const char          *title,
-                            const char          *cwd,
-                            gint64               created_at,
-                            gint64               updated_at,
-                            const PdImportStats *counts)
+/* A JSON lines session an earlier process read up to the offset, whose
+ * stored facts and counts are given: the reader reads on from there.  The
+ * lines after it stand on their own unless they may reach back before it
+ * (a write_todos call, which may be a message written again with its id,
+ * or a rewind to a message before it): then the whole file is read again
+ * (get_resumed_whole says it was).  A message written again without its
+ * plan call, dropping a list read before the offset, is not seen (Gemini
+ * CLI keeps a message's tool calls when it writes it again). */
+static void
+gemini_resume_at (PdTranscriptReader   *reader,
+                  const PdImportResume *resume)
 {
-  PdImportStats *stats;
+  PdGeminiReader *self = PD_GEMINI_READER (reader);
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
 
-  g_return_if_fail (PD_IS_GEMINI_READER (self));
-  g_return_if_fail (!self->document && offset >= 0);
+  g_return_if_fail (!self->document);
 
-  self->offset = offset;
-  self->resumed_at = offset;
+  self->offset = resume->offset;
+  self->resumed_at = resume->offset;
   g_free (self->stored_title);
-  self->stored_title = title != NULL && *title != '\0' ? g_strdup (title) : NULL;
-  if (cwd != NULL && *cwd != '\0')
-    pd_imported_session_set_cwd (self->session, cwd);
-  pd_imported_session_note_time (self->session, created_at);
-  pd_imported_session_note_time (self->session, updated_at);
-  stats = pd_imported_session_get_stats (self->session);
-  if (counts != NULL)
-    {
-      stats->lines = counts->lines;
-      stats->skipped_lines = counts->skipped_lines;
-      self->stored.applied_updates = counts->applied_updates;
-      self->stored.ignored_updates = counts->ignored_updates;
-    }
+  self->stored_title = resume->title != NULL && *resume->title != '\0' ? g_strdup (resume->title) : NULL;
+  if (resume->cwd != NULL && *resume->cwd != '\0')
+    pd_imported_session_set_cwd (self->session, resume->cwd);
+  pd_imported_session_note_time (self->session, resume->created_at);
+  pd_imported_session_note_time (self->session, resume->updated_at);
+  stats->lines = resume->counts.lines;
+  stats->skipped_lines = resume->counts.skipped_lines;
+  self->stored.applied_updates = resume->counts.applied_updates;
+  self->stored.ignored_updates = resume->counts.ignored_updates;
 }
 
-gboolean
-pd_gemini_reader_get_resumed_whole (PdGeminiReader *self)
+static gboolean
+gemini_get_resumed_whole (PdTranscriptReader *reader)
 {
-  g_return_val_if_fail (PD_IS_GEMINI_READER (self), FALSE);
-  return self->resumed_whole;
+  return PD_GEMINI_READER (reader)->resumed_whole;
 }
 
 static void
@@ -245,6 +243,8 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
   iface->get_offset = gemini_get_offset;
   iface->set_pages = gemini_set_pages;
   iface->dup_resume_argv = gemini_dup_resume_argv;
+  iface->resume_at = gemini_resume_at;
+  iface->get_resumed_whole = gemini_get_resumed_whole;
 }
 
 /* ---------------------------------------------------------------------- */

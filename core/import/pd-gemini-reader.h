@@ -10,8 +10,8 @@
  *    {"$set": {...}} updates the metadata (summary: the title), and
  *    {"$rewindTo": id} drops every message after that one.  Appended lines
  *    are read alone; the replay is recomputed from the messages kept.  A new
- *    process reads on from where the last import ended (see
- *    pd_gemini_reader_resume_at()).
+ *    process reads on from where the last import ended (the transcript
+ *    reader's resume_at).
  *  - One JSON document per session (before v0.39), session-*.json, with the
  *    same messages in "messages", rewritten whole: each update reads it
  *    whole again (a document caught half-written keeps what was read).
@@ -40,23 +40,6 @@ G_DECLARE_FINAL_TYPE (PdGeminiReader, pd_gemini_reader, PD, GEMINI_READER, GObje
 /* @document: the older one-JSON-file format, else JSON lines. */
 PdGeminiReader    *pd_gemini_reader_new  (const char  *path,
                                           gboolean     document);
-
-/* A JSON lines session an earlier process read up to @offset, whose
- * stored facts and counts are given: the reader reads on from there.  The
- * lines after it stand on their own unless they may reach back before it
- * (a write_todos call, which may be a message written again with its id,
- * or a rewind to a message before it): then the whole file is read again
- * (pd_gemini_reader_get_resumed_whole() says it was).  A message written
- * again without its plan call, dropping a list read before @offset, is not
- * seen (Gemini CLI keeps a message's tool calls when it writes it again). */
-void               pd_gemini_reader_resume_at         (PdGeminiReader      *self,
-                                                       goffset              offset,
-                                                       const char          *title,
-                                                       const char          *cwd,
-                                                       gint64               created_at,
-                                                       gint64               updated_at,
-                                                       const PdImportStats *counts);
-gboolean           pd_gemini_reader_get_resumed_whole (PdGeminiReader      *self);
 
 /* Reads one session file once (the format from its name: .json or not). */
 PdImportedSession *pd_gemini_read        (const char  *path,

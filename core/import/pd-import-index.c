@@ -11,8 +11,6 @@
 #include <unistd.h>
 
 #include "pd-claude-code-reader.h"
-#include "pd-codex-reader.h"
-#include "pd-gemini-reader.h"
 #include "pd-import-index.h"
 #include "pd-import-index-private.h"
 #include "pd-import-unit-private.h"
@@ -20,8 +18,8 @@
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
-#include "pd-qwen-reader.h"
 #include "pd-redact.h"
+#include "pd-transcript-reader.h"
 
 /* Units between commits: one transaction per transcript would sync the WAL
  * hundreds of times on a first import. */
@@ -269,13 +267,12 @@ line_ends_before (const char *path,
   return ok;
 }
 
-/* A Qwen Code or Gemini CLI (JSON lines) session an earlier process read
- * (it kept where it ended): a reader that reads on from there, with the
- * facts stored, instead of the whole file again.  Their files are only
- * appended to; one shorter than what was read, or without a line end
- * there, is read again whole (and a Gemini reader reads the whole file
- * again itself when what follows may reach back: see
- * pd_gemini_reader_resume_at()). */
+/* A session of a format only appended to (Qwen Code, Gemini CLI's JSON
+ * lines) an earlier process read (it kept where it ended): a reader that
+ * reads on from there, with the facts stored, instead of the whole file
+ * again.  A file shorter than what was read, or without a line end there,
+ * is read again whole (and a reader may read the whole file again itself
+ * when what follows may reach back: pd_transcript_reader_resume_at()). */
 static PdTranscriptReader *
 resume_from_store (PdImportIndex  *self,
                    PdSessionStore *store,
@@ -283,34 +280,33 @@ resume_from_store (PdImportIndex  *self,
                    goffset        *before)
 {
   PdImportState state;
-  PdImportStats counts = { 0 };
   PdTranscriptReader *reader = NULL;
   KeptPlan *kept;
 
   if (!pd_session_store_get_import_state (store, unit->path, "", &state, NULL))
     return NULL;
-  if ((g_strcmp0 (state.format, "qwen") == 0 || g_strcmp0 (state.format, "gemini") == 0)
+  if (pd_transcript_reader_format_resumes (state.format)
       && state.read_offset > 0 && state.read_offset <= unit->size
-      && state.size <= unit->size && line_ends_before (unit->path, state.read_offset))
+      && state.size <= unit->size && line_ends_before (unit->path, state.read_offset)
+      && (reader = pd_transcript_reader_new_for_format (state.format, unit->path, NULL, NULL)) != NULL)
     {
-      counts.lines = (guint64) MAX (state.lines, 0);
-      counts.skipped_lines = (guint64) MAX (state.skipped_lines, 0);
-      counts.applied_updates = (guint) MAX (state.applied_updates, 0);
-      counts.ignored_updates = (guint) MAX (state.ignored_updates, 0);
-      if (g_strcmp0 (state.format, "qwen") == 0)
-        {
-          reader = PD_TRANSCRIPT_READER (pd_qwen_reader_new (unit->path));
-          pd_qwen_reader_resume_at (PD_QWEN_READER (reader), state.read_offset, state.title, state.cwd,
-                                    state.created_at, state.updated_at, &counts);
-        }
-      else
-        {
-          reader = PD_TRANSCRIPT_READER (pd_gemini_reader_new (unit->path, FALSE));
-          pd_gemini_reader_resume_at (PD_GEMINI_READER (reader), state.read_offset, state.title, state.cwd,
-                                      state.created_at, state.updated_at, &counts);
-        }
+      PdImportResume resume = {
+        .offset = state.read_offset,
+        .title = state.title,
+        .cwd = state.cwd,
+        .created_at = state.created_at,
+        .updated_at = state.updated_at,
+        .counts = {
+          .lines = (guint64) MAX (state.lines, 0),
+          .skipped_lines = (guint64) MAX (state.skipped_lines, 0),
+          .applied_updates = (guint) MAX (state.applied_updates, 0),
+          .ignored_updates = (guint) MAX (state.ignored_updates, 0),
+        },
+      };
+
+      pd_transcript_reader_resume_at (reader, &resume);
       kept = g_new0 (KeptPlan, 1);
-      kept->applied = counts.applied_updates;
+      kept->applied = resume.counts.applied_updates;
       kept->done = state.plan_done;
       kept->total = state.plan_total;
       g_hash_table_replace (self->kept, g_strdup (unit->path), kept);
@@ -391,9 +387,7 @@ prepare_jsonl (PdImportIndex      *self,
               return NULL;
             }
         }
-      if (format == PD_IMPORT_FORMAT_CODEX)
-        reader = PD_TRANSCRIPT_READER (pd_codex_reader_new (unit->path));
-      else if (format != PD_IMPORT_FORMAT_CLAUDE)
+      if (format != PD_IMPORT_FORMAT_CLAUDE)
         reader = pd_transcript_reader_new_for_format (_pd_import_format_name (format), unit->path, NULL, NULL);
       else
         {
@@ -475,13 +469,11 @@ finish_jsonl (PdImportIndex       *self,
       g_ptr_array_add (skipped, pd_import_skip_copy (g_ptr_array_index (more, i)));
   }
 
-  offset = pd_transcript_reader_get_offset (job->reader);
   /* Where another process may read on from (0: from the start). */
-  if (PD_IS_QWEN_READER (job->reader))
-    offset = pd_qwen_reader_get_resume_offset (PD_QWEN_READER (job->reader));
-  /* A resumed Gemini CLI read that had to read the whole file again: a
-   * full read, whose counts are its own. */
-  if (PD_IS_GEMINI_READER (job->reader) && pd_gemini_reader_get_resumed_whole (PD_GEMINI_READER (job->reader)))
+  offset = pd_transcript_reader_get_resume_offset (job->reader);
+  /* A resumed read that had to read the whole file again: a full read,
+   * whose counts are its own. */
+  if (pd_transcript_reader_get_resumed_whole (job->reader))
     {
       job->before = 0;
       job->lines_before = 0;

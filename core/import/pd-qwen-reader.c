@@ -134,43 +134,39 @@ pd_qwen_reader_set_todos_dir (PdQwenReader *self,
   self->todos_dir = g_strdup (dir);
 }
 
-void
-pd_qwen_reader_resume_at (PdQwenReader        *self,
-                          goffset              offset,
-                          const char          *title,
-                          const char          *cwd,
-                          gint64               created_at,
-                          gint64               updated_at,
-                          const PdImportStats *counts)
+/* Reads on from the offset of a session an earlier import (in another
+ * process) read up to there, with the facts it kept: the title, folder,
+ * times and counts are taken as read; the list is not (the index keeps no
+ * plan text), so until a new list is read the checklist is empty and the
+ * index keeps the counts it stored. */
+static void
+qwen_resume_at (PdTranscriptReader   *reader,
+                const PdImportResume *resume)
 {
-  PdImportStats *stats;
+  PdQwenReader *self = PD_QWEN_READER (reader);
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
 
-  g_return_if_fail (PD_IS_QWEN_READER (self));
-  g_return_if_fail (offset >= 0);
-
-  self->offset = offset;
+  self->offset = resume->offset;
   /* Not a first read: no tail search. */
   self->tail_done = TRUE;
-  if (title != NULL && *title != '\0')
-    pd_imported_session_set_title (self->session, title);
-  if (cwd != NULL && *cwd != '\0')
-    pd_imported_session_set_cwd (self->session, cwd);
-  pd_imported_session_note_time (self->session, created_at);
-  pd_imported_session_note_time (self->session, updated_at);
-  stats = pd_imported_session_get_stats (self->session);
-  if (counts != NULL)
-    {
-      stats->lines = counts->lines;
-      stats->skipped_lines = counts->skipped_lines;
-      stats->applied_updates = counts->applied_updates;
-      stats->ignored_updates = counts->ignored_updates;
-    }
+  if (resume->title != NULL && *resume->title != '\0')
+    pd_imported_session_set_title (self->session, resume->title);
+  if (resume->cwd != NULL && *resume->cwd != '\0')
+    pd_imported_session_set_cwd (self->session, resume->cwd);
+  pd_imported_session_note_time (self->session, resume->created_at);
+  pd_imported_session_note_time (self->session, resume->updated_at);
+  stats->lines = resume->counts.lines;
+  stats->skipped_lines = resume->counts.skipped_lines;
+  stats->applied_updates = resume->counts.applied_updates;
+  stats->ignored_updates = resume->counts.ignored_updates;
 }
 
-goffset
-pd_qwen_reader_get_resume_offset (PdQwenReader *self)
+/* The offset read to, or 0 while a todo_write call waits for its result
+ * (whose call a read from the offset would not know). */
+static goffset
+qwen_get_resume_offset (PdTranscriptReader *reader)
 {
-  g_return_val_if_fail (PD_IS_QWEN_READER (self), 0);
+  PdQwenReader *self = PD_QWEN_READER (reader);
 
   return _pd_pending_calls_get_size (self->calls) > 0 ? 0 : self->offset;
 }
@@ -247,6 +243,8 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
   iface->get_offset = qwen_get_offset;
   iface->set_pages = qwen_set_pages;
   iface->dup_resume_argv = qwen_dup_resume_argv;
+  iface->resume_at = qwen_resume_at;
+  iface->get_resume_offset = qwen_get_resume_offset;
 }
 
 /* ---------------------------------------------------------------------- */

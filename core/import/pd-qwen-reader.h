@@ -46,23 +46,6 @@ void               pd_qwen_reader_set_todos_dir  (PdQwenReader  *self,
 /* After an update: how the side file compares with the replay. */
 PdQwenSideCheck    pd_qwen_reader_get_side_check (PdQwenReader  *self);
 
-/* Reads on from @offset of a session an earlier import (in another
- * process) read up to there, with the facts it kept: the title, folder,
- * times and counts are taken as read; the list is not (the index keeps
- * no plan text), so until a new list is read the checklist is empty and
- * the index keeps the counts it stored.  Before the first update. */
-void               pd_qwen_reader_resume_at      (PdQwenReader        *self,
-                                                  goffset              offset,
-                                                  const char          *title,
-                                                  const char          *cwd,
-                                                  gint64               created_at,
-                                                  gint64               updated_at,
-                                                  const PdImportStats *counts);
-/* Where a later import may read on from: the offset read to, or 0 while a
- * todo_write call waits for its result (whose call a read from the
- * offset would not know). */
-goffset            pd_qwen_reader_get_resume_offset (PdQwenReader  *self);
-
 /* Reads one session file once. */
 PdImportedSession *pd_qwen_read                  (const char    *path,
                                                   GError       **error);

@@ -105,6 +105,44 @@ pd_transcript_reader_get_skipped (PdTranscriptReader *self)
   return iface->get_skipped != NULL ? iface->get_skipped (self) : NULL;
 }
 
+void
+pd_transcript_reader_resume_at (PdTranscriptReader   *self,
+                                const PdImportResume *resume)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_READER (self));
+  g_return_if_fail (resume != NULL && resume->offset >= 0);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  g_return_if_fail (iface->resume_at != NULL);
+  iface->resume_at (self, resume);
+}
+
+goffset
+pd_transcript_reader_get_resume_offset (PdTranscriptReader *self)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), 0);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  if (iface->get_resume_offset != NULL)
+    return iface->get_resume_offset (self);
+  return pd_transcript_reader_get_offset (self);
+}
+
+gboolean
+pd_transcript_reader_get_resumed_whole (PdTranscriptReader *self)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), FALSE);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  return iface->get_resumed_whole != NULL && iface->get_resumed_whole (self);
+}
+
 PdTranscriptPages *
 pd_transcript_reader_read_pages (PdTranscriptReader  *self,
                                  GCancellable        *cancellable,
@@ -211,22 +249,33 @@ new_cline (const char *path,
   return PD_TRANSCRIPT_READER (pd_cline_reader_new (path));
 }
 
-/* The format names are those of the import index's rows: never renamed. */
+/* The format names are those of the import index's rows: never renamed.
+ * Those that resume have readers that implement resume_at. */
 static const struct
 {
   const char          *format;
   PdTranscriptReader *(*new) (const char *path,
                               const char *agent_id);
+  gboolean             resumes;
 } readers[] = {
-  { "claude",           new_claude },
-  { "codex",            new_codex },
-  { "opencode-db",      new_opencode_db },
-  { "opencode-storage", new_opencode_storage },
-  { "qwen",             new_qwen },
-  { "gemini",           new_gemini },
-  { "gemini-json",      new_gemini_json },
-  { "cline",            new_cline },
+  { "claude",           new_claude,           FALSE },
+  { "codex",            new_codex,            FALSE },
+  { "opencode-db",      new_opencode_db,      FALSE },
+  { "opencode-storage", new_opencode_storage, FALSE },
+  { "qwen",             new_qwen,             TRUE },
+  { "gemini",           new_gemini,           TRUE },
+  { "gemini-json",      new_gemini_json,      FALSE },
+  { "cline",            new_cline,            FALSE },
 };
+
+gboolean
+pd_transcript_reader_format_resumes (const char *format)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
+    if (g_strcmp0 (readers[i].format, format) == 0)
+      return readers[i].resumes;
+  return FALSE;
+}
 
 PdTranscriptReader *
 pd_transcript_reader_new_for_format (const char  *format,

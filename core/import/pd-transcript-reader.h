@@ -37,6 +37,19 @@ G_BEGIN_DECLS
 
 G_DECLARE_INTERFACE (PdTranscriptReader, pd_transcript_reader, PD, TRANSCRIPT_READER, GObject)
 
+/* What an import stored of a session it read up to @offset, for a reader
+ * in a later process to read on from there (pd_transcript_reader_resume_at()):
+ * the facts and counts are taken as read. */
+typedef struct
+{
+  goffset        offset;
+  const char    *title;
+  const char    *cwd;
+  gint64         created_at;
+  gint64         updated_at;
+  PdImportStats  counts;    /* lines, skipped_lines, applied_updates, ignored_updates */
+} PdImportResume;
+
 struct _PdTranscriptReaderInterface
 {
   GTypeInterface parent_iface;
@@ -65,6 +78,16 @@ struct _PdTranscriptReaderInterface
   /* The agent's own command that continues the session, once read; NULL
    * when there is none. */
   GStrv              (*dup_resume_argv) (PdTranscriptReader *self);
+  /* Optional, for formats only ever appended to: before the first update,
+   * read on from what an earlier import stored. */
+  void               (*resume_at)    (PdTranscriptReader   *self,
+                                      const PdImportResume *resume);
+  /* Optional: where a later import may read on from (get_offset when
+   * unset). */
+  goffset            (*get_resume_offset) (PdTranscriptReader *self);
+  /* Optional: whether the last update of a resumed reader had to read the
+   * whole file again (FALSE when unset). */
+  gboolean           (*get_resumed_whole) (PdTranscriptReader *self);
 };
 
 const char        *pd_transcript_reader_get_format   (PdTranscriptReader  *self);
@@ -82,6 +105,22 @@ goffset            pd_transcript_reader_get_offset   (PdTranscriptReader  *self)
 /* (transfer none) (nullable): NULL when the format has nothing beside the
  * transcript to pass over. */
 GPtrArray         *pd_transcript_reader_get_skipped  (PdTranscriptReader  *self);
+
+/* Whether the readers of @format read on from an earlier import's offset
+ * (pd_transcript_reader_resume_at()): formats only ever appended to. */
+gboolean           pd_transcript_reader_format_resumes  (const char           *format);
+/* Before the first update, on a reader of a format that resumes: reads on
+ * from @resume->offset with the facts stored then, not the whole file. */
+void               pd_transcript_reader_resume_at       (PdTranscriptReader   *self,
+                                                         const PdImportResume *resume);
+/* After an update: where a later import may read on from (0: from the
+ * start), which may lie before the offset read to (a call whose result
+ * is still to come). */
+goffset            pd_transcript_reader_get_resume_offset (PdTranscriptReader *self);
+/* After an update of a resumed reader: whether it read the whole file
+ * again (what followed the offset reached back before it); its counts are
+ * then its own. */
+gboolean           pd_transcript_reader_get_resumed_whole (PdTranscriptReader *self);
 
 /* Reads the session whole for its pages.  On a reader not yet updated (it
  * reads from the start): its session is then the replay of the whole
