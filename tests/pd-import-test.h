@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-checklist.h"
+#include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-imported-session.h"
 
@@ -129,6 +130,52 @@ pd_import_test_rmtree (const char *path)
   if (dir)
     g_dir_close (dir);
   g_rmdir (path);
+}
+
+/* A database of the test's own, in a new temporary folder (*@db_dir, for
+ * pd_import_test_rmtree()), and its store. */
+static inline PdSessionStore *
+pd_import_test_new_store (char **db_dir)
+{
+  GError *error = NULL;
+  char *db_path;
+  PdSessionStore *store;
+  PdDb *db;
+
+  *db_dir = pd_import_test_tmpdir ();
+  db_path = g_build_filename (*db_dir, "sessions.db", NULL);
+  db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  g_object_unref (db);
+  g_free (db_path);
+  return store;
+}
+
+/* One import of @dir into @store by a new index, as a new process makes
+ * one (nothing of the last is kept but the database): its counts in
+ * *@stats, and the row of the one session there. */
+static inline PdSessionInfo *
+pd_import_test_import_fresh (PdSessionStore     *store,
+                             const char         *dir,
+                             PdImportIndexStats *stats)
+{
+  PdImportIndex *index = pd_import_index_new ();
+  GPtrArray *list;
+  GError *error = NULL;
+  const char *roots[] = { dir, NULL };
+  PdSessionInfo *info;
+
+  memset (stats, 0, sizeof *stats);
+  g_assert_true (pd_import_index_run_paths (index, store, roots, stats, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+  info = pd_session_info_copy (g_ptr_array_index (list, 0));
+  g_ptr_array_unref (list);
+  g_object_unref (index);
+  return info;
 }
 
 /* "text:status|text:status" of the agent's section, for compact asserts. */

@@ -334,28 +334,6 @@ test_index_overrides (void)
   pd_import_test_rmtree (db_dir);
 }
 
-/* One import into @store by a new index (as a new process makes one:
- * nothing of the last is kept but the database); its counts and the
- * session's row. */
-static PdSessionInfo *
-import_fresh (PdSessionStore     *store,
-              const char         *dir,
-              PdImportIndexStats *stats)
-{
-  g_autoptr(PdImportIndex) index = pd_import_index_new ();
-  g_autoptr(GPtrArray) list = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *roots[] = { dir, NULL };
-
-  memset (stats, 0, sizeof *stats);
-  g_assert_true (pd_import_index_run_paths (index, store, roots, stats, NULL, &error));
-  g_assert_no_error (error);
-  list = pd_session_store_list (store, NULL, FALSE, 0, 10, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (list->len, ==, 1);
-  return pd_session_info_copy (g_ptr_array_index (list, 0));
-}
-
 #define USER_MSG(id, text) "{\"id\":\"" id "\",\"timestamp\":\"2026-04-05T10:00:02.000Z\",\"type\":\"user\",\"content\":[{\"text\":\"" text "\"}]}"
 #define LIST_ABC "[{\"description\":\"A\",\"status\":\"completed\"},{\"description\":\"B\",\"status\":\"completed\"},{\"description\":\"C\",\"status\":\"in_progress\"}]"
 
@@ -371,12 +349,9 @@ test_index_resume (void)
 {
   const char *first[] = { HEADER, USER_MSG ("u1", "Go"), MSG ("m1", TODOS (LIST_AB, "success")), NULL };
   g_autofree char *dir = pd_import_test_tmpdir ();
-  g_autofree char *db_dir = pd_import_test_tmpdir ();
-  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autofree char *db_dir = NULL;
   g_autofree char *path = pd_import_test_write (dir, "lantern/chats/session-1.jsonl", first);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
-  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdSessionStore) store = pd_import_test_new_store (&db_dir);
   PdImportIndexStats stats;
   PdSessionInfo *info;
   const char *more = USER_MSG ("u2", "Now the tests") "\n";
@@ -386,7 +361,7 @@ test_index_resume (void)
   const char *rewind = "{\"$rewindTo\":\"u1\"}\n";
   GStatBuf st;
 
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_assert_cmpuint (info->plan_done, ==, 1);
   g_assert_cmpuint (info->plan_total, ==, 2);
@@ -395,7 +370,7 @@ test_index_resume (void)
 
   /* A message without a list: only it is read; counts and title stand. */
   pd_import_test_append (path, more);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_appended, ==, 1);
   g_assert_cmpuint (stats.read_full, ==, 0);
   g_assert_cmpuint (stats.bytes_read, ==, strlen (more));
@@ -407,7 +382,7 @@ test_index_resume (void)
 
   /* $set: read alone, and it names the session. */
   pd_import_test_append (path, named);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_appended, ==, 1);
   g_assert_cmpuint (stats.bytes_read, ==, strlen (named));
   g_assert_cmpstr (info->task, ==, "Reload on SIGHUP");
@@ -417,7 +392,7 @@ test_index_resume (void)
   /* A new list: the whole file again (it might have replaced an earlier
    * message), and its counts. */
   pd_import_test_append (path, list);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_assert_cmpuint (stats.read_appended, ==, 0);
@@ -430,7 +405,7 @@ test_index_resume (void)
   /* That message written again, failed: its list no longer counts, as a
    * first read says (the list before it is the plan again). */
   pd_import_test_append (path, failed_again);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_assert_cmpuint (info->plan_done, ==, 1);
   g_assert_cmpuint (info->plan_total, ==, 2);
@@ -438,7 +413,7 @@ test_index_resume (void)
 
   /* A rewind to before where the last import ended: no list is left. */
   pd_import_test_append (path, rewind);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_assert_cmpuint (info->plan_done, ==, 0);
   g_assert_cmpuint (info->plan_total, ==, 0);
@@ -446,7 +421,7 @@ test_index_resume (void)
 
   /* Then appended again: read on, from the new end. */
   pd_import_test_append (path, more);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_appended, ==, 1);
   g_assert_cmpuint (stats.bytes_read, ==, strlen (more));
   g_assert_cmpuint (info->plan_total, ==, 0);
@@ -457,7 +432,7 @@ test_index_resume (void)
     const char *other[] = { HEADER, MSG ("m9", TODOS (LIST_A, "success")), NULL };
     g_autofree char *again = pd_import_test_write (dir, "lantern/chats/session-1.jsonl", other);
 
-    info = import_fresh (store, dir, &stats);
+    info = pd_import_test_import_fresh (store, dir, &stats);
     g_assert_cmpuint (stats.read_full, ==, 1);
     g_assert_cmpuint (info->plan_done, ==, 0);
     g_assert_cmpuint (info->plan_total, ==, 1);

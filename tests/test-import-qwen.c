@@ -265,29 +265,6 @@ test_read_path (void)
   g_assert_cmpuint (scanned->len, ==, 2);
 }
 
-/* One import into @store by a new index (as a new process makes one:
- * nothing of the last is kept but the database); its counts and the
- * session's row. */
-static PdSessionInfo *
-import_fresh (PdSessionStore     *store,
-              const char         *dir,
-              PdImportIndexStats *stats)
-{
-  g_autoptr(PdImportIndex) index = pd_import_index_new ();
-  g_autoptr(GPtrArray) list = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *roots[] = { dir, NULL };
-  guint total;
-
-  memset (stats, 0, sizeof *stats);
-  g_assert_true (pd_import_index_run_paths (index, store, roots, stats, NULL, &error));
-  g_assert_no_error (error);
-  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (list->len, ==, 1);
-  return pd_session_info_copy (g_ptr_array_index (list, 0));
-}
-
 /* Imports in new processes read on from where the last one ended: only the
  * appended bytes are read (all of the file was, before).  The counts stored
  * stand until a new list comes; a todo_write call still waiting for its
@@ -298,12 +275,9 @@ test_index_resume (void)
 {
   const char *first[] = { USER ("Go"), CALL ("c1", TODOS_AB), RESULT ("c1", "success"), NULL };
   g_autofree char *dir = pd_import_test_tmpdir ();
-  g_autofree char *db_dir = pd_import_test_tmpdir ();
-  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autofree char *db_dir = NULL;
   g_autofree char *path = pd_import_test_write (dir, "chats/s1.jsonl", first);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
-  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdSessionStore) store = pd_import_test_new_store (&db_dir);
   PdImportIndexStats stats;
   PdSessionInfo *info;
   const char *more = USER ("Now the tests") "\n";
@@ -312,7 +286,7 @@ test_index_resume (void)
   const char *answer = RESULT ("c3", "success") "\n";
   GStatBuf st;
 
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_assert_cmpuint (info->plan_done, ==, 1);
   g_assert_cmpuint (info->plan_total, ==, 2);
@@ -320,7 +294,7 @@ test_index_resume (void)
 
   /* A line without a list: only it is read; the stored counts and title stand. */
   pd_import_test_append (path, more);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_appended, ==, 1);
   g_assert_cmpuint (stats.read_full, ==, 0);
   g_assert_cmpuint (stats.bytes_read, ==, strlen (more));
@@ -333,7 +307,7 @@ test_index_resume (void)
 
   /* A new list: read alone, and its counts stored. */
   pd_import_test_append (path, list);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.read_appended, ==, 1);
   g_assert_cmpuint (stats.bytes_read, ==, strlen (list));
   g_assert_cmpuint (info->plan_done, ==, 2);
@@ -342,11 +316,11 @@ test_index_resume (void)
 
   /* A call whose result is not written yet, then its result. */
   pd_import_test_append (path, waiting);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpuint (stats.bytes_read, ==, strlen (waiting));
   pd_session_info_free (info);
   pd_import_test_append (path, answer);
-  info = import_fresh (store, dir, &stats);
+  info = pd_import_test_import_fresh (store, dir, &stats);
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpuint (stats.read_full, ==, 1);
   g_assert_cmpuint (stats.bytes_read, ==, (guint64) st.st_size);
