@@ -488,23 +488,11 @@ local_list_sessions_async (PdSource *source, const char *query, gboolean full_te
   start_op (PD_LOCAL_SOURCE (source), op, local_list_sessions_async, cancellable, callback, user_data);
 }
 
-static PdSessionPage *
-local_list_sessions_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 local_get_session_async (PdSource *source, const char *id, GCancellable *cancellable,
                          GAsyncReadyCallback callback, gpointer user_data)
 {
   start_op (PD_LOCAL_SOURCE (source), op_new (OP_GET, id), local_get_session_async, cancellable, callback, user_data);
-}
-
-static PdSessionInfo *
-local_get_session_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -514,27 +502,6 @@ local_get_plan_async (PdSource *source, const char *id, GCancellable *cancellabl
   start_op (PD_LOCAL_SOURCE (source), op_new (OP_PLAN, id), local_get_plan_async, cancellable, callback, user_data);
 }
 
-static gboolean
-local_get_plan_finish (PdSource *source, GAsyncResult *result, PdPlanState **plan, GError **error)
-{
-  GError *local_error = NULL;
-  PdPlanState *state = g_task_propagate_pointer (G_TASK (result), &local_error);
-
-  if (local_error != NULL)
-    {
-      g_propagate_error (error, local_error);
-      if (plan)
-        *plan = NULL;
-      return FALSE;
-    }
-
-  if (plan)
-    *plan = state;
-  else
-    g_clear_pointer (&state, pd_plan_state_free);
-  return TRUE;
-}
-
 static void
 local_get_plan_history_async (PdSource *source, const char *id, GCancellable *cancellable,
                               GAsyncReadyCallback callback, gpointer user_data)
@@ -542,23 +509,11 @@ local_get_plan_history_async (PdSource *source, const char *id, GCancellable *ca
   start_op (PD_LOCAL_SOURCE (source), op_new (OP_HISTORY, id), local_get_plan_history_async, cancellable, callback, user_data);
 }
 
-static GPtrArray *
-local_get_plan_history_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 local_get_messages_async (PdSource *source, const char *id, GCancellable *cancellable,
                           GAsyncReadyCallback callback, gpointer user_data)
 {
   start_op (PD_LOCAL_SOURCE (source), op_new (OP_MESSAGES, id), local_get_messages_async, cancellable, callback, user_data);
-}
-
-static JsonArray *
-local_get_messages_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -572,22 +527,10 @@ local_get_events_async (PdSource *source, const char *session_id, gint64 after_s
   start_op (PD_LOCAL_SOURCE (source), op, local_get_events_async, cancellable, callback, user_data);
 }
 
-static GPtrArray *
-local_get_events_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 local_get_usage_async (PdSource *source, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   start_op (PD_LOCAL_SOURCE (source), op_new (OP_USAGE, NULL), local_get_usage_async, cancellable, callback, user_data);
-}
-
-static JsonObject *
-local_get_usage_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -599,16 +542,6 @@ local_update_session_async (PdSource *source, const char *id, const char *name, 
   op->name = g_strdup (name);
   op->pinned = pinned;
   start_op (PD_LOCAL_SOURCE (source), op, local_update_session_async, cancellable, callback, user_data);
-}
-
-static gboolean
-local_boolean_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
-
-  if (ok)
-    pd_source_emit_changed (source);
-  return ok;
 }
 
 static void
@@ -692,12 +625,6 @@ local_get_resume_command_async (PdSource *source, const char *session_id, GCance
             cancellable, callback, user_data);
 }
 
-static PdResumeCommand *
-local_get_resume_command_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 local_import_transcripts_async (PdSource *source, GCancellable *cancellable,
                                 GAsyncReadyCallback callback, gpointer user_data)
@@ -728,29 +655,19 @@ source_iface_init (PdSourceInterface *iface)
   iface->get_title = local_get_title;
   iface->get_kind = local_get_kind;
   iface->list_sessions_async = local_list_sessions_async;
-  iface->list_sessions_finish = local_list_sessions_finish;
   iface->get_session_async = local_get_session_async;
-  iface->get_session_finish = local_get_session_finish;
   iface->get_plan_async = local_get_plan_async;
-  iface->get_plan_finish = local_get_plan_finish;
   iface->get_plan_history_async = local_get_plan_history_async;
-  iface->get_plan_history_finish = local_get_plan_history_finish;
   iface->get_messages_async = local_get_messages_async;
-  iface->get_messages_finish = local_get_messages_finish;
   iface->get_events_async = local_get_events_async;
-  iface->get_events_finish = local_get_events_finish;
   iface->get_usage_async = local_get_usage_async;
-  iface->get_usage_finish = local_get_usage_finish;
   iface->update_session_async = local_update_session_async;
-  iface->update_session_finish = local_boolean_finish;
   iface->delete_session_async = local_delete_session_async;
-  iface->delete_session_finish = local_boolean_finish;
   iface->get_checklist_async = local_get_checklist_async;
   iface->get_checklist_finish = local_get_checklist_finish;
   iface->save_checklist_async = local_save_checklist_async;
   iface->save_checklist_finish = local_save_checklist_finish;
   iface->get_resume_command_async = local_get_resume_command_async;
-  iface->get_resume_command_finish = local_get_resume_command_finish;
   iface->import_transcripts_async = local_import_transcripts_async;
   iface->import_transcripts_finish = local_import_transcripts_finish;
 }

@@ -268,6 +268,20 @@ pd_source_get_kind (PdSource *self)
   return PD_SOURCE_GET_IFACE (self)->get_kind (self);
 }
 
+/* The finish of a change a source returned on a GTask: its sessions
+ * changed when it succeeded. */
+static gboolean
+task_changed_finish (PdSource      *self,
+                     GAsyncResult  *result,
+                     GError       **error)
+{
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
+
+  if (ok)
+    pd_source_emit_changed (self);
+  return ok;
+}
+
 void
 pd_source_list_sessions_async (PdSource            *self,
                                const char          *query,
@@ -287,8 +301,14 @@ pd_source_list_sessions_finish (PdSource      *self,
                                 GAsyncResult  *result,
                                 GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
-  return PD_SOURCE_GET_IFACE (self)->list_sessions_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->list_sessions_finish != NULL)
+    return iface->list_sessions_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void
@@ -307,8 +327,14 @@ pd_source_get_session_finish (PdSource      *self,
                               GAsyncResult  *result,
                               GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
-  return PD_SOURCE_GET_IFACE (self)->get_session_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_session_finish != NULL)
+    return iface->get_session_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void
@@ -335,8 +361,27 @@ pd_source_get_plan_finish (PdSource      *self,
                            PdPlanState  **plan,
                            GError       **error)
 {
+  PdSourceInterface *iface;
+  PdPlanState *state;
+  GError *local_error = NULL;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
-  return PD_SOURCE_GET_IFACE (self)->get_plan_finish (self, result, plan, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_plan_finish != NULL)
+    return iface->get_plan_finish (self, result, plan, error);
+
+  state = g_task_propagate_pointer (G_TASK (result), &local_error);
+  if (plan != NULL)
+    *plan = state;
+  else
+    g_clear_pointer (&state, pd_plan_state_free);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void
@@ -361,8 +406,14 @@ pd_source_get_plan_history_finish (PdSource      *self,
                                    GAsyncResult  *result,
                                    GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
-  return PD_SOURCE_GET_IFACE (self)->get_plan_history_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_plan_history_finish != NULL)
+    return iface->get_plan_history_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void
@@ -381,8 +432,14 @@ pd_source_get_messages_finish (PdSource      *self,
                                GAsyncResult  *result,
                                GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
-  return PD_SOURCE_GET_IFACE (self)->get_messages_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_messages_finish != NULL)
+    return iface->get_messages_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void
@@ -409,8 +466,14 @@ pd_source_get_events_finish (PdSource      *self,
                              GAsyncResult  *result,
                              GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
-  return PD_SOURCE_GET_IFACE (self)->get_events_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_events_finish != NULL)
+    return iface->get_events_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void
@@ -428,8 +491,14 @@ pd_source_get_usage_finish (PdSource      *self,
                             GAsyncResult  *result,
                             GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
-  return PD_SOURCE_GET_IFACE (self)->get_usage_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_usage_finish != NULL)
+    return iface->get_usage_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**
@@ -455,8 +524,14 @@ pd_source_update_session_finish (PdSource      *self,
                                  GAsyncResult  *result,
                                  GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
-  return PD_SOURCE_GET_IFACE (self)->update_session_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->update_session_finish != NULL)
+    return iface->update_session_finish (self, result, error);
+  return task_changed_finish (self, result, error);
 }
 
 void
@@ -475,8 +550,14 @@ pd_source_delete_session_finish (PdSource      *self,
                                  GAsyncResult  *result,
                                  GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
-  return PD_SOURCE_GET_IFACE (self)->delete_session_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->delete_session_finish != NULL)
+    return iface->delete_session_finish (self, result, error);
+  return task_changed_finish (self, result, error);
 }
 
 void
@@ -528,6 +609,12 @@ pd_source_save_checklist_finish (PdSource      *self,
                                  GAsyncResult  *result,
                                  GError       **error)
 {
+  PdSourceInterface *iface;
+
   g_return_val_if_fail (PD_IS_SOURCE (self), FALSE);
-  return PD_SOURCE_GET_IFACE (self)->save_checklist_finish (self, result, error);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->save_checklist_finish != NULL)
+    return iface->save_checklist_finish (self, result, error);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -86,6 +86,10 @@ typedef struct
 
 G_DECLARE_INTERFACE (PdSource, pd_source, PD, SOURCE, GObject)
 
+/* A source returns each value on the GTask its _async made: then it may
+ * leave the matching _finish NULL, and the task's value is taken (the plan
+ * read as a PdPlanState; a successful update or delete emits ::changed).
+ * get_checklist_finish is the source's own. */
 struct _PdSourceInterface
 {
   GTypeInterface parent_iface;

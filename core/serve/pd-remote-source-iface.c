@@ -39,12 +39,6 @@ remote_list_sessions_async (PdSource *source, const char *query, gboolean full_t
               remote_list_sessions_async, cancellable, callback, user_data);
 }
 
-static gpointer
-remote_pointer_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 remote_get_session_async (PdSource *source, const char *id, GCancellable *cancellable,
                           GAsyncReadyCallback callback, gpointer user_data)
@@ -68,26 +62,6 @@ remote_get_plan_async (PdSource *source, const char *id, GCancellable *cancellab
   call = _pd_remote_source_call_new (OP_PLAN, "GET", id, self->has_detail == 0 ? "/api/sessions/%s/plan" : "/api/sessions/%s/plan/detail", id);
   call->detail = self->has_detail != 0;
   _pd_remote_source_start_call (self, call, remote_get_plan_async, cancellable, callback, user_data);
-}
-
-static gboolean
-remote_get_plan_finish (PdSource *source, GAsyncResult *result, PdPlanState **plan, GError **error)
-{
-  GError *local_error = NULL;
-  PdPlanState *state = g_task_propagate_pointer (G_TASK (result), &local_error);
-
-  if (plan)
-    *plan = NULL;
-  if (local_error != NULL)
-    {
-      g_propagate_error (error, local_error);
-      return FALSE;
-    }
-  if (plan)
-    *plan = state;
-  else
-    g_clear_pointer (&state, pd_plan_state_free);
-  return TRUE;
 }
 
 static void
@@ -159,16 +133,6 @@ remote_update_session_async (PdSource *source, const char *id, const char *name,
   _pd_remote_source_start_call (self, call, remote_update_session_async, cancellable, callback, user_data);
 }
 
-static gboolean
-remote_boolean_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
-
-  if (ok)
-    pd_source_emit_changed (source);
-  return ok;
-}
-
 static void
 remote_delete_session_async (PdSource *source, const char *id, GCancellable *cancellable,
                              GAsyncReadyCallback callback, gpointer user_data)
@@ -213,37 +177,21 @@ remote_save_checklist_async (PdSource *source, const char *session_id, PdCheckli
   remote_no_checklists (source, remote_save_checklist_async, cancellable, callback, user_data);
 }
 
-static gboolean
-remote_save_checklist_finish (PdSource *source, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 void
 _pd_remote_source_iface_init (PdSourceInterface *iface)
 {
   iface->get_title = remote_get_title;
   iface->get_kind = remote_get_kind;
   iface->list_sessions_async = remote_list_sessions_async;
-  iface->list_sessions_finish = (gpointer) remote_pointer_finish;
   iface->get_session_async = remote_get_session_async;
-  iface->get_session_finish = (gpointer) remote_pointer_finish;
   iface->get_plan_async = remote_get_plan_async;
-  iface->get_plan_finish = remote_get_plan_finish;
   iface->get_plan_history_async = remote_get_plan_history_async;
-  iface->get_plan_history_finish = (gpointer) remote_pointer_finish;
   iface->get_messages_async = remote_get_messages_async;
-  iface->get_messages_finish = (gpointer) remote_pointer_finish;
   iface->get_events_async = remote_get_events_async;
-  iface->get_events_finish = (gpointer) remote_pointer_finish;
   iface->get_usage_async = remote_get_usage_async;
-  iface->get_usage_finish = (gpointer) remote_pointer_finish;
   iface->update_session_async = remote_update_session_async;
-  iface->update_session_finish = remote_boolean_finish;
   iface->delete_session_async = remote_delete_session_async;
-  iface->delete_session_finish = remote_boolean_finish;
   iface->get_checklist_async = remote_get_checklist_async;
   iface->get_checklist_finish = remote_get_checklist_finish;
   iface->save_checklist_async = remote_save_checklist_async;
-  iface->save_checklist_finish = remote_save_checklist_finish;
 }
