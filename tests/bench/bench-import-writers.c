@@ -67,6 +67,17 @@ claude_time (GString *out,
 
 static const char *todo_states[] = { "pending", "in_progress", "completed" };
 
+/* What opens every Claude Code assistant line, up to its content blocks,
+ * and what follows a tool result line's parentUuid, up to the id of the
+ * call it answers. */
+#define CLAUDE_ASSISTANT \
+  "{\"parentUuid\":\"p\",\"isSidechain\":false,\"cwd\":\"/home/dev/project\",\"sessionId\":\"bench\"," \
+  "\"type\":\"assistant\",\"message\":{\"model\":\"claude\",\"id\":\"msg\",\"type\":\"message\"," \
+  "\"role\":\"assistant\",\"content\":["
+#define CLAUDE_TOOL_RESULT \
+  "\"isSidechain\":false,\"cwd\":\"/home/dev/project\",\"sessionId\":\"bench\"," \
+  "\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\""
+
 /* One Claude Code session file. */
 guint64
 write_claude (const char *path,
@@ -105,9 +116,7 @@ write_claude (const char *path,
           /* TodoWrite and its result. */
           guint n_items = 3 + r % 6;
 
-          g_string_append (out, "{\"parentUuid\":\"p\",\"isSidechain\":false,\"cwd\":\"/home/dev/project\",\"sessionId\":\"bench\","
-                                "\"type\":\"assistant\",\"message\":{\"model\":\"claude\",\"id\":\"msg\",\"type\":\"message\","
-                                "\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"");
+          g_string_append (out, CLAUDE_ASSISTANT "{\"type\":\"tool_use\",\"id\":\"");
           g_string_append (out, id);
           g_string_append (out, "\",\"name\":\"TodoWrite\",\"input\":{\"todos\":[");
           for (guint i = 0; i < n_items; i++)
@@ -119,8 +128,7 @@ write_claude (const char *path,
             }
           g_string_append (out, "]}}],\"stop_reason\":null},\"uuid\":\"a1\",");
           claude_time (out, n);
-          g_string_append (out, "}\n{\"parentUuid\":\"a1\",\"isSidechain\":false,\"cwd\":\"/home/dev/project\",\"sessionId\":\"bench\","
-                                "\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"");
+          g_string_append (out, "}\n{\"parentUuid\":\"a1\"," CLAUDE_TOOL_RESULT);
           g_string_append (out, id);
           g_string_append (out, "\",\"type\":\"tool_result\",\"content\":\"Todos have been modified successfully.\"}]},\"uuid\":\"r1\",");
           claude_time (out, n + 1);
@@ -130,9 +138,7 @@ write_claude (const char *path,
       else if (kind < 8)
         {
           /* Assistant text. */
-          g_string_append (out, "{\"parentUuid\":\"p\",\"isSidechain\":false,\"cwd\":\"/home/dev/project\",\"sessionId\":\"bench\","
-                                "\"type\":\"assistant\",\"message\":{\"model\":\"claude\",\"id\":\"msg\",\"type\":\"message\","
-                                "\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"");
+          g_string_append (out, CLAUDE_ASSISTANT "{\"type\":\"text\",\"text\":\"");
           add_text (out, &rng, 100 + r % 1500);
           g_string_append (out, "\"}],\"usage\":{\"input_tokens\":4,\"output_tokens\":120}},\"uuid\":\"a2\",");
           claude_time (out, n);
@@ -145,16 +151,13 @@ write_claude (const char *path,
           static const char * const tools[] = { "Bash", "Read", "Edit", "Grep" };
           const char *tool = tools[r % G_N_ELEMENTS (tools)];
 
-          g_string_append (out, "{\"parentUuid\":\"p\",\"isSidechain\":false,\"cwd\":\"/home/dev/project\",\"sessionId\":\"bench\","
-                                "\"type\":\"assistant\",\"message\":{\"model\":\"claude\",\"id\":\"msg\",\"type\":\"message\","
-                                "\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"");
+          g_string_append (out, CLAUDE_ASSISTANT "{\"type\":\"tool_use\",\"id\":\"");
           g_string_append (out, id);
           g_string_append_printf (out, "\",\"name\":\"%s\",\"input\":{\"command\":\"", tool);
           add_text (out, &rng, 40 + r % 200);
           g_string_append (out, "\"}}]},\"uuid\":\"a3\",");
           claude_time (out, n);
-          g_string_append (out, "}\n{\"parentUuid\":\"a3\",\"isSidechain\":false,\"cwd\":\"/home/dev/project\",\"sessionId\":\"bench\","
-                                "\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"");
+          g_string_append (out, "}\n{\"parentUuid\":\"a3\"," CLAUDE_TOOL_RESULT);
           g_string_append (out, id);
           g_string_append (out, "\",\"type\":\"tool_result\",\"content\":\"");
           add_text (out, &rng, 500 + rng_next (&rng) % 12000);
