@@ -23,8 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
 #include "pd-claude-code-reader.h"
 #include "pd-claude-code-reader-private.h"
 #include "pd-import-private.h"
@@ -933,21 +931,16 @@ claude_update (PdTranscriptReader  *reader,
   guint n = 0;
   Stream *main_stream;
   goffset main_before;
+  goffset tail;
 
   g_ptr_array_set_size (self->skipped, 0);
   find_subagents (self);
 
   main_stream = g_ptr_array_index (self->streams, 0);
-  if (!self->tail_done)
-    {
-      GStatBuf st;
-
-      self->tail_done = TRUE;
-      if (main_stream->offset == 0 && self->streams->len == 1
-          && g_stat (self->path, &st) == 0 && (goffset) st.st_size > _pd_import_get_tail_threshold ()
-          && !read_tail (self, (goffset) st.st_size, cancellable, error))
-        return FALSE;
-    }
+  tail = _pd_import_first_tail_size (&self->tail_done, main_stream->offset, self->path);
+  /* With subagent files beside it, a transcript is read whole. */
+  if (tail > 0 && self->streams->len == 1 && !read_tail (self, tail, cancellable, error))
+    return FALSE;
   main_before = main_stream->offset;
 
   for (guint i = 0; i < self->streams->len; i++)

@@ -9,8 +9,6 @@
 
 #include <string.h>
 
-#include <glib/gstdio.h>
-
 #include "pd-codex-reader.h"
 #include "pd-import-private.h"
 #include "pd-jsonl-backward.h"
@@ -964,17 +962,10 @@ codex_update (PdTranscriptReader  *reader,
               GError             **error)
 {
   PdCodexReader *self = PD_CODEX_READER (reader);
+  goffset tail = _pd_import_first_tail_size (&self->tail_done, self->offset, self->path);
 
-  if (!self->tail_done)
-    {
-      GStatBuf st;
-
-      self->tail_done = TRUE;
-      if (self->offset == 0 && g_stat (self->path, &st) == 0
-          && (goffset) st.st_size > _pd_import_get_tail_threshold ()
-          && !read_tail (self, (goffset) st.st_size, cancellable, error))
-        return FALSE;
-    }
+  if (tail > 0 && !read_tail (self, tail, cancellable, error))
+    return FALSE;
   return read_lines (self, self->offset, 0, &self->offset, cancellable, error);
 }
 

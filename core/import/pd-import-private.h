@@ -179,6 +179,12 @@ guint32      _pd_needles_scan         (const PdNeedles    *self,
 
 goffset      _pd_import_get_tail_threshold (void);
 goffset      _pd_import_get_tail_bound     (void);
+/* On a reader's first update only (*@tail_done, then set): the size of
+ * the transcript at @path when it is read from its end, a first read (from
+ * @offset 0) of a file over the threshold; else 0. */
+goffset      _pd_import_first_tail_size    (gboolean     *tail_done,
+                                            goffset       offset,
+                                            const char   *path);
 /* For tests, which cannot write files of many MB: lower limits (0, 0 puts
  * the defaults back).  Not thread-safe: set before reading. */
 void         _pd_import_set_tail_limits    (goffset threshold,

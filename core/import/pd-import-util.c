@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 #include "pd-import-private.h"
 #include "pd-jsonl-reader.h"
@@ -568,6 +569,21 @@ goffset
 _pd_import_get_tail_bound (void)
 {
   return tail_bound;
+}
+
+goffset
+_pd_import_first_tail_size (gboolean   *tail_done,
+                            goffset     offset,
+                            const char *path)
+{
+  GStatBuf st;
+
+  if (*tail_done)
+    return 0;
+  *tail_done = TRUE;
+  if (offset != 0 || g_stat (path, &st) != 0 || (goffset) st.st_size <= tail_threshold)
+    return 0;
+  return (goffset) st.st_size;
 }
 
 void

@@ -9,8 +9,6 @@
 
 #include <string.h>
 
-#include <glib/gstdio.h>
-
 #include "pd-import-private.h"
 #include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
@@ -808,17 +806,10 @@ qwen_update (PdTranscriptReader  *reader,
              GError             **error)
 {
   PdQwenReader *self = PD_QWEN_READER (reader);
+  goffset tail = _pd_import_first_tail_size (&self->tail_done, self->offset, self->path);
 
-  if (!self->tail_done)
-    {
-      GStatBuf st;
-
-      self->tail_done = TRUE;
-      if (self->offset == 0 && g_stat (self->path, &st) == 0
-          && (goffset) st.st_size > _pd_import_get_tail_threshold ()
-          && !read_tail (self, (goffset) st.st_size, cancellable, error))
-        return FALSE;
-    }
+  if (tail > 0 && !read_tail (self, tail, cancellable, error))
+    return FALSE;
   if (!read_lines (self, self->offset, 0, &self->offset, cancellable, error))
     return FALSE;
   check_side_file (self);
