@@ -46,6 +46,43 @@ typedef struct
   char    *title;
 } Track;
 
+/* Which notification server GLib sends to.  GLib picks its backend once
+ * per process, at the first notification: org.gtk.Notifications when that
+ * name has an owner, else org.freedesktop.Notifications. */
+typedef enum
+{
+  SERVER_NONE,
+  SERVER_GTK,
+  SERVER_FDO,
+} ServerKind;
+
+/* The backend GLib picked, once a notification was sent (main thread). */
+static ServerKind glib_backend = SERVER_NONE;
+
+enum { NAME_GTK, NAME_FDO, N_NAMES };
+
+static const char * const server_names[N_NAMES] = {
+  "org.gtk.Notifications",
+  "org.freedesktop.Notifications",
+};
+
+/* A notification waiting for the answers about the server. */
+typedef struct
+{
+  char          *id;
+  char          *body;
+  GNotification *notification;
+} Pending;
+
+static void
+pending_free (Pending *pending)
+{
+  g_free (pending->id);
+  g_free (pending->body);
+  g_object_unref (pending->notification);
+  g_free (pending);
+}
+
 struct _PdNotifier
 {
   GObject          parent_instance;
@@ -58,6 +95,17 @@ struct _PdNotifier
   char            *approval_session; /* a sent approval notification's session */
   gint64           started_at;    /* unix µs */
   guint            stall_timer;
+
+  /* What the bus says about notification servers, asked once (without
+   * blocking) and kept up to date by watching the names. */
+  GDBusConnection *bus;
+  GCancellable    *cancellable;
+  guint            watches[N_NAMES];
+  int              owned[N_NAMES];       /* -1: not known yet */
+  int              activatable[N_NAMES]; /* -1: not known yet */
+  int              body_markup;          /* the fdo server's; -1: not known yet */
+  gboolean         caps_asked;
+  GPtrArray       *pending;              /* (element-type Pending) */
 };
 
 G_DEFINE_FINAL_TYPE (PdNotifier, pd_notifier, G_TYPE_OBJECT)
@@ -97,50 +145,6 @@ pd_notifier_is_seen (PdNotifier *self,
   return g_strcmp0 (shown, session_id) == 0;
 }
 
-/* Whether a notification server is there to send to: GLib's fallback
- * backend warns on every notification when none is (a bare X session, a
- * test's private bus).  The names are asked of the bus itself, as GLib
- * does to pick its backend; a server started later is found then. */
-static gboolean
-have_notification_server (GApplication *app)
-{
-  static const char * const names[] = { "org.gtk.Notifications", "org.freedesktop.Notifications" };
-  GDBusConnection *bus = g_application_get_dbus_connection (app);
-  g_autoptr(GVariant) activatable = NULL;
-
-  if (bus == NULL)
-    return FALSE;
-
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      g_autoptr(GVariant) reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                               "org.freedesktop.DBus", "NameHasOwner",
-                                                               g_variant_new ("(s)", names[i]), G_VARIANT_TYPE ("(b)"),
-                                                               G_DBUS_CALL_FLAGS_NONE, 1000, NULL, NULL);
-      gboolean owned = FALSE;
-
-      if (reply != NULL)
-        g_variant_get (reply, "(b)", &owned);
-      if (owned)
-        return TRUE;
-    }
-
-  activatable = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                             "org.freedesktop.DBus", "ListActivatableNames", NULL,
-                                             G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, 1000, NULL, NULL);
-  if (activatable != NULL)
-    {
-      g_autofree const char **list = NULL;
-
-      g_variant_get (activatable, "(^a&s)", &list);
-      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-        if (g_strv_contains (list, names[i]))
-          return TRUE;
-    }
-
-  return FALSE;
-}
-
 static char *
 notification_id (const char *kind,
                  const char *session_id)
@@ -148,33 +152,241 @@ notification_id (const char *kind,
   return g_strdup_printf ("%s:%s", kind, session_id);
 }
 
-/* @settings_key: the switch in Preferences that allows this kind. */
+/* The server GLib sends to, from what is known; FALSE while an answer is
+ * still awaited.  Once a notification was sent GLib's backend is fixed,
+ * and only that backend's server will do. */
+static gboolean
+pd_notifier_server (PdNotifier *self,
+                    ServerKind *kind)
+{
+  ServerKind backend = glib_backend;
+  gboolean there[N_NAMES];
+
+  for (guint i = 0; i < N_NAMES; i++)
+    {
+      if (self->owned[i] < 0 || self->activatable[i] < 0)
+        return FALSE;
+    }
+  /* GLib's gtk backend needs the name owned; the fdo one starts its server. */
+  there[NAME_GTK] = self->owned[NAME_GTK];
+  there[NAME_FDO] = self->owned[NAME_FDO] || self->activatable[NAME_FDO];
+
+  if (backend == SERVER_GTK || backend == SERVER_FDO)
+    *kind = there[backend == SERVER_GTK ? NAME_GTK : NAME_FDO] ? backend : SERVER_NONE;
+  else if (there[NAME_GTK])
+    *kind = SERVER_GTK;
+  else if (there[NAME_FDO])
+    *kind = SERVER_FDO;
+  else
+    *kind = SERVER_NONE;
+  return TRUE;
+}
+
+static void pd_notifier_flush (PdNotifier *self);
+
+static void
+on_capabilities (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      data)
+{
+  g_autoptr(PdNotifier) self = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+
+  if (self->window == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (reply == NULL)
+    {
+      /* A server that cannot say is taken to read markup: escaped text
+       * is safe there, only less pretty. */
+      g_debug ("no capabilities from the notification server: %s", error->message);
+      self->body_markup = TRUE;
+    }
+  else
+    {
+      g_autofree const char **caps = NULL;
+
+      g_variant_get (reply, "(^a&s)", &caps);
+      self->body_markup = g_strv_contains (caps, "body-markup");
+    }
+  pd_notifier_flush (self);
+}
+
+/* Whether the freedesktop.org server reads bodies as markup; asked once
+ * per server (GetCapabilities starts one that is only startable). */
+static void
+pd_notifier_ask_capabilities (PdNotifier *self)
+{
+  if (self->caps_asked)
+    return;
+  self->caps_asked = TRUE;
+  g_dbus_connection_call (self->bus, server_names[NAME_FDO], "/org/freedesktop/Notifications",
+                          server_names[NAME_FDO], "GetCapabilities", NULL, G_VARIANT_TYPE ("(as)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable, on_capabilities,
+                          g_object_ref (self));
+}
+
+/* Sends what waits, once the server is known: to no server, nothing (GLib's
+ * fallback backend would warn on every notification). */
+static void
+pd_notifier_flush (PdNotifier *self)
+{
+  GtkApplication *app = self->window ? gtk_window_get_application (self->window) : NULL;
+  ServerKind kind;
+
+  if (self->pending->len == 0)
+    return;
+  if (app == NULL)
+    {
+      g_ptr_array_set_size (self->pending, 0);
+      return;
+    }
+  if (!pd_notifier_server (self, &kind))
+    return;
+
+  if (kind == SERVER_FDO && self->body_markup < 0)
+    {
+      pd_notifier_ask_capabilities (self);
+      return;
+    }
+
+  for (guint i = 0; i < self->pending->len; i++)
+    {
+      Pending *pending = g_ptr_array_index (self->pending, i);
+
+      if (kind == SERVER_NONE)
+        {
+          g_debug ("no notification server: %s not sent", pending->id);
+          continue;
+        }
+      /* Bodies carry titles a model or a transcript wrote: a server that
+       * reads markup gets them escaped, so it shows them as they are. */
+      if (kind == SERVER_FDO && self->body_markup)
+        {
+          g_autofree char *escaped = g_markup_escape_text (pending->body, -1);
+
+          g_notification_set_body (pending->notification, escaped);
+        }
+      else
+        g_notification_set_body (pending->notification, pending->body);
+      g_debug ("sending %s", pending->id);
+      g_application_send_notification (G_APPLICATION (app), pending->id, pending->notification);
+      glib_backend = kind;
+    }
+  g_ptr_array_set_size (self->pending, 0);
+}
+
+static void
+on_name_appeared (GDBusConnection *bus,
+                  const char      *name,
+                  const char      *owner,
+                  gpointer         data)
+{
+  PdNotifier *self = data;
+  guint i = g_strcmp0 (name, server_names[NAME_GTK]) == 0 ? NAME_GTK : NAME_FDO;
+
+  self->owned[i] = TRUE;
+  if (i == NAME_FDO)
+    {
+      /* Another server: ask it again. */
+      self->body_markup = -1;
+      self->caps_asked = FALSE;
+      pd_notifier_ask_capabilities (self);
+    }
+  pd_notifier_flush (self);
+}
+
+static void
+on_name_vanished (GDBusConnection *bus,
+                  const char      *name,
+                  gpointer         data)
+{
+  PdNotifier *self = data;
+  guint i = g_strcmp0 (name, server_names[NAME_GTK]) == 0 ? NAME_GTK : NAME_FDO;
+
+  self->owned[i] = FALSE;
+  if (i == NAME_FDO)
+    {
+      self->body_markup = -1;
+      self->caps_asked = FALSE;
+    }
+  pd_notifier_flush (self);
+}
+
+static void
+on_activatable_names (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      data)
+{
+  g_autoptr(PdNotifier) self = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  g_autofree const char **list = NULL;
+
+  if (self->window == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (reply != NULL)
+    g_variant_get (reply, "(^a&s)", &list);
+  for (guint i = 0; i < N_NAMES; i++)
+    self->activatable[i] = list != NULL && g_strv_contains (list, server_names[i]);
+  pd_notifier_flush (self);
+}
+
+/* Asks the bus, once, which servers there are (as GLib does to pick its
+ * backend), without waiting for the answer; the names are watched from
+ * then on, so a server started later is found when it comes. */
+static void
+pd_notifier_probe (PdNotifier   *self,
+                   GApplication *app)
+{
+  if (self->bus != NULL)
+    return;
+  self->bus = g_application_get_dbus_connection (app);
+  if (self->bus == NULL)
+    return;
+  g_object_ref (self->bus);
+  for (guint i = 0; i < N_NAMES; i++)
+    self->watches[i] = g_bus_watch_name_on_connection (self->bus, server_names[i], G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                       on_name_appeared, on_name_vanished, self, NULL);
+  g_dbus_connection_call (self->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                          "ListActivatableNames", NULL, G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, -1,
+                          self->cancellable, on_activatable_names, g_object_ref (self));
+}
+
+/* @settings_key: the switch in Preferences that allows this kind.  @body is
+ * plain text; it is set when the server is known (escaped for one that
+ * reads markup). */
 static void
 pd_notifier_send (PdNotifier    *self,
                   const char    *settings_key,
                   const char    *kind,
                   const char    *session_id,
-                  GNotification *notification)
+                  GNotification *notification,
+                  const char    *body)
 {
   GtkApplication *app;
-  g_autofree char *id = NULL;
+  Pending *pending;
 
   if (self->window == NULL || !g_settings_get_boolean (self->settings, settings_key))
     return;
   if (pd_notifier_is_seen (self, session_id))
     return;
   app = gtk_window_get_application (self->window);
-  if (app == NULL || !have_notification_server (G_APPLICATION (app)))
+  if (app == NULL || g_application_get_dbus_connection (G_APPLICATION (app)) == NULL)
     {
-      g_debug ("no notification server: %s not sent", kind);
+      g_debug ("no session bus: %s not sent", kind);
       return;
     }
 
   g_notification_set_default_action_and_target (notification, "app." PD_NOTIFIER_ACTION_OPEN,
                                                 "s", session_id);
-  id = notification_id (kind, session_id);
-  g_debug ("sending %s", id);
-  g_application_send_notification (G_APPLICATION (app), id, notification);
+  pending = g_new0 (Pending, 1);
+  pending->id = notification_id (kind, session_id);
+  pending->body = g_strdup (body);
+  pending->notification = g_object_ref (notification);
+  g_ptr_array_add (self->pending, pending);
+  pd_notifier_probe (self, G_APPLICATION (app));
+  pd_notifier_flush (self);
 }
 
 static void
@@ -185,6 +397,9 @@ pd_notifier_withdraw (PdNotifier *self,
   GtkApplication *app = self->window ? gtk_window_get_application (self->window) : NULL;
   g_autofree char *id = notification_id (kind, session_id);
 
+  for (guint i = self->pending->len; i > 0; i--)
+    if (g_strcmp0 (((Pending *) g_ptr_array_index (self->pending, i - 1))->id, id) == 0)
+      g_ptr_array_remove_index (self->pending, i - 1);
   if (app != NULL)
     g_application_withdraw_notification (G_APPLICATION (app), id);
 }
@@ -217,8 +432,7 @@ on_run_finished (PdNotifier *self,
       notification = g_notification_new (_("Run Finished"));
       /* Translators: %s is a session's title */
       body = g_strdup_printf (_("“%s” is done."), title);
-      g_notification_set_body (notification, body);
-      pd_notifier_send (self, "notify-run-finished", "run-finished", session_id, notification);
+      pd_notifier_send (self, "notify-run-finished", "run-finished", session_id, notification, body);
       break;
 
     case PD_RUN_CANCELLED:
@@ -235,9 +449,8 @@ on_run_finished (PdNotifier *self,
       body = message != NULL && message[0] != '\0'
         ? g_strdup_printf (_("“%s”: %s"), title, safe_message = pd_safe_text_line (message))
         : g_strdup_printf (_("“%s” did not finish."), title);
-      g_notification_set_body (notification, body);
       g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
-      pd_notifier_send (self, "notify-run-failed", "run-failed", session_id, notification);
+      pd_notifier_send (self, "notify-run-failed", "run-failed", session_id, notification, body);
       break;
     }
 }
@@ -259,7 +472,6 @@ on_approval_asked (PdNotifier *self,
   /* Translators: %s is a session's title, %s the name of a tool, such as shell */
   body = g_strdup_printf (_("“%s” waits for your approval to use the tool “%s”."),
                           pd_notifier_title_of (self, session_id), safe_tool);
-  g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_URGENT);
   /* The buttons name this question, not only its session: pressed after it
    * was answered in the dialog, they must not answer the next one. */
@@ -270,7 +482,7 @@ on_approval_asked (PdNotifier *self,
                                          "app." PD_NOTIFIER_ACTION_DENY, "s", question);
   g_free (self->approval_session);
   self->approval_session = g_strdup (session_id);
-  pd_notifier_send (self, "notify-approval", "approval", session_id, notification);
+  pd_notifier_send (self, "notify-approval", "approval", session_id, notification, body);
 }
 
 /* Answered (in the dialog or from the notification): the question is gone. */
@@ -305,8 +517,7 @@ pd_notifier_send_stalled (PdNotifier *self,
                            minutes);
   /* Translators: "“Title” has 3 unfinished items and no change for 15 minutes." */
   body = g_strdup_printf (_("“%s” has %s and %s."), pd_notifier_title_of (self, session_id), items, quiet);
-  g_notification_set_body (notification, body);
-  pd_notifier_send (self, "notify-checklist-stalled", "checklist-stalled", session_id, notification);
+  pd_notifier_send (self, "notify-checklist-stalled", "checklist-stalled", session_id, notification, body);
 }
 
 static void
@@ -352,9 +563,8 @@ pd_notifier_observe (PdNotifier          *self,
       body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "A step of “%s” is blocked.",
                                            "Steps of “%s” are blocked.", info->plan_blocked),
                               pd_notifier_title_of (self, info->id));
-      g_notification_set_body (notification, body);
       g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
-      pd_notifier_send (self, "notify-plan-blocked", "plan-blocked", info->id, notification);
+      pd_notifier_send (self, "notify-plan-blocked", "plan-blocked", info->id, notification, body);
     }
   track->blocked = info->plan_blocked;
 
@@ -367,8 +577,7 @@ pd_notifier_observe (PdNotifier          *self,
       body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "“%s”: its %u item is done.",
                                            "“%s”: all %u items are done.", info->plan_total),
                               pd_notifier_title_of (self, info->id), info->plan_total);
-      g_notification_set_body (notification, body);
-      pd_notifier_send (self, "notify-checklist-completed", "checklist-completed", info->id, notification);
+      pd_notifier_send (self, "notify-checklist-completed", "checklist-completed", info->id, notification, body);
     }
   track->complete = complete;
 }
@@ -457,6 +666,11 @@ pd_notifier_dispose (GObject *object)
   PdNotifier *self = PD_NOTIFIER (object);
 
   g_clear_handle_id (&self->stall_timer, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+  for (guint i = 0; i < N_NAMES; i++)
+    g_clear_handle_id (&self->watches[i], g_bus_unwatch_name);
+  g_clear_object (&self->bus);
+  g_ptr_array_set_size (self->pending, 0);
   pd_notifier_set_runs (self, NULL);
   if (self->sessions != NULL)
     {
@@ -483,6 +697,8 @@ pd_notifier_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_pointer (&self->tracks, g_hash_table_unref);
+  g_clear_pointer (&self->pending, g_ptr_array_unref);
+  g_clear_object (&self->cancellable);
   g_free (self->approval_session);
 
   G_OBJECT_CLASS (pd_notifier_parent_class)->finalize (object);
@@ -503,6 +719,14 @@ pd_notifier_init (PdNotifier *self)
   self->settings = g_settings_new (APP_ID);
   self->tracks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) track_free);
   self->started_at = g_get_real_time ();
+  self->cancellable = g_cancellable_new ();
+  self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_free);
+  self->body_markup = -1;
+  for (guint i = 0; i < N_NAMES; i++)
+    {
+      self->owned[i] = -1;
+      self->activatable[i] = -1;
+    }
   self->stall_timer = g_timeout_add_seconds (STALL_CHECK_SECONDS, on_stall_timer, self);
 }
 

@@ -266,6 +266,27 @@ activate_button (Record     *record,
   g_error ("the notification %s has no button “%s”", record->id, label);
 }
 
+/* --- questions to the bus ------------------------------------------------ */
+
+/* Calls the application makes to the bus itself to look for a server,
+ * counted as they leave (the filter runs in GDBus's worker thread). */
+static int bus_questions;
+
+static GDBusMessage *
+count_bus_questions (GDBusConnection *connection,
+                     GDBusMessage    *message,
+                     gboolean         incoming,
+                     gpointer         user_data)
+{
+  const char *member = g_dbus_message_get_member (message);
+
+  if (!incoming && g_dbus_message_get_message_type (message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL &&
+      g_strcmp0 (g_dbus_message_get_destination (message), "org.freedesktop.DBus") == 0 &&
+      (g_strcmp0 (member, "NameHasOwner") == 0 || g_strcmp0 (member, "ListActivatableNames") == 0))
+    g_atomic_int_inc (&bus_questions);
+  return message;
+}
+
 /* --- focus ------------------------------------------------------------------- */
 
 static gboolean
@@ -514,6 +535,8 @@ check_runs (PdApplication *app,
   Record *record;
   g_autofree char *title = NULL;
 
+  GDBusConnection *bus = g_application_get_dbus_connection (G_APPLICATION (app));
+  guint filter = g_dbus_connection_add_filter (bus, count_bus_questions, NULL, NULL);
   GtkWindow *other = look_elsewhere (window);
 
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
@@ -607,6 +630,13 @@ check_runs (PdApplication *app,
     pd_test_wait_until (finished_count, &wait, "the third run to end");
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
   }
+
+  /* Five notifications, and the bus was asked about servers once (the
+   * window's list of startable names; GLib's own NameHasOwner when it picks
+   * its backend), not on each with the main thread waiting for the answer. */
+  g_assert_cmpuint (count_added ("approval:") + count_added ("run-"), >=, 5);
+  g_dbus_connection_remove_filter (bus, filter);
+  g_assert_cmpint (g_atomic_int_get (&bus_questions), <=, 2);
   gtk_window_destroy (other);
 }
 
@@ -850,6 +880,190 @@ test_preferences (void)
   pd_test_reset_settings ();
 }
 
+/* --- a freedesktop.org server that reads markup ---------------------------- */
+
+static const char fdo_xml[] =
+  "<node>"
+  "  <interface name='org.freedesktop.Notifications'>"
+  "    <method name='GetCapabilities'><arg type='as' direction='out'/></method>"
+  "    <method name='Notify'>"
+  "      <arg type='s' direction='in'/><arg type='u' direction='in'/><arg type='s' direction='in'/>"
+  "      <arg type='s' direction='in'/><arg type='s' direction='in'/><arg type='as' direction='in'/>"
+  "      <arg type='a{sv}' direction='in'/><arg type='i' direction='in'/>"
+  "      <arg type='u' direction='out'/>"
+  "    </method>"
+  "    <method name='CloseNotification'><arg type='u' direction='in'/></method>"
+  "    <method name='GetServerInformation'>"
+  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
+  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
+  "    </method>"
+  "  </interface>"
+  "</node>";
+
+typedef struct
+{
+  gboolean   markup;    /* announces body-markup */
+  guint      asked;     /* GetCapabilities calls */
+  GPtrArray *bodies;    /* (element-type utf8) Notify's bodies */
+} FdoServer;
+
+static FdoServer fdo;
+
+static void
+on_fdo_call (GDBusConnection       *connection,
+             const char            *sender,
+             const char            *path,
+             const char            *interface,
+             const char            *method,
+             GVariant              *parameters,
+             GDBusMethodInvocation *invocation,
+             gpointer               user_data)
+{
+  if (g_strcmp0 (method, "GetCapabilities") == 0)
+    {
+      const char *markup[] = { "body", "body-markup", "actions", NULL };
+      const char *plain[] = { "body", "actions", NULL };
+
+      fdo.asked++;
+      g_dbus_method_invocation_return_value (invocation,
+                                             g_variant_new ("(^as)", fdo.markup ? markup : plain));
+    }
+  else if (g_strcmp0 (method, "Notify") == 0)
+    {
+      const char *body = NULL;
+
+      g_variant_get_child (parameters, 4, "&s", &body);
+      g_test_message ("fdo notification body: %s", body);
+      g_ptr_array_add (fdo.bodies, g_strdup (body));
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(u)", fdo.bodies->len));
+    }
+  else if (g_strcmp0 (method, "GetServerInformation") == 0)
+    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(ssss)", "test", "plandeck", "1", "1.2"));
+  else
+    g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void
+set_name_owned (const char *name,
+                gboolean    owned)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  guint32 result = 0;
+
+  reply = g_dbus_connection_call_sync (server.connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", owned ? "RequestName" : "ReleaseName",
+                                       owned ? g_variant_new ("(su)", name, 4) : g_variant_new ("(s)", name),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  g_variant_get (reply, "(u)", &result);
+  g_assert_cmpuint (result, ==, 1 /* PRIMARY_OWNER, RELEASED */);
+}
+
+static gboolean
+fdo_asked (gpointer count)
+{
+  return fdo.asked >= GPOINTER_TO_UINT (count);
+}
+
+static gboolean
+fdo_bodies (gpointer count)
+{
+  return fdo.bodies->len >= GPOINTER_TO_UINT (count);
+}
+
+/* The text a markup-reading server shows for @body. */
+static char *
+shown_text (const char *body)
+{
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  g_assert_true (pango_parse_markup (body, -1, 0, NULL, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+#define HOSTILE_TITLE "<b>x</b> & <a href=\"https://example.com/\">click</a>"
+
+static void
+check_markup (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  Writer *writer = user_data;
+  g_autofree char *id = pd_test_add_session (writer->store, HOSTILE_TITLE, "plandeck");
+  g_autoptr(PdPlanState) open = checklist (1, 1, 3, 0);
+  g_autoptr(PdPlanState) blocked = checklist (2, 1, 3, 1);
+  g_autoptr(PdPlanState) more = checklist (3, 0, 3, 2);
+  GtkWindow *other = look_elsewhere (window);
+  const char *body;
+
+  /* A server that reads bodies as markup: the title arrives escaped, and
+   * what it shows is the title's own characters, no bold, no link. */
+  pd_test_save_plan (writer->store, id, open, PD_SESSION_STATUS_RUNNING);
+  pd_test_save_plan (writer->store, id, blocked, PD_SESSION_STATUS_RUNNING);
+  pd_test_wait_until (fdo_bodies, GUINT_TO_POINTER (1), "a notification to the markup server");
+  body = g_ptr_array_index (fdo.bodies, 0);
+  g_assert_null (strstr (body, "<b>"));
+  g_assert_null (strstr (body, "<a "));
+  {
+    g_autofree char *text = shown_text (body);
+
+    g_assert_nonnull (strstr (text, HOSTILE_TITLE));
+  }
+
+  /* Another server comes, one that reads plain text: it is asked again,
+   * and gets the title as it is. */
+  set_name_owned ("org.freedesktop.Notifications", FALSE);
+  fdo.markup = FALSE;
+  set_name_owned ("org.freedesktop.Notifications", TRUE);
+  pd_test_wait_until (fdo_asked, GUINT_TO_POINTER (2), "the new server to be asked what it reads");
+  pd_test_save_plan (writer->store, id, more, PD_SESSION_STATUS_RUNNING);
+  pd_test_wait_until (fdo_bodies, GUINT_TO_POINTER (2), "a notification to the plain server");
+  body = g_ptr_array_index (fdo.bodies, 1);
+  g_assert_nonnull (strstr (body, HOSTILE_TITLE));
+  gtk_window_destroy (other);
+}
+
+static void
+test_markup (void)
+{
+  static const GDBusInterfaceVTable vtable = { on_fdo_call, NULL, NULL, { 0 } };
+  g_autoptr(GDBusNodeInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  Writer writer = { 0 };
+  const char *args[] = { NULL, NULL, NULL };
+  guint object;
+
+  /* Only org.freedesktop.Notifications: GLib's fallback backend sends
+   * the body as it is given. */
+  info = g_dbus_node_info_new_for_xml (fdo_xml, &error);
+  g_assert_no_error (error);
+  object = g_dbus_connection_register_object (server.connection, "/org/freedesktop/Notifications",
+                                              info->interfaces[0], &vtable, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fdo.markup = TRUE;
+  fdo.bodies = g_ptr_array_new_with_free_func (g_free);
+  set_name_owned ("org.gtk.Notifications", FALSE);
+  set_name_owned ("org.freedesktop.Notifications", TRUE);
+
+  writer.dir = pd_test_make_tmp_dir ();
+  writer.db = g_build_filename (writer.dir, "sessions.db", NULL);
+  writer.store = pd_test_open_store (writer.db);
+  args[0] = "--db";
+  args[1] = writer.db;
+  g_assert_cmpint (pd_test_run_app (args, check_markup, &writer, NULL), ==, 0);
+
+  set_name_owned ("org.freedesktop.Notifications", FALSE);
+  set_name_owned ("org.gtk.Notifications", TRUE);
+  g_dbus_connection_unregister_object (server.connection, object);
+  g_clear_pointer (&fdo.bodies, g_ptr_array_unref);
+  g_object_unref (writer.store);
+  g_free (writer.db);
+  g_free (writer.dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -870,6 +1084,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/notifications/runs", test_runs);
   g_test_add_func ("/pd/ui/notifications/sessions", test_sessions);
   g_test_add_func ("/pd/ui/notifications/preferences", test_preferences);
+  g_test_add_func ("/pd/ui/notifications/markup-body", test_markup);
 
   return g_test_run ();
 }
