@@ -635,15 +635,59 @@ start_folder (void)
   return g_file_new_for_path (g_get_home_dir ());
 }
 
-/* A file name from a title: no folder separators, no dot files. */
+/* How many characters of a title a suggested file name keeps: the chooser's
+ * name field shows about this many. */
+#define NAME_MAX_CHARS 64
+
+/* A file name from a title: no folder separators, no dot files.  A long
+ * title is cut at the end of its last whole word that fits (cut at 64
+ * bytes, names ended in the middle of a word, "…the resumed sessio.md", or
+ * of a character); a title of one long word is cut at a character. */
 static char *
 suggested_name (const char            *title,
                 PdSessionExportFormat  format)
 {
-  g_autofree char *base = g_strndup (title && *title ? title : "session", 64);
+  g_autofree char *base = NULL;
 
+  if (title == NULL || !g_utf8_validate (title, -1, NULL))
+    title = "";
+  base = g_strdup (title);
   g_strdelimit (base, "/\\:\r\n\t", '-');
   g_strstrip (base);
+  if (g_utf8_strlen (base, -1) > NAME_MAX_CHARS)
+    {
+      char *end = g_utf8_offset_to_pointer (base, NAME_MAX_CHARS);
+      char *cut = end;
+
+      /* The word at the cut goes whole unless the cut is between words. */
+      if (!g_unichar_isspace (g_utf8_get_char (end)))
+        {
+          char *p = end;
+
+          while (p > base)
+            {
+              char *prev = g_utf8_prev_char (p);
+
+              if (g_unichar_isspace (g_utf8_get_char (prev)))
+                break;
+              p = prev;
+            }
+          if (p > base + (end - base) / 3)
+            cut = p;
+        }
+      *cut = '\0';
+      g_strchomp (base);
+      /* Punctuation a cut left dangling ("the parser, and" → "the parser"). */
+      while (*base != '\0')
+        {
+          char *last = g_utf8_prev_char (base + strlen (base));
+
+          if (!g_unichar_ispunct (g_utf8_get_char (last)))
+            break;
+          *last = '\0';
+          g_strchomp (base);
+        }
+    }
   if (*base == '.' || *base == '\0')
     {
       g_free (base);

@@ -1,0 +1,726 @@
+/* test-session-export.c: Export, from the menus to the file written
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The real application on a real database: the session's Export actions
+ * open the file chooser, answered as a user would, with the name it offers
+ * and the folder it starts in; the Markdown and JSON written are read
+ * back, the write leaves the main thread free, and hostile titles and
+ * transcripts stay text.
+ */
+#define G_LOG_DOMAIN "test-session-export"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+
+#include "pd-session-export.h"
+#include "pd-session-list.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+static PdSessionList *
+session_list_of (PdWindow *window)
+{
+  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+}
+
+static gboolean
+list_loaded (gpointer window)
+{
+  return pd_session_list_get_loaded (session_list_of (window)) &&
+         !pd_session_list_get_busy (session_list_of (window));
+}
+
+/* --- export ------------------------------------------------------------------ */
+
+typedef struct
+{
+  PdTestDb *db;
+  char     *id;
+  char     *out_dir;
+  gboolean  done;
+  GError   *error;
+} ExportFixture;
+
+static GtkWindow *
+file_chooser (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_FILE_CHOOSER (window) && gtk_widget_get_mapped (GTK_WIDGET (window)))
+        return window;
+    }
+  return NULL;
+}
+
+static gboolean
+no_file_chooser (gpointer data)
+{
+  return file_chooser () == NULL;
+}
+
+static gboolean
+chooser_shown (gpointer data)
+{
+  return file_chooser () != NULL;
+}
+
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static void
+on_exported (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  ExportFixture *f = user_data;
+
+  pd_session_export_finish (result, &f->error);
+  f->done = TRUE;
+}
+
+static gboolean
+export_done (gpointer data)
+{
+  return ((ExportFixture *) data)->done;
+}
+
+static void
+check_export (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  ExportFixture *f = user_data;
+  g_autofree char *markdown_path = g_build_filename (f->out_dir, "parser.md", NULL);
+  g_autofree char *json_path = g_build_filename (f->out_dir, "parser.json", NULL);
+  g_autofree char *markdown = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(GFile) folder = g_file_new_for_path (f->out_dir);
+  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWindow *chooser;
+  JsonObject *object;
+
+  pd_test_wait_until (list_loaded, window, "the list");
+
+  /* From the row's menu: a file chooser asks where, offering a name made
+   * from the title; cancelled, nothing is written. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", f->id);
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
+  chooser = file_chooser ();
+  {
+    g_autofree char *name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
+
+    g_assert_cmpstr (name, ==, "Tidy the parser.md");
+    g_assert_true (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (chooser)) == GTK_FILE_CHOOSER_ACTION_SAVE);
+  }
+  pd_test_screenshot_sizes (chooser, "export-chooser");
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  pd_test_wait_until (no_file_chooser, NULL, "the file chooser to close");
+
+  /* What the chooser's Export writes, to the file it names. */
+  {
+    g_autoptr(GFile) markdown_file = g_file_new_for_path (markdown_path);
+
+    pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, markdown_file,
+                             NULL, on_exported, f);
+    pd_test_wait_until (export_done, f, "the Markdown export");
+    g_assert_no_error (f->error);
+    f->done = FALSE;
+  }
+  (void) folder;
+  (void) file_exists;
+
+  /* A new export is the user's alone; one written over keeps its mode. */
+  {
+    g_autofree char *kept_path = g_build_filename (f->out_dir, "kept.md", NULL);
+    g_autoptr(GFile) kept = g_file_new_for_path (kept_path);
+    g_autoptr(GFile) markdown_file = g_file_new_for_path (markdown_path);
+    GStatBuf st;
+
+    g_assert_cmpint (g_stat (markdown_path, &st), ==, 0);
+    g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+    g_assert_true (g_file_set_contents (kept_path, "old", -1, NULL));
+    g_assert_cmpint (g_chmod (kept_path, 0640), ==, 0);
+    pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, kept,
+                             NULL, on_exported, f);
+    pd_test_wait_until (export_done, f, "the export over a file");
+    g_assert_no_error (f->error);
+    f->done = FALSE;
+    g_assert_cmpint (g_stat (kept_path, &st), ==, 0);
+    g_assert_cmpint (st.st_mode & 0777, ==, 0640);
+    (void) markdown_file;
+  }
+
+  /* A FIFO is refused at once, not opened to wait for a reader. */
+  {
+    g_autofree char *fifo_path = g_build_filename (f->out_dir, "pipe.md", NULL);
+    g_autoptr(GFile) fifo = g_file_new_for_path (fifo_path);
+
+    g_assert_cmpint (mkfifo (fifo_path, 0600), ==, 0);
+    pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, fifo,
+                             NULL, on_exported, f);
+    pd_test_wait_until (export_done, f, "the export to a FIFO");
+    g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+    g_clear_error (&f->error);
+    f->done = FALSE;
+  }
+
+  g_assert_true (g_file_get_contents (markdown_path, &markdown, NULL, NULL));
+  g_test_message ("%s", markdown);
+  g_assert_true (g_str_has_prefix (markdown, "# Tidy the parser\n"));
+  g_assert_nonnull (strstr (markdown, f->id));
+  g_assert_nonnull (strstr (markdown, "- [x] Read the session store and its migrations (done)"));
+  g_assert_nonnull (strstr (markdown, "- [ ] Document the export format (blocked)"));
+  g_assert_nonnull (strstr (markdown, "### User\n\n```\nPlease tidy the parser\n```"));
+  /* A message that holds a fence sits in a longer one: it cannot end it
+   * and turn the rest into Markdown of the model's making. */
+  g_assert_nonnull (strstr (markdown, "````\nHere:\n```\n<b>not bold</b>\n```\n````"));
+
+  /* JSON, through the same reads. */
+  pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_JSON, json_file,
+                           NULL, on_exported, f);
+  pd_test_wait_until (export_done, f, "the JSON export");
+  g_assert_no_error (f->error);
+  g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
+  root = json_from_string (json, &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member (object, "id"), ==, f->id);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "messages")), ==, 2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "plan_versions")), ==, 1);
+  /* The session's own token stays in the database. */
+  {
+    g_autoptr(PdSessionInfo) info = pd_session_store_get (f->db->store, f->id, NULL);
+
+    g_assert_nonnull (info);
+    g_assert_cmpuint (strlen (info->auth_token), >, 0);
+    g_assert_null (strstr (json, info->auth_token));
+    g_assert_null (strstr (markdown, info->auth_token));
+  }
+}
+
+static void
+test_export (void)
+{
+  ExportFixture f = { 0 };
+  g_autoptr(JsonArray) messages = json_array_new ();
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  const char *args[] = { "--db", NULL, NULL };
+
+  f.db = pd_test_db_new ();
+  f.out_dir = pd_test_make_tmp_dir ();
+  f.id = pd_test_db_create_session (f.db, "Tidy the parser");
+  json_array_add_object_element (messages, pd_test_message ("user", "Please tidy the parser"));
+  json_array_add_object_element (messages, pd_test_message ("assistant", "Here:\n```\n<b>not bold</b>\n```"));
+  pd_test_db_save (f.db, f.id, messages, 0, plan);
+  args[1] = f.db->path;
+
+  g_assert_cmpint (pd_test_run_app (args, check_export, &f, NULL), ==, 0);
+
+  g_free (f.id);
+  g_free (f.out_dir);
+  pd_test_db_free (f.db);
+}
+
+/* --- where the export's chooser starts -------------------------------------- */
+
+static gboolean
+has_folder (gpointer chooser)
+{
+  g_autoptr(GFile) folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
+
+  return folder != NULL;
+}
+
+/* The folder the chooser shows, once it has loaded it. */
+static char *
+chooser_folder (GtkWindow *chooser)
+{
+  g_autoptr(GFile) folder = NULL;
+
+  pd_test_wait_until (has_folder, chooser, "the chooser's folder");
+  folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
+  return g_file_get_path (folder);
+}
+
+static void
+check_export_folder (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  ExportFixture *f = user_data;
+  const char *documents = g_get_user_special_dir (G_USER_DIRECTORY_DOCUMENTS);
+  const char *expected = documents != NULL && g_file_test (documents, G_FILE_TEST_IS_DIR)
+                         ? documents : g_get_home_dir ();
+  g_autofree char *written = g_build_filename (f->out_dir, "first.md", NULL);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autoptr(GFile) out = g_file_new_for_path (f->out_dir);
+  GtkWindow *chooser;
+
+  pd_test_wait_until (list_loaded, window, "the list");
+
+  /* The first export starts in Documents (or home), not in the folder
+   * the app was started from (the test's own folder here). */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", f->id);
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
+  chooser = file_chooser ();
+  {
+    g_autofree char *folder = chooser_folder (chooser);
+
+    g_assert_cmpstr (folder, ==, expected);
+    g_assert_cmpstr (folder, !=, cwd);
+  }
+
+  /* Exported elsewhere: the next export starts there. */
+  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), out, NULL);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "first.md");
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  pd_test_wait_until (file_exists, written, "the export to be written");
+  pd_test_spin (100);
+  g_assert_null (file_chooser ());
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.export-json", "s", f->id);
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser again");
+  chooser = file_chooser ();
+  {
+    g_autofree char *folder = chooser_folder (chooser);
+
+    g_assert_cmpstr (folder, ==, f->out_dir);
+  }
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  pd_test_spin (100);
+  g_assert_null (file_chooser ());
+}
+
+static void
+test_export_folder (void)
+{
+  ExportFixture f = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  pd_test_reset_settings ();
+  f.db = pd_test_db_new ();
+  f.out_dir = pd_test_make_tmp_dir ();
+  f.id = pd_test_db_create_session (f.db, "Tidy the parser");
+  args[1] = f.db->path;
+
+  g_assert_cmpint (pd_test_run_app (args, check_export_folder, &f, NULL), ==, 0);
+
+  g_free (f.id);
+  g_free (f.out_dir);
+  pd_test_db_free (f.db);
+}
+
+/* --- the export's write, off the main thread ------------------------------- */
+
+/* A file that tells which thread writes it, and whose first write waits
+ * for the main loop to turn once after the write began: written on the
+ * main thread, that turn could not come until the write ended, and the
+ * write gives up waiting (after half the wait bound, in that failure
+ * only, so that the export's own wait still ends) and says so. */
+
+typedef struct
+{
+  GMutex      lock;
+  GCond       cond;
+  GThread    *writer;        /* the thread of the first write */
+  gboolean    main_turned;   /* an idle added by that write ran */
+  gboolean    gave_up;
+  GByteArray *bytes;
+} WriteProbe;
+
+static gboolean
+probe_main_turn (gpointer data)
+{
+  WriteProbe *probe = data;
+
+  g_mutex_lock (&probe->lock);
+  probe->main_turned = TRUE;
+  g_cond_broadcast (&probe->cond);
+  g_mutex_unlock (&probe->lock);
+  return G_SOURCE_REMOVE;
+}
+
+#define PD_TYPE_PROBE_STREAM (pd_probe_stream_get_type ())
+G_DECLARE_FINAL_TYPE (PdProbeStream, pd_probe_stream, PD, PROBE_STREAM, GFileOutputStream)
+
+struct _PdProbeStream
+{
+  GFileOutputStream  parent_instance;
+  WriteProbe        *probe;
+};
+
+G_DEFINE_FINAL_TYPE (PdProbeStream, pd_probe_stream, G_TYPE_FILE_OUTPUT_STREAM)
+
+static gssize
+pd_probe_stream_write (GOutputStream  *stream,
+                       const void     *buffer,
+                       gsize           count,
+                       GCancellable   *cancellable,
+                       GError        **error)
+{
+  WriteProbe *probe = PD_PROBE_STREAM (stream)->probe;
+  gint64 end = g_get_monotonic_time () + (gint64) PD_TEST_WAIT_MS / 2 * 1000;
+
+  g_mutex_lock (&probe->lock);
+  if (probe->writer == NULL)
+    {
+      probe->writer = g_thread_self ();
+      /* An idle never runs inside g_idle_add(), whatever the thread. */
+      g_idle_add (probe_main_turn, probe);
+    }
+  while (!probe->main_turned && !probe->gave_up)
+    if (!g_cond_wait_until (&probe->cond, &probe->lock, end))
+      probe->gave_up = TRUE;
+  g_byte_array_append (probe->bytes, buffer, count);
+  g_mutex_unlock (&probe->lock);
+  return count;
+}
+
+static void
+pd_probe_stream_class_init (PdProbeStreamClass *klass)
+{
+  G_OUTPUT_STREAM_CLASS (klass)->write_fn = pd_probe_stream_write;
+}
+
+static void
+pd_probe_stream_init (PdProbeStream *self)
+{
+}
+
+#define PD_TYPE_PROBE_FILE (pd_probe_file_get_type ())
+G_DECLARE_FINAL_TYPE (PdProbeFile, pd_probe_file, PD, PROBE_FILE, GObject)
+
+struct _PdProbeFile
+{
+  GObject     parent_instance;
+  WriteProbe *probe;
+};
+
+static GFile *
+pd_probe_file_dup (GFile *file)
+{
+  return g_object_ref (file);
+}
+
+static guint
+pd_probe_file_hash (GFile *file)
+{
+  return g_direct_hash (file);
+}
+
+static gboolean
+pd_probe_file_equal (GFile *a,
+                     GFile *b)
+{
+  return a == b;
+}
+
+static gboolean
+pd_probe_file_is_native (GFile *file)
+{
+  return FALSE;
+}
+
+static char *
+pd_probe_file_get_uri (GFile *file)
+{
+  return g_strdup ("probe:///export.md");
+}
+
+static char *
+pd_probe_file_get_basename (GFile *file)
+{
+  return g_strdup ("export.md");
+}
+
+/* Not a local file: the export has no path to look at first. */
+static char *
+pd_probe_file_get_path (GFile *file)
+{
+  return NULL;
+}
+
+static GFileOutputStream *
+pd_probe_file_replace (GFile             *file,
+                       const char        *etag,
+                       gboolean           make_backup,
+                       GFileCreateFlags   flags,
+                       GCancellable      *cancellable,
+                       GError           **error)
+{
+  PdProbeStream *stream = g_object_new (PD_TYPE_PROBE_STREAM, NULL);
+
+  stream->probe = PD_PROBE_FILE (file)->probe;
+  return G_FILE_OUTPUT_STREAM (stream);
+}
+
+static void
+pd_probe_file_iface_init (GFileIface *iface)
+{
+  iface->dup = pd_probe_file_dup;
+  iface->hash = pd_probe_file_hash;
+  iface->equal = pd_probe_file_equal;
+  iface->is_native = pd_probe_file_is_native;
+  iface->get_uri = pd_probe_file_get_uri;
+  iface->get_parse_name = pd_probe_file_get_uri;
+  iface->get_basename = pd_probe_file_get_basename;
+  iface->get_path = pd_probe_file_get_path;
+  iface->replace = pd_probe_file_replace;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdProbeFile, pd_probe_file, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_FILE, pd_probe_file_iface_init))
+
+static void
+pd_probe_file_class_init (PdProbeFileClass *klass)
+{
+}
+
+static void
+pd_probe_file_init (PdProbeFile *self)
+{
+}
+
+static void
+check_export_off_main (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
+{
+  ExportFixture *f = user_data;
+  WriteProbe probe = { 0 };
+  g_autoptr(PdProbeFile) file = g_object_new (PD_TYPE_PROBE_FILE, NULL);
+  g_autofree char *written = NULL;
+
+  g_mutex_init (&probe.lock);
+  g_cond_init (&probe.cond);
+  probe.bytes = g_byte_array_new ();
+  file->probe = &probe;
+
+  pd_test_wait_until (list_loaded, window, "the list");
+  pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_MARKDOWN, G_FILE (file),
+                           NULL, on_exported, f);
+  pd_test_wait_until (export_done, f, "the export");
+  g_assert_no_error (f->error);
+
+  /* Written by another thread, while the main loop went on turning. */
+  g_assert_nonnull (probe.writer);
+  g_assert_true (probe.writer != g_thread_self ());
+  g_assert_false (probe.gave_up);
+  g_assert_true (probe.main_turned);
+  written = g_strndup ((const char *) probe.bytes->data, probe.bytes->len);
+  g_assert_true (g_str_has_prefix (written, "# Tidy the parser\n"));
+
+  g_byte_array_unref (probe.bytes);
+  g_mutex_clear (&probe.lock);
+  g_cond_clear (&probe.cond);
+}
+
+static void
+test_export_off_main (void)
+{
+  ExportFixture f = { 0 };
+  g_autoptr(JsonArray) messages = json_array_new ();
+  const char *args[] = { "--db", NULL, NULL };
+
+  f.db = pd_test_db_new ();
+  f.id = pd_test_db_create_session (f.db, "Tidy the parser");
+  json_array_add_object_element (messages, pd_test_message ("user", "Please tidy the parser"));
+  pd_test_db_save (f.db, f.id, messages, 0, NULL);
+  args[1] = f.db->path;
+
+  g_assert_cmpint (pd_test_run_app (args, check_export_off_main, &f, NULL), ==, 0);
+
+  g_free (f.id);
+  pd_test_db_free (f.db);
+}
+
+/* As an attacker would: a session whose every field is hostile.  Outside
+ * fences nothing may stay HTML or Markdown of the attacker's making, and no
+ * control or bidi character may reach the file raw, inside fences either. */
+#define HOSTILE "Title <b>bold</b> <a href=\"http://evil\">x</a> \033[31mred \342\200\256evil``` *em* _u_ [l](x) # & <img src=x onerror=alert(1)>"
+
+/* Whether @line holds a "<" that starts anything but our "<U+XXXX>". */
+static gboolean
+has_raw_tag (const char *line)
+{
+  for (const char *p = strchr (line, '<'); p != NULL; p = strchr (p + 1, '<'))
+    if (!g_str_has_prefix (p, "<U+"))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_export_hostile (void)
+{
+  PdSessionInfo info = { 0 };
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  g_autoptr(GPtrArray) versions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  PdPlanVersionInfo *version = g_new0 (PdPlanVersionInfo, 1);
+  PdPlanStep *step = g_ptr_array_index (plan->steps, 0);
+  g_autofree char *markdown = NULL;
+  g_auto(GStrv) lines = NULL;
+  gboolean in_fence = FALSE;
+  g_autofree char *fence = NULL;
+
+  info.id = (char *) "id-1";
+  info.name = (char *) HOSTILE;
+  info.task = (char *) HOSTILE;
+  info.model = (char *) HOSTILE;
+  info.provider = (char *) HOSTILE;
+  info.source = (char *) HOSTILE;
+  info.cwd = (char *) "/tmp/a`b ``c <d>";
+  g_free (step->title);
+  step->title = g_strdup (HOSTILE);
+  g_free (step->note);
+  step->note = g_strdup (HOSTILE);
+  version->version = 1;
+  version->state_json = pd_plan_state_to_json (plan);
+  g_ptr_array_add (versions, version);
+  json_array_add_object_element (messages, pd_test_message ("tool", "out \033]0;title\007 \033[2J \342\200\256rev\302\233x"));
+
+  markdown = pd_session_export_markdown (&info, messages, versions);
+  g_test_message ("%s", markdown);
+
+  /* Nowhere raw: ESC, BEL, C1 CSI, U+202E. */
+  g_assert_null (strchr (markdown, '\033'));
+  g_assert_null (strchr (markdown, '\007'));
+  g_assert_null (strstr (markdown, "\302\233"));
+  g_assert_null (strstr (markdown, "\342\200\256"));
+  g_assert_nonnull (strstr (markdown, "<U+001B>]0;title<U+0007>"));
+  g_assert_nonnull (strstr (markdown, "<U+202E>rev"));
+
+  g_assert_true (g_str_has_prefix (markdown,
+    "# Title &lt;b&gt;bold&lt;/b&gt; &lt;a href=\"http://evil\"&gt;x&lt;/a&gt; <U+001B>\\[31mred <U+202E>evil\\`\\`\\` "
+    "\\*em\\* \\_u\\_ \\[l\\]\\(x\\) \\# &amp; &lt;img src=x onerror=alert\\(1\\)&gt;\n"));
+  /* The folder's span outlasts the backticks inside it. */
+  g_assert_nonnull (strstr (markdown, "- Folder: ```/tmp/a`b ``c <d>```\n"));
+
+  /* Every line outside fences: no tag, no unescaped backtick or emphasis. */
+  lines = g_strsplit (markdown, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+
+      if (in_fence)
+        {
+          if (g_str_equal (line, fence))
+            in_fence = FALSE;
+          g_assert_null (strchr (line, '\033'));
+          continue;
+        }
+      if (g_str_has_prefix (line, "```"))
+        {
+          g_free (fence);
+          fence = g_strndup (line, strspn (line, "`"));
+          in_fence = TRUE;
+          continue;
+        }
+      if (g_str_has_prefix (line, "- Folder: "))
+        continue;
+      g_assert_false (has_raw_tag (line));
+      for (const char *p = line; *p; p++)
+        if (strchr ("`*_[]", *p) != NULL && !(p > line && p[-1] == '\\') &&
+            !(g_str_has_prefix (line, "- [") && p - line <= 4) &&
+            !g_str_has_prefix (line, "- Session: ") && !g_str_has_prefix (line, "Tool call: "))
+          g_error ("unescaped %c in line %s", *p, line);
+    }
+  g_assert_false (in_fence);
+}
+
+/* --- the name the chooser offers for a long title ----------------------------- */
+
+/* Cut at 64 bytes the name ended "…the resumed sessio"; a title of one word
+ * long enough is cut at a character, never inside one's bytes. */
+#define LONG_TITLE "Refactor the import of Codex sessions so that the resumed sessions keep their plans"
+#define LONG_WORD "Ünïcödé" "Ünïcödé" "Ünïcödé" "Ünïcödé" "Ünïcödé" "Ünïcödé" "Ünïcödé" "Ünïcödé" "Ünïcödé" "Ünïcödé"
+
+static char *
+offered_name (PdWindow   *window,
+              const char *id)
+{
+  GtkWindow *chooser;
+  char *name;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", id);
+  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
+  chooser = file_chooser ();
+  name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  pd_test_wait_until (no_file_chooser, NULL, "the file chooser to close");
+  return name;
+}
+
+static void
+check_export_long_name (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  char **ids = user_data;
+  g_autofree char *name = NULL;
+  g_autofree char *word = NULL;
+  g_autofree char *stem = NULL;
+
+  pd_test_wait_until (list_loaded, window, "the list");
+
+  name = offered_name (window, ids[0]);
+  g_test_message ("offered: %s", name);
+  g_assert_true (g_str_has_suffix (name, ".md"));
+  stem = g_strndup (name, strlen (name) - 3);
+  /* Whole words of the title, and no more than the chooser shows. */
+  g_assert_true (g_str_has_prefix (LONG_TITLE, stem));
+  g_assert_true (LONG_TITLE[strlen (stem)] == ' ');
+  g_assert_cmpuint (g_utf8_strlen (stem, -1), <=, 64);
+  g_assert_cmpuint (g_utf8_strlen (stem, -1), >=, 40);
+
+  word = offered_name (window, ids[1]);
+  g_test_message ("offered: %s", word);
+  g_assert_true (g_utf8_validate (word, -1, NULL));
+  g_assert_true (g_str_has_suffix (word, ".md"));
+  g_assert_cmpuint (g_utf8_strlen (word, -1), ==, 64 + 3);
+}
+
+static void
+test_export_long_name (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  char *ids[2];
+  const char *args[] = { "--db", db->path, NULL };
+
+  ids[0] = pd_test_db_create_session (db, LONG_TITLE);
+  ids[1] = pd_test_db_create_session (db, LONG_WORD);
+  g_assert_cmpint (pd_test_run_app (args, check_export_long_name, ids, NULL), ==, 0);
+  g_free (ids[0]);
+  g_free (ids[1]);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/session-actions/export", test_export);
+  g_test_add_func ("/pd/ui/session-actions/export-folder", test_export_folder);
+  g_test_add_func ("/pd/ui/session-actions/export-long-name", test_export_long_name);
+  g_test_add_func ("/pd/ui/session-actions/export-off-main-thread", test_export_off_main);
+  g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);
+
+  return g_test_run ();
+}
