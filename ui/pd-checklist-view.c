@@ -191,6 +191,18 @@ update_summary (PdChecklistView *self)
   g_autofree char *text = NULL;
 
   pd_checklist_count (self->checklist, &done, &total, &in_progress);
+  /* No agent's list to name when it wrote none: "Another agent" and "0/0
+   * done" said nothing of a session with no list (a Codex session with only
+   * a plan document, or whose one item of the user's was removed; tried as
+   * a new user would). */
+  gtk_widget_set_visible (GTK_WIDGET (self->source_label),
+                          pd_checklist_get_n_agent_items (self->checklist) > 0 ||
+                          pd_checklist_get_origin (self->checklist) != PD_CHECKLIST_ORIGIN_NONE);
+  if (pd_checklist_get_n_agent_items (self->checklist) == 0 && pd_checklist_get_n_user_items (self->checklist) == 0)
+    {
+      gtk_label_set_text (self->summary_label, _("No checklist"));
+      return;
+    }
   /* Translators: items done out of all items, e.g. "3/5 done" */
   counts = g_strdup_printf (_("%u/%u done"), done, total);
   if (in_progress > 0)
@@ -346,8 +358,7 @@ show_undo_toast (PdChecklistView *self,
 {
   GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
   const PdChecklistItem *item = pd_checklist_get_agent_item (self->checklist, position);
-  g_autofree char *text = pd_safe_text_line (item->text);
-  g_autofree char *short_text = NULL;
+  g_autofree char *rest = NULL;
   g_autofree char *isolated = NULL;
   g_autofree char *title = NULL;
   g_autofree char *escaped = NULL;
@@ -357,18 +368,12 @@ show_undo_toast (PdChecklistView *self,
   if (overlay == NULL)
     return;
 
-  /* A long item would fill the toast: its start is enough to know it. */
-  if (g_utf8_strlen (text, -1) > 40)
-    {
-      g_autofree char *head = g_utf8_substring (text, 0, 39);
-
-      short_text = g_strconcat (head, "…", NULL);
-    }
-  else
-    short_text = g_strdup (text);
-
-  /* Isolated, so a right-to-left item cannot reorder the words around it. */
-  isolated = _pd_isolated_line (short_text);
+  /* A long item would fill the toast and hide Undo: it is cut, isolated
+   * (a right-to-left item cannot reorder the words around it), to what
+   * fits beside the rest of the sentence at the window's width, as the
+   * other toasts quote a title. */
+  rest = checked ? g_strdup_printf (_("Ticked “%s”"), "") : g_strdup_printf (_("Unticked “%s”"), "");
+  isolated = _pd_toast_quote (overlay, item->text, rest);
   title = checked ? g_strdup_printf (_("Ticked “%s”"), isolated)
                   : g_strdup_printf (_("Unticked “%s”"), isolated);
   /* AdwToast titles are Pango markup: the agent's text is escaped. */

@@ -484,6 +484,111 @@ test_long_list (void)
   pd_checklist_test_rmtree (tmp);
 }
 
+/* --- a plan and no list ------------------------------------------------------- */
+
+/* Tried as a new user would: a session with a plan document and no list
+ * showed "Another agent" and "0/0 done".  It says it has no checklist. */
+static void
+test_plan_without_list (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autofree char *project = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  GtkWidget *view;
+  GtkWindow *window;
+
+  g_assert_no_error (error);
+  project = g_build_filename (tmp, "-work-app", NULL);
+  g_mkdir_with_parents (project, 0700);
+  /* The user's message, ExitPlanMode and its answer: no TodoWrite. */
+  for (guint i = 0; i < 3; i++)
+    g_string_append_printf (text, "%s\n", pd_checklist_test_lines[i]);
+  path = g_build_filename (project, "0b7c0c1e-5f7e-4d21-9a43-3c2d1e0f9a12.jsonl", NULL);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+
+  view = show_imported (db, path);
+  window = pd_test_present (view, 720, 900);
+  g_assert_true (pd_test_wait_for (is_loaded, view));
+  g_assert_cmpstr (visible_page (view), ==, "checklist");
+  g_assert_true (label_shown (view, "No checklist"));
+  g_assert_false (label_shown (view, "0/0 done"));
+  g_assert_false (label_shown (view, "Another agent"));
+  g_assert_true (label_shown (view, "# Parser plan"));
+  pd_test_screenshot (GTK_WIDGET (window), "checklist-plan-only");
+  pd_test_destroy_window (window, view);
+  pd_test_spin (20);
+  pd_checklist_test_rmtree (tmp);
+}
+
+/* --- a long item in the tick toast -------------------------------------------- */
+
+#define LONG_ITEM "Move every preference of the old INI file to GSettings and keep the migration for a release"
+
+static gboolean
+is_ticked_label (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), "Ticked “\u2068Move");
+}
+
+static gboolean
+ticked_toast_shown (gpointer root)
+{
+  return pd_test_find_first (root, is_ticked_label, NULL) != NULL;
+}
+
+/* The tick's toast quotes a long item as the other toasts quote a title
+ * (_pd_toast_quote()): cut to what fits at the window's width, so that the
+ * sentence ends whole and Undo stays beside it.  Its own cut of 40
+ * characters was ellipsized at 360 px. */
+static void
+test_long_item_toast (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autofree char *task = NULL;
+  g_autofree char *path = NULL;
+  const char *text = "[{\"ts\":1775300000000,\"type\":\"say\",\"say\":\"task\",\"text\":\"Tidy\"},"
+                     "{\"ts\":1775300000001,\"type\":\"say\",\"say\":\"task_progress\",\"text\":\""
+                     "- [ ] " LONG_ITEM "\\n- [ ] Tell the team\"}]";
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(GPtrArray) checks = NULL;
+  GtkWidget *overlay = adw_toast_overlay_new ();
+  GtkWidget *view;
+  GtkWidget *label;
+  GtkWindow *window;
+
+  g_assert_no_error (error);
+  task = g_build_filename (tmp, "saoudrizwan.claude-dev", "tasks", "1775300000000", NULL);
+  g_mkdir_with_parents (task, 0700);
+  path = g_build_filename (task, "ui_messages.json", NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+
+  view = show_imported (db, path);
+  adw_toast_overlay_set_child (ADW_TOAST_OVERLAY (overlay), view);
+  window = pd_test_present (overlay, 360, 640);
+  g_assert_true (pd_test_wait_for (is_loaded, view));
+  checks = check_buttons (view);
+  g_assert_cmpuint (checks->len, ==, 2);
+  gtk_check_button_set_active (checks->pdata[0], TRUE);
+  g_assert_true (pd_test_wait_for (ticked_toast_shown, window));
+  pd_test_spin (400);
+  label = pd_test_find_first (GTK_WIDGET (window), is_ticked_label, NULL);
+  g_assert_nonnull (label);
+  g_test_message ("narrow toast: %s", gtk_label_get_text (GTK_LABEL (label)));
+  g_assert_true (g_str_has_suffix (gtk_label_get_text (GTK_LABEL (label)), "…\u2069”"));
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
+  pd_test_screenshot (GTK_WIDGET (window), "checklist-tick-toast-360");
+  g_assert_true (pd_test_wait_for (is_idle, view));
+  pd_test_destroy_window (window, overlay);
+  pd_test_spin (20);
+  pd_checklist_test_rmtree (tmp);
+}
+
 /* A Claude Code session with TodoWrite and ExitPlanMode: the project's own
  * fixture (the review screenshot), and a shared recording when it is there
  * (an extra check). */
@@ -564,6 +669,8 @@ main (int   argc,
   g_test_add ("/pd/ui/checklist-view/empty-and-switch", Fixture, NULL, fixture_setup, test_empty_and_switch, fixture_teardown);
   g_test_add_func ("/pd/ui/checklist-view/continue-hints", test_continue_hints);
   g_test_add_func ("/pd/ui/checklist-view/long-list", test_long_list);
+  g_test_add_func ("/pd/ui/checklist-view/long-item-toast", test_long_item_toast);
+  g_test_add_func ("/pd/ui/checklist-view/plan-without-list", test_plan_without_list);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
                         "-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl", test_fixture_screenshot);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-shared",
