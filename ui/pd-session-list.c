@@ -705,6 +705,11 @@ pd_session_list_select (PdSessionList *self,
     return FALSE;
 
   gtk_single_selection_set_selected (self->selection, position);
+  /* Selected for the user (a new session, one opened from elsewhere): its
+   * row is brought into view.  A new session, on top, sat above the part
+   * of the list that was scrolled to (tried as a new user would, after a
+   * delete further down).  GTK 4.8 has no gtk_list_view_scroll_to(). */
+  gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u", position);
   return TRUE;
 }
 

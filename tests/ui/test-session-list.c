@@ -334,6 +334,75 @@ test_session_list_follows_other_writers (Fixture       *f,
   pd_local_source_watch (PD_LOCAL_SOURCE (f->source), 0);
 }
 
+/* --- a selected row is brought into view ---------------------------------- */
+
+static gboolean
+is_row_of (GtkWidget     *widget,
+           gconstpointer  id)
+{
+  PdSessionItem *item;
+
+  if (!PD_IS_SESSION_ROW (widget) || !gtk_widget_get_mapped (widget))
+    return FALSE;
+  item = pd_session_row_get_item (PD_SESSION_ROW (widget));
+  return item != NULL && g_strcmp0 (pd_session_item_get_id (item), id) == 0;
+}
+
+/* Whether the row of session @id is drawn whole inside the list's viewport. */
+static gboolean
+row_in_view (Fixture    *f,
+             const char *id)
+{
+  GtkWidget *scroller = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *row = pd_test_find_first (GTK_WIDGET (f->list), is_row_of, id);
+  graphene_rect_t bounds;
+
+  if (row == NULL || !gtk_widget_compute_bounds (row, scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller);
+}
+
+static gboolean
+scrolled_down (gpointer data)
+{
+  GtkAdjustment *adjustment = data;
+
+  return gtk_adjustment_get_value (adjustment) > 0;
+}
+
+/* Tried as a new user would: scrolled down the list (to delete an old
+ * session), then a new session; selected, it sat above what was shown. */
+static void
+test_session_list_select_scrolls (Fixture       *f,
+                                  gconstpointer  data)
+{
+  GtkWidget *scroller = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  g_autofree char *id = NULL;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Older session %u", i + 1);
+
+      g_free (pd_test_add_session (f->store, title, "plandeck"));
+    }
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  pd_test_wait_until (scrolled_down, adjustment, "the list to scroll down");
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  id = pd_test_add_session (f->store, "A new session", "plandeck");
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  g_assert_false (row_in_view (f, id));
+  g_assert_true (pd_session_list_select (f->list, id));
+  pd_test_flush (GTK_WIDGET (f->window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (f->window));
+  g_assert_true (row_in_view (f, id));
+}
+
 /* --- the row menu --------------------------------------------------------- */
 
 static void
@@ -847,6 +916,7 @@ main (int   argc,
   ADD ("late-reply-dropped", test_session_list_late_reply_dropped);
   ADD ("merge-keeps-items", test_session_list_merge_keeps_items);
   ADD ("follows-other-writers", test_session_list_follows_other_writers);
+  ADD ("select-scrolls", test_session_list_select_scrolls);
   ADD ("menu-pins-and-renames", test_session_list_menu_pins_and_renames);
   ADD ("plain-text", test_session_list_plain_text);
   ADD ("title-tooltip", test_session_list_title_tooltip);
