@@ -24,6 +24,7 @@
 #include <adwaita.h>
 
 #include "pd-test-a11y.h"
+#include "pd-test-ui.h"
 
 /* A value no widget carries, so check_property always returns the real one. */
 #define NO_SUCH_VALUE "\x01pd-test-a11y\x01"
@@ -381,4 +382,142 @@ pd_test_a11y_assert_named (GtkWidget  *root,
 
       g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, message);
     }
+}
+
+/* --- helpers of the a11y tests ---------------------------------------------- */
+
+/* The window shows a session (for pd_test_wait_until()). */
+gboolean
+pd_test_a11y_window_settled (gpointer data)
+{
+  GtkWidget *views = pd_test_find_widget (GTK_WIDGET (data), ADW_TYPE_VIEW_STACK);
+  GtkStack *pages = GTK_STACK (gtk_widget_get_ancestor (views, GTK_TYPE_STACK));
+
+  return g_strcmp0 (gtk_stack_get_visible_child_name (pages), "session") == 0;
+}
+
+/* The stack of a session's pages: Now, Transcript, Events, History. */
+AdwViewStack *
+pd_test_a11y_view_stack (PdWindow *window)
+{
+  return ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+}
+
+/* The toplevel of @type that is shown, or %NULL. */
+GtkWindow *
+pd_test_a11y_mapped_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_mapped (GTK_WIDGET (window)))
+        return window;
+    }
+  return NULL;
+}
+
+/* A toplevel of the type GSIZE_TO_POINTER(@data) is shown. */
+gboolean
+pd_test_a11y_toplevel_shown (gpointer data)
+{
+  return pd_test_a11y_mapped_toplevel (GPOINTER_TO_SIZE (data)) != NULL;
+}
+
+/* A shown widget with the row role (a list's row, the header row). */
+gboolean
+pd_test_a11y_is_row (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return gtk_widget_get_mapped (widget) &&
+         gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_ROW;
+}
+
+/* Adds to @rows each shown row below @widget, in order. */
+void
+pd_test_a11y_collect_rows (GtkWidget *widget,
+                           GPtrArray *rows)
+{
+  if (pd_test_a11y_is_row (widget, NULL))
+    g_ptr_array_add (rows, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    pd_test_a11y_collect_rows (child, rows);
+}
+
+/* Activates the shortcut @widget has for the key, as pressing it would: the
+ * widget's own shortcut controllers are searched for that trigger. */
+gboolean
+pd_test_a11y_press (GtkWidget       *widget,
+                    guint            keyval,
+                    GdkModifierType  mods)
+{
+  g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, mods);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+
+          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted))
+            return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                                 gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+  return FALSE;
+}
+
+/* The focus is on @widget or inside it. */
+gboolean
+pd_test_a11y_focus_inside (GtkWidget *widget)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (widget));
+
+  return focus != NULL && (focus == widget || gtk_widget_is_ancestor (focus, widget));
+}
+
+/* Tab from a row of the page's list leaves the list, as does Shift+Tab:
+ * the list is one Tab stop. */
+void
+pd_test_a11y_assert_one_tab_stop (PdWindow   *window,
+                                  const char *page,
+                                  GType       view_type,
+                                  GType       list_type)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), view_type);
+  GtkWidget *rows = pd_test_find_widget (view, list_type);
+
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), page);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_mapped (rows));
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_focus_inside (rows));
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Tab, 0));
+  g_assert_false (pd_test_a11y_focus_inside (rows));
+  g_assert_nonnull (gtk_root_get_focus (GTK_ROOT (window)));
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_false (pd_test_a11y_focus_inside (rows));
+  g_test_message ("%s: its list is one Tab stop", page);
+}
+
+/* Waits for a message dialog (@what names it if it never comes). */
+AdwMessageDialog *
+pd_test_a11y_wait_for_message_dialog (const char *what)
+{
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG), what);
+  dialog = pd_test_a11y_mapped_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  pd_test_flush (GTK_WIDGET (dialog));
+  return ADW_MESSAGE_DIALOG (dialog);
 }

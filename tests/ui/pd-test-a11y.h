@@ -4,7 +4,9 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
+
+#include "pd-window.h"
 
 G_BEGIN_DECLS
 
@@ -14,5 +16,24 @@ GPtrArray *pd_test_a11y_unnamed       (GtkWidget   *root,
                                        guint       *n_controls);
 void       pd_test_a11y_assert_named  (GtkWidget   *root,
                                        const char  *where);
+
+/* Helpers the a11y tests share (test-a11y*.c) */
+gboolean          pd_test_a11y_window_settled          (gpointer          window);
+AdwViewStack     *pd_test_a11y_view_stack              (PdWindow         *window);
+GtkWindow        *pd_test_a11y_mapped_toplevel         (GType             type);
+gboolean          pd_test_a11y_toplevel_shown          (gpointer          type);
+gboolean          pd_test_a11y_is_row                  (GtkWidget        *widget,
+                                                        gconstpointer     data);
+void              pd_test_a11y_collect_rows            (GtkWidget        *widget,
+                                                        GPtrArray        *rows);
+gboolean          pd_test_a11y_press                   (GtkWidget        *widget,
+                                                        guint             keyval,
+                                                        GdkModifierType   mods);
+gboolean          pd_test_a11y_focus_inside            (GtkWidget        *widget);
+void              pd_test_a11y_assert_one_tab_stop     (PdWindow         *window,
+                                                        const char       *page,
+                                                        GType             view_type,
+                                                        GType             list_type);
+AdwMessageDialog *pd_test_a11y_wait_for_message_dialog (const char       *what);
 
 G_END_DECLS

@@ -1,0 +1,538 @@
+/* test-a11y-layout.c: contrast and large text
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs with GTK_A11Y=test, as test-a11y.c does, and again with high
+ * contrast and in the dark style (tests/ui/meson.build). The window is
+ * rendered and the contrast of its text and icons measured from the pixels;
+ * at 1.5× text (gtk-xft-dpi) the panes grow with the text and the window
+ * still fits 360 px.
+ */
+#define G_LOG_DOMAIN "test-a11y-layout"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pd-event.h"
+#include "pd-events-view.h"
+#include "pd-history-view.h"
+#include "pd-now-view.h"
+#include "pd-plan-row.h"
+#include "pd-session-list.h"
+#include "pd-session-store.h"
+#include "pd-test-a11y.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+/* The window drawn, as bytes (cairo's premultiplied ARGB32). */
+typedef struct
+{
+  guchar *data;
+  gsize   stride;
+  int     width;
+  int     height;
+} Pixels;
+
+static void
+pixels_clear (Pixels *pixels)
+{
+  g_free (pixels->data);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Pixels, pixels_clear)
+
+static void
+render (GtkWidget *window,
+        Pixels    *pixels)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (window);
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+
+  gtk_test_widget_wait_for_draw (window);
+  pixels->width = gtk_widget_get_width (window);
+  pixels->height = gtk_widget_get_height (window);
+  gdk_paintable_snapshot (paintable, snapshot, pixels->width, pixels->height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, pixels->width, pixels->height));
+  pixels->stride = (gsize) gdk_texture_get_width (texture) * 4;
+  pixels->data = g_malloc (pixels->stride * gdk_texture_get_height (texture));
+  gdk_texture_download (texture, pixels->data, pixels->stride);
+}
+
+/* WCAG 2's relative luminance of the pixel at x, y (opaque: a window). */
+static double
+luminance (const Pixels *pixels,
+           int           x,
+           int           y)
+{
+  const guchar *p = pixels->data + (gsize) y * pixels->stride + (gsize) x * 4;
+  double rgb[3] = { p[2] / 255.0, p[1] / 255.0, p[0] / 255.0 };   /* B G R A in memory */
+  double weights[3] = { 0.2126, 0.7152, 0.0722 };
+  double l = 0;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      double c = rgb[i] <= 0.04045 ? rgb[i] / 12.92 : pow ((rgb[i] + 0.055) / 1.055, 2.4);
+
+      l += weights[i] * c;
+    }
+  return l;
+}
+
+static double
+ratio (double a,
+       double b)
+{
+  return (MAX (a, b) + 0.05) / (MIN (a, b) + 0.05);
+}
+
+/* The contrast of what @widget draws: its background is the pixel at its
+ * left edge, halfway down (inside a chip's padding, beside a label's first
+ * glyph), its foreground the pixel inside it that differs most from that
+ * (the core of a glyph's stem or of an icon's stroke). */
+static double
+measure (GtkWidget    *window,
+         const Pixels *pixels,
+         GtkWidget    *widget,
+         int           inset)
+{
+  graphene_rect_t bounds;
+  double background;
+  double best = 1.0;
+  int x0, y0, x1, y1;
+
+  g_assert_true (gtk_widget_compute_bounds (widget, window, &bounds));
+  x0 = (int) bounds.origin.x;
+  y0 = (int) bounds.origin.y;
+  x1 = MIN ((int) (bounds.origin.x + bounds.size.width), pixels->width);
+  y1 = MIN ((int) (bounds.origin.y + bounds.size.height), pixels->height);
+  g_assert_cmpint (x1 - x0, >, 2 * inset);
+  background = luminance (pixels, x0 + inset, (y0 + y1) / 2);
+  for (int y = y0; y < y1; y++)
+    for (int x = x0 + inset; x < x1 - inset; x++)
+      best = MAX (best, ratio (background, luminance (pixels, x, y)));
+  return best;
+}
+
+static gboolean
+has_class (GtkWidget     *widget,
+           gconstpointer  name)
+{
+  return gtk_widget_get_mapped (widget) && gtk_widget_has_css_class (widget, name);
+}
+
+static GtkWidget *
+label_in (GtkWidget *widget)
+{
+  return pd_test_find_widget (widget, GTK_TYPE_LABEL);
+}
+
+static void
+report (const char *what,
+        double      contrast,
+        double      needed,
+        gboolean   *ok)
+{
+  g_test_message ("contrast %-40s %5.2f:1 (needs %.1f:1)%s", what, contrast, needed,
+                  contrast < needed ? "  TOO LOW" : "");
+  if (contrast < needed)
+    *ok = FALSE;
+}
+
+static void
+check_contrast (PdApplication *app,
+                PdWindow      *window,
+                gpointer       user_data)
+{
+  GtkWidget *now = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_NOW_VIEW);
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+  const char *chips[] = { "passed", "failed", "blocked", "pending" };
+  g_auto(Pixels) pixels = { 0 };
+  gboolean ok = TRUE;
+  GtkWidget *widget;
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  AdwStyleManager *style = adw_style_manager_get_default ();
+
+  g_test_message ("high contrast: %s, dark: %s",
+                  adw_style_manager_get_high_contrast (style) ? "on" : "off",
+                  adw_style_manager_get_dark (style) ? "yes" : "no");
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+  render (GTK_WIDGET (window), &pixels);
+
+  /* The check chips of the Now page: text, then the coloured icon. */
+  for (guint i = 0; i < G_N_ELEMENTS (chips); i++)
+    {
+      g_autoptr(GPtrArray) found = g_ptr_array_new ();
+      g_autofree char *what = g_strdup_printf ("%s check chip, text", chips[i]);
+      g_autofree char *icon = g_strdup_printf ("%s check chip, icon", chips[i]);
+      GtkWidget *chip;
+
+      pd_test_collect (now, GTK_TYPE_BOX, found);
+      chip = NULL;
+      for (guint j = 0; j < found->len && chip == NULL; j++)
+        if (has_class (g_ptr_array_index (found, j), "check-chip") &&
+            has_class (g_ptr_array_index (found, j), chips[i]))
+          chip = g_ptr_array_index (found, j);
+      g_assert_nonnull (chip);
+      report (what, measure (GTK_WIDGET (window), &pixels, label_in (chip), 0), 4.5, &ok);
+      report (icon, measure (GTK_WIDGET (window), &pixels, pd_test_find_widget (chip, GTK_TYPE_IMAGE), 0),
+              3.0, &ok);
+    }
+
+  /* Dimmed text: a done step's title, a step's note, a session's time. */
+  widget = pd_test_find_first (now, has_class, "step-note");
+  g_assert_nonnull (widget);
+  report ("step note (dimmed)", measure (GTK_WIDGET (window), &pixels, widget, 0), 4.5, &ok);
+  pd_test_collect (now, PD_TYPE_PLAN_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    if (has_class (g_ptr_array_index (rows, i), "done"))
+      {
+        widget = pd_test_find_first (g_ptr_array_index (rows, i), has_class, "step-title");
+        report ("done step title", measure (GTK_WIDGET (window), &pixels, widget, 0), 4.5, &ok);
+        break;
+      }
+  widget = pd_test_find_first (list, has_class, "dim-label");
+  g_assert_nonnull (widget);
+  report ("session time (dimmed)", measure (GTK_WIDGET (window), &pixels, widget, 0), 4.5, &ok);
+
+  /* Status icons of the session list: an idle session's was 1.33:1. */
+  widget = pd_test_find_first (list, has_class, "idle");
+  g_assert_nonnull (widget);
+  report ("idle session icon", measure (GTK_WIDGET (window), &pixels, widget, 0), 3.0, &ok);
+
+  /* A pending step's status icon, on the Now page and in the History
+   * (drawn at half opacity: 2.5–2.9:1 in light and dark). */
+  widget = NULL;
+  for (guint i = 0; i < rows->len && widget == NULL; i++)
+    if (has_class (g_ptr_array_index (rows, i), "pending"))
+      widget = pd_test_find_first (g_ptr_array_index (rows, i), has_class, "step-status");
+  g_assert_nonnull (widget);
+  report ("pending step icon", measure (GTK_WIDGET (window), &pixels, widget, 0), 3.0, &ok);
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "history");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pixels_clear (&pixels);
+  render (GTK_WIDGET (window), &pixels);
+  widget = pd_test_find_first (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW),
+                               has_class, "pd-step-pending");
+  g_assert_nonnull (widget);
+  report ("pending step icon, History", measure (GTK_WIDGET (window), &pixels, widget, 0), 3.0, &ok);
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "now");
+  pd_test_flush (GTK_WIDGET (window));
+
+  pd_test_screenshot_sizes (GTK_WINDOW (window), adw_style_manager_get_high_contrast (style)
+                                                 ? "a11y-high-contrast"
+                                                 : adw_style_manager_get_dark (style) ? "a11y-dark" : "a11y-default");
+  g_assert_true (ok);
+}
+
+static void
+test_contrast (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_contrast, NULL), ==, 0);
+}
+
+/* Events of the kinds with the longest labels, for the session listed
+ * first (the one the window shows). */
+static void
+add_events (PdSessionStore *store)
+{
+  g_autoptr(GError) list_error = NULL;
+  g_autoptr(GPtrArray) sessions = pd_session_store_list (store, NULL, FALSE, 0, 1, NULL, &list_error);
+  const char *id;
+  const struct { const char *type; const char *tool; const char *data; } events[] = {
+    { PD_EVENT_RUN_STARTED, NULL, "{}" },
+    { PD_EVENT_TOOL_CALL_STARTED, "read_file", "{\"call_id\": \"c1\"}" },
+    { PD_EVENT_TOOL_CALL_COMPLETED, "read_file", "{\"duration_ms\": 12}" },
+    { PD_EVENT_TOOL_CALL_FAILED, "shell", "{\"error\": \"denied\"}" },
+    { PD_EVENT_PLAN_VALIDATION_FAILED, NULL, "{}" },
+    { PD_EVENT_ITERATION_COMPLETED, NULL, "{\"tools_called\": 2}" },
+  };
+
+  g_assert_no_error (list_error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  id = ((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id;
+  for (guint i = 0; i < G_N_ELEMENTS (events); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) data = json_from_string (events[i].data, &error);
+      g_autoptr(PdEvent) event = NULL;
+      g_autofree char *text = NULL;
+
+      g_assert_no_error (error);
+      event = pd_event_new_full (events[i].type, "run-1", id, i + 10, events[i].tool,
+                                 json_object_ref (json_node_get_object (data)));
+      text = pd_event_to_json (event);
+      g_assert_cmpint (pd_session_store_add_event (store, id, "run-1", events[i].type,
+                                                   pd_event_get_timestamp (event), text, &error), >, 0);
+      g_assert_no_error (error);
+    }
+}
+
+static gboolean
+events_listed (gpointer data)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_EVENTS_VIEW);
+  GtkWidget *table = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *list = pd_test_find_widget (table, GTK_TYPE_LIST_VIEW);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_a11y_collect_rows (list, rows);
+  return rows->len >= 6;
+}
+
+/* No Events cell but an event's summary cuts its text ("Tool call st…"
+ * read the same for started and completed): in the columns, and in the
+ * compact rows of a narrow window. The header's titles neither. */
+static guint
+count_cut_event_cells (PdWindow *window,
+                       guint    *n_checked)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  GtkWidget *table = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint n_cut = 0;
+
+  pd_test_a11y_collect_rows (pd_test_find_widget (table, GTK_TYPE_LIST_VIEW), rows);
+  g_assert_cmpuint (rows->len, >, 0);
+  if (gtk_widget_get_visible (gtk_widget_get_first_child (table)))
+    g_ptr_array_insert (rows, 0, gtk_widget_get_first_child (table));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+      gboolean header = i == 0 && !pd_test_a11y_is_row (g_ptr_array_index (rows, i), NULL);
+
+      pd_test_collect (g_ptr_array_index (rows, i), GTK_TYPE_LABEL, labels);
+      /* A row's last label is its summary: cut to the width by design. */
+      for (guint j = 0; j < labels->len - (header ? 0 : 1); j++)
+        {
+          GtkLabel *label = g_ptr_array_index (labels, j);
+
+          if (!gtk_widget_get_mapped (GTK_WIDGET (label)) || *gtk_label_get_text (label) == '\0')
+            continue;
+          (*n_checked)++;
+          if (pango_layout_is_ellipsized (gtk_label_get_layout (label)))
+            {
+              g_test_message ("Events: “%s” is cut to %d px", gtk_label_get_text (label),
+                              gtk_widget_get_width (GTK_WIDGET (label)));
+              n_cut++;
+            }
+        }
+    }
+  return n_cut;
+}
+
+static gboolean
+window_resized (gpointer data)
+{
+  GtkWidget *window = data;
+  int wanted = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (window), "a11y-width"));
+
+  return gtk_widget_get_width (window) <= wanted + 16;
+}
+
+static void
+assert_event_columns_uncut (PdWindow *window)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  const int widths[] = { 1200, 1000, 900, 360 };
+  guint n_cut = 0;
+
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "events");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_wait_until (events_listed, window, "the events");
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      g_autofree char *shot = g_strdup_printf ("a11y-large-text-events-%d", widths[i]);
+      guint n_checked = 0;
+      guint cut;
+
+      g_object_set_data (G_OBJECT (window), "a11y-width", GINT_TO_POINTER (widths[i]));
+      gtk_window_set_default_size (GTK_WINDOW (window), widths[i], 800);
+      pd_test_wait_until (window_resized, window, "the window's new width");
+      /* Folded, the session's pages are shown, not the list. */
+      adw_leaflet_set_visible_child_name (ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET)),
+                                          "content");
+      pd_test_spin (300);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_wait_until (events_listed, window, "the events");
+      cut = count_cut_event_cells (window, &n_checked);
+      g_test_message ("Events at 1.5× text, window %d px (%s): %u of %u cells cut", widths[i],
+                      pd_events_view_get_compact (PD_EVENTS_VIEW (view)) ? "compact" : "columns",
+                      cut, n_checked);
+      g_assert_cmpuint (n_checked, >, 4);
+      pd_test_screenshot (GTK_WIDGET (window), shot);
+      n_cut += cut;
+    }
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  g_assert_cmpuint (n_cut, ==, 0);
+}
+
+/* At 1.5× text the session list and the History pane grow with it. */
+static void
+check_large_text (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+  GtkWidget *sidebar = gtk_widget_get_parent (list);
+  GtkWidget *history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
+  GtkPaned *paned = GTK_PANED (pd_test_find_widget (history, GTK_TYPE_PANED));
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  pd_test_flush (GTK_WIDGET (window));
+  g_test_message ("at 1.5× text: session list %d px wide, History versions %d px",
+                  gtk_widget_get_width (sidebar), gtk_paned_get_position (paned));
+  g_assert_cmpint (gtk_widget_get_width (sidebar), >, 280);
+  g_assert_cmpint (gtk_paned_get_position (paned), >, 240);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-large-text");
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "history");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-large-text-history");
+  assert_event_columns_uncut (window);
+}
+
+static void
+test_large_text (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  g_autofree char *layout = NULL;
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, "gtk-decoration-layout", &layout, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  /* GNOME's window buttons (see test_large_text_narrow), for 360 px. */
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, "gtk-decoration-layout", "appmenu:close", NULL);
+  pd_test_fill_showcase (store);
+  add_events (store);
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", 1200);
+  g_settings_set_int (settings, "window-height", 800);
+  g_assert_cmpint (pd_test_run_app (args, check_large_text, NULL, NULL), ==, 0);
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
+}
+
+/* Prints, from @widget down, the children whose minimum width passes
+ * @limit: what keeps the window from narrowing. */
+static void
+print_wide (GtkWidget *widget,
+            int        limit,
+            guint      depth)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      if (!gtk_widget_get_visible (child))
+        continue;
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      if (minimum > limit)
+        {
+          g_test_message ("%*s%s (%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
+                          gtk_widget_get_css_name (child), minimum);
+          print_wide (child, limit, depth + 1);
+        }
+    }
+}
+
+/* At 1.5× text the window still fits a 360 px screen (GNOME's mobile
+ * width): every page of a session and the session list. The window has
+ * GNOME's buttons, Close alone (GNOME's and Phosh's button layout; GTK's
+ * own default adds Minimize and Maximize, 68 px more at this size). */
+static void
+check_large_text_narrow (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  const char *pages[] = { "now", "transcript", "events", "history" };
+  GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  int widest = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  adw_leaflet_set_visible_child_name (leaflet, "content");
+  for (guint i = 0; i <= G_N_ELEMENTS (pages); i++)
+    {
+      const char *where = i < G_N_ELEMENTS (pages) ? pages[i] : "session list";
+      int minimum = 0;
+
+      if (i < G_N_ELEMENTS (pages))
+        adw_view_stack_set_visible_child_name (views, pages[i]);
+      else
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_spin (200);
+      pd_test_flush (GTK_WIDGET (window));
+      gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      g_test_message ("at 1.5× text, %s: the window needs %d px", where, minimum);
+      if (minimum > 360)
+        print_wide (content, 360, 1);
+      widest = MAX (widest, minimum);
+      if (i < G_N_ELEMENTS (pages))
+        {
+          g_autofree char *shot = g_strdup_printf ("a11y-large-text-360-%s", pages[i]);
+
+          pd_test_screenshot (GTK_WIDGET (window), shot);
+        }
+      else
+        pd_test_screenshot (GTK_WIDGET (window), "a11y-large-text-360-sessions");
+    }
+  g_assert_cmpint (widest, <=, 360);
+}
+
+/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it. */
+static int
+set_large_text (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  return dpi;
+}
+
+static void
+test_large_text_narrow (void)
+{
+  int dpi = set_large_text ();
+  g_autofree char *layout = NULL;
+
+  g_object_get (gtk_settings_get_default (), "gtk-decoration-layout", &layout, NULL);
+  g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", "appmenu:close", NULL);
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_large_text_narrow, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/a11y/contrast", test_contrast);
+  g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
+  g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
+
+  return g_test_run ();
+}
