@@ -16,6 +16,7 @@
 #include "pd-application.h"
 #include "pd-notifier.h"
 #include "pd-secrets.h"
+#include "pd-ui-util-private.h"
 #include "pd-window.h"
 
 #define MAX_RECENT_SOURCES 10
@@ -591,7 +592,6 @@ pd_application_startup (GApplication *app)
   static const char *close_accels[] = { "<Control>w", NULL };
   static const char *open_accels[] = { "<Control>o", NULL };
   static const char *search_accels[] = { "<Control>f", NULL };
-  static const char *now_accels[] = { "<Control>period", NULL };
   static const char *overview_accels[] = { "<Control><Shift>o", NULL };
   static const char *new_session_accels[] = { "<Control>n", NULL };
   static const char *preferences_accels[] = { "<Control>comma", NULL };
@@ -609,12 +609,26 @@ pd_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-database",
                                          open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.search", search_accels);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-now", now_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-overview", overview_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.new-session",
                                          new_session_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.preferences",
                                          preferences_accels);
+}
+
+/* The shortcuts window GtkApplication gives each window: its key caps in
+ * words, "Page Down", not GTK 4.8's "Page_Down". */
+static void
+pd_application_window_added (GtkApplication *app,
+                             GtkWindow      *window)
+{
+  GtkShortcutsWindow *overlay = NULL;
+
+  GTK_APPLICATION_CLASS (pd_application_parent_class)->window_added (app, window);
+  if (GTK_IS_APPLICATION_WINDOW (window))
+    overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window));
+  if (overlay != NULL)
+    _pd_name_shortcut_keys (GTK_WIDGET (overlay));
 }
 
 static void
@@ -626,6 +640,7 @@ pd_application_class_init (PdApplicationClass *klass)
   app_class->command_line = pd_application_command_line;
   app_class->activate = pd_application_activate;
   app_class->startup = pd_application_startup;
+  GTK_APPLICATION_CLASS (klass)->window_added = pd_application_window_added;
 }
 
 static void

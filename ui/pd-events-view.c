@@ -652,6 +652,30 @@ pd_events_view_apply_compact (gpointer data)
   gtk_widget_set_visible (gtk_widget_get_first_child (GTK_WIDGET (self->column_view)), !compact);
 }
 
+/* The table's header row: GTK 4.8 gives it no name, so a screen reader
+ * said only "row" before the column titles; it is named by them. */
+static void
+pd_events_view_name_header (PdEventsView *self)
+{
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (self->column_view));
+  GtkColumnViewColumn *columns[] = { self->time_column, self->type_column, self->iteration_column,
+                                     self->tool_column, self->summary_column };
+  g_autoptr(GString) titles = g_string_new (NULL);
+  g_autofree char *name = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    {
+      if (titles->len > 0)
+        /* Translators: between two column titles in the spoken header row */
+        g_string_append (titles, _(", "));
+      g_string_append (titles, gtk_column_view_column_get_title (columns[i]));
+    }
+  /* Translators: the spoken name of the Events table's header row:
+   * "Column titles: Time, Type, Iteration, Tool, Summary" */
+  name = g_strdup_printf (_("Column titles: %s"), titles->str);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (header), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+}
+
 /* The scroller's width (its page) decides: a widget with a layout
  * manager gets no size_allocate call of its own to decide in.  Columns
  * change after this allocation, never during it. */
@@ -808,6 +832,7 @@ pd_events_view_init (PdEventsView *self)
   gtk_drop_down_set_selected (self->type_dropdown, 0);
   _pd_name_drop_down (self->type_dropdown, _("Event type"));
   _pd_list_one_tab_stop (GTK_WIDGET (self->column_view));
+  pd_events_view_name_header (self);
 
   self->events = g_list_store_new (PD_TYPE_EVENT_ITEM);
   self->filter = gtk_custom_filter_new (filter_by_type, self, NULL);

@@ -460,6 +460,9 @@ pd_now_view_init (PdNowView *self)
 
   self->rows = pd_plan_rows_new ();
   gtk_list_box_bind_model (self->rows_box, G_LIST_MODEL (self->rows), create_row, NULL, NULL);
+  /* The steps are one Tab stop, as the session list is: Up and Down move
+   * between them (each step was a stop of its own). */
+  _pd_list_one_tab_stop (GTK_WIDGET (self->rows_box));
 }
 
 GtkWidget *

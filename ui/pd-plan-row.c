@@ -27,7 +27,7 @@ struct _PdPlanRow
   GtkLabel      *id_label;
   GtkLabel      *title_label;
   GtkLabel      *note_label;
-  GtkBox        *checks_box;
+  GtkFlowBox    *checks_box;
 };
 
 G_DEFINE_FINAL_TYPE (PdPlanRow, pd_plan_row, GTK_TYPE_LIST_BOX_ROW)
@@ -66,6 +66,8 @@ check_chip_new (const PdPlanCheck *check)
   g_autofree char *accessible = NULL;
 
   gtk_widget_add_css_class (chip, "check-chip");
+  /* Its own width in the flow box's line, not the line's. */
+  gtk_widget_set_halign (chip, GTK_ALIGN_START);
   gtk_widget_add_css_class (chip, check_classes[check->status]);
   gtk_widget_set_tooltip_text (chip, tooltip);
 
@@ -151,10 +153,17 @@ pd_plan_row_sync (PdPlanRow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->note_label), step->note != NULL && step->note[0] != '\0');
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->checks_box))) != NULL)
-    gtk_box_remove (self->checks_box, child);
-  /* At most four chips; on a narrow window their labels ellipsize. */
+    gtk_flow_box_remove (self->checks_box, child);
+  /* The chips flow onto more lines as the row narrows (in one line, at
+   * 360 px and large text, they were cut); a chip wider than the row
+   * ellipsizes, its whole text in its name and tooltip. The flow box's
+   * children take no focus: the row says every check. */
   for (guint i = 0; i < step->checks->len; i++)
-    gtk_box_append (self->checks_box, check_chip_new (g_ptr_array_index (step->checks, i)));
+    {
+      gtk_flow_box_append (self->checks_box, check_chip_new (g_ptr_array_index (step->checks, i)));
+      child = gtk_widget_get_last_child (GTK_WIDGET (self->checks_box));
+      gtk_widget_set_focusable (child, FALSE);
+    }
   gtk_widget_set_visible (GTK_WIDGET (self->checks_box), step->checks->len > 0);
   pd_plan_row_sync_accessible (self, step);
 }

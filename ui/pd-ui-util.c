@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
@@ -534,11 +535,12 @@ leave_list (GtkWidget *list,
 
 /*
  * _pd_list_one_tab_stop:
- * @list: a list view or column view
+ * @list: a list view, column view or list box
  *
  * GTK 4.8 makes every row of a list view a Tab stop (the list's
- * tab-behavior came in 4.12): a keyboard user tabbed through every event
- * and every plan version to get past them. The list becomes one stop:
+ * tab-behavior came in 4.12), and a list box's too: a keyboard user tabbed
+ * through every event, plan version and step to get past them. The list
+ * becomes one stop:
  * Tab and Shift+Tab leave it, the arrow keys move between its rows.
  */
 void
@@ -562,4 +564,77 @@ _pd_list_one_tab_stop (GtkWidget *list)
       gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
     }
   gtk_widget_add_controller (list, controller);
+}
+
+/*
+ * _pd_name_shortcut_keys:
+ * @widget: a shortcuts window, or a widget inside one
+ *
+ * GTK 4.8's shortcuts window shows a key without a character by its keysym
+ * name, in words only where GTK's catalogue has the language: in English,
+ * Ctrl+Page Down showed as "Ctrl + Page_Down". Each such key cap gets its
+ * name in words: ours where we have one, else the keysym name with spaces.
+ */
+void
+_pd_name_shortcut_keys (GtkWidget *widget)
+{
+  static const struct { const char *keysym; const char *words; } keys[] = {
+    { "Page_Up", NC_("keyboard label", "Page Up") },
+    { "Page_Down", NC_("keyboard label", "Page Down") },
+  };
+
+  if (GTK_IS_LABEL (widget) && GTK_IS_SHORTCUT_LABEL (gtk_widget_get_parent (widget)))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (widget));
+
+      if (strchr (text, '_') != NULL && !gtk_label_get_use_underline (GTK_LABEL (widget)))
+        {
+          g_autofree char *words = g_strdelimit (g_strdup (text), "_", ' ');
+          const char *named = words;
+
+          for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+            if (g_str_equal (text, keys[i].keysym))
+              named = g_dpgettext2 (GETTEXT_PACKAGE, "keyboard label", keys[i].words);
+          gtk_label_set_text (GTK_LABEL (widget), named);
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    _pd_name_shortcut_keys (child);
+}
+
+/*
+ * _pd_widen_view_switcher_bar:
+ * @bar: a view switcher bar
+ *
+ * libadwaita 1.2 keeps 10 px free at each end of the bar, and its tabs
+ * share the rest equally: at 360 px and 1.5× text "Transcript" was cut to
+ * "Transcri…" for 3 px. The tabs take the bar's whole width.
+ */
+static GtkWidget *
+find_view_switcher (GtkWidget *widget)
+{
+  if (ADW_IS_VIEW_SWITCHER (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_view_switcher (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+void
+_pd_widen_view_switcher_bar (AdwViewSwitcherBar *bar)
+{
+  GtkWidget *switcher = find_view_switcher (GTK_WIDGET (bar));
+
+  g_return_if_fail (switcher != NULL);
+  gtk_widget_set_margin_start (switcher, 0);
+  gtk_widget_set_margin_end (switcher, 0);
 }

@@ -94,6 +94,7 @@ struct _PdWindow
   GtkButton           *error_button;
   GtkButton           *create_button;
   GtkToggleButton     *plan_mode_button;
+  AdwViewSwitcherBar  *switcher_bar;
   GtkRevealer         *demo_banner;
   GtkRevealer         *connection_banner;
   GtkBox              *connection_row;
@@ -165,6 +166,8 @@ void        _pd_window_class_overview_init (GtkWidgetClass  *widget_class);
 /* pd-window-runs.c */
 const char *_pd_window_shown_session_id    (PdWindow        *self);
 void        _pd_window_update_run_ui       (PdWindow        *self);
+void        _pd_window_fold_plan_toggle    (PdWindow        *self,
+                                            gboolean         narrow);
 void        _pd_window_refresh_plan_mode   (PdWindow        *self);
 void        _pd_window_set_runs            (PdWindow        *self,
                                             PdRunController *runs);

@@ -162,6 +162,19 @@ on_plan_mode_read (GObject      *object,
   plan_mode_call_free (call);
 }
 
+/* Narrow, the plan mode toggle is an icon: with its word, at 1.5× text
+ * and with Minimize and Maximize shown, the header needed 383 px. Its name
+ * is "Plan Mode" either way. */
+void
+_pd_window_fold_plan_toggle (PdWindow *self,
+                             gboolean  narrow)
+{
+  if (narrow)
+    gtk_button_set_icon_name (GTK_BUTTON (self->plan_mode_button), "view-list-bullet-symbolic");
+  else
+    gtk_button_set_label (GTK_BUTTON (self->plan_mode_button), _("Plan"));
+}
+
 void
 _pd_window_refresh_plan_mode (PdWindow *self)
 {

@@ -520,6 +520,7 @@ on_folded (PdWindow *self)
   gtk_box_set_spacing (self->connection_row, narrow ? 6 : 12);
   gtk_widget_set_visible (GTK_WIDGET (self->connection_icon), !narrow);
   gtk_widget_set_halign (GTK_WIDGET (self->connection_retry), narrow ? GTK_ALIGN_END : GTK_ALIGN_FILL);
+  _pd_window_fold_plan_toggle (self, narrow);
 }
 
 /* Takes @source.  The session views follow through their bindings. */
@@ -879,6 +880,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdWindow, error_button);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, create_button);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, plan_mode_button);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, switcher_bar);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, demo_banner);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_banner);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, connection_row);
@@ -1019,6 +1021,7 @@ pd_window_init (PdWindow *self)
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
   g_signal_connect_object (self->leaflet, "notify::folded", G_CALLBACK (on_folded), self, G_CONNECT_SWAPPED);
   on_folded (self);
+  _pd_widen_view_switcher_bar (self->switcher_bar);
 }
 
 /**

@@ -129,12 +129,14 @@ check_dialog_names (PdApplication *app,
 
   dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Preferences");
+  pd_test_screenshot_sizes (dialog, "a11y-preferences");
   gtk_window_destroy (dialog);
 
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "New Session");
   /* It opens on the task: typing goes there. */
   g_assert_true (GTK_IS_TEXT_VIEW (gtk_root_get_focus (GTK_ROOT (dialog))));
+  pd_test_screenshot_sizes (dialog, "a11y-new-session");
   gtk_window_destroy (dialog);
 }
 
@@ -391,7 +393,21 @@ assert_event_rows_named (PdWindow *window)
 
   adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "events");
   pd_test_flush (GTK_WIDGET (window));
-  /* The rows of its list (the header is a row too). */
+  /* The header row says what it is, by the column titles (it had no name:
+   * a screen reader said "row"). Compact, at large text, it is hidden. */
+  if (!pd_events_view_get_compact (PD_EVENTS_VIEW (view)))
+    {
+      GtkWidget *header = gtk_widget_get_first_child (table);
+      g_autofree char *name = pd_test_a11y_name (header);
+
+      g_test_message ("Events header row: “%s”", name);
+      g_assert_true (pd_test_a11y_is_row (header, NULL));
+      if (g_str_has_prefix (name, "Gtk") || strstr (name, "Time") == NULL || strstr (name, "Tool") == NULL)
+        g_error ("the Events header row is named “%s”, not by its column titles", name);
+    }
+  else
+    g_test_message ("Events: compact, no header row");
+  /* The rows of its list. */
   pd_test_a11y_collect_rows (pd_test_find_widget (table, GTK_TYPE_LIST_VIEW), rows);
   g_assert_cmpuint (rows->len, >=, 5);
   for (guint i = 0; i < rows->len; i++)
@@ -447,6 +463,7 @@ check_run_dialogs (PdApplication *app,
     g_assert_cmpstr (label, !=, "_Approve Once");
     g_assert_cmpstr (label, !=, "Always for This _Session");
   }
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "a11y-approval");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "default.activate", NULL));
 
   pd_test_wait_until (run_finished, fixture, "the run to end");

@@ -148,11 +148,12 @@ test_now_shows_plan (Fixture       *f,
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (row_widget (f, 2)), "blocked"));
 
   /* One chip per check, styled by state, tooltip with tool and arguments. */
-  chips = gtk_widget_get_parent (gtk_widget_get_parent (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "builds")));
+  chips = gtk_widget_get_ancestor (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "builds"),
+                                   GTK_TYPE_FLOW_BOX);
   for (GtkWidget *c = gtk_widget_get_first_child (chips); c; c = gtk_widget_get_next_sibling (c))
     n_chips++;
   g_assert_cmpuint (n_chips, ==, 2);
-  chip = gtk_widget_get_next_sibling (gtk_widget_get_first_child (chips));
+  chip = gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (gtk_widget_get_last_child (chips)));
   g_assert_true (gtk_widget_has_css_class (chip, "check-chip"));
   g_assert_true (gtk_widget_has_css_class (chip, "failed"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Tool: shell"));
@@ -160,7 +161,8 @@ test_now_shows_plan (Fixture       *f,
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "State: Failed"));
   g_assert_nonnull (pd_test_find_label (chip, "export tests pass"));
 
-  /* The note is shortened on screen and whole in its tooltip. */
+  /* The note wraps, shortened only past four lines, and is whole in its
+   * tooltip. */
   {
     GtkWidget *note = pd_test_find_label (GTK_WIDGET (row_widget (f, 1)),
                                           "Writing JSON with json-glib; the tests come next");

@@ -255,7 +255,9 @@ check_actions (PdApplication *app,
     g_auto(GStrv) now_accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.show-now");
 
     g_assert_true (strv_has (search_accels, "<Control>f"));
-    g_assert_true (strv_has (now_accels, "<Control>period"));
+    /* Alt+1 shows the Now page; Ctrl+. did too, and in the shortcuts
+     * window it looked the same as Ctrl+, (Preferences). */
+    g_assert_true (now_accels == NULL || now_accels[0] == NULL);
   }
   {
     g_auto(GStrv) new_accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.new-session");
