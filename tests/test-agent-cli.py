@@ -626,6 +626,22 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
     proc = agent_run("import", *others, "--qwen-dir", db_file)
     tap.check(proc.returncode == 2 and f"--qwen-dir takes a folder: {db_file} is a file, not a folder" in proc.stderr,
               "import --qwen-dir of a file says it is a file", detail(proc))
+    # One plan call and its result in a one-session folder: each count takes
+    # its plural form (it printed "1 updates applied").
+    single = os.path.join(work, "..", "qwen-single", "projects", "-home-dev-one", "chats")
+    os.makedirs(single, exist_ok=True)
+    head = ('{"uuid":"u%d","sessionId":"0c1d2e3f-0000-4000-8000-000000000001","timestamp":"2026-04-02T08:30:0%dZ",'
+            '"cwd":"/home/dev/one",')
+    with open(os.path.join(single, "0c1d2e3f-0000-4000-8000-000000000001.jsonl"), "w") as f:
+        f.write(head % (1, 1) + '"type":"user","message":{"role":"user","parts":[{"text":"One step"}]}}\n')
+        f.write(head % (2, 2) + '"type":"assistant","message":{"role":"model","parts":[{"functionCall":{"id":"c1",'
+                '"name":"todo_write","args":{"todos":[{"id":"1","content":"Do it","status":"pending"}]}}}]}}\n')
+        f.write(head % (3, 3) + '"type":"tool_result","message":{"role":"user","parts":[{"functionResponse":'
+                '{"id":"c1","name":"todo_write","response":{"output":"ok"}}}]},"toolCallResult":{"status":"success"}}\n')
+    proc = agent_run("import", *others, "--qwen-dir", os.path.dirname(os.path.dirname(single)))
+    tap.check(proc.returncode == 0 and "  3 lines, 0 skipped; 1 update applied, 0 ignored\n" in proc.stdout
+              and "updates applied" not in proc.stdout,
+              "import says \"1 update applied\", not \"1 updates applied\"", detail(proc))
     # sessions show of an extension's task says how it is continued; of an
     # older Gemini CLI session in a hashed folder, that its folder is unknown.
     gemini = os.path.join(work, "..", "gemini-tmp")
@@ -654,9 +670,9 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
               "sessions show of a Kilo Code task names the folder its first request gives", detail(proc))
     older = [s["id"] for s in listed if s.get("source") == "gemini"]
     shows = [agent_run("sessions", "show", "--db", shown_db, sid) for sid in older]
-    tap.check(len(older) >= 1 and all("  folder    folder unknown\n" in p.stdout
+    tap.check(len(older) >= 1 and all("  folder    unknown\n" in p.stdout and "folder unknown" not in p.stdout
                                       and "inside the project folder" in p.stdout for p in shows),
-              "sessions show of a Gemini CLI session in a hashed folder says its folder is unknown",
+              "sessions show of a Gemini CLI session in a hashed folder says its folder is unknown, once",
               "\n".join(detail(p) for p in shows))
     # "Usage:\n  plandeck-agent run [OPTION…] TASK", not "  run [OPTION…] TASK".
     for command in ("run", "continue", "serve", "plan", "config", "sessions", "events", "import"):

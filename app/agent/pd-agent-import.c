@@ -128,10 +128,20 @@ print_session (PdImportedSession *session)
       printf (_("  Plan document %u: %s\n"), i + 1, pd_artifact_plan_status_to_string (plan->status));
     }
   /* %llu, not G_GUINT64_FORMAT: a macro inside _() would cut the message
-   * short for xgettext. */
-  printf (_("  %llu lines, %llu skipped; %u updates applied, %u ignored\n"),
-          (unsigned long long) stats->lines, (unsigned long long) stats->skipped_lines,
-          stats->applied_updates, stats->ignored_updates);
+   * short for xgettext.  Each count takes its own plural form ("1 update
+   * applied", not "1 updates applied"). */
+  {
+    g_autofree char *lines = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%llu line", "%llu lines",
+                                                           (gulong) MIN (stats->lines, G_MAXULONG)),
+                                              (unsigned long long) stats->lines);
+    g_autofree char *applied = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u update applied",
+                                                             "%u updates applied", stats->applied_updates),
+                                                stats->applied_updates);
+
+    /* TRANSLATORS: "12 lines", skipped lines, "3 updates applied", ignored updates */
+    printf (_("  %s, %llu skipped; %s, %u ignored\n"), lines, (unsigned long long) stats->skipped_lines,
+            applied, stats->ignored_updates);
+  }
 }
 
 static gboolean

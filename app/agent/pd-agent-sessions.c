@@ -205,9 +205,9 @@ sessions_show (PdSessionStore *store,
      * tokens were never counted here: no "model  ()" and no zeros. */
     if (*model != '\0')
       printf (_("  model     %s (%s)\n"), model, *provider ? provider : "?");
-    /* An older Gemini CLI session in a hashed folder names none: said, not
-     * an empty line. */
-    printf (_("  folder    %s\n"), *folder != '\0' ? folder : _("folder unknown"));
+    /* An older Gemini CLI session in a hashed folder names none: said once
+     * ("folder    unknown"), not an empty line. */
+    printf (_("  folder    %s\n"), *folder != '\0' ? folder : C_("folder", "unknown"));
     printf (_("  created   %s\n  updated   %s\n"), created, updated);
     if (!pd_session_info_is_imported (info))
       printf (_("  turns     %lld, tokens in %lld / out %lld\n"),
