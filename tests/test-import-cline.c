@@ -9,6 +9,12 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
 #include <sqlite3.h>
 
 #include "pd-cline-reader.h"
@@ -318,6 +324,101 @@ test_index_overrides (void)
   g_assert_true (pd_checklist_get_override (checklist, 0, &checked));
   g_assert_true (checked);
   g_assert_cmpint (pd_checklist_get_effective_status (checklist, 0), ==, PD_CHECKLIST_STATUS_COMPLETED);
+  g_clear_object (&store);
+  pd_import_test_rmtree (dir);
+  pd_import_test_rmtree (db_dir);
+}
+
+/* @path rewritten in place (the same inode, no rename) with @contents,
+ * then given back @mtime: a rewrite that keeps the size and the mtime. */
+static void
+rewrite_keeping_times (const char           *path,
+                       const char           *contents,
+                       const struct timespec *mtime)
+{
+  struct timespec times[2] = { { 0, UTIME_OMIT }, *mtime };
+  gsize length = strlen (contents);
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, contents, length, 0), ==, (gssize) length);
+  g_assert_cmpint (futimens (fd, times), ==, 0);
+  close (fd);
+}
+
+static guint
+plan_done_of (PdSessionStore *store)
+{
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  guint total;
+
+  list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+  return ((PdSessionInfo *) g_ptr_array_index (list, 0))->plan_done;
+}
+
+/* A task rewritten whole to the same size with its mtime kept (Cline, Roo
+ * and Kilo rewrite the file on every change): read again, by the index
+ * that read it and by a new one (a new process), and its new list stored.
+ * Both took it as unchanged before. */
+static void
+test_index_same_size_rewrite (void)
+{
+  g_autofree char *roo = pd_import_test_fixture_file ("vscode", ROO_TASK);
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *task = g_build_filename (dir, "rooveterinaryinc.roo-cline", "tasks", "1775310000000", NULL);
+  g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
+  g_autofree char *db_dir = pd_import_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (db_dir, "sessions.db", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (db_path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = pd_session_store_new (db);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportIndex) later = NULL;
+  const char *roots[] = { dir, NULL };
+  PdImportIndexStats stats = { 0 };
+  struct stat st;
+  char *last;
+
+  g_assert_true (g_file_get_contents (roo, &contents, NULL, NULL));
+  g_mkdir_with_parents (task, 0700);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  g_assert_true (pd_import_index_run_paths (index, store, roots, &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan_done_of (store), ==, 2);
+  g_assert_cmpint (stat (path, &st), ==, 0);
+
+  /* The last list's second item back to pending, at the same length. */
+  last = g_strrstr (contents, "\\\"completed\\\"");
+  g_assert_nonnull (last);
+  memcpy (last, "\\\"pending\\\"  ", strlen ("\\\"completed\\\""));
+  rewrite_keeping_times (path, contents, &st.st_mtim);
+  g_assert_true (pd_import_index_run_paths (index, store, roots, &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.unchanged, ==, 0);
+  g_assert_cmpuint (plan_done_of (store), ==, 1);
+
+  /* And again, seen by a new index: its first item back to pending too. */
+  last = g_strrstr (contents, "\\\"completed\\\"");
+  g_assert_nonnull (last);
+  memcpy (last, "\\\"pending\\\"  ", strlen ("\\\"completed\\\""));
+  rewrite_keeping_times (path, contents, &st.st_mtim);
+  later = pd_import_index_new ();
+  g_assert_true (pd_import_index_run_paths (later, store, roots, &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.unchanged, ==, 0);
+  g_assert_cmpuint (plan_done_of (store), ==, 0);
+
+  /* Nothing changed: nothing read. */
+  g_clear_object (&later);
+  later = pd_import_index_new ();
+  g_assert_true (pd_import_index_run_paths (later, store, roots, &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.unchanged, ==, 1);
+  g_assert_cmpuint (stats.bytes_read, ==, 0);
   g_clear_object (&store);
   pd_import_test_rmtree (dir);
   pd_import_test_rmtree (db_dir);
@@ -704,6 +805,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-cline/pages", test_pages);
   g_test_add_func ("/pd/import-cline/index", test_index);
   g_test_add_func ("/pd/import-cline/index-overrides", test_index_overrides);
+  g_test_add_func ("/pd/import-cline/index-same-size-rewrite", test_index_same_size_rewrite);
   g_test_add_func ("/pd/import-cline/hostile", test_hostile);
   g_test_add_func ("/pd/import-cline/lone-surrogate", test_lone_surrogate);
   g_test_add_func ("/pd/import-cline/environment-folder", test_environment_folder);

@@ -42,7 +42,7 @@ struct _PdImportIndex
   GMutex      lock;     /* one run at a time; guards readers and skipped */
   GHashTable *readers;  /* path → PdTranscriptReader */
   GHashTable *kept;     /* path → KeptPlan: a reader resumed from the database that read no list yet */
-  GHashTable *identities;  /* path → the identity of the file its reader reads */
+  GHashTable *identities;  /* path → the identity of the file its reader reads, with its size and change time when last read */
   GPtrArray  *skipped;  /* PdImportSkip: the files the last run passed over */
 };
 
@@ -270,9 +270,10 @@ line_ends_before (const char *path,
 /* A session of a format only appended to (Qwen Code, Gemini CLI's JSON
  * lines) an earlier process read (it kept where it ended): a reader that
  * reads on from there, with the facts stored, instead of the whole file
- * again.  A file shorter than what was read, or without a line end there,
- * is read again whole (and a reader may read the whole file again itself
- * when what follows may reach back: pd_transcript_reader_resume_at()). */
+ * again.  One that has not grown (it is here because it changed: rewritten
+ * in place), a file shorter than what was read, or one without a line end
+ * there, is read again whole (and a reader may read the whole file again
+ * itself when what follows may reach back: pd_transcript_reader_resume_at()). */
 static PdTranscriptReader *
 resume_from_store (PdImportIndex  *self,
                    PdSessionStore *store,
@@ -287,7 +288,7 @@ resume_from_store (PdImportIndex  *self,
     return NULL;
   if (pd_transcript_reader_format_resumes (state.format)
       && state.read_offset > 0 && state.read_offset <= unit->size
-      && state.size <= unit->size && line_ends_before (unit->path, state.read_offset)
+      && state.size < unit->size && line_ends_before (unit->path, state.read_offset)
       && (reader = pd_transcript_reader_new_for_format (state.format, unit->path, NULL, NULL)) != NULL)
     {
       PdImportResume resume = {
@@ -316,6 +317,37 @@ resume_from_store (PdImportIndex  *self,
   return reader;
 }
 
+/* What the index saw of a file: "device:inode size ctime". */
+static char *
+unit_seen (const PdImportUnit *unit)
+{
+  return g_strdup_printf ("%s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, unit->identity ? unit->identity : "",
+                          unit->size, unit->ctime);
+}
+
+/* Whether @now is the file @known was, grown or not: the same inode, and
+ * at another size or with the same change time (the same size with
+ * another change time is a rewrite in place, as Cline, Roo and Kilo save
+ * a task, which a reader that goes on from where it ended would miss). */
+static gboolean
+same_file_seen (const char *known,
+                const char *now)
+{
+  const char *known_size, *now_size, *known_ctime, *now_ctime;
+
+  if (known == NULL || now == NULL || !(known_size = strchr (known, ' ')) || !(now_size = strchr (now, ' '))
+      || known_size - known != now_size - now || strncmp (known, now, (gsize) (now_size - now)) != 0)
+    return FALSE;
+  known_ctime = strchr (known_size + 1, ' ');
+  now_ctime = strchr (now_size + 1, ' ');
+  if (known_ctime == NULL || now_ctime == NULL)
+    return FALSE;
+  /* Another size: grown (a shorter file is caught by its offset). */
+  if (known_ctime - known_size != now_ctime - now_size || strncmp (known_size, now_size, (gsize) (now_ctime - now_size)) != 0)
+    return TRUE;
+  return strcmp (known_ctime, now_ctime) == 0;
+}
+
 static Job *
 prepare_jsonl (PdImportIndex      *self,
                PdSessionStore     *store,
@@ -324,6 +356,7 @@ prepare_jsonl (PdImportIndex      *self,
                PdImportIndexStats *stats)
 {
   PdTranscriptReader *reader = g_hash_table_lookup (self->readers, unit->path);
+  g_autofree char *seen = unit_seen (unit);
   goffset before = 0;
   Job *job;
 
@@ -334,8 +367,9 @@ prepare_jsonl (PdImportIndex      *self,
       before = pd_transcript_reader_get_offset (reader);
       /* Shorter than what was read, or another file renamed over it (a
        * rewrite as editors and agents save, tried as an attacker would:
-       * read as if it had grown, the old list stayed): read again. */
-      if (unit->size < before || g_strcmp0 (known, unit->identity) != 0)
+       * read as if it had grown, the old list stayed), or rewritten in
+       * place to the same size: read again. */
+      if (unit->size < before || !same_file_seen (known, seen))
         {
           g_hash_table_remove (self->readers, unit->path);
           g_hash_table_remove (self->kept, unit->path);
@@ -347,7 +381,7 @@ prepare_jsonl (PdImportIndex      *self,
     {
       pd_transcript_reader_set_follow (reader, TRUE);
       g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
-      g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (unit->identity));
+      g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (seen));
     }
 
   if (reader == NULL)
@@ -400,9 +434,10 @@ prepare_jsonl (PdImportIndex      *self,
       /* Kept for the next run, which then reads only what was appended. */
       pd_transcript_reader_set_follow (reader, TRUE);
       g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
-      g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (unit->identity));
+      g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (seen));
     }
 
+  g_hash_table_replace (self->identities, g_strdup (unit->path), g_steal_pointer (&seen));
   job = g_new0 (Job, 1);
   job->unit = unit;
   job->reader = g_object_ref (reader);

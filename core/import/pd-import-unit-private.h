@@ -27,6 +27,7 @@ typedef struct
   gint64     size;
   gint64     mtime;     /* unix µs */
   char      *identity;  /* "device:inode": another file renamed over the path differs */
+  gint64     ctime;     /* the inode's change time, ns: a rewrite keeping size and mtime differs */
   char      *deps;      /* signature of the files read with it */
   GPtrArray *agents;    /* (nullable) flat agent-*.jsonl beside it (Claude Code 2.0) */
 } PdImportUnit;

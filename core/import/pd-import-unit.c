@@ -38,7 +38,8 @@ static gboolean
 stat_file_identity (const char  *path,
                     gint64      *size,
                     gint64      *mtime,
-                    char       **identity)
+                    char       **identity,
+                    gint64      *ctime)
 {
   struct stat st;
 
@@ -46,6 +47,8 @@ stat_file_identity (const char  *path,
     return FALSE;
   if (identity != NULL)
     *identity = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st.st_dev, (guint64) st.st_ino);
+  if (ctime != NULL)
+    *ctime = (gint64) st.st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_ctim.tv_nsec;
   *size = (gint64) st.st_size;
   *mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
   return TRUE;
@@ -56,7 +59,7 @@ stat_file (const char *path,
            gint64     *size,
            gint64     *mtime)
 {
-  return stat_file_identity (path, size, mtime, NULL);
+  return stat_file_identity (path, size, mtime, NULL, NULL);
 }
 
 typedef struct
@@ -154,16 +157,23 @@ unit_new_jsonl (const char *path,
                 GPtrArray  *agents)
 {
   PdImportUnit *unit = g_new0 (PdImportUnit, 1);
+  g_autofree char *deps = NULL;
 
   unit->kind = PD_IMPORT_UNIT_JSONL;
   unit->path = g_strdup (path);
-  if (!stat_file_identity (path, &unit->size, &unit->mtime, &unit->identity))
+  if (!stat_file_identity (path, &unit->size, &unit->mtime, &unit->identity, &unit->ctime))
     {
       _pd_import_unit_free (unit);
       return NULL;
     }
   unit->agents = agents && agents->len > 0 ? g_ptr_array_ref (agents) : NULL;
-  unit->deps = jsonl_deps (path, unit->agents);
+  deps = jsonl_deps (path, unit->agents);
+  /* The file's inode and change time too: Cline, Roo and Kilo rewrite a
+   * task's messages whole, and a rewrite can keep the size and the mtime
+   * (a tool that restores times, or two writes within the clock's tick);
+   * it was taken as unchanged and its new list never read.  No program
+   * sets the change time back. */
+  unit->deps = g_strdup_printf ("%s%sf:%s:%" G_GINT64_FORMAT, deps, *deps ? ";" : "", unit->identity, unit->ctime);
   return unit;
 }
 
