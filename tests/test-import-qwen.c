@@ -149,6 +149,71 @@ test_tail_read (void)
   g_assert_cmpstr (pd_imported_session_get_id (tail), ==, REPORT_ID);
 }
 
+/* A session whose second line is far over the line cap (an 81 MB tool
+ * output took 3 s), with plan calls after it, read from its end: the long
+ * line is passed over without being read whole, the head (where it is)
+ * read once however many candidates the tail search tries, and the plan
+ * call after it still applies.  Here the cap is lowered to 1 MiB and the
+ * line is 4 MiB; thirty calls at the end have no result yet, so thirty-one
+ * candidates are tried.  Each read the whole long line again before (over
+ * 120 MB for a 4 MB file). */
+static void
+test_tail_long_line (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "s1.jsonl", NULL);
+  g_autoptr(GString) text = g_string_new (USER ("Tidy the shop") "\n");
+  g_autoptr(PdQwenReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportedSession *session;
+  const PdImportStats *stats;
+
+  g_string_append (text, "{\"uuid\":\"u\",\"sessionId\":\"s1\",\"timestamp\":\"2026-04-02T08:00:00.000Z\","
+                         "\"type\":\"tool_result\",\"cwd\":\"/w\",\"message\":{\"role\":\"user\",\"parts\":"
+                         "[{\"functionResponse\":{\"id\":\"r0\",\"name\":\"run_shell_command\",\"response\":{\"output\":\"");
+  for (guint i = 0; i < 4 * 1024 * 1024 / 64; i++)
+    g_string_append (text, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+  g_string_append (text, "\"}}}]}}\n");
+  g_string_append (text, CALL ("c0", TODOS_AB) "\n" RESULT ("c0", "success") "\n");
+  for (guint i = 1; i <= 30; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("\"id\":\"c%u\"", i);
+      g_autoptr(GString) call = g_string_new (CALL ("cN", TODOS_ABC) "\n");
+
+      g_string_replace (call, "\"id\":\"cN\"", id, 1);
+      g_string_append (text, call->str);
+    }
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+
+  reader = pd_qwen_reader_new (path);
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 1024 * 1024);
+  _pd_import_set_tail_limits (64 * 1024, 1024 * 1024);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  _pd_import_set_tail_limits (0, 0);
+  g_assert_no_error (error);
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
+  stats = pd_imported_session_get_stats (session);
+  g_assert_true (stats->tail_read);
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "Tidy the shop");
+  g_assert_cmpstr (pd_imported_session_get_id (session), ==, "s1");
+  /* Less than the file: the long line's head bound, the tail's bound
+   * backwards, and the candidates' replays of the calls after it. */
+  g_test_message ("%" G_GUINT64_FORMAT " bytes read of a %" G_GSIZE_FORMAT "-byte file", stats->bytes_read, text->len);
+  g_assert_cmpuint (stats->bytes_read, <, (guint64) text->len);
+
+  /* Read whole, from its start (no tail search), the same. */
+  g_clear_object (&reader);
+  reader = pd_qwen_reader_new (path);
+  pd_transcript_reader_set_max_line (PD_TRANSCRIPT_READER (reader), 1024 * 1024);
+  g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+  g_assert_no_error (error);
+  session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);
+  pd_import_test_rmtree (dir);
+}
+
 /* A running session: appended records are read alone, a half-written line
  * waits for its end. */
 static void
@@ -555,6 +620,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-qwen/own-fixtures", test_own_fixtures);
   g_test_add_func ("/pd/import-qwen/side-file-missing", test_side_file_missing);
   g_test_add_func ("/pd/import-qwen/tail-read", test_tail_read);
+  g_test_add_func ("/pd/import-qwen/tail-long-line", test_tail_long_line);
   g_test_add_func ("/pd/import-qwen/follow", test_follow);
   g_test_add_func ("/pd/import-qwen/pages", test_pages);
   g_test_add_func ("/pd/import-qwen/read-path", test_read_path);

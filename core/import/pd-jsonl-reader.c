@@ -33,11 +33,13 @@ struct _PdJsonlReader
   gsize     scanned;     /* bytes after start known to hold no newline */
   gsize     max_line;
   goffset   offset;      /* file offset of buf[start] */
+  goffset   limit;       /* (0: none) nothing from here on is read */
   guint64   n_lines;
   guint64   n_too_long;
   gboolean  hold_partial;
   gboolean  discarding;  /* inside a line longer than max_line */
   gboolean  eof;
+  gboolean  at_limit;
   gboolean  unterminated;
 };
 
@@ -128,6 +130,13 @@ pd_jsonl_reader_new (const char  *path,
 }
 
 void
+pd_jsonl_reader_set_limit (PdJsonlReader *self,
+                           goffset        limit)
+{
+  self->limit = limit;
+}
+
+void
 pd_jsonl_reader_set_first_read (PdJsonlReader *self,
                                 gsize          bytes)
 {
@@ -186,6 +195,7 @@ fill (PdJsonlReader  *self,
       GError        **error)
 {
   gssize n;
+  gsize want;
 
   /* Move the unconsumed bytes to the front. */
   if (self->start > 0)
@@ -201,8 +211,20 @@ fill (PdJsonlReader  *self,
       self->buf = g_realloc (self->buf, self->cap);
     }
 
+  want = self->cap - self->end - 1;
+  if (self->limit > 0)
+    {
+      goffset here = self->offset + (goffset) (self->end - self->start);
+
+      if (here >= self->limit)
+        {
+          self->eof = self->at_limit = TRUE;
+          return TRUE;
+        }
+      want = (gsize) MIN ((goffset) want, self->limit - here);
+    }
   do
-    n = read (self->fd, self->buf + self->end, self->cap - self->end - 1);
+    n = read (self->fd, self->buf + self->end, want);
   while (n < 0 && errno == EINTR);
 
   if (n < 0)
@@ -274,7 +296,7 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
         {
           gsize len = self->end - self->start;
 
-          if (self->discarding || len == 0 || self->hold_partial)
+          if (self->discarding || len == 0 || self->hold_partial || self->at_limit)
             return FALSE;
           /* A last line without a newline: returned (it may be whole),
            * flagged so the caller counts it as torn if it does not parse. */

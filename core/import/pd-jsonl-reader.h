@@ -28,6 +28,10 @@ void           pd_jsonl_reader_free         (PdJsonlReader  *self);
  * read is about @bytes, not the usual 32 KiB, so a file that is then read whole
  * is not read twice over; the buffer grows as lines need.  Before the
  * first line is read. */
+/* Nothing at or after @limit (a file offset) is read: the line it cuts is
+ * not returned, as if the file ended before it. */
+void           pd_jsonl_reader_set_limit      (PdJsonlReader *self,
+                                               goffset        limit);
 void           pd_jsonl_reader_set_first_read (PdJsonlReader *self,
                                              gsize           bytes);
 

@@ -38,6 +38,12 @@ _pd_jsonl_replay (const char                *path,
   *end = from;
   if (!(reader = pd_jsonl_reader_new (path, from, max_line, follow, error)))
     return FALSE;
+  /* A line that starts before @stop and is kept ends within the cap after
+   * it: one longer is not read to its end (a head read of a session whose
+   * first line is 81 MB read all of it, once for each tail candidate). */
+  if (stop > 0)
+    pd_jsonl_reader_set_limit (reader, stop + (goffset) MIN (max_line ? max_line : PD_JSONL_DEFAULT_MAX_LINE,
+                                                             (gsize) G_MAXINT32) + 2);
 
   while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)
          && pd_jsonl_reader_next (reader, &line, &length, &local))

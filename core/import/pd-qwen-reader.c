@@ -659,14 +659,20 @@ read_head (PdQwenReader  *self,
            GError       **error)
 {
   goffset end;
+  gsize max_line;
   gboolean ok;
 
   until = MIN (until, PD_IMPORT_TAIL_HEAD);
   if (until <= 0)
     return TRUE;
+  /* Only lines within the head: a longer one (a first line of 81 MB) is
+   * not read to its end. */
+  max_line = self->max_line;
+  self->max_line = MIN (max_line, (gsize) until);
   self->meta_only = TRUE;
   ok = read_lines (self, 0, until, &end, NULL, error);
   self->meta_only = FALSE;
+  self->max_line = max_line;
   return ok;
 }
 
@@ -701,21 +707,59 @@ typedef struct
 {
   PdQwenReader *self;
   GCancellable *cancellable;
+  PdQwenReader *head;   /* (nullable) the whole head's facts, read once */
 } TailSearch;
+
+/* The facts read_head() gives, taken from @head (read once for every
+ * candidate past the head, instead of once each). */
+static void
+copy_head (PdQwenReader *trial,
+           PdQwenReader *head)
+{
+  PdImportedSession *from = head->session;
+  PdImportStats *mine = pd_imported_session_get_stats (trial->session);
+  const PdImportStats *theirs = pd_imported_session_get_stats (from);
+
+  if (pd_imported_session_get_id (from) != NULL)
+    pd_imported_session_set_id (trial->session, pd_imported_session_get_id (from));
+  if (pd_imported_session_get_cwd (from) != NULL)
+    pd_imported_session_set_cwd (trial->session, pd_imported_session_get_cwd (from));
+  if (pd_imported_session_get_title (from) != NULL)
+    pd_imported_session_set_title (trial->session, pd_imported_session_get_title (from));
+  pd_imported_session_note_time (trial->session, pd_imported_session_get_created_at (from));
+  pd_imported_session_note_time (trial->session, pd_imported_session_get_updated_at (from));
+  trial->have_meta = head->have_meta;
+  trial->titled = head->titled;
+  mine->lines += theirs->lines;
+  mine->skipped_lines += theirs->skipped_lines;
+  mine->bytes_read += theirs->bytes_read;
+}
 
 static PdQwenReader *
 replay_from (PdQwenReader  *self,
              goffset        offset,
-             GCancellable  *cancellable,
+             TailSearch    *search,
              GError       **error)
 {
   g_autoptr(PdQwenReader) trial = pd_qwen_reader_new (self->path);
+  GCancellable *cancellable = search ? search->cancellable : NULL;
 
   trial->max_line = self->max_line;
   trial->follow = self->follow;
   trial->tail_done = TRUE;
   trial->todos_dir = g_strdup (self->todos_dir);
-  if (!read_head (trial, offset, error))
+  if (search != NULL && offset >= PD_IMPORT_TAIL_HEAD)
+    {
+      if (search->head == NULL)
+        {
+          search->head = pd_qwen_reader_new (self->path);
+          search->head->max_line = self->max_line;
+          if (!read_head (search->head, offset, error))
+            return NULL;
+        }
+      copy_head (trial, search->head);
+    }
+  else if (!read_head (trial, offset, error))
     return NULL;
   trial->offset = offset;
   if (!read_lines (trial, offset, 0, &trial->offset, cancellable, error))
@@ -756,11 +800,14 @@ try_tail_line (gpointer     user_data,
     return TRUE;
   if (g_cancellable_set_error_if_cancelled (search->cancellable, error))
     return FALSE;
-  if (!(trial = replay_from (search->self, offset, search->cancellable, error)))
+  if (!(trial = replay_from (search->self, offset, search, error)))
     return FALSE;
   if (trial->full_lists == 0)
     {
-      *tried += pd_imported_session_get_stats (trial->session)->bytes_read;
+      /* What it read itself: a head it copied was read once. */
+      *tried += pd_imported_session_get_stats (trial->session)->bytes_read
+                - (search->head && offset >= PD_IMPORT_TAIL_HEAD
+                   ? pd_imported_session_get_stats (search->head->session)->bytes_read : 0);
       return TRUE;
     }
   adopt (search->self, trial);
@@ -779,14 +826,24 @@ read_tail (PdQwenReader  *self,
            GCancellable  *cancellable,
            GError       **error)
 {
-  TailSearch search = { self, cancellable };
+  TailSearch search = { self, cancellable, NULL };
   gboolean applied;
   goffset start;
   guint64 bytes_read;
   PdImportStats *stats;
+  gboolean ok;
 
-  if (!_pd_jsonl_backward_find_start (self->path, size, _pd_import_get_tail_bound (), self->max_line,
-                                      try_tail_line, &search, &applied, &start, &bytes_read, error))
+  ok = _pd_jsonl_backward_find_start (self->path, size, _pd_import_get_tail_bound (), self->max_line,
+                                      try_tail_line, &search, &applied, &start, &bytes_read, error);
+  /* The head, read once for all the candidates: counted in the stats of
+   * the trial that applied (it copied them), else here. */
+  if (search.head != NULL)
+    {
+      if (ok && !applied)
+        bytes_read += pd_imported_session_get_stats (search.head->session)->bytes_read;
+      g_clear_object (&search.head);
+    }
+  if (!ok)
     return FALSE;
   if (!applied)
     {
