@@ -22,6 +22,11 @@ whole.  The checklist keeps the first 500 items and says how many more the
 call held (`hidden_items`, `truncated`); the peak stays within 3 times the
 file.
 
+The pages of the Qwen and Gemini calls (`sessions export` of the imported session) keep
+4 KiB of the call's arguments, end them with "… (cut, N bytes)", and stay
+within 3 times the file too: they built the call's tree and then its text
+whole.
+
 In the proofs suite: a sanitizer build's memory is not the program's.
 Prints TAP.
 """
@@ -194,8 +199,13 @@ LONG_CALLS = [
 
 def peak_import(agent, path, env):
     """Runs import --json on one file; its exit, output and peak RSS in bytes."""
+    return peak_run([agent, "import", "--json", path], env)
+
+
+def peak_run(argv, env):
+    """Runs argv; its exit, output and peak RSS in bytes."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([agent, "import", "--json", path], stdout=out, stderr=err, env=env)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -216,6 +226,43 @@ TEXT_WRITERS = {
     "cline_long": cline_long_call,
     "roo_long": roo_long_call,
 }
+
+
+# The agents whose transcript pages built a huge plan call whole (its tree,
+# then its text) before keeping 4 KiB of it.
+PAGES_KINDS = ("qwen_long", "gemini_lines_long", "gemini_document_long")
+
+
+def pages_of_long_call(tap, agent, env, tmp, name, path, size):
+    """The session's pages (sessions export: its messages) of one huge plan
+    call: the call's arguments cut to the page's bound, saying how much was
+    cut, and the peak within 3× the file (Qwen's 14 MB took 13× it)."""
+    db = os.path.join(tmp, "pages.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    proc = subprocess.run([agent, "import", "--db", db, path], env=env, capture_output=True, text=True)
+    listed = subprocess.run([agent, "sessions", "list", "--db", db, "--json"], env=env, capture_output=True, text=True)
+    sessions = json.loads(listed.stdout)["sessions"] if listed.returncode == 0 else []
+    if not tap.check(proc.returncode == 0 and len(sessions) == 1, f"{name}: imported into a database",
+                     proc.stderr[-2000:] + listed.stderr[-2000:]):
+        return
+    code, out, err, peak = peak_run([agent, "sessions", "export", "--db", db, sessions[0]["id"]], env)
+    print(f"# {name}: its pages (sessions export) peak RSS {peak / 1048576:.1f} MB ({peak / size:.2f}× the file)",
+          flush=True)
+    calls = []
+    if code == 0:
+        for message in json.loads(out).get("messages", []):
+            calls += message.get("tool_calls", [])
+    arguments = calls[0].get("function", {}).get("arguments", "") if calls else ""
+    cut = calls[0].get("arguments_cut", 0) if calls else 0
+    tap.check(len(calls) == 1 and len(arguments.encode()) <= 4096 and cut > size // 2
+              and arguments.endswith(f"… (cut, {cut} bytes)") and arguments.startswith('{"todos": [{'),
+              f"{name}: its page shows the call's arguments cut to 4 KiB, saying how much was cut",
+              f"exit {code}\n{len(calls)} calls, {len(arguments)} chars, cut {cut}\n"
+              f"ends {arguments[-80:]!r}\nstderr:\n{err[-2000:]}")
+    tap.check(peak <= 3 * size, f"{name}: its pages' peak RSS within 3× the file's size "
+              f"({peak / 1048576:.1f} MB for {size / 1048576:.1f} MB)")
 
 
 def write_document(kind, path, target):
@@ -291,6 +338,8 @@ def main():
                       f"stderr:\n{err[-2000:]}")
             tap.check(peak <= 3 * size, f"{name}: peak RSS within 3× the file's size "
                       f"({peak / 1048576:.1f} MB for {size / 1048576:.1f} MB)")
+            if kind in PAGES_KINDS:
+                pages_of_long_call(tap, agent, env, tmp, name, path, size)
             os.remove(path)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0

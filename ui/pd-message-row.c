@@ -249,7 +249,6 @@ tool_call_widget (JsonObject *call)
   GtkWidget *expander;
   GtkWidget *box;
   GtkWidget *label;
-  gint64 cut;
 
   if (function_node != NULL && JSON_NODE_HOLDS_OBJECT (function_node))
     function = json_node_get_object (function_node);
@@ -276,18 +275,8 @@ tool_call_widget (JsonObject *call)
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_box_append (GTK_BOX (box), label);
 
-  /* An imported transcript cuts long arguments; say how much is missing. */
-  cut = pd_json_get_int (call, "arguments_cut", 0);
-  if (cut > 0)
-    {
-      g_autofree char *note = NULL;
-
-      /* Translators: %s is a size such as "12.3 kB" */
-      g_autofree char *size = g_format_size ((guint64) cut);
-
-      note = g_strdup_printf (_("%s more not shown"), size);
-      gtk_box_append (GTK_BOX (box), dim_caption (note));
-    }
+  /* An imported transcript's long arguments end with "… (cut, N bytes)"
+   * (arguments_cut): the text says it, no second note. */
   gtk_expander_set_child (GTK_EXPANDER (expander), box);
 
   if (subagent_node != NULL && JSON_NODE_HOLDS_OBJECT (subagent_node))

@@ -49,8 +49,27 @@ typedef struct
   GPtrArray *lists;      /* (nullable) PdImportList: its applied write_todos calls */
   guint      refused;    /* its write_todos calls that failed or were of another shape */
   char      *user_text;  /* (nullable) a user message's text, for the title */
-  JsonNode  *node;       /* (nullable) the whole message, kept when reading for the pages */
+  JsonNode  *node;       /* (nullable) the message, kept when reading for the pages (pages_pick) */
+  GPtrArray *call_texts; /* (nullable) CallText of each tool call, for the pages */
 } Message;
+
+/* What the pages show of a tool call that its tree leaves out: the head of
+ * its arguments' text (a plan call of a million items is never built), and
+ * its display text. */
+typedef struct
+{
+  char  *arguments;  /* (nullable) */
+  gsize  left_out;   /* bytes of the arguments after that head */
+  char  *display;    /* (nullable) resultDisplay, when it is a string */
+} CallText;
+
+static void
+call_text_free (CallText *text)
+{
+  g_free (text->arguments);
+  g_free (text->display);
+  g_free (text);
+}
 
 struct _PdGeminiReader
 {
@@ -92,6 +111,7 @@ message_free (Message *message)
   g_clear_pointer (&message->lists, g_ptr_array_unref);
   g_free (message->user_text);
   g_clear_pointer (&message->node, json_node_unref);
+  g_clear_pointer (&message->call_texts, g_ptr_array_unref);
   g_free (message);
 }
 
@@ -394,7 +414,29 @@ message_new (JsonObject *object,
       g_ptr_array_add (message->lists, list);
     }
   if (keep_node)
-    message->node = json_node_init_object (json_node_alloc (), object);
+    {
+      PdJsonSpan spans = { NULL, 0 }, span = { NULL, 0 };
+      gsize cursor = 0;
+
+      message->node = json_node_init_object (json_node_alloc (), object);
+      if (record.length > 0 && pd_json_span_get_member (record, "toolCalls", &spans))
+        {
+          message->call_texts = g_ptr_array_new_with_free_func ((GDestroyNotify) call_text_free);
+          while (pd_json_span_next_element (spans, &cursor, &span))
+            {
+              CallText *text = g_new0 (CallText, 1);
+              PdJsonSpan value = { NULL, 0 };
+
+              if (pd_json_span_get_member (span, "args", &value))
+                text->arguments = _pd_transcript_pages_head_of_span (value.text, value.length,
+                                                                     PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX + 8,
+                                                                     &text->left_out);
+              if (pd_json_span_get_member (span, "resultDisplay", &value) && pd_json_span_is_string (value))
+                text->display = pd_json_span_dup_string (value);
+              g_ptr_array_add (message->call_texts, text);
+            }
+        }
+    }
   return message;
 }
 
@@ -566,27 +608,26 @@ add_message_to_pages (PdGeminiReader *self,
   for (guint i = 0; calls && i < json_array_get_length (calls); i++)
     {
       JsonNode *element = json_array_get_element (calls, i);
+      CallText *texts = message->call_texts && i < message->call_texts->len
+                        ? g_ptr_array_index (message->call_texts, i) : NULL;
       JsonObject *call;
-      JsonNode *args, *display;
-      g_autofree char *arguments = NULL;
       g_autofree char *output = NULL;
       gint64 time;
 
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
       call = json_node_get_object (element);
-      args = json_object_get_member (call, "args");
-      arguments = args ? json_to_string (args, FALSE) : NULL;
       time = _pd_import_parse_time (pd_json_get_string (call, "timestamp"));
       if (time == 0)
         time = message->time;
-      _pd_transcript_pages_add_tool_call (self->pages, NULL, pd_json_get_string (call, "id"),
-                                          pd_json_get_string (call, "name"), arguments, message->id, time);
+      /* Its arguments up to their bound, from the record's text. */
+      _pd_transcript_pages_add_tool_call_head (self->pages, NULL, pd_json_get_string (call, "id"),
+                                               pd_json_get_string (call, "name"), texts ? texts->arguments : NULL,
+                                               texts ? texts->left_out : 0, message->id, time);
 
       /* What a person saw: the display text, else the response's output. */
-      display = json_object_get_member (call, "resultDisplay");
-      if (display != NULL && pd_json_node_get_string (display) != NULL)
-        output = g_strdup (pd_json_node_get_string (display));
+      if (texts != NULL && texts->display != NULL)
+        output = g_strdup (texts->display);
       else
         {
           JsonArray *result = pd_json_get_array (call, "result");
@@ -698,7 +739,7 @@ look_at_line (gpointer    user_data,
   self->record = line;
   self->record_length = length;
   if (self->pages != NULL)
-    return PD_JSONL_LINE_PARSE;
+    return PD_JSONL_LINE_PICK;
   if (_pd_needles_scan (get_needles (), line, length, NULL) == 0 && put_plain_line (self, line, length))
     return PD_JSONL_LINE_SKIP;
   return PD_JSONL_LINE_PICK;
@@ -727,12 +768,27 @@ static const PdJsonPick message_pick[] = {
 
 static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, message_pick };
 
+/* For the pages: what they show, but a call's arguments and its display
+ * (which echoes a plan call's list) are read from the record's text up to
+ * their bound (see message_new()). */
+static const PdJsonPick pages_call_pick[] = {
+  { "id", NULL }, { "name", NULL }, { "status", NULL }, { "timestamp", NULL }, { "result", NULL }, { NULL, NULL },
+};
+static const PdJsonPick pages_message_pick[] = {
+  { "$rewindTo", NULL }, { "$set", NULL }, { "id", NULL }, { "sessionId", NULL }, { "startTime", NULL },
+  { "lastUpdated", NULL }, { "summary", NULL }, { "timestamp", NULL }, { "type", NULL }, { "content", NULL },
+  { "thoughts", NULL }, { "toolCalls", pages_call_pick }, { NULL, NULL },
+};
+
+static const PdJsonlReplayFuncs pages_funcs = { look_at_line, replay_line, pages_message_pick };
+
 static gboolean
 read_lines (PdGeminiReader  *self,
             GCancellable    *cancellable,
             GError         **error)
 {
-  gboolean ok = _pd_jsonl_replay (self->path, self->offset, 0, self->max_line, self->follow, &replay_funcs, self,
+  gboolean ok = _pd_jsonl_replay (self->path, self->offset, 0, self->max_line, self->follow,
+                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self,
                                   pd_imported_session_get_stats (self->session), &self->offset, cancellable, error);
 
   self->record = NULL;
@@ -778,7 +834,6 @@ read_document (PdGeminiReader  *self,
    * what each pass read from the difference. */
   stats->skipped_lines = 0;
   handle_header (self, json_node_get_object (pd_json_elements_get_header (elements)));
-  /* The pages show each message whole. */
   while (pd_json_elements_next_text (elements, &element, &element_length))
     {
       g_autoptr(JsonNode) owned = NULL;
@@ -808,8 +863,8 @@ read_document (PdGeminiReader  *self,
               continue;
             }
         }
-      object = self->pages != NULL ? _pd_import_parse_object (&owned, element, element_length)
-                                   : _pd_import_parse_picked (&owned, element, element_length, message_pick);
+      object = _pd_import_parse_picked (&owned, element, element_length,
+                                        self->pages != NULL ? pages_message_pick : message_pick);
       if (object == NULL)
         {
           stats->skipped_lines++;

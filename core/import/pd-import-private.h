@@ -229,6 +229,9 @@ gboolean       _pd_import_read_file            (const char  *path,
                                                 GError     **error);
 gboolean       _pd_import_is_opencode_storage  (const char  *dir);
 gboolean       _pd_import_is_opencode_db_name  (const char  *name);
+char          *_pd_import_safe_head            (const char  *raw,
+                                                gsize        max,
+                                                gsize       *left_out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdImportList, _pd_import_list_free)
 

@@ -17,6 +17,7 @@
 
 #include "pd-import-private.h"
 #include "pd-jsonl-reader.h"
+#include "pd-transcript-pages-private.h"
 
 #define SNIFF_MAX_LINE (1024 * 1024)
 #define SNIFF_MAX_LINES 8
@@ -860,4 +861,41 @@ _pd_import_is_opencode_db_name (const char *name)
 {
   return strcmp (name, "opencode.db") == 0 || (g_str_has_prefix (name, "opencode") && g_str_has_suffix (name, ".db"))
          || strcmp (name, "kilo.db") == 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The pages                                                              */
+
+/* @raw's first @max bytes or so (whole characters), made safe to show
+ * (pd_safe_text_block()); *@left_out: the bytes after them.  Only what a
+ * page can keep is copied: a copy of a text of tens of megabytes for 4 KiB
+ * of it was most of a page's memory. */
+char *
+_pd_import_safe_head (const char *raw,
+                      gsize       max,
+                      gsize      *left_out)
+{
+  gsize length = strlen (raw);
+  g_autofree char *head = NULL;
+
+  *left_out = 0;
+  if (length <= max)
+    return pd_safe_text_block (raw);
+  head = _pd_transcript_pages_head_of_span (raw, length, max, left_out);
+  return pd_safe_text_block (head);
+}
+
+/* (declared in pd-transcript-pages-private.h) */
+char *
+_pd_transcript_pages_head_of_span (const char *text,
+                                   gsize       length,
+                                   gsize       max,
+                                   gsize      *left_out)
+{
+  gsize head = MIN (length, max);
+
+  while (head > 0 && head < length && ((guchar) text[head] & 0xC0) == 0x80)
+    head--;
+  *left_out = length - head;
+  return g_strndup (text, head);
 }

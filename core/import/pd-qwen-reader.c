@@ -365,6 +365,7 @@ add_part_to_pages (PdQwenReader *self,
                    const char   *type,
                    const char   *group,
                    JsonObject   *part,
+                   guint         index,
                    gint64        time)
 {
   JsonObject *call, *response;
@@ -380,11 +381,19 @@ add_part_to_pages (PdQwenReader *self,
     }
   else if ((call = pd_json_get_object (part, "functionCall")))
     {
-      JsonNode *args = json_object_get_member (call, "args");
-      g_autofree char *arguments = args ? json_to_string (args, FALSE) : NULL;
+      PdJsonSpan call_span = { NULL, 0 }, args = { NULL, 0 };
+      g_autofree char *arguments = NULL;
+      gsize left_out = 0;
 
-      _pd_transcript_pages_add_tool_call (self->pages, NULL, pd_json_get_string (call, "id"),
-                                          pd_json_get_string (call, "name"), arguments, group, time);
+      /* Its arguments' text as the line has it, up to what a page keeps:
+       * never built (pages_pick leaves them out of the tree). */
+      if (pd_json_span_get_member (part_span ((PdJsonSpan) { self->line, self->line_length }, index), "functionCall",
+                                   &call_span)
+          && pd_json_span_get_member (call_span, "args", &args))
+        arguments = _pd_transcript_pages_head_of_span (args.text, args.length, PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX + 8,
+                                                       &left_out);
+      _pd_transcript_pages_add_tool_call_head (self->pages, NULL, pd_json_get_string (call, "id"),
+                                               pd_json_get_string (call, "name"), arguments, left_out, group, time);
     }
   else if ((response = pd_json_get_object (part, "functionResponse")))
     {
@@ -490,7 +499,7 @@ handle_record (PdQwenReader *self,
         continue;
       part = json_node_get_object (element);
       if (self->pages != NULL)
-        add_part_to_pages (self, record, type, pd_json_get_string (record, "uuid"), part, time);
+        add_part_to_pages (self, record, type, pd_json_get_string (record, "uuid"), part, i, time);
 
       if (strcmp (type, "assistant") == 0 && (call = pd_json_get_object (part, "functionCall"))
           && g_strcmp0 (pd_json_get_string (call, "name"), "todo_write") == 0)
@@ -522,9 +531,10 @@ look_at_line (gpointer    user_data,
 
   self->line = line;
   self->line_length = length;
-  /* The pages show each record whole. */
+  /* The pages show each record, but a call's arguments only up to their
+   * bound, read from the line (pages_pick). */
   if (self->pages != NULL)
-    return PD_JSONL_LINE_PARSE;
+    return PD_JSONL_LINE_PICK;
   if (!self->have_meta)
     return PD_JSONL_LINE_PICK;
   found = _pd_needles_scan (get_needles (), line, length, NULL);
@@ -567,6 +577,21 @@ static const PdJsonPick record_pick[] = {
 
 static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, record_pick };
 
+/* For the pages: every member they show, a call's arguments read from the
+ * line instead (a call of a million items was built whole, then its
+ * text). */
+static const PdJsonPick pages_part_pick[] = {
+  { "text", NULL }, { "thought", NULL }, { "functionCall", call_pick }, { "functionResponse", NULL }, { NULL, NULL },
+};
+static const PdJsonPick pages_message_pick[] = { { "parts", pages_part_pick }, { NULL, NULL } };
+static const PdJsonPick pages_record_pick[] = {
+  { "type", NULL }, { "uuid", NULL }, { "sessionId", NULL }, { "cwd", NULL }, { "subtype", NULL },
+  { "systemPayload", title_pick }, { "timestamp", NULL }, { "message", pages_message_pick },
+  { "toolCallResult", result_pick }, { NULL, NULL },
+};
+
+static const PdJsonlReplayFuncs pages_funcs = { look_at_line, handle_line, pages_record_pick };
+
 static gboolean
 read_lines (PdQwenReader  *self,
             goffset        from,
@@ -575,7 +600,8 @@ read_lines (PdQwenReader  *self,
             GCancellable  *cancellable,
             GError       **error)
 {
-  gboolean ok = _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self,
+  gboolean ok = _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow,
+                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self,
                                   pd_imported_session_get_stats (self->session), end, cancellable, error);
 
   self->line = NULL;

@@ -30,6 +30,10 @@ void               _pd_transcript_pages_add_thinking    (PdTranscriptPages *self
                                                          const char        *text,
                                                          const char        *group,
                                                          gint64             time);
+/* What a page keeps of one tool call's arguments or one tool result, in
+ * bytes; a longer one is cut and says so ("… (cut, N bytes)"). */
+#define PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX (4 * 1024)
+
 /* @arguments: the call's input as JSON text (or the raw text of a
  * free-form tool). */
 void               _pd_transcript_pages_add_tool_call   (PdTranscriptPages *self,
@@ -39,6 +43,24 @@ void               _pd_transcript_pages_add_tool_call   (PdTranscriptPages *self
                                                          const char        *arguments,
                                                          const char        *group,
                                                          gint64             time);
+/* The same, with @arguments the head of a longer text: @left_out bytes of
+ * it were never read into memory (see _pd_transcript_pages_head_of_span()). */
+void               _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
+                                                            const char        *conversation,
+                                                            const char        *call_id,
+                                                            const char        *name,
+                                                            const char        *arguments,
+                                                            gsize              left_out,
+                                                            const char        *group,
+                                                            gint64             time);
+/* The first @max bytes or so of a text (whole characters: a JSON value's
+ * text in a checked record), for a page; *@left_out says how many bytes
+ * follow.  So a plan call of a million items is never built whole for a
+ * page. */
+char              *_pd_transcript_pages_head_of_span    (const char        *text,
+                                                         gsize              length,
+                                                         gsize              max,
+                                                         gsize             *left_out);
 void               _pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
                                                          const char        *conversation,
                                                          const char        *call_id,

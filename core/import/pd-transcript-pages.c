@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pd-event.h"
+#include "pd-import-private.h"
 #include "pd-json.h"
 #include "pd-safe-text.h"
 #include "pd-session-store.h"
@@ -19,7 +20,9 @@
  * output folded, and a transcript of many MB must not be held whole. */
 #define MESSAGE_TEXT_MAX   (64 * 1024)
 #define THINKING_TEXT_MAX  (16 * 1024)
-#define TOOL_TEXT_MAX      (4 * 1024)
+#define TOOL_TEXT_MAX      PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX
+/* Room kept at the end of a cut call's arguments for "… (cut, N bytes)". */
+#define CUT_NOTE_ROOM      40
 /* Subagents of subagents, nested at most this deep (and never in a loop). */
 #define SUBAGENT_MAX_DEPTH 8
 
@@ -239,11 +242,13 @@ append_bounded (GString    *out,
                 gsize       max,
                 gsize      *cut)
 {
-  g_autofree char *text = pd_safe_text_block (raw);
-  gsize length = strlen (text);
   gsize room = out->len < max ? max - out->len : 0;
+  gsize left_out;
+  g_autofree char *text = _pd_import_safe_head (raw, room + 8, &left_out);
+  gsize length = strlen (text);
   gsize keep = room;
 
+  *cut += left_out;
   if (length <= room)
     {
       g_string_append_len (out, text, (gssize) length);
@@ -395,6 +400,19 @@ _pd_transcript_pages_add_tool_call (PdTranscriptPages *self,
                                     const char        *group,
                                     gint64             time)
 {
+  _pd_transcript_pages_add_tool_call_head (self, conversation_key, call_id, name, arguments, 0, group, time);
+}
+
+void
+_pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
+                                         const char        *conversation_key,
+                                         const char        *call_id,
+                                         const char        *name,
+                                         const char        *arguments,
+                                         gsize              left_out,
+                                         const char        *group,
+                                         gint64             time)
+{
   Message *message;
   g_autoptr(GString) bounded = g_string_new (NULL);
   Call *call;
@@ -409,6 +427,18 @@ _pd_transcript_pages_add_tool_call (PdTranscriptPages *self,
   call->name = pd_safe_text_line (name);
   if (arguments != NULL && g_utf8_validate (arguments, -1, NULL))
     append_bounded (bounded, arguments, TOOL_TEXT_MAX, &call->arguments_cut);
+  call->arguments_cut += left_out;
+  /* A cut call says so in its text, within the bound. */
+  if (call->arguments_cut > 0)
+    {
+      gsize keep = MIN (bounded->len, TOOL_TEXT_MAX - CUT_NOTE_ROOM);
+
+      while (keep > 0 && keep < bounded->len && ((guchar) bounded->str[keep] & 0xC0) == 0x80)
+        keep--;
+      call->arguments_cut += bounded->len - keep;
+      g_string_truncate (bounded, keep);
+      g_string_append_printf (bounded, "… (cut, %" G_GSIZE_FORMAT " bytes)", call->arguments_cut);
+    }
   call->arguments = g_strdup (bounded->str);
   call->time = time;
   g_ptr_array_add (self->call_list, call);
