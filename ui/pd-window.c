@@ -1171,7 +1171,8 @@ pd_window_split_endpoint_url (const char  *url,
   g_uri_params_iter_init (&iter, g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE);
   while (g_uri_params_iter_next (&iter, &key, &value, NULL))
     {
-      if (g_strcmp0 (key, "token") == 0)
+      /* Any case: ps hides ?TOKEN= as a token, so it never stays in the stored, shown address. */
+      if (key != NULL && g_ascii_strcasecmp (key, "token") == 0)
         {
           if (token != NULL)
             {

@@ -941,7 +941,8 @@ pd_remote_source_new (const char  *url,
 
   if (g_uri_get_query (uri) != NULL)
     {
-      g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
+      g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&",
+                                                            G_URI_PARAMS_CASE_INSENSITIVE, NULL);
 
       if (params != NULL)
         from_query = g_strdup (g_hash_table_lookup (params, "token"));

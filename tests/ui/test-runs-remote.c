@@ -467,6 +467,18 @@ test_split_endpoint_url (void)
   g_assert_cmpstr (base, ==, "http://127.0.0.1:8080/?x=1");
   g_assert_null (plain_token);
   g_assert_cmpstr (plain, ==, "http://127.0.0.1:8080");
+
+  /* ?TOKEN= is a token as well (ps hides it as one): it never stays in the
+   * address that is stored in settings and shown in the title. */
+  {
+    g_autofree char *upper_token = NULL;
+    g_autofree char *upper = pd_window_split_endpoint_url ("http://127.0.0.1:8080/?TOKEN=S3&x=1&Token=S4",
+                                                           &upper_token);
+
+    g_assert_cmpstr (upper_token, ==, "S4");
+    g_assert_cmpstr (upper, ==, "http://127.0.0.1:8080/?x=1");
+    g_assert_null (g_strstr_len (upper, -1, "S3"));
+  }
 }
 
 int
