@@ -8,6 +8,12 @@
  * be named, so the row widget inside it carries the name (the title) and
  * the description (status, agent, time, "3 of 4 steps done, 1 blocked"),
  * in that order, rather than the labels' "Failed | title | … | 3/4".
+ *
+ * A title, an agent's name and a source's name come from elsewhere (an
+ * endpoint, a transcript): each label shows it on one line, its controls
+ * visible or as spaces and inside its own isolate (_pd_isolated_short()),
+ * so "\u202eevil.exe\u202c gnp.md" reads as it is, not "gnp.md exe.live",
+ * and a name ending in U+202E cannot run into the label after it.
  */
 #define G_LOG_DOMAIN "pd-session-row"
 
@@ -16,7 +22,14 @@
 #include <glib/gi18n.h>
 
 #include "pd-plan-pie.h"
+#include "pd-safe-text.h"
 #include "pd-session-row.h"
+#include "pd-ui-util-private.h"
+
+/* How much of anyone's text (a title, an endpoint's agent name) a row
+ * shows: more would not fit, and a 300,000-character title laid out
+ * whole for every row slowed the list for nothing. */
+#define PD_SESSION_ROW_MAX_CHARS 240
 
 struct _PdSessionRow
 {
@@ -82,11 +95,47 @@ pd_session_row_list_item (PdSessionRow *self)
   return NULL;
 }
 
+/* Anyone's text as a label of the row shows it (see the top). */
+static char *
+safe_text (const char *text)
+{
+  if (text == NULL || text[0] == '\0')
+    return g_strdup ("");
+  return _pd_isolated_short (text, PD_SESSION_ROW_MAX_CHARS);
+}
+
+/* The same for a screen reader, which reads no bidi: one line, controls
+ * shown, cut; no isolate around it. */
+static char *
+spoken_text (const char *text)
+{
+  char *safe = pd_safe_text_line (text != NULL ? text : "");
+
+  if (g_utf8_strlen (safe, -1) > PD_SESSION_ROW_MAX_CHARS)
+    {
+      g_autofree char *head = g_utf8_substring (safe, 0, PD_SESSION_ROW_MAX_CHARS - 1);
+
+      g_free (safe);
+      safe = g_strconcat (head, "…", NULL);
+    }
+  return safe;
+}
+
+static char *
+safe_label (gpointer    unused,
+            const char *text)
+{
+  return safe_text (text);
+}
+
 static void
 pd_session_row_sync_accessible (PdSessionRow *self)
 {
   g_autoptr(GString) description = g_string_new (NULL);
   g_autofree char *plan = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *agent = NULL;
+  g_autofree char *origin = NULL;
   gboolean has_plan = FALSE;
   const char *parts[4];
   GtkWidget *list_item = pd_session_row_list_item (self);
@@ -105,8 +154,8 @@ pd_session_row_sync_accessible (PdSessionRow *self)
 
   g_object_get (self->item, "has-plan", &has_plan, "plan-tooltip", &plan, NULL);
   parts[0] = pd_session_item_get_status_label (self->item);
-  parts[1] = pd_session_item_get_source_label (self->item);
-  parts[2] = pd_session_item_get_origin (self->item);
+  parts[1] = agent = spoken_text (pd_session_item_get_source_label (self->item));
+  parts[2] = origin = spoken_text (pd_session_item_get_origin (self->item));
   parts[3] = pd_session_item_get_relative_time (self->item);
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
     {
@@ -124,13 +173,14 @@ pd_session_row_sync_accessible (PdSessionRow *self)
       g_string_append (description, plan);
     }
 
+  title = spoken_text (pd_session_item_get_title (self->item));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, pd_session_item_get_title (self->item),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, title,
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
                                   -1);
   if (list_item != NULL)
     gtk_accessible_update_property (GTK_ACCESSIBLE (list_item),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, pd_session_item_get_title (self->item),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, title,
                                     GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
                                     -1);
 }
@@ -262,6 +312,7 @@ pd_session_row_class_init (PdSessionRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdSessionRow, status_icon);
   gtk_widget_class_bind_template_callback (widget_class, on_title_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, has_text);
+  gtk_widget_class_bind_template_callback (widget_class, safe_label);
   gtk_widget_class_set_css_name (widget_class, "session-row");
 }
 

@@ -17,6 +17,7 @@
 
 #include "pd-remote-source.h"
 #include "pd-source-sidebar.h"
+#include "pd-ui-util-private.h"
 
 struct _PdSourceSidebar
 {
@@ -104,6 +105,8 @@ pd_source_sidebar_fill_row (PdSourceSidebar *self,
   const char *icon = "view-list-symbolic";
   g_autofree char *state = NULL;
   g_autofree char *spoken = NULL;
+  g_autofree char *safe_name = NULL;
+  g_autofree char *safe_error = NULL;
   const char *error = source != NULL ? g_hash_table_lookup (self->errors, source) : NULL;
 
   if (source != NULL)
@@ -111,14 +114,20 @@ pd_source_sidebar_fill_row (PdSourceSidebar *self,
   if (source != NULL && PD_IS_REMOTE_SOURCE (source))
     error = pd_remote_source_get_state_message (PD_REMOTE_SOURCE (source));
 
+  /* A name is the user's, but may be pasted from anywhere, and an error
+   * may quote the endpoint: one line each, controls shown, isolated (a
+   * name ending in U+202E ran into the state after it). */
+  safe_name = _pd_isolated_short (name != NULL ? name : "", 240);
+  if (state != NULL && error != NULL)
+    safe_error = _pd_isolated_short (error, 1000);
   gtk_image_set_from_icon_name (image, icon);
-  gtk_label_set_text (name_label, name != NULL ? name : "");
+  gtk_label_set_text (name_label, safe_name);
   gtk_label_set_text (state_label, state != NULL ? state : "");
   gtk_widget_set_visible (GTK_WIDGET (state_label), state != NULL);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (row), state != NULL && error != NULL ? error : NULL);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row), safe_error);
 
   /* Translators: a source in the sidebar as a screen reader says it: its name, then its state */
-  spoken = state != NULL ? g_strdup_printf (_("%s, %s"), name, state) : g_strdup (name);
+  spoken = state != NULL ? g_strdup_printf (_("%s, %s"), safe_name, state) : g_strdup (safe_name);
   gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, spoken, -1);
 }
 

@@ -62,7 +62,7 @@ _pd_window_overview_update (PdWindow      *self,
   if (shown)
     adw_view_switcher_title_set_title (self->switcher_title, _("Overview"));
   else if (item != NULL)
-    adw_view_switcher_title_set_title (self->switcher_title, pd_session_item_get_title (item));
+    _pd_window_show_session_title (self, pd_session_item_get_title (item));
   return shown;
 }
 

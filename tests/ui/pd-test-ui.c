@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "pd-checklist-view.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
@@ -100,11 +102,23 @@ is_of_type (GtkWidget     *widget,
   return G_TYPE_CHECK_INSTANCE_TYPE (widget, *(const GType *) data);
 }
 
+/* A label that says @data, alone or inside an isolate (U+2068 … U+2069,
+ * as labels of anyone's text show it). */
 static gboolean
 is_label_with_text (GtkWidget     *widget,
                     gconstpointer  data)
 {
-  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), data) == 0;
+  const char *text;
+  gsize length;
+
+  if (!GTK_IS_LABEL (widget))
+    return FALSE;
+  text = gtk_label_get_text (GTK_LABEL (widget));
+  if (g_strcmp0 (text, data) == 0)
+    return TRUE;
+  length = strlen (data);
+  return g_str_has_prefix (text, "\xe2\x81\xa8") && strlen (text) == length + 6 &&
+         strncmp (text + 3, data, length) == 0 && g_str_has_suffix (text, "\xe2\x81\xa9");
 }
 
 static gboolean

@@ -18,6 +18,7 @@
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-session-row.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
@@ -460,6 +461,68 @@ test_session_list_plain_text (Fixture       *f,
   g_assert_true (gtk_widget_get_mapped (label));
 }
 
+
+/* --- anyone's text ------------------------------------------------------- */
+
+/* Whether any label under @root holds a bidi control as it is (not shown
+ * as "<U+202E>") or a C0 control. */
+static gboolean
+holds_raw_controls (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *text = gtk_label_get_text (g_ptr_array_index (labels, i));
+
+      if (strstr (text, "\xe2\x80\xae") != NULL || strstr (text, "\xe2\x80\xac") != NULL)
+        return TRUE;
+      for (const char *p = text; *p != '\0'; p++)
+        if ((guchar) *p < 0x20 || *p == 0x7f)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* Titles and agents' names from elsewhere (an endpoint) as a session row
+ * shows them: "\u202eevil.exe\u202c gnp.md" read "gnp.md exe.live", an
+ * agent named "<b>src</b>\u202e" ran into the text after it, controls
+ * were hex boxes, and a 300,000-character title widened the row past the
+ * sidebar (tried as an attacker would).  Each is shown on one line, its
+ * bidi controls visible, isolated, cut, and the row keeps its width. */
+static void
+test_session_list_hostile_text (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *long_title = g_strnfill (300000, 'A');
+  g_autofree char *spoof = pd_test_add_session (f->store, "\xe2\x80\xae" "evil.exe\xe2\x80\xac gnp.md", "plandeck");
+  g_autofree char *agent = pd_test_add_session (f->store, "Agent spoof", "<b>src</b>\xe2\x80\xae");
+  g_autofree char *controls = pd_test_add_session (f->store, "\x01\x1b[31m\x7f/../../etc/passwd", "plandeck");
+  g_autofree char *line = pd_test_add_session (f->store, "line1\nline2\rline3", "plandeck");
+  g_autofree char *longest = pd_test_add_session (f->store, long_title, "plandeck");
+  GtkWidget *label;
+  int natural = 0;
+
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  label = pd_test_find_label (GTK_WIDGET (f->list), "<U+202E>evil.exe<U+202C> gnp.md");
+  g_assert_nonnull (label);
+  g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "\xe2\x81\xa8"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->list), "<b>src</b><U+202E>"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->list), "  [31m /../../etc/passwd"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->list), "line1 line2 line3"));
+  g_assert_false (holds_raw_controls (GTK_WIDGET (f->list)));
+
+  label = pd_test_find_label_containing (GTK_WIDGET (f->list), "AAAAAAAAAA");
+  g_assert_nonnull (label);
+  g_assert_cmpuint (g_utf8_strlen (gtk_label_get_text (GTK_LABEL (label)), -1), <, 300);
+  gtk_widget_measure (GTK_WIDGET (f->list), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+  g_assert_cmpint (natural, <=, 600);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (f->list)), <=, gtk_widget_get_width (GTK_WIDGET (f->window)));
+}
 
 /* --- the title's tooltip ------------------------------------------------- */
 
@@ -919,6 +982,7 @@ main (int   argc,
   ADD ("select-scrolls", test_session_list_select_scrolls);
   ADD ("menu-pins-and-renames", test_session_list_menu_pins_and_renames);
   ADD ("plain-text", test_session_list_plain_text);
+  ADD ("hostile-text", test_session_list_hostile_text);
   ADD ("title-tooltip", test_session_list_title_tooltip);
   g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);

@@ -509,6 +509,13 @@ check_preferences (PdApplication *app,
                    ==, "Renamed box");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (sidebar (window)), "Renamed box"));
+  /* A name ending in U+202E (pasted from anywhere) shows it, isolated: it
+   * ran into the state after it. */
+  g_assert_true (pd_sources_page_rename (page, id, "x\xe2\x80\xae"));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (sidebar (window)), "x<U+202E>"));
+  g_assert_true (pd_sources_page_rename (page, id, "Renamed box"));
+  pd_test_flush (GTK_WIDGET (window));
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
   pd_test_flush (GTK_WIDGET (prefs));
   pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources");
