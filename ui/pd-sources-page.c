@@ -9,6 +9,13 @@
  * token, which goes to the secret store keyed by the URL (pd-secrets), as
  * does a token typed later.  An endpoint renamed keeps its id; one removed
  * can be put back from the toast's Undo.
+ *
+ * A token written into an address in the setting by hand (or by anything
+ * but this page: `('e5', 'R', 'http://…/?token=S')`) was used as the
+ * token and stayed there in clear.  The window moves it out when it reads
+ * the setting (pd_sources_move_url_tokens()): to the secret store, the
+ * address rewritten without it; with no keyring it is kept for the session
+ * and this page says it will be lost.
  */
 #define G_LOG_DOMAIN "pd-sources-page"
 
@@ -34,11 +41,133 @@ struct _PdSourcesPage
   AdwEntryRow         *name_row;
   AdwEntryRow         *token_row;
   GtkLabel            *error_label;
+  GtkLabel            *unkept_label;
   GtkWidget           *empty_row;
 };
 
 G_DEFINE_FINAL_TYPE (PdSourcesPage, pd_sources_page, ADW_TYPE_PREFERENCES_PAGE)
 
+/* Addresses whose token was moved out of the setting but that no keyring
+ * could keep (address → why), and the pages that say so. */
+static GHashTable *unkept_tokens;
+static GList *live_pages;
+
+static void pd_sources_page_show_unkept (PdSourcesPage *self);
+
+static void
+pd_sources_note_unkept (const char *url,
+                        const char *why)
+{
+  gboolean changed = TRUE;
+
+  if (unkept_tokens == NULL)
+    unkept_tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  if (why != NULL)
+    g_hash_table_replace (unkept_tokens, g_strdup (url), g_strdup (why));
+  else
+    changed = g_hash_table_remove (unkept_tokens, url);
+  if (changed)
+    for (GList *l = live_pages; l != NULL; l = l->next)
+      pd_sources_page_show_unkept (l->data);
+}
+
+/**
+ * pd_sources_dup_unkept_warning:
+ *
+ * Returns: (transfer full) (nullable): what Preferences → Sources says of
+ *   tokens moved out of the setting that no keyring could keep; %NULL when
+ *   there are none
+ */
+char *
+pd_sources_dup_unkept_warning (void)
+{
+  g_autoptr(GString) urls = g_string_new (NULL);
+  GHashTableIter iter;
+  gpointer url;
+  gpointer why;
+  const char *last_why = NULL;
+
+  if (unkept_tokens == NULL || g_hash_table_size (unkept_tokens) == 0)
+    return NULL;
+  g_hash_table_iter_init (&iter, unkept_tokens);
+  while (g_hash_table_iter_next (&iter, &url, &why))
+    {
+      g_string_append_printf (urls, "%s%s", urls->len > 0 ? ", " : "", (const char *) url);
+      last_why = why;
+    }
+  /* Translators: the first %s is one or more endpoint addresses, the second why no keyring kept the token */
+  return g_strdup_printf (_("The settings held the token of %s in its address. It was taken out of the settings and "
+                            "is used now, but no keyring could keep it (%s): it is lost when Plandeck quits. "
+                            "Enter it under New Token once a keyring is available."),
+                          urls->str, last_why);
+}
+
+static void
+on_url_token_moved (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autofree char *url = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_secrets_store_token_finish (result, &error))
+    {
+      g_message ("%s: %s", url, error->message);
+      pd_sources_note_unkept (url, error->message);
+    }
+  else
+    pd_sources_note_unkept (url, NULL);
+}
+
+/**
+ * pd_sources_move_url_tokens:
+ * @settings: the application's settings
+ *
+ * Takes every token parameter (any case of its name, as
+ * pd_window_split_endpoint_url() takes it) out of the addresses of the
+ * `sources` setting: each token goes to the secret store for its address
+ * (kept for this session at once, so it is used while the store answers),
+ * and the setting is written again without them.
+ *
+ * Returns: whether the setting held one (and was written again)
+ */
+gboolean
+pd_sources_move_url_tokens (GSettings *settings)
+{
+  g_autoptr(GVariant) configured = g_settings_get_value (settings, "sources");
+  GVariantBuilder builder;
+  GVariantIter iter;
+  const char *id;
+  const char *name;
+  const char *url;
+  gboolean moved = FALSE;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_iter_init (&iter, configured);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
+    {
+      g_autofree char *token = NULL;
+      g_autofree char *base = pd_window_split_endpoint_url (url, &token);
+
+      if (g_strcmp0 (base, url) != 0 || token != NULL)
+        {
+          moved = TRUE;
+          if (token != NULL && token[0] != '\0')
+            pd_secrets_store_token_async (base, token, on_url_token_moved, g_strdup (base));
+          if (token != NULL)
+            explicit_bzero (token, strlen (token));
+        }
+      /* A name left empty showed the address: not the one with its token. */
+      g_variant_builder_add (&builder, "(sss)", id, g_strcmp0 (name, url) == 0 ? base : name, base);
+    }
+  if (!moved)
+    {
+      g_variant_builder_clear (&builder);
+      return FALSE;
+    }
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  return TRUE;
+}
 /* --- tokens ------------------------------------------------------------ */
 
 static void
@@ -48,9 +177,13 @@ on_token_stored (GObject      *object,
 {
   g_autoptr(GError) error = NULL;
 
+  g_autofree char *url = user_data;
+
   /* Without a keyring the token is kept until Plandeck quits. */
   if (!pd_secrets_store_token_finish (result, &error))
     g_message ("%s", error->message);
+  else
+    pd_sources_note_unkept (url, NULL);
 }
 
 /**
@@ -71,7 +204,7 @@ pd_sources_page_set_token (PdSourcesPage *self,
 
   if (token != NULL && token[0] == '\0')
     token = NULL;
-  pd_secrets_store_token_async (url, token != NULL ? token : "", on_token_stored, NULL);
+  pd_secrets_store_token_async (url, token != NULL ? token : "", on_token_stored, g_strdup (url));
   pd_secrets_keep_for_session (url, token);
   if (app != NULL && GTK_IS_APPLICATION (app))
     for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
@@ -417,6 +550,15 @@ pd_sources_page_rebuild (PdSourcesPage *self)
 }
 
 static void
+pd_sources_page_show_unkept (PdSourcesPage *self)
+{
+  g_autofree char *warning = pd_sources_dup_unkept_warning ();
+
+  gtk_label_set_text (self->unkept_label, warning != NULL ? warning : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->unkept_label), warning != NULL);
+}
+
+static void
 on_add_clicked (PdSourcesPage *self)
 {
   g_autoptr(GError) error = NULL;
@@ -446,6 +588,7 @@ pd_sources_page_dispose (GObject *object)
 {
   PdSourcesPage *self = PD_SOURCES_PAGE (object);
 
+  live_pages = g_list_remove (live_pages, self);
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_func (self->settings, pd_sources_page_rebuild, self);
   g_clear_object (&self->settings);
@@ -490,6 +633,16 @@ pd_sources_page_init (PdSourcesPage *self)
   adw_preferences_group_set_description (self->list_group,
                                          _("Shown in the main window beside this computer’s sessions, with their state"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self), self->list_group);
+
+  /* Tokens moved out of the setting that no keyring kept. */
+  self->unkept_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->unkept_label, TRUE);
+  gtk_label_set_xalign (self->unkept_label, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->unkept_label), "warning");
+  gtk_widget_set_margin_top (GTK_WIDGET (self->unkept_label), 12);
+  adw_preferences_group_add (self->list_group, GTK_WIDGET (self->unkept_label));
+  live_pages = g_list_prepend (live_pages, self);
+  pd_sources_page_show_unkept (self);
 
   self->empty_row = g_object_ref_sink (adw_action_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), _("No endpoints yet"));

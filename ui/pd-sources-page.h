@@ -26,5 +26,7 @@ gboolean            pd_sources_page_remove   (PdSourcesPage *self,
 void                pd_sources_page_set_token (PdSourcesPage *self,
                                               const char    *url,
                                               const char    *token);
+gboolean            pd_sources_move_url_tokens (GSettings   *settings);
+char               *pd_sources_dup_unkept_warning (void);
 
 G_END_DECLS

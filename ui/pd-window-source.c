@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-secrets.h"
+#include "pd-sources-page.h"
 #include "pd-window-private.h"
 
 /* How often a remote source polls when the server has no event stream. */
@@ -216,6 +217,9 @@ _pd_window_sync_endpoints (PdWindow *self)
   if (self->source == NULL || !PD_IS_MULTI_SOURCE (self->source))
     return;
 
+  /* A token written into an address goes to the secret store first, and
+   * the setting is read as it is written again without it. */
+  pd_sources_move_url_tokens (self->settings);
   configured = g_settings_get_value (self->settings, "sources");
   wanted = g_hash_table_new (g_str_hash, g_str_equal);
 

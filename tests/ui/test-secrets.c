@@ -27,6 +27,7 @@
 #include "pd-secrets.h"
 #include "pd-server.h"
 #include "pd-session-list.h"
+#include "pd-sources-page.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -516,6 +517,34 @@ test_keyring_migrates_settings_token (void)
 
   pd_secrets_keep_for_session (endpoint.base_url, NULL);
   endpoint_stop (&endpoint);
+}
+
+/* A token written into an endpoint's address in the `sources` setting was
+ * used and stayed there in clear (tried as an attacker would): it moves to
+ * the keyring, the address written again without it. */
+static void
+test_keyring_moves_sources_token (void)
+{
+  g_autoptr(GSettings) settings = NULL;
+  g_autoptr(GVariant) after = NULL;
+  g_autofree char *printed = NULL;
+  KeyringWait wait = { keyring_token, "http://127.0.0.1:9/", "sources-url-token" };
+
+  if (skip_without_keyring ())
+    return;
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources",
+                        g_variant_new_parsed ("[('e5', 'R', 'http://127.0.0.1:9/?x=1&Token=sources-url-token')]"));
+  g_assert_true (pd_sources_move_url_tokens (settings));
+  after = g_settings_get_value (settings, "sources");
+  printed = g_variant_print (after, FALSE);
+  g_assert_cmpstr (printed, ==, "[('e5', 'R', 'http://127.0.0.1:9/?x=1')]");
+  wait.base_url = "http://127.0.0.1:9/?x=1";
+  pd_test_wait_until (keyring_has, &wait, "the address's token to move to the keyring");
+  g_assert_null (pd_sources_dup_unkept_warning ());
+  g_assert_false (pd_sources_move_url_tokens (settings));
+  pd_secrets_keep_for_session (wait.base_url, NULL);
 }
 
 /* --- provider keys in the keyring ---------------------------------------- */
@@ -1143,6 +1172,7 @@ main (int   argc,
   g_test_add_func ("/secrets/no-keyring-pasted-key", test_no_keyring_pasted_key);
   g_test_add_func ("/secrets/keyring-stores-token", test_keyring_stores_token);
   g_test_add_func ("/secrets/keyring-migrates-settings-token", test_keyring_migrates_settings_token);
+  g_test_add_func ("/secrets/keyring-moves-sources-token", test_keyring_moves_sources_token);
   g_test_add_func ("/secrets/keyring-provider-key", test_keyring_provider_key);
   g_test_add_func ("/secrets/keyring-migrates-profile-key", test_keyring_migrates_profile_key);
   g_test_add_func ("/secrets/keyring-migrates-underscore-key", test_keyring_migrates_underscore_key);

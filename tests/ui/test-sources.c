@@ -381,6 +381,71 @@ test_sources_window (void)
   sources_tear_down (&sources);
 }
 
+/* --- a token in an address of the setting ----------------------------- */
+
+static gboolean
+setting_without_token (gpointer data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autoptr(GVariant) configured = g_settings_get_value (settings, "sources");
+  g_autofree char *printed = g_variant_print (configured, FALSE);
+
+  return strstr (printed, data) == NULL && strstr (printed, "TOKEN") == NULL;
+}
+
+static void
+check_url_token (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  Sources *sources = user_data;
+  PdPreferencesWindow *prefs;
+  GtkWidget *warning;
+
+  /* Used (no keyring here: kept for the session), out of the setting, and
+   * Preferences says it will be lost. */
+  wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the endpoint connected with the address's token");
+  pd_test_wait_until (setting_without_token, sources->endpoints[0].token, "the token out of the setting");
+  prefs = pd_preferences_window_new (GTK_WINDOW (window));
+  gtk_window_present (GTK_WINDOW (prefs));
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
+  pd_test_flush (GTK_WIDGET (prefs));
+  warning = pd_test_find_label_containing (GTK_WIDGET (prefs), "no keyring could keep it");
+  g_assert_nonnull (warning);
+  g_assert_true (gtk_widget_get_mapped (warning));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (warning)), sources->endpoints[0].base));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (warning)), sources->endpoints[0].token));
+  pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-unkept-token");
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+/* `('e5', 'R', 'http://…/?TOKEN=S')` in the setting: the token was used
+ * and never left GSettings (tried as an attacker would). */
+static void
+test_sources_url_token (void)
+{
+  Sources sources = { { { 0 } } };
+  g_autoptr(GSettings) settings = NULL;
+  g_autofree char *with_token = NULL;
+  GVariantBuilder builder;
+
+  sources_set_up (&sources);
+  pd_secrets_keep_for_session (sources.endpoints[0].base, NULL);
+  with_token = g_strdup_printf ("%s/?TOKEN=%s", sources.endpoints[0].base, sources.endpoints[0].token);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", ids[0], names[0], with_token);
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_url_token, &sources, NULL), ==, 0);
+  pd_secrets_keep_for_session (sources.endpoints[0].base, NULL);
+  {
+    g_autofree char *slash = g_strconcat (sources.endpoints[0].base, "/", NULL);
+
+    pd_secrets_keep_for_session (slash, NULL);
+  }
+  sources_tear_down (&sources);
+}
+
 /* --- Preferences ------------------------------------------------------ */
 
 static gboolean
@@ -578,6 +643,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/sources/window", test_sources_window);
   g_test_add_func ("/pd/ui/sources/preferences", test_sources_preferences);
+  g_test_add_func ("/pd/ui/sources/url-token", test_sources_url_token);
 
   status = g_test_run ();
   {
