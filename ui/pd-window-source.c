@@ -12,6 +12,7 @@
 
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 /* How often a remote source polls when the server has no event stream. */
@@ -515,6 +516,22 @@ _pd_window_open_source (PdWindow *self)
 }
 
 /* --- the window's sources ------------------------------------------------ */
+
+/**
+ * _pd_window_show_session_title:
+ * @title: a session's title, anyone's text (an endpoint's)
+ *
+ * Puts @title in the header as the session rows show it: one line, its
+ * controls visible, isolated, and no longer than a header can hold.
+ */
+void
+_pd_window_show_session_title (PdWindow   *self,
+                               const char *title)
+{
+  g_autofree char *safe = _pd_isolated_short (title != NULL ? title : "", 240);
+
+  adw_view_switcher_title_set_title (self->switcher_title, safe);
+}
 
 /* The id of the window's own source in its list of sources. */
 const char *

@@ -247,22 +247,6 @@ on_shown_item_ahead (PdWindow *self)
     pd_session_item_show_plan (self->shown_item, NULL);
 }
 
-/**
- * _pd_window_show_session_title:
- * @title: a session's title, anyone's text
- *
- * Puts @title in the header as the session rows show it: one line, its
- * controls visible, isolated, and no longer than a header can hold.
- */
-void
-_pd_window_show_session_title (PdWindow   *self,
-                               const char *title)
-{
-  g_autofree char *safe = _pd_isolated_short (title != NULL ? title : "", 240);
-
-  adw_view_switcher_title_set_title (self->switcher_title, safe);
-}
-
 static void
 on_shown_item_title (PdWindow *self)
 {
