@@ -388,6 +388,79 @@ test_session_times (void)
     }
 }
 
+/* Every line a reader gives from the start, with its offset after it,
+ * its counts and whether it ended without a newline. */
+static char *
+read_rest (PdJsonlReader *reader)
+{
+  GString *out = g_string_new (NULL);
+  const char *line;
+  gsize length;
+
+  while (pd_jsonl_reader_next (reader, &line, &length, NULL))
+    {
+      g_assert_cmpuint (strlen (line), ==, length);
+      g_string_append_printf (out, "[%s] %" G_GINT64_FORMAT " %d\n", line, (gint64) pd_jsonl_reader_get_offset (reader),
+                              pd_jsonl_reader_last_was_unterminated (reader));
+    }
+  g_string_append_printf (out, "lines %" G_GUINT64_FORMAT " too long %" G_GUINT64_FORMAT,
+                          pd_jsonl_reader_get_n_lines (reader), pd_jsonl_reader_get_n_too_long (reader));
+  return g_string_free (out, FALSE);
+}
+
+/* A reader that looked at the first lines (a small first read, a small
+ * line cap, as the format's look reads) and is rewound reads the file as
+ * a reader of its own would: after any number of lines looked at, the
+ * buffer still holding the start or not (a line over the look's cap
+ * dropped, the buffer moved on), "\r\n" and blank lines, an unterminated
+ * last line. */
+static void
+test_jsonl_rewind (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "t.jsonl", NULL);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+
+  g_string_append (text, "{\"a\":1}\n{\"b\":2}\r\n\n");
+  for (guint i = 0; i < 200; i++)
+    g_string_append_c (text, 'x');
+  g_string_append (text, "\n{\"c\":3}\r\n");
+  for (guint i = 0; i < 50; i++)
+    g_string_append_printf (text, "{\"n\":%u,\"pad\":\"%0*u\"}\n", i, (int) (i * 7 % 90), i);
+  g_string_append (text, "{\"last\":true}");
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+  g_assert_no_error (error);
+
+  {
+    g_autoptr(PdJsonlReader) whole = pd_jsonl_reader_new (path, 0, 1000, FALSE, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (pd_jsonl_reader_get_size (whole), ==, (goffset) text->len);
+    expected = read_rest (whole);
+  }
+
+  for (guint first = 0; first < 2; first++)
+    for (guint looked = 0; looked < 60; looked++)
+      {
+        g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, 100, FALSE, &error);
+        g_autofree char *got = NULL;
+        const char *line;
+        gsize length;
+
+        g_assert_no_error (error);
+        pd_jsonl_reader_set_first_read (reader, first ? 4096 : 64);
+        for (guint i = 0; i < looked && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
+          ;
+        g_assert_true (pd_jsonl_reader_rewind (reader, &error));
+        g_assert_no_error (error);
+        pd_jsonl_reader_set_max_line (reader, 1000);
+        got = read_rest (reader);
+        g_assert_cmpstr (got, ==, expected);
+      }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -402,6 +475,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/clean-text-invisible", test_clean_text_invisible);
   g_test_add_func ("/pd/import-util/escape-json", test_escape_json);
   g_test_add_func ("/pd/import-util/session-times", test_session_times);
+  g_test_add_func ("/pd/import-util/jsonl-rewind", test_jsonl_rewind);
 
   return g_test_run ();
 }

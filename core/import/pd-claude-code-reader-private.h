@@ -67,7 +67,14 @@ struct _PdClaudeCodeReader
   /* Reading for the pages: every line, and the conversations. */
   PdTranscriptPages *pages;
   GHashTable        *sidechains;   /* uuid → the root uuid of its inline subagent */
+  PdJsonlReader     *opened;       /* (nullable) the main file, opened by the look that knew it */
 };
+
+/* @opened (taken): the main file, open at its start, as the look that
+ * recognised it left it (_pd_import_sniff_jsonl_open()); the first update
+ * reads it instead of opening the file again. */
+void           _pd_claude_code_reader_take_opened (PdClaudeCodeReader *self,
+                                                   PdJsonlReader      *opened);
 
 /* The plan tools' names, by Tool. */
 extern const char * const _pd_claude_tool_names[N_TOOLS];

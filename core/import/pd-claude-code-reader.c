@@ -213,6 +213,7 @@ pd_claude_code_reader_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_object (&self->pages);
   g_clear_pointer (&self->sidechains, g_hash_table_unref);
+  g_clear_pointer (&self->opened, pd_jsonl_reader_free);
   g_free (self->path);
   g_free (self->subagent_dir);
 
@@ -338,6 +339,14 @@ pd_claude_code_reader_add_flat_subagents (PdClaudeCodeReader *self,
           && g_strcmp0 (parent, name) == 0)
         add_stream (self, path, FALSE);
     }
+}
+
+void
+_pd_claude_code_reader_take_opened (PdClaudeCodeReader *self,
+                                    PdJsonlReader      *opened)
+{
+  g_clear_pointer (&self->opened, pd_jsonl_reader_free);
+  self->opened = opened;
 }
 
 static PdImportedSession *
@@ -937,7 +946,11 @@ claude_update (PdTranscriptReader  *reader,
   find_subagents (self);
 
   main_stream = g_ptr_array_index (self->streams, 0);
-  tail = _pd_import_first_tail_size (&self->tail_done, main_stream->offset, self->path);
+  /* The size the open that looked at the file saw: no second look. */
+  tail = self->opened != NULL
+         ? _pd_import_first_tail_size_of (&self->tail_done, main_stream->offset,
+                                          pd_jsonl_reader_get_size (self->opened))
+         : _pd_import_first_tail_size (&self->tail_done, main_stream->offset, self->path);
   /* With subagent files beside it, a transcript is read whole. */
   if (tail > 0 && self->streams->len == 1 && !read_tail (self, tail, cancellable, error))
     return FALSE;
@@ -948,7 +961,15 @@ claude_update (PdTranscriptReader  *reader,
       Stream *stream = g_ptr_array_index (self->streams, i);
       g_autoptr(GError) local = NULL;
 
-      stream->reader = pd_jsonl_reader_new (stream->path, stream->offset, self->max_line, self->follow, &local);
+      if (stream->is_main && stream->offset == 0 && self->opened != NULL)
+        {
+          /* The file as the look that recognised it left it: at its start. */
+          stream->reader = g_steal_pointer (&self->opened);
+          pd_jsonl_reader_set_max_line (stream->reader, self->max_line);
+          pd_jsonl_reader_set_hold_partial (stream->reader, self->follow);
+        }
+      else
+        stream->reader = pd_jsonl_reader_new (stream->path, stream->offset, self->max_line, self->follow, &local);
       if (stream->reader == NULL)
         {
           if (stream->is_main)
@@ -1013,6 +1034,7 @@ claude_update (PdTranscriptReader  *reader,
         stream->offset = pd_jsonl_reader_get_offset (stream->reader);
       stream_close (stream);
     }
+  g_clear_pointer (&self->opened, pd_jsonl_reader_free);
   _pd_claude_stats (self)->bytes_read += (guint64) MAX (main_stream->offset - main_before, 0);
 
   return ok;

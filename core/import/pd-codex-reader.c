@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pd-codex-reader.h"
+#include "pd-codex-reader-private.h"
 #include "pd-import-private.h"
 #include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
@@ -113,6 +114,7 @@ struct _PdCodexReader
   guint              full_lists;     /* full lists applied */
   gboolean           turnless_plan;  /* a proposed plan was keyed without its turn */
   PdTranscriptPages *pages;          /* reading for the pages: every line */
+  PdJsonlReader     *opened;         /* (nullable) the file, opened by the look that knew it */
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -139,6 +141,7 @@ pd_codex_reader_finalize (GObject *object)
   g_clear_pointer (&self->calls, _pd_pending_calls_free);
   g_clear_object (&self->session);
   g_clear_object (&self->pages);
+  g_clear_pointer (&self->opened, pd_jsonl_reader_free);
   g_free (self->path);
   g_free (self->turn_id);
 
@@ -697,8 +700,27 @@ read_lines (PdCodexReader  *self,
             GCancellable   *cancellable,
             GError        **error)
 {
+  if (self->opened != NULL && from == 0)
+    {
+      /* The file as the look that recognised it left it: at its start. */
+      PdJsonlReader *reader = g_steal_pointer (&self->opened);
+
+      pd_jsonl_reader_set_max_line (reader, self->max_line);
+      pd_jsonl_reader_set_hold_partial (reader, self->follow);
+      return _pd_jsonl_replay_reader (reader, from, stop, &replay_funcs, self,
+                                      pd_imported_session_get_stats (self->session), end, cancellable, error);
+    }
+  g_clear_pointer (&self->opened, pd_jsonl_reader_free);
   return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self,
                            pd_imported_session_get_stats (self->session), end, cancellable, error);
+}
+
+void
+_pd_codex_reader_take_opened (PdCodexReader *self,
+                              PdJsonlReader *opened)
+{
+  g_clear_pointer (&self->opened, pd_jsonl_reader_free);
+  self->opened = opened;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -962,7 +984,11 @@ codex_update (PdTranscriptReader  *reader,
               GError             **error)
 {
   PdCodexReader *self = PD_CODEX_READER (reader);
-  goffset tail = _pd_import_first_tail_size (&self->tail_done, self->offset, self->path);
+  /* The size the open that looked at the file saw: no second look. */
+  goffset tail = self->opened != NULL
+                 ? _pd_import_first_tail_size_of (&self->tail_done, self->offset,
+                                                  pd_jsonl_reader_get_size (self->opened))
+                 : _pd_import_first_tail_size (&self->tail_done, self->offset, self->path);
 
   if (tail > 0 && !read_tail (self, tail, cancellable, error))
     return FALSE;

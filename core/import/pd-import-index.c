@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pd-claude-code-reader.h"
+#include "pd-claude-code-reader-private.h"
+#include "pd-codex-reader.h"
+#include "pd-codex-reader-private.h"
 #include "pd-import-index.h"
 #include "pd-import-index-private.h"
 #include "pd-import-unit-private.h"
@@ -21,9 +23,6 @@
 #include "pd-redact.h"
 #include "pd-transcript-reader.h"
 
-/* Units between commits: one transaction per transcript would sync the WAL
- * hundreds of times on a first import. */
-#define UNITS_PER_TRANSACTION 64
 
 /* The plan counts an earlier process stored for a transcript this one
  * reads on from where that one ended: they stand until the reader applies
@@ -232,7 +231,11 @@ session_name_of (const char *path)
 typedef struct
 {
   PdImportUnit               *unit;
-  PdTranscriptReader *reader;   /* a ref */
+  PdTranscriptReader *reader;   /* a ref; NULL: a file new to this index, looked at by the worker */
+  gboolean            looked;   /* the worker recognised the file and made its reader */
+  PdImportFormat      format;   /* what the look found */
+  gboolean            with_parent;  /* a flat subagent transcript, read with its parent */
+  GError             *look_error;   /* unreadable, or no longer a regular file */
   goffset             before;
   guint64             lines_before;
   guint64             bytes_before;
@@ -245,11 +248,10 @@ job_free (Job *job)
 {
   g_clear_object (&job->reader);
   g_clear_error (&job->error);
+  g_clear_error (&job->look_error);
   g_free (job);
 }
 
-/* NULL when the file is nothing to read: not a known format, or a flat
- * subagent transcript that is read with its parent. */
 /* Whether the file has a line end just before @offset: what an
  * append-only transcript read up to there still has. */
 static gboolean
@@ -351,9 +353,7 @@ same_file_seen (const char *known,
 static Job *
 prepare_jsonl (PdImportIndex      *self,
                PdSessionStore     *store,
-               PdImportUnit               *unit,
-               GPtrArray          *skipped,
-               PdImportIndexStats *stats)
+               PdImportUnit       *unit)
 {
   PdTranscriptReader *reader = g_hash_table_lookup (self->readers, unit->path);
   g_autofree char *seen = unit_seen (unit);
@@ -384,62 +384,16 @@ prepare_jsonl (PdImportIndex      *self,
       g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (seen));
     }
 
-  if (reader == NULL)
-    {
-      g_autofree char *parent = NULL;
-      g_autofree char *name = session_name_of (unit->path);
-      g_autoptr(GError) local = NULL;
-      PdImportFormat format = _pd_import_sniff_jsonl (unit->path, &parent, &local);
-
-      if (local != NULL)
-        {
-          /* Unreadable (permissions), or no longer a regular file. */
-          _pd_import_skip_add_error (skipped, unit->path, local);
-          stats->failed++;
-          return NULL;
-        }
-      if (format == PD_IMPORT_FORMAT_UNKNOWN)
-        {
-          /* Not a transcript: named among the skipped files, not counted
-           * as one (the counts of the summary add up to the transcripts). */
-          _pd_import_skip_add (skipped, unit->path,
-                               unit->size == 0 ? "empty" : "not a transcript of a known agent");
-          stats->transcripts--;
-          return NULL;
-        }
-      /* A flat subagent transcript whose parent is beside it is read with
-       * the parent; one whose parent is gone is a session of its own. */
-      if (format == PD_IMPORT_FORMAT_CLAUDE && unit->agents != NULL && g_str_has_prefix (name, "agent-") && parent != NULL)
-        {
-          g_autofree char *dir = g_path_get_dirname (unit->path);
-          g_autofree char *parent_name = g_strconcat (parent, ".jsonl", NULL);
-          g_autofree char *parent_path = g_build_filename (dir, parent_name, NULL);
-
-          if (g_file_test (parent_path, G_FILE_TEST_IS_REGULAR))
-            {
-              stats->transcripts--;
-              return NULL;
-            }
-        }
-      if (format != PD_IMPORT_FORMAT_CLAUDE)
-        reader = pd_transcript_reader_new_for_format (_pd_import_format_name (format), unit->path, NULL, NULL);
-      else
-        {
-          PdClaudeCodeReader *claude = pd_claude_code_reader_new (unit->path);
-
-          if (unit->agents != NULL)
-            pd_claude_code_reader_add_flat_subagents (claude, unit->agents);
-          reader = PD_TRANSCRIPT_READER (claude);
-        }
-      /* Kept for the next run, which then reads only what was appended. */
-      pd_transcript_reader_set_follow (reader, TRUE);
-      g_hash_table_replace (self->readers, g_strdup (unit->path), reader);
-      g_hash_table_replace (self->identities, g_strdup (unit->path), g_strdup (seen));
-    }
-
-  g_hash_table_replace (self->identities, g_strdup (unit->path), g_steal_pointer (&seen));
+  if (reader != NULL)
+    g_hash_table_replace (self->identities, g_strdup (unit->path), g_steal_pointer (&seen));
   job = g_new0 (Job, 1);
   job->unit = unit;
+  if (reader == NULL)
+    {
+      /* Looked at, its reader made and read by the worker (the file is
+       * opened once, there); kept by finish_jsonl(). */
+      return job;
+    }
   job->reader = g_object_ref (reader);
   job->before = before;
   job->lines_before = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->lines;
@@ -447,11 +401,61 @@ prepare_jsonl (PdImportIndex      *self,
   return job;
 }
 
+/* A file new to this index: what it is, and its reader, on the worker
+ * (the file's look, and the read on from it). */
+static void
+look_job (Job *job)
+{
+  const PdImportUnit *unit = job->unit;
+  g_autofree char *parent = NULL;
+  g_autofree char *name = session_name_of (unit->path);
+  g_autoptr(PdJsonlReader) opened = NULL;
+
+  job->format = _pd_import_sniff_jsonl_open (unit->path, &parent, &opened, &job->look_error);
+  if (job->look_error != NULL || job->format == PD_IMPORT_FORMAT_UNKNOWN)
+    return;
+  /* A flat subagent transcript whose parent is beside it is read with
+   * the parent; one whose parent is gone is a session of its own. */
+  if (job->format == PD_IMPORT_FORMAT_CLAUDE && unit->agents != NULL && g_str_has_prefix (name, "agent-") && parent != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (unit->path);
+      g_autofree char *parent_name = g_strconcat (parent, ".jsonl", NULL);
+      g_autofree char *parent_path = g_build_filename (dir, parent_name, NULL);
+
+      if ((job->with_parent = g_file_test (parent_path, G_FILE_TEST_IS_REGULAR)))
+        return;
+    }
+  if (job->format == PD_IMPORT_FORMAT_CODEX)
+    {
+      PdCodexReader *codex = pd_codex_reader_new (unit->path);
+
+      _pd_codex_reader_take_opened (codex, g_steal_pointer (&opened));
+      job->reader = PD_TRANSCRIPT_READER (codex);
+    }
+  else if (job->format != PD_IMPORT_FORMAT_CLAUDE)
+    job->reader = pd_transcript_reader_new_for_format (_pd_import_format_name (job->format), unit->path, NULL, NULL);
+  else
+    {
+      PdClaudeCodeReader *claude = pd_claude_code_reader_new (unit->path);
+
+      if (unit->agents != NULL)
+        pd_claude_code_reader_add_flat_subagents (claude, unit->agents);
+      _pd_claude_code_reader_take_opened (claude, g_steal_pointer (&opened));
+      job->reader = PD_TRANSCRIPT_READER (claude);
+    }
+  /* Kept for the next run, which then reads only what was appended. */
+  pd_transcript_reader_set_follow (job->reader, TRUE);
+  job->looked = TRUE;
+}
+
 static void
 run_job (Job          *job,
          GCancellable *cancellable)
 {
-  job->ok = pd_transcript_reader_update (job->reader, cancellable, &job->error);
+  if (job->reader == NULL)
+    look_job (job);
+  if (job->reader != NULL)
+    job->ok = pd_transcript_reader_update (job->reader, cancellable, &job->error);
 }
 
 static void
@@ -479,9 +483,19 @@ finish_jsonl (PdImportIndex       *self,
               GError             **error)
 {
   const PdImportUnit *unit = job->unit;
-  PdImportedSession *session = pd_transcript_reader_get_session (job->reader);
+  PdImportedSession *session;
   const KeptPlan *kept;
   goffset offset;
+
+  /* Passed over by its look: see passed_over(). */
+  if (job->reader == NULL)
+    return TRUE;
+  if (job->looked)
+    {
+      g_hash_table_replace (self->readers, g_strdup (unit->path), g_object_ref (job->reader));
+      g_hash_table_replace (self->identities, g_strdup (unit->path), unit_seen (unit));
+    }
+  session = pd_transcript_reader_get_session (job->reader);
 
   if (!job->ok)
     {
@@ -535,6 +549,35 @@ finish_jsonl (PdImportIndex       *self,
     }
   return upsert_session (store, unit, pd_transcript_reader_get_format (job->reader), "", offset, kept, session,
                          changed_ids, stats, error);
+}
+
+/* A file new to this index its look passed over: said before what the
+ * reads pass over, as when the look was made before them. */
+static void
+passed_over (Job                *job,
+             GPtrArray          *skipped,
+             PdImportIndexStats *stats)
+{
+  const PdImportUnit *unit = job->unit;
+
+  if (job->reader != NULL)
+    return;
+  if (job->look_error != NULL)
+    {
+      /* Unreadable (permissions), or no longer a regular file. */
+      _pd_import_skip_add_error (skipped, unit->path, job->look_error);
+      stats->failed++;
+    }
+  else if (job->format == PD_IMPORT_FORMAT_UNKNOWN)
+    {
+      /* Not a transcript: named among the skipped files, not counted as
+       * one (the counts of the summary add up to the transcripts). */
+      _pd_import_skip_add (skipped, unit->path, unit->size == 0 ? "empty" : "not a transcript of a known agent");
+      stats->transcripts--;
+    }
+  else
+    /* Read with its parent. */
+    stats->transcripts--;
 }
 
 static gboolean
@@ -594,10 +637,18 @@ index_units (PdImportIndex       *self,
   g_autoptr(GPtrArray) todo = g_ptr_array_new ();   /* PdImportUnit, to read */
   g_autoptr(GHashTable) jobs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) job_free);
   g_autoptr(GPtrArray) job_list = g_ptr_array_new ();
-  guint in_transaction = 0;
+  gboolean in_transaction = FALSE;
   gboolean ok = TRUE;
 
-  /* What changed, from the index alone: unchanged files are not opened. */
+  /* What changed, from the index alone: unchanged files are not opened.
+   * One transaction for all the looks (a few milliseconds), not a lock
+   * of the database file per statement. */
+  if (units->len > 1 && !pd_db_is_read_only (db))
+    {
+      if (!pd_db_begin (db, error))
+        return FALSE;
+      in_transaction = TRUE;
+    }
   for (guint i = 0; i < units->len; i++)
     {
       PdImportUnit *unit = g_ptr_array_index (units, i);
@@ -611,24 +662,32 @@ index_units (PdImportIndex       *self,
         }
       if (local != NULL)
         {
+          if (in_transaction)
+            pd_db_rollback (db);
           g_propagate_error (error, g_steal_pointer (&local));
           return FALSE;
         }
       if (unit->kind == PD_IMPORT_UNIT_JSONL)
         {
-          Job *job = prepare_jsonl (self, store, unit, skipped, stats);
-          if (job == NULL)
-            continue;
+          Job *job = prepare_jsonl (self, store, unit);
+
           g_hash_table_insert (jobs, unit, job);
           g_ptr_array_add (job_list, job);
         }
       g_ptr_array_add (todo, unit);
     }
 
-  /* The transcript files, read in parallel. */
-  run_jobs (job_list, cancellable);
+  if (in_transaction && !pd_db_commit (db, error))
+    return FALSE;
+  in_transaction = FALSE;
 
-  /* The rows, in order, a few dozen files per transaction. */
+  /* The transcript files, looked at and read in parallel. */
+  run_jobs (job_list, cancellable);
+  for (guint i = 0; i < job_list->len; i++)
+    passed_over (g_ptr_array_index (job_list, i), skipped, stats);
+
+  /* The rows, in order, in one transaction: one commit per import (the
+   * reads are done; what is left is the rows, quick). */
   for (guint i = 0; ok && i < todo->len; i++)
     {
       PdImportUnit *unit = g_ptr_array_index (todo, i);
@@ -639,26 +698,16 @@ index_units (PdImportIndex       *self,
           break;
         }
       /* begin holds the connection's lock until commit or rollback. */
-      if (in_transaction == 0 && !pd_db_begin (db, error))
-        {
-          ok = FALSE;
-          break;
-        }
-      in_transaction++;
+      if (!in_transaction && !(ok = in_transaction = pd_db_begin (db, error)))
+        break;
 
       if (unit->kind == PD_IMPORT_UNIT_JSONL)
         ok = finish_jsonl (self, store, g_hash_table_lookup (jobs, unit), changed_ids, skipped, stats, error);
       else
         ok = read_opencode_unit (store, unit, changed_ids, skipped, stats, cancellable, error);
-
-      if (ok && in_transaction >= UNITS_PER_TRANSACTION)
-        {
-          ok = pd_db_commit (db, error);
-          in_transaction = 0;
-        }
     }
 
-  if (in_transaction > 0)
+  if (in_transaction)
     {
       if (ok)
         ok = pd_db_commit (db, error);

@@ -11,6 +11,7 @@
 #include "pd-json.h"
 #include "pd-json-span.h"
 #include "pd-json-util.h"
+#include "pd-jsonl-reader.h"
 #include "pd-transcript-pages-private.h"
 
 G_BEGIN_DECLS
@@ -185,6 +186,10 @@ goffset      _pd_import_get_tail_bound     (void);
 goffset      _pd_import_first_tail_size    (gboolean     *tail_done,
                                             goffset       offset,
                                             const char   *path);
+/* The same for a file whose @size is known (the open that looked at it). */
+goffset      _pd_import_first_tail_size_of (gboolean     *tail_done,
+                                            goffset       offset,
+                                            goffset       size);
 /* For tests, which cannot write files of many MB: lower limits (0, 0 puts
  * the defaults back).  Not thread-safe: set before reading. */
 void         _pd_import_set_tail_limits    (goffset threshold,
@@ -218,6 +223,13 @@ const char    *_pd_import_format_name          (PdImportFormat format);
 PdImportFormat _pd_import_sniff_jsonl          (const char  *path,
                                                 char       **session_id,
                                                 GError     **error);
+/* The same, keeping the file open: *@opened is the reader that looked,
+ * rewound to the start, for the transcript's reader to read the file with
+ * (pd_jsonl_reader_rewind()); NULL for whole documents and on an error. */
+PdImportFormat _pd_import_sniff_jsonl_open     (const char      *path,
+                                                char           **session_id,
+                                                PdJsonlReader  **opened,
+                                                GError         **error);
 gboolean       _pd_import_is_sqlite            (const char  *path);
 /* A whole small file (an OpenCode part), opened as transcripts are
  * (_pd_jsonl_open: a regular file only, never waiting), at most

@@ -13,7 +13,9 @@
 #include <glib/gstdio.h>
 
 #include "pd-claude-code-reader.h"
+#include "pd-claude-code-reader-private.h"
 #include "pd-codex-reader.h"
+#include "pd-codex-reader-private.h"
 #include "pd-import-private.h"
 #include "pd-import-scanner.h"
 #include "pd-import-skip.h"
@@ -319,197 +321,263 @@ append_skips (GPtrArray *skipped,
     g_ptr_array_add (skipped, pd_import_skip_copy (g_ptr_array_index (more, i)));
 }
 
-/* One transcript of a folder, read on a worker thread. */
+/* One file of a folder, looked at and read on a worker thread: nothing is
+ * opened on the calling thread (the GUI's scan runs on a thread of its
+ * own, the agent's on its main thread), and a file is opened once, its
+ * reader reading on from the look that recognised it. */
 typedef struct
 {
+  char               *path;
+  const char         *name;        /* in path */
+  GHashTable         *agents;      /* (unowned, read only) Claude session id → GPtrArray of flat subagent paths */
+  PdImportFormat      format;
+  char               *session_id;  /* a Claude subagent's parent */
+  gboolean            agent;       /* a Claude flat subagent, read with its parent or on its own */
+  gboolean            empty;       /* of no known format: of no bytes */
+  GPtrArray          *claimed;     /* (unowned) the subagents read with this one */
   PdTranscriptReader *reader;
   gboolean            ok;
-  GError             *error;
-  GPtrArray          *skip;    /* (nullable) a file passed over instead: its entry */
-} ReadJob;
+  GError             *error;       /* the read's, or the look's */
+} FileJob;
 
 static void
-read_job_free (ReadJob *job)
+file_job_free (FileJob *job)
 {
+  g_free (job->path);
+  g_free (job->session_id);
   g_clear_object (&job->reader);
   g_clear_error (&job->error);
-  g_clear_pointer (&job->skip, g_ptr_array_unref);
   g_free (job);
 }
 
-/* A file passed over, at its place among the rollouts. */
-static ReadJob *
-read_job_new_skip (void)
+static FileJob *
+file_job_new (const char *dir,
+              const char *name,
+              GHashTable *agents)
 {
-  ReadJob *job = g_new0 (ReadJob, 1);
+  FileJob *job = g_new0 (FileJob, 1);
 
-  job->skip = pd_import_skips_new ();
+  job->path = g_build_filename (dir, name, NULL);
+  job->name = job->path + strlen (job->path) - strlen (name);
+  job->agents = agents;
   return job;
 }
 
-static ReadJob *
-read_job_new (gpointer reader)
+/* A flat agent-*.jsonl file: whose subagent it is (the look only). */
+static void
+look_job_run (gpointer data,
+              gpointer cancellable)
 {
-  ReadJob *job = g_new0 (ReadJob, 1);
+  FileJob *job = data;
 
-  job->reader = reader;
-  return job;
+  job->format = _pd_import_sniff_jsonl (job->path, &job->session_id, &job->error);
+  job->agent = job->error == NULL && job->format == PD_IMPORT_FORMAT_CLAUDE;
 }
 
 static void
 read_job_run (gpointer data,
               gpointer cancellable)
 {
-  ReadJob *job = data;
+  FileJob *job = data;
+  PdJsonlReader *opened = NULL;
 
+  if (job->reader == NULL)
+    {
+      g_clear_pointer (&job->session_id, g_free);
+      job->format = _pd_import_sniff_jsonl_open (job->path, NULL, &opened, &job->error);
+      if (job->error != NULL)
+        return;
+      if (job->format == PD_IMPORT_FORMAT_CODEX)
+        {
+          job->reader = PD_TRANSCRIPT_READER (pd_codex_reader_new (job->path));
+          _pd_codex_reader_take_opened (PD_CODEX_READER (job->reader), g_steal_pointer (&opened));
+        }
+      else if (job->format == PD_IMPORT_FORMAT_CLAUDE)
+        {
+          g_autofree char *key = g_strndup (job->name, strlen (job->name) - strlen (".jsonl"));
+          PdClaudeCodeReader *claude = pd_claude_code_reader_new (job->path);
+
+          job->claimed = g_hash_table_lookup (job->agents, key);
+          for (guint i = 0; job->claimed != NULL && i < job->claimed->len; i++)
+            pd_claude_code_reader_add_subagent (claude, g_ptr_array_index (job->claimed, i));
+          _pd_claude_code_reader_take_opened (claude, g_steal_pointer (&opened));
+          job->reader = PD_TRANSCRIPT_READER (claude);
+        }
+      else if (job->format != PD_IMPORT_FORMAT_UNKNOWN)
+        /* The other agents' files: one session each, opened by their reader. */
+        job->reader = pd_transcript_reader_new_for_format (_pd_import_format_name (job->format), job->path, NULL, NULL);
+      else
+        {
+          GStatBuf st;
+
+          job->empty = g_stat (job->path, &st) == 0 && st.st_size == 0;
+          return;
+        }
+      g_clear_pointer (&opened, pd_jsonl_reader_free);
+    }
   job->ok = pd_transcript_reader_update (job->reader, cancellable, &job->error);
+}
+
+/* A read's outcome: its session and what it passed over, or the file
+ * among the skipped ones; FALSE when the read was cancelled. */
+static gboolean
+take_result (FileJob    *job,
+             gboolean    with_skips,
+             GPtrArray  *sessions,
+             GPtrArray  *skipped,
+             GError    **error)
+{
+  PdImportedSession *session = pd_transcript_reader_get_session (job->reader);
+
+  if (!job->ok)
+    {
+      if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&job->error));
+          return FALSE;
+        }
+      _pd_import_skip_add_error (skipped, pd_imported_session_get_path (session), job->error);
+      return TRUE;
+    }
+  if (with_skips)
+    append_skips (skipped, pd_transcript_reader_get_skipped (job->reader));
+  if (has_sessions (session))
+    g_ptr_array_add (sessions, g_object_ref (session));
+  return TRUE;
 }
 
 /* One folder of JSON lines files: Claude's v2.0 flat agent-*.jsonl subagent
  * files join the session they name, beside them.  What cannot be read, or
- * is no agent's, goes to @skipped.  The files are read on several threads;
- * the sessions and skipped files come out in the order of a reading one
- * after another (the Codex rollouts and the files passed over in name
- * order, then the Claude Code sessions). */
+ * is no agent's, goes to @skipped; with @single (a file named alone) that
+ * is the error instead.  The files are looked at and read on several
+ * threads; the sessions and skipped files come out in the order of a
+ * reading one after another (the Codex rollouts and the files passed over
+ * in name order, then the other sessions, then the subagents read on
+ * their own). */
 static gboolean
 read_jsonl_files (const char    *dir,
                   GPtrArray     *names,
+                  gboolean       single,
                   GPtrArray     *sessions,
                   GPtrArray     *skipped,
                   GCancellable  *cancellable,
                   GError       **error)
 {
-  g_autoptr(GHashTable) readers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  g_autoptr(GPtrArray) order = g_ptr_array_new ();
-  g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
-  /* In name order: a rollout to read, or a file passed over. */
-  g_autoptr(GPtrArray) first = g_ptr_array_new_with_free_func ((GDestroyNotify) read_job_free);
-  g_autoptr(GPtrArray) jobs = g_ptr_array_new ();
+  /* Session id → its flat subagents (GPtrArray of paths, name order). */
+  g_autoptr(GHashTable) agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                        (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr(GHashTable) claimed = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) file_job_free);
+  g_autoptr(GPtrArray) looks = g_ptr_array_new ();
+  g_autoptr(GPtrArray) reads = g_ptr_array_new ();
+  g_autoptr(GPtrArray) alone = g_ptr_array_new ();
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
 
   for (guint i = 0; i < names->len; i++)
     {
-      const char *name = g_ptr_array_index (names, i);
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree char *session_id = NULL;
-      g_autoptr(GError) local = NULL;
-      PdImportFormat format;
+      FileJob *job = file_job_new (dir, g_ptr_array_index (names, i), agents);
 
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      g_ptr_array_add (all, job);
+      g_ptr_array_add (g_str_has_prefix (job->name, "agent-") ? looks : reads, job);
+    }
+
+  /* Whose the flat subagent files are, before their parents are read. */
+  if (looks->len > 0)
+    _pd_import_run_parallel (looks, look_job_run, cancellable);
+  for (guint i = 0; i < looks->len; i++)
+    {
+      FileJob *job = g_ptr_array_index (looks, i);
+      GPtrArray *list;
+
+      if (!job->agent)
+        {
+          /* Any agent's file so named: looked at and read as the others. */
+          g_clear_error (&job->error);
+          g_ptr_array_add (reads, job);
+        }
+      else if (job->session_id != NULL)
+        {
+          if (!(list = g_hash_table_lookup (agents, job->session_id)))
+            g_hash_table_insert (agents, g_strdup (job->session_id),
+                                 (list = g_ptr_array_new_with_free_func (g_free)));
+          g_ptr_array_add (list, g_strdup (job->path));
+        }
+    }
+
+  if (reads->len > 0)
+    _pd_import_run_parallel (reads, read_job_run, cancellable);
+
+  /* A subagent whose parent is gone (or no Claude Code session): a
+   * session of its own. */
+  for (guint i = 0; i < reads->len; i++)
+    {
+      FileJob *job = g_ptr_array_index (reads, i);
+
+      if (job->claimed != NULL)
+        g_hash_table_add (claimed, job->claimed);
+    }
+  for (guint i = 0; i < looks->len; i++)
+    {
+      FileJob *job = g_ptr_array_index (looks, i);
+
+      if (job->agent && (job->session_id == NULL
+                         || !g_hash_table_contains (claimed, g_hash_table_lookup (agents, job->session_id))))
+        g_ptr_array_add (alone, job);
+    }
+  for (guint i = 0; i < alone->len; i++)
+    {
+      FileJob *job = g_ptr_array_index (alone, i);
+
+      job->reader = PD_TRANSCRIPT_READER (pd_claude_code_reader_new (job->path));
+    }
+  if (alone->len > 0)
+    _pd_import_run_parallel (alone, read_job_run, cancellable);
+
+  if (single && all->len == 1)
+    {
+      FileJob *job = g_ptr_array_index (all, 0);
+
+      if (job->reader == NULL && job->error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&job->error));
+          return FALSE;
+        }
+      if (job->reader == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "%s is not a transcript of a known agent", job->path);
+          return FALSE;
+        }
+    }
+
+  /* The Codex rollouts and the files passed over, in name order. */
+  for (guint i = 0; i < all->len; i++)
+    {
+      FileJob *job = g_ptr_array_index (all, i);
+
+      if (job->agent)
+        continue;
+      if (job->reader == NULL && job->error != NULL)
+        _pd_import_skip_add_error (skipped, job->path, job->error);
+      else if (job->reader == NULL)
+        _pd_import_skip_add (skipped, job->path, job->empty ? "empty" : "not a transcript of a known agent");
+      else if (job->format == PD_IMPORT_FORMAT_CODEX && !take_result (job, FALSE, sessions, skipped, error))
         return FALSE;
-
-      format = _pd_import_sniff_jsonl (path, &session_id, &local);
-      if (local != NULL)
-        {
-          ReadJob *job = read_job_new_skip ();
-
-          _pd_import_skip_add_error (job->skip, path, local);
-          g_ptr_array_add (first, job);
-          continue;
-        }
-      if (format == PD_IMPORT_FORMAT_CODEX)
-        {
-          ReadJob *job = read_job_new (pd_codex_reader_new (path));
-
-          g_ptr_array_add (jobs, job);
-          g_ptr_array_add (first, job);
-        }
-      else if (format != PD_IMPORT_FORMAT_CLAUDE && format != PD_IMPORT_FORMAT_UNKNOWN)
-        {
-          /* The other agents' files: one session each. */
-          PdTranscriptReader *reader = pd_transcript_reader_new_for_format (_pd_import_format_name (format), path,
-                                                                            NULL, NULL);
-
-          g_ptr_array_add (order, reader);
-          g_hash_table_replace (readers, g_strdup (path), reader);
-        }
-      else if (format == PD_IMPORT_FORMAT_CLAUDE && g_str_has_prefix (name, "agent-"))
-        g_ptr_array_add (agents, g_strdup (path));
-      else if (format == PD_IMPORT_FORMAT_CLAUDE)
-        {
-          g_autofree char *key = g_strndup (name, strlen (name) - strlen (".jsonl"));
-          PdClaudeCodeReader *reader = pd_claude_code_reader_new (path);
-
-          g_ptr_array_add (order, reader);
-          g_hash_table_replace (readers, g_steal_pointer (&key), reader);
-        }
-      else
-        {
-          ReadJob *job = read_job_new_skip ();
-          GStatBuf st;
-
-          _pd_import_skip_add (job->skip, path, g_stat (path, &st) == 0 && st.st_size == 0
-                                                ? "empty" : "not a transcript of a known agent");
-          g_ptr_array_add (first, job);
-        }
     }
-
-  for (guint i = 0; i < agents->len; i++)
+  /* The other sessions, in name order, then the subagents on their own. */
+  for (guint i = 0; i < all->len; i++)
     {
-      const char *path = g_ptr_array_index (agents, i);
-      g_autofree char *session_id = NULL;
-      PdClaudeCodeReader *reader;
+      FileJob *job = g_ptr_array_index (all, i);
 
-      _pd_import_sniff_jsonl (path, &session_id, NULL);
-      if (session_id && (reader = g_hash_table_lookup (readers, session_id)))
-        pd_claude_code_reader_add_subagent (reader, path);
-      else
-        {
-          /* A subagent whose parent is gone: a session of its own. */
-          reader = pd_claude_code_reader_new (path);
-          g_ptr_array_add (order, reader);
-          g_hash_table_replace (readers, g_strdup (path), reader);
-        }
+      if (!job->agent && job->reader != NULL && job->format != PD_IMPORT_FORMAT_CODEX
+          && !take_result (job, TRUE, sessions, skipped, error))
+        return FALSE;
     }
-
-  for (guint i = 0; i < order->len; i++)
-    g_ptr_array_add (first, read_job_new (g_object_ref (g_ptr_array_index (order, i))));
-  for (guint i = 0; i < order->len; i++)
-    g_ptr_array_add (jobs, g_ptr_array_index (first, first->len - order->len + i));
-  _pd_import_run_parallel (jobs, read_job_run, cancellable);
-
-  for (guint i = 0; i < first->len - order->len; i++)
-    {
-      ReadJob *job = g_ptr_array_index (first, i);
-      PdImportedSession *session;
-
-      if (job->skip != NULL)
-        {
-          append_skips (skipped, job->skip);
-          continue;
-        }
-      session = pd_transcript_reader_get_session (job->reader);
-      if (!job->ok)
-        {
-          if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            {
-              g_propagate_error (error, g_steal_pointer (&job->error));
-              return FALSE;
-            }
-          _pd_import_skip_add_error (skipped, pd_imported_session_get_path (session), job->error);
-        }
-      else if (has_sessions (session))
-        g_ptr_array_add (sessions, g_object_ref (session));
-    }
-
-  for (guint i = first->len - order->len; i < first->len; i++)
-    {
-      ReadJob *job = g_ptr_array_index (first, i);
-      PdImportedSession *session = pd_transcript_reader_get_session (job->reader);
-
-      if (!job->ok)
-        {
-          if (g_error_matches (job->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            {
-              g_propagate_error (error, g_steal_pointer (&job->error));
-              return FALSE;
-            }
-          _pd_import_skip_add_error (skipped, pd_imported_session_get_path (session), job->error);
-          continue;
-        }
-      append_skips (skipped, pd_transcript_reader_get_skipped (job->reader));
-      if (has_sessions (session))
-        g_ptr_array_add (sessions, g_object_ref (session));
-    }
+  for (guint i = 0; i < alone->len; i++)
+    if (!take_result (g_ptr_array_index (alone, i), TRUE, sessions, skipped, error))
+      return FALSE;
   return TRUE;
 }
 
@@ -611,7 +679,7 @@ read_dir (const char    *dir,
         }
     }
 
-  return read_jsonl_files (dir, jsonl, sessions, skipped, cancellable, error);
+  return read_jsonl_files (dir, jsonl, FALSE, sessions, skipped, cancellable, error);
 }
 
 GPtrArray *
@@ -681,19 +749,9 @@ pd_import_read_path_full (const char    *path,
           g_autofree char *dir = g_path_get_dirname (path);
           g_autofree char *base = g_path_get_basename (path);
           g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-          g_autoptr(GError) local = NULL;
 
-          if (_pd_import_sniff_jsonl (path, NULL, &local) == PD_IMPORT_FORMAT_UNKNOWN)
-            {
-              if (local != NULL)
-                g_propagate_error (error, g_steal_pointer (&local));
-              else
-                g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                             "%s is not a transcript of a known agent", path);
-              return NULL;
-            }
           g_ptr_array_add (names, g_steal_pointer (&base));
-          if (!read_jsonl_files (dir, names, sessions, skipped, cancellable, error))
+          if (!read_jsonl_files (dir, names, TRUE, sessions, skipped, cancellable, error))
             return NULL;
         }
     }

@@ -587,6 +587,17 @@ _pd_import_first_tail_size (gboolean   *tail_done,
   return (goffset) st.st_size;
 }
 
+goffset
+_pd_import_first_tail_size_of (gboolean *tail_done,
+                               goffset   offset,
+                               goffset   size)
+{
+  if (*tail_done)
+    return 0;
+  *tail_done = TRUE;
+  return offset == 0 && size > tail_threshold ? size : 0;
+}
+
 void
 _pd_import_set_tail_limits (goffset threshold,
                             goffset bound)
@@ -691,37 +702,17 @@ is_gemini_header (JsonObject *object)
          && !json_object_has_member (object, "type");
 }
 
-PdImportFormat
-_pd_import_sniff_jsonl (const char  *path,
-                        char       **session_id,
-                        GError     **error)
+/* The format from the first lines @reader gives. */
+static PdImportFormat
+sniff_lines (PdJsonlReader  *reader,
+             char          **session_id)
 {
-  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, error);
   g_autoptr(JsonNode) root = NULL;
   const char *line;
   gsize length;
   PdImportFormat format = PD_IMPORT_FORMAT_UNKNOWN;
 
-  /* Whole documents: known by their place, opened by their first byte. */
-  if (reader != NULL && g_str_has_suffix (path, ".json"))
-    {
-      g_autofree char *dir = g_path_get_dirname (path);
-      g_autofree char *name = g_path_get_basename (path);
-
-      if (!_pd_import_is_document_name (dir, name))
-        return PD_IMPORT_FORMAT_UNKNOWN;
-      if (strcmp (name, "ui_messages.json") == 0)
-        return document_start (path) == '[' ? PD_IMPORT_FORMAT_CLINE : PD_IMPORT_FORMAT_UNKNOWN;
-      if (document_start (path) == '{')
-        return PD_IMPORT_FORMAT_GEMINI_JSON;
-      return PD_IMPORT_FORMAT_UNKNOWN;
-    }
-
-  /* The file is read again by its reader: only its head here (a Claude
-   * Code line with the session's id is a few KiB). */
-  if (reader != NULL)
-    pd_jsonl_reader_set_first_read (reader, SNIFF_FIRST_READ);
-  for (guint i = 0; reader && i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
+  for (guint i = 0; i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
     {
       JsonObject *object = _pd_import_parse_picked (&root, line, length, sniff_pick);
       const char *type = pd_json_get_string (object, "type");
@@ -744,6 +735,55 @@ _pd_import_sniff_jsonl (const char  *path,
             }
         }
     }
+  return format;
+}
+
+PdImportFormat
+_pd_import_sniff_jsonl (const char  *path,
+                        char       **session_id,
+                        GError     **error)
+{
+  return _pd_import_sniff_jsonl_open (path, session_id, NULL, error);
+}
+
+PdImportFormat
+_pd_import_sniff_jsonl_open (const char      *path,
+                             char           **session_id,
+                             PdJsonlReader  **opened,
+                             GError         **error)
+{
+  g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (path, 0, SNIFF_MAX_LINE, FALSE, error);
+  PdImportFormat format;
+
+  if (opened != NULL)
+    *opened = NULL;
+
+  /* Whole documents: known by their place, opened by their first byte. */
+  if (reader != NULL && g_str_has_suffix (path, ".json"))
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *name = g_path_get_basename (path);
+
+      if (!_pd_import_is_document_name (dir, name))
+        return PD_IMPORT_FORMAT_UNKNOWN;
+      if (strcmp (name, "ui_messages.json") == 0)
+        return document_start (path) == '[' ? PD_IMPORT_FORMAT_CLINE : PD_IMPORT_FORMAT_UNKNOWN;
+      if (document_start (path) == '{')
+        return PD_IMPORT_FORMAT_GEMINI_JSON;
+      return PD_IMPORT_FORMAT_UNKNOWN;
+    }
+
+  if (reader == NULL)
+    return PD_IMPORT_FORMAT_UNKNOWN;
+  /* Read by its reader afterwards: by this reader when it is kept
+   * (rewound: what was read is not read again), else by another open, and
+   * then only its head here (a Claude Code line with the session's id is a
+   * few KiB). */
+  if (opened == NULL)
+    pd_jsonl_reader_set_first_read (reader, SNIFF_FIRST_READ);
+  format = sniff_lines (reader, session_id);
+  if (opened != NULL && format != PD_IMPORT_FORMAT_UNKNOWN && pd_jsonl_reader_rewind (reader, NULL))
+    *opened = g_steal_pointer (&reader);
   return format;
 }
 

@@ -34,6 +34,11 @@ struct _PdJsonlReader
   gsize     max_line;
   goffset   offset;      /* file offset of buf[start] */
   goffset   limit;       /* (0: none) nothing from here on is read */
+  goffset   origin;      /* where the reading started */
+  goffset   base;        /* file offset of buf[0] */
+  goffset   size;        /* the file's size when it was opened */
+  gssize    restore_at;  /* where the last line's NUL went, or -1 */
+  char      restore;     /* the byte it replaced */
   guint64   n_lines;
   guint64   n_too_long;
   gboolean  hold_partial;
@@ -62,13 +67,13 @@ _pd_file_kind (guint mode)
  * file swapped for one after the walk looked must not be either); then
  * what was opened is looked at (fstat), so no swap between a check and
  * the open gets anything but a regular file read. */
-int
-_pd_jsonl_open (const char  *path,
-                GError     **error)
+static int
+open_regular (const char  *path,
+              goffset     *size,
+              GError     **error)
 {
   int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, 0);
   struct stat st;
-  int flags;
 
   if (fd < 0)
     {
@@ -90,10 +95,19 @@ _pd_jsonl_open (const char  *path,
       return -1;
     }
   /* Reads of a regular file never wait; the flag goes so that nothing
-   * below ever meets EAGAIN. */
-  if ((flags = fcntl (fd, F_GETFL)) >= 0)
-    fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
+   * below ever meets EAGAIN.  F_SETFL sets only the status flags (append,
+   * async, direct, noatime, nonblock), none of which is wanted: one call. */
+  fcntl (fd, F_SETFL, 0);
+  if (size != NULL)
+    *size = (goffset) st.st_size;
   return fd;
+}
+
+int
+_pd_jsonl_open (const char  *path,
+                GError     **error)
+{
+  return open_regular (path, NULL, error);
 }
 
 PdJsonlReader *
@@ -104,11 +118,12 @@ pd_jsonl_reader_new (const char  *path,
                      GError     **error)
 {
   PdJsonlReader *self;
+  goffset size = 0;
   int fd;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if ((fd = _pd_jsonl_open (path, error)) < 0)
+  if ((fd = open_regular (path, &size, error)) < 0)
     return NULL;
   if (offset > 0 && lseek (fd, offset, SEEK_SET) != offset)
     {
@@ -125,8 +140,81 @@ pd_jsonl_reader_new (const char  *path,
   self->cap = MIN ((gsize) FIRST_CHUNK, self->max_line + 2) + 1;
   self->buf = g_malloc (self->cap);
   self->offset = MAX (offset, 0);
+  self->origin = self->base = self->offset;
+  self->size = size;
+  self->restore_at = -1;
   self->hold_partial = hold_partial;
   return self;
+}
+
+goffset
+pd_jsonl_reader_get_size (PdJsonlReader *self)
+{
+  return self->size;
+}
+
+gsize
+pd_jsonl_reader_get_max_line (PdJsonlReader *self)
+{
+  return self->max_line;
+}
+
+void
+pd_jsonl_reader_set_max_line (PdJsonlReader *self,
+                              gsize          max_line)
+{
+  self->max_line = max_line ? max_line : PD_JSONL_DEFAULT_MAX_LINE;
+}
+
+void
+pd_jsonl_reader_set_hold_partial (PdJsonlReader *self,
+                                  gboolean       hold_partial)
+{
+  self->hold_partial = hold_partial;
+}
+
+/* The byte the last line's NUL replaced, put back. */
+static void
+restore_last (PdJsonlReader *self)
+{
+  if (self->restore_at >= 0)
+    self->buf[self->restore_at] = self->restore;
+  self->restore_at = -1;
+}
+
+gboolean
+pd_jsonl_reader_rewind (PdJsonlReader  *self,
+                        GError        **error)
+{
+  restore_last (self);
+  if (self->base != self->origin)
+    {
+      /* What was read first is no longer held: read it again. */
+      if (lseek (self->fd, self->origin, SEEK_SET) != self->origin)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Could not seek in a transcript: %s", g_strerror (saved));
+          return FALSE;
+        }
+      self->end = 0;
+      self->eof = self->at_limit = FALSE;
+      self->base = self->origin;
+    }
+  else if (self->at_limit)
+    /* The limit is looked at again by the next read. */
+    self->eof = self->at_limit = FALSE;
+  self->start = self->scanned = 0;
+  self->offset = self->origin;
+  self->n_lines = self->n_too_long = 0;
+  self->discarding = self->unterminated = FALSE;
+  /* A look at the first lines read little; a whole read reads in chunks. */
+  if (self->cap < FIRST_CHUNK + 1 && self->cap < self->max_line + 3)
+    {
+      self->cap = MIN ((gsize) FIRST_CHUNK, self->max_line + 2) + 1;
+      self->buf = g_realloc (self->buf, self->cap);
+    }
+  return TRUE;
 }
 
 void
@@ -188,6 +276,7 @@ discard_buffered (PdJsonlReader *self)
 {
   self->offset += (goffset) (self->end - self->start);
   self->start = self->end = self->scanned = 0;
+  self->base = self->offset;
 }
 
 static gboolean
@@ -202,6 +291,7 @@ fill (PdJsonlReader  *self,
     {
       memmove (self->buf, self->buf + self->start, self->end - self->start);
       self->end -= self->start;
+      self->base += (goffset) self->start;
       self->start = 0;
     }
   /* Room for a line of max_line bytes, its "\r\n" and a NUL. */
@@ -248,6 +338,7 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
+  restore_last (self);
   for (;;)
     {
       char *begin = self->buf + self->start;
@@ -273,6 +364,8 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
               self->n_lines++;
               continue;
             }
+          self->restore_at = (gssize) (begin + len - self->buf);
+          self->restore = begin[len];
           begin[len] = '\0';
           self->n_lines++;
           self->unterminated = FALSE;
@@ -301,6 +394,8 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
           /* A last line without a newline: returned (it may be whole),
            * flagged so the caller counts it as torn if it does not parse. */
           begin = self->buf + self->start;
+          self->restore_at = (gssize) (begin + len - self->buf);
+          self->restore = begin[len];
           begin[len] = '\0';
           self->start = self->end;
           self->scanned = 0;

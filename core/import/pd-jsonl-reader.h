@@ -35,6 +35,20 @@ void           pd_jsonl_reader_set_limit      (PdJsonlReader *self,
 void           pd_jsonl_reader_set_first_read (PdJsonlReader *self,
                                              gsize           bytes);
 
+/* Back to where the reading started, for a reader that looked at the
+ * first lines (recognising a format) to read the file from its start:
+ * the bytes still held are not read again (the file is opened once). */
+gboolean       pd_jsonl_reader_rewind       (PdJsonlReader  *self,
+                                             GError        **error);
+/* A reader opened for a look taken over by the transcript's reader. */
+gsize          pd_jsonl_reader_get_max_line (PdJsonlReader  *self);
+void           pd_jsonl_reader_set_max_line (PdJsonlReader  *self,
+                                             gsize           max_line);
+void           pd_jsonl_reader_set_hold_partial (PdJsonlReader *self,
+                                             gboolean        hold_partial);
+/* The file's size when it was opened (its fstat: no second look). */
+goffset        pd_jsonl_reader_get_size     (PdJsonlReader  *self);
+
 /* The file descriptor of @path opened read-only, or -1 with @error set:
  * only a regular file, never through a symbolic link, never waiting (a
  * FIFO); G_IO_ERROR_NOT_REGULAR_FILE for what is not one.  The messages

@@ -26,7 +26,26 @@ _pd_jsonl_replay (const char                *path,
                   GCancellable              *cancellable,
                   GError                   **error)
 {
-  g_autoptr(PdJsonlReader) reader = NULL;
+  PdJsonlReader *reader;
+
+  *end = from;
+  if (!(reader = pd_jsonl_reader_new (path, from, max_line, follow, error)))
+    return FALSE;
+  return _pd_jsonl_replay_reader (reader, from, stop, funcs, user_data, stats, end, cancellable, error);
+}
+
+gboolean
+_pd_jsonl_replay_reader (PdJsonlReader             *opened,
+                         goffset                    from,
+                         goffset                    stop,
+                         const PdJsonlReplayFuncs  *funcs,
+                         gpointer                   user_data,
+                         PdImportStats             *stats,
+                         goffset                   *end,
+                         GCancellable              *cancellable,
+                         GError                   **error)
+{
+  g_autoptr(PdJsonlReader) reader = opened;
   g_autoptr(JsonNode) root = NULL;
   const char *line;
   gsize length;
@@ -36,13 +55,11 @@ _pd_jsonl_replay (const char                *path,
   g_return_val_if_fail (funcs != NULL && funcs->handle != NULL, FALSE);
 
   *end = from;
-  if (!(reader = pd_jsonl_reader_new (path, from, max_line, follow, error)))
-    return FALSE;
   /* A line that starts before @stop and is kept ends within the cap after
    * it: one longer is not read to its end (a head read of a session whose
    * first line is 81 MB read all of it, once for each tail candidate). */
   if (stop > 0)
-    pd_jsonl_reader_set_limit (reader, stop + (goffset) MIN (max_line ? max_line : PD_JSONL_DEFAULT_MAX_LINE,
+    pd_jsonl_reader_set_limit (reader, stop + (goffset) MIN (pd_jsonl_reader_get_max_line (reader),
                                                              (gsize) G_MAXINT32) + 2);
 
   while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)

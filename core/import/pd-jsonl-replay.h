@@ -59,5 +59,15 @@ gboolean _pd_jsonl_replay (const char                *path,
                            goffset                   *end,
                            GCancellable              *cancellable,
                            GError                   **error);
+/* The same from @reader (taken), the file opened at @from. */
+gboolean _pd_jsonl_replay_reader (PdJsonlReader             *reader,
+                                  goffset                    from,
+                                  goffset                    stop,
+                                  const PdJsonlReplayFuncs  *funcs,
+                                  gpointer                   user_data,
+                                  PdImportStats             *stats,
+                                  goffset                   *end,
+                                  GCancellable              *cancellable,
+                                  GError                   **error);
 
 G_END_DECLS
