@@ -130,8 +130,9 @@ pd_session_store_find_import (PdSessionStore  *self,
   return pd_db_stmt_column_dup_text (stmt, 0);
 }
 
-/* The session's row, made when it is new.  Its token is never used (an
- * imported session is not run here) but the column is NOT NULL and unique. */
+/* The session's row, made when it is new (with the summary: no second
+ * statement to fill it in).  Its token is never used (an imported session
+ * is not run here) but the column is NOT NULL and unique. */
 static gboolean
 ensure_session (PdDb                     *db,
                 const char               *session_id,
@@ -160,8 +161,9 @@ ensure_session (PdDb                     *db,
 
   token = pd_random_hex (32);
   if (!(stmt = pd_db_prepare (db,
-                              "INSERT INTO sessions (id, task, source, cwd, status, created_at, updated_at, auth_token) "
-                              "VALUES (?1, '', ?2, '', 'idle', ?3, ?4, ?5) RETURNING pk",
+                              "INSERT INTO sessions (id, task, source, cwd, status, created_at, updated_at, auth_token, "
+                              "plan_done, plan_total, plan_blocked) "
+                              "VALUES (?1, ?6, ?2, ?7, 'idle', ?3, ?4, ?5, ?8, ?9, 0) RETURNING pk",
                               error)))
     return FALSE;
   pd_db_stmt_bind_text (stmt, 1, session_id);
@@ -169,6 +171,10 @@ ensure_session (PdDb                     *db,
   pd_db_stmt_bind_int64 (stmt, 3, summary->created_at);
   pd_db_stmt_bind_int64 (stmt, 4, summary->updated_at);
   pd_db_stmt_bind_text (stmt, 5, token);
+  pd_db_stmt_bind_text (stmt, 6, summary->title ? summary->title : "");
+  pd_db_stmt_bind_text (stmt, 7, summary->cwd ? summary->cwd : "");
+  pd_db_stmt_bind_int (stmt, 8, (int) summary->plan_done);
+  pd_db_stmt_bind_int (stmt, 9, (int) summary->plan_total);
   if (pd_db_step (db, stmt, error) != PD_DB_ROW)
     return FALSE;
   *pk = pd_db_stmt_column_int64 (stmt, 0);
@@ -199,25 +205,27 @@ pd_session_store_save_import (PdSessionStore           *self,
   if (!ensure_session (db, session_id, summary, &pk, &is_new, error))
     return FALSE;
 
-  {
-    g_autoptr(PdDbStmt) stmt = NULL;
+  /* A row that was there: its summary now. */
+  if (!is_new)
+    {
+      g_autoptr(PdDbStmt) stmt = NULL;
 
-    if (!(stmt = pd_db_prepare (db,
-                                "UPDATE sessions SET task = ?2, source = ?3, cwd = ?4, created_at = ?5, "
-                                "updated_at = ?6, plan_done = ?7, plan_total = ?8, plan_blocked = 0 WHERE pk = ?1",
-                                error)))
-      return FALSE;
-    pd_db_stmt_bind_int64 (stmt, 1, pk);
-    pd_db_stmt_bind_text (stmt, 2, summary->title ? summary->title : "");
-    pd_db_stmt_bind_text (stmt, 3, summary->source);
-    pd_db_stmt_bind_text (stmt, 4, summary->cwd ? summary->cwd : "");
-    pd_db_stmt_bind_int64 (stmt, 5, summary->created_at);
-    pd_db_stmt_bind_int64 (stmt, 6, summary->updated_at);
-    pd_db_stmt_bind_int (stmt, 7, (int) summary->plan_done);
-    pd_db_stmt_bind_int (stmt, 8, (int) summary->plan_total);
-    if (!pd_db_step_done (db, stmt, error))
-      return FALSE;
-  }
+      if (!(stmt = pd_db_prepare (db,
+                                  "UPDATE sessions SET task = ?2, source = ?3, cwd = ?4, created_at = ?5, "
+                                  "updated_at = ?6, plan_done = ?7, plan_total = ?8, plan_blocked = 0 WHERE pk = ?1",
+                                  error)))
+        return FALSE;
+      pd_db_stmt_bind_int64 (stmt, 1, pk);
+      pd_db_stmt_bind_text (stmt, 2, summary->title ? summary->title : "");
+      pd_db_stmt_bind_text (stmt, 3, summary->source);
+      pd_db_stmt_bind_text (stmt, 4, summary->cwd ? summary->cwd : "");
+      pd_db_stmt_bind_int64 (stmt, 5, summary->created_at);
+      pd_db_stmt_bind_int64 (stmt, 6, summary->updated_at);
+      pd_db_stmt_bind_int (stmt, 7, (int) summary->plan_done);
+      pd_db_stmt_bind_int (stmt, 8, (int) summary->plan_total);
+      if (!pd_db_step_done (db, stmt, error))
+        return FALSE;
+    }
 
   {
     g_autoptr(PdDbStmt) stmt = NULL;
