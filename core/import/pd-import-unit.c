@@ -33,7 +33,26 @@ _pd_import_unit_free (PdImportUnit *unit)
 /* ---------------------------------------------------------------------- */
 /* Finding transcripts: stat only, nothing is opened                      */
 
-/* lstat: a symbolic link is not followed, here as when the file is read. */
+/* What a file's lstat says of it: a symbolic link is not followed, here
+ * as when the file is read. */
+static gboolean
+stat_identity (const struct stat  *st,
+               gint64             *size,
+               gint64             *mtime,
+               char              **identity,
+               gint64             *ctime)
+{
+  if (!S_ISREG (st->st_mode))
+    return FALSE;
+  if (identity != NULL)
+    *identity = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st->st_dev, (guint64) st->st_ino);
+  if (ctime != NULL)
+    *ctime = (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
+  *size = (gint64) st->st_size;
+  *mtime = (gint64) st->st_mtim.tv_sec * G_USEC_PER_SEC + st->st_mtim.tv_nsec / 1000;
+  return TRUE;
+}
+
 static gboolean
 stat_file_identity (const char  *path,
                     gint64      *size,
@@ -43,15 +62,7 @@ stat_file_identity (const char  *path,
 {
   struct stat st;
 
-  if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
-    return FALSE;
-  if (identity != NULL)
-    *identity = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st.st_dev, (guint64) st.st_ino);
-  if (ctime != NULL)
-    *ctime = (gint64) st.st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_ctim.tv_nsec;
-  *size = (gint64) st.st_size;
-  *mtime = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
-  return TRUE;
+  return lstat (path, &st) == 0 && stat_identity (&st, size, mtime, identity, ctime);
 }
 
 static gboolean
@@ -93,9 +104,13 @@ sig_to_string (const Sig  *sig,
 
 /* Subagent transcripts: the .jsonl files of <session>/subagents, and the flat
  * agent-*.jsonl files beside the session (any of them may be its). */
+/* @present: (nullable) the names of the file's folder, when the walk read
+ * them: without the session's folder there is no subagents folder to
+ * open. */
 static char *
 jsonl_deps (const char *path,
-            GPtrArray  *agents)
+            GPtrArray  *agents,
+            GHashTable *present)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
@@ -107,7 +122,7 @@ jsonl_deps (const char *path,
   if (g_str_has_suffix (base, ".jsonl"))
     base[strlen (base) - strlen (".jsonl")] = '\0';
   subagents = g_build_filename (dir, base, "subagents", NULL);
-  if ((handle = g_dir_open (subagents, 0, NULL)))
+  if ((present == NULL || g_hash_table_contains (present, base)) && (handle = g_dir_open (subagents, 0, NULL)))
     while ((name = g_dir_read_name (handle)))
       if (g_str_has_suffix (name, ".jsonl"))
         {
@@ -152,22 +167,27 @@ storage_sig (const char *dir,
     }
 }
 
+/* @st: (nullable) the file's lstat and @present the names of its folder,
+ * when the walk has them. */
 static PdImportUnit *
-unit_new_jsonl (const char *path,
-                GPtrArray  *agents)
+unit_new_jsonl (const char        *path,
+                const struct stat *st,
+                GHashTable        *present,
+                GPtrArray         *agents)
 {
   PdImportUnit *unit = g_new0 (PdImportUnit, 1);
   g_autofree char *deps = NULL;
 
   unit->kind = PD_IMPORT_UNIT_JSONL;
   unit->path = g_strdup (path);
-  if (!stat_file_identity (path, &unit->size, &unit->mtime, &unit->identity, &unit->ctime))
+  if (st != NULL ? !stat_identity (st, &unit->size, &unit->mtime, &unit->identity, &unit->ctime)
+                 : !stat_file_identity (path, &unit->size, &unit->mtime, &unit->identity, &unit->ctime))
     {
       _pd_import_unit_free (unit);
       return NULL;
     }
   unit->agents = agents && agents->len > 0 ? g_ptr_array_ref (agents) : NULL;
-  deps = jsonl_deps (path, unit->agents);
+  deps = jsonl_deps (path, unit->agents, present);
   /* The file's inode and change time too: Cline, Roo and Kilo rewrite a
    * task's messages whole, and a rewrite can keep the size and the mtime
    * (a tool that restores times, or two writes within the clock's tick);
@@ -234,6 +254,8 @@ discover_dir (const char    *dir,
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) jsonl = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) stats = g_array_new (FALSE, FALSE, sizeof (struct stat));  /* of jsonl */
+  g_autoptr(GHashTable) present = g_hash_table_new (g_str_hash, g_str_equal);  /* names, in names */
   g_autofree char *storage = g_build_filename (dir, "storage", NULL);
   g_autoptr(GError) local = NULL;
   gboolean is_storage = _pd_import_is_opencode_storage (dir);
@@ -257,6 +279,8 @@ discover_dir (const char    *dir,
   while ((name = g_dir_read_name (handle)))
     g_ptr_array_add (names, g_strdup (name));
   _pd_import_sort_names (names);
+  for (guint i = 0; i < names->len; i++)
+    g_hash_table_add (present, g_ptr_array_index (names, i));
 
   for (guint i = 0; i < names->len; i++)
     {
@@ -304,13 +328,15 @@ discover_dir (const char    *dir,
           if (g_str_has_prefix (entry, "agent-"))
             g_ptr_array_add (agents, g_strdup (path));
           g_ptr_array_add (jsonl, g_steal_pointer (&path));
+          g_array_append_val (stats, st);
         }
       else
         add_unit (units, unit_new_database (path));
     }
 
+  /* The lstat above is the unit's: each file is looked at once. */
   for (guint i = 0; i < jsonl->len; i++)
-    add_unit (units, unit_new_jsonl (g_ptr_array_index (jsonl, i), agents));
+    add_unit (units, unit_new_jsonl (g_ptr_array_index (jsonl, i), &g_array_index (stats, struct stat, i), present, agents));
   return TRUE;
 }
 
@@ -349,7 +375,7 @@ _pd_import_discover_path (const char    *path,
     return discover_dir (path, 0, units, skipped, cancellable, error);
   if (S_ISREG (st.st_mode))
     {
-      add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL));
+      add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL, NULL, NULL));
       return TRUE;
     }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
@@ -387,7 +413,7 @@ _pd_import_index_signature (const char *format,
         if (g_str_has_prefix (name, "agent-") && g_str_has_suffix (name, ".jsonl"))
           g_ptr_array_add (agents, g_build_filename (dir, name, NULL));
       _pd_import_sort_names (agents);
-      unit = unit_new_jsonl (path, agents);
+      unit = unit_new_jsonl (path, NULL, NULL, agents);
     }
   if (unit == NULL)
     return NULL;
