@@ -9,10 +9,12 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "pd-event.h"
 #include "pd-import-index.h"
+#include "pd-import-private.h"
 #include "pd-session-reads.h"
 
 /* Whether @id is a session imported from another agent (*@imported), or
@@ -48,33 +50,68 @@ load_pages (PdSessionStore  *store,
   return g_steal_pointer (&pages);
 }
 
+/* Whether the transcript of imported session @id is long: read only at its
+ * end for the Now page and `sessions show`, never whole for a count (its
+ * pages would hold every one of its calls). */
+static gboolean
+is_long (PdSessionStore *store,
+         const char     *id)
+{
+  g_autofree char *path = NULL;
+  GStatBuf st;
+
+  return pd_import_index_lookup (store, id, &path, NULL, NULL, NULL)
+         && g_stat (path, &st) == 0 && (goffset) st.st_size > _pd_import_get_tail_threshold ();
+}
+
 PdSessionInfo *
-pd_session_reads_get (PdSessionStore  *store,
-                      const char      *id,
-                      GError         **error)
+pd_session_reads_get_counted (PdSessionStore  *store,
+                              const char      *id,
+                              gboolean        *counted,
+                              GError         **error)
 {
   g_autoptr(PdSessionInfo) info = NULL;
   g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
   g_autoptr(GError) unread = NULL;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (id != NULL, NULL);
 
+  if (counted != NULL)
+    *counted = TRUE;
   if (!(info = pd_session_store_get (store, id, error)))
     return NULL;
   if (!pd_session_info_is_imported (info))
     return g_steal_pointer (&info);
 
   /* The record stands without its transcript: a file gone or unreadable
-   * only leaves the count unknown. */
-  if ((pages = pd_import_index_load_pages (store, id, NULL, &unread)))
+   * only leaves the count unknown.  A long transcript is read as an import
+   * reads it: the plan's version is then the updates read (all of them
+   * but where only its end was read), its messages not counted. */
+  if (is_long (store, id))
+    {
+      if (counted != NULL)
+        *counted = FALSE;
+      if ((reader = pd_import_index_load_reader (store, id, &unread)))
+        info->plan_version = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->applied_updates;
+    }
+  else if ((pages = pd_import_index_load_pages (store, id, NULL, &unread)))
     {
       info->n_messages = pd_transcript_pages_get_n_messages (pages);
       info->plan_version = pd_transcript_pages_get_n_versions (pages);
     }
-  else
+  if (unread != NULL)
     g_debug ("Session %s: transcript not read: %s", id, unread->message);
   return g_steal_pointer (&info);
+}
+
+PdSessionInfo *
+pd_session_reads_get (PdSessionStore  *store,
+                      const char      *id,
+                      GError         **error)
+{
+  return pd_session_reads_get_counted (store, id, NULL, error);
 }
 
 gboolean
@@ -83,8 +120,8 @@ pd_session_reads_get_plan (PdSessionStore  *store,
                            PdPlanState    **state,
                            GError         **error)
 {
-  g_autoptr(PdTranscriptPages) pages = NULL;
-  g_autoptr(PdChecklist) annotations = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  PdImportedSession *session;
   gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
@@ -95,9 +132,13 @@ pd_session_reads_get_plan (PdSessionStore  *store,
     return FALSE;
   if (!imported)
     return pd_session_store_get_plan (store, id, state, error);
-  if (!(pages = load_pages (store, id, &annotations, error)))
+  /* The last list only: read as an import reads, never the pages (a
+   * transcript of 300,000 plan calls held every call). */
+  if (!(reader = pd_import_index_load_reader (store, id, error)))
     return FALSE;
-  *state = pd_transcript_pages_dup_plan (pages, annotations);
+  session = pd_transcript_reader_get_session (reader);
+  *state = pd_transcript_pages_plan_for_checklist (pd_imported_session_get_checklist (session),
+                                                   pd_imported_session_get_stats (session)->applied_updates);
   return TRUE;
 }
 
@@ -209,8 +250,9 @@ pd_session_reads_get_resume (PdSessionStore  *store,
                              char           **workdir,
                              GError         **error)
 {
-  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
   g_auto(GStrv) words = NULL;
+  g_autofree char *folder = NULL;
   gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
@@ -221,12 +263,13 @@ pd_session_reads_get_resume (PdSessionStore  *store,
     *workdir = NULL;
   if (!which (store, id, &imported, error) || !imported)
     return FALSE;
-  if (!(pages = load_pages (store, id, NULL, error)))
+  /* The session's facts only: read as an import reads, not for pages. */
+  if (!(reader = pd_import_index_load_reader (store, id, error)))
     return FALSE;
-  if (!(words = pd_transcript_pages_dup_resume_argv (pages)))
+  if (!(words = pd_transcript_reader_dup_resume_argv (reader, &folder)))
     return FALSE;
   *argv = g_steal_pointer (&words);
   if (workdir != NULL)
-    *workdir = g_strdup (pd_transcript_pages_get_workdir (pages));
+    *workdir = g_steal_pointer (&folder);
   return TRUE;
 }

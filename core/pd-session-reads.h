@@ -28,7 +28,18 @@ G_BEGIN_DECLS
 PdSessionInfo *pd_session_reads_get                (PdSessionStore  *store,
                                                     const char      *id,
                                                     GError         **error);
-/* The current plan; *@state NULL when there is none. */
+/* The same; *@counted FALSE when the message count was not read: an
+ * imported session whose transcript is too long to read whole for a count
+ * (its plan version is then that of pd_session_reads_get_plan()). */
+PdSessionInfo *pd_session_reads_get_counted        (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    gboolean        *counted,
+                                                    GError         **error);
+/* The current plan; *@state NULL when there is none.  For an imported
+ * session it is read as an import reads (a long transcript only at its
+ * end), in memory and time that do not grow with the transcript's middle;
+ * its version counts the plan updates read (all but in a transcript read
+ * only at its end). */
 gboolean       pd_session_reads_get_plan           (PdSessionStore  *store,
                                                     const char      *id,
                                                     PdPlanState    **state,

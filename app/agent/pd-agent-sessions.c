@@ -139,7 +139,8 @@ sessions_show (PdSessionStore *store,
                gboolean        as_json)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionInfo) info = pd_session_reads_get (store, id, &error);
+  gboolean counted = TRUE;
+  g_autoptr(PdSessionInfo) info = pd_session_reads_get_counted (store, id, &counted, &error);
   g_autoptr(PdPlanState) plan = NULL;
   g_autoptr(PdResumeCommand) resume = NULL;
   g_autofree char *status = NULL;
@@ -164,6 +165,9 @@ sessions_show (PdSessionStore *store,
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
       JsonObject *object = pd_session_info_to_json (info, FALSE);
 
+      /* A long transcript is not read whole to count its messages. */
+      if (!counted)
+        json_object_set_null_member (object, "messages");
       if (plan != NULL)
         {
           g_autofree char *state = pd_plan_state_to_json (plan);
@@ -212,7 +216,12 @@ sessions_show (PdSessionStore *store,
     if (!pd_session_info_is_imported (info))
       printf (_("  turns     %lld, tokens in %lld / out %lld\n"),
               (long long) info->turns, (long long) info->input_tokens, (long long) info->output_tokens);
-    if (info->pinned)
+    /* Another agent's long transcript is read only at its end: its
+     * messages are not counted (the pages count them). */
+    if (!counted)
+      printf ("%s\n", info->pinned ? _("  messages  not counted (a long transcript: only its end is read), pinned")
+                                   : _("  messages  not counted (a long transcript: only its end is read)"));
+    else if (info->pinned)
       printf (_("  messages  %u, pinned\n"), info->n_messages);
     else
       printf (_("  messages  %u\n"), info->n_messages);

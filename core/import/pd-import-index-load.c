@@ -73,10 +73,10 @@ lookup_imported (PdSessionStore  *store,
   return FALSE;
 }
 
-PdImportedSession *
-pd_import_index_load_session (PdSessionStore  *store,
-                              const char      *session_id,
-                              GError         **error)
+PdTranscriptReader *
+pd_import_index_load_reader (PdSessionStore  *store,
+                             const char      *session_id,
+                             GError         **error)
 {
   g_autofree char *path = NULL;
   g_autofree char *agent_id = NULL;
@@ -97,7 +97,17 @@ pd_import_index_load_session (PdSessionStore  *store,
 
   if (!_pd_import_index_apply_annotations (store, session_id, pd_imported_session_get_checklist (session), error))
     return NULL;
-  return g_object_ref (session);
+  return g_steal_pointer (&reader);
+}
+
+PdImportedSession *
+pd_import_index_load_session (PdSessionStore  *store,
+                              const char      *session_id,
+                              GError         **error)
+{
+  g_autoptr(PdTranscriptReader) reader = pd_import_index_load_reader (store, session_id, error);
+
+  return reader ? g_object_ref (pd_transcript_reader_get_session (reader)) : NULL;
 }
 
 PdChecklist *

@@ -31,6 +31,7 @@
 #include "pd-import-skip.h"
 #include "pd-session-store.h"
 #include "pd-transcript-pages.h"
+#include "pd-transcript-reader.h"
 
 G_BEGIN_DECLS
 
@@ -102,6 +103,14 @@ PdChecklist   *pd_import_index_load_checklist (PdSessionStore     *store,
 PdImportedSession *pd_import_index_load_session (PdSessionStore   *store,
                                                  const char       *session_id,
                                                  GError          **error);
+/* The reader that read it, as an import reads (a long Claude Code, Codex or
+ * Qwen Code transcript only at its end, never whole for pages), its
+ * session's checklist with the annotations applied: what the Now page and
+ * `sessions show` need (the plan now, how to continue), in memory and time
+ * that do not grow with the transcript's middle. */
+PdTranscriptReader *pd_import_index_load_reader (PdSessionStore *store,
+                                                 const char     *session_id,
+                                                 GError        **error);
 /* Whether @session_id is a session imported from another agent, and where
  * its transcript is: the path, the reader's format name and the agent's
  * own id of the session (for stores holding many; "" otherwise), each

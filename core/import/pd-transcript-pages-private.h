@@ -17,6 +17,9 @@
 G_BEGIN_DECLS
 
 PdTranscriptPages *_pd_transcript_pages_new             (void);
+/* How many pages this process began: a read said not to build pages (the
+ * Now page, `sessions show`) is held to it by the tests. */
+guint              _pd_transcript_pages_get_n_built     (void);
 
 /* @role: "user", "assistant" or "system" (context the harness wrote). */
 void               _pd_transcript_pages_add_text        (PdTranscriptPages *self,
@@ -81,6 +84,14 @@ void               _pd_transcript_pages_set_subagent    (PdTranscriptPages *self
 void               _pd_transcript_pages_add_version     (PdTranscriptPages *self,
                                                          PdChecklist       *checklist,
                                                          gint64             time);
+
+/* The state JSON of our plan history (pd_plan_state_to_json()'s shape) for
+ * @list as version @version, the agent's statuses with the user's marks
+ * beside; with @as_shown the statuses the checklist shows (overrides
+ * applied) and the user's own items after. */
+char              *_pd_transcript_pages_state_json      (PdChecklist       *list,
+                                                         gint64             version,
+                                                         gboolean           as_shown);
 
 /* About how many bytes the sealed pages hold, for caches to budget. */
 gsize              _pd_transcript_pages_get_size        (PdTranscriptPages *self);

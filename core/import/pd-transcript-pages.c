@@ -125,6 +125,9 @@ struct _PdTranscriptPages
 
 G_DEFINE_FINAL_TYPE (PdTranscriptPages, pd_transcript_pages, G_TYPE_OBJECT)
 
+/* Pages begun, in this process: what the tests hold a bounded read to. */
+static gint n_built;
+
 static void
 message_free (Message *message)
 {
@@ -222,9 +225,16 @@ pd_transcript_pages_init (PdTranscriptPages *self)
   self->events = g_ptr_array_new_with_free_func ((GDestroyNotify) event_free);
 }
 
+guint
+_pd_transcript_pages_get_n_built (void)
+{
+  return (guint) g_atomic_int_get (&n_built);
+}
+
 PdTranscriptPages *
 _pd_transcript_pages_new (void)
 {
+  g_atomic_int_inc (&n_built);
   return g_object_new (PD_TYPE_TRANSCRIPT_PAGES, NULL);
 }
 
@@ -954,105 +964,6 @@ pd_transcript_pages_get_n_versions (PdTranscriptPages *self)
   return self->versions->len;
 }
 
-/* The agent's statuses in the plan's words: a cancelled item is neither
- * work done nor work left, which is what blocked says of a step. */
-static const char *
-plan_status (PdChecklistStatus status)
-{
-  switch (status)
-    {
-    case PD_CHECKLIST_STATUS_COMPLETED:   return "done";
-    case PD_CHECKLIST_STATUS_IN_PROGRESS: return "in_progress";
-    case PD_CHECKLIST_STATUS_CANCELLED:   return "blocked";
-    case PD_CHECKLIST_STATUS_PENDING:
-    default:                              return "pending";
-    }
-}
-
-/* A step's id: the agent's own when it has one that no other item of the
- * list shares, else the start of the item's key (a hash of its text and
- * occurrence: short enough to read in a terminal, the whole key in the
- * unlikely case two items share the start), so that a step keeps its
- * identity from version to version, as the diff needs.  Written to @buffer
- * (of STEP_ID_SIZE) when it is a part of the key. */
-#define SHORT_KEY 8
-#define STEP_ID_SIZE 80
-
-static const char *
-step_id (PdChecklist           *list,
-         const PdChecklistItem *item,
-         char                  *buffer)
-{
-  guint same_id = 0, same_start = 0;
-
-  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
-    {
-      const PdChecklistItem *other = pd_checklist_get_agent_item (list, i);
-
-      same_id += item->source_id != NULL && g_strcmp0 (other->source_id, item->source_id) == 0;
-      same_start += strncmp (other->key, item->key, SHORT_KEY) == 0;
-    }
-  if (item->source_id != NULL && *item->source_id != '\0' && same_id == 1)
-    return item->source_id;
-  if (same_start > 1)
-    return item->key;
-  g_strlcpy (buffer, item->key, MIN (STEP_ID_SIZE, SHORT_KEY + 1));
-  return buffer;
-}
-
-/* The state JSON of our plan history (pd_plan_state_to_json()'s shape) for
- * @list, with the agent's own statuses and the user's marks beside.  With
- * @as_shown the statuses are those the checklist shows (overrides applied)
- * and the user's own items follow. */
-static char *
-state_json (PdChecklist *list,
-            gint64       version,
-            gboolean     as_shown)
-{
-  GString *out = g_string_new (NULL);
-  guint n = pd_checklist_get_n_agent_items (list);
-  gboolean first = TRUE;
-
-  g_string_append_printf (out, "{\"version\":%" G_GINT64_FORMAT ",\"origin\":\"%s\",\"steps\":[", version,
-                          pd_checklist_origin_to_string (pd_checklist_get_origin (list)));
-  for (guint i = 0; i < n; i++)
-    {
-      const PdChecklistItem *item = pd_checklist_get_agent_item (list, i);
-      PdChecklistStatus status = as_shown ? pd_checklist_get_effective_status (list, i) : item->status;
-      char id[STEP_ID_SIZE];
-      gboolean checked;
-
-      if (!first)
-        g_string_append_c (out, ',');
-      first = FALSE;
-      g_string_append (out, "{\"id\":");
-      pd_json_append_string (out, step_id (list, item, id));
-      g_string_append (out, ",\"title\":");
-      pd_json_append_string (out, item->text);
-      g_string_append_printf (out, ",\"status\":\"%s\",\"agent_status\":\"%s\"", plan_status (status),
-                              pd_checklist_status_to_string (item->status));
-      if (pd_checklist_get_override (list, i, &checked))
-        g_string_append_printf (out, ",\"user_checked\":%s", checked ? "true" : "false");
-      g_string_append_c (out, '}');
-    }
-  for (guint i = 0; as_shown && i < pd_checklist_get_n_user_items (list); i++)
-    {
-      const PdChecklistItem *item = pd_checklist_get_user_item (list, i);
-      g_autofree char *id = g_strdup_printf ("user-%u", i + 1);
-
-      if (!first)
-        g_string_append_c (out, ',');
-      first = FALSE;
-      g_string_append (out, "{\"id\":");
-      pd_json_append_string (out, id);
-      g_string_append (out, ",\"title\":");
-      pd_json_append_string (out, item->text);
-      g_string_append_printf (out, ",\"status\":\"%s\",\"origin\":\"user\"}", plan_status (item->status));
-    }
-  g_string_append (out, "]}");
-  return g_string_free (out, FALSE);
-}
-
 /* @version's items as a checklist, with the user's annotations. */
 static PdChecklist *
 version_checklist (const Version *version,
@@ -1091,7 +1002,7 @@ pd_transcript_pages_dup_plan_versions (PdTranscriptPages *self,
       info->created_at = version->time;
       /* The agent's statuses: what changed between versions is the
        * agent's doing; the user's overrides are marked beside. */
-      info->state_json = state_json (list, version->number, FALSE);
+      info->state_json = _pd_transcript_pages_state_json (list, version->number, FALSE);
       g_ptr_array_add (out, info);
     }
   return out;
@@ -1103,7 +1014,6 @@ pd_transcript_pages_dup_plan (PdTranscriptPages *self,
 {
   g_autoptr(JsonNode) marks = NULL;
   g_autoptr(PdChecklist) list = NULL;
-  g_autofree char *json = NULL;
   gint64 number = 0;
 
   g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
@@ -1123,11 +1033,7 @@ pd_transcript_pages_dup_plan (PdTranscriptPages *self,
       if (marks != NULL)
         pd_checklist_load_annotations (list, marks, NULL);
     }
-  if (pd_checklist_get_n_agent_items (list) == 0 && pd_checklist_get_n_user_items (list) == 0
-      && self->versions->len == 0)
-    return NULL;
-  json = state_json (list, number, TRUE);
-  return pd_plan_state_new_from_json (json, NULL);
+  return pd_transcript_pages_plan_for_checklist (list, number);
 }
 
 GPtrArray *

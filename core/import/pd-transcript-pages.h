@@ -61,6 +61,11 @@ GPtrArray   *pd_transcript_pages_dup_plan_versions  (PdTranscriptPages *self,
  * NULL when there is neither. */
 PdPlanState *pd_transcript_pages_dup_plan           (PdTranscriptPages *self,
                                                      PdChecklist       *annotations);
+/* The same for a checklist read without pages (a reader's, its annotations
+ * applied), as version @version: the plan now of a long transcript read
+ * only at its end.  NULL when it has no item and @version is 0. */
+PdPlanState *pd_transcript_pages_plan_for_checklist (PdChecklist       *list,
+                                                     gint64             version);
 /* Returns: (transfer full) (element-type PdArtifactPlan) */
 GPtrArray   *pd_transcript_pages_dup_plan_documents (PdTranscriptPages *self);
 

@@ -1,0 +1,162 @@
+/* test-import-pages-bounded.c: the pages of a transcript of many small plan
+ * calls cost what they show, not what the transcript holds.  A Qwen Code
+ * session whose todo_write is called thousands of times (as a 210 MB one
+ * was, tried as an attacker would): the plan now and how to continue are
+ * read as an import reads (a long transcript only at its end), no pages
+ * built.  Figures are bench-import-pages' (tests/README.md); nothing here
+ * asserts a time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define _GNU_SOURCE
+#define G_LOG_DOMAIN "test-import-pages-bounded"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-import-index.h"
+#include "pd-import-private.h"
+#include "pd-import-test.h"
+#include "pd-session-reads.h"
+#include "pd-transcript-pages-private.h"
+
+#define REC(type, rest) "{\"uuid\":\"u\",\"sessionId\":\"s1\",\"timestamp\":\"2026-04-02T08:00:00.000Z\",\"type\":\"" type "\",\"cwd\":\"/w\"" rest "}"
+#define USER(text) REC ("user", ",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"" text "\"}]}")
+#define CALL(id, todos) REC ("assistant", ",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"" id "\",\"name\":\"todo_write\",\"args\":{\"todos\":" todos "}}}]}")
+#define RESULT(id) REC ("tool_result", ",\"message\":{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"id\":\"" id "\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},\"toolCallResult\":{\"callId\":\"" id "\",\"status\":\"success\"}")
+#define TODOS_AB "[{\"id\":\"1\",\"content\":\"A\",\"status\":\"completed\"},{\"id\":\"2\",\"content\":\"B\",\"status\":\"in_progress\"}]"
+#define TODOS_ABC "[{\"id\":\"1\",\"content\":\"A\",\"status\":\"completed\"},{\"id\":\"2\",\"content\":\"B\",\"status\":\"completed\"},{\"id\":\"3\",\"content\":\"C\",\"status\":\"pending\"}]"
+
+/* Plan calls in the generated transcript: each changes the list. */
+#define N_CALLS 3000
+
+typedef struct
+{
+  char           *dir;
+  char           *db_dir;
+  PdSessionStore *store;
+  char           *id;
+} ManyCalls;
+
+/* A Qwen Code session of N_CALLS todo_write calls (about 2 MB), imported
+ * as a long transcript (over a threshold of 64 KiB). */
+static void
+many_calls_open (ManyCalls *f)
+{
+  g_autoptr(GString) text = g_string_new (USER ("Go") "\n");
+  g_autofree char *chats = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportIndexStats stats;
+  PdSessionInfo *info;
+
+  for (guint i = 0; i < N_CALLS; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("c%u", i);
+      g_autofree char *call = i % 2 == 0 ? g_strdup (CALL ("@", TODOS_AB)) : g_strdup (CALL ("@", TODOS_ABC));
+      g_autofree char *result = g_strdup (RESULT ("@"));
+      g_auto(GStrv) call_parts = g_strsplit (call, "@", -1);
+      g_auto(GStrv) result_parts = g_strsplit (result, "@", -1);
+
+      g_string_append_printf (text, "%s%s%s\n%s%s%s%s%s\n", call_parts[0], id, call_parts[1],
+                              result_parts[0], id, result_parts[1], id, result_parts[2]);
+    }
+  f->dir = pd_import_test_tmpdir ();
+  chats = g_build_filename (f->dir, "chats", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
+  path = g_build_filename (chats, "s1.jsonl", NULL);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+  g_assert_no_error (error);
+
+  _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
+  f->store = pd_import_test_new_store (&f->db_dir);
+  info = pd_import_test_import_fresh (f->store, f->dir, &stats);
+  f->id = g_strdup (info->id);
+  pd_session_info_free (info);
+}
+
+static void
+many_calls_close (ManyCalls *f)
+{
+  _pd_import_set_tail_limits (0, 0);
+  g_object_unref (f->store);
+  pd_import_test_rmtree (f->dir);
+  pd_import_test_rmtree (f->db_dir);
+  g_free (f->dir);
+  g_free (f->db_dir);
+  g_free (f->id);
+}
+
+/* The Now page and `sessions show`: the plan now (the last list, the
+ * user's mark on it), the record and how to continue, and no pages built.
+ * Before, each built the whole pages: every call of the transcript. */
+static void
+test_now_reads_no_pages (void)
+{
+  ManyCalls f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(PdImportedSession) session = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *workdir = NULL;
+  gboolean counted = TRUE;
+  guint built;
+
+  many_calls_open (&f);
+
+  /* The user ticks C: the plan now shows it. */
+  session = pd_import_index_load_session (f.store, f.id, &error);
+  g_assert_no_error (error);
+  pd_checklist_set_checked (pd_imported_session_get_checklist (session), 2, TRUE);
+  g_assert_true (pd_import_index_save_annotations (f.store, f.id, pd_imported_session_get_checklist (session), &error));
+  g_assert_no_error (error);
+
+  built = _pd_transcript_pages_get_n_built ();
+  g_assert_true (pd_session_reads_get_plan (f.store, f.id, &plan, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (plan);
+  g_assert_cmpuint (plan->steps->len, ==, 3);
+  g_assert_cmpint (plan->version, >=, 1);
+  g_assert_cmpstr (((PdPlanStep *) g_ptr_array_index (plan->steps, 2))->title, ==, "C");
+  g_assert_cmpint (((PdPlanStep *) g_ptr_array_index (plan->steps, 2))->status, ==, PD_PLAN_STEP_DONE);
+
+  info = pd_session_reads_get_counted (f.store, f.id, &counted, &error);
+  g_assert_no_error (error);
+  g_assert_false (counted);
+  g_assert_cmpint (info->plan_version, ==, plan->version);
+
+  g_assert_true (pd_session_reads_get_resume (f.store, f.id, &argv, &workdir, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (argv[0], ==, "qwen");
+  g_assert_cmpstr (workdir, ==, "/w");
+
+  g_assert_cmpuint (_pd_transcript_pages_get_n_built (), ==, built);
+
+  /* A transcript under the threshold is read whole: its counts are the
+   * pages', the plan's version that of the History's newest. */
+  _pd_import_set_tail_limits (0, 0);
+  g_clear_pointer (&info, pd_session_info_free);
+  g_clear_pointer (&plan, pd_plan_state_free);
+  info = pd_session_reads_get_counted (f.store, f.id, &counted, &error);
+  g_assert_no_error (error);
+  g_assert_true (counted);
+  g_assert_cmpuint (info->n_messages, >, N_CALLS);
+  g_assert_cmpint (info->plan_version, ==, N_CALLS);
+  g_assert_true (pd_session_reads_get_plan (f.store, f.id, &plan, &error));
+  g_assert_cmpint (plan->version, ==, N_CALLS);
+
+  many_calls_close (&f);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-pages-bounded/now-reads-no-pages", test_now_reads_no_pages);
+
+  return g_test_run ();
+}
