@@ -10,6 +10,10 @@
  * one round a page; a page asked for elsewhere (after a change) is reached
  * in rounds from the top.  A change of any source forgets those places.
  *
+ * A source that fails or does not answer in time is listed from what it
+ * gave last (the whole list, no search; a search leaves it out): its
+ * sessions stay in the list, stale, until it answers again.
+ *
  * Every other call finds the source from the session's id and hands the
  * call over; its GAsyncResult is finished by that source.
  *
@@ -25,9 +29,9 @@
 
 #define ROUND_MAX   PD_SESSION_LIST_MAX_LIMIT
 #define MAX_CURSORS 8
-/* A source that has not answered a round by then is left out of the
- * listing (an endpoint that hangs holds up no other source's sessions);
- * its late answer brings it back. */
+/* A source that has not answered a round by then is listed from what it
+ * gave last, or left out (an endpoint that hangs holds up no other
+ * source's sessions); its late answer brings it back. */
 #define LATE_MS     3000u
 
 typedef struct
@@ -48,6 +52,8 @@ struct _PdMultiSource
   GPtrArray    *watched;   /* (element-type PdSource) whose ::changed we follow */
   GHashTable   *late;      /* sources left out until they answer again */
   GHashTable   *probing;   /* late sources asked whether they answer now */
+  GHashTable   *kept;      /* PdSource → GPtrArray of its last listing's PdSessionInfo */
+  GHashTable   *stale;     /* sources listed from what they gave last */
 };
 
 enum {
@@ -466,6 +472,7 @@ typedef struct
   guint      *consumed;    /* how far into each source the merge is */
   guint       position;    /* the merged position the merge is at */
   gboolean   *failed;      /* a source whose listing failed: left out */
+  gboolean   *from_kept;   /* a source listed from what it gave last */
   GError     *first_error; /* of the first source that failed */
   guint      *totals;
   gboolean    total_known;
@@ -484,6 +491,7 @@ list_data_free (ListData *data)
   g_ptr_array_unref (data->sources);
   g_free (data->consumed);
   g_free (data->failed);
+  g_free (data->from_kept);
   g_clear_error (&data->first_error);
   g_free (data->totals);
   g_clear_pointer (&data->pages, g_ptr_array_unref);
@@ -667,6 +675,80 @@ pd_multi_source_merge_round (GTask *task)
   pd_multi_source_list_done (task);
 }
 
+/**
+ * pd_multi_source_is_stale:
+ * @source: one of the sources
+ *
+ * Returns: whether the last listing showed what @source gave before (it
+ *   failed or did not answer in time)
+ */
+gboolean
+pd_multi_source_is_stale (PdMultiSource *self,
+                          PdSource      *source)
+{
+  g_return_val_if_fail (PD_IS_MULTI_SOURCE (self), FALSE);
+
+  return g_hash_table_contains (self->stale, source);
+}
+
+/* What a source answered to the whole list (no search) is kept, from its
+ * top on, to be listed for it when it fails. */
+static void
+pd_multi_source_keep (PdMultiSource       *self,
+                      ListData            *data,
+                      guint                index,
+                      const PdSessionPage *page)
+{
+  PdSource *source = g_ptr_array_index (data->sources, index);
+  GPtrArray *kept = g_hash_table_lookup (self->kept, source);
+
+  if (data->query != NULL || data->full_text)
+    return;
+  if (data->consumed[index] == 0 || kept == NULL)
+    {
+      if (data->consumed[index] != 0)
+        return;
+      kept = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+      g_hash_table_replace (self->kept, g_object_ref (source), kept);
+    }
+  else if (data->consumed[index] != kept->len)
+    return;
+  for (guint i = 0; i < page->sessions->len; i++)
+    g_ptr_array_add (kept, pd_session_info_copy (g_ptr_array_index (page->sessions, i)));
+  if (page->total > 0 && kept->len > page->total)
+    g_ptr_array_set_size (kept, page->total);
+}
+
+/* Lists @index from what it gave last, when it gave anything and the
+ * listing is the whole list.  Returns: whether it was. */
+static gboolean
+pd_multi_source_use_kept (PdMultiSource *self,
+                          ListData      *data,
+                          guint          index)
+{
+  PdSource *source = g_ptr_array_index (data->sources, index);
+  GPtrArray *kept = g_hash_table_lookup (self->kept, source);
+  GPtrArray *sessions;
+
+  if (data->query != NULL || data->full_text || kept == NULL || kept->len == 0)
+    return FALSE;
+  sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  for (guint i = data->consumed[index]; i < kept->len && sessions->len < data->round_size; i++)
+    g_ptr_array_add (sessions, pd_session_info_copy (g_ptr_array_index (kept, i)));
+  if (data->pages != NULL)
+    {
+      g_clear_pointer (&g_ptr_array_index (data->pages, index), pd_session_page_free);
+      g_ptr_array_index (data->pages, index) = pd_session_page_new (sessions, kept->len);
+    }
+  else
+    g_ptr_array_unref (sessions);
+  data->totals[index] = kept->len;
+  data->from_kept[index] = TRUE;
+  data->failed[index] = FALSE;
+  g_hash_table_add (self->stale, g_object_ref (source));
+  return TRUE;
+}
+
 static void
 on_source_listed (GObject      *object,
                   GAsyncResult *result,
@@ -684,7 +766,7 @@ on_source_listed (GObject      *object,
 
   /* Past its round's deadline: left out of this listing.  Answering, it
    * is listed again from the next one. */
-  if (call->round != data->round || data->failed[index])
+  if (call->round != data->round || data->failed[index] || data->from_kept[index])
     {
       if (call->round == G_MAXUINT)
         g_hash_table_remove (self->probing, object);
@@ -698,13 +780,18 @@ on_source_listed (GObject      *object,
 
   if (page == NULL)
     {
-      data->failed[index] = TRUE;
-      data->totals[index] = 0;
-      if (data->first_error == NULL)
-        data->first_error = g_error_copy (error);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || !pd_multi_source_use_kept (self, data, index))
+        {
+          data->failed[index] = TRUE;
+          data->totals[index] = 0;
+          if (data->first_error == NULL)
+            data->first_error = g_error_copy (error);
+        }
     }
   else
     {
+      g_hash_table_remove (self->stale, object);
+      pd_multi_source_keep (self, data, index, page);
       if (page->total > 0)
         data->totals[index] = page->total;
       else
@@ -737,15 +824,18 @@ on_round_late (gpointer user_data)
       PdSource *source = g_ptr_array_index (data->sources, i);
       g_autoptr(GError) error = NULL;
 
-      if (data->failed[i] || g_ptr_array_index (data->pages, i) != NULL)
+      if (data->failed[i] || data->from_kept[i] || g_ptr_array_index (data->pages, i) != NULL)
         continue;
-      data->failed[i] = TRUE;
-      data->totals[i] = 0;
       g_hash_table_add (self->late, g_object_ref (source));
       error = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
                            "%s did not answer within %u seconds", pd_source_get_title (source), LATE_MS / 1000);
-      if (data->first_error == NULL)
-        data->first_error = g_error_copy (error);
+      if (!pd_multi_source_use_kept (self, data, i))
+        {
+          data->failed[i] = TRUE;
+          data->totals[i] = 0;
+          if (data->first_error == NULL)
+            data->first_error = g_error_copy (error);
+        }
       g_signal_emit (self, signals[LISTED], 0, source, error);
     }
   data->pending = 0;
@@ -774,6 +864,11 @@ pd_multi_source_list_round (GTask *task)
 
       if (data->failed[i])
         continue;
+      if (data->from_kept[i])
+        {
+          pd_multi_source_use_kept (g_task_get_source_object (task), data, i);
+          continue;
+        }
       call = g_new0 (SourceCall, 1);
       call->task = g_object_ref (task);
       call->index = i;
@@ -812,15 +907,19 @@ multi_list_sessions_async (PdSource *source_self, const char *query, gboolean fu
     g_ptr_array_add (data->sources, g_list_model_get_item (G_LIST_MODEL (self->sources), i));
   data->consumed = g_new0 (guint, MAX (n, 1));
   data->failed = g_new0 (gboolean, MAX (n, 1));
+  data->from_kept = g_new0 (gboolean, MAX (n, 1));
   data->totals = g_new0 (guint, MAX (n, 1));
   data->total_known = TRUE;
   for (guint i = 0; i < n; i++)
     if (g_hash_table_contains (self->late, g_ptr_array_index (data->sources, i)))
       {
-        /* Left out of this one; asked (once at a time) whether it answers. */
+        /* Left out of this one, or listed from what it gave last; asked
+         * (once at a time) whether it answers. */
         SourceCall *call;
 
-        data->failed[i] = TRUE;
+        data->from_kept[i] = data->query == NULL && !data->full_text &&
+                             g_hash_table_contains (self->kept, g_ptr_array_index (data->sources, i));
+        data->failed[i] = !data->from_kept[i];
         if (g_hash_table_contains (self->probing, g_ptr_array_index (data->sources, i)))
           continue;
         g_hash_table_add (self->probing, g_object_ref (g_ptr_array_index (data->sources, i)));
@@ -885,11 +984,16 @@ on_sources_changed (PdMultiSource *self)
     GHashTableIter iter;
     gpointer source;
 
-    /* A source no longer listed is no longer waited for. */
-    g_hash_table_iter_init (&iter, self->late);
-    while (g_hash_table_iter_next (&iter, &source, NULL))
-      if (!pd_source_list_find (self->sources, source, NULL))
-        g_hash_table_iter_remove (&iter);
+    GHashTable *tables[] = { self->late, self->kept, self->stale };
+
+    /* A source no longer listed is no longer waited for, nor kept. */
+    for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+      {
+        g_hash_table_iter_init (&iter, tables[t]);
+        while (g_hash_table_iter_next (&iter, &source, NULL))
+          if (!pd_source_list_find (self->sources, source, NULL))
+            g_hash_table_iter_remove (&iter);
+      }
   }
   for (guint i = 0; i < n; i++)
     {
@@ -930,6 +1034,8 @@ pd_multi_source_finalize (GObject *object)
   g_clear_pointer (&self->watched, g_ptr_array_unref);
   g_clear_pointer (&self->late, g_hash_table_unref);
   g_clear_pointer (&self->probing, g_hash_table_unref);
+  g_clear_pointer (&self->kept, g_hash_table_unref);
+  g_clear_pointer (&self->stale, g_hash_table_unref);
 
   G_OBJECT_CLASS (pd_multi_source_parent_class)->finalize (object);
 }
@@ -960,6 +1066,9 @@ pd_multi_source_init (PdMultiSource *self)
   self->watched = g_ptr_array_new_with_free_func (g_object_unref);
   self->late = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
   self->probing = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
+  self->kept = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref,
+                                      (GDestroyNotify) g_ptr_array_unref);
+  self->stale = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
 }
 
 static void

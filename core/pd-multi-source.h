@@ -7,7 +7,10 @@
  * source keeps its id; one of another source is listed as
  * "SOURCE-ID/SESSION-ID" (the source's id in the PdSourceList), so each
  * listed session remembers where it came from.  A source whose listing
- * fails is left out of that listing alone, and said with ::listed.
+ * fails (or that does not answer in time) is said with ::listed; what it
+ * listed last is listed for it (pd_multi_source_is_stale()), so an
+ * endpoint that goes away keeps its sessions, with its error; one that
+ * never answered is left out.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -30,5 +33,7 @@ PdSource      *pd_multi_source_resolve     (PdMultiSource *self,
 char          *pd_multi_source_make_id     (PdMultiSource *self,
                                             PdSource      *source,
                                             const char    *source_id);
+gboolean       pd_multi_source_is_stale    (PdMultiSource *self,
+                                            PdSource      *source);
 
 G_END_DECLS

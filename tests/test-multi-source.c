@@ -4,9 +4,10 @@
  * second source standing in for an endpoint) read through one
  * PdMultiSource: the merged listing in the list's order, page by page and
  * from any offset, with a search; a session of the second source read,
- * renamed and deleted there through its listed id; and a source that
+ * renamed and deleted there through its listed id; a source that
  * cannot be read left out of the listing, said with ::listed, while the
- * other's sessions stay.
+ * other's sessions stay; and an endpoint (a real PdServer) that goes away
+ * listed from what it gave last, stale, until it is back.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -20,6 +21,7 @@
 #include "pd-local-source.h"
 #include "pd-multi-source.h"
 #include "pd-remote-source.h"
+#include "pd-server.h"
 #include "pd-session-store.h"
 #include "pd-source-list.h"
 
@@ -390,6 +392,166 @@ test_hung_source (Fixture       *f,
   g_free (late.message);
 }
 
+typedef struct
+{
+  PdSource *source;
+  guint     errors;
+  guint     answers;
+} Heard;
+
+static void
+on_listed_heard (PdMultiSource *multi,
+                 PdSource      *source,
+                 const GError  *error,
+                 Heard         *heard)
+{
+  if (source != heard->source)
+    return;
+  if (error != NULL)
+    heard->errors++;
+  else
+    heard->answers++;
+}
+
+static guint
+count_prefixed (PdSessionPage *page,
+                const char    *prefix)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < page->sessions->len; i++)
+    if (g_str_has_prefix (((PdSessionInfo *) g_ptr_array_index (page->sessions, i))->id, prefix))
+      n++;
+  return n;
+}
+
+static PdServer *
+start_server (const char *db,
+              guint       port)
+{
+  g_autoptr(GError) error = NULL;
+  PdServer *server = pd_server_new (db);
+
+  pd_server_set_listen (server, "127.0.0.1", port);
+  pd_server_set_token (server, "kept-token");
+  g_assert_true (pd_server_start (server, &error));
+  g_assert_no_error (error);
+  return server;
+}
+
+/* An endpoint that goes away lost its sessions from the list (tried as a
+ * new user would; README: kept with its error): they are listed from what
+ * it gave last, stale, said with ::listed, and fresh again once it is
+ * back.  A search leaves it out; one that never answered has nothing. */
+static void
+test_kept_listing (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *far_db = g_build_filename (f->dir, "far.db", NULL);
+  g_autoptr(PdServer) server = NULL;
+  g_autoptr(PdRemoteSource) far = NULL;
+  g_autoptr(PdRemoteSource) never = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUri) uri = NULL;
+  g_autofree char *url = NULL;
+  guint port;
+  Heard heard = { NULL, 0, 0 };
+
+  {
+    g_autoptr(PdDb) db = pd_db_open (far_db, PD_DB_CREATE, &error);
+    g_autoptr(PdSessionStore) store = NULL;
+
+    g_assert_no_error (error);
+    store = pd_session_store_new (db);
+    for (guint i = 0; i < 3; i++)
+      {
+        g_autoptr(PdSessionInfo) info = pd_session_store_create (store, "far task", "m", "replay", "plandeck",
+                                                                 "/tmp", &error);
+        g_assert_no_error (error);
+      }
+  }
+  server = start_server (far_db, 0);
+  url = pd_server_dup_start_url (server);
+  uri = g_uri_parse (url, G_URI_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  port = g_uri_get_port (uri);
+  g_clear_pointer (&url, g_free);
+  url = g_strdup_printf ("http://127.0.0.1:%u", port);
+  far = pd_remote_source_new (url, "kept-token", &error);
+  g_assert_no_error (error);
+  pd_source_list_append (f->list, PD_SOURCE (far), "far", "Far");
+  heard.source = PD_SOURCE (far);
+  g_signal_connect (f->multi, "listed", G_CALLBACK (on_listed_heard), &heard);
+
+  {
+    g_autoptr(PdSessionPage) page = list_page (PD_SOURCE (f->multi), NULL, 0, 200, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (page->sessions->len, ==, 63);
+    g_assert_cmpuint (count_prefixed (page, "far/"), ==, 3);
+    g_assert_false (pd_multi_source_is_stale (f->multi, PD_SOURCE (far)));
+  }
+
+  /* Gone: its sessions stay, stale, with its error said. */
+  pd_server_stop (server);
+  g_clear_object (&server);
+  {
+    g_autoptr(PdSessionPage) page = list_page (PD_SOURCE (f->multi), NULL, 0, 200, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (page->sessions->len, ==, 63);
+    g_assert_cmpuint (page->total, ==, 63);
+    g_assert_cmpuint (count_prefixed (page, "far/"), ==, 3);
+    assert_ordered (page->sessions);
+    g_assert_true (pd_multi_source_is_stale (f->multi, PD_SOURCE (far)));
+    g_assert_cmpuint (heard.errors, >=, 1);
+  }
+  /* Page by page too. */
+  {
+    g_autoptr(PdSessionPage) first = list_page (PD_SOURCE (f->multi), NULL, 0, 25, &error);
+    g_autoptr(PdSessionPage) rest = list_page (PD_SOURCE (f->multi), NULL, 25, 200, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (first->sessions->len + rest->sessions->len, ==, 63);
+    g_assert_cmpuint (count_prefixed (first, "far/") + count_prefixed (rest, "far/"), ==, 3);
+  }
+  /* A search asks the sources: what it gave last is no answer to it. */
+  {
+    g_autoptr(PdSessionPage) page = list_page (PD_SOURCE (f->multi), "needle", 0, 200, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (page->sessions->len, ==, 12);
+  }
+
+  /* Back: fresh again. */
+  server = start_server (far_db, port);
+  heard.answers = 0;
+  {
+    g_autoptr(PdSessionPage) page = list_page (PD_SOURCE (f->multi), NULL, 0, 200, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (count_prefixed (page, "far/"), ==, 3);
+    g_assert_cmpuint (heard.answers, >=, 1);
+    g_assert_false (pd_multi_source_is_stale (f->multi, PD_SOURCE (far)));
+  }
+
+  /* One that never answered has nothing to keep. */
+  never = pd_remote_source_new ("http://127.0.0.1:9", "kept-token", &error);
+  g_assert_no_error (error);
+  pd_source_list_append (f->list, PD_SOURCE (never), "never", "Never");
+  {
+    g_autoptr(PdSessionPage) page = list_page (PD_SOURCE (f->multi), NULL, 0, 200, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (page->sessions->len, ==, 63);
+    g_assert_false (pd_multi_source_is_stale (f->multi, PD_SOURCE (never)));
+  }
+  g_signal_handlers_disconnect_by_func (f->multi, on_listed_heard, &heard);
+  pd_source_list_remove (f->list, "never");
+  pd_source_list_remove (f->list, "far");
+  pd_server_stop (server);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -402,6 +564,7 @@ main (int   argc,
   g_test_add ("/pd/multi-source/hung-source", Fixture, NULL, fixture_set_up, test_hung_source, fixture_tear_down);
   g_test_add ("/pd/multi-source/failing-source", Fixture, NULL, fixture_set_up, test_failing_source,
               fixture_tear_down);
+  g_test_add ("/pd/multi-source/kept-listing", Fixture, NULL, fixture_set_up, test_kept_listing, fixture_tear_down);
 
   return g_test_run ();
 }

@@ -24,6 +24,7 @@ struct _PdSessionItem
   char          *plan_label;
   char          *plan_tooltip;
   char          *origin;         /* (nullable) the source's name, in a list of several */
+  gboolean       stale;          /* listed from what its source gave last */
 
   /* The plan of the Now page while this session is shown there: the row
    * draws that snapshot, so the two never disagree.  -1 when not shown. */
@@ -53,6 +54,7 @@ enum {
   PROP_PLAN_LABEL,
   PROP_PLAN_TOOLTIP,
   PROP_ORIGIN,
+  PROP_STALE,
   N_PROPS
 };
 
@@ -265,6 +267,9 @@ pd_session_item_get_property (GObject    *object,
     case PROP_ORIGIN:
       g_value_set_string (value, self->origin);
       break;
+    case PROP_STALE:
+      g_value_set_boolean (value, self->stale);
+      break;
     case PROP_SOURCE_LABEL:
       g_value_set_string (value, pd_session_item_get_source_label (self));
       break;
@@ -337,6 +342,8 @@ pd_session_item_class_init (PdSessionItemClass *klass)
   properties[PROP_PLAN_TOOLTIP] = g_param_spec_string ("plan-tooltip", NULL, NULL, NULL, flags);
   /* The source's name when the list shows several sources, else NULL. */
   properties[PROP_ORIGIN] = g_param_spec_string ("origin", NULL, NULL, NULL, flags);
+  /* Listed from what its source gave last (an endpoint gone away). */
+  properties[PROP_STALE] = g_param_spec_boolean ("stale", NULL, NULL, FALSE, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -673,4 +680,24 @@ pd_session_item_set_origin (PdSessionItem *self,
   g_free (self->origin);
   self->origin = g_strdup (origin);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORIGIN]);
+}
+
+gboolean
+pd_session_item_get_stale (PdSessionItem *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_ITEM (self), FALSE);
+
+  return self->stale;
+}
+
+void
+pd_session_item_set_stale (PdSessionItem *self,
+                           gboolean       stale)
+{
+  g_return_if_fail (PD_IS_SESSION_ITEM (self));
+
+  if (self->stale == !!stale)
+    return;
+  self->stale = !!stale;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STALE]);
 }

@@ -41,5 +41,8 @@ const char          *pd_session_item_get_origin        (PdSessionItem       *sel
 void                 pd_session_item_set_origin        (PdSessionItem       *self,
                                                         const char          *origin);
 const char          *pd_session_source_label           (const char          *source);
+gboolean             pd_session_item_get_stale         (PdSessionItem       *self);
+void                 pd_session_item_set_stale         (PdSessionItem       *self,
+                                                        gboolean             stale);
 
 G_END_DECLS

@@ -201,12 +201,25 @@ has_text (gpointer    unused,
   return text != NULL && text[0] != '\0';
 }
 
+/* A session its source did not list this time (an endpoint gone away):
+ * dimmed, its source label saying why. */
+static void
+pd_session_row_sync_stale (PdSessionRow *self)
+{
+  if (self->item != NULL && pd_session_item_get_stale (self->item))
+    gtk_widget_add_css_class (GTK_WIDGET (self), "dim-label");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "dim-label");
+}
+
 static void
 on_item_notify (PdSessionRow *self,
                 GParamSpec   *pspec)
 {
   if (g_str_equal (pspec->name, "status-icon"))
     pd_session_row_sync_status (self);
+  if (g_str_equal (pspec->name, "stale"))
+    pd_session_row_sync_stale (self);
   pd_session_row_sync_accessible (self);
 }
 
@@ -348,6 +361,7 @@ pd_session_row_set_item (PdSessionRow  *self,
                                                      G_CALLBACK (on_item_notify), self);
 
   pd_session_row_sync_status (self);
+  pd_session_row_sync_stale (self);
   pd_session_row_sync_accessible (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
 }

@@ -15,6 +15,8 @@
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
+static void pd_window_on_listed (PdWindow *self);
+
 /* How often a remote source polls when the server has no event stream. */
 #define REMOTE_WATCH_MS PD_REMOTE_SOURCE_WATCH_MS
 
@@ -502,6 +504,8 @@ _pd_window_open_source (PdWindow *self)
         pd_source_list_append (self->sources, PD_SOURCE (local), PD_SOURCE_LIST_LOCAL_ID, _("This Computer"));
         g_object_unref (local);
         _pd_window_set_source (self, PD_SOURCE (pd_multi_source_new (self->sources)));
+        g_signal_connect_object (self->source, "listed", G_CALLBACK (pd_window_on_listed), self,
+                                 G_CONNECT_SWAPPED | G_CONNECT_AFTER);
         _pd_window_sync_endpoints (self);
       }
     else
@@ -606,10 +610,34 @@ pd_window_name_origins (PdWindow *self,
     {
       g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
       PdSource *source = several && item != NULL ? _pd_window_resolve_item (self, item, NULL) : NULL;
+      gboolean stale = source != NULL && pd_multi_source_is_stale (PD_MULTI_SOURCE (listed), source);
+      g_autofree char *origin = NULL;
 
-      if (item != NULL)
-        pd_session_item_set_origin (item, source != NULL ? pd_source_list_get_name (self->sources, source) : NULL);
+      if (item == NULL)
+        continue;
+      if (stale)
+        {
+          /* An endpoint gone away keeps its sessions, saying so. */
+          g_autofree char *state = pd_source_sidebar_dup_state (self->source_sidebar, source, NULL);
+
+          /* Translators: a session's source and its state, e.g. "Build box · Unreachable" */
+          origin = g_strdup_printf (_("%s · %s"), pd_source_list_get_name (self->sources, source),
+                                    state != NULL ? state : _("Not answering"));
+        }
+      else if (source != NULL)
+        origin = g_strdup (pd_source_list_get_name (self->sources, source));
+      pd_session_item_set_origin (item, origin);
+      pd_session_item_set_stale (item, stale);
     }
+}
+
+/* A source answered (or did not): its rows say whether they are stale. */
+static void
+pd_window_on_listed (PdWindow *self)
+{
+  if (self->session_list != NULL)
+    pd_window_name_origins (self, 0,
+                            g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (self->session_list))));
 }
 
 void

@@ -6,7 +6,8 @@
  * session list merges the sessions of all three (each naming its source),
  * a remote session opens from its own endpoint, a search finds sessions
  * on each, and choosing a source shows its sessions alone.  An endpoint
- * killed reads "Unreachable" while the others keep working; restarted (with
+ * killed reads "Unreachable" and keeps its sessions in the list, dimmed and
+ * saying so, while the others keep working; restarted (with
  * a new token) it reads "Token refused" until the token is given, then
  * "Connected" again.  Preferences adds (refusing a bad address), renames and
  * removes an endpoint; the token goes to the secret store, never to
@@ -267,6 +268,23 @@ find_item (PdWindow   *window,
   return NULL;
 }
 
+typedef struct
+{
+  PdWindow   *window;
+  const char *title;
+  const char *origin;
+} OriginWait;
+
+/* The session @title names @origin as its source. */
+static gboolean
+origin_is (gpointer data)
+{
+  OriginWait *wait = data;
+  PdSessionItem *item = find_item (wait->window, wait->title);
+
+  return item != NULL && g_strcmp0 (pd_session_item_get_origin (item), wait->origin) == 0;
+}
+
 static gboolean
 now_shows_plan (gpointer data)
 {
@@ -349,12 +367,17 @@ check_sources (PdApplication *app,
   pd_source_sidebar_select (sidebar (window), NULL);
   wait_listed (window, 6, NULL, "all sources again");
 
-  /* The first endpoint killed: it reads Unreachable, its sessions leave
-   * the list; the others' stay and open. */
+  /* The first endpoint killed: it reads Unreachable, its sessions stay in
+   * the list, dimmed, saying so (they left it, tried as a new user
+   * would); the others' stay and open. */
   stop_serve (alpha);
   wait_state (window, 1, PD_REMOTE_OFFLINE, "Unreachable", "the killed endpoint unreachable");
-  wait_listed (window, 4, "Beta deploy two", "the other sources' sessions without the killed one");
-  g_assert_null (find_item (window, "Alpha build one"));
+  pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha build one", "Alpha box · Unreachable" },
+                      "the killed endpoint's sessions kept, saying so");
+  wait_listed (window, 6, "Beta deploy two", "every session, the killed endpoint's kept");
+  g_assert_true (pd_session_item_get_stale (find_item (window, "Alpha build two")));
+  g_assert_false (pd_session_item_get_stale (find_item (window, "Beta deploy two")));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (session_list (window)), "Alpha box · Unreachable"));
   open_session (window, "Local notes one", source_at (window, 0));
   open_session (window, "Beta deploy one", source_at (window, 2));
   g_assert_cmpint (pd_remote_source_get_state (PD_REMOTE_SOURCE (source_at (window, 2))), ==, PD_REMOTE_ONLINE);
@@ -366,6 +389,9 @@ check_sources (PdApplication *app,
   g_assert_true (pd_window_set_endpoint_token (window, alpha->base, alpha->token));
   wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the endpoint connected again");
   wait_listed (window, 6, "Alpha build two", "its sessions back in the list");
+  pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha build one", "Alpha box" },
+                      "its sessions fresh again");
+  g_assert_false (pd_session_item_get_stale (find_item (window, "Alpha build two")));
   open_session (window, "Alpha build one", source_at (window, 1));
 }
 
