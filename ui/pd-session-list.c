@@ -238,6 +238,15 @@ on_list_ready (GObject      *object,
 
   if (page == NULL)
     {
+      /* Another source's sessions are not this one's (a chosen endpoint
+       * that refuses its token showed the others'). */
+      if (!self->loaded)
+        {
+          g_autoptr(GPtrArray) none = g_ptr_array_new ();
+          g_autoptr(GDateTime) at = g_date_time_new_now_utc ();
+
+          pd_session_list_model_merge (self->model, none, at);
+        }
       self->load_failed = !self->loaded;
       pd_session_list_update_empty (self);
       g_signal_emit (self, signals[LOAD_FAILED], 0, error);

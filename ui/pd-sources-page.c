@@ -198,9 +198,25 @@ pd_sources_page_set_token (PdSourcesPage *self,
                            const char    *url,
                            const char    *token)
 {
+  g_return_if_fail (PD_IS_SOURCES_PAGE (self));
+
+  pd_sources_give_token (url, token);
+}
+
+/**
+ * pd_sources_give_token:
+ * @token: (nullable): the endpoint's token; empty or %NULL removes it
+ *
+ * As pd_sources_page_set_token(), from anywhere (the endpoint page of the
+ * main window).
+ */
+void
+pd_sources_give_token (const char *url,
+                       const char *token)
+{
   GApplication *app = g_application_get_default ();
 
-  g_return_if_fail (PD_IS_SOURCES_PAGE (self));
+  g_return_if_fail (url != NULL);
 
   if (token != NULL && token[0] == '\0')
     token = NULL;

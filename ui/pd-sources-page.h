@@ -27,6 +27,8 @@ void                pd_sources_page_set_token (PdSourcesPage *self,
                                               const char    *url,
                                               const char    *token);
 gboolean            pd_sources_move_url_tokens (GSettings   *settings);
+void                pd_sources_give_token    (const char    *url,
+                                              const char    *token);
 char               *pd_sources_dup_unkept_warning (void);
 
 G_END_DECLS

@@ -10,12 +10,15 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-preferences-window.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
-static void pd_window_on_listed (PdWindow *self);
+static void pd_window_on_listed     (PdWindow     *self);
+static void on_chosen_load_failed   (PdWindow     *self,
+                                     const GError *error);
 
 /* How often a remote source polls when the server has no event stream. */
 #define REMOTE_WATCH_MS PD_REMOTE_SOURCE_WATCH_MS
@@ -506,6 +509,8 @@ _pd_window_open_source (PdWindow *self)
         _pd_window_set_source (self, PD_SOURCE (pd_multi_source_new (self->sources)));
         g_signal_connect_object (self->source, "listed", G_CALLBACK (pd_window_on_listed), self,
                                  G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+        g_signal_connect_object (self->session_list, "load-failed", G_CALLBACK (on_chosen_load_failed), self,
+                                 G_CONNECT_SWAPPED | G_CONNECT_AFTER);
         _pd_window_sync_endpoints (self);
       }
     else
@@ -650,7 +655,122 @@ _pd_window_on_session_items_added (PdWindow   *self,
     pd_window_name_origins (self, position, added);
 }
 
-/* A source chosen in the sidebar: its sessions alone, or all again. */
+/* --- a chosen endpoint that does not list ------------------------------ */
+
+/* The error page of a window over several sources, for an endpoint chosen
+ * in the sidebar that does not list: its name, its address and its state
+ * in words, and for a refused token an entry for the new one with Connect
+ * (kept in the secret store as Preferences keeps it), and Edit in
+ * Preferences.  It said "Cannot Open This Database" with Retry and "Open
+ * Another Database…", of an endpoint (tried as a new user would). */
+
+static PdRemoteSource *
+pd_window_chosen_endpoint (PdWindow *self)
+{
+  PdSource *chosen = self->source_sidebar != NULL ? pd_source_sidebar_get_selected (self->source_sidebar) : NULL;
+
+  return chosen != NULL && PD_IS_REMOTE_SOURCE (chosen) ? PD_REMOTE_SOURCE (chosen) : NULL;
+}
+
+static void
+on_endpoint_connect (PdWindow *self)
+{
+  PdRemoteSource *remote = pd_window_chosen_endpoint (self);
+  GtkEditable *entry = g_object_get_data (G_OBJECT (self), "pd-endpoint-token");
+  g_autofree char *token = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+
+  if (remote == NULL || token[0] == '\0')
+    return;
+  pd_sources_give_token (pd_remote_source_get_base_url (remote), token);
+  explicit_bzero (token, strlen (token));
+  gtk_editable_set_text (entry, "");
+  pd_session_list_refresh (self->session_list);
+}
+
+static void
+on_endpoint_preferences (PdWindow *self)
+{
+  PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (self));
+
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
+  gtk_window_present (GTK_WINDOW (prefs));
+}
+
+/* Its token entry, Connect and Edit in Preferences, made once under the
+ * error page's buttons; shown while "Open Another Database…" is not. */
+static GtkWidget *
+pd_window_endpoint_box (PdWindow *self)
+{
+  GtkWidget *box = g_object_get_data (G_OBJECT (self), "pd-endpoint-box");
+  GtkWidget *token_box;
+  GtkWidget *entry;
+  GtkWidget *connect;
+  GtkWidget *edit;
+
+  if (box != NULL)
+    return box;
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  token_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  entry = gtk_password_entry_new ();
+  gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (entry), TRUE);
+  g_object_set (entry, "placeholder-text", _("New token"), "activates-default", FALSE, NULL);
+  gtk_widget_set_hexpand (entry, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("The endpoint’s new token"), -1);
+  connect = gtk_button_new_with_mnemonic (_("C_onnect"));
+  gtk_widget_add_css_class (connect, "suggested-action");
+  edit = gtk_button_new_with_mnemonic (_("_Edit in Preferences"));
+  gtk_widget_add_css_class (edit, "pill");
+  gtk_box_append (GTK_BOX (token_box), entry);
+  gtk_box_append (GTK_BOX (token_box), connect);
+  gtk_box_append (GTK_BOX (box), token_box);
+  gtk_box_append (GTK_BOX (box), edit);
+  gtk_widget_set_size_request (token_box, _pd_text_width (token_box, 28), -1);
+  g_signal_connect_swapped (entry, "activate", G_CALLBACK (on_endpoint_connect), self);
+  g_signal_connect_swapped (connect, "clicked", G_CALLBACK (on_endpoint_connect), self);
+  g_signal_connect_swapped (edit, "clicked", G_CALLBACK (on_endpoint_preferences), self);
+  gtk_box_append (GTK_BOX (adw_status_page_get_child (self->error_page)), box);
+  g_object_bind_property (self->error_button, "visible", box, "visible",
+                          G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-box", box);
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-token", entry);
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-token-box", token_box);
+  return box;
+}
+
+/* After the window's own handler: the page says it of the endpoint. */
+static void
+on_chosen_load_failed (PdWindow     *self,
+                       const GError *error)
+{
+  PdRemoteSource *remote = pd_window_chosen_endpoint (self);
+  const char *icon = NULL;
+  g_autofree char *state = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *description = NULL;
+  const char *reason;
+
+  if (remote == NULL || PD_SOURCE (remote) != pd_session_list_get_source (self->session_list) ||
+      pd_session_list_get_loaded (self->session_list))
+    return;
+  state = pd_source_sidebar_dup_state (self->source_sidebar, PD_SOURCE (remote), &icon);
+  reason = pd_remote_source_get_state_message (remote);
+  name = _pd_isolated_short (pd_source_list_get_name (self->sources, PD_SOURCE (remote)), 80);
+  /* Translators: an endpoint's page: its address, its state ("Token refused"), and why */
+  description = g_strdup_printf (_("%s\n%s: %s"), pd_remote_source_get_base_url (remote),
+                                 state != NULL ? state : _("Unreachable"),
+                                 reason != NULL ? reason : error->message);
+  _pd_window_show_error (self, name, description);
+  adw_status_page_set_icon_name (self->error_page, icon != NULL ? icon : "network-offline-symbolic");
+  pd_window_endpoint_box (self);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_button), FALSE);
+  gtk_widget_set_visible (g_object_get_data (G_OBJECT (self), "pd-endpoint-token-box"),
+                          pd_remote_source_get_state (remote) == PD_REMOTE_DENIED);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_retry), pd_remote_source_get_state (remote) != PD_REMOTE_DENIED);
+}
+
+/* A source chosen in the sidebar: its sessions alone, or all again; the
+ * header names it. */
 void
 _pd_window_on_source_chosen (PdWindow *self)
 {
@@ -658,7 +778,11 @@ _pd_window_on_source_chosen (PdWindow *self)
 
   if (self->source == NULL)
     return;
+  gtk_widget_set_visible (GTK_WIDGET (self->error_button), TRUE);
   pd_session_list_set_source (self->session_list, chosen != NULL ? chosen : self->source);
+  adw_view_switcher_title_set_subtitle (self->switcher_title,
+                                        chosen != NULL ? pd_source_list_get_name (self->sources, chosen)
+                                                       : _("All Sources"));
 }
 
 /* Sources added, renamed or removed: the rows say the names of now. */

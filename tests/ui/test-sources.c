@@ -8,8 +8,8 @@
  * on each, and choosing a source shows its sessions alone.  An endpoint
  * killed reads "Unreachable" and keeps its sessions in the list, dimmed and
  * saying so, while the others keep working; restarted (with
- * a new token) it reads "Token refused" until the token is given, then
- * "Connected" again.  Preferences adds (refusing a bad address), renames and
+ * a new token) it reads "Token refused", and chosen shows its page, where
+ * the token is given in place; then "Connected" again.  Preferences adds (refusing a bad address), renames and
  * removes an endpoint; the token goes to the secret store, never to
  * GSettings.
  *
@@ -285,6 +285,15 @@ origin_is (gpointer data)
   return item != NULL && g_strcmp0 (pd_session_item_get_origin (item), wait->origin) == 0;
 }
 
+/* The page of an endpoint chosen in the sidebar, its token entry shown. */
+static gboolean
+endpoint_page_shown (gpointer data)
+{
+  GtkWidget *entry = g_object_get_data (G_OBJECT (data), "pd-endpoint-token");
+
+  return entry != NULL && gtk_widget_get_mapped (entry);
+}
+
 static gboolean
 now_shows_plan (gpointer data)
 {
@@ -386,8 +395,24 @@ check_sources (PdApplication *app,
   /* Back, with a new token: refused until it is given, then connected. */
   start_serve (alpha, alpha->port);
   wait_state (window, 1, PD_REMOTE_DENIED, "Token refused", "the restarted endpoint refusing the old token");
-  g_assert_true (pd_window_set_endpoint_token (window, alpha->base, alpha->token));
+  /* Chosen, it shows its own page: its address, its state, and the new
+   * token given in place (it said "Cannot Open This Database" with the
+   * other sources' sessions still listed, tried as a new user would). */
+  pd_source_sidebar_select (sidebar (window), source_at (window, 1));
+  pd_test_wait_until (endpoint_page_shown, window, "the chosen endpoint's page");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Cannot Open This Database", FALSE), ==, 0);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Open Another Database", FALSE), ==, 0);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), alpha->base, FALSE), >=, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Token refused: ", FALSE), ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (session_list (window)))), ==, 0);
+  g_assert_cmpstr (adw_view_switcher_title_get_subtitle (switcher_title (window)), ==, "Alpha box");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-endpoint-token");
+  gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
+  g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
   wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the endpoint connected again");
+  wait_listed (window, 2, "Alpha build two", "its sessions alone, from the token given in place");
+  pd_source_sidebar_select (sidebar (window), NULL);
   wait_listed (window, 6, "Alpha build two", "its sessions back in the list");
   pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha build one", "Alpha box" },
                       "its sessions fresh again");
