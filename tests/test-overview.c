@@ -18,6 +18,7 @@
 #include "pd-local-source.h"
 #include "pd-overview.h"
 #include "pd-plan.h"
+#include "pd-remote-records-private.h"
 #include "pd-remote-source.h"
 #include "pd-server.h"
 #include "pd-session-store.h"
@@ -462,6 +463,40 @@ test_local_approval (Fixture       *f,
   g_assert_false (pd_overview_card_has_approval (card));
 }
 
+/* An endpoint's counts are clamped as read: a hostile listing's done of
+ * 4294967295 and blocked of -5 showed "4294967295/3" and "4294967291 Steps
+ * Blocked", and sorted first (tried as an attacker would). */
+static void
+test_hostile_counts (void)
+{
+  const struct
+  {
+    const char *json;
+    guint       done, total, blocked;
+  } cases[] = {
+    { "{\"id\":\"20260402-96aca9fa885c03da29d4f8c5e78be75c\",\"plan\":{\"done\":4294967295,\"total\":3,\"blocked\":-5}}", 3, 3, 0 },
+    { "{\"id\":\"20260402-96aca9fa885c03da29d4f8c5e78be75c\",\"plan\":{\"done\":-1,\"total\":3,\"blocked\":4294967297}}", 0, 3, 3 },
+    { "{\"id\":\"20260402-96aca9fa885c03da29d4f8c5e78be75c\",\"plan\":{\"done\":1,\"total\":4,\"blocked\":9}}", 1, 4, 3 },
+    { "{\"id\":\"20260402-96aca9fa885c03da29d4f8c5e78be75c\",\"plan\":{\"done\":5,\"total\":-7,\"blocked\":1}}", 0, 0, 0 },
+    { "{\"id\":\"20260402-96aca9fa885c03da29d4f8c5e78be75c\",\"plan\":{\"done\":2,\"total\":9223372036854775807,\"blocked\":1}}", 2,
+      PD_REMOTE_MAX_STEPS, 1 },
+    { "{\"id\":\"20260402-96aca9fa885c03da29d4f8c5e78be75c\",\"messages\":-3,\"plan\":{\"done\":2,\"total\":3,\"blocked\":1}}", 2, 3, 1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) node = json_from_string (cases[i].json, NULL);
+      PdSessionInfo *info = _pd_remote_session_from_json (json_node_get_object (node));
+
+      g_assert_nonnull (info);
+      g_assert_cmpuint (info->plan_done, ==, cases[i].done);
+      g_assert_cmpuint (info->plan_total, ==, cases[i].total);
+      g_assert_cmpuint (info->plan_blocked, ==, cases[i].blocked);
+      g_assert_cmpuint (info->n_messages, <=, G_MAXINT);
+      pd_session_info_free (info);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -476,6 +511,7 @@ main (int   argc,
   g_test_add ("/pd/overview/update-and-reorder", Fixture, NULL, fixture_set_up, test_update_and_reorder,
               fixture_tear_down);
   g_test_add ("/pd/overview/endpoint-away", Fixture, NULL, fixture_set_up, test_endpoint_away, fixture_tear_down);
+  g_test_add_func ("/pd/overview/hostile-counts", test_hostile_counts);
   g_test_add ("/pd/overview/local-approval", Fixture, NULL, fixture_set_up, test_local_approval, fixture_tear_down);
   return g_test_run ();
 }

@@ -20,8 +20,14 @@
 
 G_BEGIN_DECLS
 
+/* The most plan steps a listing's counts may say (a plan of ours is far
+ * below it); more is taken as this many. */
+#define PD_REMOTE_MAX_STEPS 10000
+
 /* Our session record or odek's (a Session or an IndexEntry); NULL without
- * a valid id. */
+ * a valid id.  Its plan counts are clamped as read: none negative, total
+ * at most PD_REMOTE_MAX_STEPS, done at most total, blocked at most the
+ * steps not done. */
 PdSessionInfo *_pd_remote_session_from_json      (JsonObject  *object);
 /* A listing: an array of records, or {sessions, total}. */
 PdSessionPage *_pd_remote_session_page_from_json (JsonNode    *root);

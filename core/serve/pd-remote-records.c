@@ -24,6 +24,16 @@ get_time (JsonObject *object,
   return g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
 }
 
+/* An endpoint's count, as it is shown and sorted by: never negative, never
+ * over @max (a cast of 4294967295 or -5 would show "4294967295/3" and
+ * "4294967291 Steps Blocked", and sort first; tried as an attacker would). */
+static guint
+clamp_count (gint64 value,
+             guint  max)
+{
+  return value <= 0 ? 0 : value >= (gint64) max ? max : (guint) value;
+}
+
 PdSessionInfo *
 _pd_remote_session_from_json (JsonObject *object)
 {
@@ -56,15 +66,15 @@ _pd_remote_session_from_json (JsonObject *object)
   if ((plan = pd_json_get_object (object, "plan")))
     {
       info->plan_version = pd_json_get_int (plan, "version", 0);
-      info->plan_done = (guint) pd_json_get_int (plan, "done", 0);
-      info->plan_total = (guint) pd_json_get_int (plan, "total", 0);
-      info->plan_blocked = (guint) pd_json_get_int (plan, "blocked", 0);
+      info->plan_total = clamp_count (pd_json_get_int (plan, "total", 0), PD_REMOTE_MAX_STEPS);
+      info->plan_done = clamp_count (pd_json_get_int (plan, "done", 0), info->plan_total);
+      info->plan_blocked = clamp_count (pd_json_get_int (plan, "blocked", 0), info->plan_total - info->plan_done);
     }
   messages = json_object_get_member (object, "messages");
   if (messages && JSON_NODE_HOLDS_ARRAY (messages))
     info->n_messages = json_array_get_length (json_node_get_array (messages));
   else
-    info->n_messages = (guint) pd_json_get_int (object, "messages", 0);
+    info->n_messages = clamp_count (pd_json_get_int (object, "messages", 0), G_MAXINT);
   return info;
 }
 
@@ -151,7 +161,7 @@ _pd_remote_session_page_from_json (JsonNode *root)
       if (info != NULL)
         g_ptr_array_add (sessions, info);
     }
-  total = object && json_object_has_member (object, "total") ? (guint) pd_json_get_int (object, "total", 0) : sessions->len;
+  total = object && json_object_has_member (object, "total") ? clamp_count (pd_json_get_int (object, "total", 0), G_MAXINT) : sessions->len;
   return pd_session_page_new (sessions, total);
 }
 
