@@ -463,6 +463,77 @@ test_local_approval (Fixture       *f,
   g_assert_false (pd_overview_card_has_approval (card));
 }
 
+static void
+save_checked_plan (Place             *place,
+                   const char        *id,
+                   PdPlanCheckStatus  check)
+{
+  g_autoptr(PdPlanState) state = pd_plan_state_new ();
+  g_autoptr(GError) error = NULL;
+  PdTurn turn = { 0 };
+
+  state->version = 1;
+  for (guint i = 0; i < 2; i++)
+    {
+      PdPlanStep *step = pd_plan_step_new (i == 0 ? "s1" : "s2", i == 0 ? "Write it" : "Test it");
+
+      step->status = PD_PLAN_STEP_DONE;
+      if (i == 1)
+        {
+          PdPlanCheck *c = pd_plan_check_new ("tests", "the tests pass", "shell", "{}");
+
+          c->status = check;
+          g_ptr_array_add (step->checks, c);
+        }
+      g_ptr_array_add (state->steps, step);
+    }
+  turn.session_id = id;
+  turn.plan = state;
+  turn.status = PD_SESSION_STATUS_IDLE;
+  g_assert_true (pd_session_store_save_turn (place->store, &turn, &error));
+  g_assert_no_error (error);
+}
+
+static gboolean
+card_need_is (Fixture       *f,
+              gconstpointer  data)
+{
+  const struct { guint index; const char *id; PdOverviewNeed need; } *want = data;
+  PdOverviewCard *card = pd_overview_find (f->overview, source_at (f, want->index), want->id);
+
+  return card != NULL && pd_overview_card_get_need (card) == want->need;
+}
+
+/* A plan all done with a check that never passed (denied here) is not a
+ * plain "done": its card says so and goes with what needs the user, after
+ * the blocked ones and before the working ones (tried as a new user
+ * would: a denied run read as a green "Done 4/4"). */
+static void
+test_unverified (Fixture       *f,
+                 gconstpointer  data)
+{
+  const char *working[] = { "done", "in_progress", "pending" };
+  g_autofree char *verified_id = add_session (&f->places[0], "Verified");
+  g_autofree char *denied_id = add_session (&f->places[0], "Denied");
+  g_autofree char *a_id = add_session (&f->places[1], "Work on A");
+  struct { guint index; const char *id; PdOverviewNeed need; } denied = { 0, denied_id, PD_OVERVIEW_NEED_UNVERIFIED };
+  struct { guint index; const char *id; PdOverviewNeed need; } verified = { 0, verified_id, PD_OVERVIEW_NEED_DONE };
+  PdOverviewCard *card;
+
+  save_checked_plan (&f->places[0], verified_id, PD_PLAN_CHECK_PASSED);
+  save_checked_plan (&f->places[0], denied_id, PD_PLAN_CHECK_BLOCKED);
+  save_plan (f, &f->places[1], a_id, three, working);
+  fixture_follow (f);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (3), "three cards");
+  wait_until (f, card_need_is, &denied, "the denied plan's card to be unverified");
+  wait_until (f, card_need_is, &verified, "the verified plan's card to be done");
+  card = pd_overview_find (f->overview, source_at (f, 0), denied_id);
+  g_assert_cmpuint (pd_overview_card_get_unpassed_checks (card), ==, 1);
+  g_assert_true (card_at (f, 0) == card);
+  g_assert_cmpint (pd_overview_card_get_need (card_at (f, 1)), ==, PD_OVERVIEW_NEED_RUNNING);
+  g_assert_cmpint (pd_overview_card_get_need (card_at (f, 2)), ==, PD_OVERVIEW_NEED_DONE);
+}
+
 /* An endpoint's counts are clamped as read: a hostile listing's done of
  * 4294967295 and blocked of -5 showed "4294967295/3" and "4294967291 Steps
  * Blocked", and sorted first (tried as an attacker would). */
@@ -512,6 +583,7 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/pd/overview/endpoint-away", Fixture, NULL, fixture_set_up, test_endpoint_away, fixture_tear_down);
   g_test_add_func ("/pd/overview/hostile-counts", test_hostile_counts);
+  g_test_add ("/pd/overview/unverified", Fixture, NULL, fixture_set_up, test_unverified, fixture_tear_down);
   g_test_add ("/pd/overview/local-approval", Fixture, NULL, fixture_set_up, test_local_approval, fixture_tear_down);
   return g_test_run ();
 }

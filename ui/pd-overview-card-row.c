@@ -7,8 +7,13 @@
  * step, the time since its last change and, when its run waits on a
  * question, the question with Deny and Approve Once (no default: Enter on
  * the card opens the session, it never answers).  Every text of the card
- * comes from the agent or an endpoint: plain labels, never markup.
- * ::answer says which button was pressed; the page answers.
+ * comes from the agent or an endpoint: plain labels, never markup, each on
+ * one line with its controls shown (pd_safe_text_line()) and in an isolate
+ * of its own, so that a bidi override in a title or a source's name cannot
+ * reorder the rest of a line (read another endpoint's name, say).
+ * ::answer says which button was pressed and which question the card showed
+ * then; for half a second after its question changes, the buttons take no
+ * click (a question replaced just before a click is not answered unseen).
  */
 #define G_LOG_DOMAIN "pd-overview-card-row"
 
@@ -19,7 +24,14 @@
 #include "pd-overview-card-row.h"
 #include "pd-plan-pie.h"
 #include "pd-row-name.h"
+#include "pd-remote-source.h"
 #include "pd-session-item.h"
+#include "pd-ui-util-private.h"
+
+/* How long the buttons ignore clicks after the question changed. */
+#define ANSWER_GUARD_USEC (G_USEC_PER_SEC / 2)
+/* The most characters of one text a card shows; the label ellipsizes. */
+#define CARD_TEXT_CHARS 400
 
 struct _PdOverviewCardRow
 {
@@ -27,6 +39,10 @@ struct _PdOverviewCardRow
 
   PdOverviewCard *card;
   gulong          changed_id;
+  PdRemoteRun    *shown_run;        /* (nullable) the endpoint's question shown */
+  guint           shown_serial;     /* the question of a run in this window shown */
+  gint64          question_at;      /* monotonic µs: when the question shown changed */
+  gint64          guard_usec;
 
   GtkWidget      *box;
   GtkWidget      *pie;
@@ -111,6 +127,14 @@ need_text (PdOverviewCard *card)
     case PD_OVERVIEW_NEED_BLOCKED:
       /* Translators: %u is a number of plan steps */
       return g_strdup_printf (ngettext ("%u Step Blocked", "%u Steps Blocked", blocked), blocked);
+    case PD_OVERVIEW_NEED_UNVERIFIED:
+      {
+        guint unpassed = pd_overview_card_get_unpassed_checks (card);
+
+        /* Translators: all steps done, but %u acceptance checks were denied, failed or never run */
+        return g_strdup_printf (ngettext ("Done · %u check not passed", "Done · %u checks not passed", unpassed),
+                                unpassed);
+      }
     case PD_OVERVIEW_NEED_FAILED:
       return g_strdup (pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED
                        ? _("Interrupted") : _("Failed"));
@@ -125,6 +149,62 @@ need_text (PdOverviewCard *card)
     }
 }
 
+/* An endpoint's or agent's text for a line of the card: its controls
+ * shown, in an isolate of its own, and no longer than a card can show (a
+ * 300,000-character title is not laid out whole to be ellipsized). */
+static char *
+card_text (const char *text)
+{
+  return _pd_isolated_short (text, CARD_TEXT_CHARS);
+}
+
+/* Why a card's values are its source's last: its state in words. */
+static char *
+source_state_text (PdOverviewCard *card)
+{
+  PdSource *source = pd_overview_card_get_source (card);
+  const char *error = pd_overview_card_get_source_error (card);
+  g_autofree char *safe = card_text (error);
+
+  if (error == NULL)
+    return NULL;
+  if (PD_IS_REMOTE_SOURCE (source))
+    switch (pd_remote_source_get_state (PD_REMOTE_SOURCE (source)))
+      {
+      case PD_REMOTE_OFFLINE:
+        /* Translators: an endpoint's state, then why, from the endpoint */
+        return g_strdup_printf (_("Unreachable — %s"), safe);
+      case PD_REMOTE_DENIED:
+        /* Translators: an endpoint's state, then why, from the endpoint */
+        return g_strdup_printf (_("Token refused — %s"), safe);
+      case PD_REMOTE_CONNECTING:
+      case PD_REMOTE_ONLINE:
+      default:
+        break;
+      }
+  /* Translators: the source's last cards are shown; %s says why they may be old */
+  return g_strdup_printf (_("Not answering — %s"), safe);
+}
+
+/* The question shown changed: remembered, and the buttons held back. */
+static void
+remember_question (PdOverviewCardRow *self)
+{
+  const PdRemoteRun *run = self->card != NULL ? pd_overview_card_get_remote_run (self->card) : NULL;
+  guint serial = self->card != NULL ? pd_overview_card_get_approval_serial (self->card) : 0;
+  gboolean same = serial == self->shown_serial &&
+                  (run == NULL) == (self->shown_run == NULL) &&
+                  (run == NULL || (g_strcmp0 (run->run_id, self->shown_run->run_id) == 0 &&
+                                   g_strcmp0 (run->approval_id, self->shown_run->approval_id) == 0));
+
+  if (same)
+    return;
+  g_clear_pointer (&self->shown_run, pd_remote_run_free);
+  self->shown_run = run != NULL ? pd_remote_run_copy (run) : NULL;
+  self->shown_serial = serial;
+  self->question_at = g_get_monotonic_time ();
+}
+
 static const char *
 need_class (PdOverviewNeed need)
 {
@@ -132,6 +212,7 @@ need_class (PdOverviewNeed need)
     {
     case PD_OVERVIEW_NEED_APPROVAL:
     case PD_OVERVIEW_NEED_BLOCKED:
+    case PD_OVERVIEW_NEED_UNVERIFIED:
     case PD_OVERVIEW_NEED_STALLED:
       return "warning";
     case PD_OVERVIEW_NEED_FAILED:
@@ -152,10 +233,15 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   g_autofree char *need = NULL;
   g_autofree char *when = NULL;
   g_autofree char *origin = NULL;
+  g_autofree char *agent = NULL;
+  g_autofree char *where = NULL;
+  g_autofree char *title = NULL;
   g_autofree char *progress = NULL;
   g_autofree char *step = NULL;
+  g_autofree char *state = NULL;
   g_autofree char *name = NULL;
   g_autofree char *generic = NULL;
+  g_autofree char *safe_command = NULL;
   const char *classes[] = { "warning", "error", "success", "accent" };
   const char *tool, *command, *body;
   guint done, total;
@@ -165,6 +251,7 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   if (card == NULL)
     return;
 
+  remember_question (self);
   done = pd_overview_card_get_done (card);
   total = pd_overview_card_get_total (card);
   g_object_set (self->pie, "done", done, "total", total, "blocked", pd_overview_card_get_blocked (card), NULL);
@@ -174,11 +261,14 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   gtk_label_set_text (GTK_LABEL (self->progress), progress);
   gtk_widget_set_visible (self->progress, total > 0);
 
-  gtk_label_set_text (GTK_LABEL (self->title), *pd_overview_card_get_title (card)
-                      ? pd_overview_card_get_title (card) : _("Untitled Session"));
+  /* Every text an endpoint or agent gave, made safe and isolated alone. */
+  title = card_text (*pd_overview_card_get_title (card) ? pd_overview_card_get_title (card)
+                                                                 : _("Untitled Session"));
+  gtk_label_set_text (GTK_LABEL (self->title), title);
+  agent = card_text (pd_session_source_label (pd_overview_card_get_agent (card)));
+  where = card_text (pd_overview_card_get_source_title (card));
   /* Translators: an agent and where its session is, e.g. "Codex · build-box" */
-  origin = g_strdup_printf (_("%s · %s"), pd_session_source_label (pd_overview_card_get_agent (card)),
-                            pd_overview_card_get_source_title (card));
+  origin = g_strdup_printf (_("%s · %s"), agent, where);
   gtk_label_set_text (GTK_LABEL (self->origin), origin);
   when = pd_format_relative_time (pd_overview_card_get_changed_at (card), now);
   gtk_label_set_text (GTK_LABEL (self->time), when);
@@ -190,25 +280,34 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   gtk_widget_add_css_class (self->need, need_class (pd_overview_card_get_need (card)));
 
   if (pd_overview_card_get_current_step (card) != NULL)
-    /* Translators: %s is the title of the plan step the agent works on */
-    step = g_strdup_printf (_("Now: %s"), pd_overview_card_get_current_step (card));
+    {
+      g_autofree char *safe = card_text (pd_overview_card_get_current_step (card));
+
+      /* Translators: %s is the title of the plan step the agent works on */
+      step = g_strdup_printf (_("Now: %s"), safe);
+    }
   gtk_label_set_text (GTK_LABEL (self->step), step != NULL ? step : "");
   gtk_widget_set_visible (self->step, step != NULL);
 
-  gtk_label_set_text (GTK_LABEL (self->source_error),
-                      pd_overview_card_get_source_error (card) ? pd_overview_card_get_source_error (card) : "");
-  gtk_widget_set_visible (self->source_error, pd_overview_card_get_source_error (card) != NULL);
+  state = source_state_text (card);
+  gtk_label_set_text (GTK_LABEL (self->source_error), state != NULL ? state : "");
+  gtk_widget_set_visible (self->source_error, state != NULL);
 
   tool = pd_overview_card_get_approval_tool (card);
   command = pd_overview_card_get_approval_command (card);
   body = describe_tool (tool);
   if (body == NULL && tool != NULL)
-    /* Translators: %s is the name of a tool, such as shell */
-    body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), tool);
+    {
+      g_autofree char *safe = card_text (tool);
+
+      /* Translators: %s is the name of a tool, such as shell */
+      body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), safe);
+    }
   gtk_widget_set_visible (self->approval, pd_overview_card_has_approval (card));
   gtk_label_set_text (GTK_LABEL (self->approval_text), body != NULL ? body : "");
-  gtk_label_set_text (GTK_LABEL (self->approval_command), command != NULL ? command : "");
-  gtk_widget_set_visible (self->approval_command, command != NULL && *command != '\0');
+  safe_command = command != NULL && *command != '\0' ? card_text (command) : NULL;
+  gtk_label_set_text (GTK_LABEL (self->approval_command), safe_command != NULL ? safe_command : "");
+  gtk_widget_set_visible (self->approval_command, safe_command != NULL);
 
   /* Translators: how a screen reader names a card: title, then what it needs */
   name = g_strdup_printf (_("%s, %s"), gtk_label_get_text (GTK_LABEL (self->title)), need);
@@ -256,18 +355,43 @@ pd_overview_card_row_set_card (PdOverviewCardRow *self,
     }
 }
 
+/* The question shown when the button was pressed is the one answered;
+ * none while it was shown for less than the guard. */
+static void
+answer (PdOverviewCardRow *self,
+        gboolean           approve)
+{
+  if (self->card == NULL || (self->shown_run == NULL && self->shown_serial == 0))
+    return;
+  if (g_get_monotonic_time () - self->question_at < self->guard_usec)
+    {
+      g_debug ("A click within %" G_GINT64_FORMAT " ms of a new question, ignored",
+               self->guard_usec / 1000);
+      return;
+    }
+  g_signal_emit (self, signals[ANSWER], 0, self->card, approve, self->shown_run, self->shown_serial);
+}
+
 static void
 on_deny (PdOverviewCardRow *self)
 {
-  if (self->card != NULL)
-    g_signal_emit (self, signals[ANSWER], 0, self->card, FALSE);
+  answer (self, FALSE);
 }
 
 static void
 on_approve (PdOverviewCardRow *self)
 {
-  if (self->card != NULL)
-    g_signal_emit (self, signals[ANSWER], 0, self->card, TRUE);
+  answer (self, TRUE);
+}
+
+/* How long the buttons take no click after the question changes (for
+ * tests; half a second by default). */
+void
+pd_overview_card_row_set_answer_guard (PdOverviewCardRow *self,
+                                       guint              ms)
+{
+  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
+  self->guard_usec = (gint64) ms * 1000;
 }
 
 static void
@@ -276,6 +400,7 @@ pd_overview_card_row_dispose (GObject *object)
   PdOverviewCardRow *self = PD_OVERVIEW_CARD_ROW (object);
 
   pd_overview_card_row_set_card (self, NULL);
+  g_clear_pointer (&self->shown_run, pd_remote_run_free);
   g_clear_pointer (&self->box, gtk_widget_unparent);
 
   G_OBJECT_CLASS (pd_overview_card_row_parent_class)->dispose (object);
@@ -293,9 +418,13 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
    * PdOverviewCardRow::answer:
    * @card: the card whose question is answered
    * @approve: Approve Once, or Deny
+   * @run: (nullable): the endpoint's run and question shown when the
+   *   button was pressed (the card may hold another by now)
+   * @serial: the question of a run in this window shown then, or 0
    */
   signals[ANSWER] = g_signal_new ("answer", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN);
+                                  0, NULL, NULL, NULL, G_TYPE_NONE, 4, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN,
+                                  PD_TYPE_REMOTE_RUN | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_UINT);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "overview-card");
@@ -306,6 +435,8 @@ static void
 pd_overview_card_row_init (PdOverviewCardRow *self)
 {
   GtkWidget *top, *texts, *status, *buttons;
+
+  self->guard_usec = ANSWER_GUARD_USEC;
 
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   gtk_widget_add_css_class (self->box, "card");
@@ -320,12 +451,15 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   gtk_widget_set_hexpand (texts, TRUE);
   gtk_box_append (GTK_BOX (top), texts);
-  self->title = plain_label ("heading", TRUE);
+  /* Sizes relative to the interface font (style.css): libadwaita's
+   * heading and caption are fixed points, which stayed small while the
+   * rest of the card grew with a larger font (tried as a new user would). */
+  self->title = plain_label ("pd-card-title", FALSE);
   gtk_box_append (GTK_BOX (texts), self->title);
-  self->origin = plain_label ("caption", FALSE);
+  self->origin = plain_label ("pd-card-caption", FALSE);
   gtk_widget_add_css_class (self->origin, "dim-label");
   gtk_box_append (GTK_BOX (texts), self->origin);
-  self->time = plain_label ("caption", FALSE);
+  self->time = plain_label ("pd-card-caption", FALSE);
   gtk_widget_add_css_class (self->time, "dim-label");
   gtk_label_set_ellipsize (GTK_LABEL (self->time), PANGO_ELLIPSIZE_NONE);
   gtk_widget_set_valign (self->time, GTK_ALIGN_START);
@@ -333,7 +467,7 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
 
   status = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   gtk_box_append (GTK_BOX (self->box), status);
-  self->need = plain_label ("caption-heading", FALSE);
+  self->need = plain_label ("pd-card-status", FALSE);
   gtk_widget_set_hexpand (self->need, TRUE);
   gtk_box_append (GTK_BOX (status), self->need);
   self->progress = plain_label ("numeric", FALSE);

@@ -8,6 +8,8 @@
  * Activating a card (a click, Enter) emits ::card-activated; a card's Deny
  * or Approve Once emits ::answer.  The window opens the session and sends
  * the answer.  The times since the last change are told again every 30 s.
+ * With a source set (one chosen in the sidebar), the cards of that source
+ * alone are shown.
  */
 #define G_LOG_DOMAIN "pd-overview-view"
 
@@ -26,6 +28,9 @@ struct _PdOverviewView
   GtkWidget      parent_instance;
 
   PdOverview    *overview;
+  PdSource      *source;        /* (nullable) the cards of this source alone */
+  GtkFilterListModel *shown;    /* the overview's cards, filtered by source */
+  GtkCustomFilter *filter;
   GPtrArray     *rows;          /* the card rows made, to tell their times again */
   guint          clock;
 
@@ -39,6 +44,7 @@ G_DEFINE_FINAL_TYPE (PdOverviewView, pd_overview_view, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_OVERVIEW,
+  PROP_SOURCE,
   N_PROPS
 };
 
@@ -54,7 +60,7 @@ static guint signals[N_SIGNALS];
 static void
 update_page (PdOverviewView *self)
 {
-  guint n = self->overview != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->overview)) : 0;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->shown));
   guint minutes = self->overview != NULL ? pd_overview_get_active_minutes (self->overview)
                                          : PD_OVERVIEW_ACTIVE_MINUTES;
   g_autofree char *description = NULL;
@@ -71,9 +77,20 @@ static void
 on_answer (PdOverviewView    *self,
            PdOverviewCard    *card,
            gboolean           approve,
+           PdRemoteRun       *run,
+           guint              serial,
            PdOverviewCardRow *row)
 {
-  g_signal_emit (self, signals[ANSWER], 0, card, approve);
+  g_signal_emit (self, signals[ANSWER], 0, card, approve, run, serial);
+}
+
+static gboolean
+card_is_shown (gpointer item,
+               gpointer data)
+{
+  PdOverviewView *self = data;
+
+  return self->source == NULL || pd_overview_card_get_source (item) == self->source;
 }
 
 static void
@@ -120,11 +137,8 @@ static void
 on_activate (PdOverviewView *self,
              guint           position)
 {
-  g_autoptr(PdOverviewCard) card = NULL;
+  g_autoptr(PdOverviewCard) card = g_list_model_get_item (G_LIST_MODEL (self->shown), position);
 
-  if (self->overview == NULL)
-    return;
-  card = g_list_model_get_item (G_LIST_MODEL (self->overview), position);
   if (card != NULL)
     g_signal_emit (self, signals[CARD_ACTIVATED], 0, card);
 }
@@ -156,8 +170,6 @@ void
 pd_overview_view_set_overview (PdOverviewView *self,
                                PdOverview     *overview)
 {
-  g_autoptr(GtkNoSelection) selection = NULL;
-
   g_return_if_fail (PD_IS_OVERVIEW_VIEW (self));
 
   if (self->overview == overview)
@@ -166,14 +178,50 @@ pd_overview_view_set_overview (PdOverviewView *self,
     g_signal_handlers_disconnect_by_data (self->overview, self);
   g_set_object (&self->overview, overview);
   if (overview != NULL)
-    {
-      g_signal_connect_swapped (overview, "items-changed", G_CALLBACK (update_page), self);
-      g_signal_connect_swapped (overview, "notify::active-minutes", G_CALLBACK (update_page), self);
-      selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (overview)));
-    }
-  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
+    g_signal_connect_swapped (overview, "notify::active-minutes", G_CALLBACK (update_page), self);
+  gtk_filter_list_model_set_model (self->shown, G_LIST_MODEL (overview));
   update_page (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OVERVIEW]);
+}
+
+/**
+ * pd_overview_view_get_source:
+ *
+ * Returns: (transfer none) (nullable): the source whose cards alone are
+ *   shown, or %NULL for all
+ */
+PdSource *
+pd_overview_view_get_source (PdOverviewView *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_VIEW (self), NULL);
+  return self->source;
+}
+
+/* Shows the cards of @source alone; %NULL: every card. */
+void
+pd_overview_view_set_source (PdOverviewView *self,
+                             PdSource       *source)
+{
+  g_return_if_fail (PD_IS_OVERVIEW_VIEW (self));
+
+  if (self->source == source)
+    return;
+  g_set_object (&self->source, source);
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_page (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
+}
+
+/**
+ * pd_overview_view_get_shown:
+ *
+ * Returns: (transfer none): the cards shown, in their order
+ */
+GListModel *
+pd_overview_view_get_shown (PdOverviewView *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_VIEW (self), NULL);
+  return G_LIST_MODEL (self->shown);
 }
 
 static void
@@ -183,6 +231,7 @@ pd_overview_view_dispose (GObject *object)
 
   g_clear_handle_id (&self->clock, g_source_remove);
   pd_overview_view_set_overview (self, NULL);
+  g_clear_object (&self->source);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_OVERVIEW_VIEW);
 
   G_OBJECT_CLASS (pd_overview_view_parent_class)->dispose (object);
@@ -194,6 +243,8 @@ pd_overview_view_finalize (GObject *object)
   PdOverviewView *self = PD_OVERVIEW_VIEW (object);
 
   g_clear_pointer (&self->rows, g_ptr_array_unref);
+  g_clear_object (&self->shown);
+  g_clear_object (&self->filter);
 
   G_OBJECT_CLASS (pd_overview_view_parent_class)->finalize (object);
 }
@@ -210,6 +261,9 @@ pd_overview_view_get_property (GObject    *object,
     {
     case PROP_OVERVIEW:
       g_value_set_object (value, self->overview);
+      break;
+    case PROP_SOURCE:
+      g_value_set_object (value, self->source);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -228,6 +282,9 @@ pd_overview_view_set_property (GObject      *object,
     {
     case PROP_OVERVIEW:
       pd_overview_view_set_overview (self, g_value_get_object (value));
+      break;
+    case PROP_SOURCE:
+      pd_overview_view_set_source (self, g_value_get_object (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -248,6 +305,9 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
   properties[PROP_OVERVIEW] =
     g_param_spec_object ("overview", NULL, NULL, PD_TYPE_OVERVIEW,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SOURCE] =
+    g_param_spec_object ("source", NULL, NULL, PD_TYPE_SOURCE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -260,9 +320,12 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
    * PdOverviewView::answer:
    * @card: the card whose run waits on a question
    * @approve: Approve Once, or Deny
+   * @run: (nullable): the endpoint's run and question the card showed
+   * @serial: the question of a run in this window the card showed, or 0
    */
   signals[ANSWER] = g_signal_new ("answer", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN);
+                                  0, NULL, NULL, NULL, G_TYPE_NONE, 4, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN,
+                                  PD_TYPE_REMOTE_RUN | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_UINT);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/plandeck/Plandeck/ui/pd-overview-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, stack);
@@ -280,6 +343,11 @@ pd_overview_view_init (PdOverviewView *self)
 
   self->rows = g_ptr_array_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->filter = gtk_custom_filter_new (card_is_shown, self, NULL);
+  self->shown = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));
+  g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (update_page), self);
+  gtk_list_view_set_model (self->list_view,
+                           GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->shown)))));
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
   g_signal_connect (factory, "teardown", G_CALLBACK (on_teardown), self);
   g_signal_connect (factory, "bind", G_CALLBACK (on_bind), self);

@@ -18,5 +18,9 @@ GtkWidget  *pd_overview_view_new          (void);
 PdOverview *pd_overview_view_get_overview (PdOverviewView *self);
 void        pd_overview_view_set_overview (PdOverviewView *self,
                                            PdOverview     *overview);
+PdSource   *pd_overview_view_get_source   (PdOverviewView *self);
+void        pd_overview_view_set_source   (PdOverviewView *self,
+                                           PdSource       *source);
+GListModel *pd_overview_view_get_shown    (PdOverviewView *self);
 
 G_END_DECLS

@@ -49,6 +49,33 @@ _pd_window_show_overview (PdWindow *self,
   _pd_window_update_content (self);
 }
 
+/* The first member of the window's sources: this computer's database, or
+ * the endpoint of a window on one; where the window's own runs are. */
+static PdSource *
+own_source (PdWindow *self)
+{
+  g_autoptr(PdSource) first = g_list_model_get_item (_pd_window_get_sources (self), 0);
+
+  return first;
+}
+
+/* With several sources, the header says which: the source chosen in the
+ * sidebar, or all of them. */
+static void
+overview_name_sources (PdWindow *self)
+{
+  PdSource *chosen = pd_overview_view_get_source (self->overview_view);
+
+  /* One source: the header names it (the database's path) as ever. */
+  if (self->source == NULL || !PD_IS_MULTI_SOURCE (self->source) ||
+      g_list_model_get_n_items (_pd_window_get_sources (self)) < 2)
+    return;
+  adw_view_switcher_title_set_subtitle (self->switcher_title,
+                                        chosen != NULL ? pd_source_list_get_name (self->sources, chosen)
+                                                       : _("All Sources"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->switcher_title), NULL);
+}
+
 /* Whether the content shows the Overview (asked for, or no session selected
  * while it has cards), with the header's title to match. */
 gboolean
@@ -60,7 +87,10 @@ _pd_window_overview_update (PdWindow      *self,
                     self->overview != NULL && g_list_model_get_n_items (G_LIST_MODEL (self->overview)) > 0);
 
   if (shown)
-    adw_view_switcher_title_set_title (self->switcher_title, _("Overview"));
+    {
+      adw_view_switcher_title_set_title (self->switcher_title, _("Overview"));
+      overview_name_sources (self);
+    }
   else if (item != NULL)
     _pd_window_show_session_title (self, pd_session_item_get_title (item));
   return shown;
@@ -77,18 +107,25 @@ _pd_window_overview_on_selection (PdWindow *self)
     self->overview_shown = FALSE;
 }
 
-/* The overview follows the window's source; once the window holds many
- * (the sidebar's sources), it follows them all. */
+/* The overview follows every member of the window's sources, each card
+ * with its own; it shows the cards of @source alone when it is one of them
+ * (chosen in the sidebar), else all.  A window over many sources opens on
+ * its Overview, the app's home. */
 void
 _pd_window_overview_set_source (PdWindow *self,
                                 PdSource *source)
 {
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->overview_sources));
-
-  if (source != NULL)
-    g_list_store_splice (self->overview_sources, 0, n, (gpointer *) &source, 1);
-  else
-    g_list_store_remove_all (self->overview_sources);
+  if (source != NULL && PD_IS_MULTI_SOURCE (source) && !self->overview_home_done)
+    {
+      self->overview_home_done = TRUE;
+      self->overview_shown = TRUE;
+    }
+  if (source != NULL && (PD_IS_MULTI_SOURCE (source) || !pd_source_list_find (self->sources, source, NULL) ||
+                         g_list_model_get_n_items (_pd_window_get_sources (self)) < 2))
+    source = NULL;
+  pd_overview_view_set_source (self->overview_view, source);
+  if (self->overview_shown)
+    overview_name_sources (self);
 }
 
 static void
@@ -97,16 +134,16 @@ on_approval_asked (PdWindow   *self,
                    const char *tool,
                    guint       serial)
 {
-  if (self->source != NULL && session_id != NULL)
-    pd_overview_set_local_approval (self->overview, self->source, session_id, tool, NULL, serial);
+  if (own_source (self) != NULL && session_id != NULL)
+    pd_overview_set_local_approval (self->overview, own_source (self), session_id, tool, NULL, serial);
 }
 
 static void
 on_approval_answered (PdWindow   *self,
                       const char *session_id)
 {
-  if (self->source != NULL && session_id != NULL)
-    pd_overview_set_local_approval (self->overview, self->source, session_id, NULL, NULL, 0);
+  if (own_source (self) != NULL && session_id != NULL)
+    pd_overview_set_local_approval (self->overview, own_source (self), session_id, NULL, NULL, 0);
 }
 
 void
@@ -123,10 +160,26 @@ static void
 on_card_activated (PdWindow       *self,
                    PdOverviewCard *card)
 {
-  if (pd_overview_card_get_source (card) != self->source)
+  PdSource *source = pd_overview_card_get_source (card);
+  PdSource *listed = pd_session_list_get_source (self->session_list);
+  char *id;
+
+  if (!pd_source_list_find (self->sources, source, NULL))
+    return;
+  /* The list shows another source alone: it shows them all again. */
+  if (listed != source && listed != self->source)
+    {
+      pd_source_sidebar_select (self->source_sidebar, NULL);
+      listed = pd_session_list_get_source (self->session_list);
+    }
+  if (listed != NULL && PD_IS_MULTI_SOURCE (listed))
+    id = pd_multi_source_make_id (PD_MULTI_SOURCE (listed), source, pd_overview_card_get_session_id (card));
+  else
+    id = g_strdup (pd_overview_card_get_session_id (card));
+  if (id == NULL)
     return;
   g_free (self->pending_select);
-  self->pending_select = g_strdup (pd_overview_card_get_session_id (card));
+  self->pending_select = id;
   self->overview_shown = FALSE;
   _pd_window_try_select_pending (self);
   _pd_window_update_content (self);
@@ -175,22 +228,25 @@ on_remote_answered (GObject      *object,
   pd_overview_refresh_source (answer->overview, answer->source);
 }
 
+/* @run and @serial are the question the card showed when its button was
+ * pressed, which may no longer be the card's: the answer names that one
+ * (the endpoint refuses an answer to a question its run no longer asks). */
 static void
-on_answer (PdWindow       *self,
-           PdOverviewCard *card,
-           gboolean        approve)
+on_answer (PdWindow          *self,
+           PdOverviewCard    *card,
+           gboolean           approve,
+           const PdRemoteRun *run,
+           guint              serial)
 {
   const char *id = pd_overview_card_get_session_id (card);
   PdSource *source = pd_overview_card_get_source (card);
-  const PdRemoteRun *run = pd_overview_card_get_remote_run (card);
-  guint serial = pd_overview_card_get_approval_serial (card);
   Answer *answer;
 
   /* Asked in this window: answered as its dialog would be, which goes. */
-  if (serial != 0 && self->runs != NULL && source == self->source &&
+  if (serial != 0 && self->runs != NULL && source == own_source (self) &&
       pd_run_controller_answer_approval (self->runs, id, serial, approve))
     return;
-  if (run == NULL || !PD_IS_REMOTE_SOURCE (source))
+  if (run == NULL || run->approval_id == NULL || !PD_IS_REMOTE_SOURCE (source))
     return;
 
   answer = g_new0 (Answer, 1);
@@ -230,8 +286,7 @@ on_overview_items_changed (PdWindow *self,
 void
 _pd_window_overview_init (PdWindow *self)
 {
-  self->overview_sources = g_list_store_new (PD_TYPE_SOURCE);
-  self->overview = pd_overview_new (G_LIST_MODEL (self->overview_sources));
+  self->overview = pd_overview_new (_pd_window_get_sources (self));
   g_settings_bind (self->settings, "overview-active-minutes", self->overview, "active-minutes",
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "notify-stalled-minutes", self->overview, "stalled-minutes",
@@ -244,10 +299,10 @@ _pd_window_overview_init (PdWindow *self)
 void
 _pd_window_overview_dispose (PdWindow *self)
 {
-  if (self->overview_sources != NULL)
-    g_list_store_remove_all (self->overview_sources);
+  /* Its reads end with the window, whoever still holds it. */
+  if (self->overview != NULL)
+    g_object_run_dispose (G_OBJECT (self->overview));
   g_clear_object (&self->overview);
-  g_clear_object (&self->overview_sources);
 }
 
 void

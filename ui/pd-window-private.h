@@ -67,9 +67,9 @@ struct _PdWindow
   gulong               title_handler;
   gulong               ahead_handler;
 
-  GListStore          *overview_sources;   /* (element-type PdSource) what the Overview follows */
-  PdOverview          *overview;
+  PdOverview          *overview;           /* over every member of sources */
   gboolean             overview_shown;
+  gboolean             overview_home_done; /* opened on the Overview once */
 
   /* Template widgets */
   AdwToastOverlay     *toast_overlay;

@@ -783,6 +783,7 @@ _pd_window_on_source_chosen (PdWindow *self)
   adw_view_switcher_title_set_subtitle (self->switcher_title,
                                         chosen != NULL ? pd_source_list_get_name (self->sources, chosen)
                                                        : _("All Sources"));
+  _pd_window_overview_set_source (self, chosen != NULL ? chosen : self->source);
 }
 
 /* Sources added, renamed or removed: the rows say the names of now. */

@@ -99,6 +99,26 @@ pd_plan_state_has_checks (const PdPlanState *self)
   return FALSE;
 }
 
+/* How many acceptance checks have not passed: denied, failed or never run
+ * (what the engine's "verification incomplete" lists).  A plan all done
+ * with any is done but not verified; the Overview's cards and the session
+ * rows both decide by this. */
+guint
+pd_plan_state_count_unpassed_checks (const PdPlanState *self)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (self->steps, i);
+
+      for (guint j = 0; j < step->checks->len; j++)
+        if (((const PdPlanCheck *) g_ptr_array_index (step->checks, j))->status != PD_PLAN_CHECK_PASSED)
+          n++;
+    }
+  return n;
+}
+
 PdPlanStep *
 pd_plan_state_find_step (const PdPlanState *self,
                          const char        *id,

@@ -11,6 +11,7 @@
 G_DEFINE_ENUM_TYPE (PdOverviewNeed, pd_overview_need,
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_APPROVAL, "approval"),
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_BLOCKED, "blocked"),
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_UNVERIFIED, "unverified"),
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_FAILED, "failed"),
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_STALLED, "stalled"),
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_RUNNING, "running"),
@@ -22,6 +23,7 @@ struct _PdOverviewCard
 
   PdSource        *source;
   char            *session_id;
+  char            *source_name;      /* (nullable) its name among the overview's sources */
   char            *source_error;     /* (nullable) why its source is not answering */
   char            *agent;
   char            *title;
@@ -33,6 +35,7 @@ struct _PdOverviewCard
   gint64           step_version;     /* of current_step */
   gint64           step_asked_at;    /* monotonic µs: the plan last asked for */
   char            *current_step;     /* (nullable) */
+  guint            unpassed;         /* of step_version: its checks not passed */
   gint64           changed_at;       /* unix µs */
   PdOverviewNeed   need;
   PdRemoteRun     *remote_run;       /* (nullable) a remote run waiting on a question */
@@ -57,6 +60,7 @@ pd_overview_card_finalize (GObject *object)
 
   g_clear_object (&self->source);
   g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->source_name, g_free);
   g_clear_pointer (&self->source_error, g_free);
   g_clear_pointer (&self->agent, g_free);
   g_clear_pointer (&self->title, g_free);
@@ -147,8 +151,12 @@ gboolean
 _pd_overview_card_needs_plan (PdOverviewCard      *self,
                               const PdSessionInfo *info)
 {
-  if (info->plan_total == 0 || info->plan_done >= info->plan_total)
+  if (info->plan_total == 0)
     return FALSE;
+  /* All done: read once per version, for its checks. */
+  if (info->plan_done >= info->plan_total)
+    return self->step_version != info->plan_version || info->plan_version == 0 ||
+           self->done != info->plan_done || self->total != info->plan_total;
   /* Another version, or other counts: a plan written again from the
    * start may carry the version of the last. */
   return self->step_version != info->plan_version || info->plan_version == 0 ||
@@ -179,10 +187,13 @@ _pd_overview_card_mark_step_asked (PdOverviewCard *self,
 gboolean
 _pd_overview_card_set_current_step (PdOverviewCard *self,
                                     gint64          plan_version,
-                                    const char     *step)
+                                    const char     *step,
+                                    guint           unpassed)
 {
+  gboolean changed = SET_VALUE (self->unpassed, unpassed);
+
   self->step_version = plan_version;
-  return set_string (&self->current_step, step);
+  return set_string (&self->current_step, step) || changed;
 }
 
 gboolean
@@ -218,6 +229,13 @@ _pd_overview_card_set_local_approval (PdOverviewCard *self,
 }
 
 gboolean
+_pd_overview_card_set_source_name (PdOverviewCard *self,
+                                   const char     *name)
+{
+  return set_string (&self->source_name, name);
+}
+
+gboolean
 _pd_overview_card_set_source_error (PdOverviewCard *self,
                                     const char     *message)
 {
@@ -242,6 +260,8 @@ _pd_overview_card_update_need (PdOverviewCard *self,
     need = PD_OVERVIEW_NEED_STALLED;
   else if (unfinished || self->status == PD_SESSION_STATUS_RUNNING)
     need = PD_OVERVIEW_NEED_RUNNING;
+  else if (self->total > 0 && self->unpassed > 0)
+    need = PD_OVERVIEW_NEED_UNVERIFIED;
   else
     need = PD_OVERVIEW_NEED_DONE;
 
@@ -283,10 +303,14 @@ pd_overview_card_get_source (PdOverviewCard *self)
   return self->source;
 }
 
+/* Its source's name among the overview's sources ("This Computer", an
+ * endpoint's name) when they are a PdSourceList, else the source's title. */
 const char *
 pd_overview_card_get_source_title (PdOverviewCard *self)
 {
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  if (self->source_name != NULL)
+    return self->source_name;
   return pd_source_get_title (self->source);
 }
 
@@ -395,6 +419,16 @@ pd_overview_card_get_need (PdOverviewCard *self)
 {
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), PD_OVERVIEW_NEED_DONE);
   return self->need;
+}
+
+/* How many acceptance checks of its plan have not passed (denied, failed or
+ * never run), as of the plan last read; a plan all done with any is not a
+ * plain "done" (PD_OVERVIEW_NEED_UNVERIFIED). */
+guint
+pd_overview_card_get_unpassed_checks (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->unpassed;
 }
 
 gboolean

@@ -21,6 +21,7 @@ typedef enum
 {
   PD_OVERVIEW_NEED_APPROVAL,  /* its run waits on a question */
   PD_OVERVIEW_NEED_BLOCKED,   /* a step of its plan is blocked */
+  PD_OVERVIEW_NEED_UNVERIFIED, /* all steps done, a check not passed */
   PD_OVERVIEW_NEED_FAILED,    /* its run failed or was interrupted */
   PD_OVERVIEW_NEED_STALLED,   /* unfinished steps, no change for the stalled time */
   PD_OVERVIEW_NEED_RUNNING,   /* working: a run, or unfinished steps changed lately */
@@ -54,5 +55,6 @@ const char        *pd_overview_card_get_approval_command (PdOverviewCard *self);
 const PdRemoteRun *pd_overview_card_get_remote_run    (PdOverviewCard *self);
 guint              pd_overview_card_get_approval_serial (PdOverviewCard *self);
 gboolean           pd_overview_card_has_approval      (PdOverviewCard *self);
+guint              pd_overview_card_get_unpassed_checks (PdOverviewCard *self);
 
 G_END_DECLS

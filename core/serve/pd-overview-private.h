@@ -16,13 +16,16 @@ gboolean        _pd_overview_card_set_info         (PdOverviewCard       *self,
                                                     const PdSessionInfo  *info);
 gboolean        _pd_overview_card_set_current_step (PdOverviewCard       *self,
                                                     gint64                plan_version,
-                                                    const char           *step);
+                                                    const char           *step,
+                                                    guint                 unpassed);
 gboolean        _pd_overview_card_set_remote_run   (PdOverviewCard       *self,
                                                     const PdRemoteRun    *run);
 gboolean        _pd_overview_card_set_local_approval (PdOverviewCard     *self,
                                                       const char         *tool,
                                                       const char         *command,
                                                       guint               serial);
+gboolean        _pd_overview_card_set_source_name  (PdOverviewCard       *self,
+                                                    const char           *name);
 gboolean        _pd_overview_card_set_source_error (PdOverviewCard       *self,
                                                     const char           *message);
 gboolean        _pd_overview_card_update_need      (PdOverviewCard       *self,

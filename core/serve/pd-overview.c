@@ -9,6 +9,7 @@
 
 #include "pd-overview-private.h"
 #include "pd-remote-source.h"
+#include "pd-source-list.h"
 
 /* How often cards are looked at again for what time alone changes: a
  * card that stalls, a session no longer active. */
@@ -43,6 +44,7 @@ struct _Entry
 {
   PdOverview   *overview;     /* (nullable) unset once the source is gone */
   PdSource     *source;
+  char         *name;         /* (nullable) its name in a PdSourceList of sources */
   gulong        changed_id;
   gulong        state_id;
   GCancellable *cancellable;
@@ -74,6 +76,7 @@ typedef struct
   GPtrArray *infos;           /* (element-type PdSessionInfo) the active sessions */
   GPtrArray *steps;           /* per info: char * of the current step, or NULL */
   GArray    *step_read;       /* per info: gboolean, the plan was read */
+  GArray    *unpassed;        /* per info: guint, its checks not passed */
   GPtrArray *runs;            /* per info: PdRemoteRun *, or NULL */
   GArray    *run_read;        /* per info: gboolean, the runs were asked */
   guint      outstanding;
@@ -128,6 +131,7 @@ entry_clear (gpointer data)
   Entry *entry = data;
 
   g_clear_object (&entry->source);
+  g_clear_pointer (&entry->name, g_free);
   g_clear_object (&entry->cancellable);
   g_clear_pointer (&entry->cards, g_hash_table_unref);
   g_clear_pointer (&entry->approvals, g_hash_table_unref);
@@ -270,6 +274,7 @@ fetch_free (Fetch *fetch)
   g_clear_pointer (&fetch->infos, g_ptr_array_unref);
   g_clear_pointer (&fetch->steps, g_ptr_array_unref);
   g_clear_pointer (&fetch->step_read, g_array_unref);
+  g_clear_pointer (&fetch->unpassed, g_array_unref);
   g_clear_pointer (&fetch->runs, g_ptr_array_unref);
   g_clear_pointer (&fetch->run_read, g_array_unref);
   g_free (fetch);
@@ -363,6 +368,7 @@ fetch_merge (Fetch *fetch)
       if (is_new)
         {
           card = _pd_overview_card_new (entry->source, info->id);
+          _pd_overview_card_set_source_name (card, entry->name);
           g_hash_table_insert (entry->cards, g_strdup (info->id), card);
           if (g_array_index (fetch->step_read, gboolean, i))
             _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
@@ -371,7 +377,8 @@ fetch_merge (Fetch *fetch)
       changed |= _pd_overview_card_set_info (card, info);
       if (g_array_index (fetch->step_read, gboolean, i))
         changed |= _pd_overview_card_set_current_step (card, info->plan_version,
-                                                       g_ptr_array_index (fetch->steps, i));
+                                                       g_ptr_array_index (fetch->steps, i),
+                                                       g_array_index (fetch->unpassed, guint, i));
       if (g_array_index (fetch->run_read, gboolean, i))
         changed |= _pd_overview_card_set_remote_run (card, g_ptr_array_index (fetch->runs, i));
       changed |= _pd_overview_card_set_source_error (card, NULL);
@@ -438,6 +445,7 @@ on_plan_read (GObject      *object,
   if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
     {
       g_ptr_array_index (fetch->steps, part->index) = g_strdup (current_step_of (plan));
+      g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
       g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -521,6 +529,8 @@ on_sessions_listed (GObject      *object,
   g_ptr_array_set_size (fetch->runs, fetch->infos->len);
   fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
   g_array_set_size (fetch->step_read, fetch->infos->len);
+  fetch->unpassed = g_array_sized_new (FALSE, TRUE, sizeof (guint), fetch->infos->len);
+  g_array_set_size (fetch->unpassed, fetch->infos->len);
   fetch->run_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
   g_array_set_size (fetch->run_read, fetch->infos->len);
 
@@ -533,8 +543,8 @@ on_sessions_listed (GObject      *object,
       const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
       PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
 
-      if (card == NULL ? info->plan_total > 0 && info->plan_done < info->plan_total
-                       : _pd_overview_card_needs_plan (card, info))
+      /* A plan all done is read once per version too: its checks. */
+      if (card == NULL ? info->plan_total > 0 : _pd_overview_card_needs_plan (card, info))
         {
           gint64 due = card != NULL ? _pd_overview_card_get_step_due (card, info, STEP_INTERVAL_USEC) : 0;
 
@@ -683,6 +693,27 @@ find_entry (PdOverview *self,
   return NULL;
 }
 
+/* The source's name where the sources are a PdSourceList ("This
+ * Computer", an endpoint's name), told to its cards. */
+static void
+entry_set_name (Entry *entry)
+{
+  PdOverview *self = entry->overview;
+  const char *name = PD_IS_SOURCE_LIST (self->sources)
+                     ? pd_source_list_get_name (PD_SOURCE_LIST (self->sources), entry->source) : NULL;
+  GHashTableIter iter;
+  gpointer value;
+
+  if (g_strcmp0 (entry->name, name) == 0)
+    return;
+  g_free (entry->name);
+  entry->name = g_strdup (name);
+  g_hash_table_iter_init (&iter, entry->cards);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (_pd_overview_card_set_source_name (value, entry->name))
+      _pd_overview_card_emit_changed (value);
+}
+
 static void
 on_sources_changed (GListModel *sources,
                     guint       position,
@@ -690,16 +721,33 @@ on_sources_changed (GListModel *sources,
                     guint       added,
                     PdOverview *self)
 {
-  g_ptr_array_remove_range (self->entries, position, removed);
+  g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func (entry_drop);
+  guint fresh = 0;
+
+  /* A source removed and added again at once (a PdSourceList's rename)
+   * keeps its entry, its cards and its reads. */
+  for (guint i = 0; i < removed; i++)
+    g_ptr_array_add (kept, g_ptr_array_steal_index (self->entries, position));
   for (guint i = 0; i < added; i++)
     {
       g_autoptr(PdSource) source = g_list_model_get_item (sources, position + i);
-      Entry *entry = entry_new (self, source);
+      Entry *entry = NULL;
 
+      for (guint j = 0; j < kept->len && entry == NULL; j++)
+        if (((Entry *) g_ptr_array_index (kept, j))->source == source)
+          entry = g_ptr_array_steal_index (kept, j);
+      if (entry == NULL)
+        {
+          entry = entry_new (self, source);
+          fresh++;
+        }
       g_ptr_array_insert (self->entries, position + i, entry);
-      entry_schedule (entry);
+      entry_set_name (entry);
+      if (!entry->answered)
+        entry_schedule (entry);
     }
-  if (added > 0 && self->loaded)
+  g_clear_pointer (&kept, g_ptr_array_unref);
+  if (fresh > 0 && self->loaded)
     {
       self->loaded = FALSE;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);

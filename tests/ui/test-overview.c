@@ -1,13 +1,19 @@
 /* test-overview.c: the Overview page of the real application
  *
- * A window on a local database, and two real `plandeck-agent serve`
- * processes (the replay provider, each on its own database and folder)
- * whose endpoints the window's overview follows beside its own database,
- * as the window's list of sources will give them.  The cards appear, follow
- * a plan changed elsewhere, reorder (a blocked step goes first), answer an
- * endpoint's question in place (the run goes on), survive an endpoint
- * killed and started again on its address, and open their session; every
- * card and control is named (GTK_A11Y=test, as the a11y test reads them).
+ * The default window (this computer's database) with two real
+ * `plandeck-agent serve` processes (the replay provider, each on its own
+ * database and folder) configured as endpoints in Preferences.  The window
+ * opens on its Overview; its cards appear, each naming its own source,
+ * follow a plan changed elsewhere, reorder (a blocked step goes first),
+ * show an endpoint's question and answer it in place (the run goes on),
+ * show one source's cards alone when it is chosen in the sidebar, keep an
+ * endpoint's cards with its state in words while it is away (killed, then
+ * back with a new token), and open their session; every card and control
+ * is named (GTK_A11Y=test, as the a11y test reads them).  A card alone:
+ * an endpoint's bidi controls in any of its texts reorder nothing beyond
+ * their own isolate and a huge title stays within the card; Approve Once
+ * answers the question the card showed, and no click right after the
+ * question changed.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -18,10 +24,16 @@
 #include <signal.h>
 #include <sys/prctl.h>
 
+#include "pd-application.h"
 #include "pd-overview-card-row.h"
-#include "pd-test-a11y.h"
+#include "pd-overview-private.h"
 #include "pd-overview-view.h"
+#include "pd-secrets.h"
+#include "pd-source-list.h"
+#include "pd-source-sidebar.h"
+#include "pd-test-a11y.h"
 #include "pd-test-runs.h"
+#include "pd-window-private.h"
 
 typedef struct
 {
@@ -31,7 +43,8 @@ typedef struct
   GSubprocess    *process;
   char           *url;
   guint           port;
-  PdRemoteSource *source;   /* the window's overview follows it */
+  char           *base;     /* the URL without its token */
+  char           *token;
 } Served;
 
 typedef struct
@@ -73,6 +86,11 @@ served_start (Served *served)
   g_assert_nonnull (served->url);
   g_assert_true (g_str_has_prefix (served->url, "http://127.0.0.1:"));
   served->port = (guint) atoi (served->url + strlen ("http://127.0.0.1:"));
+  g_clear_pointer (&served->base, g_free);
+  g_clear_pointer (&served->token, g_free);
+  served->base = g_strdup_printf ("http://127.0.0.1:%u", served->port);
+  g_free (pd_window_split_endpoint_url (served->url, &served->token));
+  g_assert_nonnull (served->token);
 }
 
 static void
@@ -130,6 +148,9 @@ typedef struct
   gboolean    errored;
 } Want;
 
+static gboolean label_contains (GtkWidget     *widget,
+                                gconstpointer  data);
+
 static gboolean
 is_row_of (GtkWidget     *widget,
            gconstpointer  data)
@@ -161,7 +182,7 @@ card_shows (gpointer data)
   if (row == NULL)
     return FALSE;
   card = pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row));
-  if (want->text != NULL && pd_test_find_label (row, want->text) == NULL)
+  if (want->text != NULL && pd_test_find_first (row, label_contains, want->text) == NULL)
     return FALSE;
   if ((pd_overview_card_get_source_error (card) != NULL) != want->errored)
     return FALSE;
@@ -217,35 +238,107 @@ overview_page_shown (gpointer data)
 
 /* --- the case ------------------------------------------------------------ */
 
+static const char *endpoint_names[] = { "Endpoint A", "Endpoint B" };
+
+static PdSource *
+source_at (PdWindow *window,
+           guint     position)
+{
+  g_autoptr(PdSource) source = g_list_model_get_item (_pd_window_get_sources (window), position);
+
+  return source;
+}
+
+static gboolean
+has_three_sources (gpointer data)
+{
+  return g_list_model_get_n_items (_pd_window_get_sources (data)) == 3;
+}
+
+static gboolean
+label_contains (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *title;
+  const char *part;     /* a part of a label of its card */
+} PartWait;
+
+static gboolean
+card_says (gpointer data)
+{
+  PartWait *wait = data;
+  GtkWidget *row = row_of (wait->window, wait->title);
+
+  return row != NULL && pd_test_find_first (row, label_contains, wait->part) != NULL;
+}
+
+static void
+wait_card_says (PdWindow   *window,
+                const char *title,
+                const char *part,
+                const char *what)
+{
+  PartWait wait = { window, title, part };
+
+  pd_test_wait_until (card_says, &wait, what);
+}
+
+typedef struct
+{
+  PdWindow *window;
+  guint     n;
+} ShownWait;
+
+static gboolean
+n_shown (gpointer data)
+{
+  ShownWait *wait = data;
+
+  return g_list_model_get_n_items (pd_overview_view_get_shown (overview_view (wait->window))) == wait->n;
+}
+
+static const char *
+subtitle (PdWindow *window)
+{
+  return adw_view_switcher_title_get_subtitle (
+    ADW_VIEW_SWITCHER_TITLE (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE)));
+}
+
 static void
 check_overview (PdApplication *app,
                 PdWindow      *window,
                 gpointer       user_data)
 {
   Case *c = user_data;
-  GListStore *sources = G_LIST_STORE (pd_overview_get_sources (pd_window_get_overview (window)));
+  PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
   g_autofree char *one = g_build_filename (c->served[0].fixture->project, "one.txt", NULL);
   GtkWidget *row, *button;
   GtkListView *list;
-  g_autoptr(PdOverviewCard) first = NULL;
+  PdOverviewCard *card;
 
-  /* The endpoints beside the window's database. */
-  for (guint i = 0; i < G_N_ELEMENTS (c->served); i++)
-    {
-      g_autoptr(GError) error = NULL;
-
-      c->served[i].source = pd_remote_source_new (c->served[i].url, NULL, &error);
-      g_assert_no_error (error);
-      pd_remote_source_watch (c->served[i].source, PD_REMOTE_SOURCE_WATCH_MS);
-      g_list_store_append (sources, c->served[i].source);
-    }
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
-  pd_test_wait_until (overview_page_shown, window, "the Overview page");
-
-  wait_card (window, "Local work", "Now: Step 2 of Local work", G_MAXUINT, FALSE, "the local card");
+  /* The default window opens on its Overview, over this computer and the
+   * two endpoints, whose cards name them. */
+  pd_test_wait_until (has_three_sources, window, "the window's three sources");
+  pd_test_wait_until (overview_page_shown, window, "the Overview page at start");
+  wait_card (window, "Local work", "Step 2 of Local work", G_MAXUINT, FALSE, "the local card");
   wait_card (window, "Work on A", "1/3", G_MAXUINT, FALSE, "the card of endpoint A");
   wait_card (window, "Work on B", "Working", G_MAXUINT, FALSE, "the card of endpoint B");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_window_get_overview (window))), ==, 3);
+  card = pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row_of (window, "Work on A")));
+  g_assert_true (pd_overview_card_get_source (card) == source_at (window, 1));
+  g_assert_cmpstr (pd_overview_card_get_source_title (card), ==, "Endpoint A");
+  wait_card_says (window, "Work on A", "Endpoint A", "A's card to name its endpoint");
+  wait_card_says (window, "Work on B", "Endpoint B", "B's card to name its endpoint");
+  wait_card_says (window, "Local work", "This Computer", "the local card to name this computer");
+  g_assert_null (pd_test_find_first (GTK_WIDGET (overview_view (window)), label_contains, "All Sources"));
+  g_assert_cmpstr (subtitle (window), ==, "All Sources");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "overview");
   /* Every card and control is named for a screen reader. */
   pd_test_a11y_assert_named (GTK_WIDGET (overview_view (window)), "the Overview page");
@@ -257,8 +350,20 @@ check_overview (PdApplication *app,
   save_plan (c->local_store, c->local_id, "Local work", 2, further, 3);
   wait_card (window, "Local work", "2/3", G_MAXUINT, FALSE, "the local card to follow its plan");
 
-  /* A run on A asks before writing: the card asks too, first of all, and
-   * Approve Once there lets the run write. */
+  /* One source chosen in the sidebar: its cards alone, and the header
+   * says which. */
+  pd_source_sidebar_select (sidebar, source_at (window, 2));
+  pd_test_wait_until (n_shown, &(ShownWait) { window, 1 }, "B's cards alone");
+  g_assert_null (row_of (window, "Local work"));
+  g_assert_cmpstr (subtitle (window), ==, "Endpoint B");
+  pd_source_sidebar_select (sidebar, NULL);
+  pd_test_wait_until (n_shown, &(ShownWait) { window, 3 }, "every card again");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
+  pd_test_wait_until (overview_page_shown, window, "the Overview page");
+  g_assert_cmpstr (subtitle (window), ==, "All Sources");
+
+  /* A run on A asks before writing: the card of the default window asks
+   * too, first of all, and Approve Once there lets the run write. */
   start_run_elsewhere (c->served[0].url, c->served[0].id, "Write two files");
   wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's question on its card");
   row = row_of (window, "Work on A");
@@ -267,92 +372,312 @@ check_overview (PdApplication *app,
   g_assert_nonnull (button);
   g_assert_nonnull (pd_test_find_first (row, is_button, "_Deny"));
   g_assert_false (g_file_test (one, G_FILE_TEST_EXISTS));
+  /* The buttons take clicks once the question has been shown a while. */
+  pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (row), 0);
   gtk_widget_activate (button);
   pd_test_wait_until (has_file, one, "the approved write on endpoint A");
   /* Its next question: denied from the card, the run ends. */
   wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's second question");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-approval");
   pd_test_a11y_assert_named (row_of (window, "Work on A"), "a card with a question");
+  pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (row_of (window, "Work on A")), 0);
   button = pd_test_find_first (row_of (window, "Work on A"), is_button, "_Deny");
   g_assert_nonnull (button);
   gtk_widget_activate (button);
   wait_card (window, "Work on B", NULL, 0, FALSE, "A's questions answered (B first again)");
 
-  /* B killed: its card stays, with why; the others follow on. */
+  /* B killed: its card stays, saying so; the others follow on. */
   served_stop (&c->served[1]);
   wait_card (window, "Work on B", NULL, G_MAXUINT, TRUE, "B's card to say its endpoint is away");
+  wait_card_says (window, "Work on B", "Unreachable", "B's card to say its endpoint is unreachable");
   save_plan (c->local_store, c->local_id, "Local work", 3, working, 3);
   wait_card (window, "Local work", "1/3", G_MAXUINT, FALSE, "the local card to follow while B is away");
-  /* Back on its address (serve starts with a new token, given to the
-   * source as a person pastes it): its card follows again. */
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-away");
+  /* Back on its address with a new token: refused, the card still there;
+   * the token given, its card follows again. */
   save_plan (c->served[1].store, c->served[1].id, "Work on B", 3, further, 3);
   served_start (&c->served[1]);
-  {
-    g_autoptr(GUri) uri = g_uri_parse (c->served[1].url, G_URI_FLAGS_NONE, NULL);
-    g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
-
-    pd_remote_source_set_token (c->served[1].source, g_hash_table_lookup (params, "token"));
-  }
+  wait_card_says (window, "Work on B", "Token refused", "B's card to say its token is refused");
+  g_assert_true (pd_window_set_endpoint_token (window, c->served[1].base, c->served[1].token));
   wait_card (window, "Work on B", "2/3", G_MAXUINT, FALSE, "B's card back");
 
-  /* A click on a card opens its session. */
+  /* A click on a card opens its session, from its own source. */
   list = GTK_LIST_VIEW (pd_test_find_widget (GTK_WIDGET (overview_view (window)), GTK_TYPE_LIST_VIEW));
-  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pd_window_get_overview (window))); i++)
+  for (guint i = 0; i < g_list_model_get_n_items (pd_overview_view_get_shown (overview_view (window))); i++)
     {
-      g_autoptr(PdOverviewCard) card = g_list_model_get_item (G_LIST_MODEL (pd_window_get_overview (window)), i);
+      g_autoptr(PdOverviewCard) shown = g_list_model_get_item (pd_overview_view_get_shown (overview_view (window)), i);
 
-      if (g_str_equal (pd_overview_card_get_title (card), "Local work"))
+      if (g_str_equal (pd_overview_card_get_title (shown), "Local work"))
         g_signal_emit_by_name (list, "activate", i);
     }
   pd_test_wait_until (session_page_shown, window, "the local session opened from its card");
-
-  first = g_list_model_get_item (G_LIST_MODEL (pd_window_get_overview (window)), 0);
-  g_assert_nonnull (first);
-  for (guint i = 0; i < 2; i++)
-    {
-      g_autoptr(PdRemoteSource) source = g_list_model_get_item (G_LIST_MODEL (sources), 1);
-
-      pd_remote_source_watch (source, 0);
-      g_list_store_remove (sources, 1);
-    }
 }
 
 static void
 test_overview (void)
 {
   Case c = { 0 };
-  const char *args[] = { "--db", NULL, NULL };
   const char *names[] = { "Work on A", "Work on B" };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
 
   c.local = run_fixture_new (replay_writes);
-  c.local_store = pd_test_open_store (c.local->db);
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  c.local_store = pd_test_open_store (local_db);
   c.local_id = pd_test_add_session (c.local_store, "Local work", "plandeck");
   save_plan (c.local_store, c.local_id, "Local work", 1, working, 3);
+
+  pd_test_reset_settings ();
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
   for (guint i = 0; i < G_N_ELEMENTS (c.served); i++)
     {
+      g_autofree char *id = g_strdup_printf ("endpoint-%u", i);
+
       c.served[i].fixture = run_fixture_new (replay_writes);
       c.served[i].store = pd_test_open_store (c.served[i].fixture->db);
       c.served[i].id = pd_test_add_session (c.served[i].store, names[i], "plandeck");
       save_plan (c.served[i].store, c.served[i].id, names[i], 1, working, 3);
       served_start (&c.served[i]);
+      /* The tokens as the keyring would give them (no keyring here). */
+      pd_secrets_keep_for_session (c.served[i].base, c.served[i].token);
+      g_variant_builder_add (&builder, "(sss)", id, endpoint_names[i], c.served[i].base);
     }
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
 
-  args[1] = c.local->db;
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check_overview, &c, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (NULL, check_overview, &c, NULL), ==, 0);
 
   for (guint i = 0; i < G_N_ELEMENTS (c.served); i++)
     {
       served_stop (&c.served[i]);
-      g_clear_object (&c.served[i].source);
+      pd_secrets_keep_for_session (c.served[i].base, NULL);
       g_clear_object (&c.served[i].store);
       g_free (c.served[i].id);
       g_free (c.served[i].url);
+      g_free (c.served[i].base);
+      g_free (c.served[i].token);
       run_fixture_free (c.served[i].fixture);
     }
   g_clear_object (&c.local_store);
   g_free (c.local_id);
   run_fixture_free (c.local);
+}
+
+/* --- a card alone ------------------------------------------------------- */
+
+typedef struct
+{
+  GtkWidget *window;
+  GtkWidget *row;
+} Alone;
+
+static PdOverviewCard *
+card_new (const char *title,
+          const char *agent,
+          const char *source_name)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (":memory:", FALSE);
+  PdOverviewCard *card = _pd_overview_card_new (PD_SOURCE (source), "20260402-96aca9fa885c03da29d4f8c5e78be75c");
+  PdSessionInfo info = { 0 };
+
+  info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
+  info.task = (char *) title;
+  info.source = (char *) agent;
+  info.status = PD_SESSION_STATUS_RUNNING;
+  info.updated_at = g_get_real_time ();
+  info.plan_done = 1;
+  info.plan_total = 3;
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_set_source_name (card, source_name);
+  return card;
+}
+
+static gboolean
+row_laid_out (gpointer data)
+{
+  Alone *alone = data;
+
+  return gtk_widget_get_mapped (alone->row) && gtk_widget_get_width (alone->row) > 0;
+}
+
+static void
+alone_show (Alone          *alone,
+            PdOverviewCard *card,
+            int             width)
+{
+  alone->window = gtk_window_new ();
+  alone->row = pd_overview_card_row_new ();
+  gtk_window_set_default_size (GTK_WINDOW (alone->window), width, 600);
+  gtk_window_set_child (GTK_WINDOW (alone->window), alone->row);
+  pd_overview_card_row_set_card (PD_OVERVIEW_CARD_ROW (alone->row), card);
+  gtk_window_present (GTK_WINDOW (alone->window));
+  pd_test_wait_until (row_laid_out, alone, "the card laid out");
+}
+
+static void
+alone_close (Alone *alone)
+{
+  gtk_window_destroy (GTK_WINDOW (alone->window));
+}
+
+/* A label's text holds no bidi control but the isolates the card adds,
+ * each closed in order; @data counts the labels looked at. */
+static gboolean
+label_has_raw_bidi (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  const char *text;
+  int depth = 0;
+
+  if (!GTK_IS_LABEL (widget) || !gtk_widget_get_visible (widget))
+    return FALSE;
+  (*(guint *) data)++;
+  text = gtk_label_get_text (GTK_LABEL (widget));
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == 0x2068)
+        depth++;
+      else if (c == 0x2069 && --depth < 0)
+        return TRUE;
+      else if ((c >= 0x202a && c <= 0x202e) || c == 0x2066 || c == 0x2067 || c == 0x200e || c == 0x200f ||
+               c == 0x061c || c < 0x20 || c == 0x7f)
+        return TRUE;
+    }
+  return depth != 0;
+}
+
+static gboolean
+is_heading_label (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-card-title");
+}
+
+/* An endpoint's bidi controls and line breaks, in every text a card shows,
+ * reorder nothing outside their own isolate (a source's name could make a
+ * card read as another endpoint's, next to Approve Once); a 300,000
+ * character title stays on one line within the card (tried as an attacker
+ * would). */
+static void
+test_card_hostile_text (void)
+{
+  g_autoptr(GString) huge = g_string_new ("\u202e");
+  g_autoptr(PdOverviewCard) card = card_new ("\u202eevil.exe\u202c gnp.md", "<b>src</b>\u202e", "x\u202e");
+  PdRemoteRun run = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                      (char *) "ap-1", (char *) "sh\u2066ell\u202e", (char *) "rm -rf \u202e/ fi\u2067\nrm x" };
+  Alone alone = { 0 };
+  guint labels = 0;
+  GtkWidget *title;
+
+  _pd_overview_card_set_current_step (card, 1, "Step\u202e \u2069one\r\ntwo", 0);
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_set_source_error (card, "refused \u202e(HTTP 403)");
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  alone_show (&alone, card, 360);
+  g_assert_null (pd_test_find_first (alone.row, label_has_raw_bidi, &labels));
+  /* title, origin, time, need, progress, step, error, question, command */
+  g_assert_cmpuint (labels, >=, 9);
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "<U+202E>"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "x<U+202E>"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "<b>src</b>"));
+  alone_close (&alone);
+
+  /* A title of 300,000 characters: one line, ellipsized within the card. */
+  for (guint i = 0; i < 300000; i++)
+    g_string_append_c (huge, 'A');
+  g_clear_object (&card);
+  card = card_new (huge->str, "plandeck", "Endpoint A");
+  alone_show (&alone, card, 360);
+  title = pd_test_find_first (alone.row, is_heading_label, NULL);
+  g_assert_nonnull (title);
+  g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (title)), ==, PANGO_ELLIPSIZE_END);
+  g_assert_false (gtk_label_get_wrap (GTK_LABEL (title)));
+  g_assert_cmpint (gtk_widget_get_width (title), >, 0);
+  g_assert_cmpint (gtk_widget_get_width (title), <=, gtk_widget_get_width (alone.row));
+  g_assert_cmpint (gtk_widget_get_width (alone.row), <=, gtk_widget_get_width (alone.window));
+  g_assert_null (pd_test_find_first (alone.row, label_has_raw_bidi, &labels));
+  alone_close (&alone);
+}
+
+typedef struct
+{
+  guint  n;
+  char  *approval_id;
+  gboolean approve;
+} Answers;
+
+static void
+on_row_answer (PdOverviewCardRow *row,
+               PdOverviewCard    *card,
+               gboolean           approve,
+               PdRemoteRun       *run,
+               guint              serial,
+               Answers           *answers)
+{
+  answers->n++;
+  answers->approve = approve;
+  g_free (answers->approval_id);
+  answers->approval_id = g_strdup (run != NULL ? run->approval_id : NULL);
+}
+
+/* Approve Once answers the question the card showed when it was pressed,
+ * not one put in its place since; and no click counts for a while after
+ * the question shown changed (from reading, as an attacker would). */
+static void
+test_card_answer_shown (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "plandeck", "Endpoint A");
+  PdRemoteRun first = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                        (char *) "ap-1", (char *) "write_file", (char *) "one.txt" };
+  PdRemoteRun second = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                         (char *) "ap-2", (char *) "shell", (char *) "rm -rf ~" };
+  Answers answers = { 0 };
+  Alone alone = { 0 };
+  GtkWidget *approve;
+
+  _pd_overview_card_set_remote_run (card, &first);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  alone_show (&alone, card, 600);
+  g_signal_connect (alone.row, "answer", G_CALLBACK (on_row_answer), &answers);
+  approve = pd_test_find_first (alone.row, is_button, "_Approve Once");
+  g_assert_nonnull (approve);
+
+  /* Shown a moment ago: the click is not taken. */
+  pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (alone.row), 60 * 1000);
+  g_signal_emit_by_name (approve, "clicked");
+  g_assert_cmpuint (answers.n, ==, 0);
+
+  /* The card's question replaced, the row not told yet: the answer names
+   * the question shown. */
+  pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (alone.row), 0);
+  _pd_overview_card_set_remote_run (card, &second);
+  g_signal_emit_by_name (approve, "clicked");
+  g_assert_cmpuint (answers.n, ==, 1);
+  g_assert_true (answers.approve);
+  g_assert_cmpstr (answers.approval_id, ==, "ap-1");
+
+  /* The row shows the new question: no click for a while, then its id. */
+  pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (alone.row), 60 * 1000);
+  _pd_overview_card_emit_changed (card);
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "rm -rf ~"));
+  g_signal_emit_by_name (approve, "clicked");
+  g_assert_cmpuint (answers.n, ==, 1);
+  pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (alone.row), 0);
+  g_signal_emit_by_name (approve, "clicked");
+  g_assert_cmpuint (answers.n, ==, 2);
+  g_assert_cmpstr (answers.approval_id, ==, "ap-2");
+  g_free (answers.approval_id);
+  alone_close (&alone);
 }
 
 int
@@ -363,6 +688,8 @@ main (int   argc,
   int status;
 
   g_test_add_func ("/pd/ui/overview/cards", test_overview);
+  g_test_add_func ("/pd/ui/overview/card-hostile-text", test_card_hostile_text);
+  g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
