@@ -369,6 +369,8 @@ run_phase (const char *label,
   gint64 deadline, start, half;
   double cpu_start, cpu;
   gboolean killed = FALSE;
+  gboolean dead_seen = FALSE;   /* the dead endpoint's cards showed its error */
+  gint64 next_look = 0;
 
   for (guint e = 0; e < n_endpoints + (hung_port ? 1 : 0); e++)
     {
@@ -413,6 +415,21 @@ run_phase (const char *label,
           g_assert_cmpint (write (control_fd, "k", 1), ==, 1);
           killed = TRUE;
         }
+      /* Its values from when its error first shows: a refetch in flight
+       * at the kill may still land after the snapshot above. */
+      if (killed && !dead_seen && g_get_monotonic_time () >= next_look)
+        {
+          g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (sources), 1);
+          gboolean errored;
+          gint64 sum = version_sum (overview, source, &errored);
+
+          if (errored)
+            {
+              dead_seen = TRUE;
+              before[1] = sum;
+            }
+          next_look = g_get_monotonic_time () + G_USEC_PER_SEC;
+        }
       iterate (context, &stats, deadline);
     }
   cpu = cpu_seconds () - cpu_start;
@@ -433,7 +450,7 @@ run_phase (const char *label,
         gint64 now_sum = version_sum (overview, source, &errored);
 
         if (e == 1)
-          errored_dead = errored && now_sum == before[e];
+          errored_dead = dead_seen && errored && now_sum == before[e];
         else if (now_sum > before[e])
           moved++;
       }
