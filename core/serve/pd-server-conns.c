@@ -35,7 +35,8 @@
  * never answered anyone again, even after that client had gone.  So the
  * connections (and refused ones still draining) are kept below three
  * quarters of the descriptor limit, and every new connection must leave
- * KEEP_FREE_FDS descriptors free, counted then in /proc/self/fd: past
+ * KEEP_FREE_FDS descriptors free, counted then in /proc/self/fd (or known
+ * from a count a moment ago to be far from it): past
  * either, it closes the oldest connection that is idle or still sending its
  * request (or itself, when every one is at work).  Counting once, when serve
  * began to listen, missed what it opened after: the database watcher's
@@ -70,6 +71,16 @@
  * worker threads, a stream's socket held twice while it is taken over) and
  * for accept() itself. */
 #define KEEP_FREE_FDS   16
+/* A count of the descriptors stands for this long, while the connections
+ * accepted since then, each taken as one more descriptor, and this many
+ * more leave KEEP_FREE_FDS free: listing /proc/self/fd costs the kernel a
+ * lookup per open descriptor, and with a thousand event streams every new
+ * connection listed thousands (bench-stream: about 30 % of the server
+ * thread's CPU with 1 000 watchers, quadratic in them, while libsoup's
+ * listen backlog of 10 overflowed).  Near the limit every connection
+ * counts them again. */
+#define FD_COUNT_USEC   (500 * 1000)
+#define FD_COUNT_SLACK  64
 
 typedef enum
 {
@@ -254,18 +265,27 @@ conns_cap_from_limit (void)
 
 /* Whether the descriptors open now leave fewer than KEEP_FREE_FDS free.
  * Read each time a connection comes, since what serve holds besides its
- * connections changes as it works (see the top of this file).  Reading
- * /proc/self/fd takes a descriptor itself: none left is short of them; no
- * /proc leaves the count of connections alone to bound them. */
+ * connections changes as it works (see the top of this file), unless a
+ * count a moment ago was far enough from the limit (FD_COUNT_USEC).
+ * Reading /proc/self/fd takes a descriptor itself: none left is short of
+ * them; no /proc leaves the count of connections alone to bound them. */
 static gboolean
 conns_short_of_descriptors (PdServer *self)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) dir = NULL;
+  gint64 now;
   guint n = 0;
 
   if (self->fd_limit == 0)
     return FALSE;
+  now = g_get_monotonic_time ();
+  if (self->fds_counted_at != 0 && now - self->fds_counted_at < FD_COUNT_USEC &&
+      self->fds_counted + (self->conns_accepted - self->conns_accepted_counted) + FD_COUNT_SLACK + KEEP_FREE_FDS
+        <= (guint64) self->fd_limit)
+    return FALSE;
+
+  self->fds_counted_at = 0;
   dir = g_dir_open ("/proc/self/fd", 0, &error);
   if (dir == NULL)
     return g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_MFILE) ||
@@ -273,7 +293,10 @@ conns_short_of_descriptors (PdServer *self)
   while (g_dir_read_name (dir) != NULL)
     n++;
   /* n counts the directory's own descriptor, about to close. */
-  return (n > 0 ? n - 1 : 0) + KEEP_FREE_FDS > self->fd_limit;
+  self->fds_counted = n > 0 ? n - 1 : 0;
+  self->fds_counted_at = now;
+  self->conns_accepted_counted = self->conns_accepted;
+  return self->fds_counted + KEEP_FREE_FDS > self->fd_limit;
 }
 
 void
@@ -370,6 +393,7 @@ _pd_server_conns_request_started (PdServer          *self,
       conn->server = self;
       conn->socket = g_object_ref (socket);
       g_hash_table_insert (self->conns, socket, conn);
+      self->conns_accepted++;
 
       /* Event streams are connections too, though no longer libsoup's;
        * every other descriptor is counted as it is now. */

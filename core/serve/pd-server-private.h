@@ -120,6 +120,10 @@ struct _PdServer
   GList              *refusals;        /* Refusal (pd-server-conns.c) */
   guint               conns_cap;       /* connections and refusals at once */
   guint               fd_limit;        /* RLIMIT_NOFILE's soft limit, 0 for none */
+  guint               fds_counted;     /* descriptors open at the last count of them */
+  gint64              fds_counted_at;  /* monotonic µs of that count, 0 for none yet */
+  guint64             conns_accepted;  /* connections ever, and at that count: */
+  guint64             conns_accepted_counted;
 };
 
 /* pd-server.c */
