@@ -13,12 +13,17 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "pd-server-private.h"
 #include "pd-decimal.h"
 #include "pd-random.h"
 #include "pd-soup-compat.h"
+
+/* Connections the kernel queues for accept(). */
+#define LISTEN_BACKLOG 1024
 
 #define N_READERS            4
 /* The fallback poll of the database watcher, besides its file monitors. */
@@ -441,6 +446,16 @@ server_thread (gpointer data)
            * reads there; the listening socket tells the port as well. */
           GSList *listeners = soup_server_get_listeners (self->soup);
           g_autoptr(GSocketAddress) local = listeners ? g_socket_get_local_address (listeners->data, NULL) : NULL;
+
+          /* libsoup listens with GSocket's backlog of 10: when more clients
+           * connect at once (a thousand watchers of the event stream after
+           * a restart), a SYN past it waits a second or more for its
+           * retransmission.  listen() again on the listening socket only
+           * sets a longer queue (the kernel bounds it by somaxconn);
+           * GSocket will not set it once listening, so the call is ours. */
+          for (GSList *l = listeners; l != NULL; l = l->next)
+            if (listen (g_socket_get_fd (l->data), LISTEN_BACKLOG) != 0)
+              g_debug ("the listen backlog stays libsoup's: %s", g_strerror (errno));
 
           if (local != NULL && G_IS_INET_SOCKET_ADDRESS (local))
             self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
