@@ -128,6 +128,14 @@ safe_label (gpointer    unused,
   return safe_text (text);
 }
 
+/* The source's line shows when the list names one. */
+static gboolean
+has_text (gpointer    unused,
+          const char *text)
+{
+  return text != NULL && text[0] != '\0';
+}
+
 static void
 pd_session_row_sync_accessible (PdSessionRow *self)
 {
@@ -191,14 +199,6 @@ pd_session_row_root (GtkWidget *widget)
 {
   GTK_WIDGET_CLASS (pd_session_row_parent_class)->root (widget);
   pd_session_row_sync_accessible (PD_SESSION_ROW (widget));
-}
-
-/* The source's name shows when the list names one. */
-static gboolean
-has_text (gpointer    unused,
-          const char *text)
-{
-  return text != NULL && text[0] != '\0';
 }
 
 /* A session its source did not list this time (an endpoint gone away):
@@ -324,8 +324,8 @@ pd_session_row_class_init (PdSessionRowClass *klass)
                                                "/io/github/plandeck/Plandeck/ui/pd-session-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PdSessionRow, status_icon);
   gtk_widget_class_bind_template_callback (widget_class, on_title_query_tooltip);
-  gtk_widget_class_bind_template_callback (widget_class, has_text);
   gtk_widget_class_bind_template_callback (widget_class, safe_label);
+  gtk_widget_class_bind_template_callback (widget_class, has_text);
   gtk_widget_class_set_css_name (widget_class, "session-row");
 }
 
