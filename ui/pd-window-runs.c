@@ -39,9 +39,14 @@ _pd_window_update_run_ui (PdWindow *self)
 
   gtk_revealer_set_reveal_child (self->run_bar, ours);
   gtk_revealer_set_reveal_child (self->message_bar, continuable && !running);
-  /* Plan mode is the engine's: an endpoint's sessions have it there. */
+  /* Plan mode is the engine's: an endpoint's sessions have it there.  It
+   * shows where it acts: on the page of one of this computer's sessions,
+   * not on the Overview nor on an endpoint's session of a window over
+   * several sources (it crowded the header at 360 px). */
   gtk_widget_set_visible (GTK_WIDGET (self->plan_mode_button),
-                          continuable && !pd_run_controller_is_remote (self->runs));
+                          continuable && !pd_run_controller_is_remote (self->runs) &&
+                          self->shown_source != NULL && PD_IS_LOCAL_SOURCE (self->shown_source) &&
+                          g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", continuable && !running);
 }
@@ -254,6 +259,12 @@ _pd_window_set_runs (PdWindow        *self,
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "notify::activity", G_CALLBACK (on_run_text),
                            self, G_CONNECT_SWAPPED);
+  if (g_object_get_data (G_OBJECT (self), "pd-runs-follow-page") == NULL)
+    {
+      g_signal_connect_object (self->content_stack, "notify::visible-child-name",
+                               G_CALLBACK (_pd_window_update_run_ui), self, G_CONNECT_SWAPPED);
+      g_object_set_data (G_OBJECT (self), "pd-runs-follow-page", GINT_TO_POINTER (TRUE));
+    }
   _pd_window_update_run_ui (self);
   _pd_window_refresh_plan_mode (self);
 }

@@ -285,6 +285,25 @@ origin_is (gpointer data)
   return item != NULL && g_strcmp0 (pd_session_item_get_origin (item), wait->origin) == 0;
 }
 
+static gboolean
+is_plan_toggle (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  const char *tooltip = GTK_IS_TOGGLE_BUTTON (widget) ? gtk_widget_get_tooltip_text (widget) : NULL;
+
+  return tooltip != NULL && g_str_has_prefix (tooltip, "Plan Mode");
+}
+
+/* The header's Plan toggle. */
+static GtkWidget *
+plan_toggle (PdWindow *window)
+{
+  GtkWidget *toggle = pd_test_find_first (GTK_WIDGET (window), is_plan_toggle, NULL);
+
+  g_assert_nonnull (toggle);
+  return toggle;
+}
+
 /* The page of an endpoint chosen in the sidebar, its token entry shown. */
 static gboolean
 endpoint_page_shown (gpointer data)
@@ -353,12 +372,21 @@ check_sources (PdApplication *app,
   g_assert_cmpstr (pd_session_item_get_origin (find_item (window, "Local notes one")), ==, "This Computer");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "sources");
 
-  /* A remote session opens from its endpoint; a local one from here. */
+  /* A remote session opens from its endpoint; a local one from here.  The
+   * Plan toggle shows only where it acts: this computer's sessions' pages
+   * (it showed on the Overview and an endpoint's sessions, tried as a new
+   * user would). */
   open_session (window, "Alpha build one", source_at (window, 1));
   g_assert_cmpstr (adw_view_switcher_title_get_subtitle (switcher_title (window)), ==, "Alpha box");
+  g_assert_false (gtk_widget_get_visible (plan_toggle (window)));
   open_session (window, "Beta deploy one", source_at (window, 2));
   open_session (window, "Local notes one", source_at (window, 0));
   g_assert_cmpstr (adw_view_switcher_title_get_subtitle (switcher_title (window)), ==, "This Computer");
+  g_assert_true (gtk_widget_get_visible (plan_toggle (window)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (gtk_widget_get_visible (plan_toggle (window)));
+  open_session (window, "Beta deploy one", source_at (window, 2));
 
   /* A search asks every source. */
   pd_session_list_set_query (session_list (window), "one", FALSE);
