@@ -133,6 +133,22 @@ check_narrow (PdApplication *app,
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
   g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "sidebar");
   assert_fits (window, "the session list");
+
+  /* The sidebar's page has the main menu too: Preferences and About were
+   * reachable only after opening a session (tried as a new user would). */
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+    guint menus = 0;
+
+    pd_test_flush (GTK_WIDGET (window));
+    pd_test_collect (adw_leaflet_get_visible_child (leaflet), GTK_TYPE_MENU_BUTTON, buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      if (gtk_widget_get_mapped (g_ptr_array_index (buttons, i)) &&
+          g_strcmp0 (gtk_menu_button_get_icon_name (g_ptr_array_index (buttons, i)), "open-menu-symbolic") == 0)
+        menus++;
+    g_assert_cmpuint (menus, ==, 1);
+    pd_test_screenshot (GTK_WIDGET (window), "narrow-sidebar");
+  }
 }
 
 static void
