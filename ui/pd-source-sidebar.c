@@ -5,7 +5,8 @@
  * Over the session list of a window with more than one source: "All
  * Sources", then each source with its name and its state in words and an
  * icon (an endpoint connecting, connected, unreachable or refusing the
- * token; this computer's database when it cannot be read).  Choosing one
+ * token, or answering without its list: "Bad reply"; this computer's
+ * database when it cannot be read).  Choosing one
  * shows its sessions alone (PdWindow sets the session list's source).  The
  * rows are built again when the list changes: it holds a few sources.
  */
@@ -28,7 +29,7 @@ struct _PdSourceSidebar
   GtkListBox    *list_box;
   GtkWidget     *separator;
   GPtrArray     *watched;     /* (element-type PdRemoteSource) */
-  GHashTable    *errors;      /* PdSource → its last listing's error message */
+  GHashTable    *errors;      /* PdSource → its last listing's GError */
   PdSource      *selected;    /* (nullable) NULL: all sources */
   gboolean       rebuilding;
 };
@@ -55,7 +56,7 @@ pd_source_sidebar_dup_state (PdSourceSidebar *self,
                              PdSource        *source,
                              const char     **icon_name)
 {
-  const char *error = g_hash_table_lookup (self->errors, source);
+  const GError *error = g_hash_table_lookup (self->errors, source);
   const char *icon = "computer-symbolic";
   char *state = NULL;
 
@@ -68,8 +69,23 @@ pd_source_sidebar_dup_state (PdSourceSidebar *self,
           state = g_strdup (_("Connecting"));
           break;
         case PD_REMOTE_ONLINE:
-          icon = "network-transmit-receive-symbolic";
-          state = g_strdup (_("Connected"));
+          /* It answers, but its list did not come: it is not "Connected"
+           * (an endpoint sending garbage or an endless reply said so). */
+          if (error != NULL && g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
+            {
+              icon = "network-idle-symbolic";
+              state = g_strdup (_("Not answering"));
+            }
+          else if (error != NULL)
+            {
+              icon = "dialog-warning-symbolic";
+              state = g_strdup (_("Bad reply"));
+            }
+          else
+            {
+              icon = "network-transmit-receive-symbolic";
+              state = g_strdup (_("Connected"));
+            }
           break;
         case PD_REMOTE_OFFLINE:
           icon = "network-offline-symbolic";
@@ -107,11 +123,13 @@ pd_source_sidebar_fill_row (PdSourceSidebar *self,
   g_autofree char *spoken = NULL;
   g_autofree char *safe_name = NULL;
   g_autofree char *safe_error = NULL;
-  const char *error = source != NULL ? g_hash_table_lookup (self->errors, source) : NULL;
+  const GError *listing_error = source != NULL ? g_hash_table_lookup (self->errors, source) : NULL;
+  const char *error = listing_error != NULL ? listing_error->message : NULL;
 
   if (source != NULL)
     state = pd_source_sidebar_dup_state (self, source, &icon);
-  if (source != NULL && PD_IS_REMOTE_SOURCE (source))
+  if (source != NULL && PD_IS_REMOTE_SOURCE (source) &&
+      pd_remote_source_get_state_message (PD_REMOTE_SOURCE (source)) != NULL)
     error = pd_remote_source_get_state_message (PD_REMOTE_SOURCE (source));
 
   /* A name is the user's, but may be pasted from anywhere, and an error
@@ -246,14 +264,15 @@ on_listed (PdSourceSidebar *self,
            PdSource        *source,
            const GError    *error)
 {
-  const char *before = g_hash_table_lookup (self->errors, source);
+  const GError *before = g_hash_table_lookup (self->errors, source);
 
   if (error == NULL && before == NULL)
     return;
-  if (error != NULL && g_strcmp0 (before, error->message) == 0)
+  if (error != NULL && before != NULL && g_error_matches (before, error->domain, error->code) &&
+      g_strcmp0 (before->message, error->message) == 0)
     return;
   if (error != NULL)
-    g_hash_table_replace (self->errors, source, g_strdup (error->message));
+    g_hash_table_replace (self->errors, source, g_error_copy (error));
   else
     g_hash_table_remove (self->errors, source);
   pd_source_sidebar_update_rows (self);
@@ -395,7 +414,7 @@ static void
 pd_source_sidebar_init (PdSourceSidebar *self)
 {
   self->watched = g_ptr_array_new_with_free_func (g_object_unref);
-  self->errors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  self->errors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_error_free);
   self->list_box = GTK_LIST_BOX (gtk_list_box_new ());
   gtk_widget_add_css_class (GTK_WIDGET (self->list_box), "navigation-sidebar");
   gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_SINGLE);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <glib/gstdio.h>
+#include <libsoup/soup.h>
 
 #include "pd-application.h"
 #include "pd-now-view.h"
@@ -527,6 +528,66 @@ test_sources_url_token (void)
   sources_tear_down (&sources);
 }
 
+/* --- an endpoint whose list is garbage ---------------------------------- */
+
+/* An endpoint that answers its health but sends garbage for its list. */
+static void
+garbage_handler (SoupServer        *server,
+                 SoupServerMessage *msg,
+                 const char        *path,
+                 GHashTable        *query,
+                 gpointer           user_data)
+{
+  const char *body = "\xff\xfe[{\xff\xfe[{\xff\xfe[{";
+
+  if (g_str_equal (path, "/api/health"))
+    body = "{\"status\":\"ok\",\"events_stream\":false,\"lookup_limit\":0}";
+  else if (g_str_has_prefix (path, "/api/events"))
+    body = "{\"events\":[],\"seq\":[]}";
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, body, strlen (body));
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+}
+
+static void
+check_bad_reply (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  wait_state (window, 1, PD_REMOTE_ONLINE, "Bad reply", "the endpoint's garbage said, not Connected");
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (sidebar (window)), "Connected", FALSE), ==, 0);
+  wait_listed (window, 2, "Local notes two", "this computer's sessions");
+}
+
+/* An endpoint whose list is garbage (or an endless reply) read
+ * "Connected" (tried as an attacker would): it says "Bad reply". */
+static void
+test_sources_bad_reply (void)
+{
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSettings) settings = NULL;
+  g_autoslist(GUri) uris = NULL;
+  g_autofree char *url = NULL;
+  Sources sources = { { { 0 } } };
+  GVariantBuilder builder;
+
+  sources_set_up (&sources);
+  soup_server_add_handler (server, NULL, garbage_handler, NULL, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (server);
+  url = g_strdup_printf ("http://127.0.0.1:%d", g_uri_get_port (uris->data));
+  pd_secrets_keep_for_session (url, "any-token");
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "garbage", "Garbage box", url);
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_bad_reply, &sources, NULL), ==, 0);
+  pd_secrets_keep_for_session (url, NULL);
+  soup_server_disconnect (server);
+  sources_tear_down (&sources);
+}
+
 /* --- Preferences ------------------------------------------------------ */
 
 static gboolean
@@ -725,6 +786,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/sources/window", test_sources_window);
   g_test_add_func ("/pd/ui/sources/preferences", test_sources_preferences);
   g_test_add_func ("/pd/ui/sources/url-token", test_sources_url_token);
+  g_test_add_func ("/pd/ui/sources/bad-reply", test_sources_bad_reply);
 
   status = g_test_run ();
   {
