@@ -54,6 +54,14 @@ struct _PdEventsView
   double              last_page_size;
   gboolean            reconfigured;  /* "changed" came; its value-changed is no scroll */
   guint               follow_idle;   /* a pending move to the newest */
+  /* Rows not yet shown at their newest: the list is drawn once it is
+   * there, so that it opens at the newest instead of at the oldest and
+   * then jumping (tried as a new user would). */
+  gboolean            settling;
+  gboolean            loaded;        /* the reload has read every page */
+  gboolean            grew_hidden;   /* rows came while unmapped */
+  gboolean            laid_out;      /* the list laid itself out since settling began */
+  guint               settle_timeout;
 
   /* Template widgets */
   GtkDropDown        *type_dropdown;
@@ -105,6 +113,7 @@ static void pd_events_view_fetch (PdEventsView         *self,
                                   PdSessionViewRequest *request);
 static void pd_events_view_set_following (PdEventsView *self,
                                           gboolean      following);
+static void pd_events_view_check_settled (PdEventsView *self);
 
 static void
 pd_events_view_update_state (PdEventsView *self)
@@ -318,7 +327,9 @@ on_events_loaded (GObject      *object,
 
   if (stored == NULL)
     {
+      self->loaded = TRUE;
       pd_events_view_update_state (self);
+      pd_events_view_check_settled (self);
       pd_session_view_reload_done (request, error);
       return;
     }
@@ -332,6 +343,8 @@ on_events_loaded (GObject      *object,
       return;
     }
 
+  self->loaded = TRUE;
+  pd_events_view_check_settled (self);
   pd_session_view_reload_done (request, NULL);
 }
 
@@ -358,6 +371,7 @@ pd_events_view_clear (PdSessionView *view)
   PdEventsView *self = PD_EVENTS_VIEW (view);
 
   self->last_seq = 0;
+  self->loaded = FALSE;
 
   gtk_drop_down_set_selected (self->type_dropdown, 0);
   g_list_store_remove_all (self->events);
@@ -378,6 +392,54 @@ at_bottom (GtkAdjustment *adjustment)
 {
   return gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
          gtk_adjustment_get_upper (adjustment) - 2;
+}
+
+/* Hides the rows until they show the newest (or the person scrolled).
+ * A bound of a second: a list that could not move is shown anyway. */
+#define SETTLE_MAX_MS 1000
+
+static void
+pd_events_view_set_settling (PdEventsView *self,
+                             gboolean      settling)
+{
+  g_clear_handle_id (&self->settle_timeout, g_source_remove);
+  self->settling = settling;
+  self->laid_out = FALSE;
+  gtk_widget_set_opacity (GTK_WIDGET (self->scroller), settling ? 0 : 1);
+}
+
+static void
+on_settle_timeout (gpointer data)
+{
+  PdEventsView *self = data;
+
+  self->settle_timeout = 0;
+  pd_events_view_set_settling (self, FALSE);
+}
+
+static void
+pd_events_view_settle (PdEventsView *self)
+{
+  if (self->settling)
+    return;
+  pd_events_view_set_settling (self, TRUE);
+  self->settle_timeout = g_timeout_add_once (SETTLE_MAX_MS, on_settle_timeout, self);
+}
+
+/* Shown once laid out at the newest, or when not following. */
+static void
+pd_events_view_check_settled (PdEventsView *self)
+{
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+
+  if (!self->settling)
+    return;
+  /* The adjustment is the list's word once it laid out these rows: before,
+   * it may still be that of the rows it had. */
+  if (!self->following ||
+      (self->loaded && self->laid_out && gtk_widget_get_mapped (GTK_WIDGET (self->scroller)) &&
+       gtk_adjustment_get_page_size (adjustment) > 0 && at_bottom (adjustment)))
+    pd_events_view_set_settling (self, FALSE);
 }
 
 /* The rows' list inside the column view (a GtkListView of its own). */
@@ -431,6 +493,7 @@ pd_events_view_follow_idle (gpointer user_data)
   self->reconfigured = FALSE;
   if (self->following && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))
     pd_events_view_scroll_to_newest (self);
+  pd_events_view_check_settled (self);
 }
 
 static void
@@ -476,6 +539,7 @@ on_adjustment_value_changed (PdEventsView  *self,
     pd_events_view_set_following (self, FALSE);
   else if (self->following)
     pd_events_view_queue_follow (self);
+  pd_events_view_check_settled (self);
 }
 
 static void
@@ -487,6 +551,8 @@ on_adjustment_changed (PdEventsView  *self,
   /* The list reconfigures the adjustment during layout (rows added, shown
    * again, resized) and emits value-changed right after: not the person. */
   self->reconfigured = TRUE;
+  if (gtk_widget_get_mapped (GTK_WIDGET (self->scroller)))
+    self->laid_out = TRUE;
 
   pd_events_view_queue_follow (self);
 }
@@ -498,8 +564,26 @@ on_rows_changed (PdEventsView *self,
                  guint         removed,
                  guint         added)
 {
+  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+
+  /* The first rows of a stream: drawn once at the newest. */
+  if (self->following && added > 0 && n_items == added)
+    pd_events_view_settle (self);
+  if (added > 0 && !gtk_widget_get_mapped (GTK_WIDGET (self->scroller)))
+    self->grew_hidden = TRUE;
   if (self->following && added > 0)
     pd_events_view_queue_follow (self);
+}
+
+/* Shown again after rows came: drawn once at the newest, not first where
+ * it was and then moved. */
+static void
+on_scroller_map (PdEventsView *self)
+{
+  if (self->following && self->grew_hidden)
+    pd_events_view_settle (self);
+  self->grew_hidden = FALSE;
+  pd_events_view_queue_follow (self);
 }
 
 static void
@@ -559,6 +643,7 @@ pd_events_view_dispose (GObject *object)
 
   g_clear_handle_id (&self->compact_idle, g_source_remove);
   g_clear_handle_id (&self->follow_idle, g_source_remove);
+  g_clear_handle_id (&self->settle_timeout, g_source_remove);
 
   if (self->scroller != NULL)
     g_signal_handlers_disconnect_by_data (gtk_scrolled_window_get_vadjustment (self->scroller), self);
@@ -857,7 +942,7 @@ pd_events_view_init (PdEventsView *self)
                            G_CALLBACK (on_rows_changed), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   /* Rows that arrived while hidden: shown again, the newest is in view. */
   g_signal_connect_object (self->scroller, "map",
-                           G_CALLBACK (pd_events_view_queue_follow), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (on_scroller_map), self, G_CONNECT_SWAPPED);
   pd_events_view_update_state (self);
 }
 

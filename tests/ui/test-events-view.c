@@ -394,6 +394,40 @@ test_events_narrow (void)
   }
   pd_test_screenshot_sizes (window, "events-compact");
 
+  /* Rows of even height, a long summary cut to its line (tried as a new
+   * user would: a long one took three lines and the rows jumped in size;
+   * the whole of it is in the details below). */
+  pd_test_db_add_event (db, id, PD_EVENT_PLAN_REASSESSMENT, NULL, 4,
+                        "{\"reason\":\"an acceptance check kept failing on every platform the project builds on, "
+                        "including the ones that only run at night, and the logs say why at great length\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{}");
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  wait.n = 5;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  gtk_test_widget_wait_for_draw (view);
+  pd_test_flush (GTK_WIDGET (window));
+  {
+    GtkWidget *rows = gtk_widget_get_first_child (GTK_WIDGET (pd_test_find_first (view, is_column_view, NULL)));
+    int height = -1;
+    guint n_rows = 0;
+
+    while (rows != NULL && !GTK_IS_LIST_VIEW (rows))
+      rows = gtk_widget_get_next_sibling (rows);
+    g_assert_nonnull (rows);
+    for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row))
+      {
+        if (!gtk_widget_get_mapped (row) || gtk_widget_get_height (row) <= 0)
+          continue;
+        g_test_message ("compact row %u: %d px", n_rows, gtk_widget_get_height (row));
+        if (height < 0)
+          height = gtk_widget_get_height (row);
+        g_assert_cmpint (gtk_widget_get_height (row), ==, height);
+        n_rows++;
+      }
+    g_assert_cmpuint (n_rows, ==, 5);
+  }
+  pd_test_screenshot_sizes (window, "events-compact-even");
+
   gtk_window_set_default_size (window, 900, 640);
   g_assert_true (pd_test_wait_for (is_wide, view));
   visible = 0;
@@ -562,6 +596,95 @@ test_events_follow_newest (void)
 /* As an attacker (or a hostile server) would word an event: a right-to-left
  * override (U+202E) in a failure's reason and in a reassessment reason we
  * do not know.  Each reaches its notice shown and isolated. */
+/* --- opening at the newest -------------------------------------------------- */
+
+typedef struct
+{
+  GtkWidget *view;
+  guint      oldest_painted;   /* frames that showed the oldest rows */
+  guint      painted;
+} PaintWatch;
+
+/* How visible @widget is drawn: its opacity and its ancestors'. */
+static double
+drawn_opacity (GtkWidget *widget)
+{
+  double opacity = 1;
+
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    opacity *= gtk_widget_get_opacity (w);
+  return opacity;
+}
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                PaintWatch    *watch)
+{
+  GtkWidget *columns = pd_test_find_widget (watch->view, GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *scroller = gtk_widget_get_ancestor (columns, GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *oldest = pd_test_find_first (watch->view, is_mapped_label, "shell · 100 ms");
+  graphene_rect_t bounds;
+
+  if (!gtk_widget_get_mapped (watch->view))
+    return;
+  watch->painted++;
+  if (oldest != NULL && drawn_opacity (scroller) > 0 &&
+      gtk_widget_compute_bounds (oldest, scroller, &bounds) &&
+      bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (scroller))
+    watch->oldest_painted++;
+}
+
+/* Tried as a new user would: the Events page opened at its oldest event,
+ * drawn so, then jumped to the newest.  Opened (filled while shown, and
+ * filled while hidden then shown), no frame draws the oldest rows. */
+static void
+test_events_open_at_newest (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autofree char *other = pd_test_db_create_session (db, "Port the lexer");
+  GtkWidget *view = pd_events_view_new ();
+  PaintWatch watch = { view, 0, 0 };
+  GdkFrameClock *clock;
+  GtkWindow *window;
+  gulong handler;
+  CountWait wait;
+
+  add_tool_calls (db, id, 0, 150);
+  add_tool_calls (db, other, 0, 120);
+  window = pd_test_present (view, 900, 500);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &watch);
+
+  /* Shown, then filled. */
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.n = 150;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  assert_newest_shown (view, 149);
+  gtk_test_widget_wait_for_draw (view);
+  g_test_message ("%u frames, %u with the oldest rows", watch.painted, watch.oldest_painted);
+  g_assert_cmpuint (watch.oldest_painted, ==, 0);
+
+  /* Filled while hidden (another page shown), then shown. */
+  gtk_widget_set_visible (view, FALSE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), other);
+  wait.n = 120;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_flush (GTK_WIDGET (window));
+  watch.painted = 0;
+  gtk_widget_set_visible (view, TRUE);
+  assert_newest_shown (view, 119);
+  gtk_test_widget_wait_for_draw (view);
+  g_test_message ("%u frames, %u with the oldest rows", watch.painted, watch.oldest_painted);
+  g_assert_cmpuint (watch.painted, >, 0);
+  g_assert_cmpuint (watch.oldest_painted, ==, 0);
+
+  g_signal_handler_disconnect (clock, handler);
+  pd_test_destroy_window (window, view);
+}
+
 static void
 test_events_bidi_notices (void)
 {
@@ -602,6 +725,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/bidi-notices", test_events_bidi_notices);
   g_test_add_func ("/pd/ui/events-view/narrow", test_events_narrow);
   g_test_add_func ("/pd/ui/events-view/follow-newest", test_events_follow_newest);
+  g_test_add_func ("/pd/ui/events-view/open-at-newest", test_events_open_at_newest);
 
   return g_test_run ();
 }
