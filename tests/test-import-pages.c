@@ -289,6 +289,31 @@ test_opencode_storage (void)
   count_events (pages, "o", &events);
   g_assert_cmpuint (events.plan_created + events.plan_updated, ==, 3);
   g_assert_cmpuint (events.started, ==, walk.calls);
+  /* The last plan event counts as the checklist does (the Now page): the
+   * cancelled item in neither done nor the total (it said 2/4 and "1
+   * blocked" beside the Now page's 2/3). */
+  {
+    g_autoptr(GPtrArray) all = pd_transcript_pages_dup_events (pages, "o", 0, 0);
+    guint done = 0, total = 0;
+    JsonObject *data = NULL;
+
+    pd_checklist_count (pd_imported_session_get_checklist (plain), &done, &total, NULL);
+    g_assert_cmpuint (total, ==, 3);
+    for (guint i = all->len; i > 0 && data == NULL; i--)
+      {
+        g_autoptr(PdEvent) event = pd_event_new_from_json (((PdStoredEvent *) g_ptr_array_index (all, i - 1))->event_json,
+                                                           NULL);
+
+        if (g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_PLAN_UPDATED) == 0)
+          data = json_object_ref (pd_event_get_data (event));
+      }
+    g_assert_nonnull (data);
+    g_assert_cmpint (json_object_get_int_member (data, "steps"), ==, total);
+    g_assert_cmpint (json_object_get_int_member (data, "done"), ==, done);
+    g_assert_cmpint (json_object_get_int_member (data, "cancelled"), ==, 1);
+    g_assert_cmpint (json_object_get_int_member (data, "blocked"), ==, 0);
+    json_object_unref (data);
+  }
   check_resume (pages, resume, "/home/dev/src/hookshot");
   g_hash_table_unref (walk.roles);
 }

@@ -741,14 +741,19 @@ build_messages (PdTranscriptPages *self)
   return json_to_string (root, FALSE);
 }
 
+/* The counts of the checklist (pd_checklist_count()): a cancelled item is
+ * neither work left nor work done, so it is out of the total.  Counted as
+ * blocked and in the total, the Events page said 3/5 where the Now page
+ * said 3/4 (tried as a new user would). */
 static void
 count_items (GPtrArray *items,
+             guint     *total,
              guint     *done,
              guint     *in_progress,
-             guint     *blocked,
+             guint     *cancelled,
              guint     *pending)
 {
-  *done = *in_progress = *blocked = *pending = 0;
+  *total = *done = *in_progress = *cancelled = *pending = 0;
   for (guint i = 0; i < items->len; i++)
     {
       const PdChecklistItem *item = g_ptr_array_index (items, i);
@@ -757,11 +762,12 @@ count_items (GPtrArray *items,
         {
         case PD_CHECKLIST_STATUS_COMPLETED:   (*done)++; break;
         case PD_CHECKLIST_STATUS_IN_PROGRESS: (*in_progress)++; break;
-        case PD_CHECKLIST_STATUS_CANCELLED:   (*blocked)++; break;
+        case PD_CHECKLIST_STATUS_CANCELLED:   (*cancelled)++; break;
         case PD_CHECKLIST_STATUS_PENDING:
         default:                              (*pending)++; break;
         }
     }
+  *total = items->len - *cancelled;
 }
 
 static void
@@ -805,15 +811,16 @@ build_events (PdTranscriptPages *self)
       if (entry->kind == ENTRY_VERSION)
         {
           Version *version = entry->ref;
-          guint done, in_progress, blocked, pending;
+          guint total, done, in_progress, cancelled, pending;
 
-          count_items (version->items, &done, &in_progress, &blocked, &pending);
-          json_object_set_int_member (data, "steps", version->items->len);
+          count_items (version->items, &total, &done, &in_progress, &cancelled, &pending);
+          json_object_set_int_member (data, "steps", total);
           if (version->number > 1)
             {
               json_object_set_int_member (data, "done", done);
               json_object_set_int_member (data, "in_progress", in_progress);
-              json_object_set_int_member (data, "blocked", blocked);
+              json_object_set_int_member (data, "blocked", 0);
+              json_object_set_int_member (data, "cancelled", cancelled);
               json_object_set_int_member (data, "pending", pending);
             }
           json_object_set_int_member (data, "version", version->number);
