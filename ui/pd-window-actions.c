@@ -512,7 +512,11 @@ retry_action (GtkWidget  *widget,
     }
 
   if (PD_IS_REMOTE_SOURCE (self->source))
-    pd_remote_source_reconnect (PD_REMOTE_SOURCE (self->source));
+    {
+      /* Said until the listing asked now answers or fails. */
+      _pd_window_start_retry (self);
+      pd_remote_source_reconnect (PD_REMOTE_SOURCE (self->source));
+    }
   else
     {
       guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sources));

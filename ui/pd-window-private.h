@@ -45,6 +45,7 @@ struct _PdWindow
                                          * PdMultiSource over all of them */
   PdSourceList        *sources;         /* this computer's database first, then endpoints */
   gboolean             failed;
+  gboolean             retrying;            /* Retry pressed, no answer yet */
   char                *error_description;   /* the error page's, as plain text */
 
   PdDemo              *demo;
@@ -125,6 +126,9 @@ void        _pd_window_show_error          (PdWindow        *self,
 void        _pd_window_update_content      (PdWindow        *self);
 void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
+void        _pd_window_start_retry         (PdWindow        *self);
+void        _pd_window_end_retry           (PdWindow        *self,
+                                            gboolean         reached);
 void        _pd_window_update_error_page   (PdWindow        *self);
 void        _pd_window_try_select_pending  (PdWindow        *self);
 void        _pd_window_set_source          (PdWindow        *self,

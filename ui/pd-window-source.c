@@ -369,6 +369,8 @@ pd_window_update_connection (PdWindow *self)
       break;
     }
 
+  if (state == PD_REMOTE_ONLINE)
+    _pd_window_end_retry (self, TRUE);
   if (text != NULL)
     gtk_label_set_text (self->connection_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);

@@ -490,6 +490,12 @@ new_session_button (PdWindow *window)
   return button;
 }
 
+static gboolean
+still_unreachable_said (gpointer window)
+{
+  return pd_test_count_shown_labels (window, "Still cannot reach the endpoint", FALSE) == 1;
+}
+
 static void
 check_remote_page (PdApplication *app,
                    PdWindow      *window,
@@ -513,6 +519,18 @@ check_remote_page (PdApplication *app,
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Retry", FALSE), ==, 1);
   /* The sidebar's New Session button follows its action. */
   g_assert_false (gtk_widget_get_sensitive (new_session_button (window)));
+
+  /* Retry says it is trying, then what came of it (a refused connection
+   * fails at once with the same words: the page did not change, and Retry
+   * looked dead, tried as a new user would). */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.retry", NULL);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Connecting…", FALSE), ==, 1);
+  g_assert_false (gtk_widget_get_sensitive (pd_test_find_action_button (status, "win.retry")));
+  pd_test_wait_until (still_unreachable_said, window, "the retry's answer");
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Connecting…", FALSE), ==, 0);
+  g_assert_true (gtk_widget_get_sensitive (pd_test_find_action_button (status, "win.retry")));
+  g_assert_true (gtk_widget_get_mapped (status));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "remote-retry-answered");
 }
 
 static void
