@@ -592,6 +592,120 @@ test_transcript_plain_language (void)
   pd_test_destroy_window (window, view);
 }
 
+/* --- following the newest during a live run ------------------------------------ */
+
+static gboolean
+is_mapped_text (GtkWidget     *widget,
+                gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+typedef struct
+{
+  GtkWidget  *view;
+  const char *text;
+} DrawnWait;
+
+/* The scrolled window of the messages' list. */
+static GtkWidget *
+list_scroller (GtkWidget *view)
+{
+  return gtk_widget_get_ancestor (pd_test_find_widget (view, GTK_TYPE_LIST_VIEW), GTK_TYPE_SCROLLED_WINDOW);
+}
+
+/* The label @text is drawn whole inside the transcript's scroller. */
+static gboolean
+drawn_in_view (gpointer data)
+{
+  DrawnWait *wait = data;
+  GtkWidget *scroller = list_scroller (wait->view);
+  GtkWidget *label = pd_test_find_first (wait->view, is_mapped_text, wait->text);
+  graphene_rect_t bounds;
+
+  if (label == NULL || !gtk_widget_compute_bounds (label, scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 1;
+}
+
+static JsonArray *
+numbered_messages (guint n)
+{
+  JsonArray *messages = json_array_new ();
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("Message %u", i);
+
+      json_array_add_object_element (messages, pd_test_message (i % 2 ? "assistant" : "user", text));
+    }
+  return messages;
+}
+
+/* Tried as a new user would: during a live run the Transcript stayed
+ * where it was while messages came below.  At the end, it follows the
+ * newest; scrolled up, it stays put. */
+static void
+test_transcript_follows_newest (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autoptr(JsonArray) first = numbered_messages (30);
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  DrawnWait drawn = { view, "Message 29" };
+
+  pd_test_db_save (db, id, first, 0, NULL);
+  window = pd_test_present (view, 800, 400);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 30;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_wait_until (drawn_in_view, &drawn, "the newest message in view");
+
+  /* The run writes more: the newest is drawn, with no click. */
+  {
+    g_autoptr(JsonArray) more = numbered_messages (36);
+
+    pd_test_db_save (db, id, more, 30, NULL);
+  }
+  pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 36;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  drawn.text = "Message 35";
+  pd_test_wait_until (drawn_in_view, &drawn, "the new newest message in view");
+
+  /* Scrolled up to read (Ctrl+Home): more messages move nothing. */
+  pd_test_flush (view);
+  {
+    gboolean handled = FALSE;
+
+    g_signal_emit_by_name (list_scroller (view), "scroll-child", GTK_SCROLL_START, FALSE, &handled);
+  }
+  drawn.text = "Message 1";
+  pd_test_wait_until (drawn_in_view, &drawn, "the first messages, scrolled to");
+  pd_test_flush (view);
+  {
+    g_autoptr(JsonArray) more = numbered_messages (42);
+
+    pd_test_db_save (db, id, more, 36, NULL);
+  }
+  pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 42;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_flush (view);
+  pd_test_spin (200);
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_true (drawn_in_view (&drawn));
+  drawn.text = "Message 41";
+  g_assert_false (drawn_in_view (&drawn));
+
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -604,6 +718,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/transcript-view/empty-and-switch", test_transcript_empty_and_switch);
   g_test_add_func ("/pd/ui/transcript-view/model-outcomes", test_transcript_model_outcomes);
   g_test_add_func ("/pd/ui/transcript-view/bidi-shown", test_transcript_bidi_shown);
+  g_test_add_func ("/pd/ui/transcript-view/follows-newest", test_transcript_follows_newest);
 
   return g_test_run ();
 }
