@@ -181,7 +181,6 @@ summarize (PdEvent *event)
   if (g_strcmp0 (type, PD_EVENT_PLAN_UPDATED) == 0)
     {
       long long blocked = data_int (data, "blocked", 0);
-      long long cancelled = data_int (data, "cancelled", 0);
       g_autofree char *line = g_strdup_printf (_("plan v%lld · %lld/%lld done"),
                                                data_int (data, "version", 0),
                                                data_int (data, "done", 0),
@@ -189,10 +188,6 @@ summarize (PdEvent *event)
 
       if (blocked > 0)
         return g_strdup_printf (_("%s · %lld blocked"), line, blocked);
-      /* Another agent's cancelled items: out of the total, as on the
-       * Now page, and said. */
-      if (cancelled > 0)
-        return g_strdup_printf (_("%s · %lld cancelled"), line, cancelled);
       return g_steal_pointer (&line);
     }
 

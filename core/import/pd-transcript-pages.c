@@ -819,8 +819,9 @@ build_events (PdTranscriptPages *self)
             {
               json_object_set_int_member (data, "done", done);
               json_object_set_int_member (data, "in_progress", in_progress);
+              /* The members of our own plan_updated (the CLI and serve
+               * give them as they are): a cancelled item is in none. */
               json_object_set_int_member (data, "blocked", 0);
-              json_object_set_int_member (data, "cancelled", cancelled);
               json_object_set_int_member (data, "pending", pending);
             }
           json_object_set_int_member (data, "version", version->number);
