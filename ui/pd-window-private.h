@@ -126,9 +126,6 @@ void        _pd_window_show_error          (PdWindow        *self,
 void        _pd_window_update_content      (PdWindow        *self);
 void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
-void        _pd_window_start_retry         (PdWindow        *self);
-void        _pd_window_end_retry           (PdWindow        *self,
-                                            gboolean         reached);
 void        _pd_window_update_error_page   (PdWindow        *self);
 void        _pd_window_try_select_pending  (PdWindow        *self);
 void        _pd_window_set_source          (PdWindow        *self,
@@ -140,6 +137,10 @@ void        _pd_window_set_source          (PdWindow        *self,
 GListModel *_pd_window_get_sources         (PdWindow        *self);
 
 /* pd-window-source.c */
+void        _pd_window_start_retry         (PdWindow        *self);
+void        _pd_window_show_retrying       (PdWindow        *self);
+void        _pd_window_end_retry           (PdWindow        *self,
+                                            gboolean         reached);
 void        _pd_window_open_source         (PdWindow        *self);
 PdLocalSource *_pd_window_get_local_source (PdWindow        *self);
 void        _pd_window_sync_endpoints      (PdWindow        *self);

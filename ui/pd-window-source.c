@@ -337,6 +337,47 @@ pd_window_set_endpoint_token (PdWindow   *self,
   return FALSE;
 }
 
+/* Retry's answer.  Pressed, the buttons say "Connecting…" until the
+ * endpoint answers or fails again; then a toast says which.  A refused
+ * connection fails at once with the same words as before, so the page and
+ * the banner did not change, and Retry looked dead (tried as a new user
+ * would). */
+void
+_pd_window_show_retrying (PdWindow *self)
+{
+  gtk_button_set_label (self->connection_retry, self->retrying ? _("Connecting…") : _("_Retry Now"));
+  gtk_button_set_label (self->error_retry, self->retrying ? _("Connecting…") : _("_Retry"));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.retry", !self->retrying);
+}
+
+void
+_pd_window_start_retry (PdWindow *self)
+{
+  self->retrying = TRUE;
+  _pd_window_show_retrying (self);
+}
+
+/**
+ * _pd_window_end_retry:
+ * @reached: whether the endpoint answered
+ *
+ * Ends a retry, if one is on its way, with its toast.
+ */
+void
+_pd_window_end_retry (PdWindow *self,
+                      gboolean  reached)
+{
+  if (!self->retrying)
+    return;
+  self->retrying = FALSE;
+  _pd_window_show_retrying (self);
+  /* A refused token is said by its banner, with the entry for a new one. */
+  if (self->source != NULL && PD_IS_REMOTE_SOURCE (self->source) &&
+      pd_remote_source_get_state (PD_REMOTE_SOURCE (self->source)) == PD_REMOTE_DENIED)
+    return;
+  pd_window_show_message (self, reached ? _("Connected") : _("Still cannot reach the endpoint"));
+}
+
 /* The banner over the content says whether a remote endpoint answers:
  * offline (reconnecting by itself, or now with Retry), or refusing the
  * token (a new one can be entered in place). */
