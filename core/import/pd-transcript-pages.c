@@ -741,19 +741,16 @@ build_messages (PdTranscriptPages *self)
   return json_to_string (root, FALSE);
 }
 
-/* The counts of the checklist (pd_checklist_count()): a cancelled item is
- * neither work left nor work done, so it is out of the total.  Counted as
- * blocked and in the total, the Events page said 3/5 where the Now page
- * said 3/4 (tried as a new user would). */
+/* As pd_checklist_count() counts: a cancelled item is out of the steps (as
+ * blocked, Events said 3/5 where Now said 3/4, tried as a new user would). */
 static void
 count_items (GPtrArray *items,
-             guint     *total,
              guint     *done,
              guint     *in_progress,
              guint     *cancelled,
              guint     *pending)
 {
-  *total = *done = *in_progress = *cancelled = *pending = 0;
+  *done = *in_progress = *cancelled = *pending = 0;
   for (guint i = 0; i < items->len; i++)
     {
       const PdChecklistItem *item = g_ptr_array_index (items, i);
@@ -767,7 +764,6 @@ count_items (GPtrArray *items,
         default:                              (*pending)++; break;
         }
     }
-  *total = items->len - *cancelled;
 }
 
 static void
@@ -811,16 +807,15 @@ build_events (PdTranscriptPages *self)
       if (entry->kind == ENTRY_VERSION)
         {
           Version *version = entry->ref;
-          guint total, done, in_progress, cancelled, pending;
+          guint done, in_progress, cancelled, pending;
 
-          count_items (version->items, &total, &done, &in_progress, &cancelled, &pending);
-          json_object_set_int_member (data, "steps", total);
+          count_items (version->items, &done, &in_progress, &cancelled, &pending);
+          json_object_set_int_member (data, "steps", version->items->len - cancelled);
           if (version->number > 1)
             {
               json_object_set_int_member (data, "done", done);
               json_object_set_int_member (data, "in_progress", in_progress);
-              /* The members of our own plan_updated (the CLI and serve
-               * give them as they are): a cancelled item is in none. */
+              /* Our own plan_updated's members: a cancelled item is in none. */
               json_object_set_int_member (data, "blocked", 0);
               json_object_set_int_member (data, "pending", pending);
             }
