@@ -921,28 +921,17 @@ pd_window_class_init (PdWindowClass *klass)
 
 /* The Now page shows sessions of our own, the checklist imported ones. */
 static gboolean
-session_id_if_own (GBinding     *binding,
-                   const GValue *from,
-                   GValue       *to,
-                   gpointer      user_data)
+session_id_for_view (GBinding     *binding,
+                     const GValue *from,
+                     GValue       *to,
+                     gpointer      user_data)
 {
   PdWindow *self = user_data;
   gboolean imported = self->shown_item != NULL && pd_session_item_is_imported (self->shown_item);
+  g_autoptr(GObject) view = g_binding_dup_target (binding);
+  gboolean for_checklist = view == G_OBJECT (self->checklist_view);
 
-  g_value_set_string (to, imported ? NULL : g_value_get_string (from));
-  return TRUE;
-}
-
-static gboolean
-session_id_if_imported (GBinding     *binding,
-                        const GValue *from,
-                        GValue       *to,
-                        gpointer      user_data)
-{
-  PdWindow *self = user_data;
-  gboolean imported = self->shown_item != NULL && pd_session_item_is_imported (self->shown_item);
-
-  g_value_set_string (to, imported ? g_value_get_string (from) : NULL);
+  g_value_set_string (to, imported == for_checklist ? g_value_get_string (from) : NULL);
   return TRUE;
 }
 
@@ -958,9 +947,9 @@ pd_window_bind_views (PdWindow *self)
     g_object_bind_property (self, "shown-source", views[i], "source", G_BINDING_SYNC_CREATE);
 
   g_object_bind_property_full (self, "session-id", self->now_view, "session-id", G_BINDING_SYNC_CREATE,
-                               session_id_if_own, NULL, self, NULL);
+                               session_id_for_view, NULL, self, NULL);
   g_object_bind_property_full (self, "session-id", self->checklist_view, "session-id", G_BINDING_SYNC_CREATE,
-                               session_id_if_imported, NULL, self, NULL);
+                               session_id_for_view, NULL, self, NULL);
   g_object_bind_property (self, "session-id", self->transcript_view, "session-id", G_BINDING_SYNC_CREATE);
   g_object_bind_property (self, "session-id", self->events_view, "session-id", G_BINDING_SYNC_CREATE);
   g_object_bind_property (self, "session-id", self->history_view, "session-id", G_BINDING_SYNC_CREATE);
