@@ -61,7 +61,8 @@ struct _PdEventsView
   gboolean            loaded;        /* the reload has read every page */
   gboolean            grew_hidden;   /* rows came while unmapped */
   gboolean            laid_out;      /* the list laid itself out since settling began */
-  guint               settle_timeout;
+  guint               settle_tick;   /* counts the frames drawn hidden */
+  guint               settle_frames;
 
   /* Template widgets */
   GtkDropDown        *type_dropdown;
@@ -395,26 +396,38 @@ at_bottom (GtkAdjustment *adjustment)
 }
 
 /* Hides the rows until they show the newest (or the person scrolled).
- * A bound of a second: a list that could not move is shown anyway. */
-#define SETTLE_MAX_MS 1000
+ * A bound of frames, not of time (a loaded machine draws fewer frames in
+ * a second, not fewer layouts before the newest is in view): a list that
+ * could not move is shown anyway. */
+#define SETTLE_MAX_FRAMES 60
 
 static void
 pd_events_view_set_settling (PdEventsView *self,
                              gboolean      settling)
 {
-  g_clear_handle_id (&self->settle_timeout, g_source_remove);
+  if (self->settle_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->settle_tick);
+  self->settle_tick = 0;
+  self->settle_frames = 0;
   self->settling = settling;
   self->laid_out = FALSE;
   gtk_widget_set_opacity (GTK_WIDGET (self->scroller), settling ? 0 : 1);
 }
 
-static void
-on_settle_timeout (gpointer data)
+static gboolean
+on_settle_tick (GtkWidget     *widget,
+                GdkFrameClock *clock,
+                gpointer       data)
 {
-  PdEventsView *self = data;
+  PdEventsView *self = PD_EVENTS_VIEW (widget);
 
-  self->settle_timeout = 0;
-  pd_events_view_set_settling (self, FALSE);
+  if (gtk_widget_get_mapped (GTK_WIDGET (self->scroller)) && ++self->settle_frames >= SETTLE_MAX_FRAMES)
+    {
+      self->settle_tick = 0;
+      pd_events_view_set_settling (self, FALSE);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -423,7 +436,7 @@ pd_events_view_settle (PdEventsView *self)
   if (self->settling)
     return;
   pd_events_view_set_settling (self, TRUE);
-  self->settle_timeout = g_timeout_add_once (SETTLE_MAX_MS, on_settle_timeout, self);
+  self->settle_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_settle_tick, NULL, NULL);
 }
 
 /* Shown once laid out at the newest, or when not following. */
@@ -643,7 +656,9 @@ pd_events_view_dispose (GObject *object)
 
   g_clear_handle_id (&self->compact_idle, g_source_remove);
   g_clear_handle_id (&self->follow_idle, g_source_remove);
-  g_clear_handle_id (&self->settle_timeout, g_source_remove);
+  if (self->settle_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->settle_tick);
+  self->settle_tick = 0;
 
   if (self->scroller != NULL)
     g_signal_handlers_disconnect_by_data (gtk_scrolled_window_get_vadjustment (self->scroller), self);

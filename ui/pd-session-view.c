@@ -579,8 +579,20 @@ static void
 pd_session_view_unmap (GtkWidget *widget)
 {
   PdSessionView *self = PD_SESSION_VIEW (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
 
   GTK_WIDGET_CLASS (pd_session_view_parent_class)->unmap (widget);
+
+  /* Hidden (another page shown) with the focus inside, the view lets go of
+   * it.  GTK 4.8 moves the focus out of a hidden widget at its next frame
+   * and holds that widget until then; when a widget inside that holds the
+   * focus goes first (a row removed, the content hidden for a switch), it
+   * replaces the one it holds without letting go of it.  The view was so
+   * never freed (tried in a loaded test run: the Events view outlived its
+   * window).  GTK still moves the focus at that frame, as before. */
+  if (focus != NULL && gtk_widget_get_mapped (GTK_WIDGET (root)) && gtk_widget_is_ancestor (focus, widget))
+    gtk_root_set_focus (root, NULL);
 
   pd_session_view_watch_toplevel (self, FALSE);
   pd_session_view_update_visibility (self);

@@ -593,9 +593,6 @@ test_events_follow_newest (void)
   pd_test_destroy_window (window, view);
 }
 
-/* As an attacker (or a hostile server) would word an event: a right-to-left
- * override (U+202E) in a failure's reason and in a reassessment reason we
- * do not know.  Each reaches its notice shown and isolated. */
 /* --- opening at the newest -------------------------------------------------- */
 
 typedef struct
@@ -685,6 +682,9 @@ test_events_open_at_newest (void)
   pd_test_destroy_window (window, view);
 }
 
+/* As an attacker (or a hostile server) would word an event: a right-to-left
+ * override (U+202E) in a failure's reason and in a reassessment reason we
+ * do not know.  Each reaches its notice shown and isolated. */
 static void
 test_events_bidi_notices (void)
 {
