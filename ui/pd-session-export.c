@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "pd-plan-row-item.h"
 #include "pd-plan-state.h"
 #include "pd-safe-text.h"
 #include "pd-session-export.h"
@@ -234,6 +235,56 @@ step_box (PdPlanStepStatus status)
   return status == PD_PLAN_STEP_DONE ? "[x]" : "[ ]";
 }
 
+/* A session's status in the words of the session list ("Idle", "Running"). */
+static const char *
+session_status_word (PdSessionStatus status)
+{
+  switch (status)
+    {
+    case PD_SESSION_STATUS_RUNNING:
+      return C_("session status", "Running");
+    case PD_SESSION_STATUS_FAILED:
+      return C_("session status", "Failed");
+    case PD_SESSION_STATUS_INTERRUPTED:
+      return C_("session status", "Interrupted");
+    case PD_SESSION_STATUS_IDLE:
+    default:
+      return C_("session status", "Idle");
+    }
+}
+
+/* The ids of the steps an imported agent cancelled and the user did not
+ * tick or untick: the transcript pages write them "blocked", with the
+ * agent's own "cancelled" beside (as the History reads them). */
+static GHashTable *
+cancelled_steps (const char *state_json)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  GHashTable *cancelled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  JsonNode *root;
+  JsonNode *steps;
+
+  if (state_json == NULL || !json_parser_load_from_data (parser, state_json, -1, NULL))
+    return cancelled;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return cancelled;
+  steps = json_object_get_member (json_node_get_object (root), "steps");
+  if (steps == NULL || !JSON_NODE_HOLDS_ARRAY (steps))
+    return cancelled;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (steps)); i++)
+    {
+      JsonNode *node = json_array_get_element (json_node_get_array (steps), i);
+      JsonObject *step = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *id = step ? object_string (step, "id") : NULL;
+
+      if (id != NULL && !json_object_has_member (step, "user_checked") &&
+          g_strcmp0 (object_string (step, "agent_status"), "cancelled") == 0)
+        g_hash_table_add (cancelled, g_strdup (id));
+    }
+  return cancelled;
+}
+
 /**
  * pd_session_export_markdown:
  * @messages: the transcript
@@ -271,7 +322,8 @@ pd_session_export_markdown (const PdSessionInfo *info,
     }
   g_string_append_printf (out, "- %s: %s\n", _("Started"), created ? created : "");
   g_string_append_printf (out, "- %s: %s\n", _("Last change"), updated ? updated : "");
-  g_string_append_printf (out, "- %s: %s\n\n", _("Status"), pd_session_status_to_string (info->status));
+  /* Statuses in the app's words, not the database's ("in_progress"). */
+  g_string_append_printf (out, "- %s: %s\n\n", _("Status"), session_status_word (info->status));
 
   if (info->task && *info->task)
     {
@@ -283,6 +335,7 @@ pd_session_export_markdown (const PdSessionInfo *info,
     {
       const PdPlanVersionInfo *newest = g_ptr_array_index (versions, versions->len - 1);
       g_autoptr(PdPlanState) plan = pd_plan_state_new_from_json (newest->state_json, NULL);
+      g_autoptr(GHashTable) cancelled = cancelled_steps (newest->state_json);
 
       if (plan != NULL)
         {
@@ -291,7 +344,8 @@ pd_session_export_markdown (const PdSessionInfo *info,
             {
               const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
               g_autofree char *step_title = inline_text (step->title);
-              g_autofree char *status = inline_text (pd_plan_step_status_to_string (step->status));
+              g_autofree char *status = inline_text (g_hash_table_contains (cancelled, step->id)
+                                                     ? _("Cancelled") : pd_plan_step_status_label (step->status));
 
               g_string_append_printf (out, "- %s %s (%s)", step_box (step->status), step_title, status);
               if (step->note && *step->note)
@@ -638,40 +692,115 @@ start_folder (void)
 /* How many characters of a title a suggested file name keeps: the chooser's
  * name field shows about this many. */
 #define NAME_MAX_CHARS 64
+/* And how many bytes: a name is at most 255 bytes on most file systems,
+ * with room for the extension and a chooser's " (2)". */
+#define NAME_MAX_BYTES 200
 
-/* A file name from a title: no folder separators, no dot files.  A long
- * title is cut at the end of its last whole word that fits (cut at 64
- * bytes, names ended in the middle of a word, "…the resumed sessio.md", or
- * of a character); a title of one long word is cut at a character. */
+/* Characters that never go into a file name: controls (C0, DEL, C1),
+ * which a terminal listing the folder would run as escape sequences, and
+ * format characters (bidi controls, zero-width ones), which reorder or hide
+ * what the name shows (tried as an attacker would).  Joiners stay: emoji
+ * are made with them. */
+static gboolean
+name_control (gunichar c)
+{
+  if (c == 0x200c || c == 0x200d)
+    return FALSE;
+  return g_unichar_iscntrl (c) || g_unichar_type (c) == G_UNICODE_FORMAT ||
+         g_unichar_type (c) == G_UNICODE_LINE_SEPARATOR ||
+         g_unichar_type (c) == G_UNICODE_PARAGRAPH_SEPARATOR;
+}
+
+/* Punctuation a cut leaves dangling; symbols (emoji, a currency) are the
+ * title's own and stay (g_unichar_ispunct() counts them too: a title of
+ * emoji gave "session.md"). */
+static gboolean
+name_punctuation (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_CONNECT_PUNCTUATION:
+    case G_UNICODE_DASH_PUNCTUATION:
+    case G_UNICODE_OPEN_PUNCTUATION:
+    case G_UNICODE_INITIAL_PUNCTUATION:
+    case G_UNICODE_OTHER_PUNCTUATION:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* Trailing spaces and dots ("…everywhere..md"). */
+static void
+chomp_name (char *name)
+{
+  gsize len = strlen (name);
+
+  while (len > 0 && (name[len - 1] == '.' || g_ascii_isspace (name[len - 1])))
+    name[--len] = '\0';
+}
+
+/* A file name from a title: no folder separators, controls or backticks,
+ * no dot files, no trailing dot.  A long title is cut at the end of its
+ * last whole word within NAME_MAX_CHARS characters and NAME_MAX_BYTES bytes
+ * (cut at 64 bytes, names ended in the middle of a word, "…the resumed
+ * sessio.md", or of a character; cut at 64 characters, 70 four-byte
+ * characters made a name GTK refused); a title of one long word is cut at
+ * a character. */
 static char *
 suggested_name (const char            *title,
                 PdSessionExportFormat  format)
 {
+  g_autofree char *valid = NULL;
+  GString *out = g_string_new (NULL);
   g_autofree char *base = NULL;
+  gboolean space = FALSE;
 
-  if (title == NULL || !g_utf8_validate (title, -1, NULL))
-    title = "";
-  base = g_strdup (title);
-  g_strdelimit (base, "/\\:\r\n\t", '-');
-  g_strstrip (base);
-  if (g_utf8_strlen (base, -1) > NAME_MAX_CHARS)
+  valid = g_utf8_make_valid (title != NULL ? title : "", -1);
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
     {
-      char *end = g_utf8_offset_to_pointer (base, NAME_MAX_CHARS);
-      char *cut = end;
+      gunichar c = g_utf8_get_char (p);
 
+      /* No backtick, nor a leading dash ("/etc" gave "-etc", an option
+       * to a command given the folder's names). */
+      if (c == '`' || ((c == '-' || c == '/' || c == '\\') && out->len == 0))
+        continue;
+      if (c == '/' || c == '\\' || c == ':')
+        c = '-';
+      /* A control or a run of spaces is one space. */
+      if (name_control (c) || g_unichar_isspace (c))
+        {
+          space = out->len > 0;
+          continue;
+        }
+      if (space)
+        g_string_append_c (out, ' ');
+      space = FALSE;
+      g_string_append_unichar (out, c);
+    }
+  base = g_string_free (out, FALSE);
+
+  if (g_utf8_strlen (base, -1) > NAME_MAX_CHARS || strlen (base) > NAME_MAX_BYTES)
+    {
+      char *end = base;
+      char *cut;
+
+      for (guint n = 0; n < NAME_MAX_CHARS && *end != '\0'; n++)
+        {
+          char *next = g_utf8_next_char (end);
+
+          if (next - base > NAME_MAX_BYTES)
+            break;
+          end = next;
+        }
+      cut = end;
       /* The word at the cut goes whole unless the cut is between words. */
-      if (!g_unichar_isspace (g_utf8_get_char (end)))
+      if (*end != ' ')
         {
           char *p = end;
 
-          while (p > base)
-            {
-              char *prev = g_utf8_prev_char (p);
-
-              if (g_unichar_isspace (g_utf8_get_char (prev)))
-                break;
-              p = prev;
-            }
+          while (p > base && p[-1] != ' ')
+            p = g_utf8_prev_char (p);
           if (p > base + (end - base) / 3)
             cut = p;
         }
@@ -682,12 +811,13 @@ suggested_name (const char            *title,
         {
           char *last = g_utf8_prev_char (base + strlen (base));
 
-          if (!g_unichar_ispunct (g_utf8_get_char (last)))
+          if (!name_punctuation (g_utf8_get_char (last)))
             break;
           *last = '\0';
           g_strchomp (base);
         }
     }
+  chomp_name (base);
   if (*base == '.' || *base == '\0')
     {
       g_free (base);

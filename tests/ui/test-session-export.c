@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "pd-session-export.h"
+#include "pd-session-reads.h"
 #include "pd-session-list.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -183,8 +184,8 @@ check_export (PdApplication *app,
   g_test_message ("%s", markdown);
   g_assert_true (g_str_has_prefix (markdown, "# Tidy the parser\n"));
   g_assert_nonnull (strstr (markdown, f->id));
-  g_assert_nonnull (strstr (markdown, "- [x] Read the session store and its migrations (done)"));
-  g_assert_nonnull (strstr (markdown, "- [ ] Document the export format (blocked)"));
+  g_assert_nonnull (strstr (markdown, "- [x] Read the session store and its migrations (Done)"));
+  g_assert_nonnull (strstr (markdown, "- [ ] Document the export format (Blocked)"));
   g_assert_nonnull (strstr (markdown, "### User\n\n```\nPlease tidy the parser\n```"));
   /* A message that holds a fence sits in a longer one: it cannot end it
    * and turn the rest into Markdown of the model's making. */
@@ -709,6 +710,177 @@ test_export_long_name (void)
   g_free (ids[1]);
 }
 
+/* --- hostile and odd titles -------------------------------------------------- */
+
+/* Tried as an attacker would (a title from an endpoint or an agent) and as a
+ * new user would: what the chooser offers for each title. */
+static const struct
+{
+  const char *title;
+  const char *name;   /* NULL: checked by its properties below */
+} odd_titles[] = {
+  /* ESC, DEL and C0 controls in a name print an escape sequence when a
+   * terminal lists the folder; separators make no folders. */
+  { "\001\033[31m\177/../../etc/passwd", "[31m -..-..-etc-passwd.md" },
+  /* The title's full stop and backticks stayed: "…everywhere..md". */
+  { "Rename the `station` column to `gauge` everywhere.", "Rename the station column to gauge everywhere.md" },
+  /* Bidi controls reorder what the name shows ("gnp.md exe.live"). */
+  { "\342\200\256evil.exe\342\200\254 gnp.md", "evil.exe gnp.md.md" },
+  { "line1\nline2\rline3\tend\302\205x", "line1 line2 line3 end x.md" },
+  { "/etc/motd", "etc-motd.md" },
+  /* Emoji are the title's own: a title of them gave "session.md". */
+  { "\360\237\232\200\360\237\232\200 \360\237\214\231", "\360\237\232\200\360\237\232\200 \360\237\214\231.md" },
+  { "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
+    "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200", NULL },
+  { "...", "session.md" },
+};
+
+/* 70 × U+20000 (a CJK letter of four bytes): cut at 64 characters, the
+ * name was 259 bytes, and GTK refused it ("the filename is too long"). */
+static char *
+long_cjk_title (void)
+{
+  GString *title = g_string_new (NULL);
+
+  for (guint i = 0; i < 70; i++)
+    g_string_append_unichar (title, 0x20000);
+  return g_string_free (title, FALSE);
+}
+
+static void
+check_name_is_safe (const char *name)
+{
+  g_assert_true (g_utf8_validate (name, -1, NULL));
+  g_assert_cmpuint (strlen (name), <=, 200 + strlen (".json"));
+  g_assert_null (strchr (name, '/'));
+  g_assert_null (strchr (name, '`'));
+  g_assert_false (name[0] == '.' || name[0] == '-' || name[0] == ' ');
+  g_assert_false (g_str_has_suffix (name, "..md"));
+  for (const char *p = name; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      g_assert_false (g_unichar_iscntrl (c));
+      g_assert_cmpint (g_unichar_type (c), !=, G_UNICODE_FORMAT);
+    }
+}
+
+static void
+check_export_odd_names (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  char **ids = user_data;
+  g_autofree char *cjk = NULL;
+
+  pd_test_wait_until (list_loaded, window, "the list");
+
+  for (guint i = 0; i < G_N_ELEMENTS (odd_titles); i++)
+    {
+      g_autofree char *name = offered_name (window, ids[i]);
+
+      g_test_message ("offered: %s", name);
+      check_name_is_safe (name);
+      if (odd_titles[i].name != NULL)
+        g_assert_cmpstr (name, ==, odd_titles[i].name);
+      else
+        /* Whole emoji within the bound, none eaten as punctuation. */
+        g_assert_cmpuint (g_utf8_strlen (name, -1), ==, 50 + 3);
+    }
+
+  cjk = offered_name (window, ids[G_N_ELEMENTS (odd_titles)]);
+  check_name_is_safe (cjk);
+  g_assert_true (g_str_has_suffix (cjk, ".md"));
+  g_assert_cmpuint (strlen (cjk), ==, 50 * 4 + 3);
+}
+
+static void
+test_export_odd_names (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *cjk_title = long_cjk_title ();
+  char *ids[G_N_ELEMENTS (odd_titles) + 2] = { NULL };
+  const char *args[] = { "--db", db->path, NULL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (odd_titles); i++)
+    ids[i] = pd_test_db_create_session (db, odd_titles[i].title);
+  ids[G_N_ELEMENTS (odd_titles)] = pd_test_db_create_session (db, cjk_title);
+  g_assert_cmpint (pd_test_run_app (args, check_export_odd_names, ids, NULL), ==, 0);
+  for (guint i = 0; ids[i] != NULL; i++)
+    g_free (ids[i]);
+}
+
+/* --- statuses in the app's words --------------------------------------------- */
+
+/* The Markdown wrote the database's words, "(in\_progress)", where the app
+ * says "In progress" (tried as a new user would); an agent's cancelled item
+ * was "(blocked)" where the checklist and History say "Cancelled". */
+static void
+test_export_statuses (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  g_autoptr(GPtrArray) versions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+  PdPlanVersionInfo *version = g_new0 (PdPlanVersionInfo, 1);
+  g_autofree char *gemini = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), "gemini", "tmp", NULL);
+  const char *argv[] = { g_getenv ("PLANDECK_AGENT"), "import", "--db", db->path, "--gemini-dir", gemini, NULL };
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GPtrArray) imported = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *markdown = NULL;
+  g_autofree char *gemini_markdown = NULL;
+  PdSessionInfo info = { 0 };
+  int status = -1;
+
+  info.id = (char *) "id-1";
+  info.name = (char *) "Add the export subcommand";
+  info.status = PD_SESSION_STATUS_INTERRUPTED;
+  version->version = 1;
+  version->state_json = pd_plan_state_to_json (plan);
+  g_ptr_array_add (versions, version);
+  markdown = pd_session_export_markdown (&info, NULL, versions);
+  g_test_message ("%s", markdown);
+  g_assert_nonnull (strstr (markdown, "- Status: Interrupted\n"));
+  g_assert_nonnull (strstr (markdown, "- [x] Read the session store and its migrations (Done)"));
+  g_assert_nonnull (strstr (markdown, "- [ ] Add the export subcommand (In progress)"));
+  g_assert_nonnull (strstr (markdown, "- [ ] Document the export format (Blocked)"));
+  g_assert_nonnull (strstr (markdown, "- [ ] Run the whole test suite (Pending)"));
+  g_assert_null (strstr (markdown, "in\\_progress"));
+
+  /* A Gemini CLI session whose agent cancelled an item, read from its
+   * transcript as the window reads it. */
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  store = pd_test_open_store (db->path);
+  imported = pd_session_reads_list_plan_versions (store, "20260405-975925fe782a212fa43c257d25c1e904", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (imported->len, >, 0);
+  messages = pd_session_reads_load_messages (store, "20260405-975925fe782a212fa43c257d25c1e904", &error);
+  g_assert_no_error (error);
+  info.id = (char *) "20260405-975925fe782a212fa43c257d25c1e904";
+  info.name = (char *) "Reload lantern's config on SIGHUP";
+  info.status = PD_SESSION_STATUS_IDLE;
+  gemini_markdown = pd_session_export_markdown (&info, messages, imported);
+  g_test_message ("%s", gemini_markdown);
+  g_assert_nonnull (strstr (gemini_markdown, "- Status: Idle\n"));
+  g_assert_nonnull (strstr (gemini_markdown, "- [ ] Document the signal (Cancelled)"));
+  g_assert_null (strstr (gemini_markdown, "(blocked)"));
+  g_assert_null (strstr (gemini_markdown, "(Blocked)"));
+  g_assert_null (strstr (gemini_markdown, "in\\_progress"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -719,6 +891,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/session-actions/export", test_export);
   g_test_add_func ("/pd/ui/session-actions/export-folder", test_export_folder);
   g_test_add_func ("/pd/ui/session-actions/export-long-name", test_export_long_name);
+  g_test_add_func ("/pd/ui/session-actions/export-odd-names", test_export_odd_names);
+  g_test_add_func ("/pd/ui/session-actions/export-statuses", test_export_statuses);
   g_test_add_func ("/pd/ui/session-actions/export-off-main-thread", test_export_off_main);
   g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);
 
