@@ -117,6 +117,58 @@ track_free (Track *track)
   g_free (track);
 }
 
+/* How much of anyone's text (a title, a failure's reason) a notification
+ * quotes: a server shows a few lines, and a 300,000-character title went
+ * whole to it (tried as an attacker would). */
+#define NOTIFY_QUOTE_CHARS 120
+
+/* @text's first NOTIFY_QUOTE_CHARS characters at most, cut at a word (at a
+ * character when the last word is long) and ended with "…"; not yet made
+ * safe. */
+static char *
+cut_quote (const char *text)
+{
+  const char *end = text;
+  const char *cut;
+  g_autofree char *head = NULL;
+
+  if (text == NULL || !g_utf8_validate (text, -1, NULL))
+    return g_strdup (text);
+  for (guint n = 0; n < NOTIFY_QUOTE_CHARS - 1 && *end != '\0'; n++)
+    end = g_utf8_next_char (end);
+  if (*end == '\0' || *g_utf8_next_char (end) == '\0')
+    return g_strdup (text);
+
+  cut = end;
+  for (const char *p = end; p > text + (end - text) / 2; p = g_utf8_prev_char (p))
+    if (g_unichar_isspace (g_utf8_get_char (g_utf8_prev_char (p))))
+      {
+        cut = p;
+        break;
+      }
+  head = g_strndup (text, cut - text);
+  g_strchomp (head);
+  return g_strconcat (head, "…", NULL);
+}
+
+/* A title in a body: cut, its controls shown, isolated (_pd_isolated_line()). */
+static char *
+quote_title (const char *title)
+{
+  g_autofree char *cut = cut_quote (title);
+
+  return _pd_isolated_line (cut);
+}
+
+/* A tool's name or a failure's reason: cut, its controls shown. */
+static char *
+quote_text (const char *text)
+{
+  g_autofree char *cut = cut_quote (text);
+
+  return pd_safe_text_line (cut);
+}
+
 static const char *
 pd_notifier_title_of (PdNotifier *self,
                       const char *session_id)
@@ -447,7 +499,7 @@ on_run_finished (PdNotifier *self,
       notification = g_notification_new (_("Run Failed"));
       /* Translators: %s is a session's title, then why its run failed */
       body = message != NULL && message[0] != '\0'
-        ? g_strdup_printf (_("“%s”: %s"), title, safe_message = pd_safe_text_line (message))
+        ? g_strdup_printf (_("“%s”: %s"), title, safe_message = quote_text (message))
         : g_strdup_printf (_("“%s” did not finish."), title);
       g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
       pd_notifier_send (self, "notify-run-failed", "run-failed", session_id, notification, body);
@@ -463,7 +515,7 @@ on_approval_asked (PdNotifier *self,
 {
   g_autoptr(GNotification) notification = g_notification_new (_("Approval Needed"));
   g_autofree char *body = NULL;
-  g_autofree char *safe_tool = pd_safe_text_line (tool);
+  g_autofree char *safe_tool = quote_text (tool);
   g_autofree char *question = NULL;
 
   if (session_id == NULL)
@@ -548,7 +600,7 @@ pd_notifier_observe (PdNotifier          *self,
   g_free (track->title);
   /* Bodies are plain text: the title's controls are made visible and the
    * title isolated, so a right-to-left title cannot reorder our sentence. */
-  track->title = title != NULL && title[0] != '\0' ? _pd_isolated_line (title) : NULL;
+  track->title = title != NULL && title[0] != '\0' ? quote_title (title) : NULL;
   track->imported = imported;
   track->done = info->plan_done;
   track->total = info->plan_total;

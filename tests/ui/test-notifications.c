@@ -704,7 +704,12 @@ check_sessions (PdApplication *app,
   g_autofree char *plan_id = pd_test_add_session (writer->store,
                                                      /* ends in a right-to-left override */
                                                      "Tidy the parser\xe2\x80\xae", "plandeck");
-  g_autofree char *agent_id = pd_test_add_session (writer->store, "Port the tests", "claude-code");
+  /* As an attacker would title it: 300,000 characters went whole to the
+   * notification server. */
+  g_autofree char *many = g_strnfill (300000, 'A');
+  g_autofree char *long_title = g_strconcat ("Port the tests of the parser to the new runner and keep every "
+                                             "case of the old one ", many, NULL);
+  g_autofree char *agent_id = pd_test_add_session (writer->store, long_title, "claude-code");
   g_autoptr(PdPlanState) open = checklist (1, 1, 3, 0);
   g_autoptr(PdPlanState) blocked = checklist (2, 1, 3, 1);
   g_autoptr(PdPlanState) complete = checklist (2, 3, 3, 0);
@@ -753,6 +758,15 @@ check_sessions (PdApplication *app,
   record = find_added ("checklist-completed:");
   assert_id (record, "checklist-completed:", agent_id);
   assert_default_opens (record, agent_id);
+  /* Its title cut at a word, with an ellipsis. */
+  {
+    g_autofree char *completed = field (record, "body");
+
+    g_test_message ("%s", completed);
+    g_assert_cmpuint (g_utf8_strlen (completed, -1), <, 200);
+    g_assert_nonnull (strstr (completed, "\xe2\x81\xa8Port the tests of the parser to the new runner and keep every "
+                                         "case of the old one…\xe2\x81\xa9"));
+  }
 
   /* More polls, another change to the blocked session that adds no block,
    * and no kind comes twice. */
