@@ -299,11 +299,19 @@ change_text (const PdPlanDiffEntry *entry,
 
   switch (entry->kind)
     {
+    /* An imported agent's step is named by its text (@step_name, not its
+     * id): the id is Plandeck's, a hash of the text when the agent gave
+     * none ("Added f8f8d714: Log each reload", tried as a new user would). */
     case PD_PLAN_DIFF_STEP_ADDED:
+      if (g_strcmp0 (step_name, step) != 0)
+        /* Translators: an agent's item added to its list: "Added “Write tests”" */
+        return g_strdup_printf (_("Added %s"), step_name);
       /* Translators: a step added to the plan: "Added s4: Write tests" */
       return g_strdup_printf (_("Added %s: %s"), step, new_value);
 
     case PD_PLAN_DIFF_STEP_REMOVED:
+      if (g_strcmp0 (step_name, step) != 0)
+        return g_strdup_printf (_("Removed %s"), step_name);
       return g_strdup_printf (_("Removed %s: %s"), step, old_value);
 
     case PD_PLAN_DIFF_STEP_TITLE:
@@ -571,6 +579,12 @@ pd_history_view_show_selected (PdHistoryView *self)
                 name = quoted (step_title);
               }
           }
+      if (imported && name == NULL && entry->kind == PD_PLAN_DIFF_STEP_REMOVED)
+        {
+          g_autofree char *step_title = iso (entry->old_value);
+
+          name = quoted (step_title);
+        }
       if (name == NULL)
         name = iso (entry->step_id);
       /* "Blocked" is how the pages write an agent's cancelled item. */

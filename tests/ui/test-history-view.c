@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pd-history-view.h"
+#include "pd-import-index.h"
 #include "pd-plan-version-item.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
@@ -486,6 +487,63 @@ test_history_says_why_versions_are_missing (void)
   pd_test_destroy_window (window, view);
 }
 
+/* --- an imported agent's items are named by their text ---------------------- */
+
+/* A change line that names a step by a hash of Plandeck's: "Added
+ * f8f8d714: Log each reload". */
+static gboolean
+is_hash_named_change (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  g_autoptr(GRegex) hashed = g_regex_new ("^(Added|Removed) " FSI "[0-9a-f]{8,}" PDI ":", 0, 0, NULL);
+
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_regex_match (hashed, gtk_label_get_text (GTK_LABEL (widget)), 0, NULL);
+}
+
+/* Tried as a new user would: a Gemini CLI session's items have no id of the
+ * agent's; History named one by Plandeck's hash of its text.  Each version's
+ * changes name its items by their text. */
+static void
+test_history_names_imported_items (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *lantern = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), "gemini", "tmp", "lantern", "chats",
+                                               "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  const char *paths[2] = { lantern, NULL };
+  GtkWidget *view = pd_history_view_new ();
+  gboolean added_by_text = FALSE;
+  GtkWindow *window;
+  CountWait wait;
+  guint n;
+
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (db->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+
+  window = pd_test_present (view, 1000, 760);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  n = g_list_model_get_n_items (wait.model);
+  for (guint version = 1; version <= n; version++)
+    {
+      g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), version));
+      gtk_test_widget_wait_for_draw (view);
+      g_assert_null (pd_test_find_first (view, is_hash_named_change, NULL));
+      added_by_text |= pd_test_find_label (view, "Added “" ISO ("Log each reload") "”") != NULL;
+    }
+  g_assert_true (added_by_text);
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -498,6 +556,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/history-view/empty-and-switch", test_history_empty_and_switch);
   g_test_add_func ("/pd/ui/history-view/lists-approved-plans", test_history_lists_approved_plans);
   g_test_add_func ("/pd/ui/history-view/says-why-versions-are-missing", test_history_says_why_versions_are_missing);
+  g_test_add_func ("/pd/ui/history-view/names-imported-items", test_history_names_imported_items);
 
   return g_test_run ();
 }
