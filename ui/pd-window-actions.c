@@ -102,7 +102,118 @@ cycle_page_action (GtkWidget  *widget,
   show_page (self, session_pages[index]);
 }
 
-/* F6: between the session list and the session, as in a file manager. */
+/* F6 and Shift+F6: between the session list and the session, as in a file
+ * manager, landing where the person is: on the selected session's row, and
+ * on the page's main list at its shown item (the History's shown version).
+ * Focus went to the History's first version (v1 while v14 was shown), then
+ * to the "Revision reason" text as if it were a field, then to a list row
+ * that was not the open session (tried as a new user would). */
+
+/* The first list of @root (depth first): a list view, a column view or a
+ * list box, shown. */
+static GtkWidget *
+main_list (GtkWidget *root)
+{
+  if (!gtk_widget_get_mapped (root))
+    return NULL;
+  if (GTK_IS_LIST_VIEW (root) || GTK_IS_COLUMN_VIEW (root) || GTK_IS_LIST_BOX (root))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *list = main_list (child);
+
+      if (list != NULL)
+        return list;
+    }
+  return NULL;
+}
+
+/* Whether @widget, a row's content or inside it, stands for @item: it
+ * holds it as its "item", or shows its "label". */
+static gboolean
+shows_item (GtkWidget *widget,
+            GObject   *item)
+{
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (widget), "item");
+
+  if (spec != NULL && spec->value_type != G_TYPE_NONE && g_type_is_a (spec->value_type, G_TYPE_OBJECT))
+    {
+      g_autoptr(GObject) held = NULL;
+
+      g_object_get (widget, "item", &held, NULL);
+      if (held == item)
+        return TRUE;
+    }
+  if (GTK_IS_LABEL (widget) && g_object_class_find_property (G_OBJECT_GET_CLASS (item), "label") != NULL)
+    {
+      g_autofree char *label = NULL;
+
+      g_object_get (item, "label", &label, NULL);
+      if (label != NULL && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), label) == 0)
+        return TRUE;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (shows_item (child, item))
+      return TRUE;
+  return FALSE;
+}
+
+/* Focuses @list's row of its selected item (GTK 4.8 has no call for it: a
+ * list view given the focus takes it on its first row).  FALSE when the
+ * row is not laid out yet. */
+static gboolean
+focus_selected_row (GtkWidget *list)
+{
+  GtkSelectionModel *model = NULL;
+  g_autoptr(GObject) item = NULL;
+  guint position;
+
+  if (GTK_IS_COLUMN_VIEW (list))
+    return gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+  if (GTK_IS_LIST_BOX (list))
+    {
+      GtkListBoxRow *row = gtk_list_box_get_selected_row (GTK_LIST_BOX (list));
+
+      return row != NULL ? gtk_widget_grab_focus (GTK_WIDGET (row)) : gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+    }
+  model = gtk_list_view_get_model (GTK_LIST_VIEW (list));
+  if (!GTK_IS_SINGLE_SELECTION (model) ||
+      (position = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (model))) == GTK_INVALID_LIST_POSITION)
+    return gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+
+  item = g_list_model_get_item (G_LIST_MODEL (model), position);
+  gtk_widget_activate_action (list, "list.scroll-to-item", "u", position);
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+    if (gtk_widget_get_child_visible (row) && gtk_widget_get_mapped (row) && shows_item (row, item))
+      return gtk_widget_grab_focus (row);
+  return FALSE;
+}
+
+/* The row was not laid out at the press (far down the list): once the
+ * list has scrolled to it. */
+static gboolean
+focus_selected_row_tick (GtkWidget     *list,
+                         GdkFrameClock *clock,
+                         gpointer       data)
+{
+  guint *tries = data;
+
+  if (focus_selected_row (list) || ++*tries >= 10)
+    {
+      if (*tries >= 10)
+        gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+focus_list (GtkWidget *list)
+{
+  if (!focus_selected_row (list))
+    gtk_widget_add_tick_callback (list, focus_selected_row_tick, g_new0 (guint, 1), g_free);
+}
+
 static void
 focus_other_pane_action (GtkWidget  *widget,
                          const char *action_name,
@@ -116,16 +227,26 @@ focus_other_pane_action (GtkWidget  *widget,
   if (in_list && session_shown (self))
     {
       GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+      GtkWidget *page;
 
       adw_leaflet_set_visible_child_name (self->leaflet, "content");
-      /* The page's first control, else the message bar below it. */
-      if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
+      /* The page's main list at its shown item, else its first control,
+       * else the message bar below it. */
+      page = adw_view_stack_get_visible_child (self->view_stack);
+      if (page != NULL && main_list (page) != NULL)
+        focus_list (main_list (page));
+      else if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
         gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
     }
   else
     {
+      GtkWidget *rows = main_list (list);
+
       adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
-      gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+      if (rows != NULL)
+        focus_list (rows);
+      else
+        gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
     }
 }
 
@@ -669,6 +790,7 @@ _pd_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, GDK_CONTROL_MASK,
                                        "win.previous-page", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F6, 0, "win.focus-other-pane", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F6, GDK_SHIFT_MASK, "win.focus-other-pane", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK,
                                        "win.show-sessions", NULL);
 }

@@ -59,7 +59,7 @@ check_keyboard (PdApplication *app,
   g_autoptr(GPtrArray) shortcuts = g_ptr_array_new ();
   g_autoptr(GString) listed = g_string_new (NULL);
   const char *wanted[] = { "<Alt>1", "<Alt>2", "<Alt>3", "<Alt>4", "<Control>Page_Down",
-                           "<Control>Page_Up", "F6", "<Alt>Left" };
+                           "<Control>Page_Up", "F6 <Shift>F6", "<Alt>Left" };
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
   pd_test_flush (GTK_WIDGET (window));
@@ -473,6 +473,125 @@ test_keyboard (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_keyboard, NULL), ==, 0);
 }
 
+/* --- F6 lands where the person is --------------------------------------------- */
+
+typedef struct
+{
+  PdWindow   *window;
+  GtkWidget  *within;
+  const char *prefix;   /* a label of the focused row starts so */
+} FocusWait;
+
+static gboolean
+is_label_with_prefix (GtkWidget     *widget,
+                      gconstpointer  prefix)
+{
+  return GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), prefix);
+}
+
+/* The focus is on a row of @within that shows @prefix. */
+static gboolean
+focus_on_row (gpointer data)
+{
+  FocusWait *wait = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (wait->window));
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, wait->within) &&
+         pd_test_find_first (focus, is_label_with_prefix, wait->prefix) != NULL;
+}
+
+/* The focus is on the session list's row of the open session. */
+static gboolean
+focus_on_open_session (gpointer data)
+{
+  PdWindow *window = data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+
+  return row != NULL && PD_IS_SESSION_ROW (row) && gtk_widget_is_ancestor (focus, GTK_WIDGET (list)) &&
+         pd_session_row_get_item (PD_SESSION_ROW (row)) == pd_session_list_get_selected_item (list);
+}
+
+static gboolean
+shows_version (gpointer data)
+{
+  return pd_history_view_get_selected_version (PD_HISTORY_VIEW (data)) == 6 &&
+         g_list_model_get_n_items (pd_history_view_get_model (PD_HISTORY_VIEW (data))) == 6;
+}
+
+/* Tried as a new user would: on the History page, F6 went to the first
+ * version (v1 while v6 was shown), then to the "Revision reason" text, the
+ * message entry, and a session row that was not the open session. */
+static void
+check_f6 (PdApplication *app,
+          PdWindow      *window,
+          gpointer       user_data)
+{
+  const char *title = user_data;
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
+  GtkWidget *versions = pd_test_find_widget (history, GTK_TYPE_LIST_VIEW);
+  GListModel *sessions = G_LIST_MODEL (pd_session_list_get_model (list));
+  FocusWait on_version = { window, versions, "v6 · " };
+  const char *id = NULL;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  for (guint i = 0; i < g_list_model_get_n_items (sessions); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (sessions, i);
+
+      if (g_str_equal (pd_session_item_get_title (item), title))
+        {
+          g_assert_cmpuint (i, >, 0);   /* not the list's first row */
+          id = pd_session_item_get_id (item);
+        }
+    }
+  g_assert_nonnull (id);
+  g_assert_true (pd_session_list_select (list, id));
+  adw_view_stack_set_visible_child_name (views, "history");
+  pd_test_wait_until (shows_version, history, "the History to show v6");
+  pd_test_flush (GTK_WIDGET (window));
+
+  /* From the session list to the shown version, and back to the open
+   * session's row; Shift+F6 the same way. */
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (list), GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_press (GTK_WIDGET (window), GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_on_row, &on_version, "the focus on v6");
+  g_assert_true (pd_test_a11y_press (GTK_WIDGET (window), GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_on_open_session, window, "the focus on the open session's row");
+  g_assert_true (pd_test_a11y_press (GTK_WIDGET (window), GDK_KEY_F6, GDK_SHIFT_MASK));
+  pd_test_wait_until (focus_on_row, &on_version, "the focus on v6 again");
+  g_assert_true (pd_test_a11y_press (GTK_WIDGET (window), GDK_KEY_F6, GDK_SHIFT_MASK));
+  pd_test_wait_until (focus_on_open_session, window, "the focus on the open session's row again");
+}
+
+static void
+test_f6 (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autofree char *id = pd_test_add_session (store, "Fix the greeting of the shell script", "plandeck");
+  g_autofree char *other = NULL;
+  const char *args[] = { "--db", db, NULL };
+
+  for (gint64 v = 1; v <= 6; v++)
+    {
+      g_autoptr(PdPlanState) plan = pd_test_sample_plan (v);
+      PdPlanStep *step = g_ptr_array_index (plan->steps, 0);
+
+      g_free (step->note);
+      step->note = g_strdup_printf ("pass %" G_GINT64_FORMAT, v);
+      pd_test_save_plan (store, id, plan, PD_SESSION_STATUS_IDLE);
+    }
+  /* Newer, so first in the list. */
+  g_usleep (20000);
+  other = pd_test_add_session (store, "Document the greeting", "plandeck");
+  g_assert_cmpint (pd_test_run_app (args, check_f6, (gpointer) "Fix the greeting of the shell script", NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -484,6 +603,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/keyboard/focus-returns", test_focus_returns);
   g_test_add_func ("/pd/ui/a11y/keyboard/session-list", test_session_list_keys);
   g_test_add_func ("/pd/ui/a11y/keyboard/shortcuts-listed", test_shortcuts_listed);
+  g_test_add_func ("/pd/ui/a11y/keyboard/f6-lands", test_f6);
 
   return g_test_run ();
 }
