@@ -920,6 +920,12 @@ multi_list_sessions_async (PdSource *source_self, const char *query, gboolean fu
         data->from_kept[i] = data->query == NULL && !data->full_text &&
                              g_hash_table_contains (self->kept, g_ptr_array_index (data->sources, i));
         data->failed[i] = !data->from_kept[i];
+        /* Every source late: the listing's error says so (it had none). */
+        if (data->failed[i] && data->first_error == NULL)
+          data->first_error = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                                           "%s did not answer within %u seconds",
+                                           pd_source_get_title (g_ptr_array_index (data->sources, i)),
+                                           LATE_MS / 1000);
         if (g_hash_table_contains (self->probing, g_ptr_array_index (data->sources, i)))
           continue;
         g_hash_table_add (self->probing, g_object_ref (g_ptr_array_index (data->sources, i)));

@@ -379,6 +379,20 @@ test_hung_source (Fixture       *f,
   g_assert_no_error (error);
   g_assert_cmpuint (again->sessions->len, ==, 12);
 
+  /* The hung endpoint alone: each listing fails with its error, the next
+   * one too, while it is still left out (that one had no error to give:
+   * a critical in g_task_return_error, seen under load). */
+  pd_source_list_remove (f->list, "second");
+  pd_source_list_remove (f->list, PD_SOURCE_LIST_LOCAL_ID);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(PdSessionPage) alone = list_page (PD_SOURCE (f->multi), NULL, 0, 25, &error);
+
+      g_assert_null (alone);
+      g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+      g_clear_error (&error);
+    }
+
   /* Closed, the endpoint resets what it held: the requests in flight end
    * and let go of the sources. */
   pd_source_list_remove (f->list, "hung");
