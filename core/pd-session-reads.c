@@ -158,6 +158,29 @@ pd_session_reads_list_plan_versions (PdSessionStore  *store,
     return NULL;
   if (!imported)
     return pd_session_store_list_plan_versions (store, id, error);
+  /* The versions only, the newest of them: never the whole pages. */
+  if (!(pages = pd_import_index_load_history (store, id, NULL, error))
+      || !(annotations = pd_import_index_load_annotations (store, id, error)))
+    return NULL;
+  return pd_transcript_pages_dup_plan_versions (pages, annotations);
+}
+
+GPtrArray *
+pd_session_reads_list_all_plan_versions (PdSessionStore  *store,
+                                         const char      *id,
+                                         GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdChecklist) annotations = NULL;
+  gboolean imported;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  if (!which (store, id, &imported, error))
+    return NULL;
+  if (!imported)
+    return pd_session_store_list_plan_versions (store, id, error);
   if (!(pages = load_pages (store, id, &annotations, error)))
     return NULL;
   return pd_transcript_pages_dup_plan_versions (pages, annotations);
@@ -202,7 +225,8 @@ pd_session_reads_list_events (PdSessionStore  *store,
     return NULL;
   if (!imported)
     return pd_session_store_list_events (store, id, type, after_seq, limit, error);
-  if (!(pages = load_pages (store, id, NULL, error)))
+  /* The timeline only: never the messages and the calls' text. */
+  if (!(pages = pd_import_index_load_events (store, id, NULL, error)))
     return NULL;
   events = pd_transcript_pages_dup_events (pages, id, after_seq, type ? 0 : limit);
   if (type != NULL)

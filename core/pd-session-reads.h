@@ -44,10 +44,19 @@ gboolean       pd_session_reads_get_plan           (PdSessionStore  *store,
                                                     const char      *id,
                                                     PdPlanState    **state,
                                                     GError         **error);
-/* Returns: (transfer full) (element-type PdPlanVersionInfo) */
+/* Oldest first.  Of an imported session the newest
+ * PD_TRANSCRIPT_PAGES_HISTORY_MAX only, numbered among all (the first
+ * listed says how many older ones are not).
+ * Returns: (transfer full) (element-type PdPlanVersionInfo) */
 GPtrArray     *pd_session_reads_list_plan_versions (PdSessionStore  *store,
                                                     const char      *id,
                                                     GError         **error);
+/* Every version, for an export (with the whole pages of an imported
+ * session, its messages too).
+ * Returns: (transfer full) (element-type PdPlanVersionInfo) */
+GPtrArray     *pd_session_reads_list_all_plan_versions (PdSessionStore *store,
+                                                        const char     *id,
+                                                        GError        **error);
 JsonArray     *pd_session_reads_load_messages      (PdSessionStore  *store,
                                                     const char      *id,
                                                     GError         **error);

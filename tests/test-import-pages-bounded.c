@@ -150,6 +150,79 @@ test_now_reads_no_pages (void)
   many_calls_close (&f);
 }
 
+/* The History: the newest PD_TRANSCRIPT_PAGES_HISTORY_MAX versions,
+ * numbered among all, and nothing else of the transcript kept (no message,
+ * no event).  Before, every version's plan tree and every call. */
+static void
+test_history_newest_only (void)
+{
+  ManyCalls f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  const PdPlanVersionInfo *first, *last;
+
+  g_assert_cmpuint (N_CALLS, >, PD_TRANSCRIPT_PAGES_HISTORY_MAX);
+  many_calls_open (&f);
+
+  versions = pd_session_reads_list_plan_versions (f.store, f.id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (versions->len, ==, PD_TRANSCRIPT_PAGES_HISTORY_MAX);
+  first = g_ptr_array_index (versions, 0);
+  last = g_ptr_array_index (versions, versions->len - 1);
+  g_assert_cmpint (first->version, ==, N_CALLS - PD_TRANSCRIPT_PAGES_HISTORY_MAX + 1);
+  g_assert_cmpint (last->version, ==, N_CALLS);
+  g_assert_nonnull (strstr (last->state_json, "\"title\":\"C\""));
+
+  pages = pd_import_index_load_history (f.store, f.id, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_transcript_pages_get_n_versions (pages), ==, N_CALLS);
+  g_assert_cmpuint (pd_transcript_pages_get_n_messages (pages), ==, 0);
+  g_assert_cmpuint (pd_transcript_pages_get_n_events (pages), ==, 0);
+
+  /* An export lists them all. */
+  all = pd_session_reads_list_all_plan_versions (f.store, f.id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (all->len, ==, N_CALLS);
+
+  many_calls_close (&f);
+}
+
+/* The Events (the page, `events --session`): the timeline only, no
+ * message and no call's text kept, the same events as the whole pages'. */
+static void
+test_events_timeline_only (void)
+{
+  ManyCalls f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdTranscriptPages) whole = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) expected = NULL;
+
+  many_calls_open (&f);
+
+  pages = pd_import_index_load_events (f.store, f.id, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_transcript_pages_get_n_messages (pages), ==, 0);
+  g_assert_cmpuint (_pd_transcript_pages_get_size (pages), <, (gsize) N_CALLS * 3 * 200);
+  events = pd_session_reads_list_events (f.store, f.id, NULL, 0, 0, &error);
+  g_assert_no_error (error);
+
+  whole = pd_import_index_load_pages (f.store, f.id, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_transcript_pages_get_n_messages (whole), >, N_CALLS);
+  expected = pd_transcript_pages_dup_events (whole, f.id, 0, 0);
+  g_assert_cmpuint (events->len, ==, expected->len);
+  g_assert_cmpuint (events->len, ==, 3 * N_CALLS);
+  for (guint i = 0; i < events->len; i++)
+    g_assert_cmpstr (((PdStoredEvent *) g_ptr_array_index (events, i))->event_json, ==,
+                     ((PdStoredEvent *) g_ptr_array_index (expected, i))->event_json);
+
+  many_calls_close (&f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -157,6 +230,8 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pd/import-pages-bounded/now-reads-no-pages", test_now_reads_no_pages);
+  g_test_add_func ("/pd/import-pages-bounded/history-newest-only", test_history_newest_only);
+  g_test_add_func ("/pd/import-pages-bounded/events-timeline-only", test_events_timeline_only);
 
   return g_test_run ();
 }

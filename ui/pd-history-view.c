@@ -843,6 +843,13 @@ on_documents_loaded (GObject      *object,
     return;
   self = PD_HISTORY_VIEW (request->view);
 
+  /* The approved plan files of our own sessions ride on the events.  An
+   * imported session has none (its events are its tool calls): asking
+   * would read its whole transcript for nothing. */
+  if (checklist == NULL)
+    pd_source_get_events_async (request->source, request->session_id, 0, 1000, request->cancellable,
+                                on_artifacts_loaded, pd_session_view_request_copy (request));
+
   list_box_clear (self->documents_list);
   for (guint i = 0; plans != NULL && i < plans->len; i++)
     gtk_list_box_append (self->documents_list, document_row (g_ptr_array_index (plans, i)));
@@ -860,7 +867,6 @@ pd_history_view_update_gaps (PdHistoryView *self)
   guint n_missing = 0;
   guint n_named = 0;
   gint64 previous = 0;
-
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
     {
       g_autoptr(PdPlanVersionItem) item = g_list_model_get_item (model, i);
@@ -934,12 +940,11 @@ static void
 pd_history_view_reload (PdSessionView        *view,
                         PdSessionViewRequest *request)
 {
-  /* The plan documents of an imported session come with its checklist. */
+  /* The plan documents of an imported session come with its checklist;
+   * our own sessions' plan files then (on_documents_loaded()); the
+   * versions end the reload. */
   pd_source_get_checklist_async (request->source, request->session_id, request->cancellable,
                                  on_documents_loaded, pd_session_view_request_copy (request));
-  /* The approved plan files ride on the events; the versions end the reload. */
-  pd_source_get_events_async (request->source, request->session_id, 0, 1000, request->cancellable,
-                              on_artifacts_loaded, pd_session_view_request_copy (request));
   pd_source_get_plan_history_async (request->source, request->session_id, request->cancellable,
                                     on_history_loaded, request);
 }
@@ -951,8 +956,11 @@ pd_history_view_clear (PdSessionView *view)
 
   g_list_store_remove_all (self->versions);
   list_box_clear (self->documents_list);
+  list_box_clear (self->artifacts_list);
   gtk_widget_set_visible (GTK_WIDGET (self->documents_title), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->documents_list), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->artifacts_title), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->artifacts_list), FALSE);
   pd_history_view_update_gaps (self);
   pd_history_view_update_state (self);
 }

@@ -272,7 +272,7 @@ sessions_export (PdSessionStore *store,
     return pd_agent_fail ("sessions export", error);
   if (!(messages = pd_session_reads_load_messages (store, id, &error)))
     return pd_agent_fail ("sessions export", error);
-  if (!(versions = pd_session_reads_list_plan_versions (store, id, &error)))
+  if (!(versions = pd_session_reads_list_all_plan_versions (store, id, &error)))
     return pd_agent_fail ("sessions export", error);
   if (!(documents = pd_session_reads_list_plan_documents (store, id, &error)))
     return pd_agent_fail ("sessions export", error);

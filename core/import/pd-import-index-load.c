@@ -210,16 +210,25 @@ cache_store (const char        *session_id,
     }
 }
 
-PdTranscriptPages *
-pd_import_index_load_pages (PdSessionStore  *store,
-                            const char      *session_id,
-                            GCancellable    *cancellable,
-                            GError         **error)
+typedef enum
+{
+  PAGES_ALL,
+  PAGES_HISTORY,
+  PAGES_EVENTS,
+} PagesPart;
+
+static PdTranscriptPages *
+load_pages (PdSessionStore  *store,
+            const char      *session_id,
+            PagesPart        part,
+            GCancellable    *cancellable,
+            GError         **error)
 {
   g_autofree char *path = NULL;
   g_autofree char *format = NULL;
   g_autofree char *agent_id = NULL;
   g_autofree char *signature = NULL;
+  g_autofree char *key = NULL;
   g_autoptr(PdTranscriptReader) reader = NULL;
   PdTranscriptPages *pages;
 
@@ -236,14 +245,45 @@ pd_import_index_load_pages (PdSessionStore  *store,
                    "The transcript of session %s is gone: %s", session_id, path);
       return NULL;
     }
-  if ((pages = cache_lookup (session_id, signature)))
+  /* The History's and the Events' pages are cached beside the whole pages. */
+  key = g_strconcat (session_id, part == PAGES_HISTORY ? "/history" : part == PAGES_EVENTS ? "/events" : "", NULL);
+  if ((pages = cache_lookup (key, signature)))
     return pages;
 
   if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
-      || !(pages = pd_transcript_reader_read_pages (reader, cancellable, error)))
+      || !(pages = part == PAGES_HISTORY ? pd_transcript_reader_read_history (reader, cancellable, error)
+                   : part == PAGES_EVENTS ? pd_transcript_reader_read_events (reader, cancellable, error)
+                   : pd_transcript_reader_read_pages (reader, cancellable, error)))
     return NULL;
-  cache_store (session_id, signature, pages);
+  cache_store (key, signature, pages);
   return pages;
+}
+
+PdTranscriptPages *
+pd_import_index_load_pages (PdSessionStore  *store,
+                            const char      *session_id,
+                            GCancellable    *cancellable,
+                            GError         **error)
+{
+  return load_pages (store, session_id, PAGES_ALL, cancellable, error);
+}
+
+PdTranscriptPages *
+pd_import_index_load_history (PdSessionStore  *store,
+                              const char      *session_id,
+                              GCancellable    *cancellable,
+                              GError         **error)
+{
+  return load_pages (store, session_id, PAGES_HISTORY, cancellable, error);
+}
+
+PdTranscriptPages *
+pd_import_index_load_events (PdSessionStore  *store,
+                             const char      *session_id,
+                             GCancellable    *cancellable,
+                             GError         **error)
+{
+  return load_pages (store, session_id, PAGES_EVENTS, cancellable, error);
 }
 
 PdChecklist *

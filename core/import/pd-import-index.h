@@ -136,6 +136,19 @@ PdTranscriptPages *pd_import_index_load_pages (PdSessionStore     *store,
                                                const char         *session_id,
                                                GCancellable       *cancellable,
                                                GError            **error);
+/* The same for the History: the plan versions only, the newest
+ * PD_TRANSCRIPT_PAGES_HISTORY_MAX kept (numbered among all), nothing else
+ * of the transcript held. */
+PdTranscriptPages *pd_import_index_load_history (PdSessionStore   *store,
+                                                 const char       *session_id,
+                                                 GCancellable     *cancellable,
+                                                 GError          **error);
+/* The same for the Events: the timeline only (no message, no call's text):
+ * a transcript of 300,000 plan calls holds its events, not its calls. */
+PdTranscriptPages *pd_import_index_load_events  (PdSessionStore   *store,
+                                                 const char       *session_id,
+                                                 GCancellable     *cancellable,
+                                                 GError          **error);
 
 /* Stores @checklist's annotations (overrides and user items, never agent
  * text) and refreshes the session's pill counts. */

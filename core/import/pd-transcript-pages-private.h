@@ -17,6 +17,11 @@
 G_BEGIN_DECLS
 
 PdTranscriptPages *_pd_transcript_pages_new             (void);
+/* The History's pages: the plan versions only (no message, call or
+ * event), the newest PD_TRANSCRIPT_PAGES_HISTORY_MAX of them kept. */
+PdTranscriptPages *_pd_transcript_pages_new_history     (void);
+/* The Events' pages: the timeline only (no message, no call's text). */
+PdTranscriptPages *_pd_transcript_pages_new_events      (void);
 /* How many pages this process began: a read said not to build pages (the
  * Now page, `sessions show`) is held to it by the tests. */
 guint              _pd_transcript_pages_get_n_built     (void);

@@ -47,7 +47,8 @@ struct _Call
 {
   char     *id;
   char     *name;
-  char     *arguments;
+  char     *arguments;      /* NULL in the Events' pages */
+  gsize     arguments_len;
   gsize     arguments_cut;
   gint64    time;
   gboolean  answered;
@@ -112,11 +113,17 @@ struct _PdTranscriptPages
   GPtrArray   *call_list;            /* Call, owned */
   GArray      *log;                  /* Entry */
 
+  /* The History's pages: versions only, the newest kept. */
+  gboolean     history_only;
+  guint        n_versions;           /* all, kept or not */
+  /* The Events' pages: the timeline only, no message or call text. */
+  gboolean     events_only;
+
   /* Sealed. */
   gboolean     sealed;
   char        *messages_json;
   guint        n_messages;
-  GPtrArray   *versions;             /* Version */
+  GPtrArray   *versions;             /* Version, the newest n_versions */
   GPtrArray   *plans;                /* PdArtifactPlan */
   GPtrArray   *events;               /* Event */
   GStrv        resume_argv;
@@ -238,6 +245,24 @@ _pd_transcript_pages_new (void)
   return g_object_new (PD_TYPE_TRANSCRIPT_PAGES, NULL);
 }
 
+PdTranscriptPages *
+_pd_transcript_pages_new_history (void)
+{
+  PdTranscriptPages *self = _pd_transcript_pages_new ();
+
+  self->history_only = TRUE;
+  return self;
+}
+
+PdTranscriptPages *
+_pd_transcript_pages_new_events (void)
+{
+  PdTranscriptPages *self = _pd_transcript_pages_new ();
+
+  self->events_only = TRUE;
+  return self;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Building                                                               */
 
@@ -343,6 +368,8 @@ _pd_transcript_pages_add_text (PdTranscriptPages *self,
   Message *message;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  if (self->history_only || self->events_only)
+    return;
   g_return_if_fail (role != NULL);
 
   if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
@@ -380,6 +407,8 @@ _pd_transcript_pages_add_thinking (PdTranscriptPages *self,
   Message *message;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  if (self->history_only || self->events_only)
+    return;
 
   if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
     return;
@@ -428,6 +457,8 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
   Call *call;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  if (self->history_only)
+    return;
 
   if (call_id == NULL || name == NULL || !g_utf8_validate (call_id, -1, NULL) || !g_utf8_validate (name, -1, NULL))
     return;
@@ -449,17 +480,22 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
       g_string_truncate (bounded, keep);
       g_string_append_printf (bounded, "… (cut, %" G_GSIZE_FORMAT " bytes)", call->arguments_cut);
     }
-  call->arguments = g_strdup (bounded->str);
+  /* The Events' pages keep a call's size, not its text. */
+  call->arguments_len = bounded->len;
+  call->arguments = self->events_only ? NULL : g_strdup (bounded->str);
   call->time = time;
   g_ptr_array_add (self->call_list, call);
   /* A call id seen twice keeps its first call for the result. */
   if (!g_hash_table_contains (self->calls, call->id))
     g_hash_table_insert (self->calls, call->id, call);
 
-  message = assistant_for (conversation_get (self, conversation_key), group, time);
-  if (message->calls == NULL)
-    message->calls = g_ptr_array_new ();
-  g_ptr_array_add (message->calls, call);
+  if (!self->events_only)
+    {
+      message = assistant_for (conversation_get (self, conversation_key), group, time);
+      if (message->calls == NULL)
+        message->calls = g_ptr_array_new ();
+      g_ptr_array_add (message->calls, call);
+    }
   log_entry (self, ENTRY_CALL, call);
 }
 
@@ -471,25 +507,29 @@ _pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
                                       gboolean           is_error,
                                       gint64             time)
 {
-  Conversation *conversation;
-  Message *message;
+  Message *message = NULL;
   Call *call;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  if (self->history_only)
+    return;
 
   if (call_id == NULL || !g_utf8_validate (call_id, -1, NULL))
     return;
-  conversation = conversation_get (self, conversation_key);
-  message = message_add (conversation, "tool", NULL, time);
-  message->tool_call_id = g_strdup (call_id);
-  message->is_error = is_error;
-  if (text != NULL && g_utf8_validate (text, -1, NULL))
-    append_bounded (message->content, text, TOOL_TEXT_MAX, &message->content_cut);
+  if (!self->events_only)
+    {
+      message = message_add (conversation_get (self, conversation_key), "tool", NULL, time);
+      message->tool_call_id = g_strdup (call_id);
+      message->is_error = is_error;
+      if (text != NULL && g_utf8_validate (text, -1, NULL))
+        append_bounded (message->content, text, TOOL_TEXT_MAX, &message->content_cut);
+    }
 
   call = g_hash_table_lookup (self->calls, call_id);
   if (call != NULL && !call->answered)
     {
-      message->name = g_strdup (call->name);
+      if (message != NULL)
+        message->name = g_strdup (call->name);
       call->answered = TRUE;
       call->failed = is_error;
       call->result_time = time;
@@ -509,6 +549,8 @@ _pd_transcript_pages_set_subagent (PdTranscriptPages *self,
   Call *call;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  if (self->history_only)
+    return;
 
   if (call_id == NULL || !(call = g_hash_table_lookup (self->calls, call_id)))
     return;
@@ -542,9 +584,13 @@ _pd_transcript_pages_add_version (PdTranscriptPages *self,
   for (guint i = 0; i < pd_checklist_get_n_agent_items (checklist); i++)
     g_ptr_array_add (version->items, pd_checklist_item_copy (pd_checklist_get_agent_item (checklist, i)));
   version->time = time;
-  version->number = self->versions->len + 1;
+  version->number = ++self->n_versions;
   g_ptr_array_add (self->versions, version);
-  log_entry (self, ENTRY_VERSION, version);
+  if (!self->history_only)
+    log_entry (self, ENTRY_VERSION, version);
+  /* The History's newest only, older ones let go in batches. */
+  else if (self->versions->len >= 2 * PD_TRANSCRIPT_PAGES_HISTORY_MAX)
+    g_ptr_array_remove_range (self->versions, 0, self->versions->len - PD_TRANSCRIPT_PAGES_HISTORY_MAX);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -828,7 +874,7 @@ build_events (PdTranscriptPages *self)
           Call *call = entry->ref;
 
           json_object_set_string_member (data, "call_id", call->id);
-          json_object_set_int_member (data, "args_bytes", (gint64) (strlen (call->arguments) + call->arguments_cut));
+          json_object_set_int_member (data, "args_bytes", (gint64) (call->arguments_len + call->arguments_cut));
           add_event (self, PD_EVENT_TOOL_CALL_STARTED, call->name, call->time, data);
           if (call->subagent)
             {
@@ -889,6 +935,8 @@ _pd_transcript_pages_finish (PdTranscriptPages *self,
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
   g_return_if_fail (PD_IS_IMPORTED_SESSION (session));
 
+  if (self->history_only && self->versions->len > PD_TRANSCRIPT_PAGES_HISTORY_MAX)
+    g_ptr_array_remove_range (self->versions, 0, self->versions->len - PD_TRANSCRIPT_PAGES_HISTORY_MAX);
   self->messages_json = build_messages (self);
   build_events (self);
   plans = pd_imported_session_get_plans (session);
@@ -964,7 +1012,7 @@ guint
 pd_transcript_pages_get_n_versions (PdTranscriptPages *self)
 {
   g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
-  return self->versions->len;
+  return self->n_versions;
 }
 
 /* @version's items as a checklist, with the user's annotations. */

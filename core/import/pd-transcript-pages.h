@@ -51,7 +51,12 @@ guint        pd_transcript_pages_get_n_messages     (PdTranscriptPages *self);
 JsonArray   *pd_transcript_pages_dup_messages       (PdTranscriptPages *self);
 
 /* History.  @annotations (nullable): the user's overrides and own items
- * (pd_import_index_load_checklist() applies them), to mark. */
+ * (pd_import_index_load_checklist() applies them), to mark.  The History's
+ * pages (pd_import_index_load_history()) keep the newest
+ * PD_TRANSCRIPT_PAGES_HISTORY_MAX versions, numbered among all: a
+ * transcript of 300,000 plan calls holds the plan trees of a thousand. */
+#define PD_TRANSCRIPT_PAGES_HISTORY_MAX 1000
+/* Every version read, kept or not. */
 guint        pd_transcript_pages_get_n_versions     (PdTranscriptPages *self);
 /* Returns: (transfer full) (element-type PdPlanVersionInfo) */
 GPtrArray   *pd_transcript_pages_dup_plan_versions  (PdTranscriptPages *self,

@@ -143,10 +143,44 @@ pd_transcript_reader_get_resumed_whole (PdTranscriptReader *self)
   return iface->get_resumed_whole != NULL && iface->get_resumed_whole (self);
 }
 
+static PdTranscriptPages *
+read_into (PdTranscriptReader  *self,
+           PdTranscriptPages   *new_pages,   /* (transfer full) */
+           GCancellable        *cancellable,
+           GError             **error);
+
 PdTranscriptPages *
 pd_transcript_reader_read_pages (PdTranscriptReader  *self,
                                  GCancellable        *cancellable,
                                  GError             **error)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+  return read_into (self, _pd_transcript_pages_new (), cancellable, error);
+}
+
+PdTranscriptPages *
+pd_transcript_reader_read_history (PdTranscriptReader  *self,
+                                   GCancellable        *cancellable,
+                                   GError             **error)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+  return read_into (self, _pd_transcript_pages_new_history (), cancellable, error);
+}
+
+PdTranscriptPages *
+pd_transcript_reader_read_events (PdTranscriptReader  *self,
+                                  GCancellable        *cancellable,
+                                  GError             **error)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+  return read_into (self, _pd_transcript_pages_new_events (), cancellable, error);
+}
+
+static PdTranscriptPages *
+read_into (PdTranscriptReader  *self,
+           PdTranscriptPages   *new_pages,
+           GCancellable        *cancellable,
+           GError             **error)
 {
   PdTranscriptReaderInterface *iface;
   g_autoptr(PdTranscriptPages) pages = NULL;
@@ -158,7 +192,7 @@ pd_transcript_reader_read_pages (PdTranscriptReader  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
-  pages = _pd_transcript_pages_new ();
+  pages = new_pages;
   iface->set_pages (self, pages);
   ok = iface->update (self, cancellable, error);
   iface->set_pages (self, NULL);

@@ -128,6 +128,15 @@ gboolean           pd_transcript_reader_get_resumed_whole (PdTranscriptReader *s
 PdTranscriptPages *pd_transcript_reader_read_pages   (PdTranscriptReader  *self,
                                                       GCancellable        *cancellable,
                                                       GError             **error);
+/* The same for the History: the plan versions only, the newest kept
+ * (PD_TRANSCRIPT_PAGES_HISTORY_MAX); nothing else of the transcript held. */
+PdTranscriptPages *pd_transcript_reader_read_history (PdTranscriptReader  *self,
+                                                      GCancellable        *cancellable,
+                                                      GError             **error);
+/* The same for the Events: the timeline only, no message or call's text. */
+PdTranscriptPages *pd_transcript_reader_read_events  (PdTranscriptReader  *self,
+                                                      GCancellable        *cancellable,
+                                                      GError             **error);
 /* After an update: the command line that continues the session in its own
  * agent (claude --resume ID, codex resume ID, opencode --session ID), to
  * run in *@workdir (the session's folder, NULL when unknown).  NULL when

@@ -408,7 +408,7 @@ op_session (Req            *req,
         JsonObject *object;
         JsonArray *history;
 
-        if (messages == NULL || !(versions = pd_session_reads_list_plan_versions (store, req->id, &error)))
+        if (messages == NULL || !(versions = pd_session_reads_list_all_plan_versions (store, req->id, &error)))
           {
             req_set_db_error (req, error);
             return;
