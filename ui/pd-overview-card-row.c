@@ -24,6 +24,7 @@
 #include "pd-overview-card-row.h"
 #include "pd-plan-pie.h"
 #include "pd-row-name.h"
+#include "pd-safe-text.h"
 #include "pd-remote-source.h"
 #include "pd-session-item.h"
 #include "pd-ui-util-private.h"
@@ -32,6 +33,8 @@
 #define ANSWER_GUARD_USEC (G_USEC_PER_SEC / 2)
 /* The most characters of one text a card shows; the label ellipsizes. */
 #define CARD_TEXT_CHARS 400
+/* An agent's name on a card: the names of known agents are shorter. */
+#define AGENT_TEXT_CHARS 24
 
 struct _PdOverviewCardRow
 {
@@ -158,6 +161,36 @@ card_text (const char *text)
   return _pd_isolated_short (text, CARD_TEXT_CHARS);
 }
 
+/* The agent's name as an endpoint gave it: short, its runs of spaces of
+ * any kind one space.  An endpoint named its agent "Plandeck · This
+ * Computer" and 235 no-break spaces, so that the card read as the local
+ * one and the real source was pushed out of sight next to Approve Once
+ * (tried as an attacker would); the source now comes first and the
+ * agent's name cannot push it away. */
+static char *
+agent_text (const char *agent)
+{
+  g_autofree char *safe = pd_safe_text_line (pd_session_source_label (agent));
+  g_autoptr(GString) squeezed = g_string_new (NULL);
+  gboolean space = FALSE;
+
+  for (const char *p = safe; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isspace (c) || g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR)
+        {
+          space = squeezed->len > 0;
+          continue;
+        }
+      if (space)
+        g_string_append_c (squeezed, ' ');
+      space = FALSE;
+      g_string_append_unichar (squeezed, c);
+    }
+  return _pd_isolated_short (squeezed->str, AGENT_TEXT_CHARS);
+}
+
 /* Why a card's values are its source's last: its state in words. */
 static char *
 source_state_text (PdOverviewCard *card)
@@ -265,10 +298,11 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   title = card_text (*pd_overview_card_get_title (card) ? pd_overview_card_get_title (card)
                                                                  : _("Untitled Session"));
   gtk_label_set_text (GTK_LABEL (self->title), title);
-  agent = card_text (pd_session_source_label (pd_overview_card_get_agent (card)));
+  agent = agent_text (pd_overview_card_get_agent (card));
   where = card_text (pd_overview_card_get_source_title (card));
-  /* Translators: an agent and where its session is, e.g. "Codex · build-box" */
-  origin = g_strdup_printf (_("%s · %s"), agent, where);
+  /* Translators: where a session is and its agent, e.g. "build-box · Codex";
+   * the source comes first so that an agent's name cannot hide it */
+  origin = g_strdup_printf (_("%s · %s"), where, agent);
   gtk_label_set_text (GTK_LABEL (self->origin), origin);
   when = pd_format_relative_time (pd_overview_card_get_changed_at (card), now);
   gtk_label_set_text (GTK_LABEL (self->time), when);

@@ -609,6 +609,43 @@ test_card_hostile_text (void)
   alone_close (&alone);
 }
 
+static gboolean
+is_origin_label (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-card-caption") &&
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), " · ") != NULL;
+}
+
+/* An endpoint names its agent "Plandeck · This Computer" and 235 no-break
+ * spaces: the card read as the local one, the endpoint's name pushed out
+ * of sight next to Approve Once (tried as an attacker would).  The source
+ * comes first, and the agent's name is short with its spaces squeezed. */
+static void
+test_card_agent_spoof (void)
+{
+  g_autoptr(GString) agent = g_string_new ("Plandeck · This Computer");
+  g_autoptr(PdOverviewCard) card = NULL;
+  Alone alone = { 0 };
+  GtkWidget *origin;
+  const char *text;
+
+  for (guint i = 0; i < 235; i++)
+    g_string_append (agent, "\u00a0");
+  g_string_append (agent, "\u2003\u3000x");
+  card = card_new ("demo task", agent->str, "Hostile");
+  alone_show (&alone, card, 360);
+  origin = pd_test_find_first (alone.row, is_origin_label, NULL);
+  g_assert_nonnull (origin);
+  text = gtk_label_get_text (GTK_LABEL (origin));
+  /* The endpoint's name first, in its isolate. */
+  g_assert_true (g_str_has_prefix (text, "\u2068Hostile\u2069 · "));
+  g_assert_null (strstr (text, "\u00a0"));
+  g_assert_null (strstr (text, "  "));
+  g_assert_cmpint (g_utf8_strlen (text, -1), <=, 7 + 3 + 3 + 2 + 24);
+  alone_close (&alone);
+}
+
 typedef struct
 {
   guint  n;
@@ -689,6 +726,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/overview/cards", test_overview);
   g_test_add_func ("/pd/ui/overview/card-hostile-text", test_card_hostile_text);
+  g_test_add_func ("/pd/ui/overview/card-agent-spoof", test_card_agent_spoof);
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
