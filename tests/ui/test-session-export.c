@@ -838,7 +838,10 @@ test_export_statuses (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *markdown = NULL;
   g_autofree char *gemini_markdown = NULL;
+  g_autofree char *gemini_id = NULL;
+  g_autoptr(GPtrArray) listed = NULL;
   PdSessionInfo info = { 0 };
+  guint total = 0;
   int status = -1;
 
   info.id = (char *) "id-1";
@@ -864,12 +867,24 @@ test_export_statuses (void)
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   store = pd_test_open_store (db->path);
-  imported = pd_session_reads_list_plan_versions (store, "20260405-975925fe782a212fa43c257d25c1e904", &error);
+  /* The session's id is made from the transcript's path, so it is found by
+   * its title: the test passes in any checkout. */
+  listed = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < listed->len && gemini_id == NULL; i++)
+    {
+      PdSessionInfo *listed_info = g_ptr_array_index (listed, i);
+
+      if (g_strcmp0 (listed_info->task, "Reload lantern's config on SIGHUP") == 0)
+        gemini_id = g_strdup (listed_info->id);
+    }
+  g_assert_nonnull (gemini_id);
+  imported = pd_session_reads_list_plan_versions (store, gemini_id, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (imported->len, >, 0);
-  messages = pd_session_reads_load_messages (store, "20260405-975925fe782a212fa43c257d25c1e904", &error);
+  messages = pd_session_reads_load_messages (store, gemini_id, &error);
   g_assert_no_error (error);
-  info.id = (char *) "20260405-975925fe782a212fa43c257d25c1e904";
+  info.id = gemini_id;
   info.name = (char *) "Reload lantern's config on SIGHUP";
   info.status = PD_SESSION_STATUS_IDLE;
   gemini_markdown = pd_session_export_markdown (&info, messages, imported);
