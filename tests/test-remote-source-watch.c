@@ -512,7 +512,7 @@ test_lookup_budget_announced (Fixture       *f,
 
       pd_source_get_session_async (source, id, NULL, on_asked_session, &asked);
     }
-  g_assert_cmpuint (PD_REMOTE_SOURCE (source)->lookups_waiting->len, ==, waiting);
+  g_assert_cmpuint (g_hash_table_size (PD_REMOTE_SOURCE (source)->lookups_waiting), ==, waiting);
 
   /* Each is answered (not found), none refused by the server. */
   deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;

@@ -101,7 +101,7 @@ struct _PdRemoteSource
   int           has_detail;      /* -1 unknown, 0 no, 1 yes */
   double        lookup_tokens;   /* the lookup budget: tokens left … */
   gint64        lookup_refilled; /* … as of this monotonic µs */
-  GPtrArray    *lookups_waiting; /* GTasks (borrowed) of lookups waiting for budget or backoff */
+  GHashTable   *lookups_waiting; /* "kind path" → GTask (borrowed): lookups waiting for budget or backoff */
   guint         changes;         /* PdSource::changed emitted so far */
   GHashTable   *exports_asked;   /* session id → GTask (borrowed): its export request, not yet answered */
   ExportAnswer *last_export;     /* the last export answered, while no change came since */

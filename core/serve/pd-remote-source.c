@@ -148,20 +148,38 @@ take_lookup_token (PdRemoteSource *self,
   return FALSE;
 }
 
-/* The waiting lookup of @path, to merge a new one into; NULL when none. */
+/* The key of a lookup among those waiting: its kind and path. */
+static char *
+lookup_key (const Call *call)
+{
+  return g_strdup_printf ("%d %s", (int) call->kind, call->path);
+}
+
+/* The waiting lookup of @path, to merge a new one into; NULL when none.
+ * A table, not a list: an endpoint listing 3,000 running sessions had each
+ * of its plan lookups walk all the waiting ones, several times per send,
+ * and the window froze for minutes (tried as an attacker would). */
 static GTask *
 find_waiting_lookup (PdRemoteSource *self,
                      const Call     *call)
 {
-  for (guint i = 0; i < self->lookups_waiting->len; i++)
-    {
-      GTask *waiting = g_ptr_array_index (self->lookups_waiting, i);
-      Call *other = g_task_get_task_data (waiting);
+  g_autofree char *key = lookup_key (call);
 
-      if (other->kind == call->kind && strcmp (other->path, call->path) == 0)
-        return waiting;
-    }
-  return NULL;
+  return g_hash_table_lookup (self->lookups_waiting, key);
+}
+
+static void
+forget_waiting_lookup (PdRemoteSource *self,
+                       GTask          *task)
+{
+  Call *call = g_task_get_task_data (task);
+  g_autofree char *key = NULL;
+
+  if (call->path == NULL)
+    return;
+  key = lookup_key (call);
+  if (g_hash_table_lookup (self->lookups_waiting, key) == task)
+    g_hash_table_remove (self->lookups_waiting, key);
 }
 
 /* The followers of @task's call, taken from it. */
@@ -695,7 +713,7 @@ send_call (GTask *task)
   const char *session_token;
   gint64 now = g_get_monotonic_time ();
 
-  g_ptr_array_remove (self->lookups_waiting, task);
+  forget_waiting_lookup (self, task);
   if (g_task_return_error_if_cancelled (task))
     {
       g_autoptr(GPtrArray) followers = steal_followers (task);
@@ -760,7 +778,7 @@ send_call (GTask *task)
                 g_ptr_array_extend_and_steal (leader->followers, g_steal_pointer (&call->followers));
               return;
             }
-          g_ptr_array_add (self->lookups_waiting, task);
+          g_hash_table_replace (self->lookups_waiting, lookup_key (call), task);
         }
       if (wait_ms > 0)
         {
@@ -969,7 +987,7 @@ pd_remote_source_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_hash_table_unref (self->session_tokens);
-  g_ptr_array_unref (self->lookups_waiting);
+  g_hash_table_unref (self->lookups_waiting);
   g_hash_table_unref (self->exports_asked);
   g_clear_pointer (&self->last_export, export_answer_free);
   g_free (self->base);
@@ -1046,7 +1064,7 @@ pd_remote_source_init (PdRemoteSource *self)
   self->has_detail = -1;
   self->lookup_tokens = LOOKUP_BURST;
   self->lookup_refilled = g_get_monotonic_time ();
-  self->lookups_waiting = g_ptr_array_new ();
+  self->lookups_waiting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->lookup_limit = -1;
   self->exports_asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   /* First of the handlers: before any view reloads on it. */
