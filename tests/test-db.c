@@ -937,6 +937,33 @@ test_writers_wait (Fixture       *f,
   g_assert_cmpint (db_int (db, "SELECT turns FROM sessions"), ==, 11);
 }
 
+/* A new database and its log are its owner's alone, whatever the umask:
+ * made with "Create a New Database Here" in a folder of the user's, it was
+ * -rw-r--r--, its log with transcripts in it too (tried as a new user
+ * would). */
+static void
+test_create_private (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "private.db", NULL);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  mode_t old = umask (022);
+  GStatBuf st;
+
+  db = pd_db_open (path, PD_DB_CREATE, &error);
+  umask (old);
+  g_assert_no_error (error);
+  g_assert_nonnull (db);
+  g_assert_true (pd_db_exec (db, "CREATE TABLE t (x); INSERT INTO t VALUES (1)", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+  if (g_stat (wal, &st) == 0)
+    g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -945,6 +972,7 @@ main (int   argc,
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/pd/db/create", test_create);
+  ADD ("/pd/db/create-private", test_create_private);
   ADD ("/pd/db/migrate-every-version", test_migrate_every_version);
   ADD ("/pd/db/read-only-old-schema", test_read_only_old_schema);
   ADD ("/pd/db/newer-schema", test_newer_schema);

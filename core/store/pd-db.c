@@ -7,6 +7,11 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
 #include "pd-db.h"
 #include "pd-db-private.h"
 #include "pd-sqlite-guard.h"
@@ -600,6 +605,27 @@ pd_db_open (const char  *path,
                    "(it would be made where the link points): choose a path that is not a link",
                    path);
       return NULL;
+    }
+
+  /* A new database is its owner's alone: it holds transcripts and tool
+   * output.  SQLite would make it with the umask's mode (0644 in a folder
+   * the user chose, tried as a new user would); made here empty with 0600,
+   * its log and shared memory take the same mode from it. */
+  if (!exists && (flags & PD_DB_CREATE) && !(flags & PD_DB_READ_ONLY) &&
+      strcmp (path, ":memory:") != 0 && !g_str_has_prefix (path, "file:"))
+    {
+      int fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+      if (fd < 0 && errno != EEXIST)
+        {
+          int saved = errno;
+
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO, "%s cannot be made: %s",
+                       path, g_strerror (saved));
+          return NULL;
+        }
+      if (fd >= 0)
+        close (fd);
     }
 
   self = g_object_new (PD_TYPE_DB, NULL);
