@@ -96,9 +96,9 @@ pd_sources_dup_unkept_warning (void)
       last_why = why;
     }
   /* Translators: the first %s is one or more endpoint addresses, the second why no keyring kept the token */
-  return g_strdup_printf (_("The settings held the token of %s in its address. It was taken out of the settings and "
-                            "is used now, but no keyring could keep it (%s): it is lost when Plandeck quits. "
-                            "Enter it under New Token once a keyring is available."),
+  return g_strdup_printf (_("No keyring could keep the token of %s (%s). It is used now, but it is lost when "
+                            "Plandeck quits, and the token is not in the settings either. Enter it under New "
+                            "Token once a keyring is available."),
                           urls->str, last_why);
 }
 
@@ -179,9 +179,15 @@ on_token_stored (GObject      *object,
 
   g_autofree char *url = user_data;
 
-  /* Without a keyring the token is kept until Plandeck quits. */
+  /* Without a keyring the token is kept until Plandeck quits, and
+   * Preferences says so: a fresh keyring without its login collection
+   * lost every token at the next start with a word only on stderr (tried
+   * as a new user would). */
   if (!pd_secrets_store_token_finish (result, &error))
-    g_message ("%s", error->message);
+    {
+      g_message ("%s", error->message);
+      pd_sources_note_unkept (url, error->message);
+    }
   else
     pd_sources_note_unkept (url, NULL);
 }
