@@ -583,6 +583,15 @@ test_read_only_database (Fixture       *f,
 
   /* A file this process may not write, by path (the window's runs). */
   g_assert_cmpint (g_chmod (ro_db, 0444), ==, 0);
+  /* A new database and its log are made owner-only; the other user the
+   * subprocess becomes must read them to be refused for writing. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *companion = g_strconcat (ro_db, i == 0 ? "-wal" : "-shm", NULL);
+
+      if (g_file_test (companion, G_FILE_TEST_EXISTS))
+        g_assert_cmpint (g_chmod (companion, 0644), ==, 0);
+    }
   g_assert_cmpint (g_chmod (f->dir, 0755), ==, 0);
   g_setenv ("PD_TEST_BUILDER_DIR", f->dir, TRUE);
   g_test_trap_subprocess ("/pd/engine-builder/read-only-database/subprocess", 60 * G_USEC_PER_SEC,
