@@ -338,6 +338,10 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
       body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), safe);
     }
   gtk_widget_set_visible (self->approval, pd_overview_card_has_approval (card));
+  /* A question kept from a source that went away cannot be answered: its
+   * buttons only led to an error (tried as a new user would). */
+  gtk_widget_set_sensitive (self->deny, state == NULL);
+  gtk_widget_set_sensitive (self->approve, state == NULL);
   gtk_label_set_text (GTK_LABEL (self->approval_text), body != NULL ? body : "");
   safe_command = command != NULL && *command != '\0' ? card_text (command) : NULL;
   gtk_label_set_text (GTK_LABEL (self->approval_command), safe_command != NULL ? safe_command : "");

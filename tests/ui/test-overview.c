@@ -713,6 +713,15 @@ test_card_answer_shown (void)
   g_signal_emit_by_name (approve, "clicked");
   g_assert_cmpuint (answers.n, ==, 2);
   g_assert_cmpstr (answers.approval_id, ==, "ap-2");
+
+  /* Its source went away: the question stays in sight, its buttons cannot
+   * be pressed (they only led to an error). */
+  g_assert_true (gtk_widget_get_sensitive (approve));
+  _pd_overview_card_set_source_error (card, "refused (HTTP 403)");
+  _pd_overview_card_emit_changed (card);
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "rm -rf ~"));
+  g_assert_false (gtk_widget_get_sensitive (approve));
+  g_assert_false (gtk_widget_get_sensitive (pd_test_find_first (alone.row, is_button, "_Deny")));
   g_free (answers.approval_id);
   alone_close (&alone);
 }
