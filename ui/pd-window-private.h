@@ -184,5 +184,6 @@ void        _pd_window_class_source_init   (GtkWidgetClass  *widget_class);
 /* pd-window-actions.c */
 void        _pd_window_update_recent       (PdWindow        *self);
 void        _pd_window_class_actions_init  (GtkWidgetClass  *widget_class);
+void        _pd_window_actions_init        (PdWindow        *self);
 
 G_END_DECLS
