@@ -142,10 +142,13 @@ pd_session_reads_get_plan (PdSessionStore  *store,
   return TRUE;
 }
 
-GPtrArray *
-pd_session_reads_list_plan_versions (PdSessionStore  *store,
-                                     const char      *id,
-                                     GError         **error)
+/* The plan versions of @id; of an imported session the newest only
+ * (History's read, never the whole pages) unless @all is set. */
+static GPtrArray *
+list_plan_versions (PdSessionStore  *store,
+                    const char      *id,
+                    gboolean         all,
+                    GError         **error)
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
   g_autoptr(PdChecklist) annotations = NULL;
@@ -158,11 +161,22 @@ pd_session_reads_list_plan_versions (PdSessionStore  *store,
     return NULL;
   if (!imported)
     return pd_session_store_list_plan_versions (store, id, error);
-  /* The versions only, the newest of them: never the whole pages. */
-  if (!(pages = pd_import_index_load_history (store, id, NULL, error))
-      || !(annotations = pd_import_index_load_annotations (store, id, error)))
+  if (all)
+    pages = load_pages (store, id, &annotations, error);
+  else if ((pages = pd_import_index_load_history (store, id, NULL, error))
+           && !(annotations = pd_import_index_load_annotations (store, id, error)))
+    g_clear_object (&pages);
+  if (pages == NULL)
     return NULL;
   return pd_transcript_pages_dup_plan_versions (pages, annotations);
+}
+
+GPtrArray *
+pd_session_reads_list_plan_versions (PdSessionStore  *store,
+                                     const char      *id,
+                                     GError         **error)
+{
+  return list_plan_versions (store, id, FALSE, error);
 }
 
 GPtrArray *
@@ -170,20 +184,7 @@ pd_session_reads_list_all_plan_versions (PdSessionStore  *store,
                                          const char      *id,
                                          GError         **error)
 {
-  g_autoptr(PdTranscriptPages) pages = NULL;
-  g_autoptr(PdChecklist) annotations = NULL;
-  gboolean imported;
-
-  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
-  g_return_val_if_fail (id != NULL, NULL);
-
-  if (!which (store, id, &imported, error))
-    return NULL;
-  if (!imported)
-    return pd_session_store_list_plan_versions (store, id, error);
-  if (!(pages = load_pages (store, id, &annotations, error)))
-    return NULL;
-  return pd_transcript_pages_dup_plan_versions (pages, annotations);
+  return list_plan_versions (store, id, TRUE, error);
 }
 
 JsonArray *
