@@ -47,6 +47,7 @@ struct _PdPreferencesWindow
   GtkSpinButton        *idle_spin;
   GtkSpinButton        *overview_spin;
   GtkSwitch            *read_plans_switch;
+  GtkSwitch            *read_sessions_switch;
 };
 
 G_DEFINE_FINAL_TYPE (PdPreferencesWindow, pd_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
@@ -432,6 +433,7 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, overview_spin);
   gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, idle_spin);
   gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, read_plans_switch);
+  gtk_widget_class_bind_template_child (widget_class, PdPreferencesWindow, read_sessions_switch);
   gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
 }
 
@@ -453,6 +455,11 @@ pd_preferences_window_init (PdPreferencesWindow *self)
                                 G_SETTINGS_BIND_DEFAULT, get_ms, set_ms, NULL, NULL);
   g_settings_bind (self->settings, "read-agent-plans", self->read_plans_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "read-agent-sessions-at-start", self->read_sessions_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+  /* Sessions are not read while reading agents' plans is off. */
+  g_settings_bind (self->settings, "read-agent-plans", self->read_sessions_switch, "sensitive",
+                   G_SETTINGS_BIND_GET);
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_notification_page_new (self->settings));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_sources_page_new (self->settings));
 

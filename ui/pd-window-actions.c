@@ -494,6 +494,106 @@ import_transcripts_action (GtkWidget  *widget,
                                       g_object_ref (self));
 }
 
+/* --- other agents' sessions at start ------------------------------------ */
+
+/**
+ * pd_window_get_reading_agent_sessions:
+ *
+ * Returns: whether the window's read of other agents' sessions at start
+ *   waits for its first frame or runs
+ */
+gboolean
+pd_window_get_reading_agent_sessions (PdWindow *self)
+{
+  g_return_val_if_fail (PD_IS_WINDOW (self), FALSE);
+
+  return self->reading_at_start;
+}
+
+static void
+on_read_at_start_done (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(PdWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* Said on stderr only: the window opens on its own sessions, and a
+   * folder it could not read is said by the menu item's rescan. */
+  if (!pd_source_import_transcripts_finish (PD_SOURCE (object), result, NULL, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_message ("Other agents' sessions were not read: %s", error->message);
+  self->reading_at_start = FALSE;
+  if (g_cancellable_is_cancelled (self->cancellable))
+    return;
+
+  /* Follow the sessions just found as well. */
+  _pd_window_follow_transcripts (self);
+}
+
+static gboolean
+read_at_start_wanted (PdWindow *self)
+{
+  return self->with_endpoints && _pd_window_get_local_source (self) != NULL &&
+         g_settings_get_boolean (self->settings, "read-agent-plans") &&
+         g_settings_get_boolean (self->settings, "read-agent-sessions-at-start");
+}
+
+/* After a paint: once the list's first page has been drawn, the agents'
+ * folders are read, so the first frame never waits for them. */
+static void
+on_read_at_start_paint (GdkFrameClock *clock,
+                        PdWindow      *self)
+{
+  if (!pd_session_list_get_loaded (self->session_list))
+    return;
+  g_clear_signal_handler (&self->read_at_start_handler, clock);
+  if (!read_at_start_wanted (self))
+    {
+      self->reading_at_start = FALSE;
+      return;
+    }
+
+  /* The same read as the menu item's, in the source's worker thread; it
+   * says ::changed, and nothing at all when no agent's folder exists. */
+  pd_source_import_transcripts_async (PD_SOURCE (_pd_window_get_local_source (self)), self->cancellable,
+                                      on_read_at_start_done, g_object_ref (self));
+}
+
+static void
+on_read_at_start_map (PdWindow *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  g_signal_handlers_disconnect_by_func (self, on_read_at_start_map, self);
+  if (clock != NULL && self->read_at_start_handler == 0)
+    self->read_at_start_handler = g_signal_connect_object (clock, "after-paint",
+                                                           G_CALLBACK (on_read_at_start_paint), self, 0);
+}
+
+/**
+ * _pd_window_read_agent_sessions:
+ *
+ * The default window reads the sessions other agents left in their default
+ * folders (Claude Code, Codex, OpenCode, Qwen Code, Gemini CLI, Cline, Roo
+ * Code, Kilo Code) by itself, once its first frame shows the list, unless
+ * Preferences turn it off; Main Menu → Read Other Agents' Sessions reads
+ * them again.
+ */
+void
+_pd_window_read_agent_sessions (PdWindow *self)
+{
+  if (!read_at_start_wanted (self) || self->reading_at_start)
+    return;
+
+  self->reading_at_start = TRUE;
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    on_read_at_start_map (self);
+  else
+    g_signal_connect_object (self, "map", G_CALLBACK (on_read_at_start_map), self,
+                             G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+}
+
 static void
 open_demo_action (GtkWidget  *widget,
                   const char *action_name,

@@ -64,6 +64,8 @@ struct _PdWindow
   guint                endpoints_serial;
   guint                first_show_tick; /* the first session shows a frame after the list */
   gboolean             first_shown;
+  gulong               read_at_start_handler; /* on the frame clock, until the list is drawn */
+  gboolean             reading_at_start;      /* that read waits for the list or runs */
   gulong               running_handler;
   gulong               title_handler;
   gulong               ahead_handler;
@@ -185,5 +187,6 @@ void        _pd_window_class_source_init   (GtkWidgetClass  *widget_class);
 void        _pd_window_update_recent       (PdWindow        *self);
 void        _pd_window_class_actions_init  (GtkWidgetClass  *widget_class);
 void        _pd_window_actions_init        (PdWindow        *self);
+void        _pd_window_read_agent_sessions (PdWindow        *self);
 
 G_END_DECLS

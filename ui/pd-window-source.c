@@ -562,6 +562,7 @@ _pd_window_open_source (PdWindow *self)
     local = _pd_window_get_local_source (self);
     pd_local_source_watch (local, _pd_window_poll_ms (self, FALSE));
     _pd_window_follow_transcripts (self);
+    _pd_window_read_agent_sessions (self);
 
     _pd_window_set_runs (self, pd_run_controller_new (local, GTK_WINDOW (self)));
   }

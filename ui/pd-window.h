@@ -44,6 +44,7 @@ gboolean         pd_window_set_endpoint_token (PdWindow       *self,
 PdNotifier      *pd_window_get_notifier       (PdWindow       *self);
 PdOverview      *pd_window_get_overview       (PdWindow       *self);
 gboolean         pd_window_get_overview_shown (PdWindow       *self);
+gboolean         pd_window_get_reading_agent_sessions (PdWindow *self);
 gboolean         pd_window_open_session       (PdWindow       *self,
                                                const char     *session_id);
 gboolean         pd_window_answer_approval    (PdWindow       *self,

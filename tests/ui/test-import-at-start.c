@@ -1,0 +1,212 @@
+/* test-import-at-start.c: the default window reads other agents' sessions
+ * from their default folders by itself — no menu action — unless
+ * Preferences turn it off; a folder made later is read by the menu's rescan.
+ *
+ * The home is the test's own, set before anything asks for it: the agents'
+ * default folders (~/.claude/projects, ~/.gemini/tmp, ~/.config/Code/…,
+ * ~/.qwen/projects) hold the project's fixture transcripts.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "pd-local-source.h"
+#include "pd-multi-source.h"
+#include "pd-session-list.h"
+#include "pd-test-ui.h"
+
+static char *home;
+
+static void
+copy_tree (const char *from,
+           const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *src = g_build_filename (from, name, NULL);
+      g_autofree char *dst = g_build_filename (to, name, NULL);
+
+      if (g_file_test (src, G_FILE_TEST_IS_DIR))
+        copy_tree (src, dst);
+      else
+        {
+          g_autofree char *data = NULL;
+          gsize len = 0;
+
+          g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+          g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
+        }
+    }
+}
+
+/* Copies the fixture folder @fixture (under PD_FIXTURES_DIR) to @place
+ * (under the test's home). */
+static void
+place_fixture (const char *fixture,
+               const char *place)
+{
+  g_autofree char *from = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), fixture, NULL);
+  g_autofree char *to = g_build_filename (home, place, NULL);
+
+  g_assert_true (g_file_test (from, G_FILE_TEST_IS_DIR));
+  copy_tree (from, to);
+}
+
+/* Each case starts on a new default database. */
+static void
+remove_default_database (void)
+{
+  const char *suffixes[] = { "", "-wal", "-shm" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *path = g_strconcat (home, "/.local/share/plandeck/sessions.db", suffixes[i], NULL);
+
+      g_unlink (path);
+    }
+}
+
+static gboolean
+shows_label (gpointer data)
+{
+  const char * const *pair = data;
+
+  return pd_test_find_label (GTK_WIDGET (pair[0]), pair[1]) != NULL;
+}
+
+static void
+wait_for_label (PdWindow   *window,
+                const char *text)
+{
+  const char *pair[] = { (const char *) window, text };
+  g_autofree char *what = g_strdup_printf ("a session of %s in the list", text);
+
+  pd_test_wait_until (shows_label, pair, what);
+}
+
+static gboolean
+read_done (gpointer data)
+{
+  return !pd_window_get_reading_agent_sessions (PD_WINDOW (data));
+}
+
+static gboolean
+list_loaded (gpointer data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_SESSION_LIST));
+
+  return list != NULL && pd_session_list_get_loaded (list);
+}
+
+static gboolean
+transcripts_followed (gpointer data)
+{
+  PdSource *source = pd_window_get_source (PD_WINDOW (data));
+  PdSource *local = source;
+
+  /* The default window lists through its sources: this computer's first. */
+  if (PD_IS_MULTI_SOURCE (source))
+    local = pd_source_list_lookup (pd_multi_source_get_sources (PD_MULTI_SOURCE (source)),
+                                   PD_SOURCE_LIST_LOCAL_ID, NULL);
+  return local != NULL && PD_IS_LOCAL_SOURCE (local) &&
+         pd_local_source_get_n_followed (PD_LOCAL_SOURCE (local)) > 0;
+}
+
+static void
+check_read_at_start (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  /* No menu action: the sessions of every agent whose folder exists come
+   * by themselves. */
+  wait_for_label (window, "Claude Code");
+  wait_for_label (window, "Gemini CLI");
+  wait_for_label (window, "Cline");
+  wait_for_label (window, "Roo Code");
+  pd_test_wait_until (read_done, window, "the read at start to end");
+  /* Followed live, as after the menu's read. */
+  pd_test_wait_until (transcripts_followed, window, "the read transcripts to be followed");
+  g_assert_null (pd_test_find_label (GTK_WIDGET (window), "Qwen Code"));
+
+  /* Qwen Code's folder appears while the window runs: the menu item reads
+   * the agents' folders again and finds it. */
+  place_fixture ("qwen", ".qwen");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  wait_for_label (window, "Qwen Code");
+}
+
+static void
+test_read_at_start (void)
+{
+  remove_default_database ();
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_read_at_start, NULL, NULL), ==, 0);
+}
+
+static void
+check_switched_off (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  /* The list is drawn, which is when the read would begin. */
+  pd_test_wait_until (list_loaded, window, "the session list");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (pd_window_get_reading_agent_sessions (window));
+  g_assert_null (pd_test_find_label (GTK_WIDGET (window), "Claude Code"));
+  g_assert_null (pd_test_find_label (GTK_WIDGET (window), "Gemini CLI"));
+}
+
+static void
+test_switched_off (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  remove_default_database ();
+  pd_test_reset_settings ();
+  g_settings_set_boolean (settings, "read-agent-sessions-at-start", FALSE);
+  g_assert_cmpint (pd_test_run_app (NULL, check_switched_off, NULL, NULL), ==, 0);
+
+  /* Reading agents' plans off turns the read at start off as well. */
+  remove_default_database ();
+  pd_test_reset_settings ();
+  g_settings_set_boolean (settings, "read-agent-plans", FALSE);
+  g_assert_cmpint (pd_test_run_app (NULL, check_switched_off, NULL, NULL), ==, 0);
+  pd_test_reset_settings ();
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  /* Before GTK or GLib asks for the home or the XDG folders (both are
+   * kept from the first ask). */
+  home = pd_test_make_tmp_dir ();
+  {
+    g_autofree char *data = g_build_filename (home, ".local", "share", NULL);
+    g_autofree char *config = g_build_filename (home, ".config", NULL);
+
+    g_setenv ("HOME", home, TRUE);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+    g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+    g_unsetenv ("CLAUDE_CONFIG_DIR");
+    g_unsetenv ("CODEX_HOME");
+  }
+  place_fixture ("claude-code/-home-dev-src-inkwell", ".claude/projects/-home-dev-src-inkwell");
+  place_fixture ("gemini/tmp", ".gemini/tmp");
+  place_fixture ("vscode/User", ".config/Code/User");
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/import-at-start/switched-off", test_switched_off);
+  g_test_add_func ("/pd/ui/import-at-start/read", test_read_at_start);
+
+  return g_test_run ();
+}
