@@ -295,7 +295,7 @@ pd_sources_page_check_url (const char  *text,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    /* Translators: %s is what the user typed */
                    _("“%s” is not an endpoint address: it must start with http:// or https:// and name a host"),
-                   stripped);
+                   base);
       if (token != NULL)
         g_clear_pointer (token, g_free);
       return NULL;
@@ -580,6 +580,23 @@ pd_sources_page_show_unkept (PdSourcesPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->unkept_label), warning != NULL);
 }
 
+/* The Address row without its `token=` parameter, which goes to the Token
+ * row unless a token was typed there already. */
+static void
+pd_sources_page_hide_url_token (PdSourcesPage *self)
+{
+  g_autofree char *url_token = NULL;
+  g_autofree char *base = pd_window_split_endpoint_url (gtk_editable_get_text (GTK_EDITABLE (self->url_row)),
+                                                        &url_token);
+
+  if (url_token == NULL)
+    return;
+  gtk_editable_set_text (GTK_EDITABLE (self->url_row), base);
+  if (gtk_editable_get_text (GTK_EDITABLE (self->token_row))[0] == '\0')
+    gtk_editable_set_text (GTK_EDITABLE (self->token_row), url_token);
+  memset (url_token, 0, strlen (url_token));
+}
+
 static void
 on_add_clicked (PdSourcesPage *self)
 {
@@ -592,7 +609,11 @@ on_add_clicked (PdSourcesPage *self)
   memset (token, 0, strlen (token));
   if (id == NULL)
     {
-      /* Nothing saved: the fields keep what was typed, to be corrected. */
+      /* Nothing saved: the fields keep what was typed, to be corrected,
+       * but a token typed in the address leaves it for the hidden Token
+       * field: it stayed in clear in the Address row after a refusal
+       * (tried as an attacker would). */
+      pd_sources_page_hide_url_token (self);
       gtk_label_set_text (self->error_label, error->message);
       gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
       gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");

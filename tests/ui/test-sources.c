@@ -773,6 +773,25 @@ check_preferences (PdApplication *app,
   pd_test_wait_until (n_sources, &count, "the endpoint back in the window");
   wait_listed (window, 4, "Alpha build one", "its sessions back");
 
+  /* The same address with its token again: refused as in the list, and the
+   * token does not stay in clear in the Address row (it did, tried as an
+   * attacker would): it waits in the hidden Token row. */
+  gtk_editable_set_text (GTK_EDITABLE (url_row), alpha->url);
+  g_signal_emit_by_name (add, "clicked");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (page), "is in the list already"));
+  g_assert_null (strstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), alpha->token));
+  g_assert_nonnull (strstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), alpha->base));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (pd_test_find_first (GTK_WIDGET (page), has_title, "Token"))),
+                   ==, alpha->token);
+  g_assert_null (pd_test_find_label_containing (GTK_WIDGET (prefs), alpha->token));
+  /* A bad address with a token: the same. */
+  gtk_editable_set_text (GTK_EDITABLE (pd_test_find_first (GTK_WIDGET (page), has_title, "Token")), "");
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "ftp://build-box:8080/?token=ftp-secret-token");
+  g_signal_emit_by_name (add, "clicked");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (page), "is not an endpoint address"));
+  g_assert_null (strstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), "ftp-secret-token"));
+  g_assert_null (pd_test_find_label_containing (GTK_WIDGET (prefs), "ftp-secret-token"));
+
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
