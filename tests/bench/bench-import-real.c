@@ -2,8 +2,11 @@
  * fixtures (see bench-import.c): 1,200 Claude Code transcripts of the three
  * real sessions under new ids, 300 Codex rollouts of the real one with
  * synthetic update_plan calls, OpenCode's storage of the fixture tree's
- * parts; each agent imported alone, then all at once, beside wc -l and jq
- * on the same files.
+ * parts; and from the project's own fixtures (bench-import-real-more.c)
+ * Qwen Code, Gemini CLI and the Cline family at a real density, and files
+ * of thousands of plan calls.  Each agent imported alone, then all at once,
+ * beside wc -l and jq on the same files.  Every reader is given a folder of
+ * the corpus or an empty one, never the user's.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -51,18 +54,8 @@ count_lines (const GString *text)
   return n;
 }
 
-/* One agent's part of the real corpus, or all of it. */
-typedef struct
-{
-  const char *name;
-  const char *cwd;        /* (nullable) where wc and jq run */
-  GPtrArray  *files;      /* paths, relative to cwd when it is set */
-  const char *jq_filter;
-  const char *claude_dir, *codex_dir, *opencode_dir;
-  guint64     bytes;
-  double      wc, jq, json, db, again;                 /* wall seconds */
-  double      wc_cpu, jq_cpu, json_cpu, db_cpu, again_cpu;  /* CPU seconds */
-} Corpus;
+/* An empty folder: the reader given it finds nothing (never the user's). */
+static const char *empty_dir;
 
 /* PROGRAM ARGS… FILES… in @cwd. */
 static double
@@ -80,6 +73,35 @@ run_on_files (const char * const *head,
   return run_command_in (cwd, (const char * const *) args->pdata, ok);
 }
 
+/* AGENT import MODE… and every reader's folder: @corpus's, or the empty one. */
+static GPtrArray *
+import_args (const Corpus *corpus,
+             const char   *agent,
+             const char   *mode,
+             const char   *db_path)
+{
+  GPtrArray *args = g_ptr_array_new ();
+  const char *dirs[][2] = {
+    { "--claude-dir", corpus->claude_dir }, { "--codex-dir", corpus->codex_dir },
+    { "--opencode-dir", corpus->opencode_dir }, { "--qwen-dir", corpus->qwen_dir },
+    { "--gemini-dir", corpus->gemini_dir }, { "--cline-dir", corpus->cline_dir },
+    { "--kilo-dir", NULL },
+  };
+
+  g_ptr_array_add (args, (gpointer) agent);
+  g_ptr_array_add (args, (gpointer) "import");
+  g_ptr_array_add (args, (gpointer) mode);
+  if (db_path != NULL)
+    g_ptr_array_add (args, (gpointer) db_path);
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_ptr_array_add (args, (gpointer) dirs[i][0]);
+      g_ptr_array_add (args, (gpointer) (dirs[i][1] != NULL ? dirs[i][1] : empty_dir));
+    }
+  g_ptr_array_add (args, NULL);
+  return args;
+}
+
 static void
 measure (Corpus     *corpus,
          const char *agent,
@@ -87,10 +109,10 @@ measure (Corpus     *corpus,
          const char *jq,
          const char *db_path)
 {
-  const char *json_args[] = { agent, "import", "--json", "--claude-dir", corpus->claude_dir,
-                              "--codex-dir", corpus->codex_dir, "--opencode-dir", corpus->opencode_dir, NULL };
-  const char *db_args[] = { agent, "import", "--db", db_path, "--claude-dir", corpus->claude_dir,
-                            "--codex-dir", corpus->codex_dir, "--opencode-dir", corpus->opencode_dir, NULL };
+  g_autoptr(GPtrArray) json_argv = import_args (corpus, agent, "--json", NULL);
+  g_autoptr(GPtrArray) db_argv = import_args (corpus, agent, "--db", db_path);
+  const char * const *json_args = (const char * const *) json_argv->pdata;
+  const char * const *db_args = (const char * const *) db_argv->pdata;
   gboolean ok_json, ok_db, ok_again, ok;
 
   if (wc != NULL)
@@ -243,6 +265,7 @@ write_opencode (const char *fixtures,
 
 void
 real_corpus_run (const char *fixtures,
+                 const char *own_fixtures,
                  const char *agent,
                  const char *wc,
                  const char *jq)
@@ -278,8 +301,33 @@ real_corpus_run (const char *fixtures,
   Corpus opencode = { "opencode", NULL, opencode_files, "select(.tool==\"todowrite\") | .state.input.todos" };
   Corpus all = { "all" };
   const char *baseline = g_getenv ("PLANDECK_AGENT_BASELINE");
-  static const char * const before_names[] = { "claude, before", "codex, before", "opencode, before" };
-  Corpus before[G_N_ELEMENTS (before_names)];
+  /* The project's fixtures: each agent's folder of real density, and its
+   * many-calls files in a folder of their own. */
+  g_autofree char *qwen_root = g_build_filename (root, "qwen", NULL);
+  g_autofree char *qwen_dir = g_build_filename (qwen_root, "real", NULL);
+  g_autofree char *qwen_many_dir = g_build_filename (qwen_root, "many", NULL);
+  g_autofree char *gemini_root = g_build_filename (root, "gemini", NULL);
+  g_autofree char *gemini_dir = g_build_filename (gemini_root, "real", NULL);
+  g_autofree char *gemini_many_dir = g_build_filename (gemini_root, "many", NULL);
+  g_autofree char *cline_root = g_build_filename (root, "vscode", NULL);
+  g_autofree char *cline_dir = g_build_filename (cline_root, "real", NULL);
+  g_autofree char *cline_many_dir = g_build_filename (cline_root, "many", NULL);
+  g_autoptr(GPtrArray) qwen_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) qwen_many_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) gemini_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) gemini_many_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) cline_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) cline_many_files = g_ptr_array_new_with_free_func (g_free);
+  const char *qwen_jq = "select(.type==\"assistant\") | .message.parts[]? | .functionCall? | select(.name?==\"todo_write\") | .args";
+  const char *gemini_jq = "(.messages[]? // .) | .toolCalls[]? | select((.name // \"\") | startswith(\"write_todos\")) | .args";
+  const char *cline_jq = ".[] | select(.say==\"task_progress\" or ((.text // \"\") | contains(\"updateTodoList\"))) | .text";
+  Corpus qwen = { "qwen", NULL, qwen_files, qwen_jq };
+  Corpus qwen_many = { "qwen-many", NULL, qwen_many_files, qwen_jq };
+  Corpus gemini = { "gemini", NULL, gemini_files, gemini_jq };
+  Corpus gemini_many = { "gemini-many", NULL, gemini_many_files, gemini_jq };
+  Corpus cline = { "cline", NULL, cline_files, cline_jq };
+  Corpus cline_many = { "cline-many", NULL, cline_many_files, cline_jq };
+  gboolean more = FALSE;
 
   for (guint f = 0; f < G_N_ELEMENTS (claude_fixtures); f++)
     if (!(claude_text[f] = read_fixture (fixtures, claude_fixtures[f][0])))
@@ -356,74 +404,99 @@ real_corpus_run (const char *fixtures,
           n_claude, todo_calls, claude.bytes / 1048576.0, n_codex, plan_calls, codex.bytes / 1048576.0, lines,
           todo_parts ? n_opencode : 0, opencode_files->len, todo_parts, opencode.bytes / 1048576.0);
 
-  claude.claude_dir = claude_root, claude.codex_dir = empty, claude.opencode_dir = empty;
-  codex.claude_dir = empty, codex.codex_dir = codex_home, codex.opencode_dir = empty;
-  opencode.claude_dir = empty, opencode.codex_dir = empty, opencode.opencode_dir = opencode_dir;
-  all.claude_dir = claude_root, all.codex_dir = codex_home, all.opencode_dir = opencode_dir;
+  empty_dir = empty;
+  claude.claude_dir = claude_root;
+  codex.codex_dir = codex_home;
+  opencode.opencode_dir = opencode_dir;
+
+  /* The project's own fixtures: Qwen Code, Gemini CLI, the Cline family,
+   * at a real density and in files of thousands of plan calls. */
+  if (own_fixtures != NULL)
+    {
+      guint64 calls = 0;
+
+      qwen.qwen_dir = qwen_dir, qwen_many.qwen_dir = qwen_many_dir;
+      gemini.gemini_dir = gemini_dir, gemini_many.gemini_dir = gemini_many_dir;
+      cline.cline_dir = cline_dir, cline_many.cline_dir = cline_many_dir;
+      more = real_more_qwen (own_fixtures, qwen_dir, 300, 0, 0, &qwen, &calls)
+             && real_more_qwen (own_fixtures, qwen_many_dir, 0, 2, 600, &qwen_many, &calls)
+             && real_more_gemini (own_fixtures, gemini_dir, 150, 0, 0, &gemini, &calls)
+             && real_more_gemini (own_fixtures, gemini_many_dir, 0, 1, 500, &gemini_many, &calls)
+             && real_more_cline (own_fixtures, cline_dir, 100, 0, 0, &cline, &calls)
+             && real_more_cline (own_fixtures, cline_many_dir, 0, 1, 1000, &cline_many, &calls);
+      if (!more)
+        printf ("# real corpus: the project's Qwen Code, Gemini CLI or Cline fixtures missing: left out\n");
+      else
+        printf ("# real corpus, the project's fixtures: %u Qwen Code sessions (%.1f MB) and %u of many calls (%.1f MB);"
+                " %u Gemini CLI sessions, half JSON lines, half the older JSON file (%.1f MB), and %u of many calls (%.1f MB);"
+                " %u Cline, Roo Code and Kilo Code tasks (%.1f MB) and %u of many calls (%.1f MB): %" G_GUINT64_FORMAT
+                " plan calls in all\n", qwen.files->len, qwen.bytes / 1048576.0, qwen_many.files->len,
+                qwen_many.bytes / 1048576.0, gemini.files->len, gemini.bytes / 1048576.0, gemini_many.files->len,
+                gemini_many.bytes / 1048576.0, cline.files->len, cline.bytes / 1048576.0, cline_many.files->len,
+                cline_many.bytes / 1048576.0, calls);
+    }
 
   {
-    g_autofree char *db_claude = g_build_filename (root, "claude.db", NULL);
-    g_autofree char *db_codex = g_build_filename (root, "codex.db", NULL);
-    g_autofree char *db_opencode = g_build_filename (root, "opencode.db", NULL);
+    Corpus *corpora[] = { &claude, &codex, &opencode, &qwen, &qwen_many, &gemini, &gemini_many, &cline, &cline_many };
+    gboolean measured[G_N_ELEMENTS (corpora)];
+    Corpus before[G_N_ELEMENTS (corpora)];
     g_autofree char *db_all = g_build_filename (root, "all.db", NULL);
 
-    measure (&claude, agent, wc, jq, db_claude);
-    measure (&codex, agent, wc, jq, db_codex);
-    if (todo_parts > 0)
-      measure (&opencode, agent, wc, jq, db_opencode);
+    for (guint i = 0; i < G_N_ELEMENTS (corpora); i++)
+      {
+        g_autofree char *db = g_strdup_printf ("%s/%s.db", root, corpora[i]->name);
+
+        measured[i] = i < 2 || (i == 2 && todo_parts > 0) || (i > 2 && more);
+        if (measured[i])
+          measure (corpora[i], agent, wc, jq, db);
+      }
     /* Another build beside it (PLANDECK_AGENT_BASELINE, the one before a
      * change): the same files, the same wc -l and jq, the same run. */
     if (baseline != NULL)
-      {
-        Corpus *corpora[] = { &claude, &codex, &opencode };
+      for (guint i = 0; i < G_N_ELEMENTS (corpora); i++)
+        {
+          g_autofree char *db = g_strdup_printf ("%s/before-%u.db", root, i);
 
-        for (guint i = 0; i < G_N_ELEMENTS (before); i++)
-          {
-            g_autofree char *db = g_strdup_printf ("%s/before-%u.db", root, i);
+          before[i] = *corpora[i];
+          before[i].name = g_strconcat (corpora[i]->name, ", before", NULL);
+          if (measured[i])
+            measure (&before[i], baseline, NULL, NULL, db);
+        }
 
-            before[i] = *corpora[i];
-            before[i].name = before_names[i];
-            if (i < 2 || todo_parts > 0)
-              measure (&before[i], baseline, NULL, NULL, db);
-          }
-      }
-    /* All at once: the import of the three folders beside the three wc and
-     * jq runs on the same files. */
-    all.bytes = claude.bytes + codex.bytes + opencode.bytes;
-    all.wc = claude.wc + codex.wc + opencode.wc;
-    all.jq = claude.jq + codex.jq + opencode.jq;
-    all.wc_cpu = claude.wc_cpu + codex.wc_cpu + opencode.wc_cpu;
-    all.jq_cpu = claude.jq_cpu + codex.jq_cpu + opencode.jq_cpu;
+    /* All at once: the import of every agent's folder of real density
+     * (not the many-calls files) beside the wc and jq runs on the same
+     * files. */
     all.files = NULL;
-    {
-      const char *json_args[] = { agent, "import", "--json", "--claude-dir", claude_root, "--codex-dir", codex_home,
-                                  "--opencode-dir", opencode_dir, NULL };
-      const char *db_args[] = { agent, "import", "--db", db_all, "--claude-dir", claude_root, "--codex-dir", codex_home,
-                                "--opencode-dir", opencode_dir, NULL };
-      gboolean ok_json, ok_db, ok_again;
+    for (guint i = 0; i < G_N_ELEMENTS (corpora); i++)
+      if (measured[i] && !g_str_has_suffix (corpora[i]->name, "-many"))
+        {
+          all.bytes += corpora[i]->bytes;
+          all.wc += corpora[i]->wc;
+          all.jq += corpora[i]->jq;
+          all.wc_cpu += corpora[i]->wc_cpu;
+          all.jq_cpu += corpora[i]->jq_cpu;
+        }
+    all.claude_dir = claude_root, all.codex_dir = codex_home, all.opencode_dir = opencode_dir;
+    if (more)
+      all.qwen_dir = qwen_dir, all.gemini_dir = gemini_dir, all.cline_dir = cline_dir;
+    measure (&all, agent, NULL, NULL, db_all);
 
-      all.json = run_command (json_args, &ok_json);
-      all.json_cpu = last_cpu;
-      all.db = run_command (db_args, &ok_db);
-      all.db_cpu = last_cpu;
-      all.again = run_command (db_args, &ok_again);
-      all.again_cpu = last_cpu;
-      if (!ok_json || !ok_db || !ok_again)
-        g_error ("plandeck-agent import failed on the real corpus");
-    }
+    for (guint i = 0; i < G_N_ELEMENTS (corpora); i++)
+      if (measured[i])
+        {
+          report (corpora[i]);
+          if (baseline != NULL)
+            {
+              report (&before[i]);
+              g_free ((char *) before[i].name);
+            }
+        }
+    report (&all);
   }
 
-  report (&claude);
-  if (baseline != NULL)
-    report (&before[0]);
-  report (&codex);
-  if (baseline != NULL)
-    report (&before[1]);
-  if (todo_parts > 0)
-    report (&opencode);
-  if (todo_parts > 0 && baseline != NULL)
-    report (&before[2]);
-  report (&all);
-
-  rmtree (root);
+  /* PD_BENCH_IMPORT_KEEP: the corpus stays, to compare outputs on it. */
+  if (g_getenv ("PD_BENCH_IMPORT_KEEP") != NULL)
+    printf ("# real corpus kept in %s\n", root);
+  else
+    rmtree (root);
 }

@@ -31,7 +31,12 @@
  * list of absolute ones would be over the limit).  With
  * PLANDECK_AGENT_BASELINE naming another build (the one before a change),
  * each agent's import is measured with it too, beside the same wc -l and
- * jq figures of the same run.
+ * jq figures of the same run.  And from the project's fixtures
+ * (PD_FIXTURES_DIR): 300 Qwen Code sessions, 300 Gemini CLI sessions (half
+ * JSON lines, half the older JSON file) and 300 Cline, Roo Code and Kilo
+ * Code task folders at a plan call every 26 KB, and beside them files of
+ * thousands of plan calls each (measured apart).  PD_BENCH_IMPORT_KEEP keeps
+ * the corpus, to compare outputs on it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -153,7 +158,8 @@ main (int    argc,
           printf ("# real corpus: no shared fixtures (PD_SHARED_FIXTURES_DIR): skipped\n");
           return 0;
         }
-      real_corpus_run (g_getenv ("PD_SHARED_FIXTURES_DIR"), g_getenv ("PLANDECK_AGENT"), wc_only, jq_only);
+      real_corpus_run (g_getenv ("PD_SHARED_FIXTURES_DIR"), g_getenv ("PD_FIXTURES_DIR"), g_getenv ("PLANDECK_AGENT"),
+                       wc_only, jq_only);
       return 0;
     }
   if (megabytes == 0)
@@ -410,7 +416,8 @@ main (int    argc,
 
   if (g_getenv ("PD_SHARED_FIXTURES_DIR") != NULL &&
       g_file_test (g_getenv ("PD_SHARED_FIXTURES_DIR"), G_FILE_TEST_IS_DIR))
-    real_corpus_run (g_getenv ("PD_SHARED_FIXTURES_DIR"), g_getenv ("PLANDECK_AGENT"), wc, jq);
+    real_corpus_run (g_getenv ("PD_SHARED_FIXTURES_DIR"), g_getenv ("PD_FIXTURES_DIR"), g_getenv ("PLANDECK_AGENT"),
+                     wc, jq);
   else
     printf ("# real corpus: no shared fixtures (PD_SHARED_FIXTURES_DIR): skipped\n");
   return 0;
