@@ -85,17 +85,13 @@ pd_safe_text_block (const char *text)
   return safe_text (text, TRUE);
 }
 
-char *
-pd_safe_text_escape_json (const char *json)
+void
+pd_safe_text_append_json (GString    *out,
+                          const char *json,
+                          gsize       len)
 {
-  GString *out;
-  const char *p, *end;
+  const char *p, *end = json + len;
 
-  if (json == NULL)
-    return NULL;
-
-  end = json + strlen (json);
-  out = g_string_sized_new (end - json);
   for (p = json; p < end; )
     {
       gunichar c;
@@ -135,5 +131,19 @@ pd_safe_text_escape_json (const char *json)
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
       p = g_utf8_next_char (p);
     }
+}
+
+char *
+pd_safe_text_escape_json (const char *json)
+{
+  GString *out;
+  gsize len;
+
+  if (json == NULL)
+    return NULL;
+
+  len = strlen (json);
+  out = g_string_sized_new (len);
+  pd_safe_text_append_json (out, json, len);
   return g_string_free (out, FALSE);
 }

@@ -35,5 +35,9 @@ char     *pd_safe_text_block         (const char *text);
  * escape (a surrogate pair beyond the BMP): the same JSON value, but a
  * terminal showing it shows the escapes, not the reordering. */
 char     *pd_safe_text_escape_json   (const char *json);
+/* The same for @len bytes of @json, appended to @out. */
+void      pd_safe_text_append_json   (GString    *out,
+                                      const char *json,
+                                      gsize       len);
 
 G_END_DECLS

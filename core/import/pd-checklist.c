@@ -12,6 +12,7 @@
 
 #include "pd-checklist.h"
 #include "pd-json-util.h"
+#include "pd-json-writer.h"
 
 #define KEY_PREFIX_LEN 32  /* hex digits of SHA-256 kept in a key */
 #define MAX_USER_ITEMS 1000
@@ -646,4 +647,59 @@ pd_checklist_to_json (PdChecklist *self)
   node = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (node, root);
   return node;
+}
+
+static void
+write_item (PdJsonWriter          *writer,
+            const PdChecklistItem *item,
+            PdChecklistStatus      effective)
+{
+  pd_json_writer_begin_object (writer, NULL);
+  pd_json_writer_string (writer, "text", item->text);
+  pd_json_writer_string (writer, "status", pd_checklist_status_to_string (effective));
+  if (effective != item->status)
+    pd_json_writer_string (writer, "agent_status", pd_checklist_status_to_string (item->status));
+  if (item->source_id)
+    pd_json_writer_string (writer, "id", item->source_id);
+  pd_json_writer_string (writer, "origin", pd_checklist_origin_to_string (item->origin));
+  pd_json_writer_string (writer, "key", item->key ? item->key : "");
+  pd_json_writer_end_object (writer);
+}
+
+/**
+ * pd_checklist_write_json:
+ * @name: (nullable): the member it is written as
+ *
+ * Writes what pd_checklist_to_json() makes, the same bytes, with no tree.
+ */
+void
+pd_checklist_write_json (PdChecklist  *self,
+                         PdJsonWriter *writer,
+                         const char   *name)
+{
+  guint done, total, active;
+
+  g_return_if_fail (PD_IS_CHECKLIST (self));
+
+  pd_checklist_count (self, &done, &total, &active);
+  pd_json_writer_begin_object (writer, name);
+  pd_json_writer_string (writer, "origin", pd_checklist_origin_to_string (self->origin));
+  pd_json_writer_begin_array (writer, "agent_items");
+  for (guint i = 0; i < self->agent_items->len; i++)
+    write_item (writer, g_ptr_array_index (self->agent_items, i), pd_checklist_get_effective_status (self, i));
+  pd_json_writer_end_array (writer);
+  pd_json_writer_begin_array (writer, "user_items");
+  for (guint i = 0; i < self->user_items->len; i++)
+    {
+      const PdChecklistItem *item = g_ptr_array_index (self->user_items, i);
+
+      write_item (writer, item, item->status);
+    }
+  pd_json_writer_end_array (writer);
+  pd_json_writer_int (writer, "done", done);
+  pd_json_writer_int (writer, "total", total);
+  pd_json_writer_int (writer, "in_progress", active);
+  pd_json_writer_boolean (writer, "truncated", self->n_hidden > 0);
+  pd_json_writer_int (writer, "hidden_items", self->n_hidden);
+  pd_json_writer_end_object (writer);
 }

@@ -17,6 +17,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "pd-json-writer.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -140,6 +142,9 @@ gboolean           pd_checklist_load_annotations    (PdChecklist       *self,
 
 /* In memory only: for `plandeck-agent import --json` and the UI. */
 JsonNode          *pd_checklist_to_json             (PdChecklist       *self);
+void               pd_checklist_write_json          (PdChecklist       *self,
+                                                     PdJsonWriter      *writer,
+                                                     const char        *name);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdChecklistItem, pd_checklist_item_free)
 

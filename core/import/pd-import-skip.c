@@ -85,3 +85,27 @@ _pd_import_skip_add_error (GPtrArray    *skips,
     message += len + 2;
   _pd_import_skip_add (skips, path, message);
 }
+
+/**
+ * pd_import_skips_write_json:
+ *
+ * Writes what pd_import_skips_to_json() makes as the member @name, the
+ * same bytes, with no tree.
+ */
+void
+pd_import_skips_write_json (GPtrArray    *skips,
+                            PdJsonWriter *writer,
+                            const char   *name)
+{
+  pd_json_writer_begin_array (writer, name);
+  for (guint i = 0; skips && i < skips->len; i++)
+    {
+      const PdImportSkip *skip = g_ptr_array_index (skips, i);
+
+      pd_json_writer_begin_object (writer, NULL);
+      pd_json_writer_string (writer, "path", skip->path);
+      pd_json_writer_string (writer, "reason", skip->reason);
+      pd_json_writer_end_object (writer);
+    }
+  pd_json_writer_end_array (writer);
+}

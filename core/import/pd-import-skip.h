@@ -11,6 +11,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "pd-json-writer.h"
+
 G_BEGIN_DECLS
 
 #define PD_TYPE_IMPORT_SKIP (pd_import_skip_get_type ())
@@ -31,6 +33,9 @@ void          pd_import_skip_free     (PdImportSkip       *self);
 GPtrArray    *pd_import_skips_new     (void);
 /* [{"path": …, "reason": …}, …] */
 JsonNode     *pd_import_skips_to_json (GPtrArray          *skips);
+void          pd_import_skips_write_json (GPtrArray    *skips,
+                                          PdJsonWriter *writer,
+                                          const char   *name);
 
 /* Appends to @skips (nullable: then nothing is recorded).  @error's message
  * is the reason (without a leading "PATH: "). */

@@ -259,28 +259,48 @@ pd_imported_session_get_stats (PdImportedSession *self)
   return &self->stats;
 }
 
+/* @usec as "%Y-%m-%dT%H:%M:%S.%fZ" in @text, or FALSE for none. */
+static gboolean
+format_time (gint64  usec,
+             char   *text,
+             gsize   size)
+{
+  g_autoptr(GDateTime) seconds = NULL;
+  gint year, month, day;
+
+  if (usec <= 0 || !(seconds = g_date_time_new_from_unix_utc (usec / G_USEC_PER_SEC)))
+    return FALSE;
+  /* What g_date_time_format() writes for "%Y-%m-%dT%H:%M:%S.%fZ", without
+   * its parsing of the format (most of an import's printing, for the two
+   * times of each session). */
+  g_date_time_get_ymd (seconds, &year, &month, &day);
+  g_snprintf (text, size, "%d-%02d-%02dT%02d:%02d:%02d.%06dZ", year, month, day,
+              g_date_time_get_hour (seconds), g_date_time_get_minute (seconds), g_date_time_get_second (seconds),
+              (int) (usec % G_USEC_PER_SEC));
+  return TRUE;
+}
+
 static void
 set_time_member (JsonObject *object,
                  const char *name,
                  gint64      usec)
 {
-  g_autoptr(GDateTime) seconds = NULL;
   char text[64];
-  gint year, month, day;
 
-  if (usec <= 0 || !(seconds = g_date_time_new_from_unix_utc (usec / G_USEC_PER_SEC)))
-    {
-      json_object_set_null_member (object, name);
-      return;
-    }
-  /* What g_date_time_format() writes for "%Y-%m-%dT%H:%M:%S.%fZ", without
-   * its parsing of the format (most of an import's printing, for the two
-   * times of each session). */
-  g_date_time_get_ymd (seconds, &year, &month, &day);
-  g_snprintf (text, sizeof text, "%d-%02d-%02dT%02d:%02d:%02d.%06dZ", year, month, day,
-              g_date_time_get_hour (seconds), g_date_time_get_minute (seconds), g_date_time_get_second (seconds),
-              (int) (usec % G_USEC_PER_SEC));
-  json_object_set_string_member (object, name, text);
+  if (format_time (usec, text, sizeof text))
+    json_object_set_string_member (object, name, text);
+  else
+    json_object_set_null_member (object, name);
+}
+
+static void
+write_time (PdJsonWriter *writer,
+            const char   *name,
+            gint64        usec)
+{
+  char text[64];
+
+  pd_json_writer_string (writer, name, format_time (usec, text, sizeof text) ? text : NULL);
 }
 
 /**
@@ -333,4 +353,53 @@ pd_imported_session_to_json (PdImportedSession *self,
   node = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (node, root);
   return node;
+}
+
+/**
+ * pd_imported_session_write_json:
+ * @with_plans: include the plan documents' markdown
+ *
+ * Writes what pd_imported_session_to_json() makes, the same bytes, as an
+ * element of the array @writer is in, with no tree: `import --json` prints
+ * thousands of sessions.
+ */
+void
+pd_imported_session_write_json (PdImportedSession *self,
+                                gboolean           with_plans,
+                                PdJsonWriter      *writer)
+{
+  g_return_if_fail (PD_IS_IMPORTED_SESSION (self));
+
+  pd_json_writer_begin_object (writer, NULL);
+  pd_json_writer_string (writer, "source", pd_import_source_to_string (self->source));
+  pd_json_writer_string (writer, "path", self->path ? self->path : "");
+  pd_json_writer_string (writer, "id", self->id ? self->id : "");
+  pd_json_writer_string (writer, "title", self->title ? self->title : "");
+  pd_json_writer_string (writer, "cwd", self->cwd ? self->cwd : "");
+  write_time (writer, "created_at", self->created_at);
+  write_time (writer, "updated_at", self->updated_at);
+  pd_checklist_write_json (self->checklist, writer, "checklist");
+
+  pd_json_writer_begin_array (writer, "plans");
+  for (guint i = 0; i < self->plans->len; i++)
+    {
+      const PdArtifactPlan *plan = g_ptr_array_index (self->plans, i);
+
+      pd_json_writer_begin_object (writer, NULL);
+      pd_json_writer_string (writer, "id", plan->id ? plan->id : "");
+      pd_json_writer_string (writer, "status", pd_artifact_plan_status_to_string (plan->status));
+      write_time (writer, "time", plan->time);
+      if (with_plans)
+        pd_json_writer_string (writer, "markdown", plan->markdown);
+      pd_json_writer_end_object (writer);
+    }
+  pd_json_writer_end_array (writer);
+
+  pd_json_writer_begin_object (writer, "stats");
+  pd_json_writer_int (writer, "lines", (gint64) self->stats.lines);
+  pd_json_writer_int (writer, "skipped_lines", (gint64) self->stats.skipped_lines);
+  pd_json_writer_int (writer, "applied_updates", self->stats.applied_updates);
+  pd_json_writer_int (writer, "ignored_updates", self->stats.ignored_updates);
+  pd_json_writer_end_object (writer);
+  pd_json_writer_end_object (writer);
 }

@@ -109,6 +109,9 @@ PdImportStats     *pd_imported_session_get_stats    (PdImportedSession *self);
 
 JsonNode          *pd_imported_session_to_json      (PdImportedSession *self,
                                                      gboolean           with_plans);
+void               pd_imported_session_write_json   (PdImportedSession *self,
+                                                     gboolean           with_plans,
+                                                     PdJsonWriter      *writer);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdArtifactPlan, pd_artifact_plan_free)
 
