@@ -372,7 +372,6 @@ test_update_and_reorder (Fixture       *f,
   Expect b_further = { 2, b_id, 2, 0, FALSE, G_MAXUINT, NULL };
   Expect b_step = { 2, b_id, 2, 0, FALSE, G_MAXUINT, "Run the tests" };
   Expect local_further = { 0, local_id, 2, 0, FALSE, G_MAXUINT };
-  guint refetches;
 
   save_plan (f, &f->places[0], local_id, three, working);
   save_plan (f, &f->places[1], a_id, three, working);
@@ -382,11 +381,9 @@ test_update_and_reorder (Fixture       *f,
   /* B was written last: the newest of the working ones goes first. */
   g_assert_cmpstr (pd_overview_card_get_session_id (card_at (f, 0)), ==, b_id);
 
-  refetches = pd_overview_get_n_refetches (f->overview);
   save_plan (f, &f->places[1], a_id, three, blocked);
   wait_until (f, card_is, &a_blocked, "A's card to be blocked and first");
   g_assert_cmpint (pd_overview_card_get_need (card_at (f, 0)), ==, PD_OVERVIEW_NEED_BLOCKED);
-  g_assert_true (pd_overview_get_n_refetches (f->overview) > refetches);
 
   save_plan (f, &f->places[2], b_id, three, further);
   wait_until (f, card_is, &b_further, "B's card to follow its plan");
@@ -396,6 +393,64 @@ test_update_and_reorder (Fixture       *f,
   wait_until (f, card_is, &local_further, "the local card to follow its plan");
   g_assert_cmpstr (pd_overview_card_get_session_id (card_at (f, 0)), ==, a_id);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->overview)), ==, 3);
+  g_assert_cmpuint (f->n_cleared, ==, 0);
+}
+
+/* What an agent in another process writes on an endpoint comes to its
+ * card with the endpoint's push: counts, current step and checks, with no
+ * list or plan request; a session added shows, one deleted goes (the
+ * endpoint cannot push that: its change has the list read again). */
+static void
+test_pushed (Fixture       *f,
+             gconstpointer  data)
+{
+  const char *steps[][3] = {
+    { "in_progress", "pending", "pending" },
+    { "done", "in_progress", "pending" },
+    { "done", "blocked", "pending" },
+    { "done", "done", "in_progress" },
+    { "done", "done", "pending" },
+    { "done", "done", "done" },
+  };
+  const char *current[] = { "Read the parser", "Fix the lexer", "Run the tests", "Run the tests", "Run the tests", NULL };
+  guint done[] = { 0, 1, 1, 2, 2, 3 };
+  guint blocked[] = { 0, 0, 1, 0, 0, 0 };
+  g_autofree char *a_id = add_session (&f->places[1], "Work on A");
+  g_autofree char *b_id = add_session (&f->places[1], "Work on B");
+  g_autofree char *c_id = NULL;
+  g_autoptr(GError) error = NULL;
+  Expect b_first = { 1, b_id, 0, 0, FALSE, G_MAXUINT, "Read the parser" };
+  guint refetches;
+
+  save_plan (f, &f->places[1], a_id, three, steps[0]);
+  save_plan (f, &f->places[1], b_id, three, steps[0]);
+  fixture_follow (f);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (2), "two cards");
+  save_plan (f, &f->places[1], b_id, three, steps[0]);
+  wait_until (f, card_is, &b_first, "B's card");
+
+  refetches = pd_overview_get_n_refetches (f->overview);
+  for (guint i = 1; i < G_N_ELEMENTS (steps); i++)
+    {
+      Expect expect = { 1, a_id, done[i], blocked[i], FALSE, G_MAXUINT, current[i] };
+      g_autofree char *what = g_strdup_printf ("A's card at its version %u", i + 1);
+
+      save_plan (f, &f->places[1], a_id, three, steps[i]);
+      wait_until (f, card_is, &expect, what);
+      g_assert_cmpstr (pd_overview_card_get_current_step (pd_overview_find (f->overview, source_at (f, 1), a_id)),
+                       ==, current[i]);
+    }
+  /* Five versions, each shown before the next was written: before the
+   * pushes, each was a list and a plan request. */
+  g_assert_cmpuint (pd_overview_get_n_refetches (f->overview) - refetches, <=, 1);
+
+  c_id = add_session (&f->places[1], "Work on C");
+  save_plan (f, &f->places[1], c_id, three, steps[1]);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (3), "C's card");
+  g_assert_true (pd_session_store_delete (f->places[1].store, b_id, &error));
+  g_assert_no_error (error);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (2), "B's card to go");
+  g_assert_null (pd_overview_find (f->overview, source_at (f, 1), b_id));
   g_assert_cmpuint (f->n_cleared, ==, 0);
 }
 
@@ -581,6 +636,7 @@ main (int   argc,
   g_test_add ("/pd/overview/active-only", Fixture, NULL, fixture_set_up, test_active_only, fixture_tear_down);
   g_test_add ("/pd/overview/update-and-reorder", Fixture, NULL, fixture_set_up, test_update_and_reorder,
               fixture_tear_down);
+  g_test_add ("/pd/overview/pushed", Fixture, NULL, fixture_set_up, test_pushed, fixture_tear_down);
   g_test_add ("/pd/overview/endpoint-away", Fixture, NULL, fixture_set_up, test_endpoint_away, fixture_tear_down);
   g_test_add_func ("/pd/overview/hostile-counts", test_hostile_counts);
   g_test_add ("/pd/overview/unverified", Fixture, NULL, fixture_set_up, test_unverified, fixture_tear_down);

@@ -119,6 +119,26 @@ pd_plan_state_count_unpassed_checks (const PdPlanState *self)
   return n;
 }
 
+/* The title of the step in progress, else of the first pending one; NULL
+ * when none is (the Overview's card says it as "Now: …", on both sides of
+ * an endpoint: what serve pushes and what a window reads). */
+const char *
+pd_plan_state_current_step_title (const PdPlanState *self)
+{
+  const PdPlanStep *pending = NULL;
+
+  for (guint i = 0; self != NULL && i < self->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (self->steps, i);
+
+      if (step->status == PD_PLAN_STEP_IN_PROGRESS)
+        return step->title;
+      if (step->status == PD_PLAN_STEP_PENDING && pending == NULL)
+        pending = step;
+    }
+  return pending != NULL ? pending->title : NULL;
+}
+
 PdPlanStep *
 pd_plan_state_find_step (const PdPlanState *self,
                          const char        *id,

@@ -42,4 +42,17 @@ int             _pd_overview_card_compare          (PdOverviewCard       *a,
                                                     PdOverviewCard       *b);
 void            _pd_overview_card_emit_changed     (PdOverviewCard       *self);
 
+/* pd-overview-cards.c: @cards (element-type PdOverviewCard, refs) kept
+ * sorted by need, each change told as items-changed of @model. */
+void            _pd_overview_cards_insert          (GListModel           *model,
+                                                    GPtrArray            *cards,
+                                                    PdOverviewCard       *card);
+void            _pd_overview_cards_remove          (GListModel           *model,
+                                                    GPtrArray            *cards,
+                                                    PdOverviewCard       *card);
+/* After @card changed: where it stands now. */
+void            _pd_overview_cards_place           (GListModel           *model,
+                                                    GPtrArray            *cards,
+                                                    PdOverviewCard       *card);
+
 G_END_DECLS

@@ -21,6 +21,9 @@
  * version every second, reading every version's plan was most of the work
  * (bench-overview: 13 % of a core at 5 s). */
 #define STEP_INTERVAL_USEC (60 * G_USEC_PER_SEC)
+/* An endpoint that pushes what changed (PdRemoteSource::sessions-pushed)
+ * is listed again at most this often on its pushes alone. */
+#define PUSHED_RELIST_USEC (60 * G_USEC_PER_SEC)
 
 typedef struct _Entry Entry;
 
@@ -47,6 +50,8 @@ struct _Entry
   char         *name;         /* (nullable) its name in a PdSourceList of sources */
   gulong        changed_id;
   gulong        state_id;
+  gulong        pushed_id;
+  gboolean      push_merged;  /* the ::changed that follows a push is for others */
   GCancellable *cancellable;
   GHashTable   *cards;        /* session id → PdOverviewCard (a ref) */
   GHashTable   *approvals;    /* session id → LocalApproval: runs of this window waiting */
@@ -152,79 +157,27 @@ stalled_usec (PdOverview *self)
   return (gint64) self->stalled_minutes * 60 * G_USEC_PER_SEC;
 }
 
-/* --- the sorted list ----------------------------------------------------- */
-
-static guint
-insertion_point (PdOverview     *self,
-                 PdOverviewCard *card)
-{
-  guint low = 0, high = self->cards->len;
-
-  while (low < high)
-    {
-      guint mid = low + (high - low) / 2;
-
-      if (_pd_overview_card_compare (g_ptr_array_index (self->cards, mid), card) < 0)
-        low = mid + 1;
-      else
-        high = mid;
-    }
-  return low;
-}
+/* --- the sorted list (pd-overview-cards.c) ------------------------------ */
 
 static void
 insert_card (PdOverview     *self,
              PdOverviewCard *card)
 {
-  guint position = insertion_point (self, card);
-
-  g_ptr_array_insert (self->cards, position, g_object_ref (card));
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
+  _pd_overview_cards_insert (G_LIST_MODEL (self), self->cards, card);
 }
 
 static void
 remove_card (PdOverview     *self,
              PdOverviewCard *card)
 {
-  guint position;
-
-  if (g_ptr_array_find (self->cards, card, &position))
-    {
-      g_ptr_array_remove_index (self->cards, position);
-      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
-    }
-}
-
-/* After @card changed: where it stands now, said as one change in place
- * when it stays, or over the cards it passed when it moves. */
-static void
-place_card (PdOverview     *self,
-            PdOverviewCard *card)
-{
-  guint old_position, position;
-  g_autoptr(PdOverviewCard) held = NULL;
-
-  if (!g_ptr_array_find (self->cards, card, &old_position))
-    return;
-  held = g_ptr_array_steal_index (self->cards, old_position);
-  position = insertion_point (self, card);
-  g_ptr_array_insert (self->cards, position, g_steal_pointer (&held));
-  /* One change over the span it moved across: the model holds it at its
-   * new place already, so two changes (a removal, an insertion) would
-   * tell a count it does not have in between. */
-  if (position >= old_position)
-    g_list_model_items_changed (G_LIST_MODEL (self), old_position, position - old_position + 1,
-                                position - old_position + 1);
-  else
-    g_list_model_items_changed (G_LIST_MODEL (self), position, old_position - position + 1,
-                                old_position - position + 1);
+  _pd_overview_cards_remove (G_LIST_MODEL (self), self->cards, card);
 }
 
 static void
 card_changed (PdOverview     *self,
               PdOverviewCard *card)
 {
-  place_card (self, card);
+  _pd_overview_cards_place (G_LIST_MODEL (self), self->cards, card);
   _pd_overview_card_emit_changed (card);
 }
 
@@ -346,12 +299,51 @@ entry_finish_fetch (Entry *entry)
     }
 }
 
+/* One session as listed (or @pushed) into its card, made when new. */
+static void
+merge_session (Entry               *entry,
+               const PdSessionInfo *info,
+               gboolean             pushed,
+               gboolean             step_read,
+               const char          *step,
+               guint                unpassed,
+               gboolean             run_read,
+               const PdRemoteRun   *run,
+               gint64               now)
+{
+  PdOverview *self = entry->overview;
+  PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
+  gboolean is_new = card == NULL;
+  gboolean changed = FALSE;
+
+  if (is_new)
+    {
+      card = _pd_overview_card_new (entry->source, info->id);
+      _pd_overview_card_set_source_name (card, entry->name);
+      g_hash_table_insert (entry->cards, g_strdup (info->id), card);
+    }
+  /* A listing's reads were asked before it, a push's with it. */
+  if (step_read && (is_new || pushed))
+    _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
+  changed |= _pd_overview_card_set_info (card, info);
+  if (step_read)
+    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed);
+  if (run_read)
+    changed |= _pd_overview_card_set_remote_run (card, run);
+  changed |= _pd_overview_card_set_source_error (card, NULL);
+  changed |= apply_local_approval (entry, card);
+  changed |= _pd_overview_card_update_need (card, now, stalled_usec (self));
+  if (is_new)
+    insert_card (self, card);
+  else if (changed)
+    card_changed (self, card);
+}
+
 /* The merge: the one part of a refetch done on the main context. */
 static void
 fetch_merge (Fetch *fetch)
 {
   Entry *entry = fetch->entry;
-  PdOverview *self = entry->overview;
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) gone = g_ptr_array_new ();
   gint64 now = g_get_real_time ();
@@ -361,33 +353,11 @@ fetch_merge (Fetch *fetch)
   for (guint i = 0; i < fetch->infos->len; i++)
     {
       const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
-      PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
-      gboolean is_new = card == NULL;
-      gboolean changed = FALSE;
 
-      if (is_new)
-        {
-          card = _pd_overview_card_new (entry->source, info->id);
-          _pd_overview_card_set_source_name (card, entry->name);
-          g_hash_table_insert (entry->cards, g_strdup (info->id), card);
-          if (g_array_index (fetch->step_read, gboolean, i))
-            _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
-        }
       g_hash_table_add (seen, info->id);
-      changed |= _pd_overview_card_set_info (card, info);
-      if (g_array_index (fetch->step_read, gboolean, i))
-        changed |= _pd_overview_card_set_current_step (card, info->plan_version,
-                                                       g_ptr_array_index (fetch->steps, i),
-                                                       g_array_index (fetch->unpassed, guint, i));
-      if (g_array_index (fetch->run_read, gboolean, i))
-        changed |= _pd_overview_card_set_remote_run (card, g_ptr_array_index (fetch->runs, i));
-      changed |= _pd_overview_card_set_source_error (card, NULL);
-      changed |= apply_local_approval (entry, card);
-      changed |= _pd_overview_card_update_need (card, now, stalled_usec (self));
-      if (is_new)
-        insert_card (self, card);
-      else if (changed)
-        card_changed (self, card);
+      merge_session (entry, info, FALSE, g_array_index (fetch->step_read, gboolean, i),
+                     g_ptr_array_index (fetch->steps, i), g_array_index (fetch->unpassed, guint, i),
+                     g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
     }
 
   g_hash_table_iter_init (&iter, entry->cards);
@@ -414,23 +384,6 @@ fetch_part_done (Fetch *fetch)
   fetch_free (fetch);
 }
 
-static const char *
-current_step_of (const PdPlanState *plan)
-{
-  const PdPlanStep *pending = NULL;
-
-  for (guint i = 0; plan != NULL && i < plan->steps->len; i++)
-    {
-      const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
-
-      if (step->status == PD_PLAN_STEP_IN_PROGRESS)
-        return step->title;
-      if (step->status == PD_PLAN_STEP_PENDING && pending == NULL)
-        pending = step;
-    }
-  return pending != NULL ? pending->title : NULL;
-}
-
 static void
 on_plan_read (GObject      *object,
               GAsyncResult *result,
@@ -444,7 +397,7 @@ on_plan_read (GObject      *object,
   /* A plan that cannot be read leaves the step unknown, not the card. */
   if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
     {
-      g_ptr_array_index (fetch->steps, part->index) = g_strdup (current_step_of (plan));
+      g_ptr_array_index (fetch->steps, part->index) = g_strdup (pd_plan_state_current_step_title (plan));
       g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
       g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
     }
@@ -612,7 +565,46 @@ static void
 on_source_changed (PdSource *source,
                    Entry    *entry)
 {
+  /* A push merged already: no list, unless one is long due. */
+  if (entry->push_merged)
+    {
+      entry->push_merged = FALSE;
+      if (entry->answered && !entry->in_flight && g_get_monotonic_time () - entry->last_start < PUSHED_RELIST_USEC)
+        return;
+    }
   entry_schedule (entry);
+}
+
+/* What another connection changed, as the endpoint pushed it: merged at
+ * once, with no request; else (a run, a step not read) the list after all. */
+static void
+on_sessions_pushed (PdRemoteSource *source,
+                    GPtrArray      *sessions,
+                    Entry          *entry)
+{
+  PdOverview *self = entry->overview;
+  gint64 now = g_get_real_time ();
+  gboolean complete = TRUE;
+
+  if (self == NULL || !entry->answered)
+    return;
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      const PdRemotePushedSession *pushed = g_ptr_array_index (sessions, i);
+      const PdSessionInfo *info = pushed->info;
+      PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
+
+      /* A run's question (or its end) is read with the list. */
+      if (info->status == PD_SESSION_STATUS_RUNNING || g_hash_table_contains (entry->approvals, info->id) ||
+          (!pushed->has_step && info->plan_total > 0) ||
+          (card != NULL && (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING ||
+                            pd_overview_card_has_approval (card))))
+        complete = FALSE;
+      else if (is_active (self, entry, info, now))   /* else it goes at the tick */
+        merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->unpassed_checks,
+                       FALSE, NULL, now);
+    }
+  entry->push_merged = complete;
 }
 
 static void
@@ -649,7 +641,10 @@ entry_new (PdOverview *self,
   entry->last_start = G_MININT64 / 2;
   entry->changed_id = g_signal_connect (source, "changed", G_CALLBACK (on_source_changed), entry);
   if (PD_IS_REMOTE_SOURCE (source))
-    entry->state_id = g_signal_connect (source, "notify::state", G_CALLBACK (on_remote_state), entry);
+    {
+      entry->state_id = g_signal_connect (source, "notify::state", G_CALLBACK (on_remote_state), entry);
+      entry->pushed_id = g_signal_connect (source, "sessions-pushed", G_CALLBACK (on_sessions_pushed), entry);
+    }
   return entry;
 }
 
@@ -672,6 +667,7 @@ entry_drop (gpointer data)
   g_cancellable_cancel (entry->cancellable);
   g_clear_signal_handler (&entry->changed_id, entry->source);
   g_clear_signal_handler (&entry->state_id, entry->source);
+  g_clear_signal_handler (&entry->pushed_id, entry->source);
   g_clear_handle_id (&entry->timer, g_source_remove);
   g_clear_handle_id (&entry->step_timer, g_source_remove);
   entry->generation++;

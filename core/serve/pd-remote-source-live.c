@@ -18,6 +18,7 @@
 #include "pd-plan.h"
 #include "pd-remote-run.h"
 #include "pd-remote-source.h"
+#include "pd-remote-records-private.h"
 #include "pd-remote-source-private.h"
 
 /* ---------------------------------------------------------------------- */
@@ -127,6 +128,8 @@ _pd_remote_source_note_failure (PdRemoteSource *self,
  * the server as online.  Our serve's lines are an event as one line of
  * JSON, far below this. */
 #define STREAM_LINE_MAX (4 * 1024 * 1024)
+/* The lines read from the buffer in one turn of the loop, at most. */
+#define STREAM_LINES_AT_ONCE 32
 
 static void stream_read_next (PdRemoteSource *self);
 
@@ -142,6 +145,83 @@ stream_ended (PdRemoteSource *self)
   self->stream_spoke = FALSE;
   watch_reconnect_later (self);
   g_object_unref (self);
+}
+
+/* What another connection changed, as our serve pushes it (its
+ * pd-server-push.c): told to ::sessions-pushed, then as a change.  What is
+ * not of the shape is a change alone, which reads the list again. */
+static void
+stream_pushed (PdRemoteSource *self,
+               const char     *data,
+               gsize           len)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GPtrArray) pushed = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_remote_pushed_session_free);
+  JsonNode *root;
+  JsonArray *sessions;
+
+  if (!pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) &&
+      json_parser_load_from_data (parser, data, (gssize) len, NULL) &&
+      (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
+      (sessions = pd_json_get_array (json_node_get_object (root), "sessions")) != NULL)
+    for (guint i = 0; i < json_array_get_length (sessions); i++)
+      {
+        JsonNode *node = json_array_get_element (sessions, i);
+        JsonObject *object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+        PdSessionInfo *info = object != NULL ? _pd_remote_session_from_json (object) : NULL;
+        PdRemotePushedSession *session;
+        gint64 unpassed;
+
+        if (info == NULL)
+          continue;
+        session = g_new0 (PdRemotePushedSession, 1);
+        session->info = info;
+        unpassed = pd_json_get_int (object, "unpassed_checks", -1);
+        if (unpassed >= 0)
+          {
+            session->has_step = TRUE;
+            session->unpassed_checks = (guint) MIN (unpassed, PD_REMOTE_MAX_STEPS);
+            session->current_step = g_strdup (pd_json_get_string (object, "current_step"));
+          }
+        g_ptr_array_add (pushed, session);
+      }
+  if (pushed->len > 0)
+    _pd_remote_source_emit_sessions_pushed (self, pushed);
+  pd_source_emit_changed (PD_SOURCE (self));
+}
+
+/* One line of the stream, read. */
+static void
+stream_handle_line (PdRemoteSource *self,
+                    const char     *line,
+                    gsize           len)
+{
+  self->stream_spoke = TRUE;
+  watch_heard (self, self->keepalive_ms > 0);
+  /* Our serve names a commit of another connection (a CLI run) so. */
+  if (g_strcmp0 (line, ": store_changed") == 0)
+    pd_source_emit_changed (PD_SOURCE (self));
+  else if (g_str_has_prefix (line, "event: "))
+    {
+      g_free (self->stream_event);
+      self->stream_event = g_strdup (line + strlen ("event: "));
+    }
+  else if (*line == '\0')
+    g_clear_pointer (&self->stream_event, g_free);
+  else if (self->stream_pushes && g_strcmp0 (self->stream_event, "sessions") == 0 &&
+           g_str_has_prefix (line, "data: "))
+    stream_pushed (self, line + strlen ("data: "), len - strlen ("data: "));
+  else if (g_str_has_prefix (line, "data: "))
+    {
+      g_autoptr(PdEvent) event = pd_event_new_from_json (line + strlen ("data: "), NULL);
+
+      if (event != NULL)
+        {
+          _pd_remote_source_emit_event (self, event);
+          if (event_changes_sessions (pd_event_get_event_type (event)))
+            pd_source_emit_changed (PD_SOURCE (self));
+        }
+    }
 }
 
 static void
@@ -166,23 +246,12 @@ on_stream_line (GObject      *object,
       return;
     }
 
-  self->stream_spoke = TRUE;
-  watch_heard (self, self->keepalive_ms > 0);
-  /* Our serve names a commit of another connection (a CLI run) so. */
-  if (g_strcmp0 (line, ": store_changed") == 0)
-    pd_source_emit_changed (PD_SOURCE (self));
-  else if (g_str_has_prefix (line, "data: "))
+  stream_handle_line (self, line, len);
+  if ((gpointer) object != (gpointer) self->stream || g_cancellable_is_cancelled (self->watch_cancellable))
     {
-      g_autoptr(PdEvent) event = pd_event_new_from_json (line + strlen ("data: "), NULL);
-
-      if (event != NULL)
-        {
-          _pd_remote_source_emit_event (self, event);
-          if (event_changes_sessions (pd_event_get_event_type (event)))
-            pd_source_emit_changed (PD_SOURCE (self));
-        }
+      g_object_unref (self);
+      return;
     }
-
   stream_read_next (self);
 }
 
@@ -220,9 +289,37 @@ stream_read_next (PdRemoteSource *self)
   const void *data = g_buffered_input_stream_peek_buffer (buffered, &available);
   gsize size = g_buffered_input_stream_get_buffer_size (buffered);
 
+  /* The lines already whole in the buffer are read here, no I/O and no
+   * turn of the loop each (an event of our serve is three lines and a
+   * chunk; fifty endpoints pushing every second made it most of the
+   * window's turns, bench-overview); a few at a time, so that a stream
+   * with much in its buffer lets the rest of the window run between. */
+  for (guint n = 0; available > 0 && memchr (data, '\n', available) != NULL && n < STREAM_LINES_AT_ONCE; n++)
+    {
+      g_autoptr(GDataInputStream) stream = g_object_ref (self->stream);
+      g_autoptr(GError) error = NULL;
+      gsize len;
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (stream, &len, self->watch_cancellable, &error);
+
+      if (line == NULL)
+        {
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            g_object_unref (self);
+          else
+            stream_ended (self);
+          return;
+        }
+      stream_handle_line (self, line, len);
+      if (stream != self->stream || g_cancellable_is_cancelled (self->watch_cancellable))
+        {
+          g_object_unref (self);
+          return;
+        }
+      data = g_buffered_input_stream_peek_buffer (buffered, &available);
+    }
   if (available > 0 && memchr (data, '\n', available) != NULL)
     {
-      /* Whole: read from the buffer, no I/O. */
+      /* Whole: read from the buffer, no I/O, at the next turn. */
       g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
       return;
     }
@@ -385,7 +482,9 @@ on_health (GObject      *object,
 
   if (health != NULL && pd_json_get_boolean (health, "events_stream", FALSE))
     {
-      g_autofree char *url = g_strconcat (self->base, "/api/events/stream", NULL);
+      /* Ours pushes what other connections change, when asked. */
+      gboolean pushes = pd_json_get_boolean (health, "sessions_push", FALSE) && self->token != NULL;
+      g_autofree char *url = g_strconcat (self->base, "/api/events/stream", pushes ? "?sessions=1" : "", NULL);
       g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
 
       if (pd_json_get_boolean (health, "plan_detail", FALSE))
@@ -394,6 +493,8 @@ on_health (GObject      *object,
       if (self->token != NULL)
         soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
       soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");
+      self->stream_pushes = pushes;
+      g_clear_pointer (&self->stream_event, g_free);
       watch_waiting (self);
       soup_session_send_async (self->session, msg, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_open,
                                g_object_ref (self));

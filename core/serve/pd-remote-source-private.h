@@ -111,6 +111,8 @@ struct _PdRemoteSource
   guint         watch_source;
   gboolean      streaming;
   gboolean      stream_spoke;    /* the open stream delivered a line */
+  gboolean      stream_pushes;   /* the open stream pushes sessions (?sessions=1) */
+  char         *stream_event;    /* the name of the event being read, if it had one */
   char         *last_event_key;
   GDataInputStream *stream;
 
@@ -161,6 +163,8 @@ void  _pd_remote_source_note_failure (PdRemoteSource      *self,
 void  _pd_remote_source_notify_state (PdRemoteSource      *self);
 void  _pd_remote_source_emit_event   (PdRemoteSource      *self,
                                       PdEvent             *event);
+void  _pd_remote_source_emit_sessions_pushed (PdRemoteSource *self,
+                                              GPtrArray      *sessions);
 /* GET …/export for the plan history (@kind OP_HISTORY) or the messages
  * (OP_MESSAGES): one request, or one answer kept since the last change,
  * serves both. */

@@ -28,9 +28,11 @@
 #include "pd-remote-source-private.h"
 
 #define BACKOFF_MAX_SECONDS 60
+#define REQUEST_IDLE_SECONDS 15
 
 enum {
   EVENT,
+  SESSIONS_PUSHED,
   N_SIGNALS
 };
 
@@ -64,6 +66,21 @@ _pd_remote_source_emit_event (PdRemoteSource *self,
                               PdEvent        *event)
 {
   g_signal_emit (self, signals[EVENT], 0, event);
+}
+
+void
+_pd_remote_source_emit_sessions_pushed (PdRemoteSource *self,
+                                        GPtrArray      *sessions)
+{
+  g_signal_emit (self, signals[SESSIONS_PUSHED], 0, sessions);
+}
+
+void
+pd_remote_pushed_session_free (PdRemotePushedSession *pushed)
+{
+  g_clear_pointer (&pushed->info, pd_session_info_free);
+  g_free (pushed->current_step);
+  g_free (pushed);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -993,6 +1010,7 @@ pd_remote_source_finalize (GObject *object)
   g_free (self->base);
   g_free (self->token);
   g_free (self->last_event_key);
+  g_free (self->stream_event);
   g_free (self->state_message);
 
   G_OBJECT_CLASS (pd_remote_source_parent_class)->finalize (object);
@@ -1046,6 +1064,18 @@ pd_remote_source_class_init (PdRemoteSourceClass *klass)
    */
   signals[EVENT] = g_signal_new ("event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                  G_TYPE_NONE, 1, PD_TYPE_EVENT | G_SIGNAL_TYPE_STATIC_SCOPE);
+  /**
+   * PdRemoteSource::sessions-pushed:
+   * @sessions: (element-type PdRemotePushedSession): sessions another
+   *   connection changed, as the server pushed them
+   *
+   * Emitted just before the ::changed they make, while watching a server
+   * that pushes them (/api/health's sessions_push).  A handler that takes
+   * what it needs from them may skip the read that ::changed asks for.
+   */
+  signals[SESSIONS_PUSHED] = g_signal_new ("sessions-pushed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                           NULL, NULL, NULL, G_TYPE_NONE, 1,
+                                           G_TYPE_PTR_ARRAY | G_SIGNAL_TYPE_STATIC_SCOPE);
 }
 
 /* Whatever changed (the stream, a poll, a reconnection, the window), an
@@ -1070,7 +1100,11 @@ pd_remote_source_init (PdRemoteSource *self)
   /* First of the handlers: before any view reloads on it. */
   g_signal_connect (self, "changed", G_CALLBACK (on_changed), NULL);
   self->context = g_main_context_ref_thread_default ();
-  self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", 60, NULL);
+  /* The event stream holds one connection; requests share one more, kept
+   * while they come and closed after REQUEST_IDLE_SECONDS without one: an
+   * endpoint that pushes what changes is asked seldom, and stays on one
+   * connection between. */
+  self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", REQUEST_IDLE_SECONDS, NULL);
 }
 
 /**

@@ -45,6 +45,19 @@ typedef enum
 #define PD_TYPE_REMOTE_STATE (pd_remote_state_get_type ())
 GType pd_remote_state_get_type (void) G_GNUC_CONST;
 
+/* A session as an endpoint's event stream pushed it (::sessions-pushed):
+ * its record as the session list gives it, and, when the endpoint read its
+ * plan, what a card shows of that. */
+typedef struct
+{
+  PdSessionInfo *info;
+  gboolean       has_step;         /* the two below were read */
+  char          *current_step;     /* (nullable) the step in progress, else the first pending */
+  guint          unpassed_checks;
+} PdRemotePushedSession;
+
+void pd_remote_pushed_session_free (PdRemotePushedSession *pushed);
+
 #define PD_TYPE_REMOTE_SOURCE (pd_remote_source_get_type ())
 
 G_DECLARE_FINAL_TYPE (PdRemoteSource, pd_remote_source, PD, REMOTE_SOURCE, GObject)

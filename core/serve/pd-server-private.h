@@ -99,6 +99,11 @@ struct _PdServer
   guint               pending;         /* worker tasks not yet completed */
   GHashTable         *rate;            /* client address → RateBucket */
   GHashTable         *plan_cache;      /* session id → PlanCacheEntry */
+  gboolean            push_running;    /* a push's read is under way (pd-server-push.c) */
+  gboolean            push_again;      /* a commit came during it */
+  gint64              push_mark;       /* unix µs: when the last push read */
+  guint               push_total;      /* sessions then, G_MAXUINT: not known */
+  GHashTable         *pushed;          /* session id → gint64 updated_at, pushed lately */
   GHashTable         *runs;            /* run id → Run */
   GQueue              finished_runs;   /* run ids, oldest first */
   guint               active_runs;
@@ -297,8 +302,16 @@ guint       _pd_server_ws_count           (PdServer          *self);
 /* pd-server-stream.c */
 void        _pd_server_handle_stream      (PdServer          *self,
                                            SoupServerMessage *msg,
-                                           GHashTable        *query);
+                                           GHashTable        *query,
+                                           gboolean           instance_header);
 gboolean    _pd_server_announce_store_changed (gpointer           data);
+gboolean    _pd_server_streams_want_push  (PdServer          *self);
+void        _pd_server_streams_push       (PdServer          *self,
+                                           const char        *text);
 void        _pd_server_end_streams        (PdServer          *self);
+
+/* pd-server-push.c */
+void        _pd_server_push_store_changed (PdServer          *self);
+void        _pd_server_push_clear         (PdServer          *self);
 
 G_END_DECLS

@@ -78,6 +78,8 @@ typedef struct
   char              *client;        /* the remote address */
   char              *session_id;
   char              *run_id;
+  gboolean           push;          /* asked for pushes of sessions (pd-server-push.c) */
+  gint64             last_frame;    /* monotonic µs: the last frame queued */
   GQueue             unwritten;     /* GBytes: frames not yet (all) written, oldest first */
   gsize              head_written;  /* bytes of the oldest already written */
   gsize              backlog;       /* bytes not yet written, in all of them */
@@ -335,6 +337,7 @@ stream_write_bytes (Stream *stream,
   if (stream->closed)
     return;
 
+  stream->last_frame = g_get_monotonic_time ();
   g_queue_push_tail (&stream->unwritten, g_bytes_ref (frame));
   stream->backlog += g_bytes_get_size (frame);
   if (stream->fd >= 0 && !stream->watching_out && self->streams_flush == NULL)
@@ -413,8 +416,22 @@ on_streams_keepalive (gpointer user_data)
 {
   PdServer *self = user_data;
   g_autoptr(GBytes) frame = frame_new (": keepalive\n\n", 13);
+  gint64 now = g_get_monotonic_time ();
 
-  streams_broadcast (self, NULL, frame);
+  /* Not to a stream that had a frame within half the interval: that said
+   * the server is there (fifty endpoints pushing every second made a
+   * keepalive line more to read per push, bench-overview). */
+  self->streams_walking++;
+  for (GList *l = self->streams, *next; l != NULL; l = next)
+    {
+      Stream *stream = l->data;
+
+      next = l->next;
+      if (now - stream->last_frame >= (gint64) self->stream_keepalive_ms * 1000 / 2)
+        stream_write_bytes (stream, frame);
+    }
+  self->streams_walking--;
+  streams_reap (self);
   return G_SOURCE_CONTINUE;
 }
 
@@ -551,7 +568,8 @@ count_client_streams (PdServer   *self,
 void
 _pd_server_handle_stream (PdServer          *self,
                           SoupServerMessage *msg,
-                          GHashTable        *query)
+                          GHashTable        *query,
+                          gboolean           instance_header)
 {
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
   const char *session_id = _pd_server_query_get (query, "session_id");
@@ -608,6 +626,10 @@ _pd_server_handle_stream (PdServer          *self,
   stream->client = g_strdup (client);
   stream->session_id = session_id && *session_id ? g_strdup (session_id) : NULL;
   stream->run_id = run_id && *run_id ? g_strdup (run_id) : NULL;
+  /* Every session's news: for a client that may read them all (the
+   * instance token as a header), on a stream of no one session or run. */
+  stream->push = instance_header && stream->session_id == NULL && stream->run_id == NULL &&
+                 g_strcmp0 (_pd_server_query_get (query, "sessions"), "1") == 0;
   self->streams = g_list_prepend (self->streams, stream);
   self->n_streams++;
 
@@ -649,6 +671,41 @@ _pd_server_announce_store_changed (gpointer data)
 
   streams_broadcast (self, NULL, frame);
   return G_SOURCE_REMOVE;
+}
+
+/* Whether a stream asked for pushes of what changed (pd-server-push.c). */
+gboolean
+_pd_server_streams_want_push (PdServer *self)
+{
+  for (GList *l = self->streams; l != NULL; l = l->next)
+    if (((Stream *) l->data)->push)
+      return TRUE;
+  return FALSE;
+}
+
+/* What another connection's commit changed: @text (a whole event, or ""
+ * for nothing new) to the streams that asked for pushes, ": store_changed"
+ * to the others; %NULL: ": store_changed" to all, who read again. */
+void
+_pd_server_streams_push (PdServer   *self,
+                         const char *text)
+{
+  g_autoptr(GBytes) changed = frame_new (": store_changed\n\n", 17);
+  g_autoptr(GBytes) pushed = text != NULL && *text ? frame_new (text, strlen (text)) : NULL;
+
+  self->streams_walking++;
+  for (GList *l = self->streams, *next; l != NULL; l = next)
+    {
+      Stream *stream = l->data;
+
+      next = l->next;
+      if (!stream->push || text == NULL)
+        stream_write_bytes (stream, changed);
+      else if (pushed != NULL)
+        stream_write_bytes (stream, pushed);
+    }
+  self->streams_walking--;
+  streams_reap (self);
 }
 
 /* Stopping: every stream gets the end of its body, as far as its socket

@@ -156,6 +156,9 @@ handle_health (PdServer          *self,
    * a client keeps its own budget to this, not to a guess. */
   json_object_set_int_member (object, "lookup_limit", self->rate_limit);
   json_object_set_boolean_member (object, "plan_detail", TRUE);
+  /* Ours: /api/events/stream?sessions=1 pushes what other connections'
+   * commits changed (pd-server-push.c). */
+  json_object_set_boolean_member (object, "sessions_push", TRUE);
   json_object_set_int_member (object, "ws_connections", _pd_server_ws_count (self));
   json_object_set_int_member (object, "runs_active", self->active_runs);
   /* Ours: a run's question can be answered with POST /api/runs/ID/approval. */
@@ -263,7 +266,7 @@ handle_api (SoupServer        *soup,
   else if (strcmp (path, "/api/events") == 0)
     _pd_server_handle_events (self, msg, query);
   else if (strcmp (path, "/api/events/stream") == 0)
-    _pd_server_handle_stream (self, msg, query);
+    _pd_server_handle_stream (self, msg, query, instance_header);
   else if (strcmp (path, "/api/prompt") == 0)
     _pd_server_handle_prompt (self, msg, session_header, instance_header);
   else if (strcmp (path, "/api/runs") == 0)
@@ -352,7 +355,7 @@ on_store_changed (PdServer *self)
 {
   _pd_server_bump_generation (self);
   if (self->db_watched)
-    _pd_server_announce_store_changed (self);
+    _pd_server_push_store_changed (self);
   self->db_watched = TRUE;
 }
 
@@ -508,6 +511,7 @@ pd_server_finalize (GObject *object)
   g_hash_table_unref (self->socket_rate);
   g_hash_table_unref (self->conns);
   g_hash_table_unref (self->plan_cache);
+  _pd_server_push_clear (self);
   g_hash_table_unref (self->runs);
   g_queue_clear_full (&self->finished_runs, g_free);
   g_ptr_array_unref (self->allowed_hosts);
