@@ -9,7 +9,10 @@
  * or Approve Once emits ::answer.  The window opens the session and sends
  * the answer.  The times since the last change are told again every 30 s.
  * With a source set (one chosen in the sidebar), the cards of that source
- * alone are shown.
+ * alone are shown.  A question that comes while the list is scrolled goes
+ * first, out of sight: "1 New Request" says so at the top until the list
+ * is back there (the button takes it there); with the list at its top, it
+ * stays there and the question shows.
  */
 #define G_LOG_DOMAIN "pd-overview-view"
 
@@ -34,9 +37,16 @@ struct _PdOverviewView
   GPtrArray     *rows;          /* the card rows made, to tell their times again */
   guint          clock;
 
+  GHashTable    *requests;      /* the cards asking a question, as last seen (refs) */
+  guint          n_new;         /* questions come since the list was last at its top */
+  guint          to_top;        /* a tick callback that keeps the list at its top */
+  guint          to_top_frames;
+
   GtkStack      *stack;
   AdwStatusPage *empty_page;
+  GtkScrolledWindow *scroller;
   GtkListView   *list_view;
+  GtkWidget     *new_requests;
 };
 
 G_DEFINE_FINAL_TYPE (PdOverviewView, pd_overview_view, GTK_TYPE_WIDGET)
@@ -71,6 +81,149 @@ update_page (PdOverviewView *self)
                                            minutes), minutes);
   adw_status_page_set_description (self->empty_page, description);
   gtk_stack_set_visible_child_name (self->stack, n > 0 ? "cards" : "empty");
+}
+
+static GtkAdjustment *
+vadjustment (PdOverviewView *self)
+{
+  return gtk_scrolled_window_get_vadjustment (self->scroller);
+}
+
+static void
+hide_new_requests (PdOverviewView *self)
+{
+  self->n_new = 0;
+  gtk_widget_set_visible (self->new_requests, FALSE);
+}
+
+static gboolean
+keep_at_top (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       data)
+{
+  PdOverviewView *self = data;
+
+  /* The list keeps the card that was first in its place, the new one above
+   * it out of sight: once it is laid out (a frame later), the list goes to
+   * its top again. */
+  if (self->to_top_frames++ == 0)
+    return G_SOURCE_CONTINUE;
+  self->to_top = 0;
+  gtk_adjustment_set_value (vadjustment (self), gtk_adjustment_get_lower (vadjustment (self)));
+  return G_SOURCE_REMOVE;
+}
+
+/* The position of the first card a person sees, of those not in @fresh;
+ * G_MAXUINT when none. */
+static guint
+first_visible (PdOverviewView *self,
+               GHashTable     *fresh)
+{
+  GListModel *shown = G_LIST_MODEL (self->shown);
+  int height = gtk_widget_get_height (GTK_WIDGET (self->scroller));
+  guint first = G_MAXUINT;
+
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (self->rows, i);
+      PdOverviewCard *card = pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row));
+      graphene_rect_t bounds;
+
+      if (card == NULL || g_hash_table_contains (fresh, card) || !gtk_widget_get_mapped (row) ||
+          !gtk_widget_compute_bounds (row, GTK_WIDGET (self->scroller), &bounds) ||
+          bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= height)
+        continue;
+      for (guint j = 0; j < MIN (first, g_list_model_get_n_items (shown)); j++)
+        {
+          g_autoptr(PdOverviewCard) item = g_list_model_get_item (shown, j);
+
+          if (item == card)
+            {
+              first = j;
+              break;
+            }
+        }
+    }
+  return first;
+}
+
+/* Cards that ask a question go first: a new one, with the list scrolled
+ * below it, is out of sight (tried as a new user would). */
+static void
+check_new_requests (PdOverviewView *self)
+{
+  GListModel *shown = G_LIST_MODEL (self->shown);
+  g_autoptr(GHashTable) asking = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
+  g_autoptr(GHashTable) fresh = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint first_fresh = G_MAXUINT;
+  GtkAdjustment *adjustment = vadjustment (self);
+
+  for (guint i = 0; i < g_list_model_get_n_items (shown); i++)
+    {
+      PdOverviewCard *card = g_list_model_get_item (shown, i);
+
+      if (pd_overview_card_get_need (card) != PD_OVERVIEW_NEED_APPROVAL)
+        {
+          g_object_unref (card);
+          break;
+        }
+      if (!g_hash_table_contains (self->requests, card))
+        {
+          g_hash_table_add (fresh, card);
+          first_fresh = MIN (first_fresh, i);
+        }
+      g_hash_table_add (asking, card);
+    }
+  g_hash_table_unref (self->requests);
+  self->requests = g_steal_pointer (&asking);
+
+  if (g_hash_table_size (fresh) == 0 || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  if (gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
+    {
+      /* At the top: it stays there, where the question shows. */
+      self->to_top_frames = 0;
+      if (self->to_top == 0)
+        self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
+      return;
+    }
+  if (first_fresh < first_visible (self, fresh))
+    {
+      g_autofree char *label = NULL;
+
+      self->n_new += g_hash_table_size (fresh);
+      /* Translators: on a button at the top of the Overview; questions of
+       * agents that came above the cards shown */
+      label = g_strdup_printf (ngettext ("%u New Request", "%u New Requests", self->n_new), self->n_new);
+      gtk_button_set_label (GTK_BUTTON (self->new_requests), label);
+      gtk_widget_set_visible (self->new_requests, TRUE);
+    }
+}
+
+static void
+on_new_requests_clicked (PdOverviewView *self)
+{
+  GtkAdjustment *adjustment = vadjustment (self);
+
+  /* Not the list's focus: GTK 4.8 scrolls back to the row that had it. */
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_lower (adjustment));
+  hide_new_requests (self);
+}
+
+static void
+on_scrolled (PdOverviewView *self)
+{
+  GtkAdjustment *adjustment = vadjustment (self);
+
+  if (self->n_new > 0 && gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
+    hide_new_requests (self);
+}
+
+static void
+on_shown_changed (PdOverviewView *self)
+{
+  update_page (self);
+  check_new_requests (self);
 }
 
 static void
@@ -230,6 +383,9 @@ pd_overview_view_dispose (GObject *object)
   PdOverviewView *self = PD_OVERVIEW_VIEW (object);
 
   g_clear_handle_id (&self->clock, g_source_remove);
+  if (self->to_top != 0 && self->list_view != NULL)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->to_top);
+  self->to_top = 0;
   pd_overview_view_set_overview (self, NULL);
   g_clear_object (&self->source);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_OVERVIEW_VIEW);
@@ -243,6 +399,7 @@ pd_overview_view_finalize (GObject *object)
   PdOverviewView *self = PD_OVERVIEW_VIEW (object);
 
   g_clear_pointer (&self->rows, g_ptr_array_unref);
+  g_clear_pointer (&self->requests, g_hash_table_unref);
   g_clear_object (&self->shown);
   g_clear_object (&self->filter);
 
@@ -330,8 +487,11 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/plandeck/Plandeck/ui/pd-overview-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PdOverviewView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, list_view);
+  gtk_widget_class_bind_template_child (widget_class, PdOverviewView, new_requests);
   gtk_widget_class_bind_template_callback (widget_class, on_activate);
+  gtk_widget_class_bind_template_callback (widget_class, on_new_requests_clicked);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "overview");
 }
@@ -342,10 +502,12 @@ pd_overview_view_init (PdOverviewView *self)
   g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
 
   self->rows = g_ptr_array_new ();
+  self->requests = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_object (vadjustment (self), "value-changed", G_CALLBACK (on_scrolled), self, G_CONNECT_SWAPPED);
   self->filter = gtk_custom_filter_new (card_is_shown, self, NULL);
   self->shown = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));
-  g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (update_page), self);
+  g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (on_shown_changed), self);
   gtk_list_view_set_model (self->list_view,
                            GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->shown)))));
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);

@@ -13,7 +13,8 @@
  * an endpoint's bidi controls in any of its texts reorder nothing beyond
  * their own isolate and a huge title stays within the card; Approve Once
  * answers the question the card showed, and no click right after the
- * question changed.
+ * question changed.  A question that comes above the cards shown, with
+ * the list scrolled, says so at the top ("1 New Request").
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -32,6 +33,7 @@
 #include "pd-source-list.h"
 #include "pd-source-sidebar.h"
 #include "pd-test-a11y.h"
+#include "pd-test-db.h"
 #include "pd-test-runs.h"
 #include "pd-window-private.h"
 
@@ -726,6 +728,180 @@ test_card_answer_shown (void)
   alone_close (&alone);
 }
 
+/* --- a question that comes above the cards shown ------------------------ */
+
+typedef struct
+{
+  PdOverview     *overview;
+  PdOverviewView *view;
+  guint           n;
+} Pill;
+
+static gboolean
+overview_has_cards (gpointer data)
+{
+  Pill *pill = data;
+
+  return pd_overview_get_loaded (pill->overview) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pill->overview)) == pill->n;
+}
+
+/* The scrolled window of the cards (the empty page has one of its own). */
+static GtkWidget *
+overview_scroller (PdOverviewView *view)
+{
+  return gtk_widget_get_ancestor (pd_test_find_widget (GTK_WIDGET (view), GTK_TYPE_LIST_VIEW), GTK_TYPE_SCROLLED_WINDOW);
+}
+
+static GtkAdjustment *
+overview_adjustment (PdOverviewView *view)
+{
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (overview_scroller (view)));
+}
+
+static gboolean
+is_new_requests (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_has_css_class (widget, "pd-new-requests");
+}
+
+static gboolean
+scrolled_to_bottom (gpointer data)
+{
+  GtkAdjustment *adjustment = overview_adjustment (data);
+
+  /* The list measures its rows as they come into sight: its end moves. */
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  return gtk_adjustment_get_value (adjustment) > 2 * gtk_adjustment_get_page_size (adjustment);
+}
+
+static gboolean
+pill_shown (gpointer data)
+{
+  GtkWidget *button = pd_test_find_first (GTK_WIDGET (data), is_new_requests, NULL);
+
+  return button != NULL && gtk_widget_get_mapped (button);
+}
+
+/* The card row of @card, shown within the list's visible part. */
+static gboolean
+card_in_sight (PdOverviewView *view,
+               PdOverviewCard *card)
+{
+  GtkWidget *scroller = overview_scroller (view);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (GTK_WIDGET (view), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      graphene_rect_t bounds;
+
+      if (gtk_widget_get_mapped (row) && pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row)) == card &&
+          gtk_widget_compute_bounds (row, scroller, &bounds) &&
+          bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A question comes for a session whose card is below; the card goes first.
+ * Scrolled down, a person did not see it arrive (tried as a new user
+ * would): "1 New Request" at the top says so, and takes the list there.  At
+ * the top, the list stays there and the question is in sight. */
+static void
+test_new_request_pill (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdLocalSource) source = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  GtkWindow *window;
+  GtkWidget *button;
+  GtkAdjustment *adjustment;
+  Pill pill = { 0 };
+  PdOverviewCard *asking;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Work %u", i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, title, "m", "replay", "plandeck", dir, &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (ids, g_strdup (info->id));
+      save_plan (store, info->id, title, 1, working, G_N_ELEMENTS (working));
+    }
+  source = pd_local_source_new (db, FALSE);
+  g_list_store_append (sources, source);
+  pill.overview = pd_overview_new (G_LIST_MODEL (sources));
+  pill.n = 30;
+  pill.view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (pill.view, pill.overview);
+  window = pd_test_present (GTK_WIDGET (pill.view), 600, 500);
+  pd_test_wait_until (overview_has_cards, &pill, "30 cards");
+  pd_test_flush (GTK_WIDGET (window));
+  adjustment = overview_adjustment (pill.view);
+  button = pd_test_find_first (GTK_WIDGET (pill.view), is_new_requests, NULL);
+  g_assert_nonnull (button);
+  g_assert_false (gtk_widget_get_visible (button));
+
+  /* Scrolled to the bottom; the first session (the oldest, shown last)
+   * asks a question. */
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  pd_test_wait_until (scrolled_to_bottom, pill.view, "the list scrolled to its bottom");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0), "shell", "make", 1);
+  asking = pd_overview_find (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0));
+  g_assert_true (g_list_model_get_item (G_LIST_MODEL (pill.overview), 0) == (gpointer) asking);
+  g_object_unref (asking);   /* the get_item's */
+  pd_test_wait_until (pill_shown, pill.view, "the new request button");
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, "1 New Request");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (card_in_sight (pill.view, asking));
+  g_assert_true (gtk_adjustment_get_value (adjustment) > 0);
+  pd_test_a11y_assert_named (GTK_WIDGET (pill.view), "the Overview with its new request button");
+  pd_test_screenshot_sizes (window, "overview-new-request");
+
+  /* A second one adds to it. */
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 1), "shell", "make", 2);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, "2 New Requests");
+
+  /* The button takes the list to its top, where the question is. */
+  g_signal_emit_by_name (button, "clicked");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (100);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (gtk_widget_get_visible (button));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  g_assert_true (card_in_sight (pill.view, asking));
+
+  /* At the top, a new question stays in sight, with no button. */
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 2), "shell", "make", 3);
+  asking = pd_overview_find (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 2));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (100);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (gtk_widget_get_visible (button));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  g_assert_true (card_in_sight (pill.view, asking));
+
+  /* Scrolled back by hand to the top, the button goes. */
+  pd_test_wait_until (scrolled_to_bottom, pill.view, "the list scrolled to its bottom again");
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 3), "shell", "make", 4);
+  pd_test_wait_until (pill_shown, pill.view, "the new request button again");
+  pd_test_flush (GTK_WIDGET (window));
+  gtk_adjustment_set_value (adjustment, 0);
+  g_assert_false (gtk_widget_get_visible (button));
+
+  gtk_window_destroy (window);
+  g_clear_object (&pill.overview);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -737,6 +913,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-hostile-text", test_card_hostile_text);
   g_test_add_func ("/pd/ui/overview/card-agent-spoof", test_card_agent_spoof);
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
+  g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
