@@ -14,7 +14,9 @@
  * their own isolate and a huge title stays within the card; Approve Once
  * answers the question the card showed, and no click right after the
  * question changed.  A question that comes above the cards shown, with
- * the list scrolled, says so at the top ("1 New Request").
+ * the list scrolled, says so at the top ("1 New Request").  An endpoint
+ * of 3,000 sessions added to the page, scrolled through while its
+ * sessions change and removed, with no warning of GTK's.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -30,6 +32,7 @@
 #include "pd-overview-private.h"
 #include "pd-overview-view.h"
 #include "pd-secrets.h"
+#include "pd-server.h"
 #include "pd-source-list.h"
 #include "pd-source-sidebar.h"
 #include "pd-test-a11y.h"
@@ -902,6 +905,105 @@ test_new_request_pill (void)
   g_clear_object (&pill.overview);
 }
 
+/* --- an endpoint of 3,000 sessions ---------------------------------------- */
+
+static gboolean
+overview_loaded_full (gpointer data)
+{
+  Pill *pill = data;
+
+  return pd_overview_get_loaded (pill->overview) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pill->overview)) >= pill->n;
+}
+
+static gboolean
+overview_empty (gpointer data)
+{
+  Pill *pill = data;
+
+  return g_list_model_get_n_items (G_LIST_MODEL (pill->overview)) == 0;
+}
+
+/* An endpoint added with 3,000 active sessions (a real PdServer): its
+ * cards come, are scrolled through, follow changes and go with it, with
+ * no warning of GTK's (the ui tests run with G_DEBUG=fatal-warnings). */
+static void
+test_big_endpoint (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdServer) server = NULL;
+  g_autoptr(PdRemoteSource) remote = NULL;
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  const char *token = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00";
+  GtkAdjustment *adjustment;
+  GtkWindow *window;
+  Pill pill = { 0 };
+
+  /* Written fast: nothing here needs to outlive a crash. */
+  g_assert_true (pd_db_exec (pd_session_store_get_db (store), "PRAGMA synchronous = OFF", &error));
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Agent %u", i);
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, title, "m", "replay", "plandeck", dir, &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (ids, g_strdup (info->id));
+      save_plan (store, info->id, title, 1, working, G_N_ELEMENTS (working));
+    }
+  server = pd_server_new (db);
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, token);
+  pd_server_set_rate_limit (server, 0);
+  g_assert_true (pd_server_start (server, &error));
+  g_assert_no_error (error);
+
+  pill.overview = pd_overview_new (G_LIST_MODEL (sources));
+  pill.view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (pill.view, pill.overview);
+  window = pd_test_present (GTK_WIDGET (pill.view), 600, 500);
+  pd_test_flush (GTK_WIDGET (window));
+
+  /* Added while the page is shown. */
+  url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s", pd_server_get_port (server), token);
+  remote = pd_remote_source_new (url, NULL, &error);
+  g_assert_no_error (error);
+  pd_remote_source_watch (remote, PD_REMOTE_SOURCE_WATCH_MS);
+  g_list_store_append (sources, remote);
+  pill.n = PD_SESSION_LIST_MAX_LIMIT;
+  pd_test_wait_until (overview_loaded_full, &pill, "the endpoint's cards");
+  pd_test_flush (GTK_WIDGET (window));
+
+  /* Scrolled through, while the newest sessions change. */
+  adjustment = overview_adjustment (pill.view);
+  for (guint step = 0; step <= 10; step++)
+    {
+      gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) * step / 10);
+      save_plan (store, g_ptr_array_index (ids, 2999 - step), "changed", 2 + step, step % 2 ? blocked : further,
+                 G_N_ELEMENTS (working));
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_spin (100);
+    }
+  pd_test_spin (500);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_a11y_assert_named (GTK_WIDGET (pill.view), "the Overview of an endpoint of 3,000 sessions");
+
+  /* The endpoint removed: its cards go. */
+  g_list_store_remove (sources, 0);
+  pd_test_wait_until (overview_empty, &pill, "the endpoint's cards to go");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+
+  gtk_window_destroy (window);
+  g_clear_object (&pill.overview);
+  pd_remote_source_watch (remote, 0);
+  pd_server_stop (server);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -914,6 +1016,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-agent-spoof", test_card_agent_spoof);
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
+  g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
