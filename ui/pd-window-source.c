@@ -765,6 +765,11 @@ pd_window_endpoint_box (PdWindow *self)
   gtk_widget_add_css_class (connect, "suggested-action");
   edit = gtk_button_new_with_mnemonic (_("_Edit in Preferences"));
   gtk_widget_add_css_class (edit, "pill");
+  /* Made after the window was shown, whose buttons were named then: GTK
+   * 4.8 names a mnemonic button by its raw label and again through its
+   * mnemonic ("C_onnect Connect", found by the a11y walk of this page). */
+  gtk_accessible_reset_property (GTK_ACCESSIBLE (connect), GTK_ACCESSIBLE_PROPERTY_LABEL);
+  gtk_accessible_reset_property (GTK_ACCESSIBLE (edit), GTK_ACCESSIBLE_PROPERTY_LABEL);
   gtk_box_append (GTK_BOX (token_box), entry);
   gtk_box_append (GTK_BOX (token_box), connect);
   gtk_box_append (GTK_BOX (box), token_box);

@@ -109,6 +109,21 @@ check_window_names (PdApplication *app,
       pd_test_flush (GTK_WIDGET (window));
       all_named = walk_pages (window, title) && all_named;
     }
+
+  /* The Overview, the window's home, with the showcase's cards. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (window));
+  {
+    guint n_controls = 0;
+    g_autoptr(GPtrArray) unnamed = pd_test_a11y_unnamed (GTK_WIDGET (window), &n_controls);
+
+    g_test_message ("Overview: %u controls, %u unnamed", n_controls, unnamed->len);
+    for (guint j = 0; j < unnamed->len; j++)
+      g_test_message ("  unnamed: %s", (char *) g_ptr_array_index (unnamed, j));
+    all_named = all_named && unnamed->len == 0;
+  }
   g_assert_true (all_named);
 }
 

@@ -34,6 +34,7 @@
 #include "pd-sources-page.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
+#include "pd-test-a11y.h"
 #include "pd-test-ui.h"
 #include "pd-window-private.h"
 
@@ -344,6 +345,31 @@ open_session (PdWindow   *window,
   g_assert_true (g_str_has_suffix (pd_session_item_get_id (item), shown_id));
 }
 
+/* The sidebar's rows (All Sources, This Computer, each endpoint) are
+ * named for a screen reader, one of them saying @says (an endpoint's
+ * state in words, not only in its icon). */
+static void
+assert_rows_named (GtkWidget  *root,
+                   guint       n,
+                   const char *says)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  gboolean said = FALSE;
+
+  pd_test_collect (root, GTK_TYPE_LIST_BOX_ROW, rows);
+  g_assert_cmpuint (rows->len, ==, n);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      g_autofree char *name = pd_test_a11y_name (g_ptr_array_index (rows, i));
+      g_autofree char *description = pd_test_a11y_description (g_ptr_array_index (rows, i));
+
+      g_test_message ("sidebar row %u: “%s” (%s)", i, name, description ? description : "");
+      g_assert_true (name != NULL && *name != '\0' && !g_str_has_prefix (name, "Gtk") && !g_str_has_prefix (name, "Pd"));
+      said = said || strstr (name, says) != NULL || (description != NULL && strstr (description, says) != NULL);
+    }
+  g_assert_true (said);
+}
+
 static void
 check_sources (PdApplication *app,
                PdWindow      *window,
@@ -365,6 +391,13 @@ check_sources (PdApplication *app,
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (sidebar (window))));
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (sidebar (window)), "This Computer"));
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (sidebar (window)), "All Sources"));
+  /* Every control of the sidebar and the Overview is named for a screen
+   * reader, as issue 23's walk asks of every page (they were not walked). */
+  pd_test_a11y_assert_named (GTK_WIDGET (sidebar (window)), "the sources sidebar");
+  assert_rows_named (GTK_WIDGET (sidebar (window)), 4, "Alpha box");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_a11y_assert_named (GTK_WIDGET (window), "the window on its Overview, with endpoints");
 
   /* Each session names its source. */
   item = find_item (window, "Alpha build one");
@@ -410,6 +443,8 @@ check_sources (PdApplication *app,
    * would); the others' stay and open. */
   stop_serve (alpha);
   wait_state (window, 1, PD_REMOTE_OFFLINE, "Unreachable", "the killed endpoint unreachable");
+  pd_test_a11y_assert_named (GTK_WIDGET (sidebar (window)), "the sources sidebar, an endpoint unreachable");
+  assert_rows_named (GTK_WIDGET (sidebar (window)), 4, "Unreachable");
   pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha build one", "Alpha box · Unreachable" },
                       "the killed endpoint's sessions kept, saying so");
   wait_listed (window, 6, "Beta deploy two", "every session, the killed endpoint's kept");
@@ -439,6 +474,7 @@ check_sources (PdApplication *app,
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (session_list (window)))), ==, 0);
   g_assert_cmpstr (adw_view_switcher_title_get_subtitle (switcher_title (window)), ==, "Alpha box");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-endpoint-token");
+  pd_test_a11y_assert_named (GTK_WIDGET (window), "the page of an endpoint refusing its token");
   gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
   g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
   wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the endpoint connected again");
