@@ -128,6 +128,30 @@ safe_label (gpointer    unused,
   return safe_text (text);
 }
 
+/* The agent's chip keeps its whole name up to CHIP_MAX_CHARS: "Claude
+ * Code" was cut to "Claude C…" at the default window width, while the
+ * time beside it never gives way (tried as a new user would).  An
+ * endpoint's longer name is cut there, its whole name in the tooltip. */
+#define CHIP_MAX_CHARS 24
+
+static PangoEllipsizeMode
+chip_ellipsize (gpointer    unused,
+                const char *text)
+{
+  g_autofree char *spoken = spoken_text (text);
+
+  return g_utf8_strlen (spoken, -1) > CHIP_MAX_CHARS ? PANGO_ELLIPSIZE_END : PANGO_ELLIPSIZE_NONE;
+}
+
+static char *
+chip_tooltip (gpointer    unused,
+              const char *text)
+{
+  g_autofree char *spoken = spoken_text (text);
+
+  return g_utf8_strlen (spoken, -1) > CHIP_MAX_CHARS ? g_steal_pointer (&spoken) : NULL;
+}
+
 /* The source's line shows when the list names one. */
 static gboolean
 has_text (gpointer    unused,
@@ -326,6 +350,8 @@ pd_session_row_class_init (PdSessionRowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_title_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, safe_label);
   gtk_widget_class_bind_template_callback (widget_class, has_text);
+  gtk_widget_class_bind_template_callback (widget_class, chip_ellipsize);
+  gtk_widget_class_bind_template_callback (widget_class, chip_tooltip);
   gtk_widget_class_set_css_name (widget_class, "session-row");
 }
 

@@ -572,6 +572,54 @@ test_session_list_title_tooltip (Fixture       *f,
   g_assert_true (title_tooltip_shown (cut));
 }
 
+static gboolean
+is_chip (GtkWidget     *widget,
+         gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "source-badge") &&
+         gtk_widget_get_mapped (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+/* An agent's chip shows its whole name at the sidebar's width in a window
+ * of the default size ("Claude C…" beside the time and the steps, tried as
+ * a new user would); only an endpoint's name too long for a chip is cut,
+ * and says itself whole in its tooltip. */
+static void
+test_session_list_chips_whole (Fixture       *f,
+                               gconstpointer  data)
+{
+  const char *agents[] = { "claude-code", "claude-desktop", "gemini", "qwen", "kilo-cli",
+                           "An agent of a very long name, longer than a chip" };
+  const char *shown[] = { "Claude Code", "Claude desktop app", "Gemini CLI", "Qwen Code", "Kilo CLI", "An agent of a" };
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (agents); i++)
+    {
+      g_autofree char *id = pd_test_add_session (f->store, "Refactor the settings dialog into pages of their own",
+                                                 agents[i]);
+
+      pd_test_save_plan (f->store, id, plan, PD_SESSION_STATUS_IDLE);
+    }
+  gtk_window_set_default_size (f->window, 280, 900);
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  for (guint i = 0; i < G_N_ELEMENTS (agents); i++)
+    {
+      GtkWidget *chip = pd_test_find_first (GTK_WIDGET (f->list), is_chip, shown[i]);
+      gboolean last = i == G_N_ELEMENTS (agents) - 1;
+
+      g_assert_nonnull (chip);
+      g_test_message ("%s: %d px, %s", shown[i], gtk_widget_get_width (chip),
+                      pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (chip))) ? "cut" : "whole");
+      g_assert_true (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (chip))) == last);
+      if (last)
+        g_assert_cmpstr (gtk_widget_get_tooltip_text (chip), ==, "An agent of a very long name, longer than a chip");
+      else
+        g_assert_null (gtk_widget_get_tooltip_text (chip));
+    }
+}
+
 /* --- a long listing arrives in pages -------------------------------------- */
 
 #define LONG_LISTING 650u
@@ -984,6 +1032,7 @@ main (int   argc,
   ADD ("plain-text", test_session_list_plain_text);
   ADD ("hostile-text", test_session_list_hostile_text);
   ADD ("title-tooltip", test_session_list_title_tooltip);
+  ADD ("chips-whole", test_session_list_chips_whole);
   g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
   g_test_add_func ("/pd/ui/session-list/status-icons", test_status_icons);
