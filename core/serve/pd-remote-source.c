@@ -297,42 +297,9 @@ return_unsupported (GTask    *task,
     }
 }
 
-/* A reply's body, read on a worker thread (parse_reply_thread): the
- * main context only checks it and merges its records.  A list's page or
- * a plan is built there too; the first answer takes it, the lookups merged
- * into the same request build their own from @root. */
-typedef struct
-{
-  GBytes      *bytes;
-  OpKind       kind;
-  gboolean     successful;
-  gboolean     not_json;
-  JsonNode    *root;
-  gpointer     record;        /* OP_LIST: a PdSessionPage; OP_PLAN: a PdPlanState or NULL */
-  gboolean     has_record;
-  GError      *record_error;  /* OP_PLAN */
-} Parsed;
-
-static void
-parsed_free (Parsed *parsed)
-{
-  g_clear_pointer (&parsed->bytes, g_bytes_unref);
-  g_clear_pointer (&parsed->root, json_node_unref);
-  if (parsed->record != NULL)
-    {
-      if (parsed->kind == OP_LIST)
-        pd_session_page_free (parsed->record);
-      else
-        pd_plan_state_free (parsed->record);
-    }
-  g_clear_error (&parsed->record_error);
-  g_free (parsed);
-}
-
 static void
 finish_call (GTask    *task,
-             JsonNode *root,
-             Parsed   *parsed)
+             JsonNode *root)
 {
   PdRemoteSource *self = g_task_get_source_object (task);
   Call *call = g_task_get_task_data (task);
@@ -343,11 +310,7 @@ finish_call (GTask    *task,
     {
     case OP_LIST:
       {
-        PdSessionPage *page = parsed && parsed->has_record ? g_steal_pointer (&parsed->record)
-                                                           : _pd_remote_session_page_from_json (root);
-
-        if (parsed)
-          parsed->has_record = FALSE;
+        PdSessionPage *page = _pd_remote_session_page_from_json (root);
 
         if (page == NULL)
           g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a session list of an unknown shape"), self->base);
@@ -369,16 +332,7 @@ finish_call (GTask    *task,
 
     case OP_PLAN:
       {
-        PdPlanState *state = NULL;
-
-        if (parsed && parsed->has_record)
-          {
-            state = g_steal_pointer (&parsed->record);
-            error = g_steal_pointer (&parsed->record_error);
-            parsed->has_record = FALSE;
-          }
-        else if (object)
-          state = _pd_remote_plan_from_json (object, &error);
+        PdPlanState *state = object ? _pd_remote_plan_from_json (object, &error) : NULL;
 
         if (error != NULL)
           g_task_return_error (task, error);
@@ -481,14 +435,13 @@ static void
 handle_reply (GTask       *task_,
               SoupMessage *msg,
               GBytes      *bytes,
-              Parsed      *parsed,
               const GError *send_error)
 {
   g_autoptr(GTask) task = task_;
   PdRemoteSource *self = g_task_get_source_object (task);
   Call *call = g_task_get_task_data (task);
   g_autoptr(GError) error = send_error ? g_error_copy (send_error) : NULL;
-  JsonNode *root = parsed ? parsed->root : NULL;
+  g_autoptr(JsonNode) root = NULL;
   const char *token;
   guint status;
 
@@ -527,10 +480,19 @@ handle_reply (GTask       *task_,
   if (token != NULL && *token && call->id != NULL)
     g_hash_table_replace (self->session_tokens, g_strdup (call->id), g_strdup (token));
 
-  if (parsed != NULL && parsed->not_json && SOUP_STATUS_IS_SUCCESSFUL (status))
+  if (g_bytes_get_size (bytes) > 0)
     {
-      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base);
-      return;
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+
+      if (!pd_json_nesting_exceeds (g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
+                                    PD_JSON_FOREIGN_MAX_DEPTH)
+          && json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL))
+        root = json_parser_steal_root (parser);
+      else if (SOUP_STATUS_IS_SUCCESSFUL (status))
+        {
+          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base);
+          return;
+        }
     }
 
   /* An older server (odek) has no …/plan/detail: its 404 names the path as
@@ -580,92 +542,7 @@ handle_reply (GTask       *task_,
     }
 
   self->backoff_seconds = 0;
-  finish_call (task, root, parsed);
-}
-
-static Parsed *
-parsed_new (Call        *call,
-            SoupMessage *msg,
-            GBytes      *bytes)
-{
-  Parsed *parsed = g_new0 (Parsed, 1);
-
-  parsed->bytes = g_bytes_ref (bytes);
-  parsed->kind = call->kind;
-  parsed->successful = SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (msg));
-  return parsed;
-}
-
-/* Parses the reply and, for a list or a plan, builds its records: on a
- * worker thread (parse_reply_thread), so that 50 endpoints' answers do
- * not hold the main context. */
-static void
-parse_reply (Parsed *parsed)
-{
-  gsize size = 0;
-  const char *data = g_bytes_get_data (parsed->bytes, &size);
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  JsonObject *object;
-
-  if (pd_json_nesting_exceeds (data, (gssize) size, PD_JSON_FOREIGN_MAX_DEPTH)
-      || !json_parser_load_from_data (parser, data, (gssize) size, NULL))
-    {
-      parsed->not_json = TRUE;
-      return;
-    }
-  parsed->root = json_parser_steal_root (parser);
-  object = JSON_NODE_HOLDS_OBJECT (parsed->root) ? json_node_get_object (parsed->root) : NULL;
-  if (parsed->successful && parsed->kind == OP_LIST)
-    {
-      parsed->record = _pd_remote_session_page_from_json (parsed->root);
-      parsed->has_record = parsed->record != NULL;
-    }
-  else if (parsed->successful && parsed->kind == OP_PLAN && object != NULL)
-    {
-      parsed->record = _pd_remote_plan_from_json (object, &parsed->record_error);
-      parsed->has_record = TRUE;
-    }
-}
-
-static void
-parse_reply_thread (GTask        *parse,
-                    gpointer      source_object,
-                    gpointer      task_data,
-                    GCancellable *cancellable)
-{
-  parse_reply (task_data);
-  g_task_return_boolean (parse, TRUE);
-}
-
-static void
-answer_call (GTask        *task,
-             SoupMessage  *msg,
-             GBytes       *bytes,
-             Parsed       *parsed,
-             const GError *error)
-{
-  g_autoptr(GPtrArray) followers = steal_followers (task);
-  Call *call = g_task_get_task_data (task);
-
-  if (call->shares_export)
-    export_answered (g_task_get_source_object (task), task, msg, bytes);
-  handle_reply (task, msg, bytes, parsed, error);
-  /* The lookups merged into this one get the same, newest answer. */
-  for (guint i = 0; followers != NULL && i < followers->len; i++)
-    handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, parsed, error);
-}
-
-static void
-on_parsed (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  GTask *task = user_data;
-  GTask *parse = G_TASK (result);
-  Parsed *parsed = g_task_get_task_data (parse);
-  g_autoptr(SoupMessage) msg = g_object_steal_data (G_OBJECT (parse), "pd-message");
-
-  answer_call (task, msg, parsed->bytes, parsed, NULL);
+  finish_call (task, root);
 }
 
 static void
@@ -674,25 +551,18 @@ on_sent (GObject      *object,
          gpointer      user_data)
 {
   GTask *task = user_data;
+  g_autoptr(GPtrArray) followers = steal_followers (task);
   SoupMessage *msg = SOUP_MESSAGE (object);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = pd_bounded_reply_send_finish (msg, result, &error);
   Call *call = g_task_get_task_data (task);
-  g_autoptr(GTask) parse = NULL;
-  Parsed *parsed;
 
-  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
-    {
-      answer_call (task, msg, bytes, NULL, error);
-      return;
-    }
-
-  parsed = parsed_new (call, msg, bytes);
-  parse = g_task_new (NULL, NULL, on_parsed, task);
-  g_task_set_source_tag (parse, parse_reply_thread);
-  g_task_set_task_data (parse, parsed, (GDestroyNotify) parsed_free);
-  g_object_set_data_full (G_OBJECT (parse), "pd-message", g_object_ref (msg), g_object_unref);
-  g_task_run_in_thread (parse, parse_reply_thread);
+  if (call->shares_export)
+    export_answered (g_task_get_source_object (task), task, msg, bytes);
+  handle_reply (task, msg, bytes, error);
+  /* The lookups merged into this one get the same, newest answer. */
+  for (guint i = 0; followers != NULL && i < followers->len; i++)
+    handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, error);
 }
 
 static gboolean
@@ -964,15 +834,7 @@ _pd_remote_source_get_export (PdRemoteSource      *self,
     }
   if (export_reusable (self, id))
     {
-      Parsed *parsed = NULL;
-
-      if (g_bytes_get_size (self->last_export->bytes) > 0)
-        {
-          parsed = parsed_new (call, self->last_export->msg, self->last_export->bytes);
-          parse_reply (parsed);
-        }
-      handle_reply (task, self->last_export->msg, self->last_export->bytes, parsed, NULL);
-      g_clear_pointer (&parsed, parsed_free);
+      handle_reply (task, self->last_export->msg, self->last_export->bytes, NULL);
       return;
     }
 
