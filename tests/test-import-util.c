@@ -344,6 +344,39 @@ test_clean_text_invisible (void)
   }
 }
 
+/* A command to approve shows what could make it read as another: a
+ * padding of 300 braille blanks or 600 spaces that pushed "; touch …" out
+ * of a card's two lines (tried as an attacker would), an escape, a
+ * carriage return. */
+static void
+test_safe_text_approval (void)
+{
+  g_autoptr(GString) braille = g_string_new ("echo hello");
+  g_autoptr(GString) spaces = g_string_new ("echo safe");
+  g_autofree char *shown_braille = NULL;
+  g_autofree char *shown_spaces = NULL;
+  g_autofree char *shown_short = NULL;
+  g_autofree char *shown_controls = NULL;
+  g_autofree char *shown_script = NULL;
+
+  for (guint i = 0; i < 300; i++)
+    g_string_append (braille, "\u2800");
+  g_string_append (braille, "; touch /tmp/x");
+  g_string_append_printf (spaces, "%600s; touch /tmp/y", "");
+  shown_braille = pd_safe_text_approval (braille->str);
+  shown_spaces = pd_safe_text_approval (spaces->str);
+  g_assert_cmpstr (shown_braille, ==, "echo hello[300 \u00d7 U+2800]; touch /tmp/x");
+  g_assert_cmpstr (shown_spaces, ==, "echo safe[600 \u00d7 U+0020]; touch /tmp/y");
+
+  /* Fewer than 32: each look-alike named, spaces and indentation kept. */
+  shown_short = pd_safe_text_approval ("a\u2800\u00a0b  c\u3164d");
+  g_assert_cmpstr (shown_short, ==, "a<U+2800><U+00A0>b  c<U+3164>d");
+  shown_controls = pd_safe_text_approval ("ls\rrm -rf ~\x1b[2K\nok\r\n\u202Eend\xff");
+  g_assert_cmpstr (shown_controls, ==, "ls<U+000D>rm -rf ~<U+001B>[2K\nok\n<U+202E>end\ufffd");
+  shown_script = pd_safe_text_approval ("if true; then\n\techo \"  two  \"\nfi\n");
+  g_assert_cmpstr (shown_script, ==, "if true; then\n\techo \"  two  \"\nfi\n");
+}
+
 /* JSON printed on a terminal: the same value, the invisible characters as
  * escapes. */
 static void
@@ -474,6 +507,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/json-edges", test_json_edges);
   g_test_add_func ("/pd/import-util/clean-text-invisible", test_clean_text_invisible);
   g_test_add_func ("/pd/import-util/escape-json", test_escape_json);
+  g_test_add_func ("/pd/import-util/safe-text-approval", test_safe_text_approval);
   g_test_add_func ("/pd/import-util/session-times", test_session_times);
   g_test_add_func ("/pd/import-util/jsonl-rewind", test_jsonl_rewind);
 

@@ -14,11 +14,19 @@
  * ::answer says which button was pressed and which question the card showed
  * then; for half a second after its question changes, the buttons take no
  * click (a question replaced just before a click is not answered unseen).
+ *
+ * The command (or file) a question asks about is shown whole, on as many
+ * lines as it takes, with look-alike characters and long padding named
+ * (pd_safe_text_approval()): it was cut to two lines, so a command padded
+ * with blanks ran its real end unseen on one click of Approve Once (tried
+ * as an attacker would).  One too long for a card gets Review… instead,
+ * a dialog that shows it whole and answers the question it showed.
  */
 #define G_LOG_DOMAIN "pd-overview-card-row"
 
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "pd-overview-card-row.h"
@@ -33,6 +41,10 @@
 #define ANSWER_GUARD_USEC (G_USEC_PER_SEC / 2)
 /* The most characters of one text a card shows; the label ellipsizes. */
 #define CARD_TEXT_CHARS 400
+/* The most of a question's command a card shows, in characters and in
+ * lines; a longer one is answered through the Review dialog. */
+#define CARD_COMMAND_CHARS 480
+#define CARD_COMMAND_LINES 6
 /* An agent's name on a card: the names of known agents are shorter. */
 #define AGENT_TEXT_CHARS 24
 
@@ -62,6 +74,9 @@ struct _PdOverviewCardRow
   GtkWidget      *deny;
   GtkWidget      *approve;
   GtkWidget      *row_name;
+  char           *command_shown;    /* (nullable) the whole command, as shown */
+  gboolean        command_cut;      /* the card shows only its start: Review… */
+  GtkWidget      *review;           /* (nullable) the open Review dialog */
 };
 
 G_DEFINE_FINAL_TYPE (PdOverviewCardRow, pd_overview_card_row, GTK_TYPE_WIDGET)
@@ -72,6 +87,8 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+static void close_review (PdOverviewCardRow *self);
 
 static GtkWidget *
 plain_label (const char *css_class,
@@ -219,6 +236,58 @@ source_state_text (PdOverviewCard *card)
   return g_strdup_printf (_("Not answering — %s"), safe);
 }
 
+/* The question's command: whole on the card, or its start and Review…. */
+static void
+set_command (PdOverviewCardRow *self,
+             const char        *command)
+{
+  g_autofree char *shown = NULL;
+  g_autofree char *card = NULL;
+  const char *p = NULL;
+  guint lines = 1;
+
+  g_clear_pointer (&self->command_shown, g_free);
+  self->command_cut = FALSE;
+  if (command != NULL && *command != '\0')
+    {
+      shown = pd_safe_text_approval (command);
+      for (p = shown; *p != '\0' && lines <= CARD_COMMAND_LINES; p++)
+        if (*p == '\n')
+          lines++;
+      if (lines > CARD_COMMAND_LINES)
+        card = g_strndup (shown, p - 1 - shown);
+      if (g_utf8_strlen (card != NULL ? card : shown, -1) > CARD_COMMAND_CHARS)
+        {
+          g_autofree char *head = g_utf8_substring (card != NULL ? card : shown, 0, CARD_COMMAND_CHARS);
+
+          g_free (card);
+          card = g_steal_pointer (&head);
+        }
+      self->command_cut = card != NULL;
+      if (self->command_cut)
+        {
+          g_autofree char *head = g_steal_pointer (&card);
+
+          card = g_strconcat (head, "…", NULL);
+        }
+      self->command_shown = g_strconcat ("\xe2\x81\xa8", shown, "\xe2\x81\xa9", NULL);
+    }
+  if (card == NULL && shown != NULL)
+    card = g_strdup (shown);
+  if (card != NULL)
+    {
+      g_autofree char *isolated = g_strconcat ("\xe2\x81\xa8", card, "\xe2\x81\xa9", NULL);
+
+      gtk_label_set_text (GTK_LABEL (self->approval_command), isolated);
+    }
+  else
+    gtk_label_set_text (GTK_LABEL (self->approval_command), "");
+  gtk_widget_set_visible (self->approval_command, card != NULL);
+  /* Translators: the card's button when its command is too long to show there */
+  gtk_button_set_label (GTK_BUTTON (self->approve), self->command_cut ? _("_Review…") : _("_Approve Once"));
+  gtk_accessible_reset_property (GTK_ACCESSIBLE (self->approve), GTK_ACCESSIBLE_PROPERTY_LABEL);
+}
+
 /* The question shown changed: remembered, and the buttons held back. */
 static void
 remember_question (PdOverviewCardRow *self)
@@ -232,6 +301,8 @@ remember_question (PdOverviewCardRow *self)
 
   if (same)
     return;
+  /* A Review dialog shows the question it was opened on, and no other. */
+  close_review (self);
   g_clear_pointer (&self->shown_run, pd_remote_run_free);
   self->shown_run = run != NULL ? pd_remote_run_copy (run) : NULL;
   self->shown_serial = serial;
@@ -274,7 +345,6 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   g_autofree char *state = NULL;
   g_autofree char *name = NULL;
   g_autofree char *generic = NULL;
-  g_autofree char *safe_command = NULL;
   const char *classes[] = { "warning", "error", "success", "accent" };
   const char *tool, *command, *body;
   guint done, total;
@@ -343,9 +413,7 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   gtk_widget_set_sensitive (self->deny, state == NULL);
   gtk_widget_set_sensitive (self->approve, state == NULL);
   gtk_label_set_text (GTK_LABEL (self->approval_text), body != NULL ? body : "");
-  safe_command = command != NULL && *command != '\0' ? card_text (command) : NULL;
-  gtk_label_set_text (GTK_LABEL (self->approval_command), safe_command != NULL ? safe_command : "");
-  gtk_widget_set_visible (self->approval_command, safe_command != NULL);
+  set_command (self, command);
 
   /* Translators: how a screen reader names a card: title, then what it needs */
   name = g_strdup_printf (_("%s, %s"), gtk_label_get_text (GTK_LABEL (self->title)), need);
@@ -417,9 +485,98 @@ on_deny (PdOverviewCardRow *self)
 }
 
 static void
+on_review_response (AdwMessageDialog  *dialog,
+                    const char        *response,
+                    PdOverviewCardRow *self)
+{
+  /* The dialog goes when the question changes: while it is open, the
+   * question it shows is the card's. */
+  if (g_str_equal (response, "once"))
+    answer (self, TRUE);
+  else if (g_str_equal (response, "deny"))
+    answer (self, FALSE);
+}
+
+static void
+on_review_destroy (GtkWidget         *dialog,
+                   PdOverviewCardRow *self)
+{
+  if (self->review == dialog)
+    self->review = NULL;
+}
+
+/* The whole command, selectable and scrolled, with Deny and Approve Once
+ * (Cancel, the default, answers nothing). */
+static void
+open_review (PdOverviewCardRow *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *dialog, *scrolled, *label;
+
+  if (self->review != NULL || self->command_shown == NULL)
+    return;
+  dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                   _("Review the Request"),
+                                   gtk_label_get_text (GTK_LABEL (self->approval_text)));
+  label = gtk_label_new (self->command_shown);
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_yalign (GTK_LABEL (label), 0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "monospace");
+  gtk_widget_add_css_class (label, "pd-approval-command");
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 200);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 360);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), label);
+  gtk_widget_add_css_class (scrolled, "card");
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), scrolled);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "deny", _("_Deny"),
+                                    "once", _("_Approve Once"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "deny", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "once", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  gtk_widget_add_css_class (dialog, "pd-approval-dialog");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_review_response), self, 0);
+  g_signal_connect_object (dialog, "destroy", G_CALLBACK (on_review_destroy), self, 0);
+  self->review = dialog;
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+close_review (PdOverviewCardRow *self)
+{
+  if (self->review != NULL)
+    gtk_window_destroy (GTK_WINDOW (g_steal_pointer (&self->review)));
+}
+
+static void
 on_approve (PdOverviewCardRow *self)
 {
-  answer (self, TRUE);
+  if (self->command_cut)
+    open_review (self);
+  else
+    answer (self, TRUE);
+}
+
+/**
+ * pd_overview_card_row_get_review:
+ *
+ * Returns: (transfer none) (nullable): the open Review dialog
+ */
+GtkWidget *
+pd_overview_card_row_get_review (PdOverviewCardRow *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD_ROW (self), NULL);
+  return self->review;
 }
 
 /* How long the buttons take no click after the question changes (for
@@ -438,6 +595,8 @@ pd_overview_card_row_dispose (GObject *object)
   PdOverviewCardRow *self = PD_OVERVIEW_CARD_ROW (object);
 
   pd_overview_card_row_set_card (self, NULL);
+  close_review (self);
+  g_clear_pointer (&self->command_shown, g_free);
   g_clear_pointer (&self->shown_run, pd_remote_run_free);
   g_clear_pointer (&self->box, gtk_widget_unparent);
 
@@ -522,6 +681,9 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   self->approval_text = plain_label (NULL, TRUE);
   gtk_box_append (GTK_BOX (self->approval), self->approval_text);
   self->approval_command = plain_label ("pd-approval-command", TRUE);
+  /* All its lines, never ellipsized: what is cut is said, and reviewed. */
+  gtk_label_set_lines (GTK_LABEL (self->approval_command), -1);
+  gtk_label_set_ellipsize (GTK_LABEL (self->approval_command), PANGO_ELLIPSIZE_NONE);
   gtk_widget_add_css_class (self->approval_command, "monospace");
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
   gtk_box_append (GTK_BOX (self->approval), self->approval_command);

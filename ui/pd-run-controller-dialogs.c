@@ -287,6 +287,37 @@ pd_run_controller_answer_approval (PdRunController *self,
   return FALSE;
 }
 
+/**
+ * pd_run_controller_get_approval_text:
+ * @session_id: the session whose run asks
+ * @serial: the question's number, from #PdRunController::approval-asked
+ *
+ * What approval question @serial asks about, as its dialog shows it: the
+ * command, or the file and its change.  The Overview's card and the
+ * notification show it beside their own Approve Once.
+ *
+ * Returns: (transfer none) (nullable): the question's text, %NULL when
+ *   that question is not open
+ */
+const char *
+pd_run_controller_get_approval_text (PdRunController *self,
+                                     const char      *session_id,
+                                     guint            serial)
+{
+  g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
+
+  if (session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
+    return NULL;
+  for (guint i = 0; i < self->questions->len; i++)
+    {
+      Question *question = g_ptr_array_index (self->questions, i);
+
+      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL && question->serial == serial)
+        return question->text;
+    }
+  return NULL;
+}
+
 /* A small markdown rendering with text tags: headings, bullets and code
  * blocks.  The text is inserted as text; nothing is read as markup. */
 static void

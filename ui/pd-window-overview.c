@@ -134,8 +134,12 @@ on_approval_asked (PdWindow   *self,
                    const char *tool,
                    guint       serial)
 {
+  /* The command or change asked about, as the dialog shows it: the card
+   * offered Approve Once with none (tried as an attacker would). */
   if (own_source (self) != NULL && session_id != NULL)
-    pd_overview_set_local_approval (self->overview, own_source (self), session_id, tool, NULL, serial);
+    pd_overview_set_local_approval (self->overview, own_source (self), session_id, tool,
+                                    self->runs != NULL ? pd_run_controller_get_approval_text (self->runs, session_id, serial) : NULL,
+                                    serial);
 }
 
 static void

@@ -85,6 +85,77 @@ pd_safe_text_block (const char *text)
   return safe_text (text, TRUE);
 }
 
+/* Looks like a space, or like nothing, and is not U+0020. */
+static gboolean
+is_blank_lookalike (gunichar c)
+{
+  return c != ' ' && (g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR || c == 0x2800 ||
+                      pd_safe_text_is_invisible (c));
+}
+
+/* How many times @c repeats from @p on, at most to @end. */
+static gsize
+run_length (const char *p,
+            const char *end,
+            gunichar    c)
+{
+  gsize n = 0;
+
+  while (p < end && g_utf8_get_char_validated (p, end - p) == c)
+    {
+      n++;
+      p = g_utf8_next_char (p);
+    }
+  return n;
+}
+
+#define APPROVAL_RUN_SHOWN 32
+
+char *
+pd_safe_text_approval (const char *text)
+{
+  GString *out;
+  const char *p, *end;
+
+  if (text == NULL)
+    return g_strdup ("");
+
+  end = text + strlen (text);
+  out = g_string_sized_new (end - text);
+  for (p = text; p < end; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+      gsize run;
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_unichar (out, 0xFFFD);
+          p++;
+          continue;
+        }
+      if ((c == ' ' || c == '\t' || is_blank_lookalike (c)) &&
+          (run = run_length (p, end, c)) >= APPROVAL_RUN_SHOWN)
+        {
+          g_string_append_printf (out, "[%" G_GSIZE_FORMAT " \xc3\x97 U+%04X]", run, c);
+          while (run-- > 0)
+            p = g_utf8_next_char (p);
+          continue;
+        }
+      if (c == '\n' || c == '\t')
+        g_string_append_c (out, (char) c);
+      else if (c == '\r' && p + 1 < end && p[1] == '\n')
+        {
+          /* "\r\n" is one line break. */
+        }
+      else if (is_control (c) || is_blank_lookalike (c))
+        g_string_append_printf (out, "<U+%04X>", c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
+}
+
 void
 pd_safe_text_append_json (GString    *out,
                           const char *json,

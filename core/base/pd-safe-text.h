@@ -31,6 +31,18 @@ char     *pd_safe_text_line          (const char *text);
  * and tabs are kept (a carriage return before a line break goes). */
 char     *pd_safe_text_block         (const char *text);
 
+/* Text a person is asked to approve (a command, a file's new contents):
+ * as pd_safe_text_block(), but every character that could make it read as
+ * something else is shown by name.  Controls but line break and tab become
+ * "<U+001B>" (not a space that would hide a carriage return or an escape),
+ * characters that look like a space but are not U+0020 (no-break and other
+ * spaces, U+2800 braille blank, Hangul fillers) become "<U+2800>" each, and
+ * a run of 32 or more of one space-like character, U+0020 and tab
+ * included, becomes "[600 × U+0020]": padding that pushed the rest of a
+ * command out of sight (tried as an attacker would) stays short and
+ * says what it is. */
+char     *pd_safe_text_approval      (const char *text);
+
 /* JSON text with each invisible format character written as a \uXXXX
  * escape (a surrogate pair beyond the BMP): the same JSON value, but a
  * terminal showing it shows the escapes, not the reordering. */

@@ -554,6 +554,8 @@ label_has_raw_bidi (GtkWidget     *widget,
         depth++;
       else if (c == 0x2069 && --depth < 0)
         return TRUE;
+      else if (c == '\n' && gtk_widget_has_css_class (widget, "pd-approval-command"))
+        continue;  /* a command's line break is a line break: one to run */
       else if ((c >= 0x202a && c <= 0x202e) || c == 0x2066 || c == 0x2067 || c == 0x200e || c == 0x200f ||
                c == 0x061c || c < 0x20 || c == 0x7f)
         return TRUE;
@@ -595,6 +597,8 @@ test_card_hostile_text (void)
   g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "<U+202E>"));
   g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "x<U+202E>"));
   g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "<b>src</b>"));
+  /* The command's second line is a second command: shown as one. */
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "\nrm x"));
   alone_close (&alone);
 
   /* A title of 300,000 characters: one line, ellipsized within the card. */
@@ -1004,6 +1008,101 @@ test_big_endpoint (void)
   pd_server_stop (server);
 }
 
+static gboolean
+is_command_label (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-command");
+}
+
+/* A command padded so that its end fell past the card's two lines: 300
+ * braille blanks or 600 spaces before "; touch …", approved with one click
+ * unseen (tried as an attacker would).  The card shows the whole command,
+ * the padding named; one too long for a card is answered through Review,
+ * which shows it whole and answers the question it showed. */
+static void
+test_card_command_whole (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "plandeck", "Endpoint A");
+  g_autoptr(GString) padded = g_string_new ("echo hello");
+  g_autoptr(GString) longer = g_string_new ("echo start");
+  g_autoptr(GString) many_lines = g_string_new ("true");
+  PdRemoteRun run = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                      (char *) "ap-1", (char *) "shell", NULL };
+  Answers answers = { 0 };
+  Alone alone = { 0 };
+  GtkWidget *approve, *command, *review;
+  const char *text;
+
+  for (guint i = 0; i < 300; i++)
+    g_string_append (padded, "\u2800");
+  g_string_append_printf (padded, "%600s; touch /tmp/pwned-card", "");
+  run.approval_command = padded->str;
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  alone_show (&alone, card, 360);
+  g_signal_connect (alone.row, "answer", G_CALLBACK (on_row_answer), &answers);
+  pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (alone.row), 0);
+  command = pd_test_find_first (alone.row, is_command_label, NULL);
+  g_assert_nonnull (command);
+  text = gtk_label_get_text (GTK_LABEL (command));
+  g_assert_nonnull (strstr (text, "[300 \u00d7 U+2800]"));
+  g_assert_nonnull (strstr (text, "[600 \u00d7 U+0020]; touch /tmp/pwned-card"));
+  /* Every line of it shown: nothing ellipsized, no line limit. */
+  g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (command)), ==, PANGO_ELLIPSIZE_NONE);
+  g_assert_cmpint (gtk_label_get_lines (GTK_LABEL (command)), ==, -1);
+  approve = pd_test_find_first (alone.row, is_button, "_Approve Once");
+  g_assert_nonnull (approve);
+  g_signal_emit_by_name (approve, "clicked");
+  g_assert_cmpuint (answers.n, ==, 1);
+  g_assert_cmpstr (answers.approval_id, ==, "ap-1");
+
+  /* 3,000 characters: the card shows the start, and Review instead. */
+  for (guint i = 0; i < 300; i++)
+    g_string_append (longer, " && true  ");
+  g_string_append (longer, "; touch /tmp/pwned-long");
+  run.approval_id = (char *) "ap-2";
+  run.approval_command = longer->str;
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  text = gtk_label_get_text (GTK_LABEL (command));
+  g_assert_null (strstr (text, "pwned-long"));
+  g_assert_true (g_str_has_suffix (text, "…\u2069"));
+  g_assert_null (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  review = pd_test_find_first (alone.row, is_button, "_Review…");
+  g_assert_true (review == approve);
+  g_signal_emit_by_name (review, "clicked");
+  g_assert_cmpuint (answers.n, ==, 1);
+  review = pd_overview_card_row_get_review (PD_OVERVIEW_CARD_ROW (alone.row));
+  g_assert_nonnull (review);
+  g_assert_nonnull (pd_test_find_first (review, label_contains, "; touch /tmp/pwned-long"));
+  pd_test_flush (review);
+  pd_test_screenshot (review, "overview-card-review");
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (review), "once");
+  g_assert_cmpuint (answers.n, ==, 2);
+  g_assert_true (answers.approve);
+  g_assert_cmpstr (answers.approval_id, ==, "ap-2");
+
+  /* Seven lines: the card shows six. And an open Review goes when the
+   * question changes: it never answers another. */
+  for (guint i = 0; i < 7; i++)
+    g_string_append_printf (many_lines, "\necho line %u", i);
+  run.approval_id = (char *) "ap-3";
+  run.approval_command = many_lines->str;
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (command)), "line 6"));
+  g_signal_emit_by_name (approve, "clicked");
+  g_assert_nonnull (pd_overview_card_row_get_review (PD_OVERVIEW_CARD_ROW (alone.row)));
+  run.approval_id = (char *) "ap-4";
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  g_assert_null (pd_overview_card_row_get_review (PD_OVERVIEW_CARD_ROW (alone.row)));
+  g_assert_cmpuint (answers.n, ==, 2);
+  g_free (answers.approval_id);
+  alone_close (&alone);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1017,6 +1116,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
+  g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
