@@ -23,6 +23,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "pd-notifier-private.h"
@@ -517,19 +519,39 @@ on_approval_asked (PdNotifier *self,
   g_autofree char *body = NULL;
   g_autofree char *safe_tool = quote_text (tool);
   g_autofree char *question = NULL;
+  g_autofree char *asked = NULL;
+  gboolean whole;
 
   if (session_id == NULL)
     return;
 
-  /* Translators: %s is a session's title, %s the name of a tool, such as shell */
-  body = g_strdup_printf (_("“%s” waits for your approval to use the tool “%s”."),
-                          pd_notifier_title_of (self, session_id), safe_tool);
+  /* What it asks about, as the dialog shows it.  Approve Once is offered
+   * only for a request the body shows whole, on one line: it approved a
+   * command the notification never showed (tried as an attacker would). */
+  if (self->runs != NULL)
+    asked = pd_safe_text_approval (pd_run_controller_get_approval_text (self->runs, session_id, serial));
+  whole = asked != NULL && asked[0] != '\0' && strchr (asked, '\n') == NULL &&
+          g_utf8_strlen (asked, -1) <= NOTIFY_QUOTE_CHARS;
+  if (whole)
+    {
+      g_autofree char *isolated = g_strconcat ("\xe2\x81\xa8", asked, "\xe2\x81\xa9", NULL);
+
+      /* Translators: %s is a session's title, %s the name of a tool, such as
+       * shell, then what it asks to do, such as the command */
+      body = g_strdup_printf (_("“%s” waits for your approval to use the tool “%s”: %s"),
+                              pd_notifier_title_of (self, session_id), safe_tool, isolated);
+    }
+  else
+    /* Translators: %s is a session's title, %s the name of a tool, such as shell */
+    body = g_strdup_printf (_("“%s” waits for your approval to use the tool “%s”. Open it to see the whole request."),
+                            pd_notifier_title_of (self, session_id), safe_tool);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_URGENT);
   /* The buttons name this question, not only its session: pressed after it
    * was answered in the dialog, they must not answer the next one. */
   question = g_strdup_printf ("%s/%u", session_id, serial);
-  g_notification_add_button_with_target (notification, _("Approve Once"),
-                                         "app." PD_NOTIFIER_ACTION_APPROVE, "s", question);
+  if (whole)
+    g_notification_add_button_with_target (notification, _("Approve Once"),
+                                           "app." PD_NOTIFIER_ACTION_APPROVE, "s", question);
   g_notification_add_button_with_target (notification, _("Deny"),
                                          "app." PD_NOTIFIER_ACTION_DENY, "s", question);
   g_free (self->approval_session);

@@ -371,7 +371,7 @@ fixture_new (void)
   g_assert_true (g_file_set_contents (fixture->replay_two,
     "{\"label\": \"test: two writes\", \"turns\": ["
     " {\"content\": \"First.\", \"delay_ms\": 2000, \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"first.txt\", \"content\": \"1\\n\"}}]},"
-    " {\"content\": \"Second.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"second.txt\", \"content\": \"2\\n\"}}]},"
+    " {\"content\": \"Second.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"second-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.txt\", \"content\": \"2\\n\"}}]},"
     " {\"content\": \"All done.\"}]}", -1, NULL));
   g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
   g_assert_true (g_file_set_contents (fixture->replay_write,
@@ -548,6 +548,12 @@ check_runs (PdApplication *app,
   assert_id (record, "approval:", run_id);
   title = field (record, "title");
   g_assert_cmpstr (title, ==, "Approval Needed");
+  /* The body says what it asks, as the dialog does. */
+  {
+    g_autofree char *body = field (record, "body");
+
+    g_assert_nonnull (strstr (body, "write_file: one.txt"));
+  }
   assert_default_opens (record, run_id);
   g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
 
@@ -604,7 +610,7 @@ check_runs (PdApplication *app,
    * never came). */
   {
     g_autofree char *first = g_build_filename (fixture->project, "first.txt", NULL);
-    g_autofree char *second = g_build_filename (fixture->project, "second.txt", NULL);
+    g_autofree char *second = g_build_filename (fixture->project, "second-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.txt", NULL);
     g_autoptr(GVariant) stale = NULL;
     guint before = count_added ("approval:");
 
@@ -620,6 +626,20 @@ check_runs (PdApplication *app,
     pd_test_wait_until (file_exists, first, "the first write");
     pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 2), "question 2's notification");
     pd_test_wait_until (approval_dialog_open, NULL, "question 2's dialog");
+    /* A request too long for the body is not offered for approval there:
+     * the notification says to open it, with Deny alone (Approve Once
+     * approved what it never showed, tried as an attacker would). */
+    {
+      Record *long_one = last_added ("approval:");
+      g_autofree char *long_body = field (long_one, "body");
+      g_autoptr(GVariant) buttons = g_variant_lookup_value (long_one->notification, "buttons",
+                                                            G_VARIANT_TYPE ("aa{sv}"));
+      g_autofree char *printed = g_variant_print (buttons, FALSE);
+
+      g_assert_nonnull (strstr (long_body, "Open it to see the whole request"));
+      g_assert_null (strstr (printed, "Approve Once"));
+      g_assert_nonnull (strstr (printed, "Deny"));
+    }
 
     activate_app_action ("app.approve-run", stale);
     pd_test_spin (1000);
