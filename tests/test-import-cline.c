@@ -247,9 +247,29 @@ test_index (void)
   g_assert_cmpuint (scanned->len, ==, 1);
   g_assert_cmpint (pd_imported_session_get_source (g_ptr_array_index (scanned, 0)), ==, PD_IMPORT_SOURCE_ROO);
 
+  /* Another agent's default folder a FIFO: skipped with its reason, and
+   * the others read (it failed the whole read, tried as an attacker would). */
   pd_import_scanner_set_vscode_dir (scanner, storage);
-  g_assert_true (pd_import_index_run (index, store, scanner, &stats, &error));
-  g_assert_no_error (error);
+  {
+    g_autofree char *fifo = g_build_filename (db_dir, "gemini-tmp", NULL);
+    GPtrArray *skips;
+    gboolean named = FALSE;
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+    pd_import_scanner_set_gemini_dir (scanner, fifo);
+    g_assert_true (pd_import_index_run (index, store, scanner, &stats, &error));
+    g_assert_no_error (error);
+    skips = pd_import_index_get_skipped (index);
+    for (guint i = 0; i < skips->len; i++)
+      {
+        PdImportSkip *skip = g_ptr_array_index (skips, i);
+
+        named |= g_strcmp0 (skip->path, fifo) == 0;
+      }
+    g_assert_true (named);
+    pd_import_scanner_set_gemini_dir (scanner, nowhere);
+    unlink (fifo);
+  }
   g_assert_cmpuint (stats.sessions_added, ==, 3);
   list = pd_session_store_list (store, NULL, FALSE, 0, 10, &total, &error);
   g_assert_cmpuint (list->len, ==, 3);

@@ -736,10 +736,22 @@ run_roots (PdImportIndex       *self,
     {
       g_autofree char *path = g_canonicalize_filename (roots[i], NULL);
 
+      g_autoptr(GError) local = NULL;
+
       if (!missing_is_error && !g_file_test (path, G_FILE_TEST_EXISTS))
         continue;
-      if (!_pd_import_discover_path (path, units, skipped, cancellable, error))
-        return FALSE;
+      if (_pd_import_discover_path (path, units, skipped, cancellable, &local))
+        continue;
+      /* A path named is read or said failing; an agent's default folder that
+       * is not one (a FIFO, say) is skipped with its reason, as `import`
+       * does: it stopped the window's read of every other agent (tried as an
+       * attacker would). */
+      if (missing_is_error || g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      _pd_import_skip_add_error (skipped, path, local);
     }
 
   g_mutex_lock (&self->lock);
