@@ -10,6 +10,8 @@ packages=(
   libgtk-4-dev libadwaita-1-dev libsecret-1-dev
   # running the GUI and its tests without a display
   xvfb xauth dbus-x11 dbus-daemon at-spi2-core adwaita-icon-theme fonts-cantarell
+  # the ui tests draw with Cantarell and DejaVu alone (tests/ui/fonts.conf.in)
+  fonts-dejavu-core
   # the keyring that keeps endpoint tokens, started on the secrets test's
   # private bus
   gnome-keyring
