@@ -465,6 +465,26 @@ test_split_endpoint_url (void)
 
   g_assert_cmpstr (token, ==, "a b");
   g_assert_cmpstr (base, ==, "http://127.0.0.1:8080/?x=1");
+
+  /* A password or a fragment holds no less a secret: neither stays (both
+   * stayed in the setting and showed in Preferences, tried as an attacker
+   * would). */
+  {
+    g_autofree char *user_token = NULL;
+    g_autofree char *user = pd_window_split_endpoint_url ("http://u:S5%21@127.0.0.1:8080/", &user_token);
+    g_autofree char *frag_token = NULL;
+    g_autofree char *frag = pd_window_split_endpoint_url ("http://127.0.0.1:8080/#token=S6", &frag_token);
+    g_autofree char *both_token = NULL;
+    g_autofree char *both = pd_window_split_endpoint_url ("http://u:S7@127.0.0.1:8080/?token=S8#token=S9",
+                                                          &both_token);
+
+    g_assert_cmpstr (user_token, ==, "S5!");
+    g_assert_cmpstr (user, ==, "http://127.0.0.1:8080/");
+    g_assert_cmpstr (frag_token, ==, "S6");
+    g_assert_cmpstr (frag, ==, "http://127.0.0.1:8080/");
+    g_assert_cmpstr (both_token, ==, "S8");
+    g_assert_cmpstr (both, ==, "http://127.0.0.1:8080/");
+  }
   g_assert_null (plain_token);
   g_assert_cmpstr (plain, ==, "http://127.0.0.1:8080");
 
