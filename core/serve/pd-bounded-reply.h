@@ -14,6 +14,10 @@ G_BEGIN_DECLS
  * the whole of it.  A session's export is the largest reply a serve
  * endpoint sends; 64 MiB holds one of several hundred thousand messages. */
 #define PD_BOUNDED_REPLY_MAX_BYTES    (64 * 1024 * 1024)
+/* A session list's reply: this much a row asked for, and at least the
+ * second (a row is a session's metadata: title, status, counts, times). */
+#define PD_LIST_REPLY_ROW_BYTES       (32 * 1024)
+#define PD_LIST_REPLY_MIN_BYTES       (2 * 1024 * 1024)
 #define PD_BOUNDED_REPLY_MAX_SECONDS  120
 
 void    pd_bounded_reply_send_async  (SoupSession         *session,

@@ -9,6 +9,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "pd-bounded-reply.h"
 #include "pd-event-bus.h"
 #include "pd-plan.h"
 #include "pd-remote-source.h"
@@ -33,10 +34,16 @@ remote_list_sessions_async (PdSource *source, const char *query, gboolean full_t
 {
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
   g_autofree char *q = g_uri_escape_string (query ? query : "", NULL, TRUE);
+  guint rows = limit ? MIN (limit, PD_SESSION_LIST_MAX_LIMIT) : 50;
+  Call *call = _pd_remote_source_call_new (OP_LIST, "GET", NULL, "/api/sessions?q=%s&limit=%u&offset=%u", q,
+                                           rows, offset);
 
-  _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_LIST, "GET", NULL, "/api/sessions?q=%s&limit=%u&offset=%u", q,
-                              limit ? MIN (limit, PD_SESSION_LIST_MAX_LIMIT) : 50, offset),
-              remote_list_sessions_async, cancellable, callback, user_data);
+  /* A list is as long as the rows asked for: an endpoint that ignored the
+   * limit and sent 200,000 sessions (26 MB, under the 64 MiB bound of any
+   * reply) had each reply parsed whole, and the window grew to 0.9 GB,
+   * again at every refresh (tried as an attacker would). */
+  call->max_bytes = MAX (PD_LIST_REPLY_MIN_BYTES, (gsize) rows * PD_LIST_REPLY_ROW_BYTES);
+  _pd_remote_source_start_call (self, call, remote_list_sessions_async, cancellable, callback, user_data);
 }
 
 static void

@@ -72,6 +72,7 @@ typedef struct
   gboolean    bootstrapped; /* the session token was fetched for this call */
   GPtrArray  *followers;    /* GTasks merged into this waiting lookup; they get its answer */
   gboolean    shares_export; /* OP_HISTORY/OP_MESSAGES: the request others share */
+  gsize       max_bytes;     /* the reply's bound; 0: PD_BOUNDED_REPLY_MAX_BYTES */
   guint       changes;      /* shares_export: the source's changes when it was asked */
 } Call;
 

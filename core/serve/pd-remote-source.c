@@ -728,7 +728,8 @@ send_call (GTask *task)
   /* One merged lookup answers several callers: one caller's cancellable
    * must not cancel it for the others (an export is shared with callers
    * that may come after it is sent). */
-  pd_bounded_reply_send_async (self->session, msg, PD_BOUNDED_REPLY_MAX_BYTES, PD_BOUNDED_REPLY_MAX_SECONDS,
+  pd_bounded_reply_send_async (self->session, msg, call->max_bytes != 0 ? call->max_bytes : PD_BOUNDED_REPLY_MAX_BYTES,
+                               PD_BOUNDED_REPLY_MAX_SECONDS,
                                call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
                                on_sent, task);
 }
