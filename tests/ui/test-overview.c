@@ -1051,6 +1051,19 @@ test_card_command_whole (void)
   /* Every line of it shown: nothing ellipsized, no line limit. */
   g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (command)), ==, PANGO_ELLIPSIZE_NONE);
   g_assert_cmpint (gtk_label_get_lines (GTK_LABEL (command)), ==, -1);
+  /* Wrapped with no hyphen the command does not have. */
+  {
+    PangoAttrList *attrs = gtk_label_get_attributes (GTK_LABEL (command));
+    PangoAttrIterator *it;
+    PangoAttribute *hyphens;
+
+    g_assert_nonnull (attrs);
+    it = pango_attr_list_get_iterator (attrs);
+    hyphens = pango_attr_iterator_get (it, PANGO_ATTR_INSERT_HYPHENS);
+    g_assert_nonnull (hyphens);
+    g_assert_false (((PangoAttrInt *) hyphens)->value);
+    pango_attr_iterator_destroy (it);
+  }
   approve = pd_test_find_first (alone.row, is_button, "_Approve Once");
   g_assert_nonnull (approve);
   g_signal_emit_by_name (approve, "clicked");
