@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "pd-approver.h"
+#include "pd-edit-file-tool.h"
 #include "pd-grep-tool.h"
 #include "pd-plan-store.h"
 #include "pd-plan-tool.h"
@@ -22,6 +25,7 @@ typedef struct
   gint      max_in_flight;
   gboolean  answer;
   char     *last_tool;
+  char     *last_preview;
   char     *last_summary;
   GMutex    mutex;
 } Asker;
@@ -29,6 +33,7 @@ typedef struct
 static gboolean
 test_func (const char *tool,
            const char *summary,
+           const char *preview,
            gpointer    data)
 {
   Asker *asker = data;
@@ -40,6 +45,8 @@ test_func (const char *tool,
   asker->last_tool = g_strdup (tool);
   g_free (asker->last_summary);
   asker->last_summary = g_strdup (summary);
+  g_free (asker->last_preview);
+  asker->last_preview = g_strdup (preview);
   g_mutex_unlock (&asker->mutex);
 
   /* Long enough that unserialized questions would overlap. */
@@ -65,6 +72,7 @@ asker_clear (Asker *asker)
 {
   g_free (asker->last_tool);
   g_free (asker->last_summary);
+  g_free (asker->last_preview);
   g_mutex_clear (&asker->mutex);
 }
 
@@ -125,7 +133,7 @@ test_policies (void)
         {
           g_autofree char *reason = NULL;
 
-          g_assert_cmpint (pd_approver_decide (approver, harmless[i], args, &reason), ==, PD_APPROVAL_ALLOW);
+          g_assert_cmpint (pd_approver_decide (approver, harmless[i], NULL, args, &reason), ==, PD_APPROVAL_ALLOW);
           g_assert_nonnull (reason);
         }
       g_assert_cmpint (g_atomic_int_get (&asker.calls), ==, 0);
@@ -133,7 +141,7 @@ test_policies (void)
       for (guint i = 0; i < G_N_ELEMENTS (mutating); i++)
         {
           g_autofree char *reason = NULL;
-          PdApprovalDecision decision = pd_approver_decide (approver, mutating[i], args, &reason);
+          PdApprovalDecision decision = pd_approver_decide (approver, mutating[i], NULL, args, &reason);
 
           switch (policy)
             {
@@ -171,12 +179,12 @@ test_ask (void)
   Asker asker;
 
   /* Nobody to ask: denied, and the reason says so. */
-  g_assert_cmpint (pd_approver_decide (approver, shell, args, &no_one), ==, PD_APPROVAL_DENY);
+  g_assert_cmpint (pd_approver_decide (approver, shell, NULL, args, &no_one), ==, PD_APPROVAL_DENY);
   g_assert_true (g_str_has_prefix (no_one, "no one to ask"));
 
   asker_init (&asker, TRUE);
   pd_approver_set_func (approver, test_func, &asker, NULL);
-  g_assert_cmpint (pd_approver_decide (approver, shell, args, &reason), ==, PD_APPROVAL_ALLOW);
+  g_assert_cmpint (pd_approver_decide (approver, shell, NULL, args, &reason), ==, PD_APPROVAL_ALLOW);
   g_assert_cmpstr (reason, ==, "approved by the user");
   g_assert_cmpint (asker.calls, ==, 1);
   g_assert_cmpstr (asker.last_tool, ==, "shell");
@@ -184,7 +192,7 @@ test_ask (void)
 
   /* reason is optional */
   asker.answer = FALSE;
-  g_assert_cmpint (pd_approver_decide (approver, shell, args, NULL), ==, PD_APPROVAL_DENY);
+  g_assert_cmpint (pd_approver_decide (approver, shell, NULL, args, NULL), ==, PD_APPROVAL_DENY);
   g_assert_cmpint (asker.calls, ==, 2);
 
   pd_approver_set_func (approver, NULL, NULL, NULL);
@@ -200,6 +208,7 @@ count_destroy (gpointer data)
 static gboolean
 always_yes (const char *tool,
             const char *summary,
+            const char *preview,
             gpointer    data)
 {
   return TRUE;
@@ -214,13 +223,107 @@ test_set_func_destroy (void)
   gint destroyed_b = 0;
 
   pd_approver_set_func (approver, always_yes, &destroyed_a, count_destroy);
-  g_assert_cmpint (pd_approver_decide (approver, shell, NULL, NULL), ==, PD_APPROVAL_ALLOW);
+  g_assert_cmpint (pd_approver_decide (approver, shell, NULL, NULL, NULL), ==, PD_APPROVAL_ALLOW);
   pd_approver_set_func (approver, always_yes, &destroyed_b, count_destroy);
   g_assert_cmpint (destroyed_a, ==, 1);
   g_assert_cmpint (destroyed_b, ==, 0);
   g_object_unref (approver);
   g_assert_cmpint (destroyed_a, ==, 1);
   g_assert_cmpint (destroyed_b, ==, 1);
+}
+
+/* What a person approving a call sees beside the one-line summary: the
+ * file and the text an edit takes out (-) and puts in (+), a write's
+ * content (bounded), a command and its folder; escaped, never cut without
+ * saying how much (the dialog said "replace 4 bytes with 5 bytes"). */
+static void
+test_previews (void)
+{
+  g_autoptr(PdApprover) approver = pd_approver_new (PD_APPROVAL_POLICY_ASK);
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(JsonObject) edit_args =
+    parse_args ("{\"path\":\"src/a.c\",\"old_string\":\"int x = 1;\\r\\nreturn x;\\n\","
+                "\"new_string\":\"int x = 2;\\u001b[2J\\u202e\\treturn x;\",\"replace_all\":true}");
+  g_autoptr(JsonObject) shell_args = parse_args ("{\"command\":\"make\\ncheck\"}");
+  g_autoptr(JsonObject) new_args = parse_args ("{\"path\":\"new.txt\",\"content\":\"\"}");
+  g_autoptr(JsonObject) read_args = parse_args ("{\"path\":\"README\"}");
+  g_autoptr(JsonObject) long_args = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) long_node = NULL;
+  g_autoptr(GString) content = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdToolContext) context = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-approver-XXXXXX", &error);
+  g_autofree char *existing = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *preview = NULL;
+  Asker asker;
+
+  g_assert_no_error (error);
+  context = pd_tool_context_new (dir, &error);
+  g_assert_no_error (error);
+
+  preview = pd_tool_preview (edit_file, context, edit_args);
+  g_assert_cmpstr (preview, ==,
+                   "src/a.c\n"
+                   "(every occurrence)\n"
+                   "- int x = 1;\n"
+                   "- return x;\n"
+                   "+ int x = 2;\\u001b[2J\\u202e\treturn x;\n");
+  g_clear_pointer (&preview, g_free);
+
+  /* 250 lines of 2,100 characters: 200 shown, each cut at 2,000. */
+  for (guint i = 0; i < 250; i++)
+    {
+      g_string_append_printf (content, "%03u", i);
+      for (guint j = 3; j < 2100; j++)
+        g_string_append_c (content, 'x');
+      g_string_append_c (content, '\n');
+    }
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, "big.txt");
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, content->str);
+  json_builder_end_object (builder);
+  long_node = json_builder_get_root (builder);
+  long_args = json_object_ref (json_node_get_object (long_node));
+  existing = g_build_filename (dir, "big.txt", NULL);
+  g_assert_true (g_file_set_contents (existing, "old\n", -1, NULL));
+  preview = pd_tool_preview (write_file, context, long_args);
+  g_assert_true (g_str_has_prefix (preview, "big.txt\n(replaces the whole file)\n+ 000xxx"));
+  g_assert_nonnull (strstr (preview, "\n+ 199xxx"));
+  g_assert_null (strstr (preview, "\n+ 200xxx"));
+  g_assert_nonnull (strstr (preview, "xxx … (100 more characters)\n"));
+  g_assert_true (g_str_has_suffix (preview, "\n… 50 more lines\n"));
+  g_clear_pointer (&preview, g_free);
+
+  preview = pd_tool_preview (write_file, context, new_args);
+  g_assert_cmpstr (preview, ==, "new.txt\n(a new file)\n+ \n");
+  g_clear_pointer (&preview, g_free);
+
+  preview = pd_tool_preview (shell, context, shell_args);
+  expected = g_strdup_printf ("In %s:\n$ make\n  check\n", dir);
+  g_assert_cmpstr (preview, ==, expected);
+  g_clear_pointer (&preview, g_free);
+
+  /* Nothing to add to the summary of a read. */
+  g_assert_null (pd_tool_preview (read_file, context, read_args));
+
+  /* The approver hands the preview to whoever asks, beside the summary. */
+  asker_init (&asker, FALSE);
+  pd_approver_set_func (approver, test_func, &asker, NULL);
+  g_assert_cmpint (pd_approver_decide (approver, shell, context, shell_args, NULL), ==, PD_APPROVAL_DENY);
+  g_assert_cmpstr (asker.last_summary, ==, "shell: make\\ncheck");
+  g_assert_cmpstr (asker.last_preview, ==, expected);
+  pd_approver_set_func (approver, NULL, NULL, NULL);
+  asker_clear (&asker);
+
+  g_assert_cmpint (g_unlink (existing), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 static void
@@ -287,9 +390,9 @@ decide_thread (gpointer data)
 
   for (guint i = 0; i < 25; i++)
     {
-      if (pd_approver_decide (shared->approver, shared->shell, args, NULL) == PD_APPROVAL_ALLOW)
+      if (pd_approver_decide (shared->approver, shared->shell, NULL, args, NULL) == PD_APPROVAL_ALLOW)
         g_atomic_int_inc (&shared->allowed);
-      if (pd_approver_decide (shared->approver, shared->read_file, args, NULL) == PD_APPROVAL_ALLOW)
+      if (pd_approver_decide (shared->approver, shared->read_file, NULL, args, NULL) == PD_APPROVAL_ALLOW)
         g_atomic_int_inc (&shared->allowed);
     }
 
@@ -331,7 +434,7 @@ test_terminal_without_tty (void)
     {
       /* A new session has no controlling terminal: /dev/tty cannot open. */
       setsid ();
-      if (pd_approver_terminal_func ("shell", "shell: rm -rf build", NULL))
+      if (pd_approver_terminal_func ("shell", "shell: rm -rf build", NULL, NULL))
         g_print ("allowed\n");
       else
         g_print ("denied\n");
@@ -368,6 +471,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/ask", test_ask);
   g_test_add_func ("/pd/approver/set-func-destroy", test_set_func_destroy);
   g_test_add_func ("/pd/approver/summaries", test_summaries);
+  g_test_add_func ("/pd/approver/previews", test_previews);
   g_test_add_func ("/pd/approver/concurrent", test_concurrent);
   g_test_add_func ("/pd/approver/terminal-without-tty", test_terminal_without_tty);
 

@@ -265,6 +265,7 @@ typedef struct
 static gboolean
 allow_and_count (const char *tool,
                  const char *summary,
+                 const char *preview,
                  gpointer    user_data)
 {
   g_atomic_int_inc (&((Asker *) user_data)->asked);

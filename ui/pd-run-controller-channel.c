@@ -143,10 +143,13 @@ tool_end_words (const char *result,
 static gboolean
 approve_on_worker (const char *tool,
                    const char *summary,
+                   const char *preview,
                    gpointer    user_data)
 {
   Question *question = _pd_run_question_new (QUESTION_APPROVAL, user_data, tool, summary);
   gboolean allow;
+
+  question->preview = g_strdup (preview);
 
   ask_and_wait (question);
   allow = question->answer;

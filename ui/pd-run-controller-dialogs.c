@@ -29,6 +29,7 @@ _pd_run_question_unref (Question *question)
       _pd_run_channel_unref (question->channel);
       g_free (question->tool);
       g_free (question->text);
+      g_free (question->preview);
       g_free (question->feedback);
       g_clear_pointer (&question->remote_run, pd_remote_run_free);
       g_mutex_clear (&question->mutex);
@@ -123,6 +124,55 @@ describe_tool (const char *tool)
   return NULL;
 }
 
+/* Lines of the preview shown before it scrolls, at most. */
+#define PREVIEW_SHOWN_LINES 12
+
+/* The dialog takes its height from its width as first measured; the
+ * preview's label, wrapped at the narrower width it gets, then needed more
+ * than that and its scroller was squeezed to two lines of a long command
+ * (tried at 300 and 360 px). Once laid out, the scroller asks for the
+ * label's height at its real width, up to PREVIEW_SHOWN_LINES lines, and
+ * the dialog grows to it. */
+static gboolean
+fit_preview_when_laid_out (GtkWidget     *scroller,
+                           GdkFrameClock *clock,
+                           gpointer       user_data)
+{
+  GtkWidget *label = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
+  int width = gtk_widget_get_width (scroller);
+  int natural = 0;
+  int line = 0;
+  int wanted;
+
+  if (GTK_IS_VIEWPORT (label))
+    label = gtk_viewport_get_child (GTK_VIEWPORT (label));
+  if (width == 0)
+    return G_SOURCE_CONTINUE;
+  if (g_object_get_data (G_OBJECT (scroller), "pd-fit-first-frame") == NULL)
+    g_object_set_data (G_OBJECT (scroller), "pd-fit-first-frame",
+                       GINT_TO_POINTER ((int) gdk_frame_clock_get_frame_counter (clock) + 1));
+  gtk_widget_measure (label, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
+  {
+    PangoLayout *layout = gtk_widget_create_pango_layout (label, "X");
+
+    pango_layout_get_pixel_size (layout, NULL, &line);
+    g_object_unref (layout);
+  }
+  wanted = MIN (MIN (natural, line * PREVIEW_SHOWN_LINES),
+                gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)));
+  /* Kept as the scroller's minimum: a later layout of the dialog (its
+   * responses stacked or side by side) must not take it back. */
+  if (wanted > gtk_scrolled_window_get_min_content_height (GTK_SCROLLED_WINDOW (scroller)))
+    gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), wanted);
+  /* Fitted, or given up on after a second of frames (a window that
+   * cannot grow): the tick goes either way. */
+  if (wanted <= gtk_widget_get_height (scroller) + 1 ||
+      gdk_frame_clock_get_frame_counter (clock) >
+      GPOINTER_TO_INT (g_object_get_data (G_OBJECT (scroller), "pd-fit-first-frame")) + 60)
+    return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
+}
+
 static GtkWidget *
 monospace_block (const char *text)
 {
@@ -140,28 +190,57 @@ monospace_block (const char *text)
   gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 320);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), label);
   gtk_widget_add_css_class (scroller, "card");
+  gtk_widget_add_tick_callback (scroller, fit_preview_when_laid_out, NULL, NULL);
 
   return scroller;
 }
 
-/* The call, whole (scrolled when long), and what "Always for This
- * Session" would allow from now on: exactly this tool, in this session,
- * while this window runs it. */
+/* What "Always for This Session" would allow from now on: every later call
+ * of this tool (any command, any file, not only this one), in this
+ * session, while this window runs it; the other tools still ask. */
+static char *
+always_scope (const char *tool)
+{
+  g_autofree char *name = NULL;
+
+  if (g_strcmp0 (tool, "shell") == 0)
+    return g_strdup (_("“Always for This Session” lets the agent run any later command in this "
+                       "session without asking, not only this one, until another session starts "
+                       "here or the window closes. File writes and edits still ask."));
+  if (g_strcmp0 (tool, "write_file") == 0)
+    return g_strdup (_("“Always for This Session” lets the agent create or overwrite any file in "
+                       "this session without asking, until another session starts here or the "
+                       "window closes. Edits and commands still ask."));
+  if (g_strcmp0 (tool, "edit_file") == 0)
+    return g_strdup (_("“Always for This Session” lets the agent edit any file in this session "
+                       "without asking, until another session starts here or the window closes. "
+                       "Whole-file writes and commands still ask."));
+  name = _pd_isolated_line (tool);
+  /* Translators: %s is the name of a tool */
+  return g_strdup_printf (_("“Always for This Session” approves every later call of “%s” in this "
+                            "session without asking, until another session starts here or the "
+                            "window closes. Other tools still ask."), name);
+}
+
+/* The call, whole (scrolled when long): what it changes, as its tool
+ * shows it (an edit's old and new lines, a file's content, a command and
+ * its folder), else the one-line summary; then what "Always for This
+ * Session" covers. */
 static GtkWidget *
-approval_details (const char *text,
-                  const char *tool)
+approval_details (Question *question)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   GtkWidget *always;
-  g_autofree char *scope = NULL;
-  g_autofree char *name = _pd_isolated_line (tool);
+  g_autofree char *scope = always_scope (question->tool);
+  const char *shown = question->preview != NULL && question->preview[0] != '\0'
+                      ? question->preview : question->text;
+  g_autofree char *text = g_strdup (shown);
 
+  /* The preview ends its last line; a label would show an empty one. */
+  if (g_str_has_suffix (text, "\n"))
+    text[strlen (text) - 1] = '\0';
   gtk_box_append (GTK_BOX (box), monospace_block (text));
 
-  /* Translators: %s is the name of a tool, such as write_file */
-  scope = g_strdup_printf (_("“Always for This Session” approves every later call of “%s” in this "
-                             "session without asking, until another session starts here or the "
-                             "window closes. Other tools still ask."), name);
   always = gtk_label_new (scope);
   gtk_label_set_use_markup (GTK_LABEL (always), FALSE);
   gtk_label_set_wrap (GTK_LABEL (always), TRUE);
@@ -233,7 +312,7 @@ _pd_run_controller_ask_approval (PdRunController *self,
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "deny");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "deny");
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog),
-                                      approval_details (question->text, question->tool));
+                                      approval_details (question));
   gtk_widget_add_css_class (dialog, "pd-approval-dialog");
 
   question->dialog = dialog;

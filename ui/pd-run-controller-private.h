@@ -38,6 +38,7 @@ typedef struct
   Channel         *channel;
   char            *tool;
   char            *text;
+  char            *preview;    /* (nullable) an approval's pd_tool_preview() */
 
   GMutex           mutex;
   GCond            cond;

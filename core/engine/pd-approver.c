@@ -252,6 +252,7 @@ set_reason (char       **reason,
 /**
  * pd_approver_decide:
  * @tool: the tool about to run
+ * @context: (nullable): where it would run, for the preview a person sees
  * @args: (nullable): its arguments
  * @reason: (out) (optional) (transfer full): why, for the log and, on a
  *   denial, for pd_tool_result_new_denied()
@@ -260,13 +261,15 @@ set_reason (char       **reason,
  * from several threads at once.
  */
 PdApprovalDecision
-pd_approver_decide (PdApprover  *self,
-                    PdTool      *tool,
-                    JsonObject  *args,
-                    char       **reason)
+pd_approver_decide (PdApprover     *self,
+                    PdTool         *tool,
+                    PdToolContext  *context,
+                    JsonObject     *args,
+                    char          **reason)
 {
   g_autoptr(PdCallbackSlot) asker = NULL;
   g_autofree char *summary = NULL;
+  g_autofree char *preview = NULL;
   PdApprovalPolicy policy;
   gboolean allowed;
 
@@ -320,9 +323,10 @@ pd_approver_decide (PdApprover  *self,
     }
 
   summary = pd_approver_summarize (tool, args);
+  preview = pd_tool_preview (tool, context, args);
 
   g_mutex_lock (&self->prompt_mutex);
-  allowed = ((PdApprovalFunc) asker->func) (pd_tool_get_name (tool), summary, asker->data);
+  allowed = ((PdApprovalFunc) asker->func) (pd_tool_get_name (tool), summary, preview, asker->data);
   g_mutex_unlock (&self->prompt_mutex);
 
   if (allowed)
@@ -520,6 +524,7 @@ read_answer (int   fd,
 gboolean
 pd_approver_terminal_func (const char *tool,
                            const char *summary,
+                           const char *preview,
                            gpointer    user_data)
 {
   g_autofree char *question = NULL;

@@ -35,9 +35,13 @@ gboolean    pd_approval_policy_from_string (const char       *str,
 
 /* Asks a person about one call.  Runs on a tool worker thread, one at a
  * time; a GUI marshals the question to its main thread and waits.  Returns
- * TRUE to allow.  @summary never carries file contents. */
+ * TRUE to allow.  @summary is one line and never carries file contents;
+ * @preview (nullable) is pd_tool_preview(): several lines showing what
+ * the call changes (an edit's old and new text, a file's content, a
+ * command and its folder), escaped, for a dialog to show as plain text. */
 typedef gboolean (*PdApprovalFunc) (const char *tool,
                                     const char *summary,
+                                    const char *preview,
                                     gpointer    user_data);
 
 #define PD_TYPE_APPROVER (pd_approver_get_type ())
@@ -54,6 +58,7 @@ void                pd_approver_set_func   (PdApprover       *self,
                                             GDestroyNotify    destroy);
 PdApprovalDecision  pd_approver_decide     (PdApprover       *self,
                                             PdTool           *tool,
+                                            PdToolContext    *context,
                                             JsonObject       *args,
                                             char            **reason);
 char               *pd_approver_summarize  (PdTool           *tool,
@@ -61,6 +66,7 @@ char               *pd_approver_summarize  (PdTool           *tool,
 
 gboolean            pd_approver_terminal_func (const char *tool,
                                                const char *summary,
+                                               const char *preview,
                                                gpointer    user_data);
 
 G_END_DECLS

@@ -10,7 +10,10 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "pd-edit-file-tool.h"
+#include "pd-json-util.h"
 #include "pd-tool-private.h"
 
 static const char schema[] =
@@ -165,6 +168,36 @@ pd_edit_file_tool_call (PdTool         *tool,
                                     n == 1 ? "" : "s");
 }
 
+/* The file, then the text taken out and the text put in, as a diff reads:
+ * "- " before each old line, "+ " before each new one. */
+static char *
+pd_edit_file_tool_preview (PdToolContext *context,
+                           JsonObject    *args)
+{
+  GString *out = g_string_new (NULL);
+  JsonNode *all = json_object_get_member (args, "replace_all");
+  const char *path;
+  const char *old_string;
+  const char *new_string;
+
+  path = pd_json_get_string (args, "path");
+  old_string = pd_json_get_string (args, "old_string");
+  new_string = pd_json_get_string (args, "new_string");
+
+  _pd_tool_preview_append_text (out, path != NULL ? path : "");
+  if (all != NULL && JSON_NODE_HOLDS_VALUE (all) && json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
+      json_node_get_boolean (all))
+    {
+      /* Translators: under the file name in the preview of an edit */
+      g_string_append (out, _("(every occurrence)"));
+      g_string_append_c (out, '\n');
+    }
+  _pd_tool_preview_append_lines (out, "- ", "- ", old_string, PD_TOOL_PREVIEW_MAX_LINES);
+  _pd_tool_preview_append_lines (out, "+ ", "+ ", new_string, PD_TOOL_PREVIEW_MAX_LINES);
+
+  return g_string_free (out, FALSE);
+}
+
 static const PdToolInfo info = {
   .name = "edit_file",
   .description = "Replace an exact string in a text file. old_string must match the file byte for byte "
@@ -172,6 +205,7 @@ static const PdToolInfo info = {
   .schema = schema,
   .safety = PD_TOOL_MUTATING,
   .effects = PD_TOOL_EFFECTS_WRITE,
+  .preview = pd_edit_file_tool_preview,
 };
 
 PD_DEFINE_BUILTIN_TOOL (PdEditFileTool, pd_edit_file_tool, info, pd_edit_file_tool_call)

@@ -28,11 +28,12 @@
 static gboolean
 approve_through (const char *tool,
                  const char *summary,
+                 const char *preview,
                  gpointer    user_data)
 {
   PdCallbackSlot *callback = user_data;
 
-  return ((PdApprovalFunc) callback->func) (tool, summary, callback->data);
+  return ((PdApprovalFunc) callback->func) (tool, summary, preview, callback->data);
 }
 
 static PdPlanReviewAnswer

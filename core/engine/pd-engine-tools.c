@@ -94,7 +94,8 @@ run_tool_job (gpointer data,
       PdApprovalDecision decision = PD_APPROVAL_ALLOW;
 
       if (self->approver != NULL)
-        decision = pd_approver_decide (self->approver, job->tool, job->arguments, &reason);
+        decision = pd_approver_decide (self->approver, job->tool, self->tool_context, job->arguments,
+                                       &reason);
 
       if (decision == PD_APPROVAL_DENY)
         job->result = pd_tool_result_new_denied (job->name, reason);

@@ -17,6 +17,9 @@
 #include <gio/gunixinputstream.h>
 #include <glib-unix.h>
 
+#include <glib/gi18n-lib.h>
+
+#include "pd-json-util.h"
 #include "pd-shell-tool.h"
 #include "pd-tool-private.h"
 
@@ -449,6 +452,30 @@ pd_shell_tool_call (PdTool         *tool,
   return result;
 }
 
+/* The folder the command runs in, then the command, each line whole: "$ "
+ * before the first. */
+static char *
+pd_shell_tool_preview (PdToolContext *context,
+                       JsonObject    *args)
+{
+  GString *out = g_string_new (NULL);
+  const char *command = pd_json_get_string (args, "command");
+
+  if (context != NULL)
+    {
+      g_autoptr(GString) folder = g_string_new (NULL);
+
+      _pd_tool_preview_append_text (folder, pd_tool_context_get_working_dir (context));
+      g_string_truncate (folder, folder->len - 1);
+      /* Translators: in the preview of a command; %s is a folder */
+      g_string_append_printf (out, _("In %s:"), folder->str);
+      g_string_append_c (out, '\n');
+    }
+  _pd_tool_preview_append_lines (out, "$ ", "  ", command, PD_TOOL_PREVIEW_MAX_LINES);
+
+  return g_string_free (out, FALSE);
+}
+
 static const PdToolInfo info = {
   .name = "shell",
   .description = "Run a shell command with bash -c in the working directory. stdin is empty; stdout "
@@ -459,6 +486,7 @@ static const PdToolInfo info = {
   .safety = PD_TOOL_MUTATING,
   /* A command can do anything; the evidence rules must assume it did. */
   .effects = PD_TOOL_EFFECTS_UNKNOWN,
+  .preview = pd_shell_tool_preview,
 };
 
 PD_DEFINE_BUILTIN_TOOL (PdShellTool, pd_shell_tool, info, pd_shell_tool_call)

@@ -22,6 +22,9 @@ typedef struct
   const char    *schema;
   PdToolSafety   safety;
   PdToolEffects  effects;
+  /* (nullable): PdToolInterface.preview, for tools that ask approval */
+  char        *(*preview) (PdToolContext *context,
+                           JsonObject    *args);
 } PdToolInfo;
 
 void          _pd_tool_implement      (PdToolInterface  *iface,
@@ -147,5 +150,17 @@ gboolean      _pd_tool_write_file     (const char   *tool,
                                        const char   *contents,
                                        gsize         length,
                                        PdToolResult **error_result);
+
+/* Approval previews (pd-tool-preview.c): the model's text, escaped and cut
+ * for a person to read. */
+#define PD_TOOL_PREVIEW_MAX_LINES 200
+
+void          _pd_tool_preview_append_text  (GString      *out,
+                                             const char   *text);
+void          _pd_tool_preview_append_lines (GString      *out,
+                                             const char   *prefix,
+                                             const char   *next_prefix,
+                                             const char   *text,
+                                             guint         max_lines);
 
 G_END_DECLS

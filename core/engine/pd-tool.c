@@ -209,6 +209,16 @@ tool_info_get_effects (PdTool     *self,
   return tool_info_of (self)->effects;
 }
 
+static char *
+tool_info_preview (PdTool        *self,
+                   PdToolContext *context,
+                   JsonObject    *args)
+{
+  const PdToolInfo *info = tool_info_of (self);
+
+  return info->preview != NULL ? info->preview (context, args) : NULL;
+}
+
 /* @info must live as long as the type: a static table. */
 void
 _pd_tool_implement (PdToolInterface  *iface,
@@ -221,6 +231,7 @@ _pd_tool_implement (PdToolInterface  *iface,
   iface->get_parameters = tool_info_get_parameters;
   iface->get_safety = tool_info_get_safety;
   iface->get_effects = tool_info_get_effects;
+  iface->preview = tool_info_preview;
 }
 
 const char *
@@ -274,6 +285,35 @@ pd_tool_get_effects (PdTool     *self,
   g_return_val_if_fail (PD_IS_TOOL (self), PD_TOOL_EFFECTS_UNKNOWN);
 
   return PD_TOOL_GET_IFACE (self)->get_effects (self, args);
+}
+
+/**
+ * pd_tool_preview:
+ * @context: (nullable): where the call would run
+ * @args: (nullable): the call's arguments (the model's, untrusted)
+ *
+ * What a call would do, for a person asked to approve it: the file and
+ * the text an edit takes out and puts in, the start of a file to write, a
+ * command and the folder it runs in.  Plain text of several lines, escaped
+ * (no control or direction character) and cut when long, never markup.
+ *
+ * Returns: (transfer full) (nullable): the preview, or %NULL when the
+ *   tool has none (its pd_approver_summarize() line says it all)
+ */
+char *
+pd_tool_preview (PdTool        *self,
+                 PdToolContext *context,
+                 JsonObject    *args)
+{
+  g_autoptr(JsonObject) empty = NULL;
+
+  g_return_val_if_fail (PD_IS_TOOL (self), NULL);
+
+  if (PD_TOOL_GET_IFACE (self)->preview == NULL)
+    return NULL;
+  if (args == NULL)
+    args = empty = json_object_new ();
+  return PD_TOOL_GET_IFACE (self)->preview (self, context, args);
 }
 
 /**

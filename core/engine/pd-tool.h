@@ -136,6 +136,11 @@ struct _PdToolInterface
                                      JsonObject    *args,
                                      GCancellable  *cancellable,
                                      GError       **error);
+  /* (nullable) (transfer full): what the call would do, for a person asked
+   * to approve it; NULL: the one-line summary says it all */
+  char          *(*preview)         (PdTool        *self,
+                                     PdToolContext *context,
+                                     JsonObject    *args);
 };
 
 const char    *pd_tool_get_name        (PdTool               *self);
@@ -159,5 +164,8 @@ PdToolResult  *pd_tool_call_finish     (PdTool               *self,
                                         GAsyncResult         *result,
                                         GError              **error);
 JsonNode      *pd_tool_to_openai_json  (PdTool               *self);
+char          *pd_tool_preview         (PdTool               *self,
+                                        PdToolContext        *context,
+                                        JsonObject           *args);
 
 G_END_DECLS

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <glib/gi18n-lib.h>
+
+#include "pd-json-util.h"
 #include "pd-tool-private.h"
 #include "pd-write-file-tool.h"
 
@@ -56,6 +59,35 @@ pd_write_file_tool_call (PdTool         *tool,
                                     existed ? "replaced" : "created", display, length);
 }
 
+/* The file, whether it is there already, and its new content, "+ " before
+ * each line, the first lines of a long one. */
+static char *
+pd_write_file_tool_preview (PdToolContext *context,
+                            JsonObject    *args)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree char *resolved = NULL;
+  const char *path;
+  const char *content;
+
+  path = pd_json_get_string (args, "path");
+  content = pd_json_get_string (args, "content");
+
+  _pd_tool_preview_append_text (out, path != NULL ? path : "");
+  if (context != NULL && path != NULL)
+    resolved = pd_tool_context_resolve_path (context, path, NULL);
+  if (resolved != NULL)
+    {
+      /* Translators: under the file name in the preview of a write */
+      g_string_append (out, g_file_test (resolved, G_FILE_TEST_EXISTS) ? _("(replaces the whole file)")
+                                                                       : _("(a new file)"));
+      g_string_append_c (out, '\n');
+    }
+  _pd_tool_preview_append_lines (out, "+ ", "+ ", content, PD_TOOL_PREVIEW_MAX_LINES);
+
+  return g_string_free (out, FALSE);
+}
+
 static const PdToolInfo info = {
   .name = "write_file",
   .description = "Create a file or replace its whole content. Missing parent directories are created; "
@@ -63,6 +95,7 @@ static const PdToolInfo info = {
   .schema = schema,
   .safety = PD_TOOL_MUTATING,
   .effects = PD_TOOL_EFFECTS_WRITE,
+  .preview = pd_write_file_tool_preview,
 };
 
 PD_DEFINE_BUILTIN_TOOL (PdWriteFileTool, pd_write_file_tool, info, pd_write_file_tool_call)

@@ -411,6 +411,7 @@ on_run_tool (PdEngineToolStage  stage,
 static gboolean
 on_run_approve (const char *tool,
                 const char *summary,
+                const char *preview,
                 gpointer    user_data)
 {
   Run *run = user_data;

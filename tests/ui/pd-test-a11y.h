@@ -35,5 +35,7 @@ void              pd_test_a11y_assert_one_tab_stop     (PdWindow         *window
                                                         GType             view_type,
                                                         GType             list_type);
 AdwMessageDialog *pd_test_a11y_wait_for_message_dialog (const char       *what);
+guint             pd_test_a11y_count_cut_labels        (GtkWidget        *root,
+                                                        const char       *where);
 
 G_END_DECLS

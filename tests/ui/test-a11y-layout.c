@@ -473,70 +473,6 @@ print_wide (GtkWidget *widget,
     }
 }
 
-/* @text is said whole by @label or a widget around it: a tooltip, an
- * accessible name or description. */
-static gboolean
-text_said_elsewhere (GtkWidget  *label,
-                     const char *text)
-{
-  for (GtkWidget *w = label; w != NULL && !GTK_IS_WINDOW (w); w = gtk_widget_get_parent (w))
-    {
-      const char *tooltip = gtk_widget_get_tooltip_text (w);
-      g_autofree char *name = pd_test_a11y_name (w);
-      g_autofree char *description = pd_test_a11y_description (w);
-
-      if ((tooltip != NULL && strstr (tooltip, text) != NULL) ||
-          (name != NULL && strstr (name, text) != NULL) ||
-          (description != NULL && strstr (description, text) != NULL))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* Counts the shown labels below @root that show less than their text:
- * narrower than their text, neither wrapped whole nor ellipsized with the
- * whole text said elsewhere (a tooltip, an accessible name). A page
- * switcher's tab and the text of a plan step are never to be cut. */
-static guint
-count_cut_labels (GtkWidget  *root,
-                  const char *where)
-{
-  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
-  guint n_cut = 0;
-
-  pd_test_collect (root, GTK_TYPE_LABEL, labels);
-  for (guint i = 0; i < labels->len; i++)
-    {
-      GtkWidget *label = g_ptr_array_index (labels, i);
-      const char *text = gtk_label_get_text (GTK_LABEL (label));
-      /* Cut with the text said elsewhere is right for a title; a page's
-       * tab and a step's text (its note, a check) are to be read whole. */
-      gboolean whole = gtk_widget_get_ancestor (label, ADW_TYPE_VIEW_SWITCHER) != NULL ||
-                       gtk_widget_get_ancestor (label, PD_TYPE_PLAN_ROW) != NULL;
-      PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (label));
-      gboolean ellipsized;
-      int drawn = 0;
-      int width;
-
-      if (!gtk_widget_get_mapped (label) || *text == '\0')
-        continue;
-      /* The text as laid out against the label's own width (its CSS box
-       * apart): a wrapping label wraps to it, an ellipsizing one cuts. */
-      width = gtk_widget_get_width (label);
-      pango_layout_get_pixel_size (layout, &drawn, NULL);
-      ellipsized = pango_layout_is_ellipsized (layout);
-      if (!ellipsized && drawn <= width + 1)
-        continue;
-      if (ellipsized && !whole && text_said_elsewhere (label, text))
-        continue;
-      g_test_message ("%s: “%s” (in %s) is cut to %d px (text %d px), %s", where, text,
-                      G_OBJECT_TYPE_NAME (gtk_widget_get_parent (label)), width, drawn,
-                      !ellipsized ? "clipped" : whole ? "ellipsized" : "ellipsized, the text said nowhere else");
-      n_cut++;
-    }
-  return n_cut;
-}
-
 /* At 1.5× text the window still fits a 360 px screen (GNOME's mobile
  * width), with Minimize and Maximize beside Close (GTK's own default; GNOME
  * and Phosh show Close alone): every page of a session and the session
@@ -574,7 +510,7 @@ check_large_text_narrow (PdApplication *app,
       if (minimum > 360)
         print_wide (content, 360, 1);
       widest = MAX (widest, minimum);
-      n_cut += count_cut_labels (GTK_WIDGET (window), where);
+      n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (window), where);
       if (i < G_N_ELEMENTS (pages))
         {
           g_autofree char *shot = g_strdup_printf ("a11y-large-text-360-%s", pages[i]);

@@ -2,10 +2,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A replayed run in the real application asks to run a long command and to
- * write a file: the dialog shows the whole call (scrollable, monospace,
- * plain text, with markup shown as typed) and says what "Always for This
- * Session" covers; the run bar's activity says how each call ended in
+ * A replayed run in the real application asks to run a long command, to
+ * write a file and to edit it: the dialog shows what each call does (the
+ * command and its folder; the file and its content; the file and the
+ * lines an edit takes out and puts in), whole (scrollable, monospace,
+ * plain text, with markup shown as typed), cuts none of its text at its
+ * default width or at 360 px, and says what "Always for This Session"
+ * covers for that tool; the run bar's activity says how each call ended in
  * words, never the engine's bare "ok", "failed" or "denied".
  */
 #define G_LOG_DOMAIN "test-dialogs"
@@ -16,12 +19,14 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
 typedef struct
 {
+  const char *shot;      /* the screenshots' name stem */
   char      *dir;
   char      *db;
   char      *project;
@@ -86,6 +91,85 @@ is_label_with (GtkWidget     *widget,
   return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0;
 }
 
+static gboolean
+is_label_ending (GtkWidget     *widget,
+                 gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && g_str_has_suffix (gtk_label_get_label (GTK_LABEL (widget)), text);
+}
+
+/* The preview of the call: plain, selectable, monospace text in a
+ * scrolled window that grows to a bound. */
+static void
+assert_preview_label (GtkWidget *label)
+{
+  GtkWidget *scroller;
+
+  g_assert_nonnull (label);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_true (gtk_label_get_selectable (GTK_LABEL (label)));
+  g_assert_true (gtk_widget_has_css_class (label, "monospace"));
+  scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (scroller);
+  g_assert_cmpint (gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)), >, 0);
+}
+
+static gboolean
+has_css_class (GtkWidget     *widget,
+               gconstpointer  css_class)
+{
+  return gtk_widget_has_css_class (widget, css_class);
+}
+
+/* The preview's scroller shows the whole preview, or at least eight lines
+ * of it (a long command was squeezed to two lines and a half). */
+static void
+assert_preview_shown (AdwMessageDialog *dialog,
+                      const char       *where)
+{
+  GtkWidget *label = pd_test_find_first (GTK_WIDGET (dialog), has_css_class, "pd-approval-command");
+  GtkWidget *scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  PangoLayout *layout = gtk_widget_create_pango_layout (label, "X");
+  int natural = 0;
+  int line = 0;
+
+  pango_layout_get_pixel_size (layout, NULL, &line);
+  g_object_unref (layout);
+  gtk_widget_measure (label, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (scroller), NULL, &natural,
+                      NULL, NULL);
+  g_test_message ("%s: the preview shows %d of %d px (a line is %d px)", where,
+                  gtk_widget_get_height (scroller), natural, line);
+  g_assert_cmpint (gtk_widget_get_height (scroller) + 1, >=, MIN (natural, 8 * line));
+}
+
+/* No label of @dialog shows less than its text, at its own width and at
+ * 360 px (its third line of explanation was cut). */
+static void
+assert_nothing_cut (AdwMessageDialog *dialog,
+                    const char       *stem,
+                    const char       *what)
+{
+  g_autofree char *name = g_strconcat (stem, what, NULL);
+  g_autofree char *narrow = g_strconcat (name, " at 360 px", NULL);
+  int width = 0;
+  int height = 0;
+
+  pd_test_spin (400);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (dialog));
+  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), name), ==, 0);
+  assert_preview_shown (dialog, name);
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), name);
+
+  gtk_window_get_default_size (GTK_WINDOW (dialog), &width, &height);
+  gtk_window_set_default_size (GTK_WINDOW (dialog), 360, -1);
+  pd_test_spin (400);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (dialog));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (dialog)), <=, 360);
+  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), narrow), ==, 0);
+  assert_preview_shown (dialog, narrow);
+  gtk_window_set_default_size (GTK_WINDOW (dialog), width, height);
+}
+
 static void
 answer (AdwMessageDialog *dialog,
         const char       *response)
@@ -115,9 +199,9 @@ check_approval (PdApplication *app,
   g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *expected = g_strconcat ("shell: ", fixture->command, NULL);
+  g_autofree char *command_line = g_strconcat (":\n$ ", fixture->command, NULL);
   AdwMessageDialog *dialog;
   GtkWidget *label;
-  GtkWidget *scroller;
 
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
   g_signal_connect (runs, "notify::activity", G_CALLBACK (on_activity), fixture);
@@ -129,26 +213,36 @@ check_approval (PdApplication *app,
   g_assert_true (pd_run_controller_start (runs, settings, "Run it", &error));
   g_assert_no_error (error);
 
-  /* The whole command, as text: 1,500 characters, markup shown as typed. */
+  /* The folder, then the whole command, as text: 1,500 characters,
+   * markup shown as typed. */
   pd_test_wait_until (dialog_shown, NULL, "the approval dialog");
   dialog = open_message_dialog ();
-  label = pd_test_find_first (GTK_WIDGET (dialog), is_label_with, expected);
-  g_assert_nonnull (label);
-  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
-  g_assert_true (gtk_label_get_selectable (GTK_LABEL (label)));
-  g_assert_true (gtk_widget_has_css_class (label, "monospace"));
-  scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
-  g_assert_nonnull (scroller);
-  g_assert_cmpint (gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)), >, 0);
-  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "approval");
-  /* What "Always for This Session" covers, exactly. */
+  label = pd_test_find_first (GTK_WIDGET (dialog), is_label_ending, command_line);
+  assert_preview_label (label);
+  g_assert_true (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (label)), "In /"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "project:\n$ "));
+  /* What "Always for This Session" covers, exactly: any command. */
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog),
-                                                   "“Always for This Session” approves every later call of “\342\201\250shell\342\201\251” in this session"));
+                                                   "“Always for This Session” lets the agent run any later command in this session without asking, not only this one"));
+  assert_nothing_cut (dialog, fixture->shot, "");
   answer (dialog, "deny");
 
+  /* A write: the file, that it is new, its content. */
   pd_test_wait_until (dialog_shown, NULL, "the second approval dialog");
   dialog = open_message_dialog ();
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "“\342\201\250write_file\342\201\251” in this session"));
+  assert_preview_label (pd_test_find_first (GTK_WIDGET (dialog), is_label_with, "one.txt\n(a new file)\n+ 1"));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "create or overwrite any file in this session"));
+  assert_nothing_cut (dialog, fixture->shot, "-write");
+  answer (dialog, "once");
+
+  /* An edit: the file, the lines it takes out and the lines it puts in
+   * (it said "replace 4 bytes with 5 bytes"). */
+  pd_test_wait_until (dialog_shown, NULL, "the third approval dialog");
+  dialog = open_message_dialog ();
+  assert_preview_label (pd_test_find_first (GTK_WIDGET (dialog), is_label_with,
+                                            "one.txt\n- 1\n+ one\n+ <i>two</i>"));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "lets the agent edit any file in this session"));
+  assert_nothing_cut (dialog, fixture->shot, "-edit");
   answer (dialog, "once");
 
   pd_test_wait_until (run_finished, fixture, "the run to end");
@@ -157,6 +251,7 @@ check_approval (PdApplication *app,
   for (guint i = 0; i < fixture->activities->len; i++)
     g_test_message ("activity: %s", (char *) g_ptr_array_index (fixture->activities, i));
   g_assert_true (activities_contain (fixture, "Done: write_file: one.txt (2 bytes)"));
+  g_assert_true (activities_contain (fixture, "Done: edit_file: one.txt (replace 1 bytes with 14 bytes)"));
   {
     g_autofree char *denied = g_strconcat ("Not allowed: ", expected, NULL);
 
@@ -168,7 +263,7 @@ check_approval (PdApplication *app,
 }
 
 static void
-test_approval (void)
+run_approval (const char *shot)
 {
   Fixture fixture = { 0 };
   const char *args[] = { "--db", NULL, NULL };
@@ -179,6 +274,7 @@ test_approval (void)
 
   while (command->len < 1500)
     g_string_append (command, " && echo step");
+  fixture.shot = shot;
   fixture.command = g_strdup (command->str);
   fixture.dir = pd_test_make_tmp_dir ();
   fixture.db = g_build_filename (fixture.dir, "sessions.db", NULL);
@@ -187,7 +283,7 @@ test_approval (void)
   fixture.activities = g_ptr_array_new_with_free_func (g_free);
   g_assert_cmpint (g_mkdir (fixture.project, 0700), ==, 0);
 
-  /* {"turns": [shell, write_file, answer]} */
+  /* {"turns": [shell, write_file, edit_file, answer]} */
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "label");
   json_builder_add_string_value (builder, "test: a long command, then a write");
@@ -229,6 +325,26 @@ test_approval (void)
   json_builder_end_object (builder);
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, "Editing.");
+  json_builder_set_member_name (builder, "tool_calls");
+  json_builder_begin_array (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, "edit_file");
+  json_builder_set_member_name (builder, "arguments");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, "one.txt");
+  json_builder_set_member_name (builder, "old_string");
+  json_builder_add_string_value (builder, "1");
+  json_builder_set_member_name (builder, "new_string");
+  json_builder_add_string_value (builder, "one\n<i>two</i>");
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "content");
   json_builder_add_string_value (builder, "All done.");
   json_builder_end_object (builder);
   json_builder_end_array (builder);
@@ -249,6 +365,28 @@ test_approval (void)
   g_free (fixture.dir);
 }
 
+static void
+test_approval (void)
+{
+  run_approval ("approval");
+}
+
+/* At 1.5× text (gtk-xft-dpi, as Large Text sets it) nothing is cut
+ * either. */
+static void
+test_approval_large_text (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  run_approval ("approval-large-text");
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -257,6 +395,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/pd/ui/dialogs/approval", test_approval);
+  g_test_add_func ("/pd/ui/dialogs/approval-large-text", test_approval_large_text);
 
   return g_test_run ();
 }
