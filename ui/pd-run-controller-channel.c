@@ -119,13 +119,47 @@ _pd_run_question_new (QuestionKind  kind,
   return question;
 }
 
+/* The tool of a call's summary ("shell: make check"): the name before ": ". */
+static char *
+summary_tool (const char *summary)
+{
+  const char *colon = strstr (summary, ": ");
+
+  return colon != NULL ? g_strndup (summary, colon - summary) : g_strdup (summary);
+}
+
+/* A call as the run bar says it: its summary ("shell: make check"), but
+ * words for a plan handed in for review, and the bare name of a tool whose
+ * summary is its arguments' JSON (the run bar showed exit_plan_mode's whole
+ * plan as JSON, tried as a new user would). */
+static char *
+tool_call_words (const char *summary,
+                 const char *tool)
+{
+  const char *rest = summary + strlen (tool);
+
+  if (g_strcmp0 (tool, "exit_plan_mode") == 0)
+    return g_strdup (_("Plan submitted for review"));
+  if (g_str_has_prefix (rest, ": {") || g_str_has_prefix (rest, ": ["))
+    return g_strdup (tool);
+  return g_strdup (summary);
+}
+
 /* The engine ends a tool call with "ok", "failed" or "denied"; the run bar
  * says it in words, with the call it ends (the activity "→ tool: what"). */
 static char *
 tool_end_words (const char *result,
-                const char *activity)
+                const char *activity,
+                const char *tool)
 {
   const char *call = activity != NULL && g_str_has_prefix (activity, "\xe2\x86\x92 ") ? activity + 4 : NULL;
+
+  /* A plan review ends approved, or sent back (kept planning, or the
+   * review closed). */
+  if (g_strcmp0 (tool, "exit_plan_mode") == 0 && g_strcmp0 (result, "ok") == 0)
+    return g_strdup (_("Plan approved"));
+  if (g_strcmp0 (tool, "exit_plan_mode") == 0 && g_strcmp0 (result, "failed") == 0)
+    return g_strdup (_("Plan not approved: the agent keeps planning"));
 
   if (g_strcmp0 (result, "ok") == 0)
     /* Translators: %s is a tool call, such as "write_file: notes.txt (12 bytes)" */
@@ -224,8 +258,15 @@ progress_on_main (gpointer data)
 
     case PD_ENGINE_PROGRESS_TOOL_START:
       self->status_stale = TRUE;
-      g_free (self->activity);
-      self->activity = g_strdup_printf ("\xe2\x86\x92 %s", progress->text);
+      {
+        g_autofree char *words = NULL;
+
+        g_free (self->activity_tool);
+        self->activity_tool = summary_tool (progress->text);
+        words = tool_call_words (progress->text, self->activity_tool);
+        g_free (self->activity);
+        self->activity = g_strdup_printf ("\xe2\x86\x92 %s", words);
+      }
       _pd_run_controller_append_transcript (self, "\n");
       _pd_run_controller_append_transcript (self, self->activity);
       _pd_run_controller_append_transcript (self, "\n");
@@ -242,7 +283,7 @@ progress_on_main (gpointer data)
     case PD_ENGINE_PROGRESS_NOTICE:
       {
         char *words = progress->kind == PD_ENGINE_PROGRESS_TOOL_END
-          ? tool_end_words (progress->text, self->activity) : g_strdup (progress->text);
+          ? tool_end_words (progress->text, self->activity, self->activity_tool) : g_strdup (progress->text);
 
         g_free (self->activity);
         self->activity = words;

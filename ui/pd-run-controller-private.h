@@ -67,6 +67,7 @@ struct _PdRunController
   GString       *status_text;
   gboolean       status_stale;  /* a tool ran since: the next text starts anew */
   char          *activity;
+  char          *activity_tool; /* the tool of the call in the activity, or NULL */
   GString       *transcript;
 
   guint          approval_serial; /* the last approval question's number */

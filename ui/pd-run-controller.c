@@ -375,6 +375,7 @@ pd_run_controller_begin (PdRunController      *self,
   self->status_stale = FALSE;
   g_string_truncate (self->transcript, 0);
   g_clear_pointer (&self->activity, g_free);
+  g_clear_pointer (&self->activity_tool, g_free);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_TEXT]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVITY]);
 
@@ -654,6 +655,7 @@ pd_run_controller_finalize (GObject *object)
   g_clear_pointer (&self->channel, _pd_run_channel_unref);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->activity, g_free);
+  g_clear_pointer (&self->activity_tool, g_free);
   g_string_free (self->status_text, TRUE);
   g_string_free (self->transcript, TRUE);
   g_hash_table_unref (self->always);

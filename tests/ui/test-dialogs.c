@@ -121,6 +121,18 @@ has_css_class (GtkWidget     *widget,
   return gtk_widget_has_css_class (widget, css_class);
 }
 
+static gboolean
+preview_fitted (gpointer data)
+{
+  return g_object_get_data (G_OBJECT (data), "pd-preview-fitted") != NULL;
+}
+
+static gboolean
+is_narrow (gpointer data)
+{
+  return gtk_widget_get_width (GTK_WIDGET (data)) <= 360;
+}
+
 /* The preview's scroller shows the whole preview, or at least eight lines
  * of it (a long command was squeezed to two lines and a half). */
 static void
@@ -132,6 +144,9 @@ assert_preview_shown (AdwMessageDialog *dialog,
   PangoLayout *layout = gtk_widget_create_pango_layout (label, "X");
   int natural = 0;
   int line = 0;
+
+  pd_test_wait_until (preview_fitted, scroller, "the preview to be laid out");
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (dialog));
 
   pango_layout_get_pixel_size (layout, NULL, &line);
   g_object_unref (layout);
@@ -154,19 +169,16 @@ assert_nothing_cut (AdwMessageDialog *dialog,
   int width = 0;
   int height = 0;
 
-  pd_test_spin (400);
-  gtk_test_widget_wait_for_draw (GTK_WIDGET (dialog));
-  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), name), ==, 0);
   assert_preview_shown (dialog, name);
+  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), name), ==, 0);
   pd_test_screenshot_sizes (GTK_WINDOW (dialog), name);
 
   gtk_window_get_default_size (GTK_WINDOW (dialog), &width, &height);
   gtk_window_set_default_size (GTK_WINDOW (dialog), 360, -1);
-  pd_test_spin (400);
+  pd_test_wait_until (is_narrow, dialog, "the dialog at 360 px");
   gtk_test_widget_wait_for_draw (GTK_WIDGET (dialog));
-  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (dialog)), <=, 360);
-  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), narrow), ==, 0);
   assert_preview_shown (dialog, narrow);
+  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), narrow), ==, 0);
   gtk_window_set_default_size (GTK_WINDOW (dialog), width, height);
 }
 
@@ -387,6 +399,85 @@ test_approval_large_text (void)
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
 }
 
+/* --- the run bar's words for a plan review --------------------------------- */
+
+static const char *plan_replay =
+  "{\"label\": \"test: a plan sent back, then approved\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Tidy the README\\n\\n- read it\\n\"}}]},"
+  " {\"content\": \"Revised.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Tidy the README\\n\\n- read it\\n- fix a line\\n\"}}]},"
+  " {\"content\": \"Starting.\"}]}";
+
+static void
+check_plan_words (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  Fixture *fixture = user_data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+  AdwMessageDialog *dialog;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  g_signal_connect (runs, "notify::activity", G_CALLBACK (on_activity), fixture);
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  settings->planning = TRUE;
+  g_assert_true (pd_run_controller_start (runs, settings, "/plan Tidy the README", &error));
+  g_assert_no_error (error);
+
+  pd_test_wait_until (dialog_shown, NULL, "the plan review");
+  dialog = open_message_dialog ();
+  answer (dialog, "keep");
+  pd_test_wait_until (dialog_shown, NULL, "the second plan review");
+  dialog = open_message_dialog ();
+  /* The run bar behind it, for the eye: "→ Plan submitted for review". */
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "run-bar-plan-review");
+  answer (dialog, "approve");
+  pd_test_wait_until (run_finished, fixture, "the run to end");
+
+  /* Words, in order; never the plan's JSON ("exit_plan_mode: {"plan": …"). */
+  for (guint i = 0; i < fixture->activities->len; i++)
+    {
+      const char *activity = g_ptr_array_index (fixture->activities, i);
+
+      g_test_message ("activity: %s", activity);
+      g_assert_null (strchr (activity, '{'));
+      g_assert_null (strstr (activity, "exit_plan_mode"));
+    }
+  g_assert_true (activities_contain (fixture, "\342\206\222 Plan submitted for review"));
+  g_assert_true (activities_contain (fixture, "Plan not approved: the agent keeps planning"));
+  g_assert_true (activities_contain (fixture, "Plan approved"));
+}
+
+static void
+test_plan_words (void)
+{
+  Fixture fixture = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  fixture.dir = pd_test_make_tmp_dir ();
+  fixture.db = g_build_filename (fixture.dir, "sessions.db", NULL);
+  fixture.project = g_build_filename (fixture.dir, "project", NULL);
+  fixture.replay = g_build_filename (fixture.dir, "replay.json", NULL);
+  fixture.activities = g_ptr_array_new_with_free_func (g_free);
+  g_assert_cmpint (g_mkdir (fixture.project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (fixture.replay, plan_replay, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture.db));
+  args[1] = fixture.db;
+
+  g_assert_cmpint (pd_test_run_app (args, check_plan_words, &fixture, NULL), ==, 0);
+
+  g_ptr_array_unref (fixture.activities);
+  g_free (fixture.replay);
+  g_free (fixture.project);
+  g_free (fixture.db);
+  g_free (fixture.dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -396,6 +487,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/dialogs/approval", test_approval);
   g_test_add_func ("/pd/ui/dialogs/approval-large-text", test_approval_large_text);
+  g_test_add_func ("/pd/ui/dialogs/plan-words", test_plan_words);
 
   return g_test_run ();
 }
