@@ -229,6 +229,45 @@ role_heading (const char *role)
   return role;
 }
 
+/* A step's acceptance checks, one item each under the step, as the JSON
+ * has them: the check, its state in the app's words, the tool and
+ * arguments that satisfy it, and its evidence (the call whose result
+ * counted), all inline text (the Markdown dropped them). */
+static void
+append_checks (GString          *out,
+               const PdPlanStep *step)
+{
+  for (guint i = 0; i < step->checks->len; i++)
+    {
+      const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
+      g_autofree char *id = inline_text (check->id);
+      g_autofree char *what = inline_text (check->description != NULL && check->description[0] != '\0'
+                                           ? check->description : check->id);
+      g_autofree char *state = inline_text (pd_plan_check_status_label (check->status));
+      g_autofree char *tool = inline_text (check->tool != NULL ? check->tool : "");
+      g_autofree char *arguments = inline_text (check->arguments != NULL ? check->arguments : "{}");
+
+      /* Translators: an acceptance check in the Markdown export: its id,
+       * description and state ("Check tests: export tests pass (Failed)") */
+      g_string_append_printf (out, "  - %s", _("Check"));
+      g_string_append_printf (out, " %s: %s (%s)", id, what, state);
+      /* Translators: in the Markdown export, then a tool's name and its arguments */
+      g_string_append_printf (out, " — %s %s, %s %s", _("tool"), tool, _("arguments"), arguments);
+      if (check->call_id != NULL && check->call_id[0] != '\0')
+        {
+          g_autofree char *call = inline_text (check->call_id);
+
+          /* Translators: in the Markdown export, then the id of a tool call */
+          g_string_append_printf (out, ", %s %s", _("evidence from the call"), call);
+        }
+      else
+        {
+          g_string_append_printf (out, ", %s", _("no evidence yet"));
+        }
+      g_string_append_c (out, '\n');
+    }
+}
+
 static const char *
 step_box (PdPlanStepStatus status)
 {
@@ -355,6 +394,7 @@ pd_session_export_markdown (const PdSessionInfo *info,
                   g_string_append_printf (out, " — %s", note);
                 }
               g_string_append_c (out, '\n');
+              append_checks (out, step);
             }
           g_string_append_c (out, '\n');
         }

@@ -591,6 +591,14 @@ test_export_hostile (void)
   g_free (step->note);
   step->note = g_strdup (HOSTILE);
   version->version = 1;
+  /* A check's description and evidence too. */
+  {
+    PdPlanCheck *check = g_ptr_array_index (step->checks, 0);
+
+    g_free (check->description);
+    check->description = g_strdup (HOSTILE);
+    check->call_id = g_strdup ("c`1 <b>*x*</b>");
+  }
   version->state_json = pd_plan_state_to_json (plan);
   g_ptr_array_add (versions, version);
   json_array_add_object_element (messages, pd_test_message ("tool", "out \033]0;title\007 \033[2J \342\200\256rev\302\233x"));
@@ -609,6 +617,8 @@ test_export_hostile (void)
   g_assert_true (g_str_has_prefix (markdown,
     "# Title &lt;b&gt;bold&lt;/b&gt; &lt;a href=\"http://evil\"&gt;x&lt;/a&gt; <U+001B>\\[31mred <U+202E>evil\\`\\`\\` "
     "\\*em\\* \\_u\\_ \\[l\\]\\(x\\) \\# &amp; &lt;img src=x onerror=alert\\(1\\)&gt;\n"));
+  g_assert_nonnull (strstr (markdown, "\n  - Check read: Title &lt;b&gt;bold&lt;/b&gt; "));
+  g_assert_nonnull (strstr (markdown, "evidence from the call c\\`1 &lt;b&gt;\\*x\\*&lt;/b&gt;\n"));
   /* The folder's span outlasts the backticks inside it. */
   g_assert_nonnull (strstr (markdown, "- Folder: ```/tmp/a`b ``c <d>```\n"));
 
@@ -896,6 +906,43 @@ test_export_statuses (void)
   g_assert_null (strstr (gemini_markdown, "in\\_progress"));
 }
 
+/* --- acceptance checks ---------------------------------------------------------- */
+
+/* The Markdown dropped each step's acceptance checks, which the JSON has:
+ * now each is an item under its step with its state in the app's words,
+ * its tool and arguments, and its evidence (the call that passed it). */
+static void
+test_export_checks (void)
+{
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  g_autoptr(GPtrArray) versions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+  PdPlanVersionInfo *version = g_new0 (PdPlanVersionInfo, 1);
+  PdPlanStep *step = g_ptr_array_index (plan->steps, 1);
+  PdPlanCheck *build = g_ptr_array_index (step->checks, 0);
+  g_autofree char *markdown = NULL;
+  PdSessionInfo info = { 0 };
+
+  build->call_id = g_strdup ("call_7");
+  info.id = (char *) "id-1";
+  info.name = (char *) "Add the export subcommand";
+  version->version = 1;
+  version->state_json = pd_plan_state_to_json (plan);
+  g_ptr_array_add (versions, version);
+  markdown = pd_session_export_markdown (&info, NULL, versions);
+  g_test_message ("%s", markdown);
+
+  g_assert_nonnull (strstr (markdown,
+    "- [ ] Add the export subcommand (In progress) — Writing JSON with json-glib; the tests come next\n"
+    "  - Check build: builds (Passed) — tool shell, arguments \\{\"command\":\"ninja -C \\_build\"\\}, "
+    "evidence from the call call\\_7\n"
+    "  - Check tests: export tests pass (Failed) — tool shell, arguments "
+    "\\{\"command\":\"meson test -C \\_build export\"\\}, no evidence yet\n"));
+  g_assert_nonnull (strstr (markdown, "  - Check docs: man page builds (Blocked) — tool shell"));
+  g_assert_nonnull (strstr (markdown, "  - Check all: all tests pass (Pending) — tool shell"));
+  g_assert_nonnull (strstr (markdown, "  - Check read: store read (Passed) — tool read\\_file, arguments "
+                                      "\\{\"path\":\"core/store/pd-db.c\"\\}, no evidence yet\n"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -908,6 +955,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/session-actions/export-long-name", test_export_long_name);
   g_test_add_func ("/pd/ui/session-actions/export-odd-names", test_export_odd_names);
   g_test_add_func ("/pd/ui/session-actions/export-statuses", test_export_statuses);
+  g_test_add_func ("/pd/ui/session-actions/export-checks", test_export_checks);
   g_test_add_func ("/pd/ui/session-actions/export-off-main-thread", test_export_off_main);
   g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);
 
