@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-plan-row.h"
+#include "pd-wrap-box.h"
 
 struct _PdPlanRow
 {
@@ -27,7 +28,7 @@ struct _PdPlanRow
   GtkLabel      *id_label;
   GtkLabel      *title_label;
   GtkLabel      *note_label;
-  GtkFlowBox    *checks_box;
+  PdWrapBox     *checks_box;
 };
 
 G_DEFINE_FINAL_TYPE (PdPlanRow, pd_plan_row, GTK_TYPE_LIST_BOX_ROW)
@@ -152,17 +153,17 @@ pd_plan_row_sync (PdPlanRow *self)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->note_label), step->note);
   gtk_widget_set_visible (GTK_WIDGET (self->note_label), step->note != NULL && step->note[0] != '\0');
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->checks_box))) != NULL)
-    gtk_flow_box_remove (self->checks_box, child);
-  /* The chips flow onto more lines as the row narrows (in one line, at
-   * 360 px and large text, they were cut); a chip wider than the row
-   * ellipsizes, its whole text in its name and tooltip. The flow box's
-   * children take no focus: the row says every check. */
+  pd_wrap_box_remove_all (self->checks_box);
+  /* The chips wrap onto more lines as the row narrows (in one line, at
+   * 360 px and large text, they were cut), each after the one before at an
+   * even spacing; a chip wider than the row ellipsizes, its whole text in
+   * its name and tooltip. The chips take no focus: the row says every
+   * check. */
   for (guint i = 0; i < step->checks->len; i++)
     {
-      gtk_flow_box_append (self->checks_box, check_chip_new (g_ptr_array_index (step->checks, i)));
-      child = gtk_widget_get_last_child (GTK_WIDGET (self->checks_box));
+      child = check_chip_new (g_ptr_array_index (step->checks, i));
       gtk_widget_set_focusable (child, FALSE);
+      pd_wrap_box_append (self->checks_box, child);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->checks_box), step->checks->len > 0);
   pd_plan_row_sync_accessible (self, step);
@@ -189,6 +190,7 @@ pd_plan_row_class_init (PdPlanRowClass *klass)
 
   object_class->dispose = pd_plan_row_dispose;
 
+  g_type_ensure (PD_TYPE_WRAP_BOX);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-plan-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PdPlanRow, status_icon);

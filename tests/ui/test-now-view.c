@@ -17,6 +17,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-wrap-box.h"
 
 /* First strong isolate and pop directional isolate, in UTF-8. */
 #define FSI "\342\201\250"
@@ -149,11 +150,26 @@ test_now_shows_plan (Fixture       *f,
 
   /* One chip per check, styled by state, tooltip with tool and arguments. */
   chips = gtk_widget_get_ancestor (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "builds"),
-                                   GTK_TYPE_FLOW_BOX);
+                                   PD_TYPE_WRAP_BOX);
   for (GtkWidget *c = gtk_widget_get_first_child (chips); c; c = gtk_widget_get_next_sibling (c))
     n_chips++;
   g_assert_cmpuint (n_chips, ==, 2);
-  chip = gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (gtk_widget_get_last_child (chips)));
+  /* Side by side, 6 px apart: the flow box set "export tests pass" in a
+   * column of its own, far from "builds" (tried as a new user would). */
+  {
+    GtkWidget *first = gtk_widget_get_first_child (chips);
+    GtkWidget *second = gtk_widget_get_last_child (chips);
+    graphene_point_t a = GRAPHENE_POINT_INIT (0, 0);
+    graphene_point_t b = GRAPHENE_POINT_INIT (0, 0);
+
+    pd_test_flush (GTK_WIDGET (chips));
+    g_assert_true (gtk_widget_compute_point (first, chips, &a, &a));
+    g_assert_true (gtk_widget_compute_point (second, chips, &b, &b));
+    g_test_message ("chips at %g and %g, the first %d px wide", a.x, b.x, gtk_widget_get_width (first));
+    g_assert_cmpfloat (b.y, ==, a.y);
+    g_assert_cmpfloat (b.x - a.x - gtk_widget_get_width (first), ==, 6);
+  }
+  chip = gtk_widget_get_last_child (chips);
   g_assert_true (gtk_widget_has_css_class (chip, "check-chip"));
   g_assert_true (gtk_widget_has_css_class (chip, "failed"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (chip), "Tool: shell"));
