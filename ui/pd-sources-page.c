@@ -701,6 +701,11 @@ pd_sources_page_init (PdSourcesPage *self)
   adw_preferences_group_add (add_group, GTK_WIDGET (self->url_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->name_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->token_row));
+  /* Enter in any of the fields adds, as Enter in an endpoint page's token
+   * entry connects (it did nothing, tried as a keyboard user would). */
+  g_signal_connect_swapped (self->url_row, "entry-activated", G_CALLBACK (on_add_clicked), self);
+  g_signal_connect_swapped (self->name_row, "entry-activated", G_CALLBACK (on_add_clicked), self);
+  g_signal_connect_swapped (self->token_row, "entry-activated", G_CALLBACK (on_add_clicked), self);
 
   self->error_label = GTK_LABEL (error_label);
   gtk_label_set_wrap (self->error_label, TRUE);
