@@ -207,6 +207,49 @@ pd_session_reads_load_messages (PdSessionStore  *store,
   return pd_transcript_pages_dup_messages (pages);
 }
 
+JsonArray *
+pd_session_reads_load_messages_part (PdSessionStore  *store,
+                                     const char      *id,
+                                     gint64           before,
+                                     guint            max,
+                                     guint64         *first,
+                                     guint64         *total,
+                                     GCancellable    *cancellable,
+                                     GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  JsonArray *messages;
+  gint64 from = -1;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL && max > 0, NULL);
+
+  *first = *total = 0;
+  /* A short one whole, exactly as before. */
+  if (!is_long (store, id))
+    {
+      if ((messages = pd_session_reads_load_messages (store, id, error)))
+        *total = json_array_get_length (messages);
+      return messages;
+    }
+  if (before >= 0)
+    {
+      from = MAX (before - (gint64) max, 0);
+      max = (guint) MAX (before - from, 1);
+    }
+  if (!(pages = pd_import_index_load_part (store, id, from, max, cancellable, error)))
+    return NULL;
+  pd_transcript_pages_get_part (pages, first, total);
+  return pd_transcript_pages_dup_messages (pages);
+}
+
+gboolean
+_pd_session_reads_is_long (PdSessionStore *store,
+                           const char     *id)
+{
+  return is_long (store, id);
+}
+
 GPtrArray *
 pd_session_reads_list_events (PdSessionStore  *store,
                               const char      *id,

@@ -60,6 +60,33 @@ GPtrArray     *pd_session_reads_list_all_plan_versions (PdSessionStore *store,
 JsonArray     *pd_session_reads_load_messages      (PdSessionStore  *store,
                                                     const char      *id,
                                                     GError         **error);
+/* The Transcript page's read: of an imported session's long transcript a
+ * part, @max messages before message @before (-1: the newest), read with
+ * @cancellable; *@first is the first one's index in the conversation,
+ * *@total how many it has.  Any other session whole (*@first 0). */
+#define PD_SESSION_READS_PART_MAX 200
+JsonArray     *pd_session_reads_load_messages_part (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    gint64           before,
+                                                    guint            max,
+                                                    guint64         *first,
+                                                    guint64         *total,
+                                                    GCancellable    *cancellable,
+                                                    GError         **error);
+/* `sessions export`: the session as JSON (its facts, "messages",
+ * "plan_versions", "plan_documents" when there are any), pretty, written
+ * to @out as it is read: an imported session's long transcript in two
+ * reads that hold a bounded part of it, whatever its length.  With
+ * @escape, invisible format characters as \u escapes (for a terminal). */
+gboolean       pd_session_reads_export_json        (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    GOutputStream   *out,
+                                                    gboolean         escape,
+                                                    GCancellable    *cancellable,
+                                                    GError         **error);
+/* Whether imported session @id's transcript is long (read in parts). */
+gboolean       _pd_session_reads_is_long           (PdSessionStore  *store,
+                                                    const char      *id);
 /* @type (nullable): only events of this type.
  * Returns: (transfer full) (element-type PdStoredEvent) */
 GPtrArray     *pd_session_reads_list_events        (PdSessionStore  *store,

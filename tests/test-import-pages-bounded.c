@@ -223,6 +223,141 @@ test_events_timeline_only (void)
   many_calls_close (&f);
 }
 
+
+/* The compact text of element @i of @array, to compare trees. */
+static char *
+element_text (JsonArray *array,
+              guint      i)
+{
+  return json_to_string (json_array_get_element (array, i), FALSE);
+}
+
+/* The Transcript page of a long session: the newest part, then each part
+ * before it ("Show Earlier Messages"), each read holding a part's messages,
+ * never the conversation; together they are the whole pages' messages.
+ * Before, the page read the whole pages: every message and call. */
+static void
+test_transcript_parts (void)
+{
+  ManyCalls f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptPages) whole = NULL;
+  g_autoptr(JsonArray) expected = NULL;
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) json_array_unref);
+  guint64 first = 0, total = 0;
+  gint64 before = -1;
+  guint n = 0;
+
+  many_calls_open (&f);
+
+  _pd_transcript_pages_reset_peak_held ();
+  do
+    {
+      JsonArray *part;
+      guint64 part_total = 0;
+
+      part = pd_session_reads_load_messages_part (f.store, f.id, before, PD_SESSION_READS_PART_MAX,
+                                                  &first, &part_total, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (json_array_get_length (part), >, 0);
+      g_assert_cmpuint (json_array_get_length (part), <=, PD_SESSION_READS_PART_MAX);
+      if (before < 0)
+        total = part_total;
+      g_assert_cmpuint (first + json_array_get_length (part), ==, before < 0 ? total : (guint64) before);
+      g_ptr_array_insert (parts, 0, part);
+      before = (gint64) first;
+    }
+  while (first > 0);
+  /* Each read held a part (and the message growing), never the
+   * conversation. */
+  g_assert_cmpuint (_pd_transcript_pages_reset_peak_held (), <=, 2 * PD_SESSION_READS_PART_MAX + 1);
+  g_assert_cmpuint (parts->len, ==, (total + PD_SESSION_READS_PART_MAX - 1) / PD_SESSION_READS_PART_MAX);
+
+  /* Together, the whole pages' conversation, message for message. */
+  whole = pd_import_index_load_pages (f.store, f.id, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (total, ==, pd_transcript_pages_get_n_messages (whole));
+  g_assert_cmpuint (total, >, N_CALLS);
+  expected = pd_transcript_pages_dup_messages (whole);
+  for (guint i = 0; i < parts->len; i++)
+    {
+      JsonArray *part = g_ptr_array_index (parts, i);
+
+      for (guint j = 0; j < json_array_get_length (part); j++, n++)
+        {
+          g_autofree char *got = element_text (part, j);
+          g_autofree char *want = element_text (expected, n);
+
+          g_assert_cmpstr (got, ==, want);
+        }
+    }
+  g_assert_cmpuint (n, ==, total);
+
+  many_calls_close (&f);
+}
+
+/* `sessions export` of a long session: written as it is read, holding a
+ * stream's lag of messages at a time; its messages and plan versions are
+ * the whole pages' (before, it built them whole: 1.6 GB for 209 MB). */
+static void
+test_export_streams (void)
+{
+  ManyCalls f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PdTranscriptPages) whole = NULL;
+  g_autoptr(JsonArray) expected = NULL;
+  g_autoptr(GPtrArray) versions = NULL;
+  JsonArray *messages, *history;
+  guint built;
+
+  many_calls_open (&f);
+
+  _pd_transcript_pages_reset_peak_held ();
+  built = _pd_transcript_pages_get_n_built ();
+  g_assert_true (pd_session_reads_export_json (f.store, f.id, out, FALSE, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_close (out, NULL, &error));
+  g_assert_cmpuint (_pd_transcript_pages_reset_peak_held (), <=, 2 * PD_TRANSCRIPT_PAGES_STREAM_LAG + 1);
+  /* Two reads (messages, then versions), no whole pages. */
+  g_assert_cmpuint (_pd_transcript_pages_get_n_built (), ==, built + 2);
+
+  root = json_from_string (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out)), &error);
+  g_assert_no_error (error);
+  messages = json_object_get_array_member (json_node_get_object (root), "messages");
+  history = json_object_get_array_member (json_node_get_object (root), "plan_versions");
+
+  whole = pd_import_index_load_pages (f.store, f.id, NULL, &error);
+  g_assert_no_error (error);
+  expected = pd_transcript_pages_dup_messages (whole);
+  g_assert_cmpuint (json_array_get_length (messages), ==, json_array_get_length (expected));
+  for (guint i = 0; i < json_array_get_length (expected); i++)
+    {
+      g_autofree char *got = element_text (messages, i);
+      g_autofree char *want = element_text (expected, i);
+
+      g_assert_cmpstr (got, ==, want);
+    }
+  versions = pd_session_reads_list_all_plan_versions (f.store, f.id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (history), ==, versions->len);
+  g_assert_cmpuint (versions->len, ==, N_CALLS);
+  for (guint i = 0; i < versions->len; i++)
+    {
+      const PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
+      JsonObject *entry = json_array_get_object_element (history, i);
+      g_autofree char *state = json_to_string (json_object_get_member (entry, "state"), FALSE);
+      g_autoptr(JsonNode) want_node = json_from_string (version->state_json, NULL);
+      g_autofree char *want = json_to_string (want_node, FALSE);
+
+      g_assert_cmpint (json_object_get_int_member (entry, "version"), ==, version->version);
+      g_assert_cmpstr (state, ==, want);
+    }
+
+  many_calls_close (&f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -232,6 +367,8 @@ main (int    argc,
   g_test_add_func ("/pd/import-pages-bounded/now-reads-no-pages", test_now_reads_no_pages);
   g_test_add_func ("/pd/import-pages-bounded/history-newest-only", test_history_newest_only);
   g_test_add_func ("/pd/import-pages-bounded/events-timeline-only", test_events_timeline_only);
+  g_test_add_func ("/pd/import-pages-bounded/transcript-parts", test_transcript_parts);
+  g_test_add_func ("/pd/import-pages-bounded/export-streams", test_export_streams);
 
   return g_test_run ();
 }

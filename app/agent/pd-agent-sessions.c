@@ -11,6 +11,9 @@
 
 #include "config.h"
 
+#include <unistd.h>
+#include <gio/gunixoutputstream.h>
+
 #include <glib/gi18n.h>
 
 #include <stdio.h>
@@ -260,64 +263,14 @@ sessions_export (PdSessionStore *store,
                  const char     *id)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionInfo) info = pd_session_reads_get (store, id, &error);
-  g_autoptr(JsonArray) messages = NULL;
-  g_autoptr(GPtrArray) versions = NULL;
-  g_autoptr(GPtrArray) documents = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
-  JsonArray *history;
+  g_autoptr(GOutputStream) fd = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+  g_autoptr(GOutputStream) out = g_buffered_output_stream_new_sized (fd, 64 * 1024);
 
-  if (info == NULL)
+  /* Written as it is read: a transcript of 300,000 plan calls was built
+   * whole first (1.6 GB). */
+  fflush (stdout);
+  if (!pd_session_reads_export_json (store, id, out, TRUE, NULL, &error))
     return pd_agent_fail ("sessions export", error);
-  if (!(messages = pd_session_reads_load_messages (store, id, &error)))
-    return pd_agent_fail ("sessions export", error);
-  if (!(versions = pd_session_reads_list_all_plan_versions (store, id, &error)))
-    return pd_agent_fail ("sessions export", error);
-  if (!(documents = pd_session_reads_list_plan_documents (store, id, &error)))
-    return pd_agent_fail ("sessions export", error);
-
-  object = pd_session_info_to_json (info, FALSE);
-  json_object_set_array_member (object, "messages", json_array_ref (messages));
-
-  history = json_array_new ();
-  for (guint i = 0; i < versions->len; i++)
-    {
-      const PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
-      JsonObject *entry = json_object_new ();
-      g_autofree char *stamp = pd_session_time_to_string (version->created_at);
-
-      json_object_set_int_member (entry, "version", version->version);
-      json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
-      json_object_set_member (entry, "state", json_from_string (version->state_json, NULL));
-      json_array_add_object_element (history, entry);
-    }
-  json_object_set_array_member (object, "plan_versions", history);
-
-  /* Another agent's plan documents (ExitPlanMode, proposed plans). */
-  if (documents->len > 0)
-    {
-      JsonArray *array = json_array_new ();
-
-      for (guint i = 0; i < documents->len; i++)
-        {
-          const PdArtifactPlan *plan = g_ptr_array_index (documents, i);
-          JsonObject *entry = json_object_new ();
-          g_autofree char *stamp = plan->time > 0 ? pd_session_time_to_string (plan->time) : NULL;
-
-          json_object_set_string_member (entry, "id", plan->id ? plan->id : "");
-          json_object_set_string_member (entry, "status", pd_artifact_plan_status_to_string (plan->status));
-          if (stamp)
-            json_object_set_string_member (entry, "created_at", stamp);
-          json_object_set_string_member (entry, "markdown", plan->markdown);
-          json_array_add_object_element (array, entry);
-        }
-      json_object_set_array_member (object, "plan_documents", array);
-    }
-
-  root = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (root, object);
-  pd_agent_print_json (root, TRUE);
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "pd-import-index.h"
 #include "pd-import-index-private.h"
 #include "pd-import-private.h"
+#include "pd-transcript-pages-private.h"
 #include "pd-transcript-reader.h"
 
 gboolean
@@ -284,6 +285,81 @@ pd_import_index_load_events (PdSessionStore  *store,
                              GError         **error)
 {
   return load_pages (store, session_id, PAGES_EVENTS, cancellable, error);
+}
+
+/* The reader of imported session @session_id, not yet updated. */
+static PdTranscriptReader *
+new_reader (PdSessionStore  *store,
+            const char      *session_id,
+            GError         **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *agent_id = NULL;
+
+  if (!lookup_imported (store, session_id, &path, &format, &agent_id, error))
+    return NULL;
+  return pd_transcript_reader_new_for_format (format, path, agent_id, error);
+}
+
+PdTranscriptPages *
+pd_import_index_load_part (PdSessionStore  *store,
+                           const char      *session_id,
+                           gint64           first,
+                           guint            max,
+                           GCancellable    *cancellable,
+                           GError         **error)
+{
+  g_autoptr(PdTranscriptReader) reader = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL && max > 0, NULL);
+
+  /* Not cached: a part is small, and read again costs the reading only. */
+  if (!(reader = new_reader (store, session_id, error)))
+    return NULL;
+  return _pd_transcript_reader_read_into (reader, _pd_transcript_pages_new_part (first, max), cancellable, error);
+}
+
+PdTranscriptPages *
+pd_import_index_stream_messages (PdSessionStore        *store,
+                                 const char            *session_id,
+                                 PdTranscriptPagesSink  sink,
+                                 gpointer               user_data,
+                                 GCancellable          *cancellable,
+                                 GError               **error)
+{
+  g_autoptr(PdTranscriptReader) reader = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL && sink != NULL, NULL);
+
+  if (!(reader = new_reader (store, session_id, error)))
+    return NULL;
+  return _pd_transcript_reader_read_into (reader, _pd_transcript_pages_new_stream (sink, user_data),
+                                          cancellable, error);
+}
+
+PdTranscriptPages *
+pd_import_index_stream_versions (PdSessionStore               *store,
+                                 const char                   *session_id,
+                                 PdTranscriptPagesVersionSink  sink,
+                                 gpointer                      user_data,
+                                 GCancellable                 *cancellable,
+                                 GError                      **error)
+{
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  g_autoptr(PdChecklist) annotations = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL && sink != NULL, NULL);
+
+  if (!(reader = new_reader (store, session_id, error))
+      || !(annotations = pd_import_index_load_annotations (store, session_id, error)))
+    return NULL;
+  return _pd_transcript_reader_read_into (reader,
+                                          _pd_transcript_pages_new_version_stream (annotations, sink, user_data),
+                                          cancellable, error);
 }
 
 PdChecklist *

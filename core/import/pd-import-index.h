@@ -150,6 +150,33 @@ PdTranscriptPages *pd_import_index_load_events  (PdSessionStore   *store,
                                                  GCancellable     *cancellable,
                                                  GError          **error);
 
+/* The Transcript's part of a long session: @max messages of its own
+ * conversation from the @first (-1: the newest), subagents nested, no
+ * version, event or call beyond them held (pd_transcript_pages_get_part()).
+ * Never cached. */
+PdTranscriptPages *pd_import_index_load_part    (PdSessionStore   *store,
+                                                 const char       *session_id,
+                                                 gint64            first,
+                                                 guint             max,
+                                                 GCancellable     *cancellable,
+                                                 GError          **error);
+/* An export's reads: every message (then, in a second read, every plan
+ * version) handed to @sink in order as it is read, a bounded number held;
+ * the pages returned hold no message or version, only the plan documents
+ * and how to continue. */
+PdTranscriptPages *pd_import_index_stream_messages (PdSessionStore        *store,
+                                                    const char            *session_id,
+                                                    PdTranscriptPagesSink  sink,
+                                                    gpointer               user_data,
+                                                    GCancellable          *cancellable,
+                                                    GError               **error);
+PdTranscriptPages *pd_import_index_stream_versions (PdSessionStore               *store,
+                                                    const char                   *session_id,
+                                                    PdTranscriptPagesVersionSink  sink,
+                                                    gpointer                      user_data,
+                                                    GCancellable                 *cancellable,
+                                                    GError                      **error);
+
 /* Stores @checklist's annotations (overrides and user items, never agent
  * text) and refreshes the session's pill counts. */
 gboolean       pd_import_index_save_annotations (PdSessionStore   *store,

@@ -22,9 +22,28 @@ PdTranscriptPages *_pd_transcript_pages_new             (void);
 PdTranscriptPages *_pd_transcript_pages_new_history     (void);
 /* The Events' pages: the timeline only (no message, no call's text). */
 PdTranscriptPages *_pd_transcript_pages_new_events      (void);
+/* The Transcript's part of a long session: of the session's own
+ * conversation @max messages from the @first (-1: the newest @max), no
+ * version or event (pd_transcript_pages_get_part()). */
+PdTranscriptPages *_pd_transcript_pages_new_part        (gint64             first,
+                                                         guint              max);
+/* Messages a stream holds before it hands the oldest on: what a subagent's
+ * link or a tool's result may still reach back to. */
+#define PD_TRANSCRIPT_PAGES_STREAM_LAG 64
+/* An export's read: every message handed to @sink once final, a bounded
+ * number held at any time; the sealed pages hold none. */
+PdTranscriptPages *_pd_transcript_pages_new_stream      (PdTranscriptPagesSink sink,
+                                                         gpointer           user_data);
+/* The same for the plan versions: each handed to @sink, none kept. */
+PdTranscriptPages *_pd_transcript_pages_new_version_stream (PdChecklist                 *annotations,
+                                                            PdTranscriptPagesVersionSink sink,
+                                                            gpointer                     user_data);
 /* How many pages this process began: a read said not to build pages (the
  * Now page, `sessions show`) is held to it by the tests. */
 guint              _pd_transcript_pages_get_n_built     (void);
+/* The most messages of a session's own conversation any pages held at
+ * once since the last call (the tests hold a part or a stream to it). */
+guint              _pd_transcript_pages_reset_peak_held (void);
 
 /* @role: "user", "assistant" or "system" (context the harness wrote). */
 void               _pd_transcript_pages_add_text        (PdTranscriptPages *self,

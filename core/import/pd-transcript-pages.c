@@ -16,124 +16,18 @@
 #include "pd-transcript-pages.h"
 #include "pd-transcript-pages-private.h"
 
-/* Bounds on what is kept of one text, in bytes: the pages show a tool's
- * output folded, and a transcript of many MB must not be held whole. */
-#define MESSAGE_TEXT_MAX   (64 * 1024)
-#define THINKING_TEXT_MAX  (16 * 1024)
-#define TOOL_TEXT_MAX      PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX
-/* Room kept at the end of a cut call's arguments for "… (cut, N bytes)". */
-#define CUT_NOTE_ROOM      40
-/* Subagents of subagents, nested at most this deep (and never in a loop). */
-#define SUBAGENT_MAX_DEPTH 8
+#include "pd-transcript-pages-build-private.h"
 
-typedef struct _Call Call;
-
-typedef struct
-{
-  char      *role;
-  GString   *content;
-  gsize      content_cut;
-  GString   *thinking;       /* (nullable) */
-  gsize      thinking_cut;
-  GPtrArray *calls;          /* (nullable) Call, owned by the pages */
-  char      *tool_call_id;   /* role "tool" */
-  char      *name;           /* role "tool": the tool's */
-  gboolean   is_error;
-  char      *group;
-  gint64     time;
-} Message;
-
-struct _Call
-{
-  char     *id;
-  char     *name;
-  char     *arguments;      /* NULL in the Events' pages */
-  gsize     arguments_len;
-  gsize     arguments_cut;
-  gint64    time;
-  gboolean  answered;
-  gboolean  failed;
-  gint64    result_time;
-  gsize     result_bytes;
-  /* A call that starts a subagent. */
-  gboolean  subagent;
-  char     *sub_conversation;   /* known, or found by prompt at the end */
-  char     *sub_prompt;
-  char     *agent_type;
-  char     *description;
-};
-
-typedef struct
-{
-  char      *key;
-  GPtrArray *messages;       /* Message */
-  char      *first_prompt;   /* the first user text: a subagent's task */
-  gint64     first_time;
-  gboolean   linked;
-} Conversation;
-
-typedef enum
-{
-  ENTRY_CALL,
-  ENTRY_RESULT,
-  ENTRY_VERSION,
-} EntryKind;
-
-/* The timeline, in the order things happened (readers call in time order). */
-typedef struct
-{
-  EntryKind kind;
-  gpointer  ref;   /* Call or Version */
-} Entry;
-
-typedef struct
-{
-  PdChecklistOrigin  origin;
-  GPtrArray         *items;   /* PdChecklistItem */
-  gint64             time;
-  gint64             number;
-} Version;
-
-typedef struct
-{
-  const char *type;
-  char       *tool;
-  gint64      time;
-  char       *data;    /* JSON object text */
-} Event;
-
-struct _PdTranscriptPages
-{
-  GObject      parent_instance;
-
-  /* While being built. */
-  GHashTable  *conversations;        /* key ("" for the session's) → Conversation */
-  GPtrArray   *conversation_order;   /* Conversation, not owned */
-  GHashTable  *calls;                /* id → Call, not owned */
-  GPtrArray   *call_list;            /* Call, owned */
-  GArray      *log;                  /* Entry */
-
-  /* The History's pages: versions only, the newest kept. */
-  gboolean     history_only;
-  guint        n_versions;           /* all, kept or not */
-  /* The Events' pages: the timeline only, no message or call text. */
-  gboolean     events_only;
-
-  /* Sealed. */
-  gboolean     sealed;
-  char        *messages_json;
-  guint        n_messages;
-  GPtrArray   *versions;             /* Version, the newest n_versions */
-  GPtrArray   *plans;                /* PdArtifactPlan */
-  GPtrArray   *events;               /* Event */
-  GStrv        resume_argv;
-  char        *workdir;
-};
+static PdPlanVersionInfo *version_info (const Version *version,
+                                        JsonNode      *marks);
 
 G_DEFINE_FINAL_TYPE (PdTranscriptPages, pd_transcript_pages, G_TYPE_OBJECT)
 
 /* Pages begun, in this process: what the tests hold a bounded read to. */
 static gint n_built;
+/* The most messages of a session's own conversation any pages held at
+ * once, since the last reset: what the tests hold a part or a stream to. */
+static gint peak_held;
 
 static void
 message_free (Message *message)
@@ -149,8 +43,8 @@ message_free (Message *message)
   g_free (message);
 }
 
-static void
-call_free (Call *call)
+void
+_pd_transcript_pages_call_free (Call *call)
 {
   g_free (call->id);
   g_free (call->name);
@@ -203,6 +97,7 @@ pd_transcript_pages_finalize (GObject *object)
   PdTranscriptPages *self = PD_TRANSCRIPT_PAGES (object);
 
   drop_building_state (self);
+  g_clear_pointer (&self->version_marks, json_node_unref);
   g_free (self->messages_json);
   g_clear_pointer (&self->versions, g_ptr_array_unref);
   g_clear_pointer (&self->plans, g_ptr_array_unref);
@@ -225,7 +120,7 @@ pd_transcript_pages_init (PdTranscriptPages *self)
   self->conversations = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) conversation_free);
   self->conversation_order = g_ptr_array_new ();
   self->calls = g_hash_table_new (g_str_hash, g_str_equal);
-  self->call_list = g_ptr_array_new_with_free_func ((GDestroyNotify) call_free);
+  self->call_list = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_transcript_pages_call_free);
   self->log = g_array_new (FALSE, FALSE, sizeof (Entry));
   self->versions = g_ptr_array_new_with_free_func ((GDestroyNotify) version_free);
   self->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
@@ -236,6 +131,17 @@ guint
 _pd_transcript_pages_get_n_built (void)
 {
   return (guint) g_atomic_int_get (&n_built);
+}
+
+guint
+_pd_transcript_pages_reset_peak_held (void)
+{
+  gint peak;
+
+  do
+    peak = g_atomic_int_get (&peak_held);
+  while (!g_atomic_int_compare_and_exchange (&peak_held, peak, 0));
+  return (guint) peak;
 }
 
 PdTranscriptPages *
@@ -260,6 +166,43 @@ _pd_transcript_pages_new_events (void)
   PdTranscriptPages *self = _pd_transcript_pages_new ();
 
   self->events_only = TRUE;
+  return self;
+}
+
+PdTranscriptPages *
+_pd_transcript_pages_new_part (gint64 first,
+                               guint  max)
+{
+  PdTranscriptPages *self = _pd_transcript_pages_new ();
+
+  g_return_val_if_fail (max > 0, self);
+  self->windowed = TRUE;
+  self->window_first = first < 0 ? -1 : first;
+  self->window_max = max;
+  return self;
+}
+
+PdTranscriptPages *
+_pd_transcript_pages_new_stream (PdTranscriptPagesSink sink,
+                                 gpointer              user_data)
+{
+  PdTranscriptPages *self = _pd_transcript_pages_new_part (-1, PD_TRANSCRIPT_PAGES_STREAM_LAG);
+
+  self->sink = sink;
+  self->sink_data = user_data;
+  return self;
+}
+
+PdTranscriptPages *
+_pd_transcript_pages_new_version_stream (PdChecklist                 *annotations,
+                                         PdTranscriptPagesVersionSink sink,
+                                         gpointer                     user_data)
+{
+  PdTranscriptPages *self = _pd_transcript_pages_new_history ();
+
+  self->version_sink = sink;
+  self->version_sink_data = user_data;
+  self->version_marks = annotations ? pd_checklist_annotations_to_json (annotations) : NULL;
   return self;
 }
 
@@ -297,9 +240,9 @@ append_bounded (GString    *out,
   *cut += length - keep;
 }
 
-static Conversation *
-conversation_get (PdTranscriptPages *self,
-                  const char        *key)
+Conversation *
+_pd_transcript_pages_conversation_get (PdTranscriptPages *self,
+                                       const char        *key)
 {
   Conversation *conversation;
 
@@ -316,10 +259,11 @@ conversation_get (PdTranscriptPages *self,
 }
 
 static Message *
-message_add (Conversation *conversation,
-             const char   *role,
-             const char   *group,
-             gint64        time)
+message_add (PdTranscriptPages *self,
+             Conversation      *conversation,
+             const char        *role,
+             const char        *group,
+             gint64             time)
 {
   Message *message = g_new0 (Message, 1);
 
@@ -330,6 +274,20 @@ message_add (Conversation *conversation,
   g_ptr_array_add (conversation->messages, message);
   if (conversation->first_time == 0)
     conversation->first_time = time;
+  /* A long session's part keeps what it shows (never this one, the last). */
+  if (*conversation->key == '\0')
+    {
+      gint held;
+
+      message->index = self->n_main++;
+      if (self->windowed)
+        _pd_transcript_pages_window_trim (self, FALSE);
+      held = (gint) MIN (conversation->messages->len, (guint) G_MAXINT);
+      for (gint peak = g_atomic_int_get (&peak_held);
+           held > peak && !g_atomic_int_compare_and_exchange (&peak_held, peak, held);
+           peak = g_atomic_int_get (&peak_held))
+        ;
+    }
   return message;
 }
 
@@ -344,16 +302,17 @@ last_message (Conversation *conversation)
  * is the model's and of the same answer (or, without groups, any answer
  * not yet followed by a tool result or a prompt). */
 static Message *
-assistant_for (Conversation *conversation,
-               const char   *group,
-               gint64        time)
+assistant_for (PdTranscriptPages *self,
+               Conversation      *conversation,
+               const char        *group,
+               gint64             time)
 {
   Message *last = last_message (conversation);
 
   if (last != NULL && strcmp (last->role, "assistant") == 0
       && (group == NULL || g_strcmp0 (last->group, group) == 0))
     return last;
-  return message_add (conversation, "assistant", group, time);
+  return message_add (self, conversation, "assistant", group, time);
 }
 
 void
@@ -374,13 +333,13 @@ _pd_transcript_pages_add_text (PdTranscriptPages *self,
 
   if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
     return;
-  conversation = conversation_get (self, conversation_key);
+  conversation = _pd_transcript_pages_conversation_get (self, conversation_key);
   message = last_message (conversation);
   if (strcmp (role, "assistant") == 0 && group != NULL)
     {
-      message = assistant_for (conversation, group, time);
+      message = assistant_for (self, conversation, group, time);
       if (message->calls != NULL && message->calls->len > 0)
-        message = message_add (conversation, "assistant", group, time);
+        message = message_add (self, conversation, "assistant", group, time);
     }
   else if (strcmp (role, "assistant") == 0 && message != NULL && strcmp (message->role, "assistant") == 0
            && message->content->len == 0 && message->calls == NULL)
@@ -388,7 +347,7 @@ _pd_transcript_pages_add_text (PdTranscriptPages *self,
       /* The answer to the thinking just before it. */
     }
   else
-    message = message_add (conversation, role, group, time);
+    message = message_add (self, conversation, role, group, time);
   if (message->content->len > 0)
     append_bounded (message->content, "\n\n", MESSAGE_TEXT_MAX, &message->content_cut);
   append_bounded (message->content, text, MESSAGE_TEXT_MAX, &message->content_cut);
@@ -412,7 +371,7 @@ _pd_transcript_pages_add_thinking (PdTranscriptPages *self,
 
   if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
     return;
-  message = assistant_for (conversation_get (self, conversation_key), group, time);
+  message = assistant_for (self, _pd_transcript_pages_conversation_get (self, conversation_key), group, time);
   if (message->thinking == NULL)
     message->thinking = g_string_new (NULL);
   else
@@ -427,7 +386,9 @@ log_entry (PdTranscriptPages *self,
 {
   Entry entry = { kind, ref };
 
-  g_array_append_val (self->log, entry);
+  /* A part or a stream has no timeline (its calls are let go). */
+  if (!self->windowed)
+    g_array_append_val (self->log, entry);
 }
 
 void
@@ -491,7 +452,7 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
 
   if (!self->events_only)
     {
-      message = assistant_for (conversation_get (self, conversation_key), group, time);
+      message = assistant_for (self, _pd_transcript_pages_conversation_get (self, conversation_key), group, time);
       if (message->calls == NULL)
         message->calls = g_ptr_array_new ();
       g_ptr_array_add (message->calls, call);
@@ -518,7 +479,7 @@ _pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
     return;
   if (!self->events_only)
     {
-      message = message_add (conversation_get (self, conversation_key), "tool", NULL, time);
+      message = message_add (self, _pd_transcript_pages_conversation_get (self, conversation_key), "tool", NULL, time);
       message->tool_call_id = g_strdup (call_id);
       message->is_error = is_error;
       if (text != NULL && g_utf8_validate (text, -1, NULL))
@@ -578,6 +539,12 @@ _pd_transcript_pages_add_version (PdTranscriptPages *self,
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
   g_return_if_fail (PD_IS_CHECKLIST (checklist));
 
+  /* A part of the conversation counts versions, keeps none. */
+  if (self->windowed)
+    {
+      self->n_versions++;
+      return;
+    }
   version = g_new0 (Version, 1);
   version->origin = pd_checklist_get_origin (checklist);
   version->items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
@@ -585,6 +552,12 @@ _pd_transcript_pages_add_version (PdTranscriptPages *self,
     g_ptr_array_add (version->items, pd_checklist_item_copy (pd_checklist_get_agent_item (checklist, i)));
   version->time = time;
   version->number = ++self->n_versions;
+  if (self->version_sink != NULL)
+    {
+      self->version_sink (version_info (version, self->version_marks), self->version_sink_data);
+      version_free (version);
+      return;
+    }
   g_ptr_array_add (self->versions, version);
   if (!self->history_only)
     log_entry (self, ENTRY_VERSION, version);
@@ -595,197 +568,6 @@ _pd_transcript_pages_add_version (PdTranscriptPages *self,
 
 /* ---------------------------------------------------------------------- */
 /* Sealing                                                                */
-
-static void set_time_member (JsonObject *object,
-                             const char *member,
-                             gint64      time);
-
-static JsonArray *conversation_to_json (PdTranscriptPages *self,
-                                        Conversation      *conversation,
-                                        guint              depth);
-
-static JsonObject *
-subagent_to_json (PdTranscriptPages *self,
-                  Call              *call,
-                  Conversation      *conversation,
-                  guint              depth)
-{
-  JsonObject *object = json_object_new ();
-  g_autofree char *agent_id = pd_safe_text_line (conversation->key);
-
-  json_object_set_string_member (object, "agent_id", agent_id);
-  if (call->agent_type)
-    json_object_set_string_member (object, "agent_type", call->agent_type);
-  if (call->description)
-    json_object_set_string_member (object, "description", call->description);
-  json_object_set_array_member (object, "messages", conversation_to_json (self, conversation, depth + 1));
-  return object;
-}
-
-static JsonObject *
-call_to_json (PdTranscriptPages *self,
-              Call              *call,
-              guint              depth)
-{
-  JsonObject *object = json_object_new ();
-  JsonObject *function = json_object_new ();
-  Conversation *sub;
-
-  json_object_set_string_member (object, "id", call->id);
-  json_object_set_string_member (object, "type", "function");
-  json_object_set_string_member (function, "name", call->name);
-  json_object_set_string_member (function, "arguments", call->arguments);
-  json_object_set_object_member (object, "function", function);
-  if (call->arguments_cut > 0)
-    json_object_set_int_member (object, "arguments_cut", (gint64) call->arguments_cut);
-  /* Nested where it started; a loop or a chain too deep stays unnested. */
-  if (call->sub_conversation != NULL && depth < SUBAGENT_MAX_DEPTH
-      && (sub = g_hash_table_lookup (self->conversations, call->sub_conversation)) != NULL
-      && !sub->linked && *sub->key != '\0')
-    {
-      sub->linked = TRUE;
-      json_object_set_object_member (object, "subagent", subagent_to_json (self, call, sub, depth));
-    }
-  return object;
-}
-
-static JsonObject *
-message_to_json (PdTranscriptPages *self,
-                 Message           *message,
-                 guint              depth)
-{
-  JsonObject *object = json_object_new ();
-  gboolean has_calls = message->calls != NULL && message->calls->len > 0;
-
-  json_object_set_string_member (object, "role", message->role);
-  if (message->content->len == 0 && has_calls)
-    json_object_set_null_member (object, "content");
-  else
-    json_object_set_string_member (object, "content", message->content->str);
-  if (message->content_cut > 0)
-    json_object_set_int_member (object, "content_cut", (gint64) message->content_cut);
-  if (message->thinking != NULL)
-    {
-      json_object_set_string_member (object, "reasoning_content", message->thinking->str);
-      if (message->thinking_cut > 0)
-        json_object_set_int_member (object, "reasoning_cut", (gint64) message->thinking_cut);
-    }
-  if (has_calls)
-    {
-      JsonArray *calls = json_array_new ();
-
-      for (guint i = 0; i < message->calls->len; i++)
-        json_array_add_object_element (calls, call_to_json (self, g_ptr_array_index (message->calls, i), depth));
-      json_object_set_array_member (object, "tool_calls", calls);
-    }
-  if (message->tool_call_id != NULL)
-    {
-      json_object_set_string_member (object, "tool_call_id", message->tool_call_id);
-      if (message->name != NULL)
-        json_object_set_string_member (object, "name", message->name);
-      if (message->is_error)
-        json_object_set_boolean_member (object, "is_error", TRUE);
-    }
-  set_time_member (object, "time", message->time);
-  return object;
-}
-
-static JsonArray *
-conversation_to_json (PdTranscriptPages *self,
-                      Conversation      *conversation,
-                      guint              depth)
-{
-  JsonArray *array = json_array_new ();
-
-  conversation->linked = TRUE;
-  for (guint i = 0; i < conversation->messages->len; i++)
-    json_array_add_object_element (array, message_to_json (self, g_ptr_array_index (conversation->messages, i), depth));
-  return array;
-}
-
-static void
-set_time_member (JsonObject *object,
-                 const char *member,
-                 gint64      time)
-{
-  if (time > 0)
-    {
-      g_autofree char *text = pd_event_format_timestamp (time);
-      json_object_set_string_member (object, member, text);
-    }
-}
-
-/* Subagent calls whose conversation is known only by its task: the
- * conversation (not the session's own) whose first prompt is the call's,
- * the earliest call first. */
-static void
-link_by_prompt (PdTranscriptPages *self)
-{
-  g_autoptr(GHashTable) taken = g_hash_table_new (g_str_hash, g_str_equal);
-
-  for (guint i = 0; i < self->call_list->len; i++)
-    {
-      Call *call = g_ptr_array_index (self->call_list, i);
-      if (call->sub_conversation != NULL)
-        g_hash_table_add (taken, call->sub_conversation);
-    }
-  for (guint i = 0; i < self->call_list->len; i++)
-    {
-      Call *call = g_ptr_array_index (self->call_list, i);
-
-      if (!call->subagent || call->sub_conversation != NULL || call->sub_prompt == NULL)
-        continue;
-      for (guint j = 0; j < self->conversation_order->len; j++)
-        {
-          Conversation *conversation = g_ptr_array_index (self->conversation_order, j);
-
-          if (*conversation->key != '\0' && !g_hash_table_contains (taken, conversation->key)
-              && g_strcmp0 (conversation->first_prompt, call->sub_prompt) == 0)
-            {
-              call->sub_conversation = g_strdup (conversation->key);
-              g_hash_table_add (taken, conversation->key);
-              break;
-            }
-        }
-    }
-}
-
-static char *
-build_messages (PdTranscriptPages *self)
-{
-  Conversation *main_conversation = conversation_get (self, NULL);
-  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
-  JsonArray *array;
-
-  link_by_prompt (self);
-  array = conversation_to_json (self, main_conversation, 0);
-
-  /* A subagent whose call is unknown (cut from the transcript, or another
-   * agent's way of linking): shown after the conversation, not lost. */
-  for (guint i = 0; i < self->conversation_order->len; i++)
-    {
-      Conversation *conversation = g_ptr_array_index (self->conversation_order, i);
-      JsonObject *object, *subagent;
-      g_autofree char *agent_id = NULL;
-
-      if (conversation->linked)
-        continue;
-      agent_id = pd_safe_text_line (conversation->key);
-      object = json_object_new ();
-      subagent = json_object_new ();
-      json_object_set_string_member (object, "role", "assistant");
-      json_object_set_string_member (object, "content", "");
-      json_object_set_string_member (subagent, "agent_id", agent_id);
-      json_object_set_array_member (subagent, "messages", conversation_to_json (self, conversation, 1));
-      json_object_set_object_member (object, "subagent", subagent);
-      set_time_member (object, "time", conversation->first_time);
-      json_array_add_object_element (array, object);
-    }
-
-  self->n_messages = json_array_get_length (array);
-  json_node_take_array (root, array);
-  return json_to_string (root, FALSE);
-}
 
 /* As pd_checklist_count() counts: a cancelled item is out of the steps (as
  * blocked, Events said 3/5 where Now said 3/4, tried as a new user would). */
@@ -937,7 +719,7 @@ _pd_transcript_pages_finish (PdTranscriptPages *self,
 
   if (self->history_only && self->versions->len > PD_TRANSCRIPT_PAGES_HISTORY_MAX)
     g_ptr_array_remove_range (self->versions, 0, self->versions->len - PD_TRANSCRIPT_PAGES_HISTORY_MAX);
-  self->messages_json = build_messages (self);
+  self->messages_json = _pd_transcript_pages_build_messages (self);
   build_events (self);
   plans = pd_imported_session_get_plans (session);
   for (guint i = 0; i < plans->len; i++)
@@ -1008,6 +790,23 @@ pd_transcript_pages_dup_messages (PdTranscriptPages *self)
   return json_array_ref (json_node_get_array (root));
 }
 
+void
+pd_transcript_pages_get_part (PdTranscriptPages *self,
+                              guint64           *first,
+                              guint64           *total)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed);
+
+  if (first != NULL)
+    *first = self->windowed ? self->kept_first : 0;
+  /* Beyond the conversation, the newest part shows the subagents whose
+   * call is unknown: as many more. */
+  if (total != NULL)
+    *total = !self->windowed ? self->n_messages
+             : self->kept_first + self->n_messages > self->n_main ? self->kept_first + self->n_messages
+             : self->n_main;
+}
+
 guint
 pd_transcript_pages_get_n_versions (PdTranscriptPages *self)
 {
@@ -1031,6 +830,21 @@ version_checklist (const Version *version,
   return list;
 }
 
+static PdPlanVersionInfo *
+version_info (const Version *version,
+              JsonNode      *marks)
+{
+  g_autoptr(PdChecklist) list = version_checklist (version, marks);
+  PdPlanVersionInfo *info = g_new0 (PdPlanVersionInfo, 1);
+
+  info->version = version->number;
+  info->created_at = version->time;
+  /* The agent's statuses: what changed between versions is the agent's
+   * doing; the user's overrides are marked beside. */
+  info->state_json = _pd_transcript_pages_state_json (list, version->number, FALSE);
+  return info;
+}
+
 GPtrArray *
 pd_transcript_pages_dup_plan_versions (PdTranscriptPages *self,
                                        PdChecklist       *annotations)
@@ -1044,18 +858,7 @@ pd_transcript_pages_dup_plan_versions (PdTranscriptPages *self,
   marks = annotations ? pd_checklist_annotations_to_json (annotations) : NULL;
   out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
   for (guint i = 0; i < self->versions->len; i++)
-    {
-      const Version *version = g_ptr_array_index (self->versions, i);
-      g_autoptr(PdChecklist) list = version_checklist (version, marks);
-      PdPlanVersionInfo *info = g_new0 (PdPlanVersionInfo, 1);
-
-      info->version = version->number;
-      info->created_at = version->time;
-      /* The agent's statuses: what changed between versions is the
-       * agent's doing; the user's overrides are marked beside. */
-      info->state_json = _pd_transcript_pages_state_json (list, version->number, FALSE);
-      g_ptr_array_add (out, info);
-    }
+    g_ptr_array_add (out, version_info (g_ptr_array_index (self->versions, i), marks));
   return out;
 }
 

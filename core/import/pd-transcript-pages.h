@@ -38,6 +38,7 @@
 
 #include "pd-checklist.h"
 #include "pd-plan-state.h"
+#include "pd-session-info.h"
 
 G_BEGIN_DECLS
 
@@ -49,7 +50,22 @@ G_DECLARE_FINAL_TYPE (PdTranscriptPages, pd_transcript_pages, PD, TRANSCRIPT_PAG
  * own holding only "subagent"). */
 guint        pd_transcript_pages_get_n_messages     (PdTranscriptPages *self);
 JsonArray   *pd_transcript_pages_dup_messages       (PdTranscriptPages *self);
+/* Of a part (pd_import_index_load_part()): the conversation's index of
+ * its first message (*@first, 0 for whole pages) and how many the whole
+ * conversation has (*@total: pd_transcript_pages_get_n_messages() of whole
+ * pages). */
+void         pd_transcript_pages_get_part           (PdTranscriptPages *self,
+                                                     guint64           *first,
+                                                     guint64           *total);
 
+/* A message of the session's own conversation, final (its subagents
+ * nested), handed over in order; @message is the sink's to keep. */
+typedef void (*PdTranscriptPagesSink) (JsonObject *message,
+                                       gpointer    user_data);
+/* A plan version, in order, with the annotations applied as
+ * pd_transcript_pages_dup_plan_versions() applies them; the sink's. */
+typedef void (*PdTranscriptPagesVersionSink) (PdPlanVersionInfo *version,
+                                              gpointer           user_data);
 /* History.  @annotations (nullable): the user's overrides and own items
  * (pd_import_index_load_checklist() applies them), to mark.  The History's
  * pages (pd_import_index_load_history()) keep the newest

@@ -150,6 +150,16 @@ read_into (PdTranscriptReader  *self,
            GError             **error);
 
 PdTranscriptPages *
+_pd_transcript_reader_read_into (PdTranscriptReader  *self,
+                                 PdTranscriptPages   *pages,
+                                 GCancellable        *cancellable,
+                                 GError             **error)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), NULL);
+  return read_into (self, pages, cancellable, error);
+}
+
+PdTranscriptPages *
 pd_transcript_reader_read_pages (PdTranscriptReader  *self,
                                  GCancellable        *cancellable,
                                  GError             **error)

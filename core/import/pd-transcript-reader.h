@@ -137,6 +137,12 @@ PdTranscriptPages *pd_transcript_reader_read_history (PdTranscriptReader  *self,
 PdTranscriptPages *pd_transcript_reader_read_events  (PdTranscriptReader  *self,
                                                       GCancellable        *cancellable,
                                                       GError             **error);
+/* The same into @pages (transfer full), made by one of the private
+ * constructors (pd-transcript-pages-private.h): a part, a stream. */
+PdTranscriptPages *_pd_transcript_reader_read_into   (PdTranscriptReader  *self,
+                                                      PdTranscriptPages   *pages,
+                                                      GCancellable        *cancellable,
+                                                      GError             **error);
 /* After an update: the command line that continues the session in its own
  * agent (claude --resume ID, codex resume ID, opencode --session ID), to
  * run in *@workdir (the session's folder, NULL when unknown).  NULL when

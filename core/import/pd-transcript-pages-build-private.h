@@ -1,0 +1,156 @@
+/* pd-transcript-pages-build-private.h: what the pages hold while they are
+ * built and once sealed, shared by the files of PdTranscriptPages
+ * (pd-transcript-pages.c builds and reads, pd-transcript-pages-messages.c
+ * writes the conversation and keeps a long one's part).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "pd-transcript-pages-private.h"
+
+G_BEGIN_DECLS
+
+/* Bounds on what is kept of one text, in bytes: the pages show a tool's
+ * output folded, and a transcript of many MB must not be held whole. */
+#define MESSAGE_TEXT_MAX   (64 * 1024)
+#define THINKING_TEXT_MAX  (16 * 1024)
+#define TOOL_TEXT_MAX      PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX
+/* Room kept at the end of a cut call's arguments for "… (cut, N bytes)". */
+#define CUT_NOTE_ROOM      40
+/* Subagents of subagents, nested at most this deep (and never in a loop). */
+#define SUBAGENT_MAX_DEPTH 8
+
+typedef struct _Call Call;
+
+typedef struct
+{
+  char      *role;
+  GString   *content;
+  gsize      content_cut;
+  GString   *thinking;       /* (nullable) */
+  gsize      thinking_cut;
+  GPtrArray *calls;          /* (nullable) Call, owned by the pages */
+  char      *tool_call_id;   /* role "tool" */
+  char      *name;           /* role "tool": the tool's */
+  gboolean   is_error;
+  char      *group;
+  gint64     time;
+  guint64    index;          /* in the session's own conversation, from 0 */
+} Message;
+
+struct _Call
+{
+  char     *id;
+  char     *name;
+  char     *arguments;      /* NULL in the Events' pages */
+  gsize     arguments_len;
+  gsize     arguments_cut;
+  gint64    time;
+  gboolean  answered;
+  gboolean  failed;
+  gint64    result_time;
+  gsize     result_bytes;
+  /* A call that starts a subagent. */
+  gboolean  subagent;
+  char     *sub_conversation;   /* known, or found by prompt at the end */
+  char     *sub_prompt;
+  char     *agent_type;
+  char     *description;
+};
+
+typedef struct
+{
+  char      *key;
+  GPtrArray *messages;       /* Message */
+  char      *first_prompt;   /* the first user text: a subagent's task */
+  gint64     first_time;
+  gboolean   linked;
+} Conversation;
+
+typedef enum
+{
+  ENTRY_CALL,
+  ENTRY_RESULT,
+  ENTRY_VERSION,
+} EntryKind;
+
+/* The timeline, in the order things happened (readers call in time order). */
+typedef struct
+{
+  EntryKind kind;
+  gpointer  ref;   /* Call or Version */
+} Entry;
+
+typedef struct
+{
+  PdChecklistOrigin  origin;
+  GPtrArray         *items;   /* PdChecklistItem */
+  gint64             time;
+  gint64             number;
+} Version;
+
+typedef struct
+{
+  const char *type;
+  char       *tool;
+  gint64      time;
+  char       *data;    /* JSON object text */
+} Event;
+
+struct _PdTranscriptPages
+{
+  GObject      parent_instance;
+
+  /* While being built. */
+  GHashTable  *conversations;        /* key ("" for the session's) → Conversation */
+  GPtrArray   *conversation_order;   /* Conversation, not owned */
+  GHashTable  *calls;                /* id → Call, not owned */
+  GPtrArray   *call_list;            /* Call, owned */
+  GArray      *log;                  /* Entry */
+
+  /* The History's pages: versions only, the newest kept. */
+  gboolean     history_only;
+  guint        n_versions;           /* all, kept or not */
+  /* The Events' pages: the timeline only, no message or call text. */
+  gboolean     events_only;
+  /* The Transcript's part of a long session: of the session's own
+   * conversation the messages window_first.. (-1: the newest) only,
+   * window_max of them; with a sink, every message handed to it in order
+   * once it is final, none kept (an export written as it is read). */
+  gboolean     windowed;
+  gint64       window_first;
+  guint        window_max;
+  guint64      n_main;               /* the conversation's messages met */
+  guint64      kept_first;           /* sealed: the first one kept */
+  PdTranscriptPagesSink sink;
+  gpointer     sink_data;
+  guint64      n_sunk;
+  PdTranscriptPagesVersionSink version_sink;
+  gpointer     version_sink_data;
+  JsonNode    *version_marks;        /* (nullable) the annotations */
+
+  /* Sealed. */
+  gboolean     sealed;
+  char        *messages_json;
+  guint        n_messages;
+  GPtrArray   *versions;             /* Version, the newest n_versions */
+  GPtrArray   *plans;                /* PdArtifactPlan */
+  GPtrArray   *events;               /* Event */
+  GStrv        resume_argv;
+  char        *workdir;
+};
+
+void  _pd_transcript_pages_call_free      (Call              *call);
+/* The conversation of @key (NULL: the session's own), made when new. */
+Conversation *_pd_transcript_pages_conversation_get (PdTranscriptPages *self,
+                                                     const char        *key);
+/* The conversation as JSON text (subagents nested), n_messages set. */
+char *_pd_transcript_pages_build_messages (PdTranscriptPages *self);
+/* A part's pages: after a message of the session's own conversation is
+ * added, lets go of those outside the part (never the last one, which may
+ * still grow); @final at the end, the last one too. */
+void  _pd_transcript_pages_window_trim    (PdTranscriptPages *self,
+                                           gboolean           final);
+
+G_END_DECLS
