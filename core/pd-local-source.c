@@ -71,6 +71,7 @@ typedef enum
   OP_PLAN,
   OP_HISTORY,
   OP_MESSAGES,
+  OP_MESSAGES_PART,
   OP_EVENTS,
   OP_USAGE,
   OP_UPDATE,
@@ -107,6 +108,21 @@ checklist_result_free (ChecklistResult *result)
 {
   g_clear_object (&result->checklist);
   g_clear_pointer (&result->plans, g_ptr_array_unref);
+  g_free (result);
+}
+
+/* What OP_MESSAGES_PART returns. */
+typedef struct
+{
+  JsonArray *messages;
+  guint64    first;
+  guint64    total;
+} PartResult;
+
+static void
+part_result_free (PartResult *result)
+{
+  g_clear_pointer (&result->messages, json_array_unref);
   g_free (result);
 }
 
@@ -314,6 +330,26 @@ run_op (GTask        *task,
       }
       break;
 
+    case OP_MESSAGES_PART:
+      {
+        PartResult *part = g_new0 (PartResult, 1);
+
+        /* op->after_seq: the message before which the part ends. */
+        part->messages = pd_session_reads_load_messages_part (store, op->id, op->after_seq, PD_SESSION_READS_PART_MAX,
+                                                              &part->first, &part->total, cancellable, &error);
+        if (part->messages == NULL)
+          {
+            part_result_free (part);
+            if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+              g_task_return_error (task, error);
+            else
+              set_source_error (task, error);
+          }
+        else
+          g_task_return_pointer (task, part, (GDestroyNotify) part_result_free);
+      }
+      break;
+
     case OP_EVENTS:
       {
         GPtrArray *events = pd_session_reads_list_events (store, op->id, NULL, op->after_seq, op->limit, &error);
@@ -517,6 +553,32 @@ local_get_messages_async (PdSource *source, const char *id, GCancellable *cancel
 }
 
 static void
+local_get_messages_part_async (PdSource *source, const char *id, gint64 before, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  Op *op = op_new (OP_MESSAGES_PART, id);
+
+  op->after_seq = before;
+  start_op (PD_LOCAL_SOURCE (source), op, local_get_messages_part_async, cancellable, callback, user_data);
+}
+
+static JsonArray *
+local_get_messages_part_finish (PdSource *source, GAsyncResult *result, guint64 *first, guint64 *total,
+                                GError **error)
+{
+  PartResult *part = g_task_propagate_pointer (G_TASK (result), error);
+  JsonArray *messages;
+
+  if (part == NULL)
+    return NULL;
+  *first = part->first;
+  *total = part->total;
+  messages = g_steal_pointer (&part->messages);
+  part_result_free (part);
+  return messages;
+}
+
+static void
 local_get_events_async (PdSource *source, const char *session_id, gint64 after_seq, guint limit,
                         GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -659,6 +721,8 @@ source_iface_init (PdSourceInterface *iface)
   iface->get_plan_async = local_get_plan_async;
   iface->get_plan_history_async = local_get_plan_history_async;
   iface->get_messages_async = local_get_messages_async;
+  iface->get_messages_part_async = local_get_messages_part_async;
+  iface->get_messages_part_finish = local_get_messages_part_finish;
   iface->get_events_async = local_get_events_async;
   iface->get_usage_async = local_get_usage_async;
   iface->update_session_async = local_update_session_async;

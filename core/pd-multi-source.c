@@ -284,6 +284,22 @@ multi_get_plan_history_finish (PdSource *source_self, GAsyncResult *result, GErr
 }
 
 static void
+multi_get_messages_part_async (PdSource *source_self, const char *id, gint64 before, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_messages_part_async);
+  pd_source_get_messages_part_async (source, source_id, before, cancellable, on_routed_done, task);
+}
+
+static JsonArray *
+multi_get_messages_part_finish (PdSource *source_self, GAsyncResult *result, guint64 *first, guint64 *total,
+                                GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_messages_part_finish (source, inner, first, total, error);
+}
+
+static void
 multi_get_messages_async (PdSource *source_self, const char *id, GCancellable *cancellable,
                           GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -1092,6 +1108,8 @@ pd_multi_source_iface_init (PdSourceInterface *iface)
   iface->get_plan_history_finish = multi_get_plan_history_finish;
   iface->get_messages_async = multi_get_messages_async;
   iface->get_messages_finish = multi_get_messages_finish;
+  iface->get_messages_part_async = multi_get_messages_part_async;
+  iface->get_messages_part_finish = multi_get_messages_part_finish;
   iface->get_events_async = multi_get_events_async;
   iface->get_events_finish = multi_get_events_finish;
   iface->get_usage_async = multi_get_usage_async;

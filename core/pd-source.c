@@ -442,6 +442,67 @@ pd_source_get_messages_finish (PdSource      *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+static void
+on_whole_messages (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  JsonArray *messages = pd_source_get_messages_finish (PD_SOURCE (object), result, &error);
+
+  if (messages == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, messages, (GDestroyNotify) json_array_unref);
+}
+
+void
+pd_source_get_messages_part_async (PdSource            *self,
+                                   const char          *id,
+                                   gint64               before,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  PdSourceInterface *iface;
+  GTask *task;
+
+  g_return_if_fail (PD_IS_SOURCE (self));
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_messages_part_async != NULL)
+    {
+      iface->get_messages_part_async (self, id, before, cancellable, callback, user_data);
+      return;
+    }
+  /* A source that reads whole: its messages, all of them. */
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pd_source_get_messages_part_async);
+  pd_source_get_messages_async (self, id, cancellable, on_whole_messages, task);
+}
+
+JsonArray *
+pd_source_get_messages_part_finish (PdSource      *self,
+                                    GAsyncResult  *result,
+                                    guint64       *first,
+                                    guint64       *total,
+                                    GError       **error)
+{
+  PdSourceInterface *iface;
+  JsonArray *messages;
+
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+
+  *first = *total = 0;
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (!g_task_is_valid (result, self) || g_task_get_source_tag (G_TASK (result)) != pd_source_get_messages_part_async)
+    return iface->get_messages_part_finish (self, result, first, total, error);
+  if ((messages = g_task_propagate_pointer (G_TASK (result), error)))
+    *total = json_array_get_length (messages);
+  return messages;
+}
+
 void
 pd_source_get_events_async (PdSource            *self,
                             const char          *session_id,

@@ -157,6 +157,13 @@ struct _PdSourceInterface
                                                 GAsyncReadyCallback callback, gpointer user_data);
   gboolean        (*import_transcripts_finish) (PdSource *self, GAsyncResult *result,
                                                 PdImportCounts *counts, GError **error);
+
+  /* Optional: a source without them reads a session's messages whole. */
+  void            (*get_messages_part_async)   (PdSource *self, const char *id, gint64 before,
+                                                GCancellable *cancellable, GAsyncReadyCallback callback,
+                                                gpointer user_data);
+  JsonArray      *(*get_messages_part_finish)  (PdSource *self, GAsyncResult *result, guint64 *first,
+                                                guint64 *total, GError **error);
 };
 
 const char    *pd_source_get_title             (PdSource             *self);
@@ -206,6 +213,22 @@ void           pd_source_get_messages_async    (PdSource             *self,
 JsonArray     *pd_source_get_messages_finish   (PdSource             *self,
                                                 GAsyncResult         *result,
                                                 GError              **error);
+/* The Transcript page's read: a long session's newest messages (@before
+ * -1), or those just before message @before; *@first is the index of the
+ * first one returned, *@total how many the conversation has (a session
+ * read whole: 0 and its length).  Reading stops when @cancellable is
+ * cancelled. */
+void           pd_source_get_messages_part_async  (PdSource           *self,
+                                                   const char         *id,
+                                                   gint64              before,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+JsonArray     *pd_source_get_messages_part_finish (PdSource           *self,
+                                                   GAsyncResult       *result,
+                                                   guint64            *first,
+                                                   guint64            *total,
+                                                   GError            **error);
 void           pd_source_get_events_async      (PdSource             *self,
                                                 const char           *session_id,
                                                 gint64                after_seq,

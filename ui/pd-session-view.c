@@ -7,7 +7,8 @@
  * share lives here, once:
  *
  * - `source` and `session-id`: a change forgets what is shown (::clear),
- *   cancels what is in flight and reads at once.
+ *   cancels what is in flight (the worker's read stops) and reads at once
+ *   when the view is in sight, else when it is first shown.
  * - Reloads are merged: while one is in flight, any number of asks make
  *   one more reload when it is done, never two at once.
  * - Late replies are dropped: each reload carries a request that is current
@@ -445,7 +446,9 @@ pd_session_view_reload (PdSessionView *self)
   pd_session_view_start (self);
 }
 
-/* A new source or session: forget everything, read at once. */
+static void on_source_changed (PdSessionView *self);
+
+/* A new source or session: forget everything, read when shown. */
 static void
 pd_session_view_restart (PdSessionView *self)
 {
@@ -470,7 +473,9 @@ pd_session_view_restart (PdSessionView *self)
   else
     pd_session_view_end_loading (self);
 
-  pd_session_view_start (self);
+  /* Read when first shown: opening a session reads the page in sight, not
+   * every page (a transcript of 300,000 plan calls was read for each). */
+  on_source_changed (self);
   if (was_busy && !priv->in_flight)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }

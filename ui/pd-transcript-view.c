@@ -8,6 +8,12 @@
  * turn) replaces its one item, new messages are appended, and a transcript
  * that got shorter loses its tail.  So a session that grows while a run goes
  * on neither flickers nor loses its scroll position.
+ *
+ * Of another agent's long transcript (300,000 plan calls in 209 MB, tried
+ * as an attacker would: the window held every message, 1.7–3.8 GB) only
+ * the newest part is read (PD_SESSION_READS_PART_MAX messages, in a worker
+ * that stops when the session is left); "Show Earlier Messages" above the
+ * list reads the part before the first one shown, and so on.
  */
 #define G_LOG_DOMAIN "pd-transcript-view"
 
@@ -26,8 +32,13 @@ struct _PdTranscriptView
   PdSessionView      parent_instance;
 
   GListStore        *messages;
+  guint64            first;          /* the first message shown's index */
+  GCancellable      *earlier;        /* "Show Earlier Messages" in flight */
 
   /* Template widgets */
+  GtkWidget         *earlier_bar;
+  GtkLabel          *earlier_label;
+  GtkButton         *earlier_button;
   GtkStack          *stack;
   AdwStatusPage     *empty_page;
   GtkScrolledWindow *scroller;
@@ -55,30 +66,83 @@ pd_transcript_view_update_state (PdTranscriptView *self)
     }
 
   gtk_stack_set_visible_child_name (self->stack, empty ? "empty" : "messages");
+
+  /* Earlier messages not read: said, with the button that reads them. */
+  gtk_widget_set_visible (self->earlier_bar, !empty && self->first > 0);
+  if (!empty && self->first > 0)
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "%llu earlier message not shown",
+                                                            "%llu earlier messages not shown",
+                                                            (gulong) MIN (self->first, G_MAXULONG)),
+                                               (unsigned long long) self->first);
+
+      gtk_label_set_text (self->earlier_label, text);
+    }
 }
 
-/* Merge @array into the store by index; see the comment at the top. */
+static PdMessageItem *
+item_new (guint64   index,
+          JsonNode *node)
+{
+  g_autoptr(JsonObject) empty = NULL;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return pd_message_item_new_from_json ((guint) MIN (index, G_MAXUINT), json_node_get_object (node));
+  empty = json_object_new ();
+  return pd_message_item_new_from_json ((guint) MIN (index, G_MAXUINT), empty);
+}
+
+/* Merge @array, the messages from @first on, into the store by index; see
+ * the comment at the top.  Earlier parts read with "Show Earlier Messages"
+ * stay above it. */
 static void
 pd_transcript_view_merge (PdTranscriptView *self,
-                          JsonArray        *array)
+                          JsonArray        *array,
+                          guint64           first)
 {
   guint n_new = json_array_get_length (array);
-  guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+  guint n_old;
   g_autoptr(GPtrArray) appended = g_ptr_array_new_with_free_func (g_object_unref);
+
+  /* A part that begins before what is shown (or a shorter transcript):
+   * shown from its start. */
+  if (first < self->first || first - self->first > g_list_model_get_n_items (G_LIST_MODEL (self->messages)))
+    {
+      g_list_store_remove_all (self->messages);
+      self->first = first;
+    }
+  else if (first > self->first)
+    {
+      /* The newest part moved on: what lies between stays as read. */
+      guint kept = (guint) (first - self->first);
+
+      n_old = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+      for (guint i = 0; i < n_new; i++)
+        {
+          g_autoptr(PdMessageItem) item = item_new (first + i, json_array_get_element (array, i));
+
+          if (kept + i < n_old)
+            {
+              g_autoptr(PdMessageItem) old = g_list_model_get_item (G_LIST_MODEL (self->messages), kept + i);
+
+              if (!pd_message_item_equal (old, item))
+                g_list_store_splice (self->messages, kept + i, 1, (gpointer *) &item, 1);
+            }
+          else
+            g_ptr_array_add (appended, g_steal_pointer (&item));
+        }
+      if (kept + n_new < n_old)
+        g_list_store_splice (self->messages, kept + n_new, n_old - kept - n_new, NULL, 0);
+      else if (appended->len > 0)
+        g_list_store_splice (self->messages, n_old, 0, appended->pdata, appended->len);
+      return;
+    }
+  n_old = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
 
   for (guint i = 0; i < n_new; i++)
     {
-      JsonNode *node = json_array_get_element (array, i);
-      g_autoptr(PdMessageItem) item = NULL;
-
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        item = pd_message_item_new_from_json (i, json_node_get_object (node));
-      else
-        {
-          g_autoptr(JsonObject) empty = json_object_new ();
-
-          item = pd_message_item_new_from_json (i, empty);
-        }
+      g_autoptr(PdMessageItem) item = item_new (first + i, json_array_get_element (array, i));
 
       if (i < n_old)
         {
@@ -107,7 +171,9 @@ on_messages_loaded (GObject      *object,
   g_autoptr(GError) error = NULL;
   PdTranscriptView *self;
 
-  messages = pd_source_get_messages_finish (PD_SOURCE (object), result, &error);
+  guint64 first = 0, total = 0;
+
+  messages = pd_source_get_messages_part_finish (PD_SOURCE (object), result, &first, &total, &error);
 
   /* Another source or session is shown now, or the view is gone. */
   if (!pd_session_view_request_is_current (request))
@@ -118,7 +184,7 @@ on_messages_loaded (GObject      *object,
   if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
     g_clear_error (&error);
   else if (messages != NULL)
-    pd_transcript_view_merge (self, messages);
+    pd_transcript_view_merge (self, messages, first);
 
   pd_transcript_view_update_state (self);
   pd_session_view_reload_done (request, error);
@@ -128,8 +194,62 @@ static void
 pd_transcript_view_reload (PdSessionView        *view,
                            PdSessionViewRequest *request)
 {
-  pd_source_get_messages_async (request->source, request->session_id, request->cancellable,
-                                on_messages_loaded, request);
+  /* The newest part: the whole of any transcript but a long one. */
+  pd_source_get_messages_part_async (request->source, request->session_id, -1, request->cancellable,
+                                     on_messages_loaded, request);
+}
+
+static void
+on_earlier_loaded (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(PdTranscriptView) self = user_data;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  guint64 first = 0, total = 0;
+  guint n;
+
+  messages = pd_source_get_messages_part_finish (PD_SOURCE (object), result, &first, &total, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->earlier);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->earlier_button), TRUE);
+  if (messages == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Earlier messages could not be read: %s"), error->message);
+
+      gtk_label_set_text (self->earlier_label, text);
+      return;
+    }
+  /* The part ends where what is shown begins; anything else (the
+   * transcript was rewritten) is read again from its newest part. */
+  n = json_array_get_length (messages);
+  if (first + n != self->first)
+    {
+      pd_session_view_reload (PD_SESSION_VIEW (self));
+      return;
+    }
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (items, item_new (first + i, json_array_get_element (messages, i)));
+  g_list_store_splice (self->messages, 0, 0, items->pdata, items->len);
+  self->first = first;
+  pd_transcript_view_update_state (self);
+}
+
+static void
+on_earlier_clicked (PdTranscriptView *self)
+{
+  PdSessionView *view = PD_SESSION_VIEW (self);
+
+  if (self->earlier != NULL || self->first == 0 || pd_session_view_get_source (view) == NULL)
+    return;
+  self->earlier = g_cancellable_new ();
+  gtk_widget_set_sensitive (GTK_WIDGET (self->earlier_button), FALSE);
+  pd_source_get_messages_part_async (pd_session_view_get_source (view), pd_session_view_get_session_id (view),
+                                     (gint64) MIN (self->first, (guint64) G_MAXINT64), self->earlier,
+                                     on_earlier_loaded, g_object_ref (self));
 }
 
 /* Forget what is shown: a new source or session. */
@@ -138,7 +258,11 @@ pd_transcript_view_clear (PdSessionView *view)
 {
   PdTranscriptView *self = PD_TRANSCRIPT_VIEW (view);
 
+  g_cancellable_cancel (self->earlier);
+  g_clear_object (&self->earlier);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->earlier_button), TRUE);
   g_list_store_remove_all (self->messages);
+  self->first = 0;
   pd_transcript_view_update_state (self);
 }
 
@@ -147,6 +271,8 @@ pd_transcript_view_dispose (GObject *object)
 {
   PdTranscriptView *self = PD_TRANSCRIPT_VIEW (object);
 
+  g_cancellable_cancel (self->earlier);
+  g_clear_object (&self->earlier);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_TRANSCRIPT_VIEW);
   /* The root box of the template is not bound to a field, so unparent it. */
   {
@@ -175,7 +301,11 @@ pd_transcript_view_class_init (PdTranscriptViewClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-transcript-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, earlier_bar);
+  gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, earlier_label);
+  gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, earlier_button);
   gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, stack);
+  gtk_widget_class_bind_template_callback (widget_class, on_earlier_clicked);
   gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, list_view);

@@ -15,6 +15,8 @@
 
 #include <string.h>
 
+#include "../pd-import-test.h"
+#include "pd-session-reads.h"
 #include "pd-message-item.h"
 #include "pd-message-row.h"
 #include "pd-plan.h"
@@ -706,6 +708,166 @@ test_transcript_follows_newest (void)
   pd_test_destroy_window (window, view);
 }
 
+
+/* A Qwen Code session of @n_calls todo_write calls (a call and its result
+ * each: 2 × @n_calls + 1 messages), imported into @db. */
+static char *
+import_many_calls (PdTestDb   *db,
+                   const char *dir,
+                   guint       n_calls)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *chats = g_build_filename (dir, "chats", NULL);
+  g_autofree char *path = g_build_filename (chats, "s1.jsonl", NULL);
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportIndexStats stats;
+  const char *head = "{\"uuid\":\"u\",\"sessionId\":\"s1\",\"timestamp\":\"2026-04-02T08:00:00.000Z\",\"cwd\":\"/w\",";
+
+  g_string_append_printf (text, "%s\"type\":\"user\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"Go\"}]}}\n", head);
+  for (guint i = 0; i < n_calls; i++)
+    g_string_append_printf (text,
+                            "%s\"type\":\"assistant\",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":"
+                            "\"Step %u\",\"status\":\"in_progress\"}]}}}]}}\n"
+                            "%s\"type\":\"tool_result\",\"message\":{\"role\":\"user\",\"parts\":[{\"functionResponse\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},"
+                            "\"toolCallResult\":{\"callId\":\"c%u\",\"status\":\"success\"}}\n",
+                            head, i, i, head, i, i);
+  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+  g_assert_no_error (error);
+  info = pd_import_test_import_fresh (db->store, dir, &stats);
+  return g_strdup (info->id);
+}
+
+static GtkWidget *
+earlier_button (GtkWidget *view)
+{
+  g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+  pd_test_collect (view, GTK_TYPE_BUTTON, buttons);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_button_get_label (buttons->pdata[i]), "Show Earlier Messages") == 0)
+      return buttons->pdata[i];
+  return NULL;
+}
+
+static gboolean
+earlier_button_shown (gpointer user_data)
+{
+  GtkWidget *button = earlier_button (user_data);
+
+  return button != NULL && gtk_widget_get_mapped (button) && gtk_widget_get_sensitive (button);
+}
+
+static guint
+first_index (GtkWidget *view)
+{
+  g_autoptr(PdMessageItem) item = g_list_model_get_item (pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view)), 0);
+
+  return pd_message_item_get_index (item);
+}
+
+/* Tried as an attacker would: a transcript of 300,000 plan calls held the
+ * window at 1.7–3.8 GB, every message of it in the list.  A long one (over
+ * the tail threshold, lowered here) shows its newest part and says how
+ * many earlier messages are not shown; "Show Earlier Messages" reads the
+ * part before it, above what is shown. */
+static void
+test_transcript_long_newest_part (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *id = NULL;
+  g_autofree char *said = NULL;
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWidget *button;
+  GtkWindow *window;
+  CountWait wait;
+  const guint n_calls = 300;
+  const guint total = 2 * n_calls + 1;   /* 3 parts and one message */
+
+  _pd_import_set_tail_limits (16 * 1024, 16 * 1024);
+  id = import_many_calls (db, dir, n_calls);
+
+  window = pd_test_present (view, 800, 600);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = PD_SESSION_READS_PART_MAX;
+  pd_test_wait_until (has_n_items, &wait, "the newest part");
+  pd_test_wait_until (earlier_button_shown, view, "Show Earlier Messages");
+  g_assert_cmpuint (first_index (view), ==, total - PD_SESSION_READS_PART_MAX);
+  said = g_strdup_printf ("%u earlier messages not shown", total - PD_SESSION_READS_PART_MAX);
+  g_assert_nonnull (pd_test_find_label_containing (view, said));
+  pd_test_screenshot (GTK_WIDGET (window), "transcript-long-newest-part");
+
+  /* The part before: above what is shown, and the count goes down. */
+  button = earlier_button (view);
+  gtk_widget_activate (button);
+  wait.n = 2 * PD_SESSION_READS_PART_MAX;
+  pd_test_wait_until (has_n_items, &wait, "the part before");
+  g_assert_cmpuint (first_index (view), ==, total - 2 * PD_SESSION_READS_PART_MAX);
+  pd_test_wait_until (earlier_button_shown, view, "Show Earlier Messages again");
+
+  /* The rest, a part at a time: all of it shown, the button gone. */
+  gtk_widget_activate (earlier_button (view));
+  wait.n = 3 * PD_SESSION_READS_PART_MAX;
+  pd_test_wait_until (has_n_items, &wait, "the third part");
+  pd_test_wait_until (earlier_button_shown, view, "Show Earlier Messages for the first message");
+  gtk_widget_activate (earlier_button (view));
+  wait.n = total;
+  pd_test_wait_until (has_n_items, &wait, "the whole transcript");
+  g_assert_cmpuint (first_index (view), ==, 0);
+  g_assert_false (gtk_widget_get_mapped (earlier_button (view)));
+
+  /* A refresh (the agent wrote on) keeps the earlier parts read. */
+  pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
+  pd_test_spin (100);
+  pd_test_wait_until (has_n_items, &wait, "the whole transcript after a refresh");
+
+  pd_test_destroy_window (window, view);
+  _pd_import_set_tail_limits (0, 0);
+  pd_import_test_rmtree (dir);
+}
+
+static gboolean
+read_once (gpointer user_data)
+{
+  return pd_session_view_get_n_reloads (user_data) == 1 && !pd_session_view_get_busy (user_data);
+}
+
+/* Opening a session read every page of the session view, shown or not.  A
+ * page in another tab reads when it is first shown. */
+static void
+test_transcript_reads_when_shown (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autoptr(JsonArray) messages = numbered_messages (3);
+  GtkWidget *stack = gtk_stack_new ();
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+
+  pd_test_db_save (db, id, messages, 0, NULL);
+  gtk_stack_add_named (GTK_STACK (stack), gtk_label_new ("Now"), "now");
+  gtk_stack_add_named (GTK_STACK (stack), view, "transcript");
+  window = pd_test_present (stack, 800, 600);
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "now");
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_test_spin (300);
+  g_assert_cmpuint (pd_session_view_get_n_reloads (PD_SESSION_VIEW (view)), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view))), ==, 0);
+
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "transcript");
+  pd_test_wait_until (read_once, view, "the page read once shown");
+  g_assert_cmpuint (g_list_model_get_n_items (pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view))), ==, 3);
+
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -719,6 +881,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/transcript-view/model-outcomes", test_transcript_model_outcomes);
   g_test_add_func ("/pd/ui/transcript-view/bidi-shown", test_transcript_bidi_shown);
   g_test_add_func ("/pd/ui/transcript-view/follows-newest", test_transcript_follows_newest);
+  g_test_add_func ("/pd/ui/transcript-view/long-newest-part", test_transcript_long_newest_part);
+  g_test_add_func ("/pd/ui/transcript-view/reads-when-shown", test_transcript_reads_when_shown);
 
   return g_test_run ();
 }
