@@ -43,6 +43,7 @@ struct _PdHistoryView
   /* Template widgets */
   GtkPaned           *paned;
   GtkWidget          *versions_pane;
+  GtkLabel           *older_label;
   GtkStack           *stack;
   AdwStatusPage      *empty_page;
   GtkListView        *version_list;
@@ -857,57 +858,18 @@ on_documents_loaded (GObject      *object,
   gtk_widget_set_visible (GTK_WIDGET (self->documents_list), plans != NULL && plans->len > 0);
 }
 
-/* Versions a turn replaced before it was saved are not in the history:
- * one line names them and says why, so no one wonders where v3 went. */
+/* Versions not listed: those a turn replaced before it was saved, and of
+ * another agent's long history the older ones, each said in one line. */
 static void
 pd_history_view_update_gaps (PdHistoryView *self)
 {
-  GListModel *model = G_LIST_MODEL (self->versions);
-  g_autoptr(GString) missing = g_string_new (NULL);
-  guint n_missing = 0;
-  guint n_named = 0;
-  gint64 previous = 0;
-  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
-    {
-      g_autoptr(PdPlanVersionItem) item = g_list_model_get_item (model, i);
-      gint64 version = pd_plan_version_item_get_version (item);
+  g_autofree char *gaps = pd_plan_version_item_describe_gaps (G_LIST_MODEL (self->versions));
+  g_autofree char *older = pd_plan_version_item_describe_older (G_LIST_MODEL (self->versions));
 
-      if (i > 0 && version > previous + 1)
-        {
-          n_missing += (guint) MIN (version - previous - 1, (gint64) G_MAXUINT / 4);
-          /* The first few are named, the rest counted. */
-          for (gint64 v = previous + 1; v < version && n_named < 5; v++)
-            {
-              if (n_named > 0)
-                g_string_append (missing, ", ");
-              g_string_append_printf (missing, "v%lld", (long long) v);
-              n_named++;
-            }
-        }
-      previous = version;
-    }
-
-  if (n_missing > n_named)
-    {
-      /* Translators: more versions not listed than are named */
-      g_string_append_printf (missing, g_dngettext (GETTEXT_PACKAGE, " and %u more", " and %u more",
-                                                    n_missing - n_named), n_missing - n_named);
-    }
-
-  if (n_missing > 0)
-    {
-      g_autofree char *text = NULL;
-
-      /* Translators: %s names the versions, e.g. "v3, v7" */
-      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                           "Not listed: %s. The plan changed more than once in one turn, "
-                                           "and each turn keeps only its last version.",
-                                           "Not listed: %s. The plan changed more than once in one turn, "
-                                           "and each turn keeps only its last version.", n_missing),
-                              missing->str);
-      gtk_label_set_text (self->gaps_label, text);
-    }
-  gtk_widget_set_visible (GTK_WIDGET (self->gaps_label), n_missing > 0);
+  gtk_label_set_text (self->gaps_label, gaps ? gaps : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->gaps_label), gaps != NULL);
+  gtk_label_set_text (self->older_label, older ? older : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->older_label), older != NULL);
 }
 
 static void
@@ -1055,6 +1017,7 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
                                                "/io/github/plandeck/Plandeck/ui/pd-history-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, paned);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, versions_pane);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, older_label);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, version_list);

@@ -210,3 +210,88 @@ pd_plan_version_item_get_n_cancelled (PdPlanVersionItem *self)
   g_return_val_if_fail (PD_IS_PLAN_VERSION_ITEM (self), 0);
   return self->n_cancelled;
 }
+
+/**
+ * pd_plan_version_item_describe_gaps:
+ * @versions: the history's PdPlanVersionItems, oldest first
+ *
+ * Versions a turn replaced before it was saved are not in the history: one
+ * line names them and says why, so no one wonders where v3 went.
+ *
+ * Returns: (transfer full) (nullable): that line, or %NULL with no gap
+ */
+char *
+pd_plan_version_item_describe_gaps (GListModel *versions)
+{
+  g_autoptr(GString) missing = g_string_new (NULL);
+  guint n_missing = 0;
+  guint n_named = 0;
+  gint64 previous = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (versions); i++)
+    {
+      g_autoptr(PdPlanVersionItem) item = g_list_model_get_item (versions, i);
+      gint64 version = pd_plan_version_item_get_version (item);
+
+      if (i > 0 && version > previous + 1)
+        {
+          n_missing += (guint) MIN (version - previous - 1, (gint64) G_MAXUINT / 4);
+          /* The first few are named, the rest counted. */
+          for (gint64 v = previous + 1; v < version && n_named < 5; v++)
+            {
+              if (n_named > 0)
+                g_string_append (missing, ", ");
+              g_string_append_printf (missing, "v%lld", (long long) v);
+              n_named++;
+            }
+        }
+      previous = version;
+    }
+
+  if (n_missing == 0)
+    return NULL;
+  if (n_missing > n_named)
+    {
+      /* Translators: more versions not listed than are named */
+      g_string_append_printf (missing, g_dngettext (GETTEXT_PACKAGE, " and %u more", " and %u more",
+                                                    n_missing - n_named), n_missing - n_named);
+    }
+  /* Translators: %s names the versions, e.g. "v3, v7" */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "Not listed: %s. The plan changed more than once in one turn, "
+                                       "and each turn keeps only its last version.",
+                                       "Not listed: %s. The plan changed more than once in one turn, "
+                                       "and each turn keeps only its last version.", n_missing),
+                          missing->str);
+}
+
+/**
+ * pd_plan_version_item_describe_older:
+ * @versions: the history's PdPlanVersionItems, oldest first
+ *
+ * Another agent's long history lists its newest versions only, numbered
+ * among all (pd_session_reads_list_plan_versions()): the older ones are
+ * said above the list (tried as an attacker would: a session of 90,003
+ * versions began at v89004 with no word of the others).
+ *
+ * Returns: (transfer full) (nullable): "N older versions not shown", or
+ *   %NULL when the history is whole
+ */
+char *
+pd_plan_version_item_describe_older (GListModel *versions)
+{
+  g_autoptr(PdPlanVersionItem) first = NULL;
+  gint64 older;
+
+  if (g_list_model_get_n_items (versions) < PD_PLAN_VERSION_ITEM_HISTORY_MAX
+      || !(first = g_list_model_get_item (versions, 0)))
+    return NULL;
+  older = pd_plan_version_item_get_version (first) - 1;
+  if (older <= 0)
+    return NULL;
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "%lld older version not shown",
+                                       "%lld older versions not shown",
+                                       (gulong) MIN (older, (gint64) G_MAXULONG)),
+                          (long long) older);
+}

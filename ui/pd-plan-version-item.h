@@ -22,4 +22,10 @@ const PdPlanState *pd_plan_version_item_get_state      (PdPlanVersionItem *self)
 const char        *pd_plan_version_item_get_label      (PdPlanVersionItem *self);
 guint              pd_plan_version_item_get_n_cancelled (PdPlanVersionItem *self);
 
+/* What a history of many versions lists: the newest this many
+ * (PD_TRANSCRIPT_PAGES_HISTORY_MAX of another agent's transcript). */
+#define PD_PLAN_VERSION_ITEM_HISTORY_MAX 1000
+char              *pd_plan_version_item_describe_gaps  (GListModel        *versions);
+char              *pd_plan_version_item_describe_older (GListModel        *versions);
+
 G_END_DECLS

@@ -18,6 +18,7 @@
 #include "pd-plan-version-item.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
+#include "pd-transcript-pages.h"
 
 /* First strong isolate and pop directional isolate, in UTF-8: the plan's
  * text in our sentences sits inside them. */
@@ -544,6 +545,82 @@ test_history_names_imported_items (void)
   pd_test_destroy_window (window, view);
 }
 
+
+/* --- another agent's long history ------------------------------------------ */
+
+G_STATIC_ASSERT (PD_PLAN_VERSION_ITEM_HISTORY_MAX == PD_TRANSCRIPT_PAGES_HISTORY_MAX);
+
+/* Tried as an attacker would: a Qwen Code session of 90,003 plan versions
+ * listed v89004…v90003 and said nothing of the others.  Its History says
+ * how many older versions are not shown, above the list, at a phone's
+ * width too. */
+static void
+test_history_says_older_versions_not_shown (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *dir = g_dir_make_tmp ("pd-history-XXXXXX", &error);
+  g_autofree char *chats = g_build_filename (dir, "chats", NULL);
+  g_autofree char *path = g_build_filename (chats, "s1.jsonl", NULL);
+  const char *paths[2] = { dir, NULL };
+  const char *head = "{\"uuid\":\"u\",\"sessionId\":\"s1\",\"timestamp\":\"2026-04-02T08:00:00.000Z\",\"cwd\":\"/w\",";
+  const guint n_calls = PD_TRANSCRIPT_PAGES_HISTORY_MAX + 5;
+  GtkWidget *view = pd_history_view_new ();
+  GtkWidget *label;
+  GtkWindow *window;
+  CountWait wait;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < n_calls; i++)
+    g_string_append_printf (text,
+                            "%s\"type\":\"assistant\",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":"
+                            "\"Tidy the shop\",\"status\":\"%s\"}]}}}]}}\n"
+                            "%s\"type\":\"tool_result\",\"message\":{\"role\":\"user\",\"parts\":[{\"functionResponse\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},"
+                            "\"toolCallResult\":{\"callId\":\"c%u\",\"status\":\"success\"}}\n",
+                            head, i, i % 2 ? "completed" : "in_progress", head, i, i);
+  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+  g_assert_no_error (error);
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (db->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+
+  window = pd_test_present (view, 1000, 760);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = PD_TRANSCRIPT_PAGES_HISTORY_MAX;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_flush (view);
+  label = pd_test_find_first (view, is_mapped_label_with_prefix, "5 older versions not shown");
+  g_assert_nonnull (label);
+  /* Not a gap between versions: none is said. */
+  g_assert_null (pd_test_find_first (view, is_mapped_label_with_prefix, "Not listed:"));
+  pd_test_screenshot (GTK_WIDGET (window), "history-older-versions");
+
+  /* At a phone's width (the window folds it narrow): still said, whole. */
+  pd_history_view_set_narrow (PD_HISTORY_VIEW (view), TRUE);
+  gtk_window_set_default_size (window, 360, 640);
+  pd_test_flush (view);
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_true (gtk_widget_get_mapped (label));
+  g_assert_cmpint (gtk_widget_get_width (label), <=, 360);
+  g_assert_false (gtk_label_get_ellipsize (GTK_LABEL (label)) != PANGO_ELLIPSIZE_NONE);
+  pd_test_screenshot (GTK_WIDGET (window), "history-older-versions-narrow");
+
+  pd_test_destroy_window (window, view);
+  g_remove (path);
+  g_rmdir (chats);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -557,6 +634,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/history-view/lists-approved-plans", test_history_lists_approved_plans);
   g_test_add_func ("/pd/ui/history-view/says-why-versions-are-missing", test_history_says_why_versions_are_missing);
   g_test_add_func ("/pd/ui/history-view/names-imported-items", test_history_names_imported_items);
+  g_test_add_func ("/pd/ui/history-view/says-older-versions-not-shown", test_history_says_older_versions_not_shown);
 
   return g_test_run ();
 }
