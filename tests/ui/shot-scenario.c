@@ -9,13 +9,18 @@
  * "approval" (a replayed run asking to write a file), "review" (a
  * replayed run in plan mode proposing a plan) or "page" (the session
  * PD_SHOT_SESSION on its page PD_SHOT_PAGE: now, transcript, events or
- * history).  FOLDER is the working
+ * history) or "pages" (the session PD_SHOT_SESSION, each page in turn for
+ * PD_SHOT_DWELL seconds, 20 by default; then it prints its peak RSS and the
+ * longest the main loop was held, and quits: the figures of a long
+ * session's window in tests/README.md).  FOLDER is the working
  * directory of the runs; the replay files are written there.  It runs until
  * killed.  take-screenshots.sh captures the windows.
  */
 #define G_LOG_DOMAIN "shot-scenario"
 
 #include "config.h"
+
+#include <stdlib.h>
 
 #include <glib/gstdio.h>
 
@@ -88,6 +93,73 @@ show_page (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* --- "pages": a session's pages visited, measured ------------------------ */
+
+static const char *visit_pages[] = { "now", "transcript", "events", "history" };
+static guint visit_next;
+static gint64 last_tick;
+static gint64 longest_stall;
+
+static gboolean
+on_tick (gpointer user_data)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (last_tick > 0 && now - last_tick > longest_stall)
+    longest_stall = now - last_tick;
+  last_tick = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+print_peak (void)
+{
+  g_autofree char *status = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return;
+  lines = g_strsplit (status, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "VmHWM:") || g_str_has_prefix (lines[i], "VmRSS:"))
+      g_print ("%s\n", lines[i]);
+  /* The tick is every 10 ms: a stall is what the main loop took beyond. */
+  g_print ("longest main-loop stall: %lld ms\n", (long long) (longest_stall / 1000));
+}
+
+static gboolean
+visit_next_page (gpointer user_data)
+{
+  PdWindow *window = user_data;
+  GtkWidget *views = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+
+  if (visit_next == G_N_ELEMENTS (visit_pages))
+    {
+      print_peak ();
+      g_application_quit (g_application_get_default ());
+      return G_SOURCE_REMOVE;
+    }
+  g_print ("page %s\n", visit_pages[visit_next]);
+  adw_view_stack_set_visible_child_name (ADW_VIEW_STACK (views), visit_pages[visit_next++]);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+visit_pages_start (gpointer user_data)
+{
+  PdWindow *window = user_data;
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+  const char *dwell = g_getenv ("PD_SHOT_DWELL");
+
+  if (!pd_session_list_select (PD_SESSION_LIST (list), g_getenv ("PD_SHOT_SESSION")))
+    return G_SOURCE_CONTINUE;
+  g_print ("selected\n");
+  visit_next_page (window);
+  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, dwell ? (guint) atoi (dwell) : 20, visit_next_page,
+                              window, g_object_unref);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 enter_scenario (gpointer user_data)
 {
@@ -112,6 +184,11 @@ enter_scenario (gpointer user_data)
   else if (g_str_equal (scenario, "page"))
     {
       g_timeout_add (100, show_page, g_object_ref (window));
+    }
+  else if (g_str_equal (scenario, "pages"))
+    {
+      g_timeout_add (10, on_tick, NULL);
+      g_timeout_add (100, visit_pages_start, g_object_ref (window));
     }
 
   g_object_unref (window);
