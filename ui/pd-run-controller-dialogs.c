@@ -12,6 +12,7 @@
 
 #include "pd-exit-plan-mode-tool.h"
 #include "pd-run-controller-private.h"
+#include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
 
 Question *
@@ -238,7 +239,10 @@ approval_details (Question *question)
   g_autofree char *scope = always_scope (question->tool);
   const char *shown = question->preview != NULL && question->preview[0] != '\0'
                       ? question->preview : question->text;
-  g_autofree char *text = g_strdup (shown);
+  /* An endpoint's preview is its own text: every character that could
+   * make it read as something else is named here (long padding, look-alike
+   * spaces), as the Overview's cards do. */
+  g_autofree char *text = pd_safe_text_approval (shown != NULL ? shown : "");
 
   /* The preview ends its last line; a label would show an empty one. */
   if (g_str_has_suffix (text, "\n"))

@@ -88,6 +88,7 @@ pd_run_controller_ask_remote (PdRunController   *self,
   pd_run_controller_set_activity (self, waiting);
 
   question = _pd_run_question_new (QUESTION_APPROVAL, self->channel, run->approval_tool, run->approval_command);
+  question->preview = g_strdup (run->approval_preview);
   question->remote_run = pd_remote_run_copy (run);
   g_ptr_array_add (self->questions, question);
   _pd_run_controller_ask_approval (self, question);

@@ -47,6 +47,7 @@ pd_remote_run_new_from_json (JsonObject *object)
     {
       self->approval_tool = nonempty (approval, "tool");
       self->approval_command = nonempty (approval, "command");
+      self->approval_preview = nonempty (approval, "preview");
       if (self->approval_tool == NULL)
         self->approval_tool = g_strdup ("");
       if (self->approval_command == NULL)
@@ -68,6 +69,7 @@ pd_remote_run_copy (const PdRemoteRun *self)
   copy->approval_id = g_strdup (self->approval_id);
   copy->approval_tool = g_strdup (self->approval_tool);
   copy->approval_command = g_strdup (self->approval_command);
+  copy->approval_preview = g_strdup (self->approval_preview);
   return copy;
 }
 
@@ -84,6 +86,7 @@ pd_remote_run_free (PdRemoteRun *self)
   g_free (self->approval_id);
   g_free (self->approval_tool);
   g_free (self->approval_command);
+  g_free (self->approval_preview);
   g_free (self);
 }
 

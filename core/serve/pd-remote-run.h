@@ -27,6 +27,7 @@ typedef struct
   char *approval_id;
   char *approval_tool;
   char *approval_command;
+  char *approval_preview;  /* (nullable) what the call changes, several lines */
 } PdRemoteRun;
 
 GType        pd_remote_run_get_type  (void) G_GNUC_CONST;

@@ -27,6 +27,7 @@ struct _Approval
   char            *tool;
   char            *command;       /* what the summary says after "tool: " */
   char            *description;   /* "tool=NAME" but for commands, as odek */
+  char            *preview;       /* (nullable) pd_tool_preview(): what the call changes */
   const char      *risk;
   gboolean         allow_trust;
 
@@ -50,12 +51,15 @@ risk_of (const char *tool)
  * _pd_server_approval_new:
  * @summary: pd_approver_summarize()'s line ("shell: make check"): never a
  *   file's contents
+ * @preview: (nullable): pd_tool_preview(): the lines an edit takes out and
+ *   puts in, a file's content, a command and its folder
  *
  * Any thread.
  */
 Approval *
 _pd_server_approval_new (const char *tool,
-                         const char *summary)
+                         const char *summary,
+                         const char *preview)
 {
   Approval *approval = g_new0 (Approval, 1);
   g_autofree char *prefix = g_strdup_printf ("%s: ", tool);
@@ -67,6 +71,7 @@ _pd_server_approval_new (const char *tool,
   approval->command = g_strdup (summary && g_str_has_prefix (summary, prefix) ? summary + strlen (prefix)
                                                                              : summary ? summary : "");
   approval->description = g_strcmp0 (tool, "shell") == 0 ? g_strdup ("") : g_strdup_printf ("tool=%s", tool);
+  approval->preview = g_strdup (preview);
   approval->risk = risk_of (tool);
   /* odek: no trust for destructive, blocked or unknown classes. */
   approval->allow_trust = strcmp (approval->risk, "unknown") != 0;
@@ -92,6 +97,7 @@ _pd_server_approval_unref (Approval *approval)
   g_free (approval->tool);
   g_free (approval->command);
   g_free (approval->description);
+  g_free (approval->preview);
   g_mutex_clear (&approval->mutex);
   g_cond_clear (&approval->cond);
   g_free (approval);
@@ -196,6 +202,9 @@ _pd_server_approval_to_json (Approval *approval)
   json_object_set_string_member (object, "risk", approval->risk);
   json_object_set_string_member (object, "command", approval->command);
   json_object_set_string_member (object, "description", approval->description);
+  /* Plandeck's own: what the call changes, for a dialog to show whole. */
+  if (approval->preview != NULL)
+    json_object_set_string_member (object, "preview", approval->preview);
   json_object_set_boolean_member (object, "is_operation", FALSE);
   json_object_set_boolean_member (object, "allow_trust", approval->allow_trust);
   return object;

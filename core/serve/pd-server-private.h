@@ -232,7 +232,8 @@ void        _pd_server_handle_events      (PdServer          *self,
 
 /* pd-server-approval.c; any thread */
 Approval   *_pd_server_approval_new       (const char        *tool,
-                                           const char        *summary);
+                                           const char        *summary,
+                                           const char        *preview);
 Approval   *_pd_server_approval_ref       (Approval          *approval);
 void        _pd_server_approval_unref     (Approval          *approval);
 const char *_pd_server_approval_get_id    (Approval          *approval);

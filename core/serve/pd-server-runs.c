@@ -423,7 +423,7 @@ on_run_approve (const char *tool,
   if (self == NULL)
     return FALSE;
 
-  approval = _pd_server_approval_new (tool, summary);
+  approval = _pd_server_approval_new (tool, summary, preview);
   note = g_new0 (Note, 1);
   note->kind = NOTE_APPROVAL_OPEN;
   note->approval = _pd_server_approval_ref (approval);

@@ -309,7 +309,9 @@ check_remote_run_approved (PdApplication *app,
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
   command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
   g_assert_nonnull (command);
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "one.txt"));
+  /* What the write puts in the file, as a local run's dialog shows it:
+   * the endpoint sends its preview. */
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (command)), ==, "one.txt\n(a new file)\n+ 1");
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
   g_assert_false (project_file_exists (fixture, "one.txt"));
   respond (dialog, "deny");
