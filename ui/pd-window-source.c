@@ -860,3 +860,88 @@ _pd_window_class_source_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, pd_window_unfolded);
 }
+
+/* --- an endpoint's address ------------------------------------------ */
+
+/* The value of the last token parameter (any case of its name) of
+ * @params, %NULL when none; the other parameters appended to @rest. */
+static char *
+take_token_param (const char *params,
+                  GString    *rest)
+{
+  GUriParamsIter iter;
+  char *key = NULL;
+  char *value = NULL;
+  char *token = NULL;
+
+  g_uri_params_iter_init (&iter, params, -1, "&", G_URI_PARAMS_NONE);
+  while (g_uri_params_iter_next (&iter, &key, &value, NULL))
+    {
+      /* Any case: ps hides ?TOKEN= as a token, so it never stays in the stored, shown address. */
+      if (key != NULL && g_ascii_strcasecmp (key, "token") == 0)
+        {
+          g_free (token);
+          token = g_steal_pointer (&value);
+        }
+      else if (rest != NULL)
+        {
+          g_autofree char *k = g_uri_escape_string (key, NULL, FALSE);
+          g_autofree char *v = g_uri_escape_string (value ? value : "", NULL, FALSE);
+
+          g_string_append_printf (rest, "%s%s=%s", rest->len ? "&" : "", k, v);
+        }
+      g_clear_pointer (&key, g_free);
+      g_clear_pointer (&value, g_free);
+    }
+  return token;
+}
+
+/**
+ * pd_window_split_endpoint_url:
+ * @url: an endpoint URL, perhaps with `?token=…` as `serve` prints it
+ * @token: (out) (optional) (nullable): the token of the URL, or %NULL
+ *
+ * The address without what could hold a secret: its token parameter (any
+ * case), its user and password (`http://u:TOKEN@host/`) and its fragment
+ * (`#token=…`).  A token written into the `sources` setting in either of
+ * the last two forms stayed there in clear and was shown in Preferences
+ * (tried as an attacker would).  The token is the query's, else the
+ * fragment's, else the password.
+ *
+ * Returns: (transfer full): @url without them
+ */
+char *
+pd_window_split_endpoint_url (const char  *url,
+                              char       **token)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_ENCODED_QUERY | G_URI_FLAGS_ENCODED_FRAGMENT |
+                                          G_URI_FLAGS_HAS_PASSWORD, NULL);
+  g_autoptr(GString) query = NULL;
+  g_autoptr(GUri) stripped = NULL;
+  g_autofree char *found = NULL;
+
+  if (token != NULL)
+    *token = NULL;
+
+  if (uri == NULL ||
+      (g_uri_get_query (uri) == NULL && g_uri_get_userinfo (uri) == NULL && g_uri_get_fragment (uri) == NULL))
+    return g_strdup (url);
+
+  query = g_string_new (NULL);
+  if (g_uri_get_query (uri) != NULL)
+    found = take_token_param (g_uri_get_query (uri), query);
+  if (found == NULL && g_uri_get_fragment (uri) != NULL)
+    found = take_token_param (g_uri_get_fragment (uri), NULL);
+  if (found == NULL && g_uri_get_password (uri) != NULL)
+    found = g_uri_unescape_string (g_uri_get_password (uri), NULL);
+  if (token != NULL)
+    *token = g_steal_pointer (&found);
+  else if (found != NULL)
+    explicit_bzero (found, strlen (found));
+
+  stripped = g_uri_build (G_URI_FLAGS_ENCODED_QUERY, g_uri_get_scheme (uri), NULL,
+                          g_uri_get_host (uri), g_uri_get_port (uri), g_uri_get_path (uri),
+                          query->len ? query->str : NULL, NULL);
+
+  return g_uri_to_string (stripped);
+}
