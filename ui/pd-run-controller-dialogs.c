@@ -405,6 +405,37 @@ pd_run_controller_get_approval_text (PdRunController *self,
   return NULL;
 }
 
+/**
+ * pd_run_controller_get_approval_preview:
+ * @session_id: the session whose run asks
+ * @serial: the question's number, from #PdRunController::approval-asked
+ *
+ * What approval question @serial's dialog shows: the call's preview (the
+ * lines an edit takes out and puts in, a write's content, a command and
+ * its folder), else its one-line summary.  The Overview's card shows it
+ * beside its own Approve Once (or Review… when it is too long for a card).
+ *
+ * Returns: (transfer none) (nullable): %NULL when that question is not open
+ */
+const char *
+pd_run_controller_get_approval_preview (PdRunController *self,
+                                        const char      *session_id,
+                                        guint            serial)
+{
+  g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
+
+  if (session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
+    return NULL;
+  for (guint i = 0; i < self->questions->len; i++)
+    {
+      Question *question = g_ptr_array_index (self->questions, i);
+
+      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL && question->serial == serial)
+        return question->preview != NULL && question->preview[0] != '\0' ? question->preview : question->text;
+    }
+  return NULL;
+}
+
 /* A small markdown rendering with text tags: headings, bullets and code
  * blocks.  The text is inserted as text; nothing is read as markup. */
 static void

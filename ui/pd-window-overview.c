@@ -138,7 +138,7 @@ on_approval_asked (PdWindow   *self,
    * offered Approve Once with none (tried as an attacker would). */
   if (own_source (self) != NULL && session_id != NULL)
     pd_overview_set_local_approval (self->overview, own_source (self), session_id, tool,
-                                    self->runs != NULL ? pd_run_controller_get_approval_text (self->runs, session_id, serial) : NULL,
+                                    self->runs != NULL ? pd_run_controller_get_approval_preview (self->runs, session_id, serial) : NULL,
                                     serial);
 }
 
