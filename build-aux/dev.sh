@@ -114,10 +114,14 @@ proofs() {
   #    definite leaks (meson names the log proofs-valgrind).  The search
   #    test over 42000 messages is skipped there (pure SQLite volume: two
   #    minutes under valgrind); it runs in the plain and sanitizer runs.
+  #    So are the long-transcript parts and export (tens of megabytes read,
+  #    over ten minutes under valgrind) and the Overview's pushed cards
+  #    (it counts refetches against the stream's timing, which valgrind's
+  #    slowness changes).
   stage_begin "valgrind"
   meson test -C "$builddir" --suite core-c --print-errorlogs --timeout-multiplier 5 --logbase proofs \
     --wrap="valgrind --quiet --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1 --num-callers=30" \
-    --test-args="-s /pd/store/list/common-term" >/dev/null || ok=1
+    --test-args="-s /pd/store/list/common-term -s /pd/import-pages-bounded/transcript-parts -s /pd/import-pages-bounded/export-streams -s /pd/overview/pushed" >/dev/null || ok=1
   summary "valgrind (core C tests)" "$builddir/meson-logs/proofs-valgrind.json"
   stage_end
 

@@ -252,7 +252,7 @@ test_index (void)
   pd_import_scanner_set_vscode_dir (scanner, storage);
   {
     g_autofree char *fifo = g_build_filename (db_dir, "gemini-tmp", NULL);
-    GPtrArray *skips;
+    g_autoptr(GPtrArray) skips = NULL;
     gboolean named = FALSE;
 
     g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);

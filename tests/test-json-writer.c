@@ -177,8 +177,10 @@ test_hostile (void)
 
   /* Bare values at the top. */
   {
-    g_autoptr(JsonNode) empty_array = json_node_init_array (json_node_alloc (), json_array_new ());
-    g_autoptr(JsonNode) empty_object = json_node_init_object (json_node_alloc (), json_object_new ());
+    g_autoptr(JsonArray) array = json_array_new ();
+    g_autoptr(JsonObject) object = json_object_new ();
+    g_autoptr(JsonNode) empty_array = json_node_init_array (json_node_alloc (), array);
+    g_autoptr(JsonNode) empty_object = json_node_init_object (json_node_alloc (), object);
     g_autoptr(JsonNode) null = json_node_init_null (json_node_alloc ());
     JsonNode *tops[] = { empty_array, empty_object, null };
 

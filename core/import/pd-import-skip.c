@@ -59,7 +59,14 @@ pd_import_skips_to_json (GPtrArray *skips)
       json_object_set_string_member (object, "reason", skip->reason);
       json_array_add_object_element (array, object);
     }
-  return json_node_init_array (json_node_alloc (), array);
+  {
+    /* The node takes the array: json_node_init_array() took a reference of
+     * its own, and the array leaked (valgrind). */
+    JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+    json_node_take_array (node, array);
+    return node;
+  }
 }
 
 void
