@@ -331,6 +331,24 @@ _pd_run_controller_ask_approval (PdRunController *self,
   _pd_run_controller_emit_approval (self, question->tool, question->serial);
 }
 
+/* Approval question @serial of @session_id's run, if it is still open. */
+static Question *
+find_open_approval (PdRunController *self,
+                    const char      *session_id,
+                    guint            serial)
+{
+  if (session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
+    return NULL;
+  for (guint i = 0; i < self->questions->len; i++)
+    {
+      Question *question = g_ptr_array_index (self->questions, i);
+
+      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL && question->serial == serial)
+        return question;
+    }
+  return NULL;
+}
+
 /**
  * pd_run_controller_answer_approval:
  * @session_id: the session whose run asks
@@ -350,28 +368,20 @@ pd_run_controller_answer_approval (PdRunController *self,
                                    guint            serial,
                                    gboolean         allow)
 {
+  Question *question;
+  GtkWidget *dialog;
+
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), FALSE);
 
-  if (session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
+  question = find_open_approval (self, session_id, serial);
+  if (question == NULL)
     return FALSE;
-
-  for (guint i = 0; i < self->questions->len; i++)
-    {
-      Question *question = g_ptr_array_index (self->questions, i);
-
-      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL && question->serial == serial)
-        {
-          GtkWidget *dialog = question->dialog;
-
-          /* The response answers (and may free the question); the dialog,
-           * answered elsewhere, goes. */
-          adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), allow ? "once" : "deny");
-          gtk_window_destroy (GTK_WINDOW (dialog));
-          return TRUE;
-        }
-    }
-
-  return FALSE;
+  /* The response answers (and may free the question); the dialog,
+   * answered elsewhere, goes. */
+  dialog = question->dialog;
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), allow ? "once" : "deny");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  return TRUE;
 }
 
 /**
@@ -391,18 +401,12 @@ pd_run_controller_get_approval_text (PdRunController *self,
                                      const char      *session_id,
                                      guint            serial)
 {
+  Question *question;
+
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
 
-  if (session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
-    return NULL;
-  for (guint i = 0; i < self->questions->len; i++)
-    {
-      Question *question = g_ptr_array_index (self->questions, i);
-
-      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL && question->serial == serial)
-        return question->text;
-    }
-  return NULL;
+  question = find_open_approval (self, session_id, serial);
+  return question != NULL ? question->text : NULL;
 }
 
 /**
@@ -422,18 +426,14 @@ pd_run_controller_get_approval_preview (PdRunController *self,
                                         const char      *session_id,
                                         guint            serial)
 {
+  Question *question;
+
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
 
-  if (session_id == NULL || g_strcmp0 (session_id, self->session_id) != 0)
+  question = find_open_approval (self, session_id, serial);
+  if (question == NULL)
     return NULL;
-  for (guint i = 0; i < self->questions->len; i++)
-    {
-      Question *question = g_ptr_array_index (self->questions, i);
-
-      if (question->kind == QUESTION_APPROVAL && question->dialog != NULL && question->serial == serial)
-        return question->preview != NULL && question->preview[0] != '\0' ? question->preview : question->text;
-    }
-  return NULL;
+  return question->preview != NULL && question->preview[0] != '\0' ? question->preview : question->text;
 }
 
 /* A small markdown rendering with text tags: headings, bullets and code
