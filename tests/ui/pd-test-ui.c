@@ -58,6 +58,40 @@ pd_test_reset_settings (void)
     g_settings_reset (settings, keys[i]);
 }
 
+/**
+ * pd_test_copy_tree:
+ * @from: a folder of fixtures
+ * @to: where the copy goes (made with its parents)
+ *
+ * Copies @from and everything below it to @to, files byte for byte.
+ */
+void
+pd_test_copy_tree (const char *from,
+                   const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *src = g_build_filename (from, name, NULL);
+      g_autofree char *dst = g_build_filename (to, name, NULL);
+
+      if (g_file_test (src, G_FILE_TEST_IS_DIR))
+        pd_test_copy_tree (src, dst);
+      else
+        {
+          g_autofree char *data = NULL;
+          gsize len = 0;
+
+          g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+          g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
+        }
+    }
+}
+
 void
 pd_test_flush (GtkWidget *widget)
 {

@@ -19,33 +19,6 @@
 
 static char *home;
 
-static void
-copy_tree (const char *from,
-           const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *src = g_build_filename (from, name, NULL);
-      g_autofree char *dst = g_build_filename (to, name, NULL);
-
-      if (g_file_test (src, G_FILE_TEST_IS_DIR))
-        copy_tree (src, dst);
-      else
-        {
-          g_autofree char *data = NULL;
-          gsize len = 0;
-
-          g_assert_true (g_file_get_contents (src, &data, &len, NULL));
-          g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
-        }
-    }
-}
-
 /* Copies the fixture folder @fixture (under PD_FIXTURES_DIR) to @place
  * (under the test's home). */
 static void
@@ -56,7 +29,7 @@ place_fixture (const char *fixture,
   g_autofree char *to = g_build_filename (home, place, NULL);
 
   g_assert_true (g_file_test (from, G_FILE_TEST_IS_DIR));
-  copy_tree (from, to);
+  pd_test_copy_tree (from, to);
 }
 
 /* Each case starts on a new default database. */

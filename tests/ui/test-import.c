@@ -13,33 +13,6 @@
 #include "pd-local-source.h"
 #include "pd-test-ui.h"
 
-static void
-copy_tree (const char *from,
-           const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *src = g_build_filename (from, name, NULL);
-      g_autofree char *dst = g_build_filename (to, name, NULL);
-
-      if (g_file_test (src, G_FILE_TEST_IS_DIR))
-        copy_tree (src, dst);
-      else
-        {
-          g_autofree char *data = NULL;
-          gsize len = 0;
-
-          g_assert_true (g_file_get_contents (src, &data, &len, NULL));
-          g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
-        }
-    }
-}
-
 static gboolean
 has_css_class (GtkWidget     *widget,
                gconstpointer  data)
@@ -139,7 +112,7 @@ test_import_from_window (gconstpointer project_folder)
   source = g_build_filename (fixtures, "claude-code", project, NULL);
   g_assert_true (g_file_test (source, G_FILE_TEST_IS_DIR));
   target = g_build_filename (projects, project, NULL);
-  copy_tree (source, target);
+  pd_test_copy_tree (source, target);
   {
     g_autofree char *claude = g_build_filename (home, "claude", NULL);
     g_autofree char *codex = g_build_filename (home, "codex", NULL);

@@ -59,33 +59,6 @@ typedef struct
   int             width;     /* 0: the default size */
 } PagesRun;
 
-static void
-copy_tree (const char *from,
-           const char *to)
-{
-  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *src = g_build_filename (from, name, NULL);
-      g_autofree char *dst = g_build_filename (to, name, NULL);
-
-      if (g_file_test (src, G_FILE_TEST_IS_DIR))
-        copy_tree (src, dst);
-      else
-        {
-          g_autofree char *data = NULL;
-          gsize len = 0;
-
-          g_assert_true (g_file_get_contents (src, &data, &len, NULL));
-          g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
-        }
-    }
-}
-
 static PdSessionList *
 session_list (PdWindow *window)
 {
@@ -478,17 +451,17 @@ make_home (const char *fixtures,
   /* GLib reads XDG_DATA_HOME once: main() set it to a folder of this test. */
   g_autofree char *opencode_to = g_build_filename (g_get_user_data_dir (), "opencode", "storage", NULL);
 
-  copy_tree (claude_from, claude_to);
+  pd_test_copy_tree (claude_from, claude_to);
   /* The shared recordings hold Codex and OpenCode files in no agent's
    * layout: only what is laid out as the agents store it is copied. */
   {
     g_autofree char *codex_sessions = g_build_filename (codex_from, "sessions", NULL);
 
     if (g_file_test (codex_sessions, G_FILE_TEST_IS_DIR))
-      copy_tree (codex_from, codex);
+      pd_test_copy_tree (codex_from, codex);
   }
   if (g_file_test (opencode_from, G_FILE_TEST_IS_DIR))
-    copy_tree (opencode_from, opencode_to);
+    pd_test_copy_tree (opencode_from, opencode_to);
   g_setenv ("CLAUDE_CONFIG_DIR", claude, TRUE);
   g_setenv ("CODEX_HOME", codex, TRUE);
 
