@@ -525,10 +525,13 @@ on_approval_asked (PdNotifier *self,
   if (session_id == NULL)
     return;
 
-  /* What it asks about, as the dialog shows it.  Approve Once is offered
-   * only for a request the body shows whole, on one line: it approved a
-   * command the notification never showed (tried as an attacker would). */
-  if (self->runs != NULL)
+  /* What it asks about.  Approve Once is offered only for a request the
+   * body shows whole, on one line: it approved a command the notification
+   * never showed (tried as an attacker would).  An edit's or a write's
+   * summary names the file alone, its change is shown only in the dialog:
+   * Approve Once on "Edit file X" ran an edit nobody saw (tried as an
+   * attacker would), so such a request is never approved from here. */
+  if (self->runs != NULL && pd_approver_summary_is_whole (tool))
     asked = pd_safe_text_approval (pd_run_controller_get_approval_text (self->runs, session_id, serial));
   whole = asked != NULL && asked[0] != '\0' && strchr (asked, '\n') == NULL &&
           g_utf8_strlen (asked, -1) <= NOTIFY_QUOTE_CHARS;

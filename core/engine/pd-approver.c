@@ -465,6 +465,26 @@ pd_approver_summarize (PdTool     *tool,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/**
+ * pd_approver_summary_is_whole:
+ * @tool: (nullable): the name of the tool a question asks about
+ *
+ * Whether the one-line summary of a call of @tool says all the call asks:
+ * a shell command's does (the command is all the model chose; the folder
+ * is its session's).  An edit's or a write's does not: it names the file
+ * and counts bytes, and the text it puts in is only in pd_tool_preview(),
+ * as is everything of a tool this file does not know (an endpoint's
+ * "command" for one is a path or a URL).  A question whose summary is not
+ * whole is never approved from where only the summary is shown.
+ *
+ * Returns: whether the summary is the whole request
+ */
+gboolean
+pd_approver_summary_is_whole (const char *tool)
+{
+  return g_strcmp0 (tool, "shell") == 0;
+}
+
 static gboolean
 write_all (int         fd,
            const char *text)

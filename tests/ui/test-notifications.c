@@ -368,15 +368,19 @@ fixture_new (void)
   fixture->replay_write = g_build_filename (fixture->dir, "write.json", NULL);
   fixture->replay_fail = g_build_filename (fixture->dir, "fail.json", NULL);
   fixture->replay_two = g_build_filename (fixture->dir, "two.json", NULL);
+  /* A command (answered in the dialog), a short write (its change is not
+   * in a notification: no Approve Once there) and a command too long for
+   * one line of the body. */
   g_assert_true (g_file_set_contents (fixture->replay_two,
     "{\"label\": \"test: two writes\", \"turns\": ["
-    " {\"content\": \"First.\", \"delay_ms\": 2000, \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"first.txt\", \"content\": \"1\\n\"}}]},"
-    " {\"content\": \"Second.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"second-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.txt\", \"content\": \"2\\n\"}}]},"
+    " {\"content\": \"First.\", \"delay_ms\": 2000, \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo 1 > first.txt\"}}]},"
+    " {\"content\": \"Second.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"second.txt\", \"content\": \"2\\n\"}}]},"
+    " {\"content\": \"Third.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo 3 > third-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.txt\"}}]},"
     " {\"content\": \"All done.\"}]}", -1, NULL));
   g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
   g_assert_true (g_file_set_contents (fixture->replay_write,
     "{\"label\": \"test: one write\", \"turns\": ["
-    " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
+    " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo 1 > one.txt\"}}]},"
     " {\"content\": \"All done.\"}]}", -1, NULL));
   /* One turn with a tool call and nothing to answer its result with: the
    * replay runs out and the run fails. */
@@ -513,6 +517,21 @@ approval_dialog_open (gpointer data)
   return open_approval_dialog () != NULL;
 }
 
+/* A question the notification does not show whole: it says to open it,
+ * and offers Deny alone. */
+static void
+assert_deny_alone (Record *record)
+{
+  g_autofree char *body = field (record, "body");
+  g_autoptr(GVariant) buttons = g_variant_lookup_value (record->notification, "buttons",
+                                                        G_VARIANT_TYPE ("aa{sv}"));
+  g_autofree char *printed = g_variant_print (buttons, FALSE);
+
+  g_assert_nonnull (strstr (body, "Open it to see the whole request"));
+  g_assert_null (strstr (printed, "Approve Once"));
+  g_assert_nonnull (strstr (printed, "Deny"));
+}
+
 static gboolean
 window_shows (gpointer data)
 {
@@ -552,7 +571,7 @@ check_runs (PdApplication *app,
   {
     g_autofree char *body = field (record, "body");
 
-    g_assert_nonnull (strstr (body, "write_file: one.txt"));
+    g_assert_nonnull (strstr (body, "echo 1 > one.txt"));
   }
   assert_default_opens (record, run_id);
   g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
@@ -610,7 +629,7 @@ check_runs (PdApplication *app,
    * never came). */
   {
     g_autofree char *first = g_build_filename (fixture->project, "first.txt", NULL);
-    g_autofree char *second = g_build_filename (fixture->project, "second-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.txt", NULL);
+    g_autofree char *second = g_build_filename (fixture->project, "second.txt", NULL);
     g_autoptr(GVariant) stale = NULL;
     guint before = count_added ("approval:");
 
@@ -626,26 +645,23 @@ check_runs (PdApplication *app,
     pd_test_wait_until (file_exists, first, "the first write");
     pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 2), "question 2's notification");
     pd_test_wait_until (approval_dialog_open, NULL, "question 2's dialog");
-    /* A request too long for the body is not offered for approval there:
-     * the notification says to open it, with Deny alone (Approve Once
-     * approved what it never showed, tried as an attacker would). */
-    {
-      Record *long_one = last_added ("approval:");
-      g_autofree char *long_body = field (long_one, "body");
-      g_autoptr(GVariant) buttons = g_variant_lookup_value (long_one->notification, "buttons",
-                                                            G_VARIANT_TYPE ("aa{sv}"));
-      g_autofree char *printed = g_variant_print (buttons, FALSE);
-
-      g_assert_nonnull (strstr (long_body, "Open it to see the whole request"));
-      g_assert_null (strstr (printed, "Approve Once"));
-      g_assert_nonnull (strstr (printed, "Deny"));
-    }
+    /* A write, however short, is not approved from the notification: its
+     * body names the file, the content is shown only in the dialog.  It
+     * says to open it, with Deny alone (Approve Once wrote a content the
+     * user never saw, tried as an attacker would). */
+    assert_deny_alone (last_added ("approval:"));
 
     activate_app_action ("app.approve-run", stale);
     pd_test_spin (1000);
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
     g_assert_nonnull (open_approval_dialog ());
 
+    look_again (other);
+    answer_dialog ("deny");
+    /* A command longer than one line of the body: Deny alone too. */
+    pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 3), "question 3's notification");
+    pd_test_wait_until (approval_dialog_open, NULL, "question 3's dialog");
+    assert_deny_alone (last_added ("approval:"));
     answer_dialog ("deny");
     pd_test_wait_until (finished_count, &wait, "the third run to end");
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
