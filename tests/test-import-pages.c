@@ -558,6 +558,51 @@ test_claude_odd_shapes (void)
   pd_import_test_rmtree (dir);
 }
 
+/* Claude Code's records of a slash command typed in its terminal and of
+ * what a local command printed: the Transcript showed their tags raw
+ * (tried as a new user would).  The command shows as typed, its output as
+ * the harness's, an empty output not at all; a prompt that only starts
+ * with a tag is kept as written. */
+static void
+test_claude_commands (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  const char *lines[] = {
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"sessionId\":\"c1\",\"cwd\":\"/w\","
+    "\"message\":{\"role\":\"user\",\"content\":\"<command-name>/clear</command-name>\\n"
+    "            <command-message>clear</command-message>\\n            <command-args></command-args>\"}}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:01Z\","
+    "\"message\":{\"role\":\"user\",\"content\":\"<local-command-stdout></local-command-stdout>\"}}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":{\"role\":\"user\",\"content\":"
+    "[{\"type\":\"text\",\"text\":\"<command-message>compact is running\u2026</command-message>\\n"
+    "<command-name>compact</command-name>\\n<command-args> keep the plan </command-args>\"}]}}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:03Z\","
+    "\"message\":{\"role\":\"user\",\"content\":\"<local-command-stdout>Total cost: $0.12</local-command-stdout>\"}}",
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:00:04Z\","
+    "\"message\":{\"role\":\"user\",\"content\":\"<b>bold</b> is markup\"}}",
+    NULL,
+  };
+  g_autofree char *path = pd_import_test_write (dir, "c1.jsonl", lines);
+  g_autoptr(PdTranscriptPages) pages = read_pages ("claude", path, NULL, NULL);
+  g_autoptr(JsonArray) messages = pd_transcript_pages_dup_messages (pages);
+  const char *expected[][2] = {
+    { "user", "/clear" },
+    { "user", "/compact keep the plan" },
+    { "system", "Total cost: $0.12" },
+    { "user", "<b>bold</b> is markup" },
+  };
+
+  g_assert_cmpuint (json_array_get_length (messages), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      g_assert_cmpstr (pd_json_get_string (message, "role"), ==, expected[i][0]);
+      g_assert_cmpstr (pd_json_get_string (message, "content"), ==, expected[i][1]);
+    }
+  pd_import_test_rmtree (dir);
+}
+
 /* Text written as an attacker would: a bidi override that reverses what
  * follows, a terminal escape, a zero-width space; the pages keep the text,
  * with line breaks, and show each such character instead of obeying it. */
@@ -641,6 +686,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-pages/shared", test_shared);
   g_test_add_func ("/pd/import-pages/bounds", test_bounds);
   g_test_add_func ("/pd/import-pages/claude/odd-shapes", test_claude_odd_shapes);
+  g_test_add_func ("/pd/import-pages/claude/commands", test_claude_commands);
   g_test_add_func ("/pd/import-pages/hostile-text", test_hostile_text);
   g_test_add_func ("/pd/import-pages/resume-ids", test_resume_ids);
 

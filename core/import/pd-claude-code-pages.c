@@ -53,6 +53,75 @@ conversation_of (PdClaudeCodeReader *self,
   return g_strdup (root);
 }
 
+/* The text between <@tag> and </@tag> in @text, stripped; NULL when
+ * @text has no such pair. */
+static char *
+tag_text (const char *text,
+          const char *tag)
+{
+  g_autofree char *open = g_strdup_printf ("<%s>", tag);
+  g_autofree char *close = g_strdup_printf ("</%s>", tag);
+  const char *start = strstr (text, open);
+  const char *end;
+
+  if (start == NULL)
+    return NULL;
+  start += strlen (open);
+  end = strstr (start, close);
+  if (end == NULL)
+    return NULL;
+  return g_strstrip (g_strndup (start, end - start));
+}
+
+/* Claude Code writes a slash command the person typed in the terminal as
+ * a user line of tags, "<command-name>/compact</command-name>
+ * <command-message>compact</command-message> <command-args>…</command-args>",
+ * and what a local command printed as "<local-command-stdout>…": the
+ * Transcript showed the tags raw (tried as a new user would).  Returns the
+ * text to show instead, the command as typed ("/compact args") or what it
+ * printed (@output set), or NULL for a line that is not such a record. */
+static char *
+command_record_text (const char *text,
+                     gboolean   *output)
+{
+  *output = FALSE;
+  while (g_ascii_isspace (*text))
+    text++;
+  if (g_str_has_prefix (text, "<command-"))
+    {
+      g_autofree char *name = tag_text (text, "command-name");
+      g_autofree char *args = tag_text (text, "command-args");
+
+      if (name == NULL || name[0] == '\0')
+        return NULL;
+      return g_strconcat (name[0] == '/' ? "" : "/", name,
+                          args != NULL && args[0] != '\0' ? " " : "", args != NULL ? args : "", NULL);
+    }
+  *output = TRUE;
+  if (g_str_has_prefix (text, "<local-command-stdout>"))
+    return tag_text (text, "local-command-stdout");
+  if (g_str_has_prefix (text, "<local-command-stderr>"))
+    return tag_text (text, "local-command-stderr");
+  *output = FALSE;
+  return NULL;
+}
+
+/* A person's text, a slash command as typed; what a command printed is
+ * the harness's (an empty output is left out). */
+static void
+add_user_text (PdClaudeCodeReader *self,
+               const char         *key,
+               const char         *role,
+               const char         *text,
+               gint64              time)
+{
+  gboolean output = FALSE;
+  g_autofree char *command = text != NULL ? command_record_text (text, &output) : NULL;
+
+  _pd_transcript_pages_add_text (self->pages, key, output ? "system" : role,
+                                 command != NULL ? command : text, NULL, time);
+}
+
 /* A user line: the person's prompt (or context the harness wrote, marked
  * isMeta, or a compaction summary), and the results of tool calls. */
 static void
@@ -71,7 +140,7 @@ conversation_user (PdClaudeCodeReader *self,
 
   if (pd_json_node_get_string (content) != NULL)
     {
-      _pd_transcript_pages_add_text (self->pages, key, role, pd_json_node_get_string (content), NULL, time);
+      add_user_text (self, key, role, pd_json_node_get_string (content), time);
       return;
     }
   if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
@@ -89,7 +158,7 @@ conversation_user (PdClaudeCodeReader *self,
       block = json_node_get_object (element);
       type = pd_json_get_string (block, "type");
       if (g_strcmp0 (type, "text") == 0)
-        _pd_transcript_pages_add_text (self->pages, key, role, pd_json_get_string (block, "text"), NULL, time);
+        add_user_text (self, key, role, pd_json_get_string (block, "text"), time);
       else if (g_strcmp0 (type, "tool_result") == 0)
         {
           g_autofree char *text = _pd_import_result_text (json_object_get_member (block, "content"));
