@@ -54,6 +54,7 @@ struct _PdChecklistView
 
   /* Template widgets */
   GtkLabel      *error_label;
+  GtkLabel      *title_label;
   GtkStack      *stack;
   AdwStatusPage *empty_page;
   GtkLabel      *source_label;
@@ -1038,6 +1039,7 @@ pd_checklist_view_class_init (PdChecklistViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, error_label);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, title_label);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, source_label);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, summary_label);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, agent_heading);
@@ -1113,6 +1115,27 @@ pd_checklist_view_get_checklist (PdChecklistView *self)
 {
   g_return_val_if_fail (PD_IS_CHECKLIST_VIEW (self), NULL);
   return self->checklist;
+}
+
+/**
+ * pd_checklist_view_set_title:
+ * @title: (nullable): the session's title, anyone's text (the agent's)
+ *
+ * Heads the page with the session's title, as plain text.
+ */
+void
+pd_checklist_view_set_title (PdChecklistView *self,
+                             const char      *title)
+{
+  g_autofree char *safe = NULL;
+
+  g_return_if_fail (PD_IS_CHECKLIST_VIEW (self));
+
+  safe = title != NULL && title[0] != '\0' ? _pd_isolated_short (title, 240) : NULL;
+  gtk_label_set_text (self->title_label, safe != NULL ? safe : "");
+  /* Two lines at most, the whole title in the tooltip. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->title_label), safe);
+  gtk_widget_set_visible (GTK_WIDGET (self->title_label), safe != NULL);
 }
 
 /**

@@ -19,5 +19,7 @@ GtkWidget   *pd_checklist_view_new            (void);
 void         pd_checklist_view_refresh        (PdChecklistView *self);
 PdChecklist *pd_checklist_view_get_checklist  (PdChecklistView *self);
 gboolean     pd_checklist_view_is_busy        (PdChecklistView *self);
+void         pd_checklist_view_set_title      (PdChecklistView *self,
+                                               const char      *title);
 
 G_END_DECLS

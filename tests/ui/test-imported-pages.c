@@ -703,6 +703,18 @@ check_resume_and_undo (PdApplication *app,
   /* Unticking the agent's first item shows a toast; Undo puts it back. */
   checklist_view = PD_CHECKLIST_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_CHECKLIST_VIEW));
   pd_test_wait_until (checklist_ready, checklist_view, "the checklist");
+
+  /* The page names the session: the header shows the page switcher at a
+   * wide window, and only the agent's name headed the page (tried as a new
+   * user would). */
+  {
+    g_autofree char *shown = g_strconcat ("\xe2\x81\xa8", pd_session_item_get_title (item), "\xe2\x81\xa9", NULL);
+    GtkWidget *title = pd_test_find_label (GTK_WIDGET (checklist_view), shown);
+
+    g_assert_true (g_str_has_prefix (pd_session_item_get_title (item), find.title_prefix));
+    g_assert_nonnull (title);
+    g_assert_true (gtk_widget_get_mapped (title));
+  }
   {
     PdChecklist *checklist = pd_checklist_view_get_checklist (checklist_view);
     GtkWidget *check = pd_test_find_widget (GTK_WIDGET (checklist_view), GTK_TYPE_CHECK_BUTTON);
