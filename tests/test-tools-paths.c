@@ -136,6 +136,50 @@ test_paths_tools_refuse (Fixture       *f,
   g_assert_cmpstr (secret_after, ==, "top secret\n");
 }
 
+/* read_file, edit_file, grep and list_dir open what they are given through
+ * one helper: each names a missing file the same way, and none waits on a
+ * FIFO that has no writer (opened O_NONBLOCK, then refused or skipped for
+ * what it is). */
+static void
+test_paths_tools_open_alike (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
+  g_autoptr(PdTool) list_dir = pd_list_dir_tool_new ();
+  g_autoptr(PdTool) grep = pd_grep_tool_new ();
+  g_autofree char *fifo = fixture_path (f, "pipe");
+  struct
+  {
+    PdTool     *tool;
+    const char *args;
+    gboolean    ok;
+    const char *content;
+  } cases[] = {
+    { read_file, "{\"path\":\"gone.txt\"}", FALSE, "read_file: 'gone.txt' does not exist" },
+    { edit_file, "{\"path\":\"gone.txt\",\"old_string\":\"a\",\"new_string\":\"b\"}", FALSE,
+      "edit_file: 'gone.txt' does not exist" },
+    { list_dir, "{\"path\":\"gone.txt\"}", FALSE, "list_dir: 'gone.txt' does not exist" },
+    { grep, "{\"pattern\":\"x\",\"path\":\"gone.txt\"}", FALSE, "grep: 'gone.txt' does not exist" },
+    { read_file, "{\"path\":\"pipe\"}", FALSE, "read_file: 'pipe' is not a regular file" },
+    { edit_file, "{\"path\":\"pipe\",\"old_string\":\"a\",\"new_string\":\"b\"}", FALSE,
+      "edit_file: 'pipe' is not a regular file" },
+    { list_dir, "{\"path\":\"pipe\"}", FALSE, "list_dir: 'pipe' is not a directory (use read_file)" },
+    { grep, "{\"pattern\":\"x\",\"path\":\"pipe\"}", TRUE, NULL },
+  };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PdToolResult) result = call (cases[i].tool, f->context, cases[i].args);
+
+      g_assert_cmpint (result->ok, ==, cases[i].ok);
+      if (cases[i].content != NULL)
+        g_assert_cmpstr (result->content, ==, cases[i].content);
+    }
+}
+
 static void
 test_paths_allow_outside (Fixture       *f,
                           gconstpointer  data)
@@ -494,6 +538,7 @@ main (int   argc,
 
   ADD ("/pd/tools/paths/resolve", test_paths_resolve);
   ADD ("/pd/tools/paths/tools-refuse", test_paths_tools_refuse);
+  ADD ("/pd/tools/paths/tools-open-alike", test_paths_tools_open_alike);
   ADD ("/pd/tools/paths/allow-outside", test_paths_allow_outside);
   ADD ("/pd/tools/paths/race-openat2", test_paths_race_openat2);
   ADD ("/pd/tools/paths/race-walk", test_paths_race_walk);

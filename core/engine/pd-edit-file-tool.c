@@ -114,8 +114,7 @@ pd_edit_file_tool_call (PdTool         *tool,
                         GCancellable   *cancellable,
                         GError        **error)
 {
-  g_autofree char *resolved = NULL;
-  g_autofree char *display = NULL;
+  g_auto(PdToolFile) file = { 0 };
   g_autofree char *contents = NULL;
   g_autoptr(GString) edited = NULL;
   PdToolResult *err_result = NULL;
@@ -140,31 +139,28 @@ pd_edit_file_tool_call (PdTool         *tool,
     return pd_tool_result_new (FALSE, "edit_file: 'old_string' and 'new_string' are identical; "
                                "nothing would change");
 
-  if ((err_result = _pd_tool_resolve (context, "edit_file", path, &resolved)))
+  if ((err_result = _pd_tool_resolve (context, "edit_file", path, &file)) ||
+      !_pd_tool_read_text_file (context, &file, &contents, &length, &err_result))
     return err_result;
 
-  if (!_pd_tool_read_text_file ("edit_file", context, resolved, &contents, &length, &err_result))
-    return err_result;
-
-  display = pd_tool_context_display_path (context, resolved);
   n = count_occurrences (contents, length, old_string);
 
   if (n == 0)
     return pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' was not found in '%s'; "
                                       "read the file and copy the text exactly, including "
-                                      "whitespace", display);
+                                      "whitespace", file.display);
 
   if (n > 1 && !replace_all)
     return pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' occurs %u times in '%s'; "
                                       "include more surrounding text to make it unique, or set "
-                                      "replace_all to true", n, display);
+                                      "replace_all to true", n, file.display);
 
   edited = replace_text (contents, length, old_string, new_string, replace_all);
 
-  if (!_pd_tool_write_file ("edit_file", context, resolved, edited->str, edited->len, &err_result))
+  if (!_pd_tool_write_file (context, &file, edited->str, edited->len, &err_result))
     return err_result;
 
-  return pd_tool_result_new_printf (TRUE, "edited %s: replaced %u occurrence%s", display, n,
+  return pd_tool_result_new_printf (TRUE, "edited %s: replaced %u occurrence%s", file.display, n,
                                     n == 1 ? "" : "s");
 }
 
@@ -174,17 +170,11 @@ static char *
 pd_edit_file_tool_preview (PdToolContext *context,
                            JsonObject    *args)
 {
-  GString *out = g_string_new (NULL);
+  GString *out = _pd_tool_preview_new_file (args);
   JsonNode *all = json_object_get_member (args, "replace_all");
-  const char *path;
-  const char *old_string;
-  const char *new_string;
+  const char *old_string = pd_json_get_string (args, "old_string");
+  const char *new_string = pd_json_get_string (args, "new_string");
 
-  path = pd_json_get_string (args, "path");
-  old_string = pd_json_get_string (args, "old_string");
-  new_string = pd_json_get_string (args, "new_string");
-
-  _pd_tool_preview_append_text (out, path != NULL ? path : "");
   if (all != NULL && JSON_NODE_HOLDS_VALUE (all) && json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
       json_node_get_boolean (all))
     {

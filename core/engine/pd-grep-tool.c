@@ -383,8 +383,7 @@ pd_grep_tool_call (PdTool         *tool,
                    GCancellable   *cancellable,
                    GError        **error)
 {
-  g_autofree char *resolved = NULL;
-  g_autofree char *display = NULL;
+  g_auto(PdToolFile) file = { 0 };
   g_autofree char *limited = NULL;
   g_autoptr(GRegex) regex = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -424,23 +423,9 @@ pd_grep_tool_call (PdTool         *tool,
     return pd_tool_result_new_printf (FALSE, "grep: the pattern cannot be used with the tool's "
                                       "backtracking limits: %s", local_error->message);
 
-  if ((err_result = _pd_tool_resolve (context, "grep", path, &resolved)))
+  if ((err_result = _pd_tool_resolve (context, "grep", path, &file)) ||
+      (fd = _pd_tool_open_file (context, &file, &st, &err_result)) < 0)
     return err_result;
-
-  display = pd_tool_context_display_path (context, resolved);
-
-  fd = _pd_tool_open (context, resolved, O_RDONLY | O_NONBLOCK, &local_error);
-  if (fd < 0)
-    return pd_tool_result_new_printf (FALSE, "grep: %s", local_error->message);
-
-  if (fstat (fd, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      close (fd);
-      return pd_tool_result_new_printf (FALSE, "grep: cannot open '%s': %s",
-                                        display, g_strerror (saved_errno));
-    }
 
   out = g_string_new (NULL);
   limited_where = g_string_new (NULL);
@@ -457,9 +442,9 @@ pd_grep_tool_call (PdTool         *tool,
     }
 
   if (S_ISDIR (st.st_mode))
-    grep_dir (&run, fd, display, "", 0, &walk_error);
+    grep_dir (&run, fd, file.display, "", 0, &walk_error);
   else if (S_ISREG (st.st_mode))
-    grep_fd (&run, fd, display, &walk_error);
+    grep_fd (&run, fd, file.display, &walk_error);
   else
     {
       close (fd);

@@ -53,9 +53,7 @@ pd_list_dir_tool_call (PdTool         *tool,
                        GCancellable   *cancellable,
                        GError        **error)
 {
-  g_autofree char *resolved = NULL;
-  g_autofree char *display = NULL;
-  g_autoptr(GError) local_error = NULL;
+  g_auto(PdToolFile) file = { 0 };
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GString) out = NULL;
   PdToolResult *err_result = NULL;
@@ -74,22 +72,17 @@ pd_list_dir_tool_call (PdTool         *tool,
   if (path == NULL || *path == '\0')
     path = ".";
 
-  if ((err_result = _pd_tool_resolve (context, "list_dir", path, &resolved)))
-    return err_result;
-
-  display = pd_tool_context_display_path (context, resolved);
-
   /* Opened once, without following links on the way; the entries are
    * then looked at relative to this descriptor, never by name. */
-  fd = _pd_tool_open (context, resolved, O_RDONLY | O_NONBLOCK, &local_error);
-  if (fd < 0)
-    return pd_tool_result_new_printf (FALSE, "list_dir: %s", local_error->message);
+  if ((err_result = _pd_tool_resolve (context, "list_dir", path, &file)) ||
+      (fd = _pd_tool_open_file (context, &file, &st, &err_result)) < 0)
+    return err_result;
 
-  if (fstat (fd, &st) != 0 || !S_ISDIR (st.st_mode))
+  if (!S_ISDIR (st.st_mode))
     {
       close (fd);
       return pd_tool_result_new_printf (FALSE, "list_dir: '%s' is not a directory (use read_file)",
-                                        display);
+                                        file.display);
     }
 
   dir = fdopendir (fd);
@@ -99,7 +92,7 @@ pd_list_dir_tool_call (PdTool         *tool,
 
       close (fd);
       return pd_tool_result_new_printf (FALSE, "list_dir: cannot open '%s': %s",
-                                        display, g_strerror (saved_errno));
+                                        file.display, g_strerror (saved_errno));
     }
 
   names = g_ptr_array_new_with_free_func (g_free);
@@ -119,7 +112,7 @@ pd_list_dir_tool_call (PdTool         *tool,
               closedir (dir);
               if (stop == PD_TOOL_STOP_DEADLINE)
                 return pd_tool_result_new_printf (FALSE, "list_dir: stopped: the run's time budget ran out "
-                                                  "while reading '%s'", display);
+                                                  "while reading '%s'", file.display);
               g_cancellable_set_error_if_cancelled (cancellable, error);
               return NULL;
             }

@@ -64,8 +64,7 @@ pd_read_file_tool_call (PdTool         *tool,
                         GCancellable   *cancellable,
                         GError        **error)
 {
-  g_autofree char *resolved = NULL;
-  g_autofree char *display = NULL;
+  g_auto(PdToolFile) file = { 0 };
   g_autofree char *contents = NULL;
   g_autoptr(GString) out = NULL;
   PdToolResult *err_result = NULL;
@@ -87,13 +86,9 @@ pd_read_file_tool_call (PdTool         *tool,
       !_pd_tool_args_int (args, "read_file", "limit", 1, G_MAXINT64, &limit, &err_result))
     return err_result;
 
-  if ((err_result = _pd_tool_resolve (context, "read_file", path, &resolved)))
+  if ((err_result = _pd_tool_resolve (context, "read_file", path, &file)) ||
+      !_pd_tool_read_text_file (context, &file, &contents, &length, &err_result))
     return err_result;
-
-  if (!_pd_tool_read_text_file ("read_file", context, resolved, &contents, &length, &err_result))
-    return err_result;
-
-  display = pd_tool_context_display_path (context, resolved);
 
   if (length == 0)
     return pd_tool_result_new (TRUE, "[empty file]");
@@ -103,7 +98,7 @@ pd_read_file_tool_call (PdTool         *tool,
   if (start == NULL)
     return pd_tool_result_new_printf (FALSE, "read_file: offset %" G_GINT64_FORMAT " is past the end "
                                       "of '%s', which has %" G_GUINT64_FORMAT " line(s)",
-                                      offset, display, total_lines);
+                                      offset, file.display, total_lines);
 
   /* The end of the requested range of lines. */
   end = start;

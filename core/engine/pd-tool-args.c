@@ -150,18 +150,29 @@ _pd_tool_args_bool (JsonObject    *args,
   return TRUE;
 }
 
-/* Resolves @path for @tool; on refusal the result carries the message. */
+void
+_pd_tool_file_clear (PdToolFile *file)
+{
+  file->tool = NULL;
+  g_clear_pointer (&file->resolved, g_free);
+  g_clear_pointer (&file->display, g_free);
+}
+
 PdToolResult *
 _pd_tool_resolve (PdToolContext  *context,
                   const char     *tool,
                   const char     *path,
-                  char          **resolved)
+                  PdToolFile     *file)
 {
   g_autoptr(GError) error = NULL;
+  char *resolved = pd_tool_context_resolve_path (context, path, &error);
 
-  *resolved = pd_tool_context_resolve_path (context, path, &error);
-  if (*resolved == NULL)
+  if (resolved == NULL)
     return pd_tool_result_new_printf (FALSE, "%s: %s", tool, error->message);
+
+  file->tool = tool;
+  file->resolved = resolved;
+  file->display = pd_tool_context_display_path (context, resolved);
 
   return NULL;
 }

@@ -371,38 +371,63 @@ _pd_tool_read_fd (int      fd,
   return TRUE;
 }
 
-gboolean
-_pd_tool_read_text_file (const char     *tool,
-                         PdToolContext  *context,
-                         const char     *resolved,
-                         char          **contents,
-                         gsize          *length,
-                         PdToolResult  **error_result)
+/**
+ * _pd_tool_open_file:
+ * @file: from _pd_tool_resolve()
+ * @st: (out): what fstat() says of it
+ *
+ * Opens @file for reading (a file or a directory), without waiting for a
+ * writer when it is a FIFO (O_NONBLOCK), as _pd_tool_open() opens it.
+ *
+ * Returns: the descriptor, which the caller closes, or -1 with the refusal
+ *   in @error_result
+ */
+int
+_pd_tool_open_file (PdToolContext     *context,
+                    const PdToolFile  *file,
+                    struct stat       *st,
+                    PdToolResult     **error_result)
 {
-  g_autofree char *display = pd_tool_context_display_path (context, resolved);
+  g_autoptr(GError) error = NULL;
+  int fd = _pd_tool_open (context, file->resolved, O_RDONLY | O_NONBLOCK, &error);
+
+  if (fd < 0)
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: %s", file->tool, error->message);
+      return -1;
+    }
+
+  if (fstat (fd, st) != 0)
+    {
+      int saved_errno = errno;
+
+      close (fd);
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot open '%s': %s",
+                                                 file->tool, file->display, g_strerror (saved_errno));
+      return -1;
+    }
+
+  return fd;
+}
+
+gboolean
+_pd_tool_read_text_file (PdToolContext     *context,
+                         const PdToolFile  *file,
+                         char             **contents,
+                         gsize             *length,
+                         PdToolResult     **error_result)
+{
+  const char *tool = file->tool;
+  const char *display = file->display;
   g_autoptr(GError) error = NULL;
   struct stat st;
   int fd;
 
   *contents = NULL;
 
-  /* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
-  fd = _pd_tool_open (context, resolved, O_RDONLY | O_NONBLOCK, &error);
+  fd = _pd_tool_open_file (context, file, &st, error_result);
   if (fd < 0)
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: %s", tool, error->message);
-      return FALSE;
-    }
-
-  if (fstat (fd, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      close (fd);
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot read '%s': %s",
-                                                 tool, display, g_strerror (saved_errno));
-      return FALSE;
-    }
+    return FALSE;
 
   if (S_ISDIR (st.st_mode))
     {
@@ -483,14 +508,15 @@ _pd_tool_write_all (int         fd,
  * happens in the opened parent directory: the temporary file is made
  * there and renamed there. */
 gboolean
-_pd_tool_write_file (const char     *tool,
-                     PdToolContext  *context,
-                     const char     *resolved,
-                     const char     *contents,
-                     gsize           length,
-                     PdToolResult  **error_result)
+_pd_tool_write_file (PdToolContext     *context,
+                     const PdToolFile  *file,
+                     const char        *contents,
+                     gsize              length,
+                     PdToolResult     **error_result)
 {
-  g_autofree char *display = pd_tool_context_display_path (context, resolved);
+  const char *tool = file->tool;
+  const char *resolved = file->resolved;
+  const char *display = file->display;
   g_autofree char *parent = g_path_get_dirname (resolved);
   g_autofree char *name = g_path_get_basename (resolved);
   g_autofree char *temp_name = NULL;

@@ -16,6 +16,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "pd-json-util.h"
 #include "pd-safe-text.h"
 #include "pd-tool-private.h"
 
@@ -74,6 +75,23 @@ _pd_tool_preview_append_text (GString    *out,
   if (text != NULL)
     append_line (out, text, text + strlen (text));
   g_string_append_c (out, '\n');
+}
+
+/**
+ * _pd_tool_preview_new_file:
+ * @args: the call's arguments
+ *
+ * Returns: (transfer full): a preview whose first line is the call's
+ *   "path" as the model wrote it, escaped (an empty line when there is none)
+ */
+GString *
+_pd_tool_preview_new_file (JsonObject *args)
+{
+  GString *out = g_string_new (NULL);
+
+  _pd_tool_preview_append_text (out, pd_json_get_string (args, "path"));
+
+  return out;
 }
 
 /**

@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <sys/stat.h>
+
 #include "pd-tool.h"
 
 G_BEGIN_DECLS
@@ -132,21 +134,40 @@ gboolean      _pd_tool_args_bool      (JsonObject   *args,
                                        const char   *key,
                                        gboolean     *value,
                                        PdToolResult **error_result);
+gboolean      _pd_tool_is_text        (const char   *data,
+                                       gsize         length);
+
+/* A model-given path once the context has resolved it: what the tool opens
+ * (@resolved, from pd_tool_context_resolve_path()) and how it names it in
+ * what it returns (@display, from pd_tool_context_display_path()), with the
+ * tool's name for its messages.  _pd_tool_resolve() fills it. */
+typedef struct
+{
+  const char *tool;
+  char       *resolved;
+  char       *display;
+} PdToolFile;
+
+void          _pd_tool_file_clear     (PdToolFile   *file);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PdToolFile, _pd_tool_file_clear)
+
+/* Resolves @path for @tool into @file; on refusal the result carries the
+ * message and @file stays empty. */
 PdToolResult *_pd_tool_resolve        (PdToolContext *context,
                                        const char   *tool,
                                        const char   *path,
-                                       char        **resolved);
-gboolean      _pd_tool_is_text        (const char   *data,
-                                       gsize         length);
-gboolean      _pd_tool_read_text_file (const char   *tool,
-                                       PdToolContext *context,
-                                       const char   *resolved,
+                                       PdToolFile   *file);
+int           _pd_tool_open_file      (PdToolContext *context,
+                                       const PdToolFile *file,
+                                       struct stat  *st,
+                                       PdToolResult **error_result);
+gboolean      _pd_tool_read_text_file (PdToolContext *context,
+                                       const PdToolFile *file,
                                        char        **contents,
                                        gsize        *length,
                                        PdToolResult **error_result);
-gboolean      _pd_tool_write_file     (const char   *tool,
-                                       PdToolContext *context,
-                                       const char   *resolved,
+gboolean      _pd_tool_write_file     (PdToolContext *context,
+                                       const PdToolFile *file,
                                        const char   *contents,
                                        gsize         length,
                                        PdToolResult **error_result);
@@ -162,5 +183,8 @@ void          _pd_tool_preview_append_lines (GString      *out,
                                              const char   *next_prefix,
                                              const char   *text,
                                              guint         max_lines);
+/* A preview that starts with the file the call names: its "path" as the
+ * model wrote it. */
+GString      *_pd_tool_preview_new_file     (JsonObject   *args);
 
 G_END_DECLS

@@ -32,8 +32,7 @@ pd_write_file_tool_call (PdTool         *tool,
                          GCancellable   *cancellable,
                          GError        **error)
 {
-  g_autofree char *resolved = NULL;
-  g_autofree char *display = NULL;
+  g_auto(PdToolFile) file = { 0 };
   PdToolResult *err_result = NULL;
   const char *path = NULL;
   const char *content = NULL;
@@ -44,19 +43,17 @@ pd_write_file_tool_call (PdTool         *tool,
       !_pd_tool_args_string (args, "write_file", "content", TRUE, &content, &err_result))
     return err_result;
 
-  if ((err_result = _pd_tool_resolve (context, "write_file", path, &resolved)))
+  if ((err_result = _pd_tool_resolve (context, "write_file", path, &file)))
     return err_result;
 
-  existed = g_file_test (resolved, G_FILE_TEST_EXISTS);
+  existed = g_file_test (file.resolved, G_FILE_TEST_EXISTS);
   length = strlen (content);
 
-  if (!_pd_tool_write_file ("write_file", context, resolved, content, length, &err_result))
+  if (!_pd_tool_write_file (context, &file, content, length, &err_result))
     return err_result;
 
-  display = pd_tool_context_display_path (context, resolved);
-
   return pd_tool_result_new_printf (TRUE, "%s %s (%" G_GSIZE_FORMAT " bytes)",
-                                    existed ? "replaced" : "created", display, length);
+                                    existed ? "replaced" : "created", file.display, length);
 }
 
 /* The file, whether it is there already, and its new content, "+ " before
@@ -65,15 +62,11 @@ static char *
 pd_write_file_tool_preview (PdToolContext *context,
                             JsonObject    *args)
 {
-  GString *out = g_string_new (NULL);
+  GString *out = _pd_tool_preview_new_file (args);
   g_autofree char *resolved = NULL;
-  const char *path;
-  const char *content;
+  const char *path = pd_json_get_string (args, "path");
+  const char *content = pd_json_get_string (args, "content");
 
-  path = pd_json_get_string (args, "path");
-  content = pd_json_get_string (args, "content");
-
-  _pd_tool_preview_append_text (out, path != NULL ? path : "");
   if (context != NULL && path != NULL)
     resolved = pd_tool_context_resolve_path (context, path, NULL);
   if (resolved != NULL)
