@@ -297,18 +297,16 @@ convert_tools (JsonArray *tools)
   return out;
 }
 
-static GBytes *
+static JsonObject *
 pd_anthropic_provider_build_body (PdHttpProvider           *provider,
                                   const PdProviderRequest  *request,
                                   GError                  **error)
 {
   g_autoptr(JsonObject) body = json_object_new ();
-  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GString) system = g_string_new (NULL);
   g_autoptr(JsonArray) tools = NULL;
   JsonArray *messages;
   gboolean thinking;
-  char *text;
 
   thinking = request->thinking_budget > 0 || request->thinking_adaptive;
   if (!(messages = convert_messages (request->messages, thinking, system, error)))
@@ -343,10 +341,7 @@ pd_anthropic_provider_build_body (PdHttpProvider           *provider,
     json_object_set_double_member (body, "temperature", request->temperature);
   json_object_set_boolean_member (body, "stream", TRUE);
 
-  root = json_node_init_object (json_node_alloc (), body);
-  text = pd_json_to_string (root, FALSE);
-
-  return g_bytes_new_take (text, strlen (text));
+  return g_steal_pointer (&body);
 }
 
 /* ---- response ----------------------------------------------------------- */
@@ -695,21 +690,15 @@ on_event (const char  *event,
 
 /* A proxy or a compatible server may answer stream:true with one message. */
 static gboolean
-read_json_body (gpointer   user_data,
-                GBytes    *body,
-                GError   **error)
+read_json_body (gpointer     user_data,
+                JsonObject  *object,
+                const char  *data,
+                gsize        size,
+                GError     **error)
 {
   Stream *stream = user_data;
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
   JsonArray *content;
-  gsize size;
-  const char *data = g_bytes_get_data (body, &size);
 
-  if (!(root = _pd_http_provider_parse_object (NAME, "the JSON response", data, size, error)))
-    return FALSE;
-
-  object = json_node_get_object (root);
   if (g_strcmp0 (_pd_provider_json_string (object, "type"), "error") == 0)
     return on_event ("error", data, size, stream, error) != PD_SSE_ERROR;
 

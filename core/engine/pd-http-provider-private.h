@@ -37,9 +37,12 @@ typedef PdSseResult (*PdSseEventFunc)  (const char  *event,
                                         gsize        length,
                                         gpointer     user_data,
                                         GError     **error);
-/* A whole answer in one JSON document (a server that ignored stream:true). */
+/* A whole answer in one JSON object (a server that ignored stream:true);
+ * @data is the body the object was read from, for an error that quotes it. */
 typedef gboolean    (*PdHttpJsonFunc)  (gpointer     user_data,
-                                        GBytes      *body,
+                                        JsonObject  *object,
+                                        const char  *data,
+                                        gsize        length,
                                         GError     **error);
 
 /* What every wire's reader keeps besides its own format: where the deltas
@@ -94,8 +97,8 @@ gint64          _pd_http_provider_parse_retry_after (const char          *value,
 /* One answer of @self's wire from the body of a 2xx response (a JSON
  * document when @is_json, server-sent events otherwise), without HTTP:
  * what chat() calls, and the tests and the fuzz targets too.  A JSON body
- * is read whole (at most PD_PROVIDER_MAX_RESPONSE_BYTES) and handed to
- * read_json, server-sent events one by one to on_event; a stream that ends
+ * is read whole (at most PD_PROVIDER_MAX_RESPONSE_BYTES), and its object
+ * handed to read_json (anything but an object is a broken answer), server-sent events one by one to on_event; a stream that ends
  * without its end event, and without saying how the answer ended, is an
  * error.  Then the wire builds the response, and the tokens of its
  * PdHttpAnswer go into it. */

@@ -373,11 +373,21 @@ read_into_state (const PdHttpReader  *reader,
                  GError             **error)
 {
   g_autoptr(GBytes) json = NULL;
+  g_autoptr(JsonNode) root = NULL;
   gboolean done = FALSE;
 
   if (is_json)
-    return (json = _pd_http_provider_read_body (input, answer->name, PD_PROVIDER_MAX_RESPONSE_BYTES, cancellable, error)) &&
-           reader->read_json (answer, json, error);
+    {
+      const char *data;
+      gsize size;
+
+      if (!(json = _pd_http_provider_read_body (input, answer->name, PD_PROVIDER_MAX_RESPONSE_BYTES,
+                                                cancellable, error)))
+        return FALSE;
+      data = g_bytes_get_data (json, &size);
+      return (root = _pd_http_provider_parse_object (answer->name, "the JSON response", data, size, error)) &&
+             reader->read_json (answer, json_node_get_object (root), data, size, error);
+    }
 
   if (!_pd_http_provider_read_sse (input, answer->name, reader->on_event, answer, &done, cancellable, error))
     return FALSE;

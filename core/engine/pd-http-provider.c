@@ -486,7 +486,10 @@ pd_http_provider_chat (PdProvider               *provider,
   PdHttpProviderPrivate *priv = pd_http_provider_get_instance_private (self);
   PdHttpProviderClass *klass = PD_HTTP_PROVIDER_GET_CLASS (self);
   g_autofree char *url = NULL;
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GBytes) body = NULL;
+  char *text;
 
   if (request->model == NULL || *request->model == '\0')
     {
@@ -506,8 +509,11 @@ pd_http_provider_chat (PdProvider               *provider,
       return NULL;
     }
 
-  if (!(body = klass->build_body (self, request, error)))
+  if (!(object = klass->build_body (self, request, error)))
     return NULL;
+  root = json_node_init_object (json_node_alloc (), object);
+  text = pd_json_to_string (root, FALSE);
+  body = g_bytes_new_take (text, strlen (text));
 
   return send_with_retries (self, url, body, request, on_delta, delta_data, cancellable, error);
 }

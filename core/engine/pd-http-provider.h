@@ -34,8 +34,9 @@ struct _PdHttpProviderClass
   const char *endpoint;          /* appended to the base URL unless it ends so: "/chat/completions" */
   const char *official_host;     /* a host that needs a key: its requests without one fail early */
 
-  /* The request body of one chat call, in the wire's format. */
-  GBytes             *(*build_body)    (PdHttpProvider           *self,
+  /* The request body of one chat call, in the wire's format (the base
+   * sends it as JSON text). */
+  JsonObject         *(*build_body)    (PdHttpProvider           *self,
                                         const PdProviderRequest  *request,
                                         GError                  **error);
   /* The wire's own headers, and its way of carrying @api_key (NULL or ""

@@ -324,13 +324,13 @@ on_event (const char  *event,
 
 /* Some servers ignore stream:true and answer with one chat.completion. */
 static gboolean
-read_json_body (gpointer   user_data,
-                GBytes    *body,
-                GError   **error)
+read_json_body (gpointer     user_data,
+                JsonObject  *object,
+                const char  *data,
+                gsize        size,
+                GError     **error)
 {
   Stream *stream = user_data;
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
   JsonArray *choices;
   JsonObject *choice = NULL;
   JsonObject *message;
@@ -338,13 +338,7 @@ read_json_body (gpointer   user_data,
   const char *finish_reason;
   const char *reasoning;
   JsonNode *content;
-  gsize size;
-  const char *data = g_bytes_get_data (body, &size);
 
-  if (!(root = _pd_http_provider_parse_object (NAME, "the JSON response", data, size, error)))
-    return FALSE;
-
-  object = json_node_get_object (root);
   if (json_object_has_member (object, "error"))
     {
       _pd_http_provider_set_server_error (NAME, PD_PROVIDER_ERROR_SERVER, "answered with an error", data, size, error);
@@ -542,15 +536,13 @@ takes_max_completion_tokens (const char *model)
   return (name[0] == 'o' && g_ascii_isdigit (name[1])) || g_str_has_prefix (name, "gpt-5");
 }
 
-static GBytes *
+static JsonObject *
 pd_openai_provider_build_body (PdHttpProvider           *provider,
                                const PdProviderRequest  *request,
                                GError                  **error)
 {
-  g_autoptr(JsonObject) body = json_object_new ();
-  g_autoptr(JsonNode) root = NULL;
+  JsonObject *body = json_object_new ();
   JsonObject *stream_options = json_object_new ();
-  char *text;
 
   json_object_set_string_member (body, "model", request->model);
   json_object_set_array_member (body, "messages", wire_messages (request->messages));
@@ -571,10 +563,7 @@ pd_openai_provider_build_body (PdHttpProvider           *provider,
   json_object_set_boolean_member (stream_options, "include_usage", TRUE);
   json_object_set_object_member (body, "stream_options", stream_options);
 
-  root = json_node_init_object (json_node_alloc (), body);
-  text = pd_json_to_string (root, FALSE);
-
-  return g_bytes_new_take (text, strlen (text));
+  return body;
 }
 
 static gboolean
