@@ -200,6 +200,50 @@ test_shell_bad_args (Fixture       *f,
   g_assert_nonnull (strstr (bad_timeout->content, "'timeout_ms' must be a whole number"));
 }
 
+/* The arguments a model may leave out, as it writes them: absent or null
+ * reads as left out, a value of another type says what was needed. */
+static void
+test_args_optional (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
+  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
+  g_autoptr(PdTool) grep = pd_grep_tool_new ();
+  g_autofree char *file = fixture_path (f, "args.txt");
+  g_autofree char *after = NULL;
+  struct
+  {
+    PdTool     *tool;
+    const char *args;
+    gboolean    ok;
+    const char *content;
+  } cases[] = {
+    { edit_file, "{\"path\":\"args.txt\",\"old_string\":\"one\",\"new_string\":\"two\",\"replace_all\":\"yes\"}",
+      FALSE, "edit_file: 'replace_all' must be true or false, got a string" },
+    { edit_file, "{\"path\":\"args.txt\",\"old_string\":\"one\",\"new_string\":\"two\",\"replace_all\":[true]}",
+      FALSE, "edit_file: 'replace_all' must be true or false, got an array" },
+    { grep, "{\"pattern\":\"one\",\"glob\":5}", FALSE, "grep: 'glob' must be a string, got a number" },
+    { read_file, "{\"path\":null}", FALSE, "read_file: missing 'path' (a string)" },
+    { read_file, "{\"path\":\"args.txt\",\"offset\":null}", TRUE, "one\n" },
+    { grep, "{\"pattern\":\"one\",\"path\":null,\"glob\":null}", TRUE, "args.txt:1:one\n" },
+    { edit_file, "{\"path\":\"args.txt\",\"old_string\":\"one\",\"new_string\":\"two\",\"replace_all\":null}",
+      TRUE, "edited args.txt: replaced 1 occurrence" },
+  };
+
+  write_text (file, "one\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PdToolResult) result = call (cases[i].tool, f->context, cases[i].args);
+
+      g_assert_cmpint (result->ok, ==, cases[i].ok);
+      g_assert_cmpstr (result->content, ==, cases[i].content);
+    }
+
+  after = read_text (file);
+  g_assert_cmpstr (after, ==, "two\n");
+}
+
 /* read_file */
 
 static void
@@ -781,6 +825,7 @@ main (int   argc,
   ADD ("/pd/tools/shell/bad-args", test_shell_bad_args);
   ADD ("/pd/tools/shell/deadline", test_shell_deadline);
   ADD ("/pd/tools/shell/secrets-hidden", test_shell_secrets_hidden);
+  ADD ("/pd/tools/args/optional", test_args_optional);
   ADD ("/pd/tools/read-file/basic", test_read_file);
   ADD ("/pd/tools/read-file/cap", test_read_file_cap);
   ADD ("/pd/tools/read-file/errors", test_read_file_errors);

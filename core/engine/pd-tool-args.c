@@ -48,6 +48,36 @@ json_type_name (JsonNode *node)
     }
 }
 
+/* A member the model may leave out: *@node is NULL when it is absent or
+ * null, or the member when it holds a @type value; anything else is FALSE,
+ * with an error result saying it must be @what. */
+static gboolean
+optional_member (JsonObject    *args,
+                 const char    *tool,
+                 const char    *key,
+                 GType          type,
+                 const char    *what,
+                 JsonNode     **node,
+                 PdToolResult **error_result)
+{
+  JsonNode *member = json_object_get_member (args, key);
+
+  *node = NULL;
+
+  if (member == NULL || JSON_NODE_HOLDS_NULL (member))
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != type)
+    {
+      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be %s, got %s",
+                                                 tool, key, what, json_type_name (member));
+      return FALSE;
+    }
+
+  *node = member;
+  return TRUE;
+}
+
 gboolean
 _pd_tool_args_string (JsonObject    *args,
                       const char    *tool,
@@ -56,27 +86,21 @@ _pd_tool_args_string (JsonObject    *args,
                       const char   **value,
                       PdToolResult **error_result)
 {
-  JsonNode *node = json_object_get_member (args, key);
+  JsonNode *node;
 
   *value = NULL;
 
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    {
-      if (!required)
-        return TRUE;
+  if (!optional_member (args, tool, key, G_TYPE_STRING, "a string", &node, error_result))
+    return FALSE;
 
+  if (node == NULL && required)
+    {
       *error_result = pd_tool_result_new_printf (FALSE, "%s: missing '%s' (a string)", tool, key);
       return FALSE;
     }
 
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a string, got %s",
-                                                 tool, key, json_type_name (node));
-      return FALSE;
-    }
-
-  *value = json_node_get_string (node);
+  if (node != NULL)
+    *value = json_node_get_string (node);
   return TRUE;
 }
 
@@ -134,19 +158,13 @@ _pd_tool_args_bool (JsonObject    *args,
                     gboolean      *value,
                     PdToolResult **error_result)
 {
-  JsonNode *node = json_object_get_member (args, key);
+  JsonNode *node;
 
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
+  if (!optional_member (args, tool, key, G_TYPE_BOOLEAN, "true or false", &node, error_result))
+    return FALSE;
 
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be true or false, got %s",
-                                                 tool, key, json_type_name (node));
-      return FALSE;
-    }
-
-  *value = json_node_get_boolean (node);
+  if (node != NULL)
+    *value = json_node_get_boolean (node);
   return TRUE;
 }
 
