@@ -161,6 +161,24 @@ drop_exchanges (PdTranscript *transcript,
   return changed;
 }
 
+/* Empties the caller's report (or @local when it gave none, so that the
+ * trimming can always write one) and counts the transcript's tokens into
+ * it, as they are before and, until something changes, after. */
+static gint64
+report_start (PdTranscript  *transcript,
+              PdTrimReport **report,
+              PdTrimReport  *local)
+{
+  gint64 estimate = pd_context_estimate_tokens (transcript);
+
+  if (*report == NULL)
+    *report = local;
+  memset (*report, 0, sizeof **report);
+  (*report)->tokens_before = (*report)->tokens_after = estimate;
+
+  return estimate;
+}
+
 /**
  * pd_context_trim:
  * @budget: the token budget to get under
@@ -172,18 +190,13 @@ pd_context_trim (PdTranscript *transcript,
                  gint64        budget,
                  PdTrimReport *report)
 {
-  PdTrimReport local = { 0 };
+  PdTrimReport local;
   gint64 estimate;
   gboolean changed = FALSE;
 
   g_return_val_if_fail (PD_IS_TRANSCRIPT (transcript), FALSE);
 
-  if (report == NULL)
-    report = &local;
-  memset (report, 0, sizeof *report);
-
-  estimate = pd_context_estimate_tokens (transcript);
-  report->tokens_before = report->tokens_after = estimate;
+  estimate = report_start (transcript, &report, &local);
   if (estimate <= budget)
     return FALSE;
 
@@ -209,18 +222,13 @@ pd_context_trim_to_survival (PdTranscript *transcript,
                              guint         keep_exchanges,
                              PdTrimReport *report)
 {
-  PdTrimReport local = { 0 };
+  PdTrimReport local;
   gint64 estimate;
   gboolean changed;
 
   g_return_val_if_fail (PD_IS_TRANSCRIPT (transcript), FALSE);
 
-  if (report == NULL)
-    report = &local;
-  memset (report, 0, sizeof *report);
-
-  estimate = pd_context_estimate_tokens (transcript);
-  report->tokens_before = estimate;
+  estimate = report_start (transcript, &report, &local);
   changed = drop_exchanges (transcript, -1, MAX (keep_exchanges, 1), &estimate, report);
   report->tokens_after = pd_context_estimate_tokens (transcript);
 
