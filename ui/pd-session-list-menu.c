@@ -3,7 +3,8 @@
  * A right click, a long press or the Menu key opens a row's menu: Rename
  * and Pin change the session through the source, Export and Delete are the
  * window's actions.  A primary click picks a session; from the keyboard
- * the list is one Tab stop, the arrows move, Enter and Space open.  Part of
+ * the list is one Tab stop, the arrows move the focus alone, Enter and
+ * Space open.  Part of
  * PdSessionList (pd-session-list-private.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -57,14 +58,16 @@ row_for_item (PdSessionList *self,
   return NULL;
 }
 
-/* The keyboard focus goes back to the selected row after its menu or the
- * rename dialog (a keyboard user was left with the focus nowhere). */
+/* The keyboard focus goes back to the menu's row (else the selected one)
+ * after its menu or the rename dialog (a keyboard user was left with the
+ * focus nowhere). */
 static void
 pd_session_list_restore_focus (PdSessionList *self)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
-  PdSessionItem *item = gtk_single_selection_get_selected_item (self->selection);
+  PdSessionItem *item = self->menu_item != NULL && row_for_item (self, self->menu_item) != NULL
+                        ? self->menu_item : gtk_single_selection_get_selected_item (self->selection);
   PdSessionRow *row = item != NULL ? row_for_item (self, item) : NULL;
 
   if (root == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self)))
@@ -137,14 +140,11 @@ popup_at (PdSessionList *self,
 {
   PdSessionRow *row = row_at (self, x, y);
   PdSessionItem *item;
-  guint position;
 
+  /* The menu is about this row; the session open stays open (the one
+   * clicked opened behind its menu, tried as a new user would). */
   if (row == NULL || (item = pd_session_row_get_item (row)) == NULL)
     return;
-
-  /* The menu is about this row: select it, as a file manager does. */
-  if (_pd_session_list_find_shown (self, pd_session_item_get_id (item), &position))
-    gtk_single_selection_set_selected (self->selection, position);
 
   pd_session_list_popup_menu (self, item, GTK_WIDGET (self->list_view), x, y);
 }
@@ -258,6 +258,40 @@ on_space_key (GtkWidget *list_view,
   gtk_single_selection_set_selected (self->selection, position);
   _pd_session_list_emit_activated (self, item);
   return TRUE;
+}
+
+/* The arrows, Home, End and the page keys move the focus alone, as GTK
+ * 4.8's list does with Ctrl held: they opened each session they passed
+ * (with an endpoint's, a fetch at each press), and the open session is
+ * the selected one (tried as a new user would).  Enter and Space open the
+ * session the focus is on. */
+static gboolean
+on_move_key (GtkWidget *list_view,
+             GVariant  *args,
+             gpointer   user_data)
+{
+  guint keyval = g_variant_get_uint32 (args);
+  g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, GDK_CONTROL_MASK);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (list_view);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (trigger != NULL && gtk_shortcut_trigger_equal (trigger, wanted) &&
+              gtk_shortcut_get_action (shortcut) != NULL)
+            return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, list_view,
+                                                 gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+  return FALSE;
 }
 
 /* A change made from the row menu, to the session @id. */
@@ -468,6 +502,20 @@ _pd_session_list_init_menu (PdSessionList *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Space, 0),
                                                           gtk_callback_action_new (on_space_key, self, NULL)));
+  {
+    const guint moves[] = { GDK_KEY_Up, GDK_KEY_KP_Up, GDK_KEY_Down, GDK_KEY_KP_Down, GDK_KEY_Home,
+                            GDK_KEY_KP_Home, GDK_KEY_End, GDK_KEY_KP_End, GDK_KEY_Page_Up,
+                            GDK_KEY_KP_Page_Up, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down };
+
+    for (guint i = 0; i < G_N_ELEMENTS (moves); i++)
+      {
+        GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (moves[i], 0),
+                                                  gtk_callback_action_new (on_move_key, NULL, NULL));
+
+        gtk_shortcut_set_arguments (shortcut, g_variant_new_uint32 (moves[i]));
+        gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys), shortcut);
+      }
+  }
   gtk_widget_add_controller (GTK_WIDGET (self->list_view), keys);
 
   long_press = gtk_gesture_long_press_new ();

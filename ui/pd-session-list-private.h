@@ -23,6 +23,8 @@ struct _PdSessionList
   GtkFilterListModel *shown;          /* the model less the hidden sessions */
   GHashTable         *hidden;         /* ids of sessions deleted pending an Undo */
   GtkSingleSelection *selection;
+  PdSessionItem      *kept;           /* the open session, left out by a search */
+  gboolean            none_open;      /* no session open (the Overview): no row picked */
   GCancellable       *cancellable;
   guint               generation;     /* of the newest pass */
   guint               replies;        /* passes finished */

@@ -86,6 +86,17 @@ pd_session_list_update_empty (PdSessionList *self)
   gtk_stack_set_visible_child_name (self->list_stack, empty ? "empty" : "list");
 }
 
+/* The first session is picked as the list loads only while one is to be
+ * open and shown in the list: never during a search (the first match
+ * opened itself, and Escape opened yet another, tried as a new user
+ * would), nor while no session is open (the Overview). */
+static void
+update_autoselect (PdSessionList *self)
+{
+  gtk_single_selection_set_autoselect (self->selection,
+                                       self->query == NULL && self->kept == NULL && !self->none_open);
+}
+
 /* The position of @id in the list as shown (the selection's positions):
  * the model's own unless sessions are hidden. */
 gboolean
@@ -259,7 +270,7 @@ on_list_ready (GObject      *object,
   last = n_listed == 0 ||
          (page->total > 0 ? request->offset + n_listed >= page->total : n_listed < request->limit);
 
-  selected = gtk_single_selection_get_selected_item (self->selection);
+  selected = pd_session_list_get_selected_item (self);
   if (selected != NULL)
     g_object_ref (selected);
   if (selected != NULL)
@@ -268,11 +279,24 @@ on_list_ready (GObject      *object,
   now = g_date_time_new_now_utc ();
   self->merging = TRUE;
   changed = pd_session_list_model_merge_range (self->model, request->offset, page->sessions, last, now);
-  self->merging = FALSE;
 
-  /* A moved item was removed and re-inserted: keep it selected. */
+  /* A moved item was removed and re-inserted: keep it selected.  One a
+   * search leaves out stays open, no row selected, until it is listed
+   * again (or another is picked). */
   if (selected_id != NULL && _pd_session_list_find_shown (self, selected_id, &position))
-    gtk_single_selection_set_selected (self->selection, position);
+    {
+      g_clear_object (&self->kept);
+      update_autoselect (self);
+      gtk_single_selection_set_selected (self->selection, position);
+    }
+  else if (selected != NULL && (self->query != NULL || self->kept != NULL))
+    {
+      if (self->kept != selected)
+        g_set_object (&self->kept, selected);
+      update_autoselect (self);
+      gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+    }
+  self->merging = FALSE;
 
   was_loaded = self->loaded;
   self->loaded = TRUE;
@@ -281,7 +305,7 @@ on_list_ready (GObject      *object,
   if (!was_loaded)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
 
-  if (gtk_single_selection_get_selected_item (self->selection) != (gpointer) selected)
+  if (pd_session_list_get_selected_item (self) != selected)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
 
   if (last)
@@ -416,10 +440,22 @@ on_time_tick (gpointer user_data)
 static void
 on_selection_changed (PdSessionList *self)
 {
+  gboolean picked;
+
   if (self->merging)
     return;
 
+  /* A row picked: that session is the open one (told first, while the
+   * list still says it picks none by itself). */
+  picked = gtk_single_selection_get_selected_item (self->selection) != NULL &&
+           (self->kept != NULL || self->none_open);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
+  if (picked && gtk_single_selection_get_selected_item (self->selection) != NULL)
+    {
+      g_clear_object (&self->kept);
+      self->none_open = FALSE;
+      update_autoselect (self);
+    }
 }
 
 static void
@@ -428,8 +464,12 @@ on_list_view_activate (PdSessionList *self,
 {
   g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (self->shown), position);
 
+  /* Enter on the row the arrows moved to: that session opens. */
   if (item != NULL)
-    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, item);
+    {
+      gtk_single_selection_set_selected (self->selection, position);
+      g_signal_emit (self, signals[SESSION_ACTIVATED], 0, item);
+    }
 }
 
 static void
@@ -480,6 +520,7 @@ pd_session_list_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_SESSION_LIST);
 
+  g_clear_object (&self->kept);
   g_clear_object (&self->selection);
   g_clear_object (&self->shown);
   g_clear_object (&self->model);
@@ -666,6 +707,11 @@ pd_session_list_set_source (PdSessionList *self,
 
   self->loaded = FALSE;
   self->load_failed = FALSE;
+  /* Another source's listing: its first session is picked (the Overview
+   * leaves it unselected again). */
+  g_clear_object (&self->kept);
+  self->none_open = FALSE;
+  update_autoselect (self);
   pd_session_list_restart (self);
   pd_session_list_update_empty (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOURCE]);
@@ -692,9 +738,48 @@ pd_session_list_get_model (PdSessionList *self)
 PdSessionItem *
 pd_session_list_get_selected_item (PdSessionList *self)
 {
+  PdSessionItem *selected;
+
   g_return_val_if_fail (PD_IS_SESSION_LIST (self), NULL);
 
-  return gtk_single_selection_get_selected_item (self->selection);
+  selected = gtk_single_selection_get_selected_item (self->selection);
+  return selected != NULL ? selected : self->kept;
+}
+
+/**
+ * pd_session_list_unselect:
+ *
+ * No session is open (the window shows its Overview): no row looks
+ * selected, and none is picked as the list loads, until one is picked.  A
+ * row of the first session looked selected on the Overview (tried as a new
+ * user would).
+ */
+void
+pd_session_list_unselect (PdSessionList *self)
+{
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  if (self->none_open && pd_session_list_get_selected_item (self) == NULL)
+    return;
+  self->none_open = TRUE;
+  g_clear_object (&self->kept);
+  update_autoselect (self);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_ITEM]);
+}
+
+/**
+ * pd_session_list_get_autoselect:
+ *
+ * Returns: whether the list picks its first session as it loads (never
+ *   while no session is to be open, nor during a search)
+ */
+gboolean
+pd_session_list_get_autoselect (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
+
+  return gtk_single_selection_get_autoselect (self->selection);
 }
 
 /**
@@ -746,6 +831,7 @@ pd_session_list_set_query (PdSessionList *self,
   g_free (self->query);
   self->query = g_steal_pointer (&stripped);
   self->full_text = !!full_text;
+  update_autoselect (self);
   pd_session_list_restart (self);
 }
 

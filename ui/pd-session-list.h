@@ -23,6 +23,8 @@ PdSessionListModel *pd_session_list_get_model         (PdSessionList *self);
 PdSessionItem      *pd_session_list_get_selected_item (PdSessionList *self);
 gboolean            pd_session_list_select            (PdSessionList *self,
                                                        const char    *id);
+void                pd_session_list_unselect          (PdSessionList *self);
+gboolean            pd_session_list_get_autoselect    (PdSessionList *self);
 void                pd_session_list_refresh           (PdSessionList *self);
 void                pd_session_list_set_hidden        (PdSessionList *self,
                                                        const char    *id,

@@ -96,14 +96,16 @@ _pd_window_overview_update (PdWindow      *self,
   return shown;
 }
 
-/* Another session picked in the list leaves the Overview; the list's first
- * selection, as it loads, does not. */
+/* A session picked in the list leaves the Overview; the list's first
+ * selection, as it loads, does not (the Overview shows no session, so one
+ * picked while the list picks none is a person's or a new run's). */
 void
 _pd_window_overview_on_selection (PdWindow *self)
 {
   PdSessionItem *item = pd_session_list_get_selected_item (self->session_list);
 
-  if (self->overview_shown && item != NULL && self->shown_item != NULL && item != self->shown_item)
+  if (self->overview_shown && item != NULL &&
+      (self->shown_item != NULL ? item != self->shown_item : !pd_session_list_get_autoselect (self->session_list)))
     self->overview_shown = FALSE;
 }
 

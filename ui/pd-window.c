@@ -318,6 +318,14 @@ _pd_window_update_content (PdWindow *self)
 {
   PdSessionItem *item = pd_session_list_get_selected_item (self->session_list);
 
+  /* The Overview opens no session: no row looks selected beside it (the
+   * first one did, tried as a new user would). */
+  if (self->overview_shown && item != NULL)
+    {
+      pd_session_list_unselect (self->session_list);
+      item = pd_session_list_get_selected_item (self->session_list);
+    }
+
   /* The first frame shows the list; the session it selects is read and
    * laid out from the next frame on.  Its four views asking for their data
    * and building their rows would otherwise hold that first frame back. */

@@ -451,7 +451,8 @@ pd_test_a11y_collect_rows (GtkWidget *widget,
 }
 
 /* Activates the shortcut @widget has for the key, as pressing it would: the
- * widget's own shortcut controllers are searched for that trigger. */
+ * widget's own shortcut controllers are searched for that trigger, those
+ * of the capture phase first, as a key event meets them. */
 gboolean
 pd_test_a11y_press (GtkWidget       *widget,
                     guint            keyval,
@@ -459,12 +460,15 @@ pd_test_a11y_press (GtkWidget       *widget,
 {
   g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, mods);
   g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  guint n = g_list_model_get_n_items (controllers);
 
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+  for (guint k = 0; k < 2 * n; k++)
     {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, k % n);
+      gboolean capture = GTK_IS_EVENT_CONTROLLER (controller) &&
+                         gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (controller)) == GTK_PHASE_CAPTURE;
 
-      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller) || capture != (k < n))
         continue;
       for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
         {

@@ -420,6 +420,18 @@ test_shortcuts_listed (void)
   g_assert_cmpint (pd_test_run_showcase (0, 0, check_shortcuts_listed, NULL), ==, 0);
 }
 
+/* The rows of @view that look selected. */
+static guint
+n_rows_selected (GtkWidget *view)
+{
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_child_visible (child) && (gtk_widget_get_state_flags (child) & GTK_STATE_FLAG_SELECTED))
+      n++;
+  return n;
+}
+
 /* The session list is one Tab stop: the arrows move between sessions,
  * Enter and Space open one (in a folded window, its pages), the Menu key
  * and Shift+F10 open the row menu of the session the focus is on. */
@@ -458,12 +470,23 @@ check_session_list_keys (PdApplication *app,
   g_assert_true (pd_test_a11y_press (rows, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
   g_assert_false (pd_test_a11y_focus_inside (rows));
 
-  /* Down moves to the next session and picks it. */
+  /* Down moves the focus to the next session, which is not opened: each
+   * arrow opened the session it passed (tried as a new user would).  The
+   * open session stays the one row selected. */
   g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
   g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Down, 0));
   pd_test_flush (GTK_WIDGET (window));
   g_assert_true (pd_test_a11y_focus_inside (rows));
-  g_assert_true (pd_session_list_get_selected_item (list) == second);
+  focused = gtk_widget_get_first_child (gtk_root_get_focus (GTK_ROOT (window)));
+  g_assert_true (PD_IS_SESSION_ROW (focused));
+  g_assert_true (pd_session_row_get_item (PD_SESSION_ROW (focused)) == second);
+  g_assert_true (pd_session_list_get_selected_item (list) == first);
+  g_assert_cmpuint (n_rows_selected (rows), ==, 1);
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_End, 0));
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Home, 0));
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Down, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (pd_session_list_get_selected_item (list) == first);
 
   /* The Menu key, then Shift+F10: the menu of that session. */
   g_assert_true (pd_test_a11y_press (GTK_WIDGET (list), GDK_KEY_Menu, 0));
@@ -478,10 +501,13 @@ check_session_list_keys (PdApplication *app,
   pd_test_flush (GTK_WIDGET (window));
   g_assert_true (pd_test_a11y_focus_inside (rows));
 
-  /* Enter opens the session: the folded window shows its pages. */
+  /* Enter opens the session the focus is on: the folded window shows its
+   * pages. */
   g_assert_true (pd_test_a11y_press (gtk_root_get_focus (GTK_ROOT (window)), GDK_KEY_Return, 0));
   pd_test_flush (GTK_WIDGET (window));
   g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "content");
+  g_assert_true (pd_session_list_get_selected_item (list) == second);
+  g_assert_cmpuint (n_rows_selected (rows), ==, 1);
 
   /* Back, then Space opens it too. */
   g_assert_true (pd_test_a11y_press (GTK_WIDGET (window), GDK_KEY_Left, GDK_ALT_MASK));
@@ -494,6 +520,19 @@ check_session_list_keys (PdApplication *app,
   pd_test_flush (GTK_WIDGET (window));
   g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "content");
   g_assert_true (pd_session_list_get_selected_item (list) == pd_session_row_get_item (PD_SESSION_ROW (focused)));
+
+  /* The Overview opens no session: no row looks selected beside it (the
+   * first row did).  A session picked in the list leaves it. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (pd_window_get_overview_shown (window));
+  g_assert_null (pd_session_list_get_selected_item (list));
+  g_assert_cmpuint (n_rows_selected (rows), ==, 0);
+  g_assert_true (pd_session_list_select (list, pd_session_item_get_id (second)));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (pd_window_get_overview_shown (window));
+  g_assert_true (pd_session_list_get_selected_item (list) == second);
+  g_assert_cmpuint (n_rows_selected (rows), ==, 1);
 }
 
 static void

@@ -210,6 +210,69 @@ test_session_list_filters (Fixture       *f,
   g_assert_null (pd_session_list_get_query (f->list));
 }
 
+/* The rows that look selected: each list item widget in the selected state. */
+static guint
+n_rows_selected (Fixture *f)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_child_visible (child) && (gtk_widget_get_state_flags (child) & GTK_STATE_FLAG_SELECTED))
+      n++;
+  return n;
+}
+
+/* A search leaves the open session open: the first match opened itself as
+ * the list filtered, and Escape opened yet another (tried as a new user
+ * would).  Escape lists all again with the open session's row selected. */
+static void
+test_session_list_search_keeps_open (Fixture       *f,
+                                     gconstpointer  data)
+{
+  GtkWidget *entry = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_SEARCH_ENTRY);
+
+  g_assert_true (pd_session_list_select (f->list, f->docs));
+  pd_session_list_start_search (f->list);
+
+  /* "parser" matches another session alone: it is listed, not opened. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "parser");
+  wait_for_query (f, "parser");
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpuint (n_items (f), ==, 1);
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+  g_assert_cmpuint (n_rows_selected (f), ==, 0);
+
+  /* Another word that matches nothing, then one that matches it again. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "nothing matches this");
+  wait_for_query (f, "nothing matches this");
+  g_assert_cmpuint (n_items (f), ==, 0);
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "docs");
+  wait_for_query (f, "docs");
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+  g_assert_cmpuint (n_rows_selected (f), ==, 1);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "parser");
+  wait_for_query (f, "parser");
+
+  /* Escape: every session listed, the open one selected. */
+  g_signal_emit_by_name (entry, "stop-search");
+  wait_for_query (f, NULL);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpuint (n_items (f), ==, 3);
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+  g_assert_cmpuint (n_rows_selected (f), ==, 1);
+
+  /* Picking a match opens it. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "parser");
+  wait_for_query (f, "parser");
+  g_assert_true (pd_session_list_select (f->list, f->parser));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  wait_for_query (f, NULL);
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->parser);
+}
+
 static void
 test_session_list_late_reply_dropped (Fixture       *f,
                                       gconstpointer  data)
@@ -1024,6 +1087,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/session-list/long-listing-pages", test_session_list_long_listing_pages);
   ADD ("lists-newest-first", test_session_list_lists_newest_first);
   ADD ("filters", test_session_list_filters);
+  ADD ("search-keeps-open", test_session_list_search_keeps_open);
   ADD ("late-reply-dropped", test_session_list_late_reply_dropped);
   ADD ("merge-keeps-items", test_session_list_merge_keeps_items);
   ADD ("follows-other-writers", test_session_list_follows_other_writers);
