@@ -18,6 +18,7 @@
 #include "pd-local-source.h"
 #include "pd-plan.h"
 #include "pd-session-reads.h"
+#include "pd-task-util.h"
 
 struct _PdLocalSource
 {
@@ -768,10 +769,7 @@ open_store_thread (GTask        *task,
   GError *error = NULL;
   PdSessionStore *store = pd_local_source_open_store (PD_LOCAL_SOURCE (source_object), &error);
 
-  if (store == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, store, g_object_unref);
+  pd_task_return_pointer_or_error (task, store, g_object_unref, error);
 }
 
 static void

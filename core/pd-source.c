@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pd-source.h"
+#include "pd-task-util.h"
 
 G_DEFINE_QUARK (pd-source-error-quark, pd_source_error)
 
@@ -451,10 +452,7 @@ on_whole_messages (GObject      *object,
   GError *error = NULL;
   JsonArray *messages = pd_source_get_messages_finish (PD_SOURCE (object), result, &error);
 
-  if (messages == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, messages, (GDestroyNotify) json_array_unref);
+  pd_task_return_pointer_or_error (task, messages, (GDestroyNotify) json_array_unref, error);
 }
 
 void

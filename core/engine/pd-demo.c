@@ -15,6 +15,7 @@
 #include "pd-engine-builder.h"
 #include "pd-json.h"
 #include "pd-replay-provider.h"
+#include "pd-task-util.h"
 
 struct _PdDemo
 {
@@ -251,10 +252,7 @@ on_run_done (GObject      *source,
   GError *error = NULL;
   PdRunResult *run = pd_engine_run_finish (PD_ENGINE (source), result, &error);
 
-  if (run == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, run, (GDestroyNotify) pd_run_result_free);
+  pd_task_return_pointer_or_error (task, run, (GDestroyNotify) pd_run_result_free, error);
 }
 
 /* Worker thread: building opens the database.  This task has no source

@@ -16,6 +16,7 @@
 #include "pd-engine-private.h"
 #include "pd-event.h"
 #include "pd-json.h"
+#include "pd-task-util.h"
 
 G_DEFINE_FINAL_TYPE (PdEngine, pd_engine, G_TYPE_OBJECT)
 
@@ -614,10 +615,7 @@ run_in_thread (GTask        *task,
   GError *error = NULL;
   PdRunResult *result = pd_engine_run (source_object, args->session_id, args->message, cancellable, &error);
 
-  if (result == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, result, (GDestroyNotify) pd_run_result_free);
+  pd_task_return_pointer_or_error (task, result, (GDestroyNotify) pd_run_result_free, error);
 }
 
 void

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "pd-task-util.h"
 #include "pd-tool-private.h"
 
 G_DEFINE_QUARK (pd-tool-error-quark, pd_tool_error)
@@ -398,10 +399,7 @@ call_thread (GTask        *task,
 
   result = pd_tool_call (source_object, data->context, data->args, cancellable, &error);
 
-  if (result == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, result, (GDestroyNotify) pd_tool_result_free);
+  pd_task_return_pointer_or_error (task, result, (GDestroyNotify) pd_tool_result_free, error);
 }
 
 /**

@@ -21,6 +21,7 @@
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
+#include "pd-task-util.h"
 #include "pd-transcript-reader.h"
 
 #define MAX_DEPTH 8
@@ -838,10 +839,7 @@ scan_thread (GTask        *task,
   GError *error = NULL;
   GPtrArray *sessions = pd_import_scanner_scan (source_object, cancellable, &error);
 
-  if (sessions == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, sessions, (GDestroyNotify) g_ptr_array_unref);
+  pd_task_return_pointer_or_error (task, sessions, (GDestroyNotify) g_ptr_array_unref, error);
 }
 
 void

@@ -12,6 +12,7 @@
 #include "pd-import-private.h"
 #include "pd-import-watcher-private.h"
 #include "pd-import-watcher.h"
+#include "pd-task-util.h"
 
 /* Events of one burst of writes are gathered this long before reading. */
 #define SETTLE_MS 50
@@ -502,10 +503,7 @@ list_thread (GTask        *task,
   GError *error = NULL;
   GPtrArray *paths = _pd_import_index_list_paths (self->store, &error);
 
-  if (paths == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, paths, (GDestroyNotify) g_ptr_array_unref);
+  pd_task_return_pointer_or_error (task, paths, (GDestroyNotify) g_ptr_array_unref, error);
 }
 
 static void
