@@ -246,6 +246,17 @@ card_is_shown (gpointer item,
   return self->source == NULL || pd_overview_card_get_source (item) == self->source;
 }
 
+/* A row finalized without its teardown (the list gone first) leaves the
+ * rows: the clock told the time again on a row that was freed. */
+static void
+on_row_finalized (gpointer  data,
+                  GObject  *row)
+{
+  PdOverviewView *self = data;
+
+  g_ptr_array_remove_fast (self->rows, row);
+}
+
 static void
 on_setup (GtkSignalListItemFactory *factory,
           GtkListItem              *item,
@@ -255,6 +266,7 @@ on_setup (GtkSignalListItemFactory *factory,
 
   g_signal_connect_object (row, "answer", G_CALLBACK (on_answer), self, G_CONNECT_SWAPPED);
   g_ptr_array_add (self->rows, row);
+  g_object_weak_ref (G_OBJECT (row), on_row_finalized, self);
   gtk_list_item_set_child (item, row);
 }
 
@@ -265,8 +277,8 @@ on_teardown (GtkSignalListItemFactory *factory,
 {
   GtkWidget *row = gtk_list_item_get_child (item);
 
-  if (row != NULL)
-    g_ptr_array_remove_fast (self->rows, row);
+  if (row != NULL && g_ptr_array_remove_fast (self->rows, row))
+    g_object_weak_unref (G_OBJECT (row), on_row_finalized, self);
 }
 
 static void
@@ -398,6 +410,8 @@ pd_overview_view_finalize (GObject *object)
 {
   PdOverviewView *self = PD_OVERVIEW_VIEW (object);
 
+  for (guint i = 0; i < self->rows->len; i++)
+    g_object_weak_unref (g_ptr_array_index (self->rows, i), on_row_finalized, self);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
   g_clear_pointer (&self->requests, g_hash_table_unref);
   g_clear_object (&self->shown);
