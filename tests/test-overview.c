@@ -506,14 +506,14 @@ test_local_approval (Fixture       *f,
   card = pd_overview_find (f->overview, source_at (f, 0), local_id);
   g_assert_true (card_at (f, 1) == card);
 
-  pd_overview_set_local_approval (f->overview, source_at (f, 0), local_id, "shell", "make check", 7);
+  pd_overview_set_local_approval (f->overview, source_at (f, 0), local_id, "shell", "make check", NULL, 7);
   g_assert_true (card_at (f, 0) == card);
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_APPROVAL);
   g_assert_cmpstr (pd_overview_card_get_approval_tool (card), ==, "shell");
   g_assert_cmpstr (pd_overview_card_get_approval_command (card), ==, "make check");
   g_assert_cmpuint (pd_overview_card_get_approval_serial (card), ==, 7);
 
-  pd_overview_set_local_approval (f->overview, source_at (f, 0), local_id, NULL, NULL, 0);
+  pd_overview_set_local_approval (f->overview, source_at (f, 0), local_id, NULL, NULL, NULL, 0);
   g_assert_true (card_at (f, 1) == card);
   g_assert_false (pd_overview_card_has_approval (card));
 }

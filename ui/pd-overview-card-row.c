@@ -20,7 +20,11 @@
  * (pd_safe_text_approval()): it was cut to two lines, so a command padded
  * with blanks ran its real end unseen on one click of Approve Once (tried
  * as an attacker would).  One too long for a card gets Review… instead,
- * a dialog that shows it whole and answers the question it showed.
+ * a dialog that shows it whole and answers the question it showed.  A
+ * question whose change the card cannot show (an endpoint that names an
+ * edit's or a write's file alone, with no preview) says so, and offers
+ * Deny and Open, never Approve Once: that approved an edit nobody saw
+ * (tried as an attacker would).
  */
 #define G_LOG_DOMAIN "pd-overview-card-row"
 
@@ -71,8 +75,10 @@ struct _PdOverviewCardRow
   GtkWidget      *approval;
   GtkWidget      *approval_text;
   GtkWidget      *approval_command;
+  GtkWidget      *approval_unseen;
   GtkWidget      *deny;
   GtkWidget      *approve;
+  GtkWidget      *open;
   GtkWidget      *row_name;
   char           *command_shown;    /* (nullable) the whole command, as shown */
   gboolean        command_cut;      /* the card shows only its start: Review… */
@@ -83,6 +89,7 @@ G_DEFINE_FINAL_TYPE (PdOverviewCardRow, pd_overview_card_row, GTK_TYPE_WIDGET)
 
 enum {
   ANSWER,
+  OPEN,
   N_SIGNALS
 };
 
@@ -360,6 +367,7 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   g_autofree char *generic = NULL;
   const char *classes[] = { "warning", "error", "success", "accent" };
   const char *tool, *command, *body;
+  gboolean whole;
   guint done, total;
 
   g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
@@ -427,6 +435,10 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   gtk_widget_set_sensitive (self->approve, state == NULL);
   gtk_label_set_text (GTK_LABEL (self->approval_text), body != NULL ? body : "");
   set_command (self, command);
+  whole = pd_overview_card_get_approval_whole (card);
+  gtk_widget_set_visible (self->approval_unseen, !whole);
+  gtk_widget_set_visible (self->approve, whole);
+  gtk_widget_set_visible (self->open, !whole);
 
   /* Translators: how a screen reader names a card: title, then what it needs */
   name = g_strdup_printf (_("%s, %s"), gtk_label_get_text (GTK_LABEL (self->title)), need);
@@ -573,6 +585,13 @@ close_review (PdOverviewCardRow *self)
 }
 
 static void
+on_open (PdOverviewCardRow *self)
+{
+  if (self->card != NULL)
+    g_signal_emit (self, signals[OPEN], 0, self->card);
+}
+
+static void
 on_approve (PdOverviewCardRow *self)
 {
   if (self->command_cut)
@@ -636,6 +655,16 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
   signals[ANSWER] = g_signal_new ("answer", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                   0, NULL, NULL, NULL, G_TYPE_NONE, 4, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN,
                                   PD_TYPE_REMOTE_RUN | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_UINT);
+
+  /**
+   * PdOverviewCardRow::open:
+   * @card: the card whose session is to be opened
+   *
+   * Open was pressed: a question the card cannot show whole is seen and
+   * answered in its session.
+   */
+  signals[OPEN] = g_signal_new ("open", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                0, NULL, NULL, NULL, G_TYPE_NONE, 1, PD_TYPE_OVERVIEW_CARD);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "overview-card");
@@ -702,6 +731,15 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_widget_add_css_class (self->approval_command, "monospace");
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
   gtk_box_append (GTK_BOX (self->approval), self->approval_command);
+  /* Translators: on an Overview card, under a question about an edit or a
+   * write whose change the endpoint did not send */
+  self->approval_unseen = plain_label ("warning", TRUE);
+  gtk_label_set_text (GTK_LABEL (self->approval_unseen),
+                      _("The change itself was not sent, so it cannot be approved here. Open the session to see it."));
+  gtk_label_set_lines (GTK_LABEL (self->approval_unseen), -1);
+  gtk_label_set_ellipsize (GTK_LABEL (self->approval_unseen), PANGO_ELLIPSIZE_NONE);
+  gtk_widget_set_visible (self->approval_unseen, FALSE);
+  gtk_box_append (GTK_BOX (self->approval), self->approval_unseen);
   buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_halign (buttons, GTK_ALIGN_END);
   gtk_box_append (GTK_BOX (self->approval), buttons);
@@ -713,6 +751,11 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_widget_add_css_class (self->approve, "suggested-action");
   g_signal_connect_swapped (self->approve, "clicked", G_CALLBACK (on_approve), self);
   gtk_box_append (GTK_BOX (buttons), self->approve);
+  /* Translators: on an Overview card, opens the session of its question */
+  self->open = mnemonic_button (_("_Open"));
+  g_signal_connect_swapped (self->open, "clicked", G_CALLBACK (on_open), self);
+  gtk_widget_set_visible (self->open, FALSE);
+  gtk_box_append (GTK_BOX (buttons), self->open);
 
   self->row_name = g_object_new (PD_TYPE_ROW_NAME, NULL);
   gtk_box_append (GTK_BOX (self->box), self->row_name);

@@ -237,6 +237,15 @@ on_answer (PdOverviewView    *self,
   g_signal_emit (self, signals[ANSWER], 0, card, approve, run, serial);
 }
 
+/* A question the card cannot show whole: seen and answered in its session. */
+static void
+on_open (PdOverviewView    *self,
+         PdOverviewCard    *card,
+         PdOverviewCardRow *row)
+{
+  g_signal_emit (self, signals[CARD_ACTIVATED], 0, card);
+}
+
 static gboolean
 card_is_shown (gpointer item,
                gpointer data)
@@ -265,6 +274,7 @@ on_setup (GtkSignalListItemFactory *factory,
   GtkWidget *row = pd_overview_card_row_new ();
 
   g_signal_connect_object (row, "answer", G_CALLBACK (on_answer), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (row, "open", G_CALLBACK (on_open), self, G_CONNECT_SWAPPED);
   g_ptr_array_add (self->rows, row);
   g_object_weak_ref (G_OBJECT (row), on_row_finalized, self);
   gtk_list_item_set_child (item, row);

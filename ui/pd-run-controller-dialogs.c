@@ -414,12 +414,13 @@ pd_run_controller_get_approval_text (PdRunController *self,
  * @session_id: the session whose run asks
  * @serial: the question's number, from #PdRunController::approval-asked
  *
- * What approval question @serial's dialog shows: the call's preview (the
- * lines an edit takes out and puts in, a write's content, a command and
- * its folder), else its one-line summary.  The Overview's card shows it
- * beside its own Approve Once (or Review… when it is too long for a card).
+ * What approval question @serial's dialog shows above its summary: the
+ * call's preview (the lines an edit takes out and puts in, a write's
+ * content, a command and its folder).  The Overview's card shows it beside
+ * its own Approve Once (or Review… when it is too long for a card).
  *
- * Returns: (transfer none) (nullable): %NULL when that question is not open
+ * Returns: (transfer none) (nullable): %NULL when that question is not
+ *   open or its call has no preview (an endpoint that sends none)
  */
 const char *
 pd_run_controller_get_approval_preview (PdRunController *self,
@@ -433,7 +434,7 @@ pd_run_controller_get_approval_preview (PdRunController *self,
   question = find_open_approval (self, session_id, serial);
   if (question == NULL)
     return NULL;
-  return question->preview != NULL && question->preview[0] != '\0' ? question->preview : question->text;
+  return question->preview != NULL && question->preview[0] != '\0' ? question->preview : NULL;
 }
 
 /* A small markdown rendering with text tags: headings, bullets and code

@@ -138,9 +138,10 @@ on_approval_asked (PdWindow   *self,
 {
   /* The command or change asked about, as the dialog shows it: the card
    * offered Approve Once with none (tried as an attacker would). */
-  if (own_source (self) != NULL && session_id != NULL)
+  if (own_source (self) != NULL && session_id != NULL && self->runs != NULL)
     pd_overview_set_local_approval (self->overview, own_source (self), session_id, tool,
-                                    self->runs != NULL ? pd_run_controller_get_approval_preview (self->runs, session_id, serial) : NULL,
+                                    pd_run_controller_get_approval_text (self->runs, session_id, serial),
+                                    pd_run_controller_get_approval_preview (self->runs, session_id, serial),
                                     serial);
 }
 
@@ -149,7 +150,7 @@ on_approval_answered (PdWindow   *self,
                       const char *session_id)
 {
   if (own_source (self) != NULL && session_id != NULL)
-    pd_overview_set_local_approval (self->overview, own_source (self), session_id, NULL, NULL, 0);
+    pd_overview_set_local_approval (self->overview, own_source (self), session_id, NULL, NULL, NULL, 0);
 }
 
 void

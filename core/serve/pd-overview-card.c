@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include "pd-approver.h"
 #include "pd-overview-private.h"
 
 G_DEFINE_ENUM_TYPE (PdOverviewNeed, pd_overview_need,
@@ -41,6 +42,7 @@ struct _PdOverviewCard
   PdRemoteRun     *remote_run;       /* (nullable) a remote run waiting on a question */
   char            *local_tool;       /* (nullable) a run of this window waiting */
   char            *local_command;
+  char            *local_preview;
   guint            local_serial;
 };
 
@@ -68,6 +70,7 @@ pd_overview_card_finalize (GObject *object)
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->local_tool, g_free);
   g_clear_pointer (&self->local_command, g_free);
+  g_clear_pointer (&self->local_preview, g_free);
 
   G_OBJECT_CLASS (pd_overview_card_parent_class)->finalize (object);
 }
@@ -218,12 +221,14 @@ gboolean
 _pd_overview_card_set_local_approval (PdOverviewCard *self,
                                       const char     *tool,
                                       const char     *command,
+                                      const char     *preview,
                                       guint           serial)
 {
   gboolean changed = FALSE;
 
   changed |= set_string (&self->local_tool, tool);
   changed |= set_string (&self->local_command, tool != NULL ? command : NULL);
+  changed |= set_string (&self->local_preview, tool != NULL && preview != NULL && *preview != '\0' ? preview : NULL);
   changed |= SET_VALUE (self->local_serial, tool != NULL ? serial : 0);
   return changed;
 }
@@ -448,14 +453,50 @@ pd_overview_card_get_approval_tool (PdOverviewCard *self)
   return self->local_tool;
 }
 
-/* What it would run or write (nullable, untrusted text). */
+/* The call's preview, as its dialog shows it, else its summary. */
+static const char *
+approval_preview (PdOverviewCard *self)
+{
+  if (self->remote_run != NULL)
+    return self->remote_run->approval_preview;
+  return self->local_preview;
+}
+
+/* What it would run or change, as the dialog shows it: the call's preview
+ * (the lines an edit takes out and puts in, a write's content, a command
+ * and its folder), else its summary (nullable, untrusted text).  An
+ * endpoint's card showed the summary alone, "one.txt (2 bytes)", beside
+ * Approve Once (tried as an attacker would). */
 const char *
 pd_overview_card_get_approval_command (PdOverviewCard *self)
 {
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  if (approval_preview (self) != NULL)
+    return approval_preview (self);
   if (self->remote_run != NULL)
     return self->remote_run->approval_command;
   return self->local_command;
+}
+
+/**
+ * pd_overview_card_get_approval_whole:
+ *
+ * Whether pd_overview_card_get_approval_command() is all the question asks:
+ * the call's preview, or the summary of a call whose summary is whole (a
+ * command, pd_approver_summary_is_whole()).  An edit or a write that an
+ * endpoint names by its file alone (odek's wire sends the path as its
+ * "command", and no preview) is not: the card says so, and is never
+ * approved from there.
+ *
+ * Returns: whether the card may offer to approve its question
+ */
+gboolean
+pd_overview_card_get_approval_whole (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), FALSE);
+  if (!pd_overview_card_has_approval (self))
+    return FALSE;
+  return approval_preview (self) != NULL || pd_approver_summary_is_whole (pd_overview_card_get_approval_tool (self));
 }
 
 /**

@@ -23,6 +23,7 @@ gboolean        _pd_overview_card_set_remote_run   (PdOverviewCard       *self,
 gboolean        _pd_overview_card_set_local_approval (PdOverviewCard     *self,
                                                       const char         *tool,
                                                       const char         *command,
+                                                      const char         *preview,
                                                       guint               serial);
 gboolean        _pd_overview_card_set_source_name  (PdOverviewCard       *self,
                                                     const char           *name);

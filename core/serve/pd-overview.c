@@ -70,6 +70,7 @@ typedef struct
 {
   char  *tool;
   char  *command;
+  char  *preview;
   guint  serial;
 } LocalApproval;
 
@@ -121,6 +122,7 @@ local_approval_free (gpointer data)
 
   g_free (approval->tool);
   g_free (approval->command);
+  g_free (approval->preview);
   g_free (approval);
 }
 
@@ -189,8 +191,9 @@ apply_local_approval (Entry          *entry,
                                                  pd_overview_card_get_session_id (card));
 
   if (approval == NULL)
-    return _pd_overview_card_set_local_approval (card, NULL, NULL, 0);
-  return _pd_overview_card_set_local_approval (card, approval->tool, approval->command, approval->serial);
+    return _pd_overview_card_set_local_approval (card, NULL, NULL, NULL, 0);
+  return _pd_overview_card_set_local_approval (card, approval->tool, approval->command, approval->preview,
+                                               approval->serial);
 }
 
 static void
@@ -1105,7 +1108,11 @@ pd_overview_find (PdOverview *self,
  * pd_overview_set_local_approval:
  * @tool: (nullable): the tool the run wants to use; %NULL when the
  *   question was answered
- * @command: (nullable): what it would run or write
+ * @command: (nullable): the call's one-line summary
+ *   (pd_approver_summarize())
+ * @preview: (nullable): what its dialog shows of it (pd_tool_preview()):
+ *   the lines an edit takes out and puts in, a write's content, a command
+ *   and its folder
  * @serial: the question's number in the window's run controller
  *
  * A run of this window (its own engine: no source tells of its questions)
@@ -1117,6 +1124,7 @@ pd_overview_set_local_approval (PdOverview *self,
                                 const char *session_id,
                                 const char *tool,
                                 const char *command,
+                                const char *preview,
                                 guint       serial)
 {
   Entry *entry;
@@ -1133,6 +1141,7 @@ pd_overview_set_local_approval (PdOverview *self,
 
       approval->tool = g_strdup (tool);
       approval->command = g_strdup (command);
+      approval->preview = g_strdup (preview);
       approval->serial = serial;
       g_hash_table_replace (entry->approvals, g_strdup (session_id), approval);
     }

@@ -61,6 +61,7 @@ void            pd_overview_set_local_approval   (PdOverview *self,
                                                   const char *session_id,
                                                   const char *tool,
                                                   const char *command,
+                                                  const char *preview,
                                                   guint       serial);
 guint           pd_overview_get_n_refetches      (PdOverview *self);
 

@@ -373,6 +373,9 @@ check_overview (PdApplication *app,
   wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's question on its card");
   row = row_of (window, "Work on A");
   g_assert_nonnull (pd_test_find_label (row, "The agent wants to write a file."));
+  /* What it writes, as the dialog shows it: the card showed only
+   * "one.txt (2 bytes)" beside Approve Once (tried as an attacker would). */
+  wait_card_says (window, "Work on A", "+ 1", "the content A's run would write");
   button = pd_test_find_first (row, is_button, "_Approve Once");
   g_assert_nonnull (button);
   g_assert_nonnull (pd_test_find_first (row, is_button, "_Deny"));
@@ -684,7 +687,8 @@ test_card_answer_shown (void)
 {
   g_autoptr(PdOverviewCard) card = card_new ("Work on A", "plandeck", "Endpoint A");
   PdRemoteRun first = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
-                        (char *) "ap-1", (char *) "write_file", (char *) "one.txt" };
+                        (char *) "ap-1", (char *) "write_file", (char *) "one.txt (2 bytes)",
+                        (char *) "one.txt\n+ 1\n" };
   PdRemoteRun second = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
                          (char *) "ap-2", (char *) "shell", (char *) "rm -rf ~" };
   Answers answers = { 0 };
@@ -861,7 +865,7 @@ test_new_request_pill (void)
   gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
   pd_test_wait_until (scrolled_to_bottom, pill.view, "the list scrolled to its bottom");
   pd_test_flush (GTK_WIDGET (window));
-  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0), "shell", "make", 1);
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0), "shell", "make", NULL, 1);
   asking = pd_overview_find (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0));
   g_assert_true (g_list_model_get_item (G_LIST_MODEL (pill.overview), 0) == (gpointer) asking);
   g_object_unref (asking);   /* the get_item's */
@@ -874,7 +878,7 @@ test_new_request_pill (void)
   pd_test_screenshot_sizes (window, "overview-new-request");
 
   /* A second one adds to it. */
-  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 1), "shell", "make", 2);
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 1), "shell", "make", NULL, 2);
   pd_test_flush (GTK_WIDGET (window));
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, "2 New Requests");
 
@@ -888,7 +892,7 @@ test_new_request_pill (void)
   g_assert_true (card_in_sight (pill.view, asking));
 
   /* At the top, a new question stays in sight, with no button. */
-  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 2), "shell", "make", 3);
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 2), "shell", "make", NULL, 3);
   asking = pd_overview_find (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 2));
   pd_test_flush (GTK_WIDGET (window));
   pd_test_spin (100);
@@ -899,7 +903,7 @@ test_new_request_pill (void)
 
   /* Scrolled back by hand to the top, the button goes. */
   pd_test_wait_until (scrolled_to_bottom, pill.view, "the list scrolled to its bottom again");
-  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 3), "shell", "make", 4);
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 3), "shell", "make", NULL, 4);
   pd_test_wait_until (pill_shown, pill.view, "the new request button again");
   pd_test_flush (GTK_WIDGET (window));
   gtk_adjustment_set_value (adjustment, 0);
@@ -1116,6 +1120,53 @@ test_card_command_whole (void)
   alone_close (&alone);
 }
 
+/* An endpoint that names an edit's file alone, with no preview (odek's
+ * wire): the card says the change was not sent and offers Deny and Open,
+ * never Approve Once (which approved an edit nobody saw, tried as an
+ * attacker would).  With the preview, the card shows it and may approve. */
+static void
+on_row_open (PdOverviewCardRow *row,
+             PdOverviewCard    *card,
+             guint             *opened)
+{
+  (*opened)++;
+}
+
+static void
+test_card_change_unsent (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "odek", "Endpoint A");
+  PdRemoteRun run = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                      (char *) "ap-1", (char *) "edit_file", (char *) "src/main.c", NULL };
+  Alone alone = { 0 };
+  guint opened = 0;
+
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  alone_show (&alone, card, 600);
+  g_signal_connect (alone.row, "open", G_CALLBACK (on_row_open), &opened);
+  g_assert_false (pd_overview_card_get_approval_whole (card));
+  g_assert_null (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  g_assert_null (pd_test_find_first (alone.row, is_button, "_Review…"));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Deny"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "src/main.c"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "cannot be approved here"));
+  pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-change-unsent");
+  g_signal_emit_by_name (pd_test_find_first (alone.row, is_button, "_Open"), "clicked");
+  g_assert_cmpuint (opened, ==, 1);
+
+  run.approval_id = (char *) "ap-2";
+  run.approval_preview = (char *) "src/main.c\n- old line\n+ new line\n";
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  g_assert_true (pd_overview_card_get_approval_whole (card));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "+ new line"));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  g_assert_null (pd_test_find_first (alone.row, is_button, "_Open"));
+  g_assert_null (pd_test_find_first (alone.row, label_contains, "cannot be approved here"));
+  alone_close (&alone);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1130,6 +1181,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
   g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
+  g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
