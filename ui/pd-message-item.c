@@ -145,8 +145,8 @@ content_text (JsonObject *message)
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     return g_strdup ("");
 
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (node));
+  if (pd_json_node_get_string (node) != NULL)
+    return g_strdup (pd_json_node_get_string (node));
 
   if (JSON_NODE_HOLDS_ARRAY (node))
     {

@@ -129,11 +129,10 @@ pretty_arguments (JsonObject *function)
 
   if (node == NULL)
     return g_strdup ("{}");
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  /* Arguments arrive as a JSON string; show it parsed when it parses. */
+  if ((text = pd_json_node_get_string (node)) == NULL)
     return json_to_string (node, TRUE);
 
-  /* Arguments arrive as a JSON string; show it parsed when it parses. */
-  text = json_node_get_string (node);
   parser = json_parser_new_immutable ();
   if (json_parser_load_from_data (parser, text, -1, NULL) && json_parser_get_root (parser) != NULL)
     return json_to_string (json_parser_get_root (parser), TRUE);

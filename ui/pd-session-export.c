@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "pd-json-util.h"
 #include "pd-plan-row-item.h"
 #include "pd-plan-state.h"
 #include "pd-safe-text.h"
@@ -50,17 +51,6 @@ export_data_free (ExportData *data)
 
 /* --- the formats ------------------------------------------------------- */
 
-static const char *
-object_string (JsonObject *object,
-               const char *member)
-{
-  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 /* A message's text: a string, or the text of its parts. */
 static char *
 message_text (JsonObject *message)
@@ -70,8 +60,8 @@ message_text (JsonObject *message)
 
   if (content == NULL || JSON_NODE_HOLDS_NULL (content))
     return g_strdup ("");
-  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (content));
+  if (pd_json_node_get_string (content) != NULL)
+    return g_strdup (pd_json_node_get_string (content));
   if (!JSON_NODE_HOLDS_ARRAY (content))
     return json_to_string (content, TRUE);
 
@@ -79,7 +69,7 @@ message_text (JsonObject *message)
   for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
     {
       JsonNode *part = json_array_get_element (json_node_get_array (content), i);
-      const char *part_text = JSON_NODE_HOLDS_OBJECT (part) ? object_string (json_node_get_object (part), "text") : NULL;
+      const char *part_text = JSON_NODE_HOLDS_OBJECT (part) ? pd_json_get_string (json_node_get_object (part), "text") : NULL;
 
       if (part_text == NULL)
         continue;
@@ -315,10 +305,10 @@ cancelled_steps (const char *state_json)
     {
       JsonNode *node = json_array_get_element (json_node_get_array (steps), i);
       JsonObject *step = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *id = step ? object_string (step, "id") : NULL;
+      const char *id = step ? pd_json_get_string (step, "id") : NULL;
 
       if (id != NULL && !json_object_has_member (step, "user_checked") &&
-          g_strcmp0 (object_string (step, "agent_status"), "cancelled") == 0)
+          g_strcmp0 (pd_json_get_string (step, "agent_status"), "cancelled") == 0)
         g_hash_table_add (cancelled, g_strdup (id));
     }
   return cancelled;
@@ -413,7 +403,7 @@ pd_session_export_markdown (const PdSessionInfo *info,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       message = json_node_get_object (node);
-      role = object_string (message, "role");
+      role = pd_json_get_string (message, "role");
       text = message_text (message);
 
       heading = inline_text (role_heading (role ? role : "?"));
@@ -429,8 +419,8 @@ pd_session_export_markdown (const PdSessionInfo *info,
             JsonNode *function = JSON_NODE_HOLDS_OBJECT (call)
               ? json_object_get_member (json_node_get_object (call), "function") : NULL;
             JsonObject *fn = function && JSON_NODE_HOLDS_OBJECT (function) ? json_node_get_object (function) : NULL;
-            const char *name = object_string (fn, "name");
-            const char *arguments = object_string (fn, "arguments");
+            const char *name = pd_json_get_string (fn, "name");
+            const char *arguments = pd_json_get_string (fn, "arguments");
 
             /* Translators: %s is the name of a tool the model called */
             g_string_append_printf (out, "%s ", _("Tool call:"));

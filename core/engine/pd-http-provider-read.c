@@ -63,9 +63,9 @@ _pd_http_provider_error_body_message (GBytes *body)
       (node = json_object_get_member (object, "detail")) ||
       (node = json_object_get_member (object, "message")))
     {
-      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-        return g_strdup (json_node_get_string (node));
-      return pd_json_to_string (node, FALSE);
+      const char *text = pd_json_node_get_string (node);
+
+      return text != NULL ? g_strdup (text) : pd_json_to_string (node, FALSE);
     }
 
   return pd_json_to_string (root, FALSE);

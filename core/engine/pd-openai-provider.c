@@ -148,6 +148,7 @@ add_tool_call_delta (Stream     *stream,
   const char *id;
   const char *name;
   JsonNode *arguments;
+  const char *text;
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
@@ -175,18 +176,17 @@ add_tool_call_delta (Stream     *stream,
     }
 
   arguments = function ? json_object_get_member (function, "arguments") : NULL;
-  if (arguments != NULL && JSON_NODE_HOLDS_VALUE (arguments) &&
-      json_node_get_value_type (arguments) == G_TYPE_STRING)
+  if ((text = pd_json_node_get_string (arguments)) != NULL)
     {
-      if (!_pd_http_answer_append (&stream->answer, call->arguments, json_node_get_string (arguments), error))
+      if (!_pd_http_answer_append (&stream->answer, call->arguments, text, error))
         return FALSE;
     }
   else if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
     {
       /* A few servers send the arguments as an object in one piece. */
-      g_autofree char *text = pd_json_to_string (arguments, FALSE);
+      g_autofree char *whole = pd_json_to_string (arguments, FALSE);
 
-      g_string_assign (call->arguments, text);
+      g_string_assign (call->arguments, whole);
     }
 
   return TRUE;

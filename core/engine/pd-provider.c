@@ -297,8 +297,8 @@ _pd_provider_content_text (JsonNode *content)
   if (content == NULL || JSON_NODE_HOLDS_NULL (content))
     return g_strdup ("");
 
-  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (content));
+  if (pd_json_node_get_string (content) != NULL)
+    return g_strdup (pd_json_node_get_string (content));
 
   if (!JSON_NODE_HOLDS_ARRAY (content))
     return g_strdup ("");

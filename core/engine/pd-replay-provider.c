@@ -180,8 +180,8 @@ parse_turn (JsonNode  *node,
             text = g_strdup ("{}");
           else if (JSON_NODE_HOLDS_OBJECT (arguments))
             text = pd_json_to_string (arguments, FALSE);
-          else if (JSON_NODE_HOLDS_VALUE (arguments) && json_node_get_value_type (arguments) == G_TYPE_STRING)
-            text = g_strdup (json_node_get_string (arguments));
+          else if (pd_json_node_get_string (arguments) != NULL)
+            text = g_strdup (pd_json_node_get_string (arguments));
           else
             {
               invalid (error, number, "tool call “arguments” must be an object or a string of JSON text");
