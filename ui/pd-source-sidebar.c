@@ -187,12 +187,26 @@ pd_source_sidebar_update_rows (PdSourceSidebar *self)
       pd_source_sidebar_fill_row (self, GTK_LIST_BOX_ROW (row));
 }
 
+/* An endpoint's state changed: what its last listing said is older news.
+ * An endpoint restarted with a new token read "Bad reply — HTTP 403 …
+ * check the token" for a minute after the right one was given, while it
+ * was chosen alone (its own listings do not come here, only those of all
+ * sources; tried as a new user would). */
+static void
+on_source_state (PdSource        *source,
+                 GParamSpec      *pspec,
+                 PdSourceSidebar *self)
+{
+  g_hash_table_remove (self->errors, source);
+  pd_source_sidebar_update_rows (self);
+}
+
 static void
 pd_source_sidebar_unwatch (PdSourceSidebar *self)
 {
   for (guint i = 0; i < self->watched->len; i++)
     g_signal_handlers_disconnect_by_func (g_ptr_array_index (self->watched, i),
-                                          pd_source_sidebar_update_rows, self);
+                                          on_source_state, self);
   g_ptr_array_set_size (self->watched, 0);
 }
 
@@ -244,7 +258,7 @@ pd_source_sidebar_rebuild (PdSourceSidebar *self)
         selected_row = row;
       if (PD_IS_REMOTE_SOURCE (source))
         {
-          g_signal_connect_swapped (source, "notify::state", G_CALLBACK (pd_source_sidebar_update_rows), self);
+          g_signal_connect (source, "notify::state", G_CALLBACK (on_source_state), self);
           g_ptr_array_add (self->watched, g_object_ref (source));
         }
     }

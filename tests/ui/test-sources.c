@@ -231,15 +231,32 @@ typedef struct
   const char    *words;
 } StateWait;
 
-/* The endpoint is in @state, and its sidebar row says so in @words. */
+/* What the sidebar says of the source at @position. */
+static char *
+state_words (PdWindow *window,
+             guint     position)
+{
+  return pd_source_sidebar_dup_state (sidebar (window), source_at (window, position), NULL);
+}
+
+/* The endpoint is in @state, and its sidebar row says so in @words (its
+ * own row: another endpoint's "Connected" passed for it). */
 static gboolean
 in_state (gpointer data)
 {
   StateWait *wait = data;
   PdSource *source = source_at (wait->window, wait->position);
+  g_autofree char *words = source != NULL ? state_words (wait->window, wait->position) : NULL;
 
   return source != NULL && pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == wait->state &&
+         g_strcmp0 (words, wait->words) == 0 &&
          pd_test_count_shown_labels (GTK_WIDGET (sidebar (wait->window)), wait->words, FALSE) >= 1;
+}
+
+static gboolean
+is_online (gpointer source)
+{
+  return pd_remote_source_get_state (source) == PD_REMOTE_ONLINE;
 }
 
 static void
@@ -477,8 +494,17 @@ check_sources (PdApplication *app,
   pd_test_a11y_assert_named (GTK_WIDGET (window), "the page of an endpoint refusing its token");
   gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
   g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
-  wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the endpoint connected again");
   wait_listed (window, 2, "Alpha build two", "its sessions alone, from the token given in place");
+  /* Online, its row says so at once, while it is chosen: it said "Bad
+   * reply" of the old token's refusal until all sources were listed again,
+   * a minute later (tried as a new user would). */
+  pd_test_wait_until (is_online, source_at (window, 1), "the endpoint online again");
+  {
+    g_autofree char *words = state_words (window, 1);
+
+    g_assert_cmpstr (words, ==, "Connected");
+  }
+  wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the endpoint connected again");
   pd_source_sidebar_select (sidebar (window), NULL);
   wait_listed (window, 6, "Alpha build two", "its sessions back in the list");
   pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha build one", "Alpha box" },
