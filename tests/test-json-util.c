@@ -161,6 +161,30 @@ test_array_elements (void)
   g_assert_cmpint (pd_json_array_get_int (NULL, 0, 4), ==, 4);
 }
 
+/* A content in parts: the objects' texts, whatever else stands among them,
+ * with the separator only between texts. */
+static void
+test_join_texts (void)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object = parse ("{\"parts\":[{\"type\":\"text\",\"text\":\"one\"},\"loose\",{\"text\":7},"
+                              "{\"type\":\"image\"},null,{\"text\":\"two\"},[{\"text\":\"nested\"}],"
+                              "{\"text\":\"\"},{\"text\":\"three\"}],"
+                              "\"none\":[1,{\"t\":\"x\"}],\"empty_first\":[{\"text\":\"\"},{\"text\":\"a\"}]}",
+                              &root);
+  g_autofree char *joined = pd_json_join_texts (pd_json_get_array (object, "parts"), "\n\n");
+  g_autofree char *plain = pd_json_join_texts (pd_json_get_array (object, "parts"), "");
+  g_autofree char *none = pd_json_join_texts (pd_json_get_array (object, "none"), "\n");
+  g_autofree char *missing = pd_json_join_texts (NULL, "\n");
+  g_autofree char *empty_first = pd_json_join_texts (pd_json_get_array (object, "empty_first"), "\n");
+
+  g_assert_cmpstr (joined, ==, "one\n\ntwo\n\n\n\nthree");
+  g_assert_cmpstr (plain, ==, "onetwothree");
+  g_assert_cmpstr (none, ==, "");
+  g_assert_cmpstr (missing, ==, "");
+  g_assert_cmpstr (empty_first, ==, "a");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -173,6 +197,7 @@ main (int   argc,
   g_test_add_func ("/pd/json-util/optional-string", test_optional_string);
   g_test_add_func ("/pd/json-util/null-object", test_null_object);
   g_test_add_func ("/pd/json-util/array-elements", test_array_elements);
+  g_test_add_func ("/pd/json-util/join-texts", test_join_texts);
 
   return g_test_run ();
 }

@@ -149,27 +149,7 @@ content_text (JsonObject *message)
     return g_strdup (pd_json_node_get_string (node));
 
   if (JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *parts = json_node_get_array (node);
-      g_autoptr(GString) out = g_string_new (NULL);
-
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *part = json_array_get_element (parts, i);
-          const char *text;
-
-          if (!JSON_NODE_HOLDS_OBJECT (part))
-            continue;
-          text = pd_json_get_string (json_node_get_object (part), "text");
-          if (text == NULL)
-            continue;
-          if (out->len > 0)
-            g_string_append_c (out, '\n');
-          g_string_append (out, text);
-        }
-
-      return g_string_free (g_steal_pointer (&out), FALSE);
-    }
+    return pd_json_join_texts (json_node_get_array (node), "\n");
 
   return json_to_string (node, TRUE);
 }

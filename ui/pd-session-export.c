@@ -56,7 +56,6 @@ static char *
 message_text (JsonObject *message)
 {
   JsonNode *content = json_object_get_member (message, "content");
-  GString *text;
 
   if (content == NULL || JSON_NODE_HOLDS_NULL (content))
     return g_strdup ("");
@@ -65,19 +64,7 @@ message_text (JsonObject *message)
   if (!JSON_NODE_HOLDS_ARRAY (content))
     return json_to_string (content, TRUE);
 
-  text = g_string_new (NULL);
-  for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
-    {
-      JsonNode *part = json_array_get_element (json_node_get_array (content), i);
-      const char *part_text = JSON_NODE_HOLDS_OBJECT (part) ? pd_json_get_string (json_node_get_object (part), "text") : NULL;
-
-      if (part_text == NULL)
-        continue;
-      if (text->len > 0)
-        g_string_append (text, "\n\n");
-      g_string_append (text, part_text);
-    }
-  return g_string_free (text, FALSE);
+  return pd_json_join_texts (json_node_get_array (content), "\n\n");
 }
 
 /* Characters a reader or a terminal must see as what they are: controls

@@ -126,6 +126,27 @@ pd_json_array_get_int (JsonArray *array,
 }
 
 char *
+pd_json_join_texts (JsonArray  *array,
+                    const char *separator)
+{
+  GString *out = g_string_new (NULL);
+  guint n = array != NULL ? json_array_get_length (array) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const char *text = pd_json_get_string (pd_json_array_get_object (array, i), "text");
+
+      if (text == NULL)
+        continue;
+      if (out->len > 0)
+        g_string_append (out, separator);
+      g_string_append (out, text);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+char *
 pd_json_dup_id (JsonObject *object,
                 const char *name)
 {

@@ -62,6 +62,13 @@ gint64      pd_json_array_get_int      (JsonArray   *array,
                                         guint        index,
                                         gint64       fallback);
 
+/* The "text" members of the objects of @array, as a chat message's content
+ * in parts has them, joined by @separator (put between two texts once
+ * there is any text); other elements are passed over.  "" when there is
+ * none; @array may be NULL. */
+char       *pd_json_join_texts         (JsonArray   *array,
+                                        const char  *separator);
+
 /* For readers that refuse what they do not understand: TRUE when the member
  * is absent or null (*@value = NULL) or a string (*@value = it); FALSE, with
  * *@value = NULL, when it is anything else. */

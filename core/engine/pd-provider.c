@@ -291,9 +291,6 @@ _pd_provider_emit_retrying (PdProvider *self,
 char *
 _pd_provider_content_text (JsonNode *content)
 {
-  g_autoptr(GString) out = NULL;
-  JsonArray *parts;
-
   if (content == NULL || JSON_NODE_HOLDS_NULL (content))
     return g_strdup ("");
 
@@ -303,20 +300,7 @@ _pd_provider_content_text (JsonNode *content)
   if (!JSON_NODE_HOLDS_ARRAY (content))
     return g_strdup ("");
 
-  out = g_string_new (NULL);
-  parts = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (parts); i++)
-    {
-      JsonNode *part = json_array_get_element (parts, i);
-      const char *text;
-
-      if (!JSON_NODE_HOLDS_OBJECT (part))
-        continue;
-      if ((text = _pd_provider_json_string (json_node_get_object (part), "text")))
-        g_string_append (out, text);
-    }
-
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return pd_json_join_texts (json_node_get_array (content), "");
 }
 
 JsonObject *

@@ -908,6 +908,31 @@ test_export_statuses (void)
 
 /* --- acceptance checks ---------------------------------------------------------- */
 
+/* A message whose content comes in parts (as Anthropic's and
+ * OpenAI's do): its texts, a blank line between them; parts without text
+ * (an image) are left out. */
+static void
+test_export_content_parts (void)
+{
+  g_autoptr(GPtrArray) versions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_plan_version_info_free);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  g_autoptr(JsonNode) message = json_from_string ("{\"role\":\"user\",\"content\":["
+                                                  "{\"type\":\"text\",\"text\":\"First part\"},"
+                                                  "{\"type\":\"image\"},"
+                                                  "{\"type\":\"text\",\"text\":\"Second part\"}]}", NULL);
+  g_autofree char *markdown = NULL;
+  PdSessionInfo info = { 0 };
+
+  info.id = (char *) "id-1";
+  info.name = (char *) "Parts";
+  json_array_add_element (messages, g_steal_pointer (&message));
+  markdown = pd_session_export_markdown (&info, messages, versions);
+  g_test_message ("%s", markdown);
+
+  g_assert_nonnull (strstr (markdown, "First part\n\nSecond part"));
+  g_assert_null (strstr (markdown, "image"));
+}
+
 /* The Markdown dropped each step's acceptance checks, which the JSON has:
  * now each is an item under its step with its state in the app's words,
  * its tool and arguments, and its evidence (the call that passed it). */
@@ -956,6 +981,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/session-actions/export-odd-names", test_export_odd_names);
   g_test_add_func ("/pd/ui/session-actions/export-statuses", test_export_statuses);
   g_test_add_func ("/pd/ui/session-actions/export-checks", test_export_checks);
+  g_test_add_func ("/pd/ui/session-actions/export-content-parts", test_export_content_parts);
   g_test_add_func ("/pd/ui/session-actions/export-off-main-thread", test_export_off_main);
   g_test_add_func ("/pd/ui/session-actions/export-hostile", test_export_hostile);
 
