@@ -290,6 +290,17 @@ on_overview_items_changed (PdWindow *self,
     _pd_window_update_content (self);
 }
 
+/* A source added or gone while the Overview shows: the header names them
+ * again ("All Sources" once there are several).  It followed only when
+ * something else updated the page. */
+static void
+on_sources_changed (PdWindow *self)
+{
+  if (self->content_stack != NULL &&
+      g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
+    overview_name_sources (self);
+}
+
 void
 _pd_window_overview_init (PdWindow *self)
 {
@@ -300,6 +311,8 @@ _pd_window_overview_init (PdWindow *self)
                    G_SETTINGS_BIND_GET);
   pd_overview_view_set_overview (self->overview_view, self->overview);
   g_signal_connect_object (self->overview, "items-changed", G_CALLBACK (on_overview_items_changed), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (_pd_window_get_sources (self), "items-changed", G_CALLBACK (on_sources_changed), self,
                            G_CONNECT_SWAPPED);
 }
 
