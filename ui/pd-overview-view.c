@@ -23,6 +23,7 @@
 
 #include "pd-overview-card-row.h"
 #include "pd-overview-view.h"
+#include "pd-ui-util-private.h"
 
 #define TIME_REFRESH_SECONDS 30
 
@@ -266,12 +267,144 @@ on_row_finalized (gpointer  data,
   g_ptr_array_remove_fast (self->rows, row);
 }
 
+/* --- the keyboard: the cards are one Tab stop ------------------------------
+ *
+ * GTK 4.8 made each card a Tab stop, and a card with Deny and Approve Once
+ * gave the focus to its buttons, or to no widget one could see (tried as a
+ * new user would).  The cards are one stop: the arrows move between cards,
+ * each card takes the focus whole (its buttons are out of the arrows'
+ * way), Enter opens its session; Tab goes from a card to its buttons, and
+ * from the last of them (or a card with none) out of the list.
+ */
+
+static void
+collect_buttons (GtkWidget *widget,
+                 GPtrArray *buttons)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_visible (child))
+        continue;
+      if (GTK_IS_BUTTON (child))
+        {
+          if (gtk_widget_is_sensitive (child) && gtk_widget_get_focusable (child))
+            g_ptr_array_add (buttons, child);
+        }
+      else
+        collect_buttons (child, buttons);
+    }
+}
+
+static gboolean
+on_tab (GtkWidget *list_view,
+        GVariant  *args,
+        gpointer   user_data)
+{
+  GtkDirectionType direction = g_variant_get_int32 (args);
+  GtkRoot *root = gtk_widget_get_root (list_view);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+  GtkWidget *item = NULL;
+  GtkWidget *card = NULL;
+  int at = -1;
+
+  for (GtkWidget *w = focus; w != NULL && w != list_view; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_parent (w) == list_view)
+      item = w;
+  if (item != NULL)
+    card = gtk_widget_get_first_child (item);
+  if (card != NULL && PD_IS_OVERVIEW_CARD_ROW (card))
+    collect_buttons (card, buttons);
+  for (guint i = 0; i < buttons->len; i++)
+    if (focus == g_ptr_array_index (buttons, i) || gtk_widget_is_ancestor (focus, g_ptr_array_index (buttons, i)))
+      at = (int) i;
+
+  if (direction == GTK_DIR_TAB_FORWARD && at + 1 < (int) buttons->len)
+    return gtk_widget_grab_focus (g_ptr_array_index (buttons, at + 1));
+  if (direction == GTK_DIR_TAB_BACKWARD && at > 0)
+    return gtk_widget_grab_focus (g_ptr_array_index (buttons, at - 1));
+  /* Back to the card itself. */
+  if (direction == GTK_DIR_TAB_BACKWARD && at == 0)
+    return gtk_widget_grab_focus (card);
+  return _pd_list_leave (list_view, direction);
+}
+
+/* The row of the card at @position, when the list has made it. */
+static GtkWidget *
+card_row_at (PdOverviewView *self,
+             guint           position)
+{
+  g_autoptr(PdOverviewCard) card = g_list_model_get_item (G_LIST_MODEL (self->shown), position);
+
+  for (guint i = 0; card != NULL && i < self->rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (self->rows, i);
+
+      if (pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row)) == card)
+        return row;
+    }
+  return NULL;
+}
+
+/* Tab into the cards: the first, the one that needs the person first.
+ * GTK 4.8's list gave the focus back to the card it last had, wherever
+ * that card had moved since, often out of sight. */
+static gboolean
+pd_overview_view_focus (GtkWidget        *widget,
+                        GtkDirectionType  direction)
+{
+  PdOverviewView *self = PD_OVERVIEW_VIEW (widget);
+  GtkWidget *row;
+
+  if (gtk_widget_get_focus_child (widget) == NULL &&
+      (direction == GTK_DIR_TAB_FORWARD || direction == GTK_DIR_TAB_BACKWARD) &&
+      g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "cards") == 0 &&
+      (row = card_row_at (self, 0)) != NULL && gtk_widget_get_child_visible (gtk_widget_get_parent (row)))
+    {
+      gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u", 0);
+      if (gtk_widget_grab_focus (row))
+        return TRUE;
+    }
+  return GTK_WIDGET_CLASS (pd_overview_view_parent_class)->focus (widget, direction);
+}
+
+static void
+setup_keys (PdOverviewView *self)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+  const struct { guint keyval; GdkModifierType mods; GtkDirectionType direction; } keys[] = {
+    { GDK_KEY_Tab, 0, GTK_DIR_TAB_FORWARD },
+    { GDK_KEY_KP_Tab, 0, GTK_DIR_TAB_FORWARD },
+    { GDK_KEY_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
+    { GDK_KEY_KP_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
+    { GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
+  };
+
+  /* Before a card's buttons take Tab. */
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].keyval, keys[i].mods),
+                                                gtk_callback_action_new (on_tab, NULL, NULL));
+
+      gtk_shortcut_set_arguments (shortcut, g_variant_new_int32 (keys[i].direction));
+      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
+    }
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), controller);
+}
+
 static void
 on_setup (GtkSignalListItemFactory *factory,
           GtkListItem              *item,
           PdOverviewView           *self)
 {
   GtkWidget *row = pd_overview_card_row_new ();
+
+  /* The card takes the focus whole (the arrows come to it, not to its
+   * buttons); Tab leads into its buttons. */
+  gtk_widget_set_focusable (row, TRUE);
 
   g_signal_connect_object (row, "answer", G_CALLBACK (on_answer), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (row, "open", G_CALLBACK (on_open), self, G_CONNECT_SWAPPED);
@@ -479,6 +612,7 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pd_overview_view_dispose;
+  widget_class->focus = pd_overview_view_focus;
   object_class->finalize = pd_overview_view_finalize;
   object_class->get_property = pd_overview_view_get_property;
   object_class->set_property = pd_overview_view_set_property;
@@ -539,6 +673,7 @@ pd_overview_view_init (PdOverviewView *self)
   g_signal_connect (factory, "bind", G_CALLBACK (on_bind), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (on_unbind), self);
   gtk_list_view_set_factory (self->list_view, factory);
+  setup_keys (self);
   self->clock = g_timeout_add_seconds (TIME_REFRESH_SECONDS, on_clock, self);
   update_page (self);
 }

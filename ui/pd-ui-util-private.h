@@ -26,6 +26,8 @@ void        _pd_name_entry_row         (AdwEntryRow        *row);
 int         _pd_text_width             (GtkWidget          *widget,
                                         double              chars);
 void        _pd_list_one_tab_stop      (GtkWidget          *list);
+gboolean    _pd_list_leave             (GtkWidget          *list,
+                                        GtkDirectionType    direction);
 void        _pd_name_shortcut_keys     (GtkWidget          *widget);
 void        _pd_widen_view_switcher_bar (AdwViewSwitcherBar *bar);
 void        _pd_name_tooltip_buttons   (GtkWidget          *root);

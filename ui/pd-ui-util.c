@@ -514,12 +514,19 @@ _pd_text_width (GtkWidget *widget,
   return (int) (chars * width / PANGO_SCALE + 0.5);
 }
 
-static gboolean
-leave_list (GtkWidget *list,
-            GVariant  *args,
-            gpointer   user_data)
+/*
+ * _pd_list_leave:
+ * @list: a list the focus is in
+ * @direction: %GTK_DIR_TAB_FORWARD or %GTK_DIR_TAB_BACKWARD
+ *
+ * Moves the focus to the window's next (or previous) stop outside @list.
+ *
+ * Returns: whether the focus moved
+ */
+gboolean
+_pd_list_leave (GtkWidget        *list,
+                GtkDirectionType  direction)
 {
-  GtkDirectionType direction = g_variant_get_int32 (args);
   GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (list));
   gboolean moved;
 
@@ -531,6 +538,14 @@ leave_list (GtkWidget *list,
   moved = gtk_widget_child_focus (root, direction);
   gtk_widget_set_can_focus (list, TRUE);
   return moved;
+}
+
+static gboolean
+leave_list (GtkWidget *list,
+            GVariant  *args,
+            gpointer   user_data)
+{
+  return _pd_list_leave (list, g_variant_get_int32 (args));
 }
 
 /*

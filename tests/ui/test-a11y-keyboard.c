@@ -14,7 +14,10 @@
 #include <string.h>
 
 #include "pd-history-view.h"
+#include "pd-local-source.h"
 #include "pd-now-view.h"
+#include "pd-overview-card-row.h"
+#include "pd-overview-view.h"
 #include "pd-plan-row.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
@@ -666,6 +669,144 @@ test_f6 (void)
   g_assert_cmpint (pd_test_run_app (args, check_f6, (gpointer) "Fix the greeting of the shell script", NULL), ==, 0);
 }
 
+/* --- the Overview's cards ------------------------------------------------- */
+
+typedef struct
+{
+  PdOverview *overview;
+  guint       n;
+} CardsWait;
+
+static gboolean
+has_cards (gpointer data)
+{
+  CardsWait *wait = data;
+
+  return pd_overview_get_loaded (wait->overview) &&
+         g_list_model_get_n_items (G_LIST_MODEL (wait->overview)) == wait->n;
+}
+
+/* The card the focus is on or in. */
+static GtkWidget *
+focused_card (GtkWidget          *list,
+              PdOverviewCardRow **row)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (list));
+
+  *row = NULL;
+  for (GtkWidget *w = focus; w != NULL && w != list; w = gtk_widget_get_parent (w))
+    if (PD_IS_OVERVIEW_CARD_ROW (w))
+      *row = PD_OVERVIEW_CARD_ROW (w);
+  return GTK_WIDGET (*row);
+}
+
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  label)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+/* The Overview's cards are one Tab stop, with the arrows between cards, and
+ * a card that asks a question leads Tab to its Deny and Approve Once: every
+ * card was a Tab stop, and the buttons of one that asked were reached by
+ * no Tab one could see (tried as a new user would). */
+static void
+test_overview_cards (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdLocalSource) source = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdOverview) overview = NULL;
+  g_autofree char *asking_id = NULL;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *before = gtk_button_new_with_label ("Before");
+  GtkWidget *after = gtk_button_new_with_label ("After");
+  PdOverviewView *view;
+  PdOverviewCardRow *row;
+  GtkWidget *list, *card, *first, *focus;
+  GtkWindow *window;
+  CardsWait wait;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Work %u", i);
+      g_autofree char *id = pd_test_add_session (store, title, "plandeck");
+      g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+
+      pd_test_save_plan (store, id, plan, PD_SESSION_STATUS_RUNNING);
+      if (i == 1)
+        asking_id = g_steal_pointer (&id);
+    }
+  source = pd_local_source_new (db, FALSE);
+  g_list_store_append (sources, source);
+  overview = pd_overview_new (G_LIST_MODEL (sources));
+  view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (view, overview);
+  gtk_widget_set_vexpand (GTK_WIDGET (view), TRUE);
+  gtk_box_append (GTK_BOX (box), before);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (view));
+  gtk_box_append (GTK_BOX (box), after);
+  window = pd_test_present (box, 600, 700);
+  gtk_window_set_focus_visible (window, TRUE);
+  wait = (CardsWait) { overview, 3 };
+  pd_test_wait_until (has_cards, &wait, "3 cards");
+  pd_overview_set_local_approval (overview, PD_SOURCE (source), asking_id, "shell", "make", NULL, 1);
+  pd_test_flush (GTK_WIDGET (window));
+  list = pd_test_find_widget (GTK_WIDGET (view), GTK_TYPE_LIST_VIEW);
+
+  /* Into the list: the first card takes the focus whole (it asks). */
+  gtk_widget_grab_focus (before);
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD));
+  first = focused_card (list, &row);
+  g_assert_nonnull (first);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == first);
+  g_assert_true (gtk_widget_is_drawable (first));
+  g_assert_true (gtk_widget_get_state_flags (first) & GTK_STATE_FLAG_FOCUS_VISIBLE);
+  g_assert_cmpstr (pd_overview_card_get_session_id (pd_overview_card_row_get_card (row)), ==, asking_id);
+
+  /* Tab: its Deny, then Approve Once, then out of the list. */
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (focus == pd_test_find_first (first, is_button_labelled, "_Deny"));
+  g_assert_true (gtk_widget_is_drawable (focus));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == pd_test_find_first (first, is_button_labelled, "_Approve Once"));
+  /* Shift+Tab goes back through them to the card. */
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == pd_test_find_first (first, is_button_labelled, "_Deny"));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == first);
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == after);
+
+  /* Back in: Down goes to the next card, whole; Tab from a card that asks
+   * nothing leaves the list, as Shift+Tab from a card does. */
+  g_assert_true (gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == first);
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Down, 0));
+  card = focused_card (list, &row);
+  g_assert_nonnull (card);
+  g_assert_true (card != first);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == card);
+  g_assert_true (gtk_widget_is_drawable (card));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == after);
+  g_assert_true (gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == before);
+  /* Up, back to the card that asks: the card again, not its buttons. */
+  g_assert_true (gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Up, 0));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == first);
+
+  gtk_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -678,6 +819,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/keyboard/session-list", test_session_list_keys);
   g_test_add_func ("/pd/ui/a11y/keyboard/shortcuts-listed", test_shortcuts_listed);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-lands", test_f6);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-cards", test_overview_cards);
 
   return g_test_run ();
 }
