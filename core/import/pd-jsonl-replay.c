@@ -78,6 +78,20 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
         }
       if (funcs->look != NULL && (use = funcs->look (user_data, line, length)) == PD_JSONL_LINE_SKIP)
         continue;
+      /* Read in place: refused exactly as the tree would be. */
+      if (use == PD_JSONL_LINE_SPAN && funcs->handle_span != NULL && _pd_import_get_pick_lines ())
+        {
+          if (!pd_json_check_foreign (line, (gssize) length, NULL))
+            {
+              stats->skipped_lines++;
+              continue;
+            }
+          if (!funcs->handle_span (user_data, line, length))
+            break;
+          continue;
+        }
+      if (use == PD_JSONL_LINE_SPAN)
+        use = PD_JSONL_LINE_PICK;
       object = use == PD_JSONL_LINE_PICK && funcs->pick != NULL
                ? _pd_import_parse_picked (&root, line, length, funcs->pick)
                : _pd_import_parse_object (&root, line, length);

@@ -24,6 +24,8 @@ typedef enum
   PD_JSONL_LINE_SKIP,    /* not parsed: of no use, or taken as it is */
   PD_JSONL_LINE_PARSE,   /* parsed whole */
   PD_JSONL_LINE_PICK,    /* parsed keeping the members of the replay's pick */
+  PD_JSONL_LINE_SPAN,    /* checked whole and read in place (handle_span), nothing
+                          * built; picked as a tree when lines are not picked */
 } PdJsonlLineUse;
 
 typedef struct
@@ -39,6 +41,12 @@ typedef struct
                             JsonObject  *object);
   /* (nullable) What PD_JSONL_LINE_PICK keeps of a line. */
   const PdJsonPick *pick;
+  /* (nullable: PD_JSONL_LINE_SPAN is picked) A line pd_json_check_foreign()
+   * accepted, to be read with #PdJsonSpan: what handle() does with its
+   * picked tree, the same.  FALSE ends the replay as handle()'s does. */
+  gboolean       (*handle_span) (gpointer     user_data,
+                                 const char  *line,
+                                 gsize        length);
 } PdJsonlReplayFuncs;
 
 /* Reads @path's lines from @from on, up to the first that starts at or

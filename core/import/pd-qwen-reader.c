@@ -328,6 +328,11 @@ result_failed (JsonObject *record,
   return FALSE;
 }
 
+static void apply_response (PdQwenReader *self,
+                            gpointer      value,
+                            gboolean      failed,
+                            gint64        time);
+
 static void
 handle_response (PdQwenReader *self,
                  JsonObject   *record,
@@ -335,13 +340,24 @@ handle_response (PdQwenReader *self,
                  gint64        time)
 {
   const char *call_id = pd_json_get_string (call, "id");
-  PdImportStats *stats = pd_imported_session_get_stats (self->session);
   gpointer value;
 
   if (!_pd_pending_calls_take (self->calls, call_id ? call_id : ANONYMOUS_CALL, &value))
     return;
+  apply_response (self, value, result_failed (record, pd_json_get_object (call, "response")), time);
+}
 
-  if (value == NULL || result_failed (record, pd_json_get_object (call, "response")))
+/* A waiting call's list (taken), applied unless it is no list or its
+ * result says the call failed. */
+static void
+apply_response (PdQwenReader *self,
+                gpointer      value,
+                gboolean      failed,
+                gint64        time)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+
+  if (value == NULL || failed)
     {
       stats->ignored_updates++;
       _pd_import_list_free (value);
@@ -518,6 +534,167 @@ handle_record (PdQwenReader *self,
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* Records read in place                                                  */
+
+/* What handle_record() reads of a record, of its message and of a part,
+ * each in one pass (the replay's pick, as spans). */
+static const char * const span_record_names[] = {
+  "type", "sessionId", "cwd", "subtype", "systemPayload", "timestamp", "message", "toolCallResult", NULL,
+};
+enum { REC_TYPE, REC_SESSION_ID, REC_CWD, REC_SUBTYPE, REC_PAYLOAD, REC_TIMESTAMP, REC_MESSAGE, REC_RESULT, N_REC };
+static const char * const span_message_names[] = { "parts", NULL };
+static const char * const span_part_names[] = { "text", "functionCall", "functionResponse", NULL };
+enum { PART_TEXT, PART_CALL, PART_RESPONSE, N_PART };
+
+/* A member holding something other than null (the tree's "error" test). */
+static gboolean
+span_is_set (PdJsonSpan value)
+{
+  return value.length > 0 && value.text[0] != 'n';
+}
+
+/* result_failed() on spans: @result the record's toolCallResult, @call
+ * the part's functionResponse. */
+static gboolean
+span_result_failed (PdJsonSpan result,
+                    PdJsonSpan call)
+{
+  static const char * const result_names[] = { "status", "error", NULL };
+  PdJsonSpan members[2] = { { NULL, 0 }, { NULL, 0 } };
+  PdJsonSpan response = { NULL, 0 }, error = { NULL, 0 };
+
+  if (pd_json_span_is_object (result))
+    {
+      pd_json_span_get_members (result, result_names, members);
+      if (pd_json_span_is_string (members[0]) && !pd_json_span_string_equal (members[0], "success"))
+        return TRUE;
+      if (span_is_set (members[1]))
+        return TRUE;
+    }
+  return pd_json_span_get_member (call, "response", &response) && pd_json_span_is_object (response)
+         && pd_json_span_get_member (response, "error", &error) && span_is_set (error);
+}
+
+/* handle_meta() on spans. */
+static void
+span_handle_meta (PdQwenReader     *self,
+                  const PdJsonSpan *record,
+                  PdJsonSpan        parts)
+{
+  if (!self->have_meta)
+    {
+      g_autofree char *id = pd_json_span_dup_string (record[REC_SESSION_ID]);
+      g_autofree char *cwd = pd_json_span_dup_string (record[REC_CWD]);
+
+      if (id != NULL)
+        pd_imported_session_set_id (self->session, id);
+      if (cwd != NULL)
+        pd_imported_session_set_cwd (self->session, cwd);
+      self->have_meta = pd_imported_session_get_id (self->session) != NULL;
+    }
+
+  if (pd_json_span_string_equal (record[REC_TYPE], "system")
+      && pd_json_span_string_equal (record[REC_SUBTYPE], "custom_title"))
+    {
+      static const char * const title_names[] = { "title", "customTitle", NULL };
+      PdJsonSpan titles[2] = { { NULL, 0 }, { NULL, 0 } };
+      g_autofree char *value = NULL;
+
+      if (pd_json_span_is_object (record[REC_PAYLOAD]))
+        pd_json_span_get_members (record[REC_PAYLOAD], title_names, titles);
+      if (!(value = pd_json_span_dup_string (titles[0])))
+        value = pd_json_span_dup_string (titles[1]);
+      if (value != NULL && *value)
+        {
+          set_title (self, value);
+          self->titled = TRUE;
+        }
+    }
+  else if (pd_json_span_string_equal (record[REC_TYPE], "user") && pd_imported_session_get_title (self->session) == NULL
+           && pd_json_span_is_array (parts))
+    {
+      static const char * const text_name[] = { "text", NULL };
+      PdJsonSpan text, part;
+      gsize cursor = 0;
+
+      while (pd_json_span_next_members (parts, &cursor, text_name, &text, &part))
+        {
+          g_autofree char *value = pd_json_span_is_object (part) ? pd_json_span_dup_string (text) : NULL;
+
+          if (value != NULL && *value)
+            {
+              set_title (self, value);
+              break;
+            }
+        }
+    }
+}
+
+/* handle_line() on a checked line, in place: a call's list read from its
+ * span, a result's verdict from its members, nothing built. */
+static gboolean
+handle_span (gpointer    user_data,
+             const char *line,
+             gsize       length)
+{
+  PdQwenReader *self = user_data;
+  PdJsonSpan record[N_REC];
+  PdJsonSpan parts = { NULL, 0 };
+  PdJsonSpan members[N_PART];
+  PdJsonSpan part;
+  gboolean assistant, result;
+  gsize cursor = 0;
+  gint64 time;
+
+  pd_json_span_get_members_within ((PdJsonSpan) { line, length }, span_record_names, record, REC_MESSAGE,
+                                   span_message_names, &parts);
+  if (pd_json_span_is_string (record[REC_TYPE]))
+    {
+      g_autofree char *timestamp = pd_json_span_dup_string (record[REC_TIMESTAMP]);
+
+      time = _pd_import_parse_time (timestamp);
+      pd_imported_session_note_time (self->session, time);
+      span_handle_meta (self, record, parts);
+      assistant = pd_json_span_string_equal (record[REC_TYPE], "assistant");
+      result = pd_json_span_string_equal (record[REC_TYPE], "tool_result");
+      while (!self->meta_only && (assistant || result)
+             && pd_json_span_next_members (parts, &cursor, span_part_names, members, &part))
+        {
+          PdJsonSpan call_members[2] = { { NULL, 0 }, { NULL, 0 } };
+          static const char * const call_names[] = { "id", "name", NULL };
+
+          if (!pd_json_span_is_object (part))
+            continue;
+          if (assistant && pd_json_span_is_object (members[PART_CALL]))
+            {
+              g_autofree char *call_id = NULL;
+
+              pd_json_span_get_members (members[PART_CALL], call_names, call_members);
+              if (!pd_json_span_string_equal (call_members[1], "todo_write"))
+                continue;
+              call_id = pd_json_span_dup_string (call_members[0]);
+              _pd_pending_calls_add (self->calls, call_id ? call_id : ANONYMOUS_CALL, items_of_part_span (part),
+                                     pd_imported_session_get_stats (self->session));
+            }
+          else if (result && pd_json_span_is_object (members[PART_RESPONSE])
+                   && _pd_pending_calls_get_size (self->calls) > 0)
+            {
+              g_autofree char *call_id = NULL;
+              gpointer value;
+
+              pd_json_span_get_members (members[PART_RESPONSE], call_names, call_members);
+              call_id = pd_json_span_dup_string (call_members[0]);
+              if (!_pd_pending_calls_take (self->calls, call_id ? call_id : ANONYMOUS_CALL, &value))
+                continue;
+              apply_response (self, value, span_result_failed (record[REC_RESULT], members[PART_RESPONSE]), time);
+            }
+        }
+    }
+  /* As handle_line(): the head is read on until a custom title is found. */
+  return !(self->meta_only && self->have_meta && self->titled);
+}
+
 /* Parsed: every line for the pages; otherwise the first (the session's
  * facts), plan calls, results while calls wait, and the lines that can
  * give the title. */
@@ -536,13 +713,13 @@ look_at_line (gpointer    user_data,
   if (self->pages != NULL)
     return PD_JSONL_LINE_PICK;
   if (!self->have_meta)
-    return PD_JSONL_LINE_PICK;
+    return PD_JSONL_LINE_SPAN;
   found = _pd_needles_scan (get_needles (), line, length, NULL);
   if ((found & (1u << NEEDLE_TODO_WRITE) && !self->meta_only)
       || ((found & (1u << NEEDLE_RESULT)) && _pd_pending_calls_get_size (self->calls) > 0)
       || (found & (1u << NEEDLE_TITLE))
       || ((found & (1u << NEEDLE_USER)) && pd_imported_session_get_title (self->session) == NULL))
-    return PD_JSONL_LINE_PICK;
+    return PD_JSONL_LINE_SPAN;
   return PD_JSONL_LINE_SKIP;
 }
 
@@ -558,9 +735,10 @@ handle_line (gpointer    user_data,
   return !(self->meta_only && self->have_meta && self->titled);
 }
 
-/* What the replay reads of a record when no page is kept: a plan call's
- * arguments are read from the line's text (items_of_call()), a result's
- * output is not read at all. */
+/* What the replay reads of a record when no page is kept — read in place
+ * (handle_span()); as a tree only when lines are not picked (the tests and
+ * fuzz targets that compare the two): a plan call's arguments are read from
+ * the line's text (items_of_call()), a result's output is not read at all. */
 static const PdJsonPick title_pick[] = { { "title", NULL }, { "customTitle", NULL }, { NULL, NULL } };
 static const PdJsonPick call_pick[] = { { "id", NULL }, { "name", NULL }, { NULL, NULL } };
 static const PdJsonPick response_pick[] = { { "error", NULL }, { NULL, NULL } };
@@ -575,7 +753,7 @@ static const PdJsonPick record_pick[] = {
   { "timestamp", NULL }, { "message", message_pick }, { "toolCallResult", result_pick }, { NULL, NULL },
 };
 
-static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, record_pick };
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, record_pick, handle_span };
 
 /* For the pages: every member they show, a call's arguments read from the
  * line instead (a call of a million items was built whole, then its
