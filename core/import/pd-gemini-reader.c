@@ -503,6 +503,20 @@ handle_header (PdGeminiReader *self,
     }
 }
 
+/* A record with an id: a message, put in its place. */
+static void
+add_message (PdGeminiReader *self,
+             Message        *message)
+{
+  /* A plan call may be a message before a resumed read's start written
+   * again: whether it replaces one is not known from here. */
+  if (self->resumed_at > 0 && (message->lists != NULL || message->refused > 0)
+      && !g_hash_table_contains (self->by_id, message->id))
+    self->reaches_back = TRUE;
+  pd_imported_session_note_time (self->session, message->time);
+  put_message (self, message);
+}
+
 static void
 handle_object (PdGeminiReader *self,
                JsonObject     *object)
@@ -522,20 +536,179 @@ handle_object (PdGeminiReader *self,
   /* Any record with an id is a message (its type is only shown): so the
    * quick path of read_lines(), which looks at the id alone, agrees. */
   else if ((id = pd_json_get_string (object, "id")))
-    {
-      Message *message = message_new (object, (PdJsonSpan) { self->record, self->record_length }, id,
-                                      self->pages != NULL);
-
-      /* A plan call may be a message before a resumed read's start written
-       * again: whether it replaces one is not known from here. */
-      if (self->resumed_at > 0 && (message->lists != NULL || message->refused > 0)
-          && !g_hash_table_contains (self->by_id, id))
-        self->reaches_back = TRUE;
-      pd_imported_session_note_time (self->session, message->time);
-      put_message (self, message);
-    }
+    add_message (self, message_new (object, (PdJsonSpan) { self->record, self->record_length }, id,
+                                    self->pages != NULL));
   else if (json_object_has_member (object, "sessionId"))
     handle_header (self, object);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Records read in place                                                  */
+
+/* What handle_object() reads of a record (message_pick), in one pass. */
+static const char * const span_record_names[] = {
+  "$rewindTo", "$set", "id", "sessionId", "startTime", "lastUpdated", "summary", "timestamp", "type", "content",
+  "toolCalls", NULL,
+};
+enum {
+  REC_REWIND, REC_SET, REC_ID, REC_SESSION_ID, REC_START, REC_LAST, REC_SUMMARY, REC_TIMESTAMP, REC_TYPE,
+  REC_CONTENT, REC_CALLS, N_REC,
+};
+
+/* The time of a string span (0 for none). */
+static gint64
+span_time (PdJsonSpan value)
+{
+  g_autofree char *text = pd_json_span_dup_string (value);
+
+  return _pd_import_parse_time (text);
+}
+
+/* handle_header() on the spans of the header's members (@values indexed
+ * as span_record_names). */
+static void
+span_handle_header (PdGeminiReader   *self,
+                    const PdJsonSpan *values)
+{
+  g_autofree char *id = pd_json_span_dup_string (values[REC_SESSION_ID]);
+  char *summary;
+
+  if (id != NULL && pd_imported_session_get_id (self->session) == NULL)
+    pd_imported_session_set_id (self->session, id);
+  pd_imported_session_note_time (self->session, span_time (values[REC_START]));
+  pd_imported_session_note_time (self->session, span_time (values[REC_LAST]));
+  if ((summary = pd_json_span_dup_string (values[REC_SUMMARY])))
+    {
+      g_free (self->summary);
+      self->summary = summary;
+    }
+}
+
+/* content_text() on a span. */
+static char *
+span_content_text (PdJsonSpan content)
+{
+  static const char * const text_name[] = { "text", NULL };
+  PdJsonSpan text, element;
+  GString *out;
+  gsize cursor = 0;
+
+  if (pd_json_span_is_string (content))
+    return pd_json_span_dup_string (content);
+  if (pd_json_span_is_object (content))
+    return pd_json_span_get_member (content, "text", &text) ? pd_json_span_dup_string (text) : NULL;
+  if (!pd_json_span_is_array (content))
+    return NULL;
+  out = g_string_new (NULL);
+  while (pd_json_span_next_members (content, &cursor, text_name, &text, &element))
+    {
+      g_autofree char *value = pd_json_span_dup_string (pd_json_span_is_object (element) ? text : element);
+
+      if (value == NULL)
+        continue;
+      if (out->len > 0)
+        g_string_append (out, "\n\n");
+      g_string_append (out, value);
+    }
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* message_new() on spans (never for the pages). */
+static Message *
+span_message_new (const PdJsonSpan *values,
+                  char             *id)   /* (transfer full) */
+{
+  static const char * const call_names[] = { "name", "status", "args", NULL };
+  Message *message = g_new0 (Message, 1);
+  PdJsonSpan call[3], element;
+  gsize cursor = 0;
+
+  message->id = id;
+  message->time = span_time (values[REC_TIMESTAMP]);
+  if (pd_json_span_string_equal (values[REC_TYPE], "user"))
+    {
+      g_autofree char *text = span_content_text (values[REC_CONTENT]);
+
+      if (text != NULL && *text)
+        {
+          g_autofree char *clean = _pd_import_clean_text (text);
+
+          message->user_text = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
+                               ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : g_steal_pointer (&clean);
+        }
+    }
+  while (pd_json_span_next_members (values[REC_CALLS], &cursor, call_names, call, &element))
+    {
+      PdJsonSpan todos = { NULL, 0 };
+      PdImportList *list = NULL;
+      GPtrArray *items;
+      guint hidden = 0;
+
+      if (!pd_json_span_is_object (element)
+          || !(pd_json_span_string_equal (call[0], "write_todos") || pd_json_span_string_equal (call[0], "write_todos_list")))
+        continue;
+      /* call_refused(): a status that is no string, or says it did not run. */
+      if (!(call[1].length > 0 && (!pd_json_span_is_string (call[1]) || pd_json_span_string_equal (call[1], "error")
+                                   || pd_json_span_string_equal (call[1], "cancelled")
+                                   || pd_json_span_string_equal (call[1], "canceled")))
+          && pd_json_span_is_object (call[2]) && pd_json_span_get_member (call[2], "todos", &todos)
+          && (items = _pd_import_items_from_span_cut (todos, description_members, NULL, &hidden)))
+        list = _pd_import_list_new (items, hidden);
+      if (list == NULL)
+        {
+          message->refused++;
+          continue;
+        }
+      if (message->lists == NULL)
+        message->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_import_list_free);
+      g_ptr_array_add (message->lists, list);
+    }
+  return message;
+}
+
+/* handle_object() on a checked record's members (indexed as
+ * span_record_names), in place. */
+static void
+span_handle_values (PdGeminiReader   *self,
+                    const PdJsonSpan *values)
+{
+  char *id;
+
+  if ((id = pd_json_span_dup_string (values[REC_REWIND])))
+    {
+      if (self->resumed_at > 0 && !g_hash_table_contains (self->by_id, id))
+        self->reaches_back = TRUE;
+      rewind_to (self, id);
+      g_free (id);
+    }
+  else if (pd_json_span_is_object (values[REC_SET]))
+    {
+      PdJsonSpan header[N_REC];
+
+      pd_json_span_get_members (values[REC_SET], span_record_names, header);
+      span_handle_header (self, header);
+    }
+  else if ((id = pd_json_span_dup_string (values[REC_ID])))
+    add_message (self, span_message_new (values, id));
+  else if (values[REC_SESSION_ID].length > 0)
+    span_handle_header (self, values);
+}
+
+static gboolean
+replay_span (gpointer    user_data,
+             const char *line,
+             gsize       length)
+{
+  PdJsonSpan values[N_REC];
+
+  pd_json_span_get_members ((PdJsonSpan) { line, length }, span_record_names, values);
+  span_handle_values (user_data, values);
+  return TRUE;
 }
 
 /* A message line without a plan call, a rewind, metadata or the user's
@@ -742,7 +915,7 @@ look_at_line (gpointer    user_data,
     return PD_JSONL_LINE_PICK;
   if (_pd_needles_scan (get_needles (), line, length, NULL) == 0 && put_plain_line (self, line, length))
     return PD_JSONL_LINE_SKIP;
-  return PD_JSONL_LINE_PICK;
+  return PD_JSONL_LINE_SPAN;
 }
 
 static gboolean
@@ -753,9 +926,11 @@ replay_line (gpointer    user_data,
   return TRUE;
 }
 
-/* What a record is read for, when no page is kept: the header's members,
- * and of each message what handle_object() reads (a call's list is read
- * from the record's text). */
+/* What a record is read for, when no page is kept — read in place
+ * (replay_span()); as a tree only when lines are not picked (the tests and
+ * fuzz target that compare the two): the header's members, and of each
+ * message what handle_object() reads (a call's list is read from the
+ * record's text). */
 static const PdJsonPick header_pick[] = {
   { "sessionId", NULL }, { "startTime", NULL }, { "lastUpdated", NULL }, { "summary", NULL }, { NULL, NULL },
 };
@@ -766,7 +941,7 @@ static const PdJsonPick message_pick[] = {
   { "toolCalls", call_pick }, { NULL, NULL },
 };
 
-static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, message_pick };
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, message_pick, replay_span };
 
 /* For the pages: what they show, but a call's arguments and its display
  * (which echoes a plan call's list) are read from the record's text up to
@@ -834,7 +1009,42 @@ read_document (PdGeminiReader  *self,
    * what each pass read from the difference. */
   stats->skipped_lines = 0;
   handle_header (self, json_node_get_object (pd_json_elements_get_header (elements)));
-  while (pd_json_elements_next_text (elements, &element, &element_length))
+  /* Not for the pages: each message read in place, its members found in
+   * the same walk that finds it (the document was checked whole). */
+  if (self->pages == NULL && _pd_import_get_pick_lines ())
+    {
+      PdJsonSpan array = pd_json_elements_get_array (elements);
+      PdJsonSpan values[N_REC];
+      PdJsonSpan span;
+      gsize cursor = 0;
+
+      while (pd_json_span_next_members (array, &cursor, span_record_names, values, &span))
+        {
+          g_autofree char *id = NULL;
+
+          stats->lines++;
+          if (!pd_json_span_is_object (span))
+            {
+              stats->skipped_lines++;
+              continue;
+            }
+          /* As below: a message the needles do not find gives its id and
+           * time alone. */
+          if (_pd_needles_scan (get_needles (), span.text, span.length, NULL) == 0
+              && (id = pd_json_span_dup_string (values[REC_ID])))
+            {
+              Message *message = g_new0 (Message, 1);
+
+              message->id = g_steal_pointer (&id);
+              message->time = span_time (values[REC_TIMESTAMP]);
+              pd_imported_session_note_time (self->session, message->time);
+              put_message (self, message);
+              continue;
+            }
+          span_handle_values (self, values);
+        }
+    }
+  else while (pd_json_elements_next_text (elements, &element, &element_length))
     {
       g_autoptr(JsonNode) owned = NULL;
       JsonObject *object;

@@ -12,6 +12,7 @@
 #include "pd-json.h"
 #include "pd-json-private.h"
 #include "pd-json-scan-private.h"
+#include "pd-json-span.h"
 
 /* ---------------------------------------------------------------------- */
 /* Picking members: a whole line validated, only the named members built   */
@@ -414,6 +415,7 @@ struct _PdJsonElements
   PdJsonReader  r;
   GString      *scratch;
   JsonNode     *header;   /* (nullable) the members @others named */
+  const char   *array;    /* its '[' */
   gboolean      done;
 };
 
@@ -566,9 +568,27 @@ pd_json_elements_new (const char        *text,
     }
 
   /* The elements sit as deep as the whole tree has them. */
+  self->array = array;
   r->pos = array + 1;
   r->depth = member != NULL ? 2 : 1;
   return g_steal_pointer (&self);
+}
+
+/**
+ * pd_json_elements_get_array:
+ *
+ * The array in place, for a reader that looks into its elements with
+ * #PdJsonSpan instead of building them (the text was checked whole): a
+ * span from its '[' to the end of the text, which the span functions read
+ * up to the array's ']'.
+ *
+ * Returns: the array's span
+ */
+PdJsonSpan
+pd_json_elements_get_array (PdJsonElements *self)
+{
+  g_return_val_if_fail (self != NULL, ((PdJsonSpan) { NULL, 0 }));
+  return (PdJsonSpan) { self->array, (gsize) (self->r.end - self->array) };
 }
 
 /**

@@ -84,5 +84,6 @@ gboolean  pd_json_span_get_boolean    (PdJsonSpan   object,
                                        gboolean     fallback);
 JsonNode *pd_json_span_to_node        (PdJsonSpan   span,
                                        const PdJsonPick *pick);
+PdJsonSpan pd_json_elements_get_array (PdJsonElements *elements);
 
 G_END_DECLS
