@@ -18,6 +18,7 @@
 #include "pd-import-index.h"
 #include "pd-safe-text.h"
 #include "pd-session-reads.h"
+#include "pd-transcript-pages.h"
 
 /* Stands in for an array's one element in the skeleton. */
 #define HOLE "@@plandeck-export-hole@@"
@@ -123,10 +124,14 @@ version_entry (const PdPlanVersionInfo *version)
 {
   JsonObject *entry = json_object_new ();
   g_autofree char *stamp = pd_session_time_to_string (version->created_at);
+  JsonNode *state = json_from_string (version->state_json, NULL);
 
   json_object_set_int_member (entry, "version", version->version);
   json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
-  json_object_set_member (entry, "state", json_from_string (version->state_json, NULL));
+  /* An imported agent's cancelled item says so, as the window shows it
+   * (the plan's words call it blocked; the summary counts it out). */
+  pd_transcript_pages_state_show_cancelled (state);
+  json_object_set_member (entry, "state", state);
   return entry;
 }
 

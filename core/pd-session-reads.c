@@ -120,6 +120,16 @@ pd_session_reads_get_plan (PdSessionStore  *store,
                            PdPlanState    **state,
                            GError         **error)
 {
+  return pd_session_reads_get_plan_marked (store, id, state, NULL, error);
+}
+
+gboolean
+pd_session_reads_get_plan_marked (PdSessionStore  *store,
+                                  const char      *id,
+                                  PdPlanState    **state,
+                                  GHashTable     **cancelled,
+                                  GError         **error)
+{
   g_autoptr(PdTranscriptReader) reader = NULL;
   PdImportedSession *session;
   gboolean imported;
@@ -128,10 +138,16 @@ pd_session_reads_get_plan (PdSessionStore  *store,
   g_return_val_if_fail (id != NULL && state != NULL, FALSE);
 
   *state = NULL;
+  if (cancelled != NULL)
+    *cancelled = NULL;
   if (!which (store, id, &imported, error))
     return FALSE;
   if (!imported)
-    return pd_session_store_get_plan (store, id, state, error);
+    {
+      if (cancelled != NULL)
+        *cancelled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      return pd_session_store_get_plan (store, id, state, error);
+    }
   /* The last list only: read as an import reads, never the pages (a
    * transcript of 300,000 plan calls held every call). */
   if (!(reader = pd_import_index_load_reader (store, id, error)))
@@ -139,6 +155,8 @@ pd_session_reads_get_plan (PdSessionStore  *store,
   session = pd_transcript_reader_get_session (reader);
   *state = pd_transcript_pages_plan_for_checklist (pd_imported_session_get_checklist (session),
                                                    pd_imported_session_get_stats (session)->applied_updates);
+  if (cancelled != NULL)
+    *cancelled = pd_transcript_pages_cancelled_steps (pd_imported_session_get_checklist (session));
   return TRUE;
 }
 

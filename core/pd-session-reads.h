@@ -44,6 +44,14 @@ gboolean       pd_session_reads_get_plan           (PdSessionStore  *store,
                                                     const char      *id,
                                                     PdPlanState    **state,
                                                     GError         **error);
+/* The same, and of an imported agent's plan the ids of the steps it
+ * cancelled (*@cancelled, element-type utf8; empty for our own plans): the
+ * plan's words call them blocked, a person reads them as cancelled. */
+gboolean       pd_session_reads_get_plan_marked    (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    PdPlanState    **state,
+                                                    GHashTable     **cancelled,
+                                                    GError         **error);
 /* Oldest first.  Of an imported session the newest
  * PD_TRANSCRIPT_PAGES_HISTORY_MAX only, numbered among all (the first
  * listed says how many older ones are not).

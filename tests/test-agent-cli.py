@@ -674,6 +674,26 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
                                       and "inside the project folder" in p.stdout for p in shows),
               "sessions show of a Gemini CLI session in a hashed folder says its folder is unknown, once",
               "\n".join(detail(p) for p in shows))
+    # A Gemini CLI item the agent cancelled is cancelled, out of the steps,
+    # in show, show --json and export as in the window ("3/4 done"); show
+    # said "3/5 done · 1 blocked" and export's state "blocked" beside a
+    # summary of blocked 0.
+    sighup = next((s["id"] for s in listed if s.get("title", s.get("task")) == "Reload lantern's config on SIGHUP"), "")
+    proc = agent_run("sessions", "show", "--db", shown_db, sighup)
+    tap.check(proc.returncode == 0 and "\U0001f4cb Plan \u2014 v4 \u00b7 3/4 done \u00b7 1 cancelled\n" in proc.stdout
+              and "\u2796 5b8a4a2c Document the signal (cancelled)\n" in proc.stdout and "blocked" not in proc.stdout,
+              "sessions show of a Gemini CLI session: the cancelled item cancelled, 3/4 done", detail(proc))
+    proc = agent_run("sessions", "show", "--db", shown_db, "--json", sighup)
+    steps = json.loads(proc.stdout or "{}").get("plan_state", {}).get("steps", []) if proc.returncode == 0 else []
+    tap.check([s.get("status") for s in steps] == ["done", "done", "done", "cancelled", "in_progress"],
+              "sessions show --json: the cancelled item's status is cancelled", detail(proc))
+    proc = agent_run("sessions", "export", "--db", shown_db, sighup)
+    exported = json.loads(proc.stdout or "{}") if proc.returncode == 0 else {}
+    last = (exported.get("plan_versions") or [{}])[-1].get("state", {}).get("steps", [])
+    tap.check(tuple((exported.get("plan") or {}).get(k) for k in ("done", "total", "blocked")) == (3, 4, 0)
+              and [(s.get("status"), s.get("agent_status")) for s in last][3] == ("cancelled", "cancelled")
+              and not any(s.get("status") == "blocked" for s in last),
+              "sessions export: the cancelled item's status is cancelled, as its summary counts it", detail(proc))
     # "Usage:\n  plandeck-agent run [OPTION…] TASK", not "  run [OPTION…] TASK".
     for command in ("run", "continue", "serve", "plan", "config", "sessions", "events", "import"):
         proc = agent_run(command, "--help")

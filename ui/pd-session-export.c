@@ -25,6 +25,7 @@
 #include "pd-plan-state.h"
 #include "pd-safe-text.h"
 #include "pd-session-export.h"
+#include "pd-transcript-pages.h"
 
 typedef struct
 {
@@ -445,6 +446,9 @@ pd_session_export_json (const PdSessionInfo *info,
       g_autofree char *stamp = pd_session_time_to_string (version->created_at);
       JsonNode *state = json_from_string (version->state_json, NULL);
 
+      /* As `sessions export` writes it: an imported agent's cancelled item
+       * says so. */
+      pd_transcript_pages_state_show_cancelled (state);
       json_object_set_int_member (entry, "version", version->version);
       json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
       json_object_set_member (entry, "state", state ? state : json_node_new (JSON_NODE_NULL));

@@ -21,6 +21,7 @@
 
 #include "pd-agent-commands.h"
 #include "pd-agent-common.h"
+#include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-safe-text.h"
 #include "pd-session-reads.h"
@@ -136,6 +137,29 @@ sessions_list (PdSessionStore *store,
   return 0;
 }
 
+/* The steps of @cancelled in a plan state's JSON say "cancelled" as their
+ * status, as `sessions export` writes them. */
+static void
+mark_cancelled (JsonNode   *state,
+                GHashTable *cancelled)
+{
+  JsonArray *steps;
+
+  if (state == NULL || cancelled == NULL || g_hash_table_size (cancelled) == 0 || !JSON_NODE_HOLDS_OBJECT (state)
+      || !(steps = pd_json_get_array (json_node_get_object (state), "steps")))
+    return;
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    {
+      JsonNode *node = json_array_get_element (steps, i);
+      JsonObject *step = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *step_id = pd_json_get_string (step, "id");
+
+      if (step_id != NULL && g_hash_table_contains (cancelled, step_id)
+          && g_strcmp0 (pd_json_get_string (step, "status"), "blocked") == 0)
+        json_object_set_string_member (step, "status", "cancelled");
+    }
+}
+
 static int
 sessions_show (PdSessionStore *store,
                const char     *id,
@@ -145,13 +169,17 @@ sessions_show (PdSessionStore *store,
   gboolean counted = TRUE;
   g_autoptr(PdSessionInfo) info = pd_session_reads_get_counted (store, id, &counted, &error);
   g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GHashTable) cancelled = NULL;
   g_autoptr(PdResumeCommand) resume = NULL;
   g_autofree char *status = NULL;
 
   if (info == NULL)
     return pd_agent_fail ("sessions show", error);
 
-  if (!pd_session_reads_get_plan (store, id, &plan, &error))
+  /* An imported agent's cancelled items, which the plan's words call
+   * blocked: shown cancelled and out of the steps, as the window shows
+   * them and the summary counts them. */
+  if (!pd_session_reads_get_plan_marked (store, id, &plan, &cancelled, &error))
     return pd_agent_fail ("sessions show", error);
 
   /* Another agent's session is continued in that agent. */
@@ -174,7 +202,10 @@ sessions_show (PdSessionStore *store,
       if (plan != NULL)
         {
           g_autofree char *state = pd_plan_state_to_json (plan);
-          json_object_set_member (object, "plan_state", json_from_string (state, NULL));
+          JsonNode *node = json_from_string (state, NULL);
+
+          mark_cancelled (node, cancelled);
+          json_object_set_member (object, "plan_state", node);
         }
       if (resume != NULL)
         {
@@ -251,7 +282,7 @@ sessions_show (PdSessionStore *store,
   }
 
   {
-    g_autofree char *text = pd_plan_format_status (plan, PD_PLAN_STATUS_MAX_CHARS);
+    g_autofree char *text = pd_plan_format_status_marked (plan, PD_PLAN_STATUS_MAX_CHARS, cancelled);
     status = safe_lines (text);
   }
   printf ("%s\n", status);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-transcript-pages.h"
 #include "pd-transcript-pages-private.h"
 
@@ -124,4 +125,48 @@ pd_transcript_pages_plan_for_checklist (PdChecklist *list,
     return NULL;
   json = _pd_transcript_pages_state_json (list, version, TRUE);
   return pd_plan_state_new_from_json (json, NULL);
+}
+
+GHashTable *
+pd_transcript_pages_cancelled_steps (PdChecklist *list)
+{
+  GHashTable *cancelled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_return_val_if_fail (PD_IS_CHECKLIST (list), cancelled);
+
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (list); i++)
+    {
+      char id[STEP_ID_SIZE];
+
+      /* As the state JSON says it: shown cancelled (an override shows it
+       * ticked or unticked). */
+      if (pd_checklist_get_effective_status (list, i) == PD_CHECKLIST_STATUS_CANCELLED)
+        g_hash_table_add (cancelled, g_strdup (step_id (list, pd_checklist_get_agent_item (list, i), id)));
+    }
+  return cancelled;
+}
+
+guint
+pd_transcript_pages_state_show_cancelled (JsonNode *state)
+{
+  JsonNode *steps;
+  guint n = 0;
+
+  if (state == NULL || !JSON_NODE_HOLDS_OBJECT (state)
+      || !(steps = json_object_get_member (json_node_get_object (state), "steps")) || !JSON_NODE_HOLDS_ARRAY (steps))
+    return 0;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (steps)); i++)
+    {
+      JsonNode *node = json_array_get_element (json_node_get_array (steps), i);
+      JsonObject *step = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+
+      if (step != NULL && !json_object_has_member (step, "user_checked")
+          && g_strcmp0 (pd_json_get_string (step, "agent_status"), "cancelled") == 0
+          && g_strcmp0 (pd_json_get_string (step, "status"), "blocked") == 0)
+        {
+          json_object_set_string_member (step, "status", "cancelled");
+          n++;
+        }
+    }
+  return n;
 }

@@ -87,6 +87,14 @@ PdPlanState *pd_transcript_pages_dup_plan           (PdTranscriptPages *self,
  * only at its end.  NULL when it has no item and @version is 0. */
 PdPlanState *pd_transcript_pages_plan_for_checklist (PdChecklist       *list,
                                                      gint64             version);
+/* The ids of the steps of that plan the agent cancelled (shown cancelled,
+ * not overridden): the plan's words say "blocked" of them, a person reads
+ * them as cancelled, out of the steps.  (transfer full) (element-type utf8) */
+GHashTable  *pd_transcript_pages_cancelled_steps    (PdChecklist       *list);
+/* In a version's state JSON (as stored), each step the agent cancelled and
+ * the user did not tick or untick says "cancelled" as its status, as the
+ * window shows it.  Returns how many. */
+guint        pd_transcript_pages_state_show_cancelled (JsonNode        *state);
 /* Returns: (transfer full) (element-type PdArtifactPlan) */
 GPtrArray   *pd_transcript_pages_dup_plan_documents (PdTranscriptPages *self);
 

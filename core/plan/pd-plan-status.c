@@ -21,12 +21,18 @@ pd_plan_step_status_glyph (PdPlanStepStatus status)
     }
 }
 
+/* An imported agent's cancelled item: neither done nor blocked. */
+#define CANCELLED_GLYPH "\xe2\x9e\x96"   /* ➖ */
+
 static char *
-step_line (const PdPlanStep *step)
+step_line (const PdPlanStep *step,
+           gboolean          cancelled)
 {
-  GString *line = g_string_new (pd_plan_step_status_glyph (step->status));
+  GString *line = g_string_new (cancelled ? CANCELLED_GLYPH : pd_plan_step_status_glyph (step->status));
 
   g_string_append_printf (line, " %s %s", step->id, step->title);
+  if (cancelled)
+    g_string_append (line, " (cancelled)");
 
   if (step->note != NULL && *step->note)
     {
@@ -74,9 +80,32 @@ char *
 pd_plan_format_status (const PdPlanState *state,
                        guint              max_chars)
 {
+  return pd_plan_format_status_marked (state, max_chars, NULL);
+}
+
+/**
+ * pd_plan_format_status_marked:
+ * @state: (nullable): the plan
+ * @max_chars: the bound in characters
+ * @cancelled: (nullable) (element-type utf8): ids of blocked steps that are
+ *   an imported agent's cancelled items
+ *
+ * pd_plan_format_status() of an imported agent's plan, whose cancelled
+ * items the plan's words call blocked: they are shown cancelled and
+ * counted out of the steps ("3/4 done · 1 cancelled"), as the window
+ * shows them.
+ *
+ * Returns: (transfer full): the status text
+ */
+char *
+pd_plan_format_status_marked (const PdPlanState *state,
+                              guint              max_chars,
+                              GHashTable        *cancelled)
+{
   g_autoptr(GPtrArray) lines = NULL;
   g_autoptr(GString) out = NULL;
   PdPlanCounts counts;
+  guint n_cancelled = 0;
   glong used;
   guint kept = 0;
 
@@ -84,6 +113,12 @@ pd_plan_format_status (const PdPlanState *state,
     return g_strdup (PD_PLAN_STATUS_NO_PLAN);
 
   pd_plan_state_count (state, &counts);
+  for (guint i = 0; cancelled != NULL && i < state->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (state->steps, i);
+
+      n_cancelled += step->status == PD_PLAN_STEP_BLOCKED && g_hash_table_contains (cancelled, step->id);
+    }
 
   out = g_string_new ("\xf0\x9f\x93\x8b Plan \xe2\x80\x94 ");   /* 📋 Plan — */
   if (counts.steps == 0)
@@ -93,13 +128,21 @@ pd_plan_format_status (const PdPlanState *state,
       return g_string_free (g_steal_pointer (&out), FALSE);
     }
 
-  g_string_append_printf (out, "v%" G_GINT64_FORMAT " \xc2\xb7 %u/%u done", state->version, counts.done, counts.steps);
-  if (counts.blocked > 0)
-    g_string_append_printf (out, " \xc2\xb7 %u blocked", counts.blocked);
+  g_string_append_printf (out, "v%" G_GINT64_FORMAT " \xc2\xb7 %u/%u done", state->version, counts.done,
+                          counts.steps - n_cancelled);
+  if (counts.blocked > n_cancelled)
+    g_string_append_printf (out, " \xc2\xb7 %u blocked", counts.blocked - n_cancelled);
+  if (n_cancelled > 0)
+    g_string_append_printf (out, " \xc2\xb7 %u cancelled", n_cancelled);
 
   lines = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < state->steps->len; i++)
-    g_ptr_array_add (lines, step_line (g_ptr_array_index (state->steps, i)));
+    {
+      const PdPlanStep *step = g_ptr_array_index (state->steps, i);
+
+      g_ptr_array_add (lines, step_line (step, step->status == PD_PLAN_STEP_BLOCKED && cancelled != NULL
+                                                 && g_hash_table_contains (cancelled, step->id)));
+    }
 
   used = g_utf8_strlen (out->str, -1);
 

@@ -24,5 +24,8 @@ G_BEGIN_DECLS
 const char *pd_plan_step_status_glyph (PdPlanStepStatus   status);
 char       *pd_plan_format_status     (const PdPlanState *state,
                                        guint              max_chars);
+char       *pd_plan_format_status_marked (const PdPlanState *state,
+                                          guint              max_chars,
+                                          GHashTable        *cancelled);
 
 G_END_DECLS

@@ -848,6 +848,7 @@ test_export_statuses (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *markdown = NULL;
   g_autofree char *gemini_markdown = NULL;
+  g_autofree char *gemini_json = NULL;
   g_autofree char *gemini_id = NULL;
   g_autoptr(GPtrArray) listed = NULL;
   PdSessionInfo info = { 0 };
@@ -904,6 +905,12 @@ test_export_statuses (void)
   g_assert_null (strstr (gemini_markdown, "(blocked)"));
   g_assert_null (strstr (gemini_markdown, "(Blocked)"));
   g_assert_null (strstr (gemini_markdown, "in\\_progress"));
+  /* And its JSON: the item's status is cancelled, as the window shows it
+   * (it said "blocked" beside a summary of blocked 0). */
+  gemini_json = pd_session_export_json (&info, messages, imported);
+  g_assert_nonnull (strstr (gemini_json, "\"title\" : \"Document the signal\",\n"
+                                         "            \"status\" : \"cancelled\",\n"
+                                         "            \"agent_status\" : \"cancelled\""));
 }
 
 /* --- acceptance checks ---------------------------------------------------------- */
