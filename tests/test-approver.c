@@ -266,7 +266,7 @@ test_previews (void)
   context = pd_tool_context_new (dir, &error);
   g_assert_no_error (error);
 
-  preview = pd_tool_preview (edit_file, context, edit_args);
+  preview = pd_tool_preview (edit_file, context, edit_args, NULL);
   g_assert_cmpstr (preview, ==,
                    "src/a.c\n"
                    "(every occurrence)\n"
@@ -275,11 +275,13 @@ test_previews (void)
                    "+ int x = 2;\\u001b[2J\\u202e\treturn x;\n");
   g_clear_pointer (&preview, g_free);
 
-  /* 250 lines of 2,100 characters: 200 shown, each cut at 2,000. */
+  /* 250 lines of 1,000 characters, the first of 2,100: shown whole (a
+   * person is asked only about what is shown whole, so the bounds are far
+   * above a real file's). */
   for (guint i = 0; i < 250; i++)
     {
       g_string_append_printf (content, "%03u", i);
-      for (guint j = 3; j < 2100; j++)
+      for (guint j = 3; j < (i == 0 ? 2100 : 1000); j++)
         g_string_append_c (content, 'x');
       g_string_append_c (content, '\n');
     }
@@ -293,25 +295,29 @@ test_previews (void)
   long_args = json_object_ref (json_node_get_object (long_node));
   existing = g_build_filename (dir, "big.txt", NULL);
   g_assert_true (g_file_set_contents (existing, "old\n", -1, NULL));
-  preview = pd_tool_preview (write_file, context, long_args);
+  {
+    gboolean whole = FALSE;
+
+    preview = pd_tool_preview (write_file, context, long_args, &whole);
+    g_assert_true (whole);
+  }
   g_assert_true (g_str_has_prefix (preview, "big.txt\n(replaces the whole file)\n+ 000xxx"));
-  g_assert_nonnull (strstr (preview, "\n+ 199xxx"));
-  g_assert_null (strstr (preview, "\n+ 200xxx"));
-  g_assert_nonnull (strstr (preview, "xxx … (100 more characters)\n"));
-  g_assert_true (g_str_has_suffix (preview, "\n… 50 more lines\n"));
+  g_assert_nonnull (strstr (preview, "\n+ 249xxx"));
+  g_assert_null (strstr (preview, "more"));
+  g_assert_null (strchr (preview, '\x01'));
   g_clear_pointer (&preview, g_free);
 
-  preview = pd_tool_preview (write_file, context, new_args);
+  preview = pd_tool_preview (write_file, context, new_args, NULL);
   g_assert_cmpstr (preview, ==, "new.txt\n(a new file)\n+ \n");
   g_clear_pointer (&preview, g_free);
 
-  preview = pd_tool_preview (shell, context, shell_args);
+  preview = pd_tool_preview (shell, context, shell_args, NULL);
   expected = g_strdup_printf ("In %s:\n$ make\n  check\n", dir);
   g_assert_cmpstr (preview, ==, expected);
   g_clear_pointer (&preview, g_free);
 
   /* Nothing to add to the summary of a read. */
-  g_assert_null (pd_tool_preview (read_file, context, read_args));
+  g_assert_null (pd_tool_preview (read_file, context, read_args, NULL));
 
   /* The approver hands the preview to whoever asks, beside the summary. */
   asker_init (&asker, FALSE);
@@ -323,6 +329,111 @@ test_previews (void)
   asker_clear (&asker);
 
   g_assert_cmpint (g_unlink (existing), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static JsonObject *
+args_with (const char *name1,
+           const char *value1,
+           const char *name2,
+           const char *value2)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) node = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, name1);
+  json_builder_add_string_value (builder, value1);
+  if (name2 != NULL)
+    {
+      json_builder_set_member_name (builder, name2);
+      json_builder_add_string_value (builder, value2);
+    }
+  json_builder_end_object (builder);
+  node = json_builder_get_root (builder);
+  return json_object_ref (json_node_get_object (node));
+}
+
+/* A payload past what the preview shows was approved from a dialog that
+ * ended "… 6 more lines" (tried as an attacker would): what cannot be
+ * shown whole is not put to a person at all, and the model is told why. */
+static void
+test_cut_never_asked (void)
+{
+  g_autoptr(PdApprover) approver = pd_approver_new (PD_APPROVAL_POLICY_ASK);
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
+  g_autoptr(GString) many_lines = g_string_new (NULL);
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autofree char *long_line = g_strnfill (10001, 'A');
+  g_autofree char *fit_line = g_strnfill (10000, 'A');
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdToolContext) context = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-approver-XXXXXX", &error);
+  struct { PdTool *tool; JsonObject *args; const char *note; } cut[4];
+  Asker asker;
+
+  g_assert_no_error (error);
+  context = pd_tool_context_new (dir, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < 2000; i++)
+    g_string_append (many_lines, ": step\n");
+  g_string_append (many_lines, "touch /tmp/hidden\n");
+  /* 300 lines of 1,000 characters: over 256 KiB in all. */
+  for (guint i = 0; i < 300; i++)
+    {
+      g_string_append_len (big, fit_line, 999);
+      g_string_append_c (big, '\n');
+    }
+
+  cut[0].tool = shell;      cut[0].args = args_with ("command", many_lines->str, NULL, NULL);
+  cut[0].note = "… 1 more line";
+  cut[1].tool = shell;      cut[1].args = args_with ("command", long_line, NULL, NULL);
+  cut[1].note = "(1 more character)";
+  cut[2].tool = write_file; cut[2].args = args_with ("path", "big.sh", "content", big->str);
+  cut[2].note = "more lines";
+  cut[3].tool = edit_file;  cut[3].args = args_with ("path", "a.sh", "old_string", "x");
+  json_object_set_string_member (cut[3].args, "new_string", many_lines->str);
+  cut[3].note = "… 1 more line";
+
+  asker_init (&asker, TRUE);
+  pd_approver_set_func (approver, test_func, &asker, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cut); i++)
+    {
+      g_autofree char *reason = NULL;
+      g_autofree char *preview = NULL;
+      gboolean whole = TRUE;
+
+      preview = pd_tool_preview (cut[i].tool, context, cut[i].args, &whole);
+      g_assert_false (whole);
+      g_assert_nonnull (strstr (preview, cut[i].note));
+      g_assert_null (strchr (preview, '\x01'));
+      g_assert_cmpuint (strlen (preview), <=, 256 * 1024 + 64);
+
+      g_assert_cmpint (pd_approver_decide (approver, cut[i].tool, context, cut[i].args, &reason), ==,
+                       PD_APPROVAL_DENY);
+      g_assert_nonnull (strstr (reason, "too long to show whole"));
+      g_assert_cmpint (g_atomic_int_get (&asker.calls), ==, 0);
+      json_object_unref (cut[i].args);
+    }
+
+  /* At the bounds it is whole, and asked. */
+  {
+    g_autoptr(JsonObject) fits = args_with ("command", fit_line, NULL, NULL);
+    g_autofree char *preview = NULL;
+    gboolean whole = FALSE;
+
+    preview = pd_tool_preview (shell, context, fits, &whole);
+    g_assert_true (whole);
+    g_assert_cmpint (pd_approver_decide (approver, shell, context, fits, NULL), ==, PD_APPROVAL_ALLOW);
+    g_assert_cmpint (g_atomic_int_get (&asker.calls), ==, 1);
+  }
+
+  pd_approver_set_func (approver, NULL, NULL, NULL);
+  asker_clear (&asker);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
@@ -471,6 +582,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/ask", test_ask);
   g_test_add_func ("/pd/approver/set-func-destroy", test_set_func_destroy);
   g_test_add_func ("/pd/approver/summaries", test_summaries);
+  g_test_add_func ("/pd/approver/cut-never-asked", test_cut_never_asked);
   g_test_add_func ("/pd/approver/previews", test_previews);
   g_test_add_func ("/pd/approver/concurrent", test_concurrent);
   g_test_add_func ("/pd/approver/terminal-without-tty", test_terminal_without_tty);

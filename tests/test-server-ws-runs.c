@@ -268,7 +268,10 @@ test_approval (Fixture       *f,
   g_assert_true (g_str_has_prefix (json_object_get_string_member (request_frame, "id"), "apr-"));
   g_assert_cmpuint (strlen (json_object_get_string_member (request_frame, "id")), ==, 4 + 16);
   g_assert_cmpstr (json_object_get_string_member (request_frame, "risk"), ==, "local_write");
-  g_assert_nonnull (strstr (json_object_get_string_member (request_frame, "command"), "approved.txt"));
+  /* odek's page shows "command" alone: it is the change, whole (the
+   * file, then its content), not "approved.txt (1 bytes)". */
+  g_assert_cmpstr (json_object_get_string_member (request_frame, "command"), ==,
+                   "approved.txt\n(a new file)\n+ x\n");
   g_assert_cmpstr (json_object_get_string_member (request_frame, "description"), ==, "tool=write_file");
   g_assert_false (json_object_get_boolean_member (request_frame, "is_operation"));
   g_assert_true (json_object_get_boolean_member (request_frame, "allow_trust"));

@@ -252,8 +252,8 @@ async function main () {
     await page.press ('#prompt', 'Enter');
     await page.waitForSelector ('#approval-overlay.active', { timeout: WAIT_MS });
     const asked = await page.textContent ('#approval-command');
-    check (asked.includes ('from-browser.txt') && !fs.existsSync (written),
-           'the write waits for approval in the UI\'s dialog', `${asked}; exists: ${fs.existsSync (written)}`);
+    check (asked.includes ('from-browser.txt') && asked.includes ('+ written after approval') && !fs.existsSync (written),
+           'the write waits for approval in the UI\'s dialog, which shows what it writes', `${asked}; exists: ${fs.existsSync (written)}`);
     await page.click ('#approval-actions .approve');
     await page.waitForFunction (() => [...document.querySelectorAll ('#messages .msg.assistant')]
                                         .some ((e) => e.textContent.includes ('Finished with from-browser.txt.')),

@@ -243,19 +243,6 @@ source_state_text (PdOverviewCard *card)
   return g_strdup_printf (_("Not answering — %s"), safe);
 }
 
-/* A command's text wraps at any character, with no hyphen of Pango's own:
- * "AAAA-" read as a flag or a path the command does not have (tried as
- * an attacker would). */
-static void
-no_hyphens (GtkWidget *label)
-{
-  PangoAttrList *attrs = pango_attr_list_new ();
-
-  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
-  gtk_label_set_attributes (GTK_LABEL (label), attrs);
-  pango_attr_list_unref (attrs);
-}
-
 /* The question's command: whole on the card, or its start and Review…. */
 static void
 set_command (PdOverviewCardRow *self,
@@ -550,7 +537,7 @@ open_review (PdOverviewCardRow *self)
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_yalign (GTK_LABEL (label), 0);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  no_hyphens (label);
+  _pd_label_no_hyphens (label);
   gtk_widget_add_css_class (label, "monospace");
   gtk_widget_add_css_class (label, "pd-approval-command");
   scrolled = gtk_scrolled_window_new ();
@@ -727,7 +714,7 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   /* All its lines, never ellipsized: what is cut is said, and reviewed. */
   gtk_label_set_lines (GTK_LABEL (self->approval_command), -1);
   gtk_label_set_ellipsize (GTK_LABEL (self->approval_command), PANGO_ELLIPSIZE_NONE);
-  no_hyphens (self->approval_command);
+  _pd_label_no_hyphens (self->approval_command);
   gtk_widget_add_css_class (self->approval_command, "monospace");
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
   gtk_box_append (GTK_BOX (self->approval), self->approval_command);

@@ -186,6 +186,7 @@ monospace_block (const char *text)
   GtkWidget *label = _pd_plain_label (text, "monospace");
 
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  _pd_label_no_hyphens (label);
   gtk_widget_add_css_class (label, "pd-approval-command");
 
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,

@@ -33,6 +33,7 @@ void        _pd_widen_view_switcher_bar (AdwViewSwitcherBar *bar);
 void        _pd_name_tooltip_buttons   (GtkWidget          *root);
 void        _pd_name_mnemonic_buttons  (void);
 void        _pd_wrap_button_labels     (GtkWidget          *box);
+void        _pd_label_no_hyphens       (GtkWidget          *label);
 GtkWidget  *_pd_plain_label            (const char         *text,
                                         const char         *css_class);
 char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,

@@ -205,6 +205,24 @@ _pd_plain_label (const char *text,
 }
 
 /**
+ * _pd_label_no_hyphens:
+ * @label: a label showing a command, a path or code
+ *
+ * Lets @label wrap at any character without a hyphen of Pango's own:
+ * "AAAA-" read as a flag or a path the text does not have (tried as an
+ * attacker would).
+ */
+void
+_pd_label_no_hyphens (GtkWidget *label)
+{
+  PangoAttrList *attrs = pango_attr_list_new ();
+
+  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+  gtk_label_set_attributes (GTK_LABEL (label), attrs);
+  pango_attr_list_unref (attrs);
+}
+
+/**
  * _pd_isolated_line:
  * @text: (nullable): anyone's text (a session's title) going into a
  *   sentence of ours

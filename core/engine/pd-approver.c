@@ -249,6 +249,10 @@ set_reason (char       **reason,
     *reason = g_strdup (text);
 }
 
+static char *summarize (PdTool     *tool,
+                        JsonObject *args,
+                        gboolean   *whole_out);
+
 /**
  * pd_approver_decide:
  * @tool: the tool about to run
@@ -270,6 +274,7 @@ pd_approver_decide (PdApprover     *self,
   g_autoptr(PdCallbackSlot) asker = NULL;
   g_autofree char *summary = NULL;
   g_autofree char *preview = NULL;
+  gboolean summary_whole, preview_whole;
   PdApprovalPolicy policy;
   gboolean allowed;
 
@@ -322,8 +327,20 @@ pd_approver_decide (PdApprover     *self,
       return PD_APPROVAL_DENY;
     }
 
-  summary = pd_approver_summarize (tool, args);
-  preview = pd_tool_preview (tool, context, args);
+  summary = summarize (tool, args, &summary_whole);
+  preview = pd_tool_preview (tool, context, args, &preview_whole);
+
+  /* A person is asked only about what they are shown whole: a command of
+   * 206 lines, or a file whose payload stood past the preview's 200th line,
+   * was approved from a dialog that ended "… 6 more lines" (tried as an
+   * attacker would).  The model is told why, so it can do it in parts. */
+  if (preview != NULL ? !preview_whole : !summary_whole)
+    {
+      set_reason (reason, "too long to show whole for approval (over 2000 lines, a line of over "
+                          "10000 characters, or over 256 KiB): not asked, not run; do it in smaller "
+                          "parts");
+      return PD_APPROVAL_DENY;
+    }
 
   g_mutex_lock (&self->prompt_mutex);
   allowed = ((PdApprovalFunc) asker->func) (pd_tool_get_name (tool), summary, preview, asker->data);
@@ -351,8 +368,9 @@ needs_escape (gunichar c)
 }
 
 /* Appends @text for a person to read: valid UTF-8, no control or
- * direction characters, at most @max_chars characters. */
-static void
+ * direction characters, at most @max_chars characters.  Returns whether
+ * all of it was appended. */
+static gboolean
 append_sanitized (GString    *out,
                   const char *text,
                   guint       max_chars)
@@ -375,9 +393,92 @@ append_sanitized (GString    *out,
         g_string_append_unichar (out, c);
     }
 
-  if (*p != '\0')
-    g_string_append_printf (out, " … (%ld more characters not shown)", g_utf8_strlen (p, -1));
+  if (*p == '\0')
+    return TRUE;
+  g_string_append_printf (out, " … (%ld more characters not shown)", g_utf8_strlen (p, -1));
+  return FALSE;
 }
+
+static char *
+summarize (PdTool     *tool,
+           JsonObject *args,
+           gboolean   *whole_out)
+{
+  g_autoptr(GString) out = NULL;
+  gboolean whole = TRUE;
+  const char *name;
+  const char *path;
+
+  g_return_val_if_fail (PD_IS_TOOL (tool), NULL);
+
+  name = pd_tool_get_name (tool);
+  out = g_string_new (NULL);
+  whole &= append_sanitized (out, name, 64);
+  g_string_append (out, ": ");
+
+  path = pd_json_get_string (args, "path");
+
+  if (strcmp (name, "shell") == 0)
+    {
+      const char *command = pd_json_get_string (args, "command");
+
+      whole &= append_sanitized (out, command ? command : "(no command)", SUMMARY_MAX_CHARS);
+    }
+  else if (strcmp (name, "write_file") == 0)
+    {
+      const char *content = pd_json_get_string (args, "content");
+
+      whole &= append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
+      g_string_append_printf (out, " (%" G_GSIZE_FORMAT " bytes)", content ? strlen (content) : 0);
+    }
+  else if (strcmp (name, "edit_file") == 0)
+    {
+      const char *old_string = pd_json_get_string (args, "old_string");
+      const char *new_string = pd_json_get_string (args, "new_string");
+      JsonNode *all = args ? json_object_get_member (args, "replace_all") : NULL;
+      gboolean replace_all = all != NULL && JSON_NODE_HOLDS_VALUE (all) &&
+                             json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
+                             json_node_get_boolean (all);
+
+      whole &= append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
+      g_string_append_printf (out, " (replace %" G_GSIZE_FORMAT " bytes with %" G_GSIZE_FORMAT
+                              " bytes%s)",
+                              old_string ? strlen (old_string) : 0,
+                              new_string ? strlen (new_string) : 0,
+                              replace_all ? ", every occurrence" : "");
+    }
+  else if (strcmp (name, "grep") == 0)
+    {
+      const char *pattern = pd_json_get_string (args, "pattern");
+
+      whole &= append_sanitized (out, pattern ? pattern : "", SUMMARY_MAX_CHARS);
+      g_string_append (out, " in ");
+      whole &= append_sanitized (out, path ? path : ".", SUMMARY_MAX_CHARS);
+    }
+  else if (strcmp (name, "plan") == 0)
+    {
+      const char *verb = pd_json_get_string (args, "verb");
+
+      whole &= append_sanitized (out, verb ? verb : "(no verb)", 64);
+    }
+  else if (path != NULL || strcmp (name, "read_file") == 0 || strcmp (name, "list_dir") == 0)
+    {
+      whole &= append_sanitized (out, path ? path : ".", SUMMARY_MAX_CHARS);
+    }
+  else if (args != NULL)
+    {
+      /* A tool this file does not know: its arguments, short.  Nothing
+       * here names file contents, but long values are cut all the same. */
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), args);
+      g_autofree char *json = json_to_string (node, FALSE);
+
+      whole &= append_sanitized (out, json, OTHER_ARGS_MAX_CHARS);
+    }
+
+  *whole_out = whole;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 
 /**
  * pd_approver_summarize:
@@ -392,77 +493,9 @@ char *
 pd_approver_summarize (PdTool     *tool,
                        JsonObject *args)
 {
-  g_autoptr(GString) out = NULL;
-  const char *name;
-  const char *path;
+  gboolean whole;
 
-  g_return_val_if_fail (PD_IS_TOOL (tool), NULL);
-
-  name = pd_tool_get_name (tool);
-  out = g_string_new (NULL);
-  append_sanitized (out, name, 64);
-  g_string_append (out, ": ");
-
-  path = pd_json_get_string (args, "path");
-
-  if (strcmp (name, "shell") == 0)
-    {
-      const char *command = pd_json_get_string (args, "command");
-
-      append_sanitized (out, command ? command : "(no command)", SUMMARY_MAX_CHARS);
-    }
-  else if (strcmp (name, "write_file") == 0)
-    {
-      const char *content = pd_json_get_string (args, "content");
-
-      append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
-      g_string_append_printf (out, " (%" G_GSIZE_FORMAT " bytes)", content ? strlen (content) : 0);
-    }
-  else if (strcmp (name, "edit_file") == 0)
-    {
-      const char *old_string = pd_json_get_string (args, "old_string");
-      const char *new_string = pd_json_get_string (args, "new_string");
-      JsonNode *all = args ? json_object_get_member (args, "replace_all") : NULL;
-      gboolean replace_all = all != NULL && JSON_NODE_HOLDS_VALUE (all) &&
-                             json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
-                             json_node_get_boolean (all);
-
-      append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
-      g_string_append_printf (out, " (replace %" G_GSIZE_FORMAT " bytes with %" G_GSIZE_FORMAT
-                              " bytes%s)",
-                              old_string ? strlen (old_string) : 0,
-                              new_string ? strlen (new_string) : 0,
-                              replace_all ? ", every occurrence" : "");
-    }
-  else if (strcmp (name, "grep") == 0)
-    {
-      const char *pattern = pd_json_get_string (args, "pattern");
-
-      append_sanitized (out, pattern ? pattern : "", SUMMARY_MAX_CHARS);
-      g_string_append (out, " in ");
-      append_sanitized (out, path ? path : ".", SUMMARY_MAX_CHARS);
-    }
-  else if (strcmp (name, "plan") == 0)
-    {
-      const char *verb = pd_json_get_string (args, "verb");
-
-      append_sanitized (out, verb ? verb : "(no verb)", 64);
-    }
-  else if (path != NULL || strcmp (name, "read_file") == 0 || strcmp (name, "list_dir") == 0)
-    {
-      append_sanitized (out, path ? path : ".", SUMMARY_MAX_CHARS);
-    }
-  else if (args != NULL)
-    {
-      /* A tool this file does not know: its arguments, short.  Nothing
-       * here names file contents, but long values are cut all the same. */
-      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), args);
-      g_autofree char *json = json_to_string (node, FALSE);
-
-      append_sanitized (out, json, OTHER_ARGS_MAX_CHARS);
-    }
-
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return summarize (tool, args, &whole);
 }
 
 /**

@@ -20,9 +20,14 @@
 #include "pd-safe-text.h"
 #include "pd-tool-private.h"
 
-/* A person reads this much of one line (a command line whole, as the
- * summary has it); the rest is counted. */
-#define PREVIEW_LINE_MAX_CHARS 2000
+/* A line this long is shown whole (a minified line of a file, a long
+ * command line); the rest of a longer one is counted. */
+#define PREVIEW_LINE_MAX_CHARS 10000
+
+/* Put before each note of what a cut left out, and taken out again by
+ * _pd_tool_preview_seal(): it says the preview is not the whole call.  The
+ * model's text can never hold it (every control character is escaped). */
+#define PREVIEW_CUT_MARK '\x01'
 
 static gboolean
 needs_escape (gunichar c)
@@ -55,7 +60,8 @@ append_line (GString    *out,
     {
       glong rest = g_utf8_strlen (p, -1);
 
-      g_string_append (out, " ");
+      g_string_append_c (out, ' ');
+      g_string_append_c (out, PREVIEW_CUT_MARK);
       /* Translators: the end of a line too long to show whole */
       g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "… (%ld more character)",
                                                 "… (%ld more characters)", rest), rest);
@@ -141,9 +147,70 @@ _pd_tool_preview_append_lines (GString    *out,
 
   if (rest > 0)
     {
+      g_string_append_c (out, PREVIEW_CUT_MARK);
       /* Translators: after the first lines of a file or of a text to replace */
       g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "… %u more line",
                                                 "… %u more lines", rest), rest);
       g_string_append_c (out, '\n');
     }
+}
+
+/**
+ * _pd_tool_preview_seal:
+ * @preview: (transfer full) (nullable): a tool's preview
+ * @whole: (out) (optional): whether nothing of the call was left out
+ *
+ * Cuts @preview at PD_TOOL_PREVIEW_MAX_BYTES (at a line's end), and takes
+ * out the marks the cuts left, saying in @whole whether there were any: a
+ * call whose preview had to be cut is never put to a person to approve
+ * (pd_approver_decide()), as what it would do is not all shown.
+ *
+ * Returns: (transfer full) (nullable): the preview
+ */
+char *
+_pd_tool_preview_seal (char     *preview,
+                       gboolean *whole)
+{
+  gboolean cut = FALSE;
+  char *in, *out;
+
+  if (preview == NULL)
+    {
+      if (whole != NULL)
+        *whole = TRUE;
+      return NULL;
+    }
+
+  if (strlen (preview) > PD_TOOL_PREVIEW_MAX_BYTES)
+    {
+      GString *text = g_string_new_len (preview, PD_TOOL_PREVIEW_MAX_BYTES);
+      const char *last_line_end = strrchr (text->str, '\n');
+      guint rest = 0;
+
+      g_string_truncate (text, last_line_end != NULL ? (gsize) (last_line_end - text->str) + 1 : 0);
+      for (const char *p = preview + text->len; *p != '\0'; p++)
+        if (*p == '\n')
+          rest++;
+      rest = MAX (rest, 1);
+      /* Translators: at the end of the preview of a call too long to show */
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "… %u more line",
+                                                 "… %u more lines", rest), rest);
+      g_string_append_c (text, '\n');
+      g_free (preview);
+      preview = g_string_free (text, FALSE);
+      cut = TRUE;
+    }
+
+  for (in = out = preview; *in != '\0'; in++)
+    {
+      if (*in == PREVIEW_CUT_MARK)
+        cut = TRUE;
+      else
+        *out++ = *in;
+    }
+  *out = '\0';
+
+  if (whole != NULL)
+    *whole = !cut;
+  return preview;
 }

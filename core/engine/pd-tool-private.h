@@ -174,7 +174,9 @@ gboolean      _pd_tool_write_file     (PdToolContext *context,
 
 /* Approval previews (pd-tool-preview.c): the model's text, escaped and cut
  * for a person to read. */
-#define PD_TOOL_PREVIEW_MAX_LINES 200
+#define PD_TOOL_PREVIEW_MAX_LINES 2000
+/* All of a preview: a dialog lays this much out at once. */
+#define PD_TOOL_PREVIEW_MAX_BYTES (256 * 1024)
 
 void          _pd_tool_preview_append_text  (GString      *out,
                                              const char   *text);
@@ -186,5 +188,7 @@ void          _pd_tool_preview_append_lines (GString      *out,
 /* A preview that starts with the file the call names: its "path" as the
  * model wrote it. */
 GString      *_pd_tool_preview_new_file     (JsonObject   *args);
+char         *_pd_tool_preview_seal         (char         *preview,
+                                             gboolean     *whole);
 
 G_END_DECLS

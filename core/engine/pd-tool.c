@@ -292,11 +292,14 @@ pd_tool_get_effects (PdTool     *self,
  * pd_tool_preview:
  * @context: (nullable): where the call would run
  * @args: (nullable): the call's arguments (the model's, untrusted)
+ * @whole: (out) (optional): whether the preview shows all of the call;
+ *   %FALSE when something had to be cut (over PD_TOOL_PREVIEW_MAX_LINES
+ *   lines of a text, a line of over 10 000 characters, or over 256 KiB)
  *
  * What a call would do, for a person asked to approve it: the file and
- * the text an edit takes out and puts in, the start of a file to write, a
- * command and the folder it runs in.  Plain text of several lines, escaped
- * (no control or direction character) and cut when long, never markup.
+ * the text an edit takes out and puts in, a file to write, a command and
+ * the folder it runs in.  Plain text of several lines, escaped (no control
+ * or direction character) and cut when very long, never markup.
  *
  * Returns: (transfer full) (nullable): the preview, or %NULL when the
  *   tool has none (its pd_approver_summarize() line says it all)
@@ -304,9 +307,13 @@ pd_tool_get_effects (PdTool     *self,
 char *
 pd_tool_preview (PdTool        *self,
                  PdToolContext *context,
-                 JsonObject    *args)
+                 JsonObject    *args,
+                 gboolean      *whole)
 {
   g_autoptr(JsonObject) empty = NULL;
+
+  if (whole != NULL)
+    *whole = TRUE;
 
   g_return_val_if_fail (PD_IS_TOOL (self), NULL);
 
@@ -314,7 +321,7 @@ pd_tool_preview (PdTool        *self,
     return NULL;
   if (args == NULL)
     args = empty = json_object_new ();
-  return PD_TOOL_GET_IFACE (self)->preview (self, context, args);
+  return _pd_tool_preview_seal (PD_TOOL_GET_IFACE (self)->preview (self, context, args), whole);
 }
 
 /**

@@ -166,6 +166,7 @@ PdToolResult  *pd_tool_call_finish     (PdTool               *self,
 JsonNode      *pd_tool_to_openai_json  (PdTool               *self);
 char          *pd_tool_preview         (PdTool               *self,
                                         PdToolContext        *context,
-                                        JsonObject           *args);
+                                        JsonObject           *args,
+                                        gboolean             *whole);
 
 G_END_DECLS

@@ -249,6 +249,12 @@ observe_ask (Run      *run,
   recent = recent_approvals (socket, risk);
   frame = _pd_server_approval_to_json (approval);
   json_object_set_string_member (frame, "type", "approval_request");
+  /* odek's page shows "command" alone, in a block that scrolls: a write
+   * read "one.sh (2087 bytes)" and a command was cut at 2,000 characters,
+   * and either was approved unseen (tried as an attacker would).  It gets
+   * what the call changes, whole, as our dialog shows it. */
+  if (json_object_has_member (frame, "preview"))
+    json_object_set_string_member (frame, "command", json_object_get_string_member (frame, "preview"));
   json_object_set_boolean_member (frame, "friction", recent >= FRICTION_APPROVALS);
   if (recent >= FRICTION_APPROVALS)
     json_object_set_int_member (frame, "friction_approvals", recent);
