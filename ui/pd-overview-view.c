@@ -42,6 +42,7 @@ struct _PdOverviewView
   guint          n_new;         /* questions come since the list was last at its top */
   guint          to_top;        /* a tick callback that keeps the list at its top */
   guint          to_top_frames;
+  gboolean       top_on_map;    /* cards came first while the list was not shown */
 
   GtkStack      *stack;
   AdwStatusPage *empty_page;
@@ -201,6 +202,19 @@ check_new_requests (PdOverviewView *self)
     }
 }
 
+/* Shown again after cards came first: the list opens at its top, where
+ * they are. */
+static void
+on_list_mapped (PdOverviewView *self)
+{
+  if (!self->top_on_map)
+    return;
+  self->top_on_map = FALSE;
+  self->to_top_frames = 0;
+  if (self->to_top == 0)
+    self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
+}
+
 static void
 on_new_requests_clicked (PdOverviewView *self)
 {
@@ -221,9 +235,26 @@ on_scrolled (PdOverviewView *self)
 }
 
 static void
-on_shown_changed (PdOverviewView *self)
+on_shown_changed (PdOverviewView *self,
+                  guint           position,
+                  guint           removed,
+                  guint           added)
 {
+  GtkAdjustment *adjustment = vadjustment (self);
+
   update_page (self);
+  /* A card that comes first while the list is at its top shows there: the
+   * window opened with its first card half out of sight above, and cards
+   * that came first went there too (tried as a new user would). */
+  if (added > 0 && position == 0 && !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)))
+    self->top_on_map = TRUE;
+  else if (added > 0 && position == 0 &&
+           gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
+    {
+      self->to_top_frames = 0;
+      if (self->to_top == 0)
+        self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
+    }
   check_new_requests (self);
 }
 
@@ -666,6 +697,7 @@ pd_overview_view_init (PdOverviewView *self)
   self->filter = gtk_custom_filter_new (card_is_shown, self, NULL);
   self->shown = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));
   g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (on_shown_changed), self);
+  g_signal_connect_swapped (self->list_view, "map", G_CALLBACK (on_list_mapped), self);
   gtk_list_view_set_model (self->list_view,
                            GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->shown)))));
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);

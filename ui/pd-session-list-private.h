@@ -25,6 +25,8 @@ struct _PdSessionList
   GtkSingleSelection *selection;
   PdSessionItem      *kept;           /* the open session, left out by a search */
   gboolean            none_open;      /* no session open (the Overview): no row picked */
+  guint               top_tick;       /* keeps the list at its top after rows came above */
+  guint               top_frames;
   GCancellable       *cancellable;
   guint               generation;     /* of the newest pass */
   guint               replies;        /* passes finished */

@@ -472,6 +472,48 @@ on_list_view_activate (PdSessionList *self,
     }
 }
 
+static GtkAdjustment *
+list_adjustment (PdSessionList *self)
+{
+  return gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
+}
+
+static gboolean
+keep_at_top (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       data)
+{
+  PdSessionList *self = PD_SESSION_LIST (widget);
+
+  /* The list keeps the row that was first in its place, the new ones
+   * above it out of sight: once they are laid out (a frame later), the
+   * list goes to its top again. */
+  if (self->top_frames++ == 0)
+    return G_SOURCE_CONTINUE;
+  self->top_tick = 0;
+  gtk_adjustment_set_value (list_adjustment (self), gtk_adjustment_get_lower (list_adjustment (self)));
+  return G_SOURCE_REMOVE;
+}
+
+/* A session that comes first (a new one, one just changed) while the list
+ * is at its top shows there: it came above the rows in sight and the list
+ * did not move (tried as a new user would). */
+static void
+on_shown_items_changed (PdSessionList *self,
+                        guint          position,
+                        guint          removed,
+                        guint          added)
+{
+  GtkAdjustment *adjustment = list_adjustment (self);
+
+  if (added == 0 || position != 0 || adjustment == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) ||
+      gtk_adjustment_get_value (adjustment) > gtk_adjustment_get_lower (adjustment))
+    return;
+  self->top_frames = 0;
+  if (self->top_tick == 0)
+    self->top_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), keep_at_top, NULL, NULL);
+}
+
 static void
 on_search_changed (PdSessionList *self)
 {
@@ -512,6 +554,9 @@ pd_session_list_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   pd_session_list_cancel_next (self);
+  if (self->top_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->top_tick);
+  self->top_tick = 0;
   g_clear_handle_id (&self->time_source, g_source_remove);
   if (self->source != NULL)
     g_clear_signal_handler (&self->changed_handler, self->source);
@@ -660,6 +705,7 @@ pd_session_list_init (PdSessionList *self)
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shown = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->model)), NULL);
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->shown)));
+  g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (on_shown_items_changed), self);
   g_signal_connect_swapped (self->selection, "notify::selected-item",
                             G_CALLBACK (on_selection_changed), self);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));

@@ -807,6 +807,73 @@ test_overview_cards (void)
   gtk_window_destroy (window);
 }
 
+/* A card that comes first while the cards are at their top shows there:
+ * the window opened with its first card half out of sight above, and new
+ * cards went there too (tried as a new user would). */
+static void
+test_overview_new_on_top (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdLocalSource) source = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdOverview) overview = NULL;
+  g_autoptr(PdOverviewCard) first = NULL;
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  g_autofree char *id = NULL;
+  PdOverviewView *view;
+  GtkAdjustment *adjustment;
+  GtkWidget *list, *row = NULL;
+  GtkWindow *window;
+  CardsWait wait;
+  graphene_rect_t bounds;
+
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Work %u", i);
+      g_autofree char *older = pd_test_add_session (store, title, "plandeck");
+
+      pd_test_save_plan (store, older, plan, PD_SESSION_STATUS_RUNNING);
+    }
+  source = pd_local_source_new (db, FALSE);
+  g_list_store_append (sources, source);
+  overview = pd_overview_new (G_LIST_MODEL (sources));
+  view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (view, overview);
+  window = pd_test_present (GTK_WIDGET (view), 600, 500);
+  wait = (CardsWait) { overview, 12 };
+  pd_test_wait_until (has_cards, &wait, "12 cards");
+  pd_test_flush (GTK_WIDGET (window));
+  list = pd_test_find_widget (GTK_WIDGET (view), GTK_TYPE_LIST_VIEW);
+  adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
+  g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+
+  g_usleep (20000);
+  id = pd_test_add_session (store, "Started just now", "plandeck");
+  pd_test_save_plan (store, id, plan, PD_SESSION_STATUS_RUNNING);
+  pd_overview_refresh_source (overview, PD_SOURCE (source));
+  wait = (CardsWait) { overview, 13 };
+  pd_test_wait_until (has_cards, &wait, "the new card");
+  first = g_list_model_get_item (G_LIST_MODEL (overview), 0);
+  g_assert_cmpstr (pd_overview_card_get_session_id (first), ==, id);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+  for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_first_child (child) != NULL &&
+        pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (gtk_widget_get_first_child (child))) == first)
+      row = child;
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_get_mapped (row));
+  g_assert_true (gtk_widget_compute_bounds (row, list, &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+
+  gtk_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -820,6 +887,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/keyboard/shortcuts-listed", test_shortcuts_listed);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-lands", test_f6);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-cards", test_overview_cards);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-new-on-top", test_overview_new_on_top);
 
   return g_test_run ();
 }
