@@ -74,6 +74,7 @@ typedef enum
   OP_MESSAGES,
   OP_MESSAGES_PART,
   OP_EVENTS,
+  OP_LATEST_EVENTS,
   OP_USAGE,
   OP_UPDATE,
   OP_DELETE,
@@ -93,6 +94,7 @@ typedef struct
   guint     offset;
   guint     limit;
   gint64    after_seq;
+  GStrv     types;
   int       pinned;
   PdChecklist *checklist;  /* OP_SAVE_CHECKLIST: a snapshot owned by the worker */
 } Op;
@@ -133,6 +135,7 @@ op_free (Op *op)
   g_free (op->id);
   g_free (op->query);
   g_free (op->name);
+  g_strfreev (op->types);
   g_clear_object (&op->checklist);
   g_free (op);
 }
@@ -354,6 +357,20 @@ run_op (GTask        *task,
     case OP_EVENTS:
       {
         GPtrArray *events = pd_session_reads_list_events (store, op->id, NULL, op->after_seq, op->limit, &error);
+
+        if (events == NULL)
+          set_source_error (task, error);
+        else
+          g_task_return_pointer (task, events, (GDestroyNotify) g_ptr_array_unref);
+      }
+      break;
+
+    case OP_LATEST_EVENTS:
+      {
+        /* op->after_seq: the event before which the page ends. */
+        GPtrArray *events = pd_session_reads_list_latest_events (store, op->id, op->after_seq,
+                                                                 (const char * const *) op->types, op->limit,
+                                                                 &error);
 
         if (events == NULL)
           set_source_error (task, error);
@@ -591,6 +608,19 @@ local_get_events_async (PdSource *source, const char *session_id, gint64 after_s
 }
 
 static void
+local_get_latest_events_async (PdSource *source, const char *session_id, gint64 before_seq,
+                               const char * const *types, guint limit, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  Op *op = op_new (OP_LATEST_EVENTS, session_id);
+
+  op->after_seq = before_seq;
+  op->types = g_strdupv ((char **) types);
+  op->limit = limit;
+  start_op (PD_LOCAL_SOURCE (source), op, local_get_latest_events_async, cancellable, callback, user_data);
+}
+
+static void
 local_get_usage_async (PdSource *source, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   start_op (PD_LOCAL_SOURCE (source), op_new (OP_USAGE, NULL), local_get_usage_async, cancellable, callback, user_data);
@@ -724,6 +754,7 @@ source_iface_init (PdSourceInterface *iface)
   iface->get_messages_async = local_get_messages_async;
   iface->get_messages_part_async = local_get_messages_part_async;
   iface->get_messages_part_finish = local_get_messages_part_finish;
+  iface->get_latest_events_async = local_get_latest_events_async;
   iface->get_events_async = local_get_events_async;
   iface->get_usage_async = local_get_usage_async;
   iface->update_session_async = local_update_session_async;

@@ -330,6 +330,22 @@ multi_get_events_finish (PdSource *source_self, GAsyncResult *result, GError **e
 }
 
 static void
+multi_get_latest_events_async (PdSource *source_self, const char *id, gint64 before_seq, const char * const *types,
+                               guint limit, GCancellable *cancellable, GAsyncReadyCallback callback,
+                               gpointer user_data)
+{
+  ROUTE (multi_get_latest_events_async);
+  pd_source_get_latest_events_async (source, source_id, before_seq, types, limit, cancellable, on_routed_done, task);
+}
+
+static GPtrArray *
+multi_get_latest_events_finish (PdSource *source_self, GAsyncResult *result, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_latest_events_finish (source, inner, error);
+}
+
+static void
 multi_update_session_async (PdSource *source_self, const char *id, const char *name, int pinned,
                             GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -1110,6 +1126,8 @@ pd_multi_source_iface_init (PdSourceInterface *iface)
   iface->get_messages_finish = multi_get_messages_finish;
   iface->get_messages_part_async = multi_get_messages_part_async;
   iface->get_messages_part_finish = multi_get_messages_part_finish;
+  iface->get_latest_events_async = multi_get_latest_events_async;
+  iface->get_latest_events_finish = multi_get_latest_events_finish;
   iface->get_events_async = multi_get_events_async;
   iface->get_events_finish = multi_get_events_finish;
   iface->get_usage_async = multi_get_usage_async;

@@ -310,6 +310,30 @@ pd_session_reads_list_events (PdSessionStore  *store,
 }
 
 GPtrArray *
+pd_session_reads_list_latest_events (PdSessionStore     *store,
+                                     const char         *id,
+                                     gint64              before_seq,
+                                     const char * const *types,
+                                     guint               limit,
+                                     GError            **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  gboolean imported;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  if (!which (store, id, &imported, error))
+    return NULL;
+  if (!imported)
+    return pd_session_store_list_latest_events (store, id, before_seq, types, limit, error);
+  /* The timeline only, as the Events' pages hold it. */
+  if (!(pages = pd_import_index_load_events (store, id, NULL, error)))
+    return NULL;
+  return pd_transcript_pages_dup_latest_events (pages, id, before_seq, types, limit);
+}
+
+GPtrArray *
 pd_session_reads_list_plan_documents (PdSessionStore  *store,
                                       const char      *id,
                                       GError         **error)

@@ -103,6 +103,16 @@ GPtrArray     *pd_session_reads_list_events        (PdSessionStore  *store,
                                                     gint64           after_seq,
                                                     guint            limit,
                                                     GError         **error);
+/* The newest @limit events of session @id before sequence number
+ * @before_seq (<= 0: the newest), of @types only when not %NULL, oldest
+ * first: what a page of events read from its end shows.
+ * Returns: (transfer full) (element-type PdStoredEvent) */
+GPtrArray     *pd_session_reads_list_latest_events (PdSessionStore     *store,
+                                                    const char         *id,
+                                                    gint64              before_seq,
+                                                    const char * const *types,
+                                                    guint               limit,
+                                                    GError            **error);
 /* The plan documents of an imported session (Claude Code's ExitPlanMode,
  * Codex's proposed plans), in transcript order; none for our own, whose
  * approved plans are files and plan_artifact_saved events.

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "pd-event.h"
 #include "pd-source.h"
 #include "pd-task-util.h"
 
@@ -532,6 +533,146 @@ pd_source_get_events_finish (PdSource      *self,
   iface = PD_SOURCE_GET_IFACE (self);
   if (iface->get_events_finish != NULL)
     return iface->get_events_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* A source that reads events forward only: every page after the last,
+ * the newest kept; memory for a page and the answer, time for them all. */
+#define FORWARD_PAGE 500
+
+typedef struct
+{
+  char      *session_id;
+  gint64     before_seq;
+  GStrv      types;
+  guint      limit;
+  gint64     after_seq;
+  GPtrArray *kept;   /* PdStoredEvent */
+} LatestRead;
+
+static void
+latest_read_free (LatestRead *read)
+{
+  g_free (read->session_id);
+  g_strfreev (read->types);
+  g_ptr_array_unref (read->kept);
+  g_free (read);
+}
+
+static gboolean
+latest_read_wants (LatestRead    *read,
+                   PdStoredEvent *stored)
+{
+  g_autoptr(PdEvent) event = NULL;
+
+  if (read->types == NULL)
+    return TRUE;
+  event = pd_event_new_from_json (stored->event_json, NULL);
+  return event != NULL && g_strv_contains ((const char * const *) read->types, pd_event_get_event_type (event));
+}
+
+static void
+on_forward_events (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  LatestRead *read = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) page = NULL;
+  GError *error = NULL;
+  gboolean past = FALSE;
+
+  if (!(page = pd_source_get_events_finish (PD_SOURCE (object), result, &error)))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  for (guint i = 0; i < page->len; i++)
+    {
+      PdStoredEvent *stored = g_ptr_array_index (page, i);
+
+      if (stored->seq <= read->after_seq)
+        continue;
+      read->after_seq = stored->seq;
+      if (read->before_seq > 0 && stored->seq >= read->before_seq)
+        {
+          past = TRUE;
+          break;
+        }
+      if (latest_read_wants (read, stored))
+        g_ptr_array_add (read->kept, g_steal_pointer (&page->pdata[i]));
+    }
+  if (read->kept->len > 2 * read->limit)
+    g_ptr_array_remove_range (read->kept, 0, read->kept->len - read->limit);
+
+  if (!past && page->len >= FORWARD_PAGE && !g_task_return_error_if_cancelled (task))
+    {
+      GCancellable *cancellable = g_task_get_cancellable (task);
+
+      pd_source_get_events_async (PD_SOURCE (object), read->session_id, read->after_seq, FORWARD_PAGE,
+                                  cancellable, on_forward_events, g_steal_pointer (&task));
+      return;
+    }
+  if (read->kept->len > read->limit)
+    g_ptr_array_remove_range (read->kept, 0, read->kept->len - read->limit);
+  g_task_return_pointer (task, g_ptr_array_ref (read->kept), (GDestroyNotify) g_ptr_array_unref);
+}
+
+void
+pd_source_get_latest_events_async (PdSource            *self,
+                                   const char          *session_id,
+                                   gint64               before_seq,
+                                   const char * const  *types,
+                                   guint                limit,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  PdSourceInterface *iface;
+  LatestRead *read;
+  GTask *task;
+
+  g_return_if_fail (PD_IS_SOURCE (self));
+  g_return_if_fail (session_id != NULL && limit > 0);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_latest_events_async != NULL)
+    {
+      iface->get_latest_events_async (self, session_id, before_seq, types, limit, cancellable, callback, user_data);
+      return;
+    }
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pd_source_get_latest_events_async);
+  read = g_new0 (LatestRead, 1);
+  read->session_id = g_strdup (session_id);
+  read->before_seq = before_seq;
+  read->types = g_strdupv ((char **) types);
+  read->limit = limit;
+  read->kept = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  g_task_set_task_data (task, read, (GDestroyNotify) latest_read_free);
+  pd_source_get_events_async (self, session_id, 0, FORWARD_PAGE, cancellable, on_forward_events, task);
+}
+
+/**
+ * pd_source_get_latest_events_finish:
+ *
+ * Returns: (transfer full) (element-type PdStoredEvent): the events asked
+ *   for, oldest first
+ */
+GPtrArray *
+pd_source_get_latest_events_finish (PdSource      *self,
+                                    GAsyncResult  *result,
+                                    GError       **error)
+{
+  PdSourceInterface *iface;
+
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (g_task_is_valid (result, self) && g_task_get_source_tag (G_TASK (result)) == pd_source_get_latest_events_async)
+    return g_task_propagate_pointer (G_TASK (result), error);
+  if (iface->get_latest_events_finish != NULL)
+    return iface->get_latest_events_finish (self, result, error);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 

@@ -164,6 +164,13 @@ struct _PdSourceInterface
                                                 gpointer user_data);
   JsonArray      *(*get_messages_part_finish)  (PdSource *self, GAsyncResult *result, guint64 *first,
                                                 guint64 *total, GError **error);
+
+  /* Optional: a source without them is read forward to its end. */
+  void            (*get_latest_events_async)   (PdSource *self, const char *session_id, gint64 before_seq,
+                                                const char * const *types, guint limit,
+                                                GCancellable *cancellable, GAsyncReadyCallback callback,
+                                                gpointer user_data);
+  GPtrArray      *(*get_latest_events_finish)  (PdSource *self, GAsyncResult *result, GError **error);
 };
 
 const char    *pd_source_get_title             (PdSource             *self);
@@ -239,6 +246,19 @@ void           pd_source_get_events_async      (PdSource             *self,
 GPtrArray     *pd_source_get_events_finish     (PdSource             *self,
                                                 GAsyncResult         *result,
                                                 GError              **error);
+/* The newest @limit events of a session before @before_seq (<= 0: the
+ * newest), of @types only when not %NULL; oldest first. */
+void           pd_source_get_latest_events_async  (PdSource           *self,
+                                                   const char         *session_id,
+                                                   gint64              before_seq,
+                                                   const char * const *types,
+                                                   guint               limit,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+GPtrArray     *pd_source_get_latest_events_finish (PdSource           *self,
+                                                   GAsyncResult       *result,
+                                                   GError            **error);
 void           pd_source_get_usage_async       (PdSource             *self,
                                                 GCancellable         *cancellable,
                                                 GAsyncReadyCallback   callback,

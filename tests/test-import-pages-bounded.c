@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "pd-event.h"
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-import-test.h"
@@ -223,6 +224,66 @@ test_events_timeline_only (void)
   many_calls_close (&f);
 }
 
+/* The Events page of a long session: the newest 200 events, then 200
+ * before them with each "Show Earlier Events", each read holding a page;
+ * together they are the whole timeline, and a kind asked for alone is the
+ * timeline's of that kind. */
+static void
+test_events_latest_pages (void)
+{
+  const char * const updates[] = { PD_EVENT_PLAN_UPDATED, NULL };
+  ManyCalls f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(GPtrArray) latest_updates = NULL;
+  gint64 before = -1;
+  guint seen = 0;
+  guint n_updates = 0;
+
+  many_calls_open (&f);
+  all = pd_session_reads_list_events (f.store, f.id, NULL, 0, 0, &error);
+  g_assert_no_error (error);
+
+  while (seen < all->len)
+    {
+      g_autoptr(GPtrArray) page = pd_session_reads_list_latest_events (f.store, f.id, before, NULL, 200, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (page->len, ==, MIN (200, all->len - seen));
+      for (guint i = 0; i < page->len; i++)
+        {
+          PdStoredEvent *got = g_ptr_array_index (page, i);
+          PdStoredEvent *want = g_ptr_array_index (all, all->len - seen - page->len + i);
+
+          g_assert_cmpint (got->seq, ==, want->seq);
+          g_assert_cmpstr (got->event_json, ==, want->event_json);
+        }
+      seen += page->len;
+      before = ((PdStoredEvent *) g_ptr_array_index (page, 0))->seq;
+    }
+  {
+    g_autoptr(GPtrArray) past = pd_session_reads_list_latest_events (f.store, f.id, before, NULL, 200, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (past->len, ==, 0);
+  }
+
+  latest_updates = pd_session_reads_list_latest_events (f.store, f.id, -1, updates, 5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (latest_updates->len, ==, 5);
+  for (guint i = all->len; i > 0 && n_updates < 5; i--)
+    {
+      PdStoredEvent *want = g_ptr_array_index (all, i - 1);
+
+      if (strstr (want->event_json, "\"type\":\"" PD_EVENT_PLAN_UPDATED "\"") == NULL)
+        continue;
+      n_updates++;
+      g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (latest_updates, 5 - n_updates))->seq, ==, want->seq);
+    }
+  g_assert_cmpuint (n_updates, ==, 5);
+
+  many_calls_close (&f);
+}
 
 /* The compact text of element @i of @array, to compare trees. */
 static char *
@@ -367,6 +428,7 @@ main (int    argc,
   g_test_add_func ("/pd/import-pages-bounded/now-reads-no-pages", test_now_reads_no_pages);
   g_test_add_func ("/pd/import-pages-bounded/history-newest-only", test_history_newest_only);
   g_test_add_func ("/pd/import-pages-bounded/events-timeline-only", test_events_timeline_only);
+  g_test_add_func ("/pd/import-pages-bounded/events-latest-pages", test_events_latest_pages);
   g_test_add_func ("/pd/import-pages-bounded/transcript-parts", test_transcript_parts);
   g_test_add_func ("/pd/import-pages-bounded/export-streams", test_export_streams);
 

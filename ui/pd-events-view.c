@@ -9,10 +9,13 @@
  * While live and mapped it polls every PD_EVENTS_VIEW_POLL_MS; unmapped it
  * does not poll at all.
  *
- * The view also keeps the notices the Now workspace shows: the latest plan
- * reassessment, the latest blocked streak and the latest session-level
- * problem (a failed run, an exhausted budget), each since the latest
- * run_started.
+ * It reads only when shown, and from the end: the newest
+ * PD_EVENTS_VIEW_LATEST_MAX events first, "Show Earlier Events" the ones
+ * before them, then whatever comes after the newest.  A stream of 600,000
+ * events (an imported transcript of 300,000 plan calls) listed whole, read
+ * while hidden for the Now page's notices, took the window past 1.7 GB
+ * with nobody looking; the Now page reads its notices itself
+ * (PdEventNotices).
  */
 #define G_LOG_DOMAIN "pd-events-view"
 
@@ -27,14 +30,6 @@
 #include "pd-row-name.h"
 #include "pd-ui-util-private.h"
 
-typedef enum
-{
-  NOTICE_REASSESSMENT,
-  NOTICE_BLOCKED,
-  NOTICE_SESSION,
-  N_NOTICES
-} NoticeKind;
-
 struct _PdEventsView
 {
   PdSessionView       parent_instance;
@@ -46,7 +41,9 @@ struct _PdEventsView
   GtkStringList      *types;
   GHashTable         *seen_types;
   gint64              last_seq;
-  char               *notices[N_NOTICES];
+  gint64              first_seq;     /* the oldest listed, 0 when none */
+  gboolean            more_earlier;  /* the last read from the end was full */
+  GCancellable       *earlier;       /* "Show Earlier Events" in flight */
 
   /* Tailing: follow the newest while the person is at the bottom. */
   gboolean            following;
@@ -79,6 +76,9 @@ struct _PdEventsView
   GtkStack           *details_stack;
   GtkTextView        *details_view;
   GtkButton          *jump_button;
+  GtkWidget          *earlier_bar;
+  GtkLabel           *earlier_label;
+  GtkButton          *earlier_button;
 
   /* Narrow (a phone, a split screen): one compact row per event. */
   gboolean            compact;
@@ -102,13 +102,7 @@ enum {
   N_PROPS
 };
 
-enum {
-  NOTICES_CHANGED,
-  N_SIGNALS
-};
-
 static GParamSpec *properties[N_PROPS];
-static guint signals[N_SIGNALS];
 
 static void pd_events_view_fetch (PdEventsView         *self,
                                   PdSessionViewRequest *request);
@@ -144,168 +138,54 @@ pd_events_view_update_state (PdEventsView *self)
   gtk_widget_set_visible (GTK_WIDGET (self->jump_button), !self->following && shown > 0);
 }
 
-/* --- notices ------------------------------------------------------------ */
-
-static int
-data_int (JsonObject *data,
-          const char *name)
-{
-  JsonNode *node = data ? json_object_get_member (data, name) : NULL;
-
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
-    return (int) CLAMP (json_node_get_int (node), G_MININT, G_MAXINT);
-  return 0;
-}
-
-static const char *
-reassessment_reason_text (const char *reason)
-{
-  if (g_strcmp0 (reason, "repeated_check_failure") == 0)
-    return _("an acceptance check kept failing");
-  if (g_strcmp0 (reason, "varied_tool_failures") == 0)
-    return _("tool calls kept failing in different ways");
-  return reason ? reason : "?";
-}
-
-/* Returns whether a notice changed. */
-static gboolean
-set_notice (PdEventsView *self,
-            NoticeKind    kind,
-            char         *text)
-{
-  if (g_strcmp0 (self->notices[kind], text) == 0)
-    {
-      g_free (text);
-      return FALSE;
-    }
-
-  g_free (self->notices[kind]);
-  self->notices[kind] = text;
-  return TRUE;
-}
-
-static gboolean
-observe_notice (PdEventsView *self,
-                PdEvent      *event)
-{
-  const char *type = pd_event_get_event_type (event);
-  JsonObject *data = pd_event_get_data (event);
-  gboolean changed = FALSE;
-
-  if (g_strcmp0 (type, PD_EVENT_RUN_STARTED) == 0)
-    {
-      for (guint i = 0; i < N_NOTICES; i++)
-        changed |= set_notice (self, i, NULL);
-    }
-  else if (g_strcmp0 (type, PD_EVENT_PLAN_REASSESSMENT) == 0)
-    {
-      const char *reason = pd_json_get_string (data, "reason");
-      const char *text = reassessment_reason_text (reason);
-      g_autofree char *isolated = NULL;
-
-      /* A reason we do not know is the event's own text: isolated. */
-      if (text == reason)
-        text = isolated = _pd_isolated_line (reason);
-      changed = set_notice (self, NOTICE_REASSESSMENT,
-                            /* Translators: %s says why, e.g. "an acceptance check kept failing" */
-                            g_strdup_printf (_("Plan reassessment requested: %s"), text));
-    }
-  else if (g_strcmp0 (type, PD_EVENT_PLAN_BLOCKED) == 0)
-    {
-      int blocked = data_int (data, "blocked");
-      int steps = data_int (data, "steps");
-
-      changed = set_notice (self, NOTICE_BLOCKED,
-                            /* Translators: steps of the plan blocked in a row; "%d of %d" */
-                            g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                          "Steps keep getting blocked: %d of %d step is blocked",
-                                                          "Steps keep getting blocked: %d of %d steps are blocked",
-                                                          steps),
-                                             blocked, steps));
-    }
-  else if (g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0)
-    {
-      const char *error_class = pd_json_get_string (data, "error_class");
-      const char *why = pd_json_get_string (data, "error");
-
-      if (g_strcmp0 (error_class, "cancelled") == 0)
-        changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run was stopped")));
-      else if (why != NULL && why[0] != '\0')
-        {
-          /* A provider's words (anyone's text): isolated. */
-          g_autofree char *isolated = _pd_isolated_line (why);
-
-          /* Translators: %s says why, as the engine or the provider put it (plain text) */
-          changed = set_notice (self, NOTICE_SESSION, g_strdup_printf (_("The run failed: %s"), isolated));
-        }
-      else
-        changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run failed")));
-    }
-  else if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
-    {
-      const char *limit_name = pd_json_get_string (data, "limit_name");
-      g_autofree char *limit = _pd_isolated_line (limit_name != NULL ? limit_name : "?");
-
-      changed = set_notice (self, NOTICE_SESSION,
-                            /* Translators: %s names the budget, e.g. "iterations" */
-                            g_strdup_printf (_("The run stopped: its %s budget is exhausted (%d of %d)"),
-                                             limit,
-                                             data_int (data, "observed"), data_int (data, "limit")));
-    }
-
-  return changed;
-}
-
-static gboolean
-clear_notices (PdEventsView *self)
-{
-  gboolean changed = FALSE;
-
-  for (guint i = 0; i < N_NOTICES; i++)
-    changed |= set_notice (self, i, NULL);
-
-  return changed;
-}
-
 /* --- fetching ------------------------------------------------------------ */
+
+static PdEventItem *
+pd_events_view_item_new (PdEventsView  *self,
+                         PdStoredEvent *event)
+{
+  PdEventItem *item = pd_event_item_new (event->seq, event->event_json);
+  const char *type = pd_event_item_get_event_type (item);
+
+  if (pd_event_item_get_event (item) != NULL && !g_hash_table_contains (self->seen_types, type))
+    {
+      g_hash_table_add (self->seen_types, g_strdup (type));
+      gtk_string_list_append (self->types, type);
+    }
+  return item;
+}
 
 static void
 pd_events_view_append (PdEventsView *self,
                        GPtrArray    *stored)
 {
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
-  gboolean notices_changed = FALSE;
 
   for (guint i = 0; i < stored->len; i++)
     {
       PdStoredEvent *event = g_ptr_array_index (stored, i);
-      PdEventItem *item;
-      const char *type;
 
       /* Only ever forward: an event already listed is never listed twice. */
       if (event->seq <= self->last_seq)
         continue;
       self->last_seq = event->seq;
-
-      item = pd_event_item_new (event->seq, event->event_json);
-      g_ptr_array_add (items, item);
-
-      type = pd_event_item_get_event_type (item);
-      if (pd_event_item_get_event (item) != NULL && !g_hash_table_contains (self->seen_types, type))
-        {
-          g_hash_table_add (self->seen_types, g_strdup (type));
-          gtk_string_list_append (self->types, type);
-        }
-      if (pd_event_item_get_event (item) != NULL)
-        notices_changed |= observe_notice (self, pd_event_item_get_event (item));
+      if (self->first_seq == 0)
+        self->first_seq = event->seq;
+      g_ptr_array_add (items, pd_events_view_item_new (self, event));
     }
 
   if (items->len > 0)
     g_list_store_splice (self->events, g_list_model_get_n_items (G_LIST_MODEL (self->events)), 0,
                          items->pdata, items->len);
+}
 
-  if (notices_changed)
-    g_signal_emit (self, signals[NOTICES_CHANGED], 0);
+/* Earlier events not listed: said, with the button that reads them. */
+static void
+pd_events_view_update_earlier (PdEventsView *self)
+{
+  gtk_widget_set_visible (self->earlier_bar, self->more_earlier && self->first_seq > 0);
+  if (self->earlier == NULL)
+    gtk_label_set_text (self->earlier_label, _("Earlier events are not shown"));
 }
 
 /* A page at a time after the last event listed: a full page means there
@@ -358,11 +238,107 @@ pd_events_view_fetch (PdEventsView         *self,
                               on_events_loaded, request);
 }
 
+/* The first read of a session: its newest events, then on forward. */
+static void
+on_latest_loaded (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PdSessionViewRequest) request = user_data;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autoptr(GError) error = NULL;
+  PdEventsView *self;
+
+  stored = pd_source_get_latest_events_finish (PD_SOURCE (object), result, &error);
+
+  if (!pd_session_view_request_is_current (request))
+    return;
+  self = PD_EVENTS_VIEW (request->view);
+
+  if (stored == NULL)
+    {
+      self->loaded = TRUE;
+      pd_events_view_update_state (self);
+      pd_events_view_check_settled (self);
+      pd_session_view_reload_done (request, error);
+      return;
+    }
+  self->more_earlier = stored->len >= PD_EVENTS_VIEW_LATEST_MAX;
+  pd_events_view_append (self, stored);
+  pd_events_view_update_earlier (self);
+  pd_events_view_update_state (self);
+  /* Anything that came meanwhile. */
+  pd_events_view_fetch (self, g_steal_pointer (&request));
+}
+
 static void
 pd_events_view_reload (PdSessionView        *view,
                        PdSessionViewRequest *request)
 {
-  pd_events_view_fetch (PD_EVENTS_VIEW (view), request);
+  PdEventsView *self = PD_EVENTS_VIEW (view);
+
+  if (self->last_seq == 0)
+    pd_source_get_latest_events_async (request->source, request->session_id, -1, NULL,
+                                       PD_EVENTS_VIEW_LATEST_MAX, request->cancellable,
+                                       on_latest_loaded, request);
+  else
+    pd_events_view_fetch (self, request);
+}
+
+static void
+on_earlier_loaded (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(PdEventsView) self = user_data;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GError) error = NULL;
+
+  stored = pd_source_get_latest_events_finish (PD_SOURCE (object), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->earlier);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->earlier_button), TRUE);
+  if (stored == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Earlier events could not be read: %s"), error->message);
+
+      gtk_label_set_text (self->earlier_label, text);
+      return;
+    }
+  for (guint i = 0; i < stored->len; i++)
+    {
+      PdStoredEvent *event = g_ptr_array_index (stored, i);
+
+      /* Only before the oldest listed: a stream rewritten meanwhile lists
+       * nothing twice. */
+      if (event->seq < self->first_seq)
+        g_ptr_array_add (items, pd_events_view_item_new (self, event));
+    }
+  if (items->len > 0)
+    {
+      self->first_seq = pd_event_item_get_seq (g_ptr_array_index (items, 0));
+      /* Reading earlier rows is no scroll: the person stays where they are. */
+      g_list_store_splice (self->events, 0, 0, items->pdata, items->len);
+    }
+  self->more_earlier = stored->len >= PD_EVENTS_VIEW_LATEST_MAX && items->len > 0;
+  pd_events_view_update_earlier (self);
+  pd_events_view_update_state (self);
+}
+
+static void
+on_earlier_clicked_cb (PdEventsView *self)
+{
+  PdSessionView *view = PD_SESSION_VIEW (self);
+
+  if (self->earlier != NULL || self->first_seq == 0 || pd_session_view_get_source (view) == NULL)
+    return;
+  self->earlier = g_cancellable_new ();
+  gtk_widget_set_sensitive (GTK_WIDGET (self->earlier_button), FALSE);
+  pd_source_get_latest_events_async (pd_session_view_get_source (view), pd_session_view_get_session_id (view),
+                                     self->first_seq, NULL, PD_EVENTS_VIEW_LATEST_MAX, self->earlier,
+                                     on_earlier_loaded, g_object_ref (self));
 }
 
 /* A new source or session: what is listed belongs to the old one. */
@@ -372,15 +348,19 @@ pd_events_view_clear (PdSessionView *view)
   PdEventsView *self = PD_EVENTS_VIEW (view);
 
   self->last_seq = 0;
+  self->first_seq = 0;
+  self->more_earlier = FALSE;
   self->loaded = FALSE;
+  g_cancellable_cancel (self->earlier);
+  g_clear_object (&self->earlier);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->earlier_button), TRUE);
+  pd_events_view_update_earlier (self);
 
   gtk_drop_down_set_selected (self->type_dropdown, 0);
   g_list_store_remove_all (self->events);
   gtk_string_list_splice (self->types, 1,
                           g_list_model_get_n_items (G_LIST_MODEL (self->types)) - 1, NULL);
   g_hash_table_remove_all (self->seen_types);
-  if (clear_notices (self))
-    g_signal_emit (self, signals[NOTICES_CHANGED], 0);
   /* Another session's stream: it is tailed from its newest. */
   pd_events_view_set_following (self, TRUE);
   pd_events_view_update_state (self);
@@ -654,6 +634,8 @@ pd_events_view_dispose (GObject *object)
 {
   PdEventsView *self = PD_EVENTS_VIEW (object);
 
+  g_cancellable_cancel (self->earlier);
+  g_clear_object (&self->earlier);
   g_clear_handle_id (&self->compact_idle, g_source_remove);
   g_clear_handle_id (&self->follow_idle, g_source_remove);
   if (self->settle_tick != 0)
@@ -687,8 +669,6 @@ pd_events_view_finalize (GObject *object)
   PdEventsView *self = PD_EVENTS_VIEW (object);
 
   g_clear_pointer (&self->seen_types, g_hash_table_unref);
-  for (guint i = 0; i < N_NOTICES; i++)
-    g_free (self->notices[i]);
 
   G_OBJECT_CLASS (pd_events_view_parent_class)->finalize (object);
 }
@@ -820,9 +800,7 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   PD_SESSION_VIEW_CLASS (klass)->clear = pd_events_view_clear;
   /* Reading after the last event is cheap: polling backs the push up. */
   pd_session_view_class_set_polls (PD_SESSION_VIEW_CLASS (klass), TRUE);
-  /* Its notices (a failed run, a reassessment) show on the Now page, which
-   * is the page shown while they happen: read while hidden too. */
-  pd_session_view_class_set_reads_hidden (PD_SESSION_VIEW_CLASS (klass), TRUE);
+  /* Read when shown only: the Now page reads its notices itself. */
 
   /**
    * PdEventsView:live:
@@ -851,18 +829,6 @@ pd_events_view_class_init (PdEventsViewClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  /**
-   * PdEventsView::notices-changed:
-   *
-   * The reassessment, blocked-streak or session notice changed; read them
-   * with pd_events_view_get_notices().
-   */
-  signals[NOTICES_CHANGED] =
-    g_signal_new ("notices-changed",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 0);
 
   g_type_ensure (PD_TYPE_EVENT_ITEM);
   g_type_ensure (PD_TYPE_ROW_NAME);
@@ -872,6 +838,9 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, type_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, count_label);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, jump_button);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, earlier_bar);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, earlier_label);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, earlier_button);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, column_view);
@@ -885,6 +854,7 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, details_view);
   gtk_widget_class_bind_template_callback (widget_class, on_type_dropdown_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_jump_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_earlier_clicked_cb);
 }
 
 /* The type filter lists event types by their words, not their tokens. */
@@ -1076,29 +1046,6 @@ pd_events_view_set_type_filter (PdEventsView *self,
     }
 
   gtk_drop_down_set_selected (self->type_dropdown, 0);
-}
-
-/**
- * pd_events_view_get_notices:
- *
- * The notices for the Now workspace, plain text, in this order when present:
- * the latest plan reassessment, the latest blocked streak, the latest
- * session-level problem; only those since the latest run started.
- *
- * Returns: (transfer full) (array zero-terminated=1): the notices, maybe none
- */
-char **
-pd_events_view_get_notices (PdEventsView *self)
-{
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-
-  g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), NULL);
-
-  for (guint i = 0; i < N_NOTICES; i++)
-    if (self->notices[i] != NULL)
-      g_strv_builder_add (builder, self->notices[i]);
-
-  return g_strv_builder_end (builder);
 }
 
 /**

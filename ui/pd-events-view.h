@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 #define PD_EVENTS_VIEW_POLL_MS    1000
 /* At most this many events per request. */
 #define PD_EVENTS_VIEW_PAGE_SIZE  500
+/* The newest events read first, and as many more with each "Show Earlier
+ * Events". */
+#define PD_EVENTS_VIEW_LATEST_MAX 200
 
 #define PD_TYPE_EVENTS_VIEW (pd_events_view_get_type ())
 
@@ -27,7 +30,6 @@ void        pd_events_view_set_live        (PdEventsView *self,
 const char *pd_events_view_get_type_filter (PdEventsView *self);
 void        pd_events_view_set_type_filter (PdEventsView *self,
                                             const char   *type);
-char      **pd_events_view_get_notices     (PdEventsView *self);
 GListModel *pd_events_view_get_model       (PdEventsView *self);
 gint64      pd_events_view_get_last_seq    (PdEventsView *self);
 gboolean    pd_events_view_get_following   (PdEventsView *self);

@@ -15,6 +15,11 @@
  * row, so unchanged rows keep their widgets and the scroll position stays.
  * When a new version takes progress back (a done step reopened, passed
  * evidence invalidated) a notice says what went back and why.
+ *
+ * The notices of the event stream (a failed run, a reassessment, a blocked
+ * streak) are read here, after the plan, forward from the last event read
+ * a page at a time, keeping no event (PdEventNotices): the Events page
+ * reads only when it is shown.
  */
 #define G_LOG_DOMAIN "pd-now-view"
 
@@ -22,6 +27,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-event-notices.h"
 #include "pd-now-view-private.h"
 #include "pd-plan-diff.h"
 #include "pd-plan-row.h"
@@ -35,7 +41,9 @@ struct _PdNowView
   PdPlanState   *plan;          /* shown; NULL when none */
   GListStore    *rows;          /* (element-type PdPlanRowItem) */
   guint          n_replies;
-  char         **notices;       /* from the event stream, set by the window */
+  char         **notices;       /* from the event stream, as shown */
+  PdEventNotices *event_notices; /* kept as the stream is read forward */
+  gint64         notices_seq;   /* the last event read for them */
   char          *regression;    /* why progress went back, or NULL */
   char          *regression_reason; /* the revision reason it quotes, or NULL */
 
@@ -321,6 +329,72 @@ _pd_now_view_apply_plan (PdNowView         *self,
 
 /* --- asking the source -------------------------------------------------- */
 
+#define NOTICES_PAGE 500
+
+static void pd_now_view_read_notices (PdNowView            *self,
+                                      PdSessionViewRequest *request);
+
+static void
+on_notice_events (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PdSessionViewRequest) request = user_data;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean changed = FALSE;
+  PdNowView *self;
+
+  stored = pd_source_get_events_finish (PD_SOURCE (object), result, &error);
+
+  if (!pd_session_view_request_is_current (request))
+    return;
+  self = PD_NOW_VIEW (request->view);
+
+  /* The plan is shown: notices not read now are read at the next reload. */
+  if (stored == NULL)
+    {
+      g_debug ("Could not read the events of %s: %s", request->session_id, error->message);
+      self->n_replies++;
+      pd_session_view_reload_done (request, NULL);
+      return;
+    }
+  for (guint i = 0; i < stored->len; i++)
+    {
+      PdStoredEvent *event = g_ptr_array_index (stored, i);
+      g_autoptr(PdEvent) parsed = NULL;
+
+      /* Only ever forward. */
+      if (event->seq <= self->notices_seq)
+        continue;
+      self->notices_seq = event->seq;
+      if ((parsed = pd_event_new_from_json (event->event_json, NULL)))
+        changed |= pd_event_notices_observe (self->event_notices, parsed);
+    }
+  if (changed)
+    {
+      g_strfreev (self->notices);
+      self->notices = pd_event_notices_dup_all (self->event_notices);
+      pd_now_view_show_notices (self);
+    }
+  if (stored->len >= NOTICES_PAGE)
+    {
+      pd_now_view_read_notices (self, g_steal_pointer (&request));
+      return;
+    }
+  /* A reply is whole once its notices are read: the page then shows. */
+  self->n_replies++;
+  pd_session_view_reload_done (request, NULL);
+}
+
+static void
+pd_now_view_read_notices (PdNowView            *self,
+                          PdSessionViewRequest *request)
+{
+  pd_source_get_events_async (request->source, request->session_id, self->notices_seq, NOTICES_PAGE,
+                              request->cancellable, on_notice_events, request);
+}
+
 static void
 on_plan_ready (GObject      *object,
                GAsyncResult *result,
@@ -345,9 +419,8 @@ on_plan_ready (GObject      *object,
       return;
     }
 
-  self->n_replies++;
   _pd_now_view_apply_plan (self, request->session_id, plan);
-  pd_session_view_reload_done (request, NULL);
+  pd_now_view_read_notices (self, g_steal_pointer (&request));
 }
 
 static void
@@ -367,6 +440,8 @@ pd_now_view_clear (PdSessionView *view)
   g_clear_pointer (&self->regression, g_free);
   g_clear_pointer (&self->regression_reason, g_free);
   g_clear_pointer (&self->notices, g_strfreev);
+  pd_event_notices_clear (self->event_notices);
+  self->notices_seq = 0;
   pd_plan_rows_merge (self->rows, NULL);
   pd_now_view_show_notices (self);
   gtk_stack_set_visible_child_name (self->stack, "loading");
@@ -415,6 +490,7 @@ pd_now_view_finalize (GObject *object)
   g_free (self->regression);
   g_free (self->regression_reason);
   g_strfreev (self->notices);
+  pd_event_notices_free (self->event_notices);
 
   G_OBJECT_CLASS (pd_now_view_parent_class)->finalize (object);
 }
@@ -456,6 +532,7 @@ pd_now_view_class_init (PdNowViewClass *klass)
 static void
 pd_now_view_init (PdNowView *self)
 {
+  self->event_notices = pd_event_notices_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->rows = pd_plan_rows_new ();
@@ -552,23 +629,21 @@ pd_now_view_show_notices (PdNowView *self)
 }
 
 /**
- * pd_now_view_set_notices:
- * @notices: (nullable) (array zero-terminated=1): plain-text notices
+ * pd_now_view_get_notices:
  *
  * Reassessment notices, blocked-streak notices and the run's problems, as
- * read from the session's event stream (the Events view reads them), are
- * shown above the steps, after the explanation of a regression the view
- * saw itself.  Each notice is plain text.
+ * read from the session's event stream, shown above the steps after the
+ * explanation of a regression the view saw itself; plain text, the latest
+ * of each since the latest run started.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the notices, maybe none
  */
-void
-pd_now_view_set_notices (PdNowView          *self,
-                         const char * const *notices)
+char **
+pd_now_view_get_notices (PdNowView *self)
 {
-  g_return_if_fail (PD_IS_NOW_VIEW (self));
+  g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
 
-  g_strfreev (self->notices);
-  self->notices = g_strdupv ((char **) notices);
-  pd_now_view_show_notices (self);
+  return pd_event_notices_dup_all (self->event_notices);
 }
 
 /**

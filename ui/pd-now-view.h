@@ -19,8 +19,7 @@ GtkWidget  *pd_now_view_new             (void);
 void        pd_now_view_set_running     (PdNowView          *self,
                                          gboolean            running);
 void        pd_now_view_refresh         (PdNowView          *self);
-void        pd_now_view_set_notices     (PdNowView          *self,
-                                         const char * const *notices);
+char      **pd_now_view_get_notices     (PdNowView          *self);
 const PdPlanState *pd_now_view_get_plan (PdNowView          *self);
 const char *pd_now_view_get_regression  (PdNowView          *self);
 

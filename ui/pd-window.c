@@ -217,16 +217,6 @@ on_shown_item_running (PdWindow *self)
   pd_events_view_set_live (self->events_view, running);
 }
 
-/* Reassessment, blocked-streak and run notices from the event stream show
- * in the Now workspace. */
-static void
-on_notices_changed (PdWindow *self)
-{
-  g_auto(GStrv) notices = pd_events_view_get_notices (self->events_view);
-
-  pd_now_view_set_notices (self->now_view, (const char * const *) notices);
-}
-
 /* One snapshot: the selected row draws the plan the Now page shows.  When
  * the list has read a newer one, the Now page reads it too (it will, on
  * the same ::changed, unless it is hidden: then the row takes the list's
@@ -994,8 +984,6 @@ pd_window_init (PdWindow *self)
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-font-name",
                            G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
 
-  g_signal_connect_object (self->events_view, "notices-changed",
-                           G_CALLBACK (on_notices_changed), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->now_view, "plan-shown",
                            G_CALLBACK (on_now_plan_shown), self, G_CONNECT_SWAPPED);
 

@@ -910,6 +910,27 @@ pd_transcript_pages_get_n_events (PdTranscriptPages *self)
   return self->events->len;
 }
 
+/* Event @i of the timeline in our own envelope, numbered from 1. */
+static PdStoredEvent *
+stored_event_new (PdTranscriptPages *self,
+                  const char        *session_id,
+                  guint              i)
+{
+  const Event *event = g_ptr_array_index (self->events, i);
+  g_autoptr(JsonNode) data = json_from_string (event->data, NULL);
+  g_autoptr(PdEvent) envelope = NULL;
+  PdStoredEvent *stored;
+
+  envelope = pd_event_new_full (event->type, NULL, session_id, 0, event->tool,
+                                data ? json_object_ref (json_node_get_object (data)) : NULL);
+  if (event->time > 0)
+    pd_event_set_timestamp (envelope, event->time);
+  stored = g_new0 (PdStoredEvent, 1);
+  stored->seq = i + 1;
+  stored->event_json = pd_event_to_json (envelope);
+  return stored;
+}
+
 GPtrArray *
 pd_transcript_pages_dup_events (PdTranscriptPages *self,
                                 const char        *session_id,
@@ -923,20 +944,41 @@ pd_transcript_pages_dup_events (PdTranscriptPages *self,
   out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
   for (guint i = (guint) CLAMP (after_seq, 0, (gint64) self->events->len);
        i < self->events->len && (limit == 0 || out->len < limit); i++)
-    {
-      const Event *event = g_ptr_array_index (self->events, i);
-      g_autoptr(JsonNode) data = json_from_string (event->data, NULL);
-      g_autoptr(PdEvent) envelope = NULL;
-      PdStoredEvent *stored;
+    g_ptr_array_add (out, stored_event_new (self, session_id, i));
+  return out;
+}
 
-      envelope = pd_event_new_full (event->type, NULL, session_id, 0, event->tool,
-                                    data ? json_object_ref (json_node_get_object (data)) : NULL);
-      if (event->time > 0)
-        pd_event_set_timestamp (envelope, event->time);
-      stored = g_new0 (PdStoredEvent, 1);
-      stored->seq = i + 1;
-      stored->event_json = pd_event_to_json (envelope);
-      g_ptr_array_add (out, stored);
+GPtrArray *
+pd_transcript_pages_dup_latest_events (PdTranscriptPages  *self,
+                                       const char         *session_id,
+                                       gint64              before_seq,
+                                       const char * const *types,
+                                       guint               limit)
+{
+  GPtrArray *out;
+  guint end;
+  guint n = 0;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  end = before_seq > 0 ? (guint) MIN (before_seq - 1, (gint64) self->events->len) : self->events->len;
+  /* From the end back: as many as the page, newest last. */
+  for (guint i = end; i > 0 && (limit == 0 || n < limit); i--)
+    {
+      const Event *event = g_ptr_array_index (self->events, i - 1);
+
+      if (types != NULL && !g_strv_contains (types, event->type))
+        continue;
+      g_ptr_array_add (out, stored_event_new (self, session_id, i - 1));
+      n++;
+    }
+  for (guint i = 0; i < out->len / 2; i++)
+    {
+      gpointer swap = out->pdata[i];
+
+      out->pdata[i] = out->pdata[out->len - 1 - i];
+      out->pdata[out->len - 1 - i] = swap;
     }
   return out;
 }

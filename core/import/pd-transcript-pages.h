@@ -106,6 +106,13 @@ GPtrArray   *pd_transcript_pages_dup_events         (PdTranscriptPages *self,
                                                      const char        *session_id,
                                                      gint64             after_seq,
                                                      guint              limit);
+/* The newest @limit events (0: all) before number @before_seq (<= 0: the
+ * newest), of @types only when not %NULL, oldest first. */
+GPtrArray   *pd_transcript_pages_dup_latest_events  (PdTranscriptPages  *self,
+                                                     const char         *session_id,
+                                                     gint64              before_seq,
+                                                     const char * const *types,
+                                                     guint               limit);
 
 /* The agent's own command that continues the session (e.g. claude --resume
  * ID), to run in pd_transcript_pages_get_workdir(); NULL when the session

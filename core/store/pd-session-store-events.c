@@ -119,3 +119,73 @@ pd_session_store_list_events (PdSessionStore  *self,
 
   return g_steal_pointer (&events);
 }
+
+GPtrArray *
+pd_session_store_list_latest_events (PdSessionStore     *self,
+                                     const char         *session_id,
+                                     gint64              before_seq,
+                                     const char * const *types,
+                                     guint               limit,
+                                     GError            **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GString) sql = g_string_new ("SELECT seq, event_json FROM events WHERE session_id = ?1");
+  guint n_types = types != NULL ? g_strv_length ((char **) types) : 0;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (!_pd_session_store_check_id (session_id, error))
+    return NULL;
+  if (limit == 0)
+    limit = EVENTS_DEFAULT_LIMIT;
+  limit = MIN (limit, EVENTS_MAX_LIMIT);
+
+  /* Read backwards along (session_id, seq): as much as the page, however
+   * long the session's stream. */
+  if (before_seq > 0)
+    g_string_append (sql, " AND seq < ?2");
+  if (n_types > 0)
+    {
+      g_string_append (sql, " AND type IN (");
+      for (guint i = 0; i < n_types; i++)
+        g_string_append_printf (sql, "%s?%u", i > 0 ? ", " : "", i + 4);
+      g_string_append (sql, ")");
+    }
+  g_string_append (sql, " ORDER BY seq DESC LIMIT ?3");
+
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db, sql->str, error)))
+    return NULL;
+  pd_db_stmt_bind_text (stmt, 1, session_id);
+  if (before_seq > 0)
+    pd_db_stmt_bind_int64 (stmt, 2, before_seq);
+  pd_db_stmt_bind_int (stmt, 3, (int) limit);
+  for (guint i = 0; i < n_types; i++)
+    pd_db_stmt_bind_text (stmt, (int) i + 4, types[i]);
+
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  while ((rc = pd_db_step (self->db, stmt, error)) == PD_DB_ROW)
+    {
+      PdStoredEvent *event = g_new0 (PdStoredEvent, 1);
+
+      event->seq = pd_db_stmt_column_int64 (stmt, 0);
+      event->event_json = pd_db_stmt_column_dup_text (stmt, 1);
+      g_ptr_array_add (events, event);
+    }
+  if (rc != PD_DB_DONE)
+    return NULL;
+
+  /* Oldest first, as every other read of events. */
+  for (guint i = 0; i < events->len / 2; i++)
+    {
+      gpointer swap = events->pdata[i];
+
+      events->pdata[i] = events->pdata[events->len - 1 - i];
+      events->pdata[events->len - 1 - i] = swap;
+    }
+  return g_steal_pointer (&events);
+}

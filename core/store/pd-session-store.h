@@ -104,6 +104,16 @@ GPtrArray      *pd_session_store_list_events  (PdSessionStore  *self,
                                                gint64           after_seq,
                                                guint            limit,
                                                GError         **error);
+/* The newest @limit events of @session_id before sequence number
+ * @before_seq (<= 0: the newest of all), of @types only when not %NULL,
+ * oldest first: a page of a long stream read from its end.
+ * Returns: (transfer full) (element-type PdStoredEvent) */
+GPtrArray      *pd_session_store_list_latest_events (PdSessionStore     *self,
+                                                     const char         *session_id,
+                                                     gint64              before_seq,
+                                                     const char * const *types,
+                                                     guint               limit,
+                                                     GError            **error);
 gboolean        pd_session_store_set_annotation (PdSessionStore *self,
                                                  const char     *session_id,
                                                  const char     *key,

@@ -87,6 +87,9 @@ show_page (gpointer user_data)
 
   if (id != NULL && !pd_session_list_select (PD_SESSION_LIST (list), id))
     return G_SOURCE_CONTINUE;
+  /* Opened as a person opens it (Enter): a window that opened on its
+   * Overview leaves it even for the session already selected. */
+  g_signal_emit_by_name (list, "session-activated", pd_session_list_get_selected_item (PD_SESSION_LIST (list)));
   if (page != NULL)
     adw_view_stack_set_visible_child_name (ADW_VIEW_STACK (views), page);
   g_object_unref (window);
@@ -153,6 +156,7 @@ visit_pages_start (gpointer user_data)
 
   if (!pd_session_list_select (PD_SESSION_LIST (list), g_getenv ("PD_SHOT_SESSION")))
     return G_SOURCE_CONTINUE;
+  g_signal_emit_by_name (list, "session-activated", pd_session_list_get_selected_item (PD_SESSION_LIST (list)));
   g_print ("selected\n");
   visit_next_page (window);
   g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, dwell ? (guint) atoi (dwell) : 20, visit_next_page,

@@ -65,30 +65,20 @@ details_text (GtkWidget *view)
 }
 
 static void
-on_notices_changed (PdEventsView *view,
-                    guint        *count)
-{
-  (*count)++;
-}
-
-static void
 test_events_tail_live (void)
 {
   g_autoptr(PdTestDb) db = pd_test_db_new ();
   g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
   g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func (g_object_unref);
-  g_auto(GStrv) notices = NULL;
   g_autofree char *details = NULL;
   GtkWidget *view = pd_events_view_new ();
   GtkSelectionModel *selection;
   GListModel *model;
   GtkWindow *window;
   CountWait wait;
-  guint notices_changed = 0;
 
   add_first_events (db, id);
   window = pd_test_present (view, 1000, 640);
-  g_signal_connect (view, "notices-changed", G_CALLBACK (on_notices_changed), &notices_changed);
   pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
   pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
@@ -135,12 +125,6 @@ test_events_tail_live (void)
   g_assert_true (gtk_single_selection_get_selected_item (GTK_SINGLE_SELECTION (selection)) ==
                  g_ptr_array_index (before, 1));
 
-  /* Notices for the Now workspace. */
-  g_assert_cmpuint (notices_changed, >=, 1);
-  notices = pd_events_view_get_notices (PD_EVENTS_VIEW (view));
-  g_assert_cmpuint (g_strv_length (notices), ==, 2);
-  g_assert_cmpstr (notices[0], ==, "Plan reassessment requested: an acceptance check kept failing");
-  g_assert_cmpstr (notices[1], ==, "Steps keep getting blocked: 2 of 4 steps are blocked");
   {
     g_autoptr(PdEventItem) item = g_list_model_get_item (model, 3);
 
@@ -664,14 +648,16 @@ test_events_open_at_newest (void)
   g_test_message ("%u frames, %u with the oldest rows", watch.painted, watch.oldest_painted);
   g_assert_cmpuint (watch.oldest_painted, ==, 0);
 
-  /* Filled while hidden (another page shown), then shown. */
+  /* Another session while hidden (another page shown): nothing read until
+   * shown, then shown at its newest. */
   gtk_widget_set_visible (view, FALSE);
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), other);
-  wait.n = 120;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (g_list_model_get_n_items (wait.model), ==, 0);
   watch.painted = 0;
   gtk_widget_set_visible (view, TRUE);
+  wait.n = 120;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
   assert_newest_shown (view, 119);
   gtk_test_widget_wait_for_draw (view);
   g_test_message ("%u frames, %u with the oldest rows", watch.painted, watch.oldest_painted);
@@ -682,32 +668,94 @@ test_events_open_at_newest (void)
   pd_test_destroy_window (window, view);
 }
 
-/* As an attacker (or a hostile server) would word an event: a right-to-left
- * override (U+202E) in a failure's reason and in a reassessment reason we
- * do not know.  Each reaches its notice shown and isolated. */
+static GtkWidget *
+find_button (GtkWidget  *view,
+             const char *label)
+{
+  g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+  pd_test_collect (view, GTK_TYPE_BUTTON, buttons);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (buttons, i)), label) == 0)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+static gint64
+seq_at (GListModel *model,
+        guint       position)
+{
+  g_autoptr(PdEventItem) item = g_list_model_get_item (model, position);
+
+  return pd_event_item_get_seq (item);
+}
+
+/* A long stream is read from its end: the newest 200 events, then 200
+ * more before them with each "Show Earlier Events", up to the first; new
+ * events are appended after the newest as ever.  (A session of 600,000
+ * events was listed whole: the window took gigabytes for it.) */
 static void
-test_events_bidi_notices (void)
+test_events_newest_first (void)
 {
   g_autoptr(PdTestDb) db = pd_test_db_new ();
-  g_autofree char *id = pd_test_db_create_session (db, "Bidi");
-  g_auto(GStrv) notices = NULL;
+  g_autofree char *id = pd_test_db_create_session (db, "A long run");
+  g_autofree char *other = pd_test_db_create_session (db, "Another run");
   GtkWidget *view = pd_events_view_new ();
+  GtkWidget *earlier;
+  GListModel *model;
   GtkWindow *window;
   CountWait wait;
+  gint64 newest;
 
-  pd_test_db_add_event (db, id, PD_EVENT_PLAN_REASSESSMENT, NULL, 1, "{\"reason\":\"odd \\u202eone\"}");
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_FAILED, NULL, 0, "{\"error\":\"HTTP 500: \\u202egnorw\"}");
-  window = pd_test_present (view, 1000, 640);
+  add_tool_calls (db, id, 0, 250);
+  add_tool_calls (db, other, 0, 10);
+  newest = pd_test_db_add_event (db, id, PD_EVENT_PLAN_BLOCKED, NULL, 0, "{\"steps\":4,\"blocked\":2}");
+  add_tool_calls (db, id, 250, 199);
+  window = pd_test_present (view, 900, 500);
   pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
-  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
-  wait.n = 2;
+  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.model = model;
+  wait.n = PD_EVENTS_VIEW_LATEST_MAX;
   g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (pd_session_view_get_busy (PD_SESSION_VIEW (view)));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, PD_EVENTS_VIEW_LATEST_MAX);
+  /* The newest 200: the blocked streak first, then the last 199 calls. */
+  g_assert_cmpint (seq_at (model, 0), ==, newest);
+  g_assert_cmpint (pd_events_view_get_last_seq (PD_EVENTS_VIEW (view)), ==, newest + 199);
+  earlier = find_button (view, "Show Earlier Events");
+  g_assert_nonnull (earlier);
+  g_assert_true (gtk_widget_get_mapped (earlier));
+  g_assert_nonnull (pd_test_find_label (view, "Earlier events are not shown"));
 
-  notices = pd_events_view_get_notices (PD_EVENTS_VIEW (view));
-  g_assert_cmpuint (g_strv_length (notices), ==, 2);
-  g_assert_cmpstr (notices[0], ==, "Plan reassessment requested: \342\201\250odd <U+202E>one\342\201\251");
-  g_assert_cmpstr (notices[1], ==, "The run failed: \342\201\250HTTP 500: <U+202E>gnorw\342\201\251");
+  /* 200 before them, put above: the other session's ten are not among them. */
+  g_signal_emit_by_name (earlier, "clicked");
+  wait.n = 2 * PD_EVENTS_VIEW_LATEST_MAX;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_cmpint (seq_at (model, PD_EVENTS_VIEW_LATEST_MAX), ==, newest);
+  for (guint i = 1; i < g_list_model_get_n_items (model); i++)
+    g_assert_cmpint (seq_at (model, i - 1), <, seq_at (model, i));
+  g_assert_true (gtk_widget_get_mapped (earlier));
+
+  /* The first 50: then nothing is left before. */
+  g_signal_emit_by_name (earlier, "clicked");
+  wait.n = 450;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (gtk_widget_get_mapped (earlier));
+  {
+    g_autoptr(PdEventItem) first = g_list_model_get_item (model, 0);
+
+    g_assert_cmpstr (pd_event_item_get_summary (first), ==, "shell · 100 ms");
+  }
+
+  /* New events come after the newest. */
+  add_tool_calls (db, id, 449, 3);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  wait.n = 453;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_screenshot (GTK_WIDGET (window), "events-newest-first");
 
   pd_test_destroy_window (window, view);
 }
@@ -722,9 +770,9 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/filter-by-type", test_events_filter_by_type);
   g_test_add_func ("/pd/ui/events-view/plain-text-and-empty", test_events_plain_text_and_empty);
   g_test_add_func ("/pd/ui/events-view/model-outcomes", test_events_model_outcomes);
-  g_test_add_func ("/pd/ui/events-view/bidi-notices", test_events_bidi_notices);
   g_test_add_func ("/pd/ui/events-view/narrow", test_events_narrow);
   g_test_add_func ("/pd/ui/events-view/follow-newest", test_events_follow_newest);
+  g_test_add_func ("/pd/ui/events-view/newest-first", test_events_newest_first);
   g_test_add_func ("/pd/ui/events-view/open-at-newest", test_events_open_at_newest);
 
   return g_test_run ();

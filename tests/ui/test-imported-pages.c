@@ -426,7 +426,8 @@ check_each_session (PagesRun       *run,
       adw_view_stack_set_visible_child_name (views, "events");
       g_free (what);
       what = g_strdup_printf ("the Events of %s", c->title_prefix);
-      wait = (PageWait) { events, pd_events_view_get_model (PD_EVENTS_VIEW (events)), id, stored_events->len };
+      wait = (PageWait) { events, pd_events_view_get_model (PD_EVENTS_VIEW (events)), id,
+                          MIN (stored_events->len, PD_EVENTS_VIEW_LATEST_MAX) };
       pd_test_wait_until (page_filled, &wait, what);
       assert_not_empty_page (events, what);
       /* Types in words, as on every page. */

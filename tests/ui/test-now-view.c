@@ -578,6 +578,84 @@ test_now_polling_cadence (Fixture       *f,
   g_assert_cmpuint (pd_poll_timer_get_interval (timer), ==, 1000);
 }
 
+/* --- notices of the event stream ------------------------------------------ */
+
+static void
+add_event (Fixture    *f,
+           const char *type,
+           const char *data_json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) data = json_from_string (data_json, &error);
+  g_autoptr(PdEvent) event = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  event = pd_event_new_full (type, "run-1", f->id, 1, NULL, json_object_ref (json_node_get_object (data)));
+  text = pd_event_to_json (event);
+  g_assert_cmpint (pd_session_store_add_event (f->store, f->id, "run-1", type, pd_event_get_timestamp (event),
+                                               text, &error), >, 0);
+  g_assert_no_error (error);
+}
+
+typedef struct
+{
+  PdNowView *view;
+  guint      n;
+} NoticesWait;
+
+static gboolean
+has_n_notices (gpointer data)
+{
+  NoticesWait *wait = data;
+  g_auto(GStrv) notices = pd_now_view_get_notices (wait->view);
+
+  return g_strv_length (notices) == wait->n && !pd_session_view_get_busy (PD_SESSION_VIEW (wait->view));
+}
+
+/* The Now page reads its notices itself, forward a page at a time: those
+ * of a run followed by more events than a page, its later problems, and
+ * none once a new run starts.  (The Events page read them for it, hidden,
+ * holding every event of the stream.) */
+static void
+test_now_reads_notices (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (4);
+  g_auto(GStrv) notices = NULL;
+  NoticesWait wait = { f->view, 2 };
+
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_RUNNING);
+  add_event (f, PD_EVENT_RUN_STARTED, "{}");
+  add_event (f, PD_EVENT_PLAN_REASSESSMENT, "{\"reason\":\"repeated_check_failure\"}");
+  add_event (f, PD_EVENT_PLAN_BLOCKED, "{\"steps\":4,\"blocked\":2}");
+  for (guint i = 0; i < 1200; i++)
+    add_event (f, PD_EVENT_TOOL_CALL_COMPLETED, "{\"duration_ms\":3}");
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  pd_test_wait_until (has_n_notices, &wait, "the reassessment and blocked notices");
+  notices = pd_now_view_get_notices (f->view);
+  g_assert_cmpstr (notices[0], ==, "Plan reassessment requested: an acceptance check kept failing");
+  g_assert_cmpstr (notices[1], ==, "Steps keep getting blocked: 2 of 4 steps are blocked");
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), notices[1]));
+
+  /* The run goes on and fails: read from where the last read ended. */
+  add_event (f, PD_EVENT_RUN_FAILED, "{\"error\":\"HTTP 500: \\u202egnorw\"}");
+  wait.n = 3;
+  pd_now_view_refresh (f->view);
+  pd_test_wait_until (has_n_notices, &wait, "the run's failure");
+  g_clear_pointer (&notices, g_strfreev);
+  notices = pd_now_view_get_notices (f->view);
+  /* As an attacker would word it: isolated, the override shown. */
+  g_assert_cmpstr (notices[2], ==, "The run failed: " FSI "HTTP 500: <U+202E>gnorw" PDI);
+
+  /* A new run: the old run's notices go. */
+  add_event (f, PD_EVENT_RUN_STARTED, "{}");
+  wait.n = 0;
+  pd_now_view_refresh (f->view);
+  pd_test_wait_until (has_n_notices, &wait, "no notice after a new run started");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -596,6 +674,7 @@ main (int   argc,
   ADD ("polling-cadence", test_now_polling_cadence);
   ADD ("explains-regressions", test_now_explains_regressions);
   ADD ("bidi-isolates", test_now_bidi_isolates);
+  ADD ("reads-notices", test_now_reads_notices);
 
   return g_test_run ();
 }
