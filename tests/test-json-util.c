@@ -161,28 +161,36 @@ test_array_elements (void)
   g_assert_cmpint (pd_json_array_get_int (NULL, 0, 4), ==, 4);
 }
 
-/* A content in parts: the objects' texts, whatever else stands among them,
- * with the separator only between texts. */
+/* A message's content: none, a string, or parts whose objects' texts are
+ * joined, whatever else stands among them, with the separator only between
+ * texts; anything else is the caller's to show. */
 static void
-test_join_texts (void)
+test_content_text (void)
 {
   g_autoptr(JsonNode) root = NULL;
   JsonObject *object = parse ("{\"parts\":[{\"type\":\"text\",\"text\":\"one\"},\"loose\",{\"text\":7},"
                               "{\"type\":\"image\"},null,{\"text\":\"two\"},[{\"text\":\"nested\"}],"
                               "{\"text\":\"\"},{\"text\":\"three\"}],"
-                              "\"none\":[1,{\"t\":\"x\"}],\"empty_first\":[{\"text\":\"\"},{\"text\":\"a\"}]}",
+                              "\"none\":[1,{\"t\":\"x\"}],\"empty_first\":[{\"text\":\"\"},{\"text\":\"a\"}],"
+                              "\"s\":\"plain\",\"n\":null,\"i\":7,\"o\":{\"text\":\"x\"}}",
                               &root);
-  g_autofree char *joined = pd_json_join_texts (pd_json_get_array (object, "parts"), "\n\n");
-  g_autofree char *plain = pd_json_join_texts (pd_json_get_array (object, "parts"), "");
-  g_autofree char *none = pd_json_join_texts (pd_json_get_array (object, "none"), "\n");
-  g_autofree char *missing = pd_json_join_texts (NULL, "\n");
-  g_autofree char *empty_first = pd_json_join_texts (pd_json_get_array (object, "empty_first"), "\n");
+  g_autofree char *joined = pd_json_content_text (pd_json_get_member (object, "parts"), "\n\n");
+  g_autofree char *plain = pd_json_content_text (pd_json_get_member (object, "parts"), "");
+  g_autofree char *none = pd_json_content_text (pd_json_get_member (object, "none"), "\n");
+  g_autofree char *empty_first = pd_json_content_text (pd_json_get_member (object, "empty_first"), "\n");
+  g_autofree char *string = pd_json_content_text (pd_json_get_member (object, "s"), "\n");
+  g_autofree char *null = pd_json_content_text (pd_json_get_member (object, "n"), "\n");
+  g_autofree char *missing = pd_json_content_text (NULL, "\n");
 
   g_assert_cmpstr (joined, ==, "one\n\ntwo\n\n\n\nthree");
   g_assert_cmpstr (plain, ==, "onetwothree");
   g_assert_cmpstr (none, ==, "");
-  g_assert_cmpstr (missing, ==, "");
   g_assert_cmpstr (empty_first, ==, "a");
+  g_assert_cmpstr (string, ==, "plain");
+  g_assert_cmpstr (null, ==, "");
+  g_assert_cmpstr (missing, ==, "");
+  g_assert_null (pd_json_content_text (pd_json_get_member (object, "i"), "\n"));
+  g_assert_null (pd_json_content_text (pd_json_get_member (object, "o"), "\n"));
 }
 
 int
@@ -197,7 +205,7 @@ main (int   argc,
   g_test_add_func ("/pd/json-util/optional-string", test_optional_string);
   g_test_add_func ("/pd/json-util/null-object", test_null_object);
   g_test_add_func ("/pd/json-util/array-elements", test_array_elements);
-  g_test_add_func ("/pd/json-util/join-texts", test_join_texts);
+  g_test_add_func ("/pd/json-util/content-text", test_content_text);
 
   return g_test_run ();
 }

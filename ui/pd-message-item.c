@@ -141,17 +141,9 @@ static char *
 content_text (JsonObject *message)
 {
   JsonNode *node = json_object_get_member (message, "content");
+  char *text = pd_json_content_text (node, "\n");
 
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return g_strdup ("");
-
-  if (pd_json_node_get_string (node) != NULL)
-    return g_strdup (pd_json_node_get_string (node));
-
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    return pd_json_join_texts (json_node_get_array (node), "\n");
-
-  return json_to_string (node, TRUE);
+  return text != NULL ? text : json_to_string (node, TRUE);
 }
 
 /* What an assistant message kept of the model's thinking: Anthropic

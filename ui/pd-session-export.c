@@ -57,15 +57,9 @@ static char *
 message_text (JsonObject *message)
 {
   JsonNode *content = json_object_get_member (message, "content");
+  char *text = pd_json_content_text (content, "\n\n");
 
-  if (content == NULL || JSON_NODE_HOLDS_NULL (content))
-    return g_strdup ("");
-  if (pd_json_node_get_string (content) != NULL)
-    return g_strdup (pd_json_node_get_string (content));
-  if (!JSON_NODE_HOLDS_ARRAY (content))
-    return json_to_string (content, TRUE);
-
-  return pd_json_join_texts (json_node_get_array (content), "\n\n");
+  return text != NULL ? text : json_to_string (content, TRUE);
 }
 
 /* Characters a reader or a terminal must see as what they are: controls

@@ -126,12 +126,23 @@ pd_json_array_get_int (JsonArray *array,
 }
 
 char *
-pd_json_join_texts (JsonArray  *array,
-                    const char *separator)
+pd_json_content_text (JsonNode   *content,
+                      const char *separator)
 {
-  GString *out = g_string_new (NULL);
-  guint n = array != NULL ? json_array_get_length (array) : 0;
+  JsonArray *array;
+  GString *out;
+  guint n;
 
+  if (content == NULL || JSON_NODE_HOLDS_NULL (content))
+    return g_strdup ("");
+  if (pd_json_node_get_string (content) != NULL)
+    return g_strdup (pd_json_node_get_string (content));
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return NULL;
+
+  array = json_node_get_array (content);
+  n = json_array_get_length (array);
+  out = g_string_new (NULL);
   for (guint i = 0; i < n; i++)
     {
       const char *text = pd_json_get_string (pd_json_array_get_object (array, i), "text");

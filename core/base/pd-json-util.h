@@ -62,11 +62,12 @@ gint64      pd_json_array_get_int      (JsonArray   *array,
                                         guint        index,
                                         gint64       fallback);
 
-/* The "text" members of the objects of @array, as a chat message's content
- * in parts has them, joined by @separator (put between two texts once
- * there is any text); other elements are passed over.  "" when there is
- * none; @array may be NULL. */
-char       *pd_json_join_texts         (JsonArray   *array,
+/* The text of a chat message's content: "" when there is none (no node,
+ * or null), the string it is, or, for a content in parts, the "text"
+ * members of the parts' objects joined by @separator (put between two
+ * texts once there is any text; other elements are passed over).  NULL
+ * for anything else: the caller decides how to show it. */
+char       *pd_json_content_text       (JsonNode    *content,
                                         const char  *separator);
 
 /* For readers that refuse what they do not understand: TRUE when the member

@@ -291,16 +291,9 @@ _pd_provider_emit_retrying (PdProvider *self,
 char *
 _pd_provider_content_text (JsonNode *content)
 {
-  if (content == NULL || JSON_NODE_HOLDS_NULL (content))
-    return g_strdup ("");
+  char *text = pd_json_content_text (content, "");
 
-  if (pd_json_node_get_string (content) != NULL)
-    return g_strdup (pd_json_node_get_string (content));
-
-  if (!JSON_NODE_HOLDS_ARRAY (content))
-    return g_strdup ("");
-
-  return pd_json_join_texts (json_node_get_array (content), "");
+  return text != NULL ? text : g_strdup ("");
 }
 
 JsonObject *
