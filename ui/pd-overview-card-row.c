@@ -277,15 +277,15 @@ set_command (PdOverviewCardRow *self,
 
           card = g_strconcat (head, "…", NULL);
         }
-      self->command_shown = g_strconcat ("\xe2\x81\xa8", shown, "\xe2\x81\xa9", NULL);
+      self->command_shown = _pd_ltr_lines (shown);
     }
   if (card == NULL && shown != NULL)
     card = g_strdup (shown);
   if (card != NULL)
     {
-      g_autofree char *isolated = g_strconcat ("\xe2\x81\xa8", card, "\xe2\x81\xa9", NULL);
+      g_autofree char *ltr = _pd_ltr_lines (card);
 
-      gtk_label_set_text (GTK_LABEL (self->approval_command), isolated);
+      gtk_label_set_text (GTK_LABEL (self->approval_command), ltr);
     }
   else
     gtk_label_set_text (GTK_LABEL (self->approval_command), "");

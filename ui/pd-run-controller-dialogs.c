@@ -245,10 +245,13 @@ approval_details (Question *question)
    * spaces), as the Overview's cards do. */
   g_autofree char *text = pd_safe_text_approval (shown != NULL ? shown : "");
 
+  g_autofree char *ltr = NULL;
+
   /* The preview ends its last line; a label would show an empty one. */
   if (g_str_has_suffix (text, "\n"))
     text[strlen (text) - 1] = '\0';
-  gtk_box_append (GTK_BOX (box), monospace_block (text));
+  ltr = _pd_ltr_lines (text);
+  gtk_box_append (GTK_BOX (box), monospace_block (ltr));
 
   always = gtk_label_new (scope);
   gtk_label_set_use_markup (GTK_LABEL (always), FALSE);

@@ -223,6 +223,31 @@ _pd_label_no_hyphens (GtkWidget *label)
 }
 
 /**
+ * _pd_ltr_lines:
+ * @text: a command, a path or code, any number of lines
+ *
+ * Returns: (transfer full): @text with a left-to-right mark (U+200E) at
+ *   the start of each line.  A line's direction is taken from its first
+ *   strong letter, which the model chooses: `א; touch x #ב echo done` was
+ *   laid out right to left, so the part that runs read as a comment
+ *   (tried as an attacker would).  An isolate does not help: Pango finds a
+ *   paragraph's direction through it.  A command reads as it runs.
+ */
+char *
+_pd_ltr_lines (const char *text)
+{
+  GString *out = g_string_new ("\xe2\x80\x8e");
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      g_string_append_c (out, *p);
+      if (*p == '\n' && p[1] != '\0')
+        g_string_append (out, "\xe2\x80\x8e");
+    }
+  return g_string_free (out, FALSE);
+}
+
+/**
  * _pd_isolated_line:
  * @text: (nullable): anyone's text (a session's title) going into a
  *   sentence of ours

@@ -84,18 +84,42 @@ on_activity (PdRunController *runs,
     g_ptr_array_add (fixture->activities, g_strdup (activity));
 }
 
+/* A label's text without the left-to-right marks a preview's lines start
+ * with (_pd_ltr_lines()). */
+static char *
+text_without_marks (GtkWidget *label)
+{
+  const char *text = gtk_label_get_label (GTK_LABEL (label));
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    if (g_utf8_get_char (p) != 0x200e)
+      g_string_append_unichar (out, g_utf8_get_char (p));
+  return g_string_free (out, FALSE);
+}
+
 static gboolean
 is_label_with (GtkWidget     *widget,
                gconstpointer  text)
 {
-  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0;
+  g_autofree char *shown = NULL;
+
+  if (!GTK_IS_LABEL (widget))
+    return FALSE;
+  shown = text_without_marks (widget);
+  return g_strcmp0 (shown, text) == 0;
 }
 
 static gboolean
 is_label_ending (GtkWidget     *widget,
                  gconstpointer  text)
 {
-  return GTK_IS_LABEL (widget) && g_str_has_suffix (gtk_label_get_label (GTK_LABEL (widget)), text);
+  g_autofree char *shown = NULL;
+
+  if (!GTK_IS_LABEL (widget))
+    return FALSE;
+  shown = text_without_marks (widget);
+  return g_str_has_suffix (shown, text);
 }
 
 /* The preview of the call: plain, selectable, monospace text in a
@@ -106,6 +130,8 @@ assert_preview_label (GtkWidget *label)
   GtkWidget *scroller;
 
   g_assert_nonnull (label);
+  /* Each line left to right, whatever letter the model starts it with. */
+  g_assert_true (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (label)), "\u200e"));
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
   g_assert_true (gtk_label_get_selectable (GTK_LABEL (label)));
   g_assert_true (gtk_widget_has_css_class (label, "monospace"));
@@ -231,8 +257,8 @@ check_approval (PdApplication *app,
   dialog = open_message_dialog ();
   label = pd_test_find_first (GTK_WIDGET (dialog), is_label_ending, command_line);
   assert_preview_label (label);
-  g_assert_true (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (label)), "In /"));
-  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "project:\n$ "));
+  g_assert_true (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (label)), "\u200eIn /"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "project:\n\u200e$ "));
   /* What "Always for This Session" covers, exactly: any command. */
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog),
                                                    "“Always for This Session” lets the agent run any later command in this session without asking, not only this one"));

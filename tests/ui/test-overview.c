@@ -553,6 +553,10 @@ label_has_raw_bidi (GtkWidget     *widget,
     {
       gunichar c = g_utf8_get_char (p);
 
+      /* Ours: a command's every line starts left to right. */
+      if (c == 0x200e && gtk_widget_has_css_class (widget, "pd-approval-command") &&
+          (p == text || p[-1] == '\n'))
+        continue;
       if (c == 0x2068)
         depth++;
       else if (c == 0x2069 && --depth < 0)
@@ -601,7 +605,7 @@ test_card_hostile_text (void)
   g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "x<U+202E>"));
   g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "<b>src</b>"));
   /* The command's second line is a second command: shown as one. */
-  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "\nrm x"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "\n\u200erm x"));
   alone_close (&alone);
 
   /* A title of 300,000 characters: one line, ellipsized within the card. */
@@ -1074,6 +1078,25 @@ test_card_command_whole (void)
   g_assert_cmpuint (answers.n, ==, 1);
   g_assert_cmpstr (answers.approval_id, ==, "ap-1");
 
+  /* A command that starts with a right-to-left letter reads as it runs,
+   * left to right: `א; touch … #ב echo done` was laid out right to left,
+   * its `touch` read as a comment (tried as an attacker would). */
+  run.approval_id = (char *) "ap-rtl";
+  run.approval_command = (char *) "\u05d0; touch /tmp/pwned-rtl #\u05d1 echo done\n\u05d2 ; rm x";
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  pd_test_flush (alone.row);
+  text = gtk_label_get_text (GTK_LABEL (command));
+  g_assert_true (g_str_has_prefix (text, "\u200e\u05d0; touch"));
+  g_assert_nonnull (strstr (text, "\n\u200e\u05d2 ; rm x"));
+  {
+    PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (command));
+    int line_start = (int) (strchr (text, '\n') - text) + 1;
+
+    g_assert_cmpint (pango_layout_get_direction (layout, 0), ==, PANGO_DIRECTION_LTR);
+    g_assert_cmpint (pango_layout_get_direction (layout, line_start), ==, PANGO_DIRECTION_LTR);
+  }
+
   /* 3,000 characters: the card shows the start, and Review instead. */
   for (guint i = 0; i < 300; i++)
     g_string_append (longer, " && true  ");
@@ -1084,7 +1107,7 @@ test_card_command_whole (void)
   _pd_overview_card_emit_changed (card);
   text = gtk_label_get_text (GTK_LABEL (command));
   g_assert_null (strstr (text, "pwned-long"));
-  g_assert_true (g_str_has_suffix (text, "…\u2069"));
+  g_assert_true (g_str_has_suffix (text, "…"));
   g_assert_null (pd_test_find_first (alone.row, is_button, "_Approve Once"));
   review = pd_test_find_first (alone.row, is_button, "_Review…");
   g_assert_true (review == approve);
