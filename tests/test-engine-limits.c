@@ -198,6 +198,8 @@ test_budget_iterations (Fixture       *f,
     " {'tool_calls':[{'name':'plan','arguments':{'verb':'create','steps':['Alpha','Beta','Gamma']}}]},"
     " {'tool_calls':[" COMPLETE ("s1") ",{'name':'plan','arguments':{'verb':'update','updates':[{'id':'s3','status':'blocked'}]}}]},"
     " {'content':'not reached'}]}", &options);
+  /* Events stored with the session, as the CLI and serve store them. */
+  pd_engine_store_events (f->bus, f->store);
 
   result = engine_fixture_run (f, NULL, "Three things");
   g_assert_cmpint (result->status, ==, PD_RUN_BUDGET_EXCEEDED);
@@ -219,6 +221,11 @@ test_budget_iterations (Fixture       *f,
   g_assert_cmpstr (msg_content (stored, json_array_get_length (stored) - 1), ==, result->final_text);
   info = pd_session_store_get (f->store, result->session_id, NULL);
   g_assert_cmpint (info->status, ==, PD_SESSION_STATUS_IDLE);
+  /* Idle, but stopped short: its run_completed says which budget, and the
+   * session's listing says it stopped (the Overview's card). */
+  g_assert_cmpstr (event_string (f, PD_EVENT_RUN_COMPLETED, 0, "budget_exceeded"), ==, "iterations");
+  g_assert_cmpstr (info->stopped, ==, "budget");
+  g_assert_null (info->stopped_error);
 }
 
 static void
@@ -618,6 +625,7 @@ test_cancelled (Fixture       *f,
   g_autoptr(GError) error = NULL;
 
   engine_fixture_replay (f, "{'turns':[{'content':'slow','delay_ms':5000}]}", NULL);
+  pd_engine_store_events (f->bus, f->store);
   g_cancellable_cancel (cancellable);
   result = pd_engine_run (f->engine, NULL, "Stop", cancellable, &error);
   g_assert_no_error (error);
@@ -627,6 +635,13 @@ test_cancelled (Fixture       *f,
   {
     g_autoptr(JsonArray) stored = stored_messages (f, result->session_id);
     g_assert_cmpuint (count_messages (stored, "system", "the run was cancelled"), ==, 1);
+  }
+  /* Idle, and its listing says the run was cancelled (the Overview's card). */
+  {
+    g_autoptr(PdSessionInfo) info = pd_session_store_get (f->store, result->session_id, NULL);
+
+    g_assert_cmpint (info->status, ==, PD_SESSION_STATUS_IDLE);
+    g_assert_cmpstr (info->stopped, ==, "cancelled");
   }
 }
 

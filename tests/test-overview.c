@@ -589,6 +589,106 @@ test_unverified (Fixture       *f,
   g_assert_cmpint (pd_overview_card_get_need (card_at (f, 2)), ==, PD_OVERVIEW_NEED_DONE);
 }
 
+static void
+add_run_event (Place      *place,
+               const char *id,
+               const char *type,
+               const char *data)
+{
+  g_autofree char *json = g_strdup_printf ("{\"schema\":\"odek.event/v1\",\"type\":\"%s\",\"run_id\":\"r1\","
+                                           "\"session_id\":\"%s\",\"data\":%s}", type, id, data);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (pd_session_store_add_event (place->store, id, "r1", type, g_get_real_time (), json, &error), >, 0);
+  g_assert_no_error (error);
+}
+
+static gboolean
+card_stopped_is (Fixture       *f,
+                 gconstpointer  data)
+{
+  const struct { guint index; const char *id; const char *stopped; } *want = data;
+  PdOverviewCard *card = pd_overview_find (f->overview, source_at (f, want->index), want->id);
+
+  return card != NULL && g_strcmp0 (pd_overview_card_get_stopped (card), want->stopped) == 0;
+}
+
+/* A run that was cancelled, stopped by its budget, or failed leaves its
+ * session idle with steps unfinished: its card says it stopped and why,
+ * above the working ones, on this computer and through an endpoint; a new
+ * run clears it (tried as a new user would: a cancelled run read blue
+ * "Working", then "Stalled", while its Now page said it was stopped). */
+static void
+test_stopped (Fixture       *f,
+              gconstpointer  data)
+{
+  const char *working[] = { "done", "in_progress", "pending" };
+  g_autofree char *working_id = add_session (&f->places[2], "Still working");
+  g_autofree char *cancelled_id = add_session (&f->places[0], "Cancelled here");
+  g_autofree char *budget_id = add_session (&f->places[1], "Out of budget there");
+  g_autofree char *failed_id = add_session (&f->places[1], "Failed there");
+  struct { guint index; const char *id; const char *stopped; } cancelled = { 0, cancelled_id, "cancelled" };
+  struct { guint index; const char *id; const char *stopped; } budget = { 1, budget_id, "budget" };
+  struct { guint index; const char *id; const char *stopped; } failed = { 1, failed_id, "failed" };
+  struct { guint index; const char *id; const char *stopped; } again = { 0, cancelled_id, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  PdOverviewCard *card;
+
+  save_plan (f, &f->places[2], working_id, three, working);
+  save_plan (f, &f->places[0], cancelled_id, three, working);
+  save_plan (f, &f->places[1], budget_id, three, working);
+  save_plan (f, &f->places[1], failed_id, three, working);
+  add_run_event (&f->places[0], cancelled_id, "run_started", "{}");
+  add_run_event (&f->places[0], cancelled_id, "run_failed", "{\"error_class\":\"cancelled\",\"duration_ms\":5}");
+  add_run_event (&f->places[0], cancelled_id, "session_saved", "{}");
+  add_run_event (&f->places[1], budget_id, "run_started", "{}");
+  add_run_event (&f->places[1], budget_id, "budget_exceeded", "{\"limit_name\":\"iterations\",\"observed\":3,\"limit\":3}");
+  add_run_event (&f->places[1], budget_id, "run_completed", "{\"budget_exceeded\":\"iterations\",\"duration_ms\":5}");
+  add_run_event (&f->places[1], failed_id, "run_started", "{}");
+  add_run_event (&f->places[1], failed_id, "run_failed", "{\"error_class\":\"failed\",\"error\":\"HTTP 500\"}");
+  /* An earlier run that completed says nothing of the last. */
+  add_run_event (&f->places[2], working_id, "run_started", "{}");
+  add_run_event (&f->places[2], working_id, "run_completed", "{\"duration_ms\":5}");
+
+  /* The store's own reading, as a list and one by one. */
+  info = pd_session_store_get (f->places[0].store, cancelled_id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->stopped, ==, "cancelled");
+  g_assert_null (info->stopped_error);
+  g_clear_pointer (&info, pd_session_info_free);
+  info = pd_session_store_get (f->places[2].store, working_id, &error);
+  g_assert_no_error (error);
+  g_assert_null (info->stopped);
+  g_clear_pointer (&info, pd_session_info_free);
+
+  fixture_follow (f);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (4), "four cards");
+  wait_until (f, card_stopped_is, &cancelled, "the cancelled run's card to say so");
+  wait_until (f, card_stopped_is, &budget, "the endpoint's run out of budget to say so");
+  wait_until (f, card_stopped_is, &failed, "the endpoint's failed run to say so");
+
+  card = pd_overview_find (f->overview, source_at (f, 1), failed_id);
+  g_assert_cmpstr (pd_overview_card_get_stopped_error (card), ==, "HTTP 500");
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_cmpint (pd_overview_card_get_need (card_at (f, i)), ==, PD_OVERVIEW_NEED_FAILED);
+      g_assert_nonnull (pd_overview_card_get_stopped (card_at (f, i)));
+    }
+  card = card_at (f, 3);
+  g_assert_cmpstr (pd_overview_card_get_session_id (card), ==, working_id);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_RUNNING);
+  g_assert_null (pd_overview_card_get_stopped (card));
+
+  /* Continued: the new run is on, and the card no longer says stopped. */
+  add_run_event (&f->places[0], cancelled_id, "run_started", "{}");
+  g_assert_true (pd_session_store_set_status (f->places[0].store, cancelled_id, PD_SESSION_STATUS_RUNNING, &error));
+  g_assert_no_error (error);
+  wait_until (f, card_stopped_is, &again, "the continued session's card to drop its stop");
+  card = pd_overview_find (f->overview, source_at (f, 0), cancelled_id);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_RUNNING);
+}
+
 /* An endpoint's counts are clamped as read: a hostile listing's done of
  * 4294967295 and blocked of -5 showed "4294967295/3" and "4294967291 Steps
  * Blocked", and sorted first (tried as an attacker would). */
@@ -640,6 +740,7 @@ main (int   argc,
   g_test_add ("/pd/overview/endpoint-away", Fixture, NULL, fixture_set_up, test_endpoint_away, fixture_tear_down);
   g_test_add_func ("/pd/overview/hostile-counts", test_hostile_counts);
   g_test_add ("/pd/overview/unverified", Fixture, NULL, fixture_set_up, test_unverified, fixture_tear_down);
+  g_test_add ("/pd/overview/stopped", Fixture, NULL, fixture_set_up, test_stopped, fixture_tear_down);
   g_test_add ("/pd/overview/local-approval", Fixture, NULL, fixture_set_up, test_local_approval, fixture_tear_down);
   return g_test_run ();
 }

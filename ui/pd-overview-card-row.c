@@ -142,6 +142,36 @@ describe_tool (const char *tool)
   return NULL;
 }
 
+static char *card_text (const char *text);
+
+/* A run that ended short: interrupted, failed with its reason, or stopped
+ * with what stopped it. */
+static char *
+failed_text (PdOverviewCard *card)
+{
+  const char *stopped = pd_overview_card_get_stopped (card);
+  const char *error = pd_overview_card_get_stopped_error (card);
+
+  if (pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED)
+    return g_strdup (_("Interrupted"));
+  if (g_strcmp0 (stopped, "cancelled") == 0)
+    return g_strdup (_("Stopped — cancelled"));
+  if (g_strcmp0 (stopped, "refused") == 0)
+    return g_strdup (_("Stopped — the model refused"));
+  if (g_strcmp0 (stopped, "budget") == 0)
+    return g_strdup (_("Stopped — its budget ran out"));
+  if (g_strcmp0 (stopped, "incomplete") == 0)
+    return g_strdup (_("Stopped — the answer was cut off"));
+  if (error != NULL && *error != '\0')
+    {
+      g_autofree char *safe = card_text (error);
+
+      /* Translators: %s is why the run failed, as the model provider said it */
+      return g_strdup_printf (_("Failed — %s"), safe);
+    }
+  return g_strdup (_("Failed"));
+}
+
 static char *
 need_text (PdOverviewCard *card)
 {
@@ -163,8 +193,7 @@ need_text (PdOverviewCard *card)
                                 unpassed);
       }
     case PD_OVERVIEW_NEED_FAILED:
-      return g_strdup (pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED
-                       ? _("Interrupted") : _("Failed"));
+      return failed_text (card);
     case PD_OVERVIEW_NEED_STALLED:
       return g_strdup (_("Stalled"));
     case PD_OVERVIEW_NEED_RUNNING:

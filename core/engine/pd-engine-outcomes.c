@@ -120,6 +120,7 @@ _pd_engine_stop_for_budget (PdEngineRun *run,
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(JsonObject) note = NULL;
   JsonObject *data = json_object_new ();
+  JsonObject *end;
   PdRunResult *result;
 
   json_object_set_string_member (data, "limit_name", name);
@@ -142,7 +143,11 @@ _pd_engine_stop_for_budget (PdEngineRun *run,
   pd_transcript_append (run->transcript, note);
   _pd_engine_progress (run, PD_ENGINE_PROGRESS_NOTICE, text->str);
 
-  result = _pd_engine_finish (run, PD_RUN_BUDGET_EXCEEDED, text->str, NULL);
+  /* Ours: which budget ended it, so the session's listing can say the run
+   * stopped (pd-session-info.h) without reading the budget_exceeded event. */
+  end = json_object_new ();
+  json_object_set_string_member (end, "budget_exceeded", name);
+  result = _pd_engine_finish_with (run, PD_RUN_BUDGET_EXCEEDED, text->str, NULL, end);
   result->budget_name = g_strdup (name);
   return result;
 }

@@ -29,6 +29,8 @@ struct _PdOverviewCard
   char            *agent;
   char            *title;
   PdSessionStatus  status;
+  char            *stopped;          /* (nullable) how its last run ended short */
+  char            *stopped_error;    /* (nullable) */
   guint            done;
   guint            total;
   guint            blocked;
@@ -66,6 +68,8 @@ pd_overview_card_finalize (GObject *object)
   g_clear_pointer (&self->source_error, g_free);
   g_clear_pointer (&self->agent, g_free);
   g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->stopped, g_free);
+  g_clear_pointer (&self->stopped_error, g_free);
   g_clear_pointer (&self->current_step, g_free);
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->local_tool, g_free);
@@ -133,6 +137,9 @@ _pd_overview_card_set_info (PdOverviewCard      *self,
   changed |= set_string (&self->agent, info->source);
   changed |= set_string (&self->title, title);
   changed |= SET_VALUE (self->status, info->status);
+  /* A new run clears it: the listing has none while one is on. */
+  changed |= set_string (&self->stopped, info->status != PD_SESSION_STATUS_RUNNING ? info->stopped : NULL);
+  changed |= set_string (&self->stopped_error, self->stopped != NULL ? info->stopped_error : NULL);
   changed |= SET_VALUE (self->done, info->plan_done);
   changed |= SET_VALUE (self->total, info->plan_total);
   changed |= SET_VALUE (self->blocked, info->plan_blocked);
@@ -259,7 +266,10 @@ _pd_overview_card_update_need (PdOverviewCard *self,
     need = PD_OVERVIEW_NEED_APPROVAL;
   else if (self->blocked > 0)
     need = PD_OVERVIEW_NEED_BLOCKED;
-  else if (self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED)
+  /* A run that was cancelled, refused, or ran out of its budget left the
+   * session idle: it is over, not working, and says so above the running. */
+  else if (self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED ||
+           self->stopped != NULL)
     need = PD_OVERVIEW_NEED_FAILED;
   else if (unfinished && now - self->changed_at >= stalled_usec)
     need = PD_OVERVIEW_NEED_STALLED;
@@ -366,6 +376,32 @@ pd_overview_card_get_status (PdOverviewCard *self)
 {
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), PD_SESSION_STATUS_IDLE);
   return self->status;
+}
+
+/**
+ * pd_overview_card_get_stopped:
+ *
+ * Returns: (nullable): how the session's last run ended short of its
+ *   answer ("cancelled", "refused", "budget", "incomplete", "failed"; see
+ *   PdSessionInfo), or %NULL while a run is on or after one that completed
+ */
+const char *
+pd_overview_card_get_stopped (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->stopped;
+}
+
+/**
+ * pd_overview_card_get_stopped_error:
+ *
+ * Returns: (nullable): the reason a failed run gave (untrusted text)
+ */
+const char *
+pd_overview_card_get_stopped_error (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->stopped_error;
 }
 
 guint

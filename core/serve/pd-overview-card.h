@@ -43,6 +43,8 @@ const char        *pd_overview_card_get_session_id    (PdOverviewCard *self);
 const char        *pd_overview_card_get_agent         (PdOverviewCard *self);
 const char        *pd_overview_card_get_title         (PdOverviewCard *self);
 PdSessionStatus    pd_overview_card_get_status        (PdOverviewCard *self);
+const char        *pd_overview_card_get_stopped       (PdOverviewCard *self);
+const char        *pd_overview_card_get_stopped_error (PdOverviewCard *self);
 guint              pd_overview_card_get_done          (PdOverviewCard *self);
 guint              pd_overview_card_get_total         (PdOverviewCard *self);
 guint              pd_overview_card_get_blocked       (PdOverviewCard *self);

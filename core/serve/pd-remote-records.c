@@ -39,6 +39,7 @@ _pd_remote_session_from_json (JsonObject *object)
 {
   PdSessionInfo *info;
   JsonObject *plan;
+  JsonObject *stopped;
   JsonNode *messages;
   const char *id = pd_json_get_string (object, "id");
   const char *task = pd_json_get_string (object, "task");
@@ -69,6 +70,12 @@ _pd_remote_session_from_json (JsonObject *object)
       info->plan_total = clamp_count (pd_json_get_int (plan, "total", 0), PD_REMOTE_MAX_STEPS);
       info->plan_done = clamp_count (pd_json_get_int (plan, "done", 0), info->plan_total);
       info->plan_blocked = clamp_count (pd_json_get_int (plan, "blocked", 0), info->plan_total - info->plan_done);
+    }
+  if ((stopped = pd_json_get_object (object, "stopped")) && pd_json_get_string (stopped, "class") != NULL &&
+      *pd_json_get_string (stopped, "class") != '\0')
+    {
+      info->stopped = g_strdup (pd_json_get_string (stopped, "class"));
+      info->stopped_error = g_strdup (pd_json_get_string (stopped, "error"));
     }
   messages = json_object_get_member (object, "messages");
   if (messages && JSON_NODE_HOLDS_ARRAY (messages))

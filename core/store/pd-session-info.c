@@ -57,6 +57,8 @@ pd_session_info_copy (const PdSessionInfo *self)
   copy->source = g_strdup (self->source);
   copy->cwd = g_strdup (self->cwd);
   copy->auth_token = g_strdup (self->auth_token);
+  copy->stopped = g_strdup (self->stopped);
+  copy->stopped_error = g_strdup (self->stopped_error);
 
   return copy;
 }
@@ -115,6 +117,16 @@ pd_session_info_to_json (const PdSessionInfo *self,
   json_object_set_int_member (plan, "blocked", self->plan_blocked);
   json_object_set_object_member (object, "plan", plan);
   json_object_set_string_member (object, "auth_token", with_token && self->auth_token ? self->auth_token : "");
+  /* Ours: odek's clients ignore a member they do not know. */
+  if (self->stopped != NULL)
+    {
+      JsonObject *stopped = json_object_new ();
+
+      json_object_set_string_member (stopped, "class", self->stopped);
+      if (self->stopped_error != NULL)
+        json_object_set_string_member (stopped, "error", self->stopped_error);
+      json_object_set_object_member (object, "stopped", stopped);
+    }
 
   return object;
 }
@@ -151,6 +163,8 @@ pd_session_info_free (PdSessionInfo *self)
   g_free (self->model);
   g_free (self->provider);
   g_free (self->source);
+  g_free (self->stopped);
+  g_free (self->stopped_error);
   g_free (self->cwd);
   g_free (self->auth_token);
   g_free (self);

@@ -59,6 +59,12 @@ typedef struct
   guint            plan_total;
   guint            plan_blocked;
   guint            n_messages;
+  /* How its last run ended when it ended short of its answer: "cancelled",
+   * "refused", "budget" (a budget ran out), "incomplete" (cut by the
+   * output limit) or "failed"; NULL while a run is on, after a run that
+   * completed, or with no run stored (nullable). */
+  char            *stopped;
+  char            *stopped_error; /* (nullable) the reason a failed run gave */
 } PdSessionInfo;
 
 GType          pd_session_info_get_type (void) G_GNUC_CONST;

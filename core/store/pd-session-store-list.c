@@ -223,7 +223,7 @@ pd_session_store_list (PdSessionStore  *self,
    * total in the same pass instead of a second scan (and FTS lookup).  Not
    * for a common term, where visiting every row is what is avoided. */
   page_sql = g_strconcat ("SELECT " SESSION_COLUMNS, like && !common ? ", count(*) OVER ()" : ", -1",
-                          " FROM sessions s", where, LIST_ORDER, NULL);
+                          SESSION_FROM, where, LIST_ORDER, NULL);
   count_sql = g_strconcat ("SELECT count(*) FROM sessions s", where, NULL);
 
   if (!(stmt = pd_db_prepare (self->db, page_sql, error)))

@@ -27,7 +27,16 @@ struct _PdSessionStore
 #define SESSION_COLUMNS \
   "s.id, s.task, s.name, s.model, s.provider, s.source, s.cwd, s.status, " \
   "s.created_at, s.updated_at, s.turns, s.input_tokens, s.output_tokens, s.pinned, " \
-  "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner"
+  "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner, " \
+  "le.type, json_extract (le.event_json, '$.data.error_class'), json_extract (le.event_json, '$.data.error'), " \
+  "json_extract (le.event_json, '$.data.incomplete'), json_extract (le.event_json, '$.data.budget_exceeded')"
+/* The sessions with the last start or end of a run of each (le), for how
+ * its last run ended: found backwards through its own events by the
+ * events_by_session index, so it reads the events of one run at most. */
+#define SESSION_FROM \
+  " FROM sessions s LEFT JOIN events le ON le.seq = (SELECT e.seq FROM events e INDEXED BY events_by_session" \
+  " WHERE e.session_id = s.id AND e.type IN ('run_started', 'run_completed', 'run_failed')" \
+  " ORDER BY e.seq DESC LIMIT 1)"
 /* The annotation that hides a deleted imported session from listings, and
  * the sources that are imported (as pd_session_info_is_imported()). */
 #define PD_SESSION_STORE_HIDDEN_KEY "hidden"
@@ -38,7 +47,7 @@ struct _PdSessionStore
   " NOT EXISTS (SELECT 1 FROM annotations h WHERE h.session_id = s.id AND h.key = '" PD_SESSION_STORE_HIDDEN_KEY "')"
 
 /* The column after SESSION_COLUMNS. */
-#define SESSION_COLUMNS_END 21
+#define SESSION_COLUMNS_END 26
 
 /* FALSE with PD_DB_ERROR_INVALID unless @id is a session id. */
 gboolean       _pd_session_store_check_id       (const char      *id,

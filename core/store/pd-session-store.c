@@ -176,6 +176,21 @@ _pd_session_store_info_from_row (PdDbStmt     *stmt)
   info->plan_total = (guint) pd_db_stmt_column_int (stmt, 17);
   info->plan_blocked = (guint) pd_db_stmt_column_int (stmt, 18);
   info->n_messages = (guint) pd_db_stmt_column_int (stmt, 19);
+  /* Column 20 is the run's owner, read by the caller. */
+  if (g_strcmp0 (pd_db_stmt_column_text (stmt, 21), "run_failed") == 0)
+    {
+      const char *class = pd_db_stmt_column_text (stmt, 22);
+
+      info->stopped = g_strdup (class != NULL && *class != '\0' ? class : "failed");
+      info->stopped_error = pd_db_stmt_column_dup_text (stmt, 23);
+    }
+  else if (g_strcmp0 (pd_db_stmt_column_text (stmt, 21), "run_completed") == 0)
+    {
+      if (pd_db_stmt_column_text (stmt, 25) != NULL)
+        info->stopped = g_strdup ("budget");
+      else if (pd_db_stmt_column_int (stmt, 24) != 0)
+        info->stopped = g_strdup ("incomplete");
+    }
 
   return info;
 }
@@ -234,7 +249,7 @@ pd_session_store_get (PdSessionStore  *self,
     return NULL;
 
   locker = pd_db_locker_new (self->db);
-  if (!(stmt = pd_db_prepare (self->db, "SELECT " SESSION_COLUMNS " FROM sessions s WHERE s.id = ?1", error)))
+  if (!(stmt = pd_db_prepare (self->db, "SELECT " SESSION_COLUMNS SESSION_FROM " WHERE s.id = ?1", error)))
     return NULL;
   pd_db_stmt_bind_text (stmt, 1, id);
   rc = pd_db_step (self->db, stmt, error);
