@@ -375,6 +375,16 @@ test_safe_text_approval (void)
   g_assert_cmpstr (shown_controls, ==, "ls<U+000D>rm -rf ~<U+001B>[2K\nok\n<U+202E>end\ufffd");
   shown_script = pd_safe_text_approval ("if true; then\n\techo \"  two  \"\nfi\n");
   g_assert_cmpstr (shown_script, ==, "if true; then\n\techo \"  two  \"\nfi\n");
+
+  /* Marks piled on a letter draw over the lines around it: past two, each
+   * is named; two (Vietnamese "ệ" as e + two marks) stay. */
+  {
+    g_autofree char *piled = pd_safe_text_approval ("x\u0305\u0305\u0305\u0305; touch /tmp/z");
+    g_autofree char *two = pd_safe_text_approval ("e\u0323\u0302 ok");
+
+    g_assert_cmpstr (piled, ==, "x\u0305\u0305<U+0305><U+0305>; touch /tmp/z");
+    g_assert_cmpstr (two, ==, "e\u0323\u0302 ok");
+  }
 }
 
 /* JSON printed on a terminal: the same value, the invisible characters as
