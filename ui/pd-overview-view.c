@@ -108,10 +108,17 @@ keep_at_top (GtkWidget     *widget,
   /* The list keeps the card that was first in its place, the new one above
    * it out of sight: once it is laid out (a frame later), the list goes to
    * its top again. */
+  GtkAdjustment *adjustment = vadjustment (self);
+
   if (self->to_top_frames++ == 0)
     return G_SOURCE_CONTINUE;
   self->to_top = 0;
-  gtk_adjustment_set_value (vadjustment (self), gtk_adjustment_get_lower (vadjustment (self)));
+  /* GTK keeps the old first card in place, a few cards below the top; a
+   * list more than a page below its top was scrolled there meanwhile, by
+   * a person, and stays (the list jumped back to its top under them). */
+  if (gtk_adjustment_get_value (adjustment) - gtk_adjustment_get_lower (adjustment) <=
+      gtk_adjustment_get_page_size (adjustment))
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_lower (adjustment));
   return G_SOURCE_REMOVE;
 }
 
