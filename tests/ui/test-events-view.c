@@ -146,6 +146,21 @@ test_events_tail_live (void)
   pd_test_destroy_window (window, view);
 }
 
+static gboolean
+is_label_saying (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), data) == 0;
+}
+
+static gboolean
+is_ellipsized_label (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (widget)));
+}
+
 static void
 test_events_filter_by_type (void)
 {
@@ -172,6 +187,21 @@ test_events_filter_by_type (void)
   dropdown = GTK_DROP_DOWN (pd_test_find_widget (view, GTK_TYPE_DROP_DOWN));
   g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (dropdown)), ==, 4);
   g_assert_null (pd_events_view_get_type_filter (PD_EVENTS_VIEW (view)));
+  /* Opened, every name is whole: three "Tool call …" could not be told
+   * apart (tried as a new user would). */
+  {
+    GtkWidget *popover = pd_test_find_widget (GTK_WIDGET (dropdown), GTK_TYPE_POPOVER);
+
+    g_assert_nonnull (popover);
+    gtk_popover_popup (GTK_POPOVER (popover));
+    pd_test_flush (GTK_WIDGET (window));
+    pd_test_flush (popover);
+    g_assert_true (gtk_widget_get_mapped (popover));
+    g_assert_nonnull (pd_test_find_first (popover, is_label_saying, "Tool call completed"));
+    g_assert_null (pd_test_find_first (popover, is_ellipsized_label, NULL));
+    pd_test_screenshot (popover, "events-type-list");
+    gtk_popover_popdown (GTK_POPOVER (popover));
+  }
 
   selection = column_model (view);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, 4);
