@@ -311,7 +311,7 @@ check_remote_run_approved (PdApplication *app,
   g_assert_nonnull (command);
   /* What the write puts in the file, as a local run's dialog shows it:
    * the endpoint sends its preview. */
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (command)), ==, "one.txt\n(a new file)\n+ 1");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (command)), ==, "\u200eone.txt\n\u200e(a new file)\n\u200e+ 1");
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
   g_assert_false (project_file_exists (fixture, "one.txt"));
   respond (dialog, "deny");
