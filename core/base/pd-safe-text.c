@@ -133,9 +133,12 @@ pd_safe_text_approval (const char *text)
       gunichar c = g_utf8_get_char_validated (p, end - p);
       gsize run;
 
+      /* A joiner or another format character between them does not end a
+       * pile: U+200C between pairs of overlines put twelve on one letter
+       * (tried as an attacker would). */
       if (c != (gunichar) -1 && c != (gunichar) -2 && g_unichar_ismark (c))
         marks++;
-      else
+      else if (c == (gunichar) -1 || c == (gunichar) -2 || g_unichar_type (c) != G_UNICODE_FORMAT)
         marks = 0;
       if (marks > APPROVAL_MARKS_SHOWN)
         {

@@ -37,6 +37,7 @@
 
 #include <string.h>
 
+#include "pd-safe-text.h"
 #include "pd-server-private.h"
 #include "pd-json-util.h"
 #include "pd-plan.h"
@@ -254,7 +255,13 @@ observe_ask (Run      *run,
    * and either was approved unseen (tried as an attacker would).  It gets
    * what the call changes, whole, as our dialog shows it. */
   if (json_object_has_member (frame, "preview"))
-    json_object_set_string_member (frame, "command", json_object_get_string_member (frame, "preview"));
+    {
+      /* Named as our own dialog names them: look-alike blanks, long
+       * padding, marks piled on a letter (odek's page draws them). */
+      g_autofree char *shown = pd_safe_text_approval (json_object_get_string_member (frame, "preview"));
+
+      json_object_set_string_member (frame, "command", shown);
+    }
   json_object_set_boolean_member (frame, "friction", recent >= FRICTION_APPROVALS);
   if (recent >= FRICTION_APPROVALS)
     json_object_set_int_member (frame, "friction_approvals", recent);
