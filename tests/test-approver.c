@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-approver.h"
+#include "pd-test-tools.h"
 #include "pd-edit-file-tool.h"
 #include "pd-grep-tool.h"
 #include "pd-plan-store.h"
@@ -74,16 +75,6 @@ asker_clear (Asker *asker)
   g_free (asker->last_summary);
   g_free (asker->last_preview);
   g_mutex_clear (&asker->mutex);
-}
-
-static JsonObject *
-parse_args (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = json_from_string (json, &error);
-
-  g_assert_no_error (error);
-  return json_object_ref (json_node_get_object (node));
 }
 
 static void
@@ -332,26 +323,14 @@ test_previews (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* parse_args() of a string it frees. */
 static JsonObject *
-args_with (const char *name1,
-           const char *value1,
-           const char *name2,
-           const char *value2)
+parse_args_owned (char *json)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) node = NULL;
+  JsonObject *args = parse_args (json);
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, name1);
-  json_builder_add_string_value (builder, value1);
-  if (name2 != NULL)
-    {
-      json_builder_set_member_name (builder, name2);
-      json_builder_add_string_value (builder, value2);
-    }
-  json_builder_end_object (builder);
-  node = json_builder_get_root (builder);
-  return json_object_ref (json_node_get_object (node));
+  g_free (json);
+  return args;
 }
 
 /* A payload past what the preview shows was approved from a dialog that
@@ -388,13 +367,13 @@ test_cut_never_asked (void)
       g_string_append_c (big, '\n');
     }
 
-  cut[0].tool = shell;      cut[0].args = args_with ("command", many_lines->str, NULL, NULL);
+  cut[0].tool = shell;      cut[0].args = parse_args_owned (args_json ("command", many_lines->str, NULL, NULL));
   cut[0].note = "… 1 more line";
-  cut[1].tool = shell;      cut[1].args = args_with ("command", long_line, NULL, NULL);
+  cut[1].tool = shell;      cut[1].args = parse_args_owned (args_json ("command", long_line, NULL, NULL));
   cut[1].note = "(1 more character)";
-  cut[2].tool = write_file; cut[2].args = args_with ("path", "big.sh", "content", big->str);
+  cut[2].tool = write_file; cut[2].args = parse_args_owned (args_json ("path", "big.sh", "content", big->str));
   cut[2].note = "more lines";
-  cut[3].tool = edit_file;  cut[3].args = args_with ("path", "a.sh", "old_string", "x");
+  cut[3].tool = edit_file;  cut[3].args = parse_args_owned (args_json ("path", "a.sh", "old_string", "x"));
   json_object_set_string_member (cut[3].args, "new_string", many_lines->str);
   cut[3].note = "… 1 more line";
 
@@ -422,7 +401,7 @@ test_cut_never_asked (void)
 
   /* At the bounds it is whole, and asked. */
   {
-    g_autoptr(JsonObject) fits = args_with ("command", fit_line, NULL, NULL);
+    g_autoptr(JsonObject) fits = parse_args_owned (args_json ("command", fit_line, NULL, NULL));
     g_autofree char *preview = NULL;
     gboolean whole = FALSE;
 

@@ -188,6 +188,18 @@ pd_events_view_update_earlier (PdEventsView *self)
     gtk_label_set_text (self->earlier_label, _("Earlier events are not shown"));
 }
 
+/* A read that failed ends the reload with its error; what is listed stays. */
+static void
+load_failed (PdEventsView         *self,
+             PdSessionViewRequest *request,
+             const GError         *error)
+{
+  self->loaded = TRUE;
+  pd_events_view_update_state (self);
+  pd_events_view_check_settled (self);
+  pd_session_view_reload_done (request, error);
+}
+
 /* A page at a time after the last event listed: a full page means there
  * may be more, so the reload goes on reading until a page is not full. */
 static void
@@ -208,10 +220,7 @@ on_events_loaded (GObject      *object,
 
   if (stored == NULL)
     {
-      self->loaded = TRUE;
-      pd_events_view_update_state (self);
-      pd_events_view_check_settled (self);
-      pd_session_view_reload_done (request, error);
+      load_failed (self, request, error);
       return;
     }
 
@@ -257,10 +266,7 @@ on_latest_loaded (GObject      *object,
 
   if (stored == NULL)
     {
-      self->loaded = TRUE;
-      pd_events_view_update_state (self);
-      pd_events_view_check_settled (self);
-      pd_session_view_reload_done (request, error);
+      load_failed (self, request, error);
       return;
     }
   self->more_earlier = stored->len >= PD_EVENTS_VIEW_LATEST_MAX;
