@@ -56,6 +56,12 @@ G_BEGIN_DECLS
  * delay_ms, reason, status}). */
 #define PD_EVENT_TURN_DISCARDED         "turn_discarded"
 #define PD_EVENT_PROVIDER_RETRY         "provider_retry"
+/* Ours, from `serve`: a run there waits for a person ({approval_id, risk}),
+ * and no longer does ({approval_id, outcome: approved, denied, timed_out or
+ * cancelled}), whoever answered: ids only, never the command.  A client
+ * reads the question itself from GET /api/runs. */
+#define PD_EVENT_APPROVAL_REQUESTED     "approval_requested"
+#define PD_EVENT_APPROVAL_RESOLVED      "approval_resolved"
 
 /* plan_reassessment always reports this many failure batches. */
 #define PD_EVENT_REASSESSMENT_FAILURE_BATCHES 3

@@ -121,6 +121,18 @@ _pd_server_approval_allows_trust (Approval *approval)
   return approval->allow_trust;
 }
 
+/* APPROVAL_PENDING until answered (any thread). */
+ApprovalAnswer
+_pd_server_approval_get_answer (Approval *approval)
+{
+  ApprovalAnswer answer;
+
+  g_mutex_lock (&approval->mutex);
+  answer = approval->answer;
+  g_mutex_unlock (&approval->mutex);
+  return answer;
+}
+
 /**
  * _pd_server_approval_answer:
  *

@@ -239,6 +239,7 @@ void        _pd_server_approval_unref     (Approval          *approval);
 const char *_pd_server_approval_get_id    (Approval          *approval);
 const char *_pd_server_approval_get_risk  (Approval          *approval);
 gboolean    _pd_server_approval_allows_trust (Approval       *approval);
+ApprovalAnswer _pd_server_approval_get_answer (Approval       *approval);
 gboolean    _pd_server_approval_answer    (Approval          *approval,
                                            ApprovalAnswer     answer);
 ApprovalAnswer _pd_server_approval_wait   (Approval          *approval,

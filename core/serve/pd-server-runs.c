@@ -30,10 +30,6 @@
 
 #define RUNS_KEPT            100
 
-/* What the bus says when a run waits for a person: ids only, never the
- * command (ours; odek has no such event). */
-#define EVENT_APPROVAL_REQUESTED "approval_requested"
-
 struct _Run
 {
   gatomicrefcount    ref;
@@ -219,7 +215,7 @@ approval_open (Run      *run,
   json_object_set_string_member (data, "approval_id", _pd_server_approval_get_id (approval));
   json_object_set_string_member (data, "risk", _pd_server_approval_get_risk (approval));
   /* (the event takes @data) */
-  event = pd_event_new_full (EVENT_APPROVAL_REQUESTED, run->id, run->session_id, 0, NULL, data);
+  event = pd_event_new_full (PD_EVENT_APPROVAL_REQUESTED, run->id, run->session_id, 0, NULL, data);
   pd_event_bus_emit (self->bus, event);
   pd_event_unref (event);
 
@@ -227,18 +223,54 @@ approval_open (Run      *run,
     run->observer->ask (run, run->observer_data, approval);
 }
 
+static const char *
+approval_outcome (ApprovalAnswer answer)
+{
+  switch (answer)
+    {
+    case APPROVAL_APPROVE:
+    case APPROVAL_TRUST:
+      return "approved";
+    case APPROVAL_DENY:
+      return "denied";
+    case APPROVAL_TIMEOUT:
+      return "timed_out";
+    case APPROVAL_CANCELLED:
+    case APPROVAL_PENDING:
+    default:
+      return "cancelled";
+    }
+}
+
 static void
 approval_close (Run      *run,
                 Approval *approval)
 {
-  if (run->approval != approval)
-    return;
-  g_clear_pointer (&run->approval, _pd_server_approval_unref);
-  if (run->active)
+  JsonObject *data;
+  PdEvent *event;
+
+  if (run->approval == approval)
     {
-      g_free (run->status);
-      run->status = g_strdup ("running");
+      g_clear_pointer (&run->approval, _pd_server_approval_unref);
+      if (run->active)
+        {
+          g_free (run->status);
+          run->status = g_strdup ("running");
+        }
     }
+
+  /* Told once the run's record no longer holds the question: a client that
+   * shows it (the Overview's card) reads the run again and finds it gone,
+   * whoever answered (odek's page, another window, the time).  Without it
+   * the card kept an answered question until the call's result was saved,
+   * and learned of the next one only when something else made it read. */
+  data = json_object_new ();
+  json_object_set_string_member (data, "approval_id", _pd_server_approval_get_id (approval));
+  json_object_set_string_member (data, "outcome", approval_outcome (_pd_server_approval_get_answer (approval)));
+  /* (the event takes @data) */
+  event = pd_event_new_full (PD_EVENT_APPROVAL_RESOLVED, run->id, run->session_id, 0, NULL, data);
+  pd_event_bus_emit (run->server->bus, event);
+  pd_event_unref (event);
 }
 
 static gboolean
