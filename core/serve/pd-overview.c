@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include "pd-event.h"
 #include "pd-overview-private.h"
 #include "pd-remote-source.h"
 #include "pd-source-list.h"
@@ -51,6 +52,7 @@ struct _Entry
   gulong        changed_id;
   gulong        state_id;
   gulong        pushed_id;
+  gulong        event_id;
   gboolean      push_merged;  /* the ::changed that follows a push is for others */
   GCancellable *cancellable;
   GHashTable   *cards;        /* session id → PdOverviewCard (a ref) */
@@ -610,6 +612,22 @@ on_sessions_pushed (PdRemoteSource *source,
   entry->push_merged = complete;
 }
 
+/* A run's question asked or gone, whoever answered it (odek's page,
+ * another window, the endpoint's time limit).  Neither changes a session
+ * record, so no ::changed tells of it: the card learned of the next
+ * question only when something else made it list again (a plan's step read
+ * held back a minute), most of the 60 s the endpoint waits for an answer. */
+static void
+on_remote_event (PdRemoteSource *source,
+                 PdEvent        *event,
+                 Entry          *entry)
+{
+  const char *type = pd_event_get_event_type (event);
+
+  if (g_strcmp0 (type, PD_EVENT_APPROVAL_REQUESTED) == 0 || g_strcmp0 (type, PD_EVENT_APPROVAL_RESOLVED) == 0)
+    entry_schedule (entry);
+}
+
 static void
 on_remote_state (PdRemoteSource *source,
                  GParamSpec     *pspec,
@@ -647,6 +665,7 @@ entry_new (PdOverview *self,
     {
       entry->state_id = g_signal_connect (source, "notify::state", G_CALLBACK (on_remote_state), entry);
       entry->pushed_id = g_signal_connect (source, "sessions-pushed", G_CALLBACK (on_sessions_pushed), entry);
+      entry->event_id = g_signal_connect (source, "event", G_CALLBACK (on_remote_event), entry);
     }
   return entry;
 }
@@ -671,6 +690,7 @@ entry_drop (gpointer data)
   g_clear_signal_handler (&entry->changed_id, entry->source);
   g_clear_signal_handler (&entry->state_id, entry->source);
   g_clear_signal_handler (&entry->pushed_id, entry->source);
+  g_clear_signal_handler (&entry->event_id, entry->source);
   g_clear_handle_id (&entry->timer, g_source_remove);
   g_clear_handle_id (&entry->step_timer, g_source_remove);
   entry->generation++;
