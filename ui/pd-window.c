@@ -215,6 +215,12 @@ on_shown_item_running (PdWindow *self)
   pd_now_view_set_running (self->now_view, running);
   /* The events tail live while the run goes on. */
   pd_events_view_set_live (self->events_view, running);
+  /* A run another client started on the endpoint while its session was
+   * shown is followed as when the session is chosen: its questions come
+   * to this window's dialog, not only to odek's page until the endpoint
+   * denies them. */
+  if (running && self->runs != NULL)
+    pd_run_controller_follow (self->runs, pd_session_item_get_id (self->shown_item));
 }
 
 /* One snapshot: the selected row draws the plan the Now page shows.  When

@@ -257,6 +257,7 @@ typedef struct
 {
   RunFixture *fixture;
   char       *id;
+  const char *url;      /* the endpoint's, with its token */
 } RemoteCase;
 
 
@@ -276,6 +277,7 @@ run_remote_case (PdTestWindowFunc  check,
   const char *args[] = { "--remote", NULL, NULL };
 
   served_start (&served, fixture);
+  remote.url = served.url;
   if (elsewhere != NULL)
     start_run_elsewhere (served.url, id, elsewhere);
   args[1] = served.url;
@@ -407,6 +409,157 @@ test_remote_run_followed (void)
   run_remote_case (check_remote_run_followed, "Write two files");
 }
 
+/* Answers the question the run of @id asks now, as another client would
+ * (odek's page, another window: POST /api/runs/ID/approval with the
+ * session's token), never through this window.  Returns its id. */
+static char *
+answer_elsewhere (const char *url,
+                  const char *id,
+                  gboolean    approve)
+{
+  g_autoptr(SoupSession) http = soup_session_new ();
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
+  const char *token = g_hash_table_lookup (params, "token");
+  g_autofree char *record_url = g_strdup_printf ("http://127.0.0.1:%d/api/sessions/%s", g_uri_get_port (uri), id);
+  g_autofree char *runs_url = g_strdup_printf ("http://127.0.0.1:%d/api/runs", g_uri_get_port (uri));
+  g_autoptr(SoupMessage) get = soup_message_new ("GET", record_url);
+  g_autoptr(SoupMessage) list = soup_message_new ("GET", runs_url);
+  g_autoptr(SoupMessage) post = NULL;
+  g_autoptr(GBytes) got = NULL, listed = NULL, posted = NULL, request = NULL;
+  g_autoptr(JsonNode) runs = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *answer_url = NULL;
+  g_autofree char *body = NULL;
+  const char *session_token;
+  JsonArray *array;
+  char *approval = NULL;
+
+  soup_message_headers_replace (soup_message_get_request_headers (get), "X-Odek-Ws-Token", token);
+  got = soup_session_send_and_read (http, get, NULL, &error);
+  g_assert_no_error (error);
+  session_token = soup_message_headers_get_one (soup_message_get_response_headers (get), "X-Session-Token");
+  g_assert_nonnull (session_token);
+
+  soup_message_headers_replace (soup_message_get_request_headers (list), "X-Odek-Ws-Token", token);
+  listed = soup_session_send_and_read (http, list, NULL, &error);
+  g_assert_no_error (error);
+  runs = json_from_string (g_bytes_get_data (listed, NULL), &error);
+  g_assert_no_error (error);
+  array = json_object_get_array_member (json_node_get_object (runs), "runs");
+  for (guint i = 0; i < json_array_get_length (array) && approval == NULL; i++)
+    {
+      JsonObject *run = json_array_get_object_element (array, i);
+
+      if (g_strcmp0 (json_object_get_string_member (run, "session_id"), id) == 0 &&
+          json_object_has_member (run, "approval"))
+        {
+          approval = g_strdup (json_object_get_string_member (json_object_get_object_member (run, "approval"), "id"));
+          answer_url = g_strdup_printf ("http://127.0.0.1:%d/api/runs/%s/approval", g_uri_get_port (uri),
+                                        json_object_get_string_member (run, "id"));
+        }
+    }
+  g_assert_nonnull (approval);
+
+  body = g_strdup_printf ("{\"id\":\"%s\",\"action\":\"%s\"}", approval, approve ? "approve" : "deny");
+  request = g_bytes_new (body, strlen (body));
+  post = soup_message_new ("POST", answer_url);
+  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Odek-Ws-Token", token);
+  soup_message_headers_replace (soup_message_get_request_headers (post), "X-Session-Token", session_token);
+  soup_message_set_request_body_from_bytes (post, "application/json", request);
+  posted = soup_session_send_and_read (http, post, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (post), ==, 200);
+  return approval;
+}
+
+/* The dialog shown asks about @data's file. */
+static gboolean
+dialog_asks_about (gpointer data)
+{
+  AdwMessageDialog *dialog = open_message_dialog ();
+  GtkWidget *command = dialog != NULL ? pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL) : NULL;
+
+  return command != NULL && strstr (gtk_label_get_text (GTK_LABEL (command)), data) != NULL;
+}
+
+static gboolean
+shown_item_running (gpointer data)
+{
+  PdSessionItem *item = pd_session_list_get_selected_item (session_list (data));
+
+  return item != NULL && pd_session_item_get_running (item);
+}
+
+/* The run a window follows, its questions answered elsewhere: the dialog
+ * of each goes when it is answered there, and the next question comes to
+ * the window's dialog (the Now page of the endpoint's session). */
+static void
+answer_both_elsewhere (PdWindow   *window,
+                       RemoteCase *remote)
+{
+  RunFixture *fixture = remote->fixture;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  pd_test_wait_until (dialog_asks_about, (gpointer) "one.txt", "the running session's first question");
+  first = answer_elsewhere (remote->url, remote->id, TRUE);
+  pd_test_wait_until (dialog_asks_about, (gpointer) "two.txt", "the second question, the first answered elsewhere");
+  /* The session list has it running meanwhile (it shows no question). */
+  pd_test_wait_until (shown_item_running, window, "the session's row to say it runs");
+  second = answer_elsewhere (remote->url, remote->id, FALSE);
+  g_assert_cmpstr (first, !=, second);
+
+  pd_test_wait_until (run_finished, fixture, "the followed run to finish");
+  g_assert_null (open_message_dialog ());
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_true (project_file_exists (fixture, "one.txt"));
+  g_assert_false (project_file_exists (fixture, "two.txt"));
+}
+
+/* Shown after another client started the run (the window follows it). */
+static void
+check_remote_run_answered_elsewhere (PdApplication *app,
+                                     PdWindow      *window,
+                                     gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+
+  g_signal_connect (pd_window_get_run_controller (window), "finished", G_CALLBACK (on_finished), remote->fixture);
+  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), remote->id));
+  answer_both_elsewhere (window, remote);
+}
+
+static void
+test_remote_run_answered_elsewhere (void)
+{
+  run_remote_case (check_remote_run_answered_elsewhere, "Write two files");
+}
+
+/* Shown before another client starts the run: the window follows it once
+ * the endpoint says the session runs. */
+static void
+check_remote_run_started_while_shown (PdApplication *app,
+                                      PdWindow      *window,
+                                      gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+
+  g_signal_connect (pd_window_get_run_controller (window), "finished", G_CALLBACK (on_finished), remote->fixture);
+  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), remote->id));
+  pd_test_flush (GTK_WIDGET (window));
+  start_run_elsewhere (remote->url, remote->id, "Write two files");
+  answer_both_elsewhere (window, remote);
+}
+
+static void
+test_remote_run_started_while_shown (void)
+{
+  run_remote_case (check_remote_run_started_while_shown, NULL);
+}
+
 static gboolean
 new_session_enabled (gpointer data)
 {
@@ -517,6 +670,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
   g_test_add_func ("/pd/ui/remote/new-session", test_remote_new_session);
+  g_test_add_func ("/pd/ui/remote/run-answered-elsewhere", test_remote_run_answered_elsewhere);
+  g_test_add_func ("/pd/ui/remote/run-started-while-shown", test_remote_run_started_while_shown);
 
   status = g_test_run ();
   pd_test_runs_finish (config_home);
