@@ -551,6 +551,9 @@ check_remote_run_started_while_shown (PdApplication *app,
   g_assert_true (pd_session_list_select (session_list (window), remote->id));
   pd_test_flush (GTK_WIDGET (window));
   start_run_elsewhere (remote->url, remote->id, "Write two files");
+  pd_test_wait_until (dialog_asks_about, (gpointer) "one.txt", "the first question of the run started elsewhere");
+  pd_test_screenshot_sizes (GTK_WINDOW (open_message_dialog ()), "remote-question-started-while-shown");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "remote-session-started-while-shown");
   answer_both_elsewhere (window, remote);
 }
 
