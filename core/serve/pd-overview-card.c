@@ -521,6 +521,19 @@ pd_overview_card_get_approval_command (PdOverviewCard *self)
   return self->local_command;
 }
 
+/* What the waiting call does in a few words, as its question names it: a
+ * command, a file and its size ("one.txt (2 bytes)"); never the preview
+ * (nullable, untrusted text).  A notice that points to the card says this;
+ * the card shows the whole change. */
+const char *
+pd_overview_card_get_approval_summary (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  if (self->remote_run != NULL)
+    return self->remote_run->approval_command;
+  return self->local_command;
+}
+
 /**
  * pd_overview_card_get_approval_whole:
  *
