@@ -413,6 +413,10 @@ def imported_sessions(tap, agent_run, detail, tmp):
         if session is None:
             continue
         sid = session["id"]
+        # The list names the plan's version, as show does (it said 0: the
+        # index keeps an imported session's updates beside its record).
+        tap.check((session.get("plan") or {}).get("version") == versions,
+                  f"{source}: sessions list --json has the plan's version", session.get("plan"))
 
         status = agent_run("plan", "status", "--db", db, sid)
         tap.check(status.returncode == 0 and status.stdout.startswith(head), f"{source}: plan status", detail(status))

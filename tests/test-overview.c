@@ -521,13 +521,14 @@ test_local_approval (Fixture       *f,
 static void
 save_checked_plan (Place             *place,
                    const char        *id,
+                   gint64             version,
                    PdPlanCheckStatus  check)
 {
   g_autoptr(PdPlanState) state = pd_plan_state_new ();
   g_autoptr(GError) error = NULL;
   PdTurn turn = { 0 };
 
-  state->version = 1;
+  state->version = version;
   for (guint i = 0; i < 2; i++)
     {
       PdPlanStep *step = pd_plan_step_new (i == 0 ? "s1" : "s2", i == 0 ? "Write it" : "Test it");
@@ -559,6 +560,16 @@ card_need_is (Fixture       *f,
   return card != NULL && pd_overview_card_get_need (card) == want->need;
 }
 
+static gboolean
+card_version_is (Fixture       *f,
+                 gconstpointer  data)
+{
+  const struct { guint index; const char *id; gint64 version; } *want = data;
+  PdOverviewCard *card = pd_overview_find (f->overview, source_at (f, want->index), want->id);
+
+  return card != NULL && pd_overview_card_get_plan_version (card) == want->version;
+}
+
 /* A plan all done with a check that never passed (denied here) is not a
  * plain "done": its card says so and goes with what needs the user, after
  * the blocked ones and before the working ones (tried as a new user
@@ -573,10 +584,11 @@ test_unverified (Fixture       *f,
   g_autofree char *a_id = add_session (&f->places[1], "Work on A");
   struct { guint index; const char *id; PdOverviewNeed need; } denied = { 0, denied_id, PD_OVERVIEW_NEED_UNVERIFIED };
   struct { guint index; const char *id; PdOverviewNeed need; } verified = { 0, verified_id, PD_OVERVIEW_NEED_DONE };
+  struct { guint index; const char *id; gint64 version; } second = { 0, verified_id, 2 };
   PdOverviewCard *card;
 
-  save_checked_plan (&f->places[0], verified_id, PD_PLAN_CHECK_PASSED);
-  save_checked_plan (&f->places[0], denied_id, PD_PLAN_CHECK_BLOCKED);
+  save_checked_plan (&f->places[0], verified_id, 1, PD_PLAN_CHECK_PASSED);
+  save_checked_plan (&f->places[0], denied_id, 1, PD_PLAN_CHECK_BLOCKED);
   save_plan (f, &f->places[1], a_id, three, working);
   fixture_follow (f);
   wait_until (f, has_n_cards, GUINT_TO_POINTER (3), "three cards");
@@ -587,6 +599,15 @@ test_unverified (Fixture       *f,
   g_assert_true (card_at (f, 0) == card);
   g_assert_cmpint (pd_overview_card_get_need (card_at (f, 1)), ==, PD_OVERVIEW_NEED_RUNNING);
   g_assert_cmpint (pd_overview_card_get_need (card_at (f, 2)), ==, PD_OVERVIEW_NEED_DONE);
+
+  /* The check run again and denied, the steps still all done: no count
+   * moves, and the card says so with the version that did it (it read
+   * "Done" for a minute, the plan's read held back; issue 21). */
+  save_checked_plan (&f->places[0], verified_id, 2, PD_PLAN_CHECK_BLOCKED);
+  wait_until (f, card_version_is, &second, "the verified plan's card to read its second version");
+  card = pd_overview_find (f->overview, source_at (f, 0), verified_id);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_UNVERIFIED);
+  g_assert_cmpuint (pd_overview_card_get_unpassed_checks (card), ==, 1);
 }
 
 static void

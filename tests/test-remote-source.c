@@ -10,6 +10,7 @@
 
 #include "config.h"
 
+#include "pd-import-index.h"
 #include "pd-test-remote-source.h"
 
 static void
@@ -138,6 +139,54 @@ test_ours (Fixture       *f,
     g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED);
     g_clear_error (&error);
   }
+}
+
+/* serve calls an imported agent's cancelled item "cancelled"; read back,
+ * it is blocked as the plan holds it here, not pending (a status the
+ * source did not know became pending). */
+static void
+test_imported_cancelled (Fixture       *f,
+                         gconstpointer  data)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autofree char *transcript = NULL;
+  const char *id = NULL;
+
+  g_assert_nonnull (root);
+  transcript = g_build_filename (root, "gemini", "tmp", "lantern", "chats", "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  {
+    g_autoptr(PdDb) db = pd_db_open (f->db_path, PD_DB_NONE, &error);
+    g_autoptr(PdSessionStore) store = NULL;
+    g_autoptr(PdImportIndex) index = pd_import_index_new ();
+    const char *paths[] = { transcript, NULL };
+
+    g_assert_no_error (error);
+    store = pd_session_store_new (db);
+    g_assert_true (pd_import_index_run_paths (index, store, paths, NULL, NULL, &error));
+    g_assert_no_error (error);
+  }
+
+  pd_source_list_sessions_async (source, NULL, FALSE, 0, 10, NULL, store_result, &r1);
+  page = pd_source_list_sessions_finish (source, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < page->sessions->len; i++)
+    if (g_strcmp0 (((PdSessionInfo *) g_ptr_array_index (page->sessions, i))->source, "gemini") == 0)
+      id = ((PdSessionInfo *) g_ptr_array_index (page->sessions, i))->id;
+  g_assert_nonnull (id);
+
+  pd_source_get_plan_async (source, id, NULL, store_result, &r2);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r2), &plan, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (plan);
+  g_assert_cmpuint (plan->steps->len, ==, 5);
+  g_assert_cmpstr (((PdPlanStep *) g_ptr_array_index (plan->steps, 3))->title, ==, "Document the signal");
+  g_assert_cmpint (((PdPlanStep *) g_ptr_array_index (plan->steps, 3))->status, ==, PD_PLAN_STEP_BLOCKED);
+  g_assert_cmpint (((PdPlanStep *) g_ptr_array_index (plan->steps, 4))->status, ==, PD_PLAN_STEP_IN_PROGRESS);
 }
 
 static void
@@ -472,6 +521,7 @@ main (int   argc,
   pd_test_remote_source_init (&argc, &argv);
 
   g_test_add ("/pd/remote-source/ours", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_ours, fixture_tear_down);
+  g_test_add ("/pd/remote-source/imported-cancelled", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_imported_cancelled, fixture_tear_down);
   g_test_add ("/pd/remote-source/errors", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_errors, fixture_tear_down);
   g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
   g_test_add ("/pd/remote-source/endless-reply", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_endless_reply, fixture_tear_down);

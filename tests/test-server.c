@@ -1029,6 +1029,53 @@ test_imported (Fixture       *f,
   }
 }
 
+/* A Gemini CLI item the agent cancelled (the project's own fixture) is
+ * "cancelled" in the plan and its detail, as in `sessions show` and the
+ * export; it said "blocked". */
+static void
+test_imported_cancelled (Fixture       *f,
+                         gconstpointer  data)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  g_autofree char *transcript = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *want[] = { "done", "done", "done", "cancelled", "in_progress" };
+  const char *id = NULL;
+
+  g_assert_nonnull (root);
+  transcript = g_build_filename (root, "gemini", "tmp", "lantern", "chats", "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  g_assert_true (g_file_test (transcript, G_FILE_TEST_IS_REGULAR));
+  {
+    const char *paths[] = { transcript, NULL };
+
+    g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+    g_assert_no_error (error);
+  }
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < list->len; i++)
+    if (g_strcmp0 (((PdSessionInfo *) g_ptr_array_index (list, i))->source, "gemini") == 0)
+      id = ((PdSessionInfo *) g_ptr_array_index (list, i))->id;
+  g_assert_nonnull (id);
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree char *path = g_strdup_printf ("/api/sessions/%s/plan%s", id, k == 0 ? "" : "/detail");
+      g_autoptr(Reply) plan = request (f, "GET", path, NULL, TOKEN, NULL);
+      JsonArray *steps;
+
+      g_assert_cmpuint (plan->status, ==, 200);
+      steps = json_object_get_array_member (reply_object (plan), "steps");
+      g_assert_cmpuint (json_array_get_length (steps), ==, G_N_ELEMENTS (want));
+      for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+        g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (steps, i), "status"), ==, want[i]);
+      g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (steps, 3), "title"), ==,
+                       "Document the signal");
+    }
+}
+
 static void
 test_rate_limit (Fixture       *f,
                  gconstpointer  data)
@@ -1096,6 +1143,7 @@ main (int   argc,
   ADD ("/pd/server/plan-detail", test_plan_detail, 0);
   ADD ("/pd/server/plan-cache-invalidation", test_plan_cache_invalidation, 0);
   ADD ("/pd/server/imported", test_imported, 0);
+  ADD ("/pd/server/imported-cancelled", test_imported_cancelled, 0);
   ADD ("/pd/server/rate-limit", test_rate_limit, 5);
   ADD ("/pd/server/rate-limit-off", test_rate_limit_off, 0);
 

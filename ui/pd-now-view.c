@@ -20,10 +20,18 @@
  * streak) are read here, after the plan, forward from the last event read
  * a page at a time, keeping no event (PdEventNotices): the Events page
  * reads only when it is shown.
+ *
+ * What the window knows of the session besides its plan is given to it: a
+ * question its run waits on (pd_now_view_set_approval(), shown above the
+ * plan or its empty page, with a way to where it is answered), and how its
+ * last run ended (pd_now_view_set_run_end(): a run that failed or stopped
+ * before making a plan says so and why instead of "No Plan Yet").
  */
 #define G_LOG_DOMAIN "pd-now-view"
 
 #include "config.h"
+
+#include <string.h>
 
 #include <glib/gi18n.h>
 
@@ -46,9 +54,18 @@ struct _PdNowView
   gint64         notices_seq;   /* the last event read for them */
   char          *regression;    /* why progress went back, or NULL */
   char          *regression_reason; /* the revision reason it quotes, or NULL */
+  char          *approval_tool;    /* a question the run waits on, or NULL */
+  char          *approval_summary;
+  PdSessionStatus status;         /* how its last run ended */
+  char          *stopped;
+  char          *stopped_error;
 
   /* Template widgets */
+  GtkBox        *content_box;   /* the question's notice above the pages */
   GtkStack      *stack;
+  GtkBox        *approval_box;
+  AdwStatusPage *empty_page;
+  GtkLabel      *ended_label;
   GtkLabel      *header_label;
   GtkProgressBar *progress;
   GtkLabel      *revision_label;
@@ -66,6 +83,7 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void pd_now_view_show_notices (PdNowView *self);
+static void pd_now_view_show_empty   (PdNowView *self);
 
 /* --- showing a plan ----------------------------------------------------- */
 
@@ -285,6 +303,7 @@ _pd_now_view_apply_plan (PdNowView         *self,
 
       g_clear_pointer (&self->plan, pd_plan_state_free);
       pd_plan_rows_merge (self->rows, NULL);
+      pd_now_view_show_empty (self);
       gtk_stack_set_visible_child_name (self->stack, "empty");
       g_signal_emit (self, signals[PLAN_SHOWN], 0);
       return PD_NOW_APPLIED;
@@ -489,6 +508,10 @@ pd_now_view_finalize (GObject *object)
 
   g_free (self->regression);
   g_free (self->regression_reason);
+  g_free (self->approval_tool);
+  g_free (self->approval_summary);
+  g_free (self->stopped);
+  g_free (self->stopped_error);
   g_strfreev (self->notices);
   pd_event_notices_free (self->event_notices);
 
@@ -520,7 +543,11 @@ pd_now_view_class_init (PdNowViewClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-now-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdNowView, content_box);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, stack);
+  gtk_widget_class_bind_template_child (widget_class, PdNowView, approval_box);
+  gtk_widget_class_bind_template_child (widget_class, PdNowView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PdNowView, ended_label);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, header_label);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, progress);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, revision_label);
@@ -626,6 +653,195 @@ pd_now_view_show_notices (PdNowView *self)
 
   gtk_widget_set_visible (GTK_WIDGET (self->notices_box),
                           gtk_widget_get_first_child (GTK_WIDGET (self->notices_box)) != NULL);
+}
+
+/* --- what the window tells ------------------------------------------------ */
+
+/* How much of a provider's reason the empty page shows; the Events page
+ * has it whole. */
+#define ENDED_TEXT_CHARS 600
+
+/* No plan: "No Plan Yet", or that the run ended short before making one,
+ * in the words of the session's Overview card. */
+static void
+pd_now_view_show_empty (PdNowView *self)
+{
+  g_autofree char *ended = _pd_run_ended_short_text (self->status, self->stopped, self->stopped_error,
+                                                     ENDED_TEXT_CHARS);
+
+  if (ended == NULL)
+    {
+      adw_status_page_set_icon_name (self->empty_page, "view-list-bullet-symbolic");
+      adw_status_page_set_title (self->empty_page, _("No Plan Yet"));
+      adw_status_page_set_description (self->empty_page,
+                                       _("When the agent of this session makes a plan, its steps, their acceptance "
+                                         "checks and its progress show here, updated live."));
+      gtk_label_set_text (self->ended_label, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->ended_label), FALSE);
+      return;
+    }
+
+  if (self->status == PD_SESSION_STATUS_INTERRUPTED)
+    adw_status_page_set_title (self->empty_page, _("Run Interrupted"));
+  else if (self->stopped != NULL && g_strcmp0 (self->stopped, "failed") != 0)
+    adw_status_page_set_title (self->empty_page, _("Run Stopped"));
+  else
+    adw_status_page_set_title (self->empty_page, _("Run Failed"));
+  adw_status_page_set_icon_name (self->empty_page, "dialog-warning-symbolic");
+  adw_status_page_set_description (self->empty_page, _("The run ended before the agent made a plan."));
+  /* A provider's words: plain text in a label of its own, never the
+   * description's markup. */
+  gtk_label_set_text (self->ended_label, ended);
+  gtk_widget_set_visible (GTK_WIDGET (self->ended_label), TRUE);
+}
+
+/**
+ * pd_now_view_set_run_end:
+ * @status: the session's status
+ * @stopped: (nullable): how its last run ended short (PdSessionInfo.stopped)
+ * @error: (nullable): the reason a failed run gave
+ *
+ * How the session's last run ended, as its listing says: a session with no
+ * plan whose run failed or stopped says so and why, as its Overview card
+ * does, not only "No Plan Yet".
+ */
+void
+pd_now_view_set_run_end (PdNowView       *self,
+                         PdSessionStatus  status,
+                         const char      *stopped,
+                         const char      *error)
+{
+  g_return_if_fail (PD_IS_NOW_VIEW (self));
+
+  if (self->status == status && g_strcmp0 (self->stopped, stopped) == 0 &&
+      g_strcmp0 (self->stopped_error, error) == 0)
+    return;
+  self->status = status;
+  g_free (self->stopped);
+  self->stopped = g_strdup (stopped);
+  g_free (self->stopped_error);
+  self->stopped_error = g_strdup (error);
+  pd_now_view_show_empty (self);
+}
+
+/* The first line of a call's summary, short: the notice names the call,
+ * the place it is answered shows it whole. */
+#define APPROVAL_SUMMARY_CHARS 160
+
+static void
+pd_now_view_show_approval (PdNowView *self)
+{
+  GtkWidget *child;
+  GtkWidget *row, *text_box, *icon, *label, *button;
+  g_autofree char *tool = NULL;
+  g_autofree char *text = NULL;
+  const char *summary_start;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->approval_box))) != NULL)
+    gtk_box_remove (self->approval_box, child);
+  gtk_widget_set_visible (GTK_WIDGET (self->approval_box), self->approval_tool != NULL);
+  if (self->approval_tool == NULL)
+    return;
+
+  tool = _pd_isolated_line (self->approval_tool);
+  summary_start = self->approval_summary;
+  /* A run of this window words it "write_file: one.txt (2 bytes)", an
+   * endpoint "one.txt (2 bytes)": the tool is named once. */
+  if (summary_start != NULL && g_str_has_prefix (summary_start, self->approval_tool) &&
+      g_str_has_prefix (summary_start + strlen (self->approval_tool), ": "))
+    summary_start += strlen (self->approval_tool) + 2;
+  if (summary_start != NULL && *summary_start != '\0')
+    {
+      const char *end = strchr (summary_start, '\n');
+      g_autofree char *first = g_strndup (summary_start, end != NULL ? (gsize) (end - summary_start)
+                                                                     : strlen (summary_start));
+      g_autofree char *summary = _pd_isolated_short (first, APPROVAL_SUMMARY_CHARS);
+
+      /* Translators: the run waits on the person; %s is a tool's name, then
+       * what the call does (a command, a file), as the agent gave them */
+      text = g_strdup_printf (_("Waiting for your approval: “%s” — %s"), tool, summary);
+    }
+  else
+    /* Translators: the run waits on the person; %s is a tool's name */
+    text = g_strdup_printf (_("Waiting for your approval: “%s”"), tool);
+
+  /* An alert, as the other notices (see add_notice()): a screen reader
+   * announces it as it appears, by its text; a new question is a new one. */
+  row = g_object_new (GTK_TYPE_BOX,
+                      "orientation", GTK_ORIENTATION_HORIZONTAL,
+                      "spacing", 8,
+                      "accessible-role", GTK_ACCESSIBLE_ROLE_ALERT,
+                      "focusable", TRUE,
+                      NULL);
+  gtk_widget_add_css_class (row, "plan-notice");
+  gtk_widget_add_css_class (row, "pd-approval-notice");
+  icon = gtk_image_new_from_icon_name ("dialog-question-symbolic");
+  gtk_widget_set_valign (icon, GTK_ALIGN_START);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Question"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text,
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Question"),
+                                  -1);
+  text_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_hexpand (text_box, TRUE);
+  /* The agent's words: plain, never markup. */
+  label = _pd_plain_label (text, NULL);
+  /* Where the question is answered: its card (Approve Once, Deny, or
+   * Review for what it changes), for a run of this window and an
+   * endpoint's alike. */
+  button = gtk_button_new_with_mnemonic (_("_Answer on the Overview"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.show-overview");
+  gtk_widget_set_halign (button, GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (text_box), label);
+  gtk_box_append (GTK_BOX (text_box), button);
+  gtk_box_append (GTK_BOX (row), icon);
+  gtk_box_append (GTK_BOX (row), text_box);
+  g_object_set_data_full (G_OBJECT (row), "pd-text", g_steal_pointer (&text), g_free);
+  gtk_box_append (self->approval_box, row);
+}
+
+/**
+ * pd_now_view_set_approval:
+ * @tool: (nullable): the tool the session's run asks to use, or %NULL when
+ *   it waits on no question
+ * @summary: (nullable): what the call does, as its question names it
+ *   (anyone's text)
+ *
+ * Says above the plan (or its empty page) that the run waits for the
+ * person, with a button to the Overview, where its card answers it.
+ */
+void
+pd_now_view_set_approval (PdNowView  *self,
+                          const char *tool,
+                          const char *summary)
+{
+  g_return_if_fail (PD_IS_NOW_VIEW (self));
+
+  if (tool == NULL)
+    summary = NULL;
+  if (g_strcmp0 (self->approval_tool, tool) == 0 && g_strcmp0 (self->approval_summary, summary) == 0)
+    return;
+  g_free (self->approval_tool);
+  self->approval_tool = g_strdup (tool);
+  g_free (self->approval_summary);
+  self->approval_summary = g_strdup (summary);
+  pd_now_view_show_approval (self);
+}
+
+/**
+ * pd_now_view_get_approval:
+ *
+ * Returns: (nullable): the text of the question notice shown, or %NULL
+ */
+const char *
+pd_now_view_get_approval (PdNowView *self)
+{
+  GtkWidget *row;
+
+  g_return_val_if_fail (PD_IS_NOW_VIEW (self), NULL);
+
+  row = gtk_widget_get_first_child (GTK_WIDGET (self->approval_box));
+  return row != NULL ? g_object_get_data (G_OBJECT (row), "pd-text") : NULL;
 }
 
 /**

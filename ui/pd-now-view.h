@@ -22,5 +22,13 @@ void        pd_now_view_refresh         (PdNowView          *self);
 char      **pd_now_view_get_notices     (PdNowView          *self);
 const PdPlanState *pd_now_view_get_plan (PdNowView          *self);
 const char *pd_now_view_get_regression  (PdNowView          *self);
+void        pd_now_view_set_run_end     (PdNowView          *self,
+                                         PdSessionStatus     status,
+                                         const char         *stopped,
+                                         const char         *error);
+void        pd_now_view_set_approval    (PdNowView          *self,
+                                         const char         *tool,
+                                         const char         *summary);
+const char *pd_now_view_get_approval    (PdNowView          *self);
 
 G_END_DECLS

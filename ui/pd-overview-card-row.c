@@ -145,31 +145,14 @@ describe_tool (const char *tool)
 static char *card_text (const char *text);
 
 /* A run that ended short: interrupted, failed with its reason, or stopped
- * with what stopped it. */
+ * with what stopped it, as its Now page says it. */
 static char *
 failed_text (PdOverviewCard *card)
 {
-  const char *stopped = pd_overview_card_get_stopped (card);
-  const char *error = pd_overview_card_get_stopped_error (card);
+  char *text = _pd_run_ended_short_text (pd_overview_card_get_status (card), pd_overview_card_get_stopped (card),
+                                         pd_overview_card_get_stopped_error (card), CARD_TEXT_CHARS);
 
-  if (pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED)
-    return g_strdup (_("Interrupted"));
-  if (g_strcmp0 (stopped, "cancelled") == 0)
-    return g_strdup (_("Stopped — cancelled"));
-  if (g_strcmp0 (stopped, "refused") == 0)
-    return g_strdup (_("Stopped — the model refused"));
-  if (g_strcmp0 (stopped, "budget") == 0)
-    return g_strdup (_("Stopped — its budget ran out"));
-  if (g_strcmp0 (stopped, "incomplete") == 0)
-    return g_strdup (_("Stopped — the answer was cut off"));
-  if (error != NULL && *error != '\0')
-    {
-      g_autofree char *safe = card_text (error);
-
-      /* Translators: %s is why the run failed, as the model provider said it */
-      return g_strdup_printf (_("Failed — %s"), safe);
-    }
-  return g_strdup (_("Failed"));
+  return text != NULL ? text : g_strdup (_("Failed"));
 }
 
 static char *

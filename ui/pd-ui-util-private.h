@@ -7,6 +7,7 @@
 #include <adwaita.h>
 
 #include "pd-plan.h"
+#include "pd-session-info.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,10 @@ char       *_pd_isolated_line          (const char         *text);
 char       *_pd_isolated_short         (const char         *text,
                                         guint               max_chars);
 const char *_pd_session_delete_label  (gboolean            imported);
+char       *_pd_run_ended_short_text  (PdSessionStatus     status,
+                                        const char         *stopped,
+                                        const char         *error,
+                                        guint               max_chars);
 char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);

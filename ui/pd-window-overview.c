@@ -301,6 +301,49 @@ on_sources_changed (PdWindow *self)
     overview_name_sources (self);
 }
 
+/* --- the shown session's question, on its Now page ----------------------- */
+
+static void
+show_card_approval (PdWindow *self)
+{
+  PdOverviewCard *card = self->shown_card;
+
+  if (card != NULL && pd_overview_card_has_approval (card))
+    pd_now_view_set_approval (self->now_view, pd_overview_card_get_approval_tool (card),
+                              pd_overview_card_get_approval_summary (card));
+  else
+    pd_now_view_set_approval (self->now_view, NULL, NULL);
+}
+
+static void
+set_shown_card (PdWindow       *self,
+                PdOverviewCard *card)
+{
+  if (card != self->shown_card)
+    {
+      if (self->shown_card != NULL)
+        g_clear_signal_handler (&self->shown_card_handler, self->shown_card);
+      g_set_object (&self->shown_card, card);
+      if (card != NULL)
+        self->shown_card_handler = g_signal_connect_swapped (card, "changed", G_CALLBACK (show_card_approval), self);
+    }
+  show_card_approval (self);
+}
+
+/* The card of the session shown, if the Overview has one: its question
+ * (a run of this window or an endpoint's waiting for the person) shows on
+ * the Now page too, which said nothing of it (issue 21).  Looked for again
+ * as the session or the cards change. */
+static void
+follow_shown_card (PdWindow *self)
+{
+  PdOverviewCard *card = NULL;
+
+  if (self->overview != NULL && self->shown_source != NULL && self->session_id != NULL)
+    card = pd_overview_find (self->overview, self->shown_source, self->session_id);
+  set_shown_card (self, card);
+}
+
 void
 _pd_window_overview_init (PdWindow *self)
 {
@@ -312,6 +355,10 @@ _pd_window_overview_init (PdWindow *self)
   pd_overview_view_set_overview (self->overview_view, self->overview);
   g_signal_connect_object (self->overview, "items-changed", G_CALLBACK (on_overview_items_changed), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->overview, "items-changed", G_CALLBACK (follow_shown_card), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_swapped (self, "notify::session-id", G_CALLBACK (follow_shown_card), self);
+  g_signal_connect_swapped (self, "notify::shown-source", G_CALLBACK (follow_shown_card), self);
   g_signal_connect_object (_pd_window_get_sources (self), "items-changed", G_CALLBACK (on_sources_changed), self,
                            G_CONNECT_SWAPPED);
 }
@@ -319,6 +366,9 @@ _pd_window_overview_init (PdWindow *self)
 void
 _pd_window_overview_dispose (PdWindow *self)
 {
+  if (self->shown_card != NULL)
+    g_clear_signal_handler (&self->shown_card_handler, self->shown_card);
+  g_clear_object (&self->shown_card);
   /* Its reads end with the window, whoever still holds it. */
   if (self->overview != NULL)
     g_object_run_dispose (G_OBJECT (self->overview));

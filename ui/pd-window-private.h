@@ -71,6 +71,8 @@ struct _PdWindow
   gulong               ahead_handler;
 
   PdOverview          *overview;           /* over every member of sources */
+  PdOverviewCard      *shown_card;         /* (nullable) the shown session's, followed for its question */
+  gulong               shown_card_handler;
   gboolean             overview_shown;
   gboolean             overview_home_done; /* opened on the Overview once */
 

@@ -206,6 +206,19 @@ pd_window_show_page (PdWindow   *self,
   gtk_stack_set_visible_child_name (self->content_stack, name);
 }
 
+/* How the shown session's last run ended, for its Now page. */
+static void
+show_run_end (PdWindow      *self,
+              PdSessionItem *item)
+{
+  const PdSessionInfo *info = item != NULL ? pd_session_item_get_info (item) : NULL;
+
+  if (info == NULL)
+    pd_now_view_set_run_end (self->now_view, PD_SESSION_STATUS_IDLE, NULL, NULL);
+  else
+    pd_now_view_set_run_end (self->now_view, info->status, info->stopped, info->stopped_error);
+}
+
 /* Follows the selected session: its title, its status, its plan. */
 static void
 on_shown_item_running (PdWindow *self)
@@ -213,6 +226,7 @@ on_shown_item_running (PdWindow *self)
   gboolean running = pd_session_item_get_running (self->shown_item);
 
   pd_now_view_set_running (self->now_view, running);
+  show_run_end (self, self->shown_item);
   /* The events tail live while the run goes on. */
   pd_events_view_set_live (self->events_view, running);
   /* A run another client started on the endpoint while its session was
@@ -356,6 +370,7 @@ _pd_window_update_content (PdWindow *self)
           self->ahead_handler = g_signal_connect_swapped (item, "listed-ahead",
                                                           G_CALLBACK (on_shown_item_ahead), self);
           pd_now_view_set_running (self->now_view, pd_session_item_get_running (item));
+          show_run_end (self, item);
           /* Another agent's session: its Now workspace is its checklist. */
           gtk_stack_set_visible_child_name (self->now_stack,
                                             pd_session_item_is_imported (item) ? "checklist" : "plan");
@@ -367,6 +382,7 @@ _pd_window_update_content (PdWindow *self)
         {
           pd_checklist_view_set_title (self->checklist_view, NULL);
           pd_now_view_set_running (self->now_view, FALSE);
+          show_run_end (self, NULL);
           pd_events_view_set_live (self->events_view, FALSE);
           adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
         }

@@ -175,14 +175,21 @@ _pd_overview_card_needs_plan (PdOverviewCard      *self,
 }
 
 /* When the plan of @info may be asked for (monotonic µs): at once when its
- * counts moved (the step shown would not match them), else at most once
- * every @interval (a new version with the same counts: a note, evidence). */
+ * counts moved (the step shown would not match them) or every step is done,
+ * else at most once every @interval (a new version with the same counts: a
+ * note, evidence).  A plan all done has no current step, but its checks
+ * decide between "Done" and "Done · 1 check not passed", and a check
+ * denied after the steps were done moves no count: held back, a run of
+ * the window that ended so read "Done" for a minute, and the card of an
+ * app started after it read right (issue 21). */
 gint64
 _pd_overview_card_get_step_due (PdOverviewCard      *self,
                                 const PdSessionInfo *info,
                                 gint64               interval)
 {
   if (self->done != info->plan_done || self->total != info->plan_total || self->blocked != info->plan_blocked)
+    return 0;
+  if (info->plan_total > 0 && info->plan_done >= info->plan_total)
     return 0;
   return self->step_asked_at != 0 ? self->step_asked_at + interval : 0;
 }
@@ -509,6 +516,19 @@ pd_overview_card_get_approval_command (PdOverviewCard *self)
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
   if (approval_preview (self) != NULL)
     return approval_preview (self);
+  if (self->remote_run != NULL)
+    return self->remote_run->approval_command;
+  return self->local_command;
+}
+
+/* What the waiting call does in a few words, as its question names it: a
+ * command, a file and its size ("one.txt (2 bytes)"); never the preview
+ * (nullable, untrusted text).  A notice that points to the card says this;
+ * the card shows the whole change. */
+const char *
+pd_overview_card_get_approval_summary (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
   if (self->remote_run != NULL)
     return self->remote_run->approval_command;
   return self->local_command;

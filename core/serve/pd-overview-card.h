@@ -54,6 +54,7 @@ gint64             pd_overview_card_get_changed_at    (PdOverviewCard *self);
 PdOverviewNeed     pd_overview_card_get_need          (PdOverviewCard *self);
 const char        *pd_overview_card_get_approval_tool (PdOverviewCard *self);
 const char        *pd_overview_card_get_approval_command (PdOverviewCard *self);
+const char        *pd_overview_card_get_approval_summary (PdOverviewCard *self);
 gboolean           pd_overview_card_get_approval_whole (PdOverviewCard *self);
 const PdRemoteRun *pd_overview_card_get_remote_run    (PdOverviewCard *self);
 guint              pd_overview_card_get_approval_serial (PdOverviewCard *self);

@@ -111,7 +111,11 @@ _pd_remote_plan_from_json (JsonObject  *object,
           return NULL;
         }
       step = pd_plan_step_new (id, title);
-      if (!pd_plan_step_status_from_string (pd_json_get_string (row, "status"), &step->status))
+      /* serve's word for an imported agent's cancelled item, which a plan
+       * holds as blocked (not pending: it will not be done). */
+      if (g_strcmp0 (pd_json_get_string (row, "status"), "cancelled") == 0)
+        step->status = PD_PLAN_STEP_BLOCKED;
+      else if (!pd_plan_step_status_from_string (pd_json_get_string (row, "status"), &step->status))
         step->status = PD_PLAN_STEP_PENDING;
       if (pd_json_get_string (row, "note"))
         pd_plan_step_set_note (step, pd_json_get_string (row, "note"));

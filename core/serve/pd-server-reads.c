@@ -139,9 +139,16 @@ req_set_db_error (Req    *req,
     }
 }
 
+/* @cancelled: the ids of an imported agent's cancelled items (or NULL),
+ * which the plan's words call blocked.  They go out as "cancelled", as
+ * `sessions show` and the export write them: odek's StepStatus has no such
+ * word, and its page draws a status it does not know with its pending
+ * glyph and the status as the glyph's title, which says more than its
+ * blocked glyph would; our own client reads it back as blocked. */
 static JsonObject *
 plan_object (const char        *session_id,
              const PdPlanState *state,
+             GHashTable        *cancelled,
              gboolean           detail)
 {
   JsonObject *object = json_object_new ();
@@ -167,7 +174,10 @@ plan_object (const char        *session_id,
 
       json_object_set_string_member (row, "id", step->id);
       json_object_set_string_member (row, "title", step->title);
-      json_object_set_string_member (row, "status", pd_plan_step_status_to_string (step->status));
+      if (step->status == PD_PLAN_STEP_BLOCKED && cancelled != NULL && g_hash_table_contains (cancelled, step->id))
+        json_object_set_string_member (row, "status", "cancelled");
+      else
+        json_object_set_string_member (row, "status", pd_plan_step_status_to_string (step->status));
       if (step->note && *step->note)
         json_object_set_string_member (row, "note", step->note);
       if (detail)
@@ -377,14 +387,15 @@ op_session (Req            *req,
     case OP_PLAN_DETAIL:
       {
         g_autoptr(PdPlanState) state = NULL;
+        g_autoptr(GHashTable) cancelled = NULL;
         JsonObject *object;
 
-        if (!pd_session_reads_get_plan (store, req->id, &state, &error))
+        if (!pd_session_reads_get_plan_marked (store, req->id, &state, &cancelled, &error))
           {
             req_set_db_error (req, error);
             return;
           }
-        object = plan_object (req->id, state, req->kind == OP_PLAN_DETAIL);
+        object = plan_object (req->id, state, cancelled, req->kind == OP_PLAN_DETAIL);
         if (req->kind == OP_PLAN_DETAIL)
           {
             g_autoptr(GPtrArray) versions = pd_session_reads_list_plan_versions (store, req->id, &error);

@@ -24,10 +24,14 @@ struct _PdSessionStore
   char    *failpoint;
 };
 
+/* An imported session's plan version is the updates its import applied
+ * (the index keeps them in imports, never in the session's row, which
+ * said 0 to every list); ours is the row's. */
 #define SESSION_COLUMNS \
   "s.id, s.task, s.name, s.model, s.provider, s.source, s.cwd, s.status, " \
   "s.created_at, s.updated_at, s.turns, s.input_tokens, s.output_tokens, s.pinned, " \
-  "s.auth_token, s.plan_version, s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner, " \
+  "s.auth_token, coalesce ((SELECT i.applied_updates FROM imports i WHERE i.session_pk = s.pk), s.plan_version), " \
+  "s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner, " \
   "le.type, json_extract (le.event_json, '$.data.error_class'), json_extract (le.event_json, '$.data.error'), " \
   "json_extract (le.event_json, '$.data.incomplete'), json_extract (le.event_json, '$.data.budget_exceeded')"
 /* The sessions with the last start or end of a run of each (le), for how
