@@ -176,8 +176,8 @@ check_span (JsonNode   *whole,
  * of theirs picked within, and the result's items), and names that are
  * prefixes of others within objects and rows; each with rows kept whole
  * and cut short. */
-enum { S_TYPE, S_SIDECHAIN, S_MESSAGE, S_CONTENT, S_RESULT, S_SUCCESS, S_TODOS, S_X, S_XA, S_XAB, S_DEEP, N_S };
-enum { T_BLOCKS, T_TODOS, T_DEEP, N_T };
+enum { S_TYPE, S_SIDECHAIN, S_MESSAGE, S_CONTENT, S_RESULT, S_SUCCESS, S_TODOS, S_X, S_XA, S_XAB, S_DEEP, S_DOCUMENT, N_S };
+enum { T_BLOCKS, T_TODOS, T_DEEP, T_RECORDS, N_T };
 
 static const PdJsonSpanPick span_input_pick[] = { { "todos", 8 }, { NULL } };
 static const PdJsonSpanPick span_block_pick[] = {
@@ -203,7 +203,47 @@ static const PdJsonSpanPick span_line_pick[] = {
 
 static guint n_spans_checked, n_spans_cut;
 
-/* The reference: what the span functions give of @object for @pick. */
+static void reference_spans (PdJsonSpan object, const PdJsonSpanPick *pick, PdJsonSpan *base,
+                             PdJsonSpanTable *tables);
+
+/* The reference: what the span functions give of @value (length 0: none)
+ * for the member @p picks. */
+static void
+reference_value (PdJsonSpan            value,
+                 const PdJsonSpanPick *p,
+                 PdJsonSpan           *base,
+                 PdJsonSpanTable      *tables)
+{
+  base[p->slot] = value;
+  if (p->members != NULL)
+    reference_spans (value, p->members, base, tables);
+  if (p->elements != NULL)
+    {
+      PdJsonSpanTable *table = &tables[p->table];
+      PdJsonSpan element;
+      gsize cursor = 0;
+
+      g_array_set_size (table->rows, 0);
+      table->cut = FALSE;
+      while (pd_json_span_next_element (value, &cursor, &element))
+        {
+          PdJsonSpan *row;
+
+          if (table->rows->len / p->row_size >= table->max_rows)
+            {
+              table->cut = TRUE;
+              continue;
+            }
+          g_array_set_size (table->rows, table->rows->len + p->row_size);
+          row = &g_array_index (table->rows, PdJsonSpan, table->rows->len - p->row_size);
+          memset (row, 0, p->row_size * sizeof (PdJsonSpan));
+          row[0] = element;
+          reference_spans (element, p->elements, row, NULL);
+        }
+    }
+}
+
+/* The same for the members @pick names of @object. */
 static void
 reference_spans (PdJsonSpan            object,
                  const PdJsonSpanPick *pick,
@@ -216,33 +256,7 @@ reference_spans (PdJsonSpan            object,
 
       if (!pd_json_span_is_object (object) || !pd_json_span_get_member (object, p->name, &value))
         value = (PdJsonSpan) { NULL, 0 };
-      base[p->slot] = value;
-      if (p->members != NULL)
-        reference_spans (value, p->members, base, tables);
-      if (p->elements != NULL)
-        {
-          PdJsonSpanTable *table = &tables[p->table];
-          PdJsonSpan element;
-          gsize cursor = 0;
-
-          g_array_set_size (table->rows, 0);
-          table->cut = FALSE;
-          while (pd_json_span_next_element (value, &cursor, &element))
-            {
-              PdJsonSpan *row;
-
-              if (table->rows->len / p->row_size >= table->max_rows)
-                {
-                  table->cut = TRUE;
-                  continue;
-                }
-              g_array_set_size (table->rows, table->rows->len + p->row_size);
-              row = &g_array_index (table->rows, PdJsonSpan, table->rows->len - p->row_size);
-              memset (row, 0, p->row_size * sizeof (PdJsonSpan));
-              row[0] = element;
-              reference_spans (element, p->elements, row, NULL);
-            }
-        }
+      reference_value (value, p, base, tables);
     }
 }
 
@@ -257,11 +271,82 @@ assert_same_span (PdJsonSpan  a,
              what, a.length ? a.text : "", a.length, b.length ? b.text : "", b.length, line);
 }
 
+/* pd_json_check_spans_value() against the same: the text as a whole value,
+ * an array of records as the Cline reader reads a task (the records' rows,
+ * kept whole and cut short), or an object (the same members as above). */
+static const PdJsonSpanPick span_record_text_pick[] = { { "a", 6 }, { "ab", 7 }, { NULL } };
+static const PdJsonSpanPick span_record_pick[] = {
+  { "type", 1 }, { "ask", 2 }, { "say", 3 }, { "ts", 4 }, { "text", 5, span_record_text_pick }, { NULL },
+};
+static const PdJsonSpanPick span_document_pick = { "", S_DOCUMENT, span_line_pick, span_record_pick, T_RECORDS, 8 };
+
+static void
+check_spans_document (const char *copy,
+                      gsize       length)
+{
+  const guint limits[] = { 4096, 1 };
+
+  for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
+    {
+      g_autoptr(GError) check_error = NULL;
+      g_autoptr(GError) spans_error = NULL;
+      PdJsonSpan values[N_S], expected[N_S];
+      PdJsonSpanTable tables[N_T], expected_tables[N_T];
+      gboolean checked, found;
+      PdJsonSpan root = { copy, length };
+
+      for (guint t = 0; t < N_T; t++)
+        {
+          tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l], FALSE };
+          expected_tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l], FALSE };
+        }
+      checked = pd_json_check_foreign (copy, (gssize) length, &check_error);
+      found = pd_json_check_spans_value (copy, length, &span_document_pick, values, tables, &spans_error);
+      n_spans_checked++;
+      if (!checked)
+        {
+          if (found)
+            g_error ("pd_json_check_spans_value() took a text the check refuses (%s): %.300s", check_error->message, copy);
+          g_assert_error (spans_error, PD_JSON_ERROR, check_error->code);
+        }
+      else
+        {
+          if (!found)
+            g_error ("pd_json_check_spans_value() refused a text the check takes (%s): %.300s", spans_error->message, copy);
+          while (root.length > 0 && g_ascii_isspace (root.text[0]))
+            root.text++, root.length--;
+          while (root.length > 0 && g_ascii_isspace (root.text[root.length - 1]))
+            root.length--;
+          /* Only what the value's kind picks is set. */
+          memset (values, 0, sizeof values);
+          memset (expected, 0, sizeof expected);
+          g_assert_true (pd_json_check_spans_value (copy, length, &span_document_pick, values, tables, NULL));
+          reference_value (root, &span_document_pick, expected, expected_tables);
+          for (guint i = 0; i < N_S; i++)
+            assert_same_span (values[i], expected[i], "a document's", copy);
+          for (guint t = 0; t < N_T; t++)
+            {
+              g_assert_cmpuint (tables[t].rows->len, ==, expected_tables[t].rows->len);
+              g_assert_cmpint (tables[t].cut, ==, expected_tables[t].cut);
+              n_spans_cut += tables[t].cut;
+              for (guint i = 0; i < tables[t].rows->len; i++)
+                assert_same_span (g_array_index (tables[t].rows, PdJsonSpan, i),
+                                  g_array_index (expected_tables[t].rows, PdJsonSpan, i), "a row's", copy);
+            }
+        }
+      for (guint t = 0; t < N_T; t++)
+        {
+          g_array_unref (tables[t].rows);
+          g_array_unref (expected_tables[t].rows);
+        }
+    }
+}
+
 static void
 check_spans_line (const char *copy,
                   gsize       length)
 {
-  const guint limits[][N_T] = { { 64, 512, 64 }, { 1, 2, 1 } };
+  const guint limits[][N_T] = { { 64, 512, 64, 64 }, { 1, 2, 1, 1 } };
 
   for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
     {
@@ -276,10 +361,17 @@ check_spans_line (const char *copy,
         {
           tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l][t], FALSE };
           expected_tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l][t], FALSE };
-          /* Rows of an earlier line are dropped. */
-          g_array_set_size (tables[t].rows, 3);
-          tables[t].cut = TRUE;
+          /* Rows of an earlier line are dropped (in the tables the pick
+           * names). */
+          if (t != T_RECORDS)
+            {
+              g_array_set_size (tables[t].rows, 3);
+              tables[t].cut = TRUE;
+            }
         }
+      /* Only the slots the pick names are set. */
+      memset (values, 0, sizeof values);
+      memset (expected, 0, sizeof expected);
       checked = pd_json_check_foreign (copy, (gssize) length, &check_error);
       found = pd_json_check_spans (copy, length, span_line_pick, values, tables, &spans_error);
       n_spans_checked++;
@@ -316,6 +408,7 @@ check_spans_line (const char *copy,
           g_array_unref (expected_tables[t].rows);
         }
     }
+  check_spans_document (copy, length);
 }
 
 /* With every pick (@which -1), or the one @which names. */
@@ -499,6 +592,9 @@ test_spans_hostile (void)
     "{\"message\":{\"content\":{\"type\":\"a\"}},\"toolUseResult\":{\"newTodos\":\"[]\"},\"payload\":[1,\"a\",null,[{\"a\":1}],{\"ab\":{\"a\":2}}]}",
     "{\"message\":{\"content\":[]},\"payload\":[],\"toolUseResult\":{}}",
     "[{\"type\":\"user\"}]",
+    /* A task's records: met again, escaped, of the wrong kind, nested. */
+    " [{\"type\":\"say\",\"say\":\"task\",\"s\\u0061y\":\"text\",\"ts\":1e400,\"text\":{\"a\":[1],\"ab\":{}}},"
+    "7,\"x\",[],{},{\"text\":\"t\",\"text\":{\"ab\":2}},{\"ask\":[{\"ask\":1}],\"ts\":-0.5e-3}] ",
     "\"type\"",
     /* Deep, and more rows than either limit keeps. */
     "{\"message\":{\"content\":[{\"input\":{\"todos\":[[[[{\"a\":[]}]]]]}},{},{},{\"type\":{\"type\":[]}}]},"

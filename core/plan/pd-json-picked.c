@@ -987,3 +987,61 @@ pd_json_check_spans (const char            *text,
     g_string_free (r.scratch, TRUE);
   return ok;
 }
+
+/**
+ * pd_json_check_spans_value:
+ * @text: UTF-8 JSON text written elsewhere
+ * @length: length of @text
+ * @pick: the document itself as a member's value is picked: its span at
+ *   @pick's slot, its members (an object) or its elements' rows (an array)
+ *   found as @pick names them (its name is not read)
+ * @values: (out caller-allocates): a span for every slot @pick names
+ * @tables: (inout): a table for every table @pick names
+ * @error: (nullable): where to say what was wrong
+ *
+ * pd_json_check_spans() for a document read as a whole value: one that is
+ * a long array of records (an editor extension's task) is checked and its
+ * records' members found in one walk.
+ *
+ * Returns: whether @text is one JSON value as a foreign document may be
+ */
+gboolean
+pd_json_check_spans_value (const char            *text,
+                           gsize                  length,
+                           const PdJsonSpanPick  *pick,
+                           PdJsonSpan            *values,
+                           PdJsonSpanTable       *tables,
+                           GError               **error)
+{
+  PdJsonReader r;
+  gboolean ok;
+
+  g_return_val_if_fail (text != NULL || length == 0, FALSE);
+  g_return_val_if_fail (pick != NULL && values != NULL, FALSE);
+
+  values[pick->slot] = (PdJsonSpan) { NULL, 0 };
+  if (!utf8_validate_fast (text, length))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return FALSE;
+    }
+
+  r.start = r.pos = text;
+  r.end = text + length;
+  r.depth = 0;
+  r.flags = PD_JSON_PARSE_FOREIGN;
+  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
+  r.scratch = NULL;
+
+  ok = spans_value (&r, pick, values, tables, error);
+  if (ok)
+    {
+      pd_json_reader_skip_ws (&r);
+      if (r.pos != r.end)
+        ok = pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+    }
+  if (r.scratch != NULL)
+    g_string_free (r.scratch, TRUE);
+  return ok;
+}

@@ -121,5 +121,11 @@ gboolean  pd_json_check_spans         (const char           *text,
                                        PdJsonSpan           *values,
                                        PdJsonSpanTable      *tables,
                                        GError              **error);
+gboolean  pd_json_check_spans_value   (const char           *text,
+                                       gsize                 length,
+                                       const PdJsonSpanPick *pick,
+                                       PdJsonSpan           *values,
+                                       PdJsonSpanTable      *tables,
+                                       GError              **error);
 
 G_END_DECLS
