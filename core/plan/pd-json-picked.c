@@ -759,13 +759,29 @@ spans_reset (const PdJsonSpanPick *pick,
     }
 }
 
+/* Whether @key (@length bytes, no NUL among them: a plain key is UTF-8
+ * the check accepted, an unescaped one is cut at its first NUL) is @name.
+ * Compared in place, byte by byte: most keys differ from most names at
+ * their first byte, and a call to strncmp() for each name was a tenth of
+ * a task's walk. */
+static inline gboolean
+key_is_name (const char *key,
+             gsize       length,
+             const char *name)
+{
+  for (gsize i = 0; i < length; i++)
+    if (name[i] != key[i])
+      return FALSE;  /* also at the name's end: its NUL is no key byte */
+  return name[length] == '\0';
+}
+
 static const PdJsonSpanPick *
 find_span_pick (const PdJsonSpanPick *pick,
                 const char           *key,
                 gsize                 length)
 {
   for (; pick->name != NULL; pick++)
-    if (strncmp (pick->name, key, length) == 0 && pick->name[length] == '\0')
+    if (key_is_name (key, length, pick->name))
       return pick;
   return NULL;
 }
