@@ -16,6 +16,7 @@
 #include "pd-import-test.h"
 #include "pd-json.h"
 #include "pd-json-span.h"
+#include "pd-qwen-reader.h"
 
 /* Arrays within arrays, a member picked whole beside members picked in
  * part, names that are prefixes of others. */
@@ -983,6 +984,77 @@ test_sessions_many_rows (void)
   pd_import_test_rmtree (tmp);
 }
 
+/* A Qwen Code session checked and read in one walk: a message of more
+ * parts than the walk keeps rows of (its parts walked again), a call's
+ * list met again in its arguments; read the same in place as from
+ * trees. */
+static char *
+qwen_session_json (const char *path,
+                   gboolean    pick)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  _pd_import_set_pick_lines (pick);
+  session = pd_qwen_read (path, &error);
+  _pd_import_set_pick_lines (TRUE);
+  g_assert_no_error (error);
+  node = pd_imported_session_to_json (session, TRUE);
+  return json_to_string (node, TRUE);
+}
+
+static void
+test_qwen_one_walk (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("pd-test-pick-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (tmp, "session.jsonl", NULL);
+  g_autofree char *picked = NULL;
+  g_autofree char *whole = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  const char *head = "{\"sessionId\":\"5f0c2a9e-0000-4d8e-a6c2-000000000070\",\"cwd\":\"/tmp/parts\",";
+
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:00.000Z\",\"type\":\"user\",\"message\":{\"parts\":[{\"text\":\"plan\"}]}}\n", head);
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:01.000Z\",\"type\":\"assistant\",\"message\":{\"parts\":[", head);
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (text, "{\"text\":\"part %u\"},", i);
+  g_string_append (text, "{\"functionCall\":{\"id\":\"c1\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":\"shadowed\",\"status\":\"pending\"}]},"
+                         "\"args\":{\"todos\":[{\"id\":\"1\",\"content\":\"many parts\",\"status\":\"in_progress\"}]}}}]}}\n");
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:02.000Z\",\"type\":\"tool_result\",\"message\":{\"parts\":[", head);
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (text, "{\"text\":\"part %u\"},", i);
+  g_string_append (text, "{\"functionResponse\":{\"id\":\"c1\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},"
+                         "\"toolCallResult\":{\"callId\":\"c1\",\"status\":\"success\"}}\n");
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  picked = qwen_session_json (path, TRUE);
+  whole = qwen_session_json (path, FALSE);
+  g_assert_cmpstr (picked, ==, whole);
+  g_assert_nonnull (strstr (picked, "many parts"));
+  g_assert_null (strstr (picked, "shadowed"));
+
+  /* Then, in a line of few parts: a call whose arguments are no object,
+   * one whose list is met again, a call of another tool, and their
+   * results with an escaped id and a failure. */
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:03.000Z\",\"type\":\"assistant\",\"message\":{\"parts\":["
+                          "{\"functionCall\":{\"id\":\"c2\",\"name\":\"todo_write\",\"args\":\"[]\"}},"
+                          "{\"functionCall\":{\"id\":\"c3\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":\"old\",\"status\":\"pending\"}],"
+                          "\"todos\":[{\"id\":\"1\",\"content\":\"two \\u00e9\",\"status\":\"completed\"},{\"id\":2,\"content\":\"three\",\"status\":\"pending\"}]}}},"
+                          "{\"functionCall\":{\"id\":\"c4\",\"name\":\"read_file\",\"args\":{\"todos\":[]}}}]}}\n", head);
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:04.000Z\",\"type\":\"tool_result\",\"message\":{\"parts\":["
+                          "{\"functionResponse\":{\"id\":\"c2\",\"response\":{\"output\":\"ok\"}}},"
+                          "{\"functionResponse\":{\"id\":\"c\\u0033\",\"id\":\"c3\",\"response\":{\"output\":\"ok\"}}},"
+                          "{\"functionResponse\":{\"id\":\"c4\",\"response\":{\"error\":\"no\"}}}]}}\n", head);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  g_clear_pointer (&picked, g_free);
+  g_clear_pointer (&whole, g_free);
+  picked = qwen_session_json (path, TRUE);
+  whole = qwen_session_json (path, FALSE);
+  g_assert_cmpstr (picked, ==, whole);
+  g_assert_nonnull (strstr (picked, "two \u00e9"));
+  g_assert_null (strstr (picked, "\"old\""));
+  pd_import_test_rmtree (tmp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -997,5 +1069,6 @@ main (int    argc,
   g_test_add_func ("/pd/import-pick/sessions-shared", test_sessions_shared);
   g_test_add_func ("/pd/import-pick/sessions-hostile", test_sessions_hostile);
   g_test_add_func ("/pd/import-pick/sessions-many-rows", test_sessions_many_rows);
+  g_test_add_func ("/pd/import-pick/qwen-one-walk", test_qwen_one_walk);
   return g_test_run ();
 }
