@@ -16,6 +16,7 @@
 #include "pd-import-test.h"
 #include "pd-json.h"
 #include "pd-json-span.h"
+#include "pd-gemini-reader.h"
 #include "pd-qwen-reader.h"
 
 /* Arrays within arrays, a member picked whole beside members picked in
@@ -1055,6 +1056,64 @@ test_qwen_one_walk (void)
   pd_import_test_rmtree (tmp);
 }
 
+/* A Gemini CLI session of JSON lines checked and read in one walk: a
+ * message of more calls than the walk keeps rows of, calls refused, lists
+ * met again; read the same in place as from trees. */
+static char *
+gemini_session_json (const char *path,
+                     gboolean    pick)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  _pd_import_set_pick_lines (pick);
+  session = pd_gemini_read (path, &error);
+  _pd_import_set_pick_lines (TRUE);
+  g_assert_no_error (error);
+  node = pd_imported_session_to_json (session, TRUE);
+  return json_to_string (node, TRUE);
+}
+
+static void
+test_gemini_one_walk (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("pd-test-pick-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (tmp, "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  g_string_append (text, "{\"sessionId\":\"3fa9c0d1-0000-4b8a-9c61-000000000070\",\"startTime\":\"2026-04-05T10:12:00.000Z\","
+                         "\"lastUpdated\":\"2026-04-05T10:12:00.000Z\",\"kind\":\"main\"}\n"
+                         "{\"id\":\"m1\",\"timestamp\":\"2026-04-05T10:12:09.000Z\",\"type\":\"user\",\"content\":[{\"text\":\"plan\"}]}\n"
+                         "{\"id\":\"m2\",\"timestamp\":\"2026-04-05T10:12:19.000Z\",\"type\":\"gemini\",\"toolCalls\":[");
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (text, "{\"id\":\"read-%u\",\"name\":\"read_file\",\"args\":{\"todos\":[]},\"status\":\"success\"},", i);
+  g_string_append (text, "{\"id\":\"w1\",\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"shadowed\",\"status\":\"pending\"}],"
+                         "\"todos\":[{\"description\":\"many calls\",\"status\":\"in_progress\"}]},\"status\":\"success\"}]}\n");
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autofree char *picked = NULL;
+      g_autofree char *whole = NULL;
+
+      g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+      picked = gemini_session_json (path, TRUE);
+      whole = gemini_session_json (path, FALSE);
+      g_assert_cmpstr (picked, ==, whole);
+      g_assert_null (strstr (picked, "shadowed"));
+      g_assert_null (strstr (picked, "refused"));
+      g_assert_nonnull (strstr (picked, round == 0 ? "many calls" : "two \u00e9"));
+      /* Then, in a line of few calls: one refused, one whose arguments
+       * are no object, one whose list is met again, escaped members. */
+      g_string_append (text, "{\"id\":\"m3\",\"timestamp\":\"2026-04-05T10:12:29.000Z\",\"type\":\"gemini\",\"toolCalls\":["
+                             "{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"refused\",\"status\":\"pending\"}]},\"status\":\"error\"},"
+                             "{\"name\":\"write_todos\",\"args\":[],\"status\":\"success\"},"
+                             "{\"n\\u0061me\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"old\",\"status\":\"pending\"}],"
+                             "\"t\\u006fdos\":[{\"description\":\"two \\u00e9\",\"status\":\"completed\"}]},\"status\":\"success\"},"
+                             "{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"refused\",\"status\":\"pending\"}]},\"status\":7}]}\n");
+    }
+  pd_import_test_rmtree (tmp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1070,5 +1129,6 @@ main (int    argc,
   g_test_add_func ("/pd/import-pick/sessions-hostile", test_sessions_hostile);
   g_test_add_func ("/pd/import-pick/sessions-many-rows", test_sessions_many_rows);
   g_test_add_func ("/pd/import-pick/qwen-one-walk", test_qwen_one_walk);
+  g_test_add_func ("/pd/import-pick/gemini-one-walk", test_gemini_one_walk);
   return g_test_run ();
 }
