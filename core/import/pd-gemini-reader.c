@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-gemini-reader.h"
+#include "pd-gemini-reader-private.h"
 #include "pd-import-private.h"
 #include "pd-jsonl-reader.h"
 #include "pd-jsonl-replay.h"
@@ -98,12 +99,10 @@ struct _PdGeminiReader
   char              *stored_title;
   PdImportStats      stored;
   /* What the check of a line read in place found of it (check_span()). */
-  struct _GeminiSpans *spans;
+  PdGeminiSpans     *spans;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
-
-static void gemini_spans_free (struct _GeminiSpans *spans);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdGeminiReader, pd_gemini_reader, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
@@ -131,8 +130,7 @@ pd_gemini_reader_finalize (GObject *object)
   g_free (self->path);
   g_free (self->summary);
   g_free (self->stored_title);
-  if (self->spans != NULL)
-    gemini_spans_free (self->spans);
+  g_clear_pointer (&self->spans, _pd_gemini_spans_free);
 
   G_OBJECT_CLASS (pd_gemini_reader_parent_class)->finalize (object);
 }
@@ -556,42 +554,6 @@ static const char * const span_record_names[] = {
   "$rewindTo", "$set", "id", "sessionId", "startTime", "lastUpdated", "summary", "timestamp", "type", "content",
   "toolCalls", NULL,
 };
-enum {
-  REC_REWIND, REC_SET, REC_ID, REC_SESSION_ID, REC_START, REC_LAST, REC_SUMMARY, REC_TIMESTAMP, REC_TYPE,
-  REC_CONTENT, REC_CALLS, N_REC,
-};
-
-/* A line of the JSON lines format is checked and these found in one walk
- * (check_span()): the record's members, and a row for each tool call with
- * its name, status, arguments and their list. */
-enum { CALL_ELEMENT, CALL_NAME, CALL_STATUS, CALL_ARGS, CALL_TODOS, N_CALL };
-
-static const PdJsonSpanPick args_span_pick[] = { { "todos", CALL_TODOS }, { NULL } };
-static const PdJsonSpanPick call_span_pick[] = {
-  { "name", CALL_NAME }, { "status", CALL_STATUS }, { "args", CALL_ARGS, args_span_pick }, { NULL },
-};
-static const PdJsonSpanPick record_span_pick[] = {
-  { "$rewindTo", REC_REWIND }, { "$set", REC_SET }, { "id", REC_ID }, { "sessionId", REC_SESSION_ID },
-  { "startTime", REC_START }, { "lastUpdated", REC_LAST }, { "summary", REC_SUMMARY },
-  { "timestamp", REC_TIMESTAMP }, { "type", REC_TYPE }, { "content", REC_CONTENT },
-  { "toolCalls", REC_CALLS, NULL, call_span_pick, 0, N_CALL }, { NULL },
-};
-
-/* A line of more calls than this is read by walking its calls again. */
-#define MAX_CALL_ROWS 64
-
-typedef struct _GeminiSpans
-{
-  PdJsonSpan      record[N_REC];
-  PdJsonSpanTable calls;
-} GeminiSpans;
-
-static void
-gemini_spans_free (GeminiSpans *spans)
-{
-  g_array_unref (spans->calls.rows);
-  g_free (spans);
-}
 
 /* The time of a string span (0 for none). */
 static gint64
@@ -768,12 +730,8 @@ check_span (gpointer    user_data,
   PdGeminiReader *self = user_data;
 
   if (self->spans == NULL)
-    {
-      self->spans = g_new0 (GeminiSpans, 1);
-      self->spans->calls.rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
-      self->spans->calls.max_rows = MAX_CALL_ROWS;
-    }
-  return pd_json_check_spans (line, length, record_span_pick, self->spans->record, &self->spans->calls, NULL);
+    self->spans = _pd_gemini_spans_new ();
+  return _pd_gemini_spans_check (self->spans, line, length);
 }
 
 /* A line check_span() took, from what it found. */
