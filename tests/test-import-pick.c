@@ -2,8 +2,11 @@
  * with the members each reader reads) against whole trees: for every line
  * of every fixture, and the same lines broken in many ways, the picked
  * parse refuses exactly what the whole parse refuses and keeps exactly the
- * picked part of its tree; and every fixture transcript, whole and broken,
- * reads to the same sessions either way.
+ * picked part of its tree, and the one walk that checks a line and finds
+ * its members (pd_json_check_spans(), pd_json_check_spans_value()) refuses
+ * what the check refuses and finds what the span functions find; and every
+ * fixture transcript, whole and broken, reads to the same sessions either
+ * way, so do transcripts made to reach the walk's bounds.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
