@@ -3,7 +3,9 @@
  * The input is read as pd_fuzz_read_transcript() reads it, as JSON lines
  * (a small line cap reaches the too-long path; followed in two appends)
  * and as the older one-document format (rewritten whole under a reader
- * that already read part of it).
+ * that already read part of it); each read in place and as trees to the
+ * same session (the one walk that checks a record and finds its members
+ * against the trees).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -28,6 +30,6 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     return -1;
 
   for (guint document = 0; document <= 1; document++)
-    pd_fuzz_read_transcript (&file, data, size, reader_new, GUINT_TO_POINTER (document), 0);
+    pd_fuzz_read_transcript (&file, data, size, reader_new, GUINT_TO_POINTER (document), PD_FUZZ_READ_PICKED);
   return 0;
 }

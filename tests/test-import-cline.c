@@ -513,6 +513,103 @@ test_hostile (void)
   pd_import_test_rmtree (dir);
 }
 
+/* A task is checked and its messages' members found in one walk: a task
+ * of more messages than the walk keeps rows of is read by walking them
+ * again, to the same checklist; a task broken anywhere (cut, a bad byte,
+ * a bad escape, nested too deep) is refused whole, and one met again in a
+ * rewrite keeps what was read; escaped keys and repeated members read as
+ * the tree reads them. */
+static void
+test_one_walk (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autoptr(GString) task = g_string_new ("[{\"ts\":1775300000000,\"type\":\"say\",\"say\":\"task\",\"text\":\"many\"}");
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  const guint n = 40000;
+
+  for (guint i = 1; i < n; i++)
+    {
+      if (i == n - 2)
+        g_string_append_printf (task, ",{\"ts\":%u,\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [x] first\\n- [ ] last %u\"}",
+                                1775300000u + i, i);
+      else
+        g_string_append_printf (task, ",{\"ts\":%u,\"type\":\"say\",\"say\":\"text\",\"text\":\"message %u\"}",
+                                1775300000u + i, i);
+    }
+  g_string_append_c (task, ']');
+  {
+    const char *parts[] = { task->str, NULL };
+
+    path = pd_import_test_write (dir, "tasks/1/ui_messages.json", parts);
+  }
+  session = pd_cline_read (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, n);
+  g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 1);
+  pd_import_test_assert_list (session, "first:completed|last 39998:pending");
+  g_assert_cmpstr (pd_imported_session_get_title (session), ==, "many");
+  g_clear_object (&session);
+
+  /* Escaped keys, members met again (the last counts), nested values. */
+  {
+    const char *parts[] = {
+      "[{\"t\\u0079pe\":\"say\",\"say\":\"text\",\"say\":\"task\",\"text\":\"title\"},"
+      "{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] shadowed\",\"text\":\"- [x] kept \\\"quoted\\\"\"},"
+      "{\"type\":\"say\",\"say\":{\"say\":\"task_progress\"},\"text\":[[[{\"text\":\"- [ ] nested\"}]]]},"
+      "{\"type\":\"say\",\"s\\u0061y\":\"task_progress\",\"text\":\"- [ ] escaped \\u00e9\",\"ts\":99999999999999999999}]",
+      NULL,
+    };
+    g_autofree char *odd = pd_import_test_write (dir, "tasks/2/ui_messages.json", parts);
+
+    session = pd_cline_read (odd, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (pd_imported_session_get_title (session), ==, "title");
+    g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 2);
+    pd_import_test_assert_list (session, "escaped \u00e9:pending");
+    g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);
+    g_clear_object (&session);
+  }
+
+  /* Broken: refused on a first read, what was read kept on a later one. */
+  {
+    const char *broken[] = {
+      "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] a\"}", /* cut */
+      "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] \xff\"}]",
+      "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] \\q\"}]",
+      "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] a\"},]",
+      "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] a\"}] []",
+      "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] a\",\"ts\":01}]",
+      "[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [ ] a\"},\"\\ud800\",{\"x\":" "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+    };
+    g_autofree char *good_text = g_strdup ("[{\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"- [x] kept\"}]");
+    g_autofree char *bad = g_build_filename (dir, "tasks", "3", "ui_messages.json", NULL);
+    g_autofree char *parent = g_path_get_dirname (bad);
+
+    g_mkdir_with_parents (parent, 0700);
+    for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
+      {
+        g_autoptr(PdClineReader) reader = NULL;
+
+        g_assert_true (g_file_set_contents (bad, broken[i], -1, NULL));
+        g_assert_null (pd_cline_read (bad, &error));
+        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+        g_clear_error (&error);
+
+        g_assert_true (g_file_set_contents (bad, good_text, -1, NULL));
+        reader = pd_cline_reader_new (bad);
+        g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+        g_assert_no_error (error);
+        g_assert_true (g_file_set_contents (bad, broken[i], -1, NULL));
+        g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
+        g_assert_no_error (error);
+        pd_import_test_assert_list (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)), "kept:completed");
+      }
+  }
+  pd_import_test_rmtree (dir);
+}
+
 /* The folder of a task without an index entry comes from its first
  * request's environment details, as the extension wrote them: a task text
  * quoting the words names no folder (tried as an attacker would), a
@@ -827,6 +924,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-cline/index-overrides", test_index_overrides);
   g_test_add_func ("/pd/import-cline/index-same-size-rewrite", test_index_same_size_rewrite);
   g_test_add_func ("/pd/import-cline/hostile", test_hostile);
+  g_test_add_func ("/pd/import-cline/one-walk", test_one_walk);
   g_test_add_func ("/pd/import-cline/lone-surrogate", test_lone_surrogate);
   g_test_add_func ("/pd/import-cline/environment-folder", test_environment_folder);
   g_test_add_func ("/pd/import-cline/kilo-cli", test_kilo_cli);

@@ -2,8 +2,11 @@
  * with the members each reader reads) against whole trees: for every line
  * of every fixture, and the same lines broken in many ways, the picked
  * parse refuses exactly what the whole parse refuses and keeps exactly the
- * picked part of its tree; and every fixture transcript, whole and broken,
- * reads to the same sessions either way.
+ * picked part of its tree, and the one walk that checks a line and finds
+ * its members (pd_json_check_spans(), pd_json_check_spans_value()) refuses
+ * what the check refuses and finds what the span functions find; and every
+ * fixture transcript, whole and broken, reads to the same sessions either
+ * way, so do transcripts made to reach the walk's bounds.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,6 +19,8 @@
 #include "pd-import-test.h"
 #include "pd-json.h"
 #include "pd-json-span.h"
+#include "pd-gemini-reader.h"
+#include "pd-qwen-reader.h"
 
 /* Arrays within arrays, a member picked whole beside members picked in
  * part, names that are prefixes of others. */
@@ -171,6 +176,246 @@ check_span (JsonNode   *whole,
     }
 }
 
+/* pd_json_check_spans() against the check and the span functions: a
+ * pick like the Claude Code reader's (its content blocks, with a member
+ * of theirs picked within, and the result's items), and names that are
+ * prefixes of others within objects and rows; each with rows kept whole
+ * and cut short. */
+enum { S_TYPE, S_SIDECHAIN, S_MESSAGE, S_CONTENT, S_RESULT, S_SUCCESS, S_TODOS, S_X, S_XA, S_XAB, S_DEEP, S_DOCUMENT, N_S };
+enum { T_BLOCKS, T_TODOS, T_DEEP, T_RECORDS, N_T };
+
+static const PdJsonSpanPick span_input_pick[] = { { "todos", 8 }, { NULL } };
+static const PdJsonSpanPick span_block_pick[] = {
+  { "type", 1 }, { "name", 2 }, { "id", 3 }, { "input", 4, span_input_pick }, { "tool_use_id", 5 },
+  { "is_error", 6 }, { "content", 7 }, { NULL },
+};
+static const PdJsonSpanPick span_todo_pick[] = {
+  { "content", 1 }, { "text", 2 }, { "status", 3 }, { "id", 4 }, { NULL },
+};
+static const PdJsonSpanPick span_deep_inner[] = { { "a", 1 }, { "ab", 2 }, { NULL } };
+static const PdJsonSpanPick span_message_pick[] = {
+  { "content", S_CONTENT, NULL, span_block_pick, T_BLOCKS, 9 }, { NULL },
+};
+static const PdJsonSpanPick span_result_pick[] = {
+  { "success", S_SUCCESS }, { "newTodos", S_TODOS, NULL, span_todo_pick, T_TODOS, 5 }, { NULL },
+};
+static const PdJsonSpanPick span_x_pick[] = { { "a", S_XA }, { "ab", S_XAB }, { NULL } };
+static const PdJsonSpanPick span_line_pick[] = {
+  { "type", S_TYPE }, { "isSidechain", S_SIDECHAIN }, { "message", S_MESSAGE, span_message_pick },
+  { "toolUseResult", S_RESULT, span_result_pick }, { "x", S_X, span_x_pick },
+  { "payload", S_DEEP, NULL, span_deep_inner, T_DEEP, 3 }, { NULL },
+};
+
+static guint n_spans_checked, n_spans_cut;
+
+static void reference_spans (PdJsonSpan object, const PdJsonSpanPick *pick, PdJsonSpan *base,
+                             PdJsonSpanTable *tables);
+
+/* The reference: what the span functions give of @value (length 0: none)
+ * for the member @p picks. */
+static void
+reference_value (PdJsonSpan            value,
+                 const PdJsonSpanPick *p,
+                 PdJsonSpan           *base,
+                 PdJsonSpanTable      *tables)
+{
+  base[p->slot] = value;
+  if (p->members != NULL)
+    reference_spans (value, p->members, base, tables);
+  if (p->elements != NULL)
+    {
+      PdJsonSpanTable *table = &tables[p->table];
+      PdJsonSpan element;
+      gsize cursor = 0;
+
+      g_array_set_size (table->rows, 0);
+      table->cut = FALSE;
+      while (pd_json_span_next_element (value, &cursor, &element))
+        {
+          PdJsonSpan *row;
+
+          if (table->rows->len / p->row_size >= table->max_rows)
+            {
+              table->cut = TRUE;
+              continue;
+            }
+          g_array_set_size (table->rows, table->rows->len + p->row_size);
+          row = &g_array_index (table->rows, PdJsonSpan, table->rows->len - p->row_size);
+          memset (row, 0, p->row_size * sizeof (PdJsonSpan));
+          row[0] = element;
+          reference_spans (element, p->elements, row, NULL);
+        }
+    }
+}
+
+/* The same for the members @pick names of @object. */
+static void
+reference_spans (PdJsonSpan            object,
+                 const PdJsonSpanPick *pick,
+                 PdJsonSpan           *base,
+                 PdJsonSpanTable      *tables)
+{
+  for (const PdJsonSpanPick *p = pick; p->name != NULL; p++)
+    {
+      PdJsonSpan value = { NULL, 0 };
+
+      if (!pd_json_span_is_object (object) || !pd_json_span_get_member (object, p->name, &value))
+        value = (PdJsonSpan) { NULL, 0 };
+      reference_value (value, p, base, tables);
+    }
+}
+
+static void
+assert_same_span (PdJsonSpan  a,
+                  PdJsonSpan  b,
+                  const char *what,
+                  const char *line)
+{
+  if (a.length != b.length || (a.length > 0 && a.text != b.text))
+    g_error ("%s: span %.40s (%" G_GSIZE_FORMAT ") where the span functions give %.40s (%" G_GSIZE_FORMAT ") in %.300s",
+             what, a.length ? a.text : "", a.length, b.length ? b.text : "", b.length, line);
+}
+
+/* pd_json_check_spans_value() against the same: the text as a whole value,
+ * an array of records as the Cline reader reads a task (the records' rows,
+ * kept whole and cut short), or an object (the same members as above). */
+static const PdJsonSpanPick span_record_text_pick[] = { { "a", 6 }, { "ab", 7 }, { NULL } };
+static const PdJsonSpanPick span_record_pick[] = {
+  { "type", 1 }, { "ask", 2 }, { "say", 3 }, { "ts", 4 }, { "text", 5, span_record_text_pick }, { NULL },
+};
+static const PdJsonSpanPick span_document_pick = { "", S_DOCUMENT, span_line_pick, span_record_pick, T_RECORDS, 8 };
+
+static void
+check_spans_document (const char *copy,
+                      gsize       length)
+{
+  const guint limits[] = { 4096, 1 };
+
+  for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
+    {
+      g_autoptr(GError) check_error = NULL;
+      g_autoptr(GError) spans_error = NULL;
+      PdJsonSpan values[N_S], expected[N_S];
+      PdJsonSpanTable tables[N_T], expected_tables[N_T];
+      gboolean checked, found;
+      PdJsonSpan root = { copy, length };
+
+      for (guint t = 0; t < N_T; t++)
+        {
+          tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l], FALSE };
+          expected_tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l], FALSE };
+        }
+      checked = pd_json_check_foreign (copy, (gssize) length, &check_error);
+      found = pd_json_check_spans_value (copy, length, &span_document_pick, values, tables, &spans_error);
+      n_spans_checked++;
+      if (!checked)
+        {
+          if (found)
+            g_error ("pd_json_check_spans_value() took a text the check refuses (%s): %.300s", check_error->message, copy);
+          g_assert_error (spans_error, PD_JSON_ERROR, check_error->code);
+        }
+      else
+        {
+          if (!found)
+            g_error ("pd_json_check_spans_value() refused a text the check takes (%s): %.300s", spans_error->message, copy);
+          while (root.length > 0 && g_ascii_isspace (root.text[0]))
+            root.text++, root.length--;
+          while (root.length > 0 && g_ascii_isspace (root.text[root.length - 1]))
+            root.length--;
+          /* Only what the value's kind picks is set. */
+          memset (values, 0, sizeof values);
+          memset (expected, 0, sizeof expected);
+          g_assert_true (pd_json_check_spans_value (copy, length, &span_document_pick, values, tables, NULL));
+          reference_value (root, &span_document_pick, expected, expected_tables);
+          for (guint i = 0; i < N_S; i++)
+            assert_same_span (values[i], expected[i], "a document's", copy);
+          for (guint t = 0; t < N_T; t++)
+            {
+              g_assert_cmpuint (tables[t].rows->len, ==, expected_tables[t].rows->len);
+              g_assert_cmpint (tables[t].cut, ==, expected_tables[t].cut);
+              n_spans_cut += tables[t].cut;
+              for (guint i = 0; i < tables[t].rows->len; i++)
+                assert_same_span (g_array_index (tables[t].rows, PdJsonSpan, i),
+                                  g_array_index (expected_tables[t].rows, PdJsonSpan, i), "a row's", copy);
+            }
+        }
+      for (guint t = 0; t < N_T; t++)
+        {
+          g_array_unref (tables[t].rows);
+          g_array_unref (expected_tables[t].rows);
+        }
+    }
+}
+
+static void
+check_spans_line (const char *copy,
+                  gsize       length)
+{
+  const guint limits[][N_T] = { { 64, 512, 64, 64 }, { 1, 2, 1, 1 } };
+
+  for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
+    {
+      g_autoptr(GError) check_error = NULL;
+      g_autoptr(GError) spans_error = NULL;
+      PdJsonSpan values[N_S], expected[N_S];
+      PdJsonSpanTable tables[N_T], expected_tables[N_T];
+      gboolean checked, found;
+      PdJsonSpan root = { copy, length };
+
+      for (guint t = 0; t < N_T; t++)
+        {
+          tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l][t], FALSE };
+          expected_tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l][t], FALSE };
+          /* Rows of an earlier line are dropped (in the tables the pick
+           * names). */
+          if (t != T_RECORDS)
+            {
+              g_array_set_size (tables[t].rows, 3);
+              tables[t].cut = TRUE;
+            }
+        }
+      /* Only the slots the pick names are set. */
+      memset (values, 0, sizeof values);
+      memset (expected, 0, sizeof expected);
+      checked = pd_json_check_foreign (copy, (gssize) length, &check_error);
+      found = pd_json_check_spans (copy, length, span_line_pick, values, tables, &spans_error);
+      n_spans_checked++;
+      if (!checked)
+        {
+          if (found)
+            g_error ("pd_json_check_spans() took a line the check refuses (%s): %.300s", check_error->message, copy);
+          g_assert_error (spans_error, PD_JSON_ERROR, check_error->code);
+        }
+      else
+        {
+          if (!found)
+            g_error ("pd_json_check_spans() refused a line the check takes (%s): %.300s", spans_error->message, copy);
+          while (root.length > 0 && g_ascii_isspace (root.text[0]))
+            root.text++, root.length--;
+          while (root.length > 0 && g_ascii_isspace (root.text[root.length - 1]))
+            root.length--;
+          reference_spans (root, span_line_pick, expected, expected_tables);
+          for (guint i = 0; i < N_S; i++)
+            assert_same_span (values[i], expected[i], "a value's", copy);
+          for (guint t = 0; t < N_T; t++)
+            {
+              g_assert_cmpuint (tables[t].rows->len, ==, expected_tables[t].rows->len);
+              g_assert_cmpint (tables[t].cut, ==, expected_tables[t].cut);
+              n_spans_cut += tables[t].cut;
+              for (guint i = 0; i < tables[t].rows->len; i++)
+                assert_same_span (g_array_index (tables[t].rows, PdJsonSpan, i),
+                                  g_array_index (expected_tables[t].rows, PdJsonSpan, i), "a row's", copy);
+            }
+        }
+      for (guint t = 0; t < N_T; t++)
+        {
+          g_array_unref (tables[t].rows);
+          g_array_unref (expected_tables[t].rows);
+        }
+    }
+  check_spans_document (copy, length);
+}
+
 /* With every pick (@which -1), or the one @which names. */
 static void
 check_line (const char *line,
@@ -181,6 +426,7 @@ check_line (const char *line,
    * reader leaves one. */
   g_autofree char *copy = g_strndup (line, length);
 
+  check_spans_line (copy, length);
   for (guint i = 0; all_picks (i) != NULL; i++)
     {
       g_autoptr(GError) whole_error = NULL;
@@ -326,6 +572,89 @@ test_numbers (void)
     }
 }
 
+/* Lines made to break the one walk: every way of meeting a member again,
+ * escaped keys, a key cut by "\u0000", values of the wrong kind, more
+ * rows than kept, bad numbers and bad bytes, cut anywhere. */
+static void
+test_spans_hostile (void)
+{
+  const char *lines[] = {
+    "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"a\"}]},"
+    "\"toolUseResult\":{\"success\":true,\"newTodos\":[{\"content\":\"x\",\"status\":\"pending\",\"id\":\"1\"},"
+    "{\"text\":\"y\",\"status\":\"completed\",\"id\":2}]}}",
+    /* Met again: the last is kept, and nothing of the one before. */
+    "{\"message\":{\"content\":[{\"type\":\"a\"},{\"type\":\"b\"}]},\"message\":{\"role\":\"user\"}}",
+    "{\"message\":{\"content\":[{\"type\":\"a\"}],\"content\":[{\"name\":\"b\"},3,[]]},\"message\":{\"content\":[{\"id\":\"c\"}]}}",
+    "{\"message\":{\"content\":[{\"type\":\"a\"}]},\"message\":\"text\"}",
+    "{\"toolUseResult\":{\"newTodos\":[{\"content\":\"x\"}]},\"toolUseResult\":\"Error: no\"}",
+    "{\"x\":{\"a\":1,\"ab\":2,\"a\":{\"ab\":3}},\"x\":[{\"a\":4}],\"x\":{\"abc\":5,\"ab\":6}}",
+    /* Escaped keys and strings, and a key a "\u0000" cuts to a name. */
+    "{\"\\u0074ype\":\"as\\u0073istant\",\"type\\u0000x\":\"cut\",\"message\":{\"con\\tent\":[1],\"content\":[{\"n\\u0061me\":\"\\\"TodoWrite\\\"\"}]}}",
+    "{\"t\\ype\":1}",
+    "{\"type\":\"\\ud800\\udc00\\ud800\",\"message\":{\"content\":[{\"id\":\"\\u0000\"}]}}",
+    /* Values of the wrong kind where objects and arrays are picked. */
+    "{\"message\":[{\"content\":[]}],\"toolUseResult\":[{\"newTodos\":[]}],\"payload\":{\"a\":1}}",
+    "{\"message\":{\"content\":{\"type\":\"a\"}},\"toolUseResult\":{\"newTodos\":\"[]\"},\"payload\":[1,\"a\",null,[{\"a\":1}],{\"ab\":{\"a\":2}}]}",
+    "{\"message\":{\"content\":[]},\"payload\":[],\"toolUseResult\":{}}",
+    "[{\"type\":\"user\"}]",
+    /* A task's records: met again, escaped, of the wrong kind, nested. */
+    " [{\"type\":\"say\",\"say\":\"task\",\"s\\u0061y\":\"text\",\"ts\":1e400,\"text\":{\"a\":[1],\"ab\":{}}},"
+    "7,\"x\",[],{},{\"text\":\"t\",\"text\":{\"ab\":2}},{\"ask\":[{\"ask\":1}],\"ts\":-0.5e-3}] ",
+    "\"type\"",
+    /* Deep, and more rows than either limit keeps. */
+    "{\"message\":{\"content\":[{\"input\":{\"todos\":[[[[{\"a\":[]}]]]]}},{},{},{\"type\":{\"type\":[]}}]},"
+    "\"payload\":[{\"a\":[[[]]]},{},{},{},{\"ab\":1}]}",
+    /* Numbers out of range, and not numbers. */
+    "{\"type\":1e999,\"isSidechain\":-1e-999,\"message\":{\"content\":[99999999999999999999,-0,0.5e+3]}}",
+    "{\"type\":01}",
+    "{\"type\":1.}",
+    "{\"type\":-}",
+    /* Bad bytes: in a value, in a key, outside any string. */
+    "{\"type\":\"\xff\"}",
+    "{\"ty\xc3pe\":1}",
+    "{\"type\":1,\xe2\x80\xae}",
+    "{\"type\":\"\\x\"}",
+    "{\"type\":\"a\"}  ",
+    "{\"type\":\"a\"}}",
+    "{\"type\":\"a\"} {}",
+    "{,}",
+    "{\"type\"}",
+    "",
+  };
+
+  n_spans_checked = n_spans_cut = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      gsize length = strlen (lines[i]);
+
+      /* Whole, and cut after every byte. */
+      for (gsize cut = 0; cut <= length; cut++)
+        {
+          g_autofree char *copy = g_strndup (lines[i], cut);
+
+          check_spans_line (copy, cut);
+        }
+    }
+  g_assert_cmpuint (n_spans_cut, >, 0);
+
+  /* The escaped key is the name; the one "\u0000" cuts is too, and as the
+   * later member it is the one kept. */
+  {
+    const char *line = lines[6];
+    PdJsonSpan values[N_S];
+    PdJsonSpanTable tables[N_T];
+
+    for (guint t = 0; t < N_T; t++)
+      tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), 8, FALSE };
+    g_assert_true (pd_json_check_spans (line, strlen (line), span_line_pick, values, tables, NULL));
+    g_assert_true (pd_json_span_string_equal (values[S_TYPE], "cut"));
+    g_assert_cmpuint (tables[T_BLOCKS].rows->len, ==, 9);
+    g_assert_true (pd_json_span_string_equal (g_array_index (tables[T_BLOCKS].rows, PdJsonSpan, 2), "\"TodoWrite\""));
+    for (guint t = 0; t < N_T; t++)
+      g_array_unref (tables[t].rows);
+  }
+}
+
 static void
 collect_files (const char *dir,
                GPtrArray  *files)
@@ -357,6 +686,7 @@ check_lines_of (const char *root)
   collect_files (root, files);
   g_assert_cmpuint (files->len, >, 0);
   n_checked = n_refused = 0;
+  n_spans_checked = n_spans_cut = 0;
   for (guint f = 0; f < files->len; f++)
     {
       g_autofree char *text = NULL;
@@ -371,11 +701,12 @@ check_lines_of (const char *root)
           n_lines++;
         }
     }
-  g_test_message ("%u files, %u lines: %u parses compared, %u refused by both", files->len, n_lines,
-                  n_checked, n_refused);
+  g_test_message ("%u files, %u lines: %u parses compared, %u refused by both; %u span walks, %u tables cut",
+                  files->len, n_lines, n_checked, n_refused, n_spans_checked, n_spans_cut);
   /* The mutations do reach both outcomes. */
   g_assert_cmpuint (n_refused, >, 0);
   g_assert_cmpuint (n_refused, <, n_checked);
+  g_assert_cmpuint (n_spans_cut, >, 0);
 }
 
 static void
@@ -598,6 +929,194 @@ test_sessions_hostile (void)
   pd_import_test_rmtree (tmp);
 }
 
+/* Lines of more content blocks, and lists of more items, than the one
+ * walk keeps rows of (the reader then walks their spans again): read the
+ * same in place as from trees, the lists whole up to what a checklist
+ * keeps. */
+static void
+test_sessions_many_rows (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("pd-test-pick-XXXXXX", NULL);
+  g_autofree char *project = g_build_filename (tmp, "-tmp-rows", NULL);
+  g_autofree char *path = g_build_filename (project, "00000000-0000-4000-8000-000000000070.jsonl", NULL);
+  g_autofree char *picked = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  const guint n_blocks[] = { 1, 70 };
+  const guint n_items[] = { 3, 600 };
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  g_string_append (text, "{\"type\":\"user\",\"cwd\":\"/tmp/rows\",\"sessionId\":\"00000000-0000-4000-8000-000000000070\","
+                         "\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"plan\"}}\n");
+  for (guint call = 0; call < G_N_ELEMENTS (n_blocks); call++)
+    {
+      g_autoptr(GString) todos = g_string_new ("[");
+
+      for (guint i = 0; i < n_items[call]; i++)
+        g_string_append_printf (todos, "%s{\"content\":\"list %u item %u\",\"status\":\"%s\",\"id\":\"%u\"}",
+                                i ? "," : "", call, i, i % 3 ? "pending" : "completed", i);
+      g_string_append_c (todos, ']');
+
+      /* The call last of its blocks, its result last of theirs. */
+      g_string_append_printf (text, "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:0%u:01Z\",\"message\":{\"content\":[", call);
+      for (guint b = 1; b < n_blocks[call]; b++)
+        g_string_append_printf (text, "{\"type\":\"text\",\"text\":\"block %u\"},", b);
+      g_string_append_printf (text, "{\"type\":\"tool_use\",\"id\":\"c%u\",\"name\":\"TodoWrite\",\"input\":{\"todos\":%s}}]}}\n",
+                              call, todos->str);
+      g_string_append_printf (text, "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:0%u:02Z\",\"message\":{\"content\":[", call);
+      for (guint b = 1; b < n_blocks[call]; b++)
+        g_string_append_printf (text, "{\"type\":\"text\",\"text\":\"block %u\"},", b);
+      g_string_append_printf (text, "{\"type\":\"tool_result\",\"tool_use_id\":\"c%u\",\"content\":\"ok\"}]},"
+                              "\"toolUseResult\":{\"oldTodos\":[],\"newTodos\":%s}}\n", call, todos->str);
+    }
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+
+  check_sessions_of (tmp);
+  picked = read_sessions (tmp, TRUE);
+  g_assert_nonnull (strstr (picked, "list 1 item 0\""));
+  g_assert_nonnull (strstr (picked, "list 1 item 499\""));
+  g_assert_null (strstr (picked, "list 1 item 500\""));
+  g_assert_null (strstr (picked, "list 0 item"));
+
+  /* The first list alone: read from the rows. */
+  g_string_truncate (text, (gsize) (strstr (text->str, "\"c1\"") - text->str));
+  g_string_truncate (text, (gsize) (strrchr (text->str, '\n') - text->str + 1));
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  check_sessions_of (tmp);
+  g_clear_pointer (&picked, g_free);
+  picked = read_sessions (tmp, TRUE);
+  g_assert_nonnull (strstr (picked, "list 0 item 2\""));
+  pd_import_test_rmtree (tmp);
+}
+
+/* A Qwen Code session checked and read in one walk: a message of more
+ * parts than the walk keeps rows of (its parts walked again), a call's
+ * list met again in its arguments; read the same in place as from
+ * trees. */
+static char *
+qwen_session_json (const char *path,
+                   gboolean    pick)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  _pd_import_set_pick_lines (pick);
+  session = pd_qwen_read (path, &error);
+  _pd_import_set_pick_lines (TRUE);
+  g_assert_no_error (error);
+  node = pd_imported_session_to_json (session, TRUE);
+  return json_to_string (node, TRUE);
+}
+
+static void
+test_qwen_one_walk (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("pd-test-pick-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (tmp, "session.jsonl", NULL);
+  g_autofree char *picked = NULL;
+  g_autofree char *whole = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  const char *head = "{\"sessionId\":\"5f0c2a9e-0000-4d8e-a6c2-000000000070\",\"cwd\":\"/tmp/parts\",";
+
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:00.000Z\",\"type\":\"user\",\"message\":{\"parts\":[{\"text\":\"plan\"}]}}\n", head);
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:01.000Z\",\"type\":\"assistant\",\"message\":{\"parts\":[", head);
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (text, "{\"text\":\"part %u\"},", i);
+  g_string_append (text, "{\"functionCall\":{\"id\":\"c1\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":\"shadowed\",\"status\":\"pending\"}]},"
+                         "\"args\":{\"todos\":[{\"id\":\"1\",\"content\":\"many parts\",\"status\":\"in_progress\"}]}}}]}}\n");
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:02.000Z\",\"type\":\"tool_result\",\"message\":{\"parts\":[", head);
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (text, "{\"text\":\"part %u\"},", i);
+  g_string_append (text, "{\"functionResponse\":{\"id\":\"c1\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},"
+                         "\"toolCallResult\":{\"callId\":\"c1\",\"status\":\"success\"}}\n");
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  picked = qwen_session_json (path, TRUE);
+  whole = qwen_session_json (path, FALSE);
+  g_assert_cmpstr (picked, ==, whole);
+  g_assert_nonnull (strstr (picked, "many parts"));
+  g_assert_null (strstr (picked, "shadowed"));
+
+  /* Then, in a line of few parts: a call whose arguments are no object,
+   * one whose list is met again, a call of another tool, and their
+   * results with an escaped id and a failure. */
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:03.000Z\",\"type\":\"assistant\",\"message\":{\"parts\":["
+                          "{\"functionCall\":{\"id\":\"c2\",\"name\":\"todo_write\",\"args\":\"[]\"}},"
+                          "{\"functionCall\":{\"id\":\"c3\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":\"old\",\"status\":\"pending\"}],"
+                          "\"todos\":[{\"id\":\"1\",\"content\":\"two \\u00e9\",\"status\":\"completed\"},{\"id\":2,\"content\":\"three\",\"status\":\"pending\"}]}}},"
+                          "{\"functionCall\":{\"id\":\"c4\",\"name\":\"read_file\",\"args\":{\"todos\":[]}}}]}}\n", head);
+  g_string_append_printf (text, "%s\"timestamp\":\"2026-04-02T08:30:04.000Z\",\"type\":\"tool_result\",\"message\":{\"parts\":["
+                          "{\"functionResponse\":{\"id\":\"c2\",\"response\":{\"output\":\"ok\"}}},"
+                          "{\"functionResponse\":{\"id\":\"c\\u0033\",\"id\":\"c3\",\"response\":{\"output\":\"ok\"}}},"
+                          "{\"functionResponse\":{\"id\":\"c4\",\"response\":{\"error\":\"no\"}}}]}}\n", head);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  g_clear_pointer (&picked, g_free);
+  g_clear_pointer (&whole, g_free);
+  picked = qwen_session_json (path, TRUE);
+  whole = qwen_session_json (path, FALSE);
+  g_assert_cmpstr (picked, ==, whole);
+  g_assert_nonnull (strstr (picked, "two \u00e9"));
+  g_assert_null (strstr (picked, "\"old\""));
+  pd_import_test_rmtree (tmp);
+}
+
+/* A Gemini CLI session of JSON lines checked and read in one walk: a
+ * message of more calls than the walk keeps rows of, calls refused, lists
+ * met again; read the same in place as from trees. */
+static char *
+gemini_session_json (const char *path,
+                     gboolean    pick)
+{
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  _pd_import_set_pick_lines (pick);
+  session = pd_gemini_read (path, &error);
+  _pd_import_set_pick_lines (TRUE);
+  g_assert_no_error (error);
+  node = pd_imported_session_to_json (session, TRUE);
+  return json_to_string (node, TRUE);
+}
+
+static void
+test_gemini_one_walk (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("pd-test-pick-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (tmp, "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  g_string_append (text, "{\"sessionId\":\"3fa9c0d1-0000-4b8a-9c61-000000000070\",\"startTime\":\"2026-04-05T10:12:00.000Z\","
+                         "\"lastUpdated\":\"2026-04-05T10:12:00.000Z\",\"kind\":\"main\"}\n"
+                         "{\"id\":\"m1\",\"timestamp\":\"2026-04-05T10:12:09.000Z\",\"type\":\"user\",\"content\":[{\"text\":\"plan\"}]}\n"
+                         "{\"id\":\"m2\",\"timestamp\":\"2026-04-05T10:12:19.000Z\",\"type\":\"gemini\",\"toolCalls\":[");
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (text, "{\"id\":\"read-%u\",\"name\":\"read_file\",\"args\":{\"todos\":[]},\"status\":\"success\"},", i);
+  g_string_append (text, "{\"id\":\"w1\",\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"shadowed\",\"status\":\"pending\"}],"
+                         "\"todos\":[{\"description\":\"many calls\",\"status\":\"in_progress\"}]},\"status\":\"success\"}]}\n");
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autofree char *picked = NULL;
+      g_autofree char *whole = NULL;
+
+      g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+      picked = gemini_session_json (path, TRUE);
+      whole = gemini_session_json (path, FALSE);
+      g_assert_cmpstr (picked, ==, whole);
+      g_assert_null (strstr (picked, "shadowed"));
+      g_assert_null (strstr (picked, "refused"));
+      g_assert_nonnull (strstr (picked, round == 0 ? "many calls" : "two \u00e9"));
+      /* Then, in a line of few calls: one refused, one whose arguments
+       * are no object, one whose list is met again, escaped members. */
+      g_string_append (text, "{\"id\":\"m3\",\"timestamp\":\"2026-04-05T10:12:29.000Z\",\"type\":\"gemini\",\"toolCalls\":["
+                             "{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"refused\",\"status\":\"pending\"}]},\"status\":\"error\"},"
+                             "{\"name\":\"write_todos\",\"args\":[],\"status\":\"success\"},"
+                             "{\"n\\u0061me\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"old\",\"status\":\"pending\"}],"
+                             "\"t\\u006fdos\":[{\"description\":\"two \\u00e9\",\"status\":\"completed\"}]},\"status\":\"success\"},"
+                             "{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"refused\",\"status\":\"pending\"}]},\"status\":7}]}\n");
+    }
+  pd_import_test_rmtree (tmp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -606,9 +1125,13 @@ main (int    argc,
 
   g_test_add_func ("/pd/import-pick/lines", test_lines_own);
   g_test_add_func ("/pd/import-pick/numbers", test_numbers);
+  g_test_add_func ("/pd/import-pick/spans-hostile", test_spans_hostile);
   g_test_add_func ("/pd/import-pick/lines-shared", test_lines_shared);
   g_test_add_func ("/pd/import-pick/sessions", test_sessions_own);
   g_test_add_func ("/pd/import-pick/sessions-shared", test_sessions_shared);
   g_test_add_func ("/pd/import-pick/sessions-hostile", test_sessions_hostile);
+  g_test_add_func ("/pd/import-pick/sessions-many-rows", test_sessions_many_rows);
+  g_test_add_func ("/pd/import-pick/qwen-one-walk", test_qwen_one_walk);
+  g_test_add_func ("/pd/import-pick/gemini-one-walk", test_gemini_one_walk);
   return g_test_run ();
 }

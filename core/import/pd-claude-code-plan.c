@@ -221,27 +221,32 @@ void
 _pd_claude_handle_todo_write_span (PdClaudeCodeReader *self,
                                    Request            *request,
                                    gboolean            is_error,
-                                   const PdJsonSpan   *result)
+                                   const PdJsonSpan   *result,
+                                   PdJsonSpan          success,
+                                   PdJsonSpan          todos,
+                                   GArray             *todo_rows)
 {
-  static const char * const names[] = { "success", "newTodos", NULL };
   g_autoptr(GPtrArray) items = NULL;
-  PdJsonSpan members[G_N_ELEMENTS (names)];
 
   g_assert (request->tool == TOOL_TODO_WRITE);
 
-  /* Both members in one pass (nothing when the result is no object). */
-  pd_json_span_get_members (result ? *result : (PdJsonSpan) { NULL, 0 }, names, members);
-  if (is_error || span_result_is_error (result, members[0]))
+  if (is_error || span_result_is_error (result, success))
     {
       _pd_claude_stats (self)->ignored_updates++;
       return;
     }
-  if (!pd_json_span_is_array (members[1]))
+  if (!pd_json_span_is_array (todos))
     {
       result_todo_write (self, request, NULL);
       return;
     }
-  if (!(items = _pd_import_items_from_span (members[1], todo_text_members, "id")))
+  /* The items' rows when the check kept them all, else the list walked. */
+  items = todo_rows != NULL
+          ? _pd_import_items_from_rows ((const PdJsonSpan *) (gpointer) todo_rows->data,
+                                        todo_rows->len / N_CLAUDE_TODO_SLOTS, N_CLAUDE_TODO_SLOTS,
+                                        G_N_ELEMENTS (todo_text_members) - 1, TRUE, NULL)
+          : _pd_import_items_from_span (todos, todo_text_members, "id");
+  if (items == NULL)
     {
       _pd_claude_stats (self)->ignored_updates++;
       return;

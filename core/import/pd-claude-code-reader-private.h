@@ -92,14 +92,28 @@ Request       *_pd_claude_take_request        (PdClaudeCodeReader *self,
                                                const char         *id);
 void           _pd_claude_request_free        (Request            *request);
 
+/* A plan line checked and its members found in one walk
+ * (pd-claude-code-spans.c), valid while the line's text is. */
+typedef struct _PdClaudeSpans PdClaudeSpans;
+
+/* The row of a TodoWrite result's item: the element, its text members
+ * ("content", "text"), its status and its id. */
+enum { CLAUDE_TODO_ELEMENT, CLAUDE_TODO_CONTENT, CLAUDE_TODO_TEXT, CLAUDE_TODO_STATUS, CLAUDE_TODO_ID,
+       N_CLAUDE_TODO_SLOTS };
+
+PdClaudeSpans *_pd_claude_spans_new           (void);
+void           _pd_claude_spans_free          (PdClaudeSpans      *spans);
+/* FALSE when @line is refused (as pd_json_check_foreign() refuses). */
+gboolean       _pd_claude_spans_check         (PdClaudeSpans      *spans,
+                                               const char         *line,
+                                               gsize               length);
 /* A checked plan line of a transcript (the main one: @is_main) read in
- * place (pd-claude-code-spans.c); FALSE when it is declined, nothing
- * changed, to be read as a tree. */
-gboolean       _pd_claude_span_handle_line    (PdClaudeCodeReader *self,
-                                               gboolean            is_main,
-                                               const char         *text,
-                                               gsize               length,
-                                               gint64              time);
+ * place from its spans; FALSE when it is declined, nothing changed, to be
+ * read as a tree. */
+gboolean       _pd_claude_span_handle_line    (PdClaudeCodeReader  *self,
+                                               gboolean             is_main,
+                                               const PdClaudeSpans *spans,
+                                               gint64               time);
 /* A line of the transcript at @path, whole, into the pages'
  * conversations (pd-claude-code-pages.c). */
 void           _pd_claude_conversation_line   (PdClaudeCodeReader *self,
@@ -122,11 +136,15 @@ void           _pd_claude_handle_result       (PdClaudeCodeReader *self,
                                                JsonNode           *result);
 /* _pd_claude_handle_result() for a TodoWrite result read in place:
  * @result the line's toolUseResult, NULL when there is none (or it is
- * ambiguous). */
+ * ambiguous), @success and @todos its members (length 0: none), and
+ * @todo_rows (nullable: walk @todos) the rows of its items. */
 void           _pd_claude_handle_todo_write_span (PdClaudeCodeReader *self,
                                                   Request            *request,
                                                   gboolean            is_error,
-                                                  const PdJsonSpan   *result);
+                                                  const PdJsonSpan   *result,
+                                                  PdJsonSpan          success,
+                                                  PdJsonSpan          todos,
+                                                  GArray             *todo_rows);
 
 /* What the replay reads of a plan tool's input and of a toolUseResult. */
 extern const PdJsonPick _pd_claude_input_pick[];

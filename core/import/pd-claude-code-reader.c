@@ -151,8 +151,9 @@ typedef struct
   JsonNode      *root;       /* the line last parsed */
   gboolean       has_head;   /* the next line to replay: */
   JsonObject    *head;       /* parsed, in root, */
-  const char    *head_line;  /* or checked only (head NULL), in the reader's buffer */
+  const char    *head_line;  /* or checked only (head NULL), in the reader's buffer, */
   gsize          head_length;
+  PdClaudeSpans *spans;      /* with what the check found of it */
   gint64         head_time;
   gint64         last_time;
 } Stream;
@@ -191,6 +192,7 @@ stream_close (Stream *stream)
   stream->has_head = FALSE;
   stream->head = NULL;
   stream->head_line = NULL;
+  g_clear_pointer (&stream->spans, _pd_claude_spans_free);
 }
 
 static void
@@ -723,7 +725,9 @@ stream_advance (PdClaudeCodeReader  *self,
        * place when it is replayed. */
       if (!meta && self->pages == NULL && _pd_import_get_pick_lines ())
         {
-          if (!pd_json_check_foreign (line, length, NULL))
+          if (stream->spans == NULL)
+            stream->spans = _pd_claude_spans_new ();
+          if (!_pd_claude_spans_check (stream->spans, line, length))
             {
               st->skipped_lines++;
               continue;
@@ -1011,7 +1015,7 @@ claude_update (PdTranscriptReader  *reader,
             _pd_claude_conversation_line (self, next->is_main, next->path, next->head, next->head_time);
           handle_line (self, next, next->head, next->head_time);
         }
-      else if (!_pd_claude_span_handle_line (self, next->is_main, next->head_line, next->head_length, next->head_time))
+      else if (!_pd_claude_span_handle_line (self, next->is_main, next->spans, next->head_time))
         {
           JsonObject *object = _pd_import_parse_picked (&next->root, next->head_line, next->head_length,
                                                         _pd_claude_line_pick);

@@ -461,11 +461,50 @@ add_to_pages (PdClineReader  *self,
     _pd_transcript_pages_add_text (self->pages, NULL, "system", text, group, time);
 }
 
-/* What a message is read for, its members' spans found in one pass over
- * it; nothing of it is built but its kind and, for the kinds that use it,
- * its text (often a command's whole output), copied once at its size. */
+/* What a message is read for, its members' spans found by the walk that
+ * checks the task; nothing of it is built but its kind and, for the kinds
+ * that use it, its text (often a command's whole output), copied once at
+ * its size.  A message's row: the message, then its members. */
 static const char * const message_members[] = { "type", "ask", "say", "ts", "text", NULL };
 enum { MEMBER_TYPE, MEMBER_ASK, MEMBER_SAY, MEMBER_TS, MEMBER_TEXT, N_MEMBERS };
+
+static const PdJsonSpanPick message_pick[] = {
+  { "type", 1 + MEMBER_TYPE }, { "ask", 1 + MEMBER_ASK }, { "say", 1 + MEMBER_SAY }, { "ts", 1 + MEMBER_TS },
+  { "text", 1 + MEMBER_TEXT }, { NULL },
+};
+/* The task: an array of messages, a row each. */
+static const PdJsonSpanPick document_pick = { "", 0, NULL, message_pick, 0, 1 + N_MEMBERS };
+
+/* A task of more messages than this many rows is read by walking its
+ * messages again, so that the rows cost at most a few megabytes whatever
+ * the task (real tasks hold hundreds to a few thousand messages). */
+#define MAX_MESSAGE_ROWS 32768
+
+/* The messages one at a time: the rows the walk found, or when there were
+ * more than it kept, the task walked again. */
+typedef struct
+{
+  PdJsonSpan             array;
+  const PdJsonSpanTable *table;
+  guint                  index;
+  gsize                  cursor;
+  PdJsonSpan             row[1 + N_MEMBERS];
+} Messages;
+
+static const PdJsonSpan *
+messages_next (Messages *messages)
+{
+  if (messages->table->cut)
+    {
+      if (!pd_json_span_next_members (messages->array, &messages->cursor, message_members, messages->row + 1,
+                                      &messages->row[0]))
+        return NULL;
+      return messages->row;
+    }
+  if ((gsize) (messages->index + 1) * (1 + N_MEMBERS) > messages->table->rows->len)
+    return NULL;
+  return &g_array_index (messages->table->rows, PdJsonSpan, (gsize) messages->index++ * (1 + N_MEMBERS));
+}
 
 /* pd_json_get_int() on a member's span: a whole number, or a double that
  * fits; @fallback for anything else. */
@@ -501,26 +540,6 @@ span_get_int (PdJsonSpan value,
   return fallback;
 }
 
-/* The array a checked document is: its span. */
-static gboolean
-document_array (const char *contents,
-                gsize       length,
-                PdJsonSpan *array)
-{
-  const char *start = contents;
-  const char *end = contents + length;
-
-  while (start < end && g_ascii_isspace (*start))
-    start++;
-  while (end > start && g_ascii_isspace (end[-1]))
-    end--;
-  if (start == end || *start != '[')
-    return FALSE;
-  array->text = start;
-  array->length = (gsize) (end - start);
-  return TRUE;
-}
-
 static gboolean
 kind_uses_text (const char *kind)
 {
@@ -542,19 +561,21 @@ cline_update (PdTranscriptReader  *reader,
   gboolean is_kilo;
   gboolean cline_lists = FALSE;
   gboolean title_set = FALSE;
-  PdJsonSpan array = { NULL, 0 };
-  PdJsonSpan element;
-  PdJsonSpan values[N_MEMBERS];
-  gsize cursor = 0;
+  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
+  PdJsonSpanTable table = { rows, MAX_MESSAGE_ROWS, FALSE };
+  Messages messages = { { NULL, 0 }, &table, 0, 0 };
+  const PdJsonSpan *row;
   gsize length;
 
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
     return FALSE;
   stats->bytes_read += length;
-  /* Checked whole, then read a message at a time in place: the whole tree
-   * took 14 to 30 times the file's size, and a tree of each message's few
-   * members a third of the time. */
-  if (!pd_json_check_foreign (contents, (gssize) length, NULL) || !document_array (contents, length, &array))
+  /* Checked whole and each message's members found in the same walk, then
+   * read a message at a time in place: the whole tree took 14 to 30 times
+   * the file's size, a tree of each message's few members a third of the
+   * time, and a walk to check and another to read twice the one. */
+  if (!pd_json_check_spans_value (contents, length, &document_pick, &messages.array, &table, NULL)
+      || !pd_json_span_is_array (messages.array))
     {
       /* Caught while the extension rewrites it: keep what was read. */
       if (self->read_once)
@@ -580,8 +601,10 @@ cline_update (PdTranscriptReader  *reader,
   stats->ignored_updates = 0;
   pd_checklist_clear_agent_items (checklist);
 
-  for (guint i = 0; pd_json_span_next_members (array, &cursor, message_members, values, &element); i++)
+  for (guint i = 0; (row = messages_next (&messages)); i++)
     {
+      const PdJsonSpan *values = row + 1;
+      PdJsonSpan element = row[0];
       g_autofree char *text = NULL;
       g_autofree char *kind = NULL;
       g_autofree char *group = NULL;

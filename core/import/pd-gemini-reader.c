@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-gemini-reader.h"
+#include "pd-gemini-reader-private.h"
 #include "pd-import-private.h"
 #include "pd-jsonl-reader.h"
 #include "pd-jsonl-replay.h"
@@ -97,6 +98,8 @@ struct _PdGeminiReader
   gboolean           resumed_whole;   /* so the file was read whole again */
   char              *stored_title;
   PdImportStats      stored;
+  /* What the check of a line read in place found of it (check_span()). */
+  PdGeminiSpans     *spans;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -127,6 +130,7 @@ pd_gemini_reader_finalize (GObject *object)
   g_free (self->path);
   g_free (self->summary);
   g_free (self->stored_title);
+  g_clear_pointer (&self->spans, _pd_gemini_spans_free);
 
   G_OBJECT_CLASS (pd_gemini_reader_parent_class)->finalize (object);
 }
@@ -550,10 +554,6 @@ static const char * const span_record_names[] = {
   "$rewindTo", "$set", "id", "sessionId", "startTime", "lastUpdated", "summary", "timestamp", "type", "content",
   "toolCalls", NULL,
 };
-enum {
-  REC_REWIND, REC_SET, REC_ID, REC_SESSION_ID, REC_START, REC_LAST, REC_SUMMARY, REC_TIMESTAMP, REC_TYPE,
-  REC_CONTENT, REC_CALLS, N_REC,
-};
 
 /* The time of a string span (0 for none). */
 static gint64
@@ -620,12 +620,14 @@ span_content_text (PdJsonSpan content)
 
 /* message_new() on spans (never for the pages). */
 static Message *
-span_message_new (const PdJsonSpan *values,
-                  char             *id)   /* (transfer full) */
+span_message_new (const PdJsonSpan      *values,
+                  const PdJsonSpanTable *calls,   /* (nullable: walk them) their rows */
+                  char                  *id)      /* (transfer full) */
 {
   static const char * const call_names[] = { "name", "status", "args", NULL };
   Message *message = g_new0 (Message, 1);
-  PdJsonSpan call[3], element;
+  PdJsonSpan walked[N_CALL];
+  const PdJsonSpan *row;
   gsize cursor = 0;
 
   message->id = id;
@@ -642,22 +644,42 @@ span_message_new (const PdJsonSpan *values,
                                ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : g_steal_pointer (&clean);
         }
     }
-  while (pd_json_span_next_members (values[REC_CALLS], &cursor, call_names, call, &element))
+  for (guint i = 0;; i++)
     {
-      PdJsonSpan todos = { NULL, 0 };
+      const PdJsonSpan *call;
       PdImportList *list = NULL;
       GPtrArray *items;
       guint hidden = 0;
 
-      if (!pd_json_span_is_object (element)
+      /* The rows the check found, or the calls walked (the older format,
+       * or more calls than the rows keep). */
+      if (calls != NULL && !calls->cut)
+        {
+          if ((gsize) (i + 1) * N_CALL > calls->rows->len)
+            break;
+          row = &g_array_index (calls->rows, PdJsonSpan, (gsize) i * N_CALL);
+        }
+      else
+        {
+          memset (walked, 0, sizeof walked);
+          if (!pd_json_span_next_members (values[REC_CALLS], &cursor, call_names, walked + CALL_NAME,
+                                          &walked[CALL_ELEMENT]))
+            break;
+          if (pd_json_span_is_object (walked[CALL_ARGS]))
+            pd_json_span_get_member (walked[CALL_ARGS], "todos", &walked[CALL_TODOS]);
+          row = walked;
+        }
+      call = row + CALL_NAME;
+
+      if (!pd_json_span_is_object (row[CALL_ELEMENT])
           || !(pd_json_span_string_equal (call[0], "write_todos") || pd_json_span_string_equal (call[0], "write_todos_list")))
         continue;
       /* call_refused(): a status that is no string, or says it did not run. */
       if (!(call[1].length > 0 && (!pd_json_span_is_string (call[1]) || pd_json_span_string_equal (call[1], "error")
                                    || pd_json_span_string_equal (call[1], "cancelled")
                                    || pd_json_span_string_equal (call[1], "canceled")))
-          && pd_json_span_is_object (call[2]) && pd_json_span_get_member (call[2], "todos", &todos)
-          && (items = _pd_import_items_from_span_cut (todos, description_members, NULL, &hidden)))
+          && pd_json_span_is_object (row[CALL_ARGS]) && row[CALL_TODOS].length > 0
+          && (items = _pd_import_items_from_span_cut (row[CALL_TODOS], description_members, NULL, &hidden)))
         list = _pd_import_list_new (items, hidden);
       if (list == NULL)
         {
@@ -674,8 +696,9 @@ span_message_new (const PdJsonSpan *values,
 /* handle_object() on a checked record's members (indexed as
  * span_record_names), in place. */
 static void
-span_handle_values (PdGeminiReader   *self,
-                    const PdJsonSpan *values)
+span_handle_values (PdGeminiReader        *self,
+                    const PdJsonSpan      *values,
+                    const PdJsonSpanTable *calls)   /* (nullable) */
 {
   char *id;
 
@@ -694,20 +717,32 @@ span_handle_values (PdGeminiReader   *self,
       span_handle_header (self, header);
     }
   else if ((id = pd_json_span_dup_string (values[REC_ID])))
-    add_message (self, span_message_new (values, id));
+    add_message (self, span_message_new (values, calls, id));
   else if (values[REC_SESSION_ID].length > 0)
     span_handle_header (self, values);
 }
 
 static gboolean
+check_span (gpointer    user_data,
+            const char *line,
+            gsize       length)
+{
+  PdGeminiReader *self = user_data;
+
+  if (self->spans == NULL)
+    self->spans = _pd_gemini_spans_new ();
+  return _pd_gemini_spans_check (self->spans, line, length);
+}
+
+/* A line check_span() took, from what it found. */
+static gboolean
 replay_span (gpointer    user_data,
              const char *line,
              gsize       length)
 {
-  PdJsonSpan values[N_REC];
+  PdGeminiReader *self = user_data;
 
-  pd_json_span_get_members ((PdJsonSpan) { line, length }, span_record_names, values);
-  span_handle_values (user_data, values);
+  span_handle_values (self, self->spans->record, &self->spans->calls);
   return TRUE;
 }
 
@@ -941,7 +976,7 @@ static const PdJsonPick message_pick[] = {
   { "toolCalls", call_pick }, { NULL, NULL },
 };
 
-static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, message_pick, replay_span };
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, message_pick, replay_span, check_span };
 
 /* For the pages: what they show, but a call's arguments and its display
  * (which echoes a plan call's list) are read from the record's text up to
@@ -1041,7 +1076,7 @@ read_document (PdGeminiReader  *self,
               put_message (self, message);
               continue;
             }
-          span_handle_values (self, values);
+          span_handle_values (self, values, NULL);
         }
     }
   else while (pd_json_elements_next_text (elements, &element, &element_length))

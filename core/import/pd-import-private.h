@@ -113,6 +113,15 @@ GPtrArray   *_pd_import_items_from_span_cut  (PdJsonSpan          array,
                                               const char * const *text_members,
                                               const char         *id_member,
                                               guint              *n_hidden);
+/* _pd_import_items_from_span_cut() on the rows pd_json_check_spans() found
+ * of the array's elements (all of them: its table not cut): each row the
+ * element, its @n_text text members, its status, and its id (@has_id). */
+GPtrArray   *_pd_import_items_from_rows      (const PdJsonSpan   *rows,
+                                              guint               n_rows,
+                                              guint               row_size,
+                                              guint               n_text,
+                                              gboolean            has_id,
+                                              guint              *n_hidden);
 
 /* A full list as one plan call gave it: the items kept and the count of
  * those cut (see above).  What a reader holds between reading a call and

@@ -441,6 +441,54 @@ _pd_import_items_from_span (PdJsonSpan          array,
   return _pd_import_items_from_span_cut (array, text_members, id_member, NULL);
 }
 
+/* One element of a to-do list from its members' spans (@values: the
+ * @n_text text members, the status, the id when @has_id), added to @items
+ * or past PD_IMPORT_MAX_ITEMS counted in *@hidden; FALSE when the list is
+ * not one (an element of another shape). */
+static gboolean
+add_item_from_spans (GPtrArray        *items,
+                     guint            *hidden,
+                     PdJsonSpan        element,
+                     const PdJsonSpan *values,
+                     guint             n_text,
+                     gboolean          has_id)
+{
+  PdChecklistStatus status;
+  g_autofree char *text = NULL;
+  g_autofree char *status_text = NULL;
+  g_autofree char *clean = NULL;
+  g_autofree char *id = NULL;
+
+  if (!pd_json_span_is_object (element))
+    return FALSE;
+  if (items->len >= PD_IMPORT_MAX_ITEMS)
+    {
+      gboolean has_text = FALSE;
+
+      /* Past what is kept: checked and counted, nothing built, so a
+       * list of a million items costs its text's walk alone. */
+      for (guint j = 0; !has_text && j < n_text; j++)
+        has_text = pd_json_span_is_string (values[j]);
+      if (!has_text || (values[n_text].length > 0 && !pd_json_span_is_string (values[n_text])))
+        return FALSE;
+      if (!pd_json_span_string_equal (values[n_text], "deleted"))
+        (*hidden)++;
+      return TRUE;
+    }
+  for (guint j = 0; text == NULL && j < n_text; j++)
+    text = pd_json_span_dup_string (values[j]);
+  if (text == NULL)
+    return FALSE;
+  if (values[n_text].length > 0 && !(status_text = pd_json_span_dup_string (values[n_text])))
+    return FALSE;
+  if (!pd_checklist_status_parse (status_text, &status))
+    return TRUE;  /* "deleted" in a snapshot: not an item */
+  clean = _pd_import_clean_text (text);
+  id = has_id ? span_dup_id (values[n_text + 1]) : NULL;
+  g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
+  return TRUE;
+}
+
 GPtrArray *
 _pd_import_items_from_span_cut (PdJsonSpan          array,
                                 const char * const *text_members,
@@ -470,42 +518,34 @@ _pd_import_items_from_span_cut (PdJsonSpan          array,
   names[n_text + 2] = NULL;
 
   while (pd_json_span_next_members (array, &cursor, names, values, &element))
+    if (!add_item_from_spans (items, &hidden, element, values, n_text, id_member != NULL))
+      return NULL;
+
+  if (n_hidden != NULL)
+    *n_hidden = hidden;
+  return g_steal_pointer (&items);
+}
+
+GPtrArray *
+_pd_import_items_from_rows (const PdJsonSpan *rows,
+                            guint             n_rows,
+                            guint             row_size,
+                            guint             n_text,
+                            gboolean          has_id,
+                            guint            *n_hidden)
+{
+  guint hidden = 0;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+
+  g_return_val_if_fail (row_size >= n_text + 2 + (has_id ? 1 : 0), NULL);
+
+  for (guint i = 0; i < n_rows; i++)
     {
-      PdChecklistStatus status;
-      g_autofree char *text = NULL;
-      g_autofree char *status_text = NULL;
-      g_autofree char *clean = NULL;
-      g_autofree char *id = NULL;
+      const PdJsonSpan *row = rows + (gsize) i * row_size;
 
-      if (!pd_json_span_is_object (element))
+      if (!add_item_from_spans (items, &hidden, row[0], row + 1, n_text, has_id))
         return NULL;
-      if (items->len >= PD_IMPORT_MAX_ITEMS)
-        {
-          gboolean has_text = FALSE;
-
-          /* Past what is kept: checked and counted, nothing built, so a
-           * list of a million items costs its text's walk alone. */
-          for (guint j = 0; !has_text && j < n_text; j++)
-            has_text = pd_json_span_is_string (values[j]);
-          if (!has_text || (values[n_text].length > 0 && !pd_json_span_is_string (values[n_text])))
-            return NULL;
-          if (!pd_json_span_string_equal (values[n_text], "deleted"))
-            hidden++;
-          continue;
-        }
-      for (guint j = 0; text == NULL && j < n_text; j++)
-        text = pd_json_span_dup_string (values[j]);
-      if (text == NULL)
-        return NULL;
-      if (values[n_text].length > 0 && !(status_text = pd_json_span_dup_string (values[n_text])))
-        return NULL;
-      if (!pd_checklist_status_parse (status_text, &status))
-        continue;  /* "deleted" in a snapshot: not an item */
-      clean = _pd_import_clean_text (text);
-      id = id_member ? span_dup_id (values[n_text + 1]) : NULL;
-      g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
     }
-
   if (n_hidden != NULL)
     *n_hidden = hidden;
   return g_steal_pointer (&items);

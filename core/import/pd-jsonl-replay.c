@@ -81,7 +81,8 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
       /* Read in place: refused exactly as the tree would be. */
       if (use == PD_JSONL_LINE_SPAN && funcs->handle_span != NULL && _pd_import_get_pick_lines ())
         {
-          if (!pd_json_check_foreign (line, (gssize) length, NULL))
+          if (!(funcs->check_span != NULL ? funcs->check_span (user_data, line, length)
+                                          : pd_json_check_foreign (line, (gssize) length, NULL)))
             {
               stats->skipped_lines++;
               continue;

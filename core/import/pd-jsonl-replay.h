@@ -47,6 +47,13 @@ typedef struct
   gboolean       (*handle_span) (gpointer     user_data,
                                  const char  *line,
                                  gsize        length);
+  /* (nullable: pd_json_check_foreign()) The check of a line read in place,
+   * made by the reader so that it notes what handle_span() reads in the
+   * same walk (pd_json_check_spans()): FALSE when the line is refused, as
+   * pd_json_check_foreign() refuses. */
+  gboolean       (*check_span)  (gpointer     user_data,
+                                 const char  *line,
+                                 gsize        length);
 } PdJsonlReplayFuncs;
 
 /* Reads @path's lines from @from on, up to the first that starts at or

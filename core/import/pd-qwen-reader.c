@@ -65,9 +65,12 @@ struct _PdQwenReader
    * text, never built whole (see items_of_call()). */
   const char        *line;
   gsize              line_length;
+  /* What the check of a line read in place found of it (check_span()). */
+  struct _QwenSpans *spans;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
+static void qwen_spans_free (struct _QwenSpans *spans);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdQwenReader, pd_qwen_reader, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
@@ -88,6 +91,8 @@ pd_qwen_reader_finalize (GObject *object)
   PdQwenReader *self = PD_QWEN_READER (object);
 
   g_clear_pointer (&self->calls, _pd_pending_calls_free);
+  if (self->spans != NULL)
+    qwen_spans_free (self->spans);
   g_clear_object (&self->session);
   g_clear_object (&self->pages);
   g_free (self->path);
@@ -538,14 +543,93 @@ handle_record (PdQwenReader *self,
 /* Records read in place                                                  */
 
 /* What handle_record() reads of a record, of its message and of a part,
- * each in one pass (the replay's pick, as spans). */
-static const char * const span_record_names[] = {
-  "type", "sessionId", "cwd", "subtype", "systemPayload", "timestamp", "message", "toolCallResult", NULL,
-};
-enum { REC_TYPE, REC_SESSION_ID, REC_CWD, REC_SUBTYPE, REC_PAYLOAD, REC_TIMESTAMP, REC_MESSAGE, REC_RESULT, N_REC };
-static const char * const span_message_names[] = { "parts", NULL };
+ * found by the walk that checks the line (the replay's pick, as spans): a
+ * record's members, and a row for each part of its message with the
+ * members of its call (the list's span within it) and of its response. */
+enum { REC_TYPE, REC_SESSION_ID, REC_CWD, REC_SUBTYPE, REC_PAYLOAD, REC_TIMESTAMP, REC_MESSAGE, REC_RESULT, REC_PARTS,
+       N_REC };
+enum { PART_ELEMENT, PART_TEXT, PART_CALL, PART_RESPONSE, PART_CALL_ID, PART_CALL_NAME, PART_ARGS, PART_TODOS,
+       PART_RESPONSE_ID, N_PART };
 static const char * const span_part_names[] = { "text", "functionCall", "functionResponse", NULL };
-enum { PART_TEXT, PART_CALL, PART_RESPONSE, N_PART };
+
+static const PdJsonSpanPick args_span_pick[] = { { "todos", PART_TODOS }, { NULL } };
+static const PdJsonSpanPick call_span_pick[] = {
+  { "id", PART_CALL_ID }, { "name", PART_CALL_NAME }, { "args", PART_ARGS, args_span_pick }, { NULL },
+};
+static const PdJsonSpanPick response_span_pick[] = { { "id", PART_RESPONSE_ID }, { NULL } };
+static const PdJsonSpanPick part_span_pick[] = {
+  { "text", PART_TEXT }, { "functionCall", PART_CALL, call_span_pick },
+  { "functionResponse", PART_RESPONSE, response_span_pick }, { NULL },
+};
+static const PdJsonSpanPick message_span_pick[] = { { "parts", REC_PARTS, NULL, part_span_pick, 0, N_PART }, { NULL } };
+static const PdJsonSpanPick record_span_pick[] = {
+  { "type", REC_TYPE }, { "sessionId", REC_SESSION_ID }, { "cwd", REC_CWD }, { "subtype", REC_SUBTYPE },
+  { "systemPayload", REC_PAYLOAD }, { "timestamp", REC_TIMESTAMP }, { "message", REC_MESSAGE, message_span_pick },
+  { "toolCallResult", REC_RESULT }, { NULL },
+};
+
+/* A line of more parts than this is read by walking its parts again. */
+#define MAX_PART_ROWS 64
+
+typedef struct _QwenSpans
+{
+  PdJsonSpan      record[N_REC];
+  PdJsonSpanTable parts;
+  PdJsonSpan      row[N_PART];   /* a part walked again */
+} QwenSpans;
+
+static void
+qwen_spans_free (QwenSpans *spans)
+{
+  g_array_unref (spans->parts.rows);
+  g_free (spans);
+}
+
+static gboolean
+check_span (gpointer    user_data,
+            const char *line,
+            gsize       length)
+{
+  PdQwenReader *self = user_data;
+
+  if (self->spans == NULL)
+    {
+      self->spans = g_new0 (QwenSpans, 1);
+      self->spans->parts.rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
+      self->spans->parts.max_rows = MAX_PART_ROWS;
+    }
+  return pd_json_check_spans (line, length, record_span_pick, self->spans->record, &self->spans->parts, NULL);
+}
+
+/* The row of the part @index of the checked line: the walk's, or when it
+ * kept fewer than the line has, the parts walked again into the same
+ * members.  NULL after the last. */
+static const PdJsonSpan *
+part_row (QwenSpans *spans,
+          guint      index,
+          gsize     *cursor)
+{
+  static const char * const call_names[] = { "id", "name", "args", NULL };
+  PdJsonSpan *row = spans->row;
+
+  if (!spans->parts.cut)
+    {
+      if ((gsize) (index + 1) * N_PART > spans->parts.rows->len)
+        return NULL;
+      return &g_array_index (spans->parts.rows, PdJsonSpan, (gsize) index * N_PART);
+    }
+  memset (row, 0, sizeof spans->row);
+  if (!pd_json_span_next_members (spans->record[REC_PARTS], cursor, span_part_names, row + PART_TEXT,
+                                  &row[PART_ELEMENT]))
+    return NULL;
+  if (pd_json_span_is_object (row[PART_CALL]))
+    pd_json_span_get_members (row[PART_CALL], call_names, row + PART_CALL_ID);
+  if (pd_json_span_is_object (row[PART_ARGS]))
+    pd_json_span_get_member (row[PART_ARGS], "todos", &row[PART_TODOS]);
+  if (pd_json_span_is_object (row[PART_RESPONSE]))
+    pd_json_span_get_member (row[PART_RESPONSE], "id", &row[PART_RESPONSE_ID]);
+  return row;
+}
 
 /* A member holding something other than null (the tree's "error" test). */
 static gboolean
@@ -631,63 +715,62 @@ span_handle_meta (PdQwenReader     *self,
     }
 }
 
-/* handle_line() on a checked line, in place: a call's list read from its
- * span, a result's verdict from its members, nothing built. */
+/* handle_line() on a checked line, in place, from what its check found: a
+ * call's list read from its span, a result's verdict from its members,
+ * nothing built. */
 static gboolean
 handle_span (gpointer    user_data,
              const char *line,
              gsize       length)
 {
   PdQwenReader *self = user_data;
-  PdJsonSpan record[N_REC];
-  PdJsonSpan parts = { NULL, 0 };
-  PdJsonSpan members[N_PART];
-  PdJsonSpan part;
+  QwenSpans *spans = self->spans;
+  const PdJsonSpan *record = spans->record;
+  const PdJsonSpan *row;
   gboolean assistant, result;
   gsize cursor = 0;
   gint64 time;
 
-  pd_json_span_get_members_within ((PdJsonSpan) { line, length }, span_record_names, record, REC_MESSAGE,
-                                   span_message_names, &parts);
   if (pd_json_span_is_string (record[REC_TYPE]))
     {
       g_autofree char *timestamp = pd_json_span_dup_string (record[REC_TIMESTAMP]);
 
       time = _pd_import_parse_time (timestamp);
       pd_imported_session_note_time (self->session, time);
-      span_handle_meta (self, record, parts);
+      span_handle_meta (self, record, record[REC_PARTS]);
       assistant = pd_json_span_string_equal (record[REC_TYPE], "assistant");
       result = pd_json_span_string_equal (record[REC_TYPE], "tool_result");
-      while (!self->meta_only && (assistant || result)
-             && pd_json_span_next_members (parts, &cursor, span_part_names, members, &part))
+      for (guint i = 0; !self->meta_only && (assistant || result) && (row = part_row (spans, i, &cursor)); i++)
         {
-          PdJsonSpan call_members[2] = { { NULL, 0 }, { NULL, 0 } };
-          static const char * const call_names[] = { "id", "name", NULL };
-
-          if (!pd_json_span_is_object (part))
+          if (!pd_json_span_is_object (row[PART_ELEMENT]))
             continue;
-          if (assistant && pd_json_span_is_object (members[PART_CALL]))
+          if (assistant && pd_json_span_is_object (row[PART_CALL]))
             {
               g_autofree char *call_id = NULL;
+              PdImportList *items = NULL;
+              GPtrArray *list;
+              guint hidden = 0;
 
-              pd_json_span_get_members (members[PART_CALL], call_names, call_members);
-              if (!pd_json_span_string_equal (call_members[1], "todo_write"))
+              if (!pd_json_span_string_equal (row[PART_CALL_NAME], "todo_write"))
                 continue;
-              call_id = pd_json_span_dup_string (call_members[0]);
-              _pd_pending_calls_add (self->calls, call_id ? call_id : ANONYMOUS_CALL, items_of_part_span (part),
+              call_id = pd_json_span_dup_string (row[PART_CALL_ID]);
+              /* items_of_part_span(), its list's span found already. */
+              if (pd_json_span_is_object (row[PART_ARGS]) && row[PART_TODOS].length > 0
+                  && (list = _pd_import_items_from_span_cut (row[PART_TODOS], content_members, "id", &hidden)))
+                items = _pd_import_list_new (list, hidden);
+              _pd_pending_calls_add (self->calls, call_id ? call_id : ANONYMOUS_CALL, items,
                                      pd_imported_session_get_stats (self->session));
             }
-          else if (result && pd_json_span_is_object (members[PART_RESPONSE])
+          else if (result && pd_json_span_is_object (row[PART_RESPONSE])
                    && _pd_pending_calls_get_size (self->calls) > 0)
             {
               g_autofree char *call_id = NULL;
               gpointer value;
 
-              pd_json_span_get_members (members[PART_RESPONSE], call_names, call_members);
-              call_id = pd_json_span_dup_string (call_members[0]);
+              call_id = pd_json_span_dup_string (row[PART_RESPONSE_ID]);
               if (!_pd_pending_calls_take (self->calls, call_id ? call_id : ANONYMOUS_CALL, &value))
                 continue;
-              apply_response (self, value, span_result_failed (record[REC_RESULT], members[PART_RESPONSE]), time);
+              apply_response (self, value, span_result_failed (record[REC_RESULT], row[PART_RESPONSE]), time);
             }
         }
     }
@@ -753,7 +836,7 @@ static const PdJsonPick record_pick[] = {
   { "timestamp", NULL }, { "message", message_pick }, { "toolCallResult", result_pick }, { NULL, NULL },
 };
 
-static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, record_pick, handle_span };
+static const PdJsonlReplayFuncs replay_funcs = { look_at_line, handle_line, record_pick, handle_span, check_span };
 
 /* For the pages: every member they show, a call's arguments read from the
  * line instead (a call of a million items was built whole, then its

@@ -735,3 +735,329 @@ pd_json_elements_next_text (PdJsonElements  *self,
     r->pos++;
   return TRUE;
 }
+
+/* ---------------------------------------------------------------------- */
+/* Checking and finding spans in one walk                                 */
+
+/* Every slot and table under @pick emptied: a member met again (the last
+ * of a name is the one kept) leaves nothing of the one before. */
+static void
+spans_reset (const PdJsonSpanPick *pick,
+             PdJsonSpan           *base,
+             PdJsonSpanTable      *tables)
+{
+  for (; pick->name != NULL; pick++)
+    {
+      base[pick->slot] = (PdJsonSpan) { NULL, 0 };
+      if (pick->members != NULL)
+        spans_reset (pick->members, base, tables);
+      if (pick->elements != NULL)
+        {
+          g_array_set_size (tables[pick->table].rows, 0);
+          tables[pick->table].cut = FALSE;
+        }
+    }
+}
+
+/* Whether @key (@length bytes, no NUL among them: a plain key is UTF-8
+ * the check accepted, an unescaped one is cut at its first NUL) is @name.
+ * Compared in place, byte by byte: most keys differ from most names at
+ * their first byte, and a call to strncmp() for each name was a tenth of
+ * a task's walk. */
+static inline gboolean
+key_is_name (const char *key,
+             gsize       length,
+             const char *name)
+{
+  for (gsize i = 0; i < length; i++)
+    if (name[i] != key[i])
+      return FALSE;  /* also at the name's end: its NUL is no key byte */
+  return name[length] == '\0';
+}
+
+static const PdJsonSpanPick *
+find_span_pick (const PdJsonSpanPick *pick,
+                const char           *key,
+                gsize                 length)
+{
+  for (; pick->name != NULL; pick++)
+    if (key_is_name (key, length, pick->name))
+      return pick;
+  return NULL;
+}
+
+static gboolean spans_object (PdJsonReader *r, const PdJsonSpanPick *pick, PdJsonSpan *base,
+                              PdJsonSpanTable *tables, GError **error);
+
+/* The elements of the array at r->pos, each a row of @wanted's table while
+ * there is room (an object's members picked into it); checked as
+ * skip_container() checks them. */
+static gboolean
+spans_elements (PdJsonReader          *r,
+                const PdJsonSpanPick  *wanted,
+                PdJsonSpanTable       *tables,
+                GError               **error)
+{
+  PdJsonSpanTable *table = &tables[wanted->table];
+  gboolean more = !pd_json_reader_enter (r, ']');
+
+  while (more)
+    {
+      PdJsonSpan *row = NULL;
+      const char *begin;
+      gboolean ok;
+
+      pd_json_reader_skip_ws (r);
+      begin = r->pos;
+      if (table->rows->len / wanted->row_size < table->max_rows)
+        {
+          guint at = table->rows->len;
+
+          g_array_set_size (table->rows, at + wanted->row_size);
+          row = &g_array_index (table->rows, PdJsonSpan, at);
+          memset (row, 0, wanted->row_size * sizeof (PdJsonSpan));
+        }
+      else
+        table->cut = TRUE;
+
+      if (row != NULL && begin < r->end && *begin == '{')
+        {
+          if (++r->depth > r->max_depth)
+            return pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+          ok = spans_object (r, wanted->elements, row, tables, error);
+          r->depth--;
+        }
+      else
+        ok = skip_value (r, error);
+      if (!ok)
+        return FALSE;
+      if (row != NULL)
+        row[0] = (PdJsonSpan) { begin, (gsize) (r->pos - begin) };
+
+      if (!pd_json_reader_next_item (r, ']', &more, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The value of a member @wanted names: its span, and what its pick reads
+ * of it. */
+static gboolean
+spans_value (PdJsonReader          *r,
+             const PdJsonSpanPick  *wanted,
+             PdJsonSpan            *base,
+             PdJsonSpanTable       *tables,
+             GError               **error)
+{
+  const char *begin;
+  gboolean ok;
+
+  if (wanted->members != NULL)
+    spans_reset (wanted->members, base, tables);
+  if (wanted->elements != NULL)
+    {
+      g_array_set_size (tables[wanted->table].rows, 0);
+      tables[wanted->table].cut = FALSE;
+    }
+
+  pd_json_reader_skip_ws (r);
+  begin = r->pos;
+  if (begin < r->end && ((*begin == '{' && wanted->members != NULL) || (*begin == '[' && wanted->elements != NULL)))
+    {
+      if (++r->depth > r->max_depth)
+        return pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+      ok = *begin == '{' ? spans_object (r, wanted->members, base, tables, error)
+                         : spans_elements (r, wanted, tables, error);
+      r->depth--;
+    }
+  else
+    ok = skip_value (r, error);
+  if (!ok)
+    return FALSE;
+  base[wanted->slot] = (PdJsonSpan) { begin, (gsize) (r->pos - begin) };
+  return TRUE;
+}
+
+/* The object at r->pos, entered: its members checked as skip_container()
+ * checks them, those @pick names found. */
+static gboolean
+spans_object (PdJsonReader          *r,
+              const PdJsonSpanPick  *pick,
+              PdJsonSpan            *base,
+              PdJsonSpanTable       *tables,
+              GError               **error)
+{
+  gboolean more = !pd_json_reader_enter (r, '}');
+
+  while (more)
+    {
+      const PdJsonSpanPick *wanted;
+      const char *key;
+      gsize length;
+
+      if (!pd_json_reader_at_key (r, error))
+        return FALSE;
+      /* A key with no escape is its bytes (read_key()'s own first look);
+       * one with an escape is read into the scratch string, made for the
+       * first such key (nearly no line has one). */
+      {
+        const char *begin = r->pos + 1;
+        const char *p = pd_json_find_quote_or_backslash (begin, r->end);
+
+        if (p < r->end && *p == '"')
+          {
+            key = begin;
+            length = (gsize) (p - begin);
+            r->pos = p + 1;
+          }
+        else
+          {
+            if (r->scratch == NULL)
+              r->scratch = g_string_sized_new (64);
+            if (!read_key (r, &key, &length, error))
+              return FALSE;
+          }
+      }
+      wanted = find_span_pick (pick, key, length);
+      if (!pd_json_reader_colon (r, error))
+        return FALSE;
+
+      if (wanted != NULL ? !spans_value (r, wanted, base, tables, error) : !skip_value (r, error))
+        return FALSE;
+
+      if (!pd_json_reader_next_item (r, '}', &more, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * pd_json_check_spans:
+ * @text: UTF-8 JSON text written elsewhere
+ * @length: length of @text
+ * @pick: what to find when the value is an object (see #PdJsonSpanPick)
+ * @values: (out caller-allocates): a span for every slot @pick names:
+ *   each the value of the last member of that name, as
+ *   pd_json_span_get_members() gives it, or of length 0
+ * @tables: (inout): a table for every table @pick names, its rows and
+ *   @max_rows set up by the caller; each gets the rows of the last array
+ *   of its member, in order
+ * @error: (nullable): where to say what was wrong
+ *
+ * pd_json_check_foreign() and the span reads of the members @pick names in
+ * one walk: @text is checked exactly as that function checks it (the same
+ * text refused, with the same error code), and the spans of the values
+ * @pick names are noted on the way, nothing built.  A transcript reader's
+ * candidate line is walked once instead of once to check it and again
+ * (and again within) to find its members.  On failure @values and
+ * @tables hold nothing to read.
+ *
+ * Returns: whether @text is one JSON value as a foreign document may be
+ */
+gboolean
+pd_json_check_spans (const char            *text,
+                     gsize                  length,
+                     const PdJsonSpanPick  *pick,
+                     PdJsonSpan            *values,
+                     PdJsonSpanTable       *tables,
+                     GError               **error)
+{
+  PdJsonReader r;
+  gboolean ok;
+
+  g_return_val_if_fail (text != NULL || length == 0, FALSE);
+  g_return_val_if_fail (pick != NULL && values != NULL, FALSE);
+
+  spans_reset (pick, values, tables);
+  if (!utf8_validate_fast (text, length))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return FALSE;
+    }
+
+  r.start = r.pos = text;
+  r.end = text + length;
+  r.depth = 0;
+  r.flags = PD_JSON_PARSE_FOREIGN;
+  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
+  r.scratch = NULL;
+
+  pd_json_reader_skip_ws (&r);
+  if (r.pos < r.end && *r.pos == '{')
+    {
+      /* The root as skip_value() steps into it. */
+      r.depth = 1;
+      ok = spans_object (&r, pick, values, tables, error);
+      r.depth = 0;
+    }
+  else
+    ok = skip_value (&r, error);
+  if (ok)
+    {
+      pd_json_reader_skip_ws (&r);
+      if (r.pos != r.end)
+        ok = pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+    }
+  if (r.scratch != NULL)
+    g_string_free (r.scratch, TRUE);
+  return ok;
+}
+
+/**
+ * pd_json_check_spans_value:
+ * @text: UTF-8 JSON text written elsewhere
+ * @length: length of @text
+ * @pick: the document itself as a member's value is picked: its span at
+ *   @pick's slot, its members (an object) or its elements' rows (an array)
+ *   found as @pick names them (its name is not read)
+ * @values: (out caller-allocates): a span for every slot @pick names
+ * @tables: (inout): a table for every table @pick names
+ * @error: (nullable): where to say what was wrong
+ *
+ * pd_json_check_spans() for a document read as a whole value: one that is
+ * a long array of records (an editor extension's task) is checked and its
+ * records' members found in one walk.
+ *
+ * Returns: whether @text is one JSON value as a foreign document may be
+ */
+gboolean
+pd_json_check_spans_value (const char            *text,
+                           gsize                  length,
+                           const PdJsonSpanPick  *pick,
+                           PdJsonSpan            *values,
+                           PdJsonSpanTable       *tables,
+                           GError               **error)
+{
+  PdJsonReader r;
+  gboolean ok;
+
+  g_return_val_if_fail (text != NULL || length == 0, FALSE);
+  g_return_val_if_fail (pick != NULL && values != NULL, FALSE);
+
+  values[pick->slot] = (PdJsonSpan) { NULL, 0 };
+  if (!utf8_validate_fast (text, length))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return FALSE;
+    }
+
+  r.start = r.pos = text;
+  r.end = text + length;
+  r.depth = 0;
+  r.flags = PD_JSON_PARSE_FOREIGN;
+  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
+  r.scratch = NULL;
+
+  ok = spans_value (&r, pick, values, tables, error);
+  if (ok)
+    {
+      pd_json_reader_skip_ws (&r);
+      if (r.pos != r.end)
+        ok = pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+    }
+  if (r.scratch != NULL)
+    g_string_free (r.scratch, TRUE);
+  return ok;
+}

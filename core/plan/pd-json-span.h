@@ -86,4 +86,46 @@ JsonNode *pd_json_span_to_node        (PdJsonSpan   span,
                                        const PdJsonPick *pick);
 PdJsonSpan pd_json_elements_get_array (PdJsonElements *elements);
 
+/* What pd_json_check_spans() finds while it checks a text: the members a
+ * list names (ended by a NULL name), each value's span put at @slot.  An
+ * object value may have its own members picked too (@members, slots of the
+ * same values); an array value may have each of its elements picked
+ * (@elements), a row of @row_size spans each in table @table: the row's
+ * span 0 is the element, its members' slots count from 1.  An element's
+ * pick names no elements of its own. */
+typedef struct _PdJsonSpanPick PdJsonSpanPick;
+
+struct _PdJsonSpanPick
+{
+  const char           *name;
+  guint                 slot;
+  const PdJsonSpanPick *members;
+  const PdJsonSpanPick *elements;
+  guint                 table;
+  guint                 row_size;
+};
+
+/* The rows of one array's elements.  @max_rows bounds what is kept (a
+ * line of a million elements costs no memory for them): past it @cut is
+ * set, and the reader walks the array's span instead. */
+typedef struct
+{
+  GArray   *rows;      /* PdJsonSpan, row_size a row */
+  guint     max_rows;
+  gboolean  cut;
+} PdJsonSpanTable;
+
+gboolean  pd_json_check_spans         (const char           *text,
+                                       gsize                 length,
+                                       const PdJsonSpanPick *pick,
+                                       PdJsonSpan           *values,
+                                       PdJsonSpanTable      *tables,
+                                       GError              **error);
+gboolean  pd_json_check_spans_value   (const char           *text,
+                                       gsize                 length,
+                                       const PdJsonSpanPick *pick,
+                                       PdJsonSpan           *values,
+                                       PdJsonSpanTable      *tables,
+                                       GError              **error);
+
 G_END_DECLS
