@@ -1065,6 +1065,7 @@ pd_checklist_view_init (PdChecklistView *self)
   g_autoptr(GSettingsSchema) schema = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->stack);
 
   /* Without the schema (a test binary, a bare build) reading stays on. */
   if (schemas != NULL && (schema = g_settings_schema_source_lookup (schemas, SETTINGS_SCHEMA, TRUE)) != NULL

@@ -906,6 +906,8 @@ pd_events_view_init (PdEventsView *self)
   self->types = gtk_string_list_new (all);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->stack);
+  _pd_stack_tab_shown_only (self->details_stack);
   g_signal_connect_object (gtk_scrolled_window_get_hadjustment (self->scroller), "notify::page-size",
                            G_CALLBACK (on_page_size), self, G_CONNECT_SWAPPED);
 

@@ -534,6 +534,7 @@ pd_now_view_init (PdNowView *self)
 {
   self->event_notices = pd_event_notices_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->stack);
 
   self->rows = pd_plan_rows_new ();
   gtk_list_box_bind_model (self->rows_box, G_LIST_MODEL (self->rows), create_row, NULL, NULL);

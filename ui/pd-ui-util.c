@@ -624,6 +624,40 @@ _pd_list_one_tab_stop (GtkWidget *list)
   gtk_widget_add_controller (list, controller);
 }
 
+static void
+stack_tab_shown_only (GtkStack *stack)
+{
+  GtkWidget *shown = gtk_stack_get_visible_child (stack);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (stack));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (stack));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_widget_set_can_focus (child, child == shown);
+  /* The focus was in the page going away (the stack moves it before it
+   * says which page is shown, while the new page still refused it). */
+  if (focus != NULL && shown != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (stack)) &&
+      !gtk_widget_is_ancestor (focus, shown) && focus != shown)
+    gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD);
+}
+
+/*
+ * _pd_stack_tab_shown_only:
+ * @stack: a stack of pages
+ *
+ * Only the page @stack shows takes the focus. During a cross-fade the page
+ * going away stays mapped for its 200 ms, and Tab went into it: a plan's
+ * steps fading out, a status page's scroller with nothing to see (tried
+ * with the keyboard alone).
+ */
+void
+_pd_stack_tab_shown_only (GtkStack *stack)
+{
+  g_signal_connect (stack, "notify::visible-child", G_CALLBACK (stack_tab_shown_only), NULL);
+  stack_tab_shown_only (stack);
+}
+
 /*
  * _pd_name_shortcut_keys:
  * @widget: a shortcuts window, or a widget inside one

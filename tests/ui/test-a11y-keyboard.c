@@ -27,6 +27,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "test-a11y-keyboard-landing.h"
 
 /* The Now page's steps: one Tab stop, Down and Up move between the steps. */
 static void
@@ -888,6 +889,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-lands", test_f6);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-cards", test_overview_cards);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-new-on-top", test_overview_new_on_top);
+  pd_test_a11y_keyboard_add_landing ();
 
   return g_test_run ();
 }

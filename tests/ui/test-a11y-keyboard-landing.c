@@ -1,0 +1,231 @@
+/* test-a11y-keyboard-landing.c: where the focus lands, with the keyboard alone
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The second half of the a11y-keyboard test (test-a11y-keyboard.c
+ * registers these cases): Enter on a session, F6 into the Events page,
+ * Tab through every page of every stack, and the sources sidebar.  Keys are
+ * given as GTK gives them: to the focus widget's shortcuts, then to each
+ * ancestor's, up to the window's (which moves the focus for Tab).
+ */
+#define G_LOG_DOMAIN "test-a11y-keyboard"
+
+#include "config.h"
+
+#include "pd-events-view.h"
+#include "pd-now-view.h"
+#include "pd-session-item.h"
+#include "pd-session-list.h"
+#include "pd-session-list-model.h"
+#include "pd-session-row.h"
+#include "pd-test-a11y.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "test-a11y-keyboard-landing.h"
+
+/* A key pressed with the focus where it is: the focus widget's shortcuts
+ * first, then each ancestor's (bubbling), as GTK delivers a key. */
+static gboolean
+key (PdWindow        *window,
+     guint            keyval,
+     GdkModifierType  mods)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  /* The window's own capture-phase keys (F6, the page keys) come first. */
+  for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL; w = gtk_widget_get_parent (w))
+    if (pd_test_a11y_press (w, keyval, mods))
+      return TRUE;
+  /* Then the window's own move-focus, which wraps at the end. */
+  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab)
+    {
+      GtkDirectionType direction = keyval == GDK_KEY_Tab ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD;
+
+      if (gtk_widget_child_focus (GTK_WIDGET (window), direction))
+        return TRUE;
+      gtk_root_set_focus (GTK_ROOT (window), NULL);
+      return gtk_widget_child_focus (GTK_WIDGET (window), direction);
+    }
+  return FALSE;
+}
+
+/* Why @widget, given the focus, is not seen, or %NULL when it is: not
+ * drawn, in a stack page that is not the one shown, or see-through. */
+static const char *
+why_unseen (GtkWidget *widget)
+{
+  if (!gtk_widget_is_drawable (widget))
+    return "not drawn";
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    {
+      GtkWidget *parent = gtk_widget_get_parent (w);
+
+      if (gtk_widget_get_opacity (w) == 0)
+        return "see-through";
+      if (!gtk_widget_get_child_visible (w))
+        return "a hidden child";
+      if (parent != NULL && GTK_IS_STACK (parent) &&
+          gtk_stack_get_visible_child (GTK_STACK (parent)) != w)
+        return "in a stack page not shown";
+      if (parent != NULL && ADW_IS_VIEW_STACK (parent) &&
+          adw_view_stack_get_visible_child (ADW_VIEW_STACK (parent)) != w)
+        return "in a view stack page not shown";
+    }
+  return NULL;
+}
+
+static char *
+describe (GtkWidget *widget)
+{
+  GString *path = g_string_new (NULL);
+
+  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    {
+      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
+      g_string_prepend_c (path, '/');
+    }
+  return g_string_free (path, FALSE);
+}
+
+/* Tabs through the whole window from its first stop until the focus comes
+ * back there: every stop must be seen. Returns the number of stops. */
+static guint
+assert_tab_cycle_seen (PdWindow   *window,
+                       const char *where,
+                       gboolean    settle)
+{
+  g_autoptr(GPtrArray) seen = g_ptr_array_new ();
+  guint n_unseen = 0;
+
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD));
+  for (guint i = 0; i < 400; i++)
+    {
+      GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+      const char *why;
+
+      g_assert_nonnull (focus);
+      if (g_ptr_array_find (seen, focus, NULL))
+        break;
+      g_ptr_array_add (seen, focus);
+      why = why_unseen (focus);
+      if (why != NULL)
+        {
+          g_autofree char *path = describe (focus);
+
+          g_test_message ("%s: Tab stop %u is %s: %s", where, i + 1, why, path);
+          n_unseen++;
+        }
+      if (!key (window, GDK_KEY_Tab, 0))
+        {
+          g_autofree char *path = describe (focus);
+          g_error ("%s: Tab from %s went nowhere", where, path);
+        }
+      if (settle)
+        pd_test_flush (GTK_WIDGET (window));
+    }
+  g_test_message ("%s: %u Tab stops", where, seen->len);
+  g_assert_cmpuint (n_unseen, ==, 0);
+  return seen->len;
+}
+
+/* Each page of each stack of the window shown, then the one before again,
+ * each time Tabbed through at once, while a cross-fade still draws the
+ * page going away: no stop in it (Tab went to a plan's steps fading out,
+ * and to a status page's scroller; tried with the keyboard alone). */
+static void
+assert_stacks_tab_shown_only (PdWindow   *window,
+                              const char *where)
+{
+  g_autoptr(GPtrArray) stacks = g_ptr_array_new ();
+  guint n_switches = 0;
+
+  pd_test_collect (GTK_WIDGET (window), GTK_TYPE_STACK, stacks);
+  for (guint i = 0; i < stacks->len; i++)
+    {
+      GtkStack *stack = g_ptr_array_index (stacks, i);
+      g_autofree char *before = g_strdup (gtk_stack_get_visible_child_name (stack));
+
+      /* Ours: named pages, not a popover's menu. */
+      if (before == NULL || !gtk_widget_get_mapped (GTK_WIDGET (stack)) ||
+          gtk_widget_get_ancestor (GTK_WIDGET (stack), GTK_TYPE_POPOVER) != NULL)
+        continue;
+      for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (stack));
+           child != NULL;
+           child = gtk_widget_get_next_sibling (child))
+        {
+          const char *name = gtk_stack_page_get_name (gtk_stack_get_page (stack, child));
+          g_autofree char *label = NULL;
+
+          if (name == NULL || g_str_equal (name, before))
+            continue;
+          label = g_strdup_printf ("%s, %s: %s", where, before, name);
+          gtk_stack_set_visible_child_name (stack, name);
+          assert_tab_cycle_seen (window, label, FALSE);
+          gtk_stack_set_visible_child_name (stack, before);
+          assert_tab_cycle_seen (window, label, FALSE);
+          n_switches++;
+        }
+      pd_test_flush (GTK_WIDGET (window));
+    }
+  g_assert_cmpuint (n_switches, >, 0);
+}
+
+static const char * const session_pages[] = { "now", "transcript", "events", "history" };
+
+/* Tab through the window on each session page, on the Overview and on the
+ * empty state: no stop in a page that is not shown. */
+static void
+check_hidden_pages (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  g_autoptr(PdSessionItem) first = NULL;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  first = g_object_ref (pd_session_list_get_selected_item (list));
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (session_pages); i++)
+    {
+      adw_view_stack_set_visible_child_name (views, session_pages[i]);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_flush (GTK_WIDGET (window));
+      assert_tab_cycle_seen (window, session_pages[i], TRUE);
+    }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  assert_tab_cycle_seen (window, "overview", TRUE);
+  assert_stacks_tab_shown_only (window, "overview");
+  adw_view_stack_set_visible_child_name (views, "now");
+  g_assert_true (pd_session_list_select (list, pd_session_item_get_id (first)));
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session again");
+  pd_test_flush (GTK_WIDGET (window));
+  for (guint i = 0; i < G_N_ELEMENTS (session_pages); i++)
+    {
+      adw_view_stack_set_visible_child_name (views, session_pages[i]);
+      pd_test_flush (GTK_WIDGET (window));
+      assert_stacks_tab_shown_only (window, session_pages[i]);
+    }
+}
+
+static void
+test_hidden_pages (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_hidden_pages, NULL), ==, 0);
+}
+
+static void
+test_hidden_pages_narrow (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_hidden_pages, NULL), ==, 0);
+}
+
+void
+pd_test_a11y_keyboard_add_landing (void)
+{
+  g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages", test_hidden_pages);
+  g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages-narrow", test_hidden_pages_narrow);
+}
