@@ -21,6 +21,9 @@
 
 /* --- actions ------------------------------------------------------------ */
 
+static GtkWidget *main_list      (GtkWidget *root);
+static void       focus_open_row (PdWindow  *self);
+
 static void
 show_sessions_action (GtkWidget  *widget,
                       const char *action_name,
@@ -29,6 +32,7 @@ show_sessions_action (GtkWidget  *widget,
   PdWindow *self = PD_WINDOW (widget);
 
   adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+  focus_open_row (self);
 }
 
 static void
@@ -214,6 +218,120 @@ focus_list (GtkWidget *list)
     gtk_widget_add_tick_callback (list, focus_selected_row_tick, g_new0 (guint, 1), g_free);
 }
 
+/* The page's main list at its shown item, else its first control, else
+ * the message bar below it. */
+static void
+focus_page (PdWindow *self)
+{
+  GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+  GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
+
+  if (page != NULL && main_list (page) != NULL)
+    focus_list (main_list (page));
+  else if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
+    gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
+}
+
+/* The session view on @root's shown part (the Now page's plan or
+ * checklist), or %NULL. */
+static PdSessionView *
+shown_session_view (GtkWidget *root)
+{
+  if (!gtk_widget_get_mapped (root))
+    return NULL;
+  if (PD_IS_SESSION_VIEW (root))
+    return PD_SESSION_VIEW (root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      PdSessionView *view = shown_session_view (child);
+
+      if (view != NULL)
+        return view;
+    }
+  return NULL;
+}
+
+/* Frames, not time, bound the wait for the page's read (a loaded machine
+ * draws fewer frames in a second, not fewer before the read ends). */
+#define OPEN_FOCUS_MAX_FRAMES 600
+
+static gboolean
+open_focus_tick (GtkWidget     *widget,
+                 GdkFrameClock *clock,
+                 gpointer       data)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
+  PdSessionView *view = page != NULL ? shown_session_view (page) : NULL;
+  gboolean reading;
+
+  /* The person moved the focus meanwhile: it stays where they put it. */
+  if (gtk_root_get_focus (GTK_ROOT (self)) != self->open_focus_from)
+    {
+      self->open_focus_tick = 0;
+      return G_SOURCE_REMOVE;
+    }
+  reading = view == NULL || pd_session_view_get_busy (view) ||
+            g_strcmp0 (pd_session_view_get_session_id (view), self->session_id) != 0;
+  if (reading && ++self->open_focus_frames < OPEN_FOCUS_MAX_FRAMES)
+    return G_SOURCE_CONTINUE;
+  self->open_focus_tick = 0;
+  focus_page (self);
+  return G_SOURCE_REMOVE;
+}
+
+/*
+ * _pd_window_focus_opened:
+ *
+ * A session opened from the list (Enter, Space, a click): once its page
+ * has read, the focus goes into it, to the page's main list (the first
+ * plan step).  Showing the content had put it on the content header's
+ * first button, the main menu (tried with the keyboard alone).
+ */
+void
+_pd_window_focus_opened (PdWindow *self)
+{
+  _pd_window_stop_focus_opened (self);
+  self->open_focus_from = gtk_root_get_focus (GTK_ROOT (self));
+  self->open_focus_frames = 0;
+  self->open_focus_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), open_focus_tick, NULL, NULL);
+}
+
+void
+_pd_window_stop_focus_opened (PdWindow *self)
+{
+  if (self->open_focus_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->open_focus_tick);
+  self->open_focus_tick = 0;
+  self->open_focus_from = NULL;
+}
+
+/* Back to the list (Alt+Left, which the leaflet takes first; the back
+ * button): the focus goes to the open session's row, where the person
+ * left, unless it is in the sidebar's lists already.  The leaflet put it
+ * on the first button of the sidebar's header (tried with the keyboard
+ * alone). */
+static void
+focus_open_row (PdWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *rows = main_list (GTK_WIDGET (self->session_list));
+
+  _pd_window_stop_focus_opened (self);
+  if (rows == NULL ||
+      (focus != NULL && (gtk_widget_is_ancestor (focus, GTK_WIDGET (self->session_list)) ||
+                         gtk_widget_is_ancestor (focus, GTK_WIDGET (self->source_sidebar)))))
+    return;
+  focus_list (rows);
+}
+
+static void
+on_leaflet_child (PdWindow *self)
+{
+  if (g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet), "sidebar") == 0)
+    focus_open_row (self);
+}
+
 static void
 focus_other_pane_action (GtkWidget  *widget,
                          const char *action_name,
@@ -226,17 +344,8 @@ focus_other_pane_action (GtkWidget  *widget,
 
   if (in_list && session_shown (self))
     {
-      GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
-      GtkWidget *page;
-
       adw_leaflet_set_visible_child_name (self->leaflet, "content");
-      /* The page's main list at its shown item, else its first control,
-       * else the message bar below it. */
-      page = adw_view_stack_get_visible_child (self->view_stack);
-      if (page != NULL && main_list (page) != NULL)
-        focus_list (main_list (page));
-      else if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
-        gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
+      focus_page (self);
     }
   else
     {
@@ -870,6 +979,8 @@ _pd_window_actions_init (PdWindow *self)
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Page_Up, GDK_CONTROL_MASK),
                                                           gtk_named_action_new ("win.previous-page")));
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
+  g_signal_connect_object (self->leaflet, "notify::visible-child", G_CALLBACK (on_leaflet_child),
+                           self, G_CONNECT_SWAPPED);
 }
 
 void

@@ -446,6 +446,7 @@ on_session_activated (PdWindow      *self,
   self->overview_shown = FALSE;
   _pd_window_update_content (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  _pd_window_focus_opened (self);
 }
 
 static void
@@ -598,6 +599,7 @@ pd_window_dispose (GObject *object)
   if (self->first_show_tick != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->first_show_tick);
   self->first_show_tick = 0;
+  _pd_window_stop_focus_opened (self);
 
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)

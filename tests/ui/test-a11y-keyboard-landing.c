@@ -33,7 +33,6 @@ key (PdWindow        *window,
 {
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
 
-  /* The window's own capture-phase keys (F6, the page keys) come first. */
   for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL; w = gtk_widget_get_parent (w))
     if (pd_test_a11y_press (w, keyval, mods))
       return TRUE;
@@ -223,9 +222,133 @@ test_hidden_pages_narrow (void)
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_hidden_pages, NULL), ==, 0);
 }
 
+/* --- Enter on a session ----------------------------------------------------- */
+
+/* The focus is in the shown page of the session, on a widget one sees. */
+static gboolean
+focus_in_page (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (window));
+
+  return focus != NULL && page != NULL && gtk_widget_is_ancestor (focus, page) && why_unseen (focus) == NULL;
+}
+
+/* The focus is on the session list's row of the open session. */
+static gboolean
+focus_on_open_row (gpointer data)
+{
+  PdWindow *window = data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+
+  return row != NULL && PD_IS_SESSION_ROW (row) && why_unseen (focus) == NULL &&
+         pd_session_row_get_item (PD_SESSION_ROW (row)) == pd_session_list_get_selected_item (list);
+}
+
+/* The session item of the row the focus is on, or %NULL. */
+static PdSessionItem *
+focused_item (PdWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+
+  return row != NULL && PD_IS_SESSION_ROW (row) ? pd_session_row_get_item (PD_SESSION_ROW (row)) : NULL;
+}
+
+/* With the arrows, from the list's first row down to @title's. */
+static void
+arrow_to (PdWindow   *window,
+          GtkWidget  *rows,
+          const char *title)
+{
+  if (!pd_test_a11y_focus_inside (rows))
+    g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (key (window, GDK_KEY_Home, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  for (guint i = 0; i < 20 && g_strcmp0 (pd_session_item_get_title (focused_item (window)), title) != 0; i++)
+    {
+      g_assert_true (key (window, GDK_KEY_Down, 0));
+      pd_test_flush (GTK_WIDGET (window));
+    }
+  g_assert_cmpstr (pd_session_item_get_title (focused_item (window)), ==, title);
+}
+
+typedef struct
+{
+  const char *page;
+  const char *title;
+  GType       lands_in;   /* the focus lands inside one of these */
+} Opening;
+
+/* Enter on a session in the list: the focus lands in its page (on the
+ * first plan step, the page's main list, the page itself for a session
+ * with no plan), not on the main menu button; back from a folded window,
+ * on its row again. */
+static void
+check_enter_opens (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  const Opening openings[] = {
+    { "now", "Migrate the config loader to GKeyFile", GTK_TYPE_LIST_BOX_ROW },
+    { "history", "Add a --json flag to sessions list", GTK_TYPE_LIST_VIEW },
+    { "now", "Explain how the event bus delivers to listeners", ADW_TYPE_STATUS_PAGE },
+    { "now", "Add an export subcommand with tests and docs", GTK_TYPE_LIST_BOX_ROW },
+  };
+  gboolean folded;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  folded = adw_leaflet_get_folded (leaflet);
+  for (guint i = 0; i < G_N_ELEMENTS (openings); i++)
+    {
+      GtkWidget *focus;
+      g_autofree char *path = NULL;
+
+      adw_view_stack_set_visible_child_name (views, openings[i].page);
+      if (folded)
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+      pd_test_flush (GTK_WIDGET (window));
+      arrow_to (window, rows, openings[i].title);
+      g_assert_true (key (window, GDK_KEY_Return, 0));
+      g_assert_cmpstr (pd_session_item_get_title (pd_session_list_get_selected_item (list)), ==, openings[i].title);
+      pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      path = describe (focus);
+      g_test_message ("%s, %s: Enter left the focus on %s", folded ? "folded" : "wide", openings[i].page, path);
+      g_assert_nonnull (gtk_widget_get_ancestor (focus, openings[i].lands_in));
+      g_assert_null (gtk_widget_get_ancestor (focus, GTK_TYPE_MENU_BUTTON));
+
+      /* Back to the list (Alt+Left): on the open session's row. */
+      g_assert_true (key (window, GDK_KEY_Left, GDK_ALT_MASK));
+      pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row");
+    }
+}
+
+static void
+test_enter_opens (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_enter_opens, NULL), ==, 0);
+}
+
+static void
+test_enter_opens_folded (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_enter_opens, NULL), ==, 0);
+}
+
 void
 pd_test_a11y_keyboard_add_landing (void)
 {
   g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages", test_hidden_pages);
   g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages-narrow", test_hidden_pages_narrow);
+  g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens", test_enter_opens);
+  g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens-folded", test_enter_opens_folded);
 }

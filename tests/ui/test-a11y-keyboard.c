@@ -460,6 +460,9 @@ check_session_list_keys (PdApplication *app,
   g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "sidebar");
   g_assert_cmpuint (g_list_model_get_n_items (model), >=, 2);
   second = g_list_model_get_item (model, 1);
+  /* Back in the list: on the open session's row. From outside it here. */
+  g_assert_true (pd_test_a11y_focus_inside (rows));
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
 
   /* Tab and Shift+Tab leave the list from its first row (each row was a
    * stop of its own). */
