@@ -23,6 +23,7 @@
 
 static GtkWidget *main_list      (GtkWidget *root);
 static void       focus_open_row (PdWindow  *self);
+static void       focus_page     (PdWindow  *self);
 
 static void
 show_sessions_action (GtkWidget  *widget,
@@ -71,10 +72,26 @@ static void
 show_page (PdWindow   *self,
            const char *name)
 {
+  g_autoptr(GtkWidget) focus = NULL;
+  GtkWidget *now;
+
   if (!session_shown (self))
     return;
+  focus = gtk_root_get_focus (GTK_ROOT (self));
+  if (focus != NULL)
+    g_object_ref (focus);
   adw_view_stack_set_visible_child_name (self->view_stack, name);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  /* The leaflet moved the focus from the list to the content header's
+   * first button, the main menu (tried with the keyboard alone): side by
+   * side it stays in the list, folded it goes into the page. */
+  now = gtk_root_get_focus (GTK_ROOT (self));
+  if (focus == NULL || now == focus)
+    return;
+  if (gtk_widget_get_mapped (focus) && gtk_widget_get_child_visible (focus))
+    gtk_widget_grab_focus (focus);
+  else
+    focus_page (self);
 }
 
 static void
@@ -162,6 +179,74 @@ shows_item (GtkWidget *widget,
   return FALSE;
 }
 
+/* Whether @widget is drawn see-through: the Events rows while they
+ * settle at the newest. */
+static gboolean
+see_through (GtkWidget *widget)
+{
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_opacity (w) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The row of @rows (a list view) that looks selected, else the topmost row
+ * whose top is in sight, else the first partly in sight. */
+static GtkWidget *
+row_in_sight (GtkWidget *rows)
+{
+  int height = gtk_widget_get_height (rows);
+  GtkWidget *best = NULL;
+  float best_y = G_MAXFLOAT;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row))
+    {
+      graphene_rect_t bounds;
+      float y;
+
+      if (!gtk_widget_get_child_visible (row) || !gtk_widget_get_mapped (row) ||
+          !gtk_widget_compute_bounds (row, rows, &bounds))
+        continue;
+      if (bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= height)
+        continue;
+      if (gtk_widget_get_state_flags (row) & GTK_STATE_FLAG_SELECTED)
+        return row;
+      /* Partly above the top: after every row whose top shows. */
+      y = bounds.origin.y >= 0 ? bounds.origin.y : height - bounds.origin.y;
+      if (y < best_y)
+        {
+          best = row;
+          best_y = y;
+        }
+    }
+  return best;
+}
+
+/* A column view: its selected row, else the row in sight. GTK 4.8's
+ * column view given the focus takes it on its first row, far above the
+ * newest events in sight, and none while that row is not laid out: F6
+ * left the focus where it was, or on a row drawn see-through while the
+ * rows settled (tried with the keyboard alone). */
+static gboolean
+focus_column_view_row (GtkWidget *list)
+{
+  GtkSelectionModel *model = gtk_column_view_get_model (GTK_COLUMN_VIEW (list));
+  GtkWidget *rows = NULL;
+  GtkWidget *row;
+  guint position;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      rows = child;
+  if (rows == NULL || see_through (rows))
+    return FALSE;
+  if (GTK_IS_SINGLE_SELECTION (model) &&
+      (position = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (model))) != GTK_INVALID_LIST_POSITION)
+    gtk_widget_activate_action (rows, "list.scroll-to-item", "u", position);
+  row = row_in_sight (rows);
+  return row != NULL && gtk_widget_grab_focus (row);
+}
+
 /* Focuses @list's row of its selected item (GTK 4.8 has no call for it: a
  * list view given the focus takes it on its first row).  FALSE when the
  * row is not laid out yet. */
@@ -173,7 +258,7 @@ focus_selected_row (GtkWidget *list)
   guint position;
 
   if (GTK_IS_COLUMN_VIEW (list))
-    return gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+    return focus_column_view_row (list);
   if (GTK_IS_LIST_BOX (list))
     {
       GtkListBoxRow *row = gtk_list_box_get_selected_row (GTK_LIST_BOX (list));
@@ -193,8 +278,12 @@ focus_selected_row (GtkWidget *list)
   return FALSE;
 }
 
-/* The row was not laid out at the press (far down the list): once the
- * list has scrolled to it. */
+/* Frames, not time: the Events rows settle within 60. */
+#define FOCUS_ROW_MAX_FRAMES 120
+
+/* The row was not laid out at the press (far down the list, or the rows
+ * still settling): once the list has scrolled to it.  Then at the last
+ * the list's first stop, else the page's first control. */
 static gboolean
 focus_selected_row_tick (GtkWidget     *list,
                          GdkFrameClock *clock,
@@ -202,13 +291,18 @@ focus_selected_row_tick (GtkWidget     *list,
 {
   guint *tries = data;
 
-  if (focus_selected_row (list) || ++*tries >= 10)
+  if (focus_selected_row (list))
+    return G_SOURCE_REMOVE;
+  if (++*tries < FOCUS_ROW_MAX_FRAMES)
+    return G_SOURCE_CONTINUE;
+  if (!gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD))
     {
-      if (*tries >= 10)
-        gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
-      return G_SOURCE_REMOVE;
+      GtkWidget *view = gtk_widget_get_ancestor (list, PD_TYPE_SESSION_VIEW);
+
+      if (view != NULL)
+        gtk_widget_child_focus (view, GTK_DIR_TAB_FORWARD);
     }
-  return G_SOURCE_CONTINUE;
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -255,15 +349,23 @@ shown_session_view (GtkWidget *root)
  * draws fewer frames in a second, not fewer before the read ends). */
 #define OPEN_FOCUS_MAX_FRAMES 600
 
+/* Whether the shown page is still reading the open session. */
+static gboolean
+page_reading (PdWindow *self)
+{
+  GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
+  PdSessionView *view = page != NULL ? shown_session_view (page) : NULL;
+
+  return view == NULL || pd_session_view_get_busy (view) ||
+         g_strcmp0 (pd_session_view_get_session_id (view), self->session_id) != 0;
+}
+
 static gboolean
 open_focus_tick (GtkWidget     *widget,
                  GdkFrameClock *clock,
                  gpointer       data)
 {
   PdWindow *self = PD_WINDOW (widget);
-  GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
-  PdSessionView *view = page != NULL ? shown_session_view (page) : NULL;
-  gboolean reading;
 
   /* The person moved the focus meanwhile: it stays where they put it. */
   if (gtk_root_get_focus (GTK_ROOT (self)) != self->open_focus_from)
@@ -271,9 +373,7 @@ open_focus_tick (GtkWidget     *widget,
       self->open_focus_tick = 0;
       return G_SOURCE_REMOVE;
     }
-  reading = view == NULL || pd_session_view_get_busy (view) ||
-            g_strcmp0 (pd_session_view_get_session_id (view), self->session_id) != 0;
-  if (reading && ++self->open_focus_frames < OPEN_FOCUS_MAX_FRAMES)
+  if (page_reading (self) && ++self->open_focus_frames < OPEN_FOCUS_MAX_FRAMES)
     return G_SOURCE_CONTINUE;
   self->open_focus_tick = 0;
   focus_page (self);
@@ -292,6 +392,11 @@ void
 _pd_window_focus_opened (PdWindow *self)
 {
   _pd_window_stop_focus_opened (self);
+  if (!page_reading (self))
+    {
+      focus_page (self);
+      return;
+    }
   self->open_focus_from = gtk_root_get_focus (GTK_ROOT (self));
   self->open_focus_frames = 0;
   self->open_focus_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), open_focus_tick, NULL, NULL);
@@ -345,7 +450,8 @@ focus_other_pane_action (GtkWidget  *widget,
   if (in_list && session_shown (self))
     {
       adw_leaflet_set_visible_child_name (self->leaflet, "content");
-      focus_page (self);
+      /* A page still reading (the Events page's rows): once it has read. */
+      _pd_window_focus_opened (self);
     }
   else
     {

@@ -344,6 +344,78 @@ test_enter_opens_folded (void)
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_enter_opens, NULL), ==, 0);
 }
 
+/* --- F6 into the Events page -------------------------------------------------- */
+
+/* The focus is in the Events page on a widget one sees, its focus ring
+ * drawn. */
+static gboolean
+focus_seen_in_events (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, events) && why_unseen (focus) == NULL &&
+         gtk_widget_get_focusable (focus) &&
+         (gtk_widget_get_state_flags (focus) & GTK_STATE_FLAG_FOCUS_VISIBLE) != 0;
+}
+
+/* F6 from the session list into the Events page, at once after the page
+ * is shown (its rows still being read and laid out) and once it settled:
+ * the focus lands on a widget one sees, with its ring. */
+static void
+check_f6_events (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  for (guint round = 0; round < 2; round++)
+    {
+      GtkWidget *focus;
+      g_autofree char *path = NULL;
+
+      g_assert_true (key (window, GDK_KEY_1, GDK_ALT_MASK));
+      pd_test_flush (GTK_WIDGET (window));
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+      if (!pd_test_a11y_focus_inside (rows))
+        g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+      g_assert_true (key (window, GDK_KEY_3, GDK_ALT_MASK));
+      /* Side by side, Alt+3 leaves the focus in the list (it went to the
+       * main menu button). */
+      g_assert_true (pd_test_a11y_focus_inside (rows));
+      if (round == 1)
+        for (guint i = 0; i < 5; i++)
+          pd_test_flush (GTK_WIDGET (window));
+      g_assert_true (key (window, GDK_KEY_F6, 0));
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      path = describe (focus);
+      g_test_message ("round %u: F6 put the focus on %s (%s)", round, path,
+                      why_unseen (focus) != NULL ? why_unseen (focus) : "seen");
+      pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page, seen");
+    }
+}
+
+static void
+test_f6_events (void)
+{
+  PdTestDb *db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Tail two hundred events");
+  const char *args[] = { "--db", db->path, NULL };
+
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *data = g_strdup_printf ("{\"n\": %u}", i);
+
+      pd_test_db_add_event (db, id, i % 2 ? "tool_call_completed" : "tool_call_started", "shell", i / 2, data);
+    }
+  g_assert_cmpint (pd_test_run_app (args, check_f6_events, NULL, NULL), ==, 0);
+  pd_test_db_free (db);
+}
+
 void
 pd_test_a11y_keyboard_add_landing (void)
 {
@@ -351,4 +423,5 @@ pd_test_a11y_keyboard_add_landing (void)
   g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages-narrow", test_hidden_pages_narrow);
   g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens", test_enter_opens);
   g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens-folded", test_enter_opens_folded);
+  g_test_add_func ("/pd/ui/a11y/keyboard/f6-events", test_f6_events);
 }
