@@ -23,7 +23,6 @@
 
 static GtkWidget *main_list      (GtkWidget *root);
 static void       focus_open_row (PdWindow  *self);
-static void       focus_page     (PdWindow  *self);
 
 static void
 show_sessions_action (GtkWidget  *widget,
@@ -86,12 +85,13 @@ show_page (PdWindow   *self,
    * first button, the main menu (tried with the keyboard alone): side by
    * side it stays in the list, folded it goes into the page. */
   now = gtk_root_get_focus (GTK_ROOT (self));
-  if (focus == NULL || now == focus)
-    return;
-  if (gtk_widget_get_mapped (focus) && gtk_widget_get_child_visible (focus))
+  if (adw_leaflet_get_folded (self->leaflet))
+    {
+      if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->view_stack)))
+        _pd_window_focus_opened (self);
+    }
+  else if (focus != NULL && now != focus && gtk_widget_get_mapped (focus))
     gtk_widget_grab_focus (focus);
-  else
-    focus_page (self);
 }
 
 static void
@@ -367,8 +367,17 @@ open_focus_tick (GtkWidget     *widget,
 {
   PdWindow *self = PD_WINDOW (widget);
 
-  /* The person moved the focus meanwhile: it stays where they put it. */
-  if (gtk_root_get_focus (GTK_ROOT (self)) != self->open_focus_from)
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+  GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
+
+  /* The focus is in the page or the bar below it already, or the person
+   * moved it in the list meanwhile: it stays.  The leaflet's own moves
+   * (to a header's first button, at once or when its slide ends) are
+   * not the person's. */
+  if (focus != NULL && focus != self->open_focus_from &&
+      ((gtk_widget_is_ancestor (focus, content) && gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL) ||
+       (gtk_widget_is_ancestor (focus, sidebar) && gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL)))
     {
       self->open_focus_tick = 0;
       return G_SOURCE_REMOVE;
@@ -1084,6 +1093,15 @@ _pd_window_actions_init (PdWindow *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Page_Up, GDK_CONTROL_MASK),
                                                           gtk_named_action_new ("win.previous-page")));
+  /* F6 too: the Events and History pages' GtkPaned takes F6 (and Shift+F6)
+   * to move between its panes, so F6 never left those pages (tried with
+   * the keyboard alone). */
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F6, 0),
+                                                          gtk_named_action_new ("win.focus-other-pane")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F6, GDK_SHIFT_MASK),
+                                                          gtk_named_action_new ("win.focus-other-pane")));
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
   g_signal_connect_object (self->leaflet, "notify::visible-child", G_CALLBACK (on_leaflet_child),
                            self, G_CONNECT_SWAPPED);

@@ -24,17 +24,57 @@
 #include "pd-test-ui.h"
 #include "test-a11y-keyboard-landing.h"
 
-/* A key pressed with the focus where it is: the focus widget's shortcuts
- * first, then each ancestor's (bubbling), as GTK delivers a key. */
+/* Activates @widget's shortcut for the key, of its controllers of the
+ * capture phase or of the others. */
+static gboolean
+press_in_phase (GtkWidget       *widget,
+                guint            keyval,
+                GdkModifierType  mods,
+                gboolean         capture)
+{
+  g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, mods);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller) ||
+          (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (controller)) == GTK_PHASE_CAPTURE) != capture)
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+
+          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted) &&
+              gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                            gtk_shortcut_get_arguments (shortcut)))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A key pressed with the focus where it is, as GTK delivers it: the
+ * capture phase from the window down to the focus widget, then the focus
+ * widget's shortcuts and each ancestor's up to the window's. A GtkPaned
+ * on the way took F6 before the window's own (tried with the keyboard
+ * alone). */
 static gboolean
 key (PdWindow        *window,
      guint            keyval,
      GdkModifierType  mods)
 {
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
 
   for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL; w = gtk_widget_get_parent (w))
-    if (pd_test_a11y_press (w, keyval, mods))
+    g_ptr_array_insert (chain, 0, w);
+  for (guint i = 0; i < chain->len; i++)
+    if (press_in_phase (g_ptr_array_index (chain, i), keyval, mods, TRUE))
+      return TRUE;
+  for (guint i = chain->len; i > 0; i--)
+    if (press_in_phase (g_ptr_array_index (chain, i - 1), keyval, mods, FALSE))
       return TRUE;
   /* Then the window's own move-focus, which wraps at the end. */
   if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab)
@@ -354,6 +394,16 @@ focus_seen_in_events (gpointer data)
   PdWindow *window = data;
   GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  static GtkWidget *last;
+
+  /* Each place the focus passes, for a failure to tell. */
+  if (focus != last)
+    {
+      g_autofree char *path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+
+      g_test_message ("the focus is on %s (%s)", path, focus != NULL && why_unseen (focus) ? why_unseen (focus) : "seen");
+      last = focus;
+    }
 
   return focus != NULL && gtk_widget_is_ancestor (focus, events) && why_unseen (focus) == NULL &&
          gtk_widget_get_focusable (focus) &&
@@ -362,7 +412,8 @@ focus_seen_in_events (gpointer data)
 
 /* F6 from the session list into the Events page, at once after the page
  * is shown (its rows still being read and laid out) and once it settled:
- * the focus lands on a widget one sees, with its ring. */
+ * the focus lands on a widget one sees, with its ring.  Folded, Alt+3
+ * itself goes into the page, and F6 back to the list and in again. */
 static void
 check_f6_events (PdApplication *app,
                  PdWindow      *window,
@@ -370,9 +421,13 @@ check_f6_events (PdApplication *app,
 {
   PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
   GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  gboolean folded;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
   gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  folded = adw_leaflet_get_folded (leaflet);
+  g_assert_true (folded == GPOINTER_TO_INT (user_data));
   for (guint round = 0; round < 2; round++)
     {
       GtkWidget *focus;
@@ -384,9 +439,19 @@ check_f6_events (PdApplication *app,
       if (!pd_test_a11y_focus_inside (rows))
         g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
       g_assert_true (key (window, GDK_KEY_3, GDK_ALT_MASK));
-      /* Side by side, Alt+3 leaves the focus in the list (it went to the
-       * main menu button). */
-      g_assert_true (pd_test_a11y_focus_inside (rows));
+      if (folded)
+        {
+          /* Into the page, then F6 back to the list. */
+          pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page after Alt+3, seen");
+          g_assert_true (key (window, GDK_KEY_F6, 0));
+          pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row after F6");
+        }
+      else
+        {
+          /* Side by side, Alt+3 leaves the focus in the list (it went to
+           * the main menu button). */
+          g_assert_true (pd_test_a11y_focus_inside (rows));
+        }
       if (round == 1)
         for (guint i = 0; i < 5; i++)
           pd_test_flush (GTK_WIDGET (window));
@@ -400,10 +465,12 @@ check_f6_events (PdApplication *app,
 }
 
 static void
-test_f6_events (void)
+run_f6_events (int width,
+               int height)
 {
   PdTestDb *db = pd_test_db_new ();
   g_autofree char *id = pd_test_db_create_session (db, "Tail two hundred events");
+  g_autoptr(GSettings) settings = NULL;
   const char *args[] = { "--db", db->path, NULL };
 
   for (guint i = 0; i < 200; i++)
@@ -412,8 +479,24 @@ test_f6_events (void)
 
       pd_test_db_add_event (db, id, i % 2 ? "tool_call_completed" : "tool_call_started", "shell", i / 2, data);
     }
-  g_assert_cmpint (pd_test_run_app (args, check_f6_events, NULL, NULL), ==, 0);
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_int (settings, "window-width", width);
+  g_settings_set_int (settings, "window-height", height);
+  g_assert_cmpint (pd_test_run_app (args, check_f6_events, GINT_TO_POINTER (width < 400), NULL), ==, 0);
   pd_test_db_free (db);
+}
+
+static void
+test_f6_events (void)
+{
+  run_f6_events (1200, 800);
+}
+
+static void
+test_f6_events_folded (void)
+{
+  run_f6_events (360, 720);
 }
 
 void
@@ -424,4 +507,5 @@ pd_test_a11y_keyboard_add_landing (void)
   g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens", test_enter_opens);
   g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens-folded", test_enter_opens_folded);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events", test_f6_events);
+  g_test_add_func ("/pd/ui/a11y/keyboard/f6-events-folded", test_f6_events_folded);
 }
