@@ -18,6 +18,7 @@
 #include "pd-session-list.h"
 #include "pd-session-list-model.h"
 #include "pd-session-row.h"
+#include "pd-source-sidebar.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -499,6 +500,151 @@ test_f6_events_folded (void)
   run_f6_events (360, 720);
 }
 
+/* --- the sources sidebar ----------------------------------------------------- */
+
+typedef struct
+{
+  PdSourceSidebar *sidebar;
+  guint            n_chosen;   /* notify::selected, which lists the sessions again */
+} SidebarWatch;
+
+static void
+on_chosen (PdSourceSidebar *sidebar,
+           GParamSpec      *pspec,
+           SidebarWatch    *watch)
+{
+  watch->n_chosen++;
+}
+
+static gboolean
+sidebar_listed (gpointer data)
+{
+  GtkWidget *rows = pd_test_find_widget (data, GTK_TYPE_LIST_BOX);
+  guint n = 0;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row))
+    n++;
+  return gtk_widget_get_mapped (data) && n == 4;
+}
+
+/* The row the focus is on in @rows, by its place (0: All Sources), or -1. */
+static int
+focused_place (PdWindow  *window,
+               GtkWidget *rows)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  int i = 0;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row), i++)
+    if (focus == row)
+      return i;
+  return -1;
+}
+
+/* The rows that look selected, as a string of their places ("0"). */
+static char *
+selected_places (GtkWidget *rows)
+{
+  GString *places = g_string_new (NULL);
+  int i = 0;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row), i++)
+    if (gtk_widget_get_state_flags (row) & GTK_STATE_FLAG_SELECTED)
+      g_string_append_printf (places, "%d", i);
+  return g_string_free (places, FALSE);
+}
+
+#define assert_selected(rows, places) \
+  G_STMT_START { g_autofree char *shown = selected_places (rows); g_assert_cmpstr (shown, ==, places); } G_STMT_END
+
+/* Tab and the arrows move the focus through the sidebar without choosing a
+ * source (each source the focus passed was chosen and its sessions read);
+ * Enter and Space choose; the list is one Tab stop, entered on the chosen
+ * source. */
+static void
+check_sidebar_keys (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (sidebar), GTK_TYPE_LIST_BOX);
+  SidebarWatch watch = { sidebar, 0 };
+  gulong handler;
+
+  pd_test_wait_until (sidebar_listed, sidebar, "the sidebar to list four sources");
+  pd_test_flush (GTK_WIDGET (window));
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  handler = g_signal_connect (sidebar, "notify::selected", G_CALLBACK (on_chosen), &watch);
+  g_assert_null (pd_source_sidebar_get_selected (sidebar));
+  assert_selected (rows, "0");
+
+  /* Into the list on All Sources; Tab leaves it, Shift+Tab comes back. */
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (sidebar), GTK_DIR_TAB_FORWARD));
+  g_assert_cmpint (focused_place (window, rows), ==, 0);
+  g_assert_true (key (window, GDK_KEY_Tab, 0));
+  g_assert_false (pd_test_a11y_focus_inside (rows));
+  g_assert_true (key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_cmpint (focused_place (window, rows), ==, 0);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (watch.n_chosen, ==, 0);
+
+  /* Down to the last endpoint: nothing chosen. */
+  for (guint i = 1; i <= 3; i++)
+    {
+      g_assert_true (key (window, GDK_KEY_Down, 0));
+      g_assert_cmpint (focused_place (window, rows), ==, (int) i);
+    }
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (watch.n_chosen, ==, 0);
+  g_assert_null (pd_source_sidebar_get_selected (sidebar));
+  assert_selected (rows, "0");
+
+  /* Enter chooses it; Up and Space choose This Computer. */
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  g_assert_cmpuint (watch.n_chosen, ==, 1);
+  g_assert_nonnull (pd_source_sidebar_get_selected (sidebar));
+  assert_selected (rows, "3");
+  g_assert_true (key (window, GDK_KEY_Up, 0));
+  g_assert_true (key (window, GDK_KEY_Up, 0));
+  g_assert_cmpint (focused_place (window, rows), ==, 1);
+  g_assert_cmpuint (watch.n_chosen, ==, 1);
+  g_assert_true (key (window, GDK_KEY_space, 0));
+  g_assert_cmpuint (watch.n_chosen, ==, 2);
+  assert_selected (rows, "1");
+
+  /* Tab out and back in: on This Computer, the chosen one, choosing
+   * nothing. */
+  g_assert_true (key (window, GDK_KEY_Tab, 0));
+  g_assert_false (pd_test_a11y_focus_inside (rows));
+  g_assert_true (key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_cmpint (focused_place (window, rows), ==, 1);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (watch.n_chosen, ==, 2);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-sidebar-keys");
+
+  pd_source_sidebar_select (sidebar, NULL);
+  g_signal_handler_disconnect (sidebar, handler);
+}
+
+static void
+test_sidebar_keys (void)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  pd_test_reset_settings ();
+  /* Two endpoints nobody answers at (the discard port): listed with their
+   * state all the same. */
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "build", "Build box", "http://127.0.0.1:9");
+  g_variant_builder_add (&builder, "(sss)", "lab", "Lab", "http://127.0.0.1:9/lab");
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_sidebar_keys, NULL, NULL), ==, 0);
+  pd_test_reset_settings ();
+}
+
 void
 pd_test_a11y_keyboard_add_landing (void)
 {
@@ -508,4 +654,5 @@ pd_test_a11y_keyboard_add_landing (void)
   g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens-folded", test_enter_opens_folded);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events", test_f6_events);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events-folded", test_f6_events_folded);
+  g_test_add_func ("/pd/ui/a11y/keyboard/sidebar", test_sidebar_keys);
 }
