@@ -550,6 +550,186 @@ test_large_text_narrow (void)
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
 }
 
+/* --- the Events page: what its count says is what its table shows ------------ */
+
+typedef struct
+{
+  GtkWidget      *view;
+  GListModel     *events;
+  guint           n_frames;
+  guint           n_disagree;
+  GString        *seen;       /* each state drawn, once */
+} Agreement;
+
+/* @widget and its ancestors are drawn, none see-through. */
+static gboolean
+drawn_opaque (GtkWidget *widget)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_opacity (w) == 0 || !gtk_widget_get_child_visible (w))
+      return FALSE;
+  return TRUE;
+}
+
+/* The rows of the events' table one sees. */
+static guint
+n_rows_drawn (GtkWidget *view)
+{
+  GtkWidget *columns = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (columns); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      for (GtkWidget *row = gtk_widget_get_first_child (child); row != NULL; row = gtk_widget_get_next_sibling (row))
+        if (drawn_opaque (row))
+          n++;
+  return n;
+}
+
+static gboolean
+is_count_label (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "numeric") &&
+         gtk_widget_get_ancestor (widget, GTK_TYPE_COLUMN_VIEW) == NULL;
+}
+
+/* What the page shows a person, in words. */
+static char *
+events_page_state (Agreement *agreement,
+                   gboolean  *agrees)
+{
+  GtkWidget *count = pd_test_find_first (agreement->view, is_count_label, NULL);
+  GtkWidget *status = pd_test_find_widget (agreement->view, ADW_TYPE_STATUS_PAGE);
+  const char *text = drawn_opaque (count) ? gtk_label_get_text (GTK_LABEL (count)) : "";
+  gboolean empty_shown = status != NULL && drawn_opaque (status);
+  guint rows = n_rows_drawn (agreement->view);
+  guint total = g_list_model_get_n_items (agreement->events);
+  gboolean reading = pd_session_view_get_busy (PD_SESSION_VIEW (agreement->view));
+
+  /* A count over no row; "No Events Yet" while there are some, or while
+   * the read still goes on. */
+  *agrees = !(*text != '\0' && rows == 0) && !(empty_shown && (total > 0 || reading));
+  return g_strdup_printf ("count “%s”, %s, %s", text, rows > 0 ? "rows drawn" : "no row drawn",
+                          empty_shown ? "“No Events Yet”" : "no status page");
+}
+
+/* Each frame painted: what it showed. */
+static void
+check_agreement (GdkFrameClock *clock,
+                 gpointer       data)
+{
+  Agreement *agreement = data;
+  gboolean agrees;
+  g_autofree char *state = events_page_state (agreement, &agrees);
+  g_autofree char *line = g_strdup_printf ("[%s%s]", agrees ? "" : "DISAGREE: ", state);
+
+  if (clock != NULL)
+    agreement->n_frames++;
+  if (!agrees)
+    agreement->n_disagree++;
+  if (strstr (agreement->seen->str, line) == NULL)
+    {
+      g_string_append (agreement->seen, line);
+      g_test_message ("%s", line);
+    }
+}
+
+/* Frames keep coming while the test looks. */
+static gboolean
+keep_drawing (GtkWidget     *widget,
+              GdkFrameClock *clock,
+              gpointer       data)
+{
+  gtk_widget_queue_draw (widget);
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  Agreement  *agreement;
+  const char *count;     /* the count once settled */
+} CountShown;
+
+static gboolean
+count_shown (gpointer data)
+{
+  CountShown *wait = data;
+  GtkWidget *count = pd_test_find_first (wait->agreement->view, is_count_label, NULL);
+
+  /* Between frames too: what the next one draws. */
+  check_agreement (NULL, wait->agreement);
+
+  return g_strcmp0 (gtk_label_get_text (GTK_LABEL (count)), wait->count) == 0 && drawn_opaque (count) &&
+         n_rows_drawn (wait->agreement->view) > 0 &&
+         !pd_session_view_get_busy (PD_SESSION_VIEW (wait->agreement->view));
+}
+
+static gboolean
+empty_shown (gpointer data)
+{
+  Agreement *agreement = data;
+  GtkWidget *status = pd_test_find_widget (agreement->view, ADW_TYPE_STATUS_PAGE);
+
+  check_agreement (NULL, agreement);
+  return drawn_opaque (status) && !pd_session_view_get_busy (PD_SESSION_VIEW (agreement->view));
+}
+
+/* Every frame drawn while the Events page reads 200 events, filters them
+ * and reads a session with none: a count only over rows one sees, "No
+ * Events Yet" only once the read found none. */
+static void
+test_events_count_agrees (void)
+{
+  PdTestDb *db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Two hundred events");
+  g_autofree char *quiet = pd_test_db_create_session (db, "No events");
+  GtkWidget *view = pd_events_view_new ();
+  Agreement agreement = { view, pd_events_view_get_model (PD_EVENTS_VIEW (view)), 0, 0, g_string_new (NULL) };
+  CountShown wait = { &agreement, "200 events" };
+  GtkWindow *window;
+  gulong painted;
+  guint tick;
+
+  for (guint i = 0; i < 200; i++)
+    pd_test_db_add_event (db, id, i % 2 ? PD_EVENT_TOOL_CALL_COMPLETED : PD_EVENT_TOOL_CALL_STARTED,
+                          "shell", i / 2, "{}");
+  window = pd_test_present (view, 1000, 640);
+  tick = gtk_widget_add_tick_callback (GTK_WIDGET (window), keep_drawing, NULL, NULL);
+  painted = g_signal_connect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), "after-paint",
+                              G_CALLBACK (check_agreement), &agreement);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_test_wait_until (count_shown, &wait, "200 events, drawn");
+  pd_test_flush (GTK_WIDGET (window));
+
+  pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), PD_EVENT_TOOL_CALL_STARTED);
+  wait.count = "100 of 200 events";
+  pd_test_wait_until (count_shown, &wait, "100 of 200 events, drawn");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_screenshot_sizes (window, "a11y-events-filtered");
+  pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), NULL);
+  wait.count = "200 events";
+  pd_test_wait_until (count_shown, &wait, "200 events again, drawn");
+
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), quiet);
+  pd_test_wait_until (empty_shown, &agreement, "“No Events Yet”");
+  pd_test_flush (GTK_WIDGET (window));
+
+  gtk_widget_remove_tick_callback (GTK_WIDGET (window), tick);
+  g_signal_handler_disconnect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), painted);
+  g_test_message ("%u frames drawn; %u looks, in frames or between them, where the count and the table disagreed",
+                  agreement.n_frames,
+                  agreement.n_disagree);
+  g_assert_cmpuint (agreement.n_frames, >, 0);
+  g_assert_cmpuint (agreement.n_disagree, ==, 0);
+  g_string_free (agreement.seen, TRUE);
+  pd_test_destroy_window (window, view);
+  pd_test_db_free (db);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -560,6 +740,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/contrast", test_contrast);
   g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
   g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
+  g_test_add_func ("/pd/ui/a11y/events-count-agrees", test_events_count_agrees);
 
   return g_test_run ();
 }
