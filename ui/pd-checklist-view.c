@@ -1065,6 +1065,9 @@ pd_checklist_view_init (PdChecklistView *self)
   g_autoptr(GSettingsSchema) schema = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Plan text: wrapped with no hyphen it does not have. */
+  _pd_label_no_hyphens (GTK_WIDGET (self->title_label));
+  _pd_label_no_hyphens (GTK_WIDGET (self->resume_label));
   _pd_stack_tab_shown_only (self->stack);
 
   /* Without the schema (a test binary, a bare build) reading stays on. */

@@ -185,7 +185,10 @@ _pd_file_chooser_take_path (GtkNativeDialog *chooser,
  * @css_class: (nullable): a style class to add
  *
  * Returns: (transfer floating): a start-aligned label showing @text as
- *   plain text (never Pango markup), wrapped wherever a long word needs
+ *   plain text (never Pango markup), wrapped wherever a long word needs,
+ *   with no hyphen of Pango's own at a wrap: a plan's or an agent's text
+ *   (a Cline task's at 360 px read "inter-" "face") shows its own
+ *   characters only
  */
 GtkWidget *
 _pd_plain_label (const char *text,
@@ -198,6 +201,7 @@ _pd_plain_label (const char *text,
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  _pd_label_no_hyphens (label);
   if (css_class != NULL)
     gtk_widget_add_css_class (label, css_class);
 
@@ -206,7 +210,7 @@ _pd_plain_label (const char *text,
 
 /**
  * _pd_label_no_hyphens:
- * @label: a label showing a command, a path or code
+ * @label: a label showing a command, a path, code, or a plan's text
  *
  * Lets @label wrap at any character without a hyphen of Pango's own:
  * "AAAA-" read as a flag or a path the text does not have (tried as an

@@ -18,6 +18,7 @@
 #include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
+#include "pd-import-index.h"
 #include "pd-now-view.h"
 #include "pd-plan-row.h"
 #include "pd-session-list.h"
@@ -730,6 +731,148 @@ test_events_count_agrees (void)
   pd_test_db_free (db);
 }
 
+/* --- an imported Cline task at 360 px: no hyphen of Pango's ------------------- */
+
+/* The task's own text: its title and its checklist's items. */
+static const char * const cline_texts[] = {
+  "Add pagination to the /orders endpoint", "Read the orders handler", "Add limit and offset",
+  "Test the pages", "Check the last page",
+};
+
+typedef struct
+{
+  guint n_labels;    /* the task's text shown in a wrapping label */
+  guint n_wrapped;   /* of them, wrapped onto more lines */
+  guint n_hyphens;   /* of them, free to get a hyphen at a wrap */
+} HyphenCount;
+
+static gboolean
+shows_cline_text (const char *text)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cline_texts); i++)
+    if (strstr (text, cline_texts[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether Pango may add a hyphen where @label's layout wraps. */
+static gboolean
+may_hyphenate (GtkLabel *label)
+{
+  PangoAttrList *attrs = pango_layout_get_attributes (gtk_label_get_layout (label));
+  PangoAttrIterator *it;
+  PangoAttribute *hyphens;
+  gboolean may;
+
+  if (attrs == NULL)
+    return TRUE;
+  it = pango_attr_list_get_iterator (attrs);
+  hyphens = pango_attr_iterator_get (it, PANGO_ATTR_INSERT_HYPHENS);
+  may = hyphens == NULL || ((PangoAttrInt *) hyphens)->value;
+  pango_attr_iterator_destroy (it);
+  return may;
+}
+
+static void
+count_hyphens (GtkWidget   *widget,
+               HyphenCount *count,
+               const char  *where)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return;
+  if (GTK_IS_LABEL (widget) && gtk_label_get_wrap (GTK_LABEL (widget)) &&
+      shows_cline_text (gtk_label_get_text (GTK_LABEL (widget))))
+    {
+      int lines = pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (widget)));
+
+      count->n_labels++;
+      if (lines > 1)
+        count->n_wrapped++;
+      if (may_hyphenate (GTK_LABEL (widget)))
+        {
+          g_test_message ("%s: “%s” (%d lines) may get a hyphen at a wrap", where,
+                          gtk_label_get_text (GTK_LABEL (widget)), lines);
+          count->n_hyphens++;
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    count_hyphens (child, count, where);
+}
+
+static gboolean
+checklist_shown (gpointer data)
+{
+  return pd_test_find_label_containing (data, "Check the last page") != NULL &&
+         gtk_widget_get_mapped (pd_test_find_label_containing (data, "Check the last page"));
+}
+
+static gboolean
+history_shown (gpointer data)
+{
+  GtkWidget *history = pd_test_find_widget (data, PD_TYPE_HISTORY_VIEW);
+
+  return gtk_widget_get_mapped (history) && pd_test_find_label_containing (history, "Test the pages") != NULL;
+}
+
+static void
+check_cline_hyphens (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  HyphenCount count = { 0 };
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show the task");
+  pd_test_wait_until (checklist_shown, window, "the task's checklist");
+  pd_test_flush (GTK_WIDGET (window));
+  count_hyphens (GTK_WIDGET (adw_view_stack_get_visible_child (views)), &count, "now");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-cline-now");
+  adw_view_stack_set_visible_child_name (views, "history");
+  pd_test_wait_until (history_shown, window, "the task's History");
+  pd_test_flush (GTK_WIDGET (window));
+  count_hyphens (GTK_WIDGET (adw_view_stack_get_visible_child (views)), &count, "history");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-cline-history");
+  g_test_message ("%u labels of the task's text, %u wrapped, %u may get a hyphen",
+                  count.n_labels, count.n_wrapped, count.n_hyphens);
+  g_assert_cmpuint (count.n_labels, >=, 5);
+  g_assert_cmpuint (count.n_wrapped, >, 0);
+  g_assert_cmpuint (count.n_hyphens, ==, 0);
+}
+
+/* A Cline task read from the project's own fixture into a database, shown
+ * at 360 px with large text so that its text wraps. */
+static void
+test_cline_no_hyphens (void)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  g_autofree char *task = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(GSettings) settings = NULL;
+  const char *args[] = { "--db", db, NULL };
+  const char *paths[2] = { NULL, NULL };
+  int dpi = set_large_text ();
+
+  g_assert_nonnull (root);
+  task = g_build_filename (root, "vscode", "User", "globalStorage", "saoudrizwan.claude-dev", "tasks",
+                           "1775300000000", "ui_messages.json", NULL);
+  paths[0] = task;
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+
+    g_assert_true (pd_import_index_run_paths (index, store, paths, NULL, NULL, &error));
+    g_assert_no_error (error);
+  }
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_int (settings, "window-width", 360);
+  g_settings_set_int (settings, "window-height", 720);
+  g_assert_cmpint (pd_test_run_app (args, check_cline_hyphens, NULL, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -741,6 +884,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
   g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
   g_test_add_func ("/pd/ui/a11y/events-count-agrees", test_events_count_agrees);
+  g_test_add_func ("/pd/ui/a11y/cline-no-hyphens", test_cline_no_hyphens);
 
   return g_test_run ();
 }
