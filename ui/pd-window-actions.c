@@ -87,7 +87,8 @@ show_page (PdWindow   *self,
   now = gtk_root_get_focus (GTK_ROOT (self));
   if (adw_leaflet_get_folded (self->leaflet))
     {
-      if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->view_stack)))
+      /* From the list; a focus in the content (the message entry) stays. */
+      if (focus == NULL || !gtk_widget_is_ancestor (focus, gtk_widget_get_parent (GTK_WIDGET (self->content_stack))))
         _pd_window_focus_opened (self);
     }
   else if (focus != NULL && now != focus && gtk_widget_get_mapped (focus))
@@ -366,7 +367,6 @@ open_focus_tick (GtkWidget     *widget,
                  gpointer       data)
 {
   PdWindow *self = PD_WINDOW (widget);
-
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
   GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
