@@ -799,6 +799,27 @@ count_hyphens (GtkWidget   *widget,
     count_hyphens (child, count, where);
 }
 
+/* Whether every wrap of @label's text falls between words. */
+static gboolean
+wraps_between_words (GtkLabel *label)
+{
+  PangoLayout *layout = gtk_label_get_layout (label);
+  const char *text = pango_layout_get_text (layout);
+  gboolean between = TRUE;
+
+  for (GSList *l = pango_layout_get_lines_readonly (layout); l != NULL; l = l->next)
+    {
+      PangoLayoutLine *line = l->data;
+
+      if (line->start_index > 0 && text[line->start_index - 1] != ' ')
+        {
+          g_test_message ("“%s” wraps inside a word before “%.12s”", text, text + line->start_index);
+          between = FALSE;
+        }
+    }
+  return between;
+}
+
 static gboolean
 checklist_shown (gpointer data)
 {
@@ -821,11 +842,17 @@ check_cline_hyphens (PdApplication *app,
 {
   AdwViewStack *views = pd_test_a11y_view_stack (window);
   HyphenCount count = { 0 };
+  GtkWidget *hint;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show the task");
   pd_test_wait_until (checklist_shown, window, "the task's checklist");
   pd_test_flush (GTK_WIDGET (window));
   count_hyphens (GTK_WIDGET (adw_view_stack_get_visible_child (views)), &count, "now");
+  /* The extension's words on going on are words, not a command. */
+  hint = pd_test_find_label_containing (GTK_WIDGET (window), "has no command to continue a task");
+  g_assert_nonnull (hint);
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (hint))), >, 1);
+  g_assert_true (wraps_between_words (GTK_LABEL (hint)));
   pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-cline-now");
   adw_view_stack_set_visible_child_name (views, "history");
   pd_test_wait_until (history_shown, window, "the task's History");
