@@ -366,6 +366,10 @@ check_enter_opens (PdApplication *app,
       g_test_message ("%s, %s: Enter left the focus on %s", folded ? "folded" : "wide", openings[i].page, path);
       g_assert_nonnull (gtk_widget_get_ancestor (focus, openings[i].lands_in));
       g_assert_null (gtk_widget_get_ancestor (focus, GTK_TYPE_MENU_BUTTON));
+      if (i == 0 && !folded)
+        pd_test_screenshot (GTK_WIDGET (window), "a11y-enter-opens");
+      else if (i == 0)
+        pd_test_screenshot (GTK_WIDGET (window), "a11y-enter-opens-360");
 
       /* Back to the list (Alt+Left): on the open session's row. */
       g_assert_true (key (window, GDK_KEY_Left, GDK_ALT_MASK));
@@ -463,6 +467,8 @@ check_f6_events (PdApplication *app,
                       why_unseen (focus) != NULL ? why_unseen (focus) : "seen");
       pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page, seen");
     }
+  if (!folded)
+    pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-f6-events");
 }
 
 static void
