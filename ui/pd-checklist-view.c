@@ -794,6 +794,9 @@ pd_checklist_view_update_resume (PdChecklistView *self)
       line = g_strdup_printf (_("%s has no command to continue a task: in VS Code (or the editor it runs in), "
                                 "open %s and pick this task from its task history."), name, name);
       gtk_label_set_text (self->resume_label, line);
+      /* Words, not a command: wrapped between them ("continu" "e a task"
+       * at 360 px). */
+      gtk_label_set_wrap_mode (self->resume_label, PANGO_WRAP_WORD_CHAR);
       gtk_widget_remove_css_class (GTK_WIDGET (self->resume_label), "monospace");
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), NULL);
       gtk_widget_set_visible (self->copy_button, FALSE);
@@ -812,6 +815,7 @@ pd_checklist_view_update_resume (PdChecklistView *self)
   line = pd_resume_command_to_string (self->resume);
   safe_line = pd_safe_text_line (line);
   gtk_label_set_text (self->resume_label, safe_line);
+  gtk_label_set_wrap_mode (self->resume_label, PANGO_WRAP_CHAR);
   gtk_widget_add_css_class (GTK_WIDGET (self->resume_label), "monospace");
   gtk_widget_set_visible (self->copy_button, TRUE);
   if (self->resume->workdir != NULL)
@@ -1065,6 +1069,10 @@ pd_checklist_view_init (PdChecklistView *self)
   g_autoptr(GSettingsSchema) schema = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Plan text: wrapped with no hyphen it does not have. */
+  _pd_label_no_hyphens (GTK_WIDGET (self->title_label));
+  _pd_label_no_hyphens (GTK_WIDGET (self->resume_label));
+  _pd_stack_tab_shown_only (self->stack);
 
   /* Without the schema (a test binary, a bare build) reading stays on. */
   if (schemas != NULL && (schema = g_settings_schema_source_lookup (schemas, SETTINGS_SCHEMA, TRUE)) != NULL

@@ -134,7 +134,8 @@ pd_events_view_update_state (PdEventsView *self)
                              shown, total);
   gtk_label_set_text (self->count_label, count);
 
-  gtk_stack_set_visible_child_name (self->stack, total == 0 ? "empty" : "events");
+  /* "No Events Yet" once the read said so, not while it goes on. */
+  gtk_stack_set_visible_child_name (self->stack, total == 0 && self->loaded ? "empty" : "events");
   gtk_widget_set_visible (GTK_WIDGET (self->jump_button), !self->following && shown > 0);
 }
 
@@ -234,6 +235,7 @@ on_events_loaded (GObject      *object,
     }
 
   self->loaded = TRUE;
+  pd_events_view_update_state (self);
   pd_events_view_check_settled (self);
   pd_session_view_reload_done (request, NULL);
 }
@@ -398,6 +400,11 @@ pd_events_view_set_settling (PdEventsView *self,
   self->settling = settling;
   self->laid_out = FALSE;
   gtk_widget_set_opacity (GTK_WIDGET (self->scroller), settling ? 0 : 1);
+  /* The count tells of rows one sees: not while they settle see-through
+   * ("200 events" over a table that drew nothing, as the read went on or
+   * after a filter; tried with the keyboard alone).  Its opacity, not its
+   * text: this may run in the list's layout. */
+  gtk_widget_set_opacity (GTK_WIDGET (self->count_label), settling ? 0 : 1);
 }
 
 static gboolean
@@ -906,6 +913,8 @@ pd_events_view_init (PdEventsView *self)
   self->types = gtk_string_list_new (all);
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->stack);
+  _pd_stack_tab_shown_only (self->details_stack);
   g_signal_connect_object (gtk_scrolled_window_get_hadjustment (self->scroller), "notify::page-size",
                            G_CALLBACK (on_page_size), self, G_CONNECT_SWAPPED);
 

@@ -1037,6 +1037,10 @@ static void
 pd_history_view_init (PdHistoryView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Plan text: wrapped with no hyphen it does not have. */
+  _pd_label_no_hyphens (GTK_WIDGET (self->plan_title));
+  _pd_label_no_hyphens (GTK_WIDGET (self->revision_label));
+  _pd_stack_tab_shown_only (self->stack);
   gtk_paned_set_position (self->paned, MAX (240, _pd_text_width (GTK_WIDGET (self), 30)));
   _pd_list_one_tab_stop (GTK_WIDGET (self->version_list));
 

@@ -561,6 +561,10 @@ pd_now_view_init (PdNowView *self)
 {
   self->event_notices = pd_event_notices_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Plan text: wrapped with no hyphen it does not have. */
+  _pd_label_no_hyphens (GTK_WIDGET (self->header_label));
+  _pd_label_no_hyphens (GTK_WIDGET (self->revision_label));
+  _pd_stack_tab_shown_only (self->stack);
 
   self->rows = pd_plan_rows_new ();
   gtk_list_box_bind_model (self->rows_box, G_LIST_MODEL (self->rows), create_row, NULL, NULL);

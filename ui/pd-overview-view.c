@@ -700,6 +700,7 @@ pd_overview_view_init (PdOverviewView *self)
   self->rows = g_ptr_array_new ();
   self->requests = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->stack);
   g_signal_connect_object (vadjustment (self), "value-changed", G_CALLBACK (on_scrolled), self, G_CONNECT_SWAPPED);
   self->filter = gtk_custom_filter_new (card_is_shown, self, NULL);
   self->shown = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-plan-row.h"
+#include "pd-ui-util-private.h"
 #include "pd-wrap-box.h"
 
 struct _PdPlanRow
@@ -204,6 +205,9 @@ static void
 pd_plan_row_init (PdPlanRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Plan text: wrapped with no hyphen it does not have. */
+  _pd_label_no_hyphens (GTK_WIDGET (self->title_label));
+  _pd_label_no_hyphens (GTK_WIDGET (self->note_label));
 }
 
 /**

@@ -30,6 +30,7 @@
 
 #include "pd-session-list-private.h"
 #include "pd-session-row.h"
+#include "pd-ui-util-private.h"
 
 /* The rows the first frame shows: a tall sidebar holds about 25. */
 #define FIRST_PAGE  25u
@@ -697,6 +698,7 @@ static void
 pd_session_list_init (PdSessionList *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->list_stack);
   self->resume_offset = NO_OFFSET;
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);

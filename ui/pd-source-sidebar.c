@@ -210,6 +210,27 @@ pd_source_sidebar_unwatch (PdSourceSidebar *self)
   g_ptr_array_set_size (self->watched, 0);
 }
 
+/* The chosen row looks selected and says so; the list box selects nothing
+ * itself (see pd_source_sidebar_init()). */
+static void
+pd_source_sidebar_mark_chosen (PdSourceSidebar *self)
+{
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list_box)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      gboolean chosen;
+
+      if (!GTK_IS_LIST_BOX_ROW (row))
+        continue;
+      chosen = g_object_get_data (G_OBJECT (row), "pd-source") == (gpointer) self->selected;
+      if (chosen)
+        gtk_widget_set_state_flags (row, GTK_STATE_FLAG_SELECTED, FALSE);
+      else
+        gtk_widget_unset_state_flags (row, GTK_STATE_FLAG_SELECTED);
+      gtk_accessible_update_state (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_STATE_SELECTED, chosen, -1);
+    }
+}
+
 static void
 pd_source_sidebar_set_selected (PdSourceSidebar *self,
                                 PdSource        *source)
@@ -217,6 +238,7 @@ pd_source_sidebar_set_selected (PdSourceSidebar *self,
   if (self->selected == source)
     return;
   g_set_object (&self->selected, source);
+  pd_source_sidebar_mark_chosen (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED]);
 }
 
@@ -225,7 +247,6 @@ pd_source_sidebar_rebuild (PdSourceSidebar *self)
 {
   guint n = self->sources != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->sources)) : 0;
   GtkWidget *child;
-  GtkWidget *selected_row = NULL;
   PdSource *selected = self->selected;
 
   self->rebuilding = TRUE;
@@ -244,26 +265,20 @@ pd_source_sidebar_rebuild (PdSourceSidebar *self)
     gtk_list_box_remove (self->list_box, child);
 
   if (n > 0)
-    {
-      selected_row = pd_source_sidebar_new_row (self, NULL);
-      gtk_list_box_append (self->list_box, selected_row);
-    }
+    gtk_list_box_append (self->list_box, pd_source_sidebar_new_row (self, NULL));
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
       GtkWidget *row = pd_source_sidebar_new_row (self, source);
 
       gtk_list_box_append (self->list_box, row);
-      if (source == selected)
-        selected_row = row;
       if (PD_IS_REMOTE_SOURCE (source))
         {
           g_signal_connect (source, "notify::state", G_CALLBACK (on_source_state), self);
           g_ptr_array_add (self->watched, g_object_ref (source));
         }
     }
-  if (selected_row != NULL)
-    gtk_list_box_select_row (self->list_box, GTK_LIST_BOX_ROW (selected_row));
+  pd_source_sidebar_mark_chosen (self);
   self->rebuilding = FALSE;
 
   /* A source removed while it was chosen: all of them again. */
@@ -293,12 +308,41 @@ on_listed (PdSourceSidebar *self,
 }
 
 static void
-on_row_selected (PdSourceSidebar *self,
-                 GtkListBoxRow   *row)
+on_row_activated (PdSourceSidebar *self,
+                  GtkListBoxRow   *row)
 {
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
   if (self->rebuilding || row == NULL)
     return;
   pd_source_sidebar_set_selected (self, g_object_get_data (G_OBJECT (row), "pd-source"));
+  /* A click: the focus, which came in on the row chosen before, goes to
+   * the row clicked. */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->list_box)) && focus != GTK_WIDGET (row))
+    gtk_widget_grab_focus (GTK_WIDGET (row));
+}
+
+/* The focus coming into the list from outside (Tab, Shift+Tab) lands on
+ * the chosen row: GtkListBox, which selects nothing itself here, gives it
+ * to its first or last row. */
+static gboolean
+pd_source_sidebar_focus (GtkWidget        *widget,
+                         GtkDirectionType  direction)
+{
+  PdSourceSidebar *self = PD_SOURCE_SIDEBAR (widget);
+  GtkWidget *list = GTK_WIDGET (self->list_box);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  if ((direction == GTK_DIR_TAB_FORWARD || direction == GTK_DIR_TAB_BACKWARD) &&
+      gtk_widget_get_can_focus (list) && gtk_widget_get_mapped (list) &&
+      (focus == NULL || (focus != list && !gtk_widget_is_ancestor (focus, list))))
+    for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+      if (GTK_IS_LIST_BOX_ROW (row) && g_object_get_data (G_OBJECT (row), "pd-source") == (gpointer) self->selected &&
+          gtk_widget_grab_focus (row))
+        return TRUE;
+  return GTK_WIDGET_CLASS (pd_source_sidebar_parent_class)->focus (widget, direction);
 }
 
 /**
@@ -350,7 +394,7 @@ pd_source_sidebar_select (PdSourceSidebar *self,
   for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list_box)); row != NULL;
        row = gtk_widget_get_next_sibling (row))
     if (GTK_IS_LIST_BOX_ROW (row) && g_object_get_data (G_OBJECT (row), "pd-source") == (gpointer) source)
-      gtk_list_box_select_row (self->list_box, GTK_LIST_BOX_ROW (row));
+      on_row_activated (self, GTK_LIST_BOX_ROW (row));
 }
 
 static void
@@ -420,6 +464,7 @@ pd_source_sidebar_class_init (PdSourceSidebarClass *klass)
                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  widget_class->focus = pd_source_sidebar_focus;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "pdsourcesidebar");
 }
@@ -431,7 +476,13 @@ pd_source_sidebar_init (PdSourceSidebar *self)
   self->errors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_error_free);
   self->list_box = GTK_LIST_BOX (gtk_list_box_new ());
   gtk_widget_add_css_class (GTK_WIDGET (self->list_box), "navigation-sidebar");
-  gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_SINGLE);
+  /* Choosing is activating (a click, Enter, Space): a list box that
+   * selects chose each source the focus passed, and read the session list
+   * again, as the person tabbed or arrowed through (tried with the
+   * keyboard alone). One Tab stop, the arrows inside. */
+  gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_NONE);
+  gtk_list_box_set_activate_on_single_click (self->list_box, TRUE);
+  _pd_list_one_tab_stop (GTK_WIDGET (self->list_box));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->list_box), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Sources"), -1);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
@@ -440,6 +491,6 @@ pd_source_sidebar_init (PdSourceSidebar *self)
   /* Apart from the sessions under it. */
   self->separator = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
   gtk_widget_set_parent (self->separator, GTK_WIDGET (self));
-  g_signal_connect_swapped (self->list_box, "row-selected", G_CALLBACK (on_row_selected), self);
+  g_signal_connect_swapped (self->list_box, "row-activated", G_CALLBACK (on_row_activated), self);
   gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
 }

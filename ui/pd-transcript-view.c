@@ -317,6 +317,7 @@ pd_transcript_view_init (PdTranscriptView *self)
   g_autoptr(GtkNoSelection) selection = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->stack);
 
   self->messages = g_list_store_new (PD_TYPE_MESSAGE_ITEM);
   selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->messages)));

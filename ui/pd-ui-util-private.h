@@ -29,6 +29,7 @@ int         _pd_text_width             (GtkWidget          *widget,
 void        _pd_list_one_tab_stop      (GtkWidget          *list);
 gboolean    _pd_list_leave             (GtkWidget          *list,
                                         GtkDirectionType    direction);
+void        _pd_stack_tab_shown_only   (GtkStack           *stack);
 void        _pd_name_shortcut_keys     (GtkWidget          *widget);
 void        _pd_widen_view_switcher_bar (AdwViewSwitcherBar *bar);
 void        _pd_name_tooltip_buttons   (GtkWidget          *root);

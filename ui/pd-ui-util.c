@@ -185,7 +185,10 @@ _pd_file_chooser_take_path (GtkNativeDialog *chooser,
  * @css_class: (nullable): a style class to add
  *
  * Returns: (transfer floating): a start-aligned label showing @text as
- *   plain text (never Pango markup), wrapped wherever a long word needs
+ *   plain text (never Pango markup), wrapped wherever a long word needs,
+ *   with no hyphen of Pango's own at a wrap: a plan's or an agent's text
+ *   (a Cline task's at 360 px read "inter-" "face") shows its own
+ *   characters only
  */
 GtkWidget *
 _pd_plain_label (const char *text,
@@ -198,6 +201,7 @@ _pd_plain_label (const char *text,
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  _pd_label_no_hyphens (label);
   if (css_class != NULL)
     gtk_widget_add_css_class (label, css_class);
 
@@ -206,7 +210,7 @@ _pd_plain_label (const char *text,
 
 /**
  * _pd_label_no_hyphens:
- * @label: a label showing a command, a path or code
+ * @label: a label showing a command, a path, code, or a plan's text
  *
  * Lets @label wrap at any character without a hyphen of Pango's own:
  * "AAAA-" read as a flag or a path the text does not have (tried as an
@@ -622,6 +626,40 @@ _pd_list_one_tab_stop (GtkWidget *list)
       gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
     }
   gtk_widget_add_controller (list, controller);
+}
+
+static void
+stack_tab_shown_only (GtkStack *stack)
+{
+  GtkWidget *shown = gtk_stack_get_visible_child (stack);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (stack));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (stack));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_widget_set_can_focus (child, child == shown);
+  /* The focus was in the page going away (the stack moves it before it
+   * says which page is shown, while the new page still refused it). */
+  if (focus != NULL && shown != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (stack)) &&
+      !gtk_widget_is_ancestor (focus, shown) && focus != shown)
+    gtk_widget_child_focus (shown, GTK_DIR_TAB_FORWARD);
+}
+
+/*
+ * _pd_stack_tab_shown_only:
+ * @stack: a stack of pages
+ *
+ * Only the page @stack shows takes the focus. During a cross-fade the page
+ * going away stays mapped for its 200 ms, and Tab went into it: a plan's
+ * steps fading out, a status page's scroller with nothing to see (tried
+ * with the keyboard alone).
+ */
+void
+_pd_stack_tab_shown_only (GtkStack *stack)
+{
+  g_signal_connect (stack, "notify::visible-child", G_CALLBACK (stack_tab_shown_only), NULL);
+  stack_tab_shown_only (stack);
 }
 
 /*

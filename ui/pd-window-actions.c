@@ -21,6 +21,9 @@
 
 /* --- actions ------------------------------------------------------------ */
 
+static GtkWidget *main_list      (GtkWidget *root);
+static void       focus_open_row (PdWindow  *self);
+
 static void
 show_sessions_action (GtkWidget  *widget,
                       const char *action_name,
@@ -29,6 +32,7 @@ show_sessions_action (GtkWidget  *widget,
   PdWindow *self = PD_WINDOW (widget);
 
   adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+  focus_open_row (self);
 }
 
 static void
@@ -67,10 +71,28 @@ static void
 show_page (PdWindow   *self,
            const char *name)
 {
+  g_autoptr(GtkWidget) focus = NULL;
+  GtkWidget *now;
+
   if (!session_shown (self))
     return;
+  focus = gtk_root_get_focus (GTK_ROOT (self));
+  if (focus != NULL)
+    g_object_ref (focus);
   adw_view_stack_set_visible_child_name (self->view_stack, name);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  /* The leaflet moved the focus from the list to the content header's
+   * first button, the main menu (tried with the keyboard alone): side by
+   * side it stays in the list, folded it goes into the page. */
+  now = gtk_root_get_focus (GTK_ROOT (self));
+  if (adw_leaflet_get_folded (self->leaflet))
+    {
+      /* From the list; a focus in the content (the message entry) stays. */
+      if (focus == NULL || !gtk_widget_is_ancestor (focus, gtk_widget_get_parent (GTK_WIDGET (self->content_stack))))
+        _pd_window_focus_opened (self);
+    }
+  else if (focus != NULL && now != focus && gtk_widget_get_mapped (focus))
+    gtk_widget_grab_focus (focus);
 }
 
 static void
@@ -158,6 +180,74 @@ shows_item (GtkWidget *widget,
   return FALSE;
 }
 
+/* Whether @widget is drawn see-through: the Events rows while they
+ * settle at the newest. */
+static gboolean
+see_through (GtkWidget *widget)
+{
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_opacity (w) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The row of @rows (a list view) that looks selected, else the topmost row
+ * whose top is in sight, else the first partly in sight. */
+static GtkWidget *
+row_in_sight (GtkWidget *rows)
+{
+  int height = gtk_widget_get_height (rows);
+  GtkWidget *best = NULL;
+  float best_y = G_MAXFLOAT;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row))
+    {
+      graphene_rect_t bounds;
+      float y;
+
+      if (!gtk_widget_get_child_visible (row) || !gtk_widget_get_mapped (row) ||
+          !gtk_widget_compute_bounds (row, rows, &bounds))
+        continue;
+      if (bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= height)
+        continue;
+      if (gtk_widget_get_state_flags (row) & GTK_STATE_FLAG_SELECTED)
+        return row;
+      /* Partly above the top: after every row whose top shows. */
+      y = bounds.origin.y >= 0 ? bounds.origin.y : height - bounds.origin.y;
+      if (y < best_y)
+        {
+          best = row;
+          best_y = y;
+        }
+    }
+  return best;
+}
+
+/* A column view: its selected row, else the row in sight. GTK 4.8's
+ * column view given the focus takes it on its first row, far above the
+ * newest events in sight, and none while that row is not laid out: F6
+ * left the focus where it was, or on a row drawn see-through while the
+ * rows settled (tried with the keyboard alone). */
+static gboolean
+focus_column_view_row (GtkWidget *list)
+{
+  GtkSelectionModel *model = gtk_column_view_get_model (GTK_COLUMN_VIEW (list));
+  GtkWidget *rows = NULL;
+  GtkWidget *row;
+  guint position;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      rows = child;
+  if (rows == NULL || see_through (rows))
+    return FALSE;
+  if (GTK_IS_SINGLE_SELECTION (model) &&
+      (position = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (model))) != GTK_INVALID_LIST_POSITION)
+    gtk_widget_activate_action (rows, "list.scroll-to-item", "u", position);
+  row = row_in_sight (rows);
+  return row != NULL && gtk_widget_grab_focus (row);
+}
+
 /* Focuses @list's row of its selected item (GTK 4.8 has no call for it: a
  * list view given the focus takes it on its first row).  FALSE when the
  * row is not laid out yet. */
@@ -169,7 +259,7 @@ focus_selected_row (GtkWidget *list)
   guint position;
 
   if (GTK_IS_COLUMN_VIEW (list))
-    return gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
+    return focus_column_view_row (list);
   if (GTK_IS_LIST_BOX (list))
     {
       GtkListBoxRow *row = gtk_list_box_get_selected_row (GTK_LIST_BOX (list));
@@ -189,8 +279,12 @@ focus_selected_row (GtkWidget *list)
   return FALSE;
 }
 
-/* The row was not laid out at the press (far down the list): once the
- * list has scrolled to it. */
+/* Frames, not time: the Events rows settle within 60. */
+#define FOCUS_ROW_MAX_FRAMES 120
+
+/* The row was not laid out at the press (far down the list, or the rows
+ * still settling): once the list has scrolled to it.  Then at the last
+ * the list's first stop, else the page's first control. */
 static gboolean
 focus_selected_row_tick (GtkWidget     *list,
                          GdkFrameClock *clock,
@@ -198,13 +292,18 @@ focus_selected_row_tick (GtkWidget     *list,
 {
   guint *tries = data;
 
-  if (focus_selected_row (list) || ++*tries >= 10)
+  if (focus_selected_row (list))
+    return G_SOURCE_REMOVE;
+  if (++*tries < FOCUS_ROW_MAX_FRAMES)
+    return G_SOURCE_CONTINUE;
+  if (!gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD))
     {
-      if (*tries >= 10)
-        gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
-      return G_SOURCE_REMOVE;
+      GtkWidget *view = gtk_widget_get_ancestor (list, PD_TYPE_SESSION_VIEW);
+
+      if (view != NULL)
+        gtk_widget_child_focus (view, GTK_DIR_TAB_FORWARD);
     }
-  return G_SOURCE_CONTINUE;
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -212,6 +311,139 @@ focus_list (GtkWidget *list)
 {
   if (!focus_selected_row (list))
     gtk_widget_add_tick_callback (list, focus_selected_row_tick, g_new0 (guint, 1), g_free);
+}
+
+/* The page's main list at its shown item, else its first control, else
+ * the message bar below it. */
+static void
+focus_page (PdWindow *self)
+{
+  GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+  GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
+
+  if (page != NULL && main_list (page) != NULL)
+    focus_list (main_list (page));
+  else if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
+    gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
+}
+
+/* The session view on @root's shown part (the Now page's plan or
+ * checklist), or %NULL. */
+static PdSessionView *
+shown_session_view (GtkWidget *root)
+{
+  if (!gtk_widget_get_mapped (root))
+    return NULL;
+  if (PD_IS_SESSION_VIEW (root))
+    return PD_SESSION_VIEW (root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      PdSessionView *view = shown_session_view (child);
+
+      if (view != NULL)
+        return view;
+    }
+  return NULL;
+}
+
+/* Frames, not time, bound the wait for the page's read (a loaded machine
+ * draws fewer frames in a second, not fewer before the read ends). */
+#define OPEN_FOCUS_MAX_FRAMES 600
+
+/* Whether the shown page is still reading the open session. */
+static gboolean
+page_reading (PdWindow *self)
+{
+  GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
+  PdSessionView *view = page != NULL ? shown_session_view (page) : NULL;
+
+  return view == NULL || pd_session_view_get_busy (view) ||
+         g_strcmp0 (pd_session_view_get_session_id (view), self->session_id) != 0;
+}
+
+static gboolean
+open_focus_tick (GtkWidget     *widget,
+                 GdkFrameClock *clock,
+                 gpointer       data)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+  GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
+
+  /* The focus is in the page or the bar below it already, or the person
+   * moved it in the list meanwhile: it stays.  The leaflet's own moves
+   * (to a header's first button, at once or when its slide ends) are
+   * not the person's. */
+  if (focus != NULL && focus != self->open_focus_from &&
+      ((gtk_widget_is_ancestor (focus, content) && gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL) ||
+       (gtk_widget_is_ancestor (focus, sidebar) && gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL)))
+    {
+      self->open_focus_tick = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (page_reading (self) && ++self->open_focus_frames < OPEN_FOCUS_MAX_FRAMES)
+    return G_SOURCE_CONTINUE;
+  self->open_focus_tick = 0;
+  focus_page (self);
+  return G_SOURCE_REMOVE;
+}
+
+/*
+ * _pd_window_focus_opened:
+ *
+ * A session opened from the list (Enter, Space, a click): once its page
+ * has read, the focus goes into it, to the page's main list (the first
+ * plan step).  Showing the content had put it on the content header's
+ * first button, the main menu (tried with the keyboard alone).
+ */
+void
+_pd_window_focus_opened (PdWindow *self)
+{
+  _pd_window_stop_focus_opened (self);
+  if (!page_reading (self))
+    {
+      focus_page (self);
+      return;
+    }
+  self->open_focus_from = gtk_root_get_focus (GTK_ROOT (self));
+  self->open_focus_frames = 0;
+  self->open_focus_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), open_focus_tick, NULL, NULL);
+}
+
+void
+_pd_window_stop_focus_opened (PdWindow *self)
+{
+  if (self->open_focus_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->open_focus_tick);
+  self->open_focus_tick = 0;
+  self->open_focus_from = NULL;
+}
+
+/* Back to the list (Alt+Left, which the leaflet takes first; the back
+ * button): the focus goes to the open session's row, where the person
+ * left, unless it is in the sidebar's lists already.  The leaflet put it
+ * on the first button of the sidebar's header (tried with the keyboard
+ * alone). */
+static void
+focus_open_row (PdWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *rows = main_list (GTK_WIDGET (self->session_list));
+
+  _pd_window_stop_focus_opened (self);
+  if (rows == NULL ||
+      (focus != NULL && (gtk_widget_is_ancestor (focus, GTK_WIDGET (self->session_list)) ||
+                         gtk_widget_is_ancestor (focus, GTK_WIDGET (self->source_sidebar)))))
+    return;
+  focus_list (rows);
+}
+
+static void
+on_leaflet_child (PdWindow *self)
+{
+  if (g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet), "sidebar") == 0)
+    focus_open_row (self);
 }
 
 static void
@@ -226,17 +458,9 @@ focus_other_pane_action (GtkWidget  *widget,
 
   if (in_list && session_shown (self))
     {
-      GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
-      GtkWidget *page;
-
       adw_leaflet_set_visible_child_name (self->leaflet, "content");
-      /* The page's main list at its shown item, else its first control,
-       * else the message bar below it. */
-      page = adw_view_stack_get_visible_child (self->view_stack);
-      if (page != NULL && main_list (page) != NULL)
-        focus_list (main_list (page));
-      else if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
-        gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
+      /* A page still reading (the Events page's rows): once it has read. */
+      _pd_window_focus_opened (self);
     }
   else
     {
@@ -869,7 +1093,18 @@ _pd_window_actions_init (PdWindow *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Page_Up, GDK_CONTROL_MASK),
                                                           gtk_named_action_new ("win.previous-page")));
+  /* F6 too: the Events and History pages' GtkPaned takes F6 (and Shift+F6)
+   * to move between its panes, so F6 never left those pages (tried with
+   * the keyboard alone). */
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F6, 0),
+                                                          gtk_named_action_new ("win.focus-other-pane")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F6, GDK_SHIFT_MASK),
+                                                          gtk_named_action_new ("win.focus-other-pane")));
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
+  g_signal_connect_object (self->leaflet, "notify::visible-child", G_CALLBACK (on_leaflet_child),
+                           self, G_CONNECT_SWAPPED);
 }
 
 void

@@ -64,6 +64,9 @@ struct _PdWindow
   guint                endpoints_serial;
   guint                first_show_tick; /* the first session shows a frame after the list */
   gboolean             first_shown;
+  guint                open_focus_tick;   /* the focus goes into an opened session's page */
+  guint                open_focus_frames;
+  GtkWidget           *open_focus_from;   /* (unowned) where the focus was; compared only */
   gulong               read_at_start_handler; /* on the frame clock, until the list is drawn */
   gboolean             reading_at_start;      /* that read waits for the list or runs */
   gulong               running_handler;
@@ -190,5 +193,7 @@ void        _pd_window_update_recent       (PdWindow        *self);
 void        _pd_window_class_actions_init  (GtkWidgetClass  *widget_class);
 void        _pd_window_actions_init        (PdWindow        *self);
 void        _pd_window_read_agent_sessions (PdWindow        *self);
+void        _pd_window_focus_opened        (PdWindow        *self);
+void        _pd_window_stop_focus_opened   (PdWindow        *self);
 
 G_END_DECLS

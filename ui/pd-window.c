@@ -468,6 +468,7 @@ on_session_activated (PdWindow      *self,
   self->overview_shown = FALSE;
   _pd_window_update_content (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  _pd_window_focus_opened (self);
 }
 
 static void
@@ -620,6 +621,7 @@ pd_window_dispose (GObject *object)
   if (self->first_show_tick != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->first_show_tick);
   self->first_show_tick = 0;
+  _pd_window_stop_focus_opened (self);
 
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)
@@ -993,6 +995,8 @@ static void
 pd_window_init (PdWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_stack_tab_shown_only (self->content_stack);
+  _pd_stack_tab_shown_only (self->now_stack);
   /* Its buttons and its dialogs': named by their mnemonic labels once. */
   _pd_name_mnemonic_buttons ();
   /* The pages without a session fit a phone's width at any text size. */

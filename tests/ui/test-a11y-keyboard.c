@@ -27,6 +27,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "test-a11y-keyboard-landing.h"
 
 /* The Now page's steps: one Tab stop, Down and Up move between the steps. */
 static void
@@ -459,6 +460,9 @@ check_session_list_keys (PdApplication *app,
   g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "sidebar");
   g_assert_cmpuint (g_list_model_get_n_items (model), >=, 2);
   second = g_list_model_get_item (model, 1);
+  /* Back in the list: on the open session's row. From outside it here. */
+  g_assert_true (pd_test_a11y_focus_inside (rows));
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
 
   /* Tab and Shift+Tab leave the list from its first row (each row was a
    * stop of its own). */
@@ -888,6 +892,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-lands", test_f6);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-cards", test_overview_cards);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-new-on-top", test_overview_new_on_top);
+  pd_test_a11y_keyboard_add_landing ();
 
   return g_test_run ();
 }

@@ -18,6 +18,7 @@
 #include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
+#include "pd-import-index.h"
 #include "pd-now-view.h"
 #include "pd-plan-row.h"
 #include "pd-session-list.h"
@@ -550,6 +551,355 @@ test_large_text_narrow (void)
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
 }
 
+/* --- the Events page: what its count says is what its table shows ------------ */
+
+typedef struct
+{
+  GtkWidget      *view;
+  GListModel     *events;
+  guint           n_frames;
+  guint           n_disagree;
+  GString        *seen;       /* each state drawn, once */
+} Agreement;
+
+/* @widget and its ancestors are drawn, none see-through. */
+static gboolean
+drawn_opaque (GtkWidget *widget)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_opacity (w) == 0 || !gtk_widget_get_child_visible (w))
+      return FALSE;
+  return TRUE;
+}
+
+/* The rows of the events' table one sees. */
+static guint
+n_rows_drawn (GtkWidget *view)
+{
+  GtkWidget *columns = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (columns); child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      for (GtkWidget *row = gtk_widget_get_first_child (child); row != NULL; row = gtk_widget_get_next_sibling (row))
+        if (drawn_opaque (row))
+          n++;
+  return n;
+}
+
+static gboolean
+is_count_label (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "numeric") &&
+         gtk_widget_get_ancestor (widget, GTK_TYPE_COLUMN_VIEW) == NULL;
+}
+
+/* What the page shows a person, in words. */
+static char *
+events_page_state (Agreement *agreement,
+                   gboolean  *agrees)
+{
+  GtkWidget *count = pd_test_find_first (agreement->view, is_count_label, NULL);
+  GtkWidget *status = pd_test_find_widget (agreement->view, ADW_TYPE_STATUS_PAGE);
+  const char *text = drawn_opaque (count) ? gtk_label_get_text (GTK_LABEL (count)) : "";
+  gboolean empty_shown = status != NULL && drawn_opaque (status);
+  guint rows = n_rows_drawn (agreement->view);
+  guint total = g_list_model_get_n_items (agreement->events);
+  gboolean reading = pd_session_view_get_busy (PD_SESSION_VIEW (agreement->view));
+
+  /* A count over no row; "No Events Yet" while there are some, or while
+   * the read still goes on. */
+  *agrees = !(*text != '\0' && rows == 0) && !(empty_shown && (total > 0 || reading));
+  return g_strdup_printf ("count “%s”, %s, %s", text, rows > 0 ? "rows drawn" : "no row drawn",
+                          empty_shown ? "“No Events Yet”" : "no status page");
+}
+
+/* Each frame painted: what it showed. */
+static void
+check_agreement (GdkFrameClock *clock,
+                 gpointer       data)
+{
+  Agreement *agreement = data;
+  gboolean agrees;
+  g_autofree char *state = events_page_state (agreement, &agrees);
+  g_autofree char *line = g_strdup_printf ("[%s%s]", agrees ? "" : "DISAGREE: ", state);
+
+  if (clock != NULL)
+    agreement->n_frames++;
+  if (!agrees)
+    agreement->n_disagree++;
+  if (strstr (agreement->seen->str, line) == NULL)
+    {
+      g_string_append (agreement->seen, line);
+      g_test_message ("%s", line);
+    }
+}
+
+/* Frames keep coming while the test looks. */
+static gboolean
+keep_drawing (GtkWidget     *widget,
+              GdkFrameClock *clock,
+              gpointer       data)
+{
+  gtk_widget_queue_draw (widget);
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  Agreement  *agreement;
+  const char *count;     /* the count once settled */
+} CountShown;
+
+static gboolean
+count_shown (gpointer data)
+{
+  CountShown *wait = data;
+  GtkWidget *count = pd_test_find_first (wait->agreement->view, is_count_label, NULL);
+
+  /* Between frames too: what the next one draws. */
+  check_agreement (NULL, wait->agreement);
+
+  return g_strcmp0 (gtk_label_get_text (GTK_LABEL (count)), wait->count) == 0 && drawn_opaque (count) &&
+         n_rows_drawn (wait->agreement->view) > 0 &&
+         !pd_session_view_get_busy (PD_SESSION_VIEW (wait->agreement->view));
+}
+
+static gboolean
+empty_shown (gpointer data)
+{
+  Agreement *agreement = data;
+  GtkWidget *status = pd_test_find_widget (agreement->view, ADW_TYPE_STATUS_PAGE);
+
+  check_agreement (NULL, agreement);
+  return drawn_opaque (status) && !pd_session_view_get_busy (PD_SESSION_VIEW (agreement->view));
+}
+
+/* Every frame drawn while the Events page reads 200 events, filters them
+ * and reads a session with none: a count only over rows one sees, "No
+ * Events Yet" only once the read found none. */
+static void
+test_events_count_agrees (void)
+{
+  PdTestDb *db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Two hundred events");
+  g_autofree char *quiet = pd_test_db_create_session (db, "No events");
+  GtkWidget *view = pd_events_view_new ();
+  Agreement agreement = { view, pd_events_view_get_model (PD_EVENTS_VIEW (view)), 0, 0, g_string_new (NULL) };
+  CountShown wait = { &agreement, "200 events" };
+  GtkWindow *window;
+  gulong painted;
+  guint tick;
+
+  for (guint i = 0; i < 200; i++)
+    pd_test_db_add_event (db, id, i % 2 ? PD_EVENT_TOOL_CALL_COMPLETED : PD_EVENT_TOOL_CALL_STARTED,
+                          "shell", i / 2, "{}");
+  window = pd_test_present (view, 1000, 640);
+  tick = gtk_widget_add_tick_callback (GTK_WIDGET (window), keep_drawing, NULL, NULL);
+  painted = g_signal_connect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), "after-paint",
+                              G_CALLBACK (check_agreement), &agreement);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_test_wait_until (count_shown, &wait, "200 events, drawn");
+  pd_test_flush (GTK_WIDGET (window));
+
+  pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), PD_EVENT_TOOL_CALL_STARTED);
+  wait.count = "100 of 200 events";
+  pd_test_wait_until (count_shown, &wait, "100 of 200 events, drawn");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_screenshot_sizes (window, "a11y-events-filtered");
+  pd_events_view_set_type_filter (PD_EVENTS_VIEW (view), NULL);
+  wait.count = "200 events";
+  pd_test_wait_until (count_shown, &wait, "200 events again, drawn");
+
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), quiet);
+  pd_test_wait_until (empty_shown, &agreement, "“No Events Yet”");
+  pd_test_flush (GTK_WIDGET (window));
+
+  gtk_widget_remove_tick_callback (GTK_WIDGET (window), tick);
+  g_signal_handler_disconnect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), painted);
+  g_test_message ("%u frames drawn; %u looks, in frames or between them, where the count and the table disagreed",
+                  agreement.n_frames,
+                  agreement.n_disagree);
+  g_assert_cmpuint (agreement.n_frames, >, 0);
+  g_assert_cmpuint (agreement.n_disagree, ==, 0);
+  g_string_free (agreement.seen, TRUE);
+  pd_test_destroy_window (window, view);
+  pd_test_db_free (db);
+}
+
+/* --- an imported Cline task at 360 px: no hyphen of Pango's ------------------- */
+
+/* The task's own text: its title and its checklist's items. */
+static const char * const cline_texts[] = {
+  "Add pagination to the /orders endpoint", "Read the orders handler", "Add limit and offset",
+  "Test the pages", "Check the last page",
+};
+
+typedef struct
+{
+  guint n_labels;    /* the task's text shown in a wrapping label */
+  guint n_wrapped;   /* of them, wrapped onto more lines */
+  guint n_hyphens;   /* of them, free to get a hyphen at a wrap */
+} HyphenCount;
+
+static gboolean
+shows_cline_text (const char *text)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cline_texts); i++)
+    if (strstr (text, cline_texts[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether Pango may add a hyphen where @label's layout wraps. */
+static gboolean
+may_hyphenate (GtkLabel *label)
+{
+  PangoAttrList *attrs = pango_layout_get_attributes (gtk_label_get_layout (label));
+  PangoAttrIterator *it;
+  PangoAttribute *hyphens;
+  gboolean may;
+
+  if (attrs == NULL)
+    return TRUE;
+  it = pango_attr_list_get_iterator (attrs);
+  hyphens = pango_attr_iterator_get (it, PANGO_ATTR_INSERT_HYPHENS);
+  may = hyphens == NULL || ((PangoAttrInt *) hyphens)->value;
+  pango_attr_iterator_destroy (it);
+  return may;
+}
+
+static void
+count_hyphens (GtkWidget   *widget,
+               HyphenCount *count,
+               const char  *where)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return;
+  if (GTK_IS_LABEL (widget) && gtk_label_get_wrap (GTK_LABEL (widget)) &&
+      shows_cline_text (gtk_label_get_text (GTK_LABEL (widget))))
+    {
+      int lines = pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (widget)));
+
+      count->n_labels++;
+      if (lines > 1)
+        count->n_wrapped++;
+      if (may_hyphenate (GTK_LABEL (widget)))
+        {
+          g_test_message ("%s: “%s” (%d lines) may get a hyphen at a wrap", where,
+                          gtk_label_get_text (GTK_LABEL (widget)), lines);
+          count->n_hyphens++;
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    count_hyphens (child, count, where);
+}
+
+/* Whether every wrap of @label's text falls between words. */
+static gboolean
+wraps_between_words (GtkLabel *label)
+{
+  PangoLayout *layout = gtk_label_get_layout (label);
+  const char *text = pango_layout_get_text (layout);
+  gboolean between = TRUE;
+
+  for (GSList *l = pango_layout_get_lines_readonly (layout); l != NULL; l = l->next)
+    {
+      PangoLayoutLine *line = l->data;
+
+      if (line->start_index > 0 && text[line->start_index - 1] != ' ')
+        {
+          g_test_message ("“%s” wraps inside a word before “%.12s”", text, text + line->start_index);
+          between = FALSE;
+        }
+    }
+  return between;
+}
+
+static gboolean
+checklist_shown (gpointer data)
+{
+  return pd_test_find_label_containing (data, "Check the last page") != NULL &&
+         gtk_widget_get_mapped (pd_test_find_label_containing (data, "Check the last page"));
+}
+
+static gboolean
+history_shown (gpointer data)
+{
+  GtkWidget *history = pd_test_find_widget (data, PD_TYPE_HISTORY_VIEW);
+
+  return gtk_widget_get_mapped (history) && pd_test_find_label_containing (history, "Test the pages") != NULL;
+}
+
+static void
+check_cline_hyphens (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  HyphenCount count = { 0 };
+  GtkWidget *hint;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show the task");
+  pd_test_wait_until (checklist_shown, window, "the task's checklist");
+  pd_test_flush (GTK_WIDGET (window));
+  count_hyphens (GTK_WIDGET (adw_view_stack_get_visible_child (views)), &count, "now");
+  /* The extension's words on going on are words, not a command. */
+  hint = pd_test_find_label_containing (GTK_WIDGET (window), "has no command to continue a task");
+  g_assert_nonnull (hint);
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (hint))), >, 1);
+  g_assert_true (wraps_between_words (GTK_LABEL (hint)));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-cline-now");
+  adw_view_stack_set_visible_child_name (views, "history");
+  pd_test_wait_until (history_shown, window, "the task's History");
+  pd_test_flush (GTK_WIDGET (window));
+  count_hyphens (GTK_WIDGET (adw_view_stack_get_visible_child (views)), &count, "history");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-cline-history");
+  g_test_message ("%u labels of the task's text, %u wrapped, %u may get a hyphen",
+                  count.n_labels, count.n_wrapped, count.n_hyphens);
+  g_assert_cmpuint (count.n_labels, >=, 5);
+  g_assert_cmpuint (count.n_wrapped, >, 0);
+  g_assert_cmpuint (count.n_hyphens, ==, 0);
+}
+
+/* A Cline task read from the project's own fixture into a database, shown
+ * at 360 px with large text so that its text wraps. */
+static void
+test_cline_no_hyphens (void)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  g_autofree char *task = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(GSettings) settings = NULL;
+  const char *args[] = { "--db", db, NULL };
+  const char *paths[2] = { NULL, NULL };
+  int dpi = set_large_text ();
+
+  g_assert_nonnull (root);
+  task = g_build_filename (root, "vscode", "User", "globalStorage", "saoudrizwan.claude-dev", "tasks",
+                           "1775300000000", "ui_messages.json", NULL);
+  paths[0] = task;
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+
+    g_assert_true (pd_import_index_run_paths (index, store, paths, NULL, NULL, &error));
+    g_assert_no_error (error);
+  }
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_int (settings, "window-width", 360);
+  g_settings_set_int (settings, "window-height", 720);
+  g_assert_cmpint (pd_test_run_app (args, check_cline_hyphens, NULL, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -560,6 +910,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/contrast", test_contrast);
   g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
   g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
+  g_test_add_func ("/pd/ui/a11y/events-count-agrees", test_events_count_agrees);
+  g_test_add_func ("/pd/ui/a11y/cline-no-hyphens", test_cline_no_hyphens);
 
   return g_test_run ();
 }

@@ -1,0 +1,664 @@
+/* test-a11y-keyboard-landing.c: where the focus lands, with the keyboard alone
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The second half of the a11y-keyboard test (test-a11y-keyboard.c
+ * registers these cases): Enter on a session, F6 into the Events page,
+ * Tab through every page of every stack, and the sources sidebar.  Keys are
+ * given as GTK gives them: to the focus widget's shortcuts, then to each
+ * ancestor's, up to the window's (which moves the focus for Tab).
+ */
+#define G_LOG_DOMAIN "test-a11y-keyboard"
+
+#include "config.h"
+
+#include "pd-events-view.h"
+#include "pd-now-view.h"
+#include "pd-session-item.h"
+#include "pd-session-list.h"
+#include "pd-session-list-model.h"
+#include "pd-session-row.h"
+#include "pd-source-sidebar.h"
+#include "pd-test-a11y.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "test-a11y-keyboard-landing.h"
+
+/* Activates @widget's shortcut for the key, of its controllers of the
+ * capture phase or of the others. */
+static gboolean
+press_in_phase (GtkWidget       *widget,
+                guint            keyval,
+                GdkModifierType  mods,
+                gboolean         capture)
+{
+  g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, mods);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller) ||
+          (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (controller)) == GTK_PHASE_CAPTURE) != capture)
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+
+          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted) &&
+              gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                            gtk_shortcut_get_arguments (shortcut)))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A key pressed with the focus where it is, as GTK delivers it: the
+ * capture phase from the window down to the focus widget, then the focus
+ * widget's shortcuts and each ancestor's up to the window's. A GtkPaned
+ * on the way took F6 before the window's own (tried with the keyboard
+ * alone). */
+static gboolean
+key (PdWindow        *window,
+     guint            keyval,
+     GdkModifierType  mods)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+
+  for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL; w = gtk_widget_get_parent (w))
+    g_ptr_array_insert (chain, 0, w);
+  for (guint i = 0; i < chain->len; i++)
+    if (press_in_phase (g_ptr_array_index (chain, i), keyval, mods, TRUE))
+      return TRUE;
+  for (guint i = chain->len; i > 0; i--)
+    if (press_in_phase (g_ptr_array_index (chain, i - 1), keyval, mods, FALSE))
+      return TRUE;
+  /* Then the window's own move-focus, which wraps at the end. */
+  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab)
+    {
+      GtkDirectionType direction = keyval == GDK_KEY_Tab ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD;
+
+      if (gtk_widget_child_focus (GTK_WIDGET (window), direction))
+        return TRUE;
+      gtk_root_set_focus (GTK_ROOT (window), NULL);
+      return gtk_widget_child_focus (GTK_WIDGET (window), direction);
+    }
+  return FALSE;
+}
+
+/* Why @widget, given the focus, is not seen, or %NULL when it is: not
+ * drawn, in a stack page that is not the one shown, or see-through. */
+static const char *
+why_unseen (GtkWidget *widget)
+{
+  if (!gtk_widget_is_drawable (widget))
+    return "not drawn";
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    {
+      GtkWidget *parent = gtk_widget_get_parent (w);
+
+      if (gtk_widget_get_opacity (w) == 0)
+        return "see-through";
+      if (!gtk_widget_get_child_visible (w))
+        return "a hidden child";
+      if (parent != NULL && GTK_IS_STACK (parent) &&
+          gtk_stack_get_visible_child (GTK_STACK (parent)) != w)
+        return "in a stack page not shown";
+      if (parent != NULL && ADW_IS_VIEW_STACK (parent) &&
+          adw_view_stack_get_visible_child (ADW_VIEW_STACK (parent)) != w)
+        return "in a view stack page not shown";
+    }
+  return NULL;
+}
+
+static char *
+describe (GtkWidget *widget)
+{
+  GString *path = g_string_new (NULL);
+
+  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    {
+      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
+      g_string_prepend_c (path, '/');
+    }
+  return g_string_free (path, FALSE);
+}
+
+/* Tabs through the whole window from its first stop until the focus comes
+ * back there: every stop must be seen. Returns the number of stops. */
+static guint
+assert_tab_cycle_seen (PdWindow   *window,
+                       const char *where,
+                       gboolean    settle)
+{
+  g_autoptr(GPtrArray) seen = g_ptr_array_new ();
+  guint n_unseen = 0;
+
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD));
+  for (guint i = 0; i < 400; i++)
+    {
+      GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+      const char *why;
+
+      g_assert_nonnull (focus);
+      if (g_ptr_array_find (seen, focus, NULL))
+        break;
+      g_ptr_array_add (seen, focus);
+      why = why_unseen (focus);
+      if (why != NULL)
+        {
+          g_autofree char *path = describe (focus);
+
+          g_test_message ("%s: Tab stop %u is %s: %s", where, i + 1, why, path);
+          n_unseen++;
+        }
+      if (!key (window, GDK_KEY_Tab, 0))
+        {
+          g_autofree char *path = describe (focus);
+          g_error ("%s: Tab from %s went nowhere", where, path);
+        }
+      if (settle)
+        pd_test_flush (GTK_WIDGET (window));
+    }
+  g_test_message ("%s: %u Tab stops", where, seen->len);
+  g_assert_cmpuint (n_unseen, ==, 0);
+  return seen->len;
+}
+
+/* Each page of each stack of the window shown, then the one before again,
+ * each time Tabbed through at once, while a cross-fade still draws the
+ * page going away: no stop in it (Tab went to a plan's steps fading out,
+ * and to a status page's scroller; tried with the keyboard alone). */
+static void
+assert_stacks_tab_shown_only (PdWindow   *window,
+                              const char *where)
+{
+  g_autoptr(GPtrArray) stacks = g_ptr_array_new ();
+  guint n_switches = 0;
+
+  pd_test_collect (GTK_WIDGET (window), GTK_TYPE_STACK, stacks);
+  for (guint i = 0; i < stacks->len; i++)
+    {
+      GtkStack *stack = g_ptr_array_index (stacks, i);
+      g_autofree char *before = g_strdup (gtk_stack_get_visible_child_name (stack));
+
+      /* Ours: named pages, not a popover's menu. */
+      if (before == NULL || !gtk_widget_get_mapped (GTK_WIDGET (stack)) ||
+          gtk_widget_get_ancestor (GTK_WIDGET (stack), GTK_TYPE_POPOVER) != NULL)
+        continue;
+      for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (stack));
+           child != NULL;
+           child = gtk_widget_get_next_sibling (child))
+        {
+          const char *name = gtk_stack_page_get_name (gtk_stack_get_page (stack, child));
+          g_autofree char *label = NULL;
+
+          if (name == NULL || g_str_equal (name, before))
+            continue;
+          label = g_strdup_printf ("%s, %s: %s", where, before, name);
+          gtk_stack_set_visible_child_name (stack, name);
+          assert_tab_cycle_seen (window, label, FALSE);
+          gtk_stack_set_visible_child_name (stack, before);
+          assert_tab_cycle_seen (window, label, FALSE);
+          n_switches++;
+        }
+      pd_test_flush (GTK_WIDGET (window));
+    }
+  g_assert_cmpuint (n_switches, >, 0);
+}
+
+static const char * const session_pages[] = { "now", "transcript", "events", "history" };
+
+/* Tab through the window on each session page, on the Overview and on the
+ * empty state: no stop in a page that is not shown. */
+static void
+check_hidden_pages (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  g_autoptr(PdSessionItem) first = NULL;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  first = g_object_ref (pd_session_list_get_selected_item (list));
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (session_pages); i++)
+    {
+      adw_view_stack_set_visible_child_name (views, session_pages[i]);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_flush (GTK_WIDGET (window));
+      assert_tab_cycle_seen (window, session_pages[i], TRUE);
+    }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  assert_tab_cycle_seen (window, "overview", TRUE);
+  assert_stacks_tab_shown_only (window, "overview");
+  adw_view_stack_set_visible_child_name (views, "now");
+  g_assert_true (pd_session_list_select (list, pd_session_item_get_id (first)));
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session again");
+  pd_test_flush (GTK_WIDGET (window));
+  for (guint i = 0; i < G_N_ELEMENTS (session_pages); i++)
+    {
+      adw_view_stack_set_visible_child_name (views, session_pages[i]);
+      pd_test_flush (GTK_WIDGET (window));
+      assert_stacks_tab_shown_only (window, session_pages[i]);
+    }
+}
+
+static void
+test_hidden_pages (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_hidden_pages, NULL), ==, 0);
+}
+
+static void
+test_hidden_pages_narrow (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_hidden_pages, NULL), ==, 0);
+}
+
+/* --- Enter on a session ----------------------------------------------------- */
+
+/* The focus is in the shown page of the session, on a widget one sees. */
+static gboolean
+focus_in_page (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (window));
+
+  return focus != NULL && page != NULL && gtk_widget_is_ancestor (focus, page) && why_unseen (focus) == NULL;
+}
+
+/* The focus is on the session list's row of the open session. */
+static gboolean
+focus_on_open_row (gpointer data)
+{
+  PdWindow *window = data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+
+  return row != NULL && PD_IS_SESSION_ROW (row) && why_unseen (focus) == NULL &&
+         pd_session_row_get_item (PD_SESSION_ROW (row)) == pd_session_list_get_selected_item (list);
+}
+
+/* The session item of the row the focus is on, or %NULL. */
+static PdSessionItem *
+focused_item (PdWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+
+  return row != NULL && PD_IS_SESSION_ROW (row) ? pd_session_row_get_item (PD_SESSION_ROW (row)) : NULL;
+}
+
+/* With the arrows, from the list's first row down to @title's. */
+static void
+arrow_to (PdWindow   *window,
+          GtkWidget  *rows,
+          const char *title)
+{
+  if (!pd_test_a11y_focus_inside (rows))
+    g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (key (window, GDK_KEY_Home, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  for (guint i = 0; i < 20 && g_strcmp0 (pd_session_item_get_title (focused_item (window)), title) != 0; i++)
+    {
+      g_assert_true (key (window, GDK_KEY_Down, 0));
+      pd_test_flush (GTK_WIDGET (window));
+    }
+  g_assert_cmpstr (pd_session_item_get_title (focused_item (window)), ==, title);
+}
+
+typedef struct
+{
+  const char *page;
+  const char *title;
+  GType       lands_in;   /* the focus lands inside one of these */
+} Opening;
+
+/* Enter on a session in the list: the focus lands in its page (on the
+ * first plan step, the page's main list, the page itself for a session
+ * with no plan), not on the main menu button; back from a folded window,
+ * on its row again. */
+static void
+check_enter_opens (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  const Opening openings[] = {
+    { "now", "Migrate the config loader to GKeyFile", GTK_TYPE_LIST_BOX_ROW },
+    { "history", "Add a --json flag to sessions list", GTK_TYPE_LIST_VIEW },
+    { "now", "Explain how the event bus delivers to listeners", ADW_TYPE_STATUS_PAGE },
+    { "now", "Add an export subcommand with tests and docs", GTK_TYPE_LIST_BOX_ROW },
+  };
+  gboolean folded;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  folded = adw_leaflet_get_folded (leaflet);
+  for (guint i = 0; i < G_N_ELEMENTS (openings); i++)
+    {
+      GtkWidget *focus;
+      g_autofree char *path = NULL;
+
+      adw_view_stack_set_visible_child_name (views, openings[i].page);
+      if (folded)
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+      pd_test_flush (GTK_WIDGET (window));
+      arrow_to (window, rows, openings[i].title);
+      g_assert_true (key (window, GDK_KEY_Return, 0));
+      g_assert_cmpstr (pd_session_item_get_title (pd_session_list_get_selected_item (list)), ==, openings[i].title);
+      pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      path = describe (focus);
+      g_test_message ("%s, %s: Enter left the focus on %s", folded ? "folded" : "wide", openings[i].page, path);
+      g_assert_nonnull (gtk_widget_get_ancestor (focus, openings[i].lands_in));
+      g_assert_null (gtk_widget_get_ancestor (focus, GTK_TYPE_MENU_BUTTON));
+      if (i == 0 && !folded)
+        pd_test_screenshot (GTK_WIDGET (window), "a11y-enter-opens");
+      else if (i == 0)
+        pd_test_screenshot (GTK_WIDGET (window), "a11y-enter-opens-360");
+
+      /* Back to the list (Alt+Left): on the open session's row. */
+      g_assert_true (key (window, GDK_KEY_Left, GDK_ALT_MASK));
+      pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row");
+    }
+}
+
+static void
+test_enter_opens (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_enter_opens, NULL), ==, 0);
+}
+
+static void
+test_enter_opens_folded (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_enter_opens, NULL), ==, 0);
+}
+
+/* --- F6 into the Events page -------------------------------------------------- */
+
+/* The focus is in the Events page on a widget one sees, its focus ring
+ * drawn. */
+static gboolean
+focus_seen_in_events (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  static GtkWidget *last;
+
+  /* Each place the focus passes, for a failure to tell. */
+  if (focus != last)
+    {
+      g_autofree char *path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+
+      g_test_message ("the focus is on %s (%s)", path, focus != NULL && why_unseen (focus) ? why_unseen (focus) : "seen");
+      last = focus;
+    }
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, events) && why_unseen (focus) == NULL &&
+         gtk_widget_get_focusable (focus) &&
+         (gtk_widget_get_state_flags (focus) & GTK_STATE_FLAG_FOCUS_VISIBLE) != 0;
+}
+
+/* F6 from the session list into the Events page, at once after the page
+ * is shown (its rows still being read and laid out) and once it settled:
+ * the focus lands on a widget one sees, with its ring.  Folded, Alt+3
+ * itself goes into the page, and F6 back to the list and in again. */
+static void
+check_f6_events (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  gboolean folded;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  folded = adw_leaflet_get_folded (leaflet);
+  g_assert_true (folded == GPOINTER_TO_INT (user_data));
+  for (guint round = 0; round < 2; round++)
+    {
+      GtkWidget *focus;
+      g_autofree char *path = NULL;
+
+      g_assert_true (key (window, GDK_KEY_1, GDK_ALT_MASK));
+      pd_test_flush (GTK_WIDGET (window));
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+      if (!pd_test_a11y_focus_inside (rows))
+        g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+      g_assert_true (key (window, GDK_KEY_3, GDK_ALT_MASK));
+      if (folded)
+        {
+          /* Into the page, then F6 back to the list. */
+          pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page after Alt+3, seen");
+          g_assert_true (key (window, GDK_KEY_F6, 0));
+          pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row after F6");
+        }
+      else
+        {
+          /* Side by side, Alt+3 leaves the focus in the list (it went to
+           * the main menu button). */
+          g_assert_true (pd_test_a11y_focus_inside (rows));
+        }
+      if (round == 1)
+        for (guint i = 0; i < 5; i++)
+          pd_test_flush (GTK_WIDGET (window));
+      g_assert_true (key (window, GDK_KEY_F6, 0));
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      path = describe (focus);
+      g_test_message ("round %u: F6 put the focus on %s (%s)", round, path,
+                      why_unseen (focus) != NULL ? why_unseen (focus) : "seen");
+      pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page, seen");
+    }
+  if (!folded)
+    pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-f6-events");
+}
+
+static void
+run_f6_events (int width,
+               int height)
+{
+  PdTestDb *db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Tail two hundred events");
+  g_autoptr(GSettings) settings = NULL;
+  const char *args[] = { "--db", db->path, NULL };
+
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *data = g_strdup_printf ("{\"n\": %u}", i);
+
+      pd_test_db_add_event (db, id, i % 2 ? "tool_call_completed" : "tool_call_started", "shell", i / 2, data);
+    }
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_int (settings, "window-width", width);
+  g_settings_set_int (settings, "window-height", height);
+  g_assert_cmpint (pd_test_run_app (args, check_f6_events, GINT_TO_POINTER (width < 400), NULL), ==, 0);
+  pd_test_db_free (db);
+}
+
+static void
+test_f6_events (void)
+{
+  run_f6_events (1200, 800);
+}
+
+static void
+test_f6_events_folded (void)
+{
+  run_f6_events (360, 720);
+}
+
+/* --- the sources sidebar ----------------------------------------------------- */
+
+typedef struct
+{
+  PdSourceSidebar *sidebar;
+  guint            n_chosen;   /* notify::selected, which lists the sessions again */
+} SidebarWatch;
+
+static void
+on_chosen (PdSourceSidebar *sidebar,
+           GParamSpec      *pspec,
+           SidebarWatch    *watch)
+{
+  watch->n_chosen++;
+}
+
+static gboolean
+sidebar_listed (gpointer data)
+{
+  GtkWidget *rows = pd_test_find_widget (data, GTK_TYPE_LIST_BOX);
+  guint n = 0;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row))
+    n++;
+  return gtk_widget_get_mapped (data) && n == 4;
+}
+
+/* The row the focus is on in @rows, by its place (0: All Sources), or -1. */
+static int
+focused_place (PdWindow  *window,
+               GtkWidget *rows)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  int i = 0;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row), i++)
+    if (focus == row)
+      return i;
+  return -1;
+}
+
+/* The rows that look selected, as a string of their places ("0"). */
+static char *
+selected_places (GtkWidget *rows)
+{
+  GString *places = g_string_new (NULL);
+  int i = 0;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (rows); row != NULL; row = gtk_widget_get_next_sibling (row), i++)
+    if (gtk_widget_get_state_flags (row) & GTK_STATE_FLAG_SELECTED)
+      g_string_append_printf (places, "%d", i);
+  return g_string_free (places, FALSE);
+}
+
+#define assert_selected(rows, places) \
+  G_STMT_START { g_autofree char *shown = selected_places (rows); g_assert_cmpstr (shown, ==, places); } G_STMT_END
+
+/* Tab and the arrows move the focus through the sidebar without choosing a
+ * source (each source the focus passed was chosen and its sessions read);
+ * Enter and Space choose; the list is one Tab stop, entered on the chosen
+ * source. */
+static void
+check_sidebar_keys (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (sidebar), GTK_TYPE_LIST_BOX);
+  SidebarWatch watch = { sidebar, 0 };
+  gulong handler;
+
+  pd_test_wait_until (sidebar_listed, sidebar, "the sidebar to list four sources");
+  pd_test_flush (GTK_WIDGET (window));
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  handler = g_signal_connect (sidebar, "notify::selected", G_CALLBACK (on_chosen), &watch);
+  g_assert_null (pd_source_sidebar_get_selected (sidebar));
+  assert_selected (rows, "0");
+
+  /* Into the list on All Sources; Tab leaves it, Shift+Tab comes back. */
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (sidebar), GTK_DIR_TAB_FORWARD));
+  g_assert_cmpint (focused_place (window, rows), ==, 0);
+  g_assert_true (key (window, GDK_KEY_Tab, 0));
+  g_assert_false (pd_test_a11y_focus_inside (rows));
+  g_assert_true (key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_cmpint (focused_place (window, rows), ==, 0);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (watch.n_chosen, ==, 0);
+
+  /* Down to the last endpoint: nothing chosen. */
+  for (guint i = 1; i <= 3; i++)
+    {
+      g_assert_true (key (window, GDK_KEY_Down, 0));
+      g_assert_cmpint (focused_place (window, rows), ==, (int) i);
+    }
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (watch.n_chosen, ==, 0);
+  g_assert_null (pd_source_sidebar_get_selected (sidebar));
+  assert_selected (rows, "0");
+
+  /* Enter chooses it; Up and Space choose This Computer. */
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  g_assert_cmpuint (watch.n_chosen, ==, 1);
+  g_assert_nonnull (pd_source_sidebar_get_selected (sidebar));
+  assert_selected (rows, "3");
+  g_assert_true (key (window, GDK_KEY_Up, 0));
+  g_assert_true (key (window, GDK_KEY_Up, 0));
+  g_assert_cmpint (focused_place (window, rows), ==, 1);
+  g_assert_cmpuint (watch.n_chosen, ==, 1);
+  g_assert_true (key (window, GDK_KEY_space, 0));
+  g_assert_cmpuint (watch.n_chosen, ==, 2);
+  assert_selected (rows, "1");
+
+  /* Tab out and back in: on This Computer, the chosen one, choosing
+   * nothing. */
+  g_assert_true (key (window, GDK_KEY_Tab, 0));
+  g_assert_false (pd_test_a11y_focus_inside (rows));
+  g_assert_true (key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_cmpint (focused_place (window, rows), ==, 1);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (watch.n_chosen, ==, 2);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-sidebar-keys");
+
+  pd_source_sidebar_select (sidebar, NULL);
+  g_signal_handler_disconnect (sidebar, handler);
+}
+
+static void
+test_sidebar_keys (void)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  pd_test_reset_settings ();
+  /* Two endpoints nobody answers at (the discard port): listed with their
+   * state all the same. */
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "build", "Build box", "http://127.0.0.1:9");
+  g_variant_builder_add (&builder, "(sss)", "lab", "Lab", "http://127.0.0.1:9/lab");
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_sidebar_keys, NULL, NULL), ==, 0);
+  pd_test_reset_settings ();
+}
+
+void
+pd_test_a11y_keyboard_add_landing (void)
+{
+  g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages", test_hidden_pages);
+  g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages-narrow", test_hidden_pages_narrow);
+  g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens", test_enter_opens);
+  g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens-folded", test_enter_opens_folded);
+  g_test_add_func ("/pd/ui/a11y/keyboard/f6-events", test_f6_events);
+  g_test_add_func ("/pd/ui/a11y/keyboard/f6-events-folded", test_f6_events_folded);
+  g_test_add_func ("/pd/ui/a11y/keyboard/sidebar", test_sidebar_keys);
+}
