@@ -103,6 +103,22 @@ GPtrArray     *pd_session_reads_list_events        (PdSessionStore  *store,
                                                     gint64           after_seq,
                                                     guint            limit,
                                                     GError         **error);
+/* An event of pd_session_reads_foreach_event(), valid during the call;
+ * FALSE: no more. */
+typedef gboolean (*PdSessionReadsEventFunc) (const PdStoredEvent *event,
+                                             gpointer             user_data);
+/* Every event of session @id after @after_seq, of @type only when not
+ * %NULL, handed to @func in order as it is read: of an imported session's
+ * long transcript a part at a time, none kept (`events --session` prints
+ * as it reads); of any other a page at a time.  FALSE on an error. */
+gboolean       pd_session_reads_foreach_event      (PdSessionStore          *store,
+                                                    const char              *id,
+                                                    const char              *type,
+                                                    gint64                   after_seq,
+                                                    PdSessionReadsEventFunc  func,
+                                                    gpointer                 user_data,
+                                                    GCancellable            *cancellable,
+                                                    GError                 **error);
 /* The newest @limit events of session @id before sequence number
  * @before_seq (<= 0: the newest), of @types only when not %NULL, oldest
  * first: what a page of events read from its end shows.
