@@ -92,6 +92,18 @@ gboolean       pd_session_reads_export_json        (PdSessionStore  *store,
                                                     gboolean         escape,
                                                     GCancellable    *cancellable,
                                                     GError         **error);
+/* Each message of session @id handed to @func in order (the func's to
+ * keep): of an imported session's long transcript as it is read, a
+ * bounded number held (pd_import_index_stream_messages()); of any other
+ * read whole first.  FALSE on an error. */
+typedef void (*PdSessionReadsMessageFunc) (JsonObject *message,
+                                           gpointer    user_data);
+gboolean       pd_session_reads_foreach_message    (PdSessionStore            *store,
+                                                    const char                *id,
+                                                    PdSessionReadsMessageFunc  func,
+                                                    gpointer                   user_data,
+                                                    GCancellable              *cancellable,
+                                                    GError                   **error);
 /* Whether imported session @id's transcript is long (read in parts). */
 gboolean       _pd_session_reads_is_long           (PdSessionStore  *store,
                                                     const char      *id);
