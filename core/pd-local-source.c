@@ -1027,3 +1027,36 @@ pd_local_source_get_n_buses (PdLocalSource *self)
   g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), 0);
   return self->buses->len;
 }
+
+gboolean
+pd_local_source_export_json (PdLocalSource  *self,
+                             const char     *session_id,
+                             GOutputStream  *out,
+                             GCancellable   *cancellable,
+                             GError        **error)
+{
+  g_autoptr(PdSessionStore) store = NULL;
+
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), FALSE);
+
+  if (!(store = pd_local_source_open_store (self, error)))
+    return FALSE;
+  return pd_session_reads_export_json (store, session_id, out, FALSE, cancellable, error);
+}
+
+gboolean
+pd_local_source_foreach_message (PdLocalSource            *self,
+                                 const char               *session_id,
+                                 PdLocalSourceMessageFunc  func,
+                                 gpointer                  user_data,
+                                 GCancellable             *cancellable,
+                                 GError                  **error)
+{
+  g_autoptr(PdSessionStore) store = NULL;
+
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), FALSE);
+
+  if (!(store = pd_local_source_open_store (self, error)))
+    return FALSE;
+  return pd_session_reads_foreach_message (store, session_id, func, user_data, cancellable, error);
+}

@@ -38,4 +38,23 @@ guint          pd_local_source_get_n_buses        (PdLocalSource *self);
 PdSessionStore *pd_local_source_open_store (PdLocalSource *self,
                                             GError       **error);
 
+/* An export written as it is read (the window's Export), blocking: call
+ * them in a worker thread.  The session as `plandeck-agent sessions
+ * export` writes it (pd_session_reads_export_json()), to @out. */
+gboolean       pd_local_source_export_json        (PdLocalSource  *self,
+                                                   const char     *session_id,
+                                                   GOutputStream  *out,
+                                                   GCancellable   *cancellable,
+                                                   GError        **error);
+/* Each message of the session handed to @func in order (the func's to
+ * keep), an imported session's long transcript as it is read. */
+typedef void (*PdLocalSourceMessageFunc) (JsonObject *message,
+                                          gpointer    user_data);
+gboolean       pd_local_source_foreach_message    (PdLocalSource            *self,
+                                                   const char               *session_id,
+                                                   PdLocalSourceMessageFunc  func,
+                                                   gpointer                  user_data,
+                                                   GCancellable             *cancellable,
+                                                   GError                  **error);
+
 G_END_DECLS

@@ -209,6 +209,41 @@ find_hole (const char  *text,
 }
 
 gboolean
+pd_session_reads_foreach_message (PdSessionStore            *store,
+                                  const char                *id,
+                                  PdSessionReadsMessageFunc  func,
+                                  gpointer                   user_data,
+                                  GCancellable              *cancellable,
+                                  GError                   **error)
+{
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (id != NULL && func != NULL, FALSE);
+
+  if (!(info = pd_session_reads_get (store, id, error)))
+    return FALSE;
+  if (pd_session_info_is_imported (info) && _pd_session_reads_is_long (store, id))
+    {
+      g_autoptr(PdTranscriptPages) pages = pd_import_index_stream_messages (store, id, func, user_data,
+                                                                            cancellable, error);
+
+      return pages != NULL;
+    }
+  if (!(messages = pd_session_reads_load_messages (store, id, error)))
+    return FALSE;
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        func (json_object_ref (json_node_get_object (node)), user_data);
+    }
+  return TRUE;
+}
+
+gboolean
 pd_session_reads_export_json (PdSessionStore  *store,
                               const char      *id,
                               GOutputStream   *out,

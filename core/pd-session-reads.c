@@ -16,6 +16,7 @@
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-session-reads.h"
+#include "pd-session-reads-private.h"
 
 /* Whether @id is a session imported from another agent (*@imported), or
  * FALSE with @error set when the index could not be asked. */
@@ -277,6 +278,8 @@ pd_session_reads_list_events (PdSessionStore  *store,
                               GError         **error)
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdTimelineParts) parts = NULL;
+  g_autoptr(GError) local = NULL;
   gboolean imported = FALSE;
   GPtrArray *events;
 
@@ -287,6 +290,19 @@ pd_session_reads_list_events (PdSessionStore  *store,
     return NULL;
   if (!imported)
     return pd_session_store_list_events (store, id, type, after_seq, limit, error);
+  /* A long transcript a part at a time, from the line of the last event
+   * given (pd-session-reads-events.c). */
+  if (!(parts = _pd_timeline_parts_open (store, id, &local)) && local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  if (parts != NULL)
+    {
+      const char *types[] = { type, NULL };
+
+      return _pd_timeline_parts_after (parts, after_seq, type ? types : NULL, limit, NULL, error);
+    }
   /* The timeline only: never the messages and the calls' text. */
   if (!(pages = pd_import_index_load_events (store, id, NULL, error)))
     return NULL;
@@ -309,6 +325,60 @@ pd_session_reads_list_events (PdSessionStore  *store,
   return events;
 }
 
+/* Pages a foreach reads of what is not read in parts. */
+#define FOREACH_PAGE 500
+
+gboolean
+pd_session_reads_foreach_event (PdSessionStore          *store,
+                                const char              *id,
+                                const char              *type,
+                                gint64                   after_seq,
+                                PdSessionReadsEventFunc  func,
+                                gpointer                 user_data,
+                                GCancellable            *cancellable,
+                                GError                 **error)
+{
+  g_autoptr(PdTimelineParts) parts = NULL;
+  g_autoptr(GError) local = NULL;
+  gboolean imported = FALSE;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+
+  if (id != NULL && !which (store, id, &imported, error))
+    return FALSE;
+  if (imported && !(parts = _pd_timeline_parts_open (store, id, &local)) && local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (parts != NULL)
+    {
+      const char *types[] = { type, NULL };
+
+      return _pd_timeline_parts_foreach (parts, after_seq, type ? types : NULL, func, user_data, cancellable, error);
+    }
+  for (;;)
+    {
+      g_autoptr(GPtrArray) events = pd_session_reads_list_events (store, id, type, after_seq, FOREACH_PAGE, error);
+
+      if (events == NULL)
+        return FALSE;
+      for (guint i = 0; i < events->len; i++)
+        {
+          const PdStoredEvent *event = g_ptr_array_index (events, i);
+
+          after_seq = event->seq;
+          if (!func (event, user_data))
+            return TRUE;
+        }
+      if (events->len < FOREACH_PAGE)
+        return TRUE;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+    }
+}
+
 GPtrArray *
 pd_session_reads_list_latest_events (PdSessionStore     *store,
                                      const char         *id,
@@ -318,6 +388,8 @@ pd_session_reads_list_latest_events (PdSessionStore     *store,
                                      GError            **error)
 {
   g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdTimelineParts) parts = NULL;
+  g_autoptr(GError) local = NULL;
   gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
@@ -327,6 +399,14 @@ pd_session_reads_list_latest_events (PdSessionStore     *store,
     return NULL;
   if (!imported)
     return pd_session_store_list_latest_events (store, id, before_seq, types, limit, error);
+  /* A long transcript from its end, a part at a time. */
+  if (!(parts = _pd_timeline_parts_open (store, id, &local)) && local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  if (parts != NULL)
+    return _pd_timeline_parts_before (parts, before_seq, types, limit, NULL, error);
   /* The timeline only, as the Events' pages hold it. */
   if (!(pages = pd_import_index_load_events (store, id, NULL, error)))
     return NULL;

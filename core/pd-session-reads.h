@@ -92,6 +92,18 @@ gboolean       pd_session_reads_export_json        (PdSessionStore  *store,
                                                     gboolean         escape,
                                                     GCancellable    *cancellable,
                                                     GError         **error);
+/* Each message of session @id handed to @func in order (the func's to
+ * keep): of an imported session's long transcript as it is read, a
+ * bounded number held (pd_import_index_stream_messages()); of any other
+ * read whole first.  FALSE on an error. */
+typedef void (*PdSessionReadsMessageFunc) (JsonObject *message,
+                                           gpointer    user_data);
+gboolean       pd_session_reads_foreach_message    (PdSessionStore            *store,
+                                                    const char                *id,
+                                                    PdSessionReadsMessageFunc  func,
+                                                    gpointer                   user_data,
+                                                    GCancellable              *cancellable,
+                                                    GError                   **error);
 /* Whether imported session @id's transcript is long (read in parts). */
 gboolean       _pd_session_reads_is_long           (PdSessionStore  *store,
                                                     const char      *id);
@@ -103,6 +115,22 @@ GPtrArray     *pd_session_reads_list_events        (PdSessionStore  *store,
                                                     gint64           after_seq,
                                                     guint            limit,
                                                     GError         **error);
+/* An event of pd_session_reads_foreach_event(), valid during the call;
+ * FALSE: no more. */
+typedef gboolean (*PdSessionReadsEventFunc) (const PdStoredEvent *event,
+                                             gpointer             user_data);
+/* Every event of session @id after @after_seq, of @type only when not
+ * %NULL, handed to @func in order as it is read: of an imported session's
+ * long transcript a part at a time, none kept (`events --session` prints
+ * as it reads); of any other a page at a time.  FALSE on an error. */
+gboolean       pd_session_reads_foreach_event      (PdSessionStore          *store,
+                                                    const char              *id,
+                                                    const char              *type,
+                                                    gint64                   after_seq,
+                                                    PdSessionReadsEventFunc  func,
+                                                    gpointer                 user_data,
+                                                    GCancellable            *cancellable,
+                                                    GError                 **error);
 /* The newest @limit events of session @id before sequence number
  * @before_seq (<= 0: the newest), of @types only when not %NULL, oldest
  * first: what a page of events read from its end shows.

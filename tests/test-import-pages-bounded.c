@@ -190,8 +190,10 @@ test_history_newest_only (void)
   many_calls_close (&f);
 }
 
-/* The Events (the page, `events --session`): the timeline only, no
- * message and no call's text kept, the same events as the whole pages'. */
+/* The Events (the page, `events --session`) of a transcript under the
+ * threshold: the timeline only, no message and no call's text kept, the
+ * same events as the whole pages'.  (A long one's is read in parts:
+ * test-import-events-parts.c.) */
 static void
 test_events_timeline_only (void)
 {
@@ -203,6 +205,7 @@ test_events_timeline_only (void)
   g_autoptr(GPtrArray) expected = NULL;
 
   many_calls_open (&f);
+  _pd_import_set_tail_limits (0, 0);
 
   pages = pd_import_index_load_events (f.store, f.id, NULL, &error);
   g_assert_no_error (error);

@@ -181,10 +181,12 @@ summarize (PdEvent *event)
   if (g_strcmp0 (type, PD_EVENT_PLAN_UPDATED) == 0)
     {
       long long blocked = data_int (data, "blocked", 0);
-      g_autofree char *line = g_strdup_printf (_("plan v%lld · %lld/%lld done"),
-                                               data_int (data, "version", 0),
-                                               data_int (data, "done", 0),
-                                               data_int (data, "steps", 0));
+      /* A long imported transcript read from its end knows no version's
+       * number (pd-session-reads-events.c): none is made up. */
+      g_autofree char *line = data != NULL && json_object_has_member (data, "version")
+        ? g_strdup_printf (_("plan v%lld · %lld/%lld done"), data_int (data, "version", 0),
+                           data_int (data, "done", 0), data_int (data, "steps", 0))
+        : g_strdup_printf (_("plan · %lld/%lld done"), data_int (data, "done", 0), data_int (data, "steps", 0));
 
       if (blocked > 0)
         return g_strdup_printf (_("%s · %lld blocked"), line, blocked);

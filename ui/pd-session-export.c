@@ -2,9 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Export reads through the window's PdSource (a database or an endpoint,
- * sessions of ours and imported ones alike): the session, its transcript
- * and its plan versions, then writes one file.  JSON has the shape of
+ * Export reads an endpoint's session through the window's PdSource: the
+ * session, its transcript and its plan versions, then writes one file; a
+ * session of this computer's database is written as it is read
+ * (pd-session-export-stream.c).  JSON has the shape of
  * `plandeck-agent sessions export`; Markdown is for people: the facts, the
  * newest plan as a checklist, then the conversation.  Model text goes in
  * as text: in Markdown, each message body sits in a fence long enough
@@ -24,19 +25,9 @@
 #include "pd-plan-row-item.h"
 #include "pd-plan-state.h"
 #include "pd-safe-text.h"
-#include "pd-session-export.h"
+#include "pd-session-export-private.h"
 #include "pd-transcript-pages.h"
 
-typedef struct
-{
-  PdSource              *source;
-  char                  *session_id;
-  PdSessionExportFormat  format;
-  GFile                 *file;
-  PdSessionInfo         *info;
-  JsonArray             *messages;
-  GPtrArray             *versions;
-} ExportData;
 
 static void
 export_data_free (ExportData *data)
@@ -47,6 +38,8 @@ export_data_free (ExportData *data)
   g_clear_pointer (&data->info, pd_session_info_free);
   g_clear_pointer (&data->messages, json_array_unref);
   g_clear_pointer (&data->versions, g_ptr_array_unref);
+  g_clear_object (&data->local);
+  g_free (data->local_id);
   g_free (data);
 }
 
@@ -296,19 +289,11 @@ cancelled_steps (const char *state_json)
   return cancelled;
 }
 
-/**
- * pd_session_export_markdown:
- * @messages: the transcript
- * @versions: (element-type PdPlanVersionInfo): the plan versions, oldest first
- *
- * Returns: (transfer full): the session as a Markdown document
- */
-char *
-pd_session_export_markdown (const PdSessionInfo *info,
-                            JsonArray           *messages,
-                            GPtrArray           *versions)
+void
+_pd_session_export_markdown_head (GString                 *out,
+                                  const PdSessionInfo     *info,
+                                  const PdPlanVersionInfo *newest)
 {
-  GString *out = g_string_new (NULL);
   g_autofree char *title = inline_text (info->name && *info->name ? info->name : info->task);
   g_autofree char *source = inline_text (info->source);
   g_autofree char *created = pd_session_time_to_string (info->created_at);
@@ -342,9 +327,8 @@ pd_session_export_markdown (const PdSessionInfo *info,
       append_fenced (out, info->task, "text");
     }
 
-  if (versions != NULL && versions->len > 0)
+  if (newest != NULL)
     {
-      const PdPlanVersionInfo *newest = g_ptr_array_index (versions, versions->len - 1);
       g_autoptr(PdPlanState) plan = pd_plan_state_new_from_json (newest->state_json, NULL);
       g_autoptr(GHashTable) cancelled = cancelled_steps (newest->state_json);
 
@@ -373,46 +357,68 @@ pd_session_export_markdown (const PdSessionInfo *info,
     }
 
   g_string_append_printf (out, "## %s\n\n", _("Transcript"));
+}
+
+void
+_pd_session_export_markdown_message (GString    *out,
+                                     JsonObject *message)
+{
+  JsonNode *calls;
+  g_autofree char *text = NULL;
+  g_autofree char *heading = NULL;
+  const char *role;
+
+  role = pd_json_get_string (message, "role");
+  text = message_text (message);
+
+  heading = inline_text (role_heading (role ? role : "?"));
+  g_string_append_printf (out, "### %s\n\n", heading);
+  if (*text != '\0')
+    append_fenced (out, text, "");
+
+  calls = json_object_get_member (message, "tool_calls");
+  if (calls != NULL && JSON_NODE_HOLDS_ARRAY (calls))
+    for (guint j = 0; j < json_array_get_length (json_node_get_array (calls)); j++)
+      {
+        JsonNode *call = json_array_get_element (json_node_get_array (calls), j);
+        JsonNode *function = JSON_NODE_HOLDS_OBJECT (call)
+          ? json_object_get_member (json_node_get_object (call), "function") : NULL;
+        JsonObject *fn = function && JSON_NODE_HOLDS_OBJECT (function) ? json_node_get_object (function) : NULL;
+        const char *name = pd_json_get_string (fn, "name");
+        const char *arguments = pd_json_get_string (fn, "arguments");
+
+        /* Translators: %s is the name of a tool the model called */
+        g_string_append_printf (out, "%s ", _("Tool call:"));
+        append_code_span (out, name ? name : "?");
+        g_string_append (out, "\n\n");
+        if (arguments != NULL)
+          append_fenced (out, arguments, "json");
+      }
+}
+
+/**
+ * pd_session_export_markdown:
+ * @messages: the transcript
+ * @versions: (element-type PdPlanVersionInfo): the plan versions, oldest first
+ *
+ * Returns: (transfer full): the session as a Markdown document
+ */
+char *
+pd_session_export_markdown (const PdSessionInfo *info,
+                            JsonArray           *messages,
+                            GPtrArray           *versions)
+{
+  GString *out = g_string_new (NULL);
+
+  _pd_session_export_markdown_head (out, info, versions != NULL && versions->len > 0
+                                               ? g_ptr_array_index (versions, versions->len - 1) : NULL);
   for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
     {
       JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
-      JsonNode *calls;
-      g_autofree char *text = NULL;
-      g_autofree char *heading = NULL;
-      const char *role;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      message = json_node_get_object (node);
-      role = pd_json_get_string (message, "role");
-      text = message_text (message);
-
-      heading = inline_text (role_heading (role ? role : "?"));
-      g_string_append_printf (out, "### %s\n\n", heading);
-      if (*text != '\0')
-        append_fenced (out, text, "");
-
-      calls = json_object_get_member (message, "tool_calls");
-      if (calls != NULL && JSON_NODE_HOLDS_ARRAY (calls))
-        for (guint j = 0; j < json_array_get_length (json_node_get_array (calls)); j++)
-          {
-            JsonNode *call = json_array_get_element (json_node_get_array (calls), j);
-            JsonNode *function = JSON_NODE_HOLDS_OBJECT (call)
-              ? json_object_get_member (json_node_get_object (call), "function") : NULL;
-            JsonObject *fn = function && JSON_NODE_HOLDS_OBJECT (function) ? json_node_get_object (function) : NULL;
-            const char *name = pd_json_get_string (fn, "name");
-            const char *arguments = pd_json_get_string (fn, "arguments");
-
-            /* Translators: %s is the name of a tool the model called */
-            g_string_append_printf (out, "%s ", _("Tool call:"));
-            append_code_span (out, name ? name : "?");
-            g_string_append (out, "\n\n");
-            if (arguments != NULL)
-              append_fenced (out, arguments, "json");
-          }
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        _pd_session_export_markdown_message (out, json_node_get_object (node));
     }
-
   return g_string_free (out, FALSE);
 }
 
@@ -463,6 +469,30 @@ pd_session_export_json (const PdSessionInfo *info,
  * looked at first: opening a FIFO would block until someone reads it, and a
  * device or folder is no place for an export.  A new file is the user's
  * alone (0600); a file written over keeps its mode. */
+gboolean
+_pd_session_export_check_target (GFile     *file,
+                                 gboolean  *existed,
+                                 guint     *mode,
+                                 GError   **error)
+{
+  const char *path = g_file_peek_path (file);
+  GStatBuf st;
+
+  *existed = FALSE;
+  if (path != NULL && g_stat (path, &st) == 0)
+    {
+      if (!S_ISREG (st.st_mode))
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                               _("It is not a regular file (a pipe, a device or a folder); choose a file"));
+          return FALSE;
+        }
+      *existed = TRUE;
+      *mode = st.st_mode & 07777;
+    }
+  return TRUE;
+}
+
 static void
 export_thread (GTask        *task,
                gpointer      source_object,
@@ -473,18 +503,13 @@ export_thread (GTask        *task,
   const char *path = g_file_peek_path (data->file);
   g_autofree char *contents = NULL;
   GError *error = NULL;
-  GStatBuf st;
   gboolean existed = FALSE;
+  guint mode = 0;
 
-  if (path != NULL && g_stat (path, &st) == 0)
+  if (!_pd_session_export_check_target (data->file, &existed, &mode, &error))
     {
-      if (!S_ISREG (st.st_mode))
-        {
-          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                                   _("It is not a regular file (a pipe, a device or a folder); choose a file"));
-          return;
-        }
-      existed = TRUE;
+      g_task_return_error (task, error);
+      return;
     }
 
   contents = data->format == PD_SESSION_EXPORT_JSON
@@ -497,7 +522,7 @@ export_thread (GTask        *task,
       g_task_return_error (task, error);
       return;
     }
-  if (existed && g_chmod (path, st.st_mode & 07777) != 0)
+  if (existed && g_chmod (path, (int) mode) != 0)
     g_debug ("Could not keep the mode of %s: %s", path, g_strerror (errno));
   g_task_return_boolean (task, TRUE);
 }
@@ -526,7 +551,7 @@ on_history (GObject      *object,
     }
 
   data->versions = g_steal_pointer (&versions);
-  g_task_run_in_thread (task, export_thread);
+  g_task_run_in_thread (task, data->local != NULL ? _pd_session_export_stream_thread : export_thread);
 }
 
 static void
@@ -563,6 +588,18 @@ on_session (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
+  /* Written as read: the JSON whole there, the Markdown's messages. */
+  if (data->local != NULL && data->format == PD_SESSION_EXPORT_JSON)
+    {
+      g_task_run_in_thread (task, _pd_session_export_stream_thread);
+      return;
+    }
+  if (data->local != NULL)
+    {
+      pd_source_get_plan_history_async (data->source, data->session_id, g_task_get_cancellable (task),
+                                        on_history, g_object_ref (task));
+      return;
+    }
   pd_source_get_messages_async (data->source, data->session_id, g_task_get_cancellable (task),
                                 on_messages, g_object_ref (task));
 }
@@ -594,6 +631,10 @@ pd_session_export_async (PdSource              *source,
   data->file = g_object_ref (file);
   g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
   g_task_set_source_tag (task, pd_session_export_async);
+
+  /* A session of this computer's database is written as it is read: a
+   * long imported transcript was read whole, then its text built whole. */
+  data->local = _pd_session_export_local_source (source, session_id, &data->local_id);
 
   pd_source_get_session_async (source, session_id, cancellable, on_session, g_steal_pointer (&task));
 }

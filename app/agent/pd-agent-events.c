@@ -21,7 +21,6 @@
 #include "pd-safe-text.h"
 #include "pd-session-reads.h"
 
-#define PAGE 500
 #define FOLLOW_INTERVAL_USEC (500 * G_TIME_SPAN_MILLISECOND)
 
 /* One event, one line, for a terminal: a generator never leaves a control
@@ -47,33 +46,30 @@ safe_json_line (const char *json)
 }
 
 static gboolean
+print_event (const PdStoredEvent *event,
+             gpointer             user_data)
+{
+  gint64 *after = user_data;
+  g_autofree char *line = safe_json_line (event->event_json);
+
+  printf ("%s\n", line);
+  *after = event->seq;
+  return TRUE;
+}
+
+/* Printed as read: an imported session's long transcript a part at a time
+ * (it built the whole timeline first: 402 MB for a 203 MB transcript). */
+static gboolean
 print_after (PdSessionStore  *store,
              const char      *session_id,
              const char      *type,
              gint64          *after,
              GError         **error)
 {
-  for (;;)
-    {
-      /* An imported session's timeline is read from its transcript. */
-      g_autoptr(GPtrArray) events = pd_session_reads_list_events (store, session_id, type, *after, PAGE, error);
+  gboolean ok = pd_session_reads_foreach_event (store, session_id, type, *after, print_event, after, NULL, error);
 
-      if (events == NULL)
-        return FALSE;
-
-      for (guint i = 0; i < events->len; i++)
-        {
-          const PdStoredEvent *event = g_ptr_array_index (events, i);
-          g_autofree char *line = safe_json_line (event->event_json);
-
-          printf ("%s\n", line);
-          *after = event->seq;
-        }
-      fflush (stdout);
-
-      if (events->len < PAGE)
-        return TRUE;
-    }
+  fflush (stdout);
+  return ok;
 }
 
 int

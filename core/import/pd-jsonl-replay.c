@@ -51,6 +51,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
   gsize length;
   GError *local = NULL;
   guint n = 0;
+  goffset line_start;
 
   g_return_val_if_fail (funcs != NULL && funcs->handle != NULL, FALSE);
 
@@ -62,12 +63,14 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
     pd_jsonl_reader_set_limit (reader, stop + (goffset) MIN (pd_jsonl_reader_get_max_line (reader),
                                                              (gsize) G_MAXINT32) + 2);
 
-  while ((stop <= 0 || pd_jsonl_reader_get_offset (reader) < stop)
-         && pd_jsonl_reader_next (reader, &line, &length, &local))
+  for (;;)
     {
       PdJsonlLineUse use = PD_JSONL_LINE_PARSE;
       JsonObject *object;
 
+      line_start = pd_jsonl_reader_get_offset (reader);
+      if ((stop > 0 && line_start >= stop) || !pd_jsonl_reader_next (reader, &line, &length, &local))
+        break;
       if ((++n & CANCEL_CHECK_MASK) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
         break;
       /* The cheap shape check for every line: one JSON object. */
@@ -76,6 +79,8 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
           stats->skipped_lines++;
           continue;
         }
+      if (funcs->at_line != NULL)
+        funcs->at_line (user_data, line_start);
       if (funcs->look != NULL && (use = funcs->look (user_data, line, length)) == PD_JSONL_LINE_SKIP)
         continue;
       /* Read in place: refused exactly as the tree would be. */

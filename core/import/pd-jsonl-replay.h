@@ -54,6 +54,11 @@ typedef struct
   gboolean       (*check_span)  (gpointer     user_data,
                                  const char  *line,
                                  gsize        length);
+  /* (nullable) Where the line about to be looked at starts in the file:
+   * what the Events' pages of a long transcript number their events by
+   * (read a part at a time, they cannot count from the start). */
+  void           (*at_line) (gpointer     user_data,
+                             goffset      offset);
 } PdJsonlReplayFuncs;
 
 /* Reads @path's lines from @from on, up to the first that starts at or

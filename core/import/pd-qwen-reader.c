@@ -52,6 +52,7 @@ struct _PdQwenReader
   gsize              max_line;
   gboolean           follow;
   goffset            offset;
+  goffset            stop;         /* a range read: no line from here on (0: none) */
   PdImportedSession *session;
   PdPendingCalls    *calls;        /* todo_write calls: PdImportList (NULL: not a valid list) */
   gboolean           have_meta;    /* id and folder known */
@@ -164,6 +165,21 @@ qwen_resume_at (PdTranscriptReader   *reader,
   stats->ignored_updates = resume->counts.ignored_updates;
 }
 
+/* A part of a long transcript's timeline: its lines alone.  Qwen Code's
+ * records stand on their own but for a call's result, which follows its
+ * call closely (the caller reads from a little before the part). */
+static void
+qwen_set_range (PdTranscriptReader *reader,
+                goffset             from,
+                goffset             stop)
+{
+  PdQwenReader *self = PD_QWEN_READER (reader);
+
+  self->offset = from;
+  self->stop = stop;
+  self->tail_done = TRUE;
+}
+
 /* The offset read to, or 0 while a todo_write call waits for its result
  * (whose call a read from the offset would not know). */
 static goffset
@@ -248,6 +264,7 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
   iface->dup_resume_argv = qwen_dup_resume_argv;
   iface->resume_at = qwen_resume_at;
   iface->get_resume_offset = qwen_get_resume_offset;
+  iface->set_range = qwen_set_range;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -851,7 +868,17 @@ static const PdJsonPick pages_record_pick[] = {
   { "toolCallResult", result_pick }, { NULL, NULL },
 };
 
-static const PdJsonlReplayFuncs pages_funcs = { look_at_line, handle_line, pages_record_pick };
+/* The pages number a long timeline's events by their lines. */
+static void
+at_line (gpointer user_data,
+         goffset  offset)
+{
+  PdQwenReader *self = user_data;
+
+  _pd_transcript_pages_set_line (self->pages, offset);
+}
+
+static const PdJsonlReplayFuncs pages_funcs = { look_at_line, handle_line, pages_record_pick, NULL, NULL, at_line };
 
 static gboolean
 read_lines (PdQwenReader  *self,
@@ -1154,8 +1181,10 @@ qwen_update (PdTranscriptReader  *reader,
 
   if (tail > 0 && !read_tail (self, tail, cancellable, error))
     return FALSE;
-  if (!read_lines (self, self->offset, 0, &self->offset, cancellable, error))
+  if (!read_lines (self, self->offset, self->stop, &self->offset, cancellable, error))
     return FALSE;
+  if (self->stop > 0)
+    return TRUE;
   check_side_file (self);
   return TRUE;
 }

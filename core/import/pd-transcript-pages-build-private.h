@@ -79,7 +79,8 @@ typedef enum
 typedef struct
 {
   EntryKind kind;
-  gpointer  ref;   /* Call or Version */
+  gpointer  ref;     /* Call or Version */
+  goffset   offset;  /* where its line starts, in pages numbered by offset */
 } Entry;
 
 typedef struct
@@ -96,6 +97,8 @@ typedef struct
   char       *tool;
   gint64      time;
   char       *data;    /* JSON object text */
+  gint64      seq;     /* in pages numbered by offset; else its index + 1 */
+  goffset     offset;  /* where its line starts, in pages numbered by offset */
 } Event;
 
 struct _PdTranscriptPages
@@ -114,6 +117,12 @@ struct _PdTranscriptPages
   guint        n_versions;           /* all, kept or not */
   /* The Events' pages: the timeline only, no message or call text. */
   gboolean     events_only;
+  /* A part of a long transcript's timeline, its events numbered by where
+   * their lines start (PD_TRANSCRIPT_PAGES_SEQ_SHIFT), in the order read. */
+  gboolean     by_offset;
+  goffset      line_offset;          /* the line being read */
+  goffset      seq_line;             /* sealing: the line numbered last */
+  guint        seq_index;            /* and how many of its events */
   /* The Transcript's part of a long session: of the session's own
    * conversation the messages window_first.. (-1: the newest) only,
    * window_max of them; with a sink, every message handed to it in order

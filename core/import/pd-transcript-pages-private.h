@@ -22,6 +22,28 @@ PdTranscriptPages *_pd_transcript_pages_new             (void);
 PdTranscriptPages *_pd_transcript_pages_new_history     (void);
 /* The Events' pages: the timeline only (no message, no call's text). */
 PdTranscriptPages *_pd_transcript_pages_new_events      (void);
+/* A part of a long transcript's timeline (a byte range of its lines,
+ * pd-session-reads-events.c): the Events' pages, each event numbered by
+ * the line it was read from, (offset << PD_TRANSCRIPT_PAGES_SEQ_SHIFT) + its
+ * index among that line's events + 1 (at most 255 a line), so a part read later numbers it the same
+ * and the next part starts at a line; in the order read, not sorted; a
+ * plan version's number is not known there (plan_updated, no "version"). */
+#define PD_TRANSCRIPT_PAGES_SEQ_SHIFT 8
+PdTranscriptPages *_pd_transcript_pages_new_events_by_offset (void);
+/* Where the line the reader is about to hand on starts (pages numbered by
+ * offset; ignored by others). */
+void               _pd_transcript_pages_set_line        (PdTranscriptPages *self,
+                                                         goffset            offset);
+/* Of sealed pages numbered by offset: the events read from lines at or
+ * after @floor, numbered after @after_seq and before @before_seq (<= 0: no
+ * bound), of @types only when not %NULL, oldest first.
+ * Returns: (transfer full) (element-type PdStoredEvent) */
+GPtrArray         *_pd_transcript_pages_dup_events_from (PdTranscriptPages  *self,
+                                                         const char         *session_id,
+                                                         goffset             floor,
+                                                         gint64              after_seq,
+                                                         gint64              before_seq,
+                                                         const char * const *types);
 /* The Transcript's part of a long session: of the session's own
  * conversation @max messages from the @first (-1: the newest @max), no
  * version or event (pd_transcript_pages_get_part()). */

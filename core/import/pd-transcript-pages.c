@@ -170,6 +170,23 @@ _pd_transcript_pages_new_events (void)
 }
 
 PdTranscriptPages *
+_pd_transcript_pages_new_events_by_offset (void)
+{
+  PdTranscriptPages *self = _pd_transcript_pages_new_events ();
+
+  self->by_offset = TRUE;
+  return self;
+}
+
+void
+_pd_transcript_pages_set_line (PdTranscriptPages *self,
+                               goffset            offset)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
+  self->line_offset = offset;
+}
+
+PdTranscriptPages *
 _pd_transcript_pages_new_part (gint64 first,
                                guint  max)
 {
@@ -384,7 +401,7 @@ log_entry (PdTranscriptPages *self,
            EntryKind          kind,
            gpointer           ref)
 {
-  Entry entry = { kind, ref };
+  Entry entry = { kind, ref, self->line_offset };
 
   /* A part or a stream has no timeline (its calls are let go). */
   if (!self->windowed)
@@ -594,6 +611,24 @@ count_items (GPtrArray *items,
     }
 }
 
+/* Of pages numbered by offset: the next number of the line at @offset
+ * (-1 past the most one line may hold). */
+static gint64
+next_seq (goffset  offset,
+          goffset *line,
+          guint   *index)
+{
+  if (offset != *line)
+    {
+      *line = offset;
+      *index = 0;
+    }
+  if (*index >= (1u << PD_TRANSCRIPT_PAGES_SEQ_SHIFT))
+    return -1;
+  /* From 1: 0 is "none" to those who ask for events after one. */
+  return ((gint64) offset << PD_TRANSCRIPT_PAGES_SEQ_SHIFT) + (*index)++ + 1;
+}
+
 static void
 add_event (PdTranscriptPages *self,
            const char        *type,
@@ -601,10 +636,16 @@ add_event (PdTranscriptPages *self,
            gint64             time,
            JsonObject        *data)   /* (transfer full) */
 {
-  Event *event = g_new0 (Event, 1);
+  Event *event;
   g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  gint64 seq = 0;
 
   json_node_take_object (node, data);
+  if (self->by_offset && (seq = next_seq (self->line_offset, &self->seq_line, &self->seq_index)) < 0)
+    return;
+  event = g_new0 (Event, 1);
+  event->seq = seq;
+  event->offset = self->line_offset;
   event->type = type;
   event->tool = g_strdup (tool);
   event->time = time;
@@ -632,6 +673,9 @@ build_events (PdTranscriptPages *self)
       Entry *entry = &g_array_index (self->log, Entry, i);
       JsonObject *data = json_object_new ();
 
+      /* Events take their numbers from their lines (pages numbered by
+       * offset). */
+      self->line_offset = entry->offset;
       if (entry->kind == ENTRY_VERSION)
         {
           Version *version = entry->ref;
@@ -639,6 +683,17 @@ build_events (PdTranscriptPages *self)
 
           count_items (version->items, &done, &in_progress, &cancelled, &pending);
           json_object_set_int_member (data, "steps", version->items->len - cancelled);
+          /* A part of a long timeline knows no version's number: each is
+           * an update, its counts given, its number left out. */
+          if (self->by_offset)
+            {
+              json_object_set_int_member (data, "done", done);
+              json_object_set_int_member (data, "in_progress", in_progress);
+              json_object_set_int_member (data, "blocked", 0);
+              json_object_set_int_member (data, "pending", pending);
+              add_event (self, PD_EVENT_PLAN_UPDATED, NULL, version->time, data);
+              continue;
+            }
           if (version->number > 1)
             {
               json_object_set_int_member (data, "done", done);
@@ -692,6 +747,10 @@ build_events (PdTranscriptPages *self)
         }
     }
 
+  /* Numbered by their lines, in the order read (a Qwen Code transcript's
+   * lines are in time order). */
+  if (self->by_offset)
+    return;
   /* Readers meet most records in time order, but not all (OpenCode's plan
    * replay and its messages are two passes): in time order, what has no
    * time staying after what came before it (a stable sort). */
@@ -926,7 +985,7 @@ stored_event_new (PdTranscriptPages *self,
   if (event->time > 0)
     pd_event_set_timestamp (envelope, event->time);
   stored = g_new0 (PdStoredEvent, 1);
-  stored->seq = i + 1;
+  stored->seq = self->by_offset ? event->seq : i + 1;
   stored->event_json = pd_event_to_json (envelope);
   return stored;
 }
@@ -979,6 +1038,31 @@ pd_transcript_pages_dup_latest_events (PdTranscriptPages  *self,
 
       out->pdata[i] = out->pdata[out->len - 1 - i];
       out->pdata[out->len - 1 - i] = swap;
+    }
+  return out;
+}
+
+GPtrArray *
+_pd_transcript_pages_dup_events_from (PdTranscriptPages  *self,
+                                      const char         *session_id,
+                                      goffset             floor,
+                                      gint64              after_seq,
+                                      gint64              before_seq,
+                                      const char * const *types)
+{
+  GPtrArray *out;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed && self->by_offset, NULL);
+
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  for (guint i = 0; i < self->events->len; i++)
+    {
+      const Event *event = g_ptr_array_index (self->events, i);
+
+      if (event->offset < floor || event->seq <= after_seq || (before_seq > 0 && event->seq >= before_seq)
+          || (types != NULL && !g_strv_contains (types, event->type)))
+        continue;
+      g_ptr_array_add (out, stored_event_new (self, session_id, i));
     }
   return out;
 }

@@ -214,6 +214,28 @@ read_into (PdTranscriptReader  *self,
   return g_steal_pointer (&pages);
 }
 
+gboolean
+_pd_transcript_reader_can_read_range (PdTranscriptReader *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_READER (self), FALSE);
+  return PD_TRANSCRIPT_READER_GET_IFACE (self)->set_range != NULL;
+}
+
+void
+_pd_transcript_reader_set_range (PdTranscriptReader *self,
+                                 goffset             from,
+                                 goffset             stop)
+{
+  PdTranscriptReaderInterface *iface;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_READER (self));
+  g_return_if_fail (from >= 0 && stop > from);
+
+  iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
+  g_return_if_fail (iface->set_range != NULL);
+  iface->set_range (self, from, stop);
+}
+
 GStrv
 pd_transcript_reader_dup_resume_argv (PdTranscriptReader  *self,
                                       char               **workdir)

@@ -88,6 +88,13 @@ struct _PdTranscriptReaderInterface
   /* Optional: whether the last update of a resumed reader had to read the
    * whole file again (FALSE when unset). */
   gboolean           (*get_resumed_whole) (PdTranscriptReader *self);
+  /* Optional, for formats whose lines stand on their own: before the first
+   * update, read only the lines from @from (a line's start) up to the
+   * first that starts at or after @stop, nothing before them (no head, no
+   * tail search): a part of a long transcript's timeline. */
+  void               (*set_range)    (PdTranscriptReader  *self,
+                                      goffset              from,
+                                      goffset              stop);
 };
 
 const char        *pd_transcript_reader_get_format   (PdTranscriptReader  *self);
@@ -143,6 +150,13 @@ PdTranscriptPages *_pd_transcript_reader_read_into   (PdTranscriptReader  *self,
                                                       PdTranscriptPages   *pages,
                                                       GCancellable        *cancellable,
                                                       GError             **error);
+/* Whether @self reads a byte range of its file (set_range): FALSE for
+ * formats read whole or whose lines reach back. */
+gboolean           _pd_transcript_reader_can_read_range (PdTranscriptReader *self);
+/* Before the first update: only the lines from @from up to @stop. */
+void               _pd_transcript_reader_set_range   (PdTranscriptReader  *self,
+                                                      goffset              from,
+                                                      goffset              stop);
 /* After an update: the command line that continues the session in its own
  * agent (claude --resume ID, codex resume ID, opencode --session ID), to
  * run in *@workdir (the session's folder, NULL when unknown).  NULL when

@@ -12,7 +12,10 @@
  * history) or "pages" (the session PD_SHOT_SESSION, each page in turn for
  * PD_SHOT_DWELL seconds, 20 by default; then it prints its peak RSS and the
  * longest the main loop was held, and quits: the figures of a long
- * session's window in tests/README.md).  FOLDER is the working
+ * session's window in tests/README.md) or "export" (the session
+ * PD_SHOT_SESSION exported as the session menu's Export does, to the file
+ * PD_SHOT_EXPORT, as JSON when it ends in .json, else Markdown; then it
+ * prints its peak RSS and quits).  FOLDER is the working
  * directory of the runs; the replay files are written there.  It runs until
  * killed.  take-screenshots.sh captures the windows.
  */
@@ -26,6 +29,7 @@
 
 #include "pd-application.h"
 #include "pd-new-session-dialog.h"
+#include "pd-session-export.h"
 #include "pd-session-list.h"
 #include "pd-test-ui.h"
 #include "pd-window.h"
@@ -164,6 +168,42 @@ visit_pages_start (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* --- "export": a session exported, measured ------------------------------ */
+
+static void
+on_exported (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_session_export_finish (result, &error))
+    g_printerr ("export failed: %s\n", error->message);
+  else
+    g_print ("exported\n");
+  print_peak ();
+  g_application_quit (g_application_get_default ());
+}
+
+static gboolean
+export_start (gpointer user_data)
+{
+  PdWindow *window = user_data;
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+  const char *path = g_getenv ("PD_SHOT_EXPORT");
+  g_autoptr(GFile) file = NULL;
+
+  if (!pd_session_list_select (PD_SESSION_LIST (list), g_getenv ("PD_SHOT_SESSION")))
+    return G_SOURCE_CONTINUE;
+  if (path == NULL)
+    g_error ("PD_SHOT_EXPORT names no file");
+  file = g_file_new_for_path (path);
+  pd_session_export_async (pd_window_get_source (window), g_getenv ("PD_SHOT_SESSION"),
+                           g_str_has_suffix (path, ".json") ? PD_SESSION_EXPORT_JSON : PD_SESSION_EXPORT_MARKDOWN,
+                           file, NULL, on_exported, NULL);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 enter_scenario (gpointer user_data)
 {
@@ -193,6 +233,10 @@ enter_scenario (gpointer user_data)
     {
       g_timeout_add (10, on_tick, NULL);
       g_timeout_add (100, visit_pages_start, g_object_ref (window));
+    }
+  else if (g_str_equal (scenario, "export"))
+    {
+      g_timeout_add_full (G_PRIORITY_DEFAULT, 100, export_start, g_object_ref (window), g_object_unref);
     }
 
   g_object_unref (window);

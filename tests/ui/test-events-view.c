@@ -12,8 +12,10 @@
 
 #include <string.h>
 
+#include "../pd-import-test.h"
 #include "pd-event-item.h"
 #include "pd-events-view.h"
+#include "pd-import-private.h"
 #include "pd-session-store.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
@@ -790,6 +792,96 @@ test_events_newest_first (void)
   pd_test_destroy_window (window, view);
 }
 
+/* @n todo_write calls of a Qwen Code session from call @from on, the
+ * list's one item done at the last: a call, its result, a plan update. */
+static void
+append_plan_calls (const char *path,
+                   guint       from,
+                   guint       n)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  const char *head = "{\"uuid\":\"u\",\"sessionId\":\"s1\",\"timestamp\":\"2026-04-02T08:00:00.000Z\",\"cwd\":\"/w\",";
+
+  for (guint i = from; i < from + n; i++)
+    g_string_append_printf (text,
+                            "%s\"type\":\"assistant\",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":"
+                            "\"Step %u\",\"status\":\"%s\"}]}}}]}}\n"
+                            "%s\"type\":\"tool_result\",\"message\":{\"role\":\"user\",\"parts\":[{\"functionResponse\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},"
+                            "\"toolCallResult\":{\"callId\":\"c%u\",\"status\":\"success\"}}\n",
+                            head, i, i, i + 1 == from + n ? "completed" : "in_progress", head, i, i);
+  pd_import_test_append (path, text->str);
+}
+
+/* A long imported transcript's Events page: the newest events read from
+ * the file's end (its plan updates give their counts: a part knows no
+ * version's number), the part before them, then what the agent appends.
+ * Before, the whole timeline was built and the row said "plan v300 · …". */
+static void
+test_events_long_imported (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *chats = g_build_filename (dir, "chats", NULL);
+  g_autofree char *path = g_build_filename (chats, "s1.jsonl", NULL);
+  g_autoptr(PdSessionInfo) info = NULL;
+  PdImportIndexStats stats;
+  GtkWidget *view = pd_events_view_new ();
+  GtkWidget *earlier;
+  GListModel *model;
+  GtkWindow *window;
+  CountWait wait;
+
+  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
+  append_plan_calls (path, 0, 300);
+  info = pd_import_test_import_fresh (db->store, dir, &stats);
+  _pd_import_set_tail_limits (16 * 1024, 16 * 1024);
+
+  window = pd_test_present (view, 900, 500);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), info->id);
+  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.model = model;
+  wait.n = PD_EVENTS_VIEW_LATEST_MAX;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, PD_EVENTS_VIEW_LATEST_MAX);
+  {
+    g_autoptr(PdEventItem) last = g_list_model_get_item (model, PD_EVENTS_VIEW_LATEST_MAX - 1);
+    g_autoptr(PdEventItem) started = g_list_model_get_item (model, PD_EVENTS_VIEW_LATEST_MAX - 3);
+
+    g_assert_cmpstr (pd_event_item_get_summary (last), ==, "plan · 1/1 done");
+    g_assert_cmpstr (pd_event_item_get_summary (started), ==, "todo_write · c299");
+  }
+
+  /* The part before: above, in order. */
+  earlier = find_button (view, "Show Earlier Events");
+  g_assert_true (gtk_widget_get_mapped (earlier));
+  g_signal_emit_by_name (earlier, "clicked");
+  wait.n = 2 * PD_EVENTS_VIEW_LATEST_MAX;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  for (guint i = 1; i < g_list_model_get_n_items (model); i++)
+    g_assert_cmpint (seq_at (model, i - 1), <, seq_at (model, i));
+  {
+    g_autoptr(PdEventItem) first = g_list_model_get_item (model, 0);
+
+    /* 900 events: the 400 newest begin with call 166's plan update. */
+    g_assert_cmpstr (pd_event_item_get_summary (first), ==, "plan · 0/1 done");
+  }
+
+  /* The agent writes on: its events come after the newest. */
+  append_plan_calls (path, 300, 2);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  wait.n = 2 * PD_EVENTS_VIEW_LATEST_MAX + 6;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  pd_test_screenshot (GTK_WIDGET (window), "events-long-imported");
+
+  pd_test_destroy_window (window, view);
+  _pd_import_set_tail_limits (0, 0);
+  pd_import_test_rmtree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -804,6 +896,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/follow-newest", test_events_follow_newest);
   g_test_add_func ("/pd/ui/events-view/newest-first", test_events_newest_first);
   g_test_add_func ("/pd/ui/events-view/open-at-newest", test_events_open_at_newest);
+  g_test_add_func ("/pd/ui/events-view/long-imported", test_events_long_imported);
 
   return g_test_run ();
 }

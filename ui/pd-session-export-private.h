@@ -1,0 +1,56 @@
+/* pd-session-export-private.h: the pieces of a session's export shared by
+ * pd-session-export.c (read through the window's PdSource, written whole)
+ * and pd-session-export-stream.c (a session of this computer's database,
+ * written as it is read).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "pd-local-source.h"
+#include "pd-session-export.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  PdSource              *source;
+  char                  *session_id;
+  PdSessionExportFormat  format;
+  GFile                  *file;
+  PdSessionInfo         *info;
+  JsonArray             *messages;
+  GPtrArray             *versions;
+  /* Written as read: the session's own database and its id there. */
+  PdLocalSource         *local;
+  char                  *local_id;
+} ExportData;
+
+/* The Markdown up to the transcript: the facts, the task, the plan of
+ * @newest (nullable), and the transcript's heading. */
+void      _pd_session_export_markdown_head    (GString                 *out,
+                                               const PdSessionInfo     *info,
+                                               const PdPlanVersionInfo *newest);
+/* One message of the transcript in Markdown. */
+void      _pd_session_export_markdown_message (GString                 *out,
+                                               JsonObject              *message);
+/* Whether @file may be written (a regular file or none), and its mode
+ * when it exists (*@existed). */
+gboolean  _pd_session_export_check_target     (GFile                   *file,
+                                               gboolean                *existed,
+                                               guint                   *mode,
+                                               GError                 **error);
+/* The local source that holds @session_id of @source (itself or, for the
+ * window's sources together, the one it routes to), and its id there;
+ * NULL for an endpoint's session. */
+PdLocalSource *_pd_session_export_local_source (PdSource              *source,
+                                                const char            *session_id,
+                                                char                 **local_id);
+/* In a worker thread: @task's session (ExportData with a local source)
+ * written to its file as it is read. */
+void      _pd_session_export_stream_thread    (GTask                   *task,
+                                               gpointer                 source_object,
+                                               gpointer                 task_data,
+                                               GCancellable            *cancellable);
+
+G_END_DECLS
