@@ -863,9 +863,8 @@ static const PdJsonPick pages_part_pick[] = {
 };
 static const PdJsonPick pages_message_pick[] = { { "parts", pages_part_pick }, { NULL, NULL } };
 static const PdJsonPick pages_record_pick[] = {
-  { "type", NULL }, { "uuid", NULL }, { "sessionId", NULL }, { "cwd", NULL }, { "subtype", NULL },
-  { "systemPayload", title_pick }, { "timestamp", NULL }, { "message", pages_message_pick },
-  { "toolCallResult", result_pick }, { NULL, NULL },
+  { "type", NULL }, { "uuid", NULL }, { "sessionId", NULL }, { "cwd", NULL }, { "subtype", NULL }, { "systemPayload", title_pick },
+  { "timestamp", NULL }, { "message", pages_message_pick }, { "toolCallResult", result_pick }, { NULL, NULL },
 };
 
 /* The pages number a long timeline's events by their lines. */
