@@ -818,6 +818,12 @@ append_plan_calls (const char *path,
  * the file's end (its plan updates give their counts: a part knows no
  * version's number), the part before them, then what the agent appends.
  * Before, the whole timeline was built and the row said "plan v300 · …". */
+static gboolean
+widget_is_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (data));
+}
+
 static void
 test_events_long_imported (void)
 {
@@ -857,7 +863,8 @@ test_events_long_imported (void)
 
   /* The part before: above, in order. */
   earlier = find_button (view, "Show Earlier Events");
-  g_assert_true (gtk_widget_get_mapped (earlier));
+  /* The page shows once its read after the newest part has ended too. */
+  g_assert_true (pd_test_wait_for (widget_is_mapped, earlier));
   g_signal_emit_by_name (earlier, "clicked");
   wait.n = 2 * PD_EVENTS_VIEW_LATEST_MAX;
   g_assert_true (pd_test_wait_for (has_n_items, &wait));
