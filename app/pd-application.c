@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-application.h"
+#include "pd-argv-secrets.h"
 #include "pd-notifier.h"
 #include "pd-secrets.h"
 #include "pd-ui-util-private.h"
@@ -325,7 +326,14 @@ pd_application_handle_local_options (GApplication *app,
 
       if (!is_endpoint_url (remote, &error))
         {
-          g_printerr ("plandeck: %s: %s\n", remote, error->message);
+          /* The address and GLib's words about it, without the token
+           * either may quote (tried as an attacker would: a typo printed it). */
+          g_autofree char *shown = g_strdup (remote);
+          g_autofree char *why = g_strdup (error->message);
+          char *hide[] = { (char *) "plandeck", shown, why, NULL };
+
+          pd_argv_hide_tokens (3, hide);
+          g_printerr ("plandeck: %s: %s\n", shown, why);
           g_printerr ("%s\n", _("An endpoint URL looks like http://127.0.0.1:8080"));
           return EXIT_USAGE;
         }

@@ -83,6 +83,16 @@ def main():
                 _, err = proc.communicate()
             check(alive and seen is not None and secret not in seen, "the --remote token is not in /proc/PID/cmdline",
                   f"alive {alive}\ncmdline: {seen}\nstderr:\n{err}")
+            # A URL refused at the start is printed without its token
+            # (tried as an attacker would: a typo printed it whole, and
+            # GLib's own words about the URL quote it too).
+            for bad in [f"ftp://127.0.0.1:1/?token={secret}", f"http://[::1/?token={secret}",
+                        f"htp://u:{secret}@h/", f"http://[::1/#token={secret}"]:
+                proc = subprocess.run([app, "--remote", bad], env=env, capture_output=True, text=True,
+                                      timeout=WAIT_S)
+                check(proc.returncode == 64 and "plandeck:" in proc.stderr and secret not in proc.stderr,
+                      f"a refused --remote URL is printed without its token ({bad.split(':')[0]})",
+                      f"exit {proc.returncode}\nstderr:\n{proc.stderr}")
     else:
         print("# no compiled schema given: the --remote token check is skipped")
 

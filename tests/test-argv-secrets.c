@@ -33,9 +33,28 @@ test_hide (void)
   check ("http://h/?%54%4F%4B%45%4E=ab", "http://h/?%54%4F%4B%45%4E=**", 1);
   /* not a token parameter, or no value */
   check ("http://h/?mytoken=abc&token=", "http://h/?mytoken=abc&token=", 0);
-  check ("http://h/path?x=1#token=abc", "http://h/path?x=1#token=abc", 0);
+  check ("http://h/path?x=1#mytoken=abc", "http://h/path?x=1#mytoken=abc", 0);
+  check ("/home/u/a#b?c/s.db", "/home/u/a#b?c/s.db", 0);
+  check ("/home/u/notes#token=1.db", "/home/u/notes#token=1.db", 0);
   check ("--remote", "--remote", 0);
   check ("", "", 0);
+}
+
+/* The window also takes a token from a URL's password and fragment, so
+ * they are hidden too (tried as an attacker would: `ps` showed both for
+ * the window's whole life). */
+static void
+test_hide_userinfo_and_fragment (void)
+{
+  check ("http://x:s3cret@127.0.0.1:8080/", "http://********@127.0.0.1:8080/", 1);
+  check ("https://user@h/", "https://****@h/", 1);
+  check ("http://a:b@c@h/p?q=1", "http://*****@h/p?q=1", 1);
+  check ("http://h/path?x=1#token=abc", "http://h/path?x=1#token=***", 1);
+  check ("http://h/#a=1&TOKEN=abc", "http://h/#a=1&TOKEN=***", 1);
+  check ("--remote=http://u:p@h/?token=t#token=f", "--remote=http://***@h/?token=*#token=*", 3);
+  /* an @ in the path is no user */
+  check ("http://h/a@b", "http://h/a@b", 0);
+  check ("http://@h/", "http://@h/", 0);
 }
 
 /* argv[0] is the program, never a URL to hide in. */
@@ -58,5 +77,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/argv-secrets/hide", test_hide);
   g_test_add_func ("/pd/argv-secrets/program-kept", test_program_kept);
+  g_test_add_func ("/pd/argv-secrets/userinfo-and-fragment", test_hide_userinfo_and_fragment);
   return g_test_run ();
 }

@@ -28,18 +28,17 @@ is_token_name (const char *name,
   return decoded != NULL && g_ascii_strcasecmp (decoded, "token") == 0;
 }
 
-/* Overwrites the value of each token parameter in @arg; the count. */
+/* Overwrites the value of each token parameter in the `&`-separated
+ * parameters from @params up to @stop (or the end); the count. */
 static guint
-hide_in_argument (char *arg)
+hide_in_params (char *params,
+                char  stop)
 {
   guint hidden = 0;
-  char *query = strchr (arg, '?');
 
-  if (query == NULL)
-    return 0;
-  for (char *p = query + 1; *p != '\0' && *p != '#'; )
+  for (char *p = params; *p != '\0' && *p != stop; )
     {
-      char *end = p + strcspn (p, "&#");
+      char *end = p + strcspn (p, stop == '#' ? "&#" : "&");
       char *equals = memchr (p, '=', (gsize) (end - p));
 
       if (equals != NULL && end > equals + 1 && is_token_name (p, equals))
@@ -52,13 +51,58 @@ hide_in_argument (char *arg)
   return hidden;
 }
 
+/* Overwrites the user and password of a URL's authority
+ * (`http://u:TOKEN@host/`, which the window takes a token from); the
+ * count. */
+static guint
+hide_userinfo (char *arg)
+{
+  char *authority = strstr (arg, "://");
+  char *at;
+  gsize length;
+
+  if (authority == NULL)
+    return 0;
+  authority += 3;
+  length = strcspn (authority, "/?#");
+  at = NULL;
+  for (char *p = authority; p < authority + length; p++)
+    if (*p == '@')
+      at = p;
+  if (at == NULL || at == authority)
+    return 0;
+  memset (authority, '*', (gsize) (at - authority));
+  return 1;
+}
+
+/* Overwrites every place of @arg a token can ride in; the count. */
+static guint
+hide_in_argument (char *arg)
+{
+  guint hidden = 0;
+  char *query = strchr (arg, '?');
+  char *fragment;
+
+  if (query != NULL)
+    hidden += hide_in_params (query + 1, '#');
+  /* Only in a URL: `#` is an ordinary character of a file name. */
+  if (strstr (arg, "://") != NULL)
+    {
+      hidden += hide_userinfo (arg);
+      if ((fragment = strchr (arg, '#')) != NULL)
+        hidden += hide_in_params (fragment + 1, '\0');
+    }
+  return hidden;
+}
+
 /**
  * pd_argv_hide_tokens:
  * @argv: (array length=argc): the process's own arguments, as main() got them
  *
- * Overwrites, in place, the value of every token query parameter (its
- * name `token`, in any case and percent-escaped or not) in a URL among @argv with asterisks of the same length (the memory cannot
- * grow).  Call it on main()'s argv after a copy has been taken for
+ * Overwrites, in place, the value of every token parameter (its name
+ * `token`, in any case and percent-escaped or not) in a URL's query or
+ * fragment among @argv, and a URL's user and password, with asterisks of
+ * the same length (the memory cannot grow).  Call it on main()'s argv after a copy has been taken for
  * parsing.
  *
  * Returns: how many values were hidden
