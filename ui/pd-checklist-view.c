@@ -141,9 +141,9 @@ origin_label (PdChecklistOrigin origin)
     case PD_CHECKLIST_ORIGIN_TODO_LIST:
       return pd_session_source_label ("claude-code");
     case PD_CHECKLIST_ORIGIN_CLAUDE_TASKS:
-      return _("Claude Code tasks");
+      return _("Claude Code Tasks");
     case PD_CHECKLIST_ORIGIN_DESKTOP_PLAN:
-      return _("Claude desktop");
+      return _("Claude Desktop");
     case PD_CHECKLIST_ORIGIN_CODEX_PLAN:
       return pd_session_source_label ("codex");
     case PD_CHECKLIST_ORIGIN_OPENCODE_TODOS:
