@@ -75,6 +75,7 @@ struct _PdOverviewCardRow
   GtkWidget      *approval;
   GtkWidget      *approval_text;
   GtkWidget      *approval_command;
+  GtkWidget      *approval_command_scroller;
   GtkWidget      *approval_unseen;
   GtkWidget      *deny;
   GtkWidget      *approve;
@@ -301,7 +302,7 @@ set_command (PdOverviewCardRow *self,
     }
   else
     gtk_label_set_text (GTK_LABEL (self->approval_command), "");
-  gtk_widget_set_visible (self->approval_command, card != NULL);
+  gtk_widget_set_visible (self->approval_command_scroller, card != NULL);
   /* Translators: the card's button when its command is too long to show there */
   gtk_button_set_label (GTK_BUTTON (self->approve), self->command_cut ? _("_Review…") : _("_Approve Once"));
   gtk_accessible_reset_property (GTK_ACCESSIBLE (self->approve), GTK_ACCESSIBLE_PROPERTY_LABEL);
@@ -544,20 +545,18 @@ open_review (PdOverviewCardRow *self)
                                    gtk_label_get_text (GTK_LABEL (self->approval_text)));
   label = gtk_label_new (self->command_shown);
   gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_yalign (GTK_LABEL (label), 0);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   _pd_label_no_hyphens (label);
   gtk_widget_add_css_class (label, "monospace");
   gtk_widget_add_css_class (label, "pd-approval-command");
-  scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  /* One drawn line to a line of the command, as on the card. */
+  scrolled = _pd_unwrapped_scroller (label);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 200);
   gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 360);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), label);
   gtk_widget_add_css_class (scrolled, "card");
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), scrolled);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
@@ -729,7 +728,11 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   _pd_label_no_hyphens (self->approval_command);
   gtk_widget_add_css_class (self->approval_command, "monospace");
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
-  gtk_box_append (GTK_BOX (self->approval), self->approval_command);
+  /* Not wrapped: an unmarked wrapped tail read as a line of its own (an
+   * added "… - delete_backups()" as a removed line). It scrolls sideways;
+   * the card's line and character limits keep it short. */
+  self->approval_command_scroller = _pd_unwrapped_scroller (self->approval_command);
+  gtk_box_append (GTK_BOX (self->approval), self->approval_command_scroller);
   /* Translators: on an Overview card, under a question about an edit or a
    * write whose change the endpoint did not send */
   self->approval_unseen = plain_label ("warning", TRUE);

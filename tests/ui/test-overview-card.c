@@ -341,7 +341,10 @@ test_card_command_whole (void)
   /* Every line of it shown: nothing ellipsized, no line limit. */
   g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (command)), ==, PANGO_ELLIPSIZE_NONE);
   g_assert_cmpint (gtk_label_get_lines (GTK_LABEL (command)), ==, -1);
-  /* Wrapped with no hyphen the command does not have. */
+  /* Not wrapped: each line of it drawn as one, the rest scrolled to. */
+  pd_test_flush (alone.row);
+  pd_test_assert_line_per_line (command);
+  /* No hyphen the command does not have, should it ever wrap. */
   {
     PangoAttrList *attrs = gtk_label_get_attributes (GTK_LABEL (command));
     PangoAttrIterator *it;
@@ -399,6 +402,7 @@ test_card_command_whole (void)
   g_assert_nonnull (review);
   g_assert_nonnull (pd_test_find_first (review, label_contains, "; touch /tmp/pwned-long"));
   pd_test_flush (review);
+  pd_test_assert_line_per_line (pd_test_find_first (review, label_contains, "; touch /tmp/pwned-long"));
   pd_test_screenshot (review, "overview-card-review");
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (review), "once");
   g_assert_cmpuint (answers.n, ==, 2);
