@@ -308,6 +308,16 @@ set_command (PdOverviewCardRow *self,
   gtk_accessible_reset_property (GTK_ACCESSIBLE (self->approve), GTK_ACCESSIBLE_PROPERTY_LABEL);
 }
 
+/* The command's scrollbar is drawn when a line goes past the card, and
+ * only then. */
+static void
+show_bar_when_needed (GtkAdjustment *adjustment,
+                      GtkWidget     *bar)
+{
+  gtk_widget_set_visible (bar, gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment) >
+                               gtk_adjustment_get_page_size (adjustment) + 0.5);
+}
+
 /* The question shown changed: remembered, and the buttons held back. */
 static void
 remember_question (PdOverviewCardRow *self)
@@ -672,7 +682,8 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
 static void
 pd_overview_card_row_init (PdOverviewCardRow *self)
 {
-  GtkWidget *top, *texts, *status, *buttons;
+  GtkWidget *top, *texts, *status, *buttons, *scroller, *bar;
+  GtkAdjustment *hadjustment;
 
   self->guard_usec = ANSWER_GUARD_USEC;
 
@@ -730,8 +741,18 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
   /* Not wrapped: an unmarked wrapped tail read as a line of its own (an
    * added "… - delete_backups()" as a removed line). It scrolls sideways;
-   * the card's line and character limits keep it short. */
-  self->approval_command_scroller = _pd_unwrapped_scroller (self->approval_command);
+   * the card's line and character limits keep it short. Its scrollbar is
+   * a widget of its own under it: the scrolled window's own one took its
+   * height from the line it scrolls, which was then not drawn. */
+  self->approval_command_scroller = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  scroller = _pd_unwrapped_scroller (self->approval_command);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_EXTERNAL, GTK_POLICY_NEVER);
+  hadjustment = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
+  bar = gtk_scrollbar_new (GTK_ORIENTATION_HORIZONTAL, hadjustment);
+  g_signal_connect_object (hadjustment, "changed", G_CALLBACK (show_bar_when_needed), bar, 0);
+  gtk_widget_set_visible (bar, FALSE);
+  gtk_box_append (GTK_BOX (self->approval_command_scroller), scroller);
+  gtk_box_append (GTK_BOX (self->approval_command_scroller), bar);
   gtk_box_append (GTK_BOX (self->approval), self->approval_command_scroller);
   /* Translators: on an Overview card, under a question about an edit or a
    * write whose change the endpoint did not send */
