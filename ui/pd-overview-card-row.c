@@ -75,6 +75,7 @@ struct _PdOverviewCardRow
   GtkWidget      *approval;
   GtkWidget      *approval_text;
   GtkWidget      *approval_command;
+  GtkWidget      *approval_command_scroller;
   GtkWidget      *approval_unseen;
   GtkWidget      *deny;
   GtkWidget      *approve;
@@ -301,10 +302,20 @@ set_command (PdOverviewCardRow *self,
     }
   else
     gtk_label_set_text (GTK_LABEL (self->approval_command), "");
-  gtk_widget_set_visible (self->approval_command, card != NULL);
+  gtk_widget_set_visible (self->approval_command_scroller, card != NULL);
   /* Translators: the card's button when its command is too long to show there */
   gtk_button_set_label (GTK_BUTTON (self->approve), self->command_cut ? _("_Review…") : _("_Approve Once"));
   gtk_accessible_reset_property (GTK_ACCESSIBLE (self->approve), GTK_ACCESSIBLE_PROPERTY_LABEL);
+}
+
+/* The command's scrollbar is drawn when a line goes past the card, and
+ * only then. */
+static void
+show_bar_when_needed (GtkAdjustment *adjustment,
+                      GtkWidget     *bar)
+{
+  gtk_widget_set_visible (bar, gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment) >
+                               gtk_adjustment_get_page_size (adjustment) + 0.5);
 }
 
 /* The question shown changed: remembered, and the buttons held back. */
@@ -544,20 +555,18 @@ open_review (PdOverviewCardRow *self)
                                    gtk_label_get_text (GTK_LABEL (self->approval_text)));
   label = gtk_label_new (self->command_shown);
   gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_yalign (GTK_LABEL (label), 0);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   _pd_label_no_hyphens (label);
   gtk_widget_add_css_class (label, "monospace");
   gtk_widget_add_css_class (label, "pd-approval-command");
-  scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  /* One drawn line to a line of the command, as on the card. */
+  scrolled = _pd_unwrapped_scroller (label);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 200);
   gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 360);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), label);
   gtk_widget_add_css_class (scrolled, "card");
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), scrolled);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
@@ -673,7 +682,8 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
 static void
 pd_overview_card_row_init (PdOverviewCardRow *self)
 {
-  GtkWidget *top, *texts, *status, *buttons;
+  GtkWidget *top, *texts, *status, *buttons, *scroller, *bar;
+  GtkAdjustment *hadjustment;
 
   self->guard_usec = ANSWER_GUARD_USEC;
 
@@ -729,7 +739,21 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   _pd_label_no_hyphens (self->approval_command);
   gtk_widget_add_css_class (self->approval_command, "monospace");
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
-  gtk_box_append (GTK_BOX (self->approval), self->approval_command);
+  /* Not wrapped: an unmarked wrapped tail read as a line of its own (an
+   * added "… - delete_backups()" as a removed line). It scrolls sideways;
+   * the card's line and character limits keep it short. Its scrollbar is
+   * a widget of its own under it: the scrolled window's own one took its
+   * height from the line it scrolls, which was then not drawn. */
+  self->approval_command_scroller = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  scroller = _pd_unwrapped_scroller (self->approval_command);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_EXTERNAL, GTK_POLICY_NEVER);
+  hadjustment = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
+  bar = gtk_scrollbar_new (GTK_ORIENTATION_HORIZONTAL, hadjustment);
+  g_signal_connect_object (hadjustment, "changed", G_CALLBACK (show_bar_when_needed), bar, 0);
+  gtk_widget_set_visible (bar, FALSE);
+  gtk_box_append (GTK_BOX (self->approval_command_scroller), scroller);
+  gtk_box_append (GTK_BOX (self->approval_command_scroller), bar);
+  gtk_box_append (GTK_BOX (self->approval), self->approval_command_scroller);
   /* Translators: on an Overview card, under a question about an edit or a
    * write whose change the endpoint did not send */
   self->approval_unseen = plain_label ("warning", TRUE);

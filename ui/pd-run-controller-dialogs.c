@@ -161,6 +161,19 @@ fit_preview_when_laid_out (GtkWidget     *scroller,
   }
   wanted = MIN (MIN (natural, line * PREVIEW_SHOWN_LINES),
                 gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)));
+  /* A line wider than the scroller brings the sideways scrollbar, which
+   * takes its height from the lines: asked for on top of them, or the
+   * last line went under it. */
+  {
+    int label_width = 0;
+    int bar = 0;
+
+    gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &label_width, NULL, NULL);
+    if (label_width > width)
+      gtk_widget_measure (gtk_scrolled_window_get_hscrollbar (GTK_SCROLLED_WINDOW (scroller)),
+                          GTK_ORIENTATION_VERTICAL, -1, NULL, &bar, NULL, NULL);
+    wanted += bar;
+  }
   /* Kept as the scroller's minimum: a later layout of the dialog (its
    * responses stacked or side by side) must not take it back. */
   if (wanted > gtk_scrolled_window_get_min_content_height (GTK_SCROLLED_WINDOW (scroller)))
@@ -181,20 +194,22 @@ fit_preview_when_laid_out (GtkWidget     *scroller,
 static GtkWidget *
 monospace_block (const char *text)
 {
-  GtkWidget *scroller = gtk_scrolled_window_new ();
   /* Model-derived text: a plain label, never markup. */
   GtkWidget *label = _pd_plain_label (text, "monospace");
+  GtkWidget *scroller;
 
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   _pd_label_no_hyphens (label);
   gtk_widget_add_css_class (label, "pd-approval-command");
 
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,
+  /* Never wrapped: a wrapped tail of an added line read as a line of its
+   * own, "- delete_backups()" as removed. Long lines scroll sideways. */
+  scroller = _pd_unwrapped_scroller (label);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC,
                                   GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
   /* Long commands scroll: the whole text is there, never cut here. */
   gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 320);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), label);
   gtk_widget_add_css_class (scroller, "card");
   gtk_widget_add_tick_callback (scroller, fit_preview_when_laid_out, NULL, NULL);
 

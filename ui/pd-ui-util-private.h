@@ -37,6 +37,7 @@ void        _pd_name_mnemonic_buttons  (void);
 void        _pd_wrap_button_labels     (GtkWidget          *box);
 void        _pd_label_no_hyphens       (GtkWidget          *label);
 char       *_pd_ltr_lines              (const char         *text);
+GtkWidget  *_pd_unwrapped_scroller     (GtkWidget          *label);
 GtkWidget  *_pd_plain_label            (const char         *text,
                                         const char         *css_class);
 char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,

@@ -227,6 +227,35 @@ _pd_label_no_hyphens (GtkWidget *label)
 }
 
 /**
+ * _pd_unwrapped_scroller:
+ * @label: a label showing a change or a command, one source line to a line
+ *
+ * Stops @label wrapping and puts it in a scrolled window that scrolls
+ * sideways: a soft-wrapped tail had no marker, so `+ keep_this - delete()`
+ * drawn as "+ keep_this" over "- delete()" read as a removed line, and the
+ * model chooses where its words break (tried as an attacker would).  Each
+ * drawn line is one line of the text; a long one scrolls.
+ *
+ * Returns: (transfer floating): the scrolled window holding @label
+ */
+GtkWidget *
+_pd_unwrapped_scroller (GtkWidget *label)
+{
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+
+  gtk_label_set_wrap (GTK_LABEL (label), FALSE);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_NONE);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC,
+                                  GTK_POLICY_NEVER);
+  /* A scrollbar always drawn when a line goes on: an overlay one shows
+   * only under the pointer, and a tail cut at the edge (`; rm …`) gave no
+   * sign it was there. */
+  gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (scroller), FALSE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), label);
+  return scroller;
+}
+
+/**
  * _pd_ltr_lines:
  * @text: a command, a path or code, any number of lines
  *

@@ -107,6 +107,28 @@ pd_test_flush (GtkWidget *widget)
     g_main_context_iteration (NULL, FALSE);
 }
 
+/* @label, as drawn at its width, has one Pango line for each line of its
+ * text: no line of a preview is wrapped into a tail that reads as a line
+ * of its own ("- delete_backups()" under an added line). */
+void
+pd_test_assert_line_per_line (GtkWidget *label)
+{
+  PangoLayout *layout;
+  const char *text;
+  int lines = 1;
+
+  g_assert_true (GTK_IS_LABEL (label));
+  g_assert_cmpint (gtk_widget_get_width (label), >, 0);
+  layout = gtk_label_get_layout (GTK_LABEL (label));
+  text = pango_layout_get_text (layout);
+  for (const char *p = text; *p != '\0'; p++)
+    if (*p == '\n')
+      lines++;
+  g_test_message ("%d lines of text drawn as %d lines, %d px wide", lines,
+                  pango_layout_get_line_count (layout), gtk_widget_get_width (label));
+  g_assert_cmpint (pango_layout_get_line_count (layout), ==, lines);
+}
+
 /* The first widget, depth first from @root itself, that @match accepts. */
 GtkWidget *
 pd_test_find_first (GtkWidget          *root,

@@ -23,6 +23,7 @@ int        pd_test_run_app         (const char * const *args,
 void       pd_test_reset_settings  (void);
 void       pd_test_set_registered  (gboolean            is_registered);
 void       pd_test_flush           (GtkWidget          *widget);
+void       pd_test_assert_line_per_line (GtkWidget     *label);
 void       pd_test_copy_tree       (const char         *from,
                                     const char         *to);
 

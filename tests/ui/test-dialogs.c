@@ -160,7 +160,8 @@ is_narrow (gpointer data)
 }
 
 /* The preview's scroller shows the whole preview, or at least eight lines
- * of it (a long command was squeezed to two lines and a half). */
+ * of it (a long command was squeezed to two lines and a half), each line
+ * of it drawn as one line. */
 static void
 assert_preview_shown (AdwMessageDialog *dialog,
                       const char       *where)
@@ -181,6 +182,11 @@ assert_preview_shown (AdwMessageDialog *dialog,
   g_test_message ("%s: the preview shows %d of %d px (a line is %d px)", where,
                   gtk_widget_get_height (scroller), natural, line);
   g_assert_cmpint (gtk_widget_get_height (scroller) + 1, >=, MIN (natural, 8 * line));
+  /* ... in its viewport: the sideways scrollbar takes no line from it. */
+  g_assert_cmpint (gtk_widget_get_height (gtk_widget_get_parent (label)) + 1, >=, MIN (natural, 8 * line));
+  /* Each line drawn as one: a wrapped tail of "+ keep… - delete_backups()"
+   * read as a removed line. */
+  pd_test_assert_line_per_line (label);
 }
 
 /* No label of @dialog shows less than its text, at its own width and at
@@ -278,7 +284,7 @@ check_approval (PdApplication *app,
   pd_test_wait_until (dialog_shown, NULL, "the third approval dialog");
   dialog = open_message_dialog ();
   assert_preview_label (pd_test_find_first (GTK_WIDGET (dialog), is_label_with,
-                                            "one.txt\n- 1\n+ one\n+ <i>two</i>"));
+                                            "one.txt\n- 1\n+ one\n+ <i>two</i>\n+ keep_this_config_line_okay_for_every_host - delete_backups()"));
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "lets the agent edit any file in this session"));
   assert_nothing_cut (dialog, fixture->shot, "-edit");
   answer (dialog, "once");
@@ -289,7 +295,7 @@ check_approval (PdApplication *app,
   for (guint i = 0; i < fixture->activities->len; i++)
     g_test_message ("activity: %s", (char *) g_ptr_array_index (fixture->activities, i));
   g_assert_true (activities_contain (fixture, "Done: write_file: one.txt (2 bytes)"));
-  g_assert_true (activities_contain (fixture, "Done: edit_file: one.txt (replace 1 bytes with 14 bytes)"));
+  g_assert_true (activities_contain (fixture, "Done: edit_file: one.txt (replace 1 bytes with 75 bytes)"));
   {
     g_autofree char *denied = g_strconcat ("Not allowed: ", expected, NULL);
 
@@ -376,7 +382,7 @@ run_approval (const char *shot)
   json_builder_set_member_name (builder, "old_string");
   json_builder_add_string_value (builder, "1");
   json_builder_set_member_name (builder, "new_string");
-  json_builder_add_string_value (builder, "one\n<i>two</i>");
+  json_builder_add_string_value (builder, "one\n<i>two</i>\nkeep_this_config_line_okay_for_every_host - delete_backups()");
   json_builder_end_object (builder);
   json_builder_end_object (builder);
   json_builder_end_array (builder);

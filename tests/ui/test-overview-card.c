@@ -299,6 +299,12 @@ test_card_answer_shown (void)
 /* --- a question that comes above the cards shown ------------------------ */
 
 static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (data));
+}
+
+static gboolean
 is_command_label (GtkWidget     *widget,
                   gconstpointer  data)
 {
@@ -341,7 +347,22 @@ test_card_command_whole (void)
   /* Every line of it shown: nothing ellipsized, no line limit. */
   g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (command)), ==, PANGO_ELLIPSIZE_NONE);
   g_assert_cmpint (gtk_label_get_lines (GTK_LABEL (command)), ==, -1);
-  /* Wrapped with no hyphen the command does not have. */
+  /* Not wrapped: each line of it drawn as one, the rest scrolled to. */
+  pd_test_flush (alone.row);
+  pd_test_assert_line_per_line (command);
+  /* The line is drawn whole in height, its scrollbar under it says more
+   * is to the right (the scrollbar took the line's height once). */
+  g_assert_cmpint (gtk_widget_get_height (gtk_widget_get_parent (command)), >=,
+                   gtk_widget_get_height (command));
+  {
+    GtkWidget *scrolled = gtk_widget_get_ancestor (command, GTK_TYPE_SCROLLED_WINDOW);
+    GtkWidget *bar = gtk_widget_get_next_sibling (scrolled);
+
+    g_assert_true (GTK_IS_SCROLLBAR (bar));
+    pd_test_wait_until (widget_mapped, bar, "the command's scrollbar");
+    g_assert_cmpint (gtk_widget_get_height (bar), >, 0);
+  }
+  /* No hyphen the command does not have, should it ever wrap. */
   {
     PangoAttrList *attrs = gtk_label_get_attributes (GTK_LABEL (command));
     PangoAttrIterator *it;
@@ -399,6 +420,7 @@ test_card_command_whole (void)
   g_assert_nonnull (review);
   g_assert_nonnull (pd_test_find_first (review, label_contains, "; touch /tmp/pwned-long"));
   pd_test_flush (review);
+  pd_test_assert_line_per_line (pd_test_find_first (review, label_contains, "; touch /tmp/pwned-long"));
   pd_test_screenshot (review, "overview-card-review");
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (review), "once");
   g_assert_cmpuint (answers.n, ==, 2);
