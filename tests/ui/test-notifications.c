@@ -339,6 +339,7 @@ typedef struct
   char     *replay_write;
   char     *replay_fail;
   char     *replay_two;
+  char     *left_open;  /* a question's notification when its window closed */
   guint     finished;
   int       status;
 } Fixture;
@@ -352,6 +353,7 @@ fixture_free (Fixture *fixture)
   g_free (fixture->replay_write);
   g_free (fixture->replay_fail);
   g_free (fixture->replay_two);
+  g_free (fixture->left_open);
   g_free (fixture);
 }
 
@@ -448,6 +450,12 @@ typedef struct
   PdWindow   *window;
   const char *id;
 } Shown;
+
+static gboolean
+removed (gpointer id)
+{
+  return g_ptr_array_find_with_equal_func (server.removed, id, g_str_equal, NULL);
+}
 
 static gboolean
 approvals_added (gpointer data)
@@ -573,8 +581,7 @@ check_runs (PdApplication *app,
   wait_for_notification ("approval:");
   run_id = g_strdup (pd_run_controller_get_session_id (runs));
   record = find_added ("approval:");
-  /* Named by a random id of the question, never by the session: a target
-   * "SESSION/N" answered another process's question N. */
+  /* Named by a random id of the question ("SESSION/N" named others too). */
   g_assert_true (g_str_has_prefix (record->id, "approval:"));
   g_assert_cmpuint (strlen (record->id), ==, strlen ("approval:") + 32);
   g_assert_null (strstr (record->id, run_id));
@@ -597,7 +604,7 @@ check_runs (PdApplication *app,
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   wait_for_notification ("run-finished:");
   g_assert_cmpuint (count_added ("approval:"), ==, 1);
-  g_assert_true (g_ptr_array_find_with_equal_func (server.removed, record->id, g_str_equal, NULL));
+  g_assert_true (removed (record->id));
   record = find_added ("run-finished:");
   assert_default_opens (record, run_id);
 
@@ -662,18 +669,15 @@ check_runs (PdApplication *app,
      * says to open it, with Deny alone (Approve Once wrote a content the
      * user never saw, tried as an attacker would). */
     assert_deny_alone (last_added ("approval:"));
-    /* One notification per question; question 1's, answered in the dialog,
-     * was withdrawn. */
+    /* One notification per question; question 1's (answered) was withdrawn. */
     g_assert_cmpstr (last_added ("approval:")->id, !=, first_id);
-    g_assert_true (g_ptr_array_find_with_equal_func (server.removed, first_id, g_str_equal, NULL));
+    g_assert_true (removed (first_id));
 
     activate_app_action ("app.approve-run", stale);
-    /* Approve with the target of its own Deny: refused, the notification
-     * offered no Approve (any client on the bus could send it). */
+    /* Approve with its own Deny's target: refused (no Approve offered). */
     deny = button_target (last_added ("approval:"), "Deny");
     activate_app_action ("app.approve-run", deny);
-    /* What an earlier process's notifications named: the session and a
-     * number, which restarts at 1 with each process. */
+    /* What an earlier process named: the session and a number from 1. */
     for (guint n = 1; n <= 9; n++)
       activate_app_action ("app.approve-run",
                            g_variant_new_take_string (g_strdup_printf ("%s/%u", pd_run_controller_get_session_id (runs), n)));
@@ -692,9 +696,7 @@ check_runs (PdApplication *app,
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
   }
 
-  /* With the window focused and showing the session, one of its own
-   * modal dialogs up, nothing is sent (every approval was notified: the
-   * approval dialog took the focus from the window). */
+  /* Focused and showing the session, with a modal dialog of its own: no notification. */
   {
     guint before;
     GtkWindow *modal = GTK_WINDOW (gtk_window_new ());
@@ -716,6 +718,12 @@ check_runs (PdApplication *app,
     gtk_window_destroy (modal);
   }
 
+  /* A question left open when the window closes (test_runs looks). */
+  look_again (other);
+  start_replay (window, fixture, fixture->replay_write, "Left open");
+  pd_test_wait_until (approvals_added, GUINT_TO_POINTER (count_added ("approval:") + 1), "the last notification");
+  fixture->left_open = g_strdup (last_added ("approval:")->id);
+
   /* Five notifications, and the bus was asked about servers once (the
    * window's list of startable names; GLib's own NameHasOwner when it picks
    * its backend), not on each with the main thread waiting for the answer. */
@@ -732,6 +740,9 @@ test_runs (void)
   const char *args[] = { "--db", fixture->db, NULL };
 
   g_assert_cmpint (pd_test_run_app (args, check_runs, fixture, NULL), ==, 0);
+  /* Its window gone, an open question's notification went with it. */
+  g_assert_nonnull (fixture->left_open);
+  pd_test_wait_until (removed, fixture->left_open, "the notification of a closed window's question to go");
 }
 
 /* --- sessions another writer changes --------------------------------------- */
