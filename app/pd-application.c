@@ -539,31 +539,21 @@ open_session_action (GSimpleAction *action,
   g_debug ("no window lists session %s", session_id);
 }
 
-/* A notification's Approve or Deny button: its target is "SESSION_ID/N",
- * the session and the number of the question it showed.  Only that
- * question gets the answer: a stale notification's button, pressed after
- * the question was answered in the dialog, must not answer the run's next
- * question. */
+/* A notification's Approve or Deny button: its target is a random id of
+ * the question it showed (pd_notifier_answer_approval()).  Only that
+ * question, while it is open, gets the answer: a stale notification's
+ * button (the question answered, its window or an earlier process gone)
+ * answers nothing, and Approve is refused for a question its notification
+ * offered only Deny for. */
 static void
 answer_approval (GtkApplication *app,
                  const char     *target,
                  gboolean        allow)
 {
-  const char *slash = strrchr (target, '/');
-  g_autofree char *session_id = NULL;
-  guint64 serial = 0;
-
-  if (slash == NULL || !g_ascii_string_to_unsigned (slash + 1, 10, 1, G_MAXUINT, &serial, NULL))
-    {
-      g_debug ("an approval answer for “%s”, which names no question, is ignored", target);
-      return;
-    }
-  session_id = g_strndup (target, slash - target);
   for (GList *l = gtk_application_get_windows (app); l; l = l->next)
-    if (PD_IS_WINDOW (l->data) && pd_window_answer_approval (PD_WINDOW (l->data), session_id, (guint) serial, allow))
+    if (PD_IS_WINDOW (l->data) && pd_window_answer_approval (PD_WINDOW (l->data), target, allow))
       return;
-  g_debug ("no run of session %s waits on approval question %" G_GUINT64_FORMAT "; the answer is ignored",
-           session_id, serial);
+  g_debug ("an approval answer names no question of ours; it is ignored");
 }
 
 static void
@@ -639,6 +629,18 @@ pd_application_window_added (GtkApplication *app,
     _pd_name_shortcut_keys (GTK_WIDGET (overlay));
 }
 
+/* Approval notifications outlive the process on the desktop's list: none
+ * may stay behind to be pressed once another process asks. */
+static void
+pd_application_shutdown (GApplication *app)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (PD_IS_WINDOW (l->data) && pd_window_get_notifier (PD_WINDOW (l->data)) != NULL)
+      pd_notifier_withdraw_all (pd_window_get_notifier (PD_WINDOW (l->data)));
+
+  G_APPLICATION_CLASS (pd_application_parent_class)->shutdown (app);
+}
+
 static void
 pd_application_class_init (PdApplicationClass *klass)
 {
@@ -648,6 +650,7 @@ pd_application_class_init (PdApplicationClass *klass)
   app_class->command_line = pd_application_command_line;
   app_class->activate = pd_application_activate;
   app_class->startup = pd_application_startup;
+  app_class->shutdown = pd_application_shutdown;
   GTK_APPLICATION_CLASS (klass)->window_added = pd_application_window_added;
 }
 

@@ -28,6 +28,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-notifier-private.h"
+#include "pd-random.h"
 #include "pd-safe-text.h"
 #include "pd-session-item.h"
 #include "pd-ui-util-private.h"
@@ -76,6 +77,25 @@ typedef struct
   GNotification *notification;
 } Pending;
 
+/* An approval question a notification was sent for.  The notification's
+ * buttons name it by a random id (its key in approvals): the question's
+ * number restarts with each run controller, window and process, and a
+ * stale button that named "SESSION/1" answered the next process's question
+ * 1, an edit nobody saw (tried as an attacker would). */
+typedef struct
+{
+  char     *session_id;
+  guint     serial;
+  gboolean  approvable; /* the notification offered Approve Once */
+} Approval;
+
+static void
+approval_free (Approval *approval)
+{
+  g_free (approval->session_id);
+  g_free (approval);
+}
+
 static void
 pending_free (Pending *pending)
 {
@@ -94,7 +114,7 @@ struct _PdNotifier
   GListModel      *sessions;
   PdRunController *runs;
   GHashTable      *tracks;        /* session id → Track */
-  char            *approval_session; /* a sent approval notification's session */
+  GHashTable      *approvals;    /* question id → Approval */
   gint64           started_at;    /* unix µs */
   guint            stall_timer;
 
@@ -182,6 +202,32 @@ pd_notifier_title_of (PdNotifier *self,
   return _("Untitled session");
 }
 
+/* @window has the focus, or one of its own modal dialogs has: an approval
+ * dialog takes the focus from the window it asks in, and the user is
+ * looking at both (every approval in the focused window was notified). */
+static gboolean
+pd_notifier_window_has_focus (GtkWindow *window)
+{
+  g_autoptr(GListModel) toplevels = NULL;
+  guint n;
+
+  if (gtk_window_is_active (window))
+    return TRUE;
+  toplevels = gtk_window_get_toplevels ();
+  g_object_ref (toplevels);
+  n = g_list_model_get_n_items (toplevels);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GtkWindow) other = g_list_model_get_item (toplevels, i);
+
+      if (other != window && gtk_window_get_modal (other) &&
+          gtk_window_get_transient_for (other) == window &&
+          gtk_widget_get_visible (GTK_WIDGET (other)) && gtk_window_is_active (other))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The user is looking at @session_id: the window shows it and has the focus. */
 static gboolean
 pd_notifier_is_seen (PdNotifier *self,
@@ -189,7 +235,7 @@ pd_notifier_is_seen (PdNotifier *self,
 {
   g_autofree char *shown = NULL;
 
-  if (self->window == NULL || !gtk_window_is_active (self->window) ||
+  if (self->window == NULL || !pd_notifier_window_has_focus (self->window) ||
       !gtk_widget_get_mapped (GTK_WIDGET (self->window)))
     return FALSE;
   /* PdWindow's session-id: the session its views show. */
@@ -410,6 +456,41 @@ pd_notifier_probe (PdNotifier   *self,
 /* @settings_key: the switch in Preferences that allows this kind.  @body is
  * plain text; it is set when the server is known (escaped for one that
  * reads markup). */
+static gboolean
+pd_notifier_send_as (PdNotifier    *self,
+                     const char    *settings_key,
+                     const char    *kind,
+                     const char    *id,
+                     const char    *session_id,
+                     GNotification *notification,
+                     const char    *body)
+{
+  GtkApplication *app;
+  Pending *pending;
+
+  if (self->window == NULL || !g_settings_get_boolean (self->settings, settings_key))
+    return FALSE;
+  if (pd_notifier_is_seen (self, session_id))
+    return FALSE;
+  app = gtk_window_get_application (self->window);
+  if (app == NULL || g_application_get_dbus_connection (G_APPLICATION (app)) == NULL)
+    {
+      g_debug ("no session bus: %s not sent", kind);
+      return FALSE;
+    }
+
+  g_notification_set_default_action_and_target (notification, "app." PD_NOTIFIER_ACTION_OPEN,
+                                                "s", session_id);
+  pending = g_new0 (Pending, 1);
+  pending->id = g_strdup (id);
+  pending->body = g_strdup (body);
+  pending->notification = g_object_ref (notification);
+  g_ptr_array_add (self->pending, pending);
+  pd_notifier_probe (self, G_APPLICATION (app));
+  pd_notifier_flush (self);
+  return TRUE;
+}
+
 static void
 pd_notifier_send (PdNotifier    *self,
                   const char    *settings_key,
@@ -418,44 +499,51 @@ pd_notifier_send (PdNotifier    *self,
                   GNotification *notification,
                   const char    *body)
 {
-  GtkApplication *app;
-  Pending *pending;
+  g_autofree char *id = notification_id (kind, session_id);
 
-  if (self->window == NULL || !g_settings_get_boolean (self->settings, settings_key))
-    return;
-  if (pd_notifier_is_seen (self, session_id))
-    return;
-  app = gtk_window_get_application (self->window);
-  if (app == NULL || g_application_get_dbus_connection (G_APPLICATION (app)) == NULL)
-    {
-      g_debug ("no session bus: %s not sent", kind);
-      return;
-    }
-
-  g_notification_set_default_action_and_target (notification, "app." PD_NOTIFIER_ACTION_OPEN,
-                                                "s", session_id);
-  pending = g_new0 (Pending, 1);
-  pending->id = notification_id (kind, session_id);
-  pending->body = g_strdup (body);
-  pending->notification = g_object_ref (notification);
-  g_ptr_array_add (self->pending, pending);
-  pd_notifier_probe (self, G_APPLICATION (app));
-  pd_notifier_flush (self);
+  pd_notifier_send_as (self, settings_key, kind, id, session_id, notification, body);
 }
 
+/* Withdraws notification @id, sent or waiting.  The application is the
+ * default one when the window has left it already (shutdown). */
 static void
-pd_notifier_withdraw (PdNotifier *self,
-                      const char *kind,
-                      const char *session_id)
+pd_notifier_withdraw_id (PdNotifier *self,
+                         const char *id)
 {
   GtkApplication *app = self->window ? gtk_window_get_application (self->window) : NULL;
-  g_autofree char *id = notification_id (kind, session_id);
+  GApplication *gapp = app != NULL ? G_APPLICATION (app) : g_application_get_default ();
 
   for (guint i = self->pending->len; i > 0; i--)
     if (g_strcmp0 (((Pending *) g_ptr_array_index (self->pending, i - 1))->id, id) == 0)
       g_ptr_array_remove_index (self->pending, i - 1);
-  if (app != NULL)
-    g_application_withdraw_notification (G_APPLICATION (app), id);
+  if (gapp != NULL && g_application_get_is_registered (gapp))
+    g_application_withdraw_notification (gapp, id);
+}
+
+/* Withdraws the approval notifications of questions no longer open: all of
+ * them when @all. */
+static void
+pd_notifier_withdraw_approvals (PdNotifier *self,
+                                gboolean    all)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, self->approvals);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      Approval *approval = value;
+
+      if (!all && self->runs != NULL &&
+          pd_run_controller_has_approval (self->runs, approval->session_id, approval->serial))
+        continue;
+      {
+        g_autofree char *id = notification_id ("approval", key);
+
+        pd_notifier_withdraw_id (self, id);
+      }
+      g_hash_table_iter_remove (&iter);
+    }
 }
 
 /* Runs of ours. */
@@ -473,11 +561,7 @@ on_run_finished (PdNotifier *self,
 
   if (session_id == NULL)
     return;
-  if (self->approval_session != NULL)
-    {
-      pd_notifier_withdraw (self, "approval", self->approval_session);
-      g_clear_pointer (&self->approval_session, g_free);
-    }
+  pd_notifier_withdraw_approvals (self, TRUE);
 
   title = pd_notifier_title_of (self, session_id);
   switch ((PdRunStatus) status)
@@ -519,7 +603,9 @@ on_approval_asked (PdNotifier *self,
   g_autofree char *body = NULL;
   g_autofree char *safe_tool = quote_text (tool);
   g_autofree char *question = NULL;
+  g_autofree char *id = NULL;
   g_autofree char *asked = NULL;
+  Approval *approval;
   gboolean whole;
 
   if (session_id == NULL)
@@ -549,28 +635,83 @@ on_approval_asked (PdNotifier *self,
     body = g_strdup_printf (_("“%s” waits for your approval to use the tool “%s”. Open it to see the whole request."),
                             pd_notifier_title_of (self, session_id), safe_tool);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_URGENT);
-  /* The buttons name this question, not only its session: pressed after it
-   * was answered in the dialog, they must not answer the next one. */
-  question = g_strdup_printf ("%s/%u", session_id, serial);
+  /* The buttons name this question, by an id no other question of any
+   * window or process has: pressed after it was answered, they must not
+   * answer the next one.  Each question has its own notification, so
+   * answering one leaves the others' there. */
+  question = pd_random_hex (16);
+  id = notification_id ("approval", question);
   if (whole)
     g_notification_add_button_with_target (notification, _("Approve Once"),
                                            "app." PD_NOTIFIER_ACTION_APPROVE, "s", question);
   g_notification_add_button_with_target (notification, _("Deny"),
                                          "app." PD_NOTIFIER_ACTION_DENY, "s", question);
-  g_free (self->approval_session);
-  self->approval_session = g_strdup (session_id);
-  pd_notifier_send (self, "notify-approval", "approval", session_id, notification, body);
+  if (!pd_notifier_send_as (self, "notify-approval", "approval", id, session_id, notification, body))
+    return;
+  approval = g_new0 (Approval, 1);
+  approval->session_id = g_strdup (session_id);
+  approval->serial = serial;
+  approval->approvable = whole;
+  g_hash_table_insert (self->approvals, g_steal_pointer (&question), approval);
 }
 
-/* Answered (in the dialog or from the notification): the question is gone. */
+/* A question was answered (in the dialog, from a notification, on the
+ * server) or closed: the notifications of those no longer open go. */
 static void
 on_approval_answered (PdNotifier *self,
                       const char *session_id)
 {
-  if (session_id == NULL)
-    return;
-  pd_notifier_withdraw (self, "approval", session_id);
-  g_clear_pointer (&self->approval_session, g_free);
+  pd_notifier_withdraw_approvals (self, FALSE);
+}
+
+/**
+ * pd_notifier_answer_approval:
+ * @question: the target of an approval notification's button
+ * @allow: approve once, or deny
+ *
+ * Answers the question an approval notification of this notifier showed,
+ * if it is still open.  Approve is refused for a question its notification
+ * offered only Deny for (an edit, a write, a command not shown whole): the
+ * action is on the session bus, and any client there can activate it.
+ *
+ * Returns: whether @question names one of this notifier's notifications
+ */
+gboolean
+pd_notifier_answer_approval (PdNotifier *self,
+                             const char *question,
+                             gboolean    allow)
+{
+  Approval *approval;
+
+  g_return_val_if_fail (PD_IS_NOTIFIER (self), FALSE);
+
+  approval = question != NULL ? g_hash_table_lookup (self->approvals, question) : NULL;
+  if (approval == NULL)
+    return FALSE;
+  if (allow && !approval->approvable)
+    {
+      g_debug ("an approval of a question its notification offered only Deny for is refused");
+      return TRUE;
+    }
+  if (self->runs != NULL)
+    pd_run_controller_answer_approval (self->runs, approval->session_id, approval->serial, allow);
+  /* Answered, or no longer open: either way its notification goes. */
+  pd_notifier_withdraw_approvals (self, FALSE);
+  return TRUE;
+}
+
+/**
+ * pd_notifier_withdraw_all:
+ *
+ * Withdraws the approval notifications this notifier sent: their window
+ * or the application goes, and no button of theirs can answer anything.
+ */
+void
+pd_notifier_withdraw_all (PdNotifier *self)
+{
+  g_return_if_fail (PD_IS_NOTIFIER (self));
+
+  pd_notifier_withdraw_approvals (self, TRUE);
 }
 
 /* Listed sessions. */
@@ -747,8 +888,8 @@ pd_notifier_dispose (GObject *object)
   for (guint i = 0; i < N_NAMES; i++)
     g_clear_handle_id (&self->watches[i], g_bus_unwatch_name);
   g_clear_object (&self->bus);
-  g_ptr_array_set_size (self->pending, 0);
   pd_notifier_set_runs (self, NULL);
+  g_ptr_array_set_size (self->pending, 0);
   if (self->sessions != NULL)
     {
       guint n = g_list_model_get_n_items (self->sessions);
@@ -776,7 +917,7 @@ pd_notifier_finalize (GObject *object)
   g_clear_pointer (&self->tracks, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_ptr_array_unref);
   g_clear_object (&self->cancellable);
-  g_free (self->approval_session);
+  g_clear_pointer (&self->approvals, g_hash_table_unref);
 
   G_OBJECT_CLASS (pd_notifier_parent_class)->finalize (object);
 }
@@ -795,6 +936,7 @@ pd_notifier_init (PdNotifier *self)
 {
   self->settings = g_settings_new (APP_ID);
   self->tracks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) track_free);
+  self->approvals = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) approval_free);
   self->started_at = g_get_real_time ();
   self->cancellable = g_cancellable_new ();
   self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_free);
@@ -835,6 +977,9 @@ pd_notifier_set_runs (PdNotifier      *self,
 
   if (self->runs == runs)
     return;
+  /* Another controller's questions are other questions. */
+  if (self->approvals != NULL)
+    pd_notifier_withdraw_approvals (self, TRUE);
   if (self->runs != NULL)
     g_signal_handlers_disconnect_by_data (self->runs, self);
   g_set_object (&self->runs, runs);

@@ -11,7 +11,8 @@
 G_BEGIN_DECLS
 
 /* The application actions a notification's buttons and click activate,
- * each with the session id as its target. */
+ * with the session id as target (approve and deny: a random id of the
+ * question, pd_notifier_answer_approval()). */
 #define PD_NOTIFIER_ACTION_OPEN    "open-session"
 #define PD_NOTIFIER_ACTION_APPROVE "approve-run"
 #define PD_NOTIFIER_ACTION_DENY    "deny-run"
@@ -25,5 +26,9 @@ void        pd_notifier_set_runs          (PdNotifier      *self,
                                            PdRunController *runs);
 void        pd_notifier_watch_sessions    (PdNotifier      *self,
                                            GListModel      *sessions);
+gboolean    pd_notifier_answer_approval   (PdNotifier      *self,
+                                           const char      *question,
+                                           gboolean         allow);
+void        pd_notifier_withdraw_all      (PdNotifier      *self);
 
 G_END_DECLS

@@ -67,6 +67,7 @@ _pd_run_controller_close_question (PdRunController *self,
                                    Question        *question)
 {
   GtkWidget *dialog = g_steal_pointer (&question->dialog);
+  gboolean approval = question->kind == QUESTION_APPROVAL;
 
   if (dialog != NULL)
     {
@@ -74,6 +75,10 @@ _pd_run_controller_close_question (PdRunController *self,
       gtk_window_destroy (GTK_WINDOW (dialog));
     }
   g_ptr_array_remove (self->questions, question);
+  /* Timed out or answered on the server, or the run stopped: whoever
+   * showed it (a notification, the Overview's card) lets it go. */
+  if (approval && dialog != NULL)
+    _pd_run_controller_emit_approval (self, NULL, 0);
 }
 
 /* Stop and dispose: nobody will answer the open questions any more. */
@@ -401,6 +406,23 @@ pd_run_controller_answer_approval (PdRunController *self,
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), allow ? "once" : "deny");
   gtk_window_destroy (GTK_WINDOW (dialog));
   return TRUE;
+}
+
+/**
+ * pd_run_controller_has_approval:
+ * @session_id: the session whose run asks
+ * @serial: the question's number, from #PdRunController::approval-asked
+ *
+ * Returns: whether approval question @serial of @session_id's run is open
+ */
+gboolean
+pd_run_controller_has_approval (PdRunController *self,
+                                const char      *session_id,
+                                guint            serial)
+{
+  g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), FALSE);
+
+  return find_open_approval (self, session_id, serial) != NULL;
 }
 
 /**

@@ -61,6 +61,9 @@ const char      *pd_run_controller_get_approval_preview (PdRunController *self,
 const char      *pd_run_controller_get_approval_text (PdRunController *self,
                                                      const char      *session_id,
                                                      guint            serial);
+gboolean         pd_run_controller_has_approval (PdRunController *self,
+                                                const char      *session_id,
+                                                guint            serial);
 gboolean         pd_run_controller_answer_approval (PdRunController      *self,
                                                     const char           *session_id,
                                                     guint                 serial,

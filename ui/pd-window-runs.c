@@ -322,19 +322,17 @@ pd_window_open_session (PdWindow   *self,
 
 /**
  * pd_window_answer_approval:
- * @session_id: the session whose run waits for an approval
- * @serial: which of its questions (#PdRunController::approval-asked)
+ * @question: the target of an approval notification's button
  * @allow: approve once, or deny
  *
- * Returns: whether this window's run of @session_id was waiting on it
+ * Returns: whether the question is one this window's notifier showed
  */
 gboolean
 pd_window_answer_approval (PdWindow   *self,
-                           const char *session_id,
-                           guint       serial,
+                           const char *question,
                            gboolean    allow)
 {
   g_return_val_if_fail (PD_IS_WINDOW (self), FALSE);
 
-  return self->runs != NULL && pd_run_controller_answer_approval (self->runs, session_id, serial, allow);
+  return self->notifier != NULL && pd_notifier_answer_approval (self->notifier, question, allow);
 }

@@ -630,6 +630,9 @@ pd_window_dispose (GObject *object)
   if (self->deleter != NULL)
     g_object_run_dispose (G_OBJECT (self->deleter));
   g_clear_object (&self->deleter);
+  /* A closed window's approval notifications must not stay behind. */
+  if (self->notifier != NULL)
+    pd_notifier_withdraw_all (self->notifier);
   if (self->notifier != NULL)
     g_object_run_dispose (G_OBJECT (self->notifier));
   g_clear_object (&self->notifier);

@@ -48,8 +48,7 @@ gboolean         pd_window_get_reading_agent_sessions (PdWindow *self);
 gboolean         pd_window_open_session       (PdWindow       *self,
                                                const char     *session_id);
 gboolean         pd_window_answer_approval    (PdWindow       *self,
-                                               const char     *session_id,
-                                               guint           serial,
+                                               const char     *question,
                                                gboolean        allow);
 
 G_END_DECLS

@@ -339,6 +339,7 @@ typedef struct
   char     *replay_write;
   char     *replay_fail;
   char     *replay_two;
+  char     *left_open;  /* a question's notification when its window closed */
   guint     finished;
   int       status;
 } Fixture;
@@ -352,6 +353,7 @@ fixture_free (Fixture *fixture)
   g_free (fixture->replay_write);
   g_free (fixture->replay_fail);
   g_free (fixture->replay_two);
+  g_free (fixture->left_open);
   g_free (fixture);
 }
 
@@ -450,6 +452,12 @@ typedef struct
 } Shown;
 
 static gboolean
+removed (gpointer id)
+{
+  return g_ptr_array_find_with_equal_func (server.removed, id, g_str_equal, NULL);
+}
+
+static gboolean
 approvals_added (gpointer data)
 {
   return count_added ("approval:") >= GPOINTER_TO_UINT (data);
@@ -541,6 +549,15 @@ window_shows (gpointer data)
   return item != NULL && g_strcmp0 (pd_session_item_get_id (item), shown->id) == 0;
 }
 
+/* @data (a PdWindow) shows the session its run controller runs. */
+static gboolean
+window_shows_run (gpointer data)
+{
+  Shown shown = { data, pd_run_controller_get_session_id (pd_window_get_run_controller (data)) };
+
+  return shown.id != NULL && window_shows (&shown);
+}
+
 static void
 check_runs (PdApplication *app,
             PdWindow      *window,
@@ -564,7 +581,10 @@ check_runs (PdApplication *app,
   wait_for_notification ("approval:");
   run_id = g_strdup (pd_run_controller_get_session_id (runs));
   record = find_added ("approval:");
-  assert_id (record, "approval:", run_id);
+  /* Named by a random id of the question ("SESSION/N" named others too). */
+  g_assert_true (g_str_has_prefix (record->id, "approval:"));
+  g_assert_cmpuint (strlen (record->id), ==, strlen ("approval:") + 32);
+  g_assert_null (strstr (record->id, run_id));
   title = field (record, "title");
   g_assert_cmpstr (title, ==, "Approval Needed");
   /* The body says what it asks, as the dialog does. */
@@ -578,17 +598,13 @@ check_runs (PdApplication *app,
 
   /* Approve from the notification: the write happens, the dialog goes,
    * and the notification is withdrawn. */
-  {
-    g_autofree char *question = g_strdup_printf ("%s/1", run_id);
-
-    activate_button (record, "Approve Once", "app.approve-run", question);
-  }
+  activate_button (record, "Approve Once", "app.approve-run", record->id + strlen ("approval:"));
   pd_test_wait_until (file_exists, written, "the approved write");
   pd_test_wait_until (finished_count, &wait, "the run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   wait_for_notification ("run-finished:");
   g_assert_cmpuint (count_added ("approval:"), ==, 1);
-  g_assert_true (g_ptr_array_find_with_equal_func (server.removed, record->id, g_str_equal, NULL));
+  g_assert_true (removed (record->id));
   record = find_added ("run-finished:");
   assert_default_opens (record, run_id);
 
@@ -631,6 +647,8 @@ check_runs (PdApplication *app,
     g_autofree char *first = g_build_filename (fixture->project, "first.txt", NULL);
     g_autofree char *second = g_build_filename (fixture->project, "second.txt", NULL);
     g_autoptr(GVariant) stale = NULL;
+    g_autoptr(GVariant) deny = NULL;
+    g_autofree char *first_id = NULL;
     guint before = count_added ("approval:");
 
     wait.count = 3;
@@ -638,6 +656,7 @@ check_runs (PdApplication *app,
     start_replay (window, fixture, fixture->replay_two, "Write two files");
     pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 1), "question 1's notification");
     stale = button_target (last_added ("approval:"), "Approve Once");
+    first_id = g_strdup (last_added ("approval:")->id);
     pd_test_wait_until (approval_dialog_open, NULL, "question 1's dialog");
     /* The dialog took the focus; it goes back to the other window. */
     look_again (other);
@@ -650,8 +669,18 @@ check_runs (PdApplication *app,
      * says to open it, with Deny alone (Approve Once wrote a content the
      * user never saw, tried as an attacker would). */
     assert_deny_alone (last_added ("approval:"));
+    /* One notification per question; question 1's (answered) was withdrawn. */
+    g_assert_cmpstr (last_added ("approval:")->id, !=, first_id);
+    g_assert_true (removed (first_id));
 
     activate_app_action ("app.approve-run", stale);
+    /* Approve with its own Deny's target: refused (no Approve offered). */
+    deny = button_target (last_added ("approval:"), "Deny");
+    activate_app_action ("app.approve-run", deny);
+    /* What an earlier process named: the session and a number from 1. */
+    for (guint n = 1; n <= 9; n++)
+      activate_app_action ("app.approve-run",
+                           g_variant_new_take_string (g_strdup_printf ("%s/%u", pd_run_controller_get_session_id (runs), n)));
     pd_test_spin (1000);
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
     g_assert_nonnull (open_approval_dialog ());
@@ -666,6 +695,34 @@ check_runs (PdApplication *app,
     pd_test_wait_until (finished_count, &wait, "the third run to end");
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
   }
+
+  /* Focused and showing the session, with a modal dialog of its own: no notification. */
+  {
+    guint before;
+    GtkWindow *modal = GTK_WINDOW (gtk_window_new ());
+
+    look_back (window);
+    gtk_window_set_transient_for (modal, GTK_WINDOW (window));
+    gtk_window_set_modal (modal, TRUE);
+    before = count_added ("approval:");
+    wait.count = 4;
+    start_replay (window, fixture, fixture->replay_two, "Seen");
+    pd_test_wait_until (window_shows_run, window, "the run's session to be shown");
+    gtk_window_present (modal);
+    pd_test_wait_until (window_active, modal, "the window's dialog to have the focus");
+    pd_test_wait_until (approval_dialog_open, NULL, "the question's dialog");
+    pd_test_spin (500);
+    g_assert_cmpuint (count_added ("approval:"), ==, before);
+    pd_run_controller_stop (runs);
+    pd_test_wait_until (finished_count, &wait, "the fourth run to end");
+    gtk_window_destroy (modal);
+  }
+
+  /* A question left open when the window closes (test_runs looks). */
+  look_again (other);
+  start_replay (window, fixture, fixture->replay_write, "Left open");
+  pd_test_wait_until (approvals_added, GUINT_TO_POINTER (count_added ("approval:") + 1), "the last notification");
+  fixture->left_open = g_strdup (last_added ("approval:")->id);
 
   /* Five notifications, and the bus was asked about servers once (the
    * window's list of startable names; GLib's own NameHasOwner when it picks
@@ -683,6 +740,9 @@ test_runs (void)
   const char *args[] = { "--db", fixture->db, NULL };
 
   g_assert_cmpint (pd_test_run_app (args, check_runs, fixture, NULL), ==, 0);
+  /* Its window gone, an open question's notification went with it. */
+  g_assert_nonnull (fixture->left_open);
+  pd_test_wait_until (removed, fixture->left_open, "the notification of a closed window's question to go");
 }
 
 /* --- sessions another writer changes --------------------------------------- */
