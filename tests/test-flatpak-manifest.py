@@ -36,6 +36,7 @@ PERMISSIONS = {
     "--socket=wayland": "the window",
     "--socket=fallback-x11": "the window where there is no Wayland",
     "--device=dri": "GTK 4 draws with the GPU",
+    "--talk-name=org.freedesktop.secrets": "the keyring: endpoint tokens and provider keys (ui/pd-secrets.c speaks the Secret Service, not the secret portal)",
     "--filesystem=~/.claude:ro": "Claude Code's transcripts, read and never written",
     "--filesystem=~/.codex:ro": "Codex's transcripts, read and never written",
     "--filesystem=~/.local/share/opencode:ro": "OpenCode's sessions, read and never written",
@@ -177,8 +178,12 @@ def check_manifest(manifest, args):
     writable = [a for a in finish if a.startswith("--filesystem=") and not a.endswith(":ro")]
     check(not writable, "every host folder is read-only", "writable: %s" % writable)
     check(len(finish) == len(set(finish)), "no finish-arg twice")
-    check(not any(a.startswith(("--talk-name=", "--system-talk-name=", "--own-name=")) for a in finish),
-          "no D-Bus name: the app uses no notification, secret or other session service")
+    # The keyring alone: the code reaches it through the Secret Service's
+    # name (tried as an attacker would: without it every token and key was
+    # kept for the session only in the sandbox).
+    names = [a for a in finish if a.startswith(("--talk-name=", "--system-talk-name=", "--own-name="))]
+    check(names == ["--talk-name=org.freedesktop.secrets"],
+          "one D-Bus name, the Secret Service's, which the keyring code speaks to", names)
 
     modules = manifest.get("modules", [])
     check(len(modules) == 1, "one module: the project itself (json-glib, libsoup and SQLite come with the runtime)",
