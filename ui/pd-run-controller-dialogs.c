@@ -425,7 +425,9 @@ focus_default_when_laid_out (GtkWidget     *dialog,
 {
   GtkWidget *button = gtk_window_get_default_widget (GTK_WINDOW (dialog));
 
-  if (gtk_widget_get_width (dialog) == 0 || button == NULL || gtk_widget_get_width (button) == 0)
+  /* Held by the guard, it cannot take the focus yet. */
+  if (gtk_widget_get_width (dialog) == 0 || button == NULL || gtk_widget_get_width (button) == 0 ||
+      !gtk_widget_is_sensitive (button))
     return G_SOURCE_CONTINUE;
   gtk_widget_grab_focus (button);
   return G_SOURCE_REMOVE;
