@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-approver.h"
 #include "pd-exit-plan-mode-tool.h"
 #include "pd-run-controller-private.h"
 #include "pd-safe-text.h"
@@ -62,6 +63,107 @@ _pd_run_question_dismissed_answer (Question *question)
   return question->kind == QUESTION_APPROVAL ? FALSE : PD_PLAN_REVIEW_DISMISSED;
 }
 
+/* For half a second (or GTK's double-click time, when longer) after a
+ * question's dialog is mapped, or becomes the top one again, none of its
+ * responses can be activated. Each new dialog opens in the same place with
+ * its buttons where the last one's were: the second click of a
+ * double-click on Approve Once answered the next question unseen, even
+ * with Always for This Session (tried as an attacker would). The guard
+ * covers every response, keys included: a key still held is no answer
+ * either. Closing the dialog still denies (or dismisses a plan review),
+ * the safe answer. */
+#define RESPONSE_GUARD_MS 500
+
+static guint
+response_guard_ms (GtkWidget *dialog)
+{
+  int double_click = 0;
+
+  g_object_get (gtk_widget_get_settings (dialog), "gtk-double-click-time", &double_click, NULL);
+  return MAX (RESPONSE_GUARD_MS, double_click);
+}
+
+static void
+set_responses_enabled (GtkWidget *dialog,
+                       gboolean   enabled)
+{
+  const char * const *responses = g_object_get_data (G_OBJECT (dialog), "pd-responses");
+
+  for (guint i = 0; responses != NULL && responses[i] != NULL; i++)
+    adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (dialog), responses[i], enabled);
+}
+
+static gboolean
+release_response_guard (gpointer data)
+{
+  g_autoptr(GtkWidget) dialog = g_weak_ref_get (data);
+
+  if (dialog != NULL)
+    {
+      /* This source ends by itself. */
+      g_object_steal_data (G_OBJECT (dialog), "pd-guard-source");
+      set_responses_enabled (dialog, TRUE);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+weak_ref_free (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+static void
+remove_source (gpointer data)
+{
+  g_source_remove (GPOINTER_TO_UINT (data));
+}
+
+static void
+arm_response_guard (GtkWidget *dialog)
+{
+  GWeakRef *ref = g_new0 (GWeakRef, 1);
+  guint source;
+
+  g_weak_ref_init (ref, dialog);
+  set_responses_enabled (dialog, FALSE);
+  /* A guard armed again starts over; one still running goes with the
+   * dialog. */
+  g_object_set_data (G_OBJECT (dialog), "pd-guard-source", NULL);
+  source = g_timeout_add_full (G_PRIORITY_DEFAULT, response_guard_ms (dialog),
+                               release_response_guard, ref, weak_ref_free);
+  g_object_set_data_full (G_OBJECT (dialog), "pd-guard-source", GUINT_TO_POINTER (source),
+                          remove_source);
+}
+
+/* The responses the guard holds back, as added to @dialog: none answers
+ * before the dialog is shown and its guard has ended. */
+static void
+guard_responses (GtkWidget          *dialog,
+                 const char * const *responses)
+{
+  g_object_set_data_full (G_OBJECT (dialog), "pd-responses",
+                          g_strdupv ((char **) responses), (GDestroyNotify) g_strfreev);
+  set_responses_enabled (dialog, FALSE);
+  g_signal_connect_after (dialog, "map", G_CALLBACK (arm_response_guard), NULL);
+}
+
+/* A question answered or gone: the dialogs still open (parallel calls
+ * stack theirs in the same place) are the ones under the pointer now,
+ * each guarded as if new. */
+static void
+guard_open_questions (PdRunController *self)
+{
+  for (guint i = 0; i < self->questions->len; i++)
+    {
+      Question *question = g_ptr_array_index (self->questions, i);
+
+      if (question->dialog != NULL && gtk_widget_get_mapped (question->dialog))
+        arm_response_guard (question->dialog);
+    }
+}
+
 void
 _pd_run_controller_close_question (PdRunController *self,
                                    Question        *question)
@@ -79,6 +181,7 @@ _pd_run_controller_close_question (PdRunController *self,
    * showed it (a notification, the Overview's card) lets it go. */
   if (approval && dialog != NULL)
     _pd_run_controller_emit_approval (self, NULL, 0);
+  guard_open_questions (self);
 }
 
 /* Stop and dispose: nobody will answer the open questions any more. */
@@ -114,6 +217,7 @@ on_approval_response (AdwMessageDialog *dialog,
   if (self != NULL)
     {
       g_ptr_array_remove (self->questions, question);
+      guard_open_questions (self);
       _pd_run_controller_emit_approval (self, NULL, 0);
     }
 }
@@ -248,6 +352,17 @@ always_scope (const char *tool)
                             "window closes. Other tools still ask."), name);
 }
 
+/* Whether the dialog can show what approving @question changes: its
+ * preview, or a summary that is the change itself (a command). Our own
+ * engine sends a preview with every question; an endpoint may not. */
+static gboolean
+question_change_sent (Question *question)
+{
+  return question->remote_run == NULL ||
+         (question->preview != NULL && question->preview[0] != '\0') ||
+         pd_approver_summary_is_whole (question->tool);
+}
+
 /* The call, whole (scrolled when long): what it changes, as its tool
  * shows it (an edit's old and new lines, a file's content, a command and
  * its folder), else the one-line summary; then what "Always for This
@@ -272,6 +387,21 @@ approval_details (Question *question)
     text[strlen (text) - 1] = '\0';
   ltr = _pd_ltr_lines (text);
   gtk_box_append (GTK_BOX (box), monospace_block (ltr));
+
+  if (!question_change_sent (question))
+    {
+      /* Translators: in the approval dialog, under an edit or a write whose
+       * change the endpoint did not send */
+      GtkWidget *unseen = gtk_label_new (_("The change itself was not sent, so it cannot be "
+                                           "approved here. Deny it, or answer it where the run is."));
+
+      gtk_label_set_wrap (GTK_LABEL (unseen), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (unseen), 0);
+      gtk_widget_add_css_class (unseen, "warning");
+      gtk_widget_add_css_class (unseen, "pd-approval-unseen");
+      gtk_box_append (GTK_BOX (box), unseen);
+      return box;
+    }
 
   always = gtk_label_new (scope);
   gtk_label_set_use_markup (GTK_LABEL (always), FALSE);
@@ -300,7 +430,9 @@ focus_default_when_laid_out (GtkWidget     *dialog,
 {
   GtkWidget *button = gtk_window_get_default_widget (GTK_WINDOW (dialog));
 
-  if (gtk_widget_get_width (dialog) == 0 || button == NULL || gtk_widget_get_width (button) == 0)
+  /* Held by the guard, it cannot take the focus yet. */
+  if (gtk_widget_get_width (dialog) == 0 || button == NULL || gtk_widget_get_width (button) == 0 ||
+      !gtk_widget_is_sensitive (button))
     return G_SOURCE_CONTINUE;
   gtk_widget_grab_focus (button);
   return G_SOURCE_REMOVE;
@@ -330,15 +462,32 @@ _pd_run_controller_ask_approval (PdRunController *self,
     }
 
   dialog = adw_message_dialog_new (self->parent, _("Allow This Change?"), body);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "deny", _("_Deny"),
-                                    "always", _("Always for This _Session"),
-                                    "once", _("_Approve Once"),
-                                    NULL);
+  if (question_change_sent (question))
+    {
+      static const char * const responses[] = { "deny", "always", "once", NULL };
+
+      adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                        "deny", _("_Deny"),
+                                        "always", _("Always for This _Session"),
+                                        "once", _("_Approve Once"),
+                                        NULL);
+      adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "once",
+                                                  ADW_RESPONSE_SUGGESTED);
+      guard_responses (dialog, responses);
+    }
+  else
+    {
+      static const char * const responses[] = { "deny", NULL };
+
+      /* An endpoint that names an edit's or a write's file alone (odek's
+       * wire) did not send the change: nobody here can see what Approve
+       * would allow, so there is none, as on the Overview's card (it
+       * approved an edit nobody saw, tried as an attacker would). */
+      adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "deny", _("_Deny"), NULL);
+      guard_responses (dialog, responses);
+    }
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "deny",
                                               ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "once",
-                                              ADW_RESPONSE_SUGGESTED);
   /* Enter denies: one key press must never run a command (tried as a
    * keyboard user would, Enter on the dialog approved the shell call). */
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "deny");
@@ -399,6 +548,10 @@ pd_run_controller_answer_approval (PdRunController *self,
 
   question = find_open_approval (self, session_id, serial);
   if (question == NULL)
+    return FALSE;
+  /* Its change was not sent: the dialog has no Approve Once, and nothing
+   * approves what nobody saw. */
+  if (allow && !question_change_sent (question))
     return FALSE;
   /* The response answers (and may free the question); the dialog,
    * answered elsewhere, goes. */
@@ -549,14 +702,38 @@ render_markdown (GtkTextBuffer *buffer,
 }
 
 /* Enter in the feedback sends it: once there is feedback, Keep Planning is
- * the default response and the field activates it; without any, Approve
- * stays the default. */
+ * the default response and the field activates it. Without any there is
+ * no default: Approve was, and one stray Enter (type-ahead, a double
+ * Return on sending /plan) approved a plan nobody read (tried as an
+ * attacker would). Approve takes a click or its mnemonic. */
 static void
 on_review_feedback_changed (GtkEditable      *feedback,
                             AdwMessageDialog *dialog)
 {
   adw_message_dialog_set_default_response (dialog, gtk_editable_get_text (feedback)[0] != '\0'
-                                                   ? "keep" : "approve");
+                                                   ? "keep" : NULL);
+}
+
+/* libadwaita gives the first focus to a response button (Approve, in its
+ * stacked layout), and Enter activates the focused button whatever the
+ * default: the feedback takes it once laid out. */
+static gboolean
+focus_feedback_when_laid_out (GtkWidget     *dialog,
+                              GdkFrameClock *clock,
+                              gpointer       user_data)
+{
+  GtkWidget *feedback = g_object_get_data (G_OBJECT (dialog), "feedback");
+
+  if (gtk_widget_get_width (dialog) == 0 || gtk_widget_get_width (feedback) == 0)
+    return G_SOURCE_CONTINUE;
+  gtk_widget_grab_focus (feedback);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+focus_feedback (GtkWidget *dialog)
+{
+  gtk_widget_add_tick_callback (dialog, focus_feedback_when_laid_out, NULL, NULL);
 }
 
 static void
@@ -577,7 +754,10 @@ on_review_response (AdwMessageDialog *dialog,
                    answer == PD_PLAN_REVIEW_KEEP_PLANNING ? gtk_editable_get_text (feedback) : NULL);
   question->dialog = NULL;
   if (self != NULL)
-    g_ptr_array_remove (self->questions, question);
+    {
+      g_ptr_array_remove (self->questions, question);
+      guard_open_questions (self);
+    }
 }
 
 void
@@ -598,7 +778,7 @@ _pd_run_controller_ask_review (PdRunController *self,
                                     NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "approve",
                                               ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "approve");
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), NULL);
   /* Closing the dialog answers "dismissed". */
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "dismiss");
   gtk_widget_add_css_class (dialog, "pd-review-dialog");
@@ -638,7 +818,13 @@ _pd_run_controller_ask_review (PdRunController *self,
 
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
 
+  {
+    static const char * const responses[] = { "keep", "approve", NULL };
+
+    guard_responses (dialog, responses);
+  }
   question->dialog = dialog;
   g_signal_connect (dialog, "response", G_CALLBACK (on_review_response), question);
+  g_signal_connect_after (dialog, "map", G_CALLBACK (focus_feedback), NULL);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -214,9 +214,16 @@ is_button_labelled (GtkWidget     *widget,
   return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
 }
 
+static inline gboolean
+widget_sensitive (gpointer data)
+{
+  return gtk_widget_is_sensitive (data);
+}
+
 /* Answers with a click on a response button: the dialog closes and emits
  * the response (adw_message_dialog_response() alone would only emit it and
- * leave the dialog open), and is freed: nothing keeps it. */
+ * leave the dialog open), and is freed: nothing keeps it.  A person's
+ * click lands once the dialog's guard lets the button take it. */
 static inline void
 respond (AdwMessageDialog *dialog,
          const char       *response)
@@ -225,6 +232,7 @@ respond (AdwMessageDialog *dialog,
   GtkWidget *button = pd_test_find_first (GTK_WIDGET (dialog), is_button_labelled, label);
 
   g_assert_nonnull (button);
+  pd_test_wait_until (widget_sensitive, button, "the dialog's guard to let its buttons take a click");
   g_object_set_data (G_OBJECT (dialog), "test-answered", GINT_TO_POINTER (TRUE));
   g_object_ref (dialog);
   g_signal_emit_by_name (button, "clicked");

@@ -449,6 +449,14 @@ static const char *replay_shell =
   "   {\"id\": \"look\", \"status\": \"done\"}, {\"id\": \"say\", \"status\": \"blocked\", \"note\": \"Not allowed\"}]}}]},"
   " {\"content\": \"I could not say it.\"}]}";
 
+static gboolean
+default_sensitive (gpointer data)
+{
+  GtkWidget *button = gtk_window_get_default_widget (data);
+
+  return button != NULL && gtk_widget_is_sensitive (button);
+}
+
 static void
 check_run_dialogs (PdApplication *app,
                    PdWindow      *window,
@@ -479,6 +487,8 @@ check_run_dialogs (PdApplication *app,
     g_assert_cmpstr (label, !=, "Always for This _Session");
   }
   pd_test_screenshot_sizes (GTK_WINDOW (dialog), "a11y-approval");
+  /* Enter once the dialog's guard lets its responses answer. */
+  pd_test_wait_until (default_sensitive, dialog, "the dialog's guard to end");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "default.activate", NULL));
 
   pd_test_wait_until (run_finished, fixture, "the run to end");
@@ -535,6 +545,7 @@ check_review (PdApplication *app,
   feedback = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
   gtk_widget_grab_focus (feedback);
   gtk_editable_set_text (GTK_EDITABLE (feedback), "Say which line");
+  pd_test_wait_until (default_sensitive, dialog, "the review's guard to end");
   /* Enter in the field: the signal its GtkText binds to the key. */
   text = gtk_editable_get_delegate (GTK_EDITABLE (feedback));
   g_assert_true (GTK_IS_TEXT (text));

@@ -344,6 +344,199 @@ test_remote_run_approved (void)
   run_remote_case (check_remote_run_approved, NULL);
 }
 
+/* --- an endpoint that names a change by its file alone ------------------------ */
+
+/* A pass-through to a real serve that drops "approval.preview" from what
+ * it answers, as odek's wire does: the dialog gets the file's name and no
+ * change.  (Its event stream does not pass: the window polls.) */
+typedef struct
+{
+  SoupServer  *server;
+  SoupSession *session;
+  char        *upstream;   /* scheme://host:port */
+} StripProxy;
+
+static void
+copy_header (const char *name,
+             const char *value,
+             gpointer    user_data)
+{
+  if (g_ascii_strcasecmp (name, "Host") != 0 && g_ascii_strcasecmp (name, "Connection") != 0 &&
+      g_ascii_strcasecmp (name, "Content-Length") != 0 && g_ascii_strcasecmp (name, "Accept-Encoding") != 0 &&
+      g_ascii_strcasecmp (name, "Content-Type") != 0 && g_ascii_strcasecmp (name, "Transfer-Encoding") != 0 &&
+      g_ascii_strcasecmp (name, "Content-Encoding") != 0)
+    soup_message_headers_append (user_data, name, value);
+}
+
+static void
+on_upstream_read (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(SoupServerMessage) msg = user_data;
+  SoupMessage *upstream = soup_session_get_async_result_message (SOUP_SESSION (object), result);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  const char *type;
+  gsize size = 0;
+  const char *data;
+
+  if (body == NULL)
+    {
+      soup_server_message_set_status (msg, SOUP_STATUS_BAD_GATEWAY, NULL);
+      soup_server_message_unpause (msg);
+      return;
+    }
+  soup_message_headers_foreach (soup_message_get_response_headers (upstream), copy_header,
+                                soup_server_message_get_response_headers (msg));
+  type = soup_message_headers_get_content_type (soup_message_get_response_headers (upstream), NULL);
+  data = g_bytes_get_data (body, &size);
+  if (g_str_has_prefix (g_uri_get_path (soup_server_message_get_uri (msg)), "/api/runs/") &&
+      json_parser_load_from_data (parser, data, size, NULL) &&
+      JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      JsonObject *run = json_node_get_object (json_parser_get_root (parser));
+      g_autofree char *text = NULL;
+
+      if (json_object_has_member (run, "approval") &&
+          JSON_NODE_HOLDS_OBJECT (json_object_get_member (run, "approval")))
+        json_object_remove_member (json_object_get_object_member (run, "approval"), "preview");
+      text = json_to_string (json_parser_get_root (parser), FALSE);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, text, strlen (text));
+    }
+  else
+    {
+      soup_server_message_set_response (msg, type != NULL ? type : "application/octet-stream",
+                                        SOUP_MEMORY_COPY, data, size);
+    }
+  soup_server_message_set_status (msg, soup_message_get_status (upstream), NULL);
+  soup_server_message_unpause (msg);
+}
+
+static void
+strip_proxy_handle (SoupServer        *server,
+                    SoupServerMessage *msg,
+                    const char        *path,
+                    GHashTable        *query,
+                    gpointer           user_data)
+{
+  StripProxy *proxy = user_data;
+  GUri *uri = soup_server_message_get_uri (msg);
+  g_autofree char *url = g_strconcat (proxy->upstream, path,
+                                      g_uri_get_query (uri) ? "?" : "",
+                                      g_uri_get_query (uri) ? g_uri_get_query (uri) : "", NULL);
+  g_autoptr(SoupMessage) upstream = soup_message_new (soup_server_message_get_method (msg), url);
+  SoupMessageBody *body = soup_server_message_get_request_body (msg);
+  g_autoptr(GBytes) bytes = soup_message_body_flatten (body);
+
+  g_assert_nonnull (upstream);
+  /* The event stream would hold a connection open for ever: refused, the
+   * window polls (what it would do on odek's wire too). */
+  if (g_str_has_prefix (path, "/api/events/stream"))
+    {
+      soup_server_message_set_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+      return;
+    }
+  soup_message_headers_foreach (soup_server_message_get_request_headers (msg), copy_header,
+                                soup_message_get_request_headers (upstream));
+  if (g_bytes_get_size (bytes) > 0)
+    soup_message_set_request_body_from_bytes (upstream,
+                                              soup_message_headers_get_content_type (soup_server_message_get_request_headers (msg), NULL),
+                                              bytes);
+  soup_server_message_pause (msg);
+  soup_session_send_and_read_async (proxy->session, upstream, G_PRIORITY_DEFAULT, NULL,
+                                    on_upstream_read, g_object_ref (msg));
+}
+
+/* Starts @proxy in front of @served_url; returns the URL to open instead. */
+static char *
+strip_proxy_start (StripProxy *proxy,
+                   const char *served_url)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUri) served = g_uri_parse (served_url, G_URI_FLAGS_ENCODED, &error);
+  g_autoslist(GUri) uris = NULL;
+  g_autofree char *base = NULL;
+
+  g_assert_no_error (error);
+  proxy->upstream = g_strdup_printf ("http://127.0.0.1:%d", g_uri_get_port (served));
+  proxy->session = soup_session_new_with_options ("max-conns-per-host", 8, NULL);
+  proxy->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (proxy->server, NULL, strip_proxy_handle, proxy, NULL);
+  g_assert_true (soup_server_listen_local (proxy->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (proxy->server);
+  base = g_strdup_printf ("http://127.0.0.1:%d", g_uri_get_port (uris->data));
+  return g_strconcat (base, g_uri_get_path (served),
+                      g_uri_get_query (served) ? "?" : "",
+                      g_uri_get_query (served) ? g_uri_get_query (served) : "", NULL);
+}
+
+static void
+strip_proxy_stop (StripProxy *proxy)
+{
+  soup_server_disconnect (proxy->server);
+  soup_session_abort (proxy->session);
+  g_clear_object (&proxy->server);
+  g_clear_object (&proxy->session);
+  g_clear_pointer (&proxy->upstream, g_free);
+}
+
+/* A write whose change the endpoint did not send: the dialog offers Deny
+ * alone and says why; nothing is written. */
+static void
+check_remote_change_not_sent (PdApplication *app,
+                              PdWindow      *window,
+                              gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  AdwMessageDialog *dialog;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  send_from_window (window, remote->id, "Write two files");
+
+  for (guint i = 0; i < 2; i++)
+    {
+      dialog = wait_for_dialog ("the endpoint's approval question");
+      g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
+      g_assert_true (adw_message_dialog_has_response (dialog, "deny"));
+      g_assert_false (adw_message_dialog_has_response (dialog, "once"));
+      g_assert_false (adw_message_dialog_has_response (dialog, "always"));
+      g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_button_labelled, "_Approve Once"));
+      g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "change itself was not sent"));
+      g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), i == 0 ? "one.txt" : "two.txt"));
+      respond (dialog, "deny");
+    }
+
+  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+  g_assert_false (project_file_exists (fixture, "two.txt"));
+}
+
+static void
+test_remote_change_not_sent (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  RemoteCase remote = { fixture, id };
+  Served served = { 0 };
+  StripProxy proxy = { 0 };
+  g_autofree char *url = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  served_start (&served, fixture);
+  url = strip_proxy_start (&proxy, served.url);
+  args[1] = url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_change_not_sent, &remote, NULL), ==, 0);
+  strip_proxy_stop (&proxy);
+  served_stop (&served);
+}
+
 /* Stop while the endpoint's run waits on the window: the run is cancelled
  * there, its question goes away, nothing is written. */
 static void
@@ -670,6 +863,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
   g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
+  g_test_add_func ("/pd/ui/remote/change-not-sent", test_remote_change_not_sent);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
   g_test_add_func ("/pd/ui/remote/new-session", test_remote_new_session);
