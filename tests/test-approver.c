@@ -549,6 +549,33 @@ test_policy_property (void)
   g_assert_cmpint (policy, ==, PD_APPROVAL_POLICY_AUTO);
 }
 
+/* A summary is whole only for a shell command on one line: it writes a
+ * line break as `\n` and leaves a backslash as it is, so a two-line command
+ * read as one commented-out line in a notification that offered Approve
+ * Once, and its second line ran (tried as an attacker would). */
+static void
+test_summary_whole (void)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(JsonObject) two_lines = parse_args ("{\"command\":\"ls -l # list the files\\ntouch /tmp/x\"}");
+  g_autoptr(JsonObject) backslash_n = parse_args ("{\"command\":\"ls -l # list the files\\\\ntouch /tmp/x\"}");
+  g_autoptr(JsonObject) one_line = parse_args ("{\"command\":\"ls -l src\"}");
+  g_autofree char *two = pd_approver_summarize (shell, two_lines);
+  g_autofree char *literal = pd_approver_summarize (shell, backslash_n);
+  g_autofree char *one = pd_approver_summarize (shell, one_line);
+
+  /* The two read the same: neither may be taken as one line. */
+  g_assert_cmpstr (two, ==, literal);
+  g_assert_false (pd_approver_summary_is_whole ("shell", two));
+  g_assert_false (pd_approver_summary_is_whole ("shell", literal));
+  g_assert_true (pd_approver_summary_is_whole ("shell", one));
+  g_assert_false (pd_approver_summary_is_whole ("shell", "ls\nrm"));
+  g_assert_false (pd_approver_summary_is_whole ("shell", "ls\rrm"));
+  g_assert_false (pd_approver_summary_is_whole ("shell", NULL));
+  g_assert_false (pd_approver_summary_is_whole ("edit_file", "edit_file: a.txt"));
+  g_assert_false (pd_approver_summary_is_whole (NULL, "ls"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -561,6 +588,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/ask", test_ask);
   g_test_add_func ("/pd/approver/set-func-destroy", test_set_func_destroy);
   g_test_add_func ("/pd/approver/summaries", test_summaries);
+  g_test_add_func ("/pd/approver/summary-whole", test_summary_whole);
   g_test_add_func ("/pd/approver/cut-never-asked", test_cut_never_asked);
   g_test_add_func ("/pd/approver/previews", test_previews);
   g_test_add_func ("/pd/approver/concurrent", test_concurrent);

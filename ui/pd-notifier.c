@@ -617,8 +617,13 @@ on_approval_asked (PdNotifier *self,
    * summary names the file alone, its change is shown only in the dialog:
    * Approve Once on "Edit file X" ran an edit nobody saw (tried as an
    * attacker would), so such a request is never approved from here. */
-  if (self->runs != NULL && pd_approver_summary_is_whole (tool))
-    asked = pd_safe_text_approval (pd_run_controller_get_approval_text (self->runs, session_id, serial));
+  if (self->runs != NULL)
+    {
+      const char *summary = pd_run_controller_get_approval_text (self->runs, session_id, serial);
+
+      if (pd_approver_summary_is_whole (tool, summary))
+        asked = pd_safe_text_approval (summary);
+    }
   whole = asked != NULL && asked[0] != '\0' && strchr (asked, '\n') == NULL &&
           g_utf8_strlen (asked, -1) <= NOTIFY_QUOTE_CHARS;
   if (whole)

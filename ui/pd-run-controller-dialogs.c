@@ -360,7 +360,7 @@ question_change_sent (Question *question)
 {
   return question->remote_run == NULL ||
          (question->preview != NULL && question->preview[0] != '\0') ||
-         pd_approver_summary_is_whole (question->tool);
+         pd_approver_summary_is_whole (question->tool, question->text);
 }
 
 /* The call, whole (scrolled when long): what it changes, as its tool

@@ -501,21 +501,28 @@ pd_approver_summarize (PdTool     *tool,
 /**
  * pd_approver_summary_is_whole:
  * @tool: (nullable): the name of the tool a question asks about
+ * @summary: (nullable): the question's one-line summary
  *
  * Whether the one-line summary of a call of @tool says all the call asks:
  * a shell command's does (the command is all the model chose; the folder
- * is its session's).  An edit's or a write's does not: it names the file
- * and counts bytes, and the text it puts in is only in pd_tool_preview(),
- * as is everything of a tool this file does not know (an endpoint's
- * "command" for one is a path or a URL).  A question whose summary is not
- * whole is never approved from where only the summary is shown.
+ * is its session's), if it is one line.  An edit's or a write's does not:
+ * it names the file and counts bytes, and the text it puts in is only in
+ * pd_tool_preview(), as is everything of a tool this file does not know
+ * (an endpoint's "command" for one is a path or a URL).  A summary writes
+ * a line break as `\n` and leaves a backslash as it is, so a summary with
+ * a backslash may be two lines shown as one: `ls # list\ntouch x` read as
+ * all comment and ran its second line from a notification (tried as an
+ * attacker would).  A question whose summary is not whole is never
+ * approved from where only the summary is shown.
  *
  * Returns: whether the summary is the whole request
  */
 gboolean
-pd_approver_summary_is_whole (const char *tool)
+pd_approver_summary_is_whole (const char *tool,
+                              const char *summary)
 {
-  return g_strcmp0 (tool, "shell") == 0;
+  return g_strcmp0 (tool, "shell") == 0 && summary != NULL &&
+         strpbrk (summary, "\\\n\r") == NULL;
 }
 
 static gboolean

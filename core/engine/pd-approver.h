@@ -63,7 +63,8 @@ PdApprovalDecision  pd_approver_decide     (PdApprover       *self,
                                             char            **reason);
 char               *pd_approver_summarize  (PdTool           *tool,
                                             JsonObject       *args);
-gboolean            pd_approver_summary_is_whole (const char *tool);
+gboolean            pd_approver_summary_is_whole (const char *tool,
+                                                  const char *summary);
 
 gboolean            pd_approver_terminal_func (const char *tool,
                                                const char *summary,

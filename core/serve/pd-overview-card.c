@@ -552,7 +552,9 @@ pd_overview_card_get_approval_whole (PdOverviewCard *self)
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), FALSE);
   if (!pd_overview_card_has_approval (self))
     return FALSE;
-  return approval_preview (self) != NULL || pd_approver_summary_is_whole (pd_overview_card_get_approval_tool (self));
+  return approval_preview (self) != NULL ||
+         pd_approver_summary_is_whole (pd_overview_card_get_approval_tool (self),
+                                       pd_overview_card_get_approval_command (self));
 }
 
 /**
