@@ -579,6 +579,10 @@ open_review (PdOverviewCardRow *self)
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   gtk_widget_add_css_class (dialog, "pd-approval-dialog");
+  /* Its Approve Once may open under the pointer that clicked Review…: the
+   * card's own guard counts from the question's arrival, not from this
+   * dialog (tried as an attacker would: approved 120 ms after it opened). */
+  _pd_dialog_guard_responses (dialog, (const char * const[]) { "once", NULL });
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_review_response), self, 0);
   g_signal_connect_object (dialog, "destroy", G_CALLBACK (on_review_destroy), self, 0);
   self->review = dialog;

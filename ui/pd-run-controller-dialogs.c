@@ -63,92 +63,6 @@ _pd_run_question_dismissed_answer (Question *question)
   return question->kind == QUESTION_APPROVAL ? FALSE : PD_PLAN_REVIEW_DISMISSED;
 }
 
-/* For half a second (or GTK's double-click time, when longer) after a
- * question's dialog is mapped, or becomes the top one again, none of its
- * responses can be activated. Each new dialog opens in the same place with
- * its buttons where the last one's were: the second click of a
- * double-click on Approve Once answered the next question unseen, even
- * with Always for This Session (tried as an attacker would). The guard
- * covers every response, keys included: a key still held is no answer
- * either. Closing the dialog still denies (or dismisses a plan review),
- * the safe answer. */
-#define RESPONSE_GUARD_MS 500
-
-static guint
-response_guard_ms (GtkWidget *dialog)
-{
-  int double_click = 0;
-
-  g_object_get (gtk_widget_get_settings (dialog), "gtk-double-click-time", &double_click, NULL);
-  return MAX (RESPONSE_GUARD_MS, double_click);
-}
-
-static void
-set_responses_enabled (GtkWidget *dialog,
-                       gboolean   enabled)
-{
-  const char * const *responses = g_object_get_data (G_OBJECT (dialog), "pd-responses");
-
-  for (guint i = 0; responses != NULL && responses[i] != NULL; i++)
-    adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (dialog), responses[i], enabled);
-}
-
-static gboolean
-release_response_guard (gpointer data)
-{
-  g_autoptr(GtkWidget) dialog = g_weak_ref_get (data);
-
-  if (dialog != NULL)
-    {
-      /* This source ends by itself. */
-      g_object_steal_data (G_OBJECT (dialog), "pd-guard-source");
-      set_responses_enabled (dialog, TRUE);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-weak_ref_free (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
-}
-
-static void
-remove_source (gpointer data)
-{
-  g_source_remove (GPOINTER_TO_UINT (data));
-}
-
-static void
-arm_response_guard (GtkWidget *dialog)
-{
-  GWeakRef *ref = g_new0 (GWeakRef, 1);
-  guint source;
-
-  g_weak_ref_init (ref, dialog);
-  set_responses_enabled (dialog, FALSE);
-  /* A guard armed again starts over; one still running goes with the
-   * dialog. */
-  g_object_set_data (G_OBJECT (dialog), "pd-guard-source", NULL);
-  source = g_timeout_add_full (G_PRIORITY_DEFAULT, response_guard_ms (dialog),
-                               release_response_guard, ref, weak_ref_free);
-  g_object_set_data_full (G_OBJECT (dialog), "pd-guard-source", GUINT_TO_POINTER (source),
-                          remove_source);
-}
-
-/* The responses the guard holds back, as added to @dialog: none answers
- * before the dialog is shown and its guard has ended. */
-static void
-guard_responses (GtkWidget          *dialog,
-                 const char * const *responses)
-{
-  g_object_set_data_full (G_OBJECT (dialog), "pd-responses",
-                          g_strdupv ((char **) responses), (GDestroyNotify) g_strfreev);
-  set_responses_enabled (dialog, FALSE);
-  g_signal_connect_after (dialog, "map", G_CALLBACK (arm_response_guard), NULL);
-}
-
 /* A question answered or gone: the dialogs still open (parallel calls
  * stack theirs in the same place) are the ones under the pointer now,
  * each guarded as if new. */
@@ -160,7 +74,7 @@ guard_open_questions (PdRunController *self)
       Question *question = g_ptr_array_index (self->questions, i);
 
       if (question->dialog != NULL && gtk_widget_get_mapped (question->dialog))
-        arm_response_guard (question->dialog);
+        _pd_dialog_arm_response_guard (question->dialog);
     }
 }
 
@@ -473,7 +387,7 @@ _pd_run_controller_ask_approval (PdRunController *self,
                                         NULL);
       adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "once",
                                                   ADW_RESPONSE_SUGGESTED);
-      guard_responses (dialog, responses);
+      _pd_dialog_guard_responses (dialog, responses);
     }
   else
     {
@@ -484,7 +398,7 @@ _pd_run_controller_ask_approval (PdRunController *self,
        * would allow, so there is none, as on the Overview's card (it
        * approved an edit nobody saw, tried as an attacker would). */
       adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "deny", _("_Deny"), NULL);
-      guard_responses (dialog, responses);
+      _pd_dialog_guard_responses (dialog, responses);
     }
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "deny",
                                               ADW_RESPONSE_DESTRUCTIVE);
@@ -821,7 +735,7 @@ _pd_run_controller_ask_review (PdRunController *self,
   {
     static const char * const responses[] = { "keep", "approve", NULL };
 
-    guard_responses (dialog, responses);
+    _pd_dialog_guard_responses (dialog, responses);
   }
   question->dialog = dialog;
   g_signal_connect (dialog, "response", G_CALLBACK (on_review_response), question);

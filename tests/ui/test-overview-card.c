@@ -316,6 +316,12 @@ is_command_label (GtkWidget     *widget,
  * unseen (tried as an attacker would).  The card shows the whole command,
  * the padding named; one too long for a card is answered through Review,
  * which shows it whole and answers the question it showed. */
+static gboolean
+review_once_enabled (gpointer data)
+{
+  return adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (data), "once");
+}
+
 static void
 test_card_command_whole (void)
 {
@@ -422,6 +428,12 @@ test_card_command_whole (void)
   pd_test_flush (review);
   pd_test_assert_line_per_line (pd_test_find_first (review, label_contains, "; touch /tmp/pwned-long"));
   pd_test_screenshot (review, "overview-card-review");
+  /* Approve Once waits a moment after the dialog shows: it may open under
+   * the pointer that clicked Review… (tried as an attacker would). */
+  g_assert_true (gtk_widget_get_mapped (review));
+  g_assert_false (adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (review), "once"));
+  g_assert_true (adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (review), "deny"));
+  g_assert_true (pd_test_wait_for (review_once_enabled, review));
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (review), "once");
   g_assert_cmpuint (answers.n, ==, 2);
   g_assert_true (answers.approve);
