@@ -376,6 +376,23 @@ test_safe_text_approval (void)
   shown_script = pd_safe_text_approval ("if true; then\n\techo \"  two  \"\nfi\n");
   g_assert_cmpstr (shown_script, ==, "if true; then\n\techo \"  two  \"\nfi\n");
 
+  /* Runs of one kind cut by a joiner every 31 spaces: the whole padding is
+   * still summed up (tried as an attacker would: 78 blanks pushed the tail
+   * out of sight, unnamed). */
+  {
+    g_autoptr(GString) cut = g_string_new ("echo harmless");
+    g_autofree char *shown = NULL;
+    g_autofree char *joined_words = pd_safe_text_approval ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 ok");
+    g_autofree char *indent = pd_safe_text_approval ("\t\t  x = 1\n");
+
+    g_string_append_printf (cut, "%31s\u200c%31s\u200c%14s; touch /tmp/x", "", "", "");
+    shown = pd_safe_text_approval (cut->str);
+    g_assert_cmpstr (shown, ==, "echo harmless[78 \u00d7 U+0020 U+200C]; touch /tmp/x");
+    /* A joiner in a word (Persian), and a short indentation, stay. */
+    g_assert_cmpstr (joined_words, ==, "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 ok");
+    g_assert_cmpstr (indent, ==, "\t\t  x = 1\n");
+  }
+
   /* Marks piled on a letter draw over the lines around it: past two, each
    * is named; two (Vietnamese "ệ" as e + two marks) stay. */
   {

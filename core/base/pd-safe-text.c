@@ -111,6 +111,42 @@ run_length (const char *p,
 
 #define APPROVAL_RUN_SHOWN 32
 
+/* What pads a command without showing: a blank, a look-alike of one, or a
+ * joiner (which pd_safe_text_is_invisible() leaves to the scripts that
+ * need them). */
+static gboolean
+is_padding (gunichar c)
+{
+  return c == ' ' || c == '\t' || c == 0x200C || c == 0x200D || is_blank_lookalike (c);
+}
+
+/* How many padding characters follow from @p on, of any kind, at most to
+ * @end; their kinds, in the order they come, into @kinds.  A joiner every
+ * 31 spaces ended each run of one kind, so 78 blanks pushed a command's
+ * tail out of sight unnamed (tried as an attacker would). */
+static gsize
+padding_length (const char *p,
+                const char *end,
+                GArray     *kinds)
+{
+  gsize n = 0;
+  gunichar c;
+
+  while (p < end && (c = g_utf8_get_char_validated (p, end - p)) != (gunichar) -1 &&
+         c != (gunichar) -2 && is_padding (c))
+    {
+      guint i;
+
+      for (i = 0; i < kinds->len && g_array_index (kinds, gunichar, i) != c; i++)
+        ;
+      if (i == kinds->len)
+        g_array_append_val (kinds, c);
+      n++;
+      p = g_utf8_next_char (p);
+    }
+  return n;
+}
+
 /* Marks stacked on one letter beyond this are named: a pile of them drew
  * bars over the lines around a command, hiding its `touch` (tried as an
  * attacker would).  Real text stacks two at most (Vietnamese). */
@@ -160,6 +196,21 @@ pd_safe_text_approval (const char *text)
           while (run-- > 0)
             p = g_utf8_next_char (p);
           continue;
+        }
+      if (is_padding (c))
+        {
+          g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (gunichar));
+
+          if ((run = padding_length (p, end, kinds)) >= APPROVAL_RUN_SHOWN)
+            {
+              g_string_append_printf (out, "[%" G_GSIZE_FORMAT " \xc3\x97", run);
+              for (guint i = 0; i < kinds->len; i++)
+                g_string_append_printf (out, " U+%04X", g_array_index (kinds, gunichar, i));
+              g_string_append_c (out, ']');
+              while (run-- > 0)
+                p = g_utf8_next_char (p);
+              continue;
+            }
         }
       if (c == '\n' || c == '\t')
         g_string_append_c (out, (char) c);
