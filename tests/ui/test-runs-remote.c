@@ -369,6 +369,12 @@ copy_header (const char *name,
 }
 
 static void
+on_client_gone (SoupServerMessage *msg)
+{
+  g_object_set_data (G_OBJECT (msg), "pd-gone", GINT_TO_POINTER (1));
+}
+
+static void
 on_upstream_read (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
@@ -382,6 +388,10 @@ on_upstream_read (GObject      *object,
   gsize size = 0;
   const char *data;
 
+  /* The window gave up on it (a poll replaced, a window closed): libsoup
+   * 3.2 has no I/O left to unpause, and says so critically. */
+  if (g_object_get_data (G_OBJECT (msg), "pd-gone") != NULL)
+    return;
   if (body == NULL)
     {
       soup_server_message_set_status (msg, SOUP_STATUS_BAD_GATEWAY, NULL);
@@ -445,6 +455,8 @@ strip_proxy_handle (SoupServer        *server,
                                               soup_message_headers_get_content_type (soup_server_message_get_request_headers (msg), NULL),
                                               bytes);
   soup_server_message_pause (msg);
+  g_signal_connect (msg, "disconnected", G_CALLBACK (on_client_gone), NULL);
+  g_signal_connect (msg, "finished", G_CALLBACK (on_client_gone), NULL);
   soup_session_send_and_read_async (proxy->session, upstream, G_PRIORITY_DEFAULT, NULL,
                                     on_upstream_read, g_object_ref (msg));
 }
