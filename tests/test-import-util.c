@@ -528,12 +528,51 @@ test_jsonl_rewind (void)
       }
 }
 
+/* A title cut from a long message says it is cut ("…"), at a word where
+ * one is near the limit, and keeps to the limit "…" and all, so reading
+ * back a stored title leaves it as it is.  (Titles were cut at 120
+ * characters mid-word with nothing to say so: "…code review wi".) */
+static void
+test_title_from_text (void)
+{
+  g_autoptr(GString) words = g_string_new (NULL);
+  g_autofree char *short_title = _pd_import_title_from_text ("Add a --json flag");
+  g_autofree char *spaced = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *solid = NULL;
+  g_autofree char *marks = NULL;
+  g_autofree char *solid_text = g_strnfill (300, 'x');
+
+  g_assert_cmpstr (short_title, ==, "Add a --json flag");
+
+  while (words->len < 400)
+    g_string_append (words, "review the tokenizer ");
+  spaced = _pd_import_title_from_text (words->str);
+  g_assert_true (g_str_has_suffix (spaced, "…"));
+  g_assert_cmpint (g_utf8_strlen (spaced, -1), <=, PD_IMPORT_TITLE_MAX);
+  g_assert_cmpint (g_utf8_strlen (spaced, -1), >=, PD_IMPORT_TITLE_MAX * 4 / 5);
+  /* Cut after a whole word, with no space before the "…". */
+  g_assert_true (g_str_has_suffix (spaced, "review…") || g_str_has_suffix (spaced, "the…")
+                 || g_str_has_suffix (spaced, "tokenizer…"));
+  again = _pd_import_title_from_text (spaced);
+  g_assert_cmpstr (again, ==, spaced);
+
+  solid = _pd_import_title_from_text (solid_text);
+  g_assert_cmpint (g_utf8_strlen (solid, -1), ==, PD_IMPORT_TITLE_MAX);
+  g_assert_true (g_str_has_suffix (solid, "x…"));
+
+  /* Cleaned first: a line break is a space, a bidi override shown. */
+  marks = _pd_import_title_from_text ("one\ntwo \u202e three");
+  g_assert_cmpstr (marks, ==, "one two <U+202E> three");
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/pd/import-util/title-from-text", test_title_from_text);
   g_test_add_func ("/pd/import-util/needles", test_needles);
   g_test_add_func ("/pd/import-util/needles-long-line", test_needles_long_line);
   g_test_add_func ("/pd/import-util/parse-time", test_parse_time);

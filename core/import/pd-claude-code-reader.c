@@ -30,7 +30,6 @@
 #include "pd-jsonl-backward.h"
 #include "pd-jsonl-reader.h"
 
-#define TITLE_MAX_CHARS 120
 #define TITLE_MAX_USER_LINES 50
 
 const char * const _pd_claude_tool_names[N_TOOLS] = {
@@ -620,10 +619,9 @@ note_meta (PdClaudeCodeReader *self,
       meta = pd_json_get_boolean (line, "isMeta", FALSE);
       if (!meta && prompt != NULL && *prompt != '<' && *prompt != '\0')
         {
-          g_autofree char *clean = _pd_import_clean_text (prompt);
-          g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
-                                 ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
-          pd_imported_session_set_title (self->session, cut ? cut : clean);
+          g_autofree char *title = _pd_import_title_from_text (prompt);
+
+          pd_imported_session_set_title (self->session, title);
         }
     }
 }

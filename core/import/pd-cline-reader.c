@@ -17,7 +17,6 @@
 #include "pd-json.h"
 #include "pd-jsonl-reader.h"
 
-#define TITLE_MAX_CHARS 120
 #define DOCUMENT_MAX ((gsize) 256 * 1024 * 1024)
 #define HISTORY_MAX ((gsize) 32 * 1024 * 1024)
 /* Of a task's api_conversation_history.json, what is looked at for the
@@ -646,10 +645,9 @@ cline_update (PdTranscriptReader  *reader,
 
       if (!title_set && strcmp (kind, "task") == 0 && text != NULL && *text)
         {
-          g_autofree char *clean = _pd_import_clean_text (text);
-          g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
+          g_autofree char *title = _pd_import_title_from_text (text);
 
-          pd_imported_session_set_title (self->session, cut ? cut : clean);
+          pd_imported_session_set_title (self->session, title);
           title_set = TRUE;
         }
 

@@ -18,7 +18,6 @@
 #include "pd-json.h"
 #include "pd-pending-calls.h"
 
-#define TITLE_MAX_CHARS 120
 
 /* Words that make a line worth parsing (the first eight), and the end of a
  * call output's type, worth it while calls wait: all found in one pass. */
@@ -547,10 +546,9 @@ handle_meta (PdCodexReader *self,
       if (pd_imported_session_get_title (self->session) == NULL
           && (value = pd_json_get_string (payload, "message")) && *value && *value != '<')
         {
-          g_autofree char *clean = _pd_import_clean_text (value);
-          g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
-                                 ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
-          pd_imported_session_set_title (self->session, cut ? cut : clean);
+          g_autofree char *title = _pd_import_title_from_text (value);
+
+          pd_imported_session_set_title (self->session, title);
         }
       return TRUE;
     }

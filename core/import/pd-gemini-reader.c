@@ -19,7 +19,6 @@
 #include "pd-jsonl-replay.h"
 #include "pd-json.h"
 
-#define TITLE_MAX_CHARS 120
 /* The older format is one document, read whole: a bound on its size. */
 #define DOCUMENT_MAX ((gsize) 256 * 1024 * 1024)
 #define PROJECT_ROOT_MAX 4096
@@ -392,10 +391,7 @@ message_new (JsonObject *object,
 
       if (text != NULL && *text)
         {
-          g_autofree char *clean = _pd_import_clean_text (text);
-
-          message->user_text = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
-                               ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : g_steal_pointer (&clean);
+          message->user_text = _pd_import_title_from_text (text);
         }
     }
   for (guint i = 0; calls && i < json_array_get_length (calls); i++)
@@ -638,10 +634,7 @@ span_message_new (const PdJsonSpan      *values,
 
       if (text != NULL && *text)
         {
-          g_autofree char *clean = _pd_import_clean_text (text);
-
-          message->user_text = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS
-                               ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : g_steal_pointer (&clean);
+          message->user_text = _pd_import_title_from_text (text);
         }
     }
   for (guint i = 0;; i++)
@@ -892,10 +885,9 @@ replay (PdGeminiReader *self)
     }
   if (title != NULL)
     {
-      g_autofree char *clean = _pd_import_clean_text (title);
-      g_autofree char *cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
+      g_autofree char *cut = _pd_import_title_from_text (title);
 
-      pd_imported_session_set_title (self->session, cut ? cut : clean);
+      pd_imported_session_set_title (self->session, cut);
     }
 }
 

@@ -91,6 +91,17 @@ gint64       _pd_import_parse_time    (const char  *text);
  * characters (bidi overrides) shown as <U+202E>, length bounded. */
 char        *_pd_import_clean_text    (const char  *text);
 
+/* The most characters a title taken from a user's message keeps. */
+#define PD_IMPORT_TITLE_MAX 120
+
+/* A session's title from the text of a user's message: cleaned as
+ * _pd_import_clean_text() cleans, and a text longer than
+ * PD_IMPORT_TITLE_MAX characters cut at a word in its last fifth (else at
+ * the limit) and ended with "…", so a cut title never reads as whole; the
+ * result, "…" and all, is never longer than PD_IMPORT_TITLE_MAX, so a
+ * title given again comes back unchanged. */
+char        *_pd_import_title_from_text (const char *text);
+
 /* Items of a whole-list tool: an array of objects whose text is the first
  * string member of @text_members and whose status is "status".  NULL if the
  * array is not such a list (any element of another shape refuses it all:

@@ -310,6 +310,29 @@ _pd_import_clean_text (const char *text)
   return g_string_free (out, FALSE);
 }
 
+char *
+_pd_import_title_from_text (const char *text)
+{
+  g_autofree char *clean = _pd_import_clean_text (text);
+  const char *end;
+  const char *space = NULL;
+
+  if (g_utf8_strlen (clean, -1) <= PD_IMPORT_TITLE_MAX)
+    return g_steal_pointer (&clean);
+
+  /* With its "…" the title keeps to the limit, so a title cut once is
+   * never cut again when read back (a title stored before, taken again). */
+  end = g_utf8_offset_to_pointer (clean, PD_IMPORT_TITLE_MAX - 1);
+  for (const char *p = g_utf8_offset_to_pointer (clean, PD_IMPORT_TITLE_MAX * 4 / 5); p < end; p++)
+    if (*p == ' ')
+      space = p;
+  if (space != NULL)
+    end = space;
+  while (end > clean && end[-1] == ' ')
+    end--;
+  return g_strdup_printf ("%.*s…", (int) (end - clean), clean);
+}
+
 GPtrArray *
 _pd_import_items_from_array (JsonArray          *array,
                              const char * const *text_members,

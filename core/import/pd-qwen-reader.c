@@ -17,7 +17,6 @@
 #include "pd-pending-calls.h"
 #include "pd-qwen-reader.h"
 
-#define TITLE_MAX_CHARS 120
 #define SIDE_FILE_MAX (4 * 1024 * 1024)
 /* A call without an id waits under this key (one at a time). */
 #define ANONYMOUS_CALL ""
@@ -456,14 +455,12 @@ static void
 set_title (PdQwenReader *self,
            const char   *text)
 {
-  g_autofree char *clean = NULL;
-  g_autofree char *cut = NULL;
+  g_autofree char *title = NULL;
 
   if (text == NULL || *text == '\0')
     return;
-  clean = _pd_import_clean_text (text);
-  cut = g_utf8_strlen (clean, -1) > TITLE_MAX_CHARS ? g_utf8_substring (clean, 0, TITLE_MAX_CHARS) : NULL;
-  pd_imported_session_set_title (self->session, cut ? cut : clean);
+  title = _pd_import_title_from_text (text);
+  pd_imported_session_set_title (self->session, title);
 }
 
 /* The session's facts, on every record: never plan state. */
