@@ -19,8 +19,11 @@
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-import-test.h"
+#include "pd-server.h"
 #include "pd-session-reads.h"
 #include "pd-transcript-pages-private.h"
+
+#include <libsoup/soup.h>
 
 #define REC(type, rest) "{\"uuid\":\"u\",\"sessionId\":\"s1\",\"timestamp\":\"2026-04-02T08:00:00.000Z\",\"type\":\"" type "\",\"cwd\":\"/w\"" rest "}"
 #define USER(text) REC ("user", ",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"" text "\"}]}")
@@ -422,6 +425,82 @@ test_export_streams (void)
   many_calls_close (&f);
 }
 
+/* `serve`'s …/export of a long session (the window's Export of an
+ * endpoint's session, odek's page): written as it is read, as `sessions
+ * export` is.  Before, the reply was one json-glib tree of the whole pages
+ * and every version: 205 MB held for the 35 MB reply of a 99 MB Claude
+ * Code transcript (47 MB now). */
+static void
+test_serve_export_streams (void)
+{
+  ManyCalls f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *db_path = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *url = NULL;
+  g_autoptr(PdServer) server = NULL;
+  g_autoptr(SoupSession) session = soup_session_new_with_options ("timeout", 60, NULL);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PdTranscriptPages) whole = NULL;
+  g_autoptr(JsonArray) expected = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  JsonObject *object;
+  JsonArray *messages, *history;
+  guint peak;
+
+  many_calls_open (&f);
+  db_path = g_build_filename (f.db_dir, "sessions.db", NULL);
+  server = pd_server_new (db_path);
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+  g_assert_true (pd_server_start (server, &error));
+  g_assert_no_error (error);
+  base = pd_server_dup_base_url (server);
+  url = g_strdup_printf ("%s/api/sessions/%s/export", base, f.id);
+
+  _pd_transcript_pages_reset_peak_held ();
+  msg = soup_message_new ("GET", url);
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Plandeck-Token",
+                                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+  bytes = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  peak = _pd_transcript_pages_reset_peak_held ();
+  g_assert_cmpuint (peak, <=, 2 * PD_TRANSCRIPT_PAGES_STREAM_LAG + 1);
+
+  root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (root);
+  messages = json_object_get_array_member (object, "messages");
+  history = json_object_get_array_member (object, "plan_versions");
+  g_assert_cmpstr (json_object_get_string_member (object, "id"), ==, f.id);
+  /* The members stay where the tree put them: "plan_versions" last. */
+  {
+    g_autoptr(GList) names = json_object_get_members (object);
+
+    g_assert_cmpstr (g_list_last (names)->data, ==, "plan_versions");
+  }
+
+  whole = pd_import_index_load_pages (f.store, f.id, NULL, &error);
+  g_assert_no_error (error);
+  expected = pd_transcript_pages_dup_messages (whole);
+  g_assert_cmpuint (json_array_get_length (messages), ==, json_array_get_length (expected));
+  for (guint i = 0; i < json_array_get_length (expected); i += 97)
+    {
+      g_autofree char *got = element_text (messages, i);
+      g_autofree char *want = element_text (expected, i);
+
+      g_assert_cmpstr (got, ==, want);
+    }
+  g_assert_cmpuint (json_array_get_length (history), ==, N_CALLS);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (history, N_CALLS - 1), "version"), ==, N_CALLS);
+
+  pd_server_stop (server);
+  many_calls_close (&f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -434,6 +513,7 @@ main (int    argc,
   g_test_add_func ("/pd/import-pages-bounded/events-latest-pages", test_events_latest_pages);
   g_test_add_func ("/pd/import-pages-bounded/transcript-parts", test_transcript_parts);
   g_test_add_func ("/pd/import-pages-bounded/export-streams", test_export_streams);
+  g_test_add_func ("/pd/import-pages-bounded/serve-export-streams", test_serve_export_streams);
 
   return g_test_run ();
 }

@@ -15,6 +15,7 @@
 
 #include "pd-server-private.h"
 #include "pd-plan.h"
+#include "pd-import-index.h"
 #include "pd-session-reads.h"
 
 #define PLAN_CACHE_MAX       1024
@@ -294,6 +295,63 @@ op_list (Req            *req,
     }
 }
 
+/* Where the messages go in …/export's text: no text of a value can hold it
+ * with its quotes unescaped. */
+#define EXPORT_HOLE "pd-export-messages-hole"
+
+/* …/export's body as it is written: the messages member's elements. */
+typedef struct
+{
+  GString  *body;
+  gboolean  first;
+} ExportBody;
+
+static void
+export_append_message (JsonObject *message,   /* (transfer full) */
+                       gpointer    data)
+{
+  ExportBody *export = data;
+  g_autofree char *text = _pd_server_json_object_text (message);
+
+  json_object_unref (message);
+  if (!export->first)
+    g_string_append_c (export->body, ',');
+  export->first = FALSE;
+  g_string_append (export->body, text);
+}
+
+/* One of "plan_versions"' elements, as the tree wrote it. */
+static void
+export_append_version (PdPlanVersionInfo *version,
+                       ExportBody        *export)
+{
+  g_autofree char *stamp = pd_session_time_to_string (version->created_at);
+  JsonObject *entry = json_object_new ();
+  JsonNode *state = json_from_string (version->state_json, NULL);
+  g_autofree char *text = NULL;
+
+  json_object_set_int_member (entry, "version", version->version);
+  json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
+  if (state != NULL)
+    json_object_set_member (entry, "state", state);
+  else
+    json_object_set_null_member (entry, "state");
+  text = _pd_server_json_object_text (entry);
+  json_object_unref (entry);
+  if (!export->first)
+    g_string_append_c (export->body, ',');
+  export->first = FALSE;
+  g_string_append (export->body, text);
+}
+
+static void
+export_take_version (PdPlanVersionInfo *version,   /* (transfer full) */
+                     gpointer           data)
+{
+  export_append_version (version, data);
+  pd_plan_version_info_free (version);
+}
+
 static void
 op_session (Req            *req,
             PdSessionStore *store)
@@ -414,36 +472,65 @@ op_session (Req            *req,
 
     case OP_EXPORT:
       {
-        g_autoptr(JsonArray) messages = pd_session_reads_load_messages (store, req->id, &error);
         g_autoptr(GPtrArray) versions = NULL;
+        g_autofree char *head = NULL;
+        const char *hole;
+        const char *tail;
         JsonObject *object;
-        JsonArray *history;
+        ExportBody export = { NULL, TRUE };
 
-        if (messages == NULL || !(versions = pd_session_reads_list_all_plan_versions (store, req->id, &error)))
+        /* The reply is written as the messages are read (a long imported
+         * transcript a bounded part at a time), never as one tree of them
+         * all: that took twice the reply's size again (205 MB for the
+         * 35 MB reply of a 99 MB transcript).  The bytes are the tree's:
+         * json-glib writes a member's value as it writes it alone. */
+        object = _pd_server_session_json (info);
+        /* "messages" keeps its place among the members (it replaces the
+         * count there): a hole in the text, filled as the messages come. */
+        json_object_set_string_member (object, "messages", EXPORT_HOLE);
+        head = _pd_server_json_object_text (object);
+        json_object_unref (object);
+        hole = strstr (head, "\"messages\":\"" EXPORT_HOLE "\"");
+        g_assert (hole != NULL);
+        tail = hole + strlen ("\"messages\":\"" EXPORT_HOLE "\"");
+        export.body = g_string_sized_new (1024 * 1024);
+        g_string_append_len (export.body, head, hole - head);
+        g_string_append (export.body, "\"messages\":[");
+        if (!pd_session_reads_foreach_message (store, req->id, export_append_message, &export, NULL, &error) ||
+            (!(pd_session_info_is_imported (info) && _pd_session_reads_is_long (store, req->id)) &&
+             !(versions = pd_session_reads_list_all_plan_versions (store, req->id, &error))))
           {
+            g_string_free (export.body, TRUE);
             req_set_db_error (req, error);
             return;
           }
-        object = _pd_server_session_json (info);
-        json_object_set_array_member (object, "messages", json_array_ref (messages));
-        history = json_array_new ();
-        for (guint i = 0; i < versions->len; i++)
+        /* The members after it, then "plan_versions" last, where the tree
+         * put it (its closing brace dropped and written at the end). */
+        g_string_append_c (export.body, ']');
+        g_string_append_len (export.body, tail, strlen (tail) - 1);
+        g_string_append (export.body, ",\"plan_versions\":[");
+        export.first = TRUE;
+        if (versions != NULL)
+          for (guint i = 0; i < versions->len; i++)
+            export_append_version (g_ptr_array_index (versions, i), &export);
+        else
           {
-            PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
-            g_autofree char *stamp = pd_session_time_to_string (version->created_at);
-            JsonObject *entry = json_object_new ();
-            JsonNode *state = json_from_string (version->state_json, NULL);
+            g_autoptr(PdTranscriptPages) pages = NULL;
 
-            json_object_set_int_member (entry, "version", version->version);
-            json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
-            if (state != NULL)
-              json_object_set_member (entry, "state", state);
-            else
-              json_object_set_null_member (entry, "state");
-            json_array_add_object_element (history, entry);
+            /* A long transcript's versions as they are read, too: listed
+             * first, every one came with the whole of its pages. */
+            if (!(pages = pd_import_index_stream_versions (store, req->id, export_take_version, &export,
+                                                           NULL, &error)))
+              {
+                g_string_free (export.body, TRUE);
+                req_set_db_error (req, error);
+                return;
+              }
           }
-        json_object_set_array_member (object, "plan_versions", history);
-        req_set_object (req, 200, object);
+        g_string_append (export.body, "]}");
+        req->status = 200;
+        g_free (req->body);
+        req->body = g_string_free (export.body, FALSE);
       }
       break;
 
