@@ -554,6 +554,24 @@ G_STATIC_ASSERT (PD_PLAN_VERSION_ITEM_HISTORY_MAX == PD_TRANSCRIPT_PAGES_HISTORY
  * listed v89004…v90003 and said nothing of the others.  Its History says
  * how many older versions are not shown, above the list, at a phone's
  * width too. */
+static gboolean
+is_list_view (GtkWidget     *widget,
+              gconstpointer  data)
+{
+  return GTK_IS_LIST_VIEW (widget) && gtk_widget_get_mapped (widget);
+}
+
+/* The list's last row in the view: scrolled to its end. */
+static gboolean
+list_at_bottom (gpointer data)
+{
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (data));
+  double upper = gtk_adjustment_get_upper (adjustment);
+  double page = gtk_adjustment_get_page_size (adjustment);
+
+  return upper > page && gtk_adjustment_get_value (adjustment) + page >= upper - 1;
+}
+
 static void
 test_history_says_older_versions_not_shown (void)
 {
@@ -601,6 +619,14 @@ test_history_says_older_versions_not_shown (void)
   pd_test_flush (view);
   label = pd_test_find_first (view, is_mapped_label_with_prefix, "5 older versions not shown");
   g_assert_nonnull (label);
+  /* The newest, selected, is in sight: the list opened at its oldest row
+   * before, the selected version a thousand rows below. */
+  {
+    GtkWidget *versions = pd_test_find_first (view, is_list_view, NULL);
+
+    g_assert_nonnull (versions);
+    g_assert_true (pd_test_wait_for (list_at_bottom, versions));
+  }
   /* Not a gap between versions: none is said. */
   g_assert_null (pd_test_find_first (view, is_mapped_label_with_prefix, "Not listed:"));
   pd_test_screenshot (GTK_WIDGET (window), "history-older-versions");
