@@ -13,6 +13,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <string.h>
 
 #include "pd-import-index.h"
@@ -124,14 +126,15 @@ version_entry (const PdPlanVersionInfo *version)
 {
   JsonObject *entry = json_object_new ();
   g_autofree char *stamp = pd_session_time_to_string (version->created_at);
-  JsonNode *state = json_from_string (version->state_json, NULL);
+  JsonNode *state = pd_json_from_string_bounded (version->state_json, NULL);
 
   json_object_set_int_member (entry, "version", version->version);
   json_object_set_string_member (entry, "created_at", stamp ? stamp : "");
   /* An imported agent's cancelled item says so, as the window shows it
    * (the plan's words call it blocked; the summary counts it out). */
   pd_transcript_pages_state_show_cancelled (state);
-  json_object_set_member (entry, "state", state);
+  /* A stored state that does not read (refused, too deep) is null. */
+  json_object_set_member (entry, "state", state ? state : json_node_new (JSON_NODE_NULL));
   return entry;
 }
 

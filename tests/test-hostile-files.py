@@ -185,10 +185,58 @@ def test_databases(tap, agent, tmp, recording):
         else:
             refused(tap, proc, f"read-only: {name} refuses to write", ro, "cannot be written")
     test_serve_read_only(tap, agent, ro, sid)
+    test_deep_rows(tap, agent, tmp, recording, ok, sid)
     with sqlite3.connect(ro) as db:
         tap.check(db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
                   and db.execute("PRAGMA integrity_check").fetchone()[0] == "ok",
                   "read-only: the session is still there")
+
+def test_deep_rows(tap, agent, tmp, recording, ok, sid):
+    """A database whose rows hold JSON nested 300 000 deep (anyone who can
+    write the file can write them): json-glib recursed once a level and
+    every command that read the row died of a stack overflow (SIGSEGV), as
+    did `serve` on a GET of the session, taking every client with it."""
+    deep = "[" * 300000 + "]" * 300000
+    path = os.path.join(tmp, "deep.db")
+    shutil.copyfile(ok, path)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("UPDATE messages SET tool_calls = ?", (deep,))
+    db.execute("UPDATE messages SET content = ?, content_json = 1 WHERE role = 'assistant'", (deep,))
+    db.execute("UPDATE messages SET extra = ?", (deep,))
+    db.execute("UPDATE plan_versions SET state_json = ?", (deep,))
+    # (events.event_json is left alone: SQLite's own JSON functions refuse
+    # it first, "malformed JSON", and that would hide the rest.)
+    db.close()
+    for name, args in commands(sid, recording, tmp):
+        if name in ("serve", "sessions rm", "import --db"):
+            continue
+        proc = agent.run(*args, "--db", path, timeout=60)
+        tap.check(proc.returncode in (0, 1) and "CRITICAL" not in proc.stderr,
+                  f"deep rows: {name} ends without crashing", detail(proc))
+    proc = subprocess.Popen([agent.path, "serve", "--db", path, "--listen", "127.0.0.1:0"], env=agent.env,
+                            cwd=agent.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        base, _, token = url.partition("/?token=")
+        for suffix in ("", "/plan", "/plan/detail", "/export", "/events"):
+            where = f"/api/sessions/{sid}{suffix}" if suffix != "/events" else f"/api/events?session_id={sid}"
+            request = urllib.request.Request(base + where, headers={"X-Plandeck-Token": token})
+            try:
+                with urllib.request.urlopen(request, timeout=60) as reply:
+                    status = reply.status
+            except urllib.error.HTTPError as e:
+                status = e.code
+            except (urllib.error.URLError, ConnectionError) as e:
+                status = f"no answer: {e}"
+            tap.check(status in (200, 500) and proc.poll() is None,
+                      f"deep rows: serve answers GET {where.split('?')[0]} and lives", f"{status}")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
 
 
 def test_serve_read_only(tap, agent, ro, sid):

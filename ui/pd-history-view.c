@@ -18,6 +18,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
@@ -139,7 +141,8 @@ step_marks (const char *state_json)
   JsonNode *root;
   JsonNode *steps;
 
-  if (state_json == NULL || !json_parser_load_from_data (parser, state_json, -1, NULL))
+  if (state_json == NULL || pd_json_nesting_exceeds (state_json, -1, PD_JSON_FOREIGN_MAX_DEPTH) ||
+      !json_parser_load_from_data (parser, state_json, -1, NULL))
     return marks;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))

@@ -18,6 +18,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <glib/gi18n.h>
 
 #include "pd-json-util.h"
@@ -134,7 +136,8 @@ pretty_arguments (JsonObject *function)
     return json_to_string (node, TRUE);
 
   parser = json_parser_new_immutable ();
-  if (json_parser_load_from_data (parser, text, -1, NULL) && json_parser_get_root (parser) != NULL)
+  if (!pd_json_nesting_exceeds (text, -1, PD_JSON_FOREIGN_MAX_DEPTH) &&
+      json_parser_load_from_data (parser, text, -1, NULL) && json_parser_get_root (parser) != NULL)
     return json_to_string (json_parser_get_root (parser), TRUE);
 
   return g_strdup (text);

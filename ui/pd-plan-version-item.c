@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <string.h>
 
 #include <glib/gi18n.h>
@@ -106,7 +108,8 @@ count_cancelled (const char *state_json)
   JsonNode *steps;
   guint n = 0;
 
-  if (strstr (state_json, "agent_status") == NULL || !json_parser_load_from_data (parser, state_json, -1, NULL))
+  if (strstr (state_json, "agent_status") == NULL || pd_json_nesting_exceeds (state_json, -1, PD_JSON_FOREIGN_MAX_DEPTH) ||
+      !json_parser_load_from_data (parser, state_json, -1, NULL))
     return 0;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))

@@ -15,6 +15,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -268,7 +270,8 @@ cancelled_steps (const char *state_json)
   JsonNode *root;
   JsonNode *steps;
 
-  if (state_json == NULL || !json_parser_load_from_data (parser, state_json, -1, NULL))
+  if (state_json == NULL || pd_json_nesting_exceeds (state_json, -1, PD_JSON_FOREIGN_MAX_DEPTH) ||
+      !json_parser_load_from_data (parser, state_json, -1, NULL))
     return cancelled;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
@@ -444,7 +447,7 @@ pd_session_export_json (const PdSessionInfo *info,
       const PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
       JsonObject *entry = json_object_new ();
       g_autofree char *stamp = pd_session_time_to_string (version->created_at);
-      JsonNode *state = json_from_string (version->state_json, NULL);
+      JsonNode *state = pd_json_from_string_bounded (version->state_json, NULL);
 
       /* As `sessions export` writes it: an imported agent's cancelled item
        * says so. */

@@ -202,7 +202,7 @@ sessions_show (PdSessionStore *store,
       if (plan != NULL)
         {
           g_autofree char *state = pd_plan_state_to_json (plan);
-          JsonNode *node = json_from_string (state, NULL);
+          JsonNode *node = pd_json_from_string_bounded (state, NULL);
 
           mark_cancelled (node, cancelled);
           json_object_set_member (object, "plan_state", node);

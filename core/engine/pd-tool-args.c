@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -18,7 +20,7 @@ JsonNode *
 _pd_tool_parse_schema (const char *json)
 {
   g_autoptr(GError) error = NULL;
-  JsonNode *node = json_from_string (json, &error);
+  JsonNode *node = pd_json_from_string_bounded (json, &error);
 
   /* The schemas are constants of this library: a bad one is a bug. */
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))

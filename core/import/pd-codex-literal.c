@@ -7,6 +7,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <string.h>
 
 #include "pd-codex-reader.h"
@@ -251,7 +253,8 @@ pd_codex_extract_exec_plan (const char *script)
     return NULL;
 
   parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, out->str, (gssize) out->len, NULL))
+  if (pd_json_nesting_exceeds (out->str, (gssize) out->len, PD_JSON_FOREIGN_MAX_DEPTH) ||
+      !json_parser_load_from_data (parser, out->str, (gssize) out->len, NULL))
     return NULL;
   return json_node_copy (json_parser_get_root (parser));
 }

@@ -976,7 +976,7 @@ stored_event_new (PdTranscriptPages *self,
                   guint              i)
 {
   const Event *event = g_ptr_array_index (self->events, i);
-  g_autoptr(JsonNode) data = json_from_string (event->data, NULL);
+  g_autoptr(JsonNode) data = pd_json_from_string_bounded (event->data, NULL);
   g_autoptr(PdEvent) envelope = NULL;
   PdStoredEvent *stored;
 

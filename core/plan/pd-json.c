@@ -671,6 +671,38 @@ pd_json_canonicalize_text (const char  *text,
 }
 
 /**
+ * pd_json_from_string_bounded:
+ * @text: (nullable): JSON text this program did not just build: a row of a
+ *   database (which anyone who can write the file may have written), a
+ *   file, a model's arguments
+ * @error: the reason when refused
+ *
+ * json_from_string(), refused beyond %PD_JSON_FOREIGN_MAX_DEPTH levels
+ * before json-glib, which recurses once a level, sees it: a stored message
+ * of 300 000 '[' crashed every command and `serve` that read it, and the
+ * window before its first frame (tried as an attacker would).
+ *
+ * Returns: (transfer full) (nullable): the node, or %NULL with @error set
+ */
+JsonNode *
+pd_json_from_string_bounded (const char  *text,
+                             GError     **error)
+{
+  if (text == NULL)
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_SYNTAX, "invalid JSON: no text");
+      return NULL;
+    }
+  if (pd_json_nesting_exceeds (text, -1, PD_JSON_FOREIGN_MAX_DEPTH))
+    {
+      g_set_error (error, PD_JSON_ERROR, PD_JSON_ERROR_DEPTH,
+                   "invalid JSON: nested deeper than %d levels", PD_JSON_FOREIGN_MAX_DEPTH);
+      return NULL;
+    }
+  return json_from_string (text, error);
+}
+
+/**
  * pd_json_nesting_exceeds:
  * @text: JSON text (need not be valid)
  * @length: its length, or -1 when NUL-terminated

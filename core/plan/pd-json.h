@@ -66,6 +66,8 @@ JsonNode *pd_json_parse_picked       (const char  *text,
                                       gssize       length,
                                       const PdJsonPick *pick,
                                       GError     **error);
+JsonNode *pd_json_from_string_bounded (const char *text,
+                                      GError    **error);
 gboolean  pd_json_check_foreign      (const char  *text,
                                       gssize       length,
                                       GError     **error);

@@ -307,7 +307,7 @@ pd_plan_state_new_from_json (const char  *json,
 
   g_return_val_if_fail (json != NULL, NULL);
 
-  if (!(root = json_from_string (json, &local)) || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!(root = pd_json_from_string_bounded (json, &local)) || !JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error (error, PD_PLAN_ERROR, PD_PLAN_ERROR_PARSE,
                    "plan: stored plan state is not a JSON object%s%s",

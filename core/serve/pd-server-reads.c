@@ -11,6 +11,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include <string.h>
 
 #include "pd-server-private.h"
@@ -327,7 +329,7 @@ export_append_version (PdPlanVersionInfo *version,
 {
   g_autofree char *stamp = pd_session_time_to_string (version->created_at);
   JsonObject *entry = json_object_new ();
-  JsonNode *state = json_from_string (version->state_json, NULL);
+  JsonNode *state = pd_json_from_string_bounded (version->state_json, NULL);
   g_autofree char *text = NULL;
 
   json_object_set_int_member (entry, "version", version->version);
@@ -560,7 +562,7 @@ op_events (Req            *req,
   for (guint i = 0; i < events->len; i++)
     {
       PdStoredEvent *event = g_ptr_array_index (events, i);
-      JsonNode *node = json_from_string (event->event_json, NULL);
+      JsonNode *node = pd_json_from_string_bounded (event->event_json, NULL);
 
       if (node == NULL)
         continue;

@@ -7,6 +7,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include "pd-redact.h"
 #include "pd-session-store.h"
 #include "pd-session-store-private.h"
@@ -37,7 +39,7 @@ pd_session_store_set_annotation (PdSessionStore  *self,
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID, "an annotation needs a key");
       return FALSE;
     }
-  if (value_json == NULL || !(parsed = json_from_string (value_json, &local)) )
+  if (value_json == NULL || !(parsed = pd_json_from_string_bounded (value_json, &local)) )
     {
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_INVALID, "annotation “%s” is not JSON: %s",
                    key, local ? local->message : "no value");

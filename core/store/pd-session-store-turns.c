@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include "pd-json.h"
+
 #include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-redact.h"
@@ -477,7 +479,7 @@ pd_session_store_load_messages (PdSessionStore  *self,
         json_object_set_null_member (object, "content");
       else if (pd_db_stmt_column_int (stmt, 2))
         {
-          JsonNode *node = json_from_string (content, NULL);
+          JsonNode *node = pd_json_from_string_bounded (content, NULL);
 
           if (node)
             json_object_set_member (object, "content", node);
@@ -493,7 +495,7 @@ pd_session_store_load_messages (PdSessionStore  *self,
         json_object_set_string_member (object, "tool_call_id", pd_db_stmt_column_text (stmt, 4));
       if (tool_calls != NULL)
         {
-          JsonNode *node = json_from_string (tool_calls, NULL);
+          JsonNode *node = pd_json_from_string_bounded (tool_calls, NULL);
 
           if (node)
             json_object_set_member (object, "tool_calls", node);
@@ -502,7 +504,7 @@ pd_session_store_load_messages (PdSessionStore  *self,
       /* Other members last, never over the known ones. */
       if (extra != NULL)
         {
-          g_autoptr(JsonNode) node = json_from_string (extra, NULL);
+          g_autoptr(JsonNode) node = pd_json_from_string_bounded (extra, NULL);
 
           if (node && JSON_NODE_HOLDS_OBJECT (node))
             {
