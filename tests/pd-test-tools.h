@@ -273,6 +273,9 @@ wait_for (AsyncCall *ac)
 static const char * const secret_names[] = {
   "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY",
   "openrouter_api_key", "PLANDECK_SERVE_TOKEN", "PLANDECK_REMOTE_KEY", "MY_PROFILE_KEY",
+  /* A provider's key under another name reached commands (tried as an
+   * attacker would). */
+  "OPENAI_KEY", "ANTHROPIC_TOKEN",
 };
 
 /* Before any test (and any thread): the file modes the tests expect, and
@@ -287,6 +290,11 @@ pd_test_tools_init (int    *argc,
   for (guint i = 0; i < G_N_ELEMENTS (secret_names); i++)
     g_setenv (secret_names[i], "pd-secret-sentinel", TRUE);
   g_setenv ("PD_TEST_VISIBLE", "pd-visible-sentinel", TRUE);
+  /* A provider's address with a password in it is kept from commands;
+   * another address with one (the tests' database) is not. */
+  g_setenv ("OPENAI_BASE_URL", "http://user:pd-secret-sentinel@127.0.0.1:9/v1", TRUE);
+  g_setenv ("ANTHROPIC_BASE_URL", "https://pd-secret-sentinel@proxy.example/", TRUE);
+  g_setenv ("DATABASE_URL", "postgres://app:pd-visible-sentinel@127.0.0.1/app", TRUE);
 }
 
 #define ADD(path, func) \

@@ -451,6 +451,9 @@ static const BadValueCase bad_value_cases[] = {
   { "tokens-zero", "{\"limits\": {\"max_tokens\": 0}}", "limits.max_tokens 0 is out of range 1..1000000000000000; using 1" },
   { "unknown-section", "{\"engine\": {}}", "unknown section \"engine\" ignored (known sections: provider, planning, plan_mode, limits, tools)" },
   { "unknown-tools-key", "{\"tools\": {\"shell\": false}}", "unknown key tools.shell ignored (known keys: allow_outside)" },
+  /* A name's bidi override is named, not printed raw to the terminal
+   * (tried as an attacker would: a U+202E in it reordered the warning). */
+  { "unknown-section-bidi", "{\"RED\\u202eabc\": {}}", "unknown section \"RED<U+202E>abc\" ignored (known sections: provider, planning, plan_mode, limits, tools)" },
 };
 
 static void

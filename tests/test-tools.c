@@ -802,6 +802,7 @@ test_shell_secrets_hidden (Fixture       *f,
 
   g_assert_true (env->ok);
   g_assert_nonnull (strstr (env->content, "PD_TEST_VISIBLE=pd-visible-sentinel"));
+  g_assert_nonnull (strstr (env->content, "DATABASE_URL=postgres://app:pd-visible-sentinel@"));
   g_assert_null (strstr (env->content, "pd-secret-sentinel"));
   g_assert_cmpstr (direct->content, ==, "[][]\nexit status 0");
   g_assert_false (pd_tool_context_env_is_hidden (f->context, "PATH"));

@@ -33,6 +33,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "pd-config-private.h"
+#include "pd-safe-text.h"
 
 const PdConfigKeySpec _pd_config_keys[N_KEYS] = {
   [KEY_PROVIDER_NAME] = { "provider", "name", "provider.name", KEY_TYPE_STRING, PROJECT_IGNORED },
@@ -110,12 +111,17 @@ _pd_config_add_warning (PdConfig   *self,
                         ...)
 {
   va_list args;
+  g_autofree char *text = NULL;
   char *message;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  text = g_strdup_vprintf (format, args);
   va_end (args);
 
+  /* A warning quotes what a project's file holds: its bidi controls and
+   * other invisible characters are named (<U+202E>), never printed raw to
+   * a terminal (tried as an attacker would). */
+  message = pd_safe_text_line (text);
   g_debug ("%s", message);
   g_ptr_array_add (self->warnings, message);
 }

@@ -318,12 +318,35 @@ name_is_secret (const char *name)
   upper = g_ascii_strup (name, -1);
   if (g_str_has_suffix (upper, "_API_KEY") || g_str_has_suffix (upper, "_APIKEY"))
     return TRUE;
-  if (g_str_has_prefix (upper, "PLANDECK_") &&
+  /* The project's own, and a provider's under any other name
+   * (OPENAI_KEY, ANTHROPIC_TOKEN: tried as an attacker would). */
+  if ((g_str_has_prefix (upper, "PLANDECK_") || g_str_has_prefix (upper, "OPENAI_") ||
+       g_str_has_prefix (upper, "ANTHROPIC_") || g_str_has_prefix (upper, "AZURE_OPENAI_")) &&
       (contains_word (upper, "TOKEN") || contains_word (upper, "KEY") ||
        contains_word (upper, "SECRET") || contains_word (upper, "PASSWORD")))
     return TRUE;
 
   return FALSE;
+}
+
+/* A provider's address with a password in it (OPENAI_BASE_URL=
+ * http://user:password@host/…): kept from commands by what it holds, as a
+ * key is by its name.  Other URLs (a DATABASE_URL the tests need) stay. */
+static gboolean
+value_is_secret (const char *name,
+                 const char *value)
+{
+  const char *authority;
+  const char *end;
+  const char *at;
+
+  if (!(g_str_has_prefix (name, "OPENAI_") || g_str_has_prefix (name, "ANTHROPIC_")) ||
+      !(authority = strstr (value, "://")))
+    return FALSE;
+  authority += 3;
+  end = authority + strcspn (authority, "/?#");
+  at = memchr (authority, '@', end - authority);
+  return at != NULL;
 }
 
 /**
@@ -404,7 +427,7 @@ pd_tool_context_build_env (PdToolContext *self)
       const char *eq = strchr (inherited[i], '=');
       g_autofree char *name = eq ? g_strndup (inherited[i], eq - inherited[i]) : g_strdup (inherited[i]);
 
-      if (!pd_tool_context_env_is_hidden (self, name))
+      if (!pd_tool_context_env_is_hidden (self, name) && !(eq && value_is_secret (name, eq + 1)))
         g_ptr_array_add (env, g_strdup (inherited[i]));
     }
   g_ptr_array_add (env, NULL);
