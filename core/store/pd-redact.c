@@ -39,6 +39,8 @@ enum {
   RE_CURL,
   RE_HOOK,
   RE_USERINFO,
+  RE_USERTOKEN,
+  RE_NETRC,
   RE_ASSIGN,
   N_RE
 };
@@ -53,6 +55,8 @@ static const char * const patterns[N_RE] = {
     "|github_pat_[A-Za-z0-9_]{22,}+"
     "|gl(?:pat|ptt|dt|rt|cbt|imt|soat|ffct|oas|agent)-[A-Za-z0-9_\\-]{20,}+"
     "|npm_[A-Za-z0-9]{36}"
+    "|gsk_[A-Za-z0-9]{40,}+"
+    "|dckr_pat_[A-Za-z0-9_\\-]{20,}+"
     "|pypi-[A-Za-z0-9_\\-]{50,}+"
     "|(?:AKIA|ASIA)[A-Z0-9]{16}"
     "|xox[abposr]-[A-Za-z0-9\\-]{10,}+"
@@ -81,6 +85,12 @@ static const char * const patterns[N_RE] = {
   [RE_USERINFO] =
     "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://[^\\s:/?#@\"'`<>\\\\\\[\\]{}]*+:"
     "(?<v>[^\\s/?#@\"'`<>\\\\\\[\\]{}]++)(?=@)",
+  /* scheme://TOKEN@host: a key given as the user (a Sentry DSN, a
+   * token in a git remote), 20 or more of a key's characters. */
+  [RE_USERTOKEN] =
+    "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://(?<v>[A-Za-z0-9_\\-]{20,}+)(?=@)",
+  /* A .netrc line: machine HOST login USER password SECRET. */
+  [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
@@ -445,23 +455,23 @@ has_key_prefix (const char *p)
   static const char * const s[] = { "sk-", "sk_live_", "sk_test_", "shpat_", "shpss_", "shpca_", "shppa_", NULL };
   static const char * const g[] = {
     "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-",
-    "glcbt-", "glimt-", "glsoat-", "glffct-", "gloas-", "glagent-", NULL,
+    "glcbt-", "glimt-", "glsoat-", "glffct-", "gloas-", "glagent-", "gsk_", NULL,
   };
   static const char * const a[] = { "AKIA", "ASIA", "AIza", NULL };
-  static const char * const d[] = { "dop_v1_", "doo_v1_", "dor_v1_", NULL };
+  static const char * const d[] = { "dop_v1_", "doo_v1_", "dor_v1_", "dckr_pat_", NULL };
 
   switch (*p)
     {
     case 's': return p[1] == 'k' || p[1] == 'h' ? starts_with_any (p, s) : FALSE;
     case 'r': return strncmp (p, "rk_live_", 8) == 0 || strncmp (p, "rk_test_", 8) == 0;
-    case 'g': return p[1] == 'h' || p[1] == 'i' || p[1] == 'l' ? starts_with_any (p, g) : FALSE;
+    case 'g': return p[1] == 'h' || p[1] == 'i' || p[1] == 'l' || p[1] == 's' ? starts_with_any (p, g) : FALSE;
     case 'n': return strncmp (p, "npm_", 4) == 0;
     case 'p': return strncmp (p, "pypi-", 5) == 0;
     case 'A': return starts_with_any (p, a);
     case 'x': return strncmp (p, "xox", 3) == 0 || strncmp (p, "xapp-", 5) == 0;
     case 'h': return strncmp (p, "hf_", 3) == 0;
     case 'S': return strncmp (p, "SG.", 3) == 0;
-    case 'd': return p[1] == 'o' ? starts_with_any (p, d) : FALSE;
+    case 'd': return p[1] == 'o' || p[1] == 'c' ? starts_with_any (p, d) : FALSE;
     case 'e': return strncmp (p, "eyJ", 3) == 0;
     default:  return FALSE;
     }
@@ -558,12 +568,35 @@ try_url (Redactor *r,
         at = TRUE;
         break;
       }
-  if (at && match_at (r, RE_USERINFO, start, &vs, &ve))
+  if (at && (match_at (r, RE_USERINFO, start, &vs, &ve) || match_at (r, RE_USERTOKEN, start, &vs, &ve)))
     {
       redact_span (r, vs, ve);
       return ve;
     }
   return i + 3;
+}
+
+/* "password" at @i ends a .netrc line's "machine HOST login USER" (or
+ * "default login USER"): its next word is the password, with no '=' or
+ * ':' that the name rule needs (tried as an attacker would).  The line
+ * before it is looked at up to 256 bytes back. */
+static gboolean
+netrc_password_at (Redactor *r,
+                   gsize     i)
+{
+  const char *t = r->text;
+  gsize line = i;
+
+  if (!starts_with_ci (t + i, "password") || !(t[i + 8] == ' ' || t[i + 8] == '\t'))
+    return FALSE;
+  while (line > r->copied && t[line - 1] != '\n' && i - line < 256)
+    line--;
+  {
+    g_autofree char *before = g_strndup (t + line, i - line);
+
+    return strstr (before, "login ") != NULL
+           && (strstr (before, "machine ") != NULL || strstr (before, "default ") != NULL);
+  }
 }
 
 /* Everything that may start at @i.  Returns where the scan goes on (@i
@@ -603,6 +636,12 @@ try_at (Redactor *r,
     }
   if (*p == ':' && p[1] == '/' && p[2] == '/')
     return try_url (r, i);
+  if ((*p == 'p' || *p == 'P') && word_start && netrc_password_at (r, i)
+      && match_at (r, RE_NETRC, i, &vs, &ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
+    }
   if (g_ascii_isalpha (*p) && has_name_trigger (p))
     return try_assignment (r, i);
   return i;
