@@ -41,8 +41,6 @@ struct _PdHistoryView
   GListStore         *versions;
   GtkSingleSelection *selection;
   gboolean            narrow;
-  guint               scroll_tick;   /* bringing the newest into sight */
-  guint               scroll_frames; /* frames it has tried in */
 
   /* Template widgets */
   GtkPaned           *paned;
@@ -635,42 +633,6 @@ pd_history_view_update_state (PdHistoryView *self)
   gtk_stack_set_visible_child_name (self->stack, empty ? "empty" : "history");
 }
 
-/* The list's end in sight: a long history opened at its oldest listed
- * row, the selected newest a thousand rows below (tried as a new user
- * would).  "list.scroll-to-item" moves only to a row the list has laid out
- * (it ignores others and never warns: see pd-events-view.c), so it is asked
- * again each frame until the list shows its end, for a second at most. */
-static gboolean
-show_newest_tick (GtkWidget     *list,
-                  GdkFrameClock *clock,
-                  gpointer       data)
-{
-  PdHistoryView *self = data;
-  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
-  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->versions));
-  double upper = gtk_adjustment_get_upper (adjustment);
-  double page = gtk_adjustment_get_page_size (adjustment);
-
-  if (n_items == 0 || gtk_single_selection_get_selected (self->selection) != n_items - 1 ||
-      (upper > 0 && gtk_adjustment_get_value (adjustment) + page >= upper - 1) ||
-      ++self->scroll_frames > 60)
-    {
-      self->scroll_tick = 0;
-      return G_SOURCE_REMOVE;
-    }
-  gtk_widget_activate_action (list, "list.scroll-to-item", "u", n_items - 1);
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-pd_history_view_show_newest (PdHistoryView *self)
-{
-  self->scroll_frames = 0;
-  if (self->scroll_tick == 0)
-    self->scroll_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->version_list), show_newest_tick,
-                                                      self, NULL);
-}
-
 /* Merge by version: unchanged versions keep their items, a changed one is
  * replaced in place, new ones are appended. */
 static void
@@ -717,7 +679,7 @@ pd_history_view_merge (PdHistoryView *self,
       /* Moved only when the list is new or grew: a refresh that brings
        * nothing leaves where the user scrolled to. */
       if (n_old == 0 || n_new > n_old)
-        pd_history_view_show_newest (self);
+        _pd_list_view_scroll_to_end (GTK_WIDGET (self->version_list));
     }
 }
 
@@ -983,9 +945,6 @@ pd_history_view_dispose (GObject *object)
 
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
-  if (self->scroll_tick != 0)
-    gtk_widget_remove_tick_callback (GTK_WIDGET (self->version_list), self->scroll_tick);
-  self->scroll_tick = 0;
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_HISTORY_VIEW);
   /* The root box of the template is not bound to a field, so unparent it. */
   {

@@ -27,6 +27,7 @@ void        _pd_name_entry_row         (AdwEntryRow        *row);
 int         _pd_text_width             (GtkWidget          *widget,
                                         double              chars);
 void        _pd_list_one_tab_stop      (GtkWidget          *list);
+void        _pd_list_view_scroll_to_end (GtkWidget         *list);
 gboolean    _pd_list_leave             (GtkWidget          *list,
                                         GtkDirectionType    direction);
 void        _pd_stack_tab_shown_only   (GtkStack           *stack);

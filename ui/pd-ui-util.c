@@ -624,6 +624,51 @@ leave_list (GtkWidget *list,
   return _pd_list_leave (list, g_variant_get_int32 (args));
 }
 
+/* One frame of _pd_list_view_scroll_to_end(). */
+static gboolean
+scroll_to_end_tick (GtkWidget     *list,
+                    GdkFrameClock *clock,
+                    gpointer       data)
+{
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
+  GListModel *model = G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list)));
+  guint n_items = model != NULL ? g_list_model_get_n_items (model) : 0;
+  double upper = gtk_adjustment_get_upper (adjustment);
+  guint frames = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (list), "pd-scroll-end-frames"));
+
+  if (n_items == 0 || frames >= 60 ||
+      (upper > 0 && gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >= upper - 1))
+    {
+      g_object_set_data (G_OBJECT (list), "pd-scroll-end-tick", NULL);
+      return G_SOURCE_REMOVE;
+    }
+  g_object_set_data (G_OBJECT (list), "pd-scroll-end-frames", GUINT_TO_POINTER (frames + 1));
+  gtk_widget_activate_action (list, "list.scroll-to-item", "u", n_items - 1);
+  return G_SOURCE_CONTINUE;
+}
+
+/*
+ * _pd_list_view_scroll_to_end:
+ * @list: a list view
+ *
+ * Brings the list's last row into sight, as soon as the list has laid it
+ * out: "list.scroll-to-item" moves only to a row laid out (it ignores
+ * others and never warns, see pd-events-view.c), so it is asked again each
+ * frame until the list shows its end, for a second at most.  (A long
+ * History opened at its oldest listed row, the selected newest a thousand
+ * rows below: tried as a new user would.)
+ */
+void
+_pd_list_view_scroll_to_end (GtkWidget *list)
+{
+  g_return_if_fail (GTK_IS_LIST_VIEW (list));
+
+  g_object_set_data (G_OBJECT (list), "pd-scroll-end-frames", NULL);
+  if (g_object_get_data (G_OBJECT (list), "pd-scroll-end-tick") == NULL)
+    g_object_set_data (G_OBJECT (list), "pd-scroll-end-tick",
+                       GUINT_TO_POINTER (gtk_widget_add_tick_callback (list, scroll_to_end_tick, NULL, NULL)));
+}
+
 /*
  * _pd_list_one_tab_stop:
  * @list: a list view, column view or list box
