@@ -780,6 +780,15 @@ test_read_only_file (Fixture       *f,
   g_assert_cmpint (g_chmod (locked_dir, 0555), ==, 0);
   /* Nobody may make SQLite's side files beside ro.db, as its owner could. */
   g_assert_cmpint (g_chmod (f->dir, 0777), ==, 0);
+  /* Files of their own that they cannot write: a file of another user is
+   * never written whatever its mode (test-db-create.c). */
+  if (geteuid () == 0)
+    {
+      const char *own[] = { path, old, empty, locked };
+
+      for (guint i = 0; i < G_N_ELEMENTS (own); i++)
+        g_assert_cmpint (chown (own[i], 65534, 65534), ==, 0);
+    }
 
   g_setenv ("PD_TEST_DB_DIR", f->dir, TRUE);
   g_test_trap_subprocess ("/pd/db/read-only-file/subprocess", 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);

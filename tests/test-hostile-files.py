@@ -186,6 +186,7 @@ def test_databases(tap, agent, tmp, recording):
             refused(tap, proc, f"read-only: {name} refuses to write", ro, "cannot be written")
     test_serve_read_only(tap, agent, ro, sid)
     test_deep_rows(tap, agent, tmp, recording, ok, sid)
+    test_database_links(tap, agent, tmp, recording, ok, sid)
     with sqlite3.connect(ro) as db:
         tap.check(db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
                   and db.execute("PRAGMA integrity_check").fetchone()[0] == "ok",
@@ -237,6 +238,49 @@ def test_deep_rows(tap, agent, tmp, recording, ok, sid):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
+
+
+def test_database_links(tap, agent, tmp, recording, ok, sid):
+    """--db PATH where another user left a link or their own database (tried
+    as an attacker would, in a folder both can write): a dangling link is
+    never followed to make a database where it points; a database of another
+    user is read, never written, and through a link not opened at all."""
+    shared = os.path.join(tmp, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    target = os.path.join(shared, "their-target.db")
+    dangling = os.path.join(shared, "dangling.db")
+    os.symlink(target, dangling)
+    for name, args in commands(sid, recording, tmp):
+        proc = agent.run(*args, "--db", dangling, timeout=20)
+        tap.check(proc.returncode != 0 and not os.path.lexists(target)
+                  and not os.path.lexists(target + "-wal") and "CRITICAL" not in proc.stderr,
+                  f"dangling link: {name} makes nothing where it points", detail(proc))
+    if os.geteuid() != 0:
+        tap.check(True, "# SKIP databases of another user need root to make")
+        return
+    theirs = os.path.join(shared, "theirs.db")
+    shutil.copyfile(ok, theirs)
+    os.chmod(theirs, 0o666)
+    os.chown(theirs, NOBODY, NOBODY)
+    link = os.path.join(shared, "link.db")
+    os.symlink(theirs, link)
+    before = open(theirs, "rb").read()
+    for name, args in commands(sid, recording, tmp):
+        proc = agent.run(*args, "--db", link, timeout=20)
+        refused(tap, proc, f"link to another user's database: {name} refuses", link,
+                "symbolic link to a database of another user")
+        if name == "serve":
+            continue
+        proc = agent.run(*args, "--db", theirs, timeout=20)
+        if name in ("sessions list", "sessions show", "sessions export", "events", "plan status"):
+            tap.check(proc.returncode == 0 and "WARNING" not in proc.stderr,
+                      f"another user's database: {name} reads", detail(proc))
+        else:
+            refused(tap, proc, f"another user's database: {name} refuses to write", theirs,
+                    "belongs to another user")
+    tap.check(open(theirs, "rb").read() == before and not os.path.exists(theirs + "-wal"),
+              "another user's database is unchanged")
 
 
 def test_serve_read_only(tap, agent, ro, sid):

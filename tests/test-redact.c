@@ -9,6 +9,7 @@
 
 #include "pd-plan.h"
 #include "pd-redact.h"
+#include "pd-secret-text.h"
 
 static char *
 redact (const char *text,
@@ -379,6 +380,36 @@ test_plan_render_parses (void)
   g_assert_cmpstr (((PdPlanStep *) g_ptr_array_index (parsed->steps, 0))->note, ==, "password=[REDACTED]");
 }
 
+/* A key of no known shape is found only as itself: a provider that echoed
+ * it had it stored in clear (tried as an attacker would). */
+static void
+test_registered_secret (void)
+{
+  const char *key = "plain.Key~With-NoKnownShape42";
+  g_autofree char *before = pd_redact ("the server said plain.Key~With-NoKnownShape42 back", NULL);
+  g_autofree char *after = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *quoted = NULL;
+  g_autofree char *shortish = NULL;
+  guint n = 0;
+
+  g_assert_nonnull (strstr (before, key));
+  pd_secret_text_register (key);
+  pd_secret_text_register ("Odd\"Key\\WithQuotes");
+  pd_secret_text_register ("ollama");
+  after = pd_redact ("the server said plain.Key~With-NoKnownShape42 back", &n);
+  g_assert_cmpstr (after, ==, "the server said [REDACTED] back");
+  g_assert_cmpuint (n, ==, 1);
+  /* As a JSON string spells it, and as itself. */
+  json = pd_redact ("{\"text\": \"Odd\\\"Key\\\\WithQuotes\"}", NULL);
+  g_assert_cmpstr (json, ==, "{\"text\": \"[REDACTED]\"}");
+  quoted = pd_redact ("Odd\"Key\\WithQuotes", NULL);
+  g_assert_cmpstr (quoted, ==, "[REDACTED]");
+  /* Shorter than 8: not hunted, words stay. */
+  shortish = pd_redact ("ollama serve", NULL);
+  g_assert_cmpstr (shortish, ==, "ollama serve");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -397,6 +428,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);
+  g_test_add_func ("/pd/redact/registered-secret", test_registered_secret);
 
   return g_test_run ();
 }

@@ -14,10 +14,16 @@ foreign Origin, and its prompt ran, its write approved by the same socket.
             "/ws" itself upgrades, the others are 404
   exploit   the prompt over "/ws/" from evil.example writes nothing (the
             replayed model asks to write pwned.txt)
+  no-origin the token cookie alone and no Origin (no page of ours: every
+            browser sends one with a handshake and a POST) opens no
+            WebSocket and changes nothing (403); the token as a header
+            without an Origin (curl, the window) and the cookie with our
+            Origin (odek's page) still work
 
 Prints TAP.
 """
 import base64
+import http.client
 import json
 import os
 import socket
@@ -138,6 +144,31 @@ def main():
             sock, status, _ = handshake(port, "/ws", ours)
             sock.close()
             tap.check(" 101 " in status, "paths: /ws with the token and our Origin upgrades", status)
+
+            # no-origin: the cookie alone, as a forged request brings it.
+            cookie_only = {"Cookie": f"odek_ws_token={token}"}
+            sock, status, _ = handshake(port, "/ws", cookie_only)
+            sock.close()
+            tap.check(" 403 " in status, "no-origin: /ws with the cookie alone and no Origin is refused", status)
+
+            def post(headers):
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                conn.request("POST", "/api/cancel?session_id=20260101-00000000000000000000000000000000",
+                             body="{}", headers={"Content-Type": "application/json", **headers})
+                response = conn.getresponse()
+                body = response.read().decode(errors="replace")
+                conn.close()
+                return response.status, body
+
+            status, body = post(cookie_only)
+            tap.check(status == 403 and "Origin required" in body,
+                      "no-origin: a POST with the cookie alone and no Origin is refused", f"{status} {body}")
+            status, body = post(ours)
+            tap.check(status != 403, "no-origin: the same POST with the cookie and our Origin passes the guard",
+                      f"{status} {body}")
+            status, body = post({"X-Plandeck-Token": token})
+            tap.check(status != 403, "no-origin: the same POST with the token header and no Origin passes the guard",
+                      f"{status} {body}")
 
             # exploit: what the page would do next, had the handshake passed.
             sock, status, buffer = handshake(port, "/ws/", evil)

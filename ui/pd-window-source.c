@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "pd-preferences-window.h"
 #include "pd-secrets.h"
@@ -516,6 +517,12 @@ _pd_window_open_source (PdWindow *self)
         /* Translators: %s is a file path */
         description = g_strdup_printf (_("%s is a symbolic link to a file that does not exist. No database is created through a link; open the file it points to, or another database."),
                                        self->database_path);
+      else if (g_file_test (folder, G_FILE_TEST_IS_DIR) && g_access (folder, W_OK | X_OK) != 0)
+        /* Offered there, accepting only failed with "Permission denied"
+         * (tried as a new user would): the folder is named now. */
+        /* Translators: the first %s is a folder, the second a file path */
+        description = g_strdup_printf (_("You cannot write in the folder %s, so no database can be made at %s. Choose a folder of your own, or ask its owner for write access."),
+                                       folder, self->database_path);
       else if (g_file_test (folder, G_FILE_TEST_IS_DIR))
         {
           /* Translators: %s is a file path */

@@ -18,6 +18,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-agent-commands.h"
+#include "pd-argv-secrets.h"
 #include "pd-tool.h"
 
 typedef struct
@@ -51,6 +52,9 @@ int
 main (int   argc,
       char *argv[])
 {
+  g_auto(GStrv) args = NULL;
+  g_autofree char **view = NULL;
+
   /* Before any thread: keys out of what /proc/PID/environ shows commands. */
   pd_tool_scrub_startup_environ ();
   /* And out of their reach altogether: a command the model runs is this
@@ -66,6 +70,17 @@ main (int   argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+
+  /* Every command parses a copy: a password or token in a URL (--base-url
+   * http://user:PASSWORD@host/, ?token=) is hidden from ps and
+   * /proc/PID/cmdline in the process's own memory, as plandeck hides
+   * --remote's. */
+  args = g_strdupv (argv);
+  pd_argv_hide_tokens (argc, argv);
+  /* GOption takes parsed options out of the array it is given: it gets
+   * an array of its own, and args keeps every string to free. */
+  view = g_memdup2 (args, sizeof (char *) * (argc + 1));
+  argv = view;
 
   if (argc < 2)
     {

@@ -17,6 +17,7 @@
 #include "pd-agent-commands.h"
 #include "pd-config.h"
 #include "pd-decimal.h"
+#include "pd-secret-text.h"
 
 /* Parses a non-negative count for --max-steps / --max-render-chars.
  * Negative numbers are refused here rather than clamped, because -1 is the
@@ -78,7 +79,9 @@ print_text (PdConfig *config)
       while (json_object_iter_next (&iter, &key, &value))
         {
           g_autofree char *path = g_strconcat (section_name, ".", key, NULL);
-          g_autofree char *shown = json_to_string (value, FALSE);
+          g_autofree char *raw = json_to_string (value, FALSE);
+          /* A password or token in the base URL is not shown. */
+          g_autofree char *shown = pd_secret_text_mask (raw, NULL);
 
           printf ("%s = %s (%s)\n", path, shown,
                   json_object_get_string_member_with_default (origins, path, "default"));
@@ -105,6 +108,12 @@ print_json (PdConfig *config)
   json_generator_set_pretty (generator, TRUE);
   json_generator_set_indent (generator, 2);
   text = json_generator_to_data (generator, NULL);
+  {
+    char *masked = pd_secret_text_mask (text, NULL);
+
+    g_free (text);
+    text = masked;
+  }
 
   /* Warnings are part of the document; stderr stays quiet so a script can
    * treat any stderr output as a failure of the command itself. */
@@ -178,6 +187,8 @@ pd_agent_config_main (int    argc,
     options.cli_planning = 0;
 
   config = pd_config_load (&options);
+  /* A password or token in the base URL is never printed. */
+  pd_secret_text_register_url (pd_config_get_provider_base_url (config));
 
   if (json)
     print_json (config);

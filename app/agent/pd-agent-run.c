@@ -32,6 +32,7 @@
 #include "pd-event.h"
 #include "pd-event-bus.h"
 #include "pd-safe-text.h"
+#include "pd-secret-text.h"
 
 typedef struct
 {
@@ -52,10 +53,16 @@ on_progress (PdEngineProgress  kind,
              gpointer          user_data)
 {
   RunState *state = user_data;
+  /* A key or URL password the model or server echoes is never printed
+   * (within what one piece of the stream carries). */
+  g_autofree char *masked = pd_secret_text_mask (text, NULL);
   /* Model text on a terminal: escapes and bidi controls are shown, never
    * obeyed (a piped answer stays exactly as the model wrote it). */
-  g_autofree char *line = pd_safe_text_line (text);
+  g_autofree char *line = NULL;
   g_autofree char *block = NULL;
+
+  text = masked != NULL ? masked : text;
+  line = pd_safe_text_line (text);
 
   switch (kind)
     {
@@ -348,7 +355,8 @@ run_main (gboolean   is_continue,
         }
       else
         {
-          const char *final = state.result->final_text ? state.result->final_text : "";
+          g_autofree char *final_masked = pd_secret_text_mask (state.result->final_text, NULL);
+          const char *final = final_masked ? final_masked : "";
           PdRunStatus run_status = state.result->status;
 
           /* stdout is the answer and nothing else: failures, refusals and

@@ -17,4 +17,16 @@ void  pd_secret_text_free    (char        *text);
 void  pd_secret_text_replace (char       **field,
                               const char  *value);
 
+/* Values this process must never store or print, whatever their shape:
+ * the API keys it sends, the password and token of a URL it was given. */
+#define PD_SECRET_TEXT_MIN_LENGTH 8
+
+void  pd_secret_text_register      (const char  *value);
+void  pd_secret_text_unregister    (const char  *value);
+void  pd_secret_text_register_url  (const char  *url);
+void  pd_secret_text_unregister_url (const char  *url);
+char *pd_secret_text_mask          (const char  *text,
+                                    guint       *n_masked);
+char *pd_secret_text_shown_url     (const char  *url);
+
 G_END_DECLS

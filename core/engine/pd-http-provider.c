@@ -105,12 +105,9 @@ build_url (const char  *name,
 static char *
 shown_url (const char *url)
 {
-  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
-
-  if (uri == NULL)
-    return g_strdup ("(invalid URL)");
-
-  return g_uri_to_string_partial (uri, G_URI_HIDE_PASSWORD | G_URI_HIDE_QUERY);
+  /* Its user and password (both: G_URI_FLAGS_NONE keeps them as one
+   * userinfo, which HIDE_PASSWORD left whole) and its query go nowhere. */
+  return pd_secret_text_shown_url (url);
 }
 
 /* Retry-After in seconds or as an HTTP date, in ms from @now, capped;
@@ -538,7 +535,9 @@ pd_http_provider_finalize (GObject *object)
   PdHttpProviderPrivate *priv = pd_http_provider_get_instance_private (self);
 
   g_clear_object (&priv->session);
+  pd_secret_text_unregister_url (priv->base_url);
   g_clear_pointer (&priv->base_url, g_free);
+  pd_secret_text_unregister (priv->api_key);
   g_clear_pointer (&priv->api_key, pd_secret_text_free);
 
   G_OBJECT_CLASS (pd_http_provider_parent_class)->finalize (object);
@@ -582,6 +581,7 @@ pd_http_provider_set_property (GObject      *object,
     {
     case PROP_BASE_URL:
       /* Empty is the wire's default, as it is when none is given. */
+      pd_secret_text_unregister_url (priv->base_url);
       g_free (priv->base_url);
       priv->base_url = g_value_dup_string (value);
       if (priv->base_url == NULL || *priv->base_url == '\0')
@@ -589,10 +589,14 @@ pd_http_provider_set_property (GObject      *object,
           g_free (priv->base_url);
           priv->base_url = g_strdup (PD_HTTP_PROVIDER_GET_CLASS (self)->default_base_url);
         }
+      /* Its password and token are masked wherever they are echoed. */
+      pd_secret_text_register_url (priv->base_url);
       break;
     case PROP_API_KEY:
+      pd_secret_text_unregister (priv->api_key);
       pd_secret_text_free (priv->api_key);
       priv->api_key = g_value_dup_string (value);
+      pd_secret_text_register (priv->api_key);
       break;
     case PROP_MAX_RETRIES:
       pd_http_provider_set_max_retries (self, g_value_get_uint (value));
@@ -661,6 +665,7 @@ _pd_http_provider_new (GType       type,
    * into a GValue and free that copy without wiping it. */
   priv = pd_http_provider_get_instance_private (self);
   priv->api_key = g_strdup (api_key);
+  pd_secret_text_register (priv->api_key);
   return self;
 }
 

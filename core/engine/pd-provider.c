@@ -14,6 +14,7 @@
 #include "pd-json.h"
 #include "pd-openai-provider.h"
 #include "pd-replay-provider.h"
+#include "pd-secret-text.h"
 
 G_DEFINE_QUARK (pd-provider-error-quark, pd_provider_error)
 
@@ -434,6 +435,13 @@ _pd_provider_sanitize (const char *text,
       g_free (valid);
       valid = g_string_free (g_steal_pointer (&redacted), FALSE);
     }
+  /* Every key and URL secret this process holds, whatever its shape. */
+  {
+    char *masked = pd_secret_text_mask (valid, NULL);
+
+    g_free (valid);
+    valid = masked;
+  }
 
   for (p = valid; *p != '\0' && n < max_chars; p = g_utf8_next_char (p), n++)
     {

@@ -310,6 +310,9 @@ judge (Guard              *guard,
    * let "/ws/" open a socket with no token from any page. */
   gboolean api = g_str_has_prefix (path, "/api");
   gboolean ws = g_str_has_prefix (path, "/ws");
+  gboolean changes = method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD && method != SOUP_METHOD_OPTIONS;
+  /* The instance token came only as the cookie a browser adds by itself. */
+  gboolean by_cookie = FALSE;
   GUri *target = soup_server_message_get_uri (msg);
 
   /* RFC 9112 §3.2: more than one Host field line is a 400, and a Host
@@ -331,15 +334,16 @@ judge (Guard              *guard,
       if (!guard->instance_header)
         {
           g_autofree char *cookie_token = _pd_server_cookie_value (msg, "odek_ws_token");
+          gboolean offered = ws && _pd_server_ws_token_offered (self, msg);
 
           /* The WebSocket also takes it as the subprotocol odek.TOKEN, which
            * is how a browser page sends it there. */
-          if (!_pd_server_token_equal (cookie_token, self->token) &&
-              !(ws && _pd_server_ws_token_offered (self, msg)))
+          if (!_pd_server_token_equal (cookie_token, self->token) && !offered)
             {
               *error = "Forbidden";
               return SOUP_STATUS_FORBIDDEN;
             }
+          by_cookie = !offered;
         }
     }
 
@@ -352,6 +356,18 @@ judge (Guard              *guard,
       (target != NULL && !name_is_allowed (self, g_uri_get_host (target))))
     {
       *error = "Host not allowed";
+      return SOUP_STATUS_FORBIDDEN;
+    }
+
+  /* A browser sends an Origin with every WebSocket handshake and every
+   * POST or DELETE, odek's page included; a change or a socket that brings
+   * the cookie alone and no Origin is no page of ours (a forged request,
+   * a plugin, a browser that hides it), and the cookie, which the browser
+   * adds by itself, is all it has (tried as an attacker would).  Clients
+   * that are not browsers send the token as a header. */
+  if (by_cookie && (ws || changes) && soup_message_headers_get_one (headers, "Origin") == NULL)
+    {
+      *error = "Origin required: a request with the token cookie alone must come from a page";
       return SOUP_STATUS_FORBIDDEN;
     }
 
@@ -368,8 +384,7 @@ judge (Guard              *guard,
     {
       /* odek's rule (changes only), and ours for the event stream: a page
        * elsewhere must not hold stream slots either. */
-      if ((method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD && method != SOUP_METHOD_OPTIONS) ||
-          strcmp (path, "/api/events/stream") == 0)
+      if (changes || strcmp (path, "/api/events/stream") == 0)
         {
           if (!origin_lines_allowed (self, headers))
             {

@@ -26,7 +26,24 @@ struct _PdDb
   /* Asked for writing, but the file (or its folder) cannot be written:
    * SQLite then opens it read-only without saying so. */
   guint       read_only_file : 1;
+  /* The file belongs to another user: read, never written (read_only_file
+   * is set too). */
+  guint       foreign_owner : 1;
+  guint       owner_uid;
 };
+
+/* Tests only (NULL otherwise): called where another user could act on a
+ * new database's path: after pd_db_open()'s checks found no file there and
+ * before it makes one (PD_DB_RACE_BEFORE_CREATE), and after it made the
+ * file and before SQLite opens it (PD_DB_RACE_BEFORE_SQLITE). */
+typedef enum
+{
+  PD_DB_RACE_BEFORE_CREATE,
+  PD_DB_RACE_BEFORE_SQLITE,
+} PdDbRacePoint;
+
+extern void (*_pd_db_race_hook) (const char    *path,
+                                 PdDbRacePoint  point);
 
 /* The SQL of migration step @version (1-based), which takes a database from
  * version - 1 to version.  NULL past the newest. */

@@ -9,8 +9,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "pd-db.h"
 #include "pd-db-private.h"
@@ -21,6 +24,8 @@
 G_DEFINE_FINAL_TYPE (PdDb, pd_db, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (pd-db-error-quark, pd_db_error)
+
+void (*_pd_db_race_hook) (const char *path, PdDbRacePoint point) = NULL;
 
 static void
 pd_db_finalize (GObject *object)
@@ -378,6 +383,14 @@ pd_db_check_writable (PdDb    *self,
 {
   g_return_val_if_fail (PD_IS_DB (self), FALSE);
 
+  if (self->foreign_owner)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "%s cannot be written: it belongs to another user (uid %u), and Plandeck writes "
+                   "only to databases of your own; copy it, or choose another path",
+                   self->path, self->owner_uid);
+      return FALSE;
+    }
   if (self->read_only_file)
     {
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
@@ -388,6 +401,55 @@ pd_db_check_writable (PdDb    *self,
     {
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
                    "%s is open read-only; it cannot be written", self->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * pd_db_check_creatable:
+ * @path: where a new database would be made
+ *
+ * Whether a new database can be made at @path: its folder exists and this
+ * user may write in it, and nothing stands at @path, not even a dangling
+ * link.  For offering to make one; pd_db_open() still makes the file
+ * exclusively, so what changes after this check is refused there.
+ */
+gboolean
+pd_db_check_creatable (const char  *path,
+                       GError     **error)
+{
+  g_autofree char *folder = NULL;
+  GStatBuf st;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  folder = g_path_get_dirname (path);
+  if (g_lstat (path, &st) == 0)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   S_ISLNK (st.st_mode)
+                   ? "%s is a symbolic link; no database is made through a link (it would be made "
+                     "where the link points): choose a path that is not a link"
+                   : "%s already exists; open it, or choose another path",
+                   path);
+      return FALSE;
+    }
+  if (g_stat (folder, &st) != 0 || !S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND,
+                   "No database can be made at %s: there is no folder %s; check the path",
+                   path, folder);
+      return FALSE;
+    }
+  if (g_access (folder, W_OK | X_OK) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "No database can be made at %s: you cannot write in the folder %s (%s); "
+                   "choose a folder of your own, or ask its owner for write access",
+                   path, folder, g_strerror (saved));
       return FALSE;
     }
   return TRUE;
@@ -552,13 +614,150 @@ set_pragmas (PdDb    *self,
   return TRUE;
 }
 
+/* What stands at @path now is the file @claimed (device and inode). */
+static gboolean
+same_file_at (const char        *path,
+              const struct stat *claimed)
+{
+  struct stat st;
+
+  return g_lstat (path, &st) == 0 && st.st_dev == claimed->st_dev && st.st_ino == claimed->st_ino;
+}
+
+/* Makes (or, for an empty file of the user's own already there, takes) the
+ * file of a new database and returns a descriptor of it, held while SQLite
+ * opens it so its inode cannot be reused; -1 with @error set naming the
+ * file and what to do, -2 when a file of the user's own was made there
+ * meanwhile (to be opened as it is). */
+static int
+claim_new_file (const char  *path,
+                gboolean     exists,
+                struct stat *claimed,
+                GError     **error)
+{
+  g_autofree char *folder = g_path_get_dirname (path);
+  int fd;
+
+  if (!exists)
+    fd = g_open (path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  else
+    fd = g_open (path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+      struct stat st;
+
+      /* Another Plandeck of this user made it first (two started at once
+       * on a new database): a regular file of the user's own is no one
+       * else's doing, and is opened as the file that is there.  -2. */
+      if (saved == EEXIST && !exists && g_lstat (path, &st) == 0 && S_ISREG (st.st_mode) &&
+          st.st_uid == geteuid ())
+        return -2;
+      if (saved == EEXIST || saved == ELOOP)
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                     "%s appeared (made by another program or user) while Plandeck was about to "
+                     "make a database there, so none was made and it was left alone; look at what "
+                     "it is, or make the database in a folder only you can write",
+                     path);
+      else if (exists && (saved == EACCES || saved == EPERM || saved == EROFS))
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                     "%s cannot be written: the file is read-only, so no database can be made in it; "
+                     "check its permissions (%s)",
+                     path, g_strerror (saved));
+      else if (saved == EACCES || saved == EPERM || saved == EROFS)
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                     "No database can be made at %s: you cannot write in the folder %s (%s); "
+                     "choose a folder of your own, or ask its owner for write access",
+                     path, folder, g_strerror (saved));
+      else
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                     "No database can be made at %s: %s; check the folder %s (that it exists "
+                     "and has space)",
+                     path, g_strerror (saved), folder);
+      return -1;
+    }
+
+  if (fstat (fd, claimed) != 0 || !S_ISREG (claimed->st_mode) || claimed->st_size != 0 ||
+      claimed->st_uid != geteuid ())
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "%s is not an empty file of your own (it belongs to uid %u), so no database is "
+                   "made in it; choose another path",
+                   path, (guint) claimed->st_uid);
+      close (fd);
+      return -1;
+    }
+
+  /* A new database has no journal, log or shared memory; one already
+   * beside it was put there by someone else, and SQLite would replay a
+   * log into the new file. */
+  for (guint i = 0; i < 3; i++)
+    {
+      static const char * const suffixes[] = { "-journal", "-wal", "-shm" };
+      g_autofree char *companion = g_strconcat (path, suffixes[i], NULL);
+      struct stat st;
+
+      if (g_lstat (companion, &st) != 0)
+        continue;
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "No database is made at %s: %s already lies beside it, and a new database has "
+                   "none; move it away, or choose another path",
+                   path, companion);
+      if (!exists && same_file_at (path, claimed))
+        g_unlink (path);
+      close (fd);
+      return -1;
+    }
+
+  return fd;
+}
+
+/* Whether the file SQLite opened as "main" is the one claim_new_file()
+ * made, by what SQLite's own open got, not by what the name shows now. */
+static gboolean
+opened_claimed_file (PdDb              *self,
+                     const struct stat *claimed)
+{
+  struct stat st;
+
+  return pd_sqlite_guard_opened (sqlite3_db_filename (self->handle, "main"), &st) &&
+         st.st_dev == claimed->st_dev && st.st_ino == claimed->st_ino &&
+         st.st_uid == geteuid ();
+}
+
+static PdDb *open_once (const char *path, PdDbFlags flags, gboolean *again, GError **error);
+
 PdDb *
 pd_db_open (const char  *path,
             PdDbFlags    flags,
             GError     **error)
 {
+  gboolean again = FALSE;
+  PdDb *db;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  db = open_once (path, flags, &again, error);
+  /* Made by another Plandeck of this user between the check and the
+   * making: opened as the file it is now, once. */
+  if (db == NULL && again)
+    db = open_once (path, flags, NULL, error);
+  return db;
+}
+
+static PdDb *
+open_once (const char  *path,
+           PdDbFlags    flags,
+           gboolean    *again,
+           GError     **error)
+{
   g_autoptr(PdDb) self = NULL;
   gboolean exists, empty, fresh;
+  gboolean foreign = FALSE;
+  guint foreign_uid = 0;
+  struct stat claimed;
+  int claimed_fd = -1;
   goffset size;
   int open_flags;
   int rc;
@@ -609,37 +808,94 @@ pd_db_open (const char  *path,
 
   /* A new database is its owner's alone: it holds transcripts and tool
    * output.  SQLite would make it with the umask's mode (0644 in a folder
-   * the user chose, tried as a new user would); made here empty with 0600,
-   * its log and shared memory take the same mode from it. */
-  if (!exists && (flags & PD_DB_CREATE) && !(flags & PD_DB_READ_ONLY) &&
+   * the user chose, tried as a new user would), and would take whatever
+   * stands at the name by the time it opens it: in a shared folder another
+   * user can put a file or a link there after the check above (tried as an
+   * attacker would).  So the file is made here, exclusively, never through
+   * a link, with 0600 (its log and shared memory take that mode from it),
+   * and SQLite must open that very file. */
+  if (fresh && (flags & PD_DB_CREATE) && !(flags & PD_DB_READ_ONLY) &&
       strcmp (path, ":memory:") != 0 && !g_str_has_prefix (path, "file:"))
     {
-      int fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-      if (fd < 0 && errno != EEXIST)
+      if (_pd_db_race_hook != NULL)
+        _pd_db_race_hook (path, PD_DB_RACE_BEFORE_CREATE);
+      claimed_fd = claim_new_file (path, exists, &claimed, error);
+      if (claimed_fd == -2 && again != NULL)
         {
-          int saved = errno;
-
-          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO, "%s cannot be made: %s",
-                       path, g_strerror (saved));
+          *again = TRUE;
           return NULL;
         }
-      if (fd >= 0)
-        close (fd);
+      if (claimed_fd == -2)
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                     "%s was made and removed by another program while Plandeck was making a "
+                     "database there; try again",
+                     path);
+      if (claimed_fd < 0)
+        return NULL;
+      if (_pd_db_race_hook != NULL)
+        _pd_db_race_hook (path, PD_DB_RACE_BEFORE_SQLITE);
+    }
+  else if (exists && !fresh && strcmp (path, ":memory:") != 0 && !g_str_has_prefix (path, "file:"))
+    {
+      struct stat link_st, st;
+
+      /* A database of another user is read, never written (its owner
+       * would find sessions of someone else in it, and whoever put it in
+       * a shared folder would read the ones written); through a link it
+       * is not opened at all: the link was put there by someone, the
+       * user named the link's place, not that file. */
+      if (g_lstat (path, &link_st) == 0 && g_stat (path, &st) == 0 && st.st_uid != geteuid ())
+        {
+          if (S_ISLNK (link_st.st_mode))
+            {
+              g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                           "%s is a symbolic link to a database of another user (uid %u); Plandeck "
+                           "follows a link only to a database of your own: open the file itself if "
+                           "you trust it, or choose another path",
+                           path, (guint) st.st_uid);
+              return NULL;
+            }
+          foreign = TRUE;
+          foreign_uid = (guint) st.st_uid;
+        }
     }
 
   self = g_object_new (PD_TYPE_DB, NULL);
   self->path = g_strdup (path);
-  self->read_only = (flags & PD_DB_READ_ONLY) != 0;
+  self->read_only = (flags & PD_DB_READ_ONLY) != 0 || foreign;
+  self->read_only_file = foreign;
+  self->foreign_owner = foreign;
+  self->owner_uid = foreign_uid;
 
   /* NOMUTEX: the PdDb lock serialises use of the connection. */
   open_flags = SQLITE_OPEN_NOMUTEX;
   if (self->read_only)
     open_flags |= SQLITE_OPEN_READONLY;
   else
-    open_flags |= SQLITE_OPEN_READWRITE | (fresh ? SQLITE_OPEN_CREATE : 0);
+    /* A claimed file is there: SQLite opens it, and makes nothing. */
+    open_flags |= SQLITE_OPEN_READWRITE | (fresh && claimed_fd < 0 ? SQLITE_OPEN_CREATE : 0);
 
+  if (claimed_fd >= 0)
+    pd_sqlite_guard_watch_opens (TRUE);
   rc = sqlite3_open_v2 (path, &self->handle, open_flags, NULL);
+  if (claimed_fd >= 0)
+    {
+      gboolean same = rc == SQLITE_OK && opened_claimed_file (self, &claimed);
+
+      pd_sqlite_guard_watch_opens (FALSE);
+      /* SQLite holds no lock yet (it takes them in statements), so closing
+       * this descriptor of the file drops none of its. */
+      close (claimed_fd);
+      if (rc == SQLITE_OK && !same)
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                       "%s was replaced by another program or user while Plandeck was making the "
+                       "database, so nothing was written to it; make the database in a folder only "
+                       "you can write",
+                       path);
+          return NULL;
+        }
+    }
   if (rc != SQLITE_OK)
     {
       _pd_db_set_error_from_sqlite (self, rc, "opening the database", error);
@@ -671,6 +927,14 @@ pd_db_open (const char  *path,
 
   if (self->user_version < PD_DB_SCHEMA_VERSION)
     {
+      if (self->foreign_owner)
+        {
+          g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                       "%s has schema version %d, older than this Plandeck (%d), and cannot be upgraded: "
+                       "it belongs to another user (uid %u); its owner can open it once to upgrade it",
+                       path, self->user_version, PD_DB_SCHEMA_VERSION, self->owner_uid);
+          return NULL;
+        }
       if (self->read_only_file)
         {
           g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,

@@ -71,6 +71,8 @@ const char   *pd_db_get_path        (PdDb        *self);
 gboolean      pd_db_is_read_only    (PdDb        *self);
 gboolean      pd_db_check_writable  (PdDb        *self,
                                      GError     **error);
+gboolean      pd_db_check_creatable (const char  *path,
+                                     GError     **error);
 int           pd_db_get_user_version (PdDb       *self);
 char         *pd_db_get_journal_mode (PdDb       *self,
                                       GError    **error);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "pd-redact.h"
+#include "pd-secret-text.h"
 
 /* What a secret value may be made of: never quotes, backslashes, brackets,
  * braces, parentheses, separators or whitespace.  That is what keeps a
@@ -667,14 +668,21 @@ pd_redact (const char *text,
            guint      *n_redacted)
 {
   g_autofree char *without_keys = NULL;
+  g_autofree char *masked = NULL;
   Redactor r = { 0 };
   guint pem_count = 0;
+  guint known_count = 0;
 
   if (n_redacted)
     *n_redacted = 0;
   if (text == NULL)
     return NULL;
 
+  /* The keys and URL secrets this process holds, whatever their shape:
+   * a provider that echoes its key leaves no copy in the database. */
+  masked = pd_secret_text_mask (text, &known_count);
+  if (known_count > 0)
+    text = masked;
   if (strstr (text, "-----BEGIN ") != NULL)
     without_keys = redact_pem (text, &pem_count);
 
@@ -697,7 +705,7 @@ pd_redact (const char *text,
     }
 
   if (n_redacted)
-    *n_redacted = pem_count + r.count;
+    *n_redacted = known_count + pem_count + r.count;
   if (r.out == NULL)
     return g_strdup (r.text);
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -29,19 +30,99 @@ is_companion (const char *path)
   return FALSE;
 }
 
+/* What this thread's SQLite opened while pd_sqlite_guard_watch_opens()
+ * was on: path → struct stat of the descriptor it got. */
+static GPrivate watched_opens = G_PRIVATE_INIT ((GDestroyNotify) g_hash_table_unref);
+
+/* A companion belongs to this user or to the database's owner; one of
+ * another owner was put there by someone else (a -wal made ready for a new
+ * database in a shared folder would be replayed into it).  Fails with
+ * EACCES. */
+static gboolean
+companion_owner_ok (const char *path,
+                    int         fd)
+{
+  g_autofree char *db_path = NULL;
+  struct stat st, db_st;
+
+  if (fstat (fd, &st) != 0 || st.st_uid == geteuid ())
+    return TRUE;
+  db_path = g_strndup (path, strlen (path) - strlen (strrchr (path, '-')));
+  return stat (db_path, &db_st) == 0 && db_st.st_uid == st.st_uid;
+}
+
 /* SQLite's unix VFS calls this for every file it opens (the database, its
  * companions, the folder it syncs, /dev/urandom).  O_NONBLOCK changes
  * nothing for a regular file or a folder; a FIFO opened with it does not
- * wait for a writer, and reads as empty.  A companion is never a link. */
+ * wait for a writer, and reads as empty.  A companion is never a link, and
+ * never another user's. */
 static int
 guarded_open (const char *path,
               int         flags,
               int         mode)
 {
+  gboolean companion = is_companion (path);
+  GHashTable *watched;
+  int fd;
+
   flags |= O_NONBLOCK | O_NOCTTY;
-  if (is_companion (path))
+  if (companion)
     flags |= O_NOFOLLOW;
-  return open (path, flags, mode);
+  fd = open (path, flags, mode);
+  if (fd < 0)
+    return fd;
+  if (companion && !companion_owner_ok (path, fd))
+    {
+      close (fd);
+      errno = EACCES;
+      return -1;
+    }
+  if (!companion && (watched = g_private_get (&watched_opens)) != NULL)
+    {
+      struct stat *st = g_new0 (struct stat, 1);
+
+      if (fstat (fd, st) == 0)
+        g_hash_table_replace (watched, g_strdup (path), st);
+      else
+        g_free (st);
+    }
+  return fd;
+}
+
+/**
+ * pd_sqlite_guard_watch_opens:
+ * @watch: start (forgetting what was seen) or stop watching
+ *
+ * While on, what SQLite opens on this thread is remembered by the name it
+ * opened it by, for pd_sqlite_guard_opened().
+ */
+void
+pd_sqlite_guard_watch_opens (gboolean watch)
+{
+  g_private_replace (&watched_opens,
+                     watch ? g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free) : NULL);
+}
+
+/**
+ * pd_sqlite_guard_opened:
+ * @path: the name SQLite opened a file by (sqlite3_db_filename())
+ * @st: (out): what the descriptor SQLite got was
+ *
+ * Whether SQLite opened @path on this thread since
+ * pd_sqlite_guard_watch_opens() was turned on; @st is the file it got,
+ * not what the name points at now.
+ */
+gboolean
+pd_sqlite_guard_opened (const char  *path,
+                        struct stat *st)
+{
+  GHashTable *watched = g_private_get (&watched_opens);
+  struct stat *seen = watched != NULL && path != NULL ? g_hash_table_lookup (watched, path) : NULL;
+
+  if (seen == NULL)
+    return FALSE;
+  *st = *seen;
+  return TRUE;
 }
 
 static gpointer

@@ -14,11 +14,16 @@
  * never waits) and, for the companion files, O_NOFOLLOW.  Every place that
  * opens SQLite calls it first.  pd_sqlite_guard_check_companions() names a
  * companion that is not a regular file, for a clear error before SQLite
- * sees it.
+ * sees it.  A companion owned by neither this user nor the database's owner
+ * fails to open (EACCES).  pd_sqlite_guard_watch_opens() and
+ * pd_sqlite_guard_opened() tell what file SQLite really opened, so a new
+ * database is known to be the very file Plandeck made.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
+
+#include <sys/stat.h>
 
 #include <glib.h>
 
@@ -27,5 +32,8 @@ G_BEGIN_DECLS
 void      pd_sqlite_guard_install           (void);
 gboolean  pd_sqlite_guard_check_companions  (const char  *db_path,
                                              GError     **error);
+void      pd_sqlite_guard_watch_opens       (gboolean     watch);
+gboolean  pd_sqlite_guard_opened            (const char  *path,
+                                             struct stat *st);
 
 G_END_DECLS

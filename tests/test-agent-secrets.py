@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Secrets a run is given never show, tried as an attacker would on the real
+`plandeck-agent`.
+
+usage: test-agent-secrets.py AGENT
+
+URL secrets: `run --base-url http://user:PASSWORD@127.0.0.1:PORT/v1?token=T`
+against a loopback provider that answers 503 (so the run retries) and echoes
+the request in its error body.  While the run waits on its first request,
+/proc/PID/cmdline must not hold the password or the token; neither may its
+stderr (the retry lines, the failure), the session database, nor what
+`sessions show --json` and `events` print.
+
+An echoing provider: the API key, of no known shape, sent back by the
+provider in an error body (500, retried) and then in the model's answer.
+The key must not be in stdout, stderr, the database, or `events`.
+
+Prints TAP.
+"""
+import http.server
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+
+HANG_BOUND = 120
+PASSWORD = "Pa55wordOfTheUrl"
+TOKEN = "UrlTokenValue9876"
+# No shape any pattern knows: only the key itself can find it.
+KEY = "plain.Key~With-NoKnownShape42"
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
+        if not ok:
+            self.failed += 1
+            for line in str(detail).splitlines()[:40]:
+                print(f"# {line}")
+        return ok
+
+
+class Provider(http.server.ThreadingHTTPServer):
+    def __init__(self, mode):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.mode = mode
+        self.requests = 0
+        self.first_arrived = threading.Event()
+        self.release = threading.Event()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, document):
+        data = json.dumps(document).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("retry-after-ms", "10")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        server = self.server
+        server.requests += 1
+        auth = self.headers.get("Authorization", "")
+        key = auth.split(" ", 1)[1] if " " in auth else auth
+        if server.mode == "url":
+            if server.requests == 1:
+                server.first_arrived.set()
+                server.release.wait(HANG_BOUND)
+            self.reply(503, {"error": {"message": f"overloaded; you asked {self.path} with {key}"}})
+        elif server.requests == 1:
+            self.reply(500, {"error": {"message": f"internal error handling key {key}"}})
+        else:
+            message = {"role": "assistant", "content": f"I saw {key} in your request."}
+            self.reply(200, {"id": "x", "object": "chat.completion", "model": "test",
+                             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                             "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
+
+
+def env_for(tmp):
+    env = dict(os.environ)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HOME"):
+        env[var] = tmp
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "PLANDECK_MODEL", "PLANDECK_PLANNING"):
+        env.pop(var, None)
+    return env
+
+
+def dump(db):
+    with sqlite3.connect(db) as conn:
+        return "\n".join(conn.iterdump())
+
+
+def reads(agent, env, db):
+    """What the stored session prints as: sessions show --json and events."""
+    with sqlite3.connect(db) as conn:
+        sid = conn.execute("SELECT id FROM sessions").fetchone()[0]
+    shown = subprocess.run([agent, "sessions", "show", sid, "--json", "--db", db], env=env,
+                           capture_output=True, text=True, timeout=HANG_BOUND)
+    events = subprocess.run([agent, "events", "--db", db], env=env, capture_output=True, text=True,
+                            timeout=HANG_BOUND)
+    return shown.stdout + shown.stderr + events.stdout + events.stderr
+
+
+def start(mode):
+    server = Provider(mode)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def case_url(tap, agent, tmp):
+    env = env_for(tmp)
+    env["OPENAI_API_KEY"] = "sk-test-irrelevant-0000000000000000"
+    db = os.path.join(tmp, "url.db")
+    server = start("url")
+    port = server.server_address[1]
+    url = f"http://someone:{PASSWORD}@127.0.0.1:{port}/v1?token={TOKEN}"
+    proc = subprocess.Popen([agent, "run", "--db", db, "--provider", "openai", "--base-url", url,
+                             "--model", "test", "--no-planning", "-C", tmp, "hello"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        arrived = server.first_arrived.wait(HANG_BOUND)
+        with open(f"/proc/{proc.pid}/cmdline", "rb") as f:
+            cmdline = f.read().decode(errors="replace").replace("\0", " ")
+        server.release.set()
+        out, err = proc.communicate(timeout=HANG_BOUND)
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
+        if proc.poll() is None:
+            proc.kill()
+    tap.check(arrived and "127.0.0.1" in cmdline and PASSWORD not in cmdline and TOKEN not in cmdline
+              and "someone" not in cmdline,
+              "url: ps shows no password or token of --base-url", cmdline)
+    tap.check(proc.returncode == 1 and "attempt 2 of 4" in err, "url: the run retried and failed", err)
+    tap.check(PASSWORD not in err and TOKEN not in err and "someone" not in err,
+              "url: no password, user or token on stderr (retry lines, failure)", err)
+    tap.check(PASSWORD not in out and TOKEN not in out, "url: none on stdout", out)
+    stored = dump(db)
+    tap.check(PASSWORD not in stored and TOKEN not in stored, "url: none in the database",
+              "\n".join(line for line in stored.splitlines() if PASSWORD in line or TOKEN in line))
+    printed = reads(agent, env, db)
+    tap.check(PASSWORD not in printed and TOKEN not in printed and "provider_retry" in printed,
+              "url: none in sessions show --json or events", printed)
+
+
+def case_echoed_key(tap, agent, tmp):
+    env = env_for(tmp)
+    env["OPENAI_API_KEY"] = KEY
+    db = os.path.join(tmp, "echo.db")
+    server = start("echo")
+    try:
+        proc = subprocess.run([agent, "run", "--db", db, "--provider", "openai",
+                               "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
+                               "--model", "test", "--no-planning", "-C", tmp, "hello"],
+                              env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+    finally:
+        server.shutdown()
+        server.server_close()
+    tap.check(proc.returncode == 0 and server.requests == 2 and "I saw [REDACTED] in your request." in proc.stdout,
+              "echo: the run retried the 500 and answered, the key masked", f"{proc.stdout}\n{proc.stderr}")
+    tap.check(KEY not in proc.stdout and KEY not in proc.stderr, "echo: the key is not printed",
+              f"{proc.stdout}\n{proc.stderr}")
+    stored = dump(db)
+    tap.check(KEY not in stored, "echo: the key is not in the database",
+              "\n".join(line for line in stored.splitlines() if KEY in line))
+    printed = reads(agent, env, db)
+    tap.check(KEY not in printed, "echo: the key is not in sessions show --json or events", printed)
+
+
+def main():
+    agent = os.path.abspath(sys.argv[1])
+    tap = Tap()
+    with tempfile.TemporaryDirectory(prefix="pd-test-agent-secrets-") as tmp:
+        case_url(tap, agent, tmp)
+        case_echoed_key(tap, agent, tmp)
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,412 @@
+/* test-db-create.c: a new database is the very file Plandeck made, tried
+ * as an attacker would: a file or a link planted at its name between the
+ * check and the making, the made file swapped before SQLite opens it, a log
+ * put beside it, a folder the user cannot write, and databases (and links
+ * to them) of another user.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <grp.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-db.h"
+#include "pd-db-private.h"
+
+#define NOBODY 65534
+
+typedef struct
+{
+  char *dir;
+  char *victim;       /* a file of "another user" the attack aims at */
+  char *swapped_out;  /* where the made file was moved to */
+} Fixture;
+
+static Fixture *current;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("pd-test-db-create-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->victim = g_build_filename (f->dir, "victim.txt", NULL);
+  f->swapped_out = g_build_filename (f->dir, "made-moved.db", NULL);
+  current = f;
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GDir) dir = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+
+  _pd_db_race_hook = NULL;
+  while (dir && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (f->dir, name, NULL);
+      g_autofree char *grandchild = g_build_filename (child, "x.db", NULL);
+
+      g_remove (grandchild);
+      g_remove (child);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->victim);
+  g_free (f->swapped_out);
+  current = NULL;
+}
+
+static void
+write_file (const char *path,
+            const char *text)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+}
+
+static char *
+read_file (const char *path)
+{
+  g_autofree char *contents = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  return g_steal_pointer (&contents);
+}
+
+static void
+assert_no_companions (const char *path)
+{
+  static const char * const suffixes[] = { "-journal", "-wal", "-shm" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *companion = g_strconcat (path, suffixes[i], NULL);
+
+      g_assert_false (g_file_test (companion, G_FILE_TEST_EXISTS));
+    }
+}
+
+/* The other user, between the check and the making: a file of theirs,
+ * writable by all, at the name (needs root to give it away). */
+static void
+plant_file (const char    *path,
+            PdDbRacePoint  point)
+{
+  if (point != PD_DB_RACE_BEFORE_CREATE)
+    return;
+  write_file (path, "");
+  g_assert_cmpint (g_chmod (path, 0666), ==, 0);
+  if (geteuid () == 0)
+    g_assert_cmpint (chown (path, NOBODY, NOBODY), ==, 0);
+}
+
+/* Another Plandeck of the same user, started at the same moment, made it
+ * first: that is no attack, and both open the one database. */
+static void
+plant_own_file (const char    *path,
+                PdDbRacePoint  point)
+{
+  if (point == PD_DB_RACE_BEFORE_CREATE)
+    write_file (path, "");
+}
+
+/* ...or a link to a file they want written (empty, so SQLite would make a
+ * database of it). */
+static void
+plant_link (const char    *path,
+            PdDbRacePoint  point)
+{
+  if (point != PD_DB_RACE_BEFORE_CREATE)
+    return;
+  g_assert_cmpint (symlink (current->victim, path), ==, 0);
+}
+
+/* Between the making and SQLite's open: the made file moved away and a
+ * link to theirs put in its place. */
+static void
+swap_for_link (const char    *path,
+               PdDbRacePoint  point)
+{
+  if (point != PD_DB_RACE_BEFORE_SQLITE)
+    return;
+  g_assert_cmpint (g_rename (path, current->swapped_out), ==, 0);
+  g_assert_cmpint (symlink (current->victim, path), ==, 0);
+}
+
+/* ...or a plain file of theirs moved in (no link at all). */
+static void
+swap_for_file (const char    *path,
+               PdDbRacePoint  point)
+{
+  if (point != PD_DB_RACE_BEFORE_SQLITE)
+    return;
+  g_assert_cmpint (g_rename (path, current->swapped_out), ==, 0);
+  g_assert_cmpint (link (current->victim, path), ==, 0);
+}
+
+/* Found: a file planted at the name after the check was taken as the new
+ * database (O_EXCL's EEXIST was ignored), and a link followed. */
+static void
+test_planted_between_check_and_create (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "new.db", NULL);
+  g_autofree char *path2 = g_build_filename (f->dir, "new2.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autofree char *contents = NULL;
+
+  if (geteuid () == 0)
+    {
+      _pd_db_race_hook = plant_file;
+      db = pd_db_open (path, PD_DB_CREATE, &error);
+      g_assert_null (db);
+      g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, path));
+      g_assert_nonnull (strstr (error->message, "appeared"));
+      g_clear_error (&error);
+      /* Left alone: still empty, no log beside it. */
+      contents = read_file (path);
+      g_assert_cmpstr (contents, ==, "");
+      assert_no_companions (path);
+    }
+  else
+    g_test_message ("a file of another user needs root to make: that part is left out");
+
+  _pd_db_race_hook = plant_own_file;
+  {
+    g_autofree char *own = g_build_filename (f->dir, "own.db", NULL);
+    g_autoptr(PdDb) both = pd_db_open (own, PD_DB_CREATE, &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (both);
+    g_assert_true (pd_db_exec (both, "CREATE TABLE t (x)", &error));
+  }
+
+  write_file (f->victim, "");
+  _pd_db_race_hook = plant_link;
+  db = pd_db_open (path2, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "appeared"));
+  g_clear_error (&error);
+  g_clear_pointer (&contents, g_free);
+  contents = read_file (f->victim);
+  g_assert_cmpstr (contents, ==, "");
+  assert_no_companions (f->victim);
+}
+
+/* The made file swapped before SQLite opened it: SQLite would open what
+ * stands at the name then.  What it opened is checked by its own
+ * descriptor, not by the name. */
+static void
+test_swapped_before_sqlite (Fixture       *f,
+                            gconstpointer  data)
+{
+  void (*swaps[]) (const char *, PdDbRacePoint) = { swap_for_link, swap_for_file };
+
+  for (guint i = 0; i < G_N_ELEMENTS (swaps); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("new%u.db", i);
+      g_autofree char *path = g_build_filename (f->dir, name, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdDb) db = NULL;
+      g_autofree char *contents = NULL;
+
+      write_file (f->victim, "");
+      g_assert_cmpint (g_chmod (f->victim, 0666), ==, 0);
+      _pd_db_race_hook = swaps[i];
+      db = pd_db_open (path, PD_DB_CREATE, &error);
+      _pd_db_race_hook = NULL;
+      g_assert_null (db);
+      g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, "was replaced"));
+      contents = read_file (f->victim);
+      g_assert_cmpstr (contents, ==, "");
+      assert_no_companions (f->victim);
+      assert_no_companions (path);
+      g_remove (path);
+      g_remove (f->swapped_out);
+      g_remove (f->victim);
+    }
+}
+
+/* A log waiting beside a new database would be replayed into it. */
+static void
+test_companion_planted (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "new.db", NULL);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+
+  write_file (wal, "theirs");
+  db = pd_db_open (path, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, wal));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  /* The check the window offers the file with says the same. */
+  g_remove (wal);
+  g_assert_true (pd_db_check_creatable (path, NULL));
+  write_file (path, "");
+  g_assert_false (pd_db_check_creatable (path, NULL));
+}
+
+/* As root every folder is writable: the folder checks run in a subprocess
+ * that gives up root for nobody. */
+static void
+drop_root (void)
+{
+  if (geteuid () != 0)
+    return;
+  g_assert_cmpint (setgroups (0, NULL), ==, 0);
+  g_assert_cmpint (setgid (NOBODY), ==, 0);
+  g_assert_cmpint (setuid (NOBODY), ==, 0);
+}
+
+static void
+test_folder_not_writable_subprocess (void)
+{
+  const char *dir = g_getenv ("PD_TEST_DB_DIR");
+  g_autofree char *locked = g_build_filename (dir, "locked", NULL);
+  g_autofree char *path = g_build_filename (locked, "x.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+
+  drop_root ();
+  g_assert_false (pd_db_check_creatable (path, &error));
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "you cannot write in the folder"));
+  g_assert_nonnull (strstr (error->message, locked));
+  g_clear_error (&error);
+
+  db = pd_db_open (path, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "you cannot write in the folder"));
+  g_assert_nonnull (strstr (error->message, locked));
+}
+
+/* Offered for a folder the user cannot write, accepting said only
+ * "cannot be made: Permission denied" (tried as a new user would). */
+static void
+test_folder_not_writable (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *locked = g_build_filename (f->dir, "locked", NULL);
+
+  g_assert_cmpint (g_mkdir (locked, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (f->dir, 0755), ==, 0);
+  if (geteuid () != 0)
+    g_assert_cmpint (g_chmod (locked, 0555), ==, 0);
+  g_setenv ("PD_TEST_DB_DIR", f->dir, TRUE);
+  g_test_trap_subprocess ("/pd/db-create/folder-not-writable/subprocess", 20 * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_unsetenv ("PD_TEST_DB_DIR");
+  g_chmod (locked, 0755);
+  g_test_trap_assert_passed ();
+}
+
+/* Another user's database: never written, and never opened through a
+ * link; a log of another user beside one's own database is not taken.
+ * Files of another owner need root to make. */
+static void
+test_foreign_owner (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *theirs = g_build_filename (f->dir, "theirs.db", NULL);
+  g_autofree char *link_path = g_build_filename (f->dir, "link.db", NULL);
+  g_autofree char *empty = g_build_filename (f->dir, "empty.db", NULL);
+  g_autofree char *mine = g_build_filename (f->dir, "mine.db", NULL);
+  g_autofree char *mine_wal = g_strconcat (mine, "-wal", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  g_autofree char *contents = NULL;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root to make files of another owner");
+      return;
+    }
+
+  db = pd_db_open (theirs, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_assert_true (pd_db_exec (db, "PRAGMA wal_checkpoint(TRUNCATE)", &error));
+  g_clear_object (&db);
+  g_assert_cmpint (chown (theirs, NOBODY, NOBODY), ==, 0);
+  g_assert_cmpint (symlink (theirs, link_path), ==, 0);
+
+  db = pd_db_open (theirs, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (db);
+  g_assert_true (pd_db_is_read_only (db));
+  g_assert_false (pd_db_check_writable (db, &error));
+  g_assert_nonnull (strstr (error->message, "belongs to another user"));
+  g_clear_error (&error);
+  g_clear_object (&db);
+
+  db = pd_db_open (link_path, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "symbolic link to a database of another user"));
+  g_clear_error (&error);
+
+  write_file (empty, "");
+  g_assert_cmpint (chown (empty, NOBODY, NOBODY), ==, 0);
+  g_assert_cmpint (g_chmod (empty, 0666), ==, 0);
+  db = pd_db_open (empty, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "not an empty file of your own"));
+  g_clear_error (&error);
+  contents = read_file (empty);
+  g_assert_cmpstr (contents, ==, "");
+
+  db = pd_db_open (mine, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_assert_true (pd_db_exec (db, "PRAGMA wal_checkpoint(TRUNCATE)", &error));
+  g_clear_object (&db);
+  g_remove (mine_wal);
+  write_file (mine_wal, "theirs");
+  g_assert_cmpint (chown (mine_wal, NOBODY, NOBODY), ==, 0);
+  g_assert_cmpint (g_chmod (mine_wal, 0666), ==, 0);
+  db = pd_db_open (mine, PD_DB_CREATE, &error);
+  if (db != NULL)
+    g_assert_false (pd_db_exec (db, "CREATE TABLE t (x); INSERT INTO t VALUES (1)", NULL));
+  g_clear_error (&error);
+  g_clear_pointer (&contents, g_free);
+  contents = read_file (mine_wal);
+  g_assert_cmpstr (contents, ==, "theirs");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("/pd/db-create/planted-between-check-and-create", test_planted_between_check_and_create);
+  ADD ("/pd/db-create/swapped-before-sqlite", test_swapped_before_sqlite);
+  ADD ("/pd/db-create/companion-planted", test_companion_planted);
+  ADD ("/pd/db-create/folder-not-writable", test_folder_not_writable);
+  g_test_add_func ("/pd/db-create/folder-not-writable/subprocess", test_folder_not_writable_subprocess);
+  ADD ("/pd/db-create/foreign-owner", test_foreign_owner);
+#undef ADD
+
+  return g_test_run ();
+}
