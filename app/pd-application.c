@@ -670,6 +670,16 @@ pd_application_init (PdApplication *self)
 PdApplication *
 pd_application_new (void)
 {
+  static gsize named = 0;
+
+  /* GLib's freedesktop.org backend sends this as the app_name of each
+   * notification: without it a server showed "plandeck" (the program's
+   * name).  Set once per process: GLib warns when it is set again. */
+  if (g_once_init_enter (&named))
+    {
+      g_set_application_name (_("Plandeck"));
+      g_once_init_leave (&named, 1);
+    }
   return g_object_new (PD_TYPE_APPLICATION,
                        "application-id", APP_ID,
                        "flags", G_APPLICATION_HANDLES_COMMAND_LINE,

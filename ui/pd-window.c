@@ -564,6 +564,8 @@ _pd_window_set_source (PdWindow *self,
 
   g_clear_object (&self->source);
   self->source = source;
+  if (self->notifier != NULL)
+    pd_notifier_set_source (self->notifier, source);
   self->failed = FALSE;
   self->retrying = FALSE;
   _pd_window_show_retrying (self);
@@ -1024,6 +1026,7 @@ pd_window_init (PdWindow *self)
   _pd_window_overview_init (self);
   pd_window_restore_size (self);
   self->notifier = pd_notifier_new (GTK_WINDOW (self));
+  pd_notifier_set_source (self->notifier, self->source);
   pd_notifier_watch_sessions (self->notifier, G_LIST_MODEL (pd_session_list_get_model (self->session_list)));
   self->deleter = pd_session_deleter_new (self->toast_overlay, self->session_list);
 
