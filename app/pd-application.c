@@ -122,9 +122,9 @@ on_token_stored (GObject      *object,
   g_free (window_ref);
   if (pd_secrets_store_token_finish (result, &error))
     return;
-  g_message ("%s", error->message);
+  g_debug ("%s", error->message);
   if (window != NULL)
-    pd_window_show_message (window, _("No keyring is available: the token is kept for this session only"));
+    pd_window_say_token_not_kept (window);
 }
 
 /* A token that came with the URL is kept for reconnecting to it, in the
@@ -245,9 +245,10 @@ on_token_looked_up (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autofree char *token = pd_secrets_lookup_token_finish (result, &error);
 
-  /* Without a keyring the window asks for the token as before. */
+  /* Without a keyring the window asks for the token as before (and says
+   * so once it is given). */
   if (error != NULL)
-    g_message ("%s", error->message);
+    g_debug ("%s", error->message);
   pd_application_open_source_now (lookup->app, NULL, lookup->remote_url, token, FALSE, FALSE);
   g_application_release (G_APPLICATION (lookup->app));
   g_object_unref (lookup->app);
