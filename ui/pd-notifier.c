@@ -423,6 +423,30 @@ pd_notifier_probe (PdNotifier   *self,
                           self->cancellable, on_activatable_names, g_object_ref (self));
 }
 
+/* Whether a notification of @kind about @session_id may go out now: its
+ * switch in Preferences (@settings_key) is on, the user is not looking at
+ * the session, and there is a session bus to send it on. */
+static gboolean
+pd_notifier_may_send (PdNotifier *self,
+                      const char *settings_key,
+                      const char *kind,
+                      const char *session_id)
+{
+  GtkApplication *app;
+
+  if (self->window == NULL || !g_settings_get_boolean (self->settings, settings_key))
+    return FALSE;
+  if (pd_notifier_is_seen (self, session_id))
+    return FALSE;
+  app = gtk_window_get_application (self->window);
+  if (app == NULL || g_application_get_dbus_connection (G_APPLICATION (app)) == NULL)
+    {
+      g_debug ("no session bus: %s not sent", kind);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* @settings_key: the switch in Preferences that allows this kind.  @body is
  * plain text; it is set when the server is known (escaped for one that
  * reads markup). */
@@ -438,16 +462,9 @@ pd_notifier_send_as (PdNotifier    *self,
   GtkApplication *app;
   Pending *pending;
 
-  if (self->window == NULL || !g_settings_get_boolean (self->settings, settings_key))
-    return FALSE;
-  if (pd_notifier_is_seen (self, session_id))
+  if (!pd_notifier_may_send (self, settings_key, kind, session_id))
     return FALSE;
   app = gtk_window_get_application (self->window);
-  if (app == NULL || g_application_get_dbus_connection (G_APPLICATION (app)) == NULL)
-    {
-      g_debug ("no session bus: %s not sent", kind);
-      return FALSE;
-    }
 
   g_notification_set_default_action_and_target (notification, "app." PD_NOTIFIER_ACTION_OPEN,
                                                 "s", session_id);
@@ -854,7 +871,10 @@ pd_notifier_plan_blocked (PdNotifier *self,
 {
   PlanRead *read;
 
-  if (self->source == NULL || !g_settings_get_boolean (self->settings, "notify-plan-blocked"))
+  /* Read only for a notification that can go out now. */
+  if (!pd_notifier_may_send (self, "notify-plan-blocked", "plan-blocked", session_id))
+    return;
+  if (self->source == NULL)
     {
       pd_notifier_send_blocked (self, session_id, NULL);
       return;
