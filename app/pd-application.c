@@ -664,6 +664,26 @@ pd_application_init (PdApplication *self)
 }
 
 /**
+ * pd_application_set_process_name:
+ *
+ * Names the process "Plandeck" (g_set_application_name()), once, before
+ * the application runs: GLib's freedesktop.org notification backend sends
+ * it as each notification's app_name, and a server showed "plandeck" (the
+ * program's name) without it.  GLib warns when it is set twice.
+ */
+void
+pd_application_set_process_name (void)
+{
+  static gsize named = 0;
+
+  if (g_once_init_enter (&named))
+    {
+      g_set_application_name (_("Plandeck"));
+      g_once_init_leave (&named, 1);
+    }
+}
+
+/**
  * pd_application_new:
  *
  * Returns: (transfer full): the Plandeck application
@@ -671,16 +691,6 @@ pd_application_init (PdApplication *self)
 PdApplication *
 pd_application_new (void)
 {
-  static gsize named = 0;
-
-  /* GLib's freedesktop.org backend sends this as the app_name of each
-   * notification: without it a server showed "plandeck" (the program's
-   * name).  Set once per process: GLib warns when it is set again. */
-  if (g_once_init_enter (&named))
-    {
-      g_set_application_name (_("Plandeck"));
-      g_once_init_leave (&named, 1);
-    }
   return g_object_new (PD_TYPE_APPLICATION,
                        "application-id", APP_ID,
                        "flags", G_APPLICATION_HANDLES_COMMAND_LINE,

@@ -517,7 +517,8 @@ check_fdo (PdApplication *app,
   hints = g_variant_get_child_value (record->notification, 6);
   g_variant_lookup (hints, "image-path", "&s", &image);
   /* "Plandeck", with its icon; it was "test-ui-notification-servers" (the
-   * program's name: "plandeck" for the app) and no icon. */
+   * program's name: "plandeck" for the app, before main() named it) and no
+   * icon. */
   g_assert_cmpstr (app_name, ==, "Plandeck");
   g_assert_true (g_strcmp0 (app_icon, APP_ID) == 0 || g_strcmp0 (image, APP_ID) == 0);
   pd_run_controller_stop (pd_window_get_run_controller (window));
@@ -530,6 +531,10 @@ test_fdo (void)
 {
   g_autoptr(Fixture) fixture = fixture_new ();
   const char *args[] = { "--db", fixture->db, NULL };
+
+  /* What main() does before the application runs (the other ui tests
+   * leave the test's own name). */
+  pd_application_set_process_name ();
 
   g_assert_cmpint (pd_test_run_app (args, check_fdo, fixture, NULL), ==, 0);
 }
