@@ -33,6 +33,7 @@ main (int   argc,
   args = g_strdupv (argv);
   pd_argv_hide_tokens (argc, argv);
 
+  pd_application_set_process_name ();
   app = pd_application_new ();
 
   return g_application_run (G_APPLICATION (app), argc, args);

@@ -122,9 +122,9 @@ on_token_stored (GObject      *object,
   g_free (window_ref);
   if (pd_secrets_store_token_finish (result, &error))
     return;
-  g_message ("%s", error->message);
+  g_debug ("%s", error->message);
   if (window != NULL)
-    pd_window_show_message (window, _("No keyring is available: the token is kept for this session only"));
+    pd_window_say_token_not_kept (window);
 }
 
 /* A token that came with the URL is kept for reconnecting to it, in the
@@ -245,9 +245,10 @@ on_token_looked_up (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autofree char *token = pd_secrets_lookup_token_finish (result, &error);
 
-  /* Without a keyring the window asks for the token as before. */
+  /* Without a keyring the window asks for the token as before (and says
+   * so once it is given). */
   if (error != NULL)
-    g_message ("%s", error->message);
+    g_debug ("%s", error->message);
   pd_application_open_source_now (lookup->app, NULL, lookup->remote_url, token, FALSE, FALSE);
   g_application_release (G_APPLICATION (lookup->app));
   g_object_unref (lookup->app);
@@ -660,6 +661,26 @@ pd_application_init (PdApplication *self)
   g_application_add_main_option_entries (G_APPLICATION (self), main_entries);
   g_application_set_option_context_summary (G_APPLICATION (self),
                                             _("Inspect the plans of AI coding-agent runs."));
+}
+
+/**
+ * pd_application_set_process_name:
+ *
+ * Names the process "Plandeck" (g_set_application_name()), once, before
+ * the application runs: GLib's freedesktop.org notification backend sends
+ * it as each notification's app_name, and a server showed "plandeck" (the
+ * program's name) without it.  GLib warns when it is set twice.
+ */
+void
+pd_application_set_process_name (void)
+{
+  static gsize named = 0;
+
+  if (g_once_init_enter (&named))
+    {
+      g_set_application_name (_("Plandeck"));
+      g_once_init_leave (&named, 1);
+    }
 }
 
 /**

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (PdApplication, pd_application, PD, APPLICATION, AdwApplication)
 
+void           pd_application_set_process_name     (void);
 PdApplication *pd_application_new                   (void);
 char          *pd_application_default_database_path (void);
 

@@ -21,7 +21,7 @@ static const struct {
 } kinds[] = {
   { "notify-run-finished", N_("Run Finished"), N_("A run started here is done") },
   { "notify-run-failed", N_("Run Failed"), N_("A run started here failed or ran out of its budget") },
-  { "notify-approval", N_("Approval Needed"), N_("A run waits for approval of a change; the notification has Approve Once and Deny buttons") },
+  { "notify-approval", N_("Approval Needed"), N_("A run waits for approval of a change (the notification has Approve Once and Deny buttons) or for the review of its plan") },
   { "notify-plan-blocked", N_("Plan Blocked"), N_("A step of a session’s plan became blocked") },
   { "notify-checklist-completed", N_("Agent’s Checklist Completed"), N_("Every item of an imported agent’s checklist is done") },
   { "notify-checklist-stalled", N_("Agent’s Checklist Stalled"), N_("An imported agent’s checklist has unfinished items and has not changed for a while") },

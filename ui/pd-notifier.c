@@ -47,6 +47,7 @@ typedef struct
   guint    done;
   guint    total;
   char    *title;
+  GStrv    blocked_ids;       /* of the steps blocked when the plan was last read */
 } Track;
 
 /* Which notification server GLib sends to.  GLib picks its backend once
@@ -57,6 +58,7 @@ typedef enum
   SERVER_NONE,
   SERVER_GTK,
   SERVER_FDO,
+  SERVER_PORTAL,
 } ServerKind;
 
 /* The backend GLib picked, once a notification was sent (main thread). */
@@ -113,6 +115,7 @@ struct _PdNotifier
   GSettings       *settings;
   GListModel      *sessions;
   PdRunController *runs;
+  PdSource        *source;        /* (nullable) the window's, to read a blocked plan */
   GHashTable      *tracks;        /* session id → Track */
   GHashTable      *approvals;    /* question id → Approval */
   gint64           started_at;    /* unix µs */
@@ -128,6 +131,8 @@ struct _PdNotifier
   int              body_markup;          /* the fdo server's; -1: not known yet */
   gboolean         caps_asked;
   GPtrArray       *pending;              /* (element-type Pending) */
+  char            *run_title;            /* the run's task, quoted (pd_notifier_title_of()) */
+  char            *review_id;            /* a plan review's notification, sent */
 };
 
 G_DEFINE_FINAL_TYPE (PdNotifier, pd_notifier, G_TYPE_OBJECT)
@@ -136,59 +141,8 @@ static void
 track_free (Track *track)
 {
   g_free (track->title);
+  g_strfreev (track->blocked_ids);
   g_free (track);
-}
-
-/* How much of anyone's text (a title, a failure's reason) a notification
- * quotes: a server shows a few lines, and a 300,000-character title went
- * whole to it (tried as an attacker would). */
-#define NOTIFY_QUOTE_CHARS 120
-
-/* @text's first NOTIFY_QUOTE_CHARS characters at most, cut at a word (at a
- * character when the last word is long) and ended with "…"; not yet made
- * safe. */
-static char *
-cut_quote (const char *text)
-{
-  const char *end = text;
-  const char *cut;
-  g_autofree char *head = NULL;
-
-  if (text == NULL || !g_utf8_validate (text, -1, NULL))
-    return g_strdup (text);
-  for (guint n = 0; n < NOTIFY_QUOTE_CHARS - 1 && *end != '\0'; n++)
-    end = g_utf8_next_char (end);
-  if (*end == '\0' || *g_utf8_next_char (end) == '\0')
-    return g_strdup (text);
-
-  cut = end;
-  for (const char *p = end; p > text + (end - text) / 2; p = g_utf8_prev_char (p))
-    if (g_unichar_isspace (g_utf8_get_char (g_utf8_prev_char (p))))
-      {
-        cut = p;
-        break;
-      }
-  head = g_strndup (text, cut - text);
-  g_strchomp (head);
-  return g_strconcat (head, "…", NULL);
-}
-
-/* A title in a body: cut, its controls shown, isolated (_pd_isolated_line()). */
-static char *
-quote_title (const char *title)
-{
-  g_autofree char *cut = cut_quote (title);
-
-  return _pd_isolated_line (cut);
-}
-
-/* A tool's name or a failure's reason: cut, its controls shown. */
-static char *
-quote_text (const char *text)
-{
-  g_autofree char *cut = cut_quote (text);
-
-  return pd_safe_text_line (cut);
 }
 
 static const char *
@@ -199,6 +153,15 @@ pd_notifier_title_of (PdNotifier *self,
 
   if (track != NULL && track->title != NULL && track->title[0] != '\0')
     return track->title;
+  /* A new run's session, not listed yet: its task names it, as the list
+   * will (its first question came before, "Untitled session"). */
+  if (self->runs != NULL && pd_run_controller_get_task (self->runs) != NULL &&
+      g_strcmp0 (pd_run_controller_get_session_id (self->runs), session_id) == 0)
+    {
+      g_free (self->run_title);
+      self->run_title = _pd_notifier_quote_title (pd_run_controller_get_task (self->runs));
+      return self->run_title;
+    }
   return _("Untitled session");
 }
 
@@ -262,6 +225,12 @@ pd_notifier_server (PdNotifier *self,
   ServerKind backend = glib_backend;
   gboolean there[N_NAMES];
 
+  /* The portal: always there for a sandboxed app, and it takes buttons. */
+  if (backend == SERVER_PORTAL || _pd_notifier_in_sandbox ())
+    {
+      *kind = SERVER_PORTAL;
+      return TRUE;
+    }
   for (guint i = 0; i < N_NAMES; i++)
     {
       if (self->owned[i] < 0 || self->activatable[i] < 0)
@@ -360,7 +329,8 @@ pd_notifier_flush (PdNotifier *self)
           continue;
         }
       /* Bodies carry titles a model or a transcript wrote: a server that
-       * reads markup gets them escaped, so it shows them as they are. */
+       * reads markup gets them escaped, so it shows them as they are (the
+       * portal and org.gtk.Notifications read plain text). */
       if (kind == SERVER_FDO && self->body_markup)
         {
           g_autofree char *escaped = g_markup_escape_text (pending->body, -1);
@@ -439,7 +409,7 @@ static void
 pd_notifier_probe (PdNotifier   *self,
                    GApplication *app)
 {
-  if (self->bus != NULL)
+  if (self->bus != NULL || _pd_notifier_in_sandbox ())
     return;
   self->bus = g_application_get_dbus_connection (app);
   if (self->bus == NULL)
@@ -451,6 +421,30 @@ pd_notifier_probe (PdNotifier   *self,
   g_dbus_connection_call (self->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                           "ListActivatableNames", NULL, G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, -1,
                           self->cancellable, on_activatable_names, g_object_ref (self));
+}
+
+/* Whether a notification of @kind about @session_id may go out now: its
+ * switch in Preferences (@settings_key) is on, the user is not looking at
+ * the session, and there is a session bus to send it on. */
+static gboolean
+pd_notifier_may_send (PdNotifier *self,
+                      const char *settings_key,
+                      const char *kind,
+                      const char *session_id)
+{
+  GtkApplication *app;
+
+  if (self->window == NULL || !g_settings_get_boolean (self->settings, settings_key))
+    return FALSE;
+  if (pd_notifier_is_seen (self, session_id))
+    return FALSE;
+  app = gtk_window_get_application (self->window);
+  if (app == NULL || g_application_get_dbus_connection (G_APPLICATION (app)) == NULL)
+    {
+      g_debug ("no session bus: %s not sent", kind);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* @settings_key: the switch in Preferences that allows this kind.  @body is
@@ -468,19 +462,19 @@ pd_notifier_send_as (PdNotifier    *self,
   GtkApplication *app;
   Pending *pending;
 
-  if (self->window == NULL || !g_settings_get_boolean (self->settings, settings_key))
-    return FALSE;
-  if (pd_notifier_is_seen (self, session_id))
+  if (!pd_notifier_may_send (self, settings_key, kind, session_id))
     return FALSE;
   app = gtk_window_get_application (self->window);
-  if (app == NULL || g_application_get_dbus_connection (G_APPLICATION (app)) == NULL)
-    {
-      g_debug ("no session bus: %s not sent", kind);
-      return FALSE;
-    }
 
   g_notification_set_default_action_and_target (notification, "app." PD_NOTIFIER_ACTION_OPEN,
                                                 "s", session_id);
+  /* The app's icon: a freedesktop.org server gets it as the image-path
+   * hint, and showed none before. */
+  {
+    g_autoptr(GIcon) icon = g_themed_icon_new (APP_ID);
+
+    g_notification_set_icon (notification, icon);
+  }
   pending = g_new0 (Pending, 1);
   pending->id = g_strdup (id);
   pending->body = g_strdup (body);
@@ -585,7 +579,7 @@ on_run_finished (PdNotifier *self,
       notification = g_notification_new (_("Run Failed"));
       /* Translators: %s is a session's title, then why its run failed */
       body = message != NULL && message[0] != '\0'
-        ? g_strdup_printf (_("“%s”: %s"), title, safe_message = quote_text (message))
+        ? g_strdup_printf (_("“%s”: %s"), title, safe_message = _pd_notifier_quote_text (message))
         : g_strdup_printf (_("“%s” did not finish."), title);
       g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
       pd_notifier_send (self, "notify-run-failed", "run-failed", session_id, notification, body);
@@ -601,7 +595,7 @@ on_approval_asked (PdNotifier *self,
 {
   g_autoptr(GNotification) notification = g_notification_new (_("Approval Needed"));
   g_autofree char *body = NULL;
-  g_autofree char *safe_tool = quote_text (tool);
+  g_autofree char *safe_tool = _pd_notifier_quote_text (tool);
   g_autofree char *question = NULL;
   g_autofree char *id = NULL;
   g_autofree char *asked = NULL;
@@ -625,7 +619,7 @@ on_approval_asked (PdNotifier *self,
         asked = pd_safe_text_approval (summary);
     }
   whole = asked != NULL && asked[0] != '\0' && strchr (asked, '\n') == NULL &&
-          g_utf8_strlen (asked, -1) <= NOTIFY_QUOTE_CHARS;
+          g_utf8_strlen (asked, -1) <= PD_NOTIFY_QUOTE_CHARS;
   if (whole)
     {
       g_autofree char *isolated = g_strconcat ("\xe2\x81\xa8", asked, "\xe2\x81\xa9", NULL);
@@ -658,6 +652,39 @@ on_approval_asked (PdNotifier *self,
   approval->serial = serial;
   approval->approvable = whole;
   g_hash_table_insert (self->approvals, g_steal_pointer (&question), approval);
+}
+
+/* Plan mode's review waits for the user, a question like an approval; it
+ * is answered in its dialog alone, where the plan is shown whole, so the
+ * notification only opens the session (no notification said so before). */
+static void
+on_review_asked (PdNotifier *self,
+                 const char *session_id)
+{
+  g_autoptr(GNotification) notification = g_notification_new (_("Plan Ready for Review"));
+  g_autofree char *body = NULL;
+  g_autofree char *id = NULL;
+
+  if (session_id == NULL)
+    return;
+  /* Translators: %s is a session's title */
+  body = g_strdup_printf (_("“%s” waits for you to review its plan: open it to approve the plan or keep planning."),
+                          pd_notifier_title_of (self, session_id));
+  g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_URGENT);
+  g_clear_pointer (&self->review_id, g_free);
+  id = notification_id ("plan-review", session_id);
+  if (pd_notifier_send_as (self, "notify-approval", "plan-review", id, session_id, notification, body))
+    self->review_id = g_steal_pointer (&id);
+}
+
+/* The review was answered, or goes with its run or window. */
+static void
+on_review_ended (PdNotifier *self)
+{
+  g_autofree char *id = g_steal_pointer (&self->review_id);
+
+  if (id != NULL)
+    pd_notifier_withdraw_id (self, id);
 }
 
 /* A question was answered (in the dialog, from a notification, on the
@@ -717,6 +744,7 @@ pd_notifier_withdraw_all (PdNotifier *self)
   g_return_if_fail (PD_IS_NOTIFIER (self));
 
   pd_notifier_withdraw_approvals (self, TRUE);
+  on_review_ended (self);
 }
 
 /* Listed sessions. */
@@ -741,6 +769,120 @@ pd_notifier_send_stalled (PdNotifier *self,
   /* Translators: "“Title” has 3 unfinished items and no change for 15 minutes." */
   body = g_strdup_printf (_("“%s” has %s and %s."), pd_notifier_title_of (self, session_id), items, quiet);
   pd_notifier_send (self, "notify-checklist-stalled", "checklist-stalled", session_id, notification, body);
+}
+
+/* "Plan Blocked", naming the step newly blocked (@plan's, when it could
+ * be read): "Plan Blocked" alone left the user to look for it. */
+static void
+pd_notifier_send_blocked (PdNotifier        *self,
+                          const char        *session_id,
+                          const PdPlanState *plan)
+{
+  g_autoptr(GNotification) notification = g_notification_new (_("Plan Blocked"));
+  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  Track *track = g_hash_table_lookup (self->tracks, session_id);
+  g_autofree char *body = NULL;
+  const PdPlanStep *named = NULL;
+  guint named_index = 0;
+  guint newly = 0;
+  guint blocked = 0;
+
+  for (guint i = 0; plan != NULL && i < plan->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
+
+      if (step->status != PD_PLAN_STEP_BLOCKED)
+        continue;
+      blocked++;
+      g_strv_builder_add (ids, step->id);
+      if (track != NULL && track->blocked_ids != NULL &&
+          g_strv_contains ((const char * const *) track->blocked_ids, step->id))
+        continue;
+      if (newly++ == 0)
+        {
+          named = step;
+          named_index = i;
+        }
+    }
+  if (track != NULL && plan != NULL)
+    {
+      g_strfreev (track->blocked_ids);
+      track->blocked_ids = g_strv_builder_end (ids);
+    }
+
+  if (named != NULL)
+    {
+      g_autofree char *cut = _pd_notifier_cut_quote (named->title);
+      g_autofree char *step = _pd_isolated_line (cut);
+
+      if (newly == 1)
+        /* Translators: %s is a session's title, %u a step's number, then its title */
+        body = g_strdup_printf (_("“%s” is blocked at step %u: %s"),
+                                pd_notifier_title_of (self, session_id), named_index + 1, step);
+      else
+        /* Translators: %s is a session's title, %u a step's number, then its
+         * title, then how many other steps became blocked */
+        body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "“%s” is blocked at step %u: %s, and %u more step",
+                                             "“%s” is blocked at step %u: %s, and %u more steps", newly - 1),
+                                pd_notifier_title_of (self, session_id), named_index + 1, step, newly - 1);
+    }
+  else
+    /* Translators: %s is a session's title */
+    body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "A step of “%s” is blocked.",
+                                         "Steps of “%s” are blocked.", MAX (blocked, 1)),
+                            pd_notifier_title_of (self, session_id));
+  g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
+  pd_notifier_send (self, "notify-plan-blocked", "plan-blocked", session_id, notification, body);
+}
+
+typedef struct
+{
+  PdNotifier *self;
+  char       *session_id;
+} PlanRead;
+
+static void
+on_blocked_plan (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      data)
+{
+  PlanRead *read = data;
+  g_autoptr(PdNotifier) self = read->self;
+  g_autofree char *session_id = read->session_id;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_free (read);
+  if (!pd_source_get_plan_finish (PD_SOURCE (source), result, &plan, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      g_debug ("the blocked plan of %s was not read: %s", session_id, error->message);
+    }
+  if (self->window == NULL)
+    return;
+  pd_notifier_send_blocked (self, session_id, plan);
+}
+
+/* A step of @session_id became blocked: which one, its plan says. */
+static void
+pd_notifier_plan_blocked (PdNotifier *self,
+                          const char *session_id)
+{
+  PlanRead *read;
+
+  /* Read only for a notification that can go out now. */
+  if (!pd_notifier_may_send (self, "notify-plan-blocked", "plan-blocked", session_id))
+    return;
+  if (self->source == NULL)
+    {
+      pd_notifier_send_blocked (self, session_id, NULL);
+      return;
+    }
+  read = g_new0 (PlanRead, 1);
+  read->self = g_object_ref (self);
+  read->session_id = g_strdup (session_id);
+  pd_source_get_plan_async (self->source, session_id, self->cancellable, on_blocked_plan, read);
 }
 
 static void
@@ -771,24 +913,14 @@ pd_notifier_observe (PdNotifier          *self,
   g_free (track->title);
   /* Bodies are plain text: the title's controls are made visible and the
    * title isolated, so a right-to-left title cannot reorder our sentence. */
-  track->title = title != NULL && title[0] != '\0' ? quote_title (title) : NULL;
+  track->title = title != NULL && title[0] != '\0' ? _pd_notifier_quote_title (title) : NULL;
   track->imported = imported;
   track->done = info->plan_done;
   track->total = info->plan_total;
   track->updated_at = info->updated_at;
 
   if (info->plan_blocked > track->blocked)
-    {
-      g_autoptr(GNotification) notification = g_notification_new (_("Plan Blocked"));
-      g_autofree char *body = NULL;
-
-      /* Translators: %s is a session's title */
-      body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "A step of “%s” is blocked.",
-                                           "Steps of “%s” are blocked.", info->plan_blocked),
-                              pd_notifier_title_of (self, info->id));
-      g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
-      pd_notifier_send (self, "notify-plan-blocked", "plan-blocked", info->id, notification, body);
-    }
+    pd_notifier_plan_blocked (self, info->id);
   track->blocked = info->plan_blocked;
 
   if (imported && complete && !track->complete)
@@ -809,7 +941,13 @@ static void
 observe_item (PdNotifier    *self,
               PdSessionItem *item)
 {
-  pd_notifier_observe (self, pd_session_item_get_info (item), pd_session_item_get_title (item));
+  const PdSessionInfo *info = pd_session_item_get_info (item);
+  gboolean named = (info->name != NULL && info->name[0] != '\0') ||
+                   (info->task != NULL && info->task[0] != '\0');
+
+  /* A session with neither name nor task yet is listed as "Untitled
+   * session": not a title to keep. */
+  pd_notifier_observe (self, info, named ? pd_session_item_get_title (item) : NULL);
 }
 
 static void
@@ -894,6 +1032,7 @@ pd_notifier_dispose (GObject *object)
     g_clear_handle_id (&self->watches[i], g_bus_unwatch_name);
   g_clear_object (&self->bus);
   pd_notifier_set_runs (self, NULL);
+  g_clear_object (&self->source);
   g_ptr_array_set_size (self->pending, 0);
   if (self->sessions != NULL)
     {
@@ -923,6 +1062,8 @@ pd_notifier_finalize (GObject *object)
   g_clear_pointer (&self->pending, g_ptr_array_unref);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->approvals, g_hash_table_unref);
+  g_free (self->run_title);
+  g_free (self->review_id);
 
   G_OBJECT_CLASS (pd_notifier_parent_class)->finalize (object);
 }
@@ -985,6 +1126,7 @@ pd_notifier_set_runs (PdNotifier      *self,
   /* Another controller's questions are other questions. */
   if (self->approvals != NULL)
     pd_notifier_withdraw_approvals (self, TRUE);
+  on_review_ended (self);
   if (self->runs != NULL)
     g_signal_handlers_disconnect_by_data (self->runs, self);
   g_set_object (&self->runs, runs);
@@ -993,6 +1135,24 @@ pd_notifier_set_runs (PdNotifier      *self,
   g_signal_connect_object (runs, "finished", G_CALLBACK (on_run_finished), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (runs, "approval-asked", G_CALLBACK (on_approval_asked), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (runs, "approval-answered", G_CALLBACK (on_approval_answered), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (runs, "review-asked", G_CALLBACK (on_review_asked), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (runs, "review-ended", G_CALLBACK (on_review_ended), self, G_CONNECT_SWAPPED);
+}
+
+/**
+ * pd_notifier_set_source:
+ * @source: (nullable): the window's source, which the watched sessions
+ *   come from
+ *
+ * A blocked plan's notification names its step, read from @source.
+ */
+void
+pd_notifier_set_source (PdNotifier *self,
+                        PdSource   *source)
+{
+  g_return_if_fail (PD_IS_NOTIFIER (self));
+
+  g_set_object (&self->source, source);
 }
 
 /**

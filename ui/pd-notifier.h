@@ -7,6 +7,7 @@
 #include <gtk/gtk.h>
 
 #include "pd-run-controller.h"
+#include "pd-source.h"
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,8 @@ G_DECLARE_FINAL_TYPE (PdNotifier, pd_notifier, PD, NOTIFIER, GObject)
 PdNotifier *pd_notifier_new               (GtkWindow       *window);
 void        pd_notifier_set_runs          (PdNotifier      *self,
                                            PdRunController *runs);
+void        pd_notifier_set_source        (PdNotifier      *self,
+                                           PdSource        *source);
 void        pd_notifier_watch_sessions    (PdNotifier      *self,
                                            GListModel      *sessions);
 gboolean    pd_notifier_answer_approval   (PdNotifier      *self,

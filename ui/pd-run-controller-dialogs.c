@@ -95,6 +95,8 @@ _pd_run_controller_close_question (PdRunController *self,
    * showed it (a notification, the Overview's card) lets it go. */
   if (approval && dialog != NULL)
     _pd_run_controller_emit_approval (self, NULL, 0);
+  else if (dialog != NULL)
+    _pd_run_controller_emit_review (self, FALSE);
   guard_open_questions (self);
 }
 
@@ -670,6 +672,7 @@ on_review_response (AdwMessageDialog *dialog,
   if (self != NULL)
     {
       g_ptr_array_remove (self->questions, question);
+      _pd_run_controller_emit_review (self, FALSE);
       guard_open_questions (self);
     }
 }
@@ -741,4 +744,6 @@ _pd_run_controller_ask_review (PdRunController *self,
   g_signal_connect (dialog, "response", G_CALLBACK (on_review_response), question);
   g_signal_connect_after (dialog, "map", G_CALLBACK (focus_feedback), NULL);
   gtk_window_present (GTK_WINDOW (dialog));
+  /* A question like an approval: a notification says it waits. */
+  _pd_run_controller_emit_review (self, TRUE);
 }

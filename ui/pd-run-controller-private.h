@@ -64,6 +64,7 @@ struct _PdRunController
   GCancellable  *cancellable;
   gboolean       running;
   char          *session_id;
+  char          *task;         /* (nullable) the task of a new session, until it is listed */
   GString       *status_text;
   gboolean       status_stale;  /* a tool ran since: the next text starts anew */
   char          *activity;
@@ -109,6 +110,8 @@ typedef enum
 /* pd-run-controller.c */
 void      _pd_run_controller_notify               (PdRunController     *self,
                                                    PdRunControllerProp  prop);
+void      _pd_run_controller_emit_review          (PdRunController     *self,
+                                                   gboolean             asked);
 void      _pd_run_controller_emit_approval        (PdRunController     *self,
                                                    const char          *tool,
                                                    guint                serial);

@@ -150,6 +150,8 @@ enum {
   FINISHED,
   APPROVAL_ASKED,
   APPROVAL_ANSWERED,
+  REVIEW_ASKED,
+  REVIEW_ENDED,
   N_SIGNALS
 };
 
@@ -181,6 +183,14 @@ _pd_run_controller_emit_approval (PdRunController *self,
     g_signal_emit (self, signals[APPROVAL_ASKED], 0, self->session_id, tool, serial);
   else
     g_signal_emit (self, signals[APPROVAL_ANSWERED], 0, self->session_id);
+}
+
+/* A plan review's dialog opened (@asked), or was answered or closed. */
+void
+_pd_run_controller_emit_review (PdRunController *self,
+                                gboolean         asked)
+{
+  g_signal_emit (self, signals[asked ? REVIEW_ASKED : REVIEW_ENDED], 0, self->session_id);
 }
 
 /* The window's source hears of this engine's commits from its events at
@@ -421,7 +431,14 @@ pd_run_controller_start (PdRunController      *self,
   g_return_val_if_fail (settings != NULL || self->remote != NULL, FALSE);
   g_return_val_if_fail (message != NULL, FALSE);
 
-  return pd_run_controller_begin (self, settings, NULL, message, error);
+  if (!pd_run_controller_begin (self, settings, NULL, message, error))
+    return FALSE;
+  /* Its title until the session is stored and listed: the task, without
+   * the "/plan" that only chose the mode. */
+  g_free (self->task);
+  self->task = g_strstrip (g_strdup (g_str_has_prefix (message, "/plan ") ? message + strlen ("/plan ")
+                                     : g_strcmp0 (message, "/plan") == 0 ? "" : message));
+  return TRUE;
 }
 
 /**
@@ -440,7 +457,11 @@ pd_run_controller_continue (PdRunController  *self,
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), FALSE);
   g_return_val_if_fail (session_id != NULL, FALSE);
 
-  return pd_run_controller_begin (self, NULL, session_id, message, error);
+  if (!pd_run_controller_begin (self, NULL, session_id, message, error))
+    return FALSE;
+  /* A stored session has its title. */
+  g_clear_pointer (&self->task, g_free);
+  return TRUE;
 }
 
 /**
@@ -654,6 +675,7 @@ pd_run_controller_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->channel, _pd_run_channel_unref);
   g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->task, g_free);
   g_clear_pointer (&self->activity, g_free);
   g_clear_pointer (&self->activity_tool, g_free);
   g_string_free (self->status_text, TRUE);
@@ -756,6 +778,26 @@ pd_run_controller_class_init (PdRunControllerClass *klass)
   signals[APPROVAL_ANSWERED] =
     g_signal_new ("approval-answered", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * PdRunController::review-asked:
+   * @session_id: (nullable): the session whose plan waits for a review
+   *
+   * Plan mode's review dialog opened: the run waits for the user.
+   */
+  signals[REVIEW_ASKED] =
+    g_signal_new ("review-asked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * PdRunController::review-ended:
+   * @session_id: (nullable): the session of the review
+   *
+   * The review was answered, or its dialog closed with the run.
+   */
+  signals[REVIEW_ENDED] =
+    g_signal_new ("review-ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -836,6 +878,20 @@ pd_run_controller_get_session_id (PdRunController *self)
 {
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
   return self->session_id;
+}
+
+/**
+ * pd_run_controller_get_task:
+ *
+ * Returns: (nullable): the task a new session was started with (without
+ *   "/plan"), what names it until it is listed; %NULL for a session
+ *   continued
+ */
+const char *
+pd_run_controller_get_task (PdRunController *self)
+{
+  g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
+  return self->task != NULL && self->task[0] != '\0' ? self->task : NULL;
 }
 
 const char *

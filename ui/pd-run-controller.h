@@ -70,6 +70,7 @@ gboolean         pd_run_controller_answer_approval (PdRunController      *self,
                                                     gboolean              allow);
 gboolean         pd_run_controller_get_running     (PdRunController      *self);
 const char      *pd_run_controller_get_session_id  (PdRunController      *self);
+const char      *pd_run_controller_get_task        (PdRunController      *self);
 const char      *pd_run_controller_get_status_text (PdRunController      *self);
 const char      *pd_run_controller_get_activity    (PdRunController      *self);
 const char      *pd_run_controller_get_transcript  (PdRunController      *self);

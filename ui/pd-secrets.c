@@ -102,9 +102,33 @@ key_attributes (const char *provider,
 static char *
 keyring_failure (const GError *error)
 {
-  if (error != NULL)
-    return g_strdup (error->message);
-  return g_strdup (_("the keyring is locked and was not unlocked"));
+  g_autoptr(GError) copy = NULL;
+
+  if (error == NULL)
+    return g_strdup (_("the keyring is locked and was not unlocked"));
+  /* No Secret Service on the bus: said in words, not as the bus's error
+   * ("The name org.freedesktop.secrets was not provided by any .service
+   * files", which Preferences showed). */
+  if (pd_secrets_error_is_no_keyring (error))
+    return g_strdup (_("no keyring is running"));
+  copy = g_error_copy (error);
+  g_dbus_error_strip_remote_error (copy);
+  return g_strdup (copy->message);
+}
+
+/**
+ * pd_secrets_error_is_no_keyring:
+ * @error: (nullable): what the secret store said
+ *
+ * Returns: whether @error says no keyring (Secret Service) runs on the
+ *   session bus
+ */
+gboolean
+pd_secrets_error_is_no_keyring (const GError *error)
+{
+  return error != NULL &&
+         (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
+          g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER));
 }
 
 /* --- one request to the keyring --------------------------------------------- */
@@ -391,11 +415,15 @@ on_service (GObject      *object,
           g_task_return_int (task, KEY_FOR_SESSION);
         }
       else if (request->kind == REQUEST_STORE)
-        g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                 request->endpoint != NULL
-                                 ? _("No keyring could keep the token (%s): it is kept for this session only")
-                                 : _("No keyring could keep the API key (%s): it is kept for this session only"),
-                                 error->message);
+        {
+          g_autofree char *why = keyring_failure (error);
+
+          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                   request->endpoint != NULL
+                                   ? _("No keyring could keep the token (%s): it is kept for this session only")
+                                   : _("No keyring could keep the API key (%s): it is kept for this session only"),
+                                   why);
+        }
       else
         return_no_keyring (task, error);
       g_object_unref (task);

@@ -874,8 +874,8 @@ on_banner_token_stored (GObject      *object,
 
   if (pd_secrets_store_token_finish (result, &error))
     return;
-  g_message ("%s", error->message);
-  pd_window_show_message (self, _("No keyring is available: the token is kept for this session only"));
+  g_debug ("%s", error->message);
+  pd_window_say_token_not_kept (self);
 }
 
 /* The token entered in the banner, for a server that refused the old one. */

@@ -46,6 +46,7 @@ struct _PdWindow
   PdSourceList        *sources;         /* this computer's database first, then endpoints */
   gboolean             failed;
   gboolean             retrying;            /* Retry pressed, no answer yet */
+  gboolean             said_no_keyring;     /* pd_window_say_token_not_kept() */
   char                *error_description;   /* the error page's, as plain text */
 
   PdDemo              *demo;

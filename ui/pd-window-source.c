@@ -186,9 +186,10 @@ on_endpoint_token (GObject      *object,
 
   if (self == NULL || self->source == NULL || !PD_IS_MULTI_SOURCE (self->source))
     return;
-  /* Without a keyring the endpoint asks for its token (its state says so). */
+  /* Without a keyring the endpoint asks for its token (its state says
+   * so): not a message on each endpoint's every lookup. */
   if (error != NULL)
-    g_message ("%s", error->message);
+    g_debug ("%s", error->message);
 
   /* Still configured as it was when asked? */
   configured = g_settings_get_value (self->settings, "sources");

@@ -564,6 +564,8 @@ _pd_window_set_source (PdWindow *self,
 
   g_clear_object (&self->source);
   self->source = source;
+  if (self->notifier != NULL)
+    pd_notifier_set_source (self->notifier, source);
   self->failed = FALSE;
   self->retrying = FALSE;
   _pd_window_show_retrying (self);
@@ -1024,6 +1026,7 @@ pd_window_init (PdWindow *self)
   _pd_window_overview_init (self);
   pd_window_restore_size (self);
   self->notifier = pd_notifier_new (GTK_WINDOW (self));
+  pd_notifier_set_source (self->notifier, self->source);
   pd_notifier_watch_sessions (self->notifier, G_LIST_MODEL (pd_session_list_get_model (self->session_list)));
   self->deleter = pd_session_deleter_new (self->toast_overlay, self->session_list);
 
@@ -1112,6 +1115,23 @@ pd_window_show_message (PdWindow   *self,
   /* AdwToast titles are Pango markup. */
   escaped = g_markup_escape_text (message, -1);
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+}
+
+/**
+ * pd_window_say_token_not_kept:
+ *
+ * Says, once for this window, that no keyring kept its endpoint's token:
+ * it was said on every token the window stored, with the bus's error.
+ */
+void
+pd_window_say_token_not_kept (PdWindow *self)
+{
+  g_return_if_fail (PD_IS_WINDOW (self));
+
+  if (self->said_no_keyring)
+    return;
+  self->said_no_keyring = TRUE;
+  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
 }
 
 /**

@@ -51,7 +51,7 @@ static const SecretSchema token_schema = {
   }
 };
 
-#define NO_KEYRING_MESSAGE "No keyring is available: the token is kept for this session only"
+#define NO_KEYRING_MESSAGE "No keyring is running: the token is used for this session only"
 
 typedef struct
 {
