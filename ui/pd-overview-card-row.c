@@ -150,7 +150,21 @@ static char *card_text (const char *text);
 static char *
 failed_text (PdOverviewCard *card)
 {
-  char *text = _pd_run_ended_short_text (pd_overview_card_get_status (card), pd_overview_card_get_stopped (card),
+  const char *check = pd_overview_card_get_failed_check (card);
+  char *text;
+
+  /* A run that completed, a step's check failed: it is done, with what
+   * failed named (it read "Working", then "Stalled"). */
+  if (check != NULL && pd_overview_card_get_stopped (card) == NULL &&
+      pd_overview_card_get_status (card) != PD_SESSION_STATUS_FAILED &&
+      pd_overview_card_get_status (card) != PD_SESSION_STATUS_INTERRUPTED)
+    {
+      g_autofree char *safe = card_text (check);
+
+      /* Translators: the run completed, but the acceptance check %s (its description) failed */
+      return g_strdup_printf (_("Done · check failed: %s"), safe);
+    }
+  text = _pd_run_ended_short_text (pd_overview_card_get_status (card), pd_overview_card_get_stopped (card),
                                          pd_overview_card_get_stopped_error (card), CARD_TEXT_CHARS);
 
   return text != NULL ? text : g_strdup (_("Failed"));
@@ -180,6 +194,9 @@ need_text (PdOverviewCard *card)
       return failed_text (card);
     case PD_OVERVIEW_NEED_STALLED:
       return g_strdup (_("Stalled"));
+    case PD_OVERVIEW_NEED_STOPPED:
+      /* Translators: on an Overview card, the person stopped the agent's run */
+      return g_strdup (C_("overview card", "Stopped"));
     case PD_OVERVIEW_NEED_RUNNING:
       return g_strdup (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING
                        ? _("Running") : _("Working"));
@@ -353,6 +370,9 @@ need_class (PdOverviewNeed need)
       return "error";
     case PD_OVERVIEW_NEED_DONE:
       return "success";
+    case PD_OVERVIEW_NEED_STOPPED:
+      /* The person's own choice: neither a failure nor a success. */
+      return "dim-label";
     case PD_OVERVIEW_NEED_RUNNING:
     default:
       return "accent";
@@ -375,7 +395,7 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   g_autofree char *state = NULL;
   g_autofree char *name = NULL;
   g_autofree char *generic = NULL;
-  const char *classes[] = { "warning", "error", "success", "accent" };
+  const char *classes[] = { "warning", "error", "success", "accent", "dim-label" };
   const char *tool, *command, *body;
   gboolean whole;
   guint done, total;

@@ -85,6 +85,7 @@ typedef struct
   GPtrArray *steps;           /* per info: char * of the current step, or NULL */
   GArray    *step_read;       /* per info: gboolean, the plan was read */
   GArray    *unpassed;        /* per info: guint, its checks not passed */
+  GPtrArray *failed;          /* per info: char * of a failed check, or NULL */
   GPtrArray *runs;            /* per info: PdRemoteRun *, or NULL */
   GArray    *run_read;        /* per info: gboolean, the runs were asked */
   guint      outstanding;
@@ -233,6 +234,7 @@ fetch_free (Fetch *fetch)
   g_clear_pointer (&fetch->steps, g_ptr_array_unref);
   g_clear_pointer (&fetch->step_read, g_array_unref);
   g_clear_pointer (&fetch->unpassed, g_array_unref);
+  g_clear_pointer (&fetch->failed, g_ptr_array_unref);
   g_clear_pointer (&fetch->runs, g_ptr_array_unref);
   g_clear_pointer (&fetch->run_read, g_array_unref);
   g_free (fetch);
@@ -312,6 +314,7 @@ merge_session (Entry               *entry,
                gboolean             step_read,
                const char          *step,
                guint                unpassed,
+               const char          *failed_check,
                gboolean             run_read,
                const PdRemoteRun   *run,
                gint64               now)
@@ -332,7 +335,7 @@ merge_session (Entry               *entry,
     _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
   changed |= _pd_overview_card_set_info (card, info);
   if (step_read)
-    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed);
+    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed, failed_check);
   if (run_read)
     changed |= _pd_overview_card_set_remote_run (card, run);
   changed |= _pd_overview_card_set_source_error (card, NULL);
@@ -362,7 +365,7 @@ fetch_merge (Fetch *fetch)
       g_hash_table_add (seen, info->id);
       merge_session (entry, info, FALSE, g_array_index (fetch->step_read, gboolean, i),
                      g_ptr_array_index (fetch->steps, i), g_array_index (fetch->unpassed, guint, i),
-                     g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
+                     g_ptr_array_index (fetch->failed, i), g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
     }
 
   g_hash_table_iter_init (&iter, entry->cards);
@@ -402,8 +405,13 @@ on_plan_read (GObject      *object,
   /* A plan that cannot be read leaves the step unknown, not the card. */
   if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
     {
+      const PdPlanCheck *failed = plan != NULL ? pd_plan_state_first_failed_check (plan) : NULL;
+
       g_ptr_array_index (fetch->steps, part->index) = g_strdup (pd_plan_state_current_step_title (plan));
       g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
+      if (failed != NULL)
+        g_ptr_array_index (fetch->failed, part->index) = g_strdup (failed->description != NULL && *failed->description != '\0'
+                                                                   ? failed->description : failed->id);
       g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -483,6 +491,8 @@ on_sessions_listed (GObject      *object,
     }
   fetch->steps = g_ptr_array_new_full (fetch->infos->len, g_free);
   g_ptr_array_set_size (fetch->steps, fetch->infos->len);
+  fetch->failed = g_ptr_array_new_full (fetch->infos->len, g_free);
+  g_ptr_array_set_size (fetch->failed, fetch->infos->len);
   fetch->runs = g_ptr_array_new_full (fetch->infos->len, (GDestroyNotify) pd_remote_run_free);
   g_ptr_array_set_size (fetch->runs, fetch->infos->len);
   fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
@@ -607,7 +617,7 @@ on_sessions_pushed (PdRemoteSource *source,
         complete = FALSE;
       else if (is_active (self, entry, info, now))   /* else it goes at the tick */
         merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->unpassed_checks,
-                       FALSE, NULL, now);
+                       pushed->failed_check, FALSE, NULL, now);
     }
   entry->push_merged = complete;
 }
