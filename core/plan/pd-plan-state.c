@@ -120,23 +120,22 @@ pd_plan_state_count_unpassed_checks (const PdPlanState *self)
 }
 
 /* The first acceptance check whose evidence ran and failed, of a step not
- * done (a step with a failed check cannot be completed): what a run that
- * ended with it left failing, named on its Overview card.  NULL when none. */
-const PdPlanCheck *
-pd_plan_state_first_failed_check (const PdPlanState *self)
+ * done (a step with a failed check cannot be completed), by its
+ * description, else its id: what a run that ended with it left failing,
+ * named on its Overview card.  NULL when none. */
+const char *
+pd_plan_state_failed_check_name (const PdPlanState *self)
 {
   for (guint i = 0; self != NULL && i < self->steps->len; i++)
     {
       const PdPlanStep *step = g_ptr_array_index (self->steps, i);
 
-      if (step->status == PD_PLAN_STEP_DONE)
-        continue;
-      for (guint j = 0; j < step->checks->len; j++)
+      for (guint j = 0; step->status != PD_PLAN_STEP_DONE && j < step->checks->len; j++)
         {
           const PdPlanCheck *check = g_ptr_array_index (step->checks, j);
 
           if (check->status == PD_PLAN_CHECK_FAILED)
-            return check;
+            return check->description != NULL && *check->description != '\0' ? check->description : check->id;
         }
     }
   return NULL;

@@ -39,6 +39,7 @@ struct _PdOverview
   guint       stalled_minutes;
   guint       min_interval_ms;
   guint       tick;
+  guint       resort;         /* the coalesced placement of cards whose time moved */
   guint       refetches;
   gboolean    loaded;
 };
@@ -178,11 +179,16 @@ remove_card (PdOverview     *self,
   _pd_overview_cards_remove (G_LIST_MODEL (self), self->cards, card);
 }
 
+/* Placed at once when its need moved, else later with others (pd-overview-cards.c). */
 static void
 card_changed (PdOverview     *self,
-              PdOverviewCard *card)
+              PdOverviewCard *card,
+              gboolean        need_moved)
 {
-  _pd_overview_cards_place (G_LIST_MODEL (self), self->cards, card);
+  if (need_moved)
+    _pd_overview_cards_place (G_LIST_MODEL (self), self->cards, card);
+  else
+    _pd_overview_cards_schedule_resort (G_LIST_MODEL (self), self->cards, &self->resort);
   _pd_overview_card_emit_changed (card);
 }
 
@@ -322,7 +328,7 @@ merge_session (Entry               *entry,
   PdOverview *self = entry->overview;
   PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
   gboolean is_new = card == NULL;
-  gboolean changed = FALSE;
+  gboolean changed = FALSE, need_moved;
 
   if (is_new)
     {
@@ -340,11 +346,11 @@ merge_session (Entry               *entry,
     changed |= _pd_overview_card_set_remote_run (card, run);
   changed |= _pd_overview_card_set_source_error (card, NULL);
   changed |= apply_local_approval (entry, card);
-  changed |= _pd_overview_card_update_need (card, now, stalled_usec (self));
+  need_moved = _pd_overview_card_update_need (card, now, stalled_usec (self));
   if (is_new)
     insert_card (self, card);
-  else if (changed)
-    card_changed (self, card);
+  else if (changed || need_moved)
+    card_changed (self, card, need_moved);
 }
 
 /* The merge: the one part of a refetch done on the main context. */
@@ -405,13 +411,9 @@ on_plan_read (GObject      *object,
   /* A plan that cannot be read leaves the step unknown, not the card. */
   if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
     {
-      const PdPlanCheck *failed = plan != NULL ? pd_plan_state_first_failed_check (plan) : NULL;
-
       g_ptr_array_index (fetch->steps, part->index) = g_strdup (pd_plan_state_current_step_title (plan));
+      g_ptr_array_index (fetch->failed, part->index) = g_strdup (pd_plan_state_failed_check_name (plan));
       g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
-      if (failed != NULL)
-        g_ptr_array_index (fetch->failed, part->index) = g_strdup (failed->description != NULL && *failed->description != '\0'
-                                                                   ? failed->description : failed->id);
       g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -810,7 +812,7 @@ recheck_cards (PdOverview *self)
               now - pd_overview_card_get_changed_at (card) > window)
             entry_remove_card (entry, card);
           else if (_pd_overview_card_update_need (card, now, stalled_usec (self)))
-            card_changed (self, card);
+            card_changed (self, card, TRUE);
         }
     }
 }
@@ -879,6 +881,7 @@ pd_overview_dispose (GObject *object)
   PdOverview *self = PD_OVERVIEW (object);
 
   g_clear_handle_id (&self->tick, g_source_remove);
+  g_clear_handle_id (&self->resort, g_source_remove);
   if (self->sources != NULL)
     g_signal_handlers_disconnect_by_data (self->sources, self);
   if (self->entries != NULL)
@@ -1182,7 +1185,7 @@ pd_overview_set_local_approval (PdOverview *self,
   if (card != NULL && apply_local_approval (entry, card))
     {
       _pd_overview_card_update_need (card, g_get_real_time (), stalled_usec (self));
-      card_changed (self, card);
+      card_changed (self, card, TRUE);
     }
   else if (card == NULL)
     entry_schedule (entry);

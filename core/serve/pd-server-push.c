@@ -130,14 +130,12 @@ push_read (Push           *push,
           if (pd_session_reads_get_plan (store, info->id, &plan, &plan_error))
             {
               const char *step = pd_plan_state_current_step_title (plan);
-              const PdPlanCheck *failed = pd_plan_state_first_failed_check (plan);
+              const char *failed = pd_plan_state_failed_check_name (plan);
 
               if (step != NULL)
                 json_object_set_string_member (session, "current_step", step);
               if (failed != NULL)
-                json_object_set_string_member (session, "failed_check",
-                                               failed->description != NULL && *failed->description != '\0'
-                                               ? failed->description : failed->id);
+                json_object_set_string_member (session, "failed_check", failed);
               json_object_set_int_member (session, "unpassed_checks",
                                           plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0);
             }
