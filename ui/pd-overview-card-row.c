@@ -82,6 +82,10 @@ struct _PdOverviewCardRow
   GtkWidget      *open;
   GtkWidget      *row_name;
   char           *command_shown;    /* (nullable) the whole command, as shown */
+  gint64          time_of;          /* the card's changed_at the time label tells */
+  const char     *need_class;       /* (nullable) the need label's style class */
+  char           *name_shown;       /* (nullable) the accessible name and description told */
+  char           *origin_shown;
   gboolean        command_cut;      /* the card shows only its start: Review… */
   GtkWidget      *review;           /* (nullable) the open Review dialog */
 };
@@ -150,7 +154,21 @@ static char *card_text (const char *text);
 static char *
 failed_text (PdOverviewCard *card)
 {
-  char *text = _pd_run_ended_short_text (pd_overview_card_get_status (card), pd_overview_card_get_stopped (card),
+  const char *check = pd_overview_card_get_failed_check (card);
+  char *text;
+
+  /* A run that completed, a step's check failed: it is done, with what
+   * failed named (it read "Working", then "Stalled"). */
+  if (check != NULL && pd_overview_card_get_stopped (card) == NULL &&
+      pd_overview_card_get_status (card) != PD_SESSION_STATUS_FAILED &&
+      pd_overview_card_get_status (card) != PD_SESSION_STATUS_INTERRUPTED)
+    {
+      g_autofree char *safe = card_text (check);
+
+      /* Translators: the run completed, but the acceptance check %s (its description) failed */
+      return g_strdup_printf (_("Done · check failed: %s"), safe);
+    }
+  text = _pd_run_ended_short_text (pd_overview_card_get_status (card), pd_overview_card_get_stopped (card),
                                          pd_overview_card_get_stopped_error (card), CARD_TEXT_CHARS);
 
   return text != NULL ? text : g_strdup (_("Failed"));
@@ -180,6 +198,9 @@ need_text (PdOverviewCard *card)
       return failed_text (card);
     case PD_OVERVIEW_NEED_STALLED:
       return g_strdup (_("Stalled"));
+    case PD_OVERVIEW_NEED_STOPPED:
+      /* Translators: on an Overview card, the person stopped the agent's run */
+      return g_strdup (C_("overview card", "Stopped"));
     case PD_OVERVIEW_NEED_RUNNING:
       return g_strdup (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING
                        ? _("Running") : _("Working"));
@@ -353,17 +374,24 @@ need_class (PdOverviewNeed need)
       return "error";
     case PD_OVERVIEW_NEED_DONE:
       return "success";
+    case PD_OVERVIEW_NEED_STOPPED:
+      /* The person's own choice: neither a failure nor a success. */
+      return "dim-label";
     case PD_OVERVIEW_NEED_RUNNING:
     default:
       return "accent";
     }
 }
 
-void
-pd_overview_card_row_update (PdOverviewCardRow *self)
+/* Everything the card shows, told again; the time since its last change
+ * only when that change moved or @clock (the view's clock) says so: a card
+ * changes every second while its agent writes, and made a GDateTime and a
+ * sentence each time for a label that read "just now" all along. */
+static void
+row_update (PdOverviewCardRow *self,
+            gboolean           clock)
 {
   PdOverviewCard *card = self->card;
-  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *need = NULL;
   g_autofree char *when = NULL;
   g_autofree char *origin = NULL;
@@ -375,12 +403,9 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
   g_autofree char *state = NULL;
   g_autofree char *name = NULL;
   g_autofree char *generic = NULL;
-  const char *classes[] = { "warning", "error", "success", "accent" };
-  const char *tool, *command, *body;
+  const char *tool, *command, *body, *klass;
   gboolean whole;
   guint done, total;
-
-  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
 
   if (card == NULL)
     return;
@@ -405,14 +430,27 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
    * the source comes first so that an agent's name cannot hide it */
   origin = g_strdup_printf (_("%s · %s"), where, agent);
   gtk_label_set_text (GTK_LABEL (self->origin), origin);
-  when = pd_format_relative_time (pd_overview_card_get_changed_at (card), now);
-  gtk_label_set_text (GTK_LABEL (self->time), when);
+  if (clock || self->time_of != pd_overview_card_get_changed_at (card))
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+
+      self->time_of = pd_overview_card_get_changed_at (card);
+      when = pd_format_relative_time (self->time_of, now);
+      gtk_label_set_text (GTK_LABEL (self->time), when);
+    }
 
   need = need_text (card);
   gtk_label_set_text (GTK_LABEL (self->need), need);
-  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
-    gtk_widget_remove_css_class (self->need, classes[i]);
-  gtk_widget_add_css_class (self->need, need_class (pd_overview_card_get_need (card)));
+  /* Changed only when it changes: a class taken off and put back restyled
+   * the label on every change of the card. */
+  klass = need_class (pd_overview_card_get_need (card));
+  if (g_strcmp0 (klass, self->need_class) != 0)
+    {
+      if (self->need_class != NULL)
+        gtk_widget_remove_css_class (self->need, self->need_class);
+      gtk_widget_add_css_class (self->need, klass);
+      self->need_class = klass;
+    }
 
   if (pd_overview_card_get_current_step (card) != NULL)
     {
@@ -452,15 +490,31 @@ pd_overview_card_row_update (PdOverviewCardRow *self)
 
   /* Translators: how a screen reader names a card: title, then what it needs */
   name = g_strdup_printf (_("%s, %s"), gtk_label_get_text (GTK_LABEL (self->title)), need);
-  pd_row_name_set_text (PD_ROW_NAME (self->row_name), name);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, origin, -1);
+  if (g_strcmp0 (name, self->name_shown) != 0 || g_strcmp0 (origin, self->origin_shown) != 0)
+    {
+      pd_row_name_set_text (PD_ROW_NAME (self->row_name), name);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, origin, -1);
+      g_free (self->name_shown);
+      self->name_shown = g_steal_pointer (&name);
+      g_free (self->origin_shown);
+      self->origin_shown = g_steal_pointer (&origin);
+    }
+}
+
+/* Tells everything the card shows again, the time since its last change
+ * too (the view's clock). */
+void
+pd_overview_card_row_update (PdOverviewCardRow *self)
+{
+  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
+  row_update (self, TRUE);
 }
 
 static void
 on_card_changed (PdOverviewCardRow *self)
 {
-  pd_overview_card_row_update (self);
+  row_update (self, FALSE);
 }
 
 /**
@@ -642,6 +696,8 @@ pd_overview_card_row_dispose (GObject *object)
   pd_overview_card_row_set_card (self, NULL);
   close_review (self);
   g_clear_pointer (&self->command_shown, g_free);
+  g_clear_pointer (&self->name_shown, g_free);
+  g_clear_pointer (&self->origin_shown, g_free);
   g_clear_pointer (&self->shown_run, pd_remote_run_free);
   g_clear_pointer (&self->box, gtk_widget_unparent);
 

@@ -7,7 +7,8 @@
  * in place as the model merges; "No Active Sessions" when there is none.
  * Activating a card (a click, Enter) emits ::card-activated; a card's Deny
  * or Approve Once emits ::answer.  The window opens the session and sends
- * the answer.  The times since the last change are told again every 30 s.
+ * the answer.  A card's menu (right click, long press, Menu key) holds
+ * what the window gives through ::card-menu.  The times since the last change are told again every 30 s.
  * With a source set (one chosen in the sidebar), the cards of that source
  * alone are shown.  A question that comes while the list is scrolled goes
  * first, out of sight: "1 New Request" says so at the top until the list
@@ -49,6 +50,7 @@ struct _PdOverviewView
   GtkScrolledWindow *scroller;
   GtkListView   *list_view;
   GtkWidget     *new_requests;
+  GtkWidget     *menu;          /* (nullable) a card's menu, made on first use */
 };
 
 G_DEFINE_FINAL_TYPE (PdOverviewView, pd_overview_view, GTK_TYPE_WIDGET)
@@ -63,6 +65,7 @@ enum {
 enum {
   CARD_ACTIVATED,
   ANSWER,
+  CARD_MENU,
   N_SIGNALS
 };
 
@@ -303,6 +306,152 @@ on_row_finalized (gpointer  data,
   PdOverviewView *self = data;
 
   g_ptr_array_remove_fast (self->rows, row);
+}
+
+/* --- a card's menu ---------------------------------------------------------
+ *
+ * A right click, a long press, the Menu key or Shift+F10 on a card opens
+ * its menu, as on a row of the session list: what the window offers for
+ * that card's session (::card-menu; Export and Delete of the session list,
+ * for the card's own source).  The Overview had none, and the window's
+ * menu showed Export and Delete greyed out beside it (N11).
+ */
+
+static PdOverviewCardRow *
+card_row_of (GtkWidget *widget)
+{
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    {
+      if (PD_IS_OVERVIEW_CARD_ROW (w))
+        return PD_OVERVIEW_CARD_ROW (w);
+      /* A card's list item holds the row. */
+      if (gtk_widget_get_first_child (w) != NULL && PD_IS_OVERVIEW_CARD_ROW (gtk_widget_get_first_child (w)))
+        return PD_OVERVIEW_CARD_ROW (gtk_widget_get_first_child (w));
+    }
+  return NULL;
+}
+
+/**
+ * pd_overview_view_popup_card_menu:
+ * @card: a card shown
+ *
+ * Opens @card's menu at its row (the window gives its items through
+ * ::card-menu); nothing when the window gives none.
+ *
+ * Returns: whether the menu opened
+ */
+gboolean
+pd_overview_view_popup_card_menu (PdOverviewView *self,
+                                  PdOverviewCard *card)
+{
+  g_autoptr(GMenuModel) model = NULL;
+  GtkWidget *row = NULL;
+  graphene_rect_t bounds;
+  GdkRectangle rect = { 0, 0, 1, 1 };
+
+  g_return_val_if_fail (PD_IS_OVERVIEW_VIEW (self), FALSE);
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (card), FALSE);
+
+  g_signal_emit (self, signals[CARD_MENU], 0, card, &model);
+  if (model == NULL || g_menu_model_get_n_items (model) == 0)
+    return FALSE;
+  if (self->menu == NULL)
+    {
+      self->menu = gtk_popover_menu_new_from_model (NULL);
+      gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
+      gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
+      gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
+    }
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), model);
+  for (guint i = 0; i < self->rows->len && row == NULL; i++)
+    if (pd_overview_card_row_get_card (g_ptr_array_index (self->rows, i)) == card)
+      row = g_ptr_array_index (self->rows, i);
+  if (row != NULL && gtk_widget_get_mapped (row) && gtk_widget_compute_bounds (row, GTK_WIDGET (self), &bounds))
+    rect = (GdkRectangle) { (int) bounds.origin.x + 24, (int) bounds.origin.y + 24, 1, 1 };
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
+  gtk_popover_popup (GTK_POPOVER (self->menu));
+  return TRUE;
+}
+
+/**
+ * pd_overview_view_get_card_menu:
+ *
+ * Returns: (transfer none) (nullable): the popover of a card's menu, once
+ *   one was opened
+ */
+GtkWidget *
+pd_overview_view_get_card_menu (PdOverviewView *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_VIEW (self), NULL);
+  return self->menu;
+}
+
+static void
+popup_at (PdOverviewView *self,
+          double          x,
+          double          y)
+{
+  GtkWidget *picked = gtk_widget_pick (GTK_WIDGET (self->list_view), x, y, GTK_PICK_DEFAULT);
+  PdOverviewCardRow *row = picked != NULL ? card_row_of (picked) : NULL;
+
+  if (row != NULL && pd_overview_card_row_get_card (row) != NULL)
+    pd_overview_view_popup_card_menu (self, pd_overview_card_row_get_card (row));
+}
+
+static void
+on_right_click (GtkGestureClick *gesture,
+                int              n_press,
+                double           x,
+                double           y,
+                PdOverviewView  *self)
+{
+  popup_at (self, x, y);
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+static void
+on_long_press (GtkGestureLongPress *gesture,
+               double               x,
+               double               y,
+               PdOverviewView      *self)
+{
+  popup_at (self, x, y);
+}
+
+/* The Menu key or Shift+F10: the menu of the card that has the focus. */
+static gboolean
+on_menu_key (GtkWidget *list_view,
+             GVariant  *args,
+             gpointer   user_data)
+{
+  PdOverviewView *self = user_data;
+  GtkRoot *root = gtk_widget_get_root (list_view);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  PdOverviewCardRow *row = focus != NULL ? card_row_of (focus) : NULL;
+
+  if (row == NULL || pd_overview_card_row_get_card (row) == NULL)
+    return FALSE;
+  return pd_overview_view_popup_card_menu (self, pd_overview_card_row_get_card (row));
+}
+
+static void
+setup_menu (PdOverviewView *self)
+{
+  GtkGesture *click = gtk_gesture_click_new ();
+  GtkGesture *press = gtk_gesture_long_press_new ();
+  GtkEventController *keys = gtk_shortcut_controller_new ();
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
+  g_signal_connect (click, "pressed", G_CALLBACK (on_right_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
+  gtk_gesture_single_set_touch_only (GTK_GESTURE_SINGLE (press), TRUE);
+  g_signal_connect (press, "pressed", G_CALLBACK (on_long_press), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (press));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_Menu, 0),
+                                                                                       gtk_keyval_trigger_new (GDK_KEY_F10, GDK_SHIFT_MASK)),
+                                                          gtk_callback_action_new (on_menu_key, self, NULL)));
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), keys);
 }
 
 /* --- the keyboard: the cards are one Tab stop ------------------------------
@@ -579,6 +728,7 @@ pd_overview_view_dispose (GObject *object)
   if (self->to_top != 0 && self->list_view != NULL)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->to_top);
   self->to_top = 0;
+  g_clear_pointer (&self->menu, gtk_widget_unparent);
   pd_overview_view_set_overview (self, NULL);
   g_clear_object (&self->source);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_OVERVIEW_VIEW);
@@ -680,6 +830,16 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
                                   0, NULL, NULL, NULL, G_TYPE_NONE, 4, PD_TYPE_OVERVIEW_CARD, G_TYPE_BOOLEAN,
                                   PD_TYPE_REMOTE_RUN | G_SIGNAL_TYPE_STATIC_SCOPE, G_TYPE_UINT);
 
+  /**
+   * PdOverviewView::card-menu:
+   * @card: the card whose menu opens
+   *
+   * Returns: (transfer full) (nullable): the items of @card's menu
+   */
+  signals[CARD_MENU] = g_signal_new ("card-menu", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                     0, g_signal_accumulator_first_wins, NULL, NULL, G_TYPE_MENU_MODEL, 1,
+                                     PD_TYPE_OVERVIEW_CARD);
+
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/plandeck/Plandeck/ui/pd-overview-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, empty_page);
@@ -714,6 +874,7 @@ pd_overview_view_init (PdOverviewView *self)
   g_signal_connect (factory, "unbind", G_CALLBACK (on_unbind), self);
   gtk_list_view_set_factory (self->list_view, factory);
   setup_keys (self);
+  setup_menu (self);
   self->clock = g_timeout_add_seconds (TIME_REFRESH_SECONDS, on_clock, self);
   update_page (self);
 }

@@ -22,5 +22,8 @@ PdSource   *pd_overview_view_get_source   (PdOverviewView *self);
 void        pd_overview_view_set_source   (PdOverviewView *self,
                                            PdSource       *source);
 GListModel *pd_overview_view_get_shown    (PdOverviewView *self);
+gboolean    pd_overview_view_popup_card_menu (PdOverviewView *self,
+                                              PdOverviewCard *card);
+GtkWidget  *pd_overview_view_get_card_menu   (PdOverviewView *self);
 
 G_END_DECLS

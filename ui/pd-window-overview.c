@@ -17,6 +17,8 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-session-export.h"
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 /**
@@ -191,6 +193,104 @@ on_card_activated (PdWindow       *self,
   _pd_window_try_select_pending (self);
   _pd_window_update_content (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+}
+
+/* --- a card's menu: Export and Delete of its session, from its source ---- */
+
+/* The card of a card action's target (source id, session id). */
+static PdOverviewCard *
+card_for_target (PdWindow  *self,
+                 GVariant  *parameter,
+                 PdSource **source)
+{
+  const char *source_id, *session_id;
+
+  g_variant_get (parameter, "(&s&s)", &source_id, &session_id);
+  *source = pd_source_list_lookup (self->sources, source_id, NULL);
+  if (*source == NULL || self->overview == NULL)
+    return NULL;
+  return pd_overview_find (self->overview, *source, session_id);
+}
+
+static void
+card_export_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  PdSource *source = NULL;
+  PdOverviewCard *card = card_for_target (self, parameter, &source);
+
+  if (card == NULL)
+    return;
+  pd_session_export_choose (GTK_WINDOW (self), self->toast_overlay, source, pd_overview_card_get_session_id (card),
+                            pd_overview_card_get_title (card),
+                            g_str_equal (action_name, "win.card-export-json")
+                            ? PD_SESSION_EXPORT_JSON : PD_SESSION_EXPORT_MARKDOWN);
+}
+
+static void
+card_delete_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  PdSource *source = NULL;
+  PdOverviewCard *card = card_for_target (self, parameter, &source);
+  g_autoptr(PdSessionItem) item = NULL;
+  g_autoptr(GDateTime) now = NULL;
+  PdSessionInfo info = { 0 };
+
+  if (card == NULL)
+    return;
+  /* Its run would go on unrecorded (as the session list's Delete says). */
+  if (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING)
+    {
+      g_autofree char *title = _pd_isolated_short (pd_overview_card_get_title (card), PD_TOAST_TITLE_CHARS);
+      /* Translators: %s is a session's title */
+      g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), title);
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+      return;
+    }
+  info.id = (char *) pd_overview_card_get_session_id (card);
+  info.task = (char *) pd_overview_card_get_title (card);
+  info.source = (char *) pd_overview_card_get_agent (card);
+  info.status = pd_overview_card_get_status (card);
+  now = g_date_time_new_now_local ();
+  item = pd_session_item_new (&info, now);
+  pd_session_deleter_delete (self->deleter, source, item);
+}
+
+/* Export and Delete of the card's session, through its own source. */
+static GMenuModel *
+on_card_menu (PdWindow       *self,
+              PdOverviewCard *card)
+{
+  PdSource *source = pd_overview_card_get_source (card);
+  const char *source_id = pd_source_list_get_id (self->sources, source);
+  const char *session_id = pd_overview_card_get_session_id (card);
+  GMenu *menu;
+  g_autoptr(GMenuItem) markdown = NULL;
+  g_autoptr(GMenuItem) json = NULL;
+  g_autoptr(GMenuItem) delete = NULL;
+  PdSessionInfo info = { 0 };
+
+  if (source_id == NULL)
+    return NULL;
+  info.source = (char *) pd_overview_card_get_agent (card);
+  menu = g_menu_new ();
+  markdown = g_menu_item_new (_("Export as _Markdown…"), NULL);
+  json = g_menu_item_new (_("Export as _JSON…"), NULL);
+  delete = g_menu_item_new (_pd_session_delete_label (pd_session_info_is_imported (&info)), NULL);
+  g_menu_item_set_action_and_target (markdown, "win.card-export-markdown", "(ss)", source_id, session_id);
+  g_menu_item_set_action_and_target (json, "win.card-export-json", "(ss)", source_id, session_id);
+  g_menu_item_set_action_and_target (delete, "win.card-delete", "(ss)", source_id, session_id);
+  g_menu_append_item (menu, markdown);
+  g_menu_append_item (menu, json);
+  g_menu_append_item (menu, delete);
+  return G_MENU_MODEL (menu);
 }
 
 typedef struct
@@ -384,4 +484,8 @@ _pd_window_class_overview_init (GtkWidgetClass *widget_class)
                                                 G_CALLBACK (on_card_activated));
   gtk_widget_class_bind_template_callback_full (widget_class, "on_overview_answer", G_CALLBACK (on_answer));
   gtk_widget_class_install_action (widget_class, "win.show-overview", NULL, show_overview_action);
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_overview_card_menu", G_CALLBACK (on_card_menu));
+  gtk_widget_class_install_action (widget_class, "win.card-export-markdown", "(ss)", card_export_action);
+  gtk_widget_class_install_action (widget_class, "win.card-export-json", "(ss)", card_export_action);
+  gtk_widget_class_install_action (widget_class, "win.card-delete", "(ss)", card_delete_action);
 }

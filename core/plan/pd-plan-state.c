@@ -119,6 +119,28 @@ pd_plan_state_count_unpassed_checks (const PdPlanState *self)
   return n;
 }
 
+/* The first acceptance check whose evidence ran and failed, of a step not
+ * done (a step with a failed check cannot be completed), by its
+ * description, else its id: what a run that ended with it left failing,
+ * named on its Overview card.  NULL when none. */
+const char *
+pd_plan_state_failed_check_name (const PdPlanState *self)
+{
+  for (guint i = 0; self != NULL && i < self->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (self->steps, i);
+
+      for (guint j = 0; step->status != PD_PLAN_STEP_DONE && j < step->checks->len; j++)
+        {
+          const PdPlanCheck *check = g_ptr_array_index (step->checks, j);
+
+          if (check->status == PD_PLAN_CHECK_FAILED)
+            return check->description != NULL && *check->description != '\0' ? check->description : check->id;
+        }
+    }
+  return NULL;
+}
+
 /* The title of the step in progress, else of the first pending one; NULL
  * when none is (the Overview's card says it as "Now: …", on both sides of
  * an endpoint: what serve pushes and what a window reads). */

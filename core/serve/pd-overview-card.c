@@ -16,7 +16,8 @@ G_DEFINE_ENUM_TYPE (PdOverviewNeed, pd_overview_need,
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_FAILED, "failed"),
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_STALLED, "stalled"),
                     G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_RUNNING, "running"),
-                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_DONE, "done"))
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_DONE, "done"),
+                    G_DEFINE_ENUM_VALUE (PD_OVERVIEW_NEED_STOPPED, "stopped"))
 
 struct _PdOverviewCard
 {
@@ -39,6 +40,7 @@ struct _PdOverviewCard
   gint64           step_asked_at;    /* monotonic µs: the plan last asked for */
   char            *current_step;     /* (nullable) */
   guint            unpassed;         /* of step_version: its checks not passed */
+  char            *failed_check;     /* (nullable) of step_version: a check of a step not done that failed */
   gint64           changed_at;       /* unix µs */
   PdOverviewNeed   need;
   PdRemoteRun     *remote_run;       /* (nullable) a remote run waiting on a question */
@@ -71,6 +73,7 @@ pd_overview_card_finalize (GObject *object)
   g_clear_pointer (&self->stopped, g_free);
   g_clear_pointer (&self->stopped_error, g_free);
   g_clear_pointer (&self->current_step, g_free);
+  g_clear_pointer (&self->failed_check, g_free);
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->local_tool, g_free);
   g_clear_pointer (&self->local_command, g_free);
@@ -205,11 +208,13 @@ gboolean
 _pd_overview_card_set_current_step (PdOverviewCard *self,
                                     gint64          plan_version,
                                     const char     *step,
-                                    guint           unpassed)
+                                    guint           unpassed,
+                                    const char     *failed_check)
 {
   gboolean changed = SET_VALUE (self->unpassed, unpassed);
 
   self->step_version = plan_version;
+  changed |= set_string (&self->failed_check, failed_check);
   return set_string (&self->current_step, step) || changed;
 }
 
@@ -273,10 +278,21 @@ _pd_overview_card_update_need (PdOverviewCard *self,
     need = PD_OVERVIEW_NEED_APPROVAL;
   else if (self->blocked > 0)
     need = PD_OVERVIEW_NEED_BLOCKED;
-  /* A run that was cancelled, refused, or ran out of its budget left the
+  /* Stopped by the person (the Stop button, a CLI's Ctrl+C): their own
+   * choice, not a failure.  It read red "Stopped — cancelled" among the
+   * failed runs (N21); it goes with the runs done lately, neutral. */
+  else if (self->status != PD_SESSION_STATUS_INTERRUPTED && self->status != PD_SESSION_STATUS_RUNNING &&
+           g_strcmp0 (self->stopped, "cancelled") == 0)
+    need = PD_OVERVIEW_NEED_STOPPED;
+  /* A run that failed, was refused, or ran out of its budget left the
    * session idle: it is over, not working, and says so above the running. */
   else if (self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED ||
            self->stopped != NULL)
+    need = PD_OVERVIEW_NEED_FAILED;
+  /* A run that completed with a step whose check failed (the step cannot
+   * be completed so): over, not working.  It read "Working", then
+   * "Stalled" (issue 21). */
+  else if (self->status != PD_SESSION_STATUS_RUNNING && self->failed_check != NULL && unfinished)
     need = PD_OVERVIEW_NEED_FAILED;
   else if (unfinished && now - self->changed_at >= stalled_usec)
     need = PD_OVERVIEW_NEED_STALLED;
@@ -290,6 +306,13 @@ _pd_overview_card_update_need (PdOverviewCard *self,
   return SET_VALUE (self->need, need);
 }
 
+/* Where a need ranks: a run the person stopped goes with the runs done. */
+static int
+need_rank (PdOverviewNeed need)
+{
+  return need == PD_OVERVIEW_NEED_STOPPED ? PD_OVERVIEW_NEED_DONE : (int) need;
+}
+
 /* Most needed first; then the newest change; then a fixed order. */
 int
 _pd_overview_card_compare (PdOverviewCard *a,
@@ -297,8 +320,8 @@ _pd_overview_card_compare (PdOverviewCard *a,
 {
   int cmp;
 
-  if (a->need != b->need)
-    return a->need < b->need ? -1 : 1;
+  if (need_rank (a->need) != need_rank (b->need))
+    return need_rank (a->need) < need_rank (b->need) ? -1 : 1;
   if (a->changed_at != b->changed_at)
     return a->changed_at > b->changed_at ? -1 : 1;
   if (a->source != b->source)
@@ -477,6 +500,20 @@ pd_overview_card_get_unpassed_checks (PdOverviewCard *self)
 {
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
   return self->unpassed;
+}
+
+/**
+ * pd_overview_card_get_failed_check:
+ *
+ * Returns: (nullable): the description of the first check of a step not
+ *   done whose evidence failed, as of the plan last read (untrusted text);
+ *   a run that ended with one is a failure (PD_OVERVIEW_NEED_FAILED)
+ */
+const char *
+pd_overview_card_get_failed_check (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), NULL);
+  return self->failed_check;
 }
 
 gboolean

@@ -22,10 +22,11 @@ typedef enum
   PD_OVERVIEW_NEED_APPROVAL,  /* its run waits on a question */
   PD_OVERVIEW_NEED_BLOCKED,   /* a step of its plan is blocked */
   PD_OVERVIEW_NEED_UNVERIFIED, /* all steps done, a check not passed */
-  PD_OVERVIEW_NEED_FAILED,    /* its run failed or was interrupted */
+  PD_OVERVIEW_NEED_FAILED,    /* its run failed or was interrupted, or ended with a check failed */
   PD_OVERVIEW_NEED_STALLED,   /* unfinished steps, no change for the stalled time */
   PD_OVERVIEW_NEED_RUNNING,   /* working: a run, or unfinished steps changed lately */
   PD_OVERVIEW_NEED_DONE,      /* changed lately, nothing left to do */
+  PD_OVERVIEW_NEED_STOPPED,   /* its run was stopped by the user: ranked with DONE, by time */
 } PdOverviewNeed;
 
 #define PD_TYPE_OVERVIEW_NEED (pd_overview_need_get_type ())
@@ -60,5 +61,6 @@ const PdRemoteRun *pd_overview_card_get_remote_run    (PdOverviewCard *self);
 guint              pd_overview_card_get_approval_serial (PdOverviewCard *self);
 gboolean           pd_overview_card_has_approval      (PdOverviewCard *self);
 guint              pd_overview_card_get_unpassed_checks (PdOverviewCard *self);
+const char        *pd_overview_card_get_failed_check  (PdOverviewCard *self);
 
 G_END_DECLS

@@ -17,7 +17,8 @@ gboolean        _pd_overview_card_set_info         (PdOverviewCard       *self,
 gboolean        _pd_overview_card_set_current_step (PdOverviewCard       *self,
                                                     gint64                plan_version,
                                                     const char           *step,
-                                                    guint                 unpassed);
+                                                    guint                 unpassed,
+                                                    const char           *failed_check);
 gboolean        _pd_overview_card_set_remote_run   (PdOverviewCard       *self,
                                                     const PdRemoteRun    *run);
 gboolean        _pd_overview_card_set_local_approval (PdOverviewCard     *self,
@@ -55,5 +56,10 @@ void            _pd_overview_cards_remove          (GListModel           *model,
 void            _pd_overview_cards_place           (GListModel           *model,
                                                     GPtrArray            *cards,
                                                     PdOverviewCard       *card);
+/* A card changed in place, its need the same: every such card placed at
+ * once a little later; @resort holds the timeout, cleared when it ran. */
+void            _pd_overview_cards_schedule_resort (GListModel           *model,
+                                                    GPtrArray            *cards,
+                                                    guint                *resort);
 
 G_END_DECLS

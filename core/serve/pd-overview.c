@@ -39,6 +39,7 @@ struct _PdOverview
   guint       stalled_minutes;
   guint       min_interval_ms;
   guint       tick;
+  guint       resort;         /* the coalesced placement of cards whose time moved */
   guint       refetches;
   gboolean    loaded;
 };
@@ -85,6 +86,7 @@ typedef struct
   GPtrArray *steps;           /* per info: char * of the current step, or NULL */
   GArray    *step_read;       /* per info: gboolean, the plan was read */
   GArray    *unpassed;        /* per info: guint, its checks not passed */
+  GPtrArray *failed;          /* per info: char * of a failed check, or NULL */
   GPtrArray *runs;            /* per info: PdRemoteRun *, or NULL */
   GArray    *run_read;        /* per info: gboolean, the runs were asked */
   guint      outstanding;
@@ -177,11 +179,16 @@ remove_card (PdOverview     *self,
   _pd_overview_cards_remove (G_LIST_MODEL (self), self->cards, card);
 }
 
+/* Placed at once when its need moved, else later with others (pd-overview-cards.c). */
 static void
 card_changed (PdOverview     *self,
-              PdOverviewCard *card)
+              PdOverviewCard *card,
+              gboolean        need_moved)
 {
-  _pd_overview_cards_place (G_LIST_MODEL (self), self->cards, card);
+  if (need_moved)
+    _pd_overview_cards_place (G_LIST_MODEL (self), self->cards, card);
+  else
+    _pd_overview_cards_schedule_resort (G_LIST_MODEL (self), self->cards, &self->resort);
   _pd_overview_card_emit_changed (card);
 }
 
@@ -233,6 +240,7 @@ fetch_free (Fetch *fetch)
   g_clear_pointer (&fetch->steps, g_ptr_array_unref);
   g_clear_pointer (&fetch->step_read, g_array_unref);
   g_clear_pointer (&fetch->unpassed, g_array_unref);
+  g_clear_pointer (&fetch->failed, g_ptr_array_unref);
   g_clear_pointer (&fetch->runs, g_ptr_array_unref);
   g_clear_pointer (&fetch->run_read, g_array_unref);
   g_free (fetch);
@@ -312,6 +320,7 @@ merge_session (Entry               *entry,
                gboolean             step_read,
                const char          *step,
                guint                unpassed,
+               const char          *failed_check,
                gboolean             run_read,
                const PdRemoteRun   *run,
                gint64               now)
@@ -319,7 +328,7 @@ merge_session (Entry               *entry,
   PdOverview *self = entry->overview;
   PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
   gboolean is_new = card == NULL;
-  gboolean changed = FALSE;
+  gboolean changed = FALSE, need_moved;
 
   if (is_new)
     {
@@ -332,16 +341,16 @@ merge_session (Entry               *entry,
     _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
   changed |= _pd_overview_card_set_info (card, info);
   if (step_read)
-    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed);
+    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed, failed_check);
   if (run_read)
     changed |= _pd_overview_card_set_remote_run (card, run);
   changed |= _pd_overview_card_set_source_error (card, NULL);
   changed |= apply_local_approval (entry, card);
-  changed |= _pd_overview_card_update_need (card, now, stalled_usec (self));
+  need_moved = _pd_overview_card_update_need (card, now, stalled_usec (self));
   if (is_new)
     insert_card (self, card);
-  else if (changed)
-    card_changed (self, card);
+  else if (changed || need_moved)
+    card_changed (self, card, need_moved);
 }
 
 /* The merge: the one part of a refetch done on the main context. */
@@ -362,7 +371,7 @@ fetch_merge (Fetch *fetch)
       g_hash_table_add (seen, info->id);
       merge_session (entry, info, FALSE, g_array_index (fetch->step_read, gboolean, i),
                      g_ptr_array_index (fetch->steps, i), g_array_index (fetch->unpassed, guint, i),
-                     g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
+                     g_ptr_array_index (fetch->failed, i), g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
     }
 
   g_hash_table_iter_init (&iter, entry->cards);
@@ -403,6 +412,7 @@ on_plan_read (GObject      *object,
   if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
     {
       g_ptr_array_index (fetch->steps, part->index) = g_strdup (pd_plan_state_current_step_title (plan));
+      g_ptr_array_index (fetch->failed, part->index) = g_strdup (pd_plan_state_failed_check_name (plan));
       g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
       g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
     }
@@ -483,6 +493,8 @@ on_sessions_listed (GObject      *object,
     }
   fetch->steps = g_ptr_array_new_full (fetch->infos->len, g_free);
   g_ptr_array_set_size (fetch->steps, fetch->infos->len);
+  fetch->failed = g_ptr_array_new_full (fetch->infos->len, g_free);
+  g_ptr_array_set_size (fetch->failed, fetch->infos->len);
   fetch->runs = g_ptr_array_new_full (fetch->infos->len, (GDestroyNotify) pd_remote_run_free);
   g_ptr_array_set_size (fetch->runs, fetch->infos->len);
   fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
@@ -607,7 +619,7 @@ on_sessions_pushed (PdRemoteSource *source,
         complete = FALSE;
       else if (is_active (self, entry, info, now))   /* else it goes at the tick */
         merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->unpassed_checks,
-                       FALSE, NULL, now);
+                       pushed->failed_check, FALSE, NULL, now);
     }
   entry->push_merged = complete;
 }
@@ -800,7 +812,7 @@ recheck_cards (PdOverview *self)
               now - pd_overview_card_get_changed_at (card) > window)
             entry_remove_card (entry, card);
           else if (_pd_overview_card_update_need (card, now, stalled_usec (self)))
-            card_changed (self, card);
+            card_changed (self, card, TRUE);
         }
     }
 }
@@ -869,6 +881,7 @@ pd_overview_dispose (GObject *object)
   PdOverview *self = PD_OVERVIEW (object);
 
   g_clear_handle_id (&self->tick, g_source_remove);
+  g_clear_handle_id (&self->resort, g_source_remove);
   if (self->sources != NULL)
     g_signal_handlers_disconnect_by_data (self->sources, self);
   if (self->entries != NULL)
@@ -1172,7 +1185,7 @@ pd_overview_set_local_approval (PdOverview *self,
   if (card != NULL && apply_local_approval (entry, card))
     {
       _pd_overview_card_update_need (card, g_get_real_time (), stalled_usec (self));
-      card_changed (self, card);
+      card_changed (self, card, TRUE);
     }
   else if (card == NULL)
     entry_schedule (entry);

@@ -182,6 +182,7 @@ stream_pushed (PdRemoteSource *self,
             session->has_step = TRUE;
             session->unpassed_checks = (guint) MIN (unpassed, PD_REMOTE_MAX_STEPS);
             session->current_step = g_strdup (pd_json_get_string (object, "current_step"));
+            session->failed_check = g_strdup (pd_json_get_string (object, "failed_check"));
           }
         g_ptr_array_add (pushed, session);
       }

@@ -80,6 +80,7 @@ pd_remote_pushed_session_free (PdRemotePushedSession *pushed)
 {
   g_clear_pointer (&pushed->info, pd_session_info_free);
   g_free (pushed->current_step);
+  g_free (pushed->failed_check);
   g_free (pushed);
 }
 

@@ -54,6 +54,7 @@ typedef struct
   gboolean       has_step;         /* the two below were read */
   char          *current_step;     /* (nullable) the step in progress, else the first pending */
   guint          unpassed_checks;
+  char          *failed_check;     /* (nullable) a failed check of a step not done */
 } PdRemotePushedSession;
 
 void pd_remote_pushed_session_free (PdRemotePushedSession *pushed);

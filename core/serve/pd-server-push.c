@@ -16,8 +16,10 @@
  *
  * each SESSION as GET /api/sessions lists it, with "current_step" (the
  * title of the step in progress, else of the first pending one; absent
- * when none) and "unpassed_checks" (of its newest plan) where its plan was
- * read (not for an imported session, whose plan is its transcript's).
+ * when none), "unpassed_checks" (of its newest plan) and "failed_check"
+ * (the first check of a step not done whose evidence failed: its
+ * description; absent when none) where its plan was read (not for an
+ * imported session, whose plan is its transcript's).
  *
  * Which sessions changed: those listed (newest first) with an updated_at
  * since a little before the last read, less those already pushed with the
@@ -128,9 +130,12 @@ push_read (Push           *push,
           if (pd_session_reads_get_plan (store, info->id, &plan, &plan_error))
             {
               const char *step = pd_plan_state_current_step_title (plan);
+              const char *failed = pd_plan_state_failed_check_name (plan);
 
               if (step != NULL)
                 json_object_set_string_member (session, "current_step", step);
+              if (failed != NULL)
+                json_object_set_string_member (session, "failed_check", failed);
               json_object_set_int_member (session, "unpassed_checks",
                                           plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0);
             }

@@ -1,6 +1,6 @@
 /* bench-overview.c: the Overview following many endpoints at once
  *
- *   bench-overview [SECONDS [ENDPOINTS]]   (default 30 s, 50 endpoints)
+ *   bench-overview [SECONDS [ENDPOINTS]] [--view]   (default 30 s, 50 endpoints)
  *
  * A child process runs ENDPOINTS real PdServer instances on loopback, each
  * over its own session database with 10 sessions, and writers that give
@@ -19,6 +19,11 @@
  * Halfway through, one endpoint dies (its server stops): its cards must
  * keep their values with an error, and the other endpoints' cards must
  * keep following (printed: how many of them moved on after the death).
+ *
+ * With --view (under a display: xvfb-run), the cards are shown too, as
+ * the window shows them: a PdOverviewView of the overview in a 1280×800
+ * window, its rows bound, laid out and drawn as the cards change, all of
+ * it in the dispatches and the CPU measured.
  *
  * Goal: under 5 % of a core and no dispatch over 16 ms.  It prints figures
  * and asserts nothing about time.
@@ -45,9 +50,15 @@
 #include <time.h>
 
 #include <glib/gstdio.h>
+#ifdef PD_BENCH_VIEW
+#include <adwaita.h>
+#endif
 
 #include "pd-db.h"
 #include "pd-overview.h"
+#ifdef PD_BENCH_VIEW
+#include "pd-overview-view.h"
+#endif
 #include "pd-plan.h"
 #include "pd-remote-source.h"
 #include "pd-server.h"
@@ -57,6 +68,8 @@
 #define PER_ENDPOINT 10
 #define STEPS 8
 #define ADVANCE_EVERY 10
+
+static gboolean with_view;
 
 /* --- the child: endpoints and writers ----------------------------------- */
 
@@ -372,6 +385,7 @@ run_phase (const char *label,
   gboolean killed = FALSE;
   gboolean dead_seen = FALSE;   /* the dead endpoint's cards showed its error */
   gint64 next_look = 0;
+  gpointer window = NULL;
 
   for (guint e = 0; e < n_endpoints + (hung_port ? 1 : 0); e++)
     {
@@ -386,6 +400,18 @@ run_phase (const char *label,
     }
   overview = pd_overview_new (G_LIST_MODEL (sources));
   g_signal_connect (overview, "items-changed", G_CALLBACK (on_items_changed), &stats);
+#ifdef PD_BENCH_VIEW
+  if (with_view)
+    {
+      GtkWidget *view = pd_overview_view_new ();
+
+      window = gtk_window_new ();
+      gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+      pd_overview_view_set_overview (PD_OVERVIEW_VIEW (view), overview);
+      gtk_window_set_child (GTK_WINDOW (window), view);
+      gtk_window_present (GTK_WINDOW (window));
+    }
+#endif
 
   /* Every card there first (not measured). */
   deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
@@ -493,6 +519,10 @@ run_phase (const char *label,
 
       pd_remote_source_watch (source, 0);
     }
+#ifdef PD_BENCH_VIEW
+  if (window != NULL)
+    gtk_window_destroy (GTK_WINDOW (window));
+#endif
   g_clear_object (&overview);
   g_list_store_remove_all (sources);
   deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
@@ -507,8 +537,9 @@ main (int   argc,
       char *argv[])
 {
   const char *names[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY" };
-  guint seconds = argc > 1 ? (guint) atoi (argv[1]) : 30;
-  guint n_endpoints = argc > 2 ? (guint) atoi (argv[2]) : 50;
+  guint seconds = 30;
+  guint n_endpoints = 50;
+  guint n_numbers = 0;
   int report[2], control[2];
   g_autoptr(GIOChannel) channel = NULL;
   g_autofree char *line = NULL;
@@ -519,6 +550,13 @@ main (int   argc,
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     g_unsetenv (names[i]);
+  for (int i = 1; i < argc; i++)
+    if (g_str_equal (argv[i], "--view"))
+      with_view = TRUE;
+    else if (n_numbers++ == 0)
+      seconds = (guint) atoi (argv[i]);
+    else
+      n_endpoints = (guint) atoi (argv[i]);
   n_endpoints = MAX (n_endpoints, 2);
   seconds = MAX (seconds, 4);
   /* The endpoints and writers in a process of their own, before any
@@ -535,6 +573,13 @@ main (int   argc,
     }
   close (report[1]);
   close (control[0]);
+#ifdef PD_BENCH_VIEW
+  if (with_view)
+    adw_init ();
+#else
+  if (with_view)
+    g_error ("--view needs the GUI built");
+#endif
   channel = g_io_channel_unix_new (report[0]);
   if (g_io_channel_read_line (channel, &line, NULL, NULL, NULL) != G_IO_STATUS_NORMAL)
     g_error ("the endpoints did not start");
@@ -546,7 +591,8 @@ main (int   argc,
   hung = (guint) atoi (words[n_endpoints]);
 
   printf ("bench-overview: %u sessions per endpoint, each a new plan version every second; "
-          "min interval between refetches of a source %u ms\n", (guint) PER_ENDPOINT, (guint) PD_OVERVIEW_MIN_INTERVAL_MS);
+          "min interval between refetches of a source %u ms%s\n", (guint) PER_ENDPOINT, (guint) PD_OVERVIEW_MIN_INTERVAL_MS,
+          with_view ? "; the cards shown in a 1280×800 window" : "");
   run_phase ("baseline", ports, 1, 0, seconds / 2, -1);
   run_phase ("all", ports, n_endpoints, hung, seconds, control[1]);
 

@@ -146,7 +146,7 @@ test_card_hostile_text (void)
   guint labels = 0;
   GtkWidget *title;
 
-  _pd_overview_card_set_current_step (card, 1, "Step\u202e \u2069one\r\ntwo", 0);
+  _pd_overview_card_set_current_step (card, 1, "Step\u202e \u2069one\r\ntwo", 0, NULL);
   _pd_overview_card_set_remote_run (card, &run);
   _pd_overview_card_set_source_error (card, "refused \u202e(HTTP 403)");
   _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
@@ -505,6 +505,56 @@ test_card_change_unsent (void)
   g_assert_null (pd_test_find_first (alone.row, label_contains, "cannot be approved here"));
   alone_close (&alone);
 }
+static gboolean
+is_status_label (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-card-status");
+}
+
+/* A run the person stopped reads "Stopped", neutral: not in red as a
+ * failure (N21: "Stopped — cancelled" in red among the failed runs); one
+ * that failed still reads red. */
+static void
+test_card_stopped (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "plandeck", "This Computer");
+  PdSessionInfo info = { 0 };
+  Alone alone = { 0 };
+  GtkWidget *status;
+
+  info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
+  info.task = (char *) "Work on A";
+  info.source = (char *) "plandeck";
+  info.status = PD_SESSION_STATUS_IDLE;
+  info.stopped = (char *) "cancelled";
+  info.updated_at = g_get_real_time ();
+  info.plan_done = 1;
+  info.plan_total = 3;
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  alone_show (&alone, card, 360);
+  status = pd_test_find_first (alone.row, is_status_label, NULL);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Stopped");
+  g_assert_false (gtk_widget_has_css_class (status, "error"));
+  g_assert_false (gtk_widget_has_css_class (status, "warning"));
+  g_assert_false (gtk_widget_has_css_class (status, "success"));
+
+  /* A failure stays one. */
+  info.stopped = (char *) "failed";
+  info.stopped_error = (char *) "HTTP 500";
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  _pd_overview_card_emit_changed (card);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_FAILED);
+  g_assert_true (gtk_widget_has_css_class (status, "error"));
+  g_assert_false (gtk_widget_has_css_class (status, "dim-label"));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (status)), "HTTP 500"));
+  alone_close (&alone);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -517,6 +567,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
+  g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;

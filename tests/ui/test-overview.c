@@ -351,11 +351,12 @@ check_overview (PdApplication *app,
   /* The local session moved on: its card follows. */
   save_plan (c->local_store, c->local_id, "Local work", 2, further, 3);
   wait_card (window, "Local work", "2/3", G_MAXUINT, FALSE, "the local card to follow its plan");
-  /* Its run cancelled elsewhere: the card says it stopped, after the blocked
-   * one and above the working one; a new run clears it (issue 21). */
+  /* Its run cancelled elsewhere: the card says it stopped, neutral, with the
+   * runs done, after the working one (N21: red, above it, among the
+   * failures); a new run clears it (issue 21). */
   g_assert_cmpint (pd_session_store_add_event (c->local_store, c->local_id, NULL, "run_failed", g_get_real_time (),
                                                "{\"data\":{\"error_class\":\"cancelled\"}}", NULL), >, 0);
-  wait_card (window, "Local work", "Stopped — cancelled", 1, FALSE, "the local card to say its run stopped");
+  wait_card (window, "Local work", "Stopped", 2, FALSE, "the local card to say its run stopped");
   g_assert_cmpint (pd_session_store_add_event (c->local_store, c->local_id, NULL, "run_started", g_get_real_time (), "{}", NULL), >, 0);
   wait_card (window, "Local work", "Working", G_MAXUINT, FALSE, "a new run to clear the stop");
 
@@ -757,6 +758,175 @@ test_big_endpoint (void)
 }
 
 
+/* --- a card's menu --------------------------------------------------------- */
+
+static GtkWindow *
+file_chooser (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_FILE_CHOOSER (window) && gtk_widget_get_mapped (GTK_WIDGET (window)))
+        return window;
+    }
+  return NULL;
+}
+
+static gboolean
+chooser_shown (gpointer data)
+{
+  return file_chooser () != NULL;
+}
+
+static gboolean
+no_chooser (gpointer data)
+{
+  return file_chooser () == NULL;
+}
+
+static gboolean
+popover_mapped (gpointer data)
+{
+  return data != NULL && gtk_widget_get_mapped (data);
+}
+
+typedef struct
+{
+  PdSessionStore *store;
+  const char     *id;
+} Gone;
+
+static gboolean
+session_gone (gpointer data)
+{
+  Gone *gone = data;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (gone->store, gone->id, NULL);
+
+  return info == NULL;
+}
+
+static gboolean
+card_gone (gpointer data)
+{
+  return row_of (data, "Work on A") == NULL;
+}
+
+/* The card's menu: Export as Markdown and JSON, and Delete, for the card's
+ * own session of its own source (an endpoint's here), all working; the
+ * window's menu leaves out the session's items it cannot apply with no
+ * session shown (N11: both greyed them out on the Overview). */
+static void
+check_card_menu (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  Case *c = user_data;
+  PdOverviewView *view;
+  PdOverviewCard *card;
+  GtkWidget *menu;
+  GMenuModel *model;
+  GtkWindow *chooser;
+  Gone gone = { c->served[0].store, c->served[0].id };
+
+  pd_test_wait_until (overview_page_shown, window, "the Overview page at start");
+  wait_card (window, "Work on A", "1/3", G_MAXUINT, FALSE, "the card of endpoint A");
+  view = overview_view (window);
+  card = pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row_of (window, "Work on A")));
+  g_assert_true (pd_overview_card_get_source (card) == source_at (window, 1));
+
+  /* With no session shown, the window's menu leaves out its Export and
+   * Delete (off: no session to apply them to); the card's menu has them. */
+  for (int i = 0; i < g_menu_model_get_n_items (G_MENU_MODEL (window->session_section)); i++)
+    {
+      g_autofree char *hidden = NULL;
+
+      g_assert_true (g_menu_model_get_item_attribute (G_MENU_MODEL (window->session_section), i, "hidden-when", "s",
+                                                      &hidden));
+      g_assert_cmpstr (hidden, ==, "action-disabled");
+    }
+  g_assert_true (pd_overview_view_popup_card_menu (view, card));
+  menu = pd_overview_view_get_card_menu (view);
+  pd_test_wait_until (popover_mapped, menu, "the card's menu");
+  model = gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu));
+  g_assert_cmpint (g_menu_model_get_n_items (model), ==, 3);
+  for (int i = 0; i < 3; i++)
+    {
+      g_autofree char *action = NULL;
+      const char *expected[] = { "win.card-export-markdown", "win.card-export-json", "win.card-delete" };
+
+      g_assert_true (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+      g_assert_cmpstr (action, ==, expected[i]);
+    }
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-card-menu");
+  gtk_popover_popdown (GTK_POPOVER (menu));
+
+  /* Export: the chooser, offering the card's title for a name. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.card-export-markdown", "(ss)", "endpoint-0",
+                                             c->served[0].id));
+  pd_test_wait_until (chooser_shown, NULL, "the export's file chooser");
+  chooser = file_chooser ();
+  {
+    g_autofree char *name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
+
+    g_assert_nonnull (strstr (name, "Work on A"));
+    g_assert_true (g_str_has_suffix (name, ".md"));
+  }
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  pd_test_wait_until (no_chooser, NULL, "the chooser to close");
+
+  /* Delete: from the endpoint, once its Undo has gone; the card goes. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.card-delete", "(ss)", "endpoint-0",
+                                             c->served[0].id));
+  pd_session_deleter_flush (window->deleter);
+  pd_test_wait_until (session_gone, &gone, "the endpoint's session deleted");
+  pd_test_wait_until (card_gone, window, "its card to go");
+}
+
+static void
+test_card_menu (void)
+{
+  Case c = { 0 };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  c.local_store = pd_test_open_store (local_db);
+  pd_test_reset_settings ();
+  c.served[0].fixture = run_fixture_new (replay_writes);
+  c.served[0].store = pd_test_open_store (c.served[0].fixture->db);
+  c.served[0].id = pd_test_add_session (c.served[0].store, "Work on A", "plandeck");
+  save_plan (c.served[0].store, c.served[0].id, "Work on A", 1, working, 3);
+  served_start (&c.served[0]);
+  pd_secrets_keep_for_session (c.served[0].base, c.served[0].token);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "endpoint-0", endpoint_names[0], c.served[0].base);
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+
+  g_assert_cmpint (pd_test_run_app (NULL, check_card_menu, &c, NULL), ==, 0);
+
+  served_stop (&c.served[0]);
+  pd_secrets_keep_for_session (c.served[0].base, NULL);
+  g_clear_object (&c.served[0].store);
+  g_free (c.served[0].id);
+  g_free (c.served[0].url);
+  g_free (c.served[0].base);
+  g_free (c.served[0].token);
+  run_fixture_free (c.served[0].fixture);
+  g_clear_object (&c.local_store);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -767,6 +937,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/cards", test_overview);
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
+  g_test_add_func ("/pd/ui/overview/card-menu", test_card_menu);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;

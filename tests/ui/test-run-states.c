@@ -11,7 +11,10 @@
  *    as an alert, with a button to the Overview where its card answers it
  *    (the Now page said nothing of the question);
  *  - a run that failed before making a plan says so and why on its Now
- *    page, as its card does (it said only "No Plan Yet")
+ *    page, as its card does (it said only "No Plan Yet");
+ *  - a run that completed with a step whose check failed ends on a card
+ *    that names the check, ranked with the failures (it read "Working",
+ *    then "Stalled")
  * (issue 21).  Screenshots of both pages at the default size and 360 px
  * with PD_TEST_SCREENSHOT_DIR.
  *
@@ -173,6 +176,86 @@ test_denied_again (void)
   c.store = open_default_store ();
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (NULL, check_denied_again, &c, NULL), ==, 0);
+  g_clear_object (&c.store);
+  run_fixture_free (c.fixture);
+}
+
+/* --- a run that completed with a check failed ------------------------------- */
+
+/* A checked step whose check's call fails; the model gives up and answers
+ * (twice: the engine asks once more when a run would end with open steps). */
+static const char *const replay_check_failed =
+  "{\"label\": \"test: a check failed, then the answer\", \"turns\": ["
+  " {\"content\": \"Planning.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"create\", \"steps\": ["
+  "  {\"id\": \"read\", \"title\": \"Read the notes\"},"
+  "  {\"id\": \"test\", \"title\": \"Run the tests\", \"checks\": [{\"id\": \"cat\", \"description\": \"missing.txt is readable\","
+  "   \"tool\": \"shell\", \"arguments\": {\"command\": \"cat missing.txt\"}}]}]}}]},"
+  " {\"content\": \"Reading.\", \"tool_calls\": [{\"name\": \"plan\", \"arguments\": {\"verb\": \"complete\", \"step_id\": \"read\"}},"
+  "  {\"name\": \"plan\", \"arguments\": {\"verb\": \"update\", \"updates\": [{\"id\": \"test\", \"status\": \"in_progress\"}]}}]},"
+  " {\"content\": \"Checking.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"cat missing.txt\"}}]},"
+  " {\"content\": \"The file is not there; I stop here.\"},"
+  " {\"content\": \"It is still not there: the check cannot pass.\"}]}";
+
+static gboolean
+card_failed_check_ended (gpointer data)
+{
+  VersionWait *wait = data;
+  PdOverviewCard *card = only_card (wait->window);
+
+  return card_ended_at (data) && pd_overview_card_get_failed_check (card) != NULL;
+}
+
+static gboolean
+overview_row_says_check_failed (gpointer data)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_OVERVIEW_VIEW);
+  GtkWidget *row = view != NULL ? pd_test_find_widget (view, PD_TYPE_OVERVIEW_CARD_ROW) : NULL;
+
+  return row != NULL &&
+         pd_test_find_first (row, label_is, "Done · check failed: \u2068missing.txt is readable\u2069") != NULL;
+}
+
+static void
+check_check_failed (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  Case *c = user_data;
+  PdRunController *runs;
+  PdOverviewCard *card;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  VersionWait wait = { window, 0 };
+
+  runs = start_replay (window, c->fixture, PD_APPROVAL_POLICY_AUTO, "Run the tests");
+  pd_test_wait_until (run_finished, c->fixture, "the run to finish");
+  g_assert_cmpstr (c->fixture->message, ==, NULL);
+  g_assert_cmpint (c->fixture->status, ==, PD_RUN_COMPLETED);
+
+  info = pd_session_store_get (c->store, pd_run_controller_get_session_id (runs), &error);
+  g_assert_no_error (error);
+  wait.version = info->plan_version;
+  pd_test_wait_until (card_failed_check_ended, &wait, "the card to read the run's end and its failed check");
+  card = only_card (window);
+  g_assert_cmpstr (pd_overview_card_get_failed_check (card), ==, "missing.txt is readable");
+  g_assert_cmpuint (pd_overview_card_get_done (card), ==, 1);
+  g_assert_cmpuint (pd_overview_card_get_total (card), ==, 2);
+  /* Over, and ranked with the failures: not "Working", nor "Stalled". */
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_FAILED);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
+  pd_test_wait_until (overview_row_says_check_failed, window, "the card to name the failed check");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-check-failed");
+}
+
+static void
+test_check_failed (void)
+{
+  Case c = { 0 };
+
+  c.fixture = run_fixture_new (replay_check_failed);
+  c.store = open_default_store ();
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_check_failed, &c, NULL), ==, 0);
   g_clear_object (&c.store);
   run_fixture_free (c.fixture);
 }
@@ -501,6 +584,7 @@ main (int   argc,
   int status;
 
   g_test_add_func ("/pd/ui/run-states/card-denied-after-done", test_denied_again);
+  g_test_add_func ("/pd/ui/run-states/card-check-failed", test_check_failed);
   g_test_add_func ("/pd/ui/run-states/now-local-approval", test_local_approval);
   g_test_add_func ("/pd/ui/run-states/now-endpoint-approval", test_endpoint_approval);
   g_test_add_func ("/pd/ui/run-states/now-failed-run", test_failed_run);
