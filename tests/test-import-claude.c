@@ -855,7 +855,7 @@ test_meta_in_place (void)
 
             if (cut == length + 1 && !with_plan)
               continue;
-            g_assert_true (g_file_set_contents (path, text, -1, NULL));
+            g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
             picked = meta_session_json (path, TRUE);
             whole = meta_session_json (path, FALSE);
             g_assert_cmpstr (picked, ==, whole);
@@ -867,7 +867,7 @@ test_meta_in_place (void)
           g_autofree char *picked = NULL;
           g_autofree char *whole = NULL;
 
-          g_assert_true (g_file_set_contents (path, text, -1, NULL));
+          g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
           picked = meta_session_json (path, TRUE);
           whole = meta_session_json (path, FALSE);
           g_assert_cmpstr (picked, ==, whole);

@@ -682,14 +682,14 @@ test_sniff_in_place (void)
         {
           g_autofree char *text = g_strdup_printf ("%.*s\n", (int) cut, sniff_lines[i]);
 
-          g_assert_true (g_file_set_contents (path, text, -1, NULL));
+          g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
           check_sniff_same (path);
         }
       for (guint j = 0; j < G_N_ELEMENTS (sniff_lines); j++)
         {
           g_autofree char *text = g_strdup_printf ("%s\n%s\n", sniff_lines[i], sniff_lines[j]);
 
-          g_assert_true (g_file_set_contents (path, text, -1, NULL));
+          g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
           check_sniff_same (path);
         }
     }
