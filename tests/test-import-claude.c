@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "pd-claude-code-reader.h"
+#include "pd-import-private.h"
 #include "pd-import-scanner.h"
 #include "pd-import-test.h"
 
@@ -775,6 +778,106 @@ test_scanner_shared (void)
     scan_claude_dir (dir, 3);
 }
 
+/* The session read from @path as `import --json` prints it, the lines
+ * picked (the facts' lines read in place) or built whole. */
+static char *
+meta_session_json (const char *path,
+                   gboolean    pick)
+{
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(JsonArray) array = json_array_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  _pd_import_set_pick_lines (pick);
+  sessions = pd_import_read_path (path, NULL, NULL);
+  _pd_import_set_pick_lines (TRUE);
+  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
+    json_array_add_element (array, pd_imported_session_to_json (g_ptr_array_index (sessions, i), TRUE));
+  root = json_node_init_array (json_node_alloc (), array);
+  return json_to_string (root, TRUE);
+}
+
+/* Lines that give a session its facts (folder, id, source, title), made
+ * to tell a read in place from the tree: members met again, of the wrong
+ * kind, escaped, cut at a "\u0000", missing. */
+static const char * const meta_lines[] = {
+  "{\"type\":\"user\",\"cwd\":\"/w\",\"sessionId\":\"s1\",\"message\":{\"role\":\"user\",\"content\":\"Fix the \\u0000 bug\"}}",
+  "{\"type\":\"user\",\"isMeta\":true,\"cwd\":\"/a\",\"message\":{\"content\":\"a meta prompt\"}}",
+  "{\"type\":\"user\",\"isMeta\":1,\"message\":{\"content\":\"not meta: a number\"}}",
+  "{\"type\":\"user\",\"isMeta\":false,\"isMeta\":true,\"message\":{\"content\":\"meta at last\"}}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"<command-name>\"}}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"\"}}",
+  "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"blocks\"}]}}",
+  "{\"type\":\"user\",\"message\":\"a string\"}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"first\"},\"message\":{\"content\":\"second \\u00e9\\n\\t\\u202e\"}}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"kept\"},\"message\":[]}",
+  "{\"type\":\"summary\",\"summary\":\"A summary \\u00e9\\u200b\",\"leafUuid\":\"x\"}",
+  "{\"type\":\"summary\",\"summary\":5}",
+  "{\"type\":\"summary\",\"summary\":\"one\",\"summary\":\"two\"}",
+  "{\"type\":\"custom-title\",\"customTitle\":\"Mine\",\"title\":\"Other\"}",
+  "{\"type\":\"custom-title\",\"customTitle\":null,\"title\":\"Other\"}",
+  "{\"type\":\"custom-title\",\"title\":\"Only \\\"quoted\\\"\"}",
+  "{\"type\":\"custom-title\",\"customTitle\":[\"x\"]}",
+  "{\"type\":\"user\",\"entrypoint\":\"claude-desktop\",\"cwd\":\"/d\",\"message\":{\"content\":\"desk\"}}",
+  "{\"type\":\"summary\",\"entrypoint\":\"claude-desktop\",\"entrypoint\":\"cli\",\"summary\":\"s\"}",
+  "{\"entrypoint\":\"claude-desktop\",\"type\":\"summary\",\"summary\":\"t\"}",
+  "{\"cwd\":\"/x\",\"sessionId\":7,\"type\":null}",
+  "{\"type\":\"user\",\"cwd\":[\"/x\"],\"message\":{\"content\":\"a\"}}",
+  "{\"type\":\"user\",\"cwd\":\"/x\",\"cwd\":null,\"message\":{\"content\":\"b\"}}",
+  "{\"type\":\"user\",\"cwd\":\"/\\u0077\\u0000x\",\"sessionId\":\"s\\u0031\",\"message\":{\"content\":\"c\"}}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"bad \\ud800\"}}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"bad \xc3\x28 byte\"}}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"x\"}} trailing",
+};
+
+static void
+test_meta_in_place (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("pd-claude-meta-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "00000000-0000-4000-8000-000000000001.jsonl", NULL);
+  g_autofree char *todo = use ("01", "t1", "TodoWrite", "{\"todos\":[{\"content\":\"One\",\"status\":\"pending\"}]}");
+  guint n_sessions = 0;
+
+  /* Each line alone and cut after each of its bytes, then before a plan
+   * call; and each before each other (the first prompt, the folder and
+   * the title are taken once). */
+  for (guint i = 0; i < G_N_ELEMENTS (meta_lines); i++)
+    {
+      gsize length = strlen (meta_lines[i]);
+
+      for (gsize cut = 0; cut <= length + 1; cut++)
+        for (guint with_plan = 0; with_plan < 2; with_plan++)
+          {
+            g_autofree char *text = g_strdup_printf ("%.*s\n%s\n", (int) MIN (cut, length), meta_lines[i],
+                                                     with_plan ? todo : "");
+            g_autofree char *picked = NULL;
+            g_autofree char *whole = NULL;
+
+            if (cut == length + 1 && !with_plan)
+              continue;
+            g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+            picked = meta_session_json (path, TRUE);
+            whole = meta_session_json (path, FALSE);
+            g_assert_cmpstr (picked, ==, whole);
+            n_sessions += strlen (picked) > 2;
+          }
+      for (guint j = 0; j < G_N_ELEMENTS (meta_lines); j++)
+        {
+          g_autofree char *text = g_strdup_printf ("%s\n%s\n%s\n", meta_lines[i], meta_lines[j], todo);
+          g_autofree char *picked = NULL;
+          g_autofree char *whole = NULL;
+
+          g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+          picked = meta_session_json (path, TRUE);
+          whole = meta_session_json (path, FALSE);
+          g_assert_cmpstr (picked, ==, whole);
+        }
+    }
+  g_assert_cmpuint (n_sessions, >, 0);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -788,6 +891,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-claude/own/plan-mode", test_own_plan_mode);
   g_test_add_func ("/pd/import-claude/own/tasks", test_own_tasks);
   g_test_add_func ("/pd/import-claude/scanner", test_scanner);
+  g_test_add_func ("/pd/import-claude/meta-in-place", test_meta_in_place);
   g_test_add_func ("/pd/import-claude/shared/fixtures", test_shared_fixtures);
   g_test_add_func ("/pd/import-claude/shared/scanner", test_scanner_shared);
   FIXTURE_TEST ("/pd/import-claude/todo-write", test_todo_write_rules);

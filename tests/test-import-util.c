@@ -566,6 +566,149 @@ test_title_from_text (void)
   g_assert_cmpstr (marks, ==, "one two <U+202E> three");
 }
 
+/* The format (and the session's id) the sniffing finds in @path, with the
+ * first lines read in place and as picked trees: the same. */
+static void
+check_sniff_same (const char *path)
+{
+  for (guint ask = 0; ask < 2; ask++)
+    {
+      g_autofree char *id_in_place = NULL;
+      g_autofree char *id_tree = NULL;
+      g_autoptr(PdJsonlReader) opened = NULL;
+      PdImportFormat in_place, tree;
+
+      in_place = _pd_import_sniff_jsonl (path, ask ? &id_in_place : NULL, NULL);
+      _pd_import_set_pick_lines (FALSE);
+      tree = _pd_import_sniff_jsonl (path, ask ? &id_tree : NULL, NULL);
+      _pd_import_set_pick_lines (TRUE);
+      if (in_place != tree || g_strcmp0 (id_in_place, id_tree) != 0)
+        g_error ("%s: sniffed in place as %s (%s), as a tree as %s (%s)", path,
+                 _pd_import_format_name (in_place), id_in_place, _pd_import_format_name (tree), id_tree);
+      /* And as the scanner opens it, to hand the reader over (it reads
+       * whole lines, not only the file's head). */
+      in_place = _pd_import_sniff_jsonl_open (path, NULL, &opened, NULL);
+      g_clear_pointer (&opened, pd_jsonl_reader_free);
+      _pd_import_set_pick_lines (FALSE);
+      tree = _pd_import_sniff_jsonl_open (path, NULL, &opened, NULL);
+      _pd_import_set_pick_lines (TRUE);
+      if (in_place != tree)
+        g_error ("%s: sniffed in place as %s, as a tree as %s, opened", path,
+                 _pd_import_format_name (in_place), _pd_import_format_name (tree));
+    }
+}
+
+static void
+sniff_tree (const char *dir,
+            guint      *n_files)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        sniff_tree (path, n_files);
+      else if (g_str_has_suffix (name, ".jsonl") || g_str_has_suffix (name, ".json"))
+        {
+          check_sniff_same (path);
+          (*n_files)++;
+        }
+    }
+}
+
+/* Lines made to tell the two apart: members met again, escaped and cut
+ * keys and strings, values of the wrong kind, roots that are no object,
+ * text that is no JSON. */
+static const char * const sniff_lines[] = {
+  "{\"type\":\"user\",\"sessionId\":\"a\"}",
+  "{\"type\":\"us\\u0065r\",\"sessionId\":\"a\\u0000b\"}",
+  "{\"type\":\"user\\u0000x\",\"sessionId\":\"\\u00e9\"}",
+  "{\"type\":\"user\",\"type\":null,\"sessionId\":\"a\"}",
+  "{\"type\":null,\"type\":\"summary\",\"sessionId\":7}",
+  "{\"typ\\u0065\":\"assistant\",\"sessionId\":\"b\"}",
+  "{\"type\\u0000x\":\"assistant\",\"sessionId\":\"c\"}",
+  "{\"sessionId\":\"s\",\"projectHash\":null}",
+  "{\"sessionId\":\"s\",\"projectHash\":1,\"type\":null}",
+  "{\"sessionId\":1,\"projectHash\":\"h\"}",
+  "{\"type\":\"response_item\",\"payload\":null}",
+  "{\"type\":\"response_item\"}",
+  "{\"type\":\"session_meta\",\"payload\":{\"id\":\"x\"},\"payload\":[1]}",
+  "{\"type\":\"tool_result\",\"sessionId\":5}",
+  "{\"type\":\"tool_result\"}",
+  "{\"type\":\"assistant\",\"message\":{\"parts\":[]}}",
+  "{\"type\":\"assistant\",\"message\":{\"parts\":[]},\"message\":{}}",
+  "{\"type\":\"assistant\",\"message\":{\"parts\":[]},\"message\":\"x\"}",
+  "{\"type\":\"assistant\",\"message\":{},\"message\":{\"parts\":[1]}}",
+  "{\"type\":\"assistant\",\"message\":{\"parts\":{}}}",
+  "{\"type\":\"assistant\",\"message\":{\"par\\u0074s\":[]}}",
+  "{\"type\":\"assistant\",\"message\":[{\"parts\":[]}]}",
+  "{\"type\":\"assistant\",\"parts\":[],\"message\":{\"content\":[]}}",
+  "{\"type\":\"system\",\"systemPayload\":{}}",
+  "{\"type\":\"system\",\"systemPayload\":[]}",
+  "{\"type\":\"user\",\"message\":{\"content\":\"hi\",\"parts\":null}}",
+  "[{\"type\":\"user\",\"sessionId\":\"a\"}]",
+  "\"user\"",
+  "{\"type\":\"user\",\"sessionId\":\"\\ud800\"}",
+  "{\"type\":\"user\",\"sessionId\":\"a\"} x",
+  "{\"type\":\"user\",\"sessionId\":\"\xff\"}",
+  "{\"type\":\"user\",\"n\":1e999,\"sessionId\":\"a\"}",
+  "{\"type\":\"user\",\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],\"sessionId\":\"a\"}",
+};
+
+static void
+test_sniff_in_place (void)
+{
+  g_autofree char *fixtures = pd_import_test_fixtures (".");
+  g_autofree char *dir = g_dir_make_tmp ("pd-sniff-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "session.jsonl", NULL);
+  guint n_files = 0;
+
+  /* Every fixture transcript. */
+  sniff_tree (fixtures, &n_files);
+  g_assert_cmpuint (n_files, >, 10);
+
+  /* Each line alone, cut after each of its bytes, and before and after
+   * each other line (the sniffing reads on past a line it cannot place). */
+  for (guint i = 0; i < G_N_ELEMENTS (sniff_lines); i++)
+    {
+      gsize length = strlen (sniff_lines[i]);
+
+      for (gsize cut = 0; cut <= length; cut++)
+        {
+          g_autofree char *text = g_strdup_printf ("%.*s\n", (int) cut, sniff_lines[i]);
+
+          g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+          check_sniff_same (path);
+        }
+      for (guint j = 0; j < G_N_ELEMENTS (sniff_lines); j++)
+        {
+          g_autofree char *text = g_strdup_printf ("%s\n%s\n", sniff_lines[i], sniff_lines[j]);
+
+          g_assert_true (g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+          check_sniff_same (path);
+        }
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_sniff_in_place_shared (void)
+{
+  g_autofree char *shared = pd_import_test_shared_fixtures (".");
+  guint n_files = 0;
+
+  if (shared == NULL)
+    return;
+  sniff_tree (shared, &n_files);
+  g_assert_cmpuint (n_files, >, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -583,6 +726,8 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/safe-text-approval", test_safe_text_approval);
   g_test_add_func ("/pd/import-util/session-times", test_session_times);
   g_test_add_func ("/pd/import-util/jsonl-rewind", test_jsonl_rewind);
+  g_test_add_func ("/pd/import-util/sniff-in-place", test_sniff_in_place);
+  g_test_add_func ("/pd/import-util/sniff-in-place-shared", test_sniff_in_place_shared);
 
   return g_test_run ();
 }

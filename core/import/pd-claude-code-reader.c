@@ -626,6 +626,82 @@ note_meta (PdClaudeCodeReader *self,
     }
 }
 
+/* note_meta() on a line that is read for the session's facts alone (its
+ * first line's folder, a summary, the first prompt): checked as the picked
+ * parse checks it (the same lines refused) and read in place, nothing
+ * built.  FALSE when the check refuses it. */
+enum { META_TYPE, META_CWD, META_SESSION_ID, META_ENTRYPOINT, META_SUMMARY, META_CUSTOM_TITLE, META_TITLE,
+       META_IS_META, META_MESSAGE, META_CONTENT, N_META_SLOTS };
+
+static const PdJsonSpanPick meta_message_spans[] = { { "content", META_CONTENT }, { NULL } };
+static const PdJsonSpanPick meta_spans[] = {
+  { "type", META_TYPE }, { "cwd", META_CWD }, { "sessionId", META_SESSION_ID }, { "entrypoint", META_ENTRYPOINT },
+  { "summary", META_SUMMARY }, { "customTitle", META_CUSTOM_TITLE }, { "title", META_TITLE },
+  { "isMeta", META_IS_META }, { "message", META_MESSAGE, meta_message_spans }, { NULL },
+};
+
+static void
+set_title_from_span (PdClaudeCodeReader *self,
+                     PdJsonSpan          value)
+{
+  g_autofree char *text = pd_json_span_dup_string (value);
+  g_autofree char *clean = _pd_import_clean_text (text);
+
+  pd_imported_session_set_title (self->session, clean);
+  self->have_title = TRUE;
+}
+
+static gboolean
+note_meta_in_place (PdClaudeCodeReader *self,
+                    const char         *line,
+                    gsize               length)
+{
+  PdJsonSpan v[N_META_SLOTS];
+  PdJsonSpan type;
+
+  if (!pd_json_check_spans (line, length, meta_spans, v, NULL, NULL))
+    return FALSE;
+  type = v[META_TYPE];
+  if (!self->have_meta && pd_json_span_is_string (v[META_CWD]))
+    {
+      g_autofree char *cwd = pd_json_span_dup_string (v[META_CWD]);
+
+      pd_imported_session_set_cwd (self->session, cwd);
+      if (pd_json_span_is_string (v[META_SESSION_ID]))
+        {
+          g_autofree char *id = pd_json_span_dup_string (v[META_SESSION_ID]);
+
+          pd_imported_session_set_id (self->session, id);
+        }
+      self->have_meta = TRUE;
+    }
+  if (pd_json_span_string_equal (v[META_ENTRYPOINT], "claude-desktop"))
+    pd_imported_session_set_source (self->session, PD_IMPORT_SOURCE_CLAUDE_DESKTOP);
+
+  if (!pd_json_span_is_string (type))
+    return TRUE;
+  if (pd_json_span_string_equal (type, "summary") && pd_json_span_is_string (v[META_SUMMARY]))
+    set_title_from_span (self, v[META_SUMMARY]);
+  else if (pd_json_span_string_equal (type, "custom-title")
+           && (pd_json_span_is_string (v[META_CUSTOM_TITLE]) || pd_json_span_is_string (v[META_TITLE])))
+    set_title_from_span (self, pd_json_span_is_string (v[META_CUSTOM_TITLE]) ? v[META_CUSTOM_TITLE] : v[META_TITLE]);
+  else if (pd_json_span_string_equal (type, "user") && !self->have_title
+           && pd_imported_session_get_title (self->session) == NULL)
+    {
+      g_autofree char *prompt = pd_json_span_is_object (v[META_MESSAGE])
+                                ? pd_json_span_dup_string (v[META_CONTENT]) : NULL;
+      gboolean meta = pd_json_span_is_boolean (v[META_IS_META]) && v[META_IS_META].text[0] == 't';
+
+      if (!meta && prompt != NULL && *prompt != '<' && *prompt != '\0')
+        {
+          g_autofree char *title = _pd_import_title_from_text (prompt);
+
+          pd_imported_session_set_title (self->session, title);
+        }
+    }
+  return TRUE;
+}
+
 /* The "timestamp" value at @p (just after its opening quote), without
  * parsing the line. */
 static gint64
@@ -735,6 +811,24 @@ stream_advance (PdClaudeCodeReader  *self,
           stream->head_length = length;
           stream->head_time = time > 0 ? time : stream->last_time;
           return TRUE;
+        }
+
+      /* A line for the session's facts alone: read in place. */
+      if (!relevant && self->pages == NULL && _pd_import_get_pick_lines ())
+        {
+          if (!note_meta_in_place (self, line, length))
+            {
+              st->skipped_lines++;
+              continue;
+            }
+          if (stream->meta_only && self->have_meta
+              && (self->have_title || pd_imported_session_get_title (self->session) != NULL))
+            {
+              stream->offset = pd_jsonl_reader_get_offset (stream->reader);
+              stream_close (stream);
+              return TRUE;
+            }
+          continue;
         }
 
       object = self->pages != NULL ? _pd_import_parse_object (&stream->root, line, length)

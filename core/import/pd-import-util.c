@@ -765,6 +765,74 @@ is_gemini_header (JsonObject *object)
          && !json_object_has_member (object, "type");
 }
 
+/* The same look with nothing built: each line checked as the picked parse
+ * checks it (the same lines refused) and its members read in place.  The
+ * first lines of a transcript are kilobytes each, and their trees were a
+ * tenth of a Claude Code import. */
+enum { SNIFF_TYPE, SNIFF_SESSION_ID, SNIFF_PAYLOAD, SNIFF_MESSAGE, SNIFF_PARTS, SNIFF_SYSTEM_PAYLOAD,
+       SNIFF_PROJECT_HASH, N_SNIFF_SLOTS };
+
+static const PdJsonSpanPick sniff_message_spans[] = { { "parts", SNIFF_PARTS }, { NULL } };
+static const PdJsonSpanPick sniff_spans[] = {
+  { "type", SNIFF_TYPE }, { "sessionId", SNIFF_SESSION_ID }, { "payload", SNIFF_PAYLOAD },
+  { "message", SNIFF_MESSAGE, sniff_message_spans }, { "systemPayload", SNIFF_SYSTEM_PAYLOAD },
+  { "projectHash", SNIFF_PROJECT_HASH }, { NULL },
+};
+
+static gboolean
+span_in (PdJsonSpan          string,
+         const char * const *words)
+{
+  for (; *words != NULL; words++)
+    if (pd_json_span_string_equal (string, *words))
+      return TRUE;
+  return FALSE;
+}
+
+static PdImportFormat
+sniff_lines_in_place (PdJsonlReader  *reader,
+                      char          **session_id)
+{
+  PdJsonSpan v[N_SNIFF_SLOTS];
+  const char *line;
+  gsize length;
+  PdImportFormat format = PD_IMPORT_FORMAT_UNKNOWN;
+
+  for (guint i = 0; i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
+    {
+      PdJsonSpan type;
+
+      if (!pd_json_check_spans (line, length, sniff_spans, v, NULL, NULL))
+        continue;
+      type = v[SNIFF_TYPE];
+      /* is_gemini_header(): the session's id, a project hash, no type. */
+      if (pd_json_span_is_string (v[SNIFF_SESSION_ID]) && v[SNIFF_PROJECT_HASH].length > 0 && type.length == 0)
+        return PD_IMPORT_FORMAT_GEMINI;
+      if (!pd_json_span_is_string (type))
+        continue;
+      if (span_in (type, codex_types) && v[SNIFF_PAYLOAD].length > 0)
+        return PD_IMPORT_FORMAT_CODEX;
+      /* is_qwen_record(). */
+      if (pd_json_span_string_equal (type, "tool_result")
+          ? v[SNIFF_SESSION_ID].length > 0
+          : ((pd_json_span_string_equal (type, "user") || pd_json_span_string_equal (type, "assistant")
+              || pd_json_span_string_equal (type, "system"))
+             && ((pd_json_span_is_object (v[SNIFF_MESSAGE]) && pd_json_span_is_array (v[SNIFF_PARTS]))
+                 || pd_json_span_is_object (v[SNIFF_SYSTEM_PAYLOAD]))))
+        return PD_IMPORT_FORMAT_QWEN;
+      if (span_in (type, claude_types))
+        {
+          format = PD_IMPORT_FORMAT_CLAUDE;
+          if (session_id && pd_json_span_is_string (v[SNIFF_SESSION_ID]))
+            {
+              *session_id = pd_json_span_dup_string (v[SNIFF_SESSION_ID]);
+              return format;
+            }
+        }
+    }
+  return format;
+}
+
 /* The format from the first lines @reader gives. */
 static PdImportFormat
 sniff_lines (PdJsonlReader  *reader,
@@ -775,6 +843,8 @@ sniff_lines (PdJsonlReader  *reader,
   gsize length;
   PdImportFormat format = PD_IMPORT_FORMAT_UNKNOWN;
 
+  if (pick_lines)
+    return sniff_lines_in_place (reader, session_id);
   for (guint i = 0; i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
     {
       JsonObject *object = _pd_import_parse_picked (&root, line, length, sniff_pick);
