@@ -62,7 +62,6 @@ typedef struct
   GString             *reasoning;  /* reasoning_content or reasoning: the model thinking */
   gboolean             reasoning_content; /* the server sent reasoning_content, even empty */
   GPtrArray           *calls;      /* ToolCall by stream index; holes are NULL */
-  char                *finish_reason;
 } Stream;
 
 static void
@@ -87,7 +86,6 @@ stream_clear (gpointer state)
   g_string_free (stream->refusal, TRUE);
   g_string_free (stream->reasoning, TRUE);
   g_ptr_array_unref (stream->calls);
-  g_free (stream->finish_reason);
 }
 
 static ToolCall *
@@ -313,10 +311,7 @@ on_event (const char  *event,
           return PD_SSE_ERROR;
 
       if ((finish_reason = _pd_provider_json_string (choice, "finish_reason")) && *finish_reason)
-        {
-          g_free (stream->finish_reason);
-          stream->finish_reason = g_strdup (finish_reason);
-        }
+        _pd_http_answer_set_stop (&stream->answer, finish_reason);
     }
 
   return PD_SSE_CONTINUE;
@@ -387,13 +382,8 @@ read_json_body (gpointer     user_data,
         return FALSE;
     }
 
-  if ((finish_reason = _pd_provider_json_string (choice, "finish_reason")) && *finish_reason)
-    {
-      g_free (stream->finish_reason);
-      stream->finish_reason = g_strdup (finish_reason);
-    }
-  else
-    stream->finish_reason = g_strdup ("stop");
+  finish_reason = _pd_provider_json_string (choice, "finish_reason");
+  _pd_http_answer_set_stop (&stream->answer, finish_reason && *finish_reason ? finish_reason : "stop");
 
   return TRUE;
 }
@@ -407,7 +397,7 @@ static const char *
 finish_reason_for (Stream   *stream,
                    gboolean  has_calls)
 {
-  const char *word = stream->finish_reason;
+  const char *word = stream->answer.stop;
 
   if (stream->refusal->len > 0 || g_strcmp0 (word, "content_filter") == 0)
     return PD_FINISH_REFUSAL;
@@ -451,7 +441,7 @@ build_response (gpointer   user_data,
 
   g_free (response->finish_reason);
   response->finish_reason = g_strdup (finish);
-  response->stop_reason = g_strdup (stream->finish_reason ? stream->finish_reason : "stop");
+  response->stop_reason = g_strdup (stream->answer.stop ? stream->answer.stop : "stop");
 
   if (!_pd_provider_settle_tool_calls (NAME, response, error))
     return NULL;
@@ -463,7 +453,7 @@ build_response (gpointer   user_data,
       response->refusal = stream->refusal->len > 0
         ? _pd_provider_sanitize (stream->refusal->str, 1000, NULL)
         : g_strdup ("the server's content filter stopped the answer (finish_reason content_filter)");
-      if (g_strcmp0 (stream->finish_reason, "content_filter") == 0)
+      if (g_strcmp0 (stream->answer.stop, "content_filter") == 0)
         response->refusal_category = g_strdup ("content_filter");
     }
 
@@ -566,17 +556,9 @@ pd_openai_provider_build_body (PdHttpProvider           *provider,
   return body;
 }
 
-static gboolean
-said_end (gpointer user_data)
-{
-  Stream *stream = user_data;
-
-  return stream->finish_reason != NULL;
-}
-
 static const PdHttpReader reader = {
   sizeof (Stream), stream_init, stream_clear,
-  read_json_body, on_event, said_end, "no finish_reason and no [DONE]", build_response,
+  read_json_body, on_event, "no finish_reason and no [DONE]", build_response,
 };
 
 static void
