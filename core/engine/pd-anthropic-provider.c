@@ -131,14 +131,13 @@ add_thinking_blocks (JsonArray  *blocks,
 
   for (guint i = 0; stored != NULL && i < json_array_get_length (stored); i++)
     {
-      JsonNode *node = json_array_get_element (stored, i);
-      JsonObject *block = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      JsonObject *block = pd_json_array_get_object (stored, i);
       const char *type = _pd_provider_json_string (block, "type");
 
       if ((g_strcmp0 (type, "thinking") == 0 && _pd_provider_json_string (block, "thinking") != NULL &&
            _pd_provider_json_string (block, "signature") != NULL) ||
           (g_strcmp0 (type, "redacted_thinking") == 0 && _pd_provider_json_string (block, "data") != NULL))
-        json_array_add_element (blocks, json_node_copy (node));
+        json_array_add_object_element (blocks, json_object_ref (block));
     }
 }
 
@@ -209,8 +208,7 @@ convert_messages (JsonArray  *messages,
 
           for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
             {
-              JsonNode *call_node = json_array_get_element (calls, j);
-              JsonObject *call = JSON_NODE_HOLDS_OBJECT (call_node) ? json_node_get_object (call_node) : NULL;
+              JsonObject *call = pd_json_array_get_object (calls, j);
               JsonObject *function = _pd_provider_json_object (call, "function");
               JsonObject *block;
 
@@ -261,15 +259,11 @@ convert_tools (JsonArray *tools)
 
   for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
     {
-      JsonNode *node = json_array_get_element (tools, i);
-      JsonObject *function;
+      JsonObject *function = _pd_provider_json_object (pd_json_array_get_object (tools, i), "function");
       JsonObject *tool;
       JsonNode *parameters;
       const char *description;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      function = _pd_provider_json_object (json_node_get_object (node), "function");
       if (function == NULL || _pd_provider_json_string (function, "name") == NULL)
         continue;
 
@@ -706,10 +700,9 @@ read_json_body (gpointer     user_data,
   read_usage (stream, _pd_provider_json_object (object, "usage"));
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
-      JsonNode *node = json_array_get_element (content, i);
+      JsonObject *block = pd_json_array_get_object (content, i);
 
-      if (!JSON_NODE_HOLDS_OBJECT (node) ||
-          !start_block (stream, i, json_node_get_object (node), error))
+      if (block == NULL || !start_block (stream, i, block, error))
         {
           if (error != NULL && *error == NULL)
             g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,

@@ -280,19 +280,14 @@ on_event (const char  *event,
   choices = _pd_provider_json_array (object, "choices");
   for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
     {
-      JsonNode *choice_node = json_array_get_element (choices, i);
-      JsonObject *choice;
+      JsonObject *choice = pd_json_array_get_object (choices, i);
       JsonObject *delta;
       JsonArray *tool_calls;
       const char *finish_reason;
       const char *reasoning;
 
-      if (!JSON_NODE_HOLDS_OBJECT (choice_node))
-        continue;
-      choice = json_node_get_object (choice_node);
-
       /* We ask for one choice; a server that sends more is answered by the first. */
-      if (_pd_provider_json_int (choice, "index", 0) != 0)
+      if (choice == NULL || _pd_provider_json_int (choice, "index", 0) != 0)
         continue;
 
       delta = _pd_provider_json_object (choice, "delta");
@@ -326,8 +321,7 @@ read_json_body (gpointer     user_data,
                 GError     **error)
 {
   Stream *stream = user_data;
-  JsonArray *choices;
-  JsonObject *choice = NULL;
+  JsonObject *choice;
   JsonObject *message;
   JsonArray *tool_calls;
   const char *finish_reason;
@@ -342,10 +336,7 @@ read_json_body (gpointer     user_data,
 
   read_usage (stream, object);
 
-  choices = _pd_provider_json_array (object, "choices");
-  if (choices != NULL && json_array_get_length (choices) > 0 &&
-      JSON_NODE_HOLDS_OBJECT (json_array_get_element (choices, 0)))
-    choice = json_array_get_object_element (choices, 0);
+  choice = pd_json_array_get_object (_pd_provider_json_array (object, "choices"), 0);
   if (choice == NULL || !(message = _pd_provider_json_object (choice, "message")))
     {
       g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
@@ -486,13 +477,11 @@ wire_messages (JsonArray *messages)
 
   for (guint i = 0; i < json_array_get_length (messages); i++)
     {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
+      JsonObject *message = pd_json_array_get_object (messages, i);
       JsonObject *copy;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (message == NULL)
         continue;
-      message = json_node_get_object (node);
       copy = json_object_new ();
       for (guint j = 0; j < G_N_ELEMENTS (members); j++)
         {
