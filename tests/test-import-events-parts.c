@@ -26,6 +26,7 @@
 #include "pd-import-test.h"
 #include "pd-session-reads.h"
 #include "pd-session-reads-private.h"
+#include "pd-test-long-session.h"
 #include "pd-transcript-pages-private.h"
 
 #define FIXTURE_DIR  "qwen/projects/-home-dev-src-tidepool/chats"
@@ -36,12 +37,8 @@
 
 typedef struct
 {
-  char           *dir;
-  char           *db_dir;
-  char           *path;
-  char           *fixture;
-  PdSessionStore *store;
-  char           *id;
+  PdLongSession  session;
+  char          *fixture;
 } Parts;
 
 /* Copy @k of the fixture: its call ids and the hour of its times its own,
@@ -64,10 +61,7 @@ parts_open (Parts *f)
 {
   g_autofree char *source = pd_import_test_fixture_file (FIXTURE_DIR, FIXTURE_FILE);
   g_autoptr(GString) text = g_string_new (NULL);
-  g_autofree char *chats = NULL;
   g_autoptr(GError) error = NULL;
-  PdImportIndexStats stats;
-  PdSessionInfo *info;
 
   g_assert_true (g_file_get_contents (source, &f->fixture, NULL, &error));
   g_assert_no_error (error);
@@ -79,33 +73,15 @@ parts_open (Parts *f)
     }
   g_assert_cmpuint (text->len, >, 4 * PD_SESSION_READS_PART_BYTES);
 
-  f->dir = pd_import_test_tmpdir ();
-  chats = g_build_filename (f->dir, "chats", NULL);
-  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
-  f->path = g_build_filename (chats, FIXTURE_FILE, NULL);
-  g_assert_true (g_file_set_contents (f->path, text->str, (gssize) text->len, &error));
-  g_assert_no_error (error);
-
-  f->store = pd_import_test_new_store (&f->db_dir);
-  info = pd_import_test_import_fresh (f->store, f->dir, &stats);
-  f->id = g_strdup (info->id);
-  pd_session_info_free (info);
-  /* Long from here on: read in parts. */
-  _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
+  /* Imported whole; long from then on: read in parts. */
+  pd_long_session_open (&f->session, FIXTURE_FILE, text, FALSE);
 }
 
 static void
 parts_close (Parts *f)
 {
-  _pd_import_set_tail_limits (0, 0);
-  g_object_unref (f->store);
-  pd_import_test_rmtree (f->dir);
-  pd_import_test_rmtree (f->db_dir);
-  g_free (f->dir);
-  g_free (f->db_dir);
-  g_free (f->path);
+  pd_long_session_close (&f->session);
   g_free (f->fixture);
-  g_free (f->id);
 }
 
 /* What a part shows of an event, to compare with the whole timeline's: a
@@ -136,9 +112,9 @@ whole_keys (Parts *f)
   GPtrArray *keys = g_ptr_array_new_with_free_func (g_free);
 
   _pd_import_set_tail_limits (0, 0);
-  pages = pd_import_index_load_pages (f->store, f->id, NULL, &error);
+  pages = pd_import_index_load_pages (f->session.store, f->session.id, NULL, &error);
   g_assert_no_error (error);
-  events = pd_transcript_pages_dup_events (pages, f->id, 0, 0);
+  events = pd_transcript_pages_dup_events (pages, f->session.id, 0, 0);
   for (guint i = 0; i < events->len; i++)
     g_ptr_array_add (keys, event_key (g_ptr_array_index (events, i)));
   _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
@@ -157,6 +133,14 @@ assert_keys (GPtrArray *events,
 
       g_assert_cmpstr (key, ==, g_ptr_array_index (keys, first + i));
     }
+}
+
+static void
+check_keys (GPtrArray *page,
+            guint      first,
+            gpointer   keys)
+{
+  assert_keys (page, keys, first);
 }
 
 static gint64
@@ -188,7 +172,7 @@ test_forward_pages (void)
       for (;;)
         {
           g_autoptr(GError) error = NULL;
-          g_autoptr(GPtrArray) page = pd_session_reads_list_events (f.store, f.id, NULL, after, sizes[s], &error);
+          g_autoptr(GPtrArray) page = pd_session_reads_list_events (f.session.store, f.session.id, NULL, after, sizes[s], &error);
 
           g_assert_no_error (error);
           g_assert_cmpuint (page->len, <=, sizes[s]);
@@ -220,39 +204,17 @@ test_backward_pages (void)
   g_autoptr(GPtrArray) keys = NULL;
   g_autoptr(GPtrArray) started = NULL;
   g_autoptr(GError) error = NULL;
-  gint64 before = -1;
-  guint seen = 0;
-  guint pages = 0;
+  guint pages;
   guint n_started = 0;
 
   parts_open (&f);
   keys = whole_keys (&f);
 
-  while (seen < keys->len)
-    {
-      g_autoptr(GPtrArray) page = pd_session_reads_list_latest_events (f.store, f.id, before, NULL, 13, &error);
-
-      g_assert_no_error (error);
-      g_assert_cmpuint (page->len, ==, MIN (13, keys->len - seen));
-      assert_keys (page, keys, keys->len - seen - page->len);
-      for (guint i = 1; i < page->len; i++)
-        g_assert_cmpint (seq_at (page, i - 1), <, seq_at (page, i));
-      if (before > 0)
-        g_assert_cmpint (seq_at (page, page->len - 1), <, before);
-      seen += page->len;
-      before = seq_at (page, 0);
-      pages++;
-    }
+  pages = pd_long_session_walk_latest (&f.session, 13, keys->len, check_keys, keys);
   g_assert_cmpuint (pages, ==, (keys->len + 12) / 13);
-  {
-    g_autoptr(GPtrArray) past = pd_session_reads_list_latest_events (f.store, f.id, before, NULL, 13, &error);
-
-    g_assert_no_error (error);
-    g_assert_cmpuint (past->len, ==, 0);
-  }
 
   /* The newest calls alone: the last 40 tool_call_started of the timeline. */
-  started = pd_session_reads_list_latest_events (f.store, f.id, -1, calls, 40, &error);
+  started = pd_session_reads_list_latest_events (f.session.store, f.session.id, -1, calls, 40, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (started->len, ==, 40);
   for (guint i = keys->len; i > 0 && n_started < 40; i--)
@@ -284,8 +246,8 @@ test_newest_reads_end (void)
   GStatBuf st;
 
   parts_open (&f);
-  g_assert_cmpint (g_stat (f.path, &st), ==, 0);
-  parts = _pd_timeline_parts_open (f.store, f.id, &error);
+  g_assert_cmpint (g_stat (f.session.path, &st), ==, 0);
+  parts = _pd_timeline_parts_open (f.session.store, f.session.id, &error);
   g_assert_no_error (error);
   g_assert_nonnull (parts);
   page = _pd_timeline_parts_before (parts, -1, NULL, 20, NULL, &error);
@@ -319,23 +281,23 @@ test_growing (void)
   old_len = keys->len;
   g_clear_pointer (&keys, g_ptr_array_unref);
 
-  newest = pd_session_reads_list_latest_events (f.store, f.id, -1, NULL, 200, &error);
+  newest = pd_session_reads_list_latest_events (f.session.store, f.session.id, -1, NULL, 200, &error);
   g_assert_no_error (error);
-  earlier = pd_session_reads_list_latest_events (f.store, f.id, seq_at (newest, 0), NULL, 200, &error);
+  earlier = pd_session_reads_list_latest_events (f.session.store, f.session.id, seq_at (newest, 0), NULL, 200, &error);
   g_assert_no_error (error);
 
   more = fixture_copy (f.fixture, COPIES);
-  pd_import_test_append (f.path, more);
+  pd_import_test_append (f.session.path, more);
   keys = whole_keys (&f);
   g_assert_cmpuint (keys->len, >, old_len);
 
-  appended = pd_session_reads_list_events (f.store, f.id, NULL, seq_at (newest, newest->len - 1), 0, &error);
+  appended = pd_session_reads_list_events (f.session.store, f.session.id, NULL, seq_at (newest, newest->len - 1), 0, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (appended->len, ==, keys->len - old_len);
   assert_keys (appended, keys, old_len);
   g_assert_cmpint (seq_at (appended, 0), >, seq_at (newest, newest->len - 1));
 
-  earlier_again = pd_session_reads_list_latest_events (f.store, f.id, seq_at (newest, 0), NULL, 200, &error);
+  earlier_again = pd_session_reads_list_latest_events (f.session.store, f.session.id, seq_at (newest, 0), NULL, 200, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (earlier_again->len, ==, earlier->len);
   for (guint i = 0; i < earlier->len; i++)

@@ -21,6 +21,7 @@
 #include "pd-import-test.h"
 #include "pd-server.h"
 #include "pd-session-reads.h"
+#include "pd-test-long-session.h"
 #include "pd-transcript-pages-private.h"
 
 #include <libsoup/soup.h>
@@ -35,13 +36,7 @@
 /* Plan calls in the generated transcript: each changes the list. */
 #define N_CALLS 3000
 
-typedef struct
-{
-  char           *dir;
-  char           *db_dir;
-  PdSessionStore *store;
-  char           *id;
-} ManyCalls;
+typedef PdLongSession ManyCalls;
 
 /* A Qwen Code session of N_CALLS todo_write calls (about 2 MB), imported
  * as a long transcript (over a threshold of 64 KiB). */
@@ -49,11 +44,6 @@ static void
 many_calls_open (ManyCalls *f)
 {
   g_autoptr(GString) text = g_string_new (USER ("Go") "\n");
-  g_autofree char *chats = NULL;
-  g_autofree char *path = NULL;
-  g_autoptr(GError) error = NULL;
-  PdImportIndexStats stats;
-  PdSessionInfo *info;
 
   for (guint i = 0; i < N_CALLS; i++)
     {
@@ -66,30 +56,13 @@ many_calls_open (ManyCalls *f)
       g_string_append_printf (text, "%s%s%s\n%s%s%s%s%s\n", call_parts[0], id, call_parts[1],
                               result_parts[0], id, result_parts[1], id, result_parts[2]);
     }
-  f->dir = pd_import_test_tmpdir ();
-  chats = g_build_filename (f->dir, "chats", NULL);
-  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
-  path = g_build_filename (chats, "s1.jsonl", NULL);
-  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
-  g_assert_no_error (error);
-
-  _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
-  f->store = pd_import_test_new_store (&f->db_dir);
-  info = pd_import_test_import_fresh (f->store, f->dir, &stats);
-  f->id = g_strdup (info->id);
-  pd_session_info_free (info);
+  pd_long_session_open (f, "s1.jsonl", text, TRUE);
 }
 
 static void
 many_calls_close (ManyCalls *f)
 {
-  _pd_import_set_tail_limits (0, 0);
-  g_object_unref (f->store);
-  pd_import_test_rmtree (f->dir);
-  pd_import_test_rmtree (f->db_dir);
-  g_free (f->dir);
-  g_free (f->db_dir);
-  g_free (f->id);
+  pd_long_session_close (f);
 }
 
 /* The Now page and `sessions show`: the plan now (the last list, the
@@ -230,6 +203,22 @@ test_events_timeline_only (void)
   many_calls_close (&f);
 }
 
+/* @page is the whole timeline's @all from @first on, seq and envelope. */
+static void
+check_events (GPtrArray *page,
+              guint      first,
+              gpointer   all)
+{
+  for (guint i = 0; i < page->len; i++)
+    {
+      PdStoredEvent *got = g_ptr_array_index (page, i);
+      PdStoredEvent *want = g_ptr_array_index ((GPtrArray *) all, first + i);
+
+      g_assert_cmpint (got->seq, ==, want->seq);
+      g_assert_cmpstr (got->event_json, ==, want->event_json);
+    }
+}
+
 /* The Events page of a long session: the newest 200 events, then 200
  * before them with each "Show Earlier Events", each read holding a page;
  * together they are the whole timeline, and a kind asked for alone is the
@@ -242,37 +231,13 @@ test_events_latest_pages (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) all = NULL;
   g_autoptr(GPtrArray) latest_updates = NULL;
-  gint64 before = -1;
-  guint seen = 0;
   guint n_updates = 0;
 
   many_calls_open (&f);
   all = pd_session_reads_list_events (f.store, f.id, NULL, 0, 0, &error);
   g_assert_no_error (error);
 
-  while (seen < all->len)
-    {
-      g_autoptr(GPtrArray) page = pd_session_reads_list_latest_events (f.store, f.id, before, NULL, 200, &error);
-
-      g_assert_no_error (error);
-      g_assert_cmpuint (page->len, ==, MIN (200, all->len - seen));
-      for (guint i = 0; i < page->len; i++)
-        {
-          PdStoredEvent *got = g_ptr_array_index (page, i);
-          PdStoredEvent *want = g_ptr_array_index (all, all->len - seen - page->len + i);
-
-          g_assert_cmpint (got->seq, ==, want->seq);
-          g_assert_cmpstr (got->event_json, ==, want->event_json);
-        }
-      seen += page->len;
-      before = ((PdStoredEvent *) g_ptr_array_index (page, 0))->seq;
-    }
-  {
-    g_autoptr(GPtrArray) past = pd_session_reads_list_latest_events (f.store, f.id, before, NULL, 200, &error);
-
-    g_assert_no_error (error);
-    g_assert_cmpuint (past->len, ==, 0);
-  }
+  pd_long_session_walk_latest (&f, 200, all->len, check_events, all);
 
   latest_updates = pd_session_reads_list_latest_events (f.store, f.id, -1, updates, 5, &error);
   g_assert_no_error (error);

@@ -285,6 +285,51 @@ static const PdJsonSpanPick span_record_pick[] = {
 };
 static const PdJsonSpanPick span_document_pick = { "", S_DOCUMENT, span_line_pick, span_record_pick, T_RECORDS, 8 };
 
+/* The span of the value of @copy: the text less the white space around
+ * it. */
+static PdJsonSpan
+value_span (const char *copy,
+            gsize       length)
+{
+  PdJsonSpan span = { copy, length };
+
+  while (span.length > 0 && g_ascii_isspace (span.text[0]))
+    span.text++, span.length--;
+  while (span.length > 0 && g_ascii_isspace (span.text[span.length - 1]))
+    span.length--;
+  return span;
+}
+
+static PdJsonSpanTable
+table_new (guint max_rows)
+{
+  return (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), max_rows, FALSE };
+}
+
+static void
+tables_clear (PdJsonSpanTable *tables)
+{
+  for (guint t = 0; t < N_T; t++)
+    g_array_unref (tables[t].rows);
+}
+
+/* The rows the one walk found are the reference's, cut where it cut. */
+static void
+assert_same_tables (const PdJsonSpanTable *tables,
+                    const PdJsonSpanTable *expected,
+                    const char            *copy)
+{
+  for (guint t = 0; t < N_T; t++)
+    {
+      g_assert_cmpuint (tables[t].rows->len, ==, expected[t].rows->len);
+      g_assert_cmpint (tables[t].cut, ==, expected[t].cut);
+      n_spans_cut += tables[t].cut;
+      for (guint i = 0; i < tables[t].rows->len; i++)
+        assert_same_span (g_array_index (tables[t].rows, PdJsonSpan, i),
+                          g_array_index (expected[t].rows, PdJsonSpan, i), "a row's", copy);
+    }
+}
+
 static void
 check_spans_document (const char *copy,
                       gsize       length)
@@ -298,12 +343,12 @@ check_spans_document (const char *copy,
       PdJsonSpan values[N_S], expected[N_S];
       PdJsonSpanTable tables[N_T], expected_tables[N_T];
       gboolean checked, found;
-      PdJsonSpan root = { copy, length };
+      PdJsonSpan root = value_span (copy, length);
 
       for (guint t = 0; t < N_T; t++)
         {
-          tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l], FALSE };
-          expected_tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l], FALSE };
+          tables[t] = table_new (limits[l]);
+          expected_tables[t] = table_new (limits[l]);
         }
       checked = pd_json_check_foreign (copy, (gssize) length, &check_error);
       found = pd_json_check_spans_value (copy, length, &span_document_pick, values, tables, &spans_error);
@@ -318,10 +363,6 @@ check_spans_document (const char *copy,
         {
           if (!found)
             g_error ("pd_json_check_spans_value() refused a text the check takes (%s): %.300s", spans_error->message, copy);
-          while (root.length > 0 && g_ascii_isspace (root.text[0]))
-            root.text++, root.length--;
-          while (root.length > 0 && g_ascii_isspace (root.text[root.length - 1]))
-            root.length--;
           /* Only what the value's kind picks is set. */
           memset (values, 0, sizeof values);
           memset (expected, 0, sizeof expected);
@@ -329,21 +370,10 @@ check_spans_document (const char *copy,
           reference_value (root, &span_document_pick, expected, expected_tables);
           for (guint i = 0; i < N_S; i++)
             assert_same_span (values[i], expected[i], "a document's", copy);
-          for (guint t = 0; t < N_T; t++)
-            {
-              g_assert_cmpuint (tables[t].rows->len, ==, expected_tables[t].rows->len);
-              g_assert_cmpint (tables[t].cut, ==, expected_tables[t].cut);
-              n_spans_cut += tables[t].cut;
-              for (guint i = 0; i < tables[t].rows->len; i++)
-                assert_same_span (g_array_index (tables[t].rows, PdJsonSpan, i),
-                                  g_array_index (expected_tables[t].rows, PdJsonSpan, i), "a row's", copy);
-            }
+          assert_same_tables (tables, expected_tables, copy);
         }
-      for (guint t = 0; t < N_T; t++)
-        {
-          g_array_unref (tables[t].rows);
-          g_array_unref (expected_tables[t].rows);
-        }
+      tables_clear (tables);
+      tables_clear (expected_tables);
     }
 }
 
@@ -360,12 +390,12 @@ check_spans_line (const char *copy,
       PdJsonSpan values[N_S], expected[N_S];
       PdJsonSpanTable tables[N_T], expected_tables[N_T];
       gboolean checked, found;
-      PdJsonSpan root = { copy, length };
+      PdJsonSpan root = value_span (copy, length);
 
       for (guint t = 0; t < N_T; t++)
         {
-          tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l][t], FALSE };
-          expected_tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), limits[l][t], FALSE };
+          tables[t] = table_new (limits[l][t]);
+          expected_tables[t] = table_new (limits[l][t]);
           /* Rows of an earlier line are dropped (in the tables the pick
            * names). */
           if (t != T_RECORDS)
@@ -390,28 +420,13 @@ check_spans_line (const char *copy,
         {
           if (!found)
             g_error ("pd_json_check_spans() refused a line the check takes (%s): %.300s", spans_error->message, copy);
-          while (root.length > 0 && g_ascii_isspace (root.text[0]))
-            root.text++, root.length--;
-          while (root.length > 0 && g_ascii_isspace (root.text[root.length - 1]))
-            root.length--;
           reference_spans (root, span_line_pick, expected, expected_tables);
           for (guint i = 0; i < N_S; i++)
             assert_same_span (values[i], expected[i], "a value's", copy);
-          for (guint t = 0; t < N_T; t++)
-            {
-              g_assert_cmpuint (tables[t].rows->len, ==, expected_tables[t].rows->len);
-              g_assert_cmpint (tables[t].cut, ==, expected_tables[t].cut);
-              n_spans_cut += tables[t].cut;
-              for (guint i = 0; i < tables[t].rows->len; i++)
-                assert_same_span (g_array_index (tables[t].rows, PdJsonSpan, i),
-                                  g_array_index (expected_tables[t].rows, PdJsonSpan, i), "a row's", copy);
-            }
+          assert_same_tables (tables, expected_tables, copy);
         }
-      for (guint t = 0; t < N_T; t++)
-        {
-          g_array_unref (tables[t].rows);
-          g_array_unref (expected_tables[t].rows);
-        }
+      tables_clear (tables);
+      tables_clear (expected_tables);
     }
   check_spans_document (copy, length);
 }
@@ -460,14 +475,7 @@ check_line (const char *line,
         g_error ("the check refused a line the whole parse takes (%s): %.300s", check_error->message, copy);
       if (i == 0)
         {
-          /* The value's span: the line less the white space around it. */
-          PdJsonSpan span = { copy, length };
-
-          while (span.length > 0 && g_ascii_isspace (span.text[0]))
-            span.text++, span.length--;
-          while (span.length > 0 && g_ascii_isspace (span.text[span.length - 1]))
-            span.length--;
-          check_span (whole, span, copy);
+          check_span (whole, value_span (copy, length), copy);
         }
       {
         g_autoptr(JsonNode) expected = prune (whole, all_picks (i));
@@ -749,14 +757,22 @@ read_sessions (const char *dir,
   return json_to_string (root, TRUE);
 }
 
-static void
-check_sessions_of (const char *dir)
+/* The sessions of @dir read both ways, the same; returns them. */
+static char *
+read_sessions_alike (const char *dir)
 {
   g_autofree char *picked = read_sessions (dir, TRUE);
   g_autofree char *whole = read_sessions (dir, FALSE);
 
   g_assert_cmpstr (picked, ==, whole);
   g_assert_cmpuint (strlen (picked), >, 2);
+  return g_steal_pointer (&picked);
+}
+
+static void
+check_sessions_of (const char *dir)
+{
+  g_free (read_sessions_alike (dir));
 }
 
 /* Each transcript of @root copied with lines broken as check_mutations()
@@ -916,9 +932,8 @@ test_sessions_hostile (void)
       g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
     }
 
-  check_sessions_of (tmp);
   /* The lists did reach the sessions. */
-  picked = read_sessions (tmp, TRUE);
+  picked = read_sessions_alike (tmp);
   g_assert_nonnull (strstr (picked, "final item \\\\"));
   g_assert_nonnull (strstr (picked, "d last"));
   g_assert_nonnull (strstr (picked, "from the input"));
@@ -970,8 +985,7 @@ test_sessions_many_rows (void)
     }
   g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
 
-  check_sessions_of (tmp);
-  picked = read_sessions (tmp, TRUE);
+  picked = read_sessions_alike (tmp);
   g_assert_nonnull (strstr (picked, "list 1 item 0\""));
   g_assert_nonnull (strstr (picked, "list 1 item 499\""));
   g_assert_null (strstr (picked, "list 1 item 500\""));
@@ -981,32 +995,47 @@ test_sessions_many_rows (void)
   g_string_truncate (text, (gsize) (strstr (text->str, "\"c1\"") - text->str));
   g_string_truncate (text, (gsize) (strrchr (text->str, '\n') - text->str + 1));
   g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
-  check_sessions_of (tmp);
   g_clear_pointer (&picked, g_free);
-  picked = read_sessions (tmp, TRUE);
+  picked = read_sessions_alike (tmp);
   g_assert_nonnull (strstr (picked, "list 0 item 2\""));
   pd_import_test_rmtree (tmp);
 }
 
-/* A Qwen Code session checked and read in one walk: a message of more
- * parts than the walk keeps rows of (its parts walked again), a call's
- * list met again in its arguments; read the same in place as from
- * trees. */
+/* The session @read reads from @path, as `import --json` prints it, with
+ * the reader picking lines or building whole trees. */
 static char *
-qwen_session_json (const char *path,
-                   gboolean    pick)
+session_json (PdImportTestReadFunc  read,
+              const char           *path,
+              gboolean              pick)
 {
   g_autoptr(PdImportedSession) session = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = NULL;
 
   _pd_import_set_pick_lines (pick);
-  session = pd_qwen_read (path, &error);
+  session = read (path, &error);
   _pd_import_set_pick_lines (TRUE);
   g_assert_no_error (error);
   node = pd_imported_session_to_json (session, TRUE);
   return json_to_string (node, TRUE);
 }
+
+/* The session of @path read both ways, the same; returns it. */
+static char *
+session_json_alike (PdImportTestReadFunc  read,
+                    const char           *path)
+{
+  g_autofree char *picked = session_json (read, path, TRUE);
+  g_autofree char *whole = session_json (read, path, FALSE);
+
+  g_assert_cmpstr (picked, ==, whole);
+  return g_steal_pointer (&picked);
+}
+
+/* A Qwen Code session checked and read in one walk: a message of more
+ * parts than the walk keeps rows of (its parts walked again), a call's
+ * list met again in its arguments; read the same in place as from
+ * trees. */
 
 static void
 test_qwen_one_walk (void)
@@ -1014,7 +1043,6 @@ test_qwen_one_walk (void)
   g_autofree char *tmp = g_dir_make_tmp ("pd-test-pick-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (tmp, "session.jsonl", NULL);
   g_autofree char *picked = NULL;
-  g_autofree char *whole = NULL;
   g_autoptr(GString) text = g_string_new (NULL);
   const char *head = "{\"sessionId\":\"5f0c2a9e-0000-4d8e-a6c2-000000000070\",\"cwd\":\"/tmp/parts\",";
 
@@ -1030,9 +1058,7 @@ test_qwen_one_walk (void)
   g_string_append (text, "{\"functionResponse\":{\"id\":\"c1\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},"
                          "\"toolCallResult\":{\"callId\":\"c1\",\"status\":\"success\"}}\n");
   g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
-  picked = qwen_session_json (path, TRUE);
-  whole = qwen_session_json (path, FALSE);
-  g_assert_cmpstr (picked, ==, whole);
+  picked = session_json_alike (pd_qwen_read, path);
   g_assert_nonnull (strstr (picked, "many parts"));
   g_assert_null (strstr (picked, "shadowed"));
 
@@ -1050,10 +1076,7 @@ test_qwen_one_walk (void)
                           "{\"functionResponse\":{\"id\":\"c4\",\"response\":{\"error\":\"no\"}}}]}}\n", head);
   g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
   g_clear_pointer (&picked, g_free);
-  g_clear_pointer (&whole, g_free);
-  picked = qwen_session_json (path, TRUE);
-  whole = qwen_session_json (path, FALSE);
-  g_assert_cmpstr (picked, ==, whole);
+  picked = session_json_alike (pd_qwen_read, path);
   g_assert_nonnull (strstr (picked, "two \u00e9"));
   g_assert_null (strstr (picked, "\"old\""));
   pd_import_test_rmtree (tmp);
@@ -1062,22 +1085,6 @@ test_qwen_one_walk (void)
 /* A Gemini CLI session of JSON lines checked and read in one walk: a
  * message of more calls than the walk keeps rows of, calls refused, lists
  * met again; read the same in place as from trees. */
-static char *
-gemini_session_json (const char *path,
-                     gboolean    pick)
-{
-  g_autoptr(PdImportedSession) session = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = NULL;
-
-  _pd_import_set_pick_lines (pick);
-  session = pd_gemini_read (path, &error);
-  _pd_import_set_pick_lines (TRUE);
-  g_assert_no_error (error);
-  node = pd_imported_session_to_json (session, TRUE);
-  return json_to_string (node, TRUE);
-}
-
 static void
 test_gemini_one_walk (void)
 {
@@ -1096,12 +1103,9 @@ test_gemini_one_walk (void)
   for (guint round = 0; round < 2; round++)
     {
       g_autofree char *picked = NULL;
-      g_autofree char *whole = NULL;
 
       g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
-      picked = gemini_session_json (path, TRUE);
-      whole = gemini_session_json (path, FALSE);
-      g_assert_cmpstr (picked, ==, whole);
+      picked = session_json_alike (pd_gemini_read, path);
       g_assert_null (strstr (picked, "shadowed"));
       g_assert_null (strstr (picked, "refused"));
       g_assert_nonnull (strstr (picked, round == 0 ? "many calls" : "two \u00e9"));

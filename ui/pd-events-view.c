@@ -201,6 +201,28 @@ load_failed (PdEventsView         *self,
   pd_session_view_reload_done (request, error);
 }
 
+/* The view a page read for @request goes to; NULL when the request is no
+ * longer current, or when the read failed (the reload then ends with
+ * @error). */
+static PdEventsView *
+page_view (PdSessionViewRequest *request,
+           GPtrArray            *stored,
+           const GError         *error)
+{
+  PdEventsView *self;
+
+  if (!pd_session_view_request_is_current (request))
+    return NULL;
+  self = PD_EVENTS_VIEW (request->view);
+
+  if (stored == NULL)
+    {
+      load_failed (self, request, error);
+      return NULL;
+    }
+  return self;
+}
+
 /* A page at a time after the last event listed: a full page means there
  * may be more, so the reload goes on reading until a page is not full. */
 static void
@@ -214,16 +236,8 @@ on_events_loaded (GObject      *object,
   PdEventsView *self;
 
   stored = pd_source_get_events_finish (PD_SOURCE (object), result, &error);
-
-  if (!pd_session_view_request_is_current (request))
+  if (!(self = page_view (request, stored, error)))
     return;
-  self = PD_EVENTS_VIEW (request->view);
-
-  if (stored == NULL)
-    {
-      load_failed (self, request, error);
-      return;
-    }
 
   pd_events_view_append (self, stored);
   pd_events_view_update_state (self);
@@ -261,16 +275,9 @@ on_latest_loaded (GObject      *object,
   PdEventsView *self;
 
   stored = pd_source_get_latest_events_finish (PD_SOURCE (object), result, &error);
-
-  if (!pd_session_view_request_is_current (request))
+  if (!(self = page_view (request, stored, error)))
     return;
-  self = PD_EVENTS_VIEW (request->view);
 
-  if (stored == NULL)
-    {
-      load_failed (self, request, error);
-      return;
-    }
   self->more_earlier = stored->len >= PD_EVENTS_VIEW_LATEST_MAX;
   pd_events_view_append (self, stored);
   pd_events_view_update_earlier (self);

@@ -135,18 +135,6 @@ mnemonic_button (const char *label)
   return button;
 }
 
-static const char *
-describe_tool (const char *tool)
-{
-  if (g_strcmp0 (tool, "shell") == 0)
-    return _("The agent wants to run a command.");
-  if (g_strcmp0 (tool, "write_file") == 0)
-    return _("The agent wants to write a file.");
-  if (g_strcmp0 (tool, "edit_file") == 0)
-    return _("The agent wants to edit a file.");
-  return NULL;
-}
-
 static char *card_text (const char *text);
 
 /* A run that ended short: interrupted, failed with its reason, or stopped
@@ -468,7 +456,7 @@ row_update (PdOverviewCardRow *self,
 
   tool = pd_overview_card_get_approval_tool (card);
   command = pd_overview_card_get_approval_command (card);
-  body = describe_tool (tool);
+  body = _pd_describe_tool (tool);
   if (body == NULL && tool != NULL)
     {
       g_autofree char *safe = card_text (tool);

@@ -560,26 +560,8 @@ pd_overview_view_focus (GtkWidget        *widget,
 static void
 setup_keys (PdOverviewView *self)
 {
-  GtkEventController *controller = gtk_shortcut_controller_new ();
-  const struct { guint keyval; GdkModifierType mods; GtkDirectionType direction; } keys[] = {
-    { GDK_KEY_Tab, 0, GTK_DIR_TAB_FORWARD },
-    { GDK_KEY_KP_Tab, 0, GTK_DIR_TAB_FORWARD },
-    { GDK_KEY_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
-    { GDK_KEY_KP_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
-    { GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
-  };
-
   /* Before a card's buttons take Tab. */
-  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
-  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
-    {
-      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].keyval, keys[i].mods),
-                                                gtk_callback_action_new (on_tab, NULL, NULL));
-
-      gtk_shortcut_set_arguments (shortcut, g_variant_new_int32 (keys[i].direction));
-      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
-    }
-  gtk_widget_add_controller (GTK_WIDGET (self->list_view), controller);
+  _pd_take_tab (GTK_WIDGET (self->list_view), GTK_PHASE_CAPTURE, on_tab);
 }
 
 static void

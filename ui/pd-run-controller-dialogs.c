@@ -138,18 +138,6 @@ on_approval_response (AdwMessageDialog *dialog,
     }
 }
 
-static const char *
-describe_tool (const char *tool)
-{
-  if (g_strcmp0 (tool, "shell") == 0)
-    return _("The agent wants to run a command.");
-  if (g_strcmp0 (tool, "write_file") == 0)
-    return _("The agent wants to write a file.");
-  if (g_strcmp0 (tool, "edit_file") == 0)
-    return _("The agent wants to edit a file.");
-  return NULL;
-}
-
 /* Lines of the preview shown before it scrolls, at most. */
 #define PREVIEW_SHOWN_LINES 12
 
@@ -365,7 +353,7 @@ _pd_run_controller_ask_approval (PdRunController *self,
                                  Question        *question)
 {
   GtkWidget *dialog;
-  const char *body = describe_tool (question->tool);
+  const char *body = _pd_describe_tool (question->tool);
   g_autofree char *generic = NULL;
 
   if (body == NULL)

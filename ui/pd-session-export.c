@@ -29,6 +29,7 @@
 #include "pd-safe-text.h"
 #include "pd-session-export-private.h"
 #include "pd-transcript-pages.h"
+#include "pd-ui-util-private.h"
 
 
 static void
@@ -241,24 +242,6 @@ step_box (PdPlanStepStatus status)
   return status == PD_PLAN_STEP_DONE ? "[x]" : "[ ]";
 }
 
-/* A session's status in the words of the session list ("Idle", "Running"). */
-static const char *
-session_status_word (PdSessionStatus status)
-{
-  switch (status)
-    {
-    case PD_SESSION_STATUS_RUNNING:
-      return C_("session status", "Running");
-    case PD_SESSION_STATUS_FAILED:
-      return C_("session status", "Failed");
-    case PD_SESSION_STATUS_INTERRUPTED:
-      return C_("session status", "Interrupted");
-    case PD_SESSION_STATUS_IDLE:
-    default:
-      return C_("session status", "Idle");
-    }
-}
-
 /* The ids of the steps an imported agent cancelled and the user did not
  * tick or untick: the transcript pages write them "blocked", with the
  * agent's own "cancelled" beside (as the History reads them). */
@@ -322,7 +305,7 @@ _pd_session_export_markdown_head (GString                 *out,
   g_string_append_printf (out, "- %s: %s\n", _("Started"), created ? created : "");
   g_string_append_printf (out, "- %s: %s\n", _("Last change"), updated ? updated : "");
   /* Statuses in the app's words, not the database's ("in_progress"). */
-  g_string_append_printf (out, "- %s: %s\n\n", _("Status"), session_status_word (info->status));
+  g_string_append_printf (out, "- %s: %s\n\n", _("Status"), _pd_session_status_label (info->status));
 
   if (info->task && *info->task)
     {

@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-session-item.h"
+#include "pd-ui-util-private.h"
 
 struct _PdSessionItem
 {
@@ -457,19 +458,7 @@ pd_session_item_get_status_label (PdSessionItem *self)
 {
   g_return_val_if_fail (PD_IS_SESSION_ITEM (self), NULL);
 
-  switch (self->info->status)
-    {
-    case PD_SESSION_STATUS_RUNNING:
-      return C_("session status", "Running");
-    case PD_SESSION_STATUS_FAILED:
-      return C_("session status", "Failed");
-    case PD_SESSION_STATUS_INTERRUPTED:
-      /* TRANSLATORS: its run's process ended without finishing (killed) */
-      return C_("session status", "Interrupted");
-    case PD_SESSION_STATUS_IDLE:
-    default:
-      return C_("session status", "Idle");
-    }
+  return _pd_session_status_label (self->info->status);
 }
 
 const char *

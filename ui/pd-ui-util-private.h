@@ -21,6 +21,8 @@ gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
 const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
 const char *_pd_event_type_label       (const char         *type);
+const char *_pd_session_status_label   (PdSessionStatus     status);
+const char *_pd_describe_tool          (const char         *tool);
 void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
 void        _pd_name_entry_row         (AdwEntryRow        *row);
@@ -28,6 +30,9 @@ int         _pd_text_width             (GtkWidget          *widget,
                                         double              chars);
 void        _pd_list_one_tab_stop      (GtkWidget          *list);
 void        _pd_list_view_scroll_to_end (GtkWidget         *list);
+void        _pd_take_tab               (GtkWidget          *widget,
+                                        GtkPropagationPhase phase,
+                                        GtkShortcutFunc     callback);
 gboolean    _pd_list_leave             (GtkWidget          *list,
                                         GtkDirectionType    direction);
 void        _pd_stack_tab_shown_only   (GtkStack           *stack);

@@ -113,6 +113,41 @@ _pd_check_status_label (PdPlanCheckStatus status)
     }
 }
 
+/* A session's status in the words of the session list ("Idle",
+ * "Running"). */
+const char *
+_pd_session_status_label (PdSessionStatus status)
+{
+  switch (status)
+    {
+    case PD_SESSION_STATUS_RUNNING:
+      return C_("session status", "Running");
+    case PD_SESSION_STATUS_FAILED:
+      return C_("session status", "Failed");
+    case PD_SESSION_STATUS_INTERRUPTED:
+      /* TRANSLATORS: its run's process ended without finishing (killed) */
+      return C_("session status", "Interrupted");
+    case PD_SESSION_STATUS_IDLE:
+    default:
+      return C_("session status", "Idle");
+    }
+}
+
+/* What a tool the agent asks to call does, for the question's body (the
+ * approval dialog and the overview's card); NULL for a tool of another
+ * kind, which the question names itself. */
+const char *
+_pd_describe_tool (const char *tool)
+{
+  if (g_strcmp0 (tool, "shell") == 0)
+    return _("The agent wants to run a command.");
+  if (g_strcmp0 (tool, "write_file") == 0)
+    return _("The agent wants to write a file.");
+  if (g_strcmp0 (tool, "edit_file") == 0)
+    return _("The agent wants to edit a file.");
+  return NULL;
+}
+
 /* An event type ("tool_call_started") as a person reads it ("Tool call
  * started"); a type this build does not know is shown as it is. */
 const char *
@@ -682,6 +717,23 @@ _pd_list_view_scroll_to_end (GtkWidget *list)
 void
 _pd_list_one_tab_stop (GtkWidget *list)
 {
+  _pd_take_tab (list, GTK_PHASE_BUBBLE, leave_list);
+}
+
+/*
+ * _pd_take_tab:
+ * @widget: the widget whose Tab keys @callback answers
+ * @phase: when: GTK_PHASE_CAPTURE before the widget's children take Tab
+ * @callback: called with the direction (a GtkDirectionType) as an int32
+ *
+ * Tab and Shift+Tab, of the main and the keypad keys (and ISO_Left_Tab,
+ * which Shift+Tab sends on some layouts), handed to @callback.
+ */
+void
+_pd_take_tab (GtkWidget           *widget,
+              GtkPropagationPhase  phase,
+              GtkShortcutFunc      callback)
+{
   GtkEventController *controller = gtk_shortcut_controller_new ();
   const struct { guint keyval; GdkModifierType mods; GtkDirectionType direction; } keys[] = {
     { GDK_KEY_Tab, 0, GTK_DIR_TAB_FORWARD },
@@ -691,15 +743,16 @@ _pd_list_one_tab_stop (GtkWidget *list)
     { GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK, GTK_DIR_TAB_BACKWARD },
   };
 
+  gtk_event_controller_set_propagation_phase (controller, phase);
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].keyval, keys[i].mods),
-                                                gtk_callback_action_new (leave_list, NULL, NULL));
+                                                gtk_callback_action_new (callback, NULL, NULL));
 
       gtk_shortcut_set_arguments (shortcut, g_variant_new_int32 (keys[i].direction));
       gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
     }
-  gtk_widget_add_controller (list, controller);
+  gtk_widget_add_controller (widget, controller);
 }
 
 static void

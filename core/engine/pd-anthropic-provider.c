@@ -131,14 +131,13 @@ add_thinking_blocks (JsonArray  *blocks,
 
   for (guint i = 0; stored != NULL && i < json_array_get_length (stored); i++)
     {
-      JsonNode *node = json_array_get_element (stored, i);
-      JsonObject *block = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      JsonObject *block = pd_json_array_get_object (stored, i);
       const char *type = _pd_provider_json_string (block, "type");
 
       if ((g_strcmp0 (type, "thinking") == 0 && _pd_provider_json_string (block, "thinking") != NULL &&
            _pd_provider_json_string (block, "signature") != NULL) ||
           (g_strcmp0 (type, "redacted_thinking") == 0 && _pd_provider_json_string (block, "data") != NULL))
-        json_array_add_element (blocks, json_node_copy (node));
+        json_array_add_object_element (blocks, json_object_ref (block));
     }
 }
 
@@ -209,8 +208,7 @@ convert_messages (JsonArray  *messages,
 
           for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
             {
-              JsonNode *call_node = json_array_get_element (calls, j);
-              JsonObject *call = JSON_NODE_HOLDS_OBJECT (call_node) ? json_node_get_object (call_node) : NULL;
+              JsonObject *call = pd_json_array_get_object (calls, j);
               JsonObject *function = _pd_provider_json_object (call, "function");
               JsonObject *block;
 
@@ -261,15 +259,11 @@ convert_tools (JsonArray *tools)
 
   for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
     {
-      JsonNode *node = json_array_get_element (tools, i);
-      JsonObject *function;
+      JsonObject *function = _pd_provider_json_object (pd_json_array_get_object (tools, i), "function");
       JsonObject *tool;
       JsonNode *parameters;
       const char *description;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      function = _pd_provider_json_object (json_node_get_object (node), "function");
       if (function == NULL || _pd_provider_json_string (function, "name") == NULL)
         continue;
 
@@ -386,7 +380,6 @@ typedef struct
 {
   PdHttpAnswer         answer;   /* first: the base's part of the state */
   GPtrArray           *blocks;   /* Block by index; holes are NULL */
-  char                *stop_reason;
   char                *refusal;           /* stop_details.explanation */
   char                *refusal_category;  /* stop_details.category */
   gboolean             started;
@@ -408,7 +401,6 @@ stream_clear (gpointer state)
   Stream *stream = state;
 
   g_ptr_array_unref (stream->blocks);
-  g_free (stream->stop_reason);
   g_free (stream->refusal);
   g_free (stream->refusal_category);
 }
@@ -671,11 +663,7 @@ on_event (const char  *event,
       JsonObject *delta = _pd_provider_json_object (object, "delta");
       const char *stop_reason = _pd_provider_json_string (delta, "stop_reason");
 
-      if (stop_reason != NULL)
-        {
-          g_free (stream->stop_reason);
-          stream->stop_reason = g_strdup (stop_reason);
-        }
+      _pd_http_answer_set_stop (&stream->answer, stop_reason);
       read_stop_details (stream, _pd_provider_json_object (delta, "stop_details"));
       read_usage (stream, _pd_provider_json_object (object, "usage"));
       return PD_SSE_CONTINUE;
@@ -712,10 +700,9 @@ read_json_body (gpointer     user_data,
   read_usage (stream, _pd_provider_json_object (object, "usage"));
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
-      JsonNode *node = json_array_get_element (content, i);
+      JsonObject *block = pd_json_array_get_object (content, i);
 
-      if (!JSON_NODE_HOLDS_OBJECT (node) ||
-          !start_block (stream, i, json_node_get_object (node), error))
+      if (block == NULL || !start_block (stream, i, block, error))
         {
           if (error != NULL && *error == NULL)
             g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
@@ -724,9 +711,8 @@ read_json_body (gpointer     user_data,
         }
     }
 
-  stream->stop_reason = g_strdup (_pd_provider_json_string (object, "stop_reason"));
-  if (stream->stop_reason == NULL)
-    stream->stop_reason = g_strdup ("end_turn");
+  _pd_http_answer_set_stop (&stream->answer, "end_turn");
+  _pd_http_answer_set_stop (&stream->answer, _pd_provider_json_string (object, "stop_reason"));
   read_stop_details (stream, _pd_provider_json_object (object, "stop_details"));
 
   return TRUE;
@@ -795,7 +781,7 @@ build_response (gpointer   user_data,
   Stream *stream = user_data;
   g_autoptr(PdProviderResponse) response = pd_provider_response_new ();
   g_autoptr(GString) content = g_string_new (NULL);
-  const char *finish = finish_reason_for (stream->stop_reason);
+  const char *finish = finish_reason_for (stream->answer.stop);
   gboolean refused = g_strcmp0 (finish, PD_FINISH_REFUSAL) == 0;
 
   for (guint i = 0; i < stream->blocks->len; i++)
@@ -830,7 +816,7 @@ build_response (gpointer   user_data,
   response->content = g_strndup (content->str, content->len);
   g_free (response->finish_reason);
   response->finish_reason = g_strdup (finish);
-  response->stop_reason = g_strdup (stream->stop_reason);
+  response->stop_reason = g_strdup (stream->answer.stop);
 
   if (!_pd_provider_settle_tool_calls (NAME, response, error))
     return NULL;
@@ -853,19 +839,9 @@ pd_anthropic_provider_add_headers (PdHttpProvider     *provider,
     soup_message_headers_replace (headers, "x-api-key", api_key);
 }
 
-/* A stream cut before message_stop and before the stop reason is a
- * truncated answer, not a short one. */
-static gboolean
-said_end (gpointer user_data)
-{
-  Stream *stream = user_data;
-
-  return stream->stop_reason != NULL;
-}
-
 static const PdHttpReader reader = {
   sizeof (Stream), stream_init, stream_clear,
-  read_json_body, on_event, said_end, "no stop_reason and no message_stop", build_response,
+  read_json_body, on_event, "no stop_reason and no message_stop", build_response,
 };
 
 /* ---- object ------------------------------------------------------------- */

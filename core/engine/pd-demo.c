@@ -266,10 +266,7 @@ build_thread (GTask        *build,
   GError *error = NULL;
   PdEngine *engine = pd_engine_builder_build (task_data, &error);
 
-  if (engine == NULL)
-    g_task_return_error (build, error);
-  else
-    g_task_return_pointer (build, engine, g_object_unref);
+  pd_task_return_pointer_or_error (build, engine, g_object_unref, error);
 }
 
 /* Main thread: the demo keeps its engine, and the run starts. */

@@ -36,6 +36,13 @@ _pd_engine_planning (PdEngineRun *run)
   return run->engine->plan_store != NULL;
 }
 
+/* The plan now, or NULL in a run without one. */
+static PdPlanState *
+plan_snapshot (PdEngineRun *run)
+{
+  return _pd_engine_planning (run) ? pd_plan_store_snapshot (run->engine->plan_store) : NULL;
+}
+
 /* "s2 [in_progress] Title; s3 [pending] Title" for open steps, or ids and
  * statuses only.  Titles go only into side-call payloads and the digest,
  * which are wrapped; hints carry ids alone. */
@@ -43,13 +50,12 @@ char *
 _pd_engine_remaining_steps (PdEngineRun *run,
                             gboolean     with_titles)
 {
-  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(PdPlanState) state = plan_snapshot (run);
   GString *out;
 
-  if (!_pd_engine_planning (run))
+  if (state == NULL)
     return NULL;
 
-  state = pd_plan_store_snapshot (run->engine->plan_store);
   out = g_string_new (NULL);
 
   for (guint i = 0; i < state->steps->len; i++)
@@ -80,14 +86,10 @@ _pd_engine_plan_pointers (PdEngineRun  *run,
                           char        **in_progress,
                           char        **next_pending)
 {
-  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(PdPlanState) state = plan_snapshot (run);
 
   *in_progress = *next_pending = NULL;
-  if (!_pd_engine_planning (run))
-    return;
-
-  state = pd_plan_store_snapshot (run->engine->plan_store);
-  for (guint i = 0; i < state->steps->len; i++)
+  for (guint i = 0; state != NULL && i < state->steps->len; i++)
     {
       const PdPlanStep *step = g_ptr_array_index (state->steps, i);
 
@@ -101,13 +103,12 @@ _pd_engine_plan_pointers (PdEngineRun  *run,
 gboolean
 _pd_engine_plan_is_open (PdEngineRun *run)
 {
-  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(PdPlanState) state = plan_snapshot (run);
   PdPlanCounts counts;
 
-  if (!_pd_engine_planning (run))
+  if (state == NULL)
     return FALSE;
 
-  state = pd_plan_store_snapshot (run->engine->plan_store);
   pd_plan_state_count (state, &counts);
   return counts.pending + counts.in_progress > 0;
 }
@@ -192,14 +193,13 @@ _pd_engine_sync_plan (PdEngineRun *run)
 char *
 _pd_engine_verification_notice (PdEngineRun *run)
 {
-  g_autoptr(PdPlanState) state = NULL;
+  g_autoptr(PdPlanState) state = plan_snapshot (run);
   g_autoptr(GPtrArray) missing = NULL;
   GString *out;
 
-  if (!_pd_engine_planning (run))
+  if (state == NULL)
     return NULL;
 
-  state = pd_plan_store_snapshot (run->engine->plan_store);
   missing = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < state->steps->len; i++)
     {

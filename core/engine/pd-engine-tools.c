@@ -300,11 +300,10 @@ _pd_engine_run_batch (PdEngineRun *run,
 
   for (guint i = 0; i < n; i++)
     {
-      JsonNode *node = json_array_get_element (tool_calls, i);
+      JsonObject *call = pd_json_array_get_object (tool_calls, i);
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      g_ptr_array_add (jobs, tool_job_new (run, json_node_get_object (node), i));
+      if (call != NULL)
+        g_ptr_array_add (jobs, tool_job_new (run, call, i));
     }
 
   for (guint i = 0; i < jobs->len; i++)

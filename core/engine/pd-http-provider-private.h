@@ -58,6 +58,11 @@ typedef struct
   gsize                total;         /* bytes of content and arguments */
   gint64               input_tokens;  /* -1 while the server said none */
   gint64               output_tokens;
+  /* How the server said the answer ended, in its words (Anthropic's
+   * stop_reason, OpenAI's finish_reason); NULL while it said nothing.  A
+   * stream that closes without its end event and without this was cut,
+   * not short. */
+  char                *stop;
 } PdHttpAnswer;
 
 /* How a wire reads one answer into its state (user_data). */
@@ -70,10 +75,9 @@ struct _PdHttpReader
   void           (*clear)    (gpointer        state);
   PdHttpJsonFunc   read_json;
   PdSseEventFunc   on_event;
-  /* Whether the events so far said how the answer ended, for a stream that
-   * closed without its end event: otherwise it was cut, not short. */
-  gboolean       (*said_end) (gpointer user_data);
-  const char      *missing_end;   /* what was missing, for the message */
+  /* What was missing when a stream closed without its end event and no
+   * PdHttpAnswer.stop came, for the message. */
+  const char      *missing_end;
   /* The response from the state, once all of it is read. */
   PdProviderResponse *(*build) (gpointer user_data,
                                 GError **error);
@@ -149,6 +153,10 @@ gboolean        _pd_http_provider_count_bytes       (const char          *name,
 void            _pd_http_answer_emit                (PdHttpAnswer        *answer,
                                                      PdProviderDeltaKind  kind,
                                                      const char          *text);
+/* Keeps @stop as how the answer ended (NULL: the server said nothing of it
+ * here, and what it said before stays). */
+void            _pd_http_answer_set_stop            (PdHttpAnswer        *answer,
+                                                     const char          *stop);
 /* Appends the model's @text to @into, counted toward the cap. */
 gboolean        _pd_http_answer_append              (PdHttpAnswer        *answer,
                                                      GString             *into,

@@ -394,7 +394,7 @@ read_into_state (const PdHttpReader  *reader,
 
   /* Without its end we cannot tell a finished answer from a cut one, and a
    * cut one must not pass for the model's word. */
-  if (!done && !reader->said_end (answer))
+  if (!done && answer->stop == NULL)
     {
       g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
                    "%s: the stream ended before the response was complete (%s)", answer->name, reader->missing_end);
@@ -440,6 +440,7 @@ _pd_http_provider_read_response (PdHttpProvider      *self,
     }
 
   reader->clear (answer);
+  g_free (answer->stop);
   g_free (answer);
   return response;
 }
@@ -458,6 +459,16 @@ _pd_http_provider_count_bytes (const char  *name,
       return FALSE;
     }
   return TRUE;
+}
+
+void
+_pd_http_answer_set_stop (PdHttpAnswer *answer,
+                          const char   *stop)
+{
+  if (stop == NULL)
+    return;
+  g_free (answer->stop);
+  answer->stop = g_strdup (stop);
 }
 
 void

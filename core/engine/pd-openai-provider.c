@@ -62,7 +62,6 @@ typedef struct
   GString             *reasoning;  /* reasoning_content or reasoning: the model thinking */
   gboolean             reasoning_content; /* the server sent reasoning_content, even empty */
   GPtrArray           *calls;      /* ToolCall by stream index; holes are NULL */
-  char                *finish_reason;
 } Stream;
 
 static void
@@ -87,7 +86,6 @@ stream_clear (gpointer state)
   g_string_free (stream->refusal, TRUE);
   g_string_free (stream->reasoning, TRUE);
   g_ptr_array_unref (stream->calls);
-  g_free (stream->finish_reason);
 }
 
 static ToolCall *
@@ -282,19 +280,14 @@ on_event (const char  *event,
   choices = _pd_provider_json_array (object, "choices");
   for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
     {
-      JsonNode *choice_node = json_array_get_element (choices, i);
-      JsonObject *choice;
+      JsonObject *choice = pd_json_array_get_object (choices, i);
       JsonObject *delta;
       JsonArray *tool_calls;
       const char *finish_reason;
       const char *reasoning;
 
-      if (!JSON_NODE_HOLDS_OBJECT (choice_node))
-        continue;
-      choice = json_node_get_object (choice_node);
-
       /* We ask for one choice; a server that sends more is answered by the first. */
-      if (_pd_provider_json_int (choice, "index", 0) != 0)
+      if (choice == NULL || _pd_provider_json_int (choice, "index", 0) != 0)
         continue;
 
       delta = _pd_provider_json_object (choice, "delta");
@@ -313,10 +306,7 @@ on_event (const char  *event,
           return PD_SSE_ERROR;
 
       if ((finish_reason = _pd_provider_json_string (choice, "finish_reason")) && *finish_reason)
-        {
-          g_free (stream->finish_reason);
-          stream->finish_reason = g_strdup (finish_reason);
-        }
+        _pd_http_answer_set_stop (&stream->answer, finish_reason);
     }
 
   return PD_SSE_CONTINUE;
@@ -331,8 +321,7 @@ read_json_body (gpointer     user_data,
                 GError     **error)
 {
   Stream *stream = user_data;
-  JsonArray *choices;
-  JsonObject *choice = NULL;
+  JsonObject *choice;
   JsonObject *message;
   JsonArray *tool_calls;
   const char *finish_reason;
@@ -347,10 +336,7 @@ read_json_body (gpointer     user_data,
 
   read_usage (stream, object);
 
-  choices = _pd_provider_json_array (object, "choices");
-  if (choices != NULL && json_array_get_length (choices) > 0 &&
-      JSON_NODE_HOLDS_OBJECT (json_array_get_element (choices, 0)))
-    choice = json_array_get_object_element (choices, 0);
+  choice = pd_json_array_get_object (_pd_provider_json_array (object, "choices"), 0);
   if (choice == NULL || !(message = _pd_provider_json_object (choice, "message")))
     {
       g_set_error_literal (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_MALFORMED_STREAM,
@@ -387,13 +373,8 @@ read_json_body (gpointer     user_data,
         return FALSE;
     }
 
-  if ((finish_reason = _pd_provider_json_string (choice, "finish_reason")) && *finish_reason)
-    {
-      g_free (stream->finish_reason);
-      stream->finish_reason = g_strdup (finish_reason);
-    }
-  else
-    stream->finish_reason = g_strdup ("stop");
+  finish_reason = _pd_provider_json_string (choice, "finish_reason");
+  _pd_http_answer_set_stop (&stream->answer, finish_reason && *finish_reason ? finish_reason : "stop");
 
   return TRUE;
 }
@@ -407,7 +388,7 @@ static const char *
 finish_reason_for (Stream   *stream,
                    gboolean  has_calls)
 {
-  const char *word = stream->finish_reason;
+  const char *word = stream->answer.stop;
 
   if (stream->refusal->len > 0 || g_strcmp0 (word, "content_filter") == 0)
     return PD_FINISH_REFUSAL;
@@ -451,7 +432,7 @@ build_response (gpointer   user_data,
 
   g_free (response->finish_reason);
   response->finish_reason = g_strdup (finish);
-  response->stop_reason = g_strdup (stream->finish_reason ? stream->finish_reason : "stop");
+  response->stop_reason = g_strdup (stream->answer.stop ? stream->answer.stop : "stop");
 
   if (!_pd_provider_settle_tool_calls (NAME, response, error))
     return NULL;
@@ -463,7 +444,7 @@ build_response (gpointer   user_data,
       response->refusal = stream->refusal->len > 0
         ? _pd_provider_sanitize (stream->refusal->str, 1000, NULL)
         : g_strdup ("the server's content filter stopped the answer (finish_reason content_filter)");
-      if (g_strcmp0 (stream->finish_reason, "content_filter") == 0)
+      if (g_strcmp0 (stream->answer.stop, "content_filter") == 0)
         response->refusal_category = g_strdup ("content_filter");
     }
 
@@ -496,13 +477,11 @@ wire_messages (JsonArray *messages)
 
   for (guint i = 0; i < json_array_get_length (messages); i++)
     {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
+      JsonObject *message = pd_json_array_get_object (messages, i);
       JsonObject *copy;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (message == NULL)
         continue;
-      message = json_node_get_object (node);
       copy = json_object_new ();
       for (guint j = 0; j < G_N_ELEMENTS (members); j++)
         {
@@ -566,17 +545,9 @@ pd_openai_provider_build_body (PdHttpProvider           *provider,
   return body;
 }
 
-static gboolean
-said_end (gpointer user_data)
-{
-  Stream *stream = user_data;
-
-  return stream->finish_reason != NULL;
-}
-
 static const PdHttpReader reader = {
   sizeof (Stream), stream_init, stream_clear,
-  read_json_body, on_event, said_end, "no finish_reason and no [DONE]", build_response,
+  read_json_body, on_event, "no finish_reason and no [DONE]", build_response,
 };
 
 static void

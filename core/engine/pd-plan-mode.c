@@ -10,6 +10,7 @@
 
 #include "pd-callback-slot.h"
 #include "pd-json.h"
+#include "pd-json-util.h"
 #include "pd-plan-mode.h"
 
 typedef enum
@@ -79,20 +80,15 @@ pd_plan_mode_fold (GPtrArray *event_jsons)
   for (guint i = 0; event_jsons != NULL && i < event_jsons->len; i++)
     {
       g_autoptr(JsonNode) node = pd_json_parse (g_ptr_array_index (event_jsons, i), -1, NULL);
-      JsonObject *event, *data;
-      JsonNode *value;
+      JsonObject *event;
 
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
         continue;
       event = json_node_get_object (node);
-      if (g_strcmp0 (json_object_get_string_member_with_default (event, "type", ""), PD_PLAN_MODE_EVENT) != 0)
-        continue;
-      data = json_object_has_member (event, "data") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (event, "data"))
-           ? json_object_get_object_member (event, "data") : NULL;
-      value = data ? json_object_get_member (data, "active") : NULL;
-      if (value == NULL || !JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_BOOLEAN)
-        continue;
-      active = json_node_get_boolean (value);
+      /* An event of another type, or without a true or false, changes
+       * nothing. */
+      if (g_strcmp0 (pd_json_get_string (event, "type"), PD_PLAN_MODE_EVENT) == 0)
+        active = pd_json_get_boolean (pd_json_get_object (event, "data"), "active", active);
     }
 
   return active;

@@ -163,8 +163,7 @@ parse_turn (JsonNode  *node,
       array = json_node_get_array (calls);
       for (guint i = 0; i < json_array_get_length (array); i++)
         {
-          JsonNode *call_node = json_array_get_element (array, i);
-          JsonObject *call = JSON_NODE_HOLDS_OBJECT (call_node) ? json_node_get_object (call_node) : NULL;
+          JsonObject *call = pd_json_array_get_object (array, i);
           const char *name = _pd_provider_json_string (call, "name");
           JsonNode *arguments = call ? json_object_get_member (call, "arguments") : NULL;
           JsonObject *kept;

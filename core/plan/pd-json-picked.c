@@ -240,15 +240,6 @@ skip_value (PdJsonReader  *r,
   return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unexpected character");
 }
 
-/* g_utf8_validate_len() (which refuses NUL bytes too), plain ASCII taken
- * sixteen bytes at a time: transcript lines are mostly ASCII. */
-static gboolean
-utf8_validate_fast (const char *text,
-                    gsize       length)
-{
-  return pd_json_utf8_validate (text, length);
-}
-
 static JsonNode *read_picked (PdJsonReader *r, const PdJsonPick *pick, GError **error);
 
 /* The value of a member @wanted names, read into @object (its own members
@@ -378,29 +369,14 @@ pd_json_parse_picked (const char        *text,
   if (length < 0)
     length = strlen (text);
 
-  if (!utf8_validate_fast (text, (gsize) length))
-    {
-      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
-                           "invalid JSON: text is not valid UTF-8");
-      return NULL;
-    }
-
   scratch = g_string_sized_new (64);
-  r.start = r.pos = text;
-  r.end = text + length;
-  r.depth = 0;
-  r.flags = PD_JSON_PARSE_FOREIGN;
-  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
-  r.scratch = scratch;
-
-  if (!(node = read_picked (&r, pick, error)))
+  if (!pd_json_reader_begin (&r, text, (gsize) length, PD_JSON_PARSE_FOREIGN, scratch, error) ||
+      !(node = read_picked (&r, pick, error)))
     return NULL;
 
-  pd_json_reader_skip_ws (&r);
-  if (r.pos != r.end)
+  if (!pd_json_reader_end (&r, error))
     {
       json_node_unref (node);
-      pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
       return NULL;
     }
 
@@ -515,22 +491,11 @@ pd_json_elements_new (const char        *text,
 
   g_return_val_if_fail (text != NULL || length == 0, NULL);
 
-  if (!utf8_validate_fast (text, length))
-    {
-      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
-                           "invalid JSON: text is not valid UTF-8");
-      return NULL;
-    }
-
   self = g_new0 (PdJsonElements, 1);
   self->scratch = g_string_sized_new (64);
   r = &self->r;
-  r->start = r->pos = text;
-  r->end = text + length;
-  r->depth = 0;
-  r->flags = PD_JSON_PARSE_FOREIGN;
-  r->max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
-  r->scratch = self->scratch;
+  if (!pd_json_reader_begin (r, text, length, PD_JSON_PARSE_FOREIGN, self->scratch, error))
+    return NULL;
 
   pd_json_reader_skip_ws (r);
   if (member == NULL)
@@ -552,12 +517,8 @@ pd_json_elements_new (const char        *text,
   else if (!skip_value (r, error))
     return NULL;
 
-  pd_json_reader_skip_ws (r);
-  if (r->pos != r->end)
-    {
-      pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
-      return NULL;
-    }
+  if (!pd_json_reader_end (r, error))
+    return NULL;
   if (array == NULL)
     {
       if (member == NULL)
@@ -669,26 +630,10 @@ pd_json_check_foreign (const char  *text,
   if (length < 0)
     length = strlen (text);
 
-  if (!utf8_validate_fast (text, (gsize) length))
-    {
-      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
-                           "invalid JSON: text is not valid UTF-8");
-      return FALSE;
-    }
-
-  r.start = r.pos = text;
-  r.end = text + length;
-  r.depth = 0;
-  r.flags = PD_JSON_PARSE_FOREIGN;
-  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
-  r.scratch = NULL;  /* skipping keeps no string */
-
-  if (!skip_value (&r, error))
-    return FALSE;
-  pd_json_reader_skip_ws (&r);
-  if (r.pos != r.end)
-    return pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
-  return TRUE;
+  /* Skipping keeps no string. */
+  return pd_json_reader_begin (&r, text, (gsize) length, PD_JSON_PARSE_FOREIGN, NULL, error) &&
+         skip_value (&r, error) &&
+         pd_json_reader_end (&r, error);
 }
 
 /**
@@ -931,6 +876,29 @@ spans_object (PdJsonReader          *r,
   return TRUE;
 }
 
+/* The setup both span checks share: the text checked as
+ * pd_json_check_foreign() checks it, with no string kept until a span
+ * read needs one. */
+static gboolean
+spans_begin (PdJsonReader  *r,
+             const char    *text,
+             gsize          length,
+             GError       **error)
+{
+  return pd_json_reader_begin (r, text, length, PD_JSON_PARSE_FOREIGN, NULL, error);
+}
+
+static gboolean
+spans_end (PdJsonReader  *r,
+           gboolean       ok,
+           GError       **error)
+{
+  ok = ok && pd_json_reader_end (r, error);
+  if (r->scratch != NULL)
+    g_string_free (r->scratch, TRUE);
+  return ok;
+}
+
 /**
  * pd_json_check_spans:
  * @text: UTF-8 JSON text written elsewhere
@@ -969,19 +937,8 @@ pd_json_check_spans (const char            *text,
   g_return_val_if_fail (pick != NULL && values != NULL, FALSE);
 
   spans_reset (pick, values, tables);
-  if (!utf8_validate_fast (text, length))
-    {
-      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
-                           "invalid JSON: text is not valid UTF-8");
-      return FALSE;
-    }
-
-  r.start = r.pos = text;
-  r.end = text + length;
-  r.depth = 0;
-  r.flags = PD_JSON_PARSE_FOREIGN;
-  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
-  r.scratch = NULL;
+  if (!spans_begin (&r, text, length, error))
+    return FALSE;
 
   pd_json_reader_skip_ws (&r);
   if (r.pos < r.end && *r.pos == '{')
@@ -993,15 +950,7 @@ pd_json_check_spans (const char            *text,
     }
   else
     ok = skip_value (&r, error);
-  if (ok)
-    {
-      pd_json_reader_skip_ws (&r);
-      if (r.pos != r.end)
-        ok = pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
-    }
-  if (r.scratch != NULL)
-    g_string_free (r.scratch, TRUE);
-  return ok;
+  return spans_end (&r, ok, error);
 }
 
 /**
@@ -1036,28 +985,9 @@ pd_json_check_spans_value (const char            *text,
   g_return_val_if_fail (pick != NULL && values != NULL, FALSE);
 
   values[pick->slot] = (PdJsonSpan) { NULL, 0 };
-  if (!utf8_validate_fast (text, length))
-    {
-      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
-                           "invalid JSON: text is not valid UTF-8");
-      return FALSE;
-    }
-
-  r.start = r.pos = text;
-  r.end = text + length;
-  r.depth = 0;
-  r.flags = PD_JSON_PARSE_FOREIGN;
-  r.max_depth = PD_JSON_FOREIGN_MAX_DEPTH;
-  r.scratch = NULL;
+  if (!spans_begin (&r, text, length, error))
+    return FALSE;
 
   ok = spans_value (&r, pick, values, tables, error);
-  if (ok)
-    {
-      pd_json_reader_skip_ws (&r);
-      if (r.pos != r.end)
-        ok = pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
-    }
-  if (r.scratch != NULL)
-    g_string_free (r.scratch, TRUE);
-  return ok;
+  return spans_end (&r, ok, error);
 }

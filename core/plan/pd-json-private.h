@@ -33,6 +33,20 @@ gboolean  pd_json_reader_fail        (PdJsonReader  *r,
                                       GError       **error,
                                       PdJsonError    code,
                                       const char    *what);
+/* Sets @r up to read all of @text with @flags (the depth limit they
+ * imply), after checking @text is UTF-8 without NUL; @scratch may be NULL
+ * for a reader that only skips. */
+G_GNUC_INTERNAL
+gboolean  pd_json_reader_begin       (PdJsonReader      *r,
+                                      const char        *text,
+                                      gsize              length,
+                                      PdJsonParseFlags   flags,
+                                      GString           *scratch,
+                                      GError           **error);
+/* After the one value: nothing but white space may follow it. */
+G_GNUC_INTERNAL
+gboolean  pd_json_reader_end         (PdJsonReader  *r,
+                                      GError       **error);
 G_GNUC_INTERNAL
 gboolean  pd_json_reader_read_string (PdJsonReader  *r,
                                       GError       **error);

@@ -28,6 +28,40 @@ pd_json_reader_fail (PdJsonReader  *r,
   return FALSE;
 }
 
+gboolean
+pd_json_reader_begin (PdJsonReader      *r,
+                      const char        *text,
+                      gsize              length,
+                      PdJsonParseFlags   flags,
+                      GString           *scratch,
+                      GError           **error)
+{
+  if (!pd_json_utf8_validate (text, length))
+    {
+      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
+                           "invalid JSON: text is not valid UTF-8");
+      return FALSE;
+    }
+
+  r->start = r->pos = text;
+  r->end = text + length;
+  r->depth = 0;
+  r->flags = flags;
+  r->max_depth = (flags & PD_JSON_PARSE_FOREIGN) ? PD_JSON_FOREIGN_MAX_DEPTH : PD_JSON_MAX_DEPTH;
+  r->scratch = scratch;
+  return TRUE;
+}
+
+gboolean
+pd_json_reader_end (PdJsonReader  *r,
+                    GError       **error)
+{
+  pd_json_reader_skip_ws (r);
+  if (r->pos != r->end)
+    return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
+  return TRUE;
+}
+
 /* Reads a string starting at the opening quote into r->scratch.  Strict,
  * raw control characters and "\u0000" are refused; for foreign documents
  * they are taken as json-glib takes them (a NUL ends the C string). */
@@ -398,29 +432,14 @@ pd_json_parse_full (const char        *text,
   if (length < 0)
     length = strlen (text);
 
-  if (!pd_json_utf8_validate (text, length))
-    {
-      g_set_error_literal (error, PD_JSON_ERROR, PD_JSON_ERROR_ENCODING,
-                           "invalid JSON: text is not valid UTF-8");
-      return NULL;
-    }
-
   scratch = g_string_sized_new (256);
-  r.start = r.pos = text;
-  r.end = text + length;
-  r.depth = 0;
-  r.flags = flags;
-  r.max_depth = (flags & PD_JSON_PARSE_FOREIGN) ? PD_JSON_FOREIGN_MAX_DEPTH : PD_JSON_MAX_DEPTH;
-  r.scratch = scratch;
-
-  if (!(node = pd_json_reader_read_value (&r, error)))
+  if (!pd_json_reader_begin (&r, text, length, flags, scratch, error) ||
+      !(node = pd_json_reader_read_value (&r, error)))
     return NULL;
 
-  pd_json_reader_skip_ws (&r);
-  if (r.pos != r.end)
+  if (!pd_json_reader_end (&r, error))
     {
       json_node_unref (node);
-      pd_json_reader_fail (&r, error, PD_JSON_ERROR_SYNTAX, "trailing data after the JSON value");
       return NULL;
     }
 

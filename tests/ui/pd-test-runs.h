@@ -2,9 +2,10 @@
  *
  * A run of the real application on a temporary database and folder with
  * the replay provider (RunFixture), the dialogs it asks through, answered
- * as a person would, and the widgets the tests look at.  Shared by
- * test-runs.c (the demo, local runs, their config, the dialogs) and
- * test-runs-remote.c (windows on a serve endpoint).  Header-only, as the
+ * as a person would, the widgets the tests look at, and a real `serve`
+ * (PdTestServed).  Shared by test-runs.c (the demo, local runs, their
+ * config, the dialogs), test-runs-remote.c (windows on a serve endpoint),
+ * test-run-states.c and test-overview.c.  Header-only, as the
  * other test helpers, because each test is one source file.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -323,7 +324,7 @@ remove_global_config (void)
 
 /* Starts a run of @id on the endpoint the way another client does (odek's
  * REST API, with the session's token), so that no window started it.
- * Shared by test-runs-remote.c and test-overview.c. */
+ * Shared by test-runs-remote.c, test-run-states.c and test-overview.c. */
 static inline void
 start_run_elsewhere (const char *url,
                      const char *id,
@@ -356,6 +357,85 @@ start_run_elsewhere (const char *url,
   posted = soup_session_send_and_read (http, post, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (soup_message_get_status (post), ==, 202);
+}
+
+/* `plandeck-agent serve` on loopback with the replay provider and the
+ * fixture's folder, as a person starts it; its URL read from its stdout.
+ * Shared by test-runs-remote.c, test-run-states.c and test-overview.c. */
+typedef struct
+{
+  RunFixture  *fixture;
+  GSubprocess *process;
+  char        *url;     /* as serve prints it, with its token */
+  guint        port;    /* 0 at the first start: any; a restart keeps it */
+  char        *base;    /* the URL without its token */
+  char        *token;
+} PdTestServed;
+
+/* A test that fails aborts before pd_test_served_stop(): the server goes
+ * with it. */
+static inline void
+pd_test_served_die_with_test (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
+/* Starts serve on @served's fixture (again on the same port after
+ * pd_test_served_stop()). */
+static inline void
+pd_test_served_start (PdTestServed *served)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = g_build_filename (served->fixture->dir, "serve.log", NULL);
+  g_autofree char *listen = g_strdup_printf ("127.0.0.1:%u", served->port);
+  const char *agent = g_getenv ("PLANDECK_AGENT");
+
+  g_assert_nonnull (agent);
+  g_subprocess_launcher_set_stderr_file_path (launcher, log);
+  g_subprocess_launcher_set_child_setup (launcher, pd_test_served_die_with_test, NULL, NULL);
+  served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", served->fixture->db,
+                                                 "--listen", listen, "--rate-limit", "0",
+                                                 "--provider", "replay", "--replay", served->fixture->replay,
+                                                 "-C", served->fixture->project, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (served->process));
+  g_free (served->url);
+  served->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (served->url);
+  g_assert_true (g_str_has_prefix (served->url, "http://127.0.0.1:"));
+  served->port = (guint) atoi (served->url + strlen ("http://127.0.0.1:"));
+  g_clear_pointer (&served->base, g_free);
+  g_clear_pointer (&served->token, g_free);
+  served->base = g_strdup_printf ("http://127.0.0.1:%u", served->port);
+  g_free (pd_window_split_endpoint_url (served->url, &served->token));
+  g_assert_nonnull (served->token);
+}
+
+/* Kills serve (as a crash would: the endpoint just goes away); its URL,
+ * port and token stay for a restart or a look after. */
+static inline void
+pd_test_served_stop (PdTestServed *served)
+{
+  if (served->process != NULL)
+    {
+      g_subprocess_send_signal (served->process, SIGKILL);
+      g_subprocess_wait (served->process, NULL, NULL);
+    }
+  g_clear_object (&served->process);
+}
+
+/* Stops serve and frees what it was; the fixture stays the caller's. */
+static inline void
+pd_test_served_clear (PdTestServed *served)
+{
+  pd_test_served_stop (served);
+  g_clear_pointer (&served->url, g_free);
+  g_clear_pointer (&served->base, g_free);
+  g_clear_pointer (&served->token, g_free);
+  served->port = 0;
 }
 
 /* The runs read the person's config.json (and the config cases write

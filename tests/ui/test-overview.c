@@ -21,9 +21,6 @@
 
 #include "config.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
-
 #include "pd-application.h"
 #include "pd-overview-card-row.h"
 #include "pd-overview-private.h"
@@ -39,14 +36,9 @@
 
 typedef struct
 {
-  RunFixture     *fixture;
+  PdTestServed    serve;
   PdSessionStore *store;
   char           *id;
-  GSubprocess    *process;
-  char           *url;
-  guint           port;
-  char           *base;     /* the URL without its token */
-  char           *token;
 } Served;
 
 typedef struct
@@ -56,55 +48,6 @@ typedef struct
   char           *local_id;
   Served          served[2];
 } Case;
-
-static void
-die_with_test (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static void
-served_start (Served *served)
-{
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *log = g_build_filename (served->fixture->dir, "serve.log", NULL);
-  g_autofree char *listen = g_strdup_printf ("127.0.0.1:%u", served->port);
-  const char *agent = g_getenv ("PLANDECK_AGENT");
-
-  g_assert_nonnull (agent);
-  g_subprocess_launcher_set_stderr_file_path (launcher, log);
-  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
-  served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", served->fixture->db,
-                                                 "--listen", listen, "--rate-limit", "0",
-                                                 "--provider", "replay", "--replay", served->fixture->replay,
-                                                 "-C", served->fixture->project, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (served->process));
-  g_free (served->url);
-  served->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (served->url);
-  g_assert_true (g_str_has_prefix (served->url, "http://127.0.0.1:"));
-  served->port = (guint) atoi (served->url + strlen ("http://127.0.0.1:"));
-  g_clear_pointer (&served->base, g_free);
-  g_clear_pointer (&served->token, g_free);
-  served->base = g_strdup_printf ("http://127.0.0.1:%u", served->port);
-  g_free (pd_window_split_endpoint_url (served->url, &served->token));
-  g_assert_nonnull (served->token);
-}
-
-static void
-served_stop (Served *served)
-{
-  if (served->process != NULL)
-    {
-      g_subprocess_send_signal (served->process, SIGKILL);
-      g_subprocess_wait (served->process, NULL, NULL);
-    }
-  g_clear_object (&served->process);
-}
 
 /* Steps of @statuses (PdPlanStepStatus), titled "Step N of TITLE". */
 static void
@@ -320,7 +263,7 @@ check_overview (PdApplication *app,
 {
   Case *c = user_data;
   PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
-  g_autofree char *one = g_build_filename (c->served[0].fixture->project, "one.txt", NULL);
+  g_autofree char *one = g_build_filename (c->served[0].serve.fixture->project, "one.txt", NULL);
   GtkWidget *row, *button;
   GtkListView *list;
   PdOverviewCard *card;
@@ -374,7 +317,7 @@ check_overview (PdApplication *app,
 
   /* A run on A asks before writing: the card of the default window asks
    * too, first of all, and Approve Once there lets the run write. */
-  start_run_elsewhere (c->served[0].url, c->served[0].id, "Write two files");
+  start_run_elsewhere (c->served[0].serve.url, c->served[0].id, "Write two files");
   wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's question on its card");
   row = row_of (window, "Work on A");
   g_assert_nonnull (pd_test_find_label (row, "The agent wants to write a file."));
@@ -400,7 +343,7 @@ check_overview (PdApplication *app,
   wait_card (window, "Work on B", NULL, 0, FALSE, "A's questions answered (B first again)");
 
   /* B killed: its card stays, saying so; the others follow on. */
-  served_stop (&c->served[1]);
+  pd_test_served_stop (&c->served[1].serve);
   wait_card (window, "Work on B", NULL, G_MAXUINT, TRUE, "B's card to say its endpoint is away");
   wait_card_says (window, "Work on B", "Unreachable", "B's card to say its endpoint is unreachable");
   save_plan (c->local_store, c->local_id, "Local work", 3, working, 3);
@@ -409,9 +352,9 @@ check_overview (PdApplication *app,
   /* Back on its address with a new token: refused, the card still there;
    * the token given, its card follows again. */
   save_plan (c->served[1].store, c->served[1].id, "Work on B", 3, further, 3);
-  served_start (&c->served[1]);
+  pd_test_served_start (&c->served[1].serve);
   wait_card_says (window, "Work on B", "Token refused", "B's card to say its token is refused");
-  g_assert_true (pd_window_set_endpoint_token (window, c->served[1].base, c->served[1].token));
+  g_assert_true (pd_window_set_endpoint_token (window, c->served[1].serve.base, c->served[1].serve.token));
   wait_card (window, "Work on B", "2/3", G_MAXUINT, FALSE, "B's card back");
 
   /* A click on a card opens its session, from its own source. */
@@ -454,14 +397,14 @@ test_overview (void)
     {
       g_autofree char *id = g_strdup_printf ("endpoint-%u", i);
 
-      c.served[i].fixture = run_fixture_new (replay_writes);
-      c.served[i].store = pd_test_open_store (c.served[i].fixture->db);
+      c.served[i].serve.fixture = run_fixture_new (replay_writes);
+      c.served[i].store = pd_test_open_store (c.served[i].serve.fixture->db);
       c.served[i].id = pd_test_add_session (c.served[i].store, names[i], "plandeck");
       save_plan (c.served[i].store, c.served[i].id, names[i], 1, working, 3);
-      served_start (&c.served[i]);
+      pd_test_served_start (&c.served[i].serve);
       /* The tokens as the keyring would give them (no keyring here). */
-      pd_secrets_keep_for_session (c.served[i].base, c.served[i].token);
-      g_variant_builder_add (&builder, "(sss)", id, endpoint_names[i], c.served[i].base);
+      pd_secrets_keep_for_session (c.served[i].serve.base, c.served[i].serve.token);
+      g_variant_builder_add (&builder, "(sss)", id, endpoint_names[i], c.served[i].serve.base);
     }
   settings = g_settings_new (APP_ID);
   g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
@@ -470,14 +413,12 @@ test_overview (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (c.served); i++)
     {
-      served_stop (&c.served[i]);
-      pd_secrets_keep_for_session (c.served[i].base, NULL);
+      pd_test_served_stop (&c.served[i].serve);
+      pd_secrets_keep_for_session (c.served[i].serve.base, NULL);
+      pd_test_served_clear (&c.served[i].serve);
       g_clear_object (&c.served[i].store);
       g_free (c.served[i].id);
-      g_free (c.served[i].url);
-      g_free (c.served[i].base);
-      g_free (c.served[i].token);
-      run_fixture_free (c.served[i].fixture);
+      run_fixture_free (c.served[i].serve.fixture);
     }
   g_clear_object (&c.local_store);
   g_free (c.local_id);

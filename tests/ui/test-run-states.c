@@ -24,9 +24,6 @@
 
 #include "config.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
-
 #include "pd-application.h"
 #include "pd-overview-card-row.h"
 #include "pd-overview-private.h"
@@ -358,68 +355,6 @@ test_local_approval (void)
   run_fixture_free (c.fixture);
 }
 
-/* `plandeck-agent serve` on loopback with the replay provider, as a person
- * starts it; its URL read from its stdout. */
-typedef struct
-{
-  RunFixture  *fixture;
-  GSubprocess *process;
-  char        *url;
-  char        *base;
-  char        *token;
-  char        *id;
-} Served;
-
-static void
-die_with_test (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static void
-served_start (Served *served)
-{
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *log = g_build_filename (served->fixture->dir, "serve.log", NULL);
-  const char *agent = g_getenv ("PLANDECK_AGENT");
-  guint port;
-
-  g_assert_nonnull (agent);
-  g_subprocess_launcher_set_stderr_file_path (launcher, log);
-  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
-  served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", served->fixture->db,
-                                                 "--listen", "127.0.0.1:0", "--rate-limit", "0",
-                                                 "--provider", "replay", "--replay", served->fixture->replay,
-                                                 "-C", served->fixture->project, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (served->process));
-  served->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (served->url);
-  g_assert_true (g_str_has_prefix (served->url, "http://127.0.0.1:"));
-  port = (guint) atoi (served->url + strlen ("http://127.0.0.1:"));
-  served->base = g_strdup_printf ("http://127.0.0.1:%u", port);
-  g_free (pd_window_split_endpoint_url (served->url, &served->token));
-  g_assert_nonnull (served->token);
-}
-
-static void
-served_stop (Served *served)
-{
-  if (served->process != NULL)
-    {
-      g_subprocess_send_signal (served->process, SIGKILL);
-      g_subprocess_wait (served->process, NULL, NULL);
-    }
-  g_clear_object (&served->process);
-  g_clear_pointer (&served->url, g_free);
-  g_clear_pointer (&served->base, g_free);
-  g_clear_pointer (&served->token, g_free);
-  g_clear_pointer (&served->id, g_free);
-}
-
 static gboolean
 card_asks (gpointer data)
 {
@@ -480,7 +415,8 @@ check_endpoint_approval (PdApplication *app,
 static void
 test_endpoint_approval (void)
 {
-  Served served = { 0 };
+  PdTestServed served = { 0 };
+  g_autofree char *id = NULL;
   g_autoptr(PdSessionStore) local = open_default_store ();
   g_autoptr(PdSessionStore) store = NULL;
   g_autoptr(GSettings) settings = NULL;
@@ -488,9 +424,9 @@ test_endpoint_approval (void)
 
   served.fixture = run_fixture_new (replay_writes);
   store = pd_test_open_store (served.fixture->db);
-  served.id = pd_test_add_session (store, "Remote work", "plandeck");
-  served_start (&served);
-  start_run_elsewhere (served.url, served.id, "Write two files");
+  id = pd_test_add_session (store, "Remote work", "plandeck");
+  pd_test_served_start (&served);
+  start_run_elsewhere (served.url, id, "Write two files");
 
   pd_test_reset_settings ();
   /* The token as the keyring would give it (no keyring here). */
@@ -503,7 +439,7 @@ test_endpoint_approval (void)
   g_assert_cmpint (pd_test_run_app (NULL, check_endpoint_approval, NULL, NULL), ==, 0);
 
   pd_secrets_keep_for_session (served.base, NULL);
-  served_stop (&served);
+  pd_test_served_clear (&served);
   run_fixture_free (served.fixture);
 }
 

@@ -155,58 +155,6 @@ test_remote_window_wrong_token (void)
 
 /* --- runs on a real serve ---------------------------------------------------- */
 
-/* `plandeck-agent serve` on loopback, with the replay provider and the
- * fixture's folder, as a person would start it; its URL from its stdout. */
-typedef struct
-{
-  GSubprocess *process;
-  char        *url;
-} Served;
-
-static void
-served_stop (Served *served)
-{
-  if (served->process != NULL)
-    {
-      g_subprocess_send_signal (served->process, SIGTERM);
-      g_subprocess_wait (served->process, NULL, NULL);
-    }
-  g_clear_object (&served->process);
-  g_clear_pointer (&served->url, g_free);
-}
-
-/* A test that fails aborts before served_stop(): the server goes with it. */
-static void
-die_with_test (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static void
-served_start (Served     *served,
-              RunFixture *fixture)
-{
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *log = g_build_filename (fixture->dir, "serve.log", NULL);
-  const char *agent = g_getenv ("PLANDECK_AGENT");
-
-  g_assert_nonnull (agent);
-  g_subprocess_launcher_set_stderr_file_path (launcher, log);
-  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
-  served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", fixture->db,
-                                                 "--listen", "127.0.0.1:0", "--rate-limit", "0",
-                                                 "--provider", "replay", "--replay", fixture->replay,
-                                                 "-C", fixture->project, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (served->process));
-  served->url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (served->url);
-  g_assert_true (g_str_has_prefix (served->url, "http://127.0.0.1:"));
-}
-
 static gboolean
 is_message_entry (GtkWidget     *widget,
                   gconstpointer  data)
@@ -273,17 +221,17 @@ run_remote_case (PdTestWindowFunc  check,
   g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
   g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
   RemoteCase remote = { fixture, id };
-  Served served = { 0 };
+  PdTestServed served = { fixture };
   const char *args[] = { "--remote", NULL, NULL };
 
-  served_start (&served, fixture);
+  pd_test_served_start (&served);
   remote.url = served.url;
   if (elsewhere != NULL)
     start_run_elsewhere (served.url, id, elsewhere);
   args[1] = served.url;
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check, &remote, NULL), ==, 0);
-  served_stop (&served);
+  pd_test_served_clear (&served);
 }
 
 /* A session of the endpoint continued from the window: the write asks in
@@ -535,18 +483,18 @@ test_remote_change_not_sent (void)
   g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
   g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
   RemoteCase remote = { fixture, id };
-  Served served = { 0 };
+  PdTestServed served = { fixture };
   StripProxy proxy = { 0 };
   g_autofree char *url = NULL;
   const char *args[] = { "--remote", NULL, NULL };
 
-  served_start (&served, fixture);
+  pd_test_served_start (&served);
   url = strip_proxy_start (&proxy, served.url);
   args[1] = url;
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check_remote_change_not_sent, &remote, NULL), ==, 0);
   strip_proxy_stop (&proxy);
-  served_stop (&served);
+  pd_test_served_clear (&served);
 }
 
 /* Stop while the endpoint's run waits on the window: the run is cancelled
