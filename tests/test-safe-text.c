@@ -161,9 +161,32 @@ test_named_blanks (void)
         g_string_append_unichar (command, blanks[i]);
       g_string_append (command, TAIL);
       shown = pd_safe_text_approval (command->str);
-      expected = g_strdup_printf ("make check[101 \u00d7 U+0020 U+%04X]" TAIL, blanks[i]);
+      expected = g_strdup_printf ("make check [100 \u00d7 U+%04X]" TAIL, blanks[i]);
       g_assert_cmpstr (shown, ==, expected);
     }
+}
+
+/* Long stretches of one kind are said each alone, what lies between
+ * them together when it is as long, else shown. */
+static void
+test_stretches (void)
+{
+  g_autoptr(GString) kinds = g_string_new ("echo hello");
+  g_autoptr(GString) between = g_string_new ("echo hello");
+  g_autofree char *shown = NULL;
+  g_autofree char *shown_between = NULL;
+
+  for (guint i = 0; i < 300; i++)
+    g_string_append (kinds, "\u2800");
+  g_string_append_printf (kinds, "%600s", "");
+  for (guint i = 0; i < 40; i++)
+    g_string_append (kinds, " \u034f");
+  g_string_append (kinds, TAIL);
+  g_string_append_printf (between, "%40s\u034f %40s" TAIL, "", "");
+  shown = pd_safe_text_approval (kinds->str);
+  shown_between = pd_safe_text_approval (between->str);
+  g_assert_cmpstr (shown, ==, "echo hello[300 \u00d7 U+2800][601 \u00d7 U+0020][79 \u00d7 U+034F U+0020]" TAIL);
+  g_assert_cmpstr (shown_between, ==, "echo hello[40 \u00d7 U+0020]<U+034F>[41 \u00d7 U+0020]" TAIL);
 }
 
 /* Blank lines are said on one line: 1,500 after "make check" showed an
@@ -250,6 +273,7 @@ main (int   argc,
   g_test_add_func ("/pd/safe-text/approval-marks-on-spaces", test_marks_on_spaces);
   g_test_add_func ("/pd/safe-text/approval-every-blank", test_every_blank);
   g_test_add_func ("/pd/safe-text/approval-named-blanks", test_named_blanks);
+  g_test_add_func ("/pd/safe-text/approval-stretches", test_stretches);
   g_test_add_func ("/pd/safe-text/approval-blank-lines", test_blank_lines);
   g_test_add_func ("/pd/safe-text/approval-real-text", test_real_text);
   g_test_add_func ("/pd/safe-text/approval-many-kinds", test_many_kinds);

@@ -139,7 +139,7 @@ is_blank_mark (gunichar c)
 
 /* The end of the blank run that starts at @p (at most @end, never past a
  * line): blanks, and whatever draws nothing on them.  Its length into
- * @n_out, its kinds, in the order they come, into @kinds.  A mark after
+ * @n_out.  A mark after
  * every space split the padding into runs of one (" \u034F" × 600 showed
  * "$ make check" alone, tried as an attacker would), so a run is what
  * draws nothing, of whatever it is made.  @on_letter: it starts with a
@@ -148,23 +148,17 @@ static const char *
 blank_run (const char *p,
            const char *end,
            gboolean    on_letter,
-           gsize      *n_out,
-           GArray     *kinds)
+           gsize      *n_out)
 {
   gsize n = 0;
 
   while (p < end)
     {
       gunichar c = g_utf8_get_char_validated (p, end - p);
-      guint i;
 
       if (c == (gunichar) -1 || c == (gunichar) -2 || c == '\n' || c == '\r' ||
           !(n == 0 && !on_letter ? is_blank (c) : is_blank_mark (c)))
         break;
-      for (i = 0; i < kinds->len && g_array_index (kinds, gunichar, i) != c; i++)
-        ;
-      if (i == kinds->len)
-        g_array_append_val (kinds, c);
       n++;
       p = g_utf8_next_char (p);
     }
@@ -217,26 +211,43 @@ is_useless_mark (gunichar c)
   return c == 0x034F || c == 0x17B4 || c == 0x17B5;
 }
 
+/* Says the @n characters [@p, @end): "[600 × U+0020 U+034F]". */
 static void
-append_blank_run (GString    *out,
-                  const char *p,
-                  const char *run_end,
-                  gsize       n,
-                  GArray     *kinds)
+append_said (GString    *out,
+             const char *p,
+             const char *end,
+             gsize       n)
 {
-  if (n >= APPROVAL_RUN_SHOWN)
+  g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (gunichar));
+
+  for (; p < end; p = g_utf8_next_char (p))
     {
-      g_string_append_printf (out, "[%" G_GSIZE_FORMAT " \xc3\x97", n);
-      for (guint i = 0; i < kinds->len && i < APPROVAL_KINDS_SHOWN; i++)
-        g_string_append_printf (out, " U+%04X", g_array_index (kinds, gunichar, i));
-      if (kinds->len > APPROVAL_KINDS_SHOWN)
-        g_string_append (out, " \xe2\x80\xa6");
-      g_string_append_c (out, ']');
-      return;
+      gunichar c = g_utf8_get_char (p);
+      guint i;
+
+      for (i = 0; i < kinds->len && g_array_index (kinds, gunichar, i) != c; i++)
+        ;
+      if (i == kinds->len)
+        g_array_append_val (kinds, c);
     }
-  /* Short: spaces and tabs as they are, a joiner that starts it (one in a
-   * word, as Persian writes them) too; the rest each by name. */
-  for (gboolean first = TRUE; p < run_end; p = g_utf8_next_char (p), first = FALSE)
+  g_string_append_printf (out, "[%" G_GSIZE_FORMAT " \xc3\x97", n);
+  for (guint i = 0; i < kinds->len && i < APPROVAL_KINDS_SHOWN; i++)
+    g_string_append_printf (out, " U+%04X", g_array_index (kinds, gunichar, i));
+  if (kinds->len > APPROVAL_KINDS_SHOWN)
+    g_string_append (out, " \xe2\x80\xa6");
+  g_string_append_c (out, ']');
+}
+
+/* Shows [@p, @end), blanks too few to say: spaces and tabs as they are, a
+ * joiner that starts a run (@run_start: one in a word, as Persian writes
+ * them) too; the rest each by name. */
+static void
+append_named (GString    *out,
+              const char *p,
+              const char *end,
+              gboolean    run_start)
+{
+  for (gboolean first = run_start; p < end; p = g_utf8_next_char (p), first = FALSE)
     {
       gunichar c = g_utf8_get_char (p);
 
@@ -245,6 +256,62 @@ append_blank_run (GString    *out,
       else
         g_string_append_printf (out, "<U+%04X>", c);
     }
+}
+
+static void
+append_group (GString    *out,
+              const char *p,
+              const char *end,
+              gsize       n,
+              gboolean    run_start)
+{
+  if (n >= APPROVAL_RUN_SHOWN)
+    append_said (out, p, end, n);
+  else if (n > 0)
+    append_named (out, p, end, run_start);
+}
+
+/* A blank run of @n characters: each stretch of 32 or more of one kind
+ * said alone ("[300 × U+2800][600 × U+0020]"), what lies between them
+ * said together when it is as long, else shown. */
+static void
+append_blank_run (GString    *out,
+                  const char *p,
+                  const char *run_end,
+                  gsize       n)
+{
+  const char *start = p;
+  const char *group = p;
+  gsize group_n = 0;
+
+  if (n < APPROVAL_RUN_SHOWN)
+    {
+      append_named (out, p, run_end, TRUE);
+      return;
+    }
+  while (p < run_end)
+    {
+      gunichar c = g_utf8_get_char (p);
+      const char *q = p;
+      gsize k = 0;
+
+      while (q < run_end && g_utf8_get_char (q) == c)
+        {
+          k++;
+          q = g_utf8_next_char (q);
+        }
+      if (k >= APPROVAL_RUN_SHOWN)
+        {
+          append_group (out, group, p, group_n, group == start);
+          append_said (out, p, q, k);
+          group = q;
+          group_n = 0;
+        }
+      else
+        group_n += k;
+      p = q;
+    }
+  append_group (out, group, run_end, group_n, group == start);
 }
 
 char *
@@ -297,10 +364,9 @@ pd_safe_text_approval (const char *text)
         marks = 0;
       if (is_blank (c) || marks > APPROVAL_MARKS_SHOWN)
         {
-          g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (gunichar));
-          const char *run_end = blank_run (p, end, !is_blank (c), &n, kinds);
+          const char *run_end = blank_run (p, end, !is_blank (c), &n);
 
-          append_blank_run (out, p, run_end, n, kinds);
+          append_blank_run (out, p, run_end, n);
           marks = 0;
           p = run_end;
           continue;

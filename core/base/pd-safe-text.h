@@ -38,8 +38,10 @@ char     *pd_safe_text_block         (const char *text);
  * A run of what draws nothing, or only a blank — spaces of every kind,
  * format and default-ignorable characters (U+200B, tags, U+034F, Hangul
  * fillers), U+2800 braille blank, and any mark or variation selector on
- * them — of 32 or more characters becomes "[600 × U+0020 U+034F]" (its
- * length, then its kinds as they come, eight at most, then "…"); a
+ * them — of 32 or more characters is said: each stretch of 32 or more of
+ * one kind as "[600 × U+0020]", what lies between such stretches together
+ * as "[1200 × U+0020 U+034F]" (its length, then its kinds as they come,
+ * eight at most, then "…") when it is as long, else as a shorter run; a
  * shorter one keeps its spaces and tabs and names the rest, "<U+00A0>"
  * each (a joiner that starts it, as in a word, stays).  Marks past two on
  * one letter are named, as a run.  More than two lines in a row with only
