@@ -40,6 +40,7 @@
 #include "pd-plan-diff.h"
 #include "pd-plan-row.h"
 #include "pd-plan-row-item.h"
+#include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
 
 struct _PdNowView
@@ -759,7 +760,11 @@ pd_now_view_show_approval (PdNowView *self)
       const char *end = strchr (summary_start, '\n');
       g_autofree char *first = g_strndup (summary_start, end != NULL ? (gsize) (end - summary_start)
                                                                      : strlen (summary_start));
-      g_autofree char *summary = _pd_isolated_short (first, APPROVAL_SUMMARY_CHARS);
+      /* Padding said, as the card says it: a space and an invisible mark
+       * 200 times read as "make check" and nothing after (tried as an
+       * attacker would). */
+      g_autofree char *said = pd_safe_text_approval (first);
+      g_autofree char *summary = _pd_isolated_short (said, APPROVAL_SUMMARY_CHARS);
 
       /* Translators: the run waits on the person; %s is a tool's name, then
        * what the call does (a command, a file), as the agent gave them */

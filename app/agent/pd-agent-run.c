@@ -97,8 +97,15 @@ on_progress (PdEngineProgress  kind,
         }
       state->at_line_start = TRUE;
       g_string_truncate (state->turn_text, 0);
+      /* The call's summary, with padding said as the prompt says it: the
+       * line just above a question printed 1,900 spaces raw (tried as an
+       * attacker would).  One line: a tool's name may hold a line break. */
       if (!state->quiet)
-        fprintf (stderr, "\xe2\x86\x92 %s\n", line);
+        {
+          g_autofree char *said = pd_safe_text_approval (text);
+
+          fprintf (stderr, "\xe2\x86\x92 %s\n", (block = pd_safe_text_line (said)));
+        }
       break;
 
     case PD_ENGINE_PROGRESS_TOOL_END:

@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "pd-safe-text.h"
 
 gboolean
@@ -85,72 +87,232 @@ pd_safe_text_block (const char *text)
   return safe_text (text, TRUE);
 }
 
-/* Looks like a space, or like nothing, and is not U+0020. */
+/* Default-ignorable code points (Unicode's DerivedCoreProperties): a
+ * renderer draws nothing for them, assigned or not. */
 static gboolean
-is_blank_lookalike (gunichar c)
+is_default_ignorable (gunichar c)
 {
-  return c != ' ' && (g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR || c == 0x2800 ||
-                      pd_safe_text_is_invisible (c));
+  return c == 0x00AD || c == 0x034F || c == 0x061C || (c >= 0x115F && c <= 0x1160) ||
+         (c >= 0x17B4 && c <= 0x17B5) || (c >= 0x180B && c <= 0x180F) ||
+         (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2060 && c <= 0x206F) || c == 0x3164 || (c >= 0xFE00 && c <= 0xFE0F) ||
+         c == 0xFEFF || c == 0xFFA0 || (c >= 0xFFF0 && c <= 0xFFF8) ||
+         (c >= 0x1BCA0 && c <= 0x1BCA3) || (c >= 0x1D173 && c <= 0x1D17A) ||
+         (c >= 0xE0000 && c <= 0xE0FFF);
 }
 
-/* How many times @c repeats from @p on, at most to @end. */
-static gsize
-run_length (const char *p,
-            const char *end,
-            gunichar    c)
+/* Chooses how the letter before it is drawn (emoji, Mongolian): of use on
+ * a letter, nothing on a blank. */
+static gboolean
+is_variation_selector (gunichar c)
+{
+  return (c >= 0x180B && c <= 0x180D) || c == 0x180F || (c >= 0xFE00 && c <= 0xFE0F) ||
+         (c >= 0xE0100 && c <= 0xE01EF);
+}
+
+/* Draws nothing, or only a blank, on its own: a space of any kind, a
+ * format character (U+200B, bidi controls, tags U+E0000…), a default-
+ * ignorable one (U+034F, U+17B4, the Hangul fillers) but a variation
+ * selector, U+2800 braille blank. */
+static gboolean
+is_blank (gunichar c)
+{
+  GUnicodeType type;
+
+  if (c == ' ' || c == '\t' || c == 0x2800 ||
+      (is_default_ignorable (c) && !is_variation_selector (c)))
+    return TRUE;
+  type = g_unichar_type (c);
+  return type == G_UNICODE_SPACE_SEPARATOR || type == G_UNICODE_FORMAT;
+}
+
+/* Draws nothing of its own: on a blank, a blank stays (combining marks,
+ * variation selectors, joiners, anything of zero width). */
+static gboolean
+is_blank_mark (gunichar c)
+{
+  GUnicodeType type = g_unichar_type (c);
+
+  return type == G_UNICODE_NON_SPACING_MARK || type == G_UNICODE_ENCLOSING_MARK ||
+         g_unichar_iszerowidth (c) || is_blank (c);
+}
+
+/* The end of the blank run that starts at @p (at most @end, never past a
+ * line): blanks, and whatever draws nothing on them.  Its length into
+ * @n_out.  A mark after
+ * every space split the padding into runs of one (" \u034F" × 600 showed
+ * "$ make check" alone, tried as an attacker would), so a run is what
+ * draws nothing, of whatever it is made.  @on_letter: it starts with a
+ * mark on a letter, one past those a letter may carry. */
+static const char *
+blank_run (const char *p,
+           const char *end,
+           gboolean    on_letter,
+           gsize      *n_out)
 {
   gsize n = 0;
 
-  while (p < end && g_utf8_get_char_validated (p, end - p) == c)
+  while (p < end)
     {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2 || c == '\n' || c == '\r' ||
+          !(n == 0 && !on_letter ? is_blank (c) : is_blank_mark (c)))
+        break;
       n++;
       p = g_utf8_next_char (p);
     }
-  return n;
+  *n_out = n;
+  return p;
 }
 
-#define APPROVAL_RUN_SHOWN 32
-
-/* What pads a command without showing: a blank, a look-alike of one, or a
- * joiner (which pd_safe_text_is_invisible() leaves to the scripts that
- * need them). */
-static gboolean
-is_padding (gunichar c)
-{
-  return c == ' ' || c == '\t' || c == 0x200C || c == 0x200D || is_blank_lookalike (c);
-}
-
-/* How many padding characters follow from @p on, of any kind, at most to
- * @end; their kinds, in the order they come, into @kinds.  A joiner every
- * 31 spaces ended each run of one kind, so 78 blanks pushed a command's
- * tail out of sight unnamed (tried as an attacker would). */
+/* How many lines from @p on hold nothing but spaces and tabs; @p is past
+ * them, at the start of the next line, into @next. */
 static gsize
-padding_length (const char *p,
-                const char *end,
-                GArray     *kinds)
+blank_lines (const char  *p,
+             const char  *end,
+             const char **next)
 {
   gsize n = 0;
-  gunichar c;
 
-  while (p < end && (c = g_utf8_get_char_validated (p, end - p)) != (gunichar) -1 &&
-         c != (gunichar) -2 && is_padding (c))
+  *next = p;
+  for (;;)
     {
+      while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+      if (p + 1 < end && p[0] == '\r' && p[1] == '\n')
+        p++;
+      if (p >= end || *p != '\n')
+        return n;
+      n++;
+      *next = ++p;
+    }
+}
+
+/* A run of this many blank characters or more is said, not shown. */
+#define APPROVAL_RUN_SHOWN 32
+/* This many kinds of them are named; more are "…". */
+#define APPROVAL_KINDS_SHOWN 8
+/* More blank lines than this in a row are said on one line: 1,500 empty
+ * lines after "make check" showed an empty scrolled area, with the
+ * command's real end out of sight below (tried as an attacker would). */
+#define APPROVAL_BLANK_LINES_SHOWN 2
+
+/* Marks stacked on one letter beyond this are named: a pile of them drew
+ * bars over the lines around a command, hiding its `touch` (tried as an
+ * attacker would).  Real text stacks two at most (Vietnamese). */
+#define APPROVAL_MARKS_SHOWN 2
+
+/* Draws nothing and has no use in real text on a letter: named wherever
+ * it is. */
+static gboolean
+is_useless_mark (gunichar c)
+{
+  return c == 0x034F || c == 0x17B4 || c == 0x17B5;
+}
+
+/* Says the @n characters [@p, @end): "[600 × U+0020 U+034F]". */
+static void
+append_said (GString    *out,
+             const char *p,
+             const char *end,
+             gsize       n)
+{
+  g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (gunichar));
+
+  for (; p < end; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
       guint i;
 
       for (i = 0; i < kinds->len && g_array_index (kinds, gunichar, i) != c; i++)
         ;
       if (i == kinds->len)
         g_array_append_val (kinds, c);
-      n++;
-      p = g_utf8_next_char (p);
     }
-  return n;
+  g_string_append_printf (out, "[%" G_GSIZE_FORMAT " \xc3\x97", n);
+  for (guint i = 0; i < kinds->len && i < APPROVAL_KINDS_SHOWN; i++)
+    g_string_append_printf (out, " U+%04X", g_array_index (kinds, gunichar, i));
+  if (kinds->len > APPROVAL_KINDS_SHOWN)
+    g_string_append (out, " \xe2\x80\xa6");
+  g_string_append_c (out, ']');
 }
 
-/* Marks stacked on one letter beyond this are named: a pile of them drew
- * bars over the lines around a command, hiding its `touch` (tried as an
- * attacker would).  Real text stacks two at most (Vietnamese). */
-#define APPROVAL_MARKS_SHOWN 2
+/* Shows [@p, @end), blanks too few to say: spaces and tabs as they are, a
+ * joiner that starts a run (@run_start: one in a word, as Persian writes
+ * them) too; the rest each by name. */
+static void
+append_named (GString    *out,
+              const char *p,
+              const char *end,
+              gboolean    run_start)
+{
+  for (gboolean first = run_start; p < end; p = g_utf8_next_char (p), first = FALSE)
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == ' ' || c == '\t' || (first && (c == 0x200C || c == 0x200D)))
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      else
+        g_string_append_printf (out, "<U+%04X>", c);
+    }
+}
+
+static void
+append_group (GString    *out,
+              const char *p,
+              const char *end,
+              gsize       n,
+              gboolean    run_start)
+{
+  if (n >= APPROVAL_RUN_SHOWN)
+    append_said (out, p, end, n);
+  else if (n > 0)
+    append_named (out, p, end, run_start);
+}
+
+/* A blank run of @n characters: each stretch of 32 or more of one kind
+ * said alone ("[300 × U+2800][600 × U+0020]"), what lies between them
+ * said together when it is as long, else shown. */
+static void
+append_blank_run (GString    *out,
+                  const char *p,
+                  const char *run_end,
+                  gsize       n)
+{
+  const char *start = p;
+  const char *group = p;
+  gsize group_n = 0;
+
+  if (n < APPROVAL_RUN_SHOWN)
+    {
+      append_named (out, p, run_end, TRUE);
+      return;
+    }
+  while (p < run_end)
+    {
+      gunichar c = g_utf8_get_char (p);
+      const char *q = p;
+      gsize k = 0;
+
+      while (q < run_end && g_utf8_get_char (q) == c)
+        {
+          k++;
+          q = g_utf8_next_char (q);
+        }
+      if (k >= APPROVAL_RUN_SHOWN)
+        {
+          append_group (out, group, p, group_n, group == start);
+          append_said (out, p, q, k);
+          group = q;
+          group_n = 0;
+        }
+      else
+        group_n += k;
+      p = q;
+    }
+  append_group (out, group, run_end, group_n, group == start);
+}
 
 char *
 pd_safe_text_approval (const char *text)
@@ -166,59 +328,57 @@ pd_safe_text_approval (const char *text)
   out = g_string_sized_new (end - text);
   for (p = text; p < end; )
     {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
-      gsize run;
+      gunichar c;
+      gsize n;
 
-      /* A joiner or another format character between them does not end a
-       * pile: U+200C between pairs of overlines put twelve on one letter
-       * (tried as an attacker would). */
-      if (c != (gunichar) -1 && c != (gunichar) -2 && g_unichar_ismark (c))
-        marks++;
-      else if (c == (gunichar) -1 || c == (gunichar) -2 || g_unichar_type (c) != G_UNICODE_FORMAT)
-        marks = 0;
-      if (marks > APPROVAL_MARKS_SHOWN)
+      if (p == text || p[-1] == '\n')
         {
-          g_string_append_printf (out, "<U+%04X>", c);
-          p = g_utf8_next_char (p);
-          continue;
-        }
+          const char *next;
 
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_unichar (out, 0xFFFD);
-          p++;
-          continue;
-        }
-      if ((c == ' ' || c == '\t' || is_blank_lookalike (c)) &&
-          (run = run_length (p, end, c)) >= APPROVAL_RUN_SHOWN)
-        {
-          g_string_append_printf (out, "[%" G_GSIZE_FORMAT " \xc3\x97 U+%04X]", run, c);
-          while (run-- > 0)
-            p = g_utf8_next_char (p);
-          continue;
-        }
-      if (is_padding (c))
-        {
-          g_autoptr(GArray) kinds = g_array_new (FALSE, FALSE, sizeof (gunichar));
-
-          if ((run = padding_length (p, end, kinds)) >= APPROVAL_RUN_SHOWN)
+          if ((n = blank_lines (p, end, &next)) > APPROVAL_BLANK_LINES_SHOWN)
             {
-              g_string_append_printf (out, "[%" G_GSIZE_FORMAT " \xc3\x97", run);
-              for (guint i = 0; i < kinds->len; i++)
-                g_string_append_printf (out, " U+%04X", g_array_index (kinds, gunichar, i));
-              g_string_append_c (out, ']');
-              while (run-- > 0)
-                p = g_utf8_next_char (p);
+              guint lines = (guint) MIN (n, G_MAXUINT);
+
+              /* Translators: in a command or a file to approve, in place of
+               * lines with nothing on them */
+              g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "[%u blank line]",
+                                                        "[%u blank lines]", lines), lines);
+              g_string_append_c (out, '\n');
+              p = next;
               continue;
             }
         }
-      if (c == '\n' || c == '\t')
-        g_string_append_c (out, (char) c);
+
+      c = g_utf8_get_char_validated (p, end - p);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_unichar (out, 0xFFFD);
+          marks = 0;
+          p++;
+          continue;
+        }
+      /* Zero-width letters (Hangul vowels and finals) pile as marks do. */
+      if (g_unichar_ismark (c) || g_unichar_iszerowidth (c))
+        marks++;
+      else
+        marks = 0;
+      if (is_blank (c) || marks > APPROVAL_MARKS_SHOWN)
+        {
+          const char *run_end = blank_run (p, end, !is_blank (c), &n);
+
+          append_blank_run (out, p, run_end, n);
+          marks = 0;
+          p = run_end;
+          continue;
+        }
+
+      if (c == '\n')
+        g_string_append_c (out, '\n');
       else if (c == '\r' && p + 1 < end && p[1] == '\n')
         {
           /* "\r\n" is one line break. */
         }
-      else if (is_control (c) || is_blank_lookalike (c))
+      else if (is_control (c) || is_useless_mark (c))
         g_string_append_printf (out, "<U+%04X>", c);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);

@@ -34,13 +34,20 @@ char     *pd_safe_text_block         (const char *text);
 /* Text a person is asked to approve (a command, a file's new contents):
  * as pd_safe_text_block(), but every character that could make it read as
  * something else is shown by name.  Controls but line break and tab become
- * "<U+001B>" (not a space that would hide a carriage return or an escape),
- * characters that look like a space but are not U+0020 (no-break and other
- * spaces, U+2800 braille blank, Hangul fillers) become "<U+2800>" each, and
- * a run of 32 or more of one space-like character, U+0020 and tab
- * included, becomes "[600 × U+0020]": padding that pushed the rest of a
- * command out of sight (tried as an attacker would) stays short and
- * says what it is. */
+ * "<U+001B>" (not a space that would hide a carriage return or an escape).
+ * A run of what draws nothing, or only a blank — spaces of every kind,
+ * format and default-ignorable characters (U+200B, tags, U+034F, Hangul
+ * fillers), U+2800 braille blank, and any mark or variation selector on
+ * them — of 32 or more characters is said: each stretch of 32 or more of
+ * one kind as "[600 × U+0020]", what lies between such stretches together
+ * as "[1200 × U+0020 U+034F]" (its length, then its kinds as they come,
+ * eight at most, then "…") when it is as long, else as a shorter run; a
+ * shorter one keeps its spaces and tabs and names the rest, "<U+00A0>"
+ * each (a joiner that starts it, as in a word, stays).  Marks past two on
+ * one letter are named, as a run.  More than two lines in a row with only
+ * spaces and tabs on them become one line, "[1500 blank lines]".  Padding
+ * that pushed the rest of a command out of sight (tried as an attacker
+ * would) so stays short and says what it is. */
 char     *pd_safe_text_approval      (const char *text);
 
 /* JSON text with each invisible format character written as a \uXXXX

@@ -333,8 +333,10 @@ pd_approver_decide (PdApprover     *self,
   /* A person is asked only about what they are shown whole: a command of
    * 206 lines, or a file whose payload stood past the preview's 200th line,
    * was approved from a dialog that ended "… 6 more lines" (tried as an
-   * attacker would).  The model is told why, so it can do it in parts. */
-  if (preview != NULL ? !preview_whole : !summary_whole)
+   * attacker would).  Every asker shows the preview when there is one
+   * (the dialog, the card, `run`'s prompt, serve's questions), else the
+   * summary.  The model is told why, so it can do it in parts. */
+  if (preview != NULL && preview[0] != '\0' ? !preview_whole : !summary_whole)
     {
       set_reason (reason, "too long to show whole for approval (over 2000 lines, a line of over "
                           "10000 characters, or over 256 KiB): not asked, not run; do it in smaller "
@@ -574,12 +576,39 @@ read_answer (int   fd,
   return TRUE;
 }
 
+/* @text as lines for the terminal, each indented by two spaces. */
+static char *
+indent_lines (const char *text)
+{
+  g_autoptr(GString) out = g_string_new ("  ");
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '\n' && p[1] == '\0')
+        break;
+      g_string_append_c (out, *p);
+      if (*p == '\n')
+        g_string_append (out, "  ");
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /**
  * pd_approver_terminal_func:
  *
  * A #PdApprovalFunc for the command line: asks y/N on the controlling
  * terminal.  It reads /dev/tty, not stdin, because stdin may carry the
  * task.  Without a terminal the answer is no.
+ *
+ * It shows what the approval dialog shows: the call's preview (a command
+ * and its folder, a write's file and content, an edit's old and new
+ * lines), else its summary, as pd_safe_text_approval() makes it (long
+ * padding and blank lines said, look-alike blanks and controls named).
+ * The summary alone, cut at 2,000 characters and with padding printed
+ * raw, asked about a command whose curl stood out of sight past 1,900
+ * spaces, or past its cut, and approved writes nobody saw (tried as an
+ * attacker would).  pd_approver_decide() asks only about a call its
+ * preview shows whole.
  */
 gboolean
 pd_approver_terminal_func (const char *tool,
@@ -589,6 +618,9 @@ pd_approver_terminal_func (const char *tool,
 {
   g_autofree char *question = NULL;
   g_autofree char *answer_text = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *lines = NULL;
   char answer[64];
   gboolean ok;
   int fd;
@@ -597,9 +629,15 @@ pd_approver_terminal_func (const char *tool,
   if (fd < 0)
     return FALSE;
 
-  /* Translators: %s is a one-line summary such as "shell: make check". */
-  question = g_strdup_printf (_("\nThe agent wants to run a tool that can change files or run commands:\n  %s\nAllow it? [y/N] "),
-                              summary);
+  name = pd_safe_text_line (tool != NULL ? tool : "");
+  shown = pd_safe_text_approval (preview != NULL && preview[0] != '\0' ? preview
+                                 : summary != NULL ? summary : "");
+  lines = indent_lines (shown);
+  /* Translators: %s is the name of a tool, such as shell; then, on lines of
+   * their own, what the call does (the folder and the command, a file and
+   * its new content) */
+  question = g_strdup_printf (_("\nThe agent wants to use the tool “%s”, which can change files or run commands:\n%s\nAllow it? [y/N] "),
+                              name, lines);
 
   ok = write_all (fd, question) && read_answer (fd, answer, sizeof answer);
 

