@@ -582,6 +582,20 @@ key_row_is_empty (gpointer data)
   return g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (data)), "") == 0;
 }
 
+static gboolean
+key_row_says_none (gpointer data)
+{
+  return g_strcmp0 (adw_preferences_row_get_title (data), "API Key") == 0;
+}
+
+static gboolean
+is_base_url_row (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return ADW_IS_ENTRY_ROW (widget) && !ADW_IS_PASSWORD_ENTRY_ROW (widget) &&
+         g_str_has_prefix (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), "Base URL");
+}
+
 static void
 check_typed_key (PdApplication *app,
                  PdWindow      *window,
@@ -614,6 +628,22 @@ check_typed_key (PdApplication *app,
   profiles = profiles_text ();
   g_assert_null (strstr (profiles, run->typed_key));
   pd_test_screenshot_sizes (preferences, "preferences-api-key");
+
+  /* The key is kept for the profile's address: with another typed in the
+   * Base URL row, the key row no longer says a key is kept (it went on
+   * saying so, tried as a new user would); back, it says so again. */
+  {
+    GtkWidget *base_url_row = pd_test_find_first (GTK_WIDGET (preferences), is_base_url_row, NULL);
+    g_autofree char *kept_url = NULL;
+
+    g_assert_nonnull (base_url_row);
+    kept_url = g_strdup (gtk_editable_get_text (GTK_EDITABLE (base_url_row)));
+    gtk_editable_set_text (GTK_EDITABLE (base_url_row), run->other->base_url);
+    pd_test_wait_until (key_row_says_none, key_row, "the row to say no key is kept for the new address");
+    pd_test_screenshot_sizes (preferences, "preferences-api-key-other-url");
+    gtk_editable_set_text (GTK_EDITABLE (base_url_row), kept_url);
+    pd_test_wait_until (key_row_says_kept, key_row, "the row to say the key is kept again");
+  }
   pd_test_destroy_window (preferences, NULL);
 
   /* A run sends the keyring's key, before the variable's. */
