@@ -30,6 +30,7 @@
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
 #include "pd-session-list.h"
+#include "pd-session-row.h"
 #include "pd-source-sidebar.h"
 #include "pd-sources-page.h"
 #include "pd-test-db.h"
@@ -287,6 +288,25 @@ find_item (PdWindow   *window,
   return NULL;
 }
 
+/* The row drawn for the session @title. */
+static GtkWidget *
+row_of (PdWindow   *window,
+        const char *title)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (GTK_WIDGET (session_list (window)), PD_TYPE_SESSION_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PdSessionItem *item = pd_session_row_get_item (g_ptr_array_index (rows, i));
+
+      if (item != NULL && g_strcmp0 (pd_session_item_get_title (item), title) == 0)
+        return g_ptr_array_index (rows, i);
+    }
+  g_error ("no row drawn for “%s”", title);
+  return NULL;
+}
+
 typedef struct
 {
   PdWindow   *window;
@@ -422,6 +442,40 @@ check_sources (PdApplication *app,
   g_assert_cmpstr (pd_session_item_get_origin (find_item (window, "Beta deploy two")), ==, "Beta box");
   g_assert_cmpstr (pd_session_item_get_origin (find_item (window, "Local notes one")), ==, "This Computer");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "sources");
+
+  /* A session that appears while the window runs names its source as
+   * the others do (it had no source line, tried as a new user would):
+   * one of this computer's, then one of an endpoint's. */
+  {
+    g_autofree char *local_db = pd_application_default_database_path ();
+    g_autoptr(PdSessionStore) local = pd_test_open_store (local_db);
+    g_autoptr(PdSessionStore) remote = pd_test_open_store (alpha->db);
+
+    g_autofree char *local_live = pd_test_add_session (local, "Local live three", "plandeck");
+    g_autofree char *remote_live = NULL;
+    g_autoptr(GError) error = NULL;
+
+    wait_listed (window, 7, "Local live three", "the new session of this computer listed");
+    pd_test_wait_until (origin_is, &(OriginWait) { window, "Local live three", "This Computer" },
+                        "the new session of this computer naming its source");
+    remote_live = pd_test_add_session (remote, "Alpha live three", "plandeck");
+    wait_listed (window, 8, "Alpha live three", "the new session of an endpoint listed");
+    pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha live three", "Alpha box" },
+                        "the new session of an endpoint naming its source");
+    pd_test_flush (GTK_WIDGET (window));
+    g_assert_cmpuint (pd_test_count_shown_labels (row_of (window, "Local live three"), "This Computer", FALSE),
+                      ==, 1);
+    g_assert_cmpuint (pd_test_count_shown_labels (row_of (window, "Alpha live three"), "Alpha box", FALSE),
+                      ==, 1);
+    pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-live-rows");
+
+    /* Gone again, for the counts below. */
+    g_assert_true (pd_session_store_delete (local, local_live, &error));
+    g_assert_no_error (error);
+    g_assert_true (pd_session_store_delete (remote, remote_live, &error));
+    g_assert_no_error (error);
+    wait_listed (window, 6, "Beta deploy two", "the new sessions gone again");
+  }
 
   /* A remote session opens from its endpoint; a local one from here.  The
    * Plan toggle shows only where it acts: this computer's sessions' pages
