@@ -22,6 +22,10 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
 typedef struct
 {
   char           *dir;
@@ -682,6 +686,70 @@ test_session_list_title_tooltip (Fixture       *f,
 }
 
 static gboolean
+menu_shown (gpointer data)
+{
+  GtkWidget *popover = pd_test_find_widget (GTK_WIDGET (data), GTK_TYPE_POPOVER_MENU);
+
+  return popover != NULL && gtk_widget_get_mapped (popover);
+}
+
+/* A right click (a real one, through the X server) on a row, its menu
+ * closed: the row is drawn as before, not pressed, and the keyboard focus
+ * is on it.  It stayed shaded as if still pressed, until another click
+ * (tried as a new user would): the row's press began, the menu took its
+ * release. */
+static void
+test_session_list_menu_leaves_row (Fixture       *f,
+                                   gconstpointer  data)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
+  GtkWidget *title = pd_test_find_label (GTK_WIDGET (f->list), "Fix the parser");
+  GtkWidget *row = title != NULL ? gtk_widget_get_ancestor (title, PD_TYPE_SESSION_ROW) : NULL;
+  GtkWidget *list_item;
+  g_autofree char *x = NULL;
+  g_autofree char *y = NULL;
+  g_autofree char *window_id = NULL;
+  graphene_point_t point;
+  double dx, dy;
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+
+  if (xdotool == NULL || !GDK_IS_X11_SURFACE (surface))
+    {
+      g_test_skip ("needs xdotool and an X server (xvfb-run) for a real right click");
+      return;
+    }
+  g_assert_nonnull (row);
+  list_item = gtk_widget_get_parent (row);
+  g_assert_true (gtk_widget_compute_point (row, GTK_WIDGET (f->window),
+                                           &GRAPHENE_POINT_INIT (40, gtk_widget_get_height (row) / 2.0), &point));
+  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &dx, &dy);
+  x = g_strdup_printf ("%d", (int) (point.x + dx));
+  y = g_strdup_printf ("%d", (int) (point.y + dy));
+  window_id = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
+  {
+    const char *argv[] = { xdotool, "mousemove", "--sync", "--window", window_id, x, y, "click", "3", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                                 &error));
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  pd_test_wait_until (menu_shown, f->list, "the row's menu");
+
+  gtk_popover_popdown (GTK_POPOVER (pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_POPOVER_MENU)));
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_false (gtk_widget_get_state_flags (list_item) & GTK_STATE_FLAG_ACTIVE);
+  g_assert_false (gtk_widget_get_state_flags (row) & GTK_STATE_FLAG_ACTIVE);
+  g_assert_true (gtk_widget_has_focus (list_item));
+#else
+  g_test_skip ("needs GDK's X11 backend for a real right click");
+#endif
+}
+
+static gboolean
 is_chip (GtkWidget     *widget,
          gconstpointer  data)
 {
@@ -1143,6 +1211,7 @@ main (int   argc,
   ADD ("plain-text", test_session_list_plain_text);
   ADD ("hostile-text", test_session_list_hostile_text);
   ADD ("title-tooltip", test_session_list_title_tooltip);
+  ADD ("menu-leaves-row", test_session_list_menu_leaves_row);
   ADD ("chips-whole", test_session_list_chips_whole);
   g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
