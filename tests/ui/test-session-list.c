@@ -22,10 +22,6 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
-#ifdef GDK_WINDOWING_X11
-#include <gdk/x11/gdkx.h>
-#endif
-
 typedef struct
 {
   char           *dir;
@@ -702,51 +698,21 @@ static void
 test_session_list_menu_leaves_row (Fixture       *f,
                                    gconstpointer  data)
 {
-#ifdef GDK_WINDOWING_X11
-  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
   GtkWidget *title = pd_test_find_label (GTK_WIDGET (f->list), "Fix the parser");
   GtkWidget *row = title != NULL ? gtk_widget_get_ancestor (title, PD_TYPE_SESSION_ROW) : NULL;
-  GtkWidget *list_item;
-  g_autofree char *x = NULL;
-  g_autofree char *y = NULL;
-  g_autofree char *window_id = NULL;
-  graphene_point_t point;
-  double dx, dy;
-  int status = 0;
-  g_autoptr(GError) error = NULL;
 
-  if (xdotool == NULL || !GDK_IS_X11_SURFACE (surface))
+  g_assert_nonnull (row);
+  if (!pd_test_x11_click (row, 40, gtk_widget_get_height (row) / 2.0, 3))
     {
       g_test_skip ("needs xdotool and an X server (xvfb-run) for a real right click");
       return;
     }
-  g_assert_nonnull (row);
-  list_item = gtk_widget_get_parent (row);
-  g_assert_true (gtk_widget_compute_point (row, GTK_WIDGET (f->window),
-                                           &GRAPHENE_POINT_INIT (40, gtk_widget_get_height (row) / 2.0), &point));
-  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &dx, &dy);
-  x = g_strdup_printf ("%d", (int) (point.x + dx));
-  y = g_strdup_printf ("%d", (int) (point.y + dy));
-  window_id = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
-  {
-    const char *argv[] = { xdotool, "mousemove", "--sync", "--window", window_id, x, y, "click", "3", NULL };
-
-    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
-                                 &error));
-  }
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
   pd_test_wait_until (menu_shown, f->list, "the row's menu");
-
   gtk_popover_popdown (GTK_POPOVER (pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_POPOVER_MENU)));
   pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_false (gtk_widget_get_state_flags (list_item) & GTK_STATE_FLAG_ACTIVE);
+  g_assert_false (gtk_widget_get_state_flags (gtk_widget_get_parent (row)) & GTK_STATE_FLAG_ACTIVE);
   g_assert_false (gtk_widget_get_state_flags (row) & GTK_STATE_FLAG_ACTIVE);
-  g_assert_true (gtk_widget_has_focus (list_item));
-#else
-  g_test_skip ("needs GDK's X11 backend for a real right click");
-#endif
+  g_assert_true (gtk_widget_has_focus (gtk_widget_get_parent (row)));
 }
 
 static gboolean
