@@ -444,6 +444,12 @@ def imported_sessions(tap, agent_run, detail, tmp):
                   and any(m.get("role") == "user" for m in messages),
                   f"{source}: the export holds prompts and tool results", [m.get("role") for m in messages][:10])
 
+        printed = agent_run("events", "--db", db, "--session", sid)
+        timeline = [json.loads(line) for line in printed.stdout.splitlines() if line.strip()]
+        tap.check(len(timeline) > 0 and document.get("events") == timeline,
+                  f"{source}: sessions export has the events events --session prints (it left them out)",
+                  (len(timeline), len(document.get("events") or [])))
+
         events = agent_run("events", "--db", db, "--session", sid, "--type", "plan_updated")
         lines = [json.loads(line) for line in events.stdout.splitlines() if line.strip()]
         tap.check(events.returncode == 0 and len(lines) == versions - 1

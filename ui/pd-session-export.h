@@ -18,10 +18,12 @@ typedef enum
 
 char     *pd_session_export_markdown    (const PdSessionInfo   *info,
                                          JsonArray             *messages,
-                                         GPtrArray             *versions);
+                                         GPtrArray             *versions,
+                                         GPtrArray             *events);
 char     *pd_session_export_json        (const PdSessionInfo   *info,
                                          JsonArray             *messages,
-                                         GPtrArray             *versions);
+                                         GPtrArray             *versions,
+                                         GPtrArray             *events);
 
 void      pd_session_export_async       (PdSource              *source,
                                          const char            *session_id,
