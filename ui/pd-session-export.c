@@ -32,9 +32,123 @@
 #include "pd-transcript-pages.h"
 
 
+/* --- exports going on ------------------------------------------------- */
+
+/* Each export going on, by its session's id (its own source's: an id
+ * among several sources is "source/id") → how many,
+ * and who waits for a session's to end (a deletion).  Any thread: an
+ * export ends where its task goes; the waiters run on the main context. */
+typedef struct
+{
+  char        *key;
+  GSourceFunc  func;
+  gpointer     data;
+} Waiter;
+
+G_LOCK_DEFINE_STATIC (running);
+static GHashTable *running;
+static GSList *waiters;
+
+static char *
+running_key (PdSource   *source,
+             const char *session_id)
+{
+  const char *slash = session_id != NULL ? strrchr (session_id, '/') : NULL;
+
+  return g_strdup (slash != NULL ? slash + 1 : session_id != NULL ? session_id : "");
+}
+
+static void
+running_begin (const char *key)
+{
+  G_LOCK (running);
+  if (running == NULL)
+    running = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert (running, g_strdup (key),
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (running, key)) + 1));
+  G_UNLOCK (running);
+}
+
+static void
+running_end (const char *key)
+{
+  GSList *ready = NULL;
+  guint n;
+
+  G_LOCK (running);
+  n = GPOINTER_TO_UINT (g_hash_table_lookup (running, key));
+  if (n > 1)
+    g_hash_table_insert (running, g_strdup (key), GUINT_TO_POINTER (n - 1));
+  else
+    {
+      g_hash_table_remove (running, key);
+      for (GSList *l = waiters; l != NULL;)
+        {
+          Waiter *waiter = l->data;
+          GSList *next = l->next;
+
+          if (g_str_equal (waiter->key, key))
+            {
+              waiters = g_slist_delete_link (waiters, l);
+              ready = g_slist_prepend (ready, waiter);
+            }
+          l = next;
+        }
+    }
+  G_UNLOCK (running);
+
+  for (GSList *l = ready; l != NULL; l = l->next)
+    {
+      Waiter *waiter = l->data;
+
+      g_idle_add (waiter->func, waiter->data);
+      g_free (waiter->key);
+      g_free (waiter);
+    }
+  g_slist_free (ready);
+}
+
+/**
+ * pd_session_export_when_done:
+ * @func: called once on the main context when the exports of @session_id
+ *   of @source going on now have ended
+ *
+ * Returns: %TRUE when @func waits for an export; %FALSE when none goes
+ *   on (@func is not called)
+ */
+gboolean
+pd_session_export_when_done (PdSource    *source,
+                             const char  *session_id,
+                             GSourceFunc  func,
+                             gpointer     data)
+{
+  g_autofree char *key = running_key (source, session_id);
+  gboolean waits;
+
+  G_LOCK (running);
+  waits = running != NULL && g_hash_table_contains (running, key);
+  if (waits)
+    {
+      Waiter *waiter = g_new0 (Waiter, 1);
+
+      waiter->key = g_steal_pointer (&key);
+      waiter->func = func;
+      waiter->data = data;
+      waiters = g_slist_prepend (waiters, waiter);
+    }
+  G_UNLOCK (running);
+  return waits;
+}
+
 static void
 export_data_free (ExportData *data)
 {
+  if (data->source != NULL)
+    {
+      g_autofree char *key = running_key (data->source, data->session_id);
+
+      running_end (key);
+    }
   g_clear_object (&data->source);
   g_free (data->session_id);
   g_clear_object (&data->file);
@@ -722,6 +836,12 @@ pd_session_export_async (PdSource              *source,
   data->session_id = g_strdup (session_id);
   data->format = format;
   data->file = g_object_ref (file);
+  /* A deletion of the session waits for it (pd_session_export_when_done()). */
+  {
+    g_autofree char *key = running_key (source, session_id);
+
+    running_begin (key);
+  }
   g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
   g_task_set_source_tag (task, pd_session_export_async);
 

@@ -23,6 +23,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-window-private.h"
 
 static PdSessionList *
 session_list_of (PdWindow *window)
@@ -250,6 +251,81 @@ test_export (void)
   args[1] = f.db->path;
 
   g_assert_cmpint (pd_test_run_app (args, check_export, &f, NULL), ==, 0);
+
+  g_free (f.id);
+  g_free (f.out_dir);
+  pd_test_db_free (f.db);
+}
+
+/* --- deleted while it is exported ------------------------------------------- */
+
+typedef struct
+{
+  PdSessionStore *store;
+  const char     *id;
+} Gone;
+
+static gboolean
+gone_from_store (gpointer data)
+{
+  Gone *gone = data;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (gone->store, gone->id, NULL);
+
+  return info == NULL;
+}
+
+/* A session deleted while it is exported, its Undo gone at once (the
+ * window closing does that): the export finishes whole, then the session
+ * is deleted.  Deleted under it, the export failed ("session … not
+ * found") or came out short (tried as a new user would). */
+static void
+check_export_then_delete (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  ExportFixture *f = user_data;
+  g_autofree char *json_path = g_build_filename (f->out_dir, "deleted.json", NULL);
+  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
+  g_autofree char *json = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  Gone gone = { f->db->store, f->id };
+
+  pd_test_wait_until (list_loaded, window, "the list");
+  g_assert_true (pd_session_list_select (PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window),
+                                                                               PD_TYPE_SESSION_LIST)), f->id));
+  pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_JSON, json_file,
+                           NULL, on_exported, f);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", f->id));
+  pd_session_deleter_flush (window->deleter);
+  pd_test_wait_until (export_done, f, "the export");
+  g_assert_no_error (f->error);
+  g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
+  root = json_from_string (json, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (root), "messages")),
+                    ==, 2);
+  pd_test_wait_until (gone_from_store, &gone, "the session deleted once exported");
+}
+
+static void
+test_export_then_delete (void)
+{
+  ExportFixture f = { 0 };
+  g_autoptr(JsonArray) messages = json_array_new ();
+  const char *args[] = { "--db", NULL, NULL };
+
+  f.db = pd_test_db_new ();
+  f.out_dir = pd_test_make_tmp_dir ();
+  f.id = pd_test_db_create_session (f.db, "Tidy the parser");
+  json_array_add_object_element (messages, pd_test_message ("user", "Please tidy the parser"));
+  json_array_add_object_element (messages, pd_test_message ("assistant", "Done."));
+  pd_test_db_save (f.db, f.id, messages, 0, NULL);
+  /* Saved as running: a running session is not deleted. */
+  g_assert_true (pd_session_store_set_status (f.db->store, f.id, PD_SESSION_STATUS_IDLE, NULL));
+  args[1] = f.db->path;
+
+  g_assert_cmpint (pd_test_run_app (args, check_export_then_delete, &f, NULL), ==, 0);
 
   g_free (f.id);
   g_free (f.out_dir);
@@ -1003,6 +1079,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/session-actions/export", test_export);
   g_test_add_func ("/pd/ui/session-actions/export-folder", test_export_folder);
+  g_test_add_func ("/pd/ui/session-actions/export-then-delete", test_export_then_delete);
   g_test_add_func ("/pd/ui/session-actions/export-long-name", test_export_long_name);
   g_test_add_func ("/pd/ui/session-actions/export-odd-names", test_export_odd_names);
   g_test_add_func ("/pd/ui/session-actions/export-statuses", test_export_statuses);
