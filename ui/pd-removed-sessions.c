@@ -19,7 +19,6 @@
 #include "pd-removed-sessions.h"
 #include "pd-safe-text.h"
 #include "pd-session-item.h"
-#include "pd-session-store.h"
 #include "pd-ui-util-private.h"
 
 struct _PdRemovedSessions
@@ -60,8 +59,7 @@ list_in_thread (GTask        *task,
 {
   PdLocalSource *source = task_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionStore) store = pd_local_source_open_store (source, &error);
-  GPtrArray *sessions = store != NULL ? pd_session_store_list_removed (store, &error) : NULL;
+  GPtrArray *sessions = pd_local_source_list_removed (source, &error);
 
   if (sessions == NULL)
     g_task_return_error (task, g_steal_pointer (&error));
@@ -78,9 +76,8 @@ restore_in_thread (GTask        *task,
   PdRemovedSessions *self = object;
   const char *id = task_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionStore) store = pd_local_source_open_store (self->source, &error);
 
-  if (store == NULL || !pd_session_store_restore (store, id, &error))
+  if (!pd_local_source_restore (self->source, id, &error))
     g_task_return_error (task, g_steal_pointer (&error));
   else
     g_task_return_boolean (task, TRUE);

@@ -24,7 +24,6 @@
 #include <glib/gstdio.h>
 
 #include "pd-multi-source.h"
-#include "pd-session-reads.h"
 #include "pd-session-export-private.h"
 
 /* Text gathered before it is written. */
@@ -122,11 +121,9 @@ write_markdown (ExportData     *data,
   /* Then the timeline, as `events --session` reads it (a long
    * transcript's a part at a time): the export left it out. */
   {
-    g_autoptr(PdSessionStore) store = pd_local_source_open_store (data->local, error);
     EventWriter events = { &writer, TRUE };
 
-    if (store == NULL ||
-        !pd_session_reads_foreach_event (store, data->local_id, NULL, 0, on_event, &events, cancellable, error))
+    if (!pd_local_source_foreach_event (data->local, data->local_id, on_event, &events, cancellable, error))
       {
         g_clear_error (&writer.error);
         return FALSE;
