@@ -12,6 +12,8 @@ packages=(
   xvfb xauth dbus-x11 dbus-daemon at-spi2-core adwaita-icon-theme fonts-cantarell
   # the ui tests draw with Cantarell and DejaVu alone (tests/ui/fonts.conf.in)
   fonts-dejavu-core
+  # real pointer clicks through the X server (session-list/menu-leaves-row)
+  xdotool
   # the keyring that keeps endpoint tokens, started on the secrets test's
   # private bus
   gnome-keyring

@@ -1060,3 +1060,47 @@ pd_local_source_foreach_message (PdLocalSource            *self,
     return FALSE;
   return pd_session_reads_foreach_message (store, session_id, func, user_data, cancellable, error);
 }
+
+gboolean
+pd_local_source_foreach_event (PdLocalSource            *self,
+                               const char               *session_id,
+                               PdSessionReadsEventFunc   func,
+                               gpointer                  user_data,
+                               GCancellable             *cancellable,
+                               GError                  **error)
+{
+  g_autoptr(PdSessionStore) store = NULL;
+
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), FALSE);
+
+  if (!(store = pd_local_source_open_store (self, error)))
+    return FALSE;
+  return pd_session_reads_foreach_event (store, session_id, NULL, 0, func, user_data, cancellable, error);
+}
+
+GPtrArray *
+pd_local_source_list_removed (PdLocalSource  *self,
+                              GError        **error)
+{
+  g_autoptr(PdSessionStore) store = NULL;
+
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), NULL);
+
+  if (!(store = pd_local_source_open_store (self, error)))
+    return NULL;
+  return pd_session_store_list_removed (store, error);
+}
+
+gboolean
+pd_local_source_restore (PdLocalSource  *self,
+                         const char     *session_id,
+                         GError        **error)
+{
+  g_autoptr(PdSessionStore) store = NULL;
+
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), FALSE);
+
+  if (!(store = pd_local_source_open_store (self, error)))
+    return FALSE;
+  return pd_session_store_restore (store, session_id, error);
+}

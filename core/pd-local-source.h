@@ -13,6 +13,7 @@
 #include "pd-database-watcher.h"
 #include "pd-types.h"
 #include "pd-event-bus.h"
+#include "pd-session-reads.h"
 #include "pd-source.h"
 
 G_BEGIN_DECLS
@@ -55,6 +56,23 @@ gboolean       pd_local_source_foreach_message    (PdLocalSource            *sel
                                                    PdLocalSourceMessageFunc  func,
                                                    gpointer                  user_data,
                                                    GCancellable             *cancellable,
+                                                   GError                  **error);
+
+/* Each event of the session handed to @func in order, as `events
+ * --session` reads them (blocking: call it from a worker thread). */
+gboolean       pd_local_source_foreach_event      (PdLocalSource            *self,
+                                                   const char               *session_id,
+                                                   PdSessionReadsEventFunc   func,
+                                                   gpointer                  user_data,
+                                                   GCancellable             *cancellable,
+                                                   GError                  **error);
+/* Other agents' sessions removed from the list, and one of them listed
+ * again (blocking: call them from a worker thread).
+ * Returns: (transfer full) (element-type PdSessionInfo) */
+GPtrArray     *pd_local_source_list_removed       (PdLocalSource            *self,
+                                                   GError                  **error);
+gboolean       pd_local_source_restore            (PdLocalSource            *self,
+                                                   const char               *session_id,
                                                    GError                  **error);
 
 G_END_DECLS

@@ -3,7 +3,9 @@
  * `sessions export` of an imported session of 300,000 plan calls built
  * every message and every version of the plan as one tree, then as one
  * string (1.6 GB).  Here the document is written piece by piece: its
- * facts, then each message, then each version, then the plan documents.
+ * facts, then each message, then each version, then each event (as
+ * `events --session` prints them, a long transcript's a part at a time),
+ * then the plan documents.
  * The pieces are json-glib's own pretty text, each indented to its place,
  * so the bytes are those the whole tree gives.
  *
@@ -153,6 +155,20 @@ on_version (PdPlanVersionInfo *version,
   pd_plan_version_info_free (version);
 }
 
+/* An event's envelope as an element of "events"; FALSE stops a read
+ * that failed to write. */
+static gboolean
+on_event (const PdStoredEvent *event,
+          gpointer             user_data)
+{
+  Writer *writer = user_data;
+  g_autoptr(JsonNode) node = json_from_string (event->event_json, NULL);
+
+  if (node != NULL)
+    put_element (writer, node);
+  return writer->error == NULL;
+}
+
 /* The document with each streamed array holding HOLE: its text before the
  * line of the hole of @member, and after it. */
 static char *
@@ -163,11 +179,15 @@ skeleton (const PdSessionInfo *info,
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   JsonArray *messages = json_array_new ();
   JsonArray *versions = json_array_new ();
+  JsonArray *events = json_array_new ();
 
   json_array_add_string_element (messages, HOLE);
   json_array_add_string_element (versions, HOLE);
+  json_array_add_string_element (events, HOLE);
   json_object_set_array_member (object, "messages", messages);
   json_object_set_array_member (object, "plan_versions", versions);
+  /* The timeline: what `events --session` prints, each envelope whole. */
+  json_object_set_array_member (object, "events", events);
   /* Another agent's plan documents (ExitPlanMode, proposed plans). */
   if (documents != NULL && documents->len > 0)
     {
@@ -262,7 +282,7 @@ pd_session_reads_export_json (PdSessionStore  *store,
   g_autoptr(PdTranscriptPages) pages = NULL;
   g_autofree char *head = NULL;
   g_autofree char *tail = NULL;
-  const char *line, *after, *line2, *after2;
+  const char *line, *after, *line2, *after2, *line3, *after3;
   gboolean stream;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
@@ -308,7 +328,15 @@ pd_session_reads_export_json (PdSessionStore  *store,
   /* The plan documents are known once read. */
   tail = skeleton (info, documents);
   find_hole (tail, 1, &line2, &after2);
-  end_elements (&writer, after2, NULL);
+  find_hole (tail, 2, &line3, &after3);
+  end_elements (&writer, after2, line3);
+
+  if (!pd_session_reads_foreach_event (store, id, NULL, 0, on_event, &writer, cancellable, error))
+    {
+      g_clear_error (&writer.error);
+      return FALSE;
+    }
+  end_elements (&writer, after3, NULL);
   put_string (&writer, "\n");
 
   if (writer.error == NULL)

@@ -444,11 +444,46 @@ def imported_sessions(tap, agent_run, detail, tmp):
                   and any(m.get("role") == "user" for m in messages),
                   f"{source}: the export holds prompts and tool results", [m.get("role") for m in messages][:10])
 
+        printed = agent_run("events", "--db", db, "--session", sid)
+        timeline = [json.loads(line) for line in printed.stdout.splitlines() if line.strip()]
+        tap.check(len(timeline) > 0 and document.get("events") == timeline,
+                  f"{source}: sessions export has the events events --session prints (it left them out)",
+                  (len(timeline), len(document.get("events") or [])))
+
         events = agent_run("events", "--db", db, "--session", sid, "--type", "plan_updated")
         lines = [json.loads(line) for line in events.stdout.splitlines() if line.strip()]
         tap.check(events.returncode == 0 and len(lines) == versions - 1
                   and all(set(e["data"]) == {"steps", "done", "in_progress", "blocked", "pending", "version"}
                           for e in lines), f"{source}: events has the plan updates", detail(events))
+
+    # Removed from the list, an agent's session comes back: `sessions removed`
+    # lists it, `sessions restore` lists it again, and reading the agents'
+    # folders again in between keeps it removed (there was no way back,
+    # tried as a new user would).
+    session = by_title.get("Upload rate limits")
+    if session is not None:
+        sid = session["id"]
+        proc = agent_run("sessions", "rm", "--db", db, sid)
+        tap.check(proc.returncode == 0, "sessions rm of an agent's session exits 0", detail(proc))
+        agent_run("import", "--db", db, *paths)
+        proc = agent_run("sessions", "list", "--db", db, "--json")
+        tap.check(sid not in proc.stdout, "removed, it stays out of the list after a new import", detail(proc))
+        proc = agent_run("sessions", "removed", "--db", db, "--json")
+        removed = [s.get("id") for s in json.loads(proc.stdout).get("sessions", [])] if proc.returncode == 0 else []
+        tap.check(removed == [sid], "sessions removed lists it", detail(proc))
+        proc = agent_run("sessions", "removed", "--db", db)
+        tap.check(proc.returncode == 0 and sid in proc.stdout and "Upload rate limits" in proc.stdout,
+                  "sessions removed prints its id and title", detail(proc))
+        proc = agent_run("sessions", "restore", "--db", db, sid)
+        tap.check(proc.returncode == 0 and sid in proc.stdout, "sessions restore exits 0", detail(proc))
+        proc = agent_run("sessions", "list", "--db", db, "--json")
+        tap.check(sid in proc.stdout, "restored, it is listed again", detail(proc))
+        proc = agent_run("sessions", "removed", "--db", db)
+        tap.check(proc.returncode == 0 and "No session is removed" in proc.stdout, "none removed any more",
+                  detail(proc))
+        proc = agent_run("sessions", "restore", "--db", db, sid)
+        tap.check(proc.returncode == 1 and "not removed from the list" in proc.stderr,
+                  "restoring a session that is listed fails and says so", detail(proc))
 
     # Read, shown, exported: the agents' plan text is still not in the database.
     with open(db, "rb") as f:

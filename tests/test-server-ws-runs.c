@@ -339,6 +339,26 @@ test_approval_trust (Fixture       *f,
 
 /* Nobody answers: after the timeout the call is denied and the prompt ends
  * with its one terminator; nothing approves by default. */
+/* What the session's transcript records of its denied call: the reason
+ * the model was told (a denial nobody made said "the user declined"). */
+static void
+assert_denied_for (Fixture    *f,
+                   const char *session_id,
+                   const char *reason)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = pd_session_store_load_messages (f->store, session_id, &error);
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  node = json_node_init_array (json_node_alloc (), messages);
+  text = json_to_string (node, FALSE);
+  g_test_message ("stored: %s", text);
+  g_assert_nonnull (strstr (text, reason));
+  g_assert_null (strstr (text, "the user declined"));
+}
+
 static void
 test_approval_never_answered (Fixture       *f,
                               gconstpointer  data)
@@ -357,6 +377,8 @@ test_approval_never_answered (Fixture       *f,
                                                            "data"), "denied"));
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   assert_one_terminator (client, 0);
+  assert_denied_for (f, json_object_get_string_member (g_ptr_array_index (client->frames, 0), "session_id"),
+                     "no one answered in time");
 
   /* A late answer changes nothing. */
   client_send (client, approval_response (g_ptr_array_index (client->frames, asked), "approve"));
@@ -445,6 +467,7 @@ test_client_vanishes (Fixture       *f,
   spin_until (run_reached, &wait);
   spin_until (no_sockets, f);
   g_assert_false (file_exists (f, "vanished.txt"));
+  assert_denied_for (f, session_id, "interrupted: the client following the run went away");
 
   /* The session is there, and another socket carries on. */
   {
@@ -502,6 +525,7 @@ test_cancel (Fixture       *f,
                                    "cancelled"));
   assert_one_terminator (client, 0);
   g_assert_false (file_exists (f, "cancelled.txt"));
+  assert_denied_for (f, session_id, "the run was stopped before anyone answered");
 
   /* And the frame of odek's later protocol: the socket's own run. */
   {
@@ -611,6 +635,8 @@ test_stop_with_socket (Fixture       *f,
   spin_until (client_is_closed, client);
   g_assert_cmpuint (client->close_code, ==, SOUP_WEBSOCKET_CLOSE_GOING_AWAY);
   g_assert_false (file_exists (f, "stopped.txt"));
+  assert_denied_for (f, json_object_get_string_member (g_ptr_array_index (client->frames, 0), "session_id"),
+                     "interrupted: the endpoint (serve) stopped");
 }
 
 int

@@ -164,42 +164,79 @@ set_key_state (AdwEntryRow *key,
                                  : _("API Key"));
 }
 
+/* A look in the keyring for a key row; only the newest one of a row
+ * answers (one per edit of its base URL). */
+typedef struct
+{
+  GWeakRef key;
+  guint    serial;
+} KeyQuery;
+
 static void
 on_key_state (GObject      *object,
               GAsyncResult *result,
               gpointer      data)
 {
-  GWeakRef *key_ref = data;
-  g_autoptr(AdwEntryRow) key = g_weak_ref_get (key_ref);
+  KeyQuery *query = data;
+  g_autoptr(AdwEntryRow) key = g_weak_ref_get (&query->key);
   g_autoptr(GError) error = NULL;
   gboolean session_only = FALSE;
   gboolean stored = pd_secrets_has_provider_key_finish (result, &session_only, &error);
 
-  g_weak_ref_clear (key_ref);
-  g_free (key_ref);
-  if (key != NULL)
+  if (key != NULL &&
+      GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (key), "pd-key-query")) == query->serial)
     set_key_state (key, !stored ? KEY_STATE_NONE : session_only ? KEY_STATE_SESSION : KEY_STATE_KEYRING);
+  g_weak_ref_clear (&query->key);
+  g_free (query);
 }
 
-/* The key's row says whether a key is stored for the profile's endpoint;
- * the key itself is not read into the window, and a locked keyring is not
- * asked to unlock for it (no prompt on opening the preferences). */
+/* The key's row says whether a key is stored for the profile's endpoint
+ * (its provider and base URL, looked up again when either changes: the
+ * row went on saying "Kept in the Keyring" of another address, tried as
+ * a new user would); the key itself is not read into the window, and a
+ * locked keyring is not asked to unlock for it (no prompt on opening the
+ * preferences). */
 static void
 pd_preferences_window_show_key_state (PdPreferencesWindow *self,
                                       ProfileRows         *rows)
 {
-  GWeakRef *key_ref;
+  KeyQuery *query;
   const char *kind = rows_kind (rows);
+  guint serial = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (rows->key), "pd-key-query")) + 1;
 
+  /* An answer on its way for the old address is dropped. */
+  g_object_set_data (G_OBJECT (rows->key), "pd-key-query", GUINT_TO_POINTER (serial));
   if (g_strcmp0 (kind, "replay") == 0)
     {
       gtk_widget_set_visible (GTK_WIDGET (rows->key), FALSE);
       return;
     }
-  key_ref = g_new0 (GWeakRef, 1);
-  g_weak_ref_init (key_ref, rows->key);
+  query = g_new0 (KeyQuery, 1);
+  g_weak_ref_init (&query->key, rows->key);
+  query->serial = serial;
   pd_secrets_has_provider_key_async (kind, gtk_editable_get_text (GTK_EDITABLE (rows->base_url)),
-                                     on_key_state, key_ref);
+                                     on_key_state, query);
+}
+
+static void
+on_endpoint_changed (GObject             *row,
+                     PdPreferencesWindow *self)
+{
+  for (guint i = 0; i < self->profiles->len; i++)
+    {
+      ProfileRows *rows = g_ptr_array_index (self->profiles, i);
+
+      if (G_OBJECT (rows->base_url) == row || G_OBJECT (rows->kind) == row)
+        pd_preferences_window_show_key_state (self, rows);
+    }
+}
+
+static void
+on_kind_changed (GObject             *row,
+                 GParamSpec          *pspec,
+                 PdPreferencesWindow *self)
+{
+  on_endpoint_changed (row, self);
 }
 
 typedef struct
@@ -355,6 +392,9 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   g_signal_connect_swapped (rows->model, "changed", G_CALLBACK (pd_preferences_window_save_profiles), self);
   g_signal_connect_swapped (rows->env, "changed", G_CALLBACK (pd_preferences_window_save_profiles), self);
   g_signal_connect_swapped (rows->kind, "notify::selected", G_CALLBACK (pd_preferences_window_save_profiles), self);
+  /* After saving: the keyring is asked about what the profile now names. */
+  g_signal_connect (rows->base_url, "changed", G_CALLBACK (on_endpoint_changed), self);
+  g_signal_connect (rows->kind, "notify::selected", G_CALLBACK (on_kind_changed), self);
 }
 
 static void

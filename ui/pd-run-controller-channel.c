@@ -62,7 +62,7 @@ ask_on_main (gpointer data)
 
   if (self == NULL)
     {
-      _pd_run_question_answer (question, _pd_run_question_dismissed_answer (question), NULL);
+      _pd_run_question_dismiss (question);
       return G_SOURCE_REMOVE;
     }
 
@@ -74,7 +74,7 @@ ask_on_main (gpointer data)
 
   if (g_cancellable_is_cancelled (self->cancellable))
     {
-      _pd_run_question_answer (question, _pd_run_question_dismissed_answer (question), NULL);
+      _pd_run_question_dismiss (question);
       return G_SOURCE_REMOVE;
     }
 
@@ -187,6 +187,8 @@ approve_on_worker (const char *tool,
 
   ask_and_wait (question);
   allow = question->answer;
+  if (!allow && question->dismissed)
+    pd_approver_set_denial_reason ("interrupted: the run was stopped or its window closed before anyone answered");
   _pd_run_question_unref (question);
 
   return allow;

@@ -63,6 +63,19 @@ _pd_run_question_dismissed_answer (Question *question)
   return question->kind == QUESTION_APPROVAL ? FALSE : PD_PLAN_REVIEW_DISMISSED;
 }
 
+/* Nobody will answer (the run stops, the window goes): answered as
+ * dismissed, and marked so, for the record to say so and not that the
+ * person declined. */
+void
+_pd_run_question_dismiss (Question *question)
+{
+  g_mutex_lock (&question->mutex);
+  if (!question->answered)
+    question->dismissed = TRUE;
+  g_mutex_unlock (&question->mutex);
+  _pd_run_question_answer (question, _pd_run_question_dismissed_answer (question), NULL);
+}
+
 /* A question answered or gone: the dialogs still open (parallel calls
  * stack theirs in the same place) are the ones under the pointer now,
  * each guarded as if new. */
@@ -108,7 +121,7 @@ _pd_run_controller_dismiss_questions (PdRunController *self)
     {
       Question *question = g_ptr_array_index (self->questions, 0);
 
-      _pd_run_question_answer (question, _pd_run_question_dismissed_answer (question), NULL);
+      _pd_run_question_dismiss (question);
       _pd_run_controller_close_question (self, question);
     }
 }

@@ -44,6 +44,7 @@ typedef struct
   GCond            cond;
   gboolean         answered;
   int              answer;     /* TRUE/FALSE, or a PdPlanReviewAnswer */
+  gboolean         dismissed;  /* nobody answered: the run stopped, the window closed */
   char            *feedback;
   PdRemoteRun     *remote_run; /* (nullable) a remote run's question: answered over HTTP */
 
@@ -150,6 +151,7 @@ void      _pd_run_question_answer                 (Question            *question
                                                    int                  answer,
                                                    const char          *feedback);
 int       _pd_run_question_dismissed_answer       (Question            *question);
+void      _pd_run_question_dismiss                (Question            *question);
 void      _pd_run_controller_close_question       (PdRunController     *self,
                                                    Question            *question);
 void      _pd_run_controller_dismiss_questions    (PdRunController     *self);

@@ -8,7 +8,10 @@
  * nothing.  A window that closes first deletes what it still holds
  * (pd_session_deleter_flush()): the user asked for it.  A session imported
  * from another agent is only hidden from the list by the store; the
- * agent's transcript is never touched, and the toast says so.
+ * agent's transcript is never touched, and the toast says so.  An export
+ * of the session going on is let finish first: the source deletes the
+ * session once it has ended (deleted under it, an export failed or came
+ * out short, tried as a new user would).
  */
 #define G_LOG_DOMAIN "pd-session-deleter"
 
@@ -17,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-session-deleter.h"
+#include "pd-session-export.h"
 #include "pd-ui-util-private.h"
 
 typedef struct
@@ -89,13 +93,24 @@ on_deleted (GObject      *object,
     pending_free (pending);
 }
 
+static gboolean
+on_export_ended (gpointer data)
+{
+  Pending *pending = data;
+
+  /* Another export may have begun meanwhile: it is let finish too. */
+  if (!pd_session_export_when_done (pending->source, pending->id, on_export_ended, pending))
+    pd_source_delete_session_async (pending->source, pending->id, NULL, on_deleted, pending);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 pending_delete (Pending *pending)
 {
   if (pending->settled)
     return;
   pending->settled = TRUE;
-  pd_source_delete_session_async (pending->source, pending->id, NULL, on_deleted, pending);
+  on_export_ended (pending);
 }
 
 static void

@@ -21,6 +21,7 @@ typedef struct
   PdSessionInfo         *info;
   JsonArray             *messages;
   GPtrArray             *versions;
+  GPtrArray             *events;     /* (element-type PdStoredEvent) an endpoint's, read in pages */
   /* Written as read: the session's own database and its id there. */
   PdLocalSource         *local;
   char                  *local_id;
@@ -34,6 +35,11 @@ void      _pd_session_export_markdown_head    (GString                 *out,
 /* One message of the transcript in Markdown. */
 void      _pd_session_export_markdown_message (GString                 *out,
                                                JsonObject              *message);
+/* One event of the session's timeline in Markdown, after the "Events"
+ * heading when @first. */
+void      _pd_session_export_markdown_event   (GString                 *out,
+                                               const PdStoredEvent     *event,
+                                               gboolean                 first);
 /* Whether @file may be written (a regular file or none), and its mode
  * when it exists (*@existed). */
 gboolean  _pd_session_export_check_target     (GFile                   *file,

@@ -79,6 +79,25 @@ on_message (JsonObject *message,
     writer_flush (writer);
 }
 
+typedef struct
+{
+  Writer   *writer;
+  gboolean  first;
+} EventWriter;
+
+static gboolean
+on_event (const PdStoredEvent *event,
+          gpointer             user_data)
+{
+  EventWriter *events = user_data;
+
+  _pd_session_export_markdown_event (events->writer->text, event, events->first);
+  events->first = FALSE;
+  if (events->writer->text->len >= WRITE_CHUNK)
+    writer_flush (events->writer);
+  return events->writer->error == NULL;
+}
+
 /* The Markdown of @data's session: the head from what the source gave
  * (its facts, its newest plan version), then each message as read. */
 static gboolean
@@ -99,6 +118,17 @@ write_markdown (ExportData     *data,
       g_clear_error (&writer.error);
       return FALSE;
     }
+  /* Then the timeline, as `events --session` reads it (a long
+   * transcript's a part at a time): the export left it out. */
+  {
+    EventWriter events = { &writer, TRUE };
+
+    if (!pd_local_source_foreach_event (data->local, data->local_id, on_event, &events, cancellable, error))
+      {
+        g_clear_error (&writer.error);
+        return FALSE;
+      }
+  }
   writer_flush (&writer);
   if (writer.error != NULL)
     {

@@ -23,6 +23,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "pd-event-item.h"
 #include "pd-json-util.h"
 #include "pd-plan-row-item.h"
 #include "pd-plan-state.h"
@@ -32,15 +33,130 @@
 #include "pd-ui-util-private.h"
 
 
+/* --- exports going on ------------------------------------------------- */
+
+/* Each export going on, by its session's id (its own source's: an id
+ * among several sources is "source/id") → how many,
+ * and who waits for a session's to end (a deletion).  Any thread: an
+ * export ends where its task goes; the waiters run on the main context. */
+typedef struct
+{
+  char        *key;
+  GSourceFunc  func;
+  gpointer     data;
+} Waiter;
+
+G_LOCK_DEFINE_STATIC (running);
+static GHashTable *running;
+static GSList *waiters;
+
+static char *
+running_key (PdSource   *source,
+             const char *session_id)
+{
+  const char *slash = session_id != NULL ? strrchr (session_id, '/') : NULL;
+
+  return g_strdup (slash != NULL ? slash + 1 : session_id != NULL ? session_id : "");
+}
+
+static void
+running_begin (const char *key)
+{
+  G_LOCK (running);
+  if (running == NULL)
+    running = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert (running, g_strdup (key),
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (running, key)) + 1));
+  G_UNLOCK (running);
+}
+
+static void
+running_end (const char *key)
+{
+  GSList *ready = NULL;
+  guint n;
+
+  G_LOCK (running);
+  n = GPOINTER_TO_UINT (g_hash_table_lookup (running, key));
+  if (n > 1)
+    g_hash_table_insert (running, g_strdup (key), GUINT_TO_POINTER (n - 1));
+  else
+    {
+      g_hash_table_remove (running, key);
+      for (GSList *l = waiters; l != NULL;)
+        {
+          Waiter *waiter = l->data;
+          GSList *next = l->next;
+
+          if (g_str_equal (waiter->key, key))
+            {
+              waiters = g_slist_delete_link (waiters, l);
+              ready = g_slist_prepend (ready, waiter);
+            }
+          l = next;
+        }
+    }
+  G_UNLOCK (running);
+
+  for (GSList *l = ready; l != NULL; l = l->next)
+    {
+      Waiter *waiter = l->data;
+
+      g_idle_add (waiter->func, waiter->data);
+      g_free (waiter->key);
+      g_free (waiter);
+    }
+  g_slist_free (ready);
+}
+
+/**
+ * pd_session_export_when_done:
+ * @func: called once on the main context when the exports of @session_id
+ *   of @source going on now have ended
+ *
+ * Returns: %TRUE when @func waits for an export; %FALSE when none goes
+ *   on (@func is not called)
+ */
+gboolean
+pd_session_export_when_done (PdSource    *source,
+                             const char  *session_id,
+                             GSourceFunc  func,
+                             gpointer     data)
+{
+  g_autofree char *key = running_key (source, session_id);
+  gboolean waits;
+
+  G_LOCK (running);
+  waits = running != NULL && g_hash_table_contains (running, key);
+  if (waits)
+    {
+      Waiter *waiter = g_new0 (Waiter, 1);
+
+      waiter->key = g_steal_pointer (&key);
+      waiter->func = func;
+      waiter->data = data;
+      waiters = g_slist_prepend (waiters, waiter);
+    }
+  G_UNLOCK (running);
+  return waits;
+}
+
 static void
 export_data_free (ExportData *data)
 {
+  if (data->source != NULL)
+    {
+      g_autofree char *key = running_key (data->source, data->session_id);
+
+      running_end (key);
+    }
   g_clear_object (&data->source);
   g_free (data->session_id);
   g_clear_object (&data->file);
   g_clear_pointer (&data->info, pd_session_info_free);
   g_clear_pointer (&data->messages, json_array_unref);
   g_clear_pointer (&data->versions, g_ptr_array_unref);
+  g_clear_pointer (&data->events, g_ptr_array_unref);
   g_clear_object (&data->local);
   g_free (data->local_id);
   g_free (data);
@@ -382,6 +498,32 @@ _pd_session_export_markdown_message (GString    *out,
       }
 }
 
+void
+_pd_session_export_markdown_event (GString             *out,
+                                   const PdStoredEvent *event,
+                                   gboolean             first)
+{
+  g_autoptr(PdEventItem) item = pd_event_item_new (event->seq, event->event_json);
+  g_autofree char *type = inline_text (pd_event_item_get_event_type (item));
+  g_autofree char *summary = inline_text (pd_event_item_get_summary (item));
+  const char *tool = pd_event_item_get_tool (item);
+
+  /* The timeline, a line an event: what the Events page lists. */
+  if (first)
+    g_string_append_printf (out, "## %s\n\n", _("Events"));
+  g_string_append (out, "- ");
+  append_code_span (out, pd_event_item_get_time_text (item));
+  g_string_append_printf (out, " %s", type);
+  if (tool != NULL && *tool != '\0')
+    {
+      g_string_append_c (out, ' ');
+      append_code_span (out, tool);
+    }
+  if (*summary != '\0')
+    g_string_append_printf (out, " — %s", summary);
+  g_string_append_c (out, '\n');
+}
+
 /**
  * pd_session_export_markdown:
  * @messages: the transcript
@@ -392,7 +534,8 @@ _pd_session_export_markdown_message (GString    *out,
 char *
 pd_session_export_markdown (const PdSessionInfo *info,
                             JsonArray           *messages,
-                            GPtrArray           *versions)
+                            GPtrArray           *versions,
+                            GPtrArray           *events)
 {
   GString *out = g_string_new (NULL);
 
@@ -405,6 +548,8 @@ pd_session_export_markdown (const PdSessionInfo *info,
       if (JSON_NODE_HOLDS_OBJECT (node))
         _pd_session_export_markdown_message (out, json_node_get_object (node));
     }
+  for (guint i = 0; events != NULL && i < events->len; i++)
+    _pd_session_export_markdown_event (out, g_ptr_array_index (events, i), i == 0);
   return g_string_free (out, FALSE);
 }
 
@@ -417,7 +562,8 @@ pd_session_export_markdown (const PdSessionInfo *info,
 char *
 pd_session_export_json (const PdSessionInfo *info,
                         JsonArray           *messages,
-                        GPtrArray           *versions)
+                        GPtrArray           *versions,
+                        GPtrArray           *events)
 {
   JsonObject *object = pd_session_info_to_json (info, FALSE);
   JsonArray *history = json_array_new ();
@@ -441,6 +587,19 @@ pd_session_export_json (const PdSessionInfo *info,
       json_array_add_object_element (history, entry);
     }
   json_object_set_array_member (object, "plan_versions", history);
+  /* As `sessions export` writes them: each event's envelope. */
+  {
+    JsonArray *timeline = json_array_new ();
+
+    for (guint i = 0; events != NULL && i < events->len; i++)
+      {
+        JsonNode *event = json_from_string (((PdStoredEvent *) g_ptr_array_index (events, i))->event_json, NULL);
+
+        if (event != NULL)
+          json_array_add_element (timeline, event);
+      }
+    json_object_set_array_member (object, "events", timeline);
+  }
 
   json_node_take_object (root, object);
   json_generator_set_root (generator, root);
@@ -499,8 +658,8 @@ export_thread (GTask        *task,
     }
 
   contents = data->format == PD_SESSION_EXPORT_JSON
-    ? pd_session_export_json (data->info, data->messages, data->versions)
-    : pd_session_export_markdown (data->info, data->messages, data->versions);
+    ? pd_session_export_json (data->info, data->messages, data->versions, data->events)
+    : pd_session_export_markdown (data->info, data->messages, data->versions, data->events);
   if (!g_file_replace_contents (data->file, contents, strlen (contents), NULL, FALSE,
                                 G_FILE_CREATE_PRIVATE | G_FILE_CREATE_REPLACE_DESTINATION,
                                 NULL, cancellable, &error))
@@ -511,6 +670,44 @@ export_thread (GTask        *task,
   if (existed && g_chmod (path, (int) mode) != 0)
     g_debug ("Could not keep the mode of %s: %s", path, g_strerror (errno));
   g_task_return_boolean (task, TRUE);
+}
+
+/* An endpoint's events are read a page at a time. */
+#define EVENTS_PAGE 500
+
+static void
+on_events (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ExportData *data = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) page = NULL;
+  GError *error = NULL;
+
+  page = pd_source_get_events_finish (PD_SOURCE (object), result, &error);
+  if (page == NULL)
+    {
+      /* An endpoint that gives no events: the rest is written. */
+      if (!g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNSUPPORTED) &&
+          !g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      g_clear_error (&error);
+    }
+  for (guint i = 0; page != NULL && i < page->len; i++)
+    g_ptr_array_add (data->events, pd_stored_event_copy (g_ptr_array_index (page, i)));
+  if (page != NULL && page->len == EVENTS_PAGE)
+    {
+      const PdStoredEvent *last = g_ptr_array_index (page, page->len - 1);
+
+      pd_source_get_events_async (data->source, data->session_id, last->seq, EVENTS_PAGE,
+                                  g_task_get_cancellable (task), on_events, g_object_ref (task));
+      return;
+    }
+  g_task_run_in_thread (task, export_thread);
 }
 
 static void
@@ -537,7 +734,14 @@ on_history (GObject      *object,
     }
 
   data->versions = g_steal_pointer (&versions);
-  g_task_run_in_thread (task, data->local != NULL ? _pd_session_export_stream_thread : export_thread);
+  if (data->local != NULL)
+    {
+      g_task_run_in_thread (task, _pd_session_export_stream_thread);
+      return;
+    }
+  data->events = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  pd_source_get_events_async (data->source, data->session_id, 0, EVENTS_PAGE, g_task_get_cancellable (task),
+                              on_events, g_object_ref (task));
 }
 
 static void
@@ -615,6 +819,12 @@ pd_session_export_async (PdSource              *source,
   data->session_id = g_strdup (session_id);
   data->format = format;
   data->file = g_object_ref (file);
+  /* A deletion of the session waits for it (pd_session_export_when_done()). */
+  {
+    g_autofree char *key = running_key (source, session_id);
+
+    running_begin (key);
+  }
   g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
   g_task_set_source_tag (task, pd_session_export_async);
 

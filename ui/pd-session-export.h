@@ -18,10 +18,12 @@ typedef enum
 
 char     *pd_session_export_markdown    (const PdSessionInfo   *info,
                                          JsonArray             *messages,
-                                         GPtrArray             *versions);
+                                         GPtrArray             *versions,
+                                         GPtrArray             *events);
 char     *pd_session_export_json        (const PdSessionInfo   *info,
                                          JsonArray             *messages,
-                                         GPtrArray             *versions);
+                                         GPtrArray             *versions,
+                                         GPtrArray             *events);
 
 void      pd_session_export_async       (PdSource              *source,
                                          const char            *session_id,
@@ -32,6 +34,10 @@ void      pd_session_export_async       (PdSource              *source,
                                          gpointer               user_data);
 gboolean  pd_session_export_finish      (GAsyncResult          *result,
                                          GError               **error);
+gboolean  pd_session_export_when_done   (PdSource              *source,
+                                         const char            *session_id,
+                                         GSourceFunc            func,
+                                         gpointer               data);
 
 void      pd_session_export_choose      (GtkWindow             *parent,
                                          AdwToastOverlay       *toasts,

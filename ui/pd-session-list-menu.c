@@ -79,6 +79,25 @@ pd_session_list_restore_focus (PdSessionList *self)
     gtk_widget_grab_focus (GTK_WIDGET (self->list_view));
 }
 
+/* The menu closed: its row is drawn as before.  The row's press began on
+ * the click that opened the menu and the menu took its release, so the
+ * row stayed shaded as if still pressed (tried as a new user would). */
+static void
+on_menu_closed (PdSessionList *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+
+      gtk_widget_unset_state_flags (child, GTK_STATE_FLAG_ACTIVE);
+      if (row != NULL)
+        gtk_widget_unset_state_flags (row, GTK_STATE_FLAG_ACTIVE);
+    }
+  pd_session_list_restore_focus (self);
+}
+
 static void
 pd_session_list_popup_menu (PdSessionList *self,
                             PdSessionItem *item,
@@ -118,7 +137,7 @@ pd_session_list_popup_menu (PdSessionList *self,
       self->menu = gtk_popover_menu_new_from_model (NULL);
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
       gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
-      g_signal_connect_object (self->menu, "closed", G_CALLBACK (pd_session_list_restore_focus),
+      g_signal_connect_object (self->menu, "closed", G_CALLBACK (on_menu_closed),
                                self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
       gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
     }

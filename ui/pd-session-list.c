@@ -281,6 +281,22 @@ on_list_ready (GObject      *object,
   self->merging = TRUE;
   changed = pd_session_list_model_merge_range (self->model, request->offset, page->sessions, last, now);
 
+  /* A session hidden for its deletion and no longer listed was deleted
+   * (or removed from the list): should it be listed again (restored,
+   * `sessions restore`), it shows.  A search lists a part only. */
+  if (last && self->query == NULL && g_hash_table_size (self->hidden) > 0)
+    {
+      GHashTableIter iter;
+      const char *id;
+
+      g_hash_table_iter_init (&iter, self->hidden);
+      while (g_hash_table_iter_next (&iter, (gpointer *) &id, NULL))
+        if (pd_session_list_model_find (self->model, id, NULL) == NULL)
+          g_hash_table_iter_remove (&iter);
+      if (g_hash_table_size (self->hidden) == 0)
+        gtk_filter_list_model_set_filter (self->shown, NULL);
+    }
+
   /* A moved item was removed and re-inserted: keep it selected.  One a
    * search leaves out stays open, no row selected, until it is listed
    * again (or another is picked). */

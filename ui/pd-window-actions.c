@@ -12,6 +12,7 @@
 
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
+#include "pd-removed-sessions.h"
 #include "pd-secrets.h"
 #include "pd-session-export.h"
 #include "pd-ui-util-private.h"
@@ -658,6 +659,39 @@ preferences_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (pd_preferences_window_new (GTK_WINDOW (widget))));
 }
 
+/* Main Menu → Removed Sessions: other agents' sessions removed from the
+ * list, each with Restore; a restored one is listed and shown again. */
+static void
+on_session_restored (PdWindow   *self,
+                     const char *id)
+{
+  /* This computer's sessions keep their ids among all sources. */
+  g_free (self->pending_select);
+  self->pending_select = g_strdup (id);
+  /* Hidden from the list when it was removed. */
+  pd_session_list_set_hidden (self->session_list, id, FALSE);
+  pd_session_list_refresh (self->session_list);
+  _pd_window_try_select_pending (self);
+}
+
+static void
+show_removed_sessions_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  PdRemovedSessions *removed;
+
+  if (_pd_window_get_local_source (self) == NULL)
+    {
+      pd_window_show_message (self, _("Sessions are removed from a local database’s list only"));
+      return;
+    }
+  removed = pd_removed_sessions_new (GTK_WINDOW (self), _pd_window_get_local_source (self));
+  g_signal_connect_object (removed, "restored", G_CALLBACK (on_session_restored), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (removed));
+}
+
 /* --- importing other agents' sessions ------------------------------------ */
 
 static void
@@ -1124,6 +1158,7 @@ _pd_window_class_actions_init (GtkWidgetClass *widget_class)
                                    connect_endpoint_action);
   gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
   gtk_widget_class_install_action (widget_class, "win.import-transcripts", NULL, import_transcripts_action);
+  gtk_widget_class_install_action (widget_class, "win.show-removed-sessions", NULL, show_removed_sessions_action);
   gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.stop-run", NULL, stop_run_action);

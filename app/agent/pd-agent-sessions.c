@@ -4,6 +4,8 @@
  *   sessions [--db PATH] show ID [--json]
  *   sessions [--db PATH] export ID      the full session as JSON
  *   sessions [--db PATH] rm ID
+ *   sessions [--db PATH] removed [--json]  other agents' sessions removed from the list
+ *   sessions [--db PATH] restore ID     one of them listed again
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -318,6 +320,63 @@ sessions_rm (PdSessionStore *store,
   return 0;
 }
 
+/* Other agents' sessions `rm` (or the window's Remove From List) took
+ * out of the list: their transcripts stay, and `restore` lists one again. */
+static int
+sessions_removed (PdSessionStore *store,
+                  gboolean        as_json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sessions = pd_session_store_list_removed (store, &error);
+
+  if (sessions == NULL)
+    return pd_agent_fail ("sessions removed", error);
+
+  if (as_json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *object = json_object_new ();
+      JsonArray *array = json_array_new ();
+
+      for (guint i = 0; i < sessions->len; i++)
+        json_array_add_object_element (array, pd_session_info_to_json (g_ptr_array_index (sessions, i), FALSE));
+      json_object_set_array_member (object, "sessions", array);
+      json_node_take_object (root, object);
+      pd_agent_print_json (root, FALSE);
+      return 0;
+    }
+
+  if (sessions->len == 0)
+    {
+      printf ("%s\n", _("No session is removed from the list."));
+      return 0;
+    }
+
+  printf ("%-41s  %-16s  %s\n", _("ID"), _("UPDATED"), _("TITLE"));
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      const PdSessionInfo *info = g_ptr_array_index (sessions, i);
+      g_autofree char *updated = format_time (info->updated_at);
+      g_autofree char *title = display_title (info, 60);
+
+      printf ("%-41s  %-16s  %s\n", info->id, updated, title);
+    }
+  return 0;
+}
+
+static int
+sessions_restore (PdSessionStore *store,
+                  const char     *id)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!pd_session_store_restore (store, id, &error))
+    return pd_agent_fail ("sessions restore", error);
+
+  printf (_("Session %s is in the list again\n"), id);
+  return 0;
+}
+
 int
 pd_agent_sessions_main (int    argc,
                         char **argv)
@@ -342,8 +401,8 @@ pd_agent_sessions_main (int    argc,
     { NULL }
   };
 
-  /* Translators: list, show, export and rm are subcommands: keep them. */
-  context = g_option_context_new (_("list|show ID|export ID|rm ID"));
+  /* Translators: list, removed, show, export, rm and restore are subcommands: keep them. */
+  context = g_option_context_new (_("list|removed|show ID|export ID|rm ID|restore ID"));
   g_option_context_set_summary (context, _("The stored sessions."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 
@@ -355,8 +414,9 @@ pd_agent_sessions_main (int    argc,
 
   command = argc >= 2 ? argv[1] : "list";
 
-  if ((strcmp (command, "list") == 0 && argc > 2) ||
-      ((strcmp (command, "show") == 0 || strcmp (command, "export") == 0 || strcmp (command, "rm") == 0) && argc != 3))
+  if (((strcmp (command, "list") == 0 || strcmp (command, "removed") == 0) && argc > 2) ||
+      ((strcmp (command, "show") == 0 || strcmp (command, "export") == 0 || strcmp (command, "rm") == 0 ||
+        strcmp (command, "restore") == 0) && argc != 3))
     {
       g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
       fprintf (stderr, "%s", help);
@@ -389,7 +449,12 @@ pd_agent_sessions_main (int    argc,
     return sessions_export (store, argv[2]);
   if (strcmp (command, "rm") == 0)
     return sessions_rm (store, argv[2]);
+  if (strcmp (command, "removed") == 0)
+    return sessions_removed (store, as_json);
+  if (strcmp (command, "restore") == 0)
+    return sessions_restore (store, argv[2]);
 
-  fprintf (stderr, _("plandeck-agent sessions: unknown command “%s” (want list, show, export or rm)\n"), command);
+  fprintf (stderr, _("plandeck-agent sessions: unknown command “%s” (want list, removed, show, export, rm or restore)\n"),
+           command);
   return 2;
 }

@@ -249,6 +249,26 @@ set_reason (char       **reason,
     *reason = g_strdup (text);
 }
 
+/* Why the asker of this thread's question said no, when no person did. */
+static GPrivate denial_reason = G_PRIVATE_INIT (g_free);
+
+/**
+ * pd_approver_set_denial_reason:
+ * @reason: (nullable): why the call is denied, in a few words
+ *
+ * Called by a #PdApprovalFunc, on its own thread, before it returns
+ * %FALSE for another reason than a person saying no: nobody answered in
+ * time, the run was stopped, the endpoint or the terminal went away.  The
+ * call is then recorded as denied for @reason.  Without it a denial says
+ * "the user declined": a run whose endpoint was stopped read as the
+ * person's refusal (tried as a new user would).
+ */
+void
+pd_approver_set_denial_reason (const char *reason)
+{
+  g_private_replace (&denial_reason, g_strdup (reason));
+}
+
 static char *summarize (PdTool     *tool,
                         JsonObject *args,
                         gboolean   *whole_out);
@@ -345,16 +365,23 @@ pd_approver_decide (PdApprover     *self,
     }
 
   g_mutex_lock (&self->prompt_mutex);
+  g_private_replace (&denial_reason, NULL);
   allowed = ((PdApprovalFunc) asker->func) (pd_tool_get_name (tool), summary, preview, asker->data);
   g_mutex_unlock (&self->prompt_mutex);
 
   if (allowed)
     {
+      g_private_replace (&denial_reason, NULL);
       set_reason (reason, "approved by the user");
       return PD_APPROVAL_ALLOW;
     }
 
-  set_reason (reason, "the user declined");
+  {
+    g_autofree char *why = g_private_get (&denial_reason);
+
+    g_private_set (&denial_reason, NULL);
+    set_reason (reason, why != NULL ? why : "the user declined");
+  }
   return PD_APPROVAL_DENY;
 }
 
@@ -627,7 +654,10 @@ pd_approver_terminal_func (const char *tool,
 
   fd = open ("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
-    return FALSE;
+    {
+      pd_approver_set_denial_reason ("no terminal to ask on");
+      return FALSE;
+    }
 
   name = pd_safe_text_line (tool != NULL ? tool : "");
   shown = pd_safe_text_approval (preview != NULL && preview[0] != '\0' ? preview
@@ -647,7 +677,11 @@ pd_approver_terminal_func (const char *tool,
   close (fd);
 
   if (!ok)
-    return FALSE;
+    {
+      /* The terminal closed, or the run was interrupted while it asked. */
+      pd_approver_set_denial_reason ("interrupted: the terminal went away before anyone answered");
+      return FALSE;
+    }
 
   answer_text = g_strstrip (g_ascii_strdown (answer, -1));
 

@@ -56,6 +56,7 @@ void                pd_approver_set_func   (PdApprover       *self,
                                             PdApprovalFunc    func,
                                             gpointer          user_data,
                                             GDestroyNotify    destroy);
+void                pd_approver_set_denial_reason (const char *reason);
 PdApprovalDecision  pd_approver_decide     (PdApprover       *self,
                                             PdTool           *tool,
                                             PdToolContext    *context,

@@ -261,7 +261,8 @@ Run        *_pd_server_run_start          (PdServer          *self,
                                            GError           **error);
 const char *_pd_server_run_get_id         (Run               *run);
 const char *_pd_server_run_get_session_id (Run               *run);
-void        _pd_server_run_cancel         (Run               *run);
+void        _pd_server_run_cancel         (Run               *run,
+                                           const char        *why);
 Approval   *_pd_server_run_get_approval   (Run               *run,
                                            const char        *id);
 gboolean    _pd_server_model_id_is_valid  (const char        *model);

@@ -48,6 +48,10 @@ struct _Run
   PdEngine          *engine;
   SoupServerMessage *pending;     /* the POST waiting for its 202 */
   gboolean           active;
+  /* Why it was cancelled (a static string, set before the cancellable is;
+   * read on the engine's thread): the reason a question it waited on is
+   * recorded as denied for. */
+  const char        *cancel_reason;
 
   /* The server's thread. */
   Approval          *approval;    /* the question open now, or NULL */
@@ -99,9 +103,17 @@ _pd_server_run_get_session_id (Run *run)
   return run->session_id;
 }
 
+/**
+ * _pd_server_run_cancel:
+ * @why: (nullable): a static string: why, for a question the run waits on
+ *   ("interrupted: …"); %NULL for a person stopping it
+ */
 void
-_pd_server_run_cancel (Run *run)
+_pd_server_run_cancel (Run        *run,
+                       const char *why)
 {
+  g_atomic_pointer_compare_and_exchange (&run->cancel_reason, NULL,
+                                         why != NULL ? why : "the run was stopped before anyone answered");
   g_cancellable_cancel (run->cancellable);
 }
 
@@ -462,6 +474,17 @@ on_run_approve (const char *tool,
   note_post (run, note);
 
   answer = _pd_server_approval_wait (approval, run->cancellable, self->approval_timeout);
+  /* Nobody said no: the run's record says what happened instead of "the
+   * user declined" (a stopped serve read as the person's refusal). */
+  if (answer == APPROVAL_TIMEOUT)
+    pd_approver_set_denial_reason ("no one answered in time");
+  else if (answer == APPROVAL_CANCELLED)
+    {
+      const char *why = g_atomic_pointer_get (&run->cancel_reason);
+
+      pd_approver_set_denial_reason (why != NULL ? why
+                                     : "interrupted: the run ended before anyone answered");
+    }
 
   note = g_new0 (Note, 1);
   note->kind = NOTE_APPROVAL_CLOSE;
@@ -1018,7 +1041,7 @@ on_cancel_authorized (PdServer          *self,
   /* A question the run waits on is answered no at once (odek's HEAD left
    * it waiting out its minute). */
   if (run != NULL)
-    g_cancellable_cancel (run->cancellable);
+    _pd_server_run_cancel (run, NULL);
 
   object = json_object_new ();
   json_object_set_string_member (object, "session_id", session_id);
@@ -1070,7 +1093,7 @@ _pd_server_cancel_runs (PdServer *self)
   g_hash_table_iter_init (&iter, self->runs);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &run))
     if (run->active)
-      g_cancellable_cancel (run->cancellable);
+      _pd_server_run_cancel (run, "interrupted: the endpoint (serve) stopped before anyone answered");
 }
 
 /* Stopped: runs kept for GET /api/runs hold a pointer back; none is active

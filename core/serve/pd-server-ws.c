@@ -694,7 +694,7 @@ on_message (SoupWebsocketConnection *conn,
       /* odek's later protocol: the socket's own run stops (its queue too). */
       g_queue_clear_full (&socket->queue, (GDestroyNotify) json_object_unref);
       if (socket->run != NULL)
-        _pd_server_run_cancel (socket->run);
+        _pd_server_run_cancel (socket->run, NULL);
     }
 }
 
@@ -716,7 +716,9 @@ on_closed (SoupWebsocketConnection *conn,
    * engine's worker go on with the denial and finish the run (seen once
    * under AddressSanitizer: completed, not cancelled). */
   if (socket->run != NULL)
-    _pd_server_run_cancel (socket->run);
+    _pd_server_run_cancel (socket->run, self->stopping
+                                        ? "interrupted: the endpoint (serve) stopped before anyone answered"
+                                        : "interrupted: the client following the run went away before anyone answered");
   if (socket->asked != NULL)
     _pd_server_approval_answer (socket->asked, APPROVAL_CANCELLED);
   self->sockets = g_list_remove (self->sockets, socket);

@@ -283,3 +283,86 @@ pd_session_store_list (PdSessionStore  *self,
 
   return g_steal_pointer (&sessions);
 }
+
+/* ---------------------------------------------------------------------- */
+/* Sessions removed from the list                                         */
+
+/**
+ * pd_session_store_list_removed:
+ *
+ * The sessions of other agents removed from the list (pd_session_store_delete()
+ * only hides them: their transcripts stay the agents'), the latest removed
+ * first, at most PD_SESSION_LIST_MAX_LIMIT.
+ *
+ * Returns: (transfer full) (element-type PdSessionInfo): the removed sessions,
+ *   or %NULL on an error
+ */
+GPtrArray *
+pd_session_store_list_removed (PdSessionStore  *self,
+                               GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  int rc;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), NULL);
+
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db,
+                              "SELECT " SESSION_COLUMNS ", -1" SESSION_FROM
+                              " JOIN annotations h ON h.session_id = s.id AND h.key = '"
+                              PD_SESSION_STORE_HIDDEN_KEY "'"
+                              " ORDER BY h.updated_at DESC, s.id LIMIT ?1",
+                              error)))
+    return NULL;
+  pd_db_stmt_bind_int (stmt, 1, PD_SESSION_LIST_MAX_LIMIT);
+
+  sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
+  while ((rc = pd_db_step (self->db, stmt, error)) == PD_DB_ROW)
+    g_ptr_array_add (sessions, _pd_session_store_info_from_row (stmt));
+  if (rc != PD_DB_DONE)
+    return NULL;
+  return g_steal_pointer (&sessions);
+}
+
+/**
+ * pd_session_store_restore:
+ * @id: a session removed from the list
+ *
+ * Brings a session removed from the list back into it (reading the
+ * agents' folders again keeps it removed until then).
+ *
+ * Returns: %TRUE when it is listed again; %FALSE with PD_DB_ERROR_NOT_FOUND
+ *   when no removed session has @id
+ */
+gboolean
+pd_session_store_restore (PdSessionStore  *self,
+                          const char      *id,
+                          GError         **error)
+{
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+
+  if (!_pd_session_store_check_id (id, error))
+    return FALSE;
+  /* The count of changes is this statement's: no other thread's between. */
+  locker = pd_db_locker_new (self->db);
+  if (!(stmt = pd_db_prepare (self->db,
+                              "DELETE FROM annotations WHERE session_id = ?1 AND key = '"
+                              PD_SESSION_STORE_HIDDEN_KEY "'",
+                              error)))
+    return FALSE;
+  pd_db_stmt_bind_text (stmt, 1, id);
+  if (!pd_db_step_done (self->db, stmt, error))
+    return FALSE;
+  if (pd_db_changes (self->db) == 0)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND,
+                   "session %s is not removed from the list (or not there at all)", id);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -91,6 +91,11 @@ gboolean        pd_session_store_set_status   (PdSessionStore  *self,
 gboolean        pd_session_store_delete       (PdSessionStore  *self,
                                                const char      *id,
                                                GError         **error);
+GPtrArray      *pd_session_store_list_removed (PdSessionStore  *self,
+                                               GError         **error);
+gboolean        pd_session_store_restore      (PdSessionStore  *self,
+                                               const char      *id,
+                                               GError         **error);
 gint64          pd_session_store_add_event    (PdSessionStore  *self,
                                                const char      *session_id,
                                                const char      *run_id,

@@ -160,8 +160,8 @@ _plandeck_agent()
             ;;
         sessions)
             if [[ -z $sub ]]; then
-                COMPREPLY=($(compgen -W "list show export rm" -- "$cur"))
-            elif [[ $sub == @(show|export|rm) ]] && ((positionals == 0)); then
+                COMPREPLY=($(compgen -W "list removed show export rm restore" -- "$cur"))
+            elif [[ $sub == @(show|export|rm|restore) ]] && ((positionals == 0)); then
                 COMPREPLY=($(compgen -W "$(_plandeck_agent_session_ids "$agent" "$db")" -- "$cur"))
             fi
             ;;

@@ -16,6 +16,10 @@
 #include "pd-test-ui.h"
 #include "pd-transcript-view.h"
 
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
 /* A run that has not finished after this long is stuck; fail loudly. */
 /* The bound of every wait, in ms (pd_test_wait_ms()). */
 #define WAIT_BOUND_MS 90000.0
@@ -490,4 +494,80 @@ pd_test_run_app (const char * const *args,
   pd_test_assert_finalized (g_steal_pointer (&app));
 
   return status;
+}
+
+/**
+ * pd_test_x11_click:
+ * @x: (in @widget's coordinates)
+ * @button: 1 for the primary button, 3 for the secondary
+ *
+ * Clicks at @x, @y of @widget through the X server (xdotool), as a person
+ * does: GTK gets the press and the release as real events.
+ *
+ * Returns: %FALSE when it cannot (no xdotool, not on X11): the caller skips
+ */
+gboolean
+pd_test_x11_click (GtkWidget *widget,
+                   double     x,
+                   double     y,
+                   guint      button)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+  GtkNative *native = gtk_widget_get_native (widget);
+  GdkSurface *surface = native != NULL ? gtk_native_get_surface (native) : NULL;
+  g_autofree char *at_x = NULL;
+  g_autofree char *at_y = NULL;
+  g_autofree char *window_id = NULL;
+  g_autofree char *pressed = g_strdup_printf ("%u", button);
+  g_autoptr(GError) error = NULL;
+  graphene_point_t point;
+  double dx, dy;
+  int status = 0;
+
+  if (xdotool == NULL || surface == NULL || !GDK_IS_X11_SURFACE (surface))
+    return FALSE;
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &GRAPHENE_POINT_INIT (x, y), &point));
+  gtk_native_get_surface_transform (native, &dx, &dy);
+  at_x = g_strdup_printf ("%d", (int) (point.x + dx));
+  at_y = g_strdup_printf ("%d", (int) (point.y + dy));
+  window_id = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
+  {
+    const char *argv[] = { xdotool, "mousemove", "--sync", "--window", window_id, at_x, at_y,
+                           "click", pressed, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                                 &error));
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+typedef struct
+{
+  AdwPreferencesRow *row;
+  const char        *title;
+} RowTitle;
+
+static gboolean
+row_titled (gpointer data)
+{
+  RowTitle *wait = data;
+
+  return g_strcmp0 (adw_preferences_row_get_title (wait->row), wait->title) == 0;
+}
+
+/* Waits for the preferences row @row to be titled @title. */
+void
+pd_test_wait_row_title (gpointer    row,
+                        const char *title,
+                        const char *what)
+{
+  RowTitle wait = { ADW_PREFERENCES_ROW (row), title };
+
+  pd_test_wait_until (row_titled, &wait, what);
 }

@@ -58,5 +58,12 @@ char      *pd_test_make_tmp_dir    (void);
 void       pd_test_assert_finalized (gpointer           object);
 void       pd_test_destroy_window  (gpointer            window,
                                     gpointer            content);
+gboolean   pd_test_x11_click       (GtkWidget          *widget,
+                                    double              x,
+                                    double              y,
+                                    guint               button);
+void       pd_test_wait_row_title  (gpointer            row,
+                                    const char         *title,
+                                    const char         *what);
 
 G_END_DECLS

@@ -298,6 +298,28 @@ check_stop_while_asking (PdApplication *app,
   g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
   g_assert_null (open_message_dialog ());
   g_assert_false (project_file_exists (fixture, "one.txt"));
+
+  /* The session records the call as interrupted, not as the person's
+   * refusal: nobody said no (it read "the user declined", tried as a new
+   * user would). */
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) sessions = pd_session_store_list (store, NULL, FALSE, 0, 10, NULL, &error);
+    g_autoptr(JsonArray) messages = NULL;
+    g_autoptr(JsonNode) node = NULL;
+    g_autofree char *text = NULL;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (sessions->len, ==, 1);
+    messages = pd_session_store_load_messages (store, ((PdSessionInfo *) g_ptr_array_index (sessions, 0))->id,
+                                               &error);
+    g_assert_no_error (error);
+    node = json_node_init_array (json_node_alloc (), messages);
+    text = json_to_string (node, FALSE);
+    g_assert_nonnull (strstr (text, "interrupted: the run was stopped"));
+    g_assert_null (strstr (text, "the user declined"));
+  }
 }
 
 static void

@@ -571,15 +571,17 @@ is_key_row (GtkWidget     *widget,
 }
 
 static gboolean
-key_row_says_kept (gpointer data)
-{
-  return g_strcmp0 (adw_preferences_row_get_title (data), "API Key (Kept in the Keyring)") == 0;
-}
-
-static gboolean
 key_row_is_empty (gpointer data)
 {
   return g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (data)), "") == 0;
+}
+
+static gboolean
+is_base_url_row (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return ADW_IS_ENTRY_ROW (widget) && !ADW_IS_PASSWORD_ENTRY_ROW (widget) &&
+         g_str_has_prefix (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), "Base URL");
 }
 
 static void
@@ -590,7 +592,9 @@ check_typed_key (PdApplication *app,
   KeyRun *run = user_data;
   GtkWindow *preferences;
   GtkWidget *key_row;
+  GtkWidget *base_url_row;
   g_autofree char *profiles = NULL;
+  g_autofree char *kept_url = NULL;
 
   /* Stored as a person does it: typed in the profile's API Key row of the
    * preferences, then Apply. */
@@ -605,7 +609,7 @@ check_typed_key (PdApplication *app,
   g_signal_emit_by_name (key_row, "apply");
 
   wait_for_key_kept (run, "the key to be in the keyring");
-  pd_test_wait_until (key_row_says_kept, key_row, "the row to say the key is kept");
+  pd_test_wait_row_title (key_row, "API Key (Kept in the Keyring)", "the row to say the key is kept");
   /* Kept, the key leaves the row, whose show-password button would
    * reveal it; the title says it is stored (the title may come first,
    * from the look that tells whether a key is kept). */
@@ -614,6 +618,17 @@ check_typed_key (PdApplication *app,
   profiles = profiles_text ();
   g_assert_null (strstr (profiles, run->typed_key));
   pd_test_screenshot_sizes (preferences, "preferences-api-key");
+
+  /* The key is kept for the profile's address: with another typed in the
+   * Base URL row, the key row no longer says a key is kept (it went on
+   * saying so, tried as a new user would); back, it says so again. */
+  base_url_row = pd_test_find_first (GTK_WIDGET (preferences), is_base_url_row, NULL);
+  kept_url = g_strdup (gtk_editable_get_text (GTK_EDITABLE (base_url_row)));
+  gtk_editable_set_text (GTK_EDITABLE (base_url_row), run->other->base_url);
+  pd_test_wait_row_title (key_row, "API Key", "the row to say no key is kept for the new address");
+  pd_test_screenshot_sizes (preferences, "preferences-api-key-other-url");
+  gtk_editable_set_text (GTK_EDITABLE (base_url_row), kept_url);
+  pd_test_wait_row_title (key_row, "API Key (Kept in the Keyring)", "the row to say the key is kept again");
   pd_test_destroy_window (preferences, NULL);
 
   /* A run sends the keyring's key, before the variable's. */
@@ -861,7 +876,7 @@ check_locked_preferences (PdApplication *app,
   g_assert_nonnull (key_row);
   /* It knows a key is there without opening the keyring: no unlock, and
    * so no prompt (which, with no prompter on this bus, fails). */
-  pd_test_wait_until (key_row_says_kept, key_row, "the row to say the key is kept");
+  pd_test_wait_row_title (key_row, "API Key (Kept in the Keyring)", "the row to say the key is kept");
   g_assert_true (collection_is_locked (collection));
   pd_test_destroy_window (preferences, NULL);
 }

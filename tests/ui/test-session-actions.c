@@ -15,6 +15,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-removed-sessions.h"
 #include "pd-session-list.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -143,6 +144,42 @@ gone_from_listing (gpointer data)
   Gone *gone = data;
 
   return !listed_in_store (gone->store, gone->id);
+}
+
+static gboolean
+back_in_listing (gpointer data)
+{
+  Gone *gone = data;
+
+  return listed_in_store (gone->store, gone->id);
+}
+
+static gboolean
+removed_loaded (gpointer window)
+{
+  return pd_removed_sessions_get_loaded (window);
+}
+
+typedef struct
+{
+  PdSessionList *list;
+  const char    *id;
+} Selected;
+
+static gboolean
+selected_is (gpointer data)
+{
+  Selected *selected = data;
+
+  return g_strcmp0 (selected_id (selected->list), selected->id) == 0;
+}
+
+static gboolean
+is_label_text (GtkWidget     *widget,
+               gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
 }
 
 static gboolean
@@ -295,6 +332,32 @@ check_delete (PdApplication *app,
     g_assert_true (stored (f->store, f->imported));
   }
   wait_toast_gone (window);
+
+  /* Once its Undo is gone, it comes back from Main Menu → Removed
+   * Sessions, where Restore lists it again (there was no way back, and
+   * reading the agents' folders again kept it hidden, tried as a new user
+   * would). */
+  {
+    GtkWindow *removed;
+    GtkWidget *restore;
+    Gone gone = { f->store, f->imported };
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-removed-sessions", NULL));
+    removed = pd_test_find_toplevel (PD_TYPE_REMOVED_SESSIONS);
+    g_assert_nonnull (removed);
+    pd_test_wait_until (removed_loaded, removed, "the removed sessions read");
+    pd_test_flush (GTK_WIDGET (removed));
+    g_assert_nonnull (pd_test_find_label (GTK_WIDGET (removed), "An agent's session"));
+    pd_test_screenshot_sizes (removed, "removed-sessions");
+    restore = wait_for_widget (GTK_WIDGET (removed), is_button_labelled, "_Restore", "the Restore button");
+    g_signal_emit_by_name (restore, "clicked");
+    pd_test_wait_until (back_in_listing, &gone, "the session listed again in the index");
+    pd_test_wait_until (selected_is, &(Selected) { list, f->imported }, "the restored session listed and shown");
+    g_assert_nonnull (wait_for_widget (GTK_WIDGET (removed), is_label_text, "No Removed Sessions",
+                                       "the empty page"));
+    pd_test_screenshot_sizes (removed, "removed-sessions-empty");
+    pd_test_destroy_window (removed, NULL);
+  }
 
   /* A session whose run goes on (this process's, so alive): deleting it
    * let the run go on unrecorded (found as an attacker would).  The window

@@ -107,6 +107,14 @@ export_to (PdSource              *source,
   return text;
 }
 
+static gboolean
+collect_event (const PdStoredEvent *event,
+               gpointer             user_data)
+{
+  g_ptr_array_add (user_data, pd_stored_event_copy (event));
+  return TRUE;
+}
+
 static void
 test_export_long_streams (void)
 {
@@ -121,6 +129,7 @@ test_export_long_streams (void)
   g_autoptr(PdSessionInfo) info = NULL;
   g_autoptr(JsonArray) messages = NULL;
   g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GOutputStream) cli = g_memory_output_stream_new_resizable ();
   g_autofree char *id = NULL;
   g_autofree char *markdown = NULL;
@@ -145,9 +154,15 @@ test_export_long_streams (void)
   g_assert_cmpuint (json_array_get_length (messages), ==, 2 * N_CALLS + 1);
   versions = pd_session_reads_list_plan_versions (db->store, id, &error);
   g_assert_no_error (error);
-  expected = pd_session_export_markdown (info, messages, versions);
+  /* The timeline after the transcript, as `events --session` reads it. */
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_stored_event_free);
+  g_assert_true (pd_session_reads_foreach_event (db->store, id, NULL, 0, collect_event, events, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, >, N_CALLS);
+  expected = pd_session_export_markdown (info, messages, versions, events);
   g_assert_cmpstr (markdown, ==, expected);
   g_assert_nonnull (strstr (markdown, "Step 299"));
+  g_assert_nonnull (strstr (markdown, "\n## Events\n\n- `"));
 
   /* JSON: `sessions export`'s, byte for byte. */
   _pd_transcript_pages_reset_peak_held ();

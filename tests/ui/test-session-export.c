@@ -23,6 +23,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-window-private.h"
 
 static PdSessionList *
 session_list_of (PdWindow *window)
@@ -190,6 +191,11 @@ check_export (PdApplication *app,
   /* A message that holds a fence sits in a longer one: it cannot end it
    * and turn the rest into Markdown of the model's making. */
   g_assert_nonnull (strstr (markdown, "````\nHere:\n```\n<b>not bold</b>\n```\n````"));
+  /* The session's events after the transcript, a line each (the export
+   * left them out, tried as a new user would). */
+  g_assert_nonnull (strstr (markdown, "\n## Events\n\n- `"));
+  g_assert_nonnull (strstr (markdown, " tool\\_call `read_file`"));
+  g_assert_nonnull (strstr (markdown, " tool\\_result `read_file`"));
 
   /* JSON, through the same reads. */
   pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_JSON, json_file,
@@ -203,6 +209,18 @@ check_export (PdApplication *app,
   g_assert_cmpstr (json_object_get_string_member (object, "id"), ==, f->id);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "messages")), ==, 2);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "plan_versions")), ==, 1);
+  /* And its events, as `sessions export` and `events --session` give them. */
+  {
+    JsonArray *events = json_object_get_array_member (object, "events");
+    g_autoptr(GPtrArray) stored = pd_session_reads_list_events (f->db->store, f->id, NULL, 0, 100, &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (events);
+    g_assert_cmpuint (stored->len, >=, 2);
+    g_assert_cmpuint (json_array_get_length (events), ==, stored->len);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (events, stored->len - 1), "type"),
+                     ==, "tool_result");
+  }
   /* The session's own token stays in the database. */
   {
     g_autoptr(PdSessionInfo) info = pd_session_store_get (f->db->store, f->id, NULL);
@@ -228,9 +246,86 @@ test_export (void)
   json_array_add_object_element (messages, pd_test_message ("user", "Please tidy the parser"));
   json_array_add_object_element (messages, pd_test_message ("assistant", "Here:\n```\n<b>not bold</b>\n```"));
   pd_test_db_save (f.db, f.id, messages, 0, plan);
+  pd_test_db_add_event (f.db, f.id, "tool_call", "read_file", 1, "{\"arguments\": {\"path\": \"parser.c\"}}");
+  pd_test_db_add_event (f.db, f.id, "tool_result", "read_file", 1, "{\"ok\": true, \"output\": \"int x;\"}");
   args[1] = f.db->path;
 
   g_assert_cmpint (pd_test_run_app (args, check_export, &f, NULL), ==, 0);
+
+  g_free (f.id);
+  g_free (f.out_dir);
+  pd_test_db_free (f.db);
+}
+
+/* --- deleted while it is exported ------------------------------------------- */
+
+typedef struct
+{
+  PdSessionStore *store;
+  const char     *id;
+} Gone;
+
+static gboolean
+gone_from_store (gpointer data)
+{
+  Gone *gone = data;
+  g_autoptr(PdSessionInfo) info = pd_session_store_get (gone->store, gone->id, NULL);
+
+  return info == NULL;
+}
+
+/* A session deleted while it is exported, its Undo gone at once (the
+ * window closing does that): the export finishes whole, then the session
+ * is deleted.  Deleted under it, the export failed ("session … not
+ * found") or came out short (tried as a new user would). */
+static void
+check_export_then_delete (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  ExportFixture *f = user_data;
+  g_autofree char *json_path = g_build_filename (f->out_dir, "deleted.json", NULL);
+  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
+  g_autofree char *json = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  Gone gone = { f->db->store, f->id };
+
+  pd_test_wait_until (list_loaded, window, "the list");
+  g_assert_true (pd_session_list_select (PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window),
+                                                                               PD_TYPE_SESSION_LIST)), f->id));
+  pd_session_export_async (pd_window_get_source (window), f->id, PD_SESSION_EXPORT_JSON, json_file,
+                           NULL, on_exported, f);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-session", "s", f->id));
+  pd_session_deleter_flush (window->deleter);
+  pd_test_wait_until (export_done, f, "the export");
+  g_assert_no_error (f->error);
+  g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
+  root = json_from_string (json, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (root), "messages")),
+                    ==, 2);
+  pd_test_wait_until (gone_from_store, &gone, "the session deleted once exported");
+}
+
+static void
+test_export_then_delete (void)
+{
+  ExportFixture f = { 0 };
+  g_autoptr(JsonArray) messages = json_array_new ();
+  const char *args[] = { "--db", NULL, NULL };
+
+  f.db = pd_test_db_new ();
+  f.out_dir = pd_test_make_tmp_dir ();
+  f.id = pd_test_db_create_session (f.db, "Tidy the parser");
+  json_array_add_object_element (messages, pd_test_message ("user", "Please tidy the parser"));
+  json_array_add_object_element (messages, pd_test_message ("assistant", "Done."));
+  pd_test_db_save (f.db, f.id, messages, 0, NULL);
+  /* Saved as running: a running session is not deleted. */
+  g_assert_true (pd_session_store_set_status (f.db->store, f.id, PD_SESSION_STATUS_IDLE, NULL));
+  args[1] = f.db->path;
+
+  g_assert_cmpint (pd_test_run_app (args, check_export_then_delete, &f, NULL), ==, 0);
 
   g_free (f.id);
   g_free (f.out_dir);
@@ -603,7 +698,7 @@ test_export_hostile (void)
   g_ptr_array_add (versions, version);
   json_array_add_object_element (messages, pd_test_message ("tool", "out \033]0;title\007 \033[2J \342\200\256rev\302\233x"));
 
-  markdown = pd_session_export_markdown (&info, messages, versions);
+  markdown = pd_session_export_markdown (&info, messages, versions, NULL);
   g_test_message ("%s", markdown);
 
   /* Nowhere raw: ESC, BEL, C1 CSI, U+202E. */
@@ -861,7 +956,7 @@ test_export_statuses (void)
   version->version = 1;
   version->state_json = pd_plan_state_to_json (plan);
   g_ptr_array_add (versions, version);
-  markdown = pd_session_export_markdown (&info, NULL, versions);
+  markdown = pd_session_export_markdown (&info, NULL, versions, NULL);
   g_test_message ("%s", markdown);
   g_assert_nonnull (strstr (markdown, "- Status: Interrupted\n"));
   g_assert_nonnull (strstr (markdown, "- [x] Read the session store and its migrations (Done)"));
@@ -898,7 +993,7 @@ test_export_statuses (void)
   info.id = gemini_id;
   info.name = (char *) "Reload lantern's config on SIGHUP";
   info.status = PD_SESSION_STATUS_IDLE;
-  gemini_markdown = pd_session_export_markdown (&info, messages, imported);
+  gemini_markdown = pd_session_export_markdown (&info, messages, imported, NULL);
   g_test_message ("%s", gemini_markdown);
   g_assert_nonnull (strstr (gemini_markdown, "- Status: Idle\n"));
   g_assert_nonnull (strstr (gemini_markdown, "- [ ] Document the signal (Cancelled)"));
@@ -907,7 +1002,7 @@ test_export_statuses (void)
   g_assert_null (strstr (gemini_markdown, "in\\_progress"));
   /* And its JSON: the item's status is cancelled, as the window shows it
    * (it said "blocked" beside a summary of blocked 0). */
-  gemini_json = pd_session_export_json (&info, messages, imported);
+  gemini_json = pd_session_export_json (&info, messages, imported, NULL);
   g_assert_nonnull (strstr (gemini_json, "\"title\" : \"Document the signal\",\n"
                                          "            \"status\" : \"cancelled\",\n"
                                          "            \"agent_status\" : \"cancelled\""));
@@ -933,7 +1028,7 @@ test_export_content_parts (void)
   info.id = (char *) "id-1";
   info.name = (char *) "Parts";
   json_array_add_element (messages, g_steal_pointer (&message));
-  markdown = pd_session_export_markdown (&info, messages, versions);
+  markdown = pd_session_export_markdown (&info, messages, versions, NULL);
   g_test_message ("%s", markdown);
 
   g_assert_nonnull (strstr (markdown, "First part\n\nSecond part"));
@@ -960,7 +1055,7 @@ test_export_checks (void)
   version->version = 1;
   version->state_json = pd_plan_state_to_json (plan);
   g_ptr_array_add (versions, version);
-  markdown = pd_session_export_markdown (&info, NULL, versions);
+  markdown = pd_session_export_markdown (&info, NULL, versions, NULL);
   g_test_message ("%s", markdown);
 
   g_assert_nonnull (strstr (markdown,
@@ -984,6 +1079,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/session-actions/export", test_export);
   g_test_add_func ("/pd/ui/session-actions/export-folder", test_export_folder);
+  g_test_add_func ("/pd/ui/session-actions/export-then-delete", test_export_then_delete);
   g_test_add_func ("/pd/ui/session-actions/export-long-name", test_export_long_name);
   g_test_add_func ("/pd/ui/session-actions/export-odd-names", test_export_odd_names);
   g_test_add_func ("/pd/ui/session-actions/export-statuses", test_export_statuses);

@@ -682,6 +682,40 @@ test_session_list_title_tooltip (Fixture       *f,
 }
 
 static gboolean
+menu_shown (gpointer data)
+{
+  GtkWidget *popover = pd_test_find_widget (GTK_WIDGET (data), GTK_TYPE_POPOVER_MENU);
+
+  return popover != NULL && gtk_widget_get_mapped (popover);
+}
+
+/* A right click (a real one, through the X server) on a row, its menu
+ * closed: the row is drawn as before, not pressed, and the keyboard focus
+ * is on it.  It stayed shaded as if still pressed, until another click
+ * (tried as a new user would): the row's press began, the menu took its
+ * release. */
+static void
+test_session_list_menu_leaves_row (Fixture       *f,
+                                   gconstpointer  data)
+{
+  GtkWidget *title = pd_test_find_label (GTK_WIDGET (f->list), "Fix the parser");
+  GtkWidget *row = title != NULL ? gtk_widget_get_ancestor (title, PD_TYPE_SESSION_ROW) : NULL;
+
+  g_assert_nonnull (row);
+  if (!pd_test_x11_click (row, 40, gtk_widget_get_height (row) / 2.0, 3))
+    {
+      g_test_skip ("needs xdotool and an X server (xvfb-run) for a real right click");
+      return;
+    }
+  pd_test_wait_until (menu_shown, f->list, "the row's menu");
+  gtk_popover_popdown (GTK_POPOVER (pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_POPOVER_MENU)));
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_false (gtk_widget_get_state_flags (gtk_widget_get_parent (row)) & GTK_STATE_FLAG_ACTIVE);
+  g_assert_false (gtk_widget_get_state_flags (row) & GTK_STATE_FLAG_ACTIVE);
+  g_assert_true (gtk_widget_has_focus (gtk_widget_get_parent (row)));
+}
+
+static gboolean
 is_chip (GtkWidget     *widget,
          gconstpointer  data)
 {
@@ -1143,6 +1177,7 @@ main (int   argc,
   ADD ("plain-text", test_session_list_plain_text);
   ADD ("hostile-text", test_session_list_hostile_text);
   ADD ("title-tooltip", test_session_list_title_tooltip);
+  ADD ("menu-leaves-row", test_session_list_menu_leaves_row);
   ADD ("chips-whole", test_session_list_chips_whole);
   g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);

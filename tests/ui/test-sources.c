@@ -29,7 +29,9 @@
 #include "pd-preferences-window.h"
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
+#include "pd-session-export.h"
 #include "pd-session-list.h"
+#include "pd-session-row.h"
 #include "pd-source-sidebar.h"
 #include "pd-sources-page.h"
 #include "pd-test-db.h"
@@ -135,6 +137,18 @@ sources_set_up (Sources *sources)
       endpoint->id = pd_test_add_session (store, one, "plandeck");
       g_free (pd_test_add_session (store, two, "plandeck"));
       pd_test_save_plan (store, endpoint->id, plan, PD_SESSION_STATUS_IDLE);
+      if (i == 0)
+        {
+          /* An event, for the export of an endpoint's session. */
+          g_autoptr(GError) error = NULL;
+          g_autoptr(PdEvent) event = pd_event_new_full ("tool_call", "run-1", endpoint->id, 1, "read_file",
+                                                        json_object_new ());
+          g_autofree char *text = pd_event_to_json (event);
+
+          g_assert_cmpint (pd_session_store_add_event (store, endpoint->id, "run-1", "tool_call",
+                                                       pd_event_get_timestamp (event), text, &error), >, 0);
+          g_assert_no_error (error);
+        }
       g_clear_object (&store);
 
       start_serve (endpoint, 0);
@@ -287,6 +301,25 @@ find_item (PdWindow   *window,
   return NULL;
 }
 
+/* The row drawn for the session @title. */
+static GtkWidget *
+row_of (PdWindow   *window,
+        const char *title)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (GTK_WIDGET (session_list (window)), PD_TYPE_SESSION_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PdSessionItem *item = pd_session_row_get_item (g_ptr_array_index (rows, i));
+
+      if (item != NULL && g_strcmp0 (pd_session_item_get_title (item), title) == 0)
+        return g_ptr_array_index (rows, i);
+    }
+  g_error ("no row drawn for “%s”", title);
+  return NULL;
+}
+
 typedef struct
 {
   PdWindow   *window;
@@ -388,6 +421,24 @@ assert_rows_named (GtkWidget  *root,
 }
 
 static void
+on_exported (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (pd_session_export_finish (result, &error));
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static void
 check_sources (PdApplication *app,
                PdWindow      *window,
                gpointer       user_data)
@@ -422,6 +473,61 @@ check_sources (PdApplication *app,
   g_assert_cmpstr (pd_session_item_get_origin (find_item (window, "Beta deploy two")), ==, "Beta box");
   g_assert_cmpstr (pd_session_item_get_origin (find_item (window, "Local notes one")), ==, "This Computer");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "sources");
+
+  /* A session that appears while the window runs names its source as
+   * the others do (it had no source line, tried as a new user would):
+   * one of this computer's, then one of an endpoint's. */
+  {
+    g_autofree char *local_db = pd_application_default_database_path ();
+    g_autoptr(PdSessionStore) local = pd_test_open_store (local_db);
+    g_autoptr(PdSessionStore) remote = pd_test_open_store (alpha->db);
+
+    g_autofree char *local_live = pd_test_add_session (local, "Local live three", "plandeck");
+    g_autofree char *remote_live = NULL;
+    g_autoptr(GError) error = NULL;
+
+    wait_listed (window, 7, "Local live three", "the new session of this computer listed");
+    pd_test_wait_until (origin_is, &(OriginWait) { window, "Local live three", "This Computer" },
+                        "the new session of this computer naming its source");
+    remote_live = pd_test_add_session (remote, "Alpha live three", "plandeck");
+    wait_listed (window, 8, "Alpha live three", "the new session of an endpoint listed");
+    pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha live three", "Alpha box" },
+                        "the new session of an endpoint naming its source");
+    pd_test_flush (GTK_WIDGET (window));
+    g_assert_cmpuint (pd_test_count_shown_labels (row_of (window, "Local live three"), "This Computer", FALSE),
+                      ==, 1);
+    g_assert_cmpuint (pd_test_count_shown_labels (row_of (window, "Alpha live three"), "Alpha box", FALSE),
+                      ==, 1);
+    pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-live-rows");
+
+    /* Gone again, for the counts below. */
+    g_assert_true (pd_session_store_delete (local, local_live, &error));
+    g_assert_no_error (error);
+    g_assert_true (pd_session_store_delete (remote, remote_live, &error));
+    g_assert_no_error (error);
+    wait_listed (window, 6, "Beta deploy two", "the new sessions gone again");
+  }
+
+  /* Exported, an endpoint's session has its events too, read from the
+   * endpoint (the export left them out, tried as a new user would). */
+  {
+    g_autofree char *dir = pd_test_make_tmp_dir ();
+    g_autofree char *path = g_build_filename (dir, "alpha.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonNode) root = NULL;
+    g_autofree char *json = NULL;
+    gboolean done = FALSE;
+
+    pd_session_export_async (pd_window_get_source (window), pd_session_item_get_id (item),
+                             PD_SESSION_EXPORT_JSON, file, NULL, on_exported, &done);
+    pd_test_wait_until (is_true, &done, "the export of an endpoint's session");
+    g_assert_true (g_file_get_contents (path, &json, NULL, NULL));
+    root = json_from_string (json, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (root), "events")),
+                      ==, 1);
+  }
 
   /* A remote session opens from its endpoint; a local one from here.  The
    * Plan toggle shows only where it acts: this computer's sessions' pages
