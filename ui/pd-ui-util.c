@@ -736,6 +736,50 @@ _pd_stack_tab_shown_only (GtkStack *stack)
   stack_tab_shown_only (stack);
 }
 
+/* A status page's scroller takes a Tab stop only while its text does not
+ * fit (then the arrows scroll it): with nothing to scroll and nothing to
+ * activate, Tab stopped on an empty page before the first control. */
+static void
+status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
+                                GtkWidget     *scroller)
+{
+  gtk_widget_set_focusable (scroller, gtk_adjustment_get_upper (adjustment) -
+                                      gtk_adjustment_get_lower (adjustment) >
+                                      gtk_adjustment_get_page_size (adjustment) + 0.5);
+}
+
+/*
+ * _pd_status_pages_tab_to_controls:
+ * @root: a widget with status pages inside it
+ *
+ * Each status page below @root (an empty page, a failed run, an
+ * unreachable source) is a Tab stop only while its text must be scrolled
+ * to be read; Tab goes to the first control, its own buttons or the
+ * page's next (tried with the keyboard alone).
+ */
+void
+_pd_status_pages_tab_to_controls (GtkWidget *root)
+{
+  if (ADW_IS_STATUS_PAGE (root))
+    {
+      GtkWidget *scroller = gtk_widget_get_first_child (root);
+
+      if (GTK_IS_SCROLLED_WINDOW (scroller))
+        {
+          GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+          g_signal_connect_object (adjustment, "changed",
+                                   G_CALLBACK (status_scroller_tab_if_scrolls), scroller, 0);
+          status_scroller_tab_if_scrolls (adjustment, scroller);
+        }
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    _pd_status_pages_tab_to_controls (child);
+}
+
 /*
  * _pd_name_shortcut_keys:
  * @widget: a shortcuts window, or a widget inside one

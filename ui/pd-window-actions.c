@@ -314,16 +314,22 @@ focus_list (GtkWidget *list)
 }
 
 /* The page's main list at its shown item, else its first control, else
- * the message bar below it. */
+ * the bars below it (the message entry, the page tabs).  A page with
+ * nothing to activate (a status page: no plan, no events) leaves the
+ * focus in the list beside it; folded, the list is hidden, and the
+ * focus goes to the content's first control. */
 static void
 focus_page (PdWindow *self)
 {
   GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
   GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
 
   if (page != NULL && main_list (page) != NULL)
     focus_list (main_list (page));
-  else if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
+  else if (!gtk_widget_child_focus (gtk_widget_get_parent (GTK_WIDGET (self->view_stack)), GTK_DIR_TAB_FORWARD) &&
+           (adw_leaflet_get_folded (self->leaflet) || focus == NULL || !gtk_widget_get_mapped (focus) ||
+            gtk_widget_is_ancestor (focus, content)))
     gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
 }
 

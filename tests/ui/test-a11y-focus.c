@@ -1,0 +1,320 @@
+/* test-a11y-focus.c: where the focus goes on pages without a control, and
+ * after a dialog; the dialogs at 1.5× text
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs with GTK_A11Y=test, as test-a11y.c does. A status page (no plan,
+ * no events, no sessions) has nothing to activate: Tab goes past it to the
+ * first control. A dialog that closes gives the focus back to what opened
+ * it. At 1.5× text (gtk-xft-dpi) no dialog cuts its text.
+ */
+#define G_LOG_DOMAIN "test-a11y-focus"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-new-session-dialog.h"
+#include "pd-session-item.h"
+#include "pd-session-list.h"
+#include "pd-test-a11y.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+static char *
+describe (GtkWidget *widget)
+{
+  GString *path = g_string_new (NULL);
+
+  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    {
+      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
+      g_string_prepend_c (path, '/');
+    }
+  return g_string_free (path, FALSE);
+}
+
+/* @focus is a status page's own scroller: nothing to activate there. */
+static gboolean
+is_status_scroller (GtkWidget *focus)
+{
+  return GTK_IS_SCROLLED_WINDOW (focus) && ADW_IS_STATUS_PAGE (gtk_widget_get_parent (focus));
+}
+
+/* Tabs round the whole window, as GTK moves the focus for Tab; returns
+ * the stops that are a status page with its text whole (nothing to scroll
+ * either), after telling each. */
+static guint
+count_status_stops (GtkWidget  *window,
+                    const char *where)
+{
+  g_autoptr(GPtrArray) seen = g_ptr_array_new ();
+  guint n_status = 0;
+
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  for (guint i = 0; i < 400; i++)
+    {
+      GtkWidget *focus;
+
+      if (!gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD))
+        {
+          gtk_root_set_focus (GTK_ROOT (window), NULL);
+          g_assert_true (gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD));
+        }
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      g_assert_nonnull (focus);
+      if (g_ptr_array_find (seen, focus, NULL))
+        break;
+      g_ptr_array_add (seen, focus);
+      if (is_status_scroller (focus))
+        {
+          GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (focus));
+          g_autofree char *path = describe (focus);
+
+          g_test_message ("%s: Tab stop %u is a status page (“%s”), its text %s: %s", where, i + 1,
+                          adw_status_page_get_title (ADW_STATUS_PAGE (gtk_widget_get_parent (focus))),
+                          gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) + 0.5
+                          ? "scrolls" : "whole", path);
+          if (gtk_adjustment_get_upper (adjustment) <= gtk_adjustment_get_page_size (adjustment) + 0.5)
+            n_status++;
+        }
+    }
+  g_test_message ("%s: %u Tab stops, %u on a status page with nothing to do", where, seen->len, n_status);
+  return n_status;
+}
+
+static gboolean
+is_title (GtkWidget     *widget,
+          gconstpointer  title)
+{
+  return ADW_IS_STATUS_PAGE (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (adw_status_page_get_title (ADW_STATUS_PAGE (widget)), title) == 0;
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *title;
+} StatusShown;
+
+static gboolean
+status_shown (gpointer data)
+{
+  StatusShown *shown = data;
+
+  return pd_test_find_first (GTK_WIDGET (shown->window), is_title, shown->title) != NULL;
+}
+
+/* A session with no plan, no events and no plan versions: its Now, Events
+ * and History pages are status pages; Tab never stops on one. */
+static void
+check_status_pages (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  const struct { const char *page; const char *title; } pages[] = {
+    { "now", "No Plan Yet" },
+    { "events", "No Events Yet" },
+    { "history", "No Plan Versions Yet" },
+  };
+  GListModel *model;
+  guint n_status = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  model = G_LIST_MODEL (pd_session_list_get_model (list));
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+
+      if (g_str_equal (pd_session_item_get_title (item), "Explain how the event bus delivers to listeners"))
+        g_assert_true (pd_session_list_select (list, pd_session_item_get_id (item)));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      StatusShown shown = { window, pages[i].title };
+
+      adw_view_stack_set_visible_child_name (views, pages[i].page);
+      pd_test_wait_until (status_shown, &shown, pages[i].title);
+      pd_test_spin (250);   /* the stack's cross-fade */
+      pd_test_flush (GTK_WIDGET (window));
+      n_status += count_status_stops (GTK_WIDGET (window), pages[i].title);
+    }
+  g_assert_cmpuint (n_status, ==, 0);
+}
+
+static void
+test_status_pages (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_status_pages, NULL), ==, 0);
+}
+
+/* No sessions at all: the window's own status page, with its buttons, and
+ * the Overview's. Tab goes to the buttons, never to the page. */
+static void
+check_no_sessions (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  StatusShown shown = { window, "No Sessions Yet" };
+  guint n_status;
+
+  pd_test_wait_until (status_shown, &shown, "“No Sessions Yet”");
+  pd_test_spin (250);
+  pd_test_flush (GTK_WIDGET (window));
+  n_status = count_status_stops (GTK_WIDGET (window), "No Sessions Yet");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-focus-no-sessions");
+  g_assert_cmpuint (n_status, ==, 0);
+}
+
+static void
+test_no_sessions (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+
+  g_object_unref (pd_test_open_store (db));
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_no_sessions, NULL, NULL), ==, 0);
+}
+
+/* --- focus after a dialog ---------------------------------------------------- */
+
+static gboolean
+is_action_button (GtkWidget     *widget,
+                  gconstpointer  action)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0;
+}
+
+static gboolean
+is_menu_button (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_MENU_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         gtk_widget_get_ancestor (widget, ADW_TYPE_HEADER_BAR) != NULL &&
+         gtk_widget_get_ancestor (widget, PD_TYPE_SESSION_LIST) == NULL &&
+         gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL;
+}
+
+static gboolean
+toplevel_gone (gpointer data)
+{
+  return pd_test_a11y_mapped_toplevel (GPOINTER_TO_SIZE (data)) == NULL;
+}
+
+static GtkWindow *
+wait_for_toplevel (GType       type,
+                   const char *what)
+{
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (type), what);
+  dialog = pd_test_a11y_mapped_toplevel (type);
+  pd_test_flush (GTK_WIDGET (dialog));
+  return dialog;
+}
+
+/* Closes @dialog as Escape does and says where the window's focus went. */
+static GtkWidget *
+close_dialog (PdWindow   *window,
+              GtkWindow  *dialog,
+              GType       type,
+              const char *what)
+{
+  GtkWidget *focus;
+  g_autofree char *path = NULL;
+
+  gtk_window_close (dialog);
+  pd_test_wait_until (toplevel_gone, GSIZE_TO_POINTER (type), what);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (window));
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+  g_test_message ("%s closed: the focus is on %s", what, path);
+  return focus;
+}
+
+/* The main menu's item @action, chosen from the open menu as Enter on it
+ * does: the menu closes, then the action runs. */
+static void
+choose_from_menu (GtkWidget  *menu_button,
+                  const char *action)
+{
+  GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button));
+
+  g_assert_true (gtk_widget_grab_focus (menu_button));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (menu_button));
+  pd_test_flush (menu_button);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+  /* The focus in the menu, on an item. */
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (popover), GTK_DIR_TAB_FORWARD));
+  gtk_popover_popdown (popover);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (popover), action, NULL));
+}
+
+/* New Session from its + button, Preferences and Connect to Endpoint from
+ * the main menu: closed, each gives the focus back to what opened it. */
+static void
+check_focus_after_dialogs (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  GtkWidget *plus;
+  GtkWidget *menu;
+  GtkWindow *dialog;
+  guint n_lost = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  plus = pd_test_find_first (GTK_WIDGET (window), is_action_button, "win.new-session");
+  menu = pd_test_find_first (GTK_WIDGET (window), is_menu_button, NULL);
+  g_assert_nonnull (plus);
+  g_assert_nonnull (menu);
+
+  g_assert_true (gtk_widget_grab_focus (plus));
+  g_signal_emit_by_name (plus, "clicked");
+  dialog = wait_for_toplevel (PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  close_dialog (window, dialog, PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  if (!pd_test_a11y_focus_inside (plus))
+    n_lost++;
+
+  choose_from_menu (menu, "win.preferences");
+  dialog = wait_for_toplevel (ADW_TYPE_PREFERENCES_WINDOW, "Preferences");
+  close_dialog (window, dialog, ADW_TYPE_PREFERENCES_WINDOW, "Preferences");
+  if (!pd_test_a11y_focus_inside (menu))
+    n_lost++;
+
+  choose_from_menu (menu, "win.connect-endpoint");
+  dialog = wait_for_toplevel (ADW_TYPE_MESSAGE_DIALOG, "Connect to Endpoint");
+  close_dialog (window, dialog, ADW_TYPE_MESSAGE_DIALOG, "Connect to Endpoint");
+  if (!pd_test_a11y_focus_inside (menu))
+    n_lost++;
+
+  g_assert_cmpuint (n_lost, ==, 0);
+}
+
+static void
+test_focus_after_dialogs (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_focus_after_dialogs, NULL), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/a11y/focus/status-pages", test_status_pages);
+  g_test_add_func ("/pd/ui/a11y/focus/no-sessions", test_no_sessions);
+  g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
+
+  return g_test_run ();
+}
