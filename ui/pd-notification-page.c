@@ -60,7 +60,9 @@ pd_notification_page_new (GSettings *settings)
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *spin = gtk_spin_button_new_with_range (1, 1440, 1);
 
-  adw_preferences_page_set_title (page, _("Notifications"));
+  /* Short: at 360 px and 1.5× text the bottom bar's four equal tabs have
+   * 87 px each, and "Notifications" needed 107 (cut to "Notifica…"). */
+  adw_preferences_page_set_title (page, _("Alerts"));
   adw_preferences_page_set_name (page, "notifications");
   adw_preferences_page_set_icon_name (page, "preferences-system-notifications-symbolic");
   adw_preferences_group_set_title (group, _("Notify Me When"));

@@ -437,9 +437,28 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
 }
 
+static GtkWidget *
+find_switcher_bar (GtkWidget *widget)
+{
+  if (ADW_IS_VIEW_SWITCHER_BAR (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_switcher_bar (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 pd_preferences_window_init (PdPreferencesWindow *self)
 {
+  GtkWidget *bar;
+
   gtk_widget_init_template (GTK_WIDGET (self));
   /* libadwaita's search button: named by its tooltip. */
   _pd_name_tooltip_buttons (GTK_WIDGET (self));
@@ -462,6 +481,12 @@ pd_preferences_window_init (PdPreferencesWindow *self)
                    G_SETTINGS_BIND_GET);
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_notification_page_new (self->settings));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_sources_page_new (self->settings));
+  /* Narrow, the pages' tabs take the bar's whole width: at 360 px and 1.5×
+   * text "Notifications" was cut to "Notifica…" (tried as a new user
+   * would, with Large Text; the page is Alerts now). */
+  bar = find_switcher_bar (GTK_WIDGET (self));
+  if (bar != NULL)
+    _pd_widen_view_switcher_bar (ADW_VIEW_SWITCHER_BAR (bar));
 
   pd_preferences_window_load_profiles (self);
 }

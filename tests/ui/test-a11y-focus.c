@@ -305,6 +305,177 @@ test_focus_after_dialogs (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_focus_after_dialogs, NULL), ==, 0);
 }
 
+/* --- the dialogs at 1.5× text ------------------------------------------------ */
+
+/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it;
+ * returns the dpi it had. */
+static int
+set_large_text (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  return dpi;
+}
+
+static gboolean
+dialog_resized (gpointer data)
+{
+  GtkWidget *dialog = data;
+
+  return gtk_widget_get_width (dialog) <= GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "a11y-width")) + 1;
+}
+
+/* Prints, from @widget down, the children whose minimum width passes
+ * @limit: what keeps the dialog from narrowing. */
+static void
+print_wide (GtkWidget *widget,
+            int        limit,
+            guint      depth)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      if (!gtk_widget_get_visible (child))
+        continue;
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      if (minimum > limit)
+        {
+          g_test_message ("%*s%s (%s%s%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
+                          gtk_widget_get_css_name (child), GTK_IS_LABEL (child) ? " " : "",
+                          GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child)) : "", minimum);
+          print_wide (child, limit, depth + 1);
+        }
+    }
+}
+
+/* The cut labels of each page of @dialog (Preferences' pages), or of
+ * @dialog when it has none. */
+static guint
+count_cut_pages (GtkWindow  *dialog,
+                 const char *what)
+{
+  GtkWidget *stack = pd_test_find_widget (GTK_WIDGET (dialog), ADW_TYPE_VIEW_STACK);
+  g_autoptr(GtkSelectionModel) pages = NULL;
+  guint n_cut = 0;
+
+  if (stack == NULL)
+    return pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), what);
+  pages = adw_view_stack_get_pages (ADW_VIEW_STACK (stack));
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
+    {
+      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), i);
+      g_autofree char *where = g_strdup_printf ("%s, %s", what, adw_view_stack_page_get_title (page));
+
+      adw_view_stack_set_visible_child (ADW_VIEW_STACK (stack), adw_view_stack_page_get_child (page));
+      pd_test_flush (GTK_WIDGET (dialog));
+      pd_test_spin (250);   /* the cross-fade */
+      pd_test_flush (GTK_WIDGET (dialog));
+      n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), where);
+    }
+  adw_view_stack_set_visible_child (ADW_VIEW_STACK (stack), adw_view_stack_get_visible_child (ADW_VIEW_STACK (stack)));
+  return n_cut;
+}
+
+/* The cut labels of @dialog at its own size, then made 360 px wide (a
+ * phone's width; a dialog that cannot narrow that far counts as cut). */
+static guint
+count_cut_in_dialog (GtkWindow  *dialog,
+                     const char *what)
+{
+  g_autofree char *narrow = g_strdup_printf ("%s, 360 px", what);
+  g_autofree char *shot = g_strdup_printf ("a11y-large-text-%s", what);
+  guint n_cut;
+  int minimum = 0;
+
+  for (char *p = shot; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '-')
+      *p = '-';
+  pd_test_flush (GTK_WIDGET (dialog));
+  n_cut = count_cut_pages (dialog, what);
+  pd_test_screenshot (GTK_WIDGET (dialog), shot);
+  /* Its content: the window's CSS box apart (its shadow, out of sight). */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (dialog)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_visible (child))
+      {
+        int child_minimum = 0;
+
+        gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &child_minimum, NULL, NULL, NULL);
+        minimum = MAX (minimum, child_minimum);
+      }
+  g_test_message ("%s at 1.5× text: %d px wide, needs %d px; %u labels cut", what,
+                  gtk_widget_get_width (GTK_WIDGET (dialog)), minimum, n_cut);
+  if (minimum > 360)
+    {
+      print_wide (GTK_WIDGET (dialog), 360 - 24, 1);
+      n_cut++;
+    }
+  else
+    {
+      g_autofree char *shot_narrow = g_strdup_printf ("%s-360", shot);
+      guint cut;
+
+      g_object_set_data (G_OBJECT (dialog), "a11y-width", GINT_TO_POINTER (360));
+      gtk_window_set_default_size (dialog, 360, -1);
+      pd_test_wait_until (dialog_resized, dialog, narrow);
+      pd_test_flush (GTK_WIDGET (dialog));
+      cut = count_cut_pages (dialog, narrow);
+      g_test_message ("%s: %u labels cut", narrow, cut);
+      pd_test_screenshot (GTK_WIDGET (dialog), shot_narrow);
+      n_cut += cut;
+    }
+  return n_cut;
+}
+
+/* Preferences, New Session and Connect to Endpoint at 1.5× text: no text
+ * cut, at their size and at 360 px. */
+static void
+check_dialogs_large_text (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  const struct { const char *action; const char *what; } dialogs[] = {
+    { "win.preferences", "Preferences" },
+    { "win.new-session", "New Session" },
+    { "win.connect-endpoint", "Connect to Endpoint" },
+  };
+  GType types[G_N_ELEMENTS (dialogs)];
+  guint n_cut = 0;
+
+  types[0] = ADW_TYPE_PREFERENCES_WINDOW;
+  types[1] = PD_TYPE_NEW_SESSION_DIALOG;
+  types[2] = ADW_TYPE_MESSAGE_DIALOG;
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  for (guint i = 0; i < G_N_ELEMENTS (dialogs); i++)
+    {
+      GtkWindow *dialog;
+
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), dialogs[i].action, NULL));
+      dialog = wait_for_toplevel (types[i], dialogs[i].what);
+      pd_test_spin (200);
+      n_cut += count_cut_in_dialog (dialog, dialogs[i].what);
+      close_dialog (window, dialog, types[i], dialogs[i].what);
+    }
+  g_assert_cmpuint (n_cut, ==, 0);
+}
+
+static void
+test_dialogs_large_text (void)
+{
+  int dpi = set_large_text ();
+
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_dialogs_large_text, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -315,6 +486,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/focus/status-pages", test_status_pages);
   g_test_add_func ("/pd/ui/a11y/focus/no-sessions", test_no_sessions);
   g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
+  g_test_add_func ("/pd/ui/a11y/dialogs/large-text", test_dialogs_large_text);
 
   return g_test_run ();
 }
