@@ -14,7 +14,10 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "pd-new-session-dialog.h"
+#include "pd-run-controller.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
@@ -356,6 +359,31 @@ print_wide (GtkWidget *widget,
     }
 }
 
+/* An entry's hint cut short (its placeholder, ellipsized): a screen reader
+ * says it whole, but one who sees it reads only its start. */
+static guint
+count_cut_hints (GtkWidget  *root,
+                 const char *where)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  guint n_cut = 0;
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+
+      if (gtk_widget_get_mapped (label) && GTK_IS_TEXT (gtk_widget_get_parent (label)) &&
+          pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))))
+        {
+          g_test_message ("%s: the hint “%s” is cut to %d px", where, gtk_label_get_text (GTK_LABEL (label)),
+                          gtk_widget_get_width (label));
+          n_cut++;
+        }
+    }
+  return n_cut;
+}
+
 /* The cut labels of each page of @dialog (Preferences' pages), or of
  * @dialog when it has none. */
 static guint
@@ -367,7 +395,7 @@ count_cut_pages (GtkWindow  *dialog,
   guint n_cut = 0;
 
   if (stack == NULL)
-    return pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), what);
+    return pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), what) + count_cut_hints (GTK_WIDGET (dialog), what);
   pages = adw_view_stack_get_pages (ADW_VIEW_STACK (stack));
   for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
     {
@@ -378,7 +406,7 @@ count_cut_pages (GtkWindow  *dialog,
       pd_test_flush (GTK_WIDGET (dialog));
       pd_test_spin (250);   /* the cross-fade */
       pd_test_flush (GTK_WIDGET (dialog));
-      n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), where);
+      n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), where) + count_cut_hints (GTK_WIDGET (dialog), where);
     }
   adw_view_stack_set_visible_child (ADW_VIEW_STACK (stack), adw_view_stack_get_visible_child (ADW_VIEW_STACK (stack)));
   return n_cut;
@@ -476,6 +504,149 @@ test_dialogs_large_text (void)
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
 }
 
+/* --- a run's dialogs at 1.5× text, and the focus after them ------------------- */
+
+typedef struct
+{
+  char     *dir;
+  char     *db;
+  char     *project;
+  char     *replay;
+  gboolean  finished;
+} RunFixture;
+
+static RunFixture *
+run_fixture_new (const char *replay_json)
+{
+  RunFixture *fixture = g_new0 (RunFixture, 1);
+
+  fixture->dir = pd_test_make_tmp_dir ();
+  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
+  fixture->project = g_build_filename (fixture->dir, "project", NULL);
+  fixture->replay = g_build_filename (fixture->dir, "replay.json", NULL);
+  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (fixture->replay, replay_json, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture->db));
+  return fixture;
+}
+
+static void
+run_fixture_free (RunFixture *fixture)
+{
+  g_free (fixture->replay);
+  g_free (fixture->project);
+  g_free (fixture->db);
+  g_free (fixture->dir);
+  g_free (fixture);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunFixture, run_fixture_free)
+
+static void
+on_run_finished (PdRunController *runs,
+                 int              status,
+                 const char      *message,
+                 RunFixture      *fixture)
+{
+  fixture->finished = TRUE;
+}
+
+static gboolean
+run_finished (gpointer data)
+{
+  return ((RunFixture *) data)->finished;
+}
+
+static void
+start_replay (PdWindow   *window,
+              RunFixture *fixture,
+              const char *prompt)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  settings->planning = TRUE;
+  fixture->finished = FALSE;
+  g_signal_connect (runs, "finished", G_CALLBACK (on_run_finished), fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, prompt, &error));
+  g_assert_no_error (error);
+}
+
+/* A shell command, long, so that the approval has much to show. */
+static const char *replay_approval =
+  "{\"label\": \"test: a11y approval\", \"turns\": ["
+  " {\"content\": \"Saying it.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": "
+  "   \"echo hello from a command long enough to wrap at a larger text size > said.txt\"}}]},"
+  " {\"content\": \"I could not say it.\"}]}";
+
+/* Plan mode's review. */
+static const char *replay_review =
+  "{\"label\": \"test: a11y review\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": "
+  "   \"# Tidy the README of the project\\n\\n- read it through once\\n- say which lines are unclear\\n\"}}]},"
+  " {\"content\": \"I will keep planning.\"}]}";
+
+/* The approval and the plan review at 1.5× text: nothing cut, at their
+ * size and at 360 px; closed with Escape, the focus is back where it was
+ * (the message entry) and not lost. */
+static void
+check_run_dialogs (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  const char *what[] = { "Approval", "Plan review" };
+  GtkWidget *before;
+  guint n_cut = 0;
+  guint n_lost = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (what); i++)
+    {
+      AdwMessageDialog *dialog;
+      GtkWidget *focus;
+
+      g_assert_true (g_file_set_contents (fixture->replay, i == 0 ? replay_approval : replay_review, -1, NULL));
+      start_replay (window, fixture, i == 0 ? "Say hello" : "/plan Tidy the README");
+      dialog = pd_test_a11y_wait_for_message_dialog (what[i]);
+
+      /* Where the focus was in the window when the dialog came. */
+      before = gtk_root_get_focus (GTK_ROOT (window));
+      if (before != NULL)
+        g_object_ref (before);
+      {
+        g_autofree char *path = before != NULL ? describe (before) : g_strdup ("nothing");
+
+        g_test_message ("%s: the window's focus was on %s", what[i], path);
+      }
+      n_cut += count_cut_in_dialog (GTK_WINDOW (dialog), what[i]);
+      focus = close_dialog (window, GTK_WINDOW (dialog), ADW_TYPE_MESSAGE_DIALOG, what[i]);
+      if (focus == NULL || (before != NULL && focus != before))
+        n_lost++;
+      g_clear_object (&before);
+      pd_test_wait_until (run_finished, fixture, "the run to end");
+    }
+  g_assert_cmpuint (n_cut, ==, 0);
+  g_assert_cmpuint (n_lost, ==, 0);
+}
+
+static void
+test_run_dialogs (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_approval);
+  const char *args[] = { "--db", fixture->db, NULL };
+  int dpi = set_large_text ();
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_run_dialogs, fixture, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -487,6 +658,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/focus/no-sessions", test_no_sessions);
   g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
   g_test_add_func ("/pd/ui/a11y/dialogs/large-text", test_dialogs_large_text);
+  g_test_add_func ("/pd/ui/a11y/dialogs/run-large-text", test_run_dialogs);
 
   return g_test_run ();
 }
