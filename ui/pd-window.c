@@ -1007,6 +1007,7 @@ pd_window_init (PdWindow *self)
   _pd_wrap_button_labels (adw_status_page_get_child (self->empty_state));
   _pd_wrap_button_labels (adw_status_page_get_child (self->error_page));
   pd_window_bind_views (self);
+  _pd_window_title_tooltip (self);
   _pd_window_actions_init (self);
   pd_window_size_sidebar (self);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-xft-dpi",
