@@ -437,6 +437,25 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
 }
 
+/* A number field says its row's title as its name, its subtitle (the
+ * unit) as its description: labelled by the row, it was "GtkSpinButton"
+ * to a screen reader (AdwActionRow 1.2 has no accessible label of its
+ * own to lend). */
+static void
+name_spin_by_row (GtkSpinButton *spin)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (spin), ADW_TYPE_ACTION_ROW);
+
+  if (row == NULL)
+    return;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (spin),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  adw_action_row_get_subtitle (ADW_ACTION_ROW (row)),
+                                  -1);
+}
+
 static GtkWidget *
 find_switcher_bar (GtkWidget *widget)
 {
@@ -460,6 +479,9 @@ pd_preferences_window_init (PdPreferencesWindow *self)
   GtkWidget *bar;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  name_spin_by_row (self->running_spin);
+  name_spin_by_row (self->idle_spin);
+  name_spin_by_row (self->overview_spin);
   /* libadwaita's search button: named by its tooltip. */
   _pd_name_tooltip_buttons (GTK_WIDGET (self));
 
