@@ -97,8 +97,14 @@ check_chip (const PdPlanCheck *check)
     }
   else
     tooltip = g_strdup_printf ("%s\n%s %s", check->description, check->tool, check->arguments);
-  /* Tooltips set as text are plain too. */
-  gtk_widget_set_tooltip_text (chip, tooltip);
+  /* Tooltips set as text are plain too. The chip's own words first: cut
+   * at 360 px and 1.5× text ("bui…"), they were whole nowhere one could
+   * see them (tried as a new user would, with Large Text). */
+  {
+    g_autofree char *whole = g_strdup_printf ("%s\n%s", text, tooltip);
+
+    gtk_widget_set_tooltip_text (chip, whole);
+  }
 
   return chip;
 }

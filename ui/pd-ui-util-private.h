@@ -24,6 +24,7 @@ const char *_pd_event_type_label       (const char         *type);
 void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
 void        _pd_name_entry_row         (AdwEntryRow        *row);
+void        _pd_combo_row_choice_tooltip (AdwComboRow      *row);
 int         _pd_text_width             (GtkWidget          *widget,
                                         double              chars);
 void        _pd_list_one_tab_stop      (GtkWidget          *list);

@@ -415,6 +415,31 @@ _pd_name_drop_down (GtkDropDown *drop_down,
     gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
 }
 
+static void
+combo_row_choice_to_tooltip (AdwComboRow *row)
+{
+  gpointer item = adw_combo_row_get_selected_item (row);
+
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row),
+                               GTK_IS_STRING_OBJECT (item) ? gtk_string_object_get_string (item) : NULL);
+}
+
+/*
+ * _pd_combo_row_choice_tooltip:
+ * @row: a combo row whose model is a #GtkStringList
+ *
+ * The choice a combo row shows is cut to the row's width: at 1.5× text
+ * New Session's "Ask Every Time" read "Ask Every…", and at 360 px
+ * "Local OpenAI-com…" (tried as a new user would, with Large Text). The
+ * row's tooltip has the whole choice.
+ */
+void
+_pd_combo_row_choice_tooltip (AdwComboRow *row)
+{
+  g_signal_connect (row, "notify::selected-item", G_CALLBACK (combo_row_choice_to_tooltip), NULL);
+  combo_row_choice_to_tooltip (row);
+}
+
 /*
  * _pd_name_entry_row:
  *
