@@ -299,6 +299,26 @@ check_focus_after_dialogs (PdApplication *app,
   if (!pd_test_a11y_focus_inside (menu))
     n_lost++;
 
+  /* From the session's row: Rename…, named and closed with Escape; the
+   * focus is back in the list (Delete has no dialog: an Undo toast). */
+  {
+    PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+    PdSessionItem *item = pd_session_list_get_selected_item (list);
+
+    g_assert_true (gtk_widget_child_focus (GTK_WIDGET (list), GTK_DIR_TAB_FORWARD));
+    g_assert_true (pd_test_a11y_focus_inside (GTK_WIDGET (list)));
+    /* The row's menu (the Menu key's), then Rename… in it. */
+    pd_session_list_show_menu (list, item);
+    pd_test_flush (GTK_WIDGET (window));
+    gtk_popover_popdown (GTK_POPOVER (pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_POPOVER_MENU)));
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (list), "session.rename", NULL));
+    dialog = wait_for_toplevel (ADW_TYPE_MESSAGE_DIALOG, "Rename");
+    pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Rename");
+    close_dialog (window, dialog, ADW_TYPE_MESSAGE_DIALOG, "Rename");
+    if (!pd_test_a11y_focus_inside (GTK_WIDGET (list)))
+      n_lost++;
+  }
+
   g_assert_cmpuint (n_lost, ==, 0);
 }
 
