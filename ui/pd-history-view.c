@@ -97,14 +97,8 @@ check_chip (const PdPlanCheck *check)
     }
   else
     tooltip = g_strdup_printf ("%s\n%s %s", check->description, check->tool, check->arguments);
-  /* Tooltips set as text are plain too. The chip's own words first: cut
-   * at 360 px and 1.5× text ("bui…"), they were whole nowhere one could
-   * see them (tried as a new user would, with Large Text). */
-  {
-    g_autofree char *whole = g_strdup_printf ("%s\n%s", text, tooltip);
-
-    gtk_widget_set_tooltip_text (chip, whole);
-  }
+  /* Plain text too; the chip's own words first (cut at 1.5× text, 360 px). */
+  _pd_set_tooltip_lines (chip, text, tooltip);
 
   return chip;
 }

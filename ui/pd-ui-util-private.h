@@ -25,6 +25,9 @@ void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
 void        _pd_name_entry_row         (AdwEntryRow        *row);
 void        _pd_combo_row_choice_tooltip (AdwComboRow      *row);
+void        _pd_set_tooltip_lines      (GtkWidget          *widget,
+                                        const char         *first,
+                                        const char         *rest);
 int         _pd_text_width             (GtkWidget          *widget,
                                         double              chars);
 void        _pd_list_one_tab_stop      (GtkWidget          *list);

@@ -441,6 +441,27 @@ _pd_combo_row_choice_tooltip (AdwComboRow *row)
 }
 
 /*
+ * _pd_set_tooltip_lines:
+ * @widget: a widget whose text may be cut (a check chip)
+ * @first: its own text, said first
+ * @rest: what follows on the next lines
+ *
+ * A History check chip is ellipsized on a narrow window: at 360 px and 1.5×
+ * text "build · passed" read "bui…", its tooltip only the check's
+ * description (tried as a new user would, with Large Text). The tooltip,
+ * plain text, starts with the chip's own words.
+ */
+void
+_pd_set_tooltip_lines (GtkWidget  *widget,
+                       const char *first,
+                       const char *rest)
+{
+  g_autofree char *whole = g_strconcat (first, "\n", rest, NULL);
+
+  gtk_widget_set_tooltip_text (widget, whole);
+}
+
+/*
  * _pd_name_entry_row:
  *
  * libadwaita 1.2's entry row gives the text field inside it (what takes the
