@@ -97,8 +97,8 @@ check_chip (const PdPlanCheck *check)
     }
   else
     tooltip = g_strdup_printf ("%s\n%s %s", check->description, check->tool, check->arguments);
-  /* Tooltips set as text are plain too. */
-  gtk_widget_set_tooltip_text (chip, tooltip);
+  /* Plain text too; the chip's own words first (cut at 1.5× text, 360 px). */
+  _pd_set_tooltip_lines (chip, text, tooltip);
 
   return chip;
 }

@@ -413,6 +413,9 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   _pd_name_entry_row (self->env_row);
   _pd_name_entry_row (ADW_ENTRY_ROW (self->key_row));
   _pd_name_entry_row (self->replay_row);
+  _pd_combo_row_choice_tooltip (self->profile_row);
+  _pd_combo_row_choice_tooltip (self->kind_row);
+  _pd_combo_row_choice_tooltip (self->policy_row);
   /* The password row's Show Text button. */
   _pd_name_tooltip_buttons (GTK_WIDGET (self->key_row));
   /* A key pasted as the variable's name (or left there in a profile

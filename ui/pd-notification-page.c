@@ -60,7 +60,9 @@ pd_notification_page_new (GSettings *settings)
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *spin = gtk_spin_button_new_with_range (1, 1440, 1);
 
-  adw_preferences_page_set_title (page, _("Notifications"));
+  /* Short: at 360 px and 1.5× text the bottom bar's four equal tabs have
+   * 87 px each, and "Notifications" needed 107 (cut to "Notifica…"). */
+  adw_preferences_page_set_title (page, _("Alerts"));
   adw_preferences_page_set_name (page, "notifications");
   adw_preferences_page_set_icon_name (page, "preferences-system-notifications-symbolic");
   adw_preferences_group_set_title (group, _("Notify Me When"));
@@ -74,6 +76,11 @@ pd_notification_page_new (GSettings *settings)
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Stalled After"));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Minutes without a change"));
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
+  /* The field says its row (it was "GtkSpinButton" to a screen reader). */
+  gtk_accessible_update_property (GTK_ACCESSIBLE (spin),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Stalled After"),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Minutes without a change"),
+                                  -1);
   g_settings_bind (settings, "notify-stalled-minutes", spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "notify-checklist-stalled", row, "sensitive", G_SETTINGS_BIND_GET);
   adw_preferences_group_add (group, row);

@@ -477,10 +477,51 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
 }
 
+/* A number field says its row's title as its name, its subtitle (the
+ * unit) as its description: labelled by the row, it was "GtkSpinButton"
+ * to a screen reader (AdwActionRow 1.2 has no accessible label of its
+ * own to lend). */
+static void
+name_spin_by_row (GtkSpinButton *spin)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (spin), ADW_TYPE_ACTION_ROW);
+
+  if (row == NULL)
+    return;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (spin),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  adw_action_row_get_subtitle (ADW_ACTION_ROW (row)),
+                                  -1);
+}
+
+static GtkWidget *
+find_switcher_bar (GtkWidget *widget)
+{
+  if (ADW_IS_VIEW_SWITCHER_BAR (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_switcher_bar (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 pd_preferences_window_init (PdPreferencesWindow *self)
 {
+  GtkWidget *bar;
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  name_spin_by_row (self->running_spin);
+  name_spin_by_row (self->idle_spin);
+  name_spin_by_row (self->overview_spin);
   /* libadwaita's search button: named by its tooltip. */
   _pd_name_tooltip_buttons (GTK_WIDGET (self));
 
@@ -502,6 +543,12 @@ pd_preferences_window_init (PdPreferencesWindow *self)
                    G_SETTINGS_BIND_GET);
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_notification_page_new (self->settings));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), pd_sources_page_new (self->settings));
+  /* Narrow, the pages' tabs take the bar's whole width: at 360 px and 1.5×
+   * text "Notifications" was cut to "Notifica…" (tried as a new user
+   * would, with Large Text; the page is Alerts now). */
+  bar = find_switcher_bar (GTK_WIDGET (self));
+  if (bar != NULL)
+    _pd_widen_view_switcher_bar (ADW_VIEW_SWITCHER_BAR (bar));
 
   pd_preferences_window_load_profiles (self);
 }

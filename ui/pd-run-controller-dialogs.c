@@ -687,6 +687,7 @@ _pd_run_controller_ask_review (PdRunController *self,
   GtkWidget *scroller;
   GtkWidget *view;
   GtkWidget *entry;
+  GtkWidget *hint;
 
   dialog = adw_message_dialog_new (self->parent, _("Review the Plan"),
                                    _("Approve it to leave plan mode and let the agent carry it out, or keep planning and tell the agent what to change."));
@@ -725,10 +726,16 @@ _pd_run_controller_ask_review (PdRunController *self,
   gtk_widget_add_css_class (scroller, "pd-plan-review");
   gtk_box_append (GTK_BOX (box), scroller);
 
+  /* What the field is for, above it and wrapped: as its hint, at 1.5×
+   * text and 360 px it read "What should change (for…" (tried as a new
+   * user would, with Large Text). */
+  hint = gtk_label_new (_("What should change (for Keep Planning)"));
+  gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (hint), 0);
+  gtk_box_append (GTK_BOX (box), hint);
   entry = gtk_entry_new ();
-  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("What should change (for Keep Planning)"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Feedback"), -1);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_RELATION_LABELLED_BY,
+                                  hint, NULL, -1);
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   g_signal_connect_object (entry, "changed", G_CALLBACK (on_review_feedback_changed), dialog, 0);
   gtk_box_append (GTK_BOX (box), entry);

@@ -28,6 +28,7 @@
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
+#include "pd-ui-util-private.h"
 #include "pd-window.h"
 
 struct _PdSourcesPage
@@ -543,12 +544,15 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       g_object_set_data_full (G_OBJECT (name_row), "pd-source-id", g_strdup (id), g_free);
       g_signal_connect (name_row, "apply", G_CALLBACK (on_name_apply), self);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), name_row);
+      _pd_name_entry_row (ADW_ENTRY_ROW (name_row));
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (token_row), _("New Token"));
       adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (token_row), TRUE);
       g_object_set_data_full (G_OBJECT (token_row), "pd-source-url", g_strdup (url), g_free);
       g_signal_connect (token_row, "apply", G_CALLBACK (on_token_apply), self);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), token_row);
+      _pd_name_entry_row (ADW_ENTRY_ROW (token_row));
+      _pd_name_tooltip_buttons (token_row);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (remove_row), _("Remove from the Window"));
       adw_action_row_set_subtitle (ADW_ACTION_ROW (remove_row), _("Its token stays in the keyring"));
@@ -701,6 +705,12 @@ pd_sources_page_init (PdSourcesPage *self)
   adw_preferences_group_add (add_group, GTK_WIDGET (self->url_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->name_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->token_row));
+  /* The fields say their rows, Show Text its tooltip (they were "AdwGizmo"
+   * and "GtkButton" to a screen reader). */
+  _pd_name_entry_row (self->url_row);
+  _pd_name_entry_row (self->name_row);
+  _pd_name_entry_row (self->token_row);
+  _pd_name_tooltip_buttons (GTK_WIDGET (self->token_row));
   /* Enter in any of the fields adds, as Enter in an endpoint page's token
    * entry connects (it did nothing, tried as a keyboard user would). */
   g_signal_connect_swapped (self->url_row, "entry-activated", G_CALLBACK (on_add_clicked), self);

@@ -26,6 +26,10 @@ const char *_pd_describe_tool          (const char         *tool);
 void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
 void        _pd_name_entry_row         (AdwEntryRow        *row);
+void        _pd_combo_row_choice_tooltip (AdwComboRow      *row);
+void        _pd_set_tooltip_lines      (GtkWidget          *widget,
+                                        const char         *first,
+                                        const char         *rest);
 int         _pd_text_width             (GtkWidget          *widget,
                                         double              chars);
 void        _pd_list_one_tab_stop      (GtkWidget          *list);
@@ -36,6 +40,7 @@ void        _pd_take_tab               (GtkWidget          *widget,
 gboolean    _pd_list_leave             (GtkWidget          *list,
                                         GtkDirectionType    direction);
 void        _pd_stack_tab_shown_only   (GtkStack           *stack);
+void        _pd_status_pages_tab_to_controls (GtkWidget     *root);
 void        _pd_name_shortcut_keys     (GtkWidget          *widget);
 void        _pd_widen_view_switcher_bar (AdwViewSwitcherBar *bar);
 void        _pd_name_tooltip_buttons   (GtkWidget          *root);

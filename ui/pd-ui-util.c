@@ -450,6 +450,52 @@ _pd_name_drop_down (GtkDropDown *drop_down,
     gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
 }
 
+static void
+combo_row_choice_to_tooltip (AdwComboRow *row)
+{
+  gpointer item = adw_combo_row_get_selected_item (row);
+
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row),
+                               GTK_IS_STRING_OBJECT (item) ? gtk_string_object_get_string (item) : NULL);
+}
+
+/*
+ * _pd_combo_row_choice_tooltip:
+ * @row: a combo row whose model is a #GtkStringList
+ *
+ * The choice a combo row shows is cut to the row's width: at 1.5× text
+ * New Session's "Ask Every Time" read "Ask Every…", and at 360 px
+ * "Local OpenAI-com…" (tried as a new user would, with Large Text). The
+ * row's tooltip has the whole choice.
+ */
+void
+_pd_combo_row_choice_tooltip (AdwComboRow *row)
+{
+  g_signal_connect (row, "notify::selected-item", G_CALLBACK (combo_row_choice_to_tooltip), NULL);
+  combo_row_choice_to_tooltip (row);
+}
+
+/*
+ * _pd_set_tooltip_lines:
+ * @widget: a widget whose text may be cut (a check chip)
+ * @first: its own text, said first
+ * @rest: what follows on the next lines
+ *
+ * A History check chip is ellipsized on a narrow window: at 360 px and 1.5×
+ * text "build · passed" read "bui…", its tooltip only the check's
+ * description (tried as a new user would, with Large Text). The tooltip,
+ * plain text, starts with the chip's own words.
+ */
+void
+_pd_set_tooltip_lines (GtkWidget  *widget,
+                       const char *first,
+                       const char *rest)
+{
+  g_autofree char *whole = g_strconcat (first, "\n", rest, NULL);
+
+  gtk_widget_set_tooltip_text (widget, whole);
+}
+
 /*
  * _pd_name_entry_row:
  *
@@ -787,6 +833,50 @@ _pd_stack_tab_shown_only (GtkStack *stack)
 {
   g_signal_connect (stack, "notify::visible-child", G_CALLBACK (stack_tab_shown_only), NULL);
   stack_tab_shown_only (stack);
+}
+
+/* A status page's scroller takes a Tab stop only while its text does not
+ * fit (then the arrows scroll it): with nothing to scroll and nothing to
+ * activate, Tab stopped on an empty page before the first control. */
+static void
+status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
+                                GtkWidget     *scroller)
+{
+  gtk_widget_set_focusable (scroller, gtk_adjustment_get_upper (adjustment) -
+                                      gtk_adjustment_get_lower (adjustment) >
+                                      gtk_adjustment_get_page_size (adjustment) + 0.5);
+}
+
+/*
+ * _pd_status_pages_tab_to_controls:
+ * @root: a widget with status pages inside it
+ *
+ * Each status page below @root (an empty page, a failed run, an
+ * unreachable source) is a Tab stop only while its text must be scrolled
+ * to be read; Tab goes to the first control, its own buttons or the
+ * page's next (tried with the keyboard alone).
+ */
+void
+_pd_status_pages_tab_to_controls (GtkWidget *root)
+{
+  if (ADW_IS_STATUS_PAGE (root))
+    {
+      GtkWidget *scroller = gtk_widget_get_first_child (root);
+
+      if (GTK_IS_SCROLLED_WINDOW (scroller))
+        {
+          GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+          g_signal_connect_object (adjustment, "changed",
+                                   G_CALLBACK (status_scroller_tab_if_scrolls), scroller, 0);
+          status_scroller_tab_if_scrolls (adjustment, scroller);
+        }
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    _pd_status_pages_tab_to_controls (child);
 }
 
 /*

@@ -315,16 +315,22 @@ focus_list (GtkWidget *list)
 }
 
 /* The page's main list at its shown item, else its first control, else
- * the message bar below it. */
+ * the bars below it (the message entry, the page tabs).  A page with
+ * nothing to activate (a status page: no plan, no events) leaves the
+ * focus in the list beside it; folded, the list is hidden, and the
+ * focus goes to the content's first control. */
 static void
 focus_page (PdWindow *self)
 {
   GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
   GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
 
   if (page != NULL && main_list (page) != NULL)
     focus_list (main_list (page));
-  else if (!gtk_widget_child_focus (GTK_WIDGET (self->view_stack), GTK_DIR_TAB_FORWARD))
+  else if (!gtk_widget_child_focus (gtk_widget_get_parent (GTK_WIDGET (self->view_stack)), GTK_DIR_TAB_FORWARD) &&
+           (adw_leaflet_get_folded (self->leaflet) || focus == NULL || !gtk_widget_get_mapped (focus) ||
+            gtk_widget_is_ancestor (focus, content)))
     gtk_widget_child_focus (content, GTK_DIR_TAB_FORWARD);
 }
 
@@ -575,6 +581,7 @@ connect_endpoint_action (GtkWidget  *widget,
   GtkWidget *box;
   GtkWidget *entry;
   GtkWidget *token_entry;
+  GtkWidget *token_label;
 
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Connect to Endpoint"),
                                    _("The address of a plandeck-agent serve or odek serve endpoint."));
@@ -596,10 +603,17 @@ connect_endpoint_action (GtkWidget  *widget,
                                   _("Endpoint URL"), -1);
   gtk_box_append (GTK_BOX (box), entry);
 
+  /* What the token field is for, above it and wrapped: as its hint, at
+   * 1.5× text and 360 px it read "Token (unless the URL has ?t…" (tried
+   * as a new user would, with Large Text). */
+  token_label = gtk_label_new (_("Token (unless the URL has ?token=)"));
+  gtk_label_set_wrap (GTK_LABEL (token_label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (token_label), 0);
+  gtk_widget_set_margin_top (token_label, 6);
+  gtk_box_append (GTK_BOX (box), token_label);
   token_entry = gtk_password_entry_new ();
   gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (token_entry), TRUE);
-  g_object_set (token_entry, "placeholder-text", _("Token (unless the URL has ?token=)"),
-                "activates-default", TRUE, NULL);
+  g_object_set (token_entry, "activates-default", TRUE, NULL);
   /* The remembered token is filled in when the keyring gives it, unless
    * one was typed meanwhile. */
   if (remembered_url[0] != '\0')
@@ -609,8 +623,8 @@ connect_endpoint_action (GtkWidget  *widget,
       g_weak_ref_init (entry_ref, token_entry);
       pd_secrets_lookup_token_async (remembered_url, on_remembered_token, entry_ref);
     }
-  gtk_accessible_update_property (GTK_ACCESSIBLE (token_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Token"), -1);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (token_entry), GTK_ACCESSIBLE_RELATION_LABELLED_BY,
+                                  token_label, NULL, -1);
   gtk_box_append (GTK_BOX (box), token_entry);
 
   g_object_set_data (G_OBJECT (dialog), "url-entry", entry);

@@ -134,6 +134,7 @@ void        _pd_window_show_error          (PdWindow        *self,
 void        _pd_window_update_content      (PdWindow        *self);
 void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
+void        _pd_window_title_tooltip       (PdWindow        *self);
 void        _pd_window_update_error_page   (PdWindow        *self);
 void        _pd_window_try_select_pending  (PdWindow        *self);
 void        _pd_window_set_source          (PdWindow        *self,

@@ -594,6 +594,58 @@ _pd_window_show_session_title (PdWindow   *self,
   adw_view_switcher_title_set_title (self->switcher_title, safe);
 }
 
+/* The label of the header's title (libadwaita's, inside the switcher
+ * title), or %NULL. */
+static GtkWidget *
+header_title_label (GtkWidget *widget)
+{
+  if (ADW_IS_WINDOW_TITLE (widget))
+    {
+      for (GtkWidget *box = gtk_widget_get_first_child (widget); box != NULL; box = gtk_widget_get_next_sibling (box))
+        for (GtkWidget *child = gtk_widget_get_first_child (box); child != NULL; child = gtk_widget_get_next_sibling (child))
+          if (GTK_IS_LABEL (child))
+            return child;
+      return NULL;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = header_title_label (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+title_to_tooltip (AdwViewSwitcherTitle *title,
+                  GParamSpec           *pspec,
+                  GtkWidget            *label)
+{
+  const char *text = adw_view_switcher_title_get_title (title);
+
+  gtk_widget_set_tooltip_text (label, text != NULL && *text != '\0' ? text : NULL);
+}
+
+/*
+ * _pd_window_title_tooltip:
+ *
+ * The header's title, a session's, is cut to the header's width: at 360 px
+ * and 1.5× text an imported Cline task's read "Add pagi…", whole nowhere
+ * one could see it (tried as a new user would, with Large Text). Its label
+ * has the whole title as its tooltip; the subtitle keeps the source's.
+ */
+void
+_pd_window_title_tooltip (PdWindow *self)
+{
+  GtkWidget *label = header_title_label (GTK_WIDGET (self->switcher_title));
+
+  if (label == NULL)
+    return;
+  g_signal_connect_object (self->switcher_title, "notify::title", G_CALLBACK (title_to_tooltip), label, 0);
+  title_to_tooltip (self->switcher_title, NULL, label);
+}
+
 /* The id of the window's own source in its list of sources. */
 const char *
 _pd_window_source_id (PdWindow *self)

@@ -1002,12 +1002,14 @@ pd_window_init (PdWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->content_stack);
   _pd_stack_tab_shown_only (self->now_stack);
+  _pd_status_pages_tab_to_controls (GTK_WIDGET (self));
   /* Its buttons and its dialogs': named by their mnemonic labels once. */
   _pd_name_mnemonic_buttons ();
   /* The pages without a session fit a phone's width at any text size. */
   _pd_wrap_button_labels (adw_status_page_get_child (self->empty_state));
   _pd_wrap_button_labels (adw_status_page_get_child (self->error_page));
   pd_window_bind_views (self);
+  _pd_window_title_tooltip (self);
   _pd_window_actions_init (self);
   pd_window_size_sidebar (self);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-xft-dpi",

@@ -539,9 +539,21 @@ text_said_elsewhere (GtkWidget  *label,
   for (GtkWidget *w = label; w != NULL && !GTK_IS_WINDOW (w); w = gtk_widget_get_parent (w))
     {
       const char *tooltip = gtk_widget_get_tooltip_text (w);
-      g_autofree char *name = pd_test_a11y_name (w);
+      /* A label's own name is its text, whole or cut: not elsewhere. */
+      g_autofree char *name = w != label ? pd_test_a11y_name (w) : NULL;
       g_autofree char *description = pd_test_a11y_description (w);
 
+      /* A label that gives its tooltip only when cut (a session row's
+       * title) answers the query, with its own text. */
+      if (w == label && tooltip == NULL && gtk_widget_get_has_tooltip (w))
+        {
+          g_autoptr(GtkTooltip) query = g_object_new (GTK_TYPE_TOOLTIP, NULL);
+          gboolean answered = FALSE;
+
+          g_signal_emit_by_name (w, "query-tooltip", 1, 1, FALSE, query, &answered);
+          if (answered)
+            return TRUE;
+        }
       if ((tooltip != NULL && strstr (tooltip, text) != NULL) ||
           (name != NULL && strstr (name, text) != NULL) ||
           (description != NULL && strstr (description, text) != NULL))

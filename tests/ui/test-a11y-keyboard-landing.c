@@ -289,6 +289,28 @@ focus_on_open_row (gpointer data)
          pd_session_row_get_item (PD_SESSION_ROW (row)) == pd_session_list_get_selected_item (list);
 }
 
+/* The focus is on a control of the session's content one sees (folded:
+ * its header or the bars below its page), not the main menu. */
+static gboolean
+focus_in_content (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *views = GTK_WIDGET (pd_test_a11y_view_stack (window));
+  GtkWidget *content = gtk_widget_get_ancestor (gtk_widget_get_parent (views), GTK_TYPE_STACK);
+
+  content = content != NULL ? gtk_widget_get_parent (content) : NULL;
+  return focus != NULL && content != NULL && gtk_widget_is_ancestor (focus, content) &&
+         why_unseen (focus) == NULL && gtk_widget_get_ancestor (focus, GTK_TYPE_MENU_BUTTON) == NULL &&
+         gtk_widget_get_ancestor (focus, ADW_TYPE_STATUS_PAGE) == NULL;
+}
+
+static gboolean
+focus_on_row_or_content (gpointer data)
+{
+  return focus_on_open_row (data) || focus_in_content (data);
+}
+
 /* The session item of the row the focus is on, or %NULL. */
 static PdSessionItem *
 focused_item (PdWindow *window)
@@ -340,7 +362,11 @@ check_enter_opens (PdApplication *app,
   const Opening openings[] = {
     { "now", "Migrate the config loader to GKeyFile", GTK_TYPE_LIST_BOX_ROW },
     { "history", "Add a --json flag to sessions list", GTK_TYPE_LIST_VIEW },
-    { "now", "Explain how the event bus delivers to listeners", ADW_TYPE_STATUS_PAGE },
+    /* No plan: a status page, nothing to activate; the focus goes to
+     * the content's first control past the main menu (the page's tab),
+     * or side by side stays on the row (it went to the status page's
+     * scroller). */
+    { "now", "Explain how the event bus delivers to listeners", G_TYPE_NONE },
     { "now", "Add an export subcommand with tests and docs", GTK_TYPE_LIST_BOX_ROW },
   };
   gboolean folded;
@@ -360,11 +386,28 @@ check_enter_opens (PdApplication *app,
       arrow_to (window, rows, openings[i].title);
       g_assert_true (key (window, GDK_KEY_Return, 0));
       g_assert_cmpstr (pd_session_item_get_title (pd_session_list_get_selected_item (list)), ==, openings[i].title);
-      pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
-      focus = gtk_root_get_focus (GTK_ROOT (window));
-      path = describe (focus);
-      g_test_message ("%s, %s: Enter left the focus on %s", folded ? "folded" : "wide", openings[i].page, path);
-      g_assert_nonnull (gtk_widget_get_ancestor (focus, openings[i].lands_in));
+      if (openings[i].lands_in == G_TYPE_NONE)
+        {
+          pd_test_wait_until (folded ? focus_in_content : focus_on_row_or_content, window,
+                              "the focus on the row or the content's first control");
+          /* Past the page's read, the focus is not moved again. */
+          pd_test_spin (300);
+          pd_test_flush (GTK_WIDGET (window));
+          focus = gtk_root_get_focus (GTK_ROOT (window));
+          path = describe (focus);
+          g_test_message ("%s, %s, no plan: Enter left the focus on %s", folded ? "folded" : "wide",
+                          openings[i].page, path);
+          g_assert_null (gtk_widget_get_ancestor (focus, ADW_TYPE_STATUS_PAGE));
+          g_assert_true (folded ? focus_in_content (window) : focus_on_row_or_content (window));
+        }
+      else
+        {
+          pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+          focus = gtk_root_get_focus (GTK_ROOT (window));
+          path = describe (focus);
+          g_test_message ("%s, %s: Enter left the focus on %s", folded ? "folded" : "wide", openings[i].page, path);
+          g_assert_nonnull (gtk_widget_get_ancestor (focus, openings[i].lands_in));
+        }
       g_assert_null (gtk_widget_get_ancestor (focus, GTK_TYPE_MENU_BUTTON));
       if (i == 0 && !folded)
         pd_test_screenshot (GTK_WIDGET (window), "a11y-enter-opens");

@@ -820,6 +820,46 @@ wraps_between_words (GtkLabel *label)
   return between;
 }
 
+/* The shown labels below @root cut short (ellipsized) whose whole text no
+ * tooltip shows, on the label or around it: a screen reader may say it
+ * whole, one who sees it cannot read it anywhere. */
+static guint
+count_cut_without_tooltip (GtkWidget  *root,
+                           const char *where)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  guint n_cut = 0;
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+      const char *text = gtk_label_get_text (GTK_LABEL (label));
+      gboolean shown = FALSE;
+
+      if (!gtk_widget_get_mapped (label) || *text == '\0' ||
+          !pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))))
+        continue;
+      for (GtkWidget *w = label; w != NULL && !GTK_IS_WINDOW (w) && !shown; w = gtk_widget_get_parent (w))
+        shown = gtk_widget_get_tooltip_text (w) != NULL && strstr (gtk_widget_get_tooltip_text (w), text) != NULL;
+      /* A label that gives its tooltip only when cut (a session row's
+       * title) answers the query, with its own text. */
+      if (!shown && gtk_widget_get_has_tooltip (label) && gtk_widget_get_tooltip_text (label) == NULL)
+        {
+          g_autoptr(GtkTooltip) tooltip = g_object_new (GTK_TYPE_TOOLTIP, NULL);
+
+          g_signal_emit_by_name (label, "query-tooltip", 1, 1, FALSE, tooltip, &shown);
+        }
+      if (!shown)
+        {
+          g_test_message ("%s: “%s” (in %s) is cut to %d px, its whole text in no tooltip", where, text,
+                          G_OBJECT_TYPE_NAME (gtk_widget_get_parent (label)), gtk_widget_get_width (label));
+          n_cut++;
+        }
+    }
+  return n_cut;
+}
+
 static gboolean
 checklist_shown (gpointer data)
 {
@@ -843,11 +883,26 @@ check_cline_hyphens (PdApplication *app,
   AdwViewStack *views = pd_test_a11y_view_stack (window);
   HyphenCount count = { 0 };
   GtkWidget *hint;
+  guint n_cut;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show the task");
   pd_test_wait_until (checklist_shown, window, "the task's checklist");
   pd_test_flush (GTK_WIDGET (window));
   count_hyphens (GTK_WIDGET (adw_view_stack_get_visible_child (views)), &count, "now");
+  /* The task's title, whole or said whole: on the Now page's header and
+   * in the session list (it was cut, said nowhere else). */
+  n_cut = pd_test_a11y_count_cut_labels (GTK_WIDGET (window), "the task, Now") +
+          count_cut_without_tooltip (GTK_WIDGET (window), "the task, Now");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+  n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (window), "the task, session list") +
+           count_cut_without_tooltip (GTK_WIDGET (window), "the task, session list");
+  pd_test_screenshot (GTK_WIDGET (window), "a11y-cline-sessions-360");
+  adw_leaflet_set_visible_child_name (ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET)),
+                                      "content");
+  pd_test_flush (GTK_WIDGET (window));
   /* The extension's words on going on are words, not a command. */
   hint = pd_test_find_label_containing (GTK_WIDGET (window), "has no command to continue a task");
   g_assert_nonnull (hint);
@@ -864,6 +919,7 @@ check_cline_hyphens (PdApplication *app,
   g_assert_cmpuint (count.n_labels, >=, 5);
   g_assert_cmpuint (count.n_wrapped, >, 0);
   g_assert_cmpuint (count.n_hyphens, ==, 0);
+  g_assert_cmpuint (n_cut, ==, 0);
 }
 
 /* A Cline task read from the project's own fixture into a database, shown

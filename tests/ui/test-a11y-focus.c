@@ -1,0 +1,689 @@
+/* test-a11y-focus.c: where the focus goes on pages without a control, and
+ * after a dialog; the dialogs at 1.5× text
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs with GTK_A11Y=test, as test-a11y.c does. A status page (no plan,
+ * no events, no sessions) has nothing to activate: Tab goes past it to the
+ * first control. A dialog that closes gives the focus back to what opened
+ * it. At 1.5× text (gtk-xft-dpi) no dialog cuts its text.
+ */
+#define G_LOG_DOMAIN "test-a11y-focus"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-new-session-dialog.h"
+#include "pd-run-controller.h"
+#include "pd-session-item.h"
+#include "pd-session-list.h"
+#include "pd-test-a11y.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+static char *
+describe (GtkWidget *widget)
+{
+  GString *path = g_string_new (NULL);
+
+  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    {
+      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
+      g_string_prepend_c (path, '/');
+    }
+  return g_string_free (path, FALSE);
+}
+
+/* @focus is a status page's own scroller: nothing to activate there. */
+static gboolean
+is_status_scroller (GtkWidget *focus)
+{
+  return GTK_IS_SCROLLED_WINDOW (focus) && ADW_IS_STATUS_PAGE (gtk_widget_get_parent (focus));
+}
+
+/* Tabs round the whole window, as GTK moves the focus for Tab; returns
+ * the stops that are a status page with its text whole (nothing to scroll
+ * either), after telling each. */
+static guint
+count_status_stops (GtkWidget  *window,
+                    const char *where)
+{
+  g_autoptr(GPtrArray) seen = g_ptr_array_new ();
+  guint n_status = 0;
+
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  for (guint i = 0; i < 400; i++)
+    {
+      GtkWidget *focus;
+
+      if (!gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD))
+        {
+          gtk_root_set_focus (GTK_ROOT (window), NULL);
+          g_assert_true (gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD));
+        }
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      g_assert_nonnull (focus);
+      if (g_ptr_array_find (seen, focus, NULL))
+        break;
+      g_ptr_array_add (seen, focus);
+      if (is_status_scroller (focus))
+        {
+          GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (focus));
+          g_autofree char *path = describe (focus);
+
+          g_test_message ("%s: Tab stop %u is a status page (“%s”), its text %s: %s", where, i + 1,
+                          adw_status_page_get_title (ADW_STATUS_PAGE (gtk_widget_get_parent (focus))),
+                          gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) + 0.5
+                          ? "scrolls" : "whole", path);
+          if (gtk_adjustment_get_upper (adjustment) <= gtk_adjustment_get_page_size (adjustment) + 0.5)
+            n_status++;
+        }
+    }
+  g_test_message ("%s: %u Tab stops, %u on a status page with nothing to do", where, seen->len, n_status);
+  return n_status;
+}
+
+static gboolean
+is_title (GtkWidget     *widget,
+          gconstpointer  title)
+{
+  return ADW_IS_STATUS_PAGE (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (adw_status_page_get_title (ADW_STATUS_PAGE (widget)), title) == 0;
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *title;
+} StatusShown;
+
+static gboolean
+status_shown (gpointer data)
+{
+  StatusShown *shown = data;
+
+  return pd_test_find_first (GTK_WIDGET (shown->window), is_title, shown->title) != NULL;
+}
+
+/* A session with no plan, no events and no plan versions: its Now, Events
+ * and History pages are status pages; Tab never stops on one. */
+static void
+check_status_pages (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  const struct { const char *page; const char *title; } pages[] = {
+    { "now", "No Plan Yet" },
+    { "events", "No Events Yet" },
+    { "history", "No Plan Versions Yet" },
+  };
+  GListModel *model;
+  guint n_status = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  model = G_LIST_MODEL (pd_session_list_get_model (list));
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+
+      if (g_str_equal (pd_session_item_get_title (item), "Explain how the event bus delivers to listeners"))
+        g_assert_true (pd_session_list_select (list, pd_session_item_get_id (item)));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      StatusShown shown = { window, pages[i].title };
+
+      adw_view_stack_set_visible_child_name (views, pages[i].page);
+      pd_test_wait_until (status_shown, &shown, pages[i].title);
+      pd_test_spin (250);   /* the stack's cross-fade */
+      pd_test_flush (GTK_WIDGET (window));
+      n_status += count_status_stops (GTK_WIDGET (window), pages[i].title);
+    }
+  g_assert_cmpuint (n_status, ==, 0);
+}
+
+static void
+test_status_pages (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_status_pages, NULL), ==, 0);
+}
+
+/* No sessions at all: the window's own status page, with its buttons, and
+ * the Overview's. Tab goes to the buttons, never to the page. */
+static void
+check_no_sessions (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  StatusShown shown = { window, "No Sessions Yet" };
+  guint n_status;
+
+  pd_test_wait_until (status_shown, &shown, "“No Sessions Yet”");
+  pd_test_spin (250);
+  pd_test_flush (GTK_WIDGET (window));
+  n_status = count_status_stops (GTK_WIDGET (window), "No Sessions Yet");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-focus-no-sessions");
+  g_assert_cmpuint (n_status, ==, 0);
+}
+
+static void
+test_no_sessions (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+
+  g_object_unref (pd_test_open_store (db));
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_no_sessions, NULL, NULL), ==, 0);
+}
+
+/* --- focus after a dialog ---------------------------------------------------- */
+
+static gboolean
+is_action_button (GtkWidget     *widget,
+                  gconstpointer  action)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0;
+}
+
+static gboolean
+is_menu_button (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_MENU_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         gtk_widget_get_ancestor (widget, ADW_TYPE_HEADER_BAR) != NULL &&
+         gtk_widget_get_ancestor (widget, PD_TYPE_SESSION_LIST) == NULL &&
+         gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL;
+}
+
+static gboolean
+toplevel_gone (gpointer data)
+{
+  return pd_test_a11y_mapped_toplevel (GPOINTER_TO_SIZE (data)) == NULL;
+}
+
+static GtkWindow *
+wait_for_toplevel (GType       type,
+                   const char *what)
+{
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (type), what);
+  dialog = pd_test_a11y_mapped_toplevel (type);
+  pd_test_flush (GTK_WIDGET (dialog));
+  return dialog;
+}
+
+/* Closes @dialog as Escape does and says where the window's focus went. */
+static GtkWidget *
+close_dialog (PdWindow   *window,
+              GtkWindow  *dialog,
+              GType       type,
+              const char *what)
+{
+  GtkWidget *focus;
+  g_autofree char *path = NULL;
+
+  gtk_window_close (dialog);
+  pd_test_wait_until (toplevel_gone, GSIZE_TO_POINTER (type), what);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (window));
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+  g_test_message ("%s closed: the focus is on %s", what, path);
+  return focus;
+}
+
+/* The main menu's item @action, chosen from the open menu as Enter on it
+ * does: the menu closes, then the action runs. */
+static void
+choose_from_menu (GtkWidget  *menu_button,
+                  const char *action)
+{
+  GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button));
+
+  g_assert_true (gtk_widget_grab_focus (menu_button));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (menu_button));
+  pd_test_flush (menu_button);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+  /* The focus in the menu, on an item. */
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (popover), GTK_DIR_TAB_FORWARD));
+  gtk_popover_popdown (popover);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (popover), action, NULL));
+}
+
+/* New Session from its + button, Preferences and Connect to Endpoint from
+ * the main menu: closed, each gives the focus back to what opened it. */
+static void
+check_focus_after_dialogs (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  GtkWidget *plus;
+  GtkWidget *menu;
+  GtkWindow *dialog;
+  guint n_lost = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  plus = pd_test_find_first (GTK_WIDGET (window), is_action_button, "win.new-session");
+  menu = pd_test_find_first (GTK_WIDGET (window), is_menu_button, NULL);
+  g_assert_nonnull (plus);
+  g_assert_nonnull (menu);
+
+  g_assert_true (gtk_widget_grab_focus (plus));
+  g_signal_emit_by_name (plus, "clicked");
+  dialog = wait_for_toplevel (PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  close_dialog (window, dialog, PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  if (!pd_test_a11y_focus_inside (plus))
+    n_lost++;
+
+  choose_from_menu (menu, "win.preferences");
+  dialog = wait_for_toplevel (ADW_TYPE_PREFERENCES_WINDOW, "Preferences");
+  close_dialog (window, dialog, ADW_TYPE_PREFERENCES_WINDOW, "Preferences");
+  if (!pd_test_a11y_focus_inside (menu))
+    n_lost++;
+
+  choose_from_menu (menu, "win.connect-endpoint");
+  dialog = wait_for_toplevel (ADW_TYPE_MESSAGE_DIALOG, "Connect to Endpoint");
+  close_dialog (window, dialog, ADW_TYPE_MESSAGE_DIALOG, "Connect to Endpoint");
+  if (!pd_test_a11y_focus_inside (menu))
+    n_lost++;
+
+  /* From the session's row: Rename…, named and closed with Escape; the
+   * focus is back in the list (Delete has no dialog: an Undo toast). */
+  {
+    PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+    PdSessionItem *item = pd_session_list_get_selected_item (list);
+
+    g_assert_true (gtk_widget_child_focus (GTK_WIDGET (list), GTK_DIR_TAB_FORWARD));
+    g_assert_true (pd_test_a11y_focus_inside (GTK_WIDGET (list)));
+    /* The row's menu (the Menu key's), then Rename… in it. */
+    pd_session_list_show_menu (list, item);
+    pd_test_flush (GTK_WIDGET (window));
+    gtk_popover_popdown (GTK_POPOVER (pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_POPOVER_MENU)));
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (list), "session.rename", NULL));
+    dialog = wait_for_toplevel (ADW_TYPE_MESSAGE_DIALOG, "Rename");
+    pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Rename");
+    close_dialog (window, dialog, ADW_TYPE_MESSAGE_DIALOG, "Rename");
+    if (!pd_test_a11y_focus_inside (GTK_WIDGET (list)))
+      n_lost++;
+  }
+
+  g_assert_cmpuint (n_lost, ==, 0);
+}
+
+static void
+test_focus_after_dialogs (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_focus_after_dialogs, NULL), ==, 0);
+}
+
+/* --- the dialogs at 1.5× text ------------------------------------------------ */
+
+/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it;
+ * returns the dpi it had. */
+static int
+set_large_text (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  return dpi;
+}
+
+static gboolean
+dialog_resized (gpointer data)
+{
+  GtkWidget *dialog = data;
+
+  return gtk_widget_get_width (dialog) <= GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "a11y-width")) + 1;
+}
+
+/* Prints, from @widget down, the children whose minimum width passes
+ * @limit: what keeps the dialog from narrowing. */
+static void
+print_wide (GtkWidget *widget,
+            int        limit,
+            guint      depth)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      if (!gtk_widget_get_visible (child))
+        continue;
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      if (minimum > limit)
+        {
+          g_test_message ("%*s%s (%s%s%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
+                          gtk_widget_get_css_name (child), GTK_IS_LABEL (child) ? " " : "",
+                          GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child)) : "", minimum);
+          print_wide (child, limit, depth + 1);
+        }
+    }
+}
+
+/* An entry's hint cut short (its placeholder, ellipsized): a screen reader
+ * says it whole, but one who sees it reads only its start. */
+static guint
+count_cut_hints (GtkWidget  *root,
+                 const char *where)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  guint n_cut = 0;
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+
+      if (gtk_widget_get_mapped (label) && GTK_IS_TEXT (gtk_widget_get_parent (label)) &&
+          pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))))
+        {
+          g_test_message ("%s: the hint “%s” is cut to %d px", where, gtk_label_get_text (GTK_LABEL (label)),
+                          gtk_widget_get_width (label));
+          n_cut++;
+        }
+    }
+  return n_cut;
+}
+
+/* The cut labels of each page of @dialog (Preferences' pages), or of
+ * @dialog when it has none; each page's controls named (a screen reader
+ * met only Preferences' first page in the names test). */
+static guint
+count_cut_pages (GtkWindow  *dialog,
+                 const char *what)
+{
+  GtkWidget *stack = pd_test_find_widget (GTK_WIDGET (dialog), ADW_TYPE_VIEW_STACK);
+  g_autoptr(GtkSelectionModel) pages = NULL;
+  guint n_cut = 0;
+
+  if (stack == NULL)
+    {
+      pd_test_a11y_assert_named (GTK_WIDGET (dialog), what);
+      return pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), what) + count_cut_hints (GTK_WIDGET (dialog), what);
+    }
+  pages = adw_view_stack_get_pages (ADW_VIEW_STACK (stack));
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
+    {
+      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), i);
+      g_autofree char *where = g_strdup_printf ("%s, %s", what, adw_view_stack_page_get_title (page));
+
+      adw_view_stack_set_visible_child (ADW_VIEW_STACK (stack), adw_view_stack_page_get_child (page));
+      pd_test_flush (GTK_WIDGET (dialog));
+      pd_test_spin (250);   /* the cross-fade */
+      pd_test_flush (GTK_WIDGET (dialog));
+      pd_test_a11y_assert_named (GTK_WIDGET (dialog), where);
+      n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), where) + count_cut_hints (GTK_WIDGET (dialog), where);
+    }
+  adw_view_stack_set_visible_child (ADW_VIEW_STACK (stack), adw_view_stack_get_visible_child (ADW_VIEW_STACK (stack)));
+  return n_cut;
+}
+
+/* The cut labels of @dialog at its own size, then made 360 px wide (a
+ * phone's width; a dialog that cannot narrow that far counts as cut). */
+static guint
+count_cut_in_dialog (GtkWindow  *dialog,
+                     const char *what)
+{
+  g_autofree char *narrow = g_strdup_printf ("%s, 360 px", what);
+  g_autofree char *shot = g_strdup_printf ("a11y-large-text-%s", what);
+  guint n_cut;
+  int minimum = 0;
+
+  for (char *p = shot; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '-')
+      *p = '-';
+  pd_test_flush (GTK_WIDGET (dialog));
+  n_cut = count_cut_pages (dialog, what);
+  pd_test_screenshot (GTK_WIDGET (dialog), shot);
+  /* Its content: the window's CSS box apart (its shadow, out of sight). */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (dialog)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_visible (child))
+      {
+        int child_minimum = 0;
+
+        gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &child_minimum, NULL, NULL, NULL);
+        minimum = MAX (minimum, child_minimum);
+      }
+  g_test_message ("%s at 1.5× text: %d px wide, needs %d px; %u labels cut", what,
+                  gtk_widget_get_width (GTK_WIDGET (dialog)), minimum, n_cut);
+  if (minimum > 360)
+    {
+      print_wide (GTK_WIDGET (dialog), 360 - 24, 1);
+      n_cut++;
+    }
+  else
+    {
+      g_autofree char *shot_narrow = g_strdup_printf ("%s-360", shot);
+      guint cut;
+
+      g_object_set_data (G_OBJECT (dialog), "a11y-width", GINT_TO_POINTER (360));
+      gtk_window_set_default_size (dialog, 360, -1);
+      pd_test_wait_until (dialog_resized, dialog, narrow);
+      pd_test_flush (GTK_WIDGET (dialog));
+      cut = count_cut_pages (dialog, narrow);
+      g_test_message ("%s: %u labels cut", narrow, cut);
+      pd_test_screenshot (GTK_WIDGET (dialog), shot_narrow);
+      n_cut += cut;
+    }
+  return n_cut;
+}
+
+/* Preferences, New Session and Connect to Endpoint at 1.5× text: no text
+ * cut, at their size and at 360 px. */
+static void
+check_dialogs_large_text (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  const struct { const char *action; const char *what; } dialogs[] = {
+    { "win.preferences", "Preferences" },
+    { "win.new-session", "New Session" },
+    { "win.connect-endpoint", "Connect to Endpoint" },
+  };
+  GType types[G_N_ELEMENTS (dialogs)];
+  guint n_cut = 0;
+
+  types[0] = ADW_TYPE_PREFERENCES_WINDOW;
+  types[1] = PD_TYPE_NEW_SESSION_DIALOG;
+  types[2] = ADW_TYPE_MESSAGE_DIALOG;
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  for (guint i = 0; i < G_N_ELEMENTS (dialogs); i++)
+    {
+      GtkWindow *dialog;
+
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), dialogs[i].action, NULL));
+      dialog = wait_for_toplevel (types[i], dialogs[i].what);
+      pd_test_spin (200);
+      n_cut += count_cut_in_dialog (dialog, dialogs[i].what);
+      close_dialog (window, dialog, types[i], dialogs[i].what);
+    }
+  g_assert_cmpuint (n_cut, ==, 0);
+}
+
+static void
+test_dialogs_large_text (void)
+{
+  int dpi = set_large_text ();
+
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_dialogs_large_text, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
+}
+
+/* --- a run's dialogs at 1.5× text, and the focus after them ------------------- */
+
+typedef struct
+{
+  char     *dir;
+  char     *db;
+  char     *project;
+  char     *replay;
+  gboolean  finished;
+} RunFixture;
+
+static RunFixture *
+run_fixture_new (const char *replay_json)
+{
+  RunFixture *fixture = g_new0 (RunFixture, 1);
+
+  fixture->dir = pd_test_make_tmp_dir ();
+  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
+  fixture->project = g_build_filename (fixture->dir, "project", NULL);
+  fixture->replay = g_build_filename (fixture->dir, "replay.json", NULL);
+  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (fixture->replay, replay_json, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture->db));
+  return fixture;
+}
+
+static void
+run_fixture_free (RunFixture *fixture)
+{
+  g_free (fixture->replay);
+  g_free (fixture->project);
+  g_free (fixture->db);
+  g_free (fixture->dir);
+  g_free (fixture);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunFixture, run_fixture_free)
+
+static void
+on_run_finished (PdRunController *runs,
+                 int              status,
+                 const char      *message,
+                 RunFixture      *fixture)
+{
+  fixture->finished = TRUE;
+}
+
+static gboolean
+run_finished (gpointer data)
+{
+  return ((RunFixture *) data)->finished;
+}
+
+static void
+start_replay (PdWindow   *window,
+              RunFixture *fixture,
+              const char *prompt)
+{
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  settings->planning = TRUE;
+  fixture->finished = FALSE;
+  g_signal_connect (runs, "finished", G_CALLBACK (on_run_finished), fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, prompt, &error));
+  g_assert_no_error (error);
+}
+
+/* A shell command, long, so that the approval has much to show. */
+static const char *replay_approval =
+  "{\"label\": \"test: a11y approval\", \"turns\": ["
+  " {\"content\": \"Saying it.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": "
+  "   \"echo hello from a command long enough to wrap at a larger text size > said.txt\"}}]},"
+  " {\"content\": \"I could not say it.\"}]}";
+
+/* Plan mode's review. */
+static const char *replay_review =
+  "{\"label\": \"test: a11y review\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": "
+  "   \"# Tidy the README of the project\\n\\n- read it through once\\n- say which lines are unclear\\n\"}}]},"
+  " {\"content\": \"I will keep planning.\"}]}";
+
+/* The approval and the plan review at 1.5× text: nothing cut, at their
+ * size and at 360 px; closed with Escape, the focus is back where it was
+ * (the message entry) and not lost. */
+static void
+check_run_dialogs (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  const char *what[] = { "Approval", "Plan review" };
+  GtkWidget *before;
+  guint n_cut = 0;
+  guint n_lost = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (what); i++)
+    {
+      AdwMessageDialog *dialog;
+      GtkWidget *focus;
+
+      g_assert_true (g_file_set_contents (fixture->replay, i == 0 ? replay_approval : replay_review, -1, NULL));
+      start_replay (window, fixture, i == 0 ? "Say hello" : "/plan Tidy the README");
+      dialog = pd_test_a11y_wait_for_message_dialog (what[i]);
+
+      /* Where the focus was in the window when the dialog came. */
+      before = gtk_root_get_focus (GTK_ROOT (window));
+      if (before != NULL)
+        g_object_ref (before);
+      {
+        g_autofree char *path = before != NULL ? describe (before) : g_strdup ("nothing");
+
+        g_test_message ("%s: the window's focus was on %s", what[i], path);
+      }
+      n_cut += count_cut_in_dialog (GTK_WINDOW (dialog), what[i]);
+      focus = close_dialog (window, GTK_WINDOW (dialog), ADW_TYPE_MESSAGE_DIALOG, what[i]);
+      if (focus == NULL || (before != NULL && focus != before))
+        n_lost++;
+      g_clear_object (&before);
+      pd_test_wait_until (run_finished, fixture, "the run to end");
+    }
+  g_assert_cmpuint (n_cut, ==, 0);
+  g_assert_cmpuint (n_lost, ==, 0);
+}
+
+static void
+test_run_dialogs (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_approval);
+  const char *args[] = { "--db", fixture->db, NULL };
+  int dpi = set_large_text ();
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_run_dialogs, fixture, NULL), ==, 0);
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/a11y/focus/status-pages", test_status_pages);
+  g_test_add_func ("/pd/ui/a11y/focus/no-sessions", test_no_sessions);
+  g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
+  g_test_add_func ("/pd/ui/a11y/dialogs/large-text", test_dialogs_large_text);
+  g_test_add_func ("/pd/ui/a11y/dialogs/run-large-text", test_run_dialogs);
+
+  return g_test_run ();
+}
