@@ -844,27 +844,25 @@ test_card_menu (void)
     }
   c.local_store = pd_test_open_store (local_db);
   pd_test_reset_settings ();
-  c.served[0].fixture = run_fixture_new (replay_writes);
-  c.served[0].store = pd_test_open_store (c.served[0].fixture->db);
+  c.served[0].serve.fixture = run_fixture_new (replay_writes);
+  c.served[0].store = pd_test_open_store (c.served[0].serve.fixture->db);
   c.served[0].id = pd_test_add_session (c.served[0].store, "Work on A", "plandeck");
   save_plan (c.served[0].store, c.served[0].id, "Work on A", 1, working, 3);
-  served_start (&c.served[0]);
-  pd_secrets_keep_for_session (c.served[0].base, c.served[0].token);
+  pd_test_served_start (&c.served[0].serve);
+  pd_secrets_keep_for_session (c.served[0].serve.base, c.served[0].serve.token);
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
-  g_variant_builder_add (&builder, "(sss)", "endpoint-0", endpoint_names[0], c.served[0].base);
+  g_variant_builder_add (&builder, "(sss)", "endpoint-0", endpoint_names[0], c.served[0].serve.base);
   settings = g_settings_new (APP_ID);
   g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
 
   g_assert_cmpint (pd_test_run_app (NULL, check_card_menu, &c, NULL), ==, 0);
 
-  served_stop (&c.served[0]);
-  pd_secrets_keep_for_session (c.served[0].base, NULL);
+  pd_test_served_stop (&c.served[0].serve);
+  pd_secrets_keep_for_session (c.served[0].serve.base, NULL);
+  pd_test_served_clear (&c.served[0].serve);
   g_clear_object (&c.served[0].store);
   g_free (c.served[0].id);
-  g_free (c.served[0].url);
-  g_free (c.served[0].base);
-  g_free (c.served[0].token);
-  run_fixture_free (c.served[0].fixture);
+  run_fixture_free (c.served[0].serve.fixture);
   g_clear_object (&c.local_store);
 }
 
