@@ -418,6 +418,29 @@ pd_application_activate (GApplication *app)
     }
 }
 
+/* libadwaita 1.2's About window draws the version as a button (it shows
+ * the release notes when there are any) with no accessible name: a screen
+ * reader said "button".  It is named for what it says. */
+static void
+name_version_button (GtkWidget  *widget,
+                     const char *version)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *label = GTK_IS_BUTTON (child) ? gtk_button_get_child (GTK_BUTTON (child)) : NULL;
+
+      if (GTK_IS_LABEL (label) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), version) == 0)
+        {
+          g_autofree char *name = g_strdup_printf (_("Version %s"), version);
+
+          gtk_accessible_update_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+        }
+      else
+        name_version_button (child, version);
+    }
+}
+
 static void
 about_action (GSimpleAction *action,
               GVariant      *parameter,
@@ -452,6 +475,7 @@ about_action (GSimpleAction *action,
   adw_about_window_set_developers (ADW_ABOUT_WINDOW (about), developers);
   /* Translators: replace with your names, one per line */
   adw_about_window_set_translator_credits (ADW_ABOUT_WINDOW (about), _("translator-credits"));
+  name_version_button (about, PACKAGE_VERSION);
   gtk_window_present (GTK_WINDOW (about));
 }
 

@@ -911,6 +911,13 @@ _pd_name_shortcut_keys (GtkWidget *widget)
           gtk_label_set_text (GTK_LABEL (widget), named);
         }
     }
+  /* The window's search button is an icon alone, which GTK 4.8 names
+   * nothing: a screen reader said "toggle button". */
+  if (GTK_IS_TOGGLE_BUTTON (widget) && GTK_IS_IMAGE (gtk_button_get_child (GTK_BUTTON (widget))) &&
+      g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (gtk_button_get_child (GTK_BUTTON (widget)))),
+                 "edit-find-symbolic") == 0)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                    _("Search Shortcuts"), -1);
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))

@@ -153,6 +153,16 @@ check_dialog_names (PdApplication *app,
   g_assert_true (GTK_IS_TEXT_VIEW (gtk_root_get_focus (GTK_ROOT (dialog))));
   pd_test_screenshot_sizes (dialog, "a11y-new-session");
   gtk_window_destroy (dialog);
+
+  /* About and the shortcuts window: libadwaita's and GTK's dialogs, with
+   * what Plandeck puts in them. */
+  dialog = open_dialog (window, "app.about", ADW_TYPE_ABOUT_WINDOW);
+  pd_test_a11y_assert_named (GTK_WIDGET (dialog), "About");
+  gtk_window_destroy (dialog);
+
+  dialog = open_dialog (window, "win.show-help-overlay", GTK_TYPE_SHORTCUTS_WINDOW);
+  pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Keyboard Shortcuts");
+  gtk_window_destroy (dialog);
 }
 
 static void
