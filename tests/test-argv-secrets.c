@@ -26,6 +26,9 @@ test_hide (void)
   check ("http://h/?a=1&token=abc&b=2", "http://h/?a=1&token=***&b=2", 1);
   check ("http://h/?token=abc#frag", "http://h/?token=***#frag", 1);
   check ("http://h/?token=a&token=bb", "http://h/?token=*&token=**", 2);
+  /* A provider's key in its URL (tried as an attacker would: it stayed). */
+  check ("http://h/v1?key=KEYsecret555&api_key=abc", "http://h/v1?key=************&api_key=***", 2);
+  check ("http://h/v1?monkey=1", "http://h/v1?monkey=1", 0);
   /* a name the URL reader decodes to `token` (tried as an attacker would:
    * `%74oken=` hid nothing, and the last of two names wins) */
   check ("http://h/?%74oken=SECRET", "http://h/?%74oken=******", 1);

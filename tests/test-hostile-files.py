@@ -585,6 +585,18 @@ def test_bidi_own(tap, agent, tmp):
     tap.check("\x1b" not in text and not raw_bidi(text) and "Done <U+202E> evil." in text,
               "run: on a terminal the answer's escape and bidi controls are shown, never obeyed", repr(text))
 
+def test_bad_id(tap, agent, tmp):
+    """An id argument that is no id is named in the error as one safe line:
+    its terminal escapes were printed raw (tried as an attacker would)."""
+    hostile = "x\x1b]0;PWN\x07\x1b[2J\u202e"
+    db = os.path.join(tmp, "ids.db")
+    for args in (["sessions", "show", hostile], ["sessions", "restore", hostile], ["events", "--session", hostile],
+                 ["plan", "status", hostile]):
+        proc = agent.run(*args, "--db", db)
+        tap.check(proc.returncode == 2 and "is not a session id" in proc.stderr and "\x1b" not in proc.stderr
+                  and "\x07" not in proc.stderr and "\u202e" not in proc.stderr,
+                  f"{' '.join(args[:2])}: a hostile id is shown safe", detail(proc))
+
 
 def main():
     agent_path = os.path.abspath(sys.argv[1])
@@ -605,6 +617,7 @@ def main():
         test_import(tap, agent, tmp)
         test_bidi(tap, agent, tmp)
         test_bidi_own(tap, agent, tmp)
+        test_bad_id(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

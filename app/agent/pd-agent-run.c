@@ -259,7 +259,12 @@ run_main (gboolean   is_continue,
         }
       if (!pd_session_id_is_valid (session_id))
         {
-          fprintf (stderr, _("plandeck-agent continue: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), session_id);
+          {
+            /* Shown as one safe line: an argument is not always typed by hand. */
+            g_autofree char *shown_id = pd_safe_text_line (session_id);
+
+            fprintf (stderr, _("plandeck-agent continue: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), shown_id);
+          }
           return 2;
         }
     }

@@ -434,7 +434,12 @@ pd_agent_sessions_main (int    argc,
 
   if (argc == 3 && !pd_session_id_is_valid (argv[2]))
     {
-      fprintf (stderr, _("plandeck-agent sessions: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), argv[2]);
+      {
+        /* Shown as one safe line: an argument is not always typed by hand. */
+        g_autofree char *shown_id = pd_safe_text_line (argv[2]);
+
+        fprintf (stderr, _("plandeck-agent sessions: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), shown_id);
+      }
       return 2;
     }
 

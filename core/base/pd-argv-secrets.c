@@ -24,8 +24,13 @@ is_token_name (const char *name,
   g_autofree char *raw = g_strndup (name, (gsize) (end - name));
   g_autofree char *decoded = g_uri_unescape_string (raw, NULL);
 
-  /* A name that does not decode is no name the reader takes. */
-  return decoded != NULL && g_ascii_strcasecmp (decoded, "token") == 0;
+  /* A name that does not decode is no name the reader takes.  Besides
+   * the token the window reads, the names providers take a key by
+   * (?key=, ?api_key=: tried as an attacker would, they stayed in ps). */
+  return decoded != NULL &&
+         (g_ascii_strcasecmp (decoded, "token") == 0 || g_ascii_strcasecmp (decoded, "key") == 0 ||
+          g_ascii_strcasecmp (decoded, "api_key") == 0 || g_ascii_strcasecmp (decoded, "apikey") == 0 ||
+          g_ascii_strcasecmp (decoded, "access_token") == 0);
 }
 
 /* Overwrites the value of each token parameter in the `&`-separated

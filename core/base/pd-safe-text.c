@@ -278,7 +278,8 @@ static void
 append_blank_run (GString    *out,
                   const char *p,
                   const char *run_end,
-                  gsize       n)
+                  gsize       n,
+                  gboolean    in_line)
 {
   const char *start = p;
   const char *group = p;
@@ -286,7 +287,7 @@ append_blank_run (GString    *out,
 
   if (n < APPROVAL_RUN_SHOWN)
     {
-      append_named (out, p, run_end, TRUE);
+      append_named (out, p, run_end, in_line);
       return;
     }
   while (p < run_end)
@@ -302,7 +303,7 @@ append_blank_run (GString    *out,
         }
       if (k >= APPROVAL_RUN_SHOWN)
         {
-          append_group (out, group, p, group_n, group == start);
+          append_group (out, group, p, group_n, in_line && group == start);
           append_said (out, p, q, k);
           group = q;
           group_n = 0;
@@ -311,7 +312,7 @@ append_blank_run (GString    *out,
         group_n += k;
       p = q;
     }
-  append_group (out, group, run_end, group_n, group == start);
+  append_group (out, group, run_end, group_n, in_line && group == start);
 }
 
 char *
@@ -362,11 +363,16 @@ pd_safe_text_approval (const char *text)
         marks++;
       else
         marks = 0;
-      if (is_blank (c) || marks > APPROVAL_MARKS_SHOWN)
+      /* A mark or joiner with no letter under it, at a line's start, draws
+       * nothing: "\n\u200D\n" × 100 showed 200 empty lines, neither said
+       * nor named (tried as an attacker would).  It is a blank run. */
+      if (is_blank (c) || marks > APPROVAL_MARKS_SHOWN ||
+          (marks > 0 && (p == text || p[-1] == '\n')))
         {
           const char *run_end = blank_run (p, end, !is_blank (c), &n);
 
-          append_blank_run (out, p, run_end, n);
+          /* A joiner keeps its place in a word, never at a line's start. */
+          append_blank_run (out, p, run_end, n, !(p == text || p[-1] == '\n'));
           marks = 0;
           p = run_end;
           continue;
