@@ -29,6 +29,7 @@ struct _PdPlanRow
   GtkLabel      *id_label;
   GtkLabel      *title_label;
   GtkLabel      *note_label;
+  GtkLabel      *unverified_label;
   PdWrapBox     *checks_box;
 };
 
@@ -154,6 +155,29 @@ pd_plan_row_sync (PdPlanRow *self)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->note_label), step->note);
   gtk_widget_set_visible (GTK_WIDGET (self->note_label), step->note != NULL && step->note[0] != '\0');
 
+  /* A step marked done whose checks did not all pass is the model's word
+   * only (a denied test run, say): said in words, as `plan status` says
+   * it.  A chip's small icon was all that told it (tried as a new user
+   * would: "4/4 done" read as verified). */
+  {
+    g_autoptr(GString) unverified = g_string_new (NULL);
+
+    for (guint i = 0; step->status == PD_PLAN_STEP_DONE && i < step->checks->len; i++)
+      {
+        const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
+        const char *what = check->description != NULL && check->description[0] != '\0'
+                           ? check->description : check->id;
+
+        if (check->status == PD_PLAN_CHECK_PASSED)
+          continue;
+        /* Translators: a done step's check that did not pass: “the tests pass”: blocked */
+        g_string_append_printf (unverified, unverified->len ? _(", “%s”: %s") : _("Unverified: check “%s”: %s"),
+                                what, _pd_check_status_label (check->status));
+      }
+    gtk_label_set_text (self->unverified_label, unverified->str);
+    gtk_widget_set_visible (GTK_WIDGET (self->unverified_label), unverified->len > 0);
+  }
+
   pd_wrap_box_remove_all (self->checks_box);
   /* The chips wrap onto more lines as the row narrows (in one line, at
    * 360 px and large text, they were cut), each after the one before at an
@@ -198,6 +222,7 @@ pd_plan_row_class_init (PdPlanRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdPlanRow, id_label);
   gtk_widget_class_bind_template_child (widget_class, PdPlanRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, PdPlanRow, note_label);
+  gtk_widget_class_bind_template_child (widget_class, PdPlanRow, unverified_label);
   gtk_widget_class_bind_template_child (widget_class, PdPlanRow, checks_box);
 }
 

@@ -195,6 +195,30 @@ test_now_shows_plan (Fixture       *f,
   g_assert_null (pd_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_SWITCH));
 }
 
+/* A step marked done whose check did not pass says so in words: the
+ * chip's small icon was all that told it, and "4/4 done" read as verified
+ * (tried as a new user would, after denying the test run). */
+static void
+test_now_done_unverified (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (5);
+  PdPlanStep *done = g_ptr_array_index (plan->steps, 0);
+  GtkWidget *said;
+
+  ((PdPlanCheck *) g_ptr_array_index (done->checks, 0))->status = PD_PLAN_CHECK_BLOCKED;
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+
+  said = pd_test_find_label (GTK_WIDGET (row_widget (f, 0)), "Unverified: check “store read”: blocked");
+  g_assert_nonnull (said);
+  g_assert_true (gtk_widget_get_mapped (said));
+  /* A step not done with a failed check is work going on: nothing said. */
+  g_assert_null (pd_test_find_label (GTK_WIDGET (row_widget (f, 1)), "Unverified: check “export tests pass”: failed"));
+}
+
 /* --- a new version lands ---------------------------------------------- */
 
 static void
@@ -696,6 +720,7 @@ main (int   argc,
   ADD ("bidi-isolates", test_now_bidi_isolates);
   ADD ("reads-notices", test_now_reads_notices);
   ADD ("approval-padding", test_now_approval_padding);
+  ADD ("done-unverified", test_now_done_unverified);
 
   return g_test_run ();
 }
