@@ -331,9 +331,6 @@ approval_details (Question *question)
   return box;
 }
 
-/* libadwaita 1.2 gives the focus to the first button in its tab order, here
- * Approve Once, and Enter activates the focused button whatever the
- * default: the dialog opens on its default response (Deny) instead. */
 /* libadwaita 1.2 gives the focus to the first button in its tab order,
  * which in its stacked layout is the last response, Approve Once; its
  * first layout moves the focus there again. Enter activates the focused
@@ -352,6 +349,10 @@ focus_default_when_laid_out (GtkWidget     *dialog,
       !gtk_widget_is_sensitive (button))
     return G_SOURCE_CONTINUE;
   gtk_widget_grab_focus (button);
+  /* …and shows it: with Approve Once drawn as the suggested button and no
+   * focus ring on Deny, Enter read as approving, and denied three calls in
+   * a row (tried as a new user would). */
+  gtk_window_set_focus_visible (GTK_WINDOW (dialog), TRUE);
   return G_SOURCE_REMOVE;
 }
 

@@ -495,6 +495,8 @@ check_run_dialogs (PdApplication *app,
                     focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing", label ? label : "");
     g_assert_cmpstr (label, !=, "_Approve Once");
     g_assert_cmpstr (label, !=, "Always for This _Session");
+    /* The focus is drawn: what Enter does is seen before it is pressed. */
+    g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (dialog)));
   }
   pd_test_screenshot_sizes (GTK_WINDOW (dialog), "a11y-approval");
   /* Enter once the dialog's guard lets its responses answer. */
