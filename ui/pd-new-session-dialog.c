@@ -404,10 +404,33 @@ pd_new_session_dialog_class_init (PdNewSessionDialogClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
+/* Ctrl+Enter in the task starts, as in other GNOME text fields that send
+ * (Enter makes a new line of the task; Tab to Start was the only way from
+ * the keyboard, tried as a new user would). */
+static gboolean
+on_start_shortcut (GtkWidget *widget,
+                   GVariant  *args,
+                   gpointer   user_data)
+{
+  pd_new_session_dialog_activate_start (PD_NEW_SESSION_DIALOG (user_data));
+  return TRUE;
+}
+
 static void
 pd_new_session_dialog_init (PdNewSessionDialog *self)
 {
+  GtkEventController *keys;
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  keys = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Return, GDK_CONTROL_MASK),
+                                                          gtk_callback_action_new (on_start_shortcut, self, NULL)));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Enter, GDK_CONTROL_MASK),
+                                                          gtk_callback_action_new (on_start_shortcut, self, NULL)));
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  gtk_widget_add_controller (GTK_WIDGET (self->task_view), keys);
   _pd_name_entry_row (self->base_url_row);
   _pd_name_entry_row (self->model_row);
   _pd_name_entry_row (self->env_row);

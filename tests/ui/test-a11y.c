@@ -134,6 +134,12 @@ test_names_window (void)
 }
 
 static void
+count_start (guint *started)
+{
+  (*started)++;
+}
+
+static void
 check_dialog_names (PdApplication *app,
                     PdWindow      *window,
                     gpointer       user_data)
@@ -153,6 +159,25 @@ check_dialog_names (PdApplication *app,
   g_assert_true (GTK_IS_TEXT_VIEW (gtk_root_get_focus (GTK_ROOT (dialog))));
   pd_test_screenshot_sizes (dialog, "a11y-new-session");
   gtk_window_destroy (dialog);
+
+  /* Ctrl+Enter in the task starts (Tab to Start was the only way), in a
+   * dialog of its own: the window's would start a run. */
+  {
+    GtkWindow *own = GTK_WINDOW (pd_new_session_dialog_new (GTK_WINDOW (window)));
+    GtkWidget *task;
+    guint started = 0;
+
+    g_object_ref (own);
+    gtk_window_present (own);
+    pd_test_flush (GTK_WIDGET (own));
+    task = gtk_root_get_focus (GTK_ROOT (own));
+    g_assert_true (GTK_IS_TEXT_VIEW (task));
+    gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (task)), "Say hello", -1);
+    g_signal_connect_swapped (own, "start", G_CALLBACK (count_start), &started);
+    g_assert_true (pd_test_a11y_press (task, GDK_KEY_Return, GDK_CONTROL_MASK));
+    g_assert_cmpuint (started, ==, 1);
+    g_object_unref (own);
+  }
 
   /* About and the shortcuts window: libadwaita's and GTK's dialogs, with
    * what Plandeck puts in them. */
