@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "pd-db.h"
 #include "pd-db-private.h"
@@ -393,6 +394,101 @@ test_foreign_owner (Fixture       *f,
   g_assert_cmpstr (contents, ==, "theirs");
 }
 
+/* --- one user's openers at once: no attack, one database ------------------ */
+
+typedef struct
+{
+  const char *path;
+  GError     *error;
+} Opener;
+
+static gpointer
+open_thread (gpointer data)
+{
+  Opener *opener = data;
+  PdDb *db = pd_db_open (opener->path, PD_DB_CREATE, &opener->error);
+
+  g_clear_object (&db);
+  return NULL;
+}
+
+/* Found: the demo's run and its window's list, each making the demo's
+ * database in a thread of its own, met in the middle: the second took the
+ * first's empty file, or its log beside it, for a planted one, and the
+ * window's list stayed empty (the demo test failed most runs). */
+static void
+test_two_threads_at_once (Fixture       *f,
+                          gconstpointer  data)
+{
+  for (guint round = 0; round < 40; round++)
+    {
+      g_autofree char *name = g_strdup_printf ("both%u.db", round);
+      g_autofree char *path = g_build_filename (f->dir, name, NULL);
+      Opener openers[2] = { { path, NULL }, { path, NULL } };
+      GThread *threads[2];
+      g_autoptr(PdDb) db = NULL;
+      g_autoptr(GError) error = NULL;
+
+      for (guint i = 0; i < 2; i++)
+        threads[i] = g_thread_new ("opener", open_thread, &openers[i]);
+      for (guint i = 0; i < 2; i++)
+        {
+          g_thread_join (threads[i]);
+          g_assert_no_error (openers[i].error);
+        }
+      db = pd_db_open (path, PD_DB_NONE, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (pd_db_get_user_version (db), ==, PD_DB_SCHEMA_VERSION);
+      g_clear_object (&db);
+      for (guint i = 0; i < 3; i++)
+        {
+          static const char * const suffixes[] = { "", "-wal", "-shm" };
+          g_autofree char *file = g_strconcat (path, suffixes[i], NULL);
+
+          g_remove (file);
+        }
+    }
+}
+
+/* Another Plandeck of the same user (a process of its own, so SQLite is
+ * called directly) made the database after the check saw the file empty:
+ * it is opened as the database it now is. */
+static void
+make_database_meanwhile (const char    *path,
+                         PdDbRacePoint  point)
+{
+  sqlite3 *other = NULL;
+  g_autofree char *sql = NULL;
+
+  if (point != PD_DB_RACE_BEFORE_CREATE)
+    return;
+  g_assert_cmpint (sqlite3_open (path, &other), ==, SQLITE_OK);
+  /* What Plandeck's first migration begins with. */
+  sql = g_strdup_printf ("PRAGMA journal_mode = WAL; PRAGMA application_id = %d; CREATE TABLE later (x)",
+                         PD_DB_APPLICATION_ID);
+  g_assert_cmpint (sqlite3_exec (other, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (other);
+}
+
+static void
+test_own_made_meanwhile (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "meanwhile.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+
+  write_file (path, "");
+  _pd_db_race_hook = make_database_meanwhile;
+  db = pd_db_open (path, PD_DB_CREATE, &error);
+  _pd_db_race_hook = NULL;
+  g_assert_no_error (error);
+  g_assert_nonnull (db);
+  g_assert_cmpint (pd_db_get_user_version (db), ==, PD_DB_SCHEMA_VERSION);
+  g_assert_true (pd_db_exec (db, "INSERT INTO later VALUES (1)", &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -406,6 +502,8 @@ main (int   argc,
   ADD ("/pd/db-create/folder-not-writable", test_folder_not_writable);
   g_test_add_func ("/pd/db-create/folder-not-writable/subprocess", test_folder_not_writable_subprocess);
   ADD ("/pd/db-create/foreign-owner", test_foreign_owner);
+  ADD ("/pd/db-create/two-threads-at-once", test_two_threads_at_once);
+  ADD ("/pd/db-create/own-made-meanwhile", test_own_made_meanwhile);
 #undef ADD
 
   return g_test_run ();

@@ -678,6 +678,14 @@ claim_new_file (const char  *path,
       return -1;
     }
 
+  /* An empty file of the user's own that has become a database since it
+   * was checked: another Plandeck of this user is making it.  -2. */
+  if (exists && fstat (fd, claimed) == 0 && S_ISREG (claimed->st_mode) &&
+      claimed->st_uid == geteuid () && claimed->st_size != 0)
+    {
+      close (fd);
+      return -2;
+    }
   if (fstat (fd, claimed) != 0 || !S_ISREG (claimed->st_mode) || claimed->st_size != 0 ||
       claimed->st_uid != geteuid ())
     {
@@ -700,6 +708,13 @@ claim_new_file (const char  *path,
 
       if (g_lstat (companion, &st) != 0)
         continue;
+      /* Beside an empty file of the user's own that was there before: the
+       * log of another Plandeck of this user making the database now. */
+      if (exists && S_ISREG (st.st_mode) && st.st_uid == geteuid ())
+        {
+          close (fd);
+          return -2;
+        }
       g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
                    "No database is made at %s: %s already lies beside it, and a new database has "
                    "none; move it away, or choose another path",
@@ -728,6 +743,8 @@ opened_claimed_file (PdDb              *self,
 
 static PdDb *open_once (const char *path, PdDbFlags flags, gboolean *again, GError **error);
 
+static GMutex creating;
+
 PdDb *
 pd_db_open (const char  *path,
             PdDbFlags    flags,
@@ -738,11 +755,20 @@ pd_db_open (const char  *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
+  /* Two openers of this process making the same new database at once (the
+   * demo's run and its window's list) took turns in the middle: the second
+   * found the first's empty file, or its log beside it, and refused it as
+   * planted.  Creating opens of a process take turns; the second finds a
+   * database and opens it. */
+  if (flags & PD_DB_CREATE)
+    g_mutex_lock (&creating);
   db = open_once (path, flags, &again, error);
   /* Made by another Plandeck of this user between the check and the
    * making: opened as the file it is now, once. */
   if (db == NULL && again)
     db = open_once (path, flags, NULL, error);
+  if (flags & PD_DB_CREATE)
+    g_mutex_unlock (&creating);
   return db;
 }
 
@@ -827,8 +853,9 @@ open_once (const char  *path,
         }
       if (claimed_fd == -2)
         g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
-                     "%s was made and removed by another program while Plandeck was making a "
-                     "database there; try again",
+                     "%s was made, removed or is still being made by another program while "
+                     "Plandeck was making a database there; try again (if it stays so, move the "
+                     "empty file and what lies beside it away)",
                      path);
       if (claimed_fd < 0)
         return NULL;
