@@ -605,6 +605,70 @@ test_kill_switch (Fixture       *f,
   }
 }
 
+/* --- the calls of one answer change things in call order --------------- */
+
+#define EDIT(n) "{'name':'edit_file','arguments':{'path':'f.txt','old_string':'line" #n "','new_string':'EDIT" #n "'}}"
+
+static gboolean
+record_question (const char *tool,
+                 const char *summary,
+                 const char *preview,
+                 gpointer    user_data)
+{
+  /* Asked on the run's thread, one at a time: no lock needed, but the
+   * order is what is checked. */
+  g_ptr_array_add (user_data, g_strdup (tool));
+  return TRUE;
+}
+
+/* Found (tried as an attacker would): the calls of one answer all ran at
+ * once, four at a time.  Four edits of one file each read it before the
+ * others wrote it, so one change survived while all four said "edited"; a
+ * script written and then run in the same answer ran in its old version;
+ * and a person was asked about the second call before the first. */
+static void
+test_changes_in_call_order (EngineFixture *f,
+                            gconstpointer  data)
+{
+  PdEngineOptions options = { .max_tool_parallel = 4 };
+  g_autoptr(GPtrArray) asked = g_ptr_array_new_with_free_func (g_free);
+  const char *expected_order[] = { "edit_file", "edit_file", "edit_file", "edit_file", "write_file", "shell" };
+
+  pd_approver_set_policy (f->approver, PD_APPROVAL_POLICY_ASK);
+  pd_approver_set_func (f->approver, record_question, g_ptr_array_ref (asked), (GDestroyNotify) g_ptr_array_unref);
+
+  for (guint round = 0; round < 5; round++)
+    {
+      g_autoptr(PdRunResult) result = NULL;
+      g_autofree char *path = g_build_filename (f->workdir, "f.txt", NULL);
+      g_autofree char *contents = NULL;
+
+      write_file (f, "f.txt", "line1\nline2\nline3\nline4\n");
+      write_file (f, "a.sh", "echo OLD > out.txt\n");
+      g_ptr_array_set_size (asked, 0);
+      engine_fixture_replay (f,
+        "{'turns':["
+        " {'tool_calls':[" EDIT (1) ",{'name':'read_file','arguments':{'path':'f.txt'}}," EDIT (2) "," EDIT (3) ","
+        "   " EDIT (4) ",{'name':'write_file','arguments':{'path':'a.sh','content':'echo NEW > out.txt\\n'}},"
+        "   {'name':'shell','arguments':{'command':'sh a.sh; cat out.txt'}}]},"
+        " {'content':'Done.'}]}", &options);
+      result = engine_fixture_run (f, NULL, "Change f.txt");
+      g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "EDIT1\nEDIT2\nEDIT3\nEDIT4\n");
+      g_clear_pointer (&contents, g_free);
+      g_free (path);
+      path = g_build_filename (f->workdir, "out.txt", NULL);
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "NEW\n");
+
+      g_assert_cmpuint (asked->len, ==, G_N_ELEMENTS (expected_order));
+      for (guint i = 0; i < asked->len; i++)
+        g_assert_cmpstr (g_ptr_array_index (asked, i), ==, expected_order[i]);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -621,6 +685,7 @@ main (int   argc,
   ADD ("gate-nudge-verification", test_gate_nudge_verification);
   ADD ("invalidation-by-write", test_invalidation_by_write);
   ADD ("parallel-batch", test_parallel_batch_with_plan_calls);
+  ADD ("changes-in-call-order", test_changes_in_call_order);
   ADD ("resume", test_resume_after_restart);
   ADD ("imported-not-continued", test_imported_not_continued);
   ADD ("resume-drops-corrupt-plan", test_resume_drops_corrupt_plan);

@@ -33,9 +33,9 @@ const char *pd_approval_policy_to_string   (PdApprovalPolicy  policy);
 gboolean    pd_approval_policy_from_string (const char       *str,
                                             PdApprovalPolicy *policy);
 
-/* Asks a person about one call.  Runs on a tool worker thread, one at a
- * time; a GUI marshals the question to its main thread and waits.  Returns
- * TRUE to allow.  @summary is one line and never carries file contents;
+/* Asks a person about one call.  Runs on the run's worker thread, one call
+ * at a time in the order the model gave them; a GUI marshals the question
+ * to its main thread and waits.  Returns TRUE to allow.  @summary is one line and never carries file contents;
  * @preview (nullable) is pd_tool_preview(): several lines showing what
  * the call changes (an edit's old and new text, a file's content, a
  * command and its folder), escaped, for a dialog to show as plain text. */

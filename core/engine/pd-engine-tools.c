@@ -1,8 +1,9 @@
 /* pd-engine-tools.c: one batch of tool calls.
  *
- * The calls of one answer run at most max_tool_parallel at a time, each
- * through plan mode's guard and the approver; their results go back into
- * the transcript in call order, with evidence, stall and reassessment
+ * The calls of one answer are decided (plan mode's guard, the approver) in
+ * call order; reads next to each other run at once, at most
+ * max_tool_parallel, and every other call runs alone, in call order.  Their
+ * results go back into the transcript in call order, with evidence, stall and reassessment
  * bookkeeping after the batch.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -69,6 +70,29 @@ error_class_of (const ToolJob *job)
   return "tool_error";
 }
 
+/* Plan mode's guard and the approver, in call order on the run's thread:
+ * a person is asked about the calls in the order the model gave them.
+ * Leaves job->result set when the call is not to run. */
+static void
+decide_tool_job (ToolJob *job)
+{
+  PdEngineRun *run = job->run;
+  PdEngine *self = run->engine;
+  g_autofree char *reason = NULL;
+
+  if (job->tool == NULL)
+    job->result = pd_tool_result_new_printf (FALSE, "unknown tool '%s'", job->name);
+  else if (job->arguments == NULL)
+    job->result = pd_tool_result_new_printf (FALSE, "the arguments of %s are not a JSON object; send an object "
+                                                    "matching the tool's parameters", job->name);
+  else if ((job->result = _pd_engine_plan_mode_guard (run, job->name, job->tool, job->arguments)) != NULL)
+    ;
+  else if (self->approver != NULL &&
+           pd_approver_decide (self->approver, job->tool, self->tool_context, job->arguments, &reason) ==
+             PD_APPROVAL_DENY)
+    job->result = pd_tool_result_new_denied (job->name, reason);
+}
+
 static void
 run_tool_job (gpointer data,
               gpointer user_data)
@@ -79,38 +103,17 @@ run_tool_job (gpointer data,
   PdEngine *self = run->engine;
   gint64 start = g_get_monotonic_time ();
 
-  if (job->tool == NULL)
+  if (job->result == NULL)
     {
-      job->result = pd_tool_result_new_printf (FALSE, "unknown tool '%s'", job->name);
-    }
-  else if (job->arguments == NULL)
-    job->result = pd_tool_result_new_printf (FALSE, "the arguments of %s are not a JSON object; send an object "
-                                                    "matching the tool's parameters", job->name);
-  else if ((job->result = _pd_engine_plan_mode_guard (run, job->name, job->tool, job->arguments)) != NULL)
-    ;
-  else
-    {
-      g_autofree char *reason = NULL;
-      PdApprovalDecision decision = PD_APPROVAL_ALLOW;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdToolContext) context = pd_tool_context_copy (self->tool_context);
 
-      if (self->approver != NULL)
-        decision = pd_approver_decide (self->approver, job->tool, self->tool_context, job->arguments,
-                                       &reason);
-
-      if (decision == PD_APPROVAL_DENY)
-        job->result = pd_tool_result_new_denied (job->name, reason);
-      else
-        {
-          g_autoptr(GError) error = NULL;
-          g_autoptr(PdToolContext) context = pd_tool_context_copy (self->tool_context);
-
-          /* The run's time budget reaches into the tools: long work stops at it. */
-          if (self->max_wall_ms > 0)
-            pd_tool_context_set_deadline (context, run->started_usec + self->max_wall_ms * 1000);
-          job->result = pd_tool_call (job->tool, context, job->arguments, run->cancellable, &error);
-          if (job->result == NULL)
-            job->result = pd_tool_result_new_printf (FALSE, "%s failed: %s", job->name, error->message);
-        }
+      /* The run's time budget reaches into the tools: long work stops at it. */
+      if (self->max_wall_ms > 0)
+        pd_tool_context_set_deadline (context, run->started_usec + self->max_wall_ms * 1000);
+      job->result = pd_tool_call (job->tool, context, job->arguments, run->cancellable, &error);
+      if (job->result == NULL)
+        job->result = pd_tool_result_new_printf (FALSE, "%s failed: %s", job->name, error->message);
     }
 
   job->duration_ms = (g_get_monotonic_time () - start) / 1000;
@@ -119,6 +122,22 @@ run_tool_job (gpointer data,
   wait->pending--;
   g_cond_signal (&wait->cond);
   g_mutex_unlock (&wait->mutex);
+}
+
+/* Whether a call may run beside the calls next to it: only one that reads.
+ * Two edits of one file run at once each read the file before the other
+ * wrote it, and one change was lost while both said "edited"; a script
+ * written then run in one answer ran in its old version (tried as an
+ * attacker would).  A call that writes, runs a command, or changes the plan
+ * or the mode runs alone, after every call before it and before every call
+ * after it. */
+static gboolean
+tool_job_runs_beside (ToolJob *job)
+{
+  if (job->tool == NULL || job->arguments == NULL)
+    return TRUE;  /* refused before it could run */
+  return pd_tool_get_effects (job->tool, job->arguments) == PD_TOOL_EFFECTS_READ &&
+         g_strcmp0 (job->name, "plan") != 0 && g_strcmp0 (job->name, "exit_plan_mode") != 0;
 }
 
 static ToolJob *
@@ -309,20 +328,32 @@ _pd_engine_run_batch (PdEngineRun *run,
   for (guint i = 0; i < jobs->len; i++)
     announce_tool (run, g_ptr_array_index (jobs, i));
 
-  /* A pool per batch: its user data is this batch's wait. */
+  /* A pool per batch: its user data is this batch's wait.  The calls run
+   * in call order, in groups: a run of reads at once (at most
+   * max_tool_parallel), anything else alone. */
   pool = g_thread_pool_new (run_tool_job, &wait, (int) self->max_tool_parallel, FALSE, NULL);
 
-  g_mutex_lock (&wait.mutex);
-  wait.pending = jobs->len;
-  g_mutex_unlock (&wait.mutex);
+  for (guint first = 0; first < jobs->len;)
+    {
+      guint end = first + 1;
 
-  for (guint i = 0; i < jobs->len; i++)
-    g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+      if (tool_job_runs_beside (g_ptr_array_index (jobs, first)))
+        while (end < jobs->len && tool_job_runs_beside (g_ptr_array_index (jobs, end)))
+          end++;
+      for (guint i = first; i < end; i++)
+        decide_tool_job (g_ptr_array_index (jobs, i));
 
-  g_mutex_lock (&wait.mutex);
-  while (wait.pending > 0)
-    g_cond_wait (&wait.cond, &wait.mutex);
-  g_mutex_unlock (&wait.mutex);
+      g_mutex_lock (&wait.mutex);
+      wait.pending = end - first;
+      g_mutex_unlock (&wait.mutex);
+      for (guint i = first; i < end; i++)
+        g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+      g_mutex_lock (&wait.mutex);
+      while (wait.pending > 0)
+        g_cond_wait (&wait.cond, &wait.mutex);
+      g_mutex_unlock (&wait.mutex);
+      first = end;
+    }
 
   g_thread_pool_free (pool, FALSE, TRUE);
   g_mutex_clear (&wait.mutex);

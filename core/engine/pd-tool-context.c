@@ -642,9 +642,12 @@ pd_tool_context_resolve_path (PdToolContext  *self,
 
   if (!self->allow_outside && !path_is_inside (canon->str, self->working_dir))
     {
+      /* Where a link leads is not said: the model would learn names of
+       * files outside the folder from it (tried as an attacker would). */
       g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
-                   "path '%s' is outside the working directory '%s' (it resolves to '%s')",
-                   path, self->working_dir, canon->str);
+                   "path '%s' is outside the working directory '%s' (itself, or through a "
+                   "symbolic link on the way)",
+                   path, self->working_dir);
       return NULL;
     }
 
