@@ -410,6 +410,52 @@ test_registered_secret (void)
   g_assert_cmpstr (shortish, ==, "ollama serve");
 }
 
+/* Found (tried as an attacker would): a model that had seen the key wrote
+ * it into a call's arguments in \u escapes; the arguments are a string
+ * holding JSON, whose text does not show the key, and it was stored so. */
+static void
+test_escaped_in_arguments (void)
+{
+  const char *key = "plain.Key~With-NoKnownShape42";
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) redacted = NULL;
+  g_autofree char *stored = NULL;
+  g_autoptr(JsonNode) arguments = NULL;
+  g_autoptr(GString) escaped = g_string_new (NULL);
+  g_autofree char *message = NULL;
+  guint n = 0;
+
+  pd_secret_text_register (key);
+  for (const char *p = key; *p; p++)
+    g_string_append_printf (escaped, "\\\\u%04x", (guint) *p);
+  message = g_strdup_printf ("{\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"c1\", \"function\": "
+                             "{\"name\": \"write_file\", \"arguments\": \"{\\\"path\\\": \\\"a\\\", "
+                             "\\\"content\\\": \\\"%s and sk-proj-\\\\u0041bcdefghijklmnopqrstuvwx\\\"}\"}}]}",
+                             escaped->str);
+  node = json_from_string (message, NULL);
+  g_assert_nonnull (node);
+  redacted = pd_redact_node (node, &n);
+  g_assert_cmpuint (n, ==, 2);
+  stored = json_to_string (redacted, FALSE);
+  g_assert_null (strstr (stored, "\\u0070"));
+  arguments = json_from_string (json_object_get_string_member (
+    json_object_get_object_member (json_array_get_object_element (
+      json_object_get_array_member (json_node_get_object (redacted), "tool_calls"), 0), "function"), "arguments"), NULL);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (arguments), "content"), ==,
+                   "[REDACTED] and [REDACTED]");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (arguments), "path"), ==, "a");
+
+  /* Arguments with nothing to redact stay byte for byte. */
+  {
+    g_autoptr(JsonNode) plain = json_from_string ("{\"arguments\": \"{ \\\"path\\\" : \\\"\\\\u0061\\\" }\"}", NULL);
+    g_autoptr(JsonNode) same = pd_redact_node (plain, &n);
+
+    g_assert_cmpuint (n, ==, 0);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (same), "arguments"), ==,
+                     "{ \"path\" : \"\\u0061\" }");
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -429,6 +475,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);
   g_test_add_func ("/pd/redact/registered-secret", test_registered_secret);
+  g_test_add_func ("/pd/redact/escaped-in-arguments", test_escaped_in_arguments);
 
   return g_test_run ();
 }

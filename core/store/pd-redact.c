@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "pd-json.h"
 #include "pd-redact.h"
 #include "pd-secret-text.h"
 
@@ -712,6 +713,40 @@ pd_redact (const char *text,
   return g_string_free (r.out, FALSE);
 }
 
+static JsonNode *redact_copy (JsonNode *node, guint *total);
+
+/* A string that holds a JSON document (a tool call's arguments are one):
+ * its text may spell a secret in \u escapes ("\u0073k-proj-…"), which the
+ * text alone does not show (tried as an attacker would: a model that had
+ * seen the key wrote it so into a call, and it was stored so).  The
+ * document is redacted as values, and written again only when something
+ * was; NULL when it holds no document or nothing to redact. */
+static JsonNode *
+redact_json_in_string (const char *text,
+                       guint      *n)
+{
+  g_autoptr(JsonNode) inner = NULL;
+  g_autoptr(JsonNode) cleaned = NULL;
+  const char *p = text;
+
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+    p++;
+  if (*p != '{' && *p != '[')
+    return NULL;
+  inner = pd_json_from_string_bounded (text, NULL);
+  if (inner == NULL || !(JSON_NODE_HOLDS_OBJECT (inner) || JSON_NODE_HOLDS_ARRAY (inner)))
+    return NULL;
+  *n = 0;
+  cleaned = redact_copy (inner, n);
+  if (*n == 0)
+    return NULL;
+  {
+    g_autofree char *written = pd_json_to_string (cleaned, FALSE);
+
+    return json_node_init_string (json_node_alloc (), written);
+  }
+}
+
 static JsonNode *
 redact_copy (JsonNode *node,
              guint    *total)
@@ -759,7 +794,15 @@ redact_copy (JsonNode *node,
       if (json_node_get_value_type (node) == G_TYPE_STRING)
         {
           guint n = 0;
-          g_autofree char *redacted = pd_redact (json_node_get_string (node), &n);
+          g_autofree char *redacted = NULL;
+          JsonNode *inner_redacted = redact_json_in_string (json_node_get_string (node), &n);
+
+          if (inner_redacted != NULL)
+            {
+              *total += n;
+              return inner_redacted;
+            }
+          redacted = pd_redact (json_node_get_string (node), &n);
 
           *total += n;
           return json_node_init_string (json_node_alloc (), redacted);
