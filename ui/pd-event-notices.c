@@ -177,6 +177,13 @@ pd_event_notices_clear (PdEventNotices *self)
   return changed;
 }
 
+/* Whether the stream said how a run ended short (failed, stopped). */
+gboolean
+pd_event_notices_has_run_end (PdEventNotices *self)
+{
+  return self->notices[NOTICE_SESSION] != NULL;
+}
+
 /**
  * pd_event_notices_dup_all:
  *

@@ -18,6 +18,7 @@ gboolean        pd_event_notices_observe  (PdEventNotices *self,
                                            PdEvent        *event);
 gboolean        pd_event_notices_clear    (PdEventNotices *self);
 char          **pd_event_notices_dup_all  (PdEventNotices *self);
+gboolean        pd_event_notices_has_run_end (PdEventNotices *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdEventNotices, pd_event_notices_free)
 

@@ -84,6 +84,10 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void pd_now_view_show_notices (PdNowView *self);
+
+/* How much of a provider's reason the empty page shows; the Events page
+ * has it whole. */
+#define ENDED_TEXT_CHARS 600
 static void pd_now_view_show_empty   (PdNowView *self);
 
 /* --- showing a plan ----------------------------------------------------- */
@@ -336,8 +340,15 @@ _pd_now_view_apply_plan (PdNowView         *self,
       }
   }
 
-  g_clear_pointer (&self->plan, pd_plan_state_free);
-  self->plan = pd_plan_state_copy (plan);
+  {
+    gboolean had_plan = self->plan != NULL;
+
+    g_clear_pointer (&self->plan, pd_plan_state_free);
+    self->plan = pd_plan_state_copy (plan);
+    /* How the last run ended is said beside a plan only. */
+    if (!had_plan)
+      pd_now_view_show_notices (self);
+  }
 
   pd_now_view_show_header (self, plan);
   pd_plan_rows_merge (self->rows, plan);
@@ -655,6 +666,23 @@ pd_now_view_show_notices (PdNowView *self)
     add_notice (self, "edit-undo-symbolic", _("Plan went back"), self->regression, "pd-regression");
   for (guint i = 0; self->notices != NULL && self->notices[i] != NULL; i++)
     add_notice (self, "dialog-information-symbolic", _("Notice"), self->notices[i], NULL);
+  /* A session with a plan whose last run failed or stopped says so here
+   * too, as its list row and Overview card do, when its events did not
+   * (a run whose process was killed wrote none; tried as a new user would:
+   * a failed session's Now page showed its plan and nothing else). */
+  if (self->plan != NULL && !pd_event_notices_has_run_end (self->event_notices))
+    {
+      g_autofree char *ended = _pd_run_ended_short_text (self->status, self->stopped, self->stopped_error,
+                                                         ENDED_TEXT_CHARS);
+
+      if (ended != NULL)
+        {
+          /* Translators: %s is how the run ended, e.g. "Failed — HTTP 500" or "Interrupted" */
+          g_autofree char *text = g_strdup_printf (_("Last run: %s"), ended);
+
+          add_notice (self, "dialog-warning-symbolic", _("Run ended"), text, NULL);
+        }
+    }
 
   gtk_widget_set_visible (GTK_WIDGET (self->notices_box),
                           gtk_widget_get_first_child (GTK_WIDGET (self->notices_box)) != NULL);
@@ -662,9 +690,6 @@ pd_now_view_show_notices (PdNowView *self)
 
 /* --- what the window tells ------------------------------------------------ */
 
-/* How much of a provider's reason the empty page shows; the Events page
- * has it whole. */
-#define ENDED_TEXT_CHARS 600
 
 /* No plan: "No Plan Yet", or that the run ended short before making one,
  * in the words of the session's Overview card. */
@@ -727,6 +752,7 @@ pd_now_view_set_run_end (PdNowView       *self,
   g_free (self->stopped_error);
   self->stopped_error = g_strdup (error);
   pd_now_view_show_empty (self);
+  pd_now_view_show_notices (self);
 }
 
 /* The first line of a call's summary, short: the notice names the call,
@@ -784,7 +810,9 @@ pd_now_view_show_approval (PdNowView *self)
                       NULL);
   gtk_widget_add_css_class (row, "plan-notice");
   gtk_widget_add_css_class (row, "pd-approval-notice");
-  icon = gtk_image_new_from_icon_name ("dialog-question-symbolic");
+  /* Adwaita's question mark in a diamond read as a broken "�" glyph
+   * (tried as a new user would). */
+  icon = gtk_image_new_from_icon_name ("emblem-important-symbolic");
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Question"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (row),
