@@ -95,6 +95,10 @@ get_turn_needles (void)
   return compiled;
 }
 
+/* The slots of a line read in place (see check_span()). */
+enum { SPAN_TYPE, SPAN_TIMESTAMP, SPAN_PAYLOAD, SPAN_KIND, SPAN_ID, SPAN_CWD, SPAN_META_TIME, SPAN_MESSAGE,
+       SPAN_TURN_ID, SPAN_CALL_ID, SPAN_NAME, SPAN_ARGUMENTS, SPAN_OUTPUT, SPAN_ITEM, N_SPANS };
+
 struct _PdCodexReader
 {
   GObject            parent_instance;
@@ -114,6 +118,7 @@ struct _PdCodexReader
   gboolean           turnless_plan;  /* a proposed plan was keyed without its turn */
   PdTranscriptPages *pages;          /* reading for the pages: every line */
   PdJsonlReader     *opened;         /* (nullable) the file, opened by the look that knew it */
+  PdJsonSpan         spans[N_SPANS]; /* what check_span() found of the line */
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -671,7 +676,7 @@ look_at_line (gpointer    user_data,
   if (self->meta_only ? !(found & META_MASK)
                       : !(found & WORDS_MASK) && !(_pd_pending_calls_get_size (self->calls) > 0 && (found & (1u << NEEDLE_OUTPUT))))
     return PD_JSONL_LINE_SKIP;
-  return PD_JSONL_LINE_PICK;
+  return PD_JSONL_LINE_SPAN;
 }
 
 /* With meta_only, only the session's facts are taken, and the read stops
@@ -686,7 +691,191 @@ replay_line (gpointer    user_data,
   return !(self->meta_only && self->have_meta && pd_imported_session_get_title (self->session) != NULL);
 }
 
-static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, _pd_codex_line_pick };
+/* ---------------------------------------------------------------------- */
+/* Lines read in place                                                    */
+
+/* What the walk that checks a candidate line notes of it (pd_json_check_spans()):
+ * the line's type and time, and the payload's members that the lines most
+ * of a rollout's candidates are — turn markers, the session's facts, the
+ * first prompt, update_plan calls and their outputs, completed plan items —
+ * are read with.  Any other candidate (a plan_update event, a code-mode
+ * script, a message: rare) is declined before anything is changed and read
+ * as its picked tree, as before. */
+
+static const PdJsonSpanPick payload_span_pick[] = {
+  { "type", SPAN_KIND }, { "id", SPAN_ID }, { "cwd", SPAN_CWD }, { "timestamp", SPAN_META_TIME },
+  { "message", SPAN_MESSAGE }, { "turn_id", SPAN_TURN_ID }, { "call_id", SPAN_CALL_ID }, { "name", SPAN_NAME },
+  { "arguments", SPAN_ARGUMENTS }, { "output", SPAN_OUTPUT }, { "item", SPAN_ITEM }, { NULL },
+};
+static const PdJsonSpanPick line_span_pick[] = {
+  { "type", SPAN_TYPE }, { "timestamp", SPAN_TIMESTAMP }, { "payload", SPAN_PAYLOAD, payload_span_pick }, { NULL },
+};
+
+static gboolean
+check_span (gpointer    user_data,
+            const char *line,
+            gsize       length)
+{
+  PdCodexReader *self = user_data;
+
+  return pd_json_check_spans (line, length, line_span_pick, self->spans, NULL, NULL);
+}
+
+/* Whether handle_line() does with the line what span_handle_line() does in
+ * place: FALSE for the candidates read as trees. */
+static gboolean
+span_is_read_in_place (const PdJsonSpan *spans)
+{
+  PdJsonSpan type = spans[SPAN_TYPE], kind = spans[SPAN_KIND];
+
+  if (pd_json_span_string_equal (type, "event_msg"))
+    return !pd_json_span_string_equal (kind, "plan_update");
+  if (pd_json_span_string_equal (type, "response_item"))
+    return !pd_json_span_string_equal (kind, "custom_tool_call") && !pd_json_span_string_equal (kind, "message");
+  return TRUE;
+}
+
+/* handle_line() on the spans of a line it would read the same. */
+static void
+span_handle_line (PdCodexReader    *self,
+                  const PdJsonSpan *spans,
+                  gint64            time)
+{
+  PdJsonSpan type = spans[SPAN_TYPE], kind = spans[SPAN_KIND];
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  g_autofree char *value = NULL;
+
+  /* handle_meta() */
+  if (pd_json_span_string_equal (type, "session_meta"))
+    {
+      g_autofree char *cwd = NULL, *meta_time = NULL;
+
+      if (self->have_meta)
+        return;
+      if ((value = pd_json_span_dup_string (spans[SPAN_ID])))
+        pd_imported_session_set_id (self->session, value);
+      if ((cwd = pd_json_span_dup_string (spans[SPAN_CWD])))
+        pd_imported_session_set_cwd (self->session, cwd);
+      meta_time = pd_json_span_dup_string (spans[SPAN_META_TIME]);
+      pd_imported_session_note_time (self->session, _pd_import_parse_time (meta_time));
+      self->have_meta = TRUE;
+      return;
+    }
+  if (pd_json_span_string_equal (type, "event_msg") && pd_json_span_string_equal (kind, "user_message"))
+    {
+      if (pd_imported_session_get_title (self->session) == NULL
+          && (value = pd_json_span_dup_string (spans[SPAN_MESSAGE])) && *value && *value != '<')
+        {
+          g_autofree char *title = _pd_import_title_from_text (value);
+
+          pd_imported_session_set_title (self->session, title);
+        }
+      return;
+    }
+  if (self->meta_only)
+    return;
+
+  /* turn_of_line() */
+  if (pd_json_span_string_equal (type, "turn_context")
+      || (pd_json_span_string_equal (type, "event_msg") && pd_json_span_string_equal (kind, "task_started")))
+    {
+      if ((value = pd_json_span_dup_string (spans[SPAN_TURN_ID])))
+        {
+          g_free (self->turn_id);
+          self->turn_id = g_steal_pointer (&value);
+        }
+      return;
+    }
+  if (pd_json_span_string_equal (type, "event_msg") && pd_json_span_string_equal (kind, "item_completed"))
+    {
+      static const char * const item_names[] = { "type", "text", NULL };
+      PdJsonSpan item[2] = { { NULL, 0 }, { NULL, 0 } };
+      g_autofree char *turn = NULL;
+
+      if (pd_json_span_is_object (spans[SPAN_ITEM]))
+        pd_json_span_get_members (spans[SPAN_ITEM], item_names, item);
+      if (pd_json_span_string_equal (item[0], "Plan") && (value = pd_json_span_dup_string (item[1])))
+        {
+          turn = pd_json_span_dup_string (spans[SPAN_TURN_ID]);
+          add_proposed_plan (self, turn ? turn : self->turn_id, value, time);
+        }
+      return;
+    }
+  if (!pd_json_span_string_equal (type, "response_item"))
+    return;
+
+  if (pd_json_span_string_equal (kind, "function_call") && pd_json_span_string_equal (spans[SPAN_NAME], "update_plan")
+      && (value = pd_json_span_dup_string (spans[SPAN_CALL_ID])))
+    {
+      g_autofree char *arguments = pd_json_span_dup_string (spans[SPAN_ARGUMENTS]);
+      g_autoptr(JsonNode) args = _pd_import_parse_json (arguments, -1);
+
+      add_call (self, value, args != NULL ? items_from_args (args) : NULL);
+    }
+  else if (pd_json_span_string_equal (kind, "function_call_output")
+           || pd_json_span_string_equal (kind, "custom_tool_call_output"))
+    {
+      /* handle_output(): an output that is no string (a list of parts,
+       * or {content, success}: rare) read from its own tree. */
+      g_autoptr(GPtrArray) items = NULL;
+      g_autoptr(JsonNode) output = NULL;
+      g_autofree char *text = NULL;
+      gboolean failed = FALSE;
+
+      value = pd_json_span_dup_string (spans[SPAN_CALL_ID]);
+      if (!_pd_pending_calls_take (self->calls, value, (gpointer *) &items))
+        return;
+      if (pd_json_span_is_string (spans[SPAN_OUTPUT]))
+        text = pd_json_span_dup_string (spans[SPAN_OUTPUT]);
+      else if ((output = pd_json_span_to_node (spans[SPAN_OUTPUT], NULL)))
+        text = output_text (output, &failed);
+      if (failed || text_is_error (text) || items == NULL)
+        stats->ignored_updates++;
+      else
+        {
+          pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
+                                            PD_CHECKLIST_ORIGIN_CODEX_PLAN, g_steal_pointer (&items));
+          _pd_import_applied_update (self->session, self->pages, time);
+          self->full_lists++;
+        }
+    }
+}
+
+/* A line pd_json_check_spans() accepted: read in place, or declined and
+ * read as its picked tree (the line is accepted by both alike). */
+static gboolean
+handle_span (gpointer    user_data,
+             const char *line,
+             gsize       length)
+{
+  PdCodexReader *self = user_data;
+  const PdJsonSpan *spans = self->spans;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *timestamp = NULL;
+  JsonObject *object;
+
+  if (!span_is_read_in_place (spans))
+    {
+      if (!(object = _pd_import_parse_picked (&root, line, length, _pd_codex_line_pick)))
+        {
+          pd_imported_session_get_stats (self->session)->skipped_lines++;
+          return TRUE;
+        }
+      return replay_line (self, object);
+    }
+  /* handle_line()'s own test: a type and a payload object, or nothing. */
+  if (pd_json_span_is_string (spans[SPAN_TYPE]) && pd_json_span_is_object (spans[SPAN_PAYLOAD]))
+    {
+      timestamp = pd_json_span_dup_string (spans[SPAN_TIMESTAMP]);
+      span_handle_line (self, spans, _pd_import_parse_time (timestamp));
+    }
+  return !(self->meta_only && self->have_meta && pd_imported_session_get_title (self->session) != NULL);
+}
+
+static const PdJsonlReplayFuncs replay_funcs = {
+  .look = look_at_line, .handle = replay_line, .pick = _pd_codex_line_pick,
+  .handle_span = handle_span, .check_span = check_span,
+};
 
 /* Reads the lines from @from on, up to the first that starts at or after
  * @stop (0: to the end), and says in *@end where it stopped. */
