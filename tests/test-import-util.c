@@ -564,6 +564,16 @@ test_title_from_text (void)
   /* Cleaned first: a line break is a space, a bidi override shown. */
   marks = _pd_import_title_from_text ("one\ntwo \u202e three");
   g_assert_cmpstr (marks, ==, "one two <U+202E> three");
+
+  /* Markdown's hard line breaks are line breaks, not words (a title read
+   * ":(\\ \\ This is the relevant CSS:\\ \\", tried as a new user would);
+   * a backslash elsewhere stays. */
+  {
+    g_autofree char *breaks = _pd_import_title_from_text (":(\\\n\\\r\nThis is the relevant CSS:\\\n\\\n"
+                                                           "a\\b C:\\path");
+
+    g_assert_cmpstr (breaks, ==, ":( This is the relevant CSS: a\\b C:\\path");
+  }
 }
 
 /* The format (and the session's id) the sniffing finds in @path, with the

@@ -938,6 +938,15 @@ start_folder (void)
     return g_file_new_for_path (last);
   if (documents != NULL && g_file_test (documents, G_FILE_TEST_IS_DIR))
     return g_file_new_for_path (documents);
+  /* No XDG user folders set (no user-dirs.dirs): GLib knows no Documents,
+   * but the person may have one (it opened in home, tried as a new user
+   * would). */
+  {
+    g_autofree char *plain = g_build_filename (g_get_home_dir (), "Documents", NULL);
+
+    if (documents == NULL && g_file_test (plain, G_FILE_TEST_IS_DIR))
+      return g_file_new_for_path (plain);
+  }
   return g_file_new_for_path (g_get_home_dir ());
 }
 

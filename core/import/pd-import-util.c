@@ -310,10 +310,25 @@ _pd_import_clean_text (const char *text)
   return g_string_free (out, FALSE);
 }
 
+/* Markdown's hard line break, a backslash at the end of a line, is a line
+ * break: as a title's words it read ":(\ \ This is the relevant CSS:\ \"
+ * (tried as a new user would). */
+static char *
+without_hard_breaks (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const char *p = text; *p != '\0'; p++)
+    if (!(*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'))))
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
 char *
 _pd_import_title_from_text (const char *text)
 {
-  g_autofree char *clean = _pd_import_clean_text (text);
+  g_autofree char *plain = text != NULL && strchr (text, '\\') != NULL ? without_hard_breaks (text) : NULL;
+  g_autofree char *clean = _pd_import_clean_text (plain != NULL ? plain : text);
   const char *end;
   const char *space = NULL;
 
