@@ -436,6 +436,8 @@ _pd_http_provider_read_response (PdHttpProvider      *self,
     {
       response->input_tokens = answer->input_tokens;
       response->output_tokens = answer->output_tokens;
+      if (!_pd_provider_settle_tool_calls (answer->name, response, error))
+        g_clear_pointer (&response, pd_provider_response_free);
     }
 
   reader->clear (answer);
