@@ -519,6 +519,7 @@ test_cancel (Fixture       *f,
   response = chat (f, cancellable, &error);
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED);
+  g_assert_cmpstr (error->message, ==, "anthropic: the request was cancelled");
   g_assert_cmpstr (f->deltas.text->str, ==, "Hi");
 }
 

@@ -576,6 +576,7 @@ test_cancel_mid_stream (Fixture       *f,
   response = chat (f, cancellable, &error);
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED);
+  g_assert_cmpstr (error->message, ==, "openai: the request was cancelled");
   g_assert_cmpstr (f->deltas.text->str, ==, "Hi");
 }
 
@@ -632,6 +633,7 @@ test_cancel_during_backoff (Fixture       *f,
 
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED);
+  g_assert_cmpstr (error->message, ==, "openai: the request was cancelled");
   /* The 429 reached the provider, which announced the server's 30 s wait... */
   g_assert_cmpuint (test_server_count (f->server), ==, 1);
   g_assert_cmpuint (f->retries.n, ==, 1);

@@ -273,6 +273,7 @@ test_cancel_delay (Fixture       *f,
   g_thread_join (thread);
   g_assert_null (response);
   g_assert_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED);
+  g_assert_cmpstr (error->message, ==, "replay: the request was cancelled");
   /* Before the turn's delay would have ended: the wait itself was cut
    * short (a wait that only looked at the cancellable afterwards lasts the
    * whole 10 s, however fast the machine). */

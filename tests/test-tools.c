@@ -497,6 +497,38 @@ test_list_dir (Fixture       *f,
   g_assert_cmpstr (missing->content, ==, "list_dir: 'gone' does not exist");
 }
 
+/* More names than one stretch of reading between list_dir's looks at the
+ * deadline (4096): every one of them listed, in byte order, whatever order
+ * the directory gives them in. */
+static void
+test_list_dir_many (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_list_dir_tool_new ();
+  g_autofree char *dir = fixture_path (f, "many");
+  g_autoptr(GString) expected = g_string_new (NULL);
+  g_autoptr(PdToolResult) result = NULL;
+  const guint n = 4100;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  /* Made in reverse, so the directory's own order is not the answer. */
+  for (guint i = n; i-- > 0; )
+    {
+      g_autofree char *name = g_strdup_printf ("many/f%05u", i);
+      g_autofree char *path = fixture_path (f, name);
+
+      write_text (path, "");
+    }
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (expected, "f%05u\n", i);
+
+  pd_tool_context_set_output_cap (f->context, 1024 * 1024);
+  result = call (tool, f->context, "{\"path\":\"many\"}");
+  g_assert_true (result->ok);
+  g_assert_false (result->truncated);
+  g_assert_cmpstr (result->content, ==, expected->str);
+}
+
 /* grep */
 
 static void
@@ -835,6 +867,7 @@ main (int   argc,
   ADD ("/pd/tools/edit-file/replace-all-large", test_edit_file_replace_all_large);
   ADD ("/pd/tools/edit-file/replace-all-spread", test_edit_file_replace_all_spread);
   ADD ("/pd/tools/list-dir/basic", test_list_dir);
+  ADD ("/pd/tools/list-dir/many", test_list_dir_many);
   ADD ("/pd/tools/grep/basic", test_grep);
   ADD ("/pd/tools/grep/caps", test_grep_caps);
   ADD ("/pd/tools/grep/backtracking-limit", test_grep_backtracking_limit);

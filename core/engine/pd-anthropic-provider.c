@@ -818,8 +818,6 @@ build_response (gpointer   user_data,
   response->finish_reason = g_strdup (finish);
   response->stop_reason = g_strdup (stream->answer.stop);
 
-  if (!_pd_provider_settle_tool_calls (NAME, response, error))
-    return NULL;
   if (refused)
     {
       response->refusal = g_strdup (stream->refusal);

@@ -276,13 +276,6 @@ glob_matches (GrepRun    *run,
   return g_pattern_spec_match (run->glob, strlen (subject), subject, NULL);
 }
 
-static int
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
 static char *
 join_display (const char *top,
               const char *relative)
@@ -305,7 +298,6 @@ grep_dir (GrepRun     *run,
           GError     **error)
 {
   g_autoptr(GPtrArray) names = NULL;
-  struct dirent *entry;
   DIR *dir;
 
   if (depth > MAX_DEPTH || (dir = fdopendir (dir_fd)) == NULL)
@@ -317,11 +309,7 @@ grep_dir (GrepRun     *run,
     }
 
   /* Sorted, so the same tree always gives the same (capped) answer. */
-  names = g_ptr_array_new_with_free_func (g_free);
-  while ((entry = readdir (dir)) != NULL)
-    if (strcmp (entry->d_name, ".") != 0 && strcmp (entry->d_name, "..") != 0)
-      g_ptr_array_add (names, g_strdup (entry->d_name));
-  g_ptr_array_sort (names, compare_names);
+  names = _pd_tool_read_dir_names (dir, NULL, NULL, NULL);
 
   for (guint i = 0; i < names->len; i++)
     {

@@ -78,7 +78,9 @@ struct _PdHttpReader
   /* What was missing when a stream closed without its end event and no
    * PdHttpAnswer.stop came, for the message. */
   const char      *missing_end;
-  /* The response from the state, once all of it is read. */
+  /* The response from the state, once all of it is read, with its
+   * finish_reason set; the base then settles its tool calls
+   * (_pd_provider_settle_tool_calls()) and adds the tokens. */
   PdProviderResponse *(*build) (gpointer user_data,
                                 GError **error);
 };
@@ -104,8 +106,8 @@ gint64          _pd_http_provider_parse_retry_after (const char          *value,
  * is read whole (at most PD_PROVIDER_MAX_RESPONSE_BYTES), and its object
  * handed to read_json (anything but an object is a broken answer), server-sent events one by one to on_event; a stream that ends
  * without its end event, and without saying how the answer ended, is an
- * error.  Then the wire builds the response, and the tokens of its
- * PdHttpAnswer go into it. */
+ * error.  Then the wire builds the response, the tokens of its
+ * PdHttpAnswer go into it, and its tool calls are settled. */
 PdProviderResponse *_pd_http_provider_read_response (PdHttpProvider      *self,
                                                      GInputStream        *input,
                                                      gboolean             is_json,

@@ -118,8 +118,7 @@ set_read_error (const char  *name,
                 GError     **error)
 {
   if (g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                 "%s: the request was cancelled", name);
+    _pd_provider_set_cancelled (error, name);
   else if (g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT) ||
            g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED) ||
            g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))
@@ -437,6 +436,8 @@ _pd_http_provider_read_response (PdHttpProvider      *self,
     {
       response->input_tokens = answer->input_tokens;
       response->output_tokens = answer->output_tokens;
+      if (!_pd_provider_settle_tool_calls (answer->name, response, error))
+        g_clear_pointer (&response, pd_provider_response_free);
     }
 
   reader->clear (answer);

@@ -256,8 +256,7 @@ send_once (PdHttpProvider  *self,
       if (g_error_matches (send_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
           g_cancellable_is_cancelled (cancellable))
         {
-          g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                       "%s: the request was cancelled", name);
+          _pd_provider_set_cancelled (error, name);
           return NULL;
         }
 
@@ -278,8 +277,7 @@ send_once (PdHttpProvider  *self,
   error_body = _pd_http_provider_read_body (stream, name, MAX_ERROR_BODY_BYTES, cancellable, NULL);
   if (g_cancellable_is_cancelled (cancellable))
     {
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                   "%s: the request was cancelled", name);
+      _pd_provider_set_cancelled (error, name);
       return NULL;
     }
 

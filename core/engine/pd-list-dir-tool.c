@@ -24,13 +24,6 @@ static const char schema[] =
   "}"
   "}";
 
-static int
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
 /* The target of the link @name in @dir_fd, for display. */
 static char *
 read_link_at (int         dir_fd,
@@ -60,8 +53,8 @@ pd_list_dir_tool_call (PdTool         *tool,
   PdToolResult *result;
   const char *path = NULL;
   gsize cap = pd_tool_context_get_output_cap (context);
-  struct dirent *entry;
   struct stat st;
+  PdToolStop stop;
   guint shown = 0;
   DIR *dir;
   int fd;
@@ -95,30 +88,15 @@ pd_list_dir_tool_call (PdTool         *tool,
                                         file.display, g_strerror (saved_errno));
     }
 
-  names = g_ptr_array_new_with_free_func (g_free);
-  while ((entry = readdir (dir)) != NULL)
+  if (!(names = _pd_tool_read_dir_names (dir, context, cancellable, &stop)))
     {
-      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
-        continue;
-      g_ptr_array_add (names, g_strdup (entry->d_name));
-
-      /* A directory of millions of entries takes a while to read. */
-      if ((names->len & 4095) == 0)
-        {
-          PdToolStop stop = _pd_tool_check_stop (context, cancellable);
-
-          if (stop != PD_TOOL_GO)
-            {
-              closedir (dir);
-              if (stop == PD_TOOL_STOP_DEADLINE)
-                return pd_tool_result_new_printf (FALSE, "list_dir: stopped: the run's time budget ran out "
-                                                  "while reading '%s'", file.display);
-              g_cancellable_set_error_if_cancelled (cancellable, error);
-              return NULL;
-            }
-        }
+      closedir (dir);
+      if (stop == PD_TOOL_STOP_DEADLINE)
+        return pd_tool_result_new_printf (FALSE, "list_dir: stopped: the run's time budget ran out "
+                                          "while reading '%s'", file.display);
+      g_cancellable_set_error_if_cancelled (cancellable, error);
+      return NULL;
     }
-  g_ptr_array_sort (names, compare_names);
 
   if (names->len == 0)
     {

@@ -434,9 +434,6 @@ build_response (gpointer   user_data,
   response->finish_reason = g_strdup (finish);
   response->stop_reason = g_strdup (stream->answer.stop ? stream->answer.stop : "stop");
 
-  if (!_pd_provider_settle_tool_calls (NAME, response, error))
-    return NULL;
-
   if (refused)
     {
       /* The model's own refusal text is the explanation; a filter that cut

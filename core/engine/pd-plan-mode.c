@@ -136,14 +136,9 @@ pd_plan_mode_set_append_func (PdPlanMode           *self,
 gboolean
 pd_plan_mode_get_active (PdPlanMode *self)
 {
-  gboolean active;
-
   g_return_val_if_fail (PD_IS_PLAN_MODE (self), FALSE);
 
-  g_mutex_lock (&self->mutex);
-  active = self->logged;
-  g_mutex_unlock (&self->mutex);
-  return active;
+  return pd_plan_mode_get (self, NULL);
 }
 
 /**

@@ -17,6 +17,10 @@ G_BEGIN_DECLS
 char         *_pd_provider_sanitize              (const char          *text,
                                                   gsize                max_chars,
                                                   const char          *secret);
+/* The one error of a cancelled request: "NAME: the request was cancelled"
+ * (PD_PROVIDER_ERROR_CANCELLED), whichever part of a provider saw it. */
+void          _pd_provider_set_cancelled         (GError             **error,
+                                                  const char          *name);
 gboolean      _pd_provider_wait                  (guint                delay_ms,
                                                   const char          *name,
                                                   GCancellable        *cancellable,

@@ -142,8 +142,7 @@ pd_provider_chat (PdProvider               *self,
 
   if (g_cancellable_is_cancelled (cancellable))
     {
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                   "%s: the request was cancelled", pd_provider_get_name (self));
+      _pd_provider_set_cancelled (error, pd_provider_get_name (self));
       return NULL;
     }
 
@@ -160,8 +159,7 @@ pd_provider_chat (PdProvider               *self,
       else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_clear_error (&local_error);
-          g_set_error (&local_error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                       "%s: the request was cancelled", pd_provider_get_name (self));
+          _pd_provider_set_cancelled (&local_error, pd_provider_get_name (self));
         }
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
@@ -236,6 +234,14 @@ pd_provider_new_for_name (const char  *name,
   return g_steal_pointer (&provider);
 }
 
+void
+_pd_provider_set_cancelled (GError     **error,
+                            const char  *name)
+{
+  g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
+               "%s: the request was cancelled", name);
+}
+
 /* Sleeps @delay_ms on the calling thread, or until @cancellable is
  * cancelled (then FALSE, with a cancelled error). */
 gboolean
@@ -270,8 +276,7 @@ _pd_provider_wait (guint          delay_ms,
 
   if (g_cancellable_is_cancelled (cancellable))
     {
-      g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED,
-                   "%s: the request was cancelled", name);
+      _pd_provider_set_cancelled (error, name);
       return FALSE;
     }
 

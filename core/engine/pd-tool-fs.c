@@ -22,6 +22,7 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -318,6 +319,48 @@ _pd_tool_openat_child (int         dir_fd,
                        int         flags)
 {
   return openat (dir_fd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GPtrArray *
+_pd_tool_read_dir_names (DIR           *dir,
+                         PdToolContext *context,
+                         GCancellable  *cancellable,
+                         PdToolStop    *stop)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  struct dirent *entry;
+
+  if (stop != NULL)
+    *stop = PD_TOOL_GO;
+
+  while ((entry = readdir (dir)) != NULL)
+    {
+      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+        continue;
+      g_ptr_array_add (names, g_strdup (entry->d_name));
+
+      if (context != NULL && (names->len & 4095) == 0)
+        {
+          PdToolStop why = _pd_tool_check_stop (context, cancellable);
+
+          if (why != PD_TOOL_GO)
+            {
+              if (stop != NULL)
+                *stop = why;
+              return NULL;
+            }
+        }
+    }
+  g_ptr_array_sort (names, compare_names);
+
+  return g_steal_pointer (&names);
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "pd-tool.h"
@@ -104,6 +105,14 @@ int           _pd_tool_open_dir       (PdToolContext *context,
 int           _pd_tool_openat_child   (int            dir_fd,
                                        const char    *name,
                                        int            flags);
+/* The names in @dir, without "." and "..", sorted bytewise, so that the
+ * same tree always gives the same answer.  With a @context, every 4096
+ * names read look at _pd_tool_check_stop(): NULL then, with @stop saying
+ * why (a directory of millions of entries takes a while to read). */
+GPtrArray    *_pd_tool_read_dir_names (DIR           *dir,
+                                       PdToolContext *context,
+                                       GCancellable  *cancellable,
+                                       PdToolStop    *stop);
 gboolean      _pd_tool_read_fd        (int            fd,
                                        gsize          max,
                                        char         **contents,
