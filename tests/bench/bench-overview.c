@@ -212,13 +212,25 @@ child_main (int      report_fd,
 
 /* --- this process: the app's side ---------------------------------------- */
 
+/* What a dispatch did, in the main thread's CPU time: the overview's
+ * changes of its list (and all that the view did for them), the frame
+ * clock's phases (update: tick callbacks; layout; paint), and the rest
+ * (the streams read, the pushes merged, timers). */
+enum { PART_PUSHES, PART_MODEL, PART_UPDATE, PART_LAYOUT, PART_PAINT, N_PARTS };
+
 typedef struct
 {
   GArray  *dispatch_us;   /* (element-type gint64) wall time of each dispatch */
   GArray  *dispatch_cpu;  /* (element-type gint64) the main thread's CPU time in it */
   guint    updates;
   gboolean measuring;
+  gint64   part_start[N_PARTS];
+  gint64   part_cpu[N_PARTS];   /* in the dispatch being timed */
+  guint    part_count[N_PARTS];
+  GString *long_ones;     /* the dispatches over 16 ms of CPU, what they held */
 } Stats;
+
+static const char *part_names[N_PARTS] = { "pushes merged", "list changes", "frame update", "frame layout", "frame paint" };
 
 static void
 on_items_changed (GListModel *model,
@@ -238,6 +250,75 @@ thread_cpu_us (void)
 
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/* Connected first and after all: the span between is the part's. */
+static void
+part_begin (Stats *stats,
+            guint  part)
+{
+  stats->part_start[part] = thread_cpu_us ();
+}
+
+static void
+part_end (Stats *stats,
+          guint  part)
+{
+  stats->part_cpu[part] += thread_cpu_us () - stats->part_start[part];
+  stats->part_count[part]++;
+}
+
+#ifdef PD_BENCH_VIEW
+/* GTK's own handlers of the frame clock's phases were connected as the
+ * window was realized, before these: each of these runs as its phase's
+ * work is done, and the span since the last is the phase's. */
+static gint64 phase_mark;
+
+static void
+frame_begun (GdkFrameClock *clock,
+             Stats         *stats)
+{
+  phase_mark = thread_cpu_us ();
+}
+
+static void
+phase_done (Stats *stats,
+            guint  part)
+{
+  gint64 now = thread_cpu_us ();
+
+  stats->part_cpu[part] += now - phase_mark;
+  stats->part_count[part]++;
+  phase_mark = now;
+}
+
+static void update_done (GdkFrameClock *clock, Stats *stats) { phase_done (stats, PART_UPDATE); }
+static void layout_done (GdkFrameClock *clock, Stats *stats) { phase_done (stats, PART_LAYOUT); }
+static void paint_done (GdkFrameClock *clock, Stats *stats) { phase_done (stats, PART_PAINT); }
+#endif
+
+static void
+pushes_begin (PdRemoteSource *source, GPtrArray *sessions, Stats *stats)
+{
+  part_begin (stats, PART_PUSHES);
+}
+
+static void
+pushes_end (PdRemoteSource *source, GPtrArray *sessions, Stats *stats)
+{
+  part_end (stats, PART_PUSHES);
+}
+
+static void
+model_begin (GListModel *model, guint position, guint removed, guint added, Stats *stats)
+{
+  part_begin (stats, PART_MODEL);
+}
+
+static void
+model_end (GListModel *model, guint position, guint removed, guint added, Stats *stats)
+{
+  part_end (stats, PART_MODEL);
 }
 
 /* One turn of the main context, its dispatch timed: the wall time (what a
@@ -267,6 +348,8 @@ iterate (GMainContext *context,
   g_poll (fds, n, timeout);
   g_main_context_check (context, max_priority, fds, n);
   start = g_get_monotonic_time ();
+  memset (stats->part_cpu, 0, sizeof stats->part_cpu);
+  memset (stats->part_count, 0, sizeof stats->part_count);
   cpu_start = thread_cpu_us ();
   g_main_context_dispatch (context);
   if (stats->measuring)
@@ -276,6 +359,21 @@ iterate (GMainContext *context,
 
       g_array_append_val (stats->dispatch_us, took);
       g_array_append_val (stats->dispatch_cpu, cpu);
+      if (cpu > 16000)
+        {
+          gint64 rest = cpu;
+
+          g_string_append_printf (stats->long_ones, "    %.1f ms of CPU (at %.3f s monotonic):", cpu / 1000.0,
+                                  start / 1e6);
+          for (guint p = 0; p < N_PARTS; p++)
+            {
+              if (stats->part_count[p] > 0)
+                g_string_append_printf (stats->long_ones, " %s %.1f ms (%u),", part_names[p],
+                                        stats->part_cpu[p] / 1000.0, stats->part_count[p]);
+              rest -= stats->part_cpu[p];
+            }
+          g_string_append_printf (stats->long_ones, " the rest %.1f ms\n", rest / 1000.0);
+        }
     }
   g_main_context_release (context);
 }
@@ -396,10 +494,15 @@ run_phase (const char *label,
       g_assert_no_error (error);
       pd_remote_source_set_timeout (source, 5);
       pd_remote_source_watch (source, PD_REMOTE_SOURCE_WATCH_MS);
+      g_signal_connect (source, "sessions-pushed", G_CALLBACK (pushes_begin), &stats);
+      g_signal_connect_after (source, "sessions-pushed", G_CALLBACK (pushes_end), &stats);
       g_list_store_append (sources, source);
     }
+  stats.long_ones = g_string_new (NULL);
   overview = pd_overview_new (G_LIST_MODEL (sources));
   g_signal_connect (overview, "items-changed", G_CALLBACK (on_items_changed), &stats);
+  g_signal_connect (overview, "items-changed", G_CALLBACK (model_begin), &stats);
+  g_signal_connect_after (overview, "items-changed", G_CALLBACK (model_end), &stats);
 #ifdef PD_BENCH_VIEW
   if (with_view)
     {
@@ -410,6 +513,14 @@ run_phase (const char *label,
       pd_overview_view_set_overview (PD_OVERVIEW_VIEW (view), overview);
       gtk_window_set_child (GTK_WINDOW (window), view);
       gtk_window_present (GTK_WINDOW (window));
+      {
+        GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+
+        g_signal_connect_after (clock, "before-paint", G_CALLBACK (frame_begun), &stats);
+        g_signal_connect_after (clock, "update", G_CALLBACK (update_done), &stats);
+        g_signal_connect_after (clock, "layout", G_CALLBACK (layout_done), &stats);
+        g_signal_connect_after (clock, "paint", G_CALLBACK (paint_done), &stats);
+      }
     }
 #endif
 
@@ -508,6 +619,8 @@ run_phase (const char *label,
   printf ("  CPU of this process: %.1f %% of a core; TCP connections per endpoint answering: %u to %u "
           "(endpoints with 0: %u, 1: %u, 2: %u, more: %u)\n",
           100.0 * cpu / seconds, min_conns, max_conns, n_conns[0], n_conns[1], n_conns[2], n_conns[3]);
+  if (stats.long_ones->len > 0)
+    printf ("  the dispatches over 16 ms of CPU, what they held:\n%s", stats.long_ones->str);
   if (killed)
     printf ("  endpoint 2 died halfway: its cards kept with its error: %s; the other %u endpoints' cards "
             "moved on after it: %u\n", errored_dead ? "yes" : "no", n_endpoints - 1, moved);
@@ -518,10 +631,14 @@ run_phase (const char *label,
       g_autoptr(PdRemoteSource) source = g_list_model_get_item (G_LIST_MODEL (sources), e);
 
       pd_remote_source_watch (source, 0);
+      g_signal_handlers_disconnect_by_data (source, &stats);
     }
 #ifdef PD_BENCH_VIEW
   if (window != NULL)
-    gtk_window_destroy (GTK_WINDOW (window));
+    {
+      g_signal_handlers_disconnect_by_data (gtk_widget_get_frame_clock (GTK_WIDGET (window)), &stats);
+      gtk_window_destroy (GTK_WINDOW (window));
+    }
 #endif
   g_clear_object (&overview);
   g_list_store_remove_all (sources);
@@ -530,6 +647,7 @@ run_phase (const char *label,
     iterate (context, &stats, deadline);
   g_array_unref (stats.dispatch_us);
   g_array_unref (stats.dispatch_cpu);
+  g_string_free (stats.long_ones, TRUE);
 }
 
 int
