@@ -82,7 +82,7 @@ struct _PdOverviewCardRow
   GtkWidget      *open;
   GtkWidget      *row_name;
   char           *command_shown;    /* (nullable) the whole command, as shown */
-  gint64          time_of;          /* the card's changed_at the time label tells */
+  gint64          time_bucket;      /* what the time label says, as time_bucket() tells it; -1: not told */
   const char     *need_class;       /* (nullable) the need label's style class */
   char           *name_shown;       /* (nullable) the accessible name and description told */
   char           *origin_shown;
@@ -371,17 +371,58 @@ need_class (PdOverviewNeed need)
     }
 }
 
-/* Everything the card shows, told again; the time since its last change
- * only when that change moved or @clock (the view's clock) says so: a card
- * changes every second while its agent writes, and made a GDateTime and a
- * sentence each time for a label that read "just now" all along. */
+/* What pd_format_relative_time() says of @changed_at at @now, as a number:
+ * the same number, the same words; -1 for a date, whose words are not
+ * worked out here (a session a week old is not active: rare). */
+static gint64
+time_bucket (gint64 changed_at,
+             gint64 now)
+{
+  gint64 span = now - changed_at / G_USEC_PER_SEC * G_USEC_PER_SEC;
+
+  if (span < G_TIME_SPAN_MINUTE)
+    return 0;
+  if (span < G_TIME_SPAN_HOUR)
+    return 100 + span / G_TIME_SPAN_MINUTE;
+  if (span < G_TIME_SPAN_DAY)
+    return 1000 + span / G_TIME_SPAN_HOUR;
+  if (span < 7 * G_TIME_SPAN_DAY)
+    return 10000 + span / G_TIME_SPAN_DAY;
+  return -1;
+}
+
+/* The time since the card's last change, told only on a row that is
+ * shown (mapped; one the list keeps aside is told as it is mapped again)
+ * and only when its words change: a card changes every second while its
+ * agent writes, and each change made a GDateTime and a sentence for a
+ * label that read "just now" all along, on rows seen or not. */
 static void
-row_update (PdOverviewCardRow *self,
-            gboolean           clock)
+row_update_time (PdOverviewCardRow *self)
+{
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *when = NULL;
+  gint64 bucket;
+
+  if (self->card == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      self->time_bucket = -1;
+      return;
+    }
+  bucket = time_bucket (pd_overview_card_get_changed_at (self->card), g_get_real_time ());
+  if (bucket >= 0 && bucket == self->time_bucket)
+    return;
+  now = g_date_time_new_now_local ();
+  when = pd_format_relative_time (pd_overview_card_get_changed_at (self->card), now);
+  gtk_label_set_text (GTK_LABEL (self->time), when);
+  self->time_bucket = bucket;
+}
+
+/* Everything the card shows, told again (the time: when its words change). */
+static void
+row_update (PdOverviewCardRow *self)
 {
   PdOverviewCard *card = self->card;
   g_autofree char *need = NULL;
-  g_autofree char *when = NULL;
   g_autofree char *origin = NULL;
   g_autofree char *agent = NULL;
   g_autofree char *where = NULL;
@@ -418,14 +459,7 @@ row_update (PdOverviewCardRow *self,
    * the source comes first so that an agent's name cannot hide it */
   origin = g_strdup_printf (_("%s · %s"), where, agent);
   gtk_label_set_text (GTK_LABEL (self->origin), origin);
-  if (clock || self->time_of != pd_overview_card_get_changed_at (card))
-    {
-      g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-
-      self->time_of = pd_overview_card_get_changed_at (card);
-      when = pd_format_relative_time (self->time_of, now);
-      gtk_label_set_text (GTK_LABEL (self->time), when);
-    }
+  row_update_time (self);
 
   need = need_text (card);
   gtk_label_set_text (GTK_LABEL (self->need), need);
@@ -490,19 +524,27 @@ row_update (PdOverviewCardRow *self,
     }
 }
 
-/* Tells everything the card shows again, the time since its last change
- * too (the view's clock). */
+/* Tells everything the card shows again. */
 void
 pd_overview_card_row_update (PdOverviewCardRow *self)
 {
   g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
-  row_update (self, TRUE);
+  row_update (self);
+}
+
+/* The view's clock: the time since the last change, when its words moved
+ * (and the row is shown). */
+void
+pd_overview_card_row_update_time (PdOverviewCardRow *self)
+{
+  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
+  row_update_time (self);
 }
 
 static void
 on_card_changed (PdOverviewCardRow *self)
 {
-  row_update (self, FALSE);
+  row_update (self);
 }
 
 /**
@@ -676,6 +718,15 @@ pd_overview_card_row_set_answer_guard (PdOverviewCardRow *self,
   self->guard_usec = (gint64) ms * 1000;
 }
 
+/* A row the list kept aside (its card's time not told meanwhile) is
+ * told it as it is shown again. */
+static void
+pd_overview_card_row_map (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (pd_overview_card_row_parent_class)->map (widget);
+  row_update_time (PD_OVERVIEW_CARD_ROW (widget));
+}
+
 static void
 pd_overview_card_row_dispose (GObject *object)
 {
@@ -699,6 +750,7 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pd_overview_card_row_dispose;
+  widget_class->map = pd_overview_card_row_map;
 
   /**
    * PdOverviewCardRow::answer:
@@ -734,6 +786,7 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   GtkAdjustment *hadjustment;
 
   self->guard_usec = ANSWER_GUARD_USEC;
+  self->time_bucket = -1;
 
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   gtk_widget_add_css_class (self->box, "card");

@@ -19,6 +19,7 @@ PdOverviewCard *pd_overview_card_row_get_card (PdOverviewCardRow *self);
 void            pd_overview_card_row_set_card (PdOverviewCardRow *self,
                                                PdOverviewCard    *card);
 void            pd_overview_card_row_update   (PdOverviewCardRow *self);
+void            pd_overview_card_row_update_time (PdOverviewCardRow *self);
 GtkWidget      *pd_overview_card_row_get_review (PdOverviewCardRow *self);
 void            pd_overview_card_row_set_answer_guard (PdOverviewCardRow *self,
                                                        guint              ms);

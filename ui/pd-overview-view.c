@@ -627,7 +627,7 @@ on_clock (gpointer data)
 
   if (gtk_widget_get_mapped (GTK_WIDGET (self)))
     for (guint i = 0; i < self->rows->len; i++)
-      pd_overview_card_row_update (g_ptr_array_index (self->rows, i));
+      pd_overview_card_row_update_time (g_ptr_array_index (self->rows, i));
   return G_SOURCE_CONTINUE;
 }
 
