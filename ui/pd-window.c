@@ -999,6 +999,11 @@ pd_window_size_sidebar (PdWindow *self)
 static void
 pd_window_init (PdWindow *self)
 {
+  g_autoptr(GtkWindowGroup) group = gtk_window_group_new ();
+
+  /* A group of its own: its modal dialogs (joining as made transient) block
+   * this window only, not every window of GTK's default group. */
+  gtk_window_group_add_window (group, GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->content_stack);
   _pd_stack_tab_shown_only (self->now_stack);

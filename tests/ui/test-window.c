@@ -613,6 +613,118 @@ test_window_sessions (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_sessions, NULL), ==, 0);
 }
 
+/* --- one window's dialog blocks that window only ----------------------- */
+
+typedef struct
+{
+  guint main_presses;
+  guint dialog_presses;
+} Presses;
+
+static void
+on_main_pressed (GtkGestureClick *gesture,
+                 int              n_press,
+                 double           x,
+                 double           y,
+                 Presses         *presses)
+{
+  presses->main_presses++;
+}
+
+static void
+on_dialog_pressed (GtkGestureClick *gesture,
+                   int              n_press,
+                   double           x,
+                   double           y,
+                   Presses         *presses)
+{
+  presses->dialog_presses++;
+}
+
+static gboolean
+dialog_pressed (gpointer data)
+{
+  Presses *presses = data;
+
+  return presses->dialog_presses > 0;
+}
+
+static void
+watch_presses (GtkWidget *window,
+               GCallback  callback,
+               Presses   *presses)
+{
+  GtkGesture *gesture = gtk_gesture_click_new ();
+
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (gesture), GTK_PHASE_CAPTURE);
+  g_signal_connect (gesture, "pressed", callback, presses);
+  gtk_widget_add_controller (window, GTK_EVENT_CONTROLLER (gesture));
+}
+
+/* A second window (plandeck --db OTHER) with a modal dialog open (Connect to
+ * Endpoint, as the approval of a run there): the first window still takes
+ * clicks, real ones through the X server.  Every window was in GTK's one
+ * default window group, where a modal window's grab blocks every window
+ * (tried as a new user would: one window's approval froze the other). */
+static void
+check_dialog_blocks_own_window (PdApplication *app,
+                                PdWindow      *window,
+                                gpointer       user_data)
+{
+  const char *other_db = user_data;
+  g_autoptr(PdWindow) other = NULL;
+  GtkWindow *dialog;
+  Presses presses = { 0, 0 };
+
+  other = g_object_ref_sink (pd_window_new (GTK_APPLICATION (app), other_db, NULL, TRUE));
+  gtk_window_set_default_size (GTK_WINDOW (other), 360, 300);
+  gtk_window_present (GTK_WINDOW (other));
+  pd_test_flush (GTK_WIDGET (other));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (other), "win.connect-endpoint", NULL));
+  dialog = pd_test_find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_window_get_modal (dialog));
+  g_assert_true (gtk_window_get_transient_for (dialog) == GTK_WINDOW (other));
+  pd_test_flush (GTK_WIDGET (dialog));
+
+  /* Each window its own group, the dialog in its window's. */
+  g_assert_true (gtk_window_has_group (GTK_WINDOW (window)));
+  g_assert_true (gtk_window_has_group (GTK_WINDOW (other)));
+  g_assert_true (gtk_window_get_group (GTK_WINDOW (window)) != gtk_window_get_group (GTK_WINDOW (other)));
+  g_assert_true (gtk_window_get_group (dialog) == gtk_window_get_group (GTK_WINDOW (other)));
+
+  watch_presses (GTK_WIDGET (window), G_CALLBACK (on_main_pressed), &presses);
+  watch_presses (GTK_WIDGET (dialog), G_CALLBACK (on_dialog_pressed), &presses);
+  /* The first window's bottom right corner, where neither the second window
+   * nor its dialog lies; then the dialog, whose press comes after. */
+  if (!pd_test_x11_click (GTK_WIDGET (window), gtk_widget_get_width (GTK_WIDGET (window)) - 30,
+                          gtk_widget_get_height (GTK_WIDGET (window)) - 30, 1))
+    {
+      g_test_skip ("no xdotool on X11: the real click is not tried");
+    }
+  else
+    {
+      g_assert_true (pd_test_x11_click (GTK_WIDGET (dialog), 10, 10, 1));
+      pd_test_wait_until (dialog_pressed, &presses, "the dialog to take its click");
+      g_assert_cmpuint (presses.main_presses, ==, 1);
+    }
+
+  gtk_window_close (dialog);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
+static void
+test_window_dialog_blocks_own_window (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "main.db", NULL);
+  g_autofree char *other_db = g_build_filename (dir, "other.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_dialog_blocks_own_window, other_db, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -635,6 +747,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/window/remote-refused", test_window_remote_refused);
   g_test_add_func ("/pd/ui/window/remote-no-token", test_window_remote_no_token);
   g_test_add_func ("/pd/ui/window/sessions", test_window_sessions);
+  g_test_add_func ("/pd/ui/window/dialog-blocks-own-window", test_window_dialog_blocks_own_window);
 
   return g_test_run ();
 }
