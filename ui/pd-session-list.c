@@ -913,6 +913,20 @@ pd_session_list_start_search (PdSessionList *self)
   gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
 }
 
+/**
+ * pd_session_list_clear_search:
+ *
+ * Lists every session again: the search entry emptied, its bar closed.
+ */
+void
+pd_session_list_clear_search (PdSessionList *self)
+{
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  on_search_stopped (self);
+  pd_session_list_set_query (self, NULL, self->full_text);
+}
+
 gboolean
 pd_session_list_get_loaded (PdSessionList *self)
 {

@@ -69,6 +69,11 @@ on_run_session_started (PdWindow   *self,
 {
   g_free (self->pending_select);
   self->pending_select = g_strdup (session_id);
+  /* A search the run's session is not among would hide it for the whole
+   * run: every session is listed again. */
+  if (pd_session_list_get_query (self->session_list) != NULL &&
+      pd_session_list_model_find (pd_session_list_get_model (self->session_list), session_id, NULL) == NULL)
+    pd_session_list_clear_search (self->session_list);
   pd_session_list_refresh (self->session_list);
   _pd_window_try_select_pending (self);
   _pd_window_update_run_ui (self);

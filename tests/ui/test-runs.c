@@ -202,6 +202,53 @@ test_run_selects_over_existing (void)
   g_assert_cmpint (pd_test_run_app (args, check_run_selects_over_existing, fixture, NULL), ==, 0);
 }
 
+/* A search that lists nothing ("zzz"), then a New Session: the run's
+ * session is listed and selected, the search cleared.  The list said "No
+ * Matching Sessions" for the whole run and the old session stayed shown
+ * (tried as a new user would). */
+static gboolean
+nothing_matches (gpointer data)
+{
+  PdSessionList *list = session_list (data);
+
+  return pd_session_list_get_query (list) != NULL && !pd_session_list_get_busy (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == 0;
+}
+
+static void
+check_run_clears_search (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  PdSessionList *list = session_list (window);
+  GtkWidget *entry = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_SEARCH_ENTRY);
+
+  pd_test_wait_until (list_loaded_with_selection, window, "the listed session to be selected");
+  pd_session_list_start_search (list);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "zzz");
+  pd_test_wait_until (nothing_matches, window, "the search to list nothing");
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_AUTO, "Summarise the project");
+  pd_test_wait_until (run_session_selected, window, "the run's session to be selected");
+  g_assert_null (pd_session_list_get_query (list));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
+  g_assert_true (run_session_selected (window));
+}
+
+static void
+test_run_clears_search (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_streams);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *older = pd_test_add_session (store, "An older session", "plandeck");
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_run_clears_search, fixture, NULL), ==, 0);
+}
+
 /* --- approvals --------------------------------------------------------------- */
 
 static void
@@ -1102,6 +1149,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/demo/plays-live", test_demo_plays_live);
   g_test_add_func ("/pd/ui/demo/from-empty-state", test_demo_from_empty_state);
   g_test_add_func ("/pd/ui/runs/streams-into-window", test_run_streams_into_window);
+  g_test_add_func ("/pd/ui/runs/clears-search", test_run_clears_search);
   g_test_add_func ("/pd/ui/runs/selects-over-existing", test_run_selects_over_existing);
   g_test_add_func ("/pd/ui/runs/approval-deny-then-once", test_run_approval_deny_then_once);
   g_test_add_func ("/pd/ui/runs/approval-always", test_run_approval_always);
