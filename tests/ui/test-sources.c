@@ -835,6 +835,34 @@ looked_up_token (const char *url)
   return pd_secrets_lookup_token_finish (result, NULL);
 }
 
+/* Each page of Preferences has an icon of its own, one the icon theme has
+ * (Providers and Sources both showed network-server, tried as a new user
+ * would). */
+static void
+assert_page_icons_differ (PdPreferencesWindow *prefs)
+{
+  g_autoptr(GPtrArray) pages = g_ptr_array_new ();
+  g_autoptr(GHashTable) icons = g_hash_table_new (g_str_hash, g_str_equal);
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (prefs)));
+
+  pd_test_collect (GTK_WIDGET (prefs), ADW_TYPE_PREFERENCES_PAGE, pages);
+  for (guint i = 0; i < pages->len; i++)
+    {
+      AdwPreferencesPage *page = g_ptr_array_index (pages, i);
+      const char *icon = adw_preferences_page_get_icon_name (page);
+
+      /* libadwaita's own page of search results has no title. */
+      if (adw_preferences_page_get_title (page) == NULL || *adw_preferences_page_get_title (page) == '\0')
+        continue;
+      g_test_message ("%-16s %s", adw_preferences_page_get_title (page), icon);
+      g_assert_nonnull (icon);
+      g_assert_true (gtk_icon_theme_has_icon (theme, icon));
+      if (!g_hash_table_add (icons, (gpointer) icon))
+        g_error ("two pages of Preferences show the icon %s", icon);
+    }
+  g_assert_cmpuint (g_hash_table_size (icons), ==, 4);
+}
+
 static void
 check_preferences (PdApplication *app,
                    PdWindow      *window,
@@ -857,6 +885,7 @@ check_preferences (PdApplication *app,
   const char *restored_id;
   CountWait count = { window, 1 };
 
+  assert_page_icons_differ (prefs);
   pd_test_wait_until (n_sources, &count, "the window on this computer alone");
   gtk_window_present (GTK_WINDOW (prefs));
   page = PD_SOURCES_PAGE (pd_test_find_widget (GTK_WIDGET (prefs), PD_TYPE_SOURCES_PAGE));
