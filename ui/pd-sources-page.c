@@ -85,22 +85,19 @@ pd_sources_dup_unkept_warning (void)
   g_autoptr(GString) urls = g_string_new (NULL);
   GHashTableIter iter;
   gpointer url;
-  gpointer why;
-  const char *last_why = NULL;
 
   if (unkept_tokens == NULL || g_hash_table_size (unkept_tokens) == 0)
     return NULL;
   g_hash_table_iter_init (&iter, unkept_tokens);
-  while (g_hash_table_iter_next (&iter, &url, &why))
-    {
-      g_string_append_printf (urls, "%s%s", urls->len > 0 ? ", " : "", (const char *) url);
-      last_why = why;
-    }
-  /* Translators: the first %s is one or more endpoint addresses, the second why no keyring kept the token */
-  return g_strdup_printf (_("No keyring could keep the token of %s (%s). It is used now, but it is lost when "
+  while (g_hash_table_iter_next (&iter, &url, NULL))
+    g_string_append_printf (urls, "%s%s", urls->len > 0 ? ", " : "", (const char *) url);
+  /* Said once, in words: the keyring's own error (a sentence of its own,
+   * with the bus's words in it) goes to the log, as the Connect to
+   * Endpoint toast's does.  Translators: %s is one or more endpoint addresses */
+  return g_strdup_printf (_("No keyring could keep the token of %s. It is used now, but it is lost when "
                             "Plandeck quits, and the token is not in the settings either. Enter it under New "
                             "Token once a keyring is available."),
-                          urls->str, last_why);
+                          urls->str);
 }
 
 static void

@@ -681,6 +681,20 @@ check_url_token (PdApplication *app,
   g_assert_true (gtk_widget_get_mapped (warning));
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (warning)), sources->endpoints[0].base));
   g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (warning)), sources->endpoints[0].token));
+  /* Said once, in words: the keyring's error was wrapped in the page's
+   * sentence whole ("No keyring could keep the token of … (No keyring could
+   * keep the token (…): it is kept for this session only)", tried as a new
+   * user would). */
+  {
+    const char *text = gtk_label_get_text (GTK_LABEL (warning));
+    const char *once = strstr (text, "keyring");
+
+    g_test_message ("%s", text);
+    g_assert_nonnull (once);
+    g_assert_null (strstr (strstr (once, "keyring") + 1, "No keyring"));
+    g_assert_null (strstr (text, "this session only"));
+    g_assert_null (strchr (text, '('));
+  }
   pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-unkept-token");
 
   /* A token typed under New Token that no keyring keeps is said there too
