@@ -371,6 +371,117 @@ test_resume_after_restart (Fixture       *f,
   g_assert_cmpuint (count_messages (stored, "user", "Please go on"), ==, 1);
 }
 
+/* Continuing a finished session with only a message and a text answer
+ * (tried as a new user would: a plan all done, its check passed, came
+ * back 3/4 with "verification incomplete" and nothing to say why).  The
+ * spec's resume rule stands: evidence does not survive into a new run, so
+ * the checked done step reopens, its check is pending, the version bumps
+ * once without a plan event, and the answer is flagged unverified.  What
+ * was missing is the run saying so as it begins, so the step that went
+ * back is not taken for the work of a tool call. */
+static void
+test_resume_finished_text_only (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autoptr(PdRunResult) first = NULL;
+  g_autoptr(PdRunResult) second = NULL;
+  g_autoptr(PdPlanState) before = NULL;
+  g_autoptr(PdPlanState) after = NULL;
+  g_autoptr(PdPlanState) stored_plan = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+  const char *notice = NULL;
+
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'tool_calls':[" CREATE_CHECKED "]},"
+    " {'tool_calls':[" WRITE_HELLO "]},"
+    " {'tool_calls':[" RUN_CHECK "]},"
+    " {'tool_calls':[" COMPLETE ("build") "," COMPLETE ("docs") "]},"
+    " {'content':'Done.'}]}", NULL);
+  first = engine_fixture_run (f, NULL, "Write hello.txt");
+  g_assert_cmpint (first->status, ==, PD_RUN_COMPLETED);
+  g_assert_null (strstr (first->final_text, "verification incomplete"));
+  session_id = g_strdup (first->session_id);
+  before = pd_plan_store_snapshot (f->plan_store);
+  g_assert_cmpint (plan_step (before, "build")->status, ==, PD_PLAN_STEP_DONE);
+  g_assert_cmpint (step_check (before, "build", 0)->status, ==, PD_PLAN_CHECK_PASSED);
+  g_ptr_array_set_size (f->notices, 0);
+  g_ptr_array_set_size (f->events, 0);
+
+  /* A new process: fresh plan store, registry and engine; the model only
+   * answers text (the gate's one nudge included). */
+  g_clear_object (&f->engine);
+  g_clear_object (&f->plan_store);
+  g_clear_object (&f->tools);
+  f->plan_store = pd_plan_store_new (12, 2000);
+  f->tools = pd_tool_registry_new ();
+  pd_tool_registry_add_builtins (f->tools, f->plan_store);
+  engine_fixture_replay (f, "{'turns':[{'content':'Nothing else.'},{'content':'Nothing else.'}]}", NULL);
+  second = engine_fixture_run (f, session_id, "Thanks, anything else?");
+  g_assert_cmpint (second->status, ==, PD_RUN_COMPLETED);
+
+  after = pd_plan_store_snapshot (f->plan_store);
+  g_assert_cmpint (after->version, ==, before->version + 1);
+  g_assert_cmpint (plan_step (after, "build")->status, ==, PD_PLAN_STEP_IN_PROGRESS);
+  g_assert_cmpint (plan_step (after, "docs")->status, ==, PD_PLAN_STEP_DONE);
+  g_assert_cmpint (step_check (after, "build", 0)->status, ==, PD_PLAN_CHECK_PENDING);
+  g_assert_null (step_check (after, "build", 0)->call_id);
+  g_assert_nonnull (strstr (second->final_text, "verification incomplete"));
+  g_assert_cmpuint (count_events (f, PD_EVENT_PLAN_UPDATED), ==, 0);
+  g_assert_cmpuint (count_events (f, PD_EVENT_TOOL_CALL_STARTED), ==, 0);
+  g_assert_true (pd_session_store_get_plan (f->store, session_id, &stored_plan, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (stored_plan->version, ==, after->version);
+
+  /* Said once, first, with the version it came back from and the step. */
+  for (guint i = 0; i < f->notices->len; i++)
+    if (strstr (g_ptr_array_index (f->notices, i), "restored from the stored session") != NULL)
+      {
+        g_assert_null (notice);
+        notice = g_ptr_array_index (f->notices, i);
+      }
+  g_assert_nonnull (notice);
+  g_assert_true (notice == g_ptr_array_index (f->notices, 0));
+  {
+    g_autofree char *version = g_strdup_printf ("v%" G_GINT64_FORMAT " restored", before->version);
+
+    g_assert_nonnull (strstr (notice, version));
+  }
+  g_assert_nonnull (strstr (notice, "evidence does not carry over"));
+  g_assert_nonnull (strstr (notice, "1 check(s)"));
+  g_assert_nonnull (strstr (notice, "open again: build]"));
+}
+
+/* Continuing a session whose plan never had evidence says nothing about
+ * evidence: nothing went back. */
+static void
+test_resume_without_evidence_quiet (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(PdRunResult) first = NULL;
+  g_autoptr(PdRunResult) second = NULL;
+  g_autofree char *session_id = NULL;
+
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'tool_calls':[{'name':'plan','arguments':{'verb':'create','steps':['One','Two']}}]},"
+    " {'tool_calls':[" COMPLETE ("s1") "]},"
+    " {'content':'Stopping here.'},"
+    " {'content':'Stopping here.'}]}", NULL);
+  first = engine_fixture_run (f, NULL, "Two things");
+  session_id = g_strdup (first->session_id);
+  g_ptr_array_set_size (f->notices, 0);
+
+  g_clear_object (&f->engine);
+  pd_plan_store_reset (f->plan_store);
+  engine_fixture_replay (f, "{'turns':[{'content':'Resumed.'},{'content':'Resumed.'}]}", NULL);
+  second = engine_fixture_run (f, session_id, "Go on");
+  g_assert_cmpint (second->status, ==, PD_RUN_COMPLETED);
+  for (guint i = 0; i < f->notices->len; i++)
+    g_assert_null (strstr (g_ptr_array_index (f->notices, i), "restored from the stored session"));
+}
+
 /* A session read from another agent's transcript is never continued: the
  * run is refused before a model request, and its messages stay as they were. */
 static void
@@ -687,6 +798,8 @@ main (int   argc,
   ADD ("parallel-batch", test_parallel_batch_with_plan_calls);
   ADD ("changes-in-call-order", test_changes_in_call_order);
   ADD ("resume", test_resume_after_restart);
+  ADD ("resume-finished-text-only", test_resume_finished_text_only);
+  ADD ("resume-without-evidence-quiet", test_resume_without_evidence_quiet);
   ADD ("imported-not-continued", test_imported_not_continued);
   ADD ("resume-drops-corrupt-plan", test_resume_drops_corrupt_plan);
   ADD ("forged-plan", test_forged_plan_in_tool_output);

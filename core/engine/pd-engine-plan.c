@@ -128,6 +128,47 @@ _pd_engine_refresh_plan_message (PdEngineRun *run)
     pd_transcript_refresh_plan (run->transcript, content);
 }
 
+/* What the restore of @stored takes back, in words: evidence does not
+ * survive a restart (the plan spec), so every check with an outcome returns
+ * to pending and checked done steps reopen.  Said once, as the run begins,
+ * so a continued session's plan that went back is not read as the work of
+ * a tool call.  %NULL when the restore keeps everything. */
+static char *
+restore_notice (const PdPlanState *stored)
+{
+  g_autoptr(GString) steps = g_string_new (NULL);
+  guint n_steps = 0;
+  guint n_checks = 0;
+
+  for (guint i = 0; i < stored->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (stored->steps, i);
+
+      for (guint j = 0; j < step->checks->len; j++)
+        {
+          const PdPlanCheck *check = g_ptr_array_index (step->checks, j);
+
+          if (check->status != PD_PLAN_CHECK_PENDING)
+            n_checks++;
+        }
+      if (step->checks->len > 0 && step->status == PD_PLAN_STEP_DONE)
+        {
+          if (n_steps < 8)
+            g_string_append_printf (steps, "%s%s", n_steps ? ", " : "", step->id);
+          n_steps++;
+        }
+    }
+
+  if (n_checks == 0 && n_steps == 0)
+    return NULL;
+
+  return g_strdup_printf ("[plandeck plan: v%" G_GINT64_FORMAT " restored from the stored session; check evidence "
+                          "does not carry over into a new run, so %u check(s) are pending until rerun%s%s%s]",
+                          stored->version, n_checks,
+                          n_steps ? " and these done steps are open again: " : "", steps->str,
+                          n_steps > 8 ? ", \xe2\x80\xa6" : "");
+}
+
 /* The restart mechanism: the newest parseable plan message of the stored
  * transcript is the plan.  Plan messages that do not parse are removed —
  * a stale message must not keep rendering as authoritative — and so are
@@ -181,8 +222,12 @@ _pd_engine_sync_plan (PdEngineRun *run)
 
   if (newest != NULL)
     {
+      g_autofree char *downgrade = restore_notice (newest);
+
       pd_plan_store_restore (store, newest);
       pd_plan_render_cache_seed (run->render_cache, newest->version, newest_content);
+      if (downgrade != NULL)
+        _pd_engine_progress (run, PD_ENGINE_PROGRESS_NOTICE, downgrade);
     }
 }
 
