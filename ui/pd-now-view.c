@@ -261,8 +261,10 @@ _pd_now_view_explain_regression (const PdPlanState *old_plan,
     /* Translators: %s says what went back */
     return g_strdup_printf (_("Progress went back: %s. A step’s title changed, which reopens it."), what->str);
   if (n_checks > 0)
-    /* Translators: %s says what went back */
-    return g_strdup_printf (_("Progress went back: %s. A tool call that changes files or runs commands invalidates the evidence of earlier checks."),
+    /* Translators: %s says what went back.  Continuing a session starts a
+     * new run, and evidence does not carry over into it (the plan spec's
+     * resume rule); the page cannot tell that from a tool call. */
+    return g_strdup_printf (_("Progress went back: %s. A tool call that changes files or runs commands invalidates the evidence of earlier checks, and so does continuing the session: evidence does not carry over into a new run."),
                             what->str);
   /* Translators: %s says what went back */
   return g_strdup_printf (_("Progress went back: %s. The agent changed the step’s status."), what->str);

@@ -407,6 +407,10 @@ test_now_explains_regressions (Fixture       *f,
   notice = g_strdup (pd_now_view_get_regression (f->view));
   g_assert_nonnull (strstr (notice, "1 passed check must be run again"));
   g_assert_nonnull (strstr (notice, "invalidates the evidence of earlier checks"));
+  /* …and the other cause the page cannot tell from it: a continued session
+   * (tried as a new user would: continuing with only a message read as if
+   * a tool call had changed something). */
+  g_assert_nonnull (strstr (notice, "so does continuing the session"));
 
   /* Every step done: nothing has gone back any more, and the page no
    * longer says so (tried as a new user would: the demo ended at 4/4
