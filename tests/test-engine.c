@@ -453,6 +453,56 @@ test_resume_finished_text_only (Fixture       *f,
   g_assert_nonnull (strstr (notice, "open again: build]"));
 }
 
+/* In a continued run the check collects evidence again, and a later write
+ * the check covers takes it away again, as in any run: the step reopens
+ * and the answer is flagged. */
+static void
+test_resume_write_invalidates (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(PdRunResult) first = NULL;
+  g_autoptr(PdRunResult) second = NULL;
+  g_autoptr(PdPlanState) before = NULL;
+  g_autoptr(PdPlanState) after = NULL;
+  g_autofree char *session_id = NULL;
+
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'tool_calls':[" CREATE_CHECKED "]},"
+    " {'tool_calls':[" WRITE_HELLO "]},"
+    " {'tool_calls':[" RUN_CHECK "]},"
+    " {'tool_calls':[" COMPLETE ("build") "," COMPLETE ("docs") "]},"
+    " {'content':'Done.'}]}", NULL);
+  first = engine_fixture_run (f, NULL, "Write hello.txt");
+  session_id = g_strdup (first->session_id);
+  before = pd_plan_store_snapshot (f->plan_store);
+
+  g_clear_object (&f->engine);
+  g_clear_object (&f->plan_store);
+  g_clear_object (&f->tools);
+  f->plan_store = pd_plan_store_new (12, 2000);
+  f->tools = pd_tool_registry_new ();
+  pd_tool_registry_add_builtins (f->tools, f->plan_store);
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'tool_calls':[" RUN_CHECK "]},"
+    " {'tool_calls':[" COMPLETE ("build") "]},"
+    " {'tool_calls':[{'name':'write_file','arguments':{'path':'hello.txt','content':'changed'}}]},"
+    " {'content':'Changed it.'},"
+    " {'content':'Changed it.'}]}", NULL);
+  second = engine_fixture_run (f, session_id, "Change the greeting");
+  g_assert_cmpint (second->status, ==, PD_RUN_COMPLETED);
+
+  after = pd_plan_store_snapshot (f->plan_store);
+  /* Restore (+1), check passed (+1), complete (+1), the write (+1). */
+  g_assert_cmpint (after->version, ==, before->version + 4);
+  g_assert_cmpint (plan_step (after, "build")->status, ==, PD_PLAN_STEP_IN_PROGRESS);
+  g_assert_cmpint (step_check (after, "build", 0)->status, ==, PD_PLAN_CHECK_PENDING);
+  g_assert_null (step_check (after, "build", 0)->call_id);
+  g_assert_nonnull (strstr (second->final_text, "verification incomplete"));
+  g_assert_nonnull (strstr (second->final_text, "build/cat"));
+}
+
 /* Continuing a session whose plan never had evidence says nothing about
  * evidence: nothing went back. */
 static void
@@ -800,6 +850,7 @@ main (int   argc,
   ADD ("resume", test_resume_after_restart);
   ADD ("resume-finished-text-only", test_resume_finished_text_only);
   ADD ("resume-without-evidence-quiet", test_resume_without_evidence_quiet);
+  ADD ("resume-write-invalidates", test_resume_write_invalidates);
   ADD ("imported-not-continued", test_imported_not_continued);
   ADD ("resume-drops-corrupt-plan", test_resume_drops_corrupt_plan);
   ADD ("forged-plan", test_forged_plan_in_tool_output);
