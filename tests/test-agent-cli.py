@@ -603,6 +603,45 @@ def unverified(tap, agent, env, tmp):
               "plan status says the done step is unverified", proc.stdout + proc.stderr)
 
 
+def continue_finished(tap, agent, env, tmp):
+    """As a new user would: the demo's replay ends with every step done and
+    its check passed; showing the session keeps that, and `continue` with a
+    model that only answers text restores the plan without its evidence (the
+    plan spec's resume rule) and says so on stderr as the run begins."""
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "data", "demo")
+    work = os.path.join(tmp, "finished-project")
+    shutil.copytree(os.path.join(demo, "project"), work)
+    db = os.path.join(tmp, "finished.db")
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay",
+                           os.path.join(demo, "demo-run.json"), "--approve", "auto", "-C", work, "Fix it"],
+                          env=env, cwd=tmp, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    lines = proc.stderr.splitlines()
+    sid = next((line.split()[1].rstrip(":") for line in lines if line.startswith("session ")), "")
+    tap.check(proc.returncode == 0 and sid != "" and "verification incomplete" not in proc.stdout,
+              "the demo's run finishes verified", proc.stdout + proc.stderr)
+    shown = subprocess.run([agent, "sessions", "show", "--db", db, sid], env=env, capture_output=True, text=True,
+                           timeout=60)
+    header = next((line for line in shown.stdout.splitlines() if "Plan — v" in line), "")
+    tap.check(header.endswith("4/4 done"), "showing the stored session keeps 4/4 done", shown.stdout + shown.stderr)
+    fake = FakeProvider()
+    try:
+        proc = subprocess.run([agent, "continue", "--db", db, "--provider", "openai", "--base-url", fake.url,
+                               "--model", "m", "--approve", "deny", sid, "Thanks, anything else?"],
+                              env=env, cwd=tmp, capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+    finally:
+        fake.close()
+    version = header.split("Plan — v")[1].split()[0] if header else "?"
+    notice = next((line for line in proc.stderr.splitlines() if "restored from the stored session" in line), "")
+    tap.check(proc.returncode == 0 and len(fake.requests) > 0, "continue with a text-only model exits 0",
+              proc.stdout + proc.stderr)
+    tap.check(notice.startswith(f"[plandeck plan: v{version} restored from the stored session; check evidence "
+                                "does not carry over into a new run") and notice.endswith("open again: fix]"),
+              "continue says the evidence did not carry over, and which step is open again", proc.stderr)
+    tap.check("verification incomplete" in proc.stdout and "fix/tests" in proc.stdout,
+              "the continued answer is flagged unverified, as the spec's resume rule has it", proc.stdout)
+
+
 def usage_errors(tap, agent_run, detail, db, recording, work):
     """Mistakes a new user makes get status 2 and a message that says what to do."""
     proc = agent_run("plan", "status", "--db", db)
@@ -839,6 +878,7 @@ def main():
         create_through_link(tap, agent, env, tmp)
         delete_running(tap, agent, env, tmp)
         unverified(tap, agent, env, tmp)
+        continue_finished(tap, agent, env, tmp)
         usage_errors(tap, agent_run, detail, db, recording, work)
 
         # sessions list --json
