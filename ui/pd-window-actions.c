@@ -1153,6 +1153,7 @@ _pd_window_actions_init (PdWindow *self)
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F6, GDK_SHIFT_MASK),
                                                           gtk_named_action_new ("win.focus-other-pane")));
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
+  _pd_name_menus (GTK_WIDGET (self), _("Main Menu"));
   g_signal_connect_object (self->leaflet, "notify::visible-child", G_CALLBACK (on_leaflet_child),
                            self, G_CONNECT_SWAPPED);
 }
