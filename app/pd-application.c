@@ -651,7 +651,11 @@ pd_application_window_added (GtkApplication *app,
   if (GTK_IS_APPLICATION_WINDOW (window))
     overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window));
   if (overlay != NULL)
-    _pd_name_shortcut_keys (GTK_WIDGET (overlay));
+    {
+      _pd_name_shortcut_keys (GTK_WIDGET (overlay));
+      /* Again as it shows: its sections lay their columns out anew. */
+      g_signal_connect (overlay, "map", G_CALLBACK (_pd_name_shortcut_keys), NULL);
+    }
 }
 
 /* Approval notifications outlive the process on the desktop's list: none

@@ -359,6 +359,9 @@ pd_overview_view_popup_card_menu (PdOverviewView *self,
     {
       self->menu = gtk_popover_menu_new_from_model (NULL);
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
+      /* Named, not "GtkPopoverMenu" (tried with a screen reader). */
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("Session Menu"), -1);
       gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
       gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
     }

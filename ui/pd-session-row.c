@@ -169,7 +169,7 @@ pd_session_row_sync_accessible (PdSessionRow *self)
   g_autofree char *agent = NULL;
   g_autofree char *origin = NULL;
   gboolean has_plan = FALSE;
-  const char *parts[4];
+  const char *parts[5];
   GtkWidget *list_item = pd_session_row_list_item (self);
 
   if (self->item == NULL)
@@ -186,9 +186,11 @@ pd_session_row_sync_accessible (PdSessionRow *self)
 
   g_object_get (self->item, "has-plan", &has_plan, "plan-tooltip", &plan, NULL);
   parts[0] = pd_session_item_get_status_label (self->item);
-  parts[1] = agent = spoken_text (pd_session_item_get_source_label (self->item));
-  parts[2] = origin = spoken_text (pd_session_item_get_origin (self->item));
-  parts[3] = pd_session_item_get_relative_time (self->item);
+  /* Pinned was only the row's place at the top: said in words. */
+  parts[1] = pd_session_item_get_pinned (self->item) ? _("Pinned") : NULL;
+  parts[2] = agent = spoken_text (pd_session_item_get_source_label (self->item));
+  parts[3] = origin = spoken_text (pd_session_item_get_origin (self->item));
+  parts[4] = pd_session_item_get_relative_time (self->item);
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
     {
       if (parts[i] == NULL || parts[i][0] == '\0')

@@ -42,6 +42,8 @@ gboolean    _pd_list_leave             (GtkWidget          *list,
 void        _pd_stack_tab_shown_only   (GtkStack           *stack);
 void        _pd_status_pages_tab_to_controls (GtkWidget     *root);
 void        _pd_name_shortcut_keys     (GtkWidget          *widget);
+void        _pd_name_menus             (GtkWidget          *root,
+                                        const char         *name);
 void        _pd_widen_view_switcher_bar (AdwViewSwitcherBar *bar);
 void        _pd_name_tooltip_buttons   (GtkWidget          *root);
 void        _pd_name_mnemonic_buttons  (void);

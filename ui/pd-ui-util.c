@@ -918,10 +918,48 @@ _pd_name_shortcut_keys (GtkWidget *widget)
                  "edit-find-symbolic") == 0)
     gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                     _("Search Shortcuts"), -1);
+  /* Its search field said its class, "GtkSearchEntry". */
+  if (GTK_IS_SEARCH_ENTRY (widget))
+    gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                    _("Search Shortcuts"), -1);
+  /* A section's columns are pages of its own stack, named "_1", "_2":
+   * each is named by the section's title. */
+  if (GTK_IS_STACK (widget) && GTK_IS_SHORTCUTS_SECTION (gtk_widget_get_parent (widget)))
+    {
+      g_autofree char *title = NULL;
+
+      g_object_get (gtk_widget_get_parent (widget), "title", &title, NULL);
+      for (GtkWidget *page = gtk_widget_get_first_child (widget);
+           page != NULL && title != NULL;
+           page = gtk_widget_get_next_sibling (page))
+        gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_stack_get_page (GTK_STACK (widget), page)),
+                                        GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+    }
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
     _pd_name_shortcut_keys (child);
+}
+
+/*
+ * _pd_name_menus:
+ * @root: a widget whose menu buttons' menus are named
+ * @name: their name, "Main Menu"
+ *
+ * GTK 4.8 names a menu nothing, and AT-SPI says its class,
+ * "GtkPopoverMenu": each menu button's menu is named.
+ */
+void
+_pd_name_menus (GtkWidget  *root,
+                const char *name)
+{
+  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_popover (GTK_MENU_BUTTON (root)) != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_menu_button_get_popover (GTK_MENU_BUTTON (root))),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    _pd_name_menus (child, name);
 }
 
 /*

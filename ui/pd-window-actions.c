@@ -73,7 +73,7 @@ show_page (PdWindow   *self,
            const char *name)
 {
   g_autoptr(GtkWidget) focus = NULL;
-  GtkWidget *now;
+  GtkWidget *content;
 
   if (!session_shown (self))
     return;
@@ -82,18 +82,20 @@ show_page (PdWindow   *self,
     g_object_ref (focus);
   adw_view_stack_set_visible_child_name (self->view_stack, name);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
-  /* The leaflet moved the focus from the list to the content header's
-   * first button, the main menu (tried with the keyboard alone): side by
-   * side it stays in the list, folded it goes into the page. */
-  now = gtk_root_get_focus (GTK_ROOT (self));
-  if (adw_leaflet_get_folded (self->leaflet))
+  /* The focus goes into the page shown, to its main list, as F6 does.
+   * Hiding the page it was in, or the leaflet's move, had put it on the
+   * first button of a header ("New Session"; folded, the back button:
+   * tried with the keyboard alone).  A focus in the bar below the pages
+   * (the message entry) stays. */
+  content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+  if (focus != NULL && gtk_widget_get_mapped (focus) && gtk_widget_is_ancestor (focus, content) &&
+      !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->view_stack)) &&
+      gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL)
     {
-      /* From the list; a focus in the content (the message entry) stays. */
-      if (focus == NULL || !gtk_widget_is_ancestor (focus, gtk_widget_get_parent (GTK_WIDGET (self->content_stack))))
-        _pd_window_focus_opened (self);
+      gtk_widget_grab_focus (focus);
+      return;
     }
-  else if (focus != NULL && now != focus && gtk_widget_get_mapped (focus))
-    gtk_widget_grab_focus (focus);
+  _pd_window_focus_opened (self);
 }
 
 static void
@@ -1151,6 +1153,7 @@ _pd_window_actions_init (PdWindow *self)
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F6, GDK_SHIFT_MASK),
                                                           gtk_named_action_new ("win.focus-other-pane")));
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
+  _pd_name_menus (GTK_WIDGET (self), _("Main Menu"));
   g_signal_connect_object (self->leaflet, "notify::visible-child", G_CALLBACK (on_leaflet_child),
                            self, G_CONNECT_SWAPPED);
 }

@@ -32,7 +32,7 @@
 #define NO_SUCH_VALUE "\x01pd-test-a11y\x01"
 
 static char *
-string_property (GtkWidget             *widget,
+string_property (gpointer               widget,
                  GtkAccessibleProperty  property)
 {
   char *value;
@@ -213,6 +213,9 @@ name_is_useless (const char *name)
 
   if (name == NULL || *name == '\0')
     return TRUE;
+  /* A stack page's internal name, "_1" (a shortcuts section's column). */
+  if (name[0] == '_' && name[1] != '\0' && strspn (name + 1, "0123456789") == strlen (name + 1))
+    return TRUE;
   words = g_strsplit (name, " ", -1);
   if (name_is_doubled (words))
     return TRUE;
@@ -308,15 +311,64 @@ inside_button (GtkWidget *widget)
   return gtk_widget_get_ancestor (gtk_widget_get_parent (widget), GTK_TYPE_BUTTON) != NULL;
 }
 
+/* Counts @speaker as a control, and lists it when its name says nothing. */
+static void
+check_named (GtkWidget  *speaker,
+             GHashTable *seen,
+             GPtrArray  *unnamed,
+             guint      *n_controls)
+{
+  g_autofree char *name = NULL;
+
+  if (g_hash_table_contains (seen, speaker))
+    return;
+  name = pd_test_a11y_name (speaker);
+  g_hash_table_add (seen, speaker);
+  (*n_controls)++;
+  if (name_is_useless (name))
+    {
+      GString *line = g_string_new (NULL);
+
+      describe_place (speaker, line);
+      g_string_append_printf (line, ": name “%s”", name);
+      g_ptr_array_add (unnamed, g_string_free (line, FALSE));
+    }
+}
+
+/* The pages of a stack that carry a name: "_1" is none (GTK 4.8 names a
+ * page without a title by its internal name). */
+static void
+check_stack_pages (GtkStack   *stack,
+                   GPtrArray  *unnamed)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (stack)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkStackPage *page = gtk_stack_get_page (stack, child);
+      g_autofree char *label = string_property (page, GTK_ACCESSIBLE_PROPERTY_LABEL);
+
+      if (label != NULL && name_is_useless (label))
+        g_ptr_array_add (unnamed, g_strdup_printf ("a page of %s in %s: name “%s”", G_OBJECT_TYPE_NAME (stack),
+                                                   G_OBJECT_TYPE_NAME (gtk_widget_get_parent (GTK_WIDGET (stack))),
+                                                   label));
+    }
+}
+
 static void
 collect (GtkWidget  *widget,
          GHashTable *seen,
          GPtrArray  *unnamed,
          guint      *n_controls)
 {
+  /* A menu and a search field are in the tree a screen reader walks
+   * before they show: "GtkPopoverMenu", "GtkSearchEntry". */
+  if (GTK_IS_POPOVER_MENU (widget) || GTK_IS_SEARCH_ENTRY (widget))
+    check_named (widget, seen, unnamed, n_controls);
   if (!gtk_widget_get_mapped (widget))
     return;
 
+  if (GTK_IS_STACK (widget))
+    check_stack_pages (GTK_STACK (widget), unnamed);
   if (is_control_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))) ||
       (gtk_widget_get_focusable (widget) && !inside_button (widget)))
     {
@@ -325,24 +377,11 @@ collect (GtkWidget  *widget,
 
       /* Rows are checked by the row tests; structural parts that take
        * focus (a scrolled list) are named by what they hold. */
-      if (speaker != NULL && !g_hash_table_contains (seen, speaker) &&
+      if (speaker != NULL &&
           (is_control_role (role) || !is_structural (role)) &&
           role != GTK_ACCESSIBLE_ROLE_LIST && role != GTK_ACCESSIBLE_ROLE_ROW &&
           role != GTK_ACCESSIBLE_ROLE_GRID && role != GTK_ACCESSIBLE_ROLE_TREE_GRID)
-        {
-          g_autofree char *name = pd_test_a11y_name (speaker);
-
-          g_hash_table_add (seen, speaker);
-          (*n_controls)++;
-          if (name_is_useless (name))
-            {
-              GString *line = g_string_new (NULL);
-
-              describe_place (speaker, line);
-              g_string_append_printf (line, ": name “%s”", name);
-              g_ptr_array_add (unnamed, g_string_free (line, FALSE));
-            }
-        }
+        check_named (speaker, seen, unnamed, n_controls);
     }
 
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
@@ -359,6 +398,10 @@ pd_test_a11y_unnamed (GtkWidget *root,
   GPtrArray *unnamed = g_ptr_array_new_with_free_func (g_free);
   guint count = 0;
 
+  /* A window is named by its title: the shortcuts window had none and
+   * said "GtkShortcutsWindow". */
+  if (GTK_IS_WINDOW (root))
+    check_named (root, seen, unnamed, &count);
   collect (root, seen, unnamed, &count);
   if (n_controls != NULL)
     *n_controls = count;

@@ -487,19 +487,11 @@ check_f6_events (PdApplication *app,
       if (!pd_test_a11y_focus_inside (rows))
         g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
       g_assert_true (key (window, GDK_KEY_3, GDK_ALT_MASK));
-      if (folded)
-        {
-          /* Into the page, then F6 back to the list. */
-          pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page after Alt+3, seen");
-          g_assert_true (key (window, GDK_KEY_F6, 0));
-          pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row after F6");
-        }
-      else
-        {
-          /* Side by side, Alt+3 leaves the focus in the list (it went to
-           * the main menu button). */
-          g_assert_true (pd_test_a11y_focus_inside (rows));
-        }
+      /* Into the page (side by side too: the focus had gone to the main
+       * menu button), then F6 back to the list. */
+      pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page after Alt+3, seen");
+      g_assert_true (key (window, GDK_KEY_F6, 0));
+      pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row after F6");
       if (round == 1)
         for (guint i = 0; i < 5; i++)
           pd_test_flush (GTK_WIDGET (window));
@@ -547,6 +539,87 @@ static void
 test_f6_events_folded (void)
 {
   run_f6_events (360, 720);
+}
+
+/* --- Alt+1…4 into the page shown ------------------------------------------- */
+
+/* focus_in_page(), telling each place the focus passes. */
+static gboolean
+focus_in_page_told (gpointer data)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (data));
+  static GtkWidget *last;
+
+  if (focus != last)
+    {
+      g_autofree char *path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+
+      g_test_message ("the focus is on %s", path);
+      last = focus;
+    }
+  return focus_in_page (data);
+}
+
+
+/* Alt+1…4, from the session list and from the page before: the focus
+ * lands in the page shown, as F6 puts it, never on a header's button
+ * ("New Session"; folded, the back button: tried with the keyboard
+ * alone). */
+static void
+check_page_keys (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  AdwViewStack *views = pd_test_a11y_view_stack (window);
+  /* The pages this session fills (its Transcript and Events are empty). */
+  static const char * const pages[] = { "now", "history" };
+  static const guint keys[] = { GDK_KEY_1, GDK_KEY_4 };
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  /* A session with something in each page: a plan, messages, events and
+   * versions. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  arrow_to (window, rows, "Migrate the config loader to GKeyFile");
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+  for (guint from_list = 0; from_list < 2; from_list++)
+    for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+      {
+        guint n = from_list ? i : (i + 1) % G_N_ELEMENTS (pages);
+        GtkWidget *focus;
+        g_autofree char *path = NULL;
+
+        if (from_list)
+          {
+            gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+            pd_test_flush (GTK_WIDGET (window));
+            if (!pd_test_a11y_focus_inside (rows))
+              g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+          }
+        g_assert_true (key (window, keys[n], GDK_ALT_MASK));
+        g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, pages[n]);
+        pd_test_wait_until (focus_in_page_told, window, "the focus in the page shown");
+        focus = gtk_root_get_focus (GTK_ROOT (window));
+        path = describe (focus);
+        g_test_message ("Alt+%s from the %s: the focus on %s", pages[n], from_list ? "list" : "page before", path);
+        g_assert_null (gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR));
+      }
+}
+
+static void
+test_page_keys (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_page_keys, NULL), ==, 0);
+}
+
+static void
+test_page_keys_folded (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_page_keys, NULL), ==, 0);
 }
 
 /* --- the sources sidebar ----------------------------------------------------- */
@@ -701,6 +774,8 @@ pd_test_a11y_keyboard_add_landing (void)
   g_test_add_func ("/pd/ui/a11y/keyboard/hidden-pages-narrow", test_hidden_pages_narrow);
   g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens", test_enter_opens);
   g_test_add_func ("/pd/ui/a11y/keyboard/enter-opens-folded", test_enter_opens_folded);
+  g_test_add_func ("/pd/ui/a11y/keyboard/page-keys", test_page_keys);
+  g_test_add_func ("/pd/ui/a11y/keyboard/page-keys-folded", test_page_keys_folded);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events", test_f6_events);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events-folded", test_f6_events_folded);
   g_test_add_func ("/pd/ui/a11y/keyboard/sidebar", test_sidebar_keys);

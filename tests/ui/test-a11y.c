@@ -256,6 +256,9 @@ check_rows (PdApplication *app,
   g_assert_true (g_str_has_prefix (description, pd_session_item_get_status_label (item)));
   assert_contains (description, pd_session_item_get_source_label (item));
   assert_contains (description, "1 of 4 steps done, 1 blocked");
+  /* It is pinned, which only its place at the top showed. */
+  g_assert_true (pd_session_item_get_pinned (item));
+  assert_contains (description, ", Pinned, ");
   /* The list item around it takes the focus: a screen reader says its
    * name, and it had none. */
   {
