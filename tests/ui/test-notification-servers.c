@@ -563,14 +563,12 @@ check_questions (PdApplication *app,
   g_autofree char *review_id = NULL;
   Record *record;
 
-  /* A new run's first question, its session not listed (a search shows
-   * other sessions; or the list has not read it yet): named by its task
-   * ("Untitled session" before). */
+  /* A new run's first question, asked before the list has its session
+   * (a search it is not among is cleared as the run starts, and the list
+   * reads it after): named by its task ("Untitled session" before). */
   pd_session_list_set_query (list, "nothing is called this", FALSE);
   start_replay (window, fixture->replay, fixture, "Write a file for the notes");
   record = wait_for_notification ("approval:");
-  g_assert_null (pd_session_list_model_find (pd_session_list_get_model (list),
-                                             pd_run_controller_get_session_id (runs), NULL));
   {
     g_autofree char *body = field (record, "body");
 
