@@ -362,22 +362,6 @@ focus_default_response (GtkWidget *dialog)
   gtk_widget_add_tick_callback (dialog, focus_default_when_laid_out, NULL, NULL);
 }
 
-/* The dialog opened about 300 px wide whatever the window, so a command
- * wrapped into a tall column (tried as a new user would): it opens as
- * wide as 560 px, never wider than its window less a margin each side. */
-static void
-approval_default_width (PdRunController *self,
-                        GtkWidget       *dialog)
-{
-  int parent_width = self->parent != NULL ? gtk_widget_get_width (GTK_WIDGET (self->parent)) : 0;
-  int width = 560;
-
-  if (parent_width > 0)
-    width = MIN (width, parent_width - 24);
-  if (width > 300)
-    gtk_window_set_default_size (GTK_WINDOW (dialog), width, -1);
-}
-
 void
 _pd_run_controller_ask_approval (PdRunController *self,
                                  Question        *question)
@@ -429,7 +413,6 @@ _pd_run_controller_ask_approval (PdRunController *self,
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog),
                                       approval_details (question));
   gtk_widget_add_css_class (dialog, "pd-approval-dialog");
-  approval_default_width (self, dialog);
 
   question->dialog = dialog;
   question->serial = ++self->approval_serial;
