@@ -12,6 +12,7 @@ import json
 import shutil
 import os
 import queue
+import re
 import subprocess
 import sys
 import tempfile
@@ -642,6 +643,26 @@ def continue_finished(tap, agent, env, tmp):
               "the continued answer is flagged unverified, as the spec's resume rule has it", proc.stdout)
 
 
+def subcommand_help(tap, agent_run, detail):
+    """Each subcommand the usage line of `COMMAND --help` names has a line
+    of its own saying what it does (`sessions --help` named them only in
+    its usage line, tried as a new user would); `sessions --help` says
+    which subcommands --json is for."""
+    for command in ("plan", "sessions"):
+        proc = agent_run(command, "--help")
+        lines = proc.stdout.splitlines()
+        usage = next((lines[i + 1] for i, line in enumerate(lines[:-1]) if line.strip() == "Usage:"), "")
+        subcommands = [w for w in re.split(r"[\s|]+", usage.split("]", 1)[-1]) if re.fullmatch(r"[a-z][a-z-]*", w)]
+        missing = [sub for sub in subcommands
+                   if not any(re.match(r"^ *" + re.escape(sub) + r"(?:: | [A-Z_]+ {2,}| {2,})\S", line) for line in lines)]
+        tap.check(proc.returncode == 0 and len(subcommands) >= 3 and not missing,
+                  f"{command} --help describes each of its subcommands ({', '.join(subcommands)})",
+                  f"not described: {missing}\n{detail(proc)}")
+    proc = agent_run("sessions", "--help")
+    tap.check(re.search(r"^ +--json +list, show, removed: ", proc.stdout, re.M) is not None,
+              "sessions --help says which subcommands --json is for", detail(proc))
+
+
 def usage_errors(tap, agent_run, detail, db, recording, work):
     """Mistakes a new user makes get status 2 and a message that says what to do."""
     proc = agent_run("plan", "status", "--db", db)
@@ -880,6 +901,7 @@ def main():
         unverified(tap, agent, env, tmp)
         continue_finished(tap, agent, env, tmp)
         usage_errors(tap, agent_run, detail, db, recording, work)
+        subcommand_help(tap, agent_run, detail)
 
         # sessions list --json
         proc = agent_run("sessions", "list", "--db", db, "--json")

@@ -15,6 +15,11 @@ An echoing provider: the API key, of no known shape, sent back by the
 provider in an error body (500, retried) and then in the model's answer.
 The key must not be in stdout, stderr, the database, or `events`.
 
+Database clients' spellings: a recorded shell call (replay provider) whose
+command and output hold MySQL's -pPASSWORD, --password=, PGPASSWORD=, a
+mysql:// URL's password and MYSQL_PWD=.  None may be in the database,
+`sessions show --json`, `events` or `sessions export`.
+
 Prints TAP.
 """
 import http.server
@@ -182,12 +187,52 @@ def case_echoed_key(tap, agent, tmp):
     tap.check(KEY not in printed, "echo: the key is not in sessions show --json or events", printed)
 
 
+# Password spellings of database clients (tried as an attacker would).
+DB_SECRETS = {
+    "mysql -uroot -pGluedPw4Mysql shop": "GluedPw4Mysql",
+    "mysql --password=EqPw5Mysql shop": "EqPw5Mysql",
+    "PGPASSWORD=PgPw6Env psql -h db app": "PgPw6Env",
+    "mysql://appuser:UrlPw7Mysql@db.internal/shop": "UrlPw7Mysql",
+    "MYSQL_PWD=MyPwd8Env mysql shop": "MyPwd8Env",
+}
+
+
+def case_database_spellings(tap, agent, tmp):
+    env = env_for(tmp)
+    db = os.path.join(tmp, "spellings.db")
+    work = os.path.join(tmp, "spellings")
+    os.mkdir(work)
+    command = "; ".join(f"echo {line}" for line in DB_SECRETS)
+    replay = os.path.join(tmp, "spellings.json")
+    with open(replay, "w") as f:
+        json.dump({"label": "spellings", "turns": [
+            {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+            {"content": "done"}]}, f)
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                           "--approve", "auto", "--no-planning", "-C", work, "connect"],
+                          env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+    tap.check(proc.returncode == 0, "spellings: the run ran the command", f"{proc.stdout}\n{proc.stderr}")
+    stored = dump(db)
+    printed = reads(agent, env, db)
+    with sqlite3.connect(db) as conn:
+        sid = conn.execute("SELECT id FROM sessions").fetchone()[0]
+    export = subprocess.run([agent, "sessions", "export", "--db", db, sid], env=env,
+                            capture_output=True, text=True, timeout=HANG_BOUND)
+    for line, secret in DB_SECRETS.items():
+        tap.check(secret not in stored and secret not in printed and secret not in export.stdout,
+                  f"spellings: {line.replace(secret, '…')} is redacted (database, show, events, export)",
+                  "\n".join(l for l in (stored + printed + export.stdout).splitlines() if secret in l))
+    kept = "mysql -uroot -p[REDACTED] shop"
+    tap.check(kept in export.stdout, "spellings: the command around -p is kept", export.stdout)
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
     with tempfile.TemporaryDirectory(prefix="pd-test-agent-secrets-") as tmp:
         case_url(tap, agent, tmp)
         case_echoed_key(tap, agent, tmp)
+        case_database_spellings(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

@@ -394,6 +394,60 @@ test_foreign_owner (Fixture       *f,
   g_assert_cmpstr (contents, ==, "theirs");
 }
 
+/* A log, shared memory or journal of another user beside an existing
+ * database of one's own: the open failed with "unable to open database
+ * file", naming neither the file nor what to do (tried as an attacker
+ * would).  The error names the companion and says to move it away; the
+ * file is left as it was. */
+static void
+test_companion_foreign_named (Fixture       *f,
+                              gconstpointer  data)
+{
+  static const char * const suffixes[] = { "-wal", "-shm", "-journal" };
+  g_autofree char *mine = g_build_filename (f->dir, "mine.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root to make files of another owner");
+      return;
+    }
+
+  db = pd_db_open (mine, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_assert_true (pd_db_exec (db, "PRAGMA wal_checkpoint(TRUNCATE)", &error));
+  g_clear_object (&db);
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *companion = g_strconcat (mine, suffixes[i], NULL);
+      g_autofree char *contents = NULL;
+
+      g_remove (companion);
+      write_file (companion, "theirs");
+      g_assert_cmpint (chown (companion, NOBODY, NOBODY), ==, 0);
+      g_assert_cmpint (g_chmod (companion, 0666), ==, 0);
+
+      db = pd_db_open (mine, 0, &error);
+      g_assert_null (db);
+      g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, companion));
+      g_assert_nonnull (strstr (error->message, "belongs to another user"));
+      g_assert_nonnull (strstr (error->message, "move it away"));
+      g_clear_error (&error);
+
+      contents = read_file (companion);
+      g_assert_cmpstr (contents, ==, "theirs");
+      g_remove (companion);
+    }
+
+  /* With the file gone the database opens again. */
+  db = pd_db_open (mine, 0, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (db);
+}
+
 /* --- one user's openers at once: no attack, one database ------------------ */
 
 typedef struct
@@ -502,6 +556,7 @@ main (int   argc,
   ADD ("/pd/db-create/folder-not-writable", test_folder_not_writable);
   g_test_add_func ("/pd/db-create/folder-not-writable/subprocess", test_folder_not_writable_subprocess);
   ADD ("/pd/db-create/foreign-owner", test_foreign_owner);
+  ADD ("/pd/db-create/companion-foreign-named", test_companion_foreign_named);
   ADD ("/pd/db-create/two-threads-at-once", test_two_threads_at_once);
   ADD ("/pd/db-create/own-made-meanwhile", test_own_made_meanwhile);
 #undef ADD

@@ -189,6 +189,57 @@ test_look_alikes (void)
     assert_redacted (texts[i], texts[i], 0);
 }
 
+/* Database clients' spellings, tried as an attacker would: MySQL's
+ * password glued to -p, --password=, libpq's PGPASSWORD and a database
+ * URL's password.  Each must be gone, the command around it kept (-pSECRET
+ * once cost the database name after it, and kept the password). */
+static void
+test_database_clients (void)
+{
+  static const struct { const char *input; const char *expected; const char *secret; } cases[] = {
+    { "mysql -uroot -pGluedPw4Mysql shop", "mysql -uroot -p[REDACTED] shop", "GluedPw4Mysql" },
+    { "mysql -u root -pSECRET db", "mysql -u root -p[REDACTED] db", "SECRET" },
+    { "/usr/bin/mysqldump -u app -p'two words' shop > dump.sql",
+      "/usr/bin/mysqldump -u app -p'[REDACTED]' shop > dump.sql", "two words" },
+    { "docker exec db mariadb -uroot -p\"Ma5ria\" -e 'select 1'",
+      "docker exec db mariadb -uroot -p\"[REDACTED]\" -e 'select 1'", "Ma5ria" },
+    { "cd /srv && mariadb-dump -pDumpPw9 --all-databases",
+      "cd /srv && mariadb-dump -p[REDACTED] --all-databases", "DumpPw9" },
+    { "sshpass -pSshPw1 ssh deploy@host", "sshpass -p[REDACTED] ssh deploy@host", "SshPw1" },
+    { "mysql --password=EqPw5Mysql shop", "mysql --password=[REDACTED] shop", "EqPw5Mysql" },
+    { "PGPASSWORD=PgPw6Env psql -h db app", "PGPASSWORD=[REDACTED] psql -h db app", "PgPw6Env" },
+    { "export PGPASSWORD='pg pw 6'", "export PGPASSWORD='[REDACTED]'", "pg pw" },
+    { "{\"env\": {\"PGPASSWORD\": \"PgJson7\"}}", "{\"env\": {\"PGPASSWORD\": \"[REDACTED]\"}}", "PgJson7" },
+    { "MYSQL_PWD=MyPwd8 mysql shop", "MYSQL_PWD=[REDACTED] mysql shop", "MyPwd8" },
+    { "mysql://appuser:UrlPw7Mysql@db.internal/shop", "mysql://appuser:[REDACTED]@db.internal/shop",
+      "UrlPw7Mysql" },
+    { "psql \"postgresql://app:PgUrl8@db:5432/app?sslmode=require\"",
+      "psql \"postgresql://app:[REDACTED]@db:5432/app?sslmode=require\"", "PgUrl8" },
+  };
+  /* What stays: -p of other commands, MySQL's -p that asks, references. */
+  static const char * const kept[] = {
+    "mysql -p shop",
+    "mysql -uroot -p -e 'show databases'",
+    "cp -pr src dst; ssh -p2222 host; git log -p1; docker run -p8080:80 img; mkdir -p out",
+    "mysql -uroot; tar -pxf a.tar",
+    "mysql -p$MYSQL_ROOT_PASSWORD shop",
+    "%wheel ALL=(ALL) NOPASSWD: ALL",
+    "PGPASSFILE=/home/u/.pgpass psql",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint n = 0;
+      g_autofree char *out = redact (cases[i].input, &n);
+
+      g_assert_cmpstr (out, ==, cases[i].expected);
+      g_assert_null (strstr (out, cases[i].secret));
+      g_assert_cmpuint (n, ==, 1);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_redacted (kept[i], kept[i], 0);
+}
+
 /* The rule, name by name (pd-redact.h). */
 static void
 test_name_rule (void)
@@ -468,6 +519,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/no-false-positives", test_no_false_positives);
   g_test_add_func ("/pd/redact/env-secrets", test_env_secrets);
   g_test_add_func ("/pd/redact/look-alikes", test_look_alikes);
+  g_test_add_func ("/pd/redact/database-clients", test_database_clients);
   g_test_add_func ("/pd/redact/name-rule", test_name_rule);
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);

@@ -142,7 +142,6 @@ pd_session_list_popup_menu (PdSessionList *self,
       gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
       g_signal_connect_object (self->menu, "closed", G_CALLBACK (on_menu_closed),
                                self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
-      gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
     }
   gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
 
@@ -150,6 +149,17 @@ pd_session_list_popup_menu (PdSessionList *self,
                                                    &GRAPHENE_POINT_INIT (x, y), &point))
     point = GRAPHENE_POINT_INIT (x, y);
 
+  /* Opened at a click near the right edge (the list is the whole window
+   * at 360 px), it went on past the window and "Remove From List" was
+   * cut (tried as a new user would): there it opens leftwards. */
+  {
+    /* A popover measures as 0 before it shows: the menu is about as wide
+     * as its longest item, "Export as Markdown…", and its padding. */
+    int wide = _pd_text_width (GTK_WIDGET (self), 26);
+
+    gtk_widget_set_halign (self->menu, point.x + wide > gtk_widget_get_width (GTK_WIDGET (self))
+                                       ? GTK_ALIGN_END : GTK_ALIGN_START);
+  }
   rect = (GdkRectangle) { (int) point.x, (int) point.y, 1, 1 };
   gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
   gtk_popover_popup (GTK_POPOVER (self->menu));
@@ -169,6 +179,15 @@ popup_at (PdSessionList *self,
     return;
 
   pd_session_list_popup_menu (self, item, GTK_WIDGET (self->list_view), x, y);
+}
+
+/* A right click at (@x, @y) of the list, for the tests. */
+void
+_pd_session_list_popup_at (PdSessionList *self,
+                           double         x,
+                           double         y)
+{
+  popup_at (self, x, y);
 }
 
 static void

@@ -72,5 +72,8 @@ void     _pd_session_list_emit_failed      (PdSessionList  *self,
 void     _pd_session_list_class_init_menu  (GtkWidgetClass *widget_class);
 void     _pd_session_list_init_menu        (PdSessionList  *self);
 void     _pd_session_list_dispose_menu     (PdSessionList  *self);
+void     _pd_session_list_popup_at         (PdSessionList  *self,
+                                            double          x,
+                                            double          y);
 
 G_END_DECLS

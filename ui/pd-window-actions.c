@@ -710,35 +710,6 @@ show_removed_sessions_action (GtkWidget  *widget,
 
 /* --- importing other agents' sessions ------------------------------------ */
 
-static void
-on_import_done (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(PdWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *message = NULL;
-  PdImportCounts counts;
-
-  if (!pd_source_import_transcripts_finish (PD_SOURCE (object), result, &counts, &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        pd_window_show_message (self, error->message);
-      return;
-    }
-
-  if (counts.transcripts == 0)
-    message = g_strdup (_("No transcripts of other agents were found on this computer"));
-  else
-    /* Translators: counts of sessions read from other agents' transcripts */
-    message = g_strdup_printf (_("Other agents: %u sessions added, %u updated, %u unchanged"),
-                               counts.sessions_added, counts.sessions_updated, counts.unchanged);
-  pd_window_show_message (self, message);
-
-  /* Follow the sessions just found as well. */
-  _pd_window_follow_transcripts (self);
-}
-
 /* Other agents keep their transcripts on this machine:
  * index them into this database (counts and metadata only — their plan
  * text stays in their files). */
@@ -761,11 +732,7 @@ import_transcripts_action (GtkWidget  *widget,
       return;
     }
 
-  pd_window_show_message (self, _("Reading the transcripts of other agents…"));
-  /* The source reads them in a worker thread and says ::changed. */
-  pd_source_import_transcripts_async (PD_SOURCE (_pd_window_get_local_source (self)), self->cancellable,
-                                      on_import_done,
-                                      g_object_ref (self));
+  _pd_window_import_transcripts (self);
 }
 
 /* --- other agents' sessions at start ------------------------------------ */

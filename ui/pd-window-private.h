@@ -164,6 +164,7 @@ PdSource   *_pd_window_resolve_item        (PdWindow        *self,
                                             PdSessionItem   *item,
                                             char           **source_id);
 void        _pd_window_follow_transcripts  (PdWindow        *self);
+void        _pd_window_import_transcripts  (PdWindow        *self);
 
 /* pd-window-overview.c */
 void        _pd_window_overview_init       (PdWindow        *self);

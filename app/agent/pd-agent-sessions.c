@@ -393,7 +393,7 @@ pd_agent_sessions_main (int    argc,
   const char *command;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Session database (default: $XDG_DATA_HOME/plandeck/sessions.db)"), N_("PATH") },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, N_("Print JSON"), NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, N_("list, show, removed: print JSON"), NULL },
     { "query", 'q', 0, G_OPTION_ARG_STRING, &query, N_("list: case-insensitive substring of task, model, name or id"), N_("Q") },
     { "full-text", 0, 0, G_OPTION_ARG_NONE, &full_text, N_("list: also search the message text"), NULL },
     { "limit", 0, 0, G_OPTION_ARG_INT, &limit, N_("list: at most N sessions (1..200, default 50)"), N_("N") },
@@ -403,7 +403,21 @@ pd_agent_sessions_main (int    argc,
 
   /* Translators: list, removed, show, export, rm and restore are subcommands: keep them. */
   context = g_option_context_new (_("list|removed|show ID|export ID|rm ID|restore ID"));
-  g_option_context_set_summary (context, _("The stored sessions."));
+  /* Translators: the subcommands and the options keep their names; the
+   * descriptions line up after the longest "restore ID". */
+  g_option_context_set_summary (context,
+                                _("The stored sessions.\n"
+                                  "\n"
+                                  "Commands:\n"
+                                  "  list          the sessions, newest first (--query, --full-text,\n"
+                                  "                --limit, --offset, --json); the default\n"
+                                  "  show ID       one session: its metadata, plan and messages (--json)\n"
+                                  "  export ID     the whole session as JSON\n"
+                                  "  rm ID         remove the session from the database (another agent's\n"
+                                  "                session is only removed from the list)\n"
+                                  "  removed       other agents' sessions removed from the list, the\n"
+                                  "                latest first (--json)\n"
+                                  "  restore ID    list a session removed from the list again"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))

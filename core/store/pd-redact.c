@@ -43,6 +43,7 @@ enum {
   RE_USERINFO,
   RE_USERTOKEN,
   RE_NETRC,
+  RE_GLUED,
   RE_ASSIGN,
   N_RE
 };
@@ -93,6 +94,8 @@ static const char * const patterns[N_RE] = {
     "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://(?<v>[A-Za-z0-9_\\-]{20,}+)(?=@)",
   /* A .netrc line: machine HOST login USER password SECRET. */
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
+  /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b'. */
+  [RE_GLUED] = "-p(?:\\\\?[\"'])?(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
@@ -194,6 +197,27 @@ name_words (const char *name,
     }
 }
 
+/* A word that ends in password, passwd or passphrase after a prefix of its
+ * own, as PGPASSWORD and SMBPASSWD are written (sudo's NOPASSWD is no
+ * password). */
+static gboolean
+fused_password (const char *word)
+{
+  static const char * const ends[] = { "password", "passwd", "passphrase", NULL };
+  gsize len = strlen (word);
+
+  if (g_str_has_prefix (word, "no"))
+    return FALSE;
+  for (guint i = 0; ends[i]; i++)
+    {
+      gsize n = strlen (ends[i]);
+
+      if (len > n && strcmp (word + len - n, ends[i]) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The rule, as pd-redact.h states it. */
 static gboolean
 name_is_secret (const char *name)
@@ -251,7 +275,7 @@ name_is_secret (const char *name)
       return TRUE;
     }
   for (guint i = 0; i < w.n; i++)
-    if (word_in (w.words[i], strong))
+    if (word_in (w.words[i], strong) || fused_password (w.words[i]))
       return !word_in (last, meta);
   return FALSE;
 }
@@ -601,6 +625,45 @@ netrc_password_at (Redactor *r,
   }
 }
 
+/* Whether the command that -p at @i belongs to is a MySQL or MariaDB
+ * client or sshpass, the commands that take a password glued to -p
+ * (elsewhere -p2222, -pr and -p8080:80 are no secrets).  The command is
+ * looked for back to the start of its command line (; | & ( ` or a line
+ * break), at most 256 bytes back, so the scan stays linear. */
+static gboolean
+glued_password_command_at (Redactor *r,
+                           gsize     i)
+{
+  const char *t = r->text;
+  gsize start = i;
+
+  while (start > 0 && i - start < 256 && !strchr (";|&(`\n", t[start - 1]))
+    start--;
+  for (gsize w = start; w < i; )
+    {
+      gsize e = w;
+
+      while (e < i && !g_ascii_isspace (t[e]))
+        e++;
+      if (e > w)
+        {
+          g_autofree char *word = g_strndup (t + w, e - w);
+          const char *base = strrchr (word, '/');
+          gboolean plain = TRUE;
+
+          base = base ? base + 1 : word;
+          for (const char *c = base; *c; c++)
+            if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
+              plain = FALSE;
+          if (plain && (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb")
+                        || strcmp (base, "sshpass") == 0))
+            return TRUE;
+        }
+      w = e + 1;
+    }
+  return FALSE;
+}
+
 /* Everything that may start at @i.  Returns where the scan goes on (@i
  * when nothing did). */
 static gsize
@@ -635,6 +698,17 @@ try_at (Redactor *r,
     {
       redact_span (r, vs, ve);
       return ve;
+    }
+  if (*p == '-' && word_start && p[1] == 'p' && p[2] != '\0' && !g_ascii_isspace (p[2]) && p[2] != '='
+      && glued_password_command_at (r, i) && match_at (r, RE_GLUED, i, &vs, &ve))
+    {
+      g_autofree char *value = g_strndup (r->text + vs, ve - vs);
+
+      if (value_is_secret (value))
+        {
+          redact_span (r, vs, ve);
+          return ve;
+        }
     }
   if (*p == ':' && p[1] == '/' && p[2] == '/')
     return try_url (r, i);

@@ -8,8 +8,10 @@
  *    blocks;
  *  - the credentials of an Authorization or Proxy-Authorization header (the
  *    scheme stays), the token after "Bearer ", the password of URL userinfo
- *    (scheme://user:[REDACTED]@host) and of curl -u user:password, and the
- *    path of Slack and Discord webhook URLs;
+ *    (scheme://user:[REDACTED]@host) and of curl -u user:password, the
+ *    password glued to -p of a MySQL or MariaDB client or sshpass
+ *    (mysql -p[REDACTED], -p'[REDACTED]'), and the path of Slack and
+ *    Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    --name v, --name=v, and in JSON objects {"name": "v"}.
@@ -22,10 +24,12 @@
  *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
  *    after a counting or tokenizer word (max_token, next_token, eos_token…);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
- *    creds (or fused: apikey, accesstoken, clientsecret…), unless the last
- *    word says the name is about the secret, not the secret: count, length,
- *    min, max, type, file, path, name, id, url, enabled, … (password_file,
- *    token_count are not secrets; SECRET_KEY_BASE is).
+ *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
+ *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
+ *    unless the last word says the name is about the secret, not the
+ *    secret: count, length, min, max, type, file, path, name, id, url,
+ *    enabled, … (password_file, token_count are not secrets;
+ *    SECRET_KEY_BASE is).
  * Whole words only, so KEYBOARD_LAYOUT, monkey, author, TOKENIZER and
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
  * shell's folders).  Values that hold no secret stay: true/false/null/none…,

@@ -168,8 +168,9 @@ kind_of (mode_t mode)
 /**
  * pd_sqlite_guard_check_companions:
  *
- * Whether each of @db_path's journal, log and shared-memory files is a
- * regular file or missing; the error names the one that is not.  The
+ * Whether each of @db_path's journal, log and shared-memory files is
+ * missing, or a regular file of this user or of the database's owner; the
+ * error names the one that is not, and says what to do.  The
  * guarded opens hold even when one is swapped in after this check; this is
  * for the message.
  */
@@ -180,14 +181,29 @@ pd_sqlite_guard_check_companions (const char  *db_path,
   for (guint i = 0; i < G_N_ELEMENTS (companions); i++)
     {
       g_autofree char *path = g_strconcat (db_path, companions[i], NULL);
-      struct stat st;
+      struct stat st, db_st;
 
-      if (g_lstat (path, &st) != 0 || S_ISREG (st.st_mode))
+      if (g_lstat (path, &st) != 0)
         continue;
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "%s cannot be opened: %s beside it is %s, not SQLite's own file; move it away",
-                   db_path, path, kind_of (st.st_mode));
-      return FALSE;
+      if (!S_ISREG (st.st_mode))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                       "%s cannot be opened: %s beside it is %s, not SQLite's own file; move it away",
+                       db_path, path, kind_of (st.st_mode));
+          return FALSE;
+        }
+      /* The rule of companion_owner_ok(), said before SQLite meets it
+       * (its own error was "unable to open database file"). */
+      if (st.st_uid != geteuid () && (g_stat (db_path, &db_st) != 0 || db_st.st_uid != st.st_uid))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                       "%s cannot be opened: %s beside it belongs to another user (uid %u), not to "
+                       "you or to the database's owner, so it is not taken as part of the "
+                       "database; if you did not put it there, move it away (or ask that user "
+                       "why it is there), then open the database again",
+                       db_path, path, (guint) st.st_uid);
+          return FALSE;
+        }
     }
   return TRUE;
 }

@@ -13,8 +13,8 @@
  * process non-blocking (a FIFO or device then reads as empty or fails, it
  * never waits) and, for the companion files, O_NOFOLLOW.  Every place that
  * opens SQLite calls it first.  pd_sqlite_guard_check_companions() names a
- * companion that is not a regular file, for a clear error before SQLite
- * sees it.  A companion owned by neither this user nor the database's owner
+ * companion that is not a regular file, or is another user's, for a clear
+ * error before SQLite sees it.  A companion owned by neither this user nor the database's owner
  * fails to open (EACCES).  pd_sqlite_guard_watch_opens() and
  * pd_sqlite_guard_opened() tell what file SQLite really opened, so a new
  * database is known to be the very file Plandeck made.

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 
 #include "pd-checklist-view.h"
@@ -227,6 +229,97 @@ test_import_bidi (void)
   g_assert_cmpint (pd_test_run_app (args, check_bidi, NULL, NULL), ==, 0);
 }
 
+/* A label whose text starts with @data. */
+static gboolean
+is_label_starting (GtkWidget     *widget,
+                   gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), data);
+}
+
+static gboolean
+has_none_found_toast (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_label_starting, "No other agents’ sessions found in ") != NULL;
+}
+
+static gboolean
+has_read_toast (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_label_starting, "1 session of other agents read, ") != NULL;
+}
+
+static void
+check_none_found (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  const char *home = user_data;
+  g_autofree char *claude = g_build_filename (home, "claude", "projects", NULL);
+  g_autofree char *codex = g_build_filename (home, "codex", NULL);
+  GtkWidget *label;
+  const char *text;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  pd_test_wait_until (has_none_found_toast, window, "the toast that nothing was found, and where");
+  label = pd_test_find_first (GTK_WIDGET (window), is_label_starting, "No other agents’ sessions found in ");
+  text = gtk_label_get_text (GTK_LABEL (label));
+  g_assert_nonnull (strstr (text, claude));
+  g_assert_nonnull (strstr (text, codex));
+  g_assert_nonnull (strstr (text, "the editors’ extension folders"));
+}
+
+static void
+check_read_counted (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  pd_test_wait_until (has_read_toast, window, "the toast with the sessions read and how many are new");
+}
+
+/* Main Menu → Read Other Agents' Sessions said "Reading…", then, 5 s
+ * later, either counts or "No transcripts … on this computer", naming no
+ * folder (tried as a new user would: it looked as if it gave no result).
+ * The answer comes at once and names where it looked. */
+static void
+test_import_said (gconstpointer data)
+{
+  gboolean with_session = GPOINTER_TO_INT (data);
+  g_autofree char *home = pd_test_make_tmp_dir ();
+  g_autofree char *project = g_build_filename (home, "claude", "projects", "-work-app", NULL);
+  g_autofree char *db = g_build_filename (home, "sessions.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  if (with_session)
+    {
+      g_autofree char *transcript = g_build_filename (project, "s1.jsonl", NULL);
+      const char *lines =
+        "{\"type\":\"user\",\"timestamp\":\"2026-03-04T10:00:00Z\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
+        "\"message\":{\"role\":\"user\",\"content\":\"Tidy the build\"}}\n";
+
+      g_assert_true (g_file_set_contents (transcript, lines, -1, NULL));
+    }
+  {
+    g_autofree char *claude = g_build_filename (home, "claude", NULL);
+    g_autofree char *codex = g_build_filename (home, "codex", NULL);
+    g_autofree char *xdg_data = g_build_filename (home, "data", NULL);
+    g_autofree char *xdg_config = g_build_filename (home, "config", NULL);
+
+    g_setenv ("CLAUDE_CONFIG_DIR", claude, TRUE);
+    g_setenv ("CODEX_HOME", codex, TRUE);
+    g_setenv ("XDG_DATA_HOME", xdg_data, TRUE);
+    g_setenv ("XDG_CONFIG_HOME", xdg_config, TRUE);
+  }
+  {
+    g_autoptr(PdDb) created = pd_db_open (db, PD_DB_CREATE, NULL);
+    g_assert_nonnull (created);
+  }
+
+  g_assert_cmpint (pd_test_run_app (args, with_session ? check_read_counted : check_none_found, home, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -238,6 +331,8 @@ main (int   argc,
   g_test_add_data_func ("/pd/ui/import/from-window-shared", "-Users-dain-workspace-danieldemmel-me-next",
                         test_import_from_window);
   g_test_add_func ("/pd/ui/import/bidi-shown", test_import_bidi);
+  g_test_add_data_func ("/pd/ui/import/none-found-said", GINT_TO_POINTER (FALSE), test_import_said);
+  g_test_add_data_func ("/pd/ui/import/read-counted", GINT_TO_POINTER (TRUE), test_import_said);
 
   return g_test_run ();
 }

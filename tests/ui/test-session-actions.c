@@ -17,10 +17,19 @@
 
 #include "pd-removed-sessions.h"
 #include "pd-session-list.h"
+#include "pd-session-list-private.h"
+#include "pd-session-row.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
+
+static gboolean
+is_popover_menu (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_POPOVER_MENU (widget);
+}
 static PdSessionList *
 session_list_of (PdWindow *window)
 {
@@ -304,6 +313,29 @@ check_delete (PdApplication *app,
     g_assert_true (pd_session_list_select (list, f->ours));
     ours_label = main_menu_delete_label (window);
     g_assert_cmpstr (ours_label, ==, "_Delete");
+  }
+
+  /* A row's menu opened by a click near the list's right edge opens
+   * leftwards: at 360 px it went on past the window, "Remove From List"
+   * cut (tried as a new user would); near the left edge, rightwards. */
+  {
+    GtkWidget *row = pd_test_find_widget (GTK_WIDGET (list), PD_TYPE_SESSION_ROW);
+    GtkWidget *menu;
+    graphene_point_t at;
+
+    g_assert_nonnull (row);
+    g_assert_true (gtk_widget_compute_point (row, GTK_WIDGET (list),
+                                             &GRAPHENE_POINT_INIT (4, gtk_widget_get_height (row) / 2.0f), &at));
+    _pd_session_list_popup_at (list, gtk_widget_get_width (GTK_WIDGET (list)) - 8, at.y);
+    menu = pd_test_find_first (GTK_WIDGET (list), is_popover_menu, NULL);
+    g_assert_nonnull (menu);
+    g_assert_cmpint (gtk_widget_get_halign (menu), ==, GTK_ALIGN_END);
+    gtk_popover_popdown (GTK_POPOVER (menu));
+    pd_test_flush (GTK_WIDGET (window));
+    _pd_session_list_popup_at (list, 8, at.y);
+    g_assert_cmpint (gtk_widget_get_halign (menu), ==, GTK_ALIGN_START);
+    gtk_popover_popdown (GTK_POPOVER (menu));
+    pd_test_flush (GTK_WIDGET (window));
   }
 
   /* From the header's session menu (the shown session), then the toast
