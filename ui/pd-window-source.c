@@ -145,6 +145,25 @@ pd_window_stop_remote (PdSource *source)
     pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
 }
 
+/* Whether @source is the endpoint at @url.  The setting keeps an address
+ * as it was given ("http://host:port/", `serve`'s own form); the endpoint
+ * knows it without its path.  Compared as given, every change of the
+ * setting made an endpoint at such an address again, new, its sessions
+ * never kept: once it went down they left the list (tried as a new user
+ * would). */
+static gboolean
+pd_window_endpoint_is_at (PdSource   *source,
+                          const char *url)
+{
+  g_autoptr(PdRemoteSource) other = NULL;
+
+  if (source == NULL || !PD_IS_REMOTE_SOURCE (source))
+    return FALSE;
+  other = pd_remote_source_new (url, NULL, NULL);
+  return other != NULL && g_strcmp0 (pd_remote_source_get_base_url (PD_REMOTE_SOURCE (source)),
+                                     pd_remote_source_get_base_url (other)) == 0;
+}
+
 /* Where the endpoint @id goes: after the database and every configured
  * endpoint before it that is there already. */
 static guint
@@ -243,8 +262,7 @@ _pd_window_sync_endpoints (PdWindow *self)
       g_hash_table_add (wanted, (gpointer) id);
 
       there = pd_source_list_lookup (self->sources, id, NULL);
-      if (there != NULL && PD_IS_REMOTE_SOURCE (there) &&
-          g_strcmp0 (pd_remote_source_get_base_url (PD_REMOTE_SOURCE (there)), url) == 0)
+      if (pd_window_endpoint_is_at (there, url))
         {
           pd_source_list_set_name (self->sources, id, name[0] != '\0' ? name : url);
           continue;

@@ -11,7 +11,9 @@
  * a new token) it reads "Token refused", and chosen shows its page, where
  * the token is given in place; then "Connected" again.  Preferences adds (refusing a bad address), renames and
  * removes an endpoint; the token goes to the secret store, never to
- * GSettings.
+ * GSettings.  Endpoints added one at a time while the window runs, at the
+ * addresses `serve` prints, stay the sources they were as the setting
+ * changes: one connected and then killed keeps its sessions listed.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -1022,6 +1024,83 @@ test_sources_preferences (void)
   sources_tear_down (&sources);
 }
 
+/* --- an endpoint added while the window runs, gone down ------------- */
+
+/* Configured after the window opened (as Preferences adds one, at the
+ * address `serve` prints, "http://host:port/"), an endpoint connected and
+ * then killed keeps its sessions in the list, dimmed and saying so, as one
+ * configured at the start does.  The next endpoint added made it again, new
+ * and without its token, and its sessions left the list (tried as a new
+ * user would). */
+static void
+check_added_later (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Sources *sources = user_data;
+  Endpoint *alpha = &sources->endpoints[0];
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GVariantBuilder builder;
+
+  wait_listed (window, 2, "Local notes two", "this computer's sessions alone");
+  /* Added one at a time, each address as `serve` prints it, without its
+   * token (as Preferences keeps it). */
+  for (guint n = 1; n <= 2; n++)
+    {
+      if (n == 2)
+        {
+          /* The first without its token yet: refused, then connected in
+           * place, from its own page, as a new user does. */
+          wait_state (window, 1, PD_REMOTE_DENIED, "Token refused", "the added endpoint without its token");
+          pd_source_sidebar_select (sidebar (window), source_at (window, 1));
+          pd_test_wait_until (endpoint_page_shown, window, "the added endpoint's page");
+          gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
+          g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
+          wait_listed (window, 2, "Alpha build two", "its sessions alone, from the token given in place");
+          pd_source_sidebar_select (sidebar (window), NULL);
+          wait_listed (window, 4, "Alpha build two", "this computer's and its sessions");
+        }
+      g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *address = pd_window_split_endpoint_url (sources->endpoints[i].url, NULL);
+
+          g_variant_builder_add (&builder, "(sss)", ids[i], names[i], address);
+          /* The second's token kept as Preferences keeps it, by its address. */
+          if (i == 1)
+            pd_secrets_keep_for_session (address, sources->endpoints[i].token);
+        }
+      g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+    }
+
+  wait_listed (window, 6, "Alpha build two", "the added endpoints' sessions listed");
+  wait_state (window, 1, PD_REMOTE_ONLINE, "Connected", "the added endpoint connected");
+  pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha build one", "Alpha box" },
+                      "the added endpoint's sessions naming it");
+
+  stop_serve (alpha);
+  wait_state (window, 1, PD_REMOTE_OFFLINE, "Unreachable", "the added endpoint unreachable");
+  pd_test_wait_until (origin_is, &(OriginWait) { window, "Alpha build one", "Alpha box · Unreachable" },
+                      "the added endpoint's sessions kept, saying so");
+  wait_listed (window, 6, "Beta deploy two", "every session, the added endpoint's kept");
+  g_assert_true (pd_session_item_get_stale (find_item (window, "Alpha build two")));
+  g_assert_false (pd_session_item_get_stale (find_item (window, "Beta deploy two")));
+}
+
+static void
+test_sources_added_later (void)
+{
+  Sources sources = { { { 0 } } };
+  g_autoptr(GSettings) settings = NULL;
+
+  sources_set_up (&sources);
+  settings = g_settings_new (APP_ID);
+  g_settings_reset (settings, "sources");
+  pd_secrets_keep_for_session (sources.endpoints[0].base, NULL);
+  g_assert_cmpint (pd_test_run_app (NULL, check_added_later, &sources, NULL), ==, 0);
+  sources_tear_down (&sources);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1041,6 +1120,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/sources/preferences", test_sources_preferences);
   g_test_add_func ("/pd/ui/sources/url-token", test_sources_url_token);
   g_test_add_func ("/pd/ui/sources/bad-reply", test_sources_bad_reply);
+  g_test_add_func ("/pd/ui/sources/added-later", test_sources_added_later);
 
   status = g_test_run ();
   {
