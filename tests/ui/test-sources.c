@@ -1085,6 +1085,10 @@ check_added_later (PdApplication *app,
   wait_listed (window, 6, "Beta deploy two", "every session, the added endpoint's kept");
   g_assert_true (pd_session_item_get_stale (find_item (window, "Alpha build two")));
   g_assert_false (pd_session_item_get_stale (find_item (window, "Beta deploy two")));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (session_list (window)), "Alpha box · Unreachable", FALSE),
+                    ==, 2);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-added-unreachable");
 }
 
 static void
