@@ -195,6 +195,18 @@ events_listed (gpointer data)
   return rows->len >= 6;
 }
 
+/* The placeholder label inside the message entry, shown. */
+static gboolean
+is_message_hint (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  GtkWidget *entry = gtk_widget_get_ancestor (widget, GTK_TYPE_ENTRY);
+
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) && entry != NULL &&
+         g_strcmp0 (gtk_entry_get_placeholder_text (GTK_ENTRY (entry)), gtk_label_get_text (GTK_LABEL (widget))) == 0 &&
+         g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), "Continue the session");
+}
+
 static void
 check_contrast (PdApplication *app,
                 PdWindow      *window,
@@ -252,6 +264,12 @@ check_contrast (PdApplication *app,
   widget = pd_test_find_first (list, has_class, "dim-label");
   g_assert_nonnull (widget);
   report ("session time (dimmed)", measure (GTK_WIDGET (window), &pixels, widget, 0), 4.5, &ok);
+
+  /* The message field's hint, its only visible label (with "/plan"):
+   * libadwaita's placeholder measured 3.12:1 in the light style. */
+  widget = pd_test_find_first (GTK_WIDGET (window), is_message_hint, NULL);
+  g_assert_nonnull (widget);
+  report ("message field's hint", measure (GTK_WIDGET (window), &pixels, widget, 0), 4.5, &ok);
 
   /* Status icons of the session list: an idle session's was 1.33:1. */
   widget = pd_test_find_first (list, has_class, "idle");
