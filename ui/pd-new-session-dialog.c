@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-entry-row.h"
 #include "pd-new-session-dialog.h"
 #include "pd-secrets.h"
 #include "pd-ui-util-private.h"
@@ -37,11 +38,11 @@ struct _PdNewSessionDialog
   AdwActionRow      *folder_row;
   AdwComboRow       *profile_row;
   AdwComboRow       *kind_row;
-  AdwEntryRow       *base_url_row;
-  AdwEntryRow       *model_row;
-  AdwEntryRow       *env_row;
-  AdwPasswordEntryRow *key_row;
-  AdwEntryRow       *replay_row;
+  PdEntryRow        *base_url_row;
+  PdEntryRow        *model_row;
+  PdEntryRow        *env_row;
+  PdEntryRow        *key_row;
+  PdEntryRow        *replay_row;
   GtkSwitch         *planning_switch;
   AdwComboRow       *policy_row;
   GtkSwitch         *plan_mode_switch;
@@ -203,7 +204,7 @@ on_choose_recording (PdNewSessionDialog *self)
 }
 
 static char *
-entry_text (AdwEntryRow *row)
+entry_text (PdEntryRow *row)
 {
   g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row))));
 
@@ -237,7 +238,7 @@ pd_new_session_dialog_dup_settings (PdNewSessionDialog *self)
     {
       settings->base_url = entry_text (self->base_url_row);
       settings->api_key_env = entry_text (self->env_row);
-      settings->api_key = entry_text (ADW_ENTRY_ROW (self->key_row));
+      settings->api_key = entry_text (self->key_row);
     }
 
   return settings;
@@ -361,6 +362,8 @@ pd_new_session_dialog_class_init (PdNewSessionDialogClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  g_type_ensure (PD_TYPE_ENTRY_ROW);
+
   object_class->dispose = pd_new_session_dialog_dispose;
   object_class->finalize = pd_new_session_dialog_finalize;
 
@@ -431,16 +434,9 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
                                                           gtk_callback_action_new (on_start_shortcut, self, NULL)));
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   gtk_widget_add_controller (GTK_WIDGET (self->task_view), keys);
-  _pd_name_entry_row (self->base_url_row);
-  _pd_name_entry_row (self->model_row);
-  _pd_name_entry_row (self->env_row);
-  _pd_name_entry_row (ADW_ENTRY_ROW (self->key_row));
-  _pd_name_entry_row (self->replay_row);
   _pd_combo_row_choice_tooltip (self->profile_row);
   _pd_combo_row_choice_tooltip (self->kind_row);
   _pd_combo_row_choice_tooltip (self->policy_row);
-  /* The password row's Show Text button. */
-  _pd_name_tooltip_buttons (GTK_WIDGET (self->key_row));
   /* A key pasted as the variable's name (or left there in a profile
    * without a keyring) goes to the masked row, for this session only. */
   pd_secrets_guard_variable_row (GTK_EDITABLE (self->env_row), GTK_EDITABLE (self->key_row));

@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-entry-row.h"
 #include "pd-notification-page.h"
 #include "pd-preferences-window.h"
 #include "pd-secrets.h"
@@ -27,12 +28,12 @@ static const char * const kinds[] = { "openai", "anthropic", "replay" };
 typedef struct
 {
   AdwExpanderRow *expander;
-  AdwEntryRow    *name;
+  PdEntryRow     *name;
   AdwComboRow    *kind;
-  AdwEntryRow    *base_url;
-  AdwEntryRow    *model;
-  AdwEntryRow    *env;
-  AdwEntryRow    *key;     /* an AdwPasswordEntryRow; its text never goes to GSettings */
+  PdEntryRow     *base_url;
+  PdEntryRow     *model;
+  PdEntryRow     *env;
+  PdEntryRow     *key;     /* a masked PdEntryRow; its text never goes to GSettings */
 } ProfileRows;
 
 struct _PdPreferencesWindow
@@ -127,7 +128,7 @@ on_remove_profile (GtkButton           *button,
 
 static ProfileRows *
 rows_of_key (PdPreferencesWindow *self,
-             AdwEntryRow         *key)
+             PdEntryRow          *key)
 {
   for (guint i = 0; i < self->profiles->len; i++)
     {
@@ -155,7 +156,7 @@ typedef enum
 } KeyState;
 
 static void
-set_key_state (AdwEntryRow *key,
+set_key_state (PdEntryRow *key,
                KeyState     state)
 {
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (key),
@@ -178,7 +179,7 @@ on_key_state (GObject      *object,
               gpointer      data)
 {
   KeyQuery *query = data;
-  g_autoptr(AdwEntryRow) key = g_weak_ref_get (&query->key);
+  g_autoptr(PdEntryRow) key = g_weak_ref_get (&query->key);
   g_autoptr(GError) error = NULL;
   gboolean session_only = FALSE;
   gboolean stored = pd_secrets_has_provider_key_finish (result, &session_only, &error);
@@ -253,7 +254,7 @@ on_key_stored (GObject      *object,
 {
   KeyStore *store = data;
   g_autoptr(PdPreferencesWindow) self = g_weak_ref_get (&store->window);
-  g_autoptr(AdwEntryRow) key = g_weak_ref_get (&store->key);
+  g_autoptr(PdEntryRow) key = g_weak_ref_get (&store->key);
   g_autoptr(GError) error = NULL;
   const char *text;
 
@@ -281,9 +282,9 @@ on_key_stored (GObject      *object,
       /* Once kept, the key leaves the row: its show-password button would
        * reveal it to anyone at the screen.  The row's title says it is
        * stored; clearing is no edit to apply (an empty Apply removes it). */
-      adw_entry_row_set_show_apply_button (key, FALSE);
+      pd_entry_row_set_show_apply_button (key, FALSE);
       gtk_editable_set_text (GTK_EDITABLE (key), "");
-      adw_entry_row_set_show_apply_button (key, TRUE);
+      pd_entry_row_set_show_apply_button (key, TRUE);
     }
   if (self != NULL)
     {
@@ -300,7 +301,7 @@ on_key_stored (GObject      *object,
 /* Apply: the typed key goes to the keyring for this provider and base URL;
  * an empty one removes the key stored there. */
 static void
-on_key_apply (AdwEntryRow         *key,
+on_key_apply (PdEntryRow          *key,
               PdPreferencesWindow *self)
 {
   ProfileRows *rows = rows_of_key (self, key);
@@ -319,18 +320,29 @@ on_key_apply (AdwEntryRow         *key,
   memset (text, 0, strlen (text));
 }
 
-static AdwEntryRow *
+static PdEntryRow *
 add_entry (ProfileRows *rows,
            const char  *title,
            const char  *text)
 {
-  GtkWidget *entry = adw_entry_row_new ();
+  GtkWidget *entry = pd_entry_row_new ();
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (entry), title);
   gtk_editable_set_text (GTK_EDITABLE (entry), text);
   adw_expander_row_add_row (rows->expander, entry);
 
-  return ADW_ENTRY_ROW (entry);
+  return PD_ENTRY_ROW (entry);
+}
+
+/* GTK 4.8 names a mnemonic button by its raw label and by its label both
+ * ("_Remove Profile Remove Profile"), and a name given before the button
+ * is in the window does not always last: it is named once shown. */
+static void
+name_remove_button (GtkWidget *remove)
+{
+  gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Remove Profile"), -1);
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
 }
 
 static void
@@ -363,9 +375,9 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   rows->model = add_entry (rows, _("Model"), model);
   rows->env = add_entry (rows, _("API Key Environment Variable"), env);
 
-  rows->key = ADW_ENTRY_ROW (adw_password_entry_row_new ());
+  rows->key = PD_ENTRY_ROW (pd_entry_row_new_password ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->key), _("API Key"));
-  adw_entry_row_set_show_apply_button (rows->key, TRUE);
+  pd_entry_row_set_show_apply_button (rows->key, TRUE);
   g_object_set_data (G_OBJECT (rows->key), "expander", rows->expander);
   g_signal_connect (rows->key, "apply", G_CALLBACK (on_key_apply), self);
   adw_expander_row_add_row (rows->expander, GTK_WIDGET (rows->key));
@@ -375,6 +387,7 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
 
   remove_row = adw_action_row_new ();
   remove = gtk_button_new_with_mnemonic (_("_Remove Profile"));
+  g_signal_connect (remove, "map", G_CALLBACK (name_remove_button), NULL);
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (remove, "destructive-action");
   g_object_set_data (G_OBJECT (remove), "expander", rows->expander);

@@ -25,6 +25,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-entry-row.h"
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
@@ -38,9 +39,9 @@ struct _PdSourcesPage
   GSettings           *settings;
   AdwPreferencesGroup *list_group;
   GPtrArray           *rows;          /* the list group's rows, removed on a rebuild */
-  AdwEntryRow         *url_row;
-  AdwEntryRow         *name_row;
-  AdwEntryRow         *token_row;
+  PdEntryRow          *url_row;
+  PdEntryRow          *name_row;
+  PdEntryRow          *token_row;
   GtkLabel            *error_label;
   GtkLabel            *unkept_label;
   GtkWidget           *empty_row;
@@ -478,7 +479,7 @@ pd_sources_page_remove (PdSourcesPage *self,
 /* --- the rows ---------------------------------------------------------- */
 
 static void
-on_name_apply (AdwEntryRow   *row,
+on_name_apply (PdEntryRow    *row,
                PdSourcesPage *self)
 {
   pd_sources_page_rename (self, g_object_get_data (G_OBJECT (row), "pd-source-id"),
@@ -486,7 +487,7 @@ on_name_apply (AdwEntryRow   *row,
 }
 
 static void
-on_token_apply (AdwEntryRow   *row,
+on_token_apply (PdEntryRow    *row,
                 PdSourcesPage *self)
 {
   g_autofree char *token = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row))));
@@ -522,8 +523,8 @@ pd_sources_page_rebuild (PdSourcesPage *self)
   while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
     {
       GtkWidget *expander = adw_expander_row_new ();
-      GtkWidget *name_row = adw_entry_row_new ();
-      GtkWidget *token_row = adw_password_entry_row_new ();
+      GtkWidget *name_row = pd_entry_row_new ();
+      GtkWidget *token_row = pd_entry_row_new_password ();
       GtkWidget *remove_row = adw_action_row_new ();
       GtkWidget *remove = gtk_button_new_with_mnemonic (_("_Remove"));
       g_autofree char *title = g_markup_escape_text (name, -1);
@@ -537,19 +538,16 @@ pd_sources_page_rebuild (PdSourcesPage *self)
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (name_row), _("Name"));
       gtk_editable_set_text (GTK_EDITABLE (name_row), name);
-      adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (name_row), TRUE);
+      pd_entry_row_set_show_apply_button (PD_ENTRY_ROW (name_row), TRUE);
       g_object_set_data_full (G_OBJECT (name_row), "pd-source-id", g_strdup (id), g_free);
       g_signal_connect (name_row, "apply", G_CALLBACK (on_name_apply), self);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), name_row);
-      _pd_name_entry_row (ADW_ENTRY_ROW (name_row));
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (token_row), _("New Token"));
-      adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (token_row), TRUE);
+      pd_entry_row_set_show_apply_button (PD_ENTRY_ROW (token_row), TRUE);
       g_object_set_data_full (G_OBJECT (token_row), "pd-source-url", g_strdup (url), g_free);
       g_signal_connect (token_row, "apply", G_CALLBACK (on_token_apply), self);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), token_row);
-      _pd_name_entry_row (ADW_ENTRY_ROW (token_row));
-      _pd_name_tooltip_buttons (token_row);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (remove_row), _("Remove from the Window"));
       adw_action_row_set_subtitle (ADW_ACTION_ROW (remove_row), _("Its token stays in the keyring"));
@@ -618,10 +616,12 @@ on_add_clicked (PdSourcesPage *self)
       gtk_label_set_text (self->error_label, error->message);
       gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
       gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");
+      gtk_widget_add_css_class (pd_entry_row_get_entry (self->url_row), "error");
       return;
     }
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   gtk_widget_remove_css_class (GTK_WIDGET (self->url_row), "error");
+  gtk_widget_remove_css_class (pd_entry_row_get_entry (self->url_row), "error");
   gtk_editable_set_text (GTK_EDITABLE (self->url_row), "");
   gtk_editable_set_text (GTK_EDITABLE (self->name_row), "");
   gtk_editable_set_text (GTK_EDITABLE (self->token_row), "");
@@ -693,21 +693,15 @@ pd_sources_page_init (PdSourcesPage *self)
 
   adw_preferences_group_set_title (add_group, _("Add an Endpoint"));
   adw_preferences_group_set_description (add_group, _("A computer running plandeck-agent serve or odek serve"));
-  self->url_row = ADW_ENTRY_ROW (adw_entry_row_new ());
+  self->url_row = PD_ENTRY_ROW (pd_entry_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->url_row), _("Address"));
-  self->name_row = ADW_ENTRY_ROW (adw_entry_row_new ());
+  self->name_row = PD_ENTRY_ROW (pd_entry_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->name_row), _("Name"));
-  self->token_row = ADW_ENTRY_ROW (adw_password_entry_row_new ());
+  self->token_row = PD_ENTRY_ROW (pd_entry_row_new_password ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->token_row), _("Token"));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->url_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->name_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->token_row));
-  /* The fields say their rows, Show Text its tooltip (they were "AdwGizmo"
-   * and "GtkButton" to a screen reader). */
-  _pd_name_entry_row (self->url_row);
-  _pd_name_entry_row (self->name_row);
-  _pd_name_entry_row (self->token_row);
-  _pd_name_tooltip_buttons (GTK_WIDGET (self->token_row));
   /* Enter in any of the fields adds, as Enter in an endpoint page's token
    * entry connects (it did nothing, tried as a keyboard user would). */
   g_signal_connect_swapped (self->url_row, "entry-activated", G_CALLBACK (on_add_clicked), self);

@@ -25,7 +25,6 @@ const char *_pd_session_status_label   (PdSessionStatus     status);
 const char *_pd_describe_tool          (const char         *tool);
 void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
-void        _pd_name_entry_row         (AdwEntryRow        *row);
 void        _pd_combo_row_choice_tooltip (AdwComboRow      *row);
 void        _pd_set_tooltip_lines      (GtkWidget          *widget,
                                         const char         *first,

@@ -497,23 +497,6 @@ _pd_set_tooltip_lines (GtkWidget  *widget,
 }
 
 /*
- * _pd_name_entry_row:
- *
- * libadwaita 1.2's entry row gives the text field inside it (what takes the
- * focus) no name; GTK 4.8 then names it by its class. The field is labelled
- * by the row, whose name is its title.
- */
-void
-_pd_name_entry_row (AdwEntryRow *row)
-{
-  GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (row));
-
-  if (text != NULL)
-    gtk_accessible_update_relation (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_RELATION_LABELLED_BY,
-                                    row, NULL, -1);
-}
-
-/*
  * _pd_name_tooltip_buttons:
  *
  * The icon-only buttons libadwaita 1.2 builds inside its widgets (a

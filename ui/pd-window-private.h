@@ -189,7 +189,6 @@ void        _pd_window_refresh_plan_mode   (PdWindow        *self);
 void        _pd_window_set_runs            (PdWindow        *self,
                                             PdRunController *runs);
 void        _pd_window_class_runs_init     (GtkWidgetClass  *widget_class);
-void        _pd_window_class_source_init   (GtkWidgetClass  *widget_class);
 
 /* pd-window-actions.c */
 void        _pd_window_update_recent       (PdWindow        *self);

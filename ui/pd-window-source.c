@@ -923,22 +923,6 @@ _pd_window_on_sources_changed (PdWindow *self)
   pd_window_name_origins (self, 0, g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (self->session_list))));
 }
 
-/* Whether a folded window's sidebar shows a button: its header holds the
- * main menu then, and New Session goes into that menu (at 1.5× text the
- * header needed 380 px of 360 with both). */
-static gboolean
-pd_window_unfolded (gpointer unused,
-                    gboolean folded)
-{
-  return !folded;
-}
-
-void
-_pd_window_class_source_init (GtkWidgetClass *widget_class)
-{
-  gtk_widget_class_bind_template_callback (widget_class, pd_window_unfolded);
-}
-
 /* --- an endpoint's address ------------------------------------------ */
 
 /* The value of the last token parameter (any case of its name) of

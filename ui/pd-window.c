@@ -944,7 +944,6 @@ pd_window_class_init (PdWindowClass *klass)
                                                 G_CALLBACK (_pd_window_on_source_chosen));
 
   _pd_window_class_runs_init (widget_class);
-  _pd_window_class_source_init (widget_class);
   _pd_window_class_overview_init (widget_class);
   _pd_window_class_actions_init (widget_class);
 }

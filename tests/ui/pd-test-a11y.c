@@ -263,9 +263,9 @@ is_control_role (GtkAccessibleRole role)
 static GtkWidget *
 speaking_widget (GtkWidget *widget)
 {
-  if (gtk_test_accessible_has_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL) ||
-      gtk_test_accessible_has_relation (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_RELATION_LABELLED_BY))
-    return widget;
+  /* A part with no role is not in the AT-SPI tree at all: a name given to
+   * it (libadwaita 1.2's entry row's GtkText, labelled by its row) is
+   * never heard. */
   while (widget != NULL &&
          gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_NONE)
     widget = gtk_widget_get_parent (widget);
@@ -354,6 +354,30 @@ check_stack_pages (GtkStack   *stack,
     }
 }
 
+static gboolean
+is_text_role (GtkAccessibleRole role)
+{
+  return role == GTK_ACCESSIBLE_ROLE_TEXT_BOX || role == GTK_ACCESSIBLE_ROLE_SEARCH_BOX ||
+         role == GTK_ACCESSIBLE_ROLE_SPIN_BUTTON;
+}
+
+/* A one-line field's GtkText (what takes the focus and holds the text) has
+ * no role on GTK 4.8. A screen reader meets the field as the entry that
+ * holds it, a GtkEntry, GtkPasswordEntry, GtkSearchEntry or GtkSpinButton:
+ * an editable with a text role whose delegate is this GtkText, which AT-SPI
+ * shows focused while the GtkText is and whose text it reads. The GtkText
+ * of libadwaita 1.2's AdwEntryRow sits in the row's own boxes: over AT-SPI
+ * no node was focused in it and none held its text, whatever its name. */
+static gboolean
+text_has_holder (GtkWidget *text)
+{
+  GtkWidget *holder = gtk_widget_get_parent (text);
+
+  return holder != NULL && GTK_IS_EDITABLE (holder) &&
+         gtk_editable_get_delegate (GTK_EDITABLE (holder)) == GTK_EDITABLE (text) &&
+         is_text_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (holder)));
+}
+
 static void
 collect (GtkWidget  *widget,
          GHashTable *seen,
@@ -369,6 +393,23 @@ collect (GtkWidget  *widget,
 
   if (GTK_IS_STACK (widget))
     check_stack_pages (GTK_STACK (widget), unnamed);
+
+  if (GTK_IS_TEXT (widget) && gtk_widget_get_focusable (widget) &&
+      gtk_editable_get_editable (GTK_EDITABLE (widget)) && !text_has_holder (widget))
+    {
+      GString *line = g_string_new (NULL);
+      GtkWidget *holder = gtk_widget_get_parent (widget);
+
+      while (holder != NULL && !ADW_IS_PREFERENCES_ROW (holder) && gtk_widget_get_parent (holder) != NULL &&
+             !GTK_IS_EDITABLE (holder))
+        holder = gtk_widget_get_parent (holder);
+      describe_place (holder != NULL ? holder : widget, line);
+      g_string_append (line, ": a text field with no text box a screen reader finds "
+                             "(its GtkText is no entry's; nothing is focused in it, nothing holds its text)");
+      g_ptr_array_add (unnamed, g_string_free (line, FALSE));
+      (*n_controls)++;
+    }
+
   if (is_control_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))) ||
       (gtk_widget_get_focusable (widget) && !inside_button (widget)))
     {

@@ -21,6 +21,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-entry-row.h"
 #include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
@@ -140,6 +141,102 @@ count_start (guint *started)
 }
 
 static void
+expand_all (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (ADW_IS_EXPANDER_ROW (child))
+        adw_expander_row_set_expanded (ADW_EXPANDER_ROW (child), TRUE);
+      expand_all (child);
+    }
+}
+
+/* The pages the window switches between (its view stack's). */
+static void
+collect_pages (GtkWidget *root,
+               GPtrArray *pages)
+{
+  GtkWidget *stack = pd_test_find_widget (root, ADW_TYPE_VIEW_STACK);
+  g_autoptr(GtkSelectionModel) model = adw_view_stack_get_pages (ADW_VIEW_STACK (stack));
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+    {
+      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (model), i);
+      GtkWidget *child = adw_view_stack_page_get_child (page);
+
+      if (ADW_IS_PREFERENCES_PAGE (child))
+        g_ptr_array_add (pages, child);
+    }
+}
+
+/* A key or a token is typed in a masked field, "password text" to AT-SPI. */
+static void
+assert_secrets_masked (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (PD_IS_ENTRY_ROW (child))
+        {
+          const char *title = adw_preferences_row_get_title (ADW_PREFERENCES_ROW (child));
+          gboolean secret = (strstr (title, "Key") != NULL && strstr (title, "Variable") == NULL) ||
+                            strstr (title, "Token") != NULL;
+
+          g_assert_true (GTK_IS_PASSWORD_ENTRY (pd_entry_row_get_entry (PD_ENTRY_ROW (child))) == secret);
+        }
+      assert_secrets_masked (child);
+    }
+}
+
+static gboolean
+is_add_profile (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) &&
+         g_strcmp0 (gtk_widget_get_tooltip_text (widget), "Add Profile") == 0;
+}
+
+/* Every page of Preferences, a provider profile open on Providers: its
+ * text fields (AdwEntryRow on libadwaita 1.2, whose text no screen reader
+ * found) are each a text box named by its row. */
+static void
+check_preferences_fields (PdWindow *window)
+{
+  GtkWindow *dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
+  g_autoptr(GPtrArray) pages = g_ptr_array_new ();
+  GtkWidget *add = pd_test_find_first (GTK_WIDGET (dialog), is_add_profile, NULL);
+
+  g_assert_nonnull (add);
+  g_signal_emit_by_name (add, "clicked");
+  collect_pages (GTK_WIDGET (dialog), pages);
+  g_assert_cmpuint (pages->len, >=, 3);
+  for (guint i = 0; i < pages->len; i++)
+    {
+      AdwPreferencesPage *page = g_ptr_array_index (pages, i);
+      g_autofree char *where = g_strdup_printf ("Preferences, page %s",
+                                                adw_preferences_page_get_title (page));
+
+      adw_preferences_window_set_visible_page (ADW_PREFERENCES_WINDOW (dialog), page);
+      expand_all (GTK_WIDGET (page));
+      pd_test_flush (GTK_WIDGET (dialog));
+      pd_test_a11y_assert_named (GTK_WIDGET (dialog), where);
+    }
+  assert_secrets_masked (GTK_WIDGET (dialog));
+  gtk_window_destroy (dialog);
+}
+
+static gboolean
+is_provider_row (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return ADW_IS_COMBO_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), "Provider") == 0;
+}
+
+static void
 check_dialog_names (PdApplication *app,
                     PdWindow      *window,
                     gpointer       user_data)
@@ -152,11 +249,26 @@ check_dialog_names (PdApplication *app,
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Preferences");
   pd_test_screenshot_sizes (dialog, "a11y-preferences");
   gtk_window_destroy (dialog);
+  check_preferences_fields (window);
 
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "New Session");
   /* It opens on the task: typing goes there. */
   g_assert_true (GTK_IS_TEXT_VIEW (gtk_root_get_focus (GTK_ROOT (dialog))));
+  /* The recording's field, shown for a replay. */
+  {
+    GtkWidget *kind = pd_test_find_first (GTK_WIDGET (dialog), is_provider_row, NULL);
+    guint before;
+
+    g_assert_nonnull (kind);
+    before = adw_combo_row_get_selected (ADW_COMBO_ROW (kind));
+    adw_combo_row_set_selected (ADW_COMBO_ROW (kind), 2);
+    pd_test_flush (GTK_WIDGET (dialog));
+    pd_test_a11y_assert_named (GTK_WIDGET (dialog), "New Session, a replay");
+    assert_secrets_masked (GTK_WIDGET (dialog));
+    adw_combo_row_set_selected (ADW_COMBO_ROW (kind), before);
+    pd_test_flush (GTK_WIDGET (dialog));
+  }
   pd_test_screenshot_sizes (dialog, "a11y-new-session");
   gtk_window_destroy (dialog);
 

@@ -22,6 +22,7 @@
 #include <glib/gstdio.h>
 #include <libsecret/secret.h>
 
+#include "pd-entry-row.h"
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
 #include "pd-secrets.h"
@@ -567,7 +568,7 @@ static gboolean
 is_key_row (GtkWidget     *widget,
             gconstpointer  data)
 {
-  return ADW_IS_PASSWORD_ENTRY_ROW (widget);
+  return PD_IS_ENTRY_ROW (widget) && pd_entry_row_get_password (PD_ENTRY_ROW (widget));
 }
 
 static gboolean
@@ -576,12 +577,13 @@ key_row_is_empty (gpointer data)
   return g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (data)), "") == 0;
 }
 
+/* An unmasked field's row whose title starts with @data. */
 static gboolean
-is_base_url_row (GtkWidget     *widget,
-                 gconstpointer  data)
+is_plain_row (GtkWidget     *widget,
+              gconstpointer  data)
 {
-  return ADW_IS_ENTRY_ROW (widget) && !ADW_IS_PASSWORD_ENTRY_ROW (widget) &&
-         g_str_has_prefix (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), "Base URL");
+  return PD_IS_ENTRY_ROW (widget) && !pd_entry_row_get_password (PD_ENTRY_ROW (widget)) &&
+         g_str_has_prefix (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), data);
 }
 
 static void
@@ -622,7 +624,7 @@ check_typed_key (PdApplication *app,
   /* The key is kept for the profile's address: with another typed in the
    * Base URL row, the key row no longer says a key is kept (it went on
    * saying so, tried as a new user would); back, it says so again. */
-  base_url_row = pd_test_find_first (GTK_WIDGET (preferences), is_base_url_row, NULL);
+  base_url_row = pd_test_find_first (GTK_WIDGET (preferences), is_plain_row, "Base URL");
   kept_url = g_strdup (gtk_editable_get_text (GTK_EDITABLE (base_url_row)));
   gtk_editable_set_text (GTK_EDITABLE (base_url_row), run->other->base_url);
   pd_test_wait_row_title (key_row, "API Key", "the row to say no key is kept for the new address");
@@ -1056,14 +1058,6 @@ shows_in_clear (GtkWidget  *root,
 }
 
 static gboolean
-is_variable_row (GtkWidget     *widget,
-                 gconstpointer  data)
-{
-  return ADW_IS_ENTRY_ROW (widget) && !ADW_IS_PASSWORD_ENTRY_ROW (widget) &&
-         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), "API Key Environment Variable") == 0;
-}
-
-static gboolean
 key_row_says_session_only (gpointer data)
 {
   return g_strcmp0 (adw_preferences_row_get_title (data), "API Key (Kept Only Until Plandeck Quits)") == 0;
@@ -1087,7 +1081,7 @@ toast_says_kept_in_memory (gpointer data)
 static void
 paste_into_variable_row (GtkWidget *window)
 {
-  GtkWidget *variable = pd_test_find_first (window, is_variable_row, NULL);
+  GtkWidget *variable = pd_test_find_first (window, is_plain_row, "API Key Environment Variable");
   GtkWidget *key = pd_test_find_first (window, is_key_row, NULL);
 
   g_assert_nonnull (variable);
