@@ -495,6 +495,53 @@ test_session_ids (Fixture       *f,
   g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_NOT_FOUND);
 }
 
+static gint64
+query_int (PdDb       *db,
+           const char *sql)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDbStmt) stmt = pd_db_prepare (db, sql, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pd_db_step (db, stmt, &error), ==, PD_DB_ROW);
+  return pd_db_stmt_column_int64 (stmt, 0);
+}
+
+/* Each new session's import row and full-text row point at that session,
+ * whatever the connection inserted last before it (an event here, its rowid
+ * far from any session's): the new row's pk is read as the connection's last
+ * rowid, after the insert and its full-text trigger. */
+static void
+test_rows_linked (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *first = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autofree char *second = write_claude (f, "s2.jsonl", TODOS_2);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  PdDb *db = pd_session_store_get_db (f->store);
+  g_autoptr(GError) error = NULL;
+  const char *paths[] = { first, second, NULL };
+
+  g_assert_true (pd_db_exec (db, "INSERT INTO events (seq, session_id, run_id, type, timestamp, event_json) "
+                                 "VALUES (7000, NULL, NULL, 'probe', 0, '{}')", &error));
+  g_assert_no_error (error);
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM imports i JOIN sessions s ON s.pk = i.session_pk"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(DISTINCT session_pk) FROM imports"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions_fts f JOIN sessions s ON s.pk = f.rowid "
+                                  "WHERE sessions_fts MATCH 'tidy' AND s.task = 'Tidy the build'"), ==, 2);
+  for (guint i = 0; paths[i]; i++)
+    {
+      g_autofree char *id = pd_session_store_find_import (f->store, paths[i], "", &error);
+
+      g_assert_no_error (error);
+      g_assert_true (pd_session_id_is_valid (id));
+    }
+}
+
 /* Damaged files never stop a run: garbage is not a session, a transcript
  * with bad lines keeps what it can, and a transcript gone later gives an
  * error for its checklist only. */
@@ -897,6 +944,7 @@ main (int    argc,
   ADD ("/pd/import-index/incremental", test_incremental);
   ADD ("/pd/import-index/overrides-survive", test_overrides_survive);
   ADD ("/pd/import-index/session-ids", test_session_ids);
+  ADD ("/pd/import-index/rows-linked", test_rows_linked);
   ADD ("/pd/import-index/damaged", test_damaged);
   ADD ("/pd/import-index/special-files", test_special_files);
   ADD ("/pd/import-index/async-scanner", test_async_scanner);

@@ -132,7 +132,10 @@ pd_session_store_find_import (PdSessionStore  *self,
 
 /* The session's row, made when it is new (with the summary: no second
  * statement to fill it in).  Its token is never used (an imported session
- * is not run here) but the column is NOT NULL and unique. */
+ * is not run here) but the column is NOT NULL and unique.  The new pk is the
+ * connection's last rowid, read under the caller's lock (the full-text
+ * trigger's own insert does not change it once the trigger ended): RETURNING
+ * made SQLite open, fill and drop a temporary table for each new session. */
 static gboolean
 ensure_session (PdDb                     *db,
                 const char               *session_id,
@@ -163,7 +166,7 @@ ensure_session (PdDb                     *db,
   if (!(stmt = pd_db_prepare (db,
                               "INSERT INTO sessions (id, task, source, cwd, status, created_at, updated_at, auth_token, "
                               "plan_done, plan_total, plan_blocked) "
-                              "VALUES (?1, ?6, ?2, ?7, 'idle', ?3, ?4, ?5, ?8, ?9, 0) RETURNING pk",
+                              "VALUES (?1, ?6, ?2, ?7, 'idle', ?3, ?4, ?5, ?8, ?9, 0)",
                               error)))
     return FALSE;
   pd_db_stmt_bind_text (stmt, 1, session_id);
@@ -175,9 +178,9 @@ ensure_session (PdDb                     *db,
   pd_db_stmt_bind_text (stmt, 7, summary->cwd ? summary->cwd : "");
   pd_db_stmt_bind_int (stmt, 8, (int) summary->plan_done);
   pd_db_stmt_bind_int (stmt, 9, (int) summary->plan_total);
-  if (pd_db_step (db, stmt, error) != PD_DB_ROW)
+  if (!pd_db_step_done (db, stmt, error))
     return FALSE;
-  *pk = pd_db_stmt_column_int64 (stmt, 0);
+  *pk = pd_db_last_insert_rowid (db);
   *added = TRUE;
   return TRUE;
 }
