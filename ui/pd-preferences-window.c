@@ -501,12 +501,9 @@ name_spin_by_row (GtkSpinButton *spin)
 
   if (row == NULL)
     return;
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  adw_action_row_get_subtitle (ADW_ACTION_ROW (row)),
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (spin),
+                           adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
+                           adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
 }
 
 static GtkWidget *
