@@ -34,6 +34,7 @@ typedef struct
   PdEntryRow     *model;
   PdEntryRow     *env;
   PdEntryRow     *key;     /* a masked PdEntryRow; its text never goes to GSettings */
+  GtkWidget      *remove;
 } ProfileRows;
 
 struct _PdPreferencesWindow
@@ -77,6 +78,18 @@ update_expander (ProfileRows *rows)
     ? g_strdup_printf ("%s · %s", kind_label (kind), model)
     : g_strdup (kind_label (kind));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->expander), title[0] ? title : _("Unnamed"));
+  /* Each profile's Remove says which profile: three alike were "Remove
+   * Profile" to a screen reader. */
+  if (rows->remove != NULL)
+    {
+      const char *name = gtk_editable_get_text (GTK_EDITABLE (rows->name));
+      /* Translators: the accessible name of a profile's Remove button; %s is the profile's name */
+      g_autofree char *remove_name = g_strdup_printf (_("Remove Profile “%s”"), name[0] ? name : _("Unnamed"));
+
+      _pd_accessible_set_text (rows->remove, remove_name, NULL);
+      /* Its mnemonic label would be said after the name. */
+      gtk_accessible_reset_relation (GTK_ACCESSIBLE (rows->remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+    }
   /* A replay plays a file: no key. */
   gtk_widget_set_visible (GTK_WIDGET (rows->key), kind != 2);
   adw_expander_row_set_subtitle (rows->expander, subtitle);
@@ -391,6 +404,9 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (remove, "destructive-action");
   g_object_set_data (G_OBJECT (remove), "expander", rows->expander);
+  /* Named by update_expander(), not by its mnemonic label. */
+  g_object_set_data (G_OBJECT (remove), "pd-own-name", GINT_TO_POINTER (TRUE));
+  rows->remove = remove;
   g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_profile), self);
   adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);
   adw_expander_row_add_row (rows->expander, remove_row);

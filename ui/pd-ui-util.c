@@ -593,6 +593,10 @@ _pd_name_tooltip_buttons (GtkWidget *root)
 static void
 drop_mnemonic_duplicate (GtkButton *button)
 {
+  /* A button named more precisely than its label ("pd-own-name") keeps
+   * that name. */
+  if (g_object_get_data (G_OBJECT (button), "pd-own-name") != NULL)
+    return;
   if (gtk_button_get_use_underline (button) && gtk_button_get_label (button) != NULL)
     gtk_accessible_reset_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL);
 }

@@ -247,6 +247,31 @@ check_dialog_names (PdApplication *app,
 
   dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Preferences");
+  /* Each profile's Remove button names its profile: three alike said only
+   * "Remove Profile". */
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+    g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    guint n_remove = 0;
+
+    pd_test_collect (GTK_WIDGET (dialog), GTK_TYPE_BUTTON, buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      {
+        GtkWidget *button = g_ptr_array_index (buttons, i);
+        char *name;
+
+        if (g_strcmp0 (gtk_button_get_label (GTK_BUTTON (button)), "_Remove Profile") != 0)
+          continue;
+        name = pd_test_a11y_name (button);
+        g_test_message ("profile's remove button: “%s”", name);
+        g_assert_true (g_str_has_prefix (name, "Remove Profile “"));
+        g_assert_true (g_str_has_suffix (name, "”"));
+        g_assert_false (g_hash_table_contains (names, name));
+        g_hash_table_add (names, name);
+        n_remove++;
+      }
+    g_assert_cmpuint (n_remove, >=, 2);
+  }
   pd_test_screenshot_sizes (dialog, "a11y-preferences");
   gtk_window_destroy (dialog);
   check_preferences_fields (window);
