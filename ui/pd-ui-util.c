@@ -499,7 +499,9 @@ _pd_toast_quote (GtkWidget  *overlay,
  *
  * GTK 4.8 gives a drop-down's own button (the part that takes focus) no
  * relation to the drop-down, so a screen reader names it by its class,
- * "GtkToggleButton". The button carries the name as well.
+ * "GtkToggleButton". The button carries the name as well.  A mnemonic
+ * label beside it ("_Type") would be said after the name ("Event type
+ * Type"): the name replaces it.
  */
 void
 _pd_name_drop_down (GtkDropDown *drop_down,
@@ -508,6 +510,7 @@ _pd_name_drop_down (GtkDropDown *drop_down,
   GtkWidget *button = gtk_widget_get_first_child (GTK_WIDGET (drop_down));
 
   _pd_accessible_set_text (GTK_WIDGET (drop_down), name, NULL);
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (drop_down), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
   if (GTK_IS_TOGGLE_BUTTON (button))
     _pd_accessible_set_text (GTK_WIDGET (button), name, NULL);
 }

@@ -459,6 +459,19 @@ check_rows (PdApplication *app,
     }
   g_test_message ("History: %u named icons", n_change_icons);
   g_assert_cmpuint (n_change_icons, >, 0);
+
+  /* The Events page's type filter is named once: it was "Event type Type",
+   * its name and then the mnemonic label beside it. */
+  {
+    GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+    GtkWidget *drop_down = pd_test_find_widget (events, GTK_TYPE_DROP_DOWN);
+    g_autofree char *name = pd_test_a11y_name (drop_down);
+    g_autofree char *button_name = pd_test_a11y_name (gtk_widget_get_first_child (drop_down));
+
+    g_test_message ("Events type filter: “%s”, its button “%s”", name, button_name);
+    g_assert_cmpstr (name, ==, "Event type");
+    g_assert_cmpstr (button_name, ==, "Event type");
+  }
 }
 
 static void
