@@ -301,6 +301,8 @@ pd_removed_sessions_init (PdRemovedSessions *self)
   adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Removed Sessions"));
   adw_status_page_set_description (ADW_STATUS_PAGE (empty),
                                    _("Another agent’s session removed from the list shows here, to be restored."));
+  /* Nothing removed, nothing to do: no Tab stop on the page's scroller. */
+  _pd_status_pages_tab_to_controls (empty);
 
   self->stack = GTK_STACK (gtk_stack_new ());
   gtk_stack_add_named (self->stack, gtk_label_new (NULL), "loading");
