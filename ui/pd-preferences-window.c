@@ -65,6 +65,19 @@ kind_label (guint kind)
     }
 }
 
+/* GTK 4.8 names a mnemonic button by its raw label and by its label both
+ * ("_Remove Profile Remove Profile"), and a name given before the button
+ * is in the window does not always last: it is named once shown, and
+ * whenever its profile's name changes, by that name (update_expander()). */
+static void
+name_remove_button (GtkWidget *remove)
+{
+  const char *name = g_object_get_data (G_OBJECT (remove), "pd-remove-name");
+
+  _pd_accessible_set_text (remove, name != NULL ? name : _("Remove Profile"), NULL);
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+}
+
 static void
 update_expander (ProfileRows *rows)
 {
@@ -83,12 +96,12 @@ update_expander (ProfileRows *rows)
   if (rows->remove != NULL)
     {
       const char *name = gtk_editable_get_text (GTK_EDITABLE (rows->name));
-      /* Translators: the accessible name of a profile's Remove button; %s is the profile's name */
-      g_autofree char *remove_name = g_strdup_printf (_("Remove Profile “%s”"), name[0] ? name : _("Unnamed"));
 
-      _pd_accessible_set_text (rows->remove, remove_name, NULL);
-      /* Its mnemonic label would be said after the name. */
-      gtk_accessible_reset_relation (GTK_ACCESSIBLE (rows->remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+      g_object_set_data_full (G_OBJECT (rows->remove), "pd-remove-name",
+                              /* Translators: the accessible name of a profile's Remove button; %s is the profile's name */
+                              g_strdup_printf (_("Remove Profile “%s”"), name[0] ? name : _("Unnamed")),
+                              g_free);
+      name_remove_button (rows->remove);
     }
   /* A replay plays a file: no key. */
   gtk_widget_set_visible (GTK_WIDGET (rows->key), kind != 2);
@@ -347,16 +360,6 @@ add_entry (ProfileRows *rows,
   return PD_ENTRY_ROW (entry);
 }
 
-/* GTK 4.8 names a mnemonic button by its raw label and by its label both
- * ("_Remove Profile Remove Profile"), and a name given before the button
- * is in the window does not always last: it is named once shown. */
-static void
-name_remove_button (GtkWidget *remove)
-{
-  gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Remove Profile"), -1);
-  gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-}
 
 static void
 pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
@@ -404,7 +407,7 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (remove, "destructive-action");
   g_object_set_data (G_OBJECT (remove), "expander", rows->expander);
-  /* Named by update_expander(), not by its mnemonic label. */
+  /* Named by name_remove_button(), not by its mnemonic label. */
   g_object_set_data (G_OBJECT (remove), "pd-own-name", GINT_TO_POINTER (TRUE));
   rows->remove = remove;
   g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_profile), self);
