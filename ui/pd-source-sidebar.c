@@ -146,7 +146,8 @@ pd_source_sidebar_fill_row (PdSourceSidebar *self,
 
   /* Translators: a source in the sidebar as a screen reader says it: its name, then its state */
   spoken = state != NULL ? g_strdup_printf (_("%s, %s"), safe_name, state) : g_strdup (safe_name);
-  _pd_accessible_set_text (GTK_WIDGET (row), spoken, NULL);
+  /* The tooltip is the row's description too: said without its isolates. */
+  _pd_accessible_set_text (GTK_WIDGET (row), spoken, safe_error);
 }
 
 static GtkWidget *
