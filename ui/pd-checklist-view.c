@@ -262,10 +262,7 @@ update_agent_row (PdChecklistView *self,
       description = g_strdup (_("In progress"));
     else if (status == PD_CHECKLIST_STATUS_CANCELLED)
       description = g_strdup (_("Cancelled"));
-    gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->check),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, item->text,
-                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description ? description : "",
-                                    -1);
+    _pd_accessible_set_text (GTK_WIDGET (widgets->check), item->text, description ? description : "");
   }
 }
 
@@ -458,8 +455,7 @@ new_agent_row (PdChecklistView *self,
   gtk_widget_set_valign (GTK_WIDGET (widgets->progress_icon), GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (GTK_WIDGET (widgets->progress_icon), "pd-step-in_progress");
   gtk_widget_set_tooltip_text (GTK_WIDGET (widgets->progress_icon), _("In progress"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->progress_icon),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("In progress"), -1);
+  _pd_accessible_set_text (GTK_WIDGET (widgets->progress_icon), _("In progress"), NULL);
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->progress_icon));
 
   gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
@@ -537,13 +533,13 @@ new_user_row (PdChecklistView *self,
   gtk_check_button_set_active (GTK_CHECK_BUTTON (check), item->status == PD_CHECKLIST_STATUS_COMPLETED);
   self->updating = FALSE;
   gtk_widget_set_valign (check, GTK_ALIGN_START);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL, item->text, -1);
+  _pd_accessible_set_text (GTK_WIDGET (check), item->text, NULL);
   g_signal_connect (check, "toggled", G_CALLBACK (on_user_toggled), self);
 
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (remove, "flat");
   gtk_widget_set_tooltip_text (remove, _("Remove"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL, remove_label, -1);
+  _pd_accessible_set_text (GTK_WIDGET (remove), remove_label, NULL);
   g_signal_connect (remove, "clicked", G_CALLBACK (on_user_remove), self);
 
   gtk_box_append (GTK_BOX (box), check);

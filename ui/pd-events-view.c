@@ -773,7 +773,7 @@ pd_events_view_name_header (PdEventsView *self)
   /* Translators: the spoken name of the Events table's header row:
    * "Column titles: Time, Type, Iteration, Tool, Summary" */
   name = g_strdup_printf (_("Column titles: %s"), titles->str);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (header), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  _pd_accessible_set_text (GTK_WIDGET (header), name, NULL);
 }
 
 /* The scroller's width (its page) decides: a widget with a layout

@@ -184,9 +184,7 @@ step_row (const PdPlanStep *step,
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, status_class);
   gtk_widget_set_tooltip_text (icon, pd_plan_step_status_label (step->status));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, pd_plan_step_status_label (step->status),
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (icon), pd_plan_step_status_label (step->status), NULL);
   gtk_box_append (GTK_BOX (row), icon);
 
   /* An id is read whole: the title wraps instead.  An imported agent's
@@ -242,11 +240,7 @@ step_row (const PdPlanStep *step,
                                      /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
                                      : g_strdup_printf (_("%s: %s"), step->id, step->title);
 
-    gtk_accessible_update_property (GTK_ACCESSIBLE (row),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, name,
-                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                    pd_plan_step_status_label (step->status),
-                                    -1);
+    _pd_accessible_set_text (GTK_WIDGET (row), name, pd_plan_step_status_label (step->status));
   }
 
   return row;
@@ -452,8 +446,7 @@ change_row (const PdPlanDiffEntry *entry,
   gtk_widget_set_margin_bottom (row, 8);
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, "dim-label");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  change_kind_label (entry->kind), -1);
+  _pd_accessible_set_text (GTK_WIDGET (icon), change_kind_label (entry->kind), NULL);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_box_append (GTK_BOX (row), icon);
@@ -537,6 +530,7 @@ pd_history_view_show_selected (PdHistoryView *self)
       g_autofree char *revision = g_strdup_printf (_("Revision reason: %s"), reason);
 
       gtk_label_set_text (self->revision_label, revision);
+      _pd_accessible_set_text (GTK_WIDGET (self->revision_label), revision, NULL);
       gtk_widget_set_visible (GTK_WIDGET (self->revision_label), TRUE);
     }
   else

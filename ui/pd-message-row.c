@@ -153,7 +153,7 @@ wrapping_expander (const char *title)
   gtk_expander_set_label_widget (GTK_EXPANDER (expander), _pd_plain_label (title, NULL));
   /* GTK 4.8 does not name an expander by its label: a screen reader said
    * "GtkExpander" for every tool call. */
-  gtk_accessible_update_property (GTK_ACCESSIBLE (expander), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+  _pd_accessible_set_text (GTK_WIDGET (expander), title, NULL);
   return expander;
 }
 
@@ -353,8 +353,7 @@ pd_message_row_update_plan_card (PdMessageRow *self,
       gtk_widget_add_css_class (icon, status_class);
       gtk_widget_set_valign (icon, GTK_ALIGN_START);
       gtk_widget_set_tooltip_text (icon, pd_plan_step_status_label (step->status));
-      gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      pd_plan_step_status_label (step->status), -1);
+      _pd_accessible_set_text (GTK_WIDGET (icon), pd_plan_step_status_label (step->status), NULL);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_box_append (GTK_BOX (line), icon);
       gtk_box_append (GTK_BOX (line), label);
@@ -445,8 +444,7 @@ pd_message_row_update (PdMessageRow *self)
       gtk_label_set_text (self->content_label, preview);
       gtk_label_set_text (self->full_label, content);
       gtk_expander_set_label (self->fold_expander, show_all);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->fold_expander),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, show_all, -1);
+      _pd_accessible_set_text (GTK_WIDGET (self->fold_expander), show_all, NULL);
       gtk_widget_set_visible (GTK_WIDGET (self->fold_expander), TRUE);
     }
   else

@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-notification-page.h"
+#include "pd-ui-util-private.h"
 
 static const struct {
   const char *key;
@@ -77,10 +78,7 @@ pd_notification_page_new (GSettings *settings)
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Minutes without a change"));
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
   /* The field says its row (it was "GtkSpinButton" to a screen reader). */
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Stalled After"),
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Minutes without a change"),
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (spin), _("Stalled After"), _("Minutes without a change"));
   g_settings_bind (settings, "notify-stalled-minutes", spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "notify-checklist-stalled", row, "sensitive", G_SETTINGS_BIND_GET);
   adw_preferences_group_add (group, row);

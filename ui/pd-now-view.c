@@ -124,6 +124,7 @@ pd_now_view_show_header (PdNowView         *self,
       g_autofree char *text = g_strdup_printf (_("Last revision: %s"), reason);
 
       gtk_label_set_text (self->revision_label, text);
+      _pd_accessible_set_text (GTK_WIDGET (self->revision_label), text, NULL);
       gtk_widget_set_visible (GTK_WIDGET (self->revision_label), TRUE);
     }
   else
@@ -645,11 +646,8 @@ add_notice (PdNowView  *self,
   if (css_class != NULL)
     gtk_widget_add_css_class (row, css_class);
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, kind, -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (row),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, kind,
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (icon), kind, NULL);
+  _pd_accessible_set_text (GTK_WIDGET (row), text, kind);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_box_append (GTK_BOX (row), icon);
   gtk_box_append (GTK_BOX (row), label);
@@ -816,11 +814,8 @@ pd_now_view_show_approval (PdNowView *self)
    * (tried as a new user would). */
   icon = gtk_image_new_from_icon_name ("emblem-important-symbolic");
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Question"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (row),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Question"),
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (icon), _("Question"), NULL);
+  _pd_accessible_set_text (GTK_WIDGET (row), text, _("Question"));
   text_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   gtk_widget_set_hexpand (text_box, TRUE);
   /* The agent's words: plain, never markup. */

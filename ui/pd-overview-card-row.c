@@ -515,8 +515,7 @@ row_update (PdOverviewCardRow *self)
   if (g_strcmp0 (name, self->name_shown) != 0 || g_strcmp0 (origin, self->origin_shown) != 0)
     {
       pd_row_name_set_text (PD_ROW_NAME (self->row_name), name);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
-                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, origin, -1);
+      _pd_accessible_set_text (GTK_WIDGET (self), name, origin);
       g_free (self->name_shown);
       self->name_shown = g_steal_pointer (&name);
       g_free (self->origin_shown);

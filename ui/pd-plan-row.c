@@ -74,7 +74,7 @@ check_chip_new (const PdPlanCheck *check)
   gtk_widget_add_css_class (chip, check_classes[check->status]);
   gtk_widget_set_tooltip_text (chip, tooltip);
 
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, state, -1);
+  _pd_accessible_set_text (GTK_WIDGET (icon), state, NULL);
 
   gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
   gtk_label_set_text (GTK_LABEL (label),
@@ -87,7 +87,7 @@ check_chip_new (const PdPlanCheck *check)
 
   /* Translators: what a screen reader says for a check chip: description, state */
   accessible = g_strdup_printf (_("%s: %s"), gtk_label_get_text (GTK_LABEL (label)), state);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (chip), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+  _pd_accessible_set_text (GTK_WIDGET (chip), accessible, NULL);
 
   gtk_box_append (GTK_BOX (chip), icon);
   gtk_box_append (GTK_BOX (chip), label);
@@ -127,10 +127,7 @@ pd_plan_row_sync_accessible (PdPlanRow        *self,
         /* Translators: the tool call whose result is a check's evidence */
         g_string_append_printf (description, _(", evidence from %s"), check->call_id);
     }
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, name,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (self), name, description->str);
 }
 
 static void
@@ -142,8 +139,7 @@ pd_plan_row_sync (PdPlanRow *self)
 
   gtk_image_set_from_icon_name (self->status_icon, pd_plan_step_status_icon_name (step->status));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_icon), status);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->status_icon),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, status, -1);
+  _pd_accessible_set_text (GTK_WIDGET (self->status_icon), status, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (step_classes); i++)
     gtk_widget_remove_css_class (GTK_WIDGET (self), step_classes[i]);
   gtk_widget_add_css_class (GTK_WIDGET (self), step_classes[step->status]);

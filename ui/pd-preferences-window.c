@@ -34,6 +34,7 @@ typedef struct
   PdEntryRow     *model;
   PdEntryRow     *env;
   PdEntryRow     *key;     /* a masked PdEntryRow; its text never goes to GSettings */
+  GtkWidget      *remove;
 } ProfileRows;
 
 struct _PdPreferencesWindow
@@ -64,6 +65,19 @@ kind_label (guint kind)
     }
 }
 
+/* GTK 4.8 names a mnemonic button by its raw label and by its label both
+ * ("_Remove Profile Remove Profile"), and a name given before the button
+ * is in the window does not always last: it is named once shown, and
+ * whenever its profile's name changes, by that name (update_expander()). */
+static void
+name_remove_button (GtkWidget *remove)
+{
+  const char *name = g_object_get_data (G_OBJECT (remove), "pd-remove-name");
+
+  _pd_accessible_set_text (remove, name != NULL ? name : _("Remove Profile"), NULL);
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+}
+
 static void
 update_expander (ProfileRows *rows)
 {
@@ -77,6 +91,18 @@ update_expander (ProfileRows *rows)
     ? g_strdup_printf ("%s · %s", kind_label (kind), model)
     : g_strdup (kind_label (kind));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->expander), title[0] ? title : _("Unnamed"));
+  /* Each profile's Remove says which profile: three alike were "Remove
+   * Profile" to a screen reader. */
+  if (rows->remove != NULL)
+    {
+      const char *name = gtk_editable_get_text (GTK_EDITABLE (rows->name));
+
+      g_object_set_data_full (G_OBJECT (rows->remove), "pd-remove-name",
+                              /* Translators: the accessible name of a profile's Remove button; %s is the profile's name */
+                              g_strdup_printf (_("Remove Profile “%s”"), name[0] ? name : _("Unnamed")),
+                              g_free);
+      name_remove_button (rows->remove);
+    }
   /* A replay plays a file: no key. */
   gtk_widget_set_visible (GTK_WIDGET (rows->key), kind != 2);
   adw_expander_row_set_subtitle (rows->expander, subtitle);
@@ -334,16 +360,6 @@ add_entry (ProfileRows *rows,
   return PD_ENTRY_ROW (entry);
 }
 
-/* GTK 4.8 names a mnemonic button by its raw label and by its label both
- * ("_Remove Profile Remove Profile"), and a name given before the button
- * is in the window does not always last: it is named once shown. */
-static void
-name_remove_button (GtkWidget *remove)
-{
-  gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Remove Profile"), -1);
-  gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-}
 
 static void
 pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
@@ -391,6 +407,9 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (remove, "destructive-action");
   g_object_set_data (G_OBJECT (remove), "expander", rows->expander);
+  /* Named by name_remove_button(), not by its mnemonic label. */
+  g_object_set_data (G_OBJECT (remove), "pd-own-name", GINT_TO_POINTER (TRUE));
+  rows->remove = remove;
   g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_profile), self);
   adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);
   adw_expander_row_add_row (rows->expander, remove_row);
@@ -501,12 +520,9 @@ name_spin_by_row (GtkSpinButton *spin)
 
   if (row == NULL)
     return;
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  adw_action_row_get_subtitle (ADW_ACTION_ROW (row)),
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (spin),
+                           adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
+                           adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
 }
 
 static GtkWidget *

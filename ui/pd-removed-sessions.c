@@ -191,14 +191,11 @@ make_row (const PdSessionInfo *info)
   gtk_box_append (GTK_BOX (text), subtitle_label);
 
   gtk_widget_set_valign (restore, GTK_ALIGN_CENTER);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (restore), GTK_ACCESSIBLE_PROPERTY_LABEL, restore_name, -1);
+  _pd_accessible_set_text (GTK_WIDGET (restore), restore_name, NULL);
   gtk_box_append (GTK_BOX (box), text);
   gtk_box_append (GTK_BOX (box), restore);
   gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (row),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, title,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, subtitle,
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (row), title, subtitle);
 
   g_object_set_data_full (G_OBJECT (row), "pd-id", g_strdup (info->id), g_free);
   g_object_set_data_full (G_OBJECT (row), "pd-title", g_steal_pointer (&title), g_free);
@@ -287,8 +284,7 @@ pd_removed_sessions_init (PdRemovedSessions *self)
   self->list = GTK_LIST_BOX (gtk_list_box_new ());
   gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_NONE);
   gtk_widget_add_css_class (GTK_WIDGET (self->list), "boxed-list");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Removed sessions"), -1);
+  _pd_accessible_set_text (GTK_WIDGET (self->list), _("Removed sessions"), NULL);
 
   gtk_widget_set_margin_top (inner, 18);
   gtk_widget_set_margin_bottom (inner, 18);
@@ -305,6 +301,8 @@ pd_removed_sessions_init (PdRemovedSessions *self)
   adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Removed Sessions"));
   adw_status_page_set_description (ADW_STATUS_PAGE (empty),
                                    _("Another agent’s session removed from the list shows here, to be restored."));
+  /* Nothing removed, nothing to do: no Tab stop on the page's scroller. */
+  _pd_status_pages_tab_to_controls (empty);
 
   self->stack = GTK_STACK (gtk_stack_new ());
   gtk_stack_add_named (self->stack, gtk_label_new (NULL), "loading");

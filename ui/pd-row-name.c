@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "pd-row-name.h"
+#include "pd-ui-util-private.h"
 
 struct _PdRowName
 {
@@ -56,7 +57,7 @@ pd_row_name_apply (PdRowName *self)
   if (row == NULL)
     return;
   if (self->text != NULL && *self->text != '\0')
-    gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, self->text, -1);
+    _pd_accessible_set_text (GTK_WIDGET (row), self->text, NULL);
   else
     gtk_accessible_reset_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL);
 }

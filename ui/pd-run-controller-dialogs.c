@@ -713,8 +713,7 @@ _pd_run_controller_ask_review (PdRunController *self,
   gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 12);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 12);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 12);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Proposed plan"), -1);
+  _pd_accessible_set_text (GTK_WIDGET (view), _("Proposed plan"), NULL);
   render_markdown (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), question->text);
   g_object_set_data_full (G_OBJECT (dialog), "markdown", g_strdup (question->text), g_free);
 

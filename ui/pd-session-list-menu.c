@@ -490,8 +490,7 @@ rename_action (GtkWidget  *widget,
   entry = gtk_entry_new ();
   gtk_editable_set_text (GTK_EDITABLE (entry),
                          info->name != NULL ? info->name : pd_session_item_get_title (self->menu_item));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Session name"), -1);
+  _pd_accessible_set_text (GTK_WIDGET (entry), _("Session name"), NULL);
   g_signal_connect_swapped (entry, "activate", G_CALLBACK (on_rename_entry_activate), dialog);
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
 

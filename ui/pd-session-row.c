@@ -77,9 +77,7 @@ pd_session_row_sync_status (PdSessionRow *self)
     gtk_widget_add_css_class (icon, wanted);
 
   gtk_widget_set_tooltip_text (icon, label);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, label != NULL ? label : "",
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (icon), label != NULL ? label : "", NULL);
 }
 
 /* The list item the row sits in is what takes the keyboard focus, and a
@@ -208,15 +206,9 @@ pd_session_row_sync_accessible (PdSessionRow *self)
     }
 
   title = spoken_text (pd_session_item_get_title (self->item));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, title,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
-                                  -1);
+  _pd_accessible_set_text (GTK_WIDGET (self), title, description->str);
   if (list_item != NULL)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (list_item),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, title,
-                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description->str,
-                                    -1);
+    _pd_accessible_set_text (GTK_WIDGET (list_item), title, description->str);
 }
 
 /* Put in its list item after it was given its session: name that too. */

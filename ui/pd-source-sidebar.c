@@ -146,7 +146,8 @@ pd_source_sidebar_fill_row (PdSourceSidebar *self,
 
   /* Translators: a source in the sidebar as a screen reader says it: its name, then its state */
   spoken = state != NULL ? g_strdup_printf (_("%s, %s"), safe_name, state) : g_strdup (safe_name);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, spoken, -1);
+  /* The tooltip is the row's description too: said without its isolates. */
+  _pd_accessible_set_text (GTK_WIDGET (row), spoken, safe_error);
 }
 
 static GtkWidget *
@@ -483,8 +484,7 @@ pd_source_sidebar_init (PdSourceSidebar *self)
   gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_NONE);
   gtk_list_box_set_activate_on_single_click (self->list_box, TRUE);
   _pd_list_one_tab_stop (GTK_WIDGET (self->list_box));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list_box), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Sources"), -1);
+  _pd_accessible_set_text (GTK_WIDGET (self->list_box), _("Sources"), NULL);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);
   gtk_widget_set_parent (GTK_WIDGET (self->list_box), GTK_WIDGET (self));

@@ -553,7 +553,7 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       adw_action_row_set_subtitle (ADW_ACTION_ROW (remove_row), _("Its token stays in the keyring"));
       gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
       gtk_widget_add_css_class (remove, "destructive-action");
-      gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL, remove_name, -1);
+      _pd_accessible_set_text (GTK_WIDGET (remove), remove_name, NULL);
       g_object_set_data_full (G_OBJECT (remove), "pd-source-id", g_strdup (id), g_free);
       g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_clicked), self);
       adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);

@@ -54,6 +54,10 @@ GtkWidget  *_pd_plain_label            (const char         *text,
                                         const char         *css_class);
 char       *_pd_file_chooser_take_path (GtkNativeDialog    *chooser,
                                         int                 response);
+char       *_pd_accessible_text        (const char         *text);
+void        _pd_accessible_set_text    (GtkWidget          *widget,
+                                        const char         *label,
+                                        const char         *description);
 char       *_pd_isolated_line          (const char         *text);
 char       *_pd_isolated_short         (const char         *text,
                                         guint               max_chars);

@@ -233,6 +233,9 @@ _pd_plain_label (const char *text,
 
   gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
   gtk_label_set_text (GTK_LABEL (label), text);
+  /* A selectable label is a Tab stop a reader names by its text: the
+   * isolates it shows are not said. */
+  _pd_accessible_set_text (label, text, NULL);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
@@ -241,6 +244,65 @@ _pd_plain_label (const char *text,
     gtk_widget_add_css_class (label, css_class);
 
   return label;
+}
+
+/**
+ * _pd_accessible_text:
+ * @text: (nullable): text as shown, perhaps with bidi isolates
+ *
+ * @text as a screen reader should get it. The shown text wraps names in
+ * isolates (U+2066–U+2069), marks direction (U+200E, U+200F, U+202A–U+202E)
+ * and pads numbers with figure spaces (U+2007); a reader may say those or
+ * pass them on to braille, and a name is not the place for layout. The
+ * formatting characters are left out and a figure space becomes a space.
+ *
+ * Returns: (transfer full) (nullable): the plain text
+ */
+char *
+_pd_accessible_text (const char *text)
+{
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  out = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if ((c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F ||
+          (c >= 0x202A && c <= 0x202E))
+        continue;
+      if (c == 0x2007)
+        c = ' ';
+      g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * _pd_accessible_set_text:
+ * @widget: the widget a screen reader names
+ * @label: (nullable): its accessible name as shown; %NULL leaves it
+ * @description: (nullable): its description as shown; %NULL leaves it
+ *
+ * Sets @widget's accessible name and description through
+ * _pd_accessible_text(): every name and description built from shown text
+ * goes through here.
+ */
+void
+_pd_accessible_set_text (GtkWidget  *widget,
+                         const char *label,
+                         const char *description)
+{
+  g_autofree char *plain_label = _pd_accessible_text (label);
+  g_autofree char *plain_description = _pd_accessible_text (description);
+
+  if (plain_label != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, plain_label, -1);
+  if (plain_description != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                    plain_description, -1);
 }
 
 /**
@@ -437,7 +499,9 @@ _pd_toast_quote (GtkWidget  *overlay,
  *
  * GTK 4.8 gives a drop-down's own button (the part that takes focus) no
  * relation to the drop-down, so a screen reader names it by its class,
- * "GtkToggleButton". The button carries the name as well.
+ * "GtkToggleButton". The button carries the name as well.  A mnemonic
+ * label beside it ("_Type") would be said after the name ("Event type
+ * Type"): the name replaces it.
  */
 void
 _pd_name_drop_down (GtkDropDown *drop_down,
@@ -445,9 +509,10 @@ _pd_name_drop_down (GtkDropDown *drop_down,
 {
   GtkWidget *button = gtk_widget_get_first_child (GTK_WIDGET (drop_down));
 
-  gtk_accessible_update_property (GTK_ACCESSIBLE (drop_down), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  _pd_accessible_set_text (GTK_WIDGET (drop_down), name, NULL);
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (drop_down), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
   if (GTK_IS_TOGGLE_BUTTON (button))
-    gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+    _pd_accessible_set_text (GTK_WIDGET (button), name, NULL);
 }
 
 static void
@@ -515,8 +580,7 @@ _pd_name_tooltip_buttons (GtkWidget *root)
     {
       if (GTK_IS_BUTTON (child) && gtk_button_get_label (GTK_BUTTON (child)) == NULL &&
           gtk_widget_get_tooltip_text (child) != NULL)
-        gtk_accessible_update_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                        gtk_widget_get_tooltip_text (child), -1);
+        _pd_accessible_set_text (GTK_WIDGET (child), gtk_widget_get_tooltip_text (child), NULL);
       else
         _pd_name_tooltip_buttons (child);
     }
@@ -532,6 +596,10 @@ _pd_name_tooltip_buttons (GtkWidget *root)
 static void
 drop_mnemonic_duplicate (GtkButton *button)
 {
+  /* A button named more precisely than its label ("pd-own-name") keeps
+   * that name. */
+  if (g_object_get_data (G_OBJECT (button), "pd-own-name") != NULL)
+    return;
   if (gtk_button_get_use_underline (button) && gtk_button_get_label (button) != NULL)
     gtk_accessible_reset_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL);
 }

@@ -601,8 +601,7 @@ connect_endpoint_action (GtkWidget  *widget,
   gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "http://127.0.0.1:8080");
   gtk_editable_set_text (GTK_EDITABLE (entry), remembered_url);
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Endpoint URL"), -1);
+  _pd_accessible_set_text (GTK_WIDGET (entry), _("Endpoint URL"), NULL);
   gtk_box_append (GTK_BOX (box), entry);
 
   /* What the token field is for, above it and wrapped: as its hint, at

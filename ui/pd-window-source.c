@@ -837,8 +837,7 @@ pd_window_endpoint_box (PdWindow *self)
   gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (entry), TRUE);
   g_object_set (entry, "placeholder-text", _("New token"), "activates-default", FALSE, NULL);
   gtk_widget_set_hexpand (entry, TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("The endpoint’s new token"), -1);
+  _pd_accessible_set_text (GTK_WIDGET (entry), _("The endpoint’s new token"), NULL);
   connect = gtk_button_new_with_mnemonic (_("C_onnect"));
   gtk_widget_add_css_class (connect, "suggested-action");
   edit = gtk_button_new_with_mnemonic (_("_Edit in Preferences"));

@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-new-session-dialog.h"
+#include "pd-removed-sessions.h"
 #include "pd-run-controller.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
@@ -63,10 +64,14 @@ count_status_stops (GtkWidget  *window,
       if (!gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD))
         {
           gtk_root_set_focus (GTK_ROOT (window), NULL);
-          g_assert_true (gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD));
+          /* A window with no Tab stop at all: Removed Sessions with
+           * nothing removed, under Xvfb without a close button. */
+          if (!gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD))
+            break;
         }
       focus = gtk_root_get_focus (GTK_ROOT (window));
-      g_assert_nonnull (focus);
+      if (focus == NULL)
+        break;
       if (g_ptr_array_find (seen, focus, NULL))
         break;
       g_ptr_array_add (seen, focus);
@@ -170,6 +175,24 @@ check_no_sessions (PdApplication *app,
   n_status = count_status_stops (GTK_WIDGET (window), "No Sessions Yet");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "a11y-focus-no-sessions");
   g_assert_cmpuint (n_status, ==, 0);
+
+  /* Removed Sessions with nothing removed: its status page is no Tab stop
+   * either (its scroller was one, unnamed, with nothing to do). */
+  {
+    GtkWindow *removed;
+    StatusShown removed_shown = { NULL, "No Removed Sessions" };
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-removed-sessions", NULL));
+    pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (PD_TYPE_REMOVED_SESSIONS),
+                        "Removed Sessions");
+    removed = pd_test_a11y_mapped_toplevel (PD_TYPE_REMOVED_SESSIONS);
+    removed_shown.window = (PdWindow *) removed;
+    pd_test_wait_until (status_shown, &removed_shown, "“No Removed Sessions”");
+    pd_test_flush (GTK_WIDGET (removed));
+    n_status = count_status_stops (GTK_WIDGET (removed), "No Removed Sessions");
+    gtk_window_destroy (removed);
+    g_assert_cmpuint (n_status, ==, 0);
+  }
 }
 
 static void

@@ -247,6 +247,31 @@ check_dialog_names (PdApplication *app,
 
   dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Preferences");
+  /* Each profile's Remove button names its profile: three alike said only
+   * "Remove Profile". */
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+    g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    guint n_remove = 0;
+
+    pd_test_collect (GTK_WIDGET (dialog), GTK_TYPE_BUTTON, buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      {
+        GtkWidget *button = g_ptr_array_index (buttons, i);
+        char *name;
+
+        if (g_strcmp0 (gtk_button_get_label (GTK_BUTTON (button)), "_Remove Profile") != 0)
+          continue;
+        name = pd_test_a11y_name (button);
+        g_test_message ("profile's remove button: “%s”", name);
+        g_assert_true (g_str_has_prefix (name, "Remove Profile “"));
+        g_assert_true (g_str_has_suffix (name, "”"));
+        g_assert_false (g_hash_table_contains (names, name));
+        g_hash_table_add (names, name);
+        n_remove++;
+      }
+    g_assert_cmpuint (n_remove, >=, 2);
+  }
   pd_test_screenshot_sizes (dialog, "a11y-preferences");
   gtk_window_destroy (dialog);
   check_preferences_fields (window);
@@ -434,6 +459,19 @@ check_rows (PdApplication *app,
     }
   g_test_message ("History: %u named icons", n_change_icons);
   g_assert_cmpuint (n_change_icons, >, 0);
+
+  /* The Events page's type filter is named once: it was "Event type Type",
+   * its name and then the mnemonic label beside it. */
+  {
+    GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+    GtkWidget *drop_down = pd_test_find_widget (events, GTK_TYPE_DROP_DOWN);
+    g_autofree char *name = pd_test_a11y_name (drop_down);
+    g_autofree char *button_name = pd_test_a11y_name (gtk_widget_get_first_child (drop_down));
+
+    g_test_message ("Events type filter: “%s”, its button “%s”", name, button_name);
+    g_assert_cmpstr (name, ==, "Event type");
+    g_assert_cmpstr (button_name, ==, "Event type");
+  }
 }
 
 static void
