@@ -543,6 +543,42 @@ test_own_made_meanwhile (Fixture       *f,
   g_assert_no_error (error);
 }
 
+/* Found (tried as an attacker would): the user's own empty file, 0666, with
+ * a hard link to it another user made in a shared folder, became the
+ * database under both names, readable and writable through the other one;
+ * the user's own empty 0644 file kept 0644, its log and shared memory too. */
+static void
+test_empty_file_linked_or_open (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *own = g_build_filename (f->dir, "own-empty", NULL);
+  g_autofree char *linked = g_build_filename (f->dir, "linked.db", NULL);
+  g_autofree char *plain = g_build_filename (f->dir, "plain.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  struct stat st;
+
+  write_file (own, "");
+  g_assert_cmpint (g_chmod (own, 0666), ==, 0);
+  g_assert_cmpint (link (own, linked), ==, 0);
+  db = pd_db_open (linked, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "hard link"));
+  g_clear_error (&error);
+  g_assert_cmpint (g_stat (own, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, 0);
+  g_remove (linked);
+  g_remove (own);
+
+  write_file (plain, "");
+  g_assert_cmpint (g_chmod (plain, 0644), ==, 0);
+  db = pd_db_open (plain, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (plain, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -559,6 +595,7 @@ main (int   argc,
   ADD ("/pd/db-create/companion-foreign-named", test_companion_foreign_named);
   ADD ("/pd/db-create/two-threads-at-once", test_two_threads_at_once);
   ADD ("/pd/db-create/own-made-meanwhile", test_own_made_meanwhile);
+  ADD ("/pd/db-create/empty-file-linked-or-open", test_empty_file_linked_or_open);
 #undef ADD
 
   return g_test_run ();

@@ -496,6 +496,27 @@ test_escaped_in_arguments (void)
                    "[REDACTED] and [REDACTED]");
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (arguments), "path"), ==, "a");
 
+  /* Arguments cut short (no JSON document) and a key as a member's name
+   * (both stored unmasked, tried as an attacker would). */
+  {
+    g_autoptr(JsonNode) cut = json_from_string ("{\"arguments\": \"{\\\"content\\\": \\\"\\\\u0073k-proj-"
+                                                "Ab3xYz9QwErTy7UiOp1234567890\"}", NULL);
+    g_autoptr(JsonNode) named = json_from_string ("{\"arguments\": \"{\\\"path\\\": \\\"m\\\", "
+                                                  "\\\"\\\\u0073k-proj-Ab3xYz9QwErTy7UiOp1234567890\\\": 1}\"}",
+                                                  NULL);
+    g_autoptr(JsonNode) cut_clean = pd_redact_node (cut, &n);
+    g_autoptr(JsonNode) named_clean = NULL;
+    const char *text = json_object_get_string_member (json_node_get_object (cut_clean), "arguments");
+
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_null (strstr (text, "Ab3xYz9QwErTy7UiOp"));
+    g_assert_nonnull (strstr (text, "[REDACTED]"));
+    named_clean = pd_redact_node (named, &n);
+    text = json_object_get_string_member (json_node_get_object (named_clean), "arguments");
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_null (strstr (text, "Ab3xYz9QwErTy7UiOp"));
+  }
+
   /* Arguments with nothing to redact stay byte for byte. */
   {
     g_autoptr(JsonNode) plain = json_from_string ("{\"arguments\": \"{ \\\"path\\\" : \\\"\\\\u0061\\\" }\"}", NULL);

@@ -121,6 +121,23 @@ pd_entry_row_grab_focus (GtkWidget *widget)
   return gtk_widget_grab_focus (self->entry);
 }
 
+/* Shift+Tab from the field leaves the row: the row took the focus and gave
+ * it back to its field, and there it stayed (tried with a screen reader's
+ * view). */
+static gboolean
+pd_entry_row_focus (GtkWidget        *widget,
+                    GtkDirectionType  direction)
+{
+  PdEntryRow *self = PD_ENTRY_ROW (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  if ((direction == GTK_DIR_TAB_BACKWARD || direction == GTK_DIR_UP) && focus != NULL &&
+      (focus == self->entry || gtk_widget_is_ancestor (focus, self->entry)))
+    return FALSE;
+  return GTK_WIDGET_CLASS (pd_entry_row_parent_class)->focus (widget, direction);
+}
+
 static void
 pd_entry_row_constructed (GObject *object)
 {
@@ -244,6 +261,7 @@ pd_entry_row_class_init (PdEntryRowClass *klass)
   object_class->get_property = pd_entry_row_get_property;
   object_class->set_property = pd_entry_row_set_property;
   widget_class->grab_focus = pd_entry_row_grab_focus;
+  widget_class->focus = pd_entry_row_focus;
 
   properties[PROP_PASSWORD] =
     g_param_spec_boolean ("password", NULL, NULL, FALSE,
@@ -271,6 +289,7 @@ pd_entry_row_init (PdEntryRow *self)
 {
   self->input_purpose = GTK_INPUT_PURPOSE_FREE_FORM;
   gtk_widget_add_css_class (GTK_WIDGET (self), "pd-entry-row");
+
 }
 
 /**

@@ -355,12 +355,16 @@ _pd_provider_finish_tool_calls (const char  *name,
       if (parsed == NULL || !JSON_NODE_HOLDS_OBJECT (parsed))
         {
           g_autofree char *shown_tool = _pd_provider_sanitize (tool, 80, NULL);
-          g_autofree char *shown = _pd_provider_sanitize (arguments, 200, NULL);
 
+          /* The arguments' text is not quoted: cut, or spelled in \u
+           * escapes, a key in it passed every redaction (tried as an
+           * attacker would); the stored call keeps them, redacted as a
+           * whole. */
           g_set_error (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_BAD_TOOL_ARGUMENTS,
-                       "%s: the model called the tool “%s” with arguments that are not a JSON object (%s): %s",
+                       "%s: the model called the tool “%s” with arguments that are not a JSON object (%s; %"
+                       G_GSIZE_FORMAT " bytes)",
                        name, shown_tool,
-                       parse_error ? parse_error->message : "not an object", shown);
+                       parse_error ? parse_error->message : "not an object", strlen (arguments));
           return FALSE;
         }
     }

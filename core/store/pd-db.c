@@ -686,6 +686,18 @@ claim_new_file (const char  *path,
       close (fd);
       return -2;
     }
+  /* An empty file with a second name (a hard link another user made in a
+   * shared folder) would be one database under both names, readable
+   * through the other one (tried as an attacker would). */
+  if (exists && fstat (fd, claimed) == 0 && S_ISREG (claimed->st_mode) && claimed->st_nlink > 1)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "%s has another name (a hard link to it), so no database is made in it: anyone "
+                   "who can read the other name could read the sessions; remove it or choose another path",
+                   path);
+      close (fd);
+      return -1;
+    }
   if (fstat (fd, claimed) != 0 || !S_ISREG (claimed->st_mode) || claimed->st_size != 0 ||
       claimed->st_uid != geteuid ())
     {
@@ -721,6 +733,18 @@ claim_new_file (const char  *path,
                    path, companion);
       if (!exists && same_file_at (path, claimed))
         g_unlink (path);
+      close (fd);
+      return -1;
+    }
+
+  /* An empty file of the user's own taken for a new database gets a new
+   * database's mode: its log and shared memory take theirs from it, and a
+   * 0644 or 0666 file left every session readable to others. */
+  if (exists && fchmod (fd, 0600) != 0)
+    {
+      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                   "%s cannot be made private to you (%s), so no database is made in it",
+                   path, g_strerror (errno));
       close (fd);
       return -1;
     }

@@ -789,6 +789,54 @@ pd_redact (const char *text,
 
 static JsonNode *redact_copy (JsonNode *node, guint *total);
 
+/* Text with \uXXXX escapes that is no JSON document (a call's arguments
+ * cut short, or with trailing data): a key spelled in escapes there passed
+ * every redaction (tried as an attacker would).  The escapes of printable
+ * characters other than a quote or a backslash are read as their
+ * characters, and the text redacted so; it replaces the text only when
+ * something was masked.  NULL otherwise. */
+static char *
+redact_unescaped (const char *text,
+                  guint      *n)
+{
+  g_autoptr(GString) plain = NULL;
+  const char *p;
+
+  if (strstr (text, "\\u") == NULL && strstr (text, "\\U") == NULL)
+    return NULL;
+  plain = g_string_sized_new (strlen (text));
+  for (p = text; *p != '\0'; p++)
+    {
+      gunichar c = 0;
+      gboolean hex = p[0] == '\\' && (p[1] == 'u' || p[1] == 'U');
+
+      for (guint i = 2; hex && i < 6; i++)
+        {
+          if (!g_ascii_isxdigit (p[i]))
+            hex = FALSE;
+          else
+            c = (c << 4) | (gunichar) g_ascii_xdigit_value (p[i]);
+        }
+      if (hex && c >= 0x20 && c != 0x7f && c != '"' && c != '\\' && g_unichar_validate (c) &&
+          !(c >= 0xd800 && c <= 0xdfff))
+        {
+          g_string_append_unichar (plain, c);
+          p += 5;
+        }
+      else
+        g_string_append_c (plain, *p);
+    }
+  {
+    guint found = 0;
+    g_autofree char *redacted = pd_redact (plain->str, &found);
+
+    if (found == 0)
+      return NULL;
+    *n = found;
+    return g_steal_pointer (&redacted);
+  }
+}
+
 /* A string that holds a JSON document (a tool call's arguments are one):
  * its text may spell a secret in \u escapes ("\u0073k-proj-…"), which the
  * text alone does not show (tried as an attacker would: a model that had
@@ -859,7 +907,14 @@ redact_copy (JsonNode *node,
                 (*total)++;
                 continue;
               }
-            json_object_set_member (copy, l->data, redact_copy (member, total));
+            {
+              guint n_name = 0;
+              /* A member's name is anyone's text too: {"sk-proj-…": 1}. */
+              g_autofree char *name = pd_redact (l->data, &n_name);
+
+              *total += n_name;
+              json_object_set_member (copy, name, redact_copy (member, total));
+            }
           }
         return json_node_init_object (json_node_alloc (), copy);
       }
@@ -877,6 +932,16 @@ redact_copy (JsonNode *node,
               return inner_redacted;
             }
           redacted = pd_redact (json_node_get_string (node), &n);
+          if (n == 0)
+            {
+              g_autofree char *unescaped = redact_unescaped (json_node_get_string (node), &n);
+
+              if (unescaped != NULL)
+                {
+                  g_free (redacted);
+                  redacted = g_steal_pointer (&unescaped);
+                }
+            }
 
           *total += n;
           return json_node_init_string (json_node_alloc (), redacted);

@@ -186,6 +186,20 @@ assert_secrets_masked (GtkWidget *root)
                             strstr (title, "Token") != NULL;
 
           g_assert_true (GTK_IS_PASSWORD_ENTRY (pd_entry_row_get_entry (PD_ENTRY_ROW (child))) == secret);
+
+          /* Shift+Tab leaves the field (it came back to it: the row took
+           * the focus and gave it to its field, tried with a screen
+           * reader's view). */
+          if (gtk_widget_get_mapped (child))
+            {
+              GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (child));
+              GtkWidget *focus;
+
+              g_assert_true (gtk_widget_grab_focus (pd_entry_row_get_entry (PD_ENTRY_ROW (child))));
+              gtk_widget_child_focus (window, GTK_DIR_TAB_BACKWARD);
+              focus = gtk_root_get_focus (GTK_ROOT (window));
+              g_assert_true (focus == NULL || !gtk_widget_is_ancestor (focus, child));
+            }
         }
       assert_secrets_masked (child);
     }
