@@ -27,6 +27,7 @@
 #include <adwaita.h>
 
 #include "pd-checklist-view.h"
+#include "pd-markdown.h"
 #include "pd-safe-text.h"
 #include "pd-session-item.h"
 #include "pd-terminal.h"
@@ -620,6 +621,9 @@ new_plan_expander (const PdArtifactPlan *plan,
   gtk_box_append (GTK_BOX (header), badge);
   gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
 
+  /* Drawn as the History page and the transcript draw it: shown as its
+   * source, a plan read "# Parser plan" and "- Fix the escaping". */
+  pd_markdown_set_label (GTK_LABEL (text), plan->markdown);
   gtk_label_set_selectable (GTK_LABEL (text), TRUE);
   gtk_widget_add_css_class (text, "pd-plan-markdown");
   gtk_widget_set_margin_top (text, 6);

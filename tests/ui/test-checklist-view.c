@@ -154,9 +154,11 @@ test_sections (Fixture       *f,
   g_assert_false (gtk_check_button_get_active (checks->pdata[1]));
   g_assert_false (gtk_check_button_get_active (checks->pdata[2]));
 
-  /* The plan document, as plain text, with its badge. */
+  /* The plan document, drawn from its markdown (attributes on plain
+   * text, never Pango markup), with its badge. */
   g_assert_true (label_shown (f->view, "Approved"));
-  g_assert_true (label_shown (f->view, "# Parser plan"));
+  g_assert_true (label_shown (f->view, "Parser plan"));
+  g_assert_false (label_shown (f->view, "# Parser plan"));
 
   /* A user item goes after the agent's. */
   entry = pd_test_find_widget (f->view, GTK_TYPE_ENTRY);
@@ -516,7 +518,11 @@ test_plan_without_list (void)
   g_assert_true (label_shown (view, "No checklist"));
   g_assert_false (label_shown (view, "0/0 done"));
   g_assert_false (label_shown (view, "Another agent"));
-  g_assert_true (label_shown (view, "# Parser plan"));
+  /* The plan document is drawn, not shown as its markdown source. */
+  g_assert_true (label_shown (view, "Parser plan"));
+  g_assert_false (label_shown (view, "# Parser plan"));
+  g_assert_false (label_shown (view, "- Fix the escaping"));
+  g_assert_true (label_shown (view, "Fix the escaping"));
   pd_test_screenshot (GTK_WIDGET (window), "checklist-plan-only");
   pd_test_destroy_window (window, view);
   pd_test_spin (20);
