@@ -10,6 +10,7 @@ statuses and outputs.  Prints TAP.
 import http.server
 import json
 import shutil
+import sqlite3
 import os
 import queue
 import re
@@ -1001,6 +1002,28 @@ def main():
             proc = agent_run("sessions", "list", "--db", db, option)
             tap.check(proc.returncode == 2 and message in proc.stderr and proc.stdout == "",
                       f"sessions list refuses {option}", detail(proc))
+
+        # the list's columns stay in line whatever a status's length:
+        # "interrupted" pushed PLAN, UPDATED and TITLE out of line
+        columns_db = os.path.join(tmp, "columns.db")
+        source = sqlite3.connect(db)
+        connection = sqlite3.connect(columns_db)
+        source.backup(connection)
+        source.close()
+        first = connection.execute("SELECT id FROM sessions LIMIT 1").fetchone()[0]
+        connection.execute("UPDATE sessions SET status = 'interrupted' WHERE id = ?", (first,))
+        connection.commit()
+        connection.close()
+        proc = agent_run("sessions", "list", "--db", columns_db)
+        lines = [line for line in proc.stdout.splitlines() if line.strip()]
+        header = lines[0] if lines else ""
+        rows = lines[1:]
+        plan_at = header.find("PLAN")
+        updated_at = header.find("UPDATED")
+        tap.check(proc.returncode == 0 and "interrupted" in proc.stdout and rows and plan_at > 0 and updated_at > 0
+                  and all(row.find(" 20") + 1 == updated_at and row[plan_at - 1] == " " and row[plan_at] != " "
+                          for row in rows),
+                  "sessions list keeps its columns in line", proc.stdout)
 
         # continue with an unknown session fails
         proc = agent_run("continue", "--db", db, "--provider", "replay", "--replay", continuation,

@@ -78,6 +78,28 @@ safe_lines (const char *text)
   return g_strjoinv ("\n", lines);
 }
 
+/* The session list's columns before its title. */
+enum { N_COLUMNS = 4 };
+
+/* One line of the list: each cell padded to its column's width in
+ * characters (printf's widths count bytes), then the title. */
+static void
+print_columns (const char  **cells,
+               const guint  *widths,
+               const char   *last)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  for (guint c = 0; c < N_COLUMNS; c++)
+    {
+      g_string_append (line, cells[c]);
+      for (glong n = g_utf8_strlen (cells[c], -1); n < (glong) widths[c] + 2; n++)
+        g_string_append_c (line, ' ');
+    }
+  g_string_append (line, last);
+  printf ("%s\n", line->str);
+}
+
 static int
 sessions_list (PdSessionStore *store,
                const char     *query,
@@ -119,19 +141,45 @@ sessions_list (PdSessionStore *store,
       return 0;
     }
 
-  /* Translators: the headings of the columns of the session list. */
-  printf ("%-41s  %-7s  %-7s  %-16s  %s\n", _("ID"), _("STATUS"), _("PLAN"), _("UPDATED"), _("TITLE"));
-  for (guint i = 0; i < sessions->len; i++)
-    {
-      const PdSessionInfo *info = g_ptr_array_index (sessions, i);
-      g_autofree char *updated = format_time (info->updated_at);
-      g_autofree char *title = display_title (info, 60);
-      g_autofree char *plan = info->plan_version > 0 || info->plan_total > 0 ? g_strdup_printf ("%u/%u", info->plan_done, info->plan_total)
-                                                     : g_strdup ("-");
+  {
+    /* Translators: the headings of the columns of the session list. */
+    const char *headings[N_COLUMNS] = { _("ID"), _("STATUS"), _("PLAN"), _("UPDATED") };
+    g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+    guint widths[N_COLUMNS];
 
-      printf ("%-41s  %-7s  %-7s  %-16s  %s%s\n", info->id, pd_session_status_to_string (info->status), plan,
-              updated, info->pinned ? "\xf0\x9f\x93\x8c " : "", title);
-    }
+    /* Each column as wide as its widest cell: with fixed widths an
+     * "interrupted" session, a longer imported id or a translated heading
+     * pushed the columns after it out of line. */
+    for (guint c = 0; c < N_COLUMNS; c++)
+      widths[c] = (guint) g_utf8_strlen (headings[c], -1);
+    for (guint i = 0; i < sessions->len; i++)
+      {
+        const PdSessionInfo *info = g_ptr_array_index (sessions, i);
+        char *row[N_COLUMNS] = {
+          safe (info->id),
+          g_strdup (pd_session_status_to_string (info->status)),
+          info->plan_version > 0 || info->plan_total > 0 ? g_strdup_printf ("%u/%u", info->plan_done, info->plan_total)
+                                                         : g_strdup ("-"),
+          format_time (info->updated_at),
+        };
+
+        for (guint c = 0; c < N_COLUMNS; c++)
+          {
+            widths[c] = MAX (widths[c], (guint) g_utf8_strlen (row[c], -1));
+            g_ptr_array_add (cells, row[c]);
+          }
+      }
+
+    print_columns (headings, widths, _("TITLE"));
+    for (guint i = 0; i < sessions->len; i++)
+      {
+        const PdSessionInfo *info = g_ptr_array_index (sessions, i);
+        g_autofree char *title = display_title (info, 60);
+        g_autofree char *shown = g_strconcat (info->pinned ? "\xf0\x9f\x93\x8c " : "", title, NULL);
+
+        print_columns ((const char **) &cells->pdata[i * N_COLUMNS], widths, shown);
+      }
+  }
 
   if (total > sessions->len)
     printf (_("(%u of %u; --offset and --limit page through the rest)\n"), sessions->len, total);
