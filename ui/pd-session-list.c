@@ -71,8 +71,8 @@ pd_session_list_update_empty (PdSessionList *self)
   /* "No Sessions" is what the source answered, never a guess before it
    * did: until then a spinner, stopped when the source cannot answer (the
    * window's page says why). */
-  gtk_spinner_set_spinning (self->loading_spinner,
-                            !self->loaded && self->source != NULL && !self->load_failed);
+  _pd_spinner_set_wanted (self->loading_spinner,
+                          !self->loaded && self->source != NULL && !self->load_failed);
   if (!self->loaded && empty)
     {
       gtk_stack_set_visible_child_name (self->list_stack, "loading");

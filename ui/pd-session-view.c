@@ -42,6 +42,7 @@
 #include "pd-poll-timer.h"
 #include "pd-remote-source.h"
 #include "pd-session-view.h"
+#include "pd-ui-util-private.h"
 
 #define POLL_RUNNING_MS 1000
 #define POLL_IDLE_MS    3000
@@ -304,7 +305,7 @@ pd_session_view_show_loading_page (PdSessionView *self,
   if (priv->loading_page == NULL)
     return;
   gtk_widget_set_visible (priv->loading_page, shown);
-  gtk_spinner_set_spinning (priv->loading_spinner, shown);
+  _pd_spinner_set_wanted (priv->loading_spinner, shown);
 }
 
 /* Made on the first slow switch only. */

@@ -72,5 +72,8 @@ char       *_pd_toast_quote            (GtkWidget          *overlay,
 void        _pd_dialog_guard_responses (GtkWidget          *dialog,
                                         const char * const *responses);
 void        _pd_dialog_arm_response_guard (GtkWidget       *dialog);
+void        _pd_spinner_set_wanted     (GtkSpinner         *spinner,
+                                        gboolean            wanted);
+void        _pd_spinners_spin_when_shown (GtkWidget        *root);
 
 G_END_DECLS

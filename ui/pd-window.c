@@ -1007,6 +1007,7 @@ pd_window_init (PdWindow *self)
   _pd_stack_tab_shown_only (self->content_stack);
   _pd_stack_tab_shown_only (self->now_stack);
   _pd_status_pages_tab_to_controls (GTK_WIDGET (self));
+  _pd_spinners_spin_when_shown (GTK_WIDGET (self));
   /* Its buttons and its dialogs': named by their mnemonic labels once. */
   _pd_name_mnemonic_buttons ();
   /* The pages without a session fit a phone's width at any text size. */

@@ -563,6 +563,21 @@ now_header_shown (gpointer data)
   return label != NULL && gtk_widget_get_mapped (label);
 }
 
+/* On GTK 4.8 a spinning spinner that is not shown keeps its animation
+ * going: the window's "Reading the Sessions" spinner and the hidden
+ * Transcript and Events views' loading spinners kept an idle window
+ * drawing about 60 frames a second (2.2–2.7 % of a core). */
+static void
+assert_no_hidden_spinner (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) spinners = g_ptr_array_new ();
+
+  pd_test_collect (root, GTK_TYPE_SPINNER, spinners);
+  for (guint i = 0; i < spinners->len; i++)
+    if (gtk_spinner_get_spinning (spinners->pdata[i]))
+      g_assert_true (gtk_widget_get_mapped (spinners->pdata[i]));
+}
+
 static void
 check_sessions (PdApplication *app,
                 PdWindow      *window,
@@ -594,12 +609,15 @@ check_sessions (PdApplication *app,
   /* The Now page, with the live plan, polled every second for a running session. */
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, "now");
   pd_test_wait_until (now_header_shown, window, "the plan header");
+  assert_no_hidden_spinner (GTK_WIDGET (window));
 
   /* The other pages are there for the next views to fill. */
   adw_view_stack_set_visible_child_name (views, "history");
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, "history");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-now", NULL);
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, "now");
+  pd_test_flush (GTK_WIDGET (window));
+  assert_no_hidden_spinner (GTK_WIDGET (window));
 
   /* Ctrl+F opens the search. */
   g_assert_false (gtk_search_bar_get_search_mode (search_bar));
