@@ -114,7 +114,8 @@ pd_session_list_popup_menu (PdSessionList *self,
   g_menu_append (menu, _("_Rename…"), "session.rename");
   g_menu_append (menu, pd_session_item_get_pinned (item) ? _("Un_pin") : _("_Pin"),
                  "session.toggle-pin");
-  /* Export and Delete are the window's (its session menu has them too). */
+  /* Export and Delete are the window's row actions (enabled whatever the
+   * window shows; its session menu has them too, for the shown session). */
   {
     g_autoptr(GMenu) section = g_menu_new ();
     g_autoptr(GMenuItem) markdown = g_menu_item_new (_("Export as _Markdown…"), NULL);
@@ -123,9 +124,9 @@ pd_session_list_popup_menu (PdSessionList *self,
                                                    NULL);
     const char *id = pd_session_item_get_id (item);
 
-    g_menu_item_set_action_and_target (markdown, "win.export-markdown", "s", id);
-    g_menu_item_set_action_and_target (json, "win.export-json", "s", id);
-    g_menu_item_set_action_and_target (delete, "win.delete-session", "s", id);
+    g_menu_item_set_action_and_target (markdown, "win.row-export-markdown", "s", id);
+    g_menu_item_set_action_and_target (json, "win.row-export-json", "s", id);
+    g_menu_item_set_action_and_target (delete, "win.row-delete-session", "s", id);
     g_menu_append_item (section, markdown);
     g_menu_append_item (section, json);
     g_menu_append_item (section, delete);

@@ -1089,7 +1089,7 @@ export_session_action (GtkWidget  *widget,
     return;
   pd_session_export_choose (GTK_WINDOW (self), self->toast_overlay, pd_session_list_get_source (self->session_list),
                             pd_session_item_get_id (item), pd_session_item_get_title (item),
-                            g_str_equal (action_name, "win.export-json")
+                            g_str_has_suffix (action_name, "export-json")
                             ? PD_SESSION_EXPORT_JSON : PD_SESSION_EXPORT_MARKDOWN);
 }
 
@@ -1133,6 +1133,12 @@ _pd_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.delete-session", "s", delete_session_action);
   gtk_widget_class_install_action (widget_class, "win.export-markdown", "s", export_session_action);
   gtk_widget_class_install_action (widget_class, "win.export-json", "s", export_session_action);
+  /* A row's menu names its session: it works with no session shown (the
+   * Overview), where the three above are off to leave the main menu's
+   * Session section out (tried as a new user would: they were greyed). */
+  gtk_widget_class_install_action (widget_class, "win.row-delete-session", "s", delete_session_action);
+  gtk_widget_class_install_action (widget_class, "win.row-export-markdown", "s", export_session_action);
+  gtk_widget_class_install_action (widget_class, "win.row-export-json", "s", export_session_action);
   gtk_widget_class_install_action (widget_class, "win.create-database", NULL, create_database_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
   gtk_widget_class_install_action (widget_class, "win.show-now", NULL, show_now_action);

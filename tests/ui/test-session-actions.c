@@ -443,6 +443,77 @@ test_delete (void)
   g_free (f.dir);
 }
 
+/* --- a row's menu with no session shown ------------------------------------ */
+
+/* Tried as a new user would: on the Overview (no session shown) a row's
+ * menu had Export and Delete greyed, the actions it named being off there
+ * to leave the main menu's Session section out.  Each item of the row's
+ * menu is taken from the menu itself and activated. */
+static void
+check_row_menu_on_overview (PdApplication *app,
+                            PdWindow      *window,
+                            gpointer       user_data)
+{
+  DeleteFixture *f = user_data;
+  PdSessionList *list = session_list_of (window);
+  GtkWidget *row;
+  GtkWidget *menu;
+  GMenuModel *model;
+  g_autoptr(GMenuModel) section = NULL;
+  g_autofree char *delete_action = NULL;
+  g_autoptr(GVariant) delete_target = NULL;
+  graphene_point_t at;
+
+  pd_test_wait_until (list_loaded, window, "the list");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_null (pd_session_list_get_selected_item (list));
+
+  row = pd_test_find_widget (GTK_WIDGET (list), PD_TYPE_SESSION_ROW);
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_compute_point (row, GTK_WIDGET (list),
+                                           &GRAPHENE_POINT_INIT (4, gtk_widget_get_height (row) / 2.0f), &at));
+  _pd_session_list_popup_at (list, 8, at.y);
+  menu = pd_test_find_first (GTK_WIDGET (list), is_popover_menu, NULL);
+  g_assert_nonnull (menu);
+  model = gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu));
+  section = g_menu_model_get_item_link (model, g_menu_model_get_n_items (model) - 1, G_MENU_LINK_SECTION);
+  g_assert_nonnull (section);
+  g_assert_cmpint (g_menu_model_get_n_items (section), ==, 3);
+  g_assert_true (g_menu_model_get_item_attribute (section, 2, G_MENU_ATTRIBUTE_ACTION, "s", &delete_action));
+  delete_target = g_menu_model_get_item_attribute_value (section, 2, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING);
+  g_assert_nonnull (delete_target);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  pd_test_flush (GTK_WIDGET (window));
+
+  /* Its Delete deletes, with the Overview still shown. */
+  gtk_widget_activate_action_variant (GTK_WIDGET (window), delete_action, delete_target);
+  g_assert_nonnull (wait_for_widget (GTK_WIDGET (window), is_button_labelled, "_Undo", "the Undo button"));
+  g_assert_false (pd_session_list_select (list, g_variant_get_string (delete_target, NULL)));
+  g_assert_null (pd_session_list_get_selected_item (list));
+  (void) f;
+}
+
+static void
+test_row_menu_on_overview (void)
+{
+  DeleteFixture f = { 0 };
+  const char *args[] = { "--db", NULL, NULL };
+
+  f.dir = pd_test_make_tmp_dir ();
+  f.db = g_build_filename (f.dir, "sessions.db", NULL);
+  f.store = pd_test_open_store (f.db);
+  f.ours = pd_test_add_session (f.store, "Tidy the parser", "plandeck");
+  args[1] = f.db;
+
+  g_assert_cmpint (pd_test_run_app (args, check_row_menu_on_overview, &f, NULL), ==, 0);
+
+  g_object_unref (f.store);
+  g_free (f.ours);
+  g_free (f.db);
+  g_free (f.dir);
+}
+
 /* --- a bidi-safe toast ------------------------------------------------------ */
 
 /* As an attacker would title a session: a right-to-left override (U+202E)
@@ -865,6 +936,7 @@ main (int   argc,
 
 
   g_test_add_func ("/pd/ui/session-actions/delete-undo", test_delete);
+  g_test_add_func ("/pd/ui/session-actions/row-menu-on-overview", test_row_menu_on_overview);
   g_test_add_func ("/pd/ui/session-actions/delete-bidi-toast", test_delete_bidi_toast);
   g_test_add_func ("/pd/ui/session-actions/delete-long-title", test_delete_long_title);
   g_test_add_func ("/pd/ui/session-actions/create-database", test_create_database);
