@@ -62,6 +62,7 @@ struct _PdRunController
   Channel       *channel;
 
   PdEngine      *engine;
+  PdRunSettings *engine_settings;  /* (nullable) what @engine was built with */
   GCancellable  *cancellable;
   gboolean       running;
   char          *session_id;

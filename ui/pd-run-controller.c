@@ -351,6 +351,11 @@ on_prepared (GObject      *object,
       return;
     }
 
+  if (engine != self->engine)
+    {
+      pd_run_settings_free (self->engine_settings);
+      self->engine_settings = pd_run_settings_copy (job->settings);
+    }
   pd_run_controller_set_engine (self, engine);
 
   if (g_cancellable_is_cancelled (self->cancellable))
@@ -363,6 +368,125 @@ on_prepared (GObject      *object,
                        on_run_done, g_object_ref (self));
 }
 
+static void
+pd_run_controller_start_job (PdRunController     *self,
+                             const PdRunSettings *settings,
+                             const char          *session_id,
+                             const char          *message)
+{
+  g_autoptr(GTask) task = NULL;
+  Job *job = pd_run_controller_new_job (self, settings);
+
+  job->session_id = g_strdup (session_id);
+  job->message = g_strdup (message);
+
+  task = g_task_new (self, self->cancellable, on_prepared, NULL);
+  g_task_set_source_tag (task, pd_run_controller_start_job);
+  g_task_set_check_cancellable (task, FALSE);
+  g_task_set_task_data (task, job, (GDestroyNotify) _pd_run_job_free);
+  g_task_run_in_thread (task, _pd_run_prepare_thread);
+}
+
+typedef struct
+{
+  PdRunController *self;
+  char            *message;
+} ContinueData;
+
+static gboolean
+same_text (const char *a,
+           const char *b)
+{
+  return g_strcmp0 (a != NULL && *a != '\0' ? a : NULL, b != NULL && *b != '\0' ? b : NULL) == 0;
+}
+
+/* The provider profile a stored session goes on with: the one with its
+ * provider and model, else one with its provider, else the default; in
+ * the last two cases *@notice says so.  It went on with the default
+ * profile's provider, another than the one it ran with, without a word
+ * (tried as a new user would). */
+static PdRunSettings *
+settings_for_session (const PdSessionInfo  *info,
+                      char                **notice)
+{
+  g_autoptr(GSettings) gsettings = g_settings_new (APP_ID);
+  g_autoptr(GVariant) profiles = g_settings_get_value (gsettings, "provider-profiles");
+  g_autofree char *same_provider = NULL;
+  PdRunSettings *settings;
+  GVariantIter iter;
+  const char *name, *kind, *base_url, *model, *env;
+
+  *notice = NULL;
+  if (info->provider == NULL || *info->provider == '\0')
+    return pd_run_settings_new_from_gsettings (gsettings, NULL);
+
+  g_variant_iter_init (&iter, profiles);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &name, &kind, &base_url, &model, &env))
+    {
+      if (g_strcmp0 (kind, info->provider) != 0)
+        continue;
+      if (same_text (model, info->model))
+        return pd_run_settings_new_from_gsettings (gsettings, name);
+      if (same_provider == NULL)
+        same_provider = g_strdup (name);
+    }
+
+  settings = pd_run_settings_new_from_gsettings (gsettings, same_provider);
+  if (same_provider == NULL || !same_text (settings->model, info->model))
+    /* Translators: the first two %s are the provider and model a session
+     * ran with, the last two those it goes on with (e.g. "openai", "llama3.1") */
+    *notice = g_strdup_printf (_("This session ran with %s (%s); it goes on with %s (%s)"),
+                               info->provider, info->model != NULL && *info->model != '\0' ? info->model : "-",
+                               settings->provider,
+                               settings->model != NULL ? settings->model : _("the provider’s default model"));
+  return settings;
+}
+
+static void
+on_continued_session (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  ContinueData *data = user_data;
+  g_autoptr(PdRunController) self = data->self;
+  g_autofree char *message = data->message;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = pd_source_get_session_finish (PD_SOURCE (object), result, &error);
+  g_autoptr(PdRunSettings) settings = NULL;
+  g_autofree char *notice = NULL;
+
+  g_free (data);
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      _pd_run_controller_finish (self, PD_RUN_CANCELLED, _("The run was stopped"));
+      return;
+    }
+  if (info == NULL)
+    {
+      _pd_run_controller_finish (self, PD_RUN_FAILED, error->message);
+      return;
+    }
+
+  settings = settings_for_session (info, &notice);
+  if (notice != NULL)
+    {
+      /* On the run bar's activity line, and in the run's log. */
+      g_free (self->activity);
+      self->activity = g_steal_pointer (&notice);
+      _pd_run_controller_append_transcript (self, self->activity);
+      _pd_run_controller_append_transcript (self, "\n");
+      _pd_run_controller_notify (self, PROP_ACTIVITY);
+    }
+  /* The engine of the last run, when it was built with these. */
+  if (self->engine != NULL && self->engine_settings != NULL &&
+      g_strcmp0 (self->engine_settings->provider, settings->provider) == 0 &&
+      same_text (self->engine_settings->model, settings->model) &&
+      same_text (self->engine_settings->base_url, settings->base_url))
+    pd_run_controller_start_job (self, NULL, info->id, message);
+  else
+    pd_run_controller_start_job (self, settings, info->id, message);
+}
+
 static gboolean
 pd_run_controller_begin (PdRunController      *self,
                          const PdRunSettings  *settings,
@@ -370,9 +494,6 @@ pd_run_controller_begin (PdRunController      *self,
                          const char           *message,
                          GError              **error)
 {
-  g_autoptr(GTask) task = NULL;
-  Job *job;
-
   if (self->running)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
@@ -398,16 +519,20 @@ pd_run_controller_begin (PdRunController      *self,
       return TRUE;
     }
 
-  job = pd_run_controller_new_job (self, settings);
-  job->session_id = g_strdup (session_id);
-  job->message = g_strdup (message);
+  /* A stored session goes on with what it ran with: asked of the source
+   * first (a worker's read), then started. */
+  if (settings == NULL && session_id != NULL && self->source != NULL)
+    {
+      ContinueData *data = g_new0 (ContinueData, 1);
 
-  task = g_task_new (self, self->cancellable, on_prepared, NULL);
-  g_task_set_source_tag (task, pd_run_controller_begin);
-  g_task_set_check_cancellable (task, FALSE);
-  g_task_set_task_data (task, job, (GDestroyNotify) _pd_run_job_free);
-  g_task_run_in_thread (task, _pd_run_prepare_thread);
+      data->self = g_object_ref (self);
+      data->message = g_strdup (message);
+      pd_source_get_session_async (PD_SOURCE (self->source), session_id, self->cancellable,
+                                   on_continued_session, data);
+      return TRUE;
+    }
 
+  pd_run_controller_start_job (self, settings, session_id, message);
   return TRUE;
 }
 
@@ -672,6 +797,7 @@ pd_run_controller_finalize (GObject *object)
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->remote_asked, g_free);
   g_clear_object (&self->engine);
+  g_clear_pointer (&self->engine_settings, pd_run_settings_free);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->channel, _pd_run_channel_unref);
   g_clear_pointer (&self->session_id, g_free);
