@@ -359,6 +359,24 @@ assert_denied_for (Fixture    *f,
   g_assert_null (strstr (text, "the user declined"));
 }
 
+/* How the session's last run ended: cancelled, and what interrupted it
+ * (@reason), or a person's stop (%NULL).  A run cut short by the endpoint
+ * stopping or its client going away read "Stopped" on the window's card
+ * and Now page, as if a person had stopped it (tried as a new user would). */
+static void
+assert_stopped_by (Fixture    *f,
+                   const char *session_id,
+                   const char *reason)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+
+  info = pd_session_store_get (f->store, session_id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->stopped, ==, "cancelled");
+  g_assert_cmpstr (info->stopped_error, ==, reason);
+}
+
 static void
 test_approval_never_answered (Fixture       *f,
                               gconstpointer  data)
@@ -468,6 +486,7 @@ test_client_vanishes (Fixture       *f,
   spin_until (no_sockets, f);
   g_assert_false (file_exists (f, "vanished.txt"));
   assert_denied_for (f, session_id, "interrupted: the client following the run went away");
+  assert_stopped_by (f, session_id, "the client following the run went away");
 
   /* The session is there, and another socket carries on. */
   {
@@ -526,6 +545,7 @@ test_cancel (Fixture       *f,
   assert_one_terminator (client, 0);
   g_assert_false (file_exists (f, "cancelled.txt"));
   assert_denied_for (f, session_id, "the run was stopped before anyone answered");
+  assert_stopped_by (f, session_id, NULL);
 
   /* And the frame of odek's later protocol: the socket's own run. */
   {
@@ -637,6 +657,8 @@ test_stop_with_socket (Fixture       *f,
   g_assert_false (file_exists (f, "stopped.txt"));
   assert_denied_for (f, json_object_get_string_member (g_ptr_array_index (client->frames, 0), "session_id"),
                      "interrupted: the endpoint (serve) stopped");
+  assert_stopped_by (f, json_object_get_string_member (g_ptr_array_index (client->frames, 0), "session_id"),
+                     "the endpoint (serve) stopped");
 }
 
 int

@@ -133,7 +133,16 @@ pd_event_notices_observe (PdEventNotices *self,
       const char *error_class = pd_json_get_string (data, "error_class");
       const char *why = pd_json_get_string (data, "error");
 
-      if (g_strcmp0 (error_class, "cancelled") == 0)
+      if (g_strcmp0 (error_class, "cancelled") == 0 && why != NULL && why[0] != '\0')
+        {
+          /* No person's stop: what interrupted it (the endpoint stopping,
+           * its client going away). */
+          g_autofree char *isolated = _pd_isolated_line (why);
+
+          /* Translators: %s says what interrupted the run ("the endpoint (serve) stopped") */
+          changed = set_notice (self, NOTICE_SESSION, g_strdup_printf (_("The run was interrupted: %s"), isolated));
+        }
+      else if (g_strcmp0 (error_class, "cancelled") == 0)
         changed = set_notice (self, NOTICE_SESSION, g_strdup (_("The run was stopped")));
       else if (why != NULL && why[0] != '\0')
         {

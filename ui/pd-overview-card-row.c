@@ -187,6 +187,11 @@ need_text (PdOverviewCard *card)
     case PD_OVERVIEW_NEED_STALLED:
       return g_strdup (_("Stalled"));
     case PD_OVERVIEW_NEED_STOPPED:
+      /* A cancel with a reason was no person's: the endpoint stopped, or
+       * the client following the run went away. */
+      if (pd_overview_card_get_stopped_error (card) != NULL)
+        /* Translators: on an Overview card, the agent's run was cut short by its endpoint stopping */
+        return g_strdup (C_("overview card", "Interrupted"));
       /* Translators: on an Overview card, the person stopped the agent's run */
       return g_strdup (C_("overview card", "Stopped"));
     case PD_OVERVIEW_NEED_RUNNING:

@@ -1072,6 +1072,13 @@ _pd_run_ended_short_text (PdSessionStatus  status,
     return g_strdup (_("Interrupted"));
   if (status == PD_SESSION_STATUS_RUNNING || (stopped == NULL && status != PD_SESSION_STATUS_FAILED))
     return NULL;
+  if (g_strcmp0 (stopped, "cancelled") == 0 && error != NULL && *error != '\0')
+    {
+      g_autofree char *safe = _pd_isolated_short (error, max_chars);
+
+      /* Translators: %s says what interrupted the run ("the endpoint (serve) stopped") */
+      return g_strdup_printf (_("Interrupted — %s"), safe);
+    }
   if (g_strcmp0 (stopped, "cancelled") == 0)
     return g_strdup (_("Stopped — cancelled"));
   if (g_strcmp0 (stopped, "refused") == 0)

@@ -26,3 +26,40 @@ pd_task_return_pointer_or_error (GTask          *task,
   g_clear_error (&error);
   g_task_return_pointer (task, result, result_destroy);
 }
+
+static GQuark pd_cancel_reason_quark (void);
+G_DEFINE_QUARK (pd-cancel-reason, pd_cancel_reason)
+
+/**
+ * pd_cancellable_cancel_for:
+ * @reason: (nullable): why, when it is not a person stopping it ("the
+ *   endpoint (serve) stopped")
+ *
+ * Cancels @cancellable; the first reason given stays.
+ */
+void
+pd_cancellable_cancel_for (GCancellable *cancellable,
+                           const char   *reason)
+{
+  g_return_if_fail (G_IS_CANCELLABLE (cancellable));
+
+  /* Set before the cancel, so that whoever sees it cancelled sees why. */
+  if (reason != NULL && !g_cancellable_is_cancelled (cancellable))
+    g_object_replace_qdata (G_OBJECT (cancellable), pd_cancel_reason_quark (), NULL, g_strdup (reason), g_free,
+                            NULL);
+  g_cancellable_cancel (cancellable);
+}
+
+/**
+ * pd_cancellable_get_reason:
+ *
+ * Returns: (nullable): why @cancellable was cancelled, when it was not a
+ *   person stopping it
+ */
+const char *
+pd_cancellable_get_reason (GCancellable *cancellable)
+{
+  if (cancellable == NULL || !g_cancellable_is_cancelled (cancellable))
+    return NULL;
+  return g_object_get_qdata (G_OBJECT (cancellable), pd_cancel_reason_quark ());
+}

@@ -14,6 +14,7 @@
 #include "pd-event.h"
 #include "pd-model-limits.h"
 #include "pd-redact.h"
+#include "pd-task-util.h"
 
 #define MAX_BAD_ARGUMENT_RETRIES 2
 #define ERROR_MAX_CHARS          400   /* of the reason a run_failed event gives */
@@ -82,7 +83,15 @@ _pd_engine_finish_with (PdEngineRun *run,
                                      status == PD_RUN_REFUSED ? "refused" : "failed");
       /* Ours: why, in words, for a person reading the session later (the
        * Now page); redacted and bounded like what is stored. */
-      if (status != PD_RUN_CANCELLED && error_message != NULL && error_message[0] != '\0')
+      /* A cancel that was no person's stop says what interrupted it (the
+       * endpoint stopping, its client going away): the window's card and
+       * Now page read "Stopped" for it. */
+      if (status == PD_RUN_CANCELLED && pd_cancellable_get_reason (run->cancellable) != NULL)
+        {
+          json_object_set_boolean_member (data, "interrupted", TRUE);
+          json_object_set_string_member (data, "error", pd_cancellable_get_reason (run->cancellable));
+        }
+      else if (status != PD_RUN_CANCELLED && error_message != NULL && error_message[0] != '\0')
         {
           g_autofree char *redacted = pd_redact (error_message, NULL);
 
@@ -162,7 +171,10 @@ _pd_engine_fail_run (PdEngineRun  *run,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
       g_error_matches (error, PD_PROVIDER_ERROR, PD_PROVIDER_ERROR_CANCELLED))
     {
-      text = g_strdup ("[plandeck: the run was cancelled.]");
+      const char *reason = pd_cancellable_get_reason (run->cancellable);
+
+      text = reason != NULL ? g_strdup_printf ("[plandeck: the run was interrupted: %s.]", reason)
+                            : g_strdup ("[plandeck: the run was cancelled.]");
       note = pd_message_new_note (text);
       pd_transcript_append (run->transcript, note);
       return _pd_engine_finish (run, PD_RUN_CANCELLED, text, "cancelled");

@@ -27,6 +27,7 @@
 #include "pd-plan.h"
 #include "pd-random.h"
 #include "pd-redact.h"
+#include "pd-task-util.h"
 
 #define RUNS_KEPT            100
 
@@ -114,7 +115,18 @@ _pd_server_run_cancel (Run        *run,
 {
   g_atomic_pointer_compare_and_exchange (&run->cancel_reason, NULL,
                                          why != NULL ? why : "the run was stopped before anyone answered");
-  g_cancellable_cancel (run->cancellable);
+  /* The run's end says it was interrupted, and by what ("the endpoint
+   * (serve) stopped"), not that a person stopped it. */
+  if (why != NULL && g_str_has_prefix (why, "interrupted: "))
+    {
+      g_autofree char *reason = g_strdup (why + strlen ("interrupted: "));
+
+      if (g_str_has_suffix (reason, " before anyone answered"))
+        reason[strlen (reason) - strlen (" before anyone answered")] = '\0';
+      pd_cancellable_cancel_for (run->cancellable, reason);
+    }
+  else
+    g_cancellable_cancel (run->cancellable);
 }
 
 /* The question open now, if it is @id's (server thread). */

@@ -733,6 +733,34 @@ test_now_run_end_with_plan (Fixture       *f,
   g_assert_null (pd_test_find_label (GTK_WIDGET (f->view), said));
 }
 
+/* A run cut short by no person (its endpoint stopped, the client that
+ * followed it went away) read "The run was stopped" and "Stopped —
+ * cancelled", as a person's stop (tried as a new user would): it says it
+ * was interrupted, and by what. */
+static void
+test_now_run_interrupted (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (4);
+  const char *said = "Last run: Interrupted \u2014 " FSI "the endpoint (serve) stopped" PDI;
+  g_auto(GStrv) notices = NULL;
+  NoticesWait wait = { f->view, 1 };
+
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  pd_now_view_set_run_end (f->view, PD_SESSION_STATUS_IDLE, "cancelled", "the endpoint (serve) stopped");
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), said));
+
+  add_event (f, PD_EVENT_RUN_FAILED,
+             "{\"error_class\":\"cancelled\",\"interrupted\":true,\"error\":\"the endpoint (serve) stopped\"}");
+  pd_now_view_refresh (f->view);
+  pd_test_wait_until (has_n_notices, &wait, "the run's interruption from the stream");
+  notices = pd_now_view_get_notices (f->view);
+  g_assert_cmpstr (notices[0], ==, "The run was interrupted: " FSI "the endpoint (serve) stopped" PDI);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -755,6 +783,7 @@ main (int   argc,
   ADD ("approval-padding", test_now_approval_padding);
   ADD ("done-unverified", test_now_done_unverified);
   ADD ("run-end-with-plan", test_now_run_end_with_plan);
+  ADD ("run-interrupted", test_now_run_interrupted);
 
   return g_test_run ();
 }

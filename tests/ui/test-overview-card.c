@@ -562,6 +562,17 @@ test_card_stopped (void)
   g_assert_false (gtk_widget_has_css_class (status, "warning"));
   g_assert_false (gtk_widget_has_css_class (status, "success"));
 
+  /* A run no person stopped (its endpoint stopped, or the client that
+   * followed it went away) reads "Interrupted", neutral too; it read
+   * "Stopped" (tried as a new user would). */
+  info.stopped_error = (char *) "the endpoint (serve) stopped";
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  _pd_overview_card_emit_changed (card);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Interrupted");
+  g_assert_false (gtk_widget_has_css_class (status, "error"));
+
   /* A failure stays one. */
   info.stopped = (char *) "failed";
   info.stopped_error = (char *) "HTTP 500";
