@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Developer entry point for Plandeck.
 #
-#   bash build-aux/dev.sh run [ARGS...]   install build dependencies, build, start plandeck
-#   bash build-aux/dev.sh test            install build dependencies, build, run every test,
+#   bash build-aux/dev.sh run [ARGS...]   install what it needs to build and run, build the
+#                                         app, start plandeck
+#   bash build-aux/dev.sh test            install what the tests need too, build, run every test,
 #                                         then the proofs: the core suite under ASan+UBSan
 #                                         and valgrind, and each fuzz target for 10 s
 #
@@ -40,9 +41,11 @@ usage() {
   sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 }
 
+# prepare run|test: the packages for that, then the build (for run, the
+# app, its CLI and its settings schema only; for test, everything).
 prepare() {
   stage_begin "setup (packages)"
-  bash "$here/setup.sh"
+  bash "$here/setup.sh" "$1"
   stage_end
 
   stage_begin "build"
@@ -50,7 +53,11 @@ prepare() {
     meson setup "$builddir" "$root"
   fi
   # meson compile reconfigures by itself when a meson.build changed.
-  meson compile -C "$builddir"
+  if [ "$1" = run ]; then
+    meson compile -C "$builddir" plandeck plandeck-agent gsettings-compile-data
+  else
+    meson compile -C "$builddir"
+  fi
   stage_end
 }
 
@@ -143,7 +150,7 @@ shift
 
 case "$command" in
   run)
-    prepare
+    prepare run
     run "$@"
     ;;
   test)
@@ -151,7 +158,7 @@ case "$command" in
       echo "dev.sh: 'test' takes no arguments" >&2
       exit 2
     fi
-    prepare
+    prepare test
     status=0
     stage_begin "tests"
     meson test -C "$builddir" --print-errorlogs || status=$?

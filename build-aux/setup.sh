@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package Plandeck needs to build, run and test.
+# Installs the Debian 12 packages Plandeck needs.
+#
+#   bash build-aux/setup.sh run    to build and run it (dev.sh run)
+#   bash build-aux/setup.sh        to build, run and test it (dev.sh test)
+#
 # Idempotent: packages already present are left alone. Run as root (or with sudo).
 set -euo pipefail
+
+mode="${1:-test}"
+case "$mode" in
+  run|test) ;;
+  *) echo "setup: unknown mode '$mode' (run or test)" >&2; exit 2 ;;
+esac
 
 packages=(
   # build
   build-essential meson ninja-build pkg-config gettext
   libglib2.0-dev libglib2.0-bin libjson-glib-dev libsoup-3.0-dev libsqlite3-dev
   libgtk-4-dev libadwaita-1-dev libsecret-1-dev
-  # running the GUI and its tests without a display
+  # running the GUI (on a virtual display when there is none)
   xvfb xauth dbus-x11 dbus-daemon at-spi2-core adwaita-icon-theme fonts-cantarell
+  # the keyring that keeps endpoint tokens (the secrets test starts it on its
+  # private bus)
+  gnome-keyring
+  # settings that outlive the process (window size, recent sources)
+  dconf-gsettings-backend
+)
+# Only the tests need the rest: running the app installed the test stack too
+# (a browser, node, clang, valgrind; tried as a new user would).
+[ "$mode" = run ] || packages+=(
   # the ui tests draw with Cantarell and DejaVu alone (tests/ui/fonts.conf.in)
   fonts-dejavu-core
   # real pointer clicks through the X server (session-list/menu-leaves-row)
   xdotool
-  # the keyring that keeps endpoint tokens, started on the secrets test's
-  # private bus
-  gnome-keyring
-  # settings that outlive the process (window size, recent sources)
-  dconf-gsettings-backend
   # validation and tests
   desktop-file-utils appstream python3
   # man pages (groff formats them in the data suite) and the shell
@@ -53,6 +67,12 @@ fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null; then
+    echo "setup: these packages are missing: ${missing[*]}" >&2
+    echo "setup: installing them needs root, and sudo is not installed: run" \
+         "'bash build-aux/setup.sh $mode' as root (su -), then this again" >&2
+    exit 1
+  fi
   SUDO="sudo"
 fi
 
