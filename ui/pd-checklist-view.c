@@ -822,9 +822,14 @@ pd_checklist_view_update_resume (PdChecklistView *self)
     {
       g_autofree char *safe_dir = pd_safe_text_line (self->resume->workdir);
       /* Translators: %s is a folder */
-      g_autofree char *tooltip = g_strdup_printf (_("Runs in %s"), safe_dir);
+      g_autofree char *where = g_strdup_printf (_("Runs in %s"), safe_dir);
 
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), tooltip);
+      /* Said on the page, not only in a tooltip: the agents keep their
+       * sessions per folder, and the command run elsewhere finds none
+       * (tried as a new user would). Copy goes there first. */
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), NULL);
+      gtk_label_set_text (self->resume_note, where);
+      gtk_widget_set_visible (GTK_WIDGET (self->resume_note), TRUE);
     }
   else
     {
@@ -868,6 +873,14 @@ on_copy_clicked (PdChecklistView *self)
   if (self->resume == NULL)
     return;
   line = pd_resume_command_to_string (self->resume);
+  if (self->resume->workdir != NULL)
+    {
+      g_autofree char *quoted = g_shell_quote (self->resume->workdir);
+      char *in_folder = g_strdup_printf ("cd %s && %s", quoted, line);
+
+      g_free (line);
+      line = in_folder;
+    }
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), line);
 
   /* Said by the button itself: a toast here would queue the Undo of an

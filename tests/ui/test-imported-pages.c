@@ -677,11 +677,19 @@ check_resume_and_undo (PdApplication *app,
     GdkContentProvider *content = gdk_clipboard_get_content (gtk_widget_get_clipboard (GTK_WIDGET (window)));
     g_auto(GValue) value = G_VALUE_INIT;
     g_autofree char *line = g_strjoinv (" ", argv);
+    g_autofree char *quoted = g_shell_quote (workdir);
+    g_autofree char *in_folder = g_strdup_printf ("cd %s && %s", quoted, line);
+    g_autofree char *runs_in = g_strdup_printf ("Runs in %s", workdir);
 
+    /* The folder on the page, and Copy goes there first: the agents keep
+     * their sessions per folder (tried as a new user would). */
+    g_assert_nonnull (workdir);
+    g_assert_nonnull (pd_test_find_label (bar, runs_in));
+    g_assert_true (gtk_widget_is_visible (pd_test_find_label (bar, runs_in)));
     g_assert_nonnull (content);
     g_value_init (&value, G_TYPE_STRING);
     g_assert_true (gdk_content_provider_get_value (content, &value, NULL));
-    g_assert_cmpstr (g_value_get_string (&value), ==, line);
+    g_assert_cmpstr (g_value_get_string (&value), ==, in_folder);
   }
 
   /* Open in Terminal: the terminal gets the command as separate words. */
