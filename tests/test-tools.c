@@ -784,6 +784,50 @@ test_grep_cancel (Fixture       *f,
   g_clear_error (&ac.error);
 }
 
+/* Found (tried as an attacker would): grep read all the names of a
+ * directory before it looked at the time or the cancellable once, so a
+ * directory of millions of names ran past the run's time limit and a
+ * cancel.  It looks every 4096 names, as list_dir does.  The run's time
+ * runs out here as the call starts: the tool's own call is made, past
+ * the gate of pd_tool_call() that keeps a call from starting after it. */
+static void
+test_grep_deadline_reading_names (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_grep_tool_new ();
+  g_autoptr(PdToolContext) context = pd_tool_context_copy (f->context);
+  g_autoptr(JsonObject) args = parse_args ("{\"pattern\":\"x\",\"path\":\"big\"}");
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *dir = fixture_path (f, "big");
+  g_autoptr(PdToolResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  for (guint i = 0; i < 3 * 4096; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("big/f%05u", i);
+      g_autofree char *path = fixture_path (f, name);
+
+      write_text (path, "x\n");
+    }
+
+  pd_tool_context_set_deadline (context, g_get_monotonic_time ());
+  result = PD_TOOL_GET_IFACE (tool)->call (tool, context, args, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_assert_false (result->ok);
+  g_assert_cmpstr (result->content, ==,
+                   "[stopped: the run's time budget ran out after 0 lines in 0 files, while reading "
+                   "the names in 'big'; the search is incomplete]\n");
+  g_clear_pointer (&result, pd_tool_result_free);
+
+  /* Cancelled: the error, no result, from the reading as well. */
+  g_cancellable_cancel (cancellable);
+  result = PD_TOOL_GET_IFACE (tool)->call (tool, f->context, args, cancellable, &error);
+  g_assert_null (result);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
 static void
 test_shell_deadline (Fixture       *f,
                      gconstpointer  data)
@@ -934,6 +978,7 @@ main (int   argc,
   ADD ("/pd/tools/grep/backtracking-limit", test_grep_backtracking_limit);
   ADD ("/pd/tools/grep/deadline", test_grep_deadline);
   ADD ("/pd/tools/grep/cancel", test_grep_cancel);
+  ADD ("/pd/tools/grep/deadline-reading-names", test_grep_deadline_reading_names);
 
   return g_test_run ();
 }
