@@ -17,7 +17,9 @@ The key must not be in stdout, stderr, the database, or `events`.
 
 Database clients' spellings: a recorded shell call (replay provider) whose
 command and output hold MySQL's -pPASSWORD, --password=, PGPASSWORD=, a
-mysql:// URL's password and MYSQL_PWD=.  None may be in the database,
+mysql:// URL's password and MYSQL_PWD=, quoted option values (also bash's
+$'…'), -vpPASSWORD, redis-cli's -a and --pass and sshpass -p PASSWORD.
+None may be in the database,
 `sessions show --json`, `events` or `sessions export`.
 
 Prints TAP.
@@ -194,6 +196,16 @@ DB_SECRETS = {
     "PGPASSWORD=PgPw6Env psql -h db app": "PgPw6Env",
     "mysql://appuser:UrlPw7Mysql@db.internal/shop": "UrlPw7Mysql",
     "MYSQL_PWD=MyPwd8Env mysql shop": "MyPwd8Env",
+    # Quoted, ANSI-C quoted, grouped, and other clients' options (tried
+    # as an attacker would, a second time).
+    "mysql --password='QuotePw9' shop": "QuotePw9",
+    'mysql --password "DquotePw10" shop': "DquotePw10",
+    "mysql -uroot -p$'AnsiPw11' shop": "AnsiPw11",
+    "PGPASSWORD=$'AnsiPg12' psql app": "AnsiPg12",
+    "mysql -uroot -vpGroupPw13 shop": "GroupPw13",
+    "redis-cli -a RedisPw14 ping": "RedisPw14",
+    "redis-cli --pass RedisPw15 ping": "RedisPw15",
+    "sshpass -p SshSpacedPw16 ssh deploy@host": "SshSpacedPw16",
 }
 
 
@@ -224,6 +236,8 @@ def case_database_spellings(tap, agent, tmp):
                   "\n".join(l for l in (stored + printed + export.stdout).splitlines() if secret in l))
     kept = "mysql -uroot -p[REDACTED] shop"
     tap.check(kept in export.stdout, "spellings: the command around -p is kept", export.stdout)
+    kept = "redis-cli -a [REDACTED] ping"
+    tap.check(kept in export.stdout, "spellings: the command around redis-cli's -a is kept", export.stdout)
 
 
 def main():

@@ -579,6 +579,49 @@ test_empty_file_linked_or_open (Fixture       *f,
   g_assert_cmpint (st.st_mode & 0777, ==, 0600);
 }
 
+/* Found (tried as an attacker would): the user's own empty file with a
+ * -wal beside it that has a second name (a hard link) was taken for
+ * another Plandeck making the database, twice, and then refused with a
+ * message about "another program" that named neither the log nor why.
+ * SQLite's own log never has a second name: the refusal names it and
+ * says so, and leaves both files as they were. */
+static void
+test_companion_hard_linked (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "empty.db", NULL);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *other = g_build_filename (f->dir, "other-name", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  struct stat st;
+
+  write_file (path, "");
+  write_file (other, "");
+  g_assert_cmpint (link (other, wal), ==, 0);
+
+  db = pd_db_open (path, PD_DB_CREATE, &error);
+  g_assert_null (db);
+  g_assert_error (error, PD_DB_ERROR, PD_DB_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, wal));
+  g_assert_nonnull (strstr (error->message, "hard link"));
+  g_assert_null (strstr (error->message, "another program"));
+  g_clear_error (&error);
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, 0);
+  g_assert_cmpint (g_stat (wal, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, 0);
+  g_assert_cmpint (st.st_nlink, ==, 2);
+  g_remove (wal);
+  g_remove (other);
+
+  /* With the link gone, the same empty file becomes the database. */
+  db = pd_db_open (path, PD_DB_CREATE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (db);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -596,6 +639,7 @@ main (int   argc,
   ADD ("/pd/db-create/two-threads-at-once", test_two_threads_at_once);
   ADD ("/pd/db-create/own-made-meanwhile", test_own_made_meanwhile);
   ADD ("/pd/db-create/empty-file-linked-or-open", test_empty_file_linked_or_open);
+  ADD ("/pd/db-create/companion-hard-linked", test_companion_hard_linked);
 #undef ADD
 
   return g_test_run ();

@@ -830,6 +830,51 @@ test_changes_in_call_order (EngineFixture *f,
     }
 }
 
+/* Found (tried as an attacker would): the tool_call_started events of a
+ * batch all came before its first call ran, and every completion after
+ * its last, though the calls run in call order: a watcher (the Now page,
+ * serve's stream) saw all of them running at once.  Each call's started
+ * event comes as its turn comes, its end as its group ends; reads next to
+ * each other start together. */
+static void
+test_started_when_started (EngineFixture *f,
+                           gconstpointer  data)
+{
+  PdEngineOptions options = { .max_tool_parallel = 4 };
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(GString) tools = g_string_new (NULL);
+  static const char expected[] =
+    "S:write_file E:write_file S:shell E:shell S:read_file S:read_file E:read_file E:read_file "
+    "S:edit_file E:edit_file S:nosuch F:nosuch";
+
+  pd_approver_set_policy (f->approver, PD_APPROVAL_POLICY_AUTO);
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'tool_calls':[{'name':'write_file','arguments':{'path':'a.txt','content':'one\\n'}},"
+    "   {'name':'shell','arguments':{'command':'cat a.txt'}},"
+    "   {'name':'read_file','arguments':{'path':'a.txt'}},{'name':'read_file','arguments':{'path':'a.txt'}},"
+    "   {'name':'edit_file','arguments':{'path':'a.txt','old_string':'one','new_string':'two'}},"
+    "   {'name':'nosuch','arguments':{}}]},"
+    " {'content':'Done.'}]}", &options);
+  result = engine_fixture_run (f, NULL, "Write, run, read, edit");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+
+  g_mutex_lock (&f->events_lock);
+  for (guint i = 0; i < f->events->len; i++)
+    {
+      PdEvent *event = g_ptr_array_index (f->events, i);
+      const char *type = pd_event_get_event_type (event);
+      const char *mark = g_strcmp0 (type, PD_EVENT_TOOL_CALL_STARTED) == 0 ? "S"
+                         : g_strcmp0 (type, PD_EVENT_TOOL_CALL_COMPLETED) == 0 ? "E"
+                         : g_strcmp0 (type, PD_EVENT_TOOL_CALL_FAILED) == 0 ? "F" : NULL;
+
+      if (mark != NULL)
+        g_string_append_printf (tools, "%s%s:%s", tools->len ? " " : "", mark, pd_event_get_tool (event));
+    }
+  g_mutex_unlock (&f->events_lock);
+  g_assert_cmpstr (tools->str, ==, expected);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -847,6 +892,7 @@ main (int   argc,
   ADD ("invalidation-by-write", test_invalidation_by_write);
   ADD ("parallel-batch", test_parallel_batch_with_plan_calls);
   ADD ("changes-in-call-order", test_changes_in_call_order);
+  ADD ("started-when-started", test_started_when_started);
   ADD ("resume", test_resume_after_restart);
   ADD ("resume-finished-text-only", test_resume_finished_text_only);
   ADD ("resume-without-evidence-quiet", test_resume_without_evidence_quiet);

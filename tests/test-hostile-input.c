@@ -570,7 +570,9 @@ test_file_tool_special_files (void)
   g_assert_cmpstr (grep_all->content, ==, "a.txt:1:needle\n");
 
   listing = call_tool (lister, context, "{}");
-  g_assert_cmpstr (listing->content, ==, "a.txt\nfifo\nloop -> loop\nself -> /proc/self/root\n");
+  /* Where a link out of the folder leads is not said (/proc/self/root). */
+  g_assert_cmpstr (listing->content, ==, "a.txt\nfifo\nloop -> [a link to a missing or looping target]\n"
+                                         "self -> [a link out of the working directory]\n");
 
   read_loop = call_tool (reader, context, "{\"path\":\"loop\"}");
   g_assert_false (read_loop->ok);

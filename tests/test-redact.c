@@ -240,6 +240,64 @@ test_database_clients (void)
     assert_redacted (kept[i], kept[i], 0);
 }
 
+/* Found (tried as an attacker would, a second time): quoted option values
+ * (--password='…', --password="…", --password "…"), bash's ANSI-C
+ * quoting ($'…') around a secret, a -p after grouped flags (mysql -vpX),
+ * redis-cli's -a and --pass and sshpass's -p with a space were all stored
+ * as written.  Each is gone and the command around it kept; the same
+ * options of other commands (ls -a, cp -a, ssh -p2222) stay. */
+static void
+test_command_options (void)
+{
+  static const struct { const char *input; const char *expected; const char *secret; } cases[] = {
+    { "mysql --password='QuotePw9' shop", "mysql --password='[REDACTED]' shop", "QuotePw9" },
+    { "mysql --password=\"Dq Pw 10\" shop", "mysql --password=\"[REDACTED]\" shop", "Dq Pw" },
+    { "mysql --password \"DquotePw10\" shop", "mysql --password \"[REDACTED]\" shop", "DquotePw10" },
+    { "{\"command\": \"mysql --password \\\"JsonPw\\\" shop\"}",
+      "{\"command\": \"mysql --password \\\"[REDACTED]\\\" shop\"}", "JsonPw" },
+    { "mysql -uroot -p$'AnsiPw11' shop", "mysql -uroot -p$'[REDACTED]' shop", "AnsiPw11" },
+    { "PGPASSWORD=$'AnsiPg12' psql app", "PGPASSWORD=$'[REDACTED]' psql app", "AnsiPg12" },
+    { "export DB_PASSWORD=$\"two words\"", "export DB_PASSWORD=$\"[REDACTED]\"", "two words" },
+    { "mysql --password=$'AnsiEq' shop", "mysql --password=$'[REDACTED]' shop", "AnsiEq" },
+    { "mysql -vpGroupPw13 shop", "mysql -vp[REDACTED] shop", "GroupPw13" },
+    { "mysql -uroot -vpX shop", "mysql -uroot -vp[REDACTED] shop", "-vpX" },
+    { "mariadb -BNvp'grouped pw' -e 'select 1'", "mariadb -BNvp'[REDACTED]' -e 'select 1'", "grouped pw" },
+    { "redis-cli -a RedisPw14 ping", "redis-cli -a [REDACTED] ping", "RedisPw14" },
+    { "redis-cli -h cache -p 6380 -a 'Redis Pw' get k", "redis-cli -h cache -p 6380 -a '[REDACTED]' get k",
+      "Redis Pw" },
+    { "/usr/bin/redis-cli --pass RedisPw15 ping", "/usr/bin/redis-cli --pass [REDACTED] ping", "RedisPw15" },
+    { "valkey-cli -a ValkeyPw info", "valkey-cli -a [REDACTED] info", "ValkeyPw" },
+    { "sshpass -p SshSpacedPw16 ssh deploy@host", "sshpass -p [REDACTED] ssh deploy@host", "SshSpacedPw16" },
+    { "sshpass -vpSshGrouped ssh host", "sshpass -vp[REDACTED] ssh host", "SshGrouped" },
+  };
+  static const char * const kept[] = {
+    "cp -pr src dst; ssh -p2222 host; docker run -p8080:80 img",
+    "ls -a; cp -a src dst; tar -a -cf out.tgz dir; redis-cli ping",
+    "ls -la /srv && redis-cli -h cache ping",
+    "mysql -uprod shop",
+    "mysql -uroot -vp -e 'show databases'",
+    "mysql -p shop",
+    "mysql -p$MYSQL_ROOT_PASSWORD shop",
+    "redis-cli -a $REDIS_PASSWORD ping",
+    "redis-cli -p 6380 ping",
+    "mysql --password=$DB_PASSWORD shop",
+    "rsync -avp src/ dst/",
+    "grep -a pattern file; git add -p; ssh -p 22 host",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint n = 0;
+      g_autofree char *out = redact (cases[i].input, &n);
+
+      g_assert_cmpstr (out, ==, cases[i].expected);
+      g_assert_null (strstr (out, cases[i].secret));
+      g_assert_cmpuint (n, ==, 1);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_redacted (kept[i], kept[i], 0);
+}
+
 /* The rule, name by name (pd-redact.h). */
 static void
 test_name_rule (void)
@@ -541,6 +599,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/env-secrets", test_env_secrets);
   g_test_add_func ("/pd/redact/look-alikes", test_look_alikes);
   g_test_add_func ("/pd/redact/database-clients", test_database_clients);
+  g_test_add_func ("/pd/redact/command-options", test_command_options);
   g_test_add_func ("/pd/redact/name-rule", test_name_rule);
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);

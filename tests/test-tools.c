@@ -497,6 +497,66 @@ test_list_dir (Fixture       *f,
   g_assert_cmpstr (missing->content, ==, "list_dir: 'gone' does not exist");
 }
 
+/* Found (tried as an attacker would): list_dir showed where each link
+ * led, "dlink -> /tmp/…/outside", telling the model names outside the
+ * folder that every refusal keeps from it.  A link says whether it stays
+ * inside (its target then, relative to the working directory), and never
+ * the text of one that leads out, or nowhere; allow_outside changes
+ * nothing there. */
+static void
+test_list_dir_links (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_list_dir_tool_new ();
+  g_autoptr(PdToolContext) open_context = pd_tool_context_copy (f->context);
+  g_autofree char *inner = fixture_path (f, "sub/inner.txt");
+  g_autofree char *secret = g_build_filename (f->outside, "secret.txt", NULL);
+  g_autofree char *gone = g_build_filename (f->outside, "gone-name.txt", NULL);
+  static const char expected[] =
+    "dangling -> [a link to a missing or looping target]\n"
+    "dlink -> [a link out of the working directory]\n"
+    "flink -> [a link out of the working directory]\n"
+    "here -> .\n"
+    "inner.txt\n"
+    "roundabout -> sub/inner.txt\n"
+    "up -> sub/inner.txt\n";
+  const char *links[][2] = {
+    { "dlink", f->outside },
+    { "flink", secret },
+    { "dangling", gone },
+    { "here", ".." },
+    { "up", "../sub/inner.txt" },
+    /* Inside, through the outside folder's name: that name is not shown. */
+    { "roundabout", NULL },
+  };
+  g_autofree char *roundabout = NULL;
+
+  write_text (inner, "i");
+  write_text (secret, "s");
+  roundabout = g_strdup_printf ("%s/../wd/sub/inner.txt", f->outside);
+  links[5][1] = roundabout;
+  for (guint i = 0; i < G_N_ELEMENTS (links); i++)
+    {
+      g_autofree char *rel = g_strdup_printf ("sub/%s", links[i][0]);
+      g_autofree char *path = fixture_path (f, rel);
+
+      g_assert_cmpint (symlink (links[i][1], path), ==, 0);
+    }
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr(PdToolResult) result = call (tool, round == 0 ? f->context : open_context, "{\"path\":\"sub\"}");
+
+      g_assert_true (result->ok);
+      g_assert_cmpstr (result->content, ==, expected);
+      g_assert_null (strstr (result->content, f->root));
+      g_assert_null (strstr (result->content, "outside/"));
+      g_assert_null (strstr (result->content, "secret"));
+      g_assert_null (strstr (result->content, "gone-name"));
+      pd_tool_context_set_allow_outside (open_context, TRUE);
+    }
+}
+
 /* More names than one stretch of reading between list_dir's looks at the
  * deadline (4096): every one of them listed, in byte order, whatever order
  * the directory gives them in. */
@@ -724,6 +784,50 @@ test_grep_cancel (Fixture       *f,
   g_clear_error (&ac.error);
 }
 
+/* Found (tried as an attacker would): grep read all the names of a
+ * directory before it looked at the time or the cancellable once, so a
+ * directory of millions of names ran past the run's time limit and a
+ * cancel.  It looks every 4096 names, as list_dir does.  The run's time
+ * runs out here as the call starts: the tool's own call is made, past
+ * the gate of pd_tool_call() that keeps a call from starting after it. */
+static void
+test_grep_deadline_reading_names (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_grep_tool_new ();
+  g_autoptr(PdToolContext) context = pd_tool_context_copy (f->context);
+  g_autoptr(JsonObject) args = parse_args ("{\"pattern\":\"x\",\"path\":\"big\"}");
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *dir = fixture_path (f, "big");
+  g_autoptr(PdToolResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  for (guint i = 0; i < 3 * 4096; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("big/f%05u", i);
+      g_autofree char *path = fixture_path (f, name);
+
+      write_text (path, "x\n");
+    }
+
+  pd_tool_context_set_deadline (context, g_get_monotonic_time ());
+  result = PD_TOOL_GET_IFACE (tool)->call (tool, context, args, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_assert_false (result->ok);
+  g_assert_cmpstr (result->content, ==,
+                   "[stopped: the run's time budget ran out after 0 lines in 0 files, while reading "
+                   "the names in 'big'; the search is incomplete]\n");
+  g_clear_pointer (&result, pd_tool_result_free);
+
+  /* Cancelled: the error, no result, from the reading as well. */
+  g_cancellable_cancel (cancellable);
+  result = PD_TOOL_GET_IFACE (tool)->call (tool, f->context, args, cancellable, &error);
+  g_assert_null (result);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
 static void
 test_shell_deadline (Fixture       *f,
                      gconstpointer  data)
@@ -868,11 +972,13 @@ main (int   argc,
   ADD ("/pd/tools/edit-file/replace-all-spread", test_edit_file_replace_all_spread);
   ADD ("/pd/tools/list-dir/basic", test_list_dir);
   ADD ("/pd/tools/list-dir/many", test_list_dir_many);
+  ADD ("/pd/tools/list-dir/links", test_list_dir_links);
   ADD ("/pd/tools/grep/basic", test_grep);
   ADD ("/pd/tools/grep/caps", test_grep_caps);
   ADD ("/pd/tools/grep/backtracking-limit", test_grep_backtracking_limit);
   ADD ("/pd/tools/grep/deadline", test_grep_deadline);
   ADD ("/pd/tools/grep/cancel", test_grep_cancel);
+  ADD ("/pd/tools/grep/deadline-reading-names", test_grep_deadline_reading_names);
 
   return g_test_run ();
 }

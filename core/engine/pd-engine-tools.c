@@ -2,9 +2,10 @@
  *
  * The calls of one answer are decided (plan mode's guard, the approver) in
  * call order; reads next to each other run at once, at most
- * max_tool_parallel, and every other call runs alone, in call order.  Their
- * results go back into the transcript in call order, with evidence, stall and reassessment
- * bookkeeping after the batch.
+ * max_tool_parallel, and every other call runs alone, in call order.  Each
+ * call's started event comes as its turn comes, its end as its group ends.
+ * Their results go back into the transcript in call order, with evidence,
+ * stall and reassessment bookkeeping after the batch.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -175,9 +176,14 @@ tool_job_new (PdEngineRun *run,
   return job;
 }
 
+/* A call's tool_call_started event and its progress line, as its turn
+ * comes: just before it is decided (so the line stands above a question
+ * about it) and run.  They all came before the batch's first call ran, so
+ * a watcher (the Now page, serve's stream) saw every call of an answer
+ * "running" while the first one was (tried as an attacker would). */
 static void
-announce_tool (PdEngineRun *run,
-               ToolJob     *job)
+start_tool (PdEngineRun *run,
+            ToolJob     *job)
 {
   g_autofree char *summary = NULL;
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, job->arguments_text, -1);
@@ -191,7 +197,32 @@ announce_tool (PdEngineRun *run,
   if (job->tool != NULL && job->arguments != NULL)
     summary = pd_approver_summarize (job->tool, job->arguments);
   _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_START, summary ? summary : job->name);
-  _pd_engine_tell_tool (run, PD_ENGINE_TOOL_CALL, job->name, job->call_id, job->arguments_text, TRUE);
+}
+
+/* Its tool_call_completed or _failed event and its progress line, as soon
+ * as its group of calls is done. */
+static void
+end_tool (PdEngineRun *run,
+          ToolJob     *job)
+{
+  PdToolResult *result = job->result;
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "call_id", job->call_id);
+  json_object_set_int_member (data, "duration_ms", job->duration_ms);
+  if (result->ok)
+    {
+      json_object_set_int_member (data, "result_bytes", strlen (result->content));
+      _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_COMPLETED, job->name, TRUE, data);
+    }
+  else
+    {
+      json_object_set_string_member (data, "error_class", result->denied ? "denied" : error_class_of (job));
+      _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_FAILED, job->name, TRUE, data);
+    }
+
+  _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_END,
+                       result->denied ? "denied" : result->ok ? "ok" : "failed");
 }
 
 static JsonNode *
@@ -204,7 +235,8 @@ arguments_node (ToolJob *job)
 }
 
 /* Evidence, stall and reassessment bookkeeping for one finished call, in
- * call order after the batch, so "latest outcome wins" is deterministic. */
+ * call order after the batch, so "latest outcome wins" is deterministic
+ * (its events went out when its group ended: end_tool()). */
 static void
 observe_result (PdEngineRun *run,
                 ToolJob     *job)
@@ -216,26 +248,6 @@ observe_result (PdEngineRun *run,
   PdToolEffects effects = job->tool ? pd_tool_get_effects (job->tool, job->arguments) : PD_TOOL_EFFECTS_READ;
   g_autofree char *canonical = NULL;
   g_autoptr(JsonNode) args = NULL;
-
-  {
-    JsonObject *data = json_object_new ();
-
-    json_object_set_string_member (data, "call_id", job->call_id);
-    json_object_set_int_member (data, "duration_ms", job->duration_ms);
-    if (result->ok)
-      {
-        json_object_set_int_member (data, "result_bytes", strlen (result->content));
-        _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_COMPLETED, job->name, TRUE, data);
-      }
-    else
-      {
-        json_object_set_string_member (data, "error_class", result->denied ? "denied" : error_class_of (job));
-        _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_FAILED, job->name, TRUE, data);
-      }
-  }
-
-  _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_END,
-            result->denied ? "denied" : result->ok ? "ok" : "failed");
 
   if (job->arguments != NULL)
     {
@@ -325,8 +337,14 @@ _pd_engine_run_batch (PdEngineRun *run,
         g_ptr_array_add (jobs, tool_job_new (run, call, i));
     }
 
+  /* What the model asked, every call before any runs: odek's wire sends
+   * all tool_call frames of a batch first (odek-webui-protocol.md). */
   for (guint i = 0; i < jobs->len; i++)
-    announce_tool (run, g_ptr_array_index (jobs, i));
+    {
+      ToolJob *job = g_ptr_array_index (jobs, i);
+
+      _pd_engine_tell_tool (run, PD_ENGINE_TOOL_CALL, job->name, job->call_id, job->arguments_text, TRUE);
+    }
 
   /* A pool per batch: its user data is this batch's wait.  The calls run
    * in call order, in groups: a run of reads at once (at most
@@ -341,7 +359,10 @@ _pd_engine_run_batch (PdEngineRun *run,
         while (end < jobs->len && tool_job_runs_beside (g_ptr_array_index (jobs, end)))
           end++;
       for (guint i = first; i < end; i++)
-        decide_tool_job (g_ptr_array_index (jobs, i));
+        {
+          start_tool (run, g_ptr_array_index (jobs, i));
+          decide_tool_job (g_ptr_array_index (jobs, i));
+        }
 
       g_mutex_lock (&wait.mutex);
       wait.pending = end - first;
@@ -352,6 +373,8 @@ _pd_engine_run_batch (PdEngineRun *run,
       while (wait.pending > 0)
         g_cond_wait (&wait.cond, &wait.mutex);
       g_mutex_unlock (&wait.mutex);
+      for (guint i = first; i < end; i++)
+        end_tool (run, g_ptr_array_index (jobs, i));
       first = end;
     }
 

@@ -69,6 +69,7 @@ typedef struct
   gboolean       out_of_time;
   gboolean       gave_up;        /* stopped after MAX_LIMITED_LINES such lines */
   char          *stop_reason;
+  char          *stopped_reading; /* the directory whose names the time ran out in */
 } GrepRun;
 
 /* Inserts the limits after the pattern's leading (*NAME) and (*NAME=N)
@@ -298,6 +299,7 @@ grep_dir (GrepRun     *run,
           GError     **error)
 {
   g_autoptr(GPtrArray) names = NULL;
+  PdToolStop stop;
   DIR *dir;
 
   if (depth > MAX_DEPTH || (dir = fdopendir (dir_fd)) == NULL)
@@ -308,8 +310,19 @@ grep_dir (GrepRun     *run,
       return TRUE;
     }
 
-  /* Sorted, so the same tree always gives the same (capped) answer. */
-  names = _pd_tool_read_dir_names (dir, NULL, NULL, NULL);
+  /* Sorted, so the same tree always gives the same (capped) answer.  A
+   * directory of millions of names takes a while to read: the reading
+   * looks at the cancellable and the deadline as it goes, as list_dir's
+   * does (it read them all first, whatever the time). */
+  names = _pd_tool_read_dir_names (dir, run->context, run->cancellable, &stop);
+  if (names == NULL)
+    {
+      closedir (dir);
+      if (stop == PD_TOOL_STOP_DEADLINE)
+        run->stopped_reading = *relative ? join_display (top, relative) : g_strdup (top);
+      keep_going (run, error);
+      return error == NULL || *error == NULL;
+    }
 
   for (guint i = 0; i < names->len; i++)
     {
@@ -444,6 +457,7 @@ pd_grep_tool_call (PdTool         *tool,
   if (walk_error != NULL)
     {
       g_clear_pointer (&run.stop_reason, g_free);
+      g_clear_pointer (&run.stopped_reading, g_free);
       g_propagate_error (error, g_steal_pointer (&walk_error));
       return NULL;
     }
@@ -453,8 +467,11 @@ pd_grep_tool_call (PdTool         *tool,
 
   if (run.out_of_time)
     g_string_append_printf (out, "[stopped: the run's time budget ran out after %" G_GUINT64_FORMAT
-                            " line%s in %u file%s; the search is incomplete%s]\n",
+                            " line%s in %u file%s%s%s%s; the search is incomplete%s]\n",
                             run.lines, run.lines == 1 ? "" : "s", run.files, run.files == 1 ? "" : "s",
+                            run.stopped_reading ? ", while reading the names in '" : "",
+                            run.stopped_reading ? run.stopped_reading : "",
+                            run.stopped_reading ? "'" : "",
                             run.matches > 0 ? ", the matches above are the ones found so far" : "");
   else if (run.full && !run.gave_up)
     g_string_append_printf (out, "[truncated: %s]\n", run.stop_reason);
@@ -479,6 +496,7 @@ pd_grep_tool_call (PdTool         *tool,
                                     g_string_free (g_steal_pointer (&out), FALSE));
   result->truncated = run.full;
   g_clear_pointer (&run.stop_reason, g_free);
+  g_clear_pointer (&run.stopped_reading, g_free);
 
   return result;
 }

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,19 +25,30 @@ static const char schema[] =
   "}"
   "}";
 
-/* The target of the link @name in @dir_fd, for display. */
+/* Where the link @name in the directory @dir (resolved) leads, as the
+ * model is told: the target relative to the working directory when it is
+ * inside it; only that it leads out of it, or nowhere, otherwise.  Its
+ * text (readlink) is never shown: a link out of the folder would name
+ * files outside it, which no refusal does (tried as an attacker would). */
 static char *
-read_link_at (int         dir_fd,
-              const char *name)
+describe_link (PdToolContext *context,
+               const char    *dir,
+               const char    *name)
 {
-  char buffer[4096];
-  gssize n = readlinkat (dir_fd, name, buffer, sizeof buffer - 1);
+  g_autofree char *link = g_build_filename (dir, name, NULL);
+  g_autofree char *display = NULL;
+  char *target = realpath (link, NULL);
 
-  if (n < 0)
-    return NULL;
-  buffer[n] = '\0';
-
-  return g_filename_display_name (buffer);
+  if (target == NULL)
+    return g_strdup ("[a link to a missing or looping target]");
+  if (!_pd_tool_context_is_inside (context, target))
+    {
+      free (target);
+      return g_strdup ("[a link out of the working directory]");
+    }
+  display = pd_tool_context_display_path (context, target);
+  free (target);
+  return g_filename_display_name (display);
 }
 
 static PdToolResult *
@@ -117,9 +129,9 @@ pd_list_dir_tool_call (PdTool         *tool,
             g_string_append_c (line, '/');
           else if (S_ISLNK (st.st_mode))
             {
-              g_autofree char *target = read_link_at (dirfd (dir), name);
+              g_autofree char *target = describe_link (context, file.resolved, name);
 
-              g_string_append_printf (line, " -> %s", target ? target : "?");
+              g_string_append_printf (line, " -> %s", target);
             }
         }
       g_string_append_c (line, '\n');
@@ -142,7 +154,8 @@ pd_list_dir_tool_call (PdTool         *tool,
 static const PdToolInfo info = {
   .name = "list_dir",
   .description = "List the entries of a directory, sorted by name, one per line. Directories end with "
-                 "'/', symbolic links show their target after ' -> '.",
+                 "'/'; a symbolic link shows after ' -> ' its target relative to the working "
+                 "directory, or that it leads out of it or nowhere.",
   .schema = schema,
   .safety = PD_TOOL_READ_ONLY,
   .effects = PD_TOOL_EFFECTS_READ,

@@ -675,6 +675,15 @@ _pd_tool_context_confined_relative (PdToolContext *self,
   return resolved + len + 1;
 }
 
+/* Whether @resolved (an absolute path without links) is the working
+ * directory or below it, allow_outside or not. */
+gboolean
+_pd_tool_context_is_inside (PdToolContext *self,
+                            const char    *resolved)
+{
+  return path_is_inside (resolved, self->working_dir);
+}
+
 /**
  * pd_tool_context_display_path:
  * @resolved: a path from pd_tool_context_resolve_path()

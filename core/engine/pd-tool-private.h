@@ -87,6 +87,8 @@ PdToolStop    _pd_tool_check_stop     (PdToolContext *context,
 int           _pd_tool_context_get_root_fd (PdToolContext *self);
 const char   *_pd_tool_context_confined_relative (PdToolContext *self,
                                                   const char    *resolved);
+gboolean      _pd_tool_context_is_inside (PdToolContext *self,
+                                          const char    *resolved);
 
 /* Opening model-given paths (pd-tool-fs.c).  @resolved comes from
  * pd_tool_context_resolve_path(); inside a confined context it is opened

@@ -721,16 +721,25 @@ claim_new_file (const char  *path,
       if (g_lstat (companion, &st) != 0)
         continue;
       /* Beside an empty file of the user's own that was there before: the
-       * log of another Plandeck of this user making the database now. */
-      if (exists && S_ISREG (st.st_mode) && st.st_uid == geteuid ())
+       * log of another Plandeck of this user making the database now.
+       * SQLite's own files have one name; one with another (a hard link)
+       * was put there, and would be written under both names. */
+      if (exists && S_ISREG (st.st_mode) && st.st_uid == geteuid () && st.st_nlink == 1)
         {
           close (fd);
           return -2;
         }
-      g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
-                   "No database is made at %s: %s already lies beside it, and a new database has "
-                   "none; move it away, or choose another path",
-                   path, companion);
+      if (S_ISREG (st.st_mode) && st.st_nlink > 1)
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                     "No database is made at %s: %s beside it has another name (a hard link to "
+                     "it), which SQLite's own files never have: what the database writes there "
+                     "could be read through the other name; move it away, or choose another path",
+                     path, companion);
+      else
+        g_set_error (error, PD_DB_ERROR, PD_DB_ERROR_IO,
+                     "No database is made at %s: %s already lies beside it, and a new database has "
+                     "none; move it away, or choose another path",
+                     path, companion);
       if (!exists && same_file_at (path, claimed))
         g_unlink (path);
       close (fd);

@@ -31,6 +31,14 @@
  * quote, backslash, bracket or line break. */
 #define QUOTED_VALUE "(?<=[\"'])[^\"'`\\\\\\[\\]\\n\\r]{1,256}+(?=\\\\?[\"'])"
 #define WORD_END "(?![A-Za-z0-9_\\-])"
+/* An opening quote before a value: ' or ", escaped inside JSON (\"), or
+ * bash's ANSI-C quoting $'…' (and its $"…"). */
+#define OPEN_QUOTE "(?:\\$?\\\\?[\"'])?"
+/* The short options a MySQL or MariaDB client (or sshpass) takes without
+ * an argument, which may stand grouped before its -p: mysql -vpSECRET.
+ * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
+ * "prod", no password). */
+#define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
 
 /* Each pattern is tried anchored where the scan found its start; group
  * "v" is what is replaced (the whole match when there is none). */
@@ -44,6 +52,7 @@ enum {
   RE_USERTOKEN,
   RE_NETRC,
   RE_GLUED,
+  RE_SPACED,
   RE_ASSIGN,
   N_RE
 };
@@ -94,14 +103,17 @@ static const char * const patterns[N_RE] = {
     "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://(?<v>[A-Za-z0-9_\\-]{20,}+)(?=@)",
   /* A .netrc line: machine HOST login USER password SECRET. */
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
-  /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b'. */
-  [RE_GLUED] = "-p(?:\\\\?[\"'])?(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
+  /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
+   * -p$'a b', after grouped flags: -vpPASSWORD. */
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p" OPEN_QUOTE "(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
+  /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
+  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" OPEN_QUOTE "(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
-    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+(?:\\\\?[\"'])?)"
+    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))" OPEN_QUOTE
+    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+" OPEN_QUOTE ")"
     "(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
 };
 
@@ -625,14 +637,23 @@ netrc_password_at (Redactor *r,
   }
 }
 
-/* Whether the command that -p at @i belongs to is a MySQL or MariaDB
- * client or sshpass, the commands that take a password glued to -p
- * (elsewhere -p2222, -pr and -p8080:80 are no secrets).  The command is
- * looked for back to the start of its command line (; | & ( ` or a line
- * break), at most 256 bytes back, so the scan stays linear. */
-static gboolean
-glued_password_command_at (Redactor *r,
-                           gsize     i)
+/* The password options of the command an option at @i belongs to:
+ * MySQL and MariaDB clients take it glued to -p (-pSECRET, -vpSECRET;
+ * their -p SECRET asks, and SECRET is the database), sshpass glued or
+ * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
+ * keydb-cli) as -a SECRET or --pass SECRET.  Elsewhere -p2222, -pr,
+ * -p8080:80 and -a are no secrets.  The command is looked for back to the
+ * start of its command line (; | & ( ` or a line break), at most 256 bytes
+ * back, so the scan stays linear. */
+enum {
+  PW_GLUED_P = 1 << 0,
+  PW_SPACED_P = 1 << 1,
+  PW_SPACED_A = 1 << 2,
+};
+
+static guint
+password_options_at (Redactor *r,
+                     gsize     i)
 {
   const char *t = r->text;
   gsize start = i;
@@ -655,13 +676,37 @@ glued_password_command_at (Redactor *r,
           for (const char *c = base; *c; c++)
             if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
               plain = FALSE;
-          if (plain && (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb")
-                        || strcmp (base, "sshpass") == 0))
-            return TRUE;
+          if (plain && (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb")))
+            return PW_GLUED_P;
+          if (plain && strcmp (base, "sshpass") == 0)
+            return PW_GLUED_P | PW_SPACED_P;
+          if (plain && (strcmp (base, "redis-cli") == 0 || strcmp (base, "valkey-cli") == 0
+                        || strcmp (base, "keydb-cli") == 0))
+            return PW_SPACED_A;
         }
       w = e + 1;
     }
-  return FALSE;
+  return 0;
+}
+
+/* A password option at @p (a word's start): which form it is (PW_*), or 0.
+ * Grouped flags may come before a glued -p (mysql -vpSECRET). */
+static guint
+password_option_form (const char *p)
+{
+  guint k = 1;
+
+  if (p[0] != '-')
+    return 0;
+  while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
+    k++;
+  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1]) && p[k + 1] != '=')
+    return PW_GLUED_P;
+  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && (p[2] == ' ' || p[2] == '\t'))
+    return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
+  if (strncmp (p, "--pass", 6) == 0 && (p[6] == ' ' || p[6] == '\t'))
+    return PW_SPACED_A;
+  return 0;
 }
 
 /* Everything that may start at @i.  Returns where the scan goes on (@i
@@ -672,6 +717,7 @@ try_at (Redactor *r,
 {
   const char *p = r->text + i;
   gboolean word_start = i == 0 || !is_word_char (p[-1]);
+  guint form;
   gsize vs, ve;
 
   if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
@@ -699,8 +745,9 @@ try_at (Redactor *r,
       redact_span (r, vs, ve);
       return ve;
     }
-  if (*p == '-' && word_start && p[1] == 'p' && p[2] != '\0' && !g_ascii_isspace (p[2]) && p[2] != '='
-      && glued_password_command_at (r, i) && match_at (r, RE_GLUED, i, &vs, &ve))
+  if (*p == '-' && word_start && (form = password_option_form (p)) != 0
+      && (password_options_at (r, i) & form) != 0
+      && match_at (r, form == PW_GLUED_P ? RE_GLUED : RE_SPACED, i, &vs, &ve))
     {
       g_autofree char *value = g_strndup (r->text + vs, ve - vs);
 

@@ -9,12 +9,16 @@
  *  - the credentials of an Authorization or Proxy-Authorization header (the
  *    scheme stays), the token after "Bearer ", the password of URL userinfo
  *    (scheme://user:[REDACTED]@host) and of curl -u user:password, the
- *    password glued to -p of a MySQL or MariaDB client or sshpass
- *    (mysql -p[REDACTED], -p'[REDACTED]'), and the path of Slack and
- *    Discord webhook URLs;
+ *    password glued to -p of a MySQL or MariaDB client or sshpass, also
+ *    after flags grouped before it (mysql -p[REDACTED], -p'[REDACTED]',
+ *    -vp[REDACTED]), sshpass's -p [REDACTED], redis-cli's (valkey-cli's,
+ *    keydb-cli's) -a [REDACTED] and --pass [REDACTED], and the path of
+ *    Slack and Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
- *    --name v, --name=v, and in JSON objects {"name": "v"}.
+ *    --name v, --name=v, and in JSON objects {"name": "v"};
+ *  - a value in quotes, '…' or "…" (escaped in JSON too), or in bash's
+ *    ANSI-C quoting $'…', in each of the forms above.
  *
  * The name rule.  A name is split into words at _ - . and camelCase turns
  * (AWS_SECRET_ACCESS_KEY → aws secret access key, apiKey → api key), and is
