@@ -1,0 +1,380 @@
+/* test-a11y-pages.c: the Transcript, Events and History pages with the
+ * keyboard alone and as a screen reader reads them
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs with GTK_A11Y=test, as test-a11y.c does.  A session with a
+ * transcript (a folded system prompt, the task, a tool call and its
+ * result) and a plan in two versions, and a session with nothing yet.
+ * Keys are given as GTK gives them: the capture phase from the window down
+ * to the focus widget, then the focus widget's shortcuts and each
+ * ancestor's up to the window's, then the window's own move-focus.
+ */
+#define G_LOG_DOMAIN "test-a11y-pages"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-events-view.h"
+#include "pd-history-view.h"
+#include "pd-message-item.h"
+#include "pd-message-row.h"
+#include "pd-session-list.h"
+#include "pd-test-a11y.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-transcript-view.h"
+
+typedef struct
+{
+  char *full;    /* a transcript and a plan */
+  char *empty;   /* nothing yet */
+} Sessions;
+
+/* Activates @widget's shortcut for the key, of its controllers of the
+ * capture phase or of the others. */
+static gboolean
+press_in_phase (GtkWidget       *widget,
+                guint            keyval,
+                GdkModifierType  mods,
+                gboolean         capture)
+{
+  g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, mods);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller) ||
+          (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (controller)) == GTK_PHASE_CAPTURE) != capture)
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+
+          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted) &&
+              gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                            gtk_shortcut_get_arguments (shortcut)))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+key (GtkWidget       *window,
+     guint            keyval,
+     GdkModifierType  mods)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+
+  for (GtkWidget *w = focus != NULL ? focus : window; w != NULL; w = gtk_widget_get_parent (w))
+    g_ptr_array_insert (chain, 0, w);
+  for (guint i = 0; i < chain->len; i++)
+    if (press_in_phase (g_ptr_array_index (chain, i), keyval, mods, TRUE))
+      return TRUE;
+  for (guint i = chain->len; i > 0; i--)
+    if (press_in_phase (g_ptr_array_index (chain, i - 1), keyval, mods, FALSE))
+      return TRUE;
+  /* The window's own move-focus (gtk_window_move_focus), which wraps. */
+  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab)
+    {
+      GtkDirectionType direction = keyval == GDK_KEY_Tab ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD;
+
+      if (gtk_widget_child_focus (window, direction))
+        return TRUE;
+      gtk_root_set_focus (GTK_ROOT (window), NULL);
+      return gtk_widget_child_focus (window, direction);
+    }
+  return FALSE;
+}
+
+static char *
+describe (GtkWidget *widget)
+{
+  GString *path = g_string_new (NULL);
+
+  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    {
+      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
+      g_string_prepend_c (path, '/');
+    }
+  return g_string_free (path, FALSE);
+}
+
+/* Tab from @start (or the window's first stop) goes on each time until it
+ * comes round to a stop it met: no stop keeps it.  @keyval is Tab or Shift+Tab.
+ * Returns the stops, in order. */
+static GPtrArray *
+assert_tab_goes_round (GtkWidget  *window,
+                       GtkWidget  *start,
+                       guint       keyval,
+                       const char *where)
+{
+  GPtrArray *seen = g_ptr_array_new ();
+  GdkModifierType mods = keyval == GDK_KEY_ISO_Left_Tab ? GDK_SHIFT_MASK : 0;
+
+  if (start != NULL)
+    g_assert_true (gtk_widget_grab_focus (start));
+  else
+    {
+      gtk_root_set_focus (GTK_ROOT (window), NULL);
+      g_assert_true (gtk_widget_child_focus (window, GTK_DIR_TAB_FORWARD));
+    }
+  start = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_nonnull (start);
+  g_ptr_array_add (seen, start);
+  for (guint i = 0; i < 300; i++)
+    {
+      GtkWidget *before = gtk_root_get_focus (GTK_ROOT (window));
+      GtkWidget *after;
+
+      g_assert_true (key (window, keyval, mods));
+      pd_test_flush (window);
+      after = gtk_root_get_focus (GTK_ROOT (window));
+      if (after == NULL || after == before)
+        {
+          g_autofree char *path = describe (before);
+
+          g_error ("%s: %s from %s (stop %u) %s", where, mods ? "Shift+Tab" : "Tab", path, i + 1,
+                   after == NULL ? "lost the focus" : "stayed on it");
+        }
+      /* Round: a list goes back in at the row it was left on, so the
+       * round may close there rather than at @start. */
+      if (g_ptr_array_find (seen, after, NULL))
+        {
+          g_test_message ("%s: %u stops, then round again", where, seen->len);
+          return seen;
+        }
+      g_ptr_array_add (seen, after);
+    }
+  for (guint i = seen->len - 12; i < seen->len; i++)
+    {
+      g_autofree char *path = describe (g_ptr_array_index (seen, i));
+
+      g_test_message ("%s: stop %u: %s", where, i + 1, path);
+    }
+  g_error ("%s: Tab did not come round in 300 stops", where);
+  return NULL;
+}
+
+static gboolean
+any_inside (GPtrArray *stops,
+            GtkWidget *within)
+{
+  for (guint i = 0; i < stops->len; i++)
+    if (gtk_widget_is_ancestor (g_ptr_array_index (stops, i), within))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+any_outside (GPtrArray *stops,
+             GtkWidget *within)
+{
+  for (guint i = 0; i < stops->len; i++)
+    if (!gtk_widget_is_ancestor (g_ptr_array_index (stops, i), within))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+show_page (PdWindow   *window,
+           const char *page)
+{
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), page);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *id;
+  guint       n_messages;
+} OpenWait;
+
+static gboolean
+session_open (gpointer data)
+{
+  OpenWait *wait = data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (wait->window), PD_TYPE_SESSION_LIST));
+  GtkWidget *transcript = pd_test_find_widget (GTK_WIDGET (wait->window), PD_TYPE_TRANSCRIPT_VIEW);
+  PdSessionItem *item = pd_session_list_get_selected_item (list);
+
+  return pd_test_a11y_window_settled (wait->window) && item != NULL &&
+         g_strcmp0 (pd_session_view_get_session_id (PD_SESSION_VIEW (transcript)), wait->id) == 0 &&
+         g_list_model_get_n_items (pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (transcript))) == wait->n_messages;
+}
+
+static void
+open_session (PdWindow   *window,
+              const char *id,
+              guint       n_messages)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  OpenWait wait = { window, id, n_messages };
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  g_assert_true (pd_session_list_select (list, id));
+  /* The transcript is read when its page is shown. */
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "transcript");
+  pd_test_wait_until (session_open, &wait, "the session open with its transcript");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+}
+
+static JsonObject *
+assistant_with_call (void)
+{
+  JsonObject *message = pd_test_message ("assistant", "Running the tests first.");
+  JsonArray *calls = json_array_new ();
+  JsonObject *call = json_object_new ();
+  JsonObject *function = json_object_new ();
+
+  json_object_set_string_member (function, "name", "shell");
+  json_object_set_string_member (function, "arguments", "{\"command\":\"make check\"}");
+  json_object_set_string_member (call, "id", "call_1");
+  json_object_set_string_member (call, "type", "function");
+  json_object_set_object_member (call, "function", function);
+  json_array_add_object_element (calls, call);
+  json_object_set_array_member (message, "tool_calls", calls);
+  return message;
+}
+
+#define N_MESSAGES 4
+
+static Sessions *
+make_sessions (PdTestDb *db)
+{
+  Sessions *sessions = g_new0 (Sessions, 1);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  g_autoptr(PdPlanState) v1 = pd_test_sample_plan (1);
+  g_autoptr(PdPlanState) v2 = pd_test_sample_plan (2);
+  JsonObject *result;
+
+  sessions->full = pd_test_db_create_session (db, "Fix the parser of the config loader");
+  json_array_add_object_element (messages, pd_test_message ("system", "You are a careful coding agent.\nUse the plan tool.\nKeep the tests green."));
+  json_array_add_object_element (messages, pd_test_message ("user", "Fix the parser of the config loader, then run every test we have"));
+  json_array_add_object_element (messages, assistant_with_call ());
+  result = pd_test_message ("tool", "ok 1 - parser");
+  json_object_set_string_member (result, "tool_call_id", "call_1");
+  json_object_set_string_member (result, "name", "shell");
+  json_array_add_object_element (messages, result);
+  pd_test_db_save (db, sessions->full, messages, 0, v1);
+  pd_test_db_save (db, sessions->full, messages, N_MESSAGES, v2);
+  /* Newer, so first in the list. */
+  g_usleep (20000);
+  sessions->empty = pd_test_db_create_session (db, "Nothing said yet");
+  return sessions;
+}
+
+static void
+sessions_free (Sessions *sessions)
+{
+  g_free (sessions->full);
+  g_free (sessions->empty);
+  g_free (sessions);
+}
+
+static int
+run_pages (PdTestWindowFunc func)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  Sessions *sessions = make_sessions (db);
+  const char *args[] = { "--db", db->path, NULL };
+  int status = pd_test_run_app (args, func, sessions, NULL);
+
+  sessions_free (sessions);
+  return status;
+}
+
+/* --- 1, 2: Tab goes through the page and out ------------------------------- */
+
+static GtkExpander *
+system_prompt_expander (GtkWidget *view)
+{
+  g_autoptr(GPtrArray) expanders = g_ptr_array_new ();
+
+  pd_test_collect (view, GTK_TYPE_EXPANDER, expanders);
+  for (guint i = 0; i < expanders->len; i++)
+    if (g_str_has_prefix (gtk_expander_get_label (g_ptr_array_index (expanders, i)), "System prompt"))
+      return g_ptr_array_index (expanders, i);
+  return NULL;
+}
+
+static void
+check_tab_leaves (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  Sessions *sessions = user_data;
+  GtkWidget *transcript = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_TRANSCRIPT_VIEW);
+  GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  GtkExpander *fold;
+  g_autoptr(GPtrArray) stops = NULL;
+  g_autoptr(GPtrArray) back = NULL;
+
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  open_session (window, sessions->full, N_MESSAGES);
+  show_page (window, "transcript");
+  fold = system_prompt_expander (transcript);
+  g_assert_nonnull (fold);
+
+  /* From the system prompt's fold, Tab goes on through the messages and
+   * out of the page, and round to it again; Shift+Tab too. */
+  stops = assert_tab_goes_round (GTK_WIDGET (window), GTK_WIDGET (fold), GDK_KEY_Tab, "transcript, from the system prompt");
+  g_assert_true (any_inside (stops, transcript));
+  g_assert_true (any_outside (stops, transcript));
+  g_clear_pointer (&stops, g_ptr_array_unref);
+  back = assert_tab_goes_round (GTK_WIDGET (window), GTK_WIDGET (fold), GDK_KEY_ISO_Left_Tab, "transcript, back from the system prompt");
+  g_assert_true (any_outside (back, transcript));
+  stops = assert_tab_goes_round (GTK_WIDGET (window), NULL, GDK_KEY_Tab, "transcript");
+  g_assert_true (g_ptr_array_find (stops, fold, NULL));
+  g_clear_pointer (&stops, g_ptr_array_unref);
+
+  /* The same session's Events and History. */
+  show_page (window, "events");
+  stops = assert_tab_goes_round (GTK_WIDGET (window), NULL, GDK_KEY_Tab, "events");
+  g_clear_pointer (&stops, g_ptr_array_unref);
+  show_page (window, "history");
+  stops = assert_tab_goes_round (GTK_WIDGET (window), NULL, GDK_KEY_Tab, "history");
+  g_clear_pointer (&stops, g_ptr_array_unref);
+
+  /* An empty Transcript and Events page: Tab leaves them (it stayed on
+   * the control before them). */
+  open_session (window, sessions->empty, 0);
+  show_page (window, "transcript");
+  stops = assert_tab_goes_round (GTK_WIDGET (window), NULL, GDK_KEY_Tab, "empty transcript");
+  g_assert_false (any_inside (stops, transcript));
+  g_clear_pointer (&stops, g_ptr_array_unref);
+  stops = assert_tab_goes_round (GTK_WIDGET (window), NULL, GDK_KEY_ISO_Left_Tab, "empty transcript, backwards");
+  g_clear_pointer (&stops, g_ptr_array_unref);
+  show_page (window, "events");
+  stops = assert_tab_goes_round (GTK_WIDGET (window), NULL, GDK_KEY_Tab, "empty events");
+  g_clear_pointer (&stops, g_ptr_array_unref);
+  stops = assert_tab_goes_round (GTK_WIDGET (window), NULL, GDK_KEY_ISO_Left_Tab, "empty events, backwards");
+  (void) events;
+}
+
+static void
+test_tab_leaves (void)
+{
+  g_assert_cmpint (run_pages (check_tab_leaves), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/a11y/pages/tab-leaves", test_tab_leaves);
+
+  return g_test_run ();
+}
