@@ -367,6 +367,60 @@ test_tab_leaves (void)
   g_assert_cmpint (run_pages (check_tab_leaves), ==, 0);
 }
 
+/* --- 3: History's rows are named where they take the focus --------------- */
+
+static void
+check_history_rows (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  Sessions *sessions = user_data;
+  GtkWidget *history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint n_steps = 0, n_named = 0;
+
+  open_session (window, sessions->full, N_MESSAGES);
+  show_page (window, "history");
+  pd_test_collect (history, GTK_TYPE_LIST_BOX_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      g_autofree char *name = NULL;
+      g_autofree char *description = NULL;
+
+      if (!gtk_widget_get_mapped (row) || !gtk_widget_get_focusable (row))
+        continue;
+      name = pd_test_a11y_name (row);
+      description = pd_test_a11y_description (row);
+      g_test_message ("history row: \"%s\" (%s)", name ? name : "", description ? description : "");
+      if (name == NULL || name[0] == '\0' || g_str_has_prefix (name, "Gtk"))
+        {
+          g_autofree char *path = describe (row);
+
+          g_error ("history: a row takes the focus unnamed: %s", path);
+        }
+      n_named++;
+      if (g_str_has_prefix (name, "s2: Add the export subcommand"))
+        {
+          g_assert_cmpstr (description, ==, "In progress");
+          n_steps++;
+        }
+      if (g_str_has_prefix (name, "s3: "))
+        {
+          g_assert_cmpstr (description, ==, "Blocked");
+          n_steps++;
+        }
+    }
+  g_assert_cmpuint (n_steps, ==, 2);
+  g_assert_cmpuint (n_named, >=, 4);
+}
+
+static void
+test_history_rows (void)
+{
+  g_assert_cmpint (run_pages (check_history_rows), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -375,6 +429,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/pd/ui/a11y/pages/tab-leaves", test_tab_leaves);
+  g_test_add_func ("/pd/ui/a11y/pages/history-rows", test_history_rows);
 
   return g_test_run ();
 }
