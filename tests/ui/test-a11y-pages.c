@@ -229,14 +229,15 @@ open_session (PdWindow   *window,
 }
 
 static JsonObject *
-assistant_with_call (void)
+assistant_with_call (const char *text,
+                     const char *tool)
 {
-  JsonObject *message = pd_test_message ("assistant", "Running the tests first.");
+  JsonObject *message = pd_test_message ("assistant", text);
   JsonArray *calls = json_array_new ();
   JsonObject *call = json_object_new ();
   JsonObject *function = json_object_new ();
 
-  json_object_set_string_member (function, "name", "shell");
+  json_object_set_string_member (function, "name", tool);
   json_object_set_string_member (function, "arguments", "{\"command\":\"make check\"}");
   json_object_set_string_member (call, "id", "call_1");
   json_object_set_string_member (call, "type", "function");
@@ -246,7 +247,7 @@ assistant_with_call (void)
   return message;
 }
 
-#define N_MESSAGES 4
+#define N_MESSAGES 5
 
 static Sessions *
 make_sessions (PdTestDb *db)
@@ -260,11 +261,12 @@ make_sessions (PdTestDb *db)
   sessions->full = pd_test_db_create_session (db, "Fix the parser of the config loader");
   json_array_add_object_element (messages, pd_test_message ("system", "You are a careful coding agent.\nUse the plan tool.\nKeep the tests green."));
   json_array_add_object_element (messages, pd_test_message ("user", "Fix the parser of the config loader, then run every test we have"));
-  json_array_add_object_element (messages, assistant_with_call ());
+  json_array_add_object_element (messages, assistant_with_call ("Running the tests first.", "shell"));
   result = pd_test_message ("tool", "ok 1 - parser");
   json_object_set_string_member (result, "tool_call_id", "call_1");
   json_object_set_string_member (result, "name", "shell");
   json_array_add_object_element (messages, result);
+  json_array_add_object_element (messages, assistant_with_call ("", "read_file"));
   pd_test_db_save (db, sessions->full, messages, 0, v1);
   pd_test_db_save (db, sessions->full, messages, N_MESSAGES, v2);
   /* Newer, so first in the list. */
@@ -421,6 +423,88 @@ test_history_rows (void)
   g_assert_cmpint (run_pages (check_history_rows), ==, 0);
 }
 
+/* --- 4: messages named, Copy buttons told apart, F6 lands on one ---------- */
+
+static const char * const message_names[N_MESSAGES] = {
+  "System: You are a careful coding agent.",
+  "User: Fix the parser of the config loader, then run every test we…",
+  "Assistant: Running the tests first.",
+  "Tool result, shell: ok 1 - parser",
+  "Tool call: read_file",
+};
+
+static gboolean
+focus_on_message (gpointer data)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (data));
+
+  return focus != NULL && PD_IS_MESSAGE_ROW (focus);
+}
+
+static void
+check_messages_named (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  Sessions *sessions = user_data;
+  GtkWidget *transcript = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_TRANSCRIPT_VIEW);
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_autoptr(GHashTable) copies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *focused = NULL;
+
+  open_session (window, sessions->full, N_MESSAGES);
+  show_page (window, "transcript");
+  pd_test_collect (transcript, PD_TYPE_MESSAGE_ROW, rows);
+  g_assert_cmpuint (rows->len, ==, N_MESSAGES);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PdMessageRow *row = g_ptr_array_index (rows, i);
+      guint index = pd_message_item_get_index (pd_message_row_get_item (row));
+      GtkWidget *copy = NULL;
+      g_autofree char *name = pd_test_a11y_name (GTK_WIDGET (row));
+      g_autofree char *copy_name = NULL;
+      g_autofree char *copy_description = NULL;
+      g_autofree char *wanted = NULL;
+
+      g_assert_cmpuint (index, <, N_MESSAGES);
+      g_test_message ("message %u: \"%s\"", index, name ? name : "");
+      g_assert_cmpstr (name, ==, message_names[index]);
+      g_assert_true (gtk_widget_get_focusable (GTK_WIDGET (row)));
+
+      {
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+        pd_test_collect (GTK_WIDGET (row), GTK_TYPE_BUTTON, buttons);
+        for (guint j = 0; j < buttons->len && copy == NULL; j++)
+          if (g_strcmp0 (gtk_button_get_icon_name (g_ptr_array_index (buttons, j)), "edit-copy-symbolic") == 0)
+            copy = g_ptr_array_index (buttons, j);
+      }
+      g_assert_nonnull (copy);
+      copy_name = pd_test_a11y_name (copy);
+      copy_description = pd_test_a11y_description (copy);
+      g_assert_cmpstr (copy_name, ==, "Copy Message");
+      wanted = g_strdup_printf ("Copies the message “%s”", message_names[index]);
+      g_assert_cmpstr (copy_description, ==, wanted);
+      g_assert_true (g_hash_table_add (copies, g_strdup (copy_description)));
+    }
+
+  /* F6 from the session list lands on a message, named. */
+  g_assert_true (gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_focus_inside (list));
+  g_assert_true (key (GTK_WIDGET (window), GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_on_message, window, "the focus on a message");
+  focused = pd_test_a11y_name (gtk_root_get_focus (GTK_ROOT (window)));
+  g_test_message ("F6 landed on \"%s\"", focused);
+  g_assert_nonnull (focused);
+}
+
+static void
+test_messages_named (void)
+{
+  g_assert_cmpint (run_pages (check_messages_named), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -430,6 +514,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/a11y/pages/tab-leaves", test_tab_leaves);
   g_test_add_func ("/pd/ui/a11y/pages/history-rows", test_history_rows);
+  g_test_add_func ("/pd/ui/a11y/pages/messages-named", test_messages_named);
 
   return g_test_run ();
 }
