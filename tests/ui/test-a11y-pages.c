@@ -505,6 +505,82 @@ test_messages_named (void)
   g_assert_cmpint (run_pages (check_messages_named), ==, 0);
 }
 
+/* --- 5: a search's count is told ------------------------------------------ */
+
+typedef struct
+{
+  GtkWidget  *list;
+  const char *page;   /* of the list's stack */
+  guint       n;      /* rows listed, on the "list" page */
+} ListedWait;
+
+static gboolean
+search_listed (gpointer data)
+{
+  ListedWait *wait = data;
+  GtkWidget *rows = pd_test_find_widget (wait->list, GTK_TYPE_LIST_VIEW);
+  GtkStack *stack = GTK_STACK (gtk_widget_get_ancestor (rows, GTK_TYPE_STACK));
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (stack), wait->page) != 0)
+    return FALSE;
+  return !g_str_equal (wait->page, "list") ||
+         g_list_model_get_n_items (G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (rows)))) == wait->n;
+}
+
+/* The description a screen reader gets of the search field and of its
+ * text, which holds the focus: the same, or the test fails. */
+static char *
+search_description (GtkWidget *entry)
+{
+  GtkWidget *text = GTK_WIDGET (gtk_editable_get_delegate (GTK_EDITABLE (entry)));
+  g_autofree char *of_text = pd_test_a11y_description (text);
+  char *of_entry = pd_test_a11y_description (entry);
+
+  g_assert_cmpstr (of_text, ==, of_entry);
+  return of_entry;
+}
+
+static void
+check_search_told (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Sessions *sessions = user_data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *entry = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_SEARCH_ENTRY);
+  ListedWait wait = { GTK_WIDGET (list), "list", 1 };
+  g_autofree char *one = NULL;
+  g_autofree char *none = NULL;
+  g_autofree char *cleared = NULL;
+
+  open_session (window, sessions->full, N_MESSAGES);
+  pd_session_list_start_search (list);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "parser");
+  pd_test_wait_until (search_listed, &wait, "one session found");
+  one = search_description (entry);
+  g_assert_cmpstr (one, ==, "1 session found");
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "zzzq");
+  wait.page = "empty";
+  pd_test_wait_until (search_listed, &wait, "no session found");
+  none = search_description (entry);
+  g_assert_cmpstr (none, ==, "No sessions found");
+
+  /* The search emptied: nothing to tell. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  wait.page = "list";
+  wait.n = 2;
+  pd_test_wait_until (search_listed, &wait, "every session listed");
+  cleared = search_description (entry);
+  g_assert_true (cleared == NULL || cleared[0] == '\0');
+}
+
+static void
+test_search_told (void)
+{
+  g_assert_cmpint (run_pages (check_search_told), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -515,6 +591,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/pages/tab-leaves", test_tab_leaves);
   g_test_add_func ("/pd/ui/a11y/pages/history-rows", test_history_rows);
   g_test_add_func ("/pd/ui/a11y/pages/messages-named", test_messages_named);
+  g_test_add_func ("/pd/ui/a11y/pages/search-told", test_search_told);
 
   return g_test_run ();
 }
