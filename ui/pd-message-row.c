@@ -36,6 +36,8 @@ struct _PdMessageRow
 
   PdMessageItem *item;
   char          *role_class;
+  gboolean       entered;      /* given the focus from outside, this turn */
+  guint          entered_idle;
 
   /* Template widgets */
   GtkWidget     *box;
@@ -617,10 +619,68 @@ on_copy_button_clicked_cb (PdMessageRow *self)
 }
 
 static void
+forget_focus_children (GtkWidget *widget)
+{
+  gtk_widget_set_focus_child (widget, NULL);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    forget_focus_children (child);
+}
+
+static gboolean
+entered_done (gpointer data)
+{
+  PdMessageRow *self = data;
+
+  self->entered = FALSE;
+  self->entered_idle = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_focus_enter (GtkEventControllerFocus *controller,
+                PdMessageRow            *self)
+{
+  if (!gtk_event_controller_focus_is_focus (controller))
+    return;
+  self->entered = TRUE;
+  if (self->entered_idle == 0)
+    self->entered_idle = g_idle_add_full (G_PRIORITY_HIGH, entered_done, self, NULL);
+}
+
+/* The focus coming in from outside lands on the message.  GTK 4.8's list
+ * leaves its rows' focus children set after the focus has left, and moves
+ * the focus on from a row it has just focused (it grabs the row, then asks
+ * it to take the focus forward): the second F6 into the Transcript landed
+ * on a Copy button, the third on the system prompt's fold (tried with the
+ * keyboard alone).  A row given the focus from outside keeps it for the
+ * rest of that turn of the main loop; the next Tab moves on. */
+static gboolean
+pd_message_row_focus (GtkWidget        *widget,
+                      GtkDirectionType  direction)
+{
+  PdMessageRow *self = PD_MESSAGE_ROW (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  if (focus == widget && self->entered && direction != GTK_DIR_TAB_BACKWARD)
+    return TRUE;
+  if (focus == NULL || (focus != widget && !gtk_widget_is_ancestor (focus, widget)))
+    {
+      forget_focus_children (widget);
+      /* Forward (Tab, F6, the arrows) onto the message; backward GTK's
+       * way, to its last control. */
+      if (direction != GTK_DIR_TAB_BACKWARD)
+        return gtk_widget_grab_focus (widget);
+    }
+  return GTK_WIDGET_CLASS (pd_message_row_parent_class)->focus (widget, direction);
+}
+
+static void
 pd_message_row_dispose (GObject *object)
 {
   PdMessageRow *self = PD_MESSAGE_ROW (object);
 
+  g_clear_handle_id (&self->entered_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_MESSAGE_ROW);
   g_clear_object (&self->item);
 
@@ -693,6 +753,8 @@ pd_message_row_class_init (PdMessageRowClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  widget_class->focus = pd_message_row_focus;
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "pdmessagerow");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
@@ -720,9 +782,13 @@ pd_message_row_class_init (PdMessageRowClass *klass)
 static void
 pd_message_row_init (PdMessageRow *self)
 {
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+
   gtk_widget_init_template (GTK_WIDGET (self));
   /* A Tab stop before its controls: F6 and Tab land on the message. */
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  g_signal_connect (focus, "enter", G_CALLBACK (on_focus_enter), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), focus);
 }
 
 PdMessageItem *

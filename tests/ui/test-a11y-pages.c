@@ -497,6 +497,21 @@ check_messages_named (PdApplication *app,
   focused = pd_test_a11y_name (gtk_root_get_focus (GTK_ROOT (window)));
   g_test_message ("F6 landed on \"%s\"", focused);
   g_assert_nonnull (focused);
+
+  /* And each time again, back from the list (the second landed on a Copy
+   * button, the third on the system prompt's fold). */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *again = NULL;
+
+      g_assert_true (key (GTK_WIDGET (window), GDK_KEY_F6, 0));
+      pd_test_flush (GTK_WIDGET (window));
+      g_assert_true (pd_test_a11y_focus_inside (list));
+      g_assert_true (key (GTK_WIDGET (window), GDK_KEY_F6, 0));
+      pd_test_wait_until (focus_on_message, window, "the focus on a message again");
+      again = pd_test_a11y_name (gtk_root_get_focus (GTK_ROOT (window)));
+      g_assert_cmpstr (again, ==, focused);
+    }
 }
 
 static void
