@@ -163,6 +163,23 @@ step_marks (const char *state_json)
   return marks;
 }
 
+/* @child in a row of its own, named: a list box row is what takes the
+ * focus, and GTK 4.8 reads a row by its own name only (a name on the box
+ * inside was not read: tried with a screen reader's view).  Nothing to
+ * activate in it. */
+static GtkWidget *
+named_row (GtkWidget  *child,
+           const char *name,
+           const char *description)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), child);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  _pd_accessible_set_text (row, name, description);
+  return row;
+}
+
 static GtkWidget *
 step_row (const PdPlanStep *step,
           gboolean          imported,
@@ -240,10 +257,8 @@ step_row (const PdPlanStep *step,
                                      /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
                                      : g_strdup_printf (_("%s: %s"), step->id, step->title);
 
-    _pd_accessible_set_text (GTK_WIDGET (row), name, pd_plan_step_status_label (step->status));
+    return named_row (row, name, pd_plan_step_status_label (step->status));
   }
-
-  return row;
 }
 
 static char *
@@ -431,13 +446,15 @@ change_kind_label (PdPlanDiffKind kind)
     }
 }
 
+/* @said: what the change says, or %NULL for change_text()'s */
 static GtkWidget *
 change_row (const PdPlanDiffEntry *entry,
-            const char            *step_name)
+            const char            *step_name,
+            const char            *said)
 {
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *icon = gtk_image_new_from_icon_name (change_icon_name (entry->kind));
-  g_autofree char *text = change_text (entry, step_name);
+  g_autofree char *text = said != NULL ? g_strdup (said) : change_text (entry, step_name);
   GtkWidget *label = _pd_plain_label (text, NULL);
 
   gtk_widget_set_margin_start (row, 12);
@@ -452,7 +469,7 @@ change_row (const PdPlanDiffEntry *entry,
   gtk_box_append (GTK_BOX (row), icon);
   gtk_box_append (GTK_BOX (row), label);
 
-  return row;
+  return named_row (row, text, change_kind_label (entry->kind));
 }
 
 static void
@@ -469,12 +486,17 @@ list_box_add_placeholder_row (GtkListBox *list,
                               const char *text)
 {
   GtkWidget *label = _pd_plain_label (text, "dim-label");
+  GtkWidget *row = gtk_list_box_row_new ();
 
   gtk_widget_set_margin_start (label, 12);
   gtk_widget_set_margin_end (label, 12);
   gtk_widget_set_margin_top (label, 12);
   gtk_widget_set_margin_bottom (label, 12);
-  gtk_list_box_append (list, label);
+  /* Text to read, not a row to stop on. */
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), label);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_widget_set_focusable (row, FALSE);
+  gtk_list_box_append (list, row);
 }
 
 static void
@@ -591,14 +613,10 @@ pd_history_view_show_selected (PdHistoryView *self)
         {
           g_autofree char *text = g_strdup_printf (_("%s: %s → %s"), name,
                                                    step_status_word (entry->old_value), _("Cancelled"));
-          GtkWidget *row = change_row (entry, name);
-          GtkWidget *label = gtk_widget_get_last_child (row);
-
-          gtk_label_set_text (GTK_LABEL (label), text);
-          gtk_list_box_append (self->changes_list, row);
+          gtk_list_box_append (self->changes_list, change_row (entry, name, text));
           continue;
         }
-      gtk_list_box_append (self->changes_list, change_row (entry, name));
+      gtk_list_box_append (self->changes_list, change_row (entry, name, NULL));
     }
   if (pd_plan_diff_is_empty (diff))
     list_box_add_placeholder_row (self->changes_list, _("No change to steps or checks"));
@@ -737,7 +755,7 @@ artifact_row (const char *path,
       gtk_box_append (GTK_BOX (row), open);
     }
 
-  return row;
+  return named_row (row, name, when);
 }
 
 static void
@@ -807,6 +825,7 @@ document_row (const PdArtifactPlan *plan)
   GtkWidget *expander = gtk_expander_new (NULL);
   GtkWidget *heading_label;
   GtkWidget *body = _pd_plain_label ("", NULL);
+  GtkWidget *box;
 
   if (when[0] != '\0')
     /* Translators: a plan document: "Approved · 14:02:11 · Move the settings to TOML" */
@@ -819,7 +838,13 @@ document_row (const PdArtifactPlan *plan)
   pd_markdown_set_label (GTK_LABEL (body), plan->markdown);
   gtk_label_set_selectable (GTK_LABEL (body), TRUE);
   gtk_widget_set_margin_top (body, 8);
-  gtk_expander_set_child (GTK_EXPANDER (expander), body);
+  /* In a box: GTK 4.8's folded expander offered Tab to the selectable
+   * label, which said it took it, and Tab stayed (pd-message-row.ui). */
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (box), body);
+  gtk_expander_set_child (GTK_EXPANDER (expander), box);
+  /* GTK 4.8 does not name an expander by its label widget. */
+  _pd_accessible_set_text (expander, heading, NULL);
 
   gtk_widget_set_margin_start (expander, 12);
   gtk_widget_set_margin_end (expander, 12);
@@ -827,7 +852,7 @@ document_row (const PdArtifactPlan *plan)
   gtk_widget_set_margin_bottom (expander, 8);
   gtk_widget_add_css_class (expander, "pd-plan-document");
 
-  return expander;
+  return named_row (expander, heading, NULL);
 }
 
 static void

@@ -36,6 +36,8 @@ struct _PdMessageRow
 
   PdMessageItem *item;
   char          *role_class;
+  gboolean       entered;      /* given the focus from outside, this turn */
+  guint          entered_idle;
 
   /* Template widgets */
   GtkWidget     *box;
@@ -361,6 +363,86 @@ pd_message_row_update_plan_card (PdMessageRow *self,
     }
 }
 
+/* How many characters of a message its spoken name quotes. */
+#define NAME_CHARS 60
+
+/* The start of @text's first line that has any, shortened, or NULL. */
+static char *
+first_words (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text != NULL ? text : "", "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_strstrip (lines[i]);
+      if (lines[i][0] != '\0')
+        return _pd_isolated_short (lines[i], NAME_CHARS);
+    }
+  return NULL;
+}
+
+/* The row is a Tab stop of its own, named for what it holds ("User: Fix
+ * the parser…", "Tool call: shell"), and its Copy button says which
+ * message it copies: a screen reader met unnamed rows and a column of
+ * buttons that all said "Copy Message" (tried with a screen reader's
+ * view).  Model text in the names is made safe and shortened. */
+static void
+pd_message_row_update_names (PdMessageRow *self,
+                             const char   *role,
+                             const char   *content,
+                             JsonArray    *calls,
+                             gboolean      is_plan)
+{
+  g_autofree char *words = first_words (content);
+  g_autofree char *name = NULL;
+  g_autofree char *copy = NULL;
+  g_autoptr(GString) tools = g_string_new (NULL);
+  guint n_calls = 0;
+
+  for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
+    {
+      JsonNode *node = json_array_get_element (calls, i);
+      JsonNode *function = JSON_NODE_HOLDS_OBJECT (node) ? json_object_get_member (json_node_get_object (node), "function") : NULL;
+      const char *tool = function != NULL && JSON_NODE_HOLDS_OBJECT (function)
+                         ? pd_json_get_string (json_node_get_object (function), "name") : NULL;
+      g_autofree char *safe = _pd_isolated_short (tool != NULL ? tool : "?", NAME_CHARS);
+
+      if (n_calls++ > 0)
+        g_string_append (tools, ", ");
+      g_string_append (tools, safe);
+    }
+
+  if (is_plan && gtk_widget_get_visible (self->plan_card))
+    /* Translators: a plan message's spoken name: "Plan: Plan v2 · 1/4 done" */
+    name = g_strdup_printf (_("Plan: %s"), gtk_label_get_text (self->plan_card_title));
+  else if (g_strcmp0 (role, "tool") == 0)
+    {
+      const char *tool = self->item ? pd_message_item_get_name (self->item) : NULL;
+      g_autofree char *safe = tool != NULL ? _pd_isolated_short (tool, NAME_CHARS) : NULL;
+
+      if (safe != NULL && words != NULL)
+        /* Translators: a tool result's spoken name: "Tool result, shell: ok 1 - parser" */
+        name = g_strdup_printf (_("Tool result, %s: %s"), safe, words);
+      else if (safe != NULL || words != NULL)
+        name = g_strdup_printf (_("Tool result: %s"), safe != NULL ? safe : words);
+      else
+        name = g_strdup (_("Tool result"));
+    }
+  else if (words == NULL && n_calls > 0)
+    /* Translators: an assistant turn that only calls tools: "Tool calls: shell, read_file" */
+    name = g_strdup_printf (n_calls == 1 ? _("Tool call: %s") : _("Tool calls: %s"), tools->str);
+  else if (words != NULL)
+    /* Translators: a message's spoken name: "User: Fix the parser…" */
+    name = g_strdup_printf (_("%s: %s"), role_title (role), words);
+  else
+    name = g_strdup (role_title (role));
+
+  _pd_accessible_set_text (GTK_WIDGET (self), name, NULL);
+  /* Translators: the Copy button's description: which message it copies */
+  copy = g_strdup_printf (_("Copies the message “%s”"), name);
+  _pd_accessible_set_text (self->copy_button, NULL, copy);
+}
+
 static void
 pd_message_row_update (PdMessageRow *self)
 {
@@ -507,6 +589,8 @@ pd_message_row_update (PdMessageRow *self)
         gtk_box_append (GTK_BOX (self->calls_box), tool_call_widget (json_node_get_object (call)));
     }
   gtk_widget_set_visible (self->calls_box, gtk_widget_get_first_child (self->calls_box) != NULL);
+
+  pd_message_row_update_names (self, role, content, calls, is_plan);
 }
 
 static void
@@ -535,10 +619,68 @@ on_copy_button_clicked_cb (PdMessageRow *self)
 }
 
 static void
+forget_focus_children (GtkWidget *widget)
+{
+  gtk_widget_set_focus_child (widget, NULL);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    forget_focus_children (child);
+}
+
+static gboolean
+entered_done (gpointer data)
+{
+  PdMessageRow *self = data;
+
+  self->entered = FALSE;
+  self->entered_idle = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_focus_enter (GtkEventControllerFocus *controller,
+                PdMessageRow            *self)
+{
+  if (!gtk_event_controller_focus_is_focus (controller))
+    return;
+  self->entered = TRUE;
+  if (self->entered_idle == 0)
+    self->entered_idle = g_idle_add_full (G_PRIORITY_HIGH, entered_done, self, NULL);
+}
+
+/* The focus coming in from outside lands on the message.  GTK 4.8's list
+ * leaves its rows' focus children set after the focus has left, and moves
+ * the focus on from a row it has just focused (it grabs the row, then asks
+ * it to take the focus forward): the second F6 into the Transcript landed
+ * on a Copy button, the third on the system prompt's fold (tried with the
+ * keyboard alone).  A row given the focus from outside keeps it for the
+ * rest of that turn of the main loop; the next Tab moves on. */
+static gboolean
+pd_message_row_focus (GtkWidget        *widget,
+                      GtkDirectionType  direction)
+{
+  PdMessageRow *self = PD_MESSAGE_ROW (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  if (focus == widget && self->entered && direction != GTK_DIR_TAB_BACKWARD)
+    return TRUE;
+  if (focus == NULL || (focus != widget && !gtk_widget_is_ancestor (focus, widget)))
+    {
+      forget_focus_children (widget);
+      /* Forward (Tab, F6, the arrows) onto the message; backward GTK's
+       * way, to its last control. */
+      if (direction != GTK_DIR_TAB_BACKWARD)
+        return gtk_widget_grab_focus (widget);
+    }
+  return GTK_WIDGET_CLASS (pd_message_row_parent_class)->focus (widget, direction);
+}
+
+static void
 pd_message_row_dispose (GObject *object)
 {
   PdMessageRow *self = PD_MESSAGE_ROW (object);
 
+  g_clear_handle_id (&self->entered_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_MESSAGE_ROW);
   g_clear_object (&self->item);
 
@@ -611,8 +753,11 @@ pd_message_row_class_init (PdMessageRowClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  widget_class->focus = pd_message_row_focus;
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "pdmessagerow");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-message-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PdMessageRow, box);
@@ -637,7 +782,13 @@ pd_message_row_class_init (PdMessageRowClass *klass)
 static void
 pd_message_row_init (PdMessageRow *self)
 {
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* A Tab stop before its controls: F6 and Tab land on the message. */
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  g_signal_connect (focus, "enter", G_CALLBACK (on_focus_enter), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), focus);
 }
 
 PdMessageItem *

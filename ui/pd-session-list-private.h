@@ -29,6 +29,7 @@ struct _PdSessionList
   guint               top_frames;
   GCancellable       *cancellable;
   guint               generation;     /* of the newest pass */
+  gboolean            tell;           /* a new search's count is to be told */
   guint               replies;        /* passes finished */
   guint               pass_offset;    /* of the page asked for next */
   gboolean            pass_full;      /* the pass reads to the end */

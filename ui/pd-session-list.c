@@ -87,6 +87,39 @@ pd_session_list_update_empty (PdSessionList *self)
   gtk_stack_set_visible_child_name (self->list_stack, empty ? "empty" : "list");
 }
 
+/* The count of a search's matches, told to a screen reader ("3 sessions
+ * found"), or nothing told once the search is emptied.  GTK 4.8 has no
+ * announcement (gtk_accessible_announce() came in 4.14), no live region
+ * and no text events for a label; what its AT-SPI backend does send is a
+ * change of name or description (object:property-change).  So the count
+ * is the search field's description, set on the field and on its text
+ * (the widget that holds the focus, which a screen reader follows): the
+ * reader hears it as the field's description changes while the person
+ * types (a screen reader learned nothing of a search's result before). */
+static void
+pd_session_list_tell_count (PdSessionList *self,
+                            gint           n)
+{
+  GtkWidget *entry = GTK_WIDGET (self->search_entry);
+  GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (entry));
+  g_autofree char *told = NULL;
+
+  if (n < 0)
+    {
+      gtk_accessible_reset_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+      if (text != NULL)
+        gtk_accessible_reset_property (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+      return;
+    }
+  if (n == 0)
+    told = g_strdup (_("No sessions found"));
+  else
+    told = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%d session found", "%d sessions found", n), n);
+  _pd_accessible_set_text (entry, NULL, told);
+  if (text != NULL)
+    _pd_accessible_set_text (GTK_WIDGET (text), NULL, told);
+}
+
 /* The first session is picked as the list loads only while one is to be
  * open and shown in the list: never during a search (the first match
  * opened itself, and Escape opened yet another, tried as a new user
@@ -318,6 +351,15 @@ on_list_ready (GObject      *object,
   was_loaded = self->loaded;
   self->loaded = TRUE;
   pd_session_list_update_empty (self);
+
+  /* A new search's count, once known: its total, or what is listed at its
+   * end (once: not again at each refresh while it stays). */
+  if (self->query != NULL && self->tell && (page->total > 0 || last))
+    {
+      self->tell = FALSE;
+      pd_session_list_tell_count (self, page->total > 0 ? (gint) MIN (page->total, (guint) G_MAXINT)
+                                                        : (gint) g_list_model_get_n_items (G_LIST_MODEL (self->shown)));
+    }
 
   if (!was_loaded)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
@@ -895,6 +937,9 @@ pd_session_list_set_query (PdSessionList *self,
   g_free (self->query);
   self->query = g_steal_pointer (&stripped);
   self->full_text = !!full_text;
+  self->tell = self->query != NULL;
+  if (self->query == NULL)
+    pd_session_list_tell_count (self, -1);
   update_autoselect (self);
   pd_session_list_restart (self);
 }

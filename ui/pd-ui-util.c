@@ -886,16 +886,17 @@ _pd_stack_tab_shown_only (GtkStack *stack)
   stack_tab_shown_only (stack);
 }
 
-/* A status page's scroller takes a Tab stop only while its text does not
- * fit (then the arrows scroll it): with nothing to scroll and nothing to
- * activate, Tab stopped on an empty page before the first control. */
+/* A status page's scroller is a Tab stop only while its text must be scrolled;
+ * a page of text only is out of the chain (GTK 4.8's scroller took Tab). */
 static void
 status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
                                 GtkWidget     *scroller)
 {
-  gtk_widget_set_focusable (scroller, gtk_adjustment_get_upper (adjustment) -
-                                      gtk_adjustment_get_lower (adjustment) >
-                                      gtk_adjustment_get_page_size (adjustment) + 0.5);
+  gboolean scrolls = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment) >
+                     gtk_adjustment_get_page_size (adjustment) + 0.5;
+
+  gtk_widget_set_focusable (scroller, scrolls);
+  gtk_widget_set_can_focus (scroller, scrolls || adw_status_page_get_child (ADW_STATUS_PAGE (gtk_widget_get_parent (scroller))) != NULL);
 }
 
 /*
