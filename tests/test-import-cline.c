@@ -572,6 +572,34 @@ test_one_walk (void)
     g_clear_object (&session);
   }
 
+  /* Kinds told in place as the copy tells them: escaped, cut at a
+   * "\u0000" (the copy ends there), of an ask, no string, near misses. */
+  {
+    const char *parts[] = {
+      "[{\"type\":\"say\",\"say\":\"tasks\",\"text\":\"not the task\"},"
+      "{\"type\":\"say\",\"say\":7,\"text\":\"- [ ] no kind\"},"
+      "{\"type\":\"say\",\"say\":\"t\\u0061sk\",\"text\":\"escaped title\"},"
+      "{\"type\":\"say\",\"say\":\"task\",\"text\":\"second title\"},"
+      "{\"type\":\"say\",\"say\":\"task_progres\",\"text\":\"- [ ] near miss\"},"
+      "{\"type\":\"say\",\"say\":\"task_progress\\u0000x\",\"text\":\"- [x] cut kind\"},"
+      "{\"type\":\"\\u0061sk\",\"say\":\"text\",\"ask\":\"task_progress\",\"text\":\"- [ ] escaped ask\"},"
+      "{\"type\":\"asks\",\"say\":\"task_progress\",\"ask\":\"text\",\"text\":\"- [ ] no ask\"},"
+      "{\"type\":\"ask\",\"ask\":\"t\\u006fol\",\"say\":\"text\",\"text\":"
+      "\"{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":[{\\\"content\\\":\\\"asked tool\\\",\\\"status\\\":\\\"in_progress\\\"}]}\"},"
+      "{\"type\":\"say\",\"say\":\"\",\"text\":\"- [ ] empty kind\"}]",
+      NULL,
+    };
+    g_autofree char *kinds = pd_import_test_write (dir, "tasks/4/ui_messages.json", parts);
+
+    session = pd_cline_read (kinds, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (pd_imported_session_get_title (session), ==, "escaped title");
+    g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 4);
+    g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);
+    pd_import_test_assert_list (session, "asked tool:in_progress");
+    g_clear_object (&session);
+  }
+
   /* Broken: refused on a first read, what was read kept on a later one. */
   {
     const char *broken[] = {

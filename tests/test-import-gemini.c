@@ -510,6 +510,106 @@ test_hostile (void)
   }
 }
 
+/* The session a document reader has after reading each text in turn (a
+ * document rewritten whole under it), as `import --json --plans` prints
+ * it with its counts, or the refusal; read in place or as trees. */
+static char *
+document_read (const char         *path,
+               const char * const *texts,
+               gboolean            pick)
+{
+  g_autoptr(PdGeminiReader) reader = pd_gemini_reader_new (path, TRUE);
+  GString *out = g_string_new (NULL);
+
+  _pd_import_set_pick_lines (pick);
+  for (guint i = 0; texts[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      PdImportedSession *session;
+      const PdImportStats *stats;
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *json = NULL;
+
+      g_assert_true (g_file_set_contents (path, texts[i], -1, NULL));
+      if (!pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error))
+        {
+          g_string_append_printf (out, "refused: %s\n", error->message);
+          continue;
+        }
+      session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
+      stats = pd_imported_session_get_stats (session);
+      node = pd_imported_session_to_json (session, TRUE);
+      json = json_to_string (node, TRUE);
+      g_string_append_printf (out, "%s\nlines %" G_GUINT64_FORMAT " skipped %" G_GUINT64_FORMAT
+                              " applied %" G_GUINT64_FORMAT " ignored %" G_GUINT64_FORMAT "\n",
+                              json, (guint64) stats->lines, (guint64) stats->skipped_lines,
+                              (guint64) stats->applied_updates, (guint64) stats->ignored_updates);
+    }
+  _pd_import_set_pick_lines (TRUE);
+  return g_string_free (out, FALSE);
+}
+
+/* An older-format document checked and read in one walk, as an attacker
+ * would write it: header members and "messages" met twice, escaped and cut
+ * keys, elements that are no message, messages written again, rewound and
+ * refused, more messages than the walk keeps rows of, a last "messages"
+ * of another kind, a rewrite caught half-written; read the same in place
+ * as from trees. */
+static void
+test_document_one_walk (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "session-2026-03-20T09-00-7b1e2f3a.json", NULL);
+  g_autoptr(GString) many = g_string_new ("{\"sessionId\":\"many\",\"messages\":[");
+  const char *head = "{\"sessionId\":\"s\\u0031\",\"summary\":\"first\",\"sessionId\":\"s2\",\"summary\":7,"
+                     "\"startTime\":\"2026-03-20T09:00:00.000Z\",\"messages\":[" MSG ("shadowed", TODOS (LIST_A, "success")) "],"
+                     "\"lastUpdated\":\"2026-03-20T09:30:00.000Z\",\"messages\":[7,\"text\",null,[],{},"
+                     "{\"\\u0069d\":\"u1\",\"type\":\"user\",\"content\":[{\"text\":\"plan \\u00e9\"},\"word\",{\"text\":7}]},"
+                     "{\"id\\u0000x\":\"cut\",\"timestamp\":\"2026-03-20T09:01:00.000Z\"},"
+                     "{\"id\":\"m1\",\"id\":\"m2\",\"type\":\"gemini\",\"toolCalls\":[{\"name\":\"write_todos\",\"status\":\"error\","
+                     "\"args\":{\"todos\":" LIST_A "}},{\"n\\u0061me\":\"write_todos\",\"args\":{\"todos\":" LIST_AB "}}]},"
+                     MSG ("m3", TODOS (LIST_A, "success")) ",{\"$rewindTo\":\"m2\"},{\"$set\":{\"summary\":\"set\"}},"
+                     "{\"id\":\"u1\",\"type\":\"user\",\"content\":{\"text\":\"again\"}},"
+                     MSG ("m4", "[1,{\"name\":\"write_todos\",\"args\":[]},{\"name\":\"write_todos\",\"status\":7,\"args\":{\"todos\":[]}}]");
+  g_autofree char *whole = g_strconcat (head, "]}", NULL);
+  g_autofree char *other = g_strconcat (head, "],\"messages\":{}}", NULL);
+  g_autofree char *half = g_strndup (whole, strlen (whole) / 2);
+  const char *sets[][4] = {
+    { whole, half, NULL },
+    { other, whole, other, NULL },
+    { "[{\"messages\":[]}]", "{\"messages\":[]} ", NULL },
+    { NULL },
+  };
+
+  /* Past the rows' bound: messages walked again. */
+  for (guint i = 0; i < 33000; i++)
+    g_string_append_printf (many, "{\"id\":\"n%u\",\"timestamp\":\"2026-03-20T09:00:00.000Z\"},", i);
+  g_string_append (many, MSG ("last", TODOS (LIST_AB, "success")) ",{\"id\":\"n7\",\"type\":\"user\",\"content\":\"late\"}]}");
+  sets[3][0] = many->str;
+  sets[3][1] = whole;
+  sets[3][2] = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (sets); i++)
+    {
+      g_autofree char *in_place = document_read (path, sets[i], TRUE);
+      g_autofree char *trees = document_read (path, sets[i], FALSE);
+
+      g_assert_cmpstr (in_place, ==, trees);
+      g_assert_null (strstr (in_place, "shadowed"));
+    }
+  {
+    g_autofree char *read = document_read (path, sets[0], TRUE);
+    g_autofree char *refused = document_read (path, sets[1], TRUE);
+    g_autofree char *rows = document_read (path, sets[3], TRUE);
+
+    g_assert_nonnull (strstr (read, "\"s2\""));
+    g_assert_nonnull (strstr (read, "\"B\""));
+    g_assert_true (g_str_has_prefix (refused, "refused: "));
+    g_assert_nonnull (strstr (rows, "lines 33002 "));
+  }
+  pd_import_test_rmtree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -524,5 +624,6 @@ main (int   argc,
   g_test_add_func ("/pd/import-gemini/index-overrides", test_index_overrides);
   g_test_add_func ("/pd/import-gemini/hostile", test_hostile);
   g_test_add_func ("/pd/import-gemini/index-resume", test_index_resume);
+  g_test_add_func ("/pd/import-gemini/document-one-walk", test_document_one_walk);
   return g_test_run ();
 }

@@ -539,10 +539,38 @@ span_get_int (PdJsonSpan value,
   return fallback;
 }
 
-static gboolean
-kind_uses_text (const char *kind)
+/* What the replay tells apart of a message's kind: the kinds whose text
+ * it reads, any other, or none (no string).  Told in place, as the copy
+ * compares (a copy of each kind, freed again, was a sixth of a task's
+ * reading). */
+typedef enum { KIND_NONE, KIND_OTHER, KIND_TASK, KIND_PROGRESS, KIND_TOOL } Kind;
+
+static Kind
+span_kind (PdJsonSpan kind)
 {
-  return strcmp (kind, "task") == 0 || strcmp (kind, "task_progress") == 0 || strcmp (kind, "tool") == 0;
+  static const char * const words[] = { [KIND_TASK] = "task", [KIND_PROGRESS] = "task_progress", [KIND_TOOL] = "tool" };
+  gboolean plain;
+
+  if (!pd_json_span_is_string (kind) || kind.length < 2)
+    return KIND_NONE;
+  /* A string with no escape is its bytes; one with an escape is compared
+   * unescaped (rare). */
+  plain = memchr (kind.text + 1, '\\', kind.length - 2) == NULL;
+  for (Kind k = KIND_TASK; k <= KIND_TOOL; k++)
+    if (plain ? kind.length - 2 == strlen (words[k]) && memcmp (kind.text + 1, words[k], kind.length - 2) == 0
+              : pd_json_span_string_equal (kind, words[k]))
+      return k;
+  return KIND_OTHER;
+}
+
+/* pd_json_span_string_equal (@type, "ask"), most types told by their
+ * length alone: an escape makes a string shorter, never longer. */
+static gboolean
+span_is_ask (PdJsonSpan type)
+{
+  if (type.length == 5)
+    return memcmp (type.text, "\"ask\"", 5) == 0;
+  return type.length > 5 && pd_json_span_string_equal (type, "ask");
 }
 
 /* The task again, whole: the checklist is replayed from its start. */
@@ -605,8 +633,9 @@ cline_update (PdTranscriptReader  *reader,
       const PdJsonSpan *values = row + 1;
       PdJsonSpan element = row[0];
       g_autofree char *text = NULL;
-      g_autofree char *kind = NULL;
       g_autofree char *group = NULL;
+      PdJsonSpan kind_span;
+      Kind k;
       GPtrArray *items = NULL;
       guint hidden = 0;
       PdChecklistOrigin origin = PD_CHECKLIST_ORIGIN_CLINE_PROGRESS;
@@ -620,9 +649,8 @@ cline_update (PdTranscriptReader  *reader,
           stats->skipped_lines++;
           continue;
         }
-      kind = pd_json_span_dup_string (pd_json_span_string_equal (values[MEMBER_TYPE], "ask") ? values[MEMBER_ASK]
-                                                                                            : values[MEMBER_SAY]);
-      if (kind == NULL)
+      kind_span = span_is_ask (values[MEMBER_TYPE]) ? values[MEMBER_ASK] : values[MEMBER_SAY];
+      if ((k = span_kind (kind_span)) == KIND_NONE)
         {
           stats->skipped_lines++;
           continue;
@@ -630,8 +658,8 @@ cline_update (PdTranscriptReader  *reader,
       /* Its text when it is wanted: the pages show every text, the replay
        * only those of a few kinds (of tool messages, Roo's list tool's). */
       if (self->pages != NULL
-          || (kind_uses_text (kind)
-              && (strcmp (kind, "tool") != 0
+          || (k != KIND_OTHER
+              && (k != KIND_TOOL
                   || (values[MEMBER_TEXT].length > 0
                       && memmem (values[MEMBER_TEXT].text, values[MEMBER_TEXT].length, "updateTodoList", 14) != NULL))))
         text = pd_json_span_dup_string (values[MEMBER_TEXT]);
@@ -639,11 +667,13 @@ cline_update (PdTranscriptReader  *reader,
       pd_imported_session_note_time (self->session, time);
       if (self->pages != NULL)
         {
+          g_autofree char *kind = pd_json_span_dup_string (kind_span);
+
           group = g_strdup_printf ("%u", i);
           add_to_pages (self, kind, text, group, &command, time);
         }
 
-      if (!title_set && strcmp (kind, "task") == 0 && text != NULL && *text)
+      if (!title_set && k == KIND_TASK && text != NULL && *text)
         {
           g_autofree char *title = _pd_import_title_from_text (text);
 
@@ -651,14 +681,14 @@ cline_update (PdTranscriptReader  *reader,
           title_set = TRUE;
         }
 
-      if (strcmp (kind, "task_progress") == 0)
+      if (k == KIND_PROGRESS)
         {
           items = pd_cline_parse_checklist_cut (text, &hidden);
           cline_lists = TRUE;
           if (items == NULL)
             stats->ignored_updates++;
         }
-      else if (strcmp (kind, "tool") == 0)
+      else if (k == KIND_TOOL)
         {
           gboolean is_todo_tool;
 

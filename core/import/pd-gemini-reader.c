@@ -580,40 +580,6 @@ span_handle_header (PdGeminiReader   *self,
     }
 }
 
-/* content_text() on a span. */
-static char *
-span_content_text (PdJsonSpan content)
-{
-  static const char * const text_name[] = { "text", NULL };
-  PdJsonSpan text, element;
-  GString *out;
-  gsize cursor = 0;
-
-  if (pd_json_span_is_string (content))
-    return pd_json_span_dup_string (content);
-  if (pd_json_span_is_object (content))
-    return pd_json_span_get_member (content, "text", &text) ? pd_json_span_dup_string (text) : NULL;
-  if (!pd_json_span_is_array (content))
-    return NULL;
-  out = g_string_new (NULL);
-  while (pd_json_span_next_members (content, &cursor, text_name, &text, &element))
-    {
-      g_autofree char *value = pd_json_span_dup_string (pd_json_span_is_object (element) ? text : element);
-
-      if (value == NULL)
-        continue;
-      if (out->len > 0)
-        g_string_append (out, "\n\n");
-      g_string_append (out, value);
-    }
-  if (out->len == 0)
-    {
-      g_string_free (out, TRUE);
-      return NULL;
-    }
-  return g_string_free (out, FALSE);
-}
-
 /* message_new() on spans (never for the pages). */
 static Message *
 span_message_new (const PdJsonSpan      *values,
@@ -630,7 +596,7 @@ span_message_new (const PdJsonSpan      *values,
   message->time = span_time (values[REC_TIMESTAMP]);
   if (pd_json_span_string_equal (values[REC_TYPE], "user"))
     {
-      g_autofree char *text = span_content_text (values[REC_CONTENT]);
+      g_autofree char *text = _pd_gemini_span_content_text (values[REC_CONTENT]);
 
       if (text != NULL && *text)
         {
@@ -998,6 +964,59 @@ read_lines (PdGeminiReader  *self,
   return ok;
 }
 
+/* A message of a document read in place (@span, its members @values
+ * indexed as a record's). */
+static void
+span_read_message (PdGeminiReader   *self,
+                   PdJsonSpan        span,
+                   const PdJsonSpan *values)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (self->session);
+  g_autofree char *id = NULL;
+
+  stats->lines++;
+  if (!pd_json_span_is_object (span))
+    {
+      stats->skipped_lines++;
+      return;
+    }
+  /* As in read_document(): a message the needles do not find gives its
+   * id and time alone. */
+  if (_pd_needles_scan (get_needles (), span.text, span.length, NULL) == 0
+      && (id = pd_json_span_dup_string (values[REC_ID])))
+    {
+      Message *message = g_new0 (Message, 1);
+
+      message->id = g_steal_pointer (&id);
+      message->time = span_time (values[REC_TIMESTAMP]);
+      pd_imported_session_note_time (self->session, message->time);
+      put_message (self, message);
+      return;
+    }
+  span_handle_values (self, values, NULL);
+}
+
+/* The messages of a document checked in place: the rows its walk found,
+ * or when there were more than it kept, the messages walked again. */
+static void
+read_document_rows (PdGeminiReader         *self,
+                    const PdGeminiDocument *document)
+{
+  const PdJsonSpanTable *rows = &document->messages;
+  PdJsonSpan values[N_REC];
+  PdJsonSpan span;
+  gsize cursor = 0;
+
+  span_handle_header (self, document->values);
+  if (!rows->cut)
+    for (gsize at = 0; at + GEMINI_MESSAGE_ROW <= rows->rows->len; at += GEMINI_MESSAGE_ROW)
+      span_read_message (self, g_array_index (rows->rows, PdJsonSpan, at),
+                         &g_array_index (rows->rows, PdJsonSpan, at + 1));
+  else
+    while (pd_json_span_next_members (document->values[DOC_MESSAGES], &cursor, span_record_names, values, &span))
+      span_read_message (self, span, values);
+}
+
 /* The older format: the whole document again.  One caught half-written
  * (the agent rewrites it whole) keeps what the last read gave.  The text
  * is checked whole, then built a message at a time: the whole tree took
@@ -1008,6 +1027,7 @@ read_document (PdGeminiReader  *self,
 {
   g_autofree char *contents = NULL;
   g_autoptr(PdJsonElements) elements = NULL;
+  g_autoptr(PdGeminiDocument) document = NULL;
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
   const char *element;
   gsize element_length;
@@ -1016,8 +1036,18 @@ read_document (PdGeminiReader  *self,
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
     return FALSE;
   stats->bytes_read += length;
-  elements = pd_json_elements_new (contents, length, "messages", header_pick, NULL);
-  if (elements == NULL)
+  /* Not for the pages: checked whole and each message's members found in
+   * the same walk, then read in place (a walk to check and another to
+   * read were twice the one). */
+  if (self->pages == NULL && _pd_import_get_pick_lines ())
+    {
+      document = _pd_gemini_document_new ();
+      if (!_pd_gemini_document_check (document, contents, length))
+        g_clear_pointer (&document, _pd_gemini_document_free);
+    }
+  else
+    elements = pd_json_elements_new (contents, length, "messages", header_pick, NULL);
+  if (elements == NULL && document == NULL)
     {
       if (self->read_once)
         {
@@ -1035,43 +1065,12 @@ read_document (PdGeminiReader  *self,
   /* Lines (messages) read in all passes, as bytes are: the index counts
    * what each pass read from the difference. */
   stats->skipped_lines = 0;
-  handle_header (self, json_node_get_object (pd_json_elements_get_header (elements)));
-  /* Not for the pages: each message read in place, its members found in
-   * the same walk that finds it (the document was checked whole). */
-  if (self->pages == NULL && _pd_import_get_pick_lines ())
-    {
-      PdJsonSpan array = pd_json_elements_get_array (elements);
-      PdJsonSpan values[N_REC];
-      PdJsonSpan span;
-      gsize cursor = 0;
-
-      while (pd_json_span_next_members (array, &cursor, span_record_names, values, &span))
-        {
-          g_autofree char *id = NULL;
-
-          stats->lines++;
-          if (!pd_json_span_is_object (span))
-            {
-              stats->skipped_lines++;
-              continue;
-            }
-          /* As below: a message the needles do not find gives its id and
-           * time alone. */
-          if (_pd_needles_scan (get_needles (), span.text, span.length, NULL) == 0
-              && (id = pd_json_span_dup_string (values[REC_ID])))
-            {
-              Message *message = g_new0 (Message, 1);
-
-              message->id = g_steal_pointer (&id);
-              message->time = span_time (values[REC_TIMESTAMP]);
-              pd_imported_session_note_time (self->session, message->time);
-              put_message (self, message);
-              continue;
-            }
-          span_handle_values (self, values, NULL);
-        }
-    }
-  else while (pd_json_elements_next_text (elements, &element, &element_length))
+  if (document != NULL)
+    read_document_rows (self, document);
+  else
+    handle_header (self, json_node_get_object (pd_json_elements_get_header (elements)));
+  /* As trees (the pages, and the tests that compare the two). */
+  while (elements != NULL && pd_json_elements_next_text (elements, &element, &element_length))
     {
       g_autoptr(JsonNode) owned = NULL;
       JsonObject *object;

@@ -1,13 +1,17 @@
 /* pd-gemini-spans.c: a Gemini CLI JSON lines record checked and its
  * members found in one walk (pd_json_check_spans()), for the reader to
  * replay in place: the record's members, and a row for each tool call
- * with its name, status, arguments and their list.
+ * with its name, status, arguments and their list.  And the older
+ * one-document format likewise (pd_json_check_spans_value()): the
+ * header's members and a row for each message with its members.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-import"
 
 #include "config.h"
+
+#include <string.h>
 
 #include "pd-gemini-reader-private.h"
 
@@ -21,6 +25,40 @@ static const PdJsonSpanPick record_span_pick[] = {
   { "timestamp", REC_TIMESTAMP }, { "type", REC_TYPE }, { "content", REC_CONTENT },
   { "toolCalls", REC_CALLS, NULL, call_span_pick, 0, N_CALL }, { NULL },
 };
+
+/* The reader's content_text() on a span: a message's text, or its parts' joined. */
+char *
+_pd_gemini_span_content_text (PdJsonSpan content)
+{
+  static const char * const text_name[] = { "text", NULL };
+  PdJsonSpan text, element;
+  GString *out;
+  gsize cursor = 0;
+
+  if (pd_json_span_is_string (content))
+    return pd_json_span_dup_string (content);
+  if (pd_json_span_is_object (content))
+    return pd_json_span_get_member (content, "text", &text) ? pd_json_span_dup_string (text) : NULL;
+  if (!pd_json_span_is_array (content))
+    return NULL;
+  out = g_string_new (NULL);
+  while (pd_json_span_next_members (content, &cursor, text_name, &text, &element))
+    {
+      g_autofree char *value = pd_json_span_dup_string (pd_json_span_is_object (element) ? text : element);
+
+      if (value == NULL)
+        continue;
+      if (out->len > 0)
+        g_string_append (out, "\n\n");
+      g_string_append (out, value);
+    }
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
 
 /* A record of more calls than this is read by walking its calls again. */
 #define MAX_CALL_ROWS 64
@@ -50,4 +88,63 @@ _pd_gemini_spans_check (PdGeminiSpans *spans,
                         gsize          length)
 {
   return pd_json_check_spans (line, length, record_span_pick, spans->record, &spans->calls, NULL);
+}
+
+/* A message of the older format: a record's members, from the row's
+ * slot 1 (its tool calls walked by the reader: an element's pick names no
+ * elements of its own). */
+static const PdJsonSpanPick message_span_pick[] = {
+  { "$rewindTo", 1 + REC_REWIND }, { "$set", 1 + REC_SET }, { "id", 1 + REC_ID },
+  { "sessionId", 1 + REC_SESSION_ID }, { "startTime", 1 + REC_START }, { "lastUpdated", 1 + REC_LAST },
+  { "summary", 1 + REC_SUMMARY }, { "timestamp", 1 + REC_TIMESTAMP }, { "type", 1 + REC_TYPE },
+  { "content", 1 + REC_CONTENT }, { "toolCalls", 1 + REC_CALLS }, { NULL },
+};
+/* The document: the header's members the reader reads (header_pick), and
+ * its messages, a row each. */
+static const PdJsonSpanPick document_members_pick[] = {
+  { "sessionId", REC_SESSION_ID }, { "startTime", REC_START }, { "lastUpdated", REC_LAST },
+  { "summary", REC_SUMMARY }, { "messages", DOC_MESSAGES, NULL, message_span_pick, 0, GEMINI_MESSAGE_ROW },
+  { NULL },
+};
+static const PdJsonSpanPick document_span_pick = { "", DOC_ROOT, document_members_pick };
+
+/* A document of more messages than this many rows is read by walking its
+ * messages again: the rows cost at most a few megabytes whatever the
+ * document. */
+#define MAX_MESSAGE_ROWS 32768
+
+PdGeminiDocument *
+_pd_gemini_document_new (void)
+{
+  PdGeminiDocument *document = g_new0 (PdGeminiDocument, 1);
+
+  document->messages.rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
+  document->messages.max_rows = MAX_MESSAGE_ROWS;
+  return document;
+}
+
+void
+_pd_gemini_document_free (PdGeminiDocument *document)
+{
+  if (document == NULL)
+    return;
+  g_array_unref (document->messages.rows);
+  g_free (document);
+}
+
+gboolean
+_pd_gemini_document_check (PdGeminiDocument *document,
+                           const char       *text,
+                           gsize             length)
+{
+  /* Each slot of the root's members emptied first: a root that is no
+   * object leaves them so. */
+  memset (document->values, 0, sizeof document->values);
+  g_array_set_size (document->messages.rows, 0);
+  document->messages.cut = FALSE;
+  /* The array is the last "messages" member's value, as the whole tree
+   * keeps it; none, or one of another kind, is refused. */
+  return pd_json_check_spans_value (text, length, &document_span_pick, document->values, &document->messages, NULL)
+         && pd_json_span_is_object (document->values[DOC_ROOT])
+         && pd_json_span_is_array (document->values[DOC_MESSAGES]);
 }
