@@ -166,6 +166,20 @@ pd_test_notify_server_connection (void)
   return server.connection;
 }
 
+GDBusInterfaceInfo *
+pd_test_notify_server_interface (const char *interface)
+{
+  g_autoptr(GDBusNodeInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  GDBusInterfaceInfo *found;
+
+  info = g_dbus_node_info_new_for_xml (servers_xml, &error);
+  g_assert_no_error (error);
+  found = g_dbus_node_info_lookup_interface (info, interface);
+  g_assert_nonnull (found);
+  return g_dbus_interface_info_ref (found);
+}
+
 GPtrArray *
 pd_test_notify_server_added (void)
 {

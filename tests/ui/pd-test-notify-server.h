@@ -24,6 +24,9 @@ void                pd_test_notify_server_start        (const char          *nam
                                                         const char          *path,
                                                         const char          *interface);
 GDBusConnection    *pd_test_notify_server_connection   (void);
+/* (transfer full): the D-Bus description of the server interface @interface,
+ * for a case that serves it its own way */
+GDBusInterfaceInfo *pd_test_notify_server_interface    (const char          *interface);
 /* (element-type PdTestNotification): every notification added, in order */
 GPtrArray          *pd_test_notify_server_added        (void);
 

@@ -733,24 +733,6 @@ test_preferences (void)
 
 /* --- a freedesktop.org server that reads markup ---------------------------- */
 
-static const char fdo_xml[] =
-  "<node>"
-  "  <interface name='org.freedesktop.Notifications'>"
-  "    <method name='GetCapabilities'><arg type='as' direction='out'/></method>"
-  "    <method name='Notify'>"
-  "      <arg type='s' direction='in'/><arg type='u' direction='in'/><arg type='s' direction='in'/>"
-  "      <arg type='s' direction='in'/><arg type='s' direction='in'/><arg type='as' direction='in'/>"
-  "      <arg type='a{sv}' direction='in'/><arg type='i' direction='in'/>"
-  "      <arg type='u' direction='out'/>"
-  "    </method>"
-  "    <method name='CloseNotification'><arg type='u' direction='in'/></method>"
-  "    <method name='GetServerInformation'>"
-  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
-  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
-  "    </method>"
-  "  </interface>"
-  "</node>";
-
 typedef struct
 {
   gboolean   markup;    /* announces body-markup */
@@ -881,7 +863,7 @@ static void
 test_markup (void)
 {
   static const GDBusInterfaceVTable vtable = { on_fdo_call, NULL, NULL, { 0 } };
-  g_autoptr(GDBusNodeInfo) info = NULL;
+  GDBusInterfaceInfo *info = pd_test_notify_server_interface ("org.freedesktop.Notifications");
   g_autoptr(GError) error = NULL;
   Writer writer = { 0 };
   const char *args[] = { NULL, NULL, NULL };
@@ -889,10 +871,8 @@ test_markup (void)
 
   /* Only org.freedesktop.Notifications: GLib's fallback backend sends
    * the body as it is given. */
-  info = g_dbus_node_info_new_for_xml (fdo_xml, &error);
-  g_assert_no_error (error);
   object = g_dbus_connection_register_object (pd_test_notify_server_connection (), "/org/freedesktop/Notifications",
-                                              info->interfaces[0], &vtable, NULL, NULL, &error);
+                                              info, &vtable, NULL, NULL, &error);
   g_assert_no_error (error);
   fdo.markup = TRUE;
   fdo.bodies = g_ptr_array_new_with_free_func (g_free);
@@ -909,6 +889,7 @@ test_markup (void)
   set_name_owned ("org.freedesktop.Notifications", FALSE);
   set_name_owned ("org.gtk.Notifications", TRUE);
   g_dbus_connection_unregister_object (pd_test_notify_server_connection (), object);
+  g_dbus_interface_info_unref (info);
   g_clear_pointer (&fdo.bodies, g_ptr_array_unref);
   g_object_unref (writer.store);
   g_free (writer.db);
