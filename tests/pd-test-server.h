@@ -21,6 +21,8 @@
 
 #include <libsoup/soup.h>
 
+#include "pd-anthropic-provider.h"
+#include "pd-openai-provider.h"
 #include "pd-provider.h"
 #include "pd-soup-compat.h"
 
@@ -422,6 +424,36 @@ test_server_free (TestServer *server)
   g_mutex_clear (&server->lock);
   g_cond_clear (&server->cond);
   g_free (server);
+}
+
+/* The two HTTP wires the engine's tests run against the server. */
+typedef enum
+{
+  WIRE_OPENAI,
+  WIRE_ANTHROPIC,
+} Wire;
+
+/* A provider of @wire speaking to @server, with a test's key, that tries
+ * twice more 10 ms apart. */
+G_GNUC_UNUSED static PdProvider *
+test_server_provider (TestServer *server,
+                      Wire        wire)
+{
+  PdHttpProvider *provider;
+
+  if (wire == WIRE_OPENAI)
+    {
+      g_autofree char *base = g_strconcat (server->base_url, "/v1", NULL);
+
+      provider = PD_HTTP_PROVIDER (pd_openai_provider_new (base, "sk-test"));
+    }
+  else
+    {
+      provider = PD_HTTP_PROVIDER (pd_anthropic_provider_new (server->base_url, "sk-ant-test"));
+    }
+  pd_http_provider_set_retry_base_delay_ms (provider, 10);
+  pd_http_provider_set_max_retries (provider, 2);
+  return PD_PROVIDER (provider);
 }
 
 G_GNUC_UNUSED static void
