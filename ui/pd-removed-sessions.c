@@ -157,7 +157,7 @@ static GtkWidget *
 make_row (const PdSessionInfo *info)
 {
   GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *box = _pd_row_box_new ();
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   g_autofree char *title = session_title (info);
   g_autofree char *agent = pd_safe_text_line (pd_session_source_label (info->source));
@@ -171,10 +171,6 @@ make_row (const PdSessionInfo *info)
   g_autofree char *restore_name = g_strdup_printf (_("Restore “%s”"), title);
 
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
-  gtk_widget_set_margin_top (box, 8);
-  gtk_widget_set_margin_bottom (box, 8);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
 
   /* Plain text: titles and folders are anyone's. */
   gtk_label_set_use_markup (GTK_LABEL (title_label), FALSE);
