@@ -577,3 +577,68 @@ json_array_from_text (const char *text)
   g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
   return json_node_dup_array (root);
 }
+
+/* What a provider's test works with: the scripted server, the provider
+ * under test talking to it, the request it is given and what it streamed
+ * and retried (test-provider-*.c). */
+typedef struct
+{
+  TestServer        *server;
+  PdProvider        *provider;
+  JsonArray         *messages;
+  JsonArray         *tools;
+  PdProviderRequest  request;
+  Deltas             deltas;
+  Retries            retries;
+} ProviderFixture;
+
+/* Takes @provider, made for @f->server: quick retries (the tests count
+ * them, they do not time them), @model, and the @messages of JSON text. */
+G_GNUC_UNUSED static void
+provider_fixture_start (ProviderFixture *f,
+                        PdHttpProvider  *provider,
+                        const char      *model,
+                        const char      *messages)
+{
+  f->provider = PD_PROVIDER (provider);
+  pd_http_provider_set_retry_base_delay_ms (provider, 10);
+  g_signal_connect (f->provider, "retrying", G_CALLBACK (on_retrying), &f->retries);
+
+  f->messages = json_array_from_text (messages);
+  f->request.model = model;
+  f->request.messages = f->messages;
+  f->request.temperature = -1;
+  deltas_init (&f->deltas);
+}
+
+G_GNUC_UNUSED static void
+provider_fixture_teardown (ProviderFixture *f,
+                           gconstpointer    data)
+{
+  g_clear_object (&f->provider);
+  test_server_free (f->server);
+  g_clear_pointer (&f->messages, json_array_unref);
+  g_clear_pointer (&f->tools, json_array_unref);
+  deltas_clear (&f->deltas);
+}
+
+G_GNUC_UNUSED static PdProviderResponse *
+chat (ProviderFixture  *f,
+      GCancellable     *cancellable,
+      GError          **error)
+{
+  return pd_provider_chat (f->provider, &f->request, on_delta, &f->deltas, cancellable, error);
+}
+
+/* A tool call's "id" or "type", or its function's "name" or "arguments". */
+G_GNUC_UNUSED static const char *
+call_string (PdProviderResponse *response,
+             guint               index,
+             const char         *what)
+{
+  JsonObject *call = json_array_get_object_element (response->tool_calls, index);
+
+  if (g_str_equal (what, "id") || g_str_equal (what, "type"))
+    return json_object_get_string_member (call, what);
+  return json_object_get_string_member (json_object_get_object_member (call, "function"), what);
+}
