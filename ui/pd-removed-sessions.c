@@ -19,6 +19,7 @@
 #include "pd-removed-sessions.h"
 #include "pd-safe-text.h"
 #include "pd-session-item.h"
+#include "pd-task-util.h"
 #include "pd-ui-util-private.h"
 
 struct _PdRemovedSessions
@@ -51,20 +52,13 @@ session_title (const PdSessionInfo *info)
 
 /* --- the worker thread ---------------------------------------------------- */
 
-static void
-list_in_thread (GTask        *task,
-                gpointer      object,
-                gpointer      task_data,
-                GCancellable *cancellable)
+static gpointer
+list_worker (gpointer       object,
+             gpointer       task_data,
+             GCancellable  *cancellable,
+             GError       **error)
 {
-  PdLocalSource *source = task_data;
-  g_autoptr(GError) error = NULL;
-  GPtrArray *sessions = pd_local_source_list_removed (source, &error);
-
-  if (sessions == NULL)
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_pointer (task, sessions, (GDestroyNotify) g_ptr_array_unref);
+  return pd_local_source_list_removed (task_data, error);
 }
 
 static void
@@ -334,7 +328,7 @@ pd_removed_sessions_new (GtkWindow     *parent,
   task = g_task_new (self, self->cancellable, on_listed, NULL);
   g_task_set_source_tag (task, pd_removed_sessions_new);
   g_task_set_task_data (task, g_object_ref (source), g_object_unref);
-  g_task_run_in_thread (task, list_in_thread);
+  pd_task_run_worker (task, list_worker, (GDestroyNotify) g_ptr_array_unref);
   return self;
 }
 
