@@ -70,7 +70,7 @@ typedef struct
   GDestroyNotify result_destroy;
 } Work;
 
-G_DEFINE_QUARK (pd-task-work, pd_task_work)
+#define WORK_KEY "pd-task-work"
 
 static void
 work_thread (GTask        *task,
@@ -78,7 +78,7 @@ work_thread (GTask        *task,
              gpointer      task_data,
              GCancellable *cancellable)
 {
-  const Work *work = g_object_get_qdata (G_OBJECT (task), pd_task_work_quark ());
+  const Work *work = g_object_get_data (G_OBJECT (task), WORK_KEY);
   GError *error = NULL;
   gpointer result = work->worker (source_object, task_data, cancellable, &error);
 
@@ -99,6 +99,6 @@ pd_task_run_worker (GTask          *task,
   work = g_new (Work, 1);
   work->worker = worker;
   work->result_destroy = result_destroy;
-  g_object_set_qdata_full (G_OBJECT (task), pd_task_work_quark (), work, g_free);
+  g_object_set_data_full (G_OBJECT (task), WORK_KEY, work, g_free);
   g_task_run_in_thread (task, work_thread);
 }
