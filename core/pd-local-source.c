@@ -791,16 +791,13 @@ on_follow_started (GObject      *object,
     g_debug ("Cannot follow the imported transcripts: %s", error->message);
 }
 
-static void
-open_store_thread (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
+static gpointer
+open_store_worker (gpointer       source_object,
+                   gpointer       task_data,
+                   GCancellable  *cancellable,
+                   GError       **error)
 {
-  GError *error = NULL;
-  PdSessionStore *store = pd_local_source_open_store (PD_LOCAL_SOURCE (source_object), &error);
-
-  pd_task_return_pointer_or_error (task, store, g_object_unref, error);
+  return pd_local_source_open_store (PD_LOCAL_SOURCE (source_object), error);
 }
 
 static void
@@ -867,7 +864,7 @@ pd_local_source_follow_transcripts (PdLocalSource *self,
   self->follow_cancellable = g_cancellable_new ();
   task = g_task_new (self, self->follow_cancellable, on_follow_store, NULL);
   g_task_set_source_tag (task, pd_local_source_follow_transcripts);
-  g_task_run_in_thread (task, open_store_thread);
+  pd_task_run_worker (task, open_store_worker, g_object_unref);
 }
 
 /**

@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-import-index.h"
+#include "pd-test-files.h"
 
 #define PD_CHECKLIST_TEST_ITEM_0 "Read the parser"
 #define PD_CHECKLIST_TEST_ITEM_1 "Fix <b>x</b> escaping"
@@ -70,24 +71,3 @@ pd_checklist_test_import (PdSessionStore *store,
   return g_strdup (info->id);
 }
 
-/* Removes @path and what is under it. */
-static inline void
-pd_checklist_test_rmtree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        pd_checklist_test_rmtree (child);
-      else
-        g_unlink (child);
-      g_free (child);
-    }
-  if (dir)
-    g_dir_close (dir);
-  g_rmdir (path);
-}

@@ -13,6 +13,7 @@
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-imported-session.h"
+#include "pd-test-files.h"
 
 /* The project's own transcript fixtures (tests/fixtures, PD_FIXTURES_DIR):
  * always there, so a missing folder fails the test. */
@@ -112,28 +113,8 @@ pd_import_test_tmpdir (void)
   return dir;
 }
 
-static inline void
-pd_import_test_rmtree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        pd_import_test_rmtree (child);
-      else
-        g_unlink (child);
-      g_free (child);
-    }
-  if (dir)
-    g_dir_close (dir);
-  g_rmdir (path);
-}
-
 /* A database of the test's own, in a new temporary folder (*@db_dir, for
- * pd_import_test_rmtree()), and its store. */
+ * pd_test_remove_tree()), and its store. */
 static inline PdSessionStore *
 pd_import_test_new_store (char **db_dir)
 {
@@ -234,7 +215,7 @@ static inline void
 pd_tail_fixture_clear (PdTailFixture *f)
 {
   _pd_import_set_tail_limits (0, 0);
-  pd_import_test_rmtree (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->path);
   g_string_free (f->text, TRUE);

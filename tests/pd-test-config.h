@@ -19,6 +19,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-config.h"
+#include "pd-test-files.h"
 
 typedef struct
 {
@@ -48,32 +49,10 @@ fixture_setup (Fixture       *f,
 }
 
 static inline void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-            remove_tree (child);
-          else
-            g_assert_no_errno (g_unlink (child));
-        }
-    }
-
-  g_assert_no_errno (g_rmdir (path));
-}
-
-static inline void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  remove_tree (f->dir);
+  g_assert_true (pd_test_remove_tree (f->dir));
   g_clear_pointer (&f->dir, g_free);
   g_clear_pointer (&f->global_path, g_free);
   g_clear_pointer (&f->project_path, g_free);
@@ -192,7 +171,7 @@ pd_test_config_init (int    *argc,
 static inline void
 pd_test_config_finish (char *config_home)
 {
-  remove_tree (config_home);
+  g_assert_true (pd_test_remove_tree (config_home));
   g_free (config_home);
 }
 

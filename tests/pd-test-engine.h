@@ -31,6 +31,7 @@
 #include "pd-provider.h"
 #include "pd-replay-provider.h"
 #include "pd-session-store.h"
+#include "pd-test-files.h"
 #include "pd-tool-registry.h"
 #include "pd-transcript.h"
 
@@ -183,28 +184,6 @@ q (const char *text)
     if (*p == '\'')
       *p = '"';
   return out;
-}
-
-static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-
-  if (dir != NULL)
-    {
-      const char *name;
-
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-            rm_rf (child);
-          else
-            g_unlink (child);
-        }
-    }
-  g_rmdir (path);
 }
 
 /* The text of a JSON node (messages, data) for substring assertions. */
@@ -363,7 +342,7 @@ engine_fixture_teardown (EngineFixture *f)
   g_clear_object (&f->db);
   g_ptr_array_unref (f->notices);
   g_string_free (f->text, TRUE);
-  rm_rf (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->workdir);
   g_free (f->db_path);

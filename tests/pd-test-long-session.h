@@ -58,8 +58,8 @@ pd_long_session_close (PdLongSession *f)
 {
   _pd_import_set_tail_limits (0, 0);
   g_object_unref (f->store);
-  pd_import_test_rmtree (f->dir);
-  pd_import_test_rmtree (f->db_dir);
+  pd_test_remove_tree (f->dir);
+  pd_test_remove_tree (f->db_dir);
   g_free (f->dir);
   g_free (f->db_dir);
   g_free (f->path);

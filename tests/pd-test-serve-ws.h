@@ -27,6 +27,7 @@
 #include "pd-plan.h"
 #include "pd-replay-provider.h"
 #include "pd-server.h"
+#include "pd-test-files.h"
 #include "pd-tool-registry.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -131,24 +132,6 @@ fixture_set_up (Fixture       *f,
 }
 
 static inline void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static inline void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
@@ -159,7 +142,7 @@ fixture_tear_down (Fixture       *f,
   /* The client's closing handshakes, done. */
   while (g_main_context_iteration (NULL, FALSE))
     ;
-  remove_tree (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->db_path);
   g_free (f->replay_path);

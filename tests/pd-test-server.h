@@ -21,6 +21,8 @@
 
 #include <libsoup/soup.h>
 
+#include "pd-anthropic-provider.h"
+#include "pd-openai-provider.h"
 #include "pd-provider.h"
 #include "pd-soup-compat.h"
 
@@ -424,6 +426,36 @@ test_server_free (TestServer *server)
   g_free (server);
 }
 
+/* The two HTTP wires the engine's tests run against the server. */
+typedef enum
+{
+  WIRE_OPENAI,
+  WIRE_ANTHROPIC,
+} Wire;
+
+/* A provider of @wire speaking to @server, with a test's key, that tries
+ * twice more 10 ms apart. */
+G_GNUC_UNUSED static PdProvider *
+test_server_provider (TestServer *server,
+                      Wire        wire)
+{
+  PdHttpProvider *provider;
+
+  if (wire == WIRE_OPENAI)
+    {
+      g_autofree char *base = g_strconcat (server->base_url, "/v1", NULL);
+
+      provider = PD_HTTP_PROVIDER (pd_openai_provider_new (base, "sk-test"));
+    }
+  else
+    {
+      provider = PD_HTTP_PROVIDER (pd_anthropic_provider_new (server->base_url, "sk-ant-test"));
+    }
+  pd_http_provider_set_retry_base_delay_ms (provider, 10);
+  pd_http_provider_set_max_retries (provider, 2);
+  return PD_PROVIDER (provider);
+}
+
 G_GNUC_UNUSED static void
 test_unset_proxies (void)
 {
@@ -544,4 +576,69 @@ json_array_from_text (const char *text)
   root = json_parser_steal_root (parser);
   g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
   return json_node_dup_array (root);
+}
+
+/* What a provider's test works with: the scripted server, the provider
+ * under test talking to it, the request it is given and what it streamed
+ * and retried (test-provider-*.c). */
+typedef struct
+{
+  TestServer        *server;
+  PdProvider        *provider;
+  JsonArray         *messages;
+  JsonArray         *tools;
+  PdProviderRequest  request;
+  Deltas             deltas;
+  Retries            retries;
+} ProviderFixture;
+
+/* Takes @provider, made for @f->server: quick retries (the tests count
+ * them, they do not time them), @model, and the @messages of JSON text. */
+G_GNUC_UNUSED static void
+provider_fixture_start (ProviderFixture *f,
+                        PdHttpProvider  *provider,
+                        const char      *model,
+                        const char      *messages)
+{
+  f->provider = PD_PROVIDER (provider);
+  pd_http_provider_set_retry_base_delay_ms (provider, 10);
+  g_signal_connect (f->provider, "retrying", G_CALLBACK (on_retrying), &f->retries);
+
+  f->messages = json_array_from_text (messages);
+  f->request.model = model;
+  f->request.messages = f->messages;
+  f->request.temperature = -1;
+  deltas_init (&f->deltas);
+}
+
+G_GNUC_UNUSED static void
+provider_fixture_teardown (ProviderFixture *f,
+                           gconstpointer    data)
+{
+  g_clear_object (&f->provider);
+  test_server_free (f->server);
+  g_clear_pointer (&f->messages, json_array_unref);
+  g_clear_pointer (&f->tools, json_array_unref);
+  deltas_clear (&f->deltas);
+}
+
+G_GNUC_UNUSED static PdProviderResponse *
+chat (ProviderFixture  *f,
+      GCancellable     *cancellable,
+      GError          **error)
+{
+  return pd_provider_chat (f->provider, &f->request, on_delta, &f->deltas, cancellable, error);
+}
+
+/* A tool call's "id" or "type", or its function's "name" or "arguments". */
+G_GNUC_UNUSED static const char *
+call_string (PdProviderResponse *response,
+             guint               index,
+             const char         *what)
+{
+  JsonObject *call = json_array_get_object_element (response->tool_calls, index);
+
+  if (g_str_equal (what, "id") || g_str_equal (what, "type"))
+    return json_object_get_string_member (call, what);
+  return json_object_get_string_member (json_object_get_object_member (call, "function"), what);
 }

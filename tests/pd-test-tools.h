@@ -36,6 +36,7 @@
 #include "pd-plan-tool.h"
 #include "pd-read-file-tool.h"
 #include "pd-shell-tool.h"
+#include "pd-test-files.h"
 #include "pd-tool-private.h"
 #include "pd-tool-registry.h"
 #include "pd-write-file-tool.h"
@@ -49,35 +50,6 @@ typedef struct
   char          *outside;
   PdToolContext *context;
 } Fixture;
-
-static inline void
-remove_tree (const char *path)
-{
-  struct stat st;
-
-  if (lstat (path, &st) != 0)
-    return;
-
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = NULL;
-      const char *name;
-
-      /* A test may leave a directory unreadable; make it removable. */
-      chmod (path, 0700);
-      dir = g_dir_open (path, 0, NULL);
-      while (dir && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    {
-      g_unlink (path);
-    }
-}
 
 static inline char *
 fixture_path (Fixture    *f,
@@ -137,7 +109,7 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   g_clear_pointer (&f->context, pd_tool_context_unref);
-  remove_tree (f->root);
+  pd_test_remove_tree (f->root);
   g_free (f->root);
   g_free (f->wd);
   g_free (f->outside);

@@ -18,6 +18,7 @@
 
 #include "pd-db.h"
 #include "pd-db-private.h"
+#include "pd-test-files.h"
 
 #define NOBODY 65534
 
@@ -47,19 +48,8 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  g_autoptr(GDir) dir = g_dir_open (f->dir, 0, NULL);
-  const char *name;
-
   _pd_db_race_hook = NULL;
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (f->dir, name, NULL);
-      g_autofree char *grandchild = g_build_filename (child, "x.db", NULL);
-
-      g_remove (grandchild);
-      g_remove (child);
-    }
-  g_rmdir (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->victim);
   g_free (f->swapped_out);

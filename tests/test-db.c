@@ -16,6 +16,7 @@
 #include "pd-db.h"
 #include "pd-db-private.h"
 #include "pd-sqlite-guard.h"
+#include "pd-test-files.h"
 
 typedef struct
 {
@@ -33,24 +34,10 @@ fixture_setup (Fixture       *f,
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      g_remove (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  remove_tree (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 

@@ -22,6 +22,7 @@
 #include "pd-db.h"
 #include "pd-engine-builder.h"
 #include "pd-session-store.h"
+#include "pd-test-files.h"
 #include "pd-test-server.h"
 
 typedef struct
@@ -31,24 +32,6 @@ typedef struct
   char *project;
   char *db_path;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 static void
 fixture_setup (Fixture       *f,
@@ -71,7 +54,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  remove_tree (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->global_path);
   g_free (f->project);

@@ -21,12 +21,6 @@
 
 #define SYSTEM_PROMPT "You are a test agent."
 
-typedef enum
-{
-  WIRE_OPENAI,
-  WIRE_ANTHROPIC,
-} Wire;
-
 typedef struct
 {
   EngineFixture  e;
@@ -68,23 +62,7 @@ setup (Fixture       *f,
   engine_fixture_setup (&f->e, FALSE);
   f->server = test_server_new ();
 
-  if (f->wire == WIRE_OPENAI)
-    {
-      g_autofree char *base = g_strconcat (f->server->base_url, "/v1", NULL);
-      PdOpenAIProvider *provider = pd_openai_provider_new (base, "sk-test");
-
-      pd_http_provider_set_retry_base_delay_ms (PD_HTTP_PROVIDER (provider), 10);
-      pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (provider), 2);
-      f->provider = PD_PROVIDER (provider);
-    }
-  else
-    {
-      PdAnthropicProvider *provider = pd_anthropic_provider_new (f->server->base_url, "sk-ant-test");
-
-      pd_http_provider_set_retry_base_delay_ms (PD_HTTP_PROVIDER (provider), 10);
-      pd_http_provider_set_max_retries (PD_HTTP_PROVIDER (provider), 2);
-      f->provider = PD_PROVIDER (provider);
-    }
+  f->provider = test_server_provider (f->server, f->wire);
   make_engine (f, NULL);
 }
 

@@ -28,6 +28,7 @@
 #include "pd-read-file-tool.h"
 #include "pd-server.h"
 #include "pd-session-store.h"
+#include "pd-test-files.h"
 #include "pd-write-file-tool.h"
 
 #define CREATE "{\"verb\":\"create\",\"steps\":[{\"id\":\"a\",\"title\":\"Read\"},{\"id\":\"b\",\"title\":\"Write\"}]}"
@@ -40,23 +41,6 @@ make_dir (void)
 
   g_assert_no_error (error);
   return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 /* The plan renders and parses back to exactly itself. */
@@ -228,7 +212,7 @@ test_huge_lines (void)
   g_string_append (title, "\"}]}");
   exec_refused (store, title->str, "too long");
 
-  remove_tree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static char *
@@ -281,7 +265,7 @@ test_deep_nesting (void)
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 2);
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);
 
-  remove_tree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static void
@@ -328,7 +312,7 @@ test_session_id_traversal (void)
   }
   g_clear_object (&store);
   g_clear_object (&db);
-  remove_tree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static void
@@ -470,7 +454,7 @@ test_hostile_databases (void)
         }
     }
 
-  remove_tree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static PdToolResult *
@@ -522,7 +506,7 @@ test_file_tool_traversal (void)
     }
   g_assert_true (g_file_get_contents (secret, &contents, NULL, &error));
   g_assert_cmpstr (contents, ==, "keep me");
-  remove_tree (root);
+  pd_test_remove_tree (root);
 }
 
 /* Special files in the working directory: a FIFO (opening it for reading
@@ -582,7 +566,7 @@ test_file_tool_special_files (void)
   g_assert_false (read_proc->ok);
   g_assert_nonnull (strstr (read_proc->content, "outside the working directory"));
 
-  remove_tree (root);
+  pd_test_remove_tree (root);
 }
 
 int

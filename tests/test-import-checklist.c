@@ -174,7 +174,7 @@ test_annotations_stored_without_agent_text (void)
   g_clear_object (&db);
   g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
   g_assert_null (g_strstr_len (contents, (gssize) length, "SECRET-AGENT-STEP-TEXT"));
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static void

@@ -53,7 +53,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  pd_import_test_rmtree (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_ptr_array_unref (f->lines);
 }

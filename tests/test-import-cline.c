@@ -136,7 +136,7 @@ test_roo_ids_change (void)
   g_assert_true (pd_checklist_get_override (checklist, 1, &checked));
   g_assert_true (checked);
   g_assert_cmpint (pd_checklist_get_effective_status (checklist, 1), ==, PD_CHECKLIST_STATUS_COMPLETED);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* Rewritten whole: read again; caught half-written, kept. */
@@ -177,7 +177,7 @@ test_rewrites (void)
   g_assert_true (pd_transcript_reader_update (PD_TRANSCRIPT_READER (reader), NULL, &error));
   g_assert_no_error (error);
   pd_import_test_assert_list (session, "Read the orders handler:completed|Add limit and offset:completed|Test the pages:completed");
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static void
@@ -284,7 +284,7 @@ test_index (void)
       g_assert_true (g_strv_contains ((const char * const []) { "cline", "roo", "kilo", NULL }, info->source));
     }
   g_clear_object (&store);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (db_dir);
 }
 
 /* A copy of a task in a database: the user's override survives the
@@ -345,8 +345,8 @@ test_index_overrides (void)
   g_assert_true (checked);
   g_assert_cmpint (pd_checklist_get_effective_status (checklist, 0), ==, PD_CHECKLIST_STATUS_COMPLETED);
   g_clear_object (&store);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 /* @path rewritten in place (the same inode, no rename) with @contents,
@@ -440,8 +440,8 @@ test_index_same_size_rewrite (void)
   g_assert_cmpuint (stats.unchanged, ==, 1);
   g_assert_cmpuint (stats.bytes_read, ==, 0);
   g_clear_object (&store);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 /* Files as an attacker would write them. */
@@ -510,7 +510,7 @@ test_hostile (void)
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
     g_clear_error (&error);
   }
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* A task is checked and its messages' members found in one walk: a task
@@ -635,7 +635,7 @@ test_one_walk (void)
         pd_import_test_assert_list (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)), "kept:completed");
       }
   }
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* The folder of a task without an index entry comes from its first
@@ -678,7 +678,7 @@ test_environment_folder (void)
       session = pd_cline_read (path, &error);
       g_assert_no_error (error);
       g_assert_cmpstr (pd_imported_session_get_cwd (session), ==, cases[i].cwd);
-      pd_import_test_rmtree (dir);
+      pd_test_remove_tree (dir);
     }
 }
 
@@ -708,7 +708,7 @@ test_lone_surrogate (void)
   /* The last list (Roo's shape inside): its inner escapes alike. */
   pd_import_test_assert_list (session, "Pair \xf0\x9f\x98\x80 kept:completed|Inner \xef\xbf\xbd too:pending");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* Kilo Code's CLI: OpenCode's database as kilo.db in its own folder. */
@@ -765,7 +765,7 @@ test_kilo_cli (void)
   g_assert_cmpstr (argv[0], ==, "kilo");
   g_assert_cmpstr (argv[1], ==, "-s");
   g_assert_cmpstr (argv[2], ==, "ses_k");
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 typedef struct
@@ -879,8 +879,8 @@ test_watcher (void)
   pd_import_watcher_stop (watcher);
   g_clear_object (&watcher);
   g_clear_object (&store);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 /* A new task appears while the app runs: every task is a new folder under
@@ -934,8 +934,8 @@ test_watcher_new_task (void)
   pd_import_watcher_stop (watcher);
   g_clear_object (&watcher);
   g_clear_object (&store);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 int

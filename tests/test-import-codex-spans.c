@@ -141,7 +141,7 @@ test_hostile (void)
   g_assert_null (strstr (in_place, "never one"));
   g_assert_null (strstr (in_place, "/elsewhere"));
   g_assert_null (strstr (in_place, " cut"));
-  pd_import_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 int

@@ -22,7 +22,7 @@ replay (const char * const *lines)
   PdImportedSession *session = pd_codex_read (path, &error);
 
   g_assert_no_error (error);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
   return session;
 }
 

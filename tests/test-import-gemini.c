@@ -164,7 +164,7 @@ test_follow (void)
     pd_import_test_assert_list (session, "A:in_progress");
   }
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 0);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* The older format is rewritten whole: each update reads it again; one
@@ -221,7 +221,7 @@ test_document_rewrites (void)
     g_assert_false (pd_transcript_reader_update (PD_TRANSCRIPT_READER (fresh), NULL, &error));
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   }
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static void
@@ -330,8 +330,8 @@ test_index_overrides (void)
   g_assert_cmpint (pd_checklist_get_effective_status (checklist, 1), ==, PD_CHECKLIST_STATUS_COMPLETED);
 
   g_clear_object (&store);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 #define USER_MSG(id, text) "{\"id\":\"" id "\",\"timestamp\":\"2026-04-05T10:00:02.000Z\",\"type\":\"user\",\"content\":[{\"text\":\"" text "\"}]}"
@@ -440,8 +440,8 @@ test_index_resume (void)
   }
 
   g_clear_object (&store);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 static PdImportedSession *
@@ -453,7 +453,7 @@ replay (const char * const *lines)
   PdImportedSession *session = pd_gemini_read (path, &error);
 
   g_assert_no_error (error);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
   return session;
 }
 
@@ -506,7 +506,7 @@ test_hostile (void)
 
     g_assert_null (pd_gemini_read (path, &error));
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
-    pd_import_test_rmtree (dir);
+    pd_test_remove_tree (dir);
   }
 }
 

@@ -282,7 +282,7 @@ test_database (void)
   g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
   g_assert_cmpint (g_chmod (path, 0644), ==, 0);
 
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* OpenCode's database is someone else's file, and its folder may come from
@@ -321,7 +321,7 @@ test_fifo_journal (void)
   g_test_trap_subprocess ("/pd/import-opencode/fifo-journal/subprocess", 20 * G_USEC_PER_SEC,
                           G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_unsetenv ("PD_TEST_OPENCODE_DIR");
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
   g_test_trap_assert_passed ();
 }
 
@@ -337,7 +337,7 @@ test_not_a_database (void)
   sessions = pd_opencode_read_database (path, NULL, &error);
   g_assert_null (sessions);
   g_assert_nonnull (error);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* Found by fuzz-opencode-part: a start time of 1.7e17 ms overflowed when

@@ -84,7 +84,7 @@ static void
 imported_close (Imported *f)
 {
   g_clear_object (&f->store);
-  pd_import_test_rmtree (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->db_path);
   g_free (f->id);
@@ -269,7 +269,7 @@ test_reads_follow (void)
     documents = pd_session_reads_list_plan_documents (store, own->id, &error);
     g_assert_cmpuint (documents->len, ==, 0);
   }
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static void

@@ -382,7 +382,7 @@ test_opencode_database (void)
   g_assert_cmpuint (walk.unlinked, ==, 0);
   g_assert_cmpuint (walk.results, ==, 2);
   g_hash_table_unref (walk.roles);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -526,7 +526,7 @@ test_bounds (void)
   g_assert_cmpuint (strlen (arguments), <=, 4 * 1024);
   g_assert_cmpint (pd_json_get_int (arguments_call, "arguments_cut", 0), >, 0);
 
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* Lines of the right type with members of the wrong shape (a message that
@@ -555,7 +555,7 @@ test_claude_odd_shapes (void)
   g_assert_cmpuint (json_array_get_length (messages), ==, 2);
   g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 0), "content"), ==, "Go");
   g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 1), "content"), ==, "Done");
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* Claude Code's records of a slash command typed in its terminal and of
@@ -600,7 +600,7 @@ test_claude_commands (void)
       g_assert_cmpstr (pd_json_get_string (message, "role"), ==, expected[i][0]);
       g_assert_cmpstr (pd_json_get_string (message, "content"), ==, expected[i][1]);
     }
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* Text written as an attacker would: a bidi override that reverses what
@@ -635,7 +635,7 @@ test_hostile_text (void)
   call = json_array_get_object_element (pd_json_get_array (json_array_get_object_element (messages, 1), "tool_calls"), 0);
   g_assert_cmpstr (pd_json_get_string (pd_json_get_object (call, "function"), "name"), ==, "Bash<U+202E>");
   g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 2), "content"), ==, "a<U+202E>b");
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* An agent's session id goes into a command line: only a plain id does,
@@ -668,7 +668,7 @@ test_resume_ids (void)
     g_assert_null (argv);
     g_assert_null (workdir);
   }
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 int

@@ -826,7 +826,7 @@ check_broken_sessions_of (const char *root)
         }
       check_sessions_of (dir);
     }
-  pd_import_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 static void
@@ -941,7 +941,7 @@ test_sessions_hostile (void)
   g_assert_nonnull (strstr (picked, "twelve"));
   g_assert_null (strstr (picked, "shadowed"));
   g_assert_null (strstr (picked, "thirteen"));
-  pd_import_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 /* Lines of more content blocks, and lists of more items, than the one
@@ -998,7 +998,7 @@ test_sessions_many_rows (void)
   g_clear_pointer (&picked, g_free);
   picked = read_sessions_alike (tmp);
   g_assert_nonnull (strstr (picked, "list 0 item 2\""));
-  pd_import_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 /* The session @read reads from @path, as `import --json` prints it, with
@@ -1079,7 +1079,7 @@ test_qwen_one_walk (void)
   picked = session_json_alike (pd_qwen_read, path);
   g_assert_nonnull (strstr (picked, "two \u00e9"));
   g_assert_null (strstr (picked, "\"old\""));
-  pd_import_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 /* A Gemini CLI session of JSON lines checked and read in one walk: a
@@ -1118,7 +1118,7 @@ test_gemini_one_walk (void)
                              "\"t\\u006fdos\":[{\"description\":\"two \\u00e9\",\"status\":\"completed\"}]},\"status\":\"success\"},"
                              "{\"name\":\"write_todos\",\"args\":{\"todos\":[{\"description\":\"refused\",\"status\":\"pending\"}]},\"status\":7}]}\n");
     }
-  pd_import_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 int

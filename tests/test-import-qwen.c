@@ -46,7 +46,7 @@ replay (const char * const *lines)
   PdImportedSession *session = pd_qwen_read (path, &error);
 
   g_assert_no_error (error);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
   return session;
 }
 
@@ -123,7 +123,7 @@ test_side_file_missing (void)
   g_assert_no_error (error);
   g_assert_cmpint (pd_qwen_reader_get_side_check (reader), ==, PD_QWEN_SIDE_CHECK_NONE);
   pd_import_test_assert_list (pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader)), REPORT_LIST);
-  pd_import_test_rmtree (empty);
+  pd_test_remove_tree (empty);
 }
 
 /* Read from its end, as a session over the threshold: the same list and
@@ -211,7 +211,7 @@ test_tail_long_line (void)
   session = pd_transcript_reader_get_session (PD_TRANSCRIPT_READER (reader));
   pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, ==, 1);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* A running session: appended records are read alone, a half-written line
@@ -253,7 +253,7 @@ test_follow (void)
   pd_import_test_assert_list (pd_transcript_reader_get_session (r), "A:completed|B:completed|C:pending");
   g_assert_cmpuint (pd_imported_session_get_stats (pd_transcript_reader_get_session (r))->skipped_lines, ==, 0);
   g_assert_cmpuint (pd_imported_session_get_stats (pd_transcript_reader_get_session (r))->applied_updates, ==, 2);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* The pages: the conversation, one version per applied list, the resume
@@ -393,8 +393,8 @@ test_index_resume (void)
   g_assert_cmpuint (info->plan_total, ==, 2);
   pd_session_info_free (info);
 
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 /* A folder the scanner is given that is a FIFO is named with what it is,
@@ -427,7 +427,7 @@ test_root_not_folder (void)
   skip = g_ptr_array_index (skipped, 0);
   g_assert_cmpstr (skip->path, ==, fifo);
   g_assert_cmpstr (skip->reason, ==, "not a folder (a FIFO); the agent's sessions are read from a folder");
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* In the index: overrides and own items stay across re-imports, and the
@@ -515,8 +515,8 @@ test_index_overrides (void)
   }
 
   g_clear_object (&store);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (db_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (db_dir);
 }
 
 /* Records as an attacker would write them: torn, of other types, huge.

@@ -201,7 +201,7 @@ test_artifact_names_and_atomic_write (void)
     g_assert_false (pd_plan_artifact_path_is_artifact (dir, escape));
   }
 
-  rm_rf (dir);
+  pd_test_remove_tree (dir);
 }
 
 /* --- the engine -------------------------------------------------------- */
@@ -322,7 +322,7 @@ test_artifact_never_through_a_link (void)
   g_assert_true (g_str_has_prefix (path, inner));
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
 
-  rm_rf (dir);
+  pd_test_remove_tree (dir);
 }
 
 static void

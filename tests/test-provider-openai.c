@@ -21,16 +21,7 @@
 
 #define API_KEY "sk-test-0123456789abcdef"
 
-typedef struct
-{
-  TestServer       *server;
-  PdOpenAIProvider *provider;
-  JsonArray        *messages;
-  JsonArray        *tools;
-  PdProviderRequest request;
-  Deltas            deltas;
-  Retries           retries;
-} Fixture;
+typedef ProviderFixture Fixture;
 
 static void
 fixture_setup (Fixture       *f,
@@ -40,49 +31,9 @@ fixture_setup (Fixture       *f,
 
   f->server = test_server_new ();
   base = g_strconcat (f->server->base_url, "/v1", NULL);
-  f->provider = pd_openai_provider_new (base, API_KEY);
-  /* Quick retries: the tests count them, they do not time them. */
-  pd_http_provider_set_retry_base_delay_ms (PD_HTTP_PROVIDER (f->provider), 10);
-  g_signal_connect (f->provider, "retrying", G_CALLBACK (on_retrying), &f->retries);
-
-  f->messages = json_array_from_text ("[{\"role\":\"system\",\"content\":\"Be brief.\"},"
-                                      "{\"role\":\"user\",\"content\":\"Say hello\"}]");
-  f->request.model = "test-model";
-  f->request.messages = f->messages;
-  f->request.temperature = -1;
-  deltas_init (&f->deltas);
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  g_clear_object (&f->provider);
-  test_server_free (f->server);
-  g_clear_pointer (&f->messages, json_array_unref);
-  g_clear_pointer (&f->tools, json_array_unref);
-  deltas_clear (&f->deltas);
-}
-
-static PdProviderResponse *
-chat (Fixture       *f,
-      GCancellable  *cancellable,
-      GError       **error)
-{
-  return pd_provider_chat (PD_PROVIDER (f->provider), &f->request, on_delta, &f->deltas,
-                           cancellable, error);
-}
-
-static const char *
-call_string (PdProviderResponse *response,
-             guint               index,
-             const char         *what)
-{
-  JsonObject *call = json_array_get_object_element (response->tool_calls, index);
-
-  if (g_str_equal (what, "id") || g_str_equal (what, "type"))
-    return json_object_get_string_member (call, what);
-  return json_object_get_string_member (json_object_get_object_member (call, "function"), what);
+  provider_fixture_start (f, PD_HTTP_PROVIDER (pd_openai_provider_new (base, API_KEY)), "test-model",
+                          "[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+                          "{\"role\":\"user\",\"content\":\"Say hello\"}]");
 }
 
 #define SSE_TEXT \
@@ -825,7 +776,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(path, func) \
-  g_test_add ("/pd/provider/openai/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add ("/pd/provider/openai/" path, Fixture, NULL, fixture_setup, func, provider_fixture_teardown)
 
   ADD ("text", test_text);
   ADD ("tool-calls", test_tool_calls);

@@ -201,7 +201,7 @@ test_imported_token_not_g_random (void)
 
   g_clear_object (&store);
   g_clear_object (&db);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 int

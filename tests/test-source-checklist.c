@@ -45,8 +45,8 @@ fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
   g_clear_object (&f->store);
-  pd_checklist_test_rmtree (f->dir);
-  pd_checklist_test_rmtree (f->db_dir);
+  pd_test_remove_tree (f->dir);
+  pd_test_remove_tree (f->db_dir);
   g_free (f->dir);
   g_free (f->db_dir);
   g_free (f->db_path);

@@ -426,17 +426,13 @@ new_agent_row (PdChecklistView *self,
 {
   const PdChecklistItem *item = pd_checklist_get_agent_item (self->checklist, position);
   GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *box = _pd_row_box_new ();
   GtkWidget *text_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   AgentRow *widgets = g_new0 (AgentRow, 1);
 
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_widget_add_css_class (row, "pd-checklist-item");
-  gtk_widget_set_margin_top (box, 8);
-  gtk_widget_set_margin_bottom (box, 8);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
 
   widgets->check = GTK_CHECK_BUTTON (gtk_check_button_new ());
   gtk_widget_set_valign (GTK_WIDGET (widgets->check), GTK_ALIGN_START);
@@ -513,7 +509,7 @@ new_user_row (PdChecklistView *self,
 {
   const PdChecklistItem *item = pd_checklist_get_user_item (self->checklist, position);
   GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *box = _pd_row_box_new ();
   GtkWidget *check = gtk_check_button_new ();
   GtkWidget *label = new_text_label (item->text);
   GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
@@ -525,10 +521,6 @@ new_user_row (PdChecklistView *self,
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_widget_add_css_class (row, "pd-checklist-user-item");
-  gtk_widget_set_margin_top (box, 8);
-  gtk_widget_set_margin_bottom (box, 8);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
 
   self->updating = TRUE;
   gtk_check_button_set_active (GTK_CHECK_BUTTON (check), item->status == PD_CHECKLIST_STATUS_COMPLETED);

@@ -185,7 +185,7 @@ step_row (const PdPlanStep *step,
           gboolean          imported,
           const char       *mark)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *row = _pd_row_box_new ();
   GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status));
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
@@ -193,10 +193,6 @@ step_row (const PdPlanStep *step,
   GtkWidget *id;
   GtkWidget *title;
 
-  gtk_widget_set_margin_start (row, 12);
-  gtk_widget_set_margin_end (row, 12);
-  gtk_widget_set_margin_top (row, 8);
-  gtk_widget_set_margin_bottom (row, 8);
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, status_class);
@@ -452,15 +448,11 @@ change_row (const PdPlanDiffEntry *entry,
             const char            *step_name,
             const char            *said)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *row = _pd_row_box_new ();
   GtkWidget *icon = gtk_image_new_from_icon_name (change_icon_name (entry->kind));
   g_autofree char *text = said != NULL ? g_strdup (said) : change_text (entry, step_name);
   GtkWidget *label = _pd_plain_label (text, NULL);
 
-  gtk_widget_set_margin_start (row, 12);
-  gtk_widget_set_margin_end (row, 12);
-  gtk_widget_set_margin_top (row, 8);
-  gtk_widget_set_margin_bottom (row, 8);
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, "dim-label");
   _pd_accessible_set_text (GTK_WIDGET (icon), change_kind_label (entry->kind), NULL);
@@ -716,7 +708,7 @@ static GtkWidget *
 artifact_row (const char *path,
               gint64      timestamp)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *row = _pd_row_box_new ();
   GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   g_autofree char *name = g_path_get_basename (path);
   g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc (timestamp / G_USEC_PER_SEC);
@@ -725,10 +717,6 @@ artifact_row (const char *path,
   GtkWidget *title = gtk_label_new (NULL);
   GtkWidget *subtitle = gtk_label_new (NULL);
 
-  gtk_widget_set_margin_start (row, 12);
-  gtk_widget_set_margin_end (row, 12);
-  gtk_widget_set_margin_top (row, 8);
-  gtk_widget_set_margin_bottom (row, 8);
 
   /* File names derive from model text: plain text only. */
   gtk_label_set_use_markup (GTK_LABEL (title), FALSE);

@@ -19,6 +19,7 @@
 #include "pd-removed-sessions.h"
 #include "pd-safe-text.h"
 #include "pd-session-item.h"
+#include "pd-task-util.h"
 #include "pd-ui-util-private.h"
 
 struct _PdRemovedSessions
@@ -51,20 +52,13 @@ session_title (const PdSessionInfo *info)
 
 /* --- the worker thread ---------------------------------------------------- */
 
-static void
-list_in_thread (GTask        *task,
-                gpointer      object,
-                gpointer      task_data,
-                GCancellable *cancellable)
+static gpointer
+list_worker (gpointer       object,
+             gpointer       task_data,
+             GCancellable  *cancellable,
+             GError       **error)
 {
-  PdLocalSource *source = task_data;
-  g_autoptr(GError) error = NULL;
-  GPtrArray *sessions = pd_local_source_list_removed (source, &error);
-
-  if (sessions == NULL)
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_pointer (task, sessions, (GDestroyNotify) g_ptr_array_unref);
+  return pd_local_source_list_removed (task_data, error);
 }
 
 static void
@@ -157,7 +151,7 @@ static GtkWidget *
 make_row (const PdSessionInfo *info)
 {
   GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *box = _pd_row_box_new ();
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   g_autofree char *title = session_title (info);
   g_autofree char *agent = pd_safe_text_line (pd_session_source_label (info->source));
@@ -171,10 +165,6 @@ make_row (const PdSessionInfo *info)
   g_autofree char *restore_name = g_strdup_printf (_("Restore “%s”"), title);
 
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
-  gtk_widget_set_margin_top (box, 8);
-  gtk_widget_set_margin_bottom (box, 8);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
 
   /* Plain text: titles and folders are anyone's. */
   gtk_label_set_use_markup (GTK_LABEL (title_label), FALSE);
@@ -338,7 +328,7 @@ pd_removed_sessions_new (GtkWindow     *parent,
   task = g_task_new (self, self->cancellable, on_listed, NULL);
   g_task_set_source_tag (task, pd_removed_sessions_new);
   g_task_set_task_data (task, g_object_ref (source), g_object_unref);
-  g_task_run_in_thread (task, list_in_thread);
+  pd_task_run_worker (task, list_worker, (GDestroyNotify) g_ptr_array_unref);
   return self;
 }
 

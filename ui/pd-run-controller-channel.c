@@ -468,17 +468,14 @@ _pd_run_job_ensure_engine (Job     *job,
   return job->engine;
 }
 
-void
-_pd_run_prepare_thread (GTask        *task,
-                        gpointer      source_object,
-                        gpointer      task_data,
-                        GCancellable *cancellable)
+/* A PdTaskWorker: the job's engine, built in the worker thread. */
+gpointer
+_pd_run_prepare_worker (gpointer       source_object,
+                        gpointer       task_data,
+                        GCancellable  *cancellable,
+                        GError       **error)
 {
-  Job *job = task_data;
-  GError *error = NULL;
+  PdEngine *engine = _pd_run_job_ensure_engine (task_data, error);
 
-  if (_pd_run_job_ensure_engine (job, &error) == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, g_object_ref (job->engine), g_object_unref);
+  return engine != NULL ? g_object_ref (engine) : NULL;
 }

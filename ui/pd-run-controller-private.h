@@ -140,10 +140,10 @@ Question *_pd_run_question_new                    (QuestionKind         kind,
 void      _pd_run_job_free                        (Job                 *job);
 PdEngine *_pd_run_job_ensure_engine               (Job                 *job,
                                                    GError             **error);
-void      _pd_run_prepare_thread                  (GTask               *task,
-                                                   gpointer             source_object,
+gpointer  _pd_run_prepare_worker                  (gpointer             source_object,
                                                    gpointer             task_data,
-                                                   GCancellable        *cancellable);
+                                                   GCancellable        *cancellable,
+                                                   GError             **error);
 
 /* pd-run-controller-dialogs.c */
 Question *_pd_run_question_ref                    (Question            *question);

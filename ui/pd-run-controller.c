@@ -36,6 +36,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-run-controller-private.h"
+#include "pd-task-util.h"
 
 #define TRANSCRIPT_MAX  (64 * 1024)
 
@@ -384,7 +385,7 @@ pd_run_controller_start_job (PdRunController     *self,
   g_task_set_source_tag (task, pd_run_controller_start_job);
   g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, job, (GDestroyNotify) _pd_run_job_free);
-  g_task_run_in_thread (task, _pd_run_prepare_thread);
+  pd_task_run_worker (task, _pd_run_prepare_worker, g_object_unref);
 }
 
 typedef struct

@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 #define PD_TOAST_TITLE_CHARS 40
 
 char       *_pd_format_local_time      (gint64              unix_usec);
+GtkWidget  *_pd_row_box_new            (void);
 void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
 gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
 const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);

@@ -63,3 +63,42 @@ pd_cancellable_get_reason (GCancellable *cancellable)
     return NULL;
   return g_object_get_qdata (G_OBJECT (cancellable), pd_cancel_reason_quark ());
 }
+
+typedef struct
+{
+  PdTaskWorker   worker;
+  GDestroyNotify result_destroy;
+} Work;
+
+#define WORK_KEY "pd-task-work"
+
+static void
+work_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  const Work *work = g_object_get_data (G_OBJECT (task), WORK_KEY);
+  GError *error = NULL;
+  gpointer result = work->worker (source_object, task_data, cancellable, &error);
+
+  pd_task_return_pointer_or_error (task, result, work->result_destroy, error);
+}
+
+void
+pd_task_run_worker (GTask          *task,
+                    PdTaskWorker    worker,
+                    GDestroyNotify  result_destroy)
+{
+  Work *work;
+
+  g_return_if_fail (G_IS_TASK (task));
+  g_return_if_fail (worker != NULL);
+
+  /* Set before the thread starts, only read in it. */
+  work = g_new (Work, 1);
+  work->worker = worker;
+  work->result_destroy = result_destroy;
+  g_object_set_data_full (G_OBJECT (task), WORK_KEY, work, g_free);
+  g_task_run_in_thread (task, work_thread);
+}

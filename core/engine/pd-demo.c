@@ -257,16 +257,13 @@ on_run_done (GObject      *source,
 
 /* Worker thread: building opens the database.  This task has no source
  * object, so wherever it is freed it frees no demo. */
-static void
-build_thread (GTask        *build,
-              gpointer      source_object,
-              gpointer      task_data,
-              GCancellable *cancellable)
+static gpointer
+build_worker (gpointer       source_object,
+              gpointer       task_data,
+              GCancellable  *cancellable,
+              GError       **error)
 {
-  GError *error = NULL;
-  PdEngine *engine = pd_engine_builder_build (task_data, &error);
-
-  pd_task_return_pointer_or_error (build, engine, g_object_unref, error);
+  return pd_engine_builder_build (task_data, error);
 }
 
 /* Main thread: the demo keeps its engine, and the run starts. */
@@ -340,9 +337,9 @@ pd_demo_run_async (PdDemo              *self,
   pd_engine_builder_set_source (builder, "demo");
 
   build = g_task_new (NULL, cancellable, on_built, g_steal_pointer (&task));
-  g_task_set_source_tag (build, build_thread);
+  g_task_set_source_tag (build, build_worker);
   g_task_set_task_data (build, builder, g_object_unref);
-  g_task_run_in_thread (build, build_thread);
+  pd_task_run_worker (build, build_worker, g_object_unref);
 }
 
 PdRunResult *

@@ -605,17 +605,15 @@ run_args_free (RunArgs *args)
   g_free (args);
 }
 
-static void
-run_in_thread (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+static gpointer
+run_worker (gpointer       source_object,
+            gpointer       task_data,
+            GCancellable  *cancellable,
+            GError       **error)
 {
   RunArgs *args = task_data;
-  GError *error = NULL;
-  PdRunResult *result = pd_engine_run (source_object, args->session_id, args->message, cancellable, &error);
 
-  pd_task_return_pointer_or_error (task, result, (GDestroyNotify) pd_run_result_free, error);
+  return pd_engine_run (source_object, args->session_id, args->message, cancellable, error);
 }
 
 void
@@ -639,7 +637,7 @@ pd_engine_run_async (PdEngine            *self,
   /* A cancelled run still returns its result (status cancelled, saved). */
   g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, args, (GDestroyNotify) run_args_free);
-  g_task_run_in_thread (task, run_in_thread);
+  pd_task_run_worker (task, run_worker, (GDestroyNotify) pd_run_result_free);
 }
 
 PdRunResult *

@@ -394,19 +394,15 @@ call_data_free (CallData *data)
   g_free (data);
 }
 
-static void
-call_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+static gpointer
+call_worker (gpointer       source_object,
+             gpointer       task_data,
+             GCancellable  *cancellable,
+             GError       **error)
 {
   CallData *data = task_data;
-  GError *error = NULL;
-  PdToolResult *result;
 
-  result = pd_tool_call (source_object, data->context, data->args, cancellable, &error);
-
-  pd_task_return_pointer_or_error (task, result, (GDestroyNotify) pd_tool_result_free, error);
+  return pd_tool_call (source_object, data->context, data->args, cancellable, error);
 }
 
 /**
@@ -437,7 +433,7 @@ pd_tool_call_async (PdTool              *self,
   g_task_set_source_tag (task, pd_tool_call_async);
   g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
   /* No return-on-cancel: the tool has to finish to reap its processes. */
-  g_task_run_in_thread (task, call_thread);
+  pd_task_run_worker (task, call_worker, (GDestroyNotify) pd_tool_result_free);
 }
 
 PdToolResult *

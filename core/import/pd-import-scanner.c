@@ -830,16 +830,13 @@ pd_import_scanner_scan_full (PdImportScanner  *self,
   return g_steal_pointer (&sessions);
 }
 
-static void
-scan_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+static gpointer
+scan_worker (gpointer       source_object,
+             gpointer       task_data,
+             GCancellable  *cancellable,
+             GError       **error)
 {
-  GError *error = NULL;
-  GPtrArray *sessions = pd_import_scanner_scan (source_object, cancellable, &error);
-
-  pd_task_return_pointer_or_error (task, sessions, (GDestroyNotify) g_ptr_array_unref, error);
+  return pd_import_scanner_scan (source_object, cancellable, error);
 }
 
 void
@@ -854,7 +851,7 @@ pd_import_scanner_scan_async (PdImportScanner     *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, pd_import_scanner_scan_async);
-  g_task_run_in_thread (task, scan_thread);
+  pd_task_run_worker (task, scan_worker, (GDestroyNotify) g_ptr_array_unref);
 }
 
 GPtrArray *

@@ -493,17 +493,15 @@ pd_import_watcher_set_roots (PdImportWatcher    *self,
 /* ---------------------------------------------------------------------- */
 /* Starting                                                               */
 
-static void
-list_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+static gpointer
+list_worker (gpointer       source_object,
+             gpointer       task_data,
+             GCancellable  *cancellable,
+             GError       **error)
 {
   PdImportWatcher *self = source_object;
-  GError *error = NULL;
-  GPtrArray *paths = _pd_import_index_list_paths (self->store, &error);
 
-  pd_task_return_pointer_or_error (task, paths, (GDestroyNotify) g_ptr_array_unref, error);
+  return _pd_import_index_list_paths (self->store, error);
 }
 
 static void
@@ -547,7 +545,7 @@ pd_import_watcher_start_async (PdImportWatcher     *self,
   outer = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (outer, pd_import_watcher_start_async);
   inner = g_task_new (self, cancellable, listed_cb, outer);
-  g_task_run_in_thread (inner, list_thread);
+  pd_task_run_worker (inner, list_worker, (GDestroyNotify) g_ptr_array_unref);
 }
 
 gboolean

@@ -498,5 +498,5 @@ real_corpus_run (const char *fixtures,
   if (g_getenv ("PD_BENCH_IMPORT_KEEP") != NULL)
     printf ("# real corpus kept in %s\n", root);
   else
-    rmtree (root);
+    pd_test_remove_tree (root);
 }

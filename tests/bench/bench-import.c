@@ -95,23 +95,6 @@ run_command (const char * const *argv,
   return run_command_in (NULL, argv, ok);
 }
 
-void
-rmtree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        rmtree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -152,7 +135,7 @@ main (int    argc,
       g_autofree char *jq_only = g_find_program_in_path ("jq");
       g_autofree char *wc_only = g_find_program_in_path ("wc");
 
-      rmtree (root);
+      pd_test_remove_tree (root);
       if (g_getenv ("PD_SHARED_FIXTURES_DIR") == NULL)
         {
           printf ("# real corpus: no shared fixtures (PD_SHARED_FIXTURES_DIR): skipped\n");
@@ -412,7 +395,7 @@ main (int    argc,
 
   g_clear_object (&store);
   g_clear_object (&db);
-  rmtree (root);
+  pd_test_remove_tree (root);
 
   if (g_getenv ("PD_SHARED_FIXTURES_DIR") != NULL &&
       g_file_test (g_getenv ("PD_SHARED_FIXTURES_DIR"), G_FILE_TEST_IS_DIR))

@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include "../pd-test-files.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -24,7 +26,6 @@ void    bench_write_file (const char *path, const GString *out);
 extern double last_cpu;
 double  run_command_in   (const char *cwd, const char * const *argv, gboolean *ok);
 double  run_command      (const char * const *argv, gboolean *ok);
-void    rmtree           (const char *path);
 
 /* One agent's part of the real corpus, or all of it: its files, and what
  * the import, wc -l and jq took on them.  The folders each reader is given

@@ -536,29 +536,6 @@ pd_test_a11y_view_stack (PdWindow *window)
   return ADW_VIEW_STACK (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
 }
 
-/* The toplevel of @type that is shown, or %NULL. */
-GtkWindow *
-pd_test_a11y_mapped_toplevel (GType type)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_mapped (GTK_WIDGET (window)))
-        return window;
-    }
-  return NULL;
-}
-
-/* A toplevel of the type GSIZE_TO_POINTER(@data) is shown. */
-gboolean
-pd_test_a11y_toplevel_shown (gpointer data)
-{
-  return pd_test_a11y_mapped_toplevel (GPOINTER_TO_SIZE (data)) != NULL;
-}
-
 /* A shown widget with the row role (a list's row, the header row). */
 gboolean
 pd_test_a11y_is_row (GtkWidget     *widget,
@@ -655,8 +632,8 @@ pd_test_a11y_wait_for_message_dialog (const char *what)
 {
   GtkWindow *dialog;
 
-  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG), what);
-  dialog = pd_test_a11y_mapped_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG), what);
+  dialog = pd_test_mapped_toplevel (ADW_TYPE_MESSAGE_DIALOG);
   pd_test_flush (GTK_WIDGET (dialog));
   return ADW_MESSAGE_DIALOG (dialog);
 }

@@ -20,8 +20,6 @@ void       pd_test_a11y_assert_named  (GtkWidget   *root,
 /* Helpers the a11y tests share (test-a11y*.c) */
 gboolean          pd_test_a11y_window_settled          (gpointer          window);
 AdwViewStack     *pd_test_a11y_view_stack              (PdWindow         *window);
-GtkWindow        *pd_test_a11y_mapped_toplevel         (GType             type);
-gboolean          pd_test_a11y_toplevel_shown          (gpointer          type);
 gboolean          pd_test_a11y_is_row                  (GtkWidget        *widget,
                                                         gconstpointer     data);
 void              pd_test_a11y_collect_rows            (GtkWidget        *widget,

@@ -177,37 +177,6 @@ run_finished (gpointer data)
   return ((RunFixture *) data)->finished;
 }
 
-/* A shown message dialog, not one answered already and on its way out. */
-static inline AdwMessageDialog *
-open_message_dialog (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
-
-      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_mapped (GTK_WIDGET (window)) &&
-          !g_object_get_data (G_OBJECT (window), "test-answered"))
-        return ADW_MESSAGE_DIALOG (window);
-    }
-
-  return NULL;
-}
-
-static inline gboolean
-message_dialog_shown (gpointer data)
-{
-  return open_message_dialog () != NULL;
-}
-
-static inline AdwMessageDialog *
-wait_for_dialog (const char *what)
-{
-  pd_test_wait_until (message_dialog_shown, NULL, what);
-  return open_message_dialog ();
-}
-
 static inline gboolean
 is_button_labelled (GtkWidget     *widget,
                     gconstpointer  label)

@@ -367,6 +367,63 @@ pd_test_find_toplevel (GType type)
   return NULL;
 }
 
+GtkWindow *
+pd_test_mapped_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_mapped (GTK_WIDGET (window)))
+        return window;
+    }
+  return NULL;
+}
+
+gboolean
+pd_test_toplevel_shown (gpointer type)
+{
+  return pd_test_mapped_toplevel (GPOINTER_TO_SIZE (type)) != NULL;
+}
+
+gboolean
+pd_test_toplevel_gone (gpointer type)
+{
+  return pd_test_mapped_toplevel (GPOINTER_TO_SIZE (type)) == NULL;
+}
+
+AdwMessageDialog *
+pd_test_open_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_mapped (GTK_WIDGET (window)) &&
+          !g_object_get_data (G_OBJECT (window), "test-answered"))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+
+  return NULL;
+}
+
+gboolean
+pd_test_message_dialog_shown (gpointer data)
+{
+  return pd_test_open_message_dialog () != NULL;
+}
+
+AdwMessageDialog *
+pd_test_wait_for_dialog (const char *what)
+{
+  pd_test_wait_until (pd_test_message_dialog_shown, NULL, what);
+  return pd_test_open_message_dialog ();
+}
+
 static void
 close_all_windows (GtkApplication *app)
 {

@@ -40,6 +40,17 @@ GtkWidget *pd_test_find_label      (GtkWidget          *root,
 GtkWidget *pd_test_find_action_button (GtkWidget       *root,
                                     const char         *action);
 GtkWindow *pd_test_find_toplevel   (GType               type);
+/* The toplevel of @type that is shown, or %NULL. */
+GtkWindow *pd_test_mapped_toplevel (GType               type);
+/* pd_test_wait_until() conditions: a toplevel of the type
+ * GSIZE_TO_POINTER(@type) is shown; none is. */
+gboolean   pd_test_toplevel_shown  (gpointer            type);
+gboolean   pd_test_toplevel_gone   (gpointer            type);
+/* A shown message dialog, not one answered already (a "test-answered"
+ * mark) and on its way out; waiting for one. */
+AdwMessageDialog *pd_test_open_message_dialog  (void);
+gboolean          pd_test_message_dialog_shown (gpointer     data);
+AdwMessageDialog *pd_test_wait_for_dialog      (const char  *what);
 
 typedef gboolean (*PdTestCondition) (gpointer data);
 

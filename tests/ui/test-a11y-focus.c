@@ -183,9 +183,9 @@ check_no_sessions (PdApplication *app,
     StatusShown removed_shown = { NULL, "No Removed Sessions" };
 
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-removed-sessions", NULL));
-    pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (PD_TYPE_REMOVED_SESSIONS),
+    pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (PD_TYPE_REMOVED_SESSIONS),
                         "Removed Sessions");
-    removed = pd_test_a11y_mapped_toplevel (PD_TYPE_REMOVED_SESSIONS);
+    removed = pd_test_mapped_toplevel (PD_TYPE_REMOVED_SESSIONS);
     removed_shown.window = (PdWindow *) removed;
     pd_test_wait_until (status_shown, &removed_shown, "“No Removed Sessions”");
     pd_test_flush (GTK_WIDGET (removed));
@@ -227,20 +227,14 @@ is_menu_button (GtkWidget     *widget,
          gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL;
 }
 
-static gboolean
-toplevel_gone (gpointer data)
-{
-  return pd_test_a11y_mapped_toplevel (GPOINTER_TO_SIZE (data)) == NULL;
-}
-
 static GtkWindow *
 wait_for_toplevel (GType       type,
                    const char *what)
 {
   GtkWindow *dialog;
 
-  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (type), what);
-  dialog = pd_test_a11y_mapped_toplevel (type);
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (type), what);
+  dialog = pd_test_mapped_toplevel (type);
   pd_test_flush (GTK_WIDGET (dialog));
   return dialog;
 }
@@ -256,7 +250,7 @@ close_dialog (PdWindow   *window,
   g_autofree char *path = NULL;
 
   gtk_window_close (dialog);
-  pd_test_wait_until (toplevel_gone, GSIZE_TO_POINTER (type), what);
+  pd_test_wait_until (pd_test_toplevel_gone, GSIZE_TO_POINTER (type), what);
   pd_test_flush (GTK_WIDGET (window));
   pd_test_spin (200);
   pd_test_flush (GTK_WIDGET (window));

@@ -427,12 +427,12 @@ check_shortcuts_listed (PdApplication *app,
   /* Shown, it lays out without a warning (GTK 4.8 warned of a label at a
    * negative width with the page keys listed; warnings are fatal here). */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL);
-  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_SHORTCUTS_WINDOW),
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_SHORTCUTS_WINDOW),
                       "the shortcuts window");
-  pd_test_flush (GTK_WIDGET (pd_test_a11y_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW)));
-  assert_shortcuts_readable (GTK_WIDGET (pd_test_a11y_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW)));
-  pd_test_screenshot_sizes (pd_test_a11y_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW), "a11y-shortcuts");
-  gtk_window_close (pd_test_a11y_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW));
+  pd_test_flush (GTK_WIDGET (pd_test_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW)));
+  assert_shortcuts_readable (GTK_WIDGET (pd_test_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW)));
+  pd_test_screenshot_sizes (pd_test_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW), "a11y-shortcuts");
+  gtk_window_close (pd_test_mapped_toplevel (GTK_TYPE_SHORTCUTS_WINDOW));
 }
 
 static void

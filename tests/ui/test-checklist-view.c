@@ -63,7 +63,7 @@ fixture_teardown (Fixture       *f,
   pd_test_destroy_window (f->window, f->view);
   pd_test_spin (20);
   pd_test_db_free (f->db);
-  pd_checklist_test_rmtree (f->dir);
+  pd_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->session_id);
 }
@@ -439,7 +439,7 @@ test_continue_hints (void)
     pd_test_destroy_window (window, view);
     pd_test_spin (20);
   }
-  pd_checklist_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 static gboolean
@@ -483,7 +483,7 @@ test_long_list (void)
   g_assert_cmpuint (checks->len, ==, 500);
   pd_test_destroy_window (window, view);
   pd_test_spin (20);
-  pd_checklist_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 /* --- a plan and no list ------------------------------------------------------- */
@@ -526,7 +526,7 @@ test_plan_without_list (void)
   pd_test_screenshot (GTK_WIDGET (window), "checklist-plan-only");
   pd_test_destroy_window (window, view);
   pd_test_spin (20);
-  pd_checklist_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 /* --- a long item in the tick toast -------------------------------------------- */
@@ -592,7 +592,7 @@ test_long_item_toast (void)
   g_assert_true (pd_test_wait_for (is_idle, view));
   pd_test_destroy_window (window, overlay);
   pd_test_spin (20);
-  pd_checklist_test_rmtree (tmp);
+  pd_test_remove_tree (tmp);
 }
 
 /* A Claude Code session with TodoWrite and ExitPlanMode: the project's own

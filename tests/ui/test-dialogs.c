@@ -36,28 +36,6 @@ typedef struct
   gboolean   finished;
 } Fixture;
 
-static AdwMessageDialog *
-open_message_dialog (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
-
-      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_mapped (GTK_WIDGET (window)) &&
-          !g_object_get_data (G_OBJECT (window), "test-answered"))
-        return ADW_MESSAGE_DIALOG (window);
-    }
-  return NULL;
-}
-
-static gboolean
-dialog_shown (gpointer data)
-{
-  return open_message_dialog () != NULL;
-}
-
 static gboolean
 run_finished (gpointer data)
 {
@@ -259,8 +237,8 @@ check_approval (PdApplication *app,
 
   /* The folder, then the whole command, as text: 1,500 characters,
    * markup shown as typed. */
-  pd_test_wait_until (dialog_shown, NULL, "the approval dialog");
-  dialog = open_message_dialog ();
+  pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the approval dialog");
+  dialog = pd_test_open_message_dialog ();
   label = pd_test_find_first (GTK_WIDGET (dialog), is_label_ending, command_line);
   assert_preview_label (label);
   g_assert_true (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (label)), "\u200eIn /"));
@@ -272,8 +250,8 @@ check_approval (PdApplication *app,
   answer (dialog, "deny");
 
   /* A write: the file, that it is new, its content. */
-  pd_test_wait_until (dialog_shown, NULL, "the second approval dialog");
-  dialog = open_message_dialog ();
+  pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the second approval dialog");
+  dialog = pd_test_open_message_dialog ();
   assert_preview_label (pd_test_find_first (GTK_WIDGET (dialog), is_label_with, "one.txt\n(a new file)\n+ 1"));
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "create or overwrite any file in this session"));
   assert_nothing_cut (dialog, fixture->shot, "-write");
@@ -281,8 +259,8 @@ check_approval (PdApplication *app,
 
   /* An edit: the file, the lines it takes out and the lines it puts in
    * (it said "replace 4 bytes with 5 bytes"). */
-  pd_test_wait_until (dialog_shown, NULL, "the third approval dialog");
-  dialog = open_message_dialog ();
+  pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the third approval dialog");
+  dialog = pd_test_open_message_dialog ();
   assert_preview_label (pd_test_find_first (GTK_WIDGET (dialog), is_label_with,
                                             "one.txt\n- 1\n+ one\n+ <i>two</i>\n+ keep_this_config_line_okay_for_every_host - delete_backups()"));
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "lets the agent edit any file in this session"));
@@ -468,8 +446,8 @@ check_hidden_tail (PdApplication *app,
       AdwMessageDialog *dialog;
       GtkWidget *label;
 
-      pd_test_wait_until (dialog_shown, NULL, "the approval dialog");
-      dialog = open_message_dialog ();
+      pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the approval dialog");
+      dialog = pd_test_open_message_dialog ();
       label = pd_test_find_first (GTK_WIDGET (dialog), is_label_ending, hidden_shown[i]);
       assert_preview_label (label);
       /* Short: the whole command in sight, no scrolling down to it. */
@@ -582,11 +560,11 @@ check_plan_words (PdApplication *app,
   g_assert_true (pd_run_controller_start (runs, settings, "/plan Tidy the README", &error));
   g_assert_no_error (error);
 
-  pd_test_wait_until (dialog_shown, NULL, "the plan review");
-  dialog = open_message_dialog ();
+  pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the plan review");
+  dialog = pd_test_open_message_dialog ();
   answer (dialog, "keep");
-  pd_test_wait_until (dialog_shown, NULL, "the second plan review");
-  dialog = open_message_dialog ();
+  pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the second plan review");
+  dialog = pd_test_open_message_dialog ();
   /* The run bar behind it, for the eye: "→ Plan submitted for review". */
   pd_test_screenshot_sizes (GTK_WINDOW (window), "run-bar-plan-review");
   answer (dialog, "approve");

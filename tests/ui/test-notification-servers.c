@@ -32,279 +32,18 @@
 #include "pd-session-list.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
+#include "pd-test-notify-server.h"
 #include "pd-test-ui.h"
-
-#define APP_PATH "/io/github/plandeck/Plandeck"
-
-/* --- the recording servers ------------------------------------------------ */
-
-static const char servers_xml[] =
-  "<node>"
-  "  <interface name='org.gtk.Notifications'>"
-  "    <method name='AddNotification'>"
-  "      <arg type='s' direction='in'/><arg type='s' direction='in'/><arg type='a{sv}' direction='in'/>"
-  "    </method>"
-  "    <method name='RemoveNotification'>"
-  "      <arg type='s' direction='in'/><arg type='s' direction='in'/>"
-  "    </method>"
-  "  </interface>"
-  "  <interface name='org.freedesktop.portal.Notification'>"
-  "    <method name='AddNotification'>"
-  "      <arg type='s' direction='in'/><arg type='a{sv}' direction='in'/>"
-  "    </method>"
-  "    <method name='RemoveNotification'><arg type='s' direction='in'/></method>"
-  "  </interface>"
-  "  <interface name='org.freedesktop.Notifications'>"
-  "    <method name='GetCapabilities'><arg type='as' direction='out'/></method>"
-  "    <method name='Notify'>"
-  "      <arg type='s' direction='in'/><arg type='u' direction='in'/><arg type='s' direction='in'/>"
-  "      <arg type='s' direction='in'/><arg type='s' direction='in'/><arg type='as' direction='in'/>"
-  "      <arg type='a{sv}' direction='in'/><arg type='i' direction='in'/>"
-  "      <arg type='u' direction='out'/>"
-  "    </method>"
-  "    <method name='CloseNotification'><arg type='u' direction='in'/></method>"
-  "    <method name='GetServerInformation'>"
-  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
-  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
-  "    </method>"
-  "  </interface>"
-  "</node>";
-
-typedef struct
-{
-  char     *id;             /* GNotification's id; the summary for fdo */
-  GVariant *notification;   /* a{sv}: GLib's serialized notification; fdo: its Notify call */
-} Record;
-
-static struct
-{
-  GDBusConnection *connection;
-  GPtrArray       *added;     /* (element-type Record) */
-  GPtrArray       *removed;   /* (element-type utf8) ids */
-} server;
-
-static void
-record_free (Record *record)
-{
-  g_free (record->id);
-  g_variant_unref (record->notification);
-  g_free (record);
-}
-
-static void
-on_server_call (GDBusConnection       *connection,
-                const char            *sender,
-                const char            *path,
-                const char            *interface,
-                const char            *method,
-                GVariant              *parameters,
-                GDBusMethodInvocation *invocation,
-                gpointer               user_data)
-{
-  gboolean portal = g_str_equal (interface, "org.freedesktop.portal.Notification");
-  gboolean fdo = g_str_equal (interface, "org.freedesktop.Notifications");
-  const char *app_id = APP_ID;
-  const char *id = NULL;
-
-  if (fdo && g_str_equal (method, "GetCapabilities"))
-    {
-      const char *caps[] = { "body", "actions", NULL };
-
-      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(^as)", caps));
-      return;
-    }
-  if (fdo && g_str_equal (method, "GetServerInformation"))
-    {
-      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(ssss)", "test", "test", "1", "1.2"));
-      return;
-    }
-  if (g_str_equal (method, "AddNotification") || g_str_equal (method, "Notify"))
-    {
-      Record *record = g_new0 (Record, 1);
-
-      if (fdo)
-        {
-          record->notification = g_variant_ref (parameters);
-          g_variant_get_child (parameters, 3, "s", &record->id);
-        }
-      else
-        {
-          if (portal)
-            g_variant_get (parameters, "(&s@a{sv})", &id, &record->notification);
-          else
-            g_variant_get (parameters, "(&s&s@a{sv})", &app_id, &id, &record->notification);
-          record->id = g_strdup (id);
-        }
-      g_assert_cmpstr (app_id, ==, APP_ID);
-      g_test_message ("%s %s: %s", interface, record->id, g_variant_print (parameters, FALSE));
-      g_ptr_array_add (server.added, record);
-      g_dbus_method_invocation_return_value (invocation, fdo ? g_variant_new ("(u)", server.added->len) : NULL);
-      return;
-    }
-  if (g_str_equal (method, "RemoveNotification"))
-    {
-      if (portal)
-        g_variant_get (parameters, "(&s)", &id);
-      else
-        g_variant_get (parameters, "(&s&s)", &app_id, &id);
-      g_ptr_array_add (server.removed, g_strdup (id));
-    }
-  g_dbus_method_invocation_return_value (invocation, NULL);
-}
-
-/* Owns @name, serving @interface at @path. */
-static void
-server_start (const char *name,
-              const char *path,
-              const char *interface)
-{
-  static const GDBusInterfaceVTable vtable = { on_server_call, NULL, NULL, { 0 } };
-  g_autoptr(GDBusNodeInfo) info = NULL;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SESSION, NULL, &error);
-  guint32 result = 0;
-
-  g_assert_no_error (error);
-  server.connection = g_dbus_connection_new_for_address_sync (address,
-                                                              G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                                              G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                                              NULL, NULL, &error);
-  g_assert_no_error (error);
-  server.added = g_ptr_array_new_with_free_func ((GDestroyNotify) record_free);
-  server.removed = g_ptr_array_new_with_free_func (g_free);
-
-  info = g_dbus_node_info_new_for_xml (servers_xml, &error);
-  g_assert_no_error (error);
-  g_dbus_connection_register_object (server.connection, path,
-                                     g_dbus_node_info_lookup_interface (info, interface),
-                                     &vtable, NULL, NULL, &error);
-  g_assert_no_error (error);
-  reply = g_dbus_connection_call_sync (server.connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "RequestName",
-                                       g_variant_new ("(su)", name, 4 /* DO_NOT_QUEUE */),
-                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  g_variant_get (reply, "(u)", &result);
-  g_assert_cmpuint (result, ==, 1 /* PRIMARY_OWNER */);
-}
-
-static Record *
-find_added (const char *prefix)
-{
-  for (guint i = 0; i < server.added->len; i++)
-    {
-      Record *record = g_ptr_array_index (server.added, i);
-
-      if (g_str_has_prefix (record->id, prefix))
-        return record;
-    }
-  return NULL;
-}
-
-static guint
-count_added (const char *prefix)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < server.added->len; i++)
-    n += g_str_has_prefix (((Record *) g_ptr_array_index (server.added, i))->id, prefix);
-  return n;
-}
-
-static gboolean
-has_added (gpointer prefix)
-{
-  return find_added (prefix) != NULL;
-}
-
-static Record *
-wait_for_notification (const char *prefix)
-{
-  g_autofree char *what = g_strdup_printf ("a notification “%s…”", prefix);
-
-  pd_test_wait_until (has_added, (gpointer) prefix, what);
-  return find_added (prefix);
-}
-
-static gboolean
-removed (gpointer id)
-{
-  return g_ptr_array_find_with_equal_func (server.removed, id, g_str_equal, NULL);
-}
-
-/* The notification's field @key as a string; "" when absent. */
-static char *
-field (Record     *record,
-       const char *key)
-{
-  const char *value = NULL;
-
-  if (!g_variant_lookup (record->notification, key, "&s", &value))
-    return g_strdup ("");
-  return g_strdup (value);
-}
-
-static void
-assert_default_opens (Record     *record,
-                      const char *session_id)
-{
-  g_autofree char *action = field (record, "default-action");
-  g_autoptr(GVariant) target = g_variant_lookup_value (record->notification, "default-action-target", NULL);
-
-  g_assert_cmpstr (action, ==, "app.open-session");
-  g_assert_nonnull (target);
-  g_assert_cmpstr (g_variant_get_string (target, NULL), ==, session_id);
-}
-
-/* What a server does for a click or a button: ActivateAction on the
- * application's object, the "app." prefix dropped. */
-static void
-activate_app_action (const char *action,
-                     GVariant   *target)
-{
-  GVariantBuilder params;
-
-  g_variant_builder_init (&params, G_VARIANT_TYPE ("av"));
-  g_variant_builder_add (&params, "v", target);
-  g_assert_true (g_str_has_prefix (action, "app."));
-  g_dbus_connection_call (server.connection, APP_ID, APP_PATH, "org.freedesktop.Application",
-                          "ActivateAction",
-                          g_variant_new ("(sav@a{sv})", action + 4, &params,
-                                         g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0)),
-                          NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
-}
 
 /* The button labelled @label, pressed. */
 static void
-press_button (Record     *record,
-              const char *label)
+press_button (PdTestNotification *record,
+              const char         *label)
 {
-  g_autoptr(GVariant) buttons = g_variant_lookup_value (record->notification, "buttons",
-                                                        G_VARIANT_TYPE ("aa{sv}"));
-  GVariantIter iter;
-  GVariant *button;
+  g_autofree char *action = NULL;
+  g_autoptr(GVariant) target = pd_test_notification_button (record, label, &action);
 
-  g_assert_nonnull (buttons);
-  g_variant_iter_init (&iter, buttons);
-  while ((button = g_variant_iter_next_value (&iter)))
-    {
-      const char *button_label = NULL;
-      const char *action = NULL;
-      g_autoptr(GVariant) target = NULL;
-
-      g_variant_lookup (button, "label", "&s", &button_label);
-      g_variant_lookup (button, "action", "&s", &action);
-      target = g_variant_lookup_value (button, "target", NULL);
-      if (g_strcmp0 (button_label, label) == 0)
-        {
-          activate_app_action (action, target);
-          g_variant_unref (button);
-          return;
-        }
-      g_variant_unref (button);
-    }
-  g_error ("the notification %s has no button “%s”", record->id, label);
+  pd_test_notification_activate (action, target);
 }
 
 /* --- runs ---------------------------------------------------------------- */
@@ -430,21 +169,21 @@ check_portal (PdApplication *app,
   PdRunController *runs = pd_window_get_run_controller (window);
   g_autofree char *written = g_build_filename (fixture->project, "one.txt", NULL);
   GtkWindow *other = look_elsewhere (window);
-  Record *record;
+  PdTestNotification *record;
   g_autofree char *printed = NULL;
 
   /* No org.gtk.Notifications, no org.freedesktop.Notifications: the
    * portal alone, as a sandboxed app sees the bus.  Nothing was sent. */
   start_replay (window, fixture->replay, fixture, "Write a file");
-  record = wait_for_notification ("approval:");
+  record = pd_test_notification_wait ("approval:");
   {
-    g_autofree char *title = field (record, "title");
-    g_autofree char *body = field (record, "body");
+    g_autofree char *title = pd_test_notification_field (record, "title");
+    g_autofree char *body = pd_test_notification_field (record, "body");
 
     g_assert_cmpstr (title, ==, "Approval Needed");
     g_assert_nonnull (strstr (body, "echo 1 > one.txt"));
   }
-  assert_default_opens (record, pd_run_controller_get_session_id (runs));
+  pd_test_notification_assert_default_opens (record, pd_run_controller_get_session_id (runs));
   /* The portal takes buttons: Approve Once and Deny are there. */
   printed = g_variant_print (record->notification, FALSE);
   g_assert_nonnull (strstr (printed, "Approve Once"));
@@ -458,11 +197,11 @@ check_portal (PdApplication *app,
   /* Pressed, as the portal activates it: the write happens. */
   press_button (record, "Approve Once");
   pd_test_wait_until (file_exists, written, "the approved write");
-  pd_test_wait_until (removed, record->id, "the answered question's notification to go");
+  pd_test_wait_until (pd_test_notification_removed, record->id, "the answered question's notification to go");
 
   /* The run's end, through the portal too. */
   pd_test_wait_until (not_running, runs, "the run to end");
-  wait_for_notification ("run-finished:");
+  pd_test_notification_wait ("run-finished:");
   gtk_window_destroy (other);
 }
 
@@ -504,14 +243,14 @@ check_fdo (PdApplication *app,
 {
   Fixture *fixture = user_data;
   GtkWindow *other = look_elsewhere (window);
-  Record *record;
+  PdTestNotification *record;
   const char *app_name = NULL;
   const char *app_icon = NULL;
   g_autoptr(GVariant) hints = NULL;
   const char *image = NULL;
 
   start_replay (window, fixture->replay, fixture, "Write a file");
-  record = wait_for_notification ("Approval Needed");
+  record = pd_test_notification_wait ("Approval Needed");
   g_variant_get_child (record->notification, 0, "&s", &app_name);
   g_variant_get_child (record->notification, 2, "&s", &app_icon);
   hints = g_variant_get_child_value (record->notification, 6);
@@ -561,16 +300,16 @@ check_questions (PdApplication *app,
   GtkWindow *other = look_elsewhere (window);
   g_autofree char *run_id = NULL;
   g_autofree char *review_id = NULL;
-  Record *record;
+  PdTestNotification *record;
 
   /* A new run's first question, asked before the list has its session
    * (a search it is not among is cleared as the run starts, and the list
    * reads it after): named by its task ("Untitled session" before). */
   pd_session_list_set_query (list, "nothing is called this", FALSE);
   start_replay (window, fixture->replay, fixture, "Write a file for the notes");
-  record = wait_for_notification ("approval:");
+  record = pd_test_notification_wait ("approval:");
   {
-    g_autofree char *body = field (record, "body");
+    g_autofree char *body = pd_test_notification_field (record, "body");
 
     g_assert_null (strstr (body, "Untitled session"));
     g_assert_nonnull (strstr (body, "\xe2\x81\xa8Write a file for the notes\xe2\x81\xa9"));
@@ -584,27 +323,27 @@ check_questions (PdApplication *app,
    * the notification does not show.  Its session is named by its task,
    * without the "/plan" that chose the mode. */
   start_replay (window, fixture->replay_plan, fixture, "/plan Tidy the README");
-  record = wait_for_notification ("plan-review:");
+  record = pd_test_notification_wait ("plan-review:");
   run_id = g_strdup (pd_run_controller_get_session_id (runs));
   review_id = g_strconcat ("plan-review:", run_id, NULL);
   g_assert_cmpstr (record->id, ==, review_id);
   {
-    g_autofree char *title = field (record, "title");
-    g_autofree char *body = field (record, "body");
+    g_autofree char *title = pd_test_notification_field (record, "title");
+    g_autofree char *body = pd_test_notification_field (record, "body");
 
     g_assert_cmpstr (title, ==, "Plan Ready for Review");
     g_assert_nonnull (strstr (body, "\xe2\x81\xa8Tidy the README\xe2\x81\xa9"));
     g_assert_nonnull (strstr (body, "review its plan"));
     g_assert_null (g_variant_lookup_value (record->notification, "buttons", NULL));
   }
-  assert_default_opens (record, run_id);
+  pd_test_notification_assert_default_opens (record, run_id);
   pd_test_wait_until (dialog_open, NULL, "the plan review");
   pd_test_spin (300);
-  g_assert_cmpuint (count_added ("plan-review:"), ==, 1);
+  g_assert_cmpuint (pd_test_notification_count ("plan-review:"), ==, 1);
   /* Answered in its dialog: the notification goes. */
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (open_dialog ()), "approve");
   gtk_window_destroy (GTK_WINDOW (open_dialog ()));
-  pd_test_wait_until (removed, record->id, "the review's notification to go");
+  pd_test_wait_until (pd_test_notification_removed, record->id, "the review's notification to go");
   pd_test_wait_until (not_running, runs, "the run to end");
 
   /* A step becomes blocked (another writer): named, its title cut with
@@ -632,9 +371,9 @@ check_questions (PdApplication *app,
     g_ptr_array_add (blocked->steps, pd_test_step ("s2", "Fix the grammar", PD_PLAN_STEP_IN_PROGRESS, NULL));
     g_ptr_array_add (blocked->steps, pd_test_step ("s3", long_step, PD_PLAN_STEP_BLOCKED, "no fixtures"));
     pd_test_save_plan (store, id, blocked, PD_SESSION_STATUS_RUNNING);
-    record = wait_for_notification ("plan-blocked:");
-    title = field (record, "title");
-    body = field (record, "body");
+    record = pd_test_notification_wait ("plan-blocked:");
+    title = pd_test_notification_field (record, "title");
+    body = pd_test_notification_field (record, "body");
     g_test_message ("%s", body);
     g_assert_cmpstr (title, ==, "Plan Blocked");
     g_assert_nonnull (strstr (body, "Tidy the parser"));
@@ -673,20 +412,20 @@ main (int   argc,
 
   if (g_strcmp0 (server_kind, "portal") == 0)
     {
-      server_start ("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
+      pd_test_notify_server_start ("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
                     "org.freedesktop.portal.Notification");
       g_test_add_func ("/pd/ui/notification-servers/portal", test_portal);
     }
   else if (g_strcmp0 (server_kind, "fdo") == 0)
     {
-      server_start ("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+      pd_test_notify_server_start ("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
                     "org.freedesktop.Notifications");
       g_test_add_func ("/pd/ui/notification-servers/sandbox-mark", test_sandbox_mark);
       g_test_add_func ("/pd/ui/notification-servers/fdo-name-icon", test_fdo);
     }
   else
     {
-      server_start ("org.gtk.Notifications", "/org/gtk/Notifications", "org.gtk.Notifications");
+      pd_test_notify_server_start ("org.gtk.Notifications", "/org/gtk/Notifications", "org.gtk.Notifications");
       g_test_add_func ("/pd/ui/notification-servers/questions", test_questions);
     }
   return g_test_run ();

@@ -23,247 +23,33 @@
 #include "pd-preferences-window.h"
 #include "pd-session-list.h"
 #include "pd-test-db.h"
-#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
+#include "pd-test-notify-server.h"
 #include "pd-test-ui.h"
 
-#define APP_PATH "/io/github/plandeck/Plandeck"
-
-/* --- the recording notification server ------------------------------------ */
-
-static const char server_xml[] =
-  "<node>"
-  "  <interface name='org.gtk.Notifications'>"
-  "    <method name='AddNotification'>"
-  "      <arg type='s' name='app_id' direction='in'/>"
-  "      <arg type='s' name='id' direction='in'/>"
-  "      <arg type='a{sv}' name='notification' direction='in'/>"
-  "    </method>"
-  "    <method name='RemoveNotification'>"
-  "      <arg type='s' name='app_id' direction='in'/>"
-  "      <arg type='s' name='id' direction='in'/>"
-  "    </method>"
-  "  </interface>"
-  "</node>";
-
-typedef struct
-{
-  char     *id;
-  GVariant *notification;   /* a{sv} */
-} Record;
-
-typedef struct
-{
-  GDBusConnection *connection;
-  GPtrArray       *added;     /* (element-type Record) */
-  GPtrArray       *removed;   /* (element-type utf8) ids */
-} Server;
-
-static Server server;
-
 static void
-record_free (Record *record)
-{
-  g_free (record->id);
-  g_variant_unref (record->notification);
-  g_free (record);
-}
-
-static void
-on_server_call (GDBusConnection       *connection,
-                const char            *sender,
-                const char            *path,
-                const char            *interface,
-                const char            *method,
-                GVariant              *parameters,
-                GDBusMethodInvocation *invocation,
-                gpointer               user_data)
-{
-  const char *app_id;
-  const char *id;
-
-  if (g_strcmp0 (method, "AddNotification") == 0)
-    {
-      Record *record = g_new0 (Record, 1);
-
-      g_variant_get (parameters, "(&s&s@a{sv})", &app_id, &id, &record->notification);
-      g_assert_cmpstr (app_id, ==, APP_ID);
-      record->id = g_strdup (id);
-      g_test_message ("notification %s: %s", id, g_variant_print (record->notification, FALSE));
-      g_ptr_array_add (server.added, record);
-    }
-  else
-    {
-      g_variant_get (parameters, "(&s&s)", &app_id, &id);
-      g_ptr_array_add (server.removed, g_strdup (id));
-    }
-  g_dbus_method_invocation_return_value (invocation, NULL);
-}
-
-static void
-server_start (void)
-{
-  static const GDBusInterfaceVTable vtable = { on_server_call, NULL, NULL, { 0 } };
-  g_autoptr(GDBusNodeInfo) info = NULL;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SESSION, NULL, &error);
-  guint32 result = 0;
-
-  g_assert_no_error (error);
-  /* A connection of its own: to the application it is another peer. */
-  server.connection = g_dbus_connection_new_for_address_sync (address,
-                                                              G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                                              G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                                              NULL, NULL, &error);
-  g_assert_no_error (error);
-  server.added = g_ptr_array_new_with_free_func ((GDestroyNotify) record_free);
-  server.removed = g_ptr_array_new_with_free_func (g_free);
-
-  info = g_dbus_node_info_new_for_xml (server_xml, &error);
-  g_assert_no_error (error);
-  g_dbus_connection_register_object (server.connection, "/org/gtk/Notifications", info->interfaces[0],
-                                     &vtable, NULL, NULL, &error);
-  g_assert_no_error (error);
-
-  reply = g_dbus_connection_call_sync (server.connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "RequestName",
-                                       g_variant_new ("(su)", "org.gtk.Notifications", 4 /* DO_NOT_QUEUE */),
-                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  g_variant_get (reply, "(u)", &result);
-  g_assert_cmpuint (result, ==, 1 /* PRIMARY_OWNER */);
-}
-
-static guint
-count_added (const char *kind)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < server.added->len; i++)
-    if (g_str_has_prefix (((Record *) g_ptr_array_index (server.added, i))->id, kind))
-      n++;
-  return n;
-}
-
-static Record *
-find_added (const char *kind)
-{
-  for (guint i = 0; i < server.added->len; i++)
-    {
-      Record *record = g_ptr_array_index (server.added, i);
-
-      if (g_str_has_prefix (record->id, kind))
-        return record;
-    }
-  return NULL;
-}
-
-static gboolean
-has_added (gpointer kind)
-{
-  return find_added (kind) != NULL;
-}
-
-static void
-wait_for_notification (const char *kind)
-{
-  g_autofree char *what = g_strdup_printf ("a %s notification", kind);
-
-  pd_test_wait_until (has_added, (gpointer) kind, what);
-}
-
-/* The notification's field @key as a string; "" when absent. */
-static char *
-field (Record     *record,
-       const char *key)
-{
-  const char *value = NULL;
-
-  if (!g_variant_lookup (record->notification, key, "&s", &value))
-    return g_strdup ("");
-  return g_strdup (value);
-}
-
-static void
-assert_id (Record     *record,
-           const char *kind,
-           const char *session_id)
+assert_id (PdTestNotification *record,
+           const char         *kind,
+           const char         *session_id)
 {
   g_autofree char *expected = g_strconcat (kind, session_id, NULL);
 
   g_assert_cmpstr (record->id, ==, expected);
 }
 
-/* A click on the notification: the server activates its default action. */
+/* The button labelled @label: its action and target, then pressed. */
 static void
-assert_default_opens (Record     *record,
-                      const char *session_id)
+activate_button (PdTestNotification *record,
+                 const char         *label,
+                 const char         *expected_action,
+                 const char         *session_id)
 {
-  g_autofree char *action = field (record, "default-action");
-  g_autoptr(GVariant) target = g_variant_lookup_value (record->notification, "default-action-target", NULL);
+  g_autofree char *action = NULL;
+  g_autoptr(GVariant) target = pd_test_notification_button (record, label, &action);
 
-  g_assert_cmpstr (action, ==, "app.open-session");
-  g_assert_nonnull (target);
+  g_assert_cmpstr (action, ==, expected_action);
   g_assert_cmpstr (g_variant_get_string (target, NULL), ==, session_id);
-}
-
-/* What GNOME Shell does for a click or a button: ActivateAction on the
- * application's object, the "app." prefix dropped. */
-static void
-activate_app_action (const char *action,
-                     GVariant   *target)
-{
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  GVariantBuilder params;
-
-  g_variant_builder_init (&params, G_VARIANT_TYPE ("av"));
-  if (target != NULL)
-    g_variant_builder_add (&params, "v", target);
-  g_assert_true (g_str_has_prefix (action, "app."));
-  g_dbus_connection_call (server.connection, APP_ID, APP_PATH, "org.freedesktop.Application",
-                          "ActivateAction",
-                          g_variant_new ("(sav@a{sv})", action + 4, &params,
-                                         g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0)),
-                          NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
-}
-
-/* The button labelled @label: its action and target. */
-static void
-activate_button (Record     *record,
-                 const char *label,
-                 const char *expected_action,
-                 const char *session_id)
-{
-  g_autoptr(GVariant) buttons = g_variant_lookup_value (record->notification, "buttons",
-                                                        G_VARIANT_TYPE ("aa{sv}"));
-  GVariantIter iter;
-  GVariant *button;
-
-  g_assert_nonnull (buttons);
-  g_variant_iter_init (&iter, buttons);
-  while ((button = g_variant_iter_next_value (&iter)))
-    {
-      const char *button_label = NULL;
-      const char *action = NULL;
-      g_autoptr(GVariant) target = NULL;
-
-      g_variant_lookup (button, "label", "&s", &button_label);
-      g_variant_lookup (button, "action", "&s", &action);
-      target = g_variant_lookup_value (button, "target", NULL);
-      if (g_strcmp0 (button_label, label) == 0)
-        {
-          g_assert_cmpstr (action, ==, expected_action);
-          g_assert_nonnull (target);
-          g_assert_cmpstr (g_variant_get_string (target, NULL), ==, session_id);
-          activate_app_action (action, target);
-          g_variant_unref (button);
-          return;
-        }
-      g_variant_unref (button);
-    }
-  g_error ("the notification %s has no button “%s”", record->id, label);
+  pd_test_notification_activate (action, target);
 }
 
 /* --- questions to the bus ------------------------------------------------ */
@@ -452,54 +238,9 @@ typedef struct
 } Shown;
 
 static gboolean
-removed (gpointer id)
-{
-  return g_ptr_array_find_with_equal_func (server.removed, id, g_str_equal, NULL);
-}
-
-static gboolean
 approvals_added (gpointer data)
 {
-  return count_added ("approval:") >= GPOINTER_TO_UINT (data);
-}
-
-static Record *
-last_added (const char *kind)
-{
-  for (guint i = server.added->len; i > 0; i--)
-    {
-      Record *record = g_ptr_array_index (server.added, i - 1);
-
-      if (g_str_has_prefix (record->id, kind))
-        return record;
-    }
-  return NULL;
-}
-
-/* The target of the notification's button @label. */
-static GVariant *
-button_target (Record     *record,
-               const char *label)
-{
-  g_autoptr(GVariant) buttons = g_variant_lookup_value (record->notification, "buttons",
-                                                        G_VARIANT_TYPE ("aa{sv}"));
-  GVariantIter iter;
-  GVariant *button;
-
-  g_variant_iter_init (&iter, buttons);
-  while ((button = g_variant_iter_next_value (&iter)))
-    {
-      const char *button_label = NULL;
-      GVariant *target = NULL;
-
-      g_variant_lookup (button, "label", "&s", &button_label);
-      if (g_strcmp0 (button_label, label) == 0)
-        target = g_variant_lookup_value (button, "target", NULL);
-      g_variant_unref (button);
-      if (target != NULL)
-        return target;
-    }
-  g_error ("the notification %s has no button “%s”", record->id, label);
+  return pd_test_notification_count ("approval:") >= GPOINTER_TO_UINT (data);
 }
 
 static GtkWidget *
@@ -528,9 +269,9 @@ approval_dialog_open (gpointer data)
 /* A question the notification does not show whole: it says to open it,
  * and offers Deny alone. */
 static void
-assert_deny_alone (Record *record)
+assert_deny_alone (PdTestNotification *record)
 {
-  g_autofree char *body = field (record, "body");
+  g_autofree char *body = pd_test_notification_field (record, "body");
   g_autoptr(GVariant) buttons = g_variant_lookup_value (record->notification, "buttons",
                                                         G_VARIANT_TYPE ("aa{sv}"));
   g_autofree char *printed = g_variant_print (buttons, FALSE);
@@ -568,7 +309,7 @@ check_runs (PdApplication *app,
   g_autofree char *written = g_build_filename (fixture->project, "one.txt", NULL);
   g_autofree char *run_id = NULL;
   FinishWait wait = { fixture, 1 };
-  Record *record;
+  PdTestNotification *record;
   g_autofree char *title = NULL;
 
   GDBusConnection *bus = g_application_get_dbus_connection (G_APPLICATION (app));
@@ -578,22 +319,22 @@ check_runs (PdApplication *app,
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
 
   start_replay (window, fixture, fixture->replay_write, "Write a file");
-  wait_for_notification ("approval:");
+  pd_test_notification_wait ("approval:");
   run_id = g_strdup (pd_run_controller_get_session_id (runs));
-  record = find_added ("approval:");
+  record = pd_test_notification_find ("approval:");
   /* Named by a random id of the question ("SESSION/N" named others too). */
   g_assert_true (g_str_has_prefix (record->id, "approval:"));
   g_assert_cmpuint (strlen (record->id), ==, strlen ("approval:") + 32);
   g_assert_null (strstr (record->id, run_id));
-  title = field (record, "title");
+  title = pd_test_notification_field (record, "title");
   g_assert_cmpstr (title, ==, "Approval Needed");
   /* The body says what it asks, as the dialog does. */
   {
-    g_autofree char *body = field (record, "body");
+    g_autofree char *body = pd_test_notification_field (record, "body");
 
     g_assert_nonnull (strstr (body, "echo 1 > one.txt"));
   }
-  assert_default_opens (record, run_id);
+  pd_test_notification_assert_default_opens (record, run_id);
   g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
 
   /* Approve from the notification: the write happens, the dialog goes,
@@ -602,21 +343,21 @@ check_runs (PdApplication *app,
   pd_test_wait_until (file_exists, written, "the approved write");
   pd_test_wait_until (finished_count, &wait, "the run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
-  wait_for_notification ("run-finished:");
-  g_assert_cmpuint (count_added ("approval:"), ==, 1);
-  g_assert_true (removed (record->id));
-  record = find_added ("run-finished:");
-  assert_default_opens (record, run_id);
+  pd_test_notification_wait ("run-finished:");
+  g_assert_cmpuint (pd_test_notification_count ("approval:"), ==, 1);
+  g_assert_true (pd_test_notification_removed (record->id));
+  record = pd_test_notification_find ("run-finished:");
+  pd_test_notification_assert_default_opens (record, run_id);
 
   /* A run that fails. */
   wait.count = 2;
   start_replay (window, fixture, fixture->replay_fail, "List the files");
   pd_test_wait_until (finished_count, &wait, "the second run to end");
   g_assert_cmpint (fixture->status, ==, PD_RUN_FAILED);
-  wait_for_notification ("run-failed:");
+  pd_test_notification_wait ("run-failed:");
 
   /* A click on the first run's notification opens that session. */
-  record = find_added ("run-finished:");
+  record = pd_test_notification_find ("run-finished:");
   {
     g_autoptr(GVariant) target = g_variant_lookup_value (record->notification, "default-action-target", NULL);
     Shown shown = { window, run_id };
@@ -624,15 +365,15 @@ check_runs (PdApplication *app,
 
     pd_test_wait_until (window_shows, &second, "the second run's session to be shown");
     g_assert_false (window_shows (&shown));
-    activate_app_action ("app.open-session", target);
+    pd_test_notification_activate ("app.open-session", target);
     pd_test_wait_until (window_shows, &shown, "the clicked session to be shown");
   }
 
   /* Each once: nothing more came while the list polled. */
   pd_test_spin (500);
-  g_assert_cmpuint (count_added ("approval:"), ==, 1);
-  g_assert_cmpuint (count_added ("run-finished:"), ==, 1);
-  g_assert_cmpuint (count_added ("run-failed:"), ==, 1);
+  g_assert_cmpuint (pd_test_notification_count ("approval:"), ==, 1);
+  g_assert_cmpuint (pd_test_notification_count ("run-finished:"), ==, 1);
+  g_assert_cmpuint (pd_test_notification_count ("run-failed:"), ==, 1);
 
   /* A stale notification: question 1 notified, answered in the dialog, then
    * question 2 asked.  Question 1's Approve answered question 2 (found as
@@ -649,14 +390,14 @@ check_runs (PdApplication *app,
     g_autoptr(GVariant) stale = NULL;
     g_autoptr(GVariant) deny = NULL;
     g_autofree char *first_id = NULL;
-    guint before = count_added ("approval:");
+    guint before = pd_test_notification_count ("approval:");
 
     wait.count = 3;
     look_again (other);
     start_replay (window, fixture, fixture->replay_two, "Write two files");
     pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 1), "question 1's notification");
-    stale = button_target (last_added ("approval:"), "Approve Once");
-    first_id = g_strdup (last_added ("approval:")->id);
+    stale = pd_test_notification_button (pd_test_notification_find_last ("approval:"), "Approve Once", NULL);
+    first_id = g_strdup (pd_test_notification_find_last ("approval:")->id);
     pd_test_wait_until (approval_dialog_open, NULL, "question 1's dialog");
     /* The dialog took the focus; it goes back to the other window. */
     look_again (other);
@@ -668,18 +409,18 @@ check_runs (PdApplication *app,
      * body names the file, the content is shown only in the dialog.  It
      * says to open it, with Deny alone (Approve Once wrote a content the
      * user never saw, tried as an attacker would). */
-    assert_deny_alone (last_added ("approval:"));
+    assert_deny_alone (pd_test_notification_find_last ("approval:"));
     /* One notification per question; question 1's (answered) was withdrawn. */
-    g_assert_cmpstr (last_added ("approval:")->id, !=, first_id);
-    g_assert_true (removed (first_id));
+    g_assert_cmpstr (pd_test_notification_find_last ("approval:")->id, !=, first_id);
+    g_assert_true (pd_test_notification_removed (first_id));
 
-    activate_app_action ("app.approve-run", stale);
+    pd_test_notification_activate ("app.approve-run", stale);
     /* Approve with its own Deny's target: refused (no Approve offered). */
-    deny = button_target (last_added ("approval:"), "Deny");
-    activate_app_action ("app.approve-run", deny);
+    deny = pd_test_notification_button (pd_test_notification_find_last ("approval:"), "Deny", NULL);
+    pd_test_notification_activate ("app.approve-run", deny);
     /* What an earlier process named: the session and a number from 1. */
     for (guint n = 1; n <= 9; n++)
-      activate_app_action ("app.approve-run",
+      pd_test_notification_activate ("app.approve-run",
                            g_variant_new_take_string (g_strdup_printf ("%s/%u", pd_run_controller_get_session_id (runs), n)));
     pd_test_spin (1000);
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
@@ -690,7 +431,7 @@ check_runs (PdApplication *app,
     /* A command longer than one line of the body: Deny alone too. */
     pd_test_wait_until (approvals_added, GUINT_TO_POINTER (before + 3), "question 3's notification");
     pd_test_wait_until (approval_dialog_open, NULL, "question 3's dialog");
-    assert_deny_alone (last_added ("approval:"));
+    assert_deny_alone (pd_test_notification_find_last ("approval:"));
     answer_dialog ("deny");
     pd_test_wait_until (finished_count, &wait, "the third run to end");
     g_assert_false (g_file_test (second, G_FILE_TEST_EXISTS));
@@ -704,7 +445,7 @@ check_runs (PdApplication *app,
     look_back (window);
     gtk_window_set_transient_for (modal, GTK_WINDOW (window));
     gtk_window_set_modal (modal, TRUE);
-    before = count_added ("approval:");
+    before = pd_test_notification_count ("approval:");
     wait.count = 4;
     start_replay (window, fixture, fixture->replay_two, "Seen");
     pd_test_wait_until (window_shows_run, window, "the run's session to be shown");
@@ -712,7 +453,7 @@ check_runs (PdApplication *app,
     pd_test_wait_until (window_active, modal, "the window's dialog to have the focus");
     pd_test_wait_until (approval_dialog_open, NULL, "the question's dialog");
     pd_test_spin (500);
-    g_assert_cmpuint (count_added ("approval:"), ==, before);
+    g_assert_cmpuint (pd_test_notification_count ("approval:"), ==, before);
     pd_run_controller_stop (runs);
     pd_test_wait_until (finished_count, &wait, "the fourth run to end");
     gtk_window_destroy (modal);
@@ -721,13 +462,13 @@ check_runs (PdApplication *app,
   /* A question left open when the window closes (test_runs looks). */
   look_again (other);
   start_replay (window, fixture, fixture->replay_write, "Left open");
-  pd_test_wait_until (approvals_added, GUINT_TO_POINTER (count_added ("approval:") + 1), "the last notification");
-  fixture->left_open = g_strdup (last_added ("approval:")->id);
+  pd_test_wait_until (approvals_added, GUINT_TO_POINTER (pd_test_notification_count ("approval:") + 1), "the last notification");
+  fixture->left_open = g_strdup (pd_test_notification_find_last ("approval:")->id);
 
   /* Five notifications, and the bus was asked about servers once (the
    * window's list of startable names; GLib's own NameHasOwner when it picks
    * its backend), not on each with the main thread waiting for the answer. */
-  g_assert_cmpuint (count_added ("approval:") + count_added ("run-"), >=, 5);
+  g_assert_cmpuint (pd_test_notification_count ("approval:") + pd_test_notification_count ("run-"), >=, 5);
   g_dbus_connection_remove_filter (bus, filter);
   g_assert_cmpint (g_atomic_int_get (&bus_questions), <=, 2);
   gtk_window_destroy (other);
@@ -742,7 +483,7 @@ test_runs (void)
   g_assert_cmpint (pd_test_run_app (args, check_runs, fixture, NULL), ==, 0);
   /* Its window gone, an open question's notification went with it. */
   g_assert_nonnull (fixture->left_open);
-  pd_test_wait_until (removed, fixture->left_open, "the notification of a closed window's question to go");
+  pd_test_wait_until (pd_test_notification_removed, fixture->left_open, "the notification of a closed window's question to go");
 }
 
 /* --- sessions another writer changes --------------------------------------- */
@@ -809,7 +550,7 @@ check_sessions (PdApplication *app,
   g_autoptr(PdPlanState) open = checklist (1, 1, 3, 0);
   g_autoptr(PdPlanState) blocked = checklist (2, 1, 3, 1);
   g_autoptr(PdPlanState) complete = checklist (2, 3, 3, 0);
-  Record *record;
+  PdTestNotification *record;
   g_autofree char *title = NULL;
   g_autofree char *body = NULL;
   PdNotifier *notifier = pd_window_get_notifier (window);
@@ -819,12 +560,12 @@ check_sessions (PdApplication *app,
   pd_test_save_plan (writer->store, plan_id, open, PD_SESSION_STATUS_RUNNING);
   pd_test_save_plan (writer->store, agent_id, open, PD_SESSION_STATUS_IDLE);
   pd_test_save_plan (writer->store, plan_id, blocked, PD_SESSION_STATUS_RUNNING);
-  wait_for_notification ("plan-blocked:");
-  record = find_added ("plan-blocked:");
+  pd_test_notification_wait ("plan-blocked:");
+  record = pd_test_notification_find ("plan-blocked:");
   assert_id (record, "plan-blocked:", plan_id);
-  assert_default_opens (record, plan_id);
-  title = field (record, "title");
-  body = field (record, "body");
+  pd_test_notification_assert_default_opens (record, plan_id);
+  title = pd_test_notification_field (record, "title");
+  body = pd_test_notification_field (record, "body");
   g_assert_cmpstr (title, ==, "Plan Blocked");
   g_assert_nonnull (strstr (body, "Tidy the parser"));
   /* As an attacker would title it: the override cannot turn our sentence
@@ -839,24 +580,24 @@ check_sessions (PdApplication *app,
     gint64 later = g_get_real_time () + (gint64) 16 * 60 * G_USEC_PER_SEC;
 
     _pd_notifier_check_stalled (notifier, g_get_real_time ());
-    g_assert_cmpuint (count_added ("checklist-stalled:"), ==, 0);
+    g_assert_cmpuint (pd_test_notification_count ("checklist-stalled:"), ==, 0);
     _pd_notifier_check_stalled (notifier, later);
-    wait_for_notification ("checklist-stalled:");
+    pd_test_notification_wait ("checklist-stalled:");
     _pd_notifier_check_stalled (notifier, later + (gint64) 60 * G_USEC_PER_SEC);
-    record = find_added ("checklist-stalled:");
+    record = pd_test_notification_find ("checklist-stalled:");
     assert_id (record, "checklist-stalled:", agent_id);
-    assert_default_opens (record, agent_id);
+    pd_test_notification_assert_default_opens (record, agent_id);
   }
 
   /* Its checklist completed. */
   pd_test_save_plan (writer->store, agent_id, complete, PD_SESSION_STATUS_IDLE);
-  wait_for_notification ("checklist-completed:");
-  record = find_added ("checklist-completed:");
+  pd_test_notification_wait ("checklist-completed:");
+  record = pd_test_notification_find ("checklist-completed:");
   assert_id (record, "checklist-completed:", agent_id);
-  assert_default_opens (record, agent_id);
+  pd_test_notification_assert_default_opens (record, agent_id);
   /* Its title cut at a word, with an ellipsis. */
   {
-    g_autofree char *completed = field (record, "body");
+    g_autofree char *completed = pd_test_notification_field (record, "body");
 
     g_test_message ("%s", completed);
     g_assert_cmpuint (g_utf8_strlen (completed, -1), <, 200);
@@ -873,9 +614,9 @@ check_sessions (PdApplication *app,
   }
   pd_test_spin (1500);
   _pd_notifier_check_stalled (notifier, g_get_real_time () + (gint64) 60 * 60 * G_USEC_PER_SEC);
-  g_assert_cmpuint (count_added ("plan-blocked:"), ==, 1);
-  g_assert_cmpuint (count_added ("checklist-stalled:"), ==, 1);
-  g_assert_cmpuint (count_added ("checklist-completed:"), ==, 1);
+  g_assert_cmpuint (pd_test_notification_count ("plan-blocked:"), ==, 1);
+  g_assert_cmpuint (pd_test_notification_count ("checklist-stalled:"), ==, 1);
+  g_assert_cmpuint (pd_test_notification_count ("checklist-completed:"), ==, 1);
 
   /* The user looks at the session in the focused window: a new block
    * there is not sent, since it is on screen. */
@@ -891,7 +632,7 @@ check_sessions (PdApplication *app,
     pd_test_save_plan (writer->store, plan_id, more_blocked, PD_SESSION_STATUS_RUNNING);
     pd_test_wait_until (listed_blocked, &blocked_wait, "the second block to be listed");
     pd_test_spin (200);
-    g_assert_cmpuint (count_added ("plan-blocked:"), ==, 1);
+    g_assert_cmpuint (pd_test_notification_count ("plan-blocked:"), ==, 1);
   }
 
   /* Switched off in Preferences: nothing, seen or not. */
@@ -900,7 +641,7 @@ check_sessions (PdApplication *app,
     g_autoptr(GSettings) settings = g_settings_new (APP_ID);
     g_autoptr(PdPlanState) all_blocked = checklist (5, 0, 3, 3);
     BlockedWait blocked_wait = { list, plan_id, 3 };
-    guint before = server.added->len;
+    guint before = pd_test_notify_server_added ()->len;
 
     gtk_window_present (other);
     pd_test_wait_until (window_inactive, window, "the window to lose the focus");
@@ -908,7 +649,7 @@ check_sessions (PdApplication *app,
     pd_test_save_plan (writer->store, plan_id, all_blocked, PD_SESSION_STATUS_RUNNING);
     pd_test_wait_until (listed_blocked, &blocked_wait, "the third block to be listed");
     pd_test_spin (200);
-    g_assert_cmpuint (server.added->len, ==, before);
+    g_assert_cmpuint (pd_test_notify_server_added ()->len, ==, before);
     g_settings_reset (settings, "notify-plan-blocked");
   }
   gtk_window_destroy (other);
@@ -992,24 +733,6 @@ test_preferences (void)
 
 /* --- a freedesktop.org server that reads markup ---------------------------- */
 
-static const char fdo_xml[] =
-  "<node>"
-  "  <interface name='org.freedesktop.Notifications'>"
-  "    <method name='GetCapabilities'><arg type='as' direction='out'/></method>"
-  "    <method name='Notify'>"
-  "      <arg type='s' direction='in'/><arg type='u' direction='in'/><arg type='s' direction='in'/>"
-  "      <arg type='s' direction='in'/><arg type='s' direction='in'/><arg type='as' direction='in'/>"
-  "      <arg type='a{sv}' direction='in'/><arg type='i' direction='in'/>"
-  "      <arg type='u' direction='out'/>"
-  "    </method>"
-  "    <method name='CloseNotification'><arg type='u' direction='in'/></method>"
-  "    <method name='GetServerInformation'>"
-  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
-  "      <arg type='s' direction='out'/><arg type='s' direction='out'/>"
-  "    </method>"
-  "  </interface>"
-  "</node>";
-
 typedef struct
 {
   gboolean   markup;    /* announces body-markup */
@@ -1061,7 +784,7 @@ set_name_owned (const char *name,
   g_autoptr(GError) error = NULL;
   guint32 result = 0;
 
-  reply = g_dbus_connection_call_sync (server.connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+  reply = g_dbus_connection_call_sync (pd_test_notify_server_connection (), "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                        "org.freedesktop.DBus", owned ? "RequestName" : "ReleaseName",
                                        owned ? g_variant_new ("(su)", name, 4) : g_variant_new ("(s)", name),
                                        G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
@@ -1140,7 +863,7 @@ static void
 test_markup (void)
 {
   static const GDBusInterfaceVTable vtable = { on_fdo_call, NULL, NULL, { 0 } };
-  g_autoptr(GDBusNodeInfo) info = NULL;
+  GDBusInterfaceInfo *info = pd_test_notify_server_interface ("org.freedesktop.Notifications");
   g_autoptr(GError) error = NULL;
   Writer writer = { 0 };
   const char *args[] = { NULL, NULL, NULL };
@@ -1148,10 +871,8 @@ test_markup (void)
 
   /* Only org.freedesktop.Notifications: GLib's fallback backend sends
    * the body as it is given. */
-  info = g_dbus_node_info_new_for_xml (fdo_xml, &error);
-  g_assert_no_error (error);
-  object = g_dbus_connection_register_object (server.connection, "/org/freedesktop/Notifications",
-                                              info->interfaces[0], &vtable, NULL, NULL, &error);
+  object = g_dbus_connection_register_object (pd_test_notify_server_connection (), "/org/freedesktop/Notifications",
+                                              info, &vtable, NULL, NULL, &error);
   g_assert_no_error (error);
   fdo.markup = TRUE;
   fdo.bodies = g_ptr_array_new_with_free_func (g_free);
@@ -1167,7 +888,8 @@ test_markup (void)
 
   set_name_owned ("org.freedesktop.Notifications", FALSE);
   set_name_owned ("org.gtk.Notifications", TRUE);
-  g_dbus_connection_unregister_object (server.connection, object);
+  g_dbus_connection_unregister_object (pd_test_notify_server_connection (), object);
+  g_dbus_interface_info_unref (info);
   g_clear_pointer (&fdo.bodies, g_ptr_array_unref);
   g_object_unref (writer.store);
   g_free (writer.db);
@@ -1186,7 +908,7 @@ main (int   argc,
       g_print ("1..0 # SKIP no session bus: run under dbus-run-session (meson test does)\n");
       return 0;
     }
-  server_start ();
+  pd_test_notify_server_start ("org.gtk.Notifications", "/org/gtk/Notifications", "org.gtk.Notifications");
   /* Registered on the bus under its id, as the desktop runs it, so that
    * the notification server can reach its actions. */
   pd_test_set_registered (TRUE);

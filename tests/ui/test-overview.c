@@ -701,33 +701,6 @@ test_big_endpoint (void)
 
 /* --- a card's menu --------------------------------------------------------- */
 
-static GtkWindow *
-file_chooser (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
-
-      if (GTK_IS_FILE_CHOOSER (window) && gtk_widget_get_mapped (GTK_WIDGET (window)))
-        return window;
-    }
-  return NULL;
-}
-
-static gboolean
-chooser_shown (gpointer data)
-{
-  return file_chooser () != NULL;
-}
-
-static gboolean
-no_chooser (gpointer data)
-{
-  return file_chooser () == NULL;
-}
-
 static gboolean
 popover_mapped (gpointer data)
 {
@@ -807,8 +780,8 @@ check_card_menu (PdApplication *app,
   /* Export: the chooser, offering the card's title for a name. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.card-export-markdown", "(ss)", "endpoint-0",
                                              c->served[0].id));
-  pd_test_wait_until (chooser_shown, NULL, "the export's file chooser");
-  chooser = file_chooser ();
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the export's file chooser");
+  chooser = pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER);
   {
     g_autofree char *name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
 
@@ -816,7 +789,7 @@ check_card_menu (PdApplication *app,
     g_assert_true (g_str_has_suffix (name, ".md"));
   }
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
-  pd_test_wait_until (no_chooser, NULL, "the chooser to close");
+  pd_test_wait_until (pd_test_toplevel_gone, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the chooser to close");
 
   /* Delete: from the endpoint, once its Undo has gone; the card goes. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.card-delete", "(ss)", "endpoint-0",

@@ -141,11 +141,11 @@ check_denied_again (PdApplication *app,
   VersionWait wait = { window, 0 };
 
   runs = start_replay (window, c->fixture, PD_APPROVAL_POLICY_ASK, "Write hello.txt");
-  respond (wait_for_dialog ("the write's question"), "once");
-  respond (wait_for_dialog ("the check's question"), "once");
+  respond (pd_test_wait_for_dialog ("the write's question"), "once");
+  respond (pd_test_wait_for_dialog ("the check's question"), "once");
   /* The card has read the plan all done, its check passed, before the
    * check is run again. */
-  dialog = wait_for_dialog ("the check's second question");
+  dialog = pd_test_wait_for_dialog ("the check's second question");
   pd_test_wait_until (card_all_done_passed, window, "the card of a plan all done, its check passed");
   respond (dialog, "deny");
   pd_test_wait_until (run_finished, c->fixture, "the run to finish");
@@ -331,13 +331,13 @@ check_local_approval (PdApplication *app,
   AdwMessageDialog *dialog;
 
   start_replay (window, c->fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
-  dialog = wait_for_dialog ("the first write's question");
+  dialog = pd_test_wait_for_dialog ("the first write's question");
   pd_test_wait_until (run_session_selected, window, "the run's session shown");
   pd_test_wait_until (approval_shown, window, "the Now page to say the run waits for the person");
   assert_approval_notice (window, "Waiting for your approval: “\u2068write_file\u2069” — \u2068one.txt (2 bytes)\u2069");
   respond (dialog, "deny");
   pd_test_wait_until (approval_gone, window, "the notice to go with its question");
-  respond (wait_for_dialog ("the second write's question"), "once");
+  respond (pd_test_wait_for_dialog ("the second write's question"), "once");
   pd_test_wait_until (run_finished, c->fixture, "the run to finish");
   pd_test_wait_until (approval_gone, window, "no notice after the run");
 }

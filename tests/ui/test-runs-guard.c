@@ -134,7 +134,7 @@ check_guard (PdApplication *app,
                               G_CALLBACK (on_toplevels_changed), &record);
   start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
 
-  dialog = wait_for_dialog ("the first approval prompt");
+  dialog = pd_test_wait_for_dialog ("the first approval prompt");
   g_assert_cmpuint (record.mapped, >=, 1);
   g_assert_cmpuint (record.guarded, ==, record.mapped);
   /* The guard ends: Approve Once takes a click (respond() clicks it). */
@@ -143,7 +143,7 @@ check_guard (PdApplication *app,
   /* Whatever is under the answered dialog now takes no click at once. */
   assert_others_held (dialog);
 
-  dialog = wait_for_dialog ("the second approval prompt");
+  dialog = pd_test_wait_for_dialog ("the second approval prompt");
   g_assert_cmpuint (record.mapped, ==, 2);
   g_assert_cmpuint (record.guarded, ==, 2);
   pd_test_wait_until (approve_sensitive, dialog, "the second dialog's guard to end");
@@ -194,7 +194,7 @@ check_plan_default (PdApplication *app,
                               G_CALLBACK (on_toplevels_changed), &record);
   runs = start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Tidy");
 
-  dialog = wait_for_dialog ("the plan review");
+  dialog = pd_test_wait_for_dialog ("the plan review");
   g_assert_cmpuint (record.guarded, ==, record.mapped);
   g_assert_null (adw_message_dialog_get_default_response (dialog));
   approve = pd_test_find_first (GTK_WIDGET (dialog), is_button_labelled, "_Approve");
@@ -206,7 +206,7 @@ check_plan_default (PdApplication *app,
   g_object_ref (dialog);
   gtk_widget_activate (feedback);
   pd_test_flush (GTK_WIDGET (dialog));
-  g_assert_true (open_message_dialog () == dialog);
+  g_assert_true (pd_test_open_message_dialog () == dialog);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
   g_object_unref (dialog);
 
@@ -215,7 +215,7 @@ check_plan_default (PdApplication *app,
   g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), ==, "keep");
   respond (dialog, "keep");
 
-  dialog = wait_for_dialog ("the second plan review");
+  dialog = pd_test_wait_for_dialog ("the second plan review");
   g_assert_null (adw_message_dialog_get_default_response (dialog));
   g_object_ref (dialog);
   gtk_window_close (GTK_WINDOW (dialog));

@@ -255,7 +255,7 @@ check_remote_run_approved (PdApplication *app,
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
   send_from_window (window, remote->id, "Write two files");
 
-  dialog = wait_for_dialog ("the endpoint's first approval question");
+  dialog = pd_test_wait_for_dialog ("the endpoint's first approval question");
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
   command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
   g_assert_nonnull (command);
@@ -266,7 +266,7 @@ check_remote_run_approved (PdApplication *app,
   g_assert_false (project_file_exists (fixture, "one.txt"));
   respond (dialog, "deny");
 
-  dialog = wait_for_dialog ("the endpoint's second approval question");
+  dialog = pd_test_wait_for_dialog ("the endpoint's second approval question");
   command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "two.txt"));
   respond (dialog, "once");
@@ -460,7 +460,7 @@ check_remote_change_not_sent (PdApplication *app,
 
   for (guint i = 0; i < 2; i++)
     {
-      dialog = wait_for_dialog ("the endpoint's approval question");
+      dialog = pd_test_wait_for_dialog ("the endpoint's approval question");
       g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
       g_assert_true (adw_message_dialog_has_response (dialog, "deny"));
       g_assert_false (adw_message_dialog_has_response (dialog, "once"));
@@ -510,13 +510,13 @@ check_remote_run_stopped (PdApplication *app,
 
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
   send_from_window (window, remote->id, "Write two files");
-  wait_for_dialog ("the endpoint's approval question");
+  pd_test_wait_for_dialog ("the endpoint's approval question");
   g_assert_true (action_enabled (window, "win.stop-run"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-run", NULL));
 
   pd_test_wait_until (run_finished, fixture, "the remote run to stop");
   g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
-  g_assert_null (open_message_dialog ());
+  g_assert_null (pd_test_open_message_dialog ());
   g_assert_false (project_file_exists (fixture, "one.txt"));
 }
 
@@ -543,11 +543,11 @@ check_remote_run_followed (PdApplication *app,
   pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
   g_assert_true (pd_session_list_select (session_list (window), remote->id));
 
-  dialog = wait_for_dialog ("the running session's first question");
+  dialog = pd_test_wait_for_dialog ("the running session's first question");
   g_assert_true (pd_run_controller_get_running (runs));
   g_assert_true (action_enabled (window, "win.stop-run"));
   respond (dialog, "once");
-  dialog = wait_for_dialog ("the running session's second question");
+  dialog = pd_test_wait_for_dialog ("the running session's second question");
   respond (dialog, "once");
 
   pd_test_wait_until (run_finished, fixture, "the followed run to finish");
@@ -630,7 +630,7 @@ answer_elsewhere (const char *url,
 static gboolean
 dialog_asks_about (gpointer data)
 {
-  AdwMessageDialog *dialog = open_message_dialog ();
+  AdwMessageDialog *dialog = pd_test_open_message_dialog ();
   GtkWidget *command = dialog != NULL ? pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL) : NULL;
 
   return command != NULL && strstr (gtk_label_get_text (GTK_LABEL (command)), data) != NULL;
@@ -664,7 +664,7 @@ answer_both_elsewhere (PdWindow   *window,
   g_assert_cmpstr (first, !=, second);
 
   pd_test_wait_until (run_finished, fixture, "the followed run to finish");
-  g_assert_null (open_message_dialog ());
+  g_assert_null (pd_test_open_message_dialog ());
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   g_assert_true (project_file_exists (fixture, "one.txt"));
   g_assert_false (project_file_exists (fixture, "two.txt"));
@@ -705,7 +705,7 @@ check_remote_run_started_while_shown (PdApplication *app,
   pd_test_flush (GTK_WIDGET (window));
   start_run_elsewhere (remote->url, remote->id, "Write two files");
   pd_test_wait_until (dialog_asks_about, (gpointer) "one.txt", "the first question of the run started elsewhere");
-  pd_test_screenshot_sizes (GTK_WINDOW (open_message_dialog ()), "remote-question-started-while-shown");
+  pd_test_screenshot_sizes (GTK_WINDOW (pd_test_open_message_dialog ()), "remote-question-started-while-shown");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "remote-session-started-while-shown");
   answer_both_elsewhere (window, remote);
 }
@@ -749,8 +749,8 @@ check_remote_new_session (PdApplication *app,
   pd_new_session_dialog_set_task (dialog, "Write two files");
   g_assert_true (pd_new_session_dialog_activate_start (dialog));
 
-  respond (wait_for_dialog ("the new remote session's first question"), "once");
-  respond (wait_for_dialog ("the new remote session's second question"), "once");
+  respond (pd_test_wait_for_dialog ("the new remote session's first question"), "once");
+  respond (pd_test_wait_for_dialog ("the new remote session's second question"), "once");
   pd_test_wait_until (run_finished, fixture, "the new remote run to finish");
   g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
   g_assert_nonnull (pd_run_controller_get_session_id (runs));

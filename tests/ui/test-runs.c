@@ -264,14 +264,14 @@ check_approval_deny_then_once (PdApplication *app,
   start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
 
   /* The question is asked over the window, with the call shown as text. */
-  dialog = wait_for_dialog ("the first approval prompt");
+  dialog = pd_test_wait_for_dialog ("the first approval prompt");
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "one.txt"));
   g_assert_false (project_file_exists (fixture, "one.txt"));
   respond (dialog, "deny");
 
-  dialog = wait_for_dialog ("the second approval prompt");
+  dialog = pd_test_wait_for_dialog ("the second approval prompt");
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "two.txt"));
   respond (dialog, "once");
 
@@ -308,12 +308,12 @@ check_approval_always (PdApplication *app,
 
   start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
 
-  dialog = wait_for_dialog ("the approval prompt");
+  dialog = pd_test_wait_for_dialog ("the approval prompt");
   respond (dialog, "always");
 
   /* The second write of the session is not asked about again. */
   pd_test_wait_until (run_finished, fixture, "the run to finish");
-  g_assert_null (open_message_dialog ());
+  g_assert_null (pd_test_open_message_dialog ());
   g_assert_true (project_file_exists (fixture, "one.txt"));
   g_assert_true (project_file_exists (fixture, "two.txt"));
 }
@@ -337,13 +337,13 @@ check_stop_while_asking (PdApplication *app,
   RunFixture *fixture = user_data;
 
   start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Write two files");
-  wait_for_dialog ("the approval prompt");
+  pd_test_wait_for_dialog ("the approval prompt");
   g_assert_true (action_enabled (window, "win.stop-run"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-run", NULL));
 
   pd_test_wait_until (run_finished, fixture, "the run to stop");
   g_assert_cmpint (fixture->status, ==, PD_RUN_CANCELLED);
-  g_assert_null (open_message_dialog ());
+  g_assert_null (pd_test_open_message_dialog ());
   g_assert_false (project_file_exists (fixture, "one.txt"));
 
   /* The session records the call as interrupted, not as the person's
@@ -455,7 +455,7 @@ check_plan_review (PdApplication *app,
   runs = start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Tidy the README");
 
   /* The first proposal: shown as text (the tags stay text), sent back. */
-  dialog = wait_for_dialog ("the plan review");
+  dialog = pd_test_wait_for_dialog ("the plan review");
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
   shown = dialog_text (dialog);
   g_assert_nonnull (strstr (shown, "Tidy the README"));
@@ -471,7 +471,7 @@ check_plan_review (PdApplication *app,
   respond (dialog, "keep");
 
   /* The revision: approved. */
-  dialog = wait_for_dialog ("the second plan review");
+  dialog = pd_test_wait_for_dialog ("the second plan review");
   g_clear_pointer (&shown, g_free);
   shown = dialog_text (dialog);
   g_assert_nonnull (strstr (shown, "rewrite the first line"));
@@ -528,7 +528,7 @@ check_plan_dismissed (PdApplication *app,
   GtkToggleButton *toggle;
 
   start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Tidy the README");
-  dialog = wait_for_dialog ("the plan review");
+  dialog = pd_test_wait_for_dialog ("the plan review");
   g_object_ref (dialog);
   gtk_window_close (GTK_WINDOW (dialog));
   pd_test_assert_finalized (dialog);

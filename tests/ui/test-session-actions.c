@@ -695,33 +695,6 @@ test_delete_long_title (void)
 
 /* --- create a database ------------------------------------------------------------ */
 
-static GtkWindow *
-file_chooser (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
-
-      if (GTK_IS_FILE_CHOOSER (window) && gtk_widget_get_mapped (GTK_WIDGET (window)))
-        return window;
-    }
-  return NULL;
-}
-
-static gboolean
-no_file_chooser (gpointer data)
-{
-  return file_chooser () == NULL;
-}
-
-static gboolean
-chooser_shown (gpointer data)
-{
-  return file_chooser () != NULL;
-}
-
 static gboolean
 is_shown_button_for (GtkWidget     *widget,
                      gconstpointer  action)
@@ -779,10 +752,10 @@ check_create (PdApplication *app,
   g_assert_nonnull (open);
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (open)), ==, "_Open Another Database…");
   gtk_widget_activate (open);
-  pd_test_wait_until (chooser_shown, NULL, "the file chooser to open another database");
-  g_assert_true (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (file_chooser ())) == GTK_FILE_CHOOSER_ACTION_OPEN);
-  gtk_dialog_response (GTK_DIALOG (file_chooser ()), GTK_RESPONSE_CANCEL);
-  pd_test_wait_until (no_file_chooser, NULL, "the file chooser to close");
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser to open another database");
+  g_assert_true (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER))) == GTK_FILE_CHOOSER_ACTION_OPEN);
+  gtk_dialog_response (GTK_DIALOG (pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER)), GTK_RESPONSE_CANCEL);
+  pd_test_wait_until (pd_test_toplevel_gone, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser to close");
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
   gtk_widget_activate (create);

@@ -176,8 +176,8 @@ test_export_long_streams (void)
   g_assert_cmpstr (json, ==, cli_text);
 
   _pd_import_set_tail_limits (0, 0);
-  pd_import_test_rmtree (dir);
-  pd_import_test_rmtree (out_dir);
+  pd_test_remove_tree (dir);
+  pd_test_remove_tree (out_dir);
 }
 
 int

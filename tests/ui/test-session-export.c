@@ -49,33 +49,6 @@ typedef struct
   GError   *error;
 } ExportFixture;
 
-static GtkWindow *
-file_chooser (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
-
-      if (GTK_IS_FILE_CHOOSER (window) && gtk_widget_get_mapped (GTK_WIDGET (window)))
-        return window;
-    }
-  return NULL;
-}
-
-static gboolean
-no_file_chooser (gpointer data)
-{
-  return file_chooser () == NULL;
-}
-
-static gboolean
-chooser_shown (gpointer data)
-{
-  return file_chooser () != NULL;
-}
-
 static gboolean
 file_exists (gpointer path)
 {
@@ -121,8 +94,8 @@ check_export (PdApplication *app,
   /* From the row's menu: a file chooser asks where, offering a name made
    * from the title; cancelled, nothing is written. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", f->id);
-  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
-  chooser = file_chooser ();
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser");
+  chooser = pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER);
   {
     g_autofree char *name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
 
@@ -131,7 +104,7 @@ check_export (PdApplication *app,
   }
   pd_test_screenshot_sizes (chooser, "export-chooser");
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
-  pd_test_wait_until (no_file_chooser, NULL, "the file chooser to close");
+  pd_test_wait_until (pd_test_toplevel_gone, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser to close");
 
   /* What the chooser's Export writes, to the file it names. */
   {
@@ -376,8 +349,8 @@ check_export_folder (PdApplication *app,
   /* The first export starts in Documents (or home), not in the folder
    * the app was started from (the test's own folder here). */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", f->id);
-  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
-  chooser = file_chooser ();
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser");
+  chooser = pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER);
   {
     g_autofree char *folder = chooser_folder (chooser);
 
@@ -391,11 +364,11 @@ check_export_folder (PdApplication *app,
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
   pd_test_wait_until (file_exists, written, "the export to be written");
   pd_test_spin (100);
-  g_assert_null (file_chooser ());
+  g_assert_null (pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export-json", "s", f->id);
-  pd_test_wait_until (chooser_shown, NULL, "the file chooser again");
-  chooser = file_chooser ();
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser again");
+  chooser = pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER);
   {
     g_autofree char *folder = chooser_folder (chooser);
 
@@ -403,7 +376,7 @@ check_export_folder (PdApplication *app,
   }
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
   pd_test_spin (100);
-  g_assert_null (file_chooser ());
+  g_assert_null (pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER));
 }
 
 static void
@@ -768,11 +741,11 @@ offered_name (PdWindow   *window,
   char *name;
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.export-markdown", "s", id);
-  pd_test_wait_until (chooser_shown, NULL, "the file chooser");
-  chooser = file_chooser ();
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser");
+  chooser = pd_test_mapped_toplevel (GTK_TYPE_FILE_CHOOSER);
   name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
-  pd_test_wait_until (no_file_chooser, NULL, "the file chooser to close");
+  pd_test_wait_until (pd_test_toplevel_gone, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER), "the file chooser to close");
   return name;
 }
 

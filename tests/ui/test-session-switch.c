@@ -231,7 +231,7 @@ test_checklist_resume (void)
   g_clear_object (&source);
   pd_test_spin (20);
   pd_test_db_free (db);
-  pd_checklist_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 int

@@ -829,7 +829,7 @@ test_transcript_long_newest_part (void)
 
   pd_test_destroy_window (window, view);
   _pd_import_set_tail_limits (0, 0);
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 static gboolean
