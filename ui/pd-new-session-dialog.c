@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-choice-factory.h"
 #include "pd-entry-row.h"
 #include "pd-new-session-dialog.h"
 #include "pd-secrets.h"
@@ -437,6 +438,9 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   _pd_combo_row_choice_tooltip (self->profile_row);
   _pd_combo_row_choice_tooltip (self->kind_row);
   _pd_combo_row_choice_tooltip (self->policy_row);
+  _pd_combo_row_name_choices (self->profile_row);
+  _pd_combo_row_name_choices (self->kind_row);
+  _pd_combo_row_name_choices (self->policy_row);
   /* A key pasted as the variable's name (or left there in a profile
    * without a keyring) goes to the masked row, for this session only. */
   pd_secrets_guard_variable_row (GTK_EDITABLE (self->env_row), GTK_EDITABLE (self->key_row));

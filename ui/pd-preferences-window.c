@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-choice-factory.h"
 #include "pd-entry-row.h"
 #include "pd-notification-page.h"
 #include "pd-preferences-window.h"
@@ -382,6 +383,7 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   rows->kind = ADW_COMBO_ROW (adw_combo_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->kind), _("Provider"));
   adw_combo_row_set_model (rows->kind, G_LIST_MODEL (kind_names));
+  _pd_combo_row_name_choices (rows->kind);
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
     if (g_strcmp0 (kinds[i], kind) == 0)
       adw_combo_row_set_selected (rows->kind, i);

@@ -1,0 +1,158 @@
+/* test-a11y-dialogs.c: New Session, Preferences and the drop-downs as a
+ * screen reader and a keyboard meet them
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs with GTK_A11Y=test, as test-a11y.c does, on the showcase database.
+ * Each finding here was read over AT-SPI first (a screen reader's view):
+ * the open list of a drop-down, the role of a dialog's window, the Tab
+ * stops of a switch row, the expanded state of a profile.
+ */
+#define G_LOG_DOMAIN "test-a11y-dialogs"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-events-view.h"
+#include "pd-new-session-dialog.h"
+#include "pd-preferences-window.h"
+#include "pd-test-a11y.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+static GtkWindow *
+open_dialog (PdWindow   *window,
+             const char *action,
+             GType       type,
+             const char *what)
+{
+  GtkWindow *dialog;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
+  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (type), what);
+  dialog = pd_test_a11y_mapped_toplevel (type);
+  pd_test_flush (GTK_WIDGET (dialog));
+  return dialog;
+}
+
+static gboolean
+has_list_items (gpointer data)
+{
+  GtkWidget *popover = data;
+  GtkWidget *list = pd_test_find_widget (popover, GTK_TYPE_LIST_VIEW);
+
+  return list != NULL && gtk_widget_get_mapped (list) && gtk_widget_get_first_child (list) != NULL &&
+         gtk_widget_get_mapped (gtk_widget_get_first_child (list));
+}
+
+static gboolean
+is_choice_owner (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return (ADW_IS_COMBO_ROW (widget) || GTK_IS_DROP_DOWN (widget)) && gtk_widget_get_mapped (widget);
+}
+
+/* Opens the list of each shown drop-down below @root, as Enter on it
+ * does, and walks it: each choice has a name a screen reader says.
+ * Returns how many were opened. */
+static guint
+check_choices (GtkWidget  *root,
+               const char *where)
+{
+  g_autoptr(GPtrArray) owners = g_ptr_array_new ();
+  guint n_lists = 0;
+
+  {
+    g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+    g_autoptr(GPtrArray) drops = g_ptr_array_new ();
+
+    pd_test_collect (root, ADW_TYPE_COMBO_ROW, rows);
+    pd_test_collect (root, GTK_TYPE_DROP_DOWN, drops);
+    g_ptr_array_extend_and_steal (owners, g_steal_pointer (&rows));
+    g_ptr_array_extend_and_steal (owners, g_steal_pointer (&drops));
+  }
+  for (guint i = 0; i < owners->len; i++)
+    {
+      GtkWidget *owner = g_ptr_array_index (owners, i);
+      GtkWidget *popover = pd_test_find_widget (owner, GTK_TYPE_POPOVER);
+      g_autofree char *name = pd_test_a11y_name (owner);
+      g_autofree char *place = g_strdup_printf ("%s, the open list of “%s”", where, name);
+
+      if (!is_choice_owner (owner, NULL))
+        continue;
+      g_assert_nonnull (popover);
+      /* As from the keyboard: focused (scrolled to), then opened. */
+      gtk_widget_grab_focus (owner);
+      pd_test_flush (owner);
+      pd_test_spin (100);
+      gtk_popover_popup (GTK_POPOVER (popover));
+      pd_test_wait_until (has_list_items, popover, place);
+      pd_test_flush (popover);
+      pd_test_a11y_assert_named (popover, place);
+      gtk_popover_popdown (GTK_POPOVER (popover));
+      pd_test_flush (owner);
+      n_lists++;
+    }
+  return n_lists;
+}
+
+static void
+expand_all (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) expanders = g_ptr_array_new ();
+
+  pd_test_collect (root, ADW_TYPE_EXPANDER_ROW, expanders);
+  for (guint i = 0; i < expanders->len; i++)
+    adw_expander_row_set_expanded (g_ptr_array_index (expanders, i), TRUE);
+  pd_test_flush (root);
+}
+
+/* --- the choices of drop-downs ----------------------------------------------- */
+
+static void
+check_drop_down_choices (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  GtkWindow *dialog;
+  GtkWidget *events;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+
+  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  /* Profile, Provider and Changes. */
+  g_assert_cmpuint (check_choices (GTK_WIDGET (dialog), "New Session"), ==, 3);
+  gtk_window_destroy (dialog);
+
+  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  expand_all (GTK_WIDGET (dialog));
+  /* A profile's Provider. */
+  g_assert_cmpuint (check_choices (GTK_WIDGET (dialog), "Preferences"), >=, 1);
+  gtk_window_destroy (dialog);
+
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "events");
+  pd_test_flush (GTK_WIDGET (window));
+  events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+  /* The type filter. */
+  g_assert_cmpuint (check_choices (events, "Events"), ==, 1);
+}
+
+static void
+test_drop_down_choices (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_drop_down_choices, NULL), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/pd/ui/a11y/dialogs/choices", test_drop_down_choices);
+
+  return g_test_run ();
+}
