@@ -888,11 +888,18 @@ _pd_stack_tab_shown_only (GtkStack *stack)
 
 /* A status page's scroller takes a Tab stop only while its text does not
  * fit (then the arrows scroll it): with nothing to scroll and nothing to
- * activate, Tab stopped on an empty page before the first control. */
+ * activate, Tab stopped on an empty page before the first control.
+ * Nothing is changed before the scroller is shown (its first layout says
+ * whether it scrolls): on GTK 4.8 a change of focusable in a window being
+ * built gave the window to a screen reader before its role was set, and a
+ * window opened while the app ran (the demo's) was a "filler", no frame
+ * (read over AT-SPI). */
 static void
 status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
                                 GtkWidget     *scroller)
 {
+  if (!gtk_widget_get_mapped (scroller))
+    return;
   gtk_widget_set_focusable (scroller, gtk_adjustment_get_upper (adjustment) -
                                       gtk_adjustment_get_lower (adjustment) >
                                       gtk_adjustment_get_page_size (adjustment) + 0.5);

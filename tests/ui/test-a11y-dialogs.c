@@ -145,6 +145,30 @@ test_drop_down_choices (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_drop_down_choices, NULL), ==, 0);
 }
 
+/* --- New Session opens on its task ----------------------------------------- */
+
+/* A dialog by its role, and the focus on the task once shown (set then, not
+ * while it is built: test-a11y-atspi.c reads why). */
+static void
+check_new_session_opens (PdApplication *app,
+                         PdWindow      *window,
+                         gpointer       user_data)
+{
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (dialog)), ==, GTK_ACCESSIBLE_ROLE_DIALOG);
+  g_assert_true (GTK_IS_TEXT_VIEW (gtk_root_get_focus (GTK_ROOT (dialog))));
+  gtk_window_destroy (dialog);
+}
+
+static void
+test_new_session_opens (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_new_session_opens, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -153,6 +177,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/pd/ui/a11y/dialogs/choices", test_drop_down_choices);
+  g_test_add_func ("/pd/ui/a11y/dialogs/new-session-opens", test_new_session_opens);
 
   return g_test_run ();
 }
