@@ -14,9 +14,12 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "pd-events-view.h"
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
+#include "pd-run-controller.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -169,6 +172,139 @@ test_new_session_opens (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_new_session_opens, NULL), ==, 0);
 }
 
+/* --- the plan review: the plan first ---------------------------------------- */
+
+static const char *replay_review =
+  "{\"label\": \"test: a11y review order\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Tidy the README\\n\\n- read it\\n\"}}]},"
+  " {\"content\": \"Still planning.\"}]}";
+
+typedef struct
+{
+  char     *dir;
+  char     *db;
+  char     *project;
+  char     *replay;
+  gboolean  finished;
+} ReviewFixture;
+
+static void
+on_run_finished (PdRunController *runs,
+                 int              status,
+                 const char      *message,
+                 ReviewFixture   *fixture)
+{
+  fixture->finished = TRUE;
+}
+
+static gboolean
+run_finished (gpointer data)
+{
+  return ((ReviewFixture *) data)->finished;
+}
+
+static gboolean
+focus_placed (gpointer data)
+{
+  return gtk_root_get_focus (GTK_ROOT (data)) != NULL;
+}
+
+static gboolean
+is_response_button (GtkWidget     *widget,
+                    gconstpointer  label)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+static gboolean
+approve_enabled (gpointer data)
+{
+  return adw_message_dialog_get_response_enabled (data, "approve");
+}
+
+/* The widget Tab moves the focus to from where it is, as GTK moves it. */
+static GtkWidget *
+tab (GtkWindow *dialog)
+{
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (dialog), GTK_DIR_TAB_FORWARD));
+  return gtk_root_get_focus (GTK_ROOT (dialog));
+}
+
+static void
+check_review_order (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  ReviewFixture *fixture = user_data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *description = NULL;
+  g_autofree char *name = NULL;
+  AdwMessageDialog *dialog;
+  GtkWidget *plan;
+  GtkWidget *feedback;
+  GtkWidget *focus;
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  settings->planning = TRUE;
+  g_signal_connect (runs, "finished", G_CALLBACK (on_run_finished), fixture);
+  g_assert_true (pd_run_controller_start (runs, settings, "/plan Tidy the README", &error));
+  g_assert_no_error (error);
+
+  dialog = pd_test_a11y_wait_for_message_dialog ("the plan review");
+  pd_test_wait_until (focus_placed, dialog, "the review's first focus");
+  pd_test_wait_until (approve_enabled, dialog, "the review's guard to end");
+  plan = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_TEXT_VIEW);
+  feedback = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
+
+  /* The plan first, named and described by its text. */
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (dialog)) == plan);
+  name = pd_test_a11y_name (plan);
+  description = pd_test_a11y_description (plan);
+  g_test_message ("the plan: “%s”, “%s”", name, description);
+  g_assert_cmpstr (name, ==, "Proposed plan");
+  g_assert_nonnull (strstr (description, "Tidy the README"));
+  /* Then the feedback, then Keep Planning and Approve. */
+  focus = tab (GTK_WINDOW (dialog));
+  g_assert_true (focus == feedback || gtk_widget_is_ancestor (focus, feedback));
+  focus = tab (GTK_WINDOW (dialog));
+  g_assert_true (is_response_button (focus, "_Keep Planning"));
+  focus = tab (GTK_WINDOW (dialog));
+  g_assert_true (is_response_button (focus, "_Approve"));
+
+  gtk_window_close (GTK_WINDOW (dialog));
+  pd_test_wait_until (run_finished, fixture, "the run to end");
+}
+
+static void
+test_review_order (void)
+{
+  ReviewFixture fixture = { 0 };
+  const char *args[] = { NULL, NULL, NULL };
+
+  fixture.dir = pd_test_make_tmp_dir ();
+  fixture.db = g_build_filename (fixture.dir, "sessions.db", NULL);
+  fixture.project = g_build_filename (fixture.dir, "project", NULL);
+  fixture.replay = g_build_filename (fixture.dir, "replay.json", NULL);
+  g_assert_cmpint (g_mkdir (fixture.project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (fixture.replay, replay_review, -1, NULL));
+  g_object_unref (pd_test_open_store (fixture.db));
+  args[0] = "--db";
+  args[1] = fixture.db;
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_review_order, &fixture, NULL), ==, 0);
+  g_free (fixture.replay);
+  g_free (fixture.project);
+  g_free (fixture.db);
+  g_free (fixture.dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -178,6 +314,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/a11y/dialogs/choices", test_drop_down_choices);
   g_test_add_func ("/pd/ui/a11y/dialogs/new-session-opens", test_new_session_opens);
+  g_test_add_func ("/pd/ui/a11y/dialogs/review-order", test_review_order);
 
   return g_test_run ();
 }
