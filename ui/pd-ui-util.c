@@ -541,6 +541,24 @@ _pd_combo_row_choice_tooltip (AdwComboRow *row)
 }
 
 /*
+ * _pd_switch_row_one_tab_stop:
+ * @row: an action row whose activatable widget is a #GtkSwitch
+ *
+ * A switch row was two Tab stops, the row and then its switch, both said
+ * by the row's title (New Session's Planning, Preferences' switches; tried
+ * with the keyboard alone). The switch alone takes the focus: a reader
+ * says the title, "switch" and whether it is on; a click on the row still
+ * toggles it.
+ */
+void
+_pd_switch_row_one_tab_stop (AdwActionRow *row)
+{
+  g_return_if_fail (GTK_IS_SWITCH (adw_action_row_get_activatable_widget (row)));
+
+  gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
+}
+
+/*
  * _pd_set_tooltip_lines:
  * @widget: a widget whose text may be cut (a check chip)
  * @first: its own text, said first

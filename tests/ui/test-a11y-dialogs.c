@@ -40,6 +40,13 @@ open_dialog (PdWindow   *window,
   return dialog;
 }
 
+/* A name that is a class's ("GtkSwitch") or none. */
+static gboolean
+name_is_class (const char *name)
+{
+  return name == NULL || *name == '\0' || g_str_has_prefix (name, "Gtk") || g_str_has_prefix (name, "Adw");
+}
+
 static gboolean
 has_list_items (gpointer data)
 {
@@ -170,6 +177,120 @@ static void
 test_new_session_opens (void)
 {
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_new_session_opens, NULL), ==, 0);
+}
+
+/* --- switch rows: one Tab stop ---------------------------------------------- */
+
+/* The Tab stops of @window, in order, from nothing focused round to the
+ * first again. */
+static GPtrArray *
+tab_stops (GtkWindow *window)
+{
+  GPtrArray *stops = g_ptr_array_new ();
+
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  for (guint i = 0; i < 300; i++)
+    {
+      GtkWidget *focus;
+
+      if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
+        {
+          gtk_root_set_focus (GTK_ROOT (window), NULL);
+          if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
+            break;
+        }
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      if (focus == NULL || g_ptr_array_find (stops, focus, NULL))
+        break;
+      g_ptr_array_add (stops, focus);
+    }
+  return stops;
+}
+
+static gboolean
+is_switch_row (GtkWidget *widget)
+{
+  return ADW_IS_ACTION_ROW (widget) &&
+         GTK_IS_SWITCH (adw_action_row_get_activatable_widget (ADW_ACTION_ROW (widget)));
+}
+
+/* Each shown switch of @window is a Tab stop, and its row is none.
+ * Returns how many switches. */
+static guint
+check_switch_stops (GtkWindow  *window,
+                    const char *where)
+{
+  g_autoptr(GPtrArray) stops = tab_stops (window);
+  g_autoptr(GPtrArray) switches = g_ptr_array_new ();
+  guint n_shown = 0;
+
+  for (guint i = 0; i < stops->len; i++)
+    {
+      GtkWidget *stop = g_ptr_array_index (stops, i);
+
+      if (is_switch_row (stop))
+        g_error ("%s: the row “%s” is a Tab stop before its switch", where,
+                 adw_preferences_row_get_title (ADW_PREFERENCES_ROW (stop)));
+    }
+  pd_test_collect (GTK_WIDGET (window), GTK_TYPE_SWITCH, switches);
+  for (guint i = 0; i < switches->len; i++)
+    {
+      GtkWidget *toggle = g_ptr_array_index (switches, i);
+      g_autofree char *name = NULL;
+
+      if (!gtk_widget_get_mapped (toggle))
+        continue;
+      n_shown++;
+      name = pd_test_a11y_name (toggle);
+      g_test_message ("%s: the switch “%s” is %sa Tab stop", where, name,
+                      g_ptr_array_find (stops, toggle, NULL) ? "" : "no ");
+      g_assert_true (g_ptr_array_find (stops, toggle, NULL));
+      g_assert_false (name_is_class (name));
+    }
+  return n_shown;
+}
+
+static void
+check_switch_rows (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  /* Planning and Start in Plan Mode. */
+  g_assert_cmpuint (check_switch_stops (dialog, "New Session"), ==, 2);
+  gtk_window_destroy (dialog);
+
+  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  {
+    g_autoptr(GPtrArray) pages = g_ptr_array_new ();
+    guint n_switches = 0;
+
+    pd_test_collect (GTK_WIDGET (dialog), ADW_TYPE_PREFERENCES_PAGE, pages);
+    for (guint i = 0; i < pages->len; i++)
+      {
+        AdwPreferencesPage *page = g_ptr_array_index (pages, i);
+        g_autofree char *where = g_strdup_printf ("Preferences, %s", adw_preferences_page_get_title (page));
+
+        /* A page of the window's own (not one inside a page). */
+        if (!ADW_IS_VIEW_STACK (gtk_widget_get_parent (GTK_WIDGET (page))))
+          continue;
+        adw_preferences_window_set_visible_page (ADW_PREFERENCES_WINDOW (dialog), page);
+        pd_test_flush (GTK_WIDGET (dialog));
+        n_switches += check_switch_stops (dialog, where);
+      }
+    /* General's two, Alerts' six. */
+    g_assert_cmpuint (n_switches, >=, 8);
+  }
+  gtk_window_destroy (dialog);
+}
+
+static void
+test_switch_rows (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_switch_rows, NULL), ==, 0);
 }
 
 /* --- the plan review: the plan first ---------------------------------------- */
@@ -315,6 +436,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/dialogs/choices", test_drop_down_choices);
   g_test_add_func ("/pd/ui/a11y/dialogs/new-session-opens", test_new_session_opens);
   g_test_add_func ("/pd/ui/a11y/dialogs/review-order", test_review_order);
+  g_test_add_func ("/pd/ui/a11y/dialogs/switch-rows", test_switch_rows);
 
   return g_test_run ();
 }
