@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-notification-page.h"
+#include "pd-reader-rows.h"
 #include "pd-ui-util-private.h"
 
 static const struct {

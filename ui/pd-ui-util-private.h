@@ -26,7 +26,6 @@ const char *_pd_describe_tool          (const char         *tool);
 void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
 void        _pd_combo_row_choice_tooltip (AdwComboRow      *row);
-void        _pd_switch_row_one_tab_stop (AdwActionRow      *row);
 void        _pd_set_tooltip_lines      (GtkWidget          *widget,
                                         const char         *first,
                                         const char         *rest);

@@ -541,24 +541,6 @@ _pd_combo_row_choice_tooltip (AdwComboRow *row)
 }
 
 /*
- * _pd_switch_row_one_tab_stop:
- * @row: an action row whose activatable widget is a #GtkSwitch
- *
- * A switch row was two Tab stops, the row and then its switch, both said
- * by the row's title (New Session's Planning, Preferences' switches; tried
- * with the keyboard alone). The switch alone takes the focus: a reader
- * says the title, "switch" and whether it is on; a click on the row still
- * toggles it.
- */
-void
-_pd_switch_row_one_tab_stop (AdwActionRow *row)
-{
-  g_return_if_fail (GTK_IS_SWITCH (adw_action_row_get_activatable_widget (row)));
-
-  gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
-}
-
-/*
  * _pd_set_tooltip_lines:
  * @widget: a widget whose text may be cut (a check chip)
  * @first: its own text, said first
@@ -906,12 +888,9 @@ _pd_stack_tab_shown_only (GtkStack *stack)
 
 /* A status page's scroller takes a Tab stop only while its text does not
  * fit (then the arrows scroll it): with nothing to scroll and nothing to
- * activate, Tab stopped on an empty page before the first control.
- * Nothing is changed before the scroller is shown (its first layout says
- * whether it scrolls): on GTK 4.8 a change of focusable in a window being
- * built gave the window to a screen reader before its role was set, and a
- * window opened while the app ran (the demo's) was a "filler", no frame
- * (read over AT-SPI). */
+ * activate, Tab stopped on an empty page before the first control. Only
+ * once shown: in a window being built, GTK 4.8 gave the window to AT-SPI
+ * without its role (a demo window was a "filler"; test-a11y-atspi.c). */
 static void
 status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
                                 GtkWidget     *scroller)

@@ -293,6 +293,121 @@ test_switch_rows (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_switch_rows, NULL), ==, 0);
 }
 
+/* --- Preferences: expanders, lists, search, Sources ------------------------- */
+
+static GtkWidget *
+expander_header (GtkWidget *expander)
+{
+  GtkWidget *list = pd_test_find_widget (expander, GTK_TYPE_LIST_BOX);
+
+  return list != NULL ? gtk_widget_get_first_child (list) : NULL;
+}
+
+/* The row a reader focuses in @expander says it is @expanded. */
+static void
+assert_expanded_state (GtkWidget *expander,
+                       gboolean   expanded)
+{
+  GtkWidget *header = expander_header (expander);
+  g_autofree char *wrong = NULL;
+
+  g_assert_true (GTK_IS_LIST_BOX_ROW (header));
+  g_assert_true (gtk_widget_get_focusable (header));
+  if (!gtk_test_accessible_has_state (GTK_ACCESSIBLE (header), GTK_ACCESSIBLE_STATE_EXPANDED))
+    g_error ("the profile “%s” says nothing of being open or closed",
+             adw_preferences_row_get_title (ADW_PREFERENCES_ROW (expander)));
+  wrong = gtk_test_accessible_check_state (GTK_ACCESSIBLE (header), GTK_ACCESSIBLE_STATE_EXPANDED, expanded);
+  if (wrong != NULL)
+    g_error ("the profile “%s” is %s, its row says %s",
+             adw_preferences_row_get_title (ADW_PREFERENCES_ROW (expander)),
+             expanded ? "open" : "closed", wrong);
+}
+
+/* Each shown list below @root is named, not "GtkListBox"; returns how many. */
+static guint
+assert_lists_named (GtkWidget  *root,
+                    const char *where)
+{
+  g_autoptr(GPtrArray) lists = g_ptr_array_new ();
+  guint n = 0;
+
+  pd_test_collect (root, GTK_TYPE_LIST_BOX, lists);
+  for (guint i = 0; i < lists->len; i++)
+    {
+      GtkWidget *list = g_ptr_array_index (lists, i);
+      g_autofree char *name = NULL;
+
+      if (!gtk_widget_get_mapped (list))
+        continue;
+      name = pd_test_a11y_name (list);
+      n++;
+      if (name_is_class (name))
+        g_error ("%s: a list is named “%s”", where, name);
+    }
+  return n;
+}
+
+static gboolean
+is_titled_row (GtkWidget     *widget,
+               gconstpointer  title)
+{
+  return ADW_IS_PREFERENCES_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0;
+}
+
+static void
+check_preferences_readers (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  GtkWindow *dialog;
+  g_autoptr(GPtrArray) expanders = g_ptr_array_new ();
+  g_autofree char *search_name = NULL;
+  GtkWidget *empty_row;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+
+  /* Each profile says whether it is open, and follows. */
+  pd_test_collect (GTK_WIDGET (dialog), ADW_TYPE_EXPANDER_ROW, expanders);
+  g_assert_cmpuint (expanders->len, >, 0);
+  for (guint i = 0; i < expanders->len; i++)
+    {
+      AdwExpanderRow *expander = g_ptr_array_index (expanders, i);
+
+      assert_expanded_state (GTK_WIDGET (expander), adw_expander_row_get_expanded (expander));
+      adw_expander_row_set_expanded (expander, TRUE);
+      assert_expanded_state (GTK_WIDGET (expander), TRUE);
+    }
+  pd_test_flush (GTK_WIDGET (dialog));
+  /* Its lists and the lists inside each profile. */
+  g_assert_cmpuint (assert_lists_named (GTK_WIDGET (dialog), "Preferences, Providers"), >, expanders->len);
+  adw_expander_row_set_expanded (g_ptr_array_index (expanders, 0), FALSE);
+  assert_expanded_state (g_ptr_array_index (expanders, 0), FALSE);
+
+  search_name = pd_test_a11y_name (pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_SEARCH_ENTRY));
+  g_assert_cmpstr (search_name, ==, "Search Preferences");
+
+  /* Sources with no endpoint: its "No endpoints yet" is no Tab stop. */
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (dialog), "sources");
+  pd_test_flush (GTK_WIDGET (dialog));
+  empty_row = pd_test_find_first (GTK_WIDGET (dialog), is_titled_row, "No endpoints yet");
+  g_assert_nonnull (empty_row);
+  g_assert_true (gtk_widget_get_mapped (empty_row));
+  {
+    g_autoptr(GPtrArray) stops = tab_stops (dialog);
+
+    g_assert_false (g_ptr_array_find (stops, empty_row, NULL));
+  }
+  gtk_window_destroy (dialog);
+}
+
+static void
+test_preferences_readers (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_preferences_readers, NULL), ==, 0);
+}
+
 /* --- the plan review: the plan first ---------------------------------------- */
 
 static const char *replay_review =
@@ -437,6 +552,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/dialogs/new-session-opens", test_new_session_opens);
   g_test_add_func ("/pd/ui/a11y/dialogs/review-order", test_review_order);
   g_test_add_func ("/pd/ui/a11y/dialogs/switch-rows", test_switch_rows);
+  g_test_add_func ("/pd/ui/a11y/dialogs/preferences", test_preferences_readers);
 
   return g_test_run ();
 }
