@@ -888,15 +888,11 @@ _pd_stack_tab_shown_only (GtkStack *stack)
 
 /* A status page's scroller takes a Tab stop only while its text does not
  * fit (then the arrows scroll it): with nothing to scroll and nothing to
- * activate, Tab stopped on an empty page before the first control. Only
- * once shown: in a window being built, GTK 4.8 gave the window to AT-SPI
- * without its role (a demo window was a "filler"; test-a11y-atspi.c). */
+ * activate, Tab stopped on an empty page before the first control. */
 static void
 status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
                                 GtkWidget     *scroller)
 {
-  if (!gtk_widget_get_mapped (scroller))
-    return;
   gtk_widget_set_focusable (scroller, gtk_adjustment_get_upper (adjustment) -
                                       gtk_adjustment_get_lower (adjustment) >
                                       gtk_adjustment_get_page_size (adjustment) + 0.5);
