@@ -24,6 +24,7 @@
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
+#include "pd-choice-factory.h"
 #include "pd-event-item.h"
 #include "pd-events-view.h"
 #include "pd-json-util.h"
@@ -889,18 +890,6 @@ on_type_setup (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (list_item, label);
 }
 
-/* In the open list a name is shown whole: "Tool call …" three times could
- * not be told apart (tried as a new user would).  The list grows to it. */
-static void
-on_type_list_setup (GtkSignalListItemFactory *factory,
-                    GtkListItem              *list_item)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_list_item_set_child (list_item, label);
-}
-
 static void
 on_type_bind (GtkSignalListItemFactory *factory,
               GtkListItem              *list_item)
@@ -933,13 +922,10 @@ pd_events_view_init (PdEventsView *self)
     g_signal_connect (factory, "bind", G_CALLBACK (on_type_bind), NULL);
     gtk_drop_down_set_factory (self->type_dropdown, factory);
   }
-  {
-    g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
-
-    g_signal_connect (factory, "setup", G_CALLBACK (on_type_list_setup), NULL);
-    g_signal_connect (factory, "bind", G_CALLBACK (on_type_bind), NULL);
-    gtk_drop_down_set_list_factory (self->type_dropdown, factory);
-  }
+  /* In the open list a name is shown whole: "Tool call …" three times could
+   * not be told apart (tried as a new user would).  The list grows to it;
+   * each item is named by its text. */
+  _pd_drop_down_name_choices (self->type_dropdown, _pd_event_type_label);
   gtk_drop_down_set_selected (self->type_dropdown, 0);
   _pd_name_drop_down (self->type_dropdown, _("Event type"));
   _pd_list_one_tab_stop (GTK_WIDGET (self->column_view));

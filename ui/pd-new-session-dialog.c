@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-choice-factory.h"
 #include "pd-entry-row.h"
 #include "pd-new-session-dialog.h"
 #include "pd-secrets.h"
@@ -28,6 +29,7 @@ struct _PdNewSessionDialog
   GSettings         *settings;
   char              *folder;
   char              *endpoint;     /* (nullable) runs there, with its own settings */
+  gboolean           focus_placed;
 
   GtkButton         *start_button;
   AdwPreferencesGroup *task_group;
@@ -356,6 +358,24 @@ pd_new_session_dialog_dispose (GObject *object)
   G_OBJECT_CLASS (pd_new_session_dialog_parent_class)->dispose (object);
 }
 
+/* The dialog opens on what a person came to write: the task (not on
+ * Cancel, where typing went nowhere and Enter closed the dialog).  Set once
+ * it is shown: the focus set while it was built made GTK 4.8 give the
+ * window to a screen reader before its role was known, a "filler" with no
+ * dialog role (read over AT-SPI). */
+static void
+pd_new_session_dialog_map (GtkWidget *widget)
+{
+  PdNewSessionDialog *self = PD_NEW_SESSION_DIALOG (widget);
+
+  GTK_WIDGET_CLASS (pd_new_session_dialog_parent_class)->map (widget);
+  if (!self->focus_placed)
+    {
+      self->focus_placed = TRUE;
+      gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->task_view));
+    }
+}
+
 static void
 pd_new_session_dialog_class_init (PdNewSessionDialogClass *klass)
 {
@@ -366,6 +386,7 @@ pd_new_session_dialog_class_init (PdNewSessionDialogClass *klass)
 
   object_class->dispose = pd_new_session_dialog_dispose;
   object_class->finalize = pd_new_session_dialog_finalize;
+  widget_class->map = pd_new_session_dialog_map;
 
   /**
    * PdNewSessionDialog::start:
@@ -405,6 +426,7 @@ pd_new_session_dialog_class_init (PdNewSessionDialogClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_changed);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_DIALOG);
 }
 
 /* Ctrl+Enter in the task starts, as in other GNOME text fields that send
@@ -437,6 +459,9 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   _pd_combo_row_choice_tooltip (self->profile_row);
   _pd_combo_row_choice_tooltip (self->kind_row);
   _pd_combo_row_choice_tooltip (self->policy_row);
+  _pd_combo_row_name_choices (self->profile_row);
+  _pd_combo_row_name_choices (self->kind_row);
+  _pd_combo_row_name_choices (self->policy_row);
   /* A key pasted as the variable's name (or left there in a profile
    * without a keyring) goes to the masked row, for this session only. */
   pd_secrets_guard_variable_row (GTK_EDITABLE (self->env_row), GTK_EDITABLE (self->key_row));
@@ -445,9 +470,6 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   g_signal_connect_object (gtk_text_view_get_buffer (self->task_view), "changed",
                            G_CALLBACK (on_changed), self, G_CONNECT_SWAPPED);
   pd_new_session_dialog_load (self);
-  /* The dialog opens on what a person came to write: the task (not on
-   * Cancel, where typing went nowhere and Enter closed the dialog). */
-  gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->task_view));
 }
 
 /**

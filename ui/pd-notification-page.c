@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-notification-page.h"
+#include "pd-reader-rows.h"
 #include "pd-ui-util-private.h"
 
 static const struct {
@@ -42,6 +43,7 @@ switch_row (GSettings  *settings,
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), toggle);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), toggle);
+  _pd_switch_row_one_tab_stop (ADW_ACTION_ROW (row));
   g_settings_bind (settings, key, toggle, "active", G_SETTINGS_BIND_DEFAULT);
 
   return row;

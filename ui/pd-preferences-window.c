@@ -16,9 +16,11 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-choice-factory.h"
 #include "pd-entry-row.h"
 #include "pd-notification-page.h"
 #include "pd-preferences-window.h"
+#include "pd-reader-rows.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
@@ -382,6 +384,7 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   rows->kind = ADW_COMBO_ROW (adw_combo_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->kind), _("Provider"));
   adw_combo_row_set_model (rows->kind, G_LIST_MODEL (kind_names));
+  _pd_combo_row_name_choices (rows->kind);
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
     if (g_strcmp0 (kinds[i], kind) == 0)
       adw_combo_row_set_selected (rows->kind, i);
@@ -415,6 +418,7 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   adw_expander_row_add_row (rows->expander, remove_row);
 
   update_expander (rows);
+  _pd_expander_row_for_readers (rows->expander);
   g_ptr_array_add (self->profiles, rows);
   pd_preferences_window_show_key_state (self, rows);
   adw_preferences_group_add (self->profiles_group, GTK_WIDGET (rows->expander));
@@ -526,15 +530,16 @@ name_spin_by_row (GtkSpinButton *spin)
 }
 
 static GtkWidget *
-find_switcher_bar (GtkWidget *widget)
+find_widget_of_type (GtkWidget *widget,
+                     GType      type)
 {
-  if (ADW_IS_VIEW_SWITCHER_BAR (widget))
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
     return widget;
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GtkWidget *found = find_switcher_bar (child);
+      GtkWidget *found = find_widget_of_type (child, type);
 
       if (found != NULL)
         return found;
@@ -553,6 +558,9 @@ pd_preferences_window_init (PdPreferencesWindow *self)
   name_spin_by_row (self->overview_spin);
   /* libadwaita's search button: named by its tooltip. */
   _pd_name_tooltip_buttons (GTK_WIDGET (self));
+  /* Its search field said "GtkSearchEntry". */
+  _pd_accessible_set_text (find_widget_of_type (GTK_WIDGET (self), GTK_TYPE_SEARCH_ENTRY),
+                           _("Search Preferences"), NULL);
 
   self->settings = g_settings_new (APP_ID);
   self->profiles = g_ptr_array_new_with_free_func (g_free);
@@ -575,7 +583,7 @@ pd_preferences_window_init (PdPreferencesWindow *self)
   /* Narrow, the pages' tabs take the bar's whole width: at 360 px and 1.5×
    * text "Notifications" was cut to "Notifica…" (tried as a new user
    * would, with Large Text; the page is Alerts now). */
-  bar = find_switcher_bar (GTK_WIDGET (self));
+  bar = find_widget_of_type (GTK_WIDGET (self), ADW_TYPE_VIEW_SWITCHER_BAR);
   if (bar != NULL)
     _pd_widen_view_switcher_bar (ADW_VIEW_SWITCHER_BAR (bar));
 

@@ -634,24 +634,27 @@ on_review_feedback_changed (GtkEditable      *feedback,
 
 /* libadwaita gives the first focus to a response button (Approve, in its
  * stacked layout), and Enter activates the focused button whatever the
- * default: the feedback takes it once laid out. */
+ * default. The proposed plan takes it once laid out: a screen reader says
+ * the dialog, then the plan (named and described by its text), and Tab
+ * goes on to the feedback, then the buttons. Tab reached Approve before
+ * the plan was read (tried with a screen reader's view). */
 static gboolean
-focus_feedback_when_laid_out (GtkWidget     *dialog,
-                              GdkFrameClock *clock,
-                              gpointer       user_data)
+focus_plan_when_laid_out (GtkWidget     *dialog,
+                          GdkFrameClock *clock,
+                          gpointer       user_data)
 {
-  GtkWidget *feedback = g_object_get_data (G_OBJECT (dialog), "feedback");
+  GtkWidget *plan = g_object_get_data (G_OBJECT (dialog), "plan");
 
-  if (gtk_widget_get_width (dialog) == 0 || gtk_widget_get_width (feedback) == 0)
+  if (gtk_widget_get_width (dialog) == 0 || gtk_widget_get_width (plan) == 0)
     return G_SOURCE_CONTINUE;
-  gtk_widget_grab_focus (feedback);
+  gtk_widget_grab_focus (plan);
   return G_SOURCE_REMOVE;
 }
 
 static void
-focus_feedback (GtkWidget *dialog)
+focus_plan (GtkWidget *dialog)
 {
-  gtk_widget_add_tick_callback (dialog, focus_feedback_when_laid_out, NULL, NULL);
+  gtk_widget_add_tick_callback (dialog, focus_plan_when_laid_out, NULL, NULL);
 }
 
 static void
@@ -713,8 +716,19 @@ _pd_run_controller_ask_review (PdRunController *self,
   gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 12);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 12);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 12);
-  _pd_accessible_set_text (GTK_WIDGET (view), _("Proposed plan"), NULL);
+  /* Tab leaves it for the feedback. */
+  gtk_text_view_set_accepts_tab (GTK_TEXT_VIEW (view), FALSE);
   render_markdown (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), question->text);
+  {
+    GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+    GtkTextIter start, end;
+    g_autofree char *plan_text = NULL;
+
+    gtk_text_buffer_get_bounds (buffer, &start, &end);
+    plan_text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+    _pd_accessible_set_text (GTK_WIDGET (view), _("Proposed plan"), plan_text);
+  }
+  g_object_set_data (G_OBJECT (dialog), "plan", view);
   g_object_set_data_full (G_OBJECT (dialog), "markdown", g_strdup (question->text), g_free);
 
   scroller = gtk_scrolled_window_new ();
@@ -750,7 +764,7 @@ _pd_run_controller_ask_review (PdRunController *self,
   }
   question->dialog = dialog;
   g_signal_connect (dialog, "response", G_CALLBACK (on_review_response), question);
-  g_signal_connect_after (dialog, "map", G_CALLBACK (focus_feedback), NULL);
+  g_signal_connect_after (dialog, "map", G_CALLBACK (focus_plan), NULL);
   gtk_window_present (GTK_WINDOW (dialog));
   /* A question like an approval: a notification says it waits. */
   _pd_run_controller_emit_review (self, TRUE);

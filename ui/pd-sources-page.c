@@ -690,6 +690,8 @@ pd_sources_page_init (PdSourcesPage *self)
 
   self->empty_row = g_object_ref_sink (adw_action_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), _("No endpoints yet"));
+  /* Nothing to do there: no Tab stop (as on a status page). */
+  gtk_widget_set_focusable (GTK_WIDGET (self->empty_row), FALSE);
 
   adw_preferences_group_set_title (add_group, _("Add an Endpoint"));
   adw_preferences_group_set_description (add_group, _("A computer running plandeck-agent serve or odek serve"));

@@ -456,6 +456,12 @@ collect (GtkWidget  *widget,
       (*n_controls)++;
     }
 
+  /* An item of a drop-down's open list takes the focus: unnamed, a
+   * screen reader said only "list item" for each choice. */
+  if (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM &&
+      gtk_widget_get_focusable (widget) && gtk_widget_get_ancestor (widget, GTK_TYPE_POPOVER) != NULL)
+    check_named (widget, seen, unnamed, n_controls);
+
   check_formatting (widget, unnamed);
   if (is_control_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))) ||
       (gtk_widget_get_focusable (widget) && !inside_button (widget)))
