@@ -607,7 +607,7 @@ test_document_one_walk (void)
     g_assert_true (g_str_has_prefix (refused, "refused: "));
     g_assert_nonnull (strstr (rows, "lines 33002 "));
   }
-  pd_import_test_rmtree (dir);
+  pd_test_remove_tree (dir);
 }
 
 int

@@ -34,8 +34,8 @@ open_dialog (PdWindow   *window,
   GtkWindow *dialog;
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
-  pd_test_wait_until (pd_test_a11y_toplevel_shown, GSIZE_TO_POINTER (type), what);
-  dialog = pd_test_a11y_mapped_toplevel (type);
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (type), what);
+  dialog = pd_test_mapped_toplevel (type);
   pd_test_flush (GTK_WIDGET (dialog));
   return dialog;
 }
