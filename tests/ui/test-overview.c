@@ -13,7 +13,10 @@
  * tested in test-overview-card.c.)  A question that comes above the cards shown, with
  * the list scrolled, says so at the top ("1 New Request").  An endpoint
  * of 3,000 sessions added to the page, scrolled through while its
- * sessions change and removed, with no warning of GTK's.
+ * sessions change and removed, with no warning of GTK's.  Endpoints added
+ * while the window runs (as Preferences adds them) keep their cards when
+ * the next is added and while one is killed, and follow it when it is
+ * back.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -26,6 +29,7 @@
 #include "pd-overview-private.h"
 #include "pd-overview-view.h"
 #include "pd-secrets.h"
+#include "pd-sources-page.h"
 #include "pd-server.h"
 #include "pd-source-list.h"
 #include "pd-source-sidebar.h"
@@ -866,6 +870,130 @@ test_card_menu (void)
   g_clear_object (&c.local_store);
 }
 
+/* --- an endpoint added while the window runs ------------------------------ */
+
+static gboolean
+has_sources (gpointer data)
+{
+  ShownWait *wait = data;
+
+  return g_list_model_get_n_items (_pd_window_get_sources (wait->window)) == wait->n;
+}
+
+/* Endpoints added in Preferences while the window runs (the `sources`
+ * setting as its Sources page writes it, each address as serve prints it,
+ * its token kept apart), the first given its token in place, one killed
+ * and back: its cards stay with its state in words while it is away and
+ * follow it when it returns, as an endpoint's configured at start do. */
+static void
+set_endpoints (Case *c,
+               guint n)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("endpoint-%u", i);
+      g_autofree char *address = g_strconcat (c->served[i].serve.base, "/", NULL);
+
+      g_variant_builder_add (&builder, "(sss)", id, endpoint_names[i], address);
+    }
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+}
+
+static void
+check_added_endpoint (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  Case *c = user_data;
+  g_autofree char *address = NULL;
+
+  pd_test_wait_until (overview_page_shown, window, "the Overview page at start");
+  wait_card (window, "Local work", NULL, G_MAXUINT, FALSE, "the local card");
+
+  /* The first without its token: refused; its token given, its card. */
+  set_endpoints (c, 1);
+  pd_test_wait_until (has_sources, &(ShownWait) { window, 2 }, "the endpoint added");
+  pd_sources_give_token (c->served[0].serve.base, c->served[0].serve.token);
+  wait_card (window, "Work on A", "1/3", G_MAXUINT, FALSE, "the added endpoint's card");
+  wait_card_says (window, "Work on A", "Endpoint A", "its card to name it");
+  /* The next added, its token kept as Preferences keeps it, by its
+   * address. */
+  address = g_strconcat (c->served[1].serve.base, "/", NULL);
+  pd_secrets_keep_for_session (address, c->served[1].serve.token);
+  set_endpoints (c, 2);
+  pd_test_wait_until (has_sources, &(ShownWait) { window, 3 }, "the second endpoint added");
+  wait_card (window, "Work on B", "1/3", G_MAXUINT, FALSE, "the second endpoint's card");
+  wait_card (window, "Work on A", "1/3", G_MAXUINT, FALSE, "the first endpoint's card still");
+
+  /* Killed: its card stays, saying so. */
+  pd_test_served_stop (&c->served[0].serve);
+  wait_card_says (window, "Work on A", "Unreachable", "A's card to say its endpoint is unreachable");
+  wait_card (window, "Work on A", NULL, G_MAXUINT, TRUE, "A's card kept while it is away");
+  save_plan (c->local_store, c->local_id, "Local work", 2, further, 3);
+  save_plan (c->served[1].store, c->served[1].id, "Work on B", 2, further, 3);
+  wait_card (window, "Local work", "2/3", G_MAXUINT, FALSE, "the local card to follow while A is away");
+  wait_card (window, "Work on B", "2/3", G_MAXUINT, FALSE, "B's card to follow while A is away");
+  wait_card (window, "Work on A", NULL, G_MAXUINT, TRUE, "A's card still there");
+
+  /* Back, moved on, with its new token: its card follows again. */
+  save_plan (c->served[0].store, c->served[0].id, "Work on A", 2, further, 3);
+  pd_test_served_start (&c->served[0].serve);
+  pd_sources_give_token (c->served[0].serve.base, c->served[0].serve.token);
+  wait_card (window, "Work on A", "2/3", G_MAXUINT, FALSE, "A's card back");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_window_get_overview (window))), ==, 3);
+}
+
+static void
+test_added_endpoint (void)
+{
+  Case c = { 0 };
+  const char *names[] = { "Work on A", "Work on B" };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  c.local_store = pd_test_open_store (local_db);
+  c.local_id = pd_test_add_session (c.local_store, "Local work", "plandeck");
+  save_plan (c.local_store, c.local_id, "Local work", 1, working, 3);
+  pd_test_reset_settings ();
+  for (guint i = 0; i < G_N_ELEMENTS (c.served); i++)
+    {
+      c.served[i].serve.fixture = run_fixture_new (replay_writes);
+      c.served[i].store = pd_test_open_store (c.served[i].serve.fixture->db);
+      c.served[i].id = pd_test_add_session (c.served[i].store, names[i], "plandeck");
+      save_plan (c.served[i].store, c.served[i].id, names[i], 1, working, 3);
+      pd_test_served_start (&c.served[i].serve);
+      pd_secrets_keep_for_session (c.served[i].serve.base, NULL);
+    }
+
+  g_assert_cmpint (pd_test_run_app (NULL, check_added_endpoint, &c, NULL), ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (c.served); i++)
+    {
+      g_autofree char *address = g_strconcat (c.served[i].serve.base, "/", NULL);
+
+      pd_test_served_stop (&c.served[i].serve);
+      pd_secrets_keep_for_session (c.served[i].serve.base, NULL);
+      pd_secrets_keep_for_session (address, NULL);
+      pd_test_served_clear (&c.served[i].serve);
+      g_clear_object (&c.served[i].store);
+      g_free (c.served[i].id);
+      run_fixture_free (c.served[i].serve.fixture);
+    }
+  g_clear_object (&c.local_store);
+  g_free (c.local_id);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -877,6 +1005,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
   g_test_add_func ("/pd/ui/overview/card-menu", test_card_menu);
+  g_test_add_func ("/pd/ui/overview/added-endpoint", test_added_endpoint);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
