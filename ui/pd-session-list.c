@@ -514,7 +514,10 @@ keep_at_top (GtkWidget     *widget,
 
 /* A session that comes first (a new one, one just changed) while the list
  * is at its top shows there: it came above the rows in sight and the list
- * did not move (tried as a new user would). */
+ * did not move (tried as a new user would).  So does any change of a list
+ * at its top: one that came second, under a pinned session, moved the row
+ * open below it down, and GTK 4.8's list went with that row (it has the
+ * focus), the pinned row out of sight above (tried as a new user would). */
 static void
 on_shown_items_changed (PdSessionList *self,
                         guint          position,
@@ -523,7 +526,7 @@ on_shown_items_changed (PdSessionList *self,
 {
   GtkAdjustment *adjustment = list_adjustment (self);
 
-  if (added == 0 || position != 0 || adjustment == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) ||
+  if ((added == 0 && removed == 0) || adjustment == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) ||
       gtk_adjustment_get_value (adjustment) > gtk_adjustment_get_lower (adjustment))
     return;
   self->top_frames = 0;
