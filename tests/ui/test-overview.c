@@ -603,6 +603,101 @@ test_new_request_pill (void)
   g_clear_object (&pill.overview);
 }
 
+typedef struct
+{
+  PdOverview *overview;
+  const char *id;
+} Placed;
+
+static gboolean
+card_placed_second (gpointer data)
+{
+  Placed *placed = data;
+  g_autoptr(PdOverviewCard) card = g_list_model_get_item (G_LIST_MODEL (placed->overview), 1);
+
+  return card != NULL && g_strcmp0 (pd_overview_card_get_session_id (card), placed->id) == 0 &&
+         pd_overview_card_get_blocked (card) > 0;
+}
+
+/* A card asks (it goes first) and the second has the focus: as other
+ * sessions' steps block one after another (each of them placed second,
+ * under the question), the list at its top stays there with the question
+ * in sight.  It moved only for a card that came first; GTK 4.8's list kept
+ * the focused card in place as it went down, and the question went out of
+ * sight above (tried as a new user would). */
+static void
+test_first_card_stays (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdLocalSource) source = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_autoptr(PdOverviewCard) asking = NULL;
+  g_autoptr(PdOverviewCard) second = NULL;
+  GtkWindow *window;
+  GtkAdjustment *adjustment;
+  Pill pill = { 0 };
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Work %u", i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, title, "m", "replay", "plandeck", dir, &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (ids, g_strdup (info->id));
+      save_plan (store, info->id, title, 1, working, G_N_ELEMENTS (working));
+    }
+  source = pd_local_source_new (db, FALSE);
+  pd_local_source_watch (source, 50);
+  g_list_store_append (sources, source);
+  pill.overview = pd_overview_new (G_LIST_MODEL (sources));
+  pill.n = 30;
+  pill.view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (pill.view, pill.overview);
+  window = pd_test_present (GTK_WIDGET (pill.view), 600, 500);
+  pd_test_wait_until (overview_has_cards, &pill, "30 cards");
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0), "shell", "make", NULL, 1);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  adjustment = overview_adjustment (pill.view);
+  asking = g_list_model_get_item (G_LIST_MODEL (pill.overview), 0);
+  g_assert_true (pd_overview_card_has_approval (asking));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  g_assert_true (card_in_sight (pill.view, asking));
+
+  /* The second card takes the focus. */
+  second = g_list_model_get_item (G_LIST_MODEL (pill.overview), 1);
+  pd_test_collect (GTK_WIDGET (pill.view), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    if (pd_overview_card_row_get_card (g_ptr_array_index (rows, i)) == second)
+      gtk_widget_grab_focus (gtk_widget_get_parent (g_ptr_array_index (rows, i)));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_nonnull (gtk_root_get_focus (GTK_ROOT (window)));
+
+  /* The oldest sessions block one after another: each goes second. */
+  for (guint i = 29; i > 21; i--)
+    {
+      g_autoptr(PdOverviewCard) placed = NULL;
+
+      save_plan (store, g_ptr_array_index (ids, i), "Blocked", 2, blocked, G_N_ELEMENTS (blocked));
+      pd_test_wait_until (card_placed_second, &(Placed) { pill.overview, g_ptr_array_index (ids, i) },
+                          "the blocked card placed second");
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_flush (GTK_WIDGET (window));
+      g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+      g_assert_true (card_in_sight (pill.view, asking));
+    }
+
+  pd_local_source_watch (source, 0);
+  gtk_window_destroy (window);
+  g_clear_object (&pill.overview);
+}
+
 /* --- an endpoint of 3,000 sessions ---------------------------------------- */
 
 static gboolean
@@ -1003,6 +1098,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/overview/cards", test_overview);
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
+  g_test_add_func ("/pd/ui/overview/first-card-stays", test_first_card_stays);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
   g_test_add_func ("/pd/ui/overview/card-menu", test_card_menu);
   g_test_add_func ("/pd/ui/overview/added-endpoint", test_added_endpoint);
