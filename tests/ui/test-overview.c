@@ -11,9 +11,10 @@
  * back with a new token), and open their session; every card and control
  * is named (GTK_A11Y=test, as the a11y test reads them).  (A card alone is
  * tested in test-overview-card.c.)  A question that comes above the cards shown, with
- * the list scrolled, says so at the top ("1 New Request").  An endpoint
- * of 3,000 sessions added to the page, scrolled through while its
- * sessions change and removed, with no warning of GTK's.  Endpoints added
+ * the list scrolled, says so at the top ("1 New Request"); a list at its
+ * top stays there, the question in sight, as cards are placed under it.
+ * An endpoint of 3,000 sessions added to the page, scrolled through while
+ * its sessions change and removed, with no warning of GTK's.  Endpoints added
  * while the window runs (as Preferences adds them) keep their cards when
  * the next is added and while one is killed, and follow it when it is
  * back.
