@@ -273,129 +273,6 @@ test_session_list_search_keeps_open (Fixture       *f,
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->parser);
 }
 
-/* A new session comes first while the list is at its top: it shows there.
- * It came above the rows in sight and the list did not move (tried as a
- * new user would). */
-static void
-test_session_list_new_on_top (Fixture       *f,
-                              gconstpointer  data)
-{
-  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
-  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
-  g_autofree char *id = NULL;
-  GtkWidget *row = NULL;
-  graphene_rect_t bounds;
-
-  for (guint i = 0; i < 30; i++)
-    {
-      g_autofree char *title = g_strdup_printf ("Older work %u", i);
-      g_autofree char *older = pd_test_add_session (f->store, title, "plandeck");
-    }
-  pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 33);
-  g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
-  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
-
-  id = pd_test_add_session (f->store, "Started just now", "plandeck");
-  pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, id);
-  pd_test_flush (GTK_WIDGET (f->window));
-  pd_test_flush (GTK_WIDGET (f->window));
-  pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
-  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *first = gtk_widget_get_first_child (child);
-
-      if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
-        row = child;
-    }
-  g_assert_nonnull (row);
-  g_assert_true (gtk_widget_get_mapped (row));
-  g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
-  g_assert_cmpfloat (bounds.origin.y, >=, 0);
-}
-
-/* The first row of a list at its top is a pinned session's, the one open
- * below it: as other sessions change and move up under the pinned one, one
- * after another, and a new one comes, the list stays at its top with the
- * pinned row in sight.  The list moved only for a session that came first
- * (position 0); one that came second moved the open row down, GTK's list
- * went with it (the row has the focus), and the pinned row went out of
- * sight above, 51 px at the first change (tried as a new user would). */
-static void
-test_session_list_pinned_stays_on_top (Fixture       *f,
-                                       gconstpointer  data)
-{
-  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
-  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
-  g_autoptr(GPtrArray) older = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
-
-  for (guint i = 0; i < 30; i++)
-    {
-      g_autofree char *title = g_strdup_printf ("Older work %u", i);
-
-      g_ptr_array_add (older, pd_test_add_session (f->store, title, "plandeck"));
-    }
-  g_assert_true (pd_session_store_set_pinned (f->store, f->parser, TRUE, &error));
-  g_assert_no_error (error);
-  pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 33);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
-  g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
-  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
-
-  /* The session second in the list opened, with the focus: it moves down
-   * as the oldest sessions change one after another (each goes second,
-   * under the pinned one), and a new one comes among them. */
-  g_assert_true (pd_session_list_select (f->list, g_ptr_array_index (older, 29)));
-  pd_test_flush (GTK_WIDGET (f->window));
-  gtk_widget_grab_focus (view);
-  pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_nonnull (gtk_root_get_focus (GTK_ROOT (f->window)));
-  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (f->window)), view));
-  for (guint i = 0; i < 20; i++)
-    {
-      g_autoptr(PdPlanState) plan = pd_test_sample_plan (i + 1);
-      g_autofree char *fresh = NULL;
-
-      if (i == 4)
-        fresh = pd_test_add_session (f->store, "Started just now", "plandeck");
-      else
-        pd_test_save_plan (f->store, g_ptr_array_index (older, i), plan, PD_SESSION_STATUS_IDLE);
-      pd_session_list_refresh (f->list);
-      wait_for_listing (f);
-      g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
-      g_assert_cmpstr (pd_session_item_get_id (item_at (f, 1)), ==, fresh != NULL ? fresh : g_ptr_array_index (older, i));
-      pd_test_flush (GTK_WIDGET (f->window));
-      pd_test_flush (GTK_WIDGET (f->window));
-      pd_test_flush (GTK_WIDGET (f->window));
-      g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
-    }
-  {
-    GtkWidget *row = NULL;
-    graphene_rect_t bounds;
-
-    for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
-      {
-        GtkWidget *first = gtk_widget_get_first_child (child);
-
-        if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
-          row = child;
-      }
-    g_assert_nonnull (row);
-    g_assert_true (gtk_widget_get_mapped (row));
-    g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
-    g_assert_cmpfloat (bounds.origin.y, >=, 0);
-  }
-}
-
 static void
 test_session_list_late_reply_dropped (Fixture       *f,
                                       gconstpointer  data)
@@ -1245,8 +1122,6 @@ main (int   argc,
   ADD ("lists-newest-first", test_session_list_lists_newest_first);
   ADD ("filters", test_session_list_filters);
   ADD ("search-keeps-open", test_session_list_search_keeps_open);
-  ADD ("new-on-top", test_session_list_new_on_top);
-  ADD ("pinned-stays-on-top", test_session_list_pinned_stays_on_top);
   ADD ("late-reply-dropped", test_session_list_late_reply_dropped);
   ADD ("merge-keeps-items", test_session_list_merge_keeps_items);
   ADD ("follows-other-writers", test_session_list_follows_other_writers);
