@@ -525,7 +525,15 @@ on_shown_items_changed (PdSessionList *self,
                         guint          added)
 {
   GtkAdjustment *adjustment = list_adjustment (self);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
 
+  /* Below the first row, only with the focus in the list (what GTK keeps
+   * in place): with the focus elsewhere, the tick it took moved the focus
+   * of a folded window's Events page out of sight (a11y-keyboard
+   * f6-events-folded). */
+  if (position > 0 && (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->list_view))))
+    return;
   if ((added == 0 && removed == 0) || adjustment == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) ||
       gtk_adjustment_get_value (adjustment) > gtk_adjustment_get_lower (adjustment))
     return;
