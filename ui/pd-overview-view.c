@@ -255,10 +255,13 @@ on_shown_changed (PdOverviewView *self,
   update_page (self);
   /* A card that comes first while the list is at its top shows there: the
    * window opened with its first card half out of sight above, and cards
-   * that came first went there too (tried as a new user would). */
+   * that came first went there too (tried as a new user would).  So does
+   * any change of a list at its top: cards placed again below the first
+   * moved the list with a row GTK 4.8 kept in place, and the first card
+   * went out of sight above. */
   if (added > 0 && position == 0 && !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)))
     self->top_on_map = TRUE;
-  else if (added > 0 && position == 0 &&
+  else if ((added > 0 || removed > 0) &&
            gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
     {
       self->to_top_frames = 0;

@@ -556,7 +556,10 @@ keep_at_top (GtkWidget     *widget,
 
 /* A session that comes first (a new one, one just changed) while the list
  * is at its top shows there: it came above the rows in sight and the list
- * did not move (tried as a new user would). */
+ * did not move (tried as a new user would).  So does any change of a list
+ * at its top: one that came second, under a pinned session, moved the row
+ * open below it down, and GTK 4.8's list went with that row (it has the
+ * focus), the pinned row out of sight above (tried as a new user would). */
 static void
 on_shown_items_changed (PdSessionList *self,
                         guint          position,
@@ -564,8 +567,16 @@ on_shown_items_changed (PdSessionList *self,
                         guint          added)
 {
   GtkAdjustment *adjustment = list_adjustment (self);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
 
-  if (added == 0 || position != 0 || adjustment == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) ||
+  /* Below the first row, only with the focus in the list (what GTK keeps
+   * in place): with the focus elsewhere, the tick it took moved the focus
+   * of a folded window's Events page out of sight (a11y-keyboard
+   * f6-events-folded). */
+  if (position > 0 && (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->list_view))))
+    return;
+  if ((added == 0 && removed == 0) || adjustment == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) ||
       gtk_adjustment_get_value (adjustment) > gtk_adjustment_get_lower (adjustment))
     return;
   self->top_frames = 0;

@@ -23,7 +23,12 @@
  * With --view (under a display: xvfb-run), the cards are shown too, as
  * the window shows them: a PdOverviewView of the overview in a 1280×800
  * window, its rows bound, laid out and drawn as the cards change, all of
- * it in the dispatches and the CPU measured.
+ * it in the dispatches and the CPU measured.  Printed besides: the main
+ * thread's CPU in all the dispatches by part (the pushes merged, the
+ * list's changes, the frame clock's phases, the window's size worked out
+ * outside a frame, the rest), the card rows the list made and how many of
+ * them are shown, the window's size and how far the list is below its top
+ * at the end; and for each dispatch over 16 ms of CPU, what it held.
  *
  * Goal: under 5 % of a core and no dispatch over 16 ms.  It prints figures
  * and asserts nothing about time.
@@ -57,6 +62,7 @@
 #include "pd-db.h"
 #include "pd-overview.h"
 #ifdef PD_BENCH_VIEW
+#include "pd-overview-card-row.h"
 #include "pd-overview-view.h"
 #endif
 #include "pd-plan.h"
@@ -216,7 +222,7 @@ child_main (int      report_fd,
  * changes of its list (and all that the view did for them), the frame
  * clock's phases (update: tick callbacks; layout; paint), and the rest
  * (the streams read, the pushes merged, timers). */
-enum { PART_PUSHES, PART_MODEL, PART_UPDATE, PART_LAYOUT, PART_PAINT, N_PARTS };
+enum { PART_PUSHES, PART_MODEL, PART_UPDATE, PART_LAYOUT, PART_PAINT, PART_SIZE, N_PARTS };
 
 typedef struct
 {
@@ -224,13 +230,19 @@ typedef struct
   GArray  *dispatch_cpu;  /* (element-type gint64) the main thread's CPU time in it */
   guint    updates;
   gboolean measuring;
+  gint64   dispatch_start;  /* the main thread's CPU time as the dispatch began */
+  gboolean in_frame;        /* a frame of the frame clock began in this dispatch */
   gint64   part_start[N_PARTS];
   gint64   part_cpu[N_PARTS];   /* in the dispatch being timed */
   guint    part_count[N_PARTS];
+  gint64   total_cpu[N_PARTS];  /* over the measured seconds */
+  guint    total_count[N_PARTS];
+  gint64   total_dispatch_cpu;
   GString *long_ones;     /* the dispatches over 16 ms of CPU, what they held */
 } Stats;
 
-static const char *part_names[N_PARTS] = { "pushes merged", "list changes", "frame update", "frame layout", "frame paint" };
+static const char *part_names[N_PARTS] = { "pushes merged", "list changes", "frame update", "frame layout", "frame paint",
+                                           "window size worked out outside a frame" };
 
 static void
 on_items_changed (GListModel *model,
@@ -279,6 +291,7 @@ frame_begun (GdkFrameClock *clock,
              Stats         *stats)
 {
   phase_mark = thread_cpu_us ();
+  stats->in_frame = TRUE;
 }
 
 static void
@@ -290,6 +303,41 @@ phase_done (Stats *stats,
   stats->part_cpu[part] += now - phase_mark;
   stats->part_count[part]++;
   phase_mark = now;
+}
+
+/* The X11 surface works out the window's size (GdkToplevel::compute-size:
+ * the whole window measured) in its frame's layout, and besides in an idle
+ * of its own whenever a widget queues a resize, at a priority above all
+ * else (so in a dispatch alone), outside the frame clock's phases.  Those
+ * are counted here, from the dispatch's start. */
+static void
+size_done (GdkToplevel     *toplevel,
+           GdkToplevelSize *size,
+           Stats           *stats)
+{
+  if (stats->in_frame)
+    return;
+  stats->part_cpu[PART_SIZE] += thread_cpu_us () - stats->dispatch_start;
+  stats->part_count[PART_SIZE]++;
+}
+
+/* The card rows the view's list has made, and of those the ones shown. */
+static void
+count_rows (GtkWidget  *widget,
+            guint      *made,
+            guint      *mapped,
+            GtkWidget **scroller)
+{
+  if (PD_IS_OVERVIEW_CARD_ROW (widget))
+    {
+      (*made)++;
+      *mapped += gtk_widget_get_mapped (widget);
+      return;
+    }
+  if (GTK_IS_SCROLLED_WINDOW (widget) && *scroller == NULL)
+    *scroller = widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    count_rows (child, made, mapped, scroller);
 }
 
 static void update_done (GdkFrameClock *clock, Stats *stats) { phase_done (stats, PART_UPDATE); }
@@ -351,6 +399,8 @@ iterate (GMainContext *context,
   memset (stats->part_cpu, 0, sizeof stats->part_cpu);
   memset (stats->part_count, 0, sizeof stats->part_count);
   cpu_start = thread_cpu_us ();
+  stats->dispatch_start = cpu_start;
+  stats->in_frame = FALSE;
   g_main_context_dispatch (context);
   if (stats->measuring)
     {
@@ -359,6 +409,12 @@ iterate (GMainContext *context,
 
       g_array_append_val (stats->dispatch_us, took);
       g_array_append_val (stats->dispatch_cpu, cpu);
+      stats->total_dispatch_cpu += cpu;
+      for (guint p = 0; p < N_PARTS; p++)
+        {
+          stats->total_cpu[p] += stats->part_cpu[p];
+          stats->total_count[p] += stats->part_count[p];
+        }
       if (cpu > 16000)
         {
           gint64 rest = cpu;
@@ -520,6 +576,8 @@ run_phase (const char *label,
         g_signal_connect_after (clock, "update", G_CALLBACK (update_done), &stats);
         g_signal_connect_after (clock, "layout", G_CALLBACK (layout_done), &stats);
         g_signal_connect_after (clock, "paint", G_CALLBACK (paint_done), &stats);
+        g_signal_connect_after (gtk_native_get_surface (GTK_NATIVE (window)), "compute-size", G_CALLBACK (size_done),
+                                &stats);
       }
     }
 #endif
@@ -619,6 +677,34 @@ run_phase (const char *label,
   printf ("  CPU of this process: %.1f %% of a core; TCP connections per endpoint answering: %u to %u "
           "(endpoints with 0: %u, 1: %u, 2: %u, more: %u)\n",
           100.0 * cpu / seconds, min_conns, max_conns, n_conns[0], n_conns[1], n_conns[2], n_conns[3]);
+  {
+    gint64 rest = stats.total_dispatch_cpu;
+
+    printf ("  the main thread's CPU in dispatches, %.0f ms in all:", stats.total_dispatch_cpu / 1000.0);
+    for (guint p = 0; p < N_PARTS; p++)
+      {
+        if (stats.total_count[p] > 0)
+          printf (" %s %.0f ms (%u),", part_names[p], stats.total_cpu[p] / 1000.0, stats.total_count[p]);
+        rest -= stats.total_cpu[p];
+      }
+    printf (" the rest %.0f ms\n", rest / 1000.0);
+  }
+#ifdef PD_BENCH_VIEW
+  if (window != NULL)
+    {
+      guint made = 0, mapped = 0;
+
+      GtkWidget *scroller = NULL;
+
+      count_rows (window, &made, &mapped, &scroller);
+      printf ("  the view's card rows: %u made, %u of them shown (mapped); the window %d×%d", made, mapped,
+              gtk_widget_get_width (window), gtk_widget_get_height (window));
+      if (scroller != NULL)
+        printf ("; the list %.0f px below its top", gtk_adjustment_get_value (
+                  gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller))));
+      printf ("\n");
+    }
+#endif
   if (stats.long_ones->len > 0)
     printf ("  the dispatches over 16 ms of CPU, what they held:\n%s", stats.long_ones->str);
   if (killed)

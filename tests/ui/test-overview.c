@@ -11,9 +11,13 @@
  * back with a new token), and open their session; every card and control
  * is named (GTK_A11Y=test, as the a11y test reads them).  (A card alone is
  * tested in test-overview-card.c.)  A question that comes above the cards shown, with
- * the list scrolled, says so at the top ("1 New Request").  An endpoint
- * of 3,000 sessions added to the page, scrolled through while its
- * sessions change and removed, with no warning of GTK's.
+ * the list scrolled, says so at the top ("1 New Request"); a list at its
+ * top stays there, the question in sight, as cards are placed under it.
+ * An endpoint of 3,000 sessions added to the page, scrolled through while
+ * its sessions change and removed, with no warning of GTK's.  Endpoints added
+ * while the window runs (as Preferences adds them) keep their cards when
+ * the next is added and while one is killed, and follow it when it is
+ * back.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -26,6 +30,7 @@
 #include "pd-overview-private.h"
 #include "pd-overview-view.h"
 #include "pd-secrets.h"
+#include "pd-sources-page.h"
 #include "pd-server.h"
 #include "pd-source-list.h"
 #include "pd-source-sidebar.h"
@@ -599,6 +604,101 @@ test_new_request_pill (void)
   g_clear_object (&pill.overview);
 }
 
+typedef struct
+{
+  PdOverview *overview;
+  const char *id;
+} Placed;
+
+static gboolean
+card_placed_second (gpointer data)
+{
+  Placed *placed = data;
+  g_autoptr(PdOverviewCard) card = g_list_model_get_item (G_LIST_MODEL (placed->overview), 1);
+
+  return card != NULL && g_strcmp0 (pd_overview_card_get_session_id (card), placed->id) == 0 &&
+         pd_overview_card_get_blocked (card) > 0;
+}
+
+/* A card asks (it goes first) and the second has the focus: as other
+ * sessions' steps block one after another (each of them placed second,
+ * under the question), the list at its top stays there with the question
+ * in sight.  It moved only for a card that came first; GTK 4.8's list kept
+ * the focused card in place as it went down, and the question went out of
+ * sight above (tried as a new user would). */
+static void
+test_first_card_stays (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdLocalSource) source = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_autoptr(PdOverviewCard) asking = NULL;
+  g_autoptr(PdOverviewCard) second = NULL;
+  GtkWindow *window;
+  GtkAdjustment *adjustment;
+  Pill pill = { 0 };
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Work %u", i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, title, "m", "replay", "plandeck", dir, &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (ids, g_strdup (info->id));
+      save_plan (store, info->id, title, 1, working, G_N_ELEMENTS (working));
+    }
+  source = pd_local_source_new (db, FALSE);
+  pd_local_source_watch (source, 50);
+  g_list_store_append (sources, source);
+  pill.overview = pd_overview_new (G_LIST_MODEL (sources));
+  pill.n = 30;
+  pill.view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (pill.view, pill.overview);
+  window = pd_test_present (GTK_WIDGET (pill.view), 600, 500);
+  pd_test_wait_until (overview_has_cards, &pill, "30 cards");
+  pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0), "shell", "make", NULL, 1);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  adjustment = overview_adjustment (pill.view);
+  asking = g_list_model_get_item (G_LIST_MODEL (pill.overview), 0);
+  g_assert_true (pd_overview_card_has_approval (asking));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  g_assert_true (card_in_sight (pill.view, asking));
+
+  /* The second card takes the focus. */
+  second = g_list_model_get_item (G_LIST_MODEL (pill.overview), 1);
+  pd_test_collect (GTK_WIDGET (pill.view), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    if (pd_overview_card_row_get_card (g_ptr_array_index (rows, i)) == second)
+      gtk_widget_grab_focus (gtk_widget_get_parent (g_ptr_array_index (rows, i)));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_nonnull (gtk_root_get_focus (GTK_ROOT (window)));
+
+  /* The oldest sessions block one after another: each goes second. */
+  for (guint i = 29; i > 21; i--)
+    {
+      g_autoptr(PdOverviewCard) placed = NULL;
+
+      save_plan (store, g_ptr_array_index (ids, i), "Blocked", 2, blocked, G_N_ELEMENTS (blocked));
+      pd_test_wait_until (card_placed_second, &(Placed) { pill.overview, g_ptr_array_index (ids, i) },
+                          "the blocked card placed second");
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_flush (GTK_WIDGET (window));
+      g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+      g_assert_true (card_in_sight (pill.view, asking));
+    }
+
+  pd_local_source_watch (source, 0);
+  gtk_window_destroy (window);
+  g_clear_object (&pill.overview);
+}
+
 /* --- an endpoint of 3,000 sessions ---------------------------------------- */
 
 static gboolean
@@ -839,6 +939,130 @@ test_card_menu (void)
   g_clear_object (&c.local_store);
 }
 
+/* --- an endpoint added while the window runs ------------------------------ */
+
+static gboolean
+has_sources (gpointer data)
+{
+  ShownWait *wait = data;
+
+  return g_list_model_get_n_items (_pd_window_get_sources (wait->window)) == wait->n;
+}
+
+/* Endpoints added in Preferences while the window runs (the `sources`
+ * setting as its Sources page writes it, each address as serve prints it,
+ * its token kept apart), the first given its token in place, one killed
+ * and back: its cards stay with its state in words while it is away and
+ * follow it when it returns, as an endpoint's configured at start do. */
+static void
+set_endpoints (Case *c,
+               guint n)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("endpoint-%u", i);
+      g_autofree char *address = g_strconcat (c->served[i].serve.base, "/", NULL);
+
+      g_variant_builder_add (&builder, "(sss)", id, endpoint_names[i], address);
+    }
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+}
+
+static void
+check_added_endpoint (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  Case *c = user_data;
+  g_autofree char *address = NULL;
+
+  pd_test_wait_until (overview_page_shown, window, "the Overview page at start");
+  wait_card (window, "Local work", NULL, G_MAXUINT, FALSE, "the local card");
+
+  /* The first without its token: refused; its token given, its card. */
+  set_endpoints (c, 1);
+  pd_test_wait_until (has_sources, &(ShownWait) { window, 2 }, "the endpoint added");
+  pd_sources_give_token (c->served[0].serve.base, c->served[0].serve.token);
+  wait_card (window, "Work on A", "1/3", G_MAXUINT, FALSE, "the added endpoint's card");
+  wait_card_says (window, "Work on A", "Endpoint A", "its card to name it");
+  /* The next added, its token kept as Preferences keeps it, by its
+   * address. */
+  address = g_strconcat (c->served[1].serve.base, "/", NULL);
+  pd_secrets_keep_for_session (address, c->served[1].serve.token);
+  set_endpoints (c, 2);
+  pd_test_wait_until (has_sources, &(ShownWait) { window, 3 }, "the second endpoint added");
+  wait_card (window, "Work on B", "1/3", G_MAXUINT, FALSE, "the second endpoint's card");
+  wait_card (window, "Work on A", "1/3", G_MAXUINT, FALSE, "the first endpoint's card still");
+
+  /* Killed: its card stays, saying so. */
+  pd_test_served_stop (&c->served[0].serve);
+  wait_card_says (window, "Work on A", "Unreachable", "A's card to say its endpoint is unreachable");
+  wait_card (window, "Work on A", NULL, G_MAXUINT, TRUE, "A's card kept while it is away");
+  save_plan (c->local_store, c->local_id, "Local work", 2, further, 3);
+  save_plan (c->served[1].store, c->served[1].id, "Work on B", 2, further, 3);
+  wait_card (window, "Local work", "2/3", G_MAXUINT, FALSE, "the local card to follow while A is away");
+  wait_card (window, "Work on B", "2/3", G_MAXUINT, FALSE, "B's card to follow while A is away");
+  wait_card (window, "Work on A", NULL, G_MAXUINT, TRUE, "A's card still there");
+
+  /* Back, moved on, with its new token: its card follows again. */
+  save_plan (c->served[0].store, c->served[0].id, "Work on A", 2, further, 3);
+  pd_test_served_start (&c->served[0].serve);
+  pd_sources_give_token (c->served[0].serve.base, c->served[0].serve.token);
+  wait_card (window, "Work on A", "2/3", G_MAXUINT, FALSE, "A's card back");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_window_get_overview (window))), ==, 3);
+}
+
+static void
+test_added_endpoint (void)
+{
+  Case c = { 0 };
+  const char *names[] = { "Work on A", "Work on B" };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  c.local_store = pd_test_open_store (local_db);
+  c.local_id = pd_test_add_session (c.local_store, "Local work", "plandeck");
+  save_plan (c.local_store, c.local_id, "Local work", 1, working, 3);
+  pd_test_reset_settings ();
+  for (guint i = 0; i < G_N_ELEMENTS (c.served); i++)
+    {
+      c.served[i].serve.fixture = run_fixture_new (replay_writes);
+      c.served[i].store = pd_test_open_store (c.served[i].serve.fixture->db);
+      c.served[i].id = pd_test_add_session (c.served[i].store, names[i], "plandeck");
+      save_plan (c.served[i].store, c.served[i].id, names[i], 1, working, 3);
+      pd_test_served_start (&c.served[i].serve);
+      pd_secrets_keep_for_session (c.served[i].serve.base, NULL);
+    }
+
+  g_assert_cmpint (pd_test_run_app (NULL, check_added_endpoint, &c, NULL), ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (c.served); i++)
+    {
+      g_autofree char *address = g_strconcat (c.served[i].serve.base, "/", NULL);
+
+      pd_test_served_stop (&c.served[i].serve);
+      pd_secrets_keep_for_session (c.served[i].serve.base, NULL);
+      pd_secrets_keep_for_session (address, NULL);
+      pd_test_served_clear (&c.served[i].serve);
+      g_clear_object (&c.served[i].store);
+      g_free (c.served[i].id);
+      run_fixture_free (c.served[i].serve.fixture);
+    }
+  g_clear_object (&c.local_store);
+  g_free (c.local_id);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -848,8 +1072,10 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/overview/cards", test_overview);
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
+  g_test_add_func ("/pd/ui/overview/first-card-stays", test_first_card_stays);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
   g_test_add_func ("/pd/ui/overview/card-menu", test_card_menu);
+  g_test_add_func ("/pd/ui/overview/added-endpoint", test_added_endpoint);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;

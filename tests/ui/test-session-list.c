@@ -273,52 +273,6 @@ test_session_list_search_keeps_open (Fixture       *f,
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->parser);
 }
 
-/* A new session comes first while the list is at its top: it shows there.
- * It came above the rows in sight and the list did not move (tried as a
- * new user would). */
-static void
-test_session_list_new_on_top (Fixture       *f,
-                              gconstpointer  data)
-{
-  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
-  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
-  g_autofree char *id = NULL;
-  GtkWidget *row = NULL;
-  graphene_rect_t bounds;
-
-  for (guint i = 0; i < 30; i++)
-    {
-      g_autofree char *title = g_strdup_printf ("Older work %u", i);
-      g_autofree char *older = pd_test_add_session (f->store, title, "plandeck");
-    }
-  pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 33);
-  g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
-  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
-
-  id = pd_test_add_session (f->store, "Started just now", "plandeck");
-  pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, id);
-  pd_test_flush (GTK_WIDGET (f->window));
-  pd_test_flush (GTK_WIDGET (f->window));
-  pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
-  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *first = gtk_widget_get_first_child (child);
-
-      if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
-        row = child;
-    }
-  g_assert_nonnull (row);
-  g_assert_true (gtk_widget_get_mapped (row));
-  g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
-  g_assert_cmpfloat (bounds.origin.y, >=, 0);
-}
-
 static void
 test_session_list_late_reply_dropped (Fixture       *f,
                                       gconstpointer  data)
@@ -1168,7 +1122,6 @@ main (int   argc,
   ADD ("lists-newest-first", test_session_list_lists_newest_first);
   ADD ("filters", test_session_list_filters);
   ADD ("search-keeps-open", test_session_list_search_keeps_open);
-  ADD ("new-on-top", test_session_list_new_on_top);
   ADD ("late-reply-dropped", test_session_list_late_reply_dropped);
   ADD ("merge-keeps-items", test_session_list_merge_keeps_items);
   ADD ("follows-other-writers", test_session_list_follows_other_writers);

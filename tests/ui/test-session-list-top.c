@@ -1,0 +1,246 @@
+/* test-session-list-top.c: the sidebar's session list stays at its top
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A PdSessionList in a real window reads a PdLocalSource over a database
+ * written through the core store API; at its top, it stays there as
+ * sessions come first, and as they change and move up under a pinned one.
+ * (Split from test-session-list.c, which holds the rest of the list.)
+ */
+#define G_LOG_DOMAIN "test-session-list-top"
+
+#include "config.h"
+
+#include "pd-local-source.h"
+#include "pd-session-item.h"
+#include "pd-session-list.h"
+#include "pd-session-row.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+
+typedef struct
+{
+  char           *dir;
+  char           *path;
+  PdSessionStore *store;
+  PdSource       *source;
+  GtkWindow      *window;
+  PdSessionList  *list;
+  char           *parser;
+  char           *docs;
+  char           *markup;
+} Fixture;
+
+static gboolean
+merged_at_least (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  guint wanted = GPOINTER_TO_UINT (((gpointer *) data)[1]);
+
+  return pd_session_list_get_generation (f->list) >= wanted;
+}
+
+/* Waits for the next merged listing. */
+static void
+wait_for_listing (Fixture *f)
+{
+  gpointer data[2] = { f, GUINT_TO_POINTER (pd_session_list_get_generation (f->list) + 1) };
+
+  pd_test_wait_until (merged_at_least, data, "a session listing");
+}
+
+static guint
+n_items (Fixture *f)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (f->list)));
+}
+
+static PdSessionItem *
+item_at (Fixture *f,
+         guint    position)
+{
+  g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (pd_session_list_get_model (f->list)),
+                                                         position);
+
+  return item;   /* the model keeps it alive */
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->dir = pd_test_make_tmp_dir ();
+  f->path = g_build_filename (f->dir, "sessions.db", NULL);
+  f->store = pd_test_open_store (f->path);
+
+  f->parser = pd_test_add_session (f->store, "Fix the parser", "plandeck");
+  f->docs = pd_test_add_session (f->store, "Write the docs", "claude-code");
+  f->markup = pd_test_add_session (f->store, "<b>x</b> & friends", "codex");
+
+  f->source = PD_SOURCE (pd_local_source_new (f->path, FALSE));
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (f->window, 320, 600);
+  f->list = g_object_new (PD_TYPE_SESSION_LIST, NULL);
+  gtk_window_set_child (f->window, GTK_WIDGET (f->list));
+  gtk_window_present (f->window);
+
+  pd_session_list_set_source (f->list, f->source);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  pd_test_destroy_window (f->window, f->list);
+  pd_test_assert_finalized (g_steal_pointer (&f->source));
+  pd_test_assert_finalized (g_steal_pointer (&f->store));
+  g_free (f->parser);
+  g_free (f->docs);
+  g_free (f->markup);
+  g_free (f->path);
+  g_free (f->dir);
+}
+
+/* A new session comes first while the list is at its top: it shows there.
+ * It came above the rows in sight and the list did not move (tried as a
+ * new user would). */
+static void
+test_session_list_new_on_top (Fixture       *f,
+                              gconstpointer  data)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
+  g_autofree char *id = NULL;
+  GtkWidget *row = NULL;
+  graphene_rect_t bounds;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Older work %u", i);
+      g_autofree char *older = pd_test_add_session (f->store, title, "plandeck");
+    }
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpuint (n_items (f), ==, 33);
+  g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+
+  id = pd_test_add_session (f->store, "Started just now", "plandeck");
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, id);
+  pd_test_flush (GTK_WIDGET (f->window));
+  pd_test_flush (GTK_WIDGET (f->window));
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *first = gtk_widget_get_first_child (child);
+
+      if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
+        row = child;
+    }
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_get_mapped (row));
+  g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+}
+
+/* The first row of a list at its top is a pinned session's, the one open
+ * below it: as other sessions change and move up under the pinned one, one
+ * after another, and a new one comes, the list stays at its top with the
+ * pinned row in sight.  The list moved only for a session that came first
+ * (position 0); one that came second moved the open row down, GTK's list
+ * went with it (the row has the focus), and the pinned row went out of
+ * sight above, 51 px at the first change (tried as a new user would). */
+static void
+test_session_list_pinned_stays_on_top (Fixture       *f,
+                                       gconstpointer  data)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
+  g_autoptr(GPtrArray) older = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Older work %u", i);
+
+      g_ptr_array_add (older, pd_test_add_session (f->store, title, "plandeck"));
+    }
+  g_assert_true (pd_session_store_set_pinned (f->store, f->parser, TRUE, &error));
+  g_assert_no_error (error);
+  pd_session_list_refresh (f->list);
+  wait_for_listing (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpuint (n_items (f), ==, 33);
+  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
+  g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+
+  /* The session second in the list opened, with the focus: it moves down
+   * as the oldest sessions change one after another (each goes second,
+   * under the pinned one), and a new one comes among them. */
+  g_assert_true (pd_session_list_select (f->list, g_ptr_array_index (older, 29)));
+  pd_test_flush (GTK_WIDGET (f->window));
+  gtk_widget_grab_focus (view);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_nonnull (gtk_root_get_focus (GTK_ROOT (f->window)));
+  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (f->window)), view));
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autoptr(PdPlanState) plan = pd_test_sample_plan (i + 1);
+      g_autofree char *fresh = NULL;
+
+      if (i == 4)
+        fresh = pd_test_add_session (f->store, "Started just now", "plandeck");
+      else
+        pd_test_save_plan (f->store, g_ptr_array_index (older, i), plan, PD_SESSION_STATUS_IDLE);
+      pd_session_list_refresh (f->list);
+      wait_for_listing (f);
+      g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
+      g_assert_cmpstr (pd_session_item_get_id (item_at (f, 1)), ==, fresh != NULL ? fresh : g_ptr_array_index (older, i));
+      pd_test_flush (GTK_WIDGET (f->window));
+      pd_test_flush (GTK_WIDGET (f->window));
+      pd_test_flush (GTK_WIDGET (f->window));
+      g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+    }
+  {
+    GtkWidget *row = NULL;
+    graphene_rect_t bounds;
+
+    for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
+      {
+        GtkWidget *first = gtk_widget_get_first_child (child);
+
+        if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
+          row = child;
+      }
+    g_assert_nonnull (row);
+    g_assert_true (gtk_widget_get_mapped (row));
+    g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
+    g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  adw_init ();
+
+#define ADD(path, func) \
+  g_test_add ("/pd/ui/session-list/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("new-on-top", test_session_list_new_on_top);
+  ADD ("pinned-stays-on-top", test_session_list_pinned_stays_on_top);
+
+#undef ADD
+
+  return g_test_run ();
+}
