@@ -61,6 +61,7 @@ struct _PdOverviewCardRow
   PdRemoteRun    *shown_run;        /* (nullable) the endpoint's question shown */
   guint           shown_serial;     /* the question of a run in this window shown */
   gint64          question_at;      /* monotonic µs: when the question shown changed */
+  gint64          moved_at;         /* monotonic µs: when it moved in the list */
   gint64          guard_usec;
 
   GtkWidget      *box;
@@ -584,17 +585,48 @@ pd_overview_card_row_set_card (PdOverviewCardRow *self,
     }
 }
 
+/**
+ * pd_overview_card_row_note_moved:
+ *
+ * The row moved in its list (cards placed again by need, a card added
+ * above it): for the guard's time its buttons take no click.  Cards
+ * placed again under the pointer had a click on one card's Approve Once
+ * approve another's question (tried as a new user would).
+ */
+void
+pd_overview_card_row_note_moved (PdOverviewCardRow *self)
+{
+  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
+  self->moved_at = g_get_monotonic_time ();
+}
+
+/**
+ * pd_overview_card_row_takes_answers:
+ *
+ * Returns: whether a click on its buttons would be taken now: neither its
+ *   question changed nor the row moved within the guard's time
+ */
+gboolean
+pd_overview_card_row_takes_answers (PdOverviewCardRow *self)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD_ROW (self), FALSE);
+  return now - self->question_at >= self->guard_usec && now - self->moved_at >= self->guard_usec;
+}
+
 /* The question shown when the button was pressed is the one answered;
- * none while it was shown for less than the guard. */
+ * none while it was shown, or the row was where it is, for less than the
+ * guard. */
 static void
 answer (PdOverviewCardRow *self,
         gboolean           approve)
 {
   if (self->card == NULL || (self->shown_run == NULL && self->shown_serial == 0))
     return;
-  if (g_get_monotonic_time () - self->question_at < self->guard_usec)
+  if (!pd_overview_card_row_takes_answers (self))
     {
-      g_debug ("A click within %" G_GINT64_FORMAT " ms of a new question, ignored",
+      g_debug ("A click within %" G_GINT64_FORMAT " ms of a new question or a move, ignored",
                self->guard_usec / 1000);
       return;
     }

@@ -23,5 +23,7 @@ void            pd_overview_card_row_update_time (PdOverviewCardRow *self);
 GtkWidget      *pd_overview_card_row_get_review (PdOverviewCardRow *self);
 void            pd_overview_card_row_set_answer_guard (PdOverviewCardRow *self,
                                                        guint              ms);
+void            pd_overview_card_row_note_moved (PdOverviewCardRow *self);
+gboolean        pd_overview_card_row_takes_answers (PdOverviewCardRow *self);
 
 G_END_DECLS

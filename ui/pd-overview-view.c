@@ -570,12 +570,26 @@ setup_keys (PdOverviewView *self)
   _pd_take_tab (GTK_WIDGET (self->list_view), GTK_PHASE_CAPTURE, on_tab);
 }
 
+/* A row whose place in the list changed (the cards placed again, one
+ * added above) holds its buttons back a moment: see
+ * pd_overview_card_row_note_moved(). */
+static void
+on_position_changed (GtkListItem *item)
+{
+  GtkWidget *row = gtk_list_item_get_child (item);
+
+  if (PD_IS_OVERVIEW_CARD_ROW (row))
+    pd_overview_card_row_note_moved (PD_OVERVIEW_CARD_ROW (row));
+}
+
 static void
 on_setup (GtkSignalListItemFactory *factory,
           GtkListItem              *item,
           PdOverviewView           *self)
 {
   GtkWidget *row = pd_overview_card_row_new ();
+
+  g_signal_connect (item, "notify::position", G_CALLBACK (on_position_changed), NULL);
 
   /* The card takes the focus whole (the arrows come to it, not to its
    * buttons); Tab leads into its buttons. */

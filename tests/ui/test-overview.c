@@ -799,6 +799,105 @@ test_big_endpoint (void)
 }
 
 
+/* --- cards that move under the pointer ----------------------------------- */
+
+typedef struct
+{
+  Pill       *pill;
+  const char *title;
+} FirstWait;
+
+static gboolean
+first_card_is (gpointer data)
+{
+  FirstWait *wait = data;
+  g_autoptr(PdOverviewCard) first = g_list_model_get_item (G_LIST_MODEL (wait->pill->overview), 0);
+
+  return first != NULL && g_strcmp0 (pd_overview_card_get_title (first), wait->title) == 0;
+}
+
+static gboolean
+all_rows_take_answers (gpointer data)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (data, PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    if (!pd_overview_card_row_takes_answers (rows->pdata[i]))
+      return FALSE;
+  return rows->len > 0;
+}
+
+/* Tried as a new user would: the cards were placed again by need as the
+ * pointer came to Approve Once, and the click approved the question of the
+ * card that had moved there.  A row that moved takes no click for the
+ * guard's time, as after its question changed. */
+static void
+test_moved_cards_hold_clicks (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdServer) server = NULL;
+  g_autoptr(PdRemoteSource) remote = NULL;
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  const char *token = "d00dfeedd00dfeedd00dfeedd00dfeedd00dfeedd00dfeedd00dfeedd00dfeed";
+  const char *titles[] = { "Agent one", "Agent two", "Agent three" };
+  GtkWindow *window;
+  Pill pill = { 0 };
+  guint held = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
+    {
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, titles[i], "m", "replay", "plandeck", dir, &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (ids, g_strdup (info->id));
+      save_plan (store, info->id, titles[i], 1, working, G_N_ELEMENTS (working));
+    }
+  server = pd_server_new (db);
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, token);
+  pd_server_set_rate_limit (server, 0);
+  g_assert_true (pd_server_start (server, &error));
+  g_assert_no_error (error);
+
+  pill.overview = pd_overview_new (G_LIST_MODEL (sources));
+  pill.view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (pill.view, pill.overview);
+  window = pd_test_present (GTK_WIDGET (pill.view), 600, 700);
+  url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s", pd_server_get_port (server), token);
+  remote = pd_remote_source_new (url, NULL, &error);
+  g_assert_no_error (error);
+  pd_remote_source_watch (remote, PD_REMOTE_SOURCE_WATCH_MS);
+  g_list_store_append (sources, remote);
+  pill.n = G_N_ELEMENTS (titles);
+  pd_test_wait_until (overview_loaded_full, &pill, "the endpoint's cards");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_wait_until (all_rows_take_answers, pill.view, "every card to take clicks");
+
+  /* The last card blocked: it goes first, the others move down. */
+  save_plan (store, g_ptr_array_index (ids, 0), titles[0], 2, blocked, G_N_ELEMENTS (blocked));
+  pd_test_wait_until (first_card_is, &(FirstWait) { &pill, titles[0] }, "the blocked card to go first");
+  pd_test_collect (GTK_WIDGET (pill.view), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    if (!pd_overview_card_row_takes_answers (rows->pdata[i]))
+      held++;
+  /* At least the rows that now show another card's place hold clicks. */
+  g_assert_cmpuint (held, >=, 2);
+  /* And take them again once they have stayed put a moment. */
+  pd_test_wait_until (all_rows_take_answers, pill.view, "the moved cards to take clicks again");
+
+  gtk_window_destroy (window);
+  g_clear_object (&pill.overview);
+  pd_remote_source_watch (remote, 0);
+  pd_server_stop (server);
+}
+
 /* --- a card's menu --------------------------------------------------------- */
 
 static gboolean
@@ -1074,6 +1173,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
   g_test_add_func ("/pd/ui/overview/first-card-stays", test_first_card_stays);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
+  g_test_add_func ("/pd/ui/overview/moved-cards-hold-clicks", test_moved_cards_hold_clicks);
   g_test_add_func ("/pd/ui/overview/card-menu", test_card_menu);
   g_test_add_func ("/pd/ui/overview/added-endpoint", test_added_endpoint);
   status = g_test_run ();
