@@ -1172,7 +1172,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/pd/ui/a11y/contrast", test_contrast);
-  g_test_add_func ("/pd/ui/a11y/contrast-cards", test_contrast_cards);
+  g_test_add_func ("/pd/ui/a11y/contrast/cards", test_contrast_cards);
   g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
   g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
   g_test_add_func ("/pd/ui/a11y/events-count-agrees", test_events_count_agrees);
