@@ -8,7 +8,8 @@
  * focus or else the first, on the page the key names, and the focus lands
  * in that page. A done step whose checks did not all pass says
  * "Unverified" on screen; its description says it too, with each check's
- * state in words.
+ * state in words. New Session grows with the text: at 1.5× text its
+ * fields had shrunk to a few characters beside their wrapped titles.
  */
 #define G_LOG_DOMAIN "test-a11y-states"
 
@@ -16,6 +17,10 @@
 
 #include <string.h>
 
+#include <pango/pangocairo.h>
+
+#include "pd-entry-row.h"
+#include "pd-new-session-dialog.h"
 #include "pd-overview-card-row.h"
 #include "pd-overview-view.h"
 #include "pd-plan-row.h"
@@ -52,6 +57,17 @@ focus_in_page (gpointer data)
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (window));
 
+  static GtkWidget *last;
+
+  /* Each place the focus passes, for a failure to tell. */
+  if (focus != last)
+    {
+      g_test_message ("the focus is on %s%s%s", focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing",
+                      focus != NULL && gtk_widget_get_parent (focus) != NULL ? " in " : "",
+                      focus != NULL && gtk_widget_get_parent (focus) != NULL
+                      ? G_OBJECT_TYPE_NAME (gtk_widget_get_parent (focus)) : "");
+      last = focus;
+    }
   return focus != NULL && page != NULL && gtk_widget_is_ancestor (focus, page) && gtk_widget_is_drawable (focus);
 }
 
@@ -203,6 +219,129 @@ test_step_unverified (void)
   gtk_window_destroy (window);
 }
 
+/* --- New Session at 1.5× text ----------------------------------------------- */
+
+static gboolean
+new_session_shown (gpointer data)
+{
+  return pd_test_a11y_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG) != NULL;
+}
+
+static gboolean
+new_session_gone (gpointer data)
+{
+  return pd_test_a11y_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG) == NULL;
+}
+
+typedef struct
+{
+  int    width;        /* the dialog's */
+  int    narrowest;    /* its narrowest text field's */
+  double em;           /* of its font, in px */
+  guint  n_cut;        /* labels cut, titles ellipsized */
+} Measured;
+
+/* Opens New Session from @window, measures it at its own size, closes it. */
+static Measured
+measure_new_session (PdWindow   *window,
+                     const char *where)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  g_autofree char *shot = g_strdup_printf ("a11y-new-session-%s", where);
+  Measured m = { 0, G_MAXINT, 0, 0 };
+  GtkWindow *dialog;
+  PangoContext *context;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
+  pd_test_wait_until (new_session_shown, NULL, "New Session");
+  dialog = pd_test_a11y_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG);
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (dialog));
+  context = gtk_widget_get_pango_context (GTK_WIDGET (dialog));
+  m.em = pango_font_description_get_size (pango_context_get_font_description (context)) / (double) PANGO_SCALE *
+         pango_cairo_context_get_resolution (context) / 72;
+  m.width = gtk_widget_get_width (GTK_WIDGET (dialog));
+  pd_test_collect (GTK_WIDGET (dialog), PD_TYPE_ENTRY_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      GtkWidget *field = pd_test_find_widget (row, GTK_TYPE_TEXT);
+      g_autoptr(PangoLayout) layout = NULL;
+      const char *text;
+      int drawn = 0;
+
+      if (!gtk_widget_get_mapped (row) || field == NULL)
+        continue;
+      text = gtk_editable_get_text (GTK_EDITABLE (field));
+      layout = gtk_widget_create_pango_layout (field, text);
+      pango_layout_get_pixel_size (layout, &drawn, NULL);
+      g_test_message ("%s: “%s”: its field %d px wide, its text “%s” %d px", where,
+                      adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), gtk_widget_get_width (field), text,
+                      drawn);
+      m.narrowest = MIN (m.narrowest, gtk_widget_get_width (field));
+      /* The text a field holds, shown whole ("http://127.0.0.1:11" was
+       * all of the Base URL at 1.5× text). */
+      if (drawn > gtk_widget_get_width (field))
+        m.n_cut++;
+    }
+  /* A row's title whole: wrapped if it must, never ellipsized. */
+  pd_test_collect (GTK_WIDGET (dialog), GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+
+      if (gtk_widget_get_mapped (label) && gtk_widget_has_css_class (label, "title") &&
+          gtk_widget_get_ancestor (label, ADW_TYPE_PREFERENCES_ROW) != NULL &&
+          pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))))
+        {
+          g_test_message ("%s: the title “%s” is cut", where, gtk_label_get_text (GTK_LABEL (label)));
+          m.n_cut++;
+        }
+    }
+  m.n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (dialog), where);
+  g_test_message ("%s: New Session %d px wide, em %.1f px, narrowest field %d px, %u cut", where, m.width, m.em,
+                  m.narrowest, m.n_cut);
+  pd_test_screenshot (GTK_WIDGET (dialog), shot);
+  gtk_window_destroy (dialog);
+  pd_test_wait_until (new_session_gone, NULL, "New Session to close");
+  return m;
+}
+
+static void
+check_new_session_large_text (PdApplication *app,
+                              PdWindow      *window,
+                              gpointer       user_data)
+{
+  GtkSettings *settings = gtk_settings_get_default ();
+  int dpi = 0;
+  Measured normal, large;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  normal = measure_new_session (window, "1x");
+  g_object_get (settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  large = measure_new_session (window, "1.5x");
+  g_object_set (settings, "gtk-xft-dpi", dpi, NULL);
+
+  g_assert_cmpfloat (large.em, >, normal.em * 1.4);
+  /* It grows with the text (it stayed 550 px), and so do its fields (the
+   * Base URL's stayed 220 px: "http://127.0.0.1:11"). */
+  g_assert_cmpint (large.width, >=, normal.width * 7 / 5);
+  g_assert_cmpint (large.narrowest, >, normal.narrowest);
+  g_assert_cmpuint (normal.n_cut, ==, 0);
+  g_assert_cmpuint (large.n_cut, ==, 0);
+}
+
+static void
+test_new_session_large_text (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 900, check_new_session_large_text, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -213,5 +352,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/overview/page-keys", test_overview_keys);
   g_test_add_func ("/pd/ui/a11y/overview/page-keys-folded", test_overview_keys_folded);
   g_test_add_func ("/pd/ui/a11y/step-unverified", test_step_unverified);
+  g_test_add_func ("/pd/ui/a11y/new-session-large-text", test_new_session_large_text);
   return g_test_run ();
 }
