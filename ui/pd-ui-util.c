@@ -905,8 +905,7 @@ status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
  * Each status page below @root (an empty page, a failed run, an
  * unreachable source) is a Tab stop only while its text must be scrolled
  * to be read; Tab goes to the first control, its own buttons or the
- * page's next (tried with the keyboard alone). Its title and description
- * are said without isolates (_pd_status_page_plain_names()).
+ * page's next (tried with the keyboard alone); named without isolates.
  */
 void
 _pd_status_pages_tab_to_controls (GtkWidget *root)
