@@ -750,6 +750,8 @@ test_stopped (Fixture       *f,
   g_autofree char *cancelled_id = add_session (&f->places[0], "Cancelled here");
   g_autofree char *budget_id = add_session (&f->places[1], "Out of budget there");
   g_autofree char *failed_id = add_session (&f->places[1], "Failed there");
+  g_autofree char *ended_here_id = add_session (&f->places[0], "Ended here");
+  g_autofree char *ended_there_id = add_session (&f->places[1], "Ended there");
   struct { guint index; const char *id; const char *stopped; } cancelled = { 0, cancelled_id, "cancelled" };
   struct { guint index; const char *id; const char *stopped; } budget = { 1, budget_id, "budget" };
   struct { guint index; const char *id; const char *stopped; } failed = { 1, failed_id, "failed" };
@@ -770,9 +772,18 @@ test_stopped (Fixture       *f,
   add_run_event (&f->places[1], budget_id, "run_completed", "{\"budget_exceeded\":\"iterations\",\"duration_ms\":5}");
   add_run_event (&f->places[1], failed_id, "run_started", "{}");
   add_run_event (&f->places[1], failed_id, "run_failed", "{\"error_class\":\"failed\",\"error\":\"HTTP 500\"}");
-  /* An earlier run that completed says nothing of the last. */
+  /* An earlier run that completed says nothing of the last, on now. */
   add_run_event (&f->places[2], working_id, "run_started", "{}");
   add_run_event (&f->places[2], working_id, "run_completed", "{\"duration_ms\":5}");
+  add_run_event (&f->places[2], working_id, "run_started", "{}");
+  /* A run that completed with steps left (the model ended its turn), here
+   * and on an endpoint: it ended, nothing works on it. */
+  save_plan (f, &f->places[0], ended_here_id, three, working);
+  save_plan (f, &f->places[1], ended_there_id, three, working);
+  add_run_event (&f->places[0], ended_here_id, "run_started", "{}");
+  add_run_event (&f->places[0], ended_here_id, "run_completed", "{\"duration_ms\":5}");
+  add_run_event (&f->places[1], ended_there_id, "run_started", "{}");
+  add_run_event (&f->places[1], ended_there_id, "run_completed", "{\"duration_ms\":5}");
 
   /* The store's own reading, as a list and one by one. */
   info = pd_session_store_get (f->places[0].store, cancelled_id, &error);
@@ -783,10 +794,16 @@ test_stopped (Fixture       *f,
   info = pd_session_store_get (f->places[2].store, working_id, &error);
   g_assert_no_error (error);
   g_assert_null (info->stopped);
+  g_assert_false (info->run_ended);
+  g_clear_pointer (&info, pd_session_info_free);
+  info = pd_session_store_get (f->places[0].store, ended_here_id, &error);
+  g_assert_no_error (error);
+  g_assert_null (info->stopped);
+  g_assert_true (info->run_ended);
   g_clear_pointer (&info, pd_session_info_free);
 
   fixture_follow (f);
-  wait_until (f, has_n_cards, GUINT_TO_POINTER (4), "four cards");
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (6), "six cards");
   wait_until (f, card_stopped_is, &cancelled, "the cancelled run's card to say so");
   wait_until (f, card_stopped_is, &budget, "the endpoint's run out of budget to say so");
   wait_until (f, card_stopped_is, &failed, "the endpoint's failed run to say so");
@@ -803,9 +820,24 @@ test_stopped (Fixture       *f,
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_RUNNING);
   g_assert_null (pd_overview_card_get_stopped (card));
   /* Stopped by the person: not a failure, ranked with the runs done
-   * lately, after the working one (N21: it read red among the failed). */
-  card = card_at (f, 3);
-  g_assert_cmpstr (pd_overview_card_get_session_id (card), ==, cancelled_id);
+   * lately, after the working one (N21: it read red among the failed).
+   * So is a run that completed with steps left, here and through the
+   * endpoint: it read "Working" while nothing ran (tried as a new user
+   * would). */
+  for (guint i = 3; i < 6; i++)
+    {
+      card = card_at (f, i);
+      g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+      if (g_strcmp0 (pd_overview_card_get_session_id (card), cancelled_id) == 0)
+        g_assert_cmpstr (pd_overview_card_get_stopped (card), ==, "cancelled");
+      else
+        g_assert_null (pd_overview_card_get_stopped (card));
+    }
+  card = pd_overview_find (f->overview, source_at (f, 1), ended_there_id);
+  g_assert_nonnull (card);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  card = pd_overview_find (f->overview, source_at (f, 0), ended_here_id);
+  g_assert_nonnull (card);
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
 
   /* Continued: the new run is on, and the card no longer says stopped. */

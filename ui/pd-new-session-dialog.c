@@ -12,7 +12,10 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <glib/gi18n.h>
+#include <pango/pangocairo.h>
 
 #include "pd-choice-factory.h"
 #include "pd-entry-row.h"
@@ -472,6 +475,98 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   pd_new_session_dialog_load (self);
 }
 
+/* One em of @widget's font in pixels: its size at the text scale (the
+ * resolution gtk-xft-dpi gives, 1.5× with Large Text). */
+static double
+font_em (GtkWidget *widget)
+{
+  PangoContext *context = gtk_widget_get_pango_context (widget);
+  const PangoFontDescription *font = pango_context_get_font_description (context);
+  double size = font != NULL ? pango_font_description_get_size (font) / (double) PANGO_SCALE : 0;
+  double dpi = pango_cairo_context_get_resolution (context);
+
+  if (size <= 0)
+    size = 11;
+  if (font != NULL && pango_font_description_get_size_is_absolute (font))
+    return size;
+  return size * (dpi > 0 ? dpi : 96) / 72;
+}
+
+/* The first widget of @type below @widget, or %NULL. */
+static GtkWidget *
+find_child (GtkWidget *widget,
+            GType      type)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = G_TYPE_CHECK_INSTANCE_TYPE (child, type) ? child : find_child (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The title label of @row (libadwaita's, with the "title" class). */
+static GtkWidget *
+row_title (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "title"))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = row_title (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Each text field below @widget asks for 24 characters (its minimum
+ * stays PdEntryRow's 6): beside a long title that asks for all of its
+ * own, the field was given only what was left. Its title wraps between
+ * words only: at 360 px the field's wish broke "Environ-ment". */
+static void
+fields_ask_for_room (GtkWidget *widget)
+{
+  if (PD_IS_ENTRY_ROW (widget))
+    {
+      GtkWidget *title = row_title (widget);
+
+      gtk_editable_set_max_width_chars (GTK_EDITABLE (pd_entry_row_get_entry (PD_ENTRY_ROW (widget))), 24);
+      if (title != NULL)
+        gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD);
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    fields_ask_for_room (child);
+}
+
+/* The dialog's widths in ems of its font, not pixels: at 1.5× text it
+ * stayed 550 px and its page's clamp 600 px, so each field shrank to a
+ * few characters beside its wrapped title ("http://127.0.0.1:11"; tried
+ * at 1.5× text as a new user would). Returns the default width. */
+static int
+grow_with_text (PdNewSessionDialog *self)
+{
+  double em = font_em (GTK_WIDGET (self));
+  GtkWidget *clamp = find_child (GTK_WIDGET (self), ADW_TYPE_CLAMP);
+
+  fields_ask_for_room (GTK_WIDGET (self));
+
+  /* libadwaita's 600 and 400 px, as ems of a 10 pt font at 96 dpi. */
+  if (clamp != NULL)
+    {
+      adw_clamp_set_maximum_size (ADW_CLAMP (clamp), (int) ceil (45 * em));
+      adw_clamp_set_tightening_threshold (ADW_CLAMP (clamp), (int) ceil (30 * em));
+    }
+  return (int) ceil (42 * em);
+}
+
 /**
  * pd_new_session_dialog_new:
  * @parent: (nullable): the window the session will run in
@@ -488,6 +583,7 @@ pd_new_session_dialog_new (GtkWindow *parent)
 
   /* On a narrow or short window (a phone) the dialog fits over it. */
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  width = MAX (width, grow_with_text (self));
   if (parent != NULL && gtk_widget_get_width (GTK_WIDGET (parent)) > 0)
     gtk_window_set_default_size (GTK_WINDOW (self),
                                  MIN (width, gtk_widget_get_width (GTK_WIDGET (parent))),

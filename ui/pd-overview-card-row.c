@@ -188,6 +188,12 @@ need_text (PdOverviewCard *card)
     case PD_OVERVIEW_NEED_STALLED:
       return g_strdup (_("Stalled"));
     case PD_OVERVIEW_NEED_STOPPED:
+      /* Its run completed with steps left: it ended, and how far it got
+       * (it read "Working" while nothing ran). */
+      if (pd_overview_card_get_stopped (card) == NULL)
+        /* Translators: on an Overview card, the agent's run ended with plan steps left; %u/%u are steps done and all steps */
+        return g_strdup_printf (C_("overview card", "Run ended · %u/%u done"),
+                                pd_overview_card_get_done (card), pd_overview_card_get_total (card));
       /* A cancel with a reason was no person's: the endpoint stopped, or
        * the client following the run went away. */
       if (pd_overview_card_get_stopped_error (card) != NULL)

@@ -96,18 +96,23 @@ check_chip_new (const PdPlanCheck *check)
 }
 
 /* What a screen reader says for the row: its name "s2: Port to GKeyFile",
- * and as its description the status, the note and each check with what the
- * tooltips show (tool, arguments, evidence), since the chips take no focus
- * and their tooltips are never read. */
+ * and as its description the status, a done step's "Unverified" line as
+ * shown (@unverified, "" for none: it was only on screen, beside the
+ * chips' glyphs), the note and each check with its state in words and
+ * what the tooltips show (tool, arguments, evidence), since the chips take
+ * no focus and their tooltips are never read. */
 static void
 pd_plan_row_sync_accessible (PdPlanRow        *self,
-                             const PdPlanStep *step)
+                             const PdPlanStep *step,
+                             const char       *unverified)
 {
   g_autofree char *name = NULL;
   g_autoptr(GString) description = g_string_new (pd_plan_step_status_label (step->status));
 
   /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
   name = g_strdup_printf (_("%s: %s"), step->id, step->title);
+  if (unverified[0] != '\0')
+    g_string_append_printf (description, ". %s", unverified);
   if (step->note != NULL && step->note[0] != '\0')
     /* Translators: appended to a step's spoken status: its note */
     g_string_append_printf (description, _(". Note: %s"), step->note);
@@ -135,6 +140,7 @@ pd_plan_row_sync (PdPlanRow *self)
 {
   const PdPlanStep *step = pd_plan_row_item_get_step (self->item);
   const char *status = pd_plan_step_status_label (step->status);
+  g_autoptr(GString) unverified = g_string_new (NULL);
   GtkWidget *child;
 
   gtk_image_set_from_icon_name (self->status_icon, pd_plan_step_status_icon_name (step->status));
@@ -155,24 +161,20 @@ pd_plan_row_sync (PdPlanRow *self)
    * only (a denied test run, say): said in words, as `plan status` says
    * it.  A chip's small icon was all that told it (tried as a new user
    * would: "4/4 done" read as verified). */
-  {
-    g_autoptr(GString) unverified = g_string_new (NULL);
+  for (guint i = 0; step->status == PD_PLAN_STEP_DONE && i < step->checks->len; i++)
+    {
+      const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
+      const char *what = check->description != NULL && check->description[0] != '\0'
+                         ? check->description : check->id;
 
-    for (guint i = 0; step->status == PD_PLAN_STEP_DONE && i < step->checks->len; i++)
-      {
-        const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
-        const char *what = check->description != NULL && check->description[0] != '\0'
-                           ? check->description : check->id;
-
-        if (check->status == PD_PLAN_CHECK_PASSED)
-          continue;
-        /* Translators: a done step's check that did not pass: “the tests pass”: blocked */
-        g_string_append_printf (unverified, unverified->len ? _(", “%s”: %s") : _("Unverified: check “%s”: %s"),
-                                what, _pd_check_status_label (check->status));
-      }
-    gtk_label_set_text (self->unverified_label, unverified->str);
-    gtk_widget_set_visible (GTK_WIDGET (self->unverified_label), unverified->len > 0);
-  }
+      if (check->status == PD_PLAN_CHECK_PASSED)
+        continue;
+      /* Translators: a done step's check that did not pass: “the tests pass”: blocked */
+      g_string_append_printf (unverified, unverified->len ? _(", “%s”: %s") : _("Unverified: check “%s”: %s"),
+                              what, _pd_check_status_label (check->status));
+    }
+  gtk_label_set_text (self->unverified_label, unverified->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->unverified_label), unverified->len > 0);
 
   pd_wrap_box_remove_all (self->checks_box);
   /* The chips wrap onto more lines as the row narrows (in one line, at
@@ -187,7 +189,7 @@ pd_plan_row_sync (PdPlanRow *self)
       pd_wrap_box_append (self->checks_box, child);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->checks_box), step->checks->len > 0);
-  pd_plan_row_sync_accessible (self, step);
+  pd_plan_row_sync_accessible (self, step, unverified->str);
 }
 
 static void

@@ -41,6 +41,7 @@ gboolean    _pd_list_leave             (GtkWidget          *list,
                                         GtkDirectionType    direction);
 void        _pd_stack_tab_shown_only   (GtkStack           *stack);
 void        _pd_status_pages_tab_to_controls (GtkWidget     *root);
+void        _pd_status_page_plain_names      (AdwStatusPage *page);
 void        _pd_name_shortcut_keys     (GtkWidget          *widget);
 void        _pd_name_menus             (GtkWidget          *root,
                                         const char         *name);

@@ -906,7 +906,7 @@ status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
  * Each status page below @root (an empty page, a failed run, an
  * unreachable source) is a Tab stop only while its text must be scrolled
  * to be read; Tab goes to the first control, its own buttons or the
- * page's next (tried with the keyboard alone).
+ * page's next (tried with the keyboard alone); named without isolates.
  */
 void
 _pd_status_pages_tab_to_controls (GtkWidget *root)
@@ -923,6 +923,7 @@ _pd_status_pages_tab_to_controls (GtkWidget *root)
                                    G_CALLBACK (status_scroller_tab_if_scrolls), scroller, 0);
           status_scroller_tab_if_scrolls (adjustment, scroller);
         }
+      _pd_status_page_plain_names (ADW_STATUS_PAGE (root));
       return;
     }
   for (GtkWidget *child = gtk_widget_get_first_child (root);

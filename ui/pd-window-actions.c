@@ -75,8 +75,18 @@ show_page (PdWindow   *self,
   g_autoptr(GtkWidget) focus = NULL;
   GtkWidget *content;
 
+  /* On the Overview: a card's session, on that page, the focus in it. */
   if (!session_shown (self))
-    return;
+    {
+      g_autofree char *before = g_strdup (adw_view_stack_get_visible_child_name (self->view_stack));
+
+      adw_view_stack_set_visible_child_name (self->view_stack, name);
+      if (_pd_window_overview_open_for_keys (self))
+        _pd_window_focus_opened (self);
+      else if (before != NULL)
+        adw_view_stack_set_visible_child_name (self->view_stack, before);
+      return;
+    }
   focus = gtk_root_get_focus (GTK_ROOT (self));
   if (focus != NULL)
     g_object_ref (focus);

@@ -17,6 +17,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-overview-card-row.h"
 #include "pd-session-export.h"
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
@@ -193,6 +194,59 @@ on_card_activated (PdWindow       *self,
   _pd_window_try_select_pending (self);
   _pd_window_update_content (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+}
+
+/* The card a page key (Alt+1…4) opens on the Overview: the one with the
+ * focus (on it or on its Deny), else the first shown, the one most in
+ * need. */
+static PdOverviewCard *
+card_for_keys (PdWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *row = NULL;
+  GListModel *shown = pd_overview_view_get_shown (self->overview_view);
+  g_autoptr(PdOverviewCard) first = NULL;
+
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->overview_view)))
+    {
+      row = PD_IS_OVERVIEW_CARD_ROW (focus) ? focus : gtk_widget_get_ancestor (focus, PD_TYPE_OVERVIEW_CARD_ROW);
+      /* The list item around a card row has the focus, the row inside. */
+      if (row == NULL)
+        for (GtkWidget *child = gtk_widget_get_first_child (focus); child != NULL && row == NULL;
+             child = gtk_widget_get_next_sibling (child))
+          if (PD_IS_OVERVIEW_CARD_ROW (child))
+            row = child;
+    }
+  if (row != NULL && pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row)) != NULL)
+    return pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row));
+  if (g_list_model_get_n_items (shown) == 0)
+    return NULL;
+  first = g_list_model_get_item (shown, 0);
+  return first;
+}
+
+/*
+ * _pd_window_overview_open_for_keys:
+ *
+ * On the Overview, Alt+1…4 open a card's session (the card with the focus,
+ * else the first) on the page the key names, as they switch the pages of
+ * a session shown: they did nothing there (tried with the keyboard
+ * alone).  The caller has set the page.
+ *
+ * Returns: whether a session opened
+ */
+gboolean
+_pd_window_overview_open_for_keys (PdWindow *self)
+{
+  PdOverviewCard *card;
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") != 0)
+    return FALSE;
+  card = card_for_keys (self);
+  if (card == NULL)
+    return FALSE;
+  on_card_activated (self, card);
+  return g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0;
 }
 
 /* --- a card's menu: Export and Delete of its session, from its source ---- */

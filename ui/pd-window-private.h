@@ -178,6 +178,7 @@ void        _pd_window_show_overview       (PdWindow        *self,
 gboolean    _pd_window_overview_update     (PdWindow        *self,
                                             PdSessionItem   *item);
 void        _pd_window_overview_on_selection (PdWindow      *self);
+gboolean    _pd_window_overview_open_for_keys (PdWindow     *self);
 void        _pd_window_class_overview_init (GtkWidgetClass  *widget_class);
 
 /* pd-window-runs.c */

@@ -32,6 +32,7 @@ struct _PdOverviewCard
   PdSessionStatus  status;
   char            *stopped;          /* (nullable) how its last run ended short */
   char            *stopped_error;    /* (nullable) */
+  gboolean         run_ended;        /* its last run completed, none is on */
   guint            done;
   guint            total;
   guint            blocked;
@@ -143,6 +144,7 @@ _pd_overview_card_set_info (PdOverviewCard      *self,
   /* A new run clears it: the listing has none while one is on. */
   changed |= set_string (&self->stopped, info->status != PD_SESSION_STATUS_RUNNING ? info->stopped : NULL);
   changed |= set_string (&self->stopped_error, self->stopped != NULL ? info->stopped_error : NULL);
+  changed |= SET_VALUE (self->run_ended, info->status != PD_SESSION_STATUS_RUNNING && info->run_ended);
   changed |= SET_VALUE (self->done, info->plan_done);
   changed |= SET_VALUE (self->total, info->plan_total);
   changed |= SET_VALUE (self->blocked, info->plan_blocked);
@@ -294,6 +296,12 @@ _pd_overview_card_update_need (PdOverviewCard *self,
    * "Stalled" (issue 21). */
   else if (self->status != PD_SESSION_STATUS_RUNNING && self->failed_check != NULL && unfinished)
     need = PD_OVERVIEW_NEED_FAILED;
+  /* Its run completed with steps left (the model ended its turn): the
+   * agent is not working on it any more, and no one is to blame.  It read
+   * "Working" while nothing ran (tried as a new user would); it goes with
+   * the runs done, as one the person stopped. */
+  else if (self->run_ended && unfinished)
+    need = PD_OVERVIEW_NEED_STOPPED;
   else if (unfinished && now - self->changed_at >= stalled_usec)
     need = PD_OVERVIEW_NEED_STALLED;
   else if (unfinished || self->status == PD_SESSION_STATUS_RUNNING)

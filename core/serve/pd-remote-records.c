@@ -77,6 +77,7 @@ _pd_remote_session_from_json (JsonObject *object)
       info->stopped = g_strdup (pd_json_get_string (stopped, "class"));
       info->stopped_error = g_strdup (pd_json_get_string (stopped, "error"));
     }
+  info->run_ended = pd_json_get_boolean (object, "run_ended", FALSE);
   messages = json_object_get_member (object, "messages");
   if (messages && JSON_NODE_HOLDS_ARRAY (messages))
     info->n_messages = json_array_get_length (json_node_get_array (messages));

@@ -127,6 +127,10 @@ pd_session_info_to_json (const PdSessionInfo *self,
         json_object_set_string_member (stopped, "error", self->stopped_error);
       json_object_set_object_member (object, "stopped", stopped);
     }
+  /* Ours too: its last run completed, none came after (an Overview card
+   * says it ended, not "Working"). */
+  if (self->run_ended)
+    json_object_set_boolean_member (object, "run_ended", TRUE);
 
   return object;
 }

@@ -65,6 +65,9 @@ typedef struct
    * completed, or with no run stored (nullable). */
   char            *stopped;
   char            *stopped_error; /* (nullable) the reason a failed run gave */
+  /* Its last run completed (run_completed) and no run came after: the
+   * agent is no longer working on it, whatever steps are left. */
+  gboolean         run_ended;
 } PdSessionInfo;
 
 GType          pd_session_info_get_type (void) G_GNUC_CONST;

@@ -186,6 +186,7 @@ _pd_session_store_info_from_row (PdDbStmt     *stmt)
     }
   else if (g_strcmp0 (pd_db_stmt_column_text (stmt, 21), "run_completed") == 0)
     {
+      info->run_ended = TRUE;
       if (pd_db_stmt_column_text (stmt, 25) != NULL)
         info->stopped = g_strdup ("budget");
       else if (pd_db_stmt_column_int (stmt, 24) != 0)

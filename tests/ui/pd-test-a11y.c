@@ -322,19 +322,17 @@ has_formatting (const char *text)
 
 /* Adds to @out the name or description of @widget that carries formatting
  * characters. A label that is no Tab stop is read as the text it shows;
- * a structural part (a status page's group) is named by its labels, left
- * for now: list items are checked. */
+ * every other part is checked, a structural one too: a status page is a
+ * group named by its title and described by its description (an
+ * endpoint's page said its name between isolates). */
 static void
 check_formatting (GtkWidget *widget,
                   GPtrArray *out)
 {
-  GtkAccessibleRole role = gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget));
   g_autofree char *name = NULL;
   g_autofree char *description = NULL;
 
   if (GTK_IS_LABEL (widget) && !gtk_widget_get_focusable (widget))
-    return;
-  if (is_structural (role) && role != GTK_ACCESSIBLE_ROLE_LIST_ITEM)
     return;
   name = pd_test_a11y_name (widget);
   description = pd_test_a11y_description (widget);

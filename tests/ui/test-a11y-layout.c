@@ -20,6 +20,8 @@
 #include "pd-history-view.h"
 #include "pd-import-index.h"
 #include "pd-now-view.h"
+#include "pd-overview-card-row.h"
+#include "pd-overview-view.h"
 #include "pd-plan-row.h"
 #include "pd-session-list.h"
 #include "pd-session-store.h"
@@ -994,6 +996,174 @@ test_cline_no_hyphens (void)
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
 }
 
+/* --- the Overview's cards in each state, hovered and focused -------------- */
+
+typedef struct
+{
+  PdOverview *overview;
+  guint       n;
+} CardsWait;
+
+static gboolean
+cards_listed (gpointer data)
+{
+  CardsWait *wait = data;
+
+  return pd_overview_get_loaded (wait->overview) &&
+         g_list_model_get_n_items (G_LIST_MODEL (wait->overview)) == wait->n;
+}
+
+/* A session of two steps, the second @second, its status @status. */
+static char *
+add_card_session (PdSessionStore   *store,
+                  const char       *title,
+                  PdPlanStepStatus  second,
+                  PdSessionStatus   status)
+{
+  g_autofree char *id = pd_test_add_session (store, title, "plandeck");
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+
+  plan->version = 1;
+  g_ptr_array_add (plan->steps, pd_test_step ("s1", "Read the code", PD_PLAN_STEP_DONE, NULL));
+  g_ptr_array_add (plan->steps, pd_test_step ("s2", "Change it", second, NULL));
+  pd_test_save_plan (store, id, plan, status);
+  return g_steal_pointer (&id);
+}
+
+/* Sets or unsets @flags on each card (@on_row: on the list's row around
+ * it, the way the pointer hovers it). */
+static void
+cards_set_state (GtkWidget     *view,
+                 GtkStateFlags  flags,
+                 gboolean       on_row,
+                 gboolean       set)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (view, PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *widget = g_ptr_array_index (rows, i);
+
+      if (on_row)
+        widget = gtk_widget_get_parent (widget);
+      if (set)
+        gtk_widget_set_state_flags (widget, flags, FALSE);
+      else
+        gtk_widget_unset_state_flags (widget, flags);
+    }
+}
+
+/* The texts of every card measured against the card behind them: its
+ * status (accent "Working", warning, error, success, dimmed "Run ended"),
+ * its source and its time (dimmed captions). A hovered "Working" card
+ * measured 4.34:1 in high contrast (tried with a screenshot's pixels). */
+static void
+measure_cards (GtkWindow  *window,
+               GtkWidget  *view,
+               const char *state,
+               gboolean   *ok)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_auto(Pixels) pixels = { 0 };
+  guint n_shown = 0;
+
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+  render (GTK_WIDGET (window), &pixels);
+  pd_test_collect (view, PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      GtkWidget *status = pd_test_find_first (row, has_class, "pd-card-status");
+      g_autoptr(GPtrArray) dimmed = g_ptr_array_new ();
+      g_autofree char *what = NULL;
+
+      if (status == NULL)
+        continue;
+      n_shown++;
+      what = g_strdup_printf ("card %s, %s", state, gtk_label_get_text (GTK_LABEL (status)));
+      report (what, measure (GTK_WIDGET (window), &pixels, status, 0), 4.5, ok);
+      pd_test_collect (row, GTK_TYPE_LABEL, dimmed);
+      for (guint j = 0; j < dimmed->len; j++)
+        {
+          GtkWidget *label = g_ptr_array_index (dimmed, j);
+          g_autofree char *caption = NULL;
+
+          if (!has_class (label, "dim-label") || *gtk_label_get_text (GTK_LABEL (label)) == '\0' || label == status)
+            continue;
+          caption = g_strdup_printf ("card %s, caption “%s”", state, gtk_label_get_text (GTK_LABEL (label)));
+          report (caption, measure (GTK_WIDGET (window), &pixels, label, 0), 4.5, ok);
+        }
+    }
+  /* Every card on the window, each state among them. */
+  g_assert_cmpuint (n_shown, ==, 5);
+}
+
+/* The window's own Overview (the app's style sheets loaded), the cards in
+ * each state measured plain, hovered, focused, and both. */
+static void
+check_contrast_cards (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_OVERVIEW_VIEW);
+  CardsWait wait = { pd_window_get_overview (window), 5 };
+  gboolean ok = TRUE;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (cards_listed, &wait, "5 cards");
+  pd_test_flush (GTK_WIDGET (window));
+  g_test_message ("high contrast: %s, dark: %s",
+                  adw_style_manager_get_high_contrast (style) ? "on" : "off",
+                  adw_style_manager_get_dark (style) ? "yes" : "no");
+
+  measure_cards (GTK_WINDOW (window), view, "plain", &ok);
+  cards_set_state (view, GTK_STATE_FLAG_PRELIGHT, TRUE, TRUE);
+  measure_cards (GTK_WINDOW (window), view, "hovered", &ok);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), adw_style_manager_get_high_contrast (style) ? "a11y-cards-hovered-hc"
+                                                 : adw_style_manager_get_dark (style) ? "a11y-cards-hovered-dark"
+                                                 : "a11y-cards-hovered");
+  cards_set_state (view, GTK_STATE_FLAG_PRELIGHT, TRUE, FALSE);
+  cards_set_state (view, GTK_STATE_FLAG_FOCUSED | GTK_STATE_FLAG_FOCUS_VISIBLE, FALSE, TRUE);
+  measure_cards (GTK_WINDOW (window), view, "focused", &ok);
+  cards_set_state (view, GTK_STATE_FLAG_PRELIGHT, TRUE, TRUE);
+  measure_cards (GTK_WINDOW (window), view, "focused and hovered", &ok);
+  cards_set_state (view, GTK_STATE_FLAG_PRELIGHT | GTK_STATE_FLAG_FOCUSED | GTK_STATE_FLAG_FOCUS_VISIBLE, FALSE, FALSE);
+  cards_set_state (view, GTK_STATE_FLAG_PRELIGHT, TRUE, FALSE);
+  g_assert_true (ok);
+}
+
+static void
+test_contrast_cards (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *ended = NULL;
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+
+    g_free (add_card_session (store, "Working card", PD_PLAN_STEP_IN_PROGRESS, PD_SESSION_STATUS_IDLE));
+    g_free (add_card_session (store, "Blocked card", PD_PLAN_STEP_BLOCKED, PD_SESSION_STATUS_IDLE));
+    g_free (add_card_session (store, "Failed card", PD_PLAN_STEP_IN_PROGRESS, PD_SESSION_STATUS_FAILED));
+    g_free (add_card_session (store, "Done card", PD_PLAN_STEP_DONE, PD_SESSION_STATUS_IDLE));
+    ended = add_card_session (store, "Ended card", PD_PLAN_STEP_PENDING, PD_SESSION_STATUS_IDLE);
+    g_assert_cmpint (pd_session_store_add_event (store, ended, "r1", "run_started", g_get_real_time (), "{}", &error), >, 0);
+    g_assert_cmpint (pd_session_store_add_event (store, ended, "r1", "run_completed", g_get_real_time (), "{}", &error), >, 0);
+    g_assert_no_error (error);
+  }
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", 1200);
+  g_settings_set_int (settings, "window-height", 800);
+  g_assert_cmpint (pd_test_run_app (args, check_contrast_cards, NULL, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1002,6 +1172,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/pd/ui/a11y/contrast", test_contrast);
+  g_test_add_func ("/pd/ui/a11y/contrast/cards", test_contrast_cards);
   g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
   g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
   g_test_add_func ("/pd/ui/a11y/events-count-agrees", test_events_count_agrees);

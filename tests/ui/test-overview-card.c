@@ -583,6 +583,27 @@ test_card_stopped (void)
   g_assert_true (gtk_widget_has_css_class (status, "error"));
   g_assert_false (gtk_widget_has_css_class (status, "dim-label"));
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (status)), "HTTP 500"));
+
+  /* A run that completed with steps left: it ended, neutral, with how far
+   * it got (it read "Working" while nothing ran: tried as a new user
+   * would). */
+  info.stopped = NULL;
+  info.stopped_error = NULL;
+  info.run_ended = TRUE;
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  _pd_overview_card_emit_changed (card);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Run ended · 1/3 done");
+  g_assert_true (gtk_widget_has_css_class (status, "dim-label"));
+  g_assert_false (gtk_widget_has_css_class (status, "accent"));
+  /* A new run on: working again. */
+  info.status = PD_SESSION_STATUS_RUNNING;
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  _pd_overview_card_emit_changed (card);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_RUNNING);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Running");
   alone_close (&alone);
 }
 
