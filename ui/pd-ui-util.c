@@ -903,10 +903,9 @@ status_scroller_tab_if_scrolls (GtkAdjustment *adjustment,
  * _pd_status_pages_tab_to_controls:
  * @root: a widget with status pages inside it
  *
- * Each status page below @root (an empty page, a failed run, an
- * unreachable source) is a Tab stop only while its text must be scrolled
- * to be read; Tab goes to the first control, its own buttons or the
- * page's next (tried with the keyboard alone); named without isolates.
+ * Each status page below @root (an empty page, a failed run, an unreachable source) is a Tab
+ * stop only while its text must be scrolled to be read; Tab goes to the first control, its own
+ * buttons or the page's next (tried with the keyboard alone); named without isolates.
  */
 void
 _pd_status_pages_tab_to_controls (GtkWidget *root)

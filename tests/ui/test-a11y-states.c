@@ -224,13 +224,13 @@ test_step_unverified (void)
 static gboolean
 new_session_shown (gpointer data)
 {
-  return pd_test_a11y_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG) != NULL;
+  return pd_test_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG) != NULL;
 }
 
 static gboolean
 new_session_gone (gpointer data)
 {
-  return pd_test_a11y_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG) == NULL;
+  return pd_test_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG) == NULL;
 }
 
 typedef struct
@@ -255,7 +255,7 @@ measure_new_session (PdWindow   *window,
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
   pd_test_wait_until (new_session_shown, NULL, "New Session");
-  dialog = pd_test_a11y_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG);
+  dialog = pd_test_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG);
   pd_test_spin (200);
   pd_test_flush (GTK_WIDGET (dialog));
   context = gtk_widget_get_pango_context (GTK_WIDGET (dialog));
