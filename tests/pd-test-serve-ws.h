@@ -63,11 +63,16 @@ replay_engine (const PdServerRunRequest  *request,
 
   /* Asks whoever watches the run, as serve does. */
   pd_approver_set_func (approver, request->approve, request->approve_data, request->approve_destroy);
-  if (!(provider = pd_provider_new_for_name ("replay", NULL, NULL, f->replay_path, error)))
-    return NULL;
-  if (!(context = pd_tool_context_new (f->dir, error)))
-    return NULL;
+  if (!(provider = pd_provider_new_for_name ("replay", NULL, NULL, f->replay_path, error)) ||
+      !(context = pd_tool_context_new (f->dir, error)))
+    {
+      request->review_destroy (request->review_data);
+      return NULL;
+    }
   pd_tool_registry_add_builtins (tools, plan_store);
+  /* Plans are reviewed by whoever watches the run, as serve does. */
+  pd_exit_plan_mode_tool_set_review_func (PD_EXIT_PLAN_MODE_TOOL (pd_tool_registry_lookup (tools, "exit_plan_mode")),
+                                          request->review, request->review_data, request->review_destroy);
 
   options.provider = provider;
   options.model = "replay";

@@ -518,6 +518,10 @@ row_update (PdOverviewCardRow *self)
   gtk_label_set_text (GTK_LABEL (self->approval_text), body != NULL ? body : "");
   set_command (self, command);
   whole = pd_overview_card_get_approval_whole (card);
+  gtk_label_set_text (GTK_LABEL (self->approval_unseen),
+                      g_strcmp0 (tool, "exit_plan_mode") == 0
+                      ? _("A plan waits for its review. Open the session to approve it or keep planning.")
+                      : _("The change itself was not sent, so it cannot be approved here. Open the session to see it."));
   gtk_widget_set_visible (self->approval_unseen, !whole);
   gtk_widget_set_visible (self->approve, whole);
   gtk_widget_set_visible (self->open, !whole);

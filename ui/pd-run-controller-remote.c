@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-exit-plan-mode-tool.h"
 #include "pd-run-controller-private.h"
 
 /* How often a remote run is asked how it goes. */
@@ -16,6 +17,9 @@
 /* --- remote runs (main thread, asynchronous) ------------------------------ */
 
 static void pd_run_controller_poll_remote_later (PdRunController *self);
+static void on_remote_answered (GObject      *object,
+                                GAsyncResult *result,
+                                gpointer      user_data);
 
 static void
 pd_run_controller_set_activity (PdRunController *self,
@@ -68,6 +72,56 @@ pd_run_controller_close_stale_remote_questions (PdRunController   *self,
 }
 
 static void
+question_unref_closure (gpointer  data,
+                        GClosure *closure)
+{
+  _pd_run_question_unref (data);
+}
+
+/* After the dialog's own handler took the answer: the endpoint is told,
+ * Keep Planning with the feedback typed.  Closing the dialog turns the plan
+ * down without words (the endpoint has no "dismissed"). */
+static void
+on_remote_review_response (AdwMessageDialog *dialog,
+                           const char       *response,
+                           Question         *question)
+{
+  g_autoptr(PdRunController) self = g_weak_ref_get (&question->channel->controller);
+  g_autofree char *feedback = NULL;
+  int answer;
+
+  if (self == NULL || question->remote_run == NULL)
+    return;
+  g_mutex_lock (&question->mutex);
+  answer = question->answered ? question->answer : PD_PLAN_REVIEW_DISMISSED;
+  feedback = g_strdup (question->feedback);
+  g_mutex_unlock (&question->mutex);
+
+  pd_run_controller_set_activity (self, answer == PD_PLAN_REVIEW_APPROVE ? _("Plan approved") : _("Keep planning"));
+  pd_remote_source_answer_review_async (self->remote, question->remote_run, answer == PD_PLAN_REVIEW_APPROVE,
+                                        answer == PD_PLAN_REVIEW_KEEP_PLANNING ? feedback : NULL,
+                                        self->remote_calls, on_remote_answered, g_object_ref (self));
+}
+
+/* exit_plan_mode's question: the plan review dialog local runs show. */
+static void
+pd_run_controller_ask_remote_review (PdRunController   *self,
+                                     const PdRemoteRun *run)
+{
+  Question *question;
+
+  pd_run_controller_set_activity (self, _("Waiting for the plan’s review"));
+  question = _pd_run_question_new (QUESTION_REVIEW, self->channel, run->approval_tool,
+                                   run->approval_command ? run->approval_command : "");
+  question->remote_run = pd_remote_run_copy (run);
+  g_ptr_array_add (self->questions, question);
+  _pd_run_controller_ask_review (self, question);
+  if (question->dialog != NULL)
+    g_signal_connect_data (question->dialog, "response", G_CALLBACK (on_remote_review_response),
+                           _pd_run_question_ref (question), question_unref_closure, 0);
+}
+
+static void
 pd_run_controller_ask_remote (PdRunController   *self,
                               const PdRemoteRun *run)
 {
@@ -76,6 +130,12 @@ pd_run_controller_ask_remote (PdRunController   *self,
 
   g_free (self->remote_asked);
   self->remote_asked = g_strdup (run->approval_id);
+
+  if (g_strcmp0 (run->approval_tool, "exit_plan_mode") == 0)
+    {
+      pd_run_controller_ask_remote_review (self, run);
+      return;
+    }
 
   if (g_hash_table_contains (self->always, run->approval_tool))
     {

@@ -48,6 +48,26 @@ maker_free (gpointer data)
  * maybe a model, and who answers its approval questions (the person
  * watching the run, within the timeout).  Called on the server thread
  * only, so setting the builder up is safe. */
+/* --approve auto: a plan is approved as a change is. */
+static PdPlanReviewAnswer
+review_auto (const char  *markdown,
+             char       **feedback,
+             gpointer     user_data)
+{
+  return PD_PLAN_REVIEW_APPROVE;
+}
+
+/* --approve deny: nothing a person would be asked passes, a plan neither;
+ * the call fails and plan mode stays. */
+static PdPlanReviewAnswer
+review_deny (const char  *markdown,
+             char       **feedback,
+             gpointer     user_data)
+{
+  *feedback = g_strdup ("this server denies what needs a person's answer (--approve deny)");
+  return PD_PLAN_REVIEW_UNANSWERED;
+}
+
 static PdEngine *
 make_engine (const PdServerRunRequest  *request,
              gpointer                   user_data,
@@ -62,9 +82,28 @@ make_engine (const PdServerRunRequest  *request,
   pd_engine_builder_set_run_id (maker->builder, request->run_id);
   pd_engine_builder_set_approval (maker->builder, maker->policy, request->approve, request->approve_data,
                                   request->approve_destroy);
+  /* Plans are reviewed as tools are approved: asked of the person watching
+   * the run, or decided by the policy. */
+  switch (maker->policy)
+    {
+    case PD_APPROVAL_POLICY_AUTO:
+      pd_engine_builder_set_review_func (maker->builder, review_auto, NULL, NULL);
+      request->review_destroy (request->review_data);
+      break;
+    case PD_APPROVAL_POLICY_DENY:
+      pd_engine_builder_set_review_func (maker->builder, review_deny, NULL, NULL);
+      request->review_destroy (request->review_data);
+      break;
+    case PD_APPROVAL_POLICY_ASK:
+    default:
+      pd_engine_builder_set_review_func (maker->builder, request->review, request->review_data,
+                                         request->review_destroy);
+      break;
+    }
   engine = pd_engine_builder_build (maker->builder, error);
   /* The engine keeps what it needs; the builder lets go of this run's. */
   pd_engine_builder_set_approval (maker->builder, maker->policy, NULL, NULL, NULL);
+  pd_engine_builder_set_review_func (maker->builder, NULL, NULL, NULL);
   return engine;
 }
 

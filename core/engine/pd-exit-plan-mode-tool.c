@@ -168,6 +168,11 @@ tool_call (PdTool         *tool,
       return pd_tool_result_new (FALSE, "The user dismissed the plan review to speak instead; stay in plan mode, "
                                         "stop here, and wait for their message.");
 
+    case PD_PLAN_REVIEW_UNANSWERED:
+      return pd_tool_result_new_printf (FALSE, "The plan was not reviewed (%s); stay in plan mode. Ask the user to "
+                                               "review it or to switch the session mode.",
+                                        feedback != NULL && *feedback ? feedback : "no answer");
+
     case PD_PLAN_REVIEW_KEEP_PLANNING:
       if (feedback != NULL && *feedback)
         return pd_tool_result_new_printf (FALSE, "The user chose to keep planning; revise the plan and present it "

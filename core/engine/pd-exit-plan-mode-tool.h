@@ -6,7 +6,8 @@
  * heading, and a person reviews it through the session's interaction channel
  * (the app's review dialog, the terminal).  Approve returns {approved:true},
  * leaves plan mode after the batch and saves the plan artifact; Keep planning
- * fails the call with the feedback; without a channel the call fails.
+ * fails the call with the feedback; without a channel, or with nobody
+ * answering it, the call fails.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -22,10 +23,13 @@ typedef enum
   PD_PLAN_REVIEW_APPROVE,
   PD_PLAN_REVIEW_KEEP_PLANNING,
   PD_PLAN_REVIEW_DISMISSED,
+  PD_PLAN_REVIEW_UNANSWERED,   /* nobody answered (time, a lost channel,
+                                * a policy): the call fails, plan mode stays */
 } PdPlanReviewAnswer;
 
 /* Asks a person; may block (it runs on a tool worker thread).  @feedback
- * receives their words for Keep planning. */
+ * receives their words for Keep planning, or why a review went
+ * unanswered. */
 typedef PdPlanReviewAnswer (*PdPlanReviewFunc) (const char  *markdown,
                                                 char       **feedback,
                                                 gpointer     user_data);

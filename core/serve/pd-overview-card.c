@@ -587,7 +587,7 @@ pd_overview_card_get_approval_summary (PdOverviewCard *self)
  * command, pd_approver_summary_is_whole()).  An edit or a write that an
  * endpoint names by its file alone (odek's wire sends the path as its
  * "command", and no preview) is not: the card says so, and is never
- * approved from there.
+ * approved from there.  Nor is a plan (exit_plan_mode's review).
  *
  * Returns: whether the card may offer to approve its question
  */
@@ -596,6 +596,10 @@ pd_overview_card_get_approval_whole (PdOverviewCard *self)
 {
   g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), FALSE);
   if (!pd_overview_card_has_approval (self))
+    return FALSE;
+  /* A plan is reviewed in the session's plan review dialog, where Keep
+   * Planning can say what to change: never approved from a card. */
+  if (g_strcmp0 (pd_overview_card_get_approval_tool (self), "exit_plan_mode") == 0)
     return FALSE;
   return approval_preview (self) != NULL ||
          pd_approver_summary_is_whole (pd_overview_card_get_approval_tool (self),

@@ -127,6 +127,28 @@ pd_remote_source_answer_approval_async (PdRemoteSource      *self,
                                         GAsyncReadyCallback  callback,
                                         gpointer             user_data)
 {
+  pd_remote_source_answer_review_async (self, run, approve, NULL, cancellable, callback, user_data);
+}
+
+/**
+ * pd_remote_source_answer_review_async:
+ * @approve: %TRUE to approve the plan (or let the call run)
+ * @feedback: (nullable): with a denial of a plan review (exit_plan_mode's
+ *   question): what to plan next, the model's to read
+ *
+ * As pd_remote_source_answer_approval_async(), with the feedback a plan
+ * review's Keep Planning brings; finish with
+ * pd_remote_source_answer_approval_finish().
+ */
+void
+pd_remote_source_answer_review_async (PdRemoteSource      *self,
+                                      const PdRemoteRun   *run,
+                                      gboolean             approve,
+                                      const char          *feedback,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
   g_autoptr(JsonObject) body = json_object_new ();
   g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
   g_autofree char *escaped = NULL;
@@ -139,6 +161,8 @@ pd_remote_source_answer_approval_async (PdRemoteSource      *self,
     return;
   json_object_set_string_member (body, "id", run->approval_id);
   json_object_set_string_member (body, "action", approve ? "approve" : "deny");
+  if (!approve && feedback != NULL && *feedback != '\0')
+    json_object_set_string_member (body, "feedback", feedback);
   json_node_set_object (node, body);
   escaped = g_uri_escape_string (run->run_id, NULL, TRUE);
   call = _pd_remote_source_call_new (OP_ANSWER, "POST", run->session_id, "/api/runs/%s/approval", escaped);

@@ -105,6 +105,13 @@ void            pd_remote_source_answer_approval_async  (PdRemoteSource      *se
                                                          GCancellable        *cancellable,
                                                          GAsyncReadyCallback  callback,
                                                          gpointer             user_data);
+void            pd_remote_source_answer_review_async    (PdRemoteSource      *self,
+                                                         const PdRemoteRun   *run,
+                                                         gboolean             approve,
+                                                         const char          *feedback,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
 gboolean        pd_remote_source_answer_approval_finish (PdRemoteSource      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);

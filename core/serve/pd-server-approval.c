@@ -5,7 +5,10 @@
  * question is shown where the run is watched (its WebSocket, or the run
  * record of GET /api/runs/ID for the desktop app) and answered on the
  * server's thread, by an approval_response frame or POST
- * /api/runs/ID/approval.  The worker waits with a deadline (odek's 60 s):
+ * /api/runs/ID/approval.  A plan handed in with exit_plan_mode is asked the
+ * same way (odek's page answers it unchanged): its markdown is the
+ * question, and a denial may bring feedback, the words to keep planning
+ * with.  The worker waits with a deadline (odek's 60 s):
  * no answer is a denial, and so are the run's cancellation and its socket
  * going away.  Nothing approves by default.
  *
@@ -34,6 +37,7 @@ struct _Approval
   GMutex           mutex;
   GCond            cond;
   ApprovalAnswer   answer;        /* APPROVAL_PENDING until answered, once */
+  char            *feedback;      /* (nullable) what came with the answer */
 };
 
 /* odek's risk classes, as far as Plandeck's tools have them. */
@@ -81,6 +85,34 @@ _pd_server_approval_new (const char *tool,
   return approval;
 }
 
+/**
+ * _pd_server_approval_new_plan:
+ * @markdown: the plan exit_plan_mode hands in (model text), at most
+ *   %PD_SERVER_PLAN_MAX_BYTES
+ *
+ * A plan review as odek's page asks any non-shell tool: "command" is the
+ * plan, "description" tool=exit_plan_mode.  Its risk is a class of its own,
+ * which odek's page shows as a word ("plan_review") and styles as none;
+ * nothing trusts it.  Any thread.
+ */
+Approval *
+_pd_server_approval_new_plan (const char *markdown)
+{
+  Approval *approval = _pd_server_approval_new (PD_SERVER_PLAN_TOOL, NULL, markdown);
+
+  g_free (approval->command);
+  approval->command = g_strdup (markdown);
+  approval->risk = PD_SERVER_PLAN_RISK;
+  approval->allow_trust = FALSE;
+  return approval;
+}
+
+gboolean
+_pd_server_approval_is_plan (Approval *approval)
+{
+  return g_strcmp0 (approval->risk, PD_SERVER_PLAN_RISK) == 0;
+}
+
 Approval *
 _pd_server_approval_ref (Approval *approval)
 {
@@ -98,6 +130,7 @@ _pd_server_approval_unref (Approval *approval)
   g_free (approval->command);
   g_free (approval->description);
   g_free (approval->preview);
+  g_free (approval->feedback);
   g_mutex_clear (&approval->mutex);
   g_cond_clear (&approval->cond);
   g_free (approval);
@@ -144,6 +177,21 @@ gboolean
 _pd_server_approval_answer (Approval       *approval,
                             ApprovalAnswer  answer)
 {
+  return _pd_server_approval_answer_full (approval, answer, NULL);
+}
+
+/**
+ * _pd_server_approval_answer_full:
+ * @feedback: (nullable): a person's words with a denial (a plan review's
+ *   Keep planning); kept valid UTF-8, cut at %PD_SERVER_FEEDBACK_MAX_BYTES
+ *
+ * As _pd_server_approval_answer().  Any thread.
+ */
+gboolean
+_pd_server_approval_answer_full (Approval       *approval,
+                                 ApprovalAnswer  answer,
+                                 const char     *feedback)
+{
   gboolean taken = FALSE;
 
   g_return_val_if_fail (answer != APPROVAL_PENDING, FALSE);
@@ -152,6 +200,16 @@ _pd_server_approval_answer (Approval       *approval,
   if (approval->answer == APPROVAL_PENDING)
     {
       approval->answer = answer;
+      if (feedback != NULL && *feedback != '\0')
+        {
+          gsize len = strlen (feedback);
+          const char *end = feedback + MIN (len, PD_SERVER_FEEDBACK_MAX_BYTES);
+
+          /* A cut lands on a character's start. */
+          if (len > PD_SERVER_FEEDBACK_MAX_BYTES)
+            end = g_utf8_find_prev_char (feedback, end + 1);
+          approval->feedback = g_utf8_make_valid (feedback, end - feedback);
+        }
       taken = TRUE;
       g_cond_broadcast (&approval->cond);
     }
@@ -199,6 +257,18 @@ _pd_server_approval_wait (Approval     *approval,
   if (handler != 0)
     g_cancellable_disconnect (cancellable, handler);
   return answer;
+}
+
+/* (nullable): the feedback that came with the answer (any thread) */
+char *
+_pd_server_approval_dup_feedback (Approval *approval)
+{
+  char *feedback;
+
+  g_mutex_lock (&approval->mutex);
+  feedback = g_strdup (approval->feedback);
+  g_mutex_unlock (&approval->mutex);
+  return feedback;
 }
 
 /* odek's approval_request fields: {id, risk, command, description,

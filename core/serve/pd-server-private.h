@@ -231,9 +231,22 @@ void        _pd_server_handle_events      (PdServer          *self,
                                            GHashTable        *query);
 
 /* pd-server-approval.c; any thread */
+/* A plan review: the tool, its risk class (odek's page shows it as a
+ * word), and the longest plan shown (a preview's bound) */
+#define PD_SERVER_PLAN_TOOL "exit_plan_mode"
+#define PD_SERVER_PLAN_RISK "plan_review"
+#define PD_SERVER_PLAN_MAX_BYTES (256 * 1024)
+/* The most of a person's feedback that reaches the model */
+#define PD_SERVER_FEEDBACK_MAX_BYTES (16 * 1024)
 Approval   *_pd_server_approval_new       (const char        *tool,
                                            const char        *summary,
                                            const char        *preview);
+Approval   *_pd_server_approval_new_plan  (const char        *markdown);
+gboolean    _pd_server_approval_is_plan   (Approval          *approval);
+gboolean    _pd_server_approval_answer_full (Approval        *approval,
+                                           ApprovalAnswer     answer,
+                                           const char        *feedback);
+char       *_pd_server_approval_dup_feedback (Approval       *approval);
 Approval   *_pd_server_approval_ref       (Approval          *approval);
 void        _pd_server_approval_unref     (Approval          *approval);
 const char *_pd_server_approval_get_id    (Approval          *approval);

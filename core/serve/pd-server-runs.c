@@ -463,6 +463,43 @@ on_run_tool (PdEngineToolStage  stage,
   note_post (run, note);
 }
 
+/* On a tool worker thread (one question at a time): @approval asked of
+ * whoever watches the run, and waited on.  What went unanswered is told
+ * to the approver as its denial's reason, and returned in @why. */
+static ApprovalAnswer
+ask_and_wait (Run         *run,
+              Approval    *approval,
+              const char **why)
+{
+  gint64 timeout = run->server->approval_timeout;
+  ApprovalAnswer answer;
+  Note *note;
+
+  note = g_new0 (Note, 1);
+  note->kind = NOTE_APPROVAL_OPEN;
+  note->approval = _pd_server_approval_ref (approval);
+  note_post (run, note);
+
+  answer = _pd_server_approval_wait (approval, run->cancellable, timeout);
+  /* Nobody said no: the run's record says what happened instead of "the
+   * user declined" (a stopped serve read as the person's refusal). */
+  *why = NULL;
+  if (answer == APPROVAL_TIMEOUT)
+    *why = "no one answered in time";
+  else if (answer == APPROVAL_CANCELLED)
+    {
+      *why = g_atomic_pointer_get (&run->cancel_reason);
+      if (*why == NULL)
+        *why = "interrupted: the run ended before anyone answered";
+    }
+
+  note = g_new0 (Note, 1);
+  note->kind = NOTE_APPROVAL_CLOSE;
+  note->approval = _pd_server_approval_ref (approval);
+  note_post (run, note);
+  return answer;
+}
+
 /* PdApprovalFunc, on a tool worker thread (one question at a time). */
 static gboolean
 on_run_approve (const char *tool,
@@ -471,39 +508,72 @@ on_run_approve (const char *tool,
                 gpointer    user_data)
 {
   Run *run = user_data;
-  PdServer *self = run->server;
   Approval *approval;
   ApprovalAnswer answer;
-  Note *note;
+  const char *why;
 
-  if (self == NULL)
+  if (run->server == NULL)
     return FALSE;
 
   approval = _pd_server_approval_new (tool, summary, preview);
-  note = g_new0 (Note, 1);
-  note->kind = NOTE_APPROVAL_OPEN;
-  note->approval = _pd_server_approval_ref (approval);
-  note_post (run, note);
-
-  answer = _pd_server_approval_wait (approval, run->cancellable, self->approval_timeout);
-  /* Nobody said no: the run's record says what happened instead of "the
-   * user declined" (a stopped serve read as the person's refusal). */
-  if (answer == APPROVAL_TIMEOUT)
-    pd_approver_set_denial_reason ("no one answered in time");
-  else if (answer == APPROVAL_CANCELLED)
-    {
-      const char *why = g_atomic_pointer_get (&run->cancel_reason);
-
-      pd_approver_set_denial_reason (why != NULL ? why
-                                     : "interrupted: the run ended before anyone answered");
-    }
-
-  note = g_new0 (Note, 1);
-  note->kind = NOTE_APPROVAL_CLOSE;
-  note->approval = approval;
-  note_post (run, note);
+  answer = ask_and_wait (run, approval, &why);
+  if (why != NULL)
+    pd_approver_set_denial_reason (why);
+  _pd_server_approval_unref (approval);
 
   return answer == APPROVAL_APPROVE || answer == APPROVAL_TRUST;
+}
+
+/* PdPlanReviewFunc, on a tool worker thread: exit_plan_mode's plan asked
+ * of whoever watches the run, as its approvals are (odek's page answers it
+ * unchanged).  Approve leaves plan mode; deny keeps planning, with the
+ * feedback the answer brought; no answer (the time, a closed socket, a
+ * cancelled run) fails the call and plan mode stays. */
+static PdPlanReviewAnswer
+on_run_review (const char  *markdown,
+               char       **feedback,
+               gpointer     user_data)
+{
+  Run *run = user_data;
+  Approval *approval;
+  ApprovalAnswer answer;
+  const char *why;
+
+  if (run->server == NULL)
+    {
+      *feedback = g_strdup ("the server is stopping");
+      return PD_PLAN_REVIEW_UNANSWERED;
+    }
+  /* A person is asked only about what they are shown whole. */
+  if (strlen (markdown) > PD_SERVER_PLAN_MAX_BYTES)
+    {
+      *feedback = g_strdup_printf ("the plan is longer than the %d KiB a review shows; shorten it",
+                                   PD_SERVER_PLAN_MAX_BYTES / 1024);
+      return PD_PLAN_REVIEW_UNANSWERED;
+    }
+
+  approval = _pd_server_approval_new_plan (markdown);
+  answer = ask_and_wait (run, approval, &why);
+  switch (answer)
+    {
+    case APPROVAL_APPROVE:
+    case APPROVAL_TRUST:
+      _pd_server_approval_unref (approval);
+      return PD_PLAN_REVIEW_APPROVE;
+
+    case APPROVAL_DENY:
+      *feedback = _pd_server_approval_dup_feedback (approval);
+      _pd_server_approval_unref (approval);
+      return PD_PLAN_REVIEW_KEEP_PLANNING;
+
+    case APPROVAL_TIMEOUT:
+    case APPROVAL_CANCELLED:
+    case APPROVAL_PENDING:
+    default:
+      *feedback = g_strdup (why != NULL ? why : "no answer");
+      _pd_server_approval_unref (approval);
+      return PD_PLAN_REVIEW_UNANSWERED;
+    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -686,6 +756,9 @@ _pd_server_run_start (PdServer           *self,
   request.approve = on_run_approve;
   request.approve_data = run_ref (run);
   request.approve_destroy = (GDestroyNotify) _pd_server_run_unref;
+  request.review = on_run_review;
+  request.review_data = run_ref (run);
+  request.review_destroy = (GDestroyNotify) _pd_server_run_unref;
   if (!(engine = self->engine_func (&request, self->engine_data, error)))
     {
       *status = 400;
@@ -889,6 +962,7 @@ typedef struct
   char           *run_id;
   char           *approval_id;
   ApprovalAnswer  answer;
+  char           *feedback;      /* (nullable) a plan review's, with deny */
 } Answer;
 
 static void
@@ -898,6 +972,7 @@ answer_free (gpointer data)
 
   g_free (answer->run_id);
   g_free (answer->approval_id);
+  g_free (answer->feedback);
   g_free (answer);
 }
 
@@ -912,7 +987,7 @@ on_answer_authorized (PdServer          *self,
   Approval *approval = run ? _pd_server_run_get_approval (run, answer->approval_id) : NULL;
   JsonObject *object;
 
-  if (approval == NULL || !_pd_server_approval_answer (approval, answer->answer))
+  if (approval == NULL || !_pd_server_approval_answer_full (approval, answer->answer, answer->feedback))
     _pd_server_respond_error (msg, 404, "no such question: it was answered, or timed out");
   else
     {
@@ -926,9 +1001,10 @@ on_answer_authorized (PdServer          *self,
   soup_server_message_unpause (msg);
 }
 
-/* POST /api/runs/ID/approval {id, action}: ours, how the desktop app
- * answers the question a run it started (or follows) asks.  A change of
- * the run's session: its token is needed. */
+/* POST /api/runs/ID/approval {id, action[, feedback]}: ours, how the
+ * desktop app answers the question a run it started (or follows) asks; a
+ * plan review's deny may bring feedback.  A change of the run's session:
+ * its token is needed. */
 static void
 handle_approval (PdServer          *self,
                  SoupServerMessage *msg,
@@ -981,6 +1057,8 @@ handle_approval (PdServer          *self,
   answer->run_id = g_strdup (run_id);
   answer->approval_id = g_strdup (id);
   answer->answer = value;
+  if (value == APPROVAL_DENY)
+    answer->feedback = g_strdup (pd_json_get_string (object, "feedback"));
   _pd_server_authorize_change (self, msg, run->session_id, presented, instance_header,
                                on_answer_authorized, answer, answer_free);
 }

@@ -4,7 +4,7 @@
  * JSON object per text frame.  The client sends `prompt` {content,
  * attachments, session_id, auth_token, model, thinking} and
  * `approval_response` {id, action}; ours, as odek's later protocol, also
- * `cancel`.  The server answers each prompt with `session` {session_id,
+ * `cancel`, and a `feedback` with a plan review's deny.  The server answers each prompt with `session` {session_id,
  * auth_token, model, sandbox} once the session is saved, then per batch
  * `thinking`, every `tool_call` {name, data: the arguments} before any
  * runs, an `approval_request` where a call needs a person, every
@@ -649,7 +649,10 @@ on_approval_response (Socket     *socket,
   /* odek: trust where it is not offered is one approval. */
   if (answer == APPROVAL_TRUST && !_pd_server_approval_allows_trust (approval))
     answer = APPROVAL_APPROVE;
-  if (!_pd_server_approval_answer (approval, answer))
+  /* Ours, as the window sends it: a plan review's deny may say how to go on
+   * planning (odek's page never sends it). */
+  if (!_pd_server_approval_answer_full (approval, answer,
+                                        answer == APPROVAL_DENY ? pd_json_get_string (response, "feedback") : NULL))
     return;   /* timed out, or cancelled, just before */
   if (answer == APPROVAL_TRUST)
     g_hash_table_add (socket->trusted, g_strdup (_pd_server_approval_get_risk (approval)));

@@ -44,6 +44,7 @@
 #include "pd-approver.h"
 #include "pd-engine.h"
 #include "pd-event-bus.h"
+#include "pd-exit-plan-mode-tool.h"
 #include "pd-session-store.h"
 
 G_BEGIN_DECLS
@@ -92,6 +93,13 @@ typedef struct
   PdApprovalFunc  approve;
   gpointer        approve_data;
   GDestroyNotify  approve_destroy;
+  /* Who reviews a plan exit_plan_mode hands in: the same person, asked the
+   * same way.  Hand @review_data to pd_engine_builder_set_review_func (or
+   * the exit_plan_mode tool's) with @review_destroy, or call
+   * @review_destroy on it. */
+  PdPlanReviewFunc review;
+  gpointer         review_data;
+  GDestroyNotify   review_destroy;
 } PdServerRunRequest;
 
 /* Called on the server thread; returns a new engine for one run. */

@@ -525,6 +525,34 @@ test_card_change_unsent (void)
   g_assert_null (pd_test_find_first (alone.row, label_contains, "cannot be approved here"));
   alone_close (&alone);
 }
+
+/* An endpoint's plan review (exit_plan_mode's question): the card offers
+ * Open, where the plan review dialog takes Keep Planning's words, and Deny,
+ * never Approve Once on a plan (tried as a new user would). */
+static void
+test_card_plan_review (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "odek", "Endpoint A");
+  PdRemoteRun run = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                      (char *) "apr-1", (char *) "exit_plan_mode", (char *) "# Say hello\n\n1. Write hello.txt\n",
+                      (char *) "# Say hello\n\n1. Write hello.txt\n" };
+  Alone alone = { 0 };
+  guint opened = 0;
+
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  alone_show (&alone, card, 600);
+  g_signal_connect (alone.row, "open", G_CALLBACK (on_row_open), &opened);
+  g_assert_false (pd_overview_card_get_approval_whole (card));
+  g_assert_null (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  g_assert_null (pd_test_find_first (alone.row, label_contains, "cannot be approved here"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "A plan waits for its review"));
+  pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-plan-review");
+  g_signal_emit_by_name (pd_test_find_first (alone.row, is_button, "_Open"), "clicked");
+  g_assert_cmpuint (opened, ==, 1);
+  alone_close (&alone);
+}
+
 static gboolean
 is_status_label (GtkWidget     *widget,
                  gconstpointer  data)
@@ -673,6 +701,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
+  g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
   g_test_add_func ("/pd/ui/overview/card-time-shown", test_card_time_shown);
   status = g_test_run ();

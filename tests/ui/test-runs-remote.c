@@ -214,10 +214,11 @@ typedef struct
  * @check.  With @elsewhere, another client starts a run of it with that
  * message first. */
 static void
-run_remote_case (PdTestWindowFunc  check,
-                 const char       *elsewhere)
+run_remote_case_of (PdTestWindowFunc  check,
+                    const char       *elsewhere,
+                    const char       *replay)
 {
-  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay);
   g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
   g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
   RemoteCase remote = { fixture, id };
@@ -232,6 +233,13 @@ run_remote_case (PdTestWindowFunc  check,
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check, &remote, NULL), ==, 0);
   pd_test_served_clear (&served);
+}
+
+static void
+run_remote_case (PdTestWindowFunc  check,
+                 const char       *elsewhere)
+{
+  run_remote_case_of (check, elsewhere, replay_writes);
 }
 
 /* A session of the endpoint continued from the window: the write asks in
@@ -290,6 +298,79 @@ static void
 test_remote_run_approved (void)
 {
   run_remote_case (check_remote_run_approved, NULL);
+}
+
+/* --- plan mode on an endpoint --------------------------------------------------- */
+
+static const char *const replay_plan =
+  "{\"label\": \"test: a plan, then its write\", \"turns\": ["
+  " {\"content\": \"Reading.\", \"tool_calls\": [{\"name\": \"read_file\", \"arguments\": {\"path\": \"README.md\"}}]},"
+  " {\"content\": \"The plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Say hello\\n\\n1. Write hello.txt\\n\"}}]},"
+  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"hello.txt\", \"content\": \"hello\\n\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+/* Found as a new user would: `/plan …` from a window on an endpoint could
+ * never leave plan mode (the endpoint had no one to review the plan).  The
+ * plan now comes to the window's own plan review dialog: Keep Planning
+ * sends the feedback typed (the model reads it, the write is refused in
+ * plan mode), Approve leaves plan mode (the plan saved, the write asked and
+ * run). */
+static void
+check_remote_plan_reviewed (PdApplication *app,
+                            PdWindow      *window,
+                            gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autofree char *plans = g_build_filename (fixture->project, ".plandeck", "plans", NULL);
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+  AdwMessageDialog *dialog;
+  GtkWidget *feedback;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  send_from_window (window, remote->id, "/plan Say hello");
+
+  dialog = wait_for_dialog ("the endpoint's plan review");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
+  g_assert_cmpstr (g_object_get_data (G_OBJECT (dialog), "markdown"), ==, "# Say hello\n\n1. Write hello.txt\n");
+  feedback = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
+  g_assert_nonnull (feedback);
+  gtk_editable_set_text (GTK_EDITABLE (feedback), "Also say goodbye");
+  respond (dialog, "keep");
+
+  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_false (project_file_exists (fixture, "hello.txt"));
+  g_assert_false (g_file_test (plans, G_FILE_TEST_IS_DIR));
+  messages = load_messages (fixture, remote->id);
+  results = tool_results (messages);
+  g_assert_cmpuint (results->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (results, 1), "their feedback: Also say goodbye"));
+  g_assert_nonnull (strstr (g_ptr_array_index (results, 2), "plan mode is active"));
+
+  /* The session is still planning: the next plan approved, its write
+   * asked as any change. */
+  fixture->finished = FALSE;
+  send_from_window (window, remote->id, "Try again");
+  dialog = wait_for_dialog ("the endpoint's second plan review");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
+  respond (dialog, "approve");
+  dialog = wait_for_dialog ("the write's approval question");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
+  respond (dialog, "once");
+
+  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_true (project_file_exists (fixture, "hello.txt"));
+  g_assert_true (g_file_test (plans, G_FILE_TEST_IS_DIR));
+}
+
+static void
+test_remote_plan_reviewed (void)
+{
+  run_remote_case_of (check_remote_plan_reviewed, NULL, replay_plan);
 }
 
 /* --- an endpoint that names a change by its file alone ------------------------ */
@@ -823,6 +904,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
   g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
+  g_test_add_func ("/pd/ui/remote/plan-reviewed-in-dialog", test_remote_plan_reviewed);
   g_test_add_func ("/pd/ui/remote/change-not-sent", test_remote_change_not_sent);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
