@@ -332,7 +332,7 @@ check_remote_plan_reviewed (PdApplication *app,
   g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
   send_from_window (window, remote->id, "/plan Say hello");
 
-  dialog = wait_for_dialog ("the endpoint's plan review");
+  dialog = pd_test_wait_for_dialog ("the endpoint's plan review");
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
   g_assert_cmpstr (g_object_get_data (G_OBJECT (dialog), "markdown"), ==, "# Say hello\n\n1. Write hello.txt\n");
   feedback = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
@@ -354,10 +354,10 @@ check_remote_plan_reviewed (PdApplication *app,
    * asked as any change. */
   fixture->finished = FALSE;
   send_from_window (window, remote->id, "Try again");
-  dialog = wait_for_dialog ("the endpoint's second plan review");
+  dialog = pd_test_wait_for_dialog ("the endpoint's second plan review");
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
   respond (dialog, "approve");
-  dialog = wait_for_dialog ("the write's approval question");
+  dialog = pd_test_wait_for_dialog ("the write's approval question");
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Allow This Change?");
   respond (dialog, "once");
 
