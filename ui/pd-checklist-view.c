@@ -269,10 +269,10 @@ update_agent_row (PdChecklistView *self,
 
 static void pd_checklist_view_save (PdChecklistView *self);
 
-/* A new toast of this view replaces its last one at once, rather than
- * waiting behind it.  (Not by ADW_TOAST_PRIORITY_HIGH: libadwaita 1.2
- * re-queues the replaced toast and asserts when it comes back while it is
- * still hiding.) */
+/* A new toast of this view replaces its last one, rather than waiting
+ * behind it: at once, or once the last one has appeared (_pd_toast_add()).
+ * (Not by ADW_TOAST_PRIORITY_HIGH: libadwaita 1.2 re-queues the replaced
+ * toast and asserts when it comes back while it is still hiding.) */
 static void
 show_toast (PdChecklistView *self,
             GtkWidget       *overlay,
@@ -289,7 +289,7 @@ show_toast (PdChecklistView *self,
     }
   self->toast = toast;
   g_object_add_weak_pointer (G_OBJECT (toast), (gpointer *) &self->toast);
-  adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
+  _pd_toast_add (overlay, toast);
 }
 
 /* What Undo needs: the item, and the state the user's click replaced.  The

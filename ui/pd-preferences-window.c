@@ -319,7 +319,7 @@ on_key_stored (GObject      *object,
       /* Toast titles are markup. */
       g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-      adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), adw_toast_new (escaped));
+      _pd_toast_add (GTK_WIDGET (self), adw_toast_new (escaped));
     }
   g_weak_ref_clear (&store->window);
   g_weak_ref_clear (&store->key);

@@ -86,7 +86,7 @@ show_toast (PdRemovedSessions *self,
   /* Toast titles are markup; a title is anyone's text. */
   g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-  adw_toast_overlay_add_toast (self->toasts, adw_toast_new (escaped));
+  _pd_toast_add (GTK_WIDGET (self->toasts), adw_toast_new (escaped));
 }
 
 static void

@@ -85,7 +85,7 @@ on_deleted (GObject      *object,
 
       pd_session_deleter_show (pending->deleter, pending->id, TRUE);
       if (toasts != NULL)
-        adw_toast_overlay_add_toast (toasts, adw_toast_new (escaped));
+        _pd_toast_add (GTK_WIDGET (toasts), adw_toast_new (escaped));
     }
   if (pending->deleter != NULL)
     g_ptr_array_remove (pending->deleter->pending, pending);
@@ -209,7 +209,7 @@ pd_session_deleter_delete (PdSessionDeleter *self,
       return;
     }
   /* The overlay's own handlers first: ours may end the toast's life. */
-  adw_toast_overlay_add_toast (toasts, g_object_ref (pending->toast));
+  _pd_toast_add (GTK_WIDGET (toasts), g_object_ref (pending->toast));
   g_signal_connect (pending->toast, "button-clicked", G_CALLBACK (on_undo), pending);
   g_signal_connect (pending->toast, "dismissed", G_CALLBACK (on_toast_dismissed), pending);
 }

@@ -885,7 +885,7 @@ on_exported (GObject      *object,
     {
       g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-      adw_toast_overlay_add_toast (toasts, adw_toast_new (escaped));
+      _pd_toast_add (GTK_WIDGET (toasts), adw_toast_new (escaped));
     }
   choose_data_free (data);
 }

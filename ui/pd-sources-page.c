@@ -469,7 +469,7 @@ pd_sources_page_remove (PdSourcesPage *self,
     g_signal_connect_data (toast, "button-clicked", G_CALLBACK (on_undo_remove), removed,
                            (GClosureNotify) (void (*) (void)) removed_free, 0);
     if (root != NULL && ADW_IS_PREFERENCES_WINDOW (root))
-      adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (root), toast);
+      _pd_toast_add (GTK_WIDGET (root), toast);
     else
       g_object_unref (g_object_ref_sink (toast));
   }

@@ -71,6 +71,8 @@ char       *_pd_run_ended_short_text  (PdSessionStatus     status,
 char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);
+void        _pd_toast_add              (GtkWidget          *where,
+                                        AdwToast           *toast);
 void        _pd_dialog_guard_responses (GtkWidget          *dialog,
                                         const char * const *responses);
 void        _pd_dialog_arm_response_guard (GtkWidget       *dialog);

@@ -1091,7 +1091,7 @@ delete_session_action (GtkWidget  *widget,
       g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), title);
       g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+      _pd_toast_add (GTK_WIDGET (self->toast_overlay), adw_toast_new (escaped));
       return;
     }
   pd_session_deleter_delete (self->deleter, pd_session_list_get_source (self->session_list), item);

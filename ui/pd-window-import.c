@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-import-scanner.h"
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 /* @path with the home folder written as ~. */
@@ -108,7 +109,7 @@ on_import_done (GObject      *object,
     gtk_widget_add_css_class (label, "heading");
     adw_toast_set_custom_title (toast, label);
     adw_toast_set_timeout (toast, counts.transcripts == 0 ? 10 : 5);
-    adw_toast_overlay_add_toast (self->toast_overlay, toast);
+    _pd_toast_add (GTK_WIDGET (self->toast_overlay), toast);
   }
 
   /* Follow the sessions just found as well. */
@@ -131,9 +132,11 @@ _pd_window_import_transcripts (PdWindow *self)
   /* Shown for a second: the answer, queued behind it, came 5 s later
    * and the read looked as if it gave no result (tried as a new user
    * would).  Not dismissed when the answer is there: libadwaita 1.2
-   * crashed on a toast dismissed as it was being shown (6 runs of 10). */
+   * crashed on a toast dismissed as it was being shown (6 runs of 10).
+   * Its own timeout came so too when no frame was drawn in its second
+   * (the import's work on a loaded machine): _pd_toast_add() holds it. */
   adw_toast_set_timeout (reading, 1);
-  adw_toast_overlay_add_toast (self->toast_overlay, reading);
+  _pd_toast_add (GTK_WIDGET (self->toast_overlay), reading);
   /* The source reads them in a worker thread and says ::changed. */
   pd_source_import_transcripts_async (PD_SOURCE (_pd_window_get_local_source (self)), self->cancellable,
                                       on_import_done, g_object_ref (self));

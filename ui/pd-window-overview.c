@@ -305,7 +305,7 @@ card_delete_action (GtkWidget  *widget,
       g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), title);
       g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+      _pd_toast_add (GTK_WIDGET (self->toast_overlay), adw_toast_new (escaped));
       return;
     }
   info.id = (char *) pd_overview_card_get_session_id (card);
@@ -383,7 +383,7 @@ on_remote_answered (GObject      *object,
         /* The endpoint's words: a toast's title is markup in libadwaita 1.2. */
         g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-        adw_toast_overlay_add_toast (answer->window->toast_overlay, adw_toast_new (escaped));
+        _pd_toast_add (GTK_WIDGET (answer->window->toast_overlay), adw_toast_new (escaped));
       }
     }
   pd_overview_refresh_source (answer->overview, answer->source);

@@ -1121,7 +1121,7 @@ pd_window_show_message (PdWindow   *self,
 
   /* AdwToast titles are Pango markup. */
   escaped = g_markup_escape_text (message, -1);
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+  _pd_toast_add (GTK_WIDGET (self->toast_overlay), adw_toast_new (escaped));
 }
 
 /**

@@ -1,0 +1,199 @@
+/* pd-toast-util.c: toasts that are never hidden while they appear
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * libadwaita 1.2's AdwToastOverlay frees a toast's record when the toast's
+ * hide animation ends; its show animation's "done" handler then reads that
+ * record if it had not ended first.  A toast dismissed while it appears
+ * (its timeout, its close button, Escape, Undo, a newer tick's toast of
+ * the checklist replacing it) hides in 300 ms while it appears in 300 ms,
+ * or 500 ms when it replaces another: both end in the same frame, or the
+ * hiding first, and GTK runs the newer of a widget's tick callbacks first,
+ * so the record is freed before the show animation is done with it.  The
+ * imported-pages test crashed so, 1 run in 4 with MALLOC_PERTURB_, when
+ * its main loop drew no frame between "Reading…" appearing and its
+ * 1 s timeout (fixed in libadwaita 1.3; Debian 12 has 1.2.2).
+ *
+ * Every toast goes through _pd_toast_add(): a dismissal that comes before
+ * a frame has drawn every toast's appearing to its end waits for that
+ * frame, then goes on.
+ */
+#define G_LOG_DOMAIN "pd-toast-util"
+
+#include "config.h"
+
+#include "pd-ui-util-private.h"
+
+#define GATE_KEY "pd-toast-gate"
+
+/* libadwaita 1.2's longest appearing (a toast replacing another), and
+ * some frames to spare. */
+#define APPEARING_US ((500 + 50) * G_TIME_SPAN_MILLISECOND)
+
+typedef struct
+{
+  GtkWidget *widget;      /* (unowned) holds the gate */
+  gint64     settles_at;  /* frame time by which every appearing has ended */
+  gboolean   settled;     /* a frame at or after settles_at was drawn */
+  guint      tick_id;
+  guint      release_id;
+  GPtrArray *held;        /* (element-type AdwToast) dismissals waiting */
+} ToastGate;
+
+static void
+gate_free (gpointer data)
+{
+  ToastGate *gate = data;
+
+  /* The widget is finalized: its tick callbacks went with it. */
+  g_clear_handle_id (&gate->release_id, g_source_remove);
+  g_ptr_array_unref (gate->held);
+  g_free (gate);
+}
+
+static gboolean gate_release (gpointer data);
+
+static void
+gate_schedule_release (ToastGate *gate)
+{
+  if (gate->held->len > 0 && gate->release_id == 0 &&
+      (gate->settled || !gtk_widget_get_mapped (gate->widget)))
+    gate->release_id = g_idle_add (gate_release, gate);
+}
+
+static gboolean
+gate_tick (GtkWidget     *widget,
+           GdkFrameClock *clock,
+           gpointer       data)
+{
+  ToastGate *gate = data;
+
+  if (gdk_frame_clock_get_frame_time (clock) < gate->settles_at)
+    return G_SOURCE_CONTINUE;
+  /* The show animations' ticks end in this same frame: what waits goes
+   * on once it is drawn. */
+  gate->settled = TRUE;
+  gate->tick_id = 0;
+  gate_schedule_release (gate);
+  return G_SOURCE_REMOVE;
+}
+
+/* A held dismissal goes on.  The toast's own handler, first of all, took
+ * it off its overlay when it was held: adw_toast_dismiss() would do
+ * nothing now. */
+static void
+gate_release_one (ToastGate *gate)
+{
+  g_autoptr(AdwToast) toast = g_ptr_array_steal_index (gate->held, 0);
+
+  g_signal_emit_by_name (toast, "dismissed");
+}
+
+/* Connected after the widget's own unmap and the animations' handlers:
+ * every animation was skipped to its end, nothing appears any more, and
+ * what waits goes on now, before the widget may be disposed. */
+static void
+gate_unmapped (GtkWidget *widget,
+               ToastGate *gate)
+{
+  gate->settled = TRUE;
+  if (gate->tick_id != 0)
+    gtk_widget_remove_tick_callback (widget, gate->tick_id);
+  gate->tick_id = 0;
+  g_clear_handle_id (&gate->release_id, g_source_remove);
+  while (gate->held->len > 0)
+    gate_release_one (gate);
+}
+
+static ToastGate *
+gate_get (GtkWidget *widget)
+{
+  ToastGate *gate = g_object_get_data (G_OBJECT (widget), GATE_KEY);
+
+  if (gate == NULL)
+    {
+      gate = g_new0 (ToastGate, 1);
+      gate->widget = widget;
+      gate->settled = TRUE;
+      gate->held = g_ptr_array_new_with_free_func (g_object_unref);
+      g_object_set_data_full (G_OBJECT (widget), GATE_KEY, gate, gate_free);
+      g_signal_connect_after (widget, "unmap", G_CALLBACK (gate_unmapped), gate);
+    }
+  return gate;
+}
+
+/* A toast may begin to appear now: dismissals wait until a frame has
+ * drawn its appearing to the end.  Nothing animates while unmapped. */
+static void
+gate_stamp (ToastGate *gate)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (gate->widget);
+
+  if (clock == NULL || !gtk_widget_get_mapped (gate->widget))
+    return;
+  gate->settles_at = MAX (gate->settles_at, gdk_frame_clock_get_frame_time (clock) + APPEARING_US);
+  gate->settled = FALSE;
+  if (gate->tick_id == 0)
+    gate->tick_id = gtk_widget_add_tick_callback (gate->widget, gate_tick, gate, NULL);
+}
+
+static void
+on_dismissed (AdwToast  *toast,
+              GtkWidget *widget)
+{
+  ToastGate *gate = gate_get (widget);
+
+  if (!gate->settled && gtk_widget_get_mapped (widget))
+    {
+      /* Held: the overlay's handler (and ours after it) does not run. */
+      g_signal_stop_emission_by_name (toast, "dismissed");
+      if (!g_ptr_array_find (gate->held, toast, NULL))
+        g_ptr_array_add (gate->held, g_object_ref (toast));
+      return;
+    }
+  /* Goes on: the overlay hides it and shows the next toast. */
+  g_signal_handlers_disconnect_by_func (toast, on_dismissed, widget);
+  g_ptr_array_remove (gate->held, toast);
+  gate_stamp (gate);
+}
+
+static gboolean
+gate_release (gpointer data)
+{
+  ToastGate *gate = data;
+
+  gate->release_id = 0;
+  if (gate->held->len == 0 || (!gate->settled && gtk_widget_get_mapped (gate->widget)))
+    return G_SOURCE_REMOVE;
+  /* One at a time: the next may be the toast this one's going shows. */
+  gate_release_one (gate);
+  gate_schedule_release (gate);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * _pd_toast_add:
+ * @where: an #AdwToastOverlay, or an #AdwPreferencesWindow
+ * @toast: (transfer full): a toast not added before
+ *
+ * Shows @toast in @where, as adw_toast_overlay_add_toast() does.  When
+ * @toast is dismissed (adw_toast_dismiss(), its timeout, its close
+ * button) before a frame has drawn the appearing of every toast added to
+ * @where to its end, the dismissal waits for that frame: libadwaita 1.2
+ * reads freed memory when a toast hides before it has finished appearing.
+ */
+void
+_pd_toast_add (GtkWidget *where,
+               AdwToast  *toast)
+{
+  g_return_if_fail (ADW_IS_TOAST_OVERLAY (where) || ADW_IS_PREFERENCES_WINDOW (where));
+  g_return_if_fail (ADW_IS_TOAST (toast));
+
+  /* Before the overlay's own handler, to be able to hold it. */
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (on_dismissed), where, 0);
+  gate_stamp (gate_get (where));
+  if (ADW_IS_TOAST_OVERLAY (where))
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (where), toast);
+  else
+    adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (where), toast);
+}
