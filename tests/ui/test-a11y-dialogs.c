@@ -64,6 +64,12 @@ is_choice_owner (GtkWidget     *widget,
   return (ADW_IS_COMBO_ROW (widget) || GTK_IS_DROP_DOWN (widget)) && gtk_widget_get_mapped (widget);
 }
 
+static gboolean
+has_mapped_choice (gpointer root)
+{
+  return pd_test_find_first (root, is_choice_owner, NULL) != NULL;
+}
+
 /* Opens the list of each shown drop-down below @root, as Enter on it
  * does, and walks it: each choice has a name a screen reader says.
  * Returns how many were opened. */
@@ -132,12 +138,14 @@ check_drop_down_choices (PdApplication *app,
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
 
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
-  /* Profile, Provider and Changes. */
+  /* Profile, Provider and Changes (once shown). */
+  pd_test_wait_until (has_mapped_choice, dialog, "New Session's drop-downs");
   g_assert_cmpuint (check_choices (GTK_WIDGET (dialog), "New Session"), ==, 3);
   gtk_window_destroy (dialog);
 
   dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   expand_all (GTK_WIDGET (dialog));
+  pd_test_wait_until (has_mapped_choice, dialog, "a profile's Provider");
   /* A profile's Provider. */
   g_assert_cmpuint (check_choices (GTK_WIDGET (dialog), "Preferences"), >=, 1);
   gtk_window_destroy (dialog);
@@ -145,7 +153,8 @@ check_drop_down_choices (PdApplication *app,
   adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "events");
   pd_test_flush (GTK_WIDGET (window));
   events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
-  /* The type filter. */
+  /* The type filter, once the page has read its events. */
+  pd_test_wait_until (has_mapped_choice, events, "the Events page's type filter");
   g_assert_cmpuint (check_choices (events, "Events"), ==, 1);
 }
 
