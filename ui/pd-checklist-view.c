@@ -873,6 +873,16 @@ on_copy_clicked (PdChecklistView *self)
       g_free (line);
       line = in_folder;
     }
+  /* A control character (a transcript's folder holding Ctrl+U and a line
+   * break, say) is a key to a terminal's line editor when pasted: it can
+   * wipe the `cd` and run what follows (tried as an attacker would).  Such
+   * a command is not copied. */
+  for (const char *c = line; *c != '\0'; c++)
+    if ((guchar) *c < 0x20 || (guchar) *c == 0x7f)
+      {
+        gtk_widget_set_tooltip_text (self->copy_button, _("Not copied: the command holds control characters"));
+        return;
+      }
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), line);
 
   /* Said by the button itself: a toast here would queue the Undo of an

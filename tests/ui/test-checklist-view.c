@@ -529,6 +529,56 @@ test_plan_without_list (void)
   pd_test_remove_tree (tmp);
 }
 
+/* As an attacker would write a transcript: its folder holds Ctrl+U and a
+ * line break.  Pasted into a shell, `cd '/tmp/x^U touch …\n'` lost its cd
+ * to the line editor and ran the rest.  Copy copies nothing then. */
+static void
+test_copy_control_folder (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autofree char *project = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  GtkWidget *view;
+  GtkWidget *copy;
+  GtkWindow *window;
+
+  g_assert_no_error (error);
+  project = g_build_filename (tmp, "-work-app", NULL);
+  g_mkdir_with_parents (project, 0700);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(GString) line = g_string_new (pd_checklist_test_lines[i]);
+
+      g_string_replace (line, "\"cwd\":\"/work/app\"", "\"cwd\":\"/tmp/x\\u0015touch /tmp/pwned\\n\"", 0);
+      g_string_append_printf (text, "%s\n", line->str);
+    }
+  path = g_build_filename (project, "0b7c0c1e-5f7e-4d21-9a43-3c2d1e0f9a13.jsonl", NULL);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+
+  view = show_imported (db, path);
+  window = pd_test_present (view, 720, 900);
+  g_assert_true (pd_test_wait_for (is_loaded, view));
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (view), "before");
+  copy = pd_test_find_first (view, is_button_with_icon, "edit-copy-symbolic");
+  g_assert_nonnull (copy);
+  g_signal_emit_by_name (copy, "clicked");
+  {
+    GdkContentProvider *content = gdk_clipboard_get_content (gtk_widget_get_clipboard (view));
+    g_auto(GValue) value = G_VALUE_INIT;
+
+    g_value_init (&value, G_TYPE_STRING);
+    g_assert_true (gdk_content_provider_get_value (content, &value, NULL));
+    g_assert_cmpstr (g_value_get_string (&value), ==, "before");
+  }
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (copy), ==, "Not copied: the command holds control characters");
+  pd_test_destroy_window (window, view);
+  pd_test_spin (20);
+  pd_test_remove_tree (tmp);
+}
+
 /* --- a long item in the tick toast -------------------------------------------- */
 
 #define LONG_ITEM "Move every preference of the old INI file to GSettings and keep the migration for a release"
@@ -677,6 +727,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/checklist-view/long-list", test_long_list);
   g_test_add_func ("/pd/ui/checklist-view/long-item-toast", test_long_item_toast);
   g_test_add_func ("/pd/ui/checklist-view/plan-without-list", test_plan_without_list);
+  g_test_add_func ("/pd/ui/checklist-view/copy-control-folder", test_copy_control_folder);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
                         "-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl", test_fixture_screenshot);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-shared",
