@@ -14,94 +14,39 @@
 #include "pd-local-source.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
-#include "pd-session-row.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
+#include "pd-test-session-list.h"
 #include "pd-test-ui.h"
 
-typedef struct
-{
-  char           *dir;
-  char           *path;
-  PdSessionStore *store;
-  PdSource       *source;
-  GtkWindow      *window;
-  PdSessionList  *list;
-  char           *parser;
-  char           *docs;
-  char           *markup;
-} Fixture;
-
-static gboolean
-merged_at_least (gpointer data)
-{
-  Fixture *f = ((gpointer *) data)[0];
-  guint wanted = GPOINTER_TO_UINT (((gpointer *) data)[1]);
-
-  return pd_session_list_get_generation (f->list) >= wanted;
-}
-
-/* Waits for the next merged listing. */
-static void
-wait_for_listing (Fixture *f)
-{
-  gpointer data[2] = { f, GUINT_TO_POINTER (pd_session_list_get_generation (f->list) + 1) };
-
-  pd_test_wait_until (merged_at_least, data, "a session listing");
-}
-
-static guint
-n_items (Fixture *f)
-{
-  return g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (f->list)));
-}
-
-static PdSessionItem *
-item_at (Fixture *f,
-         guint    position)
-{
-  g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (pd_session_list_get_model (f->list)),
-                                                         position);
-
-  return item;   /* the model keeps it alive */
-}
+typedef PdTestSessionList Fixture;
 
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  f->dir = pd_test_make_tmp_dir ();
-  f->path = g_build_filename (f->dir, "sessions.db", NULL);
-  f->store = pd_test_open_store (f->path);
-
-  f->parser = pd_test_add_session (f->store, "Fix the parser", "plandeck");
-  f->docs = pd_test_add_session (f->store, "Write the docs", "claude-code");
-  f->markup = pd_test_add_session (f->store, "<b>x</b> & friends", "codex");
-
-  f->source = PD_SOURCE (pd_local_source_new (f->path, FALSE));
-  f->window = GTK_WINDOW (gtk_window_new ());
-  gtk_window_set_default_size (f->window, 320, 600);
-  f->list = g_object_new (PD_TYPE_SESSION_LIST, NULL);
-  gtk_window_set_child (f->window, GTK_WIDGET (f->list));
-  gtk_window_present (f->window);
-
-  pd_session_list_set_source (f->list, f->source);
-  wait_for_listing (f);
-  pd_test_flush (GTK_WIDGET (f->window));
+  pd_test_session_list_set_up (f, NULL);
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  pd_test_destroy_window (f->window, f->list);
-  pd_test_assert_finalized (g_steal_pointer (&f->source));
-  pd_test_assert_finalized (g_steal_pointer (&f->store));
-  g_free (f->parser);
-  g_free (f->docs);
-  g_free (f->markup);
-  g_free (f->path);
-  g_free (f->dir);
+  pd_test_session_list_tear_down (f);
+}
+
+/* The first item's row is drawn (mapped), not above the list's top. */
+static void
+assert_first_row_shown (Fixture   *f,
+                        GtkWidget *view)
+{
+  GtkWidget *row = pd_test_session_list_find_row (f, pd_test_session_list_item_at (f, 0));
+  graphene_rect_t bounds;
+
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_get_mapped (row));
+  g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
 }
 
 /* A new session comes first while the list is at its top: it shows there.
@@ -114,8 +59,6 @@ test_session_list_new_on_top (Fixture       *f,
   GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
   GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
   g_autofree char *id = NULL;
-  GtkWidget *row = NULL;
-  graphene_rect_t bounds;
 
   for (guint i = 0; i < 30; i++)
     {
@@ -123,31 +66,21 @@ test_session_list_new_on_top (Fixture       *f,
       g_autofree char *older = pd_test_add_session (f->store, title, "plandeck");
     }
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 33);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 33);
   g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
   g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
 
   id = pd_test_add_session (f->store, "Started just now", "plandeck");
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, id);
+  pd_test_session_list_wait_listing (f);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, id);
   pd_test_flush (GTK_WIDGET (f->window));
   pd_test_flush (GTK_WIDGET (f->window));
   pd_test_flush (GTK_WIDGET (f->window));
   g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
-  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *first = gtk_widget_get_first_child (child);
-
-      if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
-        row = child;
-    }
-  g_assert_nonnull (row);
-  g_assert_true (gtk_widget_get_mapped (row));
-  g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
-  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  assert_first_row_shown (f, view);
 }
 
 /* The first row of a list at its top is a pinned session's, the one open
@@ -175,10 +108,10 @@ test_session_list_pinned_stays_on_top (Fixture       *f,
   g_assert_true (pd_session_store_set_pinned (f->store, f->parser, TRUE, &error));
   g_assert_no_error (error);
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 33);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 33);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, f->parser);
   g_assert_true (gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment));
   g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
 
@@ -201,30 +134,15 @@ test_session_list_pinned_stays_on_top (Fixture       *f,
       else
         pd_test_save_plan (f->store, g_ptr_array_index (older, i), plan, PD_SESSION_STATUS_IDLE);
       pd_session_list_refresh (f->list);
-      wait_for_listing (f);
-      g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
-      g_assert_cmpstr (pd_session_item_get_id (item_at (f, 1)), ==, fresh != NULL ? fresh : g_ptr_array_index (older, i));
+      pd_test_session_list_wait_listing (f);
+      g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, f->parser);
+      g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 1)), ==, fresh != NULL ? fresh : g_ptr_array_index (older, i));
       pd_test_flush (GTK_WIDGET (f->window));
       pd_test_flush (GTK_WIDGET (f->window));
       pd_test_flush (GTK_WIDGET (f->window));
       g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
     }
-  {
-    GtkWidget *row = NULL;
-    graphene_rect_t bounds;
-
-    for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
-      {
-        GtkWidget *first = gtk_widget_get_first_child (child);
-
-        if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
-          row = child;
-      }
-    g_assert_nonnull (row);
-    g_assert_true (gtk_widget_get_mapped (row));
-    g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
-    g_assert_cmpfloat (bounds.origin.y, >=, 0);
-  }
+  assert_first_row_shown (f, view);
 }
 
 int

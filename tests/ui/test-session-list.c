@@ -20,38 +20,10 @@
 #include "pd-session-row.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
+#include "pd-test-session-list.h"
 #include "pd-test-ui.h"
 
-typedef struct
-{
-  char           *dir;
-  char           *path;
-  PdSessionStore *store;
-  PdSource       *source;
-  GtkWindow      *window;
-  PdSessionList  *list;
-  char           *parser;
-  char           *docs;
-  char           *markup;
-} Fixture;
-
-static gboolean
-merged_at_least (gpointer data)
-{
-  Fixture *f = ((gpointer *) data)[0];
-  guint wanted = GPOINTER_TO_UINT (((gpointer *) data)[1]);
-
-  return pd_session_list_get_generation (f->list) >= wanted;
-}
-
-/* Waits for the next merged listing. */
-static void
-wait_for_listing (Fixture *f)
-{
-  gpointer data[2] = { f, GUINT_TO_POINTER (pd_session_list_get_generation (f->list) + 1) };
-
-  pd_test_wait_until (merged_at_least, data, "a session listing");
-}
+typedef PdTestSessionList Fixture;
 
 typedef struct
 {
@@ -79,77 +51,18 @@ wait_for_query (Fixture    *f,
   pd_test_wait_until (listed_for_query, &wait, query != NULL ? query : "the full listing");
 }
 
-static guint
-n_items (Fixture *f)
-{
-  return g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (f->list)));
-}
-
-static PdSessionItem *
-item_at (Fixture *f,
-         guint    position)
-{
-  g_autoptr(PdSessionItem) item = g_list_model_get_item (G_LIST_MODEL (pd_session_list_get_model (f->list)),
-                                                         position);
-
-  return item;   /* the model keeps it alive */
-}
-
-static void
-add_transcript (Fixture    *f,
-                const char *id,
-                const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *json = g_strdup_printf ("[{\"role\":\"user\",\"content\":\"%s\"}]", text);
-  g_autoptr(JsonNode) node = json_from_string (json, &error);
-  PdTurn turn = { 0 };
-
-  g_assert_no_error (error);
-  turn.session_id = id;
-  turn.messages = json_node_get_array (node);
-  turn.status = PD_SESSION_STATUS_IDLE;
-  g_assert_true (pd_session_store_save_turn (f->store, &turn, &error));
-  g_assert_no_error (error);
-}
-
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  f->dir = pd_test_make_tmp_dir ();
-  f->path = g_build_filename (f->dir, "sessions.db", NULL);
-  f->store = pd_test_open_store (f->path);
-
-  f->parser = pd_test_add_session (f->store, "Fix the parser", "plandeck");
-  f->docs = pd_test_add_session (f->store, "Write the docs", "claude-code");
-  add_transcript (f, f->docs, "mention the zeppelin config");
-  f->markup = pd_test_add_session (f->store, "<b>x</b> & friends", "codex");
-
-  f->source = PD_SOURCE (pd_local_source_new (f->path, FALSE));
-  f->window = GTK_WINDOW (gtk_window_new ());
-  gtk_window_set_default_size (f->window, 320, 600);
-  f->list = g_object_new (PD_TYPE_SESSION_LIST, NULL);
-  gtk_window_set_child (f->window, GTK_WIDGET (f->list));
-  gtk_window_present (f->window);
-
-  pd_session_list_set_source (f->list, f->source);
-  wait_for_listing (f);
-  pd_test_flush (GTK_WIDGET (f->window));
+  pd_test_session_list_set_up (f, "mention the zeppelin config");
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  pd_test_destroy_window (f->window, f->list);
-  pd_test_assert_finalized (g_steal_pointer (&f->source));
-  pd_test_assert_finalized (g_steal_pointer (&f->store));
-  g_free (f->parser);
-  g_free (f->docs);
-  g_free (f->markup);
-  g_free (f->path);
-  g_free (f->dir);
+  pd_test_session_list_tear_down (f);
 }
 
 /* --- listing and filtering --------------------------------------------- */
@@ -158,13 +71,13 @@ static void
 test_session_list_lists_newest_first (Fixture       *f,
                                       gconstpointer  data)
 {
-  g_assert_cmpuint (n_items (f), ==, 3);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 3);
   g_assert_true (pd_session_list_get_loaded (f->list));
 
   /* Most recently updated first, as the store orders them. */
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->markup);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 1)), ==, f->docs);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 2)), ==, f->parser);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, f->markup);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 1)), ==, f->docs);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 2)), ==, f->parser);
 
   /* Source badges name the agents. */
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->list), "Claude Code"));
@@ -186,27 +99,27 @@ test_session_list_filters (Fixture       *f,
   /* Typed into the search entry, after the debounce. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "parser");
   wait_for_query (f, "parser");
-  g_assert_cmpuint (n_items (f), ==, 1);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->parser);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 1);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, f->parser);
 
   /* A word only in a transcript matches with full text only. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "zeppelin");
   wait_for_query (f, "zeppelin");
-  g_assert_cmpuint (n_items (f), ==, 0);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 0);
   pd_test_flush (GTK_WIDGET (f->window));
   g_assert_true (gtk_widget_get_mapped (pd_test_find_label (GTK_WIDGET (f->list),
                                                             "No Matching Sessions")));
 
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), TRUE);
   wait_for_query (f, "zeppelin");
-  g_assert_cmpuint (n_items (f), ==, 1);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->docs);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 1);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, f->docs);
 
   /* Clearing the search lists everything again. */
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), FALSE);
   gtk_editable_set_text (GTK_EDITABLE (entry), "");
   wait_for_query (f, NULL);
-  g_assert_cmpuint (n_items (f), ==, 3);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 3);
   g_assert_null (pd_session_list_get_query (f->list));
 }
 
@@ -239,14 +152,14 @@ test_session_list_search_keeps_open (Fixture       *f,
   gtk_editable_set_text (GTK_EDITABLE (entry), "parser");
   wait_for_query (f, "parser");
   pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 1);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 1);
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
   g_assert_cmpuint (n_rows_selected (f), ==, 0);
 
   /* Another word that matches nothing, then one that matches it again. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "nothing matches this");
   wait_for_query (f, "nothing matches this");
-  g_assert_cmpuint (n_items (f), ==, 0);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 0);
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
   gtk_editable_set_text (GTK_EDITABLE (entry), "docs");
   wait_for_query (f, "docs");
@@ -260,7 +173,7 @@ test_session_list_search_keeps_open (Fixture       *f,
   g_signal_emit_by_name (entry, "stop-search");
   wait_for_query (f, NULL);
   pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 3);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 3);
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
   g_assert_cmpuint (n_rows_selected (f), ==, 1);
 
@@ -282,11 +195,11 @@ test_session_list_late_reply_dropped (Fixture       *f,
   /* Two requests in a row: only the second one's answer is merged. */
   pd_session_list_set_query (f->list, "parser", FALSE);
   pd_session_list_set_query (f->list, "docs", FALSE);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
 
   g_assert_cmpuint (pd_session_list_get_generation (f->list), ==, before + 1);
-  g_assert_cmpuint (n_items (f), ==, 1);
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 0)), ==, f->docs);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 1);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, f->docs);
 
   /* And nothing else arrives later. */
   for (guint i = 0; i < 50; i++)
@@ -295,7 +208,7 @@ test_session_list_late_reply_dropped (Fixture       *f,
   for (guint i = 0; i < 50; i++)
     g_main_context_iteration (NULL, FALSE);
   g_assert_cmpuint (pd_session_list_get_generation (f->list), ==, before + 1);
-  g_assert_cmpuint (n_items (f), ==, 1);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 1);
 }
 
 /* --- merging keeps items and selection ---------------------------------- */
@@ -318,7 +231,7 @@ test_session_list_merge_keeps_items (Fixture       *f,
   guint title_notifies = 0;
 
   for (guint i = 0; i < 3; i++)
-    before[i] = item_at (f, i);
+    before[i] = pd_test_session_list_item_at (f, i);
 
   g_assert_true (pd_session_list_select (f->list, f->docs));
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
@@ -327,20 +240,20 @@ test_session_list_merge_keeps_items (Fixture       *f,
 
   /* Nothing changed: the same objects in the same places. */
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   for (guint i = 0; i < 3; i++)
-    g_assert_true (item_at (f, i) == before[i]);
+    g_assert_true (pd_test_session_list_item_at (f, i) == before[i]);
 
   /* A rename changes that item in place. */
   g_assert_true (pd_session_store_rename (f->store, f->parser, "Parser fixes", &error));
   g_assert_no_error (error);
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   parser_item = pd_session_list_model_find (pd_session_list_get_model (f->list), f->parser, NULL);
   g_assert_nonnull (parser_item);
   g_assert_cmpstr (pd_session_item_get_title (parser_item), ==, "Parser fixes");
   for (guint i = 0; i < 3; i++)
-    g_assert_true (item_at (f, i) == before[i]);
+    g_assert_true (pd_test_session_list_item_at (f, i) == before[i]);
   /* The unchanged item was not notified at all. */
   g_assert_cmpuint (title_notifies, ==, 0);
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
@@ -349,8 +262,8 @@ test_session_list_merge_keeps_items (Fixture       *f,
   g_assert_true (pd_session_store_set_pinned (f->store, f->markup, TRUE, &error));
   g_assert_no_error (error);
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  g_assert_true (item_at (f, 0) == markup_item);
+  pd_test_session_list_wait_listing (f);
+  g_assert_true (pd_test_session_list_item_at (f, 0) == markup_item);
   g_assert_true (pd_session_item_get_pinned (markup_item));
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
 
@@ -358,8 +271,8 @@ test_session_list_merge_keeps_items (Fixture       *f,
   g_assert_true (pd_session_store_delete (f->store, f->parser, &error));
   g_assert_no_error (error);
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  g_assert_cmpuint (n_items (f), ==, 2);
+  pd_test_session_list_wait_listing (f);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 2);
   g_assert_null (pd_session_list_model_find (pd_session_list_get_model (f->list), f->parser, NULL));
   g_assert_true (pd_session_list_model_find (pd_session_list_get_model (f->list), f->markup, &position) == markup_item);
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
@@ -368,11 +281,11 @@ test_session_list_merge_keeps_items (Fixture       *f,
   g_free (f->parser);
   f->parser = pd_test_add_session (f->store, "A brand new run", "opencode");
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
-  g_assert_cmpuint (n_items (f), ==, 3);
-  g_assert_true (item_at (f, 0) == markup_item);   /* still pinned first */
-  g_assert_cmpstr (pd_session_item_get_id (item_at (f, 1)), ==, f->parser);
-  g_assert_cmpstr (pd_session_item_get_source_label (item_at (f, 1)), ==, "OpenCode");
+  pd_test_session_list_wait_listing (f);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 3);
+  g_assert_true (pd_test_session_list_item_at (f, 0) == markup_item);   /* still pinned first */
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 1)), ==, f->parser);
+  g_assert_cmpstr (pd_session_item_get_source_label (pd_test_session_list_item_at (f, 1)), ==, "OpenCode");
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
 }
 
@@ -393,7 +306,7 @@ test_session_list_follows_other_writers (Fixture       *f,
     }
 
   id = pd_test_add_session (f->store, "Started from the command line", "plandeck");
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   g_assert_nonnull (pd_session_list_model_find (pd_session_list_get_model (f->list), id, NULL));
   pd_local_source_watch (PD_LOCAL_SOURCE (f->source), 0);
 }
@@ -451,7 +364,7 @@ test_session_list_select_scrolls (Fixture       *f,
       g_free (pd_test_add_session (f->store, title, "plandeck"));
     }
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   pd_test_flush (GTK_WIDGET (f->window));
   gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
   pd_test_wait_until (scrolled_down, adjustment, "the list to scroll down");
@@ -459,7 +372,7 @@ test_session_list_select_scrolls (Fixture       *f,
 
   id = pd_test_add_session (f->store, "A new session", "plandeck");
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   g_assert_false (row_in_view (f, id));
   g_assert_true (pd_session_list_select (f->list, id));
   pd_test_flush (GTK_WIDGET (f->window));
@@ -487,9 +400,9 @@ test_session_list_menu_pins_and_renames (Fixture       *f,
   g_assert_true (gtk_widget_get_visible (popover));
   g_assert_nonnull (pd_test_find_label (popover, "Pin"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->list), "session.toggle-pin", NULL));
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   g_assert_true (pd_session_item_get_pinned (parser));
-  g_assert_true (item_at (f, 0) == parser);
+  g_assert_true (pd_test_session_list_item_at (f, 0) == parser);
 
   /* Now it offers Unpin. */
   gtk_popover_popdown (GTK_POPOVER (popover));
@@ -506,9 +419,9 @@ test_session_list_menu_pins_and_renames (Fixture       *f,
   gtk_editable_set_text (entry, "Parser <fixes> & more");
   adw_message_dialog_response (dialog, "rename");
   pd_test_destroy_window (dialog, NULL);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   g_assert_cmpstr (pd_session_item_get_title (parser), ==, "Parser <fixes> & more");
-  g_assert_true (item_at (f, 0) == parser);
+  g_assert_true (pd_test_session_list_item_at (f, 0) == parser);
 }
 
 /* --- plain text ---------------------------------------------------------- */
@@ -568,7 +481,7 @@ test_session_list_hostile_text (Fixture       *f,
   int natural = 0;
 
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   pd_test_flush (GTK_WIDGET (f->window));
 
   label = pd_test_find_label (GTK_WIDGET (f->list), "<U+202E>evil.exe<U+202C> gnp.md");
@@ -615,7 +528,7 @@ test_session_list_title_tooltip (Fixture       *f,
   GtkWidget *popover;
 
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   pd_test_flush (GTK_WIDGET (f->window));
   whole = pd_test_find_label (GTK_WIDGET (f->list), "Fix the parser");
   cut = pd_test_find_label (GTK_WIDGET (f->list), "Move every preference of the old INI file to GSettings and "
@@ -699,7 +612,7 @@ test_session_list_chips_whole (Fixture       *f,
     }
   gtk_window_set_default_size (f->window, 280, 900);
   pd_session_list_refresh (f->list);
-  wait_for_listing (f);
+  pd_test_session_list_wait_listing (f);
   pd_test_flush (GTK_WIDGET (f->window));
   for (guint i = 0; i < G_N_ELEMENTS (agents); i++)
     {
@@ -792,7 +705,6 @@ test_session_list_long_listing_pages (void)
   FirstFrame first = { 0 };
   GtkWindow *window;
   PdSessionList *list;
-  gpointer data[2];
 
   for (guint i = 0; i < LONG_LISTING; i++)
     {
@@ -813,9 +725,7 @@ test_session_list_long_listing_pages (void)
                     G_CALLBACK (on_long_after_paint), &first);
 
   pd_session_list_set_source (list, source);
-  data[0] = &(Fixture) { .list = list };
-  data[1] = GUINT_TO_POINTER (1);
-  pd_test_wait_until (merged_at_least, data, "the whole listing");
+  pd_test_session_list_wait_generation (list, 1, "the whole listing");
 
   /* The first frame drew a page, not the whole listing. */
   g_assert_true (first.drawn);
